@@ -1,0 +1,59 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../config/load.js';
+import { DEFAULT_CONFIG_PATH } from '../config/schema.js';
+import type { AppContext } from '../context.js';
+import { systemClock } from '../util/clock.js';
+import { EXIT, ExitError } from '../util/exit-codes.js';
+import { createLogger } from '../util/logger.js';
+import { Secrets } from '../util/secrets.js';
+
+/** Options every command inherits from the root program. */
+export interface GlobalOptions {
+  config: string;
+  pretty?: boolean;
+  logLevel?: string;
+}
+
+export function globalOptions(cmd: Command): GlobalOptions {
+  return cmd.optsWithGlobals<GlobalOptions>();
+}
+
+/**
+ * Loads and validates the config and builds the context for a command.
+ * One-shot commands log warnings and errors to stderr so their stdout stays clean output.
+ */
+export function loadContext(cmd: Command, opts: { logToStderr?: boolean } = {}): AppContext {
+  const g = globalOptions(cmd);
+  const config = loadConfig(g.config ?? DEFAULT_CONFIG_PATH);
+  const secrets = new Secrets();
+  for (const t of config.terminals) if (t.kind === 'zk' && t.commKey) secrets.add(t.commKey);
+  const logger = createLogger({
+    level: g.logLevel ?? (opts.logToStderr ? 'warn' : config.log.level),
+    pretty: g.pretty ?? opts.logToStderr,
+    secrets,
+    destination: opts.logToStderr ? { write: (s: string) => process.stderr.write(s) } : undefined,
+  });
+  return { config, logger, clock: systemClock, secrets };
+}
+
+/** Runs a command body and turns its outcome into the process exit code. */
+export function action<A extends unknown[]>(fn: (...args: A) => Promise<number | void> | number | void) {
+  return async (...args: A): Promise<void> => {
+    try {
+      const code = await fn(...args);
+      process.exitCode = code ?? EXIT.OK;
+    } catch (e) {
+      reportError(e);
+    }
+  };
+}
+
+export function reportError(e: unknown): void {
+  if (e instanceof ExitError) {
+    process.stderr.write(`punchgate: ${e.message}\n`);
+    process.exitCode = e.exitCode;
+  } else {
+    process.stderr.write(`punchgate: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = EXIT.FAILURE;
+  }
+}

@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { parseDocument } from 'yaml';
+import type { z } from 'zod';
+import { EXIT, ExitError } from '../util/exit-codes.js';
+import { configSchema, type Config } from './schema.js';
+
+/** A config that cannot be used: every problem is one `path: message` line; exit 78. */
+export class ConfigError extends ExitError {
+  constructor(readonly problems: string[]) {
+    super(problems.join('\n'), EXIT.CONFIG);
+    this.name = 'ConfigError';
+  }
+}
+
+/** `terminals[0].host` style path of a zod issue. */
+export function issuePath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const p of path) {
+    if (typeof p === 'number') out += `[${p}]`;
+    else out += out ? `.${String(p)}` : String(p);
+  }
+  return out || '(top level)';
+}
+
+function issueMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_type' && issue.input === undefined) return 'is required';
+  if (issue.code === 'unrecognized_keys') return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  if (issue.code === 'invalid_union' && 'discriminator' in issue) return issue.message;
+  return issue.message.replace(/^Invalid input: /, '');
+}
+
+/** Validates a parsed config object. Relative paths are resolved against `baseDir`. */
+export function parseConfig(raw: unknown, baseDir = process.cwd()): Config {
+  const result = configSchema.safeParse(raw ?? {});
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((i) => `${issuePath(i.path)}: ${issueMessage(i)}`));
+  }
+  return resolvePaths(result.data, baseDir);
+}
+
+function resolvePaths(c: Config, baseDir: string): Config {
+  const abs = (p: string | undefined) => (p === undefined ? undefined : resolve(baseDir, p));
+  const journalPath = resolve(baseDir, c.journal.path);
+  return {
+    ...c,
+    journal: { ...c.journal, path: journalPath },
+    hrms: { ...c.hrms, tokenFile: abs(c.hrms.tokenFile), caFile: abs(c.hrms.caFile) },
+    status: { ...c.status, path: abs(c.status.path) ?? join(dirname(journalPath), 'status.txt') },
+    terminals: c.terminals.map((t) => (t.kind === 'serial' ? { ...t, codeMap: abs(t.codeMap) } : t)),
+  };
+}
+
+/** Reads, parses and validates a YAML config file. Throws ConfigError (exit 78). */
+export function loadConfig(file: string): Config {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ConfigError([`${file}: cannot read the config file (${code ?? String(e)})`]);
+  }
+  const doc = parseDocument(text, { prettyErrors: false });
+  if (doc.errors.length > 0) {
+    throw new ConfigError(
+      doc.errors.map((e) => {
+        const line = e.linePos?.[0]?.line;
+        return `${file}${line ? `:${line}` : ''}: ${e.message.split('\n')[0]}`;
+      }),
+    );
+  }
+  return parseConfig(doc.toJS(), dirname(resolve(file)));
+}

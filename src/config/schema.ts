@@ -1,0 +1,148 @@
+import { z } from 'zod';
+import { terminalSchema } from './terminals.js';
+
+export const DEFAULT_CONFIG_PATH = '/etc/punchgate/punchgate.yaml';
+export const DEFAULT_ATTENDANCE_PATH =
+  '/api.php/hrm/syncattendanceshiftwise/fetchBulkAttendanceFromAttendanceServer';
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+function isLoopbackHost(host: string): boolean {
+  return LOOPBACK.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+const durationMs = z.number().int().min(0);
+
+const hrmsSchema = z
+  .strictObject({
+    /** The seed's {base_url}: scheme, host, optional port and path prefix. */
+    baseUrl: z.string().refine((s) => URL.canParse(s), 'must be a URL such as https://hr.example.com'),
+    /** File holding the bearer token; re-read when it changes. Env PUNCHGATE_HRMS_TOKEN wins when set. */
+    tokenFile: z.string().optional(),
+    allowInsecureHttp: z.boolean().default(false),
+    attendancePath: z.string().startsWith('/').default(DEFAULT_ATTENDANCE_PATH),
+    /** Whole-request deadline (headers and body). */
+    timeoutMs: z.number().int().min(100).default(30_000),
+    connectTimeoutMs: z.number().int().min(100).default(10_000),
+    /** Optional private CA (PEM) for the HRMS certificate. */
+    caFile: z.string().optional(),
+    /** The neutral word in the user path: /api.php/system/<serviceWord>/updateUser. */
+    serviceWord: z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be a single path word').default('hrms'),
+    /** Path of the user operations; default derived from serviceWord. */
+    userPath: z.string().startsWith('/').optional(),
+    /** Fetch Employee Master Data: open in the contract, so configurable. */
+    employeeFetch: z
+      .strictObject({
+        path: z.string().startsWith('/').optional(),
+        method: z.enum(['GET', 'POST']).default('GET'),
+        params: z
+          .strictObject({
+            status: z.string().default('status'),
+            department: z.string().default('department'),
+            designation: z.string().default('designation'),
+          })
+          .prefault({}),
+      })
+      .prefault({}),
+  })
+  .superRefine((h, ctx) => {
+    if (!URL.canParse(h.baseUrl)) return;
+    const u = new URL(h.baseUrl);
+    if (u.protocol === 'https:') return;
+    if (u.protocol !== 'http:') {
+      ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'must be an https:// URL' });
+    } else if (!isLoopbackHost(u.hostname) && !h.allowInsecureHttp) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['baseUrl'],
+        message: 'must be an https:// URL (http:// is accepted for loopback hosts, or with hrms.allowInsecureHttp: true)',
+      });
+    }
+  })
+  .transform((h) => ({
+    ...h,
+    userPath: h.userPath ?? `/api.php/system/${h.serviceWord}/updateUser`,
+    employeeFetch: {
+      ...h.employeeFetch,
+      path: h.employeeFetch.path ?? `/api.php/system/${h.serviceWord}/fetchEmployees`,
+    },
+  }));
+
+const backoffSchema = (baseMs: number, maxMs: number) =>
+  z.strictObject({ baseMs: durationMs.default(baseMs), maxMs: durationMs.default(maxMs) }).prefault({});
+
+const deliverySchema = z
+  .strictObject({
+    batchSize: z.number().int().min(1).max(10_000).default(200),
+    /** How often an idle deliverer looks for due punches. */
+    pollIntervalMs: durationMs.default(1000),
+    /** Whole-request failures (network, timeout, 5xx, not JSON): exponential backoff with full jitter. */
+    retry: backoffSchema(1000, 300_000),
+    /** Punches the HRMS refused: retried on a slower schedule (1 h doubling to 24 h). */
+    rejectedRetry: backoffSchema(3_600_000, 86_400_000),
+    /** A rejected punch becomes dead after this many attempts or this age, whichever first. */
+    deadAfterAttempts: z.number().int().min(1).default(30),
+    deadAfterDays: z.number().min(0).default(30),
+    /** While the token is refused, try again this often (no attempt is charged to punches). */
+    authRetryMs: durationMs.default(180_000),
+    /** Case-insensitive regular expressions over per-punch and whole-request messages. */
+    patterns: z
+      .strictObject({
+        duplicate: z.array(z.string()).default(['already exist', 'duplicate', 'already (been )?(added|recorded|marked)']),
+        authFailure: z.array(z.string()).default(['bearer token', 'token (is )?(not correct|invalid|expired)', 'unauthori[sz]ed']),
+      })
+      .prefault({}),
+  })
+  .prefault({});
+
+const journalSchema = z.strictObject({
+  path: z.string().min(1),
+  /** Delivered punches are kept this long so that an old terminal log never enqueues them again. */
+  retentionDays: z.number().int().min(1).default(400),
+  /** A punch more than this far in the future (terminal wall clock vs box clock) is quarantined. */
+  futureToleranceMinutes: z.number().int().min(0).default(10),
+});
+
+const statusSchema = z
+  .strictObject({
+    /** The human-readable status log; default `status.txt` beside the journal. */
+    path: z.string().optional(),
+    intervalMs: durationMs.default(60_000),
+  })
+  .prefault({});
+
+const employeesSchema = z
+  .strictObject({
+    /** CSV column -> payload field for `employees import` (the sending side keeps its names). */
+    columns: z.record(z.string(), z.string()).default({}),
+    /** Payload fields a row must carry before anything is sent. */
+    required: z.array(z.string()).default(['username']),
+  })
+  .prefault({});
+
+const logSchema = z
+  .strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info') })
+  .prefault({});
+
+export const configSchema = z
+  .strictObject({
+    site: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/, 'must be 1-32 letters, digits, "_" or "-"'),
+    journal: journalSchema,
+    hrms: hrmsSchema,
+    delivery: deliverySchema,
+    terminals: z.array(terminalSchema).default([]),
+    status: statusSchema,
+    employees: employeesSchema,
+    log: logSchema,
+  })
+  .superRefine((c, ctx) => {
+    const seen = new Set<string>();
+    c.terminals.forEach((t, i) => {
+      if (seen.has(t.name)) ctx.addIssue({ code: 'custom', path: ['terminals', i, 'name'], message: `duplicate terminal name "${t.name}"` });
+      seen.add(t.name);
+    });
+  });
+
+export type Config = z.infer<typeof configSchema>;
+export type HrmsConfig = Config['hrms'];
+export type DeliveryConfig = Config['delivery'];
+export type JournalConfig = Config['journal'];

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+/** Terminal names appear in devicelog ids, file names and status lines: keep them plain. */
+const terminalName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, ".", "_" or "-"');
+
+const timezone = z.string().refine((tz) => {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}, 'must be an IANA time zone name such as Europe/Berlin');
+
+const common = {
+  name: terminalName,
+  /** IANA zone of the terminal's clock; default the box's zone. */
+  timezone: timezone.optional(),
+  /** Set false to keep a terminal in the config without polling it. */
+  enabled: z.boolean().default(true),
+};
+
+export const zkTerminalSchema = z.strictObject({
+  ...common,
+  kind: z.literal('zk'),
+  host: z.string().min(1, 'must name a host or address'),
+  port: z.number().int().min(1).max(65535).default(4370),
+  transport: z.enum(['tcp', 'udp', 'auto']).default('auto'),
+  /** Comm key (a secret): a number, 0 = none. */
+  commKey: z.number().int().min(0).max(0xffffffff).default(0),
+  /** Cron expression (node-cron, seconds optional); default every minute. */
+  schedule: z.string().default('* * * * *'),
+  /** Subscribe to real-time events on a dedicated connection; polling stays as the backstop. */
+  realtime: z.boolean().default(false),
+  /** Per-exchange timeout. */
+  timeoutMs: z.number().int().min(100).max(120_000).default(10_000),
+  /** Set the terminal's clock when its skew passes `skewThresholdSeconds`. */
+  syncClock: z.boolean().default(false),
+  skewThresholdSeconds: z.number().int().min(1).default(60),
+  /** Clear the terminal's log once everything on it is delivered and older than N days. Off by default. */
+  clearAfterDays: z.number().int().min(1).optional(),
+});
+
+export const serialTerminalSchema = z.strictObject({
+  ...common,
+  kind: z.literal('serial'),
+  path: z.string().min(1, 'must name a device such as /dev/ttyUSB0'),
+  baudRate: z.number().int().positive().default(9600),
+  dataBits: z.union([z.literal(5), z.literal(6), z.literal(7), z.literal(8)]).default(8),
+  parity: z.enum(['none', 'even', 'odd', 'mark', 'space']).default('none'),
+  stopBits: z.union([z.literal(1), z.literal(1.5), z.literal(2)]).default(1),
+  format: z.enum(['regex', 'card']),
+  /** For format regex: named groups `code` and `time`. */
+  pattern: z.string().optional(),
+  /** For format regex: how `time` is written, e.g. `YYYY-MM-DD HH:mm:ss`. */
+  timeFormat: z.string().default('YYYY-MM-DD HH:mm:ss'),
+  /** CSV file mapping card number -> biometric code. */
+  codeMap: z.string().optional(),
+  /** Reconnect backoff bounds when the adapter goes away. */
+  reconnectMinMs: z.number().int().min(10).default(1000),
+  reconnectMaxMs: z.number().int().min(10).default(30_000),
+});
+
+export const terminalSchema = z.discriminatedUnion('kind', [zkTerminalSchema, serialTerminalSchema]);
+
+export type ZkTerminalConfig = z.infer<typeof zkTerminalSchema>;
+export type SerialTerminalConfig = z.infer<typeof serialTerminalSchema>;
+export type TerminalConfig = z.infer<typeof terminalSchema>;

@@ -1,0 +1,69 @@
+/**
+ * The one record that flows terminals -> sources -> journal -> delivery -> HRMS.
+ *
+ * A punch is kept exactly as the terminal recorded it: the time is the terminal's
+ * wall clock as text, never converted through a time zone.
+ */
+export interface Punch {
+  /** Terminal name from the config, or the import source ("import" when none is named). */
+  terminal: string;
+  /**
+   * Identity of the physical device (its serial number) when the source knows it, else ''.
+   * A swapped device answering at the same address keeps a separate log.
+   */
+  device?: string;
+  /** The employee's code as the terminal knows it (ZK "user id" / PIN, card code...). */
+  biometricCode: string;
+  /** Wall-clock time as recorded: `YYYY-MM-DD HH:mm:ss`. */
+  logTime: string;
+  /** ZK verify type (0 password, 1 finger, 2 card, ...), when the source reports it. */
+  verifyType?: number | null;
+  /** ZK punch state (0 in, 1 out, 2 break-out, 3 break-in, 4 OT-in, 5 OT-out), when reported. */
+  punchState?: number | null;
+}
+
+const LOG_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
+
+/** True when `s` is a real calendar time written `YYYY-MM-DD HH:mm:ss`. */
+export function isLogTime(s: string): boolean {
+  const m = LOG_TIME.exec(s);
+  if (!m) return false;
+  const [y, mo, d, h, mi, se] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || se > 59) return false;
+  // Day-of-month check without any time zone: Date.UTC only does calendar arithmetic here.
+  const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  return d <= daysInMonth;
+}
+
+/** Formats wall-clock fields as `YYYY-MM-DD HH:mm:ss`. */
+export function formatLogTime(y: number, mo: number, d: number, h: number, mi: number, s: number): string {
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `${p(y, 4)}-${p(mo)}-${p(d)} ${p(h)}:${p(mi)}:${p(s)}`;
+}
+
+/** The wall-clock time of instant `ms` in IANA zone `timeZone` (default: the process zone). */
+export function wallClockAt(ms: number, timeZone?: string): string {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric', month: '2-digit', day: '2-digit',
+    hour: '2-digit', minute: '2-digit', second: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(new Date(ms));
+  const get = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
+  return formatLogTime(get('year'), get('month'), get('day'), get('hour'), get('minute'), get('second'));
+}
+
+/**
+ * Seconds between two wall-clock strings, as if both were in one zone-less calendar
+ * (used for clock skew and quarantine: both sides are read in the same zone).
+ */
+export function wallClockDiffSeconds(a: string, b: string): number {
+  return (wallClockToEpochish(a) - wallClockToEpochish(b)) / 1000;
+}
+
+function wallClockToEpochish(s: string): number {
+  const m = LOG_TIME.exec(s);
+  if (!m) throw new Error(`not a log time: ${s}`);
+  const [y, mo, d, h, mi, se] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  return Date.UTC(y, mo - 1, d, h, mi, se);
+}

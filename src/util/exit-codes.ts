@@ -1,0 +1,22 @@
+/** sysexits.h codes, so that systemd and scripts can tell failures apart. */
+export const EXIT = {
+  OK: 0,
+  FAILURE: 1,
+  /** Bad input lines (some were skipped). */
+  DATAERR: 65,
+  /** A temporary failure: try again later. */
+  TEMPFAIL: 75,
+  /** Bad configuration. */
+  CONFIG: 78,
+} as const;
+
+/** An error that carries the exit code the CLI should end with. */
+export class ExitError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+    this.name = 'ExitError';
+  }
+}
