@@ -1,0 +1,222 @@
+import type Database from 'better-sqlite3';
+import { isLogTime, wallClockAt, type Punch } from '../punch.js';
+import { systemClock, type Clock } from '../util/clock.js';
+import { OwnerLock } from './lock.js';
+import { openJournalDb } from './open-db.js';
+import { JournalQueries } from './queries.js';
+import { DeliveryStateStore, TerminalStateStore } from './state-stores.js';
+import type {
+  ClaimOptions, DeliveryQueue, IngestOptions, JournalCounts, IngestResult, OutboundPunch, PunchOutcome, PunchSink,
+} from './types.js';
+
+export interface JournalOptions {
+  path: string;
+  /** Prefix of every devicelogId: "<site>-<n>". */
+  site: string;
+  clock?: Clock;
+  /**
+   * 'owner' (punchgate run): takes the single-owner lock and returns rows left inflight by a
+   * crash. 'shared' (one-shot commands): no lock. 'auto': owner if nobody else is, else shared.
+   */
+  mode?: 'owner' | 'shared' | 'auto';
+  retentionDays?: number;
+  futureToleranceMinutes?: number;
+  /** Slower schedule for punches the HRMS refused: base doubling up to max. */
+  rejectedRetry?: { baseMs: number; maxMs: number };
+  deadAfterAttempts?: number;
+  deadAfterDays?: number;
+}
+
+const DAY_MS = 86_400_000;
+/** Punches before this are implausible (a terminal whose clock was reset). */
+const EARLIEST_PLAUSIBLE = '2000-01-01 00:00:00';
+
+/**
+ * The durable, deduplicated punch journal (SQLite). Every write is one synchronous
+ * transaction: when a method returns, its effect survives a crash or power cut.
+ */
+export class Journal implements PunchSink, DeliveryQueue {
+  readonly terminals: TerminalStateStore;
+  readonly deliveryState: DeliveryStateStore;
+  readonly queries: JournalQueries;
+  readonly isOwner: boolean;
+  private readonly clock: Clock;
+  private readonly stmt;
+
+  private constructor(
+    readonly db: Database.Database,
+    private readonly opts: Required<Omit<JournalOptions, 'clock' | 'mode'>>,
+    clock: Clock,
+    private readonly lock: OwnerLock | undefined,
+  ) {
+    this.clock = clock;
+    this.isOwner = lock !== undefined;
+    this.terminals = new TerminalStateStore(db);
+    this.deliveryState = new DeliveryStateStore(db);
+    this.queries = new JournalQueries(db, clock);
+    this.stmt = {
+      insert: db.prepare(`INSERT INTO punches
+          (terminal, device, biometric_code, log_time, verify_type, punch_state, site, state, last_message, created_at, updated_at)
+          VALUES (@terminal, @device, @code, @logTime, @verifyType, @punchState, @site, @state, @message, @now, @now)
+          ON CONFLICT DO NOTHING`),
+      claim: db.prepare(`UPDATE punches SET claimed_from = state, state = 'inflight', updated_at = @now
+          WHERE id IN (SELECT id FROM punches
+            WHERE state IN ('pending', 'rejected') AND (state = 'pending' OR @all OR next_attempt_at <= @now)
+            ORDER BY log_time, id LIMIT @limit)
+          RETURNING id, site || '-' || id AS devicelogId, biometric_code AS biometricCode, log_time AS logTime,
+            attempts, claimed_from AS previousState`),
+      delivered: db.prepare(`UPDATE punches SET state = 'delivered', claimed_from = NULL, duplicate = @duplicate,
+          attempts = attempts + 1, last_message = @message, delivered_at = @now, updated_at = @now, next_attempt_at = NULL
+          WHERE id = @id AND state = 'inflight'`),
+      getInflight: db.prepare(`SELECT attempts, first_rejected_at AS firstRejectedAt FROM punches WHERE id = ? AND state = 'inflight'`),
+      rejected: db.prepare(`UPDATE punches SET state = @state, claimed_from = NULL, attempts = @attempts,
+          first_rejected_at = @firstRejectedAt, next_attempt_at = @next, last_message = @message, updated_at = @now
+          WHERE id = @id AND state = 'inflight'`),
+      unclaim: db.prepare(`UPDATE punches SET state = coalesce(claimed_from, 'pending'), claimed_from = NULL,
+          last_message = coalesce(@message, last_message), updated_at = @now WHERE id = @id AND state = 'inflight'`),
+      anyPending: db.prepare(`SELECT 1 FROM punches WHERE state = 'pending' LIMIT 1`),
+      nextRejected: db.prepare(`SELECT min(next_attempt_at) AS t FROM punches WHERE state = 'rejected'`),
+      dueCount: db.prepare(`SELECT count(*) AS n FROM punches
+          WHERE state IN ('pending', 'rejected') AND (state = 'pending' OR @all OR next_attempt_at <= @now)`),
+    };
+  }
+
+  static open(options: JournalOptions): Journal {
+    const clock = options.clock ?? systemClock;
+    const mode = options.mode ?? 'shared';
+    let lock: OwnerLock | undefined;
+    if (mode === 'owner') lock = OwnerLock.acquire(options.path);
+    if (mode === 'auto') {
+      try {
+        lock = OwnerLock.acquire(options.path);
+      } catch {
+        lock = undefined;
+      }
+    }
+    let db: Database.Database;
+    try {
+      db = openJournalDb(options.path);
+    } catch (e) {
+      lock?.release();
+      throw e;
+    }
+    const journal = new Journal(
+      db,
+      {
+        path: options.path,
+        site: options.site,
+        retentionDays: options.retentionDays ?? 400,
+        futureToleranceMinutes: options.futureToleranceMinutes ?? 10,
+        rejectedRetry: options.rejectedRetry ?? { baseMs: 3_600_000, maxMs: DAY_MS },
+        deadAfterAttempts: options.deadAfterAttempts ?? 30,
+        deadAfterDays: options.deadAfterDays ?? 30,
+      },
+      clock,
+      lock,
+    );
+    if (lock) journal.recoverInflight();
+    return journal;
+  }
+
+  /** After a crash nothing stays inflight: the owner returns such rows to the queue. */
+  private recoverInflight(): number {
+    return this.db
+      .prepare(`UPDATE punches SET state = coalesce(claimed_from, 'pending'), claimed_from = NULL, updated_at = ?
+                WHERE state = 'inflight'`)
+      .run(this.clock.now()).changes;
+  }
+
+  ingest(punches: readonly Punch[], opts: IngestOptions = {}): IngestResult {
+    const now = this.clock.now();
+    const latest = wallClockAt(now + this.opts.futureToleranceMinutes * 60_000, opts.timezone);
+    const result: IngestResult = { added: 0, duplicates: 0, quarantined: 0 };
+    this.db.transaction(() => {
+      for (const p of punches) {
+        const reason = !isLogTime(p.logTime)
+          ? 'not a valid time'
+          : p.logTime < EARLIEST_PLAUSIBLE
+            ? 'before 2000: the terminal clock was probably reset'
+            : p.logTime > latest
+              ? `in the future (box clock ${latest.slice(0, 16)} incl. tolerance)`
+              : undefined;
+        const r = this.stmt.insert.run({
+          terminal: p.terminal, device: p.device ?? '', code: p.biometricCode, logTime: p.logTime,
+          verifyType: p.verifyType ?? null, punchState: p.punchState ?? null, site: this.opts.site,
+          state: reason ? 'quarantined' : 'pending', message: reason ? `quarantined: ${reason}` : null, now,
+        });
+        if (r.changes === 0) result.duplicates++;
+        else if (reason) result.quarantined++;
+        else result.added++;
+      }
+    }).immediate();
+    return result;
+  }
+
+  claim(limit: number, opts: ClaimOptions = {}): OutboundPunch[] {
+    const rows = this.stmt.claim.all({ now: this.clock.now(), limit, all: opts.ignoreBackoff ? 1 : 0 }) as OutboundPunch[];
+    return rows.sort((a, b) => (a.logTime < b.logTime ? -1 : a.logTime > b.logTime ? 1 : a.id - b.id));
+  }
+
+  settle(outcomes: readonly PunchOutcome[]): void {
+    const now = this.clock.now();
+    const { baseMs, maxMs } = this.opts.rejectedRetry;
+    this.db.transaction(() => {
+      for (const o of outcomes) {
+        if (o.kind === 'delivered' || o.kind === 'duplicate') {
+          this.stmt.delivered.run({ id: o.id, duplicate: o.kind === 'duplicate' ? 1 : 0, message: o.message ?? null, now });
+        } else if (o.kind === 'unknown') {
+          this.stmt.unclaim.run({ id: o.id, message: o.message ?? null, now });
+        } else {
+          const row = this.stmt.getInflight.get(o.id) as { attempts: number; firstRejectedAt: number | null } | undefined;
+          if (!row) continue;
+          const attempts = row.attempts + 1;
+          const firstRejectedAt = row.firstRejectedAt ?? now;
+          const dead =
+            attempts >= this.opts.deadAfterAttempts || now - firstRejectedAt >= this.opts.deadAfterDays * DAY_MS;
+          const delay = Math.min(maxMs, baseMs * 2 ** Math.min(attempts - 1, 40));
+          this.stmt.rejected.run({
+            id: o.id, state: dead ? 'dead' : 'rejected', attempts, firstRejectedAt,
+            next: dead ? null : now + delay, message: o.message, now,
+          });
+        }
+      }
+    }).immediate();
+  }
+
+  release(ids: readonly number[]): void {
+    const now = this.clock.now();
+    this.db.transaction(() => {
+      for (const id of ids) this.stmt.unclaim.run({ id, message: null, now });
+    }).immediate();
+  }
+
+  nextDueAt(): number | null {
+    if (this.stmt.anyPending.get()) return this.clock.now();
+    const r = this.stmt.nextRejected.get() as { t: number | null };
+    return r.t;
+  }
+
+  dueCount(opts: ClaimOptions = {}): number {
+    return (this.stmt.dueCount.get({ now: this.clock.now(), all: opts.ignoreBackoff ? 1 : 0 }) as { n: number }).n;
+  }
+
+  counts(): JournalCounts {
+    return this.queries.counts();
+  }
+
+  /** Deletes delivered punches older than the retention; returns how many. */
+  prune(): number {
+    const cutoff = this.clock.now() - this.opts.retentionDays * DAY_MS;
+    return this.db.prepare(`DELETE FROM punches WHERE state = 'delivered' AND delivered_at < ?`).run(cutoff).changes;
+  }
+
+  close(): void {
+    if (!this.db.open) return;
+    try {
+      if (this.isOwner) this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } finally {
+      this.db.close();
+      this.lock?.release();
+    }
+  }
+}

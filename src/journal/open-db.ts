@@ -1,0 +1,35 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { migrate } from './migrations.js';
+
+/**
+ * Opens the journal file with the durability settings punchgate promises:
+ * WAL, and synchronous=FULL so that a punch acknowledged to its source survives
+ * a power cut, not only a process crash (better-sqlite3 defaults WAL to NORMAL).
+ */
+export function openJournalDb(path: string, opts: { readonly?: boolean } = {}): Database.Database {
+  if (!opts.readonly) mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false, timeout: 5000 });
+  try {
+    if (!opts.readonly) {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      migrate(db);
+    }
+    db.pragma('foreign_keys = ON');
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  return db;
+}
+
+/** SQLite errors after which the journal cannot keep its promise: the process should exit. */
+export function isFatalJournalError(e: unknown): boolean {
+  const code = (e as { code?: unknown }).code;
+  return (
+    typeof code === 'string' &&
+    /^SQLITE_(FULL|IOERR|READONLY|CORRUPT|NOTADB|CANTOPEN|PERM)/.test(code)
+  );
+}

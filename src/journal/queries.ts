@@ -1,0 +1,119 @@
+import type { Database } from 'better-sqlite3';
+import type { Clock } from '../util/clock.js';
+import { PUNCH_STATES, type JournalCounts, type PunchFilter, type PunchState, type StoredPunch } from './types.js';
+
+type Row = Record<string, unknown>;
+
+function toStored(r: Row): StoredPunch {
+  return {
+    id: r.id as number,
+    terminal: r.terminal as string,
+    device: r.device as string,
+    biometricCode: r.biometric_code as string,
+    logTime: r.log_time as string,
+    verifyType: r.verify_type as number | null,
+    punchState: r.punch_state as number | null,
+    devicelogId: r.devicelog_id as string,
+    state: r.state as PunchState,
+    attempts: r.attempts as number,
+    nextAttemptAt: r.next_attempt_at as number | null,
+    lastMessage: r.last_message as string | null,
+    duplicate: r.duplicate === 1,
+    createdAt: r.created_at as number,
+    updatedAt: r.updated_at as number,
+    deliveredAt: r.delivered_at as number | null,
+  };
+}
+
+function where(f: PunchFilter & { ids?: readonly number[] }): { sql: string; params: unknown[] } {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (f.state) (parts.push('state = ?'), params.push(f.state));
+  if (f.terminal) (parts.push('terminal = ?'), params.push(f.terminal));
+  if (f.ids && f.ids.length > 0) {
+    parts.push(`id IN (${f.ids.map(() => '?').join(',')})`);
+    params.push(...f.ids);
+  }
+  return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
+}
+
+/** Read-side and admin operations over the journal (status, CLI, clear policy). */
+export class JournalQueries {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {}
+
+  counts(): JournalCounts {
+    const out = Object.fromEntries(PUNCH_STATES.map((s) => [s, 0])) as unknown as JournalCounts;
+    const rows = this.db.prepare(`SELECT state, count(*) AS n FROM punches WHERE state <> 'delivered' GROUP BY state`).all() as { state: PunchState; n: number }[];
+    for (const r of rows) out[r.state] = r.n;
+    out.delivered = (this.db.prepare(`SELECT count(*) AS n FROM punches WHERE state = 'delivered'`).get() as { n: number }).n;
+    return out;
+  }
+
+  /** The oldest punch still waiting (pending or inflight), by log time. */
+  oldestPending(): StoredPunch | undefined {
+    const r = this.db
+      .prepare(`SELECT *, site || '-' || id AS devicelog_id FROM punches WHERE state IN ('pending', 'inflight') ORDER BY log_time, id LIMIT 1`)
+      .get() as Row | undefined;
+    return r ? toStored(r) : undefined;
+  }
+
+  list(filter: PunchFilter = {}): StoredPunch[] {
+    const w = where(filter);
+    const limit = filter.limit ? `LIMIT ${Math.max(1, Math.floor(filter.limit))}` : '';
+    return (this.db.prepare(`SELECT *, site || '-' || id AS devicelog_id FROM punches ${w.sql} ORDER BY log_time, id ${limit}`).all(...w.params) as Row[]).map(toStored);
+  }
+
+  /** Iterates punches without loading them all (export of large journals). */
+  *iterate(filter: PunchFilter = {}): IterableIterator<StoredPunch> {
+    const w = where(filter);
+    for (const r of this.db.prepare(`SELECT *, site || '-' || id AS devicelog_id FROM punches ${w.sql} ORDER BY log_time, id`).iterate(...w.params)) {
+      yield toStored(r as Row);
+    }
+  }
+
+  /** Re-queues rejected or dead punches now, with a fresh retry schedule. Returns how many. */
+  retry(filter: { state: 'rejected' | 'dead'; terminal?: string; ids?: readonly number[] }): number {
+    const w = where(filter);
+    return this.db
+      .prepare(`UPDATE punches SET state = 'pending', attempts = 0, first_rejected_at = NULL, next_attempt_at = NULL, updated_at = ? ${w.sql}`)
+      .run(this.clock.now(), ...w.params).changes;
+  }
+
+  /** Releases quarantined punches to the queue (an admin checked their times). */
+  releaseQuarantined(filter: { terminal?: string; ids?: readonly number[] } = {}): number {
+    const w = where({ ...filter, state: 'quarantined' });
+    return this.db
+      .prepare(`UPDATE punches SET state = 'pending', last_message = NULL, updated_at = ? ${w.sql}`)
+      .run(this.clock.now(), ...w.params).changes;
+  }
+
+  /** Punches of a terminal (and device) not yet delivered: the clear policy refuses while any exist. */
+  undeliveredCount(terminal: string, device?: string): number {
+    const dev = device === undefined ? '' : 'AND device = ?';
+    const params = device === undefined ? [terminal] : [terminal, device];
+    return (this.db.prepare(`SELECT count(*) AS n FROM punches WHERE terminal = ? ${dev} AND state <> 'delivered'`).get(...params) as { n: number }).n;
+  }
+
+  /** How many of the given punches are delivered (the clear policy checks every record on the terminal). */
+  deliveredAmong(terminal: string, device: string, punches: readonly { biometricCode: string; logTime: string }[]): number {
+    const stmt = this.db.prepare(`SELECT state FROM punches WHERE terminal = ? AND device = ? AND biometric_code = ? AND log_time = ?`);
+    let n = 0;
+    for (const p of punches) {
+      const r = stmt.get(terminal, device, p.biometricCode, p.logTime) as { state: string } | undefined;
+      if (r?.state === 'delivered') n++;
+    }
+    return n;
+  }
+
+  /** Rejected and dead punches grouped by the HRMS's message, for alerts. */
+  rejectionSummary(): { message: string; count: number; codes: string[] }[] {
+    const rows = this.db
+      .prepare(`SELECT last_message AS message, count(*) AS count, group_concat(DISTINCT biometric_code) AS codes
+                FROM punches WHERE state IN ('rejected', 'dead') GROUP BY last_message ORDER BY count DESC LIMIT 20`)
+      .all() as { message: string | null; count: number; codes: string | null }[];
+    return rows.map((r) => ({ message: r.message ?? '', count: r.count, codes: (r.codes ?? '').split(',').filter(Boolean).slice(0, 10) }));
+  }
+}

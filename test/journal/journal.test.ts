@@ -1,0 +1,160 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Journal, JournalLockedError } from '../../src/journal/index.js';
+import type { Punch } from '../../src/punch.js';
+import { fakeClock, tempDir } from '../helpers/tmp.js';
+
+const HOUR = 3_600_000;
+const punch = (code: string, logTime: string, terminal = 'gate-1'): Punch => ({ terminal, biometricCode: code, logTime });
+
+describe('journal', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let clock: ReturnType<typeof fakeClock>;
+  let j: Journal;
+  const open = (mode: 'owner' | 'shared' = 'owner', extra = {}) =>
+    Journal.open({ path: tmp.path('journal.db'), site: 'plant-a', clock, mode, futureToleranceMinutes: 10, ...extra });
+
+  beforeEach(() => {
+    tmp = tempDir();
+    clock = fakeClock(Date.UTC(2026, 10, 22, 12, 0, 0));
+    process.env.TZ = 'UTC';
+    j = open();
+  });
+  afterEach(() => {
+    j.close();
+    tmp.cleanup();
+  });
+
+  it('stores a punch once however often it is read, and re-reading a whole log adds nothing', () => {
+    const log = [punch('1', '2026-11-22 08:00:00'), punch('2', '2026-11-22 08:01:00'), punch('1', '2026-11-22 11:00:00')];
+    expect(j.ingest(log)).toEqual({ added: 3, duplicates: 0, quarantined: 0 });
+    expect(j.ingest(log)).toEqual({ added: 0, duplicates: 3, quarantined: 0 });
+    expect(j.ingest([punch('1', '2026-11-22 08:00:00', 'gate-2')]).added).toBe(1);
+    expect(j.counts().pending).toBe(4);
+  });
+
+  it('keeps a swapped device log apart from the old one', () => {
+    j.ingest([{ ...punch('1', '2026-11-22 08:00:00'), device: 'SN-A' }]);
+    expect(j.ingest([{ ...punch('1', '2026-11-22 08:00:00'), device: 'SN-B' }]).added).toBe(1);
+  });
+
+  it('gives each punch a devicelogId "<site>-<n>" that stays the same across resends', () => {
+    j.ingest([punch('7', '2026-11-22 08:00:00')]);
+    const [a] = j.claim(10);
+    expect(a!.devicelogId).toMatch(/^plant-a-\d+$/);
+    j.settle([{ id: a!.id, kind: 'unknown' }]);
+    const [b] = j.claim(10);
+    expect(b!.devicelogId).toBe(a!.devicelogId);
+  });
+
+  it('quarantines times in the future beyond the tolerance and before 2000, until released', () => {
+    const r = j.ingest([
+      punch('1', '2026-11-22 12:09:00'), // within 10 min tolerance
+      punch('2', '2026-11-22 12:30:00'),
+      punch('3', '1999-12-31 23:59:59'),
+      punch('4', '2026-02-30 08:00:00'),
+    ]);
+    expect(r).toEqual({ added: 1, duplicates: 0, quarantined: 3 });
+    expect(j.claim(10).map((p) => p.biometricCode)).toEqual(['1']);
+    expect(j.queries.releaseQuarantined({})).toBe(3);
+    expect(j.counts().pending).toBe(3);
+  });
+
+  it('judges "the future" in the terminal time zone', () => {
+    // 12:00 UTC is 21:00 in Tokyo: a Tokyo terminal punching at 20:59 is not in the future.
+    expect(j.ingest([punch('1', '2026-11-22 20:59:00')], { timezone: 'Asia/Tokyo' }).added).toBe(1);
+    expect(j.ingest([punch('2', '2026-11-22 20:59:00')], { timezone: 'UTC' }).quarantined).toBe(1);
+  });
+
+  it('claims in log-time order, and settles delivered, duplicate, rejected and unknown', () => {
+    j.ingest([punch('c', '2026-11-22 09:00:00'), punch('a', '2026-11-22 07:00:00'), punch('b', '2026-11-22 08:00:00'), punch('d', '2026-11-22 10:00:00')]);
+    const batch = j.claim(10);
+    expect(batch.map((p) => p.biometricCode)).toEqual(['a', 'b', 'c', 'd']);
+    expect(j.counts().inflight).toBe(4);
+    const [a, b, c, d] = batch as [typeof batch[0], typeof batch[0], typeof batch[0], typeof batch[0]];
+    j.settle([
+      { id: a.id, kind: 'delivered' },
+      { id: b.id, kind: 'duplicate', message: 'already exists' },
+      { id: c.id, kind: 'rejected', message: 'Unknown biometric code c' },
+      { id: d.id, kind: 'unknown' },
+    ]);
+    expect(j.counts()).toMatchObject({ delivered: 2, rejected: 1, pending: 1, inflight: 0 });
+    const rows = j.queries.list();
+    expect(rows.find((r) => r.biometricCode === 'b')!.duplicate).toBe(true);
+    expect(rows.find((r) => r.biometricCode === 'd')!.attempts).toBe(0);
+    const rej = rows.find((r) => r.biometricCode === 'c')!;
+    expect(rej.attempts).toBe(1);
+    expect(rej.nextAttemptAt).toBe(clock.now() + HOUR);
+    expect(rej.lastMessage).toBe('Unknown biometric code c');
+  });
+
+  it('retries rejected punches 1 h doubling to 24 h, then makes them dead, and replays dead ones', () => {
+    j.close();
+    j = open('owner', { deadAfterAttempts: 8, deadAfterDays: 365 });
+    j.ingest([punch('x', '2026-11-22 09:00:00')]);
+    const delays: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const due = j.nextDueAt()!;
+      if (due > clock.now()) {
+        clock.set(due - 1);
+        expect(j.claim(10)).toHaveLength(0);
+        clock.set(due);
+      }
+      const [p] = j.claim(10);
+      j.settle([{ id: p!.id, kind: 'rejected', message: 'no' }]);
+      const next = j.nextDueAt();
+      if (next !== null) delays.push((next - clock.now()) / HOUR);
+    }
+    expect(delays.slice(0, 6)).toEqual([1, 2, 4, 8, 16, 24]);
+    expect(j.counts().dead).toBe(1);
+    expect(j.nextDueAt()).toBeNull();
+    expect(j.queries.retry({ state: 'dead' })).toBe(1);
+    expect(j.claim(10)).toHaveLength(1);
+  });
+
+  it('flush --all takes rejected punches before their retry time', () => {
+    j.ingest([punch('x', '2026-11-22 09:00:00')]);
+    const [p] = j.claim(1);
+    j.settle([{ id: p!.id, kind: 'rejected', message: 'no' }]);
+    expect(j.claim(10)).toHaveLength(0);
+    expect(j.dueCount({ ignoreBackoff: true })).toBe(1);
+    expect(j.claim(10, { ignoreBackoff: true })).toHaveLength(1);
+  });
+
+  it('returns inflight rows to the queue when the owner reopens after a crash', () => {
+    j.ingest([punch('1', '2026-11-22 09:00:00'), punch('2', '2026-11-22 09:01:00')]);
+    expect(j.claim(10)).toHaveLength(2);
+    j.db.close(); // a crash: nothing else runs
+    (j as unknown as { lock: { release(): void } }).lock.release();
+    j = open('owner');
+    expect(j.counts()).toMatchObject({ pending: 2, inflight: 0 });
+  });
+
+  it('lets one owner run at a time and one-shot commands share the file', () => {
+    expect(() => open('owner')).toThrow(JournalLockedError);
+    const shared = open('shared');
+    shared.ingest([punch('9', '2026-11-22 09:00:00')]);
+    expect(j.counts().pending).toBe(1);
+    shared.close();
+    const auto = open('auto');
+    expect(auto.isOwner).toBe(false);
+    auto.close();
+  });
+
+  it('keeps delivered punches for the retention, so an old log cannot enqueue them again', () => {
+    j.ingest([punch('1', '2026-11-22 09:00:00')]);
+    const [p] = j.claim(1);
+    j.settle([{ id: p!.id, kind: 'delivered' }]);
+    clock.advance(399 * 24 * HOUR);
+    expect(j.prune()).toBe(0);
+    expect(j.ingest([punch('1', '2026-11-22 09:00:00')]).duplicates).toBe(1);
+    clock.advance(2 * 24 * HOUR);
+    expect(j.prune()).toBe(1);
+  });
+
+  it('records terminal and delivery state for one-shot commands', () => {
+    j.terminals.update('gate-1', { serial: 'SN1', online: true, lastPollAt: 5, skewSeconds: -3 });
+    expect(j.terminals.get('gate-1')).toMatchObject({ serial: 'SN1', online: true, skewSeconds: -3 });
+    j.deliveryState.update({ auth: 'failed', authFailedSince: 7 });
+    expect(j.deliveryState.get()).toMatchObject({ auth: 'failed', authFailedSince: 7 });
+  });
+});
