@@ -1,0 +1,176 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CMD,
+  EF,
+  MAX_CHUNK,
+  TCP_MAGIC,
+  ZkProtocolError,
+  decodeAttendance16,
+  decodeAttendance40,
+  decodeFreeSizes,
+  decodePacket,
+  decodeRealtimeAttlog,
+  decodeUser28,
+  decodeUser72,
+  decodeZkTime,
+  decodeZkTime6,
+  encodeAttendance16,
+  encodeAttendance40,
+  encodeFreeSizes,
+  encodePacket,
+  encodeRealtimeTcp,
+  encodeRealtimeUdp,
+  encodeUser28,
+  encodeUser72,
+  encodeZkTime,
+  encodeZkTime6,
+  makeCommKey,
+  wrapTcp,
+  zkChecksum,
+} from '../../src/sources/zk/protocol/index.js';
+
+const hex = (s: string) => Buffer.from(s.replace(/\s+/g, ''), 'hex');
+
+describe('constants', () => {
+  it('match the reference values', () => {
+    expect(CMD.DATA_RDY).toBe(1504);
+    expect(CMD.ACK_UNAUTH).toBe(2005);
+    expect(CMD.ACK_ERROR_DATA).toBe(0xfffb);
+    expect(EF.ATTLOG).toBe(1);
+    expect(MAX_CHUNK).toBe(0xffc0);
+    expect(TCP_MAGIC).toEqual(hex('5050827d'));
+  });
+});
+
+describe('zkChecksum', () => {
+  it('matches the device vectors (A1)', () => {
+    expect(zkChecksum(hex('0b00 0000 f38d 0300 5a4b4661636556657273696f6e00'))).toBe(0x175a);
+    expect(zkChecksum(hex('d007 0000 f38d 0a00 09'))).toBe(0x6a29);
+  });
+
+  it('is what encodePacket writes', () => {
+    const p = encodePacket({ command: 11, sessionId: 0x8df3, replyId: 3, data: Buffer.from('ZKFaceVersion\0') });
+    expect(p.readUInt16LE(2)).toBe(0x175a);
+    const d = decodePacket(p);
+    expect(d).toMatchObject({ command: 11, checksum: 0x175a, sessionId: 0x8df3, replyId: 3 });
+    expect(d.data.toString()).toBe('ZKFaceVersion\0');
+  });
+});
+
+describe('packets', () => {
+  it('decodePacket rejects less than a header', () => {
+    expect(() => decodePacket(Buffer.alloc(7))).toThrow(ZkProtocolError);
+  });
+
+  it('wrapTcp puts the magic and the u32 length in front', () => {
+    const w = wrapTcp(encodePacket({ command: CMD.ACK_OK, sessionId: 1, replyId: 2, data: Buffer.from([9, 9]) }));
+    expect(w.subarray(0, 4)).toEqual(TCP_MAGIC);
+    expect(w.readUInt32LE(4)).toBe(10);
+    expect(w.length).toBe(18);
+  });
+});
+
+describe('time', () => {
+  it('decodes the reference vectors', () => {
+    expect(decodeZkTime(0x2368b131)).toBe('2018-06-25 17:41:05');
+    expect(decodeZkTime(0x2368b36b)).toBe('2018-06-25 17:50:35');
+    expect(encodeZkTime('2018-06-25 17:41:05')).toBe(0x2368b131);
+  });
+
+  it('decodes the 6-byte real-time form', () => {
+    expect(decodeZkTime6(hex('12 06 19 11 29 05'))).toBe('2018-06-25 17:41:05');
+    expect(decodeZkTime6(hex('ff ff 12 06 19 11 29 05'), 2)).toBe('2018-06-25 17:41:05');
+    expect(encodeZkTime6('2018-06-25 17:41:05')).toEqual(hex('12 06 19 11 29 05'));
+  });
+
+  it('rejects what a terminal cannot store', () => {
+    expect(() => encodeZkTime('2018-02-30 00:00:00')).toThrow(RangeError);
+    expect(() => encodeZkTime('1999-12-31 23:59:59')).toThrow(RangeError);
+    expect(() => encodeZkTime('2018-06-25T17:41:05')).toThrow(RangeError);
+  });
+});
+
+describe('makeCommKey', () => {
+  it('matches the pyzk vectors (session 0x45CF)', () => {
+    expect(makeCommKey(12, 0x45cf)).toEqual(hex('61 4d 32 3c'));
+    expect(makeCommKey(45, 0x45cf)).toEqual(hex('61 c9 32 3c'));
+  });
+
+  it('puts the ticks in byte 2 and wraps the key + session sum', () => {
+    expect(makeCommKey(12, 0x45cf, 7)[2]).toBe(7);
+    expect(makeCommKey(0xffffffff, 0xffff).length).toBe(4);
+  });
+});
+
+describe('records', () => {
+  it('keeps full 24-byte user ids and UTF-8 names', () => {
+    const u = { uid: 7, privilege: 14, password: '1234', name: 'Zoë Müller-Łukasiew', card: 123456, group: 1, userId: 'ABCDEFGHIJKLMNOPQRSTUVWX' };
+    const b = encodeUser72(u);
+    expect(b.length).toBe(72);
+    expect(decodeUser72(b)).toEqual(u);
+  });
+
+  it('cuts a too long display name at a character boundary', () => {
+    const u = { uid: 7, privilege: 0, password: '', name: 'Zoë Müller-Łukasiewiczowa', card: 0, group: 0, userId: '1' };
+    expect(decodeUser72(encodeUser72(u)).name).toBe('Zoë Müller-Łukasiewic');
+    expect(decodeUser72(encodeUser72({ ...u, name: 'x'.repeat(23) + 'ł' })).name).toBe('x'.repeat(23));
+  });
+
+  it('28-byte users carry a numeric id', () => {
+    const u = { uid: 3, privilege: 0, password: '12', name: 'Bob', card: 5, group: 1, userId: '4000000000' };
+    expect(decodeUser28(encodeUser28(u))).toEqual(u);
+    expect(() => encodeUser28({ ...u, userId: 'A1' })).toThrow(RangeError);
+  });
+
+  it('refuses to cut a too long field instead of corrupting it', () => {
+    expect(() => encodeUser72({ uid: 1, privilege: 0, password: '', name: '', card: 0, group: 0, userId: 'X'.repeat(25) })).toThrow(/24/);
+  });
+
+  it('attendance 40 matches the capture layout', () => {
+    const a = { uid: 1, userId: '1005', verifyType: 1, state: 0, logTime: '2018-06-25 17:41:05', workCode: 0 };
+    const b = encodeAttendance40(a);
+    expect(b.readUInt32LE(27)).toBe(0x2368b131);
+    expect(b.subarray(32)).toEqual(hex('00000000ff000000'));
+    expect(decodeAttendance40(b)).toEqual(a);
+  });
+
+  it('attendance 16 round-trips', () => {
+    const a = { uid: 0, userId: '1005', verifyType: 2, state: 1, logTime: '2024-03-31 02:30:00', workCode: 9 };
+    expect(decodeAttendance16(encodeAttendance16(a))).toEqual(a);
+  });
+});
+
+describe('real-time events', () => {
+  it('decodes the TCP 32-byte form and padded forms', () => {
+    const e = { userId: '123456789012345678901234', verifyType: 1, state: 3, logTime: '2018-06-25 17:41:05' };
+    const b = encodeRealtimeTcp(e);
+    expect(b.length).toBe(32);
+    expect(b.subarray(26)).toEqual(hex('12 06 19 11 29 05'));
+    expect(decodeRealtimeAttlog(b)).toEqual(e);
+    expect(decodeRealtimeAttlog(encodeRealtimeTcp(e, 52))).toEqual(e);
+  });
+
+  it('decodes the UDP 10-byte form with its full u16 id', () => {
+    const e = { userId: '1005', verifyType: 1, state: 0, logTime: '2018-06-25 17:41:05' };
+    const b = encodeRealtimeUdp(e);
+    expect(b).toEqual(hex('ed03 01 00 12 06 19 11 29 05'));
+    expect(decodeRealtimeAttlog(b)).toEqual(e);
+  });
+
+  it('rejects an unknown length with a protocol error', () => {
+    expect(() => decodeRealtimeAttlog(Buffer.alloc(20))).toThrow(ZkProtocolError);
+  });
+});
+
+describe('free sizes', () => {
+  it('uses the A3.1 offsets', () => {
+    const b = encodeFreeSizes({ users: 12, records: 3000, userCapacity: 1000, recordCapacity: 100000, faces: 4 });
+    expect(b.length).toBe(92);
+    expect(b.readInt32LE(16)).toBe(12);
+    expect(b.readInt32LE(32)).toBe(3000);
+    expect(b.readInt32LE(64)).toBe(100000);
+    expect(decodeFreeSizes(b)).toMatchObject({ users: 12, records: 3000, userCapacity: 1000, recordCapacity: 100000, faces: 4 });
+    expect(decodeFreeSizes(b.subarray(0, 68))).toMatchObject({ records: 3000, faces: 0 });
+    expect(() => decodeFreeSizes(Buffer.alloc(8))).toThrow(ZkProtocolError);
+  });
+});
