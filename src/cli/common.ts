@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
+import { Journal } from '../journal/journal.js';
 import { DEFAULT_CONFIG_PATH } from '../config/schema.js';
 import type { AppContext } from '../context.js';
 import { systemClock } from '../util/clock.js';
@@ -56,4 +57,20 @@ export function reportError(e: unknown): void {
     process.stderr.write(`punchgate: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exitCode = EXIT.FAILURE;
   }
+}
+
+/** Opens the configured journal for a command; 'shared' lets it run beside the daemon. */
+export function openJournal(ctx: AppContext, mode: 'owner' | 'shared' | 'auto' = 'shared'): Journal {
+  const { config } = ctx;
+  return Journal.open({
+    path: config.journal.path,
+    site: config.site,
+    clock: ctx.clock,
+    mode,
+    retentionDays: config.journal.retentionDays,
+    futureToleranceMinutes: config.journal.futureToleranceMinutes,
+    rejectedRetry: config.delivery.rejectedRetry,
+    deadAfterAttempts: config.delivery.deadAfterAttempts,
+    deadAfterDays: config.delivery.deadAfterDays,
+  });
 }

@@ -1,0 +1,117 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import type { AppContext } from '../../context.js';
+import { Deliverer, type DrainReport } from '../../delivery/index.js';
+import type { AttendanceSender } from '../../hrms/attendance.js';
+import { TokenSource } from '../../hrms/token.js';
+import { Journal } from '../../journal/index.js';
+import type { JournalCounts } from '../../journal/types.js';
+import { EXIT } from '../../util/exit-codes.js';
+import { action, loadContext } from '../common.js';
+
+export interface FlushOptions {
+  /** Also send rejected punches now, ignoring their retry time. */
+  all?: boolean;
+  /** How long to keep retrying temporary failures. */
+  maxWaitSeconds: number;
+  /** Where the summary goes (default stdout) and where problems go (default stderr). */
+  out?: (line: string) => void;
+  err?: (line: string) => void;
+  /** Test seams: the HTTP client and the environment the token is read from. */
+  sender?: AttendanceSender;
+  env?: NodeJS.ProcessEnv;
+}
+
+const DEFAULT_MAX_WAIT_SECONDS = 60;
+
+/**
+ * `punchgate flush`: delivers what is deliverable now and exits 0 when nothing is left pending,
+ * 75 (try again later) otherwise, including when the HRMS refuses the token. The journal is
+ * opened shared, so it works beside a running daemon.
+ */
+export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<number> {
+  const out = opts.out ?? ((l: string) => process.stdout.write(`${l}\n`));
+  const err = opts.err ?? ((l: string) => process.stderr.write(`${l}\n`));
+  const { config } = ctx;
+  const journal = Journal.open({
+    path: config.journal.path,
+    site: config.site,
+    mode: 'shared',
+    clock: ctx.clock,
+    retentionDays: config.journal.retentionDays,
+    futureToleranceMinutes: config.journal.futureToleranceMinutes,
+    rejectedRetry: config.delivery.rejectedRetry,
+    deadAfterAttempts: config.delivery.deadAfterAttempts,
+    deadAfterDays: config.delivery.deadAfterDays,
+  });
+  const deliverer = new Deliverer({
+    queue: journal,
+    state: journal.deliveryState,
+    tokens: new TokenSource({ tokenFile: config.hrms.tokenFile, secrets: ctx.secrets, ...(opts.env ? { env: opts.env } : {}) }),
+    hrms: config.hrms,
+    delivery: config.delivery,
+    logger: ctx.logger,
+    clock: ctx.clock,
+    ...(opts.sender ? { sender: opts.sender } : {}),
+  });
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const report = await deliverer.drain({
+      maxWaitMs: opts.maxWaitSeconds * 1000,
+      includeRejected: opts.all ?? false,
+      signal: stop.signal,
+    });
+    const counts = journal.queries.counts();
+    out(summaryLine(report, counts));
+    const problem = problemLine(report);
+    if (problem) err(ctx.secrets.scrub(problem));
+    return report.stoppedBy === 'auth' || counts.pending > 0 ? EXIT.TEMPFAIL : EXIT.OK;
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    await deliverer.close();
+    journal.close();
+  }
+}
+
+function summaryLine(r: DrainReport, c: JournalCounts): string {
+  const sent = [`${r.delivered} delivered`, `${r.duplicates} already recorded`, `${r.rejected} rejected`].join(', ');
+  const left = [`${c.pending} pending`, `${c.rejected} rejected`, `${c.dead} dead`, `${c.quarantined} quarantined`].join(', ');
+  return `flush: ${sent} (${r.requests} request${r.requests === 1 ? '' : 's'}); left: ${left}`;
+}
+
+function problemLine(r: DrainReport): string | undefined {
+  switch (r.stoppedBy) {
+    case 'auth':
+      return `HRMS refused the token: ${r.message ?? 'no reason given'} (write a valid token to hrms.tokenFile and run flush again)`;
+    case 'endpoint':
+      return `HRMS endpoint refused the request: ${r.message ?? ''} (check hrms.baseUrl and hrms.attendancePath)`;
+    case 'max-wait':
+      return `HRMS not reachable within --max-wait: ${r.message ?? 'temporary failure'}`;
+    case 'aborted':
+      return 'flush interrupted: unsent punches stay in the journal';
+    default:
+      return undefined;
+  }
+}
+
+function parseSeconds(v: string): number {
+  const n = Number(v);
+  if (!/^\d+(\.\d+)?$/.test(v.trim()) || !Number.isFinite(n)) throw new InvalidArgumentError('must be a number of seconds (>= 0)');
+  return n;
+}
+
+export function registerFlush(program: Command): void {
+  program
+    .command('flush')
+    .description('deliver what is deliverable now, then exit: 0 when nothing is left pending, 75 otherwise')
+    .option('--all', 'also send rejected punches now, ignoring their retry time')
+    .option('--max-wait <seconds>', 'keep retrying temporary failures for up to this long', parseSeconds, DEFAULT_MAX_WAIT_SECONDS)
+    .action(
+      action(async (o: { all?: boolean; maxWait: number }, cmd: Command) =>
+        runFlush(loadContext(cmd, { logToStderr: true }), { all: o.all ?? false, maxWaitSeconds: o.maxWait }),
+      ),
+    );
+}

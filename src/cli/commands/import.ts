@@ -1,0 +1,44 @@
+import type { Command } from 'commander';
+import { importFile, IMPORT_SOURCE } from '../../sources/import/import-files.js';
+import { EXIT, ExitError } from '../../util/exit-codes.js';
+import { action, loadContext, openJournal } from '../common.js';
+
+export function registerImport(program: Command): void {
+  program
+    .command('import')
+    .description('load punches from ZKTeco USB exports (*_attlog.dat) or CSV (biometriccode,logDate[,terminal])')
+    .argument('<files...>', 'files to import')
+    .option('--terminal <name>', "count the punches as this terminal's, so they deduplicate with what is polled from it")
+    .action(
+      action((files: string[], opts: { terminal?: string }, cmd: Command) => {
+        const ctx = loadContext(cmd, { logToStderr: true });
+        if (opts.terminal && opts.terminal !== IMPORT_SOURCE && !ctx.config.terminals.some((t) => t.name === opts.terminal)) {
+          throw new ExitError(`--terminal: no terminal named "${opts.terminal}" in the config`, EXIT.CONFIG);
+        }
+        const journal = openJournal(ctx);
+        let anyBad = false;
+        try {
+          const deviceOf = (name: string) => journal.terminals.get(name)?.serial ?? '';
+          for (const file of files) {
+            let r;
+            try {
+              r = importFile(file, journal, { terminal: opts.terminal, deviceOf });
+            } catch (e) {
+              const code = (e as NodeJS.ErrnoException).code;
+              if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') {
+                throw new ExitError(`${file}: cannot read (${code})`, 66);
+              }
+              throw e;
+            }
+            for (const b of r.bad) process.stderr.write(`${file}:${b.line}: ${b.reason}\n`);
+            anyBad ||= r.bad.length > 0;
+            const q = r.quarantined ? `, ${r.quarantined} quarantined (implausible time)` : '';
+            process.stdout.write(`${file}: ${r.added} new, ${r.duplicates} duplicates, ${r.bad.length} bad${q}\n`);
+          }
+        } finally {
+          journal.close();
+        }
+        return anyBad ? EXIT.DATAERR : EXIT.OK;
+      }),
+    );
+}

@@ -1,0 +1,225 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { loadMappingFile, loadRosterFile, startHrmsSim } from '../../sim/hrms/index.js';
+import type { HrmsFaults, HrmsSimOptions, RosterMode } from '../../sim/hrms/index.js';
+import { defaultMapping } from '../../sim/hrms/mapping.js';
+import { EXIT, ExitError } from '../../util/exit-codes.js';
+import { action } from '../common.js';
+
+/** Raw option values as commander hands them over (all text, validated here). */
+export interface SimHrmsCliOptions {
+  host: string;
+  port: string;
+  token: string[];
+  tokenFile?: string;
+  mapping?: string;
+  roster?: string;
+  rosterCheck?: string;
+  mandatory?: string;
+  identifyBy?: string;
+  serviceWord?: string;
+  basePath?: string;
+  keyStyle?: string;
+  authStatus?: string;
+  latency?: string;
+  errorRate?: string;
+  resetRate?: string;
+  resetAfterProcessing?: boolean;
+  nonJsonRate?: string;
+  shortPayload?: string;
+  tokenExpiresAt?: string;
+  rateLimit?: string;
+  maxBatch?: string;
+  poison: string[];
+  seed?: string;
+}
+
+const bad = (msg: string) => new ExitError(msg, EXIT.CONFIG);
+
+function int(name: string, v: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw bad(`${name}: must be an integer from ${min} to ${max}`);
+  return Number(v);
+}
+
+function rate(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === '' || !(n >= 0 && n <= 1)) throw bad(`${name}: must be a number from 0 to 1`);
+  return n;
+}
+
+function oneOf<T extends string>(name: string, v: string | undefined, allowed: readonly T[]): T | undefined {
+  if (v === undefined) return undefined;
+  if (!allowed.includes(v as T)) throw bad(`${name}: must be one of ${allowed.join(', ')}`);
+  return v as T;
+}
+
+function instant(name: string, v: string): number {
+  const ms = Date.parse(v);
+  if (Number.isNaN(ms)) throw bad(`${name}: must be an ISO date-time such as 2030-01-01T00:00:00Z`);
+  return ms;
+}
+
+/** A token file: one token a line, optionally followed by an ISO expiry; blank lines and # comments skipped. */
+function readTokenFile(path: string): Array<{ token: string; expiresAt?: number }> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw bad(`--token-file: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  const out: Array<{ token: string; expiresAt?: number }> = [];
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) return;
+    const [token, expiry, extra] = line.split(/\s+/);
+    // The message names the line, never its content: it holds a secret.
+    if (!token || extra !== undefined) throw bad(`${path}:${i + 1}: expected "TOKEN [EXPIRES-ISO]"`);
+    out.push(expiry === undefined ? { token } : { token, expiresAt: instant(`${path}:${i + 1}`, expiry) });
+  });
+  return out;
+}
+
+const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+
+/** Turns the command line into simulator options; throws ExitError(78) on a bad value. */
+export function buildSimOptions(o: SimHrmsCliOptions, warn: (line: string) => void): HrmsSimOptions {
+  const tokens = [...o.token, ...(o.tokenFile ? readTokenFile(o.tokenFile) : [])];
+  let mapping;
+  try {
+    mapping = o.mapping ? loadMappingFile(o.mapping) : defaultMapping();
+  } catch (e) {
+    throw bad(e instanceof Error ? e.message : String(e));
+  }
+  const faults: Partial<HrmsFaults> = {};
+  const set = <K extends keyof HrmsFaults>(k: K, v: HrmsFaults[K] | undefined) => {
+    if (v !== undefined) faults[k] = v;
+  };
+  set('latencyMs', int('--latency', o.latency, 0));
+  set('errorRate', rate('--error-rate', o.errorRate));
+  set('resetRate', rate('--reset-rate', o.resetRate));
+  set('nonJsonRate', rate('--non-json-rate', o.nonJsonRate));
+  set('shortPayload', int('--short-payload', o.shortPayload, 0));
+  set('rateLimitPerSecond', int('--rate-limit', o.rateLimit, 1));
+  set('maxBatch', int('--max-batch', o.maxBatch, 1));
+  set('seed', int('--seed', o.seed, 0));
+  if (o.resetAfterProcessing) faults.resetAfterProcessing = true;
+  if (o.tokenExpiresAt !== undefined) faults.tokenExpiresAt = instant('--token-expires-at', o.tokenExpiresAt);
+  const poison = o.poison.flatMap((p) => list(p));
+  if (poison.length) faults.poisonCodes = poison;
+
+  const check = oneOf('--roster-check', o.rosterCheck, ['auto', 'on', 'off'] as const);
+  const roster: RosterMode = check === 'on' ? 'employees' : check ?? (o.roster ? 'employees' : 'auto');
+  let employees: Array<Record<string, unknown>> | undefined;
+  let lines: number[] = [];
+  if (o.roster) {
+    try {
+      const rows = loadRosterFile(o.roster, mapping);
+      employees = rows.map((r) => r.record);
+      lines = rows.map((r) => r.line);
+    } catch (e) {
+      throw bad(`--roster: cannot read ${o.roster}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    }
+  }
+  if (tokens.length === 0) warn('no --token or --token-file given: any bearer token is accepted');
+
+  return {
+    host: o.host,
+    port: int('--port', o.port, 0, 65535),
+    tokens: tokens.length ? tokens : undefined,
+    mapping,
+    mandatory: o.mandatory !== undefined ? list(o.mandatory) : undefined,
+    identifyBy: oneOf('--identify-by', o.identifyBy, ['username', 'email', 'employeeId'] as const),
+    serviceWord: o.serviceWord,
+    basePath: o.basePath,
+    keyStyle: oneOf('--key-style', o.keyStyle, ['capital', 'lower'] as const),
+    authHttpStatus: int('--auth-status', o.authStatus, 400, 599),
+    roster,
+    employees,
+    onInvalidEmployee: (i, message) => warn(`${o.roster}:${lines[i] ?? '?'}: skipped: ${message}`),
+    faults,
+  };
+}
+
+export interface SimIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  /** Resolves when the simulator should stop (SIGINT/SIGTERM in the CLI). */
+  until: Promise<void>;
+}
+
+/** The command body, separate from signal handling so that tests can run it in-process. */
+export async function runSimHrms(o: SimHrmsCliOptions, io: SimIo): Promise<number> {
+  const warn = (line: string) => io.err(`warning: ${line}\n`);
+  const opts = buildSimOptions(o, warn);
+  let sim;
+  try {
+    sim = await startHrmsSim({ ...opts, log: (line) => io.err(`${new Date().toISOString()} ${line}\n`) });
+  } catch (e) {
+    if (e instanceof ExitError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES') throw new ExitError(`cannot listen on ${o.host}:${o.port}: ${code}`, EXIT.TEMPFAIL);
+    throw bad(e instanceof Error ? e.message : String(e));
+  }
+  io.out(`HRMS simulator listening on ${sim.url}\n`);
+  await io.until;
+  await sim.stop();
+  io.err('HRMS simulator stopped\n');
+  return EXIT.OK;
+}
+
+function untilSignal(): { promise: Promise<void>; dispose: () => void } {
+  let done: () => void = () => {};
+  const promise = new Promise<void>((resolve) => (done = resolve));
+  process.once('SIGINT', done);
+  process.once('SIGTERM', done);
+  return { promise, dispose: () => (process.off('SIGINT', done), process.off('SIGTERM', done)) };
+}
+
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+export function registerSimHrms(program: Command): void {
+  const sim = program.commands.find((c) => c.name() === 'sim') ?? program.command('sim').description('simulators for integration testing');
+  sim
+    .command('hrms')
+    .description('run an HRMS simulator (attendance push and user operations of the HRMS contract); needs no config file')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port (0: any free port)', '8080')
+    .option('--token <token>', 'accepted bearer token (repeatable)', collect, [])
+    .option('--token-file <file>', 'file with accepted tokens, one a line: TOKEN [EXPIRES-ISO]')
+    .option('--mapping <file>', 'field mapping (YAML/JSON): payloadField: {field: "Master Field", type: string|email|date|integer|url|boolean|nullable-string}')
+    .option('--roster <file>', 'employees at start, CSV with payload field names as header (username,name,email,biometriccode,...)')
+    .option('--roster-check <mode>', 'refuse punches of unknown or disabled employees: auto (when any employee exists), on, off')
+    .option('--mandatory <fields>', 'comma-separated fields required on create (default Username,Employee Name,Official Email)')
+    .option('--identify-by <field>', 'username, email or employeeId', 'username')
+    .option('--service-word <word>', 'path word in /api.php/system/<word>/updateUser', 'hrms')
+    .option('--base-path <path>', 'path prefix before /api.php')
+    .option('--key-style <style>', 'capital (Status/Payload) or lower (status/payload)', 'capital')
+    .option('--auth-status <code>', 'HTTP status of a token refusal', '401')
+    .option('--latency <ms>', 'delay before each answer')
+    .option('--error-rate <r>', 'probability 0..1 of HTTP 503')
+    .option('--reset-rate <r>', 'probability 0..1 of a connection reset')
+    .option('--reset-after-processing', 'a reset happens after the request was processed')
+    .option('--non-json-rate <r>', 'probability 0..1 of an HTML page with status 200')
+    .option('--short-payload <n>', 'process and answer only the first N punches of a batch')
+    .option('--token-expires-at <iso>', 'every token expires at this time')
+    .option('--rate-limit <n>', 'requests per second before HTTP 429')
+    .option('--max-batch <n>', 'largest batch before HTTP 413')
+    .option('--poison <code>', 'a batch holding this biometric code is refused with HTTP 400 (repeatable, or comma-separated)', collect, [])
+    .option('--seed <n>', 'seed of the fault rates')
+    .action(
+      action(async (o: SimHrmsCliOptions) => {
+        const signal = untilSignal();
+        try {
+          return await runSimHrms(o, {
+            out: (t) => process.stdout.write(t),
+            err: (t) => process.stderr.write(t),
+            until: signal.promise,
+          });
+        } finally {
+          signal.dispose();
+        }
+      }),
+    );
+}

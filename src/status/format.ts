@@ -1,0 +1,36 @@
+import { clockTime } from './alerts.js';
+import type { StatusReport } from './report.js';
+
+const when = (s: string | null, now: number) => (s ? clockTime(Date.parse(s), now) : 'never');
+
+/** The status log / `punchgate status` text: what an admin reads first. */
+export function formatStatus(r: StatusReport): string {
+  const now = Date.parse(r.generatedAt);
+  const p = r.punches;
+  const lines: string[] = [];
+  lines.push(`punchgate status — site ${r.site} — ${clockTime(now, now - 86_400_000 * 2)}`);
+  lines.push('');
+  lines.push(r.alerts.length === 0 ? 'No alerts.' : 'ALERTS');
+  for (const a of r.alerts) lines.push(`  ! ${a}`);
+  lines.push('');
+  lines.push('Terminals');
+  if (r.terminals.length === 0) lines.push('  (none configured)');
+  for (const t of r.terminals) {
+    const state = t.lastPollAt === null ? 'not polled yet' : t.online ? 'online ' : 'OFFLINE';
+    const skew = t.skewSeconds === null ? '' : `  clock ${t.skewSeconds >= 0 ? '+' : ''}${Math.round(t.skewSeconds)} s`;
+    const counts = t.records === null ? '' : `  records ${t.records}${t.users === null ? '' : `  users ${t.users}`}`;
+    lines.push(`  ${t.name.padEnd(16)} ${state}  last poll ${when(t.lastPollAt, now)}${skew}${counts}`);
+  }
+  lines.push('');
+  lines.push('Queue');
+  lines.push(`  pending ${p.pending}   in flight ${p.inflight}   delivered ${p.delivered}`);
+  lines.push(`  rejected ${p.rejected}   dead ${p.dead}   quarantined ${p.quarantined}`);
+  if (r.oldestPending) lines.push(`  oldest waiting punch: ${r.oldestPending.logTime} from ${r.oldestPending.terminal}`);
+  lines.push('');
+  lines.push('Delivery');
+  const auth = r.delivery.auth === 'failed' ? 'AUTH FAILED' : r.delivery.auth === 'ok' ? 'token accepted' : 'not tried yet';
+  lines.push(`  HRMS: ${auth}`);
+  lines.push(`  last success: ${when(r.delivery.lastSuccessAt, now)}${r.delivery.lastResult ? ` (${r.delivery.lastResult})` : ''}`);
+  if (r.delivery.lastError) lines.push(`  last error: ${when(r.delivery.lastErrorAt, now)}: ${r.delivery.lastError}`);
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,2 @@
+export { buildStatus, type StatusReport, type TerminalStatus } from './report.js';
+export { formatStatus } from './format.js';

@@ -1,0 +1,82 @@
+import type { Config } from '../config/schema.js';
+import type { Journal } from '../journal/journal.js';
+import type { JournalCounts } from '../journal/types.js';
+import { alertsFor } from './alerts.js';
+
+export interface TerminalStatus {
+  name: string;
+  kind: string;
+  online: boolean;
+  lastPollAt: string | null;
+  skewSeconds: number | null;
+  records: number | null;
+  users: number | null;
+  serial: string;
+  offlineSince: string | null;
+  lastError: string | null;
+  /** Set when the address answered with another serial than before. */
+  previousSerial: string | null;
+}
+
+export interface StatusReport {
+  site: string;
+  generatedAt: string;
+  punches: JournalCounts;
+  oldestPending: { logTime: string; terminal: string; queuedAt: string } | null;
+  delivery: {
+    auth: 'ok' | 'failed' | 'unknown';
+    authFailedSince: string | null;
+    lastAttemptAt: string | null;
+    lastSuccessAt: string | null;
+    lastResult: string | null;
+    lastError: string | null;
+    lastErrorAt: string | null;
+  };
+  terminals: TerminalStatus[];
+  alerts: string[];
+}
+
+const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
+
+/** Everything `punchgate status` and the status log show, read from the journal. */
+export function buildStatus(journal: Journal, config: Config, now: number): StatusReport {
+  const counts = journal.counts();
+  const oldest = journal.queries.oldestPending();
+  const d = journal.deliveryState.get();
+  const records = new Map(journal.terminals.list().map((t) => [t.name, t]));
+  const terminals: TerminalStatus[] = config.terminals.map((t) => {
+    const r = records.get(t.name);
+    return {
+      name: t.name,
+      kind: t.kind,
+      online: r?.online ?? false,
+      lastPollAt: iso(r?.lastPollAt),
+      skewSeconds: r?.skewSeconds ?? null,
+      records: r?.records ?? null,
+      users: r?.users ?? null,
+      serial: r?.serial ?? '',
+      offlineSince: iso(r?.offlineSince),
+      lastError: r?.lastError ?? null,
+      previousSerial: r?.previousSerial ? r.previousSerial : null,
+    };
+  });
+  const report: StatusReport = {
+    site: config.site,
+    generatedAt: iso(now)!,
+    punches: counts,
+    oldestPending: oldest ? { logTime: oldest.logTime, terminal: oldest.terminal, queuedAt: iso(oldest.createdAt)! } : null,
+    delivery: {
+      auth: d.auth,
+      authFailedSince: iso(d.authFailedSince),
+      lastAttemptAt: iso(d.lastAttemptAt),
+      lastSuccessAt: iso(d.lastSuccessAt),
+      lastResult: d.lastResult,
+      lastError: d.lastError,
+      lastErrorAt: iso(d.lastErrorAt),
+    },
+    terminals,
+    alerts: [],
+  };
+  report.alerts = alertsFor(report, journal.queries.rejectionSummary(), now);
+  return report;
+}
