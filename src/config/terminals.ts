@@ -1,3 +1,4 @@
+import cron from 'node-cron';
 import { z } from 'zod';
 
 /** Terminal names appear in devicelog ids, file names and status lines: keep them plain. */
@@ -31,7 +32,7 @@ export const zkTerminalSchema = z.strictObject({
   /** Comm key (a secret): a number, 0 = none. */
   commKey: z.number().int().min(0).max(0xffffffff).default(0),
   /** Cron expression (node-cron, seconds optional); default every minute. */
-  schedule: z.string().default('* * * * *'),
+  schedule: z.string().refine((s) => cron.validate(s), 'must be a cron expression such as "* * * * *" (every minute)').default('* * * * *'),
   /** Subscribe to real-time events on a dedicated connection; polling stays as the backstop. */
   realtime: z.boolean().default(false),
   /** Per-exchange timeout. */

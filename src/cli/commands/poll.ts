@@ -1,0 +1,42 @@
+import type { Command } from 'commander';
+import type { ZkTerminalConfig } from '../../config/terminals.js';
+import { sourceDepsFor } from '../../sources/deps.js';
+import { pollTerminal } from '../../sources/zk/poll.js';
+import { EXIT, ExitError } from '../../util/exit-codes.js';
+import { action, loadContext, openJournal } from '../common.js';
+
+export function registerPoll(program: Command): void {
+  program
+    .command('poll')
+    .description('poll each ZK terminal (or one) once, journal new punches, and exit (0 all succeeded, 75 otherwise)')
+    .option('--terminal <name>', 'only this terminal')
+    .action(
+      action(async (opts: { terminal?: string }, cmd: Command) => {
+        const ctx = loadContext(cmd, { logToStderr: true });
+        const zk = ctx.config.terminals.filter((t): t is ZkTerminalConfig => t.kind === 'zk' && t.enabled);
+        const chosen = opts.terminal ? zk.filter((t) => t.name === opts.terminal) : zk;
+        if (opts.terminal && chosen.length === 0) throw new ExitError(`--terminal: no enabled zk terminal named "${opts.terminal}"`, EXIT.CONFIG);
+        const journal = openJournal(ctx);
+        try {
+          const deps = sourceDepsFor(journal, ctx.logger, ctx.clock);
+          // Terminals are polled side by side: one slow terminal does not hold up the others.
+          const results = await Promise.all(chosen.map((t) => pollTerminal(t, deps)));
+          for (const r of results) {
+            process.stdout.write(
+              r.ok
+                ? `${r.terminal}: ok, ${r.records} records (${r.added} new, ${r.duplicates} known${r.quarantined ? `, ${r.quarantined} quarantined` : ''}), ${r.users} users, clock ${fmtSkew(r.skewSeconds)}${r.cleared ? ', log cleared' : ''}\n`
+                : `${r.terminal}: FAILED: ${ctx.secrets.scrub(r.error ?? 'unknown error')}\n`,
+            );
+          }
+          return results.every((r) => r.ok) ? EXIT.OK : EXIT.TEMPFAIL;
+        } finally {
+          journal.close();
+        }
+      }),
+    );
+}
+
+export function fmtSkew(s: number | null): string {
+  if (s === null) return 'unknown';
+  return `${s >= 0 ? '+' : ''}${Math.round(s)} s`;
+}

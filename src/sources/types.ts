@@ -1,0 +1,34 @@
+import type { PunchSink, TerminalRecord } from '../journal/types.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+
+/** Where a source records what its terminal last reported (the journal's terminals table). */
+export interface TerminalLedger {
+  get(name: string): TerminalRecord | undefined;
+  update(name: string, patch: Partial<Omit<TerminalRecord, 'name'>>): TerminalRecord;
+}
+
+/** What the clear policy asks of the journal before a terminal's log may be erased. */
+export interface DeliveryCheck {
+  undeliveredCount(terminal: string, device?: string): number;
+  deliveredAmong(terminal: string, device: string, punches: readonly { biometricCode: string; logTime: string }[]): number;
+}
+
+/** Everything a source needs from around it: nothing reaches past the journal. */
+export interface SourceDeps {
+  sink: PunchSink;
+  ledger: TerminalLedger;
+  deliveryCheck: DeliveryCheck;
+  logger: Logger;
+  clock: Clock;
+  /** Called after new punches were journalled (wakes delivery). */
+  onPunches?: (added: number) => void;
+}
+
+/** A running source of punches (one per terminal). */
+export interface Source {
+  readonly name: string;
+  start(): Promise<void>;
+  /** Stops collecting; resolves when no write to the journal is under way. */
+  stop(): Promise<void>;
+}

@@ -1,0 +1,112 @@
+import type { ZkTerminalConfig } from '../../config/terminals.js';
+import { wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
+import type { SourceDeps } from '../types.js';
+import { ZkClient } from './client/index.js';
+import { decideClear } from './clear-policy.js';
+
+export interface PollResult {
+  terminal: string;
+  ok: boolean;
+  serial: string;
+  records: number;
+  users: number;
+  added: number;
+  duplicates: number;
+  quarantined: number;
+  skewSeconds: number | null;
+  cleared: boolean;
+  error?: string;
+}
+
+/** Builds a client for a terminal (tests and the simulator pass their own options through here). */
+export type ClientFactory = (cfg: ZkTerminalConfig) => ZkClient;
+
+export const defaultClientFactory: ClientFactory = (cfg) =>
+  new ZkClient({ host: cfg.host, port: cfg.port, transport: cfg.transport, commKey: cfg.commKey, timeoutMs: cfg.timeoutMs });
+
+/**
+ * One poll of one ZK terminal: connect, identify, read counts and clock, download the
+ * attendance log, check the count, journal new punches in one transaction, maybe set the
+ * clock, maybe clear the log, disconnect. Never throws: trouble is in the result and the ledger.
+ */
+export async function pollTerminal(cfg: ZkTerminalConfig, deps: SourceDeps, factory = defaultClientFactory): Promise<PollResult> {
+  const { ledger, logger, clock } = deps;
+  const log = logger.child({ terminal: cfg.name });
+  const result: PollResult = {
+    terminal: cfg.name, ok: false, serial: '', records: 0, users: 0, added: 0, duplicates: 0, quarantined: 0, skewSeconds: null, cleared: false,
+  };
+  const client = factory(cfg);
+  const startedAt = clock.now();
+  let reached = false;
+  try {
+    await client.connect();
+    reached = true;
+    const serial = (await client.getSerialNumber().catch(() => '')).trim();
+    const firmware = await client.getFirmware().catch(() => null);
+    result.serial = serial;
+    const known = ledger.get(cfg.name);
+    if (known?.serial && serial && known.serial !== serial) {
+      log.warn({ was: known.serial, now: serial }, 'terminal answers with another serial number: device swapped or address changed; its punches are kept apart');
+      ledger.update(cfg.name, { previousSerial: known.serial, serialChangedAt: clock.now() });
+    }
+    const info = await client.getInfo();
+    result.users = info.users;
+
+    const terminalTime = await client.getTime();
+    const boxTime = wallClockAt(clock.now(), cfg.timezone);
+    result.skewSeconds = wallClockDiffSeconds(terminalTime, boxTime);
+    if (cfg.syncClock && Math.abs(result.skewSeconds) > cfg.skewThresholdSeconds) {
+      await client.setTime(wallClockAt(clock.now(), cfg.timezone));
+      log.info({ skewSeconds: result.skewSeconds }, 'terminal clock set to the box clock');
+    }
+
+    const records = await client.getAttendances();
+    result.records = records.length;
+    const punches: Punch[] = records.map((r) => ({
+      terminal: cfg.name, device: serial, biometricCode: r.userId, logTime: r.logTime, verifyType: r.verifyType, punchState: r.state,
+    }));
+    const ingest = deps.sink.ingest(punches, { timezone: cfg.timezone });
+    Object.assign(result, ingest);
+    if (ingest.added > 0) deps.onPunches?.(ingest.added);
+    // Punches can be added between GET_FREE_SIZES and the download, never removed.
+    if (records.length < info.records) {
+      throw new Error(`downloaded ${records.length} of ${info.records} records; will read the log again next poll`);
+    }
+
+    const decision = decideClear({
+      terminal: cfg.name, device: serial, records, clearAfterDays: cfg.clearAfterDays, timezone: cfg.timezone, now: clock.now(), check: deps.deliveryCheck,
+    });
+    if (decision.clear) {
+      const again = await client.getInfo();
+      if (again.records === records.length) {
+        await client.clearAttendanceLog();
+        result.cleared = true;
+        log.info({ records: records.length, reason: decision.reason }, 'terminal log cleared');
+      } else {
+        log.info({ before: records.length, now: again.records }, 'not clearing: the record count changed since the download');
+      }
+    } else if (cfg.clearAfterDays) {
+      log.debug({ reason: decision.reason }, 'not clearing the terminal log');
+    }
+
+    await client.disconnect();
+    result.ok = true;
+    ledger.update(cfg.name, {
+      serial: serial || known?.serial || '', online: true, lastPollAt: startedAt, lastSuccessAt: clock.now(), offlineSince: null, lastError: null,
+      skewSeconds: result.skewSeconds, records: result.cleared ? 0 : Math.max(info.records, records.length), users: info.users, firmware,
+    });
+    if (result.added > 0 || result.quarantined > 0) {
+      log.info({ added: result.added, duplicates: result.duplicates, quarantined: result.quarantined }, 'punches journalled');
+    }
+  } catch (e) {
+    client.destroy();
+    result.error = e instanceof Error ? e.message : String(e);
+    const prev = ledger.get(cfg.name);
+    // Reached but the poll went wrong (a dropped reply, a short download): online, with the error.
+    ledger.update(cfg.name, {
+      online: reached, lastPollAt: startedAt, lastError: result.error, offlineSince: reached ? null : (prev?.offlineSince ?? startedAt),
+    });
+    log.warn({ err: result.error }, 'poll failed');
+  }
+  return result;
+}

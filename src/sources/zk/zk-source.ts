@@ -1,0 +1,75 @@
+import cron from 'node-cron';
+import type { ZkTerminalConfig } from '../../config/terminals.js';
+import type { Source, SourceDeps } from '../types.js';
+import { defaultClientFactory, pollTerminal, type ClientFactory, type PollResult } from './poll.js';
+import { RealtimeLink } from './realtime.js';
+
+/** Starts a repeating schedule; returns its stop function. Tests pass a manual one. */
+export type Scheduler = (expression: string, tick: () => void) => () => void;
+
+export const cronScheduler: Scheduler = (expression, tick) => {
+  const task = cron.schedule(expression, tick, { noOverlap: false });
+  return () => void task.stop();
+};
+
+/** Polls skipped while a terminal stays unreachable: 0, 1, 3, 7, then every 15th tick. */
+export function ticksToSkip(failures: number): number {
+  return failures <= 1 ? 0 : Math.min(15, 2 ** (failures - 1) - 1);
+}
+
+/**
+ * One ZK terminal as a source: polled on its cron schedule (one poll at a time, backing
+ * off while unreachable), with an optional real-time link. Each terminal has its own
+ * source, so one terminal's trouble never delays another.
+ */
+export class ZkSource implements Source {
+  readonly name: string;
+  private stopSchedule: (() => void) | undefined;
+  private running: Promise<PollResult> | undefined;
+  private failures = 0;
+  private skip = 0;
+  private realtime: RealtimeLink | undefined;
+
+  constructor(
+    private readonly cfg: ZkTerminalConfig,
+    private readonly deps: SourceDeps,
+    private readonly opts: { scheduler?: Scheduler; clientFactory?: ClientFactory } = {},
+  ) {
+    this.name = cfg.name;
+  }
+
+  async start(): Promise<void> {
+    const scheduler = this.opts.scheduler ?? cronScheduler;
+    this.stopSchedule = scheduler(this.cfg.schedule, () => void this.tick());
+    if (this.cfg.realtime) {
+      this.realtime = new RealtimeLink(this.cfg, this.deps, this.opts.clientFactory ?? defaultClientFactory, () => this.deps.ledger.get(this.cfg.name)?.serial ?? '');
+      this.realtime.start();
+    }
+    void this.tick();
+  }
+
+  /** Polls now unless a poll is already running (then returns that one). */
+  pollNow(): Promise<PollResult> {
+    this.running ??= pollTerminal(this.cfg, this.deps, this.opts.clientFactory).finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async tick(): Promise<void> {
+    if (this.running) return;
+    if (this.skip > 0) {
+      this.skip--;
+      return;
+    }
+    const r = await this.pollNow();
+    this.failures = r.ok ? 0 : this.failures + 1;
+    this.skip = ticksToSkip(this.failures);
+  }
+
+  async stop(): Promise<void> {
+    this.stopSchedule?.();
+    this.stopSchedule = undefined;
+    await this.realtime?.stop();
+    // A running poll finishes its journal write; the connection is torn down with it.
+    await this.running?.catch(() => undefined);
+  }
+}
