@@ -29,13 +29,21 @@ export const defaultClientFactory: ClientFactory = (cfg) =>
  * attendance log, check the count, journal new punches in one transaction, maybe set the
  * clock, maybe clear the log, disconnect. Never throws: trouble is in the result and the ledger.
  */
-export async function pollTerminal(cfg: ZkTerminalConfig, deps: SourceDeps, factory = defaultClientFactory): Promise<PollResult> {
+export async function pollTerminal(
+  cfg: ZkTerminalConfig,
+  deps: SourceDeps,
+  factory = defaultClientFactory,
+  signal?: AbortSignal,
+): Promise<PollResult> {
   const { ledger, logger, clock } = deps;
   const log = logger.child({ terminal: cfg.name });
   const result: PollResult = {
     terminal: cfg.name, ok: false, serial: '', records: 0, users: 0, added: 0, duplicates: 0, quarantined: 0, skewSeconds: null, cleared: false,
   };
   const client = factory(cfg);
+  // Shutdown tears the connection down at once; whatever was journalled stays journalled.
+  const onAbort = () => client.destroy();
+  signal?.addEventListener('abort', onAbort, { once: true });
   const startedAt = clock.now();
   let reached = false;
   try {
@@ -107,6 +115,8 @@ export async function pollTerminal(cfg: ZkTerminalConfig, deps: SourceDeps, fact
       online: reached, lastPollAt: startedAt, lastError: result.error, offlineSince: reached ? null : (prev?.offlineSince ?? startedAt),
     });
     log.warn({ err: result.error }, 'poll failed');
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
   }
   return result;
 }

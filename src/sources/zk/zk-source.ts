@@ -29,6 +29,7 @@ export class ZkSource implements Source {
   private failures = 0;
   private skip = 0;
   private realtime: RealtimeLink | undefined;
+  private readonly abort = new AbortController();
 
   constructor(
     private readonly cfg: ZkTerminalConfig,
@@ -50,12 +51,12 @@ export class ZkSource implements Source {
 
   /** Polls now unless a poll is already running (then returns that one). */
   pollNow(): Promise<PollResult> {
-    this.running ??= pollTerminal(this.cfg, this.deps, this.opts.clientFactory).finally(() => (this.running = undefined));
+    this.running ??= pollTerminal(this.cfg, this.deps, this.opts.clientFactory, this.abort.signal).finally(() => (this.running = undefined));
     return this.running;
   }
 
   private async tick(): Promise<void> {
-    if (this.running) return;
+    if (this.running || this.abort.signal.aborted) return;
     if (this.skip > 0) {
       this.skip--;
       return;
@@ -68,8 +69,9 @@ export class ZkSource implements Source {
   async stop(): Promise<void> {
     this.stopSchedule?.();
     this.stopSchedule = undefined;
+    // A running poll is cut short (its journal writes are synchronous: none is half done).
+    this.abort.abort();
     await this.realtime?.stop();
-    // A running poll finishes its journal write; the connection is torn down with it.
     await this.running?.catch(() => undefined);
   }
 }

@@ -1,0 +1,111 @@
+/**
+ * Chunked bulk download (A4): DATA_WRRQ -> either CMD_DATA with the whole dataset, or ACK_OK with
+ * a 13-byte stat giving the size; then one DATA_RDY(start, length) per chunk of <= chunkSize bytes,
+ * each answered by PREPARE_DATA, one or more CMD_DATA and ACK_OK (all with the request's reply id);
+ * finally FREE_DATA. Chunks are requested one at a time and every byte count is verified.
+ */
+import { CMD, commandName, MAX_CHUNK, ZkProtocolError, type ZkPacket } from '../protocol/index.js';
+import type { Collector, ZkExchange } from './exchange.js';
+import { expectOk } from './replies.js';
+
+export interface BulkReadRequest {
+  /** The read command wrapped in DATA_WRRQ: USERTEMP_RRQ (9) or ATTLOG_RRQ (13). */
+  command: number;
+  fct?: number;
+  ext?: number;
+}
+
+export interface BulkReadOptions {
+  chunkSize?: number;
+  /** Called as bytes arrive: (bytes so far, total bytes). */
+  onProgress?: (received: number, total: number) => void;
+}
+
+/** Refuse to allocate for an absurd announced size (a corrupt stat): 64 MiB is ~1.6 M attendance records. */
+const MAX_DATASET = 64 * 1024 * 1024;
+
+/** Downloads one whole dataset (u32 size prefix + records) and frees it on the terminal. */
+export async function readDataset(ex: ZkExchange, req: BulkReadRequest, opts: BulkReadOptions = {}): Promise<Buffer> {
+  const chunkSize = Math.min(opts.chunkSize ?? MAX_CHUNK, MAX_CHUNK);
+  const wrrq = Buffer.alloc(11);
+  wrrq.writeUInt8(1, 0);
+  wrrq.writeUInt16LE(req.command, 1);
+  wrrq.writeUInt32LE(req.fct ?? 0, 3);
+  wrrq.writeUInt32LE(req.ext ?? 0, 7);
+  const what = `DATA_WRRQ(${commandName(req.command)})`;
+  const first = await ex.request<ZkPacket>(CMD.DATA_WRRQ, wrrq);
+
+  if (first.command === CMD.DATA) {
+    opts.onProgress?.(first.data.length, first.data.length);
+    const data = Buffer.from(first.data);
+    await freeData(ex);
+    return data;
+  }
+  expectOk(first, what, ex.peer);
+  if (first.data.length < 5) {
+    throw new ZkProtocolError(`${ex.peer} answered ${what} with a ${first.data.length}-byte stat; 13 expected`);
+  }
+  const total = first.data.readUInt32LE(1);
+  if (total > MAX_DATASET) {
+    throw new ZkProtocolError(`${ex.peer} announced a ${total}-byte dataset for ${what}; refusing more than ${MAX_DATASET}`);
+  }
+  const out = Buffer.alloc(total);
+  for (let start = 0; start < total; start += chunkSize) {
+    const length = Math.min(chunkSize, total - start);
+    const chunk = await readChunk(ex, start, length, (got) => opts.onProgress?.(start + got, total));
+    chunk.copy(out, start);
+    opts.onProgress?.(start + length, total);
+  }
+  await freeData(ex);
+  return out;
+}
+
+/** FREE_DATA: release the terminal's prepared buffer. */
+export async function freeData(ex: ZkExchange): Promise<void> {
+  const reply = await ex.request<ZkPacket>(CMD.FREE_DATA);
+  if (reply.command !== CMD.ACK_OK) {
+    throw new ZkProtocolError(`${ex.peer} answered FREE_DATA(1502) with ${commandName(reply.command)}`);
+  }
+}
+
+function readChunk(ex: ZkExchange, start: number, length: number, progress: (got: number) => void): Promise<Buffer> {
+  const req = Buffer.alloc(8);
+  req.writeUInt32LE(start, 0);
+  req.writeUInt32LE(length, 4);
+  return ex.request(CMD.DATA_RDY, req, chunkCollector(ex.peer, start, length, progress));
+}
+
+/** Consumes exactly PREPARE_DATA, CMD_DATA..., ACK_OK for one DATA_RDY request. */
+function chunkCollector(peer: string, start: number, length: number, progress: (got: number) => void): Collector<Buffer> {
+  const parts: Buffer[] = [];
+  let got = 0;
+  let prepared = false;
+  const where = `chunk at ${start} (${length} bytes) from ${peer}`;
+  return (p) => {
+    switch (p.command) {
+      case CMD.PREPARE_DATA: {
+        const announced = p.data.length >= 4 ? p.data.readUInt32LE(0) : -1;
+        if (announced !== length) {
+          throw new ZkProtocolError(`PREPARE_DATA announced ${announced} bytes for the ${where}`);
+        }
+        prepared = true;
+        return { done: false };
+      }
+      case CMD.DATA: {
+        parts.push(Buffer.from(p.data));
+        got += p.data.length;
+        if (got > length) throw new ZkProtocolError(`received ${got} bytes for the ${where}`);
+        // Some firmware answers DATA_RDY with one CMD_DATA and no PREPARE_DATA/ACK_OK.
+        if (!prepared && got === length) return { done: true, value: Buffer.concat(parts, got) };
+        progress(got);
+        return { done: false };
+      }
+      case CMD.ACK_OK: {
+        if (got !== length) throw new ZkProtocolError(`chunk ended after ${got} bytes for the ${where}`);
+        return { done: true, value: Buffer.concat(parts, got) };
+      }
+      default:
+        throw new ZkProtocolError(`unexpected ${commandName(p.command)} during the ${where}`);
+    }
+  };
+}

@@ -1,0 +1,298 @@
+/**
+ * ZkClient: one connection to one ZKTeco terminal (TCP or UDP, port 4370), one operation at a time.
+ * Times stay wall-clock strings from end to end; the comm key never appears in logs or errors.
+ */
+import {
+  CMD,
+  commandName,
+  decodeAttendances,
+  decodeFreeSizes,
+  decodeRealtimeAttlog,
+  decodeUsers,
+  decodeZkTime,
+  EF,
+  encodeZkTime,
+  FCT_USER,
+  makeCommKey,
+  ZkAuthError,
+  ZkConnectionError,
+  ZkProtocolError,
+  ZkTimeoutError,
+  type DecodeDatasetOptions,
+  type DecodedDataset,
+  type ZkAttendance,
+  type ZkFreeSizes,
+  type ZkPacket,
+  type ZkRealtimeAttlog,
+  type ZkUser,
+} from '../protocol/index.js';
+import { readDataset } from './bulk-read.js';
+import { SerialQueue, ZkExchange } from './exchange.js';
+import { expectOk, optionValue, replyString } from './replies.js';
+import { formatPeer, nullLogger, type ZkLogger, type ZkTransport, type ZkTransportKind } from './transport.js';
+import { openTcpTransport } from './transport-tcp.js';
+import { openUdpTransport } from './transport-udp.js';
+
+export interface ZkClientOptions {
+  host: string;
+  port?: number;
+  /** 'auto' = TCP, falling back to UDP when the TCP connect is refused or times out. */
+  transport?: ZkTransportKind | 'auto';
+  /** Comm key (secret), 0 = none. */
+  commKey?: number;
+  /** Limit for every exchange (and the TCP connect); on expiry the connection is torn down. */
+  timeoutMs?: number;
+  logger?: ZkLogger;
+  /** Bytes per DATA_RDY request (<= MAX_CHUNK). */
+  chunkSize?: number;
+  /** Reply id of the first packet of each connection (tests use it to exercise wrap-around). */
+  initialReplyId?: number;
+}
+
+/** Called while a download runs: bytes so far and total bytes of the dataset. */
+export type ZkProgress = (received: number, total: number) => void;
+
+/** What the attendance download found besides the records (for logging by the caller). */
+export type ZkDownloadStats = Omit<DecodedDataset<unknown>, 'records'>;
+
+export class ZkClient {
+  readonly host: string;
+  readonly port: number;
+  /** `host:port`, for messages. */
+  readonly peer: string;
+  private readonly opts: Required<Omit<ZkClientOptions, 'logger' | 'initialReplyId'>> & { initialReplyId?: number };
+  private readonly logger: ZkLogger;
+  private readonly queue = new SerialQueue();
+  private ex: ZkExchange | null = null;
+  private transport: ZkTransport | null = null;
+  private lastStats: ZkDownloadStats | null = null;
+
+  constructor(options: ZkClientOptions) {
+    this.host = options.host;
+    this.port = options.port ?? 4370;
+    this.peer = formatPeer(this.host, this.port);
+    this.logger = options.logger ?? nullLogger;
+    this.opts = {
+      host: this.host,
+      port: this.port,
+      transport: options.transport ?? 'auto',
+      commKey: options.commKey ?? 0,
+      timeoutMs: options.timeoutMs ?? 10_000,
+      chunkSize: options.chunkSize ?? 65472,
+      initialReplyId: options.initialReplyId,
+    };
+  }
+
+  /** True while a session is open. */
+  get connected(): boolean {
+    return this.ex?.isOpen ?? false;
+  }
+
+  /** The transport of the open session, or null. */
+  get transportKind(): ZkTransportKind | null {
+    return this.connected ? (this.transport?.kind ?? null) : null;
+  }
+
+  /** Record sizes, malformed and skipped counts of the last getUsers/getAttendances. */
+  get lastDownload(): ZkDownloadStats | null {
+    return this.lastStats;
+  }
+
+  /** Opens the connection and the session (CONNECT, then AUTH when the terminal asks). Reconnects after a teardown. */
+  connect(): Promise<void> {
+    return this.queue.run(async () => {
+      if (this.connected) return;
+      const transport = await this.openTransport();
+      const ex = new ZkExchange(transport, {
+        timeoutMs: this.opts.timeoutMs,
+        logger: this.logger,
+        initialReplyId: this.opts.initialReplyId,
+      });
+      this.transport = transport;
+      this.ex = ex;
+      try {
+        await this.handshake(ex);
+      } catch (err) {
+        ex.fail(err instanceof Error ? err : new Error(String(err)));
+        throw err;
+      }
+      this.logger.debug({ peer: this.peer, transport: transport.kind, session: ex.sessionId }, 'ZK session open');
+    });
+  }
+
+  getInfo(): Promise<ZkFreeSizes> {
+    return this.op(async (ex) => {
+      const r = expectOk(await ex.request<ZkPacket>(CMD.GET_FREE_SIZES), 'GET_FREE_SIZES(50)', this.peer);
+      return decodeFreeSizes(r.data);
+    });
+  }
+
+  getSerialNumber(): Promise<string> {
+    return this.op(async (ex) => {
+      const r = await ex.request<ZkPacket>(CMD.OPTIONS_RRQ, Buffer.from('~SerialNumber\0', 'ascii'));
+      return optionValue(expectOk(r, 'OPTIONS_RRQ(~SerialNumber)', this.peer).data);
+    });
+  }
+
+  getFirmware(): Promise<string> {
+    return this.op(async (ex) => replyString(expectOk(await ex.request<ZkPacket>(CMD.GET_VERSION), 'GET_VERSION(1100)', this.peer).data));
+  }
+
+  /** All users (72-byte or 28-byte records). */
+  getUsers(onProgress?: ZkProgress, hint?: DecodeDatasetOptions): Promise<ZkUser[]> {
+    return this.op(async (ex) => {
+      const data = await readDataset(ex, { command: CMD.USERTEMP_RRQ, fct: FCT_USER }, this.readOptions(onProgress));
+      return this.keepStats('users', decodeUsers(data, hint));
+    });
+  }
+
+  /**
+   * The whole attendance log (40-byte or 16-byte records), in the terminal's order. The record size
+   * is derived from the data; `hint.count` (records from getInfo) or `hint.recordSize` settles it.
+   */
+  getAttendances(onProgress?: ZkProgress, hint?: DecodeDatasetOptions): Promise<ZkAttendance[]> {
+    return this.op(async (ex) => {
+      const data = await readDataset(ex, { command: CMD.ATTLOG_RRQ }, this.readOptions(onProgress));
+      return this.keepStats('attendance', decodeAttendances(data, hint));
+    });
+  }
+
+  /** The terminal's wall clock, `YYYY-MM-DD HH:mm:ss`. */
+  getTime(): Promise<string> {
+    return this.op(async (ex) => {
+      const r = expectOk(await ex.request<ZkPacket>(CMD.GET_TIME), 'GET_TIME(201)', this.peer);
+      if (r.data.length < 4) throw new ZkProtocolError(`${this.peer} answered GET_TIME(201) with ${r.data.length} data bytes`);
+      return decodeZkTime(r.data.readUInt32LE(0));
+    });
+  }
+
+  /** Sets the terminal's wall clock (`YYYY-MM-DD HH:mm:ss`, 2000-2099). */
+  setTime(logTime: string): Promise<void> {
+    const data = Buffer.alloc(4);
+    data.writeUInt32LE(encodeZkTime(logTime), 0);
+    return this.op(async (ex) => {
+      expectOk(await ex.request<ZkPacket>(CMD.SET_TIME, data), 'SET_TIME(202)', this.peer);
+    });
+  }
+
+  clearAttendanceLog(): Promise<void> {
+    return this.op(async (ex) => {
+      expectOk(await ex.request<ZkPacket>(CMD.CLEAR_ATTLOG), 'CLEAR_ATTLOG(15)', this.peer);
+    });
+  }
+
+  /**
+   * Registers for attendance events (REG_EVENT, EF_ATTLOG); use a dedicated connection.
+   * `onEvent` gets every punch; `onEnd` is called once when the connection ends, with the reason.
+   * Other operations (e.g. getTime as a heartbeat) remain possible on the same connection.
+   */
+  subscribeRealtime(onEvent: (e: ZkRealtimeAttlog) => void, onEnd?: (err: Error) => void): Promise<void> {
+    return this.op(async (ex) => {
+      ex.onEvent = (p) => this.handleEvent(ex, p, onEvent);
+      const flags = Buffer.alloc(4);
+      flags.writeUInt32LE(EF.ATTLOG, 0);
+      try {
+        expectOk(await ex.request<ZkPacket>(CMD.REG_EVENT, flags), 'REG_EVENT(500)', this.peer);
+      } catch (err) {
+        ex.onEvent = null;
+        throw err;
+      }
+      if (onEnd) ex.onClosed = (err) => safeCall(() => onEnd(err), this.logger, this.peer);
+    });
+  }
+
+  /** EXIT, then close. Never throws: a peer that closed first, or no reply, is fine. */
+  disconnect(): Promise<void> {
+    return this.queue.run(async () => {
+      const ex = this.ex;
+      if (!ex?.isOpen) return;
+      try {
+        await ex.request<ZkPacket>(CMD.EXIT, undefined, undefined, Math.min(this.opts.timeoutMs, 2000));
+      } catch (err) {
+        this.logger.debug({ peer: this.peer, err: String(err) }, 'EXIT got no reply; closing anyway');
+      }
+      ex.close();
+    });
+  }
+
+  /** Immediate teardown without EXIT (shutdown): the running operation is rejected. */
+  destroy(): void {
+    this.ex?.fail(new ZkConnectionError(`connection to ${this.peer} destroyed by the client`));
+  }
+
+  // ---- internals ----------------------------------------------------------------------
+
+  private op<T>(fn: (ex: ZkExchange) => Promise<T>): Promise<T> {
+    return this.queue.run(async () => {
+      const ex = this.ex;
+      if (!ex?.isOpen) throw new ZkConnectionError(`not connected to ${this.peer}; call connect() first`);
+      return fn(ex);
+    });
+  }
+
+  private async openTransport(): Promise<ZkTransport> {
+    const { host, port, timeoutMs, transport } = this.opts;
+    if (transport === 'udp') return openUdpTransport({ host, port, logger: this.logger });
+    try {
+      return await openTcpTransport({ host, port, connectTimeoutMs: timeoutMs, logger: this.logger });
+    } catch (err) {
+      const refused = err instanceof ZkConnectionError && err.code === 'ECONNREFUSED';
+      if (transport === 'auto' && (refused || err instanceof ZkTimeoutError)) {
+        this.logger.info({ peer: this.peer, reason: (err as Error).message }, 'TCP unavailable, trying UDP');
+        return openUdpTransport({ host, port, logger: this.logger });
+      }
+      throw err;
+    }
+  }
+
+  private async handshake(ex: ZkExchange): Promise<void> {
+    const reply = await ex.request<ZkPacket>(CMD.CONNECT);
+    ex.sessionId = reply.sessionId;
+    if (reply.command === CMD.ACK_OK) return;
+    if (reply.command !== CMD.ACK_UNAUTH) {
+      throw new ZkProtocolError(`${this.peer} answered CONNECT(1000) with ${commandName(reply.command)}`);
+    }
+    if (this.opts.commKey === 0) throw new ZkAuthError(`${this.peer} requires a comm key and none is configured`);
+    const auth = await ex.request<ZkPacket>(CMD.AUTH, makeCommKey(this.opts.commKey, ex.sessionId));
+    if (auth.command !== CMD.ACK_OK) throw new ZkAuthError(`comm key refused by ${this.peer}`);
+  }
+
+  private readOptions(onProgress?: ZkProgress) {
+    const progress = onProgress && ((n: number, total: number) => safeCall(() => onProgress(n, total), this.logger, this.peer));
+    return { chunkSize: this.opts.chunkSize, onProgress: progress };
+  }
+
+  private keepStats<T>(what: string, d: DecodedDataset<T>): T[] {
+    const { records, ...stats } = d;
+    this.lastStats = stats;
+    if (stats.malformedBytes > 0 || stats.invalidRecords > 0) {
+      this.logger.warn({ peer: this.peer, what, ...stats }, 'skipped malformed data in a download');
+    }
+    return records;
+  }
+
+  private handleEvent(ex: ZkExchange, p: ZkPacket, onEvent: (e: ZkRealtimeAttlog) => void): void {
+    // The SDK acknowledges each event with ACK_OK, reply id 0; some firmware resends otherwise.
+    ex.sendNoReply(CMD.ACK_OK, 0);
+    if (p.sessionId !== EF.ATTLOG) {
+      this.logger.debug({ peer: this.peer, event: p.sessionId }, 'ignored a real-time event other than EF_ATTLOG');
+      return;
+    }
+    let event: ZkRealtimeAttlog;
+    try {
+      event = decodeRealtimeAttlog(p.data);
+    } catch (err) {
+      this.logger.warn({ peer: this.peer, err: String(err), bytes: p.data.length }, 'ignored a malformed real-time event');
+      return;
+    }
+    safeCall(() => onEvent(event), this.logger, this.peer);
+  }
+}
+
+function safeCall(fn: () => void, logger: ZkLogger, peer: string): void {
+  try {
+    fn();
+  } catch (err) {
+    logger.warn({ peer, err: String(err) }, 'a ZK client callback threw');
+  }
+}

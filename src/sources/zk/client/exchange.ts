@@ -1,0 +1,215 @@
+/**
+ * Request/reply over one ZK connection: reply-id matching (u16, wrapping 65535 -> 0),
+ * a timeout on every exchange that tears the connection down, and one operation at a time.
+ *
+ * A packet is taken as a reply only if a request is waiting and the packet carries that
+ * request's reply id. Everything else (a late reply after a timeout, a separate trailing ACK,
+ * an unsolicited packet) is logged and dropped. Real-time events (cmd REG_EVENT) go to `onEvent`.
+ */
+import {
+  CMD,
+  commandName,
+  encodePacket,
+  ZkConnectionError,
+  ZkTimeoutError,
+  type ZkPacket,
+} from '../protocol/index.js';
+import type { ZkLogger, ZkTransport } from './transport.js';
+
+/** Looks at each reply packet of one request; returns `{ done: true, value }` when it has all it needs. Throw to fail. */
+export type Collector<T> = (packet: ZkPacket) => { done: true; value: T } | { done: false };
+
+/** The default collector: the first reply packet is the whole reply. */
+export const firstPacket: Collector<ZkPacket> = (p) => ({ done: true, value: p });
+
+interface Waiter {
+  replyId: number;
+  command: number;
+  timeoutMs: number;
+  collector: Collector<unknown>;
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+export interface ExchangeOptions {
+  timeoutMs: number;
+  logger: ZkLogger;
+  /** Reply id of the first request (tests use values near 65535 to exercise wrap-around). */
+  initialReplyId?: number;
+}
+
+export class ZkExchange {
+  /** Session id from the CONNECT reply; sent back in every later request. */
+  sessionId = 0;
+  /** Receives real-time event packets (cmd REG_EVENT, session field = event code). */
+  onEvent: ((packet: ZkPacket) => void) | null = null;
+  /** Called once when the connection is gone, with the reason. */
+  onClosed: ((err: Error) => void) | null = null;
+  private nextReplyId: number;
+  private waiter: Waiter | null = null;
+  private closedWith: Error | null = null;
+  private readonly logger: ZkLogger;
+
+  constructor(
+    private readonly transport: ZkTransport,
+    private readonly opts: ExchangeOptions,
+  ) {
+    this.logger = opts.logger;
+    this.nextReplyId = (opts.initialReplyId ?? 0) & 0xffff;
+    transport.onPacket = (p) => this.receive(p);
+    transport.onClose = (err) => {
+      const reason = this.closedWith ?? new ZkConnectionError(
+        `connection to ${transport.peer} closed${err ? `: ${(err as NodeJS.ErrnoException).code ?? err.message}` : ''}`,
+        { cause: err, code: (err as NodeJS.ErrnoException | undefined)?.code },
+      );
+      this.finish(reason);
+    };
+  }
+
+  get peer(): string {
+    return this.transport.peer;
+  }
+
+  get isOpen(): boolean {
+    return this.closedWith === null;
+  }
+
+  /** Reply id the next request will carry. */
+  get replyId(): number {
+    return this.nextReplyId;
+  }
+
+  /**
+   * Sends one request and resolves with what `collector` makes of the packets carrying its
+   * reply id. `timeoutMs` is an inactivity limit: it restarts with every packet of the reply.
+   */
+  request<T>(command: number, data: Buffer = Buffer.alloc(0), collector?: Collector<T>, timeoutMs?: number): Promise<T> {
+    if (this.closedWith) {
+      return Promise.reject(new ZkConnectionError(`not connected to ${this.peer} (${commandName(command)}): ${this.closedWith.message}`));
+    }
+    if (this.waiter) {
+      return Promise.reject(new Error(`ZK exchange busy with ${commandName(this.waiter.command)}; operations must be queued`));
+    }
+    const replyId = this.nextReplyId;
+    this.nextReplyId = (replyId + 1) & 0xffff;
+    const limit = timeoutMs ?? this.opts.timeoutMs;
+    return new Promise<T>((resolve, reject) => {
+      const waiter: Waiter = {
+        replyId,
+        command,
+        timeoutMs: limit,
+        collector: (collector ?? firstPacket) as Collector<unknown>,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        timer: this.startTimer(limit),
+      };
+      this.waiter = waiter;
+      try {
+        this.transport.send(encodePacket({ command, sessionId: this.sessionId, replyId, data }));
+      } catch (err) {
+        this.settle(waiter);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      }
+    });
+  }
+
+  /** Sends a packet that expects no reply (ACK of a real-time event). */
+  sendNoReply(command: number, replyId: number, data?: Buffer): void {
+    if (this.closedWith) return;
+    try {
+      this.transport.send(encodePacket({ command, sessionId: this.sessionId, replyId, data }));
+    } catch (err) {
+      this.logger.debug({ peer: this.peer, err: String(err) }, 'could not send an acknowledgement');
+    }
+  }
+
+  /** Tears the connection down: destroys the socket and rejects the waiting request with `err`. */
+  fail(err: Error): void {
+    if (this.closedWith) return;
+    this.closedWith = err;
+    this.transport.destroy();
+    this.finish(err);
+  }
+
+  /** Graceful close (after EXIT). */
+  close(): void {
+    if (this.closedWith) return;
+    this.closedWith = new ZkConnectionError(`connection to ${this.peer} was closed by the client`);
+    this.transport.close();
+    this.finish(this.closedWith);
+  }
+
+  private startTimer(ms: number): NodeJS.Timeout {
+    return setTimeout(() => {
+      const w = this.waiter;
+      const what = w ? commandName(w.command) : 'a request';
+      this.fail(new ZkTimeoutError(`no reply from ${this.peer} to ${what} within ${ms} ms; connection closed`));
+    }, ms);
+  }
+
+  private receive(p: ZkPacket): void {
+    try {
+      if (p.command === CMD.REG_EVENT) {
+        if (this.onEvent) this.onEvent(p);
+        else this.logger.debug({ peer: this.peer, event: p.sessionId }, 'ignored a real-time event (not subscribed)');
+        return;
+      }
+      const w = this.waiter;
+      if (!w || p.replyId !== w.replyId) {
+        this.logger.debug(
+          { peer: this.peer, command: commandName(p.command), replyId: p.replyId, expected: w?.replyId ?? null },
+          'ignored a packet that answers no pending request',
+        );
+        return;
+      }
+      clearTimeout(w.timer);
+      let result: ReturnType<Collector<unknown>>;
+      try {
+        result = w.collector(p);
+      } catch (err) {
+        this.settle(w);
+        w.reject(err instanceof Error ? err : new Error(String(err)));
+        return;
+      }
+      if (result.done) {
+        this.settle(w);
+        w.resolve(result.value);
+      } else {
+        w.timer = this.startTimer(w.timeoutMs);
+      }
+    } catch (err) {
+      // A bug in a handler must not become an uncaught exception in a socket callback.
+      this.logger.warn({ peer: this.peer, err: String(err) }, 'error while handling a ZK packet');
+    }
+  }
+
+  private settle(w: Waiter): void {
+    clearTimeout(w.timer);
+    if (this.waiter === w) this.waiter = null;
+  }
+
+  private finish(err: Error): void {
+    if (!this.closedWith) this.closedWith = err;
+    const w = this.waiter;
+    if (w) {
+      this.settle(w);
+      w.reject(err);
+    }
+    const cb = this.onClosed;
+    this.onClosed = null;
+    if (cb) cb(err);
+  }
+}
+
+/** Runs async operations one after another (one ZK operation at a time per client). */
+export class SerialQueue {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(op: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(op, op);
+    // Keep the chain alive whatever the outcome; the caller gets the real result.
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+}

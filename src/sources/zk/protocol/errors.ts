@@ -1,0 +1,39 @@
+/**
+ * Errors of the ZK client. Messages name the peer (host:port) and the command,
+ * never the comm key.
+ */
+
+/** Malformed bytes from the peer, or a reply code the operation cannot use. */
+export class ZkProtocolError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ZkProtocolError';
+  }
+}
+
+/** An exchange got no (complete) reply in time; the connection has been torn down. */
+export class ZkTimeoutError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ZkTimeoutError';
+  }
+}
+
+/** The terminal refused the comm key (or requires one and none was configured). */
+export class ZkAuthError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ZkAuthError';
+  }
+}
+
+/** The connection could not be opened, or closed/failed while an operation needed it. */
+export class ZkConnectionError extends Error {
+  /** The Node error code when a socket error caused it (ECONNREFUSED, ECONNRESET...). */
+  readonly code: string | undefined;
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+    super(message, options);
+    this.name = 'ZkConnectionError';
+    this.code = options?.code;
+  }
+}

@@ -1,0 +1,249 @@
+/**
+ * User and attendance records (A5) and whole datasets (u32 LE size + records).
+ * Real-time events and free sizes live in their own files and are re-exported here.
+ */
+import { numericId } from './realtime.js';
+import { isPrintable, readCString, writeCString } from './strings.js';
+import { decodeZkTime, encodeZkTime, isRealZkTime } from './time.js';
+
+export { decodeRealtimeAttlog, encodeRealtimeTcp, encodeRealtimeUdp, type ZkRealtimeAttlog } from './realtime.js';
+export { decodeFreeSizes, encodeFreeSizes, FREE_SIZES_LENGTH, type ZkFreeSizes } from './free-sizes.js';
+
+export interface ZkUser {
+  /** Internal index on the terminal. */
+  uid: number;
+  /** 0 user, 14 admin (bit0 = disabled on some firmware). */
+  privilege: number;
+  password: string;
+  name: string;
+  card: number;
+  group: number;
+  /** The PIN / employee code (up to 24 bytes; numeric in 28-byte records). */
+  userId: string;
+}
+
+export interface ZkAttendance {
+  /** Internal user index (0 in 16-byte records, which do not carry it). */
+  uid: number;
+  userId: string;
+  /** 0 password, 1 finger, 2 card, ... */
+  verifyType: number;
+  /** 0 in, 1 out, 2 break-out, 3 break-in, 4 OT-in, 5 OT-out. */
+  state: number;
+  /** Terminal wall clock, `YYYY-MM-DD HH:mm:ss`. */
+  logTime: string;
+  workCode?: number;
+}
+
+// ---- users ----------------------------------------------------------------------------
+
+export function decodeUser72(b: Buffer, o = 0): ZkUser {
+  return {
+    uid: b.readUInt16LE(o),
+    privilege: b.readUInt8(o + 2),
+    password: readCString(b, o + 3, 8),
+    name: readCString(b, o + 11, 24),
+    card: b.readUInt32LE(o + 35),
+    group: b.readUInt8(o + 39),
+    userId: readCString(b, o + 48, 24),
+  };
+}
+
+export function encodeUser72(u: ZkUser): Buffer {
+  const b = Buffer.alloc(72);
+  b.writeUInt16LE(u.uid, 0);
+  b.writeUInt8(u.privilege, 2);
+  writeCString(b, u.password, 3, 8, 'password');
+  writeCString(b, u.name, 11, 24, 'name', true);
+  b.writeUInt32LE(u.card >>> 0, 35);
+  b.writeUInt8(u.group & 0xff, 39);
+  writeCString(b, u.userId, 48, 24, 'user id');
+  return b;
+}
+
+export function decodeUser28(b: Buffer, o = 0): ZkUser {
+  return {
+    uid: b.readUInt16LE(o),
+    privilege: b.readUInt8(o + 2),
+    password: readCString(b, o + 3, 5),
+    name: readCString(b, o + 8, 8),
+    card: b.readUInt32LE(o + 16),
+    group: b.readUInt8(o + 21),
+    userId: String(b.readUInt32LE(o + 24)),
+  };
+}
+
+export function encodeUser28(u: ZkUser): Buffer {
+  const b = Buffer.alloc(28);
+  b.writeUInt16LE(u.uid, 0);
+  b.writeUInt8(u.privilege, 2);
+  writeCString(b, u.password, 3, 5, 'password');
+  writeCString(b, u.name, 8, 8, 'name', true);
+  b.writeUInt32LE(u.card >>> 0, 16);
+  b.writeUInt8(u.group & 0xff, 21);
+  b.writeUInt32LE(numericId(u.userId, 0xffffffff), 24);
+  return b;
+}
+
+// ---- attendance -----------------------------------------------------------------------
+
+export function decodeAttendance40(b: Buffer, o = 0): ZkAttendance {
+  return {
+    uid: b.readUInt16LE(o),
+    userId: readCString(b, o + 2, 24),
+    verifyType: b.readUInt8(o + 26),
+    logTime: decodeZkTime(b.readUInt32LE(o + 27)),
+    state: b.readUInt8(o + 31),
+    workCode: b.readUInt32LE(o + 32),
+  };
+}
+
+export function encodeAttendance40(a: ZkAttendance): Buffer {
+  const b = Buffer.alloc(40);
+  b.writeUInt16LE(a.uid, 0);
+  writeCString(b, a.userId, 2, 24, 'user id');
+  b.writeUInt8(a.verifyType & 0xff, 26);
+  b.writeUInt32LE(encodeZkTime(a.logTime), 27);
+  b.writeUInt8(a.state & 0xff, 31);
+  b.writeUInt32LE((a.workCode ?? 0) >>> 0, 32);
+  b.writeUInt8(0xff, 36); // as in device captures: 00 00 00 00 FF 00 00 00
+  return b;
+}
+
+export function decodeAttendance16(b: Buffer, o = 0): ZkAttendance {
+  return {
+    uid: 0,
+    userId: String(b.readUInt32LE(o)),
+    logTime: decodeZkTime(b.readUInt32LE(o + 4)),
+    verifyType: b.readUInt8(o + 8),
+    state: b.readUInt8(o + 9),
+    workCode: b.readUInt32LE(o + 12),
+  };
+}
+
+export function encodeAttendance16(a: ZkAttendance): Buffer {
+  const b = Buffer.alloc(16);
+  b.writeUInt32LE(numericId(a.userId, 0xffffffff), 0);
+  b.writeUInt32LE(encodeZkTime(a.logTime), 4);
+  b.writeUInt8(a.verifyType & 0xff, 8);
+  b.writeUInt8(a.state & 0xff, 9);
+  b.writeUInt32LE((a.workCode ?? 0) >>> 0, 12);
+  return b;
+}
+
+// ---- datasets -------------------------------------------------------------------------
+
+/** u32 LE byte count followed by the records. */
+export function encodeDataset(records: Buffer[]): Buffer {
+  const size = Buffer.alloc(4);
+  const body = Buffer.concat(records);
+  size.writeUInt32LE(body.length, 0);
+  return Buffer.concat([size, body]);
+}
+
+export interface DecodeDatasetOptions {
+  /** Record count from GET_FREE_SIZES, when known: size / count names the record size. */
+  count?: number;
+  /** Force a record size (e.g. 40 or 16). */
+  recordSize?: number;
+}
+
+export interface DecodedDataset<T> {
+  records: T[];
+  /** Record size used (bytes). */
+  recordSize: number;
+  /** The size announced in the dataset's u32 prefix. */
+  declaredSize: number;
+  /** Bytes that did not make a whole record, or lay beyond the announced size. */
+  malformedBytes: number;
+  /** Whole records skipped because they cannot be a punch (impossible time, empty user id). */
+  invalidRecords: number;
+}
+
+interface Layout<T> {
+  size: number;
+  decode: (b: Buffer, o: number) => T;
+  plausible: (r: T) => boolean;
+}
+
+const USER_LAYOUTS: Layout<ZkUser>[] = [
+  { size: 72, decode: decodeUser72, plausible: (u) => isPrintable(u.userId) },
+  { size: 28, decode: decodeUser28, plausible: (u) => u.userId !== '0' && (u.name === '' || isPrintable(u.name)) },
+];
+
+const ATT_LAYOUTS: Layout<ZkAttendance>[] = [
+  { size: 40, decode: decodeAttendance40, plausible: (a) => isRealZkTime(a.logTime) && isPrintable(a.userId) },
+  { size: 16, decode: decodeAttendance16, plausible: (a) => isRealZkTime(a.logTime) && a.userId !== '0' },
+];
+
+/** Users from a whole dataset: 72-byte (TCP firmware) or 28-byte records. Never throws on bad data. */
+export function decodeUsers(dataset: Buffer, opts: DecodeDatasetOptions = {}): DecodedDataset<ZkUser> {
+  return decodeDataset(dataset, USER_LAYOUTS, opts, () => true);
+}
+
+/** Attendance from a whole dataset: 40-byte or 16-byte records. Never throws on bad data. */
+export function decodeAttendances(dataset: Buffer, opts: DecodeDatasetOptions = {}): DecodedDataset<ZkAttendance> {
+  return decodeDataset(dataset, ATT_LAYOUTS, opts, (a) => isRealZkTime(a.logTime) && a.userId !== '');
+}
+
+function decodeDataset<T>(
+  dataset: Buffer,
+  layouts: Layout<T>[],
+  opts: DecodeDatasetOptions,
+  keep: (r: T) => boolean,
+): DecodedDataset<T> {
+  const first = layouts[0] as Layout<T>;
+  if (dataset.length < 4) {
+    return { records: [], recordSize: first.size, declaredSize: 0, malformedBytes: dataset.length, invalidRecords: 0 };
+  }
+  const declaredSize = dataset.readUInt32LE(0);
+  const body = dataset.subarray(4, 4 + Math.min(declaredSize, dataset.length - 4));
+  const layout = pickLayout(body, declaredSize, layouts, opts);
+  const whole = Math.floor(body.length / layout.size);
+  const records: T[] = [];
+  let invalidRecords = 0;
+  for (let i = 0; i < whole; i++) {
+    const r = layout.decode(body, i * layout.size);
+    if (keep(r)) records.push(r);
+    else invalidRecords++;
+  }
+  const malformedBytes = dataset.length - 4 - whole * layout.size;
+  return { records, recordSize: layout.size, declaredSize, malformedBytes, invalidRecords };
+}
+
+function pickLayout<T>(body: Buffer, declared: number, layouts: Layout<T>[], opts: DecodeDatasetOptions): Layout<T> {
+  const forced = layouts.find((l) => l.size === opts.recordSize);
+  if (forced) return forced;
+  if (opts.count && opts.count > 0) {
+    const byCount = layouts.find((l) => l.size * opts.count! === declared);
+    if (byCount) return byCount;
+  }
+  let candidates = layouts.filter((l) => declared % l.size === 0);
+  if (candidates.length === 0) candidates = layouts;
+  if (candidates.length === 1) return candidates[0] as Layout<T>;
+  // Several sizes divide the length (e.g. 80 bytes = 2 x 40 = 5 x 16): keep the layout whose
+  // records look like real ones; ties go to the first (TCP firmware) layout.
+  let best = candidates[0] as Layout<T>;
+  let bestScore = -1;
+  for (const l of candidates) {
+    const score = plausibility(body, l);
+    if (score > bestScore) {
+      best = l;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+/** Share of sampled whole records that look real (at most 64 samples spread over the body). */
+function plausibility<T>(body: Buffer, l: Layout<T>): number {
+  const n = Math.floor(body.length / l.size);
+  if (n === 0) return 0;
+  const samples = Math.min(n, 64);
+  let ok = 0;
+  for (let i = 0; i < samples; i++) {
+    const idx = Math.floor((i * n) / samples);
+    if (l.plausible(l.decode(body, idx * l.size))) ok++;
+  }
+  return ok / samples;
+}

@@ -1,0 +1,110 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { pollTerminal } from '../../src/sources/zk/poll.js';
+import { startTerminalSim, type TerminalSim } from '../../src/sim/terminal/index.js';
+import { journalFixture, journalKeys, zkConfig } from './helpers.js';
+
+const simKeys = (sim: TerminalSim) => [...new Set(sim.punches().map((p) => `${p.userId}@${p.logTime}`))].sort();
+
+describe('ZK polling source: one poll', () => {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+  async function setup(opts: Parameters<typeof startTerminalSim>[0] = {}) {
+    const sim = await startTerminalSim({ generate: { users: 20, punches: 500, startTime: '2026-01-05 08:00:00', seed: 1 }, ...opts });
+    const fx = journalFixture();
+    cleanups.push(() => sim.stop(), fx.cleanup);
+    return { sim, ...fx };
+  }
+
+  it('journals every punch once, records the terminal, and a second poll adds nothing', async () => {
+    const { sim, journal, deps, woken } = await setup({ serialNumber: 'SN-A', clock: '2026-11-22 12:00:30' });
+    const r1 = await pollTerminal(zkConfig(sim.port), deps);
+    expect(r1).toMatchObject({ ok: true, serial: 'SN-A', records: 500, users: 20 });
+    expect(journalKeys(journal)).toEqual(simKeys(sim));
+    expect(woken.length).toBe(1);
+    const rec = journal.terminals.get('gate-1')!;
+    expect(rec).toMatchObject({ online: true, serial: 'SN-A', records: 500, users: 20, lastError: null });
+    expect(rec.skewSeconds).not.toBeNull();
+    const r2 = await pollTerminal(zkConfig(sim.port), deps);
+    expect(r2).toMatchObject({ ok: true, added: 0, duplicates: 500 });
+    const row = journal.queries.list({ limit: 1 })[0]!;
+    expect(row.device).toBe('SN-A');
+    expect(row.verifyType).not.toBeNull();
+  });
+
+  it('authenticates with the right comm key and fails clearly with a wrong one', async () => {
+    const { sim, journal, deps } = await setup({ commKey: 271828 });
+    const bad = await pollTerminal(zkConfig(sim.port, { commKey: 1234 }), deps);
+    expect(bad.ok).toBe(false);
+    expect(bad.error).toMatch(/comm key/i);
+    expect(bad.error).not.toContain('1234');
+    expect(journal.counts().pending).toBe(0);
+    const good = await pollTerminal(zkConfig(sim.port, { commKey: 271828 }), deps);
+    expect(good.ok).toBe(true);
+    expect(journal.counts().pending).toBe(500);
+  });
+
+  it('marks an unreachable terminal offline with the time it went away', async () => {
+    const { sim, journal, deps } = await setup();
+    const port = sim.port;
+    await sim.stop();
+    const r = await pollTerminal(zkConfig(port, { transport: 'tcp' }), deps);
+    expect(r.ok).toBe(false);
+    expect(journal.terminals.get('gate-1')).toMatchObject({ online: false });
+    expect(journal.terminals.get('gate-1')!.offlineSince).not.toBeNull();
+  });
+
+  it('keeps the logs of a swapped device apart and says so', async () => {
+    const { sim, journal, deps } = await setup({ serialNumber: 'OLD' });
+    await pollTerminal(zkConfig(sim.port), deps);
+    sim.setSerialNumber('NEW');
+    const r = await pollTerminal(zkConfig(sim.port), deps);
+    expect(r.added).toBe(500); // same records, another device: a separate log
+    expect(journal.terminals.get('gate-1')).toMatchObject({ serial: 'NEW', previousSerial: 'OLD' });
+  });
+
+  it('measures clock skew in the terminal time zone and sets the clock when asked', async () => {
+    const { sim, journal, deps } = await setup({ clock: '2020-01-01 00:00:00' });
+    const r = await pollTerminal(zkConfig(sim.port, { syncClock: true, skewThresholdSeconds: 30 }), deps);
+    expect(r.ok).toBe(true);
+    expect(r.skewSeconds!).toBeLessThan(-86400 * 365);
+    const r2 = await pollTerminal(zkConfig(sim.port), deps);
+    expect(Math.abs(r2.skewSeconds!)).toBeLessThan(5);
+    expect(journal.terminals.get('gate-1')!.skewSeconds).toBe(r2.skewSeconds);
+  });
+
+  it('clears the log only when every record is delivered and old enough', async () => {
+    const { sim, journal, deps } = await setup({ punches: [{ userId: '1', logTime: '2025-01-01 08:00:00' }, { userId: '2', logTime: '2025-01-01 09:00:00' }], generate: undefined });
+    const cfg = zkConfig(sim.port, { clearAfterDays: 30 });
+    const first = await pollTerminal(cfg, deps);
+    expect(first.cleared).toBe(false);
+    // Deliver one of two: still refused.
+    const [a] = journal.claim(1);
+    journal.settle([{ id: a!.id, kind: 'delivered' }]);
+    expect((await pollTerminal(cfg, deps)).cleared).toBe(false);
+    expect(sim.clearCount()).toBe(0);
+    // A punch that is not delivered yet appears on the terminal: still refused.
+    const [b] = journal.claim(1);
+    journal.settle([{ id: b!.id, kind: 'delivered' }]);
+    sim.addPunch({ userId: '3', logTime: '2025-01-02 08:00:00' });
+    expect((await pollTerminal(cfg, deps)).cleared).toBe(false);
+    const [c] = journal.claim(1);
+    journal.settle([{ id: c!.id, kind: 'delivered' }]);
+    // Everything delivered and older than 30 days: cleared.
+    expect((await pollTerminal(cfg, deps)).cleared).toBe(true);
+    expect(sim.clearCount()).toBe(1);
+    expect(sim.punches()).toHaveLength(0);
+    expect(journal.counts().delivered).toBe(3);
+  });
+
+  it('does not clear a log whose records are younger than clearAfterDays', async () => {
+    const { sim, journal, deps } = await setup({ punches: [{ userId: '1', logTime: new Date(Date.now() - 86_400_000).toISOString().slice(0, 19).replace('T', ' ') }], generate: undefined });
+    const cfg = zkConfig(sim.port, { clearAfterDays: 30 });
+    await pollTerminal(cfg, deps);
+    const [a] = journal.claim(1);
+    journal.settle([{ id: a!.id, kind: 'delivered' }]);
+    expect((await pollTerminal(cfg, deps)).cleared).toBe(false);
+    expect(sim.clearCount()).toBe(0);
+  });
+});

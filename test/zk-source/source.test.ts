@@ -1,0 +1,75 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTerminalSim } from '../../src/sim/terminal/index.js';
+import { ticksToSkip, ZkSource, type Scheduler } from '../../src/sources/zk/zk-source.js';
+import { journalFixture, zkConfig } from './helpers.js';
+
+/** A scheduler the test ticks by hand. */
+function manualScheduler(): { scheduler: Scheduler; tick: () => void; stopped: () => boolean } {
+  let fn: (() => void) | undefined;
+  let stopped = false;
+  return {
+    scheduler: (_expr, tick) => ((fn = tick), () => void (stopped = true)),
+    tick: () => fn?.(),
+    stopped: () => stopped,
+  };
+}
+
+const until = async (cond: () => boolean, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+describe('ZK source', () => {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  it('one terminal that hangs does not delay another', async () => {
+    const good = await startTerminalSim({ generate: { users: 3, punches: 50, startTime: '2026-01-05 08:00:00', seed: 1 } });
+    const hung = await startTerminalSim({ generate: { users: 3, punches: 50, seed: 2 }, faults: { dropReplyTo: [1000, 1503, 50, 201] } });
+    const fx = journalFixture();
+    cleanups.push(() => good.stop(), () => hung.stop(), fx.cleanup);
+    const a = new ZkSource(zkConfig(good.port, { name: 'good' }), fx.deps, { scheduler: manualScheduler().scheduler });
+    const b = new ZkSource(zkConfig(hung.port, { name: 'hung', timeoutMs: 3000 }), fx.deps, { scheduler: manualScheduler().scheduler });
+    const started = Date.now();
+    await Promise.all([b.start(), a.start()]);
+    const expected = new Set(good.punches().map((p) => `${p.userId}@${p.logTime}`)).size;
+    await until(() => fx.journal.terminals.get('good')?.online === true, 2500);
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(fx.journal.counts().pending).toBe(expected);
+    // Stopping does not wait for the hung terminal's timeout.
+    const stopAt = Date.now();
+    await Promise.all([a.stop(), b.stop()]);
+    expect(Date.now() - stopAt).toBeLessThan(1000);
+    expect(fx.journal.terminals.get('hung')!.online).toBe(false);
+  });
+
+  it('a real-time punch reaches the journal without waiting for a poll', async () => {
+    const sim = await startTerminalSim({ users: [{ uid: 1, userId: '1042', name: 'A' }], punches: [] });
+    const fx = journalFixture();
+    cleanups.push(() => sim.stop(), fx.cleanup);
+    const sched = manualScheduler();
+    const src = new ZkSource(zkConfig(sim.port, { realtime: true }), fx.deps, { scheduler: sched.scheduler });
+    cleanups.push(() => src.stop());
+    await src.start();
+    await until(() => sim.sessions() >= 1 && fx.journal.terminals.get('gate-1')?.online === true);
+    await until(() => sim.sessions() === 1); // the poll's session left; the real-time one stays
+    sim.addPunch({ userId: '1042', logTime: '2026-11-22 09:15:00', state: 1 });
+    await until(() => fx.journal.counts().pending === 1);
+    const [p] = fx.journal.queries.list();
+    expect(p).toMatchObject({ biometricCode: '1042', logTime: '2026-11-22 09:15:00', punchState: 1 });
+    expect(fx.woken.length).toBeGreaterThan(0);
+    // The next poll finds the same punch in the log and adds nothing.
+    sched.tick();
+    await until(() => (fx.journal.terminals.get('gate-1')?.records ?? 0) === 1);
+    expect(fx.journal.counts().pending).toBe(1);
+  });
+
+  it('backs off while a terminal stays unreachable', () => {
+    expect([1, 2, 3, 4, 5, 6, 9].map(ticksToSkip)).toEqual([0, 1, 3, 7, 15, 15, 15]);
+  });
+});
