@@ -180,7 +180,7 @@ function untilSignal(): { promise: Promise<void>; dispose: () => void } {
 const collect = (v: string, prev: string[]) => [...prev, v];
 
 export function registerSimHrms(program: Command): void {
-  const sim = program.commands.find((c) => c.name() === 'sim') ?? program.command('sim').description('simulators for integration testing');
+  const sim = program.commands.find((c) => c.name() === 'sim') ?? program.command('sim').description('simulators for development and tests');
   sim
     .command('hrms')
     .description('run an HRMS simulator (attendance push and user operations of the HRMS contract); needs no config file')
