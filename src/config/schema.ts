@@ -116,6 +116,12 @@ const employeesSchema = z
     columns: z.record(z.string(), z.string()).default({}),
     /** Payload fields a row must carry before anything is sent. */
     required: z.array(z.string()).default(['username']),
+    /** Payload field that identifies an employee in update/disable/import (the seed allows username, e-mail or employee ID). */
+    identifyBy: z.string().min(1).default('username'),
+    /** Type hints for custom payload fields (values are otherwise sent as strings). */
+    types: z
+      .record(z.string(), z.enum(['string', 'integer', 'number', 'boolean', 'date', 'email', 'url', 'nullable-string']))
+      .default({}),
   })
   .prefault({});
 

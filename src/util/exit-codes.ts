@@ -4,8 +4,12 @@ export const EXIT = {
   FAILURE: 1,
   /** Bad input lines (some were skipped). */
   DATAERR: 65,
+  /** An input file cannot be read. */
+  NOINPUT: 66,
   /** A temporary failure: try again later. */
   TEMPFAIL: 75,
+  /** Permission refused (the HRMS refused the token). */
+  NOPERM: 77,
   /** Bad configuration. */
   CONFIG: 78,
 } as const;

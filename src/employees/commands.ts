@@ -1,0 +1,152 @@
+import type { EmployeeFilter, EmployeeRecord, UserAnswer } from '../hrms/users.js';
+import { EXIT } from '../util/exit-codes.js';
+import type { UsersClient } from './import.js';
+import { buildPayload, disablePayload, formatErrors, parseFieldOption, type FieldType } from './payload.js';
+import { exitCodeOfAnswer, textTable } from './report.js';
+
+/**
+ * The bodies of `employees create|update|disable|fetch`, apart from commander so that tests call
+ * them directly. Each returns the exit code: 0 when the HRMS said status true, 65 when a value
+ * given on the command line is invalid (nothing is sent), 1 when the HRMS refused the request,
+ * 75 when it could not be reached, 77 when it refused the token.
+ */
+
+export interface Output {
+  write(s: string): unknown;
+}
+
+export interface EmployeeDeps {
+  client: UsersClient;
+  out: Output;
+  err: Output;
+  /** Payload field identifying an employee in update and disable; default username. */
+  identifyBy?: string;
+  types?: Readonly<Record<string, FieldType>>;
+  /** Payload fields a create must carry (config employees.required). */
+  required?: readonly string[];
+}
+
+/** The standard fields as command-line options (commander's camelCase names). */
+export interface FieldOptions {
+  username?: string;
+  name?: string;
+  email?: string;
+  gender?: string;
+  dob?: string;
+  role?: string;
+  zone?: string;
+  block?: string;
+  panAttach?: string;
+  /** `key=value`, repeatable: custom (or standard) payload fields under their payload names. */
+  field?: string[];
+  json?: boolean;
+}
+
+const OPTION_FIELDS: ReadonlyArray<[keyof FieldOptions, string]> = [
+  ['username', 'username'],
+  ['name', 'name'],
+  ['email', 'email'],
+  ['gender', 'gender'],
+  ['dob', 'dob'],
+  ['role', 'Role'],
+  ['zone', 'zone'],
+  ['block', 'block'],
+  ['panAttach', 'panAttach'],
+];
+
+/** Raw values under payload names; problems with `--field` specs are returned, not thrown. */
+export function rawFields(opts: FieldOptions): { raw: Record<string, string>; problems: string[] } {
+  const raw: Record<string, string> = {};
+  const problems: string[] = [];
+  for (const [opt, field] of OPTION_FIELDS) {
+    const v = opts[opt];
+    if (typeof v === 'string') raw[field] = v;
+  }
+  for (const spec of opts.field ?? []) {
+    const kv = parseFieldOption(spec);
+    if (!kv || kv.key === '') problems.push(`--field ${spec}: expected key=value`);
+    else if (kv.key in raw) problems.push(`--field ${spec}: ${kv.key} is given twice`);
+    else raw[kv.key] = kv.value;
+  }
+  return { raw, problems };
+}
+
+export async function createEmployee(opts: FieldOptions, deps: EmployeeDeps): Promise<number> {
+  const identifyBy = deps.identifyBy ?? 'username';
+  const { raw, problems } = rawFields(opts);
+  const built = buildPayload(raw, { types: deps.types ?? {}, required: [...new Set([identifyBy, ...(deps.required ?? [])])] });
+  if (problems.length > 0 || built.errors.length > 0) return invalid(deps, [...problems, formatErrors(built.errors)]);
+  return report(await deps.client.send(built.payload), deps, opts.json);
+}
+
+export async function updateEmployee(id: string, opts: FieldOptions, deps: EmployeeDeps): Promise<number> {
+  const identifyBy = deps.identifyBy ?? 'username';
+  const { raw, problems } = rawFields(opts);
+  if (identifyBy in raw) problems.push(`${identifyBy} is the identifier given as the argument; it cannot also be changed here`);
+  const built = buildPayload(raw, { types: deps.types ?? {} });
+  if (id.trim() === '') problems.push(`the ${identifyBy} must not be empty`);
+  if (problems.length > 0 || built.errors.length > 0) return invalid(deps, [...problems, formatErrors(built.errors)]);
+  if (Object.keys(built.payload).length === 0) return invalid(deps, ['nothing to update: give at least one field to change']);
+  // Identifier first, then only the fields given: the HRMS leaves every other field as it is.
+  return report(await deps.client.send({ [identifyBy]: id.trim(), ...built.payload }), deps, opts.json);
+}
+
+export async function disableEmployee(id: string, opts: { json?: boolean }, deps: EmployeeDeps): Promise<number> {
+  if (id.trim() === '') return invalid(deps, [`the ${deps.identifyBy ?? 'username'} must not be empty`]);
+  return report(await deps.client.send(disablePayload(deps.identifyBy ?? 'username', id.trim())), deps, opts.json);
+}
+
+export async function fetchEmployees(filter: EmployeeFilter, opts: { json?: boolean }, deps: EmployeeDeps): Promise<number> {
+  const answer = await deps.client.fetch(filter);
+  if (!answer.ok) return report(answer, deps, opts.json);
+  if (opts.json) deps.out.write(JSON.stringify(answer.records, null, 2) + '\n');
+  else {
+    deps.out.write(employeeTable(answer.records, deps.identifyBy ?? 'username'));
+    deps.err.write(`${answer.records.length} employee${answer.records.length === 1 ? '' : 's'}\n`);
+  }
+  return EXIT.OK;
+}
+
+/** Every field any record has, identifier first, as one table. */
+export function employeeTable(records: readonly EmployeeRecord[], identifyBy: string): string {
+  const cols: string[] = [];
+  for (const r of records) for (const k of Object.keys(r)) if (!cols.includes(k)) cols.push(k);
+  const order = [identifyBy, 'employeeId', 'name', 'email'].filter((c) => cols.includes(c));
+  const head = [...order, ...cols.filter((c) => !order.includes(c))];
+  return textTable(head, records.map((r) => head.map((c) => cell(r[c]))));
+}
+
+function cell(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v as string | number | boolean).replace(/\s*[\r\n]+\s*/g, ' ');
+}
+
+function invalid(deps: EmployeeDeps, problems: string[]): number {
+  deps.err.write(`punchgate: nothing sent: ${problems.filter((p) => p !== '').join('; ')}\n`);
+  return EXIT.DATAERR;
+}
+
+const FAILURE_TEXT: Record<string, string> = {
+  auth: 'the HRMS refused the token',
+  validation: 'the HRMS refused the data',
+  'not-found': 'the HRMS found no such employee',
+  refused: 'the HRMS refused the request',
+  transient: 'no usable answer from the HRMS',
+};
+
+/** The answer as the HRMS gave it: its message (and data) on stdout when it succeeded, on stderr when not. */
+function report(answer: UserAnswer, deps: EmployeeDeps, json: boolean | undefined): number {
+  if (json) {
+    const { raw: _raw, ...shown } = answer;
+    deps.out.write(JSON.stringify(shown, null, 2) + '\n');
+  } else if (answer.ok) {
+    deps.out.write(`${answer.message}\n`);
+    if (answer.data !== undefined && answer.data !== null) deps.out.write(JSON.stringify(answer.data, null, 2) + '\n');
+  }
+  if (!answer.ok) {
+    const http = answer.httpStatus === undefined ? '' : ` (HTTP ${answer.httpStatus})`;
+    deps.err.write(`punchgate: ${FAILURE_TEXT[answer.kind] ?? 'failed'}${http}: ${answer.message}\n`);
+  }
+  return exitCodeOfAnswer(answer.kind);
+}

@@ -1,0 +1,112 @@
+import { writeFileSync, renameSync } from 'node:fs';
+import type { UserAnswerKind } from '../hrms/users.js';
+import { EXIT } from '../util/exit-codes.js';
+
+/**
+ * Results of employee operations: the per-row table, the JSON report of an import, and the exit
+ * codes, in one place so that the commands and the documentation agree.
+ *
+ * Exit codes (the most serious condition wins, in this order):
+ * - 77 the HRMS refused the token (sysexits EX_NOPERM): fix the token, nothing else will work;
+ * - 75 the HRMS could not be reached or gave no usable answer: try again later;
+ * - 65 a row (or a command-line value) was invalid and was not sent: fix the data;
+ * - 1  the HRMS refused a row or a request (validation, not found): fix the data or the mapping;
+ * - 0  everything was applied (or needed no change).
+ */
+export const EXIT_TOKEN_REFUSED = EXIT.NOPERM;
+
+/** created/updated/unchanged: applied or already so; failed: the HRMS refused it; invalid: never sent; skipped: not sent because the import stopped (or a dry run could not compare). */
+export type RowAction = 'created' | 'updated' | 'unchanged' | 'failed' | 'invalid' | 'skipped';
+
+export interface RowResult {
+  /** 1-based data row (the header is not counted). */
+  row: number;
+  /** 1-based line of the file where the row starts. */
+  line: number;
+  username: string;
+  action: RowAction;
+  /** The HRMS's answer as given, or why the row was invalid or skipped. */
+  message: string;
+  kind?: UserAnswerKind;
+  httpStatus?: number;
+  /** Fields sent by an update. */
+  fields?: string[];
+}
+
+/** Exit code of one request's answer. */
+export function exitCodeOfAnswer(kind: UserAnswerKind): number {
+  switch (kind) {
+    case 'ok':
+      return EXIT.OK;
+    case 'auth':
+      return EXIT_TOKEN_REFUSED;
+    case 'transient':
+      return EXIT.TEMPFAIL;
+    default:
+      return EXIT.FAILURE;
+  }
+}
+
+/** Exit code of an import: see the table at the top of this file. */
+export function exitCodeOf(rows: readonly RowResult[], stoppedBy?: UserAnswerKind): number {
+  if (stoppedBy === 'auth') return EXIT_TOKEN_REFUSED;
+  if (stoppedBy === 'transient') return EXIT.TEMPFAIL;
+  if (rows.some((r) => r.action === 'invalid')) return EXIT.DATAERR;
+  if (rows.some((r) => r.action === 'failed')) return EXIT.FAILURE;
+  return EXIT.OK;
+}
+
+export type Summary = Record<RowAction | 'rows', number>;
+
+export function summarize(rows: readonly RowResult[]): Summary {
+  const s: Summary = { rows: rows.length, created: 0, updated: 0, unchanged: 0, failed: 0, invalid: 0, skipped: 0 };
+  for (const r of rows) s[r.action] += 1;
+  return s;
+}
+
+export function summaryLine(s: Summary, dryRun = false): string {
+  const parts = (['created', 'updated', 'unchanged', 'failed', 'invalid', 'skipped'] as const).map((k) => `${s[k]} ${k}`);
+  return `${dryRun ? 'dry run: ' : ''}${s.rows} rows: ${parts.join(', ')}`;
+}
+
+/** A plain text table with columns padded to their widest cell (the last column is not padded). */
+export function textTable(head: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const fmt = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [fmt(head), ...rows.map(fmt)].join('\n') + '\n';
+}
+
+export function resultTable(rows: readonly RowResult[]): string {
+  return textTable(
+    ['ROW', 'LINE', 'USERNAME', 'ACTION', 'MESSAGE'],
+    rows.map((r) => [String(r.row), String(r.line), r.username, r.action, oneLine(r.message)]),
+  );
+}
+
+export interface ImportReport {
+  file: string;
+  dryRun: boolean;
+  mode: string;
+  fetchProblem?: string;
+  stopped?: { kind: string; message: string };
+  startedAt: string;
+  finishedAt: string;
+  exitCode: number;
+  summary: Summary;
+  rows: RowResult[];
+}
+
+/** Writes the JSON report whole or not at all (temp file then rename). */
+export function writeReport(path: string, report: ImportReport): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(report, null, 2) + '\n');
+  renameSync(tmp, path);
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s*[\r\n]+\s*/g, ' ');
+}

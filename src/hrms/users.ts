@@ -1,0 +1,222 @@
+import { request, type Dispatcher } from 'undici';
+import type { HrmsConfig } from '../config/schema.js';
+import type { Logger } from '../util/logger.js';
+import type { Secrets } from '../util/secrets.js';
+import { createHrmsDispatcher, hrmsUrl } from './connection.js';
+
+/**
+ * The HRMS user operations (create, update, disable: one POST of a JSON object to
+ * `hrms.userPath`) and Fetch Employee Master Data (`hrms.employeeFetch`).
+ *
+ * Every answer is returned as the HRMS gave it (message and data untouched) with a
+ * classification the commands turn into exit codes. The token is only ever put in the
+ * Authorization header; messages pass through the secret scrubber before they leave.
+ */
+
+/**
+ * - ok: the HRMS said status true.
+ * - auth: the token was refused (HTTP 401/403 or a message such as "Bearer token is not correct").
+ * - validation: mandatory field missing, type mismatch, unmapped field...
+ * - not-found: the identifier names no employee.
+ * - refused: any other status false (a wrong path gets "input parameters are not valid" here).
+ * - transient: no usable answer: network error, timeout, HTTP 5xx or 429, a body that is not JSON.
+ */
+export type UserAnswerKind = 'ok' | 'auth' | 'validation' | 'not-found' | 'refused' | 'transient';
+
+export interface UserAnswer {
+  ok: boolean;
+  kind: UserAnswerKind;
+  /** HTTP status, absent when no HTTP answer came back. */
+  httpStatus?: number;
+  /** The HRMS's own message, or ours when it gave none (network error, not JSON). */
+  message: string;
+  /** The answer's `data`, as given. */
+  data?: unknown;
+  /** The body as received (first 4000 characters, scrubbed), for reports and debugging. */
+  raw?: string;
+}
+
+export type EmployeeRecord = Record<string, unknown>;
+
+export interface FetchAnswer extends UserAnswer {
+  /** The employee records of a successful fetch; empty otherwise. */
+  records: EmployeeRecord[];
+}
+
+export interface EmployeeFilter {
+  status?: string;
+  department?: string;
+  designation?: string;
+}
+
+export interface HrmsUsersOptions {
+  hrms: Pick<HrmsConfig, 'baseUrl' | 'userPath' | 'employeeFetch' | 'timeoutMs' | 'connectTimeoutMs' | 'caFile'>;
+  /** Where the bearer token comes from (TokenSource); read on every request so a new token is used at once. */
+  token: { get(): string };
+  secrets: Secrets;
+  /** Case-insensitive regular expressions that mark a refusal as a token refusal (config delivery.patterns.authFailure). */
+  authPatterns?: readonly string[];
+  logger?: Logger;
+  /** A shared pool; by default one is made from the config and closed by close(). */
+  dispatcher?: Dispatcher;
+}
+
+const DEFAULT_AUTH = ['bearer token', 'token (is )?(not correct|invalid|expired)', 'unauthori[sz]ed'];
+const NOT_FOUND = /not found|does not exist|doesn't exist|no such|unknown (employee|user)/i;
+const VALIDATION = /validat|invalid|required|mandatory|must |missing|not mapped|unmapped|mismatch|type/i;
+const RAW_LIMIT = 4000;
+
+export class HrmsUsers {
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly auth: RegExp[];
+
+  constructor(private readonly opts: HrmsUsersOptions) {
+    this.dispatcher = opts.dispatcher ?? createHrmsDispatcher(opts.hrms);
+    this.ownsDispatcher = !opts.dispatcher;
+    this.auth = (opts.authPatterns ?? DEFAULT_AUTH).map((p) => new RegExp(p, 'i'));
+  }
+
+  /** One user operation: the payload is sent as given (build it with employees/payload.ts). */
+  async send(payload: Readonly<Record<string, unknown>>): Promise<UserAnswer> {
+    const url = hrmsUrl(this.opts.hrms.baseUrl, this.opts.hrms.userPath);
+    return this.call('POST', url, JSON.stringify(payload));
+  }
+
+  /** Fetch Employee Master Data, filtered by the given criteria only. */
+  async fetch(filter: EmployeeFilter = {}): Promise<FetchAnswer> {
+    const f = this.opts.hrms.employeeFetch;
+    const params: Record<string, string> = {};
+    for (const key of ['status', 'department', 'designation'] as const) {
+      const v = filter[key];
+      if (v !== undefined && v !== '') params[f.params[key]] = v;
+    }
+    let url = hrmsUrl(this.opts.hrms.baseUrl, f.path);
+    let body: string | undefined;
+    if (f.method === 'GET') {
+      const qs = new URLSearchParams(params).toString();
+      if (qs) url += (url.includes('?') ? '&' : '?') + qs;
+    } else {
+      body = JSON.stringify(params);
+    }
+    const answer = await this.call(f.method, url, body);
+    if (!answer.ok) return { ...answer, records: [] };
+    const list = recordsOf(answer.data);
+    if (!list) {
+      return { ...answer, ok: false, kind: 'transient', message: 'the HRMS fetch answer holds no list of employees', records: [] };
+    }
+    const records = list.filter((r): r is EmployeeRecord => typeof r === 'object' && r !== null && !Array.isArray(r));
+    if (records.length !== list.length) {
+      this.opts.logger?.warn({ skipped: list.length - records.length }, 'fetch: entries that are not employee objects were skipped');
+    }
+    return { ...answer, records };
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+
+  private async call(method: 'GET' | 'POST', url: string, body: string | undefined): Promise<UserAnswer> {
+    const scrub = (s: string) => this.opts.secrets.scrub(s);
+    const where = new URL(url);
+    const headers: Record<string, string> = { authorization: `Bearer ${this.opts.token.get()}`, accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let status: number;
+    let text: string;
+    try {
+      const res = await request(url, { method, headers, body, dispatcher: this.dispatcher });
+      status = res.statusCode;
+      text = await res.body.text();
+    } catch (e) {
+      const err = e as Error & { code?: string };
+      const why = err.code && !err.message.includes(err.code) ? `${err.message} (${err.code})` : err.message;
+      const message = scrub(`cannot reach the HRMS at ${where.origin}${where.pathname}: ${why}`);
+      this.opts.logger?.warn({ path: where.pathname, error: err.code ?? err.message }, 'HRMS user call failed');
+      return { ok: false, kind: 'transient', message };
+    }
+    // Scrubbed before parsing: an HRMS that echoes the token back must not carry it into a message or data.
+    const clean = scrub(text);
+    const raw = clean.length > RAW_LIMIT ? clean.slice(0, RAW_LIMIT) : clean;
+    const answer = this.classify(status, parseBody(clean), raw);
+    this.opts.logger?.debug({ path: where.pathname, httpStatus: status, kind: answer.kind }, 'HRMS user call answered');
+    return answer;
+  }
+
+  private classify(httpStatus: number, body: unknown, raw: string): UserAnswer {
+    const base = { httpStatus, raw };
+    if (httpStatus === 401 || httpStatus === 403) {
+      return { ...base, ok: false, kind: 'auth', message: messageOf(body) ?? `HTTP ${httpStatus}: the token was refused` };
+    }
+    if (body === undefined || typeof body !== 'object' || body === null) {
+      const snippet = raw.trim().slice(0, 200);
+      return { ...base, ok: false, kind: 'transient', message: `the HRMS answered HTTP ${httpStatus} with a body that is not JSON${snippet ? `: ${snippet}` : ''}` };
+    }
+    // A bare list is a fetch answer from an instance that does not wrap its data.
+    if (Array.isArray(body) && httpStatus < 400) return { ...base, ok: true, kind: 'ok', message: 'ok', data: body };
+    const o = body as Record<string, unknown>;
+    const status = statusOf(o);
+    const message = messageOf(o);
+    const data = 'data' in o ? o.data : 'Data' in o ? o.Data : undefined;
+    const withData = data === undefined ? base : { ...base, data };
+    if (httpStatus >= 500 || httpStatus === 429) {
+      return { ...withData, ok: false, kind: 'transient', message: message ?? `HTTP ${httpStatus}` };
+    }
+    if (status === true && httpStatus < 400) return { ...withData, ok: true, kind: 'ok', message: message ?? 'ok' };
+    if (status === undefined && httpStatus < 400) {
+      return { ...withData, ok: false, kind: 'transient', message: message ?? 'the HRMS answered without a status' };
+    }
+    const text = message ?? `HTTP ${httpStatus}`;
+    if (this.auth.some((r) => r.test(text))) return { ...withData, ok: false, kind: 'auth', message: text };
+    if (NOT_FOUND.test(text) || httpStatus === 404) return { ...withData, ok: false, kind: NOT_FOUND.test(text) ? 'not-found' : 'refused', message: text };
+    if (VALIDATION.test(text) || httpStatus === 422) return { ...withData, ok: false, kind: 'validation', message: text };
+    return { ...withData, ok: false, kind: 'refused', message: text };
+  }
+}
+
+/** JSON of the body; PHP notices printed before the JSON object are tolerated. */
+function parseBody(text: string): unknown {
+  const t = text.replace(/^\uFEFF/, '').trim();
+  if (!t) return undefined;
+  try {
+    return JSON.parse(t);
+  } catch {
+    const start = t.indexOf('{');
+    const end = t.lastIndexOf('}');
+    if (start > 0 && end > start) {
+      try {
+        return JSON.parse(t.slice(start, end + 1));
+      } catch {
+        return undefined;
+      }
+    }
+    return undefined;
+  }
+}
+
+/** `status` or `Status` (the seed's two spellings), as a boolean when it is one. */
+function statusOf(o: Record<string, unknown>): boolean | undefined {
+  const s = 'status' in o ? o.status : o.Status;
+  if (typeof s === 'boolean') return s;
+  if (s === 'true' || s === 1 || s === 'success') return true;
+  if (s === 'false' || s === 0 || s === 'error') return false;
+  return undefined;
+}
+
+function messageOf(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const o = body as Record<string, unknown>;
+  const m = o.message ?? o.Message ?? o.error ?? o.msg;
+  if (typeof m === 'string') return m;
+  if (m !== undefined && m !== null) return JSON.stringify(m);
+  return undefined;
+}
+
+/** The list of employees in a fetch answer's data: an array, or an array under a common key. */
+function recordsOf(data: unknown): unknown[] | undefined {
+  if (Array.isArray(data)) return data;
+  if (typeof data === 'object' && data !== null) {
+    const o = data as Record<string, unknown>;
+    for (const k of ['employees', 'records', 'rows', 'items', 'data']) if (Array.isArray(o[k])) return o[k] as unknown[];
+  }
+  return undefined;
+}
