@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
 /** Thrown when another `punchgate run` already owns the journal. */
@@ -18,6 +20,7 @@ export class OwnerLock {
 
   static acquire(journalPath: string): OwnerLock {
     const path = `${journalPath}.lock`;
+    mkdirSync(dirname(path), { recursive: true });
     const db = new Database(path, { timeout: 0 });
     try {
       db.pragma('locking_mode = EXCLUSIVE');

@@ -10,7 +10,7 @@ describe('journal', () => {
   let tmp: ReturnType<typeof tempDir>;
   let clock: ReturnType<typeof fakeClock>;
   let j: Journal;
-  const open = (mode: 'owner' | 'shared' = 'owner', extra = {}) =>
+  const open = (mode: 'owner' | 'shared' | 'auto' = 'owner', extra = {}) =>
     Journal.open({ path: tmp.path('journal.db'), site: 'plant-a', clock, mode, futureToleranceMinutes: 10, ...extra });
 
   beforeEach(() => {

@@ -4,17 +4,14 @@
  */
 import {
   CMD,
-  commandName,
   decodeAttendances,
   decodeFreeSizes,
-  decodeRealtimeAttlog,
   decodeUsers,
   decodeZkTime,
   EF,
   encodeZkTime,
   FCT_USER,
-  makeCommKey,
-  ZkAuthError,
+  MAX_CHUNK,
   ZkConnectionError,
   ZkProtocolError,
   ZkTimeoutError,
@@ -28,6 +25,8 @@ import {
 } from '../protocol/index.js';
 import { readDataset } from './bulk-read.js';
 import { SerialQueue, ZkExchange } from './exchange.js';
+import { attlogEventHandler, safeCall } from './events.js';
+import { openSession } from './handshake.js';
 import { expectOk, optionValue, replyString } from './replies.js';
 import { formatPeer, nullLogger, type ZkLogger, type ZkTransport, type ZkTransportKind } from './transport.js';
 import { openTcpTransport } from './transport-tcp.js';
@@ -78,7 +77,7 @@ export class ZkClient {
       transport: options.transport ?? 'auto',
       commKey: options.commKey ?? 0,
       timeoutMs: options.timeoutMs ?? 10_000,
-      chunkSize: options.chunkSize ?? 65472,
+      chunkSize: Math.max(1, Math.min(options.chunkSize ?? MAX_CHUNK, MAX_CHUNK)),
       initialReplyId: options.initialReplyId,
     };
   }
@@ -93,7 +92,7 @@ export class ZkClient {
     return this.connected ? (this.transport?.kind ?? null) : null;
   }
 
-  /** Record sizes, malformed and skipped counts of the last getUsers/getAttendances. */
+  /** Record size, malformed bytes and suspect records of the last getUsers/getAttendances. */
   get lastDownload(): ZkDownloadStats | null {
     return this.lastStats;
   }
@@ -111,7 +110,7 @@ export class ZkClient {
       this.transport = transport;
       this.ex = ex;
       try {
-        await this.handshake(ex);
+        await openSession(ex, this.opts.commKey);
       } catch (err) {
         ex.fail(err instanceof Error ? err : new Error(String(err)));
         throw err;
@@ -188,7 +187,7 @@ export class ZkClient {
    */
   subscribeRealtime(onEvent: (e: ZkRealtimeAttlog) => void, onEnd?: (err: Error) => void): Promise<void> {
     return this.op(async (ex) => {
-      ex.onEvent = (p) => this.handleEvent(ex, p, onEvent);
+      ex.onEvent = attlogEventHandler(ex, onEvent, this.logger);
       const flags = Buffer.alloc(4);
       flags.writeUInt32LE(EF.ATTLOG, 0);
       try {
@@ -245,18 +244,6 @@ export class ZkClient {
     }
   }
 
-  private async handshake(ex: ZkExchange): Promise<void> {
-    const reply = await ex.request<ZkPacket>(CMD.CONNECT);
-    ex.sessionId = reply.sessionId;
-    if (reply.command === CMD.ACK_OK) return;
-    if (reply.command !== CMD.ACK_UNAUTH) {
-      throw new ZkProtocolError(`${this.peer} answered CONNECT(1000) with ${commandName(reply.command)}`);
-    }
-    if (this.opts.commKey === 0) throw new ZkAuthError(`${this.peer} requires a comm key and none is configured`);
-    const auth = await ex.request<ZkPacket>(CMD.AUTH, makeCommKey(this.opts.commKey, ex.sessionId));
-    if (auth.command !== CMD.ACK_OK) throw new ZkAuthError(`comm key refused by ${this.peer}`);
-  }
-
   private readOptions(onProgress?: ZkProgress) {
     const progress = onProgress && ((n: number, total: number) => safeCall(() => onProgress(n, total), this.logger, this.peer));
     return { chunkSize: this.opts.chunkSize, onProgress: progress };
@@ -265,34 +252,8 @@ export class ZkClient {
   private keepStats<T>(what: string, d: DecodedDataset<T>): T[] {
     const { records, ...stats } = d;
     this.lastStats = stats;
-    if (stats.malformedBytes > 0 || stats.invalidRecords > 0) {
-      this.logger.warn({ peer: this.peer, what, ...stats }, 'skipped malformed data in a download');
-    }
+    if (stats.malformedBytes > 0) this.logger.warn({ peer: this.peer, what, ...stats }, 'skipped bytes that make no whole record');
+    if (stats.suspectRecords > 0) this.logger.warn({ peer: this.peer, what, ...stats }, 'download holds records with an impossible date or no user id');
     return records;
-  }
-
-  private handleEvent(ex: ZkExchange, p: ZkPacket, onEvent: (e: ZkRealtimeAttlog) => void): void {
-    // The SDK acknowledges each event with ACK_OK, reply id 0; some firmware resends otherwise.
-    ex.sendNoReply(CMD.ACK_OK, 0);
-    if (p.sessionId !== EF.ATTLOG) {
-      this.logger.debug({ peer: this.peer, event: p.sessionId }, 'ignored a real-time event other than EF_ATTLOG');
-      return;
-    }
-    let event: ZkRealtimeAttlog;
-    try {
-      event = decodeRealtimeAttlog(p.data);
-    } catch (err) {
-      this.logger.warn({ peer: this.peer, err: String(err), bytes: p.data.length }, 'ignored a malformed real-time event');
-      return;
-    }
-    safeCall(() => onEvent(event), this.logger, this.peer);
-  }
-}
-
-function safeCall(fn: () => void, logger: ZkLogger, peer: string): void {
-  try {
-    fn();
-  } catch (err) {
-    logger.warn({ peer, err: String(err) }, 'a ZK client callback threw');
   }
 }

@@ -59,9 +59,11 @@ export class ZkExchange {
     this.nextReplyId = (opts.initialReplyId ?? 0) & 0xffff;
     transport.onPacket = (p) => this.receive(p);
     transport.onClose = (err) => {
+      const code = (err as NodeJS.ErrnoException | undefined)?.code;
+      const during = this.waiter ? ` during ${commandName(this.waiter.command)}` : '';
       const reason = this.closedWith ?? new ZkConnectionError(
-        `connection to ${transport.peer} closed${err ? `: ${(err as NodeJS.ErrnoException).code ?? err.message}` : ''}`,
-        { cause: err, code: (err as NodeJS.ErrnoException | undefined)?.code },
+        `connection to ${transport.peer} closed${during}${err ? `: ${code ?? err.message}` : ''}`,
+        { cause: err, code },
       );
       this.finish(reason);
     };

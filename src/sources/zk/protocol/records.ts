@@ -156,8 +156,11 @@ export interface DecodedDataset<T> {
   declaredSize: number;
   /** Bytes that did not make a whole record, or lay beyond the announced size. */
   malformedBytes: number;
-  /** Whole records skipped because they cannot be a punch (impossible time, empty user id). */
-  invalidRecords: number;
+  /**
+   * Whole records kept although they cannot be a real punch (impossible date, empty user id):
+   * they are returned so that the journal can quarantine them and the counts still add up.
+   */
+  suspectRecords: number;
 }
 
 interface Layout<T> {
@@ -178,7 +181,7 @@ const ATT_LAYOUTS: Layout<ZkAttendance>[] = [
 
 /** Users from a whole dataset: 72-byte (TCP firmware) or 28-byte records. Never throws on bad data. */
 export function decodeUsers(dataset: Buffer, opts: DecodeDatasetOptions = {}): DecodedDataset<ZkUser> {
-  return decodeDataset(dataset, USER_LAYOUTS, opts, () => true);
+  return decodeDataset(dataset, USER_LAYOUTS, opts, (u) => u.userId !== '');
 }
 
 /** Attendance from a whole dataset: 40-byte or 16-byte records. Never throws on bad data. */
@@ -190,25 +193,25 @@ function decodeDataset<T>(
   dataset: Buffer,
   layouts: Layout<T>[],
   opts: DecodeDatasetOptions,
-  keep: (r: T) => boolean,
+  sound: (r: T) => boolean,
 ): DecodedDataset<T> {
   const first = layouts[0] as Layout<T>;
   if (dataset.length < 4) {
-    return { records: [], recordSize: first.size, declaredSize: 0, malformedBytes: dataset.length, invalidRecords: 0 };
+    return { records: [], recordSize: first.size, declaredSize: 0, malformedBytes: dataset.length, suspectRecords: 0 };
   }
   const declaredSize = dataset.readUInt32LE(0);
   const body = dataset.subarray(4, 4 + Math.min(declaredSize, dataset.length - 4));
   const layout = pickLayout(body, declaredSize, layouts, opts);
   const whole = Math.floor(body.length / layout.size);
-  const records: T[] = [];
-  let invalidRecords = 0;
+  const records: T[] = new Array<T>(whole);
+  let suspectRecords = 0;
   for (let i = 0; i < whole; i++) {
     const r = layout.decode(body, i * layout.size);
-    if (keep(r)) records.push(r);
-    else invalidRecords++;
+    if (!sound(r)) suspectRecords++;
+    records[i] = r;
   }
   const malformedBytes = dataset.length - 4 - whole * layout.size;
-  return { records, recordSize: layout.size, declaredSize, malformedBytes, invalidRecords };
+  return { records, recordSize: layout.size, declaredSize, malformedBytes, suspectRecords };
 }
 
 function pickLayout<T>(body: Buffer, declared: number, layouts: Layout<T>[], opts: DecodeDatasetOptions): Layout<T> {

@@ -1,0 +1,77 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ZkAuthError, ZkTimeoutError } from '../../src/sources/zk/client/index.js';
+import { CMD, EF, encodeRealtimeUdp, MAX_CHUNK, type ZkRealtimeAttlog } from '../../src/sources/zk/protocol/index.js';
+import { dataset16, makeAttendances, setup, USERS, users28 } from './helpers.js';
+
+let cleanup: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await cleanup?.();
+  cleanup = undefined;
+});
+
+describe('ZkClient over UDP', () => {
+  it('downloads 10,000 16-byte records in 1024-byte datagrams', async () => {
+    const records = makeAttendances(10_000, false);
+    const data = dataset16(records);
+    const t = await setup({ transport: 'udp', attendance: data }, { timeoutMs: 1000 });
+    cleanup = t.cleanup;
+    await t.zk.connect();
+    expect(t.zk.transportKind).toBe('udp');
+    const got = await t.zk.getAttendances();
+    expect(got).toEqual(records);
+    expect(t.zk.lastDownload).toMatchObject({ recordSize: 16, malformedBytes: 0 });
+    const rdy = t.terminal.requests.filter((r) => r.command === CMD.DATA_RDY);
+    expect(rdy.length).toBe(Math.ceil(data.length / MAX_CHUNK));
+    await t.zk.disconnect();
+  });
+
+  it('reads 28-byte users with numeric ids', async () => {
+    const t = await setup({ transport: 'udp', users: users28() });
+    cleanup = t.cleanup;
+    await t.zk.connect();
+    const users = await t.zk.getUsers();
+    expect(users.map((u) => u.userId)).toEqual(['1000', '1001']);
+    expect(users.map((u) => u.uid)).toEqual(USERS.map((u) => u.uid));
+  });
+
+  it('handshakes with a comm key and refuses a wrong one', async () => {
+    const ok = await setup({ transport: 'udp', commKey: 45 }, { commKey: 45 });
+    await ok.zk.connect();
+    expect(await ok.zk.getTime()).toBe('2018-06-25 17:41:05');
+    await ok.cleanup();
+    const bad = await setup({ transport: 'udp', commKey: 45 }, { commKey: 12 });
+    cleanup = bad.cleanup;
+    await expect(bad.zk.connect()).rejects.toThrow(new ZkAuthError(`comm key refused by 127.0.0.1:${bad.port}`));
+  });
+
+  it('a dropped datagram reply times out and a new session works', async () => {
+    let dropped = false;
+    const t = await setup({
+      transport: 'udp',
+      hook: (req) => {
+        if (req.command === CMD.GET_FREE_SIZES && !dropped) {
+          dropped = true;
+          return [];
+        }
+      },
+    }, { timeoutMs: 250 });
+    cleanup = t.cleanup;
+    await t.zk.connect();
+    await expect(t.zk.getInfo()).rejects.toBeInstanceOf(ZkTimeoutError);
+    await t.zk.connect();
+    expect((await t.zk.getInfo()).users).toBe(2);
+  });
+
+  it('decodes 10-byte real-time events with the full u16 user id', async () => {
+    const t = await setup({ transport: 'udp' });
+    cleanup = t.cleanup;
+    await t.zk.connect();
+    const events: ZkRealtimeAttlog[] = [];
+    await t.zk.subscribeRealtime((e) => events.push(e));
+    const e = { userId: '1005', verifyType: 1, state: 0, logTime: '2024-03-31 02:30:00' };
+    t.terminal.pushEvent(EF.ATTLOG, encodeRealtimeUdp(e));
+    const end = Date.now() + 2000;
+    while (events.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
+    expect(events).toEqual([e]);
+  });
+});
