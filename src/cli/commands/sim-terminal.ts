@@ -1,0 +1,161 @@
+/**
+ * `punchgate sim terminal`: runs the ZK terminal simulator until SIGINT/SIGTERM.
+ * Needs no punchgate config file.
+ */
+import { InvalidArgumentError, type Command } from 'commander';
+import { CMD } from '../../sources/zk/protocol/constants.js';
+import { DataFileError, loadDataFiles } from '../../sim/terminal/data-file.js';
+import { DEFAULT_SERIAL, startTerminalSim, type SimPunch, type SimUser, type TerminalFaults } from '../../sim/terminal/index.js';
+import { EXIT, ExitError } from '../../util/exit-codes.js';
+import { createLogger } from '../../util/logger.js';
+import { Secrets } from '../../util/secrets.js';
+import { action, globalOptions } from '../common.js';
+
+interface SimTerminalOptions {
+  host: string;
+  port: number;
+  users?: number;
+  punches?: number;
+  file: string[];
+  punchEvery?: number;
+  commKey?: number;
+  serial?: string;
+  pacing: number;
+  split?: number;
+  dropReply: number[];
+  dropOnce?: boolean;
+  separateAck?: boolean;
+  closeAfterExit?: boolean;
+  maxSessions?: number;
+  slowLink?: number;
+  disconnectAfter?: number;
+  errorOnWrrq?: boolean;
+  tcp: boolean;
+  udp: boolean;
+}
+
+function int(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (v: string): number => {
+    const n = /^\d+$/.test(v.trim()) ? Number(v) : NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) throw new InvalidArgumentError(`expected a whole number ${min}..${max}`);
+    return n;
+  };
+}
+
+function seconds(v: string): number {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a number of seconds > 0');
+  return n;
+}
+
+/** A command code by number (1503) or name (DATA_WRRQ); repeatable. */
+function commandCode(v: string, prev: number[]): number[] {
+  const byName = (CMD as Record<string, number>)[v.trim().toUpperCase()];
+  const code = byName ?? int(0, 0xffff)(v);
+  return [...prev, code];
+}
+
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+export function registerSimTerminal(program: Command): void {
+  const sim = program.commands.find((c) => c.name() === 'sim') ?? program.command('sim').description('simulators for development and tests');
+  sim
+    .command('terminal')
+    .description('simulate a ZKTeco terminal (ZK protocol, TCP and UDP on one port)')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'TCP and UDP port', int(0, 65535), 4370)
+    .option('--users <n>', 'generate N users', int(0, 65535))
+    .option('--punches <m>', 'generate M punches of those users', int(0))
+    .option('--file <file>', 'users/punches from a JSON or CSV file (repeatable)', collect, [])
+    .option('--punch-every <seconds>', 'make a punch every SECONDS (pushed as a real-time event)', seconds)
+    .option('--comm-key <k>', 'require this comm key (CMD_AUTH)', int(0, 0xffffffff))
+    .option('--serial <sn>', 'serial number (~SerialNumber)')
+    .option('--pacing <ms>', 'pause after every packet written (node-zklib needs 2-5)', int(0, 10_000), 3)
+    .option('--split <n>', 'split CMD_DATA into packets of N data bytes (e.g. 1008)', int(1, 65528))
+    .option('--drop-reply <cmd>', 'never answer this command (code or name, repeatable)', commandCode, [])
+    .option('--drop-once', 'drop only the first matching reply')
+    .option('--separate-ack', "send a chunk's trailing ACK_OK in its own write")
+    .option('--close-after-exit', 'close the TCP connection after answering EXIT')
+    .option('--max-sessions <n>', 'refuse TCP connections beyond N open ones', int(0))
+    .option('--slow-link <bps>', 'throttle writes to BPS bytes per second', int(1))
+    .option('--disconnect-after <bytes>', 'cut the TCP connection after BYTES dataset bytes', int(0))
+    .option('--error-on-wrrq', 'answer DATA_WRRQ with ACK_ERROR')
+    .option('--no-tcp', 'UDP only')
+    .option('--no-udp', 'TCP only')
+    .action(action(async (opts: SimTerminalOptions, cmd: Command) => runSimTerminal(opts, cmd)));
+}
+
+async function runSimTerminal(opts: SimTerminalOptions, cmd: Command): Promise<number> {
+  const g = globalOptions(cmd);
+  const secrets = new Secrets();
+  if (opts.commKey) secrets.add(opts.commKey);
+  const logger = createLogger({ level: g.logLevel ?? 'info', pretty: g.pretty ?? Boolean(process.stdout.isTTY), secrets });
+
+  let users: SimUser[] = [];
+  let punches: SimPunch[] = [];
+  let skipped = 0;
+  if (opts.file.length > 0) {
+    try {
+      const data = loadDataFiles(opts.file);
+      ({ users, punches } = data);
+      for (const p of data.problems) process.stderr.write(`punchgate: ${p} (skipped)\n`);
+      skipped = data.problems.length;
+    } catch (e) {
+      if (e instanceof DataFileError) throw new ExitError(e.message, EXIT.DATAERR);
+      throw e;
+    }
+  }
+  const noData = opts.file.length === 0 && opts.users === undefined && opts.punches === undefined;
+  const genUsers = opts.users ?? (noData ? 10 : 0);
+  const genPunches = opts.punches ?? (noData ? 100 : 0);
+  if ((genPunches > 0 || opts.punchEvery) && genUsers === 0 && users.length === 0) {
+    throw new ExitError('punches need users: --users N or a --file with users or punches', EXIT.CONFIG);
+  }
+
+  const faults: Partial<TerminalFaults> = {
+    pacingMs: opts.pacing,
+    splitPackets: opts.split ?? null,
+    dropReplyTo: opts.dropReply,
+    dropReplyOnce: Boolean(opts.dropOnce),
+    separateTrailingAck: Boolean(opts.separateAck),
+    closeAfterExit: Boolean(opts.closeAfterExit),
+    maxSessions: opts.maxSessions ?? null,
+    slowLinkBytesPerSecond: opts.slowLink ?? null,
+    disconnectMidTransferAfterBytes: opts.disconnectAfter ?? null,
+    errorOnDataWrrq: Boolean(opts.errorOnWrrq),
+  };
+  const sim = await startTerminalSim({
+    host: opts.host,
+    port: opts.port,
+    tcp: opts.tcp,
+    udp: opts.udp,
+    serialNumber: opts.serial,
+    commKey: opts.commKey ?? 0,
+    users,
+    punches,
+    generate: genUsers > 0 || genPunches > 0 ? { users: genUsers, punches: genPunches } : undefined,
+    faults,
+    logger,
+  }).catch((e: unknown) => {
+    throw new ExitError(`cannot listen on ${opts.host}:${opts.port}: ${(e as Error).message}`, EXIT.TEMPFAIL);
+  });
+
+  const sn = opts.serial ?? DEFAULT_SERIAL;
+  const protocols = [opts.tcp ? 'tcp' : '', opts.udp ? 'udp' : ''].filter(Boolean).join('+');
+  process.stdout.write(`ZK terminal simulator ${sn} listening on ${sim.host}:${sim.port} (${protocols})\n`);
+  logger.info({ users: sim.users().length, punches: sim.punches().length }, 'terminal data loaded');
+  if (opts.punchEvery) sim.startPunching(opts.punchEvery * 1000);
+
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await sim.stop();
+  logger.info('terminal simulator stopped');
+  return skipped > 0 ? EXIT.DATAERR : EXIT.OK;
+}

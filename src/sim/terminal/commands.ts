@@ -1,0 +1,106 @@
+/**
+ * The terminal's answer to each ZK command (A3). Bulk downloads live in download.ts.
+ */
+import { isLogTime } from '../../punch.js';
+import { makeCommKey } from '../../sources/zk/protocol/commkey.js';
+import { CMD } from '../../sources/zk/protocol/constants.js';
+import { encodeFreeSizes } from '../../sources/zk/protocol/free-sizes.js';
+import type { ZkPacket } from '../../sources/zk/protocol/packet.js';
+import { decodeZkTime, encodeZkTime } from '../../sources/zk/protocol/time.js';
+import { serveChunk, startDownload } from './download.js';
+import { deviceOption } from './device-options.js';
+import type { WriteUnit, ZkSession } from './session.js';
+import { LOG_CAPACITY, USER_CAPACITY } from './terminal-state.js';
+
+/** Commands that simply succeed (the simulator has nothing to do for them). */
+const PLAIN_OK = new Set<number>([
+  CMD.ENABLEDEVICE, CMD.DISABLEDEVICE, CMD.REFRESHDATA, CMD.STARTVERIFY, CMD.CANCELCAPTURE,
+]);
+
+export function runCommand(s: ZkSession, req: ZkPacket): WriteUnit[] {
+  const one = (command: number, data?: Buffer): WriteUnit[] => [[s.reply(req, command, data)]];
+  const { state, logger } = s.ctx;
+
+  if (req.command === CMD.CONNECT) {
+    s.connected = true;
+    s.authed = state.commKey === 0;
+    s.eventFlags = 0;
+    s.dataset = null;
+    s.exited = false;
+    return one(s.authed ? CMD.ACK_OK : CMD.ACK_UNAUTH);
+  }
+  if (req.command === CMD.AUTH) {
+    if (!s.connected) return one(CMD.ACK_UNAUTH);
+    s.authed = checkAuth(state.commKey, s.id, req.data);
+    if (!s.authed) logger.warn({ session: s.id }, 'comm key refused');
+    return one(s.authed ? CMD.ACK_OK : CMD.ACK_UNAUTH);
+  }
+  if (!s.connected || !s.authed) return one(CMD.ACK_UNAUTH);
+
+  if (PLAIN_OK.has(req.command)) return one(CMD.ACK_OK);
+  switch (req.command) {
+    case CMD.EXIT:
+      s.exited = true;
+      s.eventFlags = 0;
+      return one(CMD.ACK_OK);
+    case CMD.GET_FREE_SIZES: {
+      const users = state.userView().length;
+      const records = state.punchView().length;
+      const data = encodeFreeSizes({
+        users, records, admins: state.userView().filter((u) => (u.privilege ?? 0) >= 14).length,
+        fingerprintCapacity: USER_CAPACITY, userCapacity: USER_CAPACITY, recordCapacity: LOG_CAPACITY,
+        fingerprintsFree: USER_CAPACITY, usersFree: Math.max(0, USER_CAPACITY - users),
+        recordsFree: Math.max(0, LOG_CAPACITY - records),
+      });
+      return one(CMD.ACK_OK, data);
+    }
+    case CMD.GET_TIME: {
+      const data = Buffer.alloc(4);
+      data.writeUInt32LE(encodeZkTime(state.clock.read()), 0);
+      return one(CMD.ACK_OK, data);
+    }
+    case CMD.SET_TIME: {
+      const t = req.data.length >= 4 ? decodeZkTime(req.data.readUInt32LE(0)) : '';
+      // The packed form reaches past 2099, which the terminal cannot store.
+      if (!isLogTime(t) || t > '2099-12-31 23:59:59') return one(CMD.ACK_ERROR);
+      state.clock.set(t);
+      logger.info({ session: s.id, time: t }, 'clock set');
+      return one(CMD.ACK_OK);
+    }
+    case CMD.FREE_DATA:
+      s.dataset = null;
+      return one(CMD.ACK_OK);
+    case CMD.CLEAR_ATTLOG:
+      state.clearAttlog();
+      logger.info({ session: s.id }, 'attendance log cleared');
+      return one(CMD.ACK_OK);
+    case CMD.REG_EVENT: {
+      if (req.data.length < 2) return one(CMD.ACK_ERROR);
+      s.eventFlags = req.data.length >= 4 ? req.data.readUInt32LE(0) : req.data.readUInt16LE(0);
+      return one(CMD.ACK_OK);
+    }
+    case CMD.DATA_WRRQ:
+      return startDownload(s, req);
+    case CMD.DATA_RDY:
+      return serveChunk(s, req);
+    case CMD.OPTIONS_RRQ: {
+      const end = req.data.indexOf(0);
+      const key = req.data.toString('latin1', 0, end < 0 ? req.data.length : end);
+      const value = deviceOption(key, state);
+      return value === null ? one(CMD.ACK_ERROR) : one(CMD.ACK_OK, Buffer.from(`${key}=${value}\0`, 'latin1'));
+    }
+    case CMD.GET_VERSION:
+      return one(CMD.ACK_OK, Buffer.from(`${state.firmware}\0`, 'latin1'));
+    default:
+      logger.debug({ session: s.id, command: req.command }, 'unknown command');
+      return one(CMD.ACK_UNKNOWN);
+  }
+}
+
+/** AUTH data must equal makeCommKey(key, session, ticks) with the ticks byte the client chose (data[2]). */
+function checkAuth(commKey: number, sessionId: number, data: Buffer): boolean {
+  if (commKey === 0) return true;
+  if (data.length < 4) return false;
+  const expected = makeCommKey(commKey, sessionId, data[2] ?? 0);
+  return expected.equals(data.subarray(0, 4));
+}

@@ -1,0 +1,179 @@
+/**
+ * Users and punches for the simulator from JSON or CSV files (`punchgate sim terminal --file`).
+ *
+ * JSON: `{ "users": [...], "punches": [...] }` (both optional).
+ * CSV: the header decides the kind: a `logTime` column means punch rows, otherwise user rows.
+ * Bad records are reported with their line (CSV) or index (JSON) and skipped.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { normalizePunch, normalizeUser } from './terminal-state.js';
+import type { SimPunch, SimUser } from './types.js';
+
+export interface LoadedData {
+  users: SimUser[];
+  punches: SimPunch[];
+  /** `file:line: message` for each skipped record. */
+  problems: string[];
+}
+
+/** A file that cannot be read or parsed at all. */
+export class DataFileError extends Error {
+  override name = 'DataFileError';
+}
+
+type Raw = Record<string, unknown>;
+
+export function loadDataFiles(files: readonly string[]): LoadedData {
+  const out: LoadedData = { users: [], punches: [], problems: [] };
+  const rawUsers: { raw: Raw; where: string }[] = [];
+  const rawPunches: { raw: Raw; where: string }[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
+    } catch (e) {
+      throw new DataFileError(`${file}: ${(e as Error).message}`);
+    }
+    const isJson = path.extname(file).toLowerCase() === '.json' || /^\s*[{[]/.test(text);
+    const parsed = isJson ? readJson(file, text) : readCsv(file, text, out.problems);
+    rawUsers.push(...parsed.users);
+    rawPunches.push(...parsed.punches);
+  }
+
+  const uids = new Set<number>();
+  const ids = new Set<string>();
+  let nextUid = 1;
+  for (const { raw, where } of rawUsers) {
+    try {
+      const uid = raw.uid === undefined || raw.uid === '' ? undefined : toInt(raw.uid, 'uid');
+      const user = normalizeUser({
+        uid: uid ?? nextUid,
+        userId: str(raw.userId, 'userId'),
+        name: raw.name === undefined ? '' : str(raw.name, 'name'),
+        privilege: optInt(raw.privilege, 'privilege'),
+        card: optInt(raw.card, 'card'),
+        password: raw.password === undefined ? undefined : str(raw.password, 'password'),
+      });
+      if (uids.has(user.uid)) throw new RangeError(`uid ${user.uid} used twice`);
+      if (ids.has(user.userId)) throw new RangeError(`user id ${user.userId} used twice`);
+      uids.add(user.uid);
+      ids.add(user.userId);
+      nextUid = Math.max(nextUid, user.uid + 1);
+      out.users.push(user);
+    } catch (e) {
+      out.problems.push(`${where}: ${(e as Error).message}`);
+    }
+  }
+  for (const { raw, where } of rawPunches) {
+    try {
+      out.punches.push(normalizePunch({
+        userId: str(raw.userId, 'userId'),
+        logTime: str(raw.logTime, 'logTime'),
+        verifyType: optInt(raw.verifyType, 'verifyType'),
+        state: optInt(raw.state, 'state'),
+      }));
+    } catch (e) {
+      out.problems.push(`${where}: ${(e as Error).message}`);
+    }
+  }
+  // A punches-only file still needs enrolled users: one per distinct user id, in order of appearance.
+  if (rawUsers.length === 0) {
+    for (const p of out.punches) {
+      if (ids.has(p.userId)) continue;
+      ids.add(p.userId);
+      out.users.push(normalizeUser({ uid: nextUid++, userId: p.userId, name: `User ${p.userId}`.slice(0, 24) }));
+    }
+  }
+  return out;
+}
+
+function readJson(file: string, text: string): { users: { raw: Raw; where: string }[]; punches: { raw: Raw; where: string }[] } {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new DataFileError(`${file}: not valid JSON: ${(e as Error).message}`);
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+    throw new DataFileError(`${file}: expected an object with "users" and/or "punches" arrays`);
+  }
+  const list = (key: 'users' | 'punches') => {
+    const v = (doc as Raw)[key];
+    if (v === undefined) return [];
+    if (!Array.isArray(v)) throw new DataFileError(`${file}: "${key}" must be an array`);
+    return v.map((raw: unknown, i) => ({
+      raw: typeof raw === 'object' && raw !== null ? (raw as Raw) : {},
+      where: `${file}: ${key}[${i}]`,
+    }));
+  };
+  return { users: list('users'), punches: list('punches') };
+}
+
+function readCsv(file: string, text: string, problems: string[]) {
+  const users: { raw: Raw; where: string }[] = [];
+  const punches: { raw: Raw; where: string }[] = [];
+  const lines = text.split(/\r?\n/);
+  let header: string[] | null = null;
+  lines.forEach((line, i) => {
+    if (line.trim() === '' || line.trimStart().startsWith('#')) return;
+    const cells = splitCsvLine(line);
+    if (!header) {
+      header = cells.map((c) => c.trim());
+      if (!header.includes('userId')) throw new DataFileError(`${file}:${i + 1}: the header needs a userId column`);
+      return;
+    }
+    const where = `${file}:${i + 1}`;
+    // Trailing optional columns may be left out; more fields than the header is a broken line.
+    if (cells.length > header.length) {
+      problems.push(`${where}: ${cells.length} fields, the header has ${header.length}`);
+      return;
+    }
+    const raw: Raw = {};
+    header.forEach((h, j) => {
+      const v = (cells[j] ?? '').trim();
+      if (v !== '') raw[h] = v;
+    });
+    (header.includes('logTime') ? punches : users).push({ raw, where });
+  });
+  return { users, punches };
+}
+
+/** One CSV line: comma-separated, fields may be double-quoted with "" for a quote. */
+export function splitCsvLine(line: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i] as string;
+    if (quoted) {
+      if (c === '"' && line[i + 1] === '"') {
+        cur += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else cur += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      out.push(cur);
+      cur = '';
+    } else cur += c;
+  }
+  out.push(cur);
+  return out;
+}
+
+function str(v: unknown, what: string): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return String(v);
+  throw new RangeError(v === undefined ? `${what} missing` : `${what} must be text: ${JSON.stringify(v)}`);
+}
+
+function toInt(v: unknown, what: string): number {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : NaN;
+  if (!Number.isSafeInteger(n)) throw new RangeError(`${what} must be a whole number: ${JSON.stringify(v)}`);
+  return n;
+}
+
+function optInt(v: unknown, what: string): number | undefined {
+  return v === undefined || v === '' ? undefined : toInt(v, what);
+}

@@ -1,0 +1,69 @@
+/**
+ * Deterministic test data for the simulator: the same counts and seed always give the
+ * same users and punches, so tests can compare what a client downloaded with what
+ * the terminal holds.
+ */
+import { addSeconds } from './terminal-clock.js';
+import type { SimPunch, SimUser } from './types.js';
+
+export interface GenerateSpec {
+  users: number;
+  punches: number;
+  /** First punch time (default 2024-01-02 08:00:00). */
+  startTime?: string;
+  seed?: number;
+}
+
+/** mulberry32: small, fast, good enough for test data. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const FIRST_NAMES = ['Ana', 'Ben', 'Chen', 'Dara', 'Eli', 'Femi', 'Gita', 'Hugo', 'Ines', 'Jon', 'Kofi', 'Lena'];
+
+/**
+ * Users get numeric ids (UDP layouts carry the user id as a number) that do not collide
+ * with `existing`; uids continue after the highest existing uid.
+ */
+export function generateUsers(count: number, existing: readonly SimUser[], seed = 1): SimUser[] {
+  const rnd = seededRandom(seed);
+  const taken = new Set(existing.map((u) => u.userId));
+  let uid = existing.reduce((m, u) => Math.max(m, u.uid), 0);
+  let next = 1;
+  const out: SimUser[] = [];
+  while (out.length < count) {
+    const userId = String(next++);
+    if (taken.has(userId)) continue;
+    uid += 1;
+    const first = FIRST_NAMES[Math.floor(rnd() * FIRST_NAMES.length)] ?? 'User';
+    out.push({ uid, userId, name: `${first} ${userId}`, privilege: 0, card: 0, password: '' });
+  }
+  return out;
+}
+
+/**
+ * Punches of `users` in time order from `startTime`, a few seconds to a few minutes apart,
+ * alternating in/out per user.
+ */
+export function generatePunches(count: number, users: readonly SimUser[], spec: { startTime?: string; seed?: number } = {}): SimPunch[] {
+  if (count > 0 && users.length === 0) throw new RangeError('cannot generate punches without users');
+  const rnd = seededRandom((spec.seed ?? 1) ^ 0x9e3779b9);
+  const lastState = new Map<string, number>();
+  let time = spec.startTime ?? '2024-01-02 08:00:00';
+  const out: SimPunch[] = [];
+  for (let i = 0; i < count; i++) {
+    const user = users[Math.floor(rnd() * users.length)] as SimUser;
+    const state = lastState.get(user.userId) === 0 ? 1 : 0;
+    lastState.set(user.userId, state);
+    out.push({ userId: user.userId, logTime: time, verifyType: rnd() < 0.8 ? 1 : 2, state });
+    time = addSeconds(time, 5 + Math.floor(rnd() * 240));
+  }
+  return out;
+}

@@ -1,0 +1,117 @@
+/**
+ * What the simulated terminal holds: users, the attendance log, its identity and clock.
+ * Transports read it; real-time subscribers hear about each new punch.
+ */
+import { encodeZkTime } from '../../sources/zk/protocol/time.js';
+import { generatePunches, generateUsers } from './generate.js';
+import { TerminalClock } from './terminal-clock.js';
+import type { SimPunch, SimUser, TerminalSimOptions } from './types.js';
+
+export const DEFAULT_FIRMWARE = 'Ver 6.60 Apr 28 2015';
+export const DEFAULT_SERIAL = 'SIM0000000001';
+/** Attendance capacity reported by GET_FREE_SIZES. */
+export const LOG_CAPACITY = 100_000;
+export const USER_CAPACITY = 3_000;
+
+export type PunchListener = (p: SimPunch) => void;
+
+/** Checks a punch the way the terminal would store it (throws RangeError on a bad one). */
+export function normalizePunch(p: SimPunch): SimPunch {
+  if (typeof p.userId !== 'string' || p.userId.length === 0 || Buffer.byteLength(p.userId) > 24) {
+    throw new RangeError(`punch user id must be 1-24 bytes: ${JSON.stringify(p.userId)}`);
+  }
+  encodeZkTime(p.logTime); // throws on a time the terminal cannot store
+  const byte = (v: number | undefined, dflt: number, what: string) => {
+    const n = v ?? dflt;
+    if (!Number.isInteger(n) || n < 0 || n > 255) throw new RangeError(`punch ${what} must be 0-255: ${n}`);
+    return n;
+  };
+  return { userId: p.userId, logTime: p.logTime, verifyType: byte(p.verifyType, 1, 'verifyType'), state: byte(p.state, 0, 'state') };
+}
+
+export function normalizeUser(u: SimUser): SimUser {
+  if (!Number.isInteger(u.uid) || u.uid < 0 || u.uid > 0xffff) throw new RangeError(`user uid must be 0-65535: ${u.uid}`);
+  if (typeof u.userId !== 'string' || u.userId.length === 0 || Buffer.byteLength(u.userId) > 24) {
+    throw new RangeError(`user id must be 1-24 bytes: ${JSON.stringify(u.userId)}`);
+  }
+  const name = u.name ?? '';
+  const password = u.password ?? '';
+  if (Buffer.byteLength(name) > 24) throw new RangeError(`user name must be at most 24 bytes: ${JSON.stringify(name)}`);
+  if (Buffer.byteLength(password) > 8) throw new RangeError(`user ${u.userId}: password must be at most 8 bytes`);
+  const privilege = u.privilege ?? 0;
+  if (!Number.isInteger(privilege) || privilege < 0 || privilege > 255) throw new RangeError(`user ${u.userId}: privilege must be 0-255`);
+  const card = u.card ?? 0;
+  if (!Number.isInteger(card) || card < 0 || card > 0xffffffff) throw new RangeError(`user ${u.userId}: card must be 0-4294967295`);
+  return {
+    uid: u.uid,
+    userId: u.userId,
+    name,
+    privilege,
+    card,
+    password,
+  };
+}
+
+export class TerminalState {
+  serialNumber: string;
+  readonly firmware: string;
+  readonly commKey: number;
+  readonly clock: TerminalClock;
+  clearAttlogCount = 0;
+  /** Bumped on every change of the log, so prepared datasets can be reused until then. */
+  version = 0;
+  private userList: SimUser[];
+  private punchLog: SimPunch[];
+  private readonly listeners = new Set<PunchListener>();
+
+  constructor(opts: TerminalSimOptions) {
+    this.serialNumber = opts.serialNumber ?? DEFAULT_SERIAL;
+    this.firmware = opts.firmware ?? DEFAULT_FIRMWARE;
+    this.commKey = opts.commKey ?? 0;
+    this.clock = new TerminalClock(opts.clock);
+    this.userList = (opts.users ?? []).map(normalizeUser);
+    this.punchLog = (opts.punches ?? []).map(normalizePunch);
+    const gen = opts.generate;
+    if (gen) {
+      // concat, not push(...): spreading 100k+ records would overflow the call stack.
+      this.userList = this.userList.concat(generateUsers(gen.users, this.userList, gen.seed));
+      this.punchLog = this.punchLog.concat(generatePunches(gen.punches, this.userList, gen));
+    }
+  }
+
+  users(): SimUser[] {
+    return this.userList.map((u) => ({ ...u }));
+  }
+
+  punches(): SimPunch[] {
+    return this.punchLog.map((p) => ({ ...p }));
+  }
+
+  /** Live views for the dataset encoders (not copied: datasets can be 100k records). */
+  userView(): readonly SimUser[] {
+    return this.userList;
+  }
+
+  punchView(): readonly SimPunch[] {
+    return this.punchLog;
+  }
+
+  addPunch(p: SimPunch): SimPunch {
+    const punch = normalizePunch(p);
+    this.punchLog.push(punch);
+    this.version += 1;
+    for (const l of this.listeners) l(punch);
+    return punch;
+  }
+
+  clearAttlog(): void {
+    this.punchLog = [];
+    this.version += 1;
+    this.clearAttlogCount += 1;
+  }
+
+  onPunch(l: PunchListener): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * Public types of the ZK terminal simulator (re-exported by index.ts).
+ */
+import type { Logger } from '../../util/logger.js';
+
+/** A user enrolled on the simulated terminal. */
+export interface SimUser {
+  /** Internal index (u16), unique per terminal. */
+  uid: number;
+  /** The PIN / "user id" (up to 24 characters on TCP; numeric on the UDP layouts). */
+  userId: string;
+  name: string;
+  /** 0 user, 14 admin. */
+  privilege?: number;
+  card?: number;
+  password?: string;
+}
+
+/** One attendance record in the terminal's log. */
+export interface SimPunch {
+  userId: string;
+  /** Terminal wall clock, `YYYY-MM-DD HH:mm:ss` (years 2000-2099). */
+  logTime: string;
+  /** 0 password, 1 finger, 2 card... (default 1). */
+  verifyType?: number;
+  /** 0 in, 1 out, 2 break-out, 3 break-in, 4 OT-in, 5 OT-out (default 0). */
+  state?: number;
+}
+
+/** Fault-injection switches; all can be changed while the simulator runs (setFaults). */
+export interface TerminalFaults {
+  /** Command codes whose reply is never sent (e.g. 1503 DATA_WRRQ). The command still takes effect. */
+  dropReplyTo: number[];
+  /** Drop only the first matching reply, then behave. */
+  dropReplyOnce: boolean;
+  /** CMD_DATA of a chunk split into packets of this many data bytes (e.g. 1008). */
+  splitPackets: number | null;
+  /** Pause after every written packet (node-zklib needs ~2-5 ms; 0 = coalesce freely). */
+  pacingMs: number;
+  /** Send a chunk's trailing ACK_OK in its own write (desyncs node-zklib). */
+  separateTrailingAck: boolean;
+  /** Close the TCP connection right after replying to EXIT. */
+  closeAfterExit: boolean;
+  /** Refuse (close) TCP connections beyond this many concurrent ones. */
+  maxSessions: number | null;
+  /** Throttle TCP writes to this many bytes per second (packets then arrive in fragments). */
+  slowLinkBytesPerSecond: number | null;
+  /** Destroy the TCP connection once this many dataset bytes were sent on it (cut inside a packet). */
+  disconnectMidTransferAfterBytes: number | null;
+  /** Answer DATA_WRRQ with ACK_ERROR. */
+  errorOnDataWrrq: boolean;
+}
+
+export interface TerminalSimOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (any free port); TCP and UDP are bound to the same port. */
+  port?: number;
+  /** Listen on TCP (default true). `false` leaves the TCP port closed, so node-zklib falls back to UDP. */
+  tcp?: boolean;
+  /** Listen on UDP (default true). */
+  udp?: boolean;
+  serialNumber?: string;
+  /** GET_VERSION answer; default 'Ver 6.60 Apr 28 2015'. */
+  firmware?: string;
+  /** Comm key; 0 or absent = none. */
+  commKey?: number;
+  users?: SimUser[];
+  punches?: SimPunch[];
+  /** Deterministic generated data, added after `users` / `punches`. */
+  generate?: { users: number; punches: number; startTime?: string; seed?: number };
+  /**
+   * The terminal's wall clock. A string is the time at start, then it runs with real time;
+   * a function is asked each time. Default: the box's local time. SET_TIME overrides both.
+   */
+  clock?: string | (() => string);
+  faults?: Partial<TerminalFaults>;
+  /** Datasets smaller than this many bytes go direct over TCP (default 1024); UDP is always chunked. */
+  directThreshold?: number;
+  /** Chunk size used when a client asks for more in one DATA_RDY (default MAX_CHUNK). */
+  chunkSize?: number;
+  /** Where the simulator logs (default: silent). The comm key is never logged. */
+  logger?: Logger;
+}
+
+export interface TerminalSim {
+  port: number;
+  host: string;
+  punches(): SimPunch[];
+  users(): SimUser[];
+  /** Appends to the log and pushes a real-time event to subscribed sessions. */
+  addPunch(p: SimPunch): void;
+  /** Adds a punch every `everyMs` (default pick: users in turn, at the terminal's clock). */
+  startPunching(everyMs: number, pick?: () => SimPunch): void;
+  stopPunching(): void;
+  setFaults(f: Partial<TerminalFaults>): void;
+  /** A swapped device answering at the same address. */
+  setSerialNumber(sn: string): void;
+  /** Times CLEAR_ATTLOG was received. */
+  clearCount(): number;
+  /** Open TCP sessions. */
+  sessions(): number;
+  stop(): Promise<void>;
+}
