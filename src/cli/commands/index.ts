@@ -1,15 +1,31 @@
 import type { Command } from 'commander';
+import { registerDemo } from './demo.js';
+import { registerEmployees } from './employees.js';
+import { registerFlush } from './flush.js';
 import { registerImport } from './import.js';
 import { registerPoll } from './poll.js';
 import { registerPunches } from './punches.js';
+import { registerRun } from './run.js';
+import { registerSimHrms } from './sim-hrms.js';
+import { registerSimSerial } from './sim-serial.js';
+import { registerSimTerminal } from './sim-terminal.js';
 import { registerStatus } from './status.js';
 import { registerTerminals } from './terminals.js';
 
-/** Each command lives in its own file and registers itself here. */
+/** Each command lives in its own file and registers itself here, in the order of `--help`. */
 export function registerCommands(program: Command): void {
-  registerImport(program);
-  registerPoll(program);
-  registerPunches(program);
+  registerRun(program);
   registerStatus(program);
   registerTerminals(program);
+  registerPoll(program);
+  registerPunches(program);
+  registerImport(program);
+  registerFlush(program);
+  registerEmployees(program);
+  registerDemo(program);
+  // The sim commands attach themselves under this one.
+  program.command('sim').description('simulators for rehearsal and tests: a ZK terminal, the HRMS, a serial reader');
+  registerSimTerminal(program);
+  registerSimHrms(program);
+  registerSimSerial(program);
 }

@@ -1,0 +1,45 @@
+import { renameSync, writeFileSync } from 'node:fs';
+import { formatStatus, type StatusReport } from '../status/index.js';
+import type { Logger } from '../util/logger.js';
+import type { Secrets } from '../util/secrets.js';
+
+/**
+ * The status log: a human-readable file rewritten every interval, the first thing an admin
+ * opens. Written to a temporary file and renamed, so a reader never sees half a file.
+ */
+export class StatusLog {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly path: string,
+    private readonly build: () => StatusReport,
+    private readonly deps: { logger: Logger; secrets: Secrets },
+  ) {}
+
+  start(intervalMs: number): void {
+    this.write();
+    if (intervalMs > 0) {
+      this.timer = setInterval(() => this.write(), intervalMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Writes the file now; a failure is logged, never fatal (the journal is what matters). */
+  write(): StatusReport | undefined {
+    try {
+      const report = this.build();
+      const tmp = `${this.path}.tmp`;
+      writeFileSync(tmp, this.deps.secrets.scrub(formatStatus(report)), { mode: 0o644 });
+      renameSync(tmp, this.path);
+      return report;
+    } catch (e) {
+      this.deps.logger.warn({ err: e instanceof Error ? e.message : String(e), path: this.path }, 'could not write the status log');
+      return undefined;
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}

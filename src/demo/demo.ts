@@ -1,0 +1,77 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../config/load.js';
+import { startHrmsSim } from '../sim/hrms/index.js';
+import { startTerminalSim } from '../sim/terminal/index.js';
+import { createLogger } from '../util/logger.js';
+import { Secrets } from '../util/secrets.js';
+
+export interface DemoOptions {
+  configPath: string;
+  punchEverySeconds: number;
+  out: NodeJS.WritableStream;
+}
+
+const say = (out: NodeJS.WritableStream, who: string, line: string) => out.write(`[${who.padEnd(8)}] ${line}\n`);
+
+/**
+ * The demo: a simulated ZK terminal that punches every few seconds, a simulated HRMS, and
+ * `punchgate run` as a child process with the demo config, all on loopback. The console shows
+ * punches flowing and, every few seconds, the status log. Ctrl-C stops everything cleanly.
+ */
+export async function runDemo(opts: DemoOptions): Promise<number> {
+  const { out } = opts;
+  const config = loadConfig(opts.configPath);
+  const zk = config.terminals.find((t) => t.kind === 'zk');
+  if (!zk || zk.kind !== 'zk') throw new Error(`${opts.configPath}: the demo needs one zk terminal`);
+  const token = readFileSync(config.hrms.tokenFile!, 'utf8').trim();
+
+  const simLogger = createLogger({ secrets: new Secrets(), pretty: true, level: 'info', destination: { write: (s: string) => void say(out, 'terminal', s.trimEnd().replace(/^\S+ \S+\s+/, '')) } });
+  const terminal = await startTerminalSim({
+    host: zk.host, port: zk.port, serialNumber: 'DEMO0001', logger: simLogger,
+    users: [1001, 1002, 1003, 1004].map((id, i) => ({ uid: i + 1, userId: String(id), name: `Demo User ${i + 1}` })),
+    punches: [],
+  });
+  const hrms = await startHrmsSim({
+    host: '127.0.0.1', port: Number(new URL(config.hrms.baseUrl).port), tokens: [token],
+    log: (line) => say(out, 'hrms', line),
+  });
+  say(out, 'demo', `terminal simulator on ${zk.host}:${zk.port}, HRMS simulator on ${hrms.url}`);
+  terminal.startPunching(opts.punchEverySeconds * 1000);
+
+  const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'main.js');
+  const daemon: ChildProcess = spawn(process.execPath, [cli, 'run', '--config', resolve(opts.configPath), '--pretty'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: Ctrl-C reaches the demo, which then stops the daemon with one SIGTERM.
+    detached: true,
+  });
+  process.once('exit', () => daemon.exitCode === null && daemon.kill('SIGKILL'));
+  daemon.stdout!.on('data', (d: Buffer) => d.toString().trimEnd().split('\n').forEach((l) => say(out, 'daemon', l)));
+  daemon.stderr!.on('data', (d: Buffer) => d.toString().trimEnd().split('\n').forEach((l) => say(out, 'daemon', l)));
+
+  let lastStatus = '';
+  const statusTimer = setInterval(() => {
+    const path = config.status.path!;
+    if (!existsSync(path)) return;
+    const text = readFileSync(path, 'utf8');
+    if (text === lastStatus) return;
+    lastStatus = text;
+    out.write(`\n----- ${path} -----\n${text}------------------------------\n\n`);
+  }, 2000);
+
+  const exited = new Promise<number>((res) => daemon.on('exit', (code) => res(code ?? 1)));
+  const stop = () => {
+    say(out, 'demo', 'stopping...');
+    daemon.kill('SIGTERM');
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const code = await exited;
+  clearInterval(statusTimer);
+  terminal.stopPunching();
+  say(out, 'demo', `daemon exited with ${code}; the HRMS simulator received ${hrms.attendance().length} punches`);
+  await Promise.all([terminal.stop(), hrms.stop()]);
+  return code;
+}

@@ -1,0 +1,59 @@
+import type { SerialTerminalConfig, TerminalConfig } from '../config/terminals.js';
+import type { PunchSink } from '../journal/types.js';
+import { SerialSource } from './serial/index.js';
+import type { Source, SourceDeps } from './types.js';
+import { ZkSource } from './zk/zk-source.js';
+
+/** A sink that tells delivery about new punches as soon as they are durable. */
+export function wakingSink(deps: SourceDeps): PunchSink {
+  return {
+    ingest: (punches, opts) => {
+      const r = deps.sink.ingest(punches, opts);
+      if (r.added > 0) deps.onPunches?.(r.added);
+      return r;
+    },
+  };
+}
+
+/** How often a serial terminal's state is copied to the terminals ledger for the status. */
+const SERIAL_LEDGER_MS = 5000;
+
+/** A serial reader as a Source: the reader itself, plus its state in the terminals ledger. */
+class SerialTerminalSource implements Source {
+  readonly name: string;
+  private readonly reader: SerialSource;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly cfg: SerialTerminalConfig,
+    private readonly deps: SourceDeps,
+  ) {
+    this.name = cfg.name;
+    this.reader = new SerialSource({ config: cfg, sink: wakingSink(deps), logger: deps.logger, clock: deps.clock });
+  }
+
+  async start(): Promise<void> {
+    await this.reader.start();
+    this.record();
+    this.timer = setInterval(() => this.record(), SERIAL_LEDGER_MS);
+    this.timer.unref();
+  }
+
+  private record(): void {
+    const s = this.reader.status();
+    this.deps.ledger.update(this.cfg.name, {
+      online: s.online, offlineSince: s.offlineSince, lastPollAt: s.lastLineAt ?? s.openedAt, lastError: s.lastError,
+    });
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.reader.stop();
+    this.record();
+  }
+}
+
+/** Builds the source for one terminal of the config. */
+export function createSource(cfg: TerminalConfig, deps: SourceDeps): Source {
+  return cfg.kind === 'zk' ? new ZkSource(cfg, deps) : new SerialTerminalSource(cfg, deps);
+}
