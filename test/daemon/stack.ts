@@ -1,0 +1,73 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { stringify } from 'yaml';
+import { startHrmsSim, type HrmsSim } from '../../src/sim/hrms/index.js';
+import { startTerminalSim, type TerminalSim } from '../../src/sim/terminal/index.js';
+import { tempDir } from '../helpers/tmp.js';
+
+export const TOKEN = 'stack-token-5f2b9c';
+export const COMM_KEY = 808080;
+
+/** A terminal simulator, an HRMS simulator and a config for the daemon, in a temp folder. */
+export async function startStack(opts: { terminals?: number; delivery?: Record<string, unknown> } = {}) {
+  const tmp = tempDir('punchgate-daemon-');
+  const hrms = await startHrmsSim({ tokens: [TOKEN] });
+  const terminals: TerminalSim[] = [];
+  for (let i = 0; i < (opts.terminals ?? 1); i++) {
+    terminals.push(await startTerminalSim({ serialNumber: `SN-${i + 1}`, commKey: COMM_KEY, users: [{ uid: 1, userId: '1001', name: 'A' }], punches: [] }));
+  }
+  writeFileSync(tmp.path('token'), TOKEN + '\n');
+  const terminalConfig = (t: TerminalSim, i: number) => ({
+    name: `gate-${i + 1}`, kind: 'zk', host: '127.0.0.1', port: t.port, transport: 'tcp', commKey: COMM_KEY,
+    schedule: '* * * * * *', realtime: true, timeoutMs: 1000,
+  });
+  const config = (ts: TerminalSim[] = terminals) => ({
+    site: 'plant-t',
+    journal: { path: tmp.path('journal.db') },
+    hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 2000, connectTimeoutMs: 1000 },
+    delivery: { batchSize: 20, pollIntervalMs: 100, retry: { baseMs: 50, maxMs: 500 }, ...opts.delivery },
+    status: { intervalMs: 300 },
+    terminals: ts.map(terminalConfig),
+  });
+  const configPath = tmp.path('punchgate.yaml');
+  const writeConfig = (ts?: TerminalSim[]) => writeFileSync(configPath, stringify(config(ts)));
+  writeConfig();
+  return {
+    tmp, hrms, terminals, configPath, writeConfig,
+    async stop() {
+      await Promise.all([hrms.stop(), ...terminals.map((t) => t.stop())]);
+      tmp.cleanup();
+    },
+  };
+}
+
+export interface DaemonProcess {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** `punchgate run` as a real child process. */
+export function spawnDaemon(configPath: string, args: string[] = []): DaemonProcess {
+  const child = spawn(process.execPath, ['dist/src/cli/main.js', 'run', '--config', configPath, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NOTIFY_SOCKET: '', PUNCHGATE_HRMS_TOKEN: '' },
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.on('exit', (code, signal) => res({ code, signal })));
+  return { child, output: () => out, exited };
+}
+
+export async function until(cond: () => boolean, ms = 10_000, what = 'condition'): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`${what} not met within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Distinct "code@time" keys. */
+export const keys = (xs: { userId?: string; biometriccode?: string; logTime?: string; logDate?: string }[]) =>
+  [...new Set(xs.map((x) => `${x.userId ?? x.biometriccode}@${x.logTime ?? x.logDate}`))].sort();
