@@ -60,12 +60,12 @@ export function loadConfig(file: string): Config {
     const code = (e as NodeJS.ErrnoException).code;
     throw new ConfigError([`${file}: cannot read the config file (${code ?? String(e)})`]);
   }
-  const doc = parseDocument(text, { prettyErrors: false });
+  const doc = parseDocument(text, { prettyErrors: true });
   if (doc.errors.length > 0) {
     throw new ConfigError(
       doc.errors.map((e) => {
         const line = e.linePos?.[0]?.line;
-        return `${file}${line ? `:${line}` : ''}: ${e.message.split('\n')[0]}`;
+        return `${file}${line ? `:${line}` : ''}: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`;
       }),
     );
   }

@@ -16,7 +16,8 @@ export interface JournalOptions {
   clock?: Clock;
   /**
    * 'owner' (punchgate run): takes the single-owner lock and returns rows left inflight by a
-   * crash. 'shared' (one-shot commands): no lock. 'auto': owner if nobody else is, else shared.
+   * crash. 'shared': no lock. 'auto' (flush): shared, but first returns rows left inflight
+   * by a crash when no process owns the journal.
    */
   mode?: 'owner' | 'shared' | 'auto';
   retentionDays?: number;
@@ -85,12 +86,13 @@ export class Journal implements PunchSink, DeliveryQueue {
     const clock = options.clock ?? systemClock;
     const mode = options.mode ?? 'shared';
     let lock: OwnerLock | undefined;
+    let recoverOnly: OwnerLock | undefined;
     if (mode === 'owner') lock = OwnerLock.acquire(options.path);
     if (mode === 'auto') {
       try {
-        lock = OwnerLock.acquire(options.path);
+        recoverOnly = OwnerLock.acquire(options.path);
       } catch {
-        lock = undefined;
+        recoverOnly = undefined; // a daemon owns the journal: it recovers its own rows
       }
     }
     let db: Database.Database;
@@ -115,6 +117,15 @@ export class Journal implements PunchSink, DeliveryQueue {
       lock,
     );
     if (lock) journal.recoverInflight();
+    if (recoverOnly) {
+      // Nobody owns the journal: rows a crashed process left inflight go back to the queue,
+      // and the lock is let go at once so that `punchgate run` can always start.
+      try {
+        journal.recoverInflight();
+      } finally {
+        recoverOnly.release();
+      }
+    }
     return journal;
   }
 

@@ -158,3 +158,26 @@ describe('journal', () => {
     expect(j.deliveryState.get()).toMatchObject({ auth: 'failed', authFailedSince: 7 });
   });
 });
+
+describe('journal opened by a one-shot flush', () => {
+  it('returns rows a crashed process left inflight when no daemon owns the journal, without holding the lock', () => {
+    const tmp = tempDir();
+    const clock = fakeClock();
+    const path = tmp.path('j.db');
+    try {
+      const crashed = Journal.open({ path, site: 's', clock, mode: 'owner' });
+      crashed.ingest([{ terminal: 't', biometricCode: '1', logTime: '2026-11-20 08:00:00' }]);
+      crashed.claim(5);
+      crashed.db.close();
+      (crashed as unknown as { lock: { release(): void } }).lock.release();
+      const flush = Journal.open({ path, site: 's', clock, mode: 'auto' });
+      expect(flush.counts()).toMatchObject({ pending: 1, inflight: 0 });
+      // The daemon can still start while the flush runs.
+      const daemon = Journal.open({ path, site: 's', clock, mode: 'owner' });
+      daemon.close();
+      flush.close();
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});

@@ -3,10 +3,9 @@ import type { AppContext } from '../../context.js';
 import { Deliverer, type DrainReport } from '../../delivery/index.js';
 import type { AttendanceSender } from '../../hrms/attendance.js';
 import { TokenSource } from '../../hrms/token.js';
-import { Journal } from '../../journal/index.js';
 import type { JournalCounts } from '../../journal/types.js';
 import { EXIT } from '../../util/exit-codes.js';
-import { action, loadContext } from '../common.js';
+import { action, loadContext, openJournal } from '../common.js';
 
 export interface FlushOptions {
   /** Also send rejected punches now, ignoring their retry time. */
@@ -32,17 +31,7 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
   const out = opts.out ?? ((l: string) => process.stdout.write(`${l}\n`));
   const err = opts.err ?? ((l: string) => process.stderr.write(`${l}\n`));
   const { config } = ctx;
-  const journal = Journal.open({
-    path: config.journal.path,
-    site: config.site,
-    mode: 'shared',
-    clock: ctx.clock,
-    retentionDays: config.journal.retentionDays,
-    futureToleranceMinutes: config.journal.futureToleranceMinutes,
-    rejectedRetry: config.delivery.rejectedRetry,
-    deadAfterAttempts: config.delivery.deadAfterAttempts,
-    deadAfterDays: config.delivery.deadAfterDays,
-  });
+  const journal = openJournal(ctx, 'auto');
   const deliverer = new Deliverer({
     queue: journal,
     state: journal.deliveryState,
@@ -67,7 +56,8 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
     out(summaryLine(report, counts));
     const problem = problemLine(report);
     if (problem) err(ctx.secrets.scrub(problem));
-    return report.stoppedBy === 'auth' || counts.pending > 0 ? EXIT.TEMPFAIL : EXIT.OK;
+    // Anything but a clean finish means something deliverable is still waiting: try again later.
+    return report.stoppedBy === 'done' && counts.pending === 0 ? EXIT.OK : EXIT.TEMPFAIL;
   } finally {
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);

@@ -1,0 +1,235 @@
+import type { DeliveryConfig, HrmsConfig } from '../config/schema.js';
+import { AttendanceClient, type AttendanceSender } from '../hrms/attendance.js';
+import { isFatalJournalError } from '../journal/open-db.js';
+import type { DeliveryQueue, OutboundPunch } from '../journal/types.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { Backoff } from './backoff.js';
+import { BatchSizer } from './batch-size.js';
+import { emptyCounters, type BatchResult, type DeliveryCounters } from './counters.js';
+import { drainQueue, type DrainOptions, type DrainReport } from './drain.js';
+import { DeliveryHealth, type DeliveryStateAccess } from './health.js';
+import { compilePatterns, describeTally } from './outcomes.js';
+import { sendClaimed, type Failure, type SendTally } from './send-claimed.js';
+import { abortableSleep, type Sleep } from './sleep.js';
+
+/** Where the bearer token comes from (TokenSource); `file` names it in the auth-failure log line. */
+export interface TokenProvider {
+  get(): string;
+  file?(): string | undefined;
+}
+
+export interface DelivererOptions {
+  queue: DeliveryQueue;
+  state: DeliveryStateAccess;
+  tokens: TokenProvider;
+  hrms: HrmsConfig;
+  delivery: DeliveryConfig;
+  logger: Logger;
+  clock: Clock;
+  /** [0, 1) source for the backoff jitter; default Math.random. */
+  random?: () => number;
+  /** Resolves after `ms` or as soon as `signal` aborts; never rejects. */
+  sleep?: Sleep;
+  /** Default: an AttendanceClient for `hrms`. */
+  sender?: AttendanceSender;
+}
+
+export interface BatchOptions {
+  /** Also take rejected punches before their retry time (`flush --all`). */
+  ignoreBackoff?: boolean;
+  /** Aborts an in-flight request; its punches go back to the queue. */
+  signal?: AbortSignal;
+  /** Punches not to send in this call (already answered during a drain); released if claimed. */
+  skipIds?: ReadonlySet<number>;
+}
+
+export interface BatchReport extends SendTally {
+  result: BatchResult;
+  /** Punches claimed and worked on (after skipIds). */
+  claimed: number;
+  /** How long to wait before the next batch (backoff, Retry-After, auth retry); 0 = go on. */
+  waitMs: number;
+  message?: string;
+}
+
+/**
+ * Moves punches from the journal to the HRMS: one request in flight at a time, batches in
+ * log-time order. Every claimed punch ends settled (the HRMS said something about it) or
+ * released (back to the queue, no attempt charged): nothing stays inflight, nothing is lost.
+ */
+export class Deliverer {
+  private readonly sender: AttendanceSender;
+  private readonly ownsSender: boolean;
+  private readonly duplicatePatterns: RegExp[];
+  private readonly backoff: Backoff;
+  private readonly sizer: BatchSizer;
+  private readonly health: DeliveryHealth;
+  private readonly sleep: Sleep;
+  private readonly stats: DeliveryCounters = emptyCounters();
+  /** Epoch ms before which no batch should be sent (backoff). */
+  private retryAt = 0;
+  private wakeIdle: (() => void) | undefined;
+  private wakePending = false;
+
+  constructor(private readonly o: DelivererOptions) {
+    this.ownsSender = !o.sender;
+    this.sender =
+      o.sender ?? new AttendanceClient({ hrms: o.hrms, authPatterns: compilePatterns(o.delivery.patterns.authFailure) });
+    this.duplicatePatterns = compilePatterns(o.delivery.patterns.duplicate);
+    this.backoff = new Backoff(o.delivery.retry, o.random);
+    this.sizer = new BatchSizer(o.delivery.batchSize);
+    this.health = new DeliveryHealth(o.state, o.logger, o.clock);
+    this.sleep = o.sleep ?? abortableSleep;
+  }
+
+  /** The working batch size (lowered after HTTP 413). */
+  get batchSize(): number {
+    return this.sizer.current;
+  }
+
+  counters(): DeliveryCounters {
+    return structuredClone(this.stats);
+  }
+
+  /** Epoch ms before which the deliverer will not send (0 when it may send now). */
+  get backoffUntil(): number {
+    return this.retryAt;
+  }
+
+  /** New punches were ingested: an idle `run` loop looks at the queue now. */
+  wake(): void {
+    if (this.wakeIdle) this.wakeIdle();
+    else this.wakePending = true;
+  }
+
+  /** Claims up to the working batch size, sends it (splitting it if refused), settles and reports. */
+  async deliverBatch(opts: BatchOptions = {}): Promise<BatchReport> {
+    const { queue, clock } = this.o;
+    const report: BatchReport = {
+      result: 'idle', claimed: 0, requests: 0, released: 0, rejectedIds: [], waitMs: 0,
+      delivered: 0, duplicates: 0, rejected: 0, unknown: 0,
+    };
+    const batch = this.claim(opts);
+    if (batch.length === 0) return report;
+    report.claimed = batch.length;
+    this.health.attempted(clock.now());
+    const deps = { queue, sender: this.sender, duplicatePatterns: this.duplicatePatterns, stats: this.stats, logger: this.o.logger };
+    const sent = await sendClaimed(batch, () => this.o.tokens.get(), opts.signal, deps, report);
+    const smallerHelps = sent.failure?.kind === 'too-large' && this.sizer.shrink(sent.failedSize) < sent.failedSize;
+    this.conclude(report, sent.failure, batch.length, smallerHelps);
+    return report;
+  }
+
+  /** The daemon loop: deliver while punches are due; idle until due, polled or woken; stop on abort. */
+  async run(signal: AbortSignal): Promise<void> {
+    const { clock, logger } = this.o;
+    while (!signal.aborted) {
+      const wait = this.retryAt - clock.now();
+      if (wait > 0) {
+        await this.sleep(wait, signal);
+        continue;
+      }
+      let report: BatchReport;
+      try {
+        report = await this.deliverBatch({ signal });
+      } catch (e) {
+        // A journal error: fatal ones end the loop (the daemon exits), others are retried later.
+        if (isFatalJournalError(e)) throw e;
+        logger.error({ err: e }, 'delivery error; retrying later');
+        this.retryAt = clock.now() + Math.max(1000, this.backoff.next());
+        continue;
+      }
+      if (report.result === 'idle') await this.idle(signal);
+    }
+  }
+
+  /** Delivers what is deliverable now (for `flush`), retrying temporary failures for up to maxWaitMs. */
+  drain(opts: DrainOptions): Promise<DrainReport> {
+    return drainQueue(this, this.o.queue, this.o.clock, this.sleep, opts);
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsSender) await this.sender.close?.();
+  }
+
+  private claim(opts: BatchOptions): OutboundPunch[] {
+    const size = this.sizer.current;
+    const skip = opts.skipIds ?? new Set<number>();
+    // A punch answered earlier in this drain may be due again at once (always with ignoreBackoff):
+    // claim enough to get past those, then hand them straight back.
+    const limit = size + skip.size;
+    const claimed = this.o.queue.claim(limit, { ignoreBackoff: opts.ignoreBackoff ?? false });
+    const wanted = claimed.filter((p) => !skip.has(p.id));
+    const batch = wanted.slice(0, size);
+    const back = [...claimed.filter((p) => skip.has(p.id)), ...wanted.slice(size)];
+    if (back.length > 0) this.o.queue.release(back.map((p) => p.id));
+    return batch;
+  }
+
+  /** Sets the result, the wait before the next batch and the persisted state. */
+  private conclude(report: BatchReport, failure: Failure | undefined, claimed: number, smallerHelps: boolean): void {
+    const { delivery, clock } = this.o;
+    const settled = report.delivered + report.duplicates + report.rejected;
+    const summary = describeTally(claimed, report);
+    const withCause = (cause: string) => (settled + report.unknown > 0 ? `${summary}; ${cause}` : `${claimed} not delivered: ${cause}`);
+
+    if (!failure && settled === 0) {
+      // Answered, but about none of the punches: treat like a temporary failure, not a hot loop.
+      failure = { kind: 'transient', message: 'HRMS answered without any per-punch result', afterSending: true };
+    }
+    if (!failure) {
+      report.result = 'ok';
+      this.backoff.reset();
+      this.sizer.succeeded(claimed >= this.sizer.current);
+      this.health.answered(summary);
+    } else if (failure.kind === 'aborted') {
+      report.result = 'aborted';
+      this.health.stopped(withCause('stopped, punches returned to the queue'));
+    } else if (failure.kind === 'auth') {
+      report.result = 'auth';
+      report.message = failure.message;
+      report.waitMs = delivery.authRetryMs;
+      this.health.authFailed(failure.message, withCause('HRMS refused the token'), report.waitMs, this.o.tokens.file?.());
+    } else if (failure.kind === 'refused') {
+      report.result = 'endpoint';
+      report.message = `HTTP ${failure.httpStatus}: ${failure.message}`;
+      report.waitMs = delivery.authRetryMs;
+      this.health.endpointFailed(report.message, withCause('endpoint refused the request'));
+    } else if (failure.kind === 'too-large' && smallerHelps) {
+      report.result = 'too-large';
+      report.message = failure.message;
+      this.health.failed(failure.message, withCause(`HTTP 413, batch size lowered to ${this.sizer.current}`));
+    } else {
+      // Transient, or a 413 that a smaller batch cannot cure: back off with full jitter.
+      report.result = failure.kind === 'too-large' ? 'too-large' : 'transient';
+      report.message = failure.message;
+      const retryAfter = failure.kind === 'transient' ? (failure.retryAfterMs ?? 0) : 0;
+      report.waitMs = Math.max(this.backoff.next(), retryAfter);
+      this.health.transient(failure.message, withCause(`temporary failure: ${failure.message}`), report.waitMs);
+    }
+    this.stats.batches[report.result]++;
+    this.retryAt = report.waitMs > 0 ? clock.now() + report.waitMs : 0;
+  }
+
+  private async idle(signal: AbortSignal): Promise<void> {
+    if (this.wakePending) {
+      this.wakePending = false;
+      return;
+    }
+    const now = this.o.clock.now();
+    const next = this.o.queue.nextDueAt();
+    let ms = this.o.delivery.pollIntervalMs;
+    if (next !== null && next > now) ms = Math.min(ms, next - now);
+    const woken = new AbortController();
+    const onAbort = () => woken.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    this.wakeIdle = onAbort;
+    try {
+      await this.sleep(ms, woken.signal);
+    } finally {
+      this.wakeIdle = undefined;
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+}

@@ -1,0 +1,104 @@
+import type { DeliveryRecord } from '../journal/types.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+
+export interface DeliveryStateAccess {
+  get(): DeliveryRecord;
+  update(patch: Partial<DeliveryRecord>): void;
+}
+
+type Trouble = 'auth' | 'endpoint' | 'transient';
+
+/**
+ * Keeps the persisted delivery state (read by `status`) and decides what is worth a log line.
+ * A problem is logged loudly once when it starts and once when it ends; the retries in between
+ * go to debug, so a HRMS that is down for a weekend does not fill the disk.
+ */
+export class DeliveryHealth {
+  private trouble: Trouble | undefined;
+  private failures = 0;
+  /** Written together with the batch's result: one state write per batch. */
+  private attemptAt: number | null = null;
+
+  constructor(
+    private readonly state: DeliveryStateAccess,
+    private readonly logger: Logger,
+    private readonly clock: Clock,
+  ) {}
+
+  attempted(at: number): void {
+    this.attemptAt = at;
+  }
+
+  /** The HRMS answered (the token was accepted). */
+  answered(lastResult: string): void {
+    const now = this.clock.now();
+    const previous = this.state.get();
+    if (this.trouble === 'auth' || previous.auth === 'failed') {
+      this.logger.info('HRMS accepts the token again: delivery resumed');
+    } else if (this.trouble) {
+      this.logger.info({ failedAttempts: this.failures }, 'HRMS answering again: delivery resumed');
+    }
+    this.trouble = undefined;
+    this.failures = 0;
+    this.write({ auth: 'ok', authFailedSince: null, lastSuccessAt: now, lastResult });
+  }
+
+  /** The token was refused (or none could be read). */
+  authFailed(message: string, lastResult: string, retryMs: number, tokenFile: string | undefined): void {
+    const now = this.clock.now();
+    const previous = this.state.get();
+    this.note('auth', () =>
+      this.logger.error(
+        { retryInSeconds: Math.round(retryMs / 1000), ...(tokenFile ? { tokenFile } : {}) },
+        `AUTH FAILED: HRMS refused the token (${message}). Delivery is paused, punches keep accumulating; ` +
+          `no attempt is charged. Put a valid token in place${tokenFile ? ` (${tokenFile})` : ''}; it is picked up without a restart.`,
+      ),
+    );
+    this.write({
+      auth: 'failed',
+      authFailedSince: previous.auth === 'failed' && previous.authFailedSince !== null ? previous.authFailedSince : now,
+      lastError: `HRMS refused the token: ${message}`,
+      lastErrorAt: now,
+      lastResult,
+    });
+  }
+
+  /** The endpoint itself is wrong (404, the seed's invalid-path answer): a person must fix the config. */
+  endpointFailed(message: string, lastResult: string): void {
+    this.note('endpoint', () =>
+      this.logger.error(`HRMS endpoint refused every request (${message}): check hrms.baseUrl and hrms.attendancePath`),
+    );
+    this.failed(message, lastResult);
+  }
+
+  /** A temporary failure of the whole request. */
+  transient(message: string, lastResult: string, retryMs: number): void {
+    this.note('transient', () =>
+      this.logger.warn({ retryInMs: retryMs }, `HRMS delivery failed, will retry with backoff: ${message}`),
+    );
+    this.failed(message, lastResult);
+  }
+
+  /** Not a failure (stopped on shutdown): only the summary changes. */
+  stopped(lastResult: string): void {
+    this.write({ lastResult });
+  }
+
+  /** A failure that is neither an answer nor a problem of its own (413, a split cut short). */
+  failed(message: string, lastResult: string): void {
+    this.write({ lastError: message, lastErrorAt: this.clock.now(), lastResult });
+  }
+
+  private write(patch: Partial<DeliveryRecord>): void {
+    this.state.update(this.attemptAt === null ? patch : { lastAttemptAt: this.attemptAt, ...patch });
+    this.attemptAt = null;
+  }
+
+  private note(kind: Trouble, loud: () => void): void {
+    this.failures++;
+    if (this.trouble !== kind) loud();
+    else this.logger.debug({ failures: this.failures }, `HRMS delivery still failing (${kind})`);
+    this.trouble = kind;
+  }
+}

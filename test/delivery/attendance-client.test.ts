@@ -1,0 +1,172 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AttendanceClient, classifyResponse, parseRetryAfter, type AttendanceAnswer } from '../../src/hrms/attendance.js';
+import { compilePatterns } from '../../src/delivery/outcomes.js';
+
+const TOKEN = 'client-secret-token-42';
+const PATH = '/api.php/hrm/syncattendanceshiftwise/fetchBulkAttendanceFromAttendanceServer';
+const AUTH = compilePatterns(['bearer token', 'token (is )?(not correct|invalid|expired)', 'unauthori[sz]ed']);
+
+interface Seen {
+  method: string;
+  url: string;
+  authorization: string | undefined;
+  contentType: string | undefined;
+  fields: Array<[string, string]>;
+}
+
+/** A bare HTTP server whose next answers the test sets; it records what it was sent. */
+let server: Server;
+let base: string;
+const seen: Seen[] = [];
+let respond: (req: IncomingMessage, res: ServerResponse) => void = (_q, res) => res.end('{}');
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const ct = req.headers['content-type'];
+      void new Response(body, { headers: { 'content-type': ct ?? '' } })
+        .formData()
+        .then((f) => [...f.entries()].map(([k, v]) => [k, String(v)] as [string, string]))
+        .catch(() => [] as Array<[string, string]>)
+        .then((fields) => {
+          seen.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, contentType: ct, fields });
+          respond(req, res);
+        });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/prefix`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
+function client(over: { baseUrl?: string; timeoutMs?: number } = {}): AttendanceClient {
+  return new AttendanceClient({
+    hrms: { baseUrl: over.baseUrl ?? base, attendancePath: PATH, timeoutMs: over.timeoutMs ?? 2000, connectTimeoutMs: 1000 },
+    authPatterns: AUTH,
+  });
+}
+
+const punches = [
+  { biometriccode: '101', logDate: '2026-11-01 08:00:00', devicelogId: 'plant-a-1' },
+  { biometriccode: '102', logDate: '2026-11-01 08:01:00', devicelogId: 'plant-a-2' },
+];
+
+function answerWith(status: number, body: unknown, headers: Record<string, string> = {}) {
+  respond = (_q, res) => {
+    res.writeHead(status, { 'content-type': typeof body === 'string' ? 'text/html' : 'application/json', ...headers });
+    res.end(typeof body === 'string' ? body : JSON.stringify(body));
+  };
+}
+
+async function send(c = client(), signal?: AbortSignal): Promise<AttendanceAnswer> {
+  try {
+    return await c.send(punches, { token: TOKEN, ...(signal ? { signal } : {}) });
+  } finally {
+    await c.close();
+  }
+}
+
+describe('AttendanceClient', () => {
+  it('POSTs one multipart field punches_data with the JSON array and the bearer token, under the base URL prefix', async () => {
+    answerWith(200, { Status: true, Payload: [{ status: true, message: 'ok' }, { status: true, message: 'ok' }] });
+    seen.length = 0;
+    const a = await send();
+    expect(a).toEqual({ kind: 'answered', httpStatus: 200, overall: true, results: [{ status: true, message: 'ok' }, { status: true, message: 'ok' }] });
+    const [req] = seen;
+    expect(req).toMatchObject({ method: 'POST', url: `/prefix${PATH}`, authorization: `Bearer ${TOKEN}` });
+    expect(req!.contentType).toMatch(/^multipart\/form-data; boundary=/);
+    expect(req!.fields).toHaveLength(1);
+    expect(req!.fields[0]![0]).toBe('punches_data');
+    expect(JSON.parse(req!.fields[0]![1])).toEqual(punches);
+  });
+
+  it('reads both key spellings and loose per-punch status values', async () => {
+    answerWith(200, { status: 'true', payload: [{ Status: 1, Message: 'added' }, { status: 'false', msg: 'Attendance already exists' }] });
+    expect(await send()).toMatchObject({
+      kind: 'answered', overall: true, results: [{ status: true, message: 'added' }, { status: false, message: 'Attendance already exists' }],
+    });
+  });
+
+  it('an unreadable Payload element ends the results (the rest are unknown, not guessed)', async () => {
+    answerWith(200, { Status: true, Payload: [{ status: true, message: 'a' }, 'garbage', { status: true, message: 'c' }] });
+    expect(await send()).toMatchObject({ kind: 'answered', results: [{ status: true, message: 'a' }] });
+  });
+
+  it('classifies whole-request answers', async () => {
+    const cases: Array<[number, unknown, Record<string, string>, Partial<AttendanceAnswer> & { kind: string }]> = [
+      [401, { status: false, message: 'Bearer token is not correct' }, {}, { kind: 'auth', message: 'Bearer token is not correct' }],
+      [200, { status: false, message: 'Bearer token is not correct' }, {}, { kind: 'auth' }],
+      [413, { status: false, message: 'Batch too large' }, {}, { kind: 'too-large' }],
+      [503, { status: false, message: 'Service temporarily unavailable' }, {}, { kind: 'transient', afterSending: true }],
+      [429, { status: false, message: 'Too many requests' }, { 'retry-after': '3' }, { kind: 'transient', retryAfterMs: 3000, afterSending: false }],
+      [200, '<html>502 Bad Gateway</html>', {}, { kind: 'transient', afterSending: true }],
+      [400, { status: false, message: 'Batch refused: biometric code 9 cannot be processed' }, {}, { kind: 'refused', httpStatus: 400 }],
+      [404, '<html>Not Found</html>', {}, { kind: 'refused', httpStatus: 404 }],
+      [200, { status: false, message: 'Input parameters are not valid' }, {}, { kind: 'refused', httpStatus: 200 }],
+      [200, { Status: true }, {}, { kind: 'answered', results: [] }],
+    ];
+    for (const [status, body, headers, expected] of cases) {
+      answerWith(status, body, headers);
+      expect(await send(), `HTTP ${status} ${JSON.stringify(body)}`).toMatchObject(expected);
+    }
+  });
+
+  it('never puts the token in a message, even when the server echoes it', async () => {
+    answerWith(400, { status: false, message: `bad request from Bearer ${TOKEN}` });
+    const a = await send();
+    expect(JSON.stringify(a)).not.toContain(TOKEN);
+    expect(a).toMatchObject({ kind: 'refused', message: 'bad request from Bearer [REDACTED]' });
+  });
+
+  it('a connection refused is transient and known not to have reached the HRMS', async () => {
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const a = await send(client({ baseUrl: `http://127.0.0.1:${port}` }));
+    expect(a).toMatchObject({ kind: 'transient', afterSending: false });
+    expect((a as { message: string }).message).toMatch(/ECONNREFUSED/);
+  });
+
+  it('a connection reset after the request is transient with an unknown outcome', async () => {
+    respond = (req) => req.socket.destroy();
+    expect(await send()).toMatchObject({ kind: 'transient', afterSending: true });
+  });
+
+  it('times out on a silent server and aborts at once on the caller signal', async () => {
+    respond = () => {};
+    const t0 = Date.now();
+    const a = await send(client({ timeoutMs: 100 }));
+    expect(a).toMatchObject({ kind: 'transient', afterSending: true });
+    expect((a as { message: string }).message).toMatch(/timeout/i);
+    expect(Date.now() - t0).toBeLessThan(1500);
+
+    const ctl = new AbortController();
+    const t1 = Date.now();
+    setTimeout(() => ctl.abort(), 50);
+    const b = await send(client(), ctl.signal);
+    expect(b.kind).toBe('transient');
+    expect(Date.now() - t1).toBeLessThan(1000);
+  });
+});
+
+describe('classifyResponse and Retry-After', () => {
+  it('reads Retry-After as seconds or an HTTP date', () => {
+    expect(parseRetryAfter('2')).toBe(2000);
+    expect(parseRetryAfter(new Date(10_000).toUTCString(), 4_000)).toBe(6000);
+    expect(parseRetryAfter('soon')).toBeUndefined();
+    expect(parseRetryAfter(undefined)).toBeUndefined();
+  });
+
+  it('a 2xx JSON that is not an object is transient', () => {
+    expect(classifyResponse(200, {}, '[1,2]', AUTH)).toMatchObject({ kind: 'transient' });
+  });
+});

@@ -1,0 +1,96 @@
+import { writeFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/util/logger.js';
+import { Secrets } from '../../src/util/secrets.js';
+import { expectDeliveredExactlyOnce, makePunches, startRig, TOKEN, type Rig } from './helpers.js';
+
+function captureLogger() {
+  const lines: Array<Record<string, unknown>> = [];
+  const raw: string[] = [];
+  const dest = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      raw.push(chunk.toString());
+      for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>);
+      cb();
+    },
+  });
+  const logger = createLogger({ level: 'debug', secrets: new Secrets(), destination: dest });
+  return { logger, lines, raw };
+}
+
+describe('delivery when the HRMS refuses the token', () => {
+  let rig: Rig | undefined;
+  afterEach(async () => {
+    await rig?.close();
+    rig = undefined;
+  });
+
+  it('charges no attempt, says auth failed, logs once, and resumes when a new token file is written', async () => {
+    rig = await startRig({ token: 'stale-token-000', delivery: { authRetryMs: 120_000 } });
+    const log = captureLogger();
+    const d = rig.makeDeliverer({ logger: log.logger });
+    const punches = makePunches(25);
+    rig.journal.ingest(punches);
+
+    const r1 = await d.deliverBatch();
+    expect(r1).toMatchObject({ result: 'auth', released: 10, waitMs: 120_000 });
+    expect(r1.message).toBe('Bearer token is not correct');
+    rig.clock.advance(120_000);
+    const r2 = await d.deliverBatch();
+    expect(r2.result).toBe('auth');
+
+    // No attempt charged, nothing inflight, nothing recorded by the HRMS.
+    const all = rig.journal.queries.list();
+    expect(all.every((p) => p.state === 'pending' && p.attempts === 0)).toBe(true);
+    expect(rig.sim.received()).toHaveLength(0);
+    const state = rig.journal.deliveryState.get();
+    expect(state).toMatchObject({ auth: 'failed', authFailedSince: rig.clock.now() - 120_000 });
+    expect(state.lastError).toMatch(/HRMS refused the token: Bearer token is not correct/);
+
+    // Loud once per transition, not per retry; the token itself never appears.
+    const errors = log.lines.filter((l) => l.level === 50);
+    expect(errors).toHaveLength(1);
+    expect(String(errors[0]!.msg)).toMatch(/AUTH FAILED/);
+    expect(log.raw.join('')).not.toContain('stale-token-000');
+
+    // An admin writes the right token: picked up on the next try, no restart.
+    writeFileSync(rig.tokenFile, `${TOKEN}\n`);
+    rig.clock.advance(120_000);
+    const report = await d.drain({ maxWaitMs: 0 });
+    expect(report).toMatchObject({ delivered: 25, stoppedBy: 'done' });
+    expect(rig.journal.deliveryState.get()).toMatchObject({ auth: 'ok', authFailedSince: null });
+    expect(log.lines.some((l) => l.level === 30 && /accepts the token again/.test(String(l.msg)))).toBe(true);
+    expectDeliveredExactlyOnce(rig, punches);
+  });
+
+  it('token expiry (tokenExpiresAt): delivery pauses at expiry without charging attempts', async () => {
+    rig = await startRig();
+    const punches = makePunches(20);
+    rig.journal.ingest(punches);
+    rig.sim.setFaults({ tokenExpiresAt: rig.clock.now() + 1000 });
+    expect((await rig.deliverer.deliverBatch()).result).toBe('ok');
+    rig.clock.advance(1000);
+    const report = await rig.deliverer.drain({ maxWaitMs: 3_600_000 });
+    expect(report).toMatchObject({ stoppedBy: 'auth', delivered: 0, remainingPending: 10 });
+    expect(rig.journal.queries.list({ state: 'pending' }).every((p) => p.attempts === 0)).toBe(true);
+    expect(rig.journal.deliveryState.get().auth).toBe('failed');
+    // A fresh token from the HRMS (the expiry switch lifted, a new token issued and written).
+    rig.sim.setFaults({ tokenExpiresAt: null });
+    rig.sim.addToken('fresh-token-22222');
+    writeFileSync(rig.tokenFile, 'fresh-token-22222');
+    expect((await rig.deliverer.drain({ maxWaitMs: 0 })).delivered).toBe(10);
+    expectDeliveredExactlyOnce(rig, punches);
+  });
+
+  it('an unreadable token file counts as an auth failure (nothing sent, nothing charged)', async () => {
+    rig = await startRig();
+    rig.journal.ingest(makePunches(3));
+    writeFileSync(rig.tokenFile, '');
+    const r = await rig.deliverer.deliverBatch();
+    expect(r).toMatchObject({ result: 'auth', requests: 0, released: 3 });
+    expect(r.message).toMatch(/no usable token: .*is empty/);
+    expect(rig.sim.requests()).toBe(0);
+    expect(rig.journal.queries.counts()).toMatchObject({ pending: 3, inflight: 0 });
+  });
+});
