@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
+import { validateSerialTerminal } from '../sources/serial/validate.js';
 import { EXIT, ExitError } from '../util/exit-codes.js';
 import { configSchema, type Config } from './schema.js';
 
@@ -36,7 +37,11 @@ export function parseConfig(raw: unknown, baseDir = process.cwd()): Config {
   if (!result.success) {
     throw new ConfigError(result.error.issues.map((i) => `${issuePath(i.path)}: ${issueMessage(i)}`));
   }
-  return resolvePaths(result.data, baseDir);
+  const config = resolvePaths(result.data, baseDir);
+  // Checks the schema cannot express: a serial terminal's pattern, time format and code map.
+  const problems = config.terminals.flatMap((t, i) => (t.kind === 'serial' ? validateSerialTerminal(t, `terminals[${i}]`) : []));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
 }
 
 function resolvePaths(c: Config, baseDir: string): Config {

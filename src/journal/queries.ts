@@ -108,6 +108,15 @@ export class JournalQueries {
     return n;
   }
 
+  /** Punches journalled under a code with this prefix (e.g. unknown badge cards), per terminal. */
+  codesWithPrefix(prefix: string): { terminal: string; count: number; codes: string[] }[] {
+    const rows = this.db
+      .prepare(`SELECT terminal, count(*) AS count, group_concat(DISTINCT biometric_code) AS codes FROM punches
+                WHERE biometric_code >= ? AND biometric_code < ? AND state <> 'delivered' GROUP BY terminal`)
+      .all(prefix, prefix + '\uffff') as { terminal: string; count: number; codes: string | null }[];
+    return rows.map((r) => ({ terminal: r.terminal, count: r.count, codes: (r.codes ?? '').split(',').filter(Boolean).slice(0, 10) }));
+  }
+
   /** Rejected and dead punches grouped by the HRMS's message, for alerts. */
   rejectionSummary(): { message: string; count: number; codes: string[] }[] {
     const rows = this.db

@@ -21,6 +21,9 @@ export function span(ms: number): string {
   return `${Math.max(1, Math.floor(ms / MIN))} min`;
 }
 
+/** "1 punch", "14 punches". */
+export const punches = (n: number) => `${n} ${n === 1 ? 'punch' : 'punches'}`;
+
 /** Active alerts in plain words, most urgent first. */
 export function alertsFor(
   r: StatusReport,
@@ -36,7 +39,7 @@ export function alertsFor(
   }
   const oldestQueued = ms(r.oldestPending?.queuedAt ?? null);
   if (r.delivery.auth !== 'failed' && oldestQueued !== null && now - oldestQueued > STALL_ALERT_MS && r.delivery.lastError) {
-    out.push(`delivery stalled for ${span(now - oldestQueued)}: ${r.punches.pending + r.punches.inflight} punches waiting; last error: ${r.delivery.lastError}`);
+    out.push(`delivery stalled for ${span(now - oldestQueued)}: ${punches(r.punches.pending + r.punches.inflight)} waiting; last error: ${r.delivery.lastError}`);
   }
   for (const t of r.terminals) {
     const since = ms(t.offlineSince);
@@ -51,11 +54,11 @@ export function alertsFor(
     }
   }
   for (const rej of rejections.slice(0, 5)) {
-    out.push(`${rej.count} ${rej.count === 1 ? 'punch' : 'punches'} rejected: ${rej.message || 'no message'}`);
+    out.push(`${punches(rej.count)} rejected: ${rej.message || 'no message'}`);
   }
-  if (r.punches.dead > 0) out.push(`${r.punches.dead} punches given up (dead): fix the cause, then punchgate punches retry --state dead`);
+  if (r.punches.dead > 0) out.push(`${punches(r.punches.dead)} given up (dead): fix the cause, then punchgate punches retry --state dead`);
   if (r.punches.quarantined > 0) {
-    out.push(`${r.punches.quarantined} punches quarantined (implausible time): check the terminal clocks, then punchgate punches release`);
+    out.push(`${punches(r.punches.quarantined)} quarantined (implausible time): check the terminal clocks, then punchgate punches release`);
   }
   return out;
 }

@@ -1,7 +1,8 @@
 import type { Config } from '../config/schema.js';
 import type { Journal } from '../journal/journal.js';
 import type { JournalCounts } from '../journal/types.js';
-import { alertsFor } from './alerts.js';
+import { UNKNOWN_CARD_PREFIX } from '../sources/serial/code-map.js';
+import { alertsFor, punches } from './alerts.js';
 
 export interface TerminalStatus {
   name: string;
@@ -78,5 +79,10 @@ export function buildStatus(journal: Journal, config: Config, now: number): Stat
     alerts: [],
   };
   report.alerts = alertsFor(report, journal.queries.rejectionSummary(), now);
+  for (const u of journal.queries.codesWithPrefix(UNKNOWN_CARD_PREFIX)) {
+    report.alerts.push(
+      `terminal ${u.terminal}: ${punches(u.count)} from cards not in its code map (${u.codes.join(', ')}): add them to the code map, then punchgate punches retry`,
+    );
+  }
   return report;
 }

@@ -1,0 +1,154 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { InvalidArgumentError, type Command } from 'commander';
+import { createPtyPair, SocatMissingError, startSerialSim, type LineEnding, type PtyPair } from '../../sim/serial/index.js';
+import { DEFAULT_SERIAL_PATTERN } from '../../sources/serial/line-parser.js';
+import { printable } from '../../sources/serial/noise-log.js';
+import { EXIT, ExitError } from '../../util/exit-codes.js';
+import { action } from '../common.js';
+
+export const DEFAULT_SIM_LINK = join(tmpdir(), 'punchgate-serial');
+
+/** Option values after commander's parsers. */
+export interface SimSerialCliOptions {
+  link?: string;
+  device?: string;
+  format: 'regex' | 'card';
+  rate: number;
+  count?: number;
+  noise: number;
+  codes?: string[];
+  split?: boolean;
+  seed?: number;
+  eol: LineEnding;
+  baudRate: number;
+  quiet?: boolean;
+  /** With --link: keep the device this long after the last line so the reader gets it all (ms). */
+  linger?: number;
+}
+
+export interface SimSerialIo {
+  out(text: string): void;
+  err(text: string): void;
+  /** Resolves when the run should end (Ctrl-C). */
+  until: Promise<void>;
+}
+
+const STOPPED = Symbol('stopped');
+
+/** The command body, separate from signal handling so that tests can run it in-process. */
+export async function runSimSerial(o: SimSerialCliOptions, io: SimSerialIo): Promise<number> {
+  if (o.link !== undefined && o.device !== undefined) throw new ExitError('use --link or --device, not both', EXIT.CONFIG);
+  const stopped = io.until.then((): typeof STOPPED => STOPPED);
+  let pair: PtyPair | null = null;
+  try {
+    let path = o.device;
+    if (path === undefined) {
+      pair = await openPair(o.link ?? DEFAULT_SIM_LINK);
+      io.err(
+        `serial simulator: point a serial terminal (format: ${o.format}) at ${pair.devicePath}\n` +
+          (o.format === 'regex' ? `  lines look like 1042,2026-11-22 08:00:01 (default pattern ${DEFAULT_SERIAL_PATTERN})\n` : '') +
+          'waiting for a reader to open it...\n',
+      );
+      const ready = await Promise.race([pair.waitForPeer(), stopped]);
+      if (ready === STOPPED) return EXIT.OK;
+      io.err('reader connected; writing\n');
+      path = pair.peerPath;
+    }
+    const run = startSerialSim({
+      path, format: o.format, rate: o.rate, count: o.count, noise: o.noise, codes: o.codes,
+      split: o.split, seed: o.seed, lineEnding: o.eol, baudRate: o.baudRate,
+      onLine: o.quiet ? undefined : (line, kind) => io.out(kind === 'punch' ? `${line}\n` : `# noise: ${printable(line)}\n`),
+    });
+    let result;
+    try {
+      const first = await Promise.race([run.done, stopped]);
+      result = first === STOPPED ? await run.stop() : first;
+    } catch (e) {
+      throw new ExitError(`writing to ${path} failed: ${e instanceof Error ? e.message : String(e)}`, EXIT.TEMPFAIL);
+    }
+    io.err(`wrote ${result.punches} punch lines and ${result.noise} noise lines (${result.bytes} bytes) to ${path}\n`);
+    // Removing the pty at once would look like an unplug while the last lines are in flight.
+    if (pair) await Promise.race([sleep(o.linger ?? 1000), stopped]);
+    return EXIT.OK;
+  } finally {
+    await pair?.close();
+  }
+}
+
+async function openPair(link: string): Promise<PtyPair> {
+  try {
+    return await createPtyPair(link, { waitForReader: true });
+  } catch (e) {
+    if (e instanceof SocatMissingError) throw new ExitError(`${e.message}; or write to a real port with --device PATH`, EXIT.FAILURE);
+    throw new ExitError(`cannot create a pseudo-terminal at ${link}: ${(e as Error).message}`, EXIT.TEMPFAIL);
+  }
+}
+
+function number(min: number, max: number, integer: boolean) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (v.trim() === '' || !Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
+      throw new InvalidArgumentError(`expected ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}`);
+    }
+    return n;
+  };
+}
+
+function choice<T extends string>(allowed: readonly T[]) {
+  return (v: string): T => {
+    if (!allowed.includes(v as T)) throw new InvalidArgumentError(`expected one of ${allowed.join(', ')}`);
+    return v as T;
+  };
+}
+
+function codeList(v: string): string[] {
+  const codes = v.split(',').map((c) => c.trim());
+  if (codes.some((c) => !/^[\x21-\x7e]+$/.test(c) || c.includes(','))) {
+    throw new InvalidArgumentError('expected codes separated by commas, e.g. 1001,1002,1003');
+  }
+  return codes;
+}
+
+function untilSignal(): { promise: Promise<void>; dispose: () => void } {
+  let done: () => void = () => {};
+  const promise = new Promise<void>((resolve) => (done = resolve));
+  process.once('SIGINT', done);
+  process.once('SIGTERM', done);
+  return { promise, dispose: () => (process.off('SIGINT', done), process.off('SIGTERM', done)) };
+}
+
+export function registerSimSerial(program: Command): void {
+  const sim = program.commands.find((c) => c.name() === 'sim') ?? program.command('sim').description('simulators for development and tests');
+  sim
+    .command('serial')
+    .description('simulate a serial time clock or badge reader: creates a pseudo-terminal (socat) or writes to a device')
+    .option('--link <path>', `device path to create (its far end is PATH.sim); default ${DEFAULT_SIM_LINK}`)
+    .option('--device <path>', 'write to this existing serial device instead of creating one')
+    .option('--format <format>', 'regex (CODE,YYYY-MM-DD HH:mm:ss lines) or card (card numbers)', choice(['regex', 'card'] as const), 'regex')
+    .option('--rate <n>', 'punch lines per second (0: as fast as possible)', number(0, 1_000_000, false), 1)
+    .option('--count <n>', 'punch lines to write (default: until Ctrl-C)', number(1, Number.MAX_SAFE_INTEGER, true))
+    .option('--noise <r>', 'chance 0..1 of a garbage line after each punch line', number(0, 1, false), 0)
+    .option('--codes <a,b,c>', 'codes (regex) or card numbers (card) to cycle through', codeList)
+    .option('--split', 'write each line in two pieces with a pause between')
+    .option('--seed <n>', 'seed of the noise', number(0, 2 ** 32 - 1, true))
+    .option('--eol <eol>', 'line ending: crlf, lf or cr', choice(['crlf', 'lf', 'cr'] as const), 'crlf')
+    .option('--baud-rate <n>', 'baud rate for --device (a pseudo-terminal ignores it)', number(50, 4_000_000, true), 9600)
+    .option('--quiet', 'do not print the lines written')
+    .option('--linger <ms>', 'with --link: keep the device this long after the last line', number(0, 3_600_000, true), 1000)
+    .action(
+      action(async (o: SimSerialCliOptions) => {
+        const signal = untilSignal();
+        try {
+          return await runSimSerial(o, {
+            out: (t) => process.stdout.write(t),
+            err: (t) => process.stderr.write(t),
+            until: signal.promise,
+          });
+        } finally {
+          signal.dispose();
+        }
+      }),
+    );
+}

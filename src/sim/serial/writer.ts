@@ -1,0 +1,127 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SerialPort } from 'serialport';
+import { systemClock, type Clock } from '../../util/clock.js';
+import { SimLines, type SimFormat } from './lines.js';
+
+export type LineEnding = 'lf' | 'crlf' | 'cr';
+const ENDINGS: Record<LineEnding, string> = { lf: '\n', crlf: '\r\n', cr: '\r' };
+
+export interface SerialSimOptions {
+  /** Device to write to: the peer of a pty pair, or a real serial port. */
+  path: string;
+  format: SimFormat;
+  /** Punch lines per second; 0 = as fast as the line takes them. Default 1. */
+  rate?: number;
+  /** Punch lines to write; default no end (until stop()). */
+  count?: number;
+  /** Chance (0-1) of a garbage line after each punch line. */
+  noise?: number;
+  codes?: readonly string[];
+  /** Write each line in two pieces with a pause between, so the reader gets it in two reads. */
+  split?: boolean;
+  /** Pause between the pieces of a split line (ms, default 20). */
+  splitPauseMs?: number;
+  seed?: number;
+  /** Epoch ms of the first regex time. */
+  startAt?: number;
+  timezone?: string;
+  lineEnding?: LineEnding;
+  /** For a real port; a pty ignores it. Default 9600. */
+  baudRate?: number;
+  clock?: Clock;
+  /** Called for each line once it has been written (without its ending). */
+  onLine?: (line: string, kind: 'punch' | 'noise') => void;
+}
+
+export interface SerialSimResult {
+  punches: number;
+  noise: number;
+  bytes: number;
+}
+
+export interface SerialSimRun {
+  /** Resolves when `count` lines are written or after stop(); rejects when the device fails. */
+  readonly done: Promise<SerialSimResult>;
+  /** Stops after the line being written and resolves with what was written. */
+  stop(): Promise<SerialSimResult>;
+}
+
+/** Lines written in one write when running flat out: fewer system calls, same bytes. */
+const BATCH = 64;
+
+export function startSerialSim(opts: SerialSimOptions): SerialSimRun {
+  let stopped = false;
+  const done = run(opts, () => stopped);
+  // A failing device rejects `done`; callers may only look at it later (after a stop()).
+  done.catch(() => undefined);
+  return {
+    done,
+    stop: async () => {
+      stopped = true;
+      return done;
+    },
+  };
+}
+
+async function run(opts: SerialSimOptions, isStopped: () => boolean): Promise<SerialSimResult> {
+  const count = opts.count ?? Infinity;
+  const rate = opts.rate ?? 1;
+  const eol = ENDINGS[opts.lineEnding ?? 'crlf'];
+  const lines = new SimLines({
+    format: opts.format, codes: opts.codes, count, startAt: opts.startAt, timezone: opts.timezone,
+    noise: opts.noise, seed: opts.seed, clock: opts.clock ?? systemClock,
+  });
+  const result: SerialSimResult = { punches: 0, noise: 0, bytes: 0 };
+  const port = new SerialPort({ path: opts.path, baudRate: opts.baudRate ?? 9600, autoOpen: false });
+  await new Promise<void>((resolve, reject) => port.open((e) => (e ? reject(e) : resolve())));
+  port.on('error', () => {
+    // Write errors reach the write callbacks below; this only keeps the process alive.
+  });
+  const write = (text: string) =>
+    new Promise<void>((resolve, reject) => {
+      const buf = Buffer.from(text, 'latin1');
+      port.write(buf, (e) => (e ? reject(e) : resolve()));
+      result.bytes += buf.length;
+    });
+
+  const started = Date.now();
+  try {
+    while (result.punches < count && !isStopped()) {
+      // How many punch lines are due now (all of them when running flat out).
+      const due = rate > 0 ? Math.floor(((Date.now() - started) * rate) / 1000) + 1 : Infinity;
+      const n = Math.min(count - result.punches, due - result.punches, opts.split ? 1 : BATCH);
+      if (n <= 0) {
+        await sleep(Math.max(1, started + ((result.punches * 1000) / rate) - Date.now()));
+        continue;
+      }
+      const batch: { line: string; kind: 'punch' | 'noise' }[] = [];
+      for (let k = 0; k < n; k++) {
+        batch.push({ line: lines.punch(), kind: 'punch' });
+        const junk = lines.noise();
+        if (junk !== null) batch.push({ line: junk, kind: 'noise' });
+      }
+      for (const item of opts.split ? batch : []) {
+        const text = item.line + eol;
+        const cut = Math.max(1, Math.floor(text.length / 2));
+        await write(text.slice(0, cut));
+        await drain(port);
+        await sleep(opts.splitPauseMs ?? 20);
+        await write(text.slice(cut));
+      }
+      if (!opts.split) await write(batch.map((b) => b.line + eol).join(''));
+      for (const b of batch) {
+        if (b.kind === 'punch') result.punches++;
+        else result.noise++;
+        opts.onLine?.(b.line, b.kind);
+      }
+    }
+    await drain(port);
+  } finally {
+    await new Promise<void>((resolve) => (port.isOpen ? port.close(() => resolve()) : resolve()));
+  }
+  return result;
+}
+
+function drain(port: SerialPort): Promise<void> {
+  return new Promise((resolve, reject) => port.drain((e) => (e ? reject(e) : resolve())));
+}

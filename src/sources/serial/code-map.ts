@@ -1,0 +1,149 @@
+import { readFileSync, statSync } from 'node:fs';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+
+/**
+ * Card number -> biometric code, for readers that print card numbers.
+ *
+ * File format (CSV, UTF-8): a header line `card,biometriccode`, then one `card,code` per line.
+ * Blank lines and lines starting with `#` are ignored; fields may be wrapped in double quotes.
+ * Card numbers match without regard to leading zeros or letter case, because readers
+ * differ in how they print the same card (`0004521234` and `4521234` are one card).
+ */
+
+export interface CodeMap {
+  readonly size: number;
+  /** The biometric code for a card as read, or undefined when the card is not mapped. */
+  lookup(card: string): string | undefined;
+}
+
+export interface ParsedCodeMap {
+  map: CodeMap;
+  /** `file:line: message` problems; the map holds the good lines. */
+  problems: string[];
+}
+
+/**
+ * How a card that is not in the map is journalled: the biometric code is this prefix plus the
+ * card number as read. It can never collide with a real employee code (so it is never
+ * credited to the wrong person), the HRMS rejects it visibly, and the card number stays
+ * readable in the rejected list so that an operator can add it to the map.
+ */
+export const UNKNOWN_CARD_PREFIX = 'card:';
+
+export function normaliseCard(card: string): string {
+  return card.trim().toUpperCase().replace(/^0+(?=.)/, '');
+}
+
+function splitCsvLine(line: string): string[] {
+  return line.split(',').map((f) => {
+    const t = f.trim();
+    return t.length >= 2 && t.startsWith('"') && t.endsWith('"') ? t.slice(1, -1).trim() : t;
+  });
+}
+
+export function parseCodeMap(text: string, file: string): ParsedCodeMap {
+  const problems: string[] = [];
+  const entries = new Map<string, string>();
+  const lines = text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/);
+  let sawHeader = false;
+  lines.forEach((raw, index) => {
+    const where = `${file}:${index + 1}`;
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) return;
+    const fields = splitCsvLine(line);
+    if (!sawHeader) {
+      sawHeader = true;
+      if (fields.length !== 2 || fields[0]?.toLowerCase() !== 'card' || fields[1]?.toLowerCase() !== 'biometriccode') {
+        problems.push(`${where}: the first line must be the header "card,biometriccode"`);
+      }
+      return;
+    }
+    const [card = '', code = ''] = fields;
+    if (fields.length !== 2 || card === '' || code === '') {
+      problems.push(`${where}: expected "card,biometriccode", got "${line.slice(0, 60)}"`);
+      return;
+    }
+    const key = normaliseCard(card);
+    const previous = entries.get(key);
+    if (previous !== undefined && previous !== code) {
+      problems.push(`${where}: card ${card} is already mapped to ${previous}`);
+      return;
+    }
+    entries.set(key, code);
+  });
+  if (!sawHeader) problems.push(`${file}: empty file: expected the header "card,biometriccode"`);
+  return {
+    problems,
+    map: { size: entries.size, lookup: (card) => entries.get(normaliseCard(card)) },
+  };
+}
+
+/** Reads and parses a code map; a file that cannot be read is one problem. */
+export function readCodeMap(file: string): ParsedCodeMap {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? String(e);
+    return { map: { size: 0, lookup: () => undefined }, problems: [`${file}: cannot read the code map (${code})`] };
+  }
+  return parseCodeMap(text, file);
+}
+
+/**
+ * The code map of a running source. The file is checked for changes at most every
+ * `checkEveryMs`, so cards added while the gateway runs take effect without a restart;
+ * a file that turns bad keeps the last good map (and says so in the log).
+ */
+export class ReloadingCodeMap {
+  private map: CodeMap;
+  private stamp: string;
+  private checkedAt: number;
+
+  constructor(
+    private readonly file: string,
+    private readonly deps: { clock: Clock; logger: Logger },
+    private readonly checkEveryMs = 10_000,
+  ) {
+    const first = readCodeMap(file);
+    if (first.problems.length > 0) throw new Error(first.problems.join('\n'));
+    this.map = first.map;
+    this.stamp = this.fileStamp();
+    this.checkedAt = deps.clock.now();
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  lookup(card: string): string | undefined {
+    this.maybeReload();
+    return this.map.lookup(card);
+  }
+
+  private fileStamp(): string {
+    try {
+      const s = statSync(this.file);
+      return `${s.mtimeMs}:${s.size}:${s.ino}`;
+    } catch {
+      return 'missing';
+    }
+  }
+
+  private maybeReload(): void {
+    const now = this.deps.clock.now();
+    if (now - this.checkedAt < this.checkEveryMs) return;
+    this.checkedAt = now;
+    const stamp = this.fileStamp();
+    if (stamp === this.stamp) return;
+    this.stamp = stamp;
+    const next = readCodeMap(this.file);
+    if (next.problems.length > 0) {
+      this.deps.logger.error({ codeMap: this.file, problems: next.problems.slice(0, 5) }, 'code map has problems; keeping the previous one');
+      return;
+    }
+    this.map = next.map;
+    this.deps.logger.info({ codeMap: this.file, cards: next.map.size }, 'code map reloaded');
+  }
+}

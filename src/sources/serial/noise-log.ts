@@ -1,0 +1,53 @@
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+
+/**
+ * Logs malformed lines without flooding the log: the first one at once, then at most one
+ * line per window with the count of what was left out and one sample.
+ */
+export class NoiseLog {
+  private lastLogAt: number | null = null;
+  private held = 0;
+  private sample: { reason: string; line: string } | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly deps: { logger: Logger; clock: Clock; terminal: string },
+    private readonly windowMs = 10_000,
+  ) {}
+
+  note(reason: string, line: string): void {
+    const now = this.deps.clock.now();
+    this.held++;
+    this.sample = { reason, line };
+    if (this.lastLogAt === null || now - this.lastLogAt >= this.windowMs) {
+      this.flush();
+      return;
+    }
+    if (!this.timer) {
+      this.timer = setTimeout(() => this.flush(), this.lastLogAt + this.windowMs - now);
+      this.timer.unref();
+    }
+  }
+
+  /** Logs what is held back now (also called when the source stops). */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.held === 0 || !this.sample) return;
+    this.deps.logger.warn(
+      { terminal: this.deps.terminal, count: this.held, reason: this.sample.reason, sample: printable(this.sample.line) },
+      this.held === 1 ? 'malformed line from serial terminal' : `${this.held} malformed lines from serial terminal`,
+    );
+    this.lastLogAt = this.deps.clock.now();
+    this.held = 0;
+    this.sample = null;
+  }
+}
+
+/** A line as it can be shown in a log: escapes for control and non-ASCII bytes, at most 80 chars. */
+export function printable(line: string): string {
+  const cut = line.length > 80 ? line.slice(0, 80) : line;
+  const shown = cut.replace(/[^\x20-\x7e]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return line.length > 80 ? `${shown}... (${line.length} chars)` : shown;
+}

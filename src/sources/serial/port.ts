@@ -1,0 +1,114 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SerialPort } from 'serialport';
+import type { SerialTerminalConfig } from '../../config/terminals.js';
+
+/**
+ * The one thing the source needs from a serial device: bytes in, and a word when it goes
+ * away. Kept narrow so that tests can hand the source a fake device.
+ */
+export interface SerialLink {
+  /** Stop reading (the journal cannot take lines now); the kernel keeps what fits in its buffer. */
+  pause(): void;
+  resume(): void;
+  /** Closes the device; `onClose` is not called for a close asked for here. */
+  close(): Promise<void>;
+}
+
+export interface SerialLinkHandlers {
+  onData(chunk: Buffer): void;
+  /** The device closed by itself (unplugged, read error). Called at most once. */
+  onClose(err: Error | null): void;
+}
+
+export type SerialLinkOptions = Pick<SerialTerminalConfig, 'path' | 'baudRate' | 'dataBits' | 'parity' | 'stopBits'>;
+
+export type OpenSerialLink = (opts: SerialLinkOptions, handlers: SerialLinkHandlers) => Promise<SerialLink>;
+
+/** Opens a real device with the `serialport` package. Rejects when it cannot be opened. */
+export const openSerialPort: OpenSerialLink = async (opts, handlers) => {
+  const port = new SerialPort({
+    path: opts.path,
+    baudRate: opts.baudRate,
+    dataBits: opts.dataBits,
+    parity: opts.parity,
+    stopBits: opts.stopBits,
+    autoOpen: false,
+    // Exclusive: a second reader on the same line would steal half of the punches.
+    lock: true,
+  });
+  await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
+
+  let closing = false;
+  let reported = false;
+  let lastError: Error | null = null;
+  const report = (err: Error | null) => {
+    if (closing || reported) return;
+    reported = true;
+    handlers.onClose(err);
+  };
+  port.on('data', (chunk: Buffer) => handlers.onData(chunk));
+  // A disconnect closes the stream with a DisconnectedError; other stream errors end the link too.
+  port.on('close', (err: Error | null) => report(err ?? lastError ?? new Error('device closed')));
+  port.on('error', (err: Error) => {
+    lastError = err;
+    if (port.isOpen) port.close();
+    else report(err);
+  });
+
+  return {
+    pause: () => void port.pause(),
+    resume: () => void port.resume(),
+    close: () =>
+      new Promise<void>((resolve) => {
+        closing = true;
+        if (!port.isOpen) return resolve();
+        port.close(() => resolve());
+      }),
+  };
+};
+
+/** Names the likely cause of an open failure for the log (permissions, missing adapter). */
+export function openFailureHint(err: unknown): string | undefined {
+  const text = err instanceof Error ? err.message : String(err);
+  if (/EACCES|Permission denied/i.test(text)) {
+    return 'no permission: add the service user to the dialout group (usermod -aG dialout punchgate) and restart';
+  }
+  if (/ENOENT|No such file/i.test(text)) return 'no such device: is the adapter plugged in? prefer a /dev/serial/by-id/ path';
+  if (/Resource temporarily unavailable|EBUSY|lock/i.test(text)) return 'the device is held by another program';
+  return undefined;
+}
+
+export interface SerialPortListing {
+  paths: string[];
+  /** Set when the full listing (udev) failed and only the /dev fallback answered. */
+  listError?: string;
+}
+
+/**
+ * Serial devices on this box, for diagnostics only. `SerialPort.list()` needs udevadm,
+ * which small boxes and containers lack; then /dev is read directly.
+ */
+export async function listSerialPorts(timeoutMs = 3000): Promise<SerialPortListing> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    const ports = await Promise.race([SerialPort.list(), timeout]);
+    return { paths: ports.map((p) => p.path) };
+  } catch (e) {
+    return { paths: await scanDev(), listError: e instanceof Error ? e.message : String(e) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function scanDev(): Promise<string[]> {
+  const out: string[] = [];
+  const byId = '/dev/serial/by-id';
+  for (const name of await readdir(byId).catch(() => [] as string[])) out.push(join(byId, name));
+  const dev = await readdir('/dev').catch(() => [] as string[]);
+  for (const name of dev) if (/^tty(USB|ACM|AMA|XRUSB)\d+$/.test(name)) out.push(join('/dev', name));
+  return out.sort();
+}

@@ -1,0 +1,221 @@
+import { stat } from 'node:fs';
+import type { SerialTerminalConfig } from '../../config/terminals.js';
+import type { PunchSink } from '../../journal/types.js';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+import { reconnectDelay } from './backoff.js';
+import { ReloadingCodeMap, UNKNOWN_CARD_PREFIX } from './code-map.js';
+import { createLineParser, type LineParser } from './line-parser.js';
+import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './line-splitter.js';
+import { JournalWriter, type QueuedPunch } from './journal-writer.js';
+import { NoiseLog } from './noise-log.js';
+import { listSerialPorts, openFailureHint, openSerialPort, type OpenSerialLink, type SerialLink } from './port.js';
+import { SerialStats, type SerialSourceStatus } from './status.js';
+
+export interface SerialSourceOptions {
+  config: SerialTerminalConfig;
+  sink: PunchSink;
+  logger: Logger;
+  clock: Clock;
+  /** Opens the device; default the `serialport` package. Tests pass a fake device. */
+  openLink?: OpenSerialLink;
+  /**
+   * How often an open device checks that its path still exists (ms; 0 = never; default 1000).
+   * A device hung up in the middle of a read (USB unplug, pty master gone) makes reads
+   * return 0 bytes instead of failing, and serialport then never reports the disconnect.
+   */
+  presenceCheckMs?: number;
+  maxLineBytes?: number;
+  /**
+   * Called when the journal fails in a way retrying cannot mend (disk full, I/O error,
+   * corrupt file: see isFatalJournalError). The daemon exits then; without it the source
+   * keeps holding the punches and retrying.
+   */
+  onJournalFatal?: (err: unknown) => void;
+}
+
+/**
+ * Reads one serial terminal: opens the device, cuts the byte stream into lines, turns each
+ * line into a punch and writes the punches of each read to the journal (one transaction)
+ * before the next read is looked at.
+ * Survives line noise, unplugging (reopens with backoff) and journal failures (holds the
+ * punches, pauses reading, retries).
+ */
+export class SerialSource {
+  private readonly cfg: SerialTerminalConfig;
+  private readonly journal: JournalWriter;
+  private readonly log: Logger;
+  private readonly clock: Clock;
+  private readonly openLink: OpenSerialLink;
+  private readonly presenceCheckMs: number;
+  private readonly parse: LineParser;
+  private readonly codeMap: ReloadingCodeMap | null;
+  private readonly splitter: LineSplitter;
+  private readonly noise: NoiseLog;
+  private readonly stats: SerialStats;
+
+  private running = false;
+  private link: SerialLink | null = null;
+  private attempt = 0;
+  private lastOpenError: string | null = null;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private presenceTimer: NodeJS.Timeout | null = null;
+
+  constructor(opts: SerialSourceOptions) {
+    this.cfg = opts.config;
+    this.log = opts.logger.child({ terminal: opts.config.name });
+    this.clock = opts.clock;
+    this.openLink = opts.openLink ?? openSerialPort;
+    this.presenceCheckMs = opts.presenceCheckMs ?? 1000;
+    this.parse = createLineParser(this.cfg, this.clock);
+    this.codeMap = this.cfg.codeMap ? new ReloadingCodeMap(this.cfg.codeMap, { clock: this.clock, logger: this.log }) : null;
+    this.splitter = new LineSplitter(opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+    this.noise = new NoiseLog({ logger: this.log, clock: this.clock, terminal: this.cfg.name });
+    this.stats = new SerialStats(this.cfg.name, this.cfg.path);
+    this.journal = new JournalWriter({
+      sink: opts.sink, timezone: this.cfg.timezone, log: this.log, stats: this.stats,
+      retry: { minMs: this.cfg.reconnectMinMs, maxMs: this.cfg.reconnectMaxMs },
+      pauseInput: () => this.link?.pause(),
+      resumeInput: () => this.link?.resume(),
+      onFatal: opts.onJournalFatal,
+    });
+  }
+
+  /** Opens the device once; when that fails the source keeps retrying in the background. */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    await this.connect();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    if (this.presenceTimer) clearInterval(this.presenceTimer);
+    this.reconnectTimer = this.presenceTimer = null;
+    const link = this.link;
+    this.link = null;
+    if (link) await link.close();
+    this.stats.markStopped(this.clock.now());
+    this.journal.stop();
+    this.noise.flush();
+  }
+
+  status(): SerialSourceStatus {
+    return this.stats.snapshot(this.journal.pending);
+  }
+
+  private async connect(): Promise<void> {
+    this.reconnectTimer = null;
+    if (!this.running) return;
+    let link: SerialLink | null = null;
+    try {
+      link = await this.openLink(this.cfg, {
+        onData: (chunk) => this.onChunk(chunk),
+        onClose: (err) => {
+          if (link) this.onLost(link, err);
+        },
+      });
+    } catch (e) {
+      this.onOpenFailed(e);
+      return;
+    }
+    if (!this.running) {
+      await link.close();
+      return;
+    }
+    this.link = link;
+    this.attempt = 0;
+    this.lastOpenError = null;
+    this.splitter.reset();
+    this.stats.markOpened(this.clock.now());
+    this.log.info({ path: this.cfg.path, baudRate: this.cfg.baudRate }, 'serial device open');
+    if (this.journal.blocked) link.pause();
+    this.watchPresence(link);
+  }
+
+  private onOpenFailed(e: unknown): void {
+    const message = e instanceof Error ? e.message : String(e);
+    const delay = reconnectDelay(this.attempt++, this.cfg.reconnectMinMs, this.cfg.reconnectMaxMs);
+    const now = this.clock.now();
+    this.stats.markOpenFailed(now, message, now + delay);
+    if (message !== this.lastOpenError) {
+      // Say it once per kind of failure; the retries every few seconds go to debug.
+      this.lastOpenError = message;
+      const hint = openFailureHint(e);
+      void listSerialPorts().then(({ paths, listError }) =>
+        this.log.warn({ path: this.cfg.path, error: message, hint, available: paths, listError }, 'cannot open serial device; retrying'),
+      );
+    } else {
+      this.log.debug({ path: this.cfg.path, error: message, retryInMs: delay }, 'cannot open serial device');
+    }
+    this.scheduleReconnect(delay);
+  }
+
+  private scheduleReconnect(delay: number): void {
+    if (!this.running) return;
+    this.stats.markNextAttempt(this.clock.now() + delay);
+    this.reconnectTimer = setTimeout(() => void this.connect(), delay);
+  }
+
+  private onLost(link: SerialLink, err: Error | null): void {
+    if (this.link !== link) return;
+    this.link = null;
+    if (this.presenceTimer) clearInterval(this.presenceTimer);
+    this.presenceTimer = null;
+    if (this.splitter.reset()) {
+      this.stats.markLine(this.clock.now());
+      this.stats.markMalformed();
+      this.noise.note('line cut off by the disconnect', '');
+    }
+    const message = err?.message ?? 'device closed';
+    this.stats.markLost(this.clock.now(), message);
+    this.log.warn({ path: this.cfg.path, error: message }, 'serial device lost; reconnecting');
+    this.scheduleReconnect(reconnectDelay(this.attempt++, this.cfg.reconnectMinMs, this.cfg.reconnectMaxMs));
+  }
+
+  /** Closes a device whose path has vanished, for drivers that do not fail the read. */
+  private watchPresence(link: SerialLink): void {
+    if (this.presenceCheckMs <= 0) return;
+    this.presenceTimer = setInterval(() => {
+      stat(this.cfg.path, (err) => {
+        if (err?.code !== 'ENOENT' || this.link !== link) return;
+        this.onLost(link, new Error(`${this.cfg.path} disappeared`));
+        void link.close();
+      });
+    }, this.presenceCheckMs);
+    this.presenceTimer.unref();
+  }
+
+  private onChunk(chunk: Buffer): void {
+    const { lines, overflows } = this.splitter.push(chunk);
+    const now = this.clock.now();
+    for (let i = 0; i < overflows; i++) {
+      this.stats.markLine(now);
+      this.stats.markMalformed();
+      this.noise.note(`longer than ${this.splitter.maxLineBytes} bytes`, '');
+    }
+    const punches: QueuedPunch[] = [];
+    for (const line of lines) {
+      const parsed = this.parse(line);
+      if (parsed.kind === 'blank') continue;
+      this.stats.markLine(now);
+      if (parsed.kind === 'malformed') {
+        this.stats.markMalformed();
+        this.noise.note(parsed.reason, line);
+        continue;
+      }
+      punches.push(this.toPunch(parsed.code, parsed.logTime));
+    }
+    // The lines of this read are in the journal before the next read is looked at.
+    this.journal.add(punches);
+  }
+
+  private toPunch(code: string, logTime: string): QueuedPunch {
+    const base = { terminal: this.cfg.name, device: '', logTime };
+    if (!this.codeMap) return { punch: { ...base, biometricCode: code } };
+    const mapped = this.codeMap.lookup(code);
+    if (mapped !== undefined) return { punch: { ...base, biometricCode: mapped } };
+    return { punch: { ...base, biometricCode: UNKNOWN_CARD_PREFIX + code }, unknownCard: code };
+  }
+}

@@ -1,0 +1,118 @@
+/** What a serial source reports about itself (status command, status file, tests). */
+export interface SerialSourceStatus {
+  name: string;
+  path: string;
+  online: boolean;
+  /** When the device was last opened (epoch ms). */
+  openedAt: number | null;
+  /** Since when the device has been closed or unreachable (epoch ms); null when online. */
+  offlineSince: number | null;
+  lastLineAt: number | null;
+  /** Non-blank lines received: accepted + malformed + pendingPunches. */
+  lines: number;
+  /** Lines that became punches and are in the journal (new, duplicate or quarantined). */
+  accepted: number;
+  /** Of `accepted`: already in the journal. */
+  duplicates: number;
+  /** Of `accepted`: held back by the journal because their time is implausible. */
+  quarantined: number;
+  /** Line noise, lines that do not fit the format, over-long and truncated lines. */
+  malformed: number;
+  /** Most recent first: card numbers not in the code map (journalled with the `card:` prefix). */
+  unknownCards: string[];
+  /** Punches journalled for unknown cards. */
+  unknownCardPunches: number;
+  /** Most recent last: periods the device was away after having been open. `to` null = still away. */
+  gaps: { from: number; to: number | null }[];
+  /** Successful reopenings after a disconnect. */
+  reconnects: number;
+  /** When the next open attempt is due, while offline. */
+  nextAttemptAt: number | null;
+  /** Punches read but not yet in the journal (the journal is failing). */
+  pendingPunches: number;
+  lastError: string | null;
+}
+
+const RECENT_UNKNOWN = 20;
+const RECENT_GAPS = 20;
+
+/** The counters behind SerialSourceStatus; the source calls the `mark*` methods as things happen. */
+export class SerialStats {
+  private s: SerialSourceStatus;
+
+  constructor(name: string, path: string) {
+    this.s = {
+      name, path, online: false, openedAt: null, offlineSince: null, lastLineAt: null,
+      lines: 0, accepted: 0, duplicates: 0, quarantined: 0, malformed: 0,
+      unknownCards: [], unknownCardPunches: 0, gaps: [], reconnects: 0,
+      nextAttemptAt: null, pendingPunches: 0, lastError: null,
+    };
+  }
+
+  snapshot(pendingPunches: number): SerialSourceStatus {
+    return { ...this.s, pendingPunches, unknownCards: [...this.s.unknownCards], gaps: this.s.gaps.map((g) => ({ ...g })) };
+  }
+
+  markOpened(at: number): void {
+    const gap = this.s.gaps.at(-1);
+    if (gap && gap.to === null) {
+      gap.to = at;
+      this.s.reconnects++;
+    }
+    this.s.online = true;
+    this.s.openedAt = at;
+    this.s.offlineSince = null;
+    this.s.nextAttemptAt = null;
+  }
+
+  /** The device went away while open: a gap starts. */
+  markLost(at: number, error: string): void {
+    if (this.s.online) {
+      this.s.gaps.push({ from: at, to: null });
+      if (this.s.gaps.length > RECENT_GAPS) this.s.gaps.shift();
+    }
+    this.s.online = false;
+    this.s.offlineSince ??= at;
+    this.s.lastError = error;
+  }
+
+  markOpenFailed(at: number, error: string, nextAttemptAt: number | null): void {
+    this.s.offlineSince ??= at;
+    this.s.lastError = error;
+    this.s.nextAttemptAt = nextAttemptAt;
+  }
+
+  markNextAttempt(at: number | null): void {
+    this.s.nextAttemptAt = at;
+  }
+
+  markStopped(at: number): void {
+    this.s.online = false;
+    this.s.offlineSince ??= at;
+    this.s.nextAttemptAt = null;
+  }
+
+  markLine(at: number): void {
+    this.s.lines++;
+    this.s.lastLineAt = at;
+  }
+
+  markMalformed(): void {
+    this.s.malformed++;
+  }
+
+  markJournalled(punches: number, r: { duplicates: number; quarantined: number }): void {
+    this.s.accepted += punches;
+    this.s.duplicates += r.duplicates;
+    this.s.quarantined += r.quarantined;
+  }
+
+  markUnknownCard(card: string): void {
+    this.s.unknownCardPunches++;
+    this.s.unknownCards = [card, ...this.s.unknownCards.filter((c) => c !== card)].slice(0, RECENT_UNKNOWN);
+  }
+
+  markError(error: string | null): void {
+    this.s.lastError = error;
+  }
+}

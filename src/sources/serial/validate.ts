@@ -1,0 +1,28 @@
+import type { SerialTerminalConfig } from '../../config/terminals.js';
+import { readCodeMap } from './code-map.js';
+import { compileLinePattern, DEFAULT_SERIAL_PATTERN } from './line-parser.js';
+import { compileTimeFormat } from './time-format.js';
+
+/**
+ * Checks of a serial terminal that the zod schema cannot make: the pattern compiles and
+ * has the groups `code` and `time`, the time format is understood, the code map is readable
+ * and well formed, the backoff bounds are in order. Returns `path: message` lines (empty
+ * when all is well); `at` is the terminal's place in the config, e.g. `terminals[2]`.
+ * The device path is not checked: an adapter may be unplugged when the config is loaded.
+ */
+export function validateSerialTerminal(cfg: SerialTerminalConfig, at = `terminals.${cfg.name}`): string[] {
+  const problems: string[] = [];
+  if (cfg.format === 'regex') {
+    for (const p of compileLinePattern(cfg.pattern ?? DEFAULT_SERIAL_PATTERN).problems) problems.push(`${at}.pattern: ${p}`);
+    for (const p of compileTimeFormat(cfg.timeFormat).problems) problems.push(`${at}.timeFormat: ${p}`);
+  } else if (cfg.pattern !== undefined) {
+    problems.push(`${at}.pattern: is only used with format: regex (this terminal has format: card)`);
+  }
+  if (cfg.codeMap !== undefined) {
+    for (const p of readCodeMap(cfg.codeMap).problems) problems.push(`${at}.codeMap: ${p}`);
+  }
+  if (cfg.reconnectMinMs > cfg.reconnectMaxMs) {
+    problems.push(`${at}.reconnectMinMs: must not be more than reconnectMaxMs (${cfg.reconnectMaxMs})`);
+  }
+  return problems;
+}

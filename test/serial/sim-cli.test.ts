@@ -1,0 +1,125 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command, CommanderError } from 'commander';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { registerSimSerial, runSimSerial, type SimSerialCliOptions } from '../../src/cli/commands/sim-serial.js';
+import { createPtyPair, SocatMissingError } from '../../src/sim/serial/index.js';
+import { listSerialPorts, SerialSource } from '../../src/sources/serial/index.js';
+import { EXIT } from '../../src/util/exit-codes.js';
+import { silentLogger } from '../../src/util/logger.js';
+import { MemorySink, requireSocat, serialConfig, tempDir, waitFor } from './helpers.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const base: SimSerialCliOptions = { format: 'regex', rate: 0, noise: 0, eol: 'crlf', baudRate: 9600 };
+
+function io(until: Promise<void> = new Promise(() => {})) {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, io: { out: (t: string) => void out.push(t), err: (t: string) => void err.push(t), until } };
+}
+
+async function withEnvPath<T>(path: string, fn: () => Promise<T>): Promise<T> {
+  const saved = process.env.PATH;
+  process.env.PATH = path;
+  try {
+    return await fn();
+  } finally {
+    process.env.PATH = saved;
+  }
+}
+
+describe('punchgate sim serial', () => {
+  beforeAll(requireSocat);
+
+  it('--link: creates the device, waits for a reader, writes the lines, removes the device at the end', async () => {
+    const dir = tempDir();
+    cleanups.push(dir.remove);
+    const link = join(dir.path, 'ttySIM');
+    const c = io();
+    const run = runSimSerial({ ...base, link, format: 'card', count: 20, quiet: true, linger: 100 }, c.io);
+    await waitFor(() => existsSync(link), 'the device link');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(c.err.join('')).toMatch(/waiting for a reader/);
+    expect(existsSync(`${link}.sim`)).toBe(false);
+
+    const sink = new MemorySink();
+    const source = new SerialSource({
+      config: serialConfig({ path: link, format: 'card', reconnectMinMs: 50 }), sink, logger: silentLogger(), clock: { now: () => Date.now() },
+    });
+    cleanups.push(() => source.stop());
+    await source.start();
+    expect(await run).toBe(EXIT.OK);
+    await waitFor(() => sink.punches.length === 20, '20 card punches');
+    expect(sink.punches[0]?.biometricCode).toBe('0004521000');
+    expect(c.err.join('')).toMatch(/wrote 20 punch lines and 0 noise lines/);
+    expect(existsSync(link)).toBe(false);
+  });
+
+  it('--device: writes to an existing device and prints each line', async () => {
+    const dir = tempDir();
+    cleanups.push(dir.remove);
+    const pair = await createPtyPair(join(dir.path, 'tty'));
+    cleanups.push(() => pair.close());
+    const sink = new MemorySink();
+    const source = new SerialSource({ config: serialConfig({ path: pair.devicePath }), sink, logger: silentLogger(), clock: { now: () => Date.now() } });
+    cleanups.push(() => source.stop());
+    await source.start();
+    const c = io();
+    expect(await runSimSerial({ ...base, device: pair.peerPath, count: 5, codes: ['7', '8'], noise: 1, seed: 3 }, c.io)).toBe(EXIT.OK);
+    await waitFor(() => sink.punches.length === 5 && source.status().malformed === 5, '5 punches and 5 noise lines');
+    const printed = c.out.join('').trim().split('\n');
+    expect(printed.filter((l) => !l.startsWith('# noise')).map((l) => l.split(',')[0])).toEqual(['7', '8', '7', '8', '7']);
+    expect(printed.filter((l) => l.startsWith('# noise'))).toHaveLength(5);
+  });
+
+  it('stops cleanly on Ctrl-C while waiting for a reader', async () => {
+    const dir = tempDir();
+    cleanups.push(dir.remove);
+    const link = join(dir.path, 'ttySIM');
+    let stop: () => void = () => {};
+    const c = io(new Promise<void>((r) => (stop = r)));
+    const run = runSimSerial({ ...base, link }, c.io);
+    await waitFor(() => existsSync(link), 'the device link');
+    stop();
+    expect(await run).toBe(EXIT.OK);
+    expect(existsSync(link)).toBe(false);
+  });
+
+  it('refuses --link with --device, and says clearly when socat is missing', async () => {
+    await expect(runSimSerial({ ...base, link: '/tmp/a', device: '/tmp/b' }, io().io)).rejects.toMatchObject({ exitCode: EXIT.CONFIG });
+    const dir = tempDir();
+    cleanups.push(dir.remove);
+    await withEnvPath(dir.path, async () => {
+      await expect(runSimSerial({ ...base, link: join(dir.path, 'tty') }, io().io)).rejects.toThrow(/socat is not installed.*--device/);
+      await expect(createPtyPair(join(dir.path, 'tty'))).rejects.toBeInstanceOf(SocatMissingError);
+    });
+  });
+
+  it('registers under an existing sim command and validates option values', async () => {
+    const program = new Command('punchgate').exitOverride();
+    program.command('sim').command('hrms');
+    registerSimSerial(program);
+    const sim = program.commands.filter((c) => c.name() === 'sim');
+    expect(sim).toHaveLength(1);
+    expect(sim[0]?.commands.map((c) => c.name())).toEqual(['hrms', 'serial']);
+    const serial = sim[0]?.commands[1] as Command;
+    serial.exitOverride().configureOutput({ writeErr: () => {} });
+    await expect(program.parseAsync(['sim', 'serial', '--rate', 'fast'], { from: 'user' })).rejects.toBeInstanceOf(CommanderError);
+    await expect(program.parseAsync(['sim', 'serial', '--noise', '2'], { from: 'user' })).rejects.toThrow(/from 0 to 1/);
+    await expect(program.parseAsync(['sim', 'serial', '--format', 'csv'], { from: 'user' })).rejects.toThrow(/regex, card/);
+  });
+});
+
+describe('listing serial ports for diagnostics', () => {
+  it('falls back to /dev when SerialPort.list() cannot run udevadm', async () => {
+    const dir = tempDir();
+    cleanups.push(dir.remove);
+    const listing = await withEnvPath(dir.path, () => listSerialPorts());
+    expect(listing.listError).toBeDefined();
+    expect(Array.isArray(listing.paths)).toBe(true);
+  });
+});

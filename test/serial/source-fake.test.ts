@@ -1,0 +1,223 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { OpenSerialLink, SerialLinkHandlers } from '../../src/sources/serial/index.js';
+import { SerialSource } from '../../src/sources/serial/index.js';
+import { captureLogger, MemorySink, serialConfig, tempDir } from './helpers.js';
+
+/** A serial device the test drives by hand: open can fail, bytes and unplugs are injected. */
+class FakeDevice {
+  failOpen: Error | null = new Error('Error: No such file or directory, cannot open /dev/ttyUSB0');
+  attempts: number[] = [];
+  handlers: SerialLinkHandlers | null = null;
+  paused = false;
+  closed = 0;
+
+  readonly open: OpenSerialLink = async (_opts, handlers) => {
+    this.attempts.push(Date.now());
+    if (this.failOpen) throw this.failOpen;
+    this.handlers = handlers;
+    this.paused = false;
+    return {
+      pause: () => void (this.paused = true),
+      resume: () => void (this.paused = false),
+      close: async () => void this.closed++,
+    };
+  };
+
+  send(text: string): void {
+    this.handlers?.onData(Buffer.from(text, 'latin1'));
+  }
+
+  unplug(): void {
+    const h = this.handlers;
+    this.handlers = null;
+    this.failOpen = new Error('Error: No such file or directory, cannot open /dev/ttyUSB0');
+    h?.onClose(new Error('Reading from COM port (ReadIOCompletion): Input/output error'));
+  }
+}
+
+const clock = { now: () => Date.now() };
+let dir: ReturnType<typeof tempDir>;
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: Date.UTC(2026, 10, 22, 8, 0, 0) });
+  dir = tempDir();
+});
+afterEach(() => {
+  vi.useRealTimers();
+  dir.remove();
+});
+
+function make(over: Record<string, unknown> = {}, presenceCheckMs = 0) {
+  const device = new FakeDevice();
+  const sink = new MemorySink();
+  const log = captureLogger();
+  const path = join(dir.path, 'ttyUSB0');
+  const config = serialConfig({ path, reconnectMinMs: 50, reconnectMaxMs: 400, ...over });
+  const source = new SerialSource({ config, sink, logger: log.logger, clock, openLink: device.open, presenceCheckMs });
+  return { device, sink, log, source, path };
+}
+
+describe('SerialSource with a fake device', () => {
+  it('retries a missing device with exponential backoff between the bounds, then reads', async () => {
+    const { device, source, sink } = make();
+    const t0 = Date.now();
+    await source.start();
+    expect(source.status()).toMatchObject({ online: false, nextAttemptAt: t0 + 50 });
+    expect(source.status().lastError).toMatch(/No such file/);
+    await vi.advanceTimersByTimeAsync(2000);
+    const delays = device.attempts.map((t, i) => (i === 0 ? 0 : t - (device.attempts[i - 1] as number)));
+    expect(delays.slice(0, 8)).toEqual([0, 50, 100, 200, 400, 400, 400, 400]);
+
+    device.failOpen = null;
+    await vi.advanceTimersByTimeAsync(400);
+    expect(source.status()).toMatchObject({ online: true, nextAttemptAt: null, offlineSince: null, gaps: [] });
+    device.send('1001,2026-11-22 07:59:00\r\n');
+    expect(sink.punches).toEqual([{ terminal: 'clock1', device: '', biometricCode: '1001', logTime: '2026-11-22 07:59:00' }]);
+    await source.stop();
+  });
+
+  it('after an unplug records the gap, starts again from the lower bound and closes the gap on reopen', async () => {
+    const { device, source } = make();
+    device.failOpen = null;
+    await source.start();
+    const lostAt = Date.now() + 1000;
+    await vi.advanceTimersByTimeAsync(1000);
+    device.unplug();
+    expect(source.status()).toMatchObject({ online: false, offlineSince: lostAt, gaps: [{ from: lostAt, to: null }] });
+    const n = device.attempts.length;
+    await vi.advanceTimersByTimeAsync(50 + 100 + 200);
+    expect(device.attempts.length).toBe(n + 3);
+    device.failOpen = null;
+    await vi.advanceTimersByTimeAsync(400);
+    const st = source.status();
+    expect(st).toMatchObject({ online: true, reconnects: 1, gaps: [{ from: lostAt, to: lostAt + 750 }] });
+    // Backoff starts over after a successful open.
+    device.unplug();
+    const m = device.attempts.length;
+    await vi.advanceTimersByTimeAsync(50);
+    expect(device.attempts.length).toBe(m + 1);
+    await source.stop();
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(device.attempts.length).toBe(m + 1);
+  });
+
+  it('a line cut by the unplug is counted as malformed, not joined to the next line after reopen', async () => {
+    const { device, source, sink } = make();
+    device.failOpen = null;
+    await source.start();
+    device.send('1001,2026-11-22 07:5');
+    device.unplug();
+    device.failOpen = null;
+    await vi.advanceTimersByTimeAsync(50);
+    device.send('9:00\n1002,2026-11-22 07:59:01\n');
+    expect(sink.punches.map((p) => p.biometricCode)).toEqual(['1002']);
+    expect(source.status()).toMatchObject({ malformed: 2, accepted: 1 });
+    await source.stop();
+  });
+
+  it('holds punches when the journal fails, pauses the device, and journals them in order once it recovers', async () => {
+    const { device, source, sink, log } = make();
+    device.failOpen = null;
+    await source.start();
+    sink.failNext = 2;
+    device.send('1001,2026-11-22 07:00:00\n1002,2026-11-22 07:00:01\n');
+    expect(device.paused).toBe(true);
+    expect(source.status()).toMatchObject({ pendingPunches: 2, accepted: 0, lastError: 'journal: SQLITE_BUSY: database is locked' });
+    // Bytes already on their way while paused are queued behind, never ahead.
+    device.send('1003,2026-11-22 07:00:02\n');
+    await vi.advanceTimersByTimeAsync(50);
+    expect(sink.punches).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(sink.punches.map((p) => p.biometricCode)).toEqual(['1001', '1002', '1003']);
+    expect(device.paused).toBe(false);
+    expect(source.status()).toMatchObject({ pendingPunches: 0, accepted: 3, lastError: null });
+    expect(log.entries.filter((e) => e.level === 50)).toHaveLength(1);
+    await source.stop();
+  });
+
+  it('tells the daemon about a journal failure that retrying cannot mend', async () => {
+    const device = new FakeDevice();
+    device.failOpen = null;
+    const fatal: unknown[] = [];
+    const sink = {
+      ingest: () => {
+        throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+      },
+    };
+    const config = serialConfig({ path: join(dir.path, 'tty'), reconnectMinMs: 50 });
+    const source = new SerialSource({ config, sink, logger: captureLogger().logger, clock, openLink: device.open, onJournalFatal: (e) => fatal.push(e) });
+    await source.start();
+    device.send('1001,2026-11-22 07:00:00\n');
+    expect(fatal).toHaveLength(1);
+    expect(source.status()).toMatchObject({ pendingPunches: 1, lastError: 'journal: database or disk is full' });
+    await source.stop();
+  });
+
+  it('rate-limits the log of malformed lines to one line per 10 s with a count', async () => {
+    const { device, source, log } = make();
+    device.failOpen = null;
+    await source.start();
+    const noise = () => log.entries.filter((e) => /malformed/.test(e.msg));
+    device.send('garbage one\n\x00\x01\x02\n#!!\n');
+    expect(noise()).toHaveLength(1);
+    expect(noise()[0]).toMatchObject({ count: 1, sample: 'garbage one' });
+    device.send('more garbage\n');
+    await vi.advanceTimersByTimeAsync(9_000);
+    expect(noise()).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(noise()).toHaveLength(2);
+    expect(noise()[1]).toMatchObject({ count: 3, sample: 'more garbage' });
+    expect(source.status().malformed).toBe(4);
+    await source.stop();
+  });
+
+  it('drops an over-long line without growing memory and reads the next one', async () => {
+    const { device, source, sink } = make();
+    device.failOpen = null;
+    await source.start();
+    for (let i = 0; i < 100; i++) device.send('x'.repeat(1000));
+    device.send('\n1001,2026-11-22 07:00:00\n');
+    expect(sink.punches).toHaveLength(1);
+    expect(source.status()).toMatchObject({ malformed: 1, accepted: 1, lines: 2 });
+    await source.stop();
+  });
+
+  it('closes and reconnects when the device path disappears while reads stay silent', async () => {
+    // The check is a real stat() of the path: real timers, a short interval.
+    vi.useRealTimers();
+    const { device, source, path } = make({}, 50);
+    writeFileSync(path, '');
+    device.failOpen = null;
+    await source.start();
+    await new Promise((r) => setTimeout(r, 120));
+    expect(source.status().online).toBe(true);
+    rmSync(path);
+    await vi.waitFor(() => expect(source.status().online).toBe(false), { timeout: 2000 });
+    expect(device.closed).toBe(1);
+    expect(source.status().lastError).toMatch(/disappeared/);
+    await source.stop();
+  });
+
+  it('journals unmapped cards with the card: prefix and lists them as unknown', async () => {
+    const map = join(dir.path, 'map.csv');
+    writeFileSync(map, 'card,biometriccode\n4521000,E-1\n');
+    const { device, source, sink } = make({ format: 'card', codeMap: map, timezone: 'UTC' });
+    device.failOpen = null;
+    await source.start();
+    device.send('\x020004521000\x03\r\n0009999999\r\n0009999999\r\n');
+    expect(sink.punches.map((p) => [p.biometricCode, p.logTime])).toEqual([
+      ['E-1', '2026-11-22 08:00:00'],
+      ['card:0009999999', '2026-11-22 08:00:00'],
+    ]);
+    // The same card twice in one second is one punch: the second is a duplicate, not lost.
+    expect(source.status()).toMatchObject({ accepted: 3, duplicates: 1, unknownCards: ['0009999999'], unknownCardPunches: 2 });
+    // Cards added to the map while running are used after the next check (10 s).
+    writeFileSync(map, 'card,biometriccode\n4521000,E-1\n9999999,E-9\n');
+    await vi.advanceTimersByTimeAsync(10_000);
+    device.send('0009999999\n');
+    expect(sink.punches.at(-1)?.biometricCode).toBe('E-9');
+    await source.stop();
+  });
+});

@@ -1,0 +1,56 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseCodeMap, reconnectDelay, validateSerialTerminal } from '../../src/sources/serial/index.js';
+import { serialConfig, tempDir } from './helpers.js';
+
+let dir: ReturnType<typeof tempDir> | undefined;
+afterEach(() => dir?.remove());
+
+describe('validateSerialTerminal', () => {
+  it('accepts a good regex terminal (default pattern) and a good card terminal with a code map', () => {
+    dir = tempDir();
+    const map = join(dir.path, 'cards.csv');
+    writeFileSync(map, 'card,biometriccode\n0004521234,1042\n');
+    expect(validateSerialTerminal(serialConfig({ path: '/dev/ttyUSB0' }))).toEqual([]);
+    expect(validateSerialTerminal(serialConfig({ path: '/dev/ttyUSB0', format: 'card', codeMap: map }))).toEqual([]);
+  });
+
+  it('reports each problem as path: message', () => {
+    dir = tempDir();
+    const cfg = serialConfig({
+      path: '/dev/ttyUSB0', pattern: '^(?<code>\\d+),(?<when>.*)$', timeFormat: 'YYYY-MM-DD', reconnectMinMs: 5000, reconnectMaxMs: 1000,
+      codeMap: join(dir.path, 'missing.csv'),
+    });
+    expect(validateSerialTerminal(cfg, 'terminals[1]')).toEqual([
+      'terminals[1].pattern: needs a named group "time", written (?<time>...)',
+      'terminals[1].timeFormat: needs an hour (HH, H, hh or h)',
+      'terminals[1].timeFormat: needs minutes (mm)',
+      `terminals[1].codeMap: ${join(dir.path, 'missing.csv')}: cannot read the code map (ENOENT)`,
+      'terminals[1].reconnectMinMs: must not be more than reconnectMaxMs (1000)',
+    ]);
+    expect(validateSerialTerminal(serialConfig({ path: '/dev/x', format: 'card', pattern: '.' }))).toEqual([
+      'terminals.clock1.pattern: is only used with format: regex (this terminal has format: card)',
+    ]);
+  });
+});
+
+describe('code map', () => {
+  it('maps cards regardless of leading zeros and case, and reports bad lines with their number', () => {
+    const { map, problems } = parseCodeMap('\uFEFFCard,BiometricCode\r\n# staff\n"0004521234", 1042\nab12,1043\n\nbroken\n4521234,9999\n', 'm.csv');
+    expect(problems).toEqual(['m.csv:6: expected "card,biometriccode", got "broken"', 'm.csv:7: card 4521234 is already mapped to 1042']);
+    expect(map.lookup('4521234')).toBe('1042');
+    expect(map.lookup('0004521234')).toBe('1042');
+    expect(map.lookup('AB12')).toBe('1043');
+    expect(map.lookup('4521235')).toBeUndefined();
+    expect(parseCodeMap('card,code\n1,2\n', 'x.csv').problems).toEqual(['x.csv:1: the first line must be the header "card,biometriccode"']);
+    expect(parseCodeMap('', 'e.csv').problems).toEqual(['e.csv: empty file: expected the header "card,biometriccode"']);
+  });
+});
+
+describe('reconnectDelay', () => {
+  it('doubles from the lower bound and stops at the upper bound', () => {
+    expect([0, 1, 2, 3, 4, 5, 2000].map((a) => reconnectDelay(a, 1000, 30_000))).toEqual([1000, 2000, 4000, 8000, 16_000, 30_000, 30_000]);
+    expect(reconnectDelay(0, 500, 100)).toBe(500);
+  });
+});

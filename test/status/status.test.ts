@@ -1,0 +1,99 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/load.js';
+import { StatusLog } from '../../src/daemon/status-log.js';
+import { Journal } from '../../src/journal/index.js';
+import { buildStatus, formatStatus } from '../../src/status/index.js';
+import { silentLogger } from '../../src/util/logger.js';
+import { Secrets } from '../../src/util/secrets.js';
+import { fakeClock, tempDir } from '../helpers/tmp.js';
+
+const HOUR = 3_600_000;
+
+describe('status report and status log', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let clock: ReturnType<typeof fakeClock>;
+  let journal: Journal;
+  const config = () =>
+    parseConfig(
+      {
+        site: 'plant-a',
+        journal: { path: tmp.path('j.db') },
+        hrms: { baseUrl: 'https://hr.example.com', tokenFile: 'token' },
+        terminals: [
+          { name: 'gate-1', kind: 'zk', host: '10.0.0.1' },
+          { name: 'gate-2', kind: 'zk', host: '10.0.0.2' },
+          { name: 'door', kind: 'serial', path: '/dev/ttyUSB0', format: 'card' },
+        ],
+      },
+      tmp.dir,
+    );
+
+  beforeEach(() => {
+    process.env.TZ = 'UTC';
+    tmp = tempDir();
+    clock = fakeClock(Date.UTC(2026, 10, 22, 12, 0, 0));
+    journal = Journal.open({ path: tmp.path('j.db'), site: 'plant-a', clock, mode: 'owner' });
+  });
+  afterEach(() => {
+    journal.close();
+    tmp.cleanup();
+  });
+
+  it('is quiet when all is well', () => {
+    journal.terminals.update('gate-1', { online: true, lastPollAt: clock.now(), serial: 'A', skewSeconds: 3, records: 10, users: 4 });
+    journal.deliveryState.update({ auth: 'ok', lastSuccessAt: clock.now(), lastResult: '1 sent: 1 delivered' });
+    const r = buildStatus(journal, config(), clock.now());
+    expect(r.alerts).toEqual([]);
+    const text = formatStatus(r);
+    expect(text).toContain('No alerts.');
+    expect(text).toMatch(/gate-1\s+online\s+last poll 12:00\s+clock \+3 s\s+records 10\s+users 4/);
+    expect(text).toMatch(/gate-2\s+not polled yet/);
+    expect(text).toContain('HRMS: token accepted');
+    expect(text).toContain('last success: 12:00 (1 sent: 1 delivered)');
+  });
+
+  it('says what is wrong in plain words', () => {
+    journal.deliveryState.update({ auth: 'failed', authFailedSince: Date.UTC(2026, 10, 22, 9, 12), lastError: 'Bearer token is not correct', lastErrorAt: clock.now() });
+    journal.terminals.update('gate-2', { online: false, lastPollAt: clock.now(), offlineSince: clock.now() - 3 * HOUR, lastError: 'no reply from 10.0.0.2:4370' });
+    journal.terminals.update('gate-1', { online: true, lastPollAt: clock.now(), serial: 'NEW', previousSerial: 'OLD', skewSeconds: -600 });
+    journal.ingest([
+      ...Array.from({ length: 14 }, (_, i) => ({ terminal: 'gate-1', biometricCode: '1042', logTime: `2026-11-22 08:${String(i).padStart(2, '0')}:00` })),
+      { terminal: 'gate-1', biometricCode: '7', logTime: '1999-01-01 00:00:00' },
+      { terminal: 'door', biometricCode: 'card:0004521236', logTime: '2026-11-22 09:00:00' },
+    ]);
+    journal.settle(journal.claim(14).map((p) => ({ id: p.id, kind: 'rejected' as const, message: 'Unknown biometric code 1042' })));
+    const r = buildStatus(journal, config(), clock.now());
+    expect(r.alerts).toEqual([
+      'HRMS refuses the token since 09:12: put a valid token in the token file (it is re-read without a restart)',
+      'terminal gate-1 now answers with serial NEW instead of OLD: device swapped or address changed (its punches are kept apart)',
+      'terminal gate-1 clock is 10 min behind',
+      'terminal gate-2 unreachable for 3 h (no reply from 10.0.0.2:4370)',
+      '14 punches rejected: Unknown biometric code 1042',
+      '1 punch quarantined (implausible time): check the terminal clocks, then punchgate punches release',
+      'terminal door: 1 punch from cards not in its code map (card:0004521236): add them to the code map, then punchgate punches retry',
+    ]);
+    const text = formatStatus(r);
+    expect(text).toContain('ALERTS');
+    expect(text).toContain('HRMS: AUTH FAILED');
+    expect(text).toMatch(/gate-2\s+OFFLINE/);
+    expect(text).toContain('rejected 14   dead 0   quarantined 1');
+    expect(r.punches).toMatchObject({ pending: 1, rejected: 14, quarantined: 1 });
+    expect(r.terminals.map((t) => t.name)).toEqual(['gate-1', 'gate-2', 'door']);
+  });
+
+  it('the status log is rewritten in place and never shows a secret', () => {
+    const secrets = new Secrets();
+    secrets.add('s3cret-token-value');
+    journal.deliveryState.update({ lastError: 'echo s3cret-token-value', lastErrorAt: clock.now() });
+    const path = tmp.path('status.txt');
+    const log = new StatusLog(path, () => buildStatus(journal, config(), clock.now()), { logger: silentLogger(), secrets });
+    log.start(0);
+    const first = readFileSync(path, 'utf8');
+    expect(first).toContain('last error: 12:00: echo [REDACTED]');
+    journal.ingest([{ terminal: 'gate-1', biometricCode: '1', logTime: '2026-11-22 08:00:00' }]);
+    log.write();
+    expect(readFileSync(path, 'utf8')).toContain('pending 1');
+    log.stop();
+  });
+});
