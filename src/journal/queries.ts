@@ -28,8 +28,14 @@ function toStored(r: Row): StoredPunch {
 function where(f: PunchFilter & { ids?: readonly number[] }): { sql: string; params: unknown[] } {
   const parts: string[] = [];
   const params: unknown[] = [];
-  if (f.state) (parts.push('state = ?'), params.push(f.state));
-  if (f.terminal) (parts.push('terminal = ?'), params.push(f.terminal));
+  if (f.state) {
+    parts.push('state = ?');
+    params.push(f.state);
+  }
+  if (f.terminal) {
+    parts.push('terminal = ?');
+    params.push(f.terminal);
+  }
   if (f.ids && f.ids.length > 0) {
     parts.push(`id IN (${f.ids.map(() => '?').join(',')})`);
     params.push(...f.ids);

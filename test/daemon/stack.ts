@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { startHrmsSim, type HrmsSim } from '../../src/sim/hrms/index.js';
+import { startHrmsSim } from '../../src/sim/hrms/index.js';
 import { startTerminalSim, type TerminalSim } from '../../src/sim/terminal/index.js';
 import { tempDir } from '../helpers/tmp.js';
 

@@ -12,6 +12,7 @@ import { startHrmsSim, type HrmsSim, type HrmsSimOptions } from '../../src/sim/h
 import { silentLogger } from '../../src/util/logger.js';
 import { Secrets } from '../../src/util/secrets.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
+import { seededRandom } from '../../src/util/seeded-random.js';
 
 export const TOKEN = 'delivery-test-token-1';
 export const SITE = 'plant-t';
@@ -120,17 +121,6 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   };
 }
 
-/** mulberry32: deterministic jitter in tests. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * The end-to-end promise: every punch is in the HRMS's attendance exactly once, with the

@@ -5,7 +5,8 @@ import { Backoff, BatchSizer, classifyOutcomes, compilePatterns, Deliverer, Spli
 import type { AttendanceAnswer, AttendancePunch } from '../../src/hrms/attendance.js';
 import type { OutboundPunch } from '../../src/journal/types.js';
 import { silentLogger } from '../../src/util/logger.js';
-import { acceptAll, ScriptedSender, seededRandom } from './helpers.js';
+import { seededRandom } from '../../src/util/seeded-random.js';
+import { acceptAll, ScriptedSender } from './helpers.js';
 import { memoryState, MemoryQueue } from './memory-queue.js';
 
 const punch = (id: number): OutboundPunch => ({ id, devicelogId: `s-${id}`, biometricCode: String(id), logTime: `2026-11-01 00:00:${String(id).padStart(2, '0')}`, attempts: 0, previousState: 'pending' });

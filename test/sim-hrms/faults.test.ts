@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { mulberry32 } from '../../src/sim/hrms/faults.js';
+import { seededRandom as mulberry32 } from '../../src/util/seeded-random.js';
 import { MSG, startHrmsSim, type HrmsSim, type HrmsSimOptions } from '../../src/sim/hrms/index.js';
 import { TOKEN, pushPunches } from './helpers.js';
 

@@ -16,6 +16,7 @@ import {
   TcpFramer,
   type ZkPacket,
 } from '../../src/sources/zk/protocol/index.js';
+import { seededRandom as prng } from '../../src/util/seeded-random.js';
 
 export interface Conn {
   readonly sessionId: number;
@@ -46,17 +47,6 @@ export function reply(req: ZkPacket, command: number, sessionId: number, data?: 
   return encodePacket({ command, sessionId, replyId: req.replyId, data });
 }
 
-/** mulberry32: small seeded PRNG so a failing split pattern can be reproduced. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Session {
   id: number;

@@ -1,4 +1,5 @@
 import type { HrmsFaults } from './types.js';
+import { seededRandom as mulberry32 } from '../../util/seeded-random.js';
 
 export function defaultFaults(): HrmsFaults {
   return {
@@ -16,17 +17,6 @@ export function defaultFaults(): HrmsFaults {
   };
 }
 
-/** Small seeded PRNG (mulberry32): the same seed gives the same fault sequence on every run. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function checkFaults(f: HrmsFaults): void {
   const problems: string[] = [];

@@ -1,5 +1,6 @@
 import { formatLogTime, wallClockAt } from '../../punch.js';
 import type { Clock } from '../../util/clock.js';
+import { seededRandom } from '../../util/seeded-random.js';
 
 /**
  * What the serial simulator prints.
@@ -30,17 +31,6 @@ export interface SimLineOptions {
 export const DEFAULT_REGEX_CODES: readonly string[] = Array.from({ length: 20 }, (_, i) => String(1001 + i));
 const FIRST_CARD = 4_521_000;
 
-/** Small seeded generator (mulberry32): runs repeat exactly with the same seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export class SimLines {
   private readonly random: () => number;

@@ -5,6 +5,7 @@
  */
 import { addSeconds } from './terminal-clock.js';
 import type { SimPunch, SimUser } from './types.js';
+import { seededRandom } from '../../util/seeded-random.js';
 
 export interface GenerateSpec {
   users: number;
@@ -14,17 +15,6 @@ export interface GenerateSpec {
   seed?: number;
 }
 
-/** mulberry32: small, fast, good enough for test data. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const FIRST_NAMES = ['Ana', 'Ben', 'Chen', 'Dara', 'Eli', 'Femi', 'Gita', 'Hugo', 'Ines', 'Jon', 'Kofi', 'Lena'];
 
