@@ -74,3 +74,14 @@ export function openJournal(ctx: AppContext, mode: 'owner' | 'shared' | 'auto' =
     deadAfterDays: config.delivery.deadAfterDays,
   });
 }
+
+/** Loads the context (logging to stderr), opens the journal, runs `fn`, and always closes the journal. */
+export async function withJournal<T>(cmd: Command, fn: (ctx: AppContext, journal: Journal) => T | Promise<T>): Promise<T> {
+  const ctx = loadContext(cmd, { logToStderr: true });
+  const journal = openJournal(ctx);
+  try {
+    return await fn(ctx, journal);
+  } finally {
+    journal.close();
+  }
+}

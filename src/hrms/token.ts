@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXIT, ExitError } from '../util/exit-codes.js';
 import type { Secrets } from '../util/secrets.js';
@@ -10,10 +10,12 @@ export interface TokenSourceOptions {
 }
 
 /**
- * Where the HRMS bearer token comes from, in order: env PUNCHGATE_HRMS_TOKEN, the systemd
- * credential `token` ($CREDENTIALS_DIRECTORY/token, from LoadCredential=), then `hrms.tokenFile`.
- * A file is re-read whenever its modification time or size changes, so an admin who writes
- * a new token fixes an auth failure without a restart.
+ * Where the HRMS bearer token comes from, in order: env PUNCHGATE_HRMS_TOKEN; `hrms.tokenFile`
+ * when this process can read it; the systemd credential `token` ($CREDENTIALS_DIRECTORY/token,
+ * from LoadCredential=). The file comes before the credential because systemd copies a
+ * credential once at start: reading the file itself is what lets an admin who writes a new
+ * token fix an auth failure without a restart. A file is re-read whenever its modification
+ * time or size changes.
  */
 export class TokenSource {
   private cached: { file: string; mtimeMs: number; size: number; token: string } | undefined;
@@ -24,8 +26,10 @@ export class TokenSource {
   file(): string | undefined {
     const env = this.opts.env ?? process.env;
     if (env.PUNCHGATE_HRMS_TOKEN) return undefined;
-    if (env.CREDENTIALS_DIRECTORY) return join(env.CREDENTIALS_DIRECTORY, 'token');
-    return this.opts.tokenFile;
+    const credential = env.CREDENTIALS_DIRECTORY ? join(env.CREDENTIALS_DIRECTORY, 'token') : undefined;
+    const configured = this.opts.tokenFile;
+    if (configured && (!credential || readable(configured))) return configured;
+    return credential ?? configured;
   }
 
   /** The current token; throws ExitError(78) when none is configured or readable. */
@@ -53,5 +57,14 @@ export class TokenSource {
     this.opts.secrets.add(token);
     this.cached = { file, mtimeMs: st.mtimeMs, size: st.size, token };
     return token;
+  }
+}
+
+function readable(path: string): boolean {
+  try {
+    accessSync(path, constants.R_OK);
+    return true;
+  } catch {
+    return false;
   }
 }

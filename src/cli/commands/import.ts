@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { importFile, IMPORT_SOURCE } from '../../sources/import/import-files.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
-import { action, loadContext, openJournal } from '../common.js';
+import { action, withJournal } from '../common.js';
 
 export function registerImport(program: Command): void {
   program
@@ -10,24 +10,21 @@ export function registerImport(program: Command): void {
     .argument('<files...>', 'files to import')
     .option('--terminal <name>', "count the punches as this terminal's, so they deduplicate with what is polled from it")
     .action(
-      action((files: string[], opts: { terminal?: string }, cmd: Command) => {
-        const ctx = loadContext(cmd, { logToStderr: true });
-        if (opts.terminal && opts.terminal !== IMPORT_SOURCE && !ctx.config.terminals.some((t) => t.name === opts.terminal)) {
-          throw new ExitError(`--terminal: no terminal named "${opts.terminal}" in the config`, EXIT.CONFIG);
-        }
-        const journal = openJournal(ctx);
-        let anyBad = false;
-        try {
+      action((files: string[], opts: { terminal?: string }, cmd: Command) =>
+        withJournal(cmd, (ctx, journal) => {
+          if (opts.terminal && opts.terminal !== IMPORT_SOURCE && !ctx.config.terminals.some((t) => t.name === opts.terminal)) {
+            throw new ExitError(`--terminal: no terminal named "${opts.terminal}" in the config`, EXIT.CONFIG);
+          }
+          // Imported punches of a named terminal carry its last known serial, so they match polled ones.
           const deviceOf = (name: string) => journal.terminals.get(name)?.serial ?? '';
+          let anyBad = false;
           for (const file of files) {
             let r;
             try {
               r = importFile(file, journal, { terminal: opts.terminal, deviceOf });
             } catch (e) {
               const code = (e as NodeJS.ErrnoException).code;
-              if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') {
-                throw new ExitError(`${file}: cannot read (${code})`, 66);
-              }
+              if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') throw new ExitError(`${file}: cannot read (${code})`, EXIT.NOINPUT);
               throw e;
             }
             for (const b of r.bad) process.stderr.write(`${file}:${b.line}: ${b.reason}\n`);
@@ -35,10 +32,8 @@ export function registerImport(program: Command): void {
             const q = r.quarantined ? `, ${r.quarantined} quarantined (implausible time)` : '';
             process.stdout.write(`${file}: ${r.added} new, ${r.duplicates} duplicates, ${r.bad.length} bad${q}\n`);
           }
-        } finally {
-          journal.close();
-        }
-        return anyBad ? EXIT.DATAERR : EXIT.OK;
-      }),
+          return anyBad ? EXIT.DATAERR : EXIT.OK;
+        }),
+      ),
     );
 }

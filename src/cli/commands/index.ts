@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerCheck } from './check.js';
 import { registerDemo } from './demo.js';
 import { registerEmployees } from './employees.js';
 import { registerFlush } from './flush.js';
@@ -16,6 +17,7 @@ import { registerTerminals } from './terminals.js';
 export function registerCommands(program: Command): void {
   registerRun(program);
   registerStatus(program);
+  registerCheck(program);
   registerTerminals(program);
   registerPoll(program);
   registerPunches(program);

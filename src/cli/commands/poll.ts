@@ -3,7 +3,7 @@ import type { ZkTerminalConfig } from '../../config/terminals.js';
 import { sourceDepsFor } from '../../sources/deps.js';
 import { pollTerminal } from '../../sources/zk/poll.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
-import { action, loadContext, openJournal } from '../common.js';
+import { action, withJournal } from '../common.js';
 
 export function registerPoll(program: Command): void {
   program
@@ -11,13 +11,11 @@ export function registerPoll(program: Command): void {
     .description('poll each ZK terminal (or one) once, journal new punches, and exit (0 all succeeded, 75 otherwise)')
     .option('--terminal <name>', 'only this terminal')
     .action(
-      action(async (opts: { terminal?: string }, cmd: Command) => {
-        const ctx = loadContext(cmd, { logToStderr: true });
-        const zk = ctx.config.terminals.filter((t): t is ZkTerminalConfig => t.kind === 'zk' && t.enabled);
-        const chosen = opts.terminal ? zk.filter((t) => t.name === opts.terminal) : zk;
-        if (opts.terminal && chosen.length === 0) throw new ExitError(`--terminal: no enabled zk terminal named "${opts.terminal}"`, EXIT.CONFIG);
-        const journal = openJournal(ctx);
-        try {
+      action((opts: { terminal?: string }, cmd: Command) =>
+        withJournal(cmd, async (ctx, journal) => {
+          const zk = ctx.config.terminals.filter((t): t is ZkTerminalConfig => t.kind === 'zk' && t.enabled);
+          const chosen = opts.terminal ? zk.filter((t) => t.name === opts.terminal) : zk;
+          if (opts.terminal && chosen.length === 0) throw new ExitError(`--terminal: no enabled zk terminal named "${opts.terminal}"`, EXIT.CONFIG);
           const deps = sourceDepsFor(journal, ctx.logger, ctx.clock);
           // Terminals are polled side by side: one slow terminal does not hold up the others.
           const results = await Promise.all(chosen.map((t) => pollTerminal(t, deps)));
@@ -29,10 +27,8 @@ export function registerPoll(program: Command): void {
             );
           }
           return results.every((r) => r.ok) ? EXIT.OK : EXIT.TEMPFAIL;
-        } finally {
-          journal.close();
-        }
-      }),
+        }),
+      ),
     );
 }
 

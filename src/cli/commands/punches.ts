@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { PUNCH_STATES, type PunchState, type StoredPunch } from '../../journal/types.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
-import { action, loadContext, openJournal } from '../common.js';
+import { action, withJournal } from '../common.js';
 
 interface ListOptions { state?: string; terminal?: string; json?: boolean; limit?: string }
 
@@ -11,6 +11,14 @@ function parseState(s: string | undefined): PunchState | undefined {
     throw new ExitError(`--state: must be one of ${PUNCH_STATES.join(', ')}`, EXIT.CONFIG);
   }
   return s as PunchState;
+}
+
+/**
+ * A subcommand's options merged with those of `punches`: commander hands `--state` and
+ * `--terminal` to the parent when both define them, wherever they stand on the line.
+ */
+function subOptions(cmd: Command): ListOptions {
+  return cmd.optsWithGlobals<ListOptions>();
 }
 
 const csvCell = (v: unknown) => {
@@ -31,10 +39,8 @@ export function registerPunches(program: Command): void {
     .option('--limit <n>', 'at most this many', '100')
     .option('--json', 'JSON lines')
     .action(
-      action((opts: ListOptions, cmd: Command) => {
-        const ctx = loadContext(cmd, { logToStderr: true });
-        const journal = openJournal(ctx);
-        try {
+      action((opts: ListOptions, cmd: Command) =>
+        withJournal(cmd, (ctx, journal) => {
           const rows = journal.queries.list({ state: parseState(opts.state), terminal: opts.terminal, limit: Number(opts.limit) || 100 });
           for (const r of rows) {
             process.stdout.write(
@@ -43,28 +49,24 @@ export function registerPunches(program: Command): void {
                 : `${r.devicelogId.padEnd(14)} ${r.terminal.padEnd(12)} ${r.biometricCode.padEnd(10)} ${r.logTime}  ${r.state.padEnd(11)} ${r.attempts}  ${r.lastMessage ?? ''}\n`,
             );
           }
-        } finally {
-          journal.close();
-        }
-      }),
+        }),
+      ),
     );
 
   punches
     .command('retry')
     .description('send rejected (default) or dead punches again now, with a fresh retry schedule')
-    .option('--state <state>', 'rejected or dead', 'rejected')
+    .option('--state <state>', 'rejected (default) or dead')
     .option('--terminal <name>', 'only this terminal')
     .action(
-      action((opts: { state: string; terminal?: string }, cmd: Command) => {
-        if (opts.state !== 'rejected' && opts.state !== 'dead') throw new ExitError('--state: must be rejected or dead', EXIT.CONFIG);
-        const ctx = loadContext(cmd, { logToStderr: true });
-        const journal = openJournal(ctx);
-        try {
-          const n = journal.queries.retry({ state: opts.state, terminal: opts.terminal });
-          process.stdout.write(`${n} ${opts.state} punches queued again\n`);
-        } finally {
-          journal.close();
-        }
+      action((_opts: unknown, cmd: Command) => {
+        const opts = subOptions(cmd);
+        const state = opts.state ?? 'rejected';
+        if (state !== 'rejected' && state !== 'dead') throw new ExitError('--state: must be rejected or dead', EXIT.CONFIG);
+        return withJournal(cmd, (_ctx, journal) => {
+          const n = journal.queries.retry({ state, terminal: opts.terminal });
+          process.stdout.write(`${n} ${state} punches queued again\n`);
+        });
       }),
     );
 
@@ -73,16 +75,12 @@ export function registerPunches(program: Command): void {
     .description('release quarantined punches (implausible times) for delivery')
     .option('--terminal <name>', 'only this terminal')
     .action(
-      action((opts: { terminal?: string }, cmd: Command) => {
-        const ctx = loadContext(cmd, { logToStderr: true });
-        const journal = openJournal(ctx);
-        try {
-          const n = journal.queries.releaseQuarantined({ terminal: opts.terminal });
+      action((_opts: unknown, cmd: Command) =>
+        withJournal(cmd, (_ctx, journal) => {
+          const n = journal.queries.releaseQuarantined({ terminal: subOptions(cmd).terminal });
           process.stdout.write(`${n} quarantined punches released\n`);
-        } finally {
-          journal.close();
-        }
-      }),
+        }),
+      ),
     );
 
   punches
@@ -91,17 +89,14 @@ export function registerPunches(program: Command): void {
     .option('--state <state>', 'only this state')
     .option('--terminal <name>', 'only this terminal')
     .action(
-      action((opts: ListOptions, cmd: Command) => {
-        const ctx = loadContext(cmd, { logToStderr: true });
-        const journal = openJournal(ctx);
-        try {
+      action((_opts: unknown, cmd: Command) =>
+        withJournal(cmd, (_ctx, journal) => {
+          const opts = subOptions(cmd);
           process.stdout.write(CSV_COLUMNS.join(',') + '\n');
           for (const r of journal.queries.iterate({ state: parseState(opts.state), terminal: opts.terminal })) {
             process.stdout.write(CSV_COLUMNS.map((c) => csvCell(r[c])).join(',') + '\n');
           }
-        } finally {
-          journal.close();
-        }
-      }),
+        }),
+      ),
     );
 }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { defaultClientFactory } from '../../sources/zk/poll.js';
 import { buildStatus } from '../../status/index.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
-import { action, loadContext, openJournal } from '../common.js';
+import { action, loadContext, withJournal } from '../common.js';
 import { fmtSkew } from './poll.js';
 
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) + 'Z' : 'never');
@@ -13,10 +13,8 @@ export function registerTerminals(program: Command): void {
     .description('list terminals: online or offline, last poll, clock skew, record and user counts')
     .option('--json', 'machine-readable output')
     .action(
-      action((opts: { json?: boolean }, cmd: Command) => {
-        const ctx = loadContext(cmd, { logToStderr: true });
-        const journal = openJournal(ctx);
-        try {
+      action((opts: { json?: boolean }, cmd: Command) =>
+        withJournal(cmd, (ctx, journal) => {
           const list = buildStatus(journal, ctx.config, ctx.clock.now()).terminals;
           if (opts.json) return void process.stdout.write(JSON.stringify(list, null, 2) + '\n');
           process.stdout.write(`${'NAME'.padEnd(16)} ${'KIND'.padEnd(6)} ${'STATE'.padEnd(8)} ${'LAST POLL'.padEnd(21)} ${'SKEW'.padEnd(8)} ${'RECORDS'.padStart(8)} ${'USERS'.padStart(6)}  SERIAL\n`);
@@ -27,10 +25,8 @@ export function registerTerminals(program: Command): void {
             );
             if (t.lastError && !t.online) process.stdout.write(`${''.padEnd(16)} last error: ${ctx.secrets.scrub(t.lastError)}\n`);
           }
-        } finally {
-          journal.close();
-        }
-      }),
+        }),
+      ),
     );
 
   terminals

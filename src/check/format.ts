@@ -1,0 +1,28 @@
+import type { CheckReport } from './types.js';
+
+const LABEL = { pass: 'PASS', warn: 'WARN', fail: 'FAIL' } as const;
+
+/**
+ * One line per check: `FAIL hrms: the HRMS refused the token — put a valid token in ...`.
+ * A config that cannot be used adds its `path: message` lines, indented, below its line.
+ */
+export function formatReport(report: CheckReport): string {
+  const lines: string[] = [];
+  for (const c of report.checks) {
+    lines.push(`${LABEL[c.status]} ${c.name}: ${c.detail}${c.fix ? ` — ${c.fix}` : ''}`);
+    for (const p of c.problems ?? []) lines.push(`  ${p}`);
+  }
+  const count = (s: 'pass' | 'warn' | 'fail') => report.checks.filter((c) => c.status === s).length;
+  const warnings = count('warn');
+  const failed = count('fail');
+  lines.push(
+    `${report.ok ? 'all checks passed' : `${failed} check${failed === 1 ? '' : 's'} failed`}` +
+      `${warnings ? `, ${warnings} warning${warnings === 1 ? '' : 's'}` : ''} (${count('pass')} passed)`,
+  );
+  return lines.join('\n') + '\n';
+}
+
+/** The report for machines: `{ ok, exitCode, quick, checks: [{ name, status, detail, fix?, problems? }] }`. */
+export function formatReportJson(report: CheckReport): string {
+  return JSON.stringify(report, null, 2) + '\n';
+}

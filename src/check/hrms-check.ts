@@ -1,0 +1,89 @@
+import type { Config } from '../config/schema.js';
+import { compilePatterns } from '../delivery/outcomes.js';
+import { AttendanceClient, type AttendanceAnswer, type AttendanceSender } from '../hrms/attendance.js';
+import { TokenSource } from '../hrms/token.js';
+import type { Secrets } from '../util/secrets.js';
+import { errorText, fail, pass, warn, type CheckResult } from './types.js';
+
+const NAME = 'hrms';
+
+export interface HrmsCheckDeps {
+  env: NodeJS.ProcessEnv;
+  secrets: Secrets;
+  /** Default: an AttendanceClient on the config's HRMS (own connection pool, closed after). */
+  sender?: AttendanceSender;
+}
+
+/**
+ * The HRMS token check, which records no punch: the attendance endpoint gets an empty batch
+ * (`punches_data=[]`). The HRMS checks the bearer token before it processes anything, and an
+ * empty batch has nothing to record: a valid token gets `Status: true` with an empty
+ * `Payload`, a refused one gets the "bearer token is not correct" failure.
+ */
+export async function checkHrms(config: Config, deps: HrmsCheckDeps): Promise<CheckResult> {
+  const { hrms } = config;
+  const tokens = new TokenSource({ tokenFile: hrms.tokenFile, env: deps.env, secrets: deps.secrets });
+  const where = tokenPlace(tokens, hrms.tokenFile, deps.env);
+  let token: string;
+  try {
+    token = tokens.get();
+  } catch (e) {
+    const problem = errorText(e).replace(/^hrms\.tokenFile: /, '');
+    if (/EACCES/.test(problem)) {
+      // The installed token file is root:root 0600 on purpose: systemd hands it to the service.
+      return fail(NAME, `cannot read the HRMS token file ${tokens.file() ?? ''}: permission denied`, 'run the check as root (sudo punchgate check); the token file stays readable by root only, systemd hands it to the service with LoadCredential=');
+    }
+    return fail(NAME, `no HRMS token: ${problem}`, `put the token in ${where}`);
+  }
+
+  const sender = deps.sender ?? new AttendanceClient({ hrms, authPatterns: compilePatterns(config.delivery.patterns.authFailure) });
+  const started = Date.now();
+  try {
+    const answer = await sender.send([], { token });
+    return describeAnswer(answer, hrms.baseUrl, Date.now() - started, where);
+  } catch (e) {
+    return fail(NAME, `cannot reach the HRMS at ${hrms.baseUrl}: ${errorText(e)}`, reachFix(errorText(e)));
+  } finally {
+    if (!deps.sender) await sender.close?.();
+  }
+}
+
+function describeAnswer(answer: AttendanceAnswer, url: string, ms: number, where: string): CheckResult {
+  switch (answer.kind) {
+    case 'answered':
+      return pass(NAME, `${url} accepted the token (an empty test batch: nothing recorded) in ${ms} ms`);
+    case 'auth':
+      return fail(NAME, `the HRMS refused the token (${answer.httpStatus ? `HTTP ${answer.httpStatus}: ` : ''}${answer.message})`, `put a valid token in ${where}; then, under systemd, systemctl restart punchgate (LoadCredential= copies the token at start; elsewhere a new token file is picked up by itself)`);
+    case 'transient':
+      if (answer.httpStatus !== undefined) {
+        return fail(NAME, `${url} is up but failing (HTTP ${answer.httpStatus}: ${answer.message})`, 'try again later, or ask the HRMS administrator; punchgate run keeps the punches and retries');
+      }
+      return fail(NAME, `cannot reach the HRMS at ${url}: ${answer.message}`, reachFix(answer.message));
+    case 'refused':
+      if (answer.httpStatus === 404 || answer.httpStatus === 405 || /valid group, plugin name and API function/i.test(answer.message)) {
+        return fail(NAME, `${url} does not know the attendance path (HTTP ${answer.httpStatus}: ${answer.message})`, 'check hrms.baseUrl (with any path prefix) and hrms.attendancePath against the HRMS instance');
+      }
+      return warn(NAME, `${url} did not refuse the token but did not take the empty test batch either (HTTP ${answer.httpStatus}: ${answer.message})`, 'watch the first delivery in punchgate status; if it fails, show this message to the HRMS administrator');
+    case 'too-large':
+      return warn(NAME, `${url} answered an empty test batch with HTTP 413 (${answer.message})`, 'watch the first delivery in punchgate status');
+  }
+}
+
+/** Where an admin puts the token, as the TokenSource looks for it. */
+function tokenPlace(tokens: TokenSource, tokenFile: string | undefined, env: NodeJS.ProcessEnv): string {
+  const file = tokens.file();
+  if (file !== undefined && env.CREDENTIALS_DIRECTORY && !env.PUNCHGATE_HRMS_TOKEN) {
+    return "the file the unit's LoadCredential=token: names (/etc/punchgate/token)";
+  }
+  if (file === undefined && !tokenFile) return 'PUNCHGATE_HRMS_TOKEN (or a file named by hrms.tokenFile)';
+  if (file === undefined) return `PUNCHGATE_HRMS_TOKEN (it overrides ${tokenFile})`;
+  return `${file} (or PUNCHGATE_HRMS_TOKEN)`;
+}
+
+function reachFix(message: string): string {
+  if (/CERT|certificate|self[- ]signed|TLS|SSL/i.test(message)) {
+    return "the HRMS certificate is not trusted: if it comes from a private CA, set hrms.caFile to that CA's PEM file; check the box's clock too";
+  }
+  if (/ENOTFOUND|EAI_AGAIN/.test(message)) return 'check the host name in hrms.baseUrl and the DNS settings of this box';
+  return 'check hrms.baseUrl, the network route and firewall or proxy between this box and the HRMS, and that the HRMS is up';
+}

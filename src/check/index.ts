@@ -1,0 +1,12 @@
+export { runChecks, type CheckOptions } from './runner.js';
+export { formatReport, formatReportJson } from './format.js';
+export type { CheckReport, CheckResult, CheckStatus } from './types.js';
+export { checkConfig } from './config-check.js';
+export { checkJournal } from './journal-check.js';
+export { checkDisk, DISK_FAIL_BYTES, DISK_WARN_BYTES } from './disk-check.js';
+export { checkZkTerminal, describeSkew } from './zk-check.js';
+export { checkSerialTerminal } from './serial-check.js';
+export { checkHrms } from './hrms-check.js';
+export { checkDaemon } from './daemon-check.js';
+export { readTerminalLedger } from './ledger.js';
+export { checkNotify } from './notify-check.js';

@@ -1,0 +1,87 @@
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { errorCode, errorText, fail, pass, warn, type CheckResult } from './types.js';
+
+const NAME = 'journal';
+
+function writableFix(dir: string): string {
+  return `make ${dir} writable for the user punchgate runs as: under systemd keep journal.path in /var/lib/punchgate (StateDirectory=punchgate sets the owner); by hand: chown -R punchgate: ${dir}; in Docker: the volume must belong to the image's user`;
+}
+
+function canWrite(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The deepest existing folder on the way to `dir` (where `punchgate run` would create the rest). */
+function existingAncestor(dir: string): string {
+  let cur = dir;
+  while (!existsSync(cur) && dirname(cur) !== cur) cur = dirname(cur);
+  return cur;
+}
+
+/**
+ * Opens the journal read-only, never creating or migrating it (a check run as root must not
+ * leave a root-owned journal behind for the service user). Full mode runs PRAGMA quick_check;
+ * `quick` only proves the file opens and its queue can be read (cheap enough for a health check).
+ */
+export function checkJournal(path: string, opts: { quick: boolean }): CheckResult {
+  const dir = dirname(path);
+  if (!existsSync(path)) {
+    const base = existingAncestor(dir);
+    if (opts.quick) return fail(NAME, `${path} does not exist: punchgate run has not started, or journal.path points elsewhere`, 'start punchgate run (it creates the journal), or correct journal.path');
+    if (!canWrite(base)) return fail(NAME, `${path} does not exist yet and ${base} is not writable by this user`, writableFix(base));
+    return warn(NAME, `${path} does not exist yet: punchgate run creates it at its first start (${base} is writable)`);
+  }
+  if (!statSync(path).isFile()) return fail(NAME, `${path} is not a file`, 'point journal.path at a file, e.g. /var/lib/punchgate/journal.db');
+
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true, timeout: 5000 });
+    const pending = countByState(db);
+    let integrity = '';
+    if (!opts.quick) {
+      const rows = db.pragma('quick_check') as Array<{ quick_check: string }>;
+      const problems = rows.map((r) => r.quick_check).filter((m) => m !== 'ok');
+      if (problems.length > 0) {
+        return fail(
+          NAME,
+          `${path} is damaged: quick_check found ${problems.length} problem${problems.length === 1 ? '' : 's'} (${problems.slice(0, 2).join('; ')})`,
+          `stop punchgate, keep a copy of ${path} (it may hold punches not yet delivered), and recover it with: sqlite3 ${path} .recover | sqlite3 recovered.db`,
+        );
+      }
+      integrity = 'quick_check ok, ';
+    }
+    if (!canWrite(path) || !canWrite(dir)) {
+      return fail(NAME, `${path} opens but ${canWrite(path) ? dir : path} is not writable by this user`, writableFix(dir));
+    }
+    return pass(NAME, `${path}: ${integrity}${pending}`);
+  } catch (e) {
+    const code = errorCode(e) ?? '';
+    if (/^SQLITE_(NOTADB|CORRUPT)/.test(code)) {
+      return fail(NAME, `${path} is not a readable SQLite database (${code})`, `point journal.path at the punchgate journal; if this is it, stop punchgate, keep a copy, and recover it with: sqlite3 ${path} .recover | sqlite3 recovered.db`);
+    }
+    if (/no such table/i.test(errorText(e))) {
+      return fail(NAME, `${path} is a SQLite file but not a punchgate journal (no punches table)`, 'point journal.path at the punchgate journal, or at a new file that punchgate run will create');
+    }
+    if (code === 'SQLITE_CANTOPEN' || code === 'EACCES' || /SQLITE_(PERM|READONLY)/.test(code)) {
+      return fail(NAME, `${path} cannot be opened by this user (${code})`, writableFix(dir));
+    }
+    if (code === 'SQLITE_BUSY') return warn(NAME, `${path} stayed locked for 5 s (another process is writing); try again`);
+    return fail(NAME, `${path} cannot be read: ${errorText(e)}`, `check the file and its folder ${dir}`);
+  } finally {
+    db?.close();
+  }
+}
+
+function countByState(db: Database.Database): string {
+  const rows = db.prepare(`SELECT state, count(*) AS n FROM punches WHERE state <> 'delivered' GROUP BY state`).all() as Array<{ state: string; n: number }>;
+  const by = new Map(rows.map((r) => [r.state, r.n]));
+  const parts = ['pending', 'inflight', 'rejected', 'dead', 'quarantined'].filter((s) => (by.get(s) ?? 0) > 0).map((s) => `${by.get(s)} ${s}`);
+  return parts.length ? `queue ${parts.join(', ')}` : 'queue empty';
+}

@@ -1,0 +1,130 @@
+import type { ZkTerminalConfig } from '../config/terminals.js';
+import { wallClockAt, wallClockDiffSeconds } from '../punch.js';
+import { ZkAuthError, ZkConnectionError, ZkProtocolError, ZkTimeoutError } from '../sources/zk/client/index.js';
+import { defaultClientFactory, type ClientFactory } from '../sources/zk/poll.js';
+import type { TerminalRecord } from '../journal/types.js';
+import type { Clock } from '../util/clock.js';
+import { errorText, fail, pass, warn, type CheckResult } from './types.js';
+
+export interface ZkCheckDeps {
+  clock: Clock;
+  /** What punchgate run last recorded about this terminal (from the journal), if anything. */
+  lastSeen?: TerminalRecord;
+  /** How clients are made (tests point it at a simulator with their own options). */
+  factory?: ClientFactory;
+}
+
+/** Share of the attendance capacity above which the terminal's log is "nearly full". */
+const NEARLY_FULL = 0.9;
+
+/**
+ * Reaches one ZK terminal as a poll would, without downloading or changing anything:
+ * connect (and comm key), serial number, GET_FREE_SIZES, and the clock compared with the
+ * box clock read in the terminal's time zone.
+ */
+export async function checkZkTerminal(cfg: ZkTerminalConfig, index: number, deps: ZkCheckDeps): Promise<CheckResult> {
+  const name = `terminal ${cfg.name}`;
+  const key = `terminals[${index}]`;
+  const client = (deps.factory ?? defaultClientFactory)(cfg);
+  const zone = cfg.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  try {
+    await client.connect();
+    const transport = client.transportKind ?? cfg.transport;
+    const serial = (await client.getSerialNumber().catch(() => '')).trim();
+    const firmware = await client.getFirmware().catch(() => '');
+    const info = await client.getInfo();
+    const terminalTime = await client.getTime();
+    const skew = wallClockDiffSeconds(terminalTime, wallClockAt(deps.clock.now(), cfg.timezone));
+    await client.disconnect();
+
+    const facts = [
+      `${client.peer} over ${transport}`,
+      `serial ${serial || 'unknown'}${firmware ? `, firmware ${firmware.trim()}` : ''}`,
+      `${info.users} user${info.users === 1 ? '' : 's'}`,
+      `${info.records}${info.recordCapacity > 0 ? ` of ${info.recordCapacity}` : ''} records`,
+      `clock ${describeSkew(skew)} (${zone})`,
+    ].join(', ');
+    const problems: string[] = [];
+    const fixes: string[] = [];
+    if (Math.abs(skew) > cfg.skewThresholdSeconds) {
+      problems.push(`the terminal clock is ${describeSkew(skew)}`);
+      fixes.push(skewFix(skew, cfg, key, zone));
+    }
+    if (info.recordCapacity > 0 && info.records / info.recordCapacity >= NEARLY_FULL) {
+      problems.push(`its log is ${Math.floor((100 * info.records) / info.recordCapacity)} % full`);
+      fixes.push(`let punchgate clear it once everything is delivered (${key}.clearAfterDays), or clear it on the terminal after checking that punchgate status shows nothing pending`);
+    }
+    if (problems.length > 0) return warn(name, `${facts}; ${problems.join('; ')}`, fixes.join('; '));
+    return pass(name, facts);
+  } catch (e) {
+    client.destroy();
+    return withDaemonHint(describeFailure(e, name, key, client.peer, cfg), cfg, key, deps);
+  }
+}
+
+/** Reached by punchgate run in the last 10 minutes. */
+const RECENT_MS = 10 * 60_000;
+
+/**
+ * A terminal that allows one TCP session refuses a second one while punchgate run holds its
+ * real-time session: say so, instead of sending the admin after the cable.
+ */
+function withDaemonHint(result: CheckResult, cfg: ZkTerminalConfig, key: string, deps: ZkCheckDeps): CheckResult {
+  const last = deps.lastSeen?.lastSuccessAt;
+  if (result.status !== 'fail' || !cfg.realtime || last == null || /comm key/.test(result.detail)) return result;
+  const ago = deps.clock.now() - last;
+  if (ago < 0 || ago > RECENT_MS) return result;
+  return {
+    ...result,
+    detail: `${result.detail}; punchgate run reached it ${Math.round(ago / 60_000)} min ago`,
+    fix: `punchgate run holds a real-time session with it (${key}.realtime: true) and many terminals allow only one: if punchgate status shows it online, nothing is wrong; otherwise ${result.fix ?? ''}`,
+  };
+}
+
+function describeFailure(e: unknown, name: string, key: string, peer: string, cfg: ZkTerminalConfig): CheckResult {
+  const commKeyFix = `set ${key}.commKey to the Comm Key in the terminal's communication settings (0 when none is set there)`;
+  if (e instanceof ZkAuthError) {
+    if (/requires a comm key/.test(e.message)) return fail(name, `${peer} requires a comm key and none is configured`, commKeyFix);
+    return fail(name, `comm key refused by ${peer}`, commKeyFix);
+  }
+  const seconds = `${Math.round(cfg.timeoutMs / 100) / 10} s`;
+  const reachFix = `check the cable/power, the IP address (${key}.host), and that nothing else holds the terminal's single TCP session`;
+  if (e instanceof ZkTimeoutError) return fail(name, `no answer from ${peer} within ${seconds}`, reachFix);
+  if (e instanceof ZkConnectionError) {
+    const code = e.code ?? '';
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+      return fail(name, `cannot resolve the host name ${cfg.host} (${code})`, `check ${key}.host; a fixed IP address is safest for a terminal`);
+    }
+    if (code === 'ECONNREFUSED') {
+      return fail(name, `${peer} refused the connection`, `check ${key}.host and ${key}.port (4370 unless changed on the terminal), and that nothing else holds the terminal's single TCP session`);
+    }
+    return fail(name, `no answer from ${peer}${code ? ` (${code})` : ''}`, reachFix);
+  }
+  if (e instanceof ZkProtocolError) {
+    return fail(name, `${peer} answered, but not as a ZK terminal does: ${e.message}`, `check that ${key}.host and ${key}.port point at the terminal, and try ${key}.transport: tcp or udp`);
+  }
+  return fail(name, `${peer}: ${errorText(e)}`, reachFix);
+}
+
+/** `in step`, `12 s ahead`, `5 min 3 s behind`, `2 h behind`. */
+export function describeSkew(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s === 0) return 'in step';
+  const abs = Math.abs(s);
+  const h = Math.floor(abs / 3600);
+  const m = Math.floor((abs % 3600) / 60);
+  const sec = abs % 60;
+  const text = h > 0 ? `${h} h${m ? ` ${m} min` : ''}` : m > 0 ? `${m} min${sec ? ` ${sec} s` : ''}` : `${sec} s`;
+  return `${text} ${s > 0 ? 'ahead' : 'behind'}`;
+}
+
+function skewFix(skew: number, cfg: ZkTerminalConfig, key: string, zone: string): string {
+  const abs = Math.abs(skew);
+  // Whole half-hours apart (within a minute): the two clocks are probably read in different zones.
+  const halfHours = Math.round(abs / 1800);
+  if (halfHours >= 1 && Math.abs(abs - halfHours * 1800) <= 60) {
+    return `a difference of whole hours usually means a time zone mismatch: set ${key}.timezone to the zone the terminal's clock shows (now ${zone}), or correct the terminal's clock`;
+  }
+  if (cfg.syncClock) return `punchgate run sets the terminal's clock at its next poll (${key}.syncClock is on); if it keeps drifting, check the terminal's clock battery`;
+  return `set the terminal's clock, or set ${key}.syncClock: true so that punchgate run sets it at each poll`;
+}

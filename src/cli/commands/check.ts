@@ -1,0 +1,22 @@
+import type { Command } from 'commander';
+import { formatReport, formatReportJson, runChecks } from '../../check/index.js';
+import { DEFAULT_CONFIG_PATH } from '../../config/schema.js';
+import { action, globalOptions } from '../common.js';
+
+export function registerCheck(program: Command): void {
+  program
+    .command('check')
+    .description(
+      'check the config, the journal, each enabled terminal and the HRMS token (with an empty batch: records nothing); ' +
+        'one PASS/WARN/FAIL line each with the fix to try; exit 0 when nothing failed, 78 bad config, 1 otherwise',
+    )
+    .option('--json', 'machine-readable output')
+    .option('--quick', 'health check: config, journal (read-only) and status log freshness only; no network; exit 0 or 1')
+    .action(
+      action(async (opts: { json?: boolean; quick?: boolean }, cmd: Command) => {
+        const report = await runChecks({ configPath: globalOptions(cmd).config ?? DEFAULT_CONFIG_PATH, quick: opts.quick ?? false });
+        process.stdout.write(opts.json ? formatReportJson(report) : formatReport(report));
+        return report.exitCode;
+      }),
+    );
+}

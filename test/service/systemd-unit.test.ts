@@ -1,0 +1,144 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/tmp.js';
+
+const UNIT_PATH = join(process.cwd(), 'systemd/punchgate.service');
+const UNIT = readFileSync(UNIT_PATH, 'utf8');
+const EXEC_START = '/usr/bin/punchgate run --config /etc/punchgate/punchgate.yaml';
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+/** `Key=value` lines of one section, in order (comments and blank lines dropped). */
+function section(text: string, name: string): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  let current = '';
+  for (const raw of text.split('\n')) {
+    const l = raw.trim();
+    if (!l || l.startsWith('#') || l.startsWith(';')) continue;
+    const header = /^\[(.+)\]$/.exec(l);
+    if (header) {
+      current = header[1]!;
+      continue;
+    }
+    if (current !== name) continue;
+    const eq = l.indexOf('=');
+    out.push([l.slice(0, eq), l.slice(eq + 1)]);
+  }
+  return out;
+}
+
+const service = section(UNIT, 'Service');
+const values = (key: string) => service.filter(([k]) => k === key).map(([, v]) => v);
+const value = (key: string) => {
+  const v = values(key);
+  if (v.length !== 1) throw new Error(`${key}= appears ${v.length} times in [Service]`);
+  return v[0]!;
+};
+
+function requireTool(tool: string): void {
+  const r = spawnSync(tool, ['--version'], { encoding: 'utf8' });
+  if (r.error) {
+    throw new Error(`${tool} is not installed: install systemd (apt-get install -y systemd) so that systemd/punchgate.service can be verified`);
+  }
+}
+
+/**
+ * `systemd-analyze verify` on a copy of the unit whose ExecStart= names a binary that exists
+ * here (verify refuses a missing one); everything else is the shipped text. Works without a
+ * running systemd. Returns the lines that mention the unit (warnings such as "Unknown key").
+ */
+function verify(text: string): { status: number | null; findings: string[]; output: string } {
+  const dir = tempDir('punchgate-unit-');
+  cleanups.push(dir.cleanup);
+  const copy = join(dir.dir, 'punchgate.service');
+  writeFileSync(copy, text.replace(`ExecStart=${EXEC_START}`, `ExecStart=${process.execPath} --version`));
+  const r = spawnSync('systemd-analyze', ['verify', '--man=no', '--generators=no', copy], { encoding: 'utf8', timeout: 20_000 });
+  const output = `${r.stdout}${r.stderr}`;
+  const findings = output.split('\n').filter((l) => l.includes('punchgate.service'));
+  return { status: r.status, findings, output };
+}
+
+describe('systemd/punchgate.service', () => {
+  it('passes systemd-analyze verify without a single warning', () => {
+    requireTool('systemd-analyze');
+    const r = verify(UNIT);
+    expect(r.findings, r.output).toEqual([]);
+    expect(r.status, r.output).toBe(0);
+  });
+
+  it('the verification really reads the unit: a mistake in it is reported', () => {
+    requireTool('systemd-analyze');
+    const r = verify(UNIT.replace(/^Type=notify$/m, 'Type=notify-ish\nWatchdogSecs=60s'));
+    expect(r.findings.join('\n')).toContain('notify-ish');
+    expect(r.findings.join('\n')).toContain("Unknown key 'WatchdogSecs'");
+  });
+
+  it('carries the required directives', () => {
+    const expected: Record<string, string> = {
+      Type: 'notify',
+      NotifyAccess: 'main',
+      WatchdogSec: '60s',
+      ExecStart: EXEC_START,
+      ExecReload: '/bin/kill -HUP $MAINPID',
+      Restart: 'on-failure',
+      RestartSec: '5s',
+      TimeoutStopSec: '30s',
+      User: 'punchgate',
+      SupplementaryGroups: 'dialout',
+      StateDirectory: 'punchgate',
+      ConfigurationDirectory: 'punchgate',
+      LoadCredential: 'token:/etc/punchgate/token',
+      ProtectSystem: 'strict',
+      ProtectHome: 'yes',
+      PrivateTmp: 'yes',
+      NoNewPrivileges: 'yes',
+      DevicePolicy: 'closed',
+      RestrictAddressFamilies: 'AF_UNIX AF_INET AF_INET6',
+      CapabilityBoundingSet: '',
+      LockPersonality: 'yes',
+      ProtectKernelTunables: 'yes',
+      ProtectKernelModules: 'yes',
+      ProtectControlGroups: 'yes',
+      RestrictRealtime: 'yes',
+      SystemCallArchitectures: 'native',
+      UMask: '0077',
+      Environment: 'NODE_ENV=production',
+    };
+    for (const [k, v] of Object.entries(expected)) expect(`${k}=${value(k)}`).toBe(`${k}=${v}`);
+    expect(values('DeviceAllow')).toEqual(expect.arrayContaining(['char-ttyS rw', 'char-ttyUSB rw', 'char-ttyACM rw']));
+    // The stop timeout outlasts the daemon's own 20 s stop bound.
+    expect(Number.parseInt(value('TimeoutStopSec'), 10)).toBeGreaterThan(20);
+    // The watchdog is pinged every WATCHDOG_USEC/2 = 30 s, within the minute of a poll.
+    expect(Number.parseInt(value('WatchdogSec'), 10)).toBeGreaterThanOrEqual(30);
+  });
+
+  it('leaves out what would break Node or the serial devices', () => {
+    // Node's JIT writes then executes code pages; PrivateDevices hides /dev/ttyUSB*.
+    expect(values('MemoryDenyWriteExecute')).toEqual([]);
+    expect(values('PrivateDevices')).toEqual([]);
+    // PrivateUsers would map the dialout group away from the device files.
+    expect(values('PrivateUsers')).toEqual([]);
+    expect(values('DynamicUser')).toEqual([]);
+  });
+
+  it('is installed with a matching sysusers file and module list', () => {
+    const sysusers = readFileSync(join(process.cwd(), 'systemd/punchgate.sysusers'), 'utf8');
+    expect(sysusers).toMatch(/^u\s+punchgate\s+-\s+".*"\s+\/var\/lib\/punchgate\s+\/usr\/sbin\/nologin$/m);
+    expect(sysusers).toMatch(/^m\s+punchgate\s+dialout$/m);
+    const modules = readFileSync(join(process.cwd(), 'systemd/punchgate-modules.conf'), 'utf8');
+    expect(modules.split('\n').filter((l) => l && !l.startsWith('#'))).toEqual(['usbserial', 'cdc_acm']);
+  });
+
+  it('the sysusers file is accepted by systemd-sysusers (dry run, nothing written)', () => {
+    requireTool('systemd-sysusers');
+    const r = spawnSync('systemd-sysusers', ['--dry-run', join(process.cwd(), 'systemd/punchgate.sysusers')], { encoding: 'utf8', timeout: 20_000 });
+    const output = `${r.stdout}${r.stderr}`;
+    expect(r.status, output).toBe(0);
+    expect(output).not.toMatch(/ignoring|failed|invalid/i);
+  });
+});
