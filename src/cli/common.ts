@@ -85,3 +85,23 @@ export async function withJournal<T>(cmd: Command, fn: (ctx: AppContext, journal
     journal.close();
   }
 }
+
+/** Resolves on the first SIGINT or SIGTERM (a simulator or a one-shot command stops cleanly). */
+export function untilSignal(): { promise: Promise<void>; dispose: () => void } {
+  let done: () => void = () => {};
+  const promise = new Promise<void>((resolve) => (done = resolve));
+  process.once('SIGINT', done);
+  process.once('SIGTERM', done);
+  return {
+    promise,
+    dispose: () => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+    },
+  };
+}
+
+/** The `sim` parent command, created once by the command index. */
+export function simCommand(program: Command): Command {
+  return program.commands.find((c) => c.name() === 'sim') ?? program.command('sim').description('simulators for rehearsal and tests');
+}

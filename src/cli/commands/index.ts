@@ -25,8 +25,6 @@ export function registerCommands(program: Command): void {
   registerFlush(program);
   registerEmployees(program);
   registerDemo(program);
-  // The sim commands attach themselves under this one.
-  program.command('sim').description('simulators for rehearsal and tests: a ZK terminal, the HRMS, a serial reader');
   registerSimTerminal(program);
   registerSimHrms(program);
   registerSimSerial(program);

@@ -4,7 +4,7 @@ import { loadMappingFile, loadRosterFile, startHrmsSim } from '../../sim/hrms/in
 import type { HrmsFaults, HrmsSimOptions, RosterMode } from '../../sim/hrms/index.js';
 import { defaultMapping } from '../../sim/hrms/mapping.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
-import { action } from '../common.js';
+import { action, simCommand, untilSignal } from '../common.js';
 
 /** Raw option values as commander hands them over (all text, validated here). */
 export interface SimHrmsCliOptions {
@@ -169,19 +169,11 @@ export async function runSimHrms(o: SimHrmsCliOptions, io: SimIo): Promise<numbe
   return EXIT.OK;
 }
 
-function untilSignal(): { promise: Promise<void>; dispose: () => void } {
-  let done: () => void = () => {};
-  const promise = new Promise<void>((resolve) => (done = resolve));
-  process.once('SIGINT', done);
-  process.once('SIGTERM', done);
-  return { promise, dispose: () => (process.off('SIGINT', done), process.off('SIGTERM', done)) };
-}
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 
 export function registerSimHrms(program: Command): void {
-  const sim = program.commands.find((c) => c.name() === 'sim') ?? program.command('sim').description('simulators for development and tests');
-  sim
+  simCommand(program)
     .command('hrms')
     .description('run an HRMS simulator (attendance push and user operations of the HRMS contract); needs no config file')
     .option('--host <host>', 'address to listen on', '127.0.0.1')

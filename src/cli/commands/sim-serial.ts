@@ -6,7 +6,7 @@ import { createPtyPair, SocatMissingError, startSerialSim, type LineEnding, type
 import { DEFAULT_SERIAL_PATTERN } from '../../sources/serial/line-parser.js';
 import { printable } from '../../sources/serial/noise-log.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
-import { action } from '../common.js';
+import { action, simCommand, untilSignal } from '../common.js';
 
 export const DEFAULT_SIM_LINK = join(tmpdir(), 'punchgate-serial');
 
@@ -111,17 +111,9 @@ function codeList(v: string): string[] {
   return codes;
 }
 
-function untilSignal(): { promise: Promise<void>; dispose: () => void } {
-  let done: () => void = () => {};
-  const promise = new Promise<void>((resolve) => (done = resolve));
-  process.once('SIGINT', done);
-  process.once('SIGTERM', done);
-  return { promise, dispose: () => (process.off('SIGINT', done), process.off('SIGTERM', done)) };
-}
 
 export function registerSimSerial(program: Command): void {
-  const sim = program.commands.find((c) => c.name() === 'sim') ?? program.command('sim').description('simulators for development and tests');
-  sim
+  simCommand(program)
     .command('serial')
     .description('simulate a serial time clock or badge reader: creates a pseudo-terminal (socat) or writes to a device')
     .option('--link <path>', `device path to create (its far end is PATH.sim); default ${DEFAULT_SIM_LINK}`)

@@ -9,7 +9,7 @@ import { DEFAULT_SERIAL, startTerminalSim, type SimPunch, type SimUser, type Ter
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { createLogger } from '../../util/logger.js';
 import { Secrets } from '../../util/secrets.js';
-import { action, globalOptions } from '../common.js';
+import { action, globalOptions, simCommand } from '../common.js';
 
 interface SimTerminalOptions {
   host: string;
@@ -58,8 +58,7 @@ function commandCode(v: string, prev: number[]): number[] {
 const collect = (v: string, prev: string[]) => [...prev, v];
 
 export function registerSimTerminal(program: Command): void {
-  const sim = program.commands.find((c) => c.name() === 'sim') ?? program.command('sim').description('simulators for development and tests');
-  sim
+  simCommand(program)
     .command('terminal')
     .description('simulate a ZKTeco terminal (ZK protocol, TCP and UDP on one port)')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
