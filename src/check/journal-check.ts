@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../journal/sqlite-driver.js';
 import { errorCode, errorText, fail, pass, warn, type CheckResult } from './types.js';
 
 const NAME = 'journal';
@@ -40,7 +40,7 @@ export function checkJournal(path: string, opts: { quick: boolean }): CheckResul
   }
   if (!statSync(path).isFile()) return fail(NAME, `${path} is not a file`, 'point journal.path at a file, e.g. /var/lib/punchgate/journal.db');
 
-  let db: Database.Database | undefined;
+  let db: Database | undefined;
   try {
     db = new Database(path, { readonly: true, fileMustExist: true, timeout: 5000 });
     const pending = countByState(db);
@@ -79,7 +79,7 @@ export function checkJournal(path: string, opts: { quick: boolean }): CheckResul
   }
 }
 
-function countByState(db: Database.Database): string {
+function countByState(db: Database): string {
   const rows = db.prepare(`SELECT state, count(*) AS n FROM punches WHERE state <> 'delivered' GROUP BY state`).all() as Array<{ state: string; n: number }>;
   const by = new Map(rows.map((r) => [r.state, r.n]));
   const parts = ['pending', 'inflight', 'rejected', 'dead', 'quarantined'].filter((s) => (by.get(s) ?? 0) > 0).map((s) => `${by.get(s)} ${s}`);

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { Database } from '../journal/sqlite-driver.js';
 import { existsSync } from 'node:fs';
 import { TerminalStateStore } from '../journal/state-stores.js';
 import type { TerminalRecord } from '../journal/types.js';
@@ -9,7 +9,7 @@ import type { TerminalRecord } from '../journal/types.js';
  */
 export function readTerminalLedger(journalPath: string): Map<string, TerminalRecord> {
   if (!existsSync(journalPath)) return new Map();
-  let db: Database.Database | undefined;
+  let db: Database | undefined;
   try {
     db = new Database(journalPath, { readonly: true, fileMustExist: true, timeout: 2000 });
     return new Map(new TerminalStateStore(db).list().map((t) => [t.name, t]));

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from './sqlite-driver.js';
 
 /** Thrown when another `punchgate run` already owns the journal. */
 export class JournalLockedError extends Error {
@@ -16,7 +16,7 @@ export class JournalLockedError extends Error {
  * never leaves a stale lock behind (unlike a PID file).
  */
 export class OwnerLock {
-  private constructor(private readonly db: Database.Database) {}
+  private constructor(private readonly db: Database) {}
 
   static acquire(journalPath: string): OwnerLock {
     const path = `${journalPath}.lock`;

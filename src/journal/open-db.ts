@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from './sqlite-driver.js';
 import { migrate } from './migrations.js';
 
 /**
@@ -8,7 +8,7 @@ import { migrate } from './migrations.js';
  * WAL, and synchronous=FULL so that a punch acknowledged to its source survives
  * a power cut, not only a process crash (better-sqlite3 defaults WAL to NORMAL).
  */
-export function openJournalDb(path: string, opts: { readonly?: boolean } = {}): Database.Database {
+export function openJournalDb(path: string, opts: { readonly?: boolean } = {}): Database {
   if (!opts.readonly) mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false, timeout: 5000 });
   try {
