@@ -1,4 +1,10 @@
-import { FormData, request } from 'undici';
+import { Agent, FormData, request } from 'undici';
+
+/**
+ * An explicit dispatcher: on Node 24 the global one is Node's own bundled undici, which does
+ * not understand this undici's FormData and never sends the body.
+ */
+const dispatcher = new Agent();
 import type { HrmsSim } from '../../src/sim/hrms/index.js';
 
 export const ATT_PATH = '/api.php/hrm/syncattendanceshiftwise/fetchBulkAttendanceFromAttendanceServer';
@@ -30,20 +36,20 @@ export async function pushPunches(sim: HrmsSim, punches: unknown, token: string 
   const form = new FormData();
   form.append('punches_data', typeof punches === 'string' ? punches : JSON.stringify(punches));
   const headers: Record<string, string> = token === null ? {} : { authorization: `Bearer ${token}` };
-  return answer(await request(`${sim.url}${path}`, { method: 'POST', body: form, headers }));
+  return answer(await request(`${sim.url}${path}`, { method: 'POST', body: form, headers, dispatcher }));
 }
 
 export async function postJson(sim: HrmsSim, path: string, body: unknown, token: string | null = TOKEN): Promise<Answer> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (token !== null) headers.authorization = `Bearer ${token}`;
   return answer(
-    await request(`${sim.url}${path}`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers }),
+    await request(`${sim.url}${path}`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers, dispatcher }),
   );
 }
 
 export async function get(sim: HrmsSim, pathAndQuery: string, token: string | null = TOKEN): Promise<Answer> {
   const headers: Record<string, string> = token === null ? {} : { authorization: `Bearer ${token}` };
-  return answer(await request(`${sim.url}${pathAndQuery}`, { method: 'GET', headers }));
+  return answer(await request(`${sim.url}${pathAndQuery}`, { method: 'GET', headers, dispatcher }));
 }
 
 export const user = (sim: HrmsSim, body: unknown, token: string | null = TOKEN) => postJson(sim, USER_PATH, body, token);
