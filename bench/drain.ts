@@ -1,0 +1,86 @@
+/**
+ * Benchmark 2 (issue 2): drain rate from the journal to the HRMS simulator at batch sizes
+ * 200 and 1000, next to a bare undici POST loop of the same batches to the same server.
+ *
+ * The simulator runs in a child process (bench/child-hrms.ts, startHrmsSim), so its work
+ * (multipart parsing, per-punch bookkeeping) does not share this process's event loop;
+ * on a 2-core box both sides still share the CPUs. It is reset before every run, so each
+ * run's punches are new to it ("added", not "duplicate") and both sides get the same answers.
+ * Ours includes everything `punchgate flush` does per batch: claim (UPDATE ... RETURNING),
+ * POST, classify, settle every punch (one transaction, fsync) and record the delivery state.
+ */
+import { Agent } from 'undici';
+import { scaled } from './lib/scale.js';
+import { drainJournal, hrmsStats, outboundPunch, preparedJournal, rawPostLoop, startHrmsChild, type HrmsChild } from './lib/hrms.js';
+import { scratchDir } from './lib/setup.js';
+import { fmt, log, ratioRow, type BenchRow } from './lib/table.js';
+import { collectGarbage, median, nowMs, rate } from './lib/timing.js';
+
+const ROUNDS = 3;
+const MIN_RATIO = 0.3;
+const SIZES = [200, 1000] as const;
+
+async function expectAdded(sim: HrmsChild, total: number, who: string): Promise<void> {
+  const s = await hrmsStats(sim);
+  if (s.added !== total || s.received !== total) throw new Error(`${who}: the simulator recorded ${s.added} added of ${s.received} received, expected ${total}`);
+}
+
+/** One untimed pass of each side, so that neither pays the JIT and the simulator's first requests. */
+async function warmUp(sim: HrmsChild, dir: string, all: ReturnType<typeof outboundPunch>[]): Promise<void> {
+  const n = Math.min(2000, all.length);
+  const agent = new Agent();
+  await rawPostLoop(sim.ready.url, [all.slice(0, n / 2), all.slice(n / 2, n)], agent);
+  await agent.close();
+  await sim.call('reset');
+  await drainJournal(preparedJournal(dir, 'warm-up.db', n), sim.ready.url, 200);
+  await sim.call('reset');
+}
+
+export async function benchDrain(): Promise<BenchRow[]> {
+  const total = scaled(50_000, { step: 1000 });
+  log(`drain: ${fmt(total)} punches per run, batch sizes ${SIZES.join(' and ')}, ${ROUNDS} rounds each (baseline and ours alternate), ` +
+    'median; HRMS simulator in a child process');
+  const sim = await startHrmsChild();
+  const scratch = scratchDir('drain');
+  const rows: BenchRow[] = [];
+  try {
+    const url = sim.ready.url;
+    const all = Array.from({ length: total }, (_, i) => outboundPunch(i));
+    await warmUp(sim, scratch.dir, all);
+    for (const size of SIZES) {
+      const batches: (typeof all)[] = [];
+      for (let i = 0; i < total; i += size) batches.push(all.slice(i, i + size));
+      const raw: number[] = [];
+      const ours: number[] = [];
+      for (let round = 1; round <= ROUNDS; round++) {
+        const path = preparedJournal(scratch.dir, `journal-${size}-${round}.db`, total);
+
+        await sim.call('reset');
+        collectGarbage();
+        const agent = new Agent();
+        const t0 = nowMs();
+        await rawPostLoop(url, batches, agent);
+        raw.push(nowMs() - t0);
+        await agent.close();
+        await expectAdded(sim, total, 'baseline');
+
+        await sim.call('reset');
+        collectGarbage();
+        const { report, ms } = await drainJournal(path, url, size);
+        ours.push(ms);
+        if (report.delivered !== total) throw new Error(`drain delivered ${report.delivered} of ${total}`);
+        await expectAdded(sim, total, 'drain');
+        log(`  batch ${size}, round ${round}: raw POST ${fmt(rate(total, raw.at(-1)!))}/s (${batches.length} requests), ` +
+          `drain ${fmt(rate(total, ours.at(-1)!))}/s (${report.requests} requests)`);
+      }
+      rows.push(ratioRow({
+        bench: 'drain', metric: `drain, batch ${size}`, unit: 'punches/s',
+        ours: rate(total, median(ours)), baseline: rate(total, median(raw)), minRatio: MIN_RATIO,
+      }));
+    }
+  } finally {
+    await sim.stop();
+    scratch.remove();
+  }
+  return rows;
+}

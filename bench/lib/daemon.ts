@@ -1,0 +1,99 @@
+/**
+ * Shared set-up of the daemon benchmarks (issue 4): the HRMS simulator and 10 terminal
+ * simulators in child processes, a config with 10 ZK terminals polled every minute (the
+ * first one also real-time), and `punchgate run` as a child process.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+import type { TerminalChildReady } from '../child-terminal.js';
+import { BenchChild } from './child.js';
+import { hrmsStats, startHrmsChild, type HrmsChild } from './hrms.js';
+import { BENCH_SITE, BENCH_TOKEN, scratchDir } from './setup.js';
+import { waitUntil } from './timing.js';
+import { startTerminalChild } from './zk.js';
+
+export const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+/** Whether this build has `punchgate run` (the daemon of issue 4). */
+export function daemonAvailable(): boolean {
+  const r = spawnSync(process.execPath, [CLI, 'run', '--help'], { encoding: 'utf8', timeout: 30_000 });
+  return r.status === 0 && /run/.test(r.stdout);
+}
+
+export interface DaemonRig {
+  daemon: ChildProcess;
+  hrms: HrmsChild;
+  terminals: BenchChild<TerminalChildReady>;
+  /** Punches on the terminals at start (all must reach the HRMS during warm-up). */
+  initialPunches: number;
+  stderrTail: () => string;
+  stop: () => Promise<void>;
+}
+
+export interface RigOptions {
+  terminals: number;
+  punchesPerTerminal: number;
+  usersPerTerminal: number;
+}
+
+/** Starts the simulators and the daemon, and waits until every initial punch reached the HRMS. */
+export async function startDaemonRig(o: RigOptions, warmupTimeoutMs: number): Promise<DaemonRig> {
+  const scratch = scratchDir('daemon');
+  const hrms = await startHrmsChild();
+  const terminals = await startTerminalChild(
+    Array.from({ length: o.terminals }, (_, i) => ({
+      users: o.usersPerTerminal, punches: o.punchesPerTerminal, faults: { pacingMs: 0 }, serialNumber: `BENCH${String(i + 1).padStart(4, '0')}`,
+      // Each terminal's log starts in another month, so no two terminals hold the same (code, time):
+      // the HRMS would answer "duplicate" for those.
+      startTime: `${2020 + Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, '0')}-02 08:00:00`,
+    })),
+  );
+  const tokenFile = join(scratch.dir, 'token');
+  writeFileSync(tokenFile, `${BENCH_TOKEN}\n`, { mode: 0o600 });
+  const config = {
+    site: BENCH_SITE,
+    journal: { path: join(scratch.dir, 'journal.db') },
+    hrms: { baseUrl: hrms.ready.url, tokenFile },
+    delivery: { batchSize: 200 },
+    terminals: terminals.ready.ports.map((port, i) => ({
+      name: `t${i + 1}`, kind: 'zk', host: '127.0.0.1', port, transport: 'tcp', schedule: '* * * * *', realtime: i === 0,
+    })),
+    log: { level: 'warn' },
+  };
+  const configFile = join(scratch.dir, 'punchgate.yaml');
+  writeFileSync(configFile, stringify(config));
+
+  let tail = '';
+  const daemon = spawn(process.execPath, [CLI, '--config', configFile, 'run'], { stdio: ['ignore', 'ignore', 'pipe'], cwd: scratch.dir });
+  daemon.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    tail = (tail + d).slice(-4000);
+  });
+  const exited = new Promise<void>((resolve) => daemon.once('exit', () => resolve()));
+  let dead = false;
+  void exited.then(() => (dead = true));
+
+  const stop = async () => {
+    if (!dead) {
+      daemon.kill('SIGTERM');
+      const t = setTimeout(() => daemon.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(t);
+    }
+    await Promise.all([hrms.stop(), terminals.stop()]);
+    scratch.remove();
+  };
+  const initialPunches = o.terminals * o.punchesPerTerminal;
+  try {
+    await waitUntil(async () => {
+      if (dead) throw new Error(`punchgate run exited during warm-up: ${tail.trim().slice(-800)}`);
+      return (await hrmsStats(hrms)).added >= initialPunches;
+    }, warmupTimeoutMs, `the ${initialPunches} initial punches to reach the HRMS simulator`, 500);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { daemon, hrms, terminals, initialPunches, stderrTail: () => tail, stop };
+}

@@ -1,0 +1,87 @@
+import { join } from 'node:path';
+import { FormData, request, type Dispatcher } from 'undici';
+import { DEFAULT_ATTENDANCE_PATH } from '../../src/config/schema.js';
+import { Deliverer, type DrainReport } from '../../src/delivery/index.js';
+import { Journal } from '../../src/journal/index.js';
+import { systemClock } from '../../src/util/clock.js';
+import { silentLogger } from '../../src/util/logger.js';
+import type { HrmsChildReady, HrmsStats } from '../child-hrms.js';
+import { BenchChild } from './child.js';
+import { syntheticBatches, syntheticPunch } from './punches.js';
+import { nowMs } from './timing.js';
+import { BENCH_SITE, BENCH_TOKEN, deliverySettings } from './setup.js';
+
+export type HrmsChild = BenchChild<HrmsChildReady>;
+
+export function startHrmsChild(opts: { latencyMs?: number } = {}): Promise<HrmsChild> {
+  return BenchChild.start<HrmsChildReady>('child-hrms', { args: [JSON.stringify(opts)] });
+}
+
+export const hrmsStats = (child: HrmsChild) => child.call<HrmsStats>('stats');
+
+/** A fresh journal at `dir/name` holding punches 0..total-1 of the synthetic log, all pending. */
+export function preparedJournal(dir: string, name: string, total: number, ingestBatch = 5000): string {
+  const path = join(dir, name);
+  const journal = Journal.open({ path, site: BENCH_SITE, mode: 'owner' });
+  try {
+    for (const b of syntheticBatches(total, ingestBatch)) journal.ingest(b);
+  } finally {
+    journal.close();
+  }
+  return path;
+}
+
+/** What the journal sends for punch `i` of the synthetic log (ids follow insertion order). */
+export function outboundPunch(i: number): { biometriccode: string; logDate: string; devicelogId: string } {
+  const p = syntheticPunch(i);
+  return { biometriccode: p.biometricCode, logDate: p.logTime, devicelogId: `${BENCH_SITE}-${i + 1}` };
+}
+
+/**
+ * The baseline: the same batches POSTed with bare undici, one after another, multipart
+ * `punches_data`, bearer token, reading each JSON answer. Returns the requests made.
+ */
+export async function rawPostLoop(
+  url: string,
+  batches: ReadonlyArray<ReadonlyArray<ReturnType<typeof outboundPunch>>>,
+  dispatcher: Dispatcher,
+): Promise<number> {
+  const target = url.replace(/\/+$/, '') + DEFAULT_ATTENDANCE_PATH;
+  for (const batch of batches) {
+    const form = new FormData();
+    form.set('punches_data', JSON.stringify(batch));
+    const res = await request(target, {
+      method: 'POST', body: form, headers: { authorization: `Bearer ${BENCH_TOKEN}` }, dispatcher,
+    });
+    const body = (await res.body.json()) as { Status?: boolean; Payload?: unknown[] };
+    if (res.statusCode !== 200 || body.Payload?.length !== batch.length) {
+      throw new Error(`baseline POST: HTTP ${res.statusCode}, ${body.Payload?.length ?? 'no'} results for ${batch.length} punches`);
+    }
+  }
+  return batches.length;
+}
+
+/**
+ * Ours: a Deliverer on the journal at `path` drains everything to the simulator (like
+ * `punchgate flush`). `ms` times the drain only, not opening and closing the journal.
+ */
+export async function drainJournal(path: string, url: string, batchSize: number): Promise<{ report: DrainReport; ms: number }> {
+  const journal = Journal.open({ path, site: BENCH_SITE, mode: 'owner' });
+  const { hrms, delivery } = deliverySettings(url, batchSize);
+  const deliverer = new Deliverer({
+    queue: journal, state: journal.deliveryState, tokens: { get: () => BENCH_TOKEN }, hrms, delivery,
+    logger: silentLogger(), clock: systemClock,
+  });
+  try {
+    const t0 = nowMs();
+    const report = await deliverer.drain({ maxWaitMs: 60_000 });
+    const ms = nowMs() - t0;
+    if (report.stoppedBy !== 'done' || report.remainingPending !== 0) {
+      throw new Error(`drain stopped by ${report.stoppedBy} with ${report.remainingPending} pending: ${report.message ?? ''}`);
+    }
+    return { report, ms };
+  } finally {
+    await deliverer.close();
+    journal.close();
+  }
+}

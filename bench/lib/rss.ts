@@ -1,0 +1,100 @@
+import { readFileSync } from 'node:fs';
+
+export interface ProcMemory {
+  rss: number;
+  /** Kernel high-water mark of RSS since the process started. */
+  hwm: number;
+  /** Private anonymous memory (heaps): what the process itself costs. */
+  anon: number;
+  /** File-backed pages (mostly the node binary's code, shared with every node process). */
+  file: number;
+}
+
+/** RSS figures of a process, in bytes, from /proc/PID/status (Linux); null when it is gone. */
+export function procMemory(pid: number): ProcMemory | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return null;
+  }
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN) * 1024;
+  return { rss: kb('VmRSS'), hwm: kb('VmHWM'), anon: kb('RssAnon'), file: kb('RssFile') };
+}
+
+export interface RssSummary {
+  samples: number;
+  /** Highest sampled RSS. */
+  peak: number;
+  /** Last sampled RSS. */
+  last: number;
+  /** Median of the samples. */
+  median: number;
+  /** Kernel high-water mark (VmHWM) at the last sample: the true peak, between samples too. */
+  hwm: number;
+  /** Highest sampled RssAnon / RssFile (NaN when sampling this process). */
+  peakAnon: number;
+  peakFile: number;
+}
+
+/**
+ * Samples a process's RSS every `everyMs` (default 100 ms): another process through /proc,
+ * or this one through process.memoryUsage() (a busy event loop then delays samples; VmHWM does not miss).
+ */
+export class RssSampler {
+  private readonly values: number[] = [];
+  private hwm = NaN;
+  private peakAnon = NaN;
+  private peakFile = NaN;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly pid: number = process.pid,
+    private readonly everyMs = 100,
+  ) {}
+
+  start(): this {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), this.everyMs);
+    this.timer.unref();
+    return this;
+  }
+
+  /** Forgets the samples so far (after a warm-up); the kernel's VmHWM cannot be reset. */
+  reset(): void {
+    this.values.length = 0;
+  }
+
+  stop(): RssSummary {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.sample();
+    const sorted = [...this.values].sort((a, b) => a - b);
+    return {
+      samples: this.values.length,
+      peak: sorted.at(-1) ?? NaN,
+      last: this.values.at(-1) ?? NaN,
+      median: sorted[Math.floor(sorted.length / 2)] ?? NaN,
+      hwm: this.hwm,
+      peakAnon: this.peakAnon,
+      peakFile: this.peakFile,
+    };
+  }
+
+  private sample(): void {
+    if (this.pid === process.pid) {
+      this.values.push(process.memoryUsage().rss);
+      const m = procMemory(this.pid);
+      if (m) this.hwm = m.hwm;
+      return;
+    }
+    const m = procMemory(this.pid);
+    if (!m) return;
+    this.values.push(m.rss);
+    this.hwm = m.hwm;
+    this.peakAnon = Number.isNaN(this.peakAnon) ? m.anon : Math.max(this.peakAnon, m.anon);
+    this.peakFile = Number.isNaN(this.peakFile) ? m.file : Math.max(this.peakFile, m.file);
+  }
+}
+
+export const mb = (bytes: number) => bytes / (1024 * 1024);

@@ -1,0 +1,87 @@
+/**
+ * `npm run bench [-- NAME...]`: runs the benchmarks (all, or the named ones) and prints each
+ * figure next to its baseline measured in the same run, with the target and PASS/FAIL.
+ * BENCH_SCALE=0.1 gives a quick run; BENCH_DIR picks the file system for the journals.
+ * Exit code: 0 when every benchmark ran (PASS or FAIL), 1 when one crashed, 64 on a bad name.
+ */
+import { cpus, totalmem } from 'node:os';
+import { benchDaemonIdle } from './daemon-idle.js';
+import { benchDaemonLatency } from './daemon-latency.js';
+import { benchDrain } from './drain.js';
+import { benchDrainRss } from './drain-rss.js';
+import { benchIngest } from './ingest.js';
+import { benchScale } from './lib/scale.js';
+import { log, renderTable, type BenchRow } from './lib/table.js';
+import { benchZkDownload } from './zk-download.js';
+import { benchZkFaults } from './zk-faults.js';
+
+interface Benchmark {
+  describe: string;
+  run: () => Promise<BenchRow[]>;
+}
+
+const BENCHMARKS: Record<string, Benchmark> = {
+  ingest: { describe: 'journal ingest incl. dedup vs a bare better-sqlite3 insert loop', run: benchIngest },
+  drain: { describe: 'journal -> HRMS simulator at batch 200 and 1000 vs a bare undici POST loop', run: benchDrain },
+  rss: { describe: 'peak RSS while draining 1,000,000 punches (batch 1000)', run: benchDrainRss },
+  'zk-download': { describe: 'download + journal 100,000 punches: our ZK client vs node-zklib 1.3.0 (paced)', run: benchZkDownload },
+  'zk-faults': { describe: 'records received by each client under the fault modes that break node-zklib', run: benchZkFaults },
+  'daemon-idle': { describe: 'idle RSS of `punchgate run` with 10 simulated terminals (needs `punchgate run`)', run: benchDaemonIdle },
+  'daemon-latency': { describe: 'real-time punch -> HRMS latency through `punchgate run` (needs `punchgate run`)', run: benchDaemonLatency },
+};
+
+function usage(): string {
+  return ['usage: npm run bench [-- NAME...]', '', ...Object.entries(BENCHMARKS).map(([n, b]) => `  ${n.padEnd(15)} ${b.describe}`),
+    '', 'env: BENCH_SCALE=0.1 (quick run), BENCH_DIR=/path (where journals are written)'].join('\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.includes('-h') || argv.includes('--help')) {
+    log(usage());
+    return 0;
+  }
+  const unknown = argv.filter((n) => !(n in BENCHMARKS));
+  if (unknown.length) {
+    process.stderr.write(`unknown benchmark: ${unknown.join(', ')}\n\n${usage()}\n`);
+    return 64;
+  }
+  try {
+    benchScale();
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n`);
+    return 64;
+  }
+  const names = argv.length ? argv : Object.keys(BENCHMARKS);
+  const cpu = cpus();
+  log(`punchgate bench: node ${process.version}, ${cpu.length} cores (${cpu[0]?.model ?? '?'}), ` +
+    `${Math.round(totalmem() / 2 ** 30)} GiB RAM, BENCH_SCALE=${benchScale()}, started ${new Date().toISOString()}`);
+  const rows: BenchRow[] = [];
+  let crashed = 0;
+  const started = Date.now();
+  for (const name of names) {
+    const b = BENCHMARKS[name]!;
+    log(`\n== ${name}: ${b.describe}`);
+    const t0 = Date.now();
+    try {
+      const r = await b.run();
+      rows.push(...r);
+      if (r.length) log(`\n${renderTable(r)}`);
+    } catch (e) {
+      crashed++;
+      const msg = e instanceof Error ? (e.stack ?? e.message) : String(e);
+      process.stderr.write(`${name}: benchmark failed to run: ${msg}\n`);
+      rows.push({ bench: name, metric: 'did not run', unit: '-', ours: NaN, target: '-', pass: false, note: e instanceof Error ? e.message : String(e) });
+    }
+    log(`(${name}: ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  }
+  log(`\n== summary (${((Date.now() - started) / 1000).toFixed(0)} s, BENCH_SCALE=${benchScale()})\n${renderTable(rows)}`);
+  return crashed ? 1 : 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exit(1);
+  },
+);
