@@ -8,7 +8,7 @@
  * read again, where every punch is a duplicate the journal must recognise and skip.
  */
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../src/journal/sqlite-driver.js';
 import { Journal } from '../src/journal/index.js';
 import type { Punch } from '../src/punch.js';
 import { syntheticPunches } from './lib/punches.js';

@@ -26,12 +26,15 @@ const LOG_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
 
 /** True when `s` is a real calendar time written `YYYY-MM-DD HH:mm:ss`. */
 export function isLogTime(s: string): boolean {
-  const m = LOG_TIME.exec(s);
-  if (!m) return false;
-  const [y, mo, d, h, mi, se] = m.slice(1).map(Number) as [number, number, number, number, number, number];
-  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || se > 59) return false;
-  // Day-of-month check without any time zone: Date.UTC only does calendar arithmetic here.
-  const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  // On the ingest path for every punch: plain arithmetic on the digits, no Date objects.
+  if (s.length !== 19 || !LOG_TIME.test(s)) return false;
+  const num = (from: number, to: number) => Number(s.slice(from, to));
+  const y = num(0, 4);
+  const mo = num(5, 7);
+  const d = num(8, 10);
+  if (mo < 1 || mo > 12 || d < 1 || num(11, 13) > 23 || num(14, 16) > 59 || num(17, 19) > 59) return false;
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  const daysInMonth = mo === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(mo) ? 30 : 31;
   return d <= daysInMonth;
 }
 

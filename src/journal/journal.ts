@@ -56,9 +56,10 @@ export class Journal implements PunchSink, DeliveryQueue {
     this.deliveryState = new DeliveryStateStore(db);
     this.queries = new JournalQueries(db, clock);
     this.stmt = {
+      // Positional parameters: binding is measurably faster than named ones on the ingest path.
       insert: db.prepare(`INSERT INTO punches
           (terminal, device, biometric_code, log_time, verify_type, punch_state, site, state, last_message, created_at, updated_at)
-          VALUES (@terminal, @device, @code, @logTime, @verifyType, @punchState, @site, @state, @message, @now, @now)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           ON CONFLICT DO NOTHING`),
       claim: db.prepare(`UPDATE punches SET claimed_from = state, state = 'inflight', updated_at = @now
           WHERE id IN (SELECT id FROM punches
@@ -66,17 +67,20 @@ export class Journal implements PunchSink, DeliveryQueue {
             ORDER BY log_time, id LIMIT @limit)
           RETURNING id, site || '-' || id AS devicelogId, biometric_code AS biometricCode, log_time AS logTime,
             attempts, claimed_from AS previousState`),
+      // Bulk forms take the ids as a JSON array: one statement for a whole batch's answers.
       delivered: db.prepare(`UPDATE punches SET state = 'delivered', claimed_from = NULL, duplicate = @duplicate,
           attempts = attempts + 1, last_message = @message, delivered_at = @now, updated_at = @now, next_attempt_at = NULL
-          WHERE id = @id AND state = 'inflight'`),
+          WHERE id IN (SELECT value FROM json_each(@ids)) AND state = 'inflight'`),
       getInflight: db.prepare(`SELECT attempts, first_rejected_at AS firstRejectedAt FROM punches WHERE id = ? AND state = 'inflight'`),
       rejected: db.prepare(`UPDATE punches SET state = @state, claimed_from = NULL, attempts = @attempts,
           first_rejected_at = @firstRejectedAt, next_attempt_at = @next, last_message = @message, updated_at = @now
           WHERE id = @id AND state = 'inflight'`),
       unclaim: db.prepare(`UPDATE punches SET state = coalesce(claimed_from, 'pending'), claimed_from = NULL,
-          last_message = coalesce(@message, last_message), updated_at = @now WHERE id = @id AND state = 'inflight'`),
-      anyPending: db.prepare(`SELECT 1 FROM punches WHERE state = 'pending' LIMIT 1`),
-      nextRejected: db.prepare(`SELECT min(next_attempt_at) AS t FROM punches WHERE state = 'rejected'`),
+          last_message = coalesce(@message, last_message), updated_at = @now
+          WHERE id IN (SELECT value FROM json_each(@ids)) AND state = 'inflight'`),
+      // The `state IN ('pending', 'rejected')` term lets SQLite use the small queue index.
+      anyPending: db.prepare(`SELECT 1 FROM punches WHERE state IN ('pending', 'rejected') AND state = 'pending' LIMIT 1`),
+      nextRejected: db.prepare(`SELECT min(next_attempt_at) AS t FROM punches WHERE state IN ('pending', 'rejected') AND state = 'rejected'`),
       dueCount: db.prepare(`SELECT count(*) AS n FROM punches
           WHERE state IN ('pending', 'rejected') AND (state = 'pending' OR @all OR next_attempt_at <= @now)`),
     };
@@ -150,11 +154,10 @@ export class Journal implements PunchSink, DeliveryQueue {
             : p.logTime > latest
               ? `in the future (box clock ${latest.slice(0, 16)} incl. tolerance)`
               : undefined;
-        const r = this.stmt.insert.run({
-          terminal: p.terminal, device: p.device ?? '', code: p.biometricCode, logTime: p.logTime,
-          verifyType: p.verifyType ?? null, punchState: p.punchState ?? null, site: this.opts.site,
-          state: reason ? 'quarantined' : 'pending', message: reason ? `quarantined: ${reason}` : null, now,
-        });
+        const r = this.stmt.insert.run(
+          p.terminal, p.device ?? '', p.biometricCode, p.logTime, p.verifyType ?? null, p.punchState ?? null, this.opts.site,
+          reason ? 'quarantined' : 'pending', reason ? `quarantined: ${reason}` : null, now, now,
+        );
         if (r.changes === 0) result.duplicates++;
         else if (reason) result.quarantined++;
         else result.added++;
@@ -171,34 +174,44 @@ export class Journal implements PunchSink, DeliveryQueue {
   settle(outcomes: readonly PunchOutcome[]): void {
     const now = this.clock.now();
     const { baseMs, maxMs } = this.opts.rejectedRetry;
+    // Delivered, duplicate and unknown answers are grouped by message (usually one per batch)
+    // and settled with one statement per group; refusals need each punch's own history.
+    const groups = new Map<string, { kind: 'delivered' | 'duplicate' | 'unknown'; message: string | null; ids: number[] }>();
+    const rejected: { id: number; message: string }[] = [];
+    for (const o of outcomes) {
+      if (o.kind === 'rejected') {
+        rejected.push(o);
+        continue;
+      }
+      const message = o.message ?? null;
+      const key = message === null ? o.kind : `${o.kind}:${message}`;
+      const g = groups.get(key) ?? groups.set(key, { kind: o.kind, message, ids: [] }).get(key)!;
+      g.ids.push(o.id);
+    }
     this.db.transaction(() => {
-      for (const o of outcomes) {
-        if (o.kind === 'delivered' || o.kind === 'duplicate') {
-          this.stmt.delivered.run({ id: o.id, duplicate: o.kind === 'duplicate' ? 1 : 0, message: o.message ?? null, now });
-        } else if (o.kind === 'unknown') {
-          this.stmt.unclaim.run({ id: o.id, message: o.message ?? null, now });
-        } else {
-          const row = this.stmt.getInflight.get(o.id) as { attempts: number; firstRejectedAt: number | null } | undefined;
-          if (!row) continue;
-          const attempts = row.attempts + 1;
-          const firstRejectedAt = row.firstRejectedAt ?? now;
-          const dead =
-            attempts >= this.opts.deadAfterAttempts || now - firstRejectedAt >= this.opts.deadAfterDays * DAY_MS;
-          const delay = Math.min(maxMs, baseMs * 2 ** Math.min(attempts - 1, 40));
-          this.stmt.rejected.run({
-            id: o.id, state: dead ? 'dead' : 'rejected', attempts, firstRejectedAt,
-            next: dead ? null : now + delay, message: o.message, now,
-          });
-        }
+      for (const g of groups.values()) {
+        const ids = JSON.stringify(g.ids);
+        if (g.kind === 'unknown') this.stmt.unclaim.run({ ids, message: g.message, now });
+        else this.stmt.delivered.run({ ids, duplicate: g.kind === 'duplicate' ? 1 : 0, message: g.message, now });
+      }
+      for (const o of rejected) {
+        const row = this.stmt.getInflight.get(o.id) as { attempts: number; firstRejectedAt: number | null } | undefined;
+        if (!row) continue;
+        const attempts = row.attempts + 1;
+        const firstRejectedAt = row.firstRejectedAt ?? now;
+        const dead = attempts >= this.opts.deadAfterAttempts || now - firstRejectedAt >= this.opts.deadAfterDays * DAY_MS;
+        const delay = Math.min(maxMs, baseMs * 2 ** Math.min(attempts - 1, 40));
+        this.stmt.rejected.run({
+          id: o.id, state: dead ? 'dead' : 'rejected', attempts, firstRejectedAt,
+          next: dead ? null : now + delay, message: o.message, now,
+        });
       }
     }).immediate();
   }
 
   release(ids: readonly number[]): void {
-    const now = this.clock.now();
-    this.db.transaction(() => {
-      for (const id of ids) this.stmt.unclaim.run({ id, message: null, now });
-    }).immediate();
+    if (ids.length === 0) return;
+    this.stmt.unclaim.run({ ids: JSON.stringify(ids), message: null, now: this.clock.now() });
   }
 
   nextDueAt(): number | null {
@@ -218,7 +231,10 @@ export class Journal implements PunchSink, DeliveryQueue {
   /** Deletes delivered punches older than the retention; returns how many. */
   prune(): number {
     const cutoff = this.clock.now() - this.opts.retentionDays * DAY_MS;
-    return this.db.prepare(`DELETE FROM punches WHERE state = 'delivered' AND delivered_at < ?`).run(cutoff).changes;
+    // The newest row always stays, so that row ids (and devicelogIds) are never handed out twice.
+    return this.db
+      .prepare(`DELETE FROM punches WHERE state = 'delivered' AND delivered_at < ? AND id < (SELECT max(id) FROM punches)`)
+      .run(cutoff).changes;
   }
 
   close(): void {

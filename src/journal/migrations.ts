@@ -8,7 +8,8 @@ const MIGRATIONS: readonly string[] = [
   // 1: punches, terminal records and the delivery state.
   `
   CREATE TABLE punches (
-    id               INTEGER PRIMARY KEY AUTOINCREMENT,
+    -- Never reused: prune always keeps the newest row, so max(id) never goes back.
+    id               INTEGER PRIMARY KEY,
     terminal         TEXT    NOT NULL,
     device           TEXT    NOT NULL DEFAULT '',
     biometric_code   TEXT    NOT NULL,
@@ -29,11 +30,12 @@ const MIGRATIONS: readonly string[] = [
     created_at       INTEGER NOT NULL,
     updated_at       INTEGER NOT NULL,
     delivered_at     INTEGER,
-    UNIQUE (terminal, device, biometric_code, log_time)
+    -- Log time before code: a terminal's punches arrive in time order, so inserts stay local in the index.
+    UNIQUE (terminal, device, log_time, biometric_code)
   );
   -- The delivery queue in log-time order; only rows that may still be sent are indexed.
+  -- (No index on state: it would cost every insert, and the status counts once a minute.)
   CREATE INDEX punches_queue ON punches (log_time, id) WHERE state IN ('pending', 'rejected');
-  CREATE INDEX punches_state ON punches (state) WHERE state <> 'delivered';
   CREATE INDEX punches_delivered_at ON punches (delivered_at) WHERE state = 'delivered';
 
   CREATE TABLE terminals (

@@ -148,7 +148,12 @@ describe('journal', () => {
     expect(j.prune()).toBe(0);
     expect(j.ingest([punch('1', '2026-11-22 09:00:00')]).duplicates).toBe(1);
     clock.advance(2 * 24 * HOUR);
+    // The newest row always stays, so that row ids (and devicelogIds) are never reused.
+    expect(j.prune()).toBe(0);
+    j.ingest([punch('2', '2027-12-27 09:00:00')]);
     expect(j.prune()).toBe(1);
+    const [newer] = j.claim(1);
+    expect(newer!.devicelogId).toBe('plant-a-2');
   });
 
   it('records terminal and delivery state for one-shot commands', () => {
