@@ -4,7 +4,7 @@
  * The journal is filled by one child process; a second, fresh child then drains it to the
  * HRMS simulator (a third process), and this process samples the drainer's RSS from
  * /proc/PID/status every 100 ms. The kernel's high-water mark (VmHWM) is read too, so a
- * peak between two samples is not missed. The drainer is a plain `node` (no flags), as the
+ * peak between two samples is not missed. The drainer runs with the systemd unit's NODE_OPTIONS, as the
  * daemon would run (BENCH_RSS_NODE_FLAGS="--max-semi-space-size=2" tries V8 flags on it).
  */
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { scaled } from './lib/scale.js';
 import { scratchDir } from './lib/setup.js';
 import { fmt, log, type BenchRow } from './lib/table.js';
 import { rate } from './lib/timing.js';
+import { unitNodeOptions } from './lib/daemon.js';
 
 const BATCH = 1000;
 const LIMIT_MB = 100;
@@ -31,8 +32,10 @@ export async function benchDrainRss(): Promise<BenchRow[]> {
     if (filled.added !== total) throw new Error(`journal holds ${filled.added} new punches, expected ${total}`);
     log(`rss: journal filled with ${fmt(total)} pending punches in ${fmt(filled.ms / 1000, 1)} s (${fmt(rate(total, filled.ms))}/s, batches of 5000)`);
 
-    const flags = (process.env.BENCH_RSS_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-    if (flags.length) log(`rss: drainer runs with node ${flags.join(' ')} (BENCH_RSS_NODE_FLAGS)`);
+    // The drainer runs with the node options the systemd unit gives the daemon, unless
+    // BENCH_RSS_NODE_FLAGS says otherwise.
+    const flags = (process.env.BENCH_RSS_NODE_FLAGS ?? unitNodeOptions()).split(/\s+/).filter(Boolean);
+    if (flags.length) log(`rss: drainer runs with node ${flags.join(' ')}`);
     const drainer = await BenchChild.start('child-drain', { execArgv: flags });
     const atStart = procMemory(drainer.pid);
     const sampler = new RssSampler(drainer.pid, 100).start();

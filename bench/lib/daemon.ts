@@ -4,7 +4,7 @@
  * first one also real-time), and `punchgate run` as a child process.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
@@ -67,7 +67,9 @@ export async function startDaemonRig(o: RigOptions, warmupTimeoutMs: number): Pr
   writeFileSync(configFile, stringify(config));
 
   let tail = '';
-  const daemon = spawn(process.execPath, [CLI, '--config', configFile, 'run'], { stdio: ['ignore', 'ignore', 'pipe'], cwd: scratch.dir });
+  // The daemon runs as the systemd unit runs it: with the unit's NODE_OPTIONS.
+  const env = { ...process.env, NODE_OPTIONS: unitNodeOptions() };
+  const daemon = spawn(process.execPath, [CLI, '--config', configFile, 'run'], { stdio: ['ignore', 'ignore', 'pipe'], cwd: scratch.dir, env });
   daemon.stderr?.setEncoding('utf8').on('data', (d: string) => {
     tail = (tail + d).slice(-4000);
   });
@@ -96,4 +98,10 @@ export async function startDaemonRig(o: RigOptions, warmupTimeoutMs: number): Pr
     throw e;
   }
   return { daemon, hrms, terminals, initialPunches, stderrTail: () => tail, stop };
+}
+
+/** `Environment=NODE_OPTIONS=...` of systemd/punchgate.service, so the bench measures what is shipped. */
+export function unitNodeOptions(): string {
+  const unit = readFileSync(fileURLToPath(new URL('../../../systemd/punchgate.service', import.meta.url)), 'utf8');
+  return /^Environment=NODE_OPTIONS=(.*)$/m.exec(unit)?.[1]?.trim() ?? '';
 }

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SerialPort } from 'serialport';
+import type { SerialPort } from 'serialport';
+import { loadSerialport } from '../../sources/serial/port.js';
 import { systemClock, type Clock } from '../../util/clock.js';
 import { SimLines, type SimFormat } from './lines.js';
 
@@ -72,6 +73,7 @@ async function run(opts: SerialSimOptions, isStopped: () => boolean): Promise<Se
     noise: opts.noise, seed: opts.seed, clock: opts.clock ?? systemClock,
   });
   const result: SerialSimResult = { punches: 0, noise: 0, bytes: 0 };
+  const { SerialPort } = await loadSerialport();
   const port = new SerialPort({ path: opts.path, baudRate: opts.baudRate ?? 9600, autoOpen: false });
   await new Promise<void>((resolve, reject) => port.open((e) => (e ? reject(e) : resolve())));
   port.on('error', () => {

@@ -1,6 +1,5 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SerialPort } from 'serialport';
 import type { SerialTerminalConfig } from '../../config/terminals.js';
 
 /**
@@ -25,8 +24,17 @@ export type SerialLinkOptions = Pick<SerialTerminalConfig, 'path' | 'baudRate' |
 
 export type OpenSerialLink = (opts: SerialLinkOptions, handlers: SerialLinkHandlers) => Promise<SerialLink>;
 
+/**
+ * The `serialport` package, loaded on first use: its native binding and parsers cost a
+ * daemon with only network terminals some 14 MB of memory for nothing.
+ */
+export function loadSerialport(): Promise<typeof import('serialport')> {
+  return import('serialport');
+}
+
 /** Opens a real device with the `serialport` package. Rejects when it cannot be opened. */
 export const openSerialPort: OpenSerialLink = async (opts, handlers) => {
+  const { SerialPort } = await loadSerialport();
   const port = new SerialPort({
     path: opts.path,
     baudRate: opts.baudRate,
@@ -95,6 +103,7 @@ export async function listSerialPorts(timeoutMs = 3000): Promise<SerialPortListi
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     });
+    const { SerialPort } = await loadSerialport();
     const ports = await Promise.race([SerialPort.list(), timeout]);
     return { paths: ports.map((p) => p.path) };
   } catch (e) {
