@@ -26,16 +26,7 @@ export const pass = (name: string, detail: string): CheckResult => ({ name, stat
 export const warn = (name: string, detail: string, fix?: string): CheckResult => ({ name, status: 'warn', detail, ...(fix ? { fix } : {}) });
 export const fail = (name: string, detail: string, fix: string): CheckResult => ({ name, status: 'fail', detail, fix });
 
-/** The Node error code of an error or of its causes (ENOENT, ECONNREFUSED, SQLITE_NOTADB...). */
-export function errorCode(e: unknown): string | undefined {
-  let cur: unknown = e;
-  for (let i = 0; i < 4 && cur && typeof cur === 'object'; i++) {
-    const code = (cur as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    cur = (cur as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
+export { errorCode } from '../util/errors.js';
 
 export function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);

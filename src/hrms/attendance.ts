@@ -1,6 +1,7 @@
 import { FormData, request, type Dispatcher } from 'undici';
 import type { HrmsConfig } from '../config/schema.js';
 import { createHrmsDispatcher, hrmsUrl } from './connection.js';
+import { errorCode } from '../util/errors.js';
 
 /** One punch as the seed's `punches_data` array carries it. */
 export interface AttendancePunch {
@@ -230,15 +231,6 @@ export function parseRetryAfter(v: string | string[] | undefined, now = Date.now
   return Number.isNaN(t) ? undefined : Math.max(0, t - now);
 }
 
-function errorCode(e: unknown): string | undefined {
-  let cur: unknown = e;
-  for (let i = 0; i < 4 && cur && typeof cur === 'object'; i++) {
-    const code = (cur as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    cur = (cur as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
 
 function truncate(s: string): string {
   return s.length > MAX_MESSAGE ? `${s.slice(0, MAX_MESSAGE)}...` : s;

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DataFileError, loadDataFiles } from '../../src/sim/terminal/data-file.js';
-import { splitCsvLine } from '../../src/sim/terminal/data-file.js';
+import { splitCsvLine } from '../../src/util/csv-line.js';
 import { generatePunches, generateUsers } from '../../src/sim/terminal/generate.js';
 import { startTerminalSim } from '../../src/sim/terminal/index.js';
 import { addSeconds, TerminalClock } from '../../src/sim/terminal/terminal-clock.js';

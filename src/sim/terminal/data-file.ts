@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { normalizePunch, normalizeUser } from './terminal-state.js';
 import type { SimPunch, SimUser } from './types.js';
+import { splitCsvLine } from '../../util/csv-line.js';
 
 export interface LoadedData {
   users: SimUser[];
@@ -139,28 +140,6 @@ function readCsv(file: string, text: string, problems: string[]) {
   return { users, punches };
 }
 
-/** One CSV line: comma-separated, fields may be double-quoted with "" for a quote. */
-export function splitCsvLine(line: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i] as string;
-    if (quoted) {
-      if (c === '"' && line[i + 1] === '"') {
-        cur += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cur += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      out.push(cur);
-      cur = '';
-    } else cur += c;
-  }
-  out.push(cur);
-  return out;
-}
 
 function str(v: unknown, what: string): string {
   if (typeof v === 'string') return v;

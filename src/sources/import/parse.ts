@@ -1,4 +1,5 @@
 import { isLogTime, type Punch } from '../../punch.js';
+import { splitCsvLine } from '../../util/csv-line.js';
 
 /** A line that could not be read, with its 1-based line number. */
 export interface BadLine {
@@ -13,28 +14,6 @@ export interface ParsedFile {
   bad: BadLine[];
 }
 
-/** Splits one CSV line, honouring double quotes ("a,b" and "" escapes). */
-export function splitCsvLine(line: string): string[] {
-  const out: string[] = [];
-  let cur = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i]!;
-    if (quoted) {
-      if (ch === '"' && line[i + 1] === '"') {
-        cur += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else cur += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') {
-      out.push(cur);
-      cur = '';
-    } else cur += ch;
-  }
-  out.push(cur);
-  return out.map((s) => s.trim());
-}
 
 /** Accepts `YYYY-MM-DD HH:mm:ss`, and the `T` and `/` variants spreadsheets produce. */
 function normaliseTime(s: string): string {
@@ -70,7 +49,7 @@ export function parseAttlog(text: string, terminal: string, device: string): Par
 /** CSV with a header `biometriccode,logDate[,terminal]` (any column order, case-insensitive). */
 export function parseCsv(text: string, terminalFor: (name: string | undefined) => { terminal: string; device: string }): ParsedFile {
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  const header = splitCsvLine(lines[0] ?? '').map((h) => h.toLowerCase());
+  const header = splitCsvLine(lines[0] ?? '').map((h) => h.trim().toLowerCase());
   const iCode = header.indexOf('biometriccode');
   const iTime = header.indexOf('logdate');
   const iTerm = header.indexOf('terminal');
@@ -82,7 +61,7 @@ export function parseCsv(text: string, terminalFor: (name: string | undefined) =
   for (let i = 1; i < lines.length; i++) {
     const raw = lines[i]!;
     if (raw.trim() === '') continue;
-    const f = splitCsvLine(raw);
+    const f = splitCsvLine(raw).map((c) => c.trim());
     const code = f[iCode] ?? '';
     const logTime = normaliseTime(f[iTime] ?? '');
     const reason = checkCode(code) ?? (isLogTime(logTime) ? undefined : `bad logDate "${f[iTime] ?? ''}"`);

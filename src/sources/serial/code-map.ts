@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
+import { splitCsvLine } from '../../util/csv-line.js';
 
 /**
  * Card number -> biometric code, for readers that print card numbers.
@@ -35,13 +36,6 @@ export function normaliseCard(card: string): string {
   return card.trim().toUpperCase().replace(/^0+(?=.)/, '');
 }
 
-function splitCsvLine(line: string): string[] {
-  return line.split(',').map((f) => {
-    const t = f.trim();
-    return t.length >= 2 && t.startsWith('"') && t.endsWith('"') ? t.slice(1, -1).trim() : t;
-  });
-}
-
 export function parseCodeMap(text: string, file: string): ParsedCodeMap {
   const problems: string[] = [];
   const entries = new Map<string, string>();
@@ -51,7 +45,7 @@ export function parseCodeMap(text: string, file: string): ParsedCodeMap {
     const where = `${file}:${index + 1}`;
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) return;
-    const fields = splitCsvLine(line);
+    const fields = splitCsvLine(line).map((f) => f.trim());
     if (!sawHeader) {
       sawHeader = true;
       if (fields.length !== 2 || fields[0]?.toLowerCase() !== 'card' || fields[1]?.toLowerCase() !== 'biometriccode') {
