@@ -1,18 +1,9 @@
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
-import { MSG, startHrmsSim, type HrmsSim, type HrmsSimOptions } from '../../src/sim/hrms/index.js';
-import { ATT_PATH, TOKEN, pushPunches } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { MSG } from '../../src/sim/hrms/index.js';
+import { ATT_PATH, TOKEN, pushPunches, useHrmsSim } from './helpers.js';
 
-let sim: HrmsSim | undefined;
-afterEach(async () => {
-  await sim?.stop();
-  sim = undefined;
-});
-
-async function start(opts: HrmsSimOptions = {}): Promise<HrmsSim> {
-  sim = await startHrmsSim({ tokens: [TOKEN], ...opts });
-  return sim;
-}
+const start = useHrmsSim();
 
 describe('attendance push', () => {
   it('adds punches and answers one Payload element per punch, in order (capital keys by default)', async () => {
@@ -168,7 +159,7 @@ describe('attendance tokens', () => {
   });
 
   it('accepts any bearer token when none is configured, until one is added', async () => {
-    sim = await startHrmsSim();
+    const sim = await start({ tokens: undefined });
     expect((await pushPunches(sim, one, 'whatever')).status).toBe(200);
     expect((await pushPunches(sim, one, null)).status).toBe(401);
     sim.addToken(TOKEN);

@@ -5,7 +5,8 @@ import { Agent, FormData, request } from 'undici';
  * not understand this undici's FormData and never sends the body.
  */
 const dispatcher = new Agent();
-import type { HrmsSim } from '../../src/sim/hrms/index.js';
+import { afterEach } from 'vitest';
+import { startHrmsSim, type HrmsSim, type HrmsSimOptions } from '../../src/sim/hrms/index.js';
 
 export const ATT_PATH = '/api.php/hrm/syncattendanceshiftwise/fetchBulkAttendanceFromAttendanceServer';
 export const USER_PATH = '/api.php/system/hrms/updateUser';
@@ -76,3 +77,19 @@ export const bob = {
   biometriccode: '102',
   department: 'Plant',
 };
+
+/**
+ * A `start(opts)` that starts the simulator (accepting TOKEN unless `tokens` says otherwise)
+ * and stops it after each test.
+ */
+export function useHrmsSim(): (opts?: HrmsSimOptions) => Promise<HrmsSim> {
+  let sim: HrmsSim | undefined;
+  afterEach(async () => {
+    await sim?.stop();
+    sim = undefined;
+  });
+  return async (opts = {}) => {
+    sim = await startHrmsSim({ tokens: [TOKEN], ...opts });
+    return sim;
+  };
+}

@@ -1,18 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { defaultMapping, MSG, rosterFromCsv, startHrmsSim, type HrmsSim, type HrmsSimOptions } from '../../src/sim/hrms/index.js';
+import { describe, expect, it } from 'vitest';
+import { defaultMapping, MSG, rosterFromCsv, startHrmsSim } from '../../src/sim/hrms/index.js';
 import { parseCsv } from '../../src/sim/hrms/roster.js';
-import { TOKEN, alice, bob, pushPunches, user } from './helpers.js';
+import { alice, bob, pushPunches, user, useHrmsSim } from './helpers.js';
 
-let sim: HrmsSim | undefined;
-afterEach(async () => {
-  await sim?.stop();
-  sim = undefined;
-});
-
-async function start(opts: HrmsSimOptions = {}): Promise<HrmsSim> {
-  sim = await startHrmsSim({ tokens: [TOKEN], ...opts });
-  return sim;
-}
+const start = useHrmsSim();
 
 const messages = (r: { json: { Payload: Array<{ message: string }> } }) => r.json.Payload.map((p) => p.message);
 

@@ -1,20 +1,11 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { loadMappingFile, MSG, startHrmsSim, type HrmsSim, type HrmsSimOptions } from '../../src/sim/hrms/index.js';
-import { FETCH_PATH, TOKEN, alice, bob, get, postJson, user } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { loadMappingFile, MSG, startHrmsSim, type HrmsSim } from '../../src/sim/hrms/index.js';
+import { FETCH_PATH, TOKEN, alice, bob, get, postJson, user, useHrmsSim } from './helpers.js';
 
-let sim: HrmsSim | undefined;
-afterEach(async () => {
-  await sim?.stop();
-  sim = undefined;
-});
-
-async function start(opts: HrmsSimOptions = {}): Promise<HrmsSim> {
-  sim = await startHrmsSim({ tokens: [TOKEN], ...opts });
-  return sim;
-}
+const start = useHrmsSim();
 
 describe('user operations', () => {
   it('creates an employee and answers the created master record with its employeeId', async () => {
