@@ -87,7 +87,7 @@ export async function withJournal<T>(cmd: Command, fn: (ctx: AppContext, journal
 }
 
 /** Resolves on the first SIGINT or SIGTERM (a simulator or a one-shot command stops cleanly). */
-export function untilSignal(): { promise: Promise<void>; dispose: () => void } {
+function untilSignal(): { promise: Promise<void>; dispose: () => void } {
   let done: () => void = () => {};
   const promise = new Promise<void>((resolve) => (done = resolve));
   process.once('SIGINT', done);
@@ -99,6 +99,24 @@ export function untilSignal(): { promise: Promise<void>; dispose: () => void } {
       process.off('SIGTERM', done);
     },
   };
+}
+
+/** What a long-running console command writes to and when it should stop. */
+export interface ConsoleIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  /** Resolves on the first SIGINT or SIGTERM. */
+  until: Promise<void>;
+}
+
+/** Runs `fn` with stdout, stderr and a stop signal, and lets go of the signal handlers afterwards. */
+export async function withConsoleIo<T>(fn: (io: ConsoleIo) => Promise<T>): Promise<T> {
+  const signal = untilSignal();
+  try {
+    return await fn({ out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), until: signal.promise });
+  } finally {
+    signal.dispose();
+  }
 }
 
 /** The `sim` parent command, created once by the command index. */

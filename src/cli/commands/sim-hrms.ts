@@ -4,7 +4,7 @@ import { loadMappingFile, loadRosterFile, startHrmsSim } from '../../sim/hrms/in
 import type { HrmsFaults, HrmsSimOptions, RosterMode } from '../../sim/hrms/index.js';
 import { defaultMapping } from '../../sim/hrms/mapping.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
-import { action, simCommand, untilSignal } from '../common.js';
+import { action, simCommand, withConsoleIo } from '../common.js';
 
 /** Raw option values as commander hands them over (all text, validated here). */
 export interface SimHrmsCliOptions {
@@ -201,17 +201,6 @@ export function registerSimHrms(program: Command): void {
     .option('--poison <code>', 'a batch holding this biometric code is refused with HTTP 400 (repeatable, or comma-separated)', collect, [])
     .option('--seed <n>', 'seed of the fault rates')
     .action(
-      action(async (o: SimHrmsCliOptions) => {
-        const signal = untilSignal();
-        try {
-          return await runSimHrms(o, {
-            out: (t) => process.stdout.write(t),
-            err: (t) => process.stderr.write(t),
-            until: signal.promise,
-          });
-        } finally {
-          signal.dispose();
-        }
-      }),
+      action((o: SimHrmsCliOptions) => withConsoleIo((io) => runSimHrms(o, io))),
     );
 }

@@ -6,7 +6,7 @@ import { createPtyPair, SocatMissingError, startSerialSim, type LineEnding, type
 import { DEFAULT_SERIAL_PATTERN } from '../../sources/serial/line-parser.js';
 import { printable } from '../../sources/serial/noise-log.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
-import { action, simCommand, untilSignal } from '../common.js';
+import { action, simCommand, withConsoleIo } from '../common.js';
 
 export const DEFAULT_SIM_LINK = join(tmpdir(), 'punchgate-serial');
 
@@ -130,17 +130,6 @@ export function registerSimSerial(program: Command): void {
     .option('--quiet', 'do not print the lines written')
     .option('--linger <ms>', 'with --link: keep the device this long after the last line', number(0, 3_600_000, true), 1000)
     .action(
-      action(async (o: SimSerialCliOptions) => {
-        const signal = untilSignal();
-        try {
-          return await runSimSerial(o, {
-            out: (t) => process.stdout.write(t),
-            err: (t) => process.stderr.write(t),
-            until: signal.promise,
-          });
-        } finally {
-          signal.dispose();
-        }
-      }),
+      action((o: SimSerialCliOptions) => withConsoleIo((io) => runSimSerial(o, io))),
     );
 }
