@@ -1,41 +1,26 @@
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makeCommKey } from '../../src/sources/zk/protocol/commkey.js';
 import { CMD, EF } from '../../src/sources/zk/protocol/constants.js';
 import { encodePacket, wrapTcp } from '../../src/sources/zk/protocol/packet.js';
-import { startTerminalSim, type TerminalSim, type TerminalSimOptions } from '../../src/sim/terminal/index.js';
+import type { TerminalSim, TerminalSimOptions } from '../../src/sim/terminal/index.js';
 import { createLogger } from '../../src/util/logger.js';
 import { Secrets } from '../../src/util/secrets.js';
-import { RawTcp, RawUdp, waitFor, WRRQ_ATTLOG } from './raw-client.js';
+import { useTerminalSim } from './harness.js';
+import { RawTcp, waitFor, WRRQ_ATTLOG } from './raw-client.js';
 
-let sim: TerminalSim | null = null;
-const clients: { close(): void }[] = [];
+const h = useTerminalSim();
+const { tcp, udp } = h;
 let logLines: string[] = [];
 
+/** Starts the simulator with a logger whose lines the test reads. */
 async function start(opts: TerminalSimOptions): Promise<TerminalSim> {
   logLines = [];
   const logger = createLogger({ level: 'debug', secrets: new Secrets(), destination: { write: (s: string) => void logLines.push(s) } });
-  sim = await startTerminalSim({ ...opts, logger });
-  return sim;
-}
-async function tcp(): Promise<RawTcp> {
-  const c = await RawTcp.open(sim!.port);
-  clients.push(c);
-  return c;
-}
-async function udp(): Promise<RawUdp> {
-  const c = await RawUdp.open(sim!.port);
-  clients.push(c);
-  return c;
+  return h.start({ ...opts, logger });
 }
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const REG_ATTLOG = Buffer.from([0x01, 0, 0, 0]);
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
-  await sim?.stop();
-  sim = null;
-});
 
 describe('comm key', () => {
   const KEY = 305419896;
@@ -93,8 +78,8 @@ describe('real-time events', () => {
     expect((await c.request(CMD.REG_EVENT, REG_ATTLOG)).command).toBe(CMD.ACK_OK);
     const from = c.packets.length;
     const readsFrom = c.reads.length;
-    sim!.addPunch({ userId: 'EMP-1005', logTime: '2018-06-25 17:41:05', verifyType: 2, state: 1 });
-    sim!.addPunch({ userId: 'EMP-1005', logTime: '2018-06-25 17:50:35', verifyType: 1, state: 0 });
+    h.sim.addPunch({ userId: 'EMP-1005', logTime: '2018-06-25 17:41:05', verifyType: 2, state: 1 });
+    h.sim.addPunch({ userId: 'EMP-1005', logTime: '2018-06-25 17:50:35', verifyType: 1, state: 0 });
     const [e1, e2] = (await c.waitPackets(from + 2)).slice(from);
     expect([e1!.command, e1!.sessionId, e1!.replyId]).toEqual([CMD.REG_EVENT, EF.ATTLOG, 0]);
     const expected = Buffer.alloc(32);
@@ -115,7 +100,7 @@ describe('real-time events', () => {
     // REG_EVENT 0 unregisters.
     await c.request(CMD.REG_EVENT, Buffer.alloc(4));
     const n = c.packets.length;
-    sim!.addPunch({ userId: 'EMP-1005', logTime: '2018-06-25 18:00:00' });
+    h.sim.addPunch({ userId: 'EMP-1005', logTime: '2018-06-25 18:00:00' });
     await pause(100);
     expect(c.packets.length).toBe(n);
   });
@@ -126,7 +111,7 @@ describe('real-time events', () => {
     await c.connect();
     await c.request(CMD.REG_EVENT, REG_ATTLOG);
     const from = c.reads.length;
-    sim!.addPunch({ userId: '1005', logTime: '2018-06-25 17:41:05', verifyType: 1, state: 0 });
+    h.sim.addPunch({ userId: '1005', logTime: '2018-06-25 17:41:05', verifyType: 1, state: 0 });
     await c.waitPackets(3);
     const read = c.reads[from]!;
     expect(read.bytes).toBe(18);
@@ -140,12 +125,12 @@ describe('real-time events', () => {
     const c = await tcp();
     await c.connect();
     await c.request(CMD.REG_EVENT, REG_ATTLOG);
-    sim!.startPunching(30);
-    await waitFor(() => sim!.punches().length >= 3, 2000, 'three punches');
-    sim!.stopPunching();
-    const made = sim!.punches();
+    h.sim.startPunching(30);
+    await waitFor(() => h.sim.punches().length >= 3, 2000, 'three punches');
+    h.sim.stopPunching();
+    const made = h.sim.punches();
     await pause(100);
-    expect(sim!.punches().length).toBe(made.length);
+    expect(h.sim.punches().length).toBe(made.length);
     expect(made.slice(0, 3).map((p) => p.userId)).toEqual(['1', '2', '3']);
     expect(made.every((p) => p.logTime.startsWith('2030-01-01 09:00:0'))).toBe(true);
     await waitFor(() => c.packets.filter((p) => p.command === CMD.REG_EVENT).length === made.length, 1000, 'events');
@@ -157,7 +142,7 @@ describe('garbage from clients', () => {
     await start({});
     await fc.assert(
       fc.asyncProperty(fc.uint8Array({ minLength: 0, maxLength: 300 }), async (bytes) => {
-        const g = await RawTcp.open(sim!.port);
+        const g = await RawTcp.open(h.sim.port);
         g.sendRaw(Buffer.from(bytes));
         await pause(2);
         g.close();

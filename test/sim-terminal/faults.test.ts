@@ -1,28 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CMD } from '../../src/sources/zk/protocol/constants.js';
 import { decodeAttendances } from '../../src/sources/zk/protocol/records.js';
-import { startTerminalSim, type TerminalSim, type TerminalSimOptions } from '../../src/sim/terminal/index.js';
-import { dataRdy, RawTcp, RawUdp, waitFor, WRRQ_ATTLOG } from './raw-client.js';
+import { useTerminalSim } from './harness.js';
+import { dataRdy, waitFor, WRRQ_ATTLOG, type RawTcp } from './raw-client.js';
 
-let sim: TerminalSim | null = null;
-const clients: { close(): void }[] = [];
-
-async function start(opts: TerminalSimOptions): Promise<TerminalSim> {
-  sim = await startTerminalSim(opts);
-  return sim;
-}
-async function tcp(): Promise<RawTcp> {
-  const c = await RawTcp.open(sim!.port);
-  clients.push(c);
-  return c;
-}
+const h = useTerminalSim();
+const { start, tcp } = h;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
-  await sim?.stop();
-  sim = null;
-});
 
 /** 300 punches: a 12 004-byte attendance dataset, chunked (above the 1 KB direct threshold). */
 const PUNCHES_300 = { generate: { users: 5, punches: 300 } };
@@ -74,14 +58,14 @@ describe('reply faults', () => {
     await c.waitPackets(from + 1);
     await pause(100);
     expect(c.since(from).map((p) => p.replyId)).toEqual([second]);
-    sim!.setFaults({ dropReplyTo: [CMD.GET_TIME] });
+    h.sim.setFaults({ dropReplyTo: [CMD.GET_TIME] });
     const n = c.packets.length;
     c.send(CMD.GET_TIME);
     c.send(CMD.GET_TIME);
     await c.waitPackets(n + 1);
     await pause(100);
     expect(c.packets.length).toBe(n + 1);
-    sim!.setFaults({ dropReplyTo: [] });
+    h.sim.setFaults({ dropReplyTo: [] });
     expect((await c.request(CMD.GET_TIME)).command).toBe(CMD.ACK_OK);
   });
 
@@ -90,7 +74,7 @@ describe('reply faults', () => {
     const c = await tcp();
     await c.connect();
     expect((await c.request(CMD.DATA_WRRQ, WRRQ_ATTLOG)).command).toBe(CMD.ACK_ERROR);
-    sim!.setFaults({ errorOnDataWrrq: false });
+    h.sim.setFaults({ errorOnDataWrrq: false });
     expect((await c.request(CMD.DATA_WRRQ, WRRQ_ATTLOG)).command).toBe(CMD.ACK_OK);
   });
 });
@@ -132,8 +116,7 @@ describe('write-shape faults', () => {
 
   it('pacing applies to UDP datagrams too', async () => {
     await start({ faults: { pacingMs: 40 } });
-    const c = await RawUdp.open(sim!.port);
-    clients.push(c);
+    const c = await h.udp();
     await c.connect();
     const from = c.reads.length;
     c.send(CMD.GET_TIME);
@@ -165,7 +148,7 @@ describe('connection faults', () => {
     expect((await a.request(CMD.EXIT)).command).toBe(CMD.ACK_OK);
     expect(await a.closedWithin(300)).toBe(false);
 
-    sim!.setFaults({ closeAfterExit: true });
+    h.sim.setFaults({ closeAfterExit: true });
     const b = await tcp();
     await b.connect();
     expect((await b.request(CMD.EXIT)).command).toBe(CMD.ACK_OK);
@@ -180,12 +163,12 @@ describe('connection faults', () => {
     await b.connect();
     const c = await tcp();
     expect(await c.closedWithin(1000)).toBe(true);
-    expect(sim!.sessions()).toBe(2);
+    expect(h.sim.sessions()).toBe(2);
     a.close();
-    await waitFor(() => sim!.sessions() === 1, 1000, 'session count');
+    await waitFor(() => h.sim.sessions() === 1, 1000, 'session count');
     const d = await tcp();
     expect((await d.connect()).command).toBe(CMD.ACK_OK);
-    expect(sim!.sessions()).toBe(2);
+    expect(h.sim.sessions()).toBe(2);
   });
 
   it('disconnectMidTransferAfterBytes cuts the connection inside a CMD_DATA packet', async () => {

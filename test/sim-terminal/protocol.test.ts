@@ -1,34 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CMD } from '../../src/sources/zk/protocol/constants.js';
 import { decodeFreeSizes } from '../../src/sources/zk/protocol/free-sizes.js';
 import { decodeAttendances, decodeUsers } from '../../src/sources/zk/protocol/records.js';
 import { decodeZkTime, encodeZkTime } from '../../src/sources/zk/protocol/time.js';
-import { startTerminalSim, type TerminalSim, type TerminalSimOptions } from '../../src/sim/terminal/index.js';
-import { dataRdy, RawTcp, RawUdp, WRRQ_ATTLOG, WRRQ_USERS } from './raw-client.js';
+import { useTerminalSim } from './harness.js';
+import { dataRdy, WRRQ_ATTLOG, WRRQ_USERS } from './raw-client.js';
 
-let sim: TerminalSim | null = null;
-const clients: { close(): void }[] = [];
-
-async function start(opts: TerminalSimOptions): Promise<TerminalSim> {
-  sim = await startTerminalSim(opts);
-  return sim;
-}
-async function tcp(): Promise<RawTcp> {
-  const c = await RawTcp.open(sim!.port);
-  clients.push(c);
-  return c;
-}
-async function udp(): Promise<RawUdp> {
-  const c = await RawUdp.open(sim!.port);
-  clients.push(c);
-  return c;
-}
-
-afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
-  await sim?.stop();
-  sim = null;
-});
+const h = useTerminalSim();
+const { start, tcp, udp } = h;
 
 const u32 = (n: number) => {
   const b = Buffer.alloc(4);
@@ -52,7 +31,7 @@ describe('sessions and simple commands', () => {
     const t = await a.request(CMD.GET_TIME);
     expect(t.replyId).toBe(4712);
     expect(t.sessionId).toBe(ra.sessionId);
-    expect(sim!.sessions()).toBe(2);
+    expect(h.sim.sessions()).toBe(2);
   });
 
   it('answers ACK_UNAUTH to anything before CONNECT', async () => {
@@ -85,7 +64,7 @@ describe('sessions and simple commands', () => {
     ]);
     expect(got[0]!.data.toString('latin1')).toBe('Ver 6.60 Apr 28 2015\0');
     expect(got[1]!.data.toString('latin1')).toBe('~SerialNumber=SIMTEST42\0');
-    sim!.setSerialNumber('SWAPPED1');
+    h.sim.setSerialNumber('SWAPPED1');
     expect((await c.request(CMD.OPTIONS_RRQ, Buffer.from('~SerialNumber\0'))).data.toString('latin1')).toBe('~SerialNumber=SWAPPED1\0');
   });
 
@@ -98,8 +77,8 @@ describe('sessions and simple commands', () => {
     const s = decodeFreeSizes(r.data);
     expect([s.users, s.records, s.recordCapacity]).toEqual([7, 33, 100_000]);
     expect((await c.request(CMD.CLEAR_ATTLOG)).command).toBe(CMD.ACK_OK);
-    expect(sim!.clearCount()).toBe(1);
-    expect(sim!.punches()).toEqual([]);
+    expect(h.sim.clearCount()).toBe(1);
+    expect(h.sim.punches()).toEqual([]);
     expect(decodeFreeSizes((await c.request(CMD.GET_FREE_SIZES)).data).records).toBe(0);
   });
 
@@ -174,7 +153,7 @@ describe('bulk download over TCP', () => {
 
     const att = decodeAttendances(data!.data, { recordSize: 40 }).records;
     expect(att.map((a) => [a.userId, a.logTime, a.verifyType, a.state])).toEqual(
-      sim!.punches().map((p) => [p.userId, p.logTime, p.verifyType, p.state]),
+      h.sim.punches().map((p) => [p.userId, p.logTime, p.verifyType, p.state]),
     );
     // FREE_DATA discards the prepared dataset.
     expect((await c.request(CMD.FREE_DATA)).command).toBe(CMD.ACK_OK);
@@ -199,7 +178,7 @@ describe('bulk download over TCP', () => {
     expect(dataset.length).toBe(size);
     const att = decodeAttendances(dataset, { recordSize: 40 }).records;
     expect(att).toHaveLength(3000);
-    expect(att.map((a) => a.logTime)).toEqual(sim!.punches().map((p) => p.logTime));
+    expect(att.map((a) => a.logTime)).toEqual(h.sim.punches().map((p) => p.logTime));
   });
 
   it('serves the current log on every download (after new punches and CLEAR_ATTLOG)', async () => {
@@ -209,7 +188,7 @@ describe('bulk download over TCP', () => {
     const times = async () =>
       decodeAttendances((await c.request(CMD.DATA_WRRQ, WRRQ_ATTLOG)).data, { recordSize: 40 }).records.map((a) => a.logTime);
     expect(await times()).toEqual(['2024-01-01 08:00:00']);
-    sim!.addPunch({ userId: '1', logTime: '2024-01-01 17:00:00', state: 1 });
+    h.sim.addPunch({ userId: '1', logTime: '2024-01-01 17:00:00', state: 1 });
     expect(await times()).toEqual(['2024-01-01 08:00:00', '2024-01-01 17:00:00']);
     await c.request(CMD.CLEAR_ATTLOG);
     const empty = await c.request(CMD.DATA_WRRQ, WRRQ_ATTLOG);
@@ -264,7 +243,7 @@ describe('UDP', () => {
     expect(data.every((p) => p.command === CMD.DATA && p.data.length <= 1024)).toBe(true);
     const att = decodeAttendances(Buffer.concat(data.map((p) => p.data)), { recordSize: 16 }).records;
     // The 16-byte layout holds numeric ids only: 'ABC' goes out as 0.
-    expect(att.map((a) => [a.userId, a.logTime])).toEqual(sim!.punches().map((p) => [p.userId === 'ABC' ? '0' : p.userId, p.logTime]));
+    expect(att.map((a) => [a.userId, a.logTime])).toEqual(h.sim.punches().map((p) => [p.userId === 'ABC' ? '0' : p.userId, p.logTime]));
   });
 
   it('keeps one session per peer and answers unknown peers ACK_UNAUTH', async () => {
