@@ -1,7 +1,8 @@
-import { FormData, request, type Dispatcher } from 'undici';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { HrmsConfig } from '../config/schema.js';
-import { createHrmsDispatcher, hrmsUrl } from './connection.js';
 import { errorCode } from '../util/errors.js';
+import { formBody } from './form.js';
+import { HrmsHttp, hrmsUrl, type HttpResponse } from './http.js';
 
 /** One punch as the seed's `punches_data` array carries it. */
 export interface AttendancePunch {
@@ -39,8 +40,8 @@ export interface AttendanceClientOptions {
   hrms: Pick<HrmsConfig, 'baseUrl' | 'attendancePath' | 'timeoutMs' | 'connectTimeoutMs' | 'caFile'>;
   /** Case-insensitive patterns of a token refusal in a `status:false` message. */
   authPatterns: readonly RegExp[];
-  /** Default: createHrmsDispatcher(hrms). */
-  dispatcher?: Dispatcher;
+  /** A shared connection pool; by default one is made from the config and closed by close(). */
+  http?: HrmsHttp;
 }
 
 export interface SendOptions {
@@ -58,81 +59,57 @@ const MAX_MESSAGE = 300;
 /** Error codes that prove the request never left this box (nothing can have been recorded). */
 const BEFORE_SENDING = new Set([
   'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN',
+  'CONNECT_TIMEOUT', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN',
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
 /** Client of the seed's bulk attendance endpoint. One instance keeps one connection pool. */
 export class AttendanceClient implements AttendanceSender {
   private readonly url: string;
-  private readonly dispatcher: Dispatcher;
-  private readonly ownsDispatcher: boolean;
+  private readonly http: HrmsHttp;
+  private readonly ownsHttp: boolean;
 
   constructor(private readonly opts: AttendanceClientOptions) {
     this.url = hrmsUrl(opts.hrms.baseUrl, opts.hrms.attendancePath);
-    this.ownsDispatcher = !opts.dispatcher;
-    this.dispatcher = opts.dispatcher ?? createHrmsDispatcher(opts.hrms);
+    this.ownsHttp = !opts.http;
+    this.http = opts.http ?? new HrmsHttp(opts.hrms);
   }
 
   async send(punches: readonly AttendancePunch[], { token, signal }: SendOptions): Promise<AttendanceAnswer> {
     const scrub = (s: string) => scrubToken(s, token);
-    const form = new FormData();
-    form.set('punches_data', JSON.stringify(punches));
-    // The dispatcher's timeouts are per phase (and coarse); this is the deadline of the whole exchange.
-    // A local controller linked by hand: AbortSignal.any on the daemon's long-lived signal
-    // would keep one entry per request alive on older Node versions.
-    const deadlineMs = this.opts.hrms.connectTimeoutMs + this.opts.hrms.timeoutMs;
-    const ctl = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      ctl.abort();
-    }, deadlineMs);
-    const onAbort = () => ctl.abort();
-    if (signal?.aborted) ctl.abort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    let status: number;
-    let headers: Record<string, string | string[] | undefined>;
-    let text: string;
+    const form = formBody({ punches_data: JSON.stringify(punches) });
+    let res: HttpResponse;
     try {
-      const res = await request(this.url, {
+      res = await this.http.request({
         method: 'POST',
-        body: form,
-        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
-        dispatcher: this.dispatcher,
-        signal: ctl.signal,
+        url: this.url,
+        headers: { authorization: `Bearer ${token}`, accept: 'application/json', 'content-type': form.contentType },
+        body: form.body,
+        ...(signal ? { signal } : {}),
       });
-      status = res.statusCode;
-      headers = res.headers;
-      text = await res.body.text();
     } catch (e) {
-      if (timedOut && !signal?.aborted) {
-        return { kind: 'transient', message: `timeout: no complete answer within ${deadlineMs} ms`, afterSending: true };
-      }
-      if (signal?.aborted) return { kind: 'transient', message: 'request aborted (stopping)', afterSending: true };
       const code = errorCode(e);
+      if (code === 'DEADLINE') return { kind: 'transient', message: (e as Error).message, afterSending: true };
+      if (code === 'ABORTED') return { kind: 'transient', message: 'request aborted (stopping)', afterSending: true };
       const detail = e instanceof Error ? e.message : String(e);
       return {
         kind: 'transient',
         message: scrub(truncate(code && !detail.includes(code) ? `${code}: ${detail}` : detail)),
         afterSending: !(code && BEFORE_SENDING.has(code)),
       };
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
     }
-    return classifyResponse(status, headers, text, this.opts.authPatterns, scrub);
+    return classifyResponse(res.status, res.headers, res.text, this.opts.authPatterns, scrub);
   }
 
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+    if (this.ownsHttp) this.http.close();
   }
 }
 
 /** Turns an HTTP answer into an AttendanceAnswer (exported for tests of the parsing rules). */
 export function classifyResponse(
   status: number,
-  headers: Record<string, string | string[] | undefined>,
+  headers: IncomingHttpHeaders,
   text: string,
   authPatterns: readonly RegExp[],
   scrub: (s: string) => string = (s) => s,

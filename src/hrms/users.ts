@@ -1,8 +1,8 @@
-import { request, type Dispatcher } from 'undici';
 import type { HrmsConfig } from '../config/schema.js';
 import type { Logger } from '../util/logger.js';
 import type { Secrets } from '../util/secrets.js';
-import { createHrmsDispatcher, hrmsUrl } from './connection.js';
+import { errorCode } from '../util/errors.js';
+import { HrmsHttp, hrmsUrl } from './http.js';
 
 /**
  * The HRMS user operations (create, update, disable: one POST of a JSON object to
@@ -57,8 +57,8 @@ export interface HrmsUsersOptions {
   /** Case-insensitive regular expressions that mark a refusal as a token refusal (config delivery.patterns.authFailure). */
   authPatterns?: readonly string[];
   logger?: Logger;
-  /** A shared pool; by default one is made from the config and closed by close(). */
-  dispatcher?: Dispatcher;
+  /** A shared connection pool; by default one is made from the config and closed by close(). */
+  http?: HrmsHttp;
 }
 
 const DEFAULT_AUTH = ['bearer token', 'token (is )?(not correct|invalid|expired)', 'unauthori[sz]ed'];
@@ -67,13 +67,13 @@ const VALIDATION = /validat|invalid|required|mandatory|must |missing|not mapped|
 const RAW_LIMIT = 4000;
 
 export class HrmsUsers {
-  private readonly dispatcher: Dispatcher;
-  private readonly ownsDispatcher: boolean;
+  private readonly http: HrmsHttp;
+  private readonly ownsHttp: boolean;
   private readonly auth: RegExp[];
 
   constructor(private readonly opts: HrmsUsersOptions) {
-    this.dispatcher = opts.dispatcher ?? createHrmsDispatcher(opts.hrms);
-    this.ownsDispatcher = !opts.dispatcher;
+    this.http = opts.http ?? new HrmsHttp(opts.hrms);
+    this.ownsHttp = !opts.http;
     this.auth = (opts.authPatterns ?? DEFAULT_AUTH).map((p) => new RegExp(p, 'i'));
   }
 
@@ -113,7 +113,7 @@ export class HrmsUsers {
   }
 
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+    if (this.ownsHttp) this.http.close();
   }
 
   private async call(method: 'GET' | 'POST', url: string, body: string | undefined): Promise<UserAnswer> {
@@ -124,14 +124,15 @@ export class HrmsUsers {
     let status: number;
     let text: string;
     try {
-      const res = await request(url, { method, headers, body, dispatcher: this.dispatcher });
-      status = res.statusCode;
-      text = await res.body.text();
+      const res = await this.http.request({ method, url, headers, ...(body !== undefined ? { body } : {}) });
+      status = res.status;
+      text = res.text;
     } catch (e) {
-      const err = e as Error & { code?: string };
-      const why = err.code && !err.message.includes(err.code) ? `${err.message} (${err.code})` : err.message;
+      const code = errorCode(e);
+      const detail = e instanceof Error ? e.message : String(e);
+      const why = code && !detail.includes(code) ? `${detail} (${code})` : detail;
       const message = scrub(`cannot reach the HRMS at ${where.origin}${where.pathname}: ${why}`);
-      this.opts.logger?.warn({ path: where.pathname, error: err.code ?? err.message }, 'HRMS user call failed');
+      this.opts.logger?.warn({ path: where.pathname, error: code ?? detail }, 'HRMS user call failed');
       return { ok: false, kind: 'transient', message };
     }
     // Scrubbed before parsing: an HRMS that echoes the token back must not carry it into a message or data.
