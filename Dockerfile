@@ -24,7 +24,7 @@ COPY package.json package-lock.json ./
 # --ignore-scripts: the package's own `prepare` (the TypeScript build) needs the sources,
 # copied below; `npm rebuild` then runs the dependencies' install scripts (native builds).
 RUN npm ci --ignore-scripts && npm rebuild
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json tsconfig.build.json rolldown.config.ts ./
 COPY src ./src
 COPY config ./config
 RUN npm run build && npm prune --omit=dev
@@ -44,9 +44,10 @@ RUN groupadd --system --gid 10001 punchgate \
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist/src ./dist/src
+# The CLI is one bundled file (see rolldown.config.ts); node_modules holds the native modules it loads.
+COPY --from=build /app/dist/punchgate.js /app/dist/punchgate.js.map ./dist/
 COPY --from=build /app/config ./config
-RUN ln -s /app/dist/src/cli/main.js /usr/local/bin/punchgate && chmod 0755 /app/dist/src/cli/main.js
+RUN ln -s /app/dist/punchgate.js /usr/local/bin/punchgate && chmod 0755 /app/dist/punchgate.js
 
 USER punchgate
 # The journal, its lock and the status log. Created owned by the image user, so a new named
@@ -55,9 +56,9 @@ VOLUME /var/lib/punchgate
 # Healthy while the config is valid, the journal opens, and the daemon keeps rewriting its
 # status log (a dead or stuck daemon stops doing that). No network and no devices touched.
 HEALTHCHECK --interval=60s --timeout=15s --start-period=60s --retries=3 \
-  CMD ["node", "/app/dist/src/cli/main.js", "check", "--quick", "--config", "/etc/punchgate/punchgate.yaml"]
+  CMD ["node", "/app/dist/punchgate.js", "check", "--quick", "--config", "/etc/punchgate/punchgate.yaml"]
 # Node runs as PID 1: punchgate handles SIGTERM/SIGINT itself (docker stop waits 10 s by
 # default; give it --stop-timeout 30 to match the daemon's 20 s stop bound).
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["node", "/app/dist/src/cli/main.js"]
+ENTRYPOINT ["node", "/app/dist/punchgate.js"]
 CMD ["run", "--config", "/etc/punchgate/punchgate.yaml"]

@@ -18,7 +18,7 @@ const LIMIT_MB = 60;
 
 export async function benchDaemonIdle(): Promise<BenchRow[]> {
   if (!daemonAvailable()) {
-    log('daemon-idle: skipped: this build has no `punchgate run` (node dist/src/cli/main.js run --help fails)');
+    log('daemon-idle: skipped: this build has no `punchgate run` (node dist/punchgate.js run --help fails)');
     return [];
   }
   const windowMs = scaled(75_000, { min: 10_000, step: 1000 });

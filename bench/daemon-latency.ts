@@ -20,7 +20,7 @@ const GIVE_UP_MS = 90_000;
 
 export async function benchDaemonLatency(): Promise<BenchRow[]> {
   if (!daemonAvailable()) {
-    log('daemon-latency: skipped: this build has no `punchgate run` (node dist/src/cli/main.js run --help fails)');
+    log('daemon-latency: skipped: this build has no `punchgate run` (node dist/punchgate.js run --help fails)');
     return [];
   }
   const samples = scaled(40, { min: 5 });

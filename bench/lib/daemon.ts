@@ -15,7 +15,7 @@ import { BENCH_SITE, BENCH_TOKEN, scratchDir } from './setup.js';
 import { waitUntil } from './timing.js';
 import { startTerminalChild } from './zk.js';
 
-export const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../punchgate.js', import.meta.url));
 
 /** Whether this build has `punchgate run` (the daemon of issue 4). */
 export function daemonAvailable(): boolean {

@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import { loadConfig } from '../config/load.js';
 import { startHrmsSim } from '../sim/hrms/index.js';
 import { startTerminalSim } from '../sim/terminal/index.js';
 import { createLogger } from '../util/logger.js';
+import { cliEntry } from '../util/package-paths.js';
 import { Secrets } from '../util/secrets.js';
 
 export interface DemoOptions {
@@ -41,8 +41,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   say(out, 'demo', `terminal simulator on ${zk.host}:${zk.port}, HRMS simulator on ${hrms.url}`);
   terminal.startPunching(opts.punchEverySeconds * 1000);
 
-  const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'main.js');
-  const daemon: ChildProcess = spawn(process.execPath, [cli, 'run', '--config', resolve(opts.configPath), '--pretty'], {
+  const daemon: ChildProcess = spawn(process.execPath, [cliEntry(), 'run', '--config', resolve(opts.configPath), '--pretty'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group: Ctrl-C reaches the demo, which then stops the daemon with one SIGTERM.
     detached: true,

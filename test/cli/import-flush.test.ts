@@ -33,7 +33,7 @@ describe('import -> flush against the HRMS simulator (child processes)', () => {
   /** Runs the CLI as a child without blocking this process (the simulator answers from here). */
   const cli = (...args: string[]) =>
     new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, ['dist/src/cli/main.js', '--config', tmp.path('punchgate.yaml'), ...args], { timeout: 30_000 }, (err, stdout, stderr) =>
+      execFile(process.execPath, ['dist/punchgate.js', '--config', tmp.path('punchgate.yaml'), ...args], { timeout: 30_000 }, (err, stdout, stderr) =>
         resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
     });

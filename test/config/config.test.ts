@@ -56,14 +56,14 @@ describe('config', () => {
     try {
       const f = tmp.path('bad.yaml');
       writeFileSync(f, 'site: plant-a\njournal:\n  path: x.db\nhrms:\n  baseUrl: ftp://hr\n');
-      const r = spawnSync(process.execPath, ['dist/src/cli/main.js', '--config', f, 'status'], { encoding: 'utf8' });
+      const r = spawnSync(process.execPath, ['dist/punchgate.js', '--config', f, 'status'], { encoding: 'utf8' });
       expect(r.status).toBe(78);
       expect(r.stderr).toContain('hrms.baseUrl: must be an https:// URL');
       writeFileSync(f, 'site: [plant\n');
-      const r2 = spawnSync(process.execPath, ['dist/src/cli/main.js', '--config', f, 'status'], { encoding: 'utf8' });
+      const r2 = spawnSync(process.execPath, ['dist/punchgate.js', '--config', f, 'status'], { encoding: 'utf8' });
       expect(r2.status).toBe(78);
       expect(r2.stderr).toMatch(/bad\.yaml:\d+: /);
-      const r3 = spawnSync(process.execPath, ['dist/src/cli/main.js', '--config', tmp.path('missing.yaml'), 'status'], { encoding: 'utf8' });
+      const r3 = spawnSync(process.execPath, ['dist/punchgate.js', '--config', tmp.path('missing.yaml'), 'status'], { encoding: 'utf8' });
       expect(r3.status).toBe(78);
       expect(r3.stderr).toMatch(/cannot read the config file \(ENOENT\)/);
     } finally {

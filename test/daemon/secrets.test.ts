@@ -29,7 +29,7 @@ describe('secrets', () => {
       d.child.kill('SIGHUP'); // re-read the token now
       await until(() => stack.hrms.attendance().length >= 1, 15_000, 'delivery after the token came back');
       const cli = (...args: string[]) => {
-        const r = spawnSync(process.execPath, ['dist/src/cli/main.js', '--config', stack.configPath, ...args], { encoding: 'utf8', timeout: 20_000 });
+        const r = spawnSync(process.execPath, ['dist/punchgate.js', '--config', stack.configPath, ...args], { encoding: 'utf8', timeout: 20_000 });
         return r.stdout + r.stderr;
       };
       const outputs = [

@@ -49,7 +49,7 @@ export interface DaemonProcess {
 
 /** `punchgate run` as a real child process. */
 export function spawnDaemon(configPath: string, args: string[] = []): DaemonProcess {
-  const child = spawn(process.execPath, ['dist/src/cli/main.js', 'run', '--config', configPath, ...args], {
+  const child = spawn(process.execPath, ['dist/punchgate.js', 'run', '--config', configPath, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NOTIFY_SOCKET: '', PUNCHGATE_HRMS_TOKEN: '' },
   });

@@ -118,14 +118,14 @@ describe('punchgate flush', () => {
 
   it('the built CLI exits 0 when all is delivered and 75 when the token is refused (real process)', async () => {
     // The suite's global setup builds dist/ before any test runs.
-    expect(existsSync('dist/src/cli/main.js')).toBe(true);
+    expect(existsSync('dist/punchgate.js')).toBe(true);
     const cfg = await setup(recentPunches(9));
     const env: NodeJS.ProcessEnv = { ...process.env, TZ: 'UTC' };
     delete env.PUNCHGATE_HRMS_TOKEN;
     delete env.CREDENTIALS_DIRECTORY;
     const cli = (...args: string[]) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, ['dist/src/cli/main.js', '--config', cfg, 'flush', ...args], { env });
+        const child = spawn(process.execPath, ['dist/punchgate.js', '--config', cfg, 'flush', ...args], { env });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

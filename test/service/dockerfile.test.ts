@@ -76,7 +76,7 @@ describe('Dockerfile', () => {
     expect(copies.length).toBeGreaterThan(0);
     for (const c of copies) expect(c).toMatch(/^--from=build /);
     expect(copies.join('\n')).toContain('/app/node_modules');
-    expect(copies.join('\n')).toContain('/app/dist/src');
+    expect(copies.join('\n')).toContain('/app/dist/punchgate.js');
   });
 
   it('runs as a non-root user created in the image, after everything that needs root', () => {
@@ -91,12 +91,17 @@ describe('Dockerfile', () => {
   it('keeps the journal in a volume and mounts the config at /etc/punchgate', () => {
     expect(one(runtime, 'VOLUME')).toBe('/var/lib/punchgate');
     expect(one(runtime, 'CMD')).toBe('["run", "--config", "/etc/punchgate/punchgate.yaml"]');
-    expect(one(runtime, 'ENTRYPOINT')).toBe('["node", "/app/dist/src/cli/main.js"]');
+    expect(one(runtime, 'ENTRYPOINT')).toBe('["node", "/app/dist/punchgate.js"]');
   });
 
   it('the entry point is the package bin, built from a file that exists', () => {
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: Record<string, string> };
-    expect(`/app/${pkg.bin.punchgate}`).toBe('/app/dist/src/cli/main.js');
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: Record<string, string>; scripts: Record<string, string> };
+    expect(`/app/${pkg.bin.punchgate}`).toBe('/app/dist/punchgate.js');
+    // The bundle is what `npm run build` makes from the compiled CLI.
+    expect(pkg.scripts.build).toMatch(/tsc -p tsconfig\.build\.json && rolldown -c rolldown\.config\.ts/);
+    const bundler = readFileSync(join(root, 'rolldown.config.ts'), 'utf8');
+    expect(bundler).toMatch(/input: 'dist\/src\/cli\/main\.js'/);
+    expect(bundler).toMatch(/file: 'dist\/punchgate\.js'/);
     expect(existsSync(join(root, 'src/cli/main.ts'))).toBe(true);
   });
 
@@ -107,7 +112,7 @@ describe('Dockerfile', () => {
     const cmd = /CMD (\[.*\])$/.exec(hc);
     expect(cmd).not.toBeNull();
     const argv = JSON.parse(cmd![1]!) as string[];
-    expect(argv.slice(0, 2)).toEqual(['node', '/app/dist/src/cli/main.js']);
+    expect(argv.slice(0, 2)).toEqual(['node', '/app/dist/punchgate.js']);
     expect(argv).toEqual(expect.arrayContaining(['check', '--quick', '--config', '/etc/punchgate/punchgate.yaml']));
     const program = new Command('punchgate');
     registerCheck(program);
