@@ -1,5 +1,5 @@
-import cron from 'node-cron';
 import { z } from 'zod';
+import { validCron } from '../util/cron.js';
 
 /** Terminal names appear in devicelog ids, file names and status lines: keep them plain. */
 const terminalName = z
@@ -31,8 +31,8 @@ export const zkTerminalSchema = z.strictObject({
   transport: z.enum(['tcp', 'udp', 'auto']).default('auto'),
   /** Comm key (a secret): a number, 0 = none. */
   commKey: z.number().int().min(0).max(0xffffffff).default(0),
-  /** Cron expression (node-cron, seconds optional); default every minute. */
-  schedule: z.string().refine((s) => cron.validate(s), 'must be a cron expression such as "* * * * *" (every minute)').default('* * * * *'),
+  /** Cron expression (node-cron's syntax, seconds optional); default every minute. */
+  schedule: z.string().refine((s) => validCron(s), 'must be a cron expression such as "* * * * *" (every minute)').default('* * * * *'),
   /** Subscribe to real-time events on a dedicated connection; polling stays as the backstop. */
   realtime: z.boolean().default(false),
   /** Per-exchange timeout. */

@@ -1,5 +1,5 @@
-import cron from 'node-cron';
 import type { ZkTerminalConfig } from '../../config/terminals.js';
+import { cronTimer, parseCron } from '../../util/cron.js';
 import type { Source, SourceDeps } from '../types.js';
 import { defaultClientFactory, pollTerminal, type ClientFactory, type PollResult } from './poll.js';
 import { RealtimeLink } from './realtime.js';
@@ -7,9 +7,11 @@ import { RealtimeLink } from './realtime.js';
 /** Starts a repeating schedule; returns its stop function. Tests pass a manual one. */
 export type Scheduler = (expression: string, tick: () => void) => () => void;
 
+/** The terminal's cron schedule in the box's time zone (validated with the config). */
 export const cronScheduler: Scheduler = (expression, tick) => {
-  const task = cron.schedule(expression, tick, { noOverlap: false });
-  return () => void task.stop();
+  const schedule = parseCron(expression);
+  if ('error' in schedule) throw new Error(`schedule ${JSON.stringify(expression)}: ${schedule.error}`);
+  return cronTimer(schedule, tick);
 };
 
 /** Polls skipped while a terminal stays unreachable: 0, 1, 3, 7, then every 15th tick. */
