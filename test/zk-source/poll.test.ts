@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { pollTerminal } from '../../src/sources/zk/poll.js';
+import { pollTerminal, REDOWNLOAD_AFTER_MS } from '../../src/sources/zk/poll.js';
 import { startTerminalSim, type TerminalSim } from '../../src/sim/terminal/index.js';
 import { journalFixture, journalKeys, zkConfig } from './helpers.js';
 
@@ -31,6 +31,36 @@ describe('ZK polling source: one poll', () => {
     const row = journal.queries.list({ limit: 1 })[0]!;
     expect(row.device).toBe('SN-A');
     expect(row.verifyType).not.toBeNull();
+  });
+
+  it('skips the download while the log is unchanged; reads it again on a new punch, after an hour, or from another device', async () => {
+    let now = Date.parse('2026-11-22T12:00:00Z');
+    const sim = await startTerminalSim({ generate: { users: 20, punches: 500, startTime: '2026-01-05 08:00:00', seed: 1 }, serialNumber: 'SN-A' });
+    const fx = journalFixture(() => now);
+    cleanups.push(() => sim.stop(), fx.cleanup);
+    const cfg = zkConfig(sim.port);
+    const r1 = await pollTerminal(cfg, fx.deps);
+    expect(r1).toMatchObject({ ok: true, unchanged: false, added: 500, download: { serial: 'SN-A', records: 500, at: now } });
+
+    now += 60_000;
+    const r2 = await pollTerminal(cfg, fx.deps, undefined, undefined, r1.download);
+    expect(r2).toMatchObject({ ok: true, unchanged: true, records: 500, added: 0, duplicates: 0 });
+    expect(r2.download).toBeUndefined();
+    expect(fx.journal.terminals.get('gate-1')).toMatchObject({ online: true, records: 500, lastSuccessAt: now });
+
+    sim.addPunch({ userId: '7', logTime: '2026-11-22 12:01:00' });
+    now += 60_000;
+    const r3 = await pollTerminal(cfg, fx.deps, undefined, undefined, r1.download);
+    expect(r3).toMatchObject({ ok: true, unchanged: false, added: 1, duplicates: 500, download: { records: 501 } });
+
+    now += REDOWNLOAD_AFTER_MS - 1;
+    expect(await pollTerminal(cfg, fx.deps, undefined, undefined, r3.download)).toMatchObject({ unchanged: true });
+    now += 1;
+    expect(await pollTerminal(cfg, fx.deps, undefined, undefined, r3.download)).toMatchObject({ unchanged: false, duplicates: 501 });
+
+    sim.setSerialNumber('SN-B');
+    expect(await pollTerminal(cfg, fx.deps, undefined, undefined, r3.download)).toMatchObject({ unchanged: false, added: 501 });
+    expect(fx.journal.counts().pending).toBe(1002);
   });
 
   it('authenticates with the right comm key and fails clearly with a wrong one', async () => {

@@ -69,6 +69,24 @@ describe('ZK source', () => {
     expect(fx.journal.counts().pending).toBe(1);
   });
 
+  it('a scheduled poll of an unchanged terminal does not download its log again; a new punch is read on the next tick', async () => {
+    const sim = await startTerminalSim({ generate: { users: 3, punches: 50, startTime: '2026-01-05 08:00:00', seed: 1 } });
+    const fx = journalFixture();
+    cleanups.push(() => sim.stop(), fx.cleanup);
+    const manual = manualScheduler();
+    const source = new ZkSource(zkConfig(sim.port), fx.deps, { scheduler: manual.scheduler });
+    cleanups.push(() => source.stop());
+    await source.start();
+    // start() began a poll; pollNow() returns that running poll: the full download.
+    const first = await source.pollNow();
+    expect(first).toMatchObject({ ok: true, unchanged: false, added: new Set(sim.punches().map((p) => `${p.userId}@${p.logTime}`)).size });
+    const second = await source.pollNow();
+    expect(second).toMatchObject({ ok: true, unchanged: true, duplicates: 0 });
+    sim.addPunch({ userId: '1', logTime: '2026-11-22 12:00:00' });
+    expect(await source.pollNow()).toMatchObject({ ok: true, unchanged: false, added: 1 });
+    expect(await source.pollNow()).toMatchObject({ ok: true, unchanged: true });
+  });
+
   it('backs off while a terminal stays unreachable', () => {
     expect([1, 2, 3, 4, 5, 6, 9].map(ticksToSkip)).toEqual([0, 1, 3, 7, 15, 15, 15]);
   });

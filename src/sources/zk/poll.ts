@@ -15,8 +15,27 @@ export interface PollResult {
   quarantined: number;
   skewSeconds: number | null;
   cleared: boolean;
+  /** True when the download was skipped: the record count was that of the last complete download. */
+  unchanged: boolean;
+  /** Set after a complete download: what the next poll compares against. */
+  download?: DownloadMark;
   error?: string;
 }
+
+/**
+ * What a complete download saw. A ZK log only grows until it is cleared, so a later poll that
+ * finds the same device with the same record count has nothing new and skips the download:
+ * reading 10,000 records every minute keeps a terminal busy (slow to answer the people
+ * punching) and the box's memory churning for nothing. The skip lasts at most an hour, so even
+ * a log cleared at the terminal and refilled to the same count is read within the hour.
+ */
+export interface DownloadMark {
+  serial: string;
+  records: number;
+  at: number;
+}
+
+export const REDOWNLOAD_AFTER_MS = 3_600_000;
 
 /** Builds a client for a terminal (tests and the simulator pass their own options through here). */
 export type ClientFactory = (cfg: ZkTerminalConfig) => ZkClient;
@@ -28,17 +47,20 @@ export const defaultClientFactory: ClientFactory = (cfg) =>
  * One poll of one ZK terminal: connect, identify, read counts and clock, download the
  * attendance log, check the count, journal new punches in one transaction, maybe set the
  * clock, maybe clear the log, disconnect. Never throws: trouble is in the result and the ledger.
+ * With `previous` (the mark of this terminal's last complete download), an unchanged log is not
+ * downloaded again (see DownloadMark).
  */
 export async function pollTerminal(
   cfg: ZkTerminalConfig,
   deps: SourceDeps,
   factory = defaultClientFactory,
   signal?: AbortSignal,
+  previous?: DownloadMark,
 ): Promise<PollResult> {
   const { ledger, logger, clock } = deps;
   const log = logger.child({ terminal: cfg.name });
   const result: PollResult = {
-    terminal: cfg.name, ok: false, serial: '', records: 0, users: 0, added: 0, duplicates: 0, quarantined: 0, skewSeconds: null, cleared: false,
+    terminal: cfg.name, ok: false, serial: '', records: 0, users: 0, added: 0, duplicates: 0, quarantined: 0, skewSeconds: null, cleared: false, unchanged: false,
   };
   const client = factory(cfg);
   // Shutdown tears the connection down at once; whatever was journalled stays journalled.
@@ -68,40 +90,48 @@ export async function pollTerminal(
       log.info({ skewSeconds: result.skewSeconds }, 'terminal clock set to the box clock');
     }
 
-    const records = await client.getAttendances();
-    result.records = records.length;
-    const punches: Punch[] = records.map((r) => ({
-      terminal: cfg.name, device: serial, biometricCode: r.userId, logTime: r.logTime, verifyType: r.verifyType, punchState: r.state,
-    }));
-    const ingest = deps.sink.ingest(punches, { timezone: cfg.timezone });
-    Object.assign(result, ingest);
-    if (ingest.added > 0) deps.onPunches?.(ingest.added);
-    // Punches can be added between GET_FREE_SIZES and the download, never removed.
-    if (records.length < info.records) {
-      throw new Error(`downloaded ${records.length} of ${info.records} records; will read the log again next poll`);
-    }
-
-    const decision = decideClear({
-      terminal: cfg.name, device: serial, records, clearAfterDays: cfg.clearAfterDays, timezone: cfg.timezone, now: clock.now(), check: deps.deliveryCheck,
-    });
-    if (decision.clear) {
-      const again = await client.getInfo();
-      if (again.records === records.length) {
-        await client.clearAttendanceLog();
-        result.cleared = true;
-        log.info({ records: records.length, reason: decision.reason }, 'terminal log cleared');
-      } else {
-        log.info({ before: records.length, now: again.records }, 'not clearing: the record count changed since the download');
+    // An unknown serial (the terminal did not say) never counts as the same device.
+    result.unchanged = previous !== undefined && serial !== '' && previous.serial === serial && previous.records === info.records &&
+      clock.now() - previous.at < REDOWNLOAD_AFTER_MS;
+    if (result.unchanged) {
+      result.records = info.records;
+    } else {
+      const records = await client.getAttendances();
+      result.records = records.length;
+      const punches: Punch[] = records.map((r) => ({
+        terminal: cfg.name, device: serial, biometricCode: r.userId, logTime: r.logTime, verifyType: r.verifyType, punchState: r.state,
+      }));
+      const ingest = deps.sink.ingest(punches, { timezone: cfg.timezone });
+      Object.assign(result, ingest);
+      if (ingest.added > 0) deps.onPunches?.(ingest.added);
+      // Punches can be added between GET_FREE_SIZES and the download, never removed.
+      if (records.length < info.records) {
+        throw new Error(`downloaded ${records.length} of ${info.records} records; will read the log again next poll`);
       }
-    } else if (cfg.clearAfterDays) {
-      log.debug({ reason: decision.reason }, 'not clearing the terminal log');
+
+      const decision = decideClear({
+        terminal: cfg.name, device: serial, records, clearAfterDays: cfg.clearAfterDays, timezone: cfg.timezone, now: clock.now(), check: deps.deliveryCheck,
+      });
+      if (decision.clear) {
+        const again = await client.getInfo();
+        if (again.records === records.length) {
+          await client.clearAttendanceLog();
+          result.cleared = true;
+          log.info({ records: records.length, reason: decision.reason }, 'terminal log cleared');
+        } else {
+          log.info({ before: records.length, now: again.records }, 'not clearing: the record count changed since the download');
+        }
+      } else if (cfg.clearAfterDays) {
+        log.debug({ reason: decision.reason }, 'not clearing the terminal log');
+      }
+      result.download = { serial, records: result.cleared ? 0 : records.length, at: startedAt };
     }
 
     await client.disconnect();
     result.ok = true;
     ledger.update(cfg.name, {
       serial: serial || known?.serial || '', online: true, lastPollAt: startedAt, lastSuccessAt: clock.now(), offlineSince: null, lastError: null,
-      skewSeconds: result.skewSeconds, records: result.cleared ? 0 : Math.max(info.records, records.length), users: info.users, firmware,
+      skewSeconds: result.skewSeconds, records: result.cleared ? 0 : Math.max(info.records, result.records), users: info.users, firmware,
     });
     if (result.added > 0 || result.quarantined > 0) {
       log.info({ added: result.added, duplicates: result.duplicates, quarantined: result.quarantined }, 'punches journalled');

@@ -1,7 +1,7 @@
 import type { ZkTerminalConfig } from '../../config/terminals.js';
 import { cronTimer, parseCron } from '../../util/cron.js';
 import type { Source, SourceDeps } from '../types.js';
-import { defaultClientFactory, pollTerminal, type ClientFactory, type PollResult } from './poll.js';
+import { defaultClientFactory, pollTerminal, type ClientFactory, type DownloadMark, type PollResult } from './poll.js';
 import { RealtimeLink } from './realtime.js';
 
 /** Starts a repeating schedule; returns its stop function. Tests pass a manual one. */
@@ -29,6 +29,8 @@ export class ZkSource implements Source {
   private stopSchedule: (() => void) | undefined;
   private running: Promise<PollResult> | undefined;
   private failures = 0;
+  /** The last complete download, kept in memory: a restarted daemon reads each log once in full. */
+  private lastDownload: DownloadMark | undefined;
   private skip = 0;
   private realtime: RealtimeLink | undefined;
   private readonly abort = new AbortController();
@@ -53,7 +55,12 @@ export class ZkSource implements Source {
 
   /** Polls now unless a poll is already running (then returns that one). */
   pollNow(): Promise<PollResult> {
-    this.running ??= pollTerminal(this.cfg, this.deps, this.opts.clientFactory, this.abort.signal).finally(() => (this.running = undefined));
+    this.running ??= pollTerminal(this.cfg, this.deps, this.opts.clientFactory, this.abort.signal, this.lastDownload)
+      .then((r) => {
+        if (r.ok && r.download) this.lastDownload = r.download;
+        return r;
+      })
+      .finally(() => (this.running = undefined));
     return this.running;
   }
 
