@@ -103,5 +103,5 @@ export async function startDaemonRig(o: RigOptions, warmupTimeoutMs: number): Pr
 /** `Environment=NODE_OPTIONS=...` of systemd/punchgate.service, so the bench measures what is shipped. */
 export function unitNodeOptions(): string {
   const unit = readFileSync(fileURLToPath(new URL('../../../systemd/punchgate.service', import.meta.url)), 'utf8');
-  return /^Environment=NODE_OPTIONS=(.*)$/m.exec(unit)?.[1]?.trim() ?? '';
+  return /^Environment="?NODE_OPTIONS=([^"\n]*)"?$/m.exec(unit)?.[1]?.trim() ?? '';
 }
