@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { startHrmsSim } from '../../src/sim/hrms/index.js';
 import { startTerminalSim, type TerminalSim } from '../../src/sim/terminal/index.js';
@@ -47,11 +47,19 @@ export interface DaemonProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** `punchgate run` as a real child process. */
+/** The unit's `NODE_OPTIONS` (--jitless...): the daemon under test runs as the service runs it. */
+export function unitNodeOptions(): string {
+  const unit = readFileSync('systemd/punchgate.service', 'utf8');
+  const options = /^Environment="?NODE_OPTIONS=([^"\n]*)"?$/m.exec(unit)?.[1];
+  if (!options) throw new Error('systemd/punchgate.service sets no NODE_OPTIONS');
+  return options.trim();
+}
+
+/** `punchgate run` as a real child process, with the systemd unit's NODE_OPTIONS. */
 export function spawnDaemon(configPath: string, args: string[] = []): DaemonProcess {
   const child = spawn(process.execPath, ['dist/punchgate.js', 'run', '--config', configPath, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NOTIFY_SOCKET: '', PUNCHGATE_HRMS_TOKEN: '' },
+    env: { ...process.env, NOTIFY_SOCKET: '', PUNCHGATE_HRMS_TOKEN: '', NODE_OPTIONS: unitNodeOptions() },
   });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
