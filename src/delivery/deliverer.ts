@@ -56,7 +56,9 @@ export interface BatchReport extends SendTally {
 /**
  * Moves punches from the journal to the HRMS: one request in flight at a time, batches in
  * log-time order. Every claimed punch ends settled (the HRMS said something about it) or
- * released (back to the queue, no attempt charged): nothing stays inflight, nothing is lost.
+ * released (back to the queue, no attempt charged): nothing is lost. The one batch claimed
+ * ahead while a request is out (see deliverBatch) is sent next or released; a crash leaves it
+ * inflight in the journal, which returns it to the queue at the next start.
  */
 export class Deliverer {
   private readonly sender: AttendanceSender;
@@ -71,6 +73,8 @@ export class Deliverer {
   private retryAt = 0;
   private wakeIdle: (() => void) | undefined;
   private wakePending = false;
+  /** The next batch, claimed while the previous request was out, with the size and option it was claimed under. */
+  private ahead: { batch: OutboundPunch[]; size: number; ignoreBackoff: boolean } | undefined;
 
   constructor(private readonly o: DelivererOptions) {
     this.ownsSender = !o.sender;
@@ -110,12 +114,43 @@ export class Deliverer {
       result: 'idle', claimed: 0, requests: 0, released: 0, rejectedIds: [], waitMs: 0,
       delivered: 0, duplicates: 0, rejected: 0, unknown: 0,
     };
-    const batch = this.claim(opts);
+    const batch = this.takeAhead(opts) ?? this.claim(opts);
     if (batch.length === 0) return report;
     report.claimed = batch.length;
     this.health.attempted(clock.now());
     const deps = { queue, sender: this.sender, duplicatePatterns: this.duplicatePatterns, stats: this.stats, logger: this.o.logger };
-    const sent = await sendClaimed(batch, () => this.o.tokens.get(), opts.signal, deps, report);
+    const sending = sendClaimed(batch, () => this.o.tokens.get(), opts.signal, deps, report);
+    // While the HRMS works on the request, claim the next batch, so the journal's claim costs no
+    // wall time (still one request at a time). In setImmediate: by then the request has been
+    // written (Node hands it to the socket on the next tick). Only when this batch was full,
+    // i.e. more is probably waiting.
+    let claimError: unknown;
+    const claimingAhead =
+      batch.length === this.sizer.current && !opts.signal?.aborted
+        ? new Promise<void>((resolve) =>
+            setImmediate(() => {
+              try {
+                const next = this.claim(opts);
+                if (next.length > 0) this.ahead = { batch: next, size: this.sizer.current, ignoreBackoff: opts.ignoreBackoff ?? false };
+              } catch (e) {
+                claimError = e; // reported once this batch is settled
+              }
+              resolve();
+            }),
+          )
+        : undefined;
+    let sent: Awaited<typeof sending>;
+    try {
+      sent = await sending;
+    } catch (e) {
+      await claimingAhead;
+      this.releaseAhead();
+      throw e;
+    }
+    await claimingAhead;
+    // Anything but a clean answer means a pause or a smaller batch: the batch claimed ahead goes back.
+    if (sent.failure) this.releaseAhead();
+    if (claimError !== undefined) throw claimError;
     const smallerHelps = sent.failure?.kind === 'too-large' && this.sizer.shrink(sent.failedSize) < sent.failedSize;
     this.conclude(report, sent.failure, batch.length, smallerHelps);
     return report;
@@ -142,15 +177,45 @@ export class Deliverer {
       }
       if (report.result === 'idle') await this.idle(signal);
     }
+    this.releaseAhead();
   }
 
   /** Delivers what is deliverable now (for `flush`), retrying temporary failures for up to maxWaitMs. */
-  drain(opts: DrainOptions): Promise<DrainReport> {
-    return drainQueue(this, this.o.queue, this.o.clock, this.sleep, opts);
+  async drain(opts: DrainOptions): Promise<DrainReport> {
+    try {
+      return await drainQueue(this, this.o.queue, this.o.clock, this.sleep, opts);
+    } finally {
+      this.releaseAhead();
+    }
   }
 
   async close(): Promise<void> {
+    this.releaseAhead();
     if (this.ownsSender) await this.sender.close?.();
+  }
+
+  /** The batch claimed ahead, if claimed under the same batch size and option; else it goes back first. */
+  private takeAhead(opts: BatchOptions): OutboundPunch[] | undefined {
+    const ahead = this.ahead;
+    if (ahead && ahead.size === this.sizer.current && ahead.ignoreBackoff === (opts.ignoreBackoff ?? false)) {
+      this.ahead = undefined;
+      const skip = opts.skipIds;
+      if (!skip) return ahead.batch;
+      const back = ahead.batch.filter((p) => skip.has(p.id));
+      if (back.length > 0) this.o.queue.release(back.map((p) => p.id));
+      const batch = ahead.batch.filter((p) => !skip.has(p.id));
+      return batch.length > 0 ? batch : undefined;
+    }
+    this.releaseAhead();
+    return undefined;
+  }
+
+  /** Returns the batch claimed ahead to the queue (a pause, a stop, a smaller batch size). */
+  private releaseAhead(): void {
+    if (!this.ahead) return;
+    const ids = this.ahead.batch.map((p) => p.id);
+    this.ahead = undefined;
+    this.o.queue.release(ids);
   }
 
   private claim(opts: BatchOptions): OutboundPunch[] {

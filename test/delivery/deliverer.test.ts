@@ -131,6 +131,41 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
     expect(journal.queries.list().every((p) => p.state === 'pending' && p.attempts === 0)).toBe(true);
   });
 
+  it('claims the next batch while a request is out, sends it next, and hands it back on a failure or a stop', async () => {
+    // While the first request is out, the next full batch is already claimed (inflight).
+    // The answers come a turn of the event loop later, as from a network.
+    class NetworkSender extends ScriptedSender {
+      override async send(punches: readonly AttendancePunch[], opts: Parameters<ScriptedSender['send']>[1]): Promise<AttendanceAnswer> {
+        await new Promise((r) => setTimeout(r, 5));
+        return super.send(punches, opts);
+      }
+    }
+    let inflightDuringSend = -1;
+    const sender = new NetworkSender([
+      (b) => ((inflightDuringSend = journal.queries.counts().inflight), acceptAll(b)),
+      acceptAll,
+      transient,
+      acceptAll,
+    ]);
+    const d = make(sender, { batchSize: 5 });
+    const punches = makePunches(23);
+    journal.ingest(punches);
+    expect(await d.deliverBatch()).toMatchObject({ result: 'ok', delivered: 5 });
+    expect(inflightDuringSend).toBe(10);
+    expect(journal.queries.counts()).toMatchObject({ delivered: 5, inflight: 5, pending: 13 });
+    // The batch claimed ahead is the next in log-time order, and it is what goes out next.
+    expect(await d.deliverBatch()).toMatchObject({ result: 'ok', delivered: 5 });
+    expect(sender.sent.map((b) => b.map((p) => p.biometriccode))).toEqual([punches.slice(0, 5), punches.slice(5, 10)].map((b) => b.map((p) => p.biometricCode)));
+    // A failed request: its batch and the one claimed ahead both go back to the queue.
+    expect(await d.deliverBatch()).toMatchObject({ result: 'transient' });
+    expect(journal.queries.counts()).toMatchObject({ delivered: 10, inflight: 0, pending: 13 });
+    // A stop hands back what was claimed ahead; nothing stays inflight, nothing is lost.
+    expect(await d.deliverBatch()).toMatchObject({ result: 'ok', delivered: 5 });
+    expect(journal.queries.counts().inflight).toBe(5);
+    await d.close();
+    expect(journal.queries.counts()).toMatchObject({ delivered: 15, inflight: 0, pending: 8 });
+  });
+
   it('413 halves the batch, and a run of successes grows it back', async () => {
     const sender = new ScriptedSender([(b) => (b.length > 4 ? { kind: 'too-large', httpStatus: 413, message: 'too large' } : acceptAll(b))]);
     const d = make(sender, { batchSize: 8 });
