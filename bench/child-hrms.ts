@@ -25,7 +25,11 @@ try {
       reset: () => sim.reset(),
       stats: (): HrmsStats => {
         const received = sim.received();
-        return { requests: sim.requests(), received: received.length, added: received.filter((p) => p.outcome === 'added').length };
+        return {
+          requests: sim.requests(),
+          received: received.length,
+          added: received.filter((p) => p.outcome === 'added').length,
+        };
       },
       /** Received punches from position `from` on (for latency: each carries the time it was processed). */
       receivedFrom: (m): ReceivedPunch[] => sim.received().slice(Number(m.from ?? 0)),

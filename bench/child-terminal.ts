@@ -38,11 +38,13 @@ function sim(m: Record<string, unknown>): TerminalSim {
 
 try {
   for (const t of terminals) {
-    sims.push(await startTerminalSim({
-      generate: { users: t.users, punches: t.punches, ...(t.startTime ? { startTime: t.startTime } : {}) },
-      faults: t.faults ?? {},
-      ...(t.serialNumber ? { serialNumber: t.serialNumber } : {}),
-    }));
+    sims.push(
+      await startTerminalSim({
+        generate: { users: t.users, punches: t.punches, ...(t.startTime ? { startTime: t.startTime } : {}) },
+        faults: t.faults ?? {},
+        ...(t.serialNumber ? { serialNumber: t.serialNumber } : {}),
+      }),
+    );
   }
   serve(
     {

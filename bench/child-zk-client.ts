@@ -33,7 +33,10 @@ export interface DownloadResult {
   error?: string;
 }
 
-interface ZkLog { deviceUserId: string | number; recordTime: Date }
+interface ZkLog {
+  deviceUserId: string | number;
+  recordTime: Date;
+}
 interface ZKLibInstance {
   createSocket(): Promise<void>;
   getInfo(): Promise<{ logCounts: number }>;
@@ -44,7 +47,11 @@ type ZKLibCtor = new (ip: string, port: number, timeout: number, inport: number)
 
 const TERMINAL = 'zk-bench';
 const describe = (e: unknown): string =>
-  e instanceof Error ? e.message : typeof e === 'object' && e !== null && 'err' in e ? describe((e as { err: unknown }).err) : String(e);
+  e instanceof Error
+    ? e.message
+    : typeof e === 'object' && e !== null && 'err' in e
+      ? describe((e as { err: unknown }).err)
+      : String(e);
 
 /** The journal, with the time spent in ingest() measured. */
 function timedSink(journal: Journal): { sink: PunchSink; ms: () => number } {
@@ -67,7 +74,14 @@ function timedSink(journal: Journal): { sink: PunchSink; ms: () => number } {
 type Outcome = Omit<DownloadResult, 'journalled' | 'bogus'>;
 
 async function ours(port: number, journal: Journal): Promise<Outcome> {
-  const cfg = zkTerminalSchema.parse({ name: TERMINAL, kind: 'zk', host: '127.0.0.1', port, transport: 'tcp', timeoutMs: 10_000 });
+  const cfg = zkTerminalSchema.parse({
+    name: TERMINAL,
+    kind: 'zk',
+    host: '127.0.0.1',
+    port,
+    transport: 'tcp',
+    timeoutMs: 10_000,
+  });
   const timed = timedSink(journal);
   const t0 = nowMs();
   const r = await pollTerminal(cfg, { ...sourceDepsFor(journal, silentLogger(), systemClock), sink: timed.sink });
@@ -76,7 +90,8 @@ async function ours(port: number, journal: Journal): Promise<Outcome> {
 }
 
 /** node-zklib builds Dates in the process zone from the terminal's wall-clock fields: read them back the same way. */
-const wall = (d: Date) => formatLogTime(d.getFullYear(), d.getMonth() + 1, d.getDate(), d.getHours(), d.getMinutes(), d.getSeconds());
+const wall = (d: Date) =>
+  formatLogTime(d.getFullYear(), d.getMonth() + 1, d.getDate(), d.getHours(), d.getMinutes(), d.getSeconds());
 
 async function zklib(port: number, journal: Journal): Promise<Outcome> {
   const ZKLib = createRequire(import.meta.url)('node-zklib') as ZKLibCtor;
@@ -93,7 +108,10 @@ async function zklib(port: number, journal: Journal): Promise<Outcome> {
     records = logs.data.length;
     if (logs.err) error = describe(logs.err);
     const punches: Punch[] = logs.data.map((l) => ({
-      terminal: TERMINAL, device: '', biometricCode: String(l.deviceUserId), logTime: wall(l.recordTime),
+      terminal: TERMINAL,
+      device: '',
+      biometricCode: String(l.deviceUserId),
+      logTime: wall(l.recordTime),
     }));
     timed.sink.ingest(punches);
     // The count check a careful poll makes after the download (ours reads the counts too):
@@ -117,7 +135,10 @@ function expectedKeys(users: number, punches: number): Set<string> {
 
 /** Punches in the journal, and how many of them are not on the terminal. */
 function audit(journal: Journal, expected: Set<string>): { journalled: number; bogus: number } {
-  const rows = journal.db.prepare('SELECT biometric_code AS code, log_time AS t FROM punches').all() as { code: string; t: string }[];
+  const rows = journal.db.prepare('SELECT biometric_code AS code, log_time AS t FROM punches').all() as {
+    code: string;
+    t: string;
+  }[];
   return { journalled: rows.length, bogus: rows.filter((r) => !expected.has(`${r.code}|${r.t}`)).length };
 }
 

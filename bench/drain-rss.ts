@@ -34,19 +34,29 @@ export async function benchDrainRss(): Promise<BenchRow[]> {
     const filled = await filler.call<{ added: number; ms: number }>('ingest', { path, total });
     await filler.stop();
     if (filled.added !== total) throw new Error(`journal holds ${filled.added} new punches, expected ${total}`);
-    log(`rss: journal filled with ${fmt(total)} pending punches in ${fmt(filled.ms / 1000, 1)} s (${fmt(rate(total, filled.ms))}/s, batches of 5000)`);
+    log(
+      `rss: journal filled with ${fmt(total)} pending punches in ${fmt(filled.ms / 1000, 1)} s (${fmt(rate(total, filled.ms))}/s, batches of 5000)`,
+    );
 
     const tokenFile = join(scratch.dir, 'token');
     writeFileSync(tokenFile, `${BENCH_TOKEN}\n`, { mode: 0o600 });
     const configFile = join(scratch.dir, 'punchgate.yaml');
-    writeFileSync(configFile, stringify({
-      site: BENCH_SITE, journal: { path }, hrms: { baseUrl: sim.ready.url, tokenFile }, delivery: { batchSize: BATCH }, log: { level: 'warn' },
-    }));
+    writeFileSync(
+      configFile,
+      stringify({
+        site: BENCH_SITE,
+        journal: { path },
+        hrms: { baseUrl: sim.ready.url, tokenFile },
+        delivery: { batchSize: BATCH },
+        log: { level: 'warn' },
+      }),
+    );
     const nodeOptions = process.env.BENCH_RSS_NODE_FLAGS ?? unitNodeOptions();
     log(`rss: drainer is \`punchgate flush\` (${CLI}) with NODE_OPTIONS=${nodeOptions || '(none)'}`);
     const t0 = nowMs();
     const drainer = spawn(process.execPath, [CLI, '--config', configFile, 'flush', '--max-wait', '60'], {
-      stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: nodeOptions },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NODE_OPTIONS: nodeOptions },
     });
     let output = '';
     drainer.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
@@ -64,21 +74,32 @@ export async function benchDrainRss(): Promise<BenchRow[]> {
     const drained = { delivered: Number(summary[1]), requests: Number(summary[2]), ms };
     const stats = await hrmsStats(sim);
     if (drained.delivered !== total || stats.added !== total) {
-      throw new Error(`drain delivered ${drained.delivered}, the simulator recorded ${stats.added} new punches, expected ${total}`);
+      throw new Error(
+        `drain delivered ${drained.delivered}, the simulator recorded ${stats.added} new punches, expected ${total}`,
+      );
     }
     const started = atStart as ReturnType<typeof procMemory>;
-    log(`rss: drained ${fmt(total)} punches in ${drained.requests} requests, ${fmt(drained.ms / 1000, 1)} s including start and exit (${fmt(rate(total, drained.ms))}/s); ` +
-      `drainer RSS 0.3 s after start ${fmt(mb(started?.rss ?? NaN), 1)} MB, median ${fmt(mb(rss.median), 1)} MB, ` +
-      `peak sampled ${fmt(mb(rss.peak), 1)} MB over ${rss.samples} samples, VmHWM ${fmt(mb(rss.hwm), 1)} MB; ` +
-      `peak RssAnon ${fmt(mb(rss.peakAnon), 1)} MB, RssFile ${fmt(mb(rss.peakFile), 1)} MB`);
+    log(
+      `rss: drained ${fmt(total)} punches in ${drained.requests} requests, ${fmt(drained.ms / 1000, 1)} s including start and exit (${fmt(rate(total, drained.ms))}/s); ` +
+        `drainer RSS 0.3 s after start ${fmt(mb(started?.rss ?? NaN), 1)} MB, median ${fmt(mb(rss.median), 1)} MB, ` +
+        `peak sampled ${fmt(mb(rss.peak), 1)} MB over ${rss.samples} samples, VmHWM ${fmt(mb(rss.hwm), 1)} MB; ` +
+        `peak RssAnon ${fmt(mb(rss.peakAnon), 1)} MB, RssFile ${fmt(mb(rss.peakFile), 1)} MB`,
+    );
     const peak = Math.max(rss.peak, Number.isNaN(rss.hwm) ? 0 : rss.hwm);
-    return [{
-      bench: 'rss', metric: `peak RSS draining ${fmt(total)} punches`, unit: 'MB', ours: mb(peak), target: `<= ${LIMIT_MB} MB`,
-      pass: mb(peak) <= LIMIT_MB,
-      note: `max of 100 ms samples (${fmt(mb(rss.peak), 1)} MB) and VmHWM (${fmt(mb(rss.hwm), 1)} MB) of the drainer process; ` +
-        `${fmt(mb(started?.rss ?? NaN), 1)} MB 0.3 s after start; of the peak, private ${fmt(mb(rss.peakAnon), 1)} MB, ` +
-        `file-backed ${fmt(mb(rss.peakFile), 1)} MB (node binary, shared); ${fmt(rate(total, drained.ms))} punches/s`,
-    }];
+    return [
+      {
+        bench: 'rss',
+        metric: `peak RSS draining ${fmt(total)} punches`,
+        unit: 'MB',
+        ours: mb(peak),
+        target: `<= ${LIMIT_MB} MB`,
+        pass: mb(peak) <= LIMIT_MB,
+        note:
+          `max of 100 ms samples (${fmt(mb(rss.peak), 1)} MB) and VmHWM (${fmt(mb(rss.hwm), 1)} MB) of the drainer process; ` +
+          `${fmt(mb(started?.rss ?? NaN), 1)} MB 0.3 s after start; of the peak, private ${fmt(mb(rss.peakAnon), 1)} MB, ` +
+          `file-backed ${fmt(mb(rss.peakFile), 1)} MB (node binary, shared); ${fmt(rate(total, drained.ms))} punches/s`,
+      },
+    ];
   } finally {
     await sim.stop();
     scratch.remove();

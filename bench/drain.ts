@@ -11,7 +11,15 @@
  */
 import { Agent } from 'undici';
 import { scaled } from './lib/scale.js';
-import { drainJournal, hrmsStats, outboundPunch, preparedJournal, rawPostLoop, startHrmsChild, type HrmsChild } from './lib/hrms.js';
+import {
+  drainJournal,
+  hrmsStats,
+  outboundPunch,
+  preparedJournal,
+  rawPostLoop,
+  startHrmsChild,
+  type HrmsChild,
+} from './lib/hrms.js';
 import { scratchDir } from './lib/setup.js';
 import { fmt, log, ratioRow, type BenchRow } from './lib/table.js';
 import { collectGarbage, median, nowMs, rate } from './lib/timing.js';
@@ -22,7 +30,8 @@ const SIZES = [200, 1000] as const;
 
 async function expectAdded(sim: HrmsChild, total: number, who: string): Promise<void> {
   const s = await hrmsStats(sim);
-  if (s.added !== total || s.received !== total) throw new Error(`${who}: the simulator recorded ${s.added} added of ${s.received} received, expected ${total}`);
+  if (s.added !== total || s.received !== total)
+    throw new Error(`${who}: the simulator recorded ${s.added} added of ${s.received} received, expected ${total}`);
 }
 
 /** One untimed pass of each side, so that neither pays the JIT and the simulator's first requests. */
@@ -38,8 +47,10 @@ async function warmUp(sim: HrmsChild, dir: string, all: ReturnType<typeof outbou
 
 export async function benchDrain(): Promise<BenchRow[]> {
   const total = scaled(50_000, { step: 1000 });
-  log(`drain: ${fmt(total)} punches per run, batch sizes ${SIZES.join(' and ')}, ${ROUNDS} rounds each (baseline and ours alternate), ` +
-    'median; HRMS simulator in a child process');
+  log(
+    `drain: ${fmt(total)} punches per run, batch sizes ${SIZES.join(' and ')}, ${ROUNDS} rounds each (baseline and ours alternate), ` +
+      'median; HRMS simulator in a child process',
+  );
   const sim = await startHrmsChild();
   const scratch = scratchDir('drain');
   const rows: BenchRow[] = [];
@@ -70,13 +81,21 @@ export async function benchDrain(): Promise<BenchRow[]> {
         ours.push(ms);
         if (report.delivered !== total) throw new Error(`drain delivered ${report.delivered} of ${total}`);
         await expectAdded(sim, total, 'drain');
-        log(`  batch ${size}, round ${round}: raw POST ${fmt(rate(total, raw.at(-1)!))}/s (${batches.length} requests), ` +
-          `drain ${fmt(rate(total, ours.at(-1)!))}/s (${report.requests} requests)`);
+        log(
+          `  batch ${size}, round ${round}: raw POST ${fmt(rate(total, raw.at(-1)!))}/s (${batches.length} requests), ` +
+            `drain ${fmt(rate(total, ours.at(-1)!))}/s (${report.requests} requests)`,
+        );
       }
-      rows.push(ratioRow({
-        bench: 'drain', metric: `drain, batch ${size}`, unit: 'punches/s',
-        ours: rate(total, median(ours)), baseline: rate(total, median(raw)), minRatio: MIN_RATIO,
-      }));
+      rows.push(
+        ratioRow({
+          bench: 'drain',
+          metric: `drain, batch ${size}`,
+          unit: 'punches/s',
+          ours: rate(total, median(ours)),
+          baseline: rate(total, median(raw)),
+          minRatio: MIN_RATIO,
+        }),
+      );
     }
   } finally {
     await sim.stop();

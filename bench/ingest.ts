@@ -39,8 +39,16 @@ function rawInsertLoop(path: string, batches: readonly Punch[][]): number {
   const writeBatch = db.transaction((batch: readonly Punch[], now: number) => {
     for (const p of batch) {
       insert.run({
-        terminal: p.terminal, device: p.device ?? '', code: p.biometricCode, logTime: p.logTime, verifyType: p.verifyType ?? null,
-        punchState: p.punchState ?? null, site: BENCH_SITE, state: 'pending', message: null, now,
+        terminal: p.terminal,
+        device: p.device ?? '',
+        code: p.biometricCode,
+        logTime: p.logTime,
+        verifyType: p.verifyType ?? null,
+        punchState: p.punchState ?? null,
+        site: BENCH_SITE,
+        state: 'pending',
+        message: null,
+        now,
       });
     }
   });
@@ -63,7 +71,9 @@ function journalIngest(journal: Journal, batches: readonly Punch[][], expectNew:
   const ms = nowMs() - t0;
   const total = batches.reduce((n, b) => n + b.length, 0);
   if (expectNew ? added !== total : duplicates !== total) {
-    throw new Error(`journal ingest: expected ${total} ${expectNew ? 'new' : 'duplicate'} punches, got ${added} new, ${duplicates} duplicates`);
+    throw new Error(
+      `journal ingest: expected ${total} ${expectNew ? 'new' : 'duplicate'} punches, got ${added} new, ${duplicates} duplicates`,
+    );
   }
   return ms;
 }
@@ -72,7 +82,9 @@ export async function benchIngest(): Promise<BenchRow[]> {
   const total = scaled(200_000, { step: BATCH });
   const batches: Punch[][] = [];
   for (let from = 0; from < total; from += BATCH) batches.push(syntheticPunches(from, Math.min(BATCH, total - from)));
-  log(`ingest: ${fmt(total)} punches in batches of ${BATCH}, ${ROUNDS} rounds (baseline and ours alternate), median of the rounds`);
+  log(
+    `ingest: ${fmt(total)} punches in batches of ${BATCH}, ${ROUNDS} rounds (baseline and ours alternate), median of the rounds`,
+  );
 
   const raw: number[] = [];
   const fresh: number[] = [];
@@ -91,8 +103,10 @@ export async function benchIngest(): Promise<BenchRow[]> {
       } finally {
         journal.close();
       }
-      log(`  round ${round}: raw insert ${fmt(rate(total, raw.at(-1)!))}/s, journal new ${fmt(rate(total, fresh.at(-1)!))}/s, ` +
-        `journal re-ingest ${fmt(rate(total, again.at(-1)!))}/s`);
+      log(
+        `  round ${round}: raw insert ${fmt(rate(total, raw.at(-1)!))}/s, journal new ${fmt(rate(total, fresh.at(-1)!))}/s, ` +
+          `journal re-ingest ${fmt(rate(total, again.at(-1)!))}/s`,
+      );
     }
   } finally {
     scratch.remove();
@@ -100,9 +114,21 @@ export async function benchIngest(): Promise<BenchRow[]> {
 
   const baseline = rate(total, median(raw));
   const row = (metric: string, ms: number, note: string) =>
-    ratioRow({ bench: 'ingest', metric, unit: 'punches/s', ours: rate(total, ms), baseline, minRatio: MIN_RATIO, note });
+    ratioRow({
+      bench: 'ingest',
+      metric,
+      unit: 'punches/s',
+      ours: rate(total, ms),
+      baseline,
+      minRatio: MIN_RATIO,
+      note,
+    });
   return [
-    row('ingest new punches', median(fresh), 'Journal.ingest, 500 per call (one transaction), unique index + 2 partial indexes'),
+    row(
+      'ingest new punches',
+      median(fresh),
+      'Journal.ingest, 500 per call (one transaction), unique index + 2 partial indexes',
+    ),
     row('re-ingest known punches (dedup)', median(again), 'same punches again: every one a duplicate, nothing written'),
   ];
 }

@@ -24,15 +24,32 @@ const BENCHMARKS: Record<string, Benchmark> = {
   ingest: { describe: 'journal ingest incl. dedup vs a bare better-sqlite3 insert loop', run: benchIngest },
   drain: { describe: 'journal -> HRMS simulator at batch 200 and 1000 vs a bare undici POST loop', run: benchDrain },
   rss: { describe: 'peak RSS while draining 1,000,000 punches (batch 1000)', run: benchDrainRss },
-  'zk-download': { describe: 'download + journal 100,000 punches: our ZK client vs node-zklib 1.3.0 (paced)', run: benchZkDownload },
-  'zk-faults': { describe: 'records received by each client under the fault modes that break node-zklib', run: benchZkFaults },
-  'daemon-idle': { describe: 'idle RSS of `punchgate run` with 10 simulated terminals (needs `punchgate run`)', run: benchDaemonIdle },
-  'daemon-latency': { describe: 'real-time punch -> HRMS latency through `punchgate run` (needs `punchgate run`)', run: benchDaemonLatency },
+  'zk-download': {
+    describe: 'download + journal 100,000 punches: our ZK client vs node-zklib 1.3.0 (paced)',
+    run: benchZkDownload,
+  },
+  'zk-faults': {
+    describe: 'records received by each client under the fault modes that break node-zklib',
+    run: benchZkFaults,
+  },
+  'daemon-idle': {
+    describe: 'idle RSS of `punchgate run` with 10 simulated terminals (needs `punchgate run`)',
+    run: benchDaemonIdle,
+  },
+  'daemon-latency': {
+    describe: 'real-time punch -> HRMS latency through `punchgate run` (needs `punchgate run`)',
+    run: benchDaemonLatency,
+  },
 };
 
 function usage(): string {
-  return ['usage: npm run bench [-- NAME...]', '', ...Object.entries(BENCHMARKS).map(([n, b]) => `  ${n.padEnd(15)} ${b.describe}`),
-    '', 'env: BENCH_SCALE=0.1 (quick run), BENCH_DIR=/path (where journals are written)'].join('\n');
+  return [
+    'usage: npm run bench [-- NAME...]',
+    '',
+    ...Object.entries(BENCHMARKS).map(([n, b]) => `  ${n.padEnd(15)} ${b.describe}`),
+    '',
+    'env: BENCH_SCALE=0.1 (quick run), BENCH_DIR=/path (where journals are written)',
+  ].join('\n');
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -53,8 +70,10 @@ async function main(argv: string[]): Promise<number> {
   }
   const names = argv.length ? argv : Object.keys(BENCHMARKS);
   const cpu = cpus();
-  log(`punchgate bench: node ${process.version}, ${cpu.length} cores (${cpu[0]?.model ?? '?'}), ` +
-    `${Math.round(totalmem() / 2 ** 30)} GiB RAM, BENCH_SCALE=${benchScale()}, started ${new Date().toISOString()}`);
+  log(
+    `punchgate bench: node ${process.version}, ${cpu.length} cores (${cpu[0]?.model ?? '?'}), ` +
+      `${Math.round(totalmem() / 2 ** 30)} GiB RAM, BENCH_SCALE=${benchScale()}, started ${new Date().toISOString()}`,
+  );
   const rows: BenchRow[] = [];
   let crashed = 0;
   const started = Date.now();
@@ -70,11 +89,21 @@ async function main(argv: string[]): Promise<number> {
       crashed++;
       const msg = e instanceof Error ? (e.stack ?? e.message) : String(e);
       process.stderr.write(`${name}: benchmark failed to run: ${msg}\n`);
-      rows.push({ bench: name, metric: 'did not run', unit: '-', ours: NaN, target: '-', pass: false, note: e instanceof Error ? e.message : String(e) });
+      rows.push({
+        bench: name,
+        metric: 'did not run',
+        unit: '-',
+        ours: NaN,
+        target: '-',
+        pass: false,
+        note: e instanceof Error ? e.message : String(e),
+      });
     }
     log(`(${name}: ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
   }
-  log(`\n== summary (${((Date.now() - started) / 1000).toFixed(0)} s, BENCH_SCALE=${benchScale()})\n${renderTable(rows)}`);
+  log(
+    `\n== summary (${((Date.now() - started) / 1000).toFixed(0)} s, BENCH_SCALE=${benchScale()})\n${renderTable(rows)}`,
+  );
   return crashed ? 1 : 0;
 }
 

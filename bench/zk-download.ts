@@ -40,7 +40,11 @@ async function measure(total: number, parent: string): Promise<SizeResult> {
   const dir = join(parent, String(total));
   const terminal = await startTerminalChild([{ users: USERS, punches: total, faults: { pacingMs: PACING_MS } }]);
   const res: SizeResult = {
-    total, ms: { ours: [], zklib: [] }, journalMs: { ours: [], zklib: [] }, failed: { ours: 0, zklib: 0 }, worst: { journalled: total, bogus: 0 },
+    total,
+    ms: { ours: [], zklib: [] },
+    journalMs: { ours: [], zklib: [] },
+    failed: { ours: 0, zklib: 0 },
+    worst: { journalled: total, bogus: 0 },
   };
   let run = 0;
   try {
@@ -49,15 +53,21 @@ async function measure(total: number, parent: string): Promise<SizeResult> {
       for (const client of ['zklib', 'ours'] as const) {
         for (let attempt = 1; attempt <= (client === 'zklib' ? ATTEMPTS : 1); attempt++) {
           const r = await downloadOnce(client, target, dir, ++run);
-          log(`  ${fmt(total)}, round ${round}, ${CLIENT_LABEL[client]}${attempt > 1 ? ` (attempt ${attempt})` : ''}: ${describeRun(r)}`);
+          log(
+            `  ${fmt(total)}, round ${round}, ${CLIENT_LABEL[client]}${attempt > 1 ? ` (attempt ${attempt})` : ''}: ${describeRun(r)}`,
+          );
           if (!r.crashed && !r.error && r.journalled === total && r.bogus === 0) {
             res.ms[client].push(r.ms);
             res.journalMs[client].push(r.journalMs);
             break;
           }
           res.failed[client]++;
-          if (client === 'ours') throw new Error(`our client did not download all ${total} punches in paced mode: ${describeRun(r)}`);
-          res.worst = { journalled: Math.min(res.worst.journalled, r.journalled - r.bogus), bogus: Math.max(res.worst.bogus, r.bogus) };
+          if (client === 'ours')
+            throw new Error(`our client did not download all ${total} punches in paced mode: ${describeRun(r)}`);
+          res.worst = {
+            journalled: Math.min(res.worst.journalled, r.journalled - r.bogus),
+            bogus: Math.max(res.worst.bogus, r.bogus),
+          };
         }
       }
     }
@@ -75,26 +85,45 @@ function rows(r: SizeResult, withTarget: boolean): BenchRow[] {
     ? `node-zklib failed ${r.failed.zklib} of ${tries} tries (worst: ${fmt(r.worst.journalled)} right punches journalled, ` +
       `most punches NOT on the terminal journalled: ${fmt(r.worst.bogus)})`
     : `node-zklib completed all ${tries} tries`;
-  const split = (c: ZkClientName) => `${fmt(median(r.ms[c]) / 1000, 2)} s (journal ${fmt(median(r.journalMs[c]) / 1000, 2)} s)`;
+  const split = (c: ZkClientName) =>
+    `${fmt(median(r.ms[c]) / 1000, 2)} s (journal ${fmt(median(r.journalMs[c]) / 1000, 2)} s)`;
   if (r.ms.zklib.length === 0) {
-    return [{
-      bench: 'zk-download', metric, unit: 'punches/s', ours: rate(r.total, ours), target: `>= ${MIN_SPEEDUP}x baseline`,
-      ...(withTarget ? { pass: null } : {}),
-      note: `not measurable: no complete node-zklib download to time. Ours ${split('ours')}. ${failures}`,
-    }];
+    return [
+      {
+        bench: 'zk-download',
+        metric,
+        unit: 'punches/s',
+        ours: rate(r.total, ours),
+        target: `>= ${MIN_SPEEDUP}x baseline`,
+        ...(withTarget ? { pass: null } : {}),
+        note: `not measurable: no complete node-zklib download to time. Ours ${split('ours')}. ${failures}`,
+      },
+    ];
   }
   const row = ratioRow({
-    bench: 'zk-download', metric, unit: 'punches/s', ours: rate(r.total, ours), baseline: rate(r.total, median(r.ms.zklib)),
-    minRatio: MIN_SPEEDUP, ratioAs: 'times', note: `median ours ${split('ours')}, node-zklib ${split('zklib')}. ${failures}`,
+    bench: 'zk-download',
+    metric,
+    unit: 'punches/s',
+    ours: rate(r.total, ours),
+    baseline: rate(r.total, median(r.ms.zklib)),
+    minRatio: MIN_SPEEDUP,
+    ratioAs: 'times',
+    note: `median ours ${split('ours')}, node-zklib ${split('zklib')}. ${failures}`,
   });
-  return [withTarget ? row : { ...row, pass: undefined, target: `info (target is for ${fmt(scaled(100_000, { step: 1000 }))})` }];
+  return [
+    withTarget
+      ? row
+      : { ...row, pass: undefined, target: `info (target is for ${fmt(scaled(100_000, { step: 1000 }))})` },
+  ];
 }
 
 export async function benchZkDownload(): Promise<BenchRow[]> {
   const total = scaled(100_000, { step: 1000 });
   const small = scaled(10_000, { step: 1000 });
-  log(`zk-download: ${fmt(total)} and ${fmt(small)} punches of ${USERS} users, TCP, simulator paced ${PACING_MS} ms per packet ` +
-    `(child process), ${ROUNDS} rounds (node-zklib, up to ${ATTEMPTS} tries, then ours), median of complete runs`);
+  log(
+    `zk-download: ${fmt(total)} and ${fmt(small)} punches of ${USERS} users, TCP, simulator paced ${PACING_MS} ms per packet ` +
+      `(child process), ${ROUNDS} rounds (node-zklib, up to ${ATTEMPTS} tries, then ours), median of complete runs`,
+  );
   const scratch = scratchDir('zk');
   try {
     const big = await measure(total, scratch.dir);

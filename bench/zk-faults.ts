@@ -18,12 +18,17 @@ const MODES: Array<{ name: string; faults: Partial<TerminalFaults> }> = [
   { name: 'control: paced 3 ms, no fault', faults: CLEAN },
   { name: 'split 1008-byte packets, unpaced', faults: { ...CLEAN, splitPackets: 1008, pacingMs: 0 } },
   { name: 'separate trailing ACK, paced 3 ms', faults: { ...CLEAN, separateTrailingAck: true } },
-  { name: 'split 1008 + separate ACK, unpaced', faults: { ...CLEAN, splitPackets: 1008, pacingMs: 0, separateTrailingAck: true } },
+  {
+    name: 'split 1008 + separate ACK, unpaced',
+    faults: { ...CLEAN, splitPackets: 1008, pacingMs: 0, separateTrailingAck: true },
+  },
 ];
 
 export async function benchZkFaults(): Promise<BenchRow[]> {
   const total = scaled(100_000, { step: 1000 });
-  log(`zk-faults: ${fmt(total)} punches, TCP; each client in a fresh process per mode (node-zklib: 10 s packet timeout)`);
+  log(
+    `zk-faults: ${fmt(total)} punches, TCP; each client in a fresh process per mode (node-zklib: 10 s packet timeout)`,
+  );
   const terminal = await startTerminalChild([{ users: 300, punches: total, faults: CLEAN }]);
   const scratch = scratchDir('zk-faults');
   const rows: BenchRow[] = [];
@@ -40,12 +45,18 @@ export async function benchZkFaults(): Promise<BenchRow[]> {
       const ours = got.ours!;
       const theirs = got.zklib!;
       rows.push({
-        bench: 'zk-faults', metric: `right punches journalled: ${mode.name}`, unit: 'records',
-        ours: ours.journalled - ours.bogus, baseline: theirs.journalled - theirs.bogus,
-        target: `ours = ${fmt(total)} (zero loss)`, pass: ours.journalled === total && ours.bogus === 0 && !ours.crashed,
-        note: `node-zklib: ${theirs.crashed ?? theirs.error ?? 'no error reported'}` +
+        bench: 'zk-faults',
+        metric: `right punches journalled: ${mode.name}`,
+        unit: 'records',
+        ours: ours.journalled - ours.bogus,
+        baseline: theirs.journalled - theirs.bogus,
+        target: `ours = ${fmt(total)} (zero loss)`,
+        pass: ours.journalled === total && ours.bogus === 0 && !ours.crashed,
+        note:
+          `node-zklib: ${theirs.crashed ?? theirs.error ?? 'no error reported'}` +
           (theirs.bogus ? `; it also journalled ${fmt(theirs.bogus)} punches that are NOT on the terminal` : '') +
-          (theirs.leftFiles.length ? ` (wrote ${theirs.leftFiles.join(', ')})` : '') + (ours.error ? `; ours: ${ours.error}` : ''),
+          (theirs.leftFiles.length ? ` (wrote ${theirs.leftFiles.join(', ')})` : '') +
+          (ours.error ? `; ours: ${ours.error}` : ''),
       });
     }
   } finally {

@@ -67,8 +67,12 @@ function zoneFormatter(timeZone: string): Intl.DateTimeFormat {
   if (!f) {
     f = new Intl.DateTimeFormat('en-CA', {
       timeZone,
-      year: 'numeric', month: '2-digit', day: '2-digit',
-      hour: '2-digit', minute: '2-digit', second: '2-digit',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
       hourCycle: 'h23',
     });
     formatters.set(timeZone, f);

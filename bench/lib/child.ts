@@ -40,7 +40,8 @@ export class BenchChild<Ready = unknown> {
     this.exited = new Promise((resolve) => {
       proc.once('exit', (code, signal) => {
         this.exit = { code, signal };
-        for (const w of this.waiting.values()) w.reject(new Error(`${name} exited (code ${code}, signal ${signal}) before answering`));
+        for (const w of this.waiting.values())
+          w.reject(new Error(`${name} exited (code ${code}, signal ${signal}) before answering`));
         this.waiting.clear();
         resolve(this.exit);
       });

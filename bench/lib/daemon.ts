@@ -45,7 +45,10 @@ export async function startDaemonRig(o: RigOptions, warmupTimeoutMs: number): Pr
   const hrms = await startHrmsChild();
   const terminals = await startTerminalChild(
     Array.from({ length: o.terminals }, (_, i) => ({
-      users: o.usersPerTerminal, punches: o.punchesPerTerminal, faults: { pacingMs: 0 }, serialNumber: `BENCH${String(i + 1).padStart(4, '0')}`,
+      users: o.usersPerTerminal,
+      punches: o.punchesPerTerminal,
+      faults: { pacingMs: 0 },
+      serialNumber: `BENCH${String(i + 1).padStart(4, '0')}`,
       // Each terminal's log starts in another month, so no two terminals hold the same (code, time):
       // the HRMS would answer "duplicate" for those.
       startTime: `${2020 + Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, '0')}-02 08:00:00`,
@@ -59,7 +62,13 @@ export async function startDaemonRig(o: RigOptions, warmupTimeoutMs: number): Pr
     hrms: { baseUrl: hrms.ready.url, tokenFile },
     delivery: { batchSize: 200 },
     terminals: terminals.ready.ports.map((port, i) => ({
-      name: `t${i + 1}`, kind: 'zk', host: '127.0.0.1', port, transport: 'tcp', schedule: '* * * * *', realtime: i === 0,
+      name: `t${i + 1}`,
+      kind: 'zk',
+      host: '127.0.0.1',
+      port,
+      transport: 'tcp',
+      schedule: '* * * * *',
+      realtime: i === 0,
     })),
     log: { level: 'warn' },
   };
@@ -69,7 +78,11 @@ export async function startDaemonRig(o: RigOptions, warmupTimeoutMs: number): Pr
   let tail = '';
   // The daemon runs as the systemd unit runs it: with the unit's NODE_OPTIONS.
   const env = { ...process.env, NODE_OPTIONS: unitNodeOptions() };
-  const daemon = spawn(process.execPath, [CLI, '--config', configFile, 'run'], { stdio: ['ignore', 'ignore', 'pipe'], cwd: scratch.dir, env });
+  const daemon = spawn(process.execPath, [CLI, '--config', configFile, 'run'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    cwd: scratch.dir,
+    env,
+  });
   daemon.stderr?.setEncoding('utf8').on('data', (d: string) => {
     tail = (tail + d).slice(-4000);
   });
@@ -89,10 +102,15 @@ export async function startDaemonRig(o: RigOptions, warmupTimeoutMs: number): Pr
   };
   const initialPunches = o.terminals * o.punchesPerTerminal;
   try {
-    await waitUntil(async () => {
-      if (dead) throw new Error(`punchgate run exited during warm-up: ${tail.trim().slice(-800)}`);
-      return (await hrmsStats(hrms)).added >= initialPunches;
-    }, warmupTimeoutMs, `the ${initialPunches} initial punches to reach the HRMS simulator`, 500);
+    await waitUntil(
+      async () => {
+        if (dead) throw new Error(`punchgate run exited during warm-up: ${tail.trim().slice(-800)}`);
+        return (await hrmsStats(hrms)).added >= initialPunches;
+      },
+      warmupTimeoutMs,
+      `the ${initialPunches} initial punches to reach the HRMS simulator`,
+      500,
+    );
   } catch (e) {
     await stop();
     throw e;

@@ -7,7 +7,10 @@ import { RssSampler, type RssSummary } from './rss.js';
 import { sleep } from './timing.js';
 
 async function idleRss(nodeOptions: string, settleMs = 1500, windowMs = 1500): Promise<RssSummary> {
-  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e6);'], { stdio: 'ignore', env: { ...process.env, NODE_OPTIONS: nodeOptions } });
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e6);'], {
+    stdio: 'ignore',
+    env: { ...process.env, NODE_OPTIONS: nodeOptions },
+  });
   try {
     await sleep(settleMs);
     if (child.exitCode !== null) throw new Error(`floor process exited early (code ${child.exitCode})`);

@@ -51,11 +51,16 @@ export async function rawPostLoop(
     const form = new FormData();
     form.set('punches_data', JSON.stringify(batch));
     const res = await request(target, {
-      method: 'POST', body: form, headers: { authorization: `Bearer ${BENCH_TOKEN}` }, dispatcher,
+      method: 'POST',
+      body: form,
+      headers: { authorization: `Bearer ${BENCH_TOKEN}` },
+      dispatcher,
     });
     const body = (await res.body.json()) as { Status?: boolean; Payload?: unknown[] };
     if (res.statusCode !== 200 || body.Payload?.length !== batch.length) {
-      throw new Error(`baseline POST: HTTP ${res.statusCode}, ${body.Payload?.length ?? 'no'} results for ${batch.length} punches`);
+      throw new Error(
+        `baseline POST: HTTP ${res.statusCode}, ${body.Payload?.length ?? 'no'} results for ${batch.length} punches`,
+      );
     }
   }
   return batches.length;
@@ -65,19 +70,30 @@ export async function rawPostLoop(
  * Ours: a Deliverer on the journal at `path` drains everything to the simulator (like
  * `punchgate flush`). `ms` times the drain only, not opening and closing the journal.
  */
-export async function drainJournal(path: string, url: string, batchSize: number): Promise<{ report: DrainReport; ms: number }> {
+export async function drainJournal(
+  path: string,
+  url: string,
+  batchSize: number,
+): Promise<{ report: DrainReport; ms: number }> {
   const journal = Journal.open({ path, site: BENCH_SITE, mode: 'owner' });
   const { hrms, delivery } = deliverySettings(url, batchSize);
   const deliverer = new Deliverer({
-    queue: journal, state: journal.deliveryState, tokens: { get: () => BENCH_TOKEN }, hrms, delivery,
-    logger: silentLogger(), clock: systemClock,
+    queue: journal,
+    state: journal.deliveryState,
+    tokens: { get: () => BENCH_TOKEN },
+    hrms,
+    delivery,
+    logger: silentLogger(),
+    clock: systemClock,
   });
   try {
     const t0 = nowMs();
     const report = await deliverer.drain({ maxWaitMs: 60_000 });
     const ms = nowMs() - t0;
     if (report.stoppedBy !== 'done' || report.remainingPending !== 0) {
-      throw new Error(`drain stopped by ${report.stoppedBy} with ${report.remainingPending} pending: ${report.message ?? ''}`);
+      throw new Error(
+        `drain stopped by ${report.stoppedBy} with ${report.remainingPending} pending: ${report.message ?? ''}`,
+      );
     }
     return { report, ms };
   } finally {

@@ -47,12 +47,22 @@ function verdict(r: BenchRow): string {
 export function renderTable(rows: readonly BenchRow[]): string {
   const head = ['benchmark', 'metric', 'ours', 'baseline', 'unit', 'ratio', 'target', 'verdict'];
   const body = rows.map((r) => [
-    r.bench, r.metric, num(r.ours), num(r.baseline),
-    r.unit, ratioText(r), r.target, verdict(r),
+    r.bench,
+    r.metric,
+    num(r.ours),
+    num(r.baseline),
+    r.unit,
+    ratioText(r),
+    r.target,
+    verdict(r),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const numeric = new Set([2, 3, 5]);
-  const line = (cells: string[]) => cells.map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  ')];
   for (const b of body) out.push(line(b));
   const notes = rows.filter((r) => r.note).map((r) => `  ${r.bench} / ${r.metric}: ${r.note}`);
@@ -60,10 +70,14 @@ export function renderTable(rows: readonly BenchRow[]): string {
 }
 
 /** Row for "ours must reach `minRatio` of the baseline" (throughput: higher is better). */
-export function ratioRow(r: Omit<BenchRow, 'ratio' | 'pass' | 'target'> & { baseline: number; minRatio: number; targetText?: string }): BenchRow {
+export function ratioRow(
+  r: Omit<BenchRow, 'ratio' | 'pass' | 'target'> & { baseline: number; minRatio: number; targetText?: string },
+): BenchRow {
   const ratio = r.ours / r.baseline;
   const { minRatio, targetText, ...rest } = r;
-  const target = targetText ?? (r.ratioAs === 'times' ? `>= ${fmt(minRatio, 1)}x baseline` : `>= ${fmt(minRatio * 100)} % of baseline`);
+  const target =
+    targetText ??
+    (r.ratioAs === 'times' ? `>= ${fmt(minRatio, 1)}x baseline` : `>= ${fmt(minRatio * 100)} % of baseline`);
   return { ...rest, ratio, target, pass: ratio >= minRatio };
 }
 

@@ -36,7 +36,9 @@ export async function downloadOnce(
     return { ...r, leftFiles: left() };
   } catch (e) {
     const exit = await Promise.race([child.exited, new Promise<null>((r) => setTimeout(() => r(null), 1000))]);
-    const crashed = exit ? `process died (exit code ${exit.code}, signal ${exit.signal})` : `no answer: ${e instanceof Error ? e.message : String(e)}`;
+    const crashed = exit
+      ? `process died (exit code ${exit.code}, signal ${exit.signal})`
+      : `no answer: ${e instanceof Error ? e.message : String(e)}`;
     return { records: 0, journalled: 0, bogus: 0, ms: NaN, journalMs: NaN, crashed, leftFiles: left() };
   } finally {
     await child.stop(2000);
@@ -46,7 +48,9 @@ export async function downloadOnce(
 export function describeRun(r: DownloadRun): string {
   const what = r.crashed ?? (r.error ? `error: ${r.error}` : 'ok');
   const files = r.leftFiles.length ? `; left ${r.leftFiles.join(', ')} in its cwd` : '';
-  const time = Number.isNaN(r.ms) ? '-' : `${(r.ms / 1000).toFixed(2)} s, of which journal ${(r.journalMs / 1000).toFixed(2)} s`;
+  const time = Number.isNaN(r.ms)
+    ? '-'
+    : `${(r.ms / 1000).toFixed(2)} s, of which journal ${(r.journalMs / 1000).toFixed(2)} s`;
   const bogus = r.bogus ? ` (${r.bogus} of them NOT on the terminal)` : '';
   return `${r.records} records, ${r.journalled} journalled${bogus}, ${time} (${what}${files})`;
 }

@@ -17,7 +17,11 @@ export function checkConfig(file: string): { result: CheckResult; config?: Confi
       const n = e.problems.length;
       return {
         result: {
-          ...fail('config', `${shown} cannot be used (${n} problem${n === 1 ? '' : 's'})`, `correct the line${n === 1 ? '' : 's'} below in ${shown}, then run punchgate check again`),
+          ...fail(
+            'config',
+            `${shown} cannot be used (${n} problem${n === 1 ? '' : 's'})`,
+            `correct the line${n === 1 ? '' : 's'} below in ${shown}, then run punchgate check again`,
+          ),
           problems: e.problems,
         },
       };

@@ -13,16 +13,26 @@ const SLACK_MS = 30_000;
  */
 export function checkDaemon(config: Config, clock: Clock): CheckResult {
   const { path, intervalMs } = config.status;
-  if (!path || intervalMs <= 0) return pass('daemon', 'status log disabled (status.intervalMs: 0): liveness not checked');
+  if (!path || intervalMs <= 0)
+    return pass('daemon', 'status log disabled (status.intervalMs: 0): liveness not checked');
   const limit = 3 * intervalMs + SLACK_MS;
   try {
     const age = clock.now() - statSync(path).mtimeMs;
     if (age > limit) {
-      return fail('daemon', `the status log ${path} was last written ${Math.round(age / 1000)} s ago (expected every ${Math.round(intervalMs / 1000)} s)`, 'punchgate run is stopped or stuck: look at its log, and restart it');
+      return fail(
+        'daemon',
+        `the status log ${path} was last written ${Math.round(age / 1000)} s ago (expected every ${Math.round(intervalMs / 1000)} s)`,
+        'punchgate run is stopped or stuck: look at its log, and restart it',
+      );
     }
     return pass('daemon', `status log written ${Math.max(0, Math.round(age / 1000))} s ago`);
   } catch (e) {
-    if (errorCode(e) === 'ENOENT') return warn('daemon', `no status log at ${path} yet (punchgate run writes it at start)`);
-    return fail('daemon', `cannot read the status log ${path}: ${errorText(e)}`, 'check status.path and its permissions');
+    if (errorCode(e) === 'ENOENT')
+      return warn('daemon', `no status log at ${path} yet (punchgate run writes it at start)`);
+    return fail(
+      'daemon',
+      `cannot read the status log ${path}: ${errorText(e)}`,
+      'check status.path and its permissions',
+    );
   }
 }

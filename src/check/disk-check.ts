@@ -25,7 +25,8 @@ export function checkDisk(journalPath: string, statfs: typeof statfsSync = statf
     return warn('disk', `cannot read the free space of ${dir}: ${errorText(e)}`);
   }
   const fix = `free space on the file system of ${dir} (old logs, packages: apt-get clean, journalctl --vacuum-size=100M), or move journal.path to a larger disk`;
-  if (free < DISK_FAIL_BYTES) return fail('disk', `only ${human(free)} free at ${dir}: the journal cannot take new punches for long`, fix);
+  if (free < DISK_FAIL_BYTES)
+    return fail('disk', `only ${human(free)} free at ${dir}: the journal cannot take new punches for long`, fix);
   if (free < DISK_WARN_BYTES) return warn('disk', `only ${human(free)} free at ${dir}`, fix);
   return pass('disk', `${human(free)} free at ${dir}`);
 }

@@ -31,12 +31,17 @@ export async function checkHrms(config: Config, deps: HrmsCheckDeps): Promise<Ch
     const problem = errorText(e).replace(/^hrms\.tokenFile: /, '');
     if (/EACCES/.test(problem)) {
       // The installed token file is root:root 0600 on purpose: systemd hands it to the service.
-      return fail(NAME, `cannot read the HRMS token file ${tokens.file() ?? ''}: permission denied`, 'run the check as root (sudo punchgate check); the token file stays readable by root only, systemd hands it to the service with LoadCredential=');
+      return fail(
+        NAME,
+        `cannot read the HRMS token file ${tokens.file() ?? ''}: permission denied`,
+        'run the check as root (sudo punchgate check); the token file stays readable by root only, systemd hands it to the service with LoadCredential=',
+      );
     }
     return fail(NAME, `no HRMS token: ${problem}`, `put the token in ${where}`);
   }
 
-  const sender = deps.sender ?? new AttendanceClient({ hrms, authPatterns: compilePatterns(config.delivery.patterns.authFailure) });
+  const sender =
+    deps.sender ?? new AttendanceClient({ hrms, authPatterns: compilePatterns(config.delivery.patterns.authFailure) });
   const started = Date.now();
   try {
     const answer = await sender.send([], { token });
@@ -53,19 +58,43 @@ function describeAnswer(answer: AttendanceAnswer, url: string, ms: number, where
     case 'answered':
       return pass(NAME, `${url} accepted the token (an empty test batch: nothing recorded) in ${ms} ms`);
     case 'auth':
-      return fail(NAME, `the HRMS refused the token (${answer.httpStatus ? `HTTP ${answer.httpStatus}: ` : ''}${answer.message})`, `put a valid token in ${where}; then, under systemd, systemctl restart punchgate (LoadCredential= copies the token at start; elsewhere a new token file is picked up by itself)`);
+      return fail(
+        NAME,
+        `the HRMS refused the token (${answer.httpStatus ? `HTTP ${answer.httpStatus}: ` : ''}${answer.message})`,
+        `put a valid token in ${where}; then, under systemd, systemctl restart punchgate (LoadCredential= copies the token at start; elsewhere a new token file is picked up by itself)`,
+      );
     case 'transient':
       if (answer.httpStatus !== undefined) {
-        return fail(NAME, `${url} is up but failing (HTTP ${answer.httpStatus}: ${answer.message})`, 'try again later, or ask the HRMS administrator; punchgate run keeps the punches and retries');
+        return fail(
+          NAME,
+          `${url} is up but failing (HTTP ${answer.httpStatus}: ${answer.message})`,
+          'try again later, or ask the HRMS administrator; punchgate run keeps the punches and retries',
+        );
       }
       return fail(NAME, `cannot reach the HRMS at ${url}: ${answer.message}`, reachFix(answer.message));
     case 'refused':
-      if (answer.httpStatus === 404 || answer.httpStatus === 405 || /valid group, plugin name and API function/i.test(answer.message)) {
-        return fail(NAME, `${url} does not know the attendance path (HTTP ${answer.httpStatus}: ${answer.message})`, 'check hrms.baseUrl (with any path prefix) and hrms.attendancePath against the HRMS instance');
+      if (
+        answer.httpStatus === 404 ||
+        answer.httpStatus === 405 ||
+        /valid group, plugin name and API function/i.test(answer.message)
+      ) {
+        return fail(
+          NAME,
+          `${url} does not know the attendance path (HTTP ${answer.httpStatus}: ${answer.message})`,
+          'check hrms.baseUrl (with any path prefix) and hrms.attendancePath against the HRMS instance',
+        );
       }
-      return warn(NAME, `${url} did not refuse the token but did not take the empty test batch either (HTTP ${answer.httpStatus}: ${answer.message})`, 'watch the first delivery in punchgate status; if it fails, show this message to the HRMS administrator');
+      return warn(
+        NAME,
+        `${url} did not refuse the token but did not take the empty test batch either (HTTP ${answer.httpStatus}: ${answer.message})`,
+        'watch the first delivery in punchgate status; if it fails, show this message to the HRMS administrator',
+      );
     case 'too-large':
-      return warn(NAME, `${url} answered an empty test batch with HTTP 413 (${answer.message})`, 'watch the first delivery in punchgate status');
+      return warn(
+        NAME,
+        `${url} answered an empty test batch with HTTP 413 (${answer.message})`,
+        'watch the first delivery in punchgate status',
+      );
   }
 }
 
@@ -84,6 +113,7 @@ function reachFix(message: string): string {
   if (/CERT|certificate|self[- ]signed|TLS|SSL/i.test(message)) {
     return "the HRMS certificate is not trusted: if it comes from a private CA, set hrms.caFile to that CA's PEM file; check the box's clock too";
   }
-  if (/ENOTFOUND|EAI_AGAIN/.test(message)) return 'check the host name in hrms.baseUrl and the DNS settings of this box';
+  if (/ENOTFOUND|EAI_AGAIN/.test(message))
+    return 'check the host name in hrms.baseUrl and the DNS settings of this box';
   return 'check hrms.baseUrl, the network route and firewall or proxy between this box and the HRMS, and that the HRMS is up';
 }

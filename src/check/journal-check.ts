@@ -34,11 +34,18 @@ export function checkJournal(path: string, opts: { quick: boolean }): CheckResul
   const dir = dirname(path);
   if (!existsSync(path)) {
     const base = existingAncestor(dir);
-    if (opts.quick) return fail(NAME, `${path} does not exist: punchgate run has not started, or journal.path points elsewhere`, 'start punchgate run (it creates the journal), or correct journal.path');
-    if (!canWrite(base)) return fail(NAME, `${path} does not exist yet and ${base} is not writable by this user`, writableFix(base));
+    if (opts.quick)
+      return fail(
+        NAME,
+        `${path} does not exist: punchgate run has not started, or journal.path points elsewhere`,
+        'start punchgate run (it creates the journal), or correct journal.path',
+      );
+    if (!canWrite(base))
+      return fail(NAME, `${path} does not exist yet and ${base} is not writable by this user`, writableFix(base));
     return warn(NAME, `${path} does not exist yet: punchgate run creates it at its first start (${base} is writable)`);
   }
-  if (!statSync(path).isFile()) return fail(NAME, `${path} is not a file`, 'point journal.path at a file, e.g. /var/lib/punchgate/journal.db');
+  if (!statSync(path).isFile())
+    return fail(NAME, `${path} is not a file`, 'point journal.path at a file, e.g. /var/lib/punchgate/journal.db');
 
   let db: Database | undefined;
   try {
@@ -58,21 +65,34 @@ export function checkJournal(path: string, opts: { quick: boolean }): CheckResul
       integrity = 'quick_check ok, ';
     }
     if (!canWrite(path) || !canWrite(dir)) {
-      return fail(NAME, `${path} opens but ${canWrite(path) ? dir : path} is not writable by this user`, writableFix(dir));
+      return fail(
+        NAME,
+        `${path} opens but ${canWrite(path) ? dir : path} is not writable by this user`,
+        writableFix(dir),
+      );
     }
     return pass(NAME, `${path}: ${integrity}${pending}`);
   } catch (e) {
     const code = errorCode(e) ?? '';
     if (/^SQLITE_(NOTADB|CORRUPT)/.test(code)) {
-      return fail(NAME, `${path} is not a readable SQLite database (${code})`, `point journal.path at the punchgate journal; if this is it, stop punchgate, keep a copy, and recover it with: sqlite3 ${path} .recover | sqlite3 recovered.db`);
+      return fail(
+        NAME,
+        `${path} is not a readable SQLite database (${code})`,
+        `point journal.path at the punchgate journal; if this is it, stop punchgate, keep a copy, and recover it with: sqlite3 ${path} .recover | sqlite3 recovered.db`,
+      );
     }
     if (/no such table/i.test(errorText(e))) {
-      return fail(NAME, `${path} is a SQLite file but not a punchgate journal (no punches table)`, 'point journal.path at the punchgate journal, or at a new file that punchgate run will create');
+      return fail(
+        NAME,
+        `${path} is a SQLite file but not a punchgate journal (no punches table)`,
+        'point journal.path at the punchgate journal, or at a new file that punchgate run will create',
+      );
     }
     if (code === 'SQLITE_CANTOPEN' || code === 'EACCES' || /SQLITE_(PERM|READONLY)/.test(code)) {
       return fail(NAME, `${path} cannot be opened by this user (${code})`, writableFix(dir));
     }
-    if (code === 'SQLITE_BUSY') return warn(NAME, `${path} stayed locked for 5 s (another process is writing); try again`);
+    if (code === 'SQLITE_BUSY')
+      return warn(NAME, `${path} stayed locked for 5 s (another process is writing); try again`);
     return fail(NAME, `${path} cannot be read: ${errorText(e)}`, `check the file and its folder ${dir}`);
   } finally {
     db?.close();
@@ -80,8 +100,12 @@ export function checkJournal(path: string, opts: { quick: boolean }): CheckResul
 }
 
 function countByState(db: Database): string {
-  const rows = db.prepare(`SELECT state, count(*) AS n FROM punches WHERE state <> 'delivered' GROUP BY state`).all() as Array<{ state: string; n: number }>;
+  const rows = db
+    .prepare(`SELECT state, count(*) AS n FROM punches WHERE state <> 'delivered' GROUP BY state`)
+    .all() as Array<{ state: string; n: number }>;
   const by = new Map(rows.map((r) => [r.state, r.n]));
-  const parts = ['pending', 'inflight', 'rejected', 'dead', 'quarantined'].filter((s) => (by.get(s) ?? 0) > 0).map((s) => `${by.get(s)} ${s}`);
+  const parts = ['pending', 'inflight', 'rejected', 'dead', 'quarantined']
+    .filter((s) => (by.get(s) ?? 0) > 0)
+    .map((s) => `${by.get(s)} ${s}`);
   return parts.length ? `queue ${parts.join(', ')}` : 'queue empty';
 }

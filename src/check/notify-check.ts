@@ -17,7 +17,9 @@ export function checkNotify(deps: NotifyCheckDeps = {}): CheckResult {
   if (available.ok) return pass('systemd notify', 'unix-dgram loads: readiness and watchdog reach systemd');
   const booted = (deps.systemdBooted ?? (() => existsSync('/run/systemd/system')))();
   const detail = `the optional module unix-dgram does not load (${available.error})`;
-  const fix = 'install build tools (apt-get install build-essential python3) and install punchgate again, so that unix-dgram is built';
-  if (booted) return fail('systemd notify', `${detail}: under systemd (Type=notify) the service would never report ready`, fix);
+  const fix =
+    'install build tools (apt-get install build-essential python3) and install punchgate again, so that unix-dgram is built';
+  if (booted)
+    return fail('systemd notify', `${detail}: under systemd (Type=notify) the service would never report ready`, fix);
   return warn('systemd notify', `${detail}; needed only under systemd`, fix);
 }

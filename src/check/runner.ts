@@ -72,7 +72,12 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
   return finish(checks, secrets, quick);
 }
 
-function finish(checks: CheckResult[], secrets: Secrets, quick: boolean, failedCode: number = EXIT.FAILURE): CheckReport {
+function finish(
+  checks: CheckResult[],
+  secrets: Secrets,
+  quick: boolean,
+  failedCode: number = EXIT.FAILURE,
+): CheckReport {
   const clean = checks.map((c) => ({
     ...c,
     detail: secrets.scrub(c.detail),

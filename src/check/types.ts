@@ -23,7 +23,12 @@ export interface CheckReport {
 }
 
 export const pass = (name: string, detail: string): CheckResult => ({ name, status: 'pass', detail });
-export const warn = (name: string, detail: string, fix?: string): CheckResult => ({ name, status: 'warn', detail, ...(fix ? { fix } : {}) });
+export const warn = (name: string, detail: string, fix?: string): CheckResult => ({
+  name,
+  status: 'warn',
+  detail,
+  ...(fix ? { fix } : {}),
+});
 export const fail = (name: string, detail: string, fix: string): CheckResult => ({ name, status: 'fail', detail, fix });
 
 export { errorCode } from '../util/errors.js';

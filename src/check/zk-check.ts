@@ -52,7 +52,9 @@ export async function checkZkTerminal(cfg: ZkTerminalConfig, index: number, deps
     }
     if (info.recordCapacity > 0 && info.records / info.recordCapacity >= NEARLY_FULL) {
       problems.push(`its log is ${Math.floor((100 * info.records) / info.recordCapacity)} % full`);
-      fixes.push(`let punchgate clear it once everything is delivered (${key}.clearAfterDays), or clear it on the terminal after checking that punchgate status shows nothing pending`);
+      fixes.push(
+        `let punchgate clear it once everything is delivered (${key}.clearAfterDays), or clear it on the terminal after checking that punchgate status shows nothing pending`,
+      );
     }
     if (problems.length > 0) return warn(name, `${facts}; ${problems.join('; ')}`, fixes.join('; '));
     return pass(name, facts);
@@ -84,7 +86,8 @@ function withDaemonHint(result: CheckResult, cfg: ZkTerminalConfig, key: string,
 function describeFailure(e: unknown, name: string, key: string, peer: string, cfg: ZkTerminalConfig): CheckResult {
   const commKeyFix = `set ${key}.commKey to the Comm Key in the terminal's communication settings (0 when none is set there)`;
   if (e instanceof ZkAuthError) {
-    if (/requires a comm key/.test(e.message)) return fail(name, `${peer} requires a comm key and none is configured`, commKeyFix);
+    if (/requires a comm key/.test(e.message))
+      return fail(name, `${peer} requires a comm key and none is configured`, commKeyFix);
     return fail(name, `comm key refused by ${peer}`, commKeyFix);
   }
   const seconds = `${Math.round(cfg.timeoutMs / 100) / 10} s`;
@@ -93,15 +96,27 @@ function describeFailure(e: unknown, name: string, key: string, peer: string, cf
   if (e instanceof ZkConnectionError) {
     const code = e.code ?? '';
     if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-      return fail(name, `cannot resolve the host name ${cfg.host} (${code})`, `check ${key}.host; a fixed IP address is safest for a terminal`);
+      return fail(
+        name,
+        `cannot resolve the host name ${cfg.host} (${code})`,
+        `check ${key}.host; a fixed IP address is safest for a terminal`,
+      );
     }
     if (code === 'ECONNREFUSED') {
-      return fail(name, `${peer} refused the connection`, `check ${key}.host and ${key}.port (4370 unless changed on the terminal), and that nothing else holds the terminal's single TCP session`);
+      return fail(
+        name,
+        `${peer} refused the connection`,
+        `check ${key}.host and ${key}.port (4370 unless changed on the terminal), and that nothing else holds the terminal's single TCP session`,
+      );
     }
     return fail(name, `no answer from ${peer}${code ? ` (${code})` : ''}`, reachFix);
   }
   if (e instanceof ZkProtocolError) {
-    return fail(name, `${peer} answered, but not as a ZK terminal does: ${e.message}`, `check that ${key}.host and ${key}.port point at the terminal, and try ${key}.transport: tcp or udp`);
+    return fail(
+      name,
+      `${peer} answered, but not as a ZK terminal does: ${e.message}`,
+      `check that ${key}.host and ${key}.port point at the terminal, and try ${key}.transport: tcp or udp`,
+    );
   }
   return fail(name, `${peer}: ${errorText(e)}`, reachFix);
 }
@@ -125,6 +140,7 @@ function skewFix(skew: number, cfg: ZkTerminalConfig, key: string, zone: string)
   if (halfHours >= 1 && Math.abs(abs - halfHours * 1800) <= 60) {
     return `a difference of whole hours usually means a time zone mismatch: set ${key}.timezone to the zone the terminal's clock shows (now ${zone}), or correct the terminal's clock`;
   }
-  if (cfg.syncClock) return `punchgate run sets the terminal's clock at its next poll (${key}.syncClock is on); if it keeps drifting, check the terminal's clock battery`;
+  if (cfg.syncClock)
+    return `punchgate run sets the terminal's clock at its next poll (${key}.syncClock is on); if it keeps drifting, check the terminal's clock battery`;
   return `set the terminal's clock, or set ${key}.syncClock: true so that punchgate run sets it at each poll`;
 }

@@ -76,7 +76,10 @@ export function openJournal(ctx: AppContext, mode: 'owner' | 'shared' | 'auto' =
 }
 
 /** Loads the context (logging to stderr), opens the journal, runs `fn`, and always closes the journal. */
-export async function withJournal<T>(cmd: Command, fn: (ctx: AppContext, journal: Journal) => T | Promise<T>): Promise<T> {
+export async function withJournal<T>(
+  cmd: Command,
+  fn: (ctx: AppContext, journal: Journal) => T | Promise<T>,
+): Promise<T> {
   const ctx = loadContext(cmd, { logToStderr: true });
   const journal = openJournal(ctx);
   try {
@@ -113,7 +116,11 @@ export interface ConsoleIo {
 export async function withConsoleIo<T>(fn: (io: ConsoleIo) => Promise<T>): Promise<T> {
   const signal = untilSignal();
   try {
-    return await fn({ out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), until: signal.promise });
+    return await fn({
+      out: (t) => process.stdout.write(t),
+      err: (t) => process.stderr.write(t),
+      until: signal.promise,
+    });
   } finally {
     signal.dispose();
   }
@@ -121,5 +128,8 @@ export async function withConsoleIo<T>(fn: (io: ConsoleIo) => Promise<T>): Promi
 
 /** The `sim` parent command, created once by the command index. */
 export function simCommand(program: Command): Command {
-  return program.commands.find((c) => c.name() === 'sim') ?? program.command('sim').description('simulators for rehearsal and tests');
+  return (
+    program.commands.find((c) => c.name() === 'sim') ??
+    program.command('sim').description('simulators for rehearsal and tests')
+  );
 }

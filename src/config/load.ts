@@ -26,7 +26,8 @@ export function issuePath(path: readonly PropertyKey[]): string {
 
 function issueMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_type' && issue.input === undefined) return 'is required';
-  if (issue.code === 'unrecognized_keys') return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  if (issue.code === 'unrecognized_keys')
+    return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
   if (issue.code === 'invalid_union' && 'discriminator' in issue) return issue.message;
   return issue.message.replace(/^Invalid input: /, '');
 }
@@ -39,7 +40,9 @@ export function parseConfig(raw: unknown, baseDir = process.cwd()): Config {
   }
   const config = resolvePaths(result.data, baseDir);
   // Checks the schema cannot express: a serial terminal's pattern, time format and code map.
-  const problems = config.terminals.flatMap((t, i) => (t.kind === 'serial' ? validateSerialTerminal(t, `terminals[${i}]`) : []));
+  const problems = config.terminals.flatMap((t, i) =>
+    t.kind === 'serial' ? validateSerialTerminal(t, `terminals[${i}]`) : [],
+  );
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

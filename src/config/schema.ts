@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { terminalSchema } from './terminals.js';
 
 export const DEFAULT_CONFIG_PATH = '/etc/punchgate/punchgate.yaml';
-export const DEFAULT_ATTENDANCE_PATH =
-  '/api.php/hrm/syncattendanceshiftwise/fetchBulkAttendanceFromAttendanceServer';
+export const DEFAULT_ATTENDANCE_PATH = '/api.php/hrm/syncattendanceshiftwise/fetchBulkAttendanceFromAttendanceServer';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 function isLoopbackHost(host: string): boolean {
@@ -26,7 +25,10 @@ const hrmsSchema = z
     /** Optional private CA (PEM) for the HRMS certificate. */
     caFile: z.string().optional(),
     /** The neutral word in the user path: /api.php/system/<serviceWord>/updateUser. */
-    serviceWord: z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be a single path word').default('hrms'),
+    serviceWord: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/, 'must be a single path word')
+      .default('hrms'),
     /** Path of the user operations; default derived from serviceWord. */
     userPath: z.string().startsWith('/').optional(),
     /** Fetch Employee Master Data: open in the contract, so configurable. */
@@ -54,7 +56,8 @@ const hrmsSchema = z
       ctx.addIssue({
         code: 'custom',
         path: ['baseUrl'],
-        message: 'must be an https:// URL (http:// is accepted for loopback hosts, or with hrms.allowInsecureHttp: true)',
+        message:
+          'must be an https:// URL (http:// is accepted for loopback hosts, or with hrms.allowInsecureHttp: true)',
       });
     }
   })
@@ -87,8 +90,12 @@ const deliverySchema = z
     /** Case-insensitive regular expressions over per-punch and whole-request messages. */
     patterns: z
       .strictObject({
-        duplicate: z.array(z.string()).default(['already exist', 'duplicate', 'already (been )?(added|recorded|marked)']),
-        authFailure: z.array(z.string()).default(['bearer token', 'token (is )?(not correct|invalid|expired)', 'unauthori[sz]ed']),
+        duplicate: z
+          .array(z.string())
+          .default(['already exist', 'duplicate', 'already (been )?(added|recorded|marked)']),
+        authFailure: z
+          .array(z.string())
+          .default(['bearer token', 'token (is )?(not correct|invalid|expired)', 'unauthori[sz]ed']),
       })
       .prefault({}),
   })
@@ -143,7 +150,12 @@ export const configSchema = z
   .superRefine((c, ctx) => {
     const seen = new Set<string>();
     c.terminals.forEach((t, i) => {
-      if (seen.has(t.name)) ctx.addIssue({ code: 'custom', path: ['terminals', i, 'name'], message: `duplicate terminal name "${t.name}"` });
+      if (seen.has(t.name))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['terminals', i, 'name'],
+          message: `duplicate terminal name "${t.name}"`,
+        });
       seen.add(t.name);
     });
   });

@@ -32,7 +32,10 @@ export const zkTerminalSchema = z.strictObject({
   /** Comm key (a secret): a number, 0 = none. */
   commKey: z.number().int().min(0).max(0xffffffff).default(0),
   /** Cron expression (node-cron's syntax, seconds optional); default every minute. */
-  schedule: z.string().refine((s) => validCron(s), 'must be a cron expression such as "* * * * *" (every minute)').default('* * * * *'),
+  schedule: z
+    .string()
+    .refine((s) => validCron(s), 'must be a cron expression such as "* * * * *" (every minute)')
+    .default('* * * * *'),
   /** Subscribe to real-time events on a dedicated connection; polling stays as the backstop. */
   realtime: z.boolean().default(false),
   /** Per-exchange timeout. */

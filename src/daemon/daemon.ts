@@ -35,7 +35,8 @@ export class Daemon {
   private config: Config;
   private readonly journal: Journal;
   private tokens: TokenSource;
-  private delivery: { deliverer: Deliverer; sender: TimedSender; abort: AbortController; done: Promise<void> } | undefined;
+  private delivery:
+    { deliverer: Deliverer; sender: TimedSender; abort: AbortController; done: Promise<void> } | undefined;
   private readonly sources: SourceSet;
   private readonly statusLog: StatusLog;
   private timers: NodeJS.Timeout[] = [];
@@ -48,9 +49,15 @@ export class Daemon {
     this.config = ctx.config;
     const c = ctx.config;
     this.journal = Journal.open({
-      path: c.journal.path, site: c.site, clock: ctx.clock, mode: 'owner',
-      retentionDays: c.journal.retentionDays, futureToleranceMinutes: c.journal.futureToleranceMinutes,
-      rejectedRetry: c.delivery.rejectedRetry, deadAfterAttempts: c.delivery.deadAfterAttempts, deadAfterDays: c.delivery.deadAfterDays,
+      path: c.journal.path,
+      site: c.site,
+      clock: ctx.clock,
+      mode: 'owner',
+      retentionDays: c.journal.retentionDays,
+      futureToleranceMinutes: c.journal.futureToleranceMinutes,
+      rejectedRetry: c.delivery.rejectedRetry,
+      deadAfterAttempts: c.delivery.deadAfterAttempts,
+      deadAfterDays: c.delivery.deadAfterDays,
     });
     this.tokens = new TokenSource({ tokenFile: c.hrms.tokenFile, secrets: ctx.secrets });
     const deps: SourceDeps = {
@@ -75,7 +82,10 @@ export class Daemon {
     const wd = this.opts.notifier.watchdogIntervalMs();
     if (wd) this.every(wd, () => this.healthy() && this.opts.notifier.watchdog());
     this.opts.notifier.ready(`collecting from ${this.sources.names().length} terminals`);
-    logger.info({ site: this.config.site, terminals: this.sources.names(), journal: this.config.journal.path }, 'punchgate running');
+    logger.info(
+      { site: this.config.site, terminals: this.sources.names(), journal: this.config.journal.path },
+      'punchgate running',
+    );
   }
 
   /** SIGHUP: re-read the config and the token file; keep the running config if the new one is invalid. */
@@ -93,7 +103,8 @@ export class Daemon {
       next = { ...next, journal: this.config.journal, site: this.config.site };
     }
     for (const t of next.terminals) if (t.kind === 'zk' && t.commKey) this.ctx.secrets.add(t.commKey);
-    const hrmsChanged = JSON.stringify([next.hrms, next.delivery]) !== JSON.stringify([this.config.hrms, this.config.delivery]);
+    const hrmsChanged =
+      JSON.stringify([next.hrms, next.delivery]) !== JSON.stringify([this.config.hrms, this.config.delivery]);
     this.config = next;
     this.ctx.config = next;
     this.tokens = new TokenSource({ tokenFile: next.hrms.tokenFile, secrets: this.ctx.secrets });
@@ -125,11 +136,20 @@ export class Daemon {
 
   private startDelivery(): void {
     const c = this.config;
-    const inner = new AttendanceClient({ hrms: c.hrms, authPatterns: compilePatterns(c.delivery.patterns.authFailure) });
+    const inner = new AttendanceClient({
+      hrms: c.hrms,
+      authPatterns: compilePatterns(c.delivery.patterns.authFailure),
+    });
     const sender = new TimedSender(inner, this.ctx.clock.now);
     const deliverer = new Deliverer({
-      queue: this.journal, state: this.journal.deliveryState, tokens: this.tokens, hrms: c.hrms, delivery: c.delivery,
-      logger: this.ctx.logger, clock: this.ctx.clock, sender,
+      queue: this.journal,
+      state: this.journal.deliveryState,
+      tokens: this.tokens,
+      hrms: c.hrms,
+      delivery: c.delivery,
+      logger: this.ctx.logger,
+      clock: this.ctx.clock,
+      sender,
     });
     const abort = new AbortController();
     const done = deliverer.run(abort.signal).catch((e) => {
@@ -163,7 +183,11 @@ export class Daemon {
 
   private prune(): void {
     const n = this.guard(() => this.journal.prune());
-    if (n > 0) this.ctx.logger.info({ deleted: n, retentionDays: this.config.journal.retentionDays }, 'delivered punches past the retention removed');
+    if (n > 0)
+      this.ctx.logger.info(
+        { deleted: n, retentionDays: this.config.journal.retentionDays },
+        'delivered punches past the retention removed',
+      );
   }
 
   /** Journal errors that break the promise (disk full, unwritable) end the process. */

@@ -55,7 +55,9 @@ export function loadUnixDgram(): UnixDgramModule {
 }
 
 /** Whether sd_notify can work on this box: the module loads. Used by `punchgate check`. */
-export function unixDgramAvailable(load: () => UnixDgramModule = loadUnixDgram): { ok: true } | { ok: false; error: string } {
+export function unixDgramAvailable(
+  load: () => UnixDgramModule = loadUnixDgram,
+): { ok: true } | { ok: false; error: string } {
   try {
     load();
     return { ok: true };
@@ -66,7 +68,11 @@ export function unixDgramAvailable(load: () => UnixDgramModule = loadUnixDgram):
 
 const quietLogger: NotifyLogger = { warn: () => {}, debug: () => {} };
 
-export function createNotifier(env: NodeJS.ProcessEnv = process.env, logger: NotifyLogger = quietLogger, options: NotifierOptions = {}): Notifier {
+export function createNotifier(
+  env: NodeJS.ProcessEnv = process.env,
+  logger: NotifyLogger = quietLogger,
+  options: NotifierOptions = {},
+): Notifier {
   const socketPath = env.NOTIFY_SOCKET?.trim() || undefined;
   const pid = options.pid ?? process.pid;
   const dgram = socketPath ? openModule(socketPath, logger, options.load ?? loadUnixDgram) : undefined;
@@ -131,7 +137,11 @@ export function watchdogInterval(env: NodeJS.ProcessEnv, pid: number = process.p
   return Math.max(1, Math.floor(usec / 2000));
 }
 
-function openModule(socketPath: string, logger: NotifyLogger, load: () => UnixDgramModule): UnixDgramModule | undefined {
+function openModule(
+  socketPath: string,
+  logger: NotifyLogger,
+  load: () => UnixDgramModule,
+): UnixDgramModule | undefined {
   if (socketPath.startsWith('@')) {
     // unix-dgram copies the address with strncpy and passes sizeof(sockaddr_un) as its length,
     // so it cannot name an abstract socket: a datagram would go to a different (all-zero) name.
@@ -164,7 +174,13 @@ function oneLine(text: string): string {
 /** unix-dgram reports a negative errno as `code`; name the usual ones. */
 function describeSendError(err: unknown): string {
   const code = (err as { code?: unknown })?.code;
-  const names: Record<number, string> = { [-2]: 'ENOENT', [-13]: 'EACCES', [-111]: 'ECONNREFUSED', [-11]: 'EAGAIN', 1: 'congestion' };
+  const names: Record<number, string> = {
+    [-2]: 'ENOENT',
+    [-13]: 'EACCES',
+    [-111]: 'ECONNREFUSED',
+    [-11]: 'EAGAIN',
+    1: 'congestion',
+  };
   if (typeof code === 'number' && names[code]) return names[code];
   return err instanceof Error ? err.message : String(err);
 }

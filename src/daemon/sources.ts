@@ -41,7 +41,10 @@ export class SourceSet {
         this.logger.info({ terminal: name, kind: cfg.kind }, 'terminal source started');
       } catch (e) {
         // A source that cannot start (e.g. a bad serial path) must not stop the others.
-        this.logger.error({ terminal: name, err: e instanceof Error ? e.message : String(e) }, 'terminal source failed to start');
+        this.logger.error(
+          { terminal: name, err: e instanceof Error ? e.message : String(e) },
+          'terminal source failed to start',
+        );
       }
     }
   }

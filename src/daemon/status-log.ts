@@ -33,7 +33,10 @@ export class StatusLog {
       renameSync(tmp, this.path);
       return report;
     } catch (e) {
-      this.deps.logger.warn({ err: e instanceof Error ? e.message : String(e), path: this.path }, 'could not write the status log');
+      this.deps.logger.warn(
+        { err: e instanceof Error ? e.message : String(e), path: this.path },
+        'could not write the status log',
+      );
       return undefined;
     }
   }

@@ -21,7 +21,14 @@ export interface DeliveryCounters {
 
 export function emptyCounters(): DeliveryCounters {
   return {
-    requests: 0, punchesSent: 0, delivered: 0, duplicates: 0, rejected: 0, unknown: 0, released: 0, splits: 0,
+    requests: 0,
+    punchesSent: 0,
+    delivered: 0,
+    duplicates: 0,
+    rejected: 0,
+    unknown: 0,
+    released: 0,
+    splits: 0,
     batches: { ok: 0, transient: 0, auth: 0, 'too-large': 0, endpoint: 0, aborted: 0 },
   };
 }

@@ -79,7 +79,8 @@ export class Deliverer {
   constructor(private readonly o: DelivererOptions) {
     this.ownsSender = !o.sender;
     this.sender =
-      o.sender ?? new AttendanceClient({ hrms: o.hrms, authPatterns: compilePatterns(o.delivery.patterns.authFailure) });
+      o.sender ??
+      new AttendanceClient({ hrms: o.hrms, authPatterns: compilePatterns(o.delivery.patterns.authFailure) });
     this.duplicatePatterns = compilePatterns(o.delivery.patterns.duplicate);
     this.backoff = new Backoff(o.delivery.retry, o.random);
     this.sizer = new BatchSizer(o.delivery.batchSize);
@@ -111,14 +112,28 @@ export class Deliverer {
   async deliverBatch(opts: BatchOptions = {}): Promise<BatchReport> {
     const { queue, clock } = this.o;
     const report: BatchReport = {
-      result: 'idle', claimed: 0, requests: 0, released: 0, rejectedIds: [], waitMs: 0,
-      delivered: 0, duplicates: 0, rejected: 0, unknown: 0,
+      result: 'idle',
+      claimed: 0,
+      requests: 0,
+      released: 0,
+      rejectedIds: [],
+      waitMs: 0,
+      delivered: 0,
+      duplicates: 0,
+      rejected: 0,
+      unknown: 0,
     };
     const batch = this.takeAhead(opts) ?? this.claim(opts);
     if (batch.length === 0) return report;
     report.claimed = batch.length;
     this.health.attempted(clock.now());
-    const deps = { queue, sender: this.sender, duplicatePatterns: this.duplicatePatterns, stats: this.stats, logger: this.o.logger };
+    const deps = {
+      queue,
+      sender: this.sender,
+      duplicatePatterns: this.duplicatePatterns,
+      stats: this.stats,
+      logger: this.o.logger,
+    };
     const sending = sendClaimed(batch, () => this.o.tokens.get(), opts.signal, deps, report);
     // While the HRMS works on the request, claim the next batch, so the journal's claim costs no
     // wall time (still one request at a time). In setImmediate: by then the request has been
@@ -131,7 +146,8 @@ export class Deliverer {
             setImmediate(() => {
               try {
                 const next = this.claim(opts);
-                if (next.length > 0) this.ahead = { batch: next, size: this.sizer.current, ignoreBackoff: opts.ignoreBackoff ?? false };
+                if (next.length > 0)
+                  this.ahead = { batch: next, size: this.sizer.current, ignoreBackoff: opts.ignoreBackoff ?? false };
               } catch (e) {
                 claimError = e; // reported once this batch is settled
               }
@@ -237,7 +253,8 @@ export class Deliverer {
     const { delivery, clock } = this.o;
     const settled = report.delivered + report.duplicates + report.rejected;
     const summary = describeTally(claimed, report);
-    const withCause = (cause: string) => (settled + report.unknown > 0 ? `${summary}; ${cause}` : `${claimed} not delivered: ${cause}`);
+    const withCause = (cause: string) =>
+      settled + report.unknown > 0 ? `${summary}; ${cause}` : `${claimed} not delivered: ${cause}`;
 
     if (!failure && settled === 0) {
       // Answered, but about none of the punches: treat like a temporary failure, not a hot loop.
@@ -255,7 +272,12 @@ export class Deliverer {
       report.result = 'auth';
       report.message = failure.message;
       report.waitMs = delivery.authRetryMs;
-      this.health.authFailed(failure.message, withCause('HRMS refused the token'), report.waitMs, this.o.tokens.file?.());
+      this.health.authFailed(
+        failure.message,
+        withCause('HRMS refused the token'),
+        report.waitMs,
+        this.o.tokens.file?.(),
+      );
     } else if (failure.kind === 'refused') {
       report.result = 'endpoint';
       report.message = `HTTP ${failure.httpStatus}: ${failure.message}`;

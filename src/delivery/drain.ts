@@ -46,7 +46,13 @@ export async function drainQueue(
   const deadline = clock.now() + opts.maxWaitMs;
   const answered = new Set<number>();
   const out: DrainReport = {
-    delivered: 0, duplicates: 0, rejected: 0, unknown: 0, requests: 0, remainingPending: 0, stoppedBy: 'done',
+    delivered: 0,
+    duplicates: 0,
+    rejected: 0,
+    unknown: 0,
+    requests: 0,
+    remainingPending: 0,
+    stoppedBy: 'done',
   };
   while (true) {
     if (opts.signal?.aborted) {

@@ -1,4 +1,10 @@
-export { Deliverer, type BatchOptions, type BatchReport, type DelivererOptions, type TokenProvider } from './deliverer.js';
+export {
+  Deliverer,
+  type BatchOptions,
+  type BatchReport,
+  type DelivererOptions,
+  type TokenProvider,
+} from './deliverer.js';
 export type { DrainOptions, DrainReport } from './drain.js';
 export type { BatchResult, DeliveryCounters } from './counters.js';
 export type { DeliveryStateAccess } from './health.js';

@@ -69,7 +69,10 @@ export async function sendClaimed(
     try {
       token = getToken();
     } catch (e) {
-      return { failure: { kind: 'auth', message: `no usable token: ${e instanceof Error ? e.message : String(e)}` }, failedSize: 0 };
+      return {
+        failure: { kind: 'auth', message: `no usable token: ${e instanceof Error ? e.message : String(e)}` },
+        failedSize: 0,
+      };
     }
     const work = new SplitQueue(batch);
     for (let part = work.next(); part; part = work.next()) {
@@ -85,7 +88,13 @@ export async function sendClaimed(
       } else if (answer.kind === 'refused' && !isEndpointProblem(answer)) {
         const [only] = part;
         if (part.length === 1 && only) {
-          settle([{ id: only.id, kind: 'rejected', message: `${answer.message} (HTTP ${answer.httpStatus}, request refused)` }]);
+          settle([
+            {
+              id: only.id,
+              kind: 'rejected',
+              message: `${answer.message} (HTTP ${answer.httpStatus}, request refused)`,
+            },
+          ]);
         } else {
           stats.splits++;
           deps.logger.info(
@@ -105,7 +114,10 @@ export async function sendClaimed(
       try {
         release([...open.values()]);
       } catch (e) {
-        deps.logger.error({ err: e }, 'could not return claimed punches to the queue (they are recovered at the next start)');
+        deps.logger.error(
+          { err: e },
+          'could not return claimed punches to the queue (they are recovered at the next start)',
+        );
       }
     }
   }

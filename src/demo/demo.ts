@@ -28,27 +28,53 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   if (!zk || zk.kind !== 'zk') throw new Error(`${opts.configPath}: the demo needs one zk terminal`);
   const token = readFileSync(config.hrms.tokenFile!, 'utf8').trim();
 
-  const simLogger = createLogger({ secrets: new Secrets(), pretty: true, level: 'info', destination: { write: (s: string) => void say(out, 'terminal', s.trimEnd().replace(/^\S+ \S+\s+/, '')) } });
+  const simLogger = createLogger({
+    secrets: new Secrets(),
+    pretty: true,
+    level: 'info',
+    destination: { write: (s: string) => void say(out, 'terminal', s.trimEnd().replace(/^\S+ \S+\s+/, '')) },
+  });
   const terminal = await startTerminalSim({
-    host: zk.host, port: zk.port, serialNumber: 'DEMO0001', logger: simLogger,
+    host: zk.host,
+    port: zk.port,
+    serialNumber: 'DEMO0001',
+    logger: simLogger,
     users: [1001, 1002, 1003, 1004].map((id, i) => ({ uid: i + 1, userId: String(id), name: `Demo User ${i + 1}` })),
     punches: [],
   });
   const hrms = await startHrmsSim({
-    host: '127.0.0.1', port: Number(new URL(config.hrms.baseUrl).port), tokens: [token],
+    host: '127.0.0.1',
+    port: Number(new URL(config.hrms.baseUrl).port),
+    tokens: [token],
     log: (line) => say(out, 'hrms', line),
   });
   say(out, 'demo', `terminal simulator on ${zk.host}:${zk.port}, HRMS simulator on ${hrms.url}`);
   terminal.startPunching(opts.punchEverySeconds * 1000);
 
-  const daemon: ChildProcess = spawn(process.execPath, [cliEntry(), 'run', '--config', resolve(opts.configPath), '--pretty'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group: Ctrl-C reaches the demo, which then stops the daemon with one SIGTERM.
-    detached: true,
-  });
+  const daemon: ChildProcess = spawn(
+    process.execPath,
+    [cliEntry(), 'run', '--config', resolve(opts.configPath), '--pretty'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group: Ctrl-C reaches the demo, which then stops the daemon with one SIGTERM.
+      detached: true,
+    },
+  );
   process.once('exit', () => daemon.exitCode === null && daemon.kill('SIGKILL'));
-  daemon.stdout!.on('data', (d: Buffer) => d.toString().trimEnd().split('\n').forEach((l) => say(out, 'daemon', l)));
-  daemon.stderr!.on('data', (d: Buffer) => d.toString().trimEnd().split('\n').forEach((l) => say(out, 'daemon', l)));
+  daemon.stdout!.on('data', (d: Buffer) =>
+    d
+      .toString()
+      .trimEnd()
+      .split('\n')
+      .forEach((l) => say(out, 'daemon', l)),
+  );
+  daemon.stderr!.on('data', (d: Buffer) =>
+    d
+      .toString()
+      .trimEnd()
+      .split('\n')
+      .forEach((l) => say(out, 'daemon', l)),
+  );
 
   let lastStatus = '';
   const statusTimer = setInterval(() => {

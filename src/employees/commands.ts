@@ -74,7 +74,10 @@ export function rawFields(opts: FieldOptions): { raw: Record<string, string>; pr
 export async function createEmployee(opts: FieldOptions, deps: EmployeeDeps): Promise<number> {
   const identifyBy = deps.identifyBy ?? 'username';
   const { raw, problems } = rawFields(opts);
-  const built = buildPayload(raw, { types: deps.types ?? {}, required: [...new Set([identifyBy, ...(deps.required ?? [])])] });
+  const built = buildPayload(raw, {
+    types: deps.types ?? {},
+    required: [...new Set([identifyBy, ...(deps.required ?? [])])],
+  });
   if (problems.length > 0 || built.errors.length > 0) return invalid(deps, [...problems, formatErrors(built.errors)]);
   return report(await deps.client.send(built.payload), deps, opts.json);
 }
@@ -82,11 +85,13 @@ export async function createEmployee(opts: FieldOptions, deps: EmployeeDeps): Pr
 export async function updateEmployee(id: string, opts: FieldOptions, deps: EmployeeDeps): Promise<number> {
   const identifyBy = deps.identifyBy ?? 'username';
   const { raw, problems } = rawFields(opts);
-  if (identifyBy in raw) problems.push(`${identifyBy} is the identifier given as the argument; it cannot also be changed here`);
+  if (identifyBy in raw)
+    problems.push(`${identifyBy} is the identifier given as the argument; it cannot also be changed here`);
   const built = buildPayload(raw, { types: deps.types ?? {} });
   if (id.trim() === '') problems.push(`the ${identifyBy} must not be empty`);
   if (problems.length > 0 || built.errors.length > 0) return invalid(deps, [...problems, formatErrors(built.errors)]);
-  if (Object.keys(built.payload).length === 0) return invalid(deps, ['nothing to update: give at least one field to change']);
+  if (Object.keys(built.payload).length === 0)
+    return invalid(deps, ['nothing to update: give at least one field to change']);
   // Identifier first, then only the fields given: the HRMS leaves every other field as it is.
   return report(await deps.client.send({ [identifyBy]: id.trim(), ...built.payload }), deps, opts.json);
 }
@@ -96,7 +101,11 @@ export async function disableEmployee(id: string, opts: { json?: boolean }, deps
   return report(await deps.client.send(disablePayload(deps.identifyBy ?? 'username', id.trim())), deps, opts.json);
 }
 
-export async function fetchEmployees(filter: EmployeeFilter, opts: { json?: boolean }, deps: EmployeeDeps): Promise<number> {
+export async function fetchEmployees(
+  filter: EmployeeFilter,
+  opts: { json?: boolean },
+  deps: EmployeeDeps,
+): Promise<number> {
   const answer = await deps.client.fetch(filter);
   if (!answer.ok) return report(answer, deps, opts.json);
   if (opts.json) deps.out.write(JSON.stringify(answer.records, null, 2) + '\n');
@@ -113,7 +122,10 @@ export function employeeTable(records: readonly EmployeeRecord[], identifyBy: st
   for (const r of records) for (const k of Object.keys(r)) if (!cols.includes(k)) cols.push(k);
   const order = [identifyBy, 'employeeId', 'name', 'email'].filter((c) => cols.includes(c));
   const head = [...order, ...cols.filter((c) => !order.includes(c))];
-  return textTable(head, records.map((r) => head.map((c) => cell(r[c]))));
+  return textTable(
+    head,
+    records.map((r) => head.map((c) => cell(r[c]))),
+  );
 }
 
 function cell(v: unknown): string {

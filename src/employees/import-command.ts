@@ -32,12 +32,19 @@ export async function importEmployees(file: string, opts: ImportCommandOptions, 
   const startedAt = new Date(now()).toISOString();
   const identifyBy = deps.identifyBy ?? 'username';
   const text = readCsvText(file);
-  const plan = planImport(text, { columns: deps.columns, required: deps.required ?? [], identifyBy, types: deps.types ?? {} });
+  const plan = planImport(text, {
+    columns: deps.columns,
+    required: deps.required ?? [],
+    identifyBy,
+    types: deps.types ?? {},
+  });
   if (plan.fileErrors.length > 0) {
     throw new ExitError(`${file}: nothing sent:\n${plan.fileErrors.map((e) => `  ${e}`).join('\n')}`, EXIT.DATAERR);
   }
   if (plan.invalid.length > 0) {
-    deps.err.write(`${file}: ${plan.invalid.length} invalid row${plan.invalid.length === 1 ? '' : 's'} will not be sent\n`);
+    deps.err.write(
+      `${file}: ${plan.invalid.length} invalid row${plan.invalid.length === 1 ? '' : 's'} will not be sent\n`,
+    );
   }
   const progress = createProgress({ total: plan.valid.length, stream: deps.err, now });
   const outcome = await runImport(plan, {
@@ -50,7 +57,9 @@ export async function importEmployees(file: string, opts: ImportCommandOptions, 
   });
   if (outcome.fetchProblem && !outcome.stopped) deps.err.write(`punchgate: ${outcome.fetchProblem}\n`);
 
-  const shown = opts.quiet ? outcome.rows.filter((r) => r.action === 'failed' || r.action === 'invalid' || r.action === 'skipped') : outcome.rows;
+  const shown = opts.quiet
+    ? outcome.rows.filter((r) => r.action === 'failed' || r.action === 'invalid' || r.action === 'skipped')
+    : outcome.rows;
   if (shown.length > 0) deps.out.write(resultTable(shown));
   const summary = summarize(outcome.rows);
   deps.out.write(summaryLine(summary, opts.dryRun) + '\n');

@@ -45,12 +45,14 @@ export interface ImportPlan {
 export function planImport(text: string, opts: PlanOptions): ImportPlan {
   const csv = parseCsv(text);
   const fileErrors: string[] = [];
-  if (csv.header.length === 0) return { fields: [], valid: [], invalid: [], fileErrors: ['the file has no header line'] };
+  if (csv.header.length === 0)
+    return { fields: [], valid: [], invalid: [], fileErrors: ['the file has no header line'] };
 
   const fields = csv.header.map((h, i) => {
     if (h === '') {
       // A trailing comma in the header is harmless; a nameless column with data is not.
-      if (csv.records.some((r) => (r.cells[i] ?? '').trim() !== '')) fileErrors.push(`line ${csv.headerLine}: column ${i + 1} has data but no name in the header`);
+      if (csv.records.some((r) => (r.cells[i] ?? '').trim() !== ''))
+        fileErrors.push(`line ${csv.headerLine}: column ${i + 1} has data but no name in the header`);
       return undefined;
     }
     const mapped = Object.hasOwn(opts.columns, h) ? opts.columns[h] : h;
@@ -61,13 +63,20 @@ export function planImport(text: string, opts: PlanOptions): ImportPlan {
     const f = fields[i];
     if (f === undefined) return;
     const other = seen.get(f);
-    if (other !== undefined) fileErrors.push(`line ${csv.headerLine}: columns "${other}" and "${h}" both give the payload field "${f}"`);
+    if (other !== undefined)
+      fileErrors.push(`line ${csv.headerLine}: columns "${other}" and "${h}" both give the payload field "${f}"`);
     else seen.set(f, h);
   });
-  if (fields.includes('delete')) fileErrors.push(`line ${csv.headerLine}: a "delete" column is not accepted; disable leavers with "employees disable"`);
+  if (fields.includes('delete'))
+    fileErrors.push(
+      `line ${csv.headerLine}: a "delete" column is not accepted; disable leavers with "employees disable"`,
+    );
   const required = [...new Set([opts.identifyBy, ...opts.required])];
   for (const r of required) {
-    if (!seen.has(r)) fileErrors.push(`line ${csv.headerLine}: no column gives the required field "${r}"${columnHint(opts.columns, r)}`);
+    if (!seen.has(r))
+      fileErrors.push(
+        `line ${csv.headerLine}: no column gives the required field "${r}"${columnHint(opts.columns, r)}`,
+      );
   }
   if (fileErrors.length > 0) return { fields, valid: [], invalid: [], fileErrors };
 
@@ -98,6 +107,10 @@ export function planImport(text: string, opts: PlanOptions): ImportPlan {
 }
 
 function columnHint(columns: Readonly<Record<string, string>>, field: string): string {
-  const from = Object.entries(columns).filter(([, f]) => f === field).map(([c]) => `"${c}"`);
-  return from.length > 0 ? ` (employees.columns maps ${from.join(', ')} to it)` : ' (add the column, or map one to it in employees.columns)';
+  const from = Object.entries(columns)
+    .filter(([, f]) => f === field)
+    .map(([c]) => `"${c}"`);
+  return from.length > 0
+    ? ` (employees.columns maps ${from.join(', ')} to it)`
+    : ' (add the column, or map one to it in employees.columns)';
 }

@@ -54,7 +54,13 @@ const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 export async function runImport(plan: ImportPlan, opts: RunOptions): Promise<ImportOutcome> {
   const progress = opts.progress ?? noProgress;
-  const results: RowResult[] = plan.invalid.map((r) => ({ row: r.row, line: r.line, username: r.id, action: 'invalid', message: r.message }));
+  const results: RowResult[] = plan.invalid.map((r) => ({
+    row: r.row,
+    line: r.line,
+    username: r.id,
+    action: 'invalid',
+    message: r.message,
+  }));
   const counts: Record<string, number> = { created: 0, updated: 0, unchanged: 0, failed: 0 };
 
   // Nothing to send: no need to ask the HRMS anything (a file of only bad rows works offline).
@@ -95,8 +101,13 @@ async function fetchExisting(opts: RunOptions): Promise<Existing> {
     if (!opts.dryRun) throw e;
     return { problem: `existing employees could not be fetched (${e instanceof Error ? e.message : String(e)})` };
   }
-  if (answer.kind === 'auth') return { stop: { kind: 'auth', message: `the HRMS refused the token: ${answer.message}` }, problem: answer.message };
-  if (!answer.ok) return { problem: `existing employees could not be fetched (${answer.message}); every row is sent whole` };
+  if (answer.kind === 'auth')
+    return {
+      stop: { kind: 'auth', message: `the HRMS refused the token: ${answer.message}` },
+      problem: answer.message,
+    };
+  if (!answer.ok)
+    return { problem: `existing employees could not be fetched (${answer.message}); every row is sent whole` };
   const map = indexRecords(answer.records, opts.identifyBy, opts.types);
   if (answer.records.length > 0 && map.size === 0) {
     return { problem: `the fetched employees carry no "${opts.identifyBy}" field; every row is sent whole` };
@@ -109,7 +120,11 @@ interface RowOutcome {
   stop?: { kind: UserAnswerKind; message: string };
 }
 
-async function importRow(row: ValidRow, map: Map<string, EmployeeRecord> | undefined, opts: RunOptions): Promise<RowOutcome> {
+async function importRow(
+  row: ValidRow,
+  map: Map<string, EmployeeRecord> | undefined,
+  opts: RunOptions,
+): Promise<RowOutcome> {
   let body: Payload = row.payload;
   let expected: RowAction | undefined;
   let changed: string[] | undefined;
@@ -126,7 +141,10 @@ async function importRow(row: ValidRow, map: Map<string, EmployeeRecord> | undef
   }
   if (opts.dryRun) {
     if (expected === 'created') return { result: result(row, 'created', 'dry run: would create') };
-    if (expected === 'updated') return { result: { ...result(row, 'updated', `dry run: would change ${changed?.join(', ')}`), fields: changed ?? [] } };
+    if (expected === 'updated')
+      return {
+        result: { ...result(row, 'updated', `dry run: would change ${changed?.join(', ')}`), fields: changed ?? [] },
+      };
     return { result: result(row, 'skipped', 'dry run: valid; would be sent whole (create or update)') };
   }
 
@@ -139,8 +157,10 @@ async function importRow(row: ValidRow, map: Map<string, EmployeeRecord> | undef
     return { result: r };
   }
   const failed: RowResult = { ...result(row, 'failed', answer.message), ...base };
-  if (answer.kind === 'auth') return { result: failed, stop: { kind: 'auth', message: `the HRMS refused the token: ${answer.message}` } };
-  if (answer.kind === 'transient') return { result: failed, stop: { kind: 'transient', message: `the HRMS did not answer: ${answer.message}` } };
+  if (answer.kind === 'auth')
+    return { result: failed, stop: { kind: 'auth', message: `the HRMS refused the token: ${answer.message}` } };
+  if (answer.kind === 'transient')
+    return { result: failed, stop: { kind: 'transient', message: `the HRMS did not answer: ${answer.message}` } };
   return { result: failed };
 }
 

@@ -72,10 +72,14 @@ export function coerce(type: FieldType, raw: string): Coerced {
     case 'nullable-string':
       return { ok: true, value: s.toLowerCase() === 'null' ? null : s };
     case 'integer':
-      return /^[+-]?\d{1,15}$/.test(s) ? { ok: true, value: Number(s) } : { ok: false, message: `must be an integer, got "${raw}"` };
+      return /^[+-]?\d{1,15}$/.test(s)
+        ? { ok: true, value: Number(s) }
+        : { ok: false, message: `must be an integer, got "${raw}"` };
     case 'number': {
       const n = Number(s);
-      return s !== '' && Number.isFinite(n) ? { ok: true, value: n } : { ok: false, message: `must be a number, got "${raw}"` };
+      return s !== '' && Number.isFinite(n)
+        ? { ok: true, value: n }
+        : { ok: false, message: `must be a number, got "${raw}"` };
     }
     case 'boolean': {
       const l = s.toLowerCase();
@@ -84,7 +88,9 @@ export function coerce(type: FieldType, raw: string): Coerced {
       return { ok: false, message: `must be true or false, got "${raw}"` };
     }
     case 'date':
-      return isRealDate(s) ? { ok: true, value: s } : { ok: false, message: `must be a real date YYYY-MM-DD, got "${raw}"` };
+      return isRealDate(s)
+        ? { ok: true, value: s }
+        : { ok: false, message: `must be a real date YYYY-MM-DD, got "${raw}"` };
     case 'email':
       return isEmail(s) ? { ok: true, value: s } : { ok: false, message: `must be an e-mail address, got "${raw}"` };
     case 'url':
@@ -150,7 +156,8 @@ export function readEmployeeExtras(employees: unknown): { types: Record<string, 
   const types: Record<string, FieldType> = {};
   const valid = new Set<string>(['string', 'integer', 'number', 'boolean', 'date', 'email', 'url', 'nullable-string']);
   if (e.types && typeof e.types === 'object') {
-    for (const [k, v] of Object.entries(e.types as Record<string, unknown>)) if (typeof v === 'string' && valid.has(v)) types[k] = v as FieldType;
+    for (const [k, v] of Object.entries(e.types as Record<string, unknown>))
+      if (typeof v === 'string' && valid.has(v)) types[k] = v as FieldType;
   }
   const identifyBy = typeof e.identifyBy === 'string' && e.identifyBy !== '' ? e.identifyBy : 'username';
   return { types, identifyBy };

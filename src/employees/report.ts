@@ -65,7 +65,9 @@ export function summarize(rows: readonly RowResult[]): Summary {
 }
 
 export function summaryLine(s: Summary, dryRun = false): string {
-  const parts = (['created', 'updated', 'unchanged', 'failed', 'invalid', 'skipped'] as const).map((k) => `${s[k]} ${k}`);
+  const parts = (['created', 'updated', 'unchanged', 'failed', 'invalid', 'skipped'] as const).map(
+    (k) => `${s[k]} ${k}`,
+  );
   return `${dryRun ? 'dry run: ' : ''}${s.rows} rows: ${parts.join(', ')}`;
 }
 

@@ -58,9 +58,18 @@ export interface AttendanceSender {
 const MAX_MESSAGE = 300;
 /** Error codes that prove the request never left this box (nothing can have been recorded). */
 const BEFORE_SENDING = new Set([
-  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL',
-  'CONNECT_TIMEOUT', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'CONNECT_TIMEOUT',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
 /** Client of the seed's bulk attendance endpoint. One instance keeps one connection pool. */
@@ -119,7 +128,8 @@ export function classifyResponse(
   const describe = (fallback: string) => scrub(truncate(bodyMessage ?? fallback));
   const isAuthMessage = bodyMessage !== undefined && authPatterns.some((p) => p.test(bodyMessage));
 
-  if (status === 401 || status === 403) return { kind: 'auth', httpStatus: status, message: describe(`HTTP ${status}`) };
+  if (status === 401 || status === 403)
+    return { kind: 'auth', httpStatus: status, message: describe(`HTTP ${status}`) };
   if (status === 413) return { kind: 'too-large', httpStatus: 413, message: describe('HTTP 413 request too large') };
   if (status === 408 || status === 429 || status >= 500) {
     const retryAfterMs = parseRetryAfter(headers['retry-after']);
@@ -135,7 +145,12 @@ export function classifyResponse(
   if (!body) {
     const snippet = text.trim().replace(/\s+/g, ' ').slice(0, 80);
     if (status >= 200 && status < 300) {
-      return { kind: 'transient', httpStatus: status, message: scrub(`HTTP ${status} with a body that is not a JSON object: ${snippet}`), afterSending: true };
+      return {
+        kind: 'transient',
+        httpStatus: status,
+        message: scrub(`HTTP ${status} with a body that is not a JSON object: ${snippet}`),
+        afterSending: true,
+      };
     }
     return { kind: 'refused', httpStatus: status, message: scrub(`HTTP ${status}: ${snippet || 'empty body'}`) };
   }
@@ -207,7 +222,6 @@ export function parseRetryAfter(v: string | string[] | undefined, now = Date.now
   const t = Date.parse(s);
   return Number.isNaN(t) ? undefined : Math.max(0, t - now);
 }
-
 
 function truncate(s: string): string {
   return s.length > MAX_MESSAGE ? `${s.slice(0, MAX_MESSAGE)}...` : s;

@@ -16,9 +16,13 @@ export function formBody(fields: Readonly<Record<string, string>>, random: () =>
   do boundary = `----punchgate${random().toString(36).slice(2, 12)}${(tries++).toString(36)}`;
   while (values.some((v) => v.includes(boundary)));
   const parts = Object.entries(fields).map(
-    ([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(name)}"\r\n\r\n${value}\r\n`,
+    ([name, value]) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(name)}"\r\n\r\n${value}\r\n`,
   );
-  return { body: Buffer.from(`${parts.join('')}--${boundary}--\r\n`, 'utf8'), contentType: `multipart/form-data; boundary=${boundary}` };
+  return {
+    body: Buffer.from(`${parts.join('')}--${boundary}--\r\n`, 'utf8'),
+    contentType: `multipart/form-data; boundary=${boundary}`,
+  };
 }
 
 /** As WHATWG FormData does: '"', CR and LF in a field name are percent-encoded. */

@@ -80,13 +80,21 @@ export class HrmsHttp {
         let size = 0;
         res.on('data', (c: Buffer) => {
           size += c.length;
-          if (size > MAX_RESPONSE_BYTES) finish(new HttpError(`answer larger than ${MAX_RESPONSE_BYTES} bytes`, 'RESPONSE_TOO_LARGE'));
+          if (size > MAX_RESPONSE_BYTES)
+            finish(new HttpError(`answer larger than ${MAX_RESPONSE_BYTES} bytes`, 'RESPONSE_TOO_LARGE'));
           else chunks.push(c);
         });
-        res.on('end', () => finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          finish(undefined, {
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
         res.on('error', (e) => finish(e));
         res.on('close', () => {
-          if (!res.complete) finish(Object.assign(new Error('the HRMS closed the connection mid-answer'), { code: 'ECONNRESET' }));
+          if (!res.complete)
+            finish(Object.assign(new Error('the HRMS closed the connection mid-answer'), { code: 'ECONNRESET' }));
         });
       });
 
@@ -105,11 +113,20 @@ export class HrmsHttp {
       const onAbort = () => finish(new HttpError('request aborted', 'ABORTED'));
       call.signal?.addEventListener('abort', onAbort, { once: true });
       const deadline = connectTimeoutMs + timeoutMs;
-      timers.push(setTimeout(() => finish(new HttpError(`timeout: no complete answer within ${deadline} ms`, 'DEADLINE')), deadline));
+      timers.push(
+        setTimeout(
+          () => finish(new HttpError(`timeout: no complete answer within ${deadline} ms`, 'DEADLINE')),
+          deadline,
+        ),
+      );
       req.on('error', (e) => finish(e));
       req.on('socket', (socket: Socket) => {
         if (!socket.connecting) return; // a kept-alive socket: already connected
-        const t = setTimeout(() => finish(new HttpError(`connect timeout: no connection within ${connectTimeoutMs} ms`, 'CONNECT_TIMEOUT')), connectTimeoutMs);
+        const t = setTimeout(
+          () =>
+            finish(new HttpError(`connect timeout: no connection within ${connectTimeoutMs} ms`, 'CONNECT_TIMEOUT')),
+          connectTimeoutMs,
+        );
         timers.push(t);
         socket.once(tls ? 'secureConnect' : 'connect', () => clearTimeout(t));
       });

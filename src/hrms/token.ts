@@ -48,7 +48,10 @@ export class TokenSource {
     try {
       st = statSync(file);
     } catch (e) {
-      throw new ExitError(`hrms.tokenFile: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`, EXIT.CONFIG);
+      throw new ExitError(
+        `hrms.tokenFile: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+        EXIT.CONFIG,
+      );
     }
     const c = this.cached;
     if (c && c.file === file && c.mtimeMs === st.mtimeMs && c.size === st.size) return c.token;

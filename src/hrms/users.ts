@@ -103,11 +103,20 @@ export class HrmsUsers {
     if (!answer.ok) return { ...answer, records: [] };
     const list = recordsOf(answer.data);
     if (!list) {
-      return { ...answer, ok: false, kind: 'transient', message: 'the HRMS fetch answer holds no list of employees', records: [] };
+      return {
+        ...answer,
+        ok: false,
+        kind: 'transient',
+        message: 'the HRMS fetch answer holds no list of employees',
+        records: [],
+      };
     }
     const records = list.filter((r): r is EmployeeRecord => typeof r === 'object' && r !== null && !Array.isArray(r));
     if (records.length !== list.length) {
-      this.opts.logger?.warn({ skipped: list.length - records.length }, 'fetch: entries that are not employee objects were skipped');
+      this.opts.logger?.warn(
+        { skipped: list.length - records.length },
+        'fetch: entries that are not employee objects were skipped',
+      );
     }
     return { ...answer, records };
   }
@@ -119,7 +128,10 @@ export class HrmsUsers {
   private async call(method: 'GET' | 'POST', url: string, body: string | undefined): Promise<UserAnswer> {
     const scrub = (s: string) => this.opts.secrets.scrub(s);
     const where = new URL(url);
-    const headers: Record<string, string> = { authorization: `Bearer ${this.opts.token.get()}`, accept: 'application/json' };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.opts.token.get()}`,
+      accept: 'application/json',
+    };
     if (body !== undefined) headers['content-type'] = 'application/json';
     let status: number;
     let text: string;
@@ -146,11 +158,21 @@ export class HrmsUsers {
   private classify(httpStatus: number, body: unknown, raw: string): UserAnswer {
     const base = { httpStatus, raw };
     if (httpStatus === 401 || httpStatus === 403) {
-      return { ...base, ok: false, kind: 'auth', message: messageOf(body) ?? `HTTP ${httpStatus}: the token was refused` };
+      return {
+        ...base,
+        ok: false,
+        kind: 'auth',
+        message: messageOf(body) ?? `HTTP ${httpStatus}: the token was refused`,
+      };
     }
     if (body === undefined || typeof body !== 'object' || body === null) {
       const snippet = raw.trim().slice(0, 200);
-      return { ...base, ok: false, kind: 'transient', message: `the HRMS answered HTTP ${httpStatus} with a body that is not JSON${snippet ? `: ${snippet}` : ''}` };
+      return {
+        ...base,
+        ok: false,
+        kind: 'transient',
+        message: `the HRMS answered HTTP ${httpStatus} with a body that is not JSON${snippet ? `: ${snippet}` : ''}`,
+      };
     }
     // A bare list is a fetch answer from an instance that does not wrap its data.
     if (Array.isArray(body) && httpStatus < 400) return { ...base, ok: true, kind: 'ok', message: 'ok', data: body };
@@ -168,8 +190,10 @@ export class HrmsUsers {
     }
     const text = message ?? `HTTP ${httpStatus}`;
     if (this.auth.some((r) => r.test(text))) return { ...withData, ok: false, kind: 'auth', message: text };
-    if (NOT_FOUND.test(text) || httpStatus === 404) return { ...withData, ok: false, kind: NOT_FOUND.test(text) ? 'not-found' : 'refused', message: text };
-    if (VALIDATION.test(text) || httpStatus === 422) return { ...withData, ok: false, kind: 'validation', message: text };
+    if (NOT_FOUND.test(text) || httpStatus === 404)
+      return { ...withData, ok: false, kind: NOT_FOUND.test(text) ? 'not-found' : 'refused', message: text };
+    if (VALIDATION.test(text) || httpStatus === 422)
+      return { ...withData, ok: false, kind: 'validation', message: text };
     return { ...withData, ok: false, kind: 'refused', message: text };
   }
 }
@@ -217,7 +241,8 @@ function recordsOf(data: unknown): unknown[] | undefined {
   if (Array.isArray(data)) return data;
   if (typeof data === 'object' && data !== null) {
     const o = data as Record<string, unknown>;
-    for (const k of ['employees', 'records', 'rows', 'items', 'data']) if (Array.isArray(o[k])) return o[k] as unknown[];
+    for (const k of ['employees', 'records', 'rows', 'items', 'data'])
+      if (Array.isArray(o[k])) return o[k] as unknown[];
   }
   return undefined;
 }

@@ -6,7 +6,14 @@ import { openJournalDb } from './open-db.js';
 import { JournalQueries } from './queries.js';
 import { DeliveryStateStore, TerminalStateStore } from './state-stores.js';
 import type {
-  ClaimOptions, DeliveryQueue, IngestOptions, JournalCounts, IngestResult, OutboundPunch, PunchOutcome, PunchSink,
+  ClaimOptions,
+  DeliveryQueue,
+  IngestOptions,
+  JournalCounts,
+  IngestResult,
+  OutboundPunch,
+  PunchOutcome,
+  PunchSink,
 } from './types.js';
 
 export interface JournalOptions {
@@ -75,7 +82,9 @@ export class Journal implements PunchSink, DeliveryQueue {
       delivered: db.prepare(`UPDATE punches SET state = 'delivered', claimed_from = NULL, duplicate = @duplicate,
           attempts = attempts + 1, last_message = @message, delivered_at = @now, updated_at = @now, next_attempt_at = NULL
           WHERE id IN (SELECT value FROM json_each(@ids)) AND state = 'inflight'`),
-      getInflight: db.prepare(`SELECT attempts, first_rejected_at AS firstRejectedAt FROM punches WHERE id = ? AND state = 'inflight'`),
+      getInflight: db.prepare(
+        `SELECT attempts, first_rejected_at AS firstRejectedAt FROM punches WHERE id = ? AND state = 'inflight'`,
+      ),
       rejected: db.prepare(`UPDATE punches SET state = @state, claimed_from = NULL, attempts = @attempts,
           first_rejected_at = @firstRejectedAt, next_attempt_at = @next, last_message = @message, updated_at = @now
           WHERE id = @id AND state = 'inflight'`),
@@ -83,8 +92,12 @@ export class Journal implements PunchSink, DeliveryQueue {
           last_message = coalesce(@message, last_message), updated_at = @now
           WHERE id IN (SELECT value FROM json_each(@ids)) AND state = 'inflight'`),
       // The `state IN ('pending', 'rejected')` term lets SQLite use the small queue index.
-      anyPending: db.prepare(`SELECT 1 FROM punches WHERE state IN ('pending', 'rejected') AND state = 'pending' LIMIT 1`),
-      nextRejected: db.prepare(`SELECT min(next_attempt_at) AS t FROM punches WHERE state IN ('pending', 'rejected') AND state = 'rejected'`),
+      anyPending: db.prepare(
+        `SELECT 1 FROM punches WHERE state IN ('pending', 'rejected') AND state = 'pending' LIMIT 1`,
+      ),
+      nextRejected: db.prepare(
+        `SELECT min(next_attempt_at) AS t FROM punches WHERE state IN ('pending', 'rejected') AND state = 'rejected'`,
+      ),
       dueCount: db.prepare(`SELECT count(*) AS n FROM punches
           WHERE state IN ('pending', 'rejected') AND (state = 'pending' OR @all OR next_attempt_at <= @now)`),
     };
@@ -140,8 +153,10 @@ export class Journal implements PunchSink, DeliveryQueue {
   /** After a crash nothing stays inflight: the owner returns such rows to the queue. */
   private recoverInflight(): number {
     return this.db
-      .prepare(`UPDATE punches SET state = coalesce(claimed_from, 'pending'), claimed_from = NULL, updated_at = ?
-                WHERE state = 'inflight'`)
+      .prepare(
+        `UPDATE punches SET state = coalesce(claimed_from, 'pending'), claimed_from = NULL, updated_at = ?
+                WHERE state = 'inflight'`,
+      )
       .run(this.clock.now()).changes;
   }
 
@@ -149,35 +164,48 @@ export class Journal implements PunchSink, DeliveryQueue {
     const now = this.clock.now();
     const latest = wallClockAt(now + this.opts.futureToleranceMinutes * 60_000, opts.timezone);
     const result: IngestResult = { added: 0, duplicates: 0, quarantined: 0 };
-    this.db.transaction(() => {
-      for (const p of punches) {
-        const reason = !isLogTime(p.logTime)
-          ? 'not a valid time'
-          : p.logTime < EARLIEST_PLAUSIBLE
-            ? 'before 2000: the terminal clock was probably reset'
-            : p.logTime > latest
-              ? `in the future (box clock ${latest.slice(0, 16)} incl. tolerance)`
-              : undefined;
-        const r = this.stmt.insert.run(
-          p.terminal, p.device ?? '', p.biometricCode, p.logTime, p.verifyType ?? null, p.punchState ?? null, this.opts.site,
-          reason ? 'quarantined' : 'pending', reason ? `quarantined: ${reason}` : null, now, now,
-        );
-        if (r.changes === 0) result.duplicates++;
-        else if (reason) result.quarantined++;
-        else result.added++;
-      }
-    }).immediate();
+    this.db
+      .transaction(() => {
+        for (const p of punches) {
+          const reason = !isLogTime(p.logTime)
+            ? 'not a valid time'
+            : p.logTime < EARLIEST_PLAUSIBLE
+              ? 'before 2000: the terminal clock was probably reset'
+              : p.logTime > latest
+                ? `in the future (box clock ${latest.slice(0, 16)} incl. tolerance)`
+                : undefined;
+          const r = this.stmt.insert.run(
+            p.terminal,
+            p.device ?? '',
+            p.biometricCode,
+            p.logTime,
+            p.verifyType ?? null,
+            p.punchState ?? null,
+            this.opts.site,
+            reason ? 'quarantined' : 'pending',
+            reason ? `quarantined: ${reason}` : null,
+            now,
+            now,
+          );
+          if (r.changes === 0) result.duplicates++;
+          else if (reason) result.quarantined++;
+          else result.added++;
+        }
+      })
+      .immediate();
     return result;
   }
 
   claim(limit: number, opts: ClaimOptions = {}): OutboundPunch[] {
     const now = this.clock.now();
-    return this.db.transaction(() => {
-      // In queue order (log time, then id): the index's order.
-      const rows = this.stmt.pick.all({ now, limit, all: opts.ignoreBackoff ? 1 : 0 }) as OutboundPunch[];
-      if (rows.length > 0) this.stmt.markInflight.run({ now, ids: JSON.stringify(rows.map((r) => r.id)) });
-      return rows;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        // In queue order (log time, then id): the index's order.
+        const rows = this.stmt.pick.all({ now, limit, all: opts.ignoreBackoff ? 1 : 0 }) as OutboundPunch[];
+        if (rows.length > 0) this.stmt.markInflight.run({ now, ids: JSON.stringify(rows.map((r) => r.id)) });
+        return rows;
+      })
+      .immediate();
   }
 
   settle(outcomes: readonly PunchOutcome[]): void {
@@ -185,7 +213,10 @@ export class Journal implements PunchSink, DeliveryQueue {
     const { baseMs, maxMs } = this.opts.rejectedRetry;
     // Delivered, duplicate and unknown answers are grouped by message (usually one per batch)
     // and settled with one statement per group; refusals need each punch's own history.
-    const groups = new Map<string, { kind: 'delivered' | 'duplicate' | 'unknown'; message: string | null; ids: number[] }>();
+    const groups = new Map<
+      string,
+      { kind: 'delivered' | 'duplicate' | 'unknown'; message: string | null; ids: number[] }
+    >();
     const rejected: { id: number; message: string }[] = [];
     for (const o of outcomes) {
       if (o.kind === 'rejected') {
@@ -197,25 +228,34 @@ export class Journal implements PunchSink, DeliveryQueue {
       const g = groups.get(key) ?? groups.set(key, { kind: o.kind, message, ids: [] }).get(key)!;
       g.ids.push(o.id);
     }
-    this.db.transaction(() => {
-      for (const g of groups.values()) {
-        const ids = JSON.stringify(g.ids);
-        if (g.kind === 'unknown') this.stmt.unclaim.run({ ids, message: g.message, now });
-        else this.stmt.delivered.run({ ids, duplicate: g.kind === 'duplicate' ? 1 : 0, message: g.message, now });
-      }
-      for (const o of rejected) {
-        const row = this.stmt.getInflight.get(o.id) as { attempts: number; firstRejectedAt: number | null } | undefined;
-        if (!row) continue;
-        const attempts = row.attempts + 1;
-        const firstRejectedAt = row.firstRejectedAt ?? now;
-        const dead = attempts >= this.opts.deadAfterAttempts || now - firstRejectedAt >= this.opts.deadAfterDays * DAY_MS;
-        const delay = Math.min(maxMs, baseMs * 2 ** Math.min(attempts - 1, 40));
-        this.stmt.rejected.run({
-          id: o.id, state: dead ? 'dead' : 'rejected', attempts, firstRejectedAt,
-          next: dead ? null : now + delay, message: o.message, now,
-        });
-      }
-    }).immediate();
+    this.db
+      .transaction(() => {
+        for (const g of groups.values()) {
+          const ids = JSON.stringify(g.ids);
+          if (g.kind === 'unknown') this.stmt.unclaim.run({ ids, message: g.message, now });
+          else this.stmt.delivered.run({ ids, duplicate: g.kind === 'duplicate' ? 1 : 0, message: g.message, now });
+        }
+        for (const o of rejected) {
+          const row = this.stmt.getInflight.get(o.id) as
+            { attempts: number; firstRejectedAt: number | null } | undefined;
+          if (!row) continue;
+          const attempts = row.attempts + 1;
+          const firstRejectedAt = row.firstRejectedAt ?? now;
+          const dead =
+            attempts >= this.opts.deadAfterAttempts || now - firstRejectedAt >= this.opts.deadAfterDays * DAY_MS;
+          const delay = Math.min(maxMs, baseMs * 2 ** Math.min(attempts - 1, 40));
+          this.stmt.rejected.run({
+            id: o.id,
+            state: dead ? 'dead' : 'rejected',
+            attempts,
+            firstRejectedAt,
+            next: dead ? null : now + delay,
+            message: o.message,
+            now,
+          });
+        }
+      })
+      .immediate();
   }
 
   release(ids: readonly number[]): void {
@@ -242,7 +282,9 @@ export class Journal implements PunchSink, DeliveryQueue {
     const cutoff = this.clock.now() - this.opts.retentionDays * DAY_MS;
     // The newest row always stays, so that row ids (and devicelogIds) are never handed out twice.
     return this.db
-      .prepare(`DELETE FROM punches WHERE state = 'delivered' AND delivered_at < ? AND id < (SELECT max(id) FROM punches)`)
+      .prepare(
+        `DELETE FROM punches WHERE state = 'delivered' AND delivered_at < ? AND id < (SELECT max(id) FROM punches)`,
+      )
       .run(cutoff).changes;
   }
 

@@ -5,7 +5,9 @@ import { Database } from './sqlite-driver.js';
 /** Thrown when another `punchgate run` already owns the journal. */
 export class JournalLockedError extends Error {
   constructor(path: string) {
-    super(`the journal ${path} is already in use by another punchgate run (stop it first, or use another journal.path)`);
+    super(
+      `the journal ${path} is already in use by another punchgate run (stop it first, or use another journal.path)`,
+    );
     this.name = 'JournalLockedError';
   }
 }

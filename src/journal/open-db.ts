@@ -10,7 +10,11 @@ import { migrate } from './migrations.js';
  */
 export function openJournalDb(path: string, opts: { readonly?: boolean } = {}): Database {
   if (!opts.readonly) mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false, timeout: 5000 });
+  const db = new Database(path, {
+    readonly: opts.readonly ?? false,
+    fileMustExist: opts.readonly ?? false,
+    timeout: 5000,
+  });
   try {
     if (!opts.readonly) {
       db.pragma('journal_mode = WAL');
@@ -31,8 +35,5 @@ export function openJournalDb(path: string, opts: { readonly?: boolean } = {}): 
 /** SQLite errors after which the journal cannot keep its promise: the process should exit. */
 export function isFatalJournalError(e: unknown): boolean {
   const code = (e as { code?: unknown }).code;
-  return (
-    typeof code === 'string' &&
-    /^SQLITE_(FULL|IOERR|READONLY|CORRUPT|NOTADB|CANTOPEN|PERM)/.test(code)
-  );
+  return typeof code === 'string' && /^SQLITE_(FULL|IOERR|READONLY|CORRUPT|NOTADB|CANTOPEN|PERM)/.test(code);
 }

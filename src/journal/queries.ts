@@ -52,16 +52,22 @@ export class JournalQueries {
 
   counts(): JournalCounts {
     const out = Object.fromEntries(PUNCH_STATES.map((s) => [s, 0])) as unknown as JournalCounts;
-    const rows = this.db.prepare(`SELECT state, count(*) AS n FROM punches WHERE state <> 'delivered' GROUP BY state`).all() as { state: PunchState; n: number }[];
+    const rows = this.db
+      .prepare(`SELECT state, count(*) AS n FROM punches WHERE state <> 'delivered' GROUP BY state`)
+      .all() as { state: PunchState; n: number }[];
     for (const r of rows) out[r.state] = r.n;
-    out.delivered = (this.db.prepare(`SELECT count(*) AS n FROM punches WHERE state = 'delivered'`).get() as { n: number }).n;
+    out.delivered = (
+      this.db.prepare(`SELECT count(*) AS n FROM punches WHERE state = 'delivered'`).get() as { n: number }
+    ).n;
     return out;
   }
 
   /** The oldest punch still waiting (pending or inflight), by log time. */
   oldestPending(): StoredPunch | undefined {
     const r = this.db
-      .prepare(`SELECT *, site || '-' || id AS devicelog_id FROM punches WHERE state IN ('pending', 'inflight') ORDER BY log_time, id LIMIT 1`)
+      .prepare(
+        `SELECT *, site || '-' || id AS devicelog_id FROM punches WHERE state IN ('pending', 'inflight') ORDER BY log_time, id LIMIT 1`,
+      )
       .get() as Row | undefined;
     return r ? toStored(r) : undefined;
   }
@@ -69,13 +75,19 @@ export class JournalQueries {
   list(filter: PunchFilter = {}): StoredPunch[] {
     const w = where(filter);
     const limit = filter.limit ? `LIMIT ${Math.max(1, Math.floor(filter.limit))}` : '';
-    return (this.db.prepare(`SELECT *, site || '-' || id AS devicelog_id FROM punches ${w.sql} ORDER BY log_time, id ${limit}`).all(...w.params) as Row[]).map(toStored);
+    return (
+      this.db
+        .prepare(`SELECT *, site || '-' || id AS devicelog_id FROM punches ${w.sql} ORDER BY log_time, id ${limit}`)
+        .all(...w.params) as Row[]
+    ).map(toStored);
   }
 
   /** Iterates punches without loading them all (export of large journals). */
   *iterate(filter: PunchFilter = {}): IterableIterator<StoredPunch> {
     const w = where(filter);
-    for (const r of this.db.prepare(`SELECT *, site || '-' || id AS devicelog_id FROM punches ${w.sql} ORDER BY log_time, id`).iterate(...w.params)) {
+    for (const r of this.db
+      .prepare(`SELECT *, site || '-' || id AS devicelog_id FROM punches ${w.sql} ORDER BY log_time, id`)
+      .iterate(...w.params)) {
       yield toStored(r as Row);
     }
   }
@@ -84,7 +96,9 @@ export class JournalQueries {
   retry(filter: { state: 'rejected' | 'dead'; terminal?: string; ids?: readonly number[] }): number {
     const w = where(filter);
     return this.db
-      .prepare(`UPDATE punches SET state = 'pending', attempts = 0, first_rejected_at = NULL, next_attempt_at = NULL, updated_at = ? ${w.sql}`)
+      .prepare(
+        `UPDATE punches SET state = 'pending', attempts = 0, first_rejected_at = NULL, next_attempt_at = NULL, updated_at = ? ${w.sql}`,
+      )
       .run(this.clock.now(), ...w.params).changes;
   }
 
@@ -100,12 +114,22 @@ export class JournalQueries {
   undeliveredCount(terminal: string, device?: string): number {
     const dev = device === undefined ? '' : 'AND device = ?';
     const params = device === undefined ? [terminal] : [terminal, device];
-    return (this.db.prepare(`SELECT count(*) AS n FROM punches WHERE terminal = ? ${dev} AND state <> 'delivered'`).get(...params) as { n: number }).n;
+    return (
+      this.db
+        .prepare(`SELECT count(*) AS n FROM punches WHERE terminal = ? ${dev} AND state <> 'delivered'`)
+        .get(...params) as { n: number }
+    ).n;
   }
 
   /** How many of the given punches are delivered (the clear policy checks every record on the terminal). */
-  deliveredAmong(terminal: string, device: string, punches: readonly { biometricCode: string; logTime: string }[]): number {
-    const stmt = this.db.prepare(`SELECT state FROM punches WHERE terminal = ? AND device = ? AND biometric_code = ? AND log_time = ?`);
+  deliveredAmong(
+    terminal: string,
+    device: string,
+    punches: readonly { biometricCode: string; logTime: string }[],
+  ): number {
+    const stmt = this.db.prepare(
+      `SELECT state FROM punches WHERE terminal = ? AND device = ? AND biometric_code = ? AND log_time = ?`,
+    );
     let n = 0;
     for (const p of punches) {
       const r = stmt.get(terminal, device, p.biometricCode, p.logTime) as { state: string } | undefined;
@@ -117,18 +141,30 @@ export class JournalQueries {
   /** Punches journalled under a code with this prefix (e.g. unknown badge cards), per terminal. */
   codesWithPrefix(prefix: string): { terminal: string; count: number; codes: string[] }[] {
     const rows = this.db
-      .prepare(`SELECT terminal, count(*) AS count, group_concat(DISTINCT biometric_code) AS codes FROM punches
-                WHERE biometric_code >= ? AND biometric_code < ? AND state <> 'delivered' GROUP BY terminal`)
+      .prepare(
+        `SELECT terminal, count(*) AS count, group_concat(DISTINCT biometric_code) AS codes FROM punches
+                WHERE biometric_code >= ? AND biometric_code < ? AND state <> 'delivered' GROUP BY terminal`,
+      )
       .all(prefix, prefix + '\uffff') as { terminal: string; count: number; codes: string | null }[];
-    return rows.map((r) => ({ terminal: r.terminal, count: r.count, codes: (r.codes ?? '').split(',').filter(Boolean).slice(0, 10) }));
+    return rows.map((r) => ({
+      terminal: r.terminal,
+      count: r.count,
+      codes: (r.codes ?? '').split(',').filter(Boolean).slice(0, 10),
+    }));
   }
 
   /** Rejected and dead punches grouped by the HRMS's message, for alerts. */
   rejectionSummary(): { message: string; count: number; codes: string[] }[] {
     const rows = this.db
-      .prepare(`SELECT last_message AS message, count(*) AS count, group_concat(DISTINCT biometric_code) AS codes
-                FROM punches WHERE state IN ('rejected', 'dead') GROUP BY last_message ORDER BY count DESC LIMIT 20`)
+      .prepare(
+        `SELECT last_message AS message, count(*) AS count, group_concat(DISTINCT biometric_code) AS codes
+                FROM punches WHERE state IN ('rejected', 'dead') GROUP BY last_message ORDER BY count DESC LIMIT 20`,
+      )
       .all() as { message: string | null; count: number; codes: string | null }[];
-    return rows.map((r) => ({ message: r.message ?? '', count: r.count, codes: (r.codes ?? '').split(',').filter(Boolean).slice(0, 10) }));
+    return rows.map((r) => ({
+      message: r.message ?? '',
+      count: r.count,
+      codes: (r.codes ?? '').split(',').filter(Boolean).slice(0, 10),
+    }));
   }
 }

@@ -55,13 +55,17 @@ export class TerminalStateStore {
 
   update(name: string, patch: Partial<Omit<TerminalRecord, 'name'>>): TerminalRecord {
     const entries = Object.entries(patch).filter(([k, v]) => v !== undefined && k in TERMINAL_COLUMNS);
-    this.db.transaction(() => {
-      this.db.prepare('INSERT OR IGNORE INTO terminals (name) VALUES (?)').run(name);
-      if (entries.length > 0) {
-        const sets = entries.map(([k]) => `${TERMINAL_COLUMNS[k as keyof typeof TERMINAL_COLUMNS]} = ?`).join(', ');
-        this.db.prepare(`UPDATE terminals SET ${sets} WHERE name = ?`).run(...entries.map(([, v]) => sqlValue(v)), name);
-      }
-    }).immediate();
+    this.db
+      .transaction(() => {
+        this.db.prepare('INSERT OR IGNORE INTO terminals (name) VALUES (?)').run(name);
+        if (entries.length > 0) {
+          const sets = entries.map(([k]) => `${TERMINAL_COLUMNS[k as keyof typeof TERMINAL_COLUMNS]} = ?`).join(', ');
+          this.db
+            .prepare(`UPDATE terminals SET ${sets} WHERE name = ?`)
+            .run(...entries.map(([, v]) => sqlValue(v)), name);
+        }
+      })
+      .immediate();
     return this.get(name)!;
   }
 

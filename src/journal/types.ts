@@ -6,7 +6,14 @@ import type { Punch } from '../punch.js';
  */
 
 export type PunchState = 'pending' | 'inflight' | 'delivered' | 'rejected' | 'dead' | 'quarantined';
-export const PUNCH_STATES: readonly PunchState[] = ['pending', 'inflight', 'delivered', 'rejected', 'dead', 'quarantined'];
+export const PUNCH_STATES: readonly PunchState[] = [
+  'pending',
+  'inflight',
+  'delivered',
+  'rejected',
+  'dead',
+  'quarantined',
+];
 
 export interface IngestOptions {
   /** IANA zone of the source's clock, to judge "in the future" (default the box's zone). */

@@ -42,7 +42,10 @@ class SerialTerminalSource implements Source {
   private record(): void {
     const s = this.reader.status();
     this.deps.ledger.update(this.cfg.name, {
-      online: s.online, offlineSince: s.offlineSince, lastPollAt: s.lastLineAt ?? s.openedAt, lastError: s.lastError,
+      online: s.online,
+      offlineSince: s.offlineSince,
+      lastPollAt: s.lastLineAt ?? s.openedAt,
+      lastError: s.lastError,
     });
   }
 

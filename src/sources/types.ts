@@ -11,7 +11,11 @@ export interface TerminalLedger {
 /** What the clear policy asks of the journal before a terminal's log may be erased. */
 export interface DeliveryCheck {
   undeliveredCount(terminal: string, device?: string): number;
-  deliveredAmong(terminal: string, device: string, punches: readonly { biometricCode: string; logTime: string }[]): number;
+  deliveredAmong(
+    terminal: string,
+    device: string,
+    punches: readonly { biometricCode: string; logTime: string }[],
+  ): number;
 }
 
 /** Everything a source needs from around it: nothing reaches past the journal. */

@@ -11,7 +11,9 @@ export function clockTime(ms: number, now: number): string {
   const d = new Date(ms);
   const p = (n: number) => String(n).padStart(2, '0');
   const hm = `${p(d.getHours())}:${p(d.getMinutes())}`;
-  return new Date(now).toDateString() === d.toDateString() ? hm : `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${hm}`;
+  return new Date(now).toDateString() === d.toDateString()
+    ? hm
+    : `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${hm}`;
 }
 
 /** "3 h", "25 min", "2 d". */
@@ -25,21 +27,26 @@ export function span(ms: number): string {
 export const punches = (n: number) => `${n} ${n === 1 ? 'punch' : 'punches'}`;
 
 /** Active alerts in plain words, most urgent first. */
-export function alertsFor(
-  r: StatusReport,
-  rejections: { message: string; count: number }[],
-  now: number,
-): string[] {
+export function alertsFor(r: StatusReport, rejections: { message: string; count: number }[], now: number): string[] {
   const out: string[] = [];
   const ms = (s: string | null) => (s ? Date.parse(s) : null);
 
   if (r.delivery.auth === 'failed') {
     const since = ms(r.delivery.authFailedSince);
-    out.push(`HRMS refuses the token${since ? ` since ${clockTime(since, now)}` : ''}: put a valid token in the token file (it is re-read without a restart)`);
+    out.push(
+      `HRMS refuses the token${since ? ` since ${clockTime(since, now)}` : ''}: put a valid token in the token file (it is re-read without a restart)`,
+    );
   }
   const oldestQueued = ms(r.oldestPending?.queuedAt ?? null);
-  if (r.delivery.auth !== 'failed' && oldestQueued !== null && now - oldestQueued > STALL_ALERT_MS && r.delivery.lastError) {
-    out.push(`delivery stalled for ${span(now - oldestQueued)}: ${punches(r.punches.pending + r.punches.inflight)} waiting; last error: ${r.delivery.lastError}`);
+  if (
+    r.delivery.auth !== 'failed' &&
+    oldestQueued !== null &&
+    now - oldestQueued > STALL_ALERT_MS &&
+    r.delivery.lastError
+  ) {
+    out.push(
+      `delivery stalled for ${span(now - oldestQueued)}: ${punches(r.punches.pending + r.punches.inflight)} waiting; last error: ${r.delivery.lastError}`,
+    );
   }
   for (const t of r.terminals) {
     const since = ms(t.offlineSince);
@@ -47,18 +54,25 @@ export function alertsFor(
       out.push(`terminal ${t.name} unreachable for ${span(now - since)}${t.lastError ? ` (${t.lastError})` : ''}`);
     }
     if (t.previousSerial) {
-      out.push(`terminal ${t.name} now answers with serial ${t.serial} instead of ${t.previousSerial}: device swapped or address changed (its punches are kept apart)`);
+      out.push(
+        `terminal ${t.name} now answers with serial ${t.serial} instead of ${t.previousSerial}: device swapped or address changed (its punches are kept apart)`,
+      );
     }
     if (t.skewSeconds !== null && Math.abs(t.skewSeconds) >= SKEW_ALERT_SECONDS) {
-      out.push(`terminal ${t.name} clock is ${span(Math.abs(t.skewSeconds) * 1000)} ${t.skewSeconds > 0 ? 'ahead' : 'behind'}`);
+      out.push(
+        `terminal ${t.name} clock is ${span(Math.abs(t.skewSeconds) * 1000)} ${t.skewSeconds > 0 ? 'ahead' : 'behind'}`,
+      );
     }
   }
   for (const rej of rejections.slice(0, 5)) {
     out.push(`${punches(rej.count)} rejected: ${rej.message || 'no message'}`);
   }
-  if (r.punches.dead > 0) out.push(`${punches(r.punches.dead)} given up (dead): fix the cause, then punchgate punches retry --state dead`);
+  if (r.punches.dead > 0)
+    out.push(`${punches(r.punches.dead)} given up (dead): fix the cause, then punchgate punches retry --state dead`);
   if (r.punches.quarantined > 0) {
-    out.push(`${punches(r.punches.quarantined)} quarantined (implausible time): check the terminal clocks, then punchgate punches release`);
+    out.push(
+      `${punches(r.punches.quarantined)} quarantined (implausible time): check the terminal clocks, then punchgate punches release`,
+    );
   }
   return out;
 }

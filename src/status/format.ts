@@ -25,12 +25,16 @@ export function formatStatus(r: StatusReport): string {
   lines.push('Queue');
   lines.push(`  pending ${p.pending}   in flight ${p.inflight}   delivered ${p.delivered}`);
   lines.push(`  rejected ${p.rejected}   dead ${p.dead}   quarantined ${p.quarantined}`);
-  if (r.oldestPending) lines.push(`  oldest waiting punch: ${r.oldestPending.logTime} from ${r.oldestPending.terminal}`);
+  if (r.oldestPending)
+    lines.push(`  oldest waiting punch: ${r.oldestPending.logTime} from ${r.oldestPending.terminal}`);
   lines.push('');
   lines.push('Delivery');
-  const auth = r.delivery.auth === 'failed' ? 'AUTH FAILED' : r.delivery.auth === 'ok' ? 'token accepted' : 'not tried yet';
+  const auth =
+    r.delivery.auth === 'failed' ? 'AUTH FAILED' : r.delivery.auth === 'ok' ? 'token accepted' : 'not tried yet';
   lines.push(`  HRMS: ${auth}`);
-  lines.push(`  last success: ${when(r.delivery.lastSuccessAt, now)}${r.delivery.lastResult ? ` (${r.delivery.lastResult})` : ''}`);
+  lines.push(
+    `  last success: ${when(r.delivery.lastSuccessAt, now)}${r.delivery.lastResult ? ` (${r.delivery.lastResult})` : ''}`,
+  );
   if (r.delivery.lastError) lines.push(`  last error: ${when(r.delivery.lastErrorAt, now)}: ${r.delivery.lastError}`);
   return lines.join('\n') + '\n';
 }

@@ -65,7 +65,9 @@ export function buildStatus(journal: Journal, config: Config, now: number): Stat
     site: config.site,
     generatedAt: iso(now)!,
     punches: counts,
-    oldestPending: oldest ? { logTime: oldest.logTime, terminal: oldest.terminal, queuedAt: iso(oldest.createdAt)! } : null,
+    oldestPending: oldest
+      ? { logTime: oldest.logTime, terminal: oldest.terminal, queuedAt: iso(oldest.createdAt)! }
+      : null,
     delivery: {
       auth: d.auth,
       authFailedSince: iso(d.authFailedSince),

@@ -11,9 +11,39 @@ export interface CronSchedule {
   readonly daysOfWeek: ReadonlySet<number>;
 }
 
-const FIELDS = [['second', 0, 59], ['minute', 0, 59], ['hour', 0, 23], ['day of month', 1, 31], ['month', 1, 12], ['day of week', 0, 6]] as const;
-const NICKNAMES = new Map(Object.entries({ '@yearly': '0 0 1 1 *', '@annually': '0 0 1 1 *', '@monthly': '0 0 1 * *', '@weekly': '0 0 * * 0', '@daily': '0 0 * * *', '@midnight': '0 0 * * *', '@hourly': '0 * * * *' }));
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const FIELDS = [
+  ['second', 0, 59],
+  ['minute', 0, 59],
+  ['hour', 0, 23],
+  ['day of month', 1, 31],
+  ['month', 1, 12],
+  ['day of week', 0, 6],
+] as const;
+const NICKNAMES = new Map(
+  Object.entries({
+    '@yearly': '0 0 1 1 *',
+    '@annually': '0 0 1 1 *',
+    '@monthly': '0 0 1 * *',
+    '@weekly': '0 0 * * 0',
+    '@daily': '0 0 * * *',
+    '@midnight': '0 0 * * *',
+    '@hourly': '0 * * * *',
+  }),
+);
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 const DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const MAX_DAYS = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const [HORIZON_YEARS, MAX_SLEEP_MS] = [100, 60_000]; // nextRun's search (node-cron: 36,600 days) covers all parseCron accepts
@@ -21,7 +51,8 @@ const [HORIZON_YEARS, MAX_SLEEP_MS] = [100, 60_000]; // nextRun's search (node-c
 /** Names become numbers by substring replacement, full names first, as in node-cron ("JAN-Mar" is "1-3"). */
 function replaceNames(field: string, names: string[], first: number): string {
   const byName = (m: string) => String(names.findIndex((n) => n.startsWith(m.toLowerCase())) + first);
-  for (const len of [99, 3]) field = field.replace(new RegExp(names.map((n) => n.slice(0, len)).join('|'), 'gi'), byName);
+  for (const len of [99, 3])
+    field = field.replace(new RegExp(names.map((n) => n.slice(0, len)).join('|'), 'gi'), byName);
   return field;
 }
 
@@ -52,18 +83,32 @@ function parseField(text: string, index: number): Set<number> | string {
 /** Parses a 5-field (minute first) or 6-field (second first) expression, with node-cron 4's rules. */
 export function parseCron(expression: string): CronSchedule | { error: string } {
   const resolved = NICKNAMES.get(expression.trim().toLowerCase()) ?? expression;
-  if (!/^[a-zA-Z0-9-*/,#? ]*$/.test(resolved)) return { error: `cron expression "${expression}" has characters other than letters, digits, spaces and * / , - ?` };
+  if (!/^[a-zA-Z0-9-*/,#? ]*$/.test(resolved))
+    return { error: `cron expression "${expression}" has characters other than letters, digits, spaces and * / , - ?` };
   const fields = resolved.split(' ').filter(Boolean);
-  if (fields.length !== 5 && fields.length !== 6) return { error: `cron expression "${expression}" has ${fields.length} fields; expected 5 (minute hour day month weekday) or 6 (second first)` };
+  if (fields.length !== 5 && fields.length !== 6)
+    return {
+      error: `cron expression "${expression}" has ${fields.length} fields; expected 5 (minute hour day month weekday) or 6 (second first)`,
+    };
   if (fields.length === 5) fields.unshift('0');
   for (const i of [3, 5]) if (fields[i] === '?') fields[i] = '*'; // "?" alone: any day
   [fields[4], fields[5]] = [replaceNames(fields[4]!, MONTHS, 1), replaceNames(fields[5]!, DAYS, 0)];
   const sets = fields.map(parseField);
   const error = sets.find((set) => typeof set === 'string');
   if (error !== undefined) return { error: `cron expression "${expression}": ${error}` };
-  const [seconds, minutes, hours, daysOfMonth, months, daysOfWeek] = sets as [Set<number>, Set<number>, Set<number>, Set<number>, Set<number>, Set<number>];
+  const [seconds, minutes, hours, daysOfMonth, months, daysOfWeek] = sets as [
+    Set<number>,
+    Set<number>,
+    Set<number>,
+    Set<number>,
+    Set<number>,
+    Set<number>,
+  ];
   // Like node-cron, refuse a day that no allowed month has ("31 2"); "29 2" is fine (leap years).
-  if (![...months].some((m) => [...daysOfMonth].some((d) => d <= MAX_DAYS[m]!))) return { error: `cron expression "${expression}": day of month "${fields[3]}" never occurs in month "${fields[4]}"` };
+  if (![...months].some((m) => [...daysOfMonth].some((d) => d <= MAX_DAYS[m]!)))
+    return {
+      error: `cron expression "${expression}": day of month "${fields[3]}" never occurs in month "${fields[4]}"`,
+    };
   return { seconds, minutes, hours, daysOfMonth, months, daysOfWeek };
 }
 
@@ -73,8 +118,14 @@ export function validCron(expression: string): boolean {
 }
 
 function matches(s: CronSchedule, ms: number, t = new Date(ms)): boolean {
-  return s.seconds.has(t.getSeconds()) && s.minutes.has(t.getMinutes()) && s.hours.has(t.getHours()) &&
-    s.daysOfMonth.has(t.getDate()) && s.months.has(t.getMonth() + 1) && s.daysOfWeek.has(t.getDay());
+  return (
+    s.seconds.has(t.getSeconds()) &&
+    s.minutes.has(t.getMinutes()) &&
+    s.hours.has(t.getHours()) &&
+    s.daysOfMonth.has(t.getDate()) &&
+    s.months.has(t.getMonth() + 1) &&
+    s.daysOfWeek.has(t.getDay())
+  );
 }
 
 /**
@@ -84,9 +135,11 @@ function matches(s: CronSchedule, ms: number, t = new Date(ms)): boolean {
  */
 function wallToMs(y: number, mo: number, d: number, h: number, mi: number, s: number): number {
   const offset = (ms: number) => -new Date(ms).getTimezoneOffset() * 60_000;
-  const readsBack = (ms: number, t = new Date(ms)) => t.getDate() === d && t.getHours() === h && t.getMinutes() === mi && t.getSeconds() === s;
+  const readsBack = (ms: number, t = new Date(ms)) =>
+    t.getDate() === d && t.getHours() === h && t.getMinutes() === mi && t.getSeconds() === s;
   const guess = Date.UTC(y, mo - 1, d, h, mi, s);
-  const c1 = guess - offset(guess), c2 = guess - offset(c1);
+  const c1 = guess - offset(guess),
+    c2 = guess - offset(c1);
   return c1 === c2 || readsBack(c1) ? c1 : readsBack(c2) ? c2 : Math.max(c1, c2);
 }
 
@@ -97,10 +150,20 @@ function wallToMs(y: number, mo: number, d: number, h: number, mi: number, s: nu
  * wall time count, so from inside a fall-back hour the rest of its second pass may be skipped.
  */
 export function nextRun(s: CronSchedule, afterMs: number): number {
-  const base = Math.floor(afterMs / 1000) * 1000, start = new Date(base);
+  const base = Math.floor(afterMs / 1000) * 1000,
+    start = new Date(base);
   // `floor`: the start's time of day, in seconds; -1 from the second day on.
-  let [y, mo, d, floor] = [start.getFullYear(), start.getMonth() + 1, start.getDate(), start.getHours() * 3600 + start.getMinutes() * 60 + start.getSeconds()];
-  for (; y <= start.getFullYear() + HORIZON_YEARS; [y, mo, d, floor] = mo === 12 ? [y + 1, 1, 1, -1] : [y, mo + 1, 1, -1]) {
+  let [y, mo, d, floor] = [
+    start.getFullYear(),
+    start.getMonth() + 1,
+    start.getDate(),
+    start.getHours() * 3600 + start.getMinutes() * 60 + start.getSeconds(),
+  ];
+  for (
+    ;
+    y <= start.getFullYear() + HORIZON_YEARS;
+    [y, mo, d, floor] = mo === 12 ? [y + 1, 1, 1, -1] : [y, mo + 1, 1, -1]
+  ) {
     if (!s.months.has(mo)) continue;
     const last = new Date(Date.UTC(y, mo, 0)).getUTCDate();
     for (; d <= last; d++, floor = -1) {
@@ -121,8 +184,16 @@ export function nextRun(s: CronSchedule, afterMs: number): number {
 }
 
 /** Wall clock and timers of cronTimer; tests pass a fake. The default's timers stay ref'd: the daemon lives on them. */
-export interface CronClock { now(): number; setTimeout(fn: () => void, ms: number): unknown; clearTimeout(handle: unknown): void }
-const systemClock: CronClock = { now: () => Date.now(), setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) };
+export interface CronClock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+const systemClock: CronClock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+};
 
 /**
  * Calls `tick` at each matching second until the returned function stops it. Timers run on a monotonic clock but

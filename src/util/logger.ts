@@ -14,12 +14,27 @@ export interface LoggerOptions {
 
 /** Keys that may hold a secret anywhere in a log object. */
 const REDACT_PATHS = [
-  'token', '*.token', 'commKey', '*.commKey', '*.*.commKey',
-  'authorization', 'headers.authorization', '*.headers.authorization',
-  'Authorization', 'headers.Authorization', '*.headers.Authorization',
+  'token',
+  '*.token',
+  'commKey',
+  '*.commKey',
+  '*.*.commKey',
+  'authorization',
+  'headers.authorization',
+  '*.headers.authorization',
+  'Authorization',
+  'headers.Authorization',
+  '*.headers.Authorization',
 ];
 
-const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+const LEVEL_NAMES: Record<number, string> = {
+  10: 'TRACE',
+  20: 'DEBUG',
+  30: 'INFO',
+  40: 'WARN',
+  50: 'ERROR',
+  60: 'FATAL',
+};
 
 /** One readable line from one pino JSON line: `12:00:01 INFO  message key=value ...`. */
 export function prettyLine(json: string): string {

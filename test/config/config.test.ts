@@ -4,7 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseConfig } from '../../src/config/load.js';
 import { tempDir } from '../helpers/tmp.js';
 
-const base = { site: 'plant-a', journal: { path: 'j.db' }, hrms: { baseUrl: 'https://hr.example.com', tokenFile: 'token' } };
+const base = {
+  site: 'plant-a',
+  journal: { path: 'j.db' },
+  hrms: { baseUrl: 'https://hr.example.com', tokenFile: 'token' },
+};
 const problems = (raw: unknown) => {
   try {
     parseConfig(raw, '/etc/punchgate');
@@ -38,7 +42,17 @@ describe('config', () => {
     ]);
     expect(problems({ ...base, hrms: { baseUrl: 'http://hr.example.com', allowInsecureHttp: true } })).toEqual([]);
     expect(problems({ ...base, hrms: { baseUrl: 'http://127.0.0.1:8080' } })).toEqual([]);
-    expect(problems({ ...base, site: 'a b', delivery: { batchSize: 0 }, terminals: [{ name: 'g', kind: 'zk' }, { name: 'g', kind: 'zk', host: 'x', schedule: 'often' }] })).toEqual([
+    expect(
+      problems({
+        ...base,
+        site: 'a b',
+        delivery: { batchSize: 0 },
+        terminals: [
+          { name: 'g', kind: 'zk' },
+          { name: 'g', kind: 'zk', host: 'x', schedule: 'often' },
+        ],
+      }),
+    ).toEqual([
       'site: must be 1-32 letters, digits, "_" or "-"',
       'delivery.batchSize: Too small: expected number to be >=1',
       'terminals[0].host: is required',
@@ -63,7 +77,9 @@ describe('config', () => {
       const r2 = spawnSync(process.execPath, ['dist/punchgate.js', '--config', f, 'status'], { encoding: 'utf8' });
       expect(r2.status).toBe(78);
       expect(r2.stderr).toMatch(/bad\.yaml:\d+: /);
-      const r3 = spawnSync(process.execPath, ['dist/punchgate.js', '--config', tmp.path('missing.yaml'), 'status'], { encoding: 'utf8' });
+      const r3 = spawnSync(process.execPath, ['dist/punchgate.js', '--config', tmp.path('missing.yaml'), 'status'], {
+        encoding: 'utf8',
+      });
       expect(r3.status).toBe(78);
       expect(r3.stderr).toMatch(/cannot read the config file \(ENOENT\)/);
     } finally {

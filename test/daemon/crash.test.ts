@@ -14,7 +14,10 @@ describe('crash safety', () => {
     let n = 0;
     const punchTimer = setInterval(() => {
       n++;
-      t.addPunch({ userId: String(1000 + (n % 13)), logTime: `2026-11-22 ${String(6 + Math.floor(n / 3600)).padStart(2, '0')}:${String(Math.floor(n / 60) % 60).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}` });
+      t.addPunch({
+        userId: String(1000 + (n % 13)),
+        logTime: `2026-11-22 ${String(6 + Math.floor(n / 3600)).padStart(2, '0')}:${String(Math.floor(n / 60) % 60).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}`,
+      });
     }, 15);
     // Fails now and then: 503s before processing, and resets after recording (outcome unknown).
     stack.hrms.setFaults({ errorRate: 0.15, resetRate: 0.1, resetAfterProcessing: true, seed: 42 });
@@ -29,7 +32,11 @@ describe('crash safety', () => {
       stack.hrms.setFaults({ errorRate: 0, resetRate: 0 });
       const d = spawnDaemon(stack.configPath);
       const expected = keys(t.punches());
-      await until(() => keys(stack.hrms.attendance()).length === expected.length, 30_000, 'every punch delivered after the kills');
+      await until(
+        () => keys(stack.hrms.attendance()).length === expected.length,
+        30_000,
+        'every punch delivered after the kills',
+      );
       expect(keys(stack.hrms.attendance())).toEqual(expected);
       // The HRMS recorded each punch once; repeats were answered "already exists".
       expect(stack.hrms.attendance().length).toBe(expected.length);

@@ -11,13 +11,24 @@ describe('fatal journal conditions', () => {
     const stack = await startStack();
     try {
       const t = stack.terminals[0]!;
-      for (let i = 0; i < 3000; i++) t.addPunch({ userId: String(10_000 + i), logTime: `2026-11-2${1 + Math.floor(i / 1440)} ${String(Math.floor((i % 1440) / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:00` });
+      for (let i = 0; i < 3000; i++)
+        t.addPunch({
+          userId: String(10_000 + i),
+          logTime: `2026-11-2${1 + Math.floor(i / 1440)} ${String(Math.floor((i % 1440) / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:00`,
+        });
       // ulimit -f in 512-byte blocks: the journal may not grow past ~96 KiB. SIGXFSZ is ignored so
       // the write fails with EFBIG instead of killing the process.
-      const child = spawn('sh', ['-c', `trap '' XFSZ; ulimit -f 192; exec "${process.execPath}" dist/punchgate.js run --config "${stack.configPath}"`], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, NOTIFY_SOCKET: '' },
-      });
+      const child = spawn(
+        'sh',
+        [
+          '-c',
+          `trap '' XFSZ; ulimit -f 192; exec "${process.execPath}" dist/punchgate.js run --config "${stack.configPath}"`,
+        ],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...process.env, NOTIFY_SOCKET: '' },
+        },
+      );
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (out += d.toString()));

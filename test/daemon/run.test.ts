@@ -85,7 +85,7 @@ describe('punchgate run (child process)', () => {
   it('SIGHUP adds a terminal without a restart, and keeps the running config when the new one is invalid', async () => {
     const stack = await startStack({ terminals: 2 });
     cleanups.push(() => stack.stop());
-    const [a, b] = stack.terminals as [typeof stack.terminals[0], typeof stack.terminals[0]];
+    const [a, b] = stack.terminals as [(typeof stack.terminals)[0], (typeof stack.terminals)[0]];
     stack.writeConfig([a]);
     a.addPunch({ userId: '1', logTime: nextTime() });
     b.addPunch({ userId: '2', logTime: nextTime() });

@@ -13,7 +13,7 @@ describe('secrets', () => {
   it('never appear in logs, status, journal or command output', async () => {
     const stack = await startStack({ terminals: 2 });
     try {
-      const [good, bad] = stack.terminals as [typeof stack.terminals[0], typeof stack.terminals[0]];
+      const [good, bad] = stack.terminals as [(typeof stack.terminals)[0], (typeof stack.terminals)[0]];
       good.addPunch({ userId: '1001', logTime: '2026-11-22 08:00:00' });
       good.setFaults({ dropReplyTo: [50], dropReplyOnce: true });
       bad.addPunch({ userId: '1002', logTime: '2026-11-22 08:00:01' });
@@ -24,22 +24,38 @@ describe('secrets', () => {
       // The HRMS first knows no valid token: a refused token, then fixed.
       stack.hrms.setFaults({ tokenExpiresAt: 0, errorRate: 0.3, seed: 3 });
       const d = spawnDaemon(stack.configPath);
-      await until(() => /refuse|token/i.test(d.output()) && /comm key/i.test(d.output()), 15_000, 'auth failure and comm key refusal logged');
+      await until(
+        () => /refuse|token/i.test(d.output()) && /comm key/i.test(d.output()),
+        15_000,
+        'auth failure and comm key refusal logged',
+      );
       stack.hrms.setFaults({ tokenExpiresAt: null });
       d.child.kill('SIGHUP'); // re-read the token now
       await until(() => stack.hrms.attendance().length >= 1, 15_000, 'delivery after the token came back');
       const cli = (...args: string[]) => {
-        const r = spawnSync(process.execPath, ['dist/punchgate.js', '--config', stack.configPath, ...args], { encoding: 'utf8', timeout: 20_000 });
+        const r = spawnSync(process.execPath, ['dist/punchgate.js', '--config', stack.configPath, ...args], {
+          encoding: 'utf8',
+          timeout: 20_000,
+        });
         return r.stdout + r.stderr;
       };
       const outputs = [
-        cli('status'), cli('status', '--json'), cli('terminals'), cli('punches', '--json'), cli('punches', 'export'),
-        cli('check'), cli('poll'),
+        cli('status'),
+        cli('status', '--json'),
+        cli('terminals'),
+        cli('punches', '--json'),
+        cli('punches', 'export'),
+        cli('check'),
+        cli('poll'),
       ];
       d.child.kill('SIGTERM');
       await d.exited;
       const files = readdirSync(stack.tmp.dir).filter((f) => /journal\.db|status\.txt/.test(f));
-      const everything = [d.output(), ...outputs, ...files.map((f) => readFileSync(stack.tmp.path(f)).toString('latin1'))].join('\n');
+      const everything = [
+        d.output(),
+        ...outputs,
+        ...files.map((f) => readFileSync(stack.tmp.path(f)).toString('latin1')),
+      ].join('\n');
       expect(everything.length).toBeGreaterThan(1000);
       expect(everything).not.toContain(TOKEN);
       expect(everything).not.toContain(String(COMM_KEY));

@@ -14,12 +14,26 @@ export async function startStack(opts: { terminals?: number; delivery?: Record<s
   const hrms = await startHrmsSim({ tokens: [TOKEN] });
   const terminals: TerminalSim[] = [];
   for (let i = 0; i < (opts.terminals ?? 1); i++) {
-    terminals.push(await startTerminalSim({ serialNumber: `SN-${i + 1}`, commKey: COMM_KEY, users: [{ uid: 1, userId: '1001', name: 'A' }], punches: [] }));
+    terminals.push(
+      await startTerminalSim({
+        serialNumber: `SN-${i + 1}`,
+        commKey: COMM_KEY,
+        users: [{ uid: 1, userId: '1001', name: 'A' }],
+        punches: [],
+      }),
+    );
   }
   writeFileSync(tmp.path('token'), TOKEN + '\n');
   const terminalConfig = (t: TerminalSim, i: number) => ({
-    name: `gate-${i + 1}`, kind: 'zk', host: '127.0.0.1', port: t.port, transport: 'tcp', commKey: COMM_KEY,
-    schedule: '* * * * * *', realtime: true, timeoutMs: 1000,
+    name: `gate-${i + 1}`,
+    kind: 'zk',
+    host: '127.0.0.1',
+    port: t.port,
+    transport: 'tcp',
+    commKey: COMM_KEY,
+    schedule: '* * * * * *',
+    realtime: true,
+    timeoutMs: 1000,
   });
   const config = (ts: TerminalSim[] = terminals) => ({
     site: 'plant-t',
@@ -33,7 +47,11 @@ export async function startStack(opts: { terminals?: number; delivery?: Record<s
   const writeConfig = (ts?: TerminalSim[]) => writeFileSync(configPath, stringify(config(ts)));
   writeConfig();
   return {
-    tmp, hrms, terminals, configPath, writeConfig,
+    tmp,
+    hrms,
+    terminals,
+    configPath,
+    writeConfig,
     async stop() {
       await Promise.all([hrms.stop(), ...terminals.map((t) => t.stop())]);
       tmp.cleanup();
@@ -64,7 +82,9 @@ export function spawnDaemon(configPath: string, args: string[] = []): DaemonProc
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.on('exit', (code, signal) => res({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
+    child.on('exit', (code, signal) => res({ code, signal })),
+  );
   return { child, output: () => out, exited };
 }
 

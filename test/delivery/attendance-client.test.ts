@@ -1,7 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AttendanceClient, classifyResponse, parseRetryAfter, type AttendanceAnswer } from '../../src/hrms/attendance.js';
+import {
+  AttendanceClient,
+  classifyResponse,
+  parseRetryAfter,
+  type AttendanceAnswer,
+} from '../../src/hrms/attendance.js';
 import { compilePatterns } from '../../src/delivery/outcomes.js';
 
 const TOKEN = 'client-secret-token-42';
@@ -34,7 +39,13 @@ beforeAll(async () => {
         .then((f) => [...f.entries()].map(([k, v]) => [k, String(v)] as [string, string]))
         .catch(() => [] as Array<[string, string]>)
         .then((fields) => {
-          seen.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, contentType: ct, fields });
+          seen.push({
+            method: req.method ?? '',
+            url: req.url ?? '',
+            authorization: req.headers.authorization,
+            contentType: ct,
+            fields,
+          });
           respond(req, res);
         });
     });
@@ -49,7 +60,12 @@ afterAll(async () => {
 
 function client(over: { baseUrl?: string; timeoutMs?: number } = {}): AttendanceClient {
   return new AttendanceClient({
-    hrms: { baseUrl: over.baseUrl ?? base, attendancePath: PATH, timeoutMs: over.timeoutMs ?? 2000, connectTimeoutMs: 1000 },
+    hrms: {
+      baseUrl: over.baseUrl ?? base,
+      attendancePath: PATH,
+      timeoutMs: over.timeoutMs ?? 2000,
+      connectTimeoutMs: 1000,
+    },
     authPatterns: AUTH,
   });
 }
@@ -76,10 +92,24 @@ async function send(c = client(), signal?: AbortSignal): Promise<AttendanceAnswe
 
 describe('AttendanceClient', () => {
   it('POSTs one multipart field punches_data with the JSON array and the bearer token, under the base URL prefix', async () => {
-    answerWith(200, { Status: true, Payload: [{ status: true, message: 'ok' }, { status: true, message: 'ok' }] });
+    answerWith(200, {
+      Status: true,
+      Payload: [
+        { status: true, message: 'ok' },
+        { status: true, message: 'ok' },
+      ],
+    });
     seen.length = 0;
     const a = await send();
-    expect(a).toEqual({ kind: 'answered', httpStatus: 200, overall: true, results: [{ status: true, message: 'ok' }, { status: true, message: 'ok' }] });
+    expect(a).toEqual({
+      kind: 'answered',
+      httpStatus: 200,
+      overall: true,
+      results: [
+        { status: true, message: 'ok' },
+        { status: true, message: 'ok' },
+      ],
+    });
     const [req] = seen;
     expect(req).toMatchObject({ method: 'POST', url: `/prefix${PATH}`, authorization: `Bearer ${TOKEN}` });
     expect(req!.contentType).toMatch(/^multipart\/form-data; boundary=/);
@@ -89,26 +119,60 @@ describe('AttendanceClient', () => {
   });
 
   it('reads both key spellings and loose per-punch status values', async () => {
-    answerWith(200, { status: 'true', payload: [{ Status: 1, Message: 'added' }, { status: 'false', msg: 'Attendance already exists' }] });
+    answerWith(200, {
+      status: 'true',
+      payload: [
+        { Status: 1, Message: 'added' },
+        { status: 'false', msg: 'Attendance already exists' },
+      ],
+    });
     expect(await send()).toMatchObject({
-      kind: 'answered', overall: true, results: [{ status: true, message: 'added' }, { status: false, message: 'Attendance already exists' }],
+      kind: 'answered',
+      overall: true,
+      results: [
+        { status: true, message: 'added' },
+        { status: false, message: 'Attendance already exists' },
+      ],
     });
   });
 
   it('an unreadable Payload element ends the results (the rest are unknown, not guessed)', async () => {
-    answerWith(200, { Status: true, Payload: [{ status: true, message: 'a' }, 'garbage', { status: true, message: 'c' }] });
+    answerWith(200, {
+      Status: true,
+      Payload: [{ status: true, message: 'a' }, 'garbage', { status: true, message: 'c' }],
+    });
     expect(await send()).toMatchObject({ kind: 'answered', results: [{ status: true, message: 'a' }] });
   });
 
   it('classifies whole-request answers', async () => {
     const cases: Array<[number, unknown, Record<string, string>, Partial<AttendanceAnswer> & { kind: string }]> = [
-      [401, { status: false, message: 'Bearer token is not correct' }, {}, { kind: 'auth', message: 'Bearer token is not correct' }],
+      [
+        401,
+        { status: false, message: 'Bearer token is not correct' },
+        {},
+        { kind: 'auth', message: 'Bearer token is not correct' },
+      ],
       [200, { status: false, message: 'Bearer token is not correct' }, {}, { kind: 'auth' }],
       [413, { status: false, message: 'Batch too large' }, {}, { kind: 'too-large' }],
-      [503, { status: false, message: 'Service temporarily unavailable' }, {}, { kind: 'transient', afterSending: true }],
-      [429, { status: false, message: 'Too many requests' }, { 'retry-after': '3' }, { kind: 'transient', retryAfterMs: 3000, afterSending: false }],
+      [
+        503,
+        { status: false, message: 'Service temporarily unavailable' },
+        {},
+        { kind: 'transient', afterSending: true },
+      ],
+      [
+        429,
+        { status: false, message: 'Too many requests' },
+        { 'retry-after': '3' },
+        { kind: 'transient', retryAfterMs: 3000, afterSending: false },
+      ],
       [200, '<html>502 Bad Gateway</html>', {}, { kind: 'transient', afterSending: true }],
-      [400, { status: false, message: 'Batch refused: biometric code 9 cannot be processed' }, {}, { kind: 'refused', httpStatus: 400 }],
+      [
+        400,
+        { status: false, message: 'Batch refused: biometric code 9 cannot be processed' },
+        {},
+        { kind: 'refused', httpStatus: 400 },
+      ],
       [404, '<html>Not Found</html>', {}, { kind: 'refused', httpStatus: 404 }],
       [200, { status: false, message: 'Input parameters are not valid' }, {}, { kind: 'refused', httpStatus: 200 }],
       [200, { Status: true }, {}, { kind: 'answered', results: [] }],

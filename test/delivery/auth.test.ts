@@ -11,7 +11,8 @@ function captureLogger() {
   const dest = new Writable({
     write(chunk: Buffer, _enc, cb) {
       raw.push(chunk.toString());
-      for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>);
+      for (const l of chunk.toString().split('\n').filter(Boolean))
+        lines.push(JSON.parse(l) as Record<string, unknown>);
       cb();
     },
   });

@@ -9,8 +9,12 @@ import { acceptAll, fakeSleep, makePunches, ScriptedSender } from './helpers.js'
 
 const HOUR = 3_600_000;
 const transient: AttendanceAnswer = { kind: 'transient', message: 'HTTP 503', afterSending: true, httpStatus: 503 };
-const refuse = (code: string) => (batch: readonly AttendancePunch[]): AttendanceAnswer =>
-  batch.some((p) => p.biometriccode === code) ? { kind: 'refused', httpStatus: 400, message: `code ${code} cannot be processed` } : acceptAll(batch);
+const refuse =
+  (code: string) =>
+  (batch: readonly AttendancePunch[]): AttendanceAnswer =>
+    batch.some((p) => p.biometriccode === code)
+      ? { kind: 'refused', httpStatus: 400, message: `code ${code} cannot be processed` }
+      : acceptAll(batch);
 
 describe('Deliverer (scripted HRMS answers, real journal)', () => {
   let tmp: ReturnType<typeof tempDir>;
@@ -30,11 +34,28 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
     tmp.cleanup();
   });
 
-  function make(sender: ScriptedSender, delivery: Record<string, unknown> = {}, extra: Partial<DelivererOptions> = {}): Deliverer {
-    const config = parseConfig({ site: 's', journal: { path: tmp.path('j.db') }, hrms: { baseUrl: 'http://127.0.0.1:1' }, delivery: { batchSize: 10, ...delivery } });
+  function make(
+    sender: ScriptedSender,
+    delivery: Record<string, unknown> = {},
+    extra: Partial<DelivererOptions> = {},
+  ): Deliverer {
+    const config = parseConfig({
+      site: 's',
+      journal: { path: tmp.path('j.db') },
+      hrms: { baseUrl: 'http://127.0.0.1:1' },
+      delivery: { batchSize: 10, ...delivery },
+    });
     return new Deliverer({
-      queue: journal, state: journal.deliveryState, tokens: { get: () => 'tok-123456' },
-      hrms: config.hrms, delivery: config.delivery, logger: silentLogger(), clock, sleep: sleeps.sleep, sender, ...extra,
+      queue: journal,
+      state: journal.deliveryState,
+      tokens: { get: () => 'tok-123456' },
+      hrms: config.hrms,
+      delivery: config.delivery,
+      logger: silentLogger(),
+      clock,
+      sleep: sleeps.sleep,
+      sender,
+      ...extra,
     });
   }
 
@@ -52,21 +73,38 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
     }
     // ceilings 1000, 2000, 4000, 5000 (capped), success, then 1000 again
     expect(waits).toEqual([500, 500, 3996, 2500, 0, 500]);
-    expect(journal.queries.list().filter((p) => p.state === 'pending').every((p) => p.attempts === 0)).toBe(true);
+    expect(
+      journal.queries
+        .list()
+        .filter((p) => p.state === 'pending')
+        .every((p) => p.attempts === 0),
+    ).toBe(true);
   });
 
   it('waits at least what Retry-After asks', async () => {
-    const d = make(new ScriptedSender([{ kind: 'transient', message: 'HTTP 429', afterSending: false, retryAfterMs: 7000 }]), {}, { random: () => 0 });
+    const d = make(
+      new ScriptedSender([{ kind: 'transient', message: 'HTTP 429', afterSending: false, retryAfterMs: 7000 }]),
+      {},
+      { random: () => 0 },
+    );
     journal.ingest(makePunches(1));
     expect((await d.deliverBatch()).waitMs).toBe(7000);
   });
 
   it('settles per-punch outcomes: delivered, duplicate by pattern, rejected onto the slow schedule', async () => {
     const sender = new ScriptedSender([
-      (b) => ({ kind: 'answered', httpStatus: 200, overall: false, results: b.map((p) =>
-        p.biometriccode === '100' ? { status: true, message: 'Attendance added successfully' }
-          : p.biometriccode === '101' ? { status: false, message: 'Attendance ALREADY EXISTS for this biometric code and time' }
-            : { status: false, message: `Unknown biometric code ${p.biometriccode}` }) }),
+      (b) => ({
+        kind: 'answered',
+        httpStatus: 200,
+        overall: false,
+        results: b.map((p) =>
+          p.biometriccode === '100'
+            ? { status: true, message: 'Attendance added successfully' }
+            : p.biometriccode === '101'
+              ? { status: false, message: 'Attendance ALREADY EXISTS for this biometric code and time' }
+              : { status: false, message: `Unknown biometric code ${p.biometriccode}` },
+        ),
+      }),
     ]);
     const d = make(sender);
     journal.ingest(makePunches(3));
@@ -75,14 +113,21 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
     expect(journal.deliveryState.get().lastResult).toBe('3 sent: 1 delivered, 1 duplicate, 1 rejected');
     const rejected = journal.queries.list({ state: 'rejected' });
     expect(rejected).toHaveLength(1);
-    expect(rejected[0]).toMatchObject({ attempts: 1, nextAttemptAt: clock.now() + HOUR, lastMessage: 'Unknown biometric code 102' });
+    expect(rejected[0]).toMatchObject({
+      attempts: 1,
+      nextAttemptAt: clock.now() + HOUR,
+      lastMessage: 'Unknown biometric code 102',
+    });
     expect(journal.queries.list({ state: 'delivered' }).map((p) => p.duplicate)).toEqual([false, true]);
     // Not due before its hour; then sent again and pushed to 2 h (the journal's doubling schedule).
     expect((await d.deliverBatch()).result).toBe('idle');
     clock.advance(HOUR);
     const again = await d.deliverBatch();
     expect(again.rejected).toBe(1);
-    expect(journal.queries.list({ state: 'rejected' })[0]).toMatchObject({ attempts: 2, nextAttemptAt: clock.now() + 2 * HOUR });
+    expect(journal.queries.list({ state: 'rejected' })[0]).toMatchObject({
+      attempts: 2,
+      nextAttemptAt: clock.now() + 2 * HOUR,
+    });
   });
 
   it('a short Payload leaves the unmatched punches pending with no attempt charged', async () => {
@@ -94,7 +139,11 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
   });
 
   it('an answer about none of the punches is backed off like a failure, not retried in a hot loop', async () => {
-    const d = make(new ScriptedSender([{ kind: 'answered', httpStatus: 200, overall: true, results: [] }]), {}, { random: () => 0.5 });
+    const d = make(
+      new ScriptedSender([{ kind: 'answered', httpStatus: 200, overall: true, results: [] }]),
+      {},
+      { random: () => 0.5 },
+    );
     journal.ingest(makePunches(4));
     const r = await d.deliverBatch();
     expect(r).toMatchObject({ result: 'transient', unknown: 4, waitMs: 500 });
@@ -102,15 +151,23 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
   });
 
   it('isolates two poisonous punches by splitting, keeping log-time order', async () => {
-    const sender = new ScriptedSender([(b) => (b.some((p) => p.biometriccode === '103' || p.biometriccode === '105')
-      ? { kind: 'refused', httpStatus: 400, message: 'Batch refused' } : acceptAll(b))]);
+    const sender = new ScriptedSender([
+      (b) =>
+        b.some((p) => p.biometriccode === '103' || p.biometriccode === '105')
+          ? { kind: 'refused', httpStatus: 400, message: 'Batch refused' }
+          : acceptAll(b),
+    ]);
     const d = make(sender, { batchSize: 8 });
     journal.ingest(makePunches(8, { codes: 8 }));
     const r = await d.deliverBatch();
     expect(r).toMatchObject({ result: 'ok', delivered: 6, rejected: 2, released: 0 });
     expect(journal.queries.list({ state: 'rejected' }).map((p) => p.biometricCode)).toEqual(['103', '105']);
-    expect(journal.queries.list({ state: 'rejected' })[0]!.lastMessage).toBe('Batch refused (HTTP 400, request refused)');
-    const accepted = sender.sent.filter((b) => !b.some((p) => p.biometriccode === '103' || p.biometriccode === '105')).flat();
+    expect(journal.queries.list({ state: 'rejected' })[0]!.lastMessage).toBe(
+      'Batch refused (HTTP 400, request refused)',
+    );
+    const accepted = sender.sent
+      .filter((b) => !b.some((p) => p.biometriccode === '103' || p.biometriccode === '105'))
+      .flat();
     expect(accepted.map((p) => p.logDate)).toEqual([...accepted.map((p) => p.logDate)].sort());
     expect(d.counters().splits).toBeGreaterThanOrEqual(3);
   });
@@ -124,7 +181,13 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
   });
 
   it('a wrong endpoint (404 / the seed invalid-path answer) is not split and charges nothing', async () => {
-    const sender = new ScriptedSender([{ kind: 'refused', httpStatus: 200, message: 'Input parameters are not valid. Please provide a valid group, plugin name and API function.' }]);
+    const sender = new ScriptedSender([
+      {
+        kind: 'refused',
+        httpStatus: 200,
+        message: 'Input parameters are not valid. Please provide a valid group, plugin name and API function.',
+      },
+    ]);
     const d = make(sender, { authRetryMs: 60_000 });
     journal.ingest(makePunches(6));
     expect(await d.deliverBatch()).toMatchObject({ result: 'endpoint', requests: 1, released: 6, waitMs: 60_000 });
@@ -135,7 +198,10 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
     // While the first request is out, the next full batch is already claimed (inflight).
     // The answers come a turn of the event loop later, as from a network.
     class NetworkSender extends ScriptedSender {
-      override async send(punches: readonly AttendancePunch[], opts: Parameters<ScriptedSender['send']>[1]): Promise<AttendanceAnswer> {
+      override async send(
+        punches: readonly AttendancePunch[],
+        opts: Parameters<ScriptedSender['send']>[1],
+      ): Promise<AttendanceAnswer> {
         await new Promise((r) => setTimeout(r, 5));
         return super.send(punches, opts);
       }
@@ -155,7 +221,9 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
     expect(journal.queries.counts()).toMatchObject({ delivered: 5, inflight: 5, pending: 13 });
     // The batch claimed ahead is the next in log-time order, and it is what goes out next.
     expect(await d.deliverBatch()).toMatchObject({ result: 'ok', delivered: 5 });
-    expect(sender.sent.map((b) => b.map((p) => p.biometriccode))).toEqual([punches.slice(0, 5), punches.slice(5, 10)].map((b) => b.map((p) => p.biometricCode)));
+    expect(sender.sent.map((b) => b.map((p) => p.biometriccode))).toEqual(
+      [punches.slice(0, 5), punches.slice(5, 10)].map((b) => b.map((p) => p.biometricCode)),
+    );
     // A failed request: its batch and the one claimed ahead both go back to the queue.
     expect(await d.deliverBatch()).toMatchObject({ result: 'transient' });
     expect(journal.queries.counts()).toMatchObject({ delivered: 10, inflight: 0, pending: 13 });
@@ -167,7 +235,9 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
   });
 
   it('413 halves the batch, and a run of successes grows it back', async () => {
-    const sender = new ScriptedSender([(b) => (b.length > 4 ? { kind: 'too-large', httpStatus: 413, message: 'too large' } : acceptAll(b))]);
+    const sender = new ScriptedSender([
+      (b) => (b.length > 4 ? { kind: 'too-large', httpStatus: 413, message: 'too large' } : acceptAll(b)),
+    ]);
     const d = make(sender, { batchSize: 8 });
     journal.ingest(makePunches(200));
     expect(await d.deliverBatch()).toMatchObject({ result: 'too-large', released: 8, waitMs: 0 });
@@ -177,14 +247,26 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
     expect((await d.deliverBatch()).result).toBe('too-large');
     expect(d.batchSize).toBe(4);
     // 413 for a single punch cannot be cured by smaller batches: backed off, not rejected.
-    const tiny = make(new ScriptedSender([{ kind: 'too-large', httpStatus: 413, message: 'too large' }]), { batchSize: 1 }, { random: () => 0.5 });
+    const tiny = make(
+      new ScriptedSender([{ kind: 'too-large', httpStatus: 413, message: 'too large' }]),
+      { batchSize: 1 },
+      { random: () => 0.5 },
+    );
     expect(await tiny.deliverBatch()).toMatchObject({ result: 'too-large', waitMs: 500 });
     expect(journal.queries.counts().rejected).toBe(0);
   });
 
   it('drain --all sends rejected punches now, once each, and stops', async () => {
-    const reject = (b: readonly AttendancePunch[]): AttendanceAnswer =>
-      ({ kind: 'answered', httpStatus: 200, overall: false, results: b.map((p) => (p.biometriccode === '101' ? { status: false, message: 'Unknown biometric code 101' } : { status: true, message: 'ok' })) });
+    const reject = (b: readonly AttendancePunch[]): AttendanceAnswer => ({
+      kind: 'answered',
+      httpStatus: 200,
+      overall: false,
+      results: b.map((p) =>
+        p.biometriccode === '101'
+          ? { status: false, message: 'Unknown biometric code 101' }
+          : { status: true, message: 'ok' },
+      ),
+    });
     const sender = new ScriptedSender([reject]);
     const d = make(sender, { batchSize: 3 });
     journal.ingest(makePunches(14));
@@ -194,7 +276,10 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
     journal.ingest(makePunches(4, { start: 100 }));
     const all = await d.drain({ maxWaitMs: 0, includeRejected: true });
     expect(all).toMatchObject({ rejected: 2, stoppedBy: 'done' });
-    const resent = sender.sent.slice(before).flat().filter((p) => p.biometriccode === '101');
+    const resent = sender.sent
+      .slice(before)
+      .flat()
+      .filter((p) => p.biometriccode === '101');
     expect(resent).toHaveLength(2);
     expect(journal.queries.list({ state: 'rejected' }).every((p) => p.attempts === 2)).toBe(true);
   });
@@ -209,7 +294,13 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
   });
 
   it('never leaves a punch inflight, even when the sender throws', async () => {
-    const d = make(new ScriptedSender([() => { throw new Error('bug'); }]));
+    const d = make(
+      new ScriptedSender([
+        () => {
+          throw new Error('bug');
+        },
+      ]),
+    );
     journal.ingest(makePunches(3));
     await expect(d.deliverBatch()).rejects.toThrow('bug');
     expect(journal.queries.counts()).toMatchObject({ pending: 3, inflight: 0 });

@@ -19,7 +19,14 @@ describe('delivery under HRMS faults', () => {
     const punches = makePunches(35);
     rig.journal.ingest([...punches].reverse());
     const report = await rig.deliverer.drain({ maxWaitMs: 0 });
-    expect(report).toMatchObject({ delivered: 35, duplicates: 0, rejected: 0, remainingPending: 0, stoppedBy: 'done', requests: 4 });
+    expect(report).toMatchObject({
+      delivered: 35,
+      duplicates: 0,
+      rejected: 0,
+      remainingPending: 0,
+      stoppedBy: 'done',
+      requests: 4,
+    });
     expectDeliveredExactlyOnce(rig, punches);
     expect(received(rig).map((p) => p.logDate)).toEqual(punches.map((p) => p.logTime));
     expect(rig.journal.deliveryState.get()).toMatchObject({ auth: 'ok', lastResult: '5 sent: 5 delivered' });
@@ -114,7 +121,10 @@ describe('delivery under HRMS faults', () => {
   });
 
   it('rate limit (429 + Retry-After): waits at least Retry-After, nothing lost', async () => {
-    rig = await startRig({ sim: { faults: { rateLimitPerSecond: 1 } }, delivery: { batchSize: 5, retry: { baseMs: 10, maxMs: 50 } } });
+    rig = await startRig({
+      sim: { faults: { rateLimitPerSecond: 1 } },
+      delivery: { batchSize: 5, retry: { baseMs: 10, maxMs: 50 } },
+    });
     const punches = makePunches(20);
     rig.journal.ingest(punches);
     const report = await rig.deliverer.drain({ maxWaitMs: 60_000 });
@@ -165,7 +175,16 @@ describe('delivery under HRMS faults', () => {
 
   it('all faults at once, seeded: nothing lost, accepted punches resent only after an unknown outcome', async () => {
     rig = await startRig({
-      sim: { faults: { errorRate: 0.2, resetRate: 0.2, resetAfterProcessing: true, nonJsonRate: 0.2, shortPayload: 7, seed: 42 } },
+      sim: {
+        faults: {
+          errorRate: 0.2,
+          resetRate: 0.2,
+          resetAfterProcessing: true,
+          nonJsonRate: 0.2,
+          shortPayload: 7,
+          seed: 42,
+        },
+      },
       delivery: { batchSize: 9 },
     });
     const punches = makePunches(120);

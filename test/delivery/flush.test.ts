@@ -12,7 +12,11 @@ import { TOKEN } from './helpers.js';
 /** Punches in the recent past of the real clock (flush runs with the system clock). */
 function recentPunches(n: number, code = (i: number) => String(200 + (i % 5))): Punch[] {
   const now = Date.now();
-  return Array.from({ length: n }, (_, i) => ({ terminal: 'gate-1', biometricCode: code(i), logTime: wallClockAt(now - (n - i) * 60_000) }));
+  return Array.from({ length: n }, (_, i) => ({
+    terminal: 'gate-1',
+    biometricCode: code(i),
+    logTime: wallClockAt(now - (n - i) * 60_000),
+  }));
 }
 
 describe('punchgate flush', () => {
@@ -36,7 +40,11 @@ describe('punchgate flush', () => {
     tmp.cleanup();
   });
 
-  async function setup(punches: Punch[], simOpts: Parameters<typeof startHrmsSim>[0] = {}, token = TOKEN): Promise<string> {
+  async function setup(
+    punches: Punch[],
+    simOpts: Parameters<typeof startHrmsSim>[0] = {},
+    token = TOKEN,
+  ): Promise<string> {
     sim = await startHrmsSim({ tokens: [TOKEN], ...simOpts });
     writeFileSync(tmp.path('token'), token);
     const cfg = tmp.path('punchgate.yaml');
@@ -81,7 +89,9 @@ describe('punchgate flush', () => {
     const cfg = await setup(recentPunches(30));
     expect(await flush(cfg)).toBe(0);
     expect(sim.attendance()).toHaveLength(30);
-    expect(out.join('')).toBe('flush: 30 delivered, 0 already recorded, 0 rejected (4 requests); left: 0 pending, 0 rejected, 0 dead, 0 quarantined\n');
+    expect(out.join('')).toBe(
+      'flush: 30 delivered, 0 already recorded, 0 rejected (4 requests); left: 0 pending, 0 rejected, 0 dead, 0 quarantined\n',
+    );
     expect(inspect((j) => j.queries.counts().delivered)).toBe(30);
   });
 
@@ -105,7 +115,10 @@ describe('punchgate flush', () => {
   });
 
   it('--all sends rejected punches again now, ignoring their backoff', async () => {
-    const cfg = await setup(recentPunches(6, (i) => (i === 2 ? '666' : String(300 + i))), { faults: { poisonCodes: ['666'] } });
+    const cfg = await setup(
+      recentPunches(6, (i) => (i === 2 ? '666' : String(300 + i))),
+      { faults: { poisonCodes: ['666'] } },
+    );
     expect(await flush(cfg)).toBe(0);
     expect(out.join('')).toMatch(/5 delivered, 0 already recorded, 1 rejected/);
     const requests = sim.requests();
@@ -113,7 +126,9 @@ describe('punchgate flush', () => {
     expect(sim.requests()).toBe(requests);
     expect(await flush(cfg, '--all')).toBe(0);
     expect(sim.requests()).toBe(requests + 1);
-    expect(inspect((j) => j.queries.list({ state: 'rejected' }).map((p) => [p.biometricCode, p.attempts]))).toEqual([['666', 2]]);
+    expect(inspect((j) => j.queries.list({ state: 'rejected' }).map((p) => [p.biometricCode, p.attempts]))).toEqual([
+      ['666', 2],
+    ]);
   });
 
   it('the built CLI exits 0 when all is delivered and 75 when the token is refused (real process)', async () => {

@@ -111,7 +111,15 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
   };
   const deliverer = makeDeliverer();
   return {
-    clock, tmp, journal, sim, config, tokenFile, sleeps: calls, deliverer, makeDeliverer,
+    clock,
+    tmp,
+    journal,
+    sim,
+    config,
+    tokenFile,
+    sleeps: calls,
+    deliverer,
+    makeDeliverer,
     close: async () => {
       for (const d of deliverers) await d.close();
       journal.close();
@@ -120,7 +128,6 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
     },
   };
 }
-
 
 /**
  * The end-to-end promise: every punch is in the HRMS's attendance exactly once, with the
@@ -132,21 +139,29 @@ export function expectDeliveredExactlyOnce(rig: Rig, punches: readonly Punch[]):
     const k = `${a.biometriccode}|${a.logDate}`;
     recorded.set(k, (recorded.get(k) ?? 0) + 1);
   }
-  for (const p of punches) expect(recorded.get(`${p.biometricCode}|${p.logTime}`), `${p.biometricCode} ${p.logTime}`).toBe(1);
+  for (const p of punches)
+    expect(recorded.get(`${p.biometricCode}|${p.logTime}`), `${p.biometricCode} ${p.logTime}`).toBe(1);
   expect(rig.sim.attendance()).toHaveLength(punches.length);
   const stored = rig.journal.queries.list({ state: 'delivered' });
   expect(stored).toHaveLength(punches.length);
   const ids = new Map(stored.map((s) => [`${s.biometricCode}|${s.logTime}`, s.devicelogId]));
   for (const a of rig.sim.attendance()) expect(a.devicelogId).toBe(ids.get(`${a.biometriccode}|${a.logDate}`));
   const c = rig.journal.queries.counts();
-  expect({ pending: c.pending, inflight: c.inflight, rejected: c.rejected, dead: c.dead }).toEqual({ pending: 0, inflight: 0, rejected: 0, dead: 0 });
+  expect({ pending: c.pending, inflight: c.inflight, rejected: c.rejected, dead: c.dead }).toEqual({
+    pending: 0,
+    inflight: 0,
+    rejected: 0,
+    dead: 0,
+  });
 }
 
 /** Answers scripted in advance; records what was sent (the HTTP layer is tested separately). */
 export class ScriptedSender implements AttendanceSender {
   readonly sent: AttendancePunch[][] = [];
   readonly tokens: string[] = [];
-  constructor(private readonly script: Array<AttendanceAnswer | ((batch: readonly AttendancePunch[]) => AttendanceAnswer)>) {}
+  constructor(
+    private readonly script: Array<AttendanceAnswer | ((batch: readonly AttendancePunch[]) => AttendanceAnswer)>,
+  ) {}
 
   async send(punches: readonly AttendancePunch[], opts: SendOptions): Promise<AttendanceAnswer> {
     this.sent.push([...punches]);
@@ -159,5 +174,8 @@ export class ScriptedSender implements AttendanceSender {
 
 /** An answer accepting every punch of the batch. */
 export const acceptAll = (batch: readonly AttendancePunch[]): AttendanceAnswer => ({
-  kind: 'answered', httpStatus: 200, overall: true, results: batch.map(() => ({ status: true, message: 'Attendance added successfully' })),
+  kind: 'answered',
+  httpStatus: 200,
+  overall: true,
+  results: batch.map(() => ({ status: true, message: 'Attendance added successfully' })),
 });

@@ -1,4 +1,10 @@
-import type { ClaimOptions, DeliveryQueue, DeliveryRecord, OutboundPunch, PunchOutcome } from '../../src/journal/types.js';
+import type {
+  ClaimOptions,
+  DeliveryQueue,
+  DeliveryRecord,
+  OutboundPunch,
+  PunchOutcome,
+} from '../../src/journal/types.js';
 
 interface Row {
   id: number;
@@ -28,13 +34,22 @@ export class MemoryQueue implements DeliveryQueue {
 
   claim(limit: number, opts: ClaimOptions = {}): OutboundPunch[] {
     const due = [...this.rows.values()]
-      .filter((r) => r.state === 'pending' || (r.state === 'rejected' && (opts.ignoreBackoff || r.nextAt <= this.now())))
+      .filter(
+        (r) => r.state === 'pending' || (r.state === 'rejected' && (opts.ignoreBackoff || r.nextAt <= this.now())),
+      )
       .sort((a, b) => (a.logTime < b.logTime ? -1 : a.logTime > b.logTime ? 1 : a.id - b.id))
       .slice(0, limit);
     return due.map((r) => {
       r.from = r.state as 'pending' | 'rejected';
       r.state = 'inflight';
-      return { id: r.id, devicelogId: `m-${r.id}`, biometricCode: r.code, logTime: r.logTime, attempts: r.attempts, previousState: r.from };
+      return {
+        id: r.id,
+        devicelogId: `m-${r.id}`,
+        biometricCode: r.code,
+        logTime: r.logTime,
+        attempts: r.attempts,
+        previousState: r.from,
+      };
     });
   }
 
@@ -42,7 +57,8 @@ export class MemoryQueue implements DeliveryQueue {
     for (const o of outcomes) {
       const r = this.inflight(o.id);
       if (o.kind === 'unknown') r.state = r.from;
-      else if (o.kind === 'rejected') Object.assign(r, { state: 'rejected', attempts: r.attempts + 1, nextAt: this.now() + 3_600_000 });
+      else if (o.kind === 'rejected')
+        Object.assign(r, { state: 'rejected', attempts: r.attempts + 1, nextAt: this.now() + 3_600_000 });
       else Object.assign(r, { state: 'delivered', attempts: r.attempts + 1 });
     }
   }
@@ -62,7 +78,9 @@ export class MemoryQueue implements DeliveryQueue {
   }
 
   dueCount(opts: ClaimOptions = {}): number {
-    return [...this.rows.values()].filter((r) => r.state === 'pending' || (r.state === 'rejected' && (opts.ignoreBackoff || r.nextAt <= this.now()))).length;
+    return [...this.rows.values()].filter(
+      (r) => r.state === 'pending' || (r.state === 'rejected' && (opts.ignoreBackoff || r.nextAt <= this.now())),
+    ).length;
   }
 
   count(state: Row['state']): number {
@@ -79,7 +97,13 @@ export class MemoryQueue implements DeliveryQueue {
 /** DeliveryRecord holder without a database. */
 export function memoryState(): { get(): DeliveryRecord; update(p: Partial<DeliveryRecord>): void } {
   let rec: DeliveryRecord = {
-    auth: 'unknown', authFailedSince: null, lastAttemptAt: null, lastSuccessAt: null, lastError: null, lastErrorAt: null, lastResult: null,
+    auth: 'unknown',
+    authFailedSince: null,
+    lastAttemptAt: null,
+    lastSuccessAt: null,
+    lastError: null,
+    lastErrorAt: null,
+    lastResult: null,
   };
   return { get: () => ({ ...rec }), update: (p) => void (rec = { ...rec, ...p }) };
 }

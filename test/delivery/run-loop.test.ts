@@ -68,7 +68,10 @@ describe('Deliverer.run', () => {
   });
 
   it('keeps running through a failing HRMS, then delivers when it recovers', async () => {
-    rig = await startRig({ delivery: { pollIntervalMs: 10, retry: { baseMs: 20, maxMs: 40 } }, sim: { faults: { errorRate: 1 } } });
+    rig = await startRig({
+      delivery: { pollIntervalMs: 10, retry: { baseMs: 20, maxMs: 40 } },
+      sim: { faults: { errorRate: 1 } },
+    });
     const d = liveDeliverer(rig);
     rig.journal.ingest(makePunches(12));
     const stop = new AbortController();

@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
-import { Backoff, BatchSizer, classifyOutcomes, compilePatterns, Deliverer, SplitQueue } from '../../src/delivery/index.js';
+import {
+  Backoff,
+  BatchSizer,
+  classifyOutcomes,
+  compilePatterns,
+  Deliverer,
+  SplitQueue,
+} from '../../src/delivery/index.js';
 import type { AttendanceAnswer, AttendancePunch } from '../../src/hrms/attendance.js';
 import type { OutboundPunch } from '../../src/journal/types.js';
 import { silentLogger } from '../../src/util/logger.js';
@@ -9,20 +16,40 @@ import { seededRandom } from '../../src/util/seeded-random.js';
 import { acceptAll, ScriptedSender } from './helpers.js';
 import { memoryState, MemoryQueue } from './memory-queue.js';
 
-const punch = (id: number): OutboundPunch => ({ id, devicelogId: `s-${id}`, biometricCode: String(id), logTime: `2026-11-01 00:00:${String(id).padStart(2, '0')}`, attempts: 0, previousState: 'pending' });
-const defaults = parseConfig({ site: 's', journal: { path: '/tmp/unused.db' }, hrms: { baseUrl: 'http://127.0.0.1:1' } });
+const punch = (id: number): OutboundPunch => ({
+  id,
+  devicelogId: `s-${id}`,
+  biometricCode: String(id),
+  logTime: `2026-11-01 00:00:${String(id).padStart(2, '0')}`,
+  attempts: 0,
+  previousState: 'pending',
+});
+const defaults = parseConfig({
+  site: 's',
+  journal: { path: '/tmp/unused.db' },
+  hrms: { baseUrl: 'http://127.0.0.1:1' },
+});
 
 describe('outcome classification', () => {
   const dup = compilePatterns(defaults.delivery.patterns.duplicate);
 
   it('matches results by position; a missing result is unknown, never delivered', () => {
     const batch = [punch(1), punch(2), punch(3), punch(4)];
-    const out = classifyOutcomes(batch, [
-      { status: true, message: 'Attendance added successfully' },
-      { status: false, message: 'Attendance already exists for this biometric code and time' },
-      { status: false, message: 'Invalid logDate: x' },
-    ], dup);
-    expect(out.map((o) => [o.id, o.kind])).toEqual([[1, 'delivered'], [2, 'duplicate'], [3, 'rejected'], [4, 'unknown']]);
+    const out = classifyOutcomes(
+      batch,
+      [
+        { status: true, message: 'Attendance added successfully' },
+        { status: false, message: 'Attendance already exists for this biometric code and time' },
+        { status: false, message: 'Invalid logDate: x' },
+      ],
+      dup,
+    );
+    expect(out.map((o) => [o.id, o.kind])).toEqual([
+      [1, 'delivered'],
+      [2, 'duplicate'],
+      [3, 'rejected'],
+      [4, 'unknown'],
+    ]);
     expect(out[2]).toMatchObject({ message: 'Invalid logDate: x' });
   });
 
@@ -43,16 +70,21 @@ describe('outcome classification', () => {
 
 describe('backoff, batch size, split queue', () => {
   it('full jitter stays within [0, min(max, base * 2^n)) for any random value', () => {
-    fc.assert(fc.property(fc.array(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), { minLength: 1, maxLength: 40 }), (rs) => {
-      const queue = [...rs];
-      const b = new Backoff({ baseMs: 1000, maxMs: 300_000 }, () => queue.shift()!);
-      rs.forEach((_, n) => {
-        const ceiling = Math.min(300_000, 1000 * 2 ** n);
-        const d = b.next();
-        expect(d).toBeGreaterThanOrEqual(0);
-        expect(d).toBeLessThan(ceiling);
-      });
-    }));
+    fc.assert(
+      fc.property(
+        fc.array(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), { minLength: 1, maxLength: 40 }),
+        (rs) => {
+          const queue = [...rs];
+          const b = new Backoff({ baseMs: 1000, maxMs: 300_000 }, () => queue.shift()!);
+          rs.forEach((_, n) => {
+            const ceiling = Math.min(300_000, 1000 * 2 ** n);
+            const d = b.next();
+            expect(d).toBeGreaterThanOrEqual(0);
+            expect(d).toBeLessThan(ceiling);
+          });
+        },
+      ),
+    );
   });
 
   it('the batch size halves to a floor of 1 and grows only after full successful batches', () => {
@@ -86,18 +118,30 @@ describe('splitting isolates exactly the poisonous punches (property, in-memory 
         fc.integer({ min: 0, max: 1000 }),
         async (n, batchSize, poisonIdx, seed) => {
           const q = new MemoryQueue();
-          const ids = Array.from({ length: n }, (_, i) => q.add(`c${i}`, `2026-11-01 00:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}`));
+          const ids = Array.from({ length: n }, (_, i) =>
+            q.add(
+              `c${i}`,
+              `2026-11-01 00:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}`,
+            ),
+          );
           const poison = new Set(poisonIdx.filter((i) => i < n).map((i) => `c${i}`));
           const rnd = seededRandom(seed);
           const hrms = (b: readonly AttendancePunch[]): AttendanceAnswer => {
             if (rnd() < 0.2) return { kind: 'transient', message: 'HTTP 503', afterSending: true };
-            if (b.some((p) => poison.has(p.biometriccode))) return { kind: 'refused', httpStatus: 400, message: 'refused' };
+            if (b.some((p) => poison.has(p.biometriccode)))
+              return { kind: 'refused', httpStatus: 400, message: 'refused' };
             return acceptAll(b);
           };
           const d = new Deliverer({
-            queue: q, state: memoryState(), tokens: { get: () => 'tok-1234' }, hrms: defaults.hrms,
-            delivery: { ...defaults.delivery, batchSize }, logger: silentLogger(), clock: { now: () => 0 },
-            sleep: async () => {}, sender: new ScriptedSender([hrms]),
+            queue: q,
+            state: memoryState(),
+            tokens: { get: () => 'tok-1234' },
+            hrms: defaults.hrms,
+            delivery: { ...defaults.delivery, batchSize },
+            logger: silentLogger(),
+            clock: { now: () => 0 },
+            sleep: async () => {},
+            sender: new ScriptedSender([hrms]),
           });
           const r = await d.drain({ maxWaitMs: Number.MAX_SAFE_INTEGER });
           expect(r.stoppedBy).toBe('done');

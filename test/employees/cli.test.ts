@@ -11,7 +11,11 @@ import { startRig, TOKEN, writeConfig, type Rig } from './helpers.js';
  * test does not depend on the other commands registered in commands/index.ts.
  */
 function program(): Command {
-  const p = new Command('punchgate').option('-c, --config <file>').option('--pretty').option('--log-level <level>').exitOverride();
+  const p = new Command('punchgate')
+    .option('-c, --config <file>')
+    .option('--pretty')
+    .option('--log-level <level>')
+    .exitOverride();
   registerEmployees(p);
   return p;
 }
@@ -56,9 +60,27 @@ describe('punchgate employees (CLI)', () => {
   }
 
   it('create, update, disable and fetch', async () => {
-    expect(await run('create', '--username', 'jdoe', '--name', 'John Doe', '--email', 'jdoe@example.com', '--block', '0', '--role', 'Engineer', '--field', 'biometriccode=77')).toBe(0);
+    expect(
+      await run(
+        'create',
+        '--username',
+        'jdoe',
+        '--name',
+        'John Doe',
+        '--email',
+        'jdoe@example.com',
+        '--block',
+        '0',
+        '--role',
+        'Engineer',
+        '--field',
+        'biometriccode=77',
+      ),
+    ).toBe(0);
     expect(out).toMatch(/^Employee created\n/);
-    expect(await run('update', 'jdoe', '--pan-attach', 'https://docs.example.com/pan.pdf', '--dob', '1990-01-31')).toBe(0);
+    expect(await run('update', 'jdoe', '--pan-attach', 'https://docs.example.com/pan.pdf', '--dob', '1990-01-31')).toBe(
+      0,
+    );
     expect(out).toMatch(/^Employee updated\n/);
     expect(rig.sim.employees()[0]!.master).toMatchObject({
       'Employee Name': 'John Doe',
@@ -70,13 +92,20 @@ describe('punchgate employees (CLI)', () => {
     expect(await run('disable', 'jdoe')).toBe(0);
     expect(out).toBe('Employee disabled\n');
     expect(await run('fetch', '--status', 'blocked', '--json')).toBe(0);
-    expect((JSON.parse(out) as Array<Record<string, unknown>>).map((e) => [e.username, e.block])).toEqual([['jdoe', 1]]);
+    expect((JSON.parse(out) as Array<Record<string, unknown>>).map((e) => [e.username, e.block])).toEqual([
+      ['jdoe', 1],
+    ]);
   });
 
   it('import with the configured column map writes the table and the JSON report', async () => {
-    writeFileSync(tmp.path('staff.csv'), 'Login,Full Name,Mail\r\nann,"Smith, Ann",ann@example.com\r\nbob,,bob@example.com\r\n');
+    writeFileSync(
+      tmp.path('staff.csv'),
+      'Login,Full Name,Mail\r\nann,"Smith, Ann",ann@example.com\r\nbob,,bob@example.com\r\n',
+    );
     expect(await run('import', tmp.path('staff.csv'), '--report', tmp.path('report.json'))).toBe(65);
-    expect(out).toMatch(/^ROW +LINE +USERNAME +ACTION +MESSAGE\n1 +2 +ann +created +Employee created\n2 +3 +bob +invalid +name is required\n/);
+    expect(out).toMatch(
+      /^ROW +LINE +USERNAME +ACTION +MESSAGE\n1 +2 +ann +created +Employee created\n2 +3 +bob +invalid +name is required\n/,
+    );
     const report = JSON.parse(readFileSync(tmp.path('report.json'), 'utf8')) as { rows: unknown[]; exitCode: number };
     expect(report.exitCode).toBe(65);
     expect(report.rows).toEqual([
@@ -98,10 +127,16 @@ describe('punchgate employees (CLI)', () => {
   });
 
   it('a missing token is a configuration error (78); a bad value is refused before sending (65)', async () => {
-    writeConfig(tmp.path('punchgate.yaml'), { baseUrl: rig.sim.url, tokenFile: tmp.path('no-such-token'), dir: tmp.dir });
+    writeConfig(tmp.path('punchgate.yaml'), {
+      baseUrl: rig.sim.url,
+      tokenFile: tmp.path('no-such-token'),
+      dir: tmp.dir,
+    });
     expect(await run('fetch')).toBe(78);
     expect(err).toMatch(/hrms\.tokenFile: cannot read/);
-    expect(await run('create', '--username', 'x', '--name', 'X', '--email', 'x@example.com', '--dob', '31/01/1990')).toBe(65);
+    expect(
+      await run('create', '--username', 'x', '--name', 'X', '--email', 'x@example.com', '--dob', '31/01/1990'),
+    ).toBe(65);
     expect(err).toBe('punchgate: nothing sent: dob must be a real date YYYY-MM-DD, got "31/01/1990"\n');
   });
 });

@@ -13,24 +13,38 @@ describe('parseCsv', () => {
   });
 
   it('strips a BOM and accepts CRLF and lone CR line ends, with or without a final line end', () => {
-    expect(parseCsv('\uFEFFusername,name\r\nu1,Ann\r\nu2,Bob').records.map((r) => r.cells)).toEqual([['u1', 'Ann'], ['u2', 'Bob']]);
+    expect(parseCsv('\uFEFFusername,name\r\nu1,Ann\r\nu2,Bob').records.map((r) => r.cells)).toEqual([
+      ['u1', 'Ann'],
+      ['u2', 'Bob'],
+    ]);
     expect(parseCsv('\uFEFFusername,name').header).toEqual(['username', 'name']);
     const cr = parseCsv('a,b\r1,2\r3,4\r');
-    expect(cr.records.map((r) => [r.line, ...r.cells])).toEqual([[2, '1', '2'], [3, '3', '4']]);
+    expect(cr.records.map((r) => [r.line, ...r.cells])).toEqual([
+      [2, '1', '2'],
+      [3, '3', '4'],
+    ]);
   });
 
   it('keeps commas, doubled quotes and line breaks inside quoted cells, and counts lines across them', () => {
-    const text = 'username,address,note\r\nu1,"12, Main St","said ""hi"""\r\nu2,"line one\r\nline two\nline three",x\r\nu3,plain,y\r\n';
+    const text =
+      'username,address,note\r\nu1,"12, Main St","said ""hi"""\r\nu2,"line one\r\nline two\nline three",x\r\nu3,plain,y\r\n';
     const f = parseCsv(text);
     expect(f.records[0]!.cells).toEqual(['u1', '12, Main St', 'said "hi"']);
     expect(f.records[1]!.cells).toEqual(['u2', 'line one\r\nline two\nline three', 'x']);
-    expect(f.records.map((r) => [r.row, r.line])).toEqual([[1, 2], [2, 3], [3, 6]]);
+    expect(f.records.map((r) => [r.row, r.line])).toEqual([
+      [1, 2],
+      [2, 3],
+      [3, 6],
+    ]);
   });
 
   it('skips blank lines without counting them as rows but keeps file line numbers', () => {
     const f = parseCsv('\n\nusername,name\n\nu1,Ann\n   \nu2,Bob\n');
     expect(f.headerLine).toBe(3);
-    expect(f.records.map((r) => [r.row, r.line, r.cells[0]])).toEqual([[1, 5, 'u1'], [2, 7, 'u2']]);
+    expect(f.records.map((r) => [r.row, r.line, r.cells[0]])).toEqual([
+      [1, 5, 'u1'],
+      [2, 7, 'u2'],
+    ]);
   });
 
   it('keeps a row of empty cells and an empty quoted cell as rows', () => {
@@ -68,17 +82,27 @@ describe('parseCsv', () => {
   });
 
   it('reads back any table written with csvCell, whatever the line end', () => {
-    const cell = fc.string({ unit: fc.constantFrom('a', 'b', ' ', ',', '"', '\n', '\r', 'é', 'x') , maxLength: 8 });
+    const cell = fc.string({ unit: fc.constantFrom('a', 'b', ' ', ',', '"', '\n', '\r', 'é', 'x'), maxLength: 8 });
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 4 }), fc.array(fc.array(cell, { minLength: 4, maxLength: 4 }), { maxLength: 6 }), fc.constantFrom('\n', '\r\n'), (width, rows, eol) => {
-        const header = Array.from({ length: width }, (_, i) => `h${i}`);
-        // A row that is one empty cell reads as a blank line: quote it as a writer of real files would.
-        const body = rows.map((r) => r.slice(0, width).map((c) => (width === 1 && c === '' ? '""' : csvCell(c))).join(','));
-        const f = parseCsv([header.join(','), ...body].join(eol) + eol);
-        expect(f.header).toEqual(header);
-        expect(f.records.map((r) => r.cells)).toEqual(rows.map((r) => r.slice(0, width)));
-        expect(f.records.every((r) => r.error === undefined)).toBe(true);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 4 }),
+        fc.array(fc.array(cell, { minLength: 4, maxLength: 4 }), { maxLength: 6 }),
+        fc.constantFrom('\n', '\r\n'),
+        (width, rows, eol) => {
+          const header = Array.from({ length: width }, (_, i) => `h${i}`);
+          // A row that is one empty cell reads as a blank line: quote it as a writer of real files would.
+          const body = rows.map((r) =>
+            r
+              .slice(0, width)
+              .map((c) => (width === 1 && c === '' ? '""' : csvCell(c)))
+              .join(','),
+          );
+          const f = parseCsv([header.join(','), ...body].join(eol) + eol);
+          expect(f.header).toEqual(header);
+          expect(f.records.map((r) => r.cells)).toEqual(rows.map((r) => r.slice(0, width)));
+          expect(f.records.every((r) => r.error === undefined)).toBe(true);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -30,7 +30,11 @@ export interface Rig {
 }
 
 /** The simulator on 127.0.0.1:0 and a client for it with a token given directly (no file). */
-export async function startRig(simOpts: HrmsSimOptions = {}, token = TOKEN, fetchMethod: 'GET' | 'POST' = 'GET'): Promise<Rig> {
+export async function startRig(
+  simOpts: HrmsSimOptions = {},
+  token = TOKEN,
+  fetchMethod: 'GET' | 'POST' = 'GET',
+): Promise<Rig> {
   const sim = await startHrmsSim({ tokens: [TOKEN], serviceWord: SERVICE_WORD, ...simOpts });
   const secrets = new Secrets();
   secrets.add(token);
@@ -66,7 +70,10 @@ export async function startRig(simOpts: HrmsSimOptions = {}, token = TOKEN, fetc
 }
 
 /** A minimal punchgate config for the CLI, pointing at the simulator. */
-export function writeConfig(path: string, opts: { baseUrl: string; tokenFile: string; dir: string; employees?: Record<string, unknown> }): void {
+export function writeConfig(
+  path: string,
+  opts: { baseUrl: string; tokenFile: string; dir: string; employees?: Record<string, unknown> },
+): void {
   writeFileSync(
     path,
     stringify({
@@ -79,7 +86,10 @@ export function writeConfig(path: string, opts: { baseUrl: string; tokenFile: st
 }
 
 /** Posts punches to the simulator's attendance interface as the delivery side would. */
-export async function pushPunches(sim: HrmsSim, punches: Array<{ biometriccode: string; logDate: string }>): Promise<Array<{ status: boolean; message: string }>> {
+export async function pushPunches(
+  sim: HrmsSim,
+  punches: Array<{ biometriccode: string; logDate: string }>,
+): Promise<Array<{ status: boolean; message: string }>> {
   const form = new FormData();
   form.set('punches_data', JSON.stringify(punches));
   const res = await fetch(`${sim.url}/api.php/hrm/syncattendanceshiftwise/fetchBulkAttendanceFromAttendanceServer`, {
@@ -87,7 +97,9 @@ export async function pushPunches(sim: HrmsSim, punches: Array<{ biometriccode: 
     headers: { authorization: `Bearer ${TOKEN}` },
     body: form,
   });
-  const body = (await res.json()) as { Payload?: Array<{ status: boolean; message: string }>; payload?: Array<{ status: boolean; message: string }> };
+  const body = (await res.json()) as {
+    Payload?: Array<{ status: boolean; message: string }>;
+    payload?: Array<{ status: boolean; message: string }>;
+  };
   return body.Payload ?? body.payload ?? [];
 }
-

@@ -8,7 +8,14 @@ import { MSG } from '../../src/sim/hrms/index.js';
 import { startRig, TOKEN, type Rig } from './helpers.js';
 
 /** The HR export's own column names; employees.columns maps them to payload fields. */
-const COLUMNS = { Login: 'username', 'Full Name': 'name', 'E-mail': 'email', 'Birth date': 'dob', Designation: 'Role', Status: 'block' };
+const COLUMNS = {
+  Login: 'username',
+  'Full Name': 'name',
+  'E-mail': 'email',
+  'Birth date': 'dob',
+  Designation: 'Role',
+  Status: 'block',
+};
 const HEADER = 'Login,Full Name,E-mail,Birth date,Designation,Status,biometriccode,department';
 const BAD_ROWS: Record<number, [string, string]> = {
   // data row -> [cell override as "column=value", expected reason]
@@ -30,14 +37,16 @@ function row(i: number, overrides: Record<string, string> = {}): string {
     department: i % 3 ? 'Ops' : 'Sales',
     ...overrides,
   };
-  return HEADER.split(',').map((h) => cells[h]).join(',');
+  return HEADER.split(',')
+    .map((h) => cells[h])
+    .join(',');
 }
 
 function csv(n: number, withBad: boolean, eol = '\r\n'): string {
   const lines = [HEADER];
   for (let i = 1; i <= n; i++) {
     const bad = withBad ? BAD_ROWS[i] : undefined;
-    const [col, value] = bad ? bad[0].split('=') as [string, string] : [];
+    const [col, value] = bad ? (bad[0].split('=') as [string, string]) : [];
     lines.push(row(i, col ? { [col]: value! } : {}));
   }
   return '\uFEFF' + lines.join(eol) + eol;
@@ -51,7 +60,9 @@ describe('employees import against the simulator', () => {
 
   beforeEach(async () => {
     userRequests = 0;
-    rig = await startRig({ log: (line) => void (line.startsWith('POST /api.php/system/hrms/updateUser') && userRequests++) });
+    rig = await startRig({
+      log: (line) => void (line.startsWith('POST /api.php/system/hrms/updateUser') && userRequests++),
+    });
     tmp = tempDir('punchgate-import-');
     deps = { ...rig.deps, err: rig.err, columns: COLUMNS, retry: { retries: 0 } };
   });
@@ -68,9 +79,23 @@ describe('employees import against the simulator', () => {
     const first = await importEmployees(file, { report: tmp.path('r1.json') }, deps);
     expect(first).toBe(65);
     const r1 = report(tmp.path('r1.json'));
-    expect(r1.summary).toEqual({ rows: 1000, created: 997, updated: 0, unchanged: 0, failed: 0, invalid: 3, skipped: 0 });
+    expect(r1.summary).toEqual({
+      rows: 1000,
+      created: 997,
+      updated: 0,
+      unchanged: 0,
+      failed: 0,
+      invalid: 3,
+      skipped: 0,
+    });
     expect(r1.rows.filter((r) => r.action === 'invalid')).toEqual(
-      Object.entries(BAD_ROWS).map(([n, [, message]]) => ({ row: Number(n), line: Number(n) + 1, username: `user${n}`, action: 'invalid', message })),
+      Object.entries(BAD_ROWS).map(([n, [, message]]) => ({
+        row: Number(n),
+        line: Number(n) + 1,
+        username: `user${n}`,
+        action: 'invalid',
+        message,
+      })),
     );
     expect(r1.rows.map((r) => r.row)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
     expect(r1).toMatchObject({ mode: 'compare', dryRun: false, exitCode: 65 });
@@ -93,7 +118,15 @@ describe('employees import against the simulator', () => {
     const snapshot = rig.sim.employees();
     const second = await importEmployees(file, { report: tmp.path('r2.json') }, deps);
     expect(second).toBe(65);
-    expect(report(tmp.path('r2.json')).summary).toEqual({ rows: 1000, created: 0, updated: 0, unchanged: 997, failed: 0, invalid: 3, skipped: 0 });
+    expect(report(tmp.path('r2.json')).summary).toEqual({
+      rows: 1000,
+      created: 0,
+      updated: 0,
+      unchanged: 997,
+      failed: 0,
+      invalid: 3,
+      skipped: 0,
+    });
     expect(userRequests).toBe(997);
     expect(rig.sim.employees()).toEqual(snapshot);
 
@@ -110,7 +143,12 @@ describe('employees import against the simulator', () => {
     writeFileSync(file, [HEADER, row(1), row(2), row(3)].join('\n'));
     expect(await importEmployees(file, {}, deps)).toBe(0);
     const before = rig.sim.employees();
-    writeFileSync(file, [HEADER, row(1), row(2, { Designation: 'Lead', 'E-mail': 'USER2@example.com' }), row(3, { department: '' })].join('\n'));
+    writeFileSync(
+      file,
+      [HEADER, row(1), row(2, { Designation: 'Lead', 'E-mail': 'USER2@example.com' }), row(3, { department: '' })].join(
+        '\n',
+      ),
+    );
     expect(await importEmployees(file, { report: tmp.path('r.json') }, deps)).toBe(0);
     const r = report(tmp.path('r.json'));
     // The e-mail differs only in case (the HRMS compares addresses that way) and an empty cell means "leave it".
@@ -127,7 +165,16 @@ describe('employees import against the simulator', () => {
   it('rows the HRMS refuses are reported as it answered (exit 1); the others are applied', async () => {
     const file = tmp.path('dupes.csv');
     // Row 3 reuses row 1's e-mail: the HRMS's uniqueness check refuses it; row 4 sends an unmapped column value.
-    writeFileSync(file, ['Login,E-mail,Full Name,shoeSize', 'a,a@example.com,A,', 'b,b@example.com,B,', 'c,a@example.com,C,', 'd,d@example.com,D,44'].join('\n'));
+    writeFileSync(
+      file,
+      [
+        'Login,E-mail,Full Name,shoeSize',
+        'a,a@example.com,A,',
+        'b,b@example.com,B,',
+        'c,a@example.com,C,',
+        'd,d@example.com,D,44',
+      ].join('\n'),
+    );
     expect(await importEmployees(file, { report: tmp.path('r.json') }, deps)).toBe(1);
     const rows = report(tmp.path('r.json')).rows;
     expect(rows.map((r) => [r.row, r.line, r.username, r.action, r.message])).toEqual([
@@ -145,7 +192,11 @@ describe('employees import against the simulator', () => {
     try {
       const file = tmp.path('t.csv');
       writeFileSync(file, [HEADER, row(1), row(2)].join('\n'));
-      const code = await importEmployees(file, { report: tmp.path('r.json') }, { ...bad.deps, err: bad.err, columns: COLUMNS });
+      const code = await importEmployees(
+        file,
+        { report: tmp.path('r.json') },
+        { ...bad.deps, err: bad.err, columns: COLUMNS },
+      );
       expect(code).toBe(77);
       const r = report(tmp.path('r.json'));
       expect(r.summary).toMatchObject({ skipped: 2, created: 0 });
@@ -168,7 +219,9 @@ describe('employees import against the simulator', () => {
     expect(await importEmployees(file, { report: tmp.path('r.json') }, { ...deps, retry })).toBe(75);
     const r = report(tmp.path('r.json'));
     expect(r.mode).toBe('whole-rows');
-    expect(r.fetchProblem).toBe('existing employees could not be fetched (Service temporarily unavailable); every row is sent whole');
+    expect(r.fetchProblem).toBe(
+      'existing employees could not be fetched (Service temporarily unavailable); every row is sent whole',
+    );
     expect(r.rows.map((x) => x.action)).toEqual(['failed', 'skipped', 'skipped']);
     expect(r.rows[0]).toMatchObject({ kind: 'transient', httpStatus: 503, message: 'Service temporarily unavailable' });
     expect(sleeps).toEqual([1000, 2000]);
@@ -180,7 +233,17 @@ describe('employees import against the simulator', () => {
   it('without a working fetch every row is sent whole, and a re-run is still safe', async () => {
     // An instance whose fetch path is not the configured one: the HRMS answers "input parameters are not valid".
     const client = new HrmsUsers({
-      hrms: { baseUrl: rig.sim.url, userPath: '/api.php/system/hrms/updateUser', employeeFetch: { path: '/api.php/system/hrms/listStaff', method: 'GET', params: { status: 'status', department: 'department', designation: 'designation' } }, timeoutMs: 5000, connectTimeoutMs: 2000 },
+      hrms: {
+        baseUrl: rig.sim.url,
+        userPath: '/api.php/system/hrms/updateUser',
+        employeeFetch: {
+          path: '/api.php/system/hrms/listStaff',
+          method: 'GET',
+          params: { status: 'status', department: 'department', designation: 'designation' },
+        },
+        timeoutMs: 5000,
+        connectTimeoutMs: 2000,
+      },
       token: { get: () => TOKEN },
       secrets: rig.secrets,
     });
@@ -194,8 +257,13 @@ describe('employees import against the simulator', () => {
       expect(await importEmployees(file, { report: tmp.path('r2.json') }, noFetch)).toBe(0);
       const r2 = report(tmp.path('r2.json'));
       expect(r2.mode).toBe('whole-rows');
-      expect(r2.fetchProblem).toBe(`existing employees could not be fetched (${MSG.invalidPath}); every row is sent whole`);
-      expect(r2.rows.map((x) => [x.action, x.message])).toEqual([['updated', 'Employee updated'], ['updated', 'Employee updated']]);
+      expect(r2.fetchProblem).toBe(
+        `existing employees could not be fetched (${MSG.invalidPath}); every row is sent whole`,
+      );
+      expect(r2.rows.map((x) => [x.action, x.message])).toEqual([
+        ['updated', 'Employee updated'],
+        ['updated', 'Employee updated'],
+      ]);
       expect(rig.sim.employees()).toEqual(snapshot);
       expect(rig.err.text).toContain('every row is sent whole');
     } finally {
@@ -208,7 +276,10 @@ describe('employees import against the simulator', () => {
     await importEmployees(tmp.path('one.csv'), {}, deps);
     const sent = userRequests;
     const file = tmp.path('d.csv');
-    writeFileSync(file, [HEADER, row(1, { Designation: 'Chief' }), row(2), row(3, { 'Birth date': 'yesterday' })].join('\n'));
+    writeFileSync(
+      file,
+      [HEADER, row(1, { Designation: 'Chief' }), row(2), row(3, { 'Birth date': 'yesterday' })].join('\n'),
+    );
     expect(await importEmployees(file, { dryRun: true, report: tmp.path('r.json') }, deps)).toBe(65);
     const r = report(tmp.path('r.json'));
     expect(r.dryRun).toBe(true);
@@ -226,10 +297,15 @@ describe('employees import against the simulator', () => {
     writeFileSync(tmp.path('nohead.csv'), 'Full Name,E-mail\nA,a@example.com\n');
     await expect(importEmployees(tmp.path('nohead.csv'), {}, deps)).rejects.toMatchObject({
       exitCode: 65,
-      message: expect.stringContaining('no column gives the required field "username" (employees.columns maps "Login" to it)'),
+      message: expect.stringContaining(
+        'no column gives the required field "username" (employees.columns maps "Login" to it)',
+      ),
     });
     writeFileSync(tmp.path('latin1.csv'), Buffer.from('Login,Full Name\nu1,Jos\xe9\n', 'latin1'));
-    await expect(importEmployees(tmp.path('latin1.csv'), {}, deps)).rejects.toMatchObject({ exitCode: 65, message: expect.stringContaining('not UTF-8') });
+    await expect(importEmployees(tmp.path('latin1.csv'), {}, deps)).rejects.toMatchObject({
+      exitCode: 65,
+      message: expect.stringContaining('not UTF-8'),
+    });
     await expect(importEmployees(tmp.path('missing.csv'), {}, deps)).rejects.toMatchObject({ exitCode: 66 });
     expect(userRequests).toBe(0);
   });
@@ -237,11 +313,20 @@ describe('employees import against the simulator', () => {
   it('an instance that identifies employees by e-mail: matched without case, so a re-run changes nothing', async () => {
     const byMail = await startRig({ identifyBy: 'email' });
     try {
-      const mailDeps: ImportDeps = { ...byMail.deps, err: byMail.err, columns: COLUMNS, identifyBy: 'email', retry: { retries: 0 } };
+      const mailDeps: ImportDeps = {
+        ...byMail.deps,
+        err: byMail.err,
+        columns: COLUMNS,
+        identifyBy: 'email',
+        retry: { retries: 0 },
+      };
       const file = tmp.path('m.csv');
       writeFileSync(file, [HEADER, row(1), row(2)].join('\n'));
       expect(await importEmployees(file, {}, mailDeps)).toBe(0);
-      writeFileSync(file, [HEADER, row(1, { 'E-mail': 'USER1@EXAMPLE.COM' }), row(2, { Designation: 'Lead' })].join('\n'));
+      writeFileSync(
+        file,
+        [HEADER, row(1, { 'E-mail': 'USER1@EXAMPLE.COM' }), row(2, { Designation: 'Lead' })].join('\n'),
+      );
       expect(await importEmployees(file, { report: tmp.path('m.json') }, mailDeps)).toBe(0);
       expect(report(tmp.path('m.json')).rows.map((r) => [r.username, r.action, r.fields])).toEqual([
         ['USER1@EXAMPLE.COM', 'unchanged', undefined],

@@ -27,7 +27,10 @@ describe('employee operations against the simulator', () => {
   it('create sends the seed types and reports the HRMS answer; the master record carries every field', async () => {
     expect(await createEmployee(JDOE, rig.deps)).toBe(0);
     expect(rig.out.text).toMatch(/^Employee created\n/);
-    expect(JSON.parse(rig.out.text.slice('Employee created\n'.length))).toMatchObject({ Username: 'jdoe', employeeId: 'E0001' });
+    expect(JSON.parse(rig.out.text.slice('Employee created\n'.length))).toMatchObject({
+      Username: 'jdoe',
+      employeeId: 'E0001',
+    });
     const [e] = rig.sim.employees();
     expect(e!.status).toBe('active');
     expect(e!.master).toEqual({
@@ -49,10 +52,21 @@ describe('employee operations against the simulator', () => {
   it('update changes only the fields given; every other master field stays', async () => {
     await createEmployee(JDOE, rig.deps);
     const before = rig.sim.employees()[0]!.master;
-    expect(await updateEmployee('jdoe', { email: 'john.doe@example.com', role: 'Lead', field: ['department=Eng'] }, rig.deps)).toBe(0);
+    expect(
+      await updateEmployee(
+        'jdoe',
+        { email: 'john.doe@example.com', role: 'Lead', field: ['department=Eng'] },
+        rig.deps,
+      ),
+    ).toBe(0);
     expect(rig.out.text).toContain('Employee updated');
     const after = rig.sim.employees()[0]!.master;
-    expect(after).toEqual({ ...before, 'Official Email': 'john.doe@example.com', Designation: 'Lead', Department: 'Eng' });
+    expect(after).toEqual({
+      ...before,
+      'Official Email': 'john.doe@example.com',
+      Designation: 'Lead',
+      Department: 'Eng',
+    });
   });
 
   it('update refuses, before sending, an empty change set or a bad value (exit 65)', async () => {
@@ -89,20 +103,28 @@ describe('employee operations against the simulator', () => {
 
   it('reports the HRMS validation errors as given (exit 1): unmapped field, type mismatch, missing mandatory field', async () => {
     expect(await createEmployee({ ...JDOE, field: ['shoeSize=42'] }, rig.deps)).toBe(1);
-    expect(rig.err.text).toBe('punchgate: the HRMS refused the data (HTTP 400): Validation failed: field shoeSize is not mapped\n');
+    expect(rig.err.text).toBe(
+      'punchgate: the HRMS refused the data (HTTP 400): Validation failed: field shoeSize is not mapped\n',
+    );
     rig.err.text = '';
     // block 2 is an integer (our check) but not a value the simulator accepts.
     expect(await createEmployee({ ...JDOE, block: '2' }, rig.deps)).toBe(1);
     expect(rig.err.text).toContain('Validation failed: block: value must be 0 (Active) or 1 (Blocked)');
     rig.err.text = '';
     // department mapped as a string on the HRMS; a hint that makes it an integer shows the type check.
-    expect(await createEmployee({ ...JDOE, field: ['department=7'] }, { ...rig.deps, types: { department: 'integer' } })).toBe(1);
+    expect(
+      await createEmployee({ ...JDOE, field: ['department=7'] }, { ...rig.deps, types: { department: 'integer' } }),
+    ).toBe(1);
     expect(rig.err.text).toContain('Validation failed: department: data type must match string');
     rig.err.text = '';
     expect(await createEmployee({ username: 'z', email: 'z@example.com' }, rig.deps)).toBe(1);
-    expect(rig.err.text).toBe('punchgate: the HRMS refused the data (HTTP 400): Validation failed: mandatory field Employee Name (name) is missing\n');
+    expect(rig.err.text).toBe(
+      'punchgate: the HRMS refused the data (HTTP 400): Validation failed: mandatory field Employee Name (name) is missing\n',
+    );
     rig.err.text = '';
-    expect(await createEmployee({ username: 'x', name: 'X', email: 'x@example.com', field: ['biometriccode=1'] }, rig.deps)).toBe(0);
+    expect(
+      await createEmployee({ username: 'x', name: 'X', email: 'x@example.com', field: ['biometriccode=1'] }, rig.deps),
+    ).toBe(0);
     expect(await createEmployee({ username: 'y', name: 'Y', email: 'x@example.com' }, rig.deps)).toBe(1);
     expect(rig.err.text).toContain('Validation failed: email: value x@example.com already belongs to employee E0001');
     expect(rig.sim.employees().map((e) => e.fields.username)).toEqual(['x']);
@@ -110,7 +132,12 @@ describe('employee operations against the simulator', () => {
 
   it('--json prints the answer object, failure included', async () => {
     expect(await disableEmployee('ghost', { json: true }, rig.deps)).toBe(1);
-    expect(JSON.parse(rig.out.text)).toEqual({ ok: false, kind: 'not-found', httpStatus: 404, message: 'Employee not found: ghost' });
+    expect(JSON.parse(rig.out.text)).toEqual({
+      ok: false,
+      kind: 'not-found',
+      httpStatus: 404,
+      message: 'Employee not found: ghost',
+    });
   });
 
   it('update and disable of an unknown username are reported as not found (exit 1) and change nothing', async () => {
@@ -142,7 +169,10 @@ describe('employee operations against the simulator', () => {
 
   it('fetch prints a table or JSON and passes the filters', async () => {
     await createEmployee(JDOE, rig.deps);
-    await createEmployee({ username: 'asmith', name: 'Ann Smith', email: 'ann@example.com', role: 'Manager', field: ['department=Sales'] }, rig.deps);
+    await createEmployee(
+      { username: 'asmith', name: 'Ann Smith', email: 'ann@example.com', role: 'Manager', field: ['department=Sales'] },
+      rig.deps,
+    );
     await disableEmployee('asmith', {}, rig.deps);
     rig.out.text = '';
     expect(await fetchEmployees({}, {}, rig.deps)).toBe(0);
@@ -174,7 +204,9 @@ describe('token and reachability', () => {
       expect(await updateEmployee('jdoe', { role: 'x' }, rig.deps)).toBe(77);
       expect(await disableEmployee('jdoe', {}, rig.deps)).toBe(77);
       expect(await fetchEmployees({}, { json: true }, rig.deps)).toBe(77);
-      expect(rig.err.text.split('\n').filter(Boolean)).toEqual(Array(4).fill('punchgate: the HRMS refused the token (HTTP 401): Bearer token is not correct'));
+      expect(rig.err.text.split('\n').filter(Boolean)).toEqual(
+        Array(4).fill('punchgate: the HRMS refused the token (HTTP 401): Bearer token is not correct'),
+      );
       expect(rig.out.text + rig.err.text).not.toContain(secret);
       expect(rig.sim.employees()).toEqual([]);
     } finally {
@@ -188,15 +220,21 @@ describe('token and reachability', () => {
     try {
       rig.sim.setFaults({ errorRate: 1 });
       expect(await createEmployee(JDOE, rig.deps)).toBe(75);
-      expect(rig.err.text).toBe('punchgate: no usable answer from the HRMS (HTTP 503): Service temporarily unavailable\n');
+      expect(rig.err.text).toBe(
+        'punchgate: no usable answer from the HRMS (HTTP 503): Service temporarily unavailable\n',
+      );
       rig.sim.setFaults({ errorRate: 0, nonJsonRate: 1 });
       rig.err.text = '';
       expect(await createEmployee(JDOE, rig.deps)).toBe(75);
-      expect(rig.err.text).toMatch(/^punchgate: no usable answer from the HRMS \(HTTP 200\): the HRMS answered HTTP 200 with a body that is not JSON: <html>/);
+      expect(rig.err.text).toMatch(
+        /^punchgate: no usable answer from the HRMS \(HTTP 200\): the HRMS answered HTTP 200 with a body that is not JSON: <html>/,
+      );
       await rig.sim.stop();
       rig.err.text = '';
       expect(await createEmployee(JDOE, rig.deps)).toBe(75);
-      expect(rig.err.text).toMatch(/^punchgate: no usable answer from the HRMS: cannot reach the HRMS at http:\/\/127\.0\.0\.1:\d+\/api\.php\/system\/hrms\/updateUser: .*(ECONNREFUSED|UND_ERR_SOCKET|ECONNRESET)/);
+      expect(rig.err.text).toMatch(
+        /^punchgate: no usable answer from the HRMS: cannot reach the HRMS at http:\/\/127\.0\.0\.1:\d+\/api\.php\/system\/hrms\/updateUser: .*(ECONNREFUSED|UND_ERR_SOCKET|ECONNRESET)/,
+      );
     } finally {
       await rig.close();
     }

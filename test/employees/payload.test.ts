@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { changedFields, sameValue } from '../../src/employees/diff.js';
 import { planImport } from '../../src/employees/import-plan.js';
-import { buildPayload, coerce, disablePayload, isRealDate, parseFieldOption, readEmployeeExtras } from '../../src/employees/payload.js';
+import {
+  buildPayload,
+  coerce,
+  disablePayload,
+  isRealDate,
+  parseFieldOption,
+  readEmployeeExtras,
+} from '../../src/employees/payload.js';
 
 describe('payload types', () => {
   it('sends the seed types: block an integer, Role with a capital R, dob a date, panAttach a URL', () => {
@@ -32,7 +39,13 @@ describe('payload types', () => {
   });
 
   it('refuses each bad value with the field and the reason', () => {
-    const b = buildPayload({ username: 'u', dob: '1990-02-30', block: '0.5', email: 'not-an-email', panAttach: 'ftp://x/y' });
+    const b = buildPayload({
+      username: 'u',
+      dob: '1990-02-30',
+      block: '0.5',
+      email: 'not-an-email',
+      panAttach: 'ftp://x/y',
+    });
     expect(b.errors).toEqual([
       { field: 'dob', message: 'must be a real date YYYY-MM-DD, got "1990-02-30"' },
       { field: 'block', message: 'must be an integer, got "0.5"' },
@@ -63,7 +76,9 @@ describe('payload types', () => {
   });
 
   it('never builds a delete field from data: disable has its own body', () => {
-    expect(buildPayload({ username: 'u', delete: 'true' }).errors).toEqual([{ field: 'delete', message: 'is only sent by "employees disable"' }]);
+    expect(buildPayload({ username: 'u', delete: 'true' }).errors).toEqual([
+      { field: 'delete', message: 'is only sent by "employees disable"' },
+    ]);
     expect(disablePayload('username', 'jdoe')).toEqual({ delete: 'true', username: 'jdoe' });
   });
 
@@ -75,7 +90,10 @@ describe('payload types', () => {
 
   it('reads optional config keys defensively', () => {
     expect(readEmployeeExtras({ columns: {}, required: [] })).toEqual({ types: {}, identifyBy: 'username' });
-    expect(readEmployeeExtras({ types: { grade: 'integer', bad: 'weird', n: 3 }, identifyBy: 'email' })).toEqual({ types: { grade: 'integer' }, identifyBy: 'email' });
+    expect(readEmployeeExtras({ types: { grade: 'integer', bad: 'weird', n: 3 }, identifyBy: 'email' })).toEqual({
+      types: { grade: 'integer' },
+      identifyBy: 'email',
+    });
   });
 });
 
@@ -101,7 +119,9 @@ describe('planImport', () => {
       columns: { Login: 'username', 'Full Name': 'name', Notes: '' },
     });
     expect(plan.fields).toEqual(['username', 'name', 'department', undefined]);
-    expect(plan.valid).toEqual([{ row: 1, line: 2, id: 'u1', payload: { username: 'u1', name: 'Ann', department: 'Ops' } }]);
+    expect(plan.valid).toEqual([
+      { row: 1, line: 2, id: 'u1', payload: { username: 'u1', name: 'Ann', department: 'Ops' } },
+    ]);
   });
 
   it('refuses the whole file when a required column is missing or two columns give one field', () => {

@@ -15,7 +15,9 @@ interface Seen {
 }
 
 /** A stand-in HRMS that answers each request with the next canned reply and records what it got. */
-async function cannedHrms(replies: Array<{ status: number; body: string; delayMs?: number }>): Promise<{ url: string; seen: Seen[]; server: Server }> {
+async function cannedHrms(
+  replies: Array<{ status: number; body: string; delayMs?: number }>,
+): Promise<{ url: string; seen: Seen[]; server: Server }> {
   const seen: Seen[] = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -37,7 +39,11 @@ function client(baseUrl: string, opts: { method?: 'GET' | 'POST'; timeoutMs?: nu
     hrms: {
       baseUrl,
       userPath: '/api.php/system/acme/updateUser',
-      employeeFetch: { path: '/api.php/system/acme/staff', method: opts.method ?? 'GET', params: { status: 'state', department: 'dept', designation: 'desig' } },
+      employeeFetch: {
+        path: '/api.php/system/acme/staff',
+        method: opts.method ?? 'GET',
+        params: { status: 'state', department: 'dept', designation: 'desig' },
+      },
       timeoutMs: opts.timeoutMs ?? 5000,
       connectTimeoutMs: 1000,
     },
@@ -52,18 +58,37 @@ describe('HrmsUsers', () => {
     for (const c of cleanup.splice(0)) await c();
   });
 
-  async function against(replies: Array<{ status: number; body: string; delayMs?: number }>, opts?: Parameters<typeof client>[1]) {
+  async function against(
+    replies: Array<{ status: number; body: string; delayMs?: number }>,
+    opts?: Parameters<typeof client>[1],
+  ) {
     const hrms = await cannedHrms(replies);
     const c = client(hrms.url, opts);
-    cleanup.push(() => c.close(), () => new Promise((r) => hrms.server.close(r)));
+    cleanup.push(
+      () => c.close(),
+      () => new Promise((r) => hrms.server.close(r)),
+    );
     return { ...hrms, c };
   }
 
   it('POSTs JSON with the bearer token to base URL + userPath, keeping the base path prefix', async () => {
-    const { c, seen } = await against([{ status: 200, body: '{"status":true,"message":"Employee created","data":{"id":7}}' }]);
+    const { c, seen } = await against([
+      { status: 200, body: '{"status":true,"message":"Employee created","data":{"id":7}}' },
+    ]);
     const a = await c.send({ username: 'u', block: 0, Role: '' });
-    expect(a).toEqual({ ok: true, kind: 'ok', httpStatus: 200, message: 'Employee created', data: { id: 7 }, raw: '{"status":true,"message":"Employee created","data":{"id":7}}' });
-    expect(seen[0]).toMatchObject({ method: 'POST', url: '/prefix/api.php/system/acme/updateUser', body: '{"username":"u","block":0,"Role":""}' });
+    expect(a).toEqual({
+      ok: true,
+      kind: 'ok',
+      httpStatus: 200,
+      message: 'Employee created',
+      data: { id: 7 },
+      raw: '{"status":true,"message":"Employee created","data":{"id":7}}',
+    });
+    expect(seen[0]).toMatchObject({
+      method: 'POST',
+      url: '/prefix/api.php/system/acme/updateUser',
+      body: '{"username":"u","block":0,"Role":""}',
+    });
     expect(seen[0]!.headers['content-type']).toBe('application/json');
     expect(seen[0]!.headers.authorization).toBe(`Bearer ${SECRET}`);
   });
@@ -108,16 +133,31 @@ describe('HrmsUsers', () => {
   it('fetch sends the configured parameter names by GET query or POST JSON body, only for the filters given', async () => {
     const get = await against([{ status: 200, body: '{"status":true,"data":[]}' }]);
     await get.c.fetch({ status: 'active', designation: 'Lead Engineer' });
-    expect(get.seen[0]).toMatchObject({ method: 'GET', url: '/prefix/api.php/system/acme/staff?state=active&desig=Lead+Engineer', body: '' });
-    const post = await against([{ status: 200, body: '{"status":true,"data":{"employees":[{"username":"z"}]}}' }], { method: 'POST' });
+    expect(get.seen[0]).toMatchObject({
+      method: 'GET',
+      url: '/prefix/api.php/system/acme/staff?state=active&desig=Lead+Engineer',
+      body: '',
+    });
+    const post = await against([{ status: 200, body: '{"status":true,"data":{"employees":[{"username":"z"}]}}' }], {
+      method: 'POST',
+    });
     expect((await post.c.fetch({ department: 'Ops' })).records).toEqual([{ username: 'z' }]);
-    expect(post.seen[0]).toMatchObject({ method: 'POST', url: '/prefix/api.php/system/acme/staff', body: '{"dept":"Ops"}' });
+    expect(post.seen[0]).toMatchObject({
+      method: 'POST',
+      url: '/prefix/api.php/system/acme/staff',
+      body: '{"dept":"Ops"}',
+    });
     expect(post.seen[0]!.headers['content-type']).toBe('application/json');
   });
 
   it('a fetch answer without a list is not taken as "no employees"', async () => {
     const { c } = await against([{ status: 200, body: '{"status":true,"message":"ok"}' }]);
-    expect(await c.fetch()).toMatchObject({ ok: false, kind: 'transient', message: 'the HRMS fetch answer holds no list of employees', records: [] });
+    expect(await c.fetch()).toMatchObject({
+      ok: false,
+      kind: 'transient',
+      message: 'the HRMS fetch answer holds no list of employees',
+      records: [],
+    });
   });
 
   it('a slow HRMS is a transient failure at timeoutMs', async () => {
@@ -128,7 +168,12 @@ describe('HrmsUsers', () => {
   });
 
   it('never puts the token in an answer, even when the HRMS echoes it back', async () => {
-    const { c } = await against([{ status: 200, body: `{"status":false,"message":"Bearer token ${SECRET} is not correct","data":{"token":"${SECRET}"}}` }]);
+    const { c } = await against([
+      {
+        status: 200,
+        body: `{"status":false,"message":"Bearer token ${SECRET} is not correct","data":{"token":"${SECRET}"}}`,
+      },
+    ]);
     const a = await c.send({ username: 'x' });
     expect(a.kind).toBe('auth');
     expect(JSON.stringify(a)).not.toContain(SECRET);
@@ -142,11 +187,26 @@ describe('HrmsUsers', () => {
     const c = client(hrms.url);
     cleanup.push(() => c.close());
     const a = await c.send({ username: 'x' });
-    expect(a).toEqual({ ok: false, kind: 'transient', message: expect.stringMatching(/^cannot reach the HRMS at http:\/\/127\.0\.0\.1:\d+\/prefix\/api\.php\/system\/acme\/updateUser: .*ECONNREFUSED/) });
+    expect(a).toEqual({
+      ok: false,
+      kind: 'transient',
+      message: expect.stringMatching(
+        /^cannot reach the HRMS at http:\/\/127\.0\.0\.1:\d+\/prefix\/api\.php\/system\/acme\/updateUser: .*ECONNREFUSED/,
+      ),
+    });
   });
 
   it('fetch by POST works against the simulator', async () => {
-    const rig = await startRig({ employees: [{ username: 'a', name: 'A', email: 'a@example.com', department: 'Ops' }, { username: 'b', name: 'B', email: 'b@example.com', department: 'HR' }] }, undefined, 'POST');
+    const rig = await startRig(
+      {
+        employees: [
+          { username: 'a', name: 'A', email: 'a@example.com', department: 'Ops' },
+          { username: 'b', name: 'B', email: 'b@example.com', department: 'HR' },
+        ],
+      },
+      undefined,
+      'POST',
+    );
     cleanup.push(() => rig.close());
     const a = await rig.client.fetch({ department: 'HR' });
     expect(a.records.map((r) => r.username)).toEqual(['b']);

@@ -9,7 +9,11 @@ export function tempDir(prefix = 'punchgate-'): { dir: string; path: (name: stri
 }
 
 /** A clock the test moves by hand. */
-export function fakeClock(start = Date.UTC(2026, 10, 22, 12, 0, 0)): { now: () => number; advance: (ms: number) => void; set: (ms: number) => void } {
+export function fakeClock(start = Date.UTC(2026, 10, 22, 12, 0, 0)): {
+  now: () => number;
+  advance: (ms: number) => void;
+  set: (ms: number) => void;
+} {
   let t = start;
   return { now: () => t, advance: (ms) => void (t += ms), set: (ms) => void (t = ms) };
 }

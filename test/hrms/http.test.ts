@@ -19,7 +19,9 @@ async function listen<S extends Server | TcpServer>(s: S): Promise<number> {
   return (s.address() as AddressInfo).port;
 }
 
-async function httpServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; sockets: Set<Socket> }> {
+async function httpServer(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ url: string; sockets: Set<Socket> }> {
   const sockets = new Set<Socket>();
   const s = createServer((req, res) => {
     req.resume();
@@ -30,12 +32,24 @@ async function httpServer(handler: (req: IncomingMessage, res: ServerResponse) =
 }
 
 const cfg = { timeoutMs: 1000, connectTimeoutMs: 300 };
-const post = (url: string, over: Partial<HttpCall> = {}): HttpCall => ({ method: 'POST', url, headers: {}, body: 'x', ...over });
-const codeOf = (p: Promise<unknown>) => p.then(() => 'resolved', (e: { code?: string }) => e.code);
+const post = (url: string, over: Partial<HttpCall> = {}): HttpCall => ({
+  method: 'POST',
+  url,
+  headers: {},
+  body: 'x',
+  ...over,
+});
+const codeOf = (p: Promise<unknown>) =>
+  p.then(
+    () => 'resolved',
+    (e: { code?: string }) => e.code,
+  );
 
 describe('HrmsHttp', () => {
   it('keeps the connection alive between requests and reads the whole answer', async () => {
-    const { url, sockets } = await httpServer((req, res) => res.end(JSON.stringify({ n: req.headers['content-length'] })));
+    const { url, sockets } = await httpServer((req, res) =>
+      res.end(JSON.stringify({ n: req.headers['content-length'] })),
+    );
     const http = new HrmsHttp(cfg);
     try {
       for (let i = 0; i < 3; i++) {
@@ -63,7 +77,10 @@ describe('HrmsHttp', () => {
     const { url } = await httpServer(() => {});
     const http = new HrmsHttp({ timeoutMs: 200, connectTimeoutMs: 100 });
     const t0 = Date.now();
-    await expect(http.request(post(url))).rejects.toMatchObject({ code: 'DEADLINE', message: /timeout: no complete answer within 300 ms/ });
+    await expect(http.request(post(url))).rejects.toMatchObject({
+      code: 'DEADLINE',
+      message: /timeout: no complete answer within 300 ms/,
+    });
     expect(Date.now() - t0).toBeLessThan(1000);
     http.close();
   });

@@ -14,7 +14,8 @@ describe('TokenSource', () => {
     writeFileSync(tmp.path('creds/token'), 'from-credential\n');
     writeFileSync(tmp.path('token'), 'from-file\n');
     const secrets = new Secrets();
-    const src = (env: NodeJS.ProcessEnv, tokenFile: string | null = tmp.path('token')) => new TokenSource({ tokenFile: tokenFile ?? undefined, env, secrets });
+    const src = (env: NodeJS.ProcessEnv, tokenFile: string | null = tmp.path('token')) =>
+      new TokenSource({ tokenFile: tokenFile ?? undefined, env, secrets });
     expect(src({ PUNCHGATE_HRMS_TOKEN: 'from-env' }).get()).toBe('from-env');
     expect(src({ CREDENTIALS_DIRECTORY: tmp.path('creds') }).get()).toBe('from-file');
     expect(src({ CREDENTIALS_DIRECTORY: tmp.path('creds') }, tmp.path('missing')).get()).toBe('from-credential');
@@ -35,7 +36,9 @@ describe('TokenSource', () => {
     const none = new TokenSource({ env: {}, secrets: new Secrets() });
     expect(() => none.get()).toThrow(/hrms.tokenFile: no HRMS token/);
     writeFileSync(tmp.path('empty'), '\n');
-    expect(() => new TokenSource({ tokenFile: tmp.path('empty'), env: {}, secrets: new Secrets() }).get()).toThrow(/is empty/);
+    expect(() => new TokenSource({ tokenFile: tmp.path('empty'), env: {}, secrets: new Secrets() }).get()).toThrow(
+      /is empty/,
+    );
     expect(() => new TokenSource({ tokenFile: tmp.path('missing'), env: {}, secrets: new Secrets() }).get()).toThrow(
       expect.objectContaining({ exitCode: 78, message: expect.stringMatching(/cannot read .*missing \(ENOENT\)/) }),
     );

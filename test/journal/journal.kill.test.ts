@@ -6,7 +6,9 @@ import { tempDir } from '../helpers/tmp.js';
 /** Kills a writer with SIGKILL at random moments and counts punches after each reopen. */
 function runUntilKilled(path: string, afterMs: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['test/fixtures/ingest-loop.mjs', path], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['test/fixtures/ingest-loop.mjs', path], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let acked = 0;
     let buf = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -36,7 +38,9 @@ describe('journal under SIGKILL', () => {
         const total = Object.values(c).reduce((a, b) => a + b, 0);
         expect(c.inflight).toBe(0);
         expect(total).toBeGreaterThanOrEqual(ackedTotal);
-        const rows = j.db.prepare('SELECT count(*) AS n, count(DISTINCT biometric_code || log_time) AS d FROM punches').get() as { n: number; d: number };
+        const rows = j.db
+          .prepare('SELECT count(*) AS n, count(DISTINCT biometric_code || log_time) AS d FROM punches')
+          .get() as { n: number; d: number };
         expect(rows.n).toBe(rows.d);
         j.close();
       }

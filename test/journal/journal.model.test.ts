@@ -10,9 +10,23 @@ import { fakeClock, tempDir } from '../helpers/tmp.js';
  * model in lockstep. After every step the states of all punches must agree.
  */
 
-interface ModelPunch { state: PunchState; attempts: number; from?: 'pending' | 'rejected'; nextAt?: number }
-interface Model { punches: Map<string, ModelPunch>; claimed: string[] }
-interface Real { journal: Journal; open: () => Journal; clock: ReturnType<typeof fakeClock>; ids: Map<number, string>; claimed: OutboundPunch[] }
+interface ModelPunch {
+  state: PunchState;
+  attempts: number;
+  from?: 'pending' | 'rejected';
+  nextAt?: number;
+}
+interface Model {
+  punches: Map<string, ModelPunch>;
+  claimed: string[];
+}
+interface Real {
+  journal: Journal;
+  open: () => Journal;
+  clock: ReturnType<typeof fakeClock>;
+  ids: Map<number, string>;
+  claimed: OutboundPunch[];
+}
 
 const HOUR = 3_600_000;
 const DEAD_AFTER = 4;
@@ -33,7 +47,11 @@ class Enqueue implements fc.Command<Model, Real> {
   constructor(readonly items: { code: string; minute: number }[]) {}
   check = () => true;
   run(m: Model, r: Real) {
-    const punches = this.items.map((i) => ({ terminal: 't1', biometricCode: i.code, logTime: `2026-11-22 0${Math.floor(i.minute / 60)}:${String(i.minute % 60).padStart(2, '0')}:00` }));
+    const punches = this.items.map((i) => ({
+      terminal: 't1',
+      biometricCode: i.code,
+      logTime: `2026-11-22 0${Math.floor(i.minute / 60)}:${String(i.minute % 60).padStart(2, '0')}:00`,
+    }));
     const before = m.punches.size;
     for (const p of punches) {
       const k = key(p.biometricCode, p.logTime);
@@ -51,7 +69,9 @@ class Claim implements fc.Command<Model, Real> {
   check = () => true;
   run(m: Model, r: Real) {
     const now = r.clock.now();
-    const due = [...m.punches.entries()].filter(([, p]) => p.state === 'pending' || (p.state === 'rejected' && p.nextAt! <= now));
+    const due = [...m.punches.entries()].filter(
+      ([, p]) => p.state === 'pending' || (p.state === 'rejected' && p.nextAt! <= now),
+    );
     const got = r.journal.claim(this.limit);
     expect(got.length).toBe(Math.min(this.limit, due.length));
     for (const g of got) {
@@ -69,13 +89,23 @@ class Claim implements fc.Command<Model, Real> {
 }
 
 class Settle implements fc.Command<Model, Real> {
-  constructor(readonly kind: 'delivered' | 'duplicate' | 'rejected' | 'unknown' | 'release', readonly n: number) {}
+  constructor(
+    readonly kind: 'delivered' | 'duplicate' | 'rejected' | 'unknown' | 'release',
+    readonly n: number,
+  ) {}
   check = (m: Readonly<Model>) => m.claimed.length > 0;
   run(m: Model, r: Real) {
     const take = r.claimed.splice(0, this.n);
     m.claimed.splice(0, take.length);
     if (this.kind === 'release') r.journal.release(take.map((t) => t.id));
-    else r.journal.settle(take.map((t) => (this.kind === 'rejected' ? { id: t.id, kind: 'rejected' as const, message: 'no' } : { id: t.id, kind: this.kind as 'delivered' })));
+    else
+      r.journal.settle(
+        take.map((t) =>
+          this.kind === 'rejected'
+            ? { id: t.id, kind: 'rejected' as const, message: 'no' }
+            : { id: t.id, kind: this.kind as 'delivered' },
+        ),
+      );
     for (const t of take) {
       const mp = m.punches.get(key(t.biometricCode, t.logTime))!;
       if (this.kind === 'delivered' || this.kind === 'duplicate') {
@@ -121,9 +151,19 @@ class Advance implements fc.Command<Model, Real> {
 }
 
 const commands = [
-  fc.array(fc.record({ code: fc.constantFrom('1', '2', '3', '4'), minute: fc.integer({ min: 0, max: 300 }) }), { minLength: 1, maxLength: 8 }).map((i) => new Enqueue(i)),
+  fc
+    .array(fc.record({ code: fc.constantFrom('1', '2', '3', '4'), minute: fc.integer({ min: 0, max: 300 }) }), {
+      minLength: 1,
+      maxLength: 8,
+    })
+    .map((i) => new Enqueue(i)),
   fc.integer({ min: 1, max: 5 }).map((n) => new Claim(n)),
-  fc.tuple(fc.constantFrom('delivered', 'duplicate', 'rejected', 'unknown', 'release' as const), fc.integer({ min: 1, max: 4 })).map(([k, n]) => new Settle(k, n)),
+  fc
+    .tuple(
+      fc.constantFrom('delivered', 'duplicate', 'rejected', 'unknown', 'release' as const),
+      fc.integer({ min: 1, max: 4 }),
+    )
+    .map(([k, n]) => new Settle(k, n)),
   fc.constant(new CrashReopen()),
   fc.integer({ min: 1, max: 30 }).map((h) => new Advance(h)),
 ];
@@ -134,7 +174,15 @@ describe('journal model', () => {
       fc.property(fc.commands(commands, { maxCommands: 60 }), (cmds) => {
         const tmp = tempDir();
         const clock = fakeClock(Date.UTC(2026, 10, 22, 12, 0, 0));
-        const open = () => Journal.open({ path: tmp.path('j.db'), site: 's', clock, mode: 'owner', deadAfterAttempts: DEAD_AFTER, deadAfterDays: 1000 });
+        const open = () =>
+          Journal.open({
+            path: tmp.path('j.db'),
+            site: 's',
+            clock,
+            mode: 'owner',
+            deadAfterAttempts: DEAD_AFTER,
+            deadAfterDays: 1000,
+          });
         const real: Real = { journal: open(), open, clock, ids: new Map(), claimed: [] };
         try {
           fc.modelRun(() => ({ model: { punches: new Map(), claimed: [] }, real }), cmds);

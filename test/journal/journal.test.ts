@@ -4,7 +4,11 @@ import type { Punch } from '../../src/punch.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
 
 const HOUR = 3_600_000;
-const punch = (code: string, logTime: string, terminal = 'gate-1'): Punch => ({ terminal, biometricCode: code, logTime });
+const punch = (code: string, logTime: string, terminal = 'gate-1'): Punch => ({
+  terminal,
+  biometricCode: code,
+  logTime,
+});
 
 describe('journal', () => {
   let tmp: ReturnType<typeof tempDir>;
@@ -25,7 +29,11 @@ describe('journal', () => {
   });
 
   it('stores a punch once however often it is read, and re-reading a whole log adds nothing', () => {
-    const log = [punch('1', '2026-11-22 08:00:00'), punch('2', '2026-11-22 08:01:00'), punch('1', '2026-11-22 11:00:00')];
+    const log = [
+      punch('1', '2026-11-22 08:00:00'),
+      punch('2', '2026-11-22 08:01:00'),
+      punch('1', '2026-11-22 11:00:00'),
+    ];
     expect(j.ingest(log)).toEqual({ added: 3, duplicates: 0, quarantined: 0 });
     expect(j.ingest(log)).toEqual({ added: 0, duplicates: 3, quarantined: 0 });
     expect(j.ingest([punch('1', '2026-11-22 08:00:00', 'gate-2')]).added).toBe(1);
@@ -66,11 +74,16 @@ describe('journal', () => {
   });
 
   it('claims in log-time order, and settles delivered, duplicate, rejected and unknown', () => {
-    j.ingest([punch('c', '2026-11-22 09:00:00'), punch('a', '2026-11-22 07:00:00'), punch('b', '2026-11-22 08:00:00'), punch('d', '2026-11-22 10:00:00')]);
+    j.ingest([
+      punch('c', '2026-11-22 09:00:00'),
+      punch('a', '2026-11-22 07:00:00'),
+      punch('b', '2026-11-22 08:00:00'),
+      punch('d', '2026-11-22 10:00:00'),
+    ]);
     const batch = j.claim(10);
     expect(batch.map((p) => p.biometricCode)).toEqual(['a', 'b', 'c', 'd']);
     expect(j.counts().inflight).toBe(4);
-    const [a, b, c, d] = batch as [typeof batch[0], typeof batch[0], typeof batch[0], typeof batch[0]];
+    const [a, b, c, d] = batch as [(typeof batch)[0], (typeof batch)[0], (typeof batch)[0], (typeof batch)[0]];
     j.settle([
       { id: a.id, kind: 'delivered' },
       { id: b.id, kind: 'duplicate', message: 'already exists' },

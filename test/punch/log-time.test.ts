@@ -12,8 +12,12 @@ describe('isLogTime', () => {
   it('agrees with calendar arithmetic for any digits', () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 1, max: 9999 }), fc.integer({ min: 0, max: 99 }), fc.integer({ min: 0, max: 99 }),
-        fc.integer({ min: 0, max: 99 }), fc.integer({ min: 0, max: 99 }), fc.integer({ min: 0, max: 99 }),
+        fc.integer({ min: 1, max: 9999 }),
+        fc.integer({ min: 0, max: 99 }),
+        fc.integer({ min: 0, max: 99 }),
+        fc.integer({ min: 0, max: 99 }),
+        fc.integer({ min: 0, max: 99 }),
+        fc.integer({ min: 0, max: 99 }),
         (y, mo, d, h, mi, s) => {
           expect(isLogTime(formatLogTime(y, mo, d, h, mi, s))).toBe(reference(y, mo, d, h, mi, s));
         },
@@ -27,7 +31,14 @@ describe('isLogTime', () => {
     expect(isLogTime('2100-02-29 00:00:00')).toBe(false);
     expect(isLogTime('2000-02-29 00:00:00')).toBe(true);
     expect(isLogTime('2026-04-31 08:00:00')).toBe(false);
-    for (const bad of ['2026-11-22T08:00:00', '2026-11-22 08:00', ' 2026-11-22 08:00:00', '2026-11-22 08:00:00 ', '26-11-22 08:00:00', '']) {
+    for (const bad of [
+      '2026-11-22T08:00:00',
+      '2026-11-22 08:00',
+      ' 2026-11-22 08:00:00',
+      '2026-11-22 08:00:00 ',
+      '26-11-22 08:00:00',
+      '',
+    ]) {
       expect(isLogTime(bad)).toBe(false);
     }
   });

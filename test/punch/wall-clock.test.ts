@@ -22,8 +22,14 @@ describe('wallClockAt', () => {
         { numRuns: 500 },
       );
       // Around the 2026 DST changes of each hemisphere, minute by minute.
-      for (const start of [Date.UTC(2026, 2, 28, 22), Date.UTC(2026, 9, 24, 22), Date.UTC(2026, 3, 4, 12), Date.UTC(2026, 2, 8, 4)]) {
-        for (let ms = start; ms < start + 12 * 3600_000; ms += 60_000) expect(wallClockAt(ms)).toBe(wallClockAt(ms, zone));
+      for (const start of [
+        Date.UTC(2026, 2, 28, 22),
+        Date.UTC(2026, 9, 24, 22),
+        Date.UTC(2026, 3, 4, 12),
+        Date.UTC(2026, 2, 8, 4),
+      ]) {
+        for (let ms = start; ms < start + 12 * 3600_000; ms += 60_000)
+          expect(wallClockAt(ms)).toBe(wallClockAt(ms, zone));
       }
     }
   });

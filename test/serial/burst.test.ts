@@ -26,7 +26,10 @@ describe('a burst of 10,000 lines into the real journal', () => {
     const pair = await createPtyPair(join(dir.path, 'tty'));
     cleanups.push(() => pair.close());
     const source = new SerialSource({
-      config: serialConfig({ path: pair.devicePath }), sink: journal, logger: silentLogger(), clock: { now: () => Date.now() },
+      config: serialConfig({ path: pair.devicePath }),
+      sink: journal,
+      logger: silentLogger(),
+      clock: { now: () => Date.now() },
     });
     cleanups.push(() => source.stop());
     await source.start();
@@ -34,16 +37,29 @@ describe('a burst of 10,000 lines into the real journal', () => {
     const t0 = Date.now();
     const written: string[] = [];
     const res = await startSerialSim({
-      path: pair.peerPath, format: 'regex', rate: 0, count: 10_000, onLine: (l) => written.push(l),
+      path: pair.peerPath,
+      format: 'regex',
+      rate: 0,
+      count: 10_000,
+      onLine: (l) => written.push(l),
     }).done;
     expect(res.punches).toBe(10_000);
     await waitFor(() => source.status().accepted === 10_000, '10,000 punches in the journal', 60_000);
     const elapsed = Date.now() - t0;
     expect(rowCount(journal)).toBe(10_000);
     expect(journal.counts().pending).toBe(10_000);
-    const rows = journal.db.prepare('SELECT biometric_code AS c, log_time AS t FROM punches ORDER BY id').all() as { c: string; t: string }[];
+    const rows = journal.db.prepare('SELECT biometric_code AS c, log_time AS t FROM punches ORDER BY id').all() as {
+      c: string;
+      t: string;
+    }[];
     expect(rows.map((r) => `${r.c},${r.t}`)).toEqual(written);
-    expect(source.status()).toMatchObject({ lines: 10_000, accepted: 10_000, duplicates: 0, quarantined: 0, malformed: 0 });
+    expect(source.status()).toMatchObject({
+      lines: 10_000,
+      accepted: 10_000,
+      duplicates: 0,
+      quarantined: 0,
+      malformed: 0,
+    });
     console.log(`10,000 serial lines journalled in ${elapsed} ms`);
   }, 60_000);
 });

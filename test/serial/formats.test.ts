@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
-  compileLinePattern, compileTimeFormat, createLineParser, DEFAULT_SERIAL_PATTERN, type ParsedLine,
+  compileLinePattern,
+  compileTimeFormat,
+  createLineParser,
+  DEFAULT_SERIAL_PATTERN,
+  type ParsedLine,
 } from '../../src/sources/serial/index.js';
 import { serialConfig } from './helpers.js';
 
@@ -53,17 +57,30 @@ describe('line pattern and parser', () => {
       timeFormat: 'DD/MM/YY HH:mm',
     });
     const parse = createLineParser(cfg, { now: () => 0 });
-    expect(parse('\u0002U1042  22/11/26 08:00 I\u0003')).toEqual({ kind: 'punch', code: '1042', logTime: '2026-11-22 08:00:00' });
+    expect(parse('\u0002U1042  22/11/26 08:00 I\u0003')).toEqual({
+      kind: 'punch',
+      code: '1042',
+      logTime: '2026-11-22 08:00:00',
+    });
     expect(parse('   ')).toEqual({ kind: 'blank' });
     expect(parse('\u0000\u0001')).toMatchObject({ kind: 'malformed' });
-    expect(parse('U1042 31/02/26 08:00 I')).toMatchObject({ kind: 'malformed', reason: expect.stringMatching(/does not fit/) });
+    expect(parse('U1042 31/02/26 08:00 I')).toMatchObject({
+      kind: 'malformed',
+      reason: expect.stringMatching(/does not fit/),
+    });
     expect(parse('hello')).toMatchObject({ kind: 'malformed', reason: 'does not match the pattern' });
   });
 
   it('card format: a card number stamped with the box clock in the terminal zone', () => {
     const at = Date.UTC(2026, 10, 22, 23, 30, 0);
-    const parse = createLineParser(serialConfig({ path: '/dev/null', format: 'card', timezone: 'Asia/Tokyo' }), { now: () => at });
-    expect(parse('0004521234\r')).toEqual<ParsedLine>({ kind: 'punch', code: '0004521234', logTime: '2026-11-23 08:30:00' });
+    const parse = createLineParser(serialConfig({ path: '/dev/null', format: 'card', timezone: 'Asia/Tokyo' }), {
+      now: () => at,
+    });
+    expect(parse('0004521234\r')).toEqual<ParsedLine>({
+      kind: 'punch',
+      code: '0004521234',
+      logTime: '2026-11-23 08:30:00',
+    });
     expect(parse('12 34')).toMatchObject({ kind: 'malformed' });
     expect(parse('~\u00ff')).toMatchObject({ kind: 'malformed' });
   });

@@ -23,7 +23,9 @@ export function tempDir(prefix = 'punchgate-serial-'): { path: string; remove():
 }
 
 /** A config as the schema produces it (defaults filled in). */
-export function serialConfig(over: Partial<Record<keyof SerialTerminalConfig, unknown>> & { path: string }): SerialTerminalConfig {
+export function serialConfig(
+  over: Partial<Record<keyof SerialTerminalConfig, unknown>> & { path: string },
+): SerialTerminalConfig {
   return serialTerminalSchema.parse({ name: 'clock1', kind: 'serial', format: 'regex', ...over });
 }
 

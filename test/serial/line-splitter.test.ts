@@ -49,18 +49,24 @@ describe('LineSplitter', () => {
     const line = fc.string({ unit: fc.constantFrom(...'0123456789,:- ABCxyz'), minLength: 1, maxLength: 30 });
     const ending = fc.constantFrom('\n', '\r\n', '\r');
     fc.assert(
-      fc.property(fc.array(fc.tuple(line, ending), { maxLength: 30 }), fc.array(fc.nat(), { maxLength: 20 }), (items, cuts) => {
-        const bytes = Buffer.from(items.map(([l, e]) => l + e).join(''), 'latin1');
-        const points = [...new Set(cuts.map((c) => (bytes.length === 0 ? 0 : c % bytes.length)))].sort((a, b) => a - b);
-        const s = new LineSplitter();
-        const got: string[] = [];
-        let prev = 0;
-        for (const p of [...points, bytes.length]) {
-          got.push(...s.push(bytes.subarray(prev, p)).lines);
-          prev = p;
-        }
-        expect(got).toEqual(items.map(([l]) => l));
-      }),
+      fc.property(
+        fc.array(fc.tuple(line, ending), { maxLength: 30 }),
+        fc.array(fc.nat(), { maxLength: 20 }),
+        (items, cuts) => {
+          const bytes = Buffer.from(items.map(([l, e]) => l + e).join(''), 'latin1');
+          const points = [...new Set(cuts.map((c) => (bytes.length === 0 ? 0 : c % bytes.length)))].sort(
+            (a, b) => a - b,
+          );
+          const s = new LineSplitter();
+          const got: string[] = [];
+          let prev = 0;
+          for (const p of [...points, bytes.length]) {
+            got.push(...s.push(bytes.subarray(prev, p)).lines);
+            prev = p;
+          }
+          expect(got).toEqual(items.map(([l]) => l));
+        },
+      ),
       { numRuns: 300 },
     );
   });

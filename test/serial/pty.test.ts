@@ -2,7 +2,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyPair, startSerialSim, type PtyPair } from '../../src/sim/serial/index.js';
-import { openSerialPort, SerialSource, UNKNOWN_CARD_PREFIX, type OpenSerialLink } from '../../src/sources/serial/index.js';
+import {
+  openSerialPort,
+  SerialSource,
+  UNKNOWN_CARD_PREFIX,
+  type OpenSerialLink,
+} from '../../src/sources/serial/index.js';
 import { wallClockAt } from '../../src/punch.js';
 import { captureLogger, MemorySink, requireSocat, serialConfig, tempDir, waitFor } from './helpers.js';
 
@@ -13,7 +18,8 @@ afterEach(async () => {
 
 /** Reads through the real serialport device, counting the chunks each read delivers. */
 function countingOpen(chunks: Buffer[]): OpenSerialLink {
-  return (opts, handlers) => openSerialPort(opts, { ...handlers, onData: (c) => (chunks.push(Buffer.from(c)), handlers.onData(c)) });
+  return (opts, handlers) =>
+    openSerialPort(opts, { ...handlers, onData: (c) => (chunks.push(Buffer.from(c)), handlers.onData(c)) });
 }
 
 async function setup(over: Record<string, unknown> = {}, clock = { now: () => Date.now() }) {
@@ -24,7 +30,11 @@ async function setup(over: Record<string, unknown> = {}, clock = { now: () => Da
   const chunks: Buffer[] = [];
   const config = serialConfig({ path: pair.devicePath, ...over });
   const source = new SerialSource({ config, sink, logger: log.logger, clock, openLink: countingOpen(chunks) });
-  cleanups.push(dir.remove, () => pair.close(), () => source.stop());
+  cleanups.push(
+    dir.remove,
+    () => pair.close(),
+    () => source.stop(),
+  );
   await source.start();
   expect(source.status().online).toBe(true);
   return { dir, pair, sink, log, source, chunks };
@@ -38,13 +48,24 @@ describe('serial source on a real pseudo-terminal', () => {
     const written: string[] = [];
     const startAt = Date.UTC(2026, 10, 22, 8, 0, 0);
     const res = await startSerialSim({
-      path: pair.peerPath, format: 'regex', rate: 0, count: 50, startAt, timezone: 'UTC',
-      lineEnding: 'lf', onLine: (l) => written.push(l),
+      path: pair.peerPath,
+      format: 'regex',
+      rate: 0,
+      count: 50,
+      startAt,
+      timezone: 'UTC',
+      lineEnding: 'lf',
+      onLine: (l) => written.push(l),
     }).done;
     expect(res.punches).toBe(50);
     await waitFor(() => sink.punches.length === 50, '50 punches');
     expect(written[0]).toBe('1001,2026-11-22 08:00:00');
-    expect(sink.punches[0]).toEqual({ terminal: 'clock1', device: '', biometricCode: '1001', logTime: '2026-11-22 08:00:00' });
+    expect(sink.punches[0]).toEqual({
+      terminal: 'clock1',
+      device: '',
+      biometricCode: '1001',
+      logTime: '2026-11-22 08:00:00',
+    });
     expect(sink.punches.map((p) => `${p.biometricCode},${p.logTime}`)).toEqual(written);
     const st = source.status();
     expect(st).toMatchObject({ lines: 50, accepted: 50, malformed: 0, duplicates: 0 });
@@ -57,7 +78,12 @@ describe('serial source on a real pseudo-terminal', () => {
     const { pair, sink, source, log } = await setup();
     const good: string[] = [];
     const res = await startSerialSim({
-      path: pair.peerPath, format: 'regex', rate: 0, count: 300, noise: 0.5, seed: 7,
+      path: pair.peerPath,
+      format: 'regex',
+      rate: 0,
+      count: 300,
+      noise: 0.5,
+      seed: 7,
       onLine: (l, kind) => kind === 'punch' && good.push(l),
     }).done;
     expect(res.noise).toBeGreaterThan(100);
@@ -79,7 +105,13 @@ describe('serial source on a real pseudo-terminal', () => {
       const { pair, sink, source, chunks } = await setup();
       const written: string[] = [];
       const res = await startSerialSim({
-        path: pair.peerPath, format: 'regex', rate: 0, count: 5, split: true, splitPauseMs: 50, lineEnding: eol,
+        path: pair.peerPath,
+        format: 'regex',
+        rate: 0,
+        count: 5,
+        split: true,
+        splitPauseMs: 50,
+        lineEnding: eol,
         onLine: (l) => written.push(l),
       }).done;
       expect(res.punches).toBe(5);
@@ -98,7 +130,10 @@ describe('serial source on a real pseudo-terminal', () => {
     const map = join(dir.path, 'cards.csv');
     writeFileSync(map, 'card,biometriccode\n0004521000,E-100\n4521001,E-101\n');
     const fixed = Date.UTC(2026, 10, 22, 2, 30, 5);
-    const { pair, sink, source } = await setup({ format: 'card', codeMap: map, timezone: 'Asia/Kolkata' }, { now: () => fixed });
+    const { pair, sink, source } = await setup(
+      { format: 'card', codeMap: map, timezone: 'Asia/Kolkata' },
+      { now: () => fixed },
+    );
     await startSerialSim({ path: pair.peerPath, format: 'card', rate: 0, count: 3 }).done;
     await waitFor(() => sink.punches.length === 3, '3 card punches');
     expect(sink.punches.map((p) => p.biometricCode)).toEqual(['E-100', 'E-101', `${UNKNOWN_CARD_PREFIX}0004521002`]);

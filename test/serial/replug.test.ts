@@ -31,15 +31,20 @@ async function setup() {
   const log = captureLogger();
   const source = new SerialSource({
     config: serialConfig({ path: link, reconnectMinMs: 50, reconnectMaxMs: 200 }),
-    sink: journal, logger: log.logger, clock: { now: () => Date.now() },
+    sink: journal,
+    logger: log.logger,
+    clock: { now: () => Date.now() },
     // A pty hung up in the middle of a read is noticed by the path check, not by a read error.
     presenceCheckMs: 200,
   });
   cleanups.push(() => source.stop());
   const rows = () =>
-    (journal.db.prepare('SELECT biometric_code AS c, log_time AS t FROM punches ORDER BY id').all() as { c: string; t: string }[]).map(
-      (r) => `${r.c},${r.t}`,
-    );
+    (
+      journal.db.prepare('SELECT biometric_code AS c, log_time AS t FROM punches ORDER BY id').all() as {
+        c: string;
+        t: string;
+      }[]
+    ).map((r) => `${r.c},${r.t}`);
   return { link, plug, source, rows, log };
 }
 
@@ -53,7 +58,14 @@ describe('unplugging and replugging the adapter', () => {
     expect(source.status().online).toBe(true);
 
     const before: string[] = [];
-    await startSerialSim({ path: first.peerPath, format: 'regex', rate: 0, count: 200, startAt: Date.now() - 2 * HOUR, onLine: (l) => before.push(l) }).done;
+    await startSerialSim({
+      path: first.peerPath,
+      format: 'regex',
+      rate: 0,
+      count: 200,
+      startAt: Date.now() - 2 * HOUR,
+      onLine: (l) => before.push(l),
+    }).done;
     await waitFor(() => source.status().accepted === 200, 'the lines written before the unplug');
 
     await first.close();
@@ -69,7 +81,14 @@ describe('unplugging and replugging the adapter', () => {
     const second = await plug();
     await waitFor(() => source.status().online, 'the source to reopen the replugged device', 5000);
     const after: string[] = [];
-    await startSerialSim({ path: second.peerPath, format: 'regex', rate: 0, count: 200, startAt: Date.now() - HOUR, onLine: (l) => after.push(l) }).done;
+    await startSerialSim({
+      path: second.peerPath,
+      format: 'regex',
+      rate: 0,
+      count: 200,
+      startAt: Date.now() - HOUR,
+      onLine: (l) => after.push(l),
+    }).done;
     await waitFor(() => source.status().accepted === 400, 'the lines written after the replug');
 
     expect(rows()).toEqual([...before, ...after]);
@@ -97,7 +116,14 @@ describe('unplugging and replugging the adapter', () => {
     const second = await plug();
     await waitFor(() => source.status().online, 'the reopen', 5000);
     const after: string[] = [];
-    await startSerialSim({ path: second.peerPath, format: 'regex', rate: 0, count: 50, startAt: Date.now() - HOUR, onLine: (l) => after.push(l) }).done;
+    await startSerialSim({
+      path: second.peerPath,
+      format: 'regex',
+      rate: 0,
+      count: 50,
+      startAt: Date.now() - HOUR,
+      onLine: (l) => after.push(l),
+    }).done;
     await waitFor(() => rows().at(-1) === after.at(-1), 'the lines after the replug');
 
     const all = rows();

@@ -48,7 +48,10 @@ describe('punchgate sim serial', () => {
 
     const sink = new MemorySink();
     const source = new SerialSource({
-      config: serialConfig({ path: link, format: 'card', reconnectMinMs: 50 }), sink, logger: silentLogger(), clock: { now: () => Date.now() },
+      config: serialConfig({ path: link, format: 'card', reconnectMinMs: 50 }),
+      sink,
+      logger: silentLogger(),
+      clock: { now: () => Date.now() },
     });
     cleanups.push(() => source.stop());
     await source.start();
@@ -65,14 +68,27 @@ describe('punchgate sim serial', () => {
     const pair = await createPtyPair(join(dir.path, 'tty'));
     cleanups.push(() => pair.close());
     const sink = new MemorySink();
-    const source = new SerialSource({ config: serialConfig({ path: pair.devicePath }), sink, logger: silentLogger(), clock: { now: () => Date.now() } });
+    const source = new SerialSource({
+      config: serialConfig({ path: pair.devicePath }),
+      sink,
+      logger: silentLogger(),
+      clock: { now: () => Date.now() },
+    });
     cleanups.push(() => source.stop());
     await source.start();
     const c = io();
-    expect(await runSimSerial({ ...base, device: pair.peerPath, count: 5, codes: ['7', '8'], noise: 1, seed: 3 }, c.io)).toBe(EXIT.OK);
+    expect(
+      await runSimSerial({ ...base, device: pair.peerPath, count: 5, codes: ['7', '8'], noise: 1, seed: 3 }, c.io),
+    ).toBe(EXIT.OK);
     await waitFor(() => sink.punches.length === 5 && source.status().malformed === 5, '5 punches and 5 noise lines');
     const printed = c.out.join('').trim().split('\n');
-    expect(printed.filter((l) => !l.startsWith('# noise')).map((l) => l.split(',')[0])).toEqual(['7', '8', '7', '8', '7']);
+    expect(printed.filter((l) => !l.startsWith('# noise')).map((l) => l.split(',')[0])).toEqual([
+      '7',
+      '8',
+      '7',
+      '8',
+      '7',
+    ]);
     expect(printed.filter((l) => l.startsWith('# noise'))).toHaveLength(5);
   });
 
@@ -90,11 +106,15 @@ describe('punchgate sim serial', () => {
   });
 
   it('refuses --link with --device, and says clearly when socat is missing', async () => {
-    await expect(runSimSerial({ ...base, link: '/tmp/a', device: '/tmp/b' }, io().io)).rejects.toMatchObject({ exitCode: EXIT.CONFIG });
+    await expect(runSimSerial({ ...base, link: '/tmp/a', device: '/tmp/b' }, io().io)).rejects.toMatchObject({
+      exitCode: EXIT.CONFIG,
+    });
     const dir = tempDir();
     cleanups.push(dir.remove);
     await withEnvPath(dir.path, async () => {
-      await expect(runSimSerial({ ...base, link: join(dir.path, 'tty') }, io().io)).rejects.toThrow(/socat is not installed.*--device/);
+      await expect(runSimSerial({ ...base, link: join(dir.path, 'tty') }, io().io)).rejects.toThrow(
+        /socat is not installed.*--device/,
+      );
       await expect(createPtyPair(join(dir.path, 'tty'))).rejects.toBeInstanceOf(SocatMissingError);
     });
   });
@@ -108,9 +128,15 @@ describe('punchgate sim serial', () => {
     expect(sim[0]?.commands.map((c) => c.name())).toEqual(['hrms', 'serial']);
     const serial = sim[0]?.commands[1] as Command;
     serial.exitOverride().configureOutput({ writeErr: () => {} });
-    await expect(program.parseAsync(['sim', 'serial', '--rate', 'fast'], { from: 'user' })).rejects.toBeInstanceOf(CommanderError);
-    await expect(program.parseAsync(['sim', 'serial', '--noise', '2'], { from: 'user' })).rejects.toThrow(/from 0 to 1/);
-    await expect(program.parseAsync(['sim', 'serial', '--format', 'csv'], { from: 'user' })).rejects.toThrow(/regex, card/);
+    await expect(program.parseAsync(['sim', 'serial', '--rate', 'fast'], { from: 'user' })).rejects.toBeInstanceOf(
+      CommanderError,
+    );
+    await expect(program.parseAsync(['sim', 'serial', '--noise', '2'], { from: 'user' })).rejects.toThrow(
+      /from 0 to 1/,
+    );
+    await expect(program.parseAsync(['sim', 'serial', '--format', 'csv'], { from: 'user' })).rejects.toThrow(
+      /regex, card/,
+    );
   });
 });
 

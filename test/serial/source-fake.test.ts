@@ -74,7 +74,9 @@ describe('SerialSource with a fake device', () => {
     await vi.advanceTimersByTimeAsync(400);
     expect(source.status()).toMatchObject({ online: true, nextAttemptAt: null, offlineSince: null, gaps: [] });
     device.send('1001,2026-11-22 07:59:00\r\n');
-    expect(sink.punches).toEqual([{ terminal: 'clock1', device: '', biometricCode: '1001', logTime: '2026-11-22 07:59:00' }]);
+    expect(sink.punches).toEqual([
+      { terminal: 'clock1', device: '', biometricCode: '1001', logTime: '2026-11-22 07:59:00' },
+    ]);
     await source.stop();
   });
 
@@ -124,7 +126,11 @@ describe('SerialSource with a fake device', () => {
     sink.failNext = 2;
     device.send('1001,2026-11-22 07:00:00\n1002,2026-11-22 07:00:01\n');
     expect(device.paused).toBe(true);
-    expect(source.status()).toMatchObject({ pendingPunches: 2, accepted: 0, lastError: 'journal: SQLITE_BUSY: database is locked' });
+    expect(source.status()).toMatchObject({
+      pendingPunches: 2,
+      accepted: 0,
+      lastError: 'journal: SQLITE_BUSY: database is locked',
+    });
     // Bytes already on their way while paused are queued behind, never ahead.
     device.send('1003,2026-11-22 07:00:02\n');
     await vi.advanceTimersByTimeAsync(50);
@@ -147,7 +153,14 @@ describe('SerialSource with a fake device', () => {
       },
     };
     const config = serialConfig({ path: join(dir.path, 'tty'), reconnectMinMs: 50 });
-    const source = new SerialSource({ config, sink, logger: captureLogger().logger, clock, openLink: device.open, onJournalFatal: (e) => fatal.push(e) });
+    const source = new SerialSource({
+      config,
+      sink,
+      logger: captureLogger().logger,
+      clock,
+      openLink: device.open,
+      onJournalFatal: (e) => fatal.push(e),
+    });
     await source.start();
     device.send('1001,2026-11-22 07:00:00\n');
     expect(fatal).toHaveLength(1);
@@ -212,7 +225,12 @@ describe('SerialSource with a fake device', () => {
       ['card:0009999999', '2026-11-22 08:00:00'],
     ]);
     // The same card twice in one second is one punch: the second is a duplicate, not lost.
-    expect(source.status()).toMatchObject({ accepted: 3, duplicates: 1, unknownCards: ['0009999999'], unknownCardPunches: 2 });
+    expect(source.status()).toMatchObject({
+      accepted: 3,
+      duplicates: 1,
+      unknownCards: ['0009999999'],
+      unknownCardPunches: 2,
+    });
     // Cards added to the map while running are used after the next check (10 s).
     writeFileSync(map, 'card,biometriccode\n4521000,E-1\n9999999,E-9\n');
     await vi.advanceTimersByTimeAsync(10_000);

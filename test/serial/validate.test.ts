@@ -19,7 +19,11 @@ describe('validateSerialTerminal', () => {
   it('reports each problem as path: message', () => {
     dir = tempDir();
     const cfg = serialConfig({
-      path: '/dev/ttyUSB0', pattern: '^(?<code>\\d+),(?<when>.*)$', timeFormat: 'YYYY-MM-DD', reconnectMinMs: 5000, reconnectMaxMs: 1000,
+      path: '/dev/ttyUSB0',
+      pattern: '^(?<code>\\d+),(?<when>.*)$',
+      timeFormat: 'YYYY-MM-DD',
+      reconnectMinMs: 5000,
+      reconnectMaxMs: 1000,
       codeMap: join(dir.path, 'missing.csv'),
     });
     expect(validateSerialTerminal(cfg, 'terminals[1]')).toEqual([
@@ -37,20 +41,30 @@ describe('validateSerialTerminal', () => {
 
 describe('code map', () => {
   it('maps cards regardless of leading zeros and case, and reports bad lines with their number', () => {
-    const { map, problems } = parseCodeMap('\uFEFFCard,BiometricCode\r\n# staff\n"0004521234", 1042\nab12,1043\n\nbroken\n4521234,9999\n', 'm.csv');
-    expect(problems).toEqual(['m.csv:6: expected "card,biometriccode", got "broken"', 'm.csv:7: card 4521234 is already mapped to 1042']);
+    const { map, problems } = parseCodeMap(
+      '\uFEFFCard,BiometricCode\r\n# staff\n"0004521234", 1042\nab12,1043\n\nbroken\n4521234,9999\n',
+      'm.csv',
+    );
+    expect(problems).toEqual([
+      'm.csv:6: expected "card,biometriccode", got "broken"',
+      'm.csv:7: card 4521234 is already mapped to 1042',
+    ]);
     expect(map.lookup('4521234')).toBe('1042');
     expect(map.lookup('0004521234')).toBe('1042');
     expect(map.lookup('AB12')).toBe('1043');
     expect(map.lookup('4521235')).toBeUndefined();
-    expect(parseCodeMap('card,code\n1,2\n', 'x.csv').problems).toEqual(['x.csv:1: the first line must be the header "card,biometriccode"']);
+    expect(parseCodeMap('card,code\n1,2\n', 'x.csv').problems).toEqual([
+      'x.csv:1: the first line must be the header "card,biometriccode"',
+    ]);
     expect(parseCodeMap('', 'e.csv').problems).toEqual(['e.csv: empty file: expected the header "card,biometriccode"']);
   });
 });
 
 describe('reconnectDelay', () => {
   it('doubles from the lower bound and stops at the upper bound', () => {
-    expect([0, 1, 2, 3, 4, 5, 2000].map((a) => reconnectDelay(a, 1000, 30_000))).toEqual([1000, 2000, 4000, 8000, 16_000, 30_000, 30_000]);
+    expect([0, 1, 2, 3, 4, 5, 2000].map((a) => reconnectDelay(a, 1000, 30_000))).toEqual([
+      1000, 2000, 4000, 8000, 16_000, 30_000, 30_000,
+    ]);
     expect(reconnectDelay(0, 500, 100)).toBe(500);
   });
 });

@@ -1,14 +1,30 @@
 import { chmodSync, existsSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatReport, formatReportJson, runChecks, type CheckOptions, type CheckReport, type CheckResult } from '../../src/check/index.js';
+import {
+  formatReport,
+  formatReportJson,
+  runChecks,
+  type CheckOptions,
+  type CheckReport,
+  type CheckResult,
+} from '../../src/check/index.js';
 import { checkNotify } from '../../src/check/notify-check.js';
 import { checkDisk } from '../../src/check/disk-check.js';
 import { describeSkew } from '../../src/check/zk-check.js';
 import { Journal } from '../../src/journal/journal.js';
 import { wallClockAt } from '../../src/punch.js';
 import { createPtyPair } from '../../src/sim/serial/index.js';
-import { closedPort, COMM_KEY, GOOD_TOKEN, runCheckCli, silentServer, startSite, WRONG_TOKEN, type Site } from './helpers.js';
+import {
+  closedPort,
+  COMM_KEY,
+  GOOD_TOKEN,
+  runCheckCli,
+  silentServer,
+  startSite,
+  WRONG_TOKEN,
+  type Site,
+} from './helpers.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -22,7 +38,10 @@ async function site(opts: Parameters<typeof startSite>[0] = {}): Promise<Site> {
 }
 
 /** Runs the checks in-process with an empty environment (no token from the test runner's env). */
-async function check(s: Site, over: Partial<CheckOptions> = {}): Promise<{ report: CheckReport; text: string; json: string }> {
+async function check(
+  s: Site,
+  over: Partial<CheckOptions> = {},
+): Promise<{ report: CheckReport; text: string; json: string }> {
   const report = await runChecks({ configPath: s.configPath, env: {}, ...over });
   return { report, text: formatReport(report), json: formatReportJson(report) };
 }
@@ -52,9 +71,14 @@ describe('punchgate check against the simulators', () => {
     const { report, text, json } = await check(s);
     expect(report.exitCode).toBe(0);
     expect(report.ok).toBe(true);
-    for (const name of ['config', 'journal', 'systemd notify', 'terminal gate-1', 'hrms']) expect(byName(report, name).status).toBe('pass');
-    expect(line(text, 'terminal gate-1')).toMatch(/^PASS terminal gate-1: 127\.0\.0\.1:\d+ over tcp, serial CHK0000001, firmware .+, 1 user, 1 of \d+ records, clock (in step|\d+ s (ahead|behind))/);
-    expect(line(text, 'hrms')).toMatch(/^PASS hrms: http:\/\/127\.0\.0\.1:\d+ accepted the token \(an empty test batch: nothing recorded\)/);
+    for (const name of ['config', 'journal', 'systemd notify', 'terminal gate-1', 'hrms'])
+      expect(byName(report, name).status).toBe('pass');
+    expect(line(text, 'terminal gate-1')).toMatch(
+      /^PASS terminal gate-1: 127\.0\.0\.1:\d+ over tcp, serial CHK0000001, firmware .+, 1 user, 1 of \d+ records, clock (in step|\d+ s (ahead|behind))/,
+    );
+    expect(line(text, 'hrms')).toMatch(
+      /^PASS hrms: http:\/\/127\.0\.0\.1:\d+ accepted the token \(an empty test batch: nothing recorded\)/,
+    );
     expect(line(text, 'journal')).toContain('quick_check ok, queue empty');
     expect(text).toMatch(/\n(all checks passed)/);
     // The token check reached the HRMS once and recorded no punch.
@@ -113,7 +137,10 @@ describe('punchgate check against the simulators', () => {
       `FAIL hrms: cannot read the HRMS token file ${s.tokenPath}: permission denied — run the check as root (sudo punchgate check); the token file stays readable by root only, systemd hands it to the service with LoadCredential=`,
     );
     // Run as another user, the read-only journal open is refused too, and says what to fix.
-    if (asRoot) expect(r.stdout).toMatch(/\nFAIL journal: .* cannot be opened by this user \(SQLITE_[A-Z_]+\) — make .* writable for the user punchgate runs as/);
+    if (asRoot)
+      expect(r.stdout).toMatch(
+        /\nFAIL journal: .* cannot be opened by this user \(SQLITE_[A-Z_]+\) — make .* writable for the user punchgate runs as/,
+      );
     expect(s.hrms.requests()).toBe(0);
     expectNoSecrets(r.stdout, r.stderr);
   });
@@ -127,7 +154,9 @@ describe('punchgate check against the simulators', () => {
     const { report, text } = await check(s);
     expect(report.exitCode).toBe(1);
     expect(line(text, 'hrms')).toMatch(
-      new RegExp(`^FAIL hrms: cannot reach the HRMS at http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED.* — check hrms\\.baseUrl, the network route and firewall or proxy between this box and the HRMS, and that the HRMS is up$`),
+      new RegExp(
+        `^FAIL hrms: cannot reach the HRMS at http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED.* — check hrms\\.baseUrl, the network route and firewall or proxy between this box and the HRMS, and that the HRMS is up$`,
+      ),
     );
   });
 
@@ -148,7 +177,9 @@ describe('punchgate check against the simulators', () => {
       delete ((c.terminals as Array<Record<string, unknown>>)[0] as Record<string, unknown>).commKey;
     });
     const { text } = await check(s);
-    expect(line(text, 'terminal gate-1')).toMatch(/^FAIL terminal gate-1: 127\.0\.0\.1:\d+ requires a comm key and none is configured — set terminals\[0\]\.commKey/);
+    expect(line(text, 'terminal gate-1')).toMatch(
+      /^FAIL terminal gate-1: 127\.0\.0\.1:\d+ requires a comm key and none is configured — set terminals\[0\]\.commKey/,
+    );
   });
 
   it('an unreachable terminal: FAIL with the cable/IP/single-session advice; the other terminal still passes', async () => {
@@ -188,8 +219,24 @@ describe('punchgate check against the simulators', () => {
     journal.close();
     s.writeConfig((c) => {
       const ts = c.terminals as Array<Record<string, unknown>>;
-      ts.push({ name: 'gate-2', kind: 'zk', host: '127.0.0.1', port: silent.port, transport: 'tcp', timeoutMs: 300, realtime: true });
-      ts.push({ name: 'gate-3', kind: 'zk', host: '127.0.0.1', port: silent.port, transport: 'tcp', timeoutMs: 300, realtime: true });
+      ts.push({
+        name: 'gate-2',
+        kind: 'zk',
+        host: '127.0.0.1',
+        port: silent.port,
+        transport: 'tcp',
+        timeoutMs: 300,
+        realtime: true,
+      });
+      ts.push({
+        name: 'gate-3',
+        kind: 'zk',
+        host: '127.0.0.1',
+        port: silent.port,
+        transport: 'tcp',
+        timeoutMs: 300,
+        realtime: true,
+      });
     });
     const { text } = await check(s);
     expect(line(text, 'terminal gate-2')).toBe(
@@ -208,7 +255,9 @@ describe('punchgate check against the simulators', () => {
       ((c.terminals as Array<Record<string, unknown>>)[0] as Record<string, unknown>).timezone = zone;
     });
     const inStep = await check(s);
-    expect(line(inStep.text, 'terminal gate-1')).toMatch(/^PASS .*clock (in step|[1-5] s (ahead|behind)) \(Asia\/Kolkata\)$/);
+    expect(line(inStep.text, 'terminal gate-1')).toMatch(
+      /^PASS .*clock (in step|[1-5] s (ahead|behind)) \(Asia\/Kolkata\)$/,
+    );
 
     const behind = await site({ terminal: { clock: () => wallClockAt(Date.now() - 7 * 60_000, zone) } });
     behind.writeConfig((c) => {
@@ -238,7 +287,9 @@ describe('punchgate check against the simulators', () => {
     });
     const r = await runCheckCli(['--config', s.configPath, 'check']);
     expect(r.status).toBe(78);
-    expect(r.stdout).toContain(`FAIL config: ${s.configPath} cannot be used (2 problems) — correct the lines below in ${s.configPath}, then run punchgate check again`);
+    expect(r.stdout).toContain(
+      `FAIL config: ${s.configPath} cannot be used (2 problems) — correct the lines below in ${s.configPath}, then run punchgate check again`,
+    );
     expect(r.stdout).toContain('\n  terminals[0].host: is required\n');
     expect(r.stdout).toMatch(/\n {2}delivery\.batchSize: .+\n/);
     expect(s.hrms.requests()).toBe(0);
@@ -270,7 +321,11 @@ describe('punchgate check --quick (container health check)', () => {
     writeFileSync(statusPath, 'status\n');
     const fresh = await check(s, { quick: true });
     expect(fresh.report.exitCode).toBe(0);
-    expect(fresh.report.checks.map((c) => `${c.status} ${c.name}`)).toEqual(['pass config', 'pass journal', 'pass daemon']);
+    expect(fresh.report.checks.map((c) => `${c.status} ${c.name}`)).toEqual([
+      'pass config',
+      'pass journal',
+      'pass daemon',
+    ]);
     expect(s.hrms.requests()).toBe(0);
     expect(s.terminal.sessions()).toBe(0);
 
@@ -278,7 +333,9 @@ describe('punchgate check --quick (container health check)', () => {
     utimesSync(statusPath, old, old);
     const stale = await check(s, { quick: true });
     expect(stale.report.exitCode).toBe(1);
-    expect(line(stale.text, 'daemon')).toMatch(/^FAIL daemon: the status log .*status\.txt was last written 6\d\d s ago \(expected every 60 s\) — punchgate run is stopped or stuck/);
+    expect(line(stale.text, 'daemon')).toMatch(
+      /^FAIL daemon: the status log .*status\.txt was last written 6\d\d s ago \(expected every 60 s\) — punchgate run is stopped or stuck/,
+    );
 
     const none = await site({ journal: false });
     const missing = await check(none, { quick: true });
@@ -298,7 +355,9 @@ describe('journal, disk, serial and notify checks', () => {
     writeFileSync(s.journalPath, 'this is not a database, just some text that fills a page '.repeat(100));
     const damaged = await check(s);
     expect(damaged.report.exitCode).toBe(1);
-    expect(line(damaged.text, 'journal')).toMatch(/^FAIL journal: .*journal\.db is not a readable SQLite database \(SQLITE_NOTADB\) — /);
+    expect(line(damaged.text, 'journal')).toMatch(
+      /^FAIL journal: .*journal\.db is not a readable SQLite database \(SQLITE_NOTADB\) — /,
+    );
   });
 
   it('the check opens the journal read-only: it never creates one', async () => {
@@ -309,7 +368,8 @@ describe('journal, disk, serial and notify checks', () => {
   });
 
   it('disk space: pass, warn and fail thresholds', () => {
-    const fake = (free: number) => (() => ({ bavail: free / 4096, bsize: 4096 })) as unknown as typeof import('node:fs').statfsSync;
+    const fake = (free: number) =>
+      (() => ({ bavail: free / 4096, bsize: 4096 })) as unknown as typeof import('node:fs').statfsSync;
     expect(checkDisk('/tmp/x/journal.db', fake(10 * 1024 ** 3)).status).toBe('pass');
     const low = checkDisk('/tmp/x/journal.db', fake(100 * 1024 ** 2));
     expect(low.status).toBe('warn');
@@ -333,11 +393,17 @@ describe('journal, disk, serial and notify checks', () => {
       ];
     });
     const { text } = await check(s);
-    expect(line(text, 'terminal door')).toMatch(new RegExp(`^PASS terminal door: ${pair.devicePath.replace(/[.]/g, '\\.')} opens at 9600 baud \\(group \\w+, mode \\d+\\)$`));
+    expect(line(text, 'terminal door')).toMatch(
+      new RegExp(
+        `^PASS terminal door: ${pair.devicePath.replace(/[.]/g, '\\.')} opens at 9600 baud \\(group \\w+, mode \\d+\\)$`,
+      ),
+    );
     expect(line(text, 'terminal door-2')).toBe(
       `FAIL terminal door-2: no such device ${join(s.dir, 'ttyUSB9')} — plug in the adapter and check that it appears (ls -l /dev/serial/by-id/); prefer that stable by-id path in terminals[1].path`,
     );
-    expect(line(text, 'terminal door-3')).toContain(`FAIL terminal door-3: ${plain} is not a serial device — set terminals[2].path`);
+    expect(line(text, 'terminal door-3')).toContain(
+      `FAIL terminal door-3: ${plain} is not a serial device — set terminals[2].path`,
+    );
   });
 
   it('a serial device this user may not open: the dialout fix', async () => {
@@ -351,7 +417,9 @@ describe('journal, disk, serial and notify checks', () => {
         throw new Error('Error: Permission denied, cannot open /dev/null');
       },
     });
-    expect(line(denied.text, 'terminal door')).toMatch(/^FAIL terminal door: permission denied opening \/dev\/null \(group \w+, mode 666\) — .*SupplementaryGroups=dialout.*usermod -aG dialout/);
+    expect(line(denied.text, 'terminal door')).toMatch(
+      /^FAIL terminal door: permission denied opening \/dev\/null \(group \w+, mode 666\) — .*SupplementaryGroups=dialout.*usermod -aG dialout/,
+    );
     const held = await check(s, {
       openSerial: async () => {
         throw new Error('Error Resource temporarily unavailable Cannot lock port');

@@ -64,7 +64,9 @@ describe('Dockerfile', () => {
     expect(runs).toContain('npm prune --omit=dev');
     // The TypeScript build runs after the sources are copied in.
     const order = build!.body.map((i) => `${i.op} ${i.args}`);
-    expect(order.findIndex((l) => l.startsWith('COPY src'))).toBeLessThan(order.findIndex((l) => l.includes('npm run build')));
+    expect(order.findIndex((l) => l.startsWith('COPY src'))).toBeLessThan(
+      order.findIndex((l) => l.includes('npm run build')),
+    );
   });
 
   it('runs a small runtime stage: no compilers, only what the build stage produced', () => {
@@ -95,7 +97,10 @@ describe('Dockerfile', () => {
   });
 
   it('the entry point is the package bin, built from a file that exists', () => {
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { bin: Record<string, string>; scripts: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+      scripts: Record<string, string>;
+    };
     expect(`/app/${pkg.bin.punchgate}`).toBe('/app/dist/punchgate.js');
     // The bundle is what `npm run build` makes from the compiled CLI.
     expect(pkg.scripts.build).toMatch(/tsc -p tsconfig\.build\.json && rolldown -c rolldown\.config\.ts/);
@@ -133,9 +138,18 @@ describe('Dockerfile', () => {
       .split('\n')
       .map((l) => l.trim())
       .filter((l) => l && !l.startsWith('#'));
-    expect(ignore).toEqual(expect.arrayContaining(['node_modules', 'dist', '.git', 'test', 'coverage', '*.db', '*.db-wal', '*.db-shm']));
+    expect(ignore).toEqual(
+      expect.arrayContaining(['node_modules', 'dist', '.git', 'test', 'coverage', '*.db', '*.db-wal', '*.db-shm']),
+    );
     // What the build copies must not be ignored.
-    for (const needed of ['src', 'config', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) {
+    for (const needed of [
+      'src',
+      'config',
+      'package.json',
+      'package-lock.json',
+      'tsconfig.json',
+      'tsconfig.build.json',
+    ]) {
       expect(ignore).not.toContain(needed);
     }
   });

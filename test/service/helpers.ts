@@ -47,7 +47,15 @@ export async function startSite(opts: { terminal?: TerminalSimOptions; journal?:
       journal: { path: 'journal.db' },
       hrms: { baseUrl: hrms.url, tokenFile: 'token', timeoutMs: 2000, connectTimeoutMs: 1000 },
       terminals: [
-        { name: 'gate-1', kind: 'zk', host: '127.0.0.1', port: terminal.port, transport: 'tcp', commKey: COMM_KEY, timeoutMs: 1000 },
+        {
+          name: 'gate-1',
+          kind: 'zk',
+          host: '127.0.0.1',
+          port: terminal.port,
+          transport: 'tcp',
+          commKey: COMM_KEY,
+          timeoutMs: 1000,
+        },
       ],
     };
     change?.(cfg);

@@ -2,7 +2,13 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createNotifier, unixDgramAvailable, watchdogInterval, type NotifyLogger, type UnixDgramModule } from '../../src/daemon/sd-notify.js';
+import {
+  createNotifier,
+  unixDgramAvailable,
+  watchdogInterval,
+  type NotifyLogger,
+  type UnixDgramModule,
+} from '../../src/daemon/sd-notify.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /** The server side of unix-dgram, which the notifier itself never uses. */
@@ -12,7 +18,8 @@ interface DgramServer {
   on(ev: 'error', fn: (e: Error) => void): void;
 }
 const dgram = createRequire(import.meta.url)('unix-dgram') as UnixDgramModule;
-const bindServer = (listener: (msg: Buffer) => void) => dgram.createSocket('unix_dgram', listener) as unknown as DgramServer;
+const bindServer = (listener: (msg: Buffer) => void) =>
+  dgram.createSocket('unix_dgram', listener) as unknown as DgramServer;
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -146,7 +153,11 @@ describe('sd_notify no-op and degraded paths', () => {
     expect(n.watchdogIntervalMs()).toBeNull();
     expect(log.warns).toHaveLength(1);
     expect(log.warns[0]).toContain('unix-dgram is not installed');
-    expect(unixDgramAvailable(() => { throw new Error('gone\nstack'); })).toEqual({ ok: false, error: 'gone' });
+    expect(
+      unixDgramAvailable(() => {
+        throw new Error('gone\nstack');
+      }),
+    ).toEqual({ ok: false, error: 'gone' });
     expect(unixDgramAvailable()).toEqual({ ok: true });
   });
 
@@ -186,8 +197,18 @@ describe('watchdog interval', () => {
   it('is reported by an active notifier and honours WATCHDOG_PID', () => {
     const sock = notifySocket();
     expect(createNotifier({ NOTIFY_SOCKET: sock.path, WATCHDOG_USEC: '20000000' }).watchdogIntervalMs()).toBe(10_000);
-    expect(createNotifier({ NOTIFY_SOCKET: sock.path, WATCHDOG_USEC: '20000000', WATCHDOG_PID: '1' }, undefined, { pid: 2 }).watchdogIntervalMs()).toBeNull();
-    expect(createNotifier({ NOTIFY_SOCKET: sock.path, WATCHDOG_USEC: '20000000', WATCHDOG_PID: String(process.pid) }).watchdogIntervalMs()).toBe(10_000);
+    expect(
+      createNotifier({ NOTIFY_SOCKET: sock.path, WATCHDOG_USEC: '20000000', WATCHDOG_PID: '1' }, undefined, {
+        pid: 2,
+      }).watchdogIntervalMs(),
+    ).toBeNull();
+    expect(
+      createNotifier({
+        NOTIFY_SOCKET: sock.path,
+        WATCHDOG_USEC: '20000000',
+        WATCHDOG_PID: String(process.pid),
+      }).watchdogIntervalMs(),
+    ).toBe(10_000);
     expect(createNotifier({ NOTIFY_SOCKET: sock.path }).watchdogIntervalMs()).toBeNull();
   });
 });

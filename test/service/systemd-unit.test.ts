@@ -43,7 +43,9 @@ const value = (key: string) => {
 function requireTool(tool: string): void {
   const r = spawnSync(tool, ['--version'], { encoding: 'utf8' });
   if (r.error) {
-    throw new Error(`${tool} is not installed: install systemd (apt-get install -y systemd) so that systemd/punchgate.service can be verified`);
+    throw new Error(
+      `${tool} is not installed: install systemd (apt-get install -y systemd) so that systemd/punchgate.service can be verified`,
+    );
   }
 }
 
@@ -57,7 +59,10 @@ function verify(text: string): { status: number | null; findings: string[]; outp
   cleanups.push(dir.cleanup);
   const copy = join(dir.dir, 'punchgate.service');
   writeFileSync(copy, text.replace(`ExecStart=${EXEC_START}`, `ExecStart=${process.execPath} --version`));
-  const r = spawnSync('systemd-analyze', ['verify', '--man=no', '--generators=no', copy], { encoding: 'utf8', timeout: 20_000 });
+  const r = spawnSync('systemd-analyze', ['verify', '--man=no', '--generators=no', copy], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   const output = `${r.stdout}${r.stderr}`;
   const findings = output.split('\n').filter((l) => l.includes('punchgate.service'));
   return { status: r.status, findings, output };
@@ -137,7 +142,10 @@ describe('systemd/punchgate.service', () => {
 
   it('the sysusers file is accepted by systemd-sysusers (dry run, nothing written)', () => {
     requireTool('systemd-sysusers');
-    const r = spawnSync('systemd-sysusers', ['--dry-run', join(process.cwd(), 'systemd/punchgate.sysusers')], { encoding: 'utf8', timeout: 20_000 });
+    const r = spawnSync('systemd-sysusers', ['--dry-run', join(process.cwd(), 'systemd/punchgate.sysusers')], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     const output = `${r.stdout}${r.stderr}`;
     expect(r.status, output).toBe(0);
     expect(output).not.toMatch(/ignoring|failed|invalid/i);

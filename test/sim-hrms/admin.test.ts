@@ -32,7 +32,9 @@ describe('admin API /__sim/', () => {
       { biometriccode: '404', outcome: 'unknown_code', requestNo: 1 },
     ]);
     expect((await admin(sim, 'GET', 'attendance')).json).toHaveLength(1);
-    expect((await admin(sim, 'GET', 'employees')).json).toMatchObject([{ employeeId: 'E0001', fields: { username: 'alice' } }]);
+    expect((await admin(sim, 'GET', 'employees')).json).toMatchObject([
+      { employeeId: 'E0001', fields: { username: 'alice' } },
+    ]);
     expect((await admin(sim, 'GET', 'requests')).json).toEqual({ requests: 1 });
   });
 
@@ -46,14 +48,19 @@ describe('admin API /__sim/', () => {
     expect(bad.json).toMatchObject({ status: false, message: expect.stringMatching(/errorRate/) });
 
     expect((await admin(sim, 'POST', 'tokens', { token: 'second-token-789' })).json).toEqual({ status: true });
-    expect((await admin(sim, 'POST', 'employees', alice)).json).toMatchObject({ status: true, message: 'Employee created' });
+    expect((await admin(sim, 'POST', 'employees', alice)).json).toMatchObject({
+      status: true,
+      message: 'Employee created',
+    });
 
     expect((await admin(sim, 'POST', 'reset')).json).toEqual({ status: true });
     expect(sim.faults().errorRate).toBe(0);
     expect(sim.employees()).toEqual([]);
     expect(sim.requests()).toBe(0);
     // Tokens survive a reset: a child-process daemon keeps the one it was given.
-    expect((await pushPunches(sim, [{ biometriccode: '1', logDate: '2025-03-01 08:00:00' }], 'second-token-789')).status).toBe(200);
+    expect(
+      (await pushPunches(sim, [{ biometriccode: '1', logDate: '2025-03-01 08:00:00' }], 'second-token-789')).status,
+    ).toBe(200);
     expect((await admin(sim, 'GET', 'nothing')).status).toBe(404);
   });
 });

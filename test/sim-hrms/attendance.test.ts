@@ -62,7 +62,16 @@ describe('attendance push', () => {
     ]);
     expect(r.json.Payload[0].message).toMatch(/already exist/i);
     expect(s.received().map((p) => p.outcome)).toEqual([
-      'added', 'duplicate', 'invalid_date', 'invalid_date', 'invalid_date', 'invalid', 'invalid', 'invalid', 'added', 'duplicate',
+      'added',
+      'duplicate',
+      'invalid_date',
+      'invalid_date',
+      'invalid_date',
+      'invalid',
+      'invalid',
+      'invalid',
+      'added',
+      'duplicate',
     ]);
     expect(s.attendance()).toHaveLength(2);
     expect(s.requests()).toBe(2);
@@ -78,7 +87,9 @@ describe('attendance push', () => {
 
   it('accepts the urlencoded form as well', async () => {
     const s = await start();
-    const body = new URLSearchParams({ punches_data: JSON.stringify([{ biometriccode: '5', logDate: '2025-03-01 08:00:00' }]) });
+    const body = new URLSearchParams({
+      punches_data: JSON.stringify([{ biometriccode: '5', logDate: '2025-03-01 08:00:00' }]),
+    });
     const res = await request(`${s.url}${ATT_PATH}`, {
       method: 'POST',
       body: body.toString(),
@@ -122,7 +133,10 @@ describe('attendance push', () => {
     expect(s.url).toMatch(/\/hr$/);
     const r = await pushPunches(s, [{ biometriccode: '1', logDate: '2025-03-01 08:00:00' }]);
     expect(r.json.Status).toBe(true);
-    const res = await request(`${s.url.replace(/\/hr$/, '')}${ATT_PATH}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` } });
+    const res = await request(`${s.url.replace(/\/hr$/, '')}${ATT_PATH}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     expect(res.statusCode).toBe(404);
     await res.body.dump();
   });
@@ -138,7 +152,10 @@ describe('attendance tokens', () => {
       expect(r.status).toBe(401);
       expect(r.json).toEqual({ status: false, message: 'Bearer token is not correct' });
     }
-    const basic = await request(`${s.url}${ATT_PATH}`, { method: 'POST', headers: { authorization: `Basic ${TOKEN}` } });
+    const basic = await request(`${s.url}${ATT_PATH}`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${TOKEN}` },
+    });
     expect(basic.statusCode).toBe(401);
     await basic.body.dump();
     expect(s.received()).toEqual([]);

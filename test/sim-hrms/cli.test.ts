@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { buildSimOptions, registerSimHrms, runSimHrms, type SimHrmsCliOptions } from '../../src/cli/commands/sim-hrms.js';
+import {
+  buildSimOptions,
+  registerSimHrms,
+  runSimHrms,
+  type SimHrmsCliOptions,
+} from '../../src/cli/commands/sim-hrms.js';
 import { ExitError } from '../../src/util/exit-codes.js';
 import { ATT_PATH } from './helpers.js';
 
@@ -18,8 +23,13 @@ describe('punchgate sim hrms', () => {
     let err = '';
     let stop: () => void = () => {};
     const until = new Promise<void>((r) => (stop = r));
-    const run = runSimHrms({ ...base, token: [SECRET], latency: '0' }, { out: (t) => (out += t), err: (t) => (err += t), until });
-    await expect.poll(() => out, { timeout: 5000 }).toMatch(/^HRMS simulator listening on http:\/\/127\.0\.0\.1:\d+\n$/);
+    const run = runSimHrms(
+      { ...base, token: [SECRET], latency: '0' },
+      { out: (t) => (out += t), err: (t) => (err += t), until },
+    );
+    await expect
+      .poll(() => out, { timeout: 5000 })
+      .toMatch(/^HRMS simulator listening on http:\/\/127\.0\.0\.1:\d+\n$/);
     const url = out.trim().split(' ').pop()!;
     const res = await request(`${url}${ATT_PATH}?token=${SECRET}`, {
       method: 'POST',
@@ -38,7 +48,10 @@ describe('punchgate sim hrms', () => {
     const file = join(dir, 'tokens');
     writeFileSync(file, `# tokens\n${SECRET}\n\nsecond-token-22 2030-01-01T00:00:00Z\n`);
     const o = buildSimOptions({ ...base, tokenFile: file }, () => {});
-    expect(o.tokens).toEqual([{ token: SECRET }, { token: 'second-token-22', expiresAt: Date.parse('2030-01-01T00:00:00Z') }]);
+    expect(o.tokens).toEqual([
+      { token: SECRET },
+      { token: 'second-token-22', expiresAt: Date.parse('2030-01-01T00:00:00Z') },
+    ]);
     writeFileSync(file, `${SECRET} not-a-date\n`);
     expect(() => buildSimOptions({ ...base, tokenFile: file }, () => {})).toThrow(/tokens:1/);
     try {
@@ -51,7 +64,15 @@ describe('punchgate sim hrms', () => {
   it('turns switches into options and refuses bad values with exit code 78', () => {
     const warnings: string[] = [];
     const o = buildSimOptions(
-      { ...base, errorRate: '0.25', maxBatch: '50', poison: ['13,14', '15'], tokenExpiresAt: '2030-01-01T00:00:00Z', keyStyle: 'lower', resetAfterProcessing: true },
+      {
+        ...base,
+        errorRate: '0.25',
+        maxBatch: '50',
+        poison: ['13,14', '15'],
+        tokenExpiresAt: '2030-01-01T00:00:00Z',
+        keyStyle: 'lower',
+        resetAfterProcessing: true,
+      },
       (w) => warnings.push(w),
     );
     expect(o.faults).toEqual({
@@ -64,7 +85,13 @@ describe('punchgate sim hrms', () => {
     expect(o.keyStyle).toBe('lower');
     expect(o.roster).toBe('auto');
     expect(warnings).toEqual(['no --token or --token-file given: any bearer token is accepted']);
-    for (const bad of [{ errorRate: '2' }, { port: '70000' }, { keyStyle: 'camel' }, { tokenExpiresAt: 'soon' }, { rosterCheck: 'maybe' }]) {
+    for (const bad of [
+      { errorRate: '2' },
+      { port: '70000' },
+      { keyStyle: 'camel' },
+      { tokenExpiresAt: 'soon' },
+      { rosterCheck: 'maybe' },
+    ]) {
       let caught: unknown;
       try {
         buildSimOptions({ ...base, ...bad }, () => {});
@@ -84,10 +111,15 @@ describe('punchgate sim hrms', () => {
     expect(o.roster).toBe('employees');
     let out = '';
     let stop: () => void = () => {};
-    const run = runSimHrms({ ...base, roster: file }, { out: (t) => (out += t), err: (t) => warnings.push(t), until: new Promise((r) => (stop = r)) });
+    const run = runSimHrms(
+      { ...base, roster: file },
+      { out: (t) => (out += t), err: (t) => warnings.push(t), until: new Promise((r) => (stop = r)) },
+    );
     await expect.poll(() => out, { timeout: 5000 }).toContain('listening');
     const url = out.trim().split(' ').pop()!;
-    const emps = (await (await request(`${url}/__sim/employees`)).body.json()) as Array<{ fields: { username: string } }>;
+    const emps = (await (await request(`${url}/__sim/employees`)).body.json()) as Array<{
+      fields: { username: string };
+    }>;
     expect(emps.map((e) => e.fields.username)).toEqual(['ann']);
     stop();
     await run;
@@ -103,7 +135,15 @@ describe('punchgate sim hrms', () => {
     expect(simCmd.commands.map((c) => c.name())).toEqual(['zk', 'hrms']);
     const hrms = simCmd.commands.find((c) => c.name() === 'hrms')!;
     expect(hrms.options.map((o) => o.long)).toEqual(
-      expect.arrayContaining(['--token', '--token-file', '--mapping', '--roster', '--poison', '--seed', '--reset-after-processing']),
+      expect.arrayContaining([
+        '--token',
+        '--token-file',
+        '--mapping',
+        '--roster',
+        '--poison',
+        '--seed',
+        '--reset-after-processing',
+      ]),
     );
   });
 });

@@ -33,18 +33,33 @@ async function answer(res: Awaited<ReturnType<typeof request>>): Promise<Answer>
 }
 
 /** Pushes punches as the seed says: multipart form field punches_data holding a JSON array. */
-export async function pushPunches(sim: HrmsSim, punches: unknown, token: string | null = TOKEN, path = ATT_PATH): Promise<Answer> {
+export async function pushPunches(
+  sim: HrmsSim,
+  punches: unknown,
+  token: string | null = TOKEN,
+  path = ATT_PATH,
+): Promise<Answer> {
   const form = new FormData();
   form.append('punches_data', typeof punches === 'string' ? punches : JSON.stringify(punches));
   const headers: Record<string, string> = token === null ? {} : { authorization: `Bearer ${token}` };
   return answer(await request(`${sim.url}${path}`, { method: 'POST', body: form, headers, dispatcher }));
 }
 
-export async function postJson(sim: HrmsSim, path: string, body: unknown, token: string | null = TOKEN): Promise<Answer> {
+export async function postJson(
+  sim: HrmsSim,
+  path: string,
+  body: unknown,
+  token: string | null = TOKEN,
+): Promise<Answer> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (token !== null) headers.authorization = `Bearer ${token}`;
   return answer(
-    await request(`${sim.url}${path}`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers, dispatcher }),
+    await request(`${sim.url}${path}`, {
+      method: 'POST',
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+      headers,
+      dispatcher,
+    }),
   );
 }
 
@@ -53,7 +68,8 @@ export async function get(sim: HrmsSim, pathAndQuery: string, token: string | nu
   return answer(await request(`${sim.url}${pathAndQuery}`, { method: 'GET', headers, dispatcher }));
 }
 
-export const user = (sim: HrmsSim, body: unknown, token: string | null = TOKEN) => postJson(sim, USER_PATH, body, token);
+export const user = (sim: HrmsSim, body: unknown, token: string | null = TOKEN) =>
+  postJson(sim, USER_PATH, body, token);
 
 export const alice = {
   username: 'alice',

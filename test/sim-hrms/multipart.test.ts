@@ -26,7 +26,9 @@ describe('parseMultipart', () => {
 
   it('keeps UTF-8 text and empty values', () => {
     const f = parseMultipart(
-      body('--b\nContent-Disposition: form-data; name="n"\n\nJosé 名前\n--b\nContent-Disposition: form-data; name="e"\n\n\n--b--'),
+      body(
+        '--b\nContent-Disposition: form-data; name="n"\n\nJosé 名前\n--b\nContent-Disposition: form-data; name="e"\n\n\n--b--',
+      ),
       'b',
     );
     expect(f.get('n')).toBe('José 名前');
@@ -34,7 +36,9 @@ describe('parseMultipart', () => {
   });
 
   it('throws on a body without its closing boundary or without any boundary', () => {
-    expect(() => parseMultipart(body('--b\nContent-Disposition: form-data; name="x"\n\nvalue'), 'b')).toThrow(MultipartError);
+    expect(() => parseMultipart(body('--b\nContent-Disposition: form-data; name="x"\n\nvalue'), 'b')).toThrow(
+      MultipartError,
+    );
     expect(() => parseMultipart(body('nothing here'), 'b')).toThrow(/no boundary/);
   });
 
@@ -101,7 +105,11 @@ describe('multipart over the wire', () => {
     const head =
       `POST ${ATT_PATH} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nConnection: close\r\n` +
       'Content-Type: multipart/form-data; boundary=c\r\nTransfer-Encoding: chunked\r\n\r\n';
-    const res = await rawRequest(sim.port, head, [enc(payload.subarray(0, half)), enc(payload.subarray(half)), Buffer.from('0\r\n\r\n')]);
+    const res = await rawRequest(sim.port, head, [
+      enc(payload.subarray(0, half)),
+      enc(payload.subarray(half)),
+      Buffer.from('0\r\n\r\n'),
+    ]);
     expect(res).toMatch(/^HTTP\/1\.1 200/);
     expect(sim.attendance()).toHaveLength(1);
   });

@@ -21,7 +21,11 @@ describe('employees as the attendance roster', () => {
       { biometriccode: '101', logDate: '2025-03-01 08:00:00' },
       { biometriccode: '555', logDate: '2025-03-01 17:00:00' },
     ]);
-    expect(messages(after)).toEqual(['Employee 101 is disabled: punch refused', MSG.duplicate, 'Unknown biometric code 555']);
+    expect(messages(after)).toEqual([
+      'Employee 101 is disabled: punch refused',
+      MSG.duplicate,
+      'Unknown biometric code 555',
+    ]);
     expect(s.received().map((p) => p.outcome)).toEqual(['added', 'disabled', 'duplicate', 'unknown_code']);
     expect(s.attendance().map((p) => p.logDate)).toEqual(['2025-03-01 08:00:00']);
     expect(s.employees()[0]).toMatchObject({ status: 'blocked', biometricCode: '101' });
@@ -29,9 +33,13 @@ describe('employees as the attendance roster', () => {
 
   it('auto mode: no employee means no roster check; the first employee turns it on', async () => {
     const s = await start();
-    expect(messages(await pushPunches(s, [{ biometriccode: '9', logDate: '2025-03-01 08:00:00' }]))).toEqual([MSG.added]);
+    expect(messages(await pushPunches(s, [{ biometriccode: '9', logDate: '2025-03-01 08:00:00' }]))).toEqual([
+      MSG.added,
+    ]);
     await user(s, bob);
-    expect(messages(await pushPunches(s, [{ biometriccode: '9', logDate: '2025-03-01 09:00:00' }]))).toEqual([MSG.unknownCode('9')]);
+    expect(messages(await pushPunches(s, [{ biometriccode: '9', logDate: '2025-03-01 09:00:00' }]))).toEqual([
+      MSG.unknownCode('9'),
+    ]);
   });
 
   it('roster off ignores employees entirely', async () => {
@@ -54,9 +62,14 @@ describe('employees as the attendance roster', () => {
   });
 
   it('start employees: invalid ones throw, or are reported through onInvalidEmployee', async () => {
-    await expect(startHrmsSim({ employees: [{ username: 'x', name: 'X' }] })).rejects.toThrow(/employees\[0\]: Validation failed: mandatory field Official Email/);
+    await expect(startHrmsSim({ employees: [{ username: 'x', name: 'X' }] })).rejects.toThrow(
+      /employees\[0\]: Validation failed: mandatory field Official Email/,
+    );
     const bad: string[] = [];
-    const s = await start({ employees: [alice, { username: 'x', name: 'X', email: 'nope' }], onInvalidEmployee: (i, m) => bad.push(`${i} ${m}`) });
+    const s = await start({
+      employees: [alice, { username: 'x', name: 'X', email: 'nope' }],
+      onInvalidEmployee: (i, m) => bad.push(`${i} ${m}`),
+    });
     expect(bad).toEqual(['1 Validation failed: email: data type must match email']);
     expect(s.employees().map((e) => e.fields.username)).toEqual(['alice']);
   });
@@ -73,16 +86,24 @@ describe('roster CSV', () => {
   });
 
   it('turns cells into the JSON values a client sends for each mapped type', () => {
-    const rows = rosterFromCsv('username,name,email,biometriccode,block,zone,dob\nann,Ann,ann@example.com,0042,1,,\n', defaultMapping());
+    const rows = rosterFromCsv(
+      'username,name,email,biometriccode,block,zone,dob\nann,Ann,ann@example.com,0042,1,,\n',
+      defaultMapping(),
+    );
     expect(rows).toEqual([
-      { line: 2, record: { username: 'ann', name: 'Ann', email: 'ann@example.com', biometriccode: '0042', block: 1, zone: null } },
+      {
+        line: 2,
+        record: { username: 'ann', name: 'Ann', email: 'ann@example.com', biometriccode: '0042', block: 1, zone: null },
+      },
     ]);
   });
 
   it('seeds the roster and reset() restores it', async () => {
     const rows = rosterFromCsv('username,name,email,biometriccode\nann,Ann,ann@example.com,0042\n', defaultMapping());
     const s = await start({ employees: rows.map((r) => r.record), roster: 'employees' });
-    expect(messages(await pushPunches(s, [{ biometriccode: '0042', logDate: '2025-03-01 08:00:00' }]))).toEqual([MSG.added]);
+    expect(messages(await pushPunches(s, [{ biometriccode: '0042', logDate: '2025-03-01 08:00:00' }]))).toEqual([
+      MSG.added,
+    ]);
     await user(s, { delete: 'true', username: 'ann' });
     await user(s, bob);
     s.reset();

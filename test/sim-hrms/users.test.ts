@@ -52,7 +52,10 @@ describe('user operations', () => {
     await user(s, alice);
     const r = await user(s, { delete: 'true', username: 'alice' });
     expect(r.json).toEqual({ status: true, message: 'Employee disabled' });
-    expect(s.employees()[0]).toMatchObject({ status: 'blocked', master: { 'User Status': 1, 'Employee Name': 'Alice Example' } });
+    expect(s.employees()[0]).toMatchObject({
+      status: 'blocked',
+      master: { 'User Status': 1, 'Employee Name': 'Alice Example' },
+    });
     expect((await user(s, { delete: 'true', username: 'alice' })).json.status).toBe(true);
     await user(s, { username: 'alice', block: 0 });
     expect(s.employees()[0]?.status).toBe('active');
@@ -74,7 +77,10 @@ describe('user operations', () => {
     const s = await start();
     const r = await user(s, { username: 'carol', name: 'Carol' });
     expect(r.status).toBe(400);
-    expect(r.json).toEqual({ status: false, message: 'Validation failed: mandatory field Official Email (email) is missing' });
+    expect(r.json).toEqual({
+      status: false,
+      message: 'Validation failed: mandatory field Official Email (email) is missing',
+    });
     const both = await user(s, { username: 'carol', email: 'carol@example.com', name: null, dob: '1990-13-01' });
     expect(both.json.message).toBe(
       'Validation failed: name: data type must match string; dob: data type must match date; mandatory field Employee Name (name) is missing',
@@ -84,7 +90,14 @@ describe('user operations', () => {
 
   it('reports unmapped fields and type mismatches together in one message', async () => {
     const s = await start();
-    const r = await user(s, { ...alice, dob: '01/04/1990', block: '0', email: 'not-an-email', panAttach: 'file.pdf', shoeSize: 42 });
+    const r = await user(s, {
+      ...alice,
+      dob: '01/04/1990',
+      block: '0',
+      email: 'not-an-email',
+      panAttach: 'file.pdf',
+      shoeSize: 42,
+    });
     expect(r.status).toBe(400);
     expect(r.json.status).toBe(false);
     expect(r.json.message).toBe(
@@ -96,8 +109,12 @@ describe('user operations', () => {
 
   it('refuses block values other than 0 and 1, a bad delete value, a missing identifier', async () => {
     const s = await start();
-    expect((await user(s, { ...alice, block: 2 })).json.message).toBe('Validation failed: block: value must be 0 (Active) or 1 (Blocked)');
-    expect((await user(s, { delete: 'yes', username: 'alice' })).json.message).toBe('Validation failed: delete: must be the text true');
+    expect((await user(s, { ...alice, block: 2 })).json.message).toBe(
+      'Validation failed: block: value must be 0 (Active) or 1 (Blocked)',
+    );
+    expect((await user(s, { delete: 'yes', username: 'alice' })).json.message).toBe(
+      'Validation failed: delete: must be the text true',
+    );
     expect((await user(s, { name: 'No Id' })).json.message).toBe(
       'Validation failed: username is required to identify the employee; mandatory field Official Email (email) is missing',
     );
@@ -170,13 +187,20 @@ describe('custom field mapping', () => {
     );
     const r = await user(s, { username: 'x1', fullName: 'X One', mail: 'x1@example.com', badge: 'B-7', remote: false });
     expect(r.json.data).toEqual({
-      Login: 'x1', 'Employee Name': 'X One', 'Official Email': 'x1@example.com', 'Badge No': 'B-7', 'Remote Worker': false, employeeId: 'E0001',
+      Login: 'x1',
+      'Employee Name': 'X One',
+      'Official Email': 'x1@example.com',
+      'Badge No': 'B-7',
+      'Remote Worker': false,
+      employeeId: 'E0001',
     });
   });
 
   it('refuses to start when the identifier or a mandatory field is not mapped', async () => {
     const mapping = { login: { field: 'Username', type: 'string' as const } };
-    await expect(startHrmsSim({ mapping })).rejects.toThrow(/identifyBy: payload field username is not in the field mapping/);
+    await expect(startHrmsSim({ mapping })).rejects.toThrow(
+      /identifyBy: payload field username is not in the field mapping/,
+    );
     await expect(startHrmsSim({ mandatory: ['Shoe Size'] })).rejects.toThrow(/mandatory field "Shoe Size"/);
   });
 
@@ -189,7 +213,13 @@ describe('custom field mapping', () => {
       site: { field: 'Site URL', type: 'url' as const },
     };
     const s = await start({ mapping });
-    const ok = await user(s, { username: 'u1', name: 'U One', remote: true, grade: 3, site: 'https://intra.example.com/u1' });
+    const ok = await user(s, {
+      username: 'u1',
+      name: 'U One',
+      remote: true,
+      grade: 3,
+      site: 'https://intra.example.com/u1',
+    });
     expect(ok.json.data).toMatchObject({ Username: 'u1', 'Remote Worker': true, Grade: 3, employeeId: 'E0001' });
     const bad = await user(s, { username: 'u1', remote: 'yes', grade: 3.5, email: 'u1@example.com' });
     expect(bad.json.message).toBe(
@@ -197,16 +227,29 @@ describe('custom field mapping', () => {
     );
     // Without `block` mapped the fetch view still reports the account state.
     expect((await get(s, FETCH_PATH)).json.data).toEqual([
-      { employeeId: 'E0001', username: 'u1', name: 'U One', remote: true, grade: 3, site: 'https://intra.example.com/u1', block: 0 },
+      {
+        employeeId: 'E0001',
+        username: 'u1',
+        name: 'U One',
+        remote: true,
+        grade: 3,
+        site: 'https://intra.example.com/u1',
+        block: 0,
+      },
     ]);
   });
 
   it('refuses a mapping file that maps delete, maps one master field twice or has a bad type', () => {
     const file = join(dir, 'bad.json');
-    writeFileSync(file, JSON.stringify({ delete: 'Deleted', a: 'Username', b: { field: 'Username' }, c: { field: 'X', type: 'float' } }));
+    writeFileSync(
+      file,
+      JSON.stringify({ delete: 'Deleted', a: 'Username', b: { field: 'Username' }, c: { field: 'X', type: 'float' } }),
+    );
     expect(() => loadMappingFile(file)).toThrow(/c\.type/);
     writeFileSync(file, JSON.stringify({ delete: 'Deleted', a: 'Username', b: { field: 'Username' } }));
-    expect(() => loadMappingFile(file)).toThrow(/delete: a control field[\s\S]*b: master field "Username" is already mapped from a/);
+    expect(() => loadMappingFile(file)).toThrow(
+      /delete: a control field[\s\S]*b: master field "Username" is already mapped from a/,
+    );
   });
 });
 
@@ -215,7 +258,14 @@ describe('fetch employees', () => {
     const s = await start();
     await user(s, alice);
     await user(s, bob);
-    await user(s, { username: 'carol', name: 'Carol', email: 'carol@example.com', Role: 'Engineer', department: 'Plant', block: 0 });
+    await user(s, {
+      username: 'carol',
+      name: 'Carol',
+      email: 'carol@example.com',
+      Role: 'Engineer',
+      department: 'Plant',
+      block: 0,
+    });
     await user(s, { delete: 'true', username: 'bob' });
     return s;
   }
@@ -226,7 +276,13 @@ describe('fetch employees', () => {
     const all = await get(s, FETCH_PATH);
     expect(all.json.status).toBe(true);
     expect(names(all)).toEqual(['alice', 'bob', 'carol']);
-    expect(all.json.data[0]).toMatchObject({ employeeId: 'E0001', username: 'alice', email: 'alice@example.com', Role: 'Engineer', block: 0 });
+    expect(all.json.data[0]).toMatchObject({
+      employeeId: 'E0001',
+      username: 'alice',
+      email: 'alice@example.com',
+      Role: 'Engineer',
+      block: 0,
+    });
     expect(names(await get(s, `${FETCH_PATH}?status=active`))).toEqual(['alice', 'carol']);
     expect(names(await get(s, `${FETCH_PATH}?status=blocked`))).toEqual(['bob']);
     expect(names(await get(s, `${FETCH_PATH}?department=plant`))).toEqual(['bob', 'carol']);
@@ -243,14 +299,18 @@ describe('fetch employees', () => {
       body: 'department=R%26D',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/x-www-form-urlencoded' },
     });
-    expect(((await res.body.json()) as { data: Array<{ username: string }> }).data.map((e) => e.username)).toEqual(['alice']);
+    expect(((await res.body.json()) as { data: Array<{ username: string }> }).data.map((e) => e.username)).toEqual([
+      'alice',
+    ]);
   });
 
   it('refuses unknown filters and statuses, and a refused token', async () => {
     const s = await withThree();
     const r = await get(s, `${FETCH_PATH}?status=gone&colour=blue`);
     expect(r.status).toBe(400);
-    expect(r.json.message).toBe('Validation failed: status: must be active, blocked or all; filter colour is not supported');
+    expect(r.json.message).toBe(
+      'Validation failed: status: must be active, blocked or all; filter colour is not supported',
+    );
     expect((await get(s, FETCH_PATH, null)).json).toEqual({ status: false, message: MSG.badToken });
   });
 });

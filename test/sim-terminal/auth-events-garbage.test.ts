@@ -16,7 +16,11 @@ let logLines: string[] = [];
 /** Starts the simulator with a logger whose lines the test reads. */
 async function start(opts: TerminalSimOptions): Promise<TerminalSim> {
   logLines = [];
-  const logger = createLogger({ level: 'debug', secrets: new Secrets(), destination: { write: (s: string) => void logLines.push(s) } });
+  const logger = createLogger({
+    level: 'debug',
+    secrets: new Secrets(),
+    destination: { write: (s: string) => void logLines.push(s) },
+  });
   return h.start({ ...opts, logger });
 }
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -171,7 +175,11 @@ describe('garbage from clients', () => {
       { numRuns: 300, seed: 1503 },
     );
     const rid = c.send(CMD.GET_TIME, Buffer.alloc(0), 999);
-    await waitFor(() => c.packets.some((p) => p.replyId === rid && p.command === CMD.ACK_OK && p.data.length === 4), 3000, 'GET_TIME reply');
+    await waitFor(
+      () => c.packets.some((p) => p.replyId === rid && p.command === CMD.ACK_OK && p.data.length === 4),
+      3000,
+      'GET_TIME reply',
+    );
     expect(logLines.join('')).not.toContain('request failed');
   });
 
@@ -179,7 +187,9 @@ describe('garbage from clients', () => {
     await start({ generate: { users: 2, punches: 5 } });
     const g = await udp();
     for (const len of [0, 1, 7]) g.sendRaw(Buffer.alloc(len, 0xaa));
-    fc.sample(fc.uint8Array({ minLength: 8, maxLength: 200 }), { numRuns: 100, seed: 7 }).forEach((b) => g.sendRaw(Buffer.from(b)));
+    fc.sample(fc.uint8Array({ minLength: 8, maxLength: 200 }), { numRuns: 100, seed: 7 }).forEach((b) =>
+      g.sendRaw(Buffer.from(b)),
+    );
     await pause(100);
     const c = await udp();
     expect((await c.connect()).command).toBe(CMD.ACK_OK);

@@ -49,7 +49,20 @@ afterEach(() => {
 
 describe('punchgate sim terminal', () => {
   it('prints one line when listening, punches, never prints the comm key and stops on SIGTERM', async () => {
-    const r = run(['--port', '0', '--users', '3', '--punches', '5', '--punch-every', '0.05', '--comm-key', '987654', '--serial', 'SNCLI1']);
+    const r = run([
+      '--port',
+      '0',
+      '--users',
+      '3',
+      '--punches',
+      '5',
+      '--punch-every',
+      '0.05',
+      '--comm-key',
+      '987654',
+      '--serial',
+      'SNCLI1',
+    ]);
     const port = await listening(r);
     expect(r.out().split('\n')[0]).toBe(`ZK terminal simulator SNCLI1 listening on 127.0.0.1:${port} (tcp+udp)`);
     const c = await RawTcp.open(port);
@@ -71,8 +84,19 @@ describe('punchgate sim terminal', () => {
     dirs.push(dir);
     const users = path.join(dir, 'users.csv');
     const punches = path.join(dir, 'punches.json');
-    fs.writeFileSync(users, 'uid,userId,name,privilege,card\n1,1001,"Doe, Jane",14,555\n2,1002,Bob,0,0,extra\n# comment\n,1003,Cleo,0,0\n');
-    fs.writeFileSync(punches, JSON.stringify({ punches: [{ userId: '1001', logTime: '2024-05-02 08:01:00' }, { userId: '1002', logTime: 'yesterday' }] }));
+    fs.writeFileSync(
+      users,
+      'uid,userId,name,privilege,card\n1,1001,"Doe, Jane",14,555\n2,1002,Bob,0,0,extra\n# comment\n,1003,Cleo,0,0\n',
+    );
+    fs.writeFileSync(
+      punches,
+      JSON.stringify({
+        punches: [
+          { userId: '1001', logTime: '2024-05-02 08:01:00' },
+          { userId: '1002', logTime: 'yesterday' },
+        ],
+      }),
+    );
     const r = run(['--port', '0', '--no-udp', '--file', users, '--file', punches]);
     const port = await listening(r);
     expect(r.out()).toContain('(tcp)\n');
@@ -81,8 +105,11 @@ describe('punchgate sim terminal', () => {
     const c = await RawTcp.open(port);
     await c.connect();
     const ds = await c.request(CMD.DATA_WRRQ, WRRQ_USERS);
-    expect(decodeUsers(ds.data, { recordSize: 72 }).records.map((u) => [u.uid, u.userId, u.name, u.privilege, u.card])).toEqual([
-      [1, '1001', 'Doe, Jane', 14, 555], [2, '1003', 'Cleo', 0, 0],
+    expect(
+      decodeUsers(ds.data, { recordSize: 72 }).records.map((u) => [u.uid, u.userId, u.name, u.privilege, u.card]),
+    ).toEqual([
+      [1, '1001', 'Doe, Jane', 14, 555],
+      [2, '1003', 'Cleo', 0, 0],
     ]);
     expect(decodeFreeSizes((await c.request(CMD.GET_FREE_SIZES)).data).records).toBe(1);
     c.close();

@@ -18,10 +18,16 @@ const write = (name: string, text: string) => {
 
 describe('data files', () => {
   it('creates one user per punch user id when the files define no users', () => {
-    const f = write('p.csv', '\uFEFFuserId,logTime,verifyType,state\r\n7,2024-01-01 08:00:00,2,0\r\n8,2024-01-01 08:01:00\r\n7,2024-01-01 17:00:00,1,1\r\n');
+    const f = write(
+      'p.csv',
+      '\uFEFFuserId,logTime,verifyType,state\r\n7,2024-01-01 08:00:00,2,0\r\n8,2024-01-01 08:01:00\r\n7,2024-01-01 17:00:00,1,1\r\n',
+    );
     const d = loadDataFiles([f]);
     expect(d.problems).toEqual([]);
-    expect(d.users.map((u) => [u.uid, u.userId, u.name])).toEqual([[1, '7', 'User 7'], [2, '8', 'User 8']]);
+    expect(d.users.map((u) => [u.uid, u.userId, u.name])).toEqual([
+      [1, '7', 'User 7'],
+      [2, '8', 'User 8'],
+    ]);
     expect(d.punches).toEqual([
       { userId: '7', logTime: '2024-01-01 08:00:00', verifyType: 2, state: 0 },
       { userId: '8', logTime: '2024-01-01 08:01:00', verifyType: 1, state: 0 },
@@ -30,17 +36,24 @@ describe('data files', () => {
   });
 
   it('reports each bad JSON record by index and keeps the good ones', () => {
-    const f = write('d.json', JSON.stringify({
-      users: [
-        { uid: 1, userId: 'A1', name: 'Ann' },
-        { uid: 1, userId: 'A2', name: 'Dup uid' },
-        { userId: 'A1', name: 'Dup id' },
-        { userId: 'A3', name: 'x'.repeat(25) },
-        { userId: 'A4', privilege: 'boss' },
-        'nonsense',
-      ],
-      punches: [{ userId: 'A1', logTime: '2024-02-30 08:00:00' }, { userId: 'A1', logTime: '1999-12-31 23:59:59' }, { logTime: '2024-02-01 08:00:00' }],
-    }));
+    const f = write(
+      'd.json',
+      JSON.stringify({
+        users: [
+          { uid: 1, userId: 'A1', name: 'Ann' },
+          { uid: 1, userId: 'A2', name: 'Dup uid' },
+          { userId: 'A1', name: 'Dup id' },
+          { userId: 'A3', name: 'x'.repeat(25) },
+          { userId: 'A4', privilege: 'boss' },
+          'nonsense',
+        ],
+        punches: [
+          { userId: 'A1', logTime: '2024-02-30 08:00:00' },
+          { userId: 'A1', logTime: '1999-12-31 23:59:59' },
+          { logTime: '2024-02-01 08:00:00' },
+        ],
+      }),
+    );
     const d = loadDataFiles([f]);
     expect(d.users.map((u) => u.userId)).toEqual(['A1']);
     expect(d.punches).toEqual([]);
@@ -71,7 +84,12 @@ describe('generated data and the clock', () => {
   it('is deterministic for a seed and avoids existing user ids', () => {
     const existing = [{ uid: 9, userId: '2', name: 'Two' }];
     const a = generateUsers(4, existing, 5);
-    expect(a.map((u) => [u.uid, u.userId])).toEqual([[10, '1'], [11, '3'], [12, '4'], [13, '5']]);
+    expect(a.map((u) => [u.uid, u.userId])).toEqual([
+      [10, '1'],
+      [11, '3'],
+      [12, '4'],
+      [13, '5'],
+    ]);
     expect(generateUsers(4, existing, 5)).toEqual(a);
     const p1 = generatePunches(200, a, { seed: 3, startTime: '2024-12-31 23:00:00' });
     expect(generatePunches(200, a, { seed: 3, startTime: '2024-12-31 23:00:00' })).toEqual(p1);

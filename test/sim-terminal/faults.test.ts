@@ -22,7 +22,10 @@ async function downloadChunk(c: RawTcp, expectPackets: number) {
   c.send(CMD.DATA_RDY, dataRdy(0, 65472));
   const packets = (await c.waitPackets(from + expectPackets)).slice(from);
   await pause(50);
-  const reads = c.reads.slice(readsFrom).filter((r) => r.packets.length > 0).map((r) => r.packets.map((p) => p.command));
+  const reads = c.reads
+    .slice(readsFrom)
+    .filter((r) => r.packets.length > 0)
+    .map((r) => r.packets.map((p) => p.command));
   return { packets, reads };
 }
 
@@ -40,7 +43,11 @@ describe('reply faults', () => {
     // The dataset was prepared: a DATA_RDY is served.
     const prep = c.packets.length;
     c.send(CMD.DATA_RDY, dataRdy(0, 100));
-    expect((await c.waitPackets(prep + 3)).slice(prep).map((p) => p.command)).toEqual([CMD.PREPARE_DATA, CMD.DATA, CMD.ACK_OK]);
+    expect((await c.waitPackets(prep + 3)).slice(prep).map((p) => p.command)).toEqual([
+      CMD.PREPARE_DATA,
+      CMD.DATA,
+      CMD.ACK_OK,
+    ]);
     // Still dropped the next time.
     const n = c.packets.length;
     c.send(CMD.DATA_WRRQ, WRRQ_ATTLOG);
@@ -184,7 +191,10 @@ describe('connection faults', () => {
   });
 
   it('disconnectMidTransferAfterBytes also cuts a direct reply', async () => {
-    await start({ punches: [{ userId: '1', logTime: '2024-01-01 08:00:00' }], faults: { disconnectMidTransferAfterBytes: 10 } });
+    await start({
+      punches: [{ userId: '1', logTime: '2024-01-01 08:00:00' }],
+      faults: { disconnectMidTransferAfterBytes: 10 },
+    });
     const c = await tcp();
     await c.connect();
     c.send(CMD.DATA_WRRQ, WRRQ_ATTLOG);

@@ -16,9 +16,26 @@ import { decodeZkTime } from '../../src/sources/zk/protocol/time.js';
 import { startTerminalSim, type TerminalSim } from '../../src/sim/terminal/index.js';
 import { waitFor } from './raw-client.js';
 
-interface ZkUserTcp { uid: number; role: number; password: string; name: string; cardno: number; userId: string }
-interface ZkUserUdp { uid: number; role: number; name: string; userId: number }
-interface ZkLog { userSn?: number; deviceUserId: string | number; recordTime: Date; ip: string }
+interface ZkUserTcp {
+  uid: number;
+  role: number;
+  password: string;
+  name: string;
+  cardno: number;
+  userId: string;
+}
+interface ZkUserUdp {
+  uid: number;
+  role: number;
+  name: string;
+  userId: number;
+}
+interface ZkLog {
+  userSn?: number;
+  deviceUserId: string | number;
+  recordTime: Date;
+  ip: string;
+}
 interface ZKLibInstance {
   createSocket(cbErr?: (e: unknown) => void, cbClose?: (t: string) => void): Promise<void>;
   getInfo(): Promise<{ userCounts: number; logCounts: number; logCapacity: number }>;
@@ -34,7 +51,8 @@ type ZKLibCtor = new (ip: string, port: number, timeout: number, inport: number)
 const ZKLib = createRequire(import.meta.url)('node-zklib') as ZKLibCtor;
 
 /** node-zklib builds dates in the process zone from the wall-clock fields: read them back the same way. */
-const wall = (d: Date) => formatLogTime(d.getFullYear(), d.getMonth() + 1, d.getDate(), d.getHours(), d.getMinutes(), d.getSeconds());
+const wall = (d: Date) =>
+  formatLogTime(d.getFullYear(), d.getMonth() + 1, d.getDate(), d.getHours(), d.getMinutes(), d.getSeconds());
 
 let cwd = '';
 let tmp = '';
@@ -66,7 +84,11 @@ afterAll(() => {
 
 describe('node-zklib 1.3.0 over TCP', () => {
   it('downloads users and 3000 attendance records (chunked, paced)', async () => {
-    sim = await startTerminalSim({ generate: { users: 40, punches: 3000 }, faults: { pacingMs: 3 }, clock: '2024-02-29 12:34:56' });
+    sim = await startTerminalSim({
+      generate: { users: 40, punches: 3000 },
+      faults: { pacingMs: 3 },
+      clock: '2024-02-29 12:34:56',
+    });
     zk = new ZKLib('127.0.0.1', sim.port, 5000, 0);
     await zk.createSocket();
     expect(zk.connectionType).toBe('tcp');
@@ -109,7 +131,8 @@ describe('node-zklib 1.3.0 over TCP', () => {
     expect(users.data).toEqual([{ uid: 1, role: 0, password: '99', name: 'Ada', cardno: 123456, userId: '4711' }]);
     const logs = await zk.getAttendances();
     expect(logs.data.map((l) => [l.deviceUserId, wall(l.recordTime)])).toEqual([
-      ['4711', '2024-10-28 02:30:00'], ['4711', '2024-10-28 17:05:09'],
+      ['4711', '2024-10-28 02:30:00'],
+      ['4711', '2024-10-28 17:05:09'],
     ]);
   });
 

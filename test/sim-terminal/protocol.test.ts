@@ -55,17 +55,28 @@ describe('sessions and simple commands', () => {
       [CMD.OPTIONS_RRQ, Buffer.from('NoSuchOption\0')],
     ] as const;
     const { encodePacket, wrapTcp } = await import('../../src/sources/zk/protocol/packet.js');
-    c.sendRaw(Buffer.concat(burst.map(([command, data], i) => wrapTcp(encodePacket({ command, sessionId: c.sessionId, replyId: 10 + i, data })))));
+    c.sendRaw(
+      Buffer.concat(
+        burst.map(([command, data], i) =>
+          wrapTcp(encodePacket({ command, sessionId: c.sessionId, replyId: 10 + i, data })),
+        ),
+      ),
+    );
     const got = (await c.waitPackets(from + 4)).slice(from);
     await new Promise((r) => setTimeout(r, 100));
     expect(c.packets.length).toBe(from + 4); // nothing for the ACK_OK
     expect(got.map((p) => [p.command, p.replyId])).toEqual([
-      [CMD.ACK_OK, 10], [CMD.ACK_OK, 11], [CMD.ACK_UNKNOWN, 13], [CMD.ACK_ERROR, 14],
+      [CMD.ACK_OK, 10],
+      [CMD.ACK_OK, 11],
+      [CMD.ACK_UNKNOWN, 13],
+      [CMD.ACK_ERROR, 14],
     ]);
     expect(got[0]!.data.toString('latin1')).toBe('Ver 6.60 Apr 28 2015\0');
     expect(got[1]!.data.toString('latin1')).toBe('~SerialNumber=SIMTEST42\0');
     h.sim.setSerialNumber('SWAPPED1');
-    expect((await c.request(CMD.OPTIONS_RRQ, Buffer.from('~SerialNumber\0'))).data.toString('latin1')).toBe('~SerialNumber=SWAPPED1\0');
+    expect((await c.request(CMD.OPTIONS_RRQ, Buffer.from('~SerialNumber\0'))).data.toString('latin1')).toBe(
+      '~SerialNumber=SWAPPED1\0',
+    );
   });
 
   it('reports counts in the 92-byte GET_FREE_SIZES reply and clears the log on CLEAR_ATTLOG', async () => {
@@ -172,7 +183,13 @@ describe('bulk download over TCP', () => {
     c.send(CMD.DATA_RDY, dataRdy(size, 0)); // node-zklib's empty request when size is a multiple
     const got = (await c.waitPackets(from + 7)).slice(from);
     expect(got.map((p) => p.command)).toEqual([
-      CMD.PREPARE_DATA, CMD.DATA, CMD.ACK_OK, CMD.PREPARE_DATA, CMD.DATA, CMD.ACK_OK, CMD.ACK_OK,
+      CMD.PREPARE_DATA,
+      CMD.DATA,
+      CMD.ACK_OK,
+      CMD.PREPARE_DATA,
+      CMD.DATA,
+      CMD.ACK_OK,
+      CMD.ACK_OK,
     ]);
     const dataset = Buffer.concat([got[1]!.data, got[4]!.data]);
     expect(dataset.length).toBe(size);
@@ -186,7 +203,9 @@ describe('bulk download over TCP', () => {
     const c = await tcp();
     await c.connect();
     const times = async () =>
-      decodeAttendances((await c.request(CMD.DATA_WRRQ, WRRQ_ATTLOG)).data, { recordSize: 40 }).records.map((a) => a.logTime);
+      decodeAttendances((await c.request(CMD.DATA_WRRQ, WRRQ_ATTLOG)).data, { recordSize: 40 }).records.map(
+        (a) => a.logTime,
+      );
     expect(await times()).toEqual(['2024-01-01 08:00:00']);
     h.sim.addPunch({ userId: '1', logTime: '2024-01-01 17:00:00', state: 1 });
     expect(await times()).toEqual(['2024-01-01 08:00:00', '2024-01-01 17:00:00']);
@@ -209,7 +228,10 @@ describe('bulk download over TCP', () => {
 describe('UDP', () => {
   it('always chunks, in datagrams of at most 1024 data bytes, with 28-byte users and 16-byte logs', async () => {
     await start({
-      users: [{ uid: 1, userId: '1005', name: 'Long Name Here', password: '123456' }, { uid: 2, userId: 'ABC', name: 'X' }],
+      users: [
+        { uid: 1, userId: '1005', name: 'Long Name Here', password: '123456' },
+        { uid: 2, userId: 'ABC', name: 'X' },
+      ],
       generate: { users: 3, punches: 100 },
     });
     const c = await udp();
@@ -226,7 +248,11 @@ describe('UDP', () => {
     expect(got.map((p) => p.command)).toEqual([CMD.PREPARE_DATA, CMD.DATA, CMD.ACK_OK]);
     const users = decodeUsers(got[1]!.data, { recordSize: 28 }).records;
     expect(users.map((u) => [u.uid, u.userId, u.name])).toEqual([
-      [1, '1005', 'Long Nam'], [2, '0', 'X'], [3, '1', expect.any(String)], [4, '2', expect.any(String)], [5, '3', expect.any(String)],
+      [1, '1005', 'Long Nam'],
+      [2, '0', 'X'],
+      [3, '1', expect.any(String)],
+      [4, '2', expect.any(String)],
+      [5, '3', expect.any(String)],
     ]);
 
     await c.request(CMD.FREE_DATA);
@@ -243,7 +269,9 @@ describe('UDP', () => {
     expect(data.every((p) => p.command === CMD.DATA && p.data.length <= 1024)).toBe(true);
     const att = decodeAttendances(Buffer.concat(data.map((p) => p.data)), { recordSize: 16 }).records;
     // The 16-byte layout holds numeric ids only: 'ABC' goes out as 0.
-    expect(att.map((a) => [a.userId, a.logTime])).toEqual(h.sim.punches().map((p) => [p.userId === 'ABC' ? '0' : p.userId, p.logTime]));
+    expect(att.map((a) => [a.userId, a.logTime])).toEqual(
+      h.sim.punches().map((p) => [p.userId === 'ABC' ? '0' : p.userId, p.logTime]),
+    );
   });
 
   it('keeps one session per peer and answers unknown peers ACK_UNAUTH', async () => {

@@ -78,10 +78,12 @@ export class RawTcp extends RawBase {
       this.reads.push({ at: performance.now(), bytes: chunk.length, packets });
     });
     socket.on('error', () => {});
-    this.closedP = new Promise((resolve) => socket.on('close', () => {
-      this.closed = true;
-      resolve();
-    }));
+    this.closedP = new Promise((resolve) =>
+      socket.on('close', () => {
+        this.closed = true;
+        resolve();
+      }),
+    );
   }
 
   static open(port: number, host = '127.0.0.1'): Promise<RawTcp> {

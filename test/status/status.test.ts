@@ -41,7 +41,14 @@ describe('status report and status log', () => {
   });
 
   it('is quiet when all is well', () => {
-    journal.terminals.update('gate-1', { online: true, lastPollAt: clock.now(), serial: 'A', skewSeconds: 3, records: 10, users: 4 });
+    journal.terminals.update('gate-1', {
+      online: true,
+      lastPollAt: clock.now(),
+      serial: 'A',
+      skewSeconds: 3,
+      records: 10,
+      users: 4,
+    });
     journal.deliveryState.update({ auth: 'ok', lastSuccessAt: clock.now(), lastResult: '1 sent: 1 delivered' });
     const r = buildStatus(journal, config(), clock.now());
     expect(r.alerts).toEqual([]);
@@ -54,15 +61,37 @@ describe('status report and status log', () => {
   });
 
   it('says what is wrong in plain words', () => {
-    journal.deliveryState.update({ auth: 'failed', authFailedSince: Date.UTC(2026, 10, 22, 9, 12), lastError: 'Bearer token is not correct', lastErrorAt: clock.now() });
-    journal.terminals.update('gate-2', { online: false, lastPollAt: clock.now(), offlineSince: clock.now() - 3 * HOUR, lastError: 'no reply from 10.0.0.2:4370' });
-    journal.terminals.update('gate-1', { online: true, lastPollAt: clock.now(), serial: 'NEW', previousSerial: 'OLD', skewSeconds: -600 });
+    journal.deliveryState.update({
+      auth: 'failed',
+      authFailedSince: Date.UTC(2026, 10, 22, 9, 12),
+      lastError: 'Bearer token is not correct',
+      lastErrorAt: clock.now(),
+    });
+    journal.terminals.update('gate-2', {
+      online: false,
+      lastPollAt: clock.now(),
+      offlineSince: clock.now() - 3 * HOUR,
+      lastError: 'no reply from 10.0.0.2:4370',
+    });
+    journal.terminals.update('gate-1', {
+      online: true,
+      lastPollAt: clock.now(),
+      serial: 'NEW',
+      previousSerial: 'OLD',
+      skewSeconds: -600,
+    });
     journal.ingest([
-      ...Array.from({ length: 14 }, (_, i) => ({ terminal: 'gate-1', biometricCode: '1042', logTime: `2026-11-22 08:${String(i).padStart(2, '0')}:00` })),
+      ...Array.from({ length: 14 }, (_, i) => ({
+        terminal: 'gate-1',
+        biometricCode: '1042',
+        logTime: `2026-11-22 08:${String(i).padStart(2, '0')}:00`,
+      })),
       { terminal: 'gate-1', biometricCode: '7', logTime: '1999-01-01 00:00:00' },
       { terminal: 'door', biometricCode: 'card:0004521236', logTime: '2026-11-22 09:00:00' },
     ]);
-    journal.settle(journal.claim(14).map((p) => ({ id: p.id, kind: 'rejected' as const, message: 'Unknown biometric code 1042' })));
+    journal.settle(
+      journal.claim(14).map((p) => ({ id: p.id, kind: 'rejected' as const, message: 'Unknown biometric code 1042' })),
+    );
     const r = buildStatus(journal, config(), clock.now());
     expect(r.alerts).toEqual([
       'HRMS refuses the token since 09:12: put a valid token in the token file (it is re-read without a restart)',
@@ -87,7 +116,10 @@ describe('status report and status log', () => {
     secrets.add('s3cret-token-value');
     journal.deliveryState.update({ lastError: 'echo s3cret-token-value', lastErrorAt: clock.now() });
     const path = tmp.path('status.txt');
-    const log = new StatusLog(path, () => buildStatus(journal, config(), clock.now()), { logger: silentLogger(), secrets });
+    const log = new StatusLog(path, () => buildStatus(journal, config(), clock.now()), {
+      logger: silentLogger(),
+      secrets,
+    });
     log.start(0);
     const first = readFileSync(path, 'utf8');
     expect(first).toContain('last error: 12:00: echo [REDACTED]');

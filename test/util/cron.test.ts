@@ -67,7 +67,24 @@ function transitions(): number[] {
 
 // --- expression generator: node-cron's grammar, plus some invalid tokens ---------------------
 
-const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec', 'january', 'june', 'september', 'december'];
+const MONTHS = [
+  'jan',
+  'feb',
+  'mar',
+  'apr',
+  'may',
+  'jun',
+  'jul',
+  'aug',
+  'sep',
+  'oct',
+  'nov',
+  'dec',
+  'january',
+  'june',
+  'september',
+  'december',
+];
 const DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sunday', 'wednesday', 'saturday'];
 const FIELD_SPECS = [
   { min: 0, max: 59, names: [] },
@@ -81,7 +98,10 @@ const FIELD_SPECS = [
 function fieldArb(i: number, invalid: boolean): fc.Arbitrary<string> {
   const { min, max, names } = FIELD_SPECS[i]!;
   const values: fc.Arbitrary<string>[] = [fc.integer({ min, max }).map(String)];
-  if (names.length) values.push(fc.constantFrom(...names).chain((s) => fc.constantFrom(s, s.toUpperCase(), s[0]!.toUpperCase() + s.slice(1))));
+  if (names.length)
+    values.push(
+      fc.constantFrom(...names).chain((s) => fc.constantFrom(s, s.toUpperCase(), s[0]!.toUpperCase() + s.slice(1))),
+    );
   if (invalid) values.push(fc.integer({ min: 0, max: 99 }).map(String));
   const value = fc.oneof(...values);
   const step = fc.integer({ min: invalid ? 0 : 1, max: max + 3 });
@@ -113,12 +133,18 @@ describe.each(ZONES)('cron vs node-cron in %s', (zone) => {
 
   it('accepts exactly the expressions node-cron accepts, and agrees on the next run from random instants', () => {
     fc.assert(
-      fc.property(fc.oneof(expressionArb(false), expressionArb(true)), fc.integer({ min: FROM, max: TO }), (expression, at) => {
-        const ours = parseCron(expression);
-        expect('error' in ours, expression).toBe(!cron.validate(expression));
-        if ('error' in ours) return;
-        expect(nextRun(ours, at), `${expression} after ${new Date(at).toISOString()}`).toBe(oracleNext(expression, at, zone));
-      }),
+      fc.property(
+        fc.oneof(expressionArb(false), expressionArb(true)),
+        fc.integer({ min: FROM, max: TO }),
+        (expression, at) => {
+          const ours = parseCron(expression);
+          expect('error' in ours, expression).toBe(!cron.validate(expression));
+          if ('error' in ours) return;
+          expect(nextRun(ours, at), `${expression} after ${new Date(at).toISOString()}`).toBe(
+            oracleNext(expression, at, zone),
+          );
+        },
+      ),
       { numRuns: 600 },
     );
   });
@@ -128,15 +154,27 @@ describe.each(ZONES)('cron vs node-cron in %s', (zone) => {
     if (zone === 'Asia/Kolkata') return void expect(changes).toEqual([]); // no DST since 1945
     expect(changes.length).toBeGreaterThan(70);
     // Schedules that land in the small hours, where the changes happen.
-    const nightly = fc.tuple(fc.constantFrom('0', '*/20', '0,30', '59'), fc.constantFrom('*', '*/15', '0,30', '59', '0-5'), fc.constantFrom('*', '1-3', '2', '0,2,3', '23,0-4'))
+    const nightly = fc
+      .tuple(
+        fc.constantFrom('0', '*/20', '0,30', '59'),
+        fc.constantFrom('*', '*/15', '0,30', '59', '0-5'),
+        fc.constantFrom('*', '1-3', '2', '0,2,3', '23,0-4'),
+      )
       .map(([s, m, h]) => `${s} ${m} ${h} * * *`);
     fc.assert(
-      fc.property(fc.oneof(nightly, expressionArb(false)), fc.constantFrom(...changes), fc.integer({ min: -3 * 3600_000, max: 3 * 3600_000 }), (expression, change, delta) => {
-        const parsed = parseCron(expression);
-        fc.pre(!('error' in parsed));
-        const at = change + delta;
-        expect(nextRun(parsed as CronSchedule, at), `${expression} after ${new Date(at).toISOString()}`).toBe(oracleNext(expression, at, zone));
-      }),
+      fc.property(
+        fc.oneof(nightly, expressionArb(false)),
+        fc.constantFrom(...changes),
+        fc.integer({ min: -3 * 3600_000, max: 3 * 3600_000 }),
+        (expression, change, delta) => {
+          const parsed = parseCron(expression);
+          fc.pre(!('error' in parsed));
+          const at = change + delta;
+          expect(nextRun(parsed as CronSchedule, at), `${expression} after ${new Date(at).toISOString()}`).toBe(
+            oracleNext(expression, at, zone),
+          );
+        },
+      ),
       { numRuns: 400 },
     );
   });
@@ -199,7 +237,24 @@ describe('parseCron', () => {
   });
 
   it('accepts a random string of cron characters iff node-cron does (but for L, W and #)', () => {
-    const piece = fc.constantFrom(...'0123456789*/,-?  ', 'jan', 'JUNE', 'mon', 'Sun', 'sat', 'l', 'w', '#', 'x', '7', '59', '60', '12', '31', '@daily');
+    const piece = fc.constantFrom(
+      ...'0123456789*/,-?  ',
+      'jan',
+      'JUNE',
+      'mon',
+      'Sun',
+      'sat',
+      'l',
+      'w',
+      '#',
+      'x',
+      '7',
+      '59',
+      '60',
+      '12',
+      '31',
+      '@daily',
+    );
     const text = fc.array(piece, { maxLength: 30 }).map((a) => a.join(''));
     fc.assert(
       fc.property(text, (expression) => {
@@ -218,10 +273,13 @@ describe('parseCron', () => {
     expect(performance.now() - t0).toBeLessThan(100); // node-cron expands all 10^8 values (and hangs)
   });
 
-  it.each(['0 0 L * *', '0 0 15W * *', '0 0 L-2 * *', '0 0 * * 5L', '0 0 * * 1#2'])('rejects node-cron extra %j as not supported', (expression) => {
-    expect(parseCron(expression)).toEqual({ error: expect.stringMatching(/L, W and # are not supported/) });
-    expect(cron.validate(expression)).toBe(true); // node-cron has them; no punchgate config needs them
-  });
+  it.each(['0 0 L * *', '0 0 15W * *', '0 0 L-2 * *', '0 0 * * 5L', '0 0 * * 1#2'])(
+    'rejects node-cron extra %j as not supported',
+    (expression) => {
+      expect(parseCron(expression)).toEqual({ error: expect.stringMatching(/L, W and # are not supported/) });
+      expect(cron.validate(expression)).toBe(true); // node-cron has them; no punchgate config needs them
+    },
+  );
 
   it('reads names, 7 as Sunday, spaces, steps, wrap-around ranges, ? and nicknames as node-cron does', () => {
     const sorted = (set: ReadonlySet<number>) => [...set];
@@ -239,7 +297,14 @@ describe('parseCron', () => {
     expect(sorted(schedule('5-1 * * * *').minutes)).toEqual([0, 1, ...Array.from({ length: 55 }, (_, i) => i + 5)]);
     expect(sorted(schedule('0 0 ? * Monday').daysOfWeek)).toEqual([1]);
     expect(schedule(' @Daily ')).toEqual(schedule('0 0 * * *'));
-    for (const e of ['  */20  5-1  1,15  JAN-Mar,dec  Sat-sun  ', '50-10/5 * * * *', '5-1 * * * *', '0 0 ? * Monday', ' @Daily ', '*/100 * * * *']) {
+    for (const e of [
+      '  */20  5-1  1,15  JAN-Mar,dec  Sat-sun  ',
+      '50-10/5 * * * *',
+      '5-1 * * * *',
+      '0 0 ? * Monday',
+      ' @Daily ',
+      '*/100 * * * *',
+    ]) {
       expect(cron.validate(e), e).toBe(true);
       expect(validCron(e), e).toBe(true);
     }
@@ -322,7 +387,11 @@ describe('cronTimer', () => {
     const fired: number[] = [];
     cronTimer(schedule('0 3 * * *'), () => fired.push(f.clock.now()), f.clock);
     f.advance(3 * DAY);
-    expect(fired.map((ms) => new Date(ms).toISOString())).toEqual(['2024-01-11T03:00:00.000Z', '2024-01-12T03:00:00.000Z', '2024-01-13T03:00:00.000Z']);
+    expect(fired.map((ms) => new Date(ms).toISOString())).toEqual([
+      '2024-01-11T03:00:00.000Z',
+      '2024-01-12T03:00:00.000Z',
+      '2024-01-13T03:00:00.000Z',
+    ]);
     expect(Math.max(...f.delays)).toBe(60_000);
     expect(Math.min(...f.delays)).toBeGreaterThan(0);
   });
@@ -348,7 +417,10 @@ describe('cronTimer', () => {
     f.advance(5 * 60_000); // 10:05:30; fired 10:01 .. 10:05
     f.jump(-3600_000); // 09:05:30
     f.advance(4 * 60_000); // to 09:09:30
-    expect(fired.map(iso)).toEqual([...[1, 2, 3, 4, 5].map((m) => iso(at(10, m))), ...[7, 8, 9].map((m) => iso(at(9, m)))]);
+    expect(fired.map(iso)).toEqual([
+      ...[1, 2, 3, 4, 5].map((m) => iso(at(10, m))),
+      ...[7, 8, 9].map((m) => iso(at(9, m))),
+    ]);
   });
 
   it('never fires the same second twice when the clock steps back over it', () => {
@@ -383,10 +455,14 @@ describe('cronTimer', () => {
   it('keeps its schedule when a tick throws', () => {
     const f = fakeClock(at(10, 0, 30));
     const fired: number[] = [];
-    cronTimer(schedule('* * * * *'), () => {
-      fired.push(f.clock.now());
-      if (fired.length === 1) throw new Error('tick failed');
-    }, f.clock);
+    cronTimer(
+      schedule('* * * * *'),
+      () => {
+        fired.push(f.clock.now());
+        if (fired.length === 1) throw new Error('tick failed');
+      },
+      f.clock,
+    );
     expect(() => f.advance(60_000)).toThrow('tick failed'); // from the timer callback, as in Node
     f.advance(3 * 60_000);
     expect(fired.map(iso)).toEqual([1, 2, 3, 4].map((m) => iso(at(10, m))));

@@ -14,21 +14,26 @@ afterEach(async () => {
 describe('ZkClient faults', () => {
   it('a dropped reply gives ZkTimeoutError, tears down, and the next attempt works', async () => {
     let drop = true;
-    const t = await setup({
-      transport: 'tcp',
-      hook: (req) => {
-        if (req.command === CMD.GET_TIME && drop) {
-          drop = false;
-          return [];
-        }
+    const t = await setup(
+      {
+        transport: 'tcp',
+        hook: (req) => {
+          if (req.command === CMD.GET_TIME && drop) {
+            drop = false;
+            return [];
+          }
+        },
       },
-    }, { timeoutMs: 200 });
+      { timeoutMs: 200 },
+    );
     cleanup = t.cleanup;
     await t.zk.connect();
     const started = Date.now();
     const err = await t.zk.getTime().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ZkTimeoutError);
-    expect((err as Error).message).toBe(`no reply from 127.0.0.1:${t.port} to GET_TIME(201) within 200 ms; connection closed`);
+    expect((err as Error).message).toBe(
+      `no reply from 127.0.0.1:${t.port} to GET_TIME(201) within 200 ms; connection closed`,
+    );
     expect(Date.now() - started).toBeLessThan(1500);
     expect(t.zk.connected).toBe(false);
     await t.zk.connect();
@@ -36,11 +41,14 @@ describe('ZkClient faults', () => {
   });
 
   it('a timeout in the middle of a chunked download rejects with ZkTimeoutError', async () => {
-    const t = await setup({
-      transport: 'tcp',
-      attendance: dataset40(makeAttendances(4000)),
-      hook: (req, replies) => (req.command === CMD.DATA_RDY ? replies.slice(0, -1) : undefined), // no trailing ACK
-    }, { timeoutMs: 200 });
+    const t = await setup(
+      {
+        transport: 'tcp',
+        attendance: dataset40(makeAttendances(4000)),
+        hook: (req, replies) => (req.command === CMD.DATA_RDY ? replies.slice(0, -1) : undefined), // no trailing ACK
+      },
+      { timeoutMs: 200 },
+    );
     cleanup = t.cleanup;
     await t.zk.connect();
     await expect(t.zk.getAttendances()).rejects.toBeInstanceOf(ZkTimeoutError);
@@ -78,22 +86,28 @@ describe('ZkClient faults', () => {
   });
 
   it('an unsolicited event while a command waits is not its reply', async () => {
-    const t = await setup({
-      transport: 'tcp',
-      hook: (req, replies, conn) => {
-        if (req.command === CMD.GET_TIME) {
-          conn.send([reply({ ...req, replyId: 0 }, CMD.REG_EVENT, EF.ATTLOG).subarray(0, 8), replies[0]!]);
-          return [];
-        }
+    const t = await setup(
+      {
+        transport: 'tcp',
+        hook: (req, replies, conn) => {
+          if (req.command === CMD.GET_TIME) {
+            conn.send([reply({ ...req, replyId: 0 }, CMD.REG_EVENT, EF.ATTLOG).subarray(0, 8), replies[0]!]);
+            return [];
+          }
+        },
       },
-    }, { initialReplyId: 0xffff });
+      { initialReplyId: 0xffff },
+    );
     cleanup = t.cleanup;
     await t.zk.connect(); // CONNECT 65535, then GET_TIME gets reply id 0 like the event
     expect(await t.zk.getTime()).toBe('2018-06-25 17:41:05');
   });
 
   it('reply ids wrap from 65535 to 0 without trouble', async () => {
-    const t = await setup({ transport: 'tcp', attendance: dataset40(makeAttendances(3000)) }, { initialReplyId: 65530, chunkSize: 20_000 });
+    const t = await setup(
+      { transport: 'tcp', attendance: dataset40(makeAttendances(3000)) },
+      { initialReplyId: 65530, chunkSize: 20_000 },
+    );
     cleanup = t.cleanup;
     await t.zk.connect();
     expect((await t.zk.getAttendances()).length).toBe(3000);
@@ -108,7 +122,12 @@ describe('ZkClient faults', () => {
     const t = await setup({ transport: 'tcp', attendance: dataset40(records), seed: 13 }, { chunkSize: 30_000 });
     cleanup = t.cleanup;
     await t.zk.connect();
-    const [a, info, time, b] = await Promise.all([t.zk.getAttendances(), t.zk.getInfo(), t.zk.getTime(), t.zk.getAttendances()]);
+    const [a, info, time, b] = await Promise.all([
+      t.zk.getAttendances(),
+      t.zk.getInfo(),
+      t.zk.getTime(),
+      t.zk.getAttendances(),
+    ]);
     expect(a).toEqual(records);
     expect(b).toEqual(records);
     expect(info.users).toBe(2);
@@ -121,7 +140,10 @@ describe('ZkClient faults', () => {
     await t.zk.connect();
     const events: ZkRealtimeAttlog[] = [];
     let ended: Error | null = null;
-    await t.zk.subscribeRealtime((e) => events.push(e), (err) => (ended = err));
+    await t.zk.subscribeRealtime(
+      (e) => events.push(e),
+      (err) => (ended = err),
+    );
     const e1 = { userId: 'A-000000000000000000000001', verifyType: 1, state: 0, logTime: '2024-03-31 02:30:00' };
     const e2 = { userId: '1005', verifyType: 2, state: 1, logTime: '2024-03-31 02:31:00' };
     t.terminal.pushEvent(EF.ATTLOG, encodeRealtimeTcp({ ...e1, userId: e1.userId.slice(0, 24) }));

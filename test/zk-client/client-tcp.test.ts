@@ -88,7 +88,10 @@ describe('ZkClient over TCP', () => {
 
   it('copes with a chunk delivered as many small CMD_DATA packets', async () => {
     const records = makeAttendances(3000);
-    const t = await setup({ transport: 'tcp', attendance: dataset40(records), dataPacketSize: 1008, seed: 9 }, { chunkSize: 50_000 });
+    const t = await setup(
+      { transport: 'tcp', attendance: dataset40(records), dataPacketSize: 1008, seed: 9 },
+      { chunkSize: 50_000 },
+    );
     cleanup = t.cleanup;
     await t.zk.connect();
     expect(await t.zk.getAttendances()).toEqual(records);

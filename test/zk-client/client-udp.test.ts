@@ -46,15 +46,18 @@ describe('ZkClient over UDP', () => {
 
   it('a dropped datagram reply times out and a new session works', async () => {
     let dropped = false;
-    const t = await setup({
-      transport: 'udp',
-      hook: (req) => {
-        if (req.command === CMD.GET_FREE_SIZES && !dropped) {
-          dropped = true;
-          return [];
-        }
+    const t = await setup(
+      {
+        transport: 'udp',
+        hook: (req) => {
+          if (req.command === CMD.GET_FREE_SIZES && !dropped) {
+            dropped = true;
+            return [];
+          }
+        },
       },
-    }, { timeoutMs: 250 });
+      { timeoutMs: 250 },
+    );
     cleanup = t.cleanup;
     await t.zk.connect();
     await expect(t.zk.getInfo()).rejects.toBeInstanceOf(ZkTimeoutError);

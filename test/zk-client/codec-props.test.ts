@@ -33,7 +33,9 @@ const noControl = (s: string) => [...s].every((c) => c.charCodeAt(0) >= 0x20 && 
 
 /** Strings whose UTF-8 form fits `max` bytes, without NUL. */
 const cstring = (max: number, minLength = 0) =>
-  fc.string({ unit: 'grapheme', minLength, maxLength: max }).filter((s) => !s.includes('\0') && Buffer.byteLength(s) <= max);
+  fc
+    .string({ unit: 'grapheme', minLength, maxLength: max })
+    .filter((s) => !s.includes('\0') && Buffer.byteLength(s) <= max);
 
 const attendance40 = fc.record({
   uid: fc.integer({ min: 0, max: 0xffff }),
@@ -98,14 +100,19 @@ describe('codec properties', () => {
 
   it('attendance: a malformed tail or a truncated dataset is counted, never thrown', () => {
     fc.assert(
-      fc.property(fc.array(attendance40, { minLength: 1, maxLength: 10 }), fc.uint8Array({ minLength: 1, maxLength: 39 }), fc.boolean(), (recs, junk, cut) => {
-        const full = encodeDataset(recs.map(encodeAttendance40));
-        const data = cut ? full.subarray(0, full.length - junk.length) : Buffer.concat([full, junk]);
-        const d = decodeAttendances(data, { count: recs.length });
-        expect(d.recordSize).toBe(40);
-        expect(d.records).toEqual(cut ? recs.slice(0, recs.length - 1) : recs);
-        expect(d.malformedBytes).toBe(cut ? 40 - junk.length : junk.length);
-      }),
+      fc.property(
+        fc.array(attendance40, { minLength: 1, maxLength: 10 }),
+        fc.uint8Array({ minLength: 1, maxLength: 39 }),
+        fc.boolean(),
+        (recs, junk, cut) => {
+          const full = encodeDataset(recs.map(encodeAttendance40));
+          const data = cut ? full.subarray(0, full.length - junk.length) : Buffer.concat([full, junk]);
+          const d = decodeAttendances(data, { count: recs.length });
+          expect(d.recordSize).toBe(40);
+          expect(d.records).toEqual(cut ? recs.slice(0, recs.length - 1) : recs);
+          expect(d.malformedBytes).toBe(cut ? 40 - junk.length : junk.length);
+        },
+      ),
     );
     expect(decodeAttendances(Buffer.from([1, 2])).records).toEqual([]);
   });
@@ -129,21 +136,25 @@ describe('codec properties', () => {
     // Garbage without 0x50 cannot contain the magic.
     const garbage = fc.uint8Array({ maxLength: 20 }).map((a) => Buffer.from(a.map((b) => (b === 0x50 ? 0x51 : b))));
     fc.assert(
-      fc.property(fc.array(fc.tuple(packet, garbage), { minLength: 1, maxLength: 12 }), fc.array(fc.integer({ min: 1, max: 4000 }), { minLength: 1, maxLength: 50 }), (items, cuts) => {
-        const packets = items.map(([p]) => encodePacket(p));
-        const stream = Buffer.concat(items.flatMap(([, g], i) => [g, wrapTcp(packets[i]!)]));
-        const framer = new TcpFramer();
-        const out: Buffer[] = [];
-        let pos = 0;
-        for (let i = 0; pos < stream.length; i++) {
-          const n = cuts[i % cuts.length]!;
-          out.push(...framer.push(stream.subarray(pos, pos + n)));
-          pos += n;
-        }
-        expect(out).toEqual(packets);
-        expect(framer.skippedBytes).toBe(items.reduce((s, [, g]) => s + g.length, 0));
-        expect(framer.bufferedBytes).toBe(0);
-      }),
+      fc.property(
+        fc.array(fc.tuple(packet, garbage), { minLength: 1, maxLength: 12 }),
+        fc.array(fc.integer({ min: 1, max: 4000 }), { minLength: 1, maxLength: 50 }),
+        (items, cuts) => {
+          const packets = items.map(([p]) => encodePacket(p));
+          const stream = Buffer.concat(items.flatMap(([, g], i) => [g, wrapTcp(packets[i]!)]));
+          const framer = new TcpFramer();
+          const out: Buffer[] = [];
+          let pos = 0;
+          for (let i = 0; pos < stream.length; i++) {
+            const n = cuts[i % cuts.length]!;
+            out.push(...framer.push(stream.subarray(pos, pos + n)));
+            pos += n;
+          }
+          expect(out).toEqual(packets);
+          expect(framer.skippedBytes).toBe(items.reduce((s, [, g]) => s + g.length, 0));
+          expect(framer.bufferedBytes).toBe(0);
+        },
+      ),
     );
   });
 

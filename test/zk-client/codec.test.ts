@@ -104,7 +104,15 @@ describe('makeCommKey', () => {
 
 describe('records', () => {
   it('keeps full 24-byte user ids and UTF-8 names', () => {
-    const u = { uid: 7, privilege: 14, password: '1234', name: 'Zoë Müller-Łukasiew', card: 123456, group: 1, userId: 'ABCDEFGHIJKLMNOPQRSTUVWX' };
+    const u = {
+      uid: 7,
+      privilege: 14,
+      password: '1234',
+      name: 'Zoë Müller-Łukasiew',
+      card: 123456,
+      group: 1,
+      userId: 'ABCDEFGHIJKLMNOPQRSTUVWX',
+    };
     const b = encodeUser72(u);
     expect(b.length).toBe(72);
     expect(decodeUser72(b)).toEqual(u);
@@ -123,7 +131,9 @@ describe('records', () => {
   });
 
   it('refuses to cut a too long field instead of corrupting it', () => {
-    expect(() => encodeUser72({ uid: 1, privilege: 0, password: '', name: '', card: 0, group: 0, userId: 'X'.repeat(25) })).toThrow(/24/);
+    expect(() =>
+      encodeUser72({ uid: 1, privilege: 0, password: '', name: '', card: 0, group: 0, userId: 'X'.repeat(25) }),
+    ).toThrow(/24/);
   });
 
   it('attendance 40 matches the capture layout', () => {
@@ -169,7 +179,13 @@ describe('free sizes', () => {
     expect(b.readInt32LE(16)).toBe(12);
     expect(b.readInt32LE(32)).toBe(3000);
     expect(b.readInt32LE(64)).toBe(100000);
-    expect(decodeFreeSizes(b)).toMatchObject({ users: 12, records: 3000, userCapacity: 1000, recordCapacity: 100000, faces: 4 });
+    expect(decodeFreeSizes(b)).toMatchObject({
+      users: 12,
+      records: 3000,
+      userCapacity: 1000,
+      recordCapacity: 100000,
+      faces: 4,
+    });
     expect(decodeFreeSizes(b.subarray(0, 68))).toMatchObject({ records: 3000, faces: 0 });
     expect(() => decodeFreeSizes(Buffer.alloc(8))).toThrow(ZkProtocolError);
   });

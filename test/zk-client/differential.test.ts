@@ -13,22 +13,40 @@ import { formatLogTime } from '../../src/punch.js';
 import { startTerminalSim } from '../../src/sim/terminal/index.js';
 import { ZkClient } from '../../src/sources/zk/client/index.js';
 
-interface ZkLibLog { deviceUserId: string | number; recordTime: Date }
-interface ZkLibUser { userId: string | number }
+interface ZkLibLog {
+  deviceUserId: string | number;
+  recordTime: Date;
+}
+interface ZkLibUser {
+  userId: string | number;
+}
 interface ZKLibInstance {
   createSocket(): Promise<void>;
   getUsers(): Promise<{ data: ZkLibUser[]; err: unknown }>;
   getAttendances(cb?: () => void): Promise<{ data: ZkLibLog[]; err: unknown }>;
   disconnect(): Promise<boolean>;
 }
-const ZKLib = createRequire(import.meta.url)('node-zklib') as new (ip: string, port: number, timeout: number, inport: number) => ZKLibInstance;
+const ZKLib = createRequire(import.meta.url)('node-zklib') as new (
+  ip: string,
+  port: number,
+  timeout: number,
+  inport: number,
+) => ZKLibInstance;
 
 // node-zklib builds Dates in the process zone; in UTC no wall-clock time is skipped or doubled.
 process.env.TZ = 'UTC';
-const wall = (d: Date) => formatLogTime(d.getFullYear(), d.getMonth() + 1, d.getDate(), d.getHours(), d.getMinutes(), d.getSeconds());
+const wall = (d: Date) =>
+  formatLogTime(d.getFullYear(), d.getMonth() + 1, d.getDate(), d.getHours(), d.getMinutes(), d.getSeconds());
 
 const time = fc
-  .record({ y: fc.integer({ min: 2000, max: 2099 }), mo: fc.integer({ min: 1, max: 12 }), d: fc.integer({ min: 1, max: 28 }), h: fc.integer({ min: 0, max: 23 }), mi: fc.integer({ min: 0, max: 59 }), s: fc.integer({ min: 0, max: 59 }) })
+  .record({
+    y: fc.integer({ min: 2000, max: 2099 }),
+    mo: fc.integer({ min: 1, max: 12 }),
+    d: fc.integer({ min: 1, max: 28 }),
+    h: fc.integer({ min: 0, max: 23 }),
+    mi: fc.integer({ min: 0, max: 59 }),
+    s: fc.integer({ min: 0, max: 59 }),
+  })
   .map((t) => formatLogTime(t.y, t.mo, t.d, t.h, t.mi, t.s));
 
 let cwd = '';
@@ -61,7 +79,9 @@ describe('node-zklib and our client decode the same data', () => {
             const zk = new ZKLib('127.0.0.1', sim.port, 5000, 0);
             await zk.createSocket();
             const theirUsers = (await zk.getUsers()).data.map((u) => String(u.userId));
-            const theirLogs = (await zk.getAttendances(() => {})).data.map((l) => `${l.deviceUserId}@${wall(l.recordTime)}`);
+            const theirLogs = (await zk.getAttendances(() => {})).data.map(
+              (l) => `${l.deviceUserId}@${wall(l.recordTime)}`,
+            );
             await zk.disconnect();
 
             const ours = new ZkClient({ host: '127.0.0.1', port: sim.port, transport, timeoutMs: 5000 });

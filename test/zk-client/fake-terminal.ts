@@ -47,7 +47,6 @@ export function reply(req: ZkPacket, command: number, sessionId: number, data?: 
   return encodePacket({ command, sessionId, replyId: req.replyId, data });
 }
 
-
 interface Session {
   id: number;
   authed: boolean;
@@ -91,7 +90,8 @@ export class FakeTerminal {
 
   /** Pushes a real-time event to every session registered for it. */
   pushEvent(eventCode: number, data: Buffer): void {
-    for (const emit of this.emitters) emit(encodePacket({ command: CMD.REG_EVENT, sessionId: eventCode, replyId: 0, data }));
+    for (const emit of this.emitters)
+      emit(encodePacket({ command: CMD.REG_EVENT, sessionId: eventCode, replyId: 0, data }));
   }
 
   private serveTcp(socket: net.Socket): void {
@@ -153,7 +153,10 @@ export class FakeTerminal {
       if (!conn) {
         const sendOne = (p: Buffer) => this.udp.send(p, rinfo.port, rinfo.address);
         // Pace datagrams a little so loopback receive buffers never overflow.
-        conn = this.makeConn((packets) => packets.forEach((p, i) => setTimeout(() => sendOne(p), i >> 4)), () => conns.delete(key));
+        conn = this.makeConn(
+          (packets) => packets.forEach((p, i) => setTimeout(() => sendOne(p), i >> 4)),
+          () => conns.delete(key),
+        );
         conns.set(key, conn);
       }
       this.handle(decodePacket(msg), conn);
@@ -240,7 +243,8 @@ export class FakeTerminal {
     const cmd = req.data.readUInt16LE(1);
     const data = cmd === CMD.ATTLOG_RRQ ? this.opts.attendance : cmd === CMD.USERTEMP_RRQ ? this.opts.users : undefined;
     if (!data) return [reply(req, CMD.ACK_ERROR, s.id)];
-    if (this.opts.transport === 'tcp' && data.length <= (this.opts.directLimit ?? 1024)) return [reply(req, CMD.DATA, s.id, data)];
+    if (this.opts.transport === 'tcp' && data.length <= (this.opts.directLimit ?? 1024))
+      return [reply(req, CMD.DATA, s.id, data)];
     s.prepared = data;
     const stat = Buffer.alloc(13);
     stat.writeUInt32LE(data.length, 1);

@@ -35,7 +35,15 @@ export const dataset40 = (a: ZkAttendance[]) => encodeDataset(a.map(encodeAttend
 export const dataset16 = (a: ZkAttendance[]) => encodeDataset(a.map(encodeAttendance16));
 
 export const USERS: ZkUser[] = [
-  { uid: 1, privilege: 14, password: '1234', name: 'Zoë Łukasz', card: 4242, group: 1, userId: 'EMP-000000000000000000001' .slice(0, 24) },
+  {
+    uid: 1,
+    privilege: 14,
+    password: '1234',
+    name: 'Zoë Łukasz',
+    card: 4242,
+    group: 1,
+    userId: 'EMP-000000000000000000001'.slice(0, 24),
+  },
   { uid: 2, privilege: 0, password: '', name: 'Bob', card: 0, group: 1, userId: '1005' },
 ];
 export const users72 = () => encodeDataset(USERS.map(encodeUser72));

@@ -30,13 +30,24 @@ describe('ZK polling under simulator faults', () => {
 
   for (const [name, faults] of FAULTS) {
     it(`${name}: recovers or fails clearly, nothing lost or doubled`, async () => {
-      const sim = await startTerminalSim({ generate: { users: 5, punches: 3000, startTime: '2026-01-05 08:00:00', seed: 7 }, faults });
+      const sim = await startTerminalSim({
+        generate: { users: 5, punches: 3000, startTime: '2026-01-05 08:00:00', seed: 7 },
+        faults,
+      });
       const fx = journalFixture();
       cleanups.push(() => sim.stop(), fx.cleanup);
       const cfg = zkConfig(sim.port, { timeoutMs: 700 });
       const first = await pollTerminal(cfg, fx.deps);
       if (!first.ok) expect(first.error).toMatch(/\w{5,}/);
-      sim.setFaults({ dropReplyTo: [], splitPackets: null, separateTrailingAck: false, closeAfterExit: false, slowLinkBytesPerSecond: null, disconnectMidTransferAfterBytes: null, errorOnDataWrrq: false });
+      sim.setFaults({
+        dropReplyTo: [],
+        splitPackets: null,
+        separateTrailingAck: false,
+        closeAfterExit: false,
+        slowLinkBytesPerSecond: null,
+        disconnectMidTransferAfterBytes: null,
+        errorOnDataWrrq: false,
+      });
       // The terminal notices a closed session a moment after the client left.
       for (let i = 0; i < 100 && sim.sessions() > 0; i++) await new Promise((r) => setTimeout(r, 20));
       const second = await pollTerminal(cfg, fx.deps);

@@ -7,15 +7,38 @@ import { tempDir } from '../helpers/tmp.js';
 
 export function zkConfig(port: number, extra: Partial<ZkTerminalConfig> = {}): ZkTerminalConfig {
   return {
-    name: 'gate-1', kind: 'zk', host: '127.0.0.1', port, transport: 'tcp', commKey: 0, schedule: '* * * * *', realtime: false,
-    timeoutMs: 1000, syncClock: false, skewThresholdSeconds: 60, enabled: true, timezone: 'UTC', ...extra,
+    name: 'gate-1',
+    kind: 'zk',
+    host: '127.0.0.1',
+    port,
+    transport: 'tcp',
+    commKey: 0,
+    schedule: '* * * * *',
+    realtime: false,
+    timeoutMs: 1000,
+    syncClock: false,
+    skewThresholdSeconds: 60,
+    enabled: true,
+    timezone: 'UTC',
+    ...extra,
   };
 }
 
 /** A real journal on a temp file plus the source deps around it. */
-export function journalFixture(now: () => number = () => Date.now()): { journal: Journal; deps: SourceDeps; cleanup: () => void; woken: number[] } {
+export function journalFixture(now: () => number = () => Date.now()): {
+  journal: Journal;
+  deps: SourceDeps;
+  cleanup: () => void;
+  woken: number[];
+} {
   const tmp = tempDir();
-  const journal = Journal.open({ path: tmp.path('journal.db'), site: 'test', mode: 'owner', clock: { now }, futureToleranceMinutes: 60 * 24 * 365 * 50 });
+  const journal = Journal.open({
+    path: tmp.path('journal.db'),
+    site: 'test',
+    mode: 'owner',
+    clock: { now },
+    futureToleranceMinutes: 60 * 24 * 365 * 50,
+  });
   const woken: number[] = [];
   const deps = sourceDepsFor(journal, silentLogger(), { now }, (n) => woken.push(n));
   return { journal, deps, woken, cleanup: () => (journal.close(), tmp.cleanup()) };
@@ -23,5 +46,8 @@ export function journalFixture(now: () => number = () => Date.now()): { journal:
 
 /** Every journalled punch as "code@time", sorted. */
 export function journalKeys(journal: Journal): string[] {
-  return journal.queries.list().map((p) => `${p.biometricCode}@${p.logTime}`).sort();
+  return journal.queries
+    .list()
+    .map((p) => `${p.biometricCode}@${p.logTime}`)
+    .sort();
 }

@@ -11,7 +11,10 @@ describe('ZK polling source: one poll', () => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
   async function setup(opts: Parameters<typeof startTerminalSim>[0] = {}) {
-    const sim = await startTerminalSim({ generate: { users: 20, punches: 500, startTime: '2026-01-05 08:00:00', seed: 1 }, ...opts });
+    const sim = await startTerminalSim({
+      generate: { users: 20, punches: 500, startTime: '2026-01-05 08:00:00', seed: 1 },
+      ...opts,
+    });
     const fx = journalFixture();
     cleanups.push(() => sim.stop(), fx.cleanup);
     return { sim, ...fx };
@@ -35,12 +38,20 @@ describe('ZK polling source: one poll', () => {
 
   it('skips the download while the log is unchanged; reads it again on a new punch, after an hour, or from another device', async () => {
     let now = Date.parse('2026-11-22T12:00:00Z');
-    const sim = await startTerminalSim({ generate: { users: 20, punches: 500, startTime: '2026-01-05 08:00:00', seed: 1 }, serialNumber: 'SN-A' });
+    const sim = await startTerminalSim({
+      generate: { users: 20, punches: 500, startTime: '2026-01-05 08:00:00', seed: 1 },
+      serialNumber: 'SN-A',
+    });
     const fx = journalFixture(() => now);
     cleanups.push(() => sim.stop(), fx.cleanup);
     const cfg = zkConfig(sim.port);
     const r1 = await pollTerminal(cfg, fx.deps);
-    expect(r1).toMatchObject({ ok: true, unchanged: false, added: 500, download: { serial: 'SN-A', records: 500, at: now } });
+    expect(r1).toMatchObject({
+      ok: true,
+      unchanged: false,
+      added: 500,
+      download: { serial: 'SN-A', records: 500, at: now },
+    });
 
     now += 60_000;
     const r2 = await pollTerminal(cfg, fx.deps, undefined, undefined, r1.download);
@@ -56,10 +67,16 @@ describe('ZK polling source: one poll', () => {
     now += REDOWNLOAD_AFTER_MS - 1;
     expect(await pollTerminal(cfg, fx.deps, undefined, undefined, r3.download)).toMatchObject({ unchanged: true });
     now += 1;
-    expect(await pollTerminal(cfg, fx.deps, undefined, undefined, r3.download)).toMatchObject({ unchanged: false, duplicates: 501 });
+    expect(await pollTerminal(cfg, fx.deps, undefined, undefined, r3.download)).toMatchObject({
+      unchanged: false,
+      duplicates: 501,
+    });
 
     sim.setSerialNumber('SN-B');
-    expect(await pollTerminal(cfg, fx.deps, undefined, undefined, r3.download)).toMatchObject({ unchanged: false, added: 501 });
+    expect(await pollTerminal(cfg, fx.deps, undefined, undefined, r3.download)).toMatchObject({
+      unchanged: false,
+      added: 501,
+    });
     expect(fx.journal.counts().pending).toBe(1002);
   });
 
@@ -105,7 +122,13 @@ describe('ZK polling source: one poll', () => {
   });
 
   it('clears the log only when every record is delivered and old enough', async () => {
-    const { sim, journal, deps } = await setup({ punches: [{ userId: '1', logTime: '2025-01-01 08:00:00' }, { userId: '2', logTime: '2025-01-01 09:00:00' }], generate: undefined });
+    const { sim, journal, deps } = await setup({
+      punches: [
+        { userId: '1', logTime: '2025-01-01 08:00:00' },
+        { userId: '2', logTime: '2025-01-01 09:00:00' },
+      ],
+      generate: undefined,
+    });
     const cfg = zkConfig(sim.port, { clearAfterDays: 30 });
     const first = await pollTerminal(cfg, deps);
     expect(first.cleared).toBe(false);
@@ -129,7 +152,12 @@ describe('ZK polling source: one poll', () => {
   });
 
   it('does not clear a log whose records are younger than clearAfterDays', async () => {
-    const { sim, journal, deps } = await setup({ punches: [{ userId: '1', logTime: new Date(Date.now() - 86_400_000).toISOString().slice(0, 19).replace('T', ' ') }], generate: undefined });
+    const { sim, journal, deps } = await setup({
+      punches: [
+        { userId: '1', logTime: new Date(Date.now() - 86_400_000).toISOString().slice(0, 19).replace('T', ' ') },
+      ],
+      generate: undefined,
+    });
     const cfg = zkConfig(sim.port, { clearAfterDays: 30 });
     await pollTerminal(cfg, deps);
     const [a] = journal.claim(1);

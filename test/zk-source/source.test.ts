@@ -29,12 +29,23 @@ describe('ZK source', () => {
   });
 
   it('one terminal that hangs does not delay another', async () => {
-    const good = await startTerminalSim({ generate: { users: 3, punches: 50, startTime: '2026-01-05 08:00:00', seed: 1 } });
-    const hung = await startTerminalSim({ generate: { users: 3, punches: 50, seed: 2 }, faults: { dropReplyTo: [1000, 1503, 50, 201] } });
+    const good = await startTerminalSim({
+      generate: { users: 3, punches: 50, startTime: '2026-01-05 08:00:00', seed: 1 },
+    });
+    const hung = await startTerminalSim({
+      generate: { users: 3, punches: 50, seed: 2 },
+      faults: { dropReplyTo: [1000, 1503, 50, 201] },
+    });
     const fx = journalFixture();
-    cleanups.push(() => good.stop(), () => hung.stop(), fx.cleanup);
+    cleanups.push(
+      () => good.stop(),
+      () => hung.stop(),
+      fx.cleanup,
+    );
     const a = new ZkSource(zkConfig(good.port, { name: 'good' }), fx.deps, { scheduler: manualScheduler().scheduler });
-    const b = new ZkSource(zkConfig(hung.port, { name: 'hung', timeoutMs: 3000 }), fx.deps, { scheduler: manualScheduler().scheduler });
+    const b = new ZkSource(zkConfig(hung.port, { name: 'hung', timeoutMs: 3000 }), fx.deps, {
+      scheduler: manualScheduler().scheduler,
+    });
     const started = Date.now();
     await Promise.all([b.start(), a.start()]);
     const expected = new Set(good.punches().map((p) => `${p.userId}@${p.logTime}`)).size;
@@ -70,7 +81,9 @@ describe('ZK source', () => {
   });
 
   it('a scheduled poll of an unchanged terminal does not download its log again; a new punch is read on the next tick', async () => {
-    const sim = await startTerminalSim({ generate: { users: 3, punches: 50, startTime: '2026-01-05 08:00:00', seed: 1 } });
+    const sim = await startTerminalSim({
+      generate: { users: 3, punches: 50, startTime: '2026-01-05 08:00:00', seed: 1 },
+    });
     const fx = journalFixture();
     cleanups.push(() => sim.stop(), fx.cleanup);
     const manual = manualScheduler();
@@ -79,7 +92,11 @@ describe('ZK source', () => {
     await source.start();
     // start() began a poll; pollNow() returns that running poll: the full download.
     const first = await source.pollNow();
-    expect(first).toMatchObject({ ok: true, unchanged: false, added: new Set(sim.punches().map((p) => `${p.userId}@${p.logTime}`)).size });
+    expect(first).toMatchObject({
+      ok: true,
+      unchanged: false,
+      added: new Set(sim.punches().map((p) => `${p.userId}@${p.logTime}`)).size,
+    });
     const second = await source.pollNow();
     expect(second).toMatchObject({ ok: true, unchanged: true, duplicates: 0 });
     sim.addPunch({ userId: '1', logTime: '2026-11-22 12:00:00' });

@@ -10,7 +10,9 @@ describe('ZK polling: volume', () => {
   });
 
   it('downloads 100,000 punches intact over TCP', async () => {
-    const sim = await startTerminalSim({ generate: { users: 300, punches: 100_000, startTime: '2024-01-01 06:00:00', seed: 3 } });
+    const sim = await startTerminalSim({
+      generate: { users: 300, punches: 100_000, startTime: '2024-01-01 06:00:00', seed: 3 },
+    });
     const fx = journalFixture();
     cleanups.push(() => sim.stop(), fx.cleanup);
     const r = await pollTerminal(zkConfig(sim.port, { transport: 'tcp', timeoutMs: 10_000 }), fx.deps);
@@ -21,7 +23,9 @@ describe('ZK polling: volume', () => {
   }, 60_000);
 
   it('downloads 10,000 punches intact over UDP', async () => {
-    const sim = await startTerminalSim({ generate: { users: 50, punches: 10_000, startTime: '2024-01-01 06:00:00', seed: 4 } });
+    const sim = await startTerminalSim({
+      generate: { users: 50, punches: 10_000, startTime: '2024-01-01 06:00:00', seed: 4 },
+    });
     const fx = journalFixture();
     cleanups.push(() => sim.stop(), fx.cleanup);
     const r = await pollTerminal(zkConfig(sim.port, { transport: 'udp', timeoutMs: 5000 }), fx.deps);

@@ -11,10 +11,16 @@ export function registerCheck(program: Command): void {
         'one PASS/WARN/FAIL line each with the fix to try; exit 0 when nothing failed, 78 bad config, 1 otherwise',
     )
     .option('--json', 'machine-readable output')
-    .option('--quick', 'health check: config, journal (read-only) and status log freshness only; no network; exit 0 or 1')
+    .option(
+      '--quick',
+      'health check: config, journal (read-only) and status log freshness only; no network; exit 0 or 1',
+    )
     .action(
       action(async (opts: { json?: boolean; quick?: boolean }, cmd: Command) => {
-        const report = await runChecks({ configPath: globalOptions(cmd).config ?? DEFAULT_CONFIG_PATH, quick: opts.quick ?? false });
+        const report = await runChecks({
+          configPath: globalOptions(cmd).config ?? DEFAULT_CONFIG_PATH,
+          quick: opts.quick ?? false,
+        });
         process.stdout.write(opts.json ? formatReportJson(report) : formatReport(report));
         return report.exitCode;
       }),

@@ -7,7 +7,9 @@ import { action } from '../common.js';
 export function registerDemo(program: Command): void {
   program
     .command('demo')
-    .description('rehearse on one machine: a simulated terminal, a simulated HRMS and the daemon, on loopback (Ctrl-C stops)')
+    .description(
+      'rehearse on one machine: a simulated terminal, a simulated HRMS and the daemon, on loopback (Ctrl-C stops)',
+    )
     .option('--demo-config <file>', 'demo config', join(packageRoot(), 'config', 'demo.yaml'))
     .option('--punch-every <seconds>', 'a punch on the simulated terminal every N seconds', '3')
     .action(

@@ -1,6 +1,13 @@
 import type { Command } from 'commander';
 import type { Config } from '../../config/schema.js';
-import { createEmployee, disableEmployee, fetchEmployees, updateEmployee, type EmployeeDeps, type FieldOptions } from '../../employees/commands.js';
+import {
+  createEmployee,
+  disableEmployee,
+  fetchEmployees,
+  updateEmployee,
+  type EmployeeDeps,
+  type FieldOptions,
+} from '../../employees/commands.js';
 import { importEmployees, type ImportCommandOptions } from '../../employees/import-command.js';
 import { readEmployeeExtras } from '../../employees/payload.js';
 import { TokenSource } from '../../hrms/token.js';
@@ -13,7 +20,9 @@ import { action, loadContext } from '../common.js';
  * sent; 66 the CSV cannot be read; 75 the HRMS unreachable; 77 the token refused; 78 bad config.
  */
 export function registerEmployees(program: Command): void {
-  const employees = program.command('employees').description('create, update, disable, fetch and import employees in the HRMS');
+  const employees = program
+    .command('employees')
+    .description('create, update, disable, fetch and import employees in the HRMS');
 
   const collect = (v: string, prev: string[] = []) => [...prev, v];
   const fieldOptions = (cmd: Command): Command =>
@@ -24,10 +33,17 @@ export function registerEmployees(program: Command): void {
       .option('--zone <zone>', 'zone ("null" sends null)')
       .option('--block <n>', 'user status as an integer (the usage examples send 0)')
       .option('--pan-attach <url>', 'URL of the PAN document (payload field "panAttach")')
-      .option('--field <key=value>', 'another payload field, e.g. a custom field mapped on the HRMS (repeatable)', collect)
+      .option(
+        '--field <key=value>',
+        'another payload field, e.g. a custom field mapped on the HRMS (repeatable)',
+        collect,
+      )
       .option('--json', 'print the HRMS answer as JSON');
 
-  const withClient = async (cmd: Command, run: (deps: EmployeeDeps, config: Config) => Promise<number>): Promise<number> => {
+  const withClient = async (
+    cmd: Command,
+    run: (deps: EmployeeDeps, config: Config) => Promise<number>,
+  ): Promise<number> => {
     const ctx = loadContext(cmd, { logToStderr: true });
     const extras = readEmployeeExtras(ctx.config.employees);
     const client = new HrmsUsers({
@@ -38,14 +54,17 @@ export function registerEmployees(program: Command): void {
       logger: ctx.logger,
     });
     try {
-      return await run({
-        client,
-        out: process.stdout,
-        err: process.stderr,
-        identifyBy: extras.identifyBy,
-        types: extras.types,
-        required: ctx.config.employees.required,
-      }, ctx.config);
+      return await run(
+        {
+          client,
+          out: process.stdout,
+          err: process.stderr,
+          identifyBy: extras.identifyBy,
+          types: extras.types,
+          required: ctx.config.employees.required,
+        },
+        ctx.config,
+      );
     } finally {
       await client.close();
     }
@@ -67,14 +86,20 @@ export function registerEmployees(program: Command): void {
     .option('--name <name>', 'employee name')
     .option('--email <email>', 'official e-mail address');
   fieldOptions(update).action(
-    action(async (username: string, opts: FieldOptions, cmd: Command) => withClient(cmd, (deps) => updateEmployee(username, opts, deps))),
+    action(async (username: string, opts: FieldOptions, cmd: Command) =>
+      withClient(cmd, (deps) => updateEmployee(username, opts, deps)),
+    ),
   );
 
   employees
     .command('disable <username>')
     .description('disable the account ({"delete": "true", "username": ...}); the HRMS keeps its history')
     .option('--json', 'print the HRMS answer as JSON')
-    .action(action(async (username: string, opts: { json?: boolean }, cmd: Command) => withClient(cmd, (deps) => disableEmployee(username, opts, deps))));
+    .action(
+      action(async (username: string, opts: { json?: boolean }, cmd: Command) =>
+        withClient(cmd, (deps) => disableEmployee(username, opts, deps)),
+      ),
+    );
 
   employees
     .command('fetch')
@@ -84,8 +109,15 @@ export function registerEmployees(program: Command): void {
     .option('--designation <designation>', 'designation filter')
     .option('--json', 'print the records as JSON')
     .action(
-      action(async (opts: { status?: string; department?: string; designation?: string; json?: boolean }, cmd: Command) =>
-        withClient(cmd, (deps) => fetchEmployees({ status: opts.status, department: opts.department, designation: opts.designation }, { json: opts.json }, deps)),
+      action(
+        async (opts: { status?: string; department?: string; designation?: string; json?: boolean }, cmd: Command) =>
+          withClient(cmd, (deps) =>
+            fetchEmployees(
+              { status: opts.status, department: opts.department, designation: opts.designation },
+              { json: opts.json },
+              deps,
+            ),
+          ),
       ),
     );
 
@@ -97,7 +129,9 @@ export function registerEmployees(program: Command): void {
     .option('--quiet', 'list only the rows not applied (failed, invalid, skipped)')
     .action(
       action(async (file: string, opts: ImportCommandOptions, cmd: Command) =>
-        withClient(cmd, (deps, config) => importEmployees(file, opts, { ...deps, err: process.stderr, columns: config.employees.columns })),
+        withClient(cmd, (deps, config) =>
+          importEmployees(file, opts, { ...deps, err: process.stderr, columns: config.employees.columns }),
+        ),
       ),
     );
 }

@@ -35,7 +35,11 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
   const deliverer = new Deliverer({
     queue: journal,
     state: journal.deliveryState,
-    tokens: new TokenSource({ tokenFile: config.hrms.tokenFile, secrets: ctx.secrets, ...(opts.env ? { env: opts.env } : {}) }),
+    tokens: new TokenSource({
+      tokenFile: config.hrms.tokenFile,
+      secrets: ctx.secrets,
+      ...(opts.env ? { env: opts.env } : {}),
+    }),
     hrms: config.hrms,
     delivery: config.delivery,
     logger: ctx.logger,
@@ -68,7 +72,12 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
 
 function summaryLine(r: DrainReport, c: JournalCounts): string {
   const sent = [`${r.delivered} delivered`, `${r.duplicates} already recorded`, `${r.rejected} rejected`].join(', ');
-  const left = [`${c.pending} pending`, `${c.rejected} rejected`, `${c.dead} dead`, `${c.quarantined} quarantined`].join(', ');
+  const left = [
+    `${c.pending} pending`,
+    `${c.rejected} rejected`,
+    `${c.dead} dead`,
+    `${c.quarantined} quarantined`,
+  ].join(', ');
   return `flush: ${sent} (${r.requests} request${r.requests === 1 ? '' : 's'}); left: ${left}`;
 }
 
@@ -89,7 +98,8 @@ function problemLine(r: DrainReport): string | undefined {
 
 function parseSeconds(v: string): number {
   const n = Number(v);
-  if (!/^\d+(\.\d+)?$/.test(v.trim()) || !Number.isFinite(n)) throw new InvalidArgumentError('must be a number of seconds (>= 0)');
+  if (!/^\d+(\.\d+)?$/.test(v.trim()) || !Number.isFinite(n))
+    throw new InvalidArgumentError('must be a number of seconds (>= 0)');
   return n;
 }
 
@@ -98,7 +108,12 @@ export function registerFlush(program: Command): void {
     .command('flush')
     .description('deliver what is deliverable now, then exit: 0 when nothing is left pending, 75 otherwise')
     .option('--all', 'also send rejected punches now, ignoring their retry time')
-    .option('--max-wait <seconds>', 'keep retrying temporary failures for up to this long', parseSeconds, DEFAULT_MAX_WAIT_SECONDS)
+    .option(
+      '--max-wait <seconds>',
+      'keep retrying temporary failures for up to this long',
+      parseSeconds,
+      DEFAULT_MAX_WAIT_SECONDS,
+    )
     .action(
       action(async (o: { all?: boolean; maxWait: number }, cmd: Command) =>
         runFlush(loadContext(cmd, { logToStderr: true }), { all: o.all ?? false, maxWaitSeconds: o.maxWait }),

@@ -8,11 +8,18 @@ export function registerImport(program: Command): void {
     .command('import')
     .description('load punches from ZKTeco USB exports (*_attlog.dat) or CSV (biometriccode,logDate[,terminal])')
     .argument('<files...>', 'files to import')
-    .option('--terminal <name>', "count the punches as this terminal's, so they deduplicate with what is polled from it")
+    .option(
+      '--terminal <name>',
+      "count the punches as this terminal's, so they deduplicate with what is polled from it",
+    )
     .action(
       action((files: string[], opts: { terminal?: string }, cmd: Command) =>
         withJournal(cmd, (ctx, journal) => {
-          if (opts.terminal && opts.terminal !== IMPORT_SOURCE && !ctx.config.terminals.some((t) => t.name === opts.terminal)) {
+          if (
+            opts.terminal &&
+            opts.terminal !== IMPORT_SOURCE &&
+            !ctx.config.terminals.some((t) => t.name === opts.terminal)
+          ) {
             throw new ExitError(`--terminal: no terminal named "${opts.terminal}" in the config`, EXIT.CONFIG);
           }
           // Imported punches of a named terminal carry its last known serial, so they match polled ones.
@@ -24,7 +31,8 @@ export function registerImport(program: Command): void {
               r = importFile(file, journal, { terminal: opts.terminal, deviceOf });
             } catch (e) {
               const code = (e as NodeJS.ErrnoException).code;
-              if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') throw new ExitError(`${file}: cannot read (${code})`, EXIT.NOINPUT);
+              if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR')
+                throw new ExitError(`${file}: cannot read (${code})`, EXIT.NOINPUT);
               throw e;
             }
             for (const b of r.bad) process.stderr.write(`${file}:${b.line}: ${b.reason}\n`);

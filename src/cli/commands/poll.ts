@@ -15,7 +15,8 @@ export function registerPoll(program: Command): void {
         withJournal(cmd, async (ctx, journal) => {
           const zk = ctx.config.terminals.filter((t): t is ZkTerminalConfig => t.kind === 'zk' && t.enabled);
           const chosen = opts.terminal ? zk.filter((t) => t.name === opts.terminal) : zk;
-          if (opts.terminal && chosen.length === 0) throw new ExitError(`--terminal: no enabled zk terminal named "${opts.terminal}"`, EXIT.CONFIG);
+          if (opts.terminal && chosen.length === 0)
+            throw new ExitError(`--terminal: no enabled zk terminal named "${opts.terminal}"`, EXIT.CONFIG);
           const deps = sourceDepsFor(journal, ctx.logger, ctx.clock);
           // Terminals are polled side by side: one slow terminal does not hold up the others.
           const results = await Promise.all(chosen.map((t) => pollTerminal(t, deps)));

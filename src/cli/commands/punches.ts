@@ -3,7 +3,12 @@ import { PUNCH_STATES, type PunchState, type StoredPunch } from '../../journal/t
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, withJournal } from '../common.js';
 
-interface ListOptions { state?: string; terminal?: string; json?: boolean; limit?: string }
+interface ListOptions {
+  state?: string;
+  terminal?: string;
+  json?: boolean;
+  limit?: string;
+}
 
 function parseState(s: string | undefined): PunchState | undefined {
   if (s === undefined) return undefined;
@@ -27,7 +32,16 @@ const csvCell = (v: unknown) => {
 };
 
 const CSV_COLUMNS: (keyof StoredPunch)[] = [
-  'devicelogId', 'terminal', 'device', 'biometricCode', 'logTime', 'verifyType', 'punchState', 'state', 'attempts', 'lastMessage',
+  'devicelogId',
+  'terminal',
+  'device',
+  'biometricCode',
+  'logTime',
+  'verifyType',
+  'punchState',
+  'state',
+  'attempts',
+  'lastMessage',
 ];
 
 export function registerPunches(program: Command): void {
@@ -41,7 +55,11 @@ export function registerPunches(program: Command): void {
     .action(
       action((opts: ListOptions, cmd: Command) =>
         withJournal(cmd, (ctx, journal) => {
-          const rows = journal.queries.list({ state: parseState(opts.state), terminal: opts.terminal, limit: Number(opts.limit) || 100 });
+          const rows = journal.queries.list({
+            state: parseState(opts.state),
+            terminal: opts.terminal,
+            limit: Number(opts.limit) || 100,
+          });
           for (const r of rows) {
             process.stdout.write(
               opts.json
@@ -62,7 +80,8 @@ export function registerPunches(program: Command): void {
       action((_opts: unknown, cmd: Command) => {
         const opts = subOptions(cmd);
         const state = opts.state ?? 'rejected';
-        if (state !== 'rejected' && state !== 'dead') throw new ExitError('--state: must be rejected or dead', EXIT.CONFIG);
+        if (state !== 'rejected' && state !== 'dead')
+          throw new ExitError('--state: must be rejected or dead', EXIT.CONFIG);
         return withJournal(cmd, (_ctx, journal) => {
           const n = journal.queries.retry({ state, terminal: opts.terminal });
           process.stdout.write(`${n} ${state} punches queued again\n`);

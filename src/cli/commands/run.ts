@@ -17,60 +17,67 @@ export function registerRun(program: Command): void {
     .description('run the gateway: poll terminals, journal punches, deliver them to the HRMS (systemd service)')
     .action(
       action(async (_opts: unknown, cmd: Command) => {
-      const ctx = loadContext(cmd);
-      const { logger } = ctx;
-      const notifier = createNotifier(process.env, logger);
-      let daemon: Daemon;
-      const fatal = (err: unknown) => {
-        const e = err as { code?: string; message?: string };
-        logger.fatal({ code: e.code }, `fatal: the journal cannot be written (${e.code ?? 'error'}: ${e.message ?? String(err)}); exiting so that systemd restarts punchgate`);
-        process.exit(EXIT_IOERR);
-      };
-      try {
-        daemon = new Daemon(ctx, { configPath: globalOptions(cmd).config ?? DEFAULT_CONFIG_PATH, notifier, onFatal: fatal });
-      } catch (e) {
-        if (e instanceof JournalLockedError) throw new ExitError(e.message, EXIT.TEMPFAIL);
-        throw e;
-      }
-      process.on('uncaughtException', (e) => {
-        logger.fatal({ err: e }, 'unexpected error; exiting so that systemd restarts punchgate');
-        process.exit(70);
-      });
-      process.on('unhandledRejection', (e) => {
-        logger.fatal({ err: e }, 'unexpected error; exiting so that systemd restarts punchgate');
-        process.exit(70);
-      });
-
-      let signalled = false;
-      const onStop = (signal: NodeJS.Signals) => {
-        if (signalled) {
-          // Every journal write is a synchronous transaction: exiting now loses nothing;
-          // punches of an in-flight batch go back to pending at the next start.
-          logger.warn({ signal }, 'second signal: exiting at once');
-          process.exit(EXIT.OK);
+        const ctx = loadContext(cmd);
+        const { logger } = ctx;
+        const notifier = createNotifier(process.env, logger);
+        let daemon: Daemon;
+        const fatal = (err: unknown) => {
+          const e = err as { code?: string; message?: string };
+          logger.fatal(
+            { code: e.code },
+            `fatal: the journal cannot be written (${e.code ?? 'error'}: ${e.message ?? String(err)}); exiting so that systemd restarts punchgate`,
+          );
+          process.exit(EXIT_IOERR);
+        };
+        try {
+          daemon = new Daemon(ctx, {
+            configPath: globalOptions(cmd).config ?? DEFAULT_CONFIG_PATH,
+            notifier,
+            onFatal: fatal,
+          });
+        } catch (e) {
+          if (e instanceof JournalLockedError) throw new ExitError(e.message, EXIT.TEMPFAIL);
+          throw e;
         }
-        signalled = true;
-        logger.info({ signal }, 'stopping');
-        const bound = setTimeout(() => {
-          logger.warn({ boundMs: STOP_BOUND_MS }, 'stop took too long: exiting anyway (nothing is lost)');
-          process.exit(EXIT.OK);
-        }, STOP_BOUND_MS);
-        bound.unref();
-        daemon
-          .stop()
-          .then(() => {
-            notifier.close();
+        process.on('uncaughtException', (e) => {
+          logger.fatal({ err: e }, 'unexpected error; exiting so that systemd restarts punchgate');
+          process.exit(70);
+        });
+        process.on('unhandledRejection', (e) => {
+          logger.fatal({ err: e }, 'unexpected error; exiting so that systemd restarts punchgate');
+          process.exit(70);
+        });
+
+        let signalled = false;
+        const onStop = (signal: NodeJS.Signals) => {
+          if (signalled) {
+            // Every journal write is a synchronous transaction: exiting now loses nothing;
+            // punches of an in-flight batch go back to pending at the next start.
+            logger.warn({ signal }, 'second signal: exiting at once');
             process.exit(EXIT.OK);
-          })
-          .catch((e) => fatal(e));
-      };
-      process.on('SIGTERM', onStop);
-      process.on('SIGINT', onStop);
-      process.on('SIGHUP', () => {
-        logger.info('SIGHUP: reloading the config');
-        void daemon.reload();
-      });
-      await daemon.start();
+          }
+          signalled = true;
+          logger.info({ signal }, 'stopping');
+          const bound = setTimeout(() => {
+            logger.warn({ boundMs: STOP_BOUND_MS }, 'stop took too long: exiting anyway (nothing is lost)');
+            process.exit(EXIT.OK);
+          }, STOP_BOUND_MS);
+          bound.unref();
+          daemon
+            .stop()
+            .then(() => {
+              notifier.close();
+              process.exit(EXIT.OK);
+            })
+            .catch((e) => fatal(e));
+        };
+        process.on('SIGTERM', onStop);
+        process.on('SIGINT', onStop);
+        process.on('SIGHUP', () => {
+          logger.info('SIGHUP: reloading the config');
+          void daemon.reload();
+        });
+        await daemon.start();
       }),
     );
 }

@@ -38,7 +38,8 @@ const bad = (msg: string) => new ExitError(msg, EXIT.CONFIG);
 
 function int(name: string, v: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw bad(`${name}: must be an integer from ${min} to ${max}`);
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
+    throw bad(`${name}: must be an integer from ${min} to ${max}`);
   return Number(v);
 }
 
@@ -81,7 +82,11 @@ function readTokenFile(path: string): Array<{ token: string; expiresAt?: number 
   return out;
 }
 
-const list = (v: string | undefined) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const list = (v: string | undefined) =>
+  (v ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** Turns the command line into simulator options; throws ExitError(78) on a bad value. */
 export function buildSimOptions(o: SimHrmsCliOptions, warn: (line: string) => void): HrmsSimOptions {
@@ -110,7 +115,7 @@ export function buildSimOptions(o: SimHrmsCliOptions, warn: (line: string) => vo
   if (poison.length) faults.poisonCodes = poison;
 
   const check = oneOf('--roster-check', o.rosterCheck, ['auto', 'on', 'off'] as const);
-  const roster: RosterMode = check === 'on' ? 'employees' : check ?? (o.roster ? 'employees' : 'auto');
+  const roster: RosterMode = check === 'on' ? 'employees' : (check ?? (o.roster ? 'employees' : 'auto'));
   let employees: Array<Record<string, unknown>> | undefined;
   let lines: number[] = [];
   if (o.roster) {
@@ -159,7 +164,8 @@ export async function runSimHrms(o: SimHrmsCliOptions, io: SimIo): Promise<numbe
   } catch (e) {
     if (e instanceof ExitError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES') throw new ExitError(`cannot listen on ${o.host}:${o.port}: ${code}`, EXIT.TEMPFAIL);
+    if (code === 'EADDRINUSE' || code === 'EACCES')
+      throw new ExitError(`cannot listen on ${o.host}:${o.port}: ${code}`, EXIT.TEMPFAIL);
     throw bad(e instanceof Error ? e.message : String(e));
   }
   io.out(`HRMS simulator listening on ${sim.url}\n`);
@@ -169,21 +175,34 @@ export async function runSimHrms(o: SimHrmsCliOptions, io: SimIo): Promise<numbe
   return EXIT.OK;
 }
 
-
 const collect = (v: string, prev: string[]) => [...prev, v];
 
 export function registerSimHrms(program: Command): void {
   simCommand(program)
     .command('hrms')
-    .description('run an HRMS simulator (attendance push and user operations of the HRMS contract); needs no config file')
+    .description(
+      'run an HRMS simulator (attendance push and user operations of the HRMS contract); needs no config file',
+    )
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port (0: any free port)', '8080')
     .option('--token <token>', 'accepted bearer token (repeatable)', collect, [])
     .option('--token-file <file>', 'file with accepted tokens, one a line: TOKEN [EXPIRES-ISO]')
-    .option('--mapping <file>', 'field mapping (YAML/JSON): payloadField: {field: "Master Field", type: string|email|date|integer|url|boolean|nullable-string}')
-    .option('--roster <file>', 'employees at start, CSV with payload field names as header (username,name,email,biometriccode,...)')
-    .option('--roster-check <mode>', 'refuse punches of unknown or disabled employees: auto (when any employee exists), on, off')
-    .option('--mandatory <fields>', 'comma-separated fields required on create (default Username,Employee Name,Official Email)')
+    .option(
+      '--mapping <file>',
+      'field mapping (YAML/JSON): payloadField: {field: "Master Field", type: string|email|date|integer|url|boolean|nullable-string}',
+    )
+    .option(
+      '--roster <file>',
+      'employees at start, CSV with payload field names as header (username,name,email,biometriccode,...)',
+    )
+    .option(
+      '--roster-check <mode>',
+      'refuse punches of unknown or disabled employees: auto (when any employee exists), on, off',
+    )
+    .option(
+      '--mandatory <fields>',
+      'comma-separated fields required on create (default Username,Employee Name,Official Email)',
+    )
     .option('--identify-by <field>', 'username, email or employeeId', 'username')
     .option('--service-word <word>', 'path word in /api.php/system/<word>/updateUser', 'hrms')
     .option('--base-path <path>', 'path prefix before /api.php')
@@ -198,9 +217,12 @@ export function registerSimHrms(program: Command): void {
     .option('--token-expires-at <iso>', 'every token expires at this time')
     .option('--rate-limit <n>', 'requests per second before HTTP 429')
     .option('--max-batch <n>', 'largest batch before HTTP 413')
-    .option('--poison <code>', 'a batch holding this biometric code is refused with HTTP 400 (repeatable, or comma-separated)', collect, [])
+    .option(
+      '--poison <code>',
+      'a batch holding this biometric code is refused with HTTP 400 (repeatable, or comma-separated)',
+      collect,
+      [],
+    )
     .option('--seed <n>', 'seed of the fault rates')
-    .action(
-      action((o: SimHrmsCliOptions) => withConsoleIo((io) => runSimHrms(o, io))),
-    );
+    .action(action((o: SimHrmsCliOptions) => withConsoleIo((io) => runSimHrms(o, io))));
 }

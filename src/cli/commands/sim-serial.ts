@@ -2,7 +2,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidArgumentError, type Command } from 'commander';
-import { createPtyPair, SocatMissingError, startSerialSim, type LineEnding, type PtyPair } from '../../sim/serial/index.js';
+import {
+  createPtyPair,
+  SocatMissingError,
+  startSerialSim,
+  type LineEnding,
+  type PtyPair,
+} from '../../sim/serial/index.js';
 import { DEFAULT_SERIAL_PATTERN } from '../../sources/serial/line-parser.js';
 import { printable } from '../../sources/serial/noise-log.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
@@ -39,7 +45,8 @@ const STOPPED = Symbol('stopped');
 
 /** The command body, separate from signal handling so that tests can run it in-process. */
 export async function runSimSerial(o: SimSerialCliOptions, io: SimSerialIo): Promise<number> {
-  if (o.link !== undefined && o.device !== undefined) throw new ExitError('use --link or --device, not both', EXIT.CONFIG);
+  if (o.link !== undefined && o.device !== undefined)
+    throw new ExitError('use --link or --device, not both', EXIT.CONFIG);
   const stopped = io.until.then((): typeof STOPPED => STOPPED);
   let pair: PtyPair | null = null;
   try {
@@ -48,7 +55,9 @@ export async function runSimSerial(o: SimSerialCliOptions, io: SimSerialIo): Pro
       pair = await openPair(o.link ?? DEFAULT_SIM_LINK);
       io.err(
         `serial simulator: point a serial terminal (format: ${o.format}) at ${pair.devicePath}\n` +
-          (o.format === 'regex' ? `  lines look like 1042,2026-11-22 08:00:01 (default pattern ${DEFAULT_SERIAL_PATTERN})\n` : '') +
+          (o.format === 'regex'
+            ? `  lines look like 1042,2026-11-22 08:00:01 (default pattern ${DEFAULT_SERIAL_PATTERN})\n`
+            : '') +
           'waiting for a reader to open it...\n',
       );
       const ready = await Promise.race([pair.waitForPeer(), stopped]);
@@ -57,9 +66,19 @@ export async function runSimSerial(o: SimSerialCliOptions, io: SimSerialIo): Pro
       path = pair.peerPath;
     }
     const run = startSerialSim({
-      path, format: o.format, rate: o.rate, count: o.count, noise: o.noise, codes: o.codes,
-      split: o.split, seed: o.seed, lineEnding: o.eol, baudRate: o.baudRate,
-      onLine: o.quiet ? undefined : (line, kind) => io.out(kind === 'punch' ? `${line}\n` : `# noise: ${printable(line)}\n`),
+      path,
+      format: o.format,
+      rate: o.rate,
+      count: o.count,
+      noise: o.noise,
+      codes: o.codes,
+      split: o.split,
+      seed: o.seed,
+      lineEnding: o.eol,
+      baudRate: o.baudRate,
+      onLine: o.quiet
+        ? undefined
+        : (line, kind) => io.out(kind === 'punch' ? `${line}\n` : `# noise: ${printable(line)}\n`),
     });
     let result;
     try {
@@ -81,7 +100,8 @@ async function openPair(link: string): Promise<PtyPair> {
   try {
     return await createPtyPair(link, { waitForReader: true });
   } catch (e) {
-    if (e instanceof SocatMissingError) throw new ExitError(`${e.message}; or write to a real port with --device PATH`, EXIT.FAILURE);
+    if (e instanceof SocatMissingError)
+      throw new ExitError(`${e.message}; or write to a real port with --device PATH`, EXIT.FAILURE);
     throw new ExitError(`cannot create a pseudo-terminal at ${link}: ${(e as Error).message}`, EXIT.TEMPFAIL);
   }
 }
@@ -111,14 +131,20 @@ function codeList(v: string): string[] {
   return codes;
 }
 
-
 export function registerSimSerial(program: Command): void {
   simCommand(program)
     .command('serial')
-    .description('simulate a serial time clock or badge reader: creates a pseudo-terminal (socat) or writes to a device')
+    .description(
+      'simulate a serial time clock or badge reader: creates a pseudo-terminal (socat) or writes to a device',
+    )
     .option('--link <path>', `device path to create (its far end is PATH.sim); default ${DEFAULT_SIM_LINK}`)
     .option('--device <path>', 'write to this existing serial device instead of creating one')
-    .option('--format <format>', 'regex (CODE,YYYY-MM-DD HH:mm:ss lines) or card (card numbers)', choice(['regex', 'card'] as const), 'regex')
+    .option(
+      '--format <format>',
+      'regex (CODE,YYYY-MM-DD HH:mm:ss lines) or card (card numbers)',
+      choice(['regex', 'card'] as const),
+      'regex',
+    )
     .option('--rate <n>', 'punch lines per second (0: as fast as possible)', number(0, 1_000_000, false), 1)
     .option('--count <n>', 'punch lines to write (default: until Ctrl-C)', number(1, Number.MAX_SAFE_INTEGER, true))
     .option('--noise <r>', 'chance 0..1 of a garbage line after each punch line', number(0, 1, false), 0)
@@ -126,10 +152,18 @@ export function registerSimSerial(program: Command): void {
     .option('--split', 'write each line in two pieces with a pause between')
     .option('--seed <n>', 'seed of the noise', number(0, 2 ** 32 - 1, true))
     .option('--eol <eol>', 'line ending: crlf, lf or cr', choice(['crlf', 'lf', 'cr'] as const), 'crlf')
-    .option('--baud-rate <n>', 'baud rate for --device (a pseudo-terminal ignores it)', number(50, 4_000_000, true), 9600)
+    .option(
+      '--baud-rate <n>',
+      'baud rate for --device (a pseudo-terminal ignores it)',
+      number(50, 4_000_000, true),
+      9600,
+    )
     .option('--quiet', 'do not print the lines written')
-    .option('--linger <ms>', 'with --link: keep the device this long after the last line', number(0, 3_600_000, true), 1000)
-    .action(
-      action((o: SimSerialCliOptions) => withConsoleIo((io) => runSimSerial(o, io))),
-    );
+    .option(
+      '--linger <ms>',
+      'with --link: keep the device this long after the last line',
+      number(0, 3_600_000, true),
+      1000,
+    )
+    .action(action((o: SimSerialCliOptions) => withConsoleIo((io) => runSimSerial(o, io))));
 }

@@ -5,7 +5,13 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { CMD } from '../../sources/zk/protocol/constants.js';
 import { DataFileError, loadDataFiles } from '../../sim/terminal/data-file.js';
-import { DEFAULT_SERIAL, startTerminalSim, type SimPunch, type SimUser, type TerminalFaults } from '../../sim/terminal/index.js';
+import {
+  DEFAULT_SERIAL,
+  startTerminalSim,
+  type SimPunch,
+  type SimUser,
+  type TerminalFaults,
+} from '../../sim/terminal/index.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { createLogger } from '../../util/logger.js';
 import { Secrets } from '../../util/secrets.js';
@@ -37,7 +43,8 @@ interface SimTerminalOptions {
 function int(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (v: string): number => {
     const n = /^\d+$/.test(v.trim()) ? Number(v) : NaN;
-    if (!Number.isSafeInteger(n) || n < min || n > max) throw new InvalidArgumentError(`expected a whole number ${min}..${max}`);
+    if (!Number.isSafeInteger(n) || n < min || n > max)
+      throw new InvalidArgumentError(`expected a whole number ${min}..${max}`);
     return n;
   };
 }
@@ -88,7 +95,11 @@ async function runSimTerminal(opts: SimTerminalOptions, cmd: Command): Promise<n
   const g = globalOptions(cmd);
   const secrets = new Secrets();
   if (opts.commKey) secrets.add(opts.commKey);
-  const logger = createLogger({ level: g.logLevel ?? 'info', pretty: g.pretty ?? Boolean(process.stdout.isTTY), secrets });
+  const logger = createLogger({
+    level: g.logLevel ?? 'info',
+    pretty: g.pretty ?? Boolean(process.stdout.isTTY),
+    secrets,
+  });
 
   let users: SimUser[] = [];
   let punches: SimPunch[] = [];

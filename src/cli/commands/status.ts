@@ -11,7 +11,9 @@ export function registerStatus(program: Command): void {
       action((opts: { json?: boolean }, cmd: Command) =>
         withJournal(cmd, (ctx, journal) => {
           const report = buildStatus(journal, ctx.config, ctx.clock.now());
-          process.stdout.write(ctx.secrets.scrub(opts.json ? JSON.stringify(report, null, 2) + '\n' : formatStatus(report)));
+          process.stdout.write(
+            ctx.secrets.scrub(opts.json ? JSON.stringify(report, null, 2) + '\n' : formatStatus(report)),
+          );
         }),
       ),
     );

@@ -17,13 +17,16 @@ export function registerTerminals(program: Command): void {
         withJournal(cmd, (ctx, journal) => {
           const list = buildStatus(journal, ctx.config, ctx.clock.now()).terminals;
           if (opts.json) return void process.stdout.write(JSON.stringify(list, null, 2) + '\n');
-          process.stdout.write(`${'NAME'.padEnd(16)} ${'KIND'.padEnd(6)} ${'STATE'.padEnd(8)} ${'LAST POLL'.padEnd(21)} ${'SKEW'.padEnd(8)} ${'RECORDS'.padStart(8)} ${'USERS'.padStart(6)}  SERIAL\n`);
+          process.stdout.write(
+            `${'NAME'.padEnd(16)} ${'KIND'.padEnd(6)} ${'STATE'.padEnd(8)} ${'LAST POLL'.padEnd(21)} ${'SKEW'.padEnd(8)} ${'RECORDS'.padStart(8)} ${'USERS'.padStart(6)}  SERIAL\n`,
+          );
           for (const t of list) {
             const state = t.lastPollAt === null ? 'unknown' : t.online ? 'online' : 'offline';
             process.stdout.write(
               `${t.name.padEnd(16)} ${t.kind.padEnd(6)} ${state.padEnd(8)} ${when(t.lastPollAt).padEnd(21)} ${fmtSkew(t.skewSeconds).padEnd(8)} ${String(t.records ?? '-').padStart(8)} ${String(t.users ?? '-').padStart(6)}  ${t.serial}${t.previousSerial ? ` (was ${t.previousSerial})` : ''}\n`,
             );
-            if (t.lastError && !t.online) process.stdout.write(`${''.padEnd(16)} last error: ${ctx.secrets.scrub(t.lastError)}\n`);
+            if (t.lastError && !t.online)
+              process.stdout.write(`${''.padEnd(16)} last error: ${ctx.secrets.scrub(t.lastError)}\n`);
           }
         }),
       ),
@@ -44,14 +47,28 @@ export function registerTerminals(program: Command): void {
           await client.connect();
           const users = await client.getUsers();
           await client.disconnect();
-          if (opts.json) return void process.stdout.write(JSON.stringify(users.map(({ password: _p, ...u }) => u), null, 2) + '\n');
-          process.stdout.write(`${'UID'.padStart(5)}  ${'USER ID'.padEnd(24)} ${'NAME'.padEnd(24)} ${'ROLE'.padEnd(6)} CARD\n`);
+          if (opts.json)
+            return void process.stdout.write(
+              JSON.stringify(
+                users.map(({ password: _p, ...u }) => u),
+                null,
+                2,
+              ) + '\n',
+            );
+          process.stdout.write(
+            `${'UID'.padStart(5)}  ${'USER ID'.padEnd(24)} ${'NAME'.padEnd(24)} ${'ROLE'.padEnd(6)} CARD\n`,
+          );
           for (const u of users) {
-            process.stdout.write(`${String(u.uid).padStart(5)}  ${u.userId.padEnd(24)} ${u.name.padEnd(24)} ${(u.privilege === 14 ? 'admin' : 'user').padEnd(6)} ${u.card || ''}\n`);
+            process.stdout.write(
+              `${String(u.uid).padStart(5)}  ${u.userId.padEnd(24)} ${u.name.padEnd(24)} ${(u.privilege === 14 ? 'admin' : 'user').padEnd(6)} ${u.card || ''}\n`,
+            );
           }
         } catch (e) {
           client.destroy();
-          throw new ExitError(`${name}: ${ctx.secrets.scrub(e instanceof Error ? e.message : String(e))}`, EXIT.TEMPFAIL);
+          throw new ExitError(
+            `${name}: ${ctx.secrets.scrub(e instanceof Error ? e.message : String(e))}`,
+            EXIT.TEMPFAIL,
+          );
         }
       }),
     );

@@ -28,7 +28,8 @@ export function handleAdmin(method: string, route: string, body: Buffer, sim: Ad
       return ok(sim.faults());
     case 'POST faults': {
       const f = json();
-      if (f === null || typeof f !== 'object' || Array.isArray(f)) return failure(400, 'faults: body must be a JSON object');
+      if (f === null || typeof f !== 'object' || Array.isArray(f))
+        return failure(400, 'faults: body must be a JSON object');
       try {
         sim.setFaults(f as Partial<HrmsFaults>);
       } catch (e) {
@@ -38,8 +39,10 @@ export function handleAdmin(method: string, route: string, body: Buffer, sim: Ad
     }
     case 'POST tokens': {
       const t = json() as { token?: unknown; expiresAt?: unknown } | undefined;
-      if (!t || typeof t.token !== 'string' || t.token === '') return failure(400, 'tokens: body must be {"token": "...", "expiresAt"?: epoch ms}');
-      if (t.expiresAt !== undefined && typeof t.expiresAt !== 'number') return failure(400, 'tokens: expiresAt must be epoch ms');
+      if (!t || typeof t.token !== 'string' || t.token === '')
+        return failure(400, 'tokens: body must be {"token": "...", "expiresAt"?: epoch ms}');
+      if (t.expiresAt !== undefined && typeof t.expiresAt !== 'number')
+        return failure(400, 'tokens: expiresAt must be epoch ms');
       sim.addToken(t.token, t.expiresAt);
       return ok({ status: true });
     }

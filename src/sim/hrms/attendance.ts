@@ -28,8 +28,10 @@ function judge(p: unknown, ctx: AttendanceContext): { outcome: PunchOutcome; mes
   const { biometriccode: code, logDate } = p as Record<string, unknown>;
   if (code === undefined || code === null || code === '') return { outcome: 'invalid', message: MSG.codeRequired };
   if (typeof code !== 'string') return { outcome: 'invalid', message: MSG.codeNotString };
-  if (logDate === undefined || logDate === null || logDate === '') return { outcome: 'invalid_date', message: MSG.logDateRequired };
-  if (typeof logDate !== 'string' || !isLogTime(logDate)) return { outcome: 'invalid_date', message: MSG.invalidLogDate(logDate) };
+  if (logDate === undefined || logDate === null || logDate === '')
+    return { outcome: 'invalid_date', message: MSG.logDateRequired };
+  if (typeof logDate !== 'string' || !isLogTime(logDate))
+    return { outcome: 'invalid_date', message: MSG.invalidLogDate(logDate) };
   if (ctx.store.has(code, logDate)) return { outcome: 'duplicate', message: MSG.duplicate };
   if (ctx.rosterActive()) {
     const emp = ctx.employees.byBiometricCode(code);

@@ -17,7 +17,6 @@ export function defaultFaults(): HrmsFaults {
   };
 }
 
-
 function checkFaults(f: HrmsFaults): void {
   const problems: string[] = [];
   const rate = (k: 'errorRate' | 'resetRate' | 'nonJsonRate') => {
@@ -27,13 +26,17 @@ function checkFaults(f: HrmsFaults): void {
   rate('resetRate');
   rate('nonJsonRate');
   if (!(f.latencyMs >= 0)) problems.push('latencyMs: must be a number >= 0');
-  if (!(Number.isInteger(f.shortPayload) && f.shortPayload >= 0)) problems.push('shortPayload: must be an integer >= 0');
+  if (!(Number.isInteger(f.shortPayload) && f.shortPayload >= 0))
+    problems.push('shortPayload: must be an integer >= 0');
   if (f.rateLimitPerSecond !== null && !(Number.isInteger(f.rateLimitPerSecond) && f.rateLimitPerSecond >= 1)) {
     problems.push('rateLimitPerSecond: must be an integer >= 1 or null');
   }
-  if (f.maxBatch !== null && !(Number.isInteger(f.maxBatch) && f.maxBatch >= 1)) problems.push('maxBatch: must be an integer >= 1 or null');
-  if (f.tokenExpiresAt !== null && !Number.isFinite(f.tokenExpiresAt)) problems.push('tokenExpiresAt: must be epoch ms or null');
-  if (!Array.isArray(f.poisonCodes) || f.poisonCodes.some((c) => typeof c !== 'string')) problems.push('poisonCodes: must be an array of strings');
+  if (f.maxBatch !== null && !(Number.isInteger(f.maxBatch) && f.maxBatch >= 1))
+    problems.push('maxBatch: must be an integer >= 1 or null');
+  if (f.tokenExpiresAt !== null && !Number.isFinite(f.tokenExpiresAt))
+    problems.push('tokenExpiresAt: must be epoch ms or null');
+  if (!Array.isArray(f.poisonCodes) || f.poisonCodes.some((c) => typeof c !== 'string'))
+    problems.push('poisonCodes: must be an array of strings');
   if (typeof f.resetAfterProcessing !== 'boolean') problems.push('resetAfterProcessing: must be a boolean');
   if (!Number.isFinite(f.seed)) problems.push('seed: must be a number');
   if (problems.length) throw new Error(problems.join('; '));

@@ -39,7 +39,10 @@ export async function startHrmsSim(opts: HrmsSimOptions = {}): Promise<HrmsSim> 
   const users: UsersContext = {
     employees,
     mapping,
-    mandatory: resolveMandatory(opts.mandatory ?? DEFAULT_MANDATORY.filter((m) => Object.values(mapping).some((f) => f.field === m)), mapping),
+    mandatory: resolveMandatory(
+      opts.mandatory ?? DEFAULT_MANDATORY.filter((m) => Object.values(mapping).some((f) => f.field === m)),
+      mapping,
+    ),
     identifyBy,
   };
 

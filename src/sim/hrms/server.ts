@@ -30,7 +30,11 @@ export interface ServerState {
 
 type Route = 'attendance' | 'updateUser' | 'fetchEmployees';
 
-const METHODS: Record<Route, string[]> = { attendance: ['POST'], updateUser: ['POST'], fetchEmployees: ['GET', 'POST'] };
+const METHODS: Record<Route, string[]> = {
+  attendance: ['POST'],
+  updateUser: ['POST'],
+  fetchEmployees: ['GET', 'POST'],
+};
 
 function routeOf(path: string, s: ServerState): Route | null {
   if (s.basePath && !path.startsWith(s.basePath + '/')) return null;
@@ -111,19 +115,24 @@ async function handle(req: IncomingMessage, res: ServerResponse, s: ServerState)
   }
 
   const reply = async (): Promise<Reply | 'reset'> => {
-    if (path.startsWith('/__sim/')) return handleAdmin(req.method ?? 'GET', path.slice('/__sim/'.length), body, s.admin);
+    if (path.startsWith('/__sim/'))
+      return handleAdmin(req.method ?? 'GET', path.slice('/__sim/'.length), body, s.admin);
     if (!route) return failure(404, MSG.invalidPath);
-    if (!METHODS[route].includes(req.method ?? '')) return failure(405, MSG.methodNotAllowed(req.method ?? ''), { allow: METHODS[route].join(', ') });
+    if (!METHODS[route].includes(req.method ?? ''))
+      return failure(405, MSG.methodNotAllowed(req.method ?? ''), { allow: METHODS[route].join(', ') });
 
     const faults = s.faults.get();
     if (faults.latencyMs > 0) await sleep(faults.latencyMs);
     const retryAfter = s.faults.rateLimited(s.now());
-    if (retryAfter !== null) return failure(429, MSG.tooMany(faults.rateLimitPerSecond ?? 0), { 'retry-after': String(retryAfter) });
+    if (retryAfter !== null)
+      return failure(429, MSG.tooMany(faults.rateLimitPerSecond ?? 0), { 'retry-after': String(retryAfter) });
     const draw = s.faults.draw();
     if (draw.reset && !faults.resetAfterProcessing) return 'reset';
     if (draw.error) return failure(503, MSG.unavailable);
-    if (draw.nonJson) return { httpStatus: 200, body: NON_JSON_PAGE, raw: { contentType: 'text/html' }, summary: 'non-JSON page' };
-    if (!s.tokens.accepts(req.headers.authorization, s.now(), faults.tokenExpiresAt)) return failure(s.authHttpStatus, MSG.badToken);
+    if (draw.nonJson)
+      return { httpStatus: 200, body: NON_JSON_PAGE, raw: { contentType: 'text/html' }, summary: 'non-JSON page' };
+    if (!s.tokens.accepts(req.headers.authorization, s.now(), faults.tokenExpiresAt))
+      return failure(s.authHttpStatus, MSG.badToken);
 
     const r = operate(route, url, req, body, requestNo, s);
     return draw.reset ? 'reset' : r;

@@ -33,7 +33,9 @@ export class EmployeeStore {
   findBy(masterField: string, value: unknown): EmployeeRecord | undefined {
     const isEmail = Object.values(this.mapping).some((f) => f.field === masterField && f.type === 'email');
     const same = (a: unknown) =>
-      isEmail && typeof a === 'string' && typeof value === 'string' ? a.toLowerCase() === value.toLowerCase() : a === value;
+      isEmail && typeof a === 'string' && typeof value === 'string'
+        ? a.toLowerCase() === value.toLowerCase()
+        : a === value;
     return this.records.find((r) => same(r.master[masterField]));
   }
 

@@ -33,19 +33,28 @@ function fieldProblems(body: Record<string, unknown>, mapping: FieldMapping): st
     const m = mapping[name];
     if (!m) problems.push(MSG.notMapped(name));
     else if (!valueMatches(m.type, value)) problems.push(MSG.typeMismatch(name, m.type));
-    else if (name === BLOCK_FIELD && value !== 0 && value !== 1) problems.push(`${BLOCK_FIELD}: value must be 0 (Active) or 1 (Blocked)`);
+    else if (name === BLOCK_FIELD && value !== 0 && value !== 1)
+      problems.push(`${BLOCK_FIELD}: value must be 0 (Active) or 1 (Blocked)`);
   }
   return problems;
 }
 
-function uniquenessProblems(body: Record<string, unknown>, self: EmployeeRecord | undefined, ctx: UsersContext): string[] {
+function uniquenessProblems(
+  body: Record<string, unknown>,
+  self: EmployeeRecord | undefined,
+  ctx: UsersContext,
+): string[] {
   const problems: string[] = [];
   for (const name of UNIQUE_FIELDS) {
     const m = ctx.mapping[name];
     const v = body[name];
     if (!m || isAbsent(v) || name === ctx.identifyBy) continue;
-    const other = name === EMPLOYEE_ID_FIELD ? ctx.employees.findById(String(v)) ?? ctx.employees.findBy(m.field, v) : ctx.employees.findBy(m.field, v);
-    if (other && other !== self) problems.push(`${name}: value ${String(v)} already belongs to employee ${other.employeeId}`);
+    const other =
+      name === EMPLOYEE_ID_FIELD
+        ? (ctx.employees.findById(String(v)) ?? ctx.employees.findBy(m.field, v))
+        : ctx.employees.findBy(m.field, v);
+    if (other && other !== self)
+      problems.push(`${name}: value ${String(v)} already belongs to employee ${other.employeeId}`);
   }
   return problems;
 }
@@ -87,12 +96,17 @@ export function applyUserOperation(body: unknown, ctx: UsersContext): Reply {
 
   if (del === true) {
     if (problems.length) return failure(400, MSG.validation(problems));
-    if (idMapping && !valueMatches(idMapping.type, id)) return failure(400, MSG.validation([MSG.typeMismatch(ctx.identifyBy, idMapping.type)]));
+    if (idMapping && !valueMatches(idMapping.type, id))
+      return failure(400, MSG.validation([MSG.typeMismatch(ctx.identifyBy, idMapping.type)]));
     const rec = idMapping ? ctx.employees.findBy(idMapping.field, id) : undefined;
     if (!rec) return failure(404, MSG.notFound(String(id)));
     const blockMap = ctx.mapping[BLOCK_FIELD];
     ctx.employees.update(rec, blockMap ? { [blockMap.field]: 1 } : {}, true);
-    return { httpStatus: 200, body: { status: true, message: MSG.disabledEmployee }, summary: `disabled ${rec.employeeId}` };
+    return {
+      httpStatus: 200,
+      body: { status: true, message: MSG.disabledEmployee },
+      summary: `disabled ${rec.employeeId}`,
+    };
   }
 
   problems.push(...fieldProblems(b, ctx.mapping));
@@ -103,21 +117,30 @@ export function applyUserOperation(body: unknown, ctx: UsersContext): Reply {
     if (problems.length) return failure(400, MSG.validation(problems));
     const { [DELETE_FIELD]: _d, ...fields } = b;
     ctx.employees.update(existing, toMaster(fields, ctx.mapping), blockedFrom(b));
-    return { httpStatus: 200, body: { status: true, message: MSG.updated, data: recordData(existing) }, summary: `updated ${existing.employeeId}` };
+    return {
+      httpStatus: 200,
+      body: { status: true, message: MSG.updated, data: recordData(existing) },
+      summary: `updated ${existing.employeeId}`,
+    };
   }
 
   const idMaster = idMapping?.field;
-  const present = (master: string) => Object.entries(ctx.mapping).some(([p, m]) => m.field === master && !isAbsent(b[p]));
+  const present = (master: string) =>
+    Object.entries(ctx.mapping).some(([p, m]) => m.field === master && !isAbsent(b[p]));
   const others = ctx.mandatory.filter((m) => m !== idMaster);
   if (!isAbsent(id) && others.length > 0 && !others.some(present)) {
     return problems.length ? failure(400, MSG.validation(problems)) : failure(404, MSG.notFound(String(id)));
   }
   const reverse = new Map(Object.entries(ctx.mapping).map(([p, m]) => [m.field, p]));
-  for (const m of ctx.mandatory) if (!present(m) && m !== idMaster) problems.push(`mandatory field ${m} (${reverse.get(m) ?? m}) is missing`);
+  for (const m of ctx.mandatory)
+    if (!present(m) && m !== idMaster) problems.push(`mandatory field ${m} (${reverse.get(m) ?? m}) is missing`);
   if (problems.length) return failure(400, MSG.validation(problems));
 
   const { [DELETE_FIELD]: _d, ...fields } = b;
-  const employeeId = typeof b[EMPLOYEE_ID_FIELD] === 'string' && b[EMPLOYEE_ID_FIELD] !== '' ? b[EMPLOYEE_ID_FIELD] : ctx.employees.nextId();
+  const employeeId =
+    typeof b[EMPLOYEE_ID_FIELD] === 'string' && b[EMPLOYEE_ID_FIELD] !== ''
+      ? b[EMPLOYEE_ID_FIELD]
+      : ctx.employees.nextId();
   const master = toMaster(fields, ctx.mapping);
   const idField = ctx.mapping[EMPLOYEE_ID_FIELD];
   if (idField) master[idField.field] = employeeId;
@@ -125,10 +148,15 @@ export function applyUserOperation(body: unknown, ctx: UsersContext): Reply {
   if (blockMap && master[blockMap.field] === undefined) master[blockMap.field] = 0;
   const rec: EmployeeRecord = { employeeId, master, blocked: b[BLOCK_FIELD] === 1 };
   ctx.employees.add(rec);
-  return { httpStatus: 200, body: { status: true, message: MSG.created, data: recordData(rec) }, summary: `created ${employeeId}` };
+  return {
+    httpStatus: 200,
+    body: { status: true, message: MSG.created, data: recordData(rec) },
+    summary: `created ${employeeId}`,
+  };
 }
 
-const sameText = (a: unknown, b: string) => a !== undefined && a !== null && String(a).toLowerCase() === b.toLowerCase();
+const sameText = (a: unknown, b: string) =>
+  a !== undefined && a !== null && String(a).toLowerCase() === b.toLowerCase();
 
 /**
  * Fetch Employee Master Data: filters status (active|blocked|all), department, designation,

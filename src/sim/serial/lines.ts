@@ -31,7 +31,6 @@ export interface SimLineOptions {
 export const DEFAULT_REGEX_CODES: readonly string[] = Array.from({ length: 20 }, (_, i) => String(1001 + i));
 const FIRST_CARD = 4_521_000;
 
-
 export class SimLines {
   private readonly random: () => number;
   private index = 0;
@@ -42,7 +41,8 @@ export class SimLines {
   constructor(private readonly opts: SimLineOptions) {
     this.random = seededRandom(opts.seed ?? 1);
     const count = opts.count;
-    const startAt = opts.startAt ?? (count !== undefined && Number.isFinite(count) ? opts.clock.now() - count * 1000 : null);
+    const startAt =
+      opts.startAt ?? (count !== undefined && Number.isFinite(count) ? opts.clock.now() - count * 1000 : null);
     this.startWall = startAt === null ? null : wallToCalendarMs(wallClockAt(startAt, opts.timezone));
   }
 
@@ -95,5 +95,12 @@ function wallToCalendarMs(wall: string): number {
 
 function calendarMsToWall(ms: number): string {
   const t = new Date(ms);
-  return formatLogTime(t.getUTCFullYear(), t.getUTCMonth() + 1, t.getUTCDate(), t.getUTCHours(), t.getUTCMinutes(), t.getUTCSeconds());
+  return formatLogTime(
+    t.getUTCFullYear(),
+    t.getUTCMonth() + 1,
+    t.getUTCDate(),
+    t.getUTCHours(),
+    t.getUTCMinutes(),
+    t.getUTCSeconds(),
+  );
 }

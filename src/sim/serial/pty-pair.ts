@@ -87,7 +87,8 @@ export async function createPtyPair(linkPath: string, opts: PtyPairOptions = {})
     const deadline = timeoutMs === undefined ? Infinity : Date.now() + timeoutMs;
     while (!paths.every((p) => existsSync(p))) {
       if (spawnError) throw spawnError;
-      if (exitCode !== undefined) throw new Error(`socat ended (code ${exitCode}): ${stderr.join('').trim().slice(-500)}`);
+      if (exitCode !== undefined)
+        throw new Error(`socat ended (code ${exitCode}): ${stderr.join('').trim().slice(-500)}`);
       if (Date.now() > deadline) throw new Error(`socat did not create ${paths.join(' and ')} within ${timeoutMs} ms`);
       await sleep(10);
     }

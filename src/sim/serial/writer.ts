@@ -69,8 +69,14 @@ async function run(opts: SerialSimOptions, isStopped: () => boolean): Promise<Se
   const rate = opts.rate ?? 1;
   const eol = ENDINGS[opts.lineEnding ?? 'crlf'];
   const lines = new SimLines({
-    format: opts.format, codes: opts.codes, count, startAt: opts.startAt, timezone: opts.timezone,
-    noise: opts.noise, seed: opts.seed, clock: opts.clock ?? systemClock,
+    format: opts.format,
+    codes: opts.codes,
+    count,
+    startAt: opts.startAt,
+    timezone: opts.timezone,
+    noise: opts.noise,
+    seed: opts.seed,
+    clock: opts.clock ?? systemClock,
   });
   const result: SerialSimResult = { punches: 0, noise: 0, bytes: 0 };
   const { SerialPort } = await loadSerialport();
@@ -93,7 +99,7 @@ async function run(opts: SerialSimOptions, isStopped: () => boolean): Promise<Se
       const due = rate > 0 ? Math.floor(((Date.now() - started) * rate) / 1000) + 1 : Infinity;
       const n = Math.min(count - result.punches, due - result.punches, opts.split ? 1 : BATCH);
       if (n <= 0) {
-        await sleep(Math.max(1, started + ((result.punches * 1000) / rate) - Date.now()));
+        await sleep(Math.max(1, started + (result.punches * 1000) / rate - Date.now()));
         continue;
       }
       const batch: { line: string; kind: 'punch' | 'noise' }[] = [];

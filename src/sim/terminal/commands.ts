@@ -14,7 +14,11 @@ import { LOG_CAPACITY, USER_CAPACITY } from './terminal-state.js';
 
 /** Commands that simply succeed (the simulator has nothing to do for them). */
 const PLAIN_OK = new Set<number>([
-  CMD.ENABLEDEVICE, CMD.DISABLEDEVICE, CMD.REFRESHDATA, CMD.STARTVERIFY, CMD.CANCELCAPTURE,
+  CMD.ENABLEDEVICE,
+  CMD.DISABLEDEVICE,
+  CMD.REFRESHDATA,
+  CMD.STARTVERIFY,
+  CMD.CANCELCAPTURE,
 ]);
 
 export function runCommand(s: ZkSession, req: ZkPacket): WriteUnit[] {
@@ -47,9 +51,14 @@ export function runCommand(s: ZkSession, req: ZkPacket): WriteUnit[] {
       const users = state.userView().length;
       const records = state.punchView().length;
       const data = encodeFreeSizes({
-        users, records, admins: state.userView().filter((u) => (u.privilege ?? 0) >= 14).length,
-        fingerprintCapacity: USER_CAPACITY, userCapacity: USER_CAPACITY, recordCapacity: LOG_CAPACITY,
-        fingerprintsFree: USER_CAPACITY, usersFree: Math.max(0, USER_CAPACITY - users),
+        users,
+        records,
+        admins: state.userView().filter((u) => (u.privilege ?? 0) >= 14).length,
+        fingerprintCapacity: USER_CAPACITY,
+        userCapacity: USER_CAPACITY,
+        recordCapacity: LOG_CAPACITY,
+        fingerprintsFree: USER_CAPACITY,
+        usersFree: Math.max(0, USER_CAPACITY - users),
         recordsFree: Math.max(0, LOG_CAPACITY - records),
       });
       return one(CMD.ACK_OK, data);

@@ -68,12 +68,14 @@ export function loadDataFiles(files: readonly string[]): LoadedData {
   }
   for (const { raw, where } of rawPunches) {
     try {
-      out.punches.push(normalizePunch({
-        userId: str(raw.userId, 'userId'),
-        logTime: str(raw.logTime, 'logTime'),
-        verifyType: optInt(raw.verifyType, 'verifyType'),
-        state: optInt(raw.state, 'state'),
-      }));
+      out.punches.push(
+        normalizePunch({
+          userId: str(raw.userId, 'userId'),
+          logTime: str(raw.logTime, 'logTime'),
+          verifyType: optInt(raw.verifyType, 'verifyType'),
+          state: optInt(raw.state, 'state'),
+        }),
+      );
     } catch (e) {
       out.problems.push(`${where}: ${(e as Error).message}`);
     }
@@ -89,7 +91,10 @@ export function loadDataFiles(files: readonly string[]): LoadedData {
   return out;
 }
 
-function readJson(file: string, text: string): { users: { raw: Raw; where: string }[]; punches: { raw: Raw; where: string }[] } {
+function readJson(
+  file: string,
+  text: string,
+): { users: { raw: Raw; where: string }[]; punches: { raw: Raw; where: string }[] } {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -139,7 +144,6 @@ function readCsv(file: string, text: string, problems: string[]) {
   });
   return { users, punches };
 }
-
 
 function str(v: unknown, what: string): string {
   if (typeof v === 'string') return v;

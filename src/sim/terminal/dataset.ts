@@ -3,7 +3,12 @@
  * 72/40-byte records over TCP, 28/16-byte records over UDP (old-firmware layouts).
  */
 import {
-  encodeAttendance16, encodeAttendance40, encodeDataset, encodeUser28, encodeUser72, type ZkUser,
+  encodeAttendance16,
+  encodeAttendance40,
+  encodeDataset,
+  encodeUser28,
+  encodeUser72,
+  type ZkUser,
 } from '../../sources/zk/protocol/records.js';
 import type { Transport } from './session.js';
 import type { TerminalState } from './terminal-state.js';

@@ -26,7 +26,8 @@ export function startDownload(s: ZkSession, req: ZkPacket): WriteUnit[] {
   const { faults, state, directThreshold, logger, datasets } = s.ctx;
   const kind = requestedKind(req.data);
   if (faults.current.errorOnDataWrrq || kind === null) {
-    if (kind === null) logger.debug({ session: s.id, data: req.data.toString('hex') }, 'DATA_WRRQ for an unknown dataset');
+    if (kind === null)
+      logger.debug({ session: s.id, data: req.data.toString('hex') }, 'DATA_WRRQ for an unknown dataset');
     return [[s.reply(req, CMD.ACK_ERROR)]];
   }
   const dataset = datasets.get(kind, s.transport, state);
@@ -71,7 +72,10 @@ export function serveChunk(s: ZkSession, req: ZkPacket): WriteUnit[] {
   for (let off = 0, index = 0; off < length; off += limit, index++) {
     const data = ds.subarray(start + off, start + Math.min(off + limit, length));
     // Device captures carry the packet's index within the chunk in the session field.
-    packets.push({ packet: encodePacket({ command: CMD.DATA, sessionId: index, replyId: req.replyId, data }), datasetBytes: data.length });
+    packets.push({
+      packet: encodePacket({ command: CMD.DATA, sessionId: index, replyId: req.replyId, data }),
+      datasetBytes: data.length,
+    });
   }
   const ack = s.reply(req, CMD.ACK_OK);
   for (const p of packets.slice(0, -1)) units.push([p]);

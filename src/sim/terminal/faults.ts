@@ -37,9 +37,14 @@ export function checkFaults(f: Partial<TerminalFaults>): Partial<TerminalFaults>
   }
   if ('splitPackets' in f) out.splitPackets = positiveOrNull(f.splitPackets, 'splitPackets');
   if ('maxSessions' in f) out.maxSessions = positiveOrNull(f.maxSessions, 'maxSessions', 0);
-  if ('slowLinkBytesPerSecond' in f) out.slowLinkBytesPerSecond = positiveOrNull(f.slowLinkBytesPerSecond, 'slowLinkBytesPerSecond');
+  if ('slowLinkBytesPerSecond' in f)
+    out.slowLinkBytesPerSecond = positiveOrNull(f.slowLinkBytesPerSecond, 'slowLinkBytesPerSecond');
   if ('disconnectMidTransferAfterBytes' in f) {
-    out.disconnectMidTransferAfterBytes = positiveOrNull(f.disconnectMidTransferAfterBytes, 'disconnectMidTransferAfterBytes', 0);
+    out.disconnectMidTransferAfterBytes = positiveOrNull(
+      f.disconnectMidTransferAfterBytes,
+      'disconnectMidTransferAfterBytes',
+      0,
+    );
   }
   return out;
 }

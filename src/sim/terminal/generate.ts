@@ -15,7 +15,6 @@ export interface GenerateSpec {
   seed?: number;
 }
 
-
 const FIRST_NAMES = ['Ana', 'Ben', 'Chen', 'Dara', 'Eli', 'Femi', 'Gita', 'Hugo', 'Ines', 'Jon', 'Kofi', 'Lena'];
 
 /**
@@ -42,7 +41,11 @@ export function generateUsers(count: number, existing: readonly SimUser[], seed 
  * Punches of `users` in time order from `startTime`, a few seconds to a few minutes apart,
  * alternating in/out per user.
  */
-export function generatePunches(count: number, users: readonly SimUser[], spec: { startTime?: string; seed?: number } = {}): SimPunch[] {
+export function generatePunches(
+  count: number,
+  users: readonly SimUser[],
+  spec: { startTime?: string; seed?: number } = {},
+): SimPunch[] {
   if (count > 0 && users.length === 0) throw new RangeError('cannot generate punches without users');
   const rnd = seededRandom((spec.seed ?? 1) ^ 0x9e3779b9);
   const lastState = new Map<string, number>();

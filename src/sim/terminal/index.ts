@@ -103,7 +103,14 @@ function defaultPicker(state: TerminalState): () => SimPunch {
 }
 
 /** TCP and UDP on the same port; with port 0, retries until a port is free on both. */
-async function bindBoth(ctx: SimContext, ids: SessionIds, host: string, port: number, useTcp: boolean, useUdp: boolean) {
+async function bindBoth(
+  ctx: SimContext,
+  ids: SessionIds,
+  host: string,
+  port: number,
+  useTcp: boolean,
+  useUdp: boolean,
+) {
   let lastError: unknown;
   for (let attempt = 0; attempt < (port === 0 ? BIND_ATTEMPTS : 1); attempt++) {
     const tcp = useTcp ? new TcpSide(ctx, ids) : null;

@@ -66,7 +66,10 @@ export class SessionPump {
           units = item.kind === 'request' ? this.session.handle(item.packet) : [item.unit];
         } catch (e) {
           // Never let one bad request take the terminal down.
-          this.logger.warn({ session: this.session.id, err: e instanceof Error ? e.message : String(e) }, 'request failed');
+          this.logger.warn(
+            { session: this.session.id, err: e instanceof Error ? e.message : String(e) },
+            'request failed',
+          );
           continue;
         }
         for (const unit of units) {
@@ -78,7 +81,10 @@ export class SessionPump {
         if (!this.stopped && item.kind === 'request') this.hooks.afterRequest?.(item.packet);
       }
     } catch (e) {
-      this.logger.warn({ session: this.session.id, err: e instanceof Error ? e.message : String(e) }, 'session output failed');
+      this.logger.warn(
+        { session: this.session.id, err: e instanceof Error ? e.message : String(e) },
+        'session output failed',
+      );
       this.stop();
     } finally {
       this.running = false;

@@ -73,10 +73,17 @@ export class ZkSession {
   /** The real-time event for `punch`, or null when this session did not register for attendance events. */
   eventFor(punch: SimPunch): WriteUnit | null {
     if (!this.connected || !this.authed || (this.eventFlags & EF.ATTLOG) === 0) return null;
-    const e = { userId: punch.userId, verifyType: punch.verifyType ?? 1, state: punch.state ?? 0, logTime: punch.logTime };
+    const e = {
+      userId: punch.userId,
+      verifyType: punch.verifyType ?? 1,
+      state: punch.state ?? 0,
+      logTime: punch.logTime,
+    };
     const data = this.transport === 'tcp' ? encodeRealtimeTcp(e) : encodeUdpEvent(e);
     // Session field = the event code (EF_ATTLOG), reply id 0 (A7).
-    return [{ packet: encodePacket({ command: CMD.REG_EVENT, sessionId: EF.ATTLOG, replyId: 0, data }), datasetBytes: 0 }];
+    return [
+      { packet: encodePacket({ command: CMD.REG_EVENT, sessionId: EF.ATTLOG, replyId: 0, data }), datasetBytes: 0 },
+    ];
   }
 }
 

@@ -66,16 +66,20 @@ export class TcpSide {
     this.sockets.add(socket);
     const session = new ZkSession(this.ids.take(), 'tcp', this.ctx);
     const link = new TcpLink(socket, this.ctx);
-    const pump = new SessionPump(session, {
-      send: (unit) => link.send(unit),
-      afterRequest: (p) => {
-        if (p.command === CMD.EXIT && faults.current.closeAfterExit) {
-          logger.info({ session: session.id }, 'fault: closing after EXIT');
-          pump.stop();
-          socket.end();
-        }
+    const pump = new SessionPump(
+      session,
+      {
+        send: (unit) => link.send(unit),
+        afterRequest: (p) => {
+          if (p.command === CMD.EXIT && faults.current.closeAfterExit) {
+            logger.info({ session: session.id }, 'fault: closing after EXIT');
+            pump.stop();
+            socket.end();
+          }
+        },
       },
-    }, logger);
+      logger,
+    );
     this.pumps.add(pump);
     logger.debug({ session: session.id, peer: `${socket.remoteAddress}:${socket.remotePort}` }, 'tcp session opened');
 

@@ -12,7 +12,14 @@ export function addSeconds(logTime: string, seconds: number): string {
   if (!m) throw new RangeError(`not a log time: ${logTime}`);
   const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number];
   const t = new Date(Date.UTC(y, mo - 1, d, h, mi, s) + Math.trunc(seconds) * 1000);
-  return formatLogTime(t.getUTCFullYear(), t.getUTCMonth() + 1, t.getUTCDate(), t.getUTCHours(), t.getUTCMinutes(), t.getUTCSeconds());
+  return formatLogTime(
+    t.getUTCFullYear(),
+    t.getUTCMonth() + 1,
+    t.getUTCDate(),
+    t.getUTCHours(),
+    t.getUTCMinutes(),
+    t.getUTCSeconds(),
+  );
 }
 
 export class TerminalClock {

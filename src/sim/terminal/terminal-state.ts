@@ -26,11 +26,17 @@ export function normalizePunch(p: SimPunch): SimPunch {
     if (!Number.isInteger(n) || n < 0 || n > 255) throw new RangeError(`punch ${what} must be 0-255: ${n}`);
     return n;
   };
-  return { userId: p.userId, logTime: p.logTime, verifyType: byte(p.verifyType, 1, 'verifyType'), state: byte(p.state, 0, 'state') };
+  return {
+    userId: p.userId,
+    logTime: p.logTime,
+    verifyType: byte(p.verifyType, 1, 'verifyType'),
+    state: byte(p.state, 0, 'state'),
+  };
 }
 
 export function normalizeUser(u: SimUser): SimUser {
-  if (!Number.isInteger(u.uid) || u.uid < 0 || u.uid > 0xffff) throw new RangeError(`user uid must be 0-65535: ${u.uid}`);
+  if (!Number.isInteger(u.uid) || u.uid < 0 || u.uid > 0xffff)
+    throw new RangeError(`user uid must be 0-65535: ${u.uid}`);
   if (typeof u.userId !== 'string' || u.userId.length === 0 || Buffer.byteLength(u.userId) > 24) {
     throw new RangeError(`user id must be 1-24 bytes: ${JSON.stringify(u.userId)}`);
   }
@@ -39,9 +45,11 @@ export function normalizeUser(u: SimUser): SimUser {
   if (Buffer.byteLength(name) > 24) throw new RangeError(`user name must be at most 24 bytes: ${JSON.stringify(name)}`);
   if (Buffer.byteLength(password) > 8) throw new RangeError(`user ${u.userId}: password must be at most 8 bytes`);
   const privilege = u.privilege ?? 0;
-  if (!Number.isInteger(privilege) || privilege < 0 || privilege > 255) throw new RangeError(`user ${u.userId}: privilege must be 0-255`);
+  if (!Number.isInteger(privilege) || privilege < 0 || privilege > 255)
+    throw new RangeError(`user ${u.userId}: privilege must be 0-255`);
   const card = u.card ?? 0;
-  if (!Number.isInteger(card) || card < 0 || card > 0xffffffff) throw new RangeError(`user ${u.userId}: card must be 0-4294967295`);
+  if (!Number.isInteger(card) || card < 0 || card > 0xffffffff)
+    throw new RangeError(`user ${u.userId}: card must be 0-4294967295`);
   return {
     uid: u.uid,
     userId: u.userId,

@@ -27,10 +27,13 @@ export function importFile(file: string, sink: PunchSink, target: ImportTarget):
     const terminal = target.terminal ?? name ?? IMPORT_SOURCE;
     return { terminal, device: terminal === IMPORT_SOURCE ? '' : target.deviceOf(terminal) };
   };
-  const parsed = format === 'csv' ? parseCsv(text, resolve) : (() => {
-    const t = resolve(undefined);
-    return parseAttlog(text, t.terminal, t.device);
-  })();
+  const parsed =
+    format === 'csv'
+      ? parseCsv(text, resolve)
+      : (() => {
+          const t = resolve(undefined);
+          return parseAttlog(text, t.terminal, t.device);
+        })();
   const result = sink.ingest(parsed.punches);
   return { file, format, bad: parsed.bad, ...result };
 }

@@ -14,10 +14,12 @@ export interface ParsedFile {
   bad: BadLine[];
 }
 
-
 /** Accepts `YYYY-MM-DD HH:mm:ss`, and the `T` and `/` variants spreadsheets produce. */
 function normaliseTime(s: string): string {
-  return s.trim().replace('T', ' ').replace(/^(\d{4})\/(\d{2})\/(\d{2})/, '$1-$2-$3');
+  return s
+    .trim()
+    .replace('T', ' ')
+    .replace(/^(\d{4})\/(\d{2})\/(\d{2})/, '$1-$2-$3');
 }
 
 function checkCode(code: string): string | undefined {
@@ -47,14 +49,21 @@ export function parseAttlog(text: string, terminal: string, device: string): Par
 }
 
 /** CSV with a header `biometriccode,logDate[,terminal]` (any column order, case-insensitive). */
-export function parseCsv(text: string, terminalFor: (name: string | undefined) => { terminal: string; device: string }): ParsedFile {
+export function parseCsv(
+  text: string,
+  terminalFor: (name: string | undefined) => { terminal: string; device: string },
+): ParsedFile {
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
   const header = splitCsvLine(lines[0] ?? '').map((h) => h.trim().toLowerCase());
   const iCode = header.indexOf('biometriccode');
   const iTime = header.indexOf('logdate');
   const iTerm = header.indexOf('terminal');
   if (iCode < 0 || iTime < 0) {
-    return { format: 'csv', punches: [], bad: [{ line: 1, reason: 'header must name the columns biometriccode and logDate', text: lines[0] ?? '' }] };
+    return {
+      format: 'csv',
+      punches: [],
+      bad: [{ line: 1, reason: 'header must name the columns biometriccode and logDate', text: lines[0] ?? '' }],
+    };
   }
   const punches: Punch[] = [];
   const bad: BadLine[] = [];

@@ -33,7 +33,10 @@ export interface ParsedCodeMap {
 export const UNKNOWN_CARD_PREFIX = 'card:';
 
 export function normaliseCard(card: string): string {
-  return card.trim().toUpperCase().replace(/^0+(?=.)/, '');
+  return card
+    .trim()
+    .toUpperCase()
+    .replace(/^0+(?=.)/, '');
 }
 
 export function parseCodeMap(text: string, file: string): ParsedCodeMap {
@@ -134,7 +137,10 @@ export class ReloadingCodeMap {
     this.stamp = stamp;
     const next = readCodeMap(this.file);
     if (next.problems.length > 0) {
-      this.deps.logger.error({ codeMap: this.file, problems: next.problems.slice(0, 5) }, 'code map has problems; keeping the previous one');
+      this.deps.logger.error(
+        { codeMap: this.file, problems: next.problems.slice(0, 5) },
+        'code map has problems; keeping the previous one',
+      );
       return;
     }
     this.map = next.map;

@@ -2,7 +2,13 @@
 export { SerialSource, type SerialSourceOptions } from './source.js';
 export type { SerialSourceStatus } from './status.js';
 export { validateSerialTerminal } from './validate.js';
-export { DEFAULT_SERIAL_PATTERN, compileLinePattern, createLineParser, type ParsedLine, type LineParser } from './line-parser.js';
+export {
+  DEFAULT_SERIAL_PATTERN,
+  compileLinePattern,
+  createLineParser,
+  type ParsedLine,
+  type LineParser,
+} from './line-parser.js';
 export { compileTimeFormat, type TimeFormat } from './time-format.js';
 export { parseCodeMap, readCodeMap, normaliseCard, UNKNOWN_CARD_PREFIX, type CodeMap } from './code-map.js';
 export { LineSplitter, DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';

@@ -60,7 +60,8 @@ export class JournalWriter {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.drain();
-    if (this.queue.length > 0) this.d.log.error({ punches: this.queue.length }, 'stopping with punches the journal did not take');
+    if (this.queue.length > 0)
+      this.d.log.error({ punches: this.queue.length }, 'stopping with punches the journal did not take');
   }
 
   private drain(): void {
@@ -82,7 +83,10 @@ export class JournalWriter {
     for (const item of batch) {
       if (item.unknownCard === undefined) continue;
       this.d.stats.markUnknownCard(item.unknownCard);
-      this.d.log.warn({ card: printable(item.unknownCard), logTime: item.punch.logTime }, 'card not in the code map; journalled as unknown');
+      this.d.log.warn(
+        { card: printable(item.unknownCard), logTime: item.punch.logTime },
+        'card not in the code map; journalled as unknown',
+      );
     }
     if (this.failures > 0) {
       this.d.log.info({ attempts: this.failures }, 'journal takes punches again; reading resumes');
@@ -95,7 +99,10 @@ export class JournalWriter {
   private failed(e: unknown): void {
     const message = `journal: ${e instanceof Error ? e.message : String(e)}`;
     if (this.failures === 0) {
-      this.d.log.error({ error: message, held: this.queue.length }, 'journal refused punches; holding them and pausing the device');
+      this.d.log.error(
+        { error: message, held: this.queue.length },
+        'journal refused punches; holding them and pausing the device',
+      );
     }
     this.d.stats.markError(message);
     this.d.pauseInput();

@@ -27,9 +27,7 @@ const CARD_CHARS = /^[0-9A-Za-z]{1,32}$/;
 const EDGE_JUNK = /^[\x00-\x20\x7f]+|[\x00-\x20\x7f]+$/g;
 
 export type ParsedLine =
-  | { kind: 'blank' }
-  | { kind: 'malformed'; reason: string }
-  | { kind: 'punch'; code: string; logTime: string };
+  { kind: 'blank' } | { kind: 'malformed'; reason: string } | { kind: 'punch'; code: string; logTime: string };
 
 export type LineParser = (line: string) => ParsedLine;
 
@@ -83,7 +81,8 @@ function parseRegexLine(line: string, regex: RegExp, format: TimeFormat): Parsed
     return { kind: 'malformed', reason: 'code is empty, too long or not printable' };
   }
   const logTime = format.parse(rawTime);
-  if (logTime === null) return { kind: 'malformed', reason: `time "${rawTime.slice(0, 40)}" does not fit ${format.source}` };
+  if (logTime === null)
+    return { kind: 'malformed', reason: `time "${rawTime.slice(0, 40)}" does not fit ${format.source}` };
   return { kind: 'punch', code, logTime };
 }
 

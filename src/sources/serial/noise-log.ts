@@ -36,7 +36,12 @@ export class NoiseLog {
     this.timer = null;
     if (this.held === 0 || !this.sample) return;
     this.deps.logger.warn(
-      { terminal: this.deps.terminal, count: this.held, reason: this.sample.reason, sample: printable(this.sample.line) },
+      {
+        terminal: this.deps.terminal,
+        count: this.held,
+        reason: this.sample.reason,
+        sample: printable(this.sample.line),
+      },
       this.held === 1 ? 'malformed line from serial terminal' : `${this.held} malformed lines from serial terminal`,
     );
     this.lastLogAt = this.deps.clock.now();

@@ -82,7 +82,8 @@ export function openFailureHint(err: unknown): string | undefined {
   if (/EACCES|Permission denied/i.test(text)) {
     return 'no permission: add the service user to the dialout group (usermod -aG dialout punchgate) and restart';
   }
-  if (/ENOENT|No such file/i.test(text)) return 'no such device: is the adapter plugged in? prefer a /dev/serial/by-id/ path';
+  if (/ENOENT|No such file/i.test(text))
+    return 'no such device: is the adapter plugged in? prefer a /dev/serial/by-id/ path';
   if (/Resource temporarily unavailable|EBUSY|lock/i.test(text)) return 'the device is held by another program';
   return undefined;
 }

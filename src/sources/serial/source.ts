@@ -68,12 +68,17 @@ export class SerialSource {
     this.openLink = opts.openLink ?? openSerialPort;
     this.presenceCheckMs = opts.presenceCheckMs ?? 1000;
     this.parse = createLineParser(this.cfg, this.clock);
-    this.codeMap = this.cfg.codeMap ? new ReloadingCodeMap(this.cfg.codeMap, { clock: this.clock, logger: this.log }) : null;
+    this.codeMap = this.cfg.codeMap
+      ? new ReloadingCodeMap(this.cfg.codeMap, { clock: this.clock, logger: this.log })
+      : null;
     this.splitter = new LineSplitter(opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
     this.noise = new NoiseLog({ logger: this.log, clock: this.clock, terminal: this.cfg.name });
     this.stats = new SerialStats(this.cfg.name, this.cfg.path);
     this.journal = new JournalWriter({
-      sink: opts.sink, timezone: this.cfg.timezone, log: this.log, stats: this.stats,
+      sink: opts.sink,
+      timezone: this.cfg.timezone,
+      log: this.log,
+      stats: this.stats,
       retry: { minMs: this.cfg.reconnectMinMs, maxMs: this.cfg.reconnectMaxMs },
       pauseInput: () => this.link?.pause(),
       resumeInput: () => this.link?.resume(),
@@ -144,7 +149,10 @@ export class SerialSource {
       this.lastOpenError = message;
       const hint = openFailureHint(e);
       void listSerialPorts().then(({ paths, listError }) =>
-        this.log.warn({ path: this.cfg.path, error: message, hint, available: paths, listError }, 'cannot open serial device; retrying'),
+        this.log.warn(
+          { path: this.cfg.path, error: message, hint, available: paths, listError },
+          'cannot open serial device; retrying',
+        ),
       );
     } else {
       this.log.debug({ path: this.cfg.path, error: message, retryInMs: delay }, 'cannot open serial device');

@@ -42,15 +42,34 @@ export class SerialStats {
 
   constructor(name: string, path: string) {
     this.s = {
-      name, path, online: false, openedAt: null, offlineSince: null, lastLineAt: null,
-      lines: 0, accepted: 0, duplicates: 0, quarantined: 0, malformed: 0,
-      unknownCards: [], unknownCardPunches: 0, gaps: [], reconnects: 0,
-      nextAttemptAt: null, pendingPunches: 0, lastError: null,
+      name,
+      path,
+      online: false,
+      openedAt: null,
+      offlineSince: null,
+      lastLineAt: null,
+      lines: 0,
+      accepted: 0,
+      duplicates: 0,
+      quarantined: 0,
+      malformed: 0,
+      unknownCards: [],
+      unknownCardPunches: 0,
+      gaps: [],
+      reconnects: 0,
+      nextAttemptAt: null,
+      pendingPunches: 0,
+      lastError: null,
     };
   }
 
   snapshot(pendingPunches: number): SerialSourceStatus {
-    return { ...this.s, pendingPunches, unknownCards: [...this.s.unknownCards], gaps: this.s.gaps.map((g) => ({ ...g })) };
+    return {
+      ...this.s,
+      pendingPunches,
+      unknownCards: [...this.s.unknownCards],
+      gaps: this.s.gaps.map((g) => ({ ...g })),
+    };
   }
 
   markOpened(at: number): void {

@@ -13,7 +13,8 @@ import { compileTimeFormat } from './time-format.js';
 export function validateSerialTerminal(cfg: SerialTerminalConfig, at = `terminals.${cfg.name}`): string[] {
   const problems: string[] = [];
   if (cfg.format === 'regex') {
-    for (const p of compileLinePattern(cfg.pattern ?? DEFAULT_SERIAL_PATTERN).problems) problems.push(`${at}.pattern: ${p}`);
+    for (const p of compileLinePattern(cfg.pattern ?? DEFAULT_SERIAL_PATTERN).problems)
+      problems.push(`${at}.pattern: ${p}`);
     for (const p of compileTimeFormat(cfg.timeFormat).problems) problems.push(`${at}.timeFormat: ${p}`);
   } else if (cfg.pattern !== undefined) {
     problems.push(`${at}.pattern: is only used with format: regex (this terminal has format: card)`);

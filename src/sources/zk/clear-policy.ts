@@ -26,7 +26,8 @@ export function decideClear(args: {
   if (records.length === 0) return { clear: false, reason: 'the log is empty' };
   const oldest = records.reduce((min, r) => (r.logTime < min ? r.logTime : min), records[0]!.logTime);
   const cutoff = wallClockAt(args.now - clearAfterDays * 86_400_000, args.timezone);
-  if (oldest >= cutoff) return { clear: false, reason: `oldest record ${oldest} is not older than ${clearAfterDays} days` };
+  if (oldest >= cutoff)
+    return { clear: false, reason: `oldest record ${oldest} is not older than ${clearAfterDays} days` };
   const delivered = args.check.deliveredAmong(
     args.terminal,
     args.device,

@@ -41,7 +41,13 @@ export const REDOWNLOAD_AFTER_MS = 3_600_000;
 export type ClientFactory = (cfg: ZkTerminalConfig) => ZkClient;
 
 export const defaultClientFactory: ClientFactory = (cfg) =>
-  new ZkClient({ host: cfg.host, port: cfg.port, transport: cfg.transport, commKey: cfg.commKey, timeoutMs: cfg.timeoutMs });
+  new ZkClient({
+    host: cfg.host,
+    port: cfg.port,
+    transport: cfg.transport,
+    commKey: cfg.commKey,
+    timeoutMs: cfg.timeoutMs,
+  });
 
 /**
  * One poll of one ZK terminal: connect, identify, read counts and clock, download the
@@ -60,7 +66,17 @@ export async function pollTerminal(
   const { ledger, logger, clock } = deps;
   const log = logger.child({ terminal: cfg.name });
   const result: PollResult = {
-    terminal: cfg.name, ok: false, serial: '', records: 0, users: 0, added: 0, duplicates: 0, quarantined: 0, skewSeconds: null, cleared: false, unchanged: false,
+    terminal: cfg.name,
+    ok: false,
+    serial: '',
+    records: 0,
+    users: 0,
+    added: 0,
+    duplicates: 0,
+    quarantined: 0,
+    skewSeconds: null,
+    cleared: false,
+    unchanged: false,
   };
   const client = factory(cfg);
   // Shutdown tears the connection down at once; whatever was journalled stays journalled.
@@ -76,7 +92,10 @@ export async function pollTerminal(
     result.serial = serial;
     const known = ledger.get(cfg.name);
     if (known?.serial && serial && known.serial !== serial) {
-      log.warn({ was: known.serial, now: serial }, 'terminal answers with another serial number: device swapped or address changed; its punches are kept apart');
+      log.warn(
+        { was: known.serial, now: serial },
+        'terminal answers with another serial number: device swapped or address changed; its punches are kept apart',
+      );
       ledger.update(cfg.name, { previousSerial: known.serial, serialChangedAt: clock.now() });
     }
     const info = await client.getInfo();
@@ -91,7 +110,11 @@ export async function pollTerminal(
     }
 
     // An unknown serial (the terminal did not say) never counts as the same device.
-    result.unchanged = previous !== undefined && serial !== '' && previous.serial === serial && previous.records === info.records &&
+    result.unchanged =
+      previous !== undefined &&
+      serial !== '' &&
+      previous.serial === serial &&
+      previous.records === info.records &&
       clock.now() - previous.at < REDOWNLOAD_AFTER_MS;
     if (result.unchanged) {
       result.records = info.records;
@@ -99,7 +122,12 @@ export async function pollTerminal(
       const records = await client.getAttendances();
       result.records = records.length;
       const punches: Punch[] = records.map((r) => ({
-        terminal: cfg.name, device: serial, biometricCode: r.userId, logTime: r.logTime, verifyType: r.verifyType, punchState: r.state,
+        terminal: cfg.name,
+        device: serial,
+        biometricCode: r.userId,
+        logTime: r.logTime,
+        verifyType: r.verifyType,
+        punchState: r.state,
       }));
       const ingest = deps.sink.ingest(punches, { timezone: cfg.timezone });
       Object.assign(result, ingest);
@@ -110,7 +138,13 @@ export async function pollTerminal(
       }
 
       const decision = decideClear({
-        terminal: cfg.name, device: serial, records, clearAfterDays: cfg.clearAfterDays, timezone: cfg.timezone, now: clock.now(), check: deps.deliveryCheck,
+        terminal: cfg.name,
+        device: serial,
+        records,
+        clearAfterDays: cfg.clearAfterDays,
+        timezone: cfg.timezone,
+        now: clock.now(),
+        check: deps.deliveryCheck,
       });
       if (decision.clear) {
         const again = await client.getInfo();
@@ -119,7 +153,10 @@ export async function pollTerminal(
           result.cleared = true;
           log.info({ records: records.length, reason: decision.reason }, 'terminal log cleared');
         } else {
-          log.info({ before: records.length, now: again.records }, 'not clearing: the record count changed since the download');
+          log.info(
+            { before: records.length, now: again.records },
+            'not clearing: the record count changed since the download',
+          );
         }
       } else if (cfg.clearAfterDays) {
         log.debug({ reason: decision.reason }, 'not clearing the terminal log');
@@ -130,11 +167,22 @@ export async function pollTerminal(
     await client.disconnect();
     result.ok = true;
     ledger.update(cfg.name, {
-      serial: serial || known?.serial || '', online: true, lastPollAt: startedAt, lastSuccessAt: clock.now(), offlineSince: null, lastError: null,
-      skewSeconds: result.skewSeconds, records: result.cleared ? 0 : Math.max(info.records, result.records), users: info.users, firmware,
+      serial: serial || known?.serial || '',
+      online: true,
+      lastPollAt: startedAt,
+      lastSuccessAt: clock.now(),
+      offlineSince: null,
+      lastError: null,
+      skewSeconds: result.skewSeconds,
+      records: result.cleared ? 0 : Math.max(info.records, result.records),
+      users: info.users,
+      firmware,
     });
     if (result.added > 0 || result.quarantined > 0) {
-      log.info({ added: result.added, duplicates: result.duplicates, quarantined: result.quarantined }, 'punches journalled');
+      log.info(
+        { added: result.added, duplicates: result.duplicates, quarantined: result.quarantined },
+        'punches journalled',
+      );
     }
   } catch (e) {
     client.destroy();
@@ -142,7 +190,10 @@ export async function pollTerminal(
     const prev = ledger.get(cfg.name);
     // Reached but the poll went wrong (a dropped reply, a short download): online, with the error.
     ledger.update(cfg.name, {
-      online: reached, lastPollAt: startedAt, lastError: result.error, offlineSince: reached ? null : (prev?.offlineSince ?? startedAt),
+      online: reached,
+      lastPollAt: startedAt,
+      lastError: result.error,
+      offlineSince: reached ? null : (prev?.offlineSince ?? startedAt),
     });
     log.warn({ err: result.error }, 'poll failed');
   } finally {

@@ -46,7 +46,16 @@ export class RealtimeLink {
         (e) => {
           try {
             const r = this.deps.sink.ingest(
-              [{ terminal: this.cfg.name, device: this.serial(), biometricCode: e.userId, logTime: e.logTime, verifyType: e.verifyType, punchState: e.state }],
+              [
+                {
+                  terminal: this.cfg.name,
+                  device: this.serial(),
+                  biometricCode: e.userId,
+                  logTime: e.logTime,
+                  verifyType: e.verifyType,
+                  punchState: e.state,
+                },
+              ],
               { timezone: this.cfg.timezone },
             );
             if (r.added > 0) this.deps.onPunches?.(r.added);

@@ -47,7 +47,12 @@ export class ZkSource implements Source {
     const scheduler = this.opts.scheduler ?? cronScheduler;
     this.stopSchedule = scheduler(this.cfg.schedule, () => void this.tick());
     if (this.cfg.realtime) {
-      this.realtime = new RealtimeLink(this.cfg, this.deps, this.opts.clientFactory ?? defaultClientFactory, () => this.deps.ledger.get(this.cfg.name)?.serial ?? '');
+      this.realtime = new RealtimeLink(
+        this.cfg,
+        this.deps,
+        this.opts.clientFactory ?? defaultClientFactory,
+        () => this.deps.ledger.get(this.cfg.name)?.serial ?? '',
+      );
       this.realtime.start();
     }
     void this.tick();

@@ -47,7 +47,9 @@ export async function readDataset(ex: ZkExchange, req: BulkReadRequest, opts: Bu
   }
   const total = first.data.readUInt32LE(1);
   if (total > MAX_DATASET) {
-    throw new ZkProtocolError(`${ex.peer} announced a ${total}-byte dataset for ${what}; refusing more than ${MAX_DATASET}`);
+    throw new ZkProtocolError(
+      `${ex.peer} announced a ${total}-byte dataset for ${what}; refusing more than ${MAX_DATASET}`,
+    );
   }
   const out = Buffer.alloc(total);
   for (let start = 0; start < total; start += chunkSize) {
@@ -76,7 +78,12 @@ function readChunk(ex: ZkExchange, start: number, length: number, progress: (got
 }
 
 /** Consumes exactly PREPARE_DATA, CMD_DATA..., ACK_OK for one DATA_RDY request. */
-function chunkCollector(peer: string, start: number, length: number, progress: (got: number) => void): Collector<Buffer> {
+function chunkCollector(
+  peer: string,
+  start: number,
+  length: number,
+  progress: (got: number) => void,
+): Collector<Buffer> {
   const parts: Buffer[] = [];
   let got = 0;
   let prepared = false;

@@ -134,7 +134,9 @@ export class ZkClient {
   }
 
   getFirmware(): Promise<string> {
-    return this.op(async (ex) => replyString(expectOk(await ex.request<ZkPacket>(CMD.GET_VERSION), 'GET_VERSION(1100)', this.peer).data));
+    return this.op(async (ex) =>
+      replyString(expectOk(await ex.request<ZkPacket>(CMD.GET_VERSION), 'GET_VERSION(1100)', this.peer).data),
+    );
   }
 
   /** All users (72-byte or 28-byte records). */
@@ -160,7 +162,8 @@ export class ZkClient {
   getTime(): Promise<string> {
     return this.op(async (ex) => {
       const r = expectOk(await ex.request<ZkPacket>(CMD.GET_TIME), 'GET_TIME(201)', this.peer);
-      if (r.data.length < 4) throw new ZkProtocolError(`${this.peer} answered GET_TIME(201) with ${r.data.length} data bytes`);
+      if (r.data.length < 4)
+        throw new ZkProtocolError(`${this.peer} answered GET_TIME(201) with ${r.data.length} data bytes`);
       return decodeZkTime(r.data.readUInt32LE(0));
     });
   }
@@ -245,15 +248,21 @@ export class ZkClient {
   }
 
   private readOptions(onProgress?: ZkProgress) {
-    const progress = onProgress && ((n: number, total: number) => safeCall(() => onProgress(n, total), this.logger, this.peer));
+    const progress =
+      onProgress && ((n: number, total: number) => safeCall(() => onProgress(n, total), this.logger, this.peer));
     return { chunkSize: this.opts.chunkSize, onProgress: progress };
   }
 
   private keepStats<T>(what: string, d: DecodedDataset<T>): T[] {
     const { records, ...stats } = d;
     this.lastStats = stats;
-    if (stats.malformedBytes > 0) this.logger.warn({ peer: this.peer, what, ...stats }, 'skipped bytes that make no whole record');
-    if (stats.suspectRecords > 0) this.logger.warn({ peer: this.peer, what, ...stats }, 'download holds records with an impossible date or no user id');
+    if (stats.malformedBytes > 0)
+      this.logger.warn({ peer: this.peer, what, ...stats }, 'skipped bytes that make no whole record');
+    if (stats.suspectRecords > 0)
+      this.logger.warn(
+        { peer: this.peer, what, ...stats },
+        'download holds records with an impossible date or no user id',
+      );
     return records;
   }
 }

@@ -6,14 +6,7 @@
  * request's reply id. Everything else (a late reply after a timeout, a separate trailing ACK,
  * an unsolicited packet) is logged and dropped. Real-time events (cmd REG_EVENT) go to `onEvent`.
  */
-import {
-  CMD,
-  commandName,
-  encodePacket,
-  ZkConnectionError,
-  ZkTimeoutError,
-  type ZkPacket,
-} from '../protocol/index.js';
+import { CMD, commandName, encodePacket, ZkConnectionError, ZkTimeoutError, type ZkPacket } from '../protocol/index.js';
 import type { ZkLogger, ZkTransport } from './transport.js';
 
 /** Looks at each reply packet of one request; returns `{ done: true, value }` when it has all it needs. Throw to fail. */
@@ -61,10 +54,12 @@ export class ZkExchange {
     transport.onClose = (err) => {
       const code = (err as NodeJS.ErrnoException | undefined)?.code;
       const during = this.waiter ? ` during ${commandName(this.waiter.command)}` : '';
-      const reason = this.closedWith ?? new ZkConnectionError(
-        `connection to ${transport.peer} closed${during}${err ? `: ${code ?? err.message}` : ''}`,
-        { cause: err, code },
-      );
+      const reason =
+        this.closedWith ??
+        new ZkConnectionError(
+          `connection to ${transport.peer} closed${during}${err ? `: ${code ?? err.message}` : ''}`,
+          { cause: err, code },
+        );
       this.finish(reason);
     };
   }
@@ -86,12 +81,21 @@ export class ZkExchange {
    * Sends one request and resolves with what `collector` makes of the packets carrying its
    * reply id. `timeoutMs` is an inactivity limit: it restarts with every packet of the reply.
    */
-  request<T>(command: number, data: Buffer = Buffer.alloc(0), collector?: Collector<T>, timeoutMs?: number): Promise<T> {
+  request<T>(
+    command: number,
+    data: Buffer = Buffer.alloc(0),
+    collector?: Collector<T>,
+    timeoutMs?: number,
+  ): Promise<T> {
     if (this.closedWith) {
-      return Promise.reject(new ZkConnectionError(`not connected to ${this.peer} (${commandName(command)}): ${this.closedWith.message}`));
+      return Promise.reject(
+        new ZkConnectionError(`not connected to ${this.peer} (${commandName(command)}): ${this.closedWith.message}`),
+      );
     }
     if (this.waiter) {
-      return Promise.reject(new Error(`ZK exchange busy with ${commandName(this.waiter.command)}; operations must be queued`));
+      return Promise.reject(
+        new Error(`ZK exchange busy with ${commandName(this.waiter.command)}; operations must be queued`),
+      );
     }
     const replyId = this.nextReplyId;
     this.nextReplyId = (replyId + 1) & 0xffff;

@@ -1,6 +1,13 @@
 /** ZK over TCP: magic + u32 length prefix, length-based framing (TcpFramer). */
 import net from 'node:net';
-import { decodePacket, TcpFramer, wrapTcp, ZkConnectionError, ZkTimeoutError, type ZkPacket } from '../protocol/index.js';
+import {
+  decodePacket,
+  TcpFramer,
+  wrapTcp,
+  ZkConnectionError,
+  ZkTimeoutError,
+  type ZkPacket,
+} from '../protocol/index.js';
 import { formatPeer, type ZkLogger, type ZkTransport } from './transport.js';
 
 /** After close(): how long to wait for the peer's FIN before destroying the socket. */
@@ -77,7 +84,12 @@ export function openTcpTransport(opts: TcpTransportOptions): Promise<ZkTransport
     const onError = (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       socket.destroy();
-      reject(new ZkConnectionError(`TCP connect to ${peer} failed: ${err.code ?? err.message}`, { cause: err, code: err.code }));
+      reject(
+        new ZkConnectionError(`TCP connect to ${peer} failed: ${err.code ?? err.message}`, {
+          cause: err,
+          code: err.code,
+        }),
+      );
     };
     socket.once('error', onError);
     socket.once('connect', () => {

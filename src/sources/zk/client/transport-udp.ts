@@ -71,7 +71,12 @@ export function openUdpTransport(opts: UdpTransportOptions): Promise<ZkTransport
     const socket = dgram.createSocket(net.isIPv6(opts.host) ? 'udp6' : 'udp4');
     const onError = (err: NodeJS.ErrnoException) => {
       socket.close();
-      reject(new ZkConnectionError(`UDP connect to ${peer} failed: ${err.code ?? err.message}`, { cause: err, code: err.code }));
+      reject(
+        new ZkConnectionError(`UDP connect to ${peer} failed: ${err.code ?? err.message}`, {
+          cause: err,
+          code: err.code,
+        }),
+      );
     };
     socket.once('error', onError);
     socket.connect(opts.port, opts.host, () => {

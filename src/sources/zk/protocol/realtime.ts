@@ -27,10 +27,20 @@ export function decodeRealtimeAttlog(data: Buffer): ZkRealtimeAttlog {
     };
   }
   if (data.length === 12) {
-    return { userId: String(data.readUInt32LE(0)), verifyType: data.readUInt8(4), state: data.readUInt8(5), logTime: decodeZkTime6(data, 6) };
+    return {
+      userId: String(data.readUInt32LE(0)),
+      verifyType: data.readUInt8(4),
+      state: data.readUInt8(5),
+      logTime: decodeZkTime6(data, 6),
+    };
   }
   if (data.length === 10 || data.length === 14) {
-    return { userId: String(data.readUInt16LE(0)), verifyType: data.readUInt8(2), state: data.readUInt8(3), logTime: decodeZkTime6(data, 4) };
+    return {
+      userId: String(data.readUInt16LE(0)),
+      verifyType: data.readUInt8(2),
+      state: data.readUInt8(3),
+      logTime: decodeZkTime6(data, 4),
+    };
   }
   throw new ZkProtocolError(`real-time attendance event of ${data.length} bytes (expected 10, 12, 14 or >= 32)`);
 }
