@@ -7,8 +7,8 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     // Plain Node scripts run as child processes by the tests.
-    files: ['**/*.mjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    files: ['**/*.mjs', '**/*.cjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', module: 'writable' } },
   },
   {
     rules: {

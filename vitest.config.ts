@@ -1,13 +1,23 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Every test runs with TZ=UTC, set here once (a box's zone must never change a punch's time, and
+ * a test must not depend on the zone of the machine it runs on). `*.berlin.test.ts` files run in
+ * Europe/Berlin to prove that wall-clock times survive a zone with DST changes.
+ */
+const BERLIN = 'test/**/*.berlin.test.ts';
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Tests start real servers and child processes; two cores on the CI box.
     pool: 'forks',
     maxWorkers: 2,
+    projects: [
+      { extends: true, test: { name: 'utc', include: ['test/**/*.test.ts'], exclude: [BERLIN], env: { TZ: 'UTC' } } },
+      { extends: true, test: { name: 'berlin', include: [BERLIN], env: { TZ: 'Europe/Berlin' } } },
+    ],
   },
 });

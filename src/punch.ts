@@ -22,6 +22,13 @@ export interface Punch {
   punchState?: number | null;
 }
 
+/**
+ * The code under which a card that is not in its terminal's code map is journalled
+ * (`card:0004521236`): it can never match a real employee, so the HRMS refuses it visibly,
+ * and the status names such cards.
+ */
+export const UNKNOWN_CARD_PREFIX = 'card:';
+
 const LOG_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
 
 /** True when `s` is a real calendar time written `YYYY-MM-DD HH:mm:ss`. */

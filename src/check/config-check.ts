@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from '../config/load.js';
+import { checkTerminalConfig } from '../sources/build.js';
 import type { Config } from '../config/schema.js';
 import { fail, pass, errorText, type CheckResult } from './types.js';
 
@@ -7,7 +8,7 @@ import { fail, pass, errorText, type CheckResult } from './types.js';
 export function checkConfig(file: string): { result: CheckResult; config?: Config } {
   const shown = resolve(file);
   try {
-    const config = loadConfig(file);
+    const config = loadConfig(file, checkTerminalConfig);
     const enabled = config.terminals.filter((t) => t.enabled).length;
     const disabled = config.terminals.length - enabled;
     const terminals = `${enabled} terminal${enabled === 1 ? '' : 's'} enabled${disabled ? `, ${disabled} disabled` : ''}`;

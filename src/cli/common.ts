@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
+import { checkTerminalConfig } from '../sources/build.js';
 import { Journal } from '../journal/journal.js';
 import { DEFAULT_CONFIG_PATH } from '../config/schema.js';
 import type { AppContext } from '../context.js';
@@ -7,6 +8,7 @@ import { systemClock } from '../util/clock.js';
 import { EXIT, ExitError } from '../util/exit-codes.js';
 import { createLogger } from '../util/logger.js';
 import { Secrets } from '../util/secrets.js';
+import { aborted, abortOnStopSignal } from '../util/signals.js';
 
 /** Options every command inherits from the root program. */
 export interface GlobalOptions {
@@ -25,7 +27,7 @@ export function globalOptions(cmd: Command): GlobalOptions {
  */
 export function loadContext(cmd: Command, opts: { logToStderr?: boolean } = {}): AppContext {
   const g = globalOptions(cmd);
-  const config = loadConfig(g.config ?? DEFAULT_CONFIG_PATH);
+  const config = loadConfig(g.config ?? DEFAULT_CONFIG_PATH, checkTerminalConfig);
   const secrets = new Secrets();
   for (const t of config.terminals) if (t.kind === 'zk' && t.commKey) secrets.add(t.commKey);
   const logger = createLogger({
@@ -89,21 +91,6 @@ export async function withJournal<T>(
   }
 }
 
-/** Resolves on the first SIGINT or SIGTERM (a simulator or a one-shot command stops cleanly). */
-function untilSignal(): { promise: Promise<void>; dispose: () => void } {
-  let done: () => void = () => {};
-  const promise = new Promise<void>((resolve) => (done = resolve));
-  process.once('SIGINT', done);
-  process.once('SIGTERM', done);
-  return {
-    promise,
-    dispose: () => {
-      process.off('SIGINT', done);
-      process.off('SIGTERM', done);
-    },
-  };
-}
-
 /** What a long-running console command writes to and when it should stop. */
 export interface ConsoleIo {
   out: (text: string) => void;
@@ -114,15 +101,15 @@ export interface ConsoleIo {
 
 /** Runs `fn` with stdout, stderr and a stop signal, and lets go of the signal handlers afterwards. */
 export async function withConsoleIo<T>(fn: (io: ConsoleIo) => Promise<T>): Promise<T> {
-  const signal = untilSignal();
+  const stop = abortOnStopSignal();
   try {
     return await fn({
       out: (t) => process.stdout.write(t),
       err: (t) => process.stderr.write(t),
-      until: signal.promise,
+      until: aborted(stop.signal),
     });
   } finally {
-    signal.dispose();
+    stop.dispose();
   }
 }
 

@@ -2,9 +2,17 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
-import { validateSerialTerminal } from '../sources/serial/validate.js';
 import { EXIT, ExitError } from '../util/exit-codes.js';
 import { configSchema, type Config } from './schema.js';
+import type { TerminalConfig } from './terminals.js';
+
+/**
+ * Checks of one terminal that the schema cannot make (a serial pattern compiles, a code map is
+ * readable...). They need a source's own parsers, which the config must not import, so the
+ * caller passes them in (src/sources/build.ts: checkTerminalConfig). Returns `path: message` lines;
+ * `at` is the terminal's place in the config, e.g. `terminals[2]`.
+ */
+export type TerminalCheck = (cfg: TerminalConfig, at: string) => string[];
 
 /** A config that cannot be used: every problem is one `path: message` line; exit 78. */
 export class ConfigError extends ExitError {
@@ -33,16 +41,14 @@ function issueMessage(issue: z.core.$ZodIssue): string {
 }
 
 /** Validates a parsed config object. Relative paths are resolved against `baseDir`. */
-export function parseConfig(raw: unknown, baseDir = process.cwd()): Config {
+export function parseConfig(raw: unknown, baseDir = process.cwd(), checkTerminal?: TerminalCheck): Config {
   const result = configSchema.safeParse(raw ?? {});
   if (!result.success) {
     throw new ConfigError(result.error.issues.map((i) => `${issuePath(i.path)}: ${issueMessage(i)}`));
   }
   const config = resolvePaths(result.data, baseDir);
-  // Checks the schema cannot express: a serial terminal's pattern, time format and code map.
-  const problems = config.terminals.flatMap((t, i) =>
-    t.kind === 'serial' ? validateSerialTerminal(t, `terminals[${i}]`) : [],
-  );
+  // Checks the schema cannot express (a serial terminal's pattern, time format and code map).
+  const problems = checkTerminal ? config.terminals.flatMap((t, i) => checkTerminal(t, `terminals[${i}]`)) : [];
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
@@ -60,7 +66,7 @@ function resolvePaths(c: Config, baseDir: string): Config {
 }
 
 /** Reads, parses and validates a YAML config file. Throws ConfigError (exit 78). */
-export function loadConfig(file: string): Config {
+export function loadConfig(file: string, checkTerminal: TerminalCheck): Config {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -77,5 +83,5 @@ export function loadConfig(file: string): Config {
       }),
     );
   }
-  return parseConfig(doc.toJS(), dirname(resolve(file)));
+  return parseConfig(doc.toJS(), dirname(resolve(file)), checkTerminal);
 }

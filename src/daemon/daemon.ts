@@ -5,9 +5,9 @@ import { Deliverer } from '../delivery/index.js';
 import { AttendanceClient } from '../hrms/attendance.js';
 import { TokenSource } from '../hrms/token.js';
 import { Journal } from '../journal/journal.js';
-import { isFatalJournalError } from '../journal/open-db.js';
+import { isFatalJournalError } from '../journal/errors.js';
 import { compilePatterns } from '../delivery/outcomes.js';
-import { createSource } from '../sources/build.js';
+import { checkTerminalConfig, createSource } from '../sources/build.js';
 import type { SourceDeps } from '../sources/types.js';
 import { buildStatus } from '../status/index.js';
 import { StatusLog } from './status-log.js';
@@ -93,7 +93,7 @@ export class Daemon {
     const { logger } = this.ctx;
     let next: Config;
     try {
-      next = loadConfig(this.opts.configPath);
+      next = loadConfig(this.opts.configPath, checkTerminalConfig);
     } catch (e) {
       logger.error({ problems: (e as Error).message.split('\n') }, 'config reload failed: keeping the running config');
       return;

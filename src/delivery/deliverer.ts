@@ -1,17 +1,20 @@
 import type { DeliveryConfig, HrmsConfig } from '../config/schema.js';
 import { AttendanceClient, type AttendanceSender } from '../hrms/attendance.js';
-import { isFatalJournalError } from '../journal/open-db.js';
+import { isFatalJournalError } from '../journal/errors.js';
 import type { DeliveryQueue, OutboundPunch } from '../journal/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { Backoff } from './backoff.js';
+import { Backoff } from '../util/backoff.js';
 import { BatchSizer } from './batch-size.js';
-import { emptyCounters, type BatchResult, type DeliveryCounters } from './counters.js';
+import { emptyCounters, type DeliveryCounters } from './counters.js';
 import { drainQueue, type DrainOptions, type DrainReport } from './drain.js';
 import { DeliveryHealth, type DeliveryStateAccess } from './health.js';
 import { compilePatterns, describeTally } from './outcomes.js';
-import { sendClaimed, type Failure, type SendTally } from './send-claimed.js';
+import { sendClaimed, type Failure } from './send-claimed.js';
 import { abortableSleep, type Sleep } from './sleep.js';
+import type { BatchOptions, BatchReport } from './types.js';
+
+export type { BatchOptions, BatchReport } from './types.js';
 
 /** Where the bearer token comes from (TokenSource); `file` names it in the auth-failure log line. */
 export interface TokenProvider {
@@ -33,24 +36,6 @@ export interface DelivererOptions {
   sleep?: Sleep;
   /** Default: an AttendanceClient for `hrms`. */
   sender?: AttendanceSender;
-}
-
-export interface BatchOptions {
-  /** Also take rejected punches before their retry time (`flush --all`). */
-  ignoreBackoff?: boolean;
-  /** Aborts an in-flight request; its punches go back to the queue. */
-  signal?: AbortSignal;
-  /** Punches not to send in this call (already answered during a drain); released if claimed. */
-  skipIds?: ReadonlySet<number>;
-}
-
-export interface BatchReport extends SendTally {
-  result: BatchResult;
-  /** Punches claimed and worked on (after skipIds). */
-  claimed: number;
-  /** How long to wait before the next batch (backoff, Retry-After, auth retry); 0 = go on. */
-  waitMs: number;
-  message?: string;
 }
 
 /**

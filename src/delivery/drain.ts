@@ -1,6 +1,6 @@
 import type { DeliveryQueue } from '../journal/types.js';
 import type { Clock } from '../util/clock.js';
-import type { BatchOptions, BatchReport } from './deliverer.js';
+import type { BatchOptions, BatchReport } from './types.js';
 import type { Sleep } from './sleep.js';
 
 export interface DrainOptions {

@@ -8,7 +8,6 @@ export {
 export type { DrainOptions, DrainReport } from './drain.js';
 export type { BatchResult, DeliveryCounters } from './counters.js';
 export type { DeliveryStateAccess } from './health.js';
-export { Backoff } from './backoff.js';
 export { BatchSizer } from './batch-size.js';
 export { SplitQueue } from './batch-split.js';
 export { classifyOutcomes, compilePatterns, describeTally, tally, type OutcomeTally } from './outcomes.js';

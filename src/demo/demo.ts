@@ -2,10 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadConfig } from '../config/load.js';
+import { checkTerminalConfig } from '../sources/build.js';
 import { startHrmsSim } from '../sim/hrms/index.js';
 import { startTerminalSim } from '../sim/terminal/index.js';
 import { createLogger } from '../util/logger.js';
 import { cliEntry } from '../util/package-paths.js';
+import { handleSignals } from '../util/signals.js';
 import { Secrets } from '../util/secrets.js';
 
 export interface DemoOptions {
@@ -23,7 +25,7 @@ const say = (out: NodeJS.WritableStream, who: string, line: string) => out.write
  */
 export async function runDemo(opts: DemoOptions): Promise<number> {
   const { out } = opts;
-  const config = loadConfig(opts.configPath);
+  const config = loadConfig(opts.configPath, checkTerminalConfig);
   const zk = config.terminals.find((t) => t.kind === 'zk');
   if (!zk || zk.kind !== 'zk') throw new Error(`${opts.configPath}: the demo needs one zk terminal`);
   const token = readFileSync(config.hrms.tokenFile!, 'utf8').trim();
@@ -91,9 +93,9 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     say(out, 'demo', 'stopping...');
     daemon.kill('SIGTERM');
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  const disposeSignals = handleSignals({ stop });
   const code = await exited;
+  disposeSignals();
   clearInterval(statusTimer);
   terminal.stopPunching();
   say(out, 'demo', `daemon exited with ${code}; the HRMS simulator received ${hrms.attendance().length} punches`);

@@ -1,4 +1,5 @@
 import type { EmployeeFilter, EmployeeRecord, FetchAnswer, UserAnswer, UserAnswerKind } from '../hrms/users.js';
+import { backoffDelay } from '../util/backoff.js';
 import { changedFields, idKey, indexRecords } from './diff.js';
 import type { ImportPlan, ValidRow } from './import-plan.js';
 import type { FieldType, Payload } from './payload.js';
@@ -166,7 +167,7 @@ async function importRow(
 
 async function sendWithRetry(body: Payload, opts: RunOptions): Promise<UserAnswer> {
   const retries = opts.retries ?? 2;
-  const delay = opts.retryDelayMs ?? ((n: number) => 1000 * 2 ** (n - 1));
+  const delay = opts.retryDelayMs ?? ((n: number) => backoffDelay(n - 1, { baseMs: 1000, maxMs: 60_000 }));
   const sleep = opts.sleep ?? defaultSleep;
   let answer = await opts.client.send(body);
   // A create-or-update is safe to repeat, so a lost answer is simply asked again.

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { isLogTime, wallClockAt, type Punch } from '../punch.js';
+import { backoffDelay } from '../util/backoff.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { OwnerLock } from './lock.js';
 import { openJournalDb } from './open-db.js';
@@ -210,7 +211,6 @@ export class Journal implements PunchSink, DeliveryQueue {
 
   settle(outcomes: readonly PunchOutcome[]): void {
     const now = this.clock.now();
-    const { baseMs, maxMs } = this.opts.rejectedRetry;
     // Delivered, duplicate and unknown answers are grouped by message (usually one per batch)
     // and settled with one statement per group; refusals need each punch's own history.
     const groups = new Map<
@@ -243,7 +243,7 @@ export class Journal implements PunchSink, DeliveryQueue {
           const firstRejectedAt = row.firstRejectedAt ?? now;
           const dead =
             attempts >= this.opts.deadAfterAttempts || now - firstRejectedAt >= this.opts.deadAfterDays * DAY_MS;
-          const delay = Math.min(maxMs, baseMs * 2 ** Math.min(attempts - 1, 40));
+          const delay = backoffDelay(attempts - 1, this.opts.rejectedRetry);
           this.stmt.rejected.run({
             id: o.id,
             state: dead ? 'dead' : 'rejected',

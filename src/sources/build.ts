@@ -1,6 +1,6 @@
 import type { SerialTerminalConfig, TerminalConfig } from '../config/terminals.js';
 import type { PunchSink } from '../journal/types.js';
-import { SerialSource } from './serial/index.js';
+import { SerialSource, validateSerialTerminal } from './serial/index.js';
 import type { Source, SourceDeps } from './types.js';
 import { ZkSource } from './zk/zk-source.js';
 
@@ -59,4 +59,12 @@ class SerialTerminalSource implements Source {
 /** Builds the source for one terminal of the config. */
 export function createSource(cfg: TerminalConfig, deps: SourceDeps): Source {
   return cfg.kind === 'zk' ? new ZkSource(cfg, deps) : new SerialTerminalSource(cfg, deps);
+}
+
+/**
+ * The checks of one terminal's config that need the source's own parsers (passed to
+ * loadConfig, which must not import the sources). `at` is e.g. `terminals[2]`.
+ */
+export function checkTerminalConfig(cfg: TerminalConfig, at: string): string[] {
+  return cfg.kind === 'serial' ? validateSerialTerminal(cfg, at) : [];
 }

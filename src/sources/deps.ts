@@ -1,11 +1,17 @@
-import type { Journal } from '../journal/journal.js';
+import type { PunchSink } from '../journal/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import type { SourceDeps } from './types.js';
+import type { DeliveryCheck, SourceDeps, TerminalLedger } from './types.js';
 
-/** The journal as sources see it: a sink, the terminals ledger, and the delivery check. */
+/** The parts of a journal sources use: a sink, the terminals ledger, and the delivery check. */
+export interface SourceJournal extends PunchSink {
+  terminals: TerminalLedger;
+  queries: DeliveryCheck;
+}
+
+/** The journal as sources see it. */
 export function sourceDepsFor(
-  journal: Journal,
+  journal: SourceJournal,
   logger: Logger,
   clock: Clock,
   onPunches?: (added: number) => void,

@@ -1,4 +1,4 @@
-import type { StatusReport } from './report.js';
+import type { StatusReport } from './types.js';
 
 const MIN = 60_000;
 /** A terminal offline for less than this is a blip, not an alert. */

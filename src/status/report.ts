@@ -1,41 +1,10 @@
 import type { Config } from '../config/schema.js';
 import type { Journal } from '../journal/journal.js';
-import type { JournalCounts } from '../journal/types.js';
-import { UNKNOWN_CARD_PREFIX } from '../sources/serial/code-map.js';
+import { UNKNOWN_CARD_PREFIX } from '../punch.js';
 import { alertsFor, punches } from './alerts.js';
+import type { StatusReport, TerminalStatus } from './types.js';
 
-export interface TerminalStatus {
-  name: string;
-  kind: string;
-  online: boolean;
-  lastPollAt: string | null;
-  skewSeconds: number | null;
-  records: number | null;
-  users: number | null;
-  serial: string;
-  offlineSince: string | null;
-  lastError: string | null;
-  /** Set when the address answered with another serial than before. */
-  previousSerial: string | null;
-}
-
-export interface StatusReport {
-  site: string;
-  generatedAt: string;
-  punches: JournalCounts;
-  oldestPending: { logTime: string; terminal: string; queuedAt: string } | null;
-  delivery: {
-    auth: 'ok' | 'failed' | 'unknown';
-    authFailedSince: string | null;
-    lastAttemptAt: string | null;
-    lastSuccessAt: string | null;
-    lastResult: string | null;
-    lastError: string | null;
-    lastErrorAt: string | null;
-  };
-  terminals: TerminalStatus[];
-  alerts: string[];
-}
+export type { StatusReport, TerminalStatus } from './types.js';
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 

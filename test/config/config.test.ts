@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseConfig } from '../../src/config/load.js';
+import { checkTerminalConfig } from '../../src/sources/build.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const base = {
@@ -20,8 +21,8 @@ const problems = (raw: unknown) => {
 
 describe('config', () => {
   it('accepts the shipped example and demo configs', () => {
-    expect(loadConfig('config/punchgate.example.yaml').terminals).toHaveLength(2);
-    expect(loadConfig('config/demo.yaml').terminals[0]!.kind).toBe('zk');
+    expect(loadConfig('config/punchgate.example.yaml', checkTerminalConfig).terminals).toHaveLength(2);
+    expect(loadConfig('config/demo.yaml', checkTerminalConfig).terminals[0]!.kind).toBe('zk');
   });
 
   it('fills defaults and resolves relative paths against the config file', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { keys, spawnDaemon, startStack, until } from './stack.js';
+import { keys, spawnDaemon, startStack } from './stack.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * Kills the daemon with SIGKILL at random moments, 20 times, while the simulated terminal
@@ -32,7 +33,7 @@ describe('crash safety', () => {
       stack.hrms.setFaults({ errorRate: 0, resetRate: 0 });
       const d = spawnDaemon(stack.configPath);
       const expected = keys(t.punches());
-      await until(
+      await waitFor(
         () => keys(stack.hrms.attendance()).length === expected.length,
         30_000,
         'every punch delivered after the kills',
@@ -45,8 +46,11 @@ describe('crash safety', () => {
       // (10 % of requests on average; 25 % allowed).
       const lostAnswers = Math.ceil(stack.hrms.requests() * 0.25);
       expect(duplicates).toBeLessThanOrEqual((20 + lostAnswers) * 10);
+      // A stop signal before the daemon installed its handlers would kill it the default way.
+      await waitFor(() => d.output().includes('punchgate running'), 10_000, 'the last daemon running');
       d.child.kill('SIGTERM');
-      expect((await d.exited).code).toBe(0);
+      const exit = await d.exited;
+      expect(exit, d.output().slice(-2000)).toEqual({ code: 0, signal: null });
     } finally {
       clearInterval(punchTimer);
       await stack.stop();

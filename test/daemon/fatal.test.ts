@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { startStack, until } from './stack.js';
+import { startStack } from './stack.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * A journal that cannot grow (a file-size limit stands in for a full disk): the daemon must
@@ -33,7 +34,7 @@ describe('fatal journal conditions', () => {
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (out += d.toString()));
       const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
-      await until(() => child.exitCode !== null, 20_000, 'the daemon exits');
+      await waitFor(() => child.exitCode !== null, 20_000, 'the daemon exits');
       expect(await exited).toBe(74);
       const fatalLines = out.split('\n').filter((l) => /"level":60/.test(l));
       expect(fatalLines).toHaveLength(1);

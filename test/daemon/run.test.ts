@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { COMM_KEY, keys, spawnDaemon, startStack, TOKEN, until, type DaemonProcess } from './stack.js';
+import { COMM_KEY, keys, spawnDaemon, startStack, TOKEN, type DaemonProcess } from './stack.js';
+import { waitFor } from '../helpers/wait.js';
 
 let n = 0;
 const nextTime = () => {
@@ -25,14 +26,14 @@ describe('punchgate run (child process)', () => {
     const t = stack.terminals[0]!;
     for (let i = 0; i < 30; i++) t.addPunch({ userId: String(1000 + (i % 7)), logTime: nextTime() });
     const d = daemon(stack.configPath);
-    await until(() => stack.hrms.attendance().length === 30, 15_000, 'all polled punches delivered');
+    await waitFor(() => stack.hrms.attendance().length === 30, 15_000, 'all polled punches delivered');
     // Real-time punches while it runs.
     for (let i = 0; i < 5; i++) t.addPunch({ userId: '1042', logTime: nextTime() });
-    await until(() => stack.hrms.attendance().length === 35, 10_000, 'real-time punches delivered');
+    await waitFor(() => stack.hrms.attendance().length === 35, 10_000, 'real-time punches delivered');
     expect(keys(stack.hrms.attendance())).toEqual(keys(t.punches()));
     expect(stack.hrms.attendance().every((p) => /^plant-t-\d+$/.test(p.devicelogId ?? ''))).toBe(true);
     // The status log is there and names the terminal.
-    await until(() => /gate-1\s+online/.test(safeRead(stack.tmp.path('status.txt'))), 5000, 'status log');
+    await waitFor(() => /gate-1\s+online/.test(safeRead(stack.tmp.path('status.txt'))), 5000, 'status log');
     d.child.kill('SIGTERM');
     const started = Date.now();
     expect((await d.exited).code).toBe(0);
@@ -49,14 +50,14 @@ describe('punchgate run (child process)', () => {
     for (let i = 0; i < 50; i++) t.addPunch({ userId: String(2000 + i), logTime: nextTime() });
     stack.hrms.setFaults({ latencyMs: 1500 });
     const d = daemon(stack.configPath);
-    await until(() => stack.hrms.requests() > 0, 10_000, 'a request in flight');
+    await waitFor(() => stack.hrms.requests() > 0, 10_000, 'a request in flight');
     const started = Date.now();
     d.child.kill('SIGTERM');
     expect((await d.exited).code).toBe(0);
     expect(Date.now() - started).toBeLessThan(3000);
     stack.hrms.setFaults({ latencyMs: 0 });
     const d2 = daemon(stack.configPath);
-    await until(() => stack.hrms.attendance().length === 50, 15_000, 'everything delivered after restart');
+    await waitFor(() => stack.hrms.attendance().length === 50, 15_000, 'everything delivered after restart');
     expect(keys(stack.hrms.attendance())).toEqual(keys(t.punches()));
     d2.child.kill('SIGTERM');
     expect((await d2.exited).code).toBe(0);
@@ -69,7 +70,7 @@ describe('punchgate run (child process)', () => {
     for (let i = 0; i < 10; i++) t.addPunch({ userId: String(3000 + i), logTime: nextTime() });
     stack.hrms.setFaults({ latencyMs: 5000 });
     const d = daemon(stack.configPath);
-    await until(() => stack.hrms.requests() > 0, 10_000, 'a request in flight');
+    await waitFor(() => stack.hrms.requests() > 0, 10_000, 'a request in flight');
     d.child.kill('SIGTERM');
     d.child.kill('SIGTERM');
     const started = Date.now();
@@ -77,7 +78,7 @@ describe('punchgate run (child process)', () => {
     expect(Date.now() - started).toBeLessThan(2000);
     stack.hrms.setFaults({ latencyMs: 0 });
     const d2 = daemon(stack.configPath);
-    await until(() => stack.hrms.attendance().length === 10, 15_000, 'delivered after restart');
+    await waitFor(() => stack.hrms.attendance().length === 10, 15_000, 'delivered after restart');
     d2.child.kill('SIGTERM');
     await d2.exited;
   });
@@ -90,16 +91,16 @@ describe('punchgate run (child process)', () => {
     a.addPunch({ userId: '1', logTime: nextTime() });
     b.addPunch({ userId: '2', logTime: nextTime() });
     const d: DaemonProcess = daemon(stack.configPath);
-    await until(() => stack.hrms.attendance().length === 1, 10_000, 'terminal A delivered');
+    await waitFor(() => stack.hrms.attendance().length === 1, 10_000, 'terminal A delivered');
     // An invalid config: reported, the running one kept.
     writeFileSync(stack.configPath, 'site: [not valid\n');
     d.child.kill('SIGHUP');
-    await until(() => /config reload failed/.test(d.output()), 5000, 'reload failure reported');
+    await waitFor(() => /config reload failed/.test(d.output()), 5000, 'reload failure reported');
     a.addPunch({ userId: '3', logTime: nextTime() });
-    await until(() => stack.hrms.attendance().length === 2, 10_000, 'still running on the old config');
+    await waitFor(() => stack.hrms.attendance().length === 2, 10_000, 'still running on the old config');
     stack.writeConfig([a, b]);
     d.child.kill('SIGHUP');
-    await until(() => stack.hrms.attendance().length === 3, 10_000, 'terminal B added and delivered');
+    await waitFor(() => stack.hrms.attendance().length === 3, 10_000, 'terminal B added and delivered');
     expect(keys(stack.hrms.attendance())).toEqual(keys([...a.punches(), ...b.punches()]));
     d.child.kill('SIGTERM');
     expect((await d.exited).code).toBe(0);
@@ -109,7 +110,7 @@ describe('punchgate run (child process)', () => {
     const stack = await startStack();
     cleanups.push(() => stack.stop());
     const d = daemon(stack.configPath);
-    await until(() => /punchgate running/.test(d.output()), 10_000, 'first daemon running');
+    await waitFor(() => /punchgate running/.test(d.output()), 10_000, 'first daemon running');
     const second = daemon(stack.configPath);
     const r = await second.exited;
     expect(r.code).toBe(75);

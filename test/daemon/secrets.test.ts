@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { stringify, parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { COMM_KEY, spawnDaemon, startStack, TOKEN, until } from './stack.js';
+import { COMM_KEY, spawnDaemon, startStack, TOKEN } from './stack.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * A whole session with faults (a refused token, a wrong comm key, dropped replies, HRMS errors),
@@ -24,14 +25,14 @@ describe('secrets', () => {
       // The HRMS first knows no valid token: a refused token, then fixed.
       stack.hrms.setFaults({ tokenExpiresAt: 0, errorRate: 0.3, seed: 3 });
       const d = spawnDaemon(stack.configPath);
-      await until(
+      await waitFor(
         () => /refuse|token/i.test(d.output()) && /comm key/i.test(d.output()),
         15_000,
         'auth failure and comm key refusal logged',
       );
       stack.hrms.setFaults({ tokenExpiresAt: null });
       d.child.kill('SIGHUP'); // re-read the token now
-      await until(() => stack.hrms.attendance().length >= 1, 15_000, 'delivery after the token came back');
+      await waitFor(() => stack.hrms.attendance().length >= 1, 15_000, 'delivery after the token came back');
       const cli = (...args: string[]) => {
         const r = spawnSync(process.execPath, ['dist/punchgate.js', '--config', stack.configPath, ...args], {
           encoding: 'utf8',

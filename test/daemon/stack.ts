@@ -88,14 +88,6 @@ export function spawnDaemon(configPath: string, args: string[] = []): DaemonProc
   return { child, output: () => out, exited };
 }
 
-export async function until(cond: () => boolean, ms = 10_000, what = 'condition'): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`${what} not met within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 /** Distinct "code@time" keys. */
 export const keys = (xs: { userId?: string; biometriccode?: string; logTime?: string; logDate?: string }[]) =>
   [...new Set(xs.map((x) => `${x.userId ?? x.biometriccode}@${x.logTime ?? x.logDate}`))].sort();

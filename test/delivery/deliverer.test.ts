@@ -23,7 +23,6 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
   let sleeps: ReturnType<typeof fakeSleep>;
 
   beforeEach(() => {
-    process.env.TZ = 'UTC';
     tmp = tempDir('punchgate-deliverer-');
     clock = fakeClock();
     journal = Journal.open({ path: tmp.path('j.db'), site: 's', clock, mode: 'owner' });

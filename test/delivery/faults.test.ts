@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectDeliveredExactlyOnce, makePunches, startRig, type Rig } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * Every fault switch of the simulator, against the real journal: nothing is lost, and a punch
@@ -199,11 +200,3 @@ describe('delivery under HRMS faults', () => {
     expect(flagged.map((p) => `${p.biometricCode}|${p.logTime}`).sort()).toEqual([...resentPunches].sort());
   });
 });
-
-async function waitFor(cond: () => boolean, ms = 3000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

@@ -66,7 +66,6 @@ export interface RigOptions {
 
 /** A real journal on a temp file, the real simulator on 127.0.0.1, a fake clock shared by both. */
 export async function startRig(opts: RigOptions = {}): Promise<Rig> {
-  process.env.TZ = 'UTC';
   const clock = fakeClock();
   const tmp = tempDir('punchgate-delivery-');
   const tokenFile = tmp.path('token');

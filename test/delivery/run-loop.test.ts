@@ -1,14 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { abortableSleep } from '../../src/delivery/index.js';
 import { makePunches, startRig, type Rig } from './helpers.js';
-
-async function waitFor(cond: () => boolean, ms = 3000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+import { waitFor } from '../helpers/wait.js';
 
 /** The daemon loop, with real (short) waits: a clock that runs at real speed from the fake start. */
 describe('Deliverer.run', () => {

@@ -1,14 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
-import {
-  Backoff,
-  BatchSizer,
-  classifyOutcomes,
-  compilePatterns,
-  Deliverer,
-  SplitQueue,
-} from '../../src/delivery/index.js';
+import { BatchSizer, classifyOutcomes, compilePatterns, Deliverer, SplitQueue } from '../../src/delivery/index.js';
 import type { AttendanceAnswer, AttendancePunch } from '../../src/hrms/attendance.js';
 import type { OutboundPunch } from '../../src/journal/types.js';
 import { silentLogger } from '../../src/util/logger.js';
@@ -68,25 +61,7 @@ describe('outcome classification', () => {
   });
 });
 
-describe('backoff, batch size, split queue', () => {
-  it('full jitter stays within [0, min(max, base * 2^n)) for any random value', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), { minLength: 1, maxLength: 40 }),
-        (rs) => {
-          const queue = [...rs];
-          const b = new Backoff({ baseMs: 1000, maxMs: 300_000 }, () => queue.shift()!);
-          rs.forEach((_, n) => {
-            const ceiling = Math.min(300_000, 1000 * 2 ** n);
-            const d = b.next();
-            expect(d).toBeGreaterThanOrEqual(0);
-            expect(d).toBeLessThan(ceiling);
-          });
-        },
-      ),
-    );
-  });
-
+describe('batch size, split queue', () => {
   it('the batch size halves to a floor of 1 and grows only after full successful batches', () => {
     const s = new BatchSizer(200, 3);
     expect([s.shrink(), s.shrink(60), s.shrink(1), s.shrink()]).toEqual([100, 30, 1, 1]);

@@ -20,7 +20,6 @@ describe('journal', () => {
   beforeEach(() => {
     tmp = tempDir();
     clock = fakeClock(Date.UTC(2026, 10, 22, 12, 0, 0));
-    process.env.TZ = 'UTC';
     j = open();
   });
   afterEach(() => {

@@ -1,10 +1,11 @@
-import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/journal.js';
 import { createPtyPair, startSerialSim } from '../../src/sim/serial/index.js';
 import { SerialSource } from '../../src/sources/serial/index.js';
 import { silentLogger } from '../../src/util/logger.js';
-import { requireSocat, serialConfig, tempDir, waitFor } from './helpers.js';
+import { requireSocat, serialConfig } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -20,10 +21,10 @@ describe('a burst of 10,000 lines into the real journal', () => {
 
   it('loses none: every line written is a row in the SQLite journal', async () => {
     const dir = tempDir();
-    cleanups.push(dir.remove);
-    const journal = Journal.open({ path: join(dir.path, 'journal.db'), site: 'test', mode: 'owner' });
+    cleanups.push(dir.cleanup);
+    const journal = Journal.open({ path: dir.path('journal.db'), site: 'test', mode: 'owner' });
     cleanups.push(() => journal.close());
-    const pair = await createPtyPair(join(dir.path, 'tty'));
+    const pair = await createPtyPair(dir.path('tty'));
     cleanups.push(() => pair.close());
     const source = new SerialSource({
       config: serialConfig({ path: pair.devicePath }),
@@ -44,7 +45,7 @@ describe('a burst of 10,000 lines into the real journal', () => {
       onLine: (l) => written.push(l),
     }).done;
     expect(res.punches).toBe(10_000);
-    await waitFor(() => source.status().accepted === 10_000, '10,000 punches in the journal', 60_000);
+    await waitFor(() => source.status().accepted === 10_000, 60_000, '10,000 punches in the journal');
     const elapsed = Date.now() - t0;
     expect(rowCount(journal)).toBe(10_000);
     expect(journal.counts().pending).toBe(10_000);

@@ -1,8 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { pino, type Logger } from 'pino';
 import { serialTerminalSchema, type SerialTerminalConfig } from '../../src/config/terminals.js';
 import type { IngestOptions, IngestResult, PunchSink } from '../../src/journal/types.js';
@@ -15,11 +11,6 @@ export function requireSocat(): void {
   } catch {
     throw new Error('socat is required by the serial tests (real pseudo-terminal pairs): apt-get install -y socat');
   }
-}
-
-export function tempDir(prefix = 'punchgate-serial-'): { path: string; remove(): void } {
-  const path = mkdtempSync(join(tmpdir(), prefix));
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
 /** A config as the schema produces it (defaults filled in). */
@@ -66,12 +57,4 @@ export function captureLogger(level = 'debug'): CapturedLog {
   const entries: CapturedLog['entries'] = [];
   const logger = pino({ level }, { write: (s: string) => void entries.push(JSON.parse(s)) });
   return { logger, entries };
-}
-
-export async function waitFor(cond: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(10);
-  }
 }

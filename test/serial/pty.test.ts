@@ -1,5 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyPair, startSerialSim, type PtyPair } from '../../src/sim/serial/index.js';
 import {
@@ -9,7 +8,9 @@ import {
   type OpenSerialLink,
 } from '../../src/sources/serial/index.js';
 import { wallClockAt } from '../../src/punch.js';
-import { captureLogger, MemorySink, requireSocat, serialConfig, tempDir, waitFor } from './helpers.js';
+import { captureLogger, MemorySink, requireSocat, serialConfig } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -24,14 +25,14 @@ function countingOpen(chunks: Buffer[]): OpenSerialLink {
 
 async function setup(over: Record<string, unknown> = {}, clock = { now: () => Date.now() }) {
   const dir = tempDir();
-  const pair: PtyPair = await createPtyPair(join(dir.path, 'tty'));
+  const pair: PtyPair = await createPtyPair(dir.path('tty'));
   const sink = new MemorySink();
   const log = captureLogger();
   const chunks: Buffer[] = [];
   const config = serialConfig({ path: pair.devicePath, ...over });
   const source = new SerialSource({ config, sink, logger: log.logger, clock, openLink: countingOpen(chunks) });
   cleanups.push(
-    dir.remove,
+    dir.cleanup,
     () => pair.close(),
     () => source.stop(),
   );
@@ -58,7 +59,7 @@ describe('serial source on a real pseudo-terminal', () => {
       onLine: (l) => written.push(l),
     }).done;
     expect(res.punches).toBe(50);
-    await waitFor(() => sink.punches.length === 50, '50 punches');
+    await waitFor(() => sink.punches.length === 50, 10_000, '50 punches');
     expect(written[0]).toBe('1001,2026-11-22 08:00:00');
     expect(sink.punches[0]).toEqual({
       terminal: 'clock1',
@@ -87,7 +88,7 @@ describe('serial source on a real pseudo-terminal', () => {
       onLine: (l, kind) => kind === 'punch' && good.push(l),
     }).done;
     expect(res.noise).toBeGreaterThan(100);
-    await waitFor(() => sink.punches.length === 300 && source.status().malformed === res.noise, 'all lines');
+    await waitFor(() => sink.punches.length === 300 && source.status().malformed === res.noise, 10_000, 'all lines');
     expect(sink.punches.map((p) => `${p.biometricCode},${p.logTime}`)).toEqual(good);
     const st = source.status();
     expect(st.lines).toBe(300 + res.noise);
@@ -115,7 +116,7 @@ describe('serial source on a real pseudo-terminal', () => {
         onLine: (l) => written.push(l),
       }).done;
       expect(res.punches).toBe(5);
-      await waitFor(() => sink.punches.length === 5, `5 split punches (${eol})`);
+      await waitFor(() => sink.punches.length === 5, 10_000, `5 split punches (${eol})`);
       expect(sink.punches.map((p) => `${p.biometricCode},${p.logTime}`)).toEqual(written);
       expect(source.status().malformed).toBe(0);
       // The halves really arrived in separate reads (a loaded box may merge an odd pair: most, not all).
@@ -126,8 +127,8 @@ describe('serial source on a real pseudo-terminal', () => {
 
   it('card format: stamps the box clock in the terminal zone and maps cards, journalling unknown ones visibly', async () => {
     const dir = tempDir();
-    cleanups.push(dir.remove);
-    const map = join(dir.path, 'cards.csv');
+    cleanups.push(dir.cleanup);
+    const map = dir.path('cards.csv');
     writeFileSync(map, 'card,biometriccode\n0004521000,E-100\n4521001,E-101\n');
     const fixed = Date.UTC(2026, 10, 22, 2, 30, 5);
     const { pair, sink, source } = await setup(
@@ -135,7 +136,7 @@ describe('serial source on a real pseudo-terminal', () => {
       { now: () => fixed },
     );
     await startSerialSim({ path: pair.peerPath, format: 'card', rate: 0, count: 3 }).done;
-    await waitFor(() => sink.punches.length === 3, '3 card punches');
+    await waitFor(() => sink.punches.length === 3, 10_000, '3 card punches');
     expect(sink.punches.map((p) => p.biometricCode)).toEqual(['E-100', 'E-101', `${UNKNOWN_CARD_PREFIX}0004521002`]);
     expect(sink.punches.every((p) => p.logTime === wallClockAt(fixed, 'Asia/Kolkata'))).toBe(true);
     expect(sink.punches[0]?.logTime).toBe('2026-11-22 08:00:05');

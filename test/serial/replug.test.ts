@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/journal.js';
 import { createPtyPair, SimLines, startSerialSim, type PtyPair } from '../../src/sim/serial/index.js';
 import { SerialSource } from '../../src/sources/serial/index.js';
-import { captureLogger, requireSocat, serialConfig, tempDir, waitFor } from './helpers.js';
+import { captureLogger, requireSocat, serialConfig } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -15,10 +16,10 @@ const HOUR = 3_600_000;
 
 async function setup() {
   const dir = tempDir();
-  cleanups.push(dir.remove);
-  const journal = Journal.open({ path: join(dir.path, 'journal.db'), site: 'test', mode: 'owner' });
+  cleanups.push(dir.cleanup);
+  const journal = Journal.open({ path: dir.path('journal.db'), site: 'test', mode: 'owner' });
   cleanups.push(() => journal.close());
-  const link = join(dir.path, 'ttyUSB0');
+  const link = dir.path('ttyUSB0');
   const pairs: PtyPair[] = [];
   cleanups.push(async () => {
     for (const p of pairs) await p.close();
@@ -66,20 +67,24 @@ describe('unplugging and replugging the adapter', () => {
       startAt: Date.now() - 2 * HOUR,
       onLine: (l) => before.push(l),
     }).done;
-    await waitFor(() => source.status().accepted === 200, 'the lines written before the unplug');
+    await waitFor(() => source.status().accepted === 200, 10_000, 'the lines written before the unplug');
 
     await first.close();
     expect(existsSync(link)).toBe(false);
-    await waitFor(() => !source.status().online, 'the source to notice the unplug');
+    await waitFor(() => !source.status().online, 10_000, 'the source to notice the unplug');
     // A few attempts fail while the adapter is away.
-    await waitFor(() => /no such file|ENOENT|cannot open/i.test(source.status().lastError ?? ''), 'a failed reopen');
+    await waitFor(
+      () => /no such file|ENOENT|cannot open/i.test(source.status().lastError ?? ''),
+      10_000,
+      'a failed reopen',
+    );
     const away = source.status();
     expect(away.gaps).toHaveLength(1);
     expect(away.gaps[0]?.to).toBeNull();
     expect(away.nextAttemptAt).not.toBeNull();
 
     const second = await plug();
-    await waitFor(() => source.status().online, 'the source to reopen the replugged device', 5000);
+    await waitFor(() => source.status().online, 5000, 'the source to reopen the replugged device');
     const after: string[] = [];
     await startSerialSim({
       path: second.peerPath,
@@ -89,7 +94,7 @@ describe('unplugging and replugging the adapter', () => {
       startAt: Date.now() - HOUR,
       onLine: (l) => after.push(l),
     }).done;
-    await waitFor(() => source.status().accepted === 400, 'the lines written after the replug');
+    await waitFor(() => source.status().accepted === 400, 10_000, 'the lines written after the replug');
 
     expect(rows()).toEqual([...before, ...after]);
     const st = source.status();
@@ -106,15 +111,15 @@ describe('unplugging and replugging the adapter', () => {
     await source.start();
     const startAt = Date.now() - 10 * HOUR;
     const burst = startSerialSim({ path: first.peerPath, format: 'regex', rate: 0, count: 20_000, startAt });
-    await waitFor(() => source.status().accepted >= 300, 'part of the burst');
+    await waitFor(() => source.status().accepted >= 300, 10_000, 'part of the burst');
     const arrivedBeforeUnplug = source.status().accepted;
     await first.close();
     // The writer fails (EIO) once its far end is gone.
     await expect(burst.done).rejects.toThrow();
-    await waitFor(() => !source.status().online, 'the unplug');
+    await waitFor(() => !source.status().online, 10_000, 'the unplug');
 
     const second = await plug();
-    await waitFor(() => source.status().online, 'the reopen', 5000);
+    await waitFor(() => source.status().online, 5000, 'the reopen');
     const after: string[] = [];
     await startSerialSim({
       path: second.peerPath,
@@ -124,7 +129,7 @@ describe('unplugging and replugging the adapter', () => {
       startAt: Date.now() - HOUR,
       onLine: (l) => after.push(l),
     }).done;
-    await waitFor(() => rows().at(-1) === after.at(-1), 'the lines after the replug');
+    await waitFor(() => rows().at(-1) === after.at(-1), 10_000, 'the lines after the replug');
 
     const all = rows();
     const kept = all.indexOf(after[0] as string);

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { registerSimSerial, runSimSerial, type SimSerialCliOptions } from '../../src/cli/commands/sim-serial.js';
@@ -7,7 +6,9 @@ import { createPtyPair, SocatMissingError } from '../../src/sim/serial/index.js'
 import { listSerialPorts, SerialSource } from '../../src/sources/serial/index.js';
 import { EXIT } from '../../src/util/exit-codes.js';
 import { silentLogger } from '../../src/util/logger.js';
-import { MemorySink, requireSocat, serialConfig, tempDir, waitFor } from './helpers.js';
+import { MemorySink, requireSocat, serialConfig } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -37,11 +38,11 @@ describe('punchgate sim serial', () => {
 
   it('--link: creates the device, waits for a reader, writes the lines, removes the device at the end', async () => {
     const dir = tempDir();
-    cleanups.push(dir.remove);
-    const link = join(dir.path, 'ttySIM');
+    cleanups.push(dir.cleanup);
+    const link = dir.path('ttySIM');
     const c = io();
     const run = runSimSerial({ ...base, link, format: 'card', count: 20, quiet: true, linger: 100 }, c.io);
-    await waitFor(() => existsSync(link), 'the device link');
+    await waitFor(() => existsSync(link), 10_000, 'the device link');
     await new Promise((r) => setTimeout(r, 200));
     expect(c.err.join('')).toMatch(/waiting for a reader/);
     expect(existsSync(`${link}.sim`)).toBe(false);
@@ -56,7 +57,7 @@ describe('punchgate sim serial', () => {
     cleanups.push(() => source.stop());
     await source.start();
     expect(await run).toBe(EXIT.OK);
-    await waitFor(() => sink.punches.length === 20, '20 card punches');
+    await waitFor(() => sink.punches.length === 20, 10_000, '20 card punches');
     expect(sink.punches[0]?.biometricCode).toBe('0004521000');
     expect(c.err.join('')).toMatch(/wrote 20 punch lines and 0 noise lines/);
     expect(existsSync(link)).toBe(false);
@@ -64,8 +65,8 @@ describe('punchgate sim serial', () => {
 
   it('--device: writes to an existing device and prints each line', async () => {
     const dir = tempDir();
-    cleanups.push(dir.remove);
-    const pair = await createPtyPair(join(dir.path, 'tty'));
+    cleanups.push(dir.cleanup);
+    const pair = await createPtyPair(dir.path('tty'));
     cleanups.push(() => pair.close());
     const sink = new MemorySink();
     const source = new SerialSource({
@@ -80,7 +81,11 @@ describe('punchgate sim serial', () => {
     expect(
       await runSimSerial({ ...base, device: pair.peerPath, count: 5, codes: ['7', '8'], noise: 1, seed: 3 }, c.io),
     ).toBe(EXIT.OK);
-    await waitFor(() => sink.punches.length === 5 && source.status().malformed === 5, '5 punches and 5 noise lines');
+    await waitFor(
+      () => sink.punches.length === 5 && source.status().malformed === 5,
+      10_000,
+      '5 punches and 5 noise lines',
+    );
     const printed = c.out.join('').trim().split('\n');
     expect(printed.filter((l) => !l.startsWith('# noise')).map((l) => l.split(',')[0])).toEqual([
       '7',
@@ -94,12 +99,12 @@ describe('punchgate sim serial', () => {
 
   it('stops cleanly on Ctrl-C while waiting for a reader', async () => {
     const dir = tempDir();
-    cleanups.push(dir.remove);
-    const link = join(dir.path, 'ttySIM');
+    cleanups.push(dir.cleanup);
+    const link = dir.path('ttySIM');
     let stop: () => void = () => {};
     const c = io(new Promise<void>((r) => (stop = r)));
     const run = runSimSerial({ ...base, link }, c.io);
-    await waitFor(() => existsSync(link), 'the device link');
+    await waitFor(() => existsSync(link), 10_000, 'the device link');
     stop();
     expect(await run).toBe(EXIT.OK);
     expect(existsSync(link)).toBe(false);
@@ -110,12 +115,12 @@ describe('punchgate sim serial', () => {
       exitCode: EXIT.CONFIG,
     });
     const dir = tempDir();
-    cleanups.push(dir.remove);
-    await withEnvPath(dir.path, async () => {
-      await expect(runSimSerial({ ...base, link: join(dir.path, 'tty') }, io().io)).rejects.toThrow(
+    cleanups.push(dir.cleanup);
+    await withEnvPath(dir.dir, async () => {
+      await expect(runSimSerial({ ...base, link: dir.path('tty') }, io().io)).rejects.toThrow(
         /socat is not installed.*--device/,
       );
-      await expect(createPtyPair(join(dir.path, 'tty'))).rejects.toBeInstanceOf(SocatMissingError);
+      await expect(createPtyPair(dir.path('tty'))).rejects.toBeInstanceOf(SocatMissingError);
     });
   });
 
@@ -143,8 +148,8 @@ describe('punchgate sim serial', () => {
 describe('listing serial ports for diagnostics', () => {
   it('falls back to /dev when SerialPort.list() cannot run udevadm', async () => {
     const dir = tempDir();
-    cleanups.push(dir.remove);
-    const listing = await withEnvPath(dir.path, () => listSerialPorts());
+    cleanups.push(dir.cleanup);
+    const listing = await withEnvPath(dir.dir, () => listSerialPorts());
     expect(listing.listError).toBeDefined();
     expect(Array.isArray(listing.paths)).toBe(true);
   });

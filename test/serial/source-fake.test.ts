@@ -1,9 +1,10 @@
 import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { OpenSerialLink, SerialLinkHandlers } from '../../src/sources/serial/index.js';
 import { SerialSource } from '../../src/sources/serial/index.js';
-import { captureLogger, MemorySink, serialConfig, tempDir } from './helpers.js';
+import { captureLogger, MemorySink, serialConfig } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
+import { tempDir } from '../helpers/tmp.js';
 
 /** A serial device the test drives by hand: open can fail, bytes and unplugs are injected. */
 class FakeDevice {
@@ -46,14 +47,14 @@ beforeEach(() => {
 });
 afterEach(() => {
   vi.useRealTimers();
-  dir.remove();
+  dir.cleanup();
 });
 
 function make(over: Record<string, unknown> = {}, presenceCheckMs = 0) {
   const device = new FakeDevice();
   const sink = new MemorySink();
   const log = captureLogger();
-  const path = join(dir.path, 'ttyUSB0');
+  const path = dir.path('ttyUSB0');
   const config = serialConfig({ path, reconnectMinMs: 50, reconnectMaxMs: 400, ...over });
   const source = new SerialSource({ config, sink, logger: log.logger, clock, openLink: device.open, presenceCheckMs });
   return { device, sink, log, source, path };
@@ -152,7 +153,7 @@ describe('SerialSource with a fake device', () => {
         throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
       },
     };
-    const config = serialConfig({ path: join(dir.path, 'tty'), reconnectMinMs: 50 });
+    const config = serialConfig({ path: dir.path('tty'), reconnectMinMs: 50 });
     const source = new SerialSource({
       config,
       sink,
@@ -207,14 +208,14 @@ describe('SerialSource with a fake device', () => {
     await new Promise((r) => setTimeout(r, 120));
     expect(source.status().online).toBe(true);
     rmSync(path);
-    await vi.waitFor(() => expect(source.status().online).toBe(false), { timeout: 2000 });
+    await waitFor(() => !source.status().online, 2000, 'the source going offline');
     expect(device.closed).toBe(1);
     expect(source.status().lastError).toMatch(/disappeared/);
     await source.stop();
   });
 
   it('journals unmapped cards with the card: prefix and lists them as unknown', async () => {
-    const map = join(dir.path, 'map.csv');
+    const map = dir.path('map.csv');
     writeFileSync(map, 'card,biometriccode\n4521000,E-1\n');
     const { device, source, sink } = make({ format: 'card', codeMap: map, timezone: 'UTC' });
     device.failOpen = null;

@@ -1,16 +1,16 @@
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseCodeMap, reconnectDelay, validateSerialTerminal } from '../../src/sources/serial/index.js';
-import { serialConfig, tempDir } from './helpers.js';
+import { parseCodeMap, validateSerialTerminal } from '../../src/sources/serial/index.js';
+import { serialConfig } from './helpers.js';
+import { tempDir } from '../helpers/tmp.js';
 
 let dir: ReturnType<typeof tempDir> | undefined;
-afterEach(() => dir?.remove());
+afterEach(() => dir?.cleanup());
 
 describe('validateSerialTerminal', () => {
   it('accepts a good regex terminal (default pattern) and a good card terminal with a code map', () => {
     dir = tempDir();
-    const map = join(dir.path, 'cards.csv');
+    const map = dir.path('cards.csv');
     writeFileSync(map, 'card,biometriccode\n0004521234,1042\n');
     expect(validateSerialTerminal(serialConfig({ path: '/dev/ttyUSB0' }))).toEqual([]);
     expect(validateSerialTerminal(serialConfig({ path: '/dev/ttyUSB0', format: 'card', codeMap: map }))).toEqual([]);
@@ -24,13 +24,13 @@ describe('validateSerialTerminal', () => {
       timeFormat: 'YYYY-MM-DD',
       reconnectMinMs: 5000,
       reconnectMaxMs: 1000,
-      codeMap: join(dir.path, 'missing.csv'),
+      codeMap: dir.path('missing.csv'),
     });
     expect(validateSerialTerminal(cfg, 'terminals[1]')).toEqual([
       'terminals[1].pattern: needs a named group "time", written (?<time>...)',
       'terminals[1].timeFormat: needs an hour (HH, H, hh or h)',
       'terminals[1].timeFormat: needs minutes (mm)',
-      `terminals[1].codeMap: ${join(dir.path, 'missing.csv')}: cannot read the code map (ENOENT)`,
+      `terminals[1].codeMap: ${dir.path('missing.csv')}: cannot read the code map (ENOENT)`,
       'terminals[1].reconnectMinMs: must not be more than reconnectMaxMs (1000)',
     ]);
     expect(validateSerialTerminal(serialConfig({ path: '/dev/x', format: 'card', pattern: '.' }))).toEqual([
@@ -57,14 +57,5 @@ describe('code map', () => {
       'x.csv:1: the first line must be the header "card,biometriccode"',
     ]);
     expect(parseCodeMap('', 'e.csv').problems).toEqual(['e.csv: empty file: expected the header "card,biometriccode"']);
-  });
-});
-
-describe('reconnectDelay', () => {
-  it('doubles from the lower bound and stops at the upper bound', () => {
-    expect([0, 1, 2, 3, 4, 5, 2000].map((a) => reconnectDelay(a, 1000, 30_000))).toEqual([
-      1000, 2000, 4000, 8000, 16_000, 30_000, 30_000,
-    ]);
-    expect(reconnectDelay(0, 500, 100)).toBe(500);
   });
 });

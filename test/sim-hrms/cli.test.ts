@@ -1,9 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { request } from 'undici';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   buildSimOptions,
   registerSimHrms,
@@ -12,8 +10,10 @@ import {
 } from '../../src/cli/commands/sim-hrms.js';
 import { ExitError } from '../../src/util/exit-codes.js';
 import { ATT_PATH } from './helpers.js';
+import { tempDir } from '../helpers/tmp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'pg-sim-cli-'));
+const dir = tempDir('pg-sim-cli-');
+afterAll(() => dir.cleanup());
 const base: SimHrmsCliOptions = { host: '127.0.0.1', port: '0', token: [], poison: [] };
 const SECRET = 'cli-secret-token-1';
 
@@ -45,7 +45,7 @@ describe('punchgate sim hrms', () => {
   });
 
   it('reads a token file (with optional expiry) and refuses a malformed one without echoing it', () => {
-    const file = join(dir, 'tokens');
+    const file = dir.path('tokens');
     writeFileSync(file, `# tokens\n${SECRET}\n\nsecond-token-22 2030-01-01T00:00:00Z\n`);
     const o = buildSimOptions({ ...base, tokenFile: file }, () => {});
     expect(o.tokens).toEqual([
@@ -104,7 +104,7 @@ describe('punchgate sim hrms', () => {
   });
 
   it('loads a roster CSV, turning the check on and warning about bad lines by number', async () => {
-    const file = join(dir, 'roster.csv');
+    const file = dir.path('roster.csv');
     writeFileSync(file, 'username,name,email,biometriccode\nann,Ann,ann@example.com,42\nbad,Bad,not-an-email,43\n');
     const warnings: string[] = [];
     const o = buildSimOptions({ ...base, roster: file }, (w) => warnings.push(w));

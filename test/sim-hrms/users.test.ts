@@ -1,9 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadMappingFile, MSG, startHrmsSim, type HrmsSim } from '../../src/sim/hrms/index.js';
 import { FETCH_PATH, TOKEN, alice, bob, get, postJson, user, useHrmsSim } from './helpers.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const start = useHrmsSim();
 
@@ -165,10 +164,11 @@ describe('user operations', () => {
 });
 
 describe('custom field mapping', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-sim-mapping-'));
+  const dir = tempDir('pg-sim-mapping-');
+  afterAll(() => dir.cleanup());
 
   it('loads a YAML mapping (shorthand and full entries) and creates with its custom fields', async () => {
-    const file = join(dir, 'mapping.yaml');
+    const file = dir.path('mapping.yaml');
     writeFileSync(
       file,
       [
@@ -240,7 +240,7 @@ describe('custom field mapping', () => {
   });
 
   it('refuses a mapping file that maps delete, maps one master field twice or has a bad type', () => {
-    const file = join(dir, 'bad.json');
+    const file = dir.path('bad.json');
     writeFileSync(
       file,
       JSON.stringify({ delete: 'Deleted', a: 'Username', b: { field: 'Username' }, c: { field: 'X', type: 'float' } }),

@@ -1,7 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeCommKey } from '../../src/sources/zk/protocol/commkey.js';
@@ -9,6 +7,7 @@ import { CMD } from '../../src/sources/zk/protocol/constants.js';
 import { decodeFreeSizes } from '../../src/sources/zk/protocol/free-sizes.js';
 import { decodeUsers } from '../../src/sources/zk/protocol/records.js';
 import { RawTcp, waitFor, WRRQ_USERS } from './raw-client.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/sim-cli.mjs', import.meta.url));
 
@@ -20,7 +19,7 @@ interface Run {
 }
 
 const runs: Run[] = [];
-const dirs: string[] = [];
+const dirs: ReturnType<typeof tempDir>[] = [];
 
 function run(args: string[]): Run {
   const child = spawn(process.execPath, [FIXTURE, 'sim', 'terminal', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -44,7 +43,7 @@ async function listening(r: Run): Promise<number> {
 
 afterEach(() => {
   for (const r of runs.splice(0)) if (r.child.exitCode === null) r.child.kill('SIGKILL');
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  for (const d of dirs.splice(0)) d.cleanup();
 });
 
 describe('punchgate sim terminal', () => {
@@ -80,10 +79,10 @@ describe('punchgate sim terminal', () => {
   });
 
   it('loads users and punches from CSV and JSON files, reports bad lines, exits 65 after SIGINT', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'punchgate-simcli-'));
+    const dir = tempDir('punchgate-simcli-');
     dirs.push(dir);
-    const users = path.join(dir, 'users.csv');
-    const punches = path.join(dir, 'punches.json');
+    const users = dir.path('users.csv');
+    const punches = dir.path('punches.json');
     fs.writeFileSync(
       users,
       'uid,userId,name,privilege,card\n1,1001,"Doe, Jane",14,555\n2,1002,Bob,0,0,extra\n# comment\n,1003,Cleo,0,0\n',

@@ -1,17 +1,16 @@
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DataFileError, loadDataFiles } from '../../src/sim/terminal/data-file.js';
 import { splitCsvLine } from '../../src/util/csv-line.js';
 import { generatePunches, generateUsers } from '../../src/sim/terminal/generate.js';
 import { startTerminalSim } from '../../src/sim/terminal/index.js';
 import { addSeconds, TerminalClock } from '../../src/sim/terminal/terminal-clock.js';
+import { tempDir } from '../helpers/tmp.js';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'punchgate-simdata-'));
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('punchgate-simdata-');
+afterAll(() => dir.cleanup());
 const write = (name: string, text: string) => {
-  const p = path.join(dir, name);
+  const p = dir.path(name);
   fs.writeFileSync(p, text);
   return p;
 };

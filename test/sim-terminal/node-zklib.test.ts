@@ -8,13 +8,12 @@
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { formatLogTime } from '../../src/punch.js';
 import { decodeZkTime } from '../../src/sources/zk/protocol/time.js';
 import { startTerminalSim, type TerminalSim } from '../../src/sim/terminal/index.js';
 import { waitFor } from './raw-client.js';
+import { tempDir } from '../helpers/tmp.js';
 
 interface ZkUserTcp {
   uid: number;
@@ -55,15 +54,15 @@ const wall = (d: Date) =>
   formatLogTime(d.getFullYear(), d.getMonth() + 1, d.getDate(), d.getHours(), d.getMinutes(), d.getSeconds());
 
 let cwd = '';
-let tmp = '';
+let tmp: ReturnType<typeof tempDir> | undefined;
 let sim: TerminalSim | null = null;
 let zk: ZKLibInstance | null = null;
 let consoleLog: ReturnType<typeof vi.spyOn>;
 
 beforeAll(() => {
   cwd = process.cwd();
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'punchgate-zklib-'));
-  process.chdir(tmp);
+  tmp = tempDir('punchgate-zklib-');
+  process.chdir(tmp.dir);
   consoleLog = vi.spyOn(console, 'log').mockImplementation(() => {});
 });
 
@@ -73,13 +72,13 @@ afterEach(async () => {
   await sim?.stop();
   sim = null;
   // None of node-zklib's error paths ran (they append to an error log in the cwd).
-  expect(fs.readdirSync(tmp)).toEqual([]);
+  expect(fs.readdirSync(tmp!.dir)).toEqual([]);
 });
 
 afterAll(() => {
   consoleLog.mockRestore();
   process.chdir(cwd);
-  fs.rmSync(tmp, { recursive: true, force: true });
+  tmp?.cleanup();
 });
 
 describe('node-zklib 1.3.0 over TCP', () => {

@@ -6,20 +6,13 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import { CMD } from '../../src/sources/zk/protocol/constants.js';
 import { decodePacket, encodePacket, TcpFramer, wrapTcp, type ZkPacket } from '../../src/sources/zk/protocol/packet.js';
+import { waitFor } from '../helpers/wait.js';
 
 export interface ReadEvent {
   at: number;
   bytes: number;
   /** Packets completed by this read. */
   packets: ZkPacket[];
-}
-
-async function waitFor(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 abstract class RawBase {

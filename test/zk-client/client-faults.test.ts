@@ -4,6 +4,7 @@ import { ZkClient, ZkConnectionError, ZkTimeoutError } from '../../src/sources/z
 import { CMD, EF, encodeRealtimeTcp, type ZkRealtimeAttlog } from '../../src/sources/zk/protocol/index.js';
 import { reply } from './fake-terminal.js';
 import { dataset40, makeAttendances, setup } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 let cleanup: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -190,11 +191,3 @@ describe('ZkClient faults', () => {
     expect((err as Error).message).toContain(`127.0.0.1:${port}`);
   });
 });
-
-async function waitFor(cond: () => boolean, ms = 2000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}

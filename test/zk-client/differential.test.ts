@@ -3,15 +3,13 @@
  * characters, TCP with pacing, numeric ids over UDP, no DST gap), node-zklib and our client,
  * downloading from the same simulator, decode the same user ids and the same times.
  */
-import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
-import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { formatLogTime } from '../../src/punch.js';
 import { startTerminalSim } from '../../src/sim/terminal/index.js';
 import { ZkClient } from '../../src/sources/zk/client/index.js';
+import { tempDir } from '../helpers/tmp.js';
 
 interface ZkLibLog {
   deviceUserId: string | number;
@@ -33,8 +31,7 @@ const ZKLib = createRequire(import.meta.url)('node-zklib') as new (
   inport: number,
 ) => ZKLibInstance;
 
-// node-zklib builds Dates in the process zone; in UTC no wall-clock time is skipped or doubled.
-process.env.TZ = 'UTC';
+// node-zklib builds Dates in the process zone; in UTC (vitest.config.ts) no wall-clock time is skipped or doubled.
 const wall = (d: Date) =>
   formatLogTime(d.getFullYear(), d.getMonth() + 1, d.getDate(), d.getHours(), d.getMinutes(), d.getSeconds());
 
@@ -50,16 +47,16 @@ const time = fc
   .map((t) => formatLogTime(t.y, t.mo, t.d, t.h, t.mi, t.s));
 
 let cwd = '';
-let tmp = '';
+let tmp: ReturnType<typeof tempDir> | undefined;
 beforeAll(() => {
   cwd = process.cwd();
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'punchgate-diff-'));
-  process.chdir(tmp); // node-zklib writes its error log into the cwd
+  tmp = tempDir('punchgate-diff-');
+  process.chdir(tmp.dir); // node-zklib writes its error log into the cwd
   vi.spyOn(console, 'log').mockImplementation(() => {});
 });
 afterAll(() => {
   process.chdir(cwd);
-  fs.rmSync(tmp, { recursive: true, force: true });
+  tmp?.cleanup();
   vi.restoreAllMocks();
 });
 

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startTerminalSim } from '../../src/sim/terminal/index.js';
 import { ticksToSkip, ZkSource, type Scheduler } from '../../src/sources/zk/zk-source.js';
 import { journalFixture, zkConfig } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** A scheduler the test ticks by hand. */
 function manualScheduler(): { scheduler: Scheduler; tick: () => void; stopped: () => boolean } {
@@ -13,14 +14,6 @@ function manualScheduler(): { scheduler: Scheduler; tick: () => void; stopped: (
     stopped: () => stopped,
   };
 }
-
-const until = async (cond: () => boolean, ms = 5000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 
 describe('ZK source', () => {
   const cleanups: (() => Promise<void> | void)[] = [];
@@ -49,7 +42,7 @@ describe('ZK source', () => {
     const started = Date.now();
     await Promise.all([b.start(), a.start()]);
     const expected = new Set(good.punches().map((p) => `${p.userId}@${p.logTime}`)).size;
-    await until(() => fx.journal.terminals.get('good')?.online === true, 2500);
+    await waitFor(() => fx.journal.terminals.get('good')?.online === true, 2500);
     expect(Date.now() - started).toBeLessThan(2500);
     expect(fx.journal.counts().pending).toBe(expected);
     // Stopping does not wait for the hung terminal's timeout.
@@ -67,16 +60,16 @@ describe('ZK source', () => {
     const src = new ZkSource(zkConfig(sim.port, { realtime: true }), fx.deps, { scheduler: sched.scheduler });
     cleanups.push(() => src.stop());
     await src.start();
-    await until(() => sim.sessions() >= 1 && fx.journal.terminals.get('gate-1')?.online === true);
-    await until(() => sim.sessions() === 1); // the poll's session left; the real-time one stays
+    await waitFor(() => sim.sessions() >= 1 && fx.journal.terminals.get('gate-1')?.online === true);
+    await waitFor(() => sim.sessions() === 1); // the poll's session left; the real-time one stays
     sim.addPunch({ userId: '1042', logTime: '2026-11-22 09:15:00', state: 1 });
-    await until(() => fx.journal.counts().pending === 1);
+    await waitFor(() => fx.journal.counts().pending === 1);
     const [p] = fx.journal.queries.list();
     expect(p).toMatchObject({ biometricCode: '1042', logTime: '2026-11-22 09:15:00', punchState: 1 });
     expect(fx.woken.length).toBeGreaterThan(0);
     // The next poll finds the same punch in the log and adds nothing.
     sched.tick();
-    await until(() => (fx.journal.terminals.get('gate-1')?.records ?? 0) === 1);
+    await waitFor(() => (fx.journal.terminals.get('gate-1')?.records ?? 0) === 1);
     expect(fx.journal.counts().pending).toBe(1);
   });
 

@@ -5,6 +5,7 @@ import type { AttendanceSender } from '../../hrms/attendance.js';
 import { TokenSource } from '../../hrms/token.js';
 import type { JournalCounts } from '../../journal/types.js';
 import { EXIT } from '../../util/exit-codes.js';
+import { abortOnStopSignal } from '../../util/signals.js';
 import { action, loadContext, openJournal } from '../common.js';
 
 export interface FlushOptions {
@@ -46,10 +47,7 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
     clock: ctx.clock,
     ...(opts.sender ? { sender: opts.sender } : {}),
   });
-  const stop = new AbortController();
-  const onSignal = () => stop.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const stop = abortOnStopSignal();
   try {
     const report = await deliverer.drain({
       maxWaitMs: opts.maxWaitSeconds * 1000,
@@ -63,8 +61,7 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
     // Anything but a clean finish means something deliverable is still waiting: try again later.
     return report.stoppedBy === 'done' && counts.pending === 0 ? EXIT.OK : EXIT.TEMPFAIL;
   } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
+    stop.dispose();
     await deliverer.close();
     journal.close();
   }

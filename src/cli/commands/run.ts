@@ -3,6 +3,7 @@ import { Daemon } from '../../daemon/daemon.js';
 import { createNotifier } from '../../daemon/sd-notify.js';
 import { JournalLockedError } from '../../journal/lock.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
+import { handleSignals } from '../../util/signals.js';
 import { action, globalOptions, loadContext } from '../common.js';
 import { DEFAULT_CONFIG_PATH } from '../../config/schema.js';
 
@@ -48,34 +49,32 @@ export function registerRun(program: Command): void {
           process.exit(70);
         });
 
-        let signalled = false;
-        const onStop = (signal: NodeJS.Signals) => {
-          if (signalled) {
-            // Every journal write is a synchronous transaction: exiting now loses nothing;
-            // punches of an in-flight batch go back to pending at the next start.
-            logger.warn({ signal }, 'second signal: exiting at once');
-            process.exit(EXIT.OK);
-          }
-          signalled = true;
-          logger.info({ signal }, 'stopping');
-          const bound = setTimeout(() => {
-            logger.warn({ boundMs: STOP_BOUND_MS }, 'stop took too long: exiting anyway (nothing is lost)');
-            process.exit(EXIT.OK);
-          }, STOP_BOUND_MS);
-          bound.unref();
-          daemon
-            .stop()
-            .then(() => {
-              notifier.close();
+        handleSignals({
+          stop: (signal, count) => {
+            if (count > 1) {
+              // Every journal write is a synchronous transaction: exiting now loses nothing;
+              // punches of an in-flight batch go back to pending at the next start.
+              logger.warn({ signal }, 'second signal: exiting at once');
               process.exit(EXIT.OK);
-            })
-            .catch((e) => fatal(e));
-        };
-        process.on('SIGTERM', onStop);
-        process.on('SIGINT', onStop);
-        process.on('SIGHUP', () => {
-          logger.info('SIGHUP: reloading the config');
-          void daemon.reload();
+            }
+            logger.info({ signal }, 'stopping');
+            const bound = setTimeout(() => {
+              logger.warn({ boundMs: STOP_BOUND_MS }, 'stop took too long: exiting anyway (nothing is lost)');
+              process.exit(EXIT.OK);
+            }, STOP_BOUND_MS);
+            bound.unref();
+            daemon
+              .stop()
+              .then(() => {
+                notifier.close();
+                process.exit(EXIT.OK);
+              })
+              .catch((e) => fatal(e));
+          },
+          reload: () => {
+            logger.info('SIGHUP: reloading the config');
+            void daemon.reload();
+          },
         });
         await daemon.start();
       }),

@@ -15,6 +15,7 @@ import {
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { createLogger } from '../../util/logger.js';
 import { Secrets } from '../../util/secrets.js';
+import { aborted, abortOnStopSignal } from '../../util/signals.js';
 import { action, globalOptions, simCommand } from '../common.js';
 
 interface SimTerminalOptions {
@@ -156,15 +157,9 @@ async function runSimTerminal(opts: SimTerminalOptions, cmd: Command): Promise<n
   logger.info({ users: sim.users().length, punches: sim.punches().length }, 'terminal data loaded');
   if (opts.punchEvery) sim.startPunching(opts.punchEvery * 1000);
 
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  const stop = abortOnStopSignal();
+  await aborted(stop.signal);
+  stop.dispose();
   await sim.stop();
   logger.info('terminal simulator stopped');
   return skipped > 0 ? EXIT.DATAERR : EXIT.OK;

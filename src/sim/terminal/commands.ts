@@ -9,7 +9,7 @@ import type { ZkPacket } from '../../sources/zk/protocol/packet.js';
 import { decodeZkTime, encodeZkTime } from '../../sources/zk/protocol/time.js';
 import { serveChunk, startDownload } from './download.js';
 import { deviceOption } from './device-options.js';
-import type { WriteUnit, ZkSession } from './session.js';
+import type { SessionState as ZkSession, WriteUnit } from './session-state.js';
 import { LOG_CAPACITY, USER_CAPACITY } from './terminal-state.js';
 
 /** Commands that simply succeed (the simulator has nothing to do for them). */

@@ -10,7 +10,7 @@ import {
   encodeUser72,
   type ZkUser,
 } from '../../sources/zk/protocol/records.js';
-import type { Transport } from './session.js';
+import type { Transport } from './types.js';
 import type { TerminalState } from './terminal-state.js';
 import type { SimUser } from './types.js';
 

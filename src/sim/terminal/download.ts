@@ -5,7 +5,7 @@
 import { CMD, FCT_USER, UDP_MAX_DATA } from '../../sources/zk/protocol/constants.js';
 import { encodePacket, type ZkPacket } from '../../sources/zk/protocol/packet.js';
 import type { DatasetKind } from './dataset.js';
-import type { OutPacket, WriteUnit, ZkSession } from './session.js';
+import type { OutPacket, SessionState as ZkSession, WriteUnit } from './session-state.js';
 
 /** Largest data per unsplit TCP CMD_DATA packet, as devices announce it in PREPARE_DATA (0xFFF8). */
 const TCP_MAX_PACKET_DATA = 0xfff8;

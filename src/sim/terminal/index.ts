@@ -8,7 +8,7 @@ import { MAX_CHUNK } from '../../sources/zk/protocol/constants.js';
 import { DatasetCache } from './dataset.js';
 import { FaultSwitches } from './faults.js';
 import { SessionIds } from './session-ids.js';
-import type { SimContext } from './session.js';
+import type { SimContext } from './session-state.js';
 import { TcpSide } from './tcp-server.js';
 import { TerminalState } from './terminal-state.js';
 import type { SimPunch, TerminalSim, TerminalSimOptions } from './types.js';

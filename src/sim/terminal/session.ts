@@ -6,35 +6,13 @@
 import { CMD, EF } from '../../sources/zk/protocol/constants.js';
 import { encodePacket, type ZkPacket } from '../../sources/zk/protocol/packet.js';
 import { encodeRealtimeTcp, encodeRealtimeUdp } from '../../sources/zk/protocol/realtime.js';
-import type { Logger } from '../../util/logger.js';
 import { runCommand } from './commands.js';
-import type { DatasetCache } from './dataset.js';
-import type { FaultSwitches } from './faults.js';
-import type { TerminalState } from './terminal-state.js';
-import type { SimPunch } from './types.js';
+import type { OutPacket, SessionState, SimContext, WriteUnit } from './session-state.js';
+import type { SimPunch, Transport } from './types.js';
 
-export type Transport = 'tcp' | 'udp';
+export type { OutPacket, SimContext, WriteUnit } from './session-state.js';
 
-/** One ZK packet (header + data, no TCP prefix) and how many dataset bytes it carries. */
-export interface OutPacket {
-  packet: Buffer;
-  datasetBytes: number;
-}
-
-/** Packets that go out in one TCP write (UDP sends each packet as its own datagram). */
-export type WriteUnit = OutPacket[];
-
-/** What every session of one simulator shares. */
-export interface SimContext {
-  state: TerminalState;
-  faults: FaultSwitches;
-  logger: Logger;
-  directThreshold: number;
-  chunkSize: number;
-  datasets: DatasetCache;
-}
-
-export class ZkSession {
+export class ZkSession implements SessionState {
   /** CONNECT seen; before it, everything but CONNECT is answered ACK_UNAUTH. */
   connected = false;
   authed: boolean;

@@ -3,6 +3,9 @@
  */
 import type { Logger } from '../../util/logger.js';
 
+/** How a session reaches the simulator. */
+export type Transport = 'tcp' | 'udp';
+
 /** A user enrolled on the simulated terminal. */
 export interface SimUser {
   /** Internal index (u16), unique per terminal. */

@@ -26,11 +26,10 @@ export interface ParsedCodeMap {
 
 /**
  * How a card that is not in the map is journalled: the biometric code is this prefix plus the
- * card number as read. It can never collide with a real employee code (so it is never
- * credited to the wrong person), the HRMS rejects it visibly, and the card number stays
- * readable in the rejected list so that an operator can add it to the map.
+ * card number as read (see src/punch.ts). The card number stays readable in the rejected list
+ * so that an operator can add it to the map.
  */
-export const UNKNOWN_CARD_PREFIX = 'card:';
+export { UNKNOWN_CARD_PREFIX } from '../../punch.js';
 
 export function normaliseCard(card: string): string {
   return card

@@ -12,7 +12,6 @@ export {
 export { compileTimeFormat, type TimeFormat } from './time-format.js';
 export { parseCodeMap, readCodeMap, normaliseCard, UNKNOWN_CARD_PREFIX, type CodeMap } from './code-map.js';
 export { LineSplitter, DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
-export { reconnectDelay } from './backoff.js';
 export {
   openSerialPort,
   listSerialPorts,

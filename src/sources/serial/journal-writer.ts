@@ -1,8 +1,8 @@
-import { isFatalJournalError } from '../../journal/open-db.js';
+import { isFatalJournalError } from '../../journal/errors.js';
 import type { PunchSink } from '../../journal/types.js';
 import type { Punch } from '../../punch.js';
 import type { Logger } from '../../util/logger.js';
-import { reconnectDelay } from './backoff.js';
+import { backoffDelay } from '../../util/backoff.js';
 import { printable } from './noise-log.js';
 import type { SerialStats } from './status.js';
 
@@ -107,7 +107,7 @@ export class JournalWriter {
     this.d.stats.markError(message);
     this.d.pauseInput();
     if (isFatalJournalError(e)) this.d.onFatal?.(e);
-    const delay = reconnectDelay(this.failures++, this.d.retry.minMs, this.d.retry.maxMs);
+    const delay = backoffDelay(this.failures++, { baseMs: this.d.retry.minMs, maxMs: this.d.retry.maxMs });
     if (!this.stopped) this.timer = setTimeout(() => this.drain(), delay);
   }
 }

@@ -3,8 +3,9 @@ import type { SerialTerminalConfig } from '../../config/terminals.js';
 import type { PunchSink } from '../../journal/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { reconnectDelay } from './backoff.js';
-import { ReloadingCodeMap, UNKNOWN_CARD_PREFIX } from './code-map.js';
+import { backoffDelay } from '../../util/backoff.js';
+import { UNKNOWN_CARD_PREFIX } from '../../punch.js';
+import { ReloadingCodeMap } from './code-map.js';
 import { createLineParser, type LineParser } from './line-parser.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './line-splitter.js';
 import { JournalWriter, type QueuedPunch } from './journal-writer.js';
@@ -141,7 +142,7 @@ export class SerialSource {
 
   private onOpenFailed(e: unknown): void {
     const message = e instanceof Error ? e.message : String(e);
-    const delay = reconnectDelay(this.attempt++, this.cfg.reconnectMinMs, this.cfg.reconnectMaxMs);
+    const delay = this.reconnectDelay();
     const now = this.clock.now();
     this.stats.markOpenFailed(now, message, now + delay);
     if (message !== this.lastOpenError) {
@@ -158,6 +159,11 @@ export class SerialSource {
       this.log.debug({ path: this.cfg.path, error: message, retryInMs: delay }, 'cannot open serial device');
     }
     this.scheduleReconnect(delay);
+  }
+
+  /** The wait before the next attempt to open the device (no jitter: one box, one device). */
+  private reconnectDelay(): number {
+    return backoffDelay(this.attempt++, { baseMs: this.cfg.reconnectMinMs, maxMs: this.cfg.reconnectMaxMs });
   }
 
   private scheduleReconnect(delay: number): void {
@@ -179,7 +185,7 @@ export class SerialSource {
     const message = err?.message ?? 'device closed';
     this.stats.markLost(this.clock.now(), message);
     this.log.warn({ path: this.cfg.path, error: message }, 'serial device lost; reconnecting');
-    this.scheduleReconnect(reconnectDelay(this.attempt++, this.cfg.reconnectMinMs, this.cfg.reconnectMaxMs));
+    this.scheduleReconnect(this.reconnectDelay());
   }
 
   /** Closes a device whose path has vanished, for drivers that do not fail the read. */

@@ -1,4 +1,5 @@
 import type { ZkTerminalConfig } from '../../config/terminals.js';
+import { backoffDelay } from '../../util/backoff.js';
 import type { SourceDeps } from '../types.js';
 import type { ZkClient } from './client/index.js';
 import type { ClientFactory } from './poll.js';
@@ -8,6 +9,9 @@ import type { ClientFactory } from './poll.js';
  * as it arrives; polling stays the backstop for anything missed while this is down.
  * Reconnects by itself with backoff until stopped.
  */
+/** Reconnect waits of the real-time link: 1 s doubling to a minute. */
+const RECONNECT = { baseMs: 1000, maxMs: 60_000 };
+
 export class RealtimeLink {
   private client: ZkClient | undefined;
   private stopped = false;
@@ -78,7 +82,7 @@ export class RealtimeLink {
   private retry(log: SourceDeps['logger'], err: unknown): void {
     if (this.stopped) return;
     this.failures++;
-    const delay = Math.min(60_000, 1000 * 2 ** Math.min(this.failures - 1, 6));
+    const delay = backoffDelay(this.failures - 1, RECONNECT);
     log.info({ err: err instanceof Error ? err.message : String(err), retryInMs: delay }, 'real-time link down');
     clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.connect(), delay);

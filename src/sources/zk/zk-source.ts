@@ -1,4 +1,5 @@
 import type { ZkTerminalConfig } from '../../config/terminals.js';
+import { backoffDelay } from '../../util/backoff.js';
 import { cronTimer, parseCron } from '../../util/cron.js';
 import type { Source, SourceDeps } from '../types.js';
 import { defaultClientFactory, pollTerminal, type ClientFactory, type DownloadMark, type PollResult } from './poll.js';
@@ -16,7 +17,7 @@ export const cronScheduler: Scheduler = (expression, tick) => {
 
 /** Polls skipped while a terminal stays unreachable: 0, 1, 3, 7, then every 15th tick. */
 export function ticksToSkip(failures: number): number {
-  return failures <= 1 ? 0 : Math.min(15, 2 ** (failures - 1) - 1);
+  return failures <= 1 ? 0 : backoffDelay(failures - 1, { baseMs: 1, maxMs: 16 }) - 1;
 }
 
 /**

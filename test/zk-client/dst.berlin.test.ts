@@ -1,9 +1,8 @@
 /**
  * Times are wall-clock fields end to end: 02:30 on 2024-03-31 does not exist in Europe/Berlin
  * (clocks jump 02:00 -> 03:00), and node-zklib turns it into 03:30. Ours must keep 02:30.
+ * `*.berlin.test.ts` files run with TZ=Europe/Berlin (vitest.config.ts).
  */
-process.env.TZ = 'Europe/Berlin';
-
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeZkTime, encodeAttendance40, encodeDataset, encodeZkTime } from '../../src/sources/zk/protocol/index.js';
 import { setup } from './helpers.js';
