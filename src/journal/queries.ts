@@ -177,7 +177,9 @@ export class JournalQueries {
       .transaction(() => {
         const rows = this.db
           .prepare(
-            `SELECT terminal, count(*) AS journaled, sum(state = 'delivered') AS delivered FROM punches GROUP BY terminal`,
+            // NOT INDEXED: one pass over the table; grouping through the unique index would look up every row.
+            `SELECT terminal, count(*) AS journaled, sum(state = 'delivered') AS delivered FROM punches NOT INDEXED
+                GROUP BY terminal`,
           )
           .all() as { terminal: string; journaled: number; delivered: number }[];
         const max = this.db.prepare(`SELECT max(id) AS m FROM punches`).get() as { m: number | null };
@@ -188,9 +190,14 @@ export class JournalQueries {
 
   /** Punches journalled after row `afterId`, per terminal (row ids only grow: a range of the table). */
   journaledSince(afterId: number): { terminal: string; count: number; maxId: number }[] {
-    return this.db
-      .prepare(`SELECT terminal, count(*) AS count, max(id) AS maxId FROM punches WHERE id > ? GROUP BY terminal`)
-      .all(afterId) as { terminal: string; count: number; maxId: number }[];
+    return (
+      this.db
+        // NOT INDEXED: a rowid range, not a walk of the unique index.
+        .prepare(
+          `SELECT terminal, count(*) AS count, max(id) AS maxId FROM punches NOT INDEXED WHERE id > ? GROUP BY terminal`,
+        )
+        .all(afterId) as { terminal: string; count: number; maxId: number }[]
+    );
   }
 
   /** How many of these punches are delivered, per terminal. */

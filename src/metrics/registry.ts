@@ -19,7 +19,7 @@ export interface MetricsDeps {
   version: string;
 }
 
-/** Slack on top of the status log's interval before /metrics builds a report of its own. */
+/** Slack on top of the status log's interval (at most one interval) before /metrics builds a report of its own. */
 const REPORT_SLACK_MS = 5000;
 const seconds = (ms: number | null | undefined) => (ms === null || ms === undefined ? undefined : ms / 1000);
 
@@ -186,8 +186,8 @@ export class PunchgateMetrics {
   }
 
   private reportMaxAgeMs(): number {
-    const interval = this.d.config().status.intervalMs;
-    return (interval > 0 ? interval : 60_000) + REPORT_SLACK_MS;
+    const interval = this.d.config().status.intervalMs || 60_000;
+    return interval + Math.min(interval, REPORT_SLACK_MS);
   }
 }
 
