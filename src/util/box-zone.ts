@@ -10,7 +10,7 @@ export function boxZoneLabel(now: number, env: NodeJS.ProcessEnv = process.env):
   const abs = Math.abs(offset);
   const utc = `UTC${offset < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
   const name = zoneName(env);
-  return name && name !== 'UTC' ? `${name}, ${utc}` : utc;
+  return name && !/^(Etc\/)?(UTC|UCT|Universal|Zulu|GMT)$/.test(name) ? `${name}, ${utc}` : utc;
 }
 
 function zoneName(env: NodeJS.ProcessEnv): string | undefined {

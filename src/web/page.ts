@@ -39,6 +39,9 @@ footer a{color:inherit}
  td[data-label]::before{content:attr(data-label) ": ";color:var(--muted)}
 }`;
 
+/** One value, so that formatting the template around it can never change the hashed text. */
+const STYLE_ELEMENT = new Html(`<style>${STYLE}</style>`);
+
 /** The Content-Security-Policy of the page: nothing but its own inline style (no script at all). */
 export const PAGE_CSP = [
   "default-src 'none'",
@@ -127,15 +130,14 @@ export function renderPage(r: StatusReport, info: PageInfo): string {
         <meta http-equiv="refresh" content="${info.refreshSeconds}" />
         <title>${r.alerts.length ? `(${r.alerts.length}) ` : ''}punchgate ${r.site}</title>
         <link rel="icon" href="data:," />
-        <style>
-          ${new Html(STYLE)}
-        </style>
+        ${STYLE_ELEMENT}
       </head>
       <body>
         <header>
           <h1>punchgate · site ${r.site}</h1>
           <p class="sub">
-            Box time ${localTime(now)} (${info.zone}); this page reloads itself every ${info.refreshSeconds} s.
+            Box time ${localTime(now)} (${info.zone}): every time on this page is box time. The page reloads itself
+            every ${info.refreshSeconds} s.
           </p>
           ${verdict}
         </header>
