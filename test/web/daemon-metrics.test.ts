@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnDaemon, startStack, statusUrl, TOKEN, COMM_KEY, type DaemonProcess } from '../daemon/stack.js';
 import { waitFor } from '../helpers/wait.js';
@@ -73,7 +74,9 @@ describe('/metrics of punchgate run', () => {
     expect(m.value('punchgate_terminal_last_success_timestamp_seconds{terminal="gate-1"}')).toBeGreaterThan(
       Date.now() / 1000 - 60,
     );
-    expect(m.value('punchgate_build_info{version="0.1.0"}')).toBe(1);
+    // The bundle finds its version in package.json.
+    const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+    expect(m.value(`punchgate_build_info{version="${version}"}`)).toBe(1);
     expect(m.value('process_resident_memory_bytes')).toBeGreaterThan(0);
 
     // Each kind of HRMS failure lands in its own outcome: 503s are http_error, an HTML page with
