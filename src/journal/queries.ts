@@ -210,4 +210,15 @@ export class JournalQueries {
       )
       .all(JSON.stringify(ids)) as { terminal: string; count: number }[];
   }
+
+  /** Each terminal's last contact as the ledger has it (the few columns /metrics reads per scrape). */
+  terminalContacts(): { name: string; online: boolean; lastSuccessAt: number | null }[] {
+    return (
+      this.db.prepare(`SELECT name, online, last_success_at AS lastSuccessAt FROM terminals`).all() as {
+        name: string;
+        online: number;
+        lastSuccessAt: number | null;
+      }[]
+    ).map((r) => ({ name: r.name, online: r.online === 1, lastSuccessAt: r.lastSuccessAt }));
+  }
 }

@@ -4,6 +4,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { Config } from '../config/schema.js';
 import type { AttendanceAnswer } from '../hrms/attendance.js';
 import type { Journal } from '../journal/journal.js';
+import type { DeliveryRecord } from '../journal/types.js';
+import type { StatusReport } from '../status/index.js';
 import type { LatestReport } from '../status/latest.js';
 import type { Clock } from '../util/clock.js';
 import { HRMS_OUTCOMES, hrmsOutcome } from './hrms-outcome.js';
@@ -35,17 +37,12 @@ export class PunchgateMetrics {
   private readonly hrmsRequests: Counter<'outcome'>;
   private readonly hrmsDuration: Histogram;
 
+  /** What one scrape reads, read once for all the metrics of that scrape. */
+  private scrape: Scrape | undefined;
+
   constructor(private readonly d: MetricsDeps) {
     const registers = [this.registry];
-    const report = () => d.reports.get(this.reportMaxAgeMs());
-    /** The enabled terminals of the config with what the ledger last recorded of each (any kind). */
-    const terminals = () => {
-      const records = new Map(d.journal.terminals.list().map((r) => [r.name, r]));
-      return d
-        .config()
-        .terminals.filter((t) => t.enabled)
-        .map((t) => ({ name: t.name, record: records.get(t.name) }));
-    };
+    const read = () => this.scrape ?? this.read();
 
     new Counter({
       name: 'punchgate_punches_journaled_total',
@@ -54,7 +51,7 @@ export class PunchgateMetrics {
       registers,
       collect() {
         this.reset();
-        for (const [terminal, n] of d.totals.journaledByTerminal()) this.inc({ terminal }, n);
+        for (const [terminal, n] of read().journaled) this.inc({ terminal }, n);
       },
     });
     new Counter({
@@ -64,7 +61,7 @@ export class PunchgateMetrics {
       registers,
       collect() {
         this.reset();
-        for (const [terminal, n] of d.totals.deliveredByTerminal()) this.inc({ terminal }, n);
+        for (const [terminal, n] of read().delivered) this.inc({ terminal }, n);
       },
     });
     new Gauge({
@@ -73,7 +70,7 @@ export class PunchgateMetrics {
       labelNames: ['state'],
       registers,
       collect() {
-        const p = report().punches;
+        const p = read().report.punches;
         this.set({ state: 'pending' }, p.pending + p.inflight);
         this.set({ state: 'refused' }, p.rejected);
         this.set({ state: 'dead' }, p.dead);
@@ -85,8 +82,9 @@ export class PunchgateMetrics {
       help: 'How long the oldest waiting punch has been in the journal (0 when none waits).',
       registers,
       collect() {
-        const queuedAt = report().oldestPending?.queuedAt;
-        this.set(queuedAt ? Math.max(0, (d.clock.now() - Date.parse(queuedAt)) / 1000) : 0);
+        const { report, now } = read();
+        const queuedAt = report.oldestPending?.queuedAt;
+        this.set(queuedAt ? Math.max(0, (now - Date.parse(queuedAt)) / 1000) : 0);
       },
     });
     new Gauge({
@@ -96,7 +94,7 @@ export class PunchgateMetrics {
       registers,
       collect() {
         this.reset();
-        for (const t of terminals()) this.set({ terminal: t.name }, t.record?.online ? 1 : 0);
+        for (const t of read().terminals) this.set({ terminal: t.name }, t.record?.online ? 1 : 0);
       },
     });
     new Gauge({
@@ -106,7 +104,7 @@ export class PunchgateMetrics {
       registers,
       collect() {
         this.reset();
-        for (const t of terminals()) {
+        for (const t of read().terminals) {
           const at = seconds(t.record?.lastSuccessAt);
           if (at !== undefined) this.set({ terminal: t.name }, at);
         }
@@ -131,7 +129,7 @@ export class PunchgateMetrics {
       registers,
       collect() {
         this.reset();
-        const at = seconds(d.journal.deliveryState.get().lastSuccessAt);
+        const at = seconds(read().delivery.lastSuccessAt);
         if (at !== undefined) this.set(at);
       },
     });
@@ -140,7 +138,7 @@ export class PunchgateMetrics {
       help: 'Whether the HRMS refuses the token now (1) or not (0); delivery waits until it is fixed.',
       registers,
       collect() {
-        this.set(d.journal.deliveryState.get().auth === 'failed' ? 1 : 0);
+        this.set(read().delivery.auth === 'failed' ? 1 : 0);
       },
     });
     new Gauge({
@@ -148,7 +146,7 @@ export class PunchgateMetrics {
       help: 'Free space for punchgate on the file system of the journal.',
       registers,
       collect() {
-        const fs = journalFs(d.config().journal.path);
+        const fs = read().fs;
         if (fs) this.set(fs.avail);
       },
     });
@@ -157,7 +155,7 @@ export class PunchgateMetrics {
       help: 'Size of the file system of the journal.',
       registers,
       collect() {
-        const fs = journalFs(d.config().journal.path);
+        const fs = read().fs;
         if (fs) this.set(fs.size);
       },
     });
@@ -177,8 +175,31 @@ export class PunchgateMetrics {
   }
 
   /** The Prometheus text exposition. */
-  text(): Promise<string> {
-    return this.registry.metrics();
+  async text(): Promise<string> {
+    this.scrape = this.read();
+    try {
+      return await this.registry.metrics();
+    } finally {
+      this.scrape = undefined;
+    }
+  }
+
+  /** Everything a scrape shows, each source read once (the ledger of 200 terminals is one query). */
+  private read(): Scrape {
+    const d = this.d;
+    const records = new Map(d.journal.queries.terminalContacts().map((r) => [r.name, r]));
+    return {
+      now: d.clock.now(),
+      report: d.reports.get(this.reportMaxAgeMs()),
+      terminals: d
+        .config()
+        .terminals.filter((t) => t.enabled)
+        .map((t) => ({ name: t.name, record: records.get(t.name) })),
+      delivery: d.journal.deliveryState.get(),
+      journaled: d.totals.journaledByTerminal(),
+      delivered: d.totals.deliveredByTerminal(),
+      fs: journalFs(d.config().journal.path),
+    };
   }
 
   get contentType(): string {
@@ -189,6 +210,17 @@ export class PunchgateMetrics {
     const interval = this.d.config().status.intervalMs || 60_000;
     return interval + Math.min(interval, REPORT_SLACK_MS);
   }
+}
+
+interface Scrape {
+  now: number;
+  report: StatusReport;
+  /** The enabled terminals of the config, with what the ledger last recorded of each (any kind). */
+  terminals: { name: string; record: { online: boolean; lastSuccessAt: number | null } | undefined }[];
+  delivery: DeliveryRecord;
+  journaled: ReadonlyMap<string, number>;
+  delivered: ReadonlyMap<string, number>;
+  fs: { avail: number; size: number } | undefined;
 }
 
 function journalFs(journalPath: string): { avail: number; size: number } | undefined {
