@@ -87,9 +87,9 @@ describe('the status page in a real browser', () => {
     expect(body).toMatch(/punchgate \d+\.\d+\.\d+\S* · up \d+/);
     expect(problems).toEqual([]);
     // Usable on a phone: nothing wider than the screen.
-    const widths = await page.evaluate(
-      () => [document.documentElement.scrollWidth, document.documentElement.clientWidth] as const,
-    );
+    const widths = (await page.evaluate(
+      '[document.documentElement.scrollWidth, document.documentElement.clientWidth]',
+    )) as [number, number];
     expect(widths[0]).toBeLessThanOrEqual(widths[1]);
 
     // New punches: the page, reloading itself, shows them delivered.
