@@ -100,6 +100,20 @@ describe('/metrics of punchgate run', () => {
     await waitFor(() => m.value('punchgate_hrms_token_refused') === 1, 5000, 'token refused gauge');
     await waitFor(() => ready.status() === 503, 5000, '/readyz 503 while the token is refused');
     expect(ready.latest()).toMatch(/^not ready: the HRMS refuses the token since \S+: put a valid token/);
+    // Every endpoint while the token is refused: the state is there (the page and /status.json share
+    // a report up to a second old), the token and comm key are not.
+    const json = poll(`${url}status.json`);
+    cleanups.push(json.stop);
+    await waitFor(() => /"auth": "failed"/.test(json.latest()), 5000, '/status.json shows the refused token');
+    const served: string[] = [];
+    for (const path of ['', 'status.json', 'metrics', 'livez', 'readyz'])
+      served.push(await (await fetch(url + path)).text());
+    expect((JSON.parse(served[1]!) as { delivery: { auth: string } }).delivery.auth).toBe('failed');
+    expect(served[0]).toContain('AUTH FAILED');
+    for (const body of served) {
+      expect(body).not.toContain(TOKEN);
+      expect(body).not.toContain(String(COMM_KEY));
+    }
     stack.hrms.setFaults({ tokenExpiresAt: null });
     await waitFor(() => ready.status() === 200, 10_000, '/readyz 200 once the token is accepted again');
 
