@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config/load.js';
+import { ConfigError, loadConfig } from '../config/load.js';
 import { checkTerminalConfig } from '../sources/build.js';
 import { Journal } from '../journal/journal.js';
 import { DEFAULT_CONFIG_PATH } from '../config/schema.js';
@@ -52,7 +52,11 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<number |
 }
 
 export function reportError(e: unknown): void {
-  if (e instanceof ExitError) {
+  if (e instanceof ConfigError) {
+    // One problem per line, each starting with `file:line:` as compilers do (editors jump to it).
+    for (const p of e.problems) process.stderr.write(`${p}\n`);
+    process.exitCode = e.exitCode;
+  } else if (e instanceof ExitError) {
     process.stderr.write(`punchgate: ${e.message}\n`);
     process.exitCode = e.exitCode;
   } else {

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
-import type { z } from 'zod';
+import { LineCounter, parseDocument, type Document } from 'yaml';
 import { EXIT, ExitError } from '../util/exit-codes.js';
+import { problemsOf, pathLabel, type ConfigProblem } from './issues.js';
 import { configSchema, type Config } from './schema.js';
 import type { TerminalConfig } from './terminals.js';
+import { lineOf } from './yaml-position.js';
 
 /**
  * Checks of one terminal that the schema cannot make (a serial pattern compiles, a code map is
@@ -14,7 +15,7 @@ import type { TerminalConfig } from './terminals.js';
  */
 export type TerminalCheck = (cfg: TerminalConfig, at: string) => string[];
 
-/** A config that cannot be used: every problem is one `path: message` line; exit 78. */
+/** A config that cannot be used: every problem is one `file:line: path (name): message` line; exit 78. */
 export class ConfigError extends ExitError {
   constructor(readonly problems: string[]) {
     super(problems.join('\n'), EXIT.CONFIG);
@@ -22,34 +23,58 @@ export class ConfigError extends ExitError {
   }
 }
 
-/** `terminals[0].host` style path of a zod issue. */
-export function issuePath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const p of path) {
-    if (typeof p === 'number') out += `[${p}]`;
-    else out += out ? `.${String(p)}` : String(p);
-  }
-  return out || '(top level)';
+/** Where a config came from, so that each problem names its file and line. */
+export interface ConfigSource {
+  file: string;
+  doc: Document;
+  lines: LineCounter;
 }
 
-function issueMessage(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'invalid_type' && issue.input === undefined) return 'is required';
-  if (issue.code === 'unrecognized_keys')
-    return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-  if (issue.code === 'invalid_union' && 'discriminator' in issue) return issue.message;
-  return issue.message.replace(/^Invalid input: /, '');
+/** `file:line: path (name): message`, or `path (name): message` for a config that is no file. */
+function problemLine(p: ConfigProblem, raw: unknown, source?: ConfigSource): string {
+  const where = `${pathLabel(p.path, raw)}: ${p.message}`;
+  if (!source) return where;
+  const line = lineOf(source.doc, source.lines, p.path);
+  return `${source.file}${line ? `:${line}` : ''}: ${where}`;
+}
+
+function problemLines(problems: ConfigProblem[], raw: unknown, source?: ConfigSource): string[] {
+  const byLine = (p: ConfigProblem) => (source ? (lineOf(source.doc, source.lines, p.path) ?? 0) : 0);
+  const sorted = source ? [...problems].sort((a, b) => byLine(a) - byLine(b)) : problems;
+  return [...new Set(sorted.map((p) => problemLine(p, raw, source)))];
+}
+
+/** A terminal check's `terminals[2].pattern: message` line taken apart again, to be located. */
+function checkProblem(line: string, at: PropertyKey[], atText: string): ConfigProblem {
+  const rest = line.startsWith(atText) ? line.slice(atText.length) : undefined;
+  const m = rest === undefined ? null : /^((?:\.[A-Za-z0-9_-]+|\[\d+\])*): ([\s\S]*)$/.exec(rest);
+  if (!m) return { path: at, message: line };
+  const sub = [...m[1]!.matchAll(/\.([A-Za-z0-9_-]+)|\[(\d+)\]/g)].map((x) =>
+    x[1] !== undefined ? x[1] : Number(x[2]),
+  );
+  return { path: [...at, ...sub], message: m[2]! };
 }
 
 /** Validates a parsed config object. Relative paths are resolved against `baseDir`. */
-export function parseConfig(raw: unknown, baseDir = process.cwd(), checkTerminal?: TerminalCheck): Config {
-  const result = configSchema.safeParse(raw ?? {});
+export function parseConfig(
+  raw: unknown,
+  baseDir = process.cwd(),
+  checkTerminal?: TerminalCheck,
+  source?: ConfigSource,
+): Config {
+  const input = raw ?? {};
+  const result = configSchema.safeParse(input, { reportInput: true });
   if (!result.success) {
-    throw new ConfigError(result.error.issues.map((i) => `${issuePath(i.path)}: ${issueMessage(i)}`));
+    throw new ConfigError(problemLines(problemsOf(result.error.issues, configSchema, input), input, source));
   }
   const config = resolvePaths(result.data, baseDir);
   // Checks the schema cannot express (a serial terminal's pattern, time format and code map).
-  const problems = checkTerminal ? config.terminals.flatMap((t, i) => checkTerminal(t, `terminals[${i}]`)) : [];
-  if (problems.length > 0) throw new ConfigError(problems);
+  const problems = checkTerminal
+    ? config.terminals.flatMap((t, i) =>
+        checkTerminal(t, `terminals[${i}]`).map((l) => checkProblem(l, ['terminals', i], `terminals[${i}]`)),
+      )
+    : [];
+  if (problems.length > 0) throw new ConfigError(problemLines(problems, input, source));
   return config;
 }
 
@@ -78,7 +103,8 @@ export function loadConfig(file: string, checkTerminal: TerminalCheck): Config {
     const code = (e as NodeJS.ErrnoException).code;
     throw new ConfigError([`${file}: cannot read the config file (${code ?? String(e)})`]);
   }
-  const doc = parseDocument(text, { prettyErrors: true });
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { prettyErrors: true, lineCounter: lines });
   if (doc.errors.length > 0) {
     throw new ConfigError(
       doc.errors.map((e) => {
@@ -87,5 +113,5 @@ export function loadConfig(file: string, checkTerminal: TerminalCheck): Config {
       }),
     );
   }
-  return parseConfig(doc.toJS(), dirname(resolve(file)), checkTerminal);
+  return parseConfig(doc.toJS(), dirname(resolve(file)), checkTerminal, { file, doc, lines });
 }

@@ -37,7 +37,7 @@ describe('config', () => {
     expect(c.status.path).toBe('/etc/punchgate/status.txt');
   });
 
-  it('reports every problem as "path: message"', () => {
+  it('reports every problem as "path: message", terminals named by their name', () => {
     expect(problems({ ...base, hrms: { baseUrl: 'http://hr.example.com' } })).toEqual([
       'hrms.baseUrl: must be an https:// URL (http:// is accepted for loopback hosts, or with hrms.allowInsecureHttp: true)',
     ]);
@@ -54,15 +54,19 @@ describe('config', () => {
         ],
       }),
     ).toEqual([
-      'site: must be 1-32 letters, digits, "_" or "-"',
-      'delivery.batchSize: Too small: expected number to be >=1',
-      'terminals[0].host: is required',
-      'terminals[1].schedule: must be a cron expression such as "* * * * *" (every minute)',
+      'site: must be 1-32 letters, digits, "_" or "-", got the text "a b"',
+      'delivery.batchSize: must be at least 1, got the number 0',
+      'terminals[0] (g).host: is required',
+      'terminals[1] (g).schedule: must be a cron expression such as "* * * * *" (every minute), got the text "often"',
     ]);
-    expect(problems({ ...base, journal: { path: 'x', pth: 'y' } })).toEqual(['journal: unknown key "pth"']);
-    expect(problems({ ...base, terminals: [{ name: 'g', kind: 'modem' }] })[0]).toMatch(/^terminals\[0\]\.kind: /);
+    expect(problems({ ...base, journal: { path: 'x', pth: 'y' } })).toEqual([
+      'journal.pth: unknown key (the keys here are: path, retentionDays, futureToleranceMinutes)',
+    ]);
+    expect(problems({ ...base, terminals: [{ name: 'g', kind: 'modem' }] })).toEqual([
+      'terminals[0] (g).kind: must be one of "zk", "serial", got the text "modem"',
+    ]);
     expect(problems({ ...base, terminals: [{ name: 'g', kind: 'zk', host: 'h', timezone: 'Mars/Base' }] })).toEqual([
-      'terminals[0].timezone: must be an IANA time zone name such as Europe/Berlin',
+      'terminals[0] (g).timezone: must be an IANA time zone name such as Europe/Berlin, got the text "Mars/Base"',
     ]);
   });
 

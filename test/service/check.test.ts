@@ -290,8 +290,10 @@ describe('punchgate check against the simulators', () => {
     expect(r.stdout).toContain(
       `FAIL config: ${s.configPath} cannot be used (2 problems) — correct the lines below in ${s.configPath}, then run punchgate check again`,
     );
-    expect(r.stdout).toContain('\n  terminals[0].host: is required\n');
-    expect(r.stdout).toMatch(/\n {2}delivery\.batchSize: .+\n/);
+    expect(r.stdout).toMatch(/\n {2}\S+punchgate\.yaml:\d+: terminals\[0\] \(gate-1\)\.host: is required\n/);
+    expect(r.stdout).toMatch(
+      /\n {2}\S+punchgate\.yaml:\d+: delivery\.batchSize: must be at least 1, got the number 0\n/,
+    );
     expect(s.hrms.requests()).toBe(0);
 
     const quick = await runCheckCli(['check', '--quick', '--config', s.configPath]);

@@ -46,15 +46,17 @@ describe('status.listen, status.authTokenFile, status.allowUnauthenticated', () 
 
   it('says what a listen address must look like', () => {
     const format = 'must be HOST:PORT such as 127.0.0.1:9330, 0.0.0.0:9330 or [::]:9330, or false';
-    expect(problems({ listen: '9330' })).toEqual([`status.listen: ${format}`]);
-    expect(problems({ listen: true })).toEqual([`status.listen: ${format}`]);
+    expect(problems({ listen: '9330' })).toEqual([`status.listen: ${format}, got the text "9330"`]);
+    expect(problems({ listen: true })).toEqual([`status.listen: ${format}, got true`]);
     expect(problems({ listen: 'status.example.com:9330' })).toEqual([
-      `status.listen: "status.example.com" is not an IP address: ${format}`,
+      `status.listen: "status.example.com" is not an IP address: ${format}, got the text "status.example.com:9330"`,
     ]);
-    expect(problems({ listen: '127.0.0.1:70000' })).toEqual(['status.listen: port 70000 is out of range (0-65535)']);
-    expect(problems({ listen: '[::1:9330' })).toEqual([`status.listen: ${format}`]);
-    expect(problems({ refreshSeconds: 0 })).toEqual(['status.refreshSeconds: Too small: expected number to be >=1']);
-    expect(problems({ listn: '127.0.0.1:1' })).toEqual(['status: unknown key "listn"']);
+    expect(problems({ listen: '127.0.0.1:70000' })).toEqual([
+      'status.listen: port 70000 is out of range (0-65535), got the text "127.0.0.1:70000"',
+    ]);
+    expect(problems({ listen: '[::1:9330' })).toEqual([`status.listen: ${format}, got the text "[::1:9330"`]);
+    expect(problems({ refreshSeconds: 0 })).toEqual(['status.refreshSeconds: must be at least 1, got the number 0']);
+    expect(problems({ listn: '127.0.0.1:1' })).toEqual(['status.listn: unknown key: did you mean listen?']);
   });
 
   it('resolves authTokenFile against the config folder', () => {

@@ -1,0 +1,169 @@
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { problemsOf } from '../../src/config/issues.js';
+import { tempDir } from '../helpers/tmp.js';
+
+/**
+ * What a site admin sees for a config mistake: `punchgate` as a child process on a real file,
+ * exit 78, one `file:line: path (terminal name): what was expected, what was found` line each.
+ */
+describe('config messages through punchgate', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  beforeEach(() => (tmp = tempDir()));
+  afterEach(() => tmp.cleanup());
+
+  const run = (yaml: string, command = 'status') => {
+    const file = tmp.path('punchgate.yaml');
+    writeFileSync(file, yaml);
+    const r = spawnSync(process.execPath, ['dist/punchgate.js', '--config', file, command], {
+      encoding: 'utf8',
+      env: { ...process.env, PUNCHGATE_HRMS_TOKEN: '' },
+    });
+    return { file, status: r.status, lines: r.stderr.split('\n').filter(Boolean), stderr: r.stderr, stdout: r.stdout };
+  };
+
+  const head = `site: plant-a
+journal:
+  path: j.db
+hrms:
+  baseUrl: https://hr.example.com
+  tokenFile: token
+`;
+
+  it('says what was expected and what was found for every wrong type, with the line and the terminal name', () => {
+    const r = run(`site: plant-a
+journal:
+  path: j.db
+hrms:
+  baseUrl: https://hr.example.com
+  tokenFile: 42
+delivery:
+  batchSize: "200"
+terminals:
+  - name: gate-1
+    kind: zk
+    host: 10.0.0.1
+    port: "24370"
+    realtime: yes
+    commKey: "013579"
+  - name: gate-2
+    kind: zk
+    host: 10.0.0.2
+    port: 70000
+    transport: tcpp
+`);
+    expect(r.status).toBe(78);
+    expect(r.lines).toEqual([
+      `${r.file}:6: hrms.tokenFile: must be text, got the number 42`,
+      `${r.file}:8: delivery.batchSize: must be a number, got the text "200"`,
+      `${r.file}:13: terminals[0] (gate-1).port: must be a number, got the text "24370"`,
+      `${r.file}:14: terminals[0] (gate-1).realtime: must be true or false, got the text "yes"`,
+      `${r.file}:15: terminals[0] (gate-1).commKey: must be a number, got text (not shown: it is a secret)`,
+      `${r.file}:19: terminals[1] (gate-2).port: must be at most 65535, got the number 70000`,
+      `${r.file}:20: terminals[1] (gate-2).transport: must be one of "tcp", "udp", "auto", got the text "tcpp" (did you mean "tcp"?)`,
+    ]);
+    expect(r.stderr).not.toContain('013579');
+    expect(r.stderr).not.toContain('is required');
+  });
+
+  it('suggests the key a near miss meant, and does not also call that key missing', () => {
+    const r = run(`site: plant-a
+journal:
+  path: j.db
+  retentionDay: 30
+hrms:
+  baseURL: https://hr.example.com
+  tokenFile: token
+terminals:
+  - name: gate-1
+    kind: zk
+    host: 10.0.0.1
+    synClock: true
+`);
+    expect(r.status).toBe(78);
+    expect(r.lines).toEqual([
+      `${r.file}:4: journal.retentionDay: unknown key: did you mean retentionDays?`,
+      `${r.file}:6: hrms.baseURL: unknown key: did you mean baseUrl?`,
+      `${r.file}:12: terminals[0] (gate-1).synClock: unknown key: did you mean syncClock?`,
+    ]);
+  });
+
+  it('an inline hrms.token says where the token goes, and never echoes it', () => {
+    const r = run(`${head}  token: s3cr3t-t0ken-value\n`);
+    expect(r.status).toBe(78);
+    expect(r.lines).toEqual([
+      `${r.file}:7: hrms.token: the token does not belong in the config: put the token in hrms.tokenFile or PUNCHGATE_HRMS_TOKEN`,
+    ]);
+    expect(r.stderr + r.stdout).not.toContain('s3cr3t');
+  });
+
+  it('names a missing key at the section that lacks it, and an unknown terminal kind with the kinds there are', () => {
+    const r = run(`${head}terminals:
+  - name: gate-1
+    kind: zk
+  - name: door
+    kind: modem
+  - kind: serial
+    path: /dev/ttyUSB0
+    format: regex
+    dataBits: 9
+`);
+    expect(r.status).toBe(78);
+    expect(r.lines).toEqual([
+      `${r.file}:8: terminals[0] (gate-1).host: is required`,
+      `${r.file}:11: terminals[1] (door).kind: must be one of "zk", "serial", got the text "modem"`,
+      `${r.file}:12: terminals[2].name: is required`,
+      `${r.file}:15: terminals[2].dataBits: must be one of 5, 6, 7, 8, got the number 9`,
+    ]);
+  });
+
+  it('a terminal check (serial pattern) is located like a schema error', () => {
+    const r = run(`${head}terminals:
+  - name: clock
+    kind: serial
+    path: /dev/ttyUSB0
+    format: regex
+    pattern: '^(?<code>\\d+)$'
+`);
+    expect(r.status).toBe(78);
+    expect(r.lines).toEqual([
+      `${r.file}:12: terminals[0] (clock).pattern: needs a named group "time", written (?<time>...)`,
+    ]);
+  });
+
+  it('check shows the same lines and exits 78', () => {
+    const r = run(`${head}delivery:\n  batchSize: "200"\n`, 'check');
+    expect(r.status).toBe(78);
+    expect(r.stdout).toContain(`  ${r.file}:8: delivery.batchSize: must be a number, got the text "200"\n`);
+  });
+});
+
+describe('config messages for any schema', () => {
+  it('works from the schema alone: a new terminal kind and its keys are known without a list', () => {
+    const schema = z.strictObject({
+      terminals: z.array(
+        z.discriminatedUnion('kind', [
+          z.strictObject({ name: z.string(), kind: z.literal('zk'), host: z.string() }),
+          z.strictObject({ name: z.string(), kind: z.literal('push'), listenPort: z.number().int().default(8088) }),
+        ]),
+      ),
+    });
+    const raw = {
+      terminals: [
+        { name: 'p1', kind: 'push', listenPrt: 9000 },
+        { name: 'p2', kind: 'push', listenPort: 'x' },
+        { name: 'p3', kind: 'psh' },
+      ],
+    };
+    const r = schema.safeParse(raw, { reportInput: true });
+    expect(r.success).toBe(false);
+    const lines = problemsOf(r.error!.issues, schema, raw).map((p) => `${p.path.join('.')}: ${p.message}`);
+    expect(lines).toEqual([
+      'terminals.0.listenPrt: unknown key: did you mean listenPort?',
+      'terminals.1.listenPort: must be a number, got the text "x"',
+      'terminals.2.kind: must be one of "zk", "push", got the text "psh" (did you mean "push"?)',
+    ]);
+  });
+});
