@@ -7,7 +7,7 @@ const LABEL = { pass: 'PASS', warn: 'WARN', fail: 'FAIL' } as const;
  * A config that cannot be used adds its `path: message` lines, indented, below its line.
  */
 export function formatReport(report: CheckReport): string {
-  const lines: string[] = [];
+  const lines: string[] = [`punchgate ${report.version} check (Node ${process.version})`];
   for (const c of report.checks) {
     lines.push(`${LABEL[c.status]} ${c.name}: ${c.detail}${c.fix ? ` — ${c.fix}` : ''}`);
     for (const p of c.problems ?? []) lines.push(`  ${p}`);
@@ -22,7 +22,7 @@ export function formatReport(report: CheckReport): string {
   return lines.join('\n') + '\n';
 }
 
-/** The report for machines: `{ ok, exitCode, quick, checks: [{ name, status, detail, fix?, problems? }] }`. */
+/** The report for machines: `{ version, ok, exitCode, quick, checks: [{ name, status, detail, fix?, problems? }] }`. */
 export function formatReportJson(report: CheckReport): string {
   return JSON.stringify(report, null, 2) + '\n';
 }

@@ -37,7 +37,11 @@ export async function checkHrms(config: Config, deps: HrmsCheckDeps): Promise<Ch
         'run the check as root (sudo punchgate check); the token file stays readable by root only, systemd hands it to the service with LoadCredential=',
       );
     }
-    return fail(NAME, `no HRMS token: ${problem}`, `put the token in ${where}`);
+    if (problem.startsWith('no token configured'))
+      return fail(NAME, 'no token configured', `put the token in ${where}`);
+    // "... has 2 lines: put the token alone on one line": the problem carries its own fix.
+    const [what, fix] = problem.split(/: (?=put )/);
+    return fail(NAME, `no HRMS token: ${what}`, fix ? `${fix} (${where})` : `put the token in ${where}`);
   }
 
   const sender =

@@ -3,7 +3,9 @@ import type { OpenSerialLink } from '../sources/serial/port.js';
 import type { ClientFactory } from '../sources/zk/poll.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { EXIT } from '../util/exit-codes.js';
+import { containerZoneWarning, type ZoneFacts } from '../util/container-zone.js';
 import { Secrets } from '../util/secrets.js';
+import { punchgateVersion } from '../util/version.js';
 import { checkConfig } from './config-check.js';
 import { checkDaemon } from './daemon-check.js';
 import { checkDisk } from './disk-check.js';
@@ -12,7 +14,7 @@ import { checkJournal } from './journal-check.js';
 import { readTerminalLedger } from './ledger.js';
 import { checkNotify, type NotifyCheckDeps } from './notify-check.js';
 import { checkSerialTerminal } from './serial-check.js';
-import type { CheckReport, CheckResult } from './types.js';
+import { warn, type CheckReport, type CheckResult } from './types.js';
 import { checkZkTerminal } from './zk-check.js';
 
 export interface CheckOptions {
@@ -30,6 +32,8 @@ export interface CheckOptions {
   openSerial?: OpenSerialLink;
   hrmsSender?: AttendanceSender;
   notify?: NotifyCheckDeps;
+  /** What the container time-zone warning looks at (default: this machine). */
+  zoneFacts?: ZoneFacts;
 }
 
 /**
@@ -54,6 +58,8 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
     return finish(checks, secrets, quick);
   }
   checks.push(checkDisk(config.journal.path));
+  const zone = containerZoneWarning(config.terminals, opts.zoneFacts);
+  if (zone) checks.push(warn('time zone', zone.detail, zone.fix));
   checks.push(checkNotify(opts.notify));
 
   const ledger = readTerminalLedger(config.journal.path);
@@ -85,5 +91,5 @@ function finish(
     ...(c.problems ? { problems: c.problems.map((p) => secrets.scrub(p)) } : {}),
   }));
   const ok = clean.every((c) => c.status !== 'fail');
-  return { ok, exitCode: ok ? EXIT.OK : failedCode, quick, checks: clean };
+  return { version: punchgateVersion(), ok, exitCode: ok ? EXIT.OK : failedCode, quick, checks: clean };
 }

@@ -14,6 +14,8 @@ export interface CheckResult {
 }
 
 export interface CheckReport {
+  /** The punchgate version that ran the checks. */
+  version: string;
   /** True when nothing failed (warnings allowed). */
   ok: boolean;
   /** 0 all passed (warnings allowed), 78 bad config (1 with --quick), 1 any other failure. */

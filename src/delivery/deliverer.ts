@@ -8,7 +8,7 @@ import { Backoff } from '../util/backoff.js';
 import { BatchSizer } from './batch-size.js';
 import { emptyCounters, type DeliveryCounters } from './counters.js';
 import { drainQueue, type DrainOptions, type DrainReport } from './drain.js';
-import { DeliveryHealth, type DeliveryStateAccess } from './health.js';
+import { DeliveryHealth, NO_TOKEN, type DeliveryStateAccess } from './health.js';
 import { compilePatterns, describeTally } from './outcomes.js';
 import { sendClaimed, type Failure } from './send-claimed.js';
 import { abortableSleep, type Sleep } from './sleep.js';
@@ -263,6 +263,11 @@ export class Deliverer {
         report.waitMs,
         this.o.tokens.file?.(),
       );
+    } else if (failure.kind === 'no-token') {
+      report.result = 'auth';
+      report.message = `${NO_TOKEN}: ${failure.message}`;
+      report.waitMs = delivery.authRetryMs;
+      this.health.noToken(failure.message, withCause('no usable HRMS token'), report.waitMs);
     } else if (failure.kind === 'refused') {
       report.result = 'endpoint';
       report.message = `HTTP ${failure.httpStatus}: ${failure.message}`;

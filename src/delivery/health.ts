@@ -7,7 +7,10 @@ export interface DeliveryStateAccess {
   update(patch: Partial<DeliveryRecord>): void;
 }
 
-type Trouble = 'auth' | 'endpoint' | 'transient';
+/** How the delivery state's lastError begins when no token could be read (the status tells it apart). */
+export const NO_TOKEN = 'no usable HRMS token';
+
+type Trouble = 'auth' | 'no-token' | 'endpoint' | 'transient';
 
 /**
  * Keeps the persisted delivery state (read by `status`) and decides what is worth a log line.
@@ -34,7 +37,7 @@ export class DeliveryHealth {
   answered(lastResult: string): void {
     const now = this.clock.now();
     const previous = this.state.get();
-    if (this.trouble === 'auth' || previous.auth === 'failed') {
+    if (this.trouble === 'auth' || this.trouble === 'no-token' || previous.auth === 'failed') {
       this.logger.info('HRMS accepts the token again: delivery resumed');
     } else if (this.trouble) {
       this.logger.info({ failedAttempts: this.failures }, 'HRMS answering again: delivery resumed');
@@ -59,6 +62,25 @@ export class DeliveryHealth {
       auth: 'failed',
       authFailedSince: previous.auth === 'failed' && previous.authFailedSince !== null ? previous.authFailedSince : now,
       lastError: `HRMS refused the token: ${message}`,
+      lastErrorAt: now,
+      lastResult,
+    });
+  }
+
+  /** No token could be read (none configured, or its file unusable): nothing was sent. */
+  noToken(message: string, lastResult: string, retryMs: number): void {
+    const now = this.clock.now();
+    const previous = this.state.get();
+    this.note('no-token', () =>
+      this.logger.error(
+        { retryInSeconds: Math.round(retryMs / 1000) },
+        `${NO_TOKEN}: ${message}. Delivery is paused, punches keep accumulating; no attempt is charged.`,
+      ),
+    );
+    this.write({
+      auth: 'failed',
+      authFailedSince: previous.auth === 'failed' && previous.authFailedSince !== null ? previous.authFailedSince : now,
+      lastError: `${NO_TOKEN}: ${message}`,
       lastErrorAt: now,
       lastResult,
     });

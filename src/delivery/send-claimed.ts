@@ -5,8 +5,9 @@ import { SplitQueue } from './batch-split.js';
 import type { DeliveryCounters } from './counters.js';
 import { classifyOutcomes, tally, type OutcomeTally } from './outcomes.js';
 
-/** Why a batch stopped before every punch got an answer. */
-export type Failure = Exclude<AttendanceAnswer, { kind: 'answered' }> | { kind: 'aborted' };
+/** Why a batch stopped before every punch got an answer (`no-token`: none could be read, nothing sent). */
+export type Failure =
+  Exclude<AttendanceAnswer, { kind: 'answered' }> | { kind: 'aborted' } | { kind: 'no-token'; message: string };
 
 export interface SendTally extends OutcomeTally {
   requests: number;
@@ -69,10 +70,7 @@ export async function sendClaimed(
     try {
       token = getToken();
     } catch (e) {
-      return {
-        failure: { kind: 'auth', message: `no usable token: ${e instanceof Error ? e.message : String(e)}` },
-        failedSize: 0,
-      };
+      return { failure: { kind: 'no-token', message: e instanceof Error ? e.message : String(e) }, failedSize: 0 };
     }
     const work = new SplitQueue(batch);
     for (let part = work.next(); part; part = work.next()) {

@@ -25,42 +25,94 @@ export class TokenSource {
   /** The file the token is read from, or undefined when it comes from the environment. */
   file(): string | undefined {
     const env = this.opts.env ?? process.env;
-    if (env.PUNCHGATE_HRMS_TOKEN) return undefined;
-    const credential = env.CREDENTIALS_DIRECTORY ? join(env.CREDENTIALS_DIRECTORY, 'token') : undefined;
+    if (env.PUNCHGATE_HRMS_TOKEN?.trim()) return undefined;
+    const credential = credentialPath(env);
     const configured = this.opts.tokenFile;
     if (configured && (!credential || readable(configured))) return configured;
     return credential ?? configured;
   }
 
-  /** The current token; throws ExitError(78) when none is configured or readable. */
+  /** The current token; throws TokenUnavailableError (78) when none is configured or usable. */
   get(): string {
     const env = this.opts.env ?? process.env;
-    const fromEnv = env.PUNCHGATE_HRMS_TOKEN?.trim();
-    if (fromEnv) {
-      this.opts.secrets.add(fromEnv);
-      return fromEnv;
+    const envToken = env.PUNCHGATE_HRMS_TOKEN;
+    if (envToken?.trim()) {
+      const token = usable(envToken, 'PUNCHGATE_HRMS_TOKEN');
+      this.opts.secrets.add(token);
+      return token;
     }
     const file = this.file();
-    if (!file) {
-      throw new ExitError('hrms.tokenFile: no HRMS token: set hrms.tokenFile or PUNCHGATE_HRMS_TOKEN', EXIT.CONFIG);
-    }
+    if (!file) throw new TokenUnavailableError(NO_TOKEN);
     let st;
     try {
       st = statSync(file);
     } catch (e) {
-      throw new ExitError(
-        `hrms.tokenFile: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
-        EXIT.CONFIG,
-      );
+      throw new TokenUnavailableError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
     }
     const c = this.cached;
     if (c && c.file === file && c.mtimeMs === st.mtimeMs && c.size === st.size) return c.token;
-    const token = readFileSync(file, 'utf8').trim();
-    if (!token) throw new ExitError(`hrms.tokenFile: ${file} is empty`, EXIT.CONFIG);
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new TokenUnavailableError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    // The unit's SetCredential=token:\n stands in when LoadCredential= found no file: no token.
+    if (file === credentialPath(env) && !text.trim()) throw new TokenUnavailableError(this.noCredential());
+    const token = usable(text, `the token file ${file}`);
     this.opts.secrets.add(token);
     this.cached = { file, mtimeMs: st.mtimeMs, size: st.size, token };
     return token;
   }
+
+  /** Under systemd, with no token file to read and an empty credential. */
+  private noCredential(): string {
+    const configured = this.opts.tokenFile;
+    if (!configured) {
+      return `no token configured: put the token in /etc/punchgate/token (the file the unit's LoadCredential=token: names), hrms.tokenFile or PUNCHGATE_HRMS_TOKEN`;
+    }
+    let why = 'not readable';
+    try {
+      accessSync(configured, constants.R_OK);
+    } catch (e) {
+      why = (e as NodeJS.ErrnoException).code ?? why;
+    }
+    return `cannot read ${configured} (${why}), and the systemd credential "token" is empty: put the token in ${configured}`;
+  }
+}
+
+const credentialPath = (env: NodeJS.ProcessEnv) =>
+  env.CREDENTIALS_DIRECTORY ? join(env.CREDENTIALS_DIRECTORY, 'token') : undefined;
+
+const NO_TOKEN = 'no token configured: put the token in hrms.tokenFile or PUNCHGATE_HRMS_TOKEN';
+
+/**
+ * No token can be had: none is configured, or its file cannot be read or does not hold one
+ * token on one line. Nothing was sent, so this is never "the HRMS refused the token".
+ */
+export class TokenUnavailableError extends ExitError {
+  constructor(message: string) {
+    super(message, EXIT.CONFIG);
+    this.name = 'TokenUnavailableError';
+  }
+}
+
+/**
+ * The token of a file's (or the variable's) text: one line, surrounding blanks and the final
+ * newline ignored. Anything else would be sent as a broken Authorization header, which fails
+ * like a network error and hides the real cause. The message never quotes the text.
+ */
+function usable(text: string, where: string): string {
+  const token = text.trim();
+  if (!token) throw new TokenUnavailableError(`${where} is empty`);
+  const lines = token.split(/\r?\n|\r/).filter((l) => l.trim() !== '').length;
+  if (lines > 1) throw new TokenUnavailableError(`${where} has ${lines} lines: put the token alone on one line`);
+  if (/[^\x21-\x7e]/.test(token)) {
+    throw new TokenUnavailableError(
+      `${where} holds a space, a control character or a non-ASCII character inside the token: a token is one word of printable ASCII`,
+    );
+  }
+  return token;
 }
 
 function readable(path: string): boolean {

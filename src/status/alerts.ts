@@ -1,3 +1,4 @@
+import { NO_TOKEN } from '../delivery/health.js';
 import type { StatusReport } from './types.js';
 
 const MIN = 60_000;
@@ -31,7 +32,11 @@ export function alertsFor(r: StatusReport, rejections: { message: string; count:
   const out: string[] = [];
   const ms = (s: string | null) => (s ? Date.parse(s) : null);
 
-  if (r.delivery.auth === 'failed') {
+  if (r.delivery.auth === 'failed' && r.delivery.lastError?.startsWith(NO_TOKEN)) {
+    // Nothing was sent: the HRMS did not refuse anything, punchgate has no token to send.
+    const since = ms(r.delivery.authFailedSince);
+    out.push(`${r.delivery.lastError}${since ? ` (since ${clockTime(since, now)})` : ''}`);
+  } else if (r.delivery.auth === 'failed') {
     const since = ms(r.delivery.authFailedSince);
     out.push(
       `HRMS refuses the token${since ? ` since ${clockTime(since, now)}` : ''}: put a valid token in the token file (it is re-read without a restart)`,

@@ -8,7 +8,7 @@ export function formatStatus(r: StatusReport): string {
   const now = Date.parse(r.generatedAt);
   const p = r.punches;
   const lines: string[] = [];
-  lines.push(`punchgate status — site ${r.site} — ${clockTime(now, now - 86_400_000 * 2)}`);
+  lines.push(`punchgate status — site ${r.site} — ${clockTime(now, now - 86_400_000 * 2)} — punchgate ${r.version}`);
   lines.push('');
   lines.push(r.alerts.length === 0 ? 'No alerts.' : 'ALERTS');
   for (const a of r.alerts) lines.push(`  ! ${a}`);

@@ -1,6 +1,7 @@
 import type { Config } from '../config/schema.js';
 import type { Journal } from '../journal/journal.js';
 import { UNKNOWN_CARD_PREFIX } from '../punch.js';
+import { punchgateVersion } from '../util/version.js';
 import { alertsFor, punches } from './alerts.js';
 import type { StatusReport, TerminalStatus } from './types.js';
 
@@ -33,6 +34,7 @@ export function buildStatus(journal: Journal, config: Config, now: number): Stat
   });
   const report: StatusReport = {
     site: config.site,
+    version: punchgateVersion(),
     generatedAt: iso(now)!,
     punches: counts,
     oldestPending: oldest

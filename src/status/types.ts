@@ -20,6 +20,8 @@ export interface TerminalStatus {
 
 export interface StatusReport {
   site: string;
+  /** The punchgate version that built this report. */
+  version: string;
   generatedAt: string;
   punches: JournalCounts;
   oldestPending: { logTime: string; terminal: string; queuedAt: string } | null;

@@ -32,15 +32,52 @@ describe('TokenSource', () => {
     expect(src.get()).toBe('second-token-longer');
   });
 
-  it('fails with a config error (78) naming the key, never the token', () => {
+  it('fails with a config error (78) saying what is missing, never the token', () => {
     const none = new TokenSource({ env: {}, secrets: new Secrets() });
-    expect(() => none.get()).toThrow(/hrms.tokenFile: no HRMS token/);
+    expect(() => none.get()).toThrow('no token configured: put the token in hrms.tokenFile or PUNCHGATE_HRMS_TOKEN');
     writeFileSync(tmp.path('empty'), '\n');
     expect(() => new TokenSource({ tokenFile: tmp.path('empty'), env: {}, secrets: new Secrets() }).get()).toThrow(
       /is empty/,
     );
     expect(() => new TokenSource({ tokenFile: tmp.path('missing'), env: {}, secrets: new Secrets() }).get()).toThrow(
       expect.objectContaining({ exitCode: 78, message: expect.stringMatching(/cannot read .*missing \(ENOENT\)/) }),
+    );
+  });
+
+  it('a token file with two lines is named as such (it would make a broken header, not a network error)', () => {
+    writeFileSync(tmp.path('token'), 'first-half-of-token\nsecond-line-here\n');
+    const src = new TokenSource({ tokenFile: tmp.path('token'), env: {}, secrets: new Secrets() });
+    expect(() => src.get()).toThrow(
+      expect.objectContaining({
+        name: 'TokenUnavailableError',
+        exitCode: 78,
+        message: `the token file ${tmp.path('token')} has 2 lines: put the token alone on one line`,
+      }),
+    );
+    expect(() => src.get()).not.toThrow(/first-half|second-line/);
+    // Windows line ending and surrounding blanks are one line.
+    writeFileSync(tmp.path('token'), '  the-token\r\n\n');
+    expect(src.get()).toBe('the-token');
+    writeFileSync(tmp.path('token'), 'two words');
+    expect(() => src.get()).toThrow(/holds a space, a control character/);
+    expect(() => new TokenSource({ env: { PUNCHGATE_HRMS_TOKEN: 'a\nb' }, secrets: new Secrets() }).get()).toThrow(
+      'PUNCHGATE_HRMS_TOKEN has 2 lines: put the token alone on one line',
+    );
+  });
+
+  it("under systemd: the unit's empty default credential (SetCredential=token:\\n) means no token configured", () => {
+    mkdirSync(tmp.path('creds'));
+    writeFileSync(tmp.path('creds/token'), '\n');
+    const env = { CREDENTIALS_DIRECTORY: tmp.path('creds') };
+    expect(() => new TokenSource({ env, secrets: new Secrets() }).get()).toThrow(
+      "no token configured: put the token in /etc/punchgate/token (the file the unit's LoadCredential=token: names), hrms.tokenFile or PUNCHGATE_HRMS_TOKEN",
+    );
+    expect(() => new TokenSource({ tokenFile: tmp.path('gone'), env, secrets: new Secrets() }).get()).toThrow(
+      `cannot read ${tmp.path('gone')} (ENOENT), and the systemd credential "token" is empty: put the token in ${tmp.path('gone')}`,
+    );
+    // The token from the environment wins over the empty credential.
+    expect(new TokenSource({ env: { ...env, PUNCHGATE_HRMS_TOKEN: 'env-token' }, secrets: new Secrets() }).get()).toBe(
+      'env-token',
     );
   });
 });

@@ -123,6 +123,18 @@ describe('systemd/punchgate.service', () => {
     expect(Number.parseInt(value('WatchdogSec'), 10)).toBeGreaterThanOrEqual(30);
   });
 
+  it('a missing token file does not fail the start: SetCredential= gives the credential a default', () => {
+    requireTool('systemd-analyze');
+    // systemd uses SetCredential= for an ID whose LoadCredential= file does not exist (ENOENT).
+    const id = (v: string) => v.slice(0, v.indexOf(':'));
+    expect(values('LoadCredential').map(id)).toEqual(['token']);
+    expect(values('SetCredential')).toEqual(['token:\\n']);
+    // An empty value would be ignored as invalid syntax, and the start would fail again: verify says so.
+    const empty = verify(UNIT.replace('SetCredential=token:\\n', 'SetCredential=token:'));
+    expect(empty.findings.join('\n')).toContain('Invalid syntax, ignoring: token:');
+    expect(verify(UNIT).findings).toEqual([]);
+  });
+
   it('leaves out what would break Node or the serial devices', () => {
     // Node's JIT writes then executes code pages; PrivateDevices hides /dev/ttyUSB*.
     expect(values('MemoryDenyWriteExecute')).toEqual([]);

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { AppContext } from '../../context.js';
 import { Deliverer, type DrainReport } from '../../delivery/index.js';
+import { NO_TOKEN } from '../../delivery/health.js';
 import type { AttendanceSender } from '../../hrms/attendance.js';
 import { TokenSource } from '../../hrms/token.js';
 import type { JournalCounts } from '../../journal/types.js';
@@ -81,6 +82,7 @@ function summaryLine(r: DrainReport, c: JournalCounts): string {
 function problemLine(r: DrainReport): string | undefined {
   switch (r.stoppedBy) {
     case 'auth':
+      if (r.message?.startsWith(NO_TOKEN)) return `${r.message} (then run flush again)`;
       return `HRMS refused the token: ${r.message ?? 'no reason given'} (write a valid token to hrms.tokenFile and run flush again)`;
     case 'endpoint':
       return `HRMS endpoint refused the request: ${r.message ?? ''} (check hrms.baseUrl and hrms.attendancePath)`;

@@ -1,7 +1,11 @@
 import type { Command } from 'commander';
+import type { AppContext } from '../../context.js';
 import { Daemon } from '../../daemon/daemon.js';
+import { NO_TOKEN } from '../../delivery/health.js';
+import { TokenSource, TokenUnavailableError } from '../../hrms/token.js';
 import { createNotifier } from '../../daemon/sd-notify.js';
 import { JournalLockedError } from '../../journal/lock.js';
+import { containerZoneWarning } from '../../util/container-zone.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { handleSignals } from '../../util/signals.js';
 import { action, globalOptions, loadContext } from '../common.js';
@@ -12,6 +16,21 @@ export const STOP_BOUND_MS = 20_000;
 /** sysexits EX_IOERR: the journal cannot be written (disk full, read-only, I/O error). */
 const EXIT_IOERR = 74;
 
+/**
+ * At start, say plainly when no token can be read (none configured, an empty or two-line file):
+ * the daemon still runs and keeps every punch, and delivery begins once a token is in place.
+ */
+function sayWhenNoToken(ctx: AppContext): void {
+  try {
+    new TokenSource({ tokenFile: ctx.config.hrms.tokenFile, secrets: ctx.secrets }).get();
+  } catch (e) {
+    if (!(e instanceof TokenUnavailableError)) throw e;
+    ctx.logger.error(
+      `${NO_TOKEN}: ${e.message}. punchgate runs and keeps every punch; delivery starts once a token is in place`,
+    );
+  }
+}
+
 export function registerRun(program: Command): void {
   program
     .command('run')
@@ -20,6 +39,9 @@ export function registerRun(program: Command): void {
       action(async (_opts: unknown, cmd: Command) => {
         const ctx = loadContext(cmd);
         const { logger } = ctx;
+        sayWhenNoToken(ctx);
+        const zone = containerZoneWarning(ctx.config.terminals);
+        if (zone) logger.warn(`${zone.detail}: ${zone.fix}`);
         const notifier = createNotifier(process.env, logger);
         let daemon: Daemon;
         const fatal = (err: unknown) => {
