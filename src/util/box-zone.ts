@@ -10,10 +10,11 @@ export function boxZoneLabel(now: number, env: NodeJS.ProcessEnv = process.env):
   const abs = Math.abs(offset);
   const utc = `UTC${offset < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
   const name = zoneName(env);
-  return name && !/^(Etc\/)?(UTC|UCT|Universal|Zulu|GMT)$/.test(name) ? `${name}, ${utc}` : utc;
+  return name && !isUtcName(name) ? `${name}, ${utc}` : utc;
 }
 
-function zoneName(env: NodeJS.ProcessEnv): string | undefined {
+/** The box's zone name (TZ, else the /etc/localtime link), when it can be told. */
+export function zoneName(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const tz = env.TZ?.replace(/^:/, '');
   if (tz) return /^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/.test(tz) ? tz : undefined;
   try {
@@ -22,3 +23,6 @@ function zoneName(env: NodeJS.ProcessEnv): string | undefined {
     return undefined;
   }
 }
+
+/** UTC by another name (`Etc/UTC`, `Zulu`, `GMT`...). */
+export const isUtcName = (name: string) => /^(Etc\/)?(UTC|UCT|Universal|Zulu|GMT)$/.test(name);

@@ -111,6 +111,7 @@ describe('LatestReport: one report shared by the status log, the page and /metri
 describe('the status page', () => {
   const report = (over: Partial<StatusReport> = {}): StatusReport => ({
     site: 'plant-a',
+    version: '1.2.3',
     generatedAt: '2026-11-22T09:14:00.000Z',
     punches: { pending: 231, inflight: 0, delivered: 48211, rejected: 14, dead: 0, quarantined: 0 },
     oldestPending: { logTime: '2026-11-22 09:11:42', terminal: 'gate-1', queuedAt: '2026-11-22T09:11:43.000Z' },
