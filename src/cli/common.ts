@@ -39,6 +39,22 @@ export function loadContext(cmd: Command, opts: { logToStderr?: boolean } = {}):
   return { config, logger, clock: systemClock, secrets };
 }
 
+/**
+ * A listing piped into `head` or `less` that stops reading: stdout's next write fails with EPIPE.
+ * The reader has what it wanted, so end quietly with 0, as `head` expects, instead of Node's
+ * unhandled 'error' event (a stack trace and exit 1). stderr going away is ignored the same way.
+ * The daemon's log is not process.stdout (pino writes to fd 1 itself), so `run` is not affected.
+ */
+export function endQuietlyOnBrokenPipe(): void {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.OK);
+    throw e;
+  });
+  process.stderr.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+  });
+}
+
 /** Runs a command body and turns its outcome into the process exit code. */
 export function action<A extends unknown[]>(fn: (...args: A) => Promise<number | void> | number | void) {
   return async (...args: A): Promise<void> => {

@@ -44,6 +44,7 @@ describe('punchgate run without a usable token', () => {
     expect(d.output()).toContain(`${expected}. Delivery is paused, punches keep accumulating`);
     expect(d.output() + status()).not.toMatch(/refuse/i);
     expect(status()).toMatch(/pending 1\b/);
+    expect(status()).toContain('HRMS: NO TOKEN');
     expect(stack.hrms.requests()).toBe(0);
   });
 
