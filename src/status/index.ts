@@ -1,2 +1,10 @@
-export { buildStatus, type StatusReport, type TerminalStatus } from './report.js';
+export {
+  buildStatus,
+  type DaemonLiveness,
+  type LiveFacts,
+  type StatusProbes,
+  type StatusReport,
+  type TerminalStatus,
+} from './report.js';
 export { formatStatus } from './format.js';
+export { probeDaemon, statusJsonPath } from './daemon-probe.js';
