@@ -280,10 +280,14 @@ export class Journal implements PunchSink, DeliveryQueue {
     const now = this.clock.now();
     const latest = wallClockAt(now + this.opts.futureToleranceMinutes * 60_000, opts.timezone);
     const pastSeconds = this.opts.pastToleranceHours * 3600;
-    // Before this, a punch recorded just now (live) or new in a log already read cannot be genuine.
-    const liveFloor = opts.live ? wallClockAt(now - pastSeconds * 1000, opts.timezone) : undefined;
+    // The terminal's clock is (or just was) behind by more than the tolerance; unknown for a serial line.
+    const behind = opts.clockSkewSeconds === undefined ? undefined : opts.clockSkewSeconds <= -pastSeconds;
+    // Before these, a punch recorded just now (live) or new in a log already read cannot be genuine.
+    const liveFloor = opts.live && behind !== false ? wallClockAt(now - pastSeconds * 1000, opts.timezone) : undefined;
     const readFloor =
-      opts.readUpTo !== undefined && isLogTime(opts.readUpTo) ? shiftWallClock(opts.readUpTo, -pastSeconds) : undefined;
+      behind === true && opts.readUpTo !== undefined && isLogTime(opts.readUpTo)
+        ? shiftWallClock(opts.readUpTo, -pastSeconds)
+        : undefined;
     const result: IngestResult = { added: 0, duplicates: 0, quarantined: 0 };
     this.gate.attempt(() =>
       this.db

@@ -21,16 +21,24 @@ export interface IngestOptions {
   /**
    * The punches were recorded just now (a real-time event, a serial line): one dated more than
    * `journal.pastToleranceHours` before the box's clock was recorded while the terminal's clock
-   * was behind, and is quarantined.
+   * was behind, and is quarantined (for a source that measures the terminal's clock, only while
+   * `clockSkewSeconds` says it is that far behind).
    */
   live?: boolean;
   /**
    * Wall-clock time of the terminal's own clock up to which its log was already read completely
-   * (see TerminalRecord.readUpTo): a new punch dated more than `journal.pastToleranceHours`
-   * before it cannot have been in the log then, so it was recorded while the clock was behind,
-   * and is quarantined. Not given on a first read: old punches of an old terminal are genuine.
+   * (see TerminalRecord.readUpTo). While the terminal's clock is (or just was) behind by more
+   * than `journal.pastToleranceHours` (`clockSkewSeconds`), a new punch dated that much before it
+   * cannot have been in the log then: it was recorded while the clock was behind, and is
+   * quarantined. Not given on a first read: old punches of an old terminal are genuine.
    */
   readUpTo?: string;
+  /**
+   * The terminal's clock against the box's (seconds, negative = behind), the most behind of this
+   * poll's and the previous one's: the evidence for the two rules above. Undefined when the
+   * source cannot measure it.
+   */
+  clockSkewSeconds?: number;
 }
 
 export interface IngestResult {

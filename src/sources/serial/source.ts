@@ -33,6 +33,8 @@ export interface SerialSourceOptions {
    * keeps holding the punches and retrying.
    */
   onJournalFatal?: (err: unknown) => void;
+  /** Most punches held in memory while the journal cannot take them (default PUNCH_BUFFER_CAPACITY). */
+  bufferCapacity?: number;
 }
 
 /**
@@ -83,6 +85,7 @@ export class SerialSource {
       pauseInput: () => this.link?.pause(),
       resumeInput: () => this.link?.resume(),
       onFatal: opts.onJournalFatal,
+      capacity: opts.bufferCapacity,
     });
   }
 

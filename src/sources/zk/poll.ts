@@ -135,7 +135,12 @@ export async function pollTerminal(
         verifyType: r.verifyType,
         punchState: r.state,
       }));
-      const ingest = deps.sink.ingest(punches, { timezone: cfg.timezone, readUpTo });
+      // The clock's evidence: this poll's skew, or the previous one's if it was further behind
+      // (a clock set right just now still has the punches it recorded while wrong in its log).
+      const previousSkew = known && known.serial === serial ? known.skewSeconds : null;
+      const clockSkewSeconds =
+        previousSkew !== null && previousSkew < result.skewSeconds ? previousSkew : result.skewSeconds;
+      const ingest = deps.sink.ingest(punches, { timezone: cfg.timezone, readUpTo, clockSkewSeconds });
       Object.assign(result, ingest);
       if (ingest.added > 0) deps.onPunches?.(ingest.added);
       // Punches can be added between GET_FREE_SIZES and the download, never removed.

@@ -1,5 +1,5 @@
 import type { ZkTerminalConfig } from '../../config/terminals.js';
-import type { Punch } from '../../punch.js';
+import { wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
 import { backoffDelay } from '../../util/backoff.js';
 import { PunchBuffer } from '../punch-buffer.js';
 import type { SourceDeps } from '../types.js';
@@ -22,6 +22,8 @@ export class RealtimeLink {
   private failures = 0;
   /** The serial number this link's terminal answered with at connect ('' when it did not say). */
   private device = '';
+  /** The terminal's clock against the box's, measured at connect (undefined when it did not say). */
+  private skew: number | undefined;
   private readonly buffer: PunchBuffer<{ punch: Punch }>;
   private readonly log: SourceDeps['logger'];
 
@@ -35,7 +37,12 @@ export class RealtimeLink {
     this.log = deps.logger.child({ terminal: cfg.name, link: 'realtime' });
     this.buffer = new PunchBuffer({
       sink: deps.sink,
-      ingestOptions: () => ({ timezone: cfg.timezone, live: true }),
+      // The terminal's clock as last measured (by a poll, else at this link's connect).
+      ingestOptions: () => ({
+        timezone: cfg.timezone,
+        live: true,
+        clockSkewSeconds: deps.ledger.get(cfg.name)?.skewSeconds ?? this.skew,
+      }),
       log: this.log,
       onWritten: (items, r) => {
         if (r.added > 0) this.deps.onPunches?.(r.added);
@@ -74,6 +81,9 @@ export class RealtimeLink {
       // Events are filed under the device that sends them: the same identity a poll gives them,
       // so a punch seen live and again in the log is stored once.
       this.device = (await client.getSerialNumber().catch(() => '')).trim() || this.serial();
+      const terminalTime = await client.getTime().catch(() => undefined);
+      if (terminalTime)
+        this.skew = wallClockDiffSeconds(terminalTime, wallClockAt(this.deps.clock.now(), this.cfg.timezone));
       await client.subscribeRealtime(
         (e) => {
           const refused = this.buffer.add([
