@@ -9,7 +9,16 @@ export const TOKEN = 'stack-token-5f2b9c';
 export const COMM_KEY = 808080;
 
 /** A terminal simulator, an HRMS simulator and a config for the daemon, in a temp folder. */
-export async function startStack(opts: { terminals?: number; delivery?: Record<string, unknown> } = {}) {
+export async function startStack(
+  opts: {
+    terminals?: number;
+    delivery?: Record<string, unknown>;
+    /** More terminals for the config as they are (e.g. a serial reader on a pty). */
+    extraTerminals?: Record<string, unknown>[];
+    /** Configured names of the simulated terminals (default gate-1, gate-2...). */
+    names?: string[];
+  } = {},
+) {
   const tmp = tempDir('punchgate-daemon-');
   const hrms = await startHrmsSim({ tokens: [TOKEN] });
   const terminals: TerminalSim[] = [];
@@ -25,7 +34,7 @@ export async function startStack(opts: { terminals?: number; delivery?: Record<s
   }
   writeFileSync(tmp.path('token'), TOKEN + '\n');
   const terminalConfig = (t: TerminalSim, i: number) => ({
-    name: `gate-${i + 1}`,
+    name: opts.names?.[i] ?? `gate-${i + 1}`,
     kind: 'zk',
     host: '127.0.0.1',
     port: t.port,
@@ -41,10 +50,14 @@ export async function startStack(opts: { terminals?: number; delivery?: Record<s
     hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 2000, connectTimeoutMs: 1000 },
     delivery: { batchSize: 20, pollIntervalMs: 100, retry: { baseMs: 50, maxMs: 500 }, ...opts.delivery },
     status: { intervalMs: 300 },
-    terminals: ts.map(terminalConfig),
+    terminals: [...ts.map(terminalConfig), ...(opts.extraTerminals ?? [])],
   });
   const configPath = tmp.path('punchgate.yaml');
-  const writeConfig = (ts?: TerminalSim[]) => writeFileSync(configPath, stringify(config(ts)));
+  const writeConfig = (ts?: TerminalSim[], change?: (c: ReturnType<typeof config>) => void) => {
+    const c = config(ts);
+    change?.(c);
+    writeFileSync(configPath, stringify(c));
+  };
   writeConfig();
   return {
     tmp,
