@@ -111,9 +111,9 @@ describe('claims held by a live process', () => {
     await waitFor(() => hrms.requests() > 0, 15_000, 'the flush has a batch out');
     // While it lives, its claims name it.
     const j = Journal.open({ path: tmp.path('journal.db'), site: 'plant-c', mode: 'readonly' });
-    const holders = j.db
-      .prepare(`SELECT DISTINCT claimed_by AS h FROM punches WHERE state = 'inflight'`)
-      .all() as { h: string }[];
+    const holders = j.db.prepare(`SELECT DISTINCT claimed_by AS h FROM punches WHERE state = 'inflight'`).all() as {
+      h: string;
+    }[];
     expect(holders).toHaveLength(1);
     expect(holders[0]!.h).toMatch(new RegExp(`^${killed.child.pid}-`));
     killed.child.kill('SIGKILL');

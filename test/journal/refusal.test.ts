@@ -133,6 +133,6 @@ describe('a journal that cannot be used', () => {
 
 /** Makes a journal as punchgate run does at its first start, then stops it. */
 function makeJournal(config: string): void {
-  const c = loadConfig(config);
+  const c = loadConfig(config, () => []);
   Journal.open({ path: c.journal.path, site: c.site, mode: 'owner' }).close();
 }
