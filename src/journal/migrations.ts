@@ -4,7 +4,7 @@ import type { Database } from 'better-sqlite3';
  * Schema migrations, applied in order inside one transaction each; `PRAGMA user_version`
  * records how far a journal file has come. Never edit a released migration: add one.
  */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   // 1: punches, terminal records and the delivery state.
   `
   CREATE TABLE punches (
