@@ -9,7 +9,7 @@ import { isBusyJournalError, isFatalJournalError } from '../journal/errors.js';
 import { compilePatterns } from '../delivery/outcomes.js';
 import { checkTerminalConfig, createSource } from '../sources/build.js';
 import type { SourceDeps } from '../sources/types.js';
-import { buildStatus } from '../status/index.js';
+import { buildStatus, type StatusReport } from '../status/index.js';
 import { StatusLog } from './status-log.js';
 import { SourceSet, type SourceFactory } from './sources.js';
 import { TimedSender } from './watchdog.js';
@@ -94,14 +94,14 @@ export class Daemon {
       onPunches: () => this.delivery?.deliverer.wake(),
     };
     this.sources = new SourceSet(opts.sourceFactory ?? createSource, deps, ctx.logger);
-    this.statusLog = new StatusLog(
-      c.status.path!,
-      () =>
-        buildStatus(this.journal, this.config, ctx.clock.now(), {
-          live: { journalBusySince: this.journal.busySince(), heldPunches: this.sources.held() },
-        }),
-      ctx,
-    );
+    this.statusLog = new StatusLog(c.status.path!, () => this.status(), ctx);
+  }
+
+  /** The status as it is now, with what only the running daemon knows (for the status log and any page). */
+  status(): StatusReport {
+    return buildStatus(this.journal, this.config, this.ctx.clock.now(), {
+      live: { journalBusySince: this.journal.busySince(), heldPunches: this.sources.held() },
+    });
   }
 
   async start(): Promise<void> {
