@@ -62,6 +62,13 @@ describe('a journal that cannot be used', () => {
       expect(line).toMatch(/is empty \(0 bytes\).*restore the journal from a backup/);
       expect(statSync(journal).size).toBe(0);
     }
+    // check says the same in its own words (and its own exit code).
+    const check = await runPunchgate(['--config', config, 'check', '--quick']);
+    expect(check.status).toBe(1);
+    expect(check.stdout).toMatch(
+      /FAIL journal: \S+journal\.db is empty \(0 bytes\).*restore the journal from a backup/,
+    );
+    expect(statSync(journal).size).toBe(0);
   });
 
   it('read-only commands never create a journal; run creates one only where no file exists', async () => {
