@@ -66,7 +66,8 @@ export function generatePunches(
  * bytes each. They are not real minutiae; they only need to travel and compare byte for byte.
  */
 export function generateTemplates(users: readonly SimUser[], perUser: number, seed = 1): SimTemplate[] {
-  if (!Number.isInteger(perUser) || perUser < 0 || perUser > 10) throw new RangeError(`fingers per user: 0-10, not ${perUser}`);
+  if (!Number.isInteger(perUser) || perUser < 0 || perUser > 10)
+    throw new RangeError(`fingers per user: 0-10, not ${perUser}`);
   const rnd = seededRandom(seed ^ 0x5bd1e995);
   const out: SimTemplate[] = [];
   for (const u of users) {

@@ -208,7 +208,8 @@ export class ZkClient {
   getUserTable(hint?: DecodeDatasetOptions): Promise<ZkUserTable> {
     return this.op(async (ex) => {
       const t = await readUserTable(ex, hint, this.readOptions());
-      if (t.malformedBytes > 0) this.logger.warn({ peer: this.peer, bytes: t.malformedBytes }, 'user table: skipped bytes');
+      if (t.malformedBytes > 0)
+        this.logger.warn({ peer: this.peer, bytes: t.malformedBytes }, 'user table: skipped bytes');
       return t;
     });
   }

@@ -154,7 +154,8 @@ export function decodeUserTemplatesUpload(buf: Buffer, preferred: 72 | 28 = 72):
   };
   const sizes = ([preferred, preferred === 72 ? 28 : 72] as const).filter(marked);
   const recordSize = sizes[0];
-  if (recordSize === undefined) throw new ZkProtocolError(`user part of ${ulen} bytes is neither 73- nor 29-byte records`);
+  if (recordSize === undefined)
+    throw new ZkProtocolError(`user part of ${ulen} bytes is neither 73- nor 29-byte records`);
   const records: Buffer[] = [];
   for (let o = 0; o < users.length; o += recordSize + 1) {
     records.push(Buffer.from(users.subarray(o + 1, o + 1 + recordSize)));
