@@ -132,6 +132,34 @@ const employeesSchema = z
   })
   .prefault({});
 
+/** `terminals sync-users`, `restore-user`, `copy-templates` (issue 16). */
+const terminalUsersSchema = z
+  .strictObject({
+    /** Backups of removed users (record and fingerprint templates) are deleted after this many days. */
+    backupRetentionDays: z.number().int().min(1).max(3650).default(90),
+    /** `--from-hrms`: the employee record fields holding each roster column ("!field" reads a flag inverted). */
+    fields: z
+      .strictObject({
+        code: z.string().min(1).default('biometriccode'),
+        name: z.string().min(1).default('name'),
+        card: z.string().min(1).optional(),
+        active: z
+          .string()
+          .regex(/^!?[^!]+$/, 'must be a field name, or "!" and a field name to read it inverted')
+          .default('!block'),
+      })
+      .prefault({}),
+    /** `--from-hrms`: fetch filter (e.g. only this site's department). */
+    filter: z
+      .strictObject({
+        status: z.string().optional(),
+        department: z.string().optional(),
+        designation: z.string().optional(),
+      })
+      .default({}),
+  })
+  .prefault({});
+
 const logSchema = z
   .strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info') })
   .prefault({});
@@ -145,6 +173,7 @@ export const configSchema = z
     terminals: z.array(terminalSchema).default([]),
     status: statusSchema,
     employees: employeesSchema,
+    terminalUsers: terminalUsersSchema,
     log: logSchema,
   })
   .superRefine((c, ctx) => {
@@ -164,3 +193,4 @@ export type Config = z.infer<typeof configSchema>;
 export type HrmsConfig = Config['hrms'];
 export type DeliveryConfig = Config['delivery'];
 export type JournalConfig = Config['journal'];
+export type TerminalUsersConfig = Config['terminalUsers'];

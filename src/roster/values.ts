@@ -13,8 +13,8 @@ const bad = <T>(message: string): Parsed<T> => ({ ok: false, message });
 export const MAX_CODE_BYTES = 24;
 export const MAX_CARD = 0xffffffff;
 
-const TRUE = new Set(['1', 'true', 'yes', 'y', 'active']);
-const FALSE = new Set(['0', 'false', 'no', 'n', 'inactive']);
+const TRUE = new Set(['1', 'true', 'yes', 'y', 'active', 'enabled']);
+const FALSE = new Set(['0', 'false', 'no', 'n', 'inactive', 'blocked', 'disabled']);
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;

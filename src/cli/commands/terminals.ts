@@ -4,6 +4,7 @@ import { buildStatus } from '../../status/index.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, loadContext, withJournal } from '../common.js';
 import { fmtSkew } from './poll.js';
+import { registerTerminalUserCommands } from './terminal-users.js';
 
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) + 'Z' : 'never');
 
@@ -72,4 +73,6 @@ export function registerTerminals(program: Command): void {
         }
       }),
     );
+
+  registerTerminalUserCommands(terminals);
 }

@@ -1,0 +1,60 @@
+/**
+ * `punchgate terminals sync-users | restore-user | copy-templates | backups` (issue 16): the roster
+ * onto the terminals, removed users put back, fingerprints enrolled once used everywhere.
+ */
+import type { Command } from 'commander';
+import { TokenSource } from '../../hrms/token.js';
+import { HrmsUsers } from '../../hrms/users.js';
+import { runSyncUsers, type SyncCommandOptions, type UserCommandDeps } from '../../roster/sync-command.js';
+import type { AppContext } from '../../context.js';
+import type { Journal } from '../../journal/journal.js';
+import { action, withJournal } from '../common.js';
+
+const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+function depsOf(ctx: AppContext, journal: Journal): UserCommandDeps {
+  return {
+    config: ctx.config,
+    journal,
+    now: () => ctx.clock.now(),
+    out: process.stdout,
+    err: process.stderr,
+    scrub: (s) => ctx.secrets.scrub(s),
+    hrms: () =>
+      new HrmsUsers({
+        hrms: ctx.config.hrms,
+        token: new TokenSource({ tokenFile: ctx.config.hrms.tokenFile, secrets: ctx.secrets }),
+        secrets: ctx.secrets,
+        authPatterns: ctx.config.delivery.patterns.authFailure,
+        logger: ctx.logger,
+      }),
+  };
+}
+
+export function registerTerminalUserCommands(terminals: Command): void {
+  terminals
+    .command('sync-users')
+    .description(
+      'put the roster onto the terminals: add new hires, update names and cards, remove leavers (exit 0 done, 65 a roster row was bad, 1 a terminal refused a change, 75 a terminal could not be reached)',
+    )
+    .option('--roster <file.csv>', 'the roster: code,name[,card][,active] with a header')
+    .option('--from-hrms', 'the roster from the HRMS employee fetch (config terminalUsers.fields)')
+    .option('--terminal <name>', 'only this terminal (repeatable); default every enabled ZK terminal', collect)
+    .option('--dry-run', 'print the plan per terminal and change nothing')
+    .option('--remove-absent', 'also remove users the roster does not mention')
+    .option('--include-admins', 'administrators may be removed too')
+    .option('--json', 'machine-readable output: every change with its result')
+    .action(
+      action((opts: SyncCommandOptions, cmd: Command) =>
+        withJournal(cmd, async (ctx, journal) => {
+          const deps = depsOf(ctx, journal);
+          const hrms = opts.fromHrms ? deps.hrms!() : undefined;
+          try {
+            return await runSyncUsers(opts, { ...deps, hrms: hrms && (() => hrms) });
+          } finally {
+            await (hrms as HrmsUsers | undefined)?.close();
+          }
+        }),
+      ),
+    );
+}
