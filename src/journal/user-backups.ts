@@ -135,9 +135,9 @@ export class UserBackupStore {
     const rows = this.db
       .prepare(
         `SELECT b.*, (SELECT count(*) FROM user_backup_templates t WHERE t.backup_id = b.id) AS fingers
-         FROM user_backups b WHERE (?1 IS NULL OR b.terminal = ?1) ORDER BY b.taken_at DESC, b.id DESC`,
+         FROM user_backups b WHERE (@t IS NULL OR b.terminal = @t) ORDER BY b.taken_at DESC, b.id DESC`,
       )
-      .all(terminal ?? null) as Row[];
+      .all({ t: terminal ?? null }) as Row[];
     return rows.map(toSummary);
   }
 

@@ -84,7 +84,11 @@ export class UserStore {
     this.checkPut(user);
     const i = this.list.findIndex((u) => u.uid === user.uid);
     if (i >= 0) this.list[i] = user;
-    else this.list.push(user);
+    else {
+      // Kept in uid order, as terminals list their users.
+      const at = this.list.findIndex((u) => u.uid > user.uid);
+      this.list.splice(at < 0 ? this.list.length : at, 0, user);
+    }
   }
 
   delete(uid: number): void {
