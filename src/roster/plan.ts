@@ -58,7 +58,7 @@ export function storedName(name: string, profile: TerminalProfile): string {
 }
 
 /** Hands out the smallest uids not in use, from 1 up to `max`. */
-class UidPool {
+export class UidPool {
   private next = 1;
   constructor(
     private readonly used: Set<number>,

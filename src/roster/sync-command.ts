@@ -2,12 +2,10 @@
  * The body of `punchgate terminals sync-users`, apart from commander so tests can run it in-process.
  * Returns the exit code (see report.ts: 0, 65, 1, 75).
  */
-import type { Config } from '../config/schema.js';
-import type { Journal } from '../journal/journal.js';
-import type { ClientFactory } from '../sources/zk/poll.js';
 import { EXIT, ExitError } from '../util/exit-codes.js';
 import { journalBackups } from './backups.js';
-import { fetchRoster, loadRosterFile, type EmployeeFetcher } from './load-roster.js';
+import type { UserCommandDeps } from './command-deps.js';
+import { fetchRoster, loadRosterFile } from './load-roster.js';
 import { formatText, syncExitCode, toJson } from './report.js';
 import { syncAll } from './sync-users.js';
 import { selectTerminals, syncAdapterFor } from './terminals.js';
@@ -21,23 +19,6 @@ export interface SyncCommandOptions {
   removeAbsent?: boolean;
   includeAdmins?: boolean;
   json?: boolean;
-}
-
-export interface Output {
-  write(s: string): unknown;
-}
-
-export interface UserCommandDeps {
-  config: Config;
-  journal: Journal;
-  now: () => number;
-  out: Output;
-  err: Output;
-  /** Scrubs secrets from terminal messages (comm keys never reach them, but messages pass through anyway). */
-  scrub: (s: string) => string;
-  /** The HRMS client, made only for --from-hrms. */
-  hrms?: () => EmployeeFetcher;
-  clientFactory?: ClientFactory;
 }
 
 export async function runSyncUsers(opts: SyncCommandOptions, deps: UserCommandDeps): Promise<number> {

@@ -7,7 +7,8 @@ import { afterEach } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { Journal } from '../../src/journal/journal.js';
-import { runSyncUsers, type SyncCommandOptions, type UserCommandDeps } from '../../src/roster/sync-command.js';
+import type { UserCommandDeps } from '../../src/roster/command-deps.js';
+import { runSyncUsers, type SyncCommandOptions } from '../../src/roster/sync-command.js';
 import { startTerminalSim, type TerminalSim, type TerminalSimOptions } from '../../src/sim/terminal/index.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -27,6 +28,7 @@ export function useUserSync() {
     await Promise.all(sims.splice(0).map((s) => s.stop()));
     tmp?.cleanup();
     tmp = null;
+    env.now = Date.now;
   });
 
   const env = {
@@ -38,15 +40,18 @@ export function useUserSync() {
     path: (name: string) => tmp!.path(name),
 
     /** Starts one simulator per entry and a config naming them (plus `extra` terminals). */
-    async start(
-      terminals: Record<string, TerminalSimOptions & { transport?: 'tcp' | 'udp' }>,
+    async start<K extends string>(
+      terminals: Record<K, TerminalSimOptions & { transport?: 'tcp' | 'udp' }>,
       extra: Record<string, unknown>[] = [],
       more: Record<string, unknown> = {},
-    ): Promise<Record<string, TerminalSim>> {
+    ): Promise<Record<K, TerminalSim>> {
       tmp = tempDir('punchgate-roster-');
-      const out: Record<string, TerminalSim> = {};
+      const out = {} as Record<K, TerminalSim>;
       const list: Record<string, unknown>[] = [];
-      for (const [name, opts] of Object.entries(terminals)) {
+      for (const [name, opts] of Object.entries(terminals) as [
+        K,
+        TerminalSimOptions & { transport?: 'tcp' | 'udp' },
+      ][]) {
         const sim = await startTerminalSim(opts);
         sims.push(sim);
         out[name] = sim;

@@ -5,7 +5,11 @@
 import type { Command } from 'commander';
 import { TokenSource } from '../../hrms/token.js';
 import { HrmsUsers } from '../../hrms/users.js';
-import { runSyncUsers, type SyncCommandOptions, type UserCommandDeps } from '../../roster/sync-command.js';
+import type { UserCommandDeps } from '../../roster/command-deps.js';
+import { runSyncUsers, type SyncCommandOptions } from '../../roster/sync-command.js';
+import { runRestoreUser } from '../../roster/zk/restore-user.js';
+import { runCopyTemplates, type CopyOptions } from '../../roster/zk/copy-templates.js';
+import { listBackups } from '../../roster/backups.js';
 import type { AppContext } from '../../context.js';
 import type { Journal } from '../../journal/journal.js';
 import { action, withJournal } from '../common.js';
@@ -55,6 +59,46 @@ export function registerTerminalUserCommands(terminals: Command): void {
             await (hrms as HrmsUsers | undefined)?.close();
           }
         }),
+      ),
+    );
+
+  terminals
+    .command('restore-user')
+    .description(
+      'put a removed user back on a ZK terminal from its backup, with its fingerprints (exit 0 done, 1 no backup or refused, 75 unreachable)',
+    )
+    .argument('<terminal>', 'terminal name')
+    .argument('<code>', "the user's code")
+    .action(
+      action((terminal: string, code: string, _opts: unknown, cmd: Command) =>
+        withJournal(cmd, (ctx, journal) => runRestoreUser(terminal, code, depsOf(ctx, journal))),
+      ),
+    );
+
+  terminals
+    .command('copy-templates')
+    .description(
+      'copy users and their fingerprints from one ZK terminal to others (exit 0 done, 1 refused, 65 unknown --code, 75 unreachable)',
+    )
+    .requiredOption('--from <name>', 'the terminal the fingerprints were enrolled on')
+    .requiredOption('--to <name>', 'a terminal to copy to (repeatable)', collect)
+    .option('--code <code>', 'only this user (repeatable); default every user with fingerprints', collect)
+    .option('--dry-run', 'print what would be copied and change nothing')
+    .option('--json', 'machine-readable output')
+    .action(
+      action((opts: CopyOptions, cmd: Command) =>
+        withJournal(cmd, (ctx, journal) => runCopyTemplates(opts, depsOf(ctx, journal))),
+      ),
+    );
+
+  terminals
+    .command('backups')
+    .description('users removed from terminals whose backup is kept (never the templates themselves)')
+    .argument('[terminal]', 'only this terminal')
+    .option('--json', 'machine-readable output')
+    .action(
+      action((terminal: string | undefined, opts: { json?: boolean }, cmd: Command) =>
+        withJournal(cmd, (ctx, journal) => listBackups(terminal, Boolean(opts.json), { ...depsOf(ctx, journal) })),
       ),
     );
 }
