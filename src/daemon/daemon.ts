@@ -5,6 +5,7 @@ import { Deliverer } from '../delivery/index.js';
 import { AttendanceClient } from '../hrms/attendance.js';
 import { TokenSource } from '../hrms/token.js';
 import { Journal } from '../journal/journal.js';
+import { UserBackupStore } from '../journal/user-backups.js';
 import { isFatalJournalError } from '../journal/errors.js';
 import { compilePatterns } from '../delivery/outcomes.js';
 import { checkTerminalConfig, createSource } from '../sources/build.js';
@@ -188,6 +189,10 @@ export class Daemon {
         { deleted: n, retentionDays: this.config.journal.retentionDays },
         'delivered punches past the retention removed',
       );
+    // Backups of users removed from terminals hold fingerprint templates: they go after their retention.
+    const days = this.config.terminalUsers.backupRetentionDays;
+    const b = this.guard(() => new UserBackupStore(this.journal.db, () => this.ctx.clock.now()).prune(days));
+    if (b > 0) this.ctx.logger.info({ deleted: b, retentionDays: days }, 'user backups past the retention removed');
   }
 
   /** Journal errors that break the promise (disk full, unwritable) end the process. */

@@ -16,6 +16,9 @@ import { action, withJournal } from '../common.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
+/** A subcommand's options with those commander hands to `terminals` (it defines --json too). */
+const withParent = <T extends object>(opts: T, cmd: Command): T => ({ ...cmd.optsWithGlobals<T>(), ...opts });
+
 function depsOf(ctx: AppContext, journal: Journal): UserCommandDeps {
   return {
     config: ctx.config,
@@ -54,7 +57,7 @@ export function registerTerminalUserCommands(terminals: Command): void {
           const deps = depsOf(ctx, journal);
           const hrms = opts.fromHrms ? deps.hrms!() : undefined;
           try {
-            return await runSyncUsers(opts, { ...deps, hrms: hrms && (() => hrms) });
+            return await runSyncUsers(withParent(opts, cmd), { ...deps, hrms: hrms && (() => hrms) });
           } finally {
             await (hrms as HrmsUsers | undefined)?.close();
           }
@@ -87,7 +90,7 @@ export function registerTerminalUserCommands(terminals: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action((opts: CopyOptions, cmd: Command) =>
-        withJournal(cmd, (ctx, journal) => runCopyTemplates(opts, depsOf(ctx, journal))),
+        withJournal(cmd, (ctx, journal) => runCopyTemplates(withParent(opts, cmd), depsOf(ctx, journal))),
       ),
     );
 

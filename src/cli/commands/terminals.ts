@@ -39,7 +39,9 @@ export function registerTerminals(program: Command): void {
     .argument('<name>', 'terminal name')
     .option('--json', 'machine-readable output')
     .action(
-      action(async (name: string, opts: { json?: boolean }, cmd: Command) => {
+      action(async (name: string, own: { json?: boolean }, cmd: Command) => {
+        // commander hands --json to `terminals`, which defines it too
+        const opts = { ...cmd.optsWithGlobals<{ json?: boolean }>(), ...own };
         const ctx = loadContext(cmd, { logToStderr: true });
         const t = ctx.config.terminals.find((x) => x.name === name);
         if (!t || t.kind !== 'zk') throw new ExitError(`no zk terminal named "${name}" in the config`, EXIT.CONFIG);
