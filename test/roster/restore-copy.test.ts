@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { UserBackupStore } from '../../src/journal/user-backups.js';
 import { listBackups } from '../../src/roster/backups.js';
-import { runCopyTemplates, type CopyOptions } from '../../src/roster/zk/copy-templates.js';
+import { runCopyTemplates } from '../../src/roster/zk/copy-templates.js';
+import type { CopyOptions } from '../../src/roster/zk/copy-report.js';
 import { runRestoreUser } from '../../src/roster/zk/restore-user.js';
 import type { SimTemplate, TerminalSim } from '../../src/sim/terminal/index.js';
 import { usersOf, useUserSync } from './helpers.js';
