@@ -102,8 +102,12 @@ export function planTerminal(
   const mentioned = new Map<string, string>();
   const guarded = new Set([...guard.codes].map((c) => terminalKey(c, profile)));
 
+  const adminNamed = (u: TerminalUser) =>
+    opts.includeAdmins === true ||
+    (opts.includeAdmins !== false &&
+      [...opts.includeAdmins].some((c) => terminalKey(c, profile) === terminalKey(u.code, profile)));
   const remove = (u: TerminalUser, reason: 'inactive' | 'absent') => {
-    if (isAdministrator(u.privilege) && !opts.includeAdmins) {
+    if (isAdministrator(u.privilege) && !adminNamed(u)) {
       plan.protectedAdmins.push({ code: u.code, uid: u.uid, name: u.name, reason });
       return;
     }

@@ -128,7 +128,7 @@ export function formatText(
     for (const a of r.plan?.protectedAdmins ?? []) {
       const why = a.reason === 'inactive' ? 'inactive in the roster' : 'not in the roster';
       out.push(
-        `  ! keep   ${a.code.padEnd(12)} ${q(a.name)}: administrator, ${why}; not removed (--include-admins removes it)`,
+        `  ! keep   ${a.code.padEnd(12)} ${q(a.name)}: administrator, ${why}; not removed (--include-admins ${a.code} removes it)`,
       );
     }
     for (const f of r.plan?.refused ?? []) out.push(`  ! refuse ${f.code.padEnd(12)} ${f.where}: ${f.reason}`);

@@ -17,7 +17,8 @@ export interface SyncCommandOptions {
   terminal?: string[];
   dryRun?: boolean;
   removeAbsent?: boolean;
-  includeAdmins?: boolean;
+  /** true: every administrator may be removed; a comma-separated list: only those codes. */
+  includeAdmins?: boolean | string;
   json?: boolean;
 }
 
@@ -45,7 +46,7 @@ export async function runSyncUsers(opts: SyncCommandOptions, deps: UserCommandDe
     terminals.map((t) => syncAdapterFor(t, deps.clientFactory)),
     roster.entries,
     protectedCodes(roster),
-    { dryRun, removeAbsent: Boolean(opts.removeAbsent), includeAdmins: Boolean(opts.includeAdmins) },
+    { dryRun, removeAbsent: Boolean(opts.removeAbsent), includeAdmins: adminsOption(opts.includeAdmins) },
     sink,
   );
   const code = syncExitCode(roster, reports);
@@ -63,6 +64,17 @@ export async function runSyncUsers(opts: SyncCommandOptions, deps: UserCommandDe
     );
   }
   return code;
+}
+
+/** `--include-admins` alone: every administrator; `--include-admins 1001,1002`: only those. */
+function adminsOption(v: boolean | string | undefined): boolean | ReadonlySet<string> {
+  if (typeof v !== 'string') return Boolean(v);
+  return new Set(
+    v
+      .split(',')
+      .map((c) => c.trim())
+      .filter(Boolean),
+  );
 }
 
 function guardUnknown(roster: { problems: { code?: string }[] }): boolean {

@@ -62,8 +62,8 @@ export interface TerminalProfile {
 export interface PlanOptions {
   /** Remove users the roster does not mention. */
   removeAbsent: boolean;
-  /** Administrators may be removed too. */
-  includeAdmins: boolean;
+  /** Administrators may be removed too: all of them (true), or only those with these codes. */
+  includeAdmins: boolean | ReadonlySet<string>;
 }
 
 export type ChangeAction = 'add' | 'update' | 'remove';

@@ -74,6 +74,24 @@ describe('planTerminal (properties)', () => {
     );
   });
 
+  it('removes only the administrators named with includeAdmins', () => {
+    fc.assert(
+      fc.property(
+        caseArb,
+        fc.subarray(['1', '2', '3', '007', 'EMP-1']),
+        ({ profile, roster, current, removeAbsent }, named) => {
+          const plan = planTerminal(roster, current, profile, { removeAbsent, includeAdmins: new Set(named) });
+          const namedKeys = new Set(named.map((c) => key(c, profile)));
+          for (const c of plan.changes) {
+            if (c.action === 'remove' && isAdministrator(c.privilege))
+              expect(namedKeys.has(key(c.code, profile))).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('never removes an administrator without includeAdmins', () => {
     fc.assert(
       fc.property(caseArb, ({ profile, roster, current, removeAbsent }) => {

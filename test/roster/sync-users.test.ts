@@ -136,21 +136,27 @@ describe('terminals sync-users', () => {
           { uid: 1, userId: '1', name: 'Boss', privilege: 14 },
           { uid: 2, userId: '2', name: 'Temp' },
           { uid: 3, userId: '3', name: 'Kept' },
+          { uid: 4, userId: '4', name: 'Other Boss', privilege: 14 },
         ],
       },
     });
     const roster = env.writeRoster(['code,name', '3,Kept']);
     const run = await env.sync({ roster, removeAbsent: true });
     expect(run.code).toBe(0);
-    expect(gate.users().map((u) => u.userId)).toEqual(['1', '3']);
+    expect(gate.users().map((u) => u.userId)).toEqual(['1', '3', '4']);
     expect(run.out).toContain(
-      '! keep   1            "Boss": administrator, not in the roster; not removed (--include-admins removes it)',
+      '! keep   1            "Boss": administrator, not in the roster; not removed (--include-admins 1 removes it)',
     );
+    // Named: only that administrator goes.
+    const named = await env.sync({ roster, removeAbsent: true, includeAdmins: '4' });
+    expect(named.code).toBe(0);
+    expect(gate.users().map((u) => u.userId)).toEqual(['1', '3']);
     const again = await env.sync({ roster, removeAbsent: true, includeAdmins: true });
     expect(again.code).toBe(0);
     expect(gate.users().map((u) => u.userId)).toEqual(['3']);
     expect(new UserBackupStore(env.journal.db).list().map((b) => [b.code, b.reason])).toEqual([
       ['1', 'sync-users: not in the roster (--remove-absent)'],
+      ['4', 'sync-users: not in the roster (--remove-absent)'],
       ['2', 'sync-users: not in the roster (--remove-absent)'],
     ]);
   });

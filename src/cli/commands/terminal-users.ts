@@ -50,7 +50,7 @@ export function registerTerminalUserCommands(terminals: Command): void {
     .option('--terminal <name>', 'only this terminal (repeatable); default every enabled ZK terminal', collect)
     .option('--dry-run', 'print the plan per terminal and change nothing')
     .option('--remove-absent', 'also remove users the roster does not mention')
-    .option('--include-admins', 'administrators may be removed too')
+    .option('--include-admins [codes]', 'administrators may be removed too (all, or only these comma-separated codes)')
     .option('--json', 'machine-readable output: every change with its result')
     .action(
       action((opts: SyncCommandOptions, cmd: Command) =>
