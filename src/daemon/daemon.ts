@@ -5,11 +5,13 @@ import { Deliverer } from '../delivery/index.js';
 import { AttendanceClient } from '../hrms/attendance.js';
 import { TokenSource } from '../hrms/token.js';
 import { Journal } from '../journal/journal.js';
+import { UserBackupStore } from '../journal/user-backups.js';
 import { isBusyJournalError, isFatalJournalError } from '../journal/errors.js';
 import { compilePatterns } from '../delivery/outcomes.js';
 import { checkTerminalConfig, createSource } from '../sources/build.js';
 import type { SourceDeps } from '../sources/types.js';
-import { buildStatus, type StatusReport } from '../status/index.js';
+import { buildStatus, LatestReport, type StatusReport } from '../status/index.js';
+import { StatusWeb } from '../web/index.js';
 import { StatusLog } from './status-log.js';
 import { SourceSet, type SourceFactory } from './sources.js';
 import { TimedSender } from './watchdog.js';
@@ -52,6 +54,8 @@ export class Daemon {
     { deliverer: Deliverer; sender: TimedSender; abort: AbortController; done: Promise<void> } | undefined;
   private readonly sources: SourceSet;
   private readonly statusLog: StatusLog;
+  /** The status page, /metrics and the health endpoints (status.listen). */
+  readonly web: StatusWeb;
   private timers: NodeJS.Timeout[] = [];
   private busyTimer: NodeJS.Timeout | undefined;
   private started = false;
@@ -94,10 +98,18 @@ export class Daemon {
       onPunches: () => this.delivery?.deliverer.wake(),
     };
     this.sources = new SourceSet(opts.sourceFactory ?? createSource, deps, ctx.logger);
-    this.statusLog = new StatusLog(c.status.path!, () => this.status(), ctx);
+    const reports = new LatestReport(() => this.status(), ctx.clock.now);
+    this.statusLog = new StatusLog(c.status.path!, () => reports.fresh(), ctx);
+    this.web = new StatusWeb({
+      journal: this.journal,
+      config: () => this.config,
+      reports,
+      live: () => this.healthy(),
+      ctx,
+    });
   }
 
-  /** The status as it is now, with what only the running daemon knows (for the status log and any page). */
+  /** The status as it is now, with what only the running daemon knows (for the status log and the page). */
   status(): StatusReport {
     return buildStatus(this.journal, this.config, this.ctx.clock.now(), {
       live: { journalBusySince: this.journal.busySince(), heldPunches: this.sources.held() },
@@ -111,6 +123,7 @@ export class Daemon {
     await this.sources.apply(this.config.terminals);
     this.started = true;
     this.statusLog.start(this.config.status.intervalMs);
+    await this.web.start();
     this.every(DAY_MS, () => this.prune());
     this.every(CLAIM_RECOVERY_MS, () => this.recoverClaims());
     const wd = this.opts.notifier.watchdogIntervalMs();
@@ -148,6 +161,7 @@ export class Daemon {
       this.startDelivery();
     }
     await this.sources.apply(next.terminals);
+    await this.web.reload();
     this.statusLog.write();
     this.opts.notifier.ready(`collecting from ${this.sources.names().length} terminals`);
     logger.info({ terminals: this.sources.names() }, 'config reloaded');
@@ -160,6 +174,7 @@ export class Daemon {
       for (const t of this.timers) clearInterval(t);
       this.timers = [];
       clearInterval(this.busyTimer);
+      await this.web.stop();
       // Sources hand the journal what they still hold (waiting a while if it is busy).
       await this.sources.stopAll();
       await this.stopDelivery();
@@ -177,9 +192,9 @@ export class Daemon {
       hrms: c.hrms,
       authPatterns: compilePatterns(c.delivery.patterns.authFailure),
     });
-    const sender = new TimedSender(inner, this.ctx.clock.now);
+    const sender = new TimedSender(inner, this.ctx.clock.now, (a, n, s) => this.web.observeHrms(a, n, s));
     const deliverer = new Deliverer({
-      queue: this.journal,
+      queue: this.web.watch(this.journal),
       state: this.journal.deliveryState,
       tokens: this.tokens,
       hrms: c.hrms,
@@ -219,9 +234,13 @@ export class Daemon {
   }
 
   private prune(): void {
-    let n: number;
+    const days = this.config.terminalUsers.backupRetentionDays;
+    let punches: number;
+    let backups: number;
     try {
-      n = this.guard(() => this.journal.prune());
+      punches = this.guard(() => this.journal.prune());
+      // Backups of users removed from terminals hold fingerprint templates: they go after their retention.
+      backups = this.guard(() => new UserBackupStore(this.journal.db, () => this.ctx.clock.now()).prune(days));
     } catch (e) {
       // Another process holds the journal (or a fatal error ended the process): the retention can wait.
       if (!isBusyJournalError(e)) this.ctx.logger.error({ err: String(e) }, 'could not prune the journal');
@@ -229,11 +248,13 @@ export class Daemon {
       t.unref();
       return;
     }
-    if (n > 0)
+    if (punches > 0)
       this.ctx.logger.info(
-        { deleted: n, retentionDays: this.config.journal.retentionDays },
+        { deleted: punches, retentionDays: this.config.journal.retentionDays },
         'delivered punches past the retention removed',
       );
+    if (backups > 0)
+      this.ctx.logger.info({ deleted: backups, retentionDays: days }, 'user backups past the retention removed');
   }
 
   /** Claims of a process that is gone (a killed flush) go back to the queue, and delivery looks at once. */

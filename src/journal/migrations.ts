@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { USER_BACKUPS_MIGRATION } from './user-backups.js';
 
 /**
  * Schema migrations, applied in order inside one transaction each; `PRAGMA user_version`
@@ -66,7 +67,9 @@ export const MIGRATIONS: readonly string[] = [
   );
   INSERT INTO delivery_state (id) VALUES (1);
   `,
-  // 2: a punch is known by its device's serial number where the terminal reports one, so a renamed
+  // 2: users removed from terminals, with their fingerprint templates (issue 16, user-backups.ts).
+  USER_BACKUPS_MIGRATION,
+  // 3: a punch is known by its device's serial number where the terminal reports one, so a renamed
   //    terminal, or one device listed under two names, sends nothing twice; a claim names the
   //    process that holds it (claimed_by), so that only claims of a process that is gone are
   //    returned to the queue; a terminal remembers up to which time of its own clock its log was

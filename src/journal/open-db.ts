@@ -1,4 +1,4 @@
-import { existsSync, linkSync, mkdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Database } from './sqlite-driver.js';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
@@ -154,6 +154,8 @@ function createJournal(path: string): void {
       if (existsSync(tmp)) unlinkSync(tmp);
     }
   } catch (e) {
+    // Nothing half made stays behind (a full disk would otherwise keep its space).
+    for (const f of [tmp, `${tmp}-wal`, `${tmp}-shm`]) rmSync(f, { force: true });
     throw describeJournalFailure(path, e);
   }
 }

@@ -8,3 +8,4 @@ export {
 } from './report.js';
 export { formatStatus } from './format.js';
 export { probeDaemon, statusJsonPath } from './daemon-probe.js';
+export { LatestReport } from './latest.js';

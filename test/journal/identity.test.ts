@@ -29,7 +29,7 @@ describe('a punch is known by its device', () => {
     j.close();
   });
 
-  it('migration 2 upgrades a journal of the first version, keeping one copy of a punch read under two names', () => {
+  it('the identity migration upgrades a journal of the first version, keeping one copy of a punch read under two names', () => {
     const path = tmp.path('old.db');
     const old = new Database(path);
     old.pragma('journal_mode = WAL');

@@ -1,4 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { stringify } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
@@ -130,11 +131,13 @@ describe('a journal that cannot be used', () => {
   it('a full disk at start: exit 74 with the path and the fix, and no journal left behind', async () => {
     const { config, journal } = setup();
     // A file-size limit of 0 stands in for a full disk: the new journal cannot be written.
-    const r = await runPunchgate(['--config', config, 'run'], { shell: "trap '' XFSZ; ulimit -f 0;" });
+    const r = await runPunchgate(['--config', config, 'run'], { shell: "trap '' XFSZ; ulimit -f 16;" });
     expect(r.status, r.stderr).toBe(74);
     expect(oneLine(r.stderr, journal)).toMatch(/(disk is full|I\/O error).*(free space|check the disk)/);
     // Never a half-made journal at the path: the next start (with room) makes a whole one.
     expect(existsSync(journal)).toBe(false);
+    // Nor the half-made file it was built in (a full disk must not keep losing that space).
+    expect(readdirSync(dirname(journal)).filter((f) => f.includes('.new-'))).toEqual([]);
   });
 });
 
