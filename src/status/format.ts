@@ -1,3 +1,4 @@
+import { NO_TOKEN } from '../delivery/health.js';
 import { clockTime } from './alerts.js';
 import type { StatusReport } from './report.js';
 
@@ -29,8 +30,14 @@ export function formatStatus(r: StatusReport): string {
     lines.push(`  oldest waiting punch: ${r.oldestPending.logTime} from ${r.oldestPending.terminal}`);
   lines.push('');
   lines.push('Delivery');
-  const auth =
-    r.delivery.auth === 'failed' ? 'AUTH FAILED' : r.delivery.auth === 'ok' ? 'token accepted' : 'not tried yet';
+  const noToken = r.delivery.auth === 'failed' && r.delivery.lastError?.startsWith(NO_TOKEN);
+  const auth = noToken
+    ? 'NO TOKEN'
+    : r.delivery.auth === 'failed'
+      ? 'AUTH FAILED'
+      : r.delivery.auth === 'ok'
+        ? 'token accepted'
+        : 'not tried yet';
   lines.push(`  HRMS: ${auth}`);
   lines.push(
     `  last success: ${when(r.delivery.lastSuccessAt, now)}${r.delivery.lastResult ? ` (${r.delivery.lastResult})` : ''}`,

@@ -33,7 +33,7 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
   const out = opts.out ?? ((l: string) => process.stdout.write(`${l}\n`));
   const err = opts.err ?? ((l: string) => process.stderr.write(`${l}\n`));
   const { config } = ctx;
-  const journal = openJournal(ctx, 'auto');
+  const journal = openJournal(ctx, 'shared');
   const deliverer = new Deliverer({
     queue: journal,
     state: journal.deliveryState,

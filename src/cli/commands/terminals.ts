@@ -4,6 +4,7 @@ import { buildStatus } from '../../status/index.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, loadContext, withJournal } from '../common.js';
 import { fmtSkew } from './poll.js';
+import { registerTerminalUserCommands } from './terminal-users.js';
 
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) + 'Z' : 'never');
 
@@ -14,21 +15,25 @@ export function registerTerminals(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action((opts: { json?: boolean }, cmd: Command) =>
-        withJournal(cmd, (ctx, journal) => {
-          const list = buildStatus(journal, ctx.config, ctx.clock.now()).terminals;
-          if (opts.json) return void process.stdout.write(JSON.stringify(list, null, 2) + '\n');
-          process.stdout.write(
-            `${'NAME'.padEnd(16)} ${'KIND'.padEnd(6)} ${'STATE'.padEnd(8)} ${'LAST POLL'.padEnd(21)} ${'SKEW'.padEnd(8)} ${'RECORDS'.padStart(8)} ${'USERS'.padStart(6)}  SERIAL\n`,
-          );
-          for (const t of list) {
-            const state = t.lastPollAt === null ? 'unknown' : t.online ? 'online' : 'offline';
+        withJournal(
+          cmd,
+          (ctx, journal) => {
+            const list = buildStatus(journal, ctx.config, ctx.clock.now()).terminals;
+            if (opts.json) return void process.stdout.write(JSON.stringify(list, null, 2) + '\n');
             process.stdout.write(
-              `${t.name.padEnd(16)} ${t.kind.padEnd(6)} ${state.padEnd(8)} ${when(t.lastPollAt).padEnd(21)} ${fmtSkew(t.skewSeconds).padEnd(8)} ${String(t.records ?? '-').padStart(8)} ${String(t.users ?? '-').padStart(6)}  ${t.serial}${t.previousSerial ? ` (was ${t.previousSerial})` : ''}\n`,
+              `${'NAME'.padEnd(16)} ${'KIND'.padEnd(6)} ${'STATE'.padEnd(8)} ${'LAST POLL'.padEnd(21)} ${'SKEW'.padEnd(8)} ${'RECORDS'.padStart(8)} ${'USERS'.padStart(6)}  SERIAL\n`,
             );
-            if (t.lastError && !t.online)
-              process.stdout.write(`${''.padEnd(16)} last error: ${ctx.secrets.scrub(t.lastError)}\n`);
-          }
-        }),
+            for (const t of list) {
+              const state = t.lastPollAt === null ? 'unknown' : t.online ? 'online' : 'offline';
+              process.stdout.write(
+                `${t.name.padEnd(16)} ${t.kind.padEnd(6)} ${state.padEnd(8)} ${when(t.lastPollAt).padEnd(21)} ${fmtSkew(t.skewSeconds).padEnd(8)} ${String(t.records ?? '-').padStart(8)} ${String(t.users ?? '-').padStart(6)}  ${t.serial}${t.previousSerial ? ` (was ${t.previousSerial})` : ''}\n`,
+              );
+              if (t.lastError && !t.online)
+                process.stdout.write(`${''.padEnd(16)} last error: ${ctx.secrets.scrub(t.lastError)}\n`);
+            }
+          },
+          { readonly: true },
+        ),
       ),
     );
 
@@ -38,7 +43,9 @@ export function registerTerminals(program: Command): void {
     .argument('<name>', 'terminal name')
     .option('--json', 'machine-readable output')
     .action(
-      action(async (name: string, opts: { json?: boolean }, cmd: Command) => {
+      action(async (name: string, own: { json?: boolean }, cmd: Command) => {
+        // commander hands --json to `terminals`, which defines it too
+        const opts = { ...cmd.optsWithGlobals<{ json?: boolean }>(), ...own };
         const ctx = loadContext(cmd, { logToStderr: true });
         const t = ctx.config.terminals.find((x) => x.name === name);
         if (!t || t.kind !== 'zk') throw new ExitError(`no zk terminal named "${name}" in the config`, EXIT.CONFIG);
@@ -72,4 +79,6 @@ export function registerTerminals(program: Command): void {
         }
       }),
     );
+
+  registerTerminalUserCommands(terminals);
 }

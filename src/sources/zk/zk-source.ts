@@ -76,9 +76,21 @@ export class ZkSource implements Source {
       this.skip--;
       return;
     }
-    const r = await this.pollNow();
+    let r: PollResult;
+    try {
+      r = await this.pollNow();
+    } catch (e) {
+      // pollTerminal reports trouble in its result; only a journal that cannot record it lands here.
+      this.deps.logger.error({ terminal: this.cfg.name, err: String(e) }, 'poll ended with an error');
+      return;
+    }
     this.failures = r.ok ? 0 : this.failures + 1;
     this.skip = ticksToSkip(this.failures);
+  }
+
+  /** Real-time events received but not yet in the journal (it is busy). */
+  get held(): number {
+    return this.realtime?.held ?? 0;
   }
 
   async stop(): Promise<void> {
