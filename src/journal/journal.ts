@@ -7,6 +7,7 @@ import { ClaimHolder } from './claim-holder.js';
 import { describeJournalFailure, isBusyJournalError, JournalBusyError } from './errors.js';
 import { JournalLockedError, OwnerLock } from './lock.js';
 import { openJournalDb } from './open-db.js';
+import { PunchHistory } from './history.js';
 import { JournalQueries } from './queries.js';
 import { DeliveryStateStore, TerminalStateStore, type Scrub } from './state-stores.js';
 import type {
@@ -98,6 +99,8 @@ export class Journal implements PunchSink, DeliveryQueue {
   readonly terminals: TerminalStateStore;
   readonly deliveryState: DeliveryStateStore;
   readonly queries: JournalQueries;
+  /** Each punch's refused attempts with the HRMS's answers (`punches --history`). */
+  readonly history: PunchHistory;
   readonly isOwner: boolean;
   readonly readonly: boolean;
   private readonly clock: Clock;
@@ -126,6 +129,7 @@ export class Journal implements PunchSink, DeliveryQueue {
     this.terminals = new TerminalStateStore(db, this.gate, extra.scrub);
     this.deliveryState = new DeliveryStateStore(db, this.gate, extra.scrub);
     this.queries = new JournalQueries(db, clock, (rows) => this.wrote(rows));
+    this.history = new PunchHistory(db);
     this.stmt = {
       // Positional parameters: binding is measurably faster than named ones on the ingest path.
       insert: db.prepare(`INSERT INTO punches
@@ -403,6 +407,13 @@ export class Journal implements PunchSink, DeliveryQueue {
               now,
               holder,
             });
+            this.history.refused({
+              id: o.id,
+              at: now,
+              attempt: attempts,
+              state: dead ? 'dead' : 'rejected',
+              message: o.message,
+            });
           }
         })
         .immediate(),
@@ -460,6 +471,11 @@ export class Journal implements PunchSink, DeliveryQueue {
    */
   prune(): number {
     const cutoff = this.clock.now() - this.opts.retentionDays * DAY_MS;
+    // Refused attempts of that age go too (a chunk per transaction, like the punches below).
+    for (let n = CHUNK_ROWS; n === CHUNK_ROWS;) {
+      n = this.gate.attempt(() => this.history.prune(cutoff, CHUNK_ROWS));
+      this.wrote(n);
+    }
     const { lo, hi } = this.db.prepare('SELECT min(id) AS lo, max(id) AS hi FROM punches').get() as {
       lo: number | null;
       hi: number | null;

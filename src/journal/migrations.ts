@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { PUNCH_REFUSALS_MIGRATION } from './history.js';
 import { USER_BACKUPS_MIGRATION } from './user-backups.js';
 
 /**
@@ -130,6 +131,8 @@ export const MIGRATIONS: readonly string[] = [
 
   ALTER TABLE terminals ADD COLUMN read_up_to TEXT;
   `,
+  // 4: each refused attempt at a punch with the HRMS's answer, for `punches --history` (history.ts).
+  PUNCH_REFUSALS_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -19,7 +19,7 @@ const ADMIN_CHUNK_ROWS = 2000;
 const ADMIN_PAUSE_MS = 5;
 const pause = () => new Promise<void>((resolve) => setTimeout(resolve, ADMIN_PAUSE_MS));
 
-function toStored(r: Row): StoredPunch {
+export function toStored(r: Row): StoredPunch {
   return {
     id: r.id as number,
     terminal: r.terminal as string,

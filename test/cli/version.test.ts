@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Journal } from '../../src/journal/journal.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const VERSION = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
@@ -19,6 +20,8 @@ describe('the version', () => {
       tmp.path('punchgate.yaml'),
       'site: plant-a\njournal:\n  path: journal.db\nhrms:\n  baseUrl: https://hr.example.com\nstatus:\n  listen: false\n',
     );
+    // Only punchgate run creates a journal: make it as run does.
+    Journal.open({ path: tmp.path('journal.db'), site: 'plant-a', mode: 'owner' }).close();
   });
   afterEach(() => tmp.cleanup());
 

@@ -1,29 +1,20 @@
 import type { Command } from 'commander';
-import { PUNCH_STATES, type PunchState, type StoredPunch } from '../../journal/types.js';
+import type { StoredPunch } from '../../journal/types.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, withJournal } from '../common.js';
+import { addListOptions, listPunches, parseState, type ListOptions } from './punches-list.js';
 
-interface ListOptions {
+interface SubOptions {
   state?: string;
   terminal?: string;
-  json?: boolean;
-  limit?: string;
-}
-
-function parseState(s: string | undefined): PunchState | undefined {
-  if (s === undefined) return undefined;
-  if (!(PUNCH_STATES as readonly string[]).includes(s)) {
-    throw new ExitError(`--state: must be one of ${PUNCH_STATES.join(', ')}`, EXIT.CONFIG);
-  }
-  return s as PunchState;
 }
 
 /**
  * A subcommand's options merged with those of `punches`: commander hands `--state` and
  * `--terminal` to the parent when both define them, wherever they stand on the line.
  */
-function subOptions(cmd: Command): ListOptions {
-  return cmd.optsWithGlobals<ListOptions>();
+function subOptions(cmd: Command): SubOptions {
+  return cmd.optsWithGlobals<SubOptions>();
 }
 
 const csvCell = (v: unknown) => {
@@ -45,35 +36,17 @@ const CSV_COLUMNS: (keyof StoredPunch)[] = [
 ];
 
 export function registerPunches(program: Command): void {
-  const punches = program
-    .command('punches')
-    .description('list punches; retry, release or export them')
-    .option('--state <state>', `only this state (${PUNCH_STATES.join(', ')})`)
-    .option('--terminal <name>', 'only this terminal')
-    .option('--limit <n>', 'at most this many', '100')
-    .option('--json', 'JSON lines')
-    .action(
-      action((opts: ListOptions, cmd: Command) =>
-        withJournal(
-          cmd,
-          (ctx, journal) => {
-            const rows = journal.queries.list({
-              state: parseState(opts.state),
-              terminal: opts.terminal,
-              limit: Number(opts.limit) || 100,
-            });
-            for (const r of rows) {
-              process.stdout.write(
-                opts.json
-                  ? JSON.stringify(r) + '\n'
-                  : `${r.devicelogId.padEnd(14)} ${r.terminal.padEnd(12)} ${r.biometricCode.padEnd(10)} ${r.logTime}  ${r.state.padEnd(11)} ${r.attempts}  ${r.lastMessage ?? ''}\n`,
-              );
-            }
-          },
-          { readonly: true },
-        ),
+  const punches = addListOptions(
+    program
+      .command('punches')
+      .description(
+        'list punches, newest first (by state, terminal, code, dates; --history: the HRMS answers); retry, release or export them',
       ),
-    );
+  ).action(
+    action((opts: ListOptions, cmd: Command) =>
+      withJournal(cmd, (_ctx, journal) => listPunches(journal, opts), { readonly: true }),
+    ),
+  );
 
   punches
     .command('retry')

@@ -1,0 +1,178 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import type { PunchAttempt, PunchListFilter } from '../../journal/history.js';
+import type { Journal } from '../../journal/journal.js';
+import { PUNCH_STATES, type PunchState, type StoredPunch } from '../../journal/types.js';
+import { EXIT, ExitError } from '../../util/exit-codes.js';
+import { printable } from '../../util/printable.js';
+
+/** `punchgate punches`: the listing (its subcommands live in punches.ts). */
+export interface ListOptions {
+  state?: string;
+  terminal?: string;
+  code?: string[];
+  since?: string;
+  until?: string;
+  limit: number;
+  json?: boolean;
+  history?: boolean;
+}
+
+export const DEFAULT_LIMIT = 100;
+
+export function parseState(s: string | undefined): PunchState | undefined {
+  if (s === undefined) return undefined;
+  if (!(PUNCH_STATES as readonly string[]).includes(s)) {
+    throw new ExitError(`--state: must be one of ${PUNCH_STATES.join(', ')}`, EXIT.CONFIG);
+  }
+  return s as PunchState;
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?$/;
+
+/**
+ * A date (and time) in the terminals' own wall-clock time, as punches are stored:
+ * `2026-11-22`, `2026-11-22 08:00` or `2026-11-22 08:00:30`. `--since` starts at its first
+ * second, `--until` ends with its last (a day, a minute, or the second given).
+ */
+function logTime(edge: 'since' | 'until') {
+  return (v: string): string => {
+    const m = DATE.exec(v.trim());
+    const [y, mo, d, h, mi, s] = (m ?? []).slice(1).map((x) => (x === undefined ? undefined : Number(x)));
+    const real =
+      m &&
+      mo! >= 1 &&
+      mo! <= 12 &&
+      d! >= 1 &&
+      d! <= new Date(Date.UTC(y!, mo!, 0)).getUTCDate() &&
+      (h ?? 0) <= 23 &&
+      (mi ?? 0) <= 59 &&
+      (s ?? 0) <= 59;
+    if (!real) {
+      throw new InvalidArgumentError('must be a date such as 2026-11-22, or 2026-11-22 08:00 (the terminal clock)');
+    }
+    const p = (n: number) => String(n).padStart(2, '0');
+    const last = edge === 'until';
+    const hh = h ?? (last ? 23 : 0);
+    const mm = mi ?? (last ? 59 : 0);
+    const ss = s ?? (last ? 59 : 0);
+    return `${y}-${p(mo!)}-${p(d!)} ${p(hh)}:${p(mm)}:${p(ss)}`;
+  };
+}
+
+function positive(v: string): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v.trim()) || n < 1) throw new InvalidArgumentError('must be a whole number, 1 or more');
+  return n;
+}
+
+/** `--code 1042 --code 1043`, or `--code 1042,1043`. */
+const collectCodes = (v: string, prev: string[] = []) => [
+  ...prev,
+  ...v
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean),
+];
+
+export function addListOptions(cmd: Command): Command {
+  return cmd
+    .option('--state <state>', `only this state (${PUNCH_STATES.join(', ')})`)
+    .option('--terminal <name>', 'only this terminal')
+    .option('--code <code>', 'only this biometric code (repeat it, or 1042,1043, for several)', collectCodes)
+    .option('--since <date>', 'log times from this day or time on (2026-11-22, or 2026-11-22 08:00)', logTime('since'))
+    .option('--until <date>', 'log times up to the end of this day or time', logTime('until'))
+    .option('--limit <n>', 'at most this many, newest first', positive, DEFAULT_LIMIT)
+    .option('--json', 'one JSON object per line')
+    .option('--history', "each attempt's answer from the HRMS, under its punch");
+}
+
+/** Box-local `YYYY-MM-DD HH:mm:ss` of an epoch ms. */
+function localTime(ms: number): string {
+  const d = new Date(ms);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+const OUTCOME: Record<PunchAttempt['outcome'], string> = {
+  rejected: 'refused, tried again later',
+  dead: 'refused, given up (dead)',
+  delivered: 'delivered',
+  duplicate: 'already recorded (counted as delivered)',
+};
+
+const HEADER = ['DEVICELOG ID', 'TERMINAL', 'CODE', 'LOG TIME', 'STATE', 'ATTEMPTS', 'LAST ANSWER'] as const;
+
+function cells(p: StoredPunch): string[] {
+  return [
+    p.devicelogId,
+    printable(p.terminal),
+    printable(p.biometricCode),
+    p.logTime,
+    p.state,
+    String(p.attempts),
+    printable(p.lastMessage ?? ''),
+  ];
+}
+
+/** Writes a line; false once the reader has gone (stdout closed: `| head`), to stop early. */
+type Out = (line: string) => boolean;
+
+const stdoutLine: Out = (line) => {
+  if (process.stdout.destroyed) return false;
+  process.stdout.write(`${line}\n`);
+  return !process.stdout.destroyed;
+};
+
+/**
+ * Lists punches newest first (by log time), with a header, filtered by state, terminal, code
+ * and log-time range; with `--history`, every answer the HRMS gave to each, under it.
+ */
+export function listPunches(journal: Journal, opts: ListOptions, out: Out = stdoutLine, err = stderrLine): void {
+  const filter: PunchListFilter = {
+    state: parseState(opts.state),
+    ...(opts.terminal ? { terminal: opts.terminal } : {}),
+    ...(opts.code ? { codes: opts.code } : {}),
+    ...(opts.since ? { since: opts.since } : {}),
+    ...(opts.until ? { until: opts.until } : {}),
+    limit: opts.limit,
+  };
+  const rows = journal.history.list(filter);
+  const history = opts.history ? journal.history.attemptsOf(rows) : undefined;
+  if (opts.json) {
+    for (const r of rows) if (!out(JSON.stringify(history ? { ...r, history: history.get(r.id) } : r))) return;
+    return;
+  }
+  if (rows.length === 0) {
+    out('no punches match');
+    return;
+  }
+  const table = rows.map(cells);
+  const widths = HEADER.map((h, i) => Math.min(40, Math.max(h.length, ...table.map((c) => c[i]!.length))));
+  const line = (c: readonly string[]) =>
+    c
+      .map((v, i) => (i === 5 ? v.padStart(widths[i]!) : i === c.length - 1 ? v : v.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  if (!out(line(HEADER))) return;
+  for (const [i, r] of rows.entries()) {
+    if (!out(line(table[i]!))) return;
+    if (!history) continue;
+    const attempts = history.get(r.id) ?? [];
+    if (attempts.length === 0) {
+      if (!out(`    ${r.attempts === 0 ? 'not answered yet' : 'no answer kept (older than journal.retentionDays)'}`))
+        return;
+    }
+    for (const a of attempts) {
+      const text = `    ${localTime(a.at)}  attempt ${a.attempt}: ${OUTCOME[a.outcome]}${a.message ? `: ${printable(a.message)}` : ''}`;
+      if (!out(text)) return;
+    }
+  }
+  if (rows.length === opts.limit) {
+    const total = journal.history.count(filter);
+    if (total > rows.length) err(`showing the newest ${rows.length} of ${total} punches: --limit ${total} shows all`);
+  }
+}
+
+function stderrLine(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
