@@ -90,7 +90,7 @@ describe('delivery when the HRMS refuses the token', () => {
     writeFileSync(rig.tokenFile, '');
     const r = await rig.deliverer.deliverBatch();
     expect(r).toMatchObject({ result: 'auth', requests: 0, released: 3 });
-    expect(r.message).toMatch(/no usable token: .*is empty/);
+    expect(r.message).toMatch(/^no usable HRMS token: the token file .* is empty$/);
     expect(rig.sim.requests()).toBe(0);
     expect(rig.journal.queries.counts()).toMatchObject({ pending: 3, inflight: 0 });
   });
