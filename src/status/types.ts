@@ -6,6 +6,8 @@ export interface TerminalStatus {
   kind: string;
   online: boolean;
   lastPollAt: string | null;
+  /** The last poll that reached the terminal and finished. */
+  lastSuccessAt: string | null;
   skewSeconds: number | null;
   records: number | null;
   users: number | null;

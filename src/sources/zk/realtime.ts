@@ -1,5 +1,7 @@
 import type { ZkTerminalConfig } from '../../config/terminals.js';
+import { codeProblem } from '../../punch.js';
 import { backoffDelay } from '../../util/backoff.js';
+import { printable } from '../../util/terminal-text.js';
 import type { SourceDeps } from '../types.js';
 import type { ZkClient } from './client/index.js';
 import type { ClientFactory } from './poll.js';
@@ -48,6 +50,15 @@ export class RealtimeLink {
       await client.connect();
       await client.subscribeRealtime(
         (e) => {
+          const bad = codeProblem(e.userId);
+          if (bad) {
+            // The same record comes again with the next poll's download, which reports it too.
+            log.warn(
+              { code: printable(e.userId), logTime: e.logTime, reason: bad },
+              'real-time punch with an unusable user id not journalled',
+            );
+            return;
+          }
           try {
             const r = this.deps.sink.ingest(
               [
