@@ -70,6 +70,7 @@ describe('punches export is safe to open in a spreadsheet', () => {
     const list = await box.cli('punches', '--state', 'rejected');
     expect(list.stdout).toContain('@evil\\x1b[2J');
     expect(list.stdout).toContain('line one\\x0d\\x0aline two');
+    // eslint-disable-next-line no-control-regex -- looking for control characters is the point
     expect(list.stdout).not.toMatch(/[\u001b\r\t]/);
   });
 });
