@@ -85,7 +85,7 @@ describe('data files', () => {
     ]);
     expect(d.problems.map((p) => p.replace(`${f}:`, ''))).toEqual([
       '4: a quoted cell (cell 1) is never closed',
-      '6: has 4 cells where the header has 3',
+      '6: 4 fields, the header has 3',
       '5: userId: biometric code has a control character (U+001B)',
     ]);
   });

@@ -131,7 +131,9 @@ function readCsv(file: string, text: string, problems: string[]) {
   for (const row of table.rows) {
     const where = `${file}:${row.line}`;
     if (row.error) {
-      problems.push(`${where}: ${row.error}`);
+      // Trailing optional columns may be left out; more fields than the header is a broken line.
+      const wide = row.cells.length > header.length;
+      problems.push(`${where}: ${wide ? `${row.cells.length} fields, the header has ${header.length}` : row.error}`);
       continue;
     }
     const raw: Raw = {};
