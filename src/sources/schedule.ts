@@ -18,9 +18,16 @@ export interface ScheduleSpec {
 export type Scheduler = (spec: ScheduleSpec, tick: () => void) => () => void;
 
 /**
- * The real scheduler: node-cron, in the spec's time zone. node-cron's own log lines (a run
- * missed while the event loop was busy) go to `logger` at debug level, never to the console:
- * a skipped tick is normal here (see PollLoop).
+ * How late a tick may still run. node-cron drops a tick that comes more than a second late (the
+ * box asleep, the event loop held by a long journal write, the clock stepped forward); with a
+ * daily schedule that would skip the day's poll. Here a late tick runs once, unless the next one
+ * is already due (node-cron never runs one slot twice or two slots at once).
+ */
+export const LATE_TICK_TOLERANCE_MS = 86_400_000;
+
+/**
+ * The real scheduler: node-cron, in the spec's time zone. node-cron's own log lines go to
+ * `logger` at debug level, never to the console: a skipped tick is normal here (see PollLoop).
  */
 export function cronScheduler(logger?: Logger): Scheduler {
   const log = logger?.child({ component: 'schedule' });
@@ -31,7 +38,11 @@ export function cronScheduler(logger?: Logger): Scheduler {
     debug: (m: string | Error) => log?.debug(String(m)),
   };
   return ({ expression, timezone }, tick) => {
-    const task = createTask(expression, () => tick(), { timezone, logger: sink });
+    const task = createTask(expression, () => tick(), {
+      timezone,
+      logger: sink,
+      missedExecutionTolerance: LATE_TICK_TOLERANCE_MS,
+    });
     void task.start();
     return () => void task.destroy();
   };

@@ -38,6 +38,18 @@ describe('cronScheduler (node-cron) runs a schedule in the terminal time zone', 
     ]);
   });
 
+  it('a tick that comes late (the box asleep, the clock stepped) runs once, not never', async () => {
+    vi.setSystemTime(Date.UTC(2026, 0, 5, 8, 59, 59));
+    const seen: string[] = [];
+    const stop = cronScheduler()({ expression: '0 9 * * *', timezone: 'UTC' }, () => seen.push(iso(Date.now())));
+    vi.setSystemTime(Date.UTC(2026, 0, 5, 9, 30, 0)); // 31 minutes pass without the timer running
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(seen).toEqual(['2026-01-05T09:30:01Z']);
+    await vi.advanceTimersByTimeAsync(3_600_000);
+    expect(seen).toHaveLength(1);
+    stop();
+  });
+
   it('stops: no tick and no timer left', async () => {
     let n = 0;
     const stop = cronScheduler()({ expression: '* * * * * *' }, () => n++);
