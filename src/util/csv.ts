@@ -110,8 +110,9 @@ class Framer {
     this.carry = from === 0 ? all : all.slice(from);
     if (this.carry.length > MAX_RECORD_CHARS) {
       if (!this.skipping) {
-        this.emit({ line: this.nextLine, cells: [], error: `is longer than ${MAX_RECORD_CHARS} characters` });
+        // An open quoted record cannot take a line this long: it is given up first (lines in order).
         this.replay(this.giveUp());
+        this.emit({ line: this.nextLine, cells: [], error: `is longer than ${MAX_RECORD_CHARS} characters` });
       }
       this.skipping = true;
       this.carry = '';
@@ -119,7 +120,9 @@ class Framer {
   }
 
   end(): void {
-    if (this.carry !== '' || this.skipping) this.feed(this.carry, '');
+    // A CR held back at the end (it could have been the first half of a CRLF) is the last line end.
+    const cr = this.carry.endsWith('\r');
+    if (this.carry !== '' || this.skipping) this.feed(cr ? this.carry.slice(0, -1) : this.carry, cr ? '\r' : '');
     this.carry = '';
     while (this.open.length > 0) this.replay(this.giveUp());
   }

@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import {
   csvRecord,
+  MAX_RECORD_CHARS,
   MAX_RECORD_LINES,
   neutraliseFormula,
   readCsv,
@@ -128,6 +129,23 @@ describe('readCsv', () => {
     expect(recs.slice(2).map((r) => r.cells[0])).toEqual(body.map((_, i) => String(i)));
   });
 
+  it('reports a line longer than MAX_RECORD_CHARS once and reads on, in bounded memory', async () => {
+    const long = 'x'.repeat(MAX_RECORD_CHARS + 10);
+    const got: CsvRecord[] = [];
+    const pieces = [
+      'a,b\n1,2\n',
+      ...Array.from({ length: 20 }, (_, i) => long.slice(i * 65536, (i + 1) * 65536)),
+      ',3\n4,5\n',
+    ];
+    for await (const batch of streamCsv(Readable.from(pieces))) got.push(...batch);
+    expect(got).toEqual([
+      { line: 1, cells: ['a', 'b'] },
+      { line: 2, cells: ['1', '2'] },
+      { line: 3, cells: [], error: `is longer than ${MAX_RECORD_CHARS} characters` },
+      { line: 4, cells: ['4', '5'] },
+    ]);
+  });
+
   it('streams: records split across chunks anywhere (even inside a CRLF) read as from one text', async () => {
     const text = 'a,b\r\n1,"x\r\ny"\r\n\r\n"q""",3\r2,\uFFFD\n"bad"x,4\n5,6';
     const whole = readCsv(text);
@@ -152,6 +170,30 @@ describe('readCsv', () => {
       expect.stringMatching(/not valid UTF-8/),
       '2|ok',
     ]);
+  });
+});
+
+describe('readCsv on any text', () => {
+  const text = fc.string({ unit: fc.constantFrom('a', '1', ' ', ',', '"', '\n', '\r', '#', '\t', 'é'), maxLength: 60 });
+
+  it('never throws, numbers records in file order, and streams in any chunking to the same records', async () => {
+    await fc.assert(
+      fc.asyncProperty(text, fc.integer({ min: 1, max: 9 }), async (t, size) => {
+        const whole = readCsv(t);
+        const lines = t.split(/\r\n|\n|\r/).length;
+        for (let i = 0; i < whole.length; i++) {
+          expect(whole[i]!.line).toBeGreaterThanOrEqual(1);
+          expect(whole[i]!.line).toBeLessThanOrEqual(lines);
+          if (i > 0) expect(whole[i]!.line).toBeGreaterThanOrEqual(whole[i - 1]!.line);
+        }
+        const pieces: string[] = [];
+        for (let i = 0; i < t.length; i += size) pieces.push(t.slice(i, i + size));
+        const streamed: CsvRecord[] = [];
+        for await (const batch of streamCsv(Readable.from(pieces))) streamed.push(...batch);
+        expect(streamed).toEqual(whole);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 
