@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { USER_BACKUPS_MIGRATION } from './user-backups.js';
 
 /**
  * Schema migrations, applied in order inside one transaction each; `PRAGMA user_version`
@@ -66,6 +67,8 @@ const MIGRATIONS: readonly string[] = [
   );
   INSERT INTO delivery_state (id) VALUES (1);
   `,
+  // 2: users removed from terminals, with their fingerprint templates (issue 16, user-backups.ts).
+  USER_BACKUPS_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

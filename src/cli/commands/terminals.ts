@@ -6,6 +6,7 @@ import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { escapeControls } from '../../util/terminal-text.js';
 import { action, loadContext, withJournal } from '../common.js';
 import { fmtSkew } from './poll.js';
+import { registerTerminalUserCommands } from './terminal-users.js';
 
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) + 'Z' : 'never');
 
@@ -41,7 +42,9 @@ export function registerTerminals(program: Command): void {
     .argument('<name>', 'terminal name')
     .option('--json', 'machine-readable output')
     .action(
-      action(async (name: string, opts: { json?: boolean }, cmd: Command) => {
+      action(async (name: string, own: { json?: boolean }, cmd: Command) => {
+        // commander hands --json to `terminals`, which defines it too
+        const opts = { ...cmd.optsWithGlobals<{ json?: boolean }>(), ...own };
         const ctx = loadContext(cmd, { logToStderr: true });
         const t = ctx.config.terminals.find((x) => x.name === name);
         if (!t || t.kind !== 'zk') throw new ExitError(`no zk terminal named "${name}" in the config`, EXIT.CONFIG);
@@ -77,4 +80,6 @@ export function registerTerminals(program: Command): void {
         }
       }),
     );
+
+  registerTerminalUserCommands(terminals);
 }
