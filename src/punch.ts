@@ -156,3 +156,16 @@ function wallClockToEpochish(s: string): number {
   const [y, mo, d, h, mi, se] = m.slice(1).map(Number) as [number, number, number, number, number, number];
   return Date.UTC(y, mo - 1, d, h, mi, se);
 }
+
+/** The wall-clock time `seconds` later (earlier when negative), in the same zone-less calendar. */
+export function shiftWallClock(s: string, seconds: number): string {
+  const d = new Date(wallClockToEpochish(s) + seconds * 1000);
+  return formatLogTime(
+    d.getUTCFullYear(),
+    d.getUTCMonth() + 1,
+    d.getUTCDate(),
+    d.getUTCHours(),
+    d.getUTCMinutes(),
+    d.getUTCSeconds(),
+  );
+}

@@ -108,6 +108,12 @@ const journalSchema = z.strictObject({
   retentionDays: z.number().int().min(1).default(400),
   /** A punch more than this far in the future (terminal wall clock vs box clock) is quarantined. */
   futureToleranceMinutes: z.number().int().min(0).default(10),
+  /**
+   * A new punch dated more than this before the moment it could have been recorded (a real-time
+   * event or serial line: the box's clock; a polled log: the time its log was last read up to)
+   * was recorded while the terminal's clock was behind, and is quarantined.
+   */
+  pastToleranceHours: z.number().min(1).default(24),
 });
 
 const statusSchema = z

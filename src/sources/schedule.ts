@@ -63,6 +63,8 @@ export interface PollLoopOptions<R extends PollOutcome> {
   /** One poll. Must not throw (trouble is in its outcome); it is never called twice at once. */
   poll: () => Promise<R>;
   scheduler: Scheduler;
+  /** A poll that threw all the same (a journal that could not record its outcome): told here, never a crash. */
+  onError: (err: unknown) => void;
 }
 
 /**
@@ -111,7 +113,13 @@ export class PollLoop<R extends PollOutcome> {
       this.skip--;
       return;
     }
-    await this.pollNow();
+    try {
+      await this.pollNow();
+    } catch (e) {
+      this.consecutiveFailures++;
+      this.skip = ticksToSkip(this.consecutiveFailures);
+      this.opts.onError(e);
+    }
   }
 
   /** Disarms the schedule; resolves once a running poll has ended (the caller cuts it short). */

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
-import { cliSandbox } from './cli-child.js';
+import { cliSandbox } from '../helpers/cli.js';
 
 /**
  * `punches export` opened in a spreadsheet runs nothing: codes and HRMS messages that start like

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cliSandbox } from './cli-child.js';
+import { cliSandbox } from '../helpers/cli.js';
 
 /**
  * Codes a terminal, a USB stick or a spreadsheet can carry that must never reach the HRMS:

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
-import { cliSandbox } from './cli-child.js';
+import { cliSandbox } from '../helpers/cli.js';
 
 const LINES = 1_000_000;
 const LIMIT_MB = 100;

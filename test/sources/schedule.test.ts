@@ -86,7 +86,12 @@ describe('PollLoop: one poll at a time, fewer polls while a terminal fails', () 
 
   it('on node-cron with a fake clock: a tick while a poll runs is skipped, not queued', async () => {
     const polls = manualPolls();
-    const loop = new PollLoop({ spec: { expression: '* * * * * *' }, scheduler: cronScheduler(), poll: polls.poll });
+    const loop = new PollLoop({
+      spec: { expression: '* * * * * *' },
+      scheduler: cronScheduler(),
+      poll: polls.poll,
+      onError: (e) => expect.fail(String(e)),
+    });
     loop.start(); // polls at once
     expect(polls.started()).toBe(1);
     await vi.advanceTimersByTimeAsync(3_000); // three ticks while the first poll runs
@@ -106,7 +111,12 @@ describe('PollLoop: one poll at a time, fewer polls while a terminal fails', () 
     const polls = manualPolls();
     let tick: () => void = () => {};
     const scheduler: Scheduler = (_spec, t) => ((tick = t), () => {});
-    const loop = new PollLoop({ spec: { expression: '* * * * *' }, scheduler, poll: polls.poll });
+    const loop = new PollLoop({
+      spec: { expression: '* * * * *' },
+      scheduler,
+      poll: polls.poll,
+      onError: (e) => expect.fail(String(e)),
+    });
     loop.start();
     await polls.finish(false); // failure 1: no tick skipped
     const polledAt: number[] = [];
@@ -123,6 +133,29 @@ describe('PollLoop: one poll at a time, fewer polls while a terminal fails', () 
     expect(polledAt.slice(0, 6)).toEqual([1, 3, 7, 15, 31, 47]);
     expect(polledAt.slice(6, 9)).toEqual([48, 49, 50]);
     expect(loop.failures).toBe(0);
+    await loop.stop();
+  });
+
+  it('a poll that throws all the same is told to onError and counted as a failure, never an unhandled rejection', async () => {
+    let tick: () => void = () => {};
+    const scheduler: Scheduler = (_spec, t) => ((tick = t), () => {});
+    const errors: unknown[] = [];
+    let calls = 0;
+    const loop = new PollLoop<{ ok: boolean }>({
+      spec: { expression: '* * * * *' },
+      scheduler,
+      poll: () => (calls++, Promise.reject(new Error('SQLITE_BUSY: database is locked'))),
+      onError: (e) => errors.push(e),
+    });
+    loop.start();
+    await vi.advanceTimersByTimeAsync(0);
+    tick();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(errors.map(String)).toEqual([
+      'Error: SQLITE_BUSY: database is locked',
+      'Error: SQLITE_BUSY: database is locked',
+    ]);
+    expect([calls, loop.failures]).toEqual([2, 2]);
     await loop.stop();
   });
 

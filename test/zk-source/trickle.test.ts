@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTerminalSim } from '../../src/sim/terminal/index.js';
-import { cliSandbox } from '../cli/cli-child.js';
+import { cliSandbox } from '../helpers/cli.js';
 
 /**
  * A terminal that trickles its log one byte per packet answers every exchange in time, so no

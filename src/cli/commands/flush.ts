@@ -34,7 +34,7 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
   const out = opts.out ?? ((l: string) => process.stdout.write(`${escapeControls(l)}\n`));
   const err = opts.err ?? ((l: string) => process.stderr.write(`${escapeControls(l)}\n`));
   const { config } = ctx;
-  const journal = openJournal(ctx, 'auto');
+  const journal = openJournal(ctx, 'shared');
   const deliverer = new Deliverer({
     queue: journal,
     state: journal.deliveryState,

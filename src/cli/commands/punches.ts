@@ -74,20 +74,24 @@ export function registerPunches(program: Command): void {
     .option('--json', 'JSON lines')
     .action(
       action((opts: ListOptions, cmd: Command) =>
-        withJournal(cmd, (ctx, journal) => {
-          const rows = journal.queries.list({
-            state: parseState(opts.state),
-            terminal: opts.terminal,
-            limit: Number(opts.limit) || 100,
-          });
-          for (const r of rows) {
-            process.stdout.write(
-              opts.json
-                ? JSON.stringify(r) + '\n'
-                : `${r.devicelogId.padEnd(14)} ${r.terminal.padEnd(12)} ${escapeControls(r.biometricCode).padEnd(10)} ${r.logTime}  ${r.state.padEnd(11)} ${r.attempts}  ${escapeControls(r.lastMessage ?? '')}\n`,
-            );
-          }
-        }),
+        withJournal(
+          cmd,
+          (ctx, journal) => {
+            const rows = journal.queries.list({
+              state: parseState(opts.state),
+              terminal: opts.terminal,
+              limit: Number(opts.limit) || 100,
+            });
+            for (const r of rows) {
+              process.stdout.write(
+                opts.json
+                  ? JSON.stringify(r) + '\n'
+                  : `${r.devicelogId.padEnd(14)} ${r.terminal.padEnd(12)} ${escapeControls(r.biometricCode).padEnd(10)} ${r.logTime}  ${r.state.padEnd(11)} ${r.attempts}  ${escapeControls(r.lastMessage ?? '')}\n`,
+              );
+            }
+          },
+          { readonly: true },
+        ),
       ),
     );
 
@@ -102,8 +106,9 @@ export function registerPunches(program: Command): void {
         const state = opts.state ?? 'rejected';
         if (state !== 'rejected' && state !== 'dead')
           throw new ExitError('--state: must be rejected or dead', EXIT.CONFIG);
-        return withJournal(cmd, (_ctx, journal) => {
-          const n = journal.queries.retry({ state, terminal: opts.terminal });
+        return withJournal(cmd, async (_ctx, journal) => {
+          // A chunk of rows per transaction: the daemon keeps writing meanwhile.
+          const n = await journal.queries.retry({ state, terminal: opts.terminal });
           process.stdout.write(`${n} ${state} punches queued again\n`);
         });
       }),
@@ -115,8 +120,8 @@ export function registerPunches(program: Command): void {
     .option('--terminal <name>', 'only this terminal')
     .action(
       action((_opts: unknown, cmd: Command) =>
-        withJournal(cmd, (_ctx, journal) => {
-          const n = journal.queries.releaseQuarantined({ terminal: subOptions(cmd).terminal });
+        withJournal(cmd, async (_ctx, journal) => {
+          const n = await journal.queries.releaseQuarantined({ terminal: subOptions(cmd).terminal });
           process.stdout.write(`${n} quarantined punches released\n`);
         }),
       ),
@@ -131,13 +136,17 @@ export function registerPunches(program: Command): void {
     .option('--terminal <name>', 'only this terminal')
     .action(
       action((_opts: unknown, cmd: Command) =>
-        withJournal(cmd, async (_ctx, journal) => {
-          const opts = subOptions(cmd);
-          await write(csvRecord(CSV_COLUMNS));
-          for (const r of journal.queries.iterate({ state: parseState(opts.state), terminal: opts.terminal })) {
-            await write(csvRecord(CSV_COLUMNS.map((c) => cellOf(r[c]))));
-          }
-        }),
+        withJournal(
+          cmd,
+          async (_ctx, journal) => {
+            const opts = subOptions(cmd);
+            await write(csvRecord(CSV_COLUMNS));
+            for (const r of journal.queries.iterate({ state: parseState(opts.state), terminal: opts.terminal })) {
+              await write(csvRecord(CSV_COLUMNS.map((c) => cellOf(r[c]))));
+            }
+          },
+          { readonly: true },
+        ),
       ),
     );
 }

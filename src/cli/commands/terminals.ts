@@ -17,22 +17,28 @@ export function registerTerminals(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action((opts: { json?: boolean }, cmd: Command) =>
-        withJournal(cmd, (ctx, journal) => {
-          const list = buildStatus(journal, ctx.config, ctx.clock.now()).terminals;
-          if (opts.json) return void process.stdout.write(JSON.stringify(list, null, 2) + '\n');
-          process.stdout.write(
-            `${'NAME'.padEnd(16)} ${'KIND'.padEnd(6)} ${'STATE'.padEnd(8)} ${'LAST POLL'.padEnd(21)} ${'SKEW'.padEnd(8)} ${'RECORDS'.padStart(8)} ${'USERS'.padStart(6)}  SERIAL\n`,
-          );
-          for (const t of list) {
-            const state = t.lastPollAt === null ? 'unknown' : t.online ? 'online' : 'offline';
+        withJournal(
+          cmd,
+          (ctx, journal) => {
+            const list = buildStatus(journal, ctx.config, ctx.clock.now()).terminals;
+            if (opts.json) return void process.stdout.write(JSON.stringify(list, null, 2) + '\n');
             process.stdout.write(
-              `${t.name.padEnd(16)} ${t.kind.padEnd(6)} ${state.padEnd(8)} ${when(t.lastPollAt).padEnd(21)} ${fmtSkew(t.skewSeconds).padEnd(8)} ${String(t.records ?? '-').padStart(8)} ${String(t.users ?? '-').padStart(6)}  ${escapeControls(t.serial)}${t.previousSerial ? ` (was ${escapeControls(t.previousSerial)})` : ''}\n`,
+              `${'NAME'.padEnd(16)} ${'KIND'.padEnd(6)} ${'STATE'.padEnd(8)} ${'LAST POLL'.padEnd(21)} ${'SKEW'.padEnd(8)} ${'RECORDS'.padStart(8)} ${'USERS'.padStart(6)}  SERIAL\n`,
             );
-            // An error here means the last poll failed: the terminal is unreachable, or reached but the poll did not finish.
-            if (t.lastError)
-              process.stdout.write(`${''.padEnd(16)} last error: ${escapeControls(ctx.secrets.scrub(t.lastError))}\n`);
-          }
-        }),
+            for (const t of list) {
+              const state = t.lastPollAt === null ? 'unknown' : t.online ? 'online' : 'offline';
+              process.stdout.write(
+                `${t.name.padEnd(16)} ${t.kind.padEnd(6)} ${state.padEnd(8)} ${when(t.lastPollAt).padEnd(21)} ${fmtSkew(t.skewSeconds).padEnd(8)} ${String(t.records ?? '-').padStart(8)} ${String(t.users ?? '-').padStart(6)}  ${escapeControls(t.serial)}${t.previousSerial ? ` (was ${escapeControls(t.previousSerial)})` : ''}\n`,
+              );
+              // An error here means the last poll failed: the terminal is unreachable, or reached but the poll did not finish.
+              if (t.lastError)
+                process.stdout.write(
+                  `${''.padEnd(16)} last error: ${escapeControls(ctx.secrets.scrub(t.lastError))}\n`,
+                );
+            }
+          },
+          { readonly: true },
+        ),
       ),
     );
 

@@ -1,4 +1,5 @@
 import type { ZkTerminalConfig } from '../../config/terminals.js';
+import { isBusyJournalError } from '../../journal/errors.js';
 import { codeProblem, wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
 import type { SourceDeps } from '../types.js';
 import { ZkClient } from './client/index.js';
@@ -23,6 +24,8 @@ export interface PollResult {
   unchanged: boolean;
   /** Set after a complete download: what the next poll compares against. */
   download?: DownloadMark;
+  /** Set after a complete download: the terminal's clock up to which its log is read (TerminalRecord.readUpTo). */
+  readUpTo?: string;
   error?: string;
 }
 
@@ -116,6 +119,9 @@ export async function pollTerminal(
 
     const terminalTime = await client.getTime();
     const boxTime = wallClockAt(clock.now(), cfg.timezone);
+    // How far this device's log was read before, by its own clock (same device only): a new punch
+    // dated well before that was recorded while the clock was behind (see IngestOptions.readUpTo).
+    const readUpTo = known && known.serial === serial && known.readUpTo ? known.readUpTo : undefined;
     result.skewSeconds = wallClockDiffSeconds(terminalTime, boxTime);
     if (cfg.syncClock && Math.abs(result.skewSeconds) > cfg.skewThresholdSeconds) {
       await client.setTime(wallClockAt(clock.now(), cfg.timezone));
@@ -135,7 +141,12 @@ export async function pollTerminal(
       const records = await client.getAttendances((got, total) => deadline.progress(got, total));
       result.records = records.length;
       const punches = usablePunches(records, cfg.name, serial, result, log);
-      const ingest = deps.sink.ingest(punches, { timezone: cfg.timezone });
+      // The clock's evidence: this poll's skew, or the previous one's if it was further behind
+      // (a clock set right just now still has the punches it recorded while wrong in its log).
+      const previousSkew = known && known.serial === serial ? known.skewSeconds : null;
+      const clockSkewSeconds =
+        previousSkew !== null && previousSkew < result.skewSeconds ? previousSkew : result.skewSeconds;
+      const ingest = deps.sink.ingest(punches, { timezone: cfg.timezone, readUpTo, clockSkewSeconds });
       Object.assign(result, ingest);
       if (ingest.added > 0) deps.onPunches?.(ingest.added);
       // Punches can be added between GET_FREE_SIZES and the download, never removed.
@@ -168,6 +179,10 @@ export async function pollTerminal(
         log.debug({ reason: decision.reason }, 'not clearing the terminal log');
       }
       result.download = { serial, records: result.cleared ? 0 : records.length, at: startedAt };
+      // Read up to the terminal's clock at the start, unless it runs ahead of the box's (a punch
+      // of a clock set back from the future is genuine); never back.
+      const upTo = terminalTime < boxTime ? terminalTime : boxTime;
+      result.readUpTo = readUpTo && readUpTo > upTo ? readUpTo : upTo;
     }
 
     await client.disconnect();
@@ -183,6 +198,7 @@ export async function pollTerminal(
       records: result.cleared ? 0 : Math.max(info.records, result.records),
       users: info.users,
       firmware,
+      ...(result.readUpTo ? { readUpTo: result.readUpTo } : {}),
     });
     if (result.added > 0 || result.quarantined > 0) {
       log.info(
@@ -192,15 +208,25 @@ export async function pollTerminal(
     }
   } catch (e) {
     client.destroy();
-    result.error = deadline.passed ? deadline.message() : e instanceof Error ? e.message : String(e);
-    const prev = ledger.get(cfg.name);
-    // Reached but the poll went wrong (a dropped reply, a short download): online, with the error.
-    ledger.update(cfg.name, {
-      online: reached,
-      lastPollAt: startedAt,
-      lastError: result.error,
-      offlineSince: reached ? null : (prev?.offlineSince ?? startedAt),
-    });
+    result.error = deadline.passed
+      ? deadline.message()
+      : isBusyJournalError(e)
+        ? 'journal busy (another process holds it): the log is read again at the next poll'
+        : e instanceof Error
+          ? e.message
+          : String(e);
+    try {
+      const prev = ledger.get(cfg.name);
+      // Reached but the poll went wrong (a dropped reply, a short download): online, with the error.
+      ledger.update(cfg.name, {
+        online: reached,
+        lastPollAt: startedAt,
+        lastError: result.error,
+        offlineSince: reached ? null : (prev?.offlineSince ?? startedAt),
+      });
+    } catch (ledgerError) {
+      log.error({ err: String(ledgerError) }, 'could not record the failed poll in the journal');
+    }
     log.warn({ err: result.error }, 'poll failed');
   } finally {
     deadline.clear();

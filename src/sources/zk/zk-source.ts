@@ -31,6 +31,8 @@ export class ZkSource implements Source {
           if (r.ok && r.download) this.lastDownload = r.download;
           return r;
         }),
+      // pollTerminal reports trouble in its result; only a journal that cannot record it lands here.
+      onError: (e) => this.deps.logger.error({ terminal: this.cfg.name, err: String(e) }, 'poll ended with an error'),
     });
   }
 
@@ -50,6 +52,11 @@ export class ZkSource implements Source {
   /** Polls now unless a poll is already running (then returns that one). */
   pollNow(): Promise<PollResult> {
     return this.loop.pollNow();
+  }
+
+  /** Real-time events received but not yet in the journal (it is busy). */
+  get held(): number {
+    return this.realtime?.held ?? 0;
   }
 
   async stop(): Promise<void> {
