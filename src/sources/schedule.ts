@@ -56,6 +56,8 @@ export function ticksToSkip(failures: number): number {
 /** What a poll reports back: whether it reached the terminal and finished. */
 export interface PollOutcome {
   ok: boolean;
+  /** The poll failed only because the journal was busy: not the terminal's failure, no backoff. */
+  journalBusy?: boolean;
 }
 
 export interface PollLoopOptions<R extends PollOutcome> {
@@ -99,7 +101,7 @@ export class PollLoop<R extends PollOutcome> {
     this.running ??= this.opts
       .poll()
       .then((r) => {
-        this.consecutiveFailures = r.ok ? 0 : this.consecutiveFailures + 1;
+        if (!r.journalBusy) this.consecutiveFailures = r.ok ? 0 : this.consecutiveFailures + 1;
         this.skip = ticksToSkip(this.consecutiveFailures);
         return r;
       })

@@ -159,6 +159,29 @@ describe('PollLoop: one poll at a time, fewer polls while a terminal fails', () 
     await loop.stop();
   });
 
+  it('a poll that failed only because the journal was busy is not the terminal failing: no backoff', async () => {
+    const polls = manualPolls();
+    let tick: () => void = () => {};
+    const scheduler: Scheduler = (_spec, t) => ((tick = t), () => {});
+    let busy = true;
+    const loop = new PollLoop<{ ok: boolean; journalBusy?: boolean }>({
+      spec: { expression: '* * * * *' },
+      scheduler,
+      poll: () => polls.poll().then((r) => (busy ? { ok: false, journalBusy: true } : r)),
+      onError: (e) => expect.fail(String(e)),
+    });
+    loop.start();
+    for (let n = 0; n < 5; n++) {
+      await polls.finish(false);
+      tick();
+      await vi.advanceTimersByTimeAsync(0);
+    }
+    expect([polls.started(), loop.failures]).toEqual([6, 0]); // every tick polled: nothing skipped
+    busy = false;
+    await polls.finish(true);
+    await loop.stop();
+  });
+
   it('ticksToSkip', () => {
     expect([0, 1, 2, 3, 4, 5, 6, 9].map(ticksToSkip)).toEqual([0, 0, 1, 3, 7, 15, 15, 15]);
   });

@@ -27,6 +27,8 @@ export interface PollResult {
   /** Set after a complete download: the terminal's clock up to which its log is read (TerminalRecord.readUpTo). */
   readUpTo?: string;
   error?: string;
+  /** Failed only because another process held the journal (see PollOutcome.journalBusy). */
+  journalBusy?: boolean;
 }
 
 /**
@@ -215,17 +217,22 @@ export async function pollTerminal(
         : e instanceof Error
           ? e.message
           : String(e);
-    try {
-      const prev = ledger.get(cfg.name);
-      // Reached but the poll went wrong (a dropped reply, a short download): online, with the error.
-      ledger.update(cfg.name, {
-        online: reached,
-        lastPollAt: startedAt,
-        lastError: result.error,
-        offlineSince: reached ? null : (prev?.offlineSince ?? startedAt),
-      });
-    } catch (ledgerError) {
-      log.error({ err: String(ledgerError) }, 'could not record the failed poll in the journal');
+    // A busy journal is not the terminal's trouble: the status says it once, as "journal busy", and
+    // the terminal's state stays as its last real poll left it (the next poll reads the log again).
+    result.journalBusy = !deadline.passed && isBusyJournalError(e);
+    if (!result.journalBusy) {
+      try {
+        const prev = ledger.get(cfg.name);
+        // Reached but the poll went wrong (a dropped reply, a short download): online, with the error.
+        ledger.update(cfg.name, {
+          online: reached,
+          lastPollAt: startedAt,
+          lastError: result.error,
+          offlineSince: reached ? null : (prev?.offlineSince ?? startedAt),
+        });
+      } catch (ledgerError) {
+        log.error({ err: String(ledgerError) }, 'could not record the failed poll in the journal');
+      }
     }
     log.warn({ err: result.error }, 'poll failed');
   } finally {
