@@ -100,6 +100,13 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): stri
     if (!t.online && since !== null && now - since >= OFFLINE_ALERT_MS) {
       out.push(`terminal ${t.name} unreachable for ${span(now - since)}${t.lastError ? ` (${t.lastError})` : ''}`);
     }
+    // Reached, but the last poll did not finish (a poll deadline passed, a reply dropped, a short download).
+    const finished = ms(t.lastSuccessAt);
+    const polled = ms(t.lastPollAt);
+    if (t.kind === 'zk' && t.online && t.lastError && polled !== null && (finished === null || finished < polled)) {
+      const last = finished === null ? 'none yet' : clockTime(finished, now);
+      out.push(`terminal ${t.name}: polls reach it but do not finish (last complete poll: ${last}): ${t.lastError}`);
+    }
     if (t.previousSerial) {
       out.push(
         `terminal ${t.name} now answers with serial ${t.serial} instead of ${t.previousSerial}: device swapped or address changed (its punches are kept apart)`,

@@ -1,4 +1,5 @@
 import { NO_TOKEN } from '../delivery/health.js';
+import { escapeControls } from '../util/terminal-text.js';
 import { clockTime } from './alerts.js';
 import type { StatusReport } from './report.js';
 
@@ -12,7 +13,8 @@ export function formatStatus(r: StatusReport): string {
   lines.push(`punchgate status — site ${r.site} — ${clockTime(now, now - 86_400_000 * 2)} — punchgate ${r.version}`);
   lines.push('');
   lines.push(r.alerts.length === 0 ? 'No alerts.' : 'ALERTS');
-  for (const a of r.alerts) lines.push(`  ! ${a}`);
+  // Alerts and errors quote terminals and the HRMS: shown escaped, never as raw control characters.
+  for (const a of r.alerts) lines.push(`  ! ${escapeControls(a)}`);
   lines.push('');
   lines.push('Terminals');
   if (r.terminals.length === 0) lines.push('  (none configured)');
@@ -40,8 +42,9 @@ export function formatStatus(r: StatusReport): string {
         : 'not tried yet';
   lines.push(`  HRMS: ${auth}`);
   lines.push(
-    `  last success: ${when(r.delivery.lastSuccessAt, now)}${r.delivery.lastResult ? ` (${r.delivery.lastResult})` : ''}`,
+    `  last success: ${when(r.delivery.lastSuccessAt, now)}${r.delivery.lastResult ? ` (${escapeControls(r.delivery.lastResult)})` : ''}`,
   );
-  if (r.delivery.lastError) lines.push(`  last error: ${when(r.delivery.lastErrorAt, now)}: ${r.delivery.lastError}`);
+  if (r.delivery.lastError)
+    lines.push(`  last error: ${when(r.delivery.lastErrorAt, now)}: ${escapeControls(r.delivery.lastError)}`);
   return lines.join('\n') + '\n';
 }

@@ -6,7 +6,7 @@ export interface TerminalStatus {
   kind: string;
   online: boolean;
   lastPollAt: string | null;
-  /** Last time the terminal answered (a poll or a push that worked). */
+  /** Last time the terminal answered (a poll or a push that worked); for a ZK terminal, the last poll that finished. */
   lastSuccessAt: string | null;
   skewSeconds: number | null;
   records: number | null;

@@ -3,7 +3,7 @@ import type { PunchAttempt, PunchListFilter } from '../../journal/history.js';
 import type { Journal } from '../../journal/journal.js';
 import { PUNCH_STATES, type PunchState, type StoredPunch } from '../../journal/types.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
-import { printable } from '../../util/printable.js';
+import { escapeControls } from '../../util/terminal-text.js';
 
 /** `punchgate punches`: the listing (its subcommands live in punches.ts). */
 export interface ListOptions {
@@ -105,12 +105,12 @@ const HEADER = ['DEVICELOG ID', 'TERMINAL', 'CODE', 'LOG TIME', 'STATE', 'ATTEMP
 function cells(p: StoredPunch): string[] {
   return [
     p.devicelogId,
-    printable(p.terminal),
-    printable(p.biometricCode),
+    escapeControls(p.terminal),
+    escapeControls(p.biometricCode),
     p.logTime,
     p.state,
     String(p.attempts),
-    printable(p.lastMessage ?? ''),
+    escapeControls(p.lastMessage ?? ''),
   ];
 }
 
@@ -163,7 +163,7 @@ export function listPunches(journal: Journal, opts: ListOptions, out: Out = stdo
         return;
     }
     for (const a of attempts) {
-      const text = `    ${localTime(a.at)}  attempt ${a.attempt}: ${OUTCOME[a.outcome]}${a.message ? `: ${printable(a.message)}` : ''}`;
+      const text = `    ${localTime(a.at)}  attempt ${a.attempt}: ${OUTCOME[a.outcome]}${a.message ? `: ${escapeControls(a.message)}` : ''}`;
       if (!out(text)) return;
     }
   }

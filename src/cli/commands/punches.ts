@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { StoredPunch } from '../../journal/types.js';
+import { csvRecord } from '../../util/csv.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, withJournal } from '../common.js';
 import { addListOptions, listPunches, parseState, type ListOptions } from './punches-list.js';
@@ -17,10 +18,28 @@ function subOptions(cmd: Command): SubOptions {
   return cmd.optsWithGlobals<SubOptions>();
 }
 
-const csvCell = (v: unknown) => {
-  const s = v === null || v === undefined ? '' : String(v);
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-};
+/** A journal value as a CSV cell: text stays text (made safe for spreadsheets), numbers stay numbers. */
+function cellOf(v: StoredPunch[keyof StoredPunch]): string | number | null {
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  return v;
+}
+
+/** Writes to stdout, waiting while the pipe is full: a large export never piles up in memory. */
+function write(text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (process.stdout.write(text)) resolve();
+    else {
+      const done = (err?: Error) => {
+        process.stdout.off('drain', done);
+        process.stdout.off('error', done);
+        if (err) reject(err);
+        else resolve();
+      };
+      process.stdout.once('drain', done);
+      process.stdout.once('error', done);
+    }
+  });
+}
 
 const CSV_COLUMNS: (keyof StoredPunch)[] = [
   'devicelogId',
@@ -82,18 +101,20 @@ export function registerPunches(program: Command): void {
 
   punches
     .command('export')
-    .description('write punches as CSV to stdout')
+    .description(
+      'write punches as CSV to stdout (RFC 4180; text cells a spreadsheet would run as a formula start with an apostrophe)',
+    )
     .option('--state <state>', 'only this state')
     .option('--terminal <name>', 'only this terminal')
     .action(
       action((_opts: unknown, cmd: Command) =>
         withJournal(
           cmd,
-          (_ctx, journal) => {
+          async (_ctx, journal) => {
             const opts = subOptions(cmd);
-            process.stdout.write(CSV_COLUMNS.join(',') + '\n');
+            await write(csvRecord(CSV_COLUMNS));
             for (const r of journal.queries.iterate({ state: parseState(opts.state), terminal: opts.terminal })) {
-              process.stdout.write(CSV_COLUMNS.map((c) => csvCell(r[c])).join(',') + '\n');
+              await write(csvRecord(CSV_COLUMNS.map((c) => cellOf(r[c]))));
             }
           },
           { readonly: true },

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { defaultClientFactory } from '../../sources/zk/poll.js';
 import { buildStatus } from '../../status/index.js';
+import { codeProblem } from '../../punch.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
+import { escapeControls } from '../../util/terminal-text.js';
 import { action, loadContext, withJournal } from '../common.js';
 import { fmtSkew } from './poll.js';
 import { registerTerminalUserCommands } from './terminal-users.js';
@@ -26,10 +28,13 @@ export function registerTerminals(program: Command): void {
             for (const t of list) {
               const state = t.lastPollAt === null ? 'unknown' : t.online ? 'online' : 'offline';
               process.stdout.write(
-                `${t.name.padEnd(16)} ${t.kind.padEnd(6)} ${state.padEnd(8)} ${when(t.lastPollAt).padEnd(21)} ${fmtSkew(t.skewSeconds).padEnd(8)} ${String(t.records ?? '-').padStart(8)} ${String(t.users ?? '-').padStart(6)}  ${t.serial}${t.previousSerial ? ` (was ${t.previousSerial})` : ''}\n`,
+                `${t.name.padEnd(16)} ${t.kind.padEnd(6)} ${state.padEnd(8)} ${when(t.lastPollAt).padEnd(21)} ${fmtSkew(t.skewSeconds).padEnd(8)} ${String(t.records ?? '-').padStart(8)} ${String(t.users ?? '-').padStart(6)}  ${escapeControls(t.serial)}${t.previousSerial ? ` (was ${escapeControls(t.previousSerial)})` : ''}\n`,
               );
-              if (t.lastError && !t.online)
-                process.stdout.write(`${''.padEnd(16)} last error: ${ctx.secrets.scrub(t.lastError)}\n`);
+              // An error here means the last poll failed: the terminal is unreachable, or reached but the poll did not finish.
+              if (t.lastError)
+                process.stdout.write(
+                  `${''.padEnd(16)} last error: ${escapeControls(ctx.secrets.scrub(t.lastError))}\n`,
+                );
             }
           },
           { readonly: true },
@@ -66,14 +71,16 @@ export function registerTerminals(program: Command): void {
             `${'UID'.padStart(5)}  ${'USER ID'.padEnd(24)} ${'NAME'.padEnd(24)} ${'ROLE'.padEnd(6)} CARD\n`,
           );
           for (const u of users) {
+            // A user id that is not a usable biometric code: its punches are refused (reported, never sent).
+            const bad = codeProblem(u.userId);
             process.stdout.write(
-              `${String(u.uid).padStart(5)}  ${u.userId.padEnd(24)} ${u.name.padEnd(24)} ${(u.privilege === 14 ? 'admin' : 'user').padEnd(6)} ${u.card || ''}\n`,
+              `${String(u.uid).padStart(5)}  ${escapeControls(u.userId).padEnd(24)} ${escapeControls(u.name).padEnd(24)} ${(u.privilege === 14 ? 'admin' : 'user').padEnd(6)} ${u.card || ''}${bad ? `  ! ${bad}: its punches are not accepted` : ''}\n`,
             );
           }
         } catch (e) {
           client.destroy();
           throw new ExitError(
-            `${name}: ${ctx.secrets.scrub(e instanceof Error ? e.message : String(e))}`,
+            `${name}: ${escapeControls(ctx.secrets.scrub(e instanceof Error ? e.message : String(e)))}`,
             EXIT.TEMPFAIL,
           );
         }

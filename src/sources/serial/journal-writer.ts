@@ -2,7 +2,7 @@ import type { PunchSink } from '../../journal/types.js';
 import type { Punch } from '../../punch.js';
 import type { Logger } from '../../util/logger.js';
 import { PunchBuffer } from '../punch-buffer.js';
-import { printable } from './noise-log.js';
+import { printable } from '../../util/terminal-text.js';
 import type { SerialStats } from './status.js';
 
 export interface QueuedPunch {

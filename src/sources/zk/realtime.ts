@@ -1,6 +1,7 @@
 import type { ZkTerminalConfig } from '../../config/terminals.js';
-import { wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
+import { codeProblem, wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
 import { backoffDelay } from '../../util/backoff.js';
+import { printable } from '../../util/terminal-text.js';
 import { PunchBuffer } from '../punch-buffer.js';
 import type { SourceDeps } from '../types.js';
 import type { ZkClient } from './client/index.js';
@@ -86,6 +87,15 @@ export class RealtimeLink {
         this.skew = wallClockDiffSeconds(terminalTime, wallClockAt(this.deps.clock.now(), this.cfg.timezone));
       await client.subscribeRealtime(
         (e) => {
+          const bad = codeProblem(e.userId);
+          if (bad) {
+            // The same record comes again with the next poll's download, which reports it too.
+            log.warn(
+              { code: printable(e.userId), logTime: e.logTime, reason: bad },
+              'real-time punch with an unusable user id not journalled',
+            );
+            return;
+          }
           const refused = this.buffer.add([
             {
               punch: {
