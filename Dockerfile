@@ -21,8 +21,8 @@ WORKDIR /app
 # not downloaded as prebuilt binaries.
 ENV npm_config_build_from_source=true
 COPY package.json package-lock.json ./
-# --ignore-scripts: the package's own `prepare` (the TypeScript build) needs the sources,
-# copied below; `npm rebuild` then runs the dependencies' install scripts (native builds).
+# --ignore-scripts, then `npm rebuild`: the dependencies' install scripts (the native builds)
+# run once the whole tree is in place; the TypeScript build needs the sources, copied below.
 RUN npm ci --ignore-scripts && npm rebuild
 COPY tsconfig.json tsconfig.build.json rolldown.config.ts ./
 COPY src ./src
