@@ -12,10 +12,10 @@ export function isSecretKey(key: PropertyKey | undefined): boolean {
 
 const MAX_TEXT = 60;
 
-/** `"text"` with control characters escaped and a long text cut short. */
+/** `"text"` with control characters escaped, a long text cut short, and a URL's password left out. */
 export function quoted(s: string): string {
   const cut = s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT)}...` : s;
-  return JSON.stringify(cut);
+  return JSON.stringify(cut.replace(/(\/\/)[^/@\s]*:[^/@\s]*@/g, '$1(user and password not shown)@'));
 }
 
 /** What a value is, as found in the file: `the text "24370"`, `the number 5`, `true`, `a list`. */

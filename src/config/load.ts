@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { EXIT, ExitError } from '../util/exit-codes.js';
+import { escapeControls } from '../util/terminal-text.js';
 import { problemsOf, pathLabel, type ConfigProblem } from './issues.js';
 import { configSchema, type Config } from './schema.js';
 import type { TerminalConfig } from './terminals.js';
@@ -32,7 +33,8 @@ export interface ConfigSource {
 
 /** `file:line: path (name): message`, or `path (name): message` for a config that is no file. */
 function problemLine(p: ConfigProblem, raw: unknown, source?: ConfigSource): string {
-  const where = `${pathLabel(p.path, raw)}: ${p.message}`;
+  // Keys and values come from the file as written: shown with control characters escaped.
+  const where = escapeControls(`${pathLabel(p.path, raw)}: ${p.message}`);
   if (!source) return where;
   const line = lineOf(source.doc, source.lines, p.path);
   return `${source.file}${line ? `:${line}` : ''}: ${where}`;
@@ -104,7 +106,8 @@ export function loadConfig(file: string, checkTerminal: TerminalCheck): Config {
     throw new ConfigError([`${file}: cannot read the config file (${code ?? String(e)})`]);
   }
   const lines = new LineCounter();
-  const doc = parseDocument(text, { prettyErrors: true, lineCounter: lines });
+  // Merge keys (`<<: *defaults`) are allowed: a site with many alike terminals writes their common keys once.
+  const doc = parseDocument(text, { prettyErrors: true, lineCounter: lines, merge: true });
   if (doc.errors.length > 0) {
     throw new ConfigError(
       doc.errors.map((e) => {

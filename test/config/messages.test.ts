@@ -133,6 +133,47 @@ terminals:
     ]);
   });
 
+  it('follows anchors and merge keys: a value at the line it is written, a missing key where the alias is used', () => {
+    const r = run(`${head}terminals:
+  - &gate
+    name: gate-1
+    kind: zk
+    host: 10.0.0.1
+    port: "4370"
+  - <<: *gate
+    name: gate-2
+  - *gate
+  - kind: zk
+    <<: *gate
+    name: gate-3
+    host: 10.0.0.3
+    port: 4370
+`);
+    expect(r.status).toBe(78);
+    expect(r.lines).toEqual([
+      `${r.file}:12: terminals[0] (gate-1).port: must be a number, got the text "4370"`,
+      `${r.file}:12: terminals[1] (gate-2).port: must be a number, got the text "4370"`,
+      `${r.file}:12: terminals[2] (gate-1).port: must be a number, got the text "4370"`,
+    ]);
+  });
+
+  it('never repeats a password written into a URL, and escapes control characters of the file', () => {
+    const r = run(`site: "https://admin:hunter2@hr.example.com"
+journal:
+  path: j.db
+hrms:
+  baseUrl: https://hr.example.com
+  "tokenFile\u001b[2J": x
+`);
+    expect(r.status).toBe(78);
+    expect(r.stderr).not.toContain('hunter2');
+    expect(r.stderr).not.toContain('\u001b');
+    expect(r.lines[0]).toBe(
+      `${r.file}:1: site: must be 1-32 letters, digits, "_" or "-", got the text "https://(user and password not shown)@hr.example.com"`,
+    );
+    expect(r.lines[1]).toMatch(/:6: hrms\.tokenFile\\x1b\[2J: unknown key \(the keys here are: baseUrl, tokenFile, /);
+  });
+
   it('check shows the same lines and exits 78', () => {
     const r = run(`${head}delivery:\n  batchSize: "200"\n`, 'check');
     expect(r.status).toBe(78);
