@@ -41,7 +41,7 @@ export async function checkHrms(config: Config, deps: HrmsCheckDeps): Promise<Ch
       return fail(NAME, 'no token configured', `put the token in ${where}`);
     // "... has 2 lines: put the token alone on one line": the problem carries its own fix.
     const [what, fix] = problem.split(/: (?=put )/);
-    return fail(NAME, `no HRMS token: ${what}`, fix ? `${fix} (${where})` : `put the token in ${where}`);
+    return fail(NAME, fix ? what! : `no HRMS token: ${what}`, fix ?? `put the token in ${where}`);
   }
 
   const sender =
