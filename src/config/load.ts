@@ -61,7 +61,13 @@ function resolvePaths(c: Config, baseDir: string): Config {
     journal: { ...c.journal, path: journalPath },
     hrms: { ...c.hrms, tokenFile: abs(c.hrms.tokenFile), caFile: abs(c.hrms.caFile) },
     status: { ...c.status, path: abs(c.status.path) ?? join(dirname(journalPath), 'status.txt') },
-    terminals: c.terminals.map((t) => (t.kind === 'serial' ? { ...t, codeMap: abs(t.codeMap) } : t)),
+    terminals: c.terminals.map((t) =>
+      t.kind === 'serial'
+        ? { ...t, codeMap: abs(t.codeMap) }
+        : t.kind === 'hikvision'
+          ? { ...t, passwordFile: abs(t.passwordFile), caFile: abs(t.caFile) }
+          : t,
+    ),
   };
 }
 

@@ -15,6 +15,12 @@ const timezone = z.string().refine((tz) => {
   }
 }, 'must be an IANA time zone name such as Europe/Berlin');
 
+/** Cron expression (node-cron's syntax, seconds optional); default every minute. */
+const cron = z
+  .string()
+  .refine((s) => validCron(s), 'must be a cron expression such as "* * * * *" (every minute)')
+  .default('* * * * *');
+
 const common = {
   name: terminalName,
   /** IANA zone of the terminal's clock; default the box's zone. */
@@ -31,11 +37,7 @@ export const zkTerminalSchema = z.strictObject({
   transport: z.enum(['tcp', 'udp', 'auto']).default('auto'),
   /** Comm key (a secret): a number, 0 = none. */
   commKey: z.number().int().min(0).max(0xffffffff).default(0),
-  /** Cron expression (node-cron's syntax, seconds optional); default every minute. */
-  schedule: z
-    .string()
-    .refine((s) => validCron(s), 'must be a cron expression such as "* * * * *" (every minute)')
-    .default('* * * * *'),
+  schedule: cron,
   /** Subscribe to real-time events on a dedicated connection; polling stays as the backstop. */
   realtime: z.boolean().default(false),
   /** Per-exchange timeout. */
@@ -67,8 +69,77 @@ export const serialTerminalSchema = z.strictObject({
   reconnectMaxMs: z.number().int().min(10).default(30_000),
 });
 
-export const terminalSchema = z.discriminatedUnion('kind', [zkTerminalSchema, serialTerminalSchema]);
+/** The major-5 minors that are authentication passes (hikvision-isapi.md): card, fingerprint, face, ... */
+export const DEFAULT_HIKVISION_MINORS = [1, 38, 75, 69, 77, 101, 2, 40, 43, 46, 72, 16] as const;
+
+/** `sha256:AB:CD:...` (64 hex digits, colons and letter case free), as `openssl x509 -fingerprint -sha256` prints it. */
+const tlsFingerprint = z
+  .string()
+  .transform((s) => s.trim().replace(/^sha256[:=]/i, ''))
+  .refine(
+    (s) => /^[0-9a-f]{64}$/i.test(s.replace(/:/g, '')),
+    'must be a SHA-256 certificate fingerprint such as "sha256:AB:CD:..." (64 hex digits)',
+  )
+  .transform((s) =>
+    s
+      .replace(/:/g, '')
+      .toUpperCase()
+      .replace(/(..)(?!$)/g, '$1:'),
+  );
+
+export const hikvisionTerminalSchema = z
+  .strictObject({
+    ...common,
+    kind: z.literal('hikvision'),
+    /** The device's web address: https://192.168.1.64 (or http://). */
+    url: z
+      .string()
+      .refine((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol), 'must be an http:// or https:// URL'),
+    username: z.string().min(1, 'must name the device account').default('admin'),
+    /** File holding the password; env PUNCHGATE_TERMINAL_<NAME>_PASSWORD wins when set. */
+    passwordFile: z.string().optional(),
+    schedule: cron,
+    /** Pin the device's (self-signed) certificate: its SHA-256 fingerprint. */
+    tlsFingerprint: tlsFingerprint.optional(),
+    /** A CA (PEM) that signed the device's certificate. */
+    caFile: z.string().optional(),
+    /** Major-5 minors that are punches (authentication passes); door events and failures never are. */
+    minors: z
+      .array(z.number().int().min(1).max(65535))
+      .min(1, 'must list at least one minor')
+      .default([...DEFAULT_HIKVISION_MINORS]),
+    /** Keep the device's alertStream open for punches as they happen; polling stays the backstop. */
+    realtime: z.boolean().default(false),
+    /** Per-request timeout. */
+    timeoutMs: z.number().int().min(100).max(120_000).default(10_000),
+    syncClock: z.boolean().default(false),
+    skewThresholdSeconds: z.number().int().min(1).default(60),
+    /** Firmware without serial-number filters is read by time window, starting this far before the newest event read. */
+    overlapMinutes: z.number().int().min(1).max(1440).default(10),
+  })
+  .superRefine((t, ctx) => {
+    if (!URL.canParse(t.url)) return;
+    if (new URL(t.url).protocol === 'http:' && (t.tlsFingerprint || t.caFile)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [t.tlsFingerprint ? 'tlsFingerprint' : 'caFile'],
+        message: 'needs an https:// url (the device is reached over plain http)',
+      });
+    }
+  });
+
+export const terminalSchema = z.discriminatedUnion('kind', [
+  zkTerminalSchema,
+  serialTerminalSchema,
+  hikvisionTerminalSchema,
+]);
 
 export type ZkTerminalConfig = z.infer<typeof zkTerminalSchema>;
 export type SerialTerminalConfig = z.infer<typeof serialTerminalSchema>;
+export type HikvisionTerminalConfig = z.infer<typeof hikvisionTerminalSchema>;
 export type TerminalConfig = z.infer<typeof terminalSchema>;
+
+/** The environment variable that holds a Hikvision terminal's password: PUNCHGATE_TERMINAL_<NAME>_PASSWORD. */
+export function terminalPasswordEnv(name: string): string {
+  return `PUNCHGATE_TERMINAL_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_PASSWORD`;
+}

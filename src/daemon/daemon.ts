@@ -7,7 +7,7 @@ import { TokenSource } from '../hrms/token.js';
 import { Journal } from '../journal/journal.js';
 import { isFatalJournalError } from '../journal/errors.js';
 import { compilePatterns } from '../delivery/outcomes.js';
-import { checkTerminalConfig, createSource } from '../sources/build.js';
+import { checkTerminalConfig, createSource, terminalSecrets } from '../sources/build.js';
 import type { SourceDeps } from '../sources/types.js';
 import { buildStatus } from '../status/index.js';
 import { StatusLog } from './status-log.js';
@@ -64,6 +64,7 @@ export class Daemon {
       sink: { ingest: (p, o) => this.guard(() => this.journal.ingest(p, o)) },
       ledger: this.journal.terminals,
       deliveryCheck: this.journal.queries,
+      state: this.journal.sourceState,
       logger: ctx.logger,
       clock: ctx.clock,
       onPunches: () => this.delivery?.deliverer.wake(),
@@ -102,7 +103,7 @@ export class Daemon {
       logger.warn('journal.path and site changes take effect only after a restart');
       next = { ...next, journal: this.config.journal, site: this.config.site };
     }
-    for (const t of next.terminals) if (t.kind === 'zk' && t.commKey) this.ctx.secrets.add(t.commKey);
+    for (const s of terminalSecrets(next.terminals)) this.ctx.secrets.add(s);
     const hrmsChanged =
       JSON.stringify([next.hrms, next.delivery]) !== JSON.stringify([this.config.hrms, this.config.delivery]);
     this.config = next;

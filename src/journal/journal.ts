@@ -5,7 +5,7 @@ import { systemClock, type Clock } from '../util/clock.js';
 import { OwnerLock } from './lock.js';
 import { openJournalDb } from './open-db.js';
 import { JournalQueries } from './queries.js';
-import { DeliveryStateStore, TerminalStateStore } from './state-stores.js';
+import { DeliveryStateStore, SourceStateTable, TerminalStateStore } from './state-stores.js';
 import type {
   ClaimOptions,
   DeliveryQueue,
@@ -47,6 +47,7 @@ const EARLIEST_PLAUSIBLE = '2000-01-01 00:00:00';
 export class Journal implements PunchSink, DeliveryQueue {
   readonly terminals: TerminalStateStore;
   readonly deliveryState: DeliveryStateStore;
+  readonly sourceState: SourceStateTable;
   readonly queries: JournalQueries;
   readonly isOwner: boolean;
   private readonly clock: Clock;
@@ -62,6 +63,7 @@ export class Journal implements PunchSink, DeliveryQueue {
     this.isOwner = lock !== undefined;
     this.terminals = new TerminalStateStore(db);
     this.deliveryState = new DeliveryStateStore(db);
+    this.sourceState = new SourceStateTable(db);
     this.queries = new JournalQueries(db, clock);
     this.stmt = {
       // Positional parameters: binding is measurably faster than named ones on the ingest path.
@@ -192,6 +194,7 @@ export class Journal implements PunchSink, DeliveryQueue {
           else if (reason) result.quarantined++;
           else result.added++;
         }
+        if (opts.state) this.sourceState.set(opts.state, now);
       })
       .immediate();
     return result;

@@ -66,6 +66,17 @@ const MIGRATIONS: readonly string[] = [
   );
   INSERT INTO delivery_state (id) VALUES (1);
   `,
+  // 2: what a source must remember between runs, per terminal (e.g. a Hikvision event cursor).
+  // Written in the same transaction as the punches it describes, so it never runs ahead of them.
+  `
+  CREATE TABLE source_state (
+    terminal   TEXT    NOT NULL,
+    key        TEXT    NOT NULL,
+    value      TEXT    NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (terminal, key)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -18,6 +18,24 @@ export const PUNCH_STATES: readonly PunchState[] = [
 export interface IngestOptions {
   /** IANA zone of the source's clock, to judge "in the future" (default the box's zone). */
   timezone?: string;
+  /**
+   * Source state to write in the same transaction as the punches (e.g. an event cursor): it is
+   * durable exactly when they are, so a crash can never leave it ahead of them.
+   */
+  state?: SourceStateEntry;
+}
+
+/** One value a source keeps between runs, per terminal and key. */
+export interface SourceStateEntry {
+  terminal: string;
+  key: string;
+  value: string;
+}
+
+/** Where sources read (and write, outside an ingest) what they keep between runs. */
+export interface SourceStateStore {
+  get(terminal: string, key: string): string | undefined;
+  set(entry: SourceStateEntry): void;
 }
 
 export interface IngestResult {

@@ -1,4 +1,4 @@
-import type { PunchSink, TerminalRecord } from '../journal/types.js';
+import type { PunchSink, SourceStateStore, TerminalRecord } from '../journal/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 
@@ -23,6 +23,8 @@ export interface SourceDeps {
   sink: PunchSink;
   ledger: TerminalLedger;
   deliveryCheck: DeliveryCheck;
+  /** What a source keeps between runs (an event cursor...); written with punches through `sink.ingest`. */
+  state: SourceStateStore;
   logger: Logger;
   clock: Clock;
   /** Called after new punches were journalled (wakes delivery). */
