@@ -13,6 +13,8 @@ export interface DigestServerOptions {
   realm: string;
   lockoutAfter: number;
   lockoutMs: number;
+  /** Wrong passwords older than this no longer count towards the lock. */
+  lockoutWindowMs: number;
   nonceTtlMs: number;
   now: () => number;
 }
@@ -20,10 +22,13 @@ export interface DigestServerOptions {
 /**
  * The device side of Digest authentication, as Hikvision firmware behaves: MD5, qop=auth,
  * nonces that expire (answered with stale=true), and an account locked after `lockoutAfter`
- * wrong passwords in a row, refusing even the right one until the lock ends.
+ * wrong passwords within `lockoutWindowMs` (none right in between), refusing even the right one
+ * until the lock ends.
  */
 export class DigestServer {
   private readonly nonces = new Map<string, number>();
+  /** Times of the wrong passwords since the last success that still count. */
+  private recentFailures: number[] = [];
   readonly stats: HikAuthStats = { consecutiveFailures: 0, failures: 0, lockouts: 0, lockedUntil: null };
 
   constructor(private readonly o: DigestServerOptions) {}
@@ -83,15 +88,18 @@ export class DigestServer {
     const issued = this.nonces.get(nonce);
     const fresh = issued !== undefined && now - issued < this.o.nonceTtlMs;
     if (right && fresh) {
+      this.recentFailures = [];
       this.stats.consecutiveFailures = 0;
       return { ok: true };
     }
     if (right) return { ok: false, kind: 'stale', headers: this.challenge(true), body: this.userCheck() };
     this.stats.failures++;
-    this.stats.consecutiveFailures++;
+    this.recentFailures = [...this.recentFailures.filter((t) => now - t < this.o.lockoutWindowMs), now];
+    this.stats.consecutiveFailures = this.recentFailures.length;
     if (this.stats.consecutiveFailures >= this.o.lockoutAfter) {
       this.stats.lockouts++;
       this.stats.lockedUntil = now + this.o.lockoutMs;
+      this.recentFailures = [];
       this.stats.consecutiveFailures = 0;
       return { ok: false, kind: 'locked', headers: this.challenge(false), body: this.userCheck() };
     }

@@ -46,6 +46,7 @@ export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<Hi
     realm: 'DS-K1T341AMF',
     lockoutAfter: o.lockoutAfter ?? 5,
     lockoutMs: o.lockoutMs ?? 30 * 60_000,
+    lockoutWindowMs: o.lockoutWindowMs ?? 30 * 60_000,
     nonceTtlMs: o.nonceTtlMs ?? 10 * 60_000,
     now,
   });

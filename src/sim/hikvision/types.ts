@@ -56,7 +56,7 @@ export interface SimRequest {
 }
 
 export interface HikAuthStats {
-  /** Wrong passwords in a row now. */
+  /** Wrong passwords that count towards the lock now. */
   consecutiveFailures: number;
   /** Wrong passwords since the start. */
   failures: number;
@@ -78,8 +78,9 @@ export interface HikvisionSimOptions {
   /** The device's clock minus the box's, in seconds. */
   clockOffsetSeconds?: number;
   firmware?: Partial<HikFirmware>;
-  /** Wrong passwords in a row that lock the account (real devices: 5 to 7). */
+  /** Wrong passwords (within lockoutWindowMs, none right in between) that lock the account (real devices: 5 to 7). */
   lockoutAfter?: number;
+  lockoutWindowMs?: number;
   lockoutMs?: number;
   /** How long a Digest nonce stays valid. */
   nonceTtlMs?: number;

@@ -47,7 +47,7 @@ export const formatCursor = (c: EventCursor) => JSON.stringify(c);
 export const END_SERIAL = 3_000_000_000;
 const EARLIEST = '2000-01-01 00:00:00';
 const LATEST = '2037-12-31 23:59:59';
-/** Punches are committed (with the cursor) at least every this many rows or this long. */
+/** Punches are committed (with the cursor) at least every this many events read, or this long. */
 const COMMIT_ROWS = 1000;
 const COMMIT_MS = 1000;
 
@@ -105,12 +105,14 @@ class SerialFilterIgnored extends Error {}
 
 class Batch {
   punches: Punch[] = [];
+  /** Events read since the last commit (door events and failures move the cursor too). */
+  rows = 0;
   lastCommit: number;
   constructor(private readonly now: () => number) {
     this.lastCommit = now();
   }
   due(): boolean {
-    return this.punches.length >= COMMIT_ROWS || this.now() - this.lastCommit >= COMMIT_MS;
+    return this.rows >= COMMIT_ROWS || this.now() - this.lastCommit >= COMMIT_MS;
   }
 }
 
@@ -215,6 +217,7 @@ async function search(o: ReadOptions, r: ReadResult, mode: FilterMode): Promise<
     r.quarantined += res.quarantined;
     r.cursor = clean;
     batch.punches = [];
+    batch.rows = 0;
     batch.lastCommit = now();
   };
   for await (const page of o.client.eventPages(q, o.signal)) {
@@ -228,6 +231,7 @@ async function search(o: ReadOptions, r: ReadResult, mode: FilterMode): Promise<
         }
       }
       r.rows++;
+      batch.rows++;
       if (e.serialNo !== undefined) {
         if (e.serialNo < lastSerial) ordered = false;
         lastSerial = e.serialNo;
