@@ -72,6 +72,11 @@ export class HikvisionSource implements Source {
     void this.tick();
   }
 
+  /** A poll is running (or asked for right after the running one). */
+  get polling(): boolean {
+    return this.running !== undefined || this.again;
+  }
+
   private authWaitUntil(): number | undefined {
     let changedAt: number | null = null;
     try {
