@@ -6,6 +6,13 @@ const OFFLINE_ALERT_MS = 5 * MIN;
 const SKEW_ALERT_SECONDS = 120;
 const STALL_ALERT_MS = 30 * MIN;
 
+/**
+ * A last error that begins with the terminal's own name is one only the admin can fix (a
+ * Hikvision terminal "reception refuses the password: ...", "reception cannot be polled: no
+ * password ..."): said at once and as it is, not as "unreachable" after five minutes.
+ */
+const needsAdmin = (t: { name: string; lastError: string | null }) => t.lastError?.startsWith(`${t.name} `) === true;
+
 /** "09:12" today, "2026-11-21 09:12" on another day (box local time). */
 export function clockTime(ms: number, now: number): string {
   const d = new Date(ms);
@@ -50,7 +57,9 @@ export function alertsFor(r: StatusReport, rejections: { message: string; count:
   }
   for (const t of r.terminals) {
     const since = ms(t.offlineSince);
-    if (!t.online && since !== null && now - since >= OFFLINE_ALERT_MS) {
+    if (!t.online && needsAdmin(t)) {
+      out.push(`terminal ${t.lastError}`);
+    } else if (!t.online && since !== null && now - since >= OFFLINE_ALERT_MS) {
       out.push(`terminal ${t.name} unreachable for ${span(now - since)}${t.lastError ? ` (${t.lastError})` : ''}`);
     }
     if (t.previousSerial) {

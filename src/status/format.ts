@@ -18,7 +18,7 @@ export function formatStatus(r: StatusReport): string {
   for (const t of r.terminals) {
     const state = t.lastPollAt === null ? 'not polled yet' : t.online ? 'online ' : 'OFFLINE';
     const skew = t.skewSeconds === null ? '' : `  clock ${t.skewSeconds >= 0 ? '+' : ''}${Math.round(t.skewSeconds)} s`;
-    const counts = t.records === null ? '' : `  records ${t.records}${t.users === null ? '' : `  users ${t.users}`}`;
+    const counts = `${t.records === null ? '' : `  records ${t.records}`}${t.users === null ? '' : `  users ${t.users}`}`;
     lines.push(`  ${t.name.padEnd(16)} ${state}  last poll ${when(t.lastPollAt, now)}${skew}${counts}`);
   }
   lines.push('');

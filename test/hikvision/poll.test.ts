@@ -14,7 +14,7 @@ afterEach(async () => {
   sim = fx = undefined;
 });
 
-function poller(s: HikvisionSim, extra: Parameters<typeof hikConfig>[1] = {}, env = passwordEnv()) {
+function poller(s: HikvisionSim, extra: Parameters<typeof hikConfig>[1] = {}, env: NodeJS.ProcessEnv = passwordEnv()) {
   const p = new HikvisionPoller(hikConfig(s, extra), fx!.deps, undefined, env);
   pollers.push(p);
   return p;

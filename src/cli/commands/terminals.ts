@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { defaultClientFactory } from '../../sources/zk/poll.js';
 import { buildStatus } from '../../status/index.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
-import { action, loadContext, withJournal } from '../common.js';
+import { action, loadContext, openJournal, withJournal } from '../common.js';
+import { listHikvisionUsers } from './hikvision-users.js';
 import { fmtSkew } from './poll.js';
 
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) + 'Z' : 'never');
@@ -34,14 +35,23 @@ export function registerTerminals(program: Command): void {
 
   terminals
     .command('users')
-    .description("list a ZK terminal's enrolled users")
+    .description("list a terminal's enrolled users (ZK or Hikvision)")
     .argument('<name>', 'terminal name')
     .option('--json', 'machine-readable output')
     .action(
       action(async (name: string, opts: { json?: boolean }, cmd: Command) => {
         const ctx = loadContext(cmd, { logToStderr: true });
         const t = ctx.config.terminals.find((x) => x.name === name);
-        if (!t || t.kind !== 'zk') throw new ExitError(`no zk terminal named "${name}" in the config`, EXIT.CONFIG);
+        if (t?.kind === 'hikvision') {
+          const journal = openJournal(ctx);
+          try {
+            return await listHikvisionUsers(ctx, journal, t, Boolean(opts.json));
+          } finally {
+            journal.close();
+          }
+        }
+        if (!t || t.kind !== 'zk')
+          throw new ExitError(`no zk or hikvision terminal named "${name}" in the config`, EXIT.CONFIG);
         const client = defaultClientFactory(t);
         try {
           await client.connect();

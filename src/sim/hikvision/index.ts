@@ -100,6 +100,7 @@ export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<Hi
     firmware: () => ({ ...firmware }),
     setFirmware: (f) => Object.assign(firmware, f),
     setPassword: (p) => auth.setPassword(p),
+    serialNumber: () => device.serialNumber,
     setSerialNumber: (sn) => void (device.serialNumber = sn),
     deviceTime,
     setClockOffsetSeconds: (s) => void (clockOffsetMs = s * 1000),

@@ -111,6 +111,7 @@ export interface HikvisionSim {
   firmware(): HikFirmware;
   setFirmware(f: Partial<HikFirmware>): void;
   setPassword(password: string): void;
+  serialNumber(): string;
   setSerialNumber(serial: string): void;
   /** The device clock, `YYYY-MM-DDTHH:mm:ss+hh:mm`. */
   deviceTime(): string;

@@ -214,8 +214,11 @@ export class HikvisionPoller {
         reached = false;
       } else {
         result.error = e instanceof Error ? e.message : String(e);
-        if (!(e instanceof HikSetupError)) log.warn({ err: result.error }, 'poll failed');
-        else log.error(result.error);
+        if (e instanceof HikSetupError) {
+          // Only the admin can fix it: the status says so at once (a last error led by the terminal's name).
+          result.error = `${cfg.name} cannot be polled: ${result.error}`;
+          log.error(result.error);
+        } else log.warn({ err: result.error }, 'poll failed');
       }
       // A connection in a bad state is not reused.
       this.client?.c.http.destroy();
