@@ -2,7 +2,8 @@ import { isIP } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { HikvisionTerminalConfig } from '../config/terminals.js';
 import { wallClockAt, wallClockDiffSeconds } from '../punch.js';
-import { nextAuthTry, refusalText, type AuthRefusal } from '../sources/hikvision/auth-gate.js';
+import { clockText, nextAuthTry, refusalText, type AuthRefusal } from '../sources/hikvision/auth-gate.js';
+import { passwordPlace } from '../sources/hikvision/password.js';
 import { END_SERIAL } from '../sources/hikvision/event-reader.js';
 import {
   defaultHikClientFactory,
@@ -71,8 +72,10 @@ export async function checkHikvisionTerminal(
     if (deps.refusal && next !== undefined && next > now) {
       return fail(
         name,
-        `${refusalText(cfg.name, deps.refusal, next, now)}; not tried again by check, so as not to lock the account`,
-        `put the right password in ${pw.changedAt === null ? pw.from : `${key}.passwordFile (${pw.from})`}: punchgate run and check try it as soon as the file changes`,
+        `${refusalText(cfg.name, deps.refusal, next, now, passwordPlace(pw))}; not tried again by check, so as not to lock the account`,
+        pw.fromEnv
+          ? `set the right password in ${pw.from}; punchgate tries it again at ${clockText(next, now)}`
+          : `put the right password in ${key}.passwordFile (${pw.from}): punchgate run and check try it as soon as the file changes`,
       );
     }
     client = await (deps.factory ?? defaultHikClientFactory)(cfg, pw.password);

@@ -39,7 +39,9 @@ export function registerTerminals(program: Command): void {
     .argument('<name>', 'terminal name')
     .option('--json', 'machine-readable output')
     .action(
-      action(async (name: string, opts: { json?: boolean }, cmd: Command) => {
+      action(async (name: string, _opts: unknown, cmd: Command) => {
+        // `terminals` has --json too: commander gives it to the parent wherever it is written.
+        const opts = cmd.optsWithGlobals<{ json?: boolean }>();
         const ctx = loadContext(cmd, { logToStderr: true });
         const t = ctx.config.terminals.find((x) => x.name === name);
         if (t?.kind === 'hikvision') {

@@ -83,10 +83,21 @@ export function clockText(ms: number, now: number): string {
 }
 
 /** The plain status line of a refused password, e.g. "reception refuses the password ...". */
-export function refusalText(terminal: string, r: AuthRefusal, next: number | undefined, now: number): string {
+export function refusalText(
+  terminal: string,
+  r: AuthRefusal,
+  next: number | undefined,
+  now: number,
+  /** Where the password comes from: a file (changes are noticed) or an environment variable. */
+  from?: { file: string } | { env: string },
+): string {
   const what = r.locked
     ? `${terminal} has locked the account after repeated wrong passwords${r.unlockAt ? ` (until ${clockText(r.unlockAt, now)})` : ''}`
     : `${terminal} refuses the password`;
   const when = next === undefined ? 'trying again now' : `next try at ${clockText(next, now)}`;
-  return `${what}: put the right password in the password file (${when}, or as soon as the file changes; devices lock the account after a few failures, so punchgate waits)`;
+  const fix =
+    from && 'env' in from
+      ? `set the right password in ${from.env} and restart punchgate (${when}`
+      : `put the right password in ${from ? from.file : 'the password file'} (${when}, or as soon as the file changes`;
+  return `${what}: ${fix}; devices lock the account after a few failures, so punchgate waits)`;
 }

@@ -6,8 +6,9 @@ import { HikSetupError } from './errors.js';
 export interface TerminalPassword {
   password: string;
   changedAt: number | null;
-  /** Where it came from, for messages (never the value). */
+  /** Where it came from, for messages (never the value): the file, or the environment variable. */
   from: string;
+  fromEnv: boolean;
 }
 
 /**
@@ -20,14 +21,14 @@ export function readTerminalPassword(
 ): TerminalPassword {
   const name = terminalPasswordEnv(cfg.name);
   const fromEnv = env[name];
-  if (fromEnv !== undefined && fromEnv !== '') return { password: fromEnv, changedAt: null, from: name };
+  if (fromEnv !== undefined && fromEnv !== '') return { password: fromEnv, changedAt: null, from: name, fromEnv: true };
   if (!cfg.passwordFile) {
     throw new HikSetupError(`no password for ${cfg.name}: set passwordFile, or the environment variable ${name}`);
   }
   try {
     const password = (readFileSync(cfg.passwordFile, 'utf8').split(/\r?\n/)[0] ?? '').trim();
     if (!password) throw new HikSetupError(`the password file ${cfg.passwordFile} of ${cfg.name} is empty`);
-    return { password, changedAt: statSync(cfg.passwordFile).mtimeMs, from: cfg.passwordFile };
+    return { password, changedAt: statSync(cfg.passwordFile).mtimeMs, from: cfg.passwordFile, fromEnv: false };
   } catch (e) {
     if (e instanceof HikSetupError) throw e;
     const code = (e as NodeJS.ErrnoException).code ?? String(e);
@@ -35,4 +36,9 @@ export function readTerminalPassword(
       `cannot read the password file ${cfg.passwordFile} of ${cfg.name} (${code}): it must be readable by the user punchgate runs as`,
     );
   }
+}
+
+/** For messages: where the password is to be fixed. */
+export function passwordPlace(pw: TerminalPassword): { file: string } | { env: string } {
+  return pw.fromEnv ? { env: pw.from } : { file: pw.from };
 }

@@ -6,7 +6,7 @@ import { clearRefusal, nextAuthTry, readRefusal, recordRefusal, refusalText } fr
 import { HikvisionClient } from './client.js';
 import { HikAuthError, HikSetupError } from './errors.js';
 import { cursorKey, formatCursor, parseCursor, readEvents, type EventCursor, type FilterMode } from './event-reader.js';
-import { readTerminalPassword, type TerminalPassword } from './password.js';
+import { passwordPlace, readTerminalPassword, type TerminalPassword } from './password.js';
 
 export interface HikPollResult {
   terminal: string;
@@ -77,7 +77,7 @@ export class HikvisionPoller {
     const refusal = readRefusal(deps.state, cfg.name);
     const next = nextAuthTry(refusal, pw.changedAt);
     if (refusal && next !== undefined && next > now) {
-      return { waitUntil: next, message: refusalText(cfg.name, refusal, next, now) };
+      return { waitUntil: next, message: refusalText(cfg.name, refusal, next, now, passwordPlace(pw)) };
     }
     return { pw };
   }
@@ -87,13 +87,13 @@ export class HikvisionPoller {
     const { cfg, deps } = this;
     const now = deps.clock.now();
     const r = recordRefusal(deps.state, cfg.name, e, now);
-    let changedAt: number | null = null;
+    let pw: TerminalPassword | undefined;
     try {
-      changedAt = readTerminalPassword(cfg, this.env).changedAt;
+      pw = readTerminalPassword(cfg, this.env);
     } catch {
       /* the file went away: the wait applies */
     }
-    const msg = refusalText(cfg.name, r, nextAuthTry(r, changedAt), now);
+    const msg = refusalText(cfg.name, r, nextAuthTry(r, pw?.changedAt ?? null), now, pw && passwordPlace(pw));
     deps.logger.child({ terminal: cfg.name }).error({ refusals: r.refusals, locked: r.locked }, msg);
     return msg;
   }
