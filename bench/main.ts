@@ -12,6 +12,7 @@ import { benchDrainRss } from './drain-rss.js';
 import { benchIngest } from './ingest.js';
 import { benchScale } from './lib/scale.js';
 import { log, renderTable, type BenchRow } from './lib/table.js';
+import { benchHikDownload } from './hik-download.js';
 import { benchZkDownload } from './zk-download.js';
 import { benchZkFaults } from './zk-faults.js';
 
@@ -31,6 +32,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
   'zk-faults': {
     describe: 'records received by each client under the fault modes that break node-zklib',
     run: benchZkFaults,
+  },
+  'hik-download': {
+    describe: 'read + journal 100,000 Hikvision events (real poll) vs the bare page-fetch loop',
+    run: benchHikDownload,
   },
   'daemon-idle': {
     describe: 'idle RSS of `punchgate run` with 10 simulated terminals (needs `punchgate run`)',

@@ -146,19 +146,29 @@ export class HikvisionClient {
 
   /**
    * Every page of one search, in order: each next page starts where the device says the last
-   * one ended (position + numOfMatches, never + maxResults: devices cap pages silently).
+   * one ended (position + numOfMatches, never + maxResults: devices cap pages silently). The
+   * next page is asked for as soon as this one is parsed, so the device works on it while the
+   * caller journals this one (one connection: the requests still go one after the other).
    */
   async *eventPages(q: EventQuery, signal?: AbortSignal): AsyncGenerator<EventPage> {
     const searchID = randomUUID();
-    let position = 0;
-    for (;;) {
-      const page = await this.eventPage(q, searchID, position, signal);
-      yield page;
-      if (page.status !== 'MORE') return;
-      if (page.numOfMatches <= 0) {
-        throw new HikApiError(`${EVENTS_PATH.split('?')[0]}: the device says MORE but sent no rows`, 200, 'emptyMore');
+    const fetch = (position: number) => {
+      const p = this.eventPage(q, searchID, position, signal);
+      p.catch(() => undefined); // awaited below; a caller that stops early must not leave it unhandled
+      return p;
+    };
+    let next: Promise<EventPage> | undefined = fetch(0);
+    for (let position = 0; next; ) {
+      const page: EventPage = await next;
+      next = undefined;
+      if (page.status === 'MORE') {
+        if (page.numOfMatches <= 0) {
+          throw new HikApiError(`${EVENTS_PATH.split('?')[0]}: the device says MORE but sent no rows`, 200, 'emptyMore');
+        }
+        position += page.numOfMatches;
+        next = fetch(position);
       }
-      position += page.numOfMatches;
+      yield page;
     }
   }
 

@@ -48,7 +48,7 @@ export const END_SERIAL = 3_000_000_000;
 const EARLIEST = '2000-01-01 00:00:00';
 const LATEST = '2037-12-31 23:59:59';
 /** Punches are committed (with the cursor) at least every this many events read, or this long. */
-const COMMIT_ROWS = 1000;
+const COMMIT_ROWS = 5000;
 const COMMIT_MS = 1000;
 
 export interface ReadOptions {

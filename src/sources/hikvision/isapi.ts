@@ -62,10 +62,13 @@ export function expectOk(res: HikResponse, path: string): HikResponse {
   return res;
 }
 
-/** The JSON answer of a successful request; throws when the answer is an error or not JSON. */
+/** The JSON answer of a successful request (parsed once); throws when the answer is an error or not JSON. */
 export function expectJson(res: HikResponse, path: string): Json {
-  expectOk(res, path);
+  if (res.status < 200 || res.status > 299) throw apiError(res, path);
   const obj = jsonOf(res);
   if (!obj) throw new HikApiError(`${path.split('?')[0]}: the device's answer is not JSON`, res.status, 'notJson');
+  if (obj.statusCode !== undefined && obj.statusCode !== null && String(obj.statusCode) !== '1') {
+    throw apiError(res, path);
+  }
   return obj;
 }
