@@ -116,18 +116,19 @@ export async function checkHikvisionTerminal(
   }
 }
 
-/** Which event search the firmware answers: by serial number, or only by time window. */
+/**
+ * Which event search the firmware answers: by serial number, or only by time window. Asking for
+ * serial numbers no terminal reaches tells the two apart: firmware that honours the filter finds
+ * nothing, firmware that ignores it sends its log anyway (and one that refuses it says so).
+ */
 async function eventSearch(client: HikvisionClient): Promise<'serial' | 'time'> {
   try {
     const page = await client.eventPage(
-      { major: 5, minor: 0, beginSerialNo: 1, endSerialNo: END_SERIAL, maxResults: 1 },
+      { major: 5, minor: 0, beginSerialNo: END_SERIAL - 1, endSerialNo: END_SERIAL, maxResults: 1 },
       'punchgate-check',
       0,
     );
-    // A firmware that ignores the filter answers as if none were given: it cannot be told apart
-    // from the first page of a full log here; punchgate run notices it and reads by time window.
-    void page;
-    return 'serial';
+    if (page.rows.length === 0) return 'serial';
   } catch (e) {
     if (!(e instanceof HikApiError) || !(e.httpStatus === 400 || e.unsupported)) throw e;
   }

@@ -19,12 +19,12 @@ export function registerTerminals(program: Command): void {
           const list = buildStatus(journal, ctx.config, ctx.clock.now()).terminals;
           if (opts.json) return void process.stdout.write(JSON.stringify(list, null, 2) + '\n');
           process.stdout.write(
-            `${'NAME'.padEnd(16)} ${'KIND'.padEnd(6)} ${'STATE'.padEnd(8)} ${'LAST POLL'.padEnd(21)} ${'SKEW'.padEnd(8)} ${'RECORDS'.padStart(8)} ${'USERS'.padStart(6)}  SERIAL\n`,
+            `${'NAME'.padEnd(16)} ${'KIND'.padEnd(9)} ${'STATE'.padEnd(8)} ${'LAST POLL'.padEnd(21)} ${'SKEW'.padEnd(8)} ${'RECORDS'.padStart(8)} ${'USERS'.padStart(6)}  SERIAL\n`,
           );
           for (const t of list) {
             const state = t.lastPollAt === null ? 'unknown' : t.online ? 'online' : 'offline';
             process.stdout.write(
-              `${t.name.padEnd(16)} ${t.kind.padEnd(6)} ${state.padEnd(8)} ${when(t.lastPollAt).padEnd(21)} ${fmtSkew(t.skewSeconds).padEnd(8)} ${String(t.records ?? '-').padStart(8)} ${String(t.users ?? '-').padStart(6)}  ${t.serial}${t.previousSerial ? ` (was ${t.previousSerial})` : ''}\n`,
+              `${t.name.padEnd(16)} ${t.kind.padEnd(9)} ${state.padEnd(8)} ${when(t.lastPollAt).padEnd(21)} ${fmtSkew(t.skewSeconds).padEnd(8)} ${String(t.records ?? '-').padStart(8)} ${String(t.users ?? '-').padStart(6)}  ${t.serial}${t.previousSerial ? ` (was ${t.previousSerial})` : ''}\n`,
             );
             if (t.lastError && !t.online)
               process.stdout.write(`${''.padEnd(16)} last error: ${ctx.secrets.scrub(t.lastError)}\n`);

@@ -158,12 +158,16 @@ export class HikvisionClient {
       return p;
     };
     let next: Promise<EventPage> | undefined = fetch(0);
-    for (let position = 0; next; ) {
+    for (let position = 0; next;) {
       const page: EventPage = await next;
       next = undefined;
       if (page.status === 'MORE') {
         if (page.numOfMatches <= 0) {
-          throw new HikApiError(`${EVENTS_PATH.split('?')[0]}: the device says MORE but sent no rows`, 200, 'emptyMore');
+          throw new HikApiError(
+            `${EVENTS_PATH.split('?')[0]}: the device says MORE but sent no rows`,
+            200,
+            'emptyMore',
+          );
         }
         position += page.numOfMatches;
         next = fetch(position);
