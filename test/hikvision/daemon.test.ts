@@ -41,6 +41,7 @@ async function stack(sim: HikvisionSim) {
           schedule: '* * * * * *',
           timezone: 'Asia/Kolkata',
           timeoutMs: 2000,
+          realtime: true,
         },
       ],
     }),
@@ -85,14 +86,19 @@ describe('punchgate run with a Hikvision terminal', () => {
         const d = spawnDaemon(s.configPath, [], WITH_WASM);
         await waitFor(() => searches(sim).length > 0 || d.child.exitCode !== null, 20_000, 'the first event search');
         resumedAt.push({ cursor, begin: searches(sim)[0]!.beginSerialNo });
-        await new Promise((r) => setTimeout(r, 150 + Math.floor(Math.random() * 700)));
+        // Every other run is killed only once it has committed progress (then a little later,
+        // mid-read); the others at a random moment, often before their first commit.
+        if (kill % 2 === 1) {
+          await waitFor(() => (s.cursor() ?? 0) > (cursor ?? 0), 30_000, 'this run to commit some events');
+        }
+        await new Promise((r) => setTimeout(r, 50 + Math.floor(Math.random() * 600)));
         d.child.kill('SIGKILL');
         await d.exited;
       }
       clearInterval(adder);
       // Every restart's first search began right after the serial number the journal held.
       for (const r of resumedAt) expect(r.begin).toBe((r.cursor ?? 0) + 1);
-      expect(resumedAt.filter((r) => r.cursor !== undefined).length).toBeGreaterThanOrEqual(4);
+      expect(resumedAt.filter((r) => r.cursor !== undefined).length).toBeGreaterThanOrEqual(3);
 
       const d = spawnDaemon(s.configPath, [], WITH_WASM);
       const expected = expectedPunches(sim.events());
@@ -119,11 +125,11 @@ describe('punchgate run with a Hikvision terminal', () => {
     }
   }, 180_000);
 
-  it("under the unit's --jitless, says plainly what to change instead of crashing", async () => {
+  it('under --jitless (no WebAssembly), says plainly what to change instead of crashing', async () => {
     const sim = await startSim(5);
     const s = await stack(sim);
     try {
-      const d = spawnDaemon(s.configPath);
+      const d = spawnDaemon(s.configPath, [], { NODE_OPTIONS: '--jitless' });
       const status = s.tmp.path('status.txt');
       await waitFor(
         () => existsSync(status) && /WebAssembly/.test(readFileSync(status, 'utf8')),
