@@ -47,8 +47,11 @@ export const formatCursor = (c: EventCursor) => JSON.stringify(c);
 export const END_SERIAL = 3_000_000_000;
 const EARLIEST = '2000-01-01 00:00:00';
 const LATEST = '2037-12-31 23:59:59';
-/** Punches are committed (with the cursor) at least every this many events read, or this long. */
-const COMMIT_ROWS = 5000;
+/**
+ * Punches are committed (with the cursor) at least every this many events read, or this long:
+ * each commit is a disk sync, and a crash costs at most this much reading again.
+ */
+const COMMIT_ROWS = 10_000;
 const COMMIT_MS = 1000;
 
 export interface ReadOptions {
@@ -66,6 +69,8 @@ export interface ReadOptions {
   log: Logger;
   signal?: AbortSignal;
   now?: () => number;
+  /** Commit at least every this many events read (default COMMIT_ROWS). */
+  commitRows?: number;
 }
 
 export interface ReadResult {
@@ -108,11 +113,14 @@ class Batch {
   /** Events read since the last commit (door events and failures move the cursor too). */
   rows = 0;
   lastCommit: number;
-  constructor(private readonly now: () => number) {
+  constructor(
+    private readonly now: () => number,
+    private readonly commitRows: number,
+  ) {
     this.lastCommit = now();
   }
   due(): boolean {
-    return this.rows >= COMMIT_ROWS || this.now() - this.lastCommit >= COMMIT_MS;
+    return this.rows >= this.commitRows || this.now() - this.lastCommit >= COMMIT_MS;
   }
 }
 
@@ -198,7 +206,7 @@ async function search(o: ReadOptions, r: ReadResult, mode: FilterMode): Promise<
     const start = r.cursor.time ? wallClockMinus(newest, o.overlapMinutes) : EARLIEST;
     q = { major: 5, minor: 0, startTime: isoAt(start, o.deviceNow.offset), endTime: isoAt(LATEST, o.deviceNow.offset) };
   }
-  const batch = new Batch(now);
+  const batch = new Batch(now, o.commitRows ?? COMMIT_ROWS);
   let ordered = true;
   let lastSerial = -1;
   let maxSerial = r.cursor.serialNo ?? 0;

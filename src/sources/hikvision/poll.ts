@@ -57,6 +57,8 @@ export class HikvisionPoller {
     private readonly deps: SourceDeps,
     private readonly factory: HikClientFactory = defaultHikClientFactory,
     private readonly env: NodeJS.ProcessEnv = process.env,
+    /** Tests commit more often than every 10,000 events. */
+    private readonly tuning: { commitRows?: number } = {},
   ) {}
 
   /** The client for the current password (a new one when the password changed). */
@@ -172,6 +174,7 @@ export class HikvisionPoller {
         log,
         signal,
         now: clock.now,
+        commitRows: this.tuning.commitRows,
       });
       this.mode = read.mode;
       Object.assign(result, {
