@@ -138,7 +138,9 @@ export class HikvisionClient {
     const num = (v: unknown, dflt: number) => (typeof v === 'number' && Number.isFinite(v) ? v : dflt);
     return {
       status: String(ev.responseStatusStrg ?? (list.length ? 'OK' : 'NO MATCH')).toUpperCase(),
-      numOfMatches: num(ev.numOfMatches, list.length),
+      // What the device says it sent, but never more than it did send: a device that claims
+      // 30 and sends 25 (partial records) is asked again from the 26th, so none is skipped.
+      numOfMatches: Math.min(num(ev.numOfMatches, list.length), list.length),
       totalMatches: num(ev.totalMatches, list.length),
       rows: list,
     };

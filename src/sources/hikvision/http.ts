@@ -210,18 +210,27 @@ export class HikHttp {
     if (auth) headers.authorization = auth;
     if (req.body !== undefined) headers['content-type'] = req.contentType ?? 'application/json';
     let status = 0;
+    // A device that trickles its answer byte by byte never trips the idle timeouts: one deadline
+    // for the whole exchange.
+    const deadline = AbortSignal.timeout(this.opts.timeoutMs * 3);
     try {
       const res = await client.request({
         method: method as Dispatcher.HttpMethod,
         path: uri,
         headers,
         body: req.body,
-        signal: req.signal,
+        signal: req.signal ? AbortSignal.any([req.signal, deadline]) : deadline,
       });
       status = res.statusCode;
       const text = await readCapped(res.body, MAX_ANSWER_BYTES, this.peer);
       return { status, headers: res.headers, text };
     } catch (e) {
+      if (deadline.aborted && !req.signal?.aborted) {
+        throw new HikConnectionError(
+          `${this.peer} did not finish its answer within ${Math.round((this.opts.timeoutMs * 3) / 1000)} s`,
+          'DEADLINE',
+        );
+      }
       throw describeNetError(e, this.peer, this.opts.timeoutMs);
     } finally {
       this.opts.onRequest?.(method, uri, status);
