@@ -236,4 +236,20 @@ describe('Hikvision poll', () => {
     }
     expect(sim.auth()).toMatchObject({ failures: 1, lockouts: 0 });
   });
+
+  it('withClient (for one-shot work such as the roster sync) keeps to the same password rule', async () => {
+    sim = await startSim(0);
+    const clock = fakeClock(Date.now());
+    fx = journalFixture(clock.now);
+    const ok = poller(sim);
+    await ok.withClient((c) => c.users.setUp({ employeeNo: '1042', name: 'Jane Doe' }));
+    expect(sim.users().map((u) => u.employeeNo)).toEqual(['1042']);
+    const wrong = poller(sim, {}, passwordEnv('wrong'));
+    await expect(wrong.withClient((c) => c.users.list())).rejects.toThrow(/^reception refuses the password/);
+    // The wait applies at once, to every user of the terminal: nothing is sent.
+    sim.clearRequests();
+    await expect(poller(sim).withClient((c) => c.users.list())).rejects.toThrow(/next try at/);
+    expect(sim.requests()).toEqual([]);
+    expect(sim.auth().failures).toBe(1);
+  });
 });

@@ -2,7 +2,7 @@ import type { HikvisionTerminalConfig } from '../../config/terminals.js';
 import type { AppContext } from '../../context.js';
 import type { Journal } from '../../journal/journal.js';
 import { sourceDepsFor } from '../../sources/deps.js';
-import { HikAuthError, HikvisionPoller, type HikUser } from '../../sources/hikvision/index.js';
+import { HikvisionPoller, type HikCard, type HikUser } from '../../sources/hikvision/index.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 
 /**
@@ -18,44 +18,34 @@ export async function listHikvisionUsers(
   json: boolean,
 ): Promise<number> {
   const poller = new HikvisionPoller(cfg, sourceDepsFor(journal, ctx.logger, ctx.clock));
-  const fail = (msg: string): never => {
-    throw new ExitError(`${cfg.name}: ${ctx.secrets.scrub(msg)}`, EXIT.TEMPFAIL);
-  };
-  let allowed: ReturnType<HikvisionPoller['passwordIfAllowed']>;
+  let users: HikUser[];
+  let cards: HikCard[];
   try {
-    allowed = poller.passwordIfAllowed();
+    ({ users, cards } = await poller.withClient(async (c) => ({
+      users: await c.users.list(),
+      cards: await c.users.cards().catch(() => []),
+    })));
   } catch (e) {
-    return fail(e instanceof Error ? e.message : String(e));
+    throw new ExitError(`${cfg.name}: ${ctx.secrets.scrub(e instanceof Error ? e.message : String(e))}`, EXIT.TEMPFAIL);
   }
-  if ('waitUntil' in allowed) return fail(allowed.message);
-  try {
-    const client = await poller.clientFor(allowed.pw);
-    const users = await client.users.list();
-    const cards = await client.users.cards().catch(() => []);
-    await poller.close();
-    const cardsOf = (u: HikUser) => cards.filter((c) => c.employeeNo === u.employeeNo).map((c) => c.cardNo);
-    if (json) {
-      process.stdout.write(
-        JSON.stringify(
-          users.map((u) => ({ ...u, cards: cardsOf(u) })),
-          null,
-          2,
-        ) + '\n',
-      );
-      return EXIT.OK;
-    }
+  const cardsOf = (u: HikUser) => cards.filter((c) => c.employeeNo === u.employeeNo).map((c) => c.cardNo);
+  if (json) {
     process.stdout.write(
-      `${'EMPLOYEE NO'.padEnd(16)} ${'NAME'.padEnd(24)} ${'TYPE'.padEnd(8)} ${'FP'.padStart(3)} ${'FACE'.padStart(4)}  CARDS\n`,
+      JSON.stringify(
+        users.map((u) => ({ ...u, cards: cardsOf(u) })),
+        null,
+        2,
+      ) + '\n',
     );
-    for (const u of users) {
-      process.stdout.write(
-        `${u.employeeNo.padEnd(16)} ${u.name.padEnd(24)} ${u.userType.padEnd(8)} ${String(u.numOfFP).padStart(3)} ${String(u.numOfFace).padStart(4)}  ${cardsOf(u).join(' ')}\n`,
-      );
-    }
     return EXIT.OK;
-  } catch (e) {
-    poller.destroy();
-    if (e instanceof HikAuthError) return fail(poller.refused(e));
-    return fail(e instanceof Error ? e.message : String(e));
   }
+  process.stdout.write(
+    `${'EMPLOYEE NO'.padEnd(16)} ${'NAME'.padEnd(24)} ${'TYPE'.padEnd(8)} ${'FP'.padStart(3)} ${'FACE'.padStart(4)}  CARDS\n`,
+  );
+  for (const u of users) {
+    process.stdout.write(
+      `${u.employeeNo.padEnd(16)} ${u.name.padEnd(24)} ${u.userType.padEnd(8)} ${String(u.numOfFP).padStart(3)} ${String(u.numOfFace).padStart(4)}  ${cardsOf(u).join(' ')}\n`,
+    );
+  }
+  return EXIT.OK;
 }

@@ -100,6 +100,27 @@ export class HikvisionPoller {
     return msg;
   }
 
+  /**
+   * Runs `fn` with a client, keeping to the password rule: not while a refusal's wait lasts
+   * (throws HikAuthError with the status line), and a refusal met here is recorded for the
+   * daemon too (thrown as HikAuthError with the status line). For one-shot work on the terminal
+   * (`terminals users`, the roster sync); the connection is closed afterwards.
+   */
+  async withClient<T>(fn: (client: HikvisionClient) => Promise<T>): Promise<T> {
+    const allowed = this.passwordIfAllowed();
+    if ('waitUntil' in allowed) throw new HikAuthError(allowed.message, false);
+    try {
+      const result = await fn(await this.clientFor(allowed.pw));
+      clearRefusal(this.deps.state, this.cfg.name);
+      await this.close();
+      return result;
+    } catch (e) {
+      this.destroy();
+      if (e instanceof HikAuthError) throw new HikAuthError(this.refused(e), e.locked, e.unlockSeconds, e.triesLeft);
+      throw e;
+    }
+  }
+
   async poll(signal?: AbortSignal): Promise<HikPollResult> {
     const { cfg, deps } = this;
     const { ledger, clock } = deps;
