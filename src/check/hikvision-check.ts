@@ -2,8 +2,7 @@ import { isIP } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { HikvisionTerminalConfig } from '../config/terminals.js';
 import { wallClockAt, wallClockDiffSeconds } from '../punch.js';
-import { clockText, nextAuthTry, refusalText, type AuthRefusal } from '../sources/hikvision/auth-gate.js';
-import { passwordPlace } from '../sources/hikvision/password.js';
+import { clockText, nextAuthTry, type AuthRefusal } from '../sources/hikvision/auth-gate.js';
 import { END_SERIAL } from '../sources/hikvision/event-reader.js';
 import {
   defaultHikClientFactory,
@@ -70,9 +69,11 @@ export async function checkHikvisionTerminal(
     const now = deps.clock.now();
     const next = nextAuthTry(deps.refusal, pw.changedAt);
     if (deps.refusal && next !== undefined && next > now) {
+      const r = deps.refusal;
+      const what = r.locked ? 'has locked the account after repeated wrong passwords' : 'refuses the password';
       return fail(
         name,
-        `${refusalText(cfg.name, deps.refusal, next, now, passwordPlace(pw))}; not tried again by check, so as not to lock the account`,
+        `${cfg.name} ${what} (met by punchgate at ${clockText(r.at, now)}; next try at ${clockText(next, now)}); not tried again by check, so as not to lock the account`,
         pw.fromEnv
           ? `set the right password in ${pw.from}; punchgate tries it again at ${clockText(next, now)}`
           : `put the right password in ${key}.passwordFile (${pw.from}): punchgate run and check try it as soon as the file changes`,

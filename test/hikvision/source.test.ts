@@ -71,4 +71,20 @@ describe('Hikvision source', () => {
     expect(searches(sim)[0]!.beginSerialNo).toBe(cursor.serialNo + 1);
     expect(journalKeys(fx.journal)).toEqual(expectedPunches(sim.events()));
   });
+
+  it('with a wrong password, the alert stream never tries it: one try per wait, from the poll only', async () => {
+    sim = await startSim(0);
+    fx = journalFixture();
+    const s = manualSchedule();
+    source = new HikvisionSource(hikConfig(sim, { realtime: true }), fx.deps, {
+      scheduler: s.scheduler,
+      env: passwordEnv('wrong'),
+    });
+    await source.start();
+    await waitFor(() => sim!.auth().failures === 1 && !source!.polling, 5000, 'the first poll refused');
+    for (let i = 0; i < 5; i++) s.tick();
+    await waitFor(() => !source!.polling, 5000, 'the ticks done');
+    expect(sim.auth().failures).toBe(1);
+    expect(sim.requests().filter((r) => r.path.endsWith('alertStream'))).toEqual([]);
+  });
 });

@@ -51,6 +51,8 @@ export class HikvisionPoller {
   private client: { c: HikvisionClient; password: string } | undefined;
   /** Learned per process: firmware without serial filters is read by time window. */
   private mode: FilterMode = 'serial';
+  /** The password the terminal last accepted (in memory only). */
+  private accepted: string | undefined;
 
   constructor(
     private readonly cfg: HikvisionTerminalConfig,
@@ -84,9 +86,22 @@ export class HikvisionPoller {
     return { pw };
   }
 
+  /**
+   * The terminal accepted the password it now has in the config: the alert stream opens only
+   * then, so that a wrong password is tried by one poll at a time, never by the stream as well.
+   */
+  passwordAccepted(): boolean {
+    try {
+      return this.accepted !== undefined && readTerminalPassword(this.cfg, this.env).password === this.accepted;
+    } catch {
+      return false;
+    }
+  }
+
   /** Records a refused password (the wait starts) and returns the status line. */
   refused(e: HikAuthError): string {
     const { cfg, deps } = this;
+    this.accepted = undefined;
     const now = deps.clock.now();
     const r = recordRefusal(deps.state, cfg.name, e, now);
     let pw: TerminalPassword | undefined;
@@ -111,6 +126,7 @@ export class HikvisionPoller {
     if ('waitUntil' in allowed) throw new HikAuthError(allowed.message, false);
     try {
       const result = await fn(await this.clientFor(allowed.pw));
+      this.accepted = allowed.pw.password;
       clearRefusal(this.deps.state, this.cfg.name);
       await this.close();
       return result;
@@ -153,6 +169,7 @@ export class HikvisionPoller {
       const client = await this.clientFor(allowed.pw);
       const info = await client.deviceInfo(signal);
       reached = true;
+      this.accepted = allowed.pw.password;
       clearRefusal(deps.state, cfg.name);
       const serial = info.serialNumber;
       result.serial = serial;

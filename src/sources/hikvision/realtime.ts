@@ -58,6 +58,8 @@ export interface AlertStreamHooks {
  */
 export class AlertStreamLink {
   private stopped = false;
+  /** Connecting or connected: a nudge does nothing then. */
+  private active = false;
   private failures = 0;
   private timer: NodeJS.Timeout | undefined;
   private abort: AbortController | undefined;
@@ -77,6 +79,13 @@ export class AlertStreamLink {
     void this.connect();
   }
 
+  /** A poll just proved the password: connect now if the link is waiting for that. */
+  nudge(): void {
+    if (this.stopped || this.active) return;
+    clearTimeout(this.timer);
+    void this.connect();
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
@@ -92,12 +101,14 @@ export class AlertStreamLink {
     if (this.stopped) return;
     const wait = this.hooks.authWaitUntil();
     if (wait !== undefined) {
-      // A refused password: the poller's wait applies here too (devices lock the account).
+      // No poll has proven the password yet, or a refusal's wait: the poller's rule applies here
+      // too (devices lock the account); a successful poll nudges the link.
       this.schedule(Math.max(1000, wait - this.deps.clock.now()));
       return;
     }
     const log = this.log();
     this.abort = new AbortController();
+    this.active = true;
     try {
       const client = await this.hooks.client();
       const s = await client.http.stream(ALERT_STREAM_PATH, this.abort.signal);
@@ -109,9 +120,11 @@ export class AlertStreamLink {
       const parser = new MultipartStreamParser(boundary, (part) => this.onPart(part));
       for await (const chunk of s.body) parser.push(chunk as Buffer);
       s.close();
+      this.active = false;
       this.retry(new Error('the device ended the alert stream'));
     } catch (e) {
       this.closeStream?.();
+      this.active = false;
       if (e instanceof HikAuthError) this.hooks.onAuthRefused(e);
       this.retry(e);
     }

@@ -19,6 +19,9 @@ export const cronScheduler: Scheduler = (expression, tick) => {
   return cronTimer(schedule, tick);
 };
 
+/** The alert stream waits this long for a poll to prove the password before it looks again. */
+const STREAM_WAITS_FOR_POLL_MS = 5000;
+
 /** Ticks skipped while a terminal stays unreachable: 0, 1, 3, 7, then every 16th tick (as for ZK). */
 export function ticksToSkip(failures: number): number {
   return failures <= 1 ? 0 : backoffDelay(failures - 1, { baseMs: 1, maxMs: 16 }) - 1;
@@ -67,6 +70,7 @@ export class HikvisionSource implements Source {
         onAuthRefused: (e) => this.poller.refused(e),
         onOpen: () => void this.pollNow(),
       });
+      // It opens once a poll has accepted the password (see authWaitUntil and nudge).
       this.realtime.start();
     }
     void this.tick();
@@ -77,7 +81,9 @@ export class HikvisionSource implements Source {
     return this.running !== undefined || this.again;
   }
 
+  /** When the alert stream may (re)connect: after a poll proved the password, and outside a refusal's wait. */
   private authWaitUntil(): number | undefined {
+    if (!this.poller.passwordAccepted()) return this.deps.clock.now() + STREAM_WAITS_FOR_POLL_MS;
     let changedAt: number | null = null;
     try {
       changedAt = readTerminalPassword(this.cfg, this.opts.env).changedAt;
@@ -94,13 +100,20 @@ export class HikvisionSource implements Source {
       this.again = true;
       return this.running;
     }
-    this.running = this.poller.poll(this.abort.signal).finally(() => {
-      this.running = undefined;
-      if (this.again && !this.abort.signal.aborted) {
-        this.again = false;
-        void this.pollNow();
-      }
-    });
+    this.running = this.poller
+      .poll(this.abort.signal)
+      .then((r) => {
+        // The password works: the alert stream may open now (it waits for a poll to prove it).
+        if (r.ok) this.realtime?.nudge();
+        return r;
+      })
+      .finally(() => {
+        this.running = undefined;
+        if (this.again && !this.abort.signal.aborted) {
+          this.again = false;
+          void this.pollNow();
+        }
+      });
     return this.running;
   }
 
