@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_STATUS_LISTEN, LISTEN_FORMAT, parseListen } from './listen.js';
 import { terminalSchema } from './terminals.js';
 
 export const DEFAULT_CONFIG_PATH = '/etc/punchgate/punchgate.yaml';
@@ -114,6 +115,33 @@ const statusSchema = z
     /** The human-readable status log; default `status.txt` beside the journal. */
     path: z.string().optional(),
     intervalMs: durationMs.default(60_000),
+    /** The status page, /status.json, /metrics, /livez and /readyz: HOST:PORT, or false for none. */
+    listen: z
+      .union([z.literal(false), z.string()], { error: LISTEN_FORMAT })
+      .default(DEFAULT_STATUS_LISTEN)
+      .superRefine((l, ctx) => {
+        const parsed = l === false ? undefined : parseListen(l);
+        if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', message: parsed });
+      }),
+    /** File holding the token a visitor must send (bearer token, or the password of basic auth). */
+    authTokenFile: z.string().min(1).optional(),
+    /** Serve beyond loopback without a token (a trusted network only). */
+    allowUnauthenticated: z.boolean().default(false),
+    /** How often the status page reloads itself in the browser. */
+    refreshSeconds: z.number().int().min(1).max(3600).default(10),
+  })
+  .superRefine((s, ctx) => {
+    const at = s.listen === false ? undefined : parseListen(s.listen);
+    if (typeof at === 'object' && !at.loopback && !s.authTokenFile && !s.allowUnauthenticated) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['listen'],
+        message:
+          `${s.listen as string} can be reached from other machines: set status.authTokenFile (a token that ` +
+          'the browser or Prometheus sends as bearer token or basic-auth password), or ' +
+          'status.allowUnauthenticated: true on a trusted network',
+      });
+    }
   })
   .prefault({});
 
@@ -132,6 +160,34 @@ const employeesSchema = z
   })
   .prefault({});
 
+/** `terminals sync-users`, `restore-user`, `copy-templates` (issue 16). */
+const terminalUsersSchema = z
+  .strictObject({
+    /** Backups of removed users (record and fingerprint templates) are deleted after this many days. */
+    backupRetentionDays: z.number().int().min(1).max(3650).default(90),
+    /** `--from-hrms`: the employee record fields holding each roster column ("!field" reads a flag inverted). */
+    fields: z
+      .strictObject({
+        code: z.string().min(1).default('biometriccode'),
+        name: z.string().min(1).default('name'),
+        card: z.string().min(1).optional(),
+        active: z
+          .string()
+          .regex(/^!?[^!]+$/, 'must be a field name, or "!" and a field name to read it inverted')
+          .default('!block'),
+      })
+      .prefault({}),
+    /** `--from-hrms`: fetch filter (e.g. only this site's department). */
+    filter: z
+      .strictObject({
+        status: z.string().optional(),
+        department: z.string().optional(),
+        designation: z.string().optional(),
+      })
+      .default({}),
+  })
+  .prefault({});
+
 const logSchema = z
   .strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info') })
   .prefault({});
@@ -145,6 +201,7 @@ export const configSchema = z
     terminals: z.array(terminalSchema).default([]),
     status: statusSchema,
     employees: employeesSchema,
+    terminalUsers: terminalUsersSchema,
     log: logSchema,
   })
   .superRefine((c, ctx) => {
@@ -164,3 +221,5 @@ export type Config = z.infer<typeof configSchema>;
 export type HrmsConfig = Config['hrms'];
 export type DeliveryConfig = Config['delivery'];
 export type JournalConfig = Config['journal'];
+export type TerminalUsersConfig = Config['terminalUsers'];
+export type StatusConfig = Config['status'];

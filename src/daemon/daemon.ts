@@ -5,11 +5,13 @@ import { Deliverer } from '../delivery/index.js';
 import { AttendanceClient } from '../hrms/attendance.js';
 import { TokenSource } from '../hrms/token.js';
 import { Journal } from '../journal/journal.js';
+import { UserBackupStore } from '../journal/user-backups.js';
 import { isFatalJournalError } from '../journal/errors.js';
 import { compilePatterns } from '../delivery/outcomes.js';
 import { checkTerminalConfig, createSource, terminalSecrets } from '../sources/build.js';
 import type { SourceDeps } from '../sources/types.js';
-import { buildStatus } from '../status/index.js';
+import { buildStatus, LatestReport } from '../status/index.js';
+import { StatusWeb } from '../web/index.js';
 import { StatusLog } from './status-log.js';
 import { SourceSet, type SourceFactory } from './sources.js';
 import { TimedSender } from './watchdog.js';
@@ -39,6 +41,8 @@ export class Daemon {
     { deliverer: Deliverer; sender: TimedSender; abort: AbortController; done: Promise<void> } | undefined;
   private readonly sources: SourceSet;
   private readonly statusLog: StatusLog;
+  /** The status page, /metrics and the health endpoints (status.listen). */
+  readonly web: StatusWeb;
   private timers: NodeJS.Timeout[] = [];
   private stopping: Promise<void> | undefined;
 
@@ -70,7 +74,15 @@ export class Daemon {
       onPunches: () => this.delivery?.deliverer.wake(),
     };
     this.sources = new SourceSet(opts.sourceFactory ?? createSource, deps, ctx.logger);
-    this.statusLog = new StatusLog(c.status.path!, () => buildStatus(this.journal, this.config, ctx.clock.now()), ctx);
+    const reports = new LatestReport(() => buildStatus(this.journal, this.config, ctx.clock.now()), ctx.clock.now);
+    this.statusLog = new StatusLog(c.status.path!, () => reports.fresh(), ctx);
+    this.web = new StatusWeb({
+      journal: this.journal,
+      config: () => this.config,
+      reports,
+      live: () => this.healthy(),
+      ctx,
+    });
   }
 
   async start(): Promise<void> {
@@ -79,6 +91,7 @@ export class Daemon {
     this.startDelivery();
     await this.sources.apply(this.config.terminals);
     this.statusLog.start(this.config.status.intervalMs);
+    await this.web.start();
     this.every(DAY_MS, () => this.prune());
     const wd = this.opts.notifier.watchdogIntervalMs();
     if (wd) this.every(wd, () => this.healthy() && this.opts.notifier.watchdog());
@@ -115,6 +128,7 @@ export class Daemon {
       this.startDelivery();
     }
     await this.sources.apply(next.terminals);
+    await this.web.reload();
     this.statusLog.write();
     this.opts.notifier.ready(`collecting from ${this.sources.names().length} terminals`);
     logger.info({ terminals: this.sources.names() }, 'config reloaded');
@@ -125,6 +139,7 @@ export class Daemon {
     this.stopping ??= (async () => {
       this.opts.notifier.stopping();
       for (const t of this.timers) clearInterval(t);
+      await this.web.stop();
       await this.sources.stopAll();
       await this.stopDelivery();
       this.statusLog.stop();
@@ -141,9 +156,9 @@ export class Daemon {
       hrms: c.hrms,
       authPatterns: compilePatterns(c.delivery.patterns.authFailure),
     });
-    const sender = new TimedSender(inner, this.ctx.clock.now);
+    const sender = new TimedSender(inner, this.ctx.clock.now, (a, n, s) => this.web.observeHrms(a, n, s));
     const deliverer = new Deliverer({
-      queue: this.journal,
+      queue: this.web.watch(this.journal),
       state: this.journal.deliveryState,
       tokens: this.tokens,
       hrms: c.hrms,
@@ -189,6 +204,10 @@ export class Daemon {
         { deleted: n, retentionDays: this.config.journal.retentionDays },
         'delivered punches past the retention removed',
       );
+    // Backups of users removed from terminals hold fingerprint templates: they go after their retention.
+    const days = this.config.terminalUsers.backupRetentionDays;
+    const b = this.guard(() => new UserBackupStore(this.journal.db, () => this.ctx.clock.now()).prune(days));
+    if (b > 0) this.ctx.logger.info({ deleted: b, retentionDays: days }, 'user backups past the retention removed');
   }
 
   /** Journal errors that break the promise (disk full, unwritable) end the process. */

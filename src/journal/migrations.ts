@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { USER_BACKUPS_MIGRATION } from './user-backups.js';
 
 /**
  * Schema migrations, applied in order inside one transaction each; `PRAGMA user_version`
@@ -66,7 +67,9 @@ const MIGRATIONS: readonly string[] = [
   );
   INSERT INTO delivery_state (id) VALUES (1);
   `,
-  // 2: what a source must remember between runs, per terminal (e.g. a Hikvision event cursor).
+  // 2: users removed from terminals, with their fingerprint templates (issue 16, user-backups.ts).
+  USER_BACKUPS_MIGRATION,
+  // 3: what a source must remember between runs, per terminal (e.g. a Hikvision event cursor).
   // Written in the same transaction as the punches it describes, so it never runs ahead of them.
   `
   CREATE TABLE source_state (

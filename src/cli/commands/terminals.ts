@@ -5,6 +5,7 @@ import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, loadContext, openJournal, withJournal } from '../common.js';
 import { listHikvisionUsers } from './hikvision-users.js';
 import { fmtSkew } from './poll.js';
+import { registerTerminalUserCommands } from './terminal-users.js';
 
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) + 'Z' : 'never');
 
@@ -39,9 +40,9 @@ export function registerTerminals(program: Command): void {
     .argument('<name>', 'terminal name')
     .option('--json', 'machine-readable output')
     .action(
-      action(async (name: string, _opts: unknown, cmd: Command) => {
-        // `terminals` has --json too: commander gives it to the parent wherever it is written.
-        const opts = cmd.optsWithGlobals<{ json?: boolean }>();
+      action(async (name: string, own: { json?: boolean }, cmd: Command) => {
+        // commander hands --json to `terminals`, which defines it too
+        const opts = { ...cmd.optsWithGlobals<{ json?: boolean }>(), ...own };
         const ctx = loadContext(cmd, { logToStderr: true });
         const t = ctx.config.terminals.find((x) => x.name === name);
         if (t?.kind === 'hikvision') {
@@ -84,4 +85,6 @@ export function registerTerminals(program: Command): void {
         }
       }),
     );
+
+  registerTerminalUserCommands(terminals);
 }

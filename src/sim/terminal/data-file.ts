@@ -8,12 +8,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { normalizePunch, normalizeUser } from './terminal-state.js';
-import type { SimPunch, SimUser } from './types.js';
+import type { SimPunch, SimTemplate, SimUser } from './types.js';
 import { splitCsvLine } from '../../util/csv-line.js';
 
 export interface LoadedData {
   users: SimUser[];
   punches: SimPunch[];
+  /** Fingerprint templates (JSON files only: `{ userId, finger, template: base64 }`). */
+  templates: SimTemplate[];
   /** `file:line: message` for each skipped record. */
   problems: string[];
 }
@@ -26,9 +28,10 @@ export class DataFileError extends Error {
 type Raw = Record<string, unknown>;
 
 export function loadDataFiles(files: readonly string[]): LoadedData {
-  const out: LoadedData = { users: [], punches: [], problems: [] };
+  const out: LoadedData = { users: [], punches: [], templates: [], problems: [] };
   const rawUsers: { raw: Raw; where: string }[] = [];
   const rawPunches: { raw: Raw; where: string }[] = [];
+  const rawTemplates: { raw: Raw; where: string }[] = [];
   for (const file of files) {
     let text: string;
     try {
@@ -37,9 +40,10 @@ export function loadDataFiles(files: readonly string[]): LoadedData {
       throw new DataFileError(`${file}: ${(e as Error).message}`);
     }
     const isJson = path.extname(file).toLowerCase() === '.json' || /^\s*[{[]/.test(text);
-    const parsed = isJson ? readJson(file, text) : readCsv(file, text, out.problems);
+    const parsed = isJson ? readJson(file, text) : { ...readCsv(file, text, out.problems), templates: [] };
     rawUsers.push(...parsed.users);
     rawPunches.push(...parsed.punches);
+    rawTemplates.push(...parsed.templates);
   }
 
   const uids = new Set<number>();
@@ -80,6 +84,25 @@ export function loadDataFiles(files: readonly string[]): LoadedData {
       out.problems.push(`${where}: ${(e as Error).message}`);
     }
   }
+  for (const { raw, where } of rawTemplates) {
+    try {
+      const userId = str(raw.userId, 'userId');
+      if (!ids.has(userId)) throw new RangeError(`template of user ${userId}, who is not in the users`);
+      const text = str(raw.template, 'template');
+      if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text)) throw new RangeError('template must be base64');
+      const valid = optInt(raw.valid, 'valid');
+      const finger = toInt(raw.finger, 'finger');
+      if (finger > 9) throw new RangeError(`finger must be 0-9: ${finger}`);
+      out.templates.push({
+        userId,
+        finger,
+        template: Buffer.from(text, 'base64'),
+        ...(valid === undefined ? {} : { valid }),
+      });
+    } catch (e) {
+      out.problems.push(`${where}: ${(e as Error).message}`);
+    }
+  }
   // A punches-only file still needs enrolled users: one per distinct user id, in order of appearance.
   if (rawUsers.length === 0) {
     for (const p of out.punches) {
@@ -94,7 +117,11 @@ export function loadDataFiles(files: readonly string[]): LoadedData {
 function readJson(
   file: string,
   text: string,
-): { users: { raw: Raw; where: string }[]; punches: { raw: Raw; where: string }[] } {
+): {
+  users: { raw: Raw; where: string }[];
+  punches: { raw: Raw; where: string }[];
+  templates: { raw: Raw; where: string }[];
+} {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -104,7 +131,7 @@ function readJson(
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
     throw new DataFileError(`${file}: expected an object with "users" and/or "punches" arrays`);
   }
-  const list = (key: 'users' | 'punches') => {
+  const list = (key: 'users' | 'punches' | 'templates') => {
     const v = (doc as Raw)[key];
     if (v === undefined) return [];
     if (!Array.isArray(v)) throw new DataFileError(`${file}: "${key}" must be an array`);
@@ -113,7 +140,7 @@ function readJson(
       where: `${file}: ${key}[${i}]`,
     }));
   };
-  return { users: list('users'), punches: list('punches') };
+  return { users: list('users'), punches: list('punches'), templates: list('templates') };
 }
 
 function readCsv(file: string, text: string, problems: string[]) {
