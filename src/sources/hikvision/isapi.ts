@@ -3,7 +3,8 @@
  * otherwise sends, and the ResponseStatus that write requests answer with.
  */
 import { HikApiError } from './errors.js';
-import { apiError, type HikResponse } from './http.js';
+import type { HikResponse } from './http.js';
+import { apiError } from './http-errors.js';
 
 export type Json = Record<string, unknown>;
 
