@@ -4,6 +4,7 @@ import type { ClientFactory } from '../sources/zk/poll.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { EXIT } from '../util/exit-codes.js';
 import { Secrets } from '../util/secrets.js';
+import { checkAdmsReceiver, checkAdmsTerminal, checkPushRefusals, readPushState } from './adms-check.js';
 import { checkConfig } from './config-check.js';
 import { checkDaemon } from './daemon-check.js';
 import { checkDisk } from './disk-check.js';
@@ -57,17 +58,37 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
   checks.push(checkNotify(opts.notify));
 
   const ledger = readTerminalLedger(config.journal.path);
+  const push = readPushState(config.journal.path, clock.now());
   const terminalChecks = config.terminals.map((t, i) => {
     if (!t.enabled) return null;
-    return t.kind === 'zk'
-      ? checkZkTerminal(t, i, { clock, factory: opts.zkClientFactory, lastSeen: ledger.get(t.name) })
-      : checkSerialTerminal(t, i, opts.openSerial);
+    switch (t.kind) {
+      case 'zk':
+        return checkZkTerminal(t, i, { clock, factory: opts.zkClientFactory, lastSeen: ledger.get(t.name) });
+      case 'serial':
+        return checkSerialTerminal(t, i, opts.openSerial);
+      case 'adms':
+        return checkAdmsTerminal(t, {
+          adms: config.adms,
+          ledger: ledger.get(t.name),
+          push: push.terminals.get(t.name),
+          now: clock.now(),
+        });
+    }
   });
-  const [hrms, ...terminals] = await Promise.all([
+  const [hrms, receiver, ...terminals] = await Promise.all([
     checkHrms(config, { env: opts.env ?? process.env, secrets, sender: opts.hrmsSender }),
+    config.adms ? checkAdmsReceiver(config.adms) : null,
     ...terminalChecks,
   ]);
+  if (receiver) checks.push(receiver);
   for (const t of terminals) if (t) checks.push(t);
+  if (config.adms)
+    checks.push(
+      ...checkPushRefusals(
+        push.refusals,
+        config.terminals.filter((t) => t.kind === 'adms'),
+      ),
+    );
   checks.push(hrms!);
   return finish(checks, secrets, quick);
 }

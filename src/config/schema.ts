@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { admsSchema } from './adms.js';
 import { terminalSchema } from './terminals.js';
 
 export const DEFAULT_CONFIG_PATH = '/etc/punchgate/punchgate.yaml';
@@ -143,6 +144,8 @@ export const configSchema = z
     hrms: hrmsSchema,
     delivery: deliverySchema,
     terminals: z.array(terminalSchema).default([]),
+    /** The receiver of push terminals (kind: adms); off unless set. */
+    adms: admsSchema.optional(),
     status: statusSchema,
     employees: employeesSchema,
     log: logSchema,
@@ -158,9 +161,36 @@ export const configSchema = z
         });
       seen.add(t.name);
     });
+    checkPushTerminals(c, ctx);
   });
+
+/** Push terminals need the receiver, and each serial number names one terminal. */
+function checkPushTerminals(
+  c: { adms?: unknown; terminals: readonly { kind: string; name: string; serial?: string }[] },
+  ctx: z.RefinementCtx,
+): void {
+  const serials = new Map<string, string>();
+  c.terminals.forEach((t, i) => {
+    if (t.kind !== 'adms' || t.serial === undefined) return;
+    if (!c.adms)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['terminals', i, 'kind'],
+        message: `push terminal "${t.name}" (kind: adms) needs the receiver: set adms.listen, e.g. 0.0.0.0:8081`,
+      });
+    const other = serials.get(t.serial.toUpperCase());
+    if (other !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['terminals', i, 'serial'],
+        message: `serial ${t.serial} is already the serial of terminal "${other}"`,
+      });
+    serials.set(t.serial.toUpperCase(), t.name);
+  });
+}
 
 export type Config = z.infer<typeof configSchema>;
 export type HrmsConfig = Config['hrms'];
 export type DeliveryConfig = Config['delivery'];
 export type JournalConfig = Config['journal'];
+export type { AdmsConfig } from './adms.js';

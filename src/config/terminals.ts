@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { validCron } from '../util/cron.js';
 
@@ -67,8 +68,46 @@ export const serialTerminalSchema = z.strictObject({
   reconnectMaxMs: z.number().int().min(10).default(30_000),
 });
 
-export const terminalSchema = z.discriminatedUnion('kind', [zkTerminalSchema, serialTerminalSchema]);
+/** An address (`192.168.10.7`, `fd00::7`) or a network in CIDR form (`192.168.10.0/24`, `fd00::/64`). */
+export function validAddressOrCidr(s: string): boolean {
+  const [addr, prefix, ...rest] = s.trim().split('/');
+  const family = isIP(addr ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * A push terminal (ZKTeco ADMS / iclock firmware): it connects to the gateway's receiver
+ * (`adms.listen`) and is known by the serial number it sends.
+ */
+export const admsTerminalSchema = z.strictObject({
+  ...common,
+  kind: z.literal('adms'),
+  /** The `SN=` the terminal sends (Menu > System Info > Device Info > Serial Number). */
+  serial: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be the serial number the terminal sends, e.g. CQZ7232160001'),
+  /** Addresses (or CIDR networks) this serial may push from; default anywhere. */
+  allowFrom: z
+    .array(
+      z
+        .string()
+        .refine(validAddressOrCidr, 'must be an address or a network such as 192.168.10.0/24')
+        .transform((s) => s.trim()),
+    )
+    .min(1, 'must list at least one address or network (leave allowFrom out to accept any)')
+    .optional(),
+});
+
+export const terminalSchema = z.discriminatedUnion('kind', [
+  zkTerminalSchema,
+  serialTerminalSchema,
+  admsTerminalSchema,
+]);
 
 export type ZkTerminalConfig = z.infer<typeof zkTerminalSchema>;
 export type SerialTerminalConfig = z.infer<typeof serialTerminalSchema>;
+export type AdmsTerminalConfig = z.infer<typeof admsTerminalSchema>;
 export type TerminalConfig = z.infer<typeof terminalSchema>;

@@ -7,9 +7,11 @@ import { TokenSource } from '../hrms/token.js';
 import { Journal } from '../journal/journal.js';
 import { isFatalJournalError } from '../journal/errors.js';
 import { compilePatterns } from '../delivery/outcomes.js';
+import type { AdmsReceiver } from '../sources/adms/index.js';
 import { checkTerminalConfig, createSource } from '../sources/build.js';
 import type { SourceDeps } from '../sources/types.js';
 import { buildStatus } from '../status/index.js';
+import { createPushReceiver } from './push-receiver.js';
 import { StatusLog } from './status-log.js';
 import { SourceSet, type SourceFactory } from './sources.js';
 import { TimedSender } from './watchdog.js';
@@ -38,6 +40,9 @@ export class Daemon {
   private delivery:
     { deliverer: Deliverer; sender: TimedSender; abort: AbortController; done: Promise<void> } | undefined;
   private readonly sources: SourceSet;
+  private readonly deps: SourceDeps;
+  /** The push terminal receiver (adms.listen), shared by every push terminal's source. */
+  private pushReceiver: AdmsReceiver | undefined;
   private readonly statusLog: StatusLog;
   private timers: NodeJS.Timeout[] = [];
   private stopping: Promise<void> | undefined;
@@ -68,6 +73,8 @@ export class Daemon {
       clock: ctx.clock,
       onPunches: () => this.delivery?.deliverer.wake(),
     };
+    this.deps = deps;
+    if (c.adms) this.attachPushReceiver(c.adms);
     this.sources = new SourceSet(opts.sourceFactory ?? createSource, deps, ctx.logger);
     this.statusLog = new StatusLog(c.status.path!, () => buildStatus(this.journal, this.config, ctx.clock.now()), ctx);
   }
@@ -76,6 +83,7 @@ export class Daemon {
     const { logger } = this.ctx;
     this.prune();
     this.startDelivery();
+    await this.pushReceiver?.start();
     await this.sources.apply(this.config.terminals);
     this.statusLog.start(this.config.status.intervalMs);
     this.every(DAY_MS, () => this.prune());
@@ -113,6 +121,7 @@ export class Daemon {
       await this.stopDelivery();
       this.startDelivery();
     }
+    await this.reloadPushReceiver(next);
     await this.sources.apply(next.terminals);
     this.statusLog.write();
     this.opts.notifier.ready(`collecting from ${this.sources.names().length} terminals`);
@@ -125,6 +134,7 @@ export class Daemon {
       this.opts.notifier.stopping();
       for (const t of this.timers) clearInterval(t);
       await this.sources.stopAll();
+      await this.pushReceiver?.stop();
       await this.stopDelivery();
       this.statusLog.stop();
       this.statusLog.write();
@@ -132,6 +142,27 @@ export class Daemon {
       this.ctx.logger.info('punchgate stopped');
     })();
     return this.stopping;
+  }
+
+  private attachPushReceiver(adms: NonNullable<Config['adms']>): void {
+    const wake = () => this.delivery?.deliverer.wake();
+    this.pushReceiver = createPushReceiver(adms, this.journal, this.ctx, (fn) => this.guard(fn), wake);
+    this.deps.pushReceiver = this.pushReceiver;
+  }
+
+  /** A reload keeps the receiver and its connections: new delays and limits apply, a new port only after a restart. */
+  private async reloadPushReceiver(next: Config): Promise<void> {
+    if (!next.adms) {
+      if (this.pushReceiver) this.ctx.logger.warn('removing adms takes effect only after a restart');
+      return;
+    }
+    if (!this.pushReceiver) {
+      this.attachPushReceiver(next.adms);
+      await this.pushReceiver!.start();
+      return;
+    }
+    const later = this.pushReceiver.configure(next.adms);
+    if (later.length > 0) this.ctx.logger.warn({ keys: later }, 'these adms changes take effect only after a restart');
   }
 
   private startDelivery(): void {

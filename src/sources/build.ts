@@ -1,5 +1,6 @@
 import type { SerialTerminalConfig, TerminalConfig } from '../config/terminals.js';
 import type { PunchSink } from '../journal/types.js';
+import { AdmsSource } from './adms/index.js';
 import { SerialSource, validateSerialTerminal } from './serial/index.js';
 import type { Source, SourceDeps } from './types.js';
 import { ZkSource } from './zk/zk-source.js';
@@ -58,7 +59,14 @@ class SerialTerminalSource implements Source {
 
 /** Builds the source for one terminal of the config. */
 export function createSource(cfg: TerminalConfig, deps: SourceDeps): Source {
-  return cfg.kind === 'zk' ? new ZkSource(cfg, deps) : new SerialTerminalSource(cfg, deps);
+  switch (cfg.kind) {
+    case 'zk':
+      return new ZkSource(cfg, deps);
+    case 'serial':
+      return new SerialTerminalSource(cfg, deps);
+    case 'adms':
+      return new AdmsSource(cfg, deps);
+  }
 }
 
 /**
