@@ -127,10 +127,11 @@ export class ContactBook {
     }
     const refusals = [...this.refusals.values()];
     try {
-      this.journal.recordContacts(changed.map(([name, c]) => toRecord(name, c)));
-      for (const [, c] of changed) c.dirty = false;
+      // Refusals first: a contact written after them forgives what came before it.
       this.journal.recordRefusals(refusals);
       this.refusals.clear();
+      this.journal.recordContacts(changed.map(([name, c]) => toRecord(name, c)));
+      for (const [, c] of changed) c.dirty = false;
     } catch (e) {
       if (now - this.lastFlushError >= FLUSH_ERROR_LOG_MS) {
         this.lastFlushError = now;
