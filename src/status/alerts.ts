@@ -26,6 +26,14 @@ export function span(ms: number): string {
 /** "1 punch", "14 punches". */
 export const punches = (n: number) => `${n} ${n === 1 ? 'punch' : 'punches'}`;
 
+/** "terminal lobby has not pushed for 12 min (last contact 09:14 from 192.168.10.7)". */
+function pushSilence(t: StatusReport['terminals'][number], now: number): string {
+  const last = t.push?.lastContactAt ? Date.parse(t.push.lastContactAt) : null;
+  if (last === null) return `terminal ${t.name} has not pushed yet`;
+  const from = t.push?.address ? ` from ${t.push.address}` : '';
+  return `terminal ${t.name} has not pushed for ${span(now - last)} (last contact ${clockTime(last, now)}${from})`;
+}
+
 /** Active alerts in plain words, most urgent first. */
 export function alertsFor(r: StatusReport, rejections: { message: string; count: number }[], now: number): string[] {
   const out: string[] = [];
@@ -51,7 +59,11 @@ export function alertsFor(r: StatusReport, rejections: { message: string; count:
   for (const t of r.terminals) {
     const since = ms(t.offlineSince);
     if (!t.online && since !== null && now - since >= OFFLINE_ALERT_MS) {
-      out.push(`terminal ${t.name} unreachable for ${span(now - since)}${t.lastError ? ` (${t.lastError})` : ''}`);
+      out.push(
+        t.push
+          ? pushSilence(t, now)
+          : `terminal ${t.name} unreachable for ${span(now - since)}${t.lastError ? ` (${t.lastError})` : ''}`,
+      );
     }
     if (t.previousSerial) {
       out.push(

@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.js';
 import type { Journal } from '../journal/journal.js';
 import { UNKNOWN_CARD_PREFIX } from '../punch.js';
 import { alertsFor, punches } from './alerts.js';
+import { addPushStatus, pushAlerts } from './push.js';
 import type { StatusReport, TerminalStatus } from './types.js';
 
 export type { StatusReport, TerminalStatus } from './types.js';
@@ -28,6 +29,7 @@ export function buildStatus(journal: Journal, config: Config, now: number): Stat
       offlineSince: iso(r?.offlineSince),
       lastError: r?.lastError ?? null,
       previousSerial: r?.previousSerial ? r.previousSerial : null,
+      firmware: r?.firmware ?? null,
     };
   });
   const report: StatusReport = {
@@ -49,7 +51,9 @@ export function buildStatus(journal: Journal, config: Config, now: number): Stat
     terminals,
     alerts: [],
   };
+  addPushStatus(report, journal, config, now);
   report.alerts = alertsFor(report, journal.queries.rejectionSummary(), now);
+  report.alerts.push(...pushAlerts(report, now));
   for (const u of journal.queries.codesWithPrefix(UNKNOWN_CARD_PREFIX)) {
     report.alerts.push(
       `terminal ${u.terminal}: ${punches(u.count)} from cards not in its code map (${u.codes.join(', ')}): add them to the code map, then punchgate punches retry`,

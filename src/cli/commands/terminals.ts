@@ -4,6 +4,7 @@ import { buildStatus } from '../../status/index.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, loadContext, withJournal } from '../common.js';
 import { fmtSkew } from './poll.js';
+import { printPushUsers, registerTerminalCommands } from './terminal-commands.js';
 
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) + 'Z' : 'never');
 
@@ -27,21 +28,31 @@ export function registerTerminals(program: Command): void {
             );
             if (t.lastError && !t.online)
               process.stdout.write(`${''.padEnd(16)} last error: ${ctx.secrets.scrub(t.lastError)}\n`);
+            if (t.push)
+              process.stdout.write(
+                `${''.padEnd(16)} push: last contact ${when(t.push.lastContactAt)} from ${t.push.address ?? '-'}, last upload ${when(t.push.lastUploadAt)}, ${t.push.received} punches received, ${t.push.malformed} malformed lines${t.firmware ? `, firmware ${t.firmware}` : ''}\n`,
+              );
           }
         }),
       ),
     );
 
+  registerTerminalCommands(terminals);
+
   terminals
     .command('users')
-    .description("list a ZK terminal's enrolled users")
+    .description("list a terminal's enrolled users (ZK: read from the terminal; push: as it reported them)")
     .argument('<name>', 'terminal name')
     .option('--json', 'machine-readable output')
     .action(
       action(async (name: string, opts: { json?: boolean }, cmd: Command) => {
+        const t0 = loadContext(cmd, { logToStderr: true }).config.terminals.find((x) => x.name === name);
+        if (t0?.kind === 'adms')
+          return withJournal(cmd, (ctx, journal) => printPushUsers(ctx, journal, t0, Boolean(opts.json)));
         const ctx = loadContext(cmd, { logToStderr: true });
         const t = ctx.config.terminals.find((x) => x.name === name);
-        if (!t || t.kind !== 'zk') throw new ExitError(`no zk terminal named "${name}" in the config`, EXIT.CONFIG);
+        if (!t || t.kind !== 'zk')
+          throw new ExitError(`no zk or push terminal named "${name}" in the config`, EXIT.CONFIG);
         const client = defaultClientFactory(t);
         try {
           await client.connect();

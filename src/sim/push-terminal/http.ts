@@ -21,6 +21,8 @@ export interface SimRequest {
 export class SimHttp {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
   private readonly base: URL;
+  /** Connections opened so far (keep-alive reuses one while the server keeps it). */
+  connections = 0;
 
   constructor(server: string) {
     this.base = new URL(server);
@@ -51,6 +53,9 @@ export class SimHttp {
         req.destroy();
         finish({ kind: 'failed', reason: `no answer within ${r.timeoutMs} ms` });
       }, r.timeoutMs);
+      req.on('socket', () => {
+        if (!req.reusedSocket) this.connections++;
+      });
       req.on('error', (e) => finish({ kind: 'failed', reason: (e as NodeJS.ErrnoException).code ?? e.message }));
       req.on('response', (res) => {
         const chunks: Buffer[] = [];

@@ -69,6 +69,7 @@ class PushTerminal implements PushTerminalSim {
     malformedSent: 0,
     lastError: null,
     serverStamp: null,
+    connections: 0,
   };
   private stopped = false;
   private wake: (() => void) | undefined;
@@ -187,7 +188,8 @@ class PushTerminal implements PushTerminalSim {
   private async poll(): Promise<boolean> {
     const params: Record<string, string> = this.pollCount++ % 10 === 0 ? { INFO: this.infoParam() } : {};
     const a = await this.request('GET', this.path('getrequest', params));
-    if (!this.ok(a, 'getrequest') || a.kind !== 'answer') return false;
+    // `OK`, or command lines `C:<id>:...`.
+    if (a.kind !== 'answer' || a.status !== 200 || !/^(OK|C:)/.test(a.body)) return this.ok(a, 'getrequest');
     this.nextPollAt = this.clock.now() + this.delayMs;
     const commands = parseCommands(a.body);
     if (commands.length === 0) return true;
@@ -348,6 +350,10 @@ class PushTerminal implements PushTerminalSim {
     return this.log.size - this.log.all().filter((r) => this.ackedSeqs.has(r.seq)).length;
   }
 
+  backlog(): number {
+    return this.log.size - this.pointer + this.requery.length;
+  }
+
   users(): PushSimUser[] {
     return this.userList.map((u) => ({ ...u }));
   }
@@ -357,7 +363,7 @@ class PushTerminal implements PushTerminalSim {
   }
 
   stats(): PushSimStats {
-    return { ...this.st };
+    return { ...this.st, connections: this.http.connections };
   }
 
   setFaults(f: Partial<PushSimFaults>): void {

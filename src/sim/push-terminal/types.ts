@@ -92,6 +92,8 @@ export interface PushSimStats {
   lastError: string | null;
   /** The ATTLOGStamp of the last handshake. */
   serverStamp: string | null;
+  /** TCP connections opened (one is kept alive between requests while the server allows). */
+  connections: number;
 }
 
 export interface PushTerminalSim {
@@ -103,8 +105,10 @@ export interface PushTerminalSim {
   records(): PushSimRecord[];
   /** Records the server answered OK for. */
   acked(): PushSimRecord[];
-  /** Records not yet answered OK. */
+  /** Records not yet answered OK (some may be stored all the same: an answer lost on the way). */
   pending(): number;
+  /** Records the terminal still means to upload: after its upload position (the server's stamp, or its last OK). */
+  backlog(): number;
   users(): PushSimUser[];
   commands(): PushSimCommand[];
   stats(): PushSimStats;

@@ -101,6 +101,13 @@ export class AdmsReceiver implements PushTerminalRegistry {
     return pushOfflineAfterMs(this.settings);
   }
 
+  /** Connections open now (all addresses). */
+  openConnections(): number {
+    let n = 0;
+    for (const c of this.perAddress.values()) n += c;
+    return n;
+  }
+
   /** Where it listens, once it does. */
   address(): { host: string; port: number } | undefined {
     return this.bound;
