@@ -2,7 +2,7 @@ import { pushOfflineAfterMs } from '../config/adms.js';
 import type { Config } from '../config/schema.js';
 import type { Journal } from '../journal/journal.js';
 import { PushStore } from '../journal/push-store.js';
-import { clockTime, span } from './alerts.js';
+import { clockTime } from './alerts.js';
 import type { PushRefusalStatus, StatusReport, TerminalStatus } from './types.js';
 
 /** Refused pushers seen this recently are shown. */

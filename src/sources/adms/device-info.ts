@@ -12,11 +12,8 @@ export interface DeviceInfo {
 
 const count = (s: string | undefined) => (s !== undefined && /^\d{1,9}$/.test(s.trim()) ? Number(s.trim()) : undefined);
 // eslint-disable-next-line no-control-regex -- stripping control characters is the point here
-const clean = (s: string | undefined) =>
-  s
-    ?.replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
-    .trim()
-    .slice(0, 64) || undefined;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+const clean = (s: string | undefined) => s?.replace(CONTROL, '').trim().slice(0, 64) || undefined;
 
 /** The `INFO=` query parameter of getrequest. */
 export function parseInfoParam(info: string): DeviceInfo {

@@ -68,6 +68,12 @@ export function readBody(
   });
 }
 
+/** Whether the request announced a body (a GET of the protocol has none). */
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
 /**
  * Sends a plain-text answer. An answer given before the body was read in full also closes the
  * connection, so a client cannot keep feeding a body nobody reads.
@@ -81,7 +87,7 @@ export function answer(
 ): void {
   if (res.headersSent || res.destroyed) return;
   const text = Buffer.from(body, 'utf8');
-  const close = !req.complete;
+  const close = hasBody(req) && !req.complete;
   res.writeHead(status, {
     'Content-Type': 'text/plain; charset=utf-8',
     'Content-Length': String(text.length),
