@@ -1,11 +1,10 @@
 import type { Database } from 'better-sqlite3';
-import type { Punch } from '../punch.js';
 import type { Clock } from '../util/clock.js';
 import type {
   CommandTakeLimits,
-  IngestOptions,
   IngestResult,
   PunchSink,
+  PunchUpload,
   PushContact,
   PushJournal,
   PushMalformed,
@@ -86,34 +85,31 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
     private readonly clock: Clock,
   ) {}
 
-  commitPunches(
-    upload: PushUpload,
-    punches: readonly Punch[],
-    opts: IngestOptions & { malformed: PushMalformed },
-  ): IngestResult {
+  commitPunches(uploads: readonly PunchUpload[]): IngestResult[] {
+    const counters = this.db.prepare(
+      `INSERT INTO push_terminals (terminal, serial, last_upload_at, uploads, received, malformed, last_malformed, last_malformed_at)
+       VALUES (@terminal, @serial, @at, 1, @received, @malformed, @first, @firstAt)
+       ON CONFLICT (terminal) DO UPDATE SET serial = excluded.serial, last_upload_at = excluded.last_upload_at,
+         uploads = uploads + 1, received = received + excluded.received, malformed = malformed + excluded.malformed,
+         last_malformed = coalesce(excluded.last_malformed, last_malformed),
+         last_malformed_at = coalesce(excluded.last_malformed_at, last_malformed_at)`,
+    );
     return this.db
-      .transaction(() => {
-        // Nested: better-sqlite3 runs the journal's own transaction as a savepoint of this one.
-        const r = this.sink.ingest(punches, { timezone: opts.timezone });
-        this.saveStamp(upload);
-        this.db
-          .prepare(
-            `INSERT INTO push_terminals (terminal, serial, last_upload_at, uploads, received, malformed, last_malformed, last_malformed_at)
-             VALUES (@terminal, @serial, @at, 1, @received, @malformed, @first, @firstAt)
-             ON CONFLICT (terminal) DO UPDATE SET serial = excluded.serial, last_upload_at = excluded.last_upload_at,
-               uploads = uploads + 1, received = received + excluded.received, malformed = malformed + excluded.malformed,
-               last_malformed = coalesce(excluded.last_malformed, last_malformed),
-               last_malformed_at = coalesce(excluded.last_malformed_at, last_malformed_at)`,
-          )
-          .run({
-            terminal: upload.terminal,
-            serial: upload.serial,
-            at: upload.at,
-            received: punches.length,
-            ...this.malformedParams(opts.malformed, upload.at),
+      .transaction(() =>
+        uploads.map((u) => {
+          // Nested: better-sqlite3 runs the journal's own transaction as a savepoint of this one.
+          const r = this.sink.ingest(u.punches, { timezone: u.timezone });
+          this.saveStamp(u.upload);
+          counters.run({
+            terminal: u.upload.terminal,
+            serial: u.upload.serial,
+            at: u.upload.at,
+            received: u.punches.length,
+            ...this.malformedParams(u.malformed, u.upload.at),
           });
-        return r;
-      })
+          return r;
+        }),
+      )
       .immediate();
   }
 

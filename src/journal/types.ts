@@ -165,6 +165,15 @@ export interface PushMalformed {
   first: string | null;
 }
 
+/** The punches of one ATTLOG upload, with what is saved along with them. */
+export interface PunchUpload {
+  upload: PushUpload;
+  punches: readonly Punch[];
+  /** IANA zone of the terminal's clock (to judge "in the future"). */
+  timezone?: string;
+  malformed: PushMalformed;
+}
+
 /** A user as a push terminal reports it. Never a password or a biometric template. */
 export interface PushUser {
   pin: string;
@@ -280,12 +289,11 @@ export interface CommandTakeLimits {
  * returns, its effect is durable (the receiver answers OK only after that).
  */
 export interface PushJournal {
-  /** Journals the punches of one ATTLOG upload and saves its stamp, in one transaction. */
-  commitPunches(
-    upload: PushUpload,
-    punches: readonly Punch[],
-    opts: IngestOptions & { malformed: PushMalformed },
-  ): IngestResult;
+  /**
+   * Journals the punches of ATTLOG uploads (of one or several terminals) and saves each one's
+   * stamp, all in one transaction: one disk sync for every upload that arrived together.
+   */
+  commitPunches(uploads: readonly PunchUpload[]): IngestResult[];
   /** Saves the users of one OPERLOG/USERINFO upload and its stamp, in one transaction. */
   commitUsers(upload: PushUpload, users: readonly PushUser[], malformed: PushMalformed): void;
   /** The stamps saved for a terminal and serial, by table. */

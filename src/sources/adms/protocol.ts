@@ -11,6 +11,7 @@ import type { ContactBook } from './contacts.js';
 import { parseDeviceCmd } from './devicecmd.js';
 import { parseInfoPairs, parseInfoParam } from './device-info.js';
 import type { PushTerminal, TerminalDirectory } from './directory.js';
+import type { GroupCommit } from './group-commit.js';
 import { answer, readBody, type BodyBudget, type BodyOutcome } from './http-body.js';
 import { parseOperlog } from './operlog.js';
 import { optionBlock, pushBlock, timeZoneOption } from './options.js';
@@ -18,6 +19,8 @@ import { optionBlock, pushBlock, timeZoneOption } from './options.js';
 /** What every protocol handler works with. */
 export interface ReceiverContext {
   journal: PushJournal;
+  /** ATTLOG uploads go through here: those that arrive together share one transaction. */
+  commits: GroupCommit;
   directory: TerminalDirectory;
   contacts: ContactBook;
   budget: BodyBudget;
@@ -167,7 +170,9 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest): Promise<void>
   }));
   const upload = { terminal: cfg.name, serial: cfg.serial, table: 'ATTLOG', stamp: validStamp(p.query.get('Stamp')) };
   try {
-    const r = ctx.journal.commitPunches({ ...upload, at: ctx.clock.now() }, punches, {
+    const r = await ctx.commits.submit({
+      upload: { ...upload, at: ctx.clock.now() },
+      punches,
       timezone: cfg.timezone,
       malformed: malformedSummary(parsed.malformed),
     });

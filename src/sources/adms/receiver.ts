@@ -9,6 +9,7 @@ import type { Logger } from '../../util/logger.js';
 import type { PushTerminalRegistry } from '../types.js';
 import { ContactBook } from './contacts.js';
 import { normalizeAddress, TerminalDirectory } from './directory.js';
+import { GroupCommit } from './group-commit.js';
 import { answer, BodyBudget } from './http-body.js';
 import {
   handleDeviceCmd,
@@ -86,6 +87,7 @@ export class AdmsReceiver implements PushTerminalRegistry {
     this.contacts = new ContactBook(opts.journal, opts.clock, opts.logger, () => this.offlineAfterMs());
     this.ctx = {
       journal: opts.journal,
+      commits: new GroupCommit(opts.journal),
       directory: this.directory,
       contacts: this.contacts,
       budget: new BodyBudget(opts.settings.maxBodyBytes * BODY_BUDGET_FACTOR),
