@@ -301,6 +301,9 @@ class PushTerminal implements PushTerminalSim {
     const hangUpBeforeAnswer = !dropMidBody && this.rnd() < this.faults.unansweredRate;
     const a = await this.request('POST', path, body, { dropMidBody, hangUpBeforeAnswer });
     if (!this.ok(a, `ATTLOG upload of ${batch.length}`)) return false;
+    this.say(
+      `uploaded ${batch.length} punch${batch.length === 1 ? '' : 'es'} (Stamp=${stamp}): ${a.kind === 'answer' ? a.body.trim() : ''}`,
+    );
     this.st.okUploads++;
     for (const r of batch) this.ackedSeqs.add(r.seq);
     this.pointer = Math.max(this.pointer, batch.at(-1)!.seq);
