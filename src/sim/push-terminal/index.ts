@@ -95,7 +95,7 @@ class PushTerminal implements PushTerminalSim {
       },
       () => this.clock.now(),
     );
-    for (let i = 0; i < (opts.punches ?? 0); i++) this.log.add();
+    this.log.addPast(opts.punches ?? 0);
     this.delayMs = opts.delayMs ?? 10_000;
     this.errorDelayMs = opts.errorDelayMs ?? 30_000;
     this.loop = this.run();

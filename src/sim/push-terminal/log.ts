@@ -38,14 +38,25 @@ export class AttendanceLog {
     this.sequenceStart = opts.sequenceStart ?? wallClockAt(now() - 30 * 86_400_000, opts.timezone);
   }
 
-  add(pin?: string): PushSimRecord {
+  /** Adds `n` records of the past, 7 s apart, ending a minute ago (a log the terminal had before). */
+  addPast(n: number): void {
+    if (this.opts.timeMode === 'sequence') {
+      for (let i = 0; i < n; i++) this.add();
+      return;
+    }
+    const start = wallClockAt(this.now() - (n * 7 + 60) * 1000, this.opts.timezone);
+    for (let i = 0; i < n; i++) this.add(undefined, addSeconds(start, i * 7));
+  }
+
+  add(pin?: string, at?: string): PushSimRecord {
     const users = this.users();
     const seq = this.list.length + 1;
     const who = pin ?? users[Math.floor(this.rnd() * users.length)]?.pin ?? '1';
     const logTime =
-      this.opts.timeMode === 'sequence'
+      at ??
+      (this.opts.timeMode === 'sequence'
         ? addSeconds(this.sequenceStart, seq)
-        : wallClockAt(this.now(), this.opts.timezone);
+        : wallClockAt(this.now(), this.opts.timezone));
     const r: PushSimRecord = { seq, pin: who, logTime, status: this.rnd() < 0.5 ? 0 : 1, verify: 1 };
     this.list.push(r);
     return r;

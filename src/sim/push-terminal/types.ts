@@ -43,7 +43,7 @@ export interface PushTerminalSimOptions {
   serial: string;
   /** Users to enroll: a list, or a count of generated users (default 10). */
   users?: readonly PushSimUser[] | number;
-  /** Records in the log at start (default 0). */
+  /** Records in the log at start (default 0): 7 s apart, ending a minute before the start. */
   punches?: number;
   /**
    * Times of new records: 'clock' = the terminal clock now (in `timezone`); 'sequence' = one
