@@ -88,3 +88,21 @@ describe('ADMS receiver: who may push', () => {
     await waitFor(() => r!.store.refusals().length === 0, 5000, 'refusal forgotten after acceptance');
   });
 });
+
+describe('ADMS receiver: a flood of invented serials', () => {
+  it('stays bounded in the log and in the journal', async () => {
+    const r = await startReceiver();
+    try {
+      for (let i = 0; i < 400; i++) {
+        const a = await http(r.url, 'GET', `/iclock/cdata?SN=FAKE${i}&options=all`);
+        expect(a.status).toBe(403);
+      }
+      await waitFor(() => r.store.refusals().length > 0, 5000, 'refusals recorded');
+      const lines = r.log.lines().filter((l) => String(l.msg).includes('is pushing but is not configured'));
+      expect(lines.length).toBeLessThanOrEqual(20);
+      expect(r.store.refusals().length).toBeLessThanOrEqual(200);
+    } finally {
+      await r.stop();
+    }
+  });
+});

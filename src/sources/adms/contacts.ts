@@ -3,6 +3,7 @@ import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import type { DeviceInfo } from './device-info.js';
 import type { PushTerminal } from './directory.js';
+import { LogBudget } from './log-budget.js';
 
 /** Refused pushers waiting to be written at most (a flood of invented serials stays bounded). */
 const MAX_PENDING_REFUSALS = 200;
@@ -31,6 +32,8 @@ export class ContactBook {
   private readonly contacts = new Map<string, Contact>();
   private readonly refusals = new Map<string, PushRefusal>();
   private readonly refusalLogged = new Map<string, number>();
+  /** Refusal lines in all (many invented serials must not flood the log). */
+  private readonly refusalBudget = new LogBudget(20, 60_000);
   private lastFlushError = 0;
 
   constructor(
@@ -88,21 +91,24 @@ export class ContactBook {
     } else if (this.refusals.size < MAX_PENDING_REFUSALS) {
       this.refusals.set(key, { serial, address, reason, terminal, firstSeenAt: now, lastSeenAt: now, count: 1 });
     }
+    // Each serial and address once in a while, and few lines in all.
     const logged = this.refusalLogged.get(key);
-    if (logged === undefined || now - logged >= REFUSAL_LOG_MS) {
-      if (this.refusalLogged.size >= MAX_PENDING_REFUSALS) this.refusalLogged.clear();
-      this.refusalLogged.set(key, now);
-      if (reason === 'unknown')
-        this.logger.warn(
-          { serial, address },
-          `terminal SN=${serial} is pushing but is not configured: add it to terminals (kind: adms, serial: ${serial}) to accept its punches`,
-        );
-      else
-        this.logger.warn(
-          { serial, address, terminal },
-          `terminal SN=${serial} (${terminal}) is pushing from ${address}, outside its allowFrom: refused`,
-        );
-    }
+    if (logged !== undefined && now - logged < REFUSAL_LOG_MS) return;
+    const held = this.refusalBudget.take(now);
+    if (held === undefined) return;
+    if (this.refusalLogged.size >= MAX_PENDING_REFUSALS) this.refusalLogged.clear();
+    this.refusalLogged.set(key, now);
+    const extra = held > 0 ? { refusalsNotLogged: held } : {};
+    if (reason === 'unknown')
+      this.logger.warn(
+        { serial, address, ...extra },
+        `terminal SN=${serial} is pushing but is not configured: add it to terminals (kind: adms, serial: ${serial}) to accept its punches`,
+      );
+    else
+      this.logger.warn(
+        { serial, address, terminal, ...extra },
+        `terminal SN=${serial} (${terminal}) is pushing from ${address}, outside its allowFrom: refused`,
+      );
   }
 
   /**

@@ -12,6 +12,7 @@ import { parseDeviceCmd } from './devicecmd.js';
 import { parseInfoPairs, parseInfoParam } from './device-info.js';
 import type { PushTerminal, TerminalDirectory } from './directory.js';
 import type { GroupCommit } from './group-commit.js';
+import { LogBudget } from './log-budget.js';
 import { answer, readBody, type BodyBudget, type BodyOutcome } from './http-body.js';
 import { parseOperlog } from './operlog.js';
 import { optionBlock, pushBlock, timeZoneOption } from './options.js';
@@ -88,16 +89,32 @@ function stillAccepted(ctx: ReceiverContext, p: PushRequest): PushTerminal | und
   return r.kind === 'ok' ? r.terminal : undefined;
 }
 
+/** Malformed lines logged one by one, per terminal: at most 50 in 10 minutes (then only a summary per upload). */
+const malformedBudgets = new WeakMap<PushTerminal['cfg'], LogBudget>();
+
 function reportMalformed(ctx: ReceiverContext, t: PushTerminal, table: string, bad: readonly MalformedLine[]): void {
+  if (bad.length === 0) return;
+  const budget = malformedBudgets.get(t.cfg) ?? new LogBudget(50, 10 * 60_000);
+  malformedBudgets.set(t.cfg, budget);
+  const now = ctx.clock.now();
+  let logged = 0;
   for (const m of bad.slice(0, MALFORMED_LOGGED)) {
+    if (budget.take(now) === undefined) break;
+    logged++;
     ctx.logger.warn(
       { terminal: t.cfg.name, serial: t.cfg.serial, table, line: m.line, reason: m.reason, text: m.text },
       `malformed ${table} line skipped`,
     );
   }
-  if (bad.length > MALFORMED_LOGGED)
+  if (bad.length > logged)
     ctx.logger.warn(
-      { terminal: t.cfg.name, serial: t.cfg.serial, table, more: bad.length - MALFORMED_LOGGED },
+      {
+        terminal: t.cfg.name,
+        serial: t.cfg.serial,
+        table,
+        more: bad.length - logged,
+        first: `line ${bad[0]!.line}: ${bad[0]!.reason}`,
+      },
       `more malformed ${table} lines skipped`,
     );
 }
