@@ -29,7 +29,7 @@ describe('ADMS receiver: who may push', () => {
     expect((await http(r.url, 'GET', '/iclock/getrequest?SN=STRANGER01')).status).toBe(403);
     expect((await http(r.url, 'GET', '/iclock/ping?SN=STRANGER01')).status).toBe(403);
     expect(r.journal.queries.list()).toEqual([]);
-    await waitFor(() => r!.store.refusals().length === 1, 5000, 'refusal recorded');
+    await waitFor(() => r!.store.refusals()[0]?.count === 4, 5000, 'the four refusals recorded');
     expect(r.store.refusals()[0]).toMatchObject({
       serial: 'STRANGER01',
       address: '127.0.0.1',
