@@ -15,6 +15,7 @@ import { benchScale } from './lib/scale.js';
 import { log, renderTable, type BenchRow } from './lib/table.js';
 import { benchZkDownload } from './zk-download.js';
 import { benchZkFaults } from './zk-faults.js';
+import { benchMetricsServe, benchWebIdle } from './web.js';
 
 interface Benchmark {
   describe: string;
@@ -36,6 +37,14 @@ const BENCHMARKS: Record<string, Benchmark> = {
   'daemon-idle': {
     describe: 'idle RSS of `punchgate run` with 10 simulated terminals (needs `punchgate run`)',
     run: benchDaemonIdle,
+  },
+  'web-idle': {
+    describe: 'idle RSS of `punchgate run` with 10 terminals, status page server on and scraped (vs off)',
+    run: benchWebIdle,
+  },
+  'metrics-serve': {
+    describe: 'time to serve /metrics of `punchgate run` with 200 terminals (vs a bare node:http server)',
+    run: benchMetricsServe,
   },
   'daemon-latency': {
     describe: 'real-time punch -> HRMS latency through `punchgate run` (needs `punchgate run`)',

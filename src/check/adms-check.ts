@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { existsSync } from 'node:fs';
-import { parseListen, pushOfflineAfterMs, type AdmsConfig } from '../config/adms.js';
+import { admsListenAddress, pushOfflineAfterMs, type AdmsConfig } from '../config/adms.js';
 import type { AdmsTerminalConfig } from '../config/terminals.js';
 import { PushStore } from '../journal/push-store.js';
 import { Database } from '../journal/sqlite-driver.js';
@@ -43,7 +43,7 @@ const ago = (ms: number) => (ms < 120_000 ? `${Math.round(ms / 1000)} s ago` : `
 
 /** The receiver's port takes connections (punchgate run holds it while it runs). */
 export async function checkAdmsReceiver(adms: AdmsConfig): Promise<CheckResult> {
-  const where = parseListen(adms.listen)!;
+  const where = admsListenAddress(adms);
   const host = where.host === '0.0.0.0' ? '127.0.0.1' : where.host === '::' ? '::1' : where.host;
   const reachable = await new Promise<boolean>((resolve) => {
     const socket = connect({ host, port: where.port });

@@ -1,15 +1,11 @@
-import { isIP } from 'node:net';
 import { z } from 'zod';
+import { LISTEN_FORMAT, parseListen } from './listen.js';
 
-/** `0.0.0.0:8081`, `192.168.1.5:8081`, `[::]:8081`, `box.local:8081`: host and port of a listening socket. */
-export function parseListen(s: string): { host: string; port: number } | undefined {
-  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/.exec(s.trim());
-  if (!m) return undefined;
-  const host = m[1] ?? m[2]!;
-  if (m[1] !== undefined && isIP(host) !== 6) return undefined;
-  const port = Number(m[3]);
-  if (port > 65535) return undefined;
-  return { host, port };
+/** Host and port of `adms.listen` (validated with the config). */
+export function admsListenAddress(adms: Pick<AdmsConfig, 'listen'>): { host: string; port: number } {
+  const at = parseListen(adms.listen);
+  if (typeof at === 'string') throw new Error(`adms.listen: ${at}`);
+  return { host: at.host, port: at.port };
 }
 
 /**
@@ -18,7 +14,14 @@ export function parseListen(s: string): { host: string; port: number } | undefin
  */
 export const admsSchema = z.strictObject({
   /** Where terminals push: host:port (8081 is the usual ADMS port). */
-  listen: z.string().refine((s) => parseListen(s) !== undefined, 'must be host:port, e.g. 0.0.0.0:8081 or [::]:8081'),
+  listen: z.string().superRefine((s, ctx) => {
+    const at = parseListen(s);
+    if (typeof at === 'string')
+      ctx.addIssue({
+        code: 'custom',
+        message: at === LISTEN_FORMAT ? 'must be HOST:PORT such as 0.0.0.0:8081 or [::]:8081' : at,
+      });
+  }),
   /** `Delay=`: seconds between a terminal's command polls (the protocol suggests 2-60). */
   delay: z.number().int().min(1).max(600).default(10),
   /** `ErrorDelay=`: seconds a terminal waits before retrying after a failed request (30-300 suggested). */

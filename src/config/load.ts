@@ -60,7 +60,11 @@ function resolvePaths(c: Config, baseDir: string): Config {
     ...c,
     journal: { ...c.journal, path: journalPath },
     hrms: { ...c.hrms, tokenFile: abs(c.hrms.tokenFile), caFile: abs(c.hrms.caFile) },
-    status: { ...c.status, path: abs(c.status.path) ?? join(dirname(journalPath), 'status.txt') },
+    status: {
+      ...c.status,
+      path: abs(c.status.path) ?? join(dirname(journalPath), 'status.txt'),
+      authTokenFile: abs(c.status.authTokenFile),
+    },
     terminals: c.terminals.map((t) => (t.kind === 'serial' ? { ...t, codeMap: abs(t.codeMap) } : t)),
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { admsSchema } from './adms.js';
+import { DEFAULT_STATUS_LISTEN, LISTEN_FORMAT, parseListen } from './listen.js';
 import { terminalSchema } from './terminals.js';
 
 export const DEFAULT_CONFIG_PATH = '/etc/punchgate/punchgate.yaml';
@@ -115,6 +116,33 @@ const statusSchema = z
     /** The human-readable status log; default `status.txt` beside the journal. */
     path: z.string().optional(),
     intervalMs: durationMs.default(60_000),
+    /** The status page, /status.json, /metrics, /livez and /readyz: HOST:PORT, or false for none. */
+    listen: z
+      .union([z.literal(false), z.string()], { error: LISTEN_FORMAT })
+      .default(DEFAULT_STATUS_LISTEN)
+      .superRefine((l, ctx) => {
+        const parsed = l === false ? undefined : parseListen(l);
+        if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', message: parsed });
+      }),
+    /** File holding the token a visitor must send (bearer token, or the password of basic auth). */
+    authTokenFile: z.string().min(1).optional(),
+    /** Serve beyond loopback without a token (a trusted network only). */
+    allowUnauthenticated: z.boolean().default(false),
+    /** How often the status page reloads itself in the browser. */
+    refreshSeconds: z.number().int().min(1).max(3600).default(10),
+  })
+  .superRefine((s, ctx) => {
+    const at = s.listen === false ? undefined : parseListen(s.listen);
+    if (typeof at === 'object' && !at.loopback && !s.authTokenFile && !s.allowUnauthenticated) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['listen'],
+        message:
+          `${s.listen as string} can be reached from other machines: set status.authTokenFile (a token that ` +
+          'the browser or Prometheus sends as bearer token or basic-auth password), or ' +
+          'status.allowUnauthenticated: true on a trusted network',
+      });
+    }
   })
   .prefault({});
 
@@ -193,4 +221,5 @@ export type Config = z.infer<typeof configSchema>;
 export type HrmsConfig = Config['hrms'];
 export type DeliveryConfig = Config['delivery'];
 export type JournalConfig = Config['journal'];
+export type StatusConfig = Config['status'];
 export type { AdmsConfig } from './adms.js';

@@ -10,7 +10,8 @@ import { compilePatterns } from '../delivery/outcomes.js';
 import type { AdmsReceiver } from '../sources/adms/index.js';
 import { checkTerminalConfig, createSource } from '../sources/build.js';
 import type { SourceDeps } from '../sources/types.js';
-import { buildStatus } from '../status/index.js';
+import { buildStatus, LatestReport } from '../status/index.js';
+import { StatusWeb } from '../web/index.js';
 import { createPushReceiver } from './push-receiver.js';
 import { StatusLog } from './status-log.js';
 import { SourceSet, type SourceFactory } from './sources.js';
@@ -44,6 +45,8 @@ export class Daemon {
   /** The push terminal receiver (adms.listen), shared by every push terminal's source. */
   private pushReceiver: AdmsReceiver | undefined;
   private readonly statusLog: StatusLog;
+  /** The status page, /metrics and the health endpoints (status.listen). */
+  readonly web: StatusWeb;
   private timers: NodeJS.Timeout[] = [];
   private stopping: Promise<void> | undefined;
 
@@ -76,7 +79,15 @@ export class Daemon {
     this.deps = deps;
     if (c.adms) this.attachPushReceiver(c.adms);
     this.sources = new SourceSet(opts.sourceFactory ?? createSource, deps, ctx.logger);
-    this.statusLog = new StatusLog(c.status.path!, () => buildStatus(this.journal, this.config, ctx.clock.now()), ctx);
+    const reports = new LatestReport(() => buildStatus(this.journal, this.config, ctx.clock.now()), ctx.clock.now);
+    this.statusLog = new StatusLog(c.status.path!, () => reports.fresh(), ctx);
+    this.web = new StatusWeb({
+      journal: this.journal,
+      config: () => this.config,
+      reports,
+      live: () => this.healthy(),
+      ctx,
+    });
   }
 
   async start(): Promise<void> {
@@ -86,6 +97,7 @@ export class Daemon {
     await this.pushReceiver?.start();
     await this.sources.apply(this.config.terminals);
     this.statusLog.start(this.config.status.intervalMs);
+    await this.web.start();
     this.every(DAY_MS, () => this.prune());
     const wd = this.opts.notifier.watchdogIntervalMs();
     if (wd) this.every(wd, () => this.healthy() && this.opts.notifier.watchdog());
@@ -123,6 +135,7 @@ export class Daemon {
     }
     await this.reloadPushReceiver(next);
     await this.sources.apply(next.terminals);
+    await this.web.reload();
     this.statusLog.write();
     this.opts.notifier.ready(`collecting from ${this.sources.names().length} terminals`);
     logger.info({ terminals: this.sources.names() }, 'config reloaded');
@@ -133,6 +146,7 @@ export class Daemon {
     this.stopping ??= (async () => {
       this.opts.notifier.stopping();
       for (const t of this.timers) clearInterval(t);
+      await this.web.stop();
       await this.sources.stopAll();
       await this.pushReceiver?.stop();
       await this.stopDelivery();
@@ -171,9 +185,9 @@ export class Daemon {
       hrms: c.hrms,
       authPatterns: compilePatterns(c.delivery.patterns.authFailure),
     });
-    const sender = new TimedSender(inner, this.ctx.clock.now);
+    const sender = new TimedSender(inner, this.ctx.clock.now, (a, n, s) => this.web.observeHrms(a, n, s));
     const deliverer = new Deliverer({
-      queue: this.journal,
+      queue: this.web.watch(this.journal),
       state: this.journal.deliveryState,
       tokens: this.tokens,
       hrms: c.hrms,

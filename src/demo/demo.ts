@@ -77,6 +77,9 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     log: (line) => say(out, 'hrms', line),
   });
   say(out, 'demo', `terminal simulator on ${zk.host}:${zk.port}, HRMS simulator on ${hrms.url}`);
+  if (config.status.listen !== false) {
+    say(out, 'demo', `status page: http://${config.status.listen}/ (open it in a browser; /metrics for Prometheus)`);
+  }
   terminal.startPunching(opts.punchEverySeconds * 1000);
   const push = startDemoPushTerminal(config, opts);
 

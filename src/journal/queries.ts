@@ -167,4 +167,58 @@ export class JournalQueries {
       codes: (r.codes ?? '').split(',').filter(Boolean).slice(0, 10),
     }));
   }
+
+  /**
+   * Per terminal: punches in the journal and how many of them are delivered, and the highest
+   * row id read (one pass over the table; the metrics' starting point).
+   */
+  terminalTotals(): { rows: { terminal: string; journaled: number; delivered: number }[]; maxId: number } {
+    return this.db
+      .transaction(() => {
+        const rows = this.db
+          .prepare(
+            // NOT INDEXED: one pass over the table; grouping through the unique index would look up every row.
+            `SELECT terminal, count(*) AS journaled, sum(state = 'delivered') AS delivered FROM punches NOT INDEXED
+                GROUP BY terminal`,
+          )
+          .all() as { terminal: string; journaled: number; delivered: number }[];
+        const max = this.db.prepare(`SELECT max(id) AS m FROM punches`).get() as { m: number | null };
+        return { rows, maxId: max.m ?? 0 };
+      })
+      .deferred();
+  }
+
+  /** Punches journalled after row `afterId`, per terminal (row ids only grow: a range of the table). */
+  journaledSince(afterId: number): { terminal: string; count: number; maxId: number }[] {
+    return (
+      this.db
+        // NOT INDEXED: a rowid range, not a walk of the unique index.
+        .prepare(
+          `SELECT terminal, count(*) AS count, max(id) AS maxId FROM punches NOT INDEXED WHERE id > ? GROUP BY terminal`,
+        )
+        .all(afterId) as { terminal: string; count: number; maxId: number }[]
+    );
+  }
+
+  /** How many of these punches are delivered, per terminal. */
+  deliveredAmongIds(ids: readonly number[]): { terminal: string; count: number }[] {
+    if (ids.length === 0) return [];
+    return this.db
+      .prepare(
+        `SELECT terminal, count(*) AS count FROM punches
+                WHERE id IN (SELECT value FROM json_each(?)) AND state = 'delivered' GROUP BY terminal`,
+      )
+      .all(JSON.stringify(ids)) as { terminal: string; count: number }[];
+  }
+
+  /** Each terminal's last contact as the ledger has it (the few columns /metrics reads per scrape). */
+  terminalContacts(): { name: string; online: boolean; lastSuccessAt: number | null }[] {
+    return (
+      this.db.prepare(`SELECT name, online, last_success_at AS lastSuccessAt FROM terminals`).all() as {
+        name: string;
+        online: number;
+        lastSuccessAt: number | null;
+      }[]
+    ).map((r) => ({ name: r.name, online: r.online === 1, lastSuccessAt: r.lastSuccessAt }));
+  }
 }

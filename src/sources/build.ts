@@ -46,6 +46,8 @@ class SerialTerminalSource implements Source {
       online: s.online,
       offlineSince: s.offlineSince,
       lastPollAt: s.lastLineAt ?? s.openedAt,
+      // While the port is open, its last line (or its opening) is the last contact.
+      lastSuccessAt: s.online ? (s.lastLineAt ?? s.openedAt ?? undefined) : undefined,
       lastError: s.lastError,
     });
   }

@@ -1,2 +1,3 @@
 export { buildStatus, type StatusReport, type TerminalStatus } from './report.js';
 export { formatStatus } from './format.js';
+export { LatestReport } from './latest.js';

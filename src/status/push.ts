@@ -33,6 +33,7 @@ export function addPushStatus(report: StatusReport, journal: Journal, config: Co
       serial: cfg.serial,
       online,
       lastPollAt: iso(last),
+      lastSuccessAt: iso(last),
       offlineSince: online ? null : iso(last),
       push: {
         lastContactAt: iso(last),

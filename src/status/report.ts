@@ -22,6 +22,7 @@ export function buildStatus(journal: Journal, config: Config, now: number): Stat
       kind: t.kind,
       online: r?.online ?? false,
       lastPollAt: iso(r?.lastPollAt),
+      lastSuccessAt: iso(r?.lastSuccessAt),
       skewSeconds: r?.skewSeconds ?? null,
       records: r?.records ?? null,
       users: r?.users ?? null,

@@ -6,6 +6,8 @@ export interface TerminalStatus {
   kind: string;
   online: boolean;
   lastPollAt: string | null;
+  /** Last time the terminal answered (a poll or a push that worked). */
+  lastSuccessAt: string | null;
   skewSeconds: number | null;
   records: number | null;
   users: number | null;

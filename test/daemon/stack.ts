@@ -1,22 +1,32 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { startHrmsSim } from '../../src/sim/hrms/index.js';
+import { startHrmsSim, type HrmsSimOptions } from '../../src/sim/hrms/index.js';
 import { startTerminalSim, type TerminalSim } from '../../src/sim/terminal/index.js';
 import { tempDir } from '../helpers/tmp.js';
+import { waitFor } from '../helpers/wait.js';
 
 export const TOKEN = 'stack-token-5f2b9c';
 export const COMM_KEY = 808080;
 
 /** A terminal simulator, an HRMS simulator and a config for the daemon, in a temp folder. */
-export async function startStack(opts: { terminals?: number; delivery?: Record<string, unknown> } = {}) {
+export async function startStack(
+  opts: {
+    terminals?: number;
+    delivery?: Record<string, unknown>;
+    /** Merged into the config's `status` (the status page listens on an ephemeral loopback port). */
+    status?: Record<string, unknown>;
+    hrms?: HrmsSimOptions;
+    serialNumbers?: string[];
+  } = {},
+) {
   const tmp = tempDir('punchgate-daemon-');
-  const hrms = await startHrmsSim({ tokens: [TOKEN] });
+  const hrms = await startHrmsSim({ tokens: [TOKEN], ...opts.hrms });
   const terminals: TerminalSim[] = [];
   for (let i = 0; i < (opts.terminals ?? 1); i++) {
     terminals.push(
       await startTerminalSim({
-        serialNumber: `SN-${i + 1}`,
+        serialNumber: opts.serialNumbers?.[i] ?? `SN-${i + 1}`,
         commKey: COMM_KEY,
         users: [{ uid: 1, userId: '1001', name: 'A' }],
         punches: [],
@@ -40,7 +50,7 @@ export async function startStack(opts: { terminals?: number; delivery?: Record<s
     journal: { path: tmp.path('journal.db') },
     hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 2000, connectTimeoutMs: 1000 },
     delivery: { batchSize: 20, pollIntervalMs: 100, retry: { baseMs: 50, maxMs: 500 }, ...opts.delivery },
-    status: { intervalMs: 300 },
+    status: { intervalMs: 300, listen: '127.0.0.1:0', ...opts.status },
     terminals: ts.map(terminalConfig),
   });
   const configPath = tmp.path('punchgate.yaml');
@@ -86,6 +96,15 @@ export function spawnDaemon(configPath: string, args: string[] = []): DaemonProc
     child.on('exit', (code, signal) => res({ code, signal })),
   );
   return { child, output: () => out, exited };
+}
+
+/** The status page's URL, from the daemon's log line `status page on http://...` (waits for it). */
+export async function statusUrl(d: DaemonProcess): Promise<string> {
+  const find = () => /status page on (http:\/\/[^\s/]+\/)/.exec(d.output())?.[1];
+  await waitFor(() => find() !== undefined || d.child.exitCode !== null, 15_000, 'the status page log line');
+  const url = find();
+  if (!url) throw new Error(`punchgate run exited without serving the status page:\n${d.output()}`);
+  return url;
 }
 
 /** Distinct "code@time" keys. */

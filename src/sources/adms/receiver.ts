@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { parseListen, pushOfflineAfterMs, type AdmsConfig } from '../../config/adms.js';
+import { admsListenAddress, pushOfflineAfterMs, type AdmsConfig } from '../../config/adms.js';
 import type { AdmsTerminalConfig } from '../../config/terminals.js';
 import type { PushJournal } from '../../journal/types.js';
 import { Backoff } from '../../util/backoff.js';
@@ -133,7 +133,7 @@ export class AdmsReceiver implements PushTerminalRegistry {
 
   private async listen(): Promise<void> {
     if (this.stopped) return;
-    const where = parseListen(this.settings.listen)!;
+    const where = admsListenAddress(this.settings);
     const server = this.createServer();
     try {
       await new Promise<void>((resolve, reject) => {
