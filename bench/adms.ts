@@ -27,7 +27,7 @@ import { collectGarbage, median, nowMs, percentile, rate } from './lib/timing.js
 const BATCH = 100;
 const TERMINALS = 50;
 const LATENCY_TERMINALS = 20;
-const LATENCY_PAUSE_MS = 200;
+const LATENCY_PAUSE_MS = 500;
 const ROUNDS = 3;
 const MIN_RATIO = 0.5;
 const P99_LIMIT_MS = 50;
