@@ -126,6 +126,9 @@ describe('ADMS receiver: the protocol', () => {
     r.journal.db.pragma('wal_checkpoint(TRUNCATE)');
     expect(readFileSync(r.tmp.path('journal.db')).includes(Buffer.alloc(64, 0x5a))).toBe(false);
     expect(r.journal.queries.list()).toEqual([]);
+    // Its stamp is kept, so the terminal does not send the photos again at each start.
+    const options = await http(r.url, 'GET', `/iclock/cdata?SN=${SN}&options=all&pushver=2.4.1`);
+    expect(options.body).toContain('ATTPHOTOStamp=3\n');
   });
 
   it('answers ping, registry and push for newer firmware, and nothing but the protocol', async () => {

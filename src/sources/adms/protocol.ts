@@ -165,6 +165,19 @@ export async function handleUpload(ctx: ReceiverContext, p: PushRequest): Promis
   // ATTPHOTO, BIODATA, USERPIC, ERRORLOG...: photos and templates of people are not ours to keep.
   const body = await bodyOf(ctx, p, true);
   if (body === undefined) return;
+  const stamp = validStamp(p.query.get('Stamp'));
+  const { cfg } = p.terminal;
+  if (stamp !== null && table !== '') {
+    // Its stamp is kept all the same, so that the terminal does not send it again at each start.
+    try {
+      ctx.journal.commitUsers({ terminal: cfg.name, serial: cfg.serial, table, stamp, at: ctx.clock.now() }, [], {
+        count: 0,
+        first: null,
+      });
+    } catch (e) {
+      ctx.logger.debug({ terminal: cfg.name, table, err: errText(e) }, 'stamp of a discarded upload not saved');
+    }
+  }
   ctx.contacts.seen(p.terminal, p.address);
   answer(p.req, p.res, 200, 'OK');
 }
