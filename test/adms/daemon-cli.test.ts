@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startPushTerminalSim } from '../../src/sim/push-terminal/index.js';
 import { spawnDaemon } from '../daemon/stack.js';
@@ -118,4 +118,37 @@ describe('push terminals through punchgate run: status, commands, reload', () =>
       expect(exit, d.output().slice(-3000)).toEqual({ code: 0, signal: null });
     }
   }, 120_000);
+});
+
+describe('one-shot commands and push terminals', () => {
+  it('imports a push terminal USB export under its serial (dedup with its uploads) and explains poll', async () => {
+    const stack = await startPushStack({ terminals: [{ name: 'lobby', serial: 'LOBBY0001' }] });
+    try {
+      const file = stack.tmp.path('LOBBY0001_attlog.dat');
+      writeFileSync(file, '1001\t2026-11-01 08:00:00\t0\t1\t0\t0\n1002\t2026-11-01 08:01:00\t0\t1\t0\t0\n');
+      expect(cli(stack.configPath, 'import', '--terminal', 'lobby', file).status).toBe(0);
+      const d = spawnDaemon(stack.configPath);
+      try {
+        await waitFor(() => d.output().includes('push terminal receiver listening'), 20_000, 'receiver up');
+        const up = await fetch(`${stack.url}/iclock/cdata?SN=LOBBY0001&table=ATTLOG&Stamp=2`, {
+          method: 'POST',
+          body: '1001\t2026-11-01 08:00:00\t0\t1\n1002\t2026-11-01 08:01:00\t0\t1\n',
+        });
+        expect(await up.text()).toBe('OK:2');
+        await waitFor(() => stack.hrms.attendance().length === 2, 20_000, 'delivered');
+      } finally {
+        d.child.kill('SIGTERM');
+        await d.exited;
+      }
+      const status = JSON.parse(cli(stack.configPath, 'status', '--json').stdout) as {
+        punches: Record<string, number>;
+      };
+      expect(Object.values(status.punches).reduce((a, b) => a + b)).toBe(2);
+      const poll = cli(stack.configPath, 'poll', '--terminal', 'lobby');
+      expect(poll.status).toBe(78);
+      expect(poll.stderr).toContain('lobby is a push terminal');
+    } finally {
+      await stack.stop();
+    }
+  }, 60_000);
 });

@@ -15,8 +15,15 @@ export function registerPoll(program: Command): void {
         withJournal(cmd, async (ctx, journal) => {
           const zk = ctx.config.terminals.filter((t): t is ZkTerminalConfig => t.kind === 'zk' && t.enabled);
           const chosen = opts.terminal ? zk.filter((t) => t.name === opts.terminal) : zk;
-          if (opts.terminal && chosen.length === 0)
-            throw new ExitError(`--terminal: no enabled zk terminal named "${opts.terminal}"`, EXIT.CONFIG);
+          if (opts.terminal && chosen.length === 0) {
+            const push = ctx.config.terminals.some((t) => t.name === opts.terminal && t.kind === 'adms');
+            throw new ExitError(
+              push
+                ? `--terminal: ${opts.terminal} is a push terminal: it sends its punches itself (punchgate terminals command ${opts.terminal} LOG asks it to now)`
+                : `--terminal: no enabled zk terminal named "${opts.terminal}"`,
+              EXIT.CONFIG,
+            );
+          }
           const deps = sourceDepsFor(journal, ctx.logger, ctx.clock);
           // Terminals are polled side by side: one slow terminal does not hold up the others.
           const results = await Promise.all(chosen.map((t) => pollTerminal(t, deps)));
