@@ -106,3 +106,21 @@ describe('ADMS receiver: a flood of invented serials', () => {
     }
   });
 });
+
+describe('ADMS receiver: terminals come and go', () => {
+  it('a terminal removed (reload) is told to retry for a moment, then refused; re-added, it is accepted again', async () => {
+    let now = Date.UTC(2026, 10, 22, 12, 0, 0);
+    const r = await startReceiver({ terminals: [terminal('lobby', 'GONE0001')], clock: { now: () => now } });
+    try {
+      expect((await http(r.url, 'GET', '/iclock/ping?SN=GONE0001')).body).toBe('OK');
+      r.receiver.unregister('lobby');
+      expect((await http(r.url, 'GET', '/iclock/ping?SN=GONE0001')).status).toBe(503);
+      now += 11_000;
+      expect((await http(r.url, 'GET', '/iclock/ping?SN=GONE0001')).status).toBe(403);
+      r.receiver.register(terminal('lobby', 'GONE0001'));
+      expect((await http(r.url, 'GET', '/iclock/ping?SN=GONE0001')).body).toBe('OK');
+    } finally {
+      await r.stop();
+    }
+  });
+});
