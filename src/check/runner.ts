@@ -13,7 +13,7 @@ import { checkJournal } from './journal-check.js';
 import { readTerminalLedger } from './ledger.js';
 import { checkNotify, type NotifyCheckDeps } from './notify-check.js';
 import { checkSerialTerminal } from './serial-check.js';
-import type { CheckReport, CheckResult } from './types.js';
+import { warn, type CheckReport, type CheckResult } from './types.js';
 import { checkZkTerminal } from './zk-check.js';
 
 export interface CheckOptions {
@@ -82,6 +82,7 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
   ]);
   if (receiver) checks.push(receiver);
   for (const t of terminals) if (t) checks.push(t);
+  checks.push(...sameSerialWarnings(checks));
   if (config.adms)
     checks.push(
       ...checkPushRefusals(
@@ -91,6 +92,26 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
     );
   checks.push(hrms!);
   return finish(checks, secrets, quick);
+}
+
+/**
+ * Two terminals answering with one serial number are one device listed twice (or two entries
+ * pointing at one address): its punches are stored once, known by the serial, but the config
+ * should say it once.
+ */
+function sameSerialWarnings(checks: readonly CheckResult[]): CheckResult[] {
+  const bySerial = new Map<string, string[]>();
+  for (const c of checks)
+    if (c.serial) bySerial.set(c.serial, [...(bySerial.get(c.serial) ?? []), c.name.replace(/^terminal /, '')]);
+  return [...bySerial]
+    .filter(([, names]) => names.length > 1)
+    .map(([serial, names]) =>
+      warn(
+        'terminals',
+        `${names.join(' and ')} answer with the same serial ${serial}: one device listed twice (its punches are stored once, known by the serial)`,
+        `keep one entry for that device in the config, or correct the host of the other`,
+      ),
+    );
 }
 
 function finish(

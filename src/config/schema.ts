@@ -109,6 +109,12 @@ const journalSchema = z.strictObject({
   retentionDays: z.number().int().min(1).default(400),
   /** A punch more than this far in the future (terminal wall clock vs box clock) is quarantined. */
   futureToleranceMinutes: z.number().int().min(0).default(10),
+  /**
+   * A new punch dated more than this before the moment it could have been recorded (a real-time
+   * event or serial line: the box's clock; a polled log: the time its log was last read up to)
+   * was recorded while the terminal's clock was behind, and is quarantined.
+   */
+  pastToleranceHours: z.number().min(1).default(24),
 });
 
 const statusSchema = z
@@ -161,6 +167,34 @@ const employeesSchema = z
   })
   .prefault({});
 
+/** `terminals sync-users`, `restore-user`, `copy-templates` (issue 16). */
+const terminalUsersSchema = z
+  .strictObject({
+    /** Backups of removed users (record and fingerprint templates) are deleted after this many days. */
+    backupRetentionDays: z.number().int().min(1).max(3650).default(90),
+    /** `--from-hrms`: the employee record fields holding each roster column ("!field" reads a flag inverted). */
+    fields: z
+      .strictObject({
+        code: z.string().min(1).default('biometriccode'),
+        name: z.string().min(1).default('name'),
+        card: z.string().min(1).optional(),
+        active: z
+          .string()
+          .regex(/^!?[^!]+$/, 'must be a field name, or "!" and a field name to read it inverted')
+          .default('!block'),
+      })
+      .prefault({}),
+    /** `--from-hrms`: fetch filter (e.g. only this site's department). */
+    filter: z
+      .strictObject({
+        status: z.string().optional(),
+        department: z.string().optional(),
+        designation: z.string().optional(),
+      })
+      .default({}),
+  })
+  .prefault({});
+
 const logSchema = z
   .strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info') })
   .prefault({});
@@ -176,6 +210,7 @@ export const configSchema = z
     adms: admsSchema.optional(),
     status: statusSchema,
     employees: employeesSchema,
+    terminalUsers: terminalUsersSchema,
     log: logSchema,
   })
   .superRefine((c, ctx) => {
@@ -221,5 +256,6 @@ export type Config = z.infer<typeof configSchema>;
 export type HrmsConfig = Config['hrms'];
 export type DeliveryConfig = Config['delivery'];
 export type JournalConfig = Config['journal'];
+export type TerminalUsersConfig = Config['terminalUsers'];
 export type StatusConfig = Config['status'];
 export type { AdmsConfig } from './adms.js';

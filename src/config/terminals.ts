@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { validCron } from '../util/cron.js';
+import { validate as validCron } from 'node-cron';
 
 /** Terminal names appear in devicelog ids, file names and status lines: keep them plain. */
 const terminalName = z
@@ -15,6 +15,14 @@ const timezone = z.string().refine((tz) => {
     return false;
   }
 }, 'must be an IANA time zone name such as Europe/Berlin');
+
+/**
+ * A polled terminal's `schedule`: a cron expression as node-cron reads it (5 fields, or 6 with
+ * seconds first), run in the terminal's `timezone` (src/sources/schedule.ts).
+ */
+export const cronSchedule = z
+  .string()
+  .refine((s) => validCron(s), 'must be a cron expression such as "* * * * *" (every minute)');
 
 const common = {
   name: terminalName,
@@ -32,15 +40,18 @@ export const zkTerminalSchema = z.strictObject({
   transport: z.enum(['tcp', 'udp', 'auto']).default('auto'),
   /** Comm key (a secret): a number, 0 = none. */
   commKey: z.number().int().min(0).max(0xffffffff).default(0),
-  /** Cron expression (node-cron's syntax, seconds optional); default every minute. */
-  schedule: z
-    .string()
-    .refine((s) => validCron(s), 'must be a cron expression such as "* * * * *" (every minute)')
-    .default('* * * * *'),
+  /** Cron expression (node-cron's syntax, seconds optional) in the terminal's `timezone`; default every minute. */
+  schedule: cronSchedule.default('* * * * *'),
   /** Subscribe to real-time events on a dedicated connection; polling stays as the backstop. */
   realtime: z.boolean().default(false),
   /** Per-exchange timeout. */
   timeoutMs: z.number().int().min(100).max(120_000).default(10_000),
+  /**
+   * Overall deadline of one poll, however the terminal trickles its answers: `pollDeadlineMs`,
+   * plus `pollDeadlinePerRecordMs` for each attendance record the terminal announces.
+   */
+  pollDeadlineMs: z.number().int().min(1000).default(60_000),
+  pollDeadlinePerRecordMs: z.number().min(0).default(5),
   /** Set the terminal's clock when its skew passes `skewThresholdSeconds`. */
   syncClock: z.boolean().default(false),
   skewThresholdSeconds: z.number().int().min(1).default(60),

@@ -18,18 +18,44 @@ export const PUNCH_STATES: readonly PunchState[] = [
 export interface IngestOptions {
   /** IANA zone of the source's clock, to judge "in the future" (default the box's zone). */
   timezone?: string;
+  /**
+   * The punches were recorded just now (a real-time event, a serial line): one dated more than
+   * `journal.pastToleranceHours` before the box's clock was recorded while the terminal's clock
+   * was behind, and is quarantined (for a source that measures the terminal's clock, only while
+   * `clockSkewSeconds` says it is that far behind).
+   */
+  live?: boolean;
+  /**
+   * Wall-clock time of the terminal's own clock up to which its log was already read completely
+   * (see TerminalRecord.readUpTo). While the terminal's clock is (or just was) behind by more
+   * than `journal.pastToleranceHours` (`clockSkewSeconds`), a new punch dated that much before it
+   * cannot have been in the log then: it was recorded while the clock was behind, and is
+   * quarantined. Not given on a first read: old punches of an old terminal are genuine.
+   */
+  readUpTo?: string;
+  /**
+   * The terminal's clock against the box's (seconds, negative = behind), the most behind of this
+   * poll's and the previous one's: the evidence for the two rules above. Undefined when the
+   * source cannot measure it.
+   */
+  clockSkewSeconds?: number;
 }
 
 export interface IngestResult {
   /** New punches now waiting for delivery. */
   added: number;
-  /** Already in the journal (same terminal, device, biometric code and time). */
+  /** Already in the journal (same device, or terminal where no device is known, biometric code and time). */
   duplicates: number;
   /** New punches held back because their time is implausible. */
   quarantined: number;
 }
 
-/** What a source writes to. One call = one transaction: all or none are durable on return. */
+/**
+ * What a source writes to. One call = one transaction: all or none are durable on return.
+ * A punch is known by its device's serial number (`device`) where the terminal reports one, else
+ * by its terminal's name: with its biometric code and time, that is its identity; a punch
+ * whose identity is already in the journal is a duplicate.
+ */
 export interface PunchSink {
   ingest(punches: readonly Punch[], opts?: IngestOptions): IngestResult;
 }
@@ -66,9 +92,13 @@ export interface DeliveryQueue {
    * to `inflight`, oldest log time first, and returns them.
    */
   claim(limit: number, opts?: ClaimOptions): OutboundPunch[];
-  /** Records the HRMS's answer for each claimed punch; one transaction. */
+  /** Records the HRMS's answer for each claimed punch; one transaction (kept for later while the journal is busy). */
   settle(outcomes: readonly PunchOutcome[]): void;
-  /** Returns claimed punches to their previous state without charging an attempt. */
+  /**
+   * Returns claimed punches to their previous state without charging an attempt. Like `settle`,
+   * it never fails for a busy journal: the return is kept and written as soon as the journal is
+   * free, and while this process lives nobody else takes those punches.
+   */
   release(ids: readonly number[]): void;
   /** Epoch ms of the earliest moment a punch becomes due, or null when nothing waits. */
   nextDueAt(): number | null;
@@ -102,6 +132,16 @@ export interface PunchFilter {
   limit?: number;
 }
 
+/** The oldest claim in the journal: what the status alerts on when it is far older than a request. */
+export interface OldestClaim {
+  /** Epoch ms of the claim. */
+  claimedAt: number;
+  /** Punches in flight in all. */
+  punches: number;
+  /** Claim holders with punches in flight. */
+  holders: number;
+}
+
 export interface JournalCounts {
   pending: number;
   inflight: number;
@@ -129,6 +169,12 @@ export interface TerminalRecord {
   records: number | null;
   users: number | null;
   firmware: string | null;
+  /**
+   * The terminal's own clock (wall time) up to which its log was read completely, never going
+   * back: the earlier of its clock and the box's at the start of the last complete download.
+   * Valid for the device `serial`. Null until the first complete download.
+   */
+  readUpTo: string | null;
 }
 
 /** Delivery's state that outlives a process, for `status` and the status log. */

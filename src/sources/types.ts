@@ -47,4 +47,6 @@ export interface Source {
   start(): Promise<void>;
   /** Stops collecting; resolves when no write to the journal is under way. */
   stop(): Promise<void>;
+  /** Punches received but not yet in the journal (it is busy): held in memory by the source. */
+  readonly held?: number;
 }

@@ -1,3 +1,4 @@
+import { escapeControls } from '../util/terminal-text.js';
 import { clockTime } from './alerts.js';
 import type { StatusReport, TerminalStatus } from './report.js';
 
@@ -22,7 +23,8 @@ export function formatStatus(r: StatusReport): string {
   lines.push(`punchgate status — site ${r.site} — ${clockTime(now, now - 86_400_000 * 2)}`);
   lines.push('');
   lines.push(r.alerts.length === 0 ? 'No alerts.' : 'ALERTS');
-  for (const a of r.alerts) lines.push(`  ! ${a}`);
+  // Alerts and errors quote terminals and the HRMS: shown escaped, never as raw control characters.
+  for (const a of r.alerts) lines.push(`  ! ${escapeControls(a)}`);
   lines.push('');
   lines.push('Terminals');
   if (r.terminals.length === 0) lines.push('  (none configured)');
@@ -48,8 +50,9 @@ export function formatStatus(r: StatusReport): string {
     r.delivery.auth === 'failed' ? 'AUTH FAILED' : r.delivery.auth === 'ok' ? 'token accepted' : 'not tried yet';
   lines.push(`  HRMS: ${auth}`);
   lines.push(
-    `  last success: ${when(r.delivery.lastSuccessAt, now)}${r.delivery.lastResult ? ` (${r.delivery.lastResult})` : ''}`,
+    `  last success: ${when(r.delivery.lastSuccessAt, now)}${r.delivery.lastResult ? ` (${escapeControls(r.delivery.lastResult)})` : ''}`,
   );
-  if (r.delivery.lastError) lines.push(`  last error: ${when(r.delivery.lastErrorAt, now)}: ${r.delivery.lastError}`);
+  if (r.delivery.lastError)
+    lines.push(`  last error: ${when(r.delivery.lastErrorAt, now)}: ${escapeControls(r.delivery.lastError)}`);
   return lines.join('\n') + '\n';
 }

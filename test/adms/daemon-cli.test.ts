@@ -1,13 +1,13 @@
-import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { Journal } from '../../src/journal/journal.js';
 import { startPushTerminalSim } from '../../src/sim/push-terminal/index.js';
 import { spawnDaemon } from '../daemon/stack.js';
+import { runPunchgate } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 import { startPushStack } from './daemon-stack.js';
 
-const cli = (configPath: string, ...args: string[]) =>
-  spawnSync(process.execPath, ['dist/punchgate.js', '--config', configPath, ...args], { encoding: 'utf8' });
+const cli = (configPath: string, ...args: string[]) => runPunchgate(['--config', configPath, ...args]);
 
 describe('push terminals through punchgate run: status, commands, reload', () => {
   it('shows push terminals and strangers in status, terminals and check; runs admin commands; a reload adds a terminal without dropping connections', async () => {
@@ -28,6 +28,13 @@ describe('push terminals through punchgate run: status, commands, reload', () =>
       delayMs: 100,
       errorDelayMs: 100,
     });
+    // Commands wait in the journal's queue until the terminal polls: queued before the daemon runs (the
+    // journal made as run makes it), the second INFO finds the first still waiting.
+    Journal.open({ path: stack.tmp.path('journal.db'), site: 'plant-p', mode: 'owner' }).close();
+    const info = await cli(stack.configPath, 'terminals', 'command', 'lobby', 'info');
+    expect(info.status).toBe(0);
+    expect(info.stdout).toMatch(/^queued INFO for lobby as command \d+/);
+    expect((await cli(stack.configPath, 'terminals', 'command', 'lobby', 'INFO')).stdout).toMatch(/already waiting/);
     const d = spawnDaemon(stack.configPath);
     try {
       await waitFor(() => lobby.backlog() === 0, 20_000, 'lobby uploaded');
@@ -42,14 +49,14 @@ describe('push terminals through punchgate run: status, commands, reload', () =>
       expect(statusText).toMatch(/lobby +online +last contact \S+ +last upload \S+ +received 120/);
       expect(statusText).toContain('! terminal SN=STRANGER9 is pushing but is not configured (from 127.0.0.1');
 
-      const status = JSON.parse(cli(stack.configPath, 'status', '--json').stdout) as {
+      const status = JSON.parse((await cli(stack.configPath, 'status', '--json')).stdout) as {
         terminals: { name: string; online: boolean; push: { received: number } }[];
         pushRefusals: { serial: string; reason: string }[];
       };
       expect(status.terminals[0]).toMatchObject({ name: 'lobby', kind: 'adms', online: true, push: { received: 120 } });
       expect(status.pushRefusals).toEqual([expect.objectContaining({ serial: 'STRANGER9', reason: 'unknown' })]);
 
-      const check = cli(stack.configPath, 'check');
+      const check = await cli(stack.configPath, 'check');
       expect(check.stdout).toMatch(/PASS adms receiver: listening on 127\.0\.0\.1:\d+/);
       expect(check.stdout).toMatch(/PASS terminal lobby: SN=LOBBY0001, last contact \d+ s ago from 127\.0\.0\.1/);
       expect(check.stdout).toContain(
@@ -57,35 +64,32 @@ describe('push terminals through punchgate run: status, commands, reload', () =>
       );
 
       // Admin commands through the journal's queue; the terminal takes them at its next poll.
-      const info = cli(stack.configPath, 'terminals', 'command', 'lobby', 'info');
-      expect(info.status).toBe(0);
-      expect(info.stdout).toMatch(/^queued INFO for lobby as command \d+/);
-      expect(cli(stack.configPath, 'terminals', 'command', 'lobby', 'INFO').stdout).toMatch(/already waiting/);
-      const backfill = cli(stack.configPath, 'terminals', 'backfill', 'lobby', '--from', '2000-01-01');
+      const backfill = await cli(stack.configPath, 'terminals', 'backfill', 'lobby', '--from', '2000-01-01');
       expect(backfill.stdout).toMatch(/^queued a backfill of 2000-01-01 00:00:00 to \d{4}-/);
-      expect(cli(stack.configPath, 'terminals', 'command', 'lobby', 'FORMAT').status).not.toBe(0);
-      expect(cli(stack.configPath, 'terminals', 'command', 'nosuch', 'INFO').status).toBe(78);
+      expect((await cli(stack.configPath, 'terminals', 'command', 'lobby', 'FORMAT')).status).not.toBe(0);
+      expect((await cli(stack.configPath, 'terminals', 'command', 'nosuch', 'INFO')).status).toBe(78);
       await waitFor(() => lobby.commands().length === 2, 10_000, 'commands applied');
       await waitFor(
-        () => /done/.test(cli(stack.configPath, 'terminals', 'commands', 'lobby').stdout.split('\n')[2] ?? ''),
+        async () =>
+          /done/.test((await cli(stack.configPath, 'terminals', 'commands', 'lobby')).stdout.split('\n')[2] ?? ''),
         10_000,
         'results recorded',
       );
-      const commands = cli(stack.configPath, 'terminals', 'commands', 'lobby').stdout;
+      const commands = (await cli(stack.configPath, 'terminals', 'commands', 'lobby')).stdout;
       expect(commands).toMatch(/done .* 0 +DATA QUERY ATTLOG StartTime=2000-01-01 00:00:00 EndTime=/);
       expect(commands).toMatch(/done .* 0 +INFO/);
       // The backfill re-uploads all 120: nothing new for the HRMS.
       await waitFor(() => lobby.stats().intentionalResends === 120, 10_000, 'backfill uploaded');
       expect(stack.hrms.attendance()).toHaveLength(120);
 
-      const terminals = cli(stack.configPath, 'terminals');
+      const terminals = await cli(stack.configPath, 'terminals');
       expect(terminals.stdout).toMatch(/lobby +adms +online/);
       await waitFor(
-        () => cli(stack.configPath, 'terminals').stdout.includes('firmware Ver 8.0.4.2-test'),
+        async () => (await cli(stack.configPath, 'terminals')).stdout.includes('firmware Ver 8.0.4.2-test'),
         10_000,
         'firmware shown',
       );
-      const users = cli(stack.configPath, 'terminals', 'users', 'lobby');
+      const users = await cli(stack.configPath, 'terminals', 'users', 'lobby');
       expect(users.stdout.split('\n').filter((l) => /^10\d\d /.test(l))).toHaveLength(10);
 
       // SIGHUP: the stranger is added; lobby keeps its connection.
@@ -126,7 +130,9 @@ describe('one-shot commands and push terminals', () => {
     try {
       const file = stack.tmp.path('LOBBY0001_attlog.dat');
       writeFileSync(file, '1001\t2026-11-01 08:00:00\t0\t1\t0\t0\n1002\t2026-11-01 08:01:00\t0\t1\t0\t0\n');
-      expect(cli(stack.configPath, 'import', '--terminal', 'lobby', file).status).toBe(0);
+      // Only punchgate run creates a journal: make it as it does at its first start.
+      Journal.open({ path: stack.tmp.path('journal.db'), site: 'plant-p', mode: 'owner' }).close();
+      expect((await cli(stack.configPath, 'import', '--terminal', 'lobby', file)).status).toBe(0);
       const d = spawnDaemon(stack.configPath);
       try {
         await waitFor(() => d.output().includes('push terminal receiver listening'), 20_000, 'receiver up');
@@ -140,11 +146,11 @@ describe('one-shot commands and push terminals', () => {
         d.child.kill('SIGTERM');
         await d.exited;
       }
-      const status = JSON.parse(cli(stack.configPath, 'status', '--json').stdout) as {
+      const status = JSON.parse((await cli(stack.configPath, 'status', '--json')).stdout) as {
         punches: Record<string, number>;
       };
       expect(Object.values(status.punches).reduce((a, b) => a + b)).toBe(2);
-      const poll = cli(stack.configPath, 'poll', '--terminal', 'lobby');
+      const poll = await cli(stack.configPath, 'poll', '--terminal', 'lobby');
       expect(poll.status).toBe(78);
       expect(poll.stderr).toContain('lobby is a push terminal');
     } finally {

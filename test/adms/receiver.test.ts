@@ -83,7 +83,7 @@ describe('ADMS receiver: the protocol', () => {
       [SN, 4],
       [SN, 5],
     ]);
-    expect(bad[3]!.text).toBe('10\\u001b04\\t2026-11-01 08:00:04\\t0\\t1');
+    expect(bad[3]!.text).toBe('10\\x1b04\\x092026-11-01 08:00:04\\x090\\x091');
     const state = r.store.pushTerminal('lobby')!;
     expect(state.malformed).toBe(4);
     expect(state.lastMalformed).toBe('line 2: no tab between the fields');

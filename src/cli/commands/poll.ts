@@ -3,6 +3,7 @@ import type { ZkTerminalConfig } from '../../config/terminals.js';
 import { sourceDepsFor } from '../../sources/deps.js';
 import { pollTerminal } from '../../sources/zk/poll.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
+import { escapeControls } from '../../util/terminal-text.js';
 import { action, withJournal } from '../common.js';
 
 export function registerPoll(program: Command): void {
@@ -30,8 +31,8 @@ export function registerPoll(program: Command): void {
           for (const r of results) {
             process.stdout.write(
               r.ok
-                ? `${r.terminal}: ok, ${r.records} records (${r.added} new, ${r.duplicates} known${r.quarantined ? `, ${r.quarantined} quarantined` : ''}), ${r.users} users, clock ${fmtSkew(r.skewSeconds)}${r.cleared ? ', log cleared' : ''}\n`
-                : `${r.terminal}: FAILED: ${ctx.secrets.scrub(r.error ?? 'unknown error')}\n`,
+                ? `${r.terminal}: ok, ${r.records} records (${r.added} new, ${r.duplicates} known${r.quarantined ? `, ${r.quarantined} quarantined` : ''}${r.badCodes ? `, ${r.badCodes} with unusable codes not journalled` : ''}), ${r.users} users, clock ${fmtSkew(r.skewSeconds)}${r.cleared ? ', log cleared' : ''}\n`
+                : `${r.terminal}: FAILED: ${escapeControls(ctx.secrets.scrub(r.error ?? 'unknown error'))}\n`,
             );
           }
           return results.every((r) => r.ok) ? EXIT.OK : EXIT.TEMPFAIL;

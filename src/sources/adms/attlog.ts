@@ -1,5 +1,6 @@
 import { isLogTime } from '../../punch.js';
-import { codeProblem, printable } from './code.js';
+import { codeProblem } from '../../punch.js';
+import { printable } from '../../util/terminal-text.js';
 
 /**
  * The body of `POST /iclock/cdata?table=ATTLOG`: one punch per line, tab-separated fields

@@ -1,5 +1,6 @@
 import type { PushUser } from '../../journal/types.js';
-import { codeProblem, printable } from './code.js';
+import { codeProblem } from '../../punch.js';
+import { printable } from '../../util/terminal-text.js';
 import type { MalformedLine } from './attlog.js';
 
 /**
