@@ -5,6 +5,7 @@
  * Exit code: 0 when every benchmark ran (PASS or FAIL), 1 when one crashed, 64 on a bad name.
  */
 import { cpus, totalmem } from 'node:os';
+import { benchAdms } from './adms.js';
 import { benchDaemonIdle } from './daemon-idle.js';
 import { benchDaemonLatency } from './daemon-latency.js';
 import { benchDrain } from './drain.js';
@@ -53,6 +54,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
   'daemon-latency': {
     describe: 'real-time punch -> HRMS latency through `punchgate run` (needs `punchgate run`)',
     run: benchDaemonLatency,
+  },
+  adms: {
+    describe: 'push terminals: punches/s acknowledged by the ADMS receiver vs bare ingest; p99 POST -> OK',
+    run: benchAdms,
   },
 };
 

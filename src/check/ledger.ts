@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import { TerminalStateStore } from '../journal/state-stores.js';
 import type { TerminalRecord } from '../journal/types.js';
 import { readRefusal, type AuthRefusal } from '../sources/hikvision/auth-gate.js';
+import { WriteGate } from '../journal/write-gate.js';
+import { systemClock } from '../util/clock.js';
 
 /**
  * What `punchgate run` last recorded about each terminal, read from the journal read-only.
@@ -13,7 +15,7 @@ export function readTerminalLedger(journalPath: string): Map<string, TerminalRec
   let db: Database | undefined;
   try {
     db = new Database(journalPath, { readonly: true, fileMustExist: true, timeout: 2000 });
-    return new Map(new TerminalStateStore(db).list().map((t) => [t.name, t]));
+    return new Map(new TerminalStateStore(db, new WriteGate({ clock: systemClock })).list().map((t) => [t.name, t]));
   } catch {
     return new Map();
   } finally {

@@ -1,5 +1,6 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
-import { validCron } from '../util/cron.js';
+import { validate as validCron } from 'node-cron';
 
 /** Terminal names appear in devicelog ids, file names and status lines: keep them plain. */
 const terminalName = z
@@ -15,11 +16,13 @@ const timezone = z.string().refine((tz) => {
   }
 }, 'must be an IANA time zone name such as Europe/Berlin');
 
-/** Cron expression (node-cron's syntax, seconds optional); default every minute. */
-const cron = z
+/**
+ * A polled terminal's `schedule`: a cron expression as node-cron reads it (5 fields, or 6 with
+ * seconds first), run in the terminal's `timezone` (src/sources/schedule.ts).
+ */
+export const cronSchedule = z
   .string()
-  .refine((s) => validCron(s), 'must be a cron expression such as "* * * * *" (every minute)')
-  .default('* * * * *');
+  .refine((s) => validCron(s), 'must be a cron expression such as "* * * * *" (every minute)');
 
 const common = {
   name: terminalName,
@@ -37,11 +40,18 @@ export const zkTerminalSchema = z.strictObject({
   transport: z.enum(['tcp', 'udp', 'auto']).default('auto'),
   /** Comm key (a secret): a number, 0 = none. */
   commKey: z.number().int().min(0).max(0xffffffff).default(0),
-  schedule: cron,
+  /** Cron expression (node-cron's syntax, seconds optional) in the terminal's `timezone`; default every minute. */
+  schedule: cronSchedule.default('* * * * *'),
   /** Subscribe to real-time events on a dedicated connection; polling stays as the backstop. */
   realtime: z.boolean().default(false),
   /** Per-exchange timeout. */
   timeoutMs: z.number().int().min(100).max(120_000).default(10_000),
+  /**
+   * Overall deadline of one poll, however the terminal trickles its answers: `pollDeadlineMs`,
+   * plus `pollDeadlinePerRecordMs` for each attendance record the terminal announces.
+   */
+  pollDeadlineMs: z.number().int().min(1000).default(60_000),
+  pollDeadlinePerRecordMs: z.number().min(0).default(5),
   /** Set the terminal's clock when its skew passes `skewThresholdSeconds`. */
   syncClock: z.boolean().default(false),
   skewThresholdSeconds: z.number().int().min(1).default(60),
@@ -98,7 +108,7 @@ export const hikvisionTerminalSchema = z
     username: z.string().min(1, 'must name the device account').default('admin'),
     /** File holding the password; env PUNCHGATE_TERMINAL_<NAME>_PASSWORD wins when set. */
     passwordFile: z.string().optional(),
-    schedule: cron,
+    schedule: cronSchedule.default('* * * * *'),
     /** Pin the device's (self-signed) certificate: its SHA-256 fingerprint. */
     tlsFingerprint: tlsFingerprint.optional(),
     /** A CA (PEM) that signed the device's certificate. */
@@ -128,15 +138,50 @@ export const hikvisionTerminalSchema = z
     }
   });
 
+/** An address (`192.168.10.7`, `fd00::7`) or a network in CIDR form (`192.168.10.0/24`, `fd00::/64`). */
+export function validAddressOrCidr(s: string): boolean {
+  const [addr, prefix, ...rest] = s.trim().split('/');
+  const family = isIP(addr ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * A push terminal (ZKTeco ADMS / iclock firmware): it connects to the gateway's receiver
+ * (`adms.listen`) and is known by the serial number it sends.
+ */
+export const admsTerminalSchema = z.strictObject({
+  ...common,
+  kind: z.literal('adms'),
+  /** The `SN=` the terminal sends (Menu > System Info > Device Info > Serial Number). */
+  serial: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be the serial number the terminal sends, e.g. CQZ7232160001'),
+  /** Addresses (or CIDR networks) this serial may push from; default anywhere. */
+  allowFrom: z
+    .array(
+      z
+        .string()
+        .refine(validAddressOrCidr, 'must be an address or a network such as 192.168.10.0/24')
+        .transform((s) => s.trim()),
+    )
+    .min(1, 'must list at least one address or network (leave allowFrom out to accept any)')
+    .optional(),
+});
+
 export const terminalSchema = z.discriminatedUnion('kind', [
   zkTerminalSchema,
   serialTerminalSchema,
   hikvisionTerminalSchema,
+  admsTerminalSchema,
 ]);
 
 export type ZkTerminalConfig = z.infer<typeof zkTerminalSchema>;
 export type SerialTerminalConfig = z.infer<typeof serialTerminalSchema>;
 export type HikvisionTerminalConfig = z.infer<typeof hikvisionTerminalSchema>;
+export type AdmsTerminalConfig = z.infer<typeof admsTerminalSchema>;
 export type TerminalConfig = z.infer<typeof terminalSchema>;
 
 /** The environment variable that holds a Hikvision terminal's password: PUNCHGATE_TERMINAL_<NAME>_PASSWORD. */

@@ -4,7 +4,7 @@
  * Header names are matched without regard to case or surrounding blanks; other columns are
  * ignored. A bad row is reported with its line and skipped; the others are used.
  */
-import { readCsv } from './csv-records.js';
+import { readCsv } from '../util/csv.js';
 import type { Roster, RosterEntry, RosterProblem } from './types.js';
 import { parseActive, parseCard, parseCode, parseName } from './values.js';
 

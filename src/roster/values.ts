@@ -4,6 +4,8 @@
  * a message saying what was expected and what was found.
  */
 
+import { codeProblem } from '../punch.js';
+
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
 
 const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
@@ -22,7 +24,9 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 export function parseCode(raw: string): Parsed<string> {
   const code = raw.trim();
   if (code === '') return bad('code is empty');
-  if (CONTROL.test(code)) return bad(`code ${JSON.stringify(code)} holds a control character`);
+  // The one rule of src/punch.ts: a code put on a terminal is one its punches can be read back with.
+  const problem = codeProblem(code);
+  if (problem) return bad(`code ${JSON.stringify(code)}: ${problem}`);
   if (Buffer.byteLength(code) > MAX_CODE_BYTES) {
     return bad(`code "${code}" is ${Buffer.byteLength(code)} bytes; a terminal holds ${MAX_CODE_BYTES}`);
   }

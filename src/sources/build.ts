@@ -1,5 +1,6 @@
 import type { SerialTerminalConfig, TerminalConfig } from '../config/terminals.js';
 import type { PunchSink } from '../journal/types.js';
+import { AdmsSource } from './adms/index.js';
 import { HikvisionSource, readTerminalPassword } from './hikvision/index.js';
 import { SerialSource, validateSerialTerminal } from './serial/index.js';
 import type { Source, SourceDeps } from './types.js';
@@ -40,16 +41,25 @@ class SerialTerminalSource implements Source {
     this.timer.unref();
   }
 
+  get held(): number {
+    return this.reader.status().pendingPunches;
+  }
+
+  /** Copies the reader's state to the ledger; never throws (a busy journal keeps the update for later). */
   private record(): void {
     const s = this.reader.status();
-    this.deps.ledger.update(this.cfg.name, {
-      online: s.online,
-      offlineSince: s.offlineSince,
-      lastPollAt: s.lastLineAt ?? s.openedAt,
-      // While the port is open, its last line (or its opening) is the last contact.
-      lastSuccessAt: s.online ? (s.lastLineAt ?? s.openedAt ?? undefined) : undefined,
-      lastError: s.lastError,
-    });
+    try {
+      this.deps.ledger.update(this.cfg.name, {
+        online: s.online,
+        offlineSince: s.offlineSince,
+        lastPollAt: s.lastLineAt ?? s.openedAt,
+        // While the port is open, its last line (or its opening) is the last contact.
+        lastSuccessAt: s.online ? (s.lastLineAt ?? s.openedAt ?? undefined) : undefined,
+        lastError: s.lastError,
+      });
+    } catch (e) {
+      this.deps.logger.error({ terminal: this.cfg.name, err: String(e) }, 'could not record the serial terminal state');
+    }
   }
 
   async stop(): Promise<void> {
@@ -68,6 +78,8 @@ export function createSource(cfg: TerminalConfig, deps: SourceDeps): Source {
       return new HikvisionSource(cfg, deps);
     case 'serial':
       return new SerialTerminalSource(cfg, deps);
+    case 'adms':
+      return new AdmsSource(cfg, deps);
   }
 }
 

@@ -14,6 +14,10 @@ export async function startStack(
   opts: {
     terminals?: number;
     delivery?: Record<string, unknown>;
+    /** More terminals for the config as they are (e.g. a serial reader on a pty). */
+    extraTerminals?: Record<string, unknown>[];
+    /** Configured names of the simulated terminals (default gate-1, gate-2...). */
+    names?: string[];
     /** Merged into the config's `status` (the status page listens on an ephemeral loopback port). */
     status?: Record<string, unknown>;
     hrms?: HrmsSimOptions;
@@ -35,7 +39,7 @@ export async function startStack(
   }
   writeFileSync(tmp.path('token'), TOKEN + '\n');
   const terminalConfig = (t: TerminalSim, i: number) => ({
-    name: `gate-${i + 1}`,
+    name: opts.names?.[i] ?? `gate-${i + 1}`,
     kind: 'zk',
     host: '127.0.0.1',
     port: t.port,
@@ -51,10 +55,14 @@ export async function startStack(
     hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 2000, connectTimeoutMs: 1000 },
     delivery: { batchSize: 20, pollIntervalMs: 100, retry: { baseMs: 50, maxMs: 500 }, ...opts.delivery },
     status: { intervalMs: 300, listen: '127.0.0.1:0', ...opts.status },
-    terminals: ts.map(terminalConfig),
+    terminals: [...ts.map(terminalConfig), ...(opts.extraTerminals ?? [])],
   });
   const configPath = tmp.path('punchgate.yaml');
-  const writeConfig = (ts?: TerminalSim[]) => writeFileSync(configPath, stringify(config(ts)));
+  const writeConfig = (ts?: TerminalSim[], change?: (c: ReturnType<typeof config>) => void) => {
+    const c = config(ts);
+    change?.(c);
+    writeFileSync(configPath, stringify(c));
+  };
   writeConfig();
   return {
     tmp,

@@ -1,11 +1,13 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { HikvisionClient } from '../../src/sources/hikvision/index.js';
+import { runPunchgate } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
 import { unitNodeOptions } from '../daemon/stack.js';
+import { Journal } from '../../src/journal/journal.js';
 
 /** undici needs WebAssembly, which the unit's --jitless turns off (see daemon.test.ts). */
 const NODE_OPTIONS = unitNodeOptions().replace('--jitless', '').trim();
@@ -19,11 +21,7 @@ afterEach(() => {
 });
 
 function punchgate(args: string[], env: NodeJS.ProcessEnv = {}) {
-  return spawnSync(process.execPath, ['dist/punchgate.js', ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, NODE_OPTIONS, ...env },
-    timeout: 30_000,
-  });
+  return runPunchgate(args, { env: { NODE_OPTIONS, ...env } });
 }
 
 async function startCliSim(args: string[]): Promise<{ url: string; out: () => string; child: ChildProcess }> {
@@ -57,6 +55,8 @@ function configFor(url: string, extra: Record<string, unknown> = {}) {
       ],
     }),
   );
+  // Only punchgate run creates a journal: make it as run does at its first start.
+  Journal.open({ path: tmp.path('journal.db'), site: 's', mode: 'owner' }).close();
   return tmp;
 }
 
@@ -82,28 +82,30 @@ describe('punchgate sim hikvision and the Hikvision commands', () => {
     const tmp = configFor(sim.url, { timezone: 'Etc/GMT-1' });
     const cfg = ['--config', tmp.path('pg.yaml')];
 
-    const poll = punchgate(['poll', ...cfg]);
+    const poll = await punchgate(['poll', ...cfg]);
     expect(poll.stderr).toBe('');
     expect(poll.stdout).toMatch(
       /^reception: ok, \d+ events read, 60 punches \(60 new, 0 known\), 7 users, clock [+-]\d s\n$/,
     );
     expect(poll.status).toBe(0);
 
-    const users = punchgate(['terminals', 'users', 'reception', ...cfg]);
+    const users = await punchgate(['terminals', 'users', 'reception', ...cfg]);
     expect(users.status).toBe(0);
     expect(users.stdout.split('\n')[0]).toMatch(/^EMPLOYEE NO +NAME +TYPE +FP FACE +CARDS$/);
     expect(users.stdout).toContain('100000           Person 100000            normal');
-    const json = JSON.parse(punchgate(['terminals', 'users', 'reception', '--json', ...cfg]).stdout) as unknown[];
+    const json = JSON.parse(
+      (await punchgate(['terminals', 'users', 'reception', '--json', ...cfg])).stdout,
+    ) as unknown[];
     expect(json).toHaveLength(7);
 
-    const check = punchgate(['check', '--json', ...cfg]);
+    const check = await punchgate(['check', '--json', ...cfg]);
     const t = (JSON.parse(check.stdout) as { checks: { name: string; status: string; detail: string }[] }).checks.find(
       (c) => c.name === 'terminal reception',
     )!;
     expect(t.status, t.detail).toBe('pass');
     expect(t.detail).toMatch(/\(plain http\), serial DS-K1T.*, 7 users, event search by serial number, clock in step/);
 
-    const list = punchgate(['terminals', ...cfg]);
+    const list = await punchgate(['terminals', ...cfg]);
     expect(list.stdout).toMatch(/reception +hikvision online/);
     for (const r of [poll, users, check, list]) expect(r.stdout + r.stderr).not.toContain(SIM_PASSWORD);
   });
@@ -113,17 +115,17 @@ describe('punchgate sim hikvision and the Hikvision commands', () => {
     const tmp = configFor(sim.url);
     writeFileSync(tmp.path('reception.pass'), 'not-the-password\n');
     const cfg = ['--config', tmp.path('pg.yaml')];
-    const poll = punchgate(['poll', ...cfg]);
+    const poll = await punchgate(['poll', ...cfg]);
     expect(poll.status).toBe(75);
     expect(poll.stdout).toMatch(
       /^reception: FAILED: reception refuses the password: put the right password in \S+\/reception\.pass \(next try at \d\d:\d\d/,
     );
-    const check = punchgate(['check', ...cfg]);
+    const check = await punchgate(['check', ...cfg]);
     expect(check.stdout).toMatch(/not tried again by check, so as not to lock the account/);
-    const users = punchgate(['terminals', 'users', 'reception', ...cfg]);
+    const users = await punchgate(['terminals', 'users', 'reception', ...cfg]);
     expect(users.status).toBe(75);
     expect(users.stderr).toMatch(/reception refuses the password/);
-    const status = punchgate(['status', ...cfg]);
+    const status = await punchgate(['status', ...cfg]);
     expect(status.stdout).toMatch(/! terminal reception refuses the password/);
     // One try in all: the device counted one failure, far from its lock.
     const state = (await (await fetch(`${sim.url}/__sim/state`)).json()) as {

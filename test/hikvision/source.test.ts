@@ -17,7 +17,10 @@ afterEach(async () => {
 /** A schedule the test ticks by hand. */
 function manualSchedule() {
   const ticks: (() => void)[] = [];
-  return { scheduler: (_e: string, tick: () => void) => (ticks.push(tick), () => undefined), tick: () => ticks[0]!() };
+  return {
+    scheduler: (_spec: unknown, tick: () => void) => (ticks.push(tick), () => undefined),
+    tick: () => ticks[0]!(),
+  };
 }
 
 describe('Hikvision source', () => {

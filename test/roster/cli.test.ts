@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
+import { Journal } from '../../src/journal/journal.js';
 
 const children: ChildProcess[] = [];
 let tmp: ReturnType<typeof tempDir> | null = null;
@@ -63,6 +64,8 @@ describe('punchgate terminals sync-users, copy-templates, restore-user, backups 
         terminalUsers: { backupRetentionDays: 30 },
       }),
     );
+    // Only `punchgate run` creates a journal: make it as the daemon would.
+    Journal.open({ path: tmp.path('journal.db'), site: 'plant-a', mode: 'owner' }).close();
     writeFileSync(
       tmp.path('roster.csv'),
       'code,name,card,active\r\n1,Ana One,101,1\r\n2,Ben Two,,\r\n3,Chen Three,,0\r\n9,New Hire,909,\r\n',

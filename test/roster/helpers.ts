@@ -74,6 +74,8 @@ export function useUserSync() {
         },
         tmp.dir,
       );
+      // Only `punchgate run` creates a journal: make it as the daemon would, then open it as a command does.
+      Journal.open({ path: env.config.journal.path, site: 'plant-a', mode: 'owner' }).close();
       journal = Journal.open({ path: env.config.journal.path, site: 'plant-a' });
       return out;
     },

@@ -37,7 +37,7 @@ describe('readRosterCsv', () => {
       { where: 'r.csv:3', code: '2', message: 'card "12x" is not a decimal number' },
       { where: 'r.csv:4', code: '1', message: 'code 1 is already on r.csv:2' },
       { where: 'r.csv:5', code: '3', message: 'code 3: name is empty' },
-      { where: 'r.csv:6', message: 'a quoted cell is not closed on its line' },
+      { where: 'r.csv:6', message: 'a quoted cell (cell 2) is never closed' },
       { where: 'r.csv:7', code: '5', message: 'card 99999999999 is larger than 4294967295' },
       { where: 'r.csv:8', code: '6', message: 'active "perhaps" is not one of 1/0, true/false, yes/no' },
       { where: 'r.csv:10', message: 'code "a-very-long-code-of-more-than-24-bytes" is 38 bytes; a terminal holds 24' },

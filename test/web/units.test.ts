@@ -139,6 +139,14 @@ describe('the status page', () => {
         previousSerial: null,
       },
     ],
+    journal: {
+      path: '/var/lib/punchgate/journal.db',
+      busySince: null,
+      heldPunches: 0,
+      freeBytes: null,
+      inflightSince: null,
+    },
+    daemon: null,
     alerts: ['HRMS refuses the token since 09:12: put a valid token in the token file', '14 punches rejected: <x>'],
     ...over,
   });

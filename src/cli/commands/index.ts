@@ -9,6 +9,7 @@ import { registerPunches } from './punches.js';
 import { registerRun } from './run.js';
 import { registerSimHikvision } from './sim-hikvision.js';
 import { registerSimHrms } from './sim-hrms.js';
+import { registerSimPushTerminal } from './sim-push-terminal.js';
 import { registerSimSerial } from './sim-serial.js';
 import { registerSimTerminal } from './sim-terminal.js';
 import { registerStatus } from './status.js';
@@ -30,4 +31,5 @@ export function registerCommands(program: Command): void {
   registerSimHrms(program);
   registerSimSerial(program);
   registerSimHikvision(program);
+  registerSimPushTerminal(program);
 }

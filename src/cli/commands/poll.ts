@@ -4,6 +4,7 @@ import { sourceDepsFor } from '../../sources/deps.js';
 import { HikvisionPoller, type HikPollResult } from '../../sources/hikvision/index.js';
 import { pollTerminal } from '../../sources/zk/poll.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
+import { escapeControls } from '../../util/terminal-text.js';
 import { action, withJournal } from '../common.js';
 
 export function registerPoll(program: Command): void {
@@ -21,11 +22,15 @@ export function registerPoll(program: Command): void {
               (t.kind === 'zk' || t.kind === 'hikvision') && t.enabled,
           );
           const chosen = opts.terminal ? pollable.filter((t) => t.name === opts.terminal) : pollable;
-          if (opts.terminal && chosen.length === 0)
+          if (opts.terminal && chosen.length === 0) {
+            const push = ctx.config.terminals.some((t) => t.name === opts.terminal && t.kind === 'adms');
             throw new ExitError(
-              `--terminal: no enabled zk or hikvision terminal named "${opts.terminal}"`,
+              push
+                ? `--terminal: ${opts.terminal} is a push terminal: it sends its punches itself (punchgate terminals command ${opts.terminal} LOG asks it to now)`
+                : `--terminal: no enabled zk or hikvision terminal named "${opts.terminal}"`,
               EXIT.CONFIG,
             );
+          }
           const deps = sourceDepsFor(journal, ctx.logger, ctx.clock);
           // Terminals are polled side by side: one slow terminal does not hold up the others.
           const hik = chosen.filter((t): t is HikvisionTerminalConfig => t.kind === 'hikvision');
@@ -45,8 +50,8 @@ export function registerPoll(program: Command): void {
           for (const r of results) {
             process.stdout.write(
               r.ok
-                ? `${r.terminal}: ok, ${r.records} records (${r.added} new, ${r.duplicates} known${r.quarantined ? `, ${r.quarantined} quarantined` : ''}), ${r.users} users, clock ${fmtSkew(r.skewSeconds)}${r.cleared ? ', log cleared' : ''}\n`
-                : `${r.terminal}: FAILED: ${ctx.secrets.scrub(r.error ?? 'unknown error')}\n`,
+                ? `${r.terminal}: ok, ${r.records} records (${r.added} new, ${r.duplicates} known${r.quarantined ? `, ${r.quarantined} quarantined` : ''}${r.badCodes ? `, ${r.badCodes} with unusable codes not journalled` : ''}), ${r.users} users, clock ${fmtSkew(r.skewSeconds)}${r.cleared ? ', log cleared' : ''}\n`
+                : `${r.terminal}: FAILED: ${escapeControls(ctx.secrets.scrub(r.error ?? 'unknown error'))}\n`,
             );
           }
           return results.every((r) => r.ok) && (await hikResults).every((r) => r.ok) ? EXIT.OK : EXIT.TEMPFAIL;

@@ -18,6 +18,7 @@ import { createLogger } from '../../util/logger.js';
 import { Secrets } from '../../util/secrets.js';
 import { aborted, abortOnStopSignal } from '../../util/signals.js';
 import { action, globalOptions, simCommand } from '../common.js';
+import { escapeControls } from '../../util/terminal-text.js';
 
 interface SimTerminalOptions {
   host: string;
@@ -131,7 +132,7 @@ async function runSimTerminal(opts: SimTerminalOptions, cmd: Command): Promise<n
     try {
       const data = loadDataFiles(opts.file);
       ({ users, punches, templates } = data);
-      for (const p of data.problems) process.stderr.write(`punchgate: ${p} (skipped)\n`);
+      for (const p of data.problems) process.stderr.write(`punchgate: ${escapeControls(p)} (skipped)\n`);
       skipped = data.problems.length;
     } catch (e) {
       if (e instanceof DataFileError) throw new ExitError(e.message, EXIT.DATAERR);

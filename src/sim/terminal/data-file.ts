@@ -3,13 +3,16 @@
  *
  * JSON: `{ "users": [...], "punches": [...] }` (both optional).
  * CSV: the header decides the kind: a `logTime` column means punch rows, otherwise user rows.
- * Bad records are reported with their line (CSV) or index (JSON) and skipped.
+ * Bad records are reported with their line (CSV) or index (JSON) and skipped. User ids follow the
+ * code rule of src/punch.ts (codeProblem), as a real terminal's would be read by punchgate; tests
+ * that need a hostile terminal pass such ids to startTerminalSim directly.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { normalizePunch, normalizeUser } from './terminal-state.js';
 import type { SimPunch, SimTemplate, SimUser } from './types.js';
-import { splitCsvLine } from '../../util/csv-line.js';
+import { codeProblem } from '../../punch.js';
+import { readCsvTable } from '../../util/csv.js';
 
 export interface LoadedData {
   users: SimUser[];
@@ -54,7 +57,7 @@ export function loadDataFiles(files: readonly string[]): LoadedData {
       const uid = raw.uid === undefined || raw.uid === '' ? undefined : toInt(raw.uid, 'uid');
       const user = normalizeUser({
         uid: uid ?? nextUid,
-        userId: str(raw.userId, 'userId'),
+        userId: userIdOf(raw.userId),
         name: raw.name === undefined ? '' : str(raw.name, 'name'),
         privilege: optInt(raw.privilege, 'privilege'),
         card: optInt(raw.card, 'card'),
@@ -74,7 +77,7 @@ export function loadDataFiles(files: readonly string[]): LoadedData {
     try {
       out.punches.push(
         normalizePunch({
-          userId: str(raw.userId, 'userId'),
+          userId: userIdOf(raw.userId),
           logTime: str(raw.logTime, 'logTime'),
           verifyType: optInt(raw.verifyType, 'verifyType'),
           state: optInt(raw.state, 'state'),
@@ -146,30 +149,36 @@ function readJson(
 function readCsv(file: string, text: string, problems: string[]) {
   const users: { raw: Raw; where: string }[] = [];
   const punches: { raw: Raw; where: string }[] = [];
-  const lines = text.split(/\r?\n/);
-  let header: string[] | null = null;
-  lines.forEach((line, i) => {
-    if (line.trim() === '' || line.trimStart().startsWith('#')) return;
-    const cells = splitCsvLine(line);
-    if (!header) {
-      header = cells.map((c) => c.trim());
-      if (!header.includes('userId')) throw new DataFileError(`${file}:${i + 1}: the header needs a userId column`);
-      return;
-    }
-    const where = `${file}:${i + 1}`;
-    // Trailing optional columns may be left out; more fields than the header is a broken line.
-    if (cells.length > header.length) {
-      problems.push(`${where}: ${cells.length} fields, the header has ${header.length}`);
-      return;
+  const table = readCsvTable(text, { comments: true, shortRows: true });
+  if (table.headerLine === 0) return { users, punches };
+  if (table.headerError) throw new DataFileError(`${file}:${table.headerLine}: the header ${table.headerError}`);
+  const header = table.header;
+  if (!header.includes('userId'))
+    throw new DataFileError(`${file}:${table.headerLine}: the header needs a userId column`);
+  for (const row of table.rows) {
+    const where = `${file}:${row.line}`;
+    if (row.error) {
+      // Trailing optional columns may be left out; more fields than the header is a broken line.
+      const wide = row.cells.length > header.length;
+      problems.push(`${where}: ${wide ? `${row.cells.length} fields, the header has ${header.length}` : row.error}`);
+      continue;
     }
     const raw: Raw = {};
     header.forEach((h, j) => {
-      const v = (cells[j] ?? '').trim();
+      const v = (row.cells[j] ?? '').replace(/^[ \t]+|[ \t]+$/g, '');
       if (v !== '') raw[h] = v;
     });
     (header.includes('logTime') ? punches : users).push({ raw, where });
-  });
+  }
   return { users, punches };
+}
+
+/** A user id as a source of punchgate would accept it as a biometric code. */
+function userIdOf(v: unknown): string {
+  const id = str(v, 'userId');
+  const problem = codeProblem(id);
+  if (problem) throw new RangeError(`userId: ${problem}`);
+  return id;
 }
 
 function str(v: unknown, what: string): string {

@@ -27,6 +27,8 @@ export interface HikPollResult {
   error?: string;
   /** The password was refused (now, or earlier and the wait is not over). */
   authRefused: boolean;
+  /** Not the terminal being unreachable (a refused password has its own wait): see PollOutcome. */
+  noBackoff?: boolean;
 }
 
 /** Builds the client of a terminal (tests point it at the simulator with their own options). */
