@@ -5,6 +5,7 @@
  * Exit code: 0 when every benchmark ran (PASS or FAIL), 1 when one crashed, 64 on a bad name.
  */
 import { cpus, totalmem } from 'node:os';
+import { benchAdms } from './adms.js';
 import { benchDaemonIdle } from './daemon-idle.js';
 import { benchDaemonLatency } from './daemon-latency.js';
 import { benchDrain } from './drain.js';
@@ -12,6 +13,7 @@ import { benchDrainRss } from './drain-rss.js';
 import { benchIngest } from './ingest.js';
 import { benchScale } from './lib/scale.js';
 import { log, renderTable, type BenchRow } from './lib/table.js';
+import { benchHikDownload } from './hik-download.js';
 import { benchZkDownload } from './zk-download.js';
 import { benchZkFaults } from './zk-faults.js';
 import { benchMetricsServe, benchWebIdle } from './web.js';
@@ -33,6 +35,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
     describe: 'records received by each client under the fault modes that break node-zklib',
     run: benchZkFaults,
   },
+  'hik-download': {
+    describe: 'read + journal 100,000 Hikvision events (real poll) vs the bare page-fetch loop',
+    run: benchHikDownload,
+  },
   'daemon-idle': {
     describe: 'idle RSS of `punchgate run` with 10 simulated terminals (needs `punchgate run`)',
     run: benchDaemonIdle,
@@ -48,6 +54,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
   'daemon-latency': {
     describe: 'real-time punch -> HRMS latency through `punchgate run` (needs `punchgate run`)',
     run: benchDaemonLatency,
+  },
+  adms: {
+    describe: 'push terminals: punches/s acknowledged by the ADMS receiver vs bare ingest; p99 POST -> OK',
+    run: benchAdms,
   },
 };
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config/load.js';
-import { checkTerminalConfig } from '../sources/build.js';
+import { checkTerminalConfig, terminalSecrets } from '../sources/build.js';
 import { Journal, type JournalOptions } from '../journal/journal.js';
 import { isBusyJournalError, JournalBusyError, JournalUnusableError } from '../journal/errors.js';
 import { DEFAULT_CONFIG_PATH } from '../config/schema.js';
@@ -30,7 +30,7 @@ export function loadContext(cmd: Command, opts: { logToStderr?: boolean } = {}):
   const g = globalOptions(cmd);
   const config = loadConfig(g.config ?? DEFAULT_CONFIG_PATH, checkTerminalConfig);
   const secrets = new Secrets();
-  for (const t of config.terminals) if (t.kind === 'zk' && t.commKey) secrets.add(t.commKey);
+  for (const s of terminalSecrets(config.terminals)) secrets.add(s);
   const logger = createLogger({
     level: g.logLevel ?? (opts.logToStderr ? 'warn' : config.log.level),
     pretty: g.pretty ?? opts.logToStderr,

@@ -92,7 +92,13 @@ function resolvePaths(c: Config, baseDir: string): Config {
       path: abs(c.status.path) ?? join(dirname(journalPath), 'status.txt'),
       authTokenFile: abs(c.status.authTokenFile),
     },
-    terminals: c.terminals.map((t) => (t.kind === 'serial' ? { ...t, codeMap: abs(t.codeMap) } : t)),
+    terminals: c.terminals.map((t) =>
+      t.kind === 'serial'
+        ? { ...t, codeMap: abs(t.codeMap) }
+        : t.kind === 'hikvision'
+          ? { ...t, passwordFile: abs(t.passwordFile), caFile: abs(t.caFile) }
+          : t,
+    ),
   };
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { admsSchema } from './adms.js';
 import { DEFAULT_STATUS_LISTEN, LISTEN_FORMAT, parseListen } from './listen.js';
 import { terminalSchema } from './terminals.js';
 
@@ -205,6 +206,8 @@ export const configSchema = z
     hrms: hrmsSchema,
     delivery: deliverySchema,
     terminals: z.array(terminalSchema).default([]),
+    /** The receiver of push terminals (kind: adms); off unless set. */
+    adms: admsSchema.optional(),
     status: statusSchema,
     employees: employeesSchema,
     terminalUsers: terminalUsersSchema,
@@ -221,7 +224,33 @@ export const configSchema = z
         });
       seen.add(t.name);
     });
+    checkPushTerminals(c, ctx);
   });
+
+/** Push terminals need the receiver, and each serial number names one terminal. */
+function checkPushTerminals(
+  c: { adms?: unknown; terminals: readonly { kind: string; name: string; serial?: string }[] },
+  ctx: z.RefinementCtx,
+): void {
+  const serials = new Map<string, string>();
+  c.terminals.forEach((t, i) => {
+    if (t.kind !== 'adms' || t.serial === undefined) return;
+    if (!c.adms)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['terminals', i, 'kind'],
+        message: `push terminal "${t.name}" (kind: adms) needs the receiver: set adms.listen, e.g. 0.0.0.0:8081`,
+      });
+    const other = serials.get(t.serial.toUpperCase());
+    if (other !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['terminals', i, 'serial'],
+        message: `serial ${t.serial} is already the serial of terminal "${other}"`,
+      });
+    serials.set(t.serial.toUpperCase(), t.name);
+  });
+}
 
 export type Config = z.infer<typeof configSchema>;
 export type HrmsConfig = Config['hrms'];
@@ -229,3 +258,4 @@ export type DeliveryConfig = Config['delivery'];
 export type JournalConfig = Config['journal'];
 export type TerminalUsersConfig = Config['terminalUsers'];
 export type StatusConfig = Config['status'];
+export type { AdmsConfig } from './adms.js';

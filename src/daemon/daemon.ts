@@ -8,10 +8,12 @@ import { Journal } from '../journal/journal.js';
 import { UserBackupStore } from '../journal/user-backups.js';
 import { isBusyJournalError, isFatalJournalError } from '../journal/errors.js';
 import { compilePatterns } from '../delivery/outcomes.js';
-import { checkTerminalConfig, createSource } from '../sources/build.js';
+import type { AdmsReceiver } from '../sources/adms/index.js';
+import { checkTerminalConfig, createSource, terminalSecrets } from '../sources/build.js';
 import type { SourceDeps } from '../sources/types.js';
 import { buildStatus, LatestReport, type StatusReport } from '../status/index.js';
 import { StatusWeb } from '../web/index.js';
+import { createPushReceiver } from './push-receiver.js';
 import { StatusLog } from './status-log.js';
 import { SourceSet, type SourceFactory } from './sources.js';
 import { TimedSender } from './watchdog.js';
@@ -53,6 +55,9 @@ export class Daemon {
   private delivery:
     { deliverer: Deliverer; sender: TimedSender; abort: AbortController; done: Promise<void> } | undefined;
   private readonly sources: SourceSet;
+  private readonly deps: SourceDeps;
+  /** The push terminal receiver (adms.listen), shared by every push terminal's source. */
+  private pushReceiver: AdmsReceiver | undefined;
   private readonly statusLog: StatusLog;
   /** The status page, /metrics and the health endpoints (status.listen). */
   readonly web: StatusWeb;
@@ -93,10 +98,13 @@ export class Daemon {
         update: (name, patch) => this.guard(() => ledger.update(name, patch)),
       },
       deliveryCheck: this.journal.queries,
+      state: this.journal.sourceState,
       logger: ctx.logger,
       clock: ctx.clock,
       onPunches: () => this.delivery?.deliverer.wake(),
     };
+    this.deps = deps;
+    if (c.adms) this.attachPushReceiver(c.adms);
     this.sources = new SourceSet(opts.sourceFactory ?? createSource, deps, ctx.logger);
     const reports = new LatestReport(() => this.status(), ctx.clock.now);
     this.statusLog = new StatusLog(c.status.path!, () => reports.fresh(), ctx);
@@ -120,6 +128,7 @@ export class Daemon {
     const { logger } = this.ctx;
     this.prune();
     this.startDelivery();
+    await this.pushReceiver?.start();
     await this.sources.apply(this.config.terminals);
     this.started = true;
     this.statusLog.start(this.config.status.intervalMs);
@@ -149,7 +158,7 @@ export class Daemon {
       logger.warn('journal.path and site changes take effect only after a restart');
       next = { ...next, journal: this.config.journal, site: this.config.site };
     }
-    for (const t of next.terminals) if (t.kind === 'zk' && t.commKey) this.ctx.secrets.add(t.commKey);
+    for (const s of terminalSecrets(next.terminals)) this.ctx.secrets.add(s);
     const hrmsChanged =
       JSON.stringify([next.hrms, next.delivery]) !== JSON.stringify([this.config.hrms, this.config.delivery]);
     this.config = next;
@@ -160,6 +169,7 @@ export class Daemon {
       await this.stopDelivery();
       this.startDelivery();
     }
+    await this.reloadPushReceiver(next);
     await this.sources.apply(next.terminals);
     await this.web.reload();
     this.statusLog.write();
@@ -177,6 +187,7 @@ export class Daemon {
       await this.web.stop();
       // Sources hand the journal what they still hold (waiting a while if it is busy).
       await this.sources.stopAll();
+      await this.pushReceiver?.stop();
       await this.stopDelivery();
       this.statusLog.stop();
       this.statusLog.write();
@@ -184,6 +195,27 @@ export class Daemon {
       this.ctx.logger.info('punchgate stopped');
     })();
     return this.stopping;
+  }
+
+  private attachPushReceiver(adms: NonNullable<Config['adms']>): void {
+    const wake = () => this.delivery?.deliverer.wake();
+    this.pushReceiver = createPushReceiver(adms, this.journal, this.ctx, (fn) => this.guard(fn), wake);
+    this.deps.pushReceiver = this.pushReceiver;
+  }
+
+  /** A reload keeps the receiver and its connections: new delays and limits apply, a new port only after a restart. */
+  private async reloadPushReceiver(next: Config): Promise<void> {
+    if (!next.adms) {
+      if (this.pushReceiver) this.ctx.logger.warn('removing adms takes effect only after a restart');
+      return;
+    }
+    if (!this.pushReceiver) {
+      this.attachPushReceiver(next.adms);
+      await this.pushReceiver!.start();
+      return;
+    }
+    const later = this.pushReceiver.configure(next.adms);
+    if (later.length > 0) this.ctx.logger.warn({ keys: later }, 'these adms changes take effect only after a restart');
   }
 
   private startDelivery(): void {

@@ -9,7 +9,7 @@ import { JournalLockedError, OwnerLock } from './lock.js';
 import { openJournalDb } from './open-db.js';
 import { PunchHistory } from './history.js';
 import { JournalQueries } from './queries.js';
-import { DeliveryStateStore, TerminalStateStore, type Scrub } from './state-stores.js';
+import { DeliveryStateStore, SourceStateTable, TerminalStateStore, type Scrub } from './state-stores.js';
 import type {
   ClaimOptions,
   DeliveryQueue,
@@ -98,6 +98,7 @@ const CLOSE_TIMEOUT_MS = 5000;
 export class Journal implements PunchSink, DeliveryQueue {
   readonly terminals: TerminalStateStore;
   readonly deliveryState: DeliveryStateStore;
+  readonly sourceState: SourceStateTable;
   readonly queries: JournalQueries;
   /** Each punch's refused attempts with the HRMS's answers (`punches --history`). */
   readonly history: PunchHistory;
@@ -128,6 +129,7 @@ export class Journal implements PunchSink, DeliveryQueue {
     });
     this.terminals = new TerminalStateStore(db, this.gate, extra.scrub);
     this.deliveryState = new DeliveryStateStore(db, this.gate, extra.scrub);
+    this.sourceState = new SourceStateTable(db);
     this.queries = new JournalQueries(db, clock, (rows) => this.wrote(rows));
     this.history = new PunchHistory(db);
     this.stmt = {
@@ -325,6 +327,7 @@ export class Journal implements PunchSink, DeliveryQueue {
             else if (reason) result.quarantined++;
             else result.added++;
           }
+          if (opts.state) this.sourceState.set(opts.state, now);
         })
         .immediate(),
     );

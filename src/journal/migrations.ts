@@ -131,7 +131,86 @@ export const MIGRATIONS: readonly string[] = [
 
   ALTER TABLE terminals ADD COLUMN read_up_to TEXT;
   `,
-  // 4: each refused attempt at a punch with the HRMS's answer, for `punches --history` (history.ts).
+  // 4: push terminals (ADMS): upload stamps, per-terminal state, the command queue, enrolled users,
+  // and refused pushers (unknown serials, addresses outside allowFrom).
+  `
+  CREATE TABLE push_terminals (
+    terminal          TEXT PRIMARY KEY,
+    serial            TEXT NOT NULL DEFAULT '',
+    last_contact_at   INTEGER,
+    address           TEXT,
+    push_version      TEXT,
+    last_upload_at    INTEGER,
+    uploads           INTEGER NOT NULL DEFAULT 0,
+    -- Punches received in uploads (new, duplicates and quarantined together).
+    received          INTEGER NOT NULL DEFAULT 0,
+    malformed         INTEGER NOT NULL DEFAULT 0,
+    last_malformed    TEXT,
+    last_malformed_at INTEGER
+  );
+
+  -- The terminal's Stamp= per table, saved in the transaction that journals the upload it came with.
+  CREATE TABLE push_stamps (
+    terminal   TEXT    NOT NULL,
+    serial     TEXT    NOT NULL,
+    tbl        TEXT    NOT NULL,
+    stamp      TEXT    NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (terminal, serial, tbl)
+  );
+
+  CREATE TABLE terminal_commands (
+    -- The command id sent to the terminal (C:<id>:...).
+    id          INTEGER PRIMARY KEY,
+    terminal    TEXT    NOT NULL,
+    command     TEXT    NOT NULL,
+    state       TEXT    NOT NULL CHECK (state IN ('queued', 'sent', 'done', 'failed')),
+    created_at  INTEGER NOT NULL,
+    sent_at     INTEGER,
+    sent_count  INTEGER NOT NULL DEFAULT 0,
+    done_at     INTEGER,
+    return_code INTEGER,
+    result      TEXT
+  );
+  CREATE INDEX terminal_commands_open ON terminal_commands (terminal, id) WHERE state IN ('queued', 'sent');
+  CREATE INDEX terminal_commands_terminal ON terminal_commands (terminal, id);
+
+  -- Users enrolled on a push terminal, as it reported them (never passwords or biometric templates).
+  CREATE TABLE terminal_users (
+    terminal   TEXT    NOT NULL,
+    serial     TEXT    NOT NULL,
+    pin        TEXT    NOT NULL,
+    name       TEXT    NOT NULL DEFAULT '',
+    card       TEXT    NOT NULL DEFAULT '',
+    privilege  INTEGER,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (terminal, serial, pin)
+  );
+
+  CREATE TABLE push_refusals (
+    serial        TEXT    NOT NULL,
+    address       TEXT    NOT NULL,
+    -- 'unknown': no terminal has this serial; 'address': outside the terminal's allowFrom.
+    reason        TEXT    NOT NULL CHECK (reason IN ('unknown', 'address')),
+    terminal      TEXT,
+    first_seen_at INTEGER NOT NULL,
+    last_seen_at  INTEGER NOT NULL,
+    count         INTEGER NOT NULL,
+    PRIMARY KEY (serial, address)
+  );
+  `,
+  // 5: what a source must remember between runs, per terminal (e.g. a Hikvision event cursor).
+  // Written in the same transaction as the punches it describes, so it never runs ahead of them.
+  `
+  CREATE TABLE source_state (
+    terminal   TEXT    NOT NULL,
+    key        TEXT    NOT NULL,
+    value      TEXT    NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (terminal, key)
+  ) WITHOUT ROWID;
+  `,
+  // 6: each refused attempt at a punch with the HRMS's answer, for `punches --history` (history.ts).
   PUNCH_REFUSALS_MIGRATION,
 ];
 

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import type { DeliveryRecord, TerminalRecord } from './types.js';
+import type { DeliveryRecord, SourceStateEntry, SourceStateStore, TerminalRecord } from './types.js';
 import type { WriteGate } from './write-gate.js';
 
 /** Applied to text from outside (terminal strings, HRMS messages) before it is stored. */
@@ -198,5 +198,26 @@ export class DeliveryStateStore {
     const sets = entries.map(([k]) => `${DELIVERY_COLUMNS[k as keyof DeliveryRecord]} = ?`).join(', ');
     this.db.prepare(`UPDATE delivery_state SET ${sets} WHERE id = 1`).run(...entries.map(([, v]) => v));
     if (this.kept === patch) this.kept = undefined;
+  }
+}
+
+/** Per-terminal values sources keep between runs (table source_state). */
+export class SourceStateTable implements SourceStateStore {
+  private readonly getStmt;
+  private readonly setStmt;
+
+  constructor(db: Database) {
+    this.getStmt = db.prepare('SELECT value FROM source_state WHERE terminal = ? AND key = ?');
+    this.setStmt = db.prepare(`INSERT INTO source_state (terminal, key, value, updated_at) VALUES (?, ?, ?, ?)
+        ON CONFLICT (terminal, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`);
+  }
+
+  get(terminal: string, key: string): string | undefined {
+    return (this.getStmt.get(terminal, key) as { value: string } | undefined)?.value;
+  }
+
+  /** Inside or outside a transaction (ingest calls it inside its own). */
+  set(entry: SourceStateEntry, now = Date.now()): void {
+    this.setStmt.run(entry.terminal, entry.key, entry.value, now);
   }
 }

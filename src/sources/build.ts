@@ -1,5 +1,7 @@
 import type { SerialTerminalConfig, TerminalConfig } from '../config/terminals.js';
 import type { PunchSink } from '../journal/types.js';
+import { AdmsSource } from './adms/index.js';
+import { HikvisionSource, readTerminalPassword } from './hikvision/index.js';
 import { SerialSource, validateSerialTerminal } from './serial/index.js';
 import type { Source, SourceDeps } from './types.js';
 import { ZkSource } from './zk/zk-source.js';
@@ -69,7 +71,16 @@ class SerialTerminalSource implements Source {
 
 /** Builds the source for one terminal of the config. */
 export function createSource(cfg: TerminalConfig, deps: SourceDeps): Source {
-  return cfg.kind === 'zk' ? new ZkSource(cfg, deps) : new SerialTerminalSource(cfg, deps);
+  switch (cfg.kind) {
+    case 'zk':
+      return new ZkSource(cfg, deps);
+    case 'hikvision':
+      return new HikvisionSource(cfg, deps);
+    case 'serial':
+      return new SerialTerminalSource(cfg, deps);
+    case 'adms':
+      return new AdmsSource(cfg, deps);
+  }
 }
 
 /**
@@ -78,4 +89,23 @@ export function createSource(cfg: TerminalConfig, deps: SourceDeps): Source {
  */
 export function checkTerminalConfig(cfg: TerminalConfig, at: string): string[] {
   return cfg.kind === 'serial' ? validateSerialTerminal(cfg, at) : [];
+}
+
+/**
+ * The secret values of the terminals (comm keys, Hikvision passwords), for the logger's
+ * scrubber. A password that cannot be read now is left out (its source says why).
+ */
+export function terminalSecrets(terminals: readonly TerminalConfig[], env = process.env): (string | number)[] {
+  const out: (string | number)[] = [];
+  for (const t of terminals) {
+    if (t.kind === 'zk' && t.commKey) out.push(t.commKey);
+    if (t.kind === 'hikvision') {
+      try {
+        out.push(readTerminalPassword(t, env).password);
+      } catch {
+        /* unreadable or missing: nothing to scrub yet */
+      }
+    }
+  }
+  return out;
 }

@@ -56,8 +56,11 @@ export function ticksToSkip(failures: number): number {
 /** What a poll reports back: whether it reached the terminal and finished. */
 export interface PollOutcome {
   ok: boolean;
-  /** The poll failed only because the journal was busy: not the terminal's failure, no backoff. */
-  journalBusy?: boolean;
+  /**
+   * The poll failed, but not because the terminal is unreachable (the journal was busy; a refused
+   * password has its own, longer wait): no ticks are skipped for it.
+   */
+  noBackoff?: boolean;
 }
 
 export interface PollLoopOptions<R extends PollOutcome> {
@@ -81,6 +84,8 @@ export class PollLoop<R extends PollOutcome> {
   private consecutiveFailures = 0;
   private skip = 0;
   private stopped = false;
+  /** A poll asked for while one ran (pollAgain): it runs right after. */
+  private again = false;
 
   constructor(private readonly opts: PollLoopOptions<R>) {}
 
@@ -101,17 +106,37 @@ export class PollLoop<R extends PollOutcome> {
     this.running ??= this.opts
       .poll()
       .then((r) => {
-        if (!r.journalBusy) this.consecutiveFailures = r.ok ? 0 : this.consecutiveFailures + 1;
+        if (!r.noBackoff) this.consecutiveFailures = r.ok ? 0 : this.consecutiveFailures + 1;
         this.skip = ticksToSkip(this.consecutiveFailures);
         return r;
       })
-      .finally(() => (this.running = undefined));
+      .finally(() => {
+        this.running = undefined;
+        if (this.again && !this.stopped) {
+          this.again = false;
+          void this.tick(true);
+        }
+      });
     return this.running;
   }
 
-  private async tick(): Promise<void> {
+  /**
+   * Polls now, or once more right after the running poll (a tick would skip it): for a poll that
+   * must not be lost, such as the backfill after a real-time link reconnected.
+   */
+  pollAgain(): void {
+    if (this.running) this.again = true;
+    else void this.tick(true);
+  }
+
+  /** A running poll: `polling` is true from a pollAgain until its poll has run. */
+  get polling(): boolean {
+    return this.running !== undefined || this.again;
+  }
+
+  private async tick(asked = false): Promise<void> {
     if (this.running || this.stopped) return;
-    if (this.skip > 0) {
+    if (this.skip > 0 && !asked) {
       this.skip--;
       return;
     }

@@ -13,6 +13,13 @@ const OFFLINE_ALERT_MS = 5 * MIN;
 const SKEW_ALERT_SECONDS = 120;
 const STALL_ALERT_MS = 30 * MIN;
 
+/**
+ * A last error that begins with the terminal's own name is one only the admin can fix (a
+ * Hikvision terminal "reception refuses the password: ...", "reception cannot be polled: no
+ * password ..."): said at once and as it is, not as "unreachable" after five minutes.
+ */
+const needsAdmin = (t: { name: string; lastError: string | null }) => t.lastError?.startsWith(`${t.name} `) === true;
+
 /** "09:12" today, "2026-11-21 09:12" on another day (box local time). */
 export function clockTime(ms: number, now: number): string {
   const d = new Date(ms);
@@ -37,6 +44,14 @@ export function span(ms: number): string {
 
 /** "1 punch", "14 punches". */
 export const punches = (n: number) => `${n} ${n === 1 ? 'punch' : 'punches'}`;
+
+/** "terminal lobby has not pushed for 12 min (last contact 09:14 from 192.168.10.7)". */
+function pushSilence(t: StatusReport['terminals'][number], now: number): string {
+  const last = t.push?.lastContactAt ? Date.parse(t.push.lastContactAt) : null;
+  if (last === null) return `terminal ${t.name} has not pushed yet`;
+  const from = t.push?.address ? ` from ${t.push.address}` : '';
+  return `terminal ${t.name} has not pushed for ${span(now - last)} (last contact ${clockTime(last, now)}${from})`;
+}
 
 /** What the alerts need from the journal besides the report. */
 export interface AlertFacts {
@@ -97,8 +112,14 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): stri
   }
   for (const t of r.terminals) {
     const since = ms(t.offlineSince);
-    if (!t.online && since !== null && now - since >= OFFLINE_ALERT_MS) {
-      out.push(`terminal ${t.name} unreachable for ${span(now - since)}${t.lastError ? ` (${t.lastError})` : ''}`);
+    if (!t.online && needsAdmin(t)) {
+      out.push(`terminal ${t.lastError}`);
+    } else if (!t.online && since !== null && now - since >= OFFLINE_ALERT_MS) {
+      out.push(
+        t.push
+          ? pushSilence(t, now)
+          : `terminal ${t.name} unreachable for ${span(now - since)}${t.lastError ? ` (${t.lastError})` : ''}`,
+      );
     }
     // Reached, but the last poll did not finish (a poll deadline passed, a reply dropped, a short download).
     const finished = ms(t.lastSuccessAt);

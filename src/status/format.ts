@@ -1,9 +1,20 @@
 import { NO_TOKEN } from '../delivery/health.js';
 import { escapeControls } from '../util/terminal-text.js';
 import { clockTime } from './alerts.js';
-import type { StatusReport } from './report.js';
+import type { StatusReport, TerminalStatus } from './report.js';
 
 const when = (s: string | null, now: number) => (s ? clockTime(Date.parse(s), now) : 'never');
+
+/** A push terminal: it calls us, so "last contact" and "last upload" instead of a poll. */
+function pushLine(t: TerminalStatus, now: number): string {
+  const p = t.push!;
+  if (p.lastContactAt === null) return `no contact yet (push, SN=${t.serial})`;
+  const counts = t.records === null ? '' : `  records ${t.records}${t.users === null ? '' : `  users ${t.users}`}`;
+  return (
+    `${t.online ? 'online ' : 'OFFLINE'}  last contact ${when(p.lastContactAt, now)}  last upload ${when(p.lastUploadAt, now)}` +
+    `  received ${p.received}${counts}${t.firmware ? `  firmware ${t.firmware}` : ''}`
+  );
+}
 
 /** The status log / `punchgate status` text: what an admin reads first. */
 export function formatStatus(r: StatusReport): string {
@@ -19,9 +30,13 @@ export function formatStatus(r: StatusReport): string {
   lines.push('Terminals');
   if (r.terminals.length === 0) lines.push('  (none configured)');
   for (const t of r.terminals) {
+    if (t.push) {
+      lines.push(`  ${t.name.padEnd(16)} ${pushLine(t, now)}`);
+      continue;
+    }
     const state = t.lastPollAt === null ? 'not polled yet' : t.online ? 'online ' : 'OFFLINE';
     const skew = t.skewSeconds === null ? '' : `  clock ${t.skewSeconds >= 0 ? '+' : ''}${Math.round(t.skewSeconds)} s`;
-    const counts = t.records === null ? '' : `  records ${t.records}${t.users === null ? '' : `  users ${t.users}`}`;
+    const counts = `${t.records === null ? '' : `  records ${t.records}`}${t.users === null ? '' : `  users ${t.users}`}`;
     lines.push(`  ${t.name.padEnd(16)} ${state}  last poll ${when(t.lastPollAt, now)}${skew}${counts}`);
   }
   lines.push('');

@@ -4,6 +4,7 @@ import { UNKNOWN_CARD_PREFIX } from '../punch.js';
 import { freeBytesAt } from '../util/disk.js';
 import { punchgateVersion } from '../util/version.js';
 import { alertsFor, punches, type AlertFacts } from './alerts.js';
+import { addPushStatus, pushAlerts } from './push.js';
 import type { DaemonLiveness, LiveFacts, StatusReport, TerminalStatus } from './types.js';
 
 export type { DaemonLiveness, LiveFacts, StatusReport, TerminalStatus } from './types.js';
@@ -44,6 +45,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
       offlineSince: iso(r?.offlineSince),
       lastError: r?.lastError ?? null,
       previousSerial: r?.previousSerial ? r.previousSerial : null,
+      firmware: r?.firmware ?? null,
     };
   });
   const live = probes.live ?? probes.daemon?.live;
@@ -77,6 +79,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
       : null,
     alerts: [],
   };
+  addPushStatus(report, journal, config, now);
   const facts: AlertFacts = {
     rejections: journal.queries.rejectionSummary(),
     quarantine: journal.queries.quarantineSummary(),
@@ -84,6 +87,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
     requestBoundMs: config.hrms.connectTimeoutMs + config.hrms.timeoutMs,
   };
   report.alerts = alertsFor(report, facts, now);
+  report.alerts.push(...pushAlerts(report, now));
   for (const u of journal.queries.codesWithPrefix(UNKNOWN_CARD_PREFIX)) {
     report.alerts.push(
       `terminal ${u.terminal}: ${punches(u.count)} from cards not in its code map (${u.codes.join(', ')}): add them to the code map, then punchgate punches retry`,

@@ -16,6 +16,36 @@ export interface TerminalStatus {
   lastError: string | null;
   /** Set when the address answered with another serial than before. */
   previousSerial: string | null;
+  /** Firmware the terminal reported, if known. */
+  firmware?: string | null;
+  /** Push terminals (kind adms): what the receiver saw of them. `lastPollAt` is their last contact. */
+  push?: PushTerminalStatus;
+}
+
+/** A push terminal (ZKTeco ADMS) as the receiver saw it. */
+export interface PushTerminalStatus {
+  lastContactAt: string | null;
+  /** The address it last pushed from. */
+  address: string | null;
+  lastUploadAt: string | null;
+  uploads: number;
+  /** Punches received in its uploads (new and already known together). */
+  received: number;
+  /** Lines of its uploads that could not be read (skipped, logged). */
+  malformed: number;
+  lastMalformed: string | null;
+  lastMalformedAt: string | null;
+}
+
+/** A serial the push receiver refused lately: not configured, or outside its terminal's allowFrom. */
+export interface PushRefusalStatus {
+  serial: string;
+  address: string;
+  reason: 'unknown' | 'address';
+  terminal: string | null;
+  firstSeenAt: string;
+  lastSeenAt: string;
+  count: number;
 }
 
 /** What only the running daemon knows (it is in its memory, not in the journal). */
@@ -55,6 +85,8 @@ export interface StatusReport {
     lastErrorAt: string | null;
   };
   terminals: TerminalStatus[];
+  /** Push terminals refused in the last 24 h (empty without adms.listen). */
+  pushRefusals?: PushRefusalStatus[];
   journal: {
     path: string;
     /** Since when another process has kept the daemon from writing (null: free, or not known). */

@@ -18,6 +18,8 @@ const REDACT_PATHS = [
   '*.token',
   'commKey',
   '*.commKey',
+  'password',
+  '*.password',
   '*.*.commKey',
   'authorization',
   'headers.authorization',

@@ -91,11 +91,11 @@ export function unitNodeOptions(): string {
   return options.trim();
 }
 
-/** `punchgate run` as a real child process, with the systemd unit's NODE_OPTIONS. */
-export function spawnDaemon(configPath: string, args: string[] = []): DaemonProcess {
+/** `punchgate run` as a real child process, with the systemd unit's NODE_OPTIONS (and `env` on top). */
+export function spawnDaemon(configPath: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): DaemonProcess {
   const child = spawn(process.execPath, ['dist/punchgate.js', 'run', '--config', configPath, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NOTIFY_SOCKET: '', PUNCHGATE_HRMS_TOKEN: '', NODE_OPTIONS: unitNodeOptions() },
+    env: { ...process.env, NOTIFY_SOCKET: '', PUNCHGATE_HRMS_TOKEN: '', NODE_OPTIONS: unitNodeOptions(), ...env },
   });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));

@@ -164,10 +164,10 @@ describe('PollLoop: one poll at a time, fewer polls while a terminal fails', () 
     let tick: () => void = () => {};
     const scheduler: Scheduler = (_spec, t) => ((tick = t), () => {});
     let busy = true;
-    const loop = new PollLoop<{ ok: boolean; journalBusy?: boolean }>({
+    const loop = new PollLoop<{ ok: boolean; noBackoff?: boolean }>({
       spec: { expression: '* * * * *' },
       scheduler,
-      poll: () => polls.poll().then((r) => (busy ? { ok: false, journalBusy: true } : r)),
+      poll: () => polls.poll().then((r) => (busy ? { ok: false, noBackoff: true } : r)),
       onError: (e) => expect.fail(String(e)),
     });
     loop.start();

@@ -26,8 +26,12 @@ export function registerImport(program: Command): void {
               EXIT.CONFIG,
             );
           }
-          // Imported punches of a named terminal carry its last known serial, so they match polled ones.
-          const deviceOf = (name: string) => journal.terminals.get(name)?.serial ?? '';
+          // Imported punches of a named terminal carry its last known serial, so they match polled ones
+          // (a push terminal's is its configured serial, the device its uploads are stored under).
+          const deviceOf = (name: string) => {
+            const t = ctx.config.terminals.find((x) => x.name === name);
+            return t?.kind === 'adms' ? t.serial : (journal.terminals.get(name)?.serial ?? '');
+          };
           let anyBad = false;
           for (const file of files) {
             const shown = escapeControls(file);

@@ -4,8 +4,10 @@ import { buildStatus } from '../../status/index.js';
 import { codeProblem } from '../../punch.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { escapeControls } from '../../util/terminal-text.js';
-import { action, loadContext, withJournal } from '../common.js';
+import { action, loadContext, openJournal, withJournal } from '../common.js';
+import { listHikvisionUsers } from './hikvision-users.js';
 import { fmtSkew } from './poll.js';
+import { printPushUsers, registerTerminalCommands } from './terminal-commands.js';
 import { registerTerminalUserCommands } from './terminal-users.js';
 
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) + 'Z' : 'never');
@@ -23,17 +25,21 @@ export function registerTerminals(program: Command): void {
             const list = buildStatus(journal, ctx.config, ctx.clock.now()).terminals;
             if (opts.json) return void process.stdout.write(JSON.stringify(list, null, 2) + '\n');
             process.stdout.write(
-              `${'NAME'.padEnd(16)} ${'KIND'.padEnd(6)} ${'STATE'.padEnd(8)} ${'LAST POLL'.padEnd(21)} ${'SKEW'.padEnd(8)} ${'RECORDS'.padStart(8)} ${'USERS'.padStart(6)}  SERIAL\n`,
+              `${'NAME'.padEnd(16)} ${'KIND'.padEnd(9)} ${'STATE'.padEnd(8)} ${'LAST POLL'.padEnd(21)} ${'SKEW'.padEnd(8)} ${'RECORDS'.padStart(8)} ${'USERS'.padStart(6)}  SERIAL\n`,
             );
             for (const t of list) {
               const state = t.lastPollAt === null ? 'unknown' : t.online ? 'online' : 'offline';
               process.stdout.write(
-                `${t.name.padEnd(16)} ${t.kind.padEnd(6)} ${state.padEnd(8)} ${when(t.lastPollAt).padEnd(21)} ${fmtSkew(t.skewSeconds).padEnd(8)} ${String(t.records ?? '-').padStart(8)} ${String(t.users ?? '-').padStart(6)}  ${escapeControls(t.serial)}${t.previousSerial ? ` (was ${escapeControls(t.previousSerial)})` : ''}\n`,
+                `${t.name.padEnd(16)} ${t.kind.padEnd(9)} ${state.padEnd(8)} ${when(t.lastPollAt).padEnd(21)} ${fmtSkew(t.skewSeconds).padEnd(8)} ${String(t.records ?? '-').padStart(8)} ${String(t.users ?? '-').padStart(6)}  ${escapeControls(t.serial)}${t.previousSerial ? ` (was ${escapeControls(t.previousSerial)})` : ''}\n`,
               );
               // An error here means the last poll failed: the terminal is unreachable, or reached but the poll did not finish.
               if (t.lastError)
                 process.stdout.write(
                   `${''.padEnd(16)} last error: ${escapeControls(ctx.secrets.scrub(t.lastError))}\n`,
+                );
+              if (t.push)
+                process.stdout.write(
+                  `${''.padEnd(16)} push: last contact ${when(t.push.lastContactAt)} from ${escapeControls(t.push.address ?? '-')}, last upload ${when(t.push.lastUploadAt)}, ${t.push.received} punches received, ${t.push.malformed} malformed lines${t.firmware ? `, firmware ${escapeControls(t.firmware)}` : ''}\n`,
                 );
             }
           },
@@ -42,18 +48,36 @@ export function registerTerminals(program: Command): void {
       ),
     );
 
+  registerTerminalCommands(terminals);
+
   terminals
     .command('users')
-    .description("list a ZK terminal's enrolled users")
+    .description(
+      "list a terminal's enrolled users (ZK and Hikvision: read from the terminal; push: as it reported them)",
+    )
     .argument('<name>', 'terminal name')
     .option('--json', 'machine-readable output')
     .action(
       action(async (name: string, own: { json?: boolean }, cmd: Command) => {
         // commander hands --json to `terminals`, which defines it too
         const opts = { ...cmd.optsWithGlobals<{ json?: boolean }>(), ...own };
+        const t0 = loadContext(cmd, { logToStderr: true }).config.terminals.find((x) => x.name === name);
+        if (t0?.kind === 'adms')
+          return withJournal(cmd, (ctx, journal) => printPushUsers(ctx, journal, t0, Boolean(opts.json)), {
+            readonly: true,
+          });
         const ctx = loadContext(cmd, { logToStderr: true });
         const t = ctx.config.terminals.find((x) => x.name === name);
-        if (!t || t.kind !== 'zk') throw new ExitError(`no zk terminal named "${name}" in the config`, EXIT.CONFIG);
+        if (t?.kind === 'hikvision') {
+          const journal = openJournal(ctx);
+          try {
+            return await listHikvisionUsers(ctx, journal, t, Boolean(opts.json));
+          } finally {
+            journal.close();
+          }
+        }
+        if (!t || t.kind !== 'zk')
+          throw new ExitError(`no zk, hikvision or push terminal named "${name}" in the config`, EXIT.CONFIG);
         const client = defaultClientFactory(t);
         try {
           await client.connect();

@@ -27,8 +27,8 @@ export interface PollResult {
   /** Set after a complete download: the terminal's clock up to which its log is read (TerminalRecord.readUpTo). */
   readUpTo?: string;
   error?: string;
-  /** Failed only because another process held the journal (see PollOutcome.journalBusy). */
-  journalBusy?: boolean;
+  /** Failed only because another process held the journal: not the terminal's failure (no backoff). */
+  noBackoff?: boolean;
 }
 
 /**
@@ -219,8 +219,8 @@ export async function pollTerminal(
           : String(e);
     // A busy journal is not the terminal's trouble: the status says it once, as "journal busy", and
     // the terminal's state stays as its last real poll left it (the next poll reads the log again).
-    result.journalBusy = !deadline.passed && isBusyJournalError(e);
-    if (!result.journalBusy) {
+    result.noBackoff = !deadline.passed && isBusyJournalError(e);
+    if (!result.noBackoff) {
       try {
         const prev = ledger.get(cfg.name);
         // Reached but the poll went wrong (a dropped reply, a short download): online, with the error.
