@@ -196,6 +196,16 @@ function unknownKeys(
 }
 
 /**
+ * The issue with the value as the file has it: zod reports the value after its own preprocessing
+ * (a prefix dropped, a default filled in), or the whole section for a check of the section; what
+ * a person should see is what they wrote at that place.
+ */
+function asWritten(issue: Issue, raw: unknown): Issue {
+  const written = rawAt(raw, issue.path);
+  return written === undefined ? issue : ({ ...issue, input: written } as Issue);
+}
+
+/**
  * Every issue of a failed parse as problems in plain words. `raw` is the config as written
  * (parsed with `reportInput`, so each issue carries the value it is about).
  */
@@ -205,7 +215,7 @@ export function problemsOf(issues: readonly Issue[], schema: z.ZodType, raw: unk
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') out.push(...unknownKeys(issue, schema, raw, suggested));
     else if (issue.code === 'invalid_union' && 'discriminator' in issue) out.push(discriminator(issue));
-    else out.push({ path: [...issue.path], message: describe(issue) });
+    else out.push({ path: [...issue.path], message: describe(asWritten(issue, raw)) });
   }
   // "did you mean baseUrl?" already says that baseUrl is missing.
   return out.filter((p) => !(p.message === 'is required' && suggested.has(JSON.stringify(p.path))));

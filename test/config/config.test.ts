@@ -39,7 +39,7 @@ describe('config', () => {
 
   it('reports every problem as "path: message", terminals named by their name', () => {
     expect(problems({ ...base, hrms: { baseUrl: 'http://hr.example.com' } })).toEqual([
-      'hrms.baseUrl: must be an https:// URL (http:// is accepted for loopback hosts, or with hrms.allowInsecureHttp: true)',
+      'hrms.baseUrl: must be an https:// URL (http:// is accepted for loopback hosts, or with hrms.allowInsecureHttp: true), got the text "http://hr.example.com"',
     ]);
     expect(problems({ ...base, hrms: { baseUrl: 'http://hr.example.com', allowInsecureHttp: true } })).toEqual([]);
     expect(problems({ ...base, hrms: { baseUrl: 'http://127.0.0.1:8080' } })).toEqual([]);
@@ -63,7 +63,7 @@ describe('config', () => {
     expect(pth).toHaveLength(1);
     expect(pth[0]).toMatch(/^journal\.pth: unknown key \(the keys here are: path, retentionDays, .*\)$/);
     expect(problems({ ...base, terminals: [{ name: 'g', kind: 'modem' }] })).toEqual([
-      'terminals[0] (g).kind: must be one of "zk", "serial", got the text "modem"',
+      'terminals[0] (g).kind: must be one of "zk", "serial", "hikvision", "adms", got the text "modem"',
     ]);
     expect(problems({ ...base, terminals: [{ name: 'g', kind: 'zk', host: 'h', timezone: 'Mars/Base' }] })).toEqual([
       'terminals[0] (g).timezone: must be an IANA time zone name such as Europe/Berlin, got the text "Mars/Base"',
