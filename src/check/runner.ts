@@ -46,7 +46,6 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
   const { result: configResult, config } = checkConfig(opts.configPath);
   checks.push(configResult);
   if (!config) return finish(checks, secrets, quick, quick ? EXIT.FAILURE : EXIT.CONFIG);
-  for (const t of config.terminals) if (t.kind === 'zk' && t.commKey) secrets.add(t.commKey);
 
   checks.push(checkJournal(config.journal.path, { quick }));
   if (quick) {

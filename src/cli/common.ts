@@ -28,12 +28,11 @@ export function globalOptions(cmd: Command): GlobalOptions {
 export function loadContext(cmd: Command, opts: { logToStderr?: boolean } = {}): AppContext {
   const g = globalOptions(cmd);
   const config = loadConfig(g.config ?? DEFAULT_CONFIG_PATH, checkTerminalConfig);
+  // Comm keys are not registered: they are never put into a message, and the logger redacts them by key.
   const secrets = new Secrets();
-  for (const t of config.terminals) if (t.kind === 'zk' && t.commKey) secrets.add(t.commKey);
   const logger = createLogger({
     level: g.logLevel ?? (opts.logToStderr ? 'warn' : config.log.level),
     pretty: g.pretty ?? opts.logToStderr,
-    secrets,
     destination: opts.logToStderr ? { write: (s: string) => process.stderr.write(s) } : undefined,
   });
   return { config, logger, clock: systemClock, secrets };

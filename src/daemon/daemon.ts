@@ -102,7 +102,6 @@ export class Daemon {
       logger.warn('journal.path and site changes take effect only after a restart');
       next = { ...next, journal: this.config.journal, site: this.config.site };
     }
-    for (const t of next.terminals) if (t.kind === 'zk' && t.commKey) this.ctx.secrets.add(t.commKey);
     const hrmsChanged =
       JSON.stringify([next.hrms, next.delivery]) !== JSON.stringify([this.config.hrms, this.config.delivery]);
     this.config = next;
