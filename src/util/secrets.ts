@@ -5,7 +5,7 @@
  * log lines or whole outputs (the logger redacts by key, see logger.ts).
  *
  * A secret is looked for in every form an HRMS, a proxy or a framework may echo it in:
- * as it is, URL-encoded, and inside base64 or base64url text (an echoed `Authorization:
+ * as it is, URL-encoded, JSON with escaped slashes, and inside base64 or base64url text (an echoed `Authorization:
  * Basic ...` or a JWT-style blob holding "Bearer <token>" or "user:<password>"), whatever the
  * bytes before it in that blob.
  *
@@ -43,6 +43,8 @@ export function secretForms(value: string | undefined | null): string[] {
   const s = value?.trim();
   if (!s || !scrubbable(s)) return [];
   const forms = new Set<string>([s]);
+  // As JSON writers that escape slashes (PHP's json_encode) put it in a raw body.
+  if (s.includes('/')) forms.add(s.replace(/\//g, '\\/'));
   const encoded = encodeURIComponent(s);
   if (encoded !== s) {
     forms.add(encoded);
