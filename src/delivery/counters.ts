@@ -1,14 +1,6 @@
 /** Results of one deliverBatch call. */
 export type BatchResult =
-  | 'idle'
-  | 'ok'
-  | 'transient'
-  | 'bad-reply'
-  | 'auth'
-  | 'too-large'
-  | 'request-failed'
-  | 'refused'
-  | 'aborted';
+  'idle' | 'ok' | 'transient' | 'bad-reply' | 'auth' | 'too-large' | 'request-failed' | 'refused' | 'aborted';
 
 /**
  * What one HTTP request to the HRMS came to (for /metrics):

@@ -275,8 +275,7 @@ export class Deliverer {
     } else if (failure.kind === 'request-failed' || failure.kind === 'refused') {
       // Not a verdict on the punches: nothing charged, backoff, and a person is told what to check.
       report.result = failure.kind;
-      report.message =
-        failure.kind === 'refused' ? `HTTP ${failure.httpStatus}: ${failure.message}` : failure.message;
+      report.message = failure.kind === 'refused' ? `HTTP ${failure.httpStatus}: ${failure.message}` : failure.message;
       report.waitMs = this.backoff.next();
       this.health.requestFailed(report.message, withCause(`request failed: ${report.message}`), report.waitMs);
     } else if (failure.kind === 'bad-reply') {

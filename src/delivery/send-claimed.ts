@@ -90,7 +90,8 @@ export async function sendClaimed(
         settle(outcomes);
         hrmsTakesRequests = true;
         if (!answer.overall && outcomes.some((o) => o.kind === 'unknown'))
-          badReply = 'the HRMS said the request failed as a whole (Status false) but listed results: only its clear refusals were taken';
+          badReply =
+            'the HRMS said the request failed as a whole (Status false) but listed results: only its clear refusals were taken';
         continue;
       }
       if (signal?.aborted) return { failure: { kind: 'aborted' }, failedSize: part.length };

@@ -113,12 +113,7 @@ export class AttendanceClient implements AttendanceSender {
     if (this.ownsHttp) await this.http.close();
   }
 
-  private failure(
-    e: unknown,
-    n: number,
-    classify: ClassifyOptions,
-    scrub: (s: string) => string,
-  ): AttendanceAnswer {
+  private failure(e: unknown, n: number, classify: ClassifyOptions, scrub: (s: string) => string): AttendanceAnswer {
     const code = errorCode(e);
     const err = e as { httpStatus?: number; headers?: Record<string, string | string[] | undefined> };
     if (code === 'DEADLINE') return { kind: 'transient', message: (e as Error).message, afterSending: true };
