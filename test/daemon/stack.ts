@@ -9,7 +9,10 @@ export const TOKEN = 'stack-token-5f2b9c';
 export const COMM_KEY = 808080;
 
 /** A terminal simulator, an HRMS simulator and a config for the daemon, in a temp folder. */
-export async function startStack(opts: { terminals?: number; delivery?: Record<string, unknown> } = {}) {
+export async function startStack(
+  opts: { terminals?: number; delivery?: Record<string, unknown>; commKey?: number } = {},
+) {
+  const commKey = opts.commKey ?? COMM_KEY;
   const tmp = tempDir('punchgate-daemon-');
   const hrms = await startHrmsSim({ tokens: [TOKEN] });
   const terminals: TerminalSim[] = [];
@@ -17,7 +20,7 @@ export async function startStack(opts: { terminals?: number; delivery?: Record<s
     terminals.push(
       await startTerminalSim({
         serialNumber: `SN-${i + 1}`,
-        commKey: COMM_KEY,
+        commKey,
         users: [{ uid: 1, userId: '1001', name: 'A' }],
         punches: [],
       }),
@@ -30,7 +33,7 @@ export async function startStack(opts: { terminals?: number; delivery?: Record<s
     host: '127.0.0.1',
     port: t.port,
     transport: 'tcp',
-    commKey: COMM_KEY,
+    commKey,
     schedule: '* * * * * *',
     realtime: true,
     timeoutMs: 1000,
@@ -65,7 +68,7 @@ export interface DaemonProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** The unit's `NODE_OPTIONS` (--jitless...): the daemon under test runs as the service runs it. */
+/** The unit's `NODE_OPTIONS`: the daemon under test runs as the service runs it. */
 export function unitNodeOptions(): string {
   const unit = readFileSync('systemd/punchgate.service', 'utf8');
   const options = /^Environment="?NODE_OPTIONS=([^"\n]*)"?$/m.exec(unit)?.[1];
