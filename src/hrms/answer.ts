@@ -160,36 +160,41 @@ function readPayload(
   });
   if (overall === 'unreadable') return bad('its overall Status is neither true nor false');
   if (payload.length !== sent.length) return bad(`${payload.length} results for ${sent.length} punches sent`);
-  const elements: Array<{ status: boolean; message: string; o: Record<string, unknown> }> = [];
-  for (const [i, el] of payload.entries()) {
+  // Matched by devicelogId when every result names one, else by position (each name checked).
+  // One pass, few allocations: a drain reads a thousand of these per request.
+  let byId = payload.length > 0;
+  for (const el of payload) {
+    if (!el || typeof el !== 'object' || Array.isArray(el)) break;
+    const id = pick(el as Record<string, unknown>, 'devicelogId');
+    if (id === undefined || id === null) {
+      byId = false;
+      break;
+    }
+  }
+  const order = byId ? new Map(sent.map((p, i) => [p.devicelogId, i])) : undefined;
+  const results: PunchResult[] = new Array<PunchResult>(sent.length);
+  for (let i = 0; i < payload.length; i++) {
+    const el = payload[i];
     if (!el || typeof el !== 'object' || Array.isArray(el)) return bad(`result ${i + 1} is not an object`);
     const o = el as Record<string, unknown>;
-    const s = readStatus(pick(o, 'status'));
-    if (typeof s !== 'boolean') return bad(`result ${i + 1} has a status that is neither true nor false`);
-    elements.push({ status: s, message: clean(messageOf(o) ?? ''), o });
-  }
-  // Matched by devicelogId when every result names one, else by position (each name checked).
-  const named = elements.map((e) => pick(e.o, 'devicelogId'));
-  const byId = named.every((v) => v !== undefined && v !== null);
-  const order = new Map(sent.map((p, i) => [p.devicelogId, i]));
-  const results: PunchResult[] = new Array<PunchResult>(sent.length);
-  for (const [i, e] of elements.entries()) {
-    const id = named[i];
+    const status = readStatus(pick(o, 'status'));
+    if (typeof status !== 'boolean') return bad(`result ${i + 1} has a status that is neither true nor false`);
+    const id = pick(o, 'devicelogId');
     let at = i;
-    if (byId) {
+    if (order) {
       const found = order.get(String(id));
       if (found === undefined) return bad(`result ${i + 1} names a punch that was not sent`);
-      if (results[found]) return bad(`two results name the same punch`);
+      if (results[found]) return bad('two results name the same punch');
       at = found;
     } else if (id !== undefined && id !== null && String(id) !== sent[i]!.devicelogId) {
       return bad(`result ${i + 1} names another punch than the one sent in that place`);
     }
     const p = sent[at]!;
-    const code = pick(e.o, 'biometriccode');
-    const date = pick(e.o, 'logDate');
+    const code = pick(o, 'biometriccode');
+    const date = pick(o, 'logDate');
     if ((code !== undefined && String(code) !== p.biometriccode) || (date !== undefined && String(date) !== p.logDate))
       return bad(`result ${i + 1} names another employee code or time than the punch it answers`);
-    results[at] = { status: e.status, message: e.message };
+    results[at] = { status, message: clean(messageOf(o) ?? '') };
   }
   return { kind: 'answered', httpStatus, overall: overall ?? true, results };
 }
@@ -198,7 +203,7 @@ function readPayload(
 function pick(o: Record<string, unknown>, key: string): unknown {
   if (key in o) return o[key];
   const lower = key.toLowerCase();
-  for (const k of Object.keys(o)) if (k.toLowerCase() === lower) return o[k];
+  for (const k in o) if (Object.hasOwn(o, k) && k.toLowerCase() === lower) return o[k];
   return undefined;
 }
 

@@ -6,14 +6,19 @@ const MAX_MESSAGE = 300;
  * characters and bidirectional overrides written as visible escapes (a message must not move
  * the cursor of the terminal that prints it, nor reorder what follows it), at most 300 characters.
  */
+// eslint-disable-next-line no-control-regex
+const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// eslint-disable-next-line no-control-regex
+const UNUSUAL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
 export function outsideText(s: string, scrub: (s: string) => string): string {
-  const visible = scrub(s).replace(
-    // eslint-disable-next-line no-control-regex
-    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-  const flat = visible.replace(/[\t\n]+/g, ' ');
-  return flat.length > MAX_MESSAGE ? `${flat.slice(0, MAX_MESSAGE)}...` : flat;
+  let out = scrub(s);
+  // Most messages are plain: checked once, changed only when they need it.
+  if (UNUSUAL.test(out))
+    out = out
+      .replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+      .replace(/[\t\n]+/g, ' ');
+  return out.length > MAX_MESSAGE ? `${out.slice(0, MAX_MESSAGE)}...` : out;
 }
 
 /** Retry-After as seconds or an HTTP date; undefined when absent or unreadable. */

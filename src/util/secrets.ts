@@ -81,14 +81,21 @@ function base64Fragments(bytes: Buffer): string[] {
 
 /** Replaces every form (longest first, so a form inside another is not half-replaced). */
 export function scrubForms(text: string, forms: Iterable<string>): string {
+  return scrubSorted(text, longestFirst(forms));
+}
+
+function longestFirst(forms: Iterable<string>): string[] {
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+function scrubSorted(text: string, sorted: readonly string[]): string {
   let out = text;
-  const sorted = [...forms].sort((a, b) => b.length - a.length);
   for (const f of sorted) if (out.includes(f)) out = out.split(f).join(REDACTED);
   return out;
 }
 
 /** A scrubber for a fixed set of secrets (a client that knows its token and proxy credentials). */
 export function scrubberFor(values: ReadonlyArray<string | undefined>): (text: string) => string {
-  const forms = values.flatMap((v) => secretForms(v));
-  return forms.length === 0 ? (t) => t : (t) => scrubForms(t, forms);
+  const sorted = longestFirst(values.flatMap((v) => secretForms(v)));
+  return sorted.length === 0 ? (t) => t : (t) => scrubSorted(t, sorted);
 }
