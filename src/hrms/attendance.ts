@@ -1,4 +1,4 @@
-import { FormData } from 'undici';
+import { FormData } from './undici.js';
 import type { HrmsConfig } from '../config/schema.js';
 import { errorCode } from '../util/errors.js';
 import { scrubberFor } from '../util/secrets.js';

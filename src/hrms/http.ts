@@ -1,5 +1,15 @@
 import { readFileSync } from 'node:fs';
-import { Agent, EnvHttpProxyAgent, ProxyAgent, request, type Dispatcher, type FormData } from 'undici';
+import {
+  Agent,
+  buildConnector,
+  EnvHttpProxyAgent,
+  ProxyAgent,
+  request,
+  type Connector,
+  type Dispatcher,
+  type FormData,
+} from './undici.js';
+import type { Socket } from 'node:net';
 import type { HrmsConfig } from '../config/schema.js';
 import { errorCode } from '../util/errors.js';
 import { describeRoute, proxySettings, type ProxySettings } from './proxy.js';
@@ -105,11 +115,13 @@ export class HrmsHttp {
     call.signal?.addEventListener('abort', onAbort, { once: true });
     let status: number | undefined;
     try {
-      const res = await request(call.url, {
+      const url = new URL(call.url);
+      const res = await request(this.dispatcher, {
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
         method: call.method,
         headers: call.headers,
         ...(call.body !== undefined ? { body: call.body } : {}),
-        dispatcher: this.dispatcher,
         signal: ctl.signal,
       });
       status = res.statusCode;
@@ -141,7 +153,7 @@ function createDispatcher(cfg: HrmsHttpConfig, proxy: ProxySettings): Dispatcher
   // The phase timeouts back up the deadline of request(), which comes first.
   const backstop = cfg.connectTimeoutMs + cfg.timeoutMs + 1000;
   const agent = {
-    connect: tls,
+    connect: punctualConnector(tls),
     // One request at a time goes to the HRMS; one connection, kept alive, carries them all.
     connections: 1,
     headersTimeout: backstop,
@@ -154,6 +166,37 @@ function createDispatcher(cfg: HrmsHttpConfig, proxy: ProxySettings): Dispatcher
   if (proxy.mode === 'config') return new ProxyAgent({ ...tunnel, uri: proxy.uri! });
   if (proxy.mode === 'env') return new EnvHttpProxyAgent({ ...tunnel, ...proxy.env! });
   return new Agent(agent);
+}
+
+/**
+ * undici's connector with a connect timeout that fires when it is due: undici's own runs on a
+ * coarse timer (about half a second late), and a connect timeout here says "nothing was sent".
+ * Through a proxy undici connects by itself (its own timeouts, within request()'s deadline).
+ */
+function punctualConnector(tls: { timeout: number; ca?: string }): Connector {
+  const connect = buildConnector({ ...tls, timeout: 0 });
+  return (opts, callback) => {
+    let settled = false;
+    const timer = setTimeout(() => {
+      if (settled) return;
+      settled = true;
+      socket?.destroy();
+      const err = Object.assign(new Error(`connect timeout after ${tls.timeout} ms`), {
+        code: 'UND_ERR_CONNECT_TIMEOUT',
+      });
+      callback(err, null);
+    }, tls.timeout);
+    // undici's connector hands back the socket it opens (its types say void).
+    const socket = (connect as (...a: Parameters<Connector>) => Socket | undefined)(opts, (...args) => {
+      if (settled) {
+        args[1]?.destroy();
+        return;
+      }
+      settled = true;
+      clearTimeout(timer);
+      callback(...args);
+    });
+  };
 }
 
 function withToken(proxy: ProxySettings): { token?: string } {

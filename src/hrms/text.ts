@@ -15,9 +15,7 @@ export function outsideText(s: string, scrub: (s: string) => string): string {
   let out = scrub(s);
   // Most messages are plain: checked once, changed only when they need it.
   if (UNUSUAL.test(out))
-    out = out
-      .replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-      .replace(/[\t\n]+/g, ' ');
+    out = out.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).replace(/[\t\n]+/g, ' ');
   return out.length > MAX_MESSAGE ? `${out.slice(0, MAX_MESSAGE)}...` : out;
 }
 
