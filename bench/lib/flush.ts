@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
-import { CLI } from './daemon.js';
+import { CLI, unitEnv } from './daemon.js';
 import { BENCH_SITE, BENCH_TOKEN } from './setup.js';
 import { nowMs } from './timing.js';
 
@@ -15,8 +15,8 @@ export interface FlushRun {
 
 /**
  * `punchgate flush` (the shipped bundle) drains the journal at `path` to the simulator at `url`
- * in a child process with the given NODE_OPTIONS: the delivery path exactly as the service
- * runs it. `onStart` gets the child's pid (for RSS sampling).
+ * in a child process with the unit's environment and the given NODE_OPTIONS: the delivery
+ * path exactly as the service runs it. `onStart` gets the child's pid (for RSS sampling).
  */
 export async function flushInChild(
   path: string,
@@ -42,7 +42,7 @@ export async function flushInChild(
   const t0 = nowMs();
   const child = spawn(process.execPath, [CLI, '--config', configFile, 'flush', '--max-wait', '60'], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_OPTIONS: nodeOptions },
+    env: unitEnv(nodeOptions),
   });
   onStart?.(child.pid!);
   let output = '';

@@ -68,19 +68,24 @@ export interface DaemonProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** The unit's `NODE_OPTIONS`: the daemon under test runs as the service runs it. */
-export function unitNodeOptions(): string {
+/** The unit's `Environment=` settings (NODE_OPTIONS, MALLOC_ARENA_MAX): the daemon under test runs as the service runs it. */
+export function unitEnvironment(): Record<string, string> {
   const unit = readFileSync('systemd/punchgate.service', 'utf8');
-  const options = /^Environment="?NODE_OPTIONS=([^"\n]*)"?$/m.exec(unit)?.[1];
-  if (!options) throw new Error('systemd/punchgate.service sets no NODE_OPTIONS');
-  return options.trim();
+  const env: Record<string, string> = {};
+  for (const m of unit.matchAll(/^Environment=(.*)$/gm)) {
+    const setting = m[1]!.trim().replace(/^"(.*)"$/, '$1');
+    const eq = setting.indexOf('=');
+    if (eq > 0) env[setting.slice(0, eq)] = setting.slice(eq + 1).trim();
+  }
+  if (env.NODE_OPTIONS === undefined) throw new Error('systemd/punchgate.service sets no NODE_OPTIONS');
+  return env;
 }
 
-/** `punchgate run` as a real child process, with the systemd unit's NODE_OPTIONS. */
+/** `punchgate run` as a real child process, with the systemd unit's environment. */
 export function spawnDaemon(configPath: string, args: string[] = []): DaemonProcess {
   const child = spawn(process.execPath, ['dist/punchgate.js', 'run', '--config', configPath, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NOTIFY_SOCKET: '', PUNCHGATE_HRMS_TOKEN: '', NODE_OPTIONS: unitNodeOptions() },
+    env: { ...process.env, ...unitEnvironment(), NOTIFY_SOCKET: '', PUNCHGATE_HRMS_TOKEN: '' },
   });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
