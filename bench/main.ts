@@ -5,6 +5,7 @@
  * Exit code: 0 when every benchmark ran (PASS or FAIL), 1 when one crashed, 64 on a bad name.
  */
 import { cpus, totalmem } from 'node:os';
+import { benchAdms } from './adms.js';
 import { benchDaemonIdle } from './daemon-idle.js';
 import { benchDaemonLatency } from './daemon-latency.js';
 import { benchDrain } from './drain.js';
@@ -12,8 +13,10 @@ import { benchDrainRss } from './drain-rss.js';
 import { benchIngest } from './ingest.js';
 import { benchScale } from './lib/scale.js';
 import { log, renderTable, type BenchRow } from './lib/table.js';
+import { benchHikDownload } from './hik-download.js';
 import { benchZkDownload } from './zk-download.js';
 import { benchZkFaults } from './zk-faults.js';
+import { benchMetricsServe, benchWebIdle } from './web.js';
 
 interface Benchmark {
   describe: string;
@@ -32,13 +35,29 @@ const BENCHMARKS: Record<string, Benchmark> = {
     describe: 'records received by each client under the fault modes that break node-zklib',
     run: benchZkFaults,
   },
+  'hik-download': {
+    describe: 'read + journal 100,000 Hikvision events (real poll) vs the bare page-fetch loop',
+    run: benchHikDownload,
+  },
   'daemon-idle': {
     describe: 'idle RSS of `punchgate run` with 10 simulated terminals (needs `punchgate run`)',
     run: benchDaemonIdle,
   },
+  'web-idle': {
+    describe: 'idle RSS of `punchgate run` with 10 terminals, status page server on and scraped (vs off)',
+    run: benchWebIdle,
+  },
+  'metrics-serve': {
+    describe: 'time to serve /metrics of `punchgate run` with 200 terminals (vs a bare node:http server)',
+    run: benchMetricsServe,
+  },
   'daemon-latency': {
     describe: 'real-time punch -> HRMS latency through `punchgate run` (needs `punchgate run`)',
     run: benchDaemonLatency,
+  },
+  adms: {
+    describe: 'push terminals: punches/s acknowledged by the ADMS receiver vs bare ingest; p99 POST -> OK',
+    run: benchAdms,
   },
 };
 

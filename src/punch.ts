@@ -29,17 +29,72 @@ export interface Punch {
  */
 export const UNKNOWN_CARD_PREFIX = 'card:';
 
+/** Longest biometric code accepted from any source. */
+export const MAX_CODE_LENGTH = 64;
+
+/** Bidirectional controls (ALM, LRM, RLM, embeddings and overrides, isolates). */
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+const CONTROL = /\p{Cc}/u;
+const INVISIBLE = /\p{Cf}/u;
+const BLANK = /[\s\p{Z}]/u;
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * The one rule of what a biometric code may contain, applied by every source that reads codes
+ * (file imports, serial lines, ZK user ids and records, pushed logs, the simulators' data files):
+ * 1 to 64 characters, letters, digits, punctuation and symbols of any script, and nothing else.
+ * Refused: blanks; control characters (NUL, CR, LF, ESC, DEL, C1...); bidirectional controls and
+ * other invisible formatting characters (U+202E, U+200B, U+FEFF...), which make a code look like
+ * another; U+FFFD, what bytes that are not UTF-8 become when read; unpaired surrogates.
+ * A code is never repaired: the line or record is reported as bad, so that nothing reaches the
+ * HRMS that the terminal did not mean.
+ *
+ * Returns why `code` is refused (plain words, with the offending character as U+XXXX), or
+ * undefined when it is a good code.
+ */
+export function codeProblem(code: string): string | undefined {
+  if (code === '') return 'empty biometric code';
+  if (code.length > MAX_CODE_LENGTH) return `biometric code longer than ${MAX_CODE_LENGTH} characters`;
+  // On the path of every punch read: printable ASCII (nearly every real code) needs no further look.
+  let ascii = true;
+  for (let i = 0; i < code.length && ascii; i++) {
+    const c = code.charCodeAt(i);
+    ascii = c > 0x20 && c < 0x7f;
+  }
+  if (ascii) return undefined;
+  for (const [re, what] of CODE_REFUSALS) {
+    const m = re.exec(code);
+    if (m) return `biometric code has ${what} (${unicodeName(m[0])})`;
+  }
+  return undefined;
+}
+
+/** What a code may not contain, in the order reasons are given. */
+const CODE_REFUSALS: readonly (readonly [RegExp, string])[] = [
+  [/\uFFFD/u, 'bytes that are not UTF-8'],
+  [CONTROL, 'a control character'],
+  [BIDI, 'a bidirectional control'],
+  [INVISIBLE, 'an invisible formatting character'],
+  [LONE_SURROGATE, 'a broken character'],
+  [BLANK, 'a blank'],
+];
+
+function unicodeName(c: string): string {
+  return `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
 const LOG_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
 
 /** True when `s` is a real calendar time written `YYYY-MM-DD HH:mm:ss`. */
 export function isLogTime(s: string): boolean {
   // On the ingest path for every punch: plain arithmetic on the digits, no Date objects.
   if (s.length !== 19 || !LOG_TIME.test(s)) return false;
-  const num = (from: number, to: number) => Number(s.slice(from, to));
-  const y = num(0, 4);
-  const mo = num(5, 7);
-  const d = num(8, 10);
-  if (mo < 1 || mo > 12 || d < 1 || num(11, 13) > 23 || num(14, 16) > 59 || num(17, 19) > 59) return false;
+  const digit = (i: number) => s.charCodeAt(i) - 48;
+  const two = (i: number) => digit(i) * 10 + digit(i + 1);
+  const y = two(0) * 100 + two(2);
+  const mo = two(5);
+  const d = two(8);
+  if (mo < 1 || mo > 12 || d < 1 || two(11) > 23 || two(14) > 59 || two(17) > 59) return false;
   const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
   const daysInMonth = mo === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(mo) ? 30 : 31;
   return d <= daysInMonth;
@@ -100,4 +155,17 @@ function wallClockToEpochish(s: string): number {
   if (!m) throw new Error(`not a log time: ${s}`);
   const [y, mo, d, h, mi, se] = m.slice(1).map(Number) as [number, number, number, number, number, number];
   return Date.UTC(y, mo - 1, d, h, mi, se);
+}
+
+/** The wall-clock time `seconds` later (earlier when negative), in the same zone-less calendar. */
+export function shiftWallClock(s: string, seconds: number): string {
+  const d = new Date(wallClockToEpochish(s) + seconds * 1000);
+  return formatLogTime(
+    d.getUTCFullYear(),
+    d.getUTCMonth() + 1,
+    d.getUTCDate(),
+    d.getUTCHours(),
+    d.getUTCMinutes(),
+    d.getUTCSeconds(),
+  );
 }

@@ -37,6 +37,10 @@ export interface RigOptions {
   terminals: number;
   punchesPerTerminal: number;
   usersPerTerminal: number;
+  /** Top-level config sections that replace the rig's (e.g. `status`). */
+  config?: Record<string, unknown>;
+  /** Runs before the daemon starts, with the journal's path (e.g. to fill it). */
+  beforeStart?: (journalPath: string) => void | Promise<void>;
 }
 
 /** Starts the simulators and the daemon, and waits until every initial punch reached the HRMS. */
@@ -49,9 +53,9 @@ export async function startDaemonRig(o: RigOptions, warmupTimeoutMs: number): Pr
       punches: o.punchesPerTerminal,
       faults: { pacingMs: 0 },
       serialNumber: `BENCH${String(i + 1).padStart(4, '0')}`,
-      // Each terminal's log starts in another month, so no two terminals hold the same (code, time):
-      // the HRMS would answer "duplicate" for those.
-      startTime: `${2020 + Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, '0')}-02 08:00:00`,
+      // Each terminal's log starts in another week (all in the past, for up to 250 terminals), so no
+      // two terminals hold the same (code, time): the HRMS would answer "duplicate" for those.
+      startTime: new Date(Date.UTC(2020, 0, 2 + 7 * i, 8)).toISOString().slice(0, 19).replace('T', ' '),
     })),
   );
   const tokenFile = join(scratch.dir, 'token');
@@ -71,7 +75,11 @@ export async function startDaemonRig(o: RigOptions, warmupTimeoutMs: number): Pr
       realtime: i === 0,
     })),
     log: { level: 'warn' },
+    // The status page on, as shipped, on a port of its own (benches may run beside other daemons).
+    status: { listen: '127.0.0.1:0' },
+    ...o.config,
   };
+  await o.beforeStart?.(config.journal.path);
   const configFile = join(scratch.dir, 'punchgate.yaml');
   writeFileSync(configFile, stringify(config));
 

@@ -1,26 +1,15 @@
-import { existsSync, statfsSync } from 'node:fs';
-import { dirname } from 'node:path';
+import type { statfsSync } from 'node:fs';
+import { DISK_FAIL_BYTES, DISK_WARN_BYTES, existingFolderOf, freeBytesAt, humanBytes as human } from '../util/disk.js';
 import { errorText, fail, pass, warn, type CheckResult } from './types.js';
 
-const MiB = 1024 * 1024;
-/** Below this the journal may soon fail with SQLITE_FULL: the daemon would exit. */
-export const DISK_FAIL_BYTES = 16 * MiB;
-/** Below this an HRMS outage of a few days could fill the disk. */
-export const DISK_WARN_BYTES = 256 * MiB;
-
-function human(bytes: number): string {
-  if (bytes >= 1024 * MiB) return `${(bytes / (1024 * MiB)).toFixed(1)} GiB`;
-  return `${Math.floor(bytes / MiB)} MiB`;
-}
+export { DISK_FAIL_BYTES, DISK_WARN_BYTES };
 
 /** Free space where the journal lives (what an unprivileged writer can use). */
-export function checkDisk(journalPath: string, statfs: typeof statfsSync = statfsSync): CheckResult {
-  let dir = dirname(journalPath);
-  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+export function checkDisk(journalPath: string, statfs?: typeof statfsSync): CheckResult {
+  const dir = existingFolderOf(journalPath);
   let free: number;
   try {
-    const s = statfs(dir);
-    free = Number(s.bavail) * Number(s.bsize);
+    free = freeBytesAt(journalPath, statfs);
   } catch (e) {
     return warn('disk', `cannot read the free space of ${dir}: ${errorText(e)}`);
   }

@@ -1,3 +1,4 @@
+import { escapeControls } from '../util/terminal-text.js';
 import type { CheckReport } from './types.js';
 
 const LABEL = { pass: 'PASS', warn: 'WARN', fail: 'FAIL' } as const;
@@ -9,8 +10,9 @@ const LABEL = { pass: 'PASS', warn: 'WARN', fail: 'FAIL' } as const;
 export function formatReport(report: CheckReport): string {
   const lines: string[] = [];
   for (const c of report.checks) {
-    lines.push(`${LABEL[c.status]} ${c.name}: ${c.detail}${c.fix ? ` — ${c.fix}` : ''}`);
-    for (const p of c.problems ?? []) lines.push(`  ${p}`);
+    // Details quote terminals and the HRMS: shown with control characters escaped.
+    lines.push(`${LABEL[c.status]} ${c.name}: ${escapeControls(c.detail)}${c.fix ? ` — ${c.fix}` : ''}`);
+    for (const p of c.problems ?? []) lines.push(`  ${escapeControls(p)}`);
   }
   const count = (s: 'pass' | 'warn' | 'fail') => report.checks.filter((c) => c.status === s).length;
   const warnings = count('warn');

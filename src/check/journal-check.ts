@@ -44,8 +44,15 @@ export function checkJournal(path: string, opts: { quick: boolean }): CheckResul
       return fail(NAME, `${path} does not exist yet and ${base} is not writable by this user`, writableFix(base));
     return warn(NAME, `${path} does not exist yet: punchgate run creates it at its first start (${base} is writable)`);
   }
-  if (!statSync(path).isFile())
+  const st = statSync(path);
+  if (!st.isFile())
     return fail(NAME, `${path} is not a file`, 'point journal.path at a file, e.g. /var/lib/punchgate/journal.db');
+  if (st.size === 0)
+    return fail(
+      NAME,
+      `${path} is empty (0 bytes): not a punchgate journal, and punchgate never replaces it`,
+      `restore the journal from a backup; if you are sure it held nothing, remove it (rm ${path}) and punchgate run makes a new one`,
+    );
 
   let db: Database | undefined;
   try {

@@ -2,6 +2,9 @@ import { Database } from '../journal/sqlite-driver.js';
 import { existsSync } from 'node:fs';
 import { TerminalStateStore } from '../journal/state-stores.js';
 import type { TerminalRecord } from '../journal/types.js';
+import { readRefusal, type AuthRefusal } from '../sources/hikvision/auth-gate.js';
+import { WriteGate } from '../journal/write-gate.js';
+import { systemClock } from '../util/clock.js';
 
 /**
  * What `punchgate run` last recorded about each terminal, read from the journal read-only.
@@ -12,10 +15,34 @@ export function readTerminalLedger(journalPath: string): Map<string, TerminalRec
   let db: Database | undefined;
   try {
     db = new Database(journalPath, { readonly: true, fileMustExist: true, timeout: 2000 });
-    return new Map(new TerminalStateStore(db).list().map((t) => [t.name, t]));
+    return new Map(new TerminalStateStore(db, new WriteGate({ clock: systemClock })).list().map((t) => [t.name, t]));
   } catch {
     return new Map();
   } finally {
     db?.close();
   }
+}
+
+/**
+ * The password refusals punchgate run recorded per Hikvision terminal (read-only): `check` keeps
+ * to their wait instead of spending one more try towards the device's lock.
+ */
+export function readAuthRefusals(journalPath: string, terminals: readonly string[]): Map<string, AuthRefusal> {
+  const out = new Map<string, AuthRefusal>();
+  if (!existsSync(journalPath) || terminals.length === 0) return out;
+  let db: Database | undefined;
+  try {
+    db = new Database(journalPath, { readonly: true, fileMustExist: true, timeout: 2000 });
+    const stmt = db.prepare('SELECT value FROM source_state WHERE terminal = ? AND key = ?');
+    const state = { get: (t: string, k: string) => (stmt.get(t, k) as { value: string } | undefined)?.value };
+    for (const t of terminals) {
+      const r = readRefusal(state, t);
+      if (r) out.set(t, r);
+    }
+  } catch {
+    // No journal yet, or one from before source_state: nothing recorded.
+  } finally {
+    db?.close();
+  }
+  return out;
 }

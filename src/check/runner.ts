@@ -1,18 +1,22 @@
 import type { AttendanceSender } from '../hrms/attendance.js';
 import type { OpenSerialLink } from '../sources/serial/port.js';
 import type { ClientFactory } from '../sources/zk/poll.js';
+import type { HikClientFactory } from '../sources/hikvision/index.js';
+import { terminalSecrets } from '../sources/build.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { EXIT } from '../util/exit-codes.js';
 import { Secrets } from '../util/secrets.js';
+import { checkAdmsReceiver, checkAdmsTerminal, checkPushRefusals, readPushState } from './adms-check.js';
 import { checkConfig } from './config-check.js';
 import { checkDaemon } from './daemon-check.js';
 import { checkDisk } from './disk-check.js';
 import { checkHrms } from './hrms-check.js';
 import { checkJournal } from './journal-check.js';
-import { readTerminalLedger } from './ledger.js';
+import { checkHikvisionTerminal } from './hikvision-check.js';
+import { readAuthRefusals, readTerminalLedger } from './ledger.js';
 import { checkNotify, type NotifyCheckDeps } from './notify-check.js';
 import { checkSerialTerminal } from './serial-check.js';
-import type { CheckReport, CheckResult } from './types.js';
+import { warn, type CheckReport, type CheckResult } from './types.js';
 import { checkZkTerminal } from './zk-check.js';
 
 export interface CheckOptions {
@@ -27,6 +31,7 @@ export interface CheckOptions {
   clock?: Clock;
   /** Test seams; the defaults reach the real things. */
   zkClientFactory?: ClientFactory;
+  hikClientFactory?: HikClientFactory;
   openSerial?: OpenSerialLink;
   hrmsSender?: AttendanceSender;
   notify?: NotifyCheckDeps;
@@ -46,6 +51,8 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
   const { result: configResult, config } = checkConfig(opts.configPath);
   checks.push(configResult);
   if (!config) return finish(checks, secrets, quick, quick ? EXIT.FAILURE : EXIT.CONFIG);
+  const env = opts.env ?? process.env;
+  for (const s of terminalSecrets(config.terminals, env)) secrets.add(s);
 
   checks.push(checkJournal(config.journal.path, { quick }));
   if (quick) {
@@ -56,19 +63,71 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
   checks.push(checkNotify(opts.notify));
 
   const ledger = readTerminalLedger(config.journal.path);
+  const refusals = readAuthRefusals(
+    config.journal.path,
+    config.terminals.filter((t) => t.kind === 'hikvision').map((t) => t.name),
+  );
+  const push = readPushState(config.journal.path, clock.now());
   const terminalChecks = config.terminals.map((t, i) => {
     if (!t.enabled) return null;
-    return t.kind === 'zk'
-      ? checkZkTerminal(t, i, { clock, factory: opts.zkClientFactory, lastSeen: ledger.get(t.name) })
-      : checkSerialTerminal(t, i, opts.openSerial);
+    switch (t.kind) {
+      case 'zk':
+        return checkZkTerminal(t, i, { clock, factory: opts.zkClientFactory, lastSeen: ledger.get(t.name) });
+      case 'hikvision':
+        return checkHikvisionTerminal(t, i, {
+          clock,
+          factory: opts.hikClientFactory,
+          env,
+          refusal: refusals.get(t.name),
+        });
+      case 'serial':
+        return checkSerialTerminal(t, i, opts.openSerial);
+      case 'adms':
+        return checkAdmsTerminal(t, {
+          adms: config.adms,
+          ledger: ledger.get(t.name),
+          push: push.terminals.get(t.name),
+          now: clock.now(),
+        });
+    }
   });
-  const [hrms, ...terminals] = await Promise.all([
-    checkHrms(config, { env: opts.env ?? process.env, secrets, sender: opts.hrmsSender }),
+  const [hrms, receiver, ...terminals] = await Promise.all([
+    checkHrms(config, { env, secrets, sender: opts.hrmsSender }),
+    config.adms ? checkAdmsReceiver(config.adms) : null,
     ...terminalChecks,
   ]);
+  if (receiver) checks.push(receiver);
   for (const t of terminals) if (t) checks.push(t);
+  checks.push(...sameSerialWarnings(checks));
+  if (config.adms)
+    checks.push(
+      ...checkPushRefusals(
+        push.refusals,
+        config.terminals.filter((t) => t.kind === 'adms'),
+      ),
+    );
   checks.push(hrms!);
   return finish(checks, secrets, quick);
+}
+
+/**
+ * Two terminals answering with one serial number are one device listed twice (or two entries
+ * pointing at one address): its punches are stored once, known by the serial, but the config
+ * should say it once.
+ */
+function sameSerialWarnings(checks: readonly CheckResult[]): CheckResult[] {
+  const bySerial = new Map<string, string[]>();
+  for (const c of checks)
+    if (c.serial) bySerial.set(c.serial, [...(bySerial.get(c.serial) ?? []), c.name.replace(/^terminal /, '')]);
+  return [...bySerial]
+    .filter(([, names]) => names.length > 1)
+    .map(([serial, names]) =>
+      warn(
+        'terminals',
+        `${names.join(' and ')} answer with the same serial ${serial}: one device listed twice (its punches are stored once, known by the serial)`,
+        `keep one entry for that device in the config, or correct the host of the other`,
+      ),
+    );
 }
 
 function finish(

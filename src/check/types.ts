@@ -11,6 +11,8 @@ export interface CheckResult {
   fix?: string;
   /** A config that cannot be used: its `path: message` lines. */
   problems?: string[];
+  /** A terminal check: the serial number the device answered with. */
+  serial?: string;
 }
 
 export interface CheckReport {

@@ -56,8 +56,9 @@ export async function checkZkTerminal(cfg: ZkTerminalConfig, index: number, deps
         `let punchgate clear it once everything is delivered (${key}.clearAfterDays), or clear it on the terminal after checking that punchgate status shows nothing pending`,
       );
     }
-    if (problems.length > 0) return warn(name, `${facts}; ${problems.join('; ')}`, fixes.join('; '));
-    return pass(name, facts);
+    const result =
+      problems.length > 0 ? warn(name, `${facts}; ${problems.join('; ')}`, fixes.join('; ')) : pass(name, facts);
+    return serial ? { ...result, serial } : result;
   } catch (e) {
     client.destroy();
     return withDaemonHint(describeFailure(e, name, key, client.peer, cfg), cfg, key, deps);

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
-import { checkTerminalConfig } from '../sources/build.js';
-import { Journal } from '../journal/journal.js';
+import { checkTerminalConfig, terminalSecrets } from '../sources/build.js';
+import { Journal, type JournalOptions } from '../journal/journal.js';
+import { isBusyJournalError, JournalBusyError, JournalUnusableError } from '../journal/errors.js';
 import { DEFAULT_CONFIG_PATH } from '../config/schema.js';
 import type { AppContext } from '../context.js';
 import { systemClock } from '../util/clock.js';
@@ -30,6 +31,7 @@ export function loadContext(cmd: Command, opts: { logToStderr?: boolean } = {}):
   const config = loadConfig(g.config ?? DEFAULT_CONFIG_PATH, checkTerminalConfig);
   // Comm keys are not registered: they are never put into a message, and the logger redacts them by key.
   const secrets = new Secrets();
+  for (const s of terminalSecrets(config.terminals)) secrets.add(s);
   const logger = createLogger({
     level: g.logLevel ?? (opts.logToStderr ? 'warn' : config.log.level),
     pretty: g.pretty ?? opts.logToStderr,
@@ -54,37 +56,65 @@ export function reportError(e: unknown): void {
   if (e instanceof ExitError) {
     process.stderr.write(`punchgate: ${e.message}\n`);
     process.exitCode = e.exitCode;
+  } else if (e instanceof JournalUnusableError) {
+    process.stderr.write(`punchgate: ${e.message}\n`);
+    process.exitCode = EXIT.IOERR;
+  } else if (e instanceof JournalBusyError || isBusyJournalError(e)) {
+    const text =
+      e instanceof JournalBusyError
+        ? e.message
+        : 'the journal is busy: another process holds its write lock; try again in a moment';
+    process.stderr.write(`punchgate: ${text}\n`);
+    process.exitCode = EXIT.TEMPFAIL;
   } else {
     process.stderr.write(`punchgate: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exitCode = EXIT.FAILURE;
   }
 }
 
-/** Opens the configured journal for a command; 'shared' lets it run beside the daemon. */
-export function openJournal(ctx: AppContext, mode: 'owner' | 'shared' | 'auto' = 'shared'): Journal {
+/**
+ * Opens the configured journal for a command: 'shared' reads and writes beside the daemon,
+ * 'readonly' only reads; neither creates nor upgrades a journal (only `punchgate run` does).
+ */
+export function openJournal(
+  ctx: AppContext,
+  mode: 'owner' | 'shared' | 'readonly' = 'shared',
+  extra: Partial<JournalOptions> = {},
+): Journal {
   const { config } = ctx;
   return Journal.open({
     path: config.journal.path,
     site: config.site,
     clock: ctx.clock,
     mode,
+    scrub: (text) => ctx.secrets.scrub(text),
+    logger: ctx.logger,
     retentionDays: config.journal.retentionDays,
     futureToleranceMinutes: config.journal.futureToleranceMinutes,
+    pastToleranceHours: config.journal.pastToleranceHours,
     rejectedRetry: config.delivery.rejectedRetry,
     deadAfterAttempts: config.delivery.deadAfterAttempts,
     deadAfterDays: config.delivery.deadAfterDays,
+    ...extra,
   });
 }
 
-/** Loads the context (logging to stderr), opens the journal, runs `fn`, and always closes the journal. */
+/**
+ * Loads the context (logging to stderr), opens the journal, runs `fn`, and always closes the
+ * journal. A journal that stays busy ends the command with exit 75 and its path.
+ */
 export async function withJournal<T>(
   cmd: Command,
   fn: (ctx: AppContext, journal: Journal) => T | Promise<T>,
+  opts: { readonly?: boolean } = {},
 ): Promise<T> {
   const ctx = loadContext(cmd, { logToStderr: true });
-  const journal = openJournal(ctx);
+  const journal = openJournal(ctx, opts.readonly ? 'readonly' : 'shared');
   try {
     return await fn(ctx, journal);
+  } catch (e) {
+    if (isBusyJournalError(e) && !(e instanceof JournalBusyError)) throw new JournalBusyError(journal.path);
+    throw e;
   } finally {
     journal.close();
   }

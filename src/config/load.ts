@@ -65,8 +65,18 @@ function resolvePaths(c: Config, baseDir: string): Config {
       caFile: abs(c.hrms.caFile),
       proxyCredentialsFile: abs(c.hrms.proxyCredentialsFile),
     },
-    status: { ...c.status, path: abs(c.status.path) ?? join(dirname(journalPath), 'status.txt') },
-    terminals: c.terminals.map((t) => (t.kind === 'serial' ? { ...t, codeMap: abs(t.codeMap) } : t)),
+    status: {
+      ...c.status,
+      path: abs(c.status.path) ?? join(dirname(journalPath), 'status.txt'),
+      authTokenFile: abs(c.status.authTokenFile),
+    },
+    terminals: c.terminals.map((t) =>
+      t.kind === 'serial'
+        ? { ...t, codeMap: abs(t.codeMap) }
+        : t.kind === 'hikvision'
+          ? { ...t, passwordFile: abs(t.passwordFile), caFile: abs(t.caFile) }
+          : t,
+    ),
   };
 }
 

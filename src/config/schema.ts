@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { admsSchema } from './adms.js';
+import { DEFAULT_STATUS_LISTEN, LISTEN_FORMAT, parseListen } from './listen.js';
 import { terminalSchema } from './terminals.js';
 
 export const DEFAULT_CONFIG_PATH = '/etc/punchgate/punchgate.yaml';
@@ -141,6 +143,12 @@ const journalSchema = z.strictObject({
   retentionDays: z.number().int().min(1).default(400),
   /** A punch more than this far in the future (terminal wall clock vs box clock) is quarantined. */
   futureToleranceMinutes: z.number().int().min(0).default(10),
+  /**
+   * A new punch dated more than this before the moment it could have been recorded (a real-time
+   * event or serial line: the box's clock; a polled log: the time its log was last read up to)
+   * was recorded while the terminal's clock was behind, and is quarantined.
+   */
+  pastToleranceHours: z.number().min(1).default(24),
 });
 
 const statusSchema = z
@@ -148,6 +156,33 @@ const statusSchema = z
     /** The human-readable status log; default `status.txt` beside the journal. */
     path: z.string().optional(),
     intervalMs: durationMs.default(60_000),
+    /** The status page, /status.json, /metrics, /livez and /readyz: HOST:PORT, or false for none. */
+    listen: z
+      .union([z.literal(false), z.string()], { error: LISTEN_FORMAT })
+      .default(DEFAULT_STATUS_LISTEN)
+      .superRefine((l, ctx) => {
+        const parsed = l === false ? undefined : parseListen(l);
+        if (typeof parsed === 'string') ctx.addIssue({ code: 'custom', message: parsed });
+      }),
+    /** File holding the token a visitor must send (bearer token, or the password of basic auth). */
+    authTokenFile: z.string().min(1).optional(),
+    /** Serve beyond loopback without a token (a trusted network only). */
+    allowUnauthenticated: z.boolean().default(false),
+    /** How often the status page reloads itself in the browser. */
+    refreshSeconds: z.number().int().min(1).max(3600).default(10),
+  })
+  .superRefine((s, ctx) => {
+    const at = s.listen === false ? undefined : parseListen(s.listen);
+    if (typeof at === 'object' && !at.loopback && !s.authTokenFile && !s.allowUnauthenticated) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['listen'],
+        message:
+          `${s.listen as string} can be reached from other machines: set status.authTokenFile (a token that ` +
+          'the browser or Prometheus sends as bearer token or basic-auth password), or ' +
+          'status.allowUnauthenticated: true on a trusted network',
+      });
+    }
   })
   .prefault({});
 
@@ -166,6 +201,34 @@ const employeesSchema = z
   })
   .prefault({});
 
+/** `terminals sync-users`, `restore-user`, `copy-templates` (issue 16). */
+const terminalUsersSchema = z
+  .strictObject({
+    /** Backups of removed users (record and fingerprint templates) are deleted after this many days. */
+    backupRetentionDays: z.number().int().min(1).max(3650).default(90),
+    /** `--from-hrms`: the employee record fields holding each roster column ("!field" reads a flag inverted). */
+    fields: z
+      .strictObject({
+        code: z.string().min(1).default('biometriccode'),
+        name: z.string().min(1).default('name'),
+        card: z.string().min(1).optional(),
+        active: z
+          .string()
+          .regex(/^!?[^!]+$/, 'must be a field name, or "!" and a field name to read it inverted')
+          .default('!block'),
+      })
+      .prefault({}),
+    /** `--from-hrms`: fetch filter (e.g. only this site's department). */
+    filter: z
+      .strictObject({
+        status: z.string().optional(),
+        department: z.string().optional(),
+        designation: z.string().optional(),
+      })
+      .default({}),
+  })
+  .prefault({});
+
 const logSchema = z
   .strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info') })
   .prefault({});
@@ -177,8 +240,11 @@ export const configSchema = z
     hrms: hrmsSchema,
     delivery: deliverySchema,
     terminals: z.array(terminalSchema).default([]),
+    /** The receiver of push terminals (kind: adms); off unless set. */
+    adms: admsSchema.optional(),
     status: statusSchema,
     employees: employeesSchema,
+    terminalUsers: terminalUsersSchema,
     log: logSchema,
   })
   .superRefine((c, ctx) => {
@@ -192,9 +258,38 @@ export const configSchema = z
         });
       seen.add(t.name);
     });
+    checkPushTerminals(c, ctx);
   });
+
+/** Push terminals need the receiver, and each serial number names one terminal. */
+function checkPushTerminals(
+  c: { adms?: unknown; terminals: readonly { kind: string; name: string; serial?: string }[] },
+  ctx: z.RefinementCtx,
+): void {
+  const serials = new Map<string, string>();
+  c.terminals.forEach((t, i) => {
+    if (t.kind !== 'adms' || t.serial === undefined) return;
+    if (!c.adms)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['terminals', i, 'kind'],
+        message: `push terminal "${t.name}" (kind: adms) needs the receiver: set adms.listen, e.g. 0.0.0.0:8081`,
+      });
+    const other = serials.get(t.serial.toUpperCase());
+    if (other !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['terminals', i, 'serial'],
+        message: `serial ${t.serial} is already the serial of terminal "${other}"`,
+      });
+    serials.set(t.serial.toUpperCase(), t.name);
+  });
+}
 
 export type Config = z.infer<typeof configSchema>;
 export type HrmsConfig = Config['hrms'];
 export type DeliveryConfig = Config['delivery'];
 export type JournalConfig = Config['journal'];
+export type TerminalUsersConfig = Config['terminalUsers'];
+export type StatusConfig = Config['status'];
+export type { AdmsConfig } from './adms.js';

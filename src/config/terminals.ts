@@ -1,5 +1,6 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
-import { validCron } from '../util/cron.js';
+import { validate as validCron } from 'node-cron';
 
 /** Terminal names appear in devicelog ids, file names and status lines: keep them plain. */
 const terminalName = z
@@ -14,6 +15,14 @@ const timezone = z.string().refine((tz) => {
     return false;
   }
 }, 'must be an IANA time zone name such as Europe/Berlin');
+
+/**
+ * A polled terminal's `schedule`: a cron expression as node-cron reads it (5 fields, or 6 with
+ * seconds first), run in the terminal's `timezone` (src/sources/schedule.ts).
+ */
+export const cronSchedule = z
+  .string()
+  .refine((s) => validCron(s), 'must be a cron expression such as "* * * * *" (every minute)');
 
 const common = {
   name: terminalName,
@@ -31,15 +40,18 @@ export const zkTerminalSchema = z.strictObject({
   transport: z.enum(['tcp', 'udp', 'auto']).default('auto'),
   /** Comm key (a secret): a number, 0 = none. */
   commKey: z.number().int().min(0).max(0xffffffff).default(0),
-  /** Cron expression (node-cron's syntax, seconds optional); default every minute. */
-  schedule: z
-    .string()
-    .refine((s) => validCron(s), 'must be a cron expression such as "* * * * *" (every minute)')
-    .default('* * * * *'),
+  /** Cron expression (node-cron's syntax, seconds optional) in the terminal's `timezone`; default every minute. */
+  schedule: cronSchedule.default('* * * * *'),
   /** Subscribe to real-time events on a dedicated connection; polling stays as the backstop. */
   realtime: z.boolean().default(false),
   /** Per-exchange timeout. */
   timeoutMs: z.number().int().min(100).max(120_000).default(10_000),
+  /**
+   * Overall deadline of one poll, however the terminal trickles its answers: `pollDeadlineMs`,
+   * plus `pollDeadlinePerRecordMs` for each attendance record the terminal announces.
+   */
+  pollDeadlineMs: z.number().int().min(1000).default(60_000),
+  pollDeadlinePerRecordMs: z.number().min(0).default(5),
   /** Set the terminal's clock when its skew passes `skewThresholdSeconds`. */
   syncClock: z.boolean().default(false),
   skewThresholdSeconds: z.number().int().min(1).default(60),
@@ -67,8 +79,112 @@ export const serialTerminalSchema = z.strictObject({
   reconnectMaxMs: z.number().int().min(10).default(30_000),
 });
 
-export const terminalSchema = z.discriminatedUnion('kind', [zkTerminalSchema, serialTerminalSchema]);
+/** The major-5 minors that are authentication passes (hikvision-isapi.md): card, fingerprint, face, ... */
+export const DEFAULT_HIKVISION_MINORS = [1, 38, 75, 69, 77, 101, 2, 40, 43, 46, 72, 16] as const;
+
+/** `sha256:AB:CD:...` (64 hex digits, colons and letter case free), as `openssl x509 -fingerprint -sha256` prints it. */
+const tlsFingerprint = z
+  .string()
+  .transform((s) => s.trim().replace(/^sha256[:=]/i, ''))
+  .refine(
+    (s) => /^[0-9a-f]{64}$/i.test(s.replace(/:/g, '')),
+    'must be a SHA-256 certificate fingerprint such as "sha256:AB:CD:..." (64 hex digits)',
+  )
+  .transform((s) =>
+    s
+      .replace(/:/g, '')
+      .toUpperCase()
+      .replace(/(..)(?!$)/g, '$1:'),
+  );
+
+export const hikvisionTerminalSchema = z
+  .strictObject({
+    ...common,
+    kind: z.literal('hikvision'),
+    /** The device's web address: https://192.168.1.64 (or http://). */
+    url: z
+      .string()
+      .refine((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol), 'must be an http:// or https:// URL'),
+    username: z.string().min(1, 'must name the device account').default('admin'),
+    /** File holding the password; env PUNCHGATE_TERMINAL_<NAME>_PASSWORD wins when set. */
+    passwordFile: z.string().optional(),
+    schedule: cronSchedule.default('* * * * *'),
+    /** Pin the device's (self-signed) certificate: its SHA-256 fingerprint. */
+    tlsFingerprint: tlsFingerprint.optional(),
+    /** A CA (PEM) that signed the device's certificate. */
+    caFile: z.string().optional(),
+    /** Major-5 minors that are punches (authentication passes); door events and failures never are. */
+    minors: z
+      .array(z.number().int().min(1).max(65535))
+      .min(1, 'must list at least one minor')
+      .default([...DEFAULT_HIKVISION_MINORS]),
+    /** Keep the device's alertStream open for punches as they happen; polling stays the backstop. */
+    realtime: z.boolean().default(false),
+    /** Per-request timeout. */
+    timeoutMs: z.number().int().min(100).max(120_000).default(10_000),
+    syncClock: z.boolean().default(false),
+    skewThresholdSeconds: z.number().int().min(1).default(60),
+    /** Firmware without serial-number filters is read by time window, starting this far before the newest event read. */
+    overlapMinutes: z.number().int().min(1).max(1440).default(10),
+  })
+  .superRefine((t, ctx) => {
+    if (!URL.canParse(t.url)) return;
+    if (new URL(t.url).protocol === 'http:' && (t.tlsFingerprint || t.caFile)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [t.tlsFingerprint ? 'tlsFingerprint' : 'caFile'],
+        message: 'needs an https:// url (the device is reached over plain http)',
+      });
+    }
+  });
+
+/** An address (`192.168.10.7`, `fd00::7`) or a network in CIDR form (`192.168.10.0/24`, `fd00::/64`). */
+export function validAddressOrCidr(s: string): boolean {
+  const [addr, prefix, ...rest] = s.trim().split('/');
+  const family = isIP(addr ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * A push terminal (ZKTeco ADMS / iclock firmware): it connects to the gateway's receiver
+ * (`adms.listen`) and is known by the serial number it sends.
+ */
+export const admsTerminalSchema = z.strictObject({
+  ...common,
+  kind: z.literal('adms'),
+  /** The `SN=` the terminal sends (Menu > System Info > Device Info > Serial Number). */
+  serial: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be the serial number the terminal sends, e.g. CQZ7232160001'),
+  /** Addresses (or CIDR networks) this serial may push from; default anywhere. */
+  allowFrom: z
+    .array(
+      z
+        .string()
+        .refine(validAddressOrCidr, 'must be an address or a network such as 192.168.10.0/24')
+        .transform((s) => s.trim()),
+    )
+    .min(1, 'must list at least one address or network (leave allowFrom out to accept any)')
+    .optional(),
+});
+
+export const terminalSchema = z.discriminatedUnion('kind', [
+  zkTerminalSchema,
+  serialTerminalSchema,
+  hikvisionTerminalSchema,
+  admsTerminalSchema,
+]);
 
 export type ZkTerminalConfig = z.infer<typeof zkTerminalSchema>;
 export type SerialTerminalConfig = z.infer<typeof serialTerminalSchema>;
+export type HikvisionTerminalConfig = z.infer<typeof hikvisionTerminalSchema>;
+export type AdmsTerminalConfig = z.infer<typeof admsTerminalSchema>;
 export type TerminalConfig = z.infer<typeof terminalSchema>;
+
+/** The environment variable that holds a Hikvision terminal's password: PUNCHGATE_TERMINAL_<NAME>_PASSWORD. */
+export function terminalPasswordEnv(name: string): string {
+  return `PUNCHGATE_TERMINAL_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_PASSWORD`;
+}

@@ -5,17 +5,34 @@ import { Deliverer } from '../delivery/index.js';
 import { AttendanceClient } from '../hrms/attendance.js';
 import { TokenSource } from '../hrms/token.js';
 import { Journal } from '../journal/journal.js';
-import { isFatalJournalError } from '../journal/errors.js';
+import { UserBackupStore } from '../journal/user-backups.js';
+import { isBusyJournalError, isFatalJournalError } from '../journal/errors.js';
 import { compilePatterns } from '../delivery/outcomes.js';
-import { checkTerminalConfig, createSource } from '../sources/build.js';
+import type { AdmsReceiver } from '../sources/adms/index.js';
+import { checkTerminalConfig, createSource, terminalSecrets } from '../sources/build.js';
 import type { SourceDeps } from '../sources/types.js';
-import { buildStatus } from '../status/index.js';
+import { buildStatus, LatestReport, type StatusReport } from '../status/index.js';
+import { StatusWeb } from '../web/index.js';
+import { createPushReceiver } from './push-receiver.js';
 import { StatusLog } from './status-log.js';
 import { SourceSet, type SourceFactory } from './sources.js';
 import { TimedSender } from './watchdog.js';
 import type { Notifier } from './sd-notify.js';
 
 const DAY_MS = 86_400_000;
+/**
+ * How long the daemon's writes wait for another process's write lock. SQLite waits
+ * synchronously, which would stop the daemon from reading serial lines and terminal events
+ * meanwhile: so the wait is short, and what could not be written is kept and retried
+ * asynchronously (sources' PunchBuffer, the journal's kept writes, delivery's backoff).
+ */
+export const DAEMON_BUSY_TIMEOUT_MS = 200;
+/** How often claims of processes that are gone (a killed flush) are looked for and returned. */
+const CLAIM_RECOVERY_MS = 30_000;
+/** While the journal is busy, the status log is rewritten this often (it says so). */
+const BUSY_STATUS_MS = 5000;
+/** A prune that met a busy journal is tried again after this long. */
+const PRUNE_RETRY_MS = 60_000;
 
 export interface DaemonOptions {
   configPath: string;
@@ -38,8 +55,15 @@ export class Daemon {
   private delivery:
     { deliverer: Deliverer; sender: TimedSender; abort: AbortController; done: Promise<void> } | undefined;
   private readonly sources: SourceSet;
+  private readonly deps: SourceDeps;
+  /** The push terminal receiver (adms.listen), shared by every push terminal's source. */
+  private pushReceiver: AdmsReceiver | undefined;
   private readonly statusLog: StatusLog;
+  /** The status page, /metrics and the health endpoints (status.listen). */
+  readonly web: StatusWeb;
   private timers: NodeJS.Timeout[] = [];
+  private busyTimer: NodeJS.Timeout | undefined;
+  private started = false;
   private stopping: Promise<void> | undefined;
 
   constructor(
@@ -53,32 +77,64 @@ export class Daemon {
       site: c.site,
       clock: ctx.clock,
       mode: 'owner',
+      busyTimeoutMs: DAEMON_BUSY_TIMEOUT_MS,
+      scrub: (text) => ctx.secrets.scrub(text),
+      logger: ctx.logger,
+      onFatal: (e) => opts.onFatal(e),
+      onBusyChange: (since) => this.busyChanged(since),
       retentionDays: c.journal.retentionDays,
       futureToleranceMinutes: c.journal.futureToleranceMinutes,
+      pastToleranceHours: c.journal.pastToleranceHours,
       rejectedRetry: c.delivery.rejectedRetry,
       deadAfterAttempts: c.delivery.deadAfterAttempts,
       deadAfterDays: c.delivery.deadAfterDays,
     });
     this.tokens = new TokenSource({ tokenFile: c.hrms.tokenFile, secrets: ctx.secrets });
+    const ledger = this.journal.terminals;
     const deps: SourceDeps = {
       sink: { ingest: (p, o) => this.guard(() => this.journal.ingest(p, o)) },
-      ledger: this.journal.terminals,
+      ledger: {
+        get: (name) => ledger.get(name),
+        update: (name, patch) => this.guard(() => ledger.update(name, patch)),
+      },
       deliveryCheck: this.journal.queries,
+      state: this.journal.sourceState,
       logger: ctx.logger,
       clock: ctx.clock,
       onPunches: () => this.delivery?.deliverer.wake(),
     };
+    this.deps = deps;
+    if (c.adms) this.attachPushReceiver(c.adms);
     this.sources = new SourceSet(opts.sourceFactory ?? createSource, deps, ctx.logger);
-    this.statusLog = new StatusLog(c.status.path!, () => buildStatus(this.journal, this.config, ctx.clock.now()), ctx);
+    const reports = new LatestReport(() => this.status(), ctx.clock.now);
+    this.statusLog = new StatusLog(c.status.path!, () => reports.fresh(), ctx);
+    this.web = new StatusWeb({
+      journal: this.journal,
+      config: () => this.config,
+      reports,
+      live: () => this.healthy(),
+      ctx,
+    });
+  }
+
+  /** The status as it is now, with what only the running daemon knows (for the status log and the page). */
+  status(): StatusReport {
+    return buildStatus(this.journal, this.config, this.ctx.clock.now(), {
+      live: { journalBusySince: this.journal.busySince(), heldPunches: this.sources.held() },
+    });
   }
 
   async start(): Promise<void> {
     const { logger } = this.ctx;
     this.prune();
     this.startDelivery();
+    await this.pushReceiver?.start();
     await this.sources.apply(this.config.terminals);
+    this.started = true;
     this.statusLog.start(this.config.status.intervalMs);
+    await this.web.start();
     this.every(DAY_MS, () => this.prune());
+    this.every(CLAIM_RECOVERY_MS, () => this.recoverClaims());
     const wd = this.opts.notifier.watchdogIntervalMs();
     if (wd) this.every(wd, () => this.healthy() && this.opts.notifier.watchdog());
     this.opts.notifier.ready(`collecting from ${this.sources.names().length} terminals`);
@@ -102,6 +158,7 @@ export class Daemon {
       logger.warn('journal.path and site changes take effect only after a restart');
       next = { ...next, journal: this.config.journal, site: this.config.site };
     }
+    for (const s of terminalSecrets(next.terminals)) this.ctx.secrets.add(s);
     const hrmsChanged =
       JSON.stringify([next.hrms, next.delivery]) !== JSON.stringify([this.config.hrms, this.config.delivery]);
     this.config = next;
@@ -112,7 +169,9 @@ export class Daemon {
       await this.stopDelivery();
       this.startDelivery();
     }
+    await this.reloadPushReceiver(next);
     await this.sources.apply(next.terminals);
+    await this.web.reload();
     this.statusLog.write();
     this.opts.notifier.ready(`collecting from ${this.sources.names().length} terminals`);
     logger.info({ terminals: this.sources.names() }, 'config reloaded');
@@ -123,7 +182,12 @@ export class Daemon {
     this.stopping ??= (async () => {
       this.opts.notifier.stopping();
       for (const t of this.timers) clearInterval(t);
+      this.timers = [];
+      clearInterval(this.busyTimer);
+      await this.web.stop();
+      // Sources hand the journal what they still hold (waiting a while if it is busy).
       await this.sources.stopAll();
+      await this.pushReceiver?.stop();
       await this.stopDelivery();
       this.statusLog.stop();
       this.statusLog.write();
@@ -133,15 +197,36 @@ export class Daemon {
     return this.stopping;
   }
 
+  private attachPushReceiver(adms: NonNullable<Config['adms']>): void {
+    const wake = () => this.delivery?.deliverer.wake();
+    this.pushReceiver = createPushReceiver(adms, this.journal, this.ctx, (fn) => this.guard(fn), wake);
+    this.deps.pushReceiver = this.pushReceiver;
+  }
+
+  /** A reload keeps the receiver and its connections: new delays and limits apply, a new port only after a restart. */
+  private async reloadPushReceiver(next: Config): Promise<void> {
+    if (!next.adms) {
+      if (this.pushReceiver) this.ctx.logger.warn('removing adms takes effect only after a restart');
+      return;
+    }
+    if (!this.pushReceiver) {
+      this.attachPushReceiver(next.adms);
+      await this.pushReceiver!.start();
+      return;
+    }
+    const later = this.pushReceiver.configure(next.adms);
+    if (later.length > 0) this.ctx.logger.warn({ keys: later }, 'these adms changes take effect only after a restart');
+  }
+
   private startDelivery(): void {
     const c = this.config;
     const inner = new AttendanceClient({
       hrms: c.hrms,
       authPatterns: compilePatterns(c.delivery.patterns.authFailure),
     });
-    const sender = new TimedSender(inner, this.ctx.clock.now);
+    const sender = new TimedSender(inner, this.ctx.clock.now, (a, n, s) => this.web.observeHrms(a, n, s));
     const deliverer = new Deliverer({
-      queue: this.journal,
+      queue: this.web.watch(this.journal),
       state: this.journal.deliveryState,
       tokens: this.tokens,
       hrms: c.hrms,
@@ -181,12 +266,49 @@ export class Daemon {
   }
 
   private prune(): void {
-    const n = this.guard(() => this.journal.prune());
-    if (n > 0)
+    const days = this.config.terminalUsers.backupRetentionDays;
+    let punches: number;
+    let backups: number;
+    try {
+      punches = this.guard(() => this.journal.prune());
+      // Backups of users removed from terminals hold fingerprint templates: they go after their retention.
+      backups = this.guard(() => new UserBackupStore(this.journal.db, () => this.ctx.clock.now()).prune(days));
+    } catch (e) {
+      // Another process holds the journal (or a fatal error ended the process): the retention can wait.
+      if (!isBusyJournalError(e)) this.ctx.logger.error({ err: String(e) }, 'could not prune the journal');
+      const t = setTimeout(() => this.prune(), PRUNE_RETRY_MS);
+      t.unref();
+      return;
+    }
+    if (punches > 0)
       this.ctx.logger.info(
-        { deleted: n, retentionDays: this.config.journal.retentionDays },
+        { deleted: punches, retentionDays: this.config.journal.retentionDays },
         'delivered punches past the retention removed',
       );
+    if (backups > 0)
+      this.ctx.logger.info({ deleted: backups, retentionDays: days }, 'user backups past the retention removed');
+  }
+
+  /** Claims of a process that is gone (a killed flush) go back to the queue, and delivery looks at once. */
+  private recoverClaims(): void {
+    try {
+      if (this.guard(() => this.journal.recoverStaleClaims()) > 0) this.delivery?.deliverer.wake();
+    } catch (e) {
+      if (!isBusyJournalError(e)) this.ctx.logger.error({ err: String(e) }, 'could not look for stale claims');
+    }
+  }
+
+  /** While the journal is busy the status log says so, updated every few seconds; and once more when it is free. */
+  private busyChanged(since: number | null): void {
+    clearInterval(this.busyTimer);
+    this.busyTimer = undefined;
+    if (!this.started) return;
+    if (since === null) {
+      if (!this.stopping) this.statusLog.write();
+      return;
+    }
+    this.busyTimer = setInterval(() => this.statusLog.write(), BUSY_STATUS_MS);
+    this.busyTimer.unref();
   }
 
   /** Journal errors that break the promise (disk full, unwritable) end the process. */

@@ -22,6 +22,13 @@ export class SourceSet {
     return [...this.running.keys()];
   }
 
+  /** Punches the sources hold in memory because the journal cannot take them now. */
+  held(): number {
+    let n = 0;
+    for (const r of this.running.values()) n += r.source.held ?? 0;
+    return n;
+  }
+
   async apply(terminals: readonly TerminalConfig[]): Promise<void> {
     const wanted = new Map(terminals.filter((t) => t.enabled).map((t) => [t.name, t]));
     for (const [name, r] of this.running) {

@@ -1,11 +1,12 @@
 import { renameSync, writeFileSync } from 'node:fs';
-import { formatStatus, type StatusReport } from '../status/index.js';
+import { formatStatus, statusJsonPath, type StatusReport } from '../status/index.js';
 import type { Logger } from '../util/logger.js';
 import type { Secrets } from '../util/secrets.js';
 
 /**
  * The status log: a human-readable file rewritten every interval, the first thing an admin
- * opens. Written to a temporary file and renamed, so a reader never sees half a file.
+ * opens, and its machine-readable twin (`status.json`, which `punchgate status` reads for what
+ * only the daemon knows). Written to a temporary file and renamed, so a reader never sees half a file.
  */
 export class StatusLog {
   private timer: NodeJS.Timeout | undefined;
@@ -28,9 +29,9 @@ export class StatusLog {
   write(): StatusReport | undefined {
     try {
       const report = this.build();
-      const tmp = `${this.path}.tmp`;
-      writeFileSync(tmp, this.deps.secrets.scrub(formatStatus(report)), { mode: 0o644 });
-      renameSync(tmp, this.path);
+      const scrub = (text: string) => this.deps.secrets.scrub(text);
+      replaceFile(statusJsonPath(this.path), scrub(JSON.stringify(report, null, 2) + '\n'));
+      replaceFile(this.path, scrub(formatStatus(report)));
       return report;
     } catch (e) {
       this.deps.logger.warn(
@@ -45,4 +46,10 @@ export class StatusLog {
     clearInterval(this.timer);
     this.timer = undefined;
   }
+}
+
+function replaceFile(path: string, text: string): void {
+  const tmp = `${path}.tmp`;
+  writeFileSync(tmp, text, { mode: 0o644 });
+  renameSync(tmp, path);
 }

@@ -1,8 +1,12 @@
 import type { AttendanceAnswer, AttendancePunch, AttendanceSender, SendOptions } from '../hrms/attendance.js';
 
+/** Told of every request once it ended: its answer (undefined if the sender threw), batch size, seconds. */
+export type RequestObserver = (answer: AttendanceAnswer | undefined, sent: number, seconds: number) => void;
+
 /**
  * Wraps the HRMS sender to know whether a request is in flight and since when, so the
- * systemd watchdog can tell a delivery loop that makes progress from one that hangs.
+ * systemd watchdog can tell a delivery loop that makes progress from one that hangs. It sees
+ * every request and its answer, so it also tells the metrics (`observe`).
  */
 export class TimedSender implements AttendanceSender {
   inflightSince: number | null = null;
@@ -10,14 +14,19 @@ export class TimedSender implements AttendanceSender {
   constructor(
     private readonly inner: AttendanceSender,
     private readonly now: () => number,
+    private readonly observe?: RequestObserver,
   ) {}
 
   async send(punches: readonly AttendancePunch[], opts: SendOptions): Promise<AttendanceAnswer> {
     this.inflightSince = this.now();
+    const started = performance.now();
+    let answer: AttendanceAnswer | undefined;
     try {
-      return await this.inner.send(punches, opts);
+      answer = await this.inner.send(punches, opts);
+      return answer;
     } finally {
       this.inflightSince = null;
+      this.observe?.(answer, punches.length, (performance.now() - started) / 1000);
     }
   }
 

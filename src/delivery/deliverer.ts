@@ -1,6 +1,6 @@
 import type { DeliveryConfig, HrmsConfig } from '../config/schema.js';
 import { AttendanceClient, type AttendanceSender } from '../hrms/attendance.js';
-import { isFatalJournalError } from '../journal/errors.js';
+import { isBusyJournalError, isFatalJournalError } from '../journal/errors.js';
 import type { DeliveryQueue, OutboundPunch } from '../journal/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -15,6 +15,9 @@ import { abortableSleep, type Sleep } from './sleep.js';
 import type { BatchOptions, BatchReport } from './types.js';
 
 export type { BatchOptions, BatchReport } from './types.js';
+
+/** While the journal is busy (another process holds it), delivery looks again this often. */
+const JOURNAL_BUSY_RETRY_MS = 1000;
 
 /** Where the bearer token comes from (TokenSource); `file` names it in the auth-failure log line. */
 export interface TokenProvider {
@@ -172,6 +175,13 @@ export class Deliverer {
       } catch (e) {
         // A journal error: fatal ones end the loop (the daemon exits), others are retried later.
         if (isFatalJournalError(e)) throw e;
+        if (isBusyJournalError(e)) {
+          // Another process holds the journal (said once by the journal): look again shortly,
+          // without touching the HRMS backoff.
+          logger.debug('journal busy: delivery waits');
+          this.retryAt = clock.now() + JOURNAL_BUSY_RETRY_MS;
+          continue;
+        }
         logger.error({ err: e }, 'delivery error; retrying later');
         this.retryAt = clock.now() + Math.max(1000, this.backoff.next());
         continue;

@@ -1,9 +1,8 @@
-import { performance } from 'node:perf_hooks';
 import type { AttendanceAnswer, AttendancePunch, AttendanceSender } from '../hrms/attendance.js';
 import type { DeliveryQueue, OutboundPunch, PunchOutcome } from '../journal/types.js';
 import type { Logger } from '../util/logger.js';
 import { SplitQueue } from './batch-split.js';
-import { countRequest, type DeliveryCounters, type RequestOutcome } from './counters.js';
+import type { DeliveryCounters } from './counters.js';
 import { classifyOutcomes, tally, type OutcomeTally } from './outcomes.js';
 
 /** Why a batch stopped before every punch got an answer. */
@@ -147,27 +146,7 @@ async function sendOne(
   t.requests++;
   stats.requests++;
   stats.punchesSent += part.length;
-  const started = performance.now();
-  const answer = await sender.send(part.map(toWire), { token, ...(signal ? { signal } : {}) });
-  if (!signal?.aborted) countRequest(stats, outcomeOf(answer), (performance.now() - started) / 1000);
-  return answer;
-}
-
-function outcomeOf(a: AttendanceAnswer): RequestOutcome {
-  switch (a.kind) {
-    case 'answered':
-      // Status false is still a clear answer when it refuses every punch in words.
-      return a.overall || a.results.every((r) => !r.status && r.message.trim() !== '') ? 'ok' : 'bad_reply';
-    case 'bad-reply':
-      return 'bad_reply';
-    case 'auth':
-      return 'token_refused';
-    case 'transient':
-    case 'request-failed':
-      return a.httpStatus === undefined ? 'network_error' : 'http_error';
-    default:
-      return 'http_error';
-  }
+  return sender.send(part.map(toWire), { token, ...(signal ? { signal } : {}) });
 }
 
 function count(outcomes: readonly PunchOutcome[], t: SendTally, { stats, logger }: SendDeps): void {

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { loadConfig } from '../config/load.js';
 import { checkTerminalConfig } from '../sources/build.js';
 import { startHrmsSim } from '../sim/hrms/index.js';
+import { startPushTerminalSim, type PushTerminalSim } from '../sim/push-terminal/index.js';
 import { startTerminalSim } from '../sim/terminal/index.js';
 import { createLogger } from '../util/logger.js';
 import { cliEntry } from '../util/package-paths.js';
@@ -17,9 +18,34 @@ export interface DemoOptions {
 
 const say = (out: NodeJS.WritableStream, who: string, line: string) => out.write(`[${who.padEnd(8)}] ${line}\n`);
 
+/** The demo's push terminal (when the demo config has one): it pushes a punch every few seconds to the receiver. */
+function startDemoPushTerminal(config: ReturnType<typeof loadConfig>, opts: DemoOptions): PushTerminalSim | undefined {
+  const t = config.terminals.find((x) => x.kind === 'adms');
+  if (!t || t.kind !== 'adms' || !config.adms) return undefined;
+  const port = Number(config.adms.listen.split(':').at(-1));
+  const server = `http://127.0.0.1:${port}`;
+  say(opts.out, 'demo', `push terminal simulator SN=${t.serial} pushing to ${server}`);
+  const sim = startPushTerminalSim({
+    server,
+    serial: t.serial,
+    users: [2001, 2002, 2003].map((pin, i) => ({
+      pin: String(pin),
+      name: `Push User ${i + 1}`,
+      privilege: 0,
+      card: '',
+    })),
+    timezone: t.timezone,
+    errorDelayMs: 2000,
+    log: (line) => say(opts.out, 'push', line),
+  });
+  sim.startPunching(opts.punchEverySeconds * 1000 * 1.7);
+  return sim;
+}
+
 /**
- * The demo: a simulated ZK terminal that punches every few seconds, a simulated HRMS, and
- * `punchgate run` as a child process with the demo config, all on loopback. The console shows
+ * The demo: a simulated ZK terminal that punches every few seconds, a simulated push terminal
+ * that pushes its punches, a simulated HRMS, and `punchgate run` as a child process with the
+ * demo config, all on loopback. The console shows
  * punches flowing and, every few seconds, the status log. Ctrl-C stops everything cleanly.
  */
 export async function runDemo(opts: DemoOptions): Promise<number> {
@@ -49,7 +75,11 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     log: (line) => say(out, 'hrms', line),
   });
   say(out, 'demo', `terminal simulator on ${zk.host}:${zk.port}, HRMS simulator on ${hrms.url}`);
+  if (config.status.listen !== false) {
+    say(out, 'demo', `status page: http://${config.status.listen}/ (open it in a browser; /metrics for Prometheus)`);
+  }
   terminal.startPunching(opts.punchEverySeconds * 1000);
+  const push = startDemoPushTerminal(config, opts);
 
   const daemon: ChildProcess = spawn(
     process.execPath,
@@ -97,6 +127,6 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   clearInterval(statusTimer);
   terminal.stopPunching();
   say(out, 'demo', `daemon exited with ${code}; the HRMS simulator received ${hrms.attendance().length} punches`);
-  await Promise.all([terminal.stop(), hrms.stop()]);
+  await Promise.all([terminal.stop(), hrms.stop(), push?.stop()]);
   return code;
 }

@@ -3,6 +3,7 @@ import { EXIT } from '../util/exit-codes.js';
 import type { UsersClient } from './import.js';
 import { buildPayload, disablePayload, formatErrors, parseFieldOption, type FieldType } from './payload.js';
 import { exitCodeOfAnswer, textTable } from './report.js';
+import { escapeControls } from '../util/terminal-text.js';
 
 /**
  * The bodies of `employees create|update|disable|fetch`, apart from commander so that tests call
@@ -153,12 +154,12 @@ function report(answer: UserAnswer, deps: EmployeeDeps, json: boolean | undefine
     const { raw: _raw, ...shown } = answer;
     deps.out.write(JSON.stringify(shown, null, 2) + '\n');
   } else if (answer.ok) {
-    deps.out.write(`${answer.message}\n`);
+    deps.out.write(`${escapeControls(answer.message)}\n`);
     if (answer.data !== undefined && answer.data !== null) deps.out.write(JSON.stringify(answer.data, null, 2) + '\n');
   }
   if (!answer.ok) {
     const http = answer.httpStatus === undefined ? '' : ` (HTTP ${answer.httpStatus})`;
-    deps.err.write(`punchgate: ${FAILURE_TEXT[answer.kind] ?? 'failed'}${http}: ${answer.message}\n`);
+    deps.err.write(`punchgate: ${FAILURE_TEXT[answer.kind] ?? 'failed'}${http}: ${escapeControls(answer.message)}\n`);
   }
   return exitCodeOfAnswer(answer.kind);
 }

@@ -5,6 +5,7 @@ import { runImport, type RunOptions } from './import.js';
 import { planImport } from './import-plan.js';
 import { createProgress, type ProgressStream } from './progress.js';
 import { resultTable, summarize, summaryLine, writeReport, type ImportReport } from './report.js';
+import { escapeControls } from '../util/terminal-text.js';
 
 /** sysexits EX_NOINPUT: the CSV file cannot be read. */
 export const EXIT_NO_INPUT = EXIT.NOINPUT;
@@ -55,7 +56,7 @@ export async function importEmployees(file: string, opts: ImportCommandOptions, 
     progress,
     ...deps.retry,
   });
-  if (outcome.fetchProblem && !outcome.stopped) deps.err.write(`punchgate: ${outcome.fetchProblem}\n`);
+  if (outcome.fetchProblem && !outcome.stopped) deps.err.write(`punchgate: ${escapeControls(outcome.fetchProblem)}\n`);
 
   const shown = opts.quiet
     ? outcome.rows.filter((r) => r.action === 'failed' || r.action === 'invalid' || r.action === 'skipped')
@@ -63,7 +64,7 @@ export async function importEmployees(file: string, opts: ImportCommandOptions, 
   if (shown.length > 0) deps.out.write(resultTable(shown));
   const summary = summarize(outcome.rows);
   deps.out.write(summaryLine(summary, opts.dryRun) + '\n');
-  if (outcome.stopped) deps.err.write(`punchgate: import stopped: ${outcome.stopped.message}\n`);
+  if (outcome.stopped) deps.err.write(`punchgate: import stopped: ${escapeControls(outcome.stopped.message)}\n`);
 
   if (opts.report) {
     const report: ImportReport = {

@@ -1,4 +1,4 @@
-import { parseCsv } from './csv.js';
+import { readCsvTable } from '../util/csv.js';
 import { idKey } from './diff.js';
 import { buildPayload, formatErrors, type FieldType, type Payload } from './payload.js';
 
@@ -43,15 +43,22 @@ export interface ImportPlan {
 }
 
 export function planImport(text: string, opts: PlanOptions): ImportPlan {
-  const csv = parseCsv(text);
+  const csv = readCsvTable(text);
   const fileErrors: string[] = [];
+  if (csv.headerError)
+    return {
+      fields: [],
+      valid: [],
+      invalid: [],
+      fileErrors: [`line ${csv.headerLine}: the header ${csv.headerError}`],
+    };
   if (csv.header.length === 0)
     return { fields: [], valid: [], invalid: [], fileErrors: ['the file has no header line'] };
 
   const fields = csv.header.map((h, i) => {
     if (h === '') {
       // A trailing comma in the header is harmless; a nameless column with data is not.
-      if (csv.records.some((r) => (r.cells[i] ?? '').trim() !== ''))
+      if (csv.rows.some((r) => (r.cells[i] ?? '').trim() !== ''))
         fileErrors.push(`line ${csv.headerLine}: column ${i + 1} has data but no name in the header`);
       return undefined;
     }
@@ -84,7 +91,7 @@ export function planImport(text: string, opts: PlanOptions): ImportPlan {
   const firstSeen = new Map<string, { row: number; line: number }>();
   const valid: ValidRow[] = [];
   const invalid: InvalidRow[] = [];
-  for (const rec of csv.records) {
+  for (const rec of csv.rows) {
     const id = (rec.cells[idColumn] ?? '').trim();
     if (rec.error) {
       invalid.push({ row: rec.row, line: rec.line, id, message: rec.error });

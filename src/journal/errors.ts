@@ -1,5 +1,100 @@
+import { dirname } from 'node:path';
+
+const codeOf = (e: unknown): string | undefined => {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+};
+
 /** SQLite errors after which the journal cannot keep its promise: the process should exit. */
 export function isFatalJournalError(e: unknown): boolean {
-  const code = (e as { code?: unknown }).code;
-  return typeof code === 'string' && /^SQLITE_(FULL|IOERR|READONLY|CORRUPT|NOTADB|CANTOPEN|PERM)/.test(code);
+  if (e instanceof JournalUnusableError) return true;
+  const code = codeOf(e);
+  return code !== undefined && /^SQLITE_(FULL|IOERR|READONLY|CORRUPT|NOTADB|CANTOPEN|PERM)/.test(code);
+}
+
+/**
+ * Another connection holds the journal's write lock (a one-shot command, a backup, an sqlite3
+ * shell). Temporary: the write is kept and tried again, never a reason to exit.
+ */
+export function isBusyJournalError(e: unknown): boolean {
+  const code = codeOf(e);
+  return code !== undefined && /^SQLITE_(BUSY|LOCKED)/.test(code);
+}
+
+/** sysexits EX_IOERR: the journal cannot be used. */
+export const JOURNAL_UNUSABLE_EXIT = 74;
+
+/**
+ * The journal cannot be used as it is: missing (for a command other than `punchgate run`),
+ * empty, not a punchgate journal, damaged, unwritable, read-only or on a full disk. The message
+ * is one line with the path and what to do; commands exit 74 with it.
+ */
+export class JournalUnusableError extends Error {
+  readonly exitCode = JOURNAL_UNUSABLE_EXIT;
+  constructor(
+    readonly path: string,
+    problem: string,
+    readonly fix: string,
+    readonly code?: string,
+  ) {
+    super(`the journal ${path} ${problem}: ${fix}`);
+    this.name = 'JournalUnusableError';
+  }
+}
+
+/** The journal stayed locked by another process longer than a command waits (exit 75, try again). */
+export class JournalBusyError extends Error {
+  readonly code = 'SQLITE_BUSY';
+  constructor(readonly path: string) {
+    super(
+      `the journal ${path} is busy: another process holds its write lock (an import, a backup, an sqlite3 shell); try again in a moment`,
+    );
+    this.name = 'JournalBusyError';
+  }
+}
+
+const recoverFix = (path: string) =>
+  `stop punchgate, keep a copy of the file (it may hold punches not yet delivered), recover it with: sqlite3 ${path} .recover | sqlite3 ${path}.recovered, and put the recovered file in its place (or restore a backup)`;
+
+const ownerFix = (path: string) =>
+  `make ${dirname(path)} and the journal files writable for the user punchgate runs as (under systemd keep journal.path in /var/lib/punchgate; by hand: chown -R punchgate: ${dirname(path)}), or run the command as that user: sudo -u punchgate punchgate ...`;
+
+/** Names an SQLite (or file system) failure of the journal in one line with the path and the fix. */
+export function describeJournalFailure(path: string, e: unknown): JournalUnusableError {
+  if (e instanceof JournalUnusableError) return e;
+  const code = codeOf(e) ?? 'error';
+  const text = e instanceof Error ? e.message : String(e);
+  if (/^SQLITE_NOTADB/.test(code))
+    return new JournalUnusableError(
+      path,
+      'is not a SQLite database (SQLITE_NOTADB)',
+      `point journal.path at the punchgate journal; if this is it, it is damaged: ${recoverFix(path)}`,
+      code,
+    );
+  if (/^SQLITE_CORRUPT/.test(code))
+    return new JournalUnusableError(path, `is damaged (${code}: ${text})`, recoverFix(path), code);
+  if (/^SQLITE_FULL/.test(code) || /EFBIG|ENOSPC|file too large/i.test(text))
+    return new JournalUnusableError(
+      path,
+      `cannot grow: the disk is full (${code})`,
+      `free space on its file system (apt-get clean, journalctl --vacuum-size=100M, old files), or move journal.path to a larger disk; punchgate starts again by itself`,
+      code,
+    );
+  if (/^SQLITE_READONLY/.test(code))
+    return new JournalUnusableError(
+      path,
+      `is read-only (${code})`,
+      `remount its file system read-write (mount -o remount,rw), or ${ownerFix(path)}`,
+      code,
+    );
+  if (/^SQLITE_(CANTOPEN|PERM|AUTH)/.test(code) || /^E(ACCES|PERM|ROFS)$/.test(code))
+    return new JournalUnusableError(path, `cannot be opened or written by this user (${code})`, ownerFix(path), code);
+  if (/^SQLITE_IOERR/.test(code))
+    return new JournalUnusableError(
+      path,
+      `cannot be written: the disk reports an I/O error (${code}: ${text})`,
+      'check the disk (dmesg, df -h, a full or failing device); punchgate starts again by itself',
+      code,
+    );
+  return new JournalUnusableError(path, `cannot be used (${code}: ${text})`, `check the file and its folder`, code);
 }

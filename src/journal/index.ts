@@ -1,5 +1,11 @@
 export { Journal, type JournalOptions } from './journal.js';
-export { JournalLockedError } from './lock.js';
-export { isFatalJournalError } from './errors.js';
+export { JournalLockedError, OwnerLock } from './lock.js';
+export {
+  describeJournalFailure,
+  isBusyJournalError,
+  isFatalJournalError,
+  JournalBusyError,
+  JournalUnusableError,
+} from './errors.js';
 export type * from './types.js';
 export { PUNCH_STATES } from './types.js';

@@ -1,11 +1,14 @@
 import type Database from 'better-sqlite3';
-import { isLogTime, wallClockAt, type Punch } from '../punch.js';
+import { isLogTime, shiftWallClock, wallClockAt, type Punch } from '../punch.js';
 import { backoffDelay } from '../util/backoff.js';
 import { systemClock, type Clock } from '../util/clock.js';
-import { OwnerLock } from './lock.js';
+import type { Logger } from '../util/logger.js';
+import { ClaimHolder } from './claim-holder.js';
+import { describeJournalFailure, isBusyJournalError, JournalBusyError } from './errors.js';
+import { JournalLockedError, OwnerLock } from './lock.js';
 import { openJournalDb } from './open-db.js';
 import { JournalQueries } from './queries.js';
-import { DeliveryStateStore, TerminalStateStore } from './state-stores.js';
+import { DeliveryStateStore, SourceStateTable, TerminalStateStore, type Scrub } from './state-stores.js';
 import type {
   ClaimOptions,
   DeliveryQueue,
@@ -16,6 +19,7 @@ import type {
   PunchOutcome,
   PunchSink,
 } from './types.js';
+import { WriteGate } from './write-gate.js';
 
 export interface JournalOptions {
   path: string;
@@ -23,46 +27,107 @@ export interface JournalOptions {
   site: string;
   clock?: Clock;
   /**
-   * 'owner' (punchgate run): takes the single-owner lock and returns rows left inflight by a
-   * crash. 'shared': no lock. 'auto' (flush): shared, but first returns rows left inflight
-   * by a crash when no process owns the journal.
+   * 'owner' (punchgate run): takes the single-owner lock, makes the journal where no file exists,
+   * upgrades an older schema. 'shared': reads and writes beside the daemon. 'readonly': reads only
+   * (status, listings). Only 'owner' creates or migrates a journal.
    */
-  mode?: 'owner' | 'shared' | 'auto';
+  mode?: 'owner' | 'shared' | 'readonly';
+  /** Make the journal where no file exists (default: only in 'owner' mode). */
+  create?: boolean;
+  /**
+   * How long a write waits for another process's write lock before it fails as busy (default
+   * 5 s). SQLite waits synchronously, so the daemon keeps this short and retries asynchronously.
+   */
+  busyTimeoutMs?: number;
+  /** The same while opening: migration and recovery of stale claims (default 30 s for 'owner'). */
+  openTimeoutMs?: number;
+  /** Applied to every text from outside stored in the journal (HRMS messages, terminal strings). */
+  scrub?: Scrub;
+  logger?: Logger;
+  /** A kept write met a journal that cannot be written (disk full, read-only, damaged). */
+  onFatal?: (e: unknown) => void;
+  /** Another process started (since when) or stopped (null) keeping this one from writing. */
+  onBusyChange?: (since: number | null) => void;
   retentionDays?: number;
   futureToleranceMinutes?: number;
+  /** How far before the moment it could have been recorded a new punch may be dated (see IngestOptions). */
+  pastToleranceHours?: number;
   /** Slower schedule for punches the HRMS refused: base doubling up to max. */
   rejectedRetry?: { baseMs: number; maxMs: number };
   deadAfterAttempts?: number;
   deadAfterDays?: number;
+  /** How often a claim first looks for claims of processes that are gone (default 30 s). */
+  claimRecoveryMs?: number;
 }
+
+type Settings = Required<
+  Pick<
+    JournalOptions,
+    | 'path'
+    | 'site'
+    | 'retentionDays'
+    | 'futureToleranceMinutes'
+    | 'pastToleranceHours'
+    | 'rejectedRetry'
+    | 'deadAfterAttempts'
+    | 'deadAfterDays'
+    | 'claimRecoveryMs'
+  >
+>;
 
 const DAY_MS = 86_400_000;
 /** Punches before this are implausible (a terminal whose clock was reset). */
 const EARLIEST_PLAUSIBLE = '2000-01-01 00:00:00';
+/** Rows per transaction of the journal's own bulk work (prune), so other processes never wait long. */
+const CHUNK_ROWS = 5000;
+/** After this many rows written, a passive checkpoint (the WAL is then cut back to its size limit). */
+const CHECKPOINT_AFTER_ROWS = 20_000;
+/** How long closing waits for a busy journal to take the writes kept for it. */
+const CLOSE_TIMEOUT_MS = 5000;
 
 /**
- * The durable, deduplicated punch journal (SQLite). Every write is one synchronous
- * transaction: when a method returns, its effect survives a crash or power cut.
+ * The durable, deduplicated punch journal (SQLite). Every write of a punch is one synchronous
+ * transaction: when `ingest` returns, its punches survive a crash or power cut.
+ *
+ * Another process may hold the write lock for a while (an import, `punches retry`, a backup).
+ * Writes then fail as busy after `busyTimeoutMs`: `ingest` and `claim` throw (the caller keeps
+ * its punches, or tries later), while the writes that only need to happen eventually (returning
+ * a claim, a terminal's or delivery's state) are kept and written as soon as the journal is free.
  */
 export class Journal implements PunchSink, DeliveryQueue {
   readonly terminals: TerminalStateStore;
   readonly deliveryState: DeliveryStateStore;
+  readonly sourceState: SourceStateTable;
   readonly queries: JournalQueries;
   readonly isOwner: boolean;
+  readonly readonly: boolean;
   private readonly clock: Clock;
+  private readonly gate: WriteGate;
   private readonly stmt;
+  private holder: ClaimHolder | undefined;
+  private lastRecovery = -Infinity;
+  private writtenSinceCheckpoint = 0;
 
   private constructor(
     readonly db: Database.Database,
-    private readonly opts: Required<Omit<JournalOptions, 'clock' | 'mode'>>,
+    private readonly opts: Settings,
     clock: Clock,
     private readonly lock: OwnerLock | undefined,
+    private readonly extra: Pick<JournalOptions, 'logger' | 'scrub' | 'onFatal' | 'onBusyChange' | 'mode'>,
   ) {
     this.clock = clock;
     this.isOwner = lock !== undefined;
-    this.terminals = new TerminalStateStore(db);
-    this.deliveryState = new DeliveryStateStore(db);
-    this.queries = new JournalQueries(db, clock);
+    this.readonly = extra.mode === 'readonly';
+    this.gate = new WriteGate({
+      clock,
+      logger: extra.logger,
+      onFatal: extra.onFatal,
+      onBusyChange: extra.onBusyChange,
+    });
+    this.terminals = new TerminalStateStore(db, this.gate, extra.scrub);
+    this.deliveryState = new DeliveryStateStore(db, this.gate, extra.scrub);
+    this.sourceState = new SourceStateTable(db);
+    this.queries = new JournalQueries(db, clock, (rows) => this.wrote(rows));
     this.stmt = {
       // Positional parameters: binding is measurably faster than named ones on the ingest path.
       insert: db.prepare(`INSERT INTO punches
@@ -77,21 +142,30 @@ export class Journal implements PunchSink, DeliveryQueue {
           FROM punches
           WHERE state IN ('pending', 'rejected') AND (state = 'pending' OR @all OR next_attempt_at <= @now)
           ORDER BY log_time, id LIMIT @limit`),
-      markInflight: db.prepare(`UPDATE punches SET claimed_from = state, state = 'inflight', updated_at = @now
+      markInflight:
+        db.prepare(`UPDATE punches SET claimed_from = state, claimed_by = @holder, state = 'inflight', updated_at = @now
           WHERE id IN (SELECT value FROM json_each(@ids))`),
-      // Bulk forms take the ids as a JSON array: one statement for a whole batch's answers.
-      delivered: db.prepare(`UPDATE punches SET state = 'delivered', claimed_from = NULL, duplicate = @duplicate,
+      // Bulk forms take the ids as a JSON array: one statement for a whole batch's answers. Only
+      // this process's own claims are settled or returned.
+      delivered:
+        db.prepare(`UPDATE punches SET state = 'delivered', claimed_from = NULL, claimed_by = NULL, duplicate = @duplicate,
           attempts = attempts + 1, last_message = @message, delivered_at = @now, updated_at = @now, next_attempt_at = NULL
-          WHERE id IN (SELECT value FROM json_each(@ids)) AND state = 'inflight'`),
+          WHERE id IN (SELECT value FROM json_each(@ids)) AND state = 'inflight' AND claimed_by = @holder`),
       getInflight: db.prepare(
-        `SELECT attempts, first_rejected_at AS firstRejectedAt FROM punches WHERE id = ? AND state = 'inflight'`,
+        `SELECT attempts, first_rejected_at AS firstRejectedAt FROM punches WHERE id = ? AND state = 'inflight' AND claimed_by = ?`,
       ),
-      rejected: db.prepare(`UPDATE punches SET state = @state, claimed_from = NULL, attempts = @attempts,
+      rejected:
+        db.prepare(`UPDATE punches SET state = @state, claimed_from = NULL, claimed_by = NULL, attempts = @attempts,
           first_rejected_at = @firstRejectedAt, next_attempt_at = @next, last_message = @message, updated_at = @now
-          WHERE id = @id AND state = 'inflight'`),
-      unclaim: db.prepare(`UPDATE punches SET state = coalesce(claimed_from, 'pending'), claimed_from = NULL,
+          WHERE id = @id AND state = 'inflight' AND claimed_by = @holder`),
+      unclaim:
+        db.prepare(`UPDATE punches SET state = coalesce(claimed_from, 'pending'), claimed_from = NULL, claimed_by = NULL,
           last_message = coalesce(@message, last_message), updated_at = @now
-          WHERE id IN (SELECT value FROM json_each(@ids)) AND state = 'inflight'`),
+          WHERE id IN (SELECT value FROM json_each(@ids)) AND state = 'inflight' AND claimed_by = @holder`),
+      holders: db.prepare(`SELECT DISTINCT claimed_by AS holder FROM punches WHERE state = 'inflight'`),
+      recover:
+        db.prepare(`UPDATE punches SET state = coalesce(claimed_from, 'pending'), claimed_from = NULL, claimed_by = NULL,
+          updated_at = @now WHERE state = 'inflight' AND claimed_by IS @holder`),
       // The `state IN ('pending', 'rejected')` term lets SQLite use the small queue index.
       anyPending: db.prepare(
         `SELECT 1 FROM punches WHERE state IN ('pending', 'rejected') AND state = 'pending' LIMIT 1`,
@@ -101,116 +175,186 @@ export class Journal implements PunchSink, DeliveryQueue {
       ),
       dueCount: db.prepare(`SELECT count(*) AS n FROM punches
           WHERE state IN ('pending', 'rejected') AND (state = 'pending' OR @all OR next_attempt_at <= @now)`),
+      prune:
+        db.prepare(`DELETE FROM punches WHERE id >= @from AND id < @to AND state = 'delivered' AND delivered_at < @cutoff
+          AND id < (SELECT max(id) FROM punches)`),
     };
   }
 
   static open(options: JournalOptions): Journal {
     const clock = options.clock ?? systemClock;
     const mode = options.mode ?? 'shared';
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    const openTimeoutMs = options.openTimeoutMs ?? (mode === 'owner' ? Math.max(busyTimeoutMs, 30_000) : busyTimeoutMs);
     let lock: OwnerLock | undefined;
-    let recoverOnly: OwnerLock | undefined;
-    if (mode === 'owner') lock = OwnerLock.acquire(options.path);
-    if (mode === 'auto') {
+    if (mode === 'owner') {
       try {
-        recoverOnly = OwnerLock.acquire(options.path);
-      } catch {
-        recoverOnly = undefined; // a daemon owns the journal: it recovers its own rows
+        lock = OwnerLock.acquire(options.path);
+      } catch (e) {
+        if (e instanceof JournalLockedError) throw e;
+        throw describeJournalFailure(options.path, e);
       }
     }
-    let db: Database.Database;
+    let journal: Journal;
     try {
-      db = openJournalDb(options.path);
+      const db = openJournalDb(options.path, {
+        create: options.create ?? mode === 'owner',
+        migrate: mode === 'owner',
+        readonly: mode === 'readonly',
+        openTimeoutMs,
+        busyTimeoutMs,
+      });
+      journal = new Journal(
+        db,
+        {
+          path: options.path,
+          site: options.site,
+          retentionDays: options.retentionDays ?? 400,
+          futureToleranceMinutes: options.futureToleranceMinutes ?? 10,
+          pastToleranceHours: options.pastToleranceHours ?? 24,
+          rejectedRetry: options.rejectedRetry ?? { baseMs: 3_600_000, maxMs: DAY_MS },
+          deadAfterAttempts: options.deadAfterAttempts ?? 30,
+          deadAfterDays: options.deadAfterDays ?? 30,
+          claimRecoveryMs: options.claimRecoveryMs ?? 30_000,
+        },
+        clock,
+        lock,
+        {
+          logger: options.logger,
+          scrub: options.scrub,
+          onFatal: options.onFatal,
+          onBusyChange: options.onBusyChange,
+          mode,
+        },
+      );
     } catch (e) {
       lock?.release();
       throw e;
     }
-    const journal = new Journal(
-      db,
-      {
-        path: options.path,
-        site: options.site,
-        retentionDays: options.retentionDays ?? 400,
-        futureToleranceMinutes: options.futureToleranceMinutes ?? 10,
-        rejectedRetry: options.rejectedRetry ?? { baseMs: 3_600_000, maxMs: DAY_MS },
-        deadAfterAttempts: options.deadAfterAttempts ?? 30,
-        deadAfterDays: options.deadAfterDays ?? 30,
-      },
-      clock,
-      lock,
-    );
-    if (lock) journal.recoverInflight();
-    if (recoverOnly) {
-      // Nobody owns the journal: rows a crashed process left inflight go back to the queue,
-      // and the lock is let go at once so that `punchgate run` can always start.
+    if (mode === 'owner') {
+      // Claims left by a crash (this daemon's previous life, a killed flush) go back to the queue,
+      // and their holders' files are removed. Waits up to openTimeoutMs for a busy journal.
       try {
-        journal.recoverInflight();
-      } finally {
-        recoverOnly.release();
+        journal.db.pragma(`busy_timeout = ${openTimeoutMs}`);
+        journal.recoverStaleClaims({ sweepFiles: true });
+        journal.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+      } catch (e) {
+        journal.close();
+        if (isBusyJournalError(e)) throw new JournalBusyError(options.path);
+        throw describeJournalFailure(options.path, e);
       }
     }
     return journal;
   }
 
-  /** After a crash nothing stays inflight: the owner returns such rows to the queue. */
-  private recoverInflight(): number {
-    return this.db
-      .prepare(
-        `UPDATE punches SET state = coalesce(claimed_from, 'pending'), claimed_from = NULL, updated_at = ?
-                WHERE state = 'inflight'`,
-      )
-      .run(this.clock.now()).changes;
+  get path(): string {
+    return this.opts.path;
+  }
+
+  /**
+   * Returns to the queue the claims of processes that are gone (their holder's lock is free);
+   * a live process's claims are never touched. Returns how many punches went back.
+   */
+  recoverStaleClaims(opts: { sweepFiles?: boolean } = {}): number {
+    if (this.readonly) return 0;
+    const now = this.clock.now();
+    this.lastRecovery = now;
+    const own = this.holder?.id;
+    const holders = new Set((this.stmt.holders.all() as { holder: string | null }[]).map((r) => r.holder));
+    if (opts.sweepFiles) for (const id of ClaimHolder.list(this.opts.path)) holders.add(id);
+    let returned = 0;
+    for (const holder of holders) {
+      if (holder === own || ClaimHolder.isAlive(this.opts.path, holder)) continue;
+      const n = this.gate.attempt(() => this.stmt.recover.run({ holder, now }).changes);
+      ClaimHolder.forget(this.opts.path, holder);
+      if (n > 0) {
+        returned += n;
+        this.extra.logger?.warn(
+          { punches: n, holder },
+          'returned punches claimed by a process that is gone to the queue (they are sent again)',
+        );
+      }
+    }
+    return returned;
   }
 
   ingest(punches: readonly Punch[], opts: IngestOptions = {}): IngestResult {
     const now = this.clock.now();
     const latest = wallClockAt(now + this.opts.futureToleranceMinutes * 60_000, opts.timezone);
+    const pastSeconds = this.opts.pastToleranceHours * 3600;
+    // The terminal's clock is (or just was) behind by more than the tolerance; unknown for a serial line.
+    const behind = opts.clockSkewSeconds === undefined ? undefined : opts.clockSkewSeconds <= -pastSeconds;
+    // Before these, a punch recorded just now (live) or new in a log already read cannot be genuine.
+    const liveFloor = opts.live && behind !== false ? wallClockAt(now - pastSeconds * 1000, opts.timezone) : undefined;
+    const readFloor =
+      behind === true && opts.readUpTo !== undefined && isLogTime(opts.readUpTo)
+        ? shiftWallClock(opts.readUpTo, -pastSeconds)
+        : undefined;
     const result: IngestResult = { added: 0, duplicates: 0, quarantined: 0 };
-    this.db
-      .transaction(() => {
-        for (const p of punches) {
-          const reason = !isLogTime(p.logTime)
-            ? 'not a valid time'
-            : p.logTime < EARLIEST_PLAUSIBLE
-              ? 'before 2000: the terminal clock was probably reset'
-              : p.logTime > latest
-                ? `in the future (box clock ${latest.slice(0, 16)} incl. tolerance)`
-                : undefined;
-          const r = this.stmt.insert.run(
-            p.terminal,
-            p.device ?? '',
-            p.biometricCode,
-            p.logTime,
-            p.verifyType ?? null,
-            p.punchState ?? null,
-            this.opts.site,
-            reason ? 'quarantined' : 'pending',
-            reason ? `quarantined: ${reason}` : null,
-            now,
-            now,
-          );
-          if (r.changes === 0) result.duplicates++;
-          else if (reason) result.quarantined++;
-          else result.added++;
-        }
-      })
-      .immediate();
+    this.gate.attempt(() =>
+      this.db
+        .transaction(() => {
+          for (const p of punches) {
+            const reason = !isLogTime(p.logTime)
+              ? 'not a valid time'
+              : p.logTime < EARLIEST_PLAUSIBLE
+                ? 'before 2000: the terminal clock was probably reset'
+                : p.logTime > latest
+                  ? `in the future (box clock ${latest.slice(0, 16)} incl. tolerance)`
+                  : liveFloor !== undefined && p.logTime < liveFloor
+                    ? `recorded while the terminal clock was behind: received ${wallClockAt(now, opts.timezone).slice(0, 16)} (box clock)`
+                    : readFloor !== undefined && p.logTime < readFloor
+                      ? `recorded while the terminal clock was behind: new after its log was read up to ${opts.readUpTo!.slice(0, 16)}`
+                      : undefined;
+            const r = this.stmt.insert.run(
+              p.terminal,
+              p.device ?? '',
+              p.biometricCode,
+              p.logTime,
+              p.verifyType ?? null,
+              p.punchState ?? null,
+              this.opts.site,
+              reason ? 'quarantined' : 'pending',
+              reason ? `quarantined: ${reason}` : null,
+              now,
+              now,
+            );
+            if (r.changes === 0) result.duplicates++;
+            else if (reason) result.quarantined++;
+            else result.added++;
+          }
+          if (opts.state) this.sourceState.set(opts.state, now);
+        })
+        .immediate(),
+    );
+    this.wrote(result.added + result.quarantined);
     return result;
   }
 
   claim(limit: number, opts: ClaimOptions = {}): OutboundPunch[] {
     const now = this.clock.now();
-    return this.db
-      .transaction(() => {
-        // In queue order (log time, then id): the index's order.
-        const rows = this.stmt.pick.all({ now, limit, all: opts.ignoreBackoff ? 1 : 0 }) as OutboundPunch[];
-        if (rows.length > 0) this.stmt.markInflight.run({ now, ids: JSON.stringify(rows.map((r) => r.id)) });
-        return rows;
-      })
-      .immediate();
+    // Earlier returns first (they may free punches this claim should see); busy: try later.
+    this.gate.flush();
+    this.holder ??= ClaimHolder.create(this.opts.path, now);
+    if (now - this.lastRecovery >= this.opts.claimRecoveryMs) this.recoverStaleClaims();
+    const holder = this.holder.id;
+    return this.gate.attempt(() =>
+      this.db
+        .transaction(() => {
+          // In queue order (log time, then id): the index's order.
+          const rows = this.stmt.pick.all({ now, limit, all: opts.ignoreBackoff ? 1 : 0 }) as OutboundPunch[];
+          if (rows.length > 0) this.stmt.markInflight.run({ now, holder, ids: JSON.stringify(rows.map((r) => r.id)) });
+          return rows;
+        })
+        .immediate(),
+    );
   }
 
   settle(outcomes: readonly PunchOutcome[]): void {
+    if (outcomes.length === 0) return;
     const now = this.clock.now();
+    const holder = this.holder?.id ?? '';
+    const scrub = this.extra.scrub ?? ((t: string) => t);
     // Delivered, duplicate and unknown answers are grouped by message (usually one per batch)
     // and settled with one statement per group; refusals need each punch's own history.
     const groups = new Map<
@@ -220,47 +364,58 @@ export class Journal implements PunchSink, DeliveryQueue {
     const rejected: { id: number; message: string }[] = [];
     for (const o of outcomes) {
       if (o.kind === 'rejected') {
-        rejected.push(o);
+        rejected.push({ id: o.id, message: scrub(o.message) });
         continue;
       }
-      const message = o.message ?? null;
+      const message = o.message === undefined ? null : scrub(o.message);
       const key = message === null ? o.kind : `${o.kind}:${message}`;
       const g = groups.get(key) ?? groups.set(key, { kind: o.kind, message, ids: [] }).get(key)!;
       g.ids.push(o.id);
     }
-    this.db
-      .transaction(() => {
-        for (const g of groups.values()) {
-          const ids = JSON.stringify(g.ids);
-          if (g.kind === 'unknown') this.stmt.unclaim.run({ ids, message: g.message, now });
-          else this.stmt.delivered.run({ ids, duplicate: g.kind === 'duplicate' ? 1 : 0, message: g.message, now });
-        }
-        for (const o of rejected) {
-          const row = this.stmt.getInflight.get(o.id) as
-            { attempts: number; firstRejectedAt: number | null } | undefined;
-          if (!row) continue;
-          const attempts = row.attempts + 1;
-          const firstRejectedAt = row.firstRejectedAt ?? now;
-          const dead =
-            attempts >= this.opts.deadAfterAttempts || now - firstRejectedAt >= this.opts.deadAfterDays * DAY_MS;
-          const delay = backoffDelay(attempts - 1, this.opts.rejectedRetry);
-          this.stmt.rejected.run({
-            id: o.id,
-            state: dead ? 'dead' : 'rejected',
-            attempts,
-            firstRejectedAt,
-            next: dead ? null : now + delay,
-            message: o.message,
-            now,
-          });
-        }
-      })
-      .immediate();
+    this.gate.defer(undefined, () =>
+      this.db
+        .transaction(() => {
+          for (const g of groups.values()) {
+            const ids = JSON.stringify(g.ids);
+            if (g.kind === 'unknown') this.stmt.unclaim.run({ ids, message: g.message, now, holder });
+            else
+              this.stmt.delivered.run({
+                ids,
+                duplicate: g.kind === 'duplicate' ? 1 : 0,
+                message: g.message,
+                now,
+                holder,
+              });
+          }
+          for (const o of rejected) {
+            const row = this.stmt.getInflight.get(o.id, holder) as
+              { attempts: number; firstRejectedAt: number | null } | undefined;
+            if (!row) continue;
+            const attempts = row.attempts + 1;
+            const firstRejectedAt = row.firstRejectedAt ?? now;
+            const dead =
+              attempts >= this.opts.deadAfterAttempts || now - firstRejectedAt >= this.opts.deadAfterDays * DAY_MS;
+            const delay = backoffDelay(attempts - 1, this.opts.rejectedRetry);
+            this.stmt.rejected.run({
+              id: o.id,
+              state: dead ? 'dead' : 'rejected',
+              attempts,
+              firstRejectedAt,
+              next: dead ? null : now + delay,
+              message: o.message,
+              now,
+              holder,
+            });
+          }
+        })
+        .immediate(),
+    );
   }
 
   release(ids: readonly number[]): void {
     if (ids.length === 0) return;
-    this.stmt.unclaim.run({ ids: JSON.stringify(ids), message: null, now: this.clock.now() });
+    const args = { ids: JSON.stringify(ids), message: null, now: this.clock.now(), holder: this.holder?.id ?? '' };
+    this.gate.defer(undefined, () => this.stmt.unclaim.run(args));
   }
 
   nextDueAt(): number | null {
@@ -277,23 +432,88 @@ export class Journal implements PunchSink, DeliveryQueue {
     return this.queries.counts();
   }
 
-  /** Deletes delivered punches older than the retention; returns how many. */
+  /**
+   * Since when (epoch ms) another process has kept this one from writing, or null. While writes
+   * wait, tries them; otherwise checks that the write lock can be had now.
+   */
+  busySince(): number | null {
+    if (this.gate.busySince === null || this.readonly) return this.gate.busySince;
+    if (this.gate.keptWrites > 0) this.gate.retry();
+    else {
+      try {
+        this.gate.attempt(() => {
+          this.db.exec('BEGIN IMMEDIATE');
+          this.db.exec('ROLLBACK');
+        });
+      } catch (e) {
+        if (!isBusyJournalError(e)) throw e;
+      }
+    }
+    return this.gate.busySince;
+  }
+
+  /** Writes kept for a busy journal (returned claims, terminal and delivery state). */
+  get keptWrites(): number {
+    return this.gate.keptWrites;
+  }
+
+  /**
+   * Deletes delivered punches older than the retention, a chunk of rows per transaction;
+   * returns how many. Throws (busy) when another process holds the journal: try later.
+   */
   prune(): number {
     const cutoff = this.clock.now() - this.opts.retentionDays * DAY_MS;
+    const { lo, hi } = this.db.prepare('SELECT min(id) AS lo, max(id) AS hi FROM punches').get() as {
+      lo: number | null;
+      hi: number | null;
+    };
+    if (lo === null || hi === null) return 0;
     // The newest row always stays, so that row ids (and devicelogIds) are never handed out twice.
-    return this.db
-      .prepare(
-        `DELETE FROM punches WHERE state = 'delivered' AND delivered_at < ? AND id < (SELECT max(id) FROM punches)`,
-      )
-      .run(cutoff).changes;
+    let deleted = 0;
+    for (let from = lo; from < hi; from += CHUNK_ROWS) {
+      deleted += this.gate.attempt(() => this.stmt.prune.run({ from, to: from + CHUNK_ROWS, cutoff }).changes);
+    }
+    this.wrote(deleted);
+    return deleted;
+  }
+
+  /** Counts rows written; after many, a passive checkpoint lets the WAL be cut back to its size limit. */
+  private wrote(rows: number): void {
+    this.writtenSinceCheckpoint += rows;
+    if (this.writtenSinceCheckpoint < CHECKPOINT_AFTER_ROWS) return;
+    this.writtenSinceCheckpoint = 0;
+    try {
+      this.db.pragma('wal_checkpoint(PASSIVE)');
+    } catch {
+      // a checkpoint is an optimisation: the next one will do
+    }
   }
 
   close(): void {
     if (!this.db.open) return;
     try {
-      if (this.isOwner) this.db.pragma('wal_checkpoint(TRUNCATE)');
+      if (this.gate.keptWrites > 0) {
+        // Give a busy journal a last chance to take the returned claims and the state.
+        this.db.pragma(`busy_timeout = ${CLOSE_TIMEOUT_MS}`);
+        this.gate.retry();
+        const left = this.gate.stop();
+        if (left > 0)
+          this.extra.logger?.warn(
+            { writes: left },
+            'the journal stayed busy: claims not returned go back to the queue once this process has ended',
+          );
+      }
+      this.gate.stop();
+      if (this.isOwner) {
+        try {
+          this.db.pragma('wal_checkpoint(TRUNCATE)');
+        } catch (e) {
+          if (!isBusyJournalError(e)) throw e;
+        }
+      }
     } finally {
       this.db.close();
+      this.holder?.release(this.opts.path);
       this.lock?.release();
     }
   }

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Database } from './sqlite-driver.js';
 
@@ -13,15 +13,18 @@ export class JournalLockedError extends Error {
 }
 
 /**
- * The single-owner lock of a journal: an exclusive SQLite lock held on `<journal>.lock`
- * for the life of the process. SQLite's file locks die with the process, so a crash
- * never leaves a stale lock behind (unlike a PID file).
+ * An exclusive SQLite lock held on a small file for the life of the process. SQLite's file
+ * locks die with the process, so a crash never leaves a stale lock behind (unlike a PID file),
+ * and other processes (and other connections of this one) see it.
  */
-export class OwnerLock {
-  private constructor(private readonly db: Database) {}
+export class FileLock {
+  private constructor(
+    readonly path: string,
+    private readonly db: Database,
+  ) {}
 
-  static acquire(journalPath: string): OwnerLock {
-    const path = `${journalPath}.lock`;
+  /** Takes the lock, or returns undefined when another holds it. */
+  static tryAcquire(path: string): FileLock | undefined {
     mkdirSync(dirname(path), { recursive: true });
     const db = new Database(path, { timeout: 0 });
     try {
@@ -29,10 +32,33 @@ export class OwnerLock {
       db.exec('BEGIN EXCLUSIVE');
     } catch (e) {
       db.close();
-      if ((e as { code?: string }).code === 'SQLITE_BUSY') throw new JournalLockedError(journalPath);
+      if ((e as { code?: string }).code === 'SQLITE_BUSY') return undefined;
       throw e;
     }
-    return new OwnerLock(db);
+    return new FileLock(path, db);
+  }
+
+  /**
+   * Whether a process holds the lock on `path`, asked without taking it: a read needs a shared
+   * lock, which the holder's exclusive lock refuses. No file: nobody holds it. A file this user
+   * cannot read counts as held (never take a live process's work away on a guess).
+   */
+  static isHeld(path: string): boolean {
+    if (!existsSync(path)) return false;
+    let db: Database | undefined;
+    try {
+      db = new Database(path, { readonly: true, fileMustExist: true, timeout: 0 });
+      db.pragma('schema_version');
+      return false;
+    } catch {
+      return true;
+    } finally {
+      db?.close();
+    }
+  }
+
+  get held(): boolean {
+    return this.db.open;
   }
 
   release(): void {
@@ -42,5 +68,29 @@ export class OwnerLock {
     } finally {
       this.db.close();
     }
+  }
+}
+
+/** The single-owner lock of a journal (`<journal>.lock`): one `punchgate run` per journal. */
+export class OwnerLock {
+  private constructor(private readonly lock: FileLock) {}
+
+  static pathFor(journalPath: string): string {
+    return `${journalPath}.lock`;
+  }
+
+  static acquire(journalPath: string): OwnerLock {
+    const lock = FileLock.tryAcquire(OwnerLock.pathFor(journalPath));
+    if (!lock) throw new JournalLockedError(journalPath);
+    return new OwnerLock(lock);
+  }
+
+  /** Whether a `punchgate run` owns the journal now. */
+  static isHeld(journalPath: string): boolean {
+    return FileLock.isHeld(OwnerLock.pathFor(journalPath));
+  }
+
+  release(): void {
+    this.lock.release();
   }
 }

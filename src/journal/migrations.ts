@@ -1,10 +1,11 @@
 import type { Database } from 'better-sqlite3';
+import { USER_BACKUPS_MIGRATION } from './user-backups.js';
 
 /**
  * Schema migrations, applied in order inside one transaction each; `PRAGMA user_version`
  * records how far a journal file has come. Never edit a released migration: add one.
  */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   // 1: punches, terminal records and the delivery state.
   `
   CREATE TABLE punches (
@@ -65,6 +66,148 @@ const MIGRATIONS: readonly string[] = [
     last_result       TEXT
   );
   INSERT INTO delivery_state (id) VALUES (1);
+  `,
+  // 2: users removed from terminals, with their fingerprint templates (issue 16, user-backups.ts).
+  USER_BACKUPS_MIGRATION,
+  // 3: a punch is known by its device's serial number where the terminal reports one, so a renamed
+  //    terminal, or one device listed under two names, sends nothing twice; a claim names the
+  //    process that holds it (claimed_by), so that only claims of a process that is gone are
+  //    returned to the queue; a terminal remembers up to which time of its own clock its log was
+  //    read (read_up_to), to tell punches recorded while its clock was behind.
+  //    The punches table is rebuilt (SQLite cannot drop a table constraint). A punch journalled
+  //    twice under two names of one device (a rename before this version) is kept once, the
+  //    delivered copy first, else the first one; the other copies move to punches_superseded.
+  `
+  CREATE TABLE punches_v2 (
+    id               INTEGER PRIMARY KEY,
+    terminal         TEXT    NOT NULL,
+    -- The device's serial number, '' when the terminal does not report one.
+    device           TEXT    NOT NULL DEFAULT '',
+    biometric_code   TEXT    NOT NULL,
+    log_time         TEXT    NOT NULL,
+    verify_type      INTEGER,
+    punch_state      INTEGER,
+    site             TEXT    NOT NULL,
+    devicelog_id     TEXT    GENERATED ALWAYS AS (site || '-' || id) VIRTUAL,
+    state            TEXT    NOT NULL CHECK (state IN ('pending','inflight','delivered','rejected','dead','quarantined')),
+    claimed_from     TEXT,
+    -- While inflight: the claim holder (see src/journal/claim-holder.ts).
+    claimed_by       TEXT,
+    attempts         INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at  INTEGER,
+    first_rejected_at INTEGER,
+    last_message     TEXT,
+    duplicate        INTEGER NOT NULL DEFAULT 0,
+    created_at       INTEGER NOT NULL,
+    updated_at       INTEGER NOT NULL,
+    delivered_at     INTEGER
+  );
+  -- The identity of a punch: the device's serial where known, else the terminal's name. Each row
+  -- is in exactly one of the two, so an insert maintains one unique index, as before.
+  CREATE UNIQUE INDEX punches_by_device ON punches_v2 (device, log_time, biometric_code) WHERE device <> '';
+  CREATE UNIQUE INDEX punches_by_terminal ON punches_v2 (terminal, log_time, biometric_code) WHERE device = '';
+
+  INSERT OR IGNORE INTO punches_v2 (id, terminal, device, biometric_code, log_time, verify_type, punch_state, site,
+      state, claimed_from, claimed_by, attempts, next_attempt_at, first_rejected_at, last_message, duplicate,
+      created_at, updated_at, delivered_at)
+    SELECT id, terminal, device, biometric_code, log_time, verify_type, punch_state, site,
+      CASE WHEN state = 'inflight' THEN coalesce(claimed_from, 'pending') ELSE state END, NULL, NULL,
+      attempts, next_attempt_at, first_rejected_at, last_message, duplicate, created_at, updated_at, delivered_at
+    FROM punches ORDER BY state <> 'delivered', id;
+
+  CREATE TABLE punches_superseded AS
+    SELECT p.*, k.id AS superseded_by FROM punches p
+      JOIN punches_v2 k ON k.device = p.device AND k.log_time = p.log_time AND k.biometric_code = p.biometric_code
+        AND k.device <> ''
+    WHERE p.id NOT IN (SELECT id FROM punches_v2);
+
+  DROP TABLE punches;
+  ALTER TABLE punches_v2 RENAME TO punches;
+  CREATE INDEX punches_queue ON punches (log_time, id) WHERE state IN ('pending', 'rejected');
+  CREATE INDEX punches_delivered_at ON punches (delivered_at) WHERE state = 'delivered';
+  -- Claims by holder and age: small (only inflight rows), for recovery and the status.
+  CREATE INDEX punches_inflight ON punches (claimed_by, updated_at) WHERE state = 'inflight';
+
+  ALTER TABLE terminals ADD COLUMN read_up_to TEXT;
+  `,
+  // 4: push terminals (ADMS): upload stamps, per-terminal state, the command queue, enrolled users,
+  // and refused pushers (unknown serials, addresses outside allowFrom).
+  `
+  CREATE TABLE push_terminals (
+    terminal          TEXT PRIMARY KEY,
+    serial            TEXT NOT NULL DEFAULT '',
+    last_contact_at   INTEGER,
+    address           TEXT,
+    push_version      TEXT,
+    last_upload_at    INTEGER,
+    uploads           INTEGER NOT NULL DEFAULT 0,
+    -- Punches received in uploads (new, duplicates and quarantined together).
+    received          INTEGER NOT NULL DEFAULT 0,
+    malformed         INTEGER NOT NULL DEFAULT 0,
+    last_malformed    TEXT,
+    last_malformed_at INTEGER
+  );
+
+  -- The terminal's Stamp= per table, saved in the transaction that journals the upload it came with.
+  CREATE TABLE push_stamps (
+    terminal   TEXT    NOT NULL,
+    serial     TEXT    NOT NULL,
+    tbl        TEXT    NOT NULL,
+    stamp      TEXT    NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (terminal, serial, tbl)
+  );
+
+  CREATE TABLE terminal_commands (
+    -- The command id sent to the terminal (C:<id>:...).
+    id          INTEGER PRIMARY KEY,
+    terminal    TEXT    NOT NULL,
+    command     TEXT    NOT NULL,
+    state       TEXT    NOT NULL CHECK (state IN ('queued', 'sent', 'done', 'failed')),
+    created_at  INTEGER NOT NULL,
+    sent_at     INTEGER,
+    sent_count  INTEGER NOT NULL DEFAULT 0,
+    done_at     INTEGER,
+    return_code INTEGER,
+    result      TEXT
+  );
+  CREATE INDEX terminal_commands_open ON terminal_commands (terminal, id) WHERE state IN ('queued', 'sent');
+  CREATE INDEX terminal_commands_terminal ON terminal_commands (terminal, id);
+
+  -- Users enrolled on a push terminal, as it reported them (never passwords or biometric templates).
+  CREATE TABLE terminal_users (
+    terminal   TEXT    NOT NULL,
+    serial     TEXT    NOT NULL,
+    pin        TEXT    NOT NULL,
+    name       TEXT    NOT NULL DEFAULT '',
+    card       TEXT    NOT NULL DEFAULT '',
+    privilege  INTEGER,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (terminal, serial, pin)
+  );
+
+  CREATE TABLE push_refusals (
+    serial        TEXT    NOT NULL,
+    address       TEXT    NOT NULL,
+    -- 'unknown': no terminal has this serial; 'address': outside the terminal's allowFrom.
+    reason        TEXT    NOT NULL CHECK (reason IN ('unknown', 'address')),
+    terminal      TEXT,
+    first_seen_at INTEGER NOT NULL,
+    last_seen_at  INTEGER NOT NULL,
+    count         INTEGER NOT NULL,
+    PRIMARY KEY (serial, address)
+  );
+  `,
+  // 5: what a source must remember between runs, per terminal (e.g. a Hikvision event cursor).
+  // Written in the same transaction as the punches it describes, so it never runs ahead of them.
+  `
+  CREATE TABLE source_state (
+    terminal   TEXT    NOT NULL,
+    key        TEXT    NOT NULL,
+    value      TEXT    NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (terminal, key)
+  ) WITHOUT ROWID;
   `,
 ];
 

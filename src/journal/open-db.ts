@@ -1,33 +1,161 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Database } from './sqlite-driver.js';
-import { migrate } from './migrations.js';
+import { migrate, SCHEMA_VERSION } from './migrations.js';
+import { describeJournalFailure, isBusyJournalError, JournalBusyError, JournalUnusableError } from './errors.js';
+
+/** The tables every punchgate journal has had since its first version. */
+const OWN_TABLES = ['punches', 'terminals', 'delivery_state'];
+/** The WAL is cut back to this size after a checkpoint (it otherwise keeps its largest size). */
+export const WAL_SIZE_LIMIT_BYTES = 32 * 1024 * 1024;
+
+export interface OpenDbOptions {
+  /** Only `punchgate run`: make a new journal where no file exists. */
+  create: boolean;
+  /** Only `punchgate run`: bring an older journal's schema up to date. */
+  migrate: boolean;
+  readonly: boolean;
+  /** How long a statement waits for another process's write lock while opening (migration, recovery). */
+  openTimeoutMs: number;
+  /** ... and afterwards. */
+  busyTimeoutMs: number;
+}
 
 /**
- * Opens the journal file with the durability settings punchgate promises:
- * WAL, and synchronous=FULL so that a punch acknowledged to its source survives
- * a power cut, not only a process crash (better-sqlite3 defaults WAL to NORMAL).
+ * Opens the journal with the durability settings punchgate promises: WAL, and
+ * synchronous=FULL so that a punch acknowledged to its source survives a power cut, not only
+ * a process crash (better-sqlite3 defaults WAL to NORMAL).
+ *
+ * A journal is never silently replaced: only `punchgate run` creates one, only where no file
+ * exists, and atomically (made aside, then linked into place); an existing file that is empty
+ * or not a punchgate journal is refused, as is one with a schema this punchgate does not run.
+ * Every refusal is a JournalUnusableError (one line: the path and what to do).
  */
-export function openJournalDb(path: string, opts: { readonly?: boolean } = {}): Database {
-  if (!opts.readonly) mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path, {
-    readonly: opts.readonly ?? false,
-    fileMustExist: opts.readonly ?? false,
-    timeout: 5000,
-  });
+export function openJournalDb(path: string, opts: OpenDbOptions): Database {
+  let size: number;
   try {
+    const st = statSync(path);
+    if (!st.isFile())
+      throw new JournalUnusableError(
+        path,
+        'is not a file',
+        'point journal.path at a file, e.g. /var/lib/punchgate/journal.db',
+      );
+    size = st.size;
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'ENOENT') throw describeJournalFailure(path, e);
+    if (!opts.create)
+      throw new JournalUnusableError(
+        path,
+        'does not exist',
+        'punchgate run creates it at its first start: start the service first, and check that this command uses the same config (journal.path) as the service',
+      );
+    createJournal(path);
+    size = statSync(path).size;
+  }
+  if (size === 0)
+    throw new JournalUnusableError(
+      path,
+      'is empty (0 bytes): it is not a punchgate journal, and punchgate never replaces a file it did not make',
+      `if a crash or a full disk left it, restore the journal from a backup; if you are sure it held nothing, remove it (rm ${path}) and punchgate run makes a new one`,
+    );
+
+  let db: Database;
+  try {
+    db = new Database(path, { readonly: opts.readonly, fileMustExist: true, timeout: opts.openTimeoutMs });
+  } catch (e) {
+    throw describeJournalFailure(path, e);
+  }
+  try {
+    refuseForeign(db, path);
     if (!opts.readonly) {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
       // SQLite's own default page cache (2 MB) instead of better-sqlite3's 16 MB: the box is small,
       // and the queue's hot pages (the newest rows and the queue index) fit easily.
       db.pragma('cache_size = -2000');
-      migrate(db);
+      db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     }
+    checkVersion(db, path, opts.migrate);
     db.pragma('foreign_keys = ON');
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs))}`);
   } catch (e) {
     db.close();
-    throw e;
+    if (isBusyJournalError(e)) throw new JournalBusyError(path);
+    throw describeJournalFailure(path, e);
   }
   return db;
+}
+
+/** Refuses a SQLite file that is not a punchgate journal (another program's database). */
+function refuseForeign(db: Database, path: string): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  const tables = new Set(
+    (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]).map((r) => r.name),
+  );
+  if (version === 0 || !OWN_TABLES.every((t) => tables.has(t))) {
+    throw new JournalUnusableError(
+      path,
+      `is not a punchgate journal (a SQLite file without punchgate's tables${tables.size > 0 ? `; it has ${[...tables].slice(0, 3).join(', ')}` : ''})`,
+      'point journal.path at the punchgate journal, or move this file away so that punchgate run can make a new journal there',
+    );
+  }
+}
+
+function checkVersion(db: Database, path: string, mayMigrate: boolean): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > SCHEMA_VERSION)
+    throw new JournalUnusableError(
+      path,
+      `was written by a newer punchgate (schema ${version}; this one knows up to ${SCHEMA_VERSION})`,
+      'install that punchgate version again (or a newer one); the journal is left untouched',
+    );
+  if (version === SCHEMA_VERSION) return;
+  if (!mayMigrate)
+    throw new JournalUnusableError(
+      path,
+      `was written by an older punchgate (schema ${version}; this one needs ${SCHEMA_VERSION})`,
+      'restart punchgate run once (it upgrades the journal), then run this command again',
+    );
+  migrate(db);
+}
+
+/**
+ * Makes a new journal at `path`: built and migrated in a file beside it, then linked into place,
+ * which fails if a file appeared there meanwhile (that file is then opened and judged as any other).
+ * A crash half way leaves only the `.new-<pid>` file, never a half-made journal at `path`.
+ */
+function createJournal(path: string): void {
+  const tmp = `${path}.new-${process.pid}`;
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // none left by an earlier crash
+    }
+    const db = new Database(tmp);
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      migrate(db);
+    } finally {
+      db.close();
+    }
+    try {
+      linkSync(tmp, path);
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === 'EEXIST') return;
+      // A file system without hard links (some network and USB ones): a rename, checked just before.
+      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw e;
+      if (!existsSync(path)) renameSync(tmp, path);
+    } finally {
+      if (existsSync(tmp)) unlinkSync(tmp);
+    }
+  } catch (e) {
+    // Nothing half made stays behind (a full disk would otherwise keep its space).
+    for (const f of [tmp, `${tmp}-wal`, `${tmp}-shm`]) rmSync(f, { force: true });
+    throw describeJournalFailure(path, e);
+  }
 }

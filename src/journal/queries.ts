@@ -1,8 +1,23 @@
 import type { Database } from 'better-sqlite3';
 import type { Clock } from '../util/clock.js';
-import { PUNCH_STATES, type JournalCounts, type PunchFilter, type PunchState, type StoredPunch } from './types.js';
+import {
+  PUNCH_STATES,
+  type JournalCounts,
+  type OldestClaim,
+  type PunchFilter,
+  type PunchState,
+  type StoredPunch,
+} from './types.js';
 
 type Row = Record<string, unknown>;
+
+/**
+ * Rows per transaction of an admin operation over many punches (`punches retry`, `release`):
+ * a few milliseconds each, with a pause between them, so the daemon is never kept waiting.
+ */
+const ADMIN_CHUNK_ROWS = 2000;
+const ADMIN_PAUSE_MS = 5;
+const pause = () => new Promise<void>((resolve) => setTimeout(resolve, ADMIN_PAUSE_MS));
 
 function toStored(r: Row): StoredPunch {
   return {
@@ -48,6 +63,8 @@ export class JournalQueries {
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
+    /** Told how many rows a bulk operation wrote (the journal checkpoints after many). */
+    private readonly wrote: (rows: number) => void = () => undefined,
   ) {}
 
   counts(): JournalCounts {
@@ -92,47 +109,100 @@ export class JournalQueries {
     }
   }
 
-  /** Re-queues rejected or dead punches now, with a fresh retry schedule. Returns how many. */
-  retry(filter: { state: 'rejected' | 'dead'; terminal?: string; ids?: readonly number[] }): number {
+  /**
+   * Re-queues rejected or dead punches now, with a fresh retry schedule. Returns how many.
+   * Commits a chunk of rows at a time (see ADMIN_CHUNK_ROWS), never one long transaction.
+   */
+  retry(filter: { state: 'rejected' | 'dead'; terminal?: string; ids?: readonly number[] }): Promise<number> {
     const w = where(filter);
+    const stmt = this.db.prepare(
+      `UPDATE punches SET state = 'pending', attempts = 0, first_rejected_at = NULL, next_attempt_at = NULL, updated_at = ?
+        ${w.sql} AND id >= ? AND id < ?`,
+    );
+    return this.inChunks((from, to) => stmt.run(this.clock.now(), ...w.params, from, to).changes);
+  }
+
+  /** Releases quarantined punches to the queue (an admin checked their times), a chunk at a time. */
+  releaseQuarantined(filter: { terminal?: string; ids?: readonly number[] } = {}): Promise<number> {
+    const w = where({ ...filter, state: 'quarantined' });
+    const stmt = this.db.prepare(
+      `UPDATE punches SET state = 'pending', last_message = NULL, updated_at = ? ${w.sql} AND id >= ? AND id < ?`,
+    );
+    return this.inChunks((from, to) => stmt.run(this.clock.now(), ...w.params, from, to).changes);
+  }
+
+  /** Runs `chunk` over consecutive id ranges, each its own transaction, pausing between them. */
+  private async inChunks(chunk: (from: number, to: number) => number): Promise<number> {
+    const { lo, hi } = this.db.prepare('SELECT min(id) AS lo, max(id) AS hi FROM punches').get() as {
+      lo: number | null;
+      hi: number | null;
+    };
+    if (lo === null || hi === null) return 0;
+    let total = 0;
+    for (let from = lo; from <= hi; from += ADMIN_CHUNK_ROWS) {
+      if (from > lo) await pause();
+      total += chunk(from, from + ADMIN_CHUNK_ROWS);
+    }
+    this.wrote(total);
+    return total;
+  }
+
+  /** The oldest claim still in flight (any process), or undefined when nothing is in flight. */
+  oldestClaim(): OldestClaim | undefined {
+    const r = this.db
+      .prepare(
+        `SELECT min(updated_at) AS claimedAt, count(*) AS punches, count(DISTINCT claimed_by) AS holders
+          FROM punches WHERE state = 'inflight'`,
+      )
+      .get() as { claimedAt: number | null; punches: number; holders: number };
+    return r.claimedAt === null ? undefined : { claimedAt: r.claimedAt, punches: r.punches, holders: r.holders };
+  }
+
+  /** Quarantined punches per terminal and reason, with the span of their times (for the status). */
+  quarantineSummary(): { terminal: string; reason: string; count: number; from: string; to: string }[] {
     return this.db
       .prepare(
-        `UPDATE punches SET state = 'pending', attempts = 0, first_rejected_at = NULL, next_attempt_at = NULL, updated_at = ? ${w.sql}`,
+        `SELECT terminal, CASE WHEN last_message LIKE '%clock was behind%' THEN 'behind'
+                WHEN last_message LIKE '%future%' THEN 'future' ELSE 'implausible' END AS reason,
+              count(*) AS count, min(log_time) AS "from", max(log_time) AS "to"
+          FROM punches WHERE state = 'quarantined' GROUP BY 1, 2 ORDER BY count DESC LIMIT 20`,
       )
-      .run(this.clock.now(), ...w.params).changes;
+      .all() as { terminal: string; reason: string; count: number; from: string; to: string }[];
   }
 
-  /** Releases quarantined punches to the queue (an admin checked their times). */
-  releaseQuarantined(filter: { terminal?: string; ids?: readonly number[] } = {}): number {
-    const w = where({ ...filter, state: 'quarantined' });
-    return this.db
-      .prepare(`UPDATE punches SET state = 'pending', last_message = NULL, updated_at = ? ${w.sql}`)
-      .run(this.clock.now(), ...w.params).changes;
-  }
-
-  /** Punches of a terminal (and device) not yet delivered: the clear policy refuses while any exist. */
+  /**
+   * Punches of a device (known by its serial), or of a terminal where no device is given, not yet
+   * delivered: the clear policy refuses while any exist.
+   */
   undeliveredCount(terminal: string, device?: string): number {
-    const dev = device === undefined ? '' : 'AND device = ?';
-    const params = device === undefined ? [terminal] : [terminal, device];
-    return (
-      this.db
-        .prepare(`SELECT count(*) AS n FROM punches WHERE terminal = ? ${dev} AND state <> 'delivered'`)
-        .get(...params) as { n: number }
-    ).n;
+    const r = device
+      ? this.db
+          .prepare(`SELECT count(*) AS n FROM punches WHERE device = ? AND device <> '' AND state <> 'delivered'`)
+          .get(device)
+      : this.db.prepare(`SELECT count(*) AS n FROM punches WHERE terminal = ? AND state <> 'delivered'`).get(terminal);
+    return (r as { n: number }).n;
   }
 
-  /** How many of the given punches are delivered (the clear policy checks every record on the terminal). */
+  /**
+   * How many of the given punches are delivered (the clear policy checks every record on the
+   * terminal). They are looked up by their identity: the device's serial where known.
+   */
   deliveredAmong(
     terminal: string,
     device: string,
     punches: readonly { biometricCode: string; logTime: string }[],
   ): number {
-    const stmt = this.db.prepare(
-      `SELECT state FROM punches WHERE terminal = ? AND device = ? AND biometric_code = ? AND log_time = ?`,
-    );
+    const stmt = device
+      ? this.db.prepare(
+          `SELECT state FROM punches WHERE device = ? AND device <> '' AND log_time = ? AND biometric_code = ?`,
+        )
+      : this.db.prepare(
+          `SELECT state FROM punches WHERE terminal = ? AND device = '' AND log_time = ? AND biometric_code = ?`,
+        );
+    const key = device || terminal;
     let n = 0;
     for (const p of punches) {
-      const r = stmt.get(terminal, device, p.biometricCode, p.logTime) as { state: string } | undefined;
+      const r = stmt.get(key, p.logTime, p.biometricCode) as { state: string } | undefined;
       if (r?.state === 'delivered') n++;
     }
     return n;
@@ -166,5 +236,59 @@ export class JournalQueries {
       count: r.count,
       codes: (r.codes ?? '').split(',').filter(Boolean).slice(0, 10),
     }));
+  }
+
+  /**
+   * Per terminal: punches in the journal and how many of them are delivered, and the highest
+   * row id read (one pass over the table; the metrics' starting point).
+   */
+  terminalTotals(): { rows: { terminal: string; journaled: number; delivered: number }[]; maxId: number } {
+    return this.db
+      .transaction(() => {
+        const rows = this.db
+          .prepare(
+            // NOT INDEXED: one pass over the table; grouping through the unique index would look up every row.
+            `SELECT terminal, count(*) AS journaled, sum(state = 'delivered') AS delivered FROM punches NOT INDEXED
+                GROUP BY terminal`,
+          )
+          .all() as { terminal: string; journaled: number; delivered: number }[];
+        const max = this.db.prepare(`SELECT max(id) AS m FROM punches`).get() as { m: number | null };
+        return { rows, maxId: max.m ?? 0 };
+      })
+      .deferred();
+  }
+
+  /** Punches journalled after row `afterId`, per terminal (row ids only grow: a range of the table). */
+  journaledSince(afterId: number): { terminal: string; count: number; maxId: number }[] {
+    return (
+      this.db
+        // NOT INDEXED: a rowid range, not a walk of the unique index.
+        .prepare(
+          `SELECT terminal, count(*) AS count, max(id) AS maxId FROM punches NOT INDEXED WHERE id > ? GROUP BY terminal`,
+        )
+        .all(afterId) as { terminal: string; count: number; maxId: number }[]
+    );
+  }
+
+  /** How many of these punches are delivered, per terminal. */
+  deliveredAmongIds(ids: readonly number[]): { terminal: string; count: number }[] {
+    if (ids.length === 0) return [];
+    return this.db
+      .prepare(
+        `SELECT terminal, count(*) AS count FROM punches
+                WHERE id IN (SELECT value FROM json_each(?)) AND state = 'delivered' GROUP BY terminal`,
+      )
+      .all(JSON.stringify(ids)) as { terminal: string; count: number }[];
+  }
+
+  /** Each terminal's last contact as the ledger has it (the few columns /metrics reads per scrape). */
+  terminalContacts(): { name: string; online: boolean; lastSuccessAt: number | null }[] {
+    return (
+      this.db.prepare(`SELECT name, online, last_success_at AS lastSuccessAt FROM terminals`).all() as {
+        name: string;
+        online: number;
+        lastSuccessAt: number | null;
+      }[]
+    ).map((r) => ({ name: r.name, online: r.online === 1, lastSuccessAt: r.lastSuccessAt }));
   }
 }

@@ -1,5 +1,9 @@
 import type { Database } from 'better-sqlite3';
-import type { DeliveryRecord, TerminalRecord } from './types.js';
+import type { DeliveryRecord, SourceStateEntry, SourceStateStore, TerminalRecord } from './types.js';
+import type { WriteGate } from './write-gate.js';
+
+/** Applied to text from outside (terminal strings, HRMS messages) before it is stored. */
+export type Scrub = (text: string) => string;
 
 type Row = Record<string, unknown>;
 
@@ -16,7 +20,11 @@ const TERMINAL_COLUMNS: Record<keyof Omit<TerminalRecord, 'name'>, string> = {
   records: 'records',
   users: 'users',
   firmware: 'firmware',
+  readUpTo: 'read_up_to',
 };
+
+/** Fields that carry text a terminal sent (or an error quoting it). */
+const TERMINAL_TEXT: readonly (keyof TerminalRecord)[] = ['serial', 'previousSerial', 'lastError', 'firmware'];
 
 function toTerminal(r: Row): TerminalRecord {
   return {
@@ -33,28 +41,71 @@ function toTerminal(r: Row): TerminalRecord {
     records: r.records as number | null,
     users: r.users as number | null,
     firmware: r.firmware as string | null,
+    readUpTo: (r.read_up_to as string | null | undefined) ?? null,
   };
+}
+
+type Patch<T> = Partial<Omit<T, 'name'>>;
+
+function scrubbed<T>(patch: T, fields: readonly string[], scrub: Scrub | undefined): T {
+  if (!scrub) return patch;
+  const out = { ...patch } as Record<string, unknown>;
+  for (const f of fields) if (typeof out[f] === 'string') out[f] = scrub(out[f]);
+  return out as T;
 }
 
 function sqlValue(v: unknown): unknown {
   return typeof v === 'boolean' ? (v ? 1 : 0) : v;
 }
 
-/** What each terminal last reported; survives restarts and is read by one-shot commands. */
+/**
+ * What each terminal last reported; survives restarts and is read by one-shot commands.
+ * An update that meets a busy journal is kept (merged with later ones) and written when the
+ * journal is free; until then `get` and `list` show it as if written.
+ */
 export class TerminalStateStore {
-  constructor(private readonly db: Database) {}
+  private readonly kept = new Map<string, Patch<TerminalRecord>>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly gate: WriteGate,
+    private readonly scrub?: Scrub,
+  ) {}
 
   get(name: string): TerminalRecord | undefined {
     const r = this.db.prepare('SELECT * FROM terminals WHERE name = ?').get(name) as Row | undefined;
-    return r ? toTerminal(r) : undefined;
+    return this.withKept(name, r ? toTerminal(r) : undefined);
   }
 
   list(): TerminalRecord[] {
-    return (this.db.prepare('SELECT * FROM terminals ORDER BY name').all() as Row[]).map(toTerminal);
+    const rows = (this.db.prepare('SELECT * FROM terminals ORDER BY name').all() as Row[]).map(toTerminal);
+    const names = new Set(rows.map((r) => r.name));
+    const out = rows.map((r) => this.withKept(r.name, r)!);
+    for (const name of this.kept.keys()) if (!names.has(name)) out.push(this.withKept(name, undefined)!);
+    return out.sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  update(name: string, patch: Partial<Omit<TerminalRecord, 'name'>>): TerminalRecord {
-    const entries = Object.entries(patch).filter(([k, v]) => v !== undefined && k in TERMINAL_COLUMNS);
+  update(name: string, patch: Patch<TerminalRecord>): TerminalRecord {
+    const clean = scrubbed(
+      Object.fromEntries(Object.entries(patch).filter(([k, v]) => v !== undefined && k in TERMINAL_COLUMNS)),
+      TERMINAL_TEXT,
+      this.scrub,
+    ) as Patch<TerminalRecord>;
+    this.kept.set(name, { ...this.kept.get(name), ...clean });
+    this.gate.defer(`terminal:${name}`, () => this.write(name));
+    return this.get(name)!;
+  }
+
+  remove(name: string): void {
+    this.kept.delete(name);
+    this.gate.attempt(() => this.db.prepare('DELETE FROM terminals WHERE name = ?').run(name));
+  }
+
+  /** Writes what is kept for `name` (the gate calls it now, or later while the journal is busy). */
+  private write(name: string): void {
+    const patch = this.kept.get(name);
+    if (!patch) return;
+    const entries = Object.entries(patch);
     this.db
       .transaction(() => {
         this.db.prepare('INSERT OR IGNORE INTO terminals (name) VALUES (?)').run(name);
@@ -66,12 +117,33 @@ export class TerminalStateStore {
         }
       })
       .immediate();
-    return this.get(name)!;
+    if (this.kept.get(name) === patch) this.kept.delete(name);
   }
 
-  remove(name: string): void {
-    this.db.prepare('DELETE FROM terminals WHERE name = ?').run(name);
+  private withKept(name: string, stored: TerminalRecord | undefined): TerminalRecord | undefined {
+    const patch = this.kept.get(name);
+    if (!patch) return stored;
+    return { ...(stored ?? emptyTerminal(name)), ...patch } as TerminalRecord;
   }
+}
+
+function emptyTerminal(name: string): TerminalRecord {
+  return {
+    name,
+    serial: '',
+    previousSerial: '',
+    serialChangedAt: null,
+    online: false,
+    lastPollAt: null,
+    lastSuccessAt: null,
+    offlineSince: null,
+    lastError: null,
+    skewSeconds: null,
+    records: null,
+    users: null,
+    firmware: null,
+    readUpTo: null,
+  };
 }
 
 const DELIVERY_COLUMNS: Record<keyof DeliveryRecord, string> = {
@@ -84,9 +156,15 @@ const DELIVERY_COLUMNS: Record<keyof DeliveryRecord, string> = {
   lastResult: 'last_result',
 };
 
-/** Delivery's last results and auth state (one row). */
+/** Delivery's last results and auth state (one row); an update that meets a busy journal is kept like a terminal's. */
 export class DeliveryStateStore {
-  constructor(private readonly db: Database) {}
+  private kept: Partial<DeliveryRecord> | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly gate: WriteGate,
+    private readonly scrub?: Scrub,
+  ) {}
 
   get(): DeliveryRecord {
     const r = this.db.prepare('SELECT * FROM delivery_state WHERE id = 1').get() as Row;
@@ -98,13 +176,48 @@ export class DeliveryStateStore {
       lastError: r.last_error as string | null,
       lastErrorAt: r.last_error_at as number | null,
       lastResult: r.last_result as string | null,
+      ...this.kept,
     };
   }
 
   update(patch: Partial<DeliveryRecord>): void {
-    const entries = Object.entries(patch).filter(([k, v]) => v !== undefined && k in DELIVERY_COLUMNS);
-    if (entries.length === 0) return;
+    const clean = scrubbed(
+      Object.fromEntries(Object.entries(patch).filter(([k, v]) => v !== undefined && k in DELIVERY_COLUMNS)),
+      ['lastError', 'lastResult'],
+      this.scrub,
+    );
+    if (Object.keys(clean).length === 0) return;
+    this.kept = { ...this.kept, ...clean };
+    this.gate.defer('delivery', () => this.write());
+  }
+
+  private write(): void {
+    const patch = this.kept;
+    if (!patch) return;
+    const entries = Object.entries(patch);
     const sets = entries.map(([k]) => `${DELIVERY_COLUMNS[k as keyof DeliveryRecord]} = ?`).join(', ');
     this.db.prepare(`UPDATE delivery_state SET ${sets} WHERE id = 1`).run(...entries.map(([, v]) => v));
+    if (this.kept === patch) this.kept = undefined;
+  }
+}
+
+/** Per-terminal values sources keep between runs (table source_state). */
+export class SourceStateTable implements SourceStateStore {
+  private readonly getStmt;
+  private readonly setStmt;
+
+  constructor(db: Database) {
+    this.getStmt = db.prepare('SELECT value FROM source_state WHERE terminal = ? AND key = ?');
+    this.setStmt = db.prepare(`INSERT INTO source_state (terminal, key, value, updated_at) VALUES (?, ?, ?, ?)
+        ON CONFLICT (terminal, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`);
+  }
+
+  get(terminal: string, key: string): string | undefined {
+    return (this.getStmt.get(terminal, key) as { value: string } | undefined)?.value;
+  }
+
+  /** Inside or outside a transaction (ingest calls it inside its own). */
+  set(entry: SourceStateEntry, now = Date.now()): void {
+    this.setStmt.run(entry.terminal, entry.key, entry.value, now);
   }
 }

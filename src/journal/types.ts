@@ -18,18 +18,62 @@ export const PUNCH_STATES: readonly PunchState[] = [
 export interface IngestOptions {
   /** IANA zone of the source's clock, to judge "in the future" (default the box's zone). */
   timezone?: string;
+  /**
+   * The punches were recorded just now (a real-time event, a serial line): one dated more than
+   * `journal.pastToleranceHours` before the box's clock was recorded while the terminal's clock
+   * was behind, and is quarantined (for a source that measures the terminal's clock, only while
+   * `clockSkewSeconds` says it is that far behind).
+   */
+  live?: boolean;
+  /**
+   * Wall-clock time of the terminal's own clock up to which its log was already read completely
+   * (see TerminalRecord.readUpTo). While the terminal's clock is (or just was) behind by more
+   * than `journal.pastToleranceHours` (`clockSkewSeconds`), a new punch dated that much before it
+   * cannot have been in the log then: it was recorded while the clock was behind, and is
+   * quarantined. Not given on a first read: old punches of an old terminal are genuine.
+   */
+  readUpTo?: string;
+  /**
+   * The terminal's clock against the box's (seconds, negative = behind), the most behind of this
+   * poll's and the previous one's: the evidence for the two rules above. Undefined when the
+   * source cannot measure it.
+   */
+  clockSkewSeconds?: number;
+  /**
+   * Source state to write in the same transaction as the punches (e.g. an event cursor): it is
+   * durable exactly when they are, so a crash can never leave it ahead of them.
+   */
+  state?: SourceStateEntry;
+}
+
+/** One value a source keeps between runs, per terminal and key. */
+export interface SourceStateEntry {
+  terminal: string;
+  key: string;
+  value: string;
+}
+
+/** Where sources read (and write, outside an ingest) what they keep between runs. */
+export interface SourceStateStore {
+  get(terminal: string, key: string): string | undefined;
+  set(entry: SourceStateEntry): void;
 }
 
 export interface IngestResult {
   /** New punches now waiting for delivery. */
   added: number;
-  /** Already in the journal (same terminal, device, biometric code and time). */
+  /** Already in the journal (same device, or terminal where no device is known, biometric code and time). */
   duplicates: number;
   /** New punches held back because their time is implausible. */
   quarantined: number;
 }
 
-/** What a source writes to. One call = one transaction: all or none are durable on return. */
+/**
+ * What a source writes to. One call = one transaction: all or none are durable on return.
+ * A punch is known by its device's serial number (`device`) where the terminal reports one, else
+ * by its terminal's name: with its biometric code and time, that is its identity; a punch
+ * whose identity is already in the journal is a duplicate.
+ */
 export interface PunchSink {
   ingest(punches: readonly Punch[], opts?: IngestOptions): IngestResult;
 }
@@ -66,9 +110,13 @@ export interface DeliveryQueue {
    * to `inflight`, oldest log time first, and returns them.
    */
   claim(limit: number, opts?: ClaimOptions): OutboundPunch[];
-  /** Records the HRMS's answer for each claimed punch; one transaction. */
+  /** Records the HRMS's answer for each claimed punch; one transaction (kept for later while the journal is busy). */
   settle(outcomes: readonly PunchOutcome[]): void;
-  /** Returns claimed punches to their previous state without charging an attempt. */
+  /**
+   * Returns claimed punches to their previous state without charging an attempt. Like `settle`,
+   * it never fails for a busy journal: the return is kept and written as soon as the journal is
+   * free, and while this process lives nobody else takes those punches.
+   */
   release(ids: readonly number[]): void;
   /** Epoch ms of the earliest moment a punch becomes due, or null when nothing waits. */
   nextDueAt(): number | null;
@@ -102,6 +150,16 @@ export interface PunchFilter {
   limit?: number;
 }
 
+/** The oldest claim in the journal: what the status alerts on when it is far older than a request. */
+export interface OldestClaim {
+  /** Epoch ms of the claim. */
+  claimedAt: number;
+  /** Punches in flight in all. */
+  punches: number;
+  /** Claim holders with punches in flight. */
+  holders: number;
+}
+
 export interface JournalCounts {
   pending: number;
   inflight: number;
@@ -129,6 +187,12 @@ export interface TerminalRecord {
   records: number | null;
   users: number | null;
   firmware: string | null;
+  /**
+   * The terminal's own clock (wall time) up to which its log was read completely, never going
+   * back: the earlier of its clock and the box's at the start of the last complete download.
+   * Valid for the device `serial`. Null until the first complete download.
+   */
+  readUpTo: string | null;
 }
 
 /** Delivery's state that outlives a process, for `status` and the status log. */
@@ -141,4 +205,180 @@ export interface DeliveryRecord {
   lastErrorAt: number | null;
   /** Short summary of the last batch: e.g. "200 sent: 198 delivered, 2 rejected". */
   lastResult: string | null;
+}
+
+// ---- Push terminals (ADMS / iclock): what the receiver and the admin commands need ----
+
+/** One upload of a push terminal: whose it is, which table, and the `Stamp=` it came with. */
+export interface PushUpload {
+  terminal: string;
+  /** The serial the terminal sent (the configured one). */
+  serial: string;
+  /** ATTLOG, OPERLOG, ... as the terminal named it. */
+  table: string;
+  /** The upload's `Stamp=`; saved only together with the upload's data. Null: none sent. */
+  stamp: string | null;
+  /** Epoch ms. */
+  at: number;
+}
+
+/** Lines of an upload that could not be read (reported, counted, never journalled). */
+export interface PushMalformed {
+  count: number;
+  /** The first one, shown in the status: e.g. `line 7: no tab`. */
+  first: string | null;
+}
+
+/** The punches of one ATTLOG upload, with what is saved along with them. */
+export interface PunchUpload {
+  upload: PushUpload;
+  punches: readonly Punch[];
+  /** IANA zone of the terminal's clock (to judge "in the future"). */
+  timezone?: string;
+  malformed: PushMalformed;
+}
+
+/** A user as a push terminal reports it. Never a password or a biometric template. */
+export interface PushUser {
+  pin: string;
+  name: string;
+  card: string;
+  privilege: number | null;
+}
+
+/** What the receiver keeps per push terminal beside the terminals ledger. */
+export interface PushTerminalRecord {
+  terminal: string;
+  serial: string;
+  lastContactAt: number | null;
+  address: string | null;
+  pushVersion: string | null;
+  lastUploadAt: number | null;
+  uploads: number;
+  /** Punches received in uploads (new, duplicates and quarantined together). */
+  received: number;
+  malformed: number;
+  lastMalformed: string | null;
+  lastMalformedAt: number | null;
+}
+
+/** A terminal's contact as the receiver saw it; written in batches (one transaction). */
+export interface PushContact {
+  terminal: string;
+  serial: string;
+  /** Epoch ms of the last request. */
+  lastContactAt: number;
+  address: string;
+  online: boolean;
+  /** Since when it has been silent (epoch ms), null when online. */
+  offlineSince: number | null;
+  pushVersion?: string;
+  firmware?: string;
+  /** The terminal's own record and user counts (from INFO). */
+  records?: number;
+  users?: number;
+}
+
+/** A serial refused by the receiver: not configured, or pushing from outside its `allowFrom`. */
+export interface PushRefusal {
+  serial: string;
+  address: string;
+  reason: 'unknown' | 'address';
+  /** For 'address': the terminal that has this serial. */
+  terminal: string | null;
+  firstSeenAt: number;
+  lastSeenAt: number;
+  /** Refused requests (since the row was made). */
+  count: number;
+}
+
+export type TerminalCommandState = 'queued' | 'sent' | 'done' | 'failed';
+
+/** A command on a push terminal's queue (`C:<id>:<command>`). */
+export interface TerminalCommand {
+  id: number;
+  terminal: string;
+  command: string;
+  /** queued: waiting for the terminal's next poll; sent: handed out, no result yet; done / failed: its result. */
+  state: TerminalCommandState;
+  createdAt: number;
+  sentAt: number | null;
+  sentCount: number;
+  doneAt: number | null;
+  /** The terminal's `Return=` (0 ok, negative codes are errors). */
+  returnCode: number | null;
+  /** What the terminal reported with the result (INFO's values), if anything. */
+  result: string | null;
+}
+
+/** One `ID=..&Return=..&CMD=..` result of `POST /iclock/devicecmd`. */
+export interface TerminalCommandResult {
+  id: string;
+  returnCode: number;
+  cmd: string;
+  /** Extra lines that came with it (INFO's key=value lines), already filtered. */
+  content?: string;
+}
+
+/** What a confirmed command changes in the user records kept for its terminal. */
+export type PushUserChange = { upsert: PushUser } | { remove: string };
+
+/**
+ * The per-terminal command queue of push terminals, as the CLI (and the roster sync) uses it.
+ * A command not yet confirmed is never queued twice.
+ */
+export interface TerminalCommandQueue {
+  /**
+   * Queues `command` for `terminal`, unless the same command is already queued or sent without
+   * a result: then that one is returned and `created` is false.
+   */
+  enqueue(terminal: string, command: string): { command: TerminalCommand; created: boolean };
+  /** The terminal's commands, newest first. */
+  commands(terminal: string, opts?: { limit?: number }): TerminalCommand[];
+}
+
+/** How many commands one `getrequest` answer may carry. */
+export interface CommandTakeLimits {
+  max: number;
+  maxBytes: number;
+  /** A command sent this long ago without a result is sent again, if `mayResend` allows. */
+  resendAfterMs: number;
+  mayResend: (command: string) => boolean;
+  /** After such a command nothing else is sent in the same answer (REBOOT). */
+  isLast: (command: string) => boolean;
+}
+
+/**
+ * What the ADMS receiver needs of the journal. Each method is one transaction: when it
+ * returns, its effect is durable (the receiver answers OK only after that).
+ */
+export interface PushJournal {
+  /**
+   * Journals the punches of ATTLOG uploads (of one or several terminals) and saves each one's
+   * stamp, all in one transaction: one disk sync for every upload that arrived together.
+   */
+  commitPunches(uploads: readonly PunchUpload[]): IngestResult[];
+  /** Saves the users of one OPERLOG/USERINFO upload and its stamp, in one transaction. */
+  commitUsers(upload: PushUpload, users: readonly PushUser[], malformed: PushMalformed): void;
+  /** The stamps saved for a terminal and serial, by table. */
+  stamps(terminal: string, serial: string): Record<string, string>;
+  /** The receiver's record of each terminal (to carry contact times over a restart). */
+  pushTerminals(): PushTerminalRecord[];
+  /** Contacts since the last call (terminals ledger and push state), in one transaction. */
+  recordContacts(contacts: readonly PushContact[]): void;
+  /** Refused pushers since the last call, merged into the kept ones (bounded). */
+  recordRefusals(refusals: readonly PushRefusal[]): void;
+  /** Hands out the next commands of a terminal (marks them sent). */
+  takeCommands(terminal: string, now: number, limits: CommandTakeLimits): TerminalCommand[];
+  /**
+   * Records results against the terminal's commands; a confirmed user command updates the
+   * kept users (`effect`) in the same transaction. Returns the ids that matched no sent command.
+   */
+  settleCommands(
+    terminal: string,
+    serial: string,
+    results: readonly TerminalCommandResult[],
+    now: number,
+    effect?: (command: string) => PushUserChange | undefined,
+  ): { settled: TerminalCommand[]; unknown: string[] };
 }

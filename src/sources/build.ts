@@ -1,5 +1,7 @@
 import type { SerialTerminalConfig, TerminalConfig } from '../config/terminals.js';
 import type { PunchSink } from '../journal/types.js';
+import { AdmsSource } from './adms/index.js';
+import { HikvisionSource, readTerminalPassword } from './hikvision/index.js';
 import { SerialSource, validateSerialTerminal } from './serial/index.js';
 import type { Source, SourceDeps } from './types.js';
 import { ZkSource } from './zk/zk-source.js';
@@ -39,14 +41,25 @@ class SerialTerminalSource implements Source {
     this.timer.unref();
   }
 
+  get held(): number {
+    return this.reader.status().pendingPunches;
+  }
+
+  /** Copies the reader's state to the ledger; never throws (a busy journal keeps the update for later). */
   private record(): void {
     const s = this.reader.status();
-    this.deps.ledger.update(this.cfg.name, {
-      online: s.online,
-      offlineSince: s.offlineSince,
-      lastPollAt: s.lastLineAt ?? s.openedAt,
-      lastError: s.lastError,
-    });
+    try {
+      this.deps.ledger.update(this.cfg.name, {
+        online: s.online,
+        offlineSince: s.offlineSince,
+        lastPollAt: s.lastLineAt ?? s.openedAt,
+        // While the port is open, its last line (or its opening) is the last contact.
+        lastSuccessAt: s.online ? (s.lastLineAt ?? s.openedAt ?? undefined) : undefined,
+        lastError: s.lastError,
+      });
+    } catch (e) {
+      this.deps.logger.error({ terminal: this.cfg.name, err: String(e) }, 'could not record the serial terminal state');
+    }
   }
 
   async stop(): Promise<void> {
@@ -58,7 +71,16 @@ class SerialTerminalSource implements Source {
 
 /** Builds the source for one terminal of the config. */
 export function createSource(cfg: TerminalConfig, deps: SourceDeps): Source {
-  return cfg.kind === 'zk' ? new ZkSource(cfg, deps) : new SerialTerminalSource(cfg, deps);
+  switch (cfg.kind) {
+    case 'zk':
+      return new ZkSource(cfg, deps);
+    case 'hikvision':
+      return new HikvisionSource(cfg, deps);
+    case 'serial':
+      return new SerialTerminalSource(cfg, deps);
+    case 'adms':
+      return new AdmsSource(cfg, deps);
+  }
 }
 
 /**
@@ -67,4 +89,23 @@ export function createSource(cfg: TerminalConfig, deps: SourceDeps): Source {
  */
 export function checkTerminalConfig(cfg: TerminalConfig, at: string): string[] {
   return cfg.kind === 'serial' ? validateSerialTerminal(cfg, at) : [];
+}
+
+/**
+ * The secret values of the terminals (Hikvision passwords), scrubbed from text that comes from
+ * outside. A password that cannot be read now is left out (its source says why).
+ */
+export function terminalSecrets(terminals: readonly TerminalConfig[], env = process.env): string[] {
+  const out: string[] = [];
+  for (const t of terminals) {
+    // Comm keys (numbers, often 4 digits) are not among them: they never enter a message, and the
+    // logger redacts them by key; searched for as text they would hit timestamps and paths.
+    if (t.kind !== 'hikvision') continue;
+    try {
+      out.push(readTerminalPassword(t, env).password);
+    } catch {
+      /* unreadable or missing: nothing to scrub yet */
+    }
+  }
+  return out;
 }

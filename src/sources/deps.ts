@@ -1,4 +1,4 @@
-import type { PunchSink } from '../journal/types.js';
+import type { PunchSink, SourceStateStore } from '../journal/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { DeliveryCheck, SourceDeps, TerminalLedger } from './types.js';
@@ -7,6 +7,7 @@ import type { DeliveryCheck, SourceDeps, TerminalLedger } from './types.js';
 export interface SourceJournal extends PunchSink {
   terminals: TerminalLedger;
   queries: DeliveryCheck;
+  sourceState: SourceStateStore;
 }
 
 /** The journal as sources see it. */
@@ -16,5 +17,13 @@ export function sourceDepsFor(
   clock: Clock,
   onPunches?: (added: number) => void,
 ): SourceDeps {
-  return { sink: journal, ledger: journal.terminals, deliveryCheck: journal.queries, logger, clock, onPunches };
+  return {
+    sink: journal,
+    ledger: journal.terminals,
+    deliveryCheck: journal.queries,
+    state: journal.sourceState,
+    logger,
+    clock,
+    onPunches,
+  };
 }

@@ -1,4 +1,5 @@
-import type { PunchSink, TerminalRecord } from '../journal/types.js';
+import type { AdmsTerminalConfig } from '../config/terminals.js';
+import type { PunchSink, SourceStateStore, TerminalRecord } from '../journal/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 
@@ -18,15 +19,28 @@ export interface DeliveryCheck {
   ): number;
 }
 
+/**
+ * The one receiver push terminals (kind: adms) report to: one HTTP port for all of them. Each
+ * push terminal's source registers its terminal here and unregisters it when it stops.
+ */
+export interface PushTerminalRegistry {
+  register(cfg: AdmsTerminalConfig): void;
+  unregister(name: string): void;
+}
+
 /** Everything a source needs from around it: nothing reaches past the journal. */
 export interface SourceDeps {
   sink: PunchSink;
   ledger: TerminalLedger;
   deliveryCheck: DeliveryCheck;
+  /** What a source keeps between runs (an event cursor...); written with punches through `sink.ingest`. */
+  state: SourceStateStore;
   logger: Logger;
   clock: Clock;
   /** Called after new punches were journalled (wakes delivery). */
   onPunches?: (added: number) => void;
+  /** The push terminal receiver, when `adms.listen` is set. */
+  pushReceiver?: PushTerminalRegistry;
 }
 
 /** A running source of punches (one per terminal). */
@@ -35,4 +49,6 @@ export interface Source {
   start(): Promise<void>;
   /** Stops collecting; resolves when no write to the journal is under way. */
   stop(): Promise<void>;
+  /** Punches received but not yet in the journal (it is busy): held in memory by the source. */
+  readonly held?: number;
 }

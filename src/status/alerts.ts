@@ -1,10 +1,23 @@
+import type { OldestClaim } from '../journal/types.js';
+import { DISK_FAIL_BYTES, DISK_WARN_BYTES, humanBytes } from '../util/disk.js';
 import type { StatusReport } from './types.js';
 
 const MIN = 60_000;
+/** The journal busy for less than this is ordinary contention, not an alert. */
+const BUSY_ALERT_MS = 2000;
+/** Punches in flight longer than this (or 4 request deadlines, if longer) are stuck, not slow. */
+const INFLIGHT_ALERT_MS = 15 * MIN;
 /** A terminal offline for less than this is a blip, not an alert. */
 const OFFLINE_ALERT_MS = 5 * MIN;
 const SKEW_ALERT_SECONDS = 120;
 const STALL_ALERT_MS = 30 * MIN;
+
+/**
+ * A last error that begins with the terminal's own name is one only the admin can fix (a
+ * Hikvision terminal "reception refuses the password: ...", "reception cannot be polled: no
+ * password ..."): said at once and as it is, not as "unreachable" after five minutes.
+ */
+const needsAdmin = (t: { name: string; lastError: string | null }) => t.lastError?.startsWith(`${t.name} `) === true;
 
 /** "09:12" today, "2026-11-21 09:12" on another day (box local time). */
 export function clockTime(ms: number, now: number): string {
@@ -14,6 +27,11 @@ export function clockTime(ms: number, now: number): string {
   return new Date(now).toDateString() === d.toDateString()
     ? hm
     : `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${hm}`;
+}
+
+/** "45 s" below two minutes, else as `span`. */
+export function seconds(ms: number): string {
+  return ms < 2 * MIN ? `${Math.max(0, Math.round(ms / 1000))} s` : span(ms);
 }
 
 /** "3 h", "25 min", "2 d". */
@@ -26,11 +44,50 @@ export function span(ms: number): string {
 /** "1 punch", "14 punches". */
 export const punches = (n: number) => `${n} ${n === 1 ? 'punch' : 'punches'}`;
 
+/** "terminal lobby has not pushed for 12 min (last contact 09:14 from 192.168.10.7)". */
+function pushSilence(t: StatusReport['terminals'][number], now: number): string {
+  const last = t.push?.lastContactAt ? Date.parse(t.push.lastContactAt) : null;
+  if (last === null) return `terminal ${t.name} has not pushed yet`;
+  const from = t.push?.address ? ` from ${t.push.address}` : '';
+  return `terminal ${t.name} has not pushed for ${span(now - last)} (last contact ${clockTime(last, now)}${from})`;
+}
+
+/** What the alerts need from the journal besides the report. */
+export interface AlertFacts {
+  rejections: { message: string; count: number }[];
+  quarantine: { terminal: string; reason: string; count: number; from: string; to: string }[];
+  inflight: OldestClaim | undefined;
+  /** The longest one HRMS request may take (connect + answer deadlines). */
+  requestBoundMs: number;
+}
+
 /** Active alerts in plain words, most urgent first. */
-export function alertsFor(r: StatusReport, rejections: { message: string; count: number }[], now: number): string[] {
+export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): string[] {
   const out: string[] = [];
   const ms = (s: string | null) => (s ? Date.parse(s) : null);
 
+  if (r.daemon && !r.daemon.running) {
+    out.push(
+      'punchgate run is not running (nothing holds the journal lock): no punch is collected or delivered; start it: sudo systemctl start punchgate',
+    );
+  } else if (r.daemon?.stale) {
+    const at = ms(r.daemon.statusLogAt);
+    out.push(
+      `punchgate run has not rewritten the status log ${at === null ? 'at all' : `since ${clockTime(at, now)}`}: it may be stuck; look at journalctl -u punchgate and restart it (sudo systemctl restart punchgate)`,
+    );
+  }
+  const busy = ms(r.journal.busySince);
+  if (busy !== null && now - busy >= BUSY_ALERT_MS) {
+    out.push(
+      `journal busy for ${seconds(now - busy)} (another process holds it): ${punches(r.journal.heldPunches)} held in memory, written as soon as it is free; if it lasts, find the process (fuser -v ${r.journal.path}) and end it`,
+    );
+  }
+  const free = r.journal.freeBytes;
+  if (free !== null && free < DISK_WARN_BYTES) {
+    out.push(
+      `disk ${free < DISK_FAIL_BYTES ? 'almost full' : 'nearly full'}: only ${humanBytes(free)} free for the journal: free space (apt-get clean, journalctl --vacuum-size=100M) or move journal.path to a larger disk`,
+    );
+  }
   if (r.delivery.auth === 'failed') {
     const since = ms(r.delivery.authFailedSince);
     out.push(
@@ -50,8 +107,21 @@ export function alertsFor(r: StatusReport, rejections: { message: string; count:
   }
   for (const t of r.terminals) {
     const since = ms(t.offlineSince);
-    if (!t.online && since !== null && now - since >= OFFLINE_ALERT_MS) {
-      out.push(`terminal ${t.name} unreachable for ${span(now - since)}${t.lastError ? ` (${t.lastError})` : ''}`);
+    if (!t.online && needsAdmin(t)) {
+      out.push(`terminal ${t.lastError}`);
+    } else if (!t.online && since !== null && now - since >= OFFLINE_ALERT_MS) {
+      out.push(
+        t.push
+          ? pushSilence(t, now)
+          : `terminal ${t.name} unreachable for ${span(now - since)}${t.lastError ? ` (${t.lastError})` : ''}`,
+      );
+    }
+    // Reached, but the last poll did not finish (a poll deadline passed, a reply dropped, a short download).
+    const finished = ms(t.lastSuccessAt);
+    const polled = ms(t.lastPollAt);
+    if (t.kind === 'zk' && t.online && t.lastError && polled !== null && (finished === null || finished < polled)) {
+      const last = finished === null ? 'none yet' : clockTime(finished, now);
+      out.push(`terminal ${t.name}: polls reach it but do not finish (last complete poll: ${last}): ${t.lastError}`);
     }
     if (t.previousSerial) {
       out.push(
@@ -64,14 +134,38 @@ export function alertsFor(r: StatusReport, rejections: { message: string; count:
       );
     }
   }
-  for (const rej of rejections.slice(0, 5)) {
+  const bySerial = new Map<string, string[]>();
+  for (const t of r.terminals) if (t.serial) bySerial.set(t.serial, [...(bySerial.get(t.serial) ?? []), t.name]);
+  for (const [serial, names] of bySerial) {
+    if (names.length < 2) continue;
+    out.push(
+      `terminals ${names.join(' and ')} answer with the same serial ${serial}: one device listed twice? Its punches are stored once (known by its serial); remove the extra entry from the config`,
+    );
+  }
+  const claim = facts.inflight;
+  if (claim && now - claim.claimedAt > Math.max(INFLIGHT_ALERT_MS, 4 * facts.requestBoundMs)) {
+    out.push(
+      `${punches(claim.punches)} in flight for ${span(now - claim.claimedAt)}, far longer than a request can take (${claim.holders === 1 ? 'one process holds them' : `${claim.holders} processes hold them`}): they go back to the queue when their process ends; if punchgate run hangs, restart it`,
+    );
+  }
+  for (const rej of facts.rejections.slice(0, 5)) {
     out.push(`${punches(rej.count)} rejected: ${rej.message || 'no message'}`);
   }
   if (r.punches.dead > 0)
     out.push(`${punches(r.punches.dead)} given up (dead): fix the cause, then punchgate punches retry --state dead`);
-  if (r.punches.quarantined > 0) {
+  // Punches recorded while a terminal's clock was behind keep saying so after its clock is right again.
+  let behind = 0;
+  for (const q of facts.quarantine) {
+    if (q.reason !== 'behind') continue;
+    behind += q.count;
     out.push(
-      `${punches(r.punches.quarantined)} quarantined (implausible time): check the terminal clocks, then punchgate punches release`,
+      `terminal ${q.terminal}: ${punches(q.count)} quarantined, dated ${q.from.slice(0, 16)} to ${q.to.slice(0, 16)}: recorded while its clock was behind; check them (punchgate punches --state quarantined --terminal ${q.terminal}); punchgate punches release --terminal ${q.terminal} sends them with these times`,
+    );
+  }
+  const other = r.punches.quarantined - behind;
+  if (other > 0) {
+    out.push(
+      `${punches(other)} quarantined (implausible time): check the terminal clocks, then punchgate punches release`,
     );
   }
   return out;

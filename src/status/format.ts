@@ -1,7 +1,19 @@
+import { escapeControls } from '../util/terminal-text.js';
 import { clockTime } from './alerts.js';
-import type { StatusReport } from './report.js';
+import type { StatusReport, TerminalStatus } from './report.js';
 
 const when = (s: string | null, now: number) => (s ? clockTime(Date.parse(s), now) : 'never');
+
+/** A push terminal: it calls us, so "last contact" and "last upload" instead of a poll. */
+function pushLine(t: TerminalStatus, now: number): string {
+  const p = t.push!;
+  if (p.lastContactAt === null) return `no contact yet (push, SN=${t.serial})`;
+  const counts = t.records === null ? '' : `  records ${t.records}${t.users === null ? '' : `  users ${t.users}`}`;
+  return (
+    `${t.online ? 'online ' : 'OFFLINE'}  last contact ${when(p.lastContactAt, now)}  last upload ${when(p.lastUploadAt, now)}` +
+    `  received ${p.received}${counts}${t.firmware ? `  firmware ${t.firmware}` : ''}`
+  );
+}
 
 /** The status log / `punchgate status` text: what an admin reads first. */
 export function formatStatus(r: StatusReport): string {
@@ -11,14 +23,19 @@ export function formatStatus(r: StatusReport): string {
   lines.push(`punchgate status — site ${r.site} — ${clockTime(now, now - 86_400_000 * 2)}`);
   lines.push('');
   lines.push(r.alerts.length === 0 ? 'No alerts.' : 'ALERTS');
-  for (const a of r.alerts) lines.push(`  ! ${a}`);
+  // Alerts and errors quote terminals and the HRMS: shown escaped, never as raw control characters.
+  for (const a of r.alerts) lines.push(`  ! ${escapeControls(a)}`);
   lines.push('');
   lines.push('Terminals');
   if (r.terminals.length === 0) lines.push('  (none configured)');
   for (const t of r.terminals) {
+    if (t.push) {
+      lines.push(`  ${t.name.padEnd(16)} ${pushLine(t, now)}`);
+      continue;
+    }
     const state = t.lastPollAt === null ? 'not polled yet' : t.online ? 'online ' : 'OFFLINE';
     const skew = t.skewSeconds === null ? '' : `  clock ${t.skewSeconds >= 0 ? '+' : ''}${Math.round(t.skewSeconds)} s`;
-    const counts = t.records === null ? '' : `  records ${t.records}${t.users === null ? '' : `  users ${t.users}`}`;
+    const counts = `${t.records === null ? '' : `  records ${t.records}`}${t.users === null ? '' : `  users ${t.users}`}`;
     lines.push(`  ${t.name.padEnd(16)} ${state}  last poll ${when(t.lastPollAt, now)}${skew}${counts}`);
   }
   lines.push('');
@@ -33,8 +50,9 @@ export function formatStatus(r: StatusReport): string {
     r.delivery.auth === 'failed' ? 'AUTH FAILED' : r.delivery.auth === 'ok' ? 'token accepted' : 'not tried yet';
   lines.push(`  HRMS: ${auth}`);
   lines.push(
-    `  last success: ${when(r.delivery.lastSuccessAt, now)}${r.delivery.lastResult ? ` (${r.delivery.lastResult})` : ''}`,
+    `  last success: ${when(r.delivery.lastSuccessAt, now)}${r.delivery.lastResult ? ` (${escapeControls(r.delivery.lastResult)})` : ''}`,
   );
-  if (r.delivery.lastError) lines.push(`  last error: ${when(r.delivery.lastErrorAt, now)}: ${r.delivery.lastError}`);
+  if (r.delivery.lastError)
+    lines.push(`  last error: ${when(r.delivery.lastErrorAt, now)}: ${escapeControls(r.delivery.lastError)}`);
   return lines.join('\n') + '\n';
 }

@@ -1,17 +1,32 @@
 import type { Config } from '../config/schema.js';
 import type { Journal } from '../journal/journal.js';
 import { UNKNOWN_CARD_PREFIX } from '../punch.js';
-import { alertsFor, punches } from './alerts.js';
-import type { StatusReport, TerminalStatus } from './types.js';
+import { freeBytesAt } from '../util/disk.js';
+import { alertsFor, punches, type AlertFacts } from './alerts.js';
+import { addPushStatus, pushAlerts } from './push.js';
+import type { DaemonLiveness, LiveFacts, StatusReport, TerminalStatus } from './types.js';
 
-export type { StatusReport, TerminalStatus } from './types.js';
+export type { DaemonLiveness, LiveFacts, StatusReport, TerminalStatus } from './types.js';
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
-/** Everything `punchgate status` and the status log show, read from the journal. */
-export function buildStatus(journal: Journal, config: Config, now: number): StatusReport {
+export interface StatusProbes {
+  /** The daemon's in-memory facts: inside the daemon its own, in `punchgate status` from its status file. */
+  live?: LiveFacts;
+  /** `punchgate status` only: whether the daemon runs (inside the daemon: it does). */
+  daemon?: DaemonLiveness;
+  /** Free bytes where the journal lives; measured when not given. */
+  freeBytes?: number | null;
+}
+
+/**
+ * Everything `punchgate status`, the status log (and any page showing the status) show, read from
+ * the journal and the probes: the one place the figures and alerts are made.
+ */
+export function buildStatus(journal: Journal, config: Config, now: number, probes: StatusProbes = {}): StatusReport {
   const counts = journal.counts();
   const oldest = journal.queries.oldestPending();
+  const claim = journal.queries.oldestClaim();
   const d = journal.deliveryState.get();
   const records = new Map(journal.terminals.list().map((t) => [t.name, t]));
   const terminals: TerminalStatus[] = config.terminals.map((t) => {
@@ -21,6 +36,7 @@ export function buildStatus(journal: Journal, config: Config, now: number): Stat
       kind: t.kind,
       online: r?.online ?? false,
       lastPollAt: iso(r?.lastPollAt),
+      lastSuccessAt: iso(r?.lastSuccessAt),
       skewSeconds: r?.skewSeconds ?? null,
       records: r?.records ?? null,
       users: r?.users ?? null,
@@ -28,8 +44,10 @@ export function buildStatus(journal: Journal, config: Config, now: number): Stat
       offlineSince: iso(r?.offlineSince),
       lastError: r?.lastError ?? null,
       previousSerial: r?.previousSerial ? r.previousSerial : null,
+      firmware: r?.firmware ?? null,
     };
   });
+  const live = probes.live ?? probes.daemon?.live;
   const report: StatusReport = {
     site: config.site,
     generatedAt: iso(now)!,
@@ -47,13 +65,39 @@ export function buildStatus(journal: Journal, config: Config, now: number): Stat
       lastErrorAt: iso(d.lastErrorAt),
     },
     terminals,
+    journal: {
+      path: journal.path,
+      busySince: iso(live?.journalBusySince),
+      heldPunches: live?.heldPunches ?? 0,
+      freeBytes: probes.freeBytes !== undefined ? probes.freeBytes : measureFree(journal.path),
+      inflightSince: iso(claim?.claimedAt),
+    },
+    daemon: probes.daemon
+      ? { running: probes.daemon.running, statusLogAt: iso(probes.daemon.statusLogAt), stale: probes.daemon.stale }
+      : null,
     alerts: [],
   };
-  report.alerts = alertsFor(report, journal.queries.rejectionSummary(), now);
+  addPushStatus(report, journal, config, now);
+  const facts: AlertFacts = {
+    rejections: journal.queries.rejectionSummary(),
+    quarantine: journal.queries.quarantineSummary(),
+    inflight: claim,
+    requestBoundMs: config.hrms.connectTimeoutMs + config.hrms.timeoutMs,
+  };
+  report.alerts = alertsFor(report, facts, now);
+  report.alerts.push(...pushAlerts(report, now));
   for (const u of journal.queries.codesWithPrefix(UNKNOWN_CARD_PREFIX)) {
     report.alerts.push(
       `terminal ${u.terminal}: ${punches(u.count)} from cards not in its code map (${u.codes.join(', ')}): add them to the code map, then punchgate punches retry`,
     );
   }
   return report;
+}
+
+function measureFree(path: string): number | null {
+  try {
+    return freeBytesAt(path);
+  } catch {
+    return null;
+  }
 }

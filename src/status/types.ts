@@ -6,6 +6,8 @@ export interface TerminalStatus {
   kind: string;
   online: boolean;
   lastPollAt: string | null;
+  /** Last time the terminal answered (a poll or a push that worked); for a ZK terminal, the last poll that finished. */
+  lastSuccessAt: string | null;
   skewSeconds: number | null;
   records: number | null;
   users: number | null;
@@ -14,6 +16,56 @@ export interface TerminalStatus {
   lastError: string | null;
   /** Set when the address answered with another serial than before. */
   previousSerial: string | null;
+  /** Firmware the terminal reported, if known. */
+  firmware?: string | null;
+  /** Push terminals (kind adms): what the receiver saw of them. `lastPollAt` is their last contact. */
+  push?: PushTerminalStatus;
+}
+
+/** A push terminal (ZKTeco ADMS) as the receiver saw it. */
+export interface PushTerminalStatus {
+  lastContactAt: string | null;
+  /** The address it last pushed from. */
+  address: string | null;
+  lastUploadAt: string | null;
+  uploads: number;
+  /** Punches received in its uploads (new and already known together). */
+  received: number;
+  /** Lines of its uploads that could not be read (skipped, logged). */
+  malformed: number;
+  lastMalformed: string | null;
+  lastMalformedAt: string | null;
+}
+
+/** A serial the push receiver refused lately: not configured, or outside its terminal's allowFrom. */
+export interface PushRefusalStatus {
+  serial: string;
+  address: string;
+  reason: 'unknown' | 'address';
+  terminal: string | null;
+  firstSeenAt: string;
+  lastSeenAt: string;
+  count: number;
+}
+
+/** What only the running daemon knows (it is in its memory, not in the journal). */
+export interface LiveFacts {
+  /** Epoch ms since which another process has held the journal's write lock; null when free. */
+  journalBusySince: number | null;
+  /** Punches the sources hold in memory meanwhile. */
+  heldPunches: number;
+}
+
+/** Whether `punchgate run` is alive, as a one-shot `punchgate status` sees it. */
+export interface DaemonLiveness {
+  /** A process holds the journal's owner lock. */
+  running: boolean;
+  /** When the status log was last rewritten (epoch ms), null when there is none. */
+  statusLogAt: number | null;
+  /** The status log is older than three of its intervals (a stopped or stuck daemon). */
+  stale: boolean;
+  /** The daemon's live facts from its status file, when it is running and the file is fresh. */
+  live?: LiveFacts;
 }
 
 export interface StatusReport {
@@ -31,5 +83,20 @@ export interface StatusReport {
     lastErrorAt: string | null;
   };
   terminals: TerminalStatus[];
+  /** Push terminals refused in the last 24 h (empty without adms.listen). */
+  pushRefusals?: PushRefusalStatus[];
+  journal: {
+    path: string;
+    /** Since when another process has kept the daemon from writing (null: free, or not known). */
+    busySince: string | null;
+    /** Punches the daemon holds in memory until the journal takes them. */
+    heldPunches: number;
+    /** Free bytes on the journal's file system (null when it cannot be read). */
+    freeBytes: number | null;
+    /** The oldest claim still in flight, and how many punches are in flight. */
+    inflightSince: string | null;
+  };
+  /** Null inside the daemon (it is running); `punchgate status` fills it in. */
+  daemon: { running: boolean; statusLogAt: string | null; stale: boolean } | null;
   alerts: string[];
 }

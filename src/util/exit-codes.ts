@@ -6,6 +6,8 @@ export const EXIT = {
   DATAERR: 65,
   /** An input file cannot be read. */
   NOINPUT: 66,
+  /** The journal cannot be used (missing, empty, not a journal, damaged, unwritable, disk full). */
+  IOERR: 74,
   /** A temporary failure: try again later. */
   TEMPFAIL: 75,
   /** Permission refused (the HRMS refused the token). */

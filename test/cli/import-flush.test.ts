@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Journal } from '../../src/journal/index.js';
 import { startHrmsSim, type HrmsSim } from '../../src/sim/hrms/index.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -29,6 +30,8 @@ describe('import -> flush against the HRMS simulator (child processes)', () => {
         terminals: [{ name: 'gate-2', kind: 'zk', host: '127.0.0.1', port: 1 }],
       }),
     );
+    // Only punchgate run makes a journal: it has run once on this box.
+    Journal.open({ path: tmp.path('journal.db'), site: 'plant-a', mode: 'owner' }).close();
   }
   /** Runs the CLI as a child without blocking this process (the simulator answers from here). */
   const cli = (...args: string[]) =>

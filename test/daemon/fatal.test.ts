@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { Journal } from '../../src/journal/journal.js';
 import { startStack } from './stack.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -17,6 +18,8 @@ describe('fatal journal conditions', () => {
           userId: String(10_000 + i),
           logTime: `2026-11-2${1 + Math.floor(i / 1440)} ${String(Math.floor((i % 1440) / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:00`,
         });
+      // The journal exists (made as the daemon makes it at its first start); it must not grow.
+      Journal.open({ path: stack.tmp.path('journal.db'), site: 'plant-t', mode: 'owner' }).close();
       // ulimit -f in 512-byte blocks: the journal may not grow past ~96 KiB. SIGXFSZ is ignored so
       // the write fails with EFBIG instead of killing the process.
       const child = spawn(
@@ -38,7 +41,10 @@ describe('fatal journal conditions', () => {
       expect(await exited).toBe(74);
       const fatalLines = out.split('\n').filter((l) => /"level":60/.test(l));
       expect(fatalLines).toHaveLength(1);
-      expect(fatalLines[0]).toMatch(/fatal: the journal cannot be written \(SQLITE_(FULL|IOERR)/);
+      // One line: the path, what is wrong, and what to do.
+      expect(fatalLines[0]).toMatch(
+        /fatal: the journal \S+journal\.db cannot (grow|be written)[^"]*\(SQLITE_(FULL|IOERR)[^"]*: (free space|check the disk)/,
+      );
     } finally {
       await stack.stop();
     }

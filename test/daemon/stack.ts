@@ -1,25 +1,38 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { startHrmsSim } from '../../src/sim/hrms/index.js';
+import { startHrmsSim, type HrmsSimOptions } from '../../src/sim/hrms/index.js';
 import { startTerminalSim, type TerminalSim } from '../../src/sim/terminal/index.js';
 import { tempDir } from '../helpers/tmp.js';
+import { waitFor } from '../helpers/wait.js';
 
 export const TOKEN = 'stack-token-5f2b9c';
 export const COMM_KEY = 808080;
 
 /** A terminal simulator, an HRMS simulator and a config for the daemon, in a temp folder. */
 export async function startStack(
-  opts: { terminals?: number; delivery?: Record<string, unknown>; commKey?: number } = {},
+  opts: {
+    terminals?: number;
+    delivery?: Record<string, unknown>;
+    /** More terminals for the config as they are (e.g. a serial reader on a pty). */
+    extraTerminals?: Record<string, unknown>[];
+    /** Configured names of the simulated terminals (default gate-1, gate-2...). */
+    names?: string[];
+    /** Merged into the config's `status` (the status page listens on an ephemeral loopback port). */
+    status?: Record<string, unknown>;
+    hrms?: HrmsSimOptions;
+    serialNumbers?: string[];
+    commKey?: number;
+  } = {},
 ) {
   const commKey = opts.commKey ?? COMM_KEY;
   const tmp = tempDir('punchgate-daemon-');
-  const hrms = await startHrmsSim({ tokens: [TOKEN] });
+  const hrms = await startHrmsSim({ tokens: [TOKEN], ...opts.hrms });
   const terminals: TerminalSim[] = [];
   for (let i = 0; i < (opts.terminals ?? 1); i++) {
     terminals.push(
       await startTerminalSim({
-        serialNumber: `SN-${i + 1}`,
+        serialNumber: opts.serialNumbers?.[i] ?? `SN-${i + 1}`,
         commKey,
         users: [{ uid: 1, userId: '1001', name: 'A' }],
         punches: [],
@@ -28,7 +41,7 @@ export async function startStack(
   }
   writeFileSync(tmp.path('token'), TOKEN + '\n');
   const terminalConfig = (t: TerminalSim, i: number) => ({
-    name: `gate-${i + 1}`,
+    name: opts.names?.[i] ?? `gate-${i + 1}`,
     kind: 'zk',
     host: '127.0.0.1',
     port: t.port,
@@ -43,11 +56,15 @@ export async function startStack(
     journal: { path: tmp.path('journal.db') },
     hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 2000, connectTimeoutMs: 1000 },
     delivery: { batchSize: 20, pollIntervalMs: 100, retry: { baseMs: 50, maxMs: 500 }, ...opts.delivery },
-    status: { intervalMs: 300 },
-    terminals: ts.map(terminalConfig),
+    status: { intervalMs: 300, listen: '127.0.0.1:0', ...opts.status },
+    terminals: [...ts.map(terminalConfig), ...(opts.extraTerminals ?? [])],
   });
   const configPath = tmp.path('punchgate.yaml');
-  const writeConfig = (ts?: TerminalSim[]) => writeFileSync(configPath, stringify(config(ts)));
+  const writeConfig = (ts?: TerminalSim[], change?: (c: ReturnType<typeof config>) => void) => {
+    const c = config(ts);
+    change?.(c);
+    writeFileSync(configPath, stringify(c));
+  };
   writeConfig();
   return {
     tmp,
@@ -81,11 +98,11 @@ export function unitEnvironment(): Record<string, string> {
   return env;
 }
 
-/** `punchgate run` as a real child process, with the systemd unit's environment. */
-export function spawnDaemon(configPath: string, args: string[] = []): DaemonProcess {
+/** `punchgate run` as a real child process, with the systemd unit's environment (and `env` on top). */
+export function spawnDaemon(configPath: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): DaemonProcess {
   const child = spawn(process.execPath, ['dist/punchgate.js', 'run', '--config', configPath, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...unitEnvironment(), NOTIFY_SOCKET: '', PUNCHGATE_HRMS_TOKEN: '' },
+    env: { ...process.env, ...unitEnvironment(), NOTIFY_SOCKET: '', PUNCHGATE_HRMS_TOKEN: '', ...env },
   });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -94,6 +111,15 @@ export function spawnDaemon(configPath: string, args: string[] = []): DaemonProc
     child.on('exit', (code, signal) => res({ code, signal })),
   );
   return { child, output: () => out, exited };
+}
+
+/** The status page's URL, from the daemon's log line `status page on http://...` (waits for it). */
+export async function statusUrl(d: DaemonProcess): Promise<string> {
+  const find = () => /status page on (http:\/\/[^\s/]+\/)/.exec(d.output())?.[1];
+  await waitFor(() => find() !== undefined || d.child.exitCode !== null, 15_000, 'the status page log line');
+  const url = find();
+  if (!url) throw new Error(`punchgate run exited without serving the status page:\n${d.output()}`);
+  return url;
 }
 
 /** Distinct "code@time" keys. */

@@ -175,7 +175,7 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
     expect(r).toMatchObject({ result: 'bad-reply', rejected: 1, duplicates: 1, delivered: 0, unknown: 3, waitMs: 500 });
     expect(journal.queries.counts()).toMatchObject({ rejected: 1, delivered: 1, pending: 3, inflight: 0 });
     expect(journal.queries.list({ state: 'pending' }).every((p) => p.attempts === 0)).toBe(true);
-    expect(d.counters().requestOutcomes).toMatchObject({ ok: 0, bad_reply: 1 });
+    expect(d.counters().batches['bad-reply']).toBe(1);
   });
 
   it('isolates two poisonous punches by splitting, keeping log-time order', async () => {
@@ -227,7 +227,7 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
     });
     expect(journal.queries.list().every((p) => p.state === 'pending' && p.attempts === 0)).toBe(true);
     expect(journal.deliveryState.get().lastError).toMatch(/redirects to login.example.com.*check hrms.baseUrl/);
-    expect(d.counters().requestOutcomes.http_error).toBe(1);
+    expect(d.counters().batches['request-failed']).toBe(1);
     // The next failure waits longer (exponential backoff, not a fixed pause).
     clock.advance(1000);
     expect((await d.deliverBatch()).waitMs).toBe(1000);

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Journal, JournalLockedError } from '../../src/journal/index.js';
 import type { Punch } from '../../src/punch.js';
+import { crashJournal } from '../helpers/crash.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
 
 const HOUR = 3_600_000;
@@ -14,7 +15,7 @@ describe('journal', () => {
   let tmp: ReturnType<typeof tempDir>;
   let clock: ReturnType<typeof fakeClock>;
   let j: Journal;
-  const open = (mode: 'owner' | 'shared' | 'auto' = 'owner', extra = {}) =>
+  const open = (mode: 'owner' | 'shared' | 'readonly' = 'owner', extra = {}) =>
     Journal.open({ path: tmp.path('journal.db'), site: 'plant-a', clock, mode, futureToleranceMinutes: 10, ...extra });
 
   beforeEach(() => {
@@ -53,7 +54,7 @@ describe('journal', () => {
     expect(b!.devicelogId).toBe(a!.devicelogId);
   });
 
-  it('quarantines times in the future beyond the tolerance and before 2000, until released', () => {
+  it('quarantines times in the future beyond the tolerance and before 2000, until released', async () => {
     const r = j.ingest([
       punch('1', '2026-11-22 12:09:00'), // within 10 min tolerance
       punch('2', '2026-11-22 12:30:00'),
@@ -62,7 +63,7 @@ describe('journal', () => {
     ]);
     expect(r).toEqual({ added: 1, duplicates: 0, quarantined: 3 });
     expect(j.claim(10).map((p) => p.biometricCode)).toEqual(['1']);
-    expect(j.queries.releaseQuarantined({})).toBe(3);
+    expect(await j.queries.releaseQuarantined({})).toBe(3);
     expect(j.counts().pending).toBe(3);
   });
 
@@ -99,7 +100,7 @@ describe('journal', () => {
     expect(rej.lastMessage).toBe('Unknown biometric code c');
   });
 
-  it('retries rejected punches 1 h doubling to 24 h, then makes them dead, and replays dead ones', () => {
+  it('retries rejected punches 1 h doubling to 24 h, then makes them dead, and replays dead ones', async () => {
     j.close();
     j = open('owner', { deadAfterAttempts: 8, deadAfterDays: 365 });
     j.ingest([punch('x', '2026-11-22 09:00:00')]);
@@ -119,7 +120,7 @@ describe('journal', () => {
     expect(delays.slice(0, 6)).toEqual([1, 2, 4, 8, 16, 24]);
     expect(j.counts().dead).toBe(1);
     expect(j.nextDueAt()).toBeNull();
-    expect(j.queries.retry({ state: 'dead' })).toBe(1);
+    expect(await j.queries.retry({ state: 'dead' })).toBe(1);
     expect(j.claim(10)).toHaveLength(1);
   });
 
@@ -135,8 +136,7 @@ describe('journal', () => {
   it('returns inflight rows to the queue when the owner reopens after a crash', () => {
     j.ingest([punch('1', '2026-11-22 09:00:00'), punch('2', '2026-11-22 09:01:00')]);
     expect(j.claim(10)).toHaveLength(2);
-    j.db.close(); // a crash: nothing else runs
-    (j as unknown as { lock: { release(): void } }).lock.release();
+    crashJournal(j);
     j = open('owner');
     expect(j.counts()).toMatchObject({ pending: 2, inflight: 0 });
   });
@@ -147,9 +147,10 @@ describe('journal', () => {
     shared.ingest([punch('9', '2026-11-22 09:00:00')]);
     expect(j.counts().pending).toBe(1);
     shared.close();
-    const auto = open('auto');
-    expect(auto.isOwner).toBe(false);
-    auto.close();
+    const reader = open('readonly');
+    expect(reader.isOwner).toBe(false);
+    expect(reader.counts().pending).toBe(1);
+    reader.close();
   });
 
   it('keeps delivered punches for the retention, so an old log cannot enqueue them again', () => {
@@ -177,7 +178,7 @@ describe('journal', () => {
 });
 
 describe('journal opened by a one-shot flush', () => {
-  it('returns rows a crashed process left inflight when no daemon owns the journal, without holding the lock', () => {
+  it('returns rows a crashed process left inflight, and lets the daemon start while it runs', () => {
     const tmp = tempDir();
     const clock = fakeClock();
     const path = tmp.path('j.db');
@@ -185,12 +186,13 @@ describe('journal opened by a one-shot flush', () => {
       const crashed = Journal.open({ path, site: 's', clock, mode: 'owner' });
       crashed.ingest([{ terminal: 't', biometricCode: '1', logTime: '2026-11-20 08:00:00' }]);
       crashed.claim(5);
-      crashed.db.close();
-      (crashed as unknown as { lock: { release(): void } }).lock.release();
-      const flush = Journal.open({ path, site: 's', clock, mode: 'auto' });
-      expect(flush.counts()).toMatchObject({ pending: 1, inflight: 0 });
-      // The daemon can still start while the flush runs.
+      // A crash: the connection and every lock of the process go away, the claim stays recorded.
+      crashJournal(crashed);
+      const flush = Journal.open({ path, site: 's', clock, mode: 'shared' });
+      expect(flush.claim(5)).toHaveLength(1);
+      // The daemon can still start while the flush runs, and leaves the flush's live claim alone.
       const daemon = Journal.open({ path, site: 's', clock, mode: 'owner' });
+      expect(daemon.counts()).toMatchObject({ pending: 0, inflight: 1 });
       daemon.close();
       flush.close();
     } finally {

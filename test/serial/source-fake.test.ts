@@ -120,27 +120,57 @@ describe('SerialSource with a fake device', () => {
     await source.stop();
   });
 
-  it('holds punches when the journal fails, pauses the device, and journals them in order once it recovers', async () => {
+  it('holds punches while the journal fails, reads on (the device is not paused), and journals them in order once it recovers', async () => {
     const { device, source, sink, log } = make();
     device.failOpen = null;
     await source.start();
     sink.failNext = 2;
     device.send('1001,2026-11-22 07:00:00\n1002,2026-11-22 07:00:01\n');
-    expect(device.paused).toBe(true);
+    // A serial line cannot be read again: the device keeps being read while the journal is busy.
+    expect(device.paused).toBe(false);
     expect(source.status()).toMatchObject({
       pendingPunches: 2,
       accepted: 0,
       lastError: 'journal: SQLITE_BUSY: database is locked',
     });
-    // Bytes already on their way while paused are queued behind, never ahead.
+    // Lines arriving meanwhile are queued behind, never ahead.
     device.send('1003,2026-11-22 07:00:02\n');
-    await vi.advanceTimersByTimeAsync(50);
-    expect(sink.punches).toHaveLength(0);
+    expect(source.status().pendingPunches).toBe(3);
     await vi.advanceTimersByTimeAsync(100);
+    expect(sink.punches).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(200);
     expect(sink.punches.map((p) => p.biometricCode)).toEqual(['1001', '1002', '1003']);
     expect(device.paused).toBe(false);
     expect(source.status()).toMatchObject({ pendingPunches: 0, accepted: 3, lastError: null });
-    expect(log.entries.filter((e) => e.level === 50)).toHaveLength(1);
+    // Said once (a busy journal is a warning), not at every retry.
+    expect(log.entries.filter((e) => e.level >= 40 && /journal/.test(e.msg))).toHaveLength(1);
+    await source.stop();
+  });
+
+  it('pauses the device only when the memory buffer is full, and resumes once the journal takes the punches', async () => {
+    const device = new FakeDevice();
+    device.failOpen = null;
+    const sink = new MemorySink();
+    const config = serialConfig({ path: dir.path('tty'), reconnectMinMs: 50 });
+    const source = new SerialSource({
+      config,
+      sink,
+      logger: captureLogger().logger,
+      clock,
+      openLink: device.open,
+      bufferCapacity: 3,
+    });
+    await source.start();
+    sink.failNext = 100;
+    device.send('1001,2026-11-22 07:00:00\n1002,2026-11-22 07:00:01\n');
+    expect(device.paused).toBe(false);
+    device.send('1003,2026-11-22 07:00:02\n');
+    expect(device.paused).toBe(true);
+    expect(source.status().pendingPunches).toBe(3);
+    sink.failNext = 0;
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(sink.punches.map((p) => p.biometricCode)).toEqual(['1001', '1002', '1003']);
+    expect(device.paused).toBe(false);
     await source.stop();
   });
 

@@ -39,7 +39,7 @@ export async function startSite(opts: { terminal?: TerminalSimOptions; journal?:
   const tokenPath = tmp.path('token');
   const journalPath = tmp.path('journal.db');
   writeFileSync(tokenPath, `${GOOD_TOKEN}\n`, { mode: 0o600 });
-  if (opts.journal ?? true) Journal.open({ path: journalPath, site: 'chk', mode: 'shared' }).close();
+  if (opts.journal ?? true) Journal.open({ path: journalPath, site: 'chk', mode: 'owner' }).close();
 
   const writeConfig = (change?: (cfg: Record<string, unknown>) => void) => {
     const cfg: Record<string, unknown> = {

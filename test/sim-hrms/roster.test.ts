@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { defaultMapping, MSG, rosterFromCsv, startHrmsSim } from '../../src/sim/hrms/index.js';
-import { parseCsv } from '../../src/sim/hrms/roster.js';
 import { alice, bob, pushPunches, user, useHrmsSim } from './helpers.js';
 
 const start = useHrmsSim();
@@ -76,12 +75,12 @@ describe('employees as the attendance roster', () => {
 });
 
 describe('roster CSV', () => {
-  it('splits quoted cells, doubled quotes, CRLF and blank lines, keeping line numbers', () => {
-    const rows = parseCsv('\uFEFFa,b,c\r\n1,"x, ""y""",3\r\n\r\n4,"multi\nline",6\n');
+  it('splits quoted cells, doubled quotes, CRLF and blank lines, keeping line numbers; a bad line says why', () => {
+    const rows = rosterFromCsv('\uFEFFa,b,c\r\n1,"x, ""y""",3\r\n\r\n4,"multi\nline",6\n"7,8,9\n', {});
     expect(rows).toEqual([
-      { line: 1, cells: ['a', 'b', 'c'] },
-      { line: 2, cells: ['1', 'x, "y"', '3'] },
-      { line: 4, cells: ['4', 'multi\nline', '6'] },
+      { line: 2, record: { a: '1', b: 'x, "y"', c: '3' } },
+      { line: 4, record: { a: '4', b: 'multi\nline', c: '6' } },
+      { line: 6, record: {}, error: 'a quoted cell (cell 1) is never closed' },
     ]);
   });
 

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DataFileError, loadDataFiles } from '../../src/sim/terminal/data-file.js';
-import { splitCsvLine } from '../../src/util/csv-line.js';
 import { generatePunches, generateUsers } from '../../src/sim/terminal/generate.js';
 import { startTerminalSim } from '../../src/sim/terminal/index.js';
 import { addSeconds, TerminalClock } from '../../src/sim/terminal/terminal-clock.js';
@@ -74,8 +73,21 @@ describe('data files', () => {
     expect(() => loadDataFiles([write('nohdr.csv', 'name,logTime\n')])).toThrow(/userId column/);
   });
 
-  it('splits quoted CSV fields', () => {
-    expect(splitCsvLine('1,"a ""b"", c",,x')).toEqual(['1', 'a "b", c', '', 'x']);
+  it('reads quoted CSV fields and # comments, and reports bad lines by number', () => {
+    const f = write(
+      'u.csv',
+      '# staff\nuserId,name,privilege\n1,"Doe, ""Jo""",14\n"2,x\n3\u001b[31m,Esc\n4,Four,1,extra\n5\n',
+    );
+    const d = loadDataFiles([f]);
+    expect(d.users.map((u) => [u.userId, u.name, u.privilege])).toEqual([
+      ['1', 'Doe, "Jo"', 14],
+      ['5', '', 0],
+    ]);
+    expect(d.problems.map((p) => p.replace(`${f}:`, ''))).toEqual([
+      '4: a quoted cell (cell 1) is never closed',
+      '6: 4 fields, the header has 3',
+      '5: userId: biometric code has a control character (U+001B)',
+    ]);
   });
 });
 

@@ -218,8 +218,9 @@ describe('bulk download over TCP', () => {
     await start({});
     const c = await tcp();
     await c.connect();
-    const templates = Buffer.from([0x01, 0x07, 0x00, 0x02, 0, 0, 0, 0, 0, 0, 0]);
-    expect((await c.request(CMD.DATA_WRRQ, templates)).command).toBe(CMD.ACK_ERROR);
+    // DB_RRQ of the operation log (FCT_OPLOG 4): not simulated. (FCT_FINGERTMP 2 is: the templates.)
+    const oplog = Buffer.from([0x01, 0x07, 0x00, 0x04, 0, 0, 0, 0, 0, 0, 0]);
+    expect((await c.request(CMD.DATA_WRRQ, oplog)).command).toBe(CMD.ACK_ERROR);
     expect((await c.request(CMD.DATA_WRRQ, Buffer.alloc(1))).command).toBe(CMD.ACK_ERROR);
     expect((await c.request(CMD.DATA_RDY, dataRdy(0, 10))).command).toBe(CMD.ACK_ERROR);
   });

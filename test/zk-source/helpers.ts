@@ -16,6 +16,8 @@ export function zkConfig(port: number, extra: Partial<ZkTerminalConfig> = {}): Z
     schedule: '* * * * *',
     realtime: false,
     timeoutMs: 1000,
+    pollDeadlineMs: 60_000,
+    pollDeadlinePerRecordMs: 5,
     syncClock: false,
     skewThresholdSeconds: 60,
     enabled: true,

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTerminalSim } from '../../src/sim/terminal/index.js';
-import { ticksToSkip, ZkSource, type Scheduler } from '../../src/sources/zk/zk-source.js';
+import type { Scheduler } from '../../src/sources/schedule.js';
+import { ZkSource } from '../../src/sources/zk/zk-source.js';
 import { journalFixture, zkConfig } from './helpers.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -9,7 +10,7 @@ function manualScheduler(): { scheduler: Scheduler; tick: () => void; stopped: (
   let fn: (() => void) | undefined;
   let stopped = false;
   return {
-    scheduler: (_expr, tick) => ((fn = tick), () => void (stopped = true)),
+    scheduler: (_spec, tick) => ((fn = tick), () => void (stopped = true)),
     tick: () => fn?.(),
     stopped: () => stopped,
   };
@@ -97,7 +98,15 @@ describe('ZK source', () => {
     expect(await source.pollNow()).toMatchObject({ ok: true, unchanged: true });
   });
 
-  it('backs off while a terminal stays unreachable', () => {
-    expect([1, 2, 3, 4, 5, 6, 9].map(ticksToSkip)).toEqual([0, 1, 3, 7, 15, 15, 15]);
+  it('schedules its polls with the terminal schedule in the terminal time zone', async () => {
+    const specs: unknown[] = [];
+    const fx = journalFixture();
+    cleanups.push(fx.cleanup);
+    const src = new ZkSource(zkConfig(1, { schedule: '0 */5 * * * *', timezone: 'Asia/Kolkata' }), fx.deps, {
+      scheduler: (spec) => (specs.push(spec), () => {}),
+    });
+    await src.start();
+    await src.stop();
+    expect(specs).toEqual([{ expression: '0 */5 * * * *', timezone: 'Asia/Kolkata' }]);
   });
 });

@@ -7,6 +7,7 @@ import type { JournalCounts } from '../../journal/types.js';
 import { EXIT } from '../../util/exit-codes.js';
 import { abortOnStopSignal } from '../../util/signals.js';
 import { action, loadContext, openJournal } from '../common.js';
+import { escapeControls } from '../../util/terminal-text.js';
 
 export interface FlushOptions {
   /** Also send rejected punches now, ignoring their retry time. */
@@ -29,10 +30,11 @@ const DEFAULT_MAX_WAIT_SECONDS = 60;
  * opened shared, so it works beside a running daemon.
  */
 export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<number> {
-  const out = opts.out ?? ((l: string) => process.stdout.write(`${l}\n`));
-  const err = opts.err ?? ((l: string) => process.stderr.write(`${l}\n`));
+  // Lines quote the HRMS's answers: printed with control characters escaped.
+  const out = opts.out ?? ((l: string) => process.stdout.write(`${escapeControls(l)}\n`));
+  const err = opts.err ?? ((l: string) => process.stderr.write(`${escapeControls(l)}\n`));
   const { config } = ctx;
-  const journal = openJournal(ctx, 'auto');
+  const journal = openJournal(ctx, 'shared');
   const deliverer = new Deliverer({
     queue: journal,
     state: journal.deliveryState,

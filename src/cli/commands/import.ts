@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { importFile, IMPORT_SOURCE } from '../../sources/import/import-files.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
+import { escapeControls } from '../../util/terminal-text.js';
 import { action, withJournal } from '../common.js';
 
 export function registerImport(program: Command): void {
@@ -14,31 +15,40 @@ export function registerImport(program: Command): void {
     )
     .action(
       action((files: string[], opts: { terminal?: string }, cmd: Command) =>
-        withJournal(cmd, (ctx, journal) => {
+        withJournal(cmd, async (ctx, journal) => {
           if (
             opts.terminal &&
             opts.terminal !== IMPORT_SOURCE &&
             !ctx.config.terminals.some((t) => t.name === opts.terminal)
           ) {
-            throw new ExitError(`--terminal: no terminal named "${opts.terminal}" in the config`, EXIT.CONFIG);
+            throw new ExitError(
+              `--terminal: no terminal named "${escapeControls(opts.terminal)}" in the config`,
+              EXIT.CONFIG,
+            );
           }
-          // Imported punches of a named terminal carry its last known serial, so they match polled ones.
-          const deviceOf = (name: string) => journal.terminals.get(name)?.serial ?? '';
+          // Imported punches of a named terminal carry its last known serial, so they match polled ones
+          // (a push terminal's is its configured serial, the device its uploads are stored under).
+          const deviceOf = (name: string) => {
+            const t = ctx.config.terminals.find((x) => x.name === name);
+            return t?.kind === 'adms' ? t.serial : (journal.terminals.get(name)?.serial ?? '');
+          };
           let anyBad = false;
           for (const file of files) {
+            const shown = escapeControls(file);
             let r;
             try {
-              r = importFile(file, journal, { terminal: opts.terminal, deviceOf });
+              r = await importFile(file, journal, { terminal: opts.terminal, deviceOf }, (b) =>
+                process.stderr.write(`${shown}:${b.line}: ${escapeControls(b.reason)}\n`),
+              );
             } catch (e) {
               const code = (e as NodeJS.ErrnoException).code;
               if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR')
-                throw new ExitError(`${file}: cannot read (${code})`, EXIT.NOINPUT);
+                throw new ExitError(`${shown}: cannot read (${code})`, EXIT.NOINPUT);
               throw e;
             }
-            for (const b of r.bad) process.stderr.write(`${file}:${b.line}: ${b.reason}\n`);
-            anyBad ||= r.bad.length > 0;
+            anyBad ||= r.bad > 0;
             const q = r.quarantined ? `, ${r.quarantined} quarantined (implausible time)` : '';
-            process.stdout.write(`${file}: ${r.added} new, ${r.duplicates} duplicates, ${r.bad.length} bad${q}\n`);
+            process.stdout.write(`${shown}: ${r.added} new, ${r.duplicates} duplicates, ${r.bad} bad${q}\n`);
           }
           return anyBad ? EXIT.DATAERR : EXIT.OK;
         }),

@@ -7,7 +7,9 @@ import { registerImport } from './import.js';
 import { registerPoll } from './poll.js';
 import { registerPunches } from './punches.js';
 import { registerRun } from './run.js';
+import { registerSimHikvision } from './sim-hikvision.js';
 import { registerSimHrms } from './sim-hrms.js';
+import { registerSimPushTerminal } from './sim-push-terminal.js';
 import { registerSimSerial } from './sim-serial.js';
 import { registerSimTerminal } from './sim-terminal.js';
 import { registerStatus } from './status.js';
@@ -28,4 +30,6 @@ export function registerCommands(program: Command): void {
   registerSimTerminal(program);
   registerSimHrms(program);
   registerSimSerial(program);
+  registerSimHikvision(program);
+  registerSimPushTerminal(program);
 }

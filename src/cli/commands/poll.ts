@@ -1,33 +1,60 @@
 import type { Command } from 'commander';
-import type { ZkTerminalConfig } from '../../config/terminals.js';
+import type { HikvisionTerminalConfig, ZkTerminalConfig } from '../../config/terminals.js';
 import { sourceDepsFor } from '../../sources/deps.js';
+import { HikvisionPoller, type HikPollResult } from '../../sources/hikvision/index.js';
 import { pollTerminal } from '../../sources/zk/poll.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
+import { escapeControls } from '../../util/terminal-text.js';
 import { action, withJournal } from '../common.js';
 
 export function registerPoll(program: Command): void {
   program
     .command('poll')
-    .description('poll each ZK terminal (or one) once, journal new punches, and exit (0 all succeeded, 75 otherwise)')
+    .description(
+      'poll each ZK and Hikvision terminal (or one) once, journal new punches, and exit (0 all succeeded, 75 otherwise)',
+    )
     .option('--terminal <name>', 'only this terminal')
     .action(
       action((opts: { terminal?: string }, cmd: Command) =>
         withJournal(cmd, async (ctx, journal) => {
-          const zk = ctx.config.terminals.filter((t): t is ZkTerminalConfig => t.kind === 'zk' && t.enabled);
-          const chosen = opts.terminal ? zk.filter((t) => t.name === opts.terminal) : zk;
-          if (opts.terminal && chosen.length === 0)
-            throw new ExitError(`--terminal: no enabled zk terminal named "${opts.terminal}"`, EXIT.CONFIG);
+          const pollable = ctx.config.terminals.filter(
+            (t): t is ZkTerminalConfig | HikvisionTerminalConfig =>
+              (t.kind === 'zk' || t.kind === 'hikvision') && t.enabled,
+          );
+          const chosen = opts.terminal ? pollable.filter((t) => t.name === opts.terminal) : pollable;
+          if (opts.terminal && chosen.length === 0) {
+            const push = ctx.config.terminals.some((t) => t.name === opts.terminal && t.kind === 'adms');
+            throw new ExitError(
+              push
+                ? `--terminal: ${opts.terminal} is a push terminal: it sends its punches itself (punchgate terminals command ${opts.terminal} LOG asks it to now)`
+                : `--terminal: no enabled zk or hikvision terminal named "${opts.terminal}"`,
+              EXIT.CONFIG,
+            );
+          }
           const deps = sourceDepsFor(journal, ctx.logger, ctx.clock);
           // Terminals are polled side by side: one slow terminal does not hold up the others.
-          const results = await Promise.all(chosen.map((t) => pollTerminal(t, deps)));
+          const hik = chosen.filter((t): t is HikvisionTerminalConfig => t.kind === 'hikvision');
+          const hikResults = Promise.all(
+            hik.map(async (t) => {
+              const poller = new HikvisionPoller(t, deps);
+              try {
+                return await poller.poll();
+              } finally {
+                await poller.close();
+              }
+            }),
+          );
+          const zk = chosen.filter((t): t is ZkTerminalConfig => t.kind === 'zk');
+          const results = await Promise.all(zk.map((t) => pollTerminal(t, deps)));
+          for (const r of await hikResults) process.stdout.write(hikLine(r, (s) => ctx.secrets.scrub(s)));
           for (const r of results) {
             process.stdout.write(
               r.ok
-                ? `${r.terminal}: ok, ${r.records} records (${r.added} new, ${r.duplicates} known${r.quarantined ? `, ${r.quarantined} quarantined` : ''}), ${r.users} users, clock ${fmtSkew(r.skewSeconds)}${r.cleared ? ', log cleared' : ''}\n`
-                : `${r.terminal}: FAILED: ${ctx.secrets.scrub(r.error ?? 'unknown error')}\n`,
+                ? `${r.terminal}: ok, ${r.records} records (${r.added} new, ${r.duplicates} known${r.quarantined ? `, ${r.quarantined} quarantined` : ''}${r.badCodes ? `, ${r.badCodes} with unusable codes not journalled` : ''}), ${r.users} users, clock ${fmtSkew(r.skewSeconds)}${r.cleared ? ', log cleared' : ''}\n`
+                : `${r.terminal}: FAILED: ${escapeControls(ctx.secrets.scrub(r.error ?? 'unknown error'))}\n`,
             );
           }
-          return results.every((r) => r.ok) ? EXIT.OK : EXIT.TEMPFAIL;
+          return results.every((r) => r.ok) && (await hikResults).every((r) => r.ok) ? EXIT.OK : EXIT.TEMPFAIL;
         }),
       ),
     );
@@ -36,4 +63,11 @@ export function registerPoll(program: Command): void {
 export function fmtSkew(s: number | null): string {
   if (s === null) return 'unknown';
   return `${s >= 0 ? '+' : ''}${Math.round(s)} s`;
+}
+
+function hikLine(r: HikPollResult, scrub: (s: string) => string): string {
+  if (!r.ok) return `${r.terminal}: FAILED: ${scrub(r.error ?? 'unknown error')}\n`;
+  const quarantined = r.quarantined ? `, ${r.quarantined} quarantined` : '';
+  const mode = r.mode === 'time' ? ', read by time window (no serial filters)' : '';
+  return `${r.terminal}: ok, ${r.rows} events read, ${r.passes} punches (${r.added} new, ${r.duplicates} known${quarantined})${mode}, ${r.users ?? '?'} users, clock ${fmtSkew(r.skewSeconds)}\n`;
 }

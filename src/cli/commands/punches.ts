@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { PUNCH_STATES, type PunchState, type StoredPunch } from '../../journal/types.js';
+import { csvRecord } from '../../util/csv.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
+import { escapeControls } from '../../util/terminal-text.js';
 import { action, withJournal } from '../common.js';
 
 interface ListOptions {
@@ -26,10 +28,28 @@ function subOptions(cmd: Command): ListOptions {
   return cmd.optsWithGlobals<ListOptions>();
 }
 
-const csvCell = (v: unknown) => {
-  const s = v === null || v === undefined ? '' : String(v);
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-};
+/** A journal value as a CSV cell: text stays text (made safe for spreadsheets), numbers stay numbers. */
+function cellOf(v: StoredPunch[keyof StoredPunch]): string | number | null {
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  return v;
+}
+
+/** Writes to stdout, waiting while the pipe is full: a large export never piles up in memory. */
+function write(text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (process.stdout.write(text)) resolve();
+    else {
+      const done = (err?: Error) => {
+        process.stdout.off('drain', done);
+        process.stdout.off('error', done);
+        if (err) reject(err);
+        else resolve();
+      };
+      process.stdout.once('drain', done);
+      process.stdout.once('error', done);
+    }
+  });
+}
 
 const CSV_COLUMNS: (keyof StoredPunch)[] = [
   'devicelogId',
@@ -54,20 +74,24 @@ export function registerPunches(program: Command): void {
     .option('--json', 'JSON lines')
     .action(
       action((opts: ListOptions, cmd: Command) =>
-        withJournal(cmd, (ctx, journal) => {
-          const rows = journal.queries.list({
-            state: parseState(opts.state),
-            terminal: opts.terminal,
-            limit: Number(opts.limit) || 100,
-          });
-          for (const r of rows) {
-            process.stdout.write(
-              opts.json
-                ? JSON.stringify(r) + '\n'
-                : `${r.devicelogId.padEnd(14)} ${r.terminal.padEnd(12)} ${r.biometricCode.padEnd(10)} ${r.logTime}  ${r.state.padEnd(11)} ${r.attempts}  ${r.lastMessage ?? ''}\n`,
-            );
-          }
-        }),
+        withJournal(
+          cmd,
+          (ctx, journal) => {
+            const rows = journal.queries.list({
+              state: parseState(opts.state),
+              terminal: opts.terminal,
+              limit: Number(opts.limit) || 100,
+            });
+            for (const r of rows) {
+              process.stdout.write(
+                opts.json
+                  ? JSON.stringify(r) + '\n'
+                  : `${r.devicelogId.padEnd(14)} ${r.terminal.padEnd(12)} ${escapeControls(r.biometricCode).padEnd(10)} ${r.logTime}  ${r.state.padEnd(11)} ${r.attempts}  ${escapeControls(r.lastMessage ?? '')}\n`,
+              );
+            }
+          },
+          { readonly: true },
+        ),
       ),
     );
 
@@ -82,8 +106,9 @@ export function registerPunches(program: Command): void {
         const state = opts.state ?? 'rejected';
         if (state !== 'rejected' && state !== 'dead')
           throw new ExitError('--state: must be rejected or dead', EXIT.CONFIG);
-        return withJournal(cmd, (_ctx, journal) => {
-          const n = journal.queries.retry({ state, terminal: opts.terminal });
+        return withJournal(cmd, async (_ctx, journal) => {
+          // A chunk of rows per transaction: the daemon keeps writing meanwhile.
+          const n = await journal.queries.retry({ state, terminal: opts.terminal });
           process.stdout.write(`${n} ${state} punches queued again\n`);
         });
       }),
@@ -95,8 +120,8 @@ export function registerPunches(program: Command): void {
     .option('--terminal <name>', 'only this terminal')
     .action(
       action((_opts: unknown, cmd: Command) =>
-        withJournal(cmd, (_ctx, journal) => {
-          const n = journal.queries.releaseQuarantined({ terminal: subOptions(cmd).terminal });
+        withJournal(cmd, async (_ctx, journal) => {
+          const n = await journal.queries.releaseQuarantined({ terminal: subOptions(cmd).terminal });
           process.stdout.write(`${n} quarantined punches released\n`);
         }),
       ),
@@ -104,18 +129,24 @@ export function registerPunches(program: Command): void {
 
   punches
     .command('export')
-    .description('write punches as CSV to stdout')
+    .description(
+      'write punches as CSV to stdout (RFC 4180; text cells a spreadsheet would run as a formula start with an apostrophe)',
+    )
     .option('--state <state>', 'only this state')
     .option('--terminal <name>', 'only this terminal')
     .action(
       action((_opts: unknown, cmd: Command) =>
-        withJournal(cmd, (_ctx, journal) => {
-          const opts = subOptions(cmd);
-          process.stdout.write(CSV_COLUMNS.join(',') + '\n');
-          for (const r of journal.queries.iterate({ state: parseState(opts.state), terminal: opts.terminal })) {
-            process.stdout.write(CSV_COLUMNS.map((c) => csvCell(r[c])).join(',') + '\n');
-          }
-        }),
+        withJournal(
+          cmd,
+          async (_ctx, journal) => {
+            const opts = subOptions(cmd);
+            await write(csvRecord(CSV_COLUMNS));
+            for (const r of journal.queries.iterate({ state: parseState(opts.state), terminal: opts.terminal })) {
+              await write(csvRecord(CSV_COLUMNS.map((c) => cellOf(r[c]))));
+            }
+          },
+          { readonly: true },
+        ),
       ),
     );
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { Daemon } from '../../daemon/daemon.js';
 import { createNotifier } from '../../daemon/sd-notify.js';
 import { JournalLockedError } from '../../journal/lock.js';
+import { describeJournalFailure } from '../../journal/errors.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { handleSignals } from '../../util/signals.js';
 import { action, globalOptions, loadContext } from '../common.js';
@@ -9,8 +10,6 @@ import { DEFAULT_CONFIG_PATH } from '../../config/schema.js';
 
 /** The daemon's own stop bound: shorter than the unit's TimeoutStopSec (30 s). */
 export const STOP_BOUND_MS = 20_000;
-/** sysexits EX_IOERR: the journal cannot be written (disk full, read-only, I/O error). */
-const EXIT_IOERR = 74;
 
 export function registerRun(program: Command): void {
   program
@@ -23,12 +22,9 @@ export function registerRun(program: Command): void {
         const notifier = createNotifier(process.env, logger);
         let daemon: Daemon;
         const fatal = (err: unknown) => {
-          const e = err as { code?: string; message?: string };
-          logger.fatal(
-            { code: e.code },
-            `fatal: the journal cannot be written (${e.code ?? 'error'}: ${e.message ?? String(err)}); exiting so that systemd restarts punchgate`,
-          );
-          process.exit(EXIT_IOERR);
+          const e = describeJournalFailure(ctx.config.journal.path, err);
+          logger.fatal({ code: e.code }, `fatal: ${e.message}; exiting so that systemd restarts punchgate`);
+          process.exit(EXIT.IOERR);
         };
         try {
           daemon = new Daemon(ctx, {

@@ -120,7 +120,10 @@ export function buildSimOptions(o: SimHrmsCliOptions, warn: (line: string) => vo
   let lines: number[] = [];
   if (o.roster) {
     try {
-      const rows = loadRosterFile(o.roster, mapping);
+      const rows = loadRosterFile(o.roster, mapping).filter((r) => {
+        if (r.error) warn(`${o.roster}:${r.line}: skipped: ${r.error}`);
+        return !r.error;
+      });
       employees = rows.map((r) => r.record);
       lines = rows.map((r) => r.line);
     } catch (e) {

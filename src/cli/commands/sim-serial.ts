@@ -10,7 +10,7 @@ import {
   type PtyPair,
 } from '../../sim/serial/index.js';
 import { DEFAULT_SERIAL_PATTERN } from '../../sources/serial/line-parser.js';
-import { printable } from '../../sources/serial/noise-log.js';
+import { printable } from '../../util/terminal-text.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, simCommand, withConsoleIo } from '../common.js';
 

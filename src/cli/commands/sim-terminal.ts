@@ -9,6 +9,7 @@ import {
   DEFAULT_SERIAL,
   startTerminalSim,
   type SimPunch,
+  type SimTemplate,
   type SimUser,
   type TerminalFaults,
 } from '../../sim/terminal/index.js';
@@ -16,6 +17,7 @@ import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { createLogger } from '../../util/logger.js';
 import { aborted, abortOnStopSignal } from '../../util/signals.js';
 import { action, globalOptions, simCommand } from '../common.js';
+import { escapeControls } from '../../util/terminal-text.js';
 
 interface SimTerminalOptions {
   host: string;
@@ -36,6 +38,11 @@ interface SimTerminalOptions {
   slowLink?: number;
   disconnectAfter?: number;
   errorOnWrrq?: boolean;
+  failWriteAfter?: number;
+  failWriteMode: 'disconnect' | 'error';
+  userCapacity?: number;
+  fingers?: number;
+  fpVersion?: string;
   tcp: boolean;
   udp: boolean;
 }
@@ -64,6 +71,11 @@ function commandCode(v: string, prev: number[]): number[] {
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 
+function writeMode(v: string): 'disconnect' | 'error' {
+  if (v !== 'disconnect' && v !== 'error') throw new InvalidArgumentError('expected disconnect or error');
+  return v;
+}
+
 export function registerSimTerminal(program: Command): void {
   simCommand(program)
     .command('terminal')
@@ -86,6 +98,16 @@ export function registerSimTerminal(program: Command): void {
     .option('--slow-link <bps>', 'throttle writes to BPS bytes per second', int(1))
     .option('--disconnect-after <bytes>', 'cut the TCP connection after BYTES dataset bytes', int(0))
     .option('--error-on-wrrq', 'answer DATA_WRRQ with ACK_ERROR')
+    .option('--fail-write-after <n>', 'after N user writes succeeded, fail the next one (once)', int(0))
+    .option(
+      '--fail-write-mode <mode>',
+      'how that write fails: disconnect (no reply, connection cut) or error (ACK_ERROR)',
+      writeMode,
+      'disconnect',
+    )
+    .option('--user-capacity <n>', 'users the terminal holds at most (default 3000)', int(1, 65535))
+    .option('--fingers <n>', 'give each generated user N stand-in fingerprint templates', int(0, 10))
+    .option('--fp-version <v>', 'fingerprint algorithm version (~ZKFPVersion), default 10')
     .option('--no-tcp', 'UDP only')
     .option('--no-udp', 'TCP only')
     .action(action(async (opts: SimTerminalOptions, cmd: Command) => runSimTerminal(opts, cmd)));
@@ -100,12 +122,13 @@ async function runSimTerminal(opts: SimTerminalOptions, cmd: Command): Promise<n
 
   let users: SimUser[] = [];
   let punches: SimPunch[] = [];
+  let templates: SimTemplate[] = [];
   let skipped = 0;
   if (opts.file.length > 0) {
     try {
       const data = loadDataFiles(opts.file);
-      ({ users, punches } = data);
-      for (const p of data.problems) process.stderr.write(`punchgate: ${p} (skipped)\n`);
+      ({ users, punches, templates } = data);
+      for (const p of data.problems) process.stderr.write(`punchgate: ${escapeControls(p)} (skipped)\n`);
       skipped = data.problems.length;
     } catch (e) {
       if (e instanceof DataFileError) throw new ExitError(e.message, EXIT.DATAERR);
@@ -130,6 +153,8 @@ async function runSimTerminal(opts: SimTerminalOptions, cmd: Command): Promise<n
     slowLinkBytesPerSecond: opts.slowLink ?? null,
     disconnectMidTransferAfterBytes: opts.disconnectAfter ?? null,
     errorOnDataWrrq: Boolean(opts.errorOnWrrq),
+    failWriteAfter: opts.failWriteAfter ?? null,
+    failWriteMode: opts.failWriteMode,
   };
   const sim = await startTerminalSim({
     host: opts.host,
@@ -140,7 +165,13 @@ async function runSimTerminal(opts: SimTerminalOptions, cmd: Command): Promise<n
     commKey: opts.commKey ?? 0,
     users,
     punches,
-    generate: genUsers > 0 || genPunches > 0 ? { users: genUsers, punches: genPunches } : undefined,
+    templates,
+    userCapacity: opts.userCapacity,
+    fpVersion: opts.fpVersion,
+    generate:
+      genUsers > 0 || genPunches > 0
+        ? { users: genUsers, punches: genPunches, fingersPerUser: opts.fingers }
+        : undefined,
     faults,
     logger,
   }).catch((e: unknown) => {

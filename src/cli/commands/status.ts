@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { buildStatus, formatStatus } from '../../status/index.js';
+import { buildStatus, formatStatus, probeDaemon } from '../../status/index.js';
 import { action, withJournal } from '../common.js';
 
 export function registerStatus(program: Command): void {
@@ -9,12 +9,19 @@ export function registerStatus(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action((opts: { json?: boolean }, cmd: Command) =>
-        withJournal(cmd, (ctx, journal) => {
-          const report = buildStatus(journal, ctx.config, ctx.clock.now());
-          process.stdout.write(
-            ctx.secrets.scrub(opts.json ? JSON.stringify(report, null, 2) + '\n' : formatStatus(report)),
-          );
-        }),
+        withJournal(
+          cmd,
+          (ctx, journal) => {
+            const now = ctx.clock.now();
+            // Read-only: status never creates, upgrades or writes the journal; whether the daemon
+            // runs (and what only it knows) comes from its lock and its status file.
+            const report = buildStatus(journal, ctx.config, now, { daemon: probeDaemon(ctx.config, now) });
+            process.stdout.write(
+              ctx.secrets.scrub(opts.json ? JSON.stringify(report, null, 2) + '\n' : formatStatus(report)),
+            );
+          },
+          { readonly: true },
+        ),
       ),
     );
 }

@@ -1,9 +1,14 @@
 import type { Command } from 'commander';
 import { defaultClientFactory } from '../../sources/zk/poll.js';
 import { buildStatus } from '../../status/index.js';
+import { codeProblem } from '../../punch.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
-import { action, loadContext, withJournal } from '../common.js';
+import { escapeControls } from '../../util/terminal-text.js';
+import { action, loadContext, openJournal, withJournal } from '../common.js';
+import { listHikvisionUsers } from './hikvision-users.js';
 import { fmtSkew } from './poll.js';
+import { printPushUsers, registerTerminalCommands } from './terminal-commands.js';
+import { registerTerminalUserCommands } from './terminal-users.js';
 
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) + 'Z' : 'never');
 
@@ -14,34 +19,65 @@ export function registerTerminals(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action((opts: { json?: boolean }, cmd: Command) =>
-        withJournal(cmd, (ctx, journal) => {
-          const list = buildStatus(journal, ctx.config, ctx.clock.now()).terminals;
-          if (opts.json) return void process.stdout.write(JSON.stringify(list, null, 2) + '\n');
-          process.stdout.write(
-            `${'NAME'.padEnd(16)} ${'KIND'.padEnd(6)} ${'STATE'.padEnd(8)} ${'LAST POLL'.padEnd(21)} ${'SKEW'.padEnd(8)} ${'RECORDS'.padStart(8)} ${'USERS'.padStart(6)}  SERIAL\n`,
-          );
-          for (const t of list) {
-            const state = t.lastPollAt === null ? 'unknown' : t.online ? 'online' : 'offline';
+        withJournal(
+          cmd,
+          (ctx, journal) => {
+            const list = buildStatus(journal, ctx.config, ctx.clock.now()).terminals;
+            if (opts.json) return void process.stdout.write(JSON.stringify(list, null, 2) + '\n');
             process.stdout.write(
-              `${t.name.padEnd(16)} ${t.kind.padEnd(6)} ${state.padEnd(8)} ${when(t.lastPollAt).padEnd(21)} ${fmtSkew(t.skewSeconds).padEnd(8)} ${String(t.records ?? '-').padStart(8)} ${String(t.users ?? '-').padStart(6)}  ${t.serial}${t.previousSerial ? ` (was ${t.previousSerial})` : ''}\n`,
+              `${'NAME'.padEnd(16)} ${'KIND'.padEnd(9)} ${'STATE'.padEnd(8)} ${'LAST POLL'.padEnd(21)} ${'SKEW'.padEnd(8)} ${'RECORDS'.padStart(8)} ${'USERS'.padStart(6)}  SERIAL\n`,
             );
-            if (t.lastError && !t.online)
-              process.stdout.write(`${''.padEnd(16)} last error: ${ctx.secrets.scrub(t.lastError)}\n`);
-          }
-        }),
+            for (const t of list) {
+              const state = t.lastPollAt === null ? 'unknown' : t.online ? 'online' : 'offline';
+              process.stdout.write(
+                `${t.name.padEnd(16)} ${t.kind.padEnd(9)} ${state.padEnd(8)} ${when(t.lastPollAt).padEnd(21)} ${fmtSkew(t.skewSeconds).padEnd(8)} ${String(t.records ?? '-').padStart(8)} ${String(t.users ?? '-').padStart(6)}  ${escapeControls(t.serial)}${t.previousSerial ? ` (was ${escapeControls(t.previousSerial)})` : ''}\n`,
+              );
+              // An error here means the last poll failed: the terminal is unreachable, or reached but the poll did not finish.
+              if (t.lastError)
+                process.stdout.write(
+                  `${''.padEnd(16)} last error: ${escapeControls(ctx.secrets.scrub(t.lastError))}\n`,
+                );
+              if (t.push)
+                process.stdout.write(
+                  `${''.padEnd(16)} push: last contact ${when(t.push.lastContactAt)} from ${escapeControls(t.push.address ?? '-')}, last upload ${when(t.push.lastUploadAt)}, ${t.push.received} punches received, ${t.push.malformed} malformed lines${t.firmware ? `, firmware ${escapeControls(t.firmware)}` : ''}\n`,
+                );
+            }
+          },
+          { readonly: true },
+        ),
       ),
     );
 
+  registerTerminalCommands(terminals);
+
   terminals
     .command('users')
-    .description("list a ZK terminal's enrolled users")
+    .description(
+      "list a terminal's enrolled users (ZK and Hikvision: read from the terminal; push: as it reported them)",
+    )
     .argument('<name>', 'terminal name')
     .option('--json', 'machine-readable output')
     .action(
-      action(async (name: string, opts: { json?: boolean }, cmd: Command) => {
+      action(async (name: string, own: { json?: boolean }, cmd: Command) => {
+        // commander hands --json to `terminals`, which defines it too
+        const opts = { ...cmd.optsWithGlobals<{ json?: boolean }>(), ...own };
+        const t0 = loadContext(cmd, { logToStderr: true }).config.terminals.find((x) => x.name === name);
+        if (t0?.kind === 'adms')
+          return withJournal(cmd, (ctx, journal) => printPushUsers(ctx, journal, t0, Boolean(opts.json)), {
+            readonly: true,
+          });
         const ctx = loadContext(cmd, { logToStderr: true });
         const t = ctx.config.terminals.find((x) => x.name === name);
-        if (!t || t.kind !== 'zk') throw new ExitError(`no zk terminal named "${name}" in the config`, EXIT.CONFIG);
+        if (t?.kind === 'hikvision') {
+          const journal = openJournal(ctx);
+          try {
+            return await listHikvisionUsers(ctx, journal, t, Boolean(opts.json));
+          } finally {
+            journal.close();
+          }
+        }
+        if (!t || t.kind !== 'zk')
+          throw new ExitError(`no zk, hikvision or push terminal named "${name}" in the config`, EXIT.CONFIG);
         const client = defaultClientFactory(t);
         try {
           await client.connect();
@@ -59,17 +95,21 @@ export function registerTerminals(program: Command): void {
             `${'UID'.padStart(5)}  ${'USER ID'.padEnd(24)} ${'NAME'.padEnd(24)} ${'ROLE'.padEnd(6)} CARD\n`,
           );
           for (const u of users) {
+            // A user id that is not a usable biometric code: its punches are refused (reported, never sent).
+            const bad = codeProblem(u.userId);
             process.stdout.write(
-              `${String(u.uid).padStart(5)}  ${u.userId.padEnd(24)} ${u.name.padEnd(24)} ${(u.privilege === 14 ? 'admin' : 'user').padEnd(6)} ${u.card || ''}\n`,
+              `${String(u.uid).padStart(5)}  ${escapeControls(u.userId).padEnd(24)} ${escapeControls(u.name).padEnd(24)} ${(u.privilege === 14 ? 'admin' : 'user').padEnd(6)} ${u.card || ''}${bad ? `  ! ${bad}: its punches are not accepted` : ''}\n`,
             );
           }
         } catch (e) {
           client.destroy();
           throw new ExitError(
-            `${name}: ${ctx.secrets.scrub(e instanceof Error ? e.message : String(e))}`,
+            `${name}: ${escapeControls(ctx.secrets.scrub(e instanceof Error ? e.message : String(e)))}`,
             EXIT.TEMPFAIL,
           );
         }
       }),
     );
+
+  registerTerminalUserCommands(terminals);
 }

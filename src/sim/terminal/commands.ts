@@ -10,16 +10,11 @@ import { decodeZkTime, encodeZkTime } from '../../sources/zk/protocol/time.js';
 import { serveChunk, startDownload } from './download.js';
 import { deviceOption } from './device-options.js';
 import type { SessionState as ZkSession, WriteUnit } from './session-state.js';
-import { LOG_CAPACITY, USER_CAPACITY } from './terminal-state.js';
+import { LOG_CAPACITY } from './terminal-state.js';
+import { runUserCommand } from './user-commands.js';
 
 /** Commands that simply succeed (the simulator has nothing to do for them). */
-const PLAIN_OK = new Set<number>([
-  CMD.ENABLEDEVICE,
-  CMD.DISABLEDEVICE,
-  CMD.REFRESHDATA,
-  CMD.STARTVERIFY,
-  CMD.CANCELCAPTURE,
-]);
+const PLAIN_OK = new Set<number>([CMD.STARTVERIFY, CMD.CANCELCAPTURE]);
 
 export function runCommand(s: ZkSession, req: ZkPacket): WriteUnit[] {
   const one = (command: number, data?: Buffer): WriteUnit[] => [[s.reply(req, command, data)]];
@@ -42,7 +37,16 @@ export function runCommand(s: ZkSession, req: ZkPacket): WriteUnit[] {
   if (!s.connected || !s.authed) return one(CMD.ACK_UNAUTH);
 
   if (PLAIN_OK.has(req.command)) return one(CMD.ACK_OK);
+  const userWrite = runUserCommand(s, req);
+  if (userWrite) return userWrite;
   switch (req.command) {
+    case CMD.DISABLEDEVICE:
+    case CMD.ENABLEDEVICE:
+      state.enabled = req.command === CMD.ENABLEDEVICE;
+      return one(CMD.ACK_OK);
+    case CMD.REFRESHDATA:
+      state.refreshCount += 1;
+      return one(CMD.ACK_OK);
     case CMD.EXIT:
       s.exited = true;
       s.eventFlags = 0;
@@ -50,15 +54,18 @@ export function runCommand(s: ZkSession, req: ZkPacket): WriteUnit[] {
     case CMD.GET_FREE_SIZES: {
       const users = state.userView().length;
       const records = state.punchView().length;
+      const { userCapacity, fingerprintCapacity } = state.people;
+      const fingerprints = state.people.templateCount();
       const data = encodeFreeSizes({
         users,
+        fingerprints,
         records,
         admins: state.userView().filter((u) => (u.privilege ?? 0) >= 14).length,
-        fingerprintCapacity: USER_CAPACITY,
-        userCapacity: USER_CAPACITY,
+        fingerprintCapacity,
+        userCapacity,
         recordCapacity: LOG_CAPACITY,
-        fingerprintsFree: USER_CAPACITY,
-        usersFree: Math.max(0, USER_CAPACITY - users),
+        fingerprintsFree: Math.max(0, fingerprintCapacity - fingerprints),
+        usersFree: Math.max(0, userCapacity - users),
         recordsFree: Math.max(0, LOG_CAPACITY - records),
       });
       return one(CMD.ACK_OK, data);
@@ -78,6 +85,7 @@ export function runCommand(s: ZkSession, req: ZkPacket): WriteUnit[] {
     }
     case CMD.FREE_DATA:
       s.dataset = null;
+      s.upload = null;
       return one(CMD.ACK_OK);
     case CMD.CLEAR_ATTLOG:
       state.clearAttlog();

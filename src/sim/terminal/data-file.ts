@@ -3,17 +3,22 @@
  *
  * JSON: `{ "users": [...], "punches": [...] }` (both optional).
  * CSV: the header decides the kind: a `logTime` column means punch rows, otherwise user rows.
- * Bad records are reported with their line (CSV) or index (JSON) and skipped.
+ * Bad records are reported with their line (CSV) or index (JSON) and skipped. User ids follow the
+ * code rule of src/punch.ts (codeProblem), as a real terminal's would be read by punchgate; tests
+ * that need a hostile terminal pass such ids to startTerminalSim directly.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { normalizePunch, normalizeUser } from './terminal-state.js';
-import type { SimPunch, SimUser } from './types.js';
-import { splitCsvLine } from '../../util/csv-line.js';
+import type { SimPunch, SimTemplate, SimUser } from './types.js';
+import { codeProblem } from '../../punch.js';
+import { readCsvTable } from '../../util/csv.js';
 
 export interface LoadedData {
   users: SimUser[];
   punches: SimPunch[];
+  /** Fingerprint templates (JSON files only: `{ userId, finger, template: base64 }`). */
+  templates: SimTemplate[];
   /** `file:line: message` for each skipped record. */
   problems: string[];
 }
@@ -26,9 +31,10 @@ export class DataFileError extends Error {
 type Raw = Record<string, unknown>;
 
 export function loadDataFiles(files: readonly string[]): LoadedData {
-  const out: LoadedData = { users: [], punches: [], problems: [] };
+  const out: LoadedData = { users: [], punches: [], templates: [], problems: [] };
   const rawUsers: { raw: Raw; where: string }[] = [];
   const rawPunches: { raw: Raw; where: string }[] = [];
+  const rawTemplates: { raw: Raw; where: string }[] = [];
   for (const file of files) {
     let text: string;
     try {
@@ -37,9 +43,10 @@ export function loadDataFiles(files: readonly string[]): LoadedData {
       throw new DataFileError(`${file}: ${(e as Error).message}`);
     }
     const isJson = path.extname(file).toLowerCase() === '.json' || /^\s*[{[]/.test(text);
-    const parsed = isJson ? readJson(file, text) : readCsv(file, text, out.problems);
+    const parsed = isJson ? readJson(file, text) : { ...readCsv(file, text, out.problems), templates: [] };
     rawUsers.push(...parsed.users);
     rawPunches.push(...parsed.punches);
+    rawTemplates.push(...parsed.templates);
   }
 
   const uids = new Set<number>();
@@ -50,7 +57,7 @@ export function loadDataFiles(files: readonly string[]): LoadedData {
       const uid = raw.uid === undefined || raw.uid === '' ? undefined : toInt(raw.uid, 'uid');
       const user = normalizeUser({
         uid: uid ?? nextUid,
-        userId: str(raw.userId, 'userId'),
+        userId: userIdOf(raw.userId),
         name: raw.name === undefined ? '' : str(raw.name, 'name'),
         privilege: optInt(raw.privilege, 'privilege'),
         card: optInt(raw.card, 'card'),
@@ -70,12 +77,31 @@ export function loadDataFiles(files: readonly string[]): LoadedData {
     try {
       out.punches.push(
         normalizePunch({
-          userId: str(raw.userId, 'userId'),
+          userId: userIdOf(raw.userId),
           logTime: str(raw.logTime, 'logTime'),
           verifyType: optInt(raw.verifyType, 'verifyType'),
           state: optInt(raw.state, 'state'),
         }),
       );
+    } catch (e) {
+      out.problems.push(`${where}: ${(e as Error).message}`);
+    }
+  }
+  for (const { raw, where } of rawTemplates) {
+    try {
+      const userId = str(raw.userId, 'userId');
+      if (!ids.has(userId)) throw new RangeError(`template of user ${userId}, who is not in the users`);
+      const text = str(raw.template, 'template');
+      if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text)) throw new RangeError('template must be base64');
+      const valid = optInt(raw.valid, 'valid');
+      const finger = toInt(raw.finger, 'finger');
+      if (finger > 9) throw new RangeError(`finger must be 0-9: ${finger}`);
+      out.templates.push({
+        userId,
+        finger,
+        template: Buffer.from(text, 'base64'),
+        ...(valid === undefined ? {} : { valid }),
+      });
     } catch (e) {
       out.problems.push(`${where}: ${(e as Error).message}`);
     }
@@ -94,7 +120,11 @@ export function loadDataFiles(files: readonly string[]): LoadedData {
 function readJson(
   file: string,
   text: string,
-): { users: { raw: Raw; where: string }[]; punches: { raw: Raw; where: string }[] } {
+): {
+  users: { raw: Raw; where: string }[];
+  punches: { raw: Raw; where: string }[];
+  templates: { raw: Raw; where: string }[];
+} {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -104,7 +134,7 @@ function readJson(
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
     throw new DataFileError(`${file}: expected an object with "users" and/or "punches" arrays`);
   }
-  const list = (key: 'users' | 'punches') => {
+  const list = (key: 'users' | 'punches' | 'templates') => {
     const v = (doc as Raw)[key];
     if (v === undefined) return [];
     if (!Array.isArray(v)) throw new DataFileError(`${file}: "${key}" must be an array`);
@@ -113,36 +143,42 @@ function readJson(
       where: `${file}: ${key}[${i}]`,
     }));
   };
-  return { users: list('users'), punches: list('punches') };
+  return { users: list('users'), punches: list('punches'), templates: list('templates') };
 }
 
 function readCsv(file: string, text: string, problems: string[]) {
   const users: { raw: Raw; where: string }[] = [];
   const punches: { raw: Raw; where: string }[] = [];
-  const lines = text.split(/\r?\n/);
-  let header: string[] | null = null;
-  lines.forEach((line, i) => {
-    if (line.trim() === '' || line.trimStart().startsWith('#')) return;
-    const cells = splitCsvLine(line);
-    if (!header) {
-      header = cells.map((c) => c.trim());
-      if (!header.includes('userId')) throw new DataFileError(`${file}:${i + 1}: the header needs a userId column`);
-      return;
-    }
-    const where = `${file}:${i + 1}`;
-    // Trailing optional columns may be left out; more fields than the header is a broken line.
-    if (cells.length > header.length) {
-      problems.push(`${where}: ${cells.length} fields, the header has ${header.length}`);
-      return;
+  const table = readCsvTable(text, { comments: true, shortRows: true });
+  if (table.headerLine === 0) return { users, punches };
+  if (table.headerError) throw new DataFileError(`${file}:${table.headerLine}: the header ${table.headerError}`);
+  const header = table.header;
+  if (!header.includes('userId'))
+    throw new DataFileError(`${file}:${table.headerLine}: the header needs a userId column`);
+  for (const row of table.rows) {
+    const where = `${file}:${row.line}`;
+    if (row.error) {
+      // Trailing optional columns may be left out; more fields than the header is a broken line.
+      const wide = row.cells.length > header.length;
+      problems.push(`${where}: ${wide ? `${row.cells.length} fields, the header has ${header.length}` : row.error}`);
+      continue;
     }
     const raw: Raw = {};
     header.forEach((h, j) => {
-      const v = (cells[j] ?? '').trim();
+      const v = (row.cells[j] ?? '').replace(/^[ \t]+|[ \t]+$/g, '');
       if (v !== '') raw[h] = v;
     });
     (header.includes('logTime') ? punches : users).push({ raw, where });
-  });
+  }
   return { users, punches };
+}
+
+/** A user id as a source of punchgate would accept it as a biometric code. */
+function userIdOf(v: unknown): string {
+  const id = str(v, 'userId');
+  const problem = codeProblem(id);
+  if (problem) throw new RangeError(`userId: ${problem}`);
+  return id;
 }
 
 function str(v: unknown, what: string): string {

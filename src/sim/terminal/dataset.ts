@@ -2,6 +2,7 @@
  * The terminal's users and attendance log as ZK datasets (u32 size + records, A5):
  * 72/40-byte records over TCP, 28/16-byte records over UDP (old-firmware layouts).
  */
+import { encodeTemplateRecord } from '../../sources/zk/protocol/templates.js';
 import {
   encodeAttendance16,
   encodeAttendance40,
@@ -14,7 +15,7 @@ import type { Transport } from './types.js';
 import type { TerminalState } from './terminal-state.js';
 import type { SimUser } from './types.js';
 
-export type DatasetKind = 'users' | 'attendance';
+export type DatasetKind = 'users' | 'attendance' | 'templates';
 
 /** The 28/16-byte layouts hold the user id as a number: a non-numeric one becomes 0 (as on numeric-PIN firmware). */
 function numericOrZero(userId: string): string {
@@ -42,6 +43,7 @@ function toZkUser(u: SimUser, transport: Transport): ZkUser {
 }
 
 export function buildDataset(kind: DatasetKind, transport: Transport, state: TerminalState): Buffer {
+  if (kind === 'templates') return encodeDataset(state.people.templateView().map(encodeTemplateRecord));
   if (kind === 'users') {
     const encode = transport === 'tcp' ? encodeUser72 : encodeUser28;
     return encodeDataset(state.userView().map((u) => encode(toZkUser(u, transport))));

@@ -7,7 +7,6 @@ const FIXED: Record<string, string> = {
   '~Platform': 'ZMM220_TFT',
   '~DeviceName': 'PunchgateSim',
   '~OS': '1',
-  '~ZKFPVersion': '10',
   '~PIN2Width': '9',
   '~ExtendFmt': '0',
   '~UserExtFmt': '0',
@@ -25,5 +24,6 @@ const FIXED: Record<string, string> = {
 export function deviceOption(key: string, state: TerminalState): string | null {
   if (key === '~SerialNumber') return state.serialNumber;
   if (key === '~Firmware' || key === '~FirmVer') return state.firmware;
+  if (key === '~ZKFPVersion') return state.fpVersion;
   return Object.hasOwn(FIXED, key) ? (FIXED[key] ?? null) : null;
 }

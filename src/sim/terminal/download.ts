@@ -2,7 +2,7 @@
  * Bulk download (A4): DATA_WRRQ prepares a dataset (small ones go direct over TCP),
  * each DATA_RDY is answered PREPARE_DATA, CMD_DATA packet(s), ACK_OK.
  */
-import { CMD, FCT_USER, UDP_MAX_DATA } from '../../sources/zk/protocol/constants.js';
+import { CMD, FCT_FINGERTMP, FCT_USER, UDP_MAX_DATA } from '../../sources/zk/protocol/constants.js';
 import { encodePacket, type ZkPacket } from '../../sources/zk/protocol/packet.js';
 import type { DatasetKind } from './dataset.js';
 import type { OutPacket, SessionState as ZkSession, WriteUnit } from './session-state.js';
@@ -19,6 +19,8 @@ function requestedKind(data: Buffer): DatasetKind | null {
     const fct = data.length >= 7 ? data.readUInt32LE(3) : FCT_USER;
     return fct === FCT_USER ? 'users' : null;
   }
+  // pyzk get_templates: read_with_buffer(CMD_DB_RRQ, FCT_FINGERTMP)
+  if (cmd === CMD.DB_RRQ && data.length >= 7 && data.readUInt32LE(3) === FCT_FINGERTMP) return 'templates';
   return null;
 }
 

@@ -15,6 +15,8 @@ export const DEFAULT_FAULTS: TerminalFaults = {
   slowLinkBytesPerSecond: null,
   disconnectMidTransferAfterBytes: null,
   errorOnDataWrrq: false,
+  failWriteAfter: null,
+  failWriteMode: 'disconnect',
 };
 
 function positiveOrNull(v: number | null | undefined, what: string, min = 1): number | null {
@@ -46,6 +48,10 @@ export function checkFaults(f: Partial<TerminalFaults>): Partial<TerminalFaults>
       0,
     );
   }
+  if ('failWriteAfter' in f) out.failWriteAfter = positiveOrNull(f.failWriteAfter, 'failWriteAfter', 0);
+  if (f.failWriteMode !== undefined && f.failWriteMode !== 'disconnect' && f.failWriteMode !== 'error') {
+    throw new RangeError(`fault failWriteMode must be 'disconnect' or 'error': ${String(f.failWriteMode)}`);
+  }
   return out;
 }
 
@@ -53,6 +59,8 @@ export function checkFaults(f: Partial<TerminalFaults>): Partial<TerminalFaults>
 export class FaultSwitches {
   current: TerminalFaults;
   private droppedOnce = false;
+  /** User writes that went through since failWriteAfter was set. */
+  private writesSinceArmed = 0;
 
   constructor(initial: Partial<TerminalFaults> = {}) {
     this.current = { ...DEFAULT_FAULTS, ...checkFaults(initial) };
@@ -63,6 +71,20 @@ export class FaultSwitches {
     this.current = { ...this.current, ...checked };
     // A new drop rule starts fresh: its first match is dropped again.
     if (checked.dropReplyTo !== undefined || checked.dropReplyOnce !== undefined) this.droppedOnce = false;
+    if ('failWriteAfter' in checked) this.writesSinceArmed = 0;
+  }
+
+  /** Called for every user write: true when this one must fail (then the switch is off again). */
+  shouldFailWrite(): boolean {
+    const after = this.current.failWriteAfter;
+    if (after === null) return false;
+    if (this.writesSinceArmed < after) {
+      this.writesSinceArmed += 1;
+      return false;
+    }
+    this.current = { ...this.current, failWriteAfter: null };
+    this.writesSinceArmed = 0;
+    return true;
   }
 
   /** True when the reply to `command` must be swallowed (and remembers a one-shot drop). */

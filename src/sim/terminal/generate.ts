@@ -4,7 +4,7 @@
  * the terminal holds.
  */
 import { addSeconds } from './terminal-clock.js';
-import type { SimPunch, SimUser } from './types.js';
+import type { SimPunch, SimTemplate, SimUser } from './types.js';
 import { seededRandom } from '../../util/seeded-random.js';
 
 export interface GenerateSpec {
@@ -57,6 +57,25 @@ export function generatePunches(
     lastState.set(user.userId, state);
     out.push({ userId: user.userId, logTime: time, verifyType: rnd() < 0.8 ? 1 : 2, state });
     time = addSeconds(time, 5 + Math.floor(rnd() * 240));
+  }
+  return out;
+}
+
+/**
+ * Stand-in fingerprint templates: `perUser` fingers (0, 1, ...) per user, 400-1200 seeded random
+ * bytes each. They are not real minutiae; they only need to travel and compare byte for byte.
+ */
+export function generateTemplates(users: readonly SimUser[], perUser: number, seed = 1): SimTemplate[] {
+  if (!Number.isInteger(perUser) || perUser < 0 || perUser > 10)
+    throw new RangeError(`fingers per user: 0-10, not ${perUser}`);
+  const rnd = seededRandom(seed ^ 0x5bd1e995);
+  const out: SimTemplate[] = [];
+  for (const u of users) {
+    for (let finger = 0; finger < perUser; finger++) {
+      const template = Buffer.alloc(400 + Math.floor(rnd() * 800));
+      for (let i = 0; i < template.length; i++) template[i] = Math.floor(rnd() * 256);
+      out.push({ userId: u.userId, finger, valid: 1, template });
+    }
   }
   return out;
 }

@@ -14,7 +14,7 @@ import { TerminalState } from './terminal-state.js';
 import type { SimPunch, TerminalSim, TerminalSimOptions } from './types.js';
 import { UdpSide } from './udp-server.js';
 
-export type { SimPunch, SimUser, TerminalFaults, TerminalSim, TerminalSimOptions } from './types.js';
+export type { SimPunch, SimTemplate, SimUser, TerminalFaults, TerminalSim, TerminalSimOptions } from './types.js';
 export { DEFAULT_FAULTS } from './faults.js';
 export { DEFAULT_FIRMWARE, DEFAULT_SERIAL } from './terminal-state.js';
 export { loadDataFiles, DataFileError, type LoadedData } from './data-file.js';
@@ -59,6 +59,10 @@ export async function startTerminalSim(opts: TerminalSimOptions = {}): Promise<T
     host,
     punches: () => state.punches(),
     users: () => state.users(),
+    templates: () => state.people.templatesByUserId(),
+    deviceEnabled: () => state.enabled,
+    refreshCount: () => state.refreshCount,
+    writeCount: () => state.writeCount,
     addPunch: (p) => void state.addPunch(p),
     startPunching(everyMs, pick) {
       if (!Number.isFinite(everyMs) || everyMs <= 0) throw new RangeError(`punch interval must be > 0 ms: ${everyMs}`);

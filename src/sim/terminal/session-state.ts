@@ -43,6 +43,10 @@ export interface SessionState {
   dataset: Buffer | null;
   /** EXIT was answered. */
   exited: boolean;
+  /** A buffer being uploaded by the client (PREPARE_DATA, then CMD_DATA packets), kept until used or FREE_DATA. */
+  upload: { size: number; parts: Buffer[]; received: number } | null;
+  /** Set by a fault: the transport cuts the connection once this request was handled. */
+  cutConnection: boolean;
   /** A reply packet to `req`: echoes its reply id, carries this session's id. */
   reply(req: ZkPacket, command: number, data?: Buffer, sessionField?: number): OutPacket;
 }

@@ -22,6 +22,8 @@ export class ZkSession implements SessionState {
   dataset: Buffer | null = null;
   /** EXIT was answered. */
   exited = false;
+  upload: SessionState['upload'] = null;
+  cutConnection = false;
 
   constructor(
     readonly id: number,

@@ -71,6 +71,12 @@ export class TcpSide {
       {
         send: (unit) => link.send(unit),
         afterRequest: (p) => {
+          if (session.cutConnection) {
+            logger.info({ session: session.id }, 'fault: connection cut');
+            pump.stop();
+            socket.destroy();
+            return;
+          }
           if (p.command === CMD.EXIT && faults.current.closeAfterExit) {
             logger.info({ session: session.id }, 'fault: closing after EXIT');
             pump.stop();

@@ -3,15 +3,17 @@
  * Transports read it; real-time subscribers hear about each new punch.
  */
 import { encodeZkTime } from '../../sources/zk/protocol/time.js';
-import { generatePunches, generateUsers } from './generate.js';
+import { generatePunches, generateTemplates, generateUsers } from './generate.js';
 import { TerminalClock } from './terminal-clock.js';
-import type { SimPunch, SimUser, TerminalSimOptions } from './types.js';
+import type { SimPunch, SimTemplate, SimUser, TerminalSimOptions } from './types.js';
+import { DEFAULT_USER_CAPACITY, UserStore } from './user-store.js';
 
 export const DEFAULT_FIRMWARE = 'Ver 6.60 Apr 28 2015';
 export const DEFAULT_SERIAL = 'SIM0000000001';
 /** Attendance capacity reported by GET_FREE_SIZES. */
 export const LOG_CAPACITY = 100_000;
-export const USER_CAPACITY = 3_000;
+export const USER_CAPACITY = DEFAULT_USER_CAPACITY;
+export const DEFAULT_FP_VERSION = '10';
 
 export type PunchListener = (p: SimPunch) => void;
 
@@ -65,10 +67,17 @@ export class TerminalState {
   readonly firmware: string;
   readonly commKey: number;
   readonly clock: TerminalClock;
+  /** `~ZKFPVersion`: the fingerprint algorithm version. */
+  readonly fpVersion: string;
   clearAttlogCount = 0;
-  /** Bumped on every change of the log, so prepared datasets can be reused until then. */
+  refreshCount = 0;
+  writeCount = 0;
+  /** False between DISABLEDEVICE and ENABLEDEVICE, whoever sent them and whether they are still connected. */
+  enabled = true;
+  /** Bumped on every change of the log or the users, so prepared datasets can be reused until then. */
   version = 0;
-  private userList: SimUser[];
+  /** Enrolled users and their fingerprint templates. */
+  readonly people: UserStore;
   private punchLog: SimPunch[];
   private readonly listeners = new Set<PunchListener>();
 
@@ -76,19 +85,42 @@ export class TerminalState {
     this.serialNumber = opts.serialNumber ?? DEFAULT_SERIAL;
     this.firmware = opts.firmware ?? DEFAULT_FIRMWARE;
     this.commKey = opts.commKey ?? 0;
+    this.fpVersion = opts.fpVersion ?? DEFAULT_FP_VERSION;
     this.clock = new TerminalClock(opts.clock);
-    this.userList = (opts.users ?? []).map(normalizeUser);
+    let users = (opts.users ?? []).map(normalizeUser);
     this.punchLog = (opts.punches ?? []).map(normalizePunch);
     const gen = opts.generate;
+    let generatedTemplates: SimTemplate[] = [];
     if (gen) {
+      const more = generateUsers(gen.users, users, gen.seed);
       // concat, not push(...): spreading 100k+ records would overflow the call stack.
-      this.userList = this.userList.concat(generateUsers(gen.users, this.userList, gen.seed));
-      this.punchLog = this.punchLog.concat(generatePunches(gen.punches, this.userList, gen));
+      users = users.concat(more);
+      this.punchLog = this.punchLog.concat(generatePunches(gen.punches, users, gen));
+      generatedTemplates = generateTemplates(more, gen.fingersPerUser ?? 0, gen.seed);
     }
+    this.people = new UserStore(users, opts.userCapacity, opts.fingerprintCapacity);
+    for (const t of [...(opts.templates ?? []), ...generatedTemplates]) this.loadTemplate(t);
   }
 
   users(): SimUser[] {
-    return this.userList.map((u) => ({ ...u }));
+    return this.people.view().map((u) => ({ ...u }));
+  }
+
+  /** A template given at start; its user must exist. */
+  private loadTemplate(t: SimTemplate): void {
+    const user = this.people.view().find((u) => u.userId === t.userId);
+    if (!user) throw new RangeError(`template of user ${t.userId}, who is not enrolled`);
+    if (!Number.isInteger(t.finger) || t.finger < 0 || t.finger > 9) throw new RangeError(`finger ${t.finger}: 0-9`);
+    if (!Buffer.isBuffer(t.template) || t.template.length === 0 || t.template.length > 0xfff0) {
+      throw new RangeError(`template of user ${t.userId} finger ${t.finger}: 1..65520 bytes`);
+    }
+    this.people.putTemplate({ uid: user.uid, finger: t.finger, valid: t.valid ?? 1, template: t.template });
+  }
+
+  /** After a change of the users or templates. */
+  usersChanged(): void {
+    this.version += 1;
+    this.writeCount += 1;
   }
 
   punches(): SimPunch[] {
@@ -97,7 +129,7 @@ export class TerminalState {
 
   /** Live views for the dataset encoders (not copied: datasets can be 100k records). */
   userView(): readonly SimUser[] {
-    return this.userList;
+    return this.people.view();
   }
 
   punchView(): readonly SimPunch[] {

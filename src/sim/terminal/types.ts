@@ -19,6 +19,17 @@ export interface SimUser {
   password?: string;
 }
 
+/** A fingerprint template held by the simulated terminal (biometric data: never logged). */
+export interface SimTemplate {
+  /** The user's PIN; the terminal keys templates by the user's uid. */
+  userId: string;
+  /** Finger index 0-9. */
+  finger: number;
+  /** 1 valid (default), 3 duress on some firmware. */
+  valid?: number;
+  template: Buffer;
+}
+
 /** One attendance record in the terminal's log. */
 export interface SimPunch {
   userId: string;
@@ -52,6 +63,13 @@ export interface TerminalFaults {
   disconnectMidTransferAfterBytes: number | null;
   /** Answer DATA_WRRQ with ACK_ERROR. */
   errorOnDataWrrq: boolean;
+  /**
+   * After this many user writes (USER_WRQ, DELETE_USER, SAVE_USERTEMPS) succeeded, the next one
+   * fails and is not applied; then the switch turns itself off (one failure per setting).
+   */
+  failWriteAfter: number | null;
+  /** How that write fails: 'disconnect' cuts the connection without a reply (UDP: no reply); 'error' answers ACK_ERROR. */
+  failWriteMode: 'disconnect' | 'error';
 }
 
 export interface TerminalSimOptions {
@@ -70,8 +88,16 @@ export interface TerminalSimOptions {
   commKey?: number;
   users?: SimUser[];
   punches?: SimPunch[];
+  /** Fingerprint templates of `users` (by user id). */
+  templates?: SimTemplate[];
+  /** Users the terminal holds at most (default 3000): a write of one more is refused with ACK_ERROR. */
+  userCapacity?: number;
+  /** Fingerprint templates it holds at most (default 3000). */
+  fingerprintCapacity?: number;
+  /** `~ZKFPVersion`, the fingerprint algorithm version (default '10'). */
+  fpVersion?: string;
   /** Deterministic generated data, added after `users` / `punches`. */
-  generate?: { users: number; punches: number; startTime?: string; seed?: number };
+  generate?: { users: number; punches: number; startTime?: string; seed?: number; fingersPerUser?: number };
   /**
    * The terminal's wall clock. A string is the time at start, then it runs with real time;
    * a function is asked each time. Default: the box's local time. SET_TIME overrides both.
@@ -91,6 +117,14 @@ export interface TerminalSim {
   host: string;
   punches(): SimPunch[];
   users(): SimUser[];
+  /** Templates held, by user id (copies). */
+  templates(): SimTemplate[];
+  /** False between DISABLEDEVICE and ENABLEDEVICE (a disabled terminal stays so when the client goes away). */
+  deviceEnabled(): boolean;
+  /** Times REFRESHDATA was received. */
+  refreshCount(): number;
+  /** User writes applied (USER_WRQ, DELETE_USER, SAVE_USERTEMPS). */
+  writeCount(): number;
   /** Appends to the log and pushes a real-time event to subscribed sessions. */
   addPunch(p: SimPunch): void;
   /** Adds a punch every `everyMs` (default pick: users in turn, at the terminal's clock). */

@@ -1,93 +1,100 @@
-import { isLogTime, type Punch } from '../../punch.js';
-import { splitCsvLine } from '../../util/csv-line.js';
+import { codeProblem, isLogTime, type Punch } from '../../punch.js';
+import type { CsvRecord } from '../../util/csv.js';
+import { escapeControls } from '../../util/terminal-text.js';
 
 /** A line that could not be read, with its 1-based line number. */
 export interface BadLine {
   line: number;
   reason: string;
-  text: string;
 }
 
-export interface ParsedFile {
-  format: 'attlog' | 'csv';
-  punches: Punch[];
-  bad: BadLine[];
+/** Where a punch counts: its terminal name and that terminal's device serial ('' when unknown). */
+export type TerminalFor = (name: string | undefined) => { terminal: string; device: string };
+
+/** The CSV `terminal` column names a terminal of the config: the same rule as the config's names. */
+const TERMINAL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** Cells are padded with spaces by USB exports and spreadsheets; nothing else is taken off. */
+function unpad(s: string | undefined): string {
+  if (s === undefined) return '';
+  // Most cells have no padding: no new string for them (this runs twice for every line).
+  return s.charCodeAt(0) === 0x20 || s.charCodeAt(s.length - 1) === 0x20 ? s.replace(/^ +| +$/g, '') : s;
 }
 
 /** Accepts `YYYY-MM-DD HH:mm:ss`, and the `T` and `/` variants spreadsheets produce. */
 function normaliseTime(s: string): string {
-  return s
-    .trim()
-    .replace('T', ' ')
-    .replace(/^(\d{4})\/(\d{2})\/(\d{2})/, '$1-$2-$3');
+  if (s[10] !== 'T' && s[4] !== '/') return s;
+  return s.replace(/^(\d{4})\/(\d{2})\/(\d{2})/, '$1-$2-$3').replace(/^(.{10})T/, '$1 ');
 }
 
-function checkCode(code: string): string | undefined {
-  if (!code) return 'empty biometric code';
-  if (code.length > 64) return 'biometric code longer than 64 characters';
-  return undefined;
+const quoted = (s: string) => `"${escapeControls(s.slice(0, 40))}${s.length > 40 ? '...' : ''}"`;
+
+/** A punch from a code and a time cell, or why the line is bad. */
+function punchOf(at: { terminal: string; device: string }, code: string, time: string, what: string): Punch | string {
+  const problem = codeProblem(code);
+  if (problem) return problem;
+  const logTime = normaliseTime(time);
+  if (!isLogTime(logTime)) return `bad ${what} ${quoted(time)}`;
+  return { terminal: at.terminal, device: at.device, biometricCode: code, logTime };
 }
 
 /**
- * ZKTeco USB export (`*_attlog.dat`): tab-separated PIN, date-time, verify type,
- * punch state, work code...; the PIN is often padded with spaces.
+ * ZKTeco USB export (`*_attlog.dat`): tab-separated PIN, date-time, verify type, punch state,
+ * work code...; the PIN is often padded with spaces. Read with quotes off: a quote is text.
  */
-export function parseAttlog(text: string, terminal: string, device: string): ParsedFile {
-  const punches: Punch[] = [];
-  const bad: BadLine[] = [];
-  text.split(/\r?\n/).forEach((raw, i) => {
-    if (raw.trim() === '') return;
-    const f = raw.split('\t').map((s) => s.trim());
-    const code = f[0] ?? '';
-    const logTime = normaliseTime(f[1] ?? '');
-    const reason = checkCode(code) ?? (isLogTime(logTime) ? undefined : `bad date-time "${f[1] ?? ''}"`);
-    if (reason) return void bad.push({ line: i + 1, reason, text: raw });
-    const num = (s: string | undefined) => (s !== undefined && /^\d+$/.test(s) ? Number(s) : null);
-    punches.push({ terminal, device, biometricCode: code, logTime, verifyType: num(f[2]), punchState: num(f[3]) });
-  });
-  return { format: 'attlog', punches, bad };
+export function attlogPunch(rec: CsvRecord, at: { terminal: string; device: string }): Punch | string {
+  if (rec.error) return rec.error;
+  const f = rec.cells;
+  const p = punchOf(at, unpad(f[0]), unpad(f[1]), 'date-time');
+  if (typeof p === 'string') return p;
+  p.verifyType = small(unpad(f[2]));
+  p.punchState = small(unpad(f[3]));
+  return p;
 }
 
+/** A verify type or punch state: a small number, or null when the column is absent or odd. */
+function small(s: string): number | null {
+  return /^\d{1,3}$/.test(s) ? Number(s) : null;
+}
+
+export const CSV_HEADER_PROBLEM = 'the header must name the columns biometriccode and logDate';
+
 /** CSV with a header `biometriccode,logDate[,terminal]` (any column order, case-insensitive). */
-export function parseCsv(
-  text: string,
-  terminalFor: (name: string | undefined) => { terminal: string; device: string },
-): ParsedFile {
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  const header = splitCsvLine(lines[0] ?? '').map((h) => h.trim().toLowerCase());
-  const iCode = header.indexOf('biometriccode');
-  const iTime = header.indexOf('logdate');
-  const iTerm = header.indexOf('terminal');
-  if (iCode < 0 || iTime < 0) {
-    return {
-      format: 'csv',
-      punches: [],
-      bad: [{ line: 1, reason: 'header must name the columns biometriccode and logDate', text: lines[0] ?? '' }],
-    };
+export class CsvPunchReader {
+  private columns: { code: number; time: number; terminal: number } | undefined;
+  /** Where each terminal named in the file counts, looked up once per name. */
+  private readonly targets = new Map<string, { terminal: string; device: string }>();
+
+  constructor(private readonly terminalFor: TerminalFor) {}
+
+  /** Reads the header record; returns why it is unusable (then every row is refused). */
+  header(rec: CsvRecord): string | undefined {
+    const names = rec.cells.map((h) => h.trim().toLowerCase());
+    const code = names.indexOf('biometriccode');
+    const time = names.indexOf('logdate');
+    if (rec.error || code < 0 || time < 0) return CSV_HEADER_PROBLEM;
+    this.columns = { code, time, terminal: names.indexOf('terminal') };
+    return undefined;
   }
-  const punches: Punch[] = [];
-  const bad: BadLine[] = [];
-  for (let i = 1; i < lines.length; i++) {
-    const raw = lines[i]!;
-    if (raw.trim() === '') continue;
-    const f = splitCsvLine(raw).map((c) => c.trim());
-    const code = f[iCode] ?? '';
-    const logTime = normaliseTime(f[iTime] ?? '');
-    const reason = checkCode(code) ?? (isLogTime(logTime) ? undefined : `bad logDate "${f[iTime] ?? ''}"`);
-    if (reason) {
-      bad.push({ line: i + 1, reason, text: raw });
-      continue;
+
+  row(rec: CsvRecord): Punch | string {
+    if (rec.error) return rec.error;
+    const c = this.columns;
+    if (!c) return CSV_HEADER_PROBLEM;
+    const name = c.terminal >= 0 ? unpad(rec.cells[c.terminal]) : '';
+    let at = this.targets.get(name);
+    if (!at) {
+      if (name !== '' && !TERMINAL_NAME.test(name)) return `bad terminal name ${quoted(name)}`;
+      at = this.terminalFor(name || undefined);
+      if (this.targets.size < 1000) this.targets.set(name, at);
     }
-    const t = terminalFor(iTerm >= 0 && f[iTerm] ? f[iTerm] : undefined);
-    punches.push({ ...t, biometricCode: code, logTime });
+    return punchOf(at, unpad(rec.cells[c.code]), unpad(rec.cells[c.time]), 'logDate');
   }
-  return { format: 'csv', punches, bad };
 }
 
 /** Picks the format from the name, then from the first line. */
-export function detectFormat(fileName: string, text: string): 'attlog' | 'csv' {
+export function detectFormat(fileName: string, firstLine: string): 'attlog' | 'csv' {
   if (/\.dat$/i.test(fileName)) return 'attlog';
   if (/\.csv$/i.test(fileName)) return 'csv';
-  const first = text.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
-  return /biometriccode/i.test(first) ? 'csv' : 'attlog';
+  return /biometriccode/i.test(firstLine) ? 'csv' : 'attlog';
 }

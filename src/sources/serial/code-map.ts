@@ -1,13 +1,16 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { splitCsvLine } from '../../util/csv-line.js';
+import { codeProblem } from '../../punch.js';
+import { readCsv } from '../../util/csv.js';
+import { escapeControls } from '../../util/terminal-text.js';
 
 /**
  * Card number -> biometric code, for readers that print card numbers.
  *
  * File format (CSV, UTF-8): a header line `card,biometriccode`, then one `card,code` per line.
  * Blank lines and lines starting with `#` are ignored; fields may be wrapped in double quotes.
+ * Codes follow the one rule of src/punch.ts (codeProblem): a bad one is reported with its line.
  * Card numbers match without regard to leading zeros or letter case, because readers
  * differ in how they print the same card (`0004521234` and `4521234` are one card).
  */
@@ -38,36 +41,45 @@ export function normaliseCard(card: string): string {
     .replace(/^0+(?=.)/, '');
 }
 
+/** Blanks around a cell of a hand-edited file; nothing else is taken off (see codeProblem). */
+const unblank = (s: string) => s.replace(/^[ \t]+|[ \t]+$/g, '');
+
 export function parseCodeMap(text: string, file: string): ParsedCodeMap {
   const problems: string[] = [];
   const entries = new Map<string, string>();
-  const lines = text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/);
   let sawHeader = false;
-  lines.forEach((raw, index) => {
-    const where = `${file}:${index + 1}`;
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) return;
-    const fields = splitCsvLine(line).map((f) => f.trim());
+  for (const rec of readCsv(text, { comments: true })) {
+    const where = `${file}:${rec.line}`;
+    const fields = rec.cells.map(unblank);
     if (!sawHeader) {
       sawHeader = true;
       if (fields.length !== 2 || fields[0]?.toLowerCase() !== 'card' || fields[1]?.toLowerCase() !== 'biometriccode') {
         problems.push(`${where}: the first line must be the header "card,biometriccode"`);
       }
-      return;
+      continue;
+    }
+    if (rec.error) {
+      problems.push(`${where}: ${rec.error}`);
+      continue;
     }
     const [card = '', code = ''] = fields;
     if (fields.length !== 2 || card === '' || code === '') {
-      problems.push(`${where}: expected "card,biometriccode", got "${line.slice(0, 60)}"`);
-      return;
+      problems.push(`${where}: expected "card,biometriccode", got "${escapeControls(fields.join(',').slice(0, 60))}"`);
+      continue;
+    }
+    const bad = codeProblem(code);
+    if (bad) {
+      problems.push(`${where}: ${bad}`);
+      continue;
     }
     const key = normaliseCard(card);
     const previous = entries.get(key);
     if (previous !== undefined && previous !== code) {
-      problems.push(`${where}: card ${card} is already mapped to ${previous}`);
-      return;
+      problems.push(`${where}: card ${escapeControls(card)} is already mapped to ${previous}`);
+      continue;
     }
     entries.set(key, code);
-  });
+  }
   if (!sawHeader) problems.push(`${file}: empty file: expected the header "card,biometriccode"`);
   return {
     problems,

@@ -1,9 +1,8 @@
-import { isFatalJournalError } from '../../journal/errors.js';
 import type { PunchSink } from '../../journal/types.js';
 import type { Punch } from '../../punch.js';
 import type { Logger } from '../../util/logger.js';
-import { backoffDelay } from '../../util/backoff.js';
-import { printable } from './noise-log.js';
+import { PunchBuffer } from '../punch-buffer.js';
+import { printable } from '../../util/terminal-text.js';
 import type { SerialStats } from './status.js';
 
 export interface QueuedPunch {
@@ -17,68 +16,63 @@ export interface JournalWriterDeps {
   timezone: string | undefined;
   log: Logger;
   stats: SerialStats;
-  retry: { minMs: number; maxMs: number };
-  /** Stop / restart reading the device while the journal cannot take punches. */
+  /** Stop / restart reading the device: only when the memory buffer is full. */
   pauseInput(): void;
   resumeInput(): void;
   onFatal?: (err: unknown) => void;
+  /** Most punches held in memory while the journal cannot take them (default PUNCH_BUFFER_CAPACITY). */
+  capacity?: number;
 }
 
 /**
- * Writes a source's punches to the journal: the punches of one read in one transaction
- * (a serial line at 9600 baud delivers a line or two a read, a burst after a reconnect a
- * few hundred). When the journal fails it keeps them in order, pauses the input and retries
- * with backoff; nothing read is dropped while the process lives.
+ * Writes a serial terminal's punches to the journal: the punches of one read in one transaction
+ * (a serial line at 9600 baud delivers a line or two a read, a burst after a reconnect a few
+ * hundred). A serial line cannot be read again, so while the journal cannot take punches (busy
+ * or failing) they are held in memory and the device is read on (the shared PunchBuffer); only
+ * a full buffer pauses the device.
  */
 export class JournalWriter {
-  private queue: QueuedPunch[] = [];
-  private failures = 0;
-  private timer: NodeJS.Timeout | null = null;
-  private stopped = false;
+  private readonly buffer: PunchBuffer<QueuedPunch>;
 
-  constructor(private readonly d: JournalWriterDeps) {}
-
-  get pending(): number {
-    return this.queue.length;
+  constructor(private readonly d: JournalWriterDeps) {
+    this.buffer = new PunchBuffer<QueuedPunch>({
+      sink: d.sink,
+      ingestOptions: () => ({ timezone: d.timezone, live: true }),
+      log: d.log,
+      capacity: d.capacity,
+      onWritten: (items, result) => this.written(items, result),
+      onJournalError: (error) => d.stats.markError(error),
+      onFatal: d.onFatal,
+      onFull: () => d.pauseInput(),
+      onRoom: () => d.resumeInput(),
+    });
   }
 
-  /** True while waiting to retry a failed write: the input should stay paused. */
+  get pending(): number {
+    return this.buffer.size;
+  }
+
+  /** True while waiting to retry a failed write. */
   get blocked(): boolean {
-    return this.timer !== null;
+    return this.buffer.waiting;
+  }
+
+  /** True while the buffer is full: the device stays paused. */
+  get full(): boolean {
+    return this.buffer.isFull;
   }
 
   /** Queues the punches of one read and writes them now unless a retry is pending. */
   add(items: readonly QueuedPunch[]): void {
-    this.stopped = false;
-    this.queue.push(...items);
-    if (!this.blocked) this.drain();
+    this.buffer.add(items);
   }
 
-  /** One last attempt; what the journal still refuses is reported, not silently dropped. */
-  stop(): void {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.drain();
-    if (this.queue.length > 0)
-      this.d.log.error({ punches: this.queue.length }, 'stopping with punches the journal did not take');
+  /** A last attempt (waiting a while for a busy journal); what the journal still refuses is reported. */
+  async stop(): Promise<void> {
+    await this.buffer.stop();
   }
 
-  private drain(): void {
-    this.timer = null;
-    if (this.queue.length === 0) return;
-    const batch = this.queue;
-    let result;
-    try {
-      result = this.d.sink.ingest(
-        batch.map((q) => q.punch),
-        { timezone: this.d.timezone },
-      );
-    } catch (e) {
-      this.failed(e);
-      return;
-    }
-    this.queue = [];
+  private written(batch: readonly QueuedPunch[], result: { duplicates: number; quarantined: number }): void {
     this.d.stats.markJournalled(batch.length, result);
     for (const item of batch) {
       if (item.unknownCard === undefined) continue;
@@ -88,26 +82,5 @@ export class JournalWriter {
         'card not in the code map; journalled as unknown',
       );
     }
-    if (this.failures > 0) {
-      this.d.log.info({ attempts: this.failures }, 'journal takes punches again; reading resumes');
-      this.failures = 0;
-      this.d.stats.markError(null);
-      this.d.resumeInput();
-    }
-  }
-
-  private failed(e: unknown): void {
-    const message = `journal: ${e instanceof Error ? e.message : String(e)}`;
-    if (this.failures === 0) {
-      this.d.log.error(
-        { error: message, held: this.queue.length },
-        'journal refused punches; holding them and pausing the device',
-      );
-    }
-    this.d.stats.markError(message);
-    this.d.pauseInput();
-    if (isFatalJournalError(e)) this.d.onFatal?.(e);
-    const delay = backoffDelay(this.failures++, { baseMs: this.d.retry.minMs, maxMs: this.d.retry.maxMs });
-    if (!this.stopped) this.timer = setTimeout(() => this.drain(), delay);
   }
 }

@@ -1,5 +1,5 @@
 import type { SerialTerminalConfig } from '../../config/terminals.js';
-import { wallClockAt } from '../../punch.js';
+import { codeProblem, wallClockAt } from '../../punch.js';
 import type { Clock } from '../../util/clock.js';
 import { compileTimeFormat, type TimeFormat } from './time-format.js';
 
@@ -17,9 +17,11 @@ import { compileTimeFormat, type TimeFormat } from './time-format.js';
  */
 export const DEFAULT_SERIAL_PATTERN = '^(?<code>[^,\\s]+)\\s*,\\s*(?<time>\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2})$';
 
-const MAX_CODE_LENGTH = 64;
-/** A printable code: no blanks, no control characters. */
-const CODE_CHARS = /^[\x21-\x7e]+$/;
+/**
+ * Serial lines are read byte for byte (latin1), so a code is also held to ASCII: a byte above 0x7e
+ * in a code is line noise (a wrong baud rate or parity), not a letter.
+ */
+const ASCII = /^[\x21-\x7e]*$/;
 /** A card number as card readers print it. */
 const CARD_CHARS = /^[0-9A-Za-z]{1,32}$/;
 /** Blanks and control characters around a line (STX/ETX framing, stray NULs). */
@@ -75,11 +77,10 @@ function parseRegexLine(line: string, regex: RegExp, format: TimeFormat): Parsed
   if (typeof text !== 'string') return text;
   const m = regex.exec(text);
   if (!m) return { kind: 'malformed', reason: 'does not match the pattern' };
-  const code = m.groups?.code?.trim() ?? '';
+  const code = m.groups?.code?.replace(/^ +| +$/g, '') ?? '';
   const rawTime = m.groups?.time ?? '';
-  if (code === '' || code.length > MAX_CODE_LENGTH || !CODE_CHARS.test(code)) {
-    return { kind: 'malformed', reason: 'code is empty, too long or not printable' };
-  }
+  const bad = codeProblem(code) ?? (ASCII.test(code) ? undefined : 'biometric code is not ASCII (line noise?)');
+  if (bad) return { kind: 'malformed', reason: bad };
   const logTime = format.parse(rawTime);
   if (logTime === null)
     return { kind: 'malformed', reason: `time "${rawTime.slice(0, 40)}" does not fit ${format.source}` };

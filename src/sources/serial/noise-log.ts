@@ -1,5 +1,6 @@
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
+import { printable } from '../../util/terminal-text.js';
 
 /**
  * Logs malformed lines without flooding the log: the first one at once, then at most one
@@ -48,11 +49,4 @@ export class NoiseLog {
     this.held = 0;
     this.sample = null;
   }
-}
-
-/** A line as it can be shown in a log: escapes for control and non-ASCII bytes, at most 80 chars. */
-export function printable(line: string): string {
-  const cut = line.length > 80 ? line.slice(0, 80) : line;
-  const shown = cut.replace(/[^\x20-\x7e]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-  return line.length > 80 ? `${shown}... (${line.length} chars)` : shown;
 }

@@ -104,6 +104,8 @@ export async function listSerialPorts(timeoutMs = 3000): Promise<SerialPortListi
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     });
+    // The deadline may pass while the module loads, before the race below listens to it.
+    timeout.catch(() => undefined);
     const { SerialPort } = await loadSerialport();
     const ports = await Promise.race([SerialPort.list(), timeout]);
     return { paths: ports.map((p) => p.path) };

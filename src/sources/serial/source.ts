@@ -33,14 +33,16 @@ export interface SerialSourceOptions {
    * keeps holding the punches and retrying.
    */
   onJournalFatal?: (err: unknown) => void;
+  /** Most punches held in memory while the journal cannot take them (default PUNCH_BUFFER_CAPACITY). */
+  bufferCapacity?: number;
 }
 
 /**
  * Reads one serial terminal: opens the device, cuts the byte stream into lines, turns each
  * line into a punch and writes the punches of each read to the journal (one transaction)
  * before the next read is looked at.
- * Survives line noise, unplugging (reopens with backoff) and journal failures (holds the
- * punches, pauses reading, retries).
+ * Survives line noise, unplugging (reopens with backoff) and a busy or failing journal (holds
+ * the punches in memory and reads on, see PunchBuffer).
  */
 export class SerialSource {
   private readonly cfg: SerialTerminalConfig;
@@ -80,10 +82,10 @@ export class SerialSource {
       timezone: this.cfg.timezone,
       log: this.log,
       stats: this.stats,
-      retry: { minMs: this.cfg.reconnectMinMs, maxMs: this.cfg.reconnectMaxMs },
       pauseInput: () => this.link?.pause(),
       resumeInput: () => this.link?.resume(),
       onFatal: opts.onJournalFatal,
+      capacity: opts.bufferCapacity,
     });
   }
 
@@ -103,7 +105,7 @@ export class SerialSource {
     this.link = null;
     if (link) await link.close();
     this.stats.markStopped(this.clock.now());
-    this.journal.stop();
+    await this.journal.stop();
     this.noise.flush();
   }
 
@@ -136,7 +138,7 @@ export class SerialSource {
     this.splitter.reset();
     this.stats.markOpened(this.clock.now());
     this.log.info({ path: this.cfg.path, baudRate: this.cfg.baudRate }, 'serial device open');
-    if (this.journal.blocked) link.pause();
+    if (this.journal.full) link.pause();
     this.watchPresence(link);
   }
 

@@ -1,8 +1,11 @@
 import type { ZkTerminalConfig } from '../../config/terminals.js';
-import { wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
+import { isBusyJournalError } from '../../journal/errors.js';
+import { codeProblem, wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
 import type { SourceDeps } from '../types.js';
 import { ZkClient } from './client/index.js';
 import { decideClear } from './clear-policy.js';
+import { PollDeadline } from './poll-deadline.js';
+import type { ZkAttendance } from './protocol/index.js';
 
 export interface PollResult {
   terminal: string;
@@ -13,13 +16,19 @@ export interface PollResult {
   added: number;
   duplicates: number;
   quarantined: number;
+  /** Records whose user id is not a usable biometric code (see codeProblem): not journalled, left on the terminal. */
+  badCodes: number;
   skewSeconds: number | null;
   cleared: boolean;
   /** True when the download was skipped: the record count was that of the last complete download. */
   unchanged: boolean;
   /** Set after a complete download: what the next poll compares against. */
   download?: DownloadMark;
+  /** Set after a complete download: the terminal's clock up to which its log is read (TerminalRecord.readUpTo). */
+  readUpTo?: string;
   error?: string;
+  /** Failed only because another process held the journal: not the terminal's failure (no backoff). */
+  noBackoff?: boolean;
 }
 
 /**
@@ -74,15 +83,23 @@ export async function pollTerminal(
     added: 0,
     duplicates: 0,
     quarantined: 0,
+    badCodes: 0,
     skewSeconds: null,
     cleared: false,
     unchanged: false,
   };
+  if (signal?.aborted) return { ...result, error: 'stopped before the poll began' };
   const client = factory(cfg);
   // Shutdown tears the connection down at once; whatever was journalled stays journalled.
   const onAbort = () => client.destroy();
   signal?.addEventListener('abort', onAbort, { once: true });
   const startedAt = clock.now();
+  const deadline = new PollDeadline(
+    cfg,
+    startedAt,
+    () => clock.now(),
+    () => client.destroy(),
+  );
   let reached = false;
   try {
     await client.connect();
@@ -100,9 +117,13 @@ export async function pollTerminal(
     }
     const info = await client.getInfo();
     result.users = info.users;
+    deadline.recordsAnnounced(info.records);
 
     const terminalTime = await client.getTime();
     const boxTime = wallClockAt(clock.now(), cfg.timezone);
+    // How far this device's log was read before, by its own clock (same device only): a new punch
+    // dated well before that was recorded while the clock was behind (see IngestOptions.readUpTo).
+    const readUpTo = known && known.serial === serial && known.readUpTo ? known.readUpTo : undefined;
     result.skewSeconds = wallClockDiffSeconds(terminalTime, boxTime);
     if (cfg.syncClock && Math.abs(result.skewSeconds) > cfg.skewThresholdSeconds) {
       await client.setTime(wallClockAt(clock.now(), cfg.timezone));
@@ -119,17 +140,15 @@ export async function pollTerminal(
     if (result.unchanged) {
       result.records = info.records;
     } else {
-      const records = await client.getAttendances();
+      const records = await client.getAttendances((got, total) => deadline.progress(got, total));
       result.records = records.length;
-      const punches: Punch[] = records.map((r) => ({
-        terminal: cfg.name,
-        device: serial,
-        biometricCode: r.userId,
-        logTime: r.logTime,
-        verifyType: r.verifyType,
-        punchState: r.state,
-      }));
-      const ingest = deps.sink.ingest(punches, { timezone: cfg.timezone });
+      const punches = usablePunches(records, cfg.name, serial, result, log);
+      // The clock's evidence: this poll's skew, or the previous one's if it was further behind
+      // (a clock set right just now still has the punches it recorded while wrong in its log).
+      const previousSkew = known && known.serial === serial ? known.skewSeconds : null;
+      const clockSkewSeconds =
+        previousSkew !== null && previousSkew < result.skewSeconds ? previousSkew : result.skewSeconds;
+      const ingest = deps.sink.ingest(punches, { timezone: cfg.timezone, readUpTo, clockSkewSeconds });
       Object.assign(result, ingest);
       if (ingest.added > 0) deps.onPunches?.(ingest.added);
       // Punches can be added between GET_FREE_SIZES and the download, never removed.
@@ -162,6 +181,10 @@ export async function pollTerminal(
         log.debug({ reason: decision.reason }, 'not clearing the terminal log');
       }
       result.download = { serial, records: result.cleared ? 0 : records.length, at: startedAt };
+      // Read up to the terminal's clock at the start, unless it runs ahead of the box's (a punch
+      // of a clock set back from the future is genuine); never back.
+      const upTo = terminalTime < boxTime ? terminalTime : boxTime;
+      result.readUpTo = readUpTo && readUpTo > upTo ? readUpTo : upTo;
     }
 
     await client.disconnect();
@@ -177,6 +200,7 @@ export async function pollTerminal(
       records: result.cleared ? 0 : Math.max(info.records, result.records),
       users: info.users,
       firmware,
+      ...(result.readUpTo ? { readUpTo: result.readUpTo } : {}),
     });
     if (result.added > 0 || result.quarantined > 0) {
       log.info(
@@ -186,18 +210,76 @@ export async function pollTerminal(
     }
   } catch (e) {
     client.destroy();
-    result.error = e instanceof Error ? e.message : String(e);
-    const prev = ledger.get(cfg.name);
-    // Reached but the poll went wrong (a dropped reply, a short download): online, with the error.
-    ledger.update(cfg.name, {
-      online: reached,
-      lastPollAt: startedAt,
-      lastError: result.error,
-      offlineSince: reached ? null : (prev?.offlineSince ?? startedAt),
-    });
+    result.error = deadline.passed
+      ? deadline.message()
+      : isBusyJournalError(e)
+        ? 'journal busy (another process holds it): the log is read again at the next poll'
+        : e instanceof Error
+          ? e.message
+          : String(e);
+    // A busy journal is not the terminal's trouble: the status says it once, as "journal busy", and
+    // the terminal's state stays as its last real poll left it (the next poll reads the log again).
+    result.noBackoff = !deadline.passed && isBusyJournalError(e);
+    if (!result.noBackoff) {
+      try {
+        const prev = ledger.get(cfg.name);
+        // Reached but the poll went wrong (a dropped reply, a short download): online, with the error.
+        ledger.update(cfg.name, {
+          online: reached,
+          lastPollAt: startedAt,
+          lastError: result.error,
+          offlineSince: reached ? null : (prev?.offlineSince ?? startedAt),
+        });
+      } catch (ledgerError) {
+        log.error({ err: String(ledgerError) }, 'could not record the failed poll in the journal');
+      }
+    }
     log.warn({ err: result.error }, 'poll failed');
   } finally {
+    deadline.clear();
     signal?.removeEventListener('abort', onAbort);
   }
   return result;
+}
+
+/** At most this many bad records are named in the log per poll; the count covers them all. */
+const BAD_RECORDS_LOGGED = 5;
+
+/**
+ * The punches of a download, without records whose user id is not a usable code (codeProblem):
+ * those are logged with their record number and left on the terminal (the log is then never
+ * cleared: clear-policy counts them as undelivered), never sent to the HRMS.
+ */
+function usablePunches(
+  records: readonly ZkAttendance[],
+  terminal: string,
+  device: string,
+  result: PollResult,
+  log: SourceDeps['logger'],
+): Punch[] {
+  const punches: Punch[] = [];
+  const bad: { record: number; reason: string }[] = [];
+  records.forEach((r, i) => {
+    const reason = codeProblem(r.userId);
+    if (reason) {
+      result.badCodes++;
+      if (bad.length < BAD_RECORDS_LOGGED) bad.push({ record: i + 1, reason });
+      return;
+    }
+    punches.push({
+      terminal,
+      device,
+      biometricCode: r.userId,
+      logTime: r.logTime,
+      verifyType: r.verifyType,
+      punchState: r.state,
+    });
+  });
+  if (result.badCodes > 0) {
+    log.warn(
+      { count: result.badCodes, records: bad },
+      'attendance records with an unusable user id were not journalled (they stay on the terminal)',
+    );
+  }
+  return punches;
 }

@@ -1,13 +1,17 @@
 import type { ZkTerminalConfig } from '../../config/terminals.js';
+import { codeProblem, wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
 import { backoffDelay } from '../../util/backoff.js';
+import { printable } from '../../util/terminal-text.js';
+import { PunchBuffer } from '../punch-buffer.js';
 import type { SourceDeps } from '../types.js';
 import type { ZkClient } from './client/index.js';
 import type { ClientFactory } from './poll.js';
 
 /**
  * A dedicated connection subscribed to real-time attendance events. Each event is journalled
- * as it arrives; polling stays the backstop for anything missed while this is down.
- * Reconnects by itself with backoff until stopped.
+ * as it arrives, through the shared PunchBuffer: while the journal is busy the events are held
+ * in memory and the link reads on. Polling stays the backstop for anything missed while this is
+ * down (or refused by a full buffer). Reconnects by itself with backoff until stopped.
  */
 /** Reconnect waits of the real-time link: 1 s doubling to a minute. */
 const RECONNECT = { baseMs: 1000, maxMs: 60_000 };
@@ -17,14 +21,42 @@ export class RealtimeLink {
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
   private failures = 0;
+  /** The serial number this link's terminal answered with at connect ('' when it did not say). */
+  private device = '';
+  /** The terminal's clock against the box's, measured at connect (undefined when it did not say). */
+  private skew: number | undefined;
+  private readonly buffer: PunchBuffer<{ punch: Punch }>;
+  private readonly log: SourceDeps['logger'];
 
   constructor(
     private readonly cfg: ZkTerminalConfig,
     private readonly deps: SourceDeps,
     private readonly factory: ClientFactory,
-    /** The device serial to file events under (learned by polling). */
+    /** The device serial learned by polling, used when the terminal does not say at connect. */
     private readonly serial: () => string,
-  ) {}
+  ) {
+    this.log = deps.logger.child({ terminal: cfg.name, link: 'realtime' });
+    this.buffer = new PunchBuffer({
+      sink: deps.sink,
+      // The terminal's clock as last measured (by a poll, else at this link's connect).
+      ingestOptions: () => ({
+        timezone: cfg.timezone,
+        live: true,
+        clockSkewSeconds: deps.ledger.get(cfg.name)?.skewSeconds ?? this.skew,
+      }),
+      log: this.log,
+      onWritten: (items, r) => {
+        if (r.added > 0) this.deps.onPunches?.(r.added);
+        for (const { punch } of items)
+          this.log.debug({ code: punch.biometricCode, logTime: punch.logTime }, 'real-time punch journalled');
+      },
+    });
+  }
+
+  /** Events received but not yet in the journal (it is busy). */
+  get held(): number {
+    return this.buffer.size;
+  }
 
   start(): void {
     this.stopped = false;
@@ -37,37 +69,47 @@ export class RealtimeLink {
     const c = this.client;
     this.client = undefined;
     if (c) await c.disconnect().catch(() => c.destroy());
+    await this.buffer.stop();
   }
 
   private async connect(): Promise<void> {
     if (this.stopped) return;
-    const log = this.deps.logger.child({ terminal: this.cfg.name, link: 'realtime' });
+    const log = this.log;
     const client = this.factory(this.cfg);
     this.client = client;
     try {
       await client.connect();
+      // Events are filed under the device that sends them: the same identity a poll gives them,
+      // so a punch seen live and again in the log is stored once.
+      this.device = (await client.getSerialNumber().catch(() => '')).trim() || this.serial();
+      const terminalTime = await client.getTime().catch(() => undefined);
+      if (terminalTime)
+        this.skew = wallClockDiffSeconds(terminalTime, wallClockAt(this.deps.clock.now(), this.cfg.timezone));
       await client.subscribeRealtime(
         (e) => {
-          try {
-            const r = this.deps.sink.ingest(
-              [
-                {
-                  terminal: this.cfg.name,
-                  device: this.serial(),
-                  biometricCode: e.userId,
-                  logTime: e.logTime,
-                  verifyType: e.verifyType,
-                  punchState: e.state,
-                },
-              ],
-              { timezone: this.cfg.timezone },
+          const bad = codeProblem(e.userId);
+          if (bad) {
+            // The same record comes again with the next poll's download, which reports it too.
+            log.warn(
+              { code: printable(e.userId), logTime: e.logTime, reason: bad },
+              'real-time punch with an unusable user id not journalled',
             );
-            if (r.added > 0) this.deps.onPunches?.(r.added);
-            log.debug({ code: e.userId, logTime: e.logTime, added: r.added }, 'real-time punch');
-          } catch (err) {
-            // The journal failing is fatal for the process; the daemon sees it on its own writes too.
-            log.error({ err: String(err) }, 'could not journal a real-time punch; polling will read it again');
+            return;
           }
+          const refused = this.buffer.add([
+            {
+              punch: {
+                terminal: this.cfg.name,
+                device: this.device || this.serial(),
+                biometricCode: e.userId,
+                logTime: e.logTime,
+                verifyType: e.verifyType,
+                punchState: e.state,
+              },
+            },
+          ]);
+          if (refused > 0)
+            log.warn({ code: e.userId, logTime: e.logTime }, 'real-time punch not held; the next poll reads it');
         },
         (err) => this.retry(log, err),
       );

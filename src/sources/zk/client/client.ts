@@ -22,8 +22,18 @@ import {
   type ZkPacket,
   type ZkRealtimeAttlog,
   type ZkUser,
+  type UserTemplatesEntry,
 } from '../protocol/index.js';
 import { readDataset } from './bulk-read.js';
+import {
+  deleteUserAt,
+  readTemplates,
+  readUserTable,
+  saveUserTemplates,
+  writeUserRecord,
+  type ZkTemplateRead,
+  type ZkUserTable,
+} from './user-writes.js';
 import { SerialQueue, ZkExchange } from './exchange.js';
 import { attlogEventHandler, safeCall } from './events.js';
 import { openSession } from './handshake.js';
@@ -180,6 +190,67 @@ export class ZkClient {
   clearAttendanceLog(): Promise<void> {
     return this.op(async (ex) => {
       expectOk(await ex.request<ZkPacket>(CMD.CLEAR_ATTLOG), 'CLEAR_ATTLOG(15)', this.peer);
+    });
+  }
+
+  // ---- users and templates (issue 16) -------------------------------------------------
+
+  /** A device option (OPTIONS_RRQ), e.g. `~ZKFPVersion`; null when the terminal does not know it (ACK_ERROR). */
+  getOption(key: string): Promise<string | null> {
+    return this.op(async (ex) => {
+      const r = await ex.request<ZkPacket>(CMD.OPTIONS_RRQ, Buffer.from(`${key}\0`, 'latin1'));
+      if (r.command === CMD.ACK_ERROR) return null;
+      return optionValue(expectOk(r, `OPTIONS_RRQ(${key})`, this.peer).data);
+    });
+  }
+
+  /** Users with the raw record each came from, and the record size the terminal serves. */
+  getUserTable(hint?: DecodeDatasetOptions): Promise<ZkUserTable> {
+    return this.op(async (ex) => {
+      const t = await readUserTable(ex, hint, this.readOptions());
+      if (t.malformedBytes > 0)
+        this.logger.warn({ peer: this.peer, bytes: t.malformedBytes }, 'user table: skipped bytes');
+      return t;
+    });
+  }
+
+  /** Every fingerprint template, as the terminal serves them (never logged: biometric data). */
+  getTemplates(): Promise<ZkTemplateRead> {
+    return this.op((ex) => readTemplates(ex, this.readOptions()));
+  }
+
+  /** USER_WRQ with a record in the layout the terminal serves (72 or 28 bytes). */
+  writeUser(record: Buffer): Promise<void> {
+    return this.op((ex) => writeUserRecord(ex, record));
+  }
+
+  /** DELETE_USER: the user at `uid` and its templates. */
+  deleteUser(uid: number): Promise<void> {
+    return this.op((ex) => deleteUserAt(ex, uid));
+  }
+
+  /** Uploads users with their fingerprint templates and saves them (SAVE_USERTEMPS). */
+  saveUserTemplates(entries: readonly UserTemplatesEntry[]): Promise<void> {
+    return this.op((ex) => saveUserTemplates(ex, entries));
+  }
+
+  /** REFRESHDATA: makes the terminal use what was written. */
+  refreshData(): Promise<void> {
+    return this.op(async (ex) => {
+      expectOk(await ex.request<ZkPacket>(CMD.REFRESHDATA), 'REFRESHDATA(1013)', this.peer);
+    });
+  }
+
+  /** DISABLEDEVICE: the terminal shows "working" and takes no punches or enrolments until enabled. */
+  disableDevice(): Promise<void> {
+    return this.op(async (ex) => {
+      expectOk(await ex.request<ZkPacket>(CMD.DISABLEDEVICE, Buffer.alloc(4)), 'DISABLEDEVICE(1003)', this.peer);
+    });
+  }
+
+  enableDevice(): Promise<void> {
+    return this.op(async (ex) => {
+      expectOk(await ex.request<ZkPacket>(CMD.ENABLEDEVICE), 'ENABLEDEVICE(1002)', this.peer);
     });
   }
 

@@ -15,3 +15,5 @@ export {
   type ZkRealtimeAttlog,
   type DecodeDatasetOptions,
 } from '../protocol/index.js';
+export type { ZkUserTable, ZkTemplateRead } from './user-writes.js';
+export type { ZkTemplate, UserTemplatesEntry, UserRecordSize } from '../protocol/index.js';

@@ -16,15 +16,23 @@ export const CMD = {
   FREE_DATA: 1502,
   DATA_WRRQ: 1503,
   DATA_RDY: 1504,
+  /** Read a table other than users and attendance (with FCT_FINGERTMP: the fingerprint templates). */
+  DB_RRQ: 7,
+  /** Write one user record (72 or 28 bytes, the layout the terminal serves). */
+  USER_WRQ: 8,
   USERTEMP_RRQ: 9,
   OPTIONS_RRQ: 11,
   OPTIONS_WRQ: 12,
   ATTLOG_RRQ: 13,
   CLEAR_DATA: 14,
   CLEAR_ATTLOG: 15,
+  /** Delete a user (u16 uid) and its templates. */
+  DELETE_USER: 18,
   GET_FREE_SIZES: 50,
   STARTVERIFY: 60,
   CANCELCAPTURE: 62,
+  /** Save users and their templates from the uploaded buffer (undocumented; pyzk `_CMD_SAVE_USERTEMPS`). */
+  SAVE_USERTEMPS: 110,
   GET_TIME: 201,
   SET_TIME: 202,
   REG_EVENT: 500,
@@ -57,6 +65,12 @@ export const EF = {
 
 /** DATA_WRRQ function code for user records. */
 export const FCT_USER = 5;
+
+/** DATA_WRRQ function code for fingerprint templates (with DB_RRQ). */
+export const FCT_FINGERTMP = 2;
+
+/** Largest CMD_DATA payload per packet when uploading a buffer to the terminal (pyzk `_send_with_buffer`). */
+export const UPLOAD_CHUNK = 1024;
 
 /** Largest chunk requested per DATA_RDY (0xFFC0): chunk + 8-byte header stays below a u16 length. */
 export const MAX_CHUNK = 65472;

@@ -6,3 +6,5 @@ export * from './time.js';
 export * from './commkey.js';
 export * from './records.js';
 export { readCString, writeCString } from './strings.js';
+export * from './templates.js';
+export * from './user-records.js';

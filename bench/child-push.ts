@@ -1,0 +1,89 @@
+/**
+ * Child of the `adms` benchmark: N push terminals posting ATTLOG batches to a receiver, each
+ * on its own keep-alive connection, each waiting for its OK before the next batch (as push
+ * firmware does). Measures from the first POST to the last OK, and each POST's time to OK.
+ */
+import { Agent, request } from 'node:http';
+import { announceReady, serve } from './lib/child-rpc.js';
+import { logTimeAt } from './lib/punches.js';
+import { nowMs, sleep } from './lib/timing.js';
+
+const START_MS = Date.UTC(2024, 0, 2, 6, 0, 0);
+
+interface RunRequest {
+  url: string;
+  terminals: number;
+  batches: number;
+  batchSize: number;
+  /** Pause between a terminal's OK and its next POST. */
+  pauseMs: number;
+  /** Distinguishes rounds (fresh punches each round). */
+  round: number;
+}
+
+export interface PushLoadResult {
+  ms: number;
+  acked: number;
+  failed: number;
+  latencies: number[];
+}
+
+export const serialOf = (i: number) => `BENCHPUSH${String(i).padStart(4, '0')}`;
+
+function post(agent: Agent, url: URL, path: string, body: Buffer): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        method: 'POST',
+        path,
+        agent,
+        headers: { 'Content-Length': String(body.length), 'User-Agent': 'iClock Proxy/1.09' },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function terminal(r: RunRequest, i: number, out: PushLoadResult): Promise<void> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const url = new URL(r.url);
+  try {
+    for (let b = 0; b < r.batches; b++) {
+      const lines: string[] = [];
+      for (let k = 0; k < r.batchSize; k++) {
+        const n = (r.round * r.batches + b) * r.batchSize + k;
+        lines.push(`${1000 + (n % 500)}\t${logTimeAt(START_MS + n * 7000)}\t${n % 2}\t1\t0\t\t\t0\t0\t`);
+      }
+      const body = Buffer.from(lines.join('\n') + '\n');
+      const path = `/iclock/cdata?SN=${serialOf(i)}&table=ATTLOG&Stamp=${r.round * r.batches + b + 1}`;
+      const t0 = nowMs();
+      const a = await post(agent, url, path, body).catch(() => ({ status: 0, text: '' }));
+      out.latencies.push(nowMs() - t0);
+      if (a.status === 200 && a.text.startsWith('OK')) out.acked += r.batchSize;
+      else out.failed++;
+      if (r.pauseMs > 0) await sleep(r.pauseMs);
+    }
+  } finally {
+    agent.destroy();
+  }
+}
+
+serve({
+  run: async (msg) => {
+    const r = msg as unknown as RunRequest;
+    const out: PushLoadResult = { ms: 0, acked: 0, failed: 0, latencies: [] };
+    const t0 = nowMs();
+    await Promise.all(Array.from({ length: r.terminals }, (_, i) => terminal(r, i, out)));
+    out.ms = nowMs() - t0;
+    return out;
+  },
+});
+announceReady({});

@@ -1,0 +1,119 @@
+import { connect } from 'node:net';
+import { existsSync } from 'node:fs';
+import { admsListenAddress, pushOfflineAfterMs, type AdmsConfig } from '../config/adms.js';
+import type { AdmsTerminalConfig } from '../config/terminals.js';
+import { PushStore } from '../journal/push-store.js';
+import { Database } from '../journal/sqlite-driver.js';
+import type { PushRefusal, PushTerminalRecord, TerminalRecord } from '../journal/types.js';
+import { pass, warn, type CheckResult } from './types.js';
+
+/** Refused pushers seen this recently are shown. */
+export const REFUSALS_SHOWN_MS = 24 * 3_600_000;
+const CONNECT_TIMEOUT_MS = 2000;
+
+/** What `punchgate run` last recorded about push terminals, read from the journal read-only. */
+export function readPushState(
+  journalPath: string,
+  now: number,
+): { terminals: Map<string, PushTerminalRecord>; refusals: PushRefusal[] } {
+  const empty = { terminals: new Map<string, PushTerminalRecord>(), refusals: [] };
+  if (!existsSync(journalPath)) return empty;
+  let db: Database | undefined;
+  try {
+    db = new Database(journalPath, { readonly: true, fileMustExist: true, timeout: 2000 });
+    const store = new PushStore(db, readOnlySink, { now: () => now });
+    return {
+      terminals: new Map(store.pushTerminals().map((t) => [t.terminal, t])),
+      refusals: store.refusals(now - REFUSALS_SHOWN_MS),
+    };
+  } catch {
+    return empty; // an older journal without the push tables, or none readable: the journal check says so
+  } finally {
+    db?.close();
+  }
+}
+
+const readOnlySink = {
+  ingest(): never {
+    throw new Error('read-only');
+  },
+};
+
+const ago = (ms: number) => (ms < 120_000 ? `${Math.round(ms / 1000)} s ago` : `${Math.round(ms / 60_000)} min ago`);
+
+/** The receiver's port takes connections (punchgate run holds it while it runs). */
+export async function checkAdmsReceiver(adms: AdmsConfig): Promise<CheckResult> {
+  const where = admsListenAddress(adms);
+  const host = where.host === '0.0.0.0' ? '127.0.0.1' : where.host === '::' ? '::1' : where.host;
+  const reachable = await new Promise<boolean>((resolve) => {
+    const socket = connect({ host, port: where.port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(CONNECT_TIMEOUT_MS, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+  if (reachable) return pass('adms receiver', `listening on ${adms.listen}`);
+  return warn(
+    'adms receiver',
+    `nothing answers on ${adms.listen} yet`,
+    'punchgate run opens it when it starts; if it runs, its log says why it cannot listen (port in use, or below 1024)',
+  );
+}
+
+/** A push terminal cannot be reached from here: what the receiver last saw of it tells how it is doing. */
+export function checkAdmsTerminal(
+  cfg: AdmsTerminalConfig,
+  deps: { adms: AdmsConfig | undefined; ledger?: TerminalRecord; push?: PushTerminalRecord; now: number },
+): CheckResult {
+  const name = `terminal ${cfg.name}`;
+  const last = deps.push?.lastContactAt ?? null;
+  const listen = deps.adms?.listen ?? 'adms.listen';
+  if (last === null || deps.push?.serial.toUpperCase() !== cfg.serial.toUpperCase()) {
+    return warn(
+      name,
+      `no contact yet from the push terminal SN=${cfg.serial}`,
+      `on the terminal, set the cloud server (Comm. > Cloud Server Setting) to this box's address and the port of ${listen}, HTTPS off; check the serial in the config against System Info`,
+    );
+  }
+  const silent = deps.now - last;
+  const facts = [
+    `SN=${cfg.serial}`,
+    `last contact ${ago(silent)} from ${deps.push?.address ?? '?'}`,
+    deps.push?.lastUploadAt ? `last upload ${ago(deps.now - deps.push.lastUploadAt)}` : 'no upload yet',
+    deps.ledger?.firmware ? `firmware ${deps.ledger.firmware}` : '',
+  ].filter(Boolean);
+  if (silent > pushOfflineAfterMs(deps.adms)) {
+    return warn(
+      name,
+      `push terminal silent: ${facts.join(', ')}`,
+      'check its power and network, and that it still points at this box (its punches wait on the terminal meanwhile)',
+    );
+  }
+  return pass(name, facts.join(', '));
+}
+
+/** Terminals refused by the receiver lately: not configured, or outside their allowFrom. */
+export function checkPushRefusals(
+  refusals: readonly PushRefusal[],
+  configured: readonly AdmsTerminalConfig[],
+): CheckResult[] {
+  const known = new Set(configured.map((t) => t.serial.toUpperCase()));
+  return refusals
+    .filter((r) => r.reason === 'address' || !known.has(r.serial.toUpperCase()))
+    .map((r) =>
+      r.reason === 'unknown'
+        ? warn(
+            `terminal SN=${r.serial}`,
+            `terminal SN=${r.serial} is pushing but is not configured (from ${r.address}, ${r.count} requests refused)`,
+            `add it to terminals with kind: adms and serial: ${r.serial}, then systemctl reload punchgate`,
+          )
+        : warn(
+            `terminal SN=${r.serial}`,
+            `terminal SN=${r.serial} (${r.terminal}) is pushing from ${r.address}, outside its allowFrom (${r.count} requests refused)`,
+            `if that address is right, add it to allowFrom of ${r.terminal}, then systemctl reload punchgate`,
+          ),
+    );
+}

@@ -1,0 +1,214 @@
+import { isIP } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import type { HikvisionTerminalConfig } from '../config/terminals.js';
+import { wallClockAt, wallClockDiffSeconds } from '../punch.js';
+import { clockText, nextAuthTry, type AuthRefusal } from '../sources/hikvision/auth-gate.js';
+import { END_SERIAL } from '../sources/hikvision/event-reader.js';
+import {
+  defaultHikClientFactory,
+  HikApiError,
+  HikAuthError,
+  HikConnectionError,
+  HikSetupError,
+  HikTlsError,
+  readTerminalPassword,
+  type HikClientFactory,
+  type HikvisionClient,
+} from '../sources/hikvision/index.js';
+import type { Clock } from '../util/clock.js';
+import { errorText, fail, pass, warn, type CheckResult } from './types.js';
+import { describeSkew } from './zk-check.js';
+
+export interface HikCheckDeps {
+  clock: Clock;
+  /** A password refusal punchgate run recorded in the journal, if any. */
+  refusal?: AuthRefusal;
+  factory?: HikClientFactory;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The SHA-256 fingerprint of the certificate a TLS server presents (nothing is sent), or undefined. */
+export function presentedFingerprint(url: string, timeoutMs: number): Promise<string | undefined> {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const host = u.hostname.replace(/^\[|\]$/g, '');
+    const socket = tlsConnect({
+      host,
+      port: Number(u.port || 443),
+      ...(isIP(host) ? {} : { servername: host }),
+      // Only to read the certificate for the admin to verify and pin; the connection is closed at once.
+      rejectUnauthorized: false,
+      timeout: timeoutMs,
+    });
+    const done = (fp: string | undefined) => {
+      socket.destroy();
+      resolve(fp);
+    };
+    socket.once('secureConnect', () => done(socket.getPeerCertificate().fingerprint256));
+    socket.once('error', () => done(undefined));
+    socket.once('timeout', () => done(undefined));
+  });
+}
+
+/**
+ * Reaches one Hikvision terminal as a poll would, changing nothing: the address, TLS (with the
+ * pin or CA), the password, the device's identity, its clock, and that the event search works
+ * (by serial number, or by time window on firmware without serial filters).
+ */
+export async function checkHikvisionTerminal(
+  cfg: HikvisionTerminalConfig,
+  index: number,
+  deps: HikCheckDeps,
+): Promise<CheckResult> {
+  const name = `terminal ${cfg.name}`;
+  const key = `terminals[${index}]`;
+  const zone = cfg.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  let client: HikvisionClient | undefined;
+  try {
+    const pw = readTerminalPassword(cfg, deps.env);
+    const now = deps.clock.now();
+    const next = nextAuthTry(deps.refusal, pw.changedAt);
+    if (deps.refusal && next !== undefined && next > now) {
+      const r = deps.refusal;
+      const what = r.locked ? 'has locked the account after repeated wrong passwords' : 'refuses the password';
+      return fail(
+        name,
+        `${cfg.name} ${what} (met by punchgate at ${clockText(r.at, now)}; next try at ${clockText(next, now)}); not tried again by check, so as not to lock the account`,
+        pw.fromEnv
+          ? `set the right password in ${pw.from}; punchgate tries it again at ${clockText(next, now)}`
+          : `put the right password in ${key}.passwordFile (${pw.from}): punchgate run and check try it as soon as the file changes`,
+      );
+    }
+    client = await (deps.factory ?? defaultHikClientFactory)(cfg, pw.password);
+    const info = await client.deviceInfo();
+    const time = await client.getTime();
+    const skew = wallClockDiffSeconds(time.wallClock, wallClockAt(deps.clock.now(), cfg.timezone));
+    const users = await client.users.count().catch(() => null);
+    const search = await eventSearch(client);
+    await client.http.close();
+
+    const tls = cfg.url.startsWith('https:')
+      ? cfg.tlsFingerprint
+        ? ' (TLS, certificate pinned)'
+        : cfg.caFile
+          ? ' (TLS, CA file)'
+          : ' (TLS)'
+      : ' (plain http)';
+    const facts = [
+      `${client.peer}${tls}`,
+      `serial ${info.serialNumber || 'unknown'}${info.model ? `, ${info.model}` : ''}${info.firmwareVersion ? ` ${info.firmwareVersion}` : ''}`,
+      ...(users !== null ? [`${users} user${users === 1 ? '' : 's'}`] : []),
+      `event search ${search === 'serial' ? 'by serial number' : 'by time window (this firmware has no serial-number filters)'}`,
+      `clock ${describeSkew(skew)} (${zone})`,
+    ].join(', ');
+    if (Math.abs(skew) > cfg.skewThresholdSeconds) {
+      return warn(
+        name,
+        `${facts}; the terminal clock is ${describeSkew(skew)}`,
+        cfg.syncClock
+          ? `punchgate run sets the terminal's clock at its next poll (${key}.syncClock is on)`
+          : `set the terminal's clock (or enable NTP on it), or set ${key}.syncClock: true so that punchgate run sets it; if the difference is whole hours, set ${key}.timezone to the zone the terminal's clock shows (now ${zone})`,
+      );
+    }
+    return pass(name, facts);
+  } catch (e) {
+    client?.http.destroy();
+    return describeFailure(e, cfg, name, key);
+  }
+}
+
+/**
+ * Which event search the firmware answers: by serial number, or only by time window. Asking for
+ * serial numbers no terminal reaches tells the two apart: firmware that honours the filter finds
+ * nothing, firmware that ignores it sends its log anyway (and one that refuses it says so).
+ */
+async function eventSearch(client: HikvisionClient): Promise<'serial' | 'time'> {
+  try {
+    const page = await client.eventPage(
+      { major: 5, minor: 0, beginSerialNo: END_SERIAL - 1, endSerialNo: END_SERIAL, maxResults: 1 },
+      'punchgate-check',
+      0,
+    );
+    if (page.rows.length === 0) return 'serial';
+  } catch (e) {
+    if (!(e instanceof HikApiError) || !(e.httpStatus === 400 || e.unsupported)) throw e;
+  }
+  try {
+    await client.eventPage(
+      { major: 5, minor: 0, startTime: '2000-01-01T00:00:00', endTime: '2037-12-31T23:59:59', maxResults: 1 },
+      'punchgate-check',
+      0,
+    );
+    return 'time';
+  } catch (e) {
+    if (e instanceof HikApiError) {
+      throw new HikApiError(
+        `the device does not answer the event search (${e.message})`,
+        e.httpStatus,
+        'noEventSearch',
+      );
+    }
+    throw e;
+  }
+}
+
+async function describeFailure(
+  e: unknown,
+  cfg: HikvisionTerminalConfig,
+  name: string,
+  key: string,
+): Promise<CheckResult> {
+  if (e instanceof HikSetupError) {
+    return fail(
+      name,
+      e.message,
+      `set ${key}.passwordFile (readable by punchgate) or the environment variable it names`,
+    );
+  }
+  if (e instanceof HikAuthError) {
+    if (e.locked) {
+      return fail(
+        name,
+        e.message,
+        `wait until the device unlocks the account, then put the right password in ${key}.passwordFile; punchgate tries a refused password only every few minutes so as not to lock it again`,
+      );
+    }
+    return fail(
+      name,
+      `${e.message}`,
+      `put the password of the device account "${cfg.username}" in ${key}.passwordFile (or the environment variable); the account needs the rights to read events and the device's configuration (see the README); each wrong try counts towards the device's lock`,
+    );
+  }
+  if (e instanceof HikTlsError) {
+    if (e.fingerprint) {
+      return fail(
+        name,
+        e.message,
+        `if the device's certificate was replaced on purpose (a reset, a new certificate), check its fingerprint at the device and set ${key}.tlsFingerprint to "sha256:${e.fingerprint}"`,
+      );
+    }
+    const fp = await presentedFingerprint(cfg.url, cfg.timeoutMs);
+    return fail(
+      name,
+      e.message,
+      fp
+        ? `its certificate's fingerprint is sha256:${fp}: compare it with the one the device shows (its web page, HTTPS settings), then set ${key}.tlsFingerprint: "sha256:${fp}"`
+        : `set ${key}.tlsFingerprint to the device certificate's SHA-256 fingerprint, or ${key}.caFile to the CA that signed it`,
+    );
+  }
+  if (e instanceof HikConnectionError) {
+    return fail(
+      name,
+      e.message,
+      `check the power and cable of the terminal and ${key}.url (its address and http/https)`,
+    );
+  }
+  if (e instanceof HikApiError) {
+    return fail(
+      name,
+      `${cfg.url} answered, but not as a Hikvision access-control terminal does: ${e.message}`,
+      `check that ${key}.url points at the terminal (not a camera or an NVR) and that its ISAPI is enabled`,
+    );
+  }
+  return fail(name, `${cfg.url}: ${errorText(e)}`, `check ${key}.url and the terminal`);
+}

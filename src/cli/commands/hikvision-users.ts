@@ -1,0 +1,51 @@
+import type { HikvisionTerminalConfig } from '../../config/terminals.js';
+import type { AppContext } from '../../context.js';
+import type { Journal } from '../../journal/journal.js';
+import { sourceDepsFor } from '../../sources/deps.js';
+import { HikvisionPoller, type HikCard, type HikUser } from '../../sources/hikvision/index.js';
+import { EXIT, ExitError } from '../../util/exit-codes.js';
+
+/**
+ * `punchgate terminals users NAME` for a Hikvision terminal: every user with its cards. A
+ * password refused earlier (by punchgate run or here) is not tried again before its wait is
+ * over, and a refusal here is recorded for the daemon too: the device locks the account after
+ * a few failures, whoever makes them.
+ */
+export async function listHikvisionUsers(
+  ctx: AppContext,
+  journal: Journal,
+  cfg: HikvisionTerminalConfig,
+  json: boolean,
+): Promise<number> {
+  const poller = new HikvisionPoller(cfg, sourceDepsFor(journal, ctx.logger, ctx.clock));
+  let users: HikUser[];
+  let cards: HikCard[];
+  try {
+    ({ users, cards } = await poller.withClient(async (c) => ({
+      users: await c.users.list(),
+      cards: await c.users.cards().catch(() => []),
+    })));
+  } catch (e) {
+    throw new ExitError(`${cfg.name}: ${ctx.secrets.scrub(e instanceof Error ? e.message : String(e))}`, EXIT.TEMPFAIL);
+  }
+  const cardsOf = (u: HikUser) => cards.filter((c) => c.employeeNo === u.employeeNo).map((c) => c.cardNo);
+  if (json) {
+    process.stdout.write(
+      JSON.stringify(
+        users.map((u) => ({ ...u, cards: cardsOf(u) })),
+        null,
+        2,
+      ) + '\n',
+    );
+    return EXIT.OK;
+  }
+  process.stdout.write(
+    `${'EMPLOYEE NO'.padEnd(16)} ${'NAME'.padEnd(24)} ${'TYPE'.padEnd(8)} ${'FP'.padStart(3)} ${'FACE'.padStart(4)}  CARDS\n`,
+  );
+  for (const u of users) {
+    process.stdout.write(
+      `${u.employeeNo.padEnd(16)} ${u.name.padEnd(24)} ${u.userType.padEnd(8)} ${String(u.numOfFP).padStart(3)} ${String(u.numOfFace).padStart(4)}  ${cardsOf(u).join(' ')}\n`,
+    );
+  }
+  return EXIT.OK;
+}

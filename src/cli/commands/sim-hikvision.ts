@@ -1,0 +1,174 @@
+/**
+ * `punchgate sim hikvision`: runs the Hikvision access-control terminal simulator (ISAPI) until
+ * SIGINT/SIGTERM. Needs no punchgate config file.
+ */
+import { readFileSync } from 'node:fs';
+import { InvalidArgumentError, type Command } from 'commander';
+import {
+  DEFAULT_HIK_PASSWORD,
+  employeeNoOf,
+  generateEvents,
+  startHikvisionSim,
+  type SerialFilterSupport,
+} from '../../sim/hikvision/index.js';
+import { EXIT, ExitError } from '../../util/exit-codes.js';
+import { seededRandom } from '../../util/seeded-random.js';
+import { action, simCommand, withConsoleIo } from '../common.js';
+
+interface SimHikvisionOptions {
+  host: string;
+  port: number;
+  username: string;
+  password?: string;
+  passwordFile?: string;
+  serial?: string;
+  events?: number;
+  users: number;
+  eventEvery?: number;
+  pageCap: number;
+  /** false: --no-serial-filter. */
+  serialFilter: SerialFilterSupport | false;
+  lockoutAfter: number;
+  lockoutMinutes: number;
+  clockOffset: number;
+  utcOffset?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  seed: number;
+}
+
+function int(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (v: string): number => {
+    const n = /^-?\d+$/.test(v.trim()) ? Number(v) : NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max)
+      throw new InvalidArgumentError(`expected a whole number ${min}..${max}`);
+    return n;
+  };
+}
+
+function seconds(v: string): number {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a number of seconds > 0');
+  return n;
+}
+
+function utcOffset(v: string): string {
+  if (!/^[+-]\d{2}:\d{2}$/.test(v)) throw new InvalidArgumentError('expected an offset such as +01:00 or -05:00');
+  return v;
+}
+
+function serialFilter(v: string): SerialFilterSupport {
+  if (v !== 'yes' && v !== 'ignore' && v !== 'refuse') throw new InvalidArgumentError('expected yes, ignore or refuse');
+  return v;
+}
+
+/** The box's current UTC offset, `+01:00`. */
+function localOffset(): string {
+  const m = -new Date().getTimezoneOffset();
+  const a = Math.abs(m);
+  return `${m < 0 ? '-' : '+'}${String(Math.floor(a / 60)).padStart(2, '0')}:${String(a % 60).padStart(2, '0')}`;
+}
+
+export function registerSimHikvision(program: Command): void {
+  simCommand(program)
+    .command('hikvision')
+    .description('simulate a Hikvision access-control terminal (ISAPI over HTTP or HTTPS, Digest authentication)')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port (0: any free one)', int(0, 65535), 8064)
+    .option('--username <name>', 'the device account', 'admin')
+    .option('--password <password>', `its password (default ${DEFAULT_HIK_PASSWORD})`)
+    .option('--password-file <file>', 'read the password from a file (first line)')
+    .option('--serial <sn>', 'serial number (deviceInfo serialNumber)')
+    .option('--events <n>', 'generate N authentication passes, with door events and failures around them', int(0))
+    .option('--users <n>', 'people the generated events come from', int(1), 20)
+    .option('--event-every <seconds>', 'add a pass (and its door events) every SECONDS', seconds)
+    .option('--page-cap <n>', 'rows per search page at most, whatever is asked', int(1, 1000), 30)
+    .option(
+      '--serial-filter <mode>',
+      'serial-number filters: yes, ignore (old firmware) or refuse',
+      serialFilter,
+      'yes',
+    )
+    .option('--no-serial-filter', 'same as --serial-filter ignore')
+    .option('--lockout-after <n>', 'wrong passwords within 30 min that lock the account', int(1), 5)
+    .option('--lockout-minutes <m>', 'how long the account stays locked', int(1), 30)
+    .option('--clock-offset <seconds>', 'device clock minus the box clock', int(-100_000_000), 0)
+    .option('--utc-offset <offset>', "the device's UTC offset (default the box's)", utcOffset)
+    .option('--tls-cert <file>', 'serve HTTPS with this certificate (PEM)')
+    .option('--tls-key <file>', 'and this key (PEM)')
+    .option('--seed <n>', 'same seed, same generated events', int(0), 1)
+    .action(action((opts: SimHikvisionOptions) => runSim(opts)));
+}
+
+async function runSim(o: SimHikvisionOptions): Promise<number> {
+  if (Boolean(o.tlsCert) !== Boolean(o.tlsKey))
+    throw new ExitError('--tls-cert and --tls-key go together', EXIT.CONFIG);
+  const read = (file: string) => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new ExitError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, EXIT.NOINPUT);
+    }
+  };
+  const password = o.passwordFile ? (read(o.passwordFile).split(/\r?\n/)[0] ?? '').trim() : o.password;
+  const offset = o.utcOffset ?? localOffset();
+  const passes = o.events ?? (o.eventEvery ? 0 : 100);
+  const sim = await startHikvisionSim({
+    host: o.host,
+    port: o.port,
+    username: o.username,
+    password: password || undefined,
+    serialNumber: o.serial,
+    utcOffset: offset,
+    clockOffsetSeconds: o.clockOffset,
+    firmware: { pageCap: o.pageCap, serialFilters: o.serialFilter === false ? 'ignore' : o.serialFilter },
+    lockoutAfter: o.lockoutAfter,
+    lockoutMs: o.lockoutMinutes * 60_000,
+    tls: o.tlsCert && o.tlsKey ? { cert: read(o.tlsCert), key: read(o.tlsKey) } : undefined,
+    users: Array.from({ length: o.users }, (_, i) => ({
+      employeeNo: employeeNoOf(i),
+      name: `Person ${employeeNoOf(i)}`,
+    })),
+    events: generateEvents({
+      passes,
+      users: o.users,
+      startMs: Date.now() + o.clockOffset * 1000 - passes * 7_000 - 60_000,
+      utcOffset: offset,
+      noise: true,
+      seed: o.seed,
+    }),
+  }).catch((e: unknown) => {
+    throw new ExitError(`cannot listen on ${o.host}:${o.port}: ${(e as Error).message}`, EXIT.TEMPFAIL);
+  });
+  return withConsoleIo(async (io) => {
+    io.out(
+      `Hikvision terminal simulator ${sim.serialNumber()} listening on ${sim.url} ` +
+        `(user ${o.username}, ${sim.events().length} events, serial filters ${sim.firmware().serialFilters}, pages of ${sim.firmware().pageCap})\n`,
+    );
+    let timer: NodeJS.Timeout | undefined;
+    if (o.eventEvery) {
+      const rnd = seededRandom(o.seed + 1);
+      timer = setInterval(() => {
+        const who = employeeNoOf(Math.floor(rnd() * o.users));
+        const [e] = sim.addEvents([
+          {
+            major: 5,
+            minor: 75,
+            employeeNoString: who,
+            name: `Person ${who}`,
+            currentVerifyMode: 'face',
+            attendanceStatus: 'checkIn',
+            doorNo: 1,
+          },
+          { major: 5, minor: 21, doorNo: 1 },
+          { major: 5, minor: 22, doorNo: 1 },
+        ]);
+        io.err(`event ${e!.serialNo}: ${who} at ${e!.time}\n`);
+      }, o.eventEvery * 1000);
+    }
+    await io.until;
+    clearInterval(timer);
+    await sim.stop();
+    return EXIT.OK;
+  });
+}

@@ -1,0 +1,132 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import type { AdmsTerminalConfig } from '../../config/terminals.js';
+import type { AppContext } from '../../context.js';
+import { PushStore } from '../../journal/push-store.js';
+import type { Journal } from '../../journal/journal.js';
+import type { TerminalCommand } from '../../journal/types.js';
+import { wallClockAt } from '../../punch.js';
+import { ADMIN_COMMANDS, backfillCommand, type AdminCommand } from '../../sources/adms/index.js';
+import { EXIT, ExitError } from '../../util/exit-codes.js';
+import { action, withJournal } from '../common.js';
+
+/** `punchgate terminals command|backfill|commands`: the command queue of push terminals. */
+
+const iso = (ms: number | null) =>
+  ms === null ? '-' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19) + 'Z';
+
+function pushTerminal(ctx: AppContext, name: string): AdmsTerminalConfig {
+  const t = ctx.config.terminals.find((x) => x.name === name);
+  if (!t) throw new ExitError(`no terminal named "${name}" in the config`, EXIT.CONFIG);
+  if (t.kind !== 'adms')
+    throw new ExitError(`${name} is a ${t.kind} terminal: commands are for push terminals (kind: adms)`, EXIT.CONFIG);
+  return t;
+}
+
+const storeOf = (ctx: AppContext, journal: Journal) => new PushStore(journal.db, journal, ctx.clock);
+
+function adminCommand(v: string): AdminCommand {
+  const c = v.toUpperCase();
+  if (!(ADMIN_COMMANDS as readonly string[]).includes(c))
+    throw new InvalidArgumentError(`expected one of ${ADMIN_COMMANDS.join(', ')}`);
+  return c as AdminCommand;
+}
+
+/** `2026-11-01` or `2026-11-01 08:00[:00]`: a wall-clock time of the terminal. */
+function wallTime(endOfDay: boolean) {
+  return (v: string): string => {
+    const s = v.trim().replace('T', ' ');
+    const m = /^(\d{4}-\d{2}-\d{2})(?: (\d{2}:\d{2})(:\d{2})?)?$/.exec(s);
+    const out = m
+      ? `${m[1]} ${m[2] ?? (endOfDay ? '23:59' : '00:00')}${m[3] ?? (m[2] ? ':00' : endOfDay ? ':59' : ':00')}`
+      : '';
+    if (!m || Number.isNaN(Date.parse(out.replace(' ', 'T') + 'Z')))
+      throw new InvalidArgumentError('expected a date YYYY-MM-DD or a time "YYYY-MM-DD HH:mm[:ss]" (terminal clock)');
+    return out;
+  };
+}
+
+function queued(c: { command: TerminalCommand; created: boolean }, name: string, what: string): string {
+  return c.created
+    ? `queued ${what} for ${name} as command ${c.command.id}: the terminal takes it at its next poll; see punchgate terminals commands ${name}\n`
+    : `${what} for ${name} is already waiting (command ${c.command.id}, ${c.command.state}): not queued twice\n`;
+}
+
+export function registerTerminalCommands(terminals: Command): void {
+  terminals
+    .command('command')
+    .description(
+      'queue a command for a push terminal: INFO, CHECK (re-read settings, upload what is missing), LOG, REBOOT',
+    )
+    .argument('<name>', 'push terminal name')
+    .argument('<command>', ADMIN_COMMANDS.join('|'), adminCommand)
+    .option('--json', 'machine-readable output')
+    .action(
+      action((name: string, command: AdminCommand, opts: { json?: boolean }, cmd: Command) =>
+        withJournal(cmd, (ctx, journal) => {
+          pushTerminal(ctx, name);
+          const c = storeOf(ctx, journal).enqueue(name, command);
+          process.stdout.write(opts.json ? JSON.stringify(c, null, 2) + '\n' : queued(c, name, command));
+        }),
+      ),
+    );
+
+  terminals
+    .command('backfill')
+    .description('ask a push terminal to upload the punches of a span again (the journal ignores those it has)')
+    .argument('<name>', 'push terminal name')
+    .requiredOption('--from <date>', 'first day (YYYY-MM-DD) or time, terminal clock', wallTime(false))
+    .option('--to <date>', 'last day or time (default now, terminal clock)', wallTime(true))
+    .option('--json', 'machine-readable output')
+    .action(
+      action((name: string, opts: { from: string; to?: string; json?: boolean }, cmd: Command) =>
+        withJournal(cmd, (ctx, journal) => {
+          const t = pushTerminal(ctx, name);
+          const to = opts.to ?? wallClockAt(ctx.clock.now(), t.timezone);
+          if (opts.from > to) throw new ExitError(`--from ${opts.from} is after --to ${to}`, EXIT.CONFIG);
+          const c = storeOf(ctx, journal).enqueue(name, backfillCommand(opts.from, to));
+          process.stdout.write(
+            opts.json ? JSON.stringify(c, null, 2) + '\n' : queued(c, name, `a backfill of ${opts.from} to ${to}`),
+          );
+        }),
+      ),
+    );
+
+  terminals
+    .command('commands')
+    .description("a push terminal's commands: queued, sent, done or failed, newest first")
+    .argument('<name>', 'push terminal name')
+    .option('--limit <n>', 'at most N commands', (v) => Math.max(1, Number(v) || 50), 50)
+    .option('--json', 'machine-readable output')
+    .action(
+      action((name: string, opts: { limit: number; json?: boolean }, cmd: Command) =>
+        withJournal(cmd, (ctx, journal) => {
+          pushTerminal(ctx, name);
+          const list = storeOf(ctx, journal).commands(name, { limit: opts.limit });
+          if (opts.json) return void process.stdout.write(JSON.stringify(list, null, 2) + '\n');
+          if (list.length === 0) return void process.stdout.write(`no commands for ${name} yet\n`);
+          process.stdout.write(
+            `${'ID'.padStart(6)}  ${'STATE'.padEnd(7)} ${'QUEUED'.padEnd(20)} ${'RESULT'.padEnd(20)} RETURN  COMMAND\n`,
+          );
+          for (const c of list) {
+            const at = c.state === 'done' || c.state === 'failed' ? c.doneAt : c.sentAt;
+            process.stdout.write(
+              `${String(c.id).padStart(6)}  ${c.state.padEnd(7)} ${iso(c.createdAt).padEnd(20)} ${iso(at).padEnd(20)} ${String(c.returnCode ?? '-').padStart(6)}  ${c.command.replace(/\t/g, ' ')}\n`,
+            );
+          }
+        }),
+      ),
+    );
+}
+
+/** `terminals users NAME` for a push terminal: the users it reported (OPERLOG), from the journal. */
+export function printPushUsers(ctx: AppContext, journal: Journal, t: AdmsTerminalConfig, json: boolean): void {
+  const users = storeOf(ctx, journal).users(t.name, t.serial);
+  if (json) return void process.stdout.write(JSON.stringify(users, null, 2) + '\n');
+  process.stdout.write(`${'USER ID'.padEnd(24)} ${'NAME'.padEnd(24)} ${'ROLE'.padEnd(6)} CARD\n`);
+  for (const u of users)
+    process.stdout.write(
+      `${u.pin.padEnd(24)} ${u.name.padEnd(24)} ${(u.privilege === 14 ? 'admin' : 'user').padEnd(6)} ${u.card}\n`,
+    );
+  if (users.length === 0)
+    process.stdout.write(`(no user records from ${t.name} yet: they arrive with its OPERLOG uploads)\n`);
+}

@@ -1,0 +1,28 @@
+import { isIPv4, isIPv6 } from 'node:net';
+
+/** Where the status page listens: `status.listen` taken apart. */
+export interface ListenAddress {
+  /** As given to `server.listen` (IPv6 without brackets). */
+  host: string;
+  port: number;
+  /** Only this machine can connect (127.0.0.0/8, ::1, localhost). */
+  loopback: boolean;
+}
+
+export const DEFAULT_STATUS_LISTEN = '127.0.0.1:9330';
+export const LISTEN_FORMAT = 'must be HOST:PORT such as 127.0.0.1:9330, 0.0.0.0:9330 or [::]:9330, or false';
+
+/** Parses `HOST:PORT` (IPv4, `[IPv6]` or `localhost`); a string is the problem when it cannot. */
+export function parseListen(text: string): ListenAddress | string {
+  const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text.trim());
+  if (!m) return LISTEN_FORMAT;
+  const port = Number(m[3]);
+  if (port > 65535) return `port ${port} is out of range (0-65535)`;
+  const v6 = m[1];
+  const host = v6 ?? m[2]!;
+  if (v6 !== undefined ? !isIPv6(host) : !isIPv4(host) && host !== 'localhost') {
+    return `"${host}" is not an IP address: ${LISTEN_FORMAT}`;
+  }
+  const loopback = host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  return { host, port, loopback };
+}

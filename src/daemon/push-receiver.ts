@@ -1,0 +1,32 @@
+import type { AdmsConfig } from '../config/adms.js';
+import type { AppContext } from '../context.js';
+import type { Journal } from '../journal/journal.js';
+import { PushStore } from '../journal/push-store.js';
+import type { PushJournal } from '../journal/types.js';
+import { AdmsReceiver } from '../sources/adms/index.js';
+
+/**
+ * The push terminal receiver of `punchgate run` (when `adms.listen` is set), writing through
+ * the daemon's guard: a journal that cannot keep its promise (disk full, unwritable) ends the
+ * process as for every other source; a busy one makes the receiver answer "retry".
+ */
+export function createPushReceiver(
+  adms: AdmsConfig,
+  journal: Journal,
+  ctx: AppContext,
+  guard: <T>(fn: () => T) => T,
+  onPunches: (added: number) => void,
+): AdmsReceiver {
+  const store = new PushStore(journal.db, journal, ctx.clock);
+  const guarded: PushJournal = {
+    commitPunches: (...a) => guard(() => store.commitPunches(...a)),
+    commitUsers: (...a) => guard(() => store.commitUsers(...a)),
+    stamps: (...a) => guard(() => store.stamps(...a)),
+    pushTerminals: () => guard(() => store.pushTerminals()),
+    recordContacts: (...a) => guard(() => store.recordContacts(...a)),
+    recordRefusals: (...a) => guard(() => store.recordRefusals(...a)),
+    takeCommands: (...a) => guard(() => store.takeCommands(...a)),
+    settleCommands: (...a) => guard(() => store.settleCommands(...a)),
+  };
+  return new AdmsReceiver({ settings: adms, journal: guarded, logger: ctx.logger, clock: ctx.clock, onPunches });
+}

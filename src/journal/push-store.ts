@@ -1,0 +1,355 @@
+import type { Database } from 'better-sqlite3';
+import type { Clock } from '../util/clock.js';
+import type {
+  CommandTakeLimits,
+  IngestResult,
+  PunchSink,
+  PunchUpload,
+  PushContact,
+  PushJournal,
+  PushMalformed,
+  PushRefusal,
+  PushTerminalRecord,
+  PushUpload,
+  PushUser,
+  PushUserChange,
+  TerminalCommand,
+  TerminalCommandQueue,
+  TerminalCommandResult,
+  TerminalCommandState,
+} from './types.js';
+
+type Row = Record<string, unknown>;
+
+/** Refused pushers kept at most (an attacker cycling serials must not grow the journal). */
+const MAX_REFUSALS = 200;
+/** Refused pushers not seen for this long are forgotten. */
+const REFUSAL_KEEP_MS = 7 * 86_400_000;
+/** Longest INFO result or malformed-line sample kept. */
+const MAX_TEXT = 2000;
+
+function toCommand(r: Row): TerminalCommand {
+  return {
+    id: r.id as number,
+    terminal: r.terminal as string,
+    command: r.command as string,
+    state: r.state as TerminalCommandState,
+    createdAt: r.created_at as number,
+    sentAt: r.sent_at as number | null,
+    sentCount: r.sent_count as number,
+    doneAt: r.done_at as number | null,
+    returnCode: r.return_code as number | null,
+    result: r.result as string | null,
+  };
+}
+
+function toPushTerminal(r: Row): PushTerminalRecord {
+  return {
+    terminal: r.terminal as string,
+    serial: r.serial as string,
+    lastContactAt: r.last_contact_at as number | null,
+    address: r.address as string | null,
+    pushVersion: r.push_version as string | null,
+    lastUploadAt: r.last_upload_at as number | null,
+    uploads: r.uploads as number,
+    received: r.received as number,
+    malformed: r.malformed as number,
+    lastMalformed: r.last_malformed as string | null,
+    lastMalformedAt: r.last_malformed_at as number | null,
+  };
+}
+
+function toRefusal(r: Row): PushRefusal {
+  return {
+    serial: r.serial as string,
+    address: r.address as string,
+    reason: r.reason as PushRefusal['reason'],
+    terminal: r.terminal as string | null,
+    firstSeenAt: r.first_seen_at as number,
+    lastSeenAt: r.last_seen_at as number,
+    count: r.count as number,
+  };
+}
+
+const clip = (s: string | null | undefined) => (s == null ? null : s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) : s);
+
+/**
+ * The journal's tables for push terminals (ADMS): stamps, per-terminal state, the command
+ * queue, enrolled users and refused pushers. Punches go through the journal's own ingest,
+ * nested in the same transaction as the stamp they came with: both are durable, or neither.
+ */
+export class PushStore implements PushJournal, TerminalCommandQueue {
+  constructor(
+    private readonly db: Database,
+    private readonly sink: PunchSink,
+    private readonly clock: Clock,
+  ) {}
+
+  commitPunches(uploads: readonly PunchUpload[]): IngestResult[] {
+    const counters = this.db.prepare(
+      `INSERT INTO push_terminals (terminal, serial, last_upload_at, uploads, received, malformed, last_malformed, last_malformed_at)
+       VALUES (@terminal, @serial, @at, 1, @received, @malformed, @first, @firstAt)
+       ON CONFLICT (terminal) DO UPDATE SET serial = excluded.serial, last_upload_at = excluded.last_upload_at,
+         uploads = uploads + 1, received = received + excluded.received, malformed = malformed + excluded.malformed,
+         last_malformed = coalesce(excluded.last_malformed, last_malformed),
+         last_malformed_at = coalesce(excluded.last_malformed_at, last_malformed_at)`,
+    );
+    return this.db
+      .transaction(() =>
+        uploads.map((u) => {
+          // Nested: better-sqlite3 runs the journal's own transaction as a savepoint of this one.
+          const r = this.sink.ingest(u.punches, { timezone: u.timezone });
+          this.saveStamp(u.upload);
+          counters.run({
+            terminal: u.upload.terminal,
+            serial: u.upload.serial,
+            at: u.upload.at,
+            received: u.punches.length,
+            ...this.malformedParams(u.malformed, u.upload.at),
+          });
+          return r;
+        }),
+      )
+      .immediate();
+  }
+
+  commitUsers(upload: PushUpload, users: readonly PushUser[], malformed: PushMalformed): void {
+    this.db
+      .transaction(() => {
+        for (const u of users) this.upsertUser(upload.terminal, upload.serial, u, upload.at);
+        this.saveStamp(upload);
+        if (malformed.count > 0)
+          this.db
+            .prepare(
+              `INSERT INTO push_terminals (terminal, serial, malformed, last_malformed, last_malformed_at)
+               VALUES (@terminal, @serial, @malformed, @first, @firstAt)
+               ON CONFLICT (terminal) DO UPDATE SET malformed = malformed + excluded.malformed,
+                 last_malformed = excluded.last_malformed, last_malformed_at = excluded.last_malformed_at`,
+            )
+            .run({ terminal: upload.terminal, serial: upload.serial, ...this.malformedParams(malformed, upload.at) });
+      })
+      .immediate();
+  }
+
+  private malformedParams(m: PushMalformed, at: number) {
+    return { malformed: m.count, first: m.count > 0 ? clip(m.first) : null, firstAt: m.count > 0 ? at : null };
+  }
+
+  private saveStamp(upload: PushUpload): void {
+    if (upload.stamp === null) return;
+    this.db
+      .prepare(
+        `INSERT INTO push_stamps (terminal, serial, tbl, stamp, updated_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (terminal, serial, tbl) DO UPDATE SET stamp = excluded.stamp, updated_at = excluded.updated_at`,
+      )
+      .run(upload.terminal, upload.serial, upload.table.toUpperCase(), upload.stamp, upload.at);
+  }
+
+  private upsertUser(terminal: string, serial: string, u: PushUser, at: number): void {
+    this.db
+      .prepare(
+        `INSERT INTO terminal_users (terminal, serial, pin, name, card, privilege, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (terminal, serial, pin) DO UPDATE SET name = excluded.name, card = excluded.card,
+           privilege = excluded.privilege, updated_at = excluded.updated_at`,
+      )
+      .run(terminal, serial, u.pin, u.name, u.card, u.privilege, at);
+  }
+
+  stamps(terminal: string, serial: string): Record<string, string> {
+    const rows = this.db
+      .prepare(`SELECT tbl, stamp FROM push_stamps WHERE terminal = ? AND serial = ?`)
+      .all(terminal, serial) as { tbl: string; stamp: string }[];
+    return Object.fromEntries(rows.map((r) => [r.tbl, r.stamp]));
+  }
+
+  pushTerminals(): PushTerminalRecord[] {
+    return (this.db.prepare(`SELECT * FROM push_terminals ORDER BY terminal`).all() as Row[]).map(toPushTerminal);
+  }
+
+  recordContacts(contacts: readonly PushContact[]): void {
+    if (contacts.length === 0) return;
+    const push = this.db.prepare(
+      `INSERT INTO push_terminals (terminal, serial, last_contact_at, address, push_version)
+       VALUES (@terminal, @serial, @at, @address, @pushVersion)
+       ON CONFLICT (terminal) DO UPDATE SET serial = excluded.serial, last_contact_at = excluded.last_contact_at,
+         address = excluded.address, push_version = coalesce(excluded.push_version, push_version)`,
+    );
+    const ledger = this.db.prepare(
+      `INSERT INTO terminals (name, serial, online, last_poll_at, last_success_at, offline_since, last_error, firmware, records, users)
+       VALUES (@terminal, @serial, @online, @at, @at, @offlineSince, NULL, @firmware, @records, @users)
+       ON CONFLICT (name) DO UPDATE SET serial = excluded.serial, online = excluded.online,
+         last_poll_at = excluded.last_poll_at, last_success_at = excluded.last_success_at,
+         offline_since = excluded.offline_since, last_error = NULL,
+         firmware = coalesce(excluded.firmware, firmware), records = coalesce(excluded.records, records),
+         users = coalesce(excluded.users, users)`,
+    );
+    const forgive = this.db.prepare(
+      `DELETE FROM push_refusals WHERE serial = ? AND (reason = 'unknown' OR address = ?)`,
+    );
+    this.db
+      .transaction(() => {
+        for (const c of contacts) {
+          const p = {
+            terminal: c.terminal,
+            serial: c.serial,
+            at: c.lastContactAt,
+            address: c.address,
+            pushVersion: c.pushVersion ?? null,
+            online: c.online ? 1 : 0,
+            offlineSince: c.offlineSince,
+            firmware: c.firmware ?? null,
+            records: c.records ?? null,
+            users: c.users ?? null,
+          };
+          push.run(p);
+          ledger.run(p);
+          // Accepted now: an earlier refusal of this serial (from this address) is no longer news.
+          forgive.run(c.serial, c.address);
+        }
+      })
+      .immediate();
+  }
+
+  recordRefusals(refusals: readonly PushRefusal[]): void {
+    if (refusals.length === 0) return;
+    const now = this.clock.now();
+    const upsert = this.db.prepare(
+      `INSERT INTO push_refusals (serial, address, reason, terminal, first_seen_at, last_seen_at, count)
+       VALUES (@serial, @address, @reason, @terminal, @firstSeenAt, @lastSeenAt, @count)
+       ON CONFLICT (serial, address) DO UPDATE SET reason = excluded.reason, terminal = excluded.terminal,
+         last_seen_at = excluded.last_seen_at, count = count + excluded.count`,
+    );
+    this.db
+      .transaction(() => {
+        for (const r of refusals) upsert.run(r);
+        this.db.prepare(`DELETE FROM push_refusals WHERE last_seen_at < ?`).run(now - REFUSAL_KEEP_MS);
+        this.db
+          .prepare(
+            `DELETE FROM push_refusals WHERE rowid NOT IN (SELECT rowid FROM push_refusals ORDER BY last_seen_at DESC LIMIT ?)`,
+          )
+          .run(MAX_REFUSALS);
+      })
+      .immediate();
+  }
+
+  /** Refused pushers seen since `sinceMs`, most recent first. */
+  refusals(sinceMs = 0): PushRefusal[] {
+    return (
+      this.db
+        .prepare(`SELECT * FROM push_refusals WHERE last_seen_at >= ? ORDER BY last_seen_at DESC`)
+        .all(sinceMs) as Row[]
+    ).map(toRefusal);
+  }
+
+  /** The users a push terminal reported (for its current serial), by PIN. */
+  users(terminal: string, serial: string): (PushUser & { updatedAt: number })[] {
+    return (
+      this.db
+        .prepare(
+          `SELECT pin, name, card, privilege, updated_at AS updatedAt FROM terminal_users
+           WHERE terminal = ? AND serial = ? ORDER BY length(pin), pin`,
+        )
+        .all(terminal, serial) as (PushUser & { updatedAt: number })[]
+    ).map((u) => ({ ...u }));
+  }
+
+  enqueue(terminal: string, command: string): { command: TerminalCommand; created: boolean } {
+    if (/[\r\n]/.test(command) || command.trim() === '') {
+      throw new Error('a terminal command is one non-empty line');
+    }
+    return this.db
+      .transaction(() => {
+        const open = this.db
+          .prepare(
+            `SELECT * FROM terminal_commands WHERE terminal = ? AND command = ? AND state IN ('queued', 'sent') ORDER BY id LIMIT 1`,
+          )
+          .get(terminal, command) as Row | undefined;
+        if (open) return { command: toCommand(open), created: false };
+        const r = this.db
+          .prepare(
+            `INSERT INTO terminal_commands (terminal, command, state, created_at) VALUES (?, ?, 'queued', ?) RETURNING *`,
+          )
+          .get(terminal, command, this.clock.now()) as Row;
+        return { command: toCommand(r), created: true };
+      })
+      .immediate();
+  }
+
+  commands(terminal: string, opts: { limit?: number } = {}): TerminalCommand[] {
+    const limit = Math.max(1, Math.floor(opts.limit ?? 50));
+    return (
+      this.db
+        .prepare(`SELECT * FROM terminal_commands WHERE terminal = ? ORDER BY id DESC LIMIT ?`)
+        .all(terminal, limit) as Row[]
+    ).map(toCommand);
+  }
+
+  takeCommands(terminal: string, now: number, limits: CommandTakeLimits): TerminalCommand[] {
+    const candidates = (
+      this.db
+        .prepare(
+          `SELECT * FROM terminal_commands WHERE terminal = ? AND state IN ('queued', 'sent')
+           AND (state = 'queued' OR sent_at <= ?) ORDER BY id LIMIT ?`,
+        )
+        .all(terminal, now - limits.resendAfterMs, limits.max * 2) as Row[]
+    ).map(toCommand);
+    const out: TerminalCommand[] = [];
+    let bytes = 0;
+    for (const c of candidates) {
+      if (c.state === 'sent' && !limits.mayResend(c.command)) continue;
+      bytes += c.command.length + 24;
+      if (out.length >= limits.max || (out.length > 0 && bytes > limits.maxBytes)) break;
+      out.push(c);
+      if (limits.isLast(c.command)) break;
+    }
+    if (out.length === 0) return out;
+    this.db
+      .prepare(
+        `UPDATE terminal_commands SET state = 'sent', sent_at = ?, sent_count = sent_count + 1
+         WHERE id IN (SELECT value FROM json_each(?)) AND state IN ('queued', 'sent')`,
+      )
+      .run(now, JSON.stringify(out.map((c) => c.id)));
+    return out.map((c) => ({ ...c, state: 'sent', sentAt: now, sentCount: c.sentCount + 1 }));
+  }
+
+  settleCommands(
+    terminal: string,
+    serial: string,
+    results: readonly TerminalCommandResult[],
+    now: number,
+    effect?: (command: string) => PushUserChange | undefined,
+  ): { settled: TerminalCommand[]; unknown: string[] } {
+    const get = this.db.prepare(`SELECT * FROM terminal_commands WHERE id = ? AND terminal = ?`);
+    const settle = this.db.prepare(
+      `UPDATE terminal_commands SET state = ?, done_at = ?, return_code = ?, result = ? WHERE id = ? RETURNING *`,
+    );
+    const removeUser = this.db.prepare(`DELETE FROM terminal_users WHERE terminal = ? AND serial = ? AND pin = ?`);
+    const settled: TerminalCommand[] = [];
+    const unknown: string[] = [];
+    this.db
+      .transaction(() => {
+        for (const r of results) {
+          const id = /^\d{1,15}$/.test(r.id) ? Number(r.id) : NaN;
+          const row = Number.isSafeInteger(id) ? (get.get(id, terminal) as Row | undefined) : undefined;
+          if (!row) {
+            unknown.push(r.id);
+            continue;
+          }
+          const state: TerminalCommandState = r.returnCode >= 0 ? 'done' : 'failed';
+          const done = toCommand(settle.get(state, now, r.returnCode, clip(r.content ?? null), id) as Row);
+          settled.push(done);
+          const change = state === 'done' ? effect?.(done.command) : undefined;
+          if (change && 'upsert' in change) this.upsertUser(terminal, serial, change.upsert, now);
+          else if (change) removeUser.run(terminal, serial, change.remove);
+        }
+      })
+      .immediate();
+    return { settled, unknown };
+  }
+
+  /** The receiver's record of one terminal. */
+  pushTerminal(terminal: string): PushTerminalRecord | undefined {
+    const r = this.db.prepare(`SELECT * FROM push_terminals WHERE terminal = ?`).get(terminal) as Row | undefined;
+    return r ? toPushTerminal(r) : undefined;
+  }
+}

@@ -1,0 +1,233 @@
+import { statfsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Config } from '../config/schema.js';
+import type { AttendanceAnswer } from '../hrms/attendance.js';
+import type { Journal } from '../journal/journal.js';
+import type { DeliveryRecord } from '../journal/types.js';
+import type { StatusReport } from '../status/index.js';
+import type { LatestReport } from '../status/latest.js';
+import type { Clock } from '../util/clock.js';
+import { HRMS_OUTCOMES, hrmsOutcome } from './hrms-outcome.js';
+import type { JournalTotals } from './journal-totals.js';
+
+export interface MetricsDeps {
+  journal: Journal;
+  /** The running config (it changes on reload). */
+  config: () => Config;
+  reports: LatestReport;
+  totals: JournalTotals;
+  clock: Clock;
+  version: string;
+}
+
+/** Slack on top of the status log's interval (at most one interval) before /metrics builds a report of its own. */
+const REPORT_SLACK_MS = 5000;
+const seconds = (ms: number | null | undefined) => (ms === null || ms === undefined ? undefined : ms / 1000);
+
+/**
+ * The Prometheus metrics of `punchgate run` (/metrics). Every figure is read when scraped from
+ * where `punchgate status` reads it: the journal's terminal ledger and delivery state (live), the
+ * status report the status log last built (queue counts: rebuilt at the status log's cadence,
+ * because counting reads the whole journal), and the journal totals (JournalTotals). Only the
+ * HRMS request counts live in this process alone (they start at 0 with it).
+ */
+export class PunchgateMetrics {
+  readonly registry = new Registry();
+  private readonly hrmsRequests: Counter<'outcome'>;
+  private readonly hrmsDuration: Histogram;
+
+  /** What one scrape reads, read once for all the metrics of that scrape. */
+  private scrape: Scrape | undefined;
+
+  constructor(private readonly d: MetricsDeps) {
+    const registers = [this.registry];
+    const read = () => this.scrape ?? this.read();
+
+    new Counter({
+      name: 'punchgate_punches_journaled_total',
+      help: 'Punches written to the journal (duplicates not counted), per terminal.',
+      labelNames: ['terminal'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [terminal, n] of read().journaled) this.inc({ terminal }, n);
+      },
+    });
+    new Counter({
+      name: 'punchgate_punches_delivered_total',
+      help: 'Punches the HRMS accepted (or already had), per terminal.',
+      labelNames: ['terminal'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [terminal, n] of read().delivered) this.inc({ terminal }, n);
+      },
+    });
+    new Gauge({
+      name: 'punchgate_journal_punches',
+      help: 'Punches in the journal by state: pending (waiting or being sent), refused (by the HRMS, retried later), dead, quarantined.',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const p = read().report.punches;
+        this.set({ state: 'pending' }, p.pending + p.inflight);
+        this.set({ state: 'refused' }, p.rejected);
+        this.set({ state: 'dead' }, p.dead);
+        this.set({ state: 'quarantined' }, p.quarantined);
+      },
+    });
+    new Gauge({
+      name: 'punchgate_journal_oldest_pending_age_seconds',
+      help: 'How long the oldest waiting punch has been in the journal (0 when none waits).',
+      registers,
+      collect() {
+        const { report, now } = read();
+        const queuedAt = report.oldestPending?.queuedAt;
+        this.set(queuedAt ? Math.max(0, (now - Date.parse(queuedAt)) / 1000) : 0);
+      },
+    });
+    new Gauge({
+      name: 'punchgate_terminal_up',
+      help: 'Whether the terminal answered at its last contact (1) or not (0), per enabled terminal.',
+      labelNames: ['terminal'],
+      registers,
+      collect() {
+        this.reset();
+        for (const t of read().terminals) this.set({ terminal: t.name }, t.record?.online ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'punchgate_terminal_last_success_timestamp_seconds',
+      help: 'When the terminal last answered (Unix time); absent while it never has.',
+      labelNames: ['terminal'],
+      registers,
+      collect() {
+        this.reset();
+        for (const t of read().terminals) {
+          const at = seconds(t.record?.lastSuccessAt);
+          if (at !== undefined) this.set({ terminal: t.name }, at);
+        }
+      },
+    });
+    this.hrmsRequests = new Counter({
+      name: 'punchgate_hrms_requests_total',
+      help: 'Attendance requests to the HRMS by outcome: ok, http_error, network_error, bad_reply, token_refused.',
+      labelNames: ['outcome'],
+      registers,
+    });
+    for (const outcome of HRMS_OUTCOMES) this.hrmsRequests.inc({ outcome }, 0);
+    this.hrmsDuration = new Histogram({
+      name: 'punchgate_hrms_request_duration_seconds',
+      help: 'Time from sending an attendance request to having its answer (or giving up).',
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40],
+      registers,
+    });
+    new Gauge({
+      name: 'punchgate_delivery_last_success_timestamp_seconds',
+      help: 'When a batch was last delivered (Unix time); absent while none ever was.',
+      registers,
+      collect() {
+        this.reset();
+        const at = seconds(read().delivery.lastSuccessAt);
+        if (at !== undefined) this.set(at);
+      },
+    });
+    new Gauge({
+      name: 'punchgate_hrms_token_refused',
+      help: 'Whether the HRMS refuses the token now (1) or not (0); delivery waits until it is fixed.',
+      registers,
+      collect() {
+        this.set(read().delivery.auth === 'failed' ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'punchgate_journal_filesystem_avail_bytes',
+      help: 'Free space for punchgate on the file system of the journal.',
+      registers,
+      collect() {
+        const fs = read().fs;
+        if (fs) this.set(fs.avail);
+      },
+    });
+    new Gauge({
+      name: 'punchgate_journal_filesystem_size_bytes',
+      help: 'Size of the file system of the journal.',
+      registers,
+      collect() {
+        const fs = read().fs;
+        if (fs) this.set(fs.size);
+      },
+    });
+    new Gauge({
+      name: 'punchgate_build_info',
+      help: 'The running punchgate version (always 1).',
+      labelNames: ['version'],
+      registers,
+    }).set({ version: d.version }, 1);
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Counts one attendance request: what it ended in, and how long it took. */
+  observeHrms(answer: AttendanceAnswer | undefined, sent: number, durationSeconds: number): void {
+    this.hrmsRequests.inc({ outcome: hrmsOutcome(answer, sent) });
+    this.hrmsDuration.observe(durationSeconds);
+  }
+
+  /** The Prometheus text exposition. */
+  async text(): Promise<string> {
+    this.scrape = this.read();
+    try {
+      return await this.registry.metrics();
+    } finally {
+      this.scrape = undefined;
+    }
+  }
+
+  /** Everything a scrape shows, each source read once (the ledger of 200 terminals is one query). */
+  private read(): Scrape {
+    const d = this.d;
+    const records = new Map(d.journal.queries.terminalContacts().map((r) => [r.name, r]));
+    return {
+      now: d.clock.now(),
+      report: d.reports.get(this.reportMaxAgeMs()),
+      terminals: d
+        .config()
+        .terminals.filter((t) => t.enabled)
+        .map((t) => ({ name: t.name, record: records.get(t.name) })),
+      delivery: d.journal.deliveryState.get(),
+      journaled: d.totals.journaledByTerminal(),
+      delivered: d.totals.deliveredByTerminal(),
+      fs: journalFs(d.config().journal.path),
+    };
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  private reportMaxAgeMs(): number {
+    const interval = this.d.config().status.intervalMs || 60_000;
+    return interval + Math.min(interval, REPORT_SLACK_MS);
+  }
+}
+
+interface Scrape {
+  now: number;
+  report: StatusReport;
+  /** The enabled terminals of the config, with what the ledger last recorded of each (any kind). */
+  terminals: { name: string; record: { online: boolean; lastSuccessAt: number | null } | undefined }[];
+  delivery: DeliveryRecord;
+  journaled: ReadonlyMap<string, number>;
+  delivered: ReadonlyMap<string, number>;
+  fs: { avail: number; size: number } | undefined;
+}
+
+function journalFs(journalPath: string): { avail: number; size: number } | undefined {
+  try {
+    const s = statfsSync(dirname(journalPath));
+    return { avail: s.bavail * s.bsize, size: s.blocks * s.bsize };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * What user sync needs from a terminal, whatever its kind. The planner is the same for every
+ * kind; each kind brings one adapter: ZK terminals (this phase), push terminals (an ADMS command
+ * queue: results are 'queued' until the terminal confirms them) and Hikvision terminals (ISAPI).
+ */
+import type { Change, ChangeResult, TerminalProfile, TerminalUser } from './types.js';
+
+/** A fingerprint template as backed up (biometric data: never logged or exported). */
+export interface UserTemplate {
+  finger: number;
+  valid: number;
+  template: Buffer;
+}
+
+/** Where a removed user is saved before the removal; throws when it cannot save (then no removal). */
+export interface BackupSink {
+  save(backup: {
+    terminal: string;
+    serial: string;
+    fpVersion: string | null;
+    user: TerminalUser;
+    reason: string;
+    templates: readonly UserTemplate[];
+  }): void;
+}
+
+export interface TerminalSnapshot {
+  users: TerminalUser[];
+  profile: TerminalProfile;
+}
+
+export interface ApplyOutcome {
+  /** One result per change, in the order given. */
+  results: ChangeResult[];
+  /** Things the admin must know (the terminal could not be re-enabled, a read-back failed...). */
+  warnings: string[];
+}
+
+export interface UserSyncAdapter {
+  readonly terminal: string;
+  readonly kind: string;
+  /** Where the terminal is, for messages (host:port, serial number). */
+  readonly address: string;
+  /** Connects and reads the users and what the terminal can store. Throws when it cannot be reached. */
+  read(): Promise<TerminalSnapshot>;
+  /** Applies the changes of a plan made from the last read(). Never throws for a single change. */
+  apply(changes: readonly Change[], backups: BackupSink): Promise<ApplyOutcome>;
+  /** Lets go of the terminal (never throws). */
+  close(): Promise<void>;
+}

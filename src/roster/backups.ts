@@ -1,0 +1,51 @@
+/** The journal as the place where removed users are backed up (see src/journal/user-backups.ts). */
+import { UserBackupStore } from '../journal/user-backups.js';
+import type { Journal } from '../journal/journal.js';
+import type { BackupSink } from './adapter.js';
+import type { UserCommandDeps } from './command-deps.js';
+
+export function journalBackups(journal: Journal, now: () => number): { sink: BackupSink; store: UserBackupStore } {
+  const store = new UserBackupStore(journal.db, now);
+  return {
+    store,
+    sink: {
+      save: (b) =>
+        void store.save({
+          terminal: b.terminal,
+          serial: b.serial,
+          fpVersion: b.fpVersion,
+          code: b.user.code,
+          uid: b.user.uid,
+          name: b.user.name,
+          card: b.user.card,
+          privilege: b.user.privilege,
+          reason: b.reason,
+          templates: b.templates,
+        }),
+    },
+  };
+}
+
+const DAY_MS = 86_400_000;
+const iso = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ') + 'Z';
+
+/** `terminals backups`: what is kept, until when; counts of fingerprints, never their bytes. */
+export function listBackups(terminal: string | undefined, json: boolean, deps: UserCommandDeps): number {
+  const store = new UserBackupStore(deps.journal.db, deps.now);
+  const days = deps.config.terminalUsers.backupRetentionDays;
+  store.prune(days);
+  const list = store.list(terminal).map((b) => ({ ...b, expiresAt: b.takenAt + days * DAY_MS }));
+  if (json) {
+    deps.out.write(JSON.stringify(list, null, 2) + '\n');
+    return 0;
+  }
+  deps.out.write(
+    `${'TERMINAL'.padEnd(16)} ${'CODE'.padEnd(12)} ${'NAME'.padEnd(24)} ${'FINGERS'.padStart(7)}  ${'TAKEN'.padEnd(17)}  ${'DELETED AFTER'.padEnd(17)}  RESTORED\n`,
+  );
+  for (const b of list) {
+    deps.out.write(
+      `${b.terminal.padEnd(16)} ${b.code.padEnd(12)} ${b.name.padEnd(24)} ${String(b.fingers).padStart(7)}  ${iso(b.takenAt)}  ${iso(b.expiresAt)}  ${b.restoredAt ? iso(b.restoredAt) : '-'}\n`,
+    );
+  }
+  return 0;
+}

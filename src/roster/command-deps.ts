@@ -1,0 +1,22 @@
+/** What the user commands (sync-users, restore-user, copy-templates, backups) run with. */
+import type { Config } from '../config/schema.js';
+import type { Journal } from '../journal/journal.js';
+import type { ClientFactory } from '../sources/zk/poll.js';
+import type { EmployeeFetcher } from './load-roster.js';
+
+export interface Output {
+  write(s: string): unknown;
+}
+
+export interface UserCommandDeps {
+  config: Config;
+  journal: Journal;
+  now: () => number;
+  out: Output;
+  err: Output;
+  /** Scrubs secrets from terminal messages (comm keys never reach them, but messages pass through anyway). */
+  scrub: (s: string) => string;
+  /** The HRMS client, made only for --from-hrms. */
+  hrms?: () => EmployeeFetcher;
+  clientFactory?: ClientFactory;
+}

@@ -1,0 +1,212 @@
+/**
+ * The planner: roster + the users a terminal holds -> the changes that make the terminal match
+ * the roster. Pure (no I/O), so that a dry run shows exactly what a real run does, and so that a
+ * property test can check that applying a plan and planning again changes nothing.
+ *
+ * Rules (issue 16): a roster user missing from the terminal is added with the smallest free uid;
+ * one whose name or card differs is updated; one the roster marks inactive is removed; users the
+ * roster does not mention are left alone unless `removeAbsent`. Administrators (and the enroller
+ * and manager levels) are never removed without `includeAdmins`, and a privilege is never changed.
+ * A user whose roster row could not be read is left alone, and with such a row whose code is
+ * unreadable, nobody is removed as absent (who is absent is then not certain).
+ */
+import type {
+  AddChange,
+  Change,
+  Plan,
+  PlanOptions,
+  RemoveChange,
+  RosterEntry,
+  TerminalProfile,
+  TerminalUser,
+  UpdateChange,
+} from './types.js';
+
+/** Privilege levels 2 (enroller), 6 (manager), 14 (administrator), with or without the disabled bit. */
+export function isAdministrator(privilege: number): boolean {
+  return (privilege & 0x0e) !== 0;
+}
+
+/** The code as the terminal will store and serve it, or why it cannot be stored there. */
+export function storedCode(code: string, profile: TerminalProfile): { code: string } | { error: string } {
+  if (profile.numericCodes) {
+    if (!/^\d+$/.test(code)) return { error: `code "${code}": this terminal stores numeric user ids only` };
+    const n = Number(code);
+    if (n === 0 || n > 0xffffffff) return { error: `code "${code}": this terminal stores numbers 1..4294967295` };
+    return { code: String(n) };
+  }
+  const bytes = Buffer.byteLength(code);
+  if (bytes > profile.codeBytes)
+    return { error: `code "${code}" is ${bytes} bytes; this terminal holds ${profile.codeBytes}` };
+  return { code };
+}
+
+/** The code of a terminal user in the same form as storedCode gives (numbers without leading zeros). */
+function terminalKey(code: string, profile: TerminalProfile): string {
+  return profile.numericCodes && /^\d+$/.test(code) ? String(Number(code)) : code;
+}
+
+/** The name as the terminal keeps it: cut to its field at a character boundary, no trailing blank. */
+export function storedName(name: string, profile: TerminalProfile): string {
+  let bytes = Buffer.from(name.trim(), 'utf8');
+  if (bytes.length > profile.nameBytes) {
+    let end = profile.nameBytes;
+    while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+    bytes = bytes.subarray(0, end);
+  }
+  return bytes.toString('utf8').trimEnd();
+}
+
+/** Hands out the smallest uids not in use, from 1 up to `max`. */
+export class UidPool {
+  private next = 1;
+  constructor(
+    private readonly used: Set<number>,
+    private readonly max: number,
+  ) {}
+
+  take(): number | null {
+    while (this.next <= this.max && this.used.has(this.next)) this.next++;
+    if (this.next > this.max) return null;
+    this.used.add(this.next);
+    return this.next++;
+  }
+}
+
+export interface PlanGuard {
+  /** Codes of roster rows that could not be read: left alone. */
+  codes: ReadonlySet<string>;
+  /** A bad row had no readable code: nobody is removed as absent. */
+  unknown: boolean;
+}
+
+const NO_GUARD: PlanGuard = { codes: new Set(), unknown: false };
+
+export function planTerminal(
+  roster: readonly RosterEntry[],
+  current: readonly TerminalUser[],
+  profile: TerminalProfile,
+  opts: PlanOptions,
+  guard: PlanGuard = NO_GUARD,
+): Plan {
+  const plan: Plan = { changes: [], kept: 0, leftAlone: 0, protectedAdmins: [], refused: [] };
+  const removes: RemoveChange[] = [];
+  const updates: UpdateChange[] = [];
+  const adds: AddChange[] = [];
+  const byKey = new Map<string, TerminalUser[]>();
+  for (const u of current) {
+    const k = terminalKey(u.code, profile);
+    byKey.set(k, [...(byKey.get(k) ?? []), u]);
+  }
+  const uids = new UidPool(new Set(current.flatMap((u) => (u.uid === null ? [] : [u.uid]))), profile.maxUid ?? 0);
+  const mentioned = new Map<string, string>();
+  const guarded = new Set([...guard.codes].map((c) => terminalKey(c, profile)));
+
+  const adminNamed = (u: TerminalUser) =>
+    opts.includeAdmins === true ||
+    (opts.includeAdmins !== false &&
+      [...opts.includeAdmins].some((c) => terminalKey(c, profile) === terminalKey(u.code, profile)));
+  const remove = (u: TerminalUser, reason: 'inactive' | 'absent') => {
+    if (isAdministrator(u.privilege) && !adminNamed(u)) {
+      plan.protectedAdmins.push({ code: u.code, uid: u.uid, name: u.name, reason });
+      return;
+    }
+    removes.push({
+      action: 'remove',
+      code: u.code,
+      uid: u.uid,
+      name: u.name,
+      card: u.card,
+      privilege: u.privilege,
+      reason,
+    });
+  };
+
+  for (const e of roster) {
+    const sc = storedCode(e.code, profile);
+    if ('error' in sc) {
+      plan.refused.push({ code: e.code, where: e.where, reason: sc.error });
+      continue;
+    }
+    const code = sc.code;
+    const earlier = mentioned.get(code);
+    if (earlier !== undefined) {
+      plan.refused.push({ code: e.code, where: e.where, reason: `the same user on this terminal as ${earlier}` });
+      continue;
+    }
+    mentioned.set(code, e.where);
+    const matches = byKey.get(code) ?? [];
+    if (!e.active) {
+      for (const u of matches) remove(u, 'inactive');
+      continue;
+    }
+    if (e.card !== null && e.card > profile.maxCard) {
+      plan.refused.push({
+        code: e.code,
+        where: e.where,
+        reason: `card ${e.card}: this terminal holds up to ${profile.maxCard}`,
+      });
+      continue;
+    }
+    const name = storedName(e.name, profile);
+    if (matches.length === 0) {
+      let uid: number | null = null;
+      if (profile.maxUid !== null) {
+        uid = uids.take();
+        if (uid === null) {
+          plan.refused.push({
+            code: e.code,
+            where: e.where,
+            reason: `no free uid (1..${profile.maxUid}) on this terminal`,
+          });
+          continue;
+        }
+      }
+      adds.push({ action: 'add', code, uid, name, card: e.card ?? 0, where: e.where });
+      continue;
+    }
+    for (const u of matches) {
+      const fields: ('name' | 'card')[] = [];
+      if (u.name.trim() !== name) fields.push('name');
+      if (e.card !== null && e.card !== u.card) fields.push('card');
+      if (fields.length === 0) {
+        plan.kept++;
+        continue;
+      }
+      updates.push({
+        action: 'update',
+        code: u.code,
+        uid: u.uid,
+        name,
+        card: e.card ?? u.card,
+        privilege: u.privilege,
+        before: { name: u.name, card: u.card },
+        fields,
+        where: e.where,
+      });
+    }
+  }
+
+  for (const [key, users] of byKey) {
+    if (mentioned.has(key)) continue;
+    for (const u of users) {
+      const mayRemove = opts.removeAbsent && !guard.unknown && !guarded.has(key) && u.code !== '';
+      if (mayRemove) remove(u, 'absent');
+      else plan.leftAlone++;
+    }
+  }
+  plan.changes = [...removes, ...updates, ...adds];
+  return plan;
+}
+
+/** The users a terminal holds once `changes` are applied (what a terminal does with them). */
+export function applyChanges(current: readonly TerminalUser[], changes: readonly Change[]): TerminalUser[] {
+  let users = current.map((u) => ({ ...u }));
+  const same = (u: TerminalUser, c: Change) => (c.uid !== null ? u.uid === c.uid : u.code === c.code);
+  for (const c of changes) {
+    if (c.action === 'remove') users = users.filter((u) => !same(u, c));
+    else if (c.action === 'update') users = users.map((u) => (same(u, c) ? { ...u, name: c.name, card: c.card } : u));
+    else users.push({ uid: c.uid, code: c.code, name: c.name, card: c.card, privilege: 0 });
+  }
+  return users;
+}

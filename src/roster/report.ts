@@ -1,0 +1,177 @@
+/**
+ * What `sync-users` prints: per terminal, the counts and each change with its result (text for a
+ * person, JSON for a script), and the exit code. Names are shown; fingerprint templates never are.
+ */
+import { EXIT } from '../util/exit-codes.js';
+import type { TerminalSyncReport } from './sync-users.js';
+import type { Change, ChangeResult, Roster } from './types.js';
+
+export interface SyncCounts {
+  added: number;
+  updated: number;
+  removed: number;
+  kept: number;
+  leftAlone: number;
+  protectedAdmins: number;
+  refused: number;
+  failed: number;
+  notAttempted: number;
+  unknown: number;
+  planned: number;
+}
+
+export function countsOf(r: TerminalSyncReport): SyncCounts {
+  const c: SyncCounts = {
+    added: 0,
+    updated: 0,
+    removed: 0,
+    kept: r.plan?.kept ?? 0,
+    leftAlone: r.plan?.leftAlone ?? 0,
+    protectedAdmins: r.plan?.protectedAdmins.length ?? 0,
+    refused: r.plan?.refused.length ?? 0,
+    failed: 0,
+    notAttempted: 0,
+    unknown: 0,
+    planned: 0,
+  };
+  for (const { change, result } of r.changes) {
+    if (result.status === 'applied' || result.status === 'queued') {
+      if (change.action === 'add') c.added++;
+      else if (change.action === 'update') c.updated++;
+      else c.removed++;
+    } else if (result.status === 'failed') c.failed++;
+    else if (result.status === 'not-attempted') c.notAttempted++;
+    else if (result.status === 'unknown') c.unknown++;
+    else c.planned++;
+  }
+  return c;
+}
+
+/**
+ * 75 when a terminal could not be reached or a run broke off (run again later); 1 when a terminal
+ * refused a change; 65 when a roster row was bad; 0 otherwise. The first that applies wins.
+ */
+export function syncExitCode(roster: Roster | null, reports: readonly TerminalSyncReport[]): number {
+  const counts = reports.map(countsOf);
+  if (reports.some((r) => r.error !== undefined) || counts.some((c) => c.notAttempted > 0 || c.unknown > 0)) {
+    return EXIT.TEMPFAIL;
+  }
+  if (counts.some((c) => c.failed > 0 || c.refused > 0)) return EXIT.FAILURE;
+  if (roster && roster.problems.length > 0) return EXIT.DATAERR;
+  return EXIT.OK;
+}
+
+const q = (s: string) => JSON.stringify(s);
+
+function describe(c: Change): string {
+  const uid = c.uid === null ? '' : `uid ${c.uid}`;
+  if (c.action === 'add') return `${q(c.name)}${c.card ? ` card ${c.card}` : ''} (${uid || 'new'})`;
+  if (c.action === 'update') {
+    const parts: string[] = [];
+    if (c.fields.includes('name')) parts.push(`name ${q(c.before.name)} -> ${q(c.name)}`);
+    if (c.fields.includes('card')) parts.push(`card ${c.before.card || 'none'} -> ${c.card || 'none'}`);
+    return `${parts.join(', ')}${uid ? ` (${uid})` : ''}`;
+  }
+  const why = c.reason === 'inactive' ? 'inactive in the roster' : 'not in the roster';
+  return `${q(c.name)} (${why}${uid ? `, ${uid}` : ''})`;
+}
+
+function outcome(r: ChangeResult): string {
+  switch (r.status) {
+    case 'planned':
+      return 'dry run';
+    case 'applied':
+      return r.backedUpFingers !== undefined
+        ? `applied (backed up with ${r.backedUpFingers} fingerprint(s))`
+        : 'applied';
+    case 'queued':
+      return 'queued for the terminal';
+    default:
+      return `${r.status.toUpperCase()}${r.error ? `: ${r.error}` : ''}`;
+  }
+}
+
+const SIGN = { add: '+', update: '~', remove: '-' } as const;
+
+export function formatText(
+  reports: readonly TerminalSyncReport[],
+  dryRun: boolean,
+  scrub: (s: string) => string,
+): string {
+  const out: string[] = [];
+  for (const r of reports) {
+    const head = `${r.terminal} (${r.kind} ${r.address})`;
+    if (!r.reached) {
+      out.push(`${head}: NOT REACHED: ${scrub(r.error ?? 'unknown error')}; nothing changed`);
+      continue;
+    }
+    const c = countsOf(r);
+    const planned = (a: Change['action']) => r.changes.filter((x) => x.change.action === a).length;
+    const summary = dryRun
+      ? `would add ${planned('add')}, update ${planned('update')}, remove ${planned('remove')}`
+      : `${c.added} added, ${c.updated} updated, ${c.removed} removed`;
+    const extra = [
+      `${c.kept} unchanged`,
+      `${c.leftAlone} not in the roster (left alone)`,
+      c.protectedAdmins ? `${c.protectedAdmins} administrator(s) kept` : '',
+      c.refused ? `${c.refused} refused` : '',
+      c.failed ? `${c.failed} FAILED` : '',
+      c.unknown ? `${c.unknown} UNKNOWN` : '',
+      c.notAttempted ? `${c.notAttempted} NOT ATTEMPTED` : '',
+    ].filter(Boolean);
+    out.push(`${head}: ${summary}; ${extra.join(', ')}${dryRun ? ' (dry run: nothing changed)' : ''}`);
+    for (const { change, result } of r.changes) {
+      out.push(
+        `  ${SIGN[change.action]} ${change.action.padEnd(6)} ${change.code.padEnd(12)} ${describe(change)}: ${scrub(outcome(result))}`,
+      );
+    }
+    for (const a of r.plan?.protectedAdmins ?? []) {
+      const why = a.reason === 'inactive' ? 'inactive in the roster' : 'not in the roster';
+      out.push(
+        `  ! keep   ${a.code.padEnd(12)} ${q(a.name)}: administrator, ${why}; not removed (--include-admins ${a.code} removes it)`,
+      );
+    }
+    for (const f of r.plan?.refused ?? []) out.push(`  ! refuse ${f.code.padEnd(12)} ${f.where}: ${f.reason}`);
+    for (const w of r.warnings) out.push(`  warning: ${scrub(w)}`);
+    if (r.error) out.push(`  ERROR: ${scrub(r.error)}`);
+  }
+  return out.join('\n') + '\n';
+}
+
+export function toJson(
+  roster: Roster | null,
+  source: string,
+  reports: readonly TerminalSyncReport[],
+  dryRun: boolean,
+  exitCode: number,
+  scrub: (s: string) => string,
+) {
+  return {
+    dryRun,
+    exitCode,
+    roster: roster && {
+      source,
+      rows: roster.rows,
+      used: roster.entries.length,
+      skipped: roster.skipped,
+      problems: roster.problems.map((p) => ({ where: p.where, message: p.message })),
+    },
+    terminals: reports.map((r) => ({
+      terminal: r.terminal,
+      kind: r.kind,
+      address: r.address,
+      reached: r.reached,
+      ...(r.error ? { error: scrub(r.error) } : {}),
+      counts: countsOf(r),
+      changes: r.changes.map(({ change, result }) => ({
+        ...change,
+        status: result.status,
+        ...(result.error ? { error: scrub(result.error) } : {}),
+        ...(result.backedUpFingers !== undefined ? { backedUpFingers: result.backedUpFingers } : {}),
+      })),
+      protectedAdmins: r.plan?.protectedAdmins ?? [],
+      refused: r.plan?.refused ?? [],
+      warnings: r.warnings.map(scrub),
+    })),
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * The body of `punchgate terminals sync-users`, apart from commander so tests can run it in-process.
+ * Returns the exit code (see report.ts: 0, 65, 1, 75).
+ */
+import { EXIT, ExitError } from '../util/exit-codes.js';
+import { journalBackups } from './backups.js';
+import type { UserCommandDeps } from './command-deps.js';
+import { fetchRoster, loadRosterFile } from './load-roster.js';
+import { formatText, syncExitCode, toJson } from './report.js';
+import { syncAll } from './sync-users.js';
+import { selectTerminals, syncAdapterFor } from './terminals.js';
+import { protectedCodes } from './types.js';
+
+export interface SyncCommandOptions {
+  roster?: string;
+  fromHrms?: boolean;
+  terminal?: string[];
+  dryRun?: boolean;
+  removeAbsent?: boolean;
+  /** true: every administrator may be removed; a comma-separated list: only those codes. */
+  includeAdmins?: boolean | string;
+  json?: boolean;
+}
+
+export async function runSyncUsers(opts: SyncCommandOptions, deps: UserCommandDeps): Promise<number> {
+  if (Boolean(opts.roster) === Boolean(opts.fromHrms)) {
+    throw new ExitError('sync-users needs either --roster FILE.csv or --from-hrms', EXIT.FAILURE);
+  }
+  const terminals = selectTerminals(deps.config, opts.terminal);
+  const source = opts.roster ?? 'the HRMS';
+  let roster;
+  if (opts.roster) roster = loadRosterFile(opts.roster);
+  else {
+    if (!deps.hrms) throw new ExitError('--from-hrms: no HRMS client', EXIT.CONFIG);
+    roster = await fetchRoster(deps.hrms(), deps.config.terminalUsers);
+  }
+  for (const p of roster.problems) deps.err.write(`punchgate: ${p.where}: ${p.message} (row skipped)\n`);
+  if (terminals.length === 0) {
+    deps.err.write('punchgate: no terminal that holds users is configured (kind: zk); nothing to do\n');
+  }
+
+  const { sink, store } = journalBackups(deps.journal, deps.now);
+  store.prune(deps.config.terminalUsers.backupRetentionDays);
+  const dryRun = Boolean(opts.dryRun);
+  const reports = await syncAll(
+    terminals.map((t) => syncAdapterFor(t, deps.clientFactory)),
+    roster.entries,
+    protectedCodes(roster),
+    { dryRun, removeAbsent: Boolean(opts.removeAbsent), includeAdmins: adminsOption(opts.includeAdmins) },
+    sink,
+  );
+  const code = syncExitCode(roster, reports);
+  if (opts.json) {
+    deps.out.write(JSON.stringify(toJson(roster, source, reports, dryRun, code, deps.scrub), null, 2) + '\n');
+  } else {
+    const bad = roster.problems.length ? `, ${roster.problems.length} bad (skipped)` : '';
+    const skipped = roster.skipped ? `, ${roster.skipped} without a code (skipped)` : '';
+    deps.out.write(`roster ${source}: ${roster.entries.length} people${bad}${skipped}\n`);
+    deps.out.write(formatText(reports, dryRun, deps.scrub));
+  }
+  if (roster.problems.length > 0 && guardUnknown(roster) && opts.removeAbsent) {
+    deps.err.write(
+      'punchgate: --remove-absent: nobody was removed as absent, because a bad row has no readable code\n',
+    );
+  }
+  return code;
+}
+
+/** `--include-admins` alone: every administrator; `--include-admins 1001,1002`: only those. */
+function adminsOption(v: boolean | string | undefined): boolean | ReadonlySet<string> {
+  if (typeof v !== 'string') return Boolean(v);
+  return new Set(
+    v
+      .split(',')
+      .map((c) => c.trim())
+      .filter(Boolean),
+  );
+}
+
+function guardUnknown(roster: { problems: { code?: string }[] }): boolean {
+  return roster.problems.some((p) => p.code === undefined);
+}

@@ -1,0 +1,43 @@
+/** The terminals a user command works on, and the adapter for each kind. */
+import type { Config } from '../config/schema.js';
+import type { TerminalConfig, ZkTerminalConfig } from '../config/terminals.js';
+import type { ClientFactory } from '../sources/zk/poll.js';
+import { EXIT, ExitError } from '../util/exit-codes.js';
+import type { UserSyncAdapter } from './adapter.js';
+import { ZkSyncAdapter } from './zk/zk-sync.js';
+import { ZkUserTerminal } from './zk/zk-terminal.js';
+
+/** Kinds whose users punchgate can manage. */
+const USER_KINDS = new Set(['zk']);
+
+/**
+ * Named terminals (each must exist and hold users), or without names every enabled one that
+ * holds users. Throws ExitError(78) for a name the config does not have.
+ */
+export function selectTerminals(
+  config: Config,
+  names: readonly string[] | undefined,
+  option = '--terminal',
+): TerminalConfig[] {
+  if (!names || names.length === 0) return config.terminals.filter((t) => t.enabled && USER_KINDS.has(t.kind));
+  return names.map((n) => {
+    const t = config.terminals.find((x) => x.name === n);
+    if (!t) throw new ExitError(`${option} ${n}: no terminal of that name in the config`, EXIT.CONFIG);
+    if (!USER_KINDS.has(t.kind))
+      throw new ExitError(`${option} ${n}: a ${t.kind} terminal holds no users`, EXIT.CONFIG);
+    return t;
+  });
+}
+
+/** A ZK terminal by name, for restore-user and copy-templates. */
+export function zkTerminal(config: Config, name: string, option: string): ZkTerminalConfig {
+  const t = config.terminals.find((x) => x.name === name);
+  if (!t || t.kind !== 'zk')
+    throw new ExitError(`${option} ${name}: no zk terminal of that name in the config`, EXIT.CONFIG);
+  return t;
+}
+
+export function syncAdapterFor(t: TerminalConfig, factory?: ClientFactory): UserSyncAdapter {
+  if (t.kind === 'zk') return new ZkSyncAdapter(new ZkUserTerminal(t, factory));
+  throw new ExitError(`${t.name}: a ${t.kind} terminal holds no users`, EXIT.CONFIG);
+}

@@ -1,0 +1,144 @@
+/**
+ * The words of user sync (issue 16): the roster HR gives, the users a terminal holds, what a
+ * terminal can store, and the plan of changes between them. Shared by the planner (pure), the
+ * roster readers and the adapters of each terminal kind.
+ */
+
+/** One person in the roster (a CSV row or an HRMS employee). */
+export interface RosterEntry {
+  /** The terminal's user id: the HRMS biometric code. */
+  code: string;
+  name: string;
+  /** Card number; null = not given (a terminal's card is then left as it is; a new user gets none). */
+  card: number | null;
+  /** false = a leaver: removed from the terminals. */
+  active: boolean;
+  /** Where the entry came from, for messages: `roster.csv:12` or `HRMS employee 14`. */
+  where: string;
+}
+
+/** A roster row that could not be read. */
+export interface RosterProblem {
+  where: string;
+  message: string;
+  /** The row's code when it could be read: that user is left alone on every terminal. */
+  code?: string;
+}
+
+export interface Roster {
+  entries: RosterEntry[];
+  problems: RosterProblem[];
+  /** Rows read (good and bad). */
+  rows: number;
+  /** Rows skipped on purpose (an HRMS employee without a biometric code), not problems. */
+  skipped: number;
+}
+
+/** A user as a terminal holds it. */
+export interface TerminalUser {
+  /** Internal index (ZK); null on terminals that have none (push terminals). */
+  uid: number | null;
+  code: string;
+  name: string;
+  card: number;
+  /** 0 user; 14 administrator (ZK: bit 0 = disabled, bits 1-3 the level). */
+  privilege: number;
+}
+
+/** What a terminal can store: the planner writes only what the terminal will read back the same. */
+export interface TerminalProfile {
+  /** UTF-8 bytes a name keeps (ZK: 24, or 8 on 28-byte records). Longer names are cut at a character. */
+  nameBytes: number;
+  /** Bytes a code may have. */
+  codeBytes: number;
+  /** Codes are stored as numbers (ZK 28-byte records): digits only, leading zeros are dropped. */
+  numericCodes: boolean;
+  /** Largest card number. */
+  maxCard: number;
+  /** Highest uid to hand out (ZK: 65535); null when the terminal assigns none. */
+  maxUid: number | null;
+}
+
+export interface PlanOptions {
+  /** Remove users the roster does not mention. */
+  removeAbsent: boolean;
+  /** Administrators may be removed too: all of them (true), or only those with these codes. */
+  includeAdmins: boolean | ReadonlySet<string>;
+}
+
+export type ChangeAction = 'add' | 'update' | 'remove';
+
+interface ChangeBase {
+  action: ChangeAction;
+  /** The code as the terminal stores it. */
+  code: string;
+  uid: number | null;
+  name: string;
+  card: number;
+}
+
+export interface AddChange extends ChangeBase {
+  action: 'add';
+  where: string;
+}
+
+export interface UpdateChange extends ChangeBase {
+  action: 'update';
+  where: string;
+  before: { name: string; card: number };
+  fields: ('name' | 'card')[];
+  privilege: number;
+}
+
+export interface RemoveChange extends ChangeBase {
+  action: 'remove';
+  /** 'inactive': the roster says so; 'absent': not in the roster, with --remove-absent. */
+  reason: 'inactive' | 'absent';
+  privilege: number;
+}
+
+export type Change = AddChange | UpdateChange | RemoveChange;
+
+/** A change the planner could not make, with the reason (nothing is written for it). */
+export interface Refusal {
+  code: string;
+  where: string;
+  reason: string;
+}
+
+export interface Plan {
+  /** In the order they are applied: removals, updates, additions. */
+  changes: Change[];
+  /** Roster users already right on the terminal. */
+  kept: number;
+  /** Users on the terminal the roster does not mention, left alone. */
+  leftAlone: number;
+  /** Administrators the roster would remove, kept (no --include-admins). */
+  protectedAdmins: { code: string; uid: number | null; name: string; reason: 'inactive' | 'absent' }[];
+  refused: Refusal[];
+}
+
+/**
+ * What became of a change: applied (the terminal has it), failed (refused or lost), not-attempted
+ * (an earlier failure stopped the run), unknown (no answer and no way to check), queued (a push
+ * terminal will apply it when it next polls), planned (dry run).
+ */
+export type ChangeStatus = 'applied' | 'failed' | 'not-attempted' | 'unknown' | 'queued' | 'planned';
+
+export interface ChangeResult {
+  status: ChangeStatus;
+  error?: string;
+  /** Removals: fingerprint templates saved in the journal before the user was removed. */
+  backedUpFingers?: number;
+}
+
+/** The codes a roster row problem protects, and whether any bad row had no readable code. */
+export function protectedCodes(roster: Roster): { codes: Set<string>; unknown: boolean } {
+  const codes = new Set<string>();
+  let unknown = false;
+  for (const p of roster.problems) {
+    if (p.code === undefined) unknown = true;
+    else codes.add(p.code);
+  }
+  return { codes, unknown };
+}

@@ -1,0 +1,59 @@
+/**
+ * The values of a roster row, read the same way from a CSV file and from the HRMS: the code, the
+ * name, an optional card number and an optional active flag. Each reader returns the value or
+ * a message saying what was expected and what was found.
+ */
+
+import { codeProblem } from '../punch.js';
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
+
+const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
+const bad = <T>(message: string): Parsed<T> => ({ ok: false, message });
+
+/** Longest code a terminal holds (ZK: 24 bytes). */
+export const MAX_CODE_BYTES = 24;
+export const MAX_CARD = 0xffffffff;
+
+const TRUE = new Set(['1', 'true', 'yes', 'y', 'active', 'enabled']);
+const FALSE = new Set(['0', 'false', 'no', 'n', 'inactive', 'blocked', 'disabled']);
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+export function parseCode(raw: string): Parsed<string> {
+  const code = raw.trim();
+  if (code === '') return bad('code is empty');
+  // The one rule of src/punch.ts: a code put on a terminal is one its punches can be read back with.
+  const problem = codeProblem(code);
+  if (problem) return bad(`code ${JSON.stringify(code)}: ${problem}`);
+  if (Buffer.byteLength(code) > MAX_CODE_BYTES) {
+    return bad(`code "${code}" is ${Buffer.byteLength(code)} bytes; a terminal holds ${MAX_CODE_BYTES}`);
+  }
+  return ok(code);
+}
+
+export function parseName(raw: string): Parsed<string> {
+  const name = raw.trim().replace(/\s+/g, ' ');
+  if (CONTROL.test(name)) return bad(`name ${JSON.stringify(name)} holds a control character`);
+  return ok(name);
+}
+
+/** Decimal card number; blank = not given (null). */
+export function parseCard(raw: string): Parsed<number | null> {
+  const t = raw.trim();
+  if (t === '') return ok(null);
+  if (!/^\d+$/.test(t)) return bad(`card "${t}" is not a decimal number`);
+  const n = Number(t);
+  if (!Number.isSafeInteger(n) || n > MAX_CARD) return bad(`card ${t} is larger than ${MAX_CARD}`);
+  return ok(n);
+}
+
+/** 1/0, true/false, yes/no (any case); blank = active. */
+export function parseActive(raw: string): Parsed<boolean> {
+  const t = raw.trim().toLowerCase();
+  if (t === '') return ok(true);
+  if (TRUE.has(t)) return ok(true);
+  if (FALSE.has(t)) return ok(false);
+  return bad(`active "${raw.trim()}" is not one of 1/0, true/false, yes/no`);
+}

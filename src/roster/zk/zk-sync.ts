@@ -1,0 +1,151 @@
+/**
+ * User sync on a ZK terminal: USER_WRQ for additions and updates (in the record layout the
+ * terminal serves; an update patches the fields it changes in the record the terminal gave),
+ * DELETE_USER for removals after the user and its templates are saved in the journal, all with
+ * the device disabled and REFRESHDATA after. The result of every change is checked by reading
+ * the users back, so the report says what the terminal holds, not what it acknowledged.
+ */
+import { encodeUserRecord, patchUserRecord } from '../../sources/zk/protocol/index.js';
+import type { ApplyOutcome, BackupSink, TerminalSnapshot, UserSyncAdapter } from '../adapter.js';
+import type { Change, ChangeResult, TerminalUser } from '../types.js';
+import { isConnectionLoss, messageOf, toTerminalUser, type ZkUserRow, type ZkUserTerminal } from './zk-terminal.js';
+
+const REASONS = {
+  inactive: 'sync-users: inactive in the roster',
+  absent: 'sync-users: not in the roster (--remove-absent)',
+};
+
+export class ZkSyncAdapter implements UserSyncAdapter {
+  readonly kind = 'zk';
+  private rows: ZkUserRow[] = [];
+
+  constructor(private readonly t: ZkUserTerminal) {}
+
+  get terminal(): string {
+    return this.t.name;
+  }
+
+  get address(): string {
+    return this.t.address;
+  }
+
+  async read(): Promise<TerminalSnapshot> {
+    this.rows = await this.t.readUsers();
+    return { users: this.rows.map((r) => toTerminalUser(r.user)), profile: this.t.profile() };
+  }
+
+  async apply(changes: readonly Change[], backups: BackupSink): Promise<ApplyOutcome> {
+    const results: ChangeResult[] = changes.map(() => ({ status: 'not-attempted' }));
+    if (changes.length === 0) return { results, warnings: [] };
+    const rawByUid = new Map(this.rows.map((r) => [r.user.uid, r.raw]));
+    const warnings: string[] = [];
+
+    let templates = new Map<number, { finger: number; valid: number; template: Buffer }[]>();
+    let templateError: string | null = null;
+    if (changes.some((c) => c.action === 'remove')) {
+      try {
+        templates = await this.t.readTemplates();
+      } catch (e) {
+        if (isConnectionLoss(e)) throw e;
+        templateError = `fingerprint templates could not be read to back them up (${messageOf(e)}); not removed`;
+      }
+    }
+    const fpVersion = changes.some((c) => c.action === 'remove') ? await this.t.fingerprintVersion() : null;
+
+    let broken: string | null = null;
+    warnings.push(
+      ...(await this.t.withDeviceDisabled(async () => {
+        for (const [i, c] of changes.entries()) {
+          if (broken) {
+            results[i] = { status: 'not-attempted', error: broken };
+            continue;
+          }
+          try {
+            results[i] = await this.applyOne(c, rawByUid, templates, templateError, fpVersion, backups);
+          } catch (e) {
+            if (isConnectionLoss(e)) {
+              broken = `not attempted: the connection broke at an earlier change (${messageOf(e)})`;
+              results[i] = { status: 'unknown', error: `no answer (${messageOf(e)})` };
+            } else {
+              results[i] = { status: 'failed', error: `refused by the terminal: ${messageOf(e)}` };
+            }
+          }
+        }
+      })),
+    );
+    await this.verify(changes, results, warnings);
+    return { results, warnings };
+  }
+
+  private async applyOne(
+    c: Change,
+    rawByUid: Map<number, Buffer>,
+    templates: Map<number, { finger: number; valid: number; template: Buffer }[]>,
+    templateError: string | null,
+    fpVersion: string | null,
+    backups: BackupSink,
+  ): Promise<ChangeResult> {
+    const uid = c.uid as number;
+    if (c.action === 'add') {
+      const record = encodeUserRecord(
+        { uid, privilege: 0, password: '', name: c.name, card: c.card, group: 1, userId: c.code },
+        this.t.recordSize,
+      );
+      await this.t.client.writeUser(record);
+      return { status: 'applied' };
+    }
+    if (c.action === 'update') {
+      const raw = rawByUid.get(uid);
+      if (!raw) return { status: 'failed', error: `uid ${uid} was not in the user table read` };
+      await this.t.client.writeUser(patchUserRecord(raw, { name: c.name, card: c.card }));
+      return { status: 'applied' };
+    }
+    if (templateError) return { status: 'failed', error: templateError };
+    const fingers = (templates.get(uid) ?? []).map((t) => ({ finger: t.finger, valid: t.valid, template: t.template }));
+    const user: TerminalUser = { uid, code: c.code, name: c.name, card: c.card, privilege: c.privilege };
+    try {
+      backups.save({
+        terminal: this.t.name,
+        serial: this.t.serial,
+        fpVersion,
+        user,
+        reason: REASONS[c.reason],
+        templates: fingers,
+      });
+    } catch (e) {
+      return { status: 'failed', error: `the backup could not be saved in the journal (${messageOf(e)}); not removed` };
+    }
+    await this.t.client.deleteUser(uid);
+    return { status: 'applied', backedUpFingers: fingers.length };
+  }
+
+  /** Reads the users back: a change is applied only if the terminal shows it. */
+  private async verify(changes: readonly Change[], results: ChangeResult[], warnings: string[]): Promise<void> {
+    const toCheck = changes.some((_, i) => results[i]?.status === 'applied' || results[i]?.status === 'unknown');
+    if (!toCheck) return;
+    let now: Map<number, TerminalUser>;
+    try {
+      now = new Map((await this.t.readUsers()).map((r) => [r.user.uid, toTerminalUser(r.user)]));
+    } catch (e) {
+      warnings.push(`could not read the users back to check the changes: ${messageOf(e)}`);
+      return;
+    }
+    changes.forEach((c, i) => {
+      const r = results[i]!;
+      if (r.status !== 'applied' && r.status !== 'unknown') return;
+      const u = now.get(c.uid as number);
+      const holds =
+        c.action === 'remove'
+          ? !u || u.code !== c.code
+          : u !== undefined && u.code === c.code && u.name.trim() === c.name && u.card === c.card;
+      if (holds) results[i] = { ...r, status: 'applied', error: undefined };
+      else if (r.status === 'unknown')
+        results[i] = { status: 'failed', error: `${r.error}; the terminal does not hold it` };
+      else results[i] = { status: 'failed', error: 'the terminal acknowledged it but does not hold it' };
+    });
+  }
+
+  close(): Promise<void> {
+    return this.t.close();
+  }
+}

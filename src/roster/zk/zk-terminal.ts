@@ -1,0 +1,156 @@
+/**
+ * One ZK terminal as user sync, restore and template copy see it: its users with their raw
+ * records, the record layout it serves, its fingerprint templates and algorithm version, and
+ * writes made with the device disabled (re-enabled afterwards, even when a write failed or the
+ * connection broke: then over a new connection).
+ */
+import type { ZkTerminalConfig } from '../../config/terminals.js';
+import {
+  ZkConnectionError,
+  ZkTimeoutError,
+  type ZkClient,
+  type ZkFreeSizes,
+  type ZkTemplate,
+  type ZkUser,
+  type UserRecordSize,
+} from '../../sources/zk/client/index.js';
+import { defaultClientFactory, type ClientFactory } from '../../sources/zk/poll.js';
+import { nameBytesOf, numericUserIds } from '../../sources/zk/protocol/index.js';
+import type { TerminalProfile, TerminalUser } from '../types.js';
+
+export interface ZkUserRow {
+  user: ZkUser;
+  raw: Buffer;
+}
+
+/** True for errors after which the connection is gone (the next operation needs a new one). */
+export function isConnectionLoss(e: unknown): boolean {
+  return e instanceof ZkConnectionError || e instanceof ZkTimeoutError;
+}
+
+export function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+export class ZkUserTerminal {
+  readonly client: ZkClient;
+  readonly name: string;
+  readonly address: string;
+  private info: ZkFreeSizes | null = null;
+  private serialNumber = '';
+  private fpVersion: string | null | undefined;
+  private size: UserRecordSize = 72;
+
+  constructor(
+    readonly cfg: ZkTerminalConfig,
+    factory: ClientFactory = defaultClientFactory,
+  ) {
+    this.client = factory(cfg);
+    this.name = cfg.name;
+    this.address = `${cfg.host}:${cfg.port}`;
+  }
+
+  get serial(): string {
+    return this.serialNumber;
+  }
+
+  /** The user record layout the terminal serves (72 bytes; 28 on old firmware). */
+  get recordSize(): UserRecordSize {
+    return this.size;
+  }
+
+  async open(): Promise<void> {
+    if (this.client.connected) return;
+    await this.client.connect();
+    this.info = await this.client.getInfo();
+    this.serialNumber = await this.client.getSerialNumber().catch(() => '');
+  }
+
+  /** Users with their raw records. An empty terminal's layout follows the transport (UDP: old firmware). */
+  async readUsers(): Promise<ZkUserRow[]> {
+    await this.open();
+    this.info = await this.client.getInfo();
+    const table = await this.client.getUserTable({ count: this.info.users });
+    this.size = table.recordSize ?? (this.client.transportKind === 'udp' ? 28 : 72);
+    return table.users;
+  }
+
+  profile(): TerminalProfile {
+    return {
+      nameBytes: nameBytesOf(this.size),
+      codeBytes: 24,
+      numericCodes: numericUserIds(this.size),
+      maxCard: 0xffffffff,
+      maxUid: 0xffff,
+    };
+  }
+
+  /** Templates by uid (none read when the terminal reports no fingerprint, as pyzk does). */
+  async readTemplates(): Promise<Map<number, ZkTemplate[]>> {
+    await this.open();
+    const out = new Map<number, ZkTemplate[]>();
+    if ((await this.client.getInfo()).fingerprints === 0) return out;
+    const { templates } = await this.client.getTemplates();
+    for (const t of templates) out.set(t.uid, [...(out.get(t.uid) ?? []), t]);
+    return out;
+  }
+
+  /** `~ZKFPVersion`, or null when the terminal does not say. */
+  async fingerprintVersion(): Promise<string | null> {
+    if (this.fpVersion === undefined) {
+      await this.open();
+      this.fpVersion = await this.client.getOption('~ZKFPVersion');
+    }
+    return this.fpVersion;
+  }
+
+  /**
+   * Runs `writes` with the device disabled, then REFRESHDATA and ENABLEDEVICE, over a new
+   * connection when the old one broke. Returns warnings for what could not be done afterwards.
+   */
+  async withDeviceDisabled(writes: () => Promise<void>): Promise<string[]> {
+    await this.client.disableDevice();
+    const warnings: string[] = [];
+    try {
+      await writes();
+    } finally {
+      await this.reconnectIfLost(warnings);
+      try {
+        await this.client.refreshData();
+      } catch (e) {
+        warnings.push(`REFRESHDATA failed (${messageOf(e)}): the terminal may use the changes only after a restart`);
+      }
+      await this.reconnectIfLost(warnings);
+      try {
+        await this.client.enableDevice();
+      } catch (e) {
+        warnings.push(
+          `could not enable ${this.name} again (${messageOf(e)}): it may show "working" and refuse punches; run the command again or restart the terminal`,
+        );
+      }
+    }
+    return warnings;
+  }
+
+  /** Best effort: a new connection when the last one broke. */
+  private async reconnectIfLost(warnings: string[]): Promise<void> {
+    if (this.client.connected) return;
+    try {
+      await this.client.connect();
+    } catch (e) {
+      warnings.push(`reconnect to ${this.address} failed: ${messageOf(e)}`);
+    }
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.client.disconnect();
+    } catch {
+      this.client.destroy();
+    }
+  }
+}
+
+export function toTerminalUser(u: ZkUser): TerminalUser {
+  return { uid: u.uid, code: u.userId, name: u.name, card: u.card, privilege: u.privilege };
+}

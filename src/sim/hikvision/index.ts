@@ -1,0 +1,211 @@
+/**
+ * Hikvision access-control terminal simulator (ISAPI over HTTP or HTTPS): Digest authentication
+ * with a lockout, an event log searched by serial number or time with pages capped by the
+ * device, a firmware switch without serial filters, the device clock, users and cards, and the
+ * alert stream. Used by `punchgate sim hikvision` and by the tests of the Hikvision source.
+ */
+import { createServer as createHttp, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttps } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { DigestServer } from './digest-auth.js';
+import { epochOf, EventLog, isoAtOffset, offsetMinutes } from './event-log.js';
+import { People, responseStatus, type Answer } from './people.js';
+import { handle, type SimState } from './server.js';
+import type { HikFirmware, HikvisionSim, HikvisionSimOptions, NewSimEvent, SimEvent, SimRequest } from './types.js';
+
+export type * from './types.js';
+export { generateEvents, employeeNoOf, type GenerateOptions } from './generate.js';
+export { isoAtOffset } from './event-log.js';
+
+export const DEFAULT_HIK_SERIAL = 'DS-K1T341AMF20230101V010000ENAB1234567';
+export const DEFAULT_HIK_PASSWORD = 'Sim-passw0rd';
+const BOUNDARY = 'MIME_boundary';
+const MAX_LOGGED_REQUESTS = 200_000;
+
+function alertPart(json: unknown): string {
+  const text = JSON.stringify(json);
+  return `--${BOUNDARY}\r\nContent-Type: application/json; charset="UTF-8"\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}\r\n`;
+}
+
+export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<HikvisionSim> {
+  const now = o.now ?? Date.now;
+  const utcOffset = o.utcOffset ?? '+00:00';
+  offsetMinutes(utcOffset); // throws on a bad offset
+  let clockOffsetMs = (o.clockOffsetSeconds ?? 0) * 1000;
+  const deviceTime = () => isoAtOffset(now() + clockOffsetMs, utcOffset);
+  const firmware: HikFirmware = { serialFilters: 'yes', pageCap: 30, ...o.firmware };
+  const device = {
+    serialNumber: o.serialNumber ?? DEFAULT_HIK_SERIAL,
+    model: o.model ?? 'DS-K1T341AMF',
+    firmwareVersion: o.firmwareVersion ?? 'V3.2.30',
+    macAddress: '44:19:b6:00:00:01',
+  };
+  const auth = new DigestServer({
+    username: o.username ?? 'admin',
+    password: o.password ?? DEFAULT_HIK_PASSWORD,
+    realm: 'DS-K1T341AMF',
+    lockoutAfter: o.lockoutAfter ?? 5,
+    lockoutMs: o.lockoutMs ?? 30 * 60_000,
+    lockoutWindowMs: o.lockoutWindowMs ?? 30 * 60_000,
+    nonceTtlMs: o.nonceTtlMs ?? 10 * 60_000,
+    now,
+  });
+  const log = new EventLog(() => utcOffset);
+  const people = new People(() => firmware.pageCap);
+  for (const u of o.users ?? []) people.put(u);
+  let requests: SimRequest[] = [];
+  const logRequests = o.logRequests ?? true;
+  const streams = new Set<ServerResponse>();
+
+  const pushToStreams = (events: SimEvent[]) => {
+    for (const e of events) {
+      const part = alertPart({
+        ipAddress: '127.0.0.1',
+        portNo: 80,
+        protocol: 'HTTP',
+        dateTime: e.time,
+        activePostCount: 1,
+        eventType: 'AccessControllerEvent',
+        eventState: 'active',
+        eventDescription: 'Access Controller Event',
+        AccessControllerEvent: {
+          deviceName: 'Access Controller',
+          majorEventType: e.major,
+          subEventType: e.minor,
+          ...(e.employeeNoString ? { employeeNoString: e.employeeNoString, name: e.name } : {}),
+          ...(e.cardNo ? { cardNo: e.cardNo } : {}),
+          ...(e.attendanceStatus ? { attendanceStatus: e.attendanceStatus } : {}),
+          serialNo: e.serialNo,
+          currentVerifyMode: e.currentVerifyMode,
+          doorNo: e.doorNo,
+        },
+      });
+      for (const res of streams) res.write(part);
+    }
+  };
+
+  const sim: Omit<HikvisionSim, 'url' | 'port' | 'stop'> = {
+    events: () => log.all(),
+    addEvents: (events: NewSimEvent[]) => {
+      const added = log.add(events, deviceTime);
+      pushToStreams(added);
+      return added;
+    },
+    clearLog: () => log.clear(),
+    users: () => people.listUsers(),
+    cards: () => people.listCards(),
+    requests: () => [...requests],
+    clearRequests: () => void (requests = []),
+    auth: () => ({ ...auth.stats }),
+    firmware: () => ({ ...firmware }),
+    setFirmware: (f) => Object.assign(firmware, f),
+    setPassword: (p) => auth.setPassword(p),
+    serialNumber: () => device.serialNumber,
+    setSerialNumber: (sn) => void (device.serialNumber = sn),
+    deviceTime,
+    setClockOffsetSeconds: (s) => void (clockOffsetMs = s * 1000),
+    streams: () => streams.size,
+    dropStreams: () => {
+      for (const res of streams) res.destroy();
+      streams.clear();
+    },
+  };
+  if (o.events?.length) log.add(o.events, deviceTime);
+
+  const admin = (method: string, route: string, body: Buffer): Answer => {
+    const json = (): Record<string, unknown> => {
+      try {
+        return (JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>) ?? {};
+      } catch {
+        return {};
+      }
+    };
+    const ok = (b: unknown): Answer => ({ status: 200, body: b as Record<string, unknown> });
+    switch (`${method} ${route}`) {
+      case 'GET requests':
+        return ok({ requests });
+      case 'GET events':
+        return ok({ events: log.all() });
+      case 'POST events': {
+        const list = json().events;
+        if (!Array.isArray(list)) return { status: 400, body: responseStatus(false, 'badJsonContent', 'events') };
+        return ok({ events: sim.addEvents(list as NewSimEvent[]) });
+      }
+      case 'GET state':
+        return ok({ auth: auth.stats, firmware, deviceTime: deviceTime(), serialNumber: device.serialNumber });
+      case 'POST firmware':
+        sim.setFirmware(json() as Partial<HikFirmware>);
+        return ok({ firmware });
+      default:
+        return { status: 404, body: responseStatus(false, 'notSupport', `${method} /__sim/${route}`) };
+    }
+  };
+
+  const state: SimState = {
+    auth,
+    log,
+    people,
+    firmware,
+    device,
+    utcOffset,
+    deviceTime,
+    setDeviceTime: (local) => {
+      const t = epochOf(local, utcOffset);
+      if (!Number.isFinite(t)) return false;
+      clockOffsetMs = t - now();
+      return true;
+    },
+    record: (r) => {
+      if (!logRequests) return;
+      if (requests.length >= MAX_LOGGED_REQUESTS) requests.shift();
+      requests.push({ at: now(), ...r });
+    },
+    openStream: (res) => {
+      res.writeHead(200, { 'content-type': `multipart/mixed; boundary=${BOUNDARY}`, connection: 'keep-alive' });
+      res.flushHeaders();
+      streams.add(res);
+      res.on('close', () => streams.delete(res));
+    },
+    admin,
+  };
+
+  const onRequest = (req: Parameters<typeof handle>[1], res: ServerResponse) => {
+    handle(state, req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  };
+  const server: Server = o.tls ? createHttps({ cert: o.tls.cert, key: o.tls.key }, onRequest) : createHttp(onRequest);
+  const sockets = new Set<Socket>();
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  const heartbeat = setInterval(() => {
+    const part = alertPart({
+      ipAddress: '127.0.0.1',
+      dateTime: deviceTime(),
+      eventType: 'videoloss',
+      eventState: 'inactive',
+    });
+    for (const res of streams) res.write(part);
+  }, o.heartbeatMs ?? 10_000);
+  heartbeat.unref();
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = o.host ?? '127.0.0.1';
+  return {
+    ...sim,
+    port,
+    url: `${o.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    stop: async () => {
+      clearInterval(heartbeat);
+      sim.dropStreams();
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

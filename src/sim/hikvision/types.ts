@@ -1,0 +1,124 @@
+/** One access-control event as the simulated device records it (an AcsEvent InfoList row). */
+export interface SimEvent {
+  serialNo: number;
+  major: number;
+  minor: number;
+  /** The device's time with its offset: `2026-11-02T07:58:01+01:00`. */
+  time: string;
+  employeeNoString?: string;
+  name?: string;
+  cardNo?: string;
+  /** checkIn, checkOut, breakOut, breakIn, overtimeIn, overtimeOut, undefined. */
+  attendanceStatus?: string;
+  currentVerifyMode?: string;
+  doorNo?: number;
+}
+
+/** An event to add: the device numbers it and, without a time, stamps it with its clock. */
+export type NewSimEvent = Omit<SimEvent, 'serialNo' | 'time'> & { time?: string };
+
+export interface SimUser {
+  employeeNo: string;
+  name: string;
+  userType: string;
+  valid: { enable: boolean; beginTime: string; endTime: string };
+  doorRight: string;
+}
+
+export interface SimCard {
+  cardNo: string;
+  employeeNo: string;
+  cardType: string;
+}
+
+/**
+ * How the firmware treats serial-number filters in the event search: honoured ('yes'),
+ * silently ignored ('ignore', the whole log comes back), or refused with HTTP 400 ('refuse').
+ */
+export type SerialFilterSupport = 'yes' | 'ignore' | 'refuse';
+
+export interface HikFirmware {
+  serialFilters: SerialFilterSupport;
+  /** Rows per page at most, whatever maxResults asks (real devices: about 30). */
+  pageCap: number;
+}
+
+/** What the simulator logs of each request (the `/__sim/requests` admin call). */
+export interface SimRequest {
+  at: number;
+  method: string;
+  path: string;
+  status: number;
+  /** none: no credentials; ok; refused: wrong password; stale: an expired nonce; locked. */
+  auth: 'none' | 'ok' | 'refused' | 'stale' | 'locked' | 'admin';
+  /** The AcsEventCond of an event search. */
+  cond?: Record<string, unknown>;
+}
+
+export interface HikAuthStats {
+  /** Wrong passwords that count towards the lock now. */
+  consecutiveFailures: number;
+  /** Wrong passwords since the start. */
+  failures: number;
+  /** Times the account was locked. */
+  lockouts: number;
+  lockedUntil: number | null;
+}
+
+export interface HikvisionSimOptions {
+  host?: string;
+  port?: number;
+  username?: string;
+  password?: string;
+  serialNumber?: string;
+  model?: string;
+  firmwareVersion?: string;
+  /** The device's UTC offset, `+01:00` (its clock and event times carry it). */
+  utcOffset?: string;
+  /** The device's clock minus the box's, in seconds. */
+  clockOffsetSeconds?: number;
+  firmware?: Partial<HikFirmware>;
+  /** Wrong passwords (within lockoutWindowMs, none right in between) that lock the account (real devices: 5 to 7). */
+  lockoutAfter?: number;
+  lockoutWindowMs?: number;
+  lockoutMs?: number;
+  /** How long a Digest nonce stays valid. */
+  nonceTtlMs?: number;
+  /** Heartbeat interval of the alert stream. */
+  heartbeatMs?: number;
+  events?: NewSimEvent[];
+  users?: Omit<SimUser, 'valid' | 'doorRight' | 'userType'>[] & Partial<SimUser>[];
+  /** PEM certificate and key: serve HTTPS. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  /** Records each request (default true; the bench turns it off). */
+  logRequests?: boolean;
+  now?: () => number;
+}
+
+export interface HikvisionSim {
+  url: string;
+  port: number;
+  events(): SimEvent[];
+  /** Adds events now (numbered and, without a time, stamped by the device clock); pushed to alert streams. */
+  addEvents(events: NewSimEvent[]): SimEvent[];
+  /** Clears the log and numbers events from 1 again (a log cleared at the device). */
+  clearLog(): void;
+  users(): SimUser[];
+  cards(): SimCard[];
+  requests(): SimRequest[];
+  clearRequests(): void;
+  auth(): HikAuthStats;
+  firmware(): HikFirmware;
+  setFirmware(f: Partial<HikFirmware>): void;
+  setPassword(password: string): void;
+  serialNumber(): string;
+  setSerialNumber(serial: string): void;
+  /** The device clock, `YYYY-MM-DDTHH:mm:ss+hh:mm`. */
+  deviceTime(): string;
+  setClockOffsetSeconds(s: number): void;
+  /** Open alert-stream connections. */
+  streams(): number;
+  /** Ends every alert stream (the device rebooting, a network blip). */
+  dropStreams(): void;
+  stop(): Promise<void>;
+}

@@ -1,0 +1,66 @@
+import type { PushSimUser } from './types.js';
+
+/** What the simulated terminal does with one command from the server. */
+export type CommandEffect =
+  | { kind: 'info' }
+  | { kind: 'check' }
+  | { kind: 'log' }
+  | { kind: 'reboot' }
+  | { kind: 'query-attlog'; from: string; to: string }
+  | { kind: 'query-users' }
+  | { kind: 'update-user'; user: PushSimUser }
+  | { kind: 'delete-user'; pin: string }
+  | { kind: 'unsupported' };
+
+function fields(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const f of text.split('\t')) {
+    const eq = f.indexOf('=');
+    if (eq > 0) out.set(f.slice(0, eq).trim(), f.slice(eq + 1));
+  }
+  return out;
+}
+
+/** `C:<id>:<command>` lines of a getrequest answer. */
+export function parseCommands(body: string): { id: string; command: string }[] {
+  const out: { id: string; command: string }[] = [];
+  for (const line of body.split('\n')) {
+    const m = /^C:([^:]{1,16}):(.*)$/.exec(line.replace(/\r$/, ''));
+    if (m) out.push({ id: m[1]!, command: m[2]! });
+  }
+  return out;
+}
+
+export function commandEffect(command: string): CommandEffect {
+  if (command === 'INFO') return { kind: 'info' };
+  if (command === 'CHECK') return { kind: 'check' };
+  if (command === 'LOG') return { kind: 'log' };
+  if (command === 'REBOOT') return { kind: 'reboot' };
+  let m = /^DATA QUERY ATTLOG (.*)$/.exec(command);
+  if (m) {
+    const f = fields(m[1]!);
+    return { kind: 'query-attlog', from: f.get('StartTime') ?? '', to: f.get('EndTime') ?? '9999' };
+  }
+  if (/^DATA QUERY USERINFO\b/.test(command)) return { kind: 'query-users' };
+  m = /^DATA UPDATE USERINFO (.*)$/.exec(command);
+  if (m) {
+    const f = fields(m[1]!);
+    const pin = f.get('PIN') ?? '';
+    if (!pin) return { kind: 'unsupported' };
+    const pri = Number(f.get('Pri') ?? 0);
+    return {
+      kind: 'update-user',
+      user: { pin, name: f.get('Name') ?? '', privilege: Number.isInteger(pri) ? pri : 0, card: f.get('Card') ?? '' },
+    };
+  }
+  m = /^DATA DELETE USERINFO PIN=([^\t]*)/.exec(command);
+  if (m) return { kind: 'delete-user', pin: m[1]!.trim() };
+  return { kind: 'unsupported' };
+}
+
+/** The first line of a `devicecmd` result: `ID=..&Return=..&CMD=..` (CMD is the command's first word). */
+export const resultLine = (id: string, returnCode: number, command: string) =>
+  `ID=${id}&Return=${returnCode}&CMD=${command.split(' ')[0]}`;
+
+export const userLine = (u: PushSimUser) =>
+  `USER PIN=${u.pin}\tName=${u.name}\tPri=${u.privilege}\tPasswd=\tCard=${u.card}\tGrp=1\tTZ=0000000100000000\tVerify=0`;

@@ -1,0 +1,393 @@
+/**
+ * Push terminal simulator (ZKTeco ADMS / iclock firmware): a terminal that makes punches,
+ * uploads them in batches to a server, resends what was not answered OK, polls for commands
+ * and applies them, with fault switches. Used by `punchgate sim push-terminal`, the demo and
+ * the tests of the receiver. It speaks HTTP only: it shares no code with the receiver.
+ */
+import { systemClock } from '../../util/clock.js';
+import { seededRandom } from '../../util/seeded-random.js';
+import { commandEffect, parseCommands, resultLine, userLine, type CommandEffect } from './commands.js';
+import { SimHttp, type SimAnswer } from './http.js';
+import { AttendanceLog, attlogLine, generatePushUsers, MALFORMED_LINES } from './log.js';
+import type {
+  PushSimCommand,
+  PushSimFaults,
+  PushSimRecord,
+  PushSimStats,
+  PushSimUser,
+  PushTerminalSim,
+  PushTerminalSimOptions,
+} from './types.js';
+
+export type * from './types.js';
+export { generatePushUsers } from './log.js';
+
+export const DEFAULT_PUSH_SERIAL = 'SIMPUSH0000001';
+export const DEFAULT_PUSH_FIRMWARE = 'Ver 8.0.4.2-sim';
+
+const DEFAULT_FAULTS: PushSimFaults = {
+  malformedRate: 0,
+  duplicateRate: 0,
+  unansweredRate: 0,
+  dropMidBodyRate: 0,
+  seed: 1,
+};
+
+/** How long the simulated terminal is away after REBOOT. */
+const REBOOT_MS = 300;
+
+export function startPushTerminalSim(opts: PushTerminalSimOptions): PushTerminalSim {
+  return new PushTerminal(opts);
+}
+
+class PushTerminal implements PushTerminalSim {
+  readonly serial: string;
+  private readonly http: SimHttp;
+  private readonly clock;
+  private faults: PushSimFaults;
+  private rnd: () => number;
+  private readonly userList: PushSimUser[];
+  private readonly log: AttendanceLog;
+  /** Upload position: every record up to this stamp is uploaded (as far as this terminal knows). */
+  private pointer = 0;
+  private readonly ackedSeqs = new Set<number>();
+  /** Records asked for again by the server (DATA QUERY ATTLOG): uploaded without a stamp. */
+  private requery: PushSimRecord[] = [];
+  private usersToUpload = true;
+  private registered = false;
+  private delayMs: number;
+  private errorDelayMs: number;
+  private nextPollAt = 0;
+  private pollCount = 0;
+  private readonly commandLog: PushSimCommand[] = [];
+  private readonly st: PushSimStats = {
+    handshakes: 0,
+    okUploads: 0,
+    failedRequests: 0,
+    resentAfterOk: 0,
+    intentionalResends: 0,
+    malformedSent: 0,
+    lastError: null,
+    serverStamp: null,
+    connections: 0,
+  };
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  private punchTimer: NodeJS.Timeout | undefined;
+  private readonly loop: Promise<void>;
+
+  constructor(private readonly opts: PushTerminalSimOptions) {
+    this.serial = opts.serial;
+    this.http = new SimHttp(opts.server);
+    this.clock = opts.clock ?? systemClock;
+    this.faults = { ...DEFAULT_FAULTS, ...opts.faults };
+    this.rnd = seededRandom(this.faults.seed);
+    const users = opts.users ?? 10;
+    this.userList =
+      typeof users === 'number' ? generatePushUsers(users, this.faults.seed) : users.map((u) => ({ ...u }));
+    this.log = new AttendanceLog(
+      () => this.userList,
+      {
+        timeMode: opts.timeMode ?? 'clock',
+        sequenceStart: opts.sequenceStart,
+        timezone: opts.timezone,
+        seed: this.faults.seed,
+      },
+      () => this.clock.now(),
+    );
+    this.log.addPast(opts.punches ?? 0);
+    this.delayMs = opts.delayMs ?? 10_000;
+    this.errorDelayMs = opts.errorDelayMs ?? 30_000;
+    this.loop = this.run();
+  }
+
+  private say(line: string): void {
+    this.opts.log?.(`${this.serial}: ${line}`);
+  }
+
+  private path(base: string, params: Record<string, string> = {}): string {
+    const q = new URLSearchParams({ SN: this.serial, ...params });
+    return `/iclock/${base}?${q.toString()}`;
+  }
+
+  private request(method: 'GET' | 'POST', path: string, body?: string, extra: object = {}): Promise<SimAnswer> {
+    return this.http.send({ method, path, body, timeoutMs: this.opts.requestTimeoutMs ?? 10_000, ...extra });
+  }
+
+  /** The answer was `OK...` with status 200; anything else is a failure (noted). */
+  private ok(a: SimAnswer, what: string): boolean {
+    if (a.kind === 'answer' && a.status === 200 && a.body.startsWith('OK')) return true;
+    this.st.failedRequests++;
+    this.st.lastError =
+      a.kind === 'answer' ? `${what}: HTTP ${a.status} ${a.body.trim().slice(0, 80)}` : `${what}: ${a.reason}`;
+    this.say(`failed ${this.st.lastError}`);
+    return false;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      const progressed = await this.step().catch((e: unknown) => {
+        this.st.lastError = e instanceof Error ? e.message : String(e);
+        return false;
+      });
+      if (this.stopped) break;
+      if (progressed === 'error') {
+        this.registered = false;
+        await this.sleep(this.errorDelayMs);
+      } else if (!progressed) {
+        await this.sleep(Math.max(0, this.nextPollAt - this.clock.now()));
+      }
+    }
+  }
+
+  /** One thing to do: handshake, poll, or upload. True when there may be more to do at once. */
+  private async step(): Promise<boolean | 'error'> {
+    if (!this.registered) return (await this.handshake()) ? true : 'error';
+    if (this.clock.now() >= this.nextPollAt) return (await this.poll()) ? true : 'error';
+    if (this.usersToUpload) return (await this.uploadUsers()) ? true : 'error';
+    if (this.requery.length > 0) return (await this.uploadRequery()) ? true : 'error';
+    if (this.pointer < this.log.size) return (await this.upload()) ? true : 'error';
+    return false;
+  }
+
+  private async handshake(): Promise<boolean> {
+    const a = await this.request(
+      'GET',
+      this.path('cdata', { options: 'all', pushver: this.opts.pushVersion ?? '2.4.1', language: '69' }),
+    );
+    if (a.kind !== 'answer' || a.status !== 200 || !a.body.startsWith('GET OPTION FROM')) {
+      this.ok(a, 'handshake');
+      return false;
+    }
+    const options = new Map(
+      a.body
+        .split('\n')
+        .map((l) => l.split('='))
+        .filter((kv) => kv.length >= 2)
+        .map(([k, ...v]) => [k!.trim(), v.join('=').trim()]),
+    );
+    const stamp = options.get('ATTLOGStamp') ?? '0';
+    this.st.serverStamp = stamp;
+    // As push firmware does: resume after the server's stamp ("0" or "None": from the start).
+    this.pointer = /^\d+$/.test(stamp) ? Math.min(Number(stamp), this.log.size) : 0;
+    const delay = Number(options.get('Delay'));
+    const errorDelay = Number(options.get('ErrorDelay'));
+    if (this.opts.delayMs === undefined && delay > 0) this.delayMs = delay * 1000;
+    if (this.opts.errorDelayMs === undefined && errorDelay > 0) this.errorDelayMs = errorDelay * 1000;
+    this.st.handshakes++;
+    this.registered = true;
+    this.nextPollAt = 0;
+    this.say(`registered, ATTLOGStamp=${stamp}`);
+    return true;
+  }
+
+  private infoParam(): string {
+    return `${this.opts.firmware ?? DEFAULT_PUSH_FIRMWARE},${this.userList.length},0,${this.log.size},127.0.0.1,10,7,0,0`;
+  }
+
+  private async poll(): Promise<boolean> {
+    const params: Record<string, string> = this.pollCount++ % 10 === 0 ? { INFO: this.infoParam() } : {};
+    const a = await this.request('GET', this.path('getrequest', params));
+    // `OK`, or command lines `C:<id>:...`.
+    if (a.kind !== 'answer' || a.status !== 200 || !/^(OK|C:)/.test(a.body)) return this.ok(a, 'getrequest');
+    this.nextPollAt = this.clock.now() + this.delayMs;
+    const commands = parseCommands(a.body);
+    if (commands.length === 0) return true;
+    const results: string[] = [];
+    const effects: CommandEffect[] = [];
+    for (const c of commands) {
+      const effect = commandEffect(c.command);
+      const code = this.apply(effect);
+      this.commandLog.push({ id: c.id, command: c.command, returnCode: code });
+      this.say(`command ${c.id} ${c.command.split('\t')[0]} -> ${code}`);
+      results.push(resultLine(c.id, code, c.command));
+      if (effect.kind === 'info') results.push(...this.infoLines());
+      effects.push(effect);
+    }
+    const r = await this.request('POST', this.path('devicecmd'), results.join('\n') + '\n');
+    if (!this.ok(r, 'devicecmd')) return false;
+    if (effects.some((e) => e.kind === 'reboot')) {
+      this.say('rebooting');
+      this.registered = false;
+      await this.sleep(REBOOT_MS);
+    } else if (effects.some((e) => e.kind === 'check')) {
+      this.registered = false;
+    }
+    return true;
+  }
+
+  private infoLines(): string[] {
+    return [
+      '~DeviceName=punchgate push simulator',
+      `FWVersion=${this.opts.firmware ?? DEFAULT_PUSH_FIRMWARE}`,
+      `UserCount=${this.userList.length}`,
+      `TransactionCount=${this.log.size}`,
+      'IPAddress=127.0.0.1',
+      '~ComKey=0',
+    ];
+  }
+
+  /** Applies a command; returns the `Return=` code. */
+  private apply(e: CommandEffect): number {
+    switch (e.kind) {
+      case 'info':
+      case 'check':
+      case 'reboot':
+        return 0;
+      case 'log':
+        this.nextPollAt = this.clock.now() + this.delayMs;
+        return 0;
+      case 'query-attlog':
+        this.requery.push(...this.log.between(e.from, e.to));
+        return 0;
+      case 'query-users':
+        this.usersToUpload = true;
+        return 0;
+      case 'update-user': {
+        const i = this.userList.findIndex((u) => u.pin === e.user.pin);
+        if (i >= 0) this.userList[i] = e.user;
+        else this.userList.push(e.user);
+        return 0;
+      }
+      case 'delete-user': {
+        const i = this.userList.findIndex((u) => u.pin === e.pin);
+        if (i >= 0) this.userList.splice(i, 1);
+        return 0;
+      }
+      case 'unsupported':
+        return -1002;
+    }
+  }
+
+  private async uploadUsers(): Promise<boolean> {
+    const body = this.userList.map(userLine).join('\n') + '\n';
+    const a = await this.request(
+      'POST',
+      this.path('cdata', { table: 'OPERLOG', Stamp: String(this.userList.length) }),
+      body,
+    );
+    if (!this.ok(a, 'OPERLOG upload')) return false;
+    this.usersToUpload = false;
+    return true;
+  }
+
+  private async uploadRequery(): Promise<boolean> {
+    const batch = this.requery.slice(0, this.opts.batchSize ?? 100);
+    const a = await this.request(
+      'POST',
+      this.path('cdata', { table: 'ATTLOG' }),
+      batch.map(attlogLine).join('\n') + '\n',
+    );
+    if (!this.ok(a, 'ATTLOG query upload')) return false;
+    this.st.intentionalResends += batch.length;
+    for (const r of batch) this.ackedSeqs.add(r.seq);
+    this.requery = this.requery.slice(batch.length);
+    return true;
+  }
+
+  private async upload(): Promise<boolean> {
+    const batch = this.log.after(this.pointer, this.opts.batchSize ?? 100);
+    const stamp = String(batch.at(-1)!.seq);
+    this.st.resentAfterOk += batch.filter((r) => this.ackedSeqs.has(r.seq)).length;
+    const lines = batch.map(attlogLine);
+    if (this.rnd() < this.faults.malformedRate) {
+      const bad = MALFORMED_LINES[Math.floor(this.rnd() * MALFORMED_LINES.length)]!;
+      lines.splice(Math.floor(this.rnd() * (lines.length + 1)), 0, bad);
+      this.st.malformedSent++;
+    }
+    const body = lines.join('\n') + '\n';
+    const path = this.path('cdata', { table: 'ATTLOG', Stamp: stamp });
+    const dropMidBody = this.rnd() < this.faults.dropMidBodyRate;
+    const hangUpBeforeAnswer = !dropMidBody && this.rnd() < this.faults.unansweredRate;
+    const a = await this.request('POST', path, body, { dropMidBody, hangUpBeforeAnswer });
+    if (!this.ok(a, `ATTLOG upload of ${batch.length}`)) return false;
+    this.say(
+      `uploaded ${batch.length} punch${batch.length === 1 ? '' : 'es'} (Stamp=${stamp}): ${a.kind === 'answer' ? a.body.trim() : ''}`,
+    );
+    this.st.okUploads++;
+    for (const r of batch) this.ackedSeqs.add(r.seq);
+    this.pointer = Math.max(this.pointer, batch.at(-1)!.seq);
+    if (this.rnd() < this.faults.duplicateRate) {
+      this.st.intentionalResends += batch.length;
+      const again = await this.request('POST', path, body);
+      this.ok(again, 'duplicate ATTLOG upload (fault)');
+    }
+    return true;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(t);
+        if (this.wake === done) this.wake = undefined;
+        resolve();
+      };
+      const t = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+
+  punch(pin?: string): PushSimRecord {
+    const r = this.log.add(pin);
+    this.wake?.();
+    return r;
+  }
+
+  addPunches(n: number): PushSimRecord[] {
+    const out = Array.from({ length: n }, () => this.log.add());
+    this.wake?.();
+    return out;
+  }
+
+  records(): PushSimRecord[] {
+    return this.log.all();
+  }
+
+  acked(): PushSimRecord[] {
+    return this.log.all().filter((r) => this.ackedSeqs.has(r.seq));
+  }
+
+  pending(): number {
+    return this.log.size - this.log.all().filter((r) => this.ackedSeqs.has(r.seq)).length;
+  }
+
+  backlog(): number {
+    return this.log.size - this.pointer + this.requery.length;
+  }
+
+  users(): PushSimUser[] {
+    return this.userList.map((u) => ({ ...u }));
+  }
+
+  commands(): PushSimCommand[] {
+    return [...this.commandLog];
+  }
+
+  stats(): PushSimStats {
+    return { ...this.st, connections: this.http.connections };
+  }
+
+  setFaults(f: Partial<PushSimFaults>): void {
+    this.faults = { ...this.faults, ...f };
+    if (f.seed !== undefined) this.rnd = seededRandom(f.seed);
+  }
+
+  startPunching(everyMs: number): void {
+    this.stopPunching();
+    this.punchTimer = setInterval(() => this.punch(), everyMs);
+  }
+
+  stopPunching(): void {
+    clearInterval(this.punchTimer);
+    this.punchTimer = undefined;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.stopPunching();
+    this.wake?.();
+    this.http.close();
+    await this.loop;
+  }
+}

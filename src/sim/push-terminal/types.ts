@@ -1,0 +1,119 @@
+/**
+ * Public types of the push terminal simulator (ZKTeco ADMS / iclock firmware).
+ */
+import type { Clock } from '../../util/clock.js';
+
+/** A user enrolled on the simulated terminal. */
+export interface PushSimUser {
+  pin: string;
+  name: string;
+  /** 0 user, 14 admin. */
+  privilege: number;
+  card: string;
+}
+
+/** One record of the terminal's attendance log. */
+export interface PushSimRecord {
+  /** Position in the log (1, 2, ...): the upload stamp of the batch that ends with it. */
+  seq: number;
+  pin: string;
+  /** Wall clock `YYYY-MM-DD HH:mm:ss`. */
+  logTime: string;
+  status: number;
+  verify: number;
+}
+
+/** Fault switches; rates are probabilities per upload (0..1). */
+export interface PushSimFaults {
+  /** Add a malformed line (no tab, bad date, empty PIN, control character) to an upload. */
+  malformedRate: number;
+  /** Upload a batch again right after the server said OK (the server must not store it twice). */
+  duplicateRate: number;
+  /** Send a batch and hang up before the answer: the terminal never learns whether it was stored. */
+  unansweredRate: number;
+  /** Hang up in the middle of a batch's body. */
+  dropMidBodyRate: number;
+  /** Same seed, same sequence of faults and punches. */
+  seed: number;
+}
+
+export interface PushTerminalSimOptions {
+  /** The gateway's receiver, e.g. http://192.168.1.10:8081. */
+  server: string;
+  serial: string;
+  /** Users to enroll: a list, or a count of generated users (default 10). */
+  users?: readonly PushSimUser[] | number;
+  /** Records in the log at start (default 0): 7 s apart, ending a minute before the start. */
+  punches?: number;
+  /**
+   * Times of new records: 'clock' = the terminal clock now (in `timezone`); 'sequence' = one
+   * second apart from `sequenceStart` (default 30 days ago), so that thousands are all distinct.
+   */
+  timeMode?: 'clock' | 'sequence';
+  sequenceStart?: string;
+  /** The terminal clock's zone (default the process zone). */
+  timezone?: string;
+  /** Records per upload at most (default 100). */
+  batchSize?: number;
+  /** Poll interval instead of the server's Delay (tests: a short one). */
+  delayMs?: number;
+  /** Wait after a failed request instead of the server's ErrorDelay. */
+  errorDelayMs?: number;
+  /** Per request (default 10 s). */
+  requestTimeoutMs?: number;
+  /** `pushver=` (default 2.4.1). */
+  pushVersion?: string;
+  firmware?: string;
+  faults?: Partial<PushSimFaults>;
+  clock?: Clock;
+  /** One line per notable event (uploads, commands, failures). */
+  log?: (line: string) => void;
+}
+
+/** A command the simulator received and what it answered. */
+export interface PushSimCommand {
+  id: string;
+  command: string;
+  returnCode: number;
+}
+
+export interface PushSimStats {
+  handshakes: number;
+  /** ATTLOG uploads answered OK. */
+  okUploads: number;
+  /** Requests that failed (refused, error answer, timeout, connection trouble). */
+  failedRequests: number;
+  /** Records sent again after the server had said OK for them (must stay 0). */
+  resentAfterOk: number;
+  /** Records sent again on purpose (duplicate fault, backfill query). */
+  intentionalResends: number;
+  malformedSent: number;
+  /** The last refusal or error, as the server answered it. */
+  lastError: string | null;
+  /** The ATTLOGStamp of the last handshake. */
+  serverStamp: string | null;
+  /** TCP connections opened (one is kept alive between requests while the server allows). */
+  connections: number;
+}
+
+export interface PushTerminalSim {
+  readonly serial: string;
+  /** Adds a record now (and uploads it at once in real-time mode). */
+  punch(pin?: string): PushSimRecord;
+  /** Adds `n` records. */
+  addPunches(n: number): PushSimRecord[];
+  records(): PushSimRecord[];
+  /** Records the server answered OK for. */
+  acked(): PushSimRecord[];
+  /** Records not yet answered OK (some may be stored all the same: an answer lost on the way). */
+  pending(): number;
+  /** Records the terminal still means to upload: after its upload position (the server's stamp, or its last OK). */
+  backlog(): number;
+  users(): PushSimUser[];
+  commands(): PushSimCommand[];
+  stats(): PushSimStats;
+  setFaults(f: Partial<PushSimFaults>): void;
+  startPunching(everyMs: number): void;
+  stopPunching(): void;
+  stop(): Promise<void>;
+}

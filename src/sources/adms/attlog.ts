@@ -1,0 +1,82 @@
+import { isLogTime } from '../../punch.js';
+import { codeProblem } from '../../punch.js';
+import { printable } from '../../util/terminal-text.js';
+
+/**
+ * The body of `POST /iclock/cdata?table=ATTLOG`: one punch per line, tab-separated fields
+ * `PIN, time, status, verify, workcode, reserved...` (ADMS push protocol §9.1). The time is
+ * the terminal's wall clock `YYYY-MM-DD HH:MM:SS`, kept as written.
+ */
+export interface AttlogRecord {
+  /** 1-based line number in the body. */
+  line: number;
+  pin: string;
+  logTime: string;
+  /** Attendance state (0 in, 1 out, 2 break-out, 3 break-in, 4 OT-in, 5 OT-out, 255...), when given. */
+  status: number | null;
+  /** Verify mode (1 finger, 15 face, ...), when given. Unknown values are kept, never refused. */
+  verify: number | null;
+}
+
+export interface MalformedLine {
+  line: number;
+  reason: string;
+  /** The line, control characters escaped and cut short: safe to log. */
+  text: string;
+}
+
+export interface ParsedAttlog {
+  records: AttlogRecord[];
+  malformed: MalformedLine[];
+}
+
+/** C0 control characters other than the tab that separates fields. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point here
+const CONTROL_BUT_TAB = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+const SMALL_INT = /^-?\d{1,6}$/;
+
+const optionalInt = (field: string | undefined): number | null => {
+  const f = field?.trim() ?? '';
+  return SMALL_INT.test(f) ? Number(f) : null;
+};
+
+/**
+ * Reads every line; a line that cannot be a punch (no tab, bad date, empty PIN, control
+ * characters) is reported with its line number and never stops the others. Blank lines are
+ * skipped silently. Never throws.
+ */
+export function parseAttlog(body: string): ParsedAttlog {
+  const records: AttlogRecord[] = [];
+  const malformed: MalformedLine[] = [];
+  const lines = body.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    let raw = lines[i]!;
+    if (raw.endsWith('\r')) raw = raw.slice(0, -1);
+    if (raw.trim() === '') continue;
+    const line = i + 1;
+    const bad = (reason: string) => malformed.push({ line, reason, text: printable(raw) });
+    const tab = raw.indexOf('\t');
+    if (tab < 0) {
+      bad('no tab between the fields');
+      continue;
+    }
+    if (CONTROL_BUT_TAB.test(raw)) {
+      bad('control character in the line');
+      continue;
+    }
+    const fields = raw.split('\t');
+    const pin = fields[0]!.trim();
+    const problem = codeProblem(pin);
+    if (problem) {
+      bad(problem);
+      continue;
+    }
+    const logTime = fields[1]!.trim();
+    if (!isLogTime(logTime)) {
+      bad(`bad date "${printable(logTime, 30)}" (expected YYYY-MM-DD HH:MM:SS)`);
+      continue;
+    }
+    records.push({ line, pin, logTime, status: optionalInt(fields[2]), verify: optionalInt(fields[3]) });
+  }
+  return { records, malformed };
+}

@@ -1,0 +1,170 @@
+import type { PushContact, PushJournal, PushRefusal } from '../../journal/types.js';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+import type { DeviceInfo } from './device-info.js';
+import type { PushTerminal } from './directory.js';
+import { LogBudget } from './log-budget.js';
+
+/** Refused pushers waiting to be written at most (a flood of invented serials stays bounded). */
+const MAX_PENDING_REFUSALS = 200;
+/** A refused serial is logged at most this often (per serial and address). */
+const REFUSAL_LOG_MS = 10 * 60_000;
+/** A failing write of contacts is logged at most this often. */
+const FLUSH_ERROR_LOG_MS = 60_000;
+
+interface Contact {
+  serial: string;
+  lastContactAt: number;
+  address: string;
+  online: boolean;
+  offlineSince: number | null;
+  pushVersion?: string;
+  info: DeviceInfo;
+  dirty: boolean;
+}
+
+/**
+ * When each push terminal last made contact, and who was refused. Kept in memory and written
+ * to the journal every few seconds in one transaction (not per request: 200 terminals polling
+ * every 10 s would be 20 disk syncs a second for nothing).
+ */
+export class ContactBook {
+  private readonly contacts = new Map<string, Contact>();
+  private readonly refusals = new Map<string, PushRefusal>();
+  private readonly refusalLogged = new Map<string, number>();
+  /** Refusal lines in all (many invented serials must not flood the log). */
+  private readonly refusalBudget = new LogBudget(20, 60_000);
+  private lastFlushError = 0;
+
+  constructor(
+    private readonly journal: PushJournal,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly offlineAfterMs: () => number,
+  ) {}
+
+  /** Carries the last contacts over a restart, so that "online" and "last contact" stay true. */
+  load(): void {
+    const now = this.clock.now();
+    for (const r of this.journal.pushTerminals()) {
+      if (r.lastContactAt === null) continue;
+      const online = now - r.lastContactAt <= this.offlineAfterMs();
+      this.contacts.set(r.terminal, {
+        serial: r.serial,
+        lastContactAt: r.lastContactAt,
+        address: r.address ?? '',
+        online,
+        offlineSince: online ? null : r.lastContactAt,
+        pushVersion: r.pushVersion ?? undefined,
+        info: {},
+        dirty: false,
+      });
+    }
+  }
+
+  seen(t: PushTerminal, address: string, extra: { pushVersion?: string; info?: DeviceInfo } = {}): void {
+    const prev = this.contacts.get(t.cfg.name);
+    this.contacts.set(t.cfg.name, {
+      serial: t.cfg.serial,
+      lastContactAt: this.clock.now(),
+      address,
+      online: true,
+      offlineSince: null,
+      pushVersion: extra.pushVersion ?? prev?.pushVersion,
+      info: { ...prev?.info, ...definedOnly(extra.info ?? {}) },
+      dirty: true,
+    });
+    if (prev && !prev.online) this.logger.info({ terminal: t.cfg.name, address }, 'push terminal back in contact');
+  }
+
+  lastContactAt(name: string): number | null {
+    return this.contacts.get(name)?.lastContactAt ?? null;
+  }
+
+  refused(serial: string, address: string, reason: PushRefusal['reason'], terminal: string | null): void {
+    const now = this.clock.now();
+    const key = `${serial.toUpperCase()} ${address}`;
+    const r = this.refusals.get(key);
+    if (r) {
+      r.count++;
+      r.lastSeenAt = now;
+    } else if (this.refusals.size < MAX_PENDING_REFUSALS) {
+      this.refusals.set(key, { serial, address, reason, terminal, firstSeenAt: now, lastSeenAt: now, count: 1 });
+    }
+    // Each serial and address once in a while, and few lines in all.
+    const logged = this.refusalLogged.get(key);
+    if (logged !== undefined && now - logged < REFUSAL_LOG_MS) return;
+    const held = this.refusalBudget.take(now);
+    if (held === undefined) return;
+    if (this.refusalLogged.size >= MAX_PENDING_REFUSALS) this.refusalLogged.clear();
+    this.refusalLogged.set(key, now);
+    const extra = held > 0 ? { refusalsNotLogged: held } : {};
+    if (reason === 'unknown')
+      this.logger.warn(
+        { serial, address, ...extra },
+        `terminal SN=${serial} is pushing but is not configured: add it to terminals (kind: adms, serial: ${serial}) to accept its punches`,
+      );
+    else
+      this.logger.warn(
+        { serial, address, terminal, ...extra },
+        `terminal SN=${serial} (${terminal}) is pushing from ${address}, outside its allowFrom: refused`,
+      );
+  }
+
+  /**
+   * Marks terminals silent for longer than the offline limit, and writes what changed since the
+   * last call. A journal that cannot be written now (busy) keeps it for the next call.
+   */
+  flush(): void {
+    const now = this.clock.now();
+    const limit = this.offlineAfterMs();
+    const changed: [string, Contact][] = [];
+    for (const [name, c] of this.contacts) {
+      if (c.online && now - c.lastContactAt > limit) {
+        c.online = false;
+        c.offlineSince = c.lastContactAt;
+        c.dirty = true;
+        this.logger.warn(
+          { terminal: name, lastContactAt: new Date(c.lastContactAt).toISOString() },
+          'push terminal silent',
+        );
+      }
+      if (c.dirty) changed.push([name, c]);
+    }
+    const refusals = [...this.refusals.values()];
+    try {
+      // Refusals first: a contact written after them forgives what came before it.
+      this.journal.recordRefusals(refusals);
+      this.refusals.clear();
+      this.journal.recordContacts(changed.map(([name, c]) => toRecord(name, c)));
+      for (const [, c] of changed) c.dirty = false;
+    } catch (e) {
+      if (now - this.lastFlushError >= FLUSH_ERROR_LOG_MS) {
+        this.lastFlushError = now;
+        this.logger.warn(
+          { err: e instanceof Error ? e.message : String(e) },
+          'could not record push terminal contacts (journal busy?): kept for the next try',
+        );
+      }
+    }
+  }
+}
+
+function definedOnly(info: DeviceInfo): DeviceInfo {
+  return Object.fromEntries(Object.entries(info).filter(([, v]) => v !== undefined)) as DeviceInfo;
+}
+
+function toRecord(name: string, c: Contact): PushContact {
+  return {
+    terminal: name,
+    serial: c.serial,
+    lastContactAt: c.lastContactAt,
+    address: c.address,
+    online: c.online,
+    offlineSince: c.offlineSince,
+    pushVersion: c.pushVersion,
+    firmware: c.info.firmware,
+    records: c.info.records,
+    users: c.info.users,
+  };
+}

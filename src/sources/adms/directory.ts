@@ -1,0 +1,88 @@
+import { BlockList, isIP } from 'node:net';
+import type { AdmsTerminalConfig } from '../../config/terminals.js';
+
+/** A configured push terminal as the receiver knows it. */
+export interface PushTerminal {
+  cfg: AdmsTerminalConfig;
+  /** Null: any address may push for it. */
+  allow: BlockList | null;
+}
+
+export type Resolution =
+  | { kind: 'ok'; terminal: PushTerminal }
+  | { kind: 'unknown' }
+  | { kind: 'address'; terminal: PushTerminal }
+  /** Removed a moment ago (a SIGHUP changing it): retry soon, not a stranger. */
+  | { kind: 'reconfiguring' };
+
+/** How long a removed serial is answered "try again" instead of "unknown": a reload re-adds it in between. */
+const RETIRED_MS = 10_000;
+
+/** `::ffff:192.168.1.5` (an IPv4 client on a dual-stack socket) is `192.168.1.5`. */
+export function normalizeAddress(address: string | undefined): string {
+  const a = address ?? '';
+  const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(a);
+  return m ? m[1]! : a;
+}
+
+function allowList(entries: readonly string[] | undefined): BlockList | null {
+  if (!entries) return null;
+  const list = new BlockList();
+  for (const e of entries) {
+    const [addr, prefix] = e.split('/') as [string, string | undefined];
+    const type = isIP(addr) === 6 ? 'ipv6' : 'ipv4';
+    if (prefix === undefined) list.addAddress(addr, type);
+    else list.addSubnet(addr, Number(prefix), type);
+  }
+  return list;
+}
+
+function allowed(list: BlockList | null, address: string): boolean {
+  if (list === null) return true;
+  const family = isIP(address);
+  if (family === 0) return false;
+  return list.check(address, family === 6 ? 'ipv6' : 'ipv4');
+}
+
+/**
+ * The push terminals the receiver accepts, by serial number (compared without regard to case).
+ * Sources register and unregister their terminal here; the HTTP server keeps running.
+ */
+export class TerminalDirectory {
+  private readonly bySerial = new Map<string, PushTerminal>();
+  private readonly retired = new Map<string, number>();
+
+  add(cfg: AdmsTerminalConfig): void {
+    const key = cfg.serial.toUpperCase();
+    this.bySerial.set(key, { cfg, allow: allowList(cfg.allowFrom) });
+    this.retired.delete(key);
+  }
+
+  remove(name: string, now: number): void {
+    for (const [key, t] of this.bySerial) {
+      if (t.cfg.name !== name) continue;
+      this.bySerial.delete(key);
+      this.retired.set(key, now);
+    }
+  }
+
+  list(): PushTerminal[] {
+    return [...this.bySerial.values()];
+  }
+
+  byName(name: string): PushTerminal | undefined {
+    return this.list().find((t) => t.cfg.name === name);
+  }
+
+  resolve(serial: string, address: string, now: number): Resolution {
+    const key = serial.toUpperCase();
+    const terminal = this.bySerial.get(key);
+    if (!terminal) {
+      const gone = this.retired.get(key);
+      if (gone !== undefined && now - gone < RETIRED_MS) return { kind: 'reconfiguring' };
+      if (gone !== undefined) this.retired.delete(key);
+      return { kind: 'unknown' };
+    }
+    return allowed(terminal.allow, address) ? { kind: 'ok', terminal } : { kind: 'address', terminal };
+  }
+}

@@ -1,0 +1,99 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/**
+ * Reading request bodies on the one port open to the LAN: every body is capped, and all the
+ * bodies being read at once share one memory budget, so many terminals (or one attacker)
+ * cannot make the gateway hold more than that in memory.
+ */
+export class BodyBudget {
+  private used = 0;
+
+  constructor(readonly maxBytes: number) {}
+
+  take(n: number): boolean {
+    if (this.used + n > this.maxBytes) return false;
+    this.used += n;
+    return true;
+  }
+
+  give(n: number): void {
+    this.used = Math.max(0, this.used - n);
+  }
+}
+
+export type BodyOutcome =
+  | { kind: 'body'; data: Buffer }
+  | { kind: 'too-large'; bytes: number }
+  | { kind: 'busy' }
+  /** The client went away before the body was complete (dropped connection mid-body). */
+  | { kind: 'aborted' };
+
+/** The whole body, or why not. Never rejects. `discard`: count the bytes, keep none (photos). */
+export function readBody(
+  req: IncomingMessage,
+  opts: { maxBytes: number; budget: BodyBudget; discard?: boolean },
+): Promise<BodyOutcome> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declared) && declared > opts.maxBytes) {
+    return Promise.resolve({ kind: 'too-large', bytes: declared });
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    /** Bytes held in memory, taken from the shared budget. */
+    let held = 0;
+    let settled = false;
+    const finish = (outcome: BodyOutcome) => {
+      if (settled) return;
+      settled = true;
+      opts.budget.give(held);
+      req.off('data', onData);
+      resolve(outcome);
+    };
+    const onData = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > opts.maxBytes) return finish({ kind: 'too-large', bytes });
+      if (opts.discard) return;
+      if (!opts.budget.take(chunk.length)) return finish({ kind: 'busy' });
+      held += chunk.length;
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => finish({ kind: 'body', data: opts.discard ? Buffer.alloc(0) : Buffer.concat(chunks) }));
+    req.once('aborted', () => finish({ kind: 'aborted' }));
+    req.once('error', () => finish({ kind: 'aborted' }));
+    req.once('close', () => {
+      if (!req.complete) finish({ kind: 'aborted' });
+    });
+  });
+}
+
+/** Whether the request announced a body (a GET of the protocol has none). */
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * Sends a plain-text answer. An answer given before the body was read in full also closes the
+ * connection, so a client cannot keep feeding a body nobody reads.
+ */
+export function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = Buffer.from(body, 'utf8');
+  const close = hasBody(req) && !req.complete;
+  res.writeHead(status, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': String(text.length),
+    ...(close ? { Connection: 'close' } : {}),
+    ...headers,
+  });
+  res.end(text);
+  if (close) res.once('finish', () => req.socket.destroySoon());
+}

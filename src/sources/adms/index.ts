@@ -1,0 +1,11 @@
+export { AdmsReceiver, type AdmsReceiverOptions } from './receiver.js';
+export { AdmsSource } from './source.js';
+export {
+  ADMIN_COMMANDS,
+  backfillCommand,
+  deleteUserCommand,
+  updateUserCommand,
+  type AdminCommand,
+} from './commands.js';
+export { parseAttlog, type AttlogRecord, type MalformedLine, type ParsedAttlog } from './attlog.js';
+export { registryCode } from './protocol.js';

@@ -1,0 +1,66 @@
+import type { PushUser } from '../../journal/types.js';
+import { codeProblem } from '../../punch.js';
+import { printable } from '../../util/terminal-text.js';
+import type { MalformedLine } from './attlog.js';
+
+/**
+ * The body of `POST /iclock/cdata?table=OPERLOG` (and `table=USERINFO`): one record per line,
+ * `USER PIN=1\tName=Jane\tPri=0\tPasswd=..\tCard=..\tGrp=1\tTZ=..`, `FP PIN=..\tFID=..\tTMP=..`,
+ * `OPLOG 4\t0\t2026-...`, `USERPIC ...`, `BIODATA ...`. Only the user records are kept (PIN,
+ * name, card, privilege): never passwords, fingerprint or face templates, or photos.
+ */
+export interface ParsedOperlog {
+  users: PushUser[];
+  /** Lines read (kept or not): the count answered as `OK:<n>`. */
+  processed: number;
+  malformed: MalformedLine[];
+}
+
+/** `Key=value` fields of a tab-separated record (keys as sent, first one wins). */
+export function keyValues(fields: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const f of fields) {
+    const eq = f.indexOf('=');
+    if (eq <= 0) continue;
+    const key = f.slice(0, eq).trim();
+    if (!out.has(key)) out.set(key, f.slice(eq + 1).trim());
+  }
+  return out;
+}
+
+/** A USER record (the leading `USER ` already removed, or absent as in USERINFO uploads). */
+export function parseUserFields(rest: string): PushUser | { problem: string } {
+  const kv = keyValues(rest.split('\t'));
+  const pin = kv.get('PIN') ?? kv.get('Pin') ?? '';
+  const problem = codeProblem(pin);
+  if (problem) return { problem };
+  const pri = kv.get('Pri') ?? kv.get('Privilege');
+  return {
+    pin,
+    name: printable(kv.get('Name') ?? '', 64),
+    card: printable(kv.get('Card') ?? '', 32),
+    privilege: pri !== undefined && /^\d{1,3}$/.test(pri) ? Number(pri) : null,
+  };
+}
+
+export function parseOperlog(body: string): ParsedOperlog {
+  const users: PushUser[] = [];
+  const malformed: MalformedLine[] = [];
+  let processed = 0;
+  const lines = body.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    let raw = lines[i]!;
+    if (raw.endsWith('\r')) raw = raw.slice(0, -1);
+    if (raw.trim() === '') continue;
+    processed++;
+    const m = /^(\w+) (.*)$/s.exec(raw);
+    const kind = m?.[1] ?? '';
+    // USERINFO uploads carry the fields without the leading record type.
+    const userFields = kind === 'USER' ? m![2]! : raw.startsWith('PIN=') ? raw : undefined;
+    if (userFields === undefined) continue; // FP, FACE, BIODATA, USERPIC, OPLOG...: read, not kept
+    const u = parseUserFields(userFields);
+    if ('problem' in u) malformed.push({ line: i + 1, reason: u.problem, text: printable(raw.slice(0, 40)) });
+    else users.push(u);
+  }
+  return { users, processed, malformed };
+}

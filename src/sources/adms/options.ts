@@ -1,0 +1,91 @@
+import { wallClockAt } from '../../punch.js';
+
+/**
+ * The option block a push terminal fetches at start (`GET /iclock/cdata?SN=..&options=all`):
+ * where to resume uploading (the stamps saved with the last durable upload), how often to
+ * poll, what to send. Lines are LF-separated `key=value`, after `GET OPTION FROM: <SN>`.
+ */
+export interface OptionSettings {
+  delay: number;
+  errorDelay: number;
+  realtime: boolean;
+}
+
+/**
+ * What the terminal is asked to upload: punches and user records. Not photos, fingerprints or
+ * faces: punchgate keeps no biometric data it does not need.
+ */
+export const TRANS_FLAG = 'TransData AttLog\tOpLog\tEnrollUser\tChgUser';
+/** The same as the older bit string: 1 AttLog, 2 OpLog, 3 AttPhoto, 4 EnrollUser, 5 ChgUser, ... */
+const TRANS_FLAG_BITS = '1101100000';
+export const SERVER_VERSION = '2.4.1';
+
+/**
+ * `TimeZone=`: the terminal clock's UTC offset now, in whole hours, or in minutes for half- and
+ * quarter-hour zones (e.g. 330 for India), as the protocol asks.
+ */
+export function timeZoneOption(now: number, timeZone?: string): number {
+  const wall = wallClockAt(now, timeZone);
+  const asUtc = Date.parse(`${wall.replace(' ', 'T')}Z`);
+  const minutes = Math.round((asUtc - Math.floor(now / 1000) * 1000) / 60_000);
+  return minutes % 60 === 0 ? minutes / 60 : minutes;
+}
+
+/** A saved stamp, or 0 (the protocol's "upload everything you have") when none is saved yet. */
+const stampOr0 = (s: string | undefined) => s ?? '0';
+
+export function optionBlock(args: {
+  serial: string;
+  stamps: Record<string, string>;
+  settings: OptionSettings;
+  timeZone: number;
+  /** The terminal's `pushver=`; older firmware (none sent) reads the legacy names too. */
+  pushVersion: string | undefined;
+}): string {
+  const { stamps, settings } = args;
+  const lines = [
+    `GET OPTION FROM: ${args.serial}`,
+    `ATTLOGStamp=${stampOr0(stamps.ATTLOG)}`,
+    `OPERLOGStamp=${stampOr0(stamps.OPERLOG)}`,
+    `ATTPHOTOStamp=${stampOr0(stamps.ATTPHOTO)}`,
+    `ErrorDelay=${settings.errorDelay}`,
+    `Delay=${settings.delay}`,
+    'TransTimes=00:00;12:00',
+    'TransInterval=1',
+    `TransFlag=${args.pushVersion ? TRANS_FLAG : TRANS_FLAG_BITS}`,
+    `TimeZone=${args.timeZone}`,
+    `Realtime=${settings.realtime ? 1 : 0}`,
+    'Encrypt=None',
+    `ServerVer=${SERVER_VERSION}`,
+    `PushProtVer=${SERVER_VERSION}`,
+  ];
+  if (!args.pushVersion) {
+    lines.push(`Stamp=${stampOr0(stamps.ATTLOG)}`, `OpStamp=${stampOr0(stamps.OPERLOG)}`);
+    lines.push(`PhotoStamp=${stampOr0(stamps.ATTPHOTO)}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/**
+ * The answer to newer firmware's `GET /iclock/push`: the same settings under the names of the
+ * newer protocol (RequestDelay, TransTables...).
+ */
+export function pushBlock(args: { settings: OptionSettings; timeZone: number; sessionId: string }): string {
+  const { settings } = args;
+  return (
+    [
+      `ServerVersion=${SERVER_VERSION}`,
+      'ServerName=punchgate',
+      `PushVersion=${SERVER_VERSION}`,
+      `ErrorDelay=${settings.errorDelay}`,
+      `RequestDelay=${settings.delay}`,
+      'TransTimes=00:00;12:00',
+      'TransInterval=1',
+      'TransTables=User Transaction',
+      `Realtime=${settings.realtime ? 1 : 0}`,
+      `SessionID=${args.sessionId}`,
+      `TimeoutSec=${settings.errorDelay}`,
+      `TimeZone=${args.timeZone}`,
+    ].join('\n') + '\n'
+  );
+}

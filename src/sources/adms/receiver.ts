@@ -1,0 +1,295 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { admsListenAddress, pushOfflineAfterMs, type AdmsConfig } from '../../config/adms.js';
+import type { AdmsTerminalConfig } from '../../config/terminals.js';
+import type { PushJournal } from '../../journal/types.js';
+import { Backoff } from '../../util/backoff.js';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+import type { PushTerminalRegistry } from '../types.js';
+import { ContactBook } from './contacts.js';
+import { normalizeAddress, TerminalDirectory } from './directory.js';
+import { GroupCommit } from './group-commit.js';
+import { answer, BodyBudget } from './http-body.js';
+import {
+  handleDeviceCmd,
+  handleDiscard,
+  handleGetRequest,
+  handleOptions,
+  handlePing,
+  handlePushConfig,
+  handleRegistry,
+  handleUpload,
+  type PushRequest,
+  type ReceiverContext,
+} from './protocol.js';
+
+export interface AdmsReceiverOptions {
+  settings: AdmsConfig;
+  journal: PushJournal;
+  logger: Logger;
+  clock: Clock;
+  /** Called after new punches were journalled (wakes delivery). */
+  onPunches?: (added: number) => void;
+  /** How often contacts and refusals are written to the journal. */
+  flushMs?: number;
+}
+
+type Handler = (ctx: ReceiverContext, p: PushRequest) => void | Promise<void>;
+
+/** The protocol's paths (a `.aspx` suffix, which some firmware adds, is ignored) and their methods. */
+const ROUTES: Record<string, { methods: readonly string[]; handler: Handler }> = {
+  '/iclock/cdata': {
+    methods: ['GET', 'POST'],
+    handler: (ctx, p) => (p.req.method === 'GET' ? handleOptions(ctx, p) : handleUpload(ctx, p)),
+  },
+  '/iclock/getrequest': { methods: ['GET'], handler: handleGetRequest },
+  '/iclock/devicecmd': { methods: ['POST'], handler: handleDeviceCmd },
+  '/iclock/ping': { methods: ['GET'], handler: handlePing },
+  '/iclock/registry': { methods: ['POST'], handler: handleRegistry },
+  '/iclock/push': { methods: ['GET', 'POST'], handler: handlePushConfig },
+  '/iclock/querydata': { methods: ['POST'], handler: handleDiscard },
+  '/iclock/fdata': { methods: ['POST'], handler: handleDiscard },
+};
+
+const SERIAL = /^[A-Za-z0-9_-]{1,64}$/;
+/** Bodies held in memory at once, all terminals together. */
+const BODY_BUDGET_FACTOR = 32;
+const FLUSH_MS = 5000;
+/** How long a stop waits for requests under way before closing their connections. */
+const STOP_GRACE_MS = 5000;
+
+/**
+ * The one HTTP receiver of all push terminals (ZKTeco ADMS / iclock). Each push terminal's
+ * source registers its terminal here (by serial number); the server runs as long as the daemon,
+ * so terminals come and go (SIGHUP) without dropping anyone's connection.
+ *
+ * The port is open to the LAN: bodies are capped and share one memory budget, slow clients are
+ * timed out, connections are bounded (in all and per address), and nothing but the protocol's
+ * paths is answered.
+ */
+export class AdmsReceiver implements PushTerminalRegistry {
+  private settings: AdmsConfig;
+  private readonly directory = new TerminalDirectory();
+  private readonly contacts: ContactBook;
+  private readonly ctx: ReceiverContext;
+  private server: Server | undefined;
+  private readonly perAddress = new Map<string, number>();
+  private readonly inflight = new Set<Promise<void>>();
+  private flushTimer: NodeJS.Timeout | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly listenBackoff = new Backoff({ baseMs: 1000, maxMs: 60_000 }, false);
+  private stopped = false;
+  private bound: { host: string; port: number } | undefined;
+
+  constructor(private readonly opts: AdmsReceiverOptions) {
+    this.settings = opts.settings;
+    this.contacts = new ContactBook(opts.journal, opts.clock, opts.logger, () => this.offlineAfterMs());
+    this.ctx = {
+      journal: opts.journal,
+      commits: new GroupCommit(opts.journal),
+      directory: this.directory,
+      contacts: this.contacts,
+      budget: new BodyBudget(opts.settings.maxBodyBytes * BODY_BUDGET_FACTOR),
+      logger: opts.logger,
+      clock: opts.clock,
+      settings: () => this.settings,
+      onPunches: opts.onPunches,
+    };
+  }
+
+  /** No contact for this long: offline. */
+  offlineAfterMs(): number {
+    return pushOfflineAfterMs(this.settings);
+  }
+
+  /** Connections open now (all addresses). */
+  openConnections(): number {
+    let n = 0;
+    for (const c of this.perAddress.values()) n += c;
+    return n;
+  }
+
+  /** Where it listens, once it does. */
+  address(): { host: string; port: number } | undefined {
+    return this.bound;
+  }
+
+  /**
+   * Starts listening on `adms.listen`. When the port cannot be taken (in use, no permission),
+   * says so and keeps trying with backoff: the other terminals are collected meanwhile.
+   */
+  async start(): Promise<{ host: string; port: number } | undefined> {
+    try {
+      this.contacts.load();
+    } catch (e) {
+      this.opts.logger.warn({ err: (e as Error).message }, 'could not read the last push terminal contacts');
+    }
+    this.flushTimer = setInterval(() => this.contacts.flush(), this.opts.flushMs ?? FLUSH_MS);
+    this.flushTimer.unref();
+    await this.listen();
+    return this.bound;
+  }
+
+  private async listen(): Promise<void> {
+    if (this.stopped) return;
+    const where = admsListenAddress(this.settings);
+    const server = this.createServer();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen({ host: where.host, port: where.port }, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+    } catch (e) {
+      const delay = this.listenBackoff.next();
+      this.opts.logger.error(
+        { listen: this.settings.listen, err: (e as Error).message, retryInMs: delay },
+        `the push terminal receiver cannot listen on ${this.settings.listen}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message} (another program on that port, or a port below 1024 without permission); trying again`,
+      );
+      this.retryTimer = setTimeout(() => void this.listen(), delay);
+      this.retryTimer.unref();
+      return;
+    }
+    this.listenBackoff.reset();
+    server.on('error', (e) => this.opts.logger.error({ err: e.message }, 'push terminal receiver error'));
+    this.server = server;
+    const a = server.address() as AddressInfo;
+    this.bound = { host: a.address, port: a.port };
+    this.opts.logger.info(
+      { listen: `${a.address}:${a.port}`, terminals: this.directory.list().map((t) => t.cfg.name) },
+      'push terminal receiver listening',
+    );
+  }
+
+  private createServer(): Server {
+    const s = this.settings;
+    const server = createServer(
+      {
+        requestTimeout: s.requestTimeoutMs,
+        headersTimeout: Math.min(10_000, s.requestTimeoutMs),
+        // Terminals poll every Delay seconds: keep their connection open between two polls.
+        keepAliveTimeout: Math.min(120_000, Math.max(5000, 2 * s.delay * 1000 + 5000)),
+        connectionsCheckingInterval: 1000,
+        maxHeaderSize: 16 * 1024,
+        requireHostHeader: false,
+        noDelay: true,
+      },
+      (req, res) => this.onRequest(req, res),
+    );
+    server.maxConnections = s.maxConnections;
+    server.maxHeadersCount = 64;
+    // A connection that goes completely quiet (not even keep-alive traffic) is closed.
+    server.timeout = Math.max(s.requestTimeoutMs, 2 * s.delay * 1000 + 10_000);
+    server.on('connection', (socket: Socket) => this.onConnection(socket));
+    server.on('clientError', (_e, socket: Socket) => {
+      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      socket.destroy();
+    });
+    return server;
+  }
+
+  /** Bounds the connections one address may hold (a runaway device or an attacker cannot take them all). */
+  private onConnection(socket: Socket): void {
+    const address = normalizeAddress(socket.remoteAddress);
+    const n = (this.perAddress.get(address) ?? 0) + 1;
+    if (n > this.settings.maxConnectionsPerAddress) {
+      socket.destroy();
+      return;
+    }
+    this.perAddress.set(address, n);
+    socket.once('close', () => {
+      const left = (this.perAddress.get(address) ?? 1) - 1;
+      if (left <= 0) this.perAddress.delete(address);
+      else this.perAddress.set(address, left);
+    });
+  }
+
+  private onRequest(req: IncomingMessage, res: ServerResponse): void {
+    const done = this.route(req, res)
+      .catch((e: unknown) => {
+        this.opts.logger.error({ err: e instanceof Error ? e.message : String(e) }, 'push terminal request failed');
+        answer(req, res, 500, 'ERROR');
+      })
+      .finally(() => this.inflight.delete(done));
+    this.inflight.add(done);
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://push.invalid');
+    } catch {
+      return answer(req, res, 400, '');
+    }
+    const route = ROUTES[url.pathname.replace(/\.aspx$/i, '').toLowerCase()];
+    if (!route) return answer(req, res, 404, '');
+    if (!route.methods.includes(req.method ?? '')) return answer(req, res, 405, '');
+    const serial = url.searchParams.get('SN') ?? '';
+    if (!SERIAL.test(serial)) return answer(req, res, 400, 'ERROR: SN= missing or not a serial number');
+    const address = normalizeAddress(req.socket.remoteAddress);
+    const r = this.directory.resolve(serial, address, this.opts.clock.now());
+    switch (r.kind) {
+      case 'unknown':
+        this.contacts.refused(serial, address, 'unknown', null);
+        return answer(req, res, 403, 'ERROR: this terminal is not configured on the gateway');
+      case 'address':
+        this.contacts.refused(serial, address, 'address', r.terminal.cfg.name);
+        return answer(req, res, 403, 'ERROR: this terminal may not push from this address');
+      case 'reconfiguring':
+        return answer(req, res, 503, 'ERROR: the gateway is being reconfigured; retry', {
+          'Retry-After': String(this.settings.errorDelay),
+        });
+      case 'ok':
+        return route.handler(this.ctx, { req, res, query: url.searchParams, terminal: r.terminal, address });
+    }
+  }
+
+  register(cfg: AdmsTerminalConfig): void {
+    this.directory.add(cfg);
+  }
+
+  unregister(name: string): void {
+    this.directory.remove(name, this.opts.clock.now());
+  }
+
+  /**
+   * New settings after a reload: delays, limits of bodies and per-address connections apply at
+   * once; `listen` and `maxConnections` only after a restart.
+   */
+  configure(next: AdmsConfig): string[] {
+    const restartOnly = (['listen', 'maxConnections', 'requestTimeoutMs'] as const).filter(
+      (k) => next[k] !== this.settings[k],
+    );
+    this.settings = {
+      ...next,
+      listen: this.settings.listen,
+      maxConnections: this.settings.maxConnections,
+      requestTimeoutMs: this.settings.requestTimeoutMs,
+    };
+    return restartOnly.map((k) => `adms.${k}`);
+  }
+
+  /** Stops listening, lets requests under way finish (briefly), writes the last contacts. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    clearInterval(this.flushTimer);
+    const server = this.server;
+    if (server) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.inflight]),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS))),
+      ]);
+      clearTimeout(timer);
+      server.closeAllConnections();
+      await closed;
+    }
+    this.contacts.flush();
+  }
+}

@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import { HikApiError } from './errors.js';
+import { HikHttp, type HikHttpOptions, type HikResponse } from './http.js';
+import { escapeXml, expectJson, expectOk, field, isObject, jsonOf, type Json } from './isapi.js';
+import { HikUsers } from './users.js';
+
+/**
+ * HikvisionClient: the ISAPI requests punchgate makes to one access-control terminal
+ * (DS-K1T...): identity, clock, the event search, and (through `users`) the people on it.
+ * Everything goes through one keep-alive connection with Digest authentication.
+ */
+
+export interface DeviceInfo {
+  serialNumber: string;
+  model: string;
+  firmwareVersion: string;
+  deviceName: string;
+}
+
+export interface DeviceTime {
+  /** The device's wall clock, `YYYY-MM-DD HH:mm:ss`. */
+  wallClock: string;
+  /** The offset the device put on it (`+01:00`, `Z`), '' when it gave none. */
+  offset: string;
+  /** The device's own time zone setting (e.g. `CST-1:00:00`), kept when the clock is set. */
+  timeZone: string;
+  timeMode: string;
+}
+
+/** One AcsEvent search condition (major 5, minor 0 = every minor of major 5). */
+export interface EventQuery {
+  major: number;
+  minor: number;
+  beginSerialNo?: number;
+  endSerialNo?: number;
+  startTime?: string;
+  endTime?: string;
+  /** What we ask for; devices return at most about 30 rows a page whatever this says. */
+  maxResults?: number;
+}
+
+export interface EventPage {
+  /** MORE: ask again; OK: the last page; NO MATCH: nothing. */
+  status: string;
+  numOfMatches: number;
+  totalMatches: number;
+  rows: Json[];
+}
+
+/** `2026-11-02T07:58:01+01:00` -> wall clock and offset; undefined when it is not such a time. */
+export function splitIsoTime(s: unknown): { wallClock: string; offset: string } | undefined {
+  if (typeof s !== 'string') return undefined;
+  const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.\d+)?\s*(Z|[+-]\d{2}:?\d{2})?$/.exec(s.trim());
+  return m ? { wallClock: `${m[1]} ${m[2]}`, offset: m[3] ?? '' } : undefined;
+}
+
+export const EVENTS_PATH = '/ISAPI/AccessControl/AcsEvent?format=json';
+export const PAGE_REQUEST = 30;
+
+export class HikvisionClient {
+  readonly users: HikUsers;
+
+  private constructor(readonly http: HikHttp) {
+    this.users = new HikUsers(http);
+  }
+
+  /** Loads the HTTP client (see HikHttp) and prepares the connection; nothing is sent yet. */
+  static async open(opts: HikHttpOptions): Promise<HikvisionClient> {
+    return new HikvisionClient(await HikHttp.open(opts));
+  }
+
+  get peer(): string {
+    return this.http.peer;
+  }
+
+  private async get(path: string, signal?: AbortSignal): Promise<HikResponse> {
+    return expectOk(await this.http.request('GET', path, { signal }), path);
+  }
+
+  async deviceInfo(signal?: AbortSignal): Promise<DeviceInfo> {
+    const res = await this.get('/ISAPI/System/deviceInfo?format=json', signal);
+    const json = jsonOf(res);
+    const obj = json && isObject(json.DeviceInfo) ? json.DeviceInfo : json;
+    const f = (n: string) => (field(res, obj, n) ?? '').trim();
+    return {
+      serialNumber: f('serialNumber'),
+      model: f('model'),
+      firmwareVersion: f('firmwareVersion'),
+      deviceName: f('deviceName'),
+    };
+  }
+
+  async getTime(signal?: AbortSignal): Promise<DeviceTime> {
+    const res = await this.get('/ISAPI/System/time?format=json', signal);
+    const json = jsonOf(res);
+    const obj = json && isObject(json.Time) ? json.Time : json;
+    const local = field(res, obj, 'localTime');
+    const t = splitIsoTime(local);
+    if (!t) throw new HikApiError(`the device's clock reads ${JSON.stringify(local ?? null)}, not a time`, res.status);
+    return { ...t, timeZone: field(res, obj, 'timeZone') ?? '', timeMode: field(res, obj, 'timeMode') ?? '' };
+  }
+
+  /**
+   * Sets the device clock to wall clock `wallClock` (`YYYY-MM-DD HH:mm:ss`), keeping its time
+   * zone setting (read with getTime). The device's clock mode becomes manual: a device that
+   * has drifted this far is not getting NTP anyway.
+   */
+  async setTime(wallClock: string, current: DeviceTime, signal?: AbortSignal): Promise<void> {
+    const local = `${wallClock.replace(' ', 'T')}${current.offset}`;
+    const body =
+      '<?xml version="1.0" encoding="UTF-8"?><Time version="2.0" xmlns="http://www.isapi.org/ver20/XMLSchema">' +
+      `<timeMode>manual</timeMode><localTime>${escapeXml(local)}</localTime>` +
+      (current.timeZone ? `<timeZone>${escapeXml(current.timeZone)}</timeZone>` : '') +
+      '</Time>';
+    const path = '/ISAPI/System/time';
+    expectOk(await this.http.request('PUT', path, { body, contentType: 'application/xml', signal }), path);
+  }
+
+  /** One page of the event search. `searchID` stays the same for all pages of one search. */
+  async eventPage(q: EventQuery, searchID: string, position: number, signal?: AbortSignal): Promise<EventPage> {
+    const cond: Json = {
+      searchID,
+      searchResultPosition: position,
+      maxResults: q.maxResults ?? PAGE_REQUEST,
+      major: q.major,
+      minor: q.minor,
+    };
+    if (q.startTime !== undefined) cond.startTime = q.startTime;
+    if (q.endTime !== undefined) cond.endTime = q.endTime;
+    if (q.beginSerialNo !== undefined) cond.beginSerialNo = q.beginSerialNo;
+    if (q.endSerialNo !== undefined) cond.endSerialNo = q.endSerialNo;
+    const res = await this.http.request('POST', EVENTS_PATH, { body: JSON.stringify({ AcsEventCond: cond }), signal });
+    const json = expectJson(res, EVENTS_PATH);
+    const ev = isObject(json.AcsEvent) ? json.AcsEvent : undefined;
+    if (!ev)
+      throw new HikApiError(`${EVENTS_PATH.split('?')[0]}: the answer has no AcsEvent`, res.status, 'noAcsEvent');
+    const list = Array.isArray(ev.InfoList) ? ev.InfoList.filter(isObject) : [];
+    const num = (v: unknown, dflt: number) => (typeof v === 'number' && Number.isFinite(v) ? v : dflt);
+    return {
+      status: String(ev.responseStatusStrg ?? (list.length ? 'OK' : 'NO MATCH')).toUpperCase(),
+      // What the device says it sent, but never more than it did send: a device that claims
+      // 30 and sends 25 (partial records) is asked again from the 26th, so none is skipped.
+      numOfMatches: Math.min(num(ev.numOfMatches, list.length), list.length),
+      totalMatches: num(ev.totalMatches, list.length),
+      rows: list,
+    };
+  }
+
+  /**
+   * Every page of one search, in order: each next page starts where the device says the last
+   * one ended (position + numOfMatches, never + maxResults: devices cap pages silently). The
+   * next page is asked for as soon as this one is parsed, so the device works on it while the
+   * caller journals this one (one connection: the requests still go one after the other).
+   */
+  async *eventPages(q: EventQuery, signal?: AbortSignal): AsyncGenerator<EventPage> {
+    const searchID = randomUUID();
+    const fetch = (position: number) => {
+      const p = this.eventPage(q, searchID, position, signal);
+      p.catch(() => undefined); // awaited below; a caller that stops early must not leave it unhandled
+      return p;
+    };
+    let next: Promise<EventPage> | undefined = fetch(0);
+    for (let position = 0; next;) {
+      const page: EventPage = await next;
+      next = undefined;
+      if (page.status === 'MORE') {
+        if (page.numOfMatches <= 0) {
+          throw new HikApiError(
+            `${EVENTS_PATH.split('?')[0]}: the device says MORE but sent no rows`,
+            200,
+            'emptyMore',
+          );
+        }
+        position += page.numOfMatches;
+        next = fetch(position);
+      }
+      yield page;
+    }
+  }
+
+  /**
+   * Whether the device lists serial-number filters among its event search capabilities:
+   * true, false, or undefined when it does not answer the capabilities request.
+   */
+  async serialFilterCapability(signal?: AbortSignal): Promise<boolean | undefined> {
+    const path = '/ISAPI/AccessControl/AcsEvent/capabilities?format=json';
+    const res = await this.http.request('GET', path, { signal });
+    if (res.status < 200 || res.status > 299) return undefined;
+    return /beginSerialNo/.test(res.text);
+  }
+}

@@ -1,0 +1,98 @@
+import { UNKNOWN_CARD_PREFIX, type Punch } from '../../punch.js';
+import { splitIsoTime } from './client.js';
+import type { Json } from './isapi.js';
+
+/**
+ * Which access-control events are punches, and what a punch carries. Only major 5 events with
+ * an authentication-passed minor (the terminal's `minors`) are punches; the door events and
+ * failures that come with them (5/21 unlocked, 5/22 closed, 5/39 fingerprint mismatch...) are not.
+ */
+
+/** `attendanceStatus` as the ZK punch state (0 in, 1 out, 2 break-out, 3 break-in, 4 OT-in, 5 OT-out). */
+const PUNCH_STATE: Record<string, number> = {
+  checkin: 0,
+  checkout: 1,
+  breakout: 2,
+  breakin: 3,
+  overtimein: 4,
+  overtimeout: 5,
+};
+
+export function punchStateOf(attendanceStatus: unknown): number | null {
+  return typeof attendanceStatus === 'string' ? (PUNCH_STATE[attendanceStatus.toLowerCase()] ?? null) : null;
+}
+
+/** The fields an event carries in the search (AcsEvent InfoList) or the alert stream, normalised. */
+export interface AccessEvent {
+  major: number;
+  minor: number;
+  /** The device's time with its offset, as sent. */
+  time: unknown;
+  employeeNo: string;
+  cardNo: string;
+  serialNo: number | undefined;
+  attendanceStatus: unknown;
+}
+
+const text = (v: unknown) => (typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : '');
+const int = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : undefined);
+
+/** An AcsEvent search row. */
+export function fromSearchRow(row: Json): AccessEvent {
+  return {
+    major: int(row.major) ?? -1,
+    minor: int(row.minor) ?? -1,
+    time: row.time,
+    // employeeNoString on current firmware; old firmware sends a numeric employeeNo.
+    employeeNo: text(row.employeeNoString) || text(row.employeeNo),
+    cardNo: text(row.cardNo),
+    serialNo: int(row.serialNo),
+    attendanceStatus: row.attendanceStatus,
+  };
+}
+
+/** An alert-stream event (`eventType: AccessControllerEvent`); its time is the outer `dateTime`. */
+export function fromAlert(alert: Json, inner: Json): AccessEvent {
+  return {
+    major: int(inner.majorEventType) ?? -1,
+    minor: int(inner.subEventType) ?? -1,
+    time: alert.dateTime,
+    employeeNo: text(inner.employeeNoString) || text(inner.employeeNo),
+    cardNo: text(inner.cardNo),
+    serialNo: int(inner.serialNo),
+    attendanceStatus: inner.attendanceStatus,
+  };
+}
+
+export type Classified =
+  | { kind: 'punch'; punch: Punch }
+  | { kind: 'other' }
+  /** A pass that cannot become a punch (no employee and no card): logged, counted. */
+  | { kind: 'malformed'; reason: string };
+
+/** The longest time text kept from a device that sends something that is not a time. */
+const MAX_RAW_TIME = 40;
+
+/**
+ * A punch from an authentication pass: employeeNoString as the code (an unenrolled card as
+ * `card:<number>`, so it is seen, never dropped), the device's wall clock (the local part of
+ * `time`: the offset is not applied), the minor as verify type, attendanceStatus as punch state.
+ * A time that does not parse is kept as sent: the journal quarantines it, visibly.
+ */
+export function classify(e: AccessEvent, terminal: string, device: string, minors: ReadonlySet<number>): Classified {
+  if (e.major !== 5 || !minors.has(e.minor)) return { kind: 'other' };
+  const code = e.employeeNo || (e.cardNo ? `${UNKNOWN_CARD_PREFIX}${e.cardNo}` : '');
+  if (!code) return { kind: 'malformed', reason: `pass ${e.major}/${e.minor} without an employee number or card` };
+  const t = splitIsoTime(e.time);
+  return {
+    kind: 'punch',
+    punch: {
+      terminal,
+      device,
+      biometricCode: code,
+      logTime: t ? t.wallClock : String(e.time ?? '').slice(0, MAX_RAW_TIME),
+      verifyType: e.minor,
+      punchState: punchStateOf(e.attendanceStatus),
+    },
+  };
+}

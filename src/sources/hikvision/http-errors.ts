@@ -1,0 +1,65 @@
+/** Words for what went wrong in an exchange with a Hikvision device, and the answer it read. */
+import { HikApiError, HikAuthError, HikConnectionError, HikSetupError } from './errors.js';
+
+/** A device's answer, read whole. */
+export interface HikResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/**
+ * Where the device's lock rule shows in a 401 (ISAPI userCheck, XML or JSON): `lockStatus`
+ * lock/unlock, `unlockTime` seconds, `retryLoginTime` tries left.
+ */
+export function lockInfo(text: string): { locked: boolean; unlockSeconds?: number; triesLeft?: number } {
+  const field = (name: string) => new RegExp(`${name}["'>:\\s]*"?([A-Za-z0-9]+)`, 'i').exec(text)?.[1];
+  const num = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined);
+  return {
+    locked: (field('lockStatus') ?? '').toLowerCase() === 'lock',
+    unlockSeconds: num(field('unlockTime')),
+    triesLeft: num(field('retryLoginTime')),
+  };
+}
+
+/** What Node and undici say about a failed connection, in words. */
+export function describeNetError(e: unknown, peer: string, timeoutMs: number): Error {
+  if (e instanceof HikApiError || e instanceof HikAuthError || e instanceof HikSetupError) return e;
+  const err = e as { code?: string; message?: string; name?: string };
+  if (err.name === 'HikTlsError' || err.name === 'AbortError') return e as Error;
+  const code = err.code ?? '';
+  const seconds = `${Math.round(timeoutMs / 100) / 10} s`;
+  const text: Record<string, string> = {
+    ECONNREFUSED: `${peer} refused the connection (nothing listens there: check the url)`,
+    ENOTFOUND: `cannot resolve the host name of ${peer} (ENOTFOUND)`,
+    EAI_AGAIN: `cannot resolve the host name of ${peer} (EAI_AGAIN)`,
+    EHOSTUNREACH: `no route to ${peer} (EHOSTUNREACH)`,
+    ENETUNREACH: `no route to ${peer} (ENETUNREACH)`,
+    ECONNRESET: `${peer} closed the connection (ECONNRESET)`,
+    UND_ERR_CONNECT_TIMEOUT: `no answer from ${peer} within ${seconds} (connect)`,
+    UND_ERR_HEADERS_TIMEOUT: `no answer from ${peer} within ${seconds}`,
+    UND_ERR_BODY_TIMEOUT: `${peer} stopped sending its answer for ${seconds}`,
+    UND_ERR_SOCKET: `${peer} closed the connection`,
+    EPROTO: `${peer} does not speak TLS there (is the url http:// rather than https://?)`,
+    ERR_SSL_WRONG_VERSION_NUMBER: `${peer} does not speak TLS there (is the url http:// rather than https://?)`,
+  };
+  return new HikConnectionError(text[code] ?? `${peer}: ${err.message ?? String(e)}${code ? ` (${code})` : ''}`, code);
+}
+
+/**
+ * The error of a non-2xx answer: the ISAPI ResponseStatus when the body has one (JSON or XML:
+ * statusCode, statusString, subStatusCode, errorMsg), else the HTTP status.
+ */
+export function apiError(res: HikResponse, path: string): HikApiError {
+  const field = (name: string) =>
+    new RegExp(`"?${name}"?\\s*[:>]\\s*"?([^"<,}]*)`, 'i').exec(res.text)?.[1]?.trim() || undefined;
+  const statusString = field('statusString');
+  const sub = field('subStatusCode');
+  const msg = field('errorMsg');
+  const what = [statusString, sub, msg && msg !== sub ? msg : undefined].filter(Boolean).join(', ');
+  return new HikApiError(
+    `${path.split('?')[0]}: HTTP ${res.status}${what ? ` (${what})` : ''}`.slice(0, 300),
+    res.status,
+    sub,
+  );
+}

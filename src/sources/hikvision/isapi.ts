@@ -1,0 +1,75 @@
+/**
+ * Small readers of ISAPI answers: JSON when the device honours `?format=json`, the XML it
+ * otherwise sends, and the ResponseStatus that write requests answer with.
+ */
+import { HikApiError } from './errors.js';
+import type { HikResponse } from './http.js';
+import { apiError } from './http-errors.js';
+
+export type Json = Record<string, unknown>;
+
+export function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The JSON object of an answer, or undefined when it is not JSON. */
+export function jsonOf(res: HikResponse): Json | undefined {
+  const t = res.text.trimStart();
+  if (!t.startsWith('{')) return undefined;
+  try {
+    const v = JSON.parse(t) as unknown;
+    return isObject(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The text of the first `<name>` element of an XML answer. */
+export function xmlField(text: string, name: string): string | undefined {
+  const m = new RegExp(`<(?:\\w+:)?${name}\\b[^>]*>([^<]*)</`, 'i').exec(text);
+  return m ? decodeXml(m[1]!.trim()) : undefined;
+}
+
+function decodeXml(s: string): string {
+  return s.replace(/&(lt|gt|amp|quot|apos);/g, (_, e: string) =>
+    e === 'lt' ? '<' : e === 'gt' ? '>' : e === 'amp' ? '&' : e === 'quot' ? '"' : "'",
+  );
+}
+
+export function escapeXml(s: string): string {
+  return s.replace(/[<>&"']/g, (c) =>
+    c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '&' ? '&amp;' : c === '"' ? '&quot;' : '&apos;',
+  );
+}
+
+/** A field of a JSON object or an XML answer, as text. */
+export function field(res: HikResponse, obj: Json | undefined, name: string): string | undefined {
+  if (obj) {
+    const v = obj[name];
+    return v === undefined || v === null ? undefined : String(v);
+  }
+  return xmlField(res.text, name);
+}
+
+/**
+ * Throws the device's error unless the answer is a success: HTTP 2xx, and a ResponseStatus
+ * (when there is one) with statusCode 1 (OK).
+ */
+export function expectOk(res: HikResponse, path: string): HikResponse {
+  if (res.status < 200 || res.status > 299) throw apiError(res, path);
+  const obj = jsonOf(res);
+  const code = obj ? obj.statusCode : xmlField(res.text, 'statusCode');
+  if (code !== undefined && code !== null && String(code) !== '1') throw apiError(res, path);
+  return res;
+}
+
+/** The JSON answer of a successful request (parsed once); throws when the answer is an error or not JSON. */
+export function expectJson(res: HikResponse, path: string): Json {
+  if (res.status < 200 || res.status > 299) throw apiError(res, path);
+  const obj = jsonOf(res);
+  if (!obj) throw new HikApiError(`${path.split('?')[0]}: the device's answer is not JSON`, res.status, 'notJson');
+  if (obj.statusCode !== undefined && obj.statusCode !== null && String(obj.statusCode) !== '1') {
+    throw apiError(res, path);
+  }
+  return obj;
+}

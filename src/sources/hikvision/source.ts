@@ -1,0 +1,100 @@
+import type { HikvisionTerminalConfig } from '../../config/terminals.js';
+import { cronScheduler, PollLoop, type Scheduler } from '../schedule.js';
+import type { Source, SourceDeps } from '../types.js';
+import { nextAuthTry, readRefusal } from './auth-gate.js';
+import { HikvisionPoller, type HikClientFactory, type HikPollResult } from './poll.js';
+import { readTerminalPassword } from './password.js';
+import { AlertStreamLink } from './realtime.js';
+
+export type { Scheduler } from '../schedule.js';
+
+/** The alert stream waits this long for a poll to prove the password before it looks again. */
+const STREAM_WAITS_FOR_POLL_MS = 5000;
+
+export interface HikvisionSourceOptions {
+  scheduler?: Scheduler;
+  clientFactory?: HikClientFactory;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * One Hikvision terminal as a source: polled on its schedule, one poll at a time, backing off
+ * while unreachable and for minutes after a refused password; optionally the alert stream for
+ * punches as they happen, with a backfill poll after every reconnect.
+ */
+export class HikvisionSource implements Source {
+  readonly name: string;
+  private readonly poller: HikvisionPoller;
+  private readonly loop: PollLoop<HikPollResult>;
+  private realtime: AlertStreamLink | undefined;
+  private readonly abort = new AbortController();
+
+  constructor(
+    private readonly cfg: HikvisionTerminalConfig,
+    private readonly deps: SourceDeps,
+    private readonly opts: HikvisionSourceOptions = {},
+  ) {
+    this.name = cfg.name;
+    this.poller = new HikvisionPoller(cfg, deps, opts.clientFactory, opts.env);
+    this.loop = new PollLoop({
+      spec: { expression: cfg.schedule, timezone: cfg.timezone },
+      scheduler: opts.scheduler ?? cronScheduler(deps.logger),
+      poll: () =>
+        this.poller.poll(this.abort.signal).then((r) => {
+          // A refused password has its own, longer wait (in the journal): no tick skipping on top.
+          r.noBackoff = r.authRefused;
+          // The password works: the alert stream may open now (it waits for a poll to prove it).
+          if (r.ok) this.realtime?.nudge();
+          return r;
+        }),
+      onError: (e) => this.deps.logger.error({ terminal: this.cfg.name, err: String(e) }, 'poll ended with an error'),
+    });
+  }
+
+  async start(): Promise<void> {
+    if (this.cfg.realtime) {
+      this.realtime = new AlertStreamLink(this.cfg, this.deps, {
+        client: async () => this.poller.clientFor(readTerminalPassword(this.cfg, this.opts.env)),
+        serial: () => this.deps.ledger.get(this.cfg.name)?.serial ?? '',
+        authWaitUntil: () => this.authWaitUntil(),
+        onAuthRefused: (e) => this.poller.refused(e),
+        // After every (re)connect, a backfill by serial number: right after a running poll if need be.
+        onOpen: () => this.loop.pollAgain(),
+      });
+      // It opens once a poll has accepted the password (see authWaitUntil and nudge).
+      this.realtime.start();
+    }
+    this.loop.start();
+  }
+
+  /** A poll is running (or asked for right after the running one). */
+  get polling(): boolean {
+    return this.loop.polling;
+  }
+
+  /** When the alert stream may (re)connect: after a poll proved the password, and outside a refusal's wait. */
+  private authWaitUntil(): number | undefined {
+    if (!this.poller.passwordAccepted()) return this.deps.clock.now() + STREAM_WAITS_FOR_POLL_MS;
+    let changedAt: number | null = null;
+    try {
+      changedAt = readTerminalPassword(this.cfg, this.opts.env).changedAt;
+    } catch {
+      return this.deps.clock.now() + 60_000; // no password yet: the poll says why
+    }
+    const next = nextAuthTry(readRefusal(this.deps.state, this.cfg.name), changedAt);
+    return next !== undefined && next > this.deps.clock.now() ? next : undefined;
+  }
+
+  /** Polls now unless a poll is running (then returns that one). */
+  pollNow(): Promise<HikPollResult> {
+    return this.loop.pollNow();
+  }
+
+  async stop(): Promise<void> {
+    const polled = this.loop.stop(); // no tick from here on
+    this.abort.abort();
+    await this.realtime?.stop();
+    await polled;
+    this.poller.destroy();
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * When a polled terminal is polled: its cron `schedule` (node-cron) in its own time zone, one
+ * poll at a time, fewer polls while it stays unreachable. Shared by every polled source (ZK now,
+ * Hikvision next): a source gives its schedule and its poll function; this does the rest.
+ */
+import { createTask } from 'node-cron';
+import { backoffDelay } from '../util/backoff.js';
+import type { Logger } from '../util/logger.js';
+
+/** A cron expression (node-cron's syntax; a 6th leading field is seconds) and the zone it runs in. */
+export interface ScheduleSpec {
+  expression: string;
+  /** IANA zone the expression is read in (the terminal's `timezone`); undefined: the box's zone. */
+  timezone?: string;
+}
+
+/** Starts calling `tick` at each time the spec names; returns the function that stops it. Tests pass their own. */
+export type Scheduler = (spec: ScheduleSpec, tick: () => void) => () => void;
+
+/**
+ * How late a tick may still run. node-cron drops a tick that comes more than a second late (the
+ * box asleep, the event loop held by a long journal write, the clock stepped forward); with a
+ * daily schedule that would skip the day's poll. Here a late tick runs once, unless the next one
+ * is already due (node-cron never runs one slot twice or two slots at once).
+ */
+export const LATE_TICK_TOLERANCE_MS = 86_400_000;
+
+/**
+ * The real scheduler: node-cron, in the spec's time zone. node-cron's own log lines go to
+ * `logger` at debug level, never to the console: a skipped tick is normal here (see PollLoop).
+ */
+export function cronScheduler(logger?: Logger): Scheduler {
+  const log = logger?.child({ component: 'schedule' });
+  const sink = {
+    info: (m: string) => log?.debug(m),
+    warn: (m: string) => log?.debug(m),
+    error: (m: string | Error) => log?.error({ err: String(m) }, 'scheduler error'),
+    debug: (m: string | Error) => log?.debug(String(m)),
+  };
+  return ({ expression, timezone }, tick) => {
+    const task = createTask(expression, () => tick(), {
+      timezone,
+      logger: sink,
+      missedExecutionTolerance: LATE_TICK_TOLERANCE_MS,
+    });
+    void task.start();
+    return () => void task.destroy();
+  };
+}
+
+/** Ticks skipped after the n-th consecutive failed poll: 0, 1, 3, 7, then every 16th tick. */
+export function ticksToSkip(failures: number): number {
+  return failures <= 1 ? 0 : backoffDelay(failures - 1, { baseMs: 1, maxMs: 16 }) - 1;
+}
+
+/** What a poll reports back: whether it reached the terminal and finished. */
+export interface PollOutcome {
+  ok: boolean;
+  /**
+   * The poll failed, but not because the terminal is unreachable (the journal was busy; a refused
+   * password has its own, longer wait): no ticks are skipped for it.
+   */
+  noBackoff?: boolean;
+}
+
+export interface PollLoopOptions<R extends PollOutcome> {
+  spec: ScheduleSpec;
+  /** One poll. Must not throw (trouble is in its outcome); it is never called twice at once. */
+  poll: () => Promise<R>;
+  scheduler: Scheduler;
+  /** A poll that threw all the same (a journal that could not record its outcome): told here, never a crash. */
+  onError: (err: unknown) => void;
+}
+
+/**
+ * Polls on a schedule with two rules. One poll at a time: a tick that comes while a poll runs is
+ * skipped, not queued (a slow terminal is not polled twice over, and the next tick polls again).
+ * Backoff: after consecutive failed polls, ticks are skipped (ticksToSkip), so an unreachable
+ * terminal is tried every 2nd, 4th, 8th and then every 16th tick until it answers.
+ */
+export class PollLoop<R extends PollOutcome> {
+  private stopSchedule: (() => void) | undefined;
+  private running: Promise<R> | undefined;
+  private consecutiveFailures = 0;
+  private skip = 0;
+  private stopped = false;
+  /** A poll asked for while one ran (pollAgain): it runs right after. */
+  private again = false;
+
+  constructor(private readonly opts: PollLoopOptions<R>) {}
+
+  /** Consecutive polls that failed (0 after a good one). */
+  get failures(): number {
+    return this.consecutiveFailures;
+  }
+
+  /** Arms the schedule and polls at once. */
+  start(): void {
+    this.stopped = false;
+    this.stopSchedule = this.opts.scheduler(this.opts.spec, () => void this.tick());
+    void this.tick();
+  }
+
+  /** Polls now unless a poll is running (then returns that one); its outcome counts for the backoff too. */
+  pollNow(): Promise<R> {
+    this.running ??= this.opts
+      .poll()
+      .then((r) => {
+        if (!r.noBackoff) this.consecutiveFailures = r.ok ? 0 : this.consecutiveFailures + 1;
+        this.skip = ticksToSkip(this.consecutiveFailures);
+        return r;
+      })
+      .finally(() => {
+        this.running = undefined;
+        if (this.again && !this.stopped) {
+          this.again = false;
+          void this.tick(true);
+        }
+      });
+    return this.running;
+  }
+
+  /**
+   * Polls now, or once more right after the running poll (a tick would skip it): for a poll that
+   * must not be lost, such as the backfill after a real-time link reconnected.
+   */
+  pollAgain(): void {
+    if (this.running) this.again = true;
+    else void this.tick(true);
+  }
+
+  /** A running poll: `polling` is true from a pollAgain until its poll has run. */
+  get polling(): boolean {
+    return this.running !== undefined || this.again;
+  }
+
+  private async tick(asked = false): Promise<void> {
+    if (this.running || this.stopped) return;
+    if (this.skip > 0 && !asked) {
+      this.skip--;
+      return;
+    }
+    try {
+      await this.pollNow();
+    } catch (e) {
+      this.consecutiveFailures++;
+      this.skip = ticksToSkip(this.consecutiveFailures);
+      this.opts.onError(e);
+    }
+  }
+
+  /** Disarms the schedule; resolves once a running poll has ended (the caller cuts it short). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.stopSchedule?.();
+    this.stopSchedule = undefined;
+    await this.running?.catch(() => undefined);
+  }
+}

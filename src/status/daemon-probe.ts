@@ -1,0 +1,48 @@
+import { readFileSync, statSync } from 'node:fs';
+import type { Config } from '../config/schema.js';
+import { OwnerLock } from '../journal/lock.js';
+import type { DaemonLiveness, LiveFacts, StatusReport } from './types.js';
+
+/** Slack on top of three missed rewrites before the status log counts as stale. */
+const SLACK_MS = 30_000;
+
+/** The machine-readable twin of the status log, written beside it (`status.txt` -> `status.json`). */
+export function statusJsonPath(statusPath: string): string {
+  return /\.txt$/.test(statusPath) ? statusPath.replace(/\.txt$/, '.json') : `${statusPath}.json`;
+}
+
+/**
+ * Is `punchgate run` alive? It holds the journal's owner lock for its whole life (the lock dies
+ * with the process), and rewrites its status log every `status.intervalMs`. When it runs and its
+ * status file is fresh, what only it knows (the journal busy, punches held in memory) is read
+ * from that file.
+ */
+export function probeDaemon(config: Config, now: number): DaemonLiveness {
+  const running = OwnerLock.isHeld(config.journal.path);
+  const { path, intervalMs } = config.status;
+  let statusLogAt: number | null = null;
+  try {
+    if (path) statusLogAt = statSync(path).mtimeMs;
+  } catch {
+    statusLogAt = null;
+  }
+  const checked = Boolean(path) && intervalMs > 0;
+  const fresh = statusLogAt !== null && now - statusLogAt <= 3 * intervalMs + SLACK_MS;
+  const stale = running && checked && !fresh;
+  const out: DaemonLiveness = { running, statusLogAt, stale };
+  if (running && fresh && path) {
+    const live = readLive(statusJsonPath(path));
+    if (live) out.live = live;
+  }
+  return out;
+}
+
+function readLive(path: string): LiveFacts | undefined {
+  try {
+    const r = JSON.parse(readFileSync(path, 'utf8')) as Partial<StatusReport>;
+    const busy = r.journal?.busySince ? Date.parse(r.journal.busySince) : null;
+    return { journalBusySince: Number.isFinite(busy) ? busy : null, heldPunches: r.journal?.heldPunches ?? 0 };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,80 @@
+import { pushOfflineAfterMs } from '../config/adms.js';
+import type { Config } from '../config/schema.js';
+import type { Journal } from '../journal/journal.js';
+import { PushStore } from '../journal/push-store.js';
+import { clockTime } from './alerts.js';
+import type { PushRefusalStatus, StatusReport, TerminalStatus } from './types.js';
+
+/** Refused pushers seen this recently are shown. */
+const REFUSALS_SHOWN_MS = 24 * 3_600_000;
+/** Malformed lines this recent raise an alert. */
+const MALFORMED_ALERT_MS = 24 * 3_600_000;
+
+const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
+
+/**
+ * Push terminals (kind adms) in the status: online means a contact within a few Delay periods,
+ * judged now (the daemon may have stopped since it last wrote), and what the receiver saw.
+ */
+export function addPushStatus(report: StatusReport, journal: Journal, config: Config, now: number): void {
+  const push = config.terminals.filter((t) => t.kind === 'adms');
+  if (push.length === 0 && !config.adms) return;
+  const store = new PushStore(journal.db, journal, { now: () => now });
+  const records = new Map(store.pushTerminals().map((r) => [r.terminal, r]));
+  const limit = pushOfflineAfterMs(config.adms);
+  for (const t of report.terminals) {
+    const cfg = push.find((p) => p.name === t.name);
+    if (!cfg) continue;
+    const r = records.get(t.name);
+    const sameDevice = r !== undefined && r.serial.toUpperCase() === cfg.serial.toUpperCase();
+    const last = sameDevice ? r.lastContactAt : null;
+    const online = last !== null && now - last <= limit;
+    Object.assign(t, {
+      serial: cfg.serial,
+      online,
+      lastPollAt: iso(last),
+      lastSuccessAt: iso(last),
+      offlineSince: online ? null : iso(last),
+      push: {
+        lastContactAt: iso(last),
+        address: sameDevice ? r.address : null,
+        lastUploadAt: sameDevice ? iso(r.lastUploadAt) : null,
+        uploads: sameDevice ? r.uploads : 0,
+        received: sameDevice ? r.received : 0,
+        malformed: sameDevice ? r.malformed : 0,
+        lastMalformed: sameDevice ? r.lastMalformed : null,
+        lastMalformedAt: sameDevice ? iso(r.lastMalformedAt) : null,
+      },
+    } satisfies Partial<TerminalStatus>);
+  }
+  const known = new Set(push.map((t) => t.serial.toUpperCase()));
+  report.pushRefusals = store
+    .refusals(now - REFUSALS_SHOWN_MS)
+    .filter((r) => r.reason === 'address' || !known.has(r.serial.toUpperCase()))
+    .map((r): PushRefusalStatus => ({
+      ...r,
+      firstSeenAt: iso(r.firstSeenAt)!,
+      lastSeenAt: iso(r.lastSeenAt)!,
+    }));
+}
+
+/** Alerts of push terminals: refused serials, malformed uploads. (Silence is the general offline alert.) */
+export function pushAlerts(report: StatusReport, now: number): string[] {
+  const out: string[] = [];
+  for (const r of report.pushRefusals ?? []) {
+    const when = clockTime(Date.parse(r.lastSeenAt), now);
+    out.push(
+      r.reason === 'unknown'
+        ? `terminal SN=${r.serial} is pushing but is not configured (from ${r.address}, last ${when}): add it to terminals with kind: adms and serial: ${r.serial}, then reload`
+        : `terminal SN=${r.serial} (${r.terminal}) is pushing from ${r.address}, outside its allowFrom (last ${when}): refused; add the address to allowFrom if it is right`,
+    );
+  }
+  for (const t of report.terminals) {
+    const p = t.push;
+    if (!p?.lastMalformedAt || now - Date.parse(p.lastMalformedAt) > MALFORMED_ALERT_MS) continue;
+    out.push(
+      `terminal ${t.name}: malformed lines in its uploads skipped (${p.malformed} in all; last ${clockTime(Date.parse(p.lastMalformedAt), now)}: ${p.lastMalformed}): see the log`,
+    );
+  }
+  return out;
+}

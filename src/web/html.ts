@@ -1,0 +1,32 @@
+/**
+ * HTML built from strings, escaped by default: every value put into an `html` template is
+ * escaped unless it is itself the result of `html` (a fragment already built this way). So
+ * text from outside (HRMS messages, terminal serial numbers and errors) can never become markup.
+ */
+export class Html {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
+  }
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+type Value = Html | string | number | null | undefined | false | readonly Value[];
+
+function render(v: Value): string {
+  if (v === null || v === undefined || v === false) return '';
+  if (v instanceof Html) return v.text;
+  if (Array.isArray(v)) return v.map((x: Value) => render(x)).join('');
+  return escapeHtml(String(v));
+}
+
+export function html(strings: TemplateStringsArray, ...values: Value[]): Html {
+  let out = strings[0]!;
+  values.forEach((v, i) => (out += render(v) + strings[i + 1]!));
+  return new Html(out);
+}

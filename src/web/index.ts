@@ -1,0 +1,120 @@
+import type { Config } from '../config/schema.js';
+import type { AppContext } from '../context.js';
+import type { AttendanceAnswer } from '../hrms/attendance.js';
+import type { Journal } from '../journal/journal.js';
+import type { DeliveryQueue } from '../journal/types.js';
+import { JournalTotals } from '../metrics/journal-totals.js';
+import { PunchgateMetrics } from '../metrics/registry.js';
+import type { LatestReport } from '../status/latest.js';
+import { boxZoneLabel } from '../util/box-zone.js';
+import { punchgateVersion } from '../util/version.js';
+import { notReadyReasons } from './readiness.js';
+import { scrubReport } from './scrub.js';
+import { StatusServer } from './server.js';
+
+export interface StatusWebDeps {
+  journal: Journal;
+  /** The running config (it changes on reload). */
+  config: () => Config;
+  reports: LatestReport;
+  /** The daemon's own health test (the systemd watchdog's): its loops make progress. */
+  live: () => boolean;
+  ctx: Pick<AppContext, 'logger' | 'clock' | 'secrets'>;
+}
+
+/** A person reloading the page, or several, share one report per second. */
+const PAGE_REPORT_MAX_AGE_MS = 1000;
+
+/**
+ * The status page, /status.json, /metrics, /livez and /readyz of `punchgate run`: the HTTP
+ * server and the metrics it serves, started and stopped by the daemon. Nothing here is on the
+ * punch line: the daemon hands it the journal to read, and tells it about HRMS requests and
+ * settled punches through `observeHrms` and `watch`.
+ */
+export class StatusWeb {
+  private metrics: PunchgateMetrics | undefined;
+  private totals: JournalTotals | undefined;
+  private readonly server: StatusServer;
+  private readonly startedAt: number;
+
+  constructor(private readonly d: StatusWebDeps) {
+    this.startedAt = d.ctx.clock.now();
+    const version = punchgateVersion();
+    this.server = new StatusServer({
+      config: () => d.config().status,
+      report: () => scrubReport(d.reports.get(PAGE_REPORT_MAX_AGE_MS), d.ctx.secrets),
+      pageInfo: () => ({
+        version,
+        uptimeSeconds: Math.max(0, (d.ctx.clock.now() - this.startedAt) / 1000),
+        zone: boxZoneLabel(d.ctx.clock.now()),
+        refreshSeconds: d.config().status.refreshSeconds,
+      }),
+      metrics: {
+        text: () => this.ensureMetrics().text(),
+        contentType: () => this.ensureMetrics().contentType,
+      },
+      live: d.live,
+      notReady: () => notReadyReasons(d.journal, d.config().journal.path),
+      logger: d.ctx.logger,
+      secrets: d.ctx.secrets,
+    });
+    if (d.config().status.listen !== false) this.ensureMetrics();
+  }
+
+  /** The URL it listens on, once it does. */
+  url(): string | undefined {
+    return this.server.url();
+  }
+
+  start(): Promise<void> {
+    return this.server.start();
+  }
+
+  async reload(): Promise<void> {
+    if (this.d.config().status.listen !== false) this.ensureMetrics();
+    await this.server.reload();
+  }
+
+  stop(): Promise<void> {
+    return this.server.stop();
+  }
+
+  /** Counts one HRMS attendance request for /metrics. */
+  observeHrms(answer: AttendanceAnswer | undefined, sent: number, durationSeconds: number): void {
+    this.metrics?.observeHrms(answer, sent, durationSeconds);
+  }
+
+  /** The delivery queue, with the punches it settles as delivered counted for /metrics. */
+  watch(queue: DeliveryQueue): DeliveryQueue {
+    return {
+      claim: (limit, opts) => queue.claim(limit, opts),
+      settle: (outcomes) => {
+        queue.settle(outcomes);
+        try {
+          this.totals?.settled(outcomes);
+        } catch {
+          // A count that could not be read never disturbs delivery: the next start counts again.
+        }
+      },
+      release: (ids) => queue.release(ids),
+      nextDueAt: () => queue.nextDueAt(),
+      dueCount: (opts) => queue.dueCount(opts),
+    };
+  }
+
+  /** The metrics, made the first time they are needed (their starting counts read the journal once). */
+  private ensureMetrics(): PunchgateMetrics {
+    if (!this.metrics) {
+      this.totals = new JournalTotals(this.d.journal.queries);
+      this.metrics = new PunchgateMetrics({
+        journal: this.d.journal,
+        config: this.d.config,
+        reports: this.d.reports,
+        totals: this.totals,
+        clock: this.d.ctx.clock,
+        version: punchgateVersion(),
+      });
+    }
+    return this.metrics;
+  }
+}

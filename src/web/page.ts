@@ -1,0 +1,225 @@
+import { createHash } from 'node:crypto';
+import { span } from '../status/alerts.js';
+import type { StatusReport, TerminalStatus } from '../status/index.js';
+import { Html, html } from './html.js';
+
+export interface PageInfo {
+  version: string;
+  /** Seconds since `punchgate run` started. */
+  uptimeSeconds: number;
+  /** "Europe/Berlin, UTC+01:00": the zone every time on the page is in. */
+  zone: string;
+  refreshSeconds: number;
+}
+
+/** The page's only style sheet, inline (no asset from anywhere), allowed by its hash in the CSP; ours, so not escaped. */
+const STYLE = `
+:root{color-scheme:light dark;--ok:#1a7f37;--bad:#c62828;--warn:#a15c00;--muted:#6b7280;--line:#d0d7de}
+*{box-sizing:border-box}
+body{font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:64rem;padding:1rem}
+h1{font-size:1.4rem;margin:0}h2{font-size:1.1rem;margin:1.5rem 0 .5rem;border-bottom:1px solid var(--line)}
+.sub,.muted{color:var(--muted)}.sub{margin:.2rem 0 0}
+.verdict{display:inline-block;margin:.6rem 0 0;padding:.3rem .7rem;border-radius:.4rem;font-weight:600;color:#fff}
+.verdict.ok{background:var(--ok)}.verdict.bad{background:var(--bad)}
+ul.alerts{padding:0;list-style:none;margin:0}
+ul.alerts li{border-left:4px solid var(--bad);padding:.4rem .6rem;margin:.3rem 0;background:rgba(198,40,40,.08);overflow-wrap:anywhere}
+table{border-collapse:collapse;width:100%}
+th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
+td.num,th.num{text-align:right}
+.online{color:var(--ok);font-weight:600}.offline{color:var(--bad);font-weight:600}.unknown{color:var(--muted)}
+.err{overflow-wrap:anywhere}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:0}dt{color:var(--muted)}dd{margin:0;overflow-wrap:anywhere}
+.bad{color:var(--bad);font-weight:600}
+footer{margin-top:2rem;font-size:.9rem}
+footer a{color:inherit}
+@media (max-width:40rem){
+ table,thead,tbody,tr,td{display:block}thead{display:none}
+ tr{border:1px solid var(--line);border-radius:.4rem;margin:.5rem 0;padding:.3rem .5rem}
+ td{border:0;padding:.15rem 0;text-align:left!important}
+ td[data-label]::before{content:attr(data-label) ": ";color:var(--muted)}
+}`;
+
+/** One value, so that formatting the template around it can never change the hashed text. */
+const STYLE_ELEMENT = new Html(`<style>${STYLE}</style>`);
+
+/** The Content-Security-Policy of the page: nothing but its own inline style (no script at all). */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`,
+  'img-src data:',
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** `2026-11-22 09:14:03` in the box's zone (Date getters: the process zone). */
+export function localTime(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+/** A time of the report with how long ago it was, or `never`. */
+function when(iso: string | null, now: number): Html {
+  if (!iso) return html`<span class="muted">never</span>`;
+  const ms = Date.parse(iso);
+  const ago = now - ms;
+  const rel = ago < 60_000 && ago >= 0 ? 'just now' : ago >= 0 ? `${span(ago)} ago` : 'in the future';
+  return html`<time datetime="${iso}">${localTime(ms)}</time> <span class="muted">(${rel})</span>`;
+}
+
+function uptime(seconds: number): string {
+  const s = Math.floor(seconds);
+  const d = Math.floor(s / 86_400);
+  const h = Math.floor((s % 86_400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  if (d > 0) return `${d} d ${h} h`;
+  if (h > 0) return `${h} h ${m} min`;
+  return m > 0 ? `${m} min` : `${s} s`;
+}
+
+function terminalRow(t: TerminalStatus, now: number): Html {
+  const state =
+    t.lastPollAt === null
+      ? html`<span class="unknown">not contacted yet</span>`
+      : t.online
+        ? html`<span class="online">online</span>`
+        : html`<span class="offline">OFFLINE</span>`;
+  const result = t.lastPollAt === null ? '' : t.lastError ? html`<span class="err">${t.lastError}</span>` : html`ok`;
+  const skew = t.skewSeconds === null ? '' : `${t.skewSeconds >= 0 ? '+' : ''}${Math.round(t.skewSeconds)} s`;
+  return html`<tr>
+    <td data-label="terminal">
+      <strong>${t.name}</strong> <span class="muted">${t.kind}${t.serial ? ` · ${t.serial}` : ''}</span>
+    </td>
+    <td data-label="state">${state}</td>
+    <td data-label="last contact">${when(t.lastSuccessAt, now)}</td>
+    <td data-label="last poll">${t.lastPollAt === null ? '' : when(t.lastPollAt, now)}</td>
+    <td data-label="last result">${result}</td>
+    <td data-label="clock" class="num">${skew}</td>
+    <td data-label="records" class="num">${t.records ?? ''}</td>
+    <td data-label="users" class="num">${t.users ?? ''}</td>
+  </tr>`;
+}
+
+function count(n: number, alarming: boolean): Html {
+  return alarming && n > 0 ? html`<span class="bad">${n}</span>` : html`${n}`;
+}
+
+/** The status page: what `punchgate status` shows, for a browser (a phone too), without any script. */
+export function renderPage(r: StatusReport, info: PageInfo): string {
+  const now = Date.parse(r.generatedAt);
+  const p = r.punches;
+  const d = r.delivery;
+  const verdict =
+    r.alerts.length === 0
+      ? html`<p class="verdict ok">All good: no alerts</p>`
+      : html`<p class="verdict bad">${r.alerts.length} ${r.alerts.length === 1 ? 'alert' : 'alerts'}</p>`;
+  const auth =
+    d.auth === 'failed'
+      ? html`<span class="bad">AUTH FAILED: the HRMS refuses the token</span>`
+      : d.auth === 'ok'
+        ? html`token accepted`
+        : html`<span class="muted">not tried yet</span>`;
+  const oldest = r.oldestPending;
+  const page = html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta http-equiv="refresh" content="${info.refreshSeconds}" />
+        <title>${r.alerts.length ? `(${r.alerts.length}) ` : ''}punchgate ${r.site}</title>
+        <link rel="icon" href="data:," />
+        ${STYLE_ELEMENT}
+      </head>
+      <body>
+        <header>
+          <h1>punchgate · site ${r.site}</h1>
+          <p class="sub">
+            Box time ${localTime(now)} (${info.zone}): every time on this page is box time. The page reloads itself
+            every ${info.refreshSeconds} s.
+          </p>
+          ${verdict}
+        </header>
+        <section id="alerts">
+          <h2>Alerts</h2>
+          ${
+            r.alerts.length === 0
+              ? html`<p class="muted">No alerts.</p>`
+              : html`<ul class="alerts">
+                  ${r.alerts.map((a) => html`<li>${a}</li>`)}
+                </ul>`
+          }
+        </section>
+        <section id="terminals">
+          <h2>Terminals</h2>
+          ${
+            r.terminals.length === 0
+              ? html`<p class="muted">No terminal configured.</p>`
+              : html`<table>
+                  <thead>
+                    <tr>
+                      <th>terminal</th>
+                      <th>state</th>
+                      <th>last contact</th>
+                      <th>last poll</th>
+                      <th>last result</th>
+                      <th class="num">clock</th>
+                      <th class="num">records</th>
+                      <th class="num">users</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    ${r.terminals.map((t) => terminalRow(t, now))}
+                  </tbody>
+                </table>`
+          }
+        </section>
+        <section id="queue">
+          <h2>Queue</h2>
+          <dl>
+            <dt>waiting to be sent</dt>
+            <dd id="pending">${p.pending}</dd>
+            <dt>being sent now</dt>
+            <dd id="inflight">${p.inflight}</dd>
+            <dt>oldest waiting punch</dt>
+            <dd>
+              ${oldest ? html`${oldest.logTime} from ${oldest.terminal}, waiting since ${when(oldest.queuedAt, now)}` : html`<span class="muted">none</span>`}
+            </dd>
+            <dt>refused by the HRMS (retried later)</dt>
+            <dd id="rejected">${count(p.rejected, true)}</dd>
+            <dt>dead (given up, kept)</dt>
+            <dd id="dead">${count(p.dead, true)}</dd>
+            <dt>quarantined (implausible time)</dt>
+            <dd id="quarantined">${count(p.quarantined, true)}</dd>
+            <dt>delivered (kept in the journal)</dt>
+            <dd id="delivered">${p.delivered}</dd>
+          </dl>
+        </section>
+        <section id="delivery">
+          <h2>Delivery</h2>
+          <dl>
+            <dt>HRMS</dt>
+            <dd>${auth}</dd>
+            <dt>last success</dt>
+            <dd>
+              ${when(d.lastSuccessAt, now)}${d.lastResult ? html` <span class="muted">${d.lastResult}</span>` : ''}
+            </dd>
+            <dt>last attempt</dt>
+            <dd>${when(d.lastAttemptAt, now)}</dd>
+            ${
+              d.lastError
+                ? html`<dt>last error</dt>
+                    <dd>${when(d.lastErrorAt, now)}: <span class="err">${d.lastError}</span></dd>`
+                : ''
+            }
+          </dl>
+        </section>
+        <footer class="muted">
+          punchgate ${info.version} · up ${uptime(info.uptimeSeconds)} · <a href="status.json">status.json</a> ·
+          <a href="metrics">metrics</a>
+        </footer>
+      </body>
+    </html> `;
+  return page.text;
+}

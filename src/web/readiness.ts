@@ -1,0 +1,59 @@
+import { statfsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Journal } from '../journal/journal.js';
+import { errorCode } from '../util/errors.js';
+
+/** Below this much free space the journal cannot be trusted to take the next punches. */
+const MIN_FREE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Why the daemon is not ready to do its job, in plain words (none: ready). Ready means a punch
+ * can be journalled now (the journal takes a write lock at once, and its disk has room) and
+ * the HRMS does not refuse the token. A terminal or the HRMS being away does not make it
+ * unready: punches then wait in the journal, which is the design.
+ */
+export function notReadyReasons(journal: Journal, journalPath: string): string[] {
+  const reasons: string[] = [];
+  const lock = writeLockProblem(journal);
+  if (lock) reasons.push(`journal ${journalPath} ${lock}`);
+  try {
+    const fs = statfsSync(dirname(journalPath));
+    const free = fs.bavail * fs.bsize;
+    if (free < MIN_FREE_BYTES) {
+      reasons.push(`journal disk nearly full: ${Math.floor(free / 1024)} KB free on ${dirname(journalPath)}`);
+    }
+  } catch (e) {
+    reasons.push(`journal folder ${dirname(journalPath)} cannot be examined (${errorCode(e) ?? String(e)})`);
+  }
+  const d = journal.deliveryState.get();
+  if (d.auth === 'failed') {
+    const since = d.authFailedSince === null ? '' : ` since ${new Date(d.authFailedSince).toISOString()}`;
+    reasons.push(`the HRMS refuses the token${since}: put a valid token in the token file`);
+  }
+  return reasons;
+}
+
+/**
+ * Takes the journal's write lock and lets it go at once (BEGIN IMMEDIATE; ROLLBACK), without
+ * waiting: another process holding it, a read-only file or a closed journal is a problem.
+ */
+function writeLockProblem(journal: Journal): string | undefined {
+  const db = journal.db;
+  if (!db.open) return 'is closed (punchgate is stopping)';
+  if (db.inTransaction) return undefined;
+  const timeout = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    db.exec('ROLLBACK');
+    return undefined;
+  } catch (e) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    const code = errorCode(e) ?? 'error';
+    return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')
+      ? 'is busy: another process holds its write lock'
+      : `cannot be written (${code})`;
+  } finally {
+    db.pragma(`busy_timeout = ${timeout}`);
+  }
+}

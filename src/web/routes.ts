@@ -1,0 +1,89 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { StatusReport } from '../status/index.js';
+import type { Logger } from '../util/logger.js';
+import { PAGE_CSP, renderPage, type PageInfo } from './page.js';
+
+/** What the endpoints read; each call reads the current state. */
+export interface RouteDeps {
+  /** The status report, secrets scrubbed. */
+  report: () => StatusReport;
+  pageInfo: () => PageInfo;
+  metrics: { text(): Promise<string>; contentType(): string };
+  /** Whether the daemon's loops make progress (the systemd watchdog's test). */
+  live: () => boolean;
+  /** Why the daemon is not ready, in plain words; empty when it is. */
+  notReady: () => string[];
+  /** Whether the request's Authorization header lets it in; undefined: no token configured. */
+  allows?: (authorization: string | undefined) => boolean;
+  logger: Logger;
+}
+
+const COMMON_HEADERS = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+type Reply = { status: number; type: string; body: string; headers?: Record<string, string> };
+const text = (status: number, body: string, headers?: Record<string, string>): Reply => ({
+  status,
+  type: 'text/plain; charset=utf-8',
+  body: body.endsWith('\n') ? body : `${body}\n`,
+  ...(headers ? { headers } : {}),
+});
+
+/** Answers one request. Only GET and HEAD; the query string is ignored. */
+export async function handleRequest(req: IncomingMessage, res: ServerResponse, d: RouteDeps): Promise<void> {
+  let reply: Reply;
+  try {
+    reply = await route(req, d);
+  } catch (e) {
+    d.logger.warn({ err: e instanceof Error ? e.message : String(e), path: pathOf(req) }, 'status page request failed');
+    reply = text(500, 'internal error: see the punchgate log');
+  }
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(reply.status, {
+    ...COMMON_HEADERS,
+    'content-type': reply.type,
+    'content-length': Buffer.byteLength(reply.body),
+    ...reply.headers,
+  });
+  res.end(req.method === 'HEAD' ? undefined : reply.body);
+}
+
+function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+}
+
+async function route(req: IncomingMessage, d: RouteDeps): Promise<Reply> {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return text(405, 'only GET and HEAD', { allow: 'GET, HEAD' });
+  if (d.allows && !d.allows(req.headers.authorization)) {
+    return text(401, 'a token is needed: send it as a bearer token or as the basic-auth password', {
+      'www-authenticate': 'Basic realm="punchgate", charset="UTF-8"',
+    });
+  }
+  switch (pathOf(req)) {
+    case '/':
+    case '/index.html':
+      return {
+        status: 200,
+        type: 'text/html; charset=utf-8',
+        body: renderPage(d.report(), d.pageInfo()),
+        headers: { 'content-security-policy': PAGE_CSP, 'x-frame-options': 'DENY' },
+      };
+    case '/status.json':
+      return { status: 200, type: 'application/json; charset=utf-8', body: JSON.stringify(d.report(), null, 2) + '\n' };
+    case '/metrics':
+      return { status: 200, type: d.metrics.contentType(), body: await d.metrics.text() };
+    case '/livez':
+      return d.live() ? text(200, 'ok') : text(503, 'not live: the journal does not answer or an HRMS request hangs');
+    case '/readyz': {
+      const reasons = d.notReady();
+      return reasons.length === 0 ? text(200, 'ok') : text(503, reasons.map((r) => `not ready: ${r}`).join('\n'));
+    }
+    default:
+      return text(404, 'not found: try /, /status.json, /metrics, /livez or /readyz');
+  }
+}

@@ -1,0 +1,134 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseListen } from '../config/listen.js';
+import type { StatusConfig } from '../config/schema.js';
+import { Backoff } from '../util/backoff.js';
+import { errorCode } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+import type { Secrets } from '../util/secrets.js';
+import { StatusAuth } from './auth.js';
+import { handleRequest, type RouteDeps } from './routes.js';
+
+export interface StatusServerDeps extends Omit<RouteDeps, 'allows' | 'logger'> {
+  /** The running config's `status` section (it changes on reload). */
+  config: () => StatusConfig;
+  logger: Logger;
+  secrets: Secrets;
+}
+
+/** Retries of a listen that failed (the address is not up yet at boot, the port is taken). */
+const RETRY = { baseMs: 5_000, maxMs: 300_000 };
+
+/**
+ * The status page's HTTP server inside `punchgate run`: `status.listen`, with the token of
+ * `status.authTokenFile` when set. It sits beside the punch line: a port that cannot be
+ * opened is logged and retried, never a reason to stop collecting punches.
+ */
+export class StatusServer {
+  private server: Server | undefined;
+  private listening: { key: string; url: string } | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly retry = new Backoff(RETRY, false);
+  private stopped = false;
+
+  constructor(private readonly d: StatusServerDeps) {}
+
+  /** The address it listens on, once it does (tests use port 0). */
+  url(): string | undefined {
+    return this.listening?.url;
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.open();
+  }
+
+  /** After a config reload: listens again if `status.listen` or the token file changed. */
+  async reload(): Promise<void> {
+    if (this.listening?.key === key(this.d.config()) || (this.server && !this.listening)) return;
+    await this.close();
+    this.retry.reset();
+    await this.open();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.close();
+  }
+
+  private async open(): Promise<void> {
+    clearTimeout(this.retryTimer);
+    const cfg = this.d.config();
+    if (cfg.listen === false || this.stopped) return;
+    const at = parseListen(cfg.listen);
+    if (typeof at === 'string') return; // the config check refused it already
+    const auth = cfg.authTokenFile ? new StatusAuth(cfg.authTokenFile, this.d) : undefined;
+    const routes: RouteDeps = { ...this.d, ...(auth ? { allows: (h) => auth.allows(h) } : {}) };
+    const server = createServer(
+      { requestTimeout: 10_000, headersTimeout: 5_000, keepAliveTimeout: 5_000 },
+      (req, res) => {
+        void handleRequest(req, res, routes);
+      },
+    );
+    server.maxConnections = 64;
+    server.on('clientError', (_e, socket) => socket.destroy());
+    this.server = server;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(at.port, at.host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+    } catch (e) {
+      this.server = undefined;
+      this.failed(cfg.listen, e);
+      return;
+    }
+    server.on('error', (e) => this.d.logger.warn({ err: e.message }, 'status page server error'));
+    const port = (server.address() as AddressInfo).port;
+    const url = `http://${at.host.includes(':') ? `[${at.host}]` : at.host}:${port}/`;
+    this.listening = { key: key(cfg), url };
+    this.retry.reset();
+    this.d.logger.info(
+      { url, auth: auth ? 'token' : 'none' },
+      `status page on ${url} (also /status.json, /metrics, /livez, /readyz)`,
+    );
+  }
+
+  private failed(listen: string, e: unknown): void {
+    const code = errorCode(e);
+    const why =
+      code === 'EADDRINUSE'
+        ? 'the port is in use (another punchgate or another program): set status.listen to another HOST:PORT, or false'
+        : code === 'EADDRNOTAVAIL'
+          ? 'this box has no such address (yet): check status.listen'
+          : code === 'EACCES'
+            ? 'ports below 1024 need privileges: use a port above 1024'
+            : (e as Error).message;
+    const delayMs = this.retry.next();
+    this.d.logger.error(
+      { listen, code, retryInSeconds: Math.round(delayMs / 1000) },
+      `status page not served on ${listen}: ${why}; punches are collected and delivered as usual`,
+    );
+    this.retryTimer = setTimeout(() => void this.open(), delayMs);
+    this.retryTimer.unref();
+  }
+
+  private async close(): Promise<void> {
+    clearTimeout(this.retryTimer);
+    const server = this.server;
+    this.server = undefined;
+    this.listening = undefined;
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+}
+
+function key(c: StatusConfig): string {
+  return JSON.stringify([c.listen, c.authTokenFile ?? null]);
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { startPushTerminalSim, type PushSimRecord } from '../../src/sim/push-terminal/index.js';
+import { spawnDaemon } from '../daemon/stack.js';
+import { waitFor } from '../helpers/wait.js';
+import { startPushStack } from './daemon-stack.js';
+
+const SN = 'CQZ7232160001';
+const key = (r: PushSimRecord) => `${r.pin}@${r.logTime}`;
+
+/**
+ * `punchgate run` is SIGKILLed at random moments, 20 times, while a simulated push terminal
+ * uploads thousands of punches. Every punch the terminal was told OK for reaches the HRMS, and
+ * the terminal never sends again what it was told OK for: OK comes only after the commit of the
+ * punches and of the stamp the terminal resumes from.
+ */
+describe('push terminal through punchgate run under SIGKILL', () => {
+  it('loses no acknowledged punch and makes the terminal resend nothing it was told OK for', async () => {
+    const stack = await startPushStack({ terminals: [{ name: 'lobby', serial: SN }] });
+    const sim = startPushTerminalSim({
+      server: stack.url,
+      serial: SN,
+      users: 20,
+      punches: 3000,
+      batchSize: 50,
+      delayMs: 200,
+      errorDelayMs: 40,
+      requestTimeoutMs: 2000,
+      timeMode: 'sequence',
+      faults: { seed: 7 },
+    });
+    const punching = setInterval(() => sim.addPunches(5), 20);
+    try {
+      let ackedBeforeKills = 0;
+      for (let kill = 0; kill < 20; kill++) {
+        const d = spawnDaemon(stack.configPath);
+        // Killed while the terminal uploads: at a random moment after the receiver is up.
+        await waitFor(() => d.output().includes('push terminal receiver listening'), 20_000, 'receiver up');
+        await new Promise((r) => setTimeout(r, 50 + Math.floor(Math.random() * 600)));
+        d.child.kill('SIGKILL');
+        await d.exited;
+        ackedBeforeKills = sim.acked().length;
+      }
+      clearInterval(punching);
+      expect(ackedBeforeKills).toBeGreaterThan(0);
+      const d = spawnDaemon(stack.configPath);
+      try {
+        await waitFor(() => sim.backlog() === 0, 60_000, 'every punch uploaded');
+        const expected = sim.records().map(key).sort();
+        const delivered = () => new Set(stack.hrms.attendance().map((p) => `${p.biometriccode}@${p.logDate}`));
+        await waitFor(() => delivered().size === expected.length, 60_000, 'every punch delivered');
+        // Every punch reached the HRMS, once: those the terminal saw acknowledged, and those whose
+        // OK was lost to a kill (stored all the same: the next handshake's stamp skipped them).
+        expect([...delivered()].sort()).toEqual(expected);
+        const acked = sim.acked().map(key);
+        expect(acked.length).toBeGreaterThan(expected.length / 2);
+        expect(acked.filter((k) => !delivered().has(k))).toEqual([]);
+        expect(stack.hrms.attendance()).toHaveLength(expected.length);
+        // The terminal never had to send again what it had been told OK for.
+        expect(sim.stats().resentAfterOk).toBe(0);
+        // It came back to nearly every daemon started (each kill cost it its connection).
+        expect(sim.stats().handshakes).toBeGreaterThanOrEqual(15);
+        await waitFor(() => d.output().includes('punchgate running'), 10_000, 'daemon running');
+      } finally {
+        d.child.kill('SIGTERM');
+        const exit = await d.exited;
+        expect(exit, d.output().slice(-3000)).toEqual({ code: 0, signal: null });
+      }
+    } finally {
+      clearInterval(punching);
+      await sim.stop();
+      await stack.stop();
+    }
+  }, 180_000);
+});

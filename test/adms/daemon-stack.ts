@@ -1,0 +1,57 @@
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { stringify } from 'yaml';
+import { startHrmsSim } from '../../src/sim/hrms/index.js';
+import { tempDir } from '../helpers/tmp.js';
+import { TOKEN } from '../daemon/stack.js';
+
+/** A free TCP port on loopback (the daemon must listen on the same port across restarts). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface PushTerminalEntry {
+  name: string;
+  serial: string;
+  allowFrom?: string[];
+}
+
+/** An HRMS simulator and a config whose daemon receives push terminals on a fixed loopback port. */
+export async function startPushStack(opts: { terminals: PushTerminalEntry[]; adms?: Record<string, unknown> }) {
+  const tmp = tempDir('punchgate-adms-daemon-');
+  const hrms = await startHrmsSim({ tokens: [TOKEN] });
+  const port = await freePort();
+  writeFileSync(tmp.path('token'), TOKEN + '\n');
+  const configPath = tmp.path('punchgate.yaml');
+  const config = (terminals: PushTerminalEntry[]) => ({
+    site: 'plant-p',
+    journal: { path: tmp.path('journal.db') },
+    hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 2000, connectTimeoutMs: 1000 },
+    delivery: { batchSize: 100, pollIntervalMs: 100, retry: { baseMs: 50, maxMs: 500 } },
+    status: { intervalMs: 300 },
+    adms: { listen: `127.0.0.1:${port}`, delay: 1, errorDelay: 1, ...opts.adms },
+    terminals: terminals.map((t) => ({ kind: 'adms', timezone: 'UTC', ...t })),
+  });
+  const writeConfig = (terminals: PushTerminalEntry[] = opts.terminals) =>
+    writeFileSync(configPath, stringify(config(terminals)));
+  writeConfig();
+  return {
+    tmp,
+    hrms,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    configPath,
+    writeConfig,
+    async stop() {
+      await hrms.stop();
+      tmp.cleanup();
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import { connect, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/wait.js';
+import { attlog, http, startReceiver, terminal } from './harness.js';
+
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+const SN = 'CQZ7232160001';
+
+/** A raw TCP client: what it receives, and whether the server closed it. */
+function rawClient(port: number): Promise<{ socket: Socket; received: () => string; closed: () => boolean }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    let data = '';
+    let closed = false;
+    socket.on('data', (d) => (data += d.toString()));
+    socket.on('close', () => (closed = true));
+    socket.on('error', () => undefined);
+    socket.once('connect', () => resolve({ socket, received: () => data, closed: () => closed }));
+    socket.once('error', reject);
+  });
+}
+
+describe('ADMS receiver: the one port open to the LAN', () => {
+  let r: Receiver | undefined;
+  afterEach(async () => {
+    await r?.stop();
+    r = undefined;
+  });
+
+  it('refuses a body over adms.maxBodyBytes with 413 and stores nothing of it', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)], adms: { maxBodyBytes: 2048 } });
+    const lines = Array.from(
+      { length: 100 },
+      (_, i) => `${1000 + i}\t2026-11-01 08:00:${String(i % 60).padStart(2, '0')}\t0\t1`,
+    );
+    const big = await http(r.url, 'POST', `/iclock/cdata?SN=${SN}&table=ATTLOG&Stamp=1`, attlog(lines));
+    expect(big.status).toBe(413);
+    // Chunked, no Content-Length: cut off while reading.
+    const chunked = await http(r.url, 'POST', `/iclock/cdata?SN=${SN}&table=ATTLOG&Stamp=1`, attlog(lines), {
+      'Transfer-Encoding': 'chunked',
+    });
+    expect(chunked.status).toBe(413);
+    expect(r.journal.queries.list()).toEqual([]);
+    expect(r.store.stamps('lobby', SN)).toEqual({});
+  });
+
+  it('stores nothing of a body cut off mid-way (a dropped connection), then takes the batch whole', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+    const body = attlog(['1001\t2026-11-01 08:00:00\t0\t1', '1002\t2026-11-01 08:00:01\t0\t1']);
+    const c = await rawClient(r.port);
+    c.socket.write(
+      `POST /iclock/cdata?SN=${SN}&table=ATTLOG&Stamp=2 HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 20)}`,
+    );
+    c.socket.destroy();
+    await waitFor(() => c.closed(), 2000, 'client gone');
+    const ok = await http(r.url, 'POST', `/iclock/cdata?SN=${SN}&table=ATTLOG&Stamp=2`, body);
+    expect(ok.body).toBe('OK:2');
+    expect(r.journal.queries.list()).toHaveLength(2);
+  });
+
+  it('closes a client that sends its body too slowly (adms.requestTimeoutMs)', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)], adms: { requestTimeoutMs: 1000 } });
+    const c = await rawClient(r.port);
+    c.socket.write(
+      `POST /iclock/cdata?SN=${SN}&table=ATTLOG&Stamp=2 HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n1001\t`,
+    );
+    await waitFor(() => c.closed(), 10_000, 'slow client closed by the server');
+    expect(c.received()).not.toContain('OK');
+    // A client that never finishes its headers is closed too.
+    const h = await rawClient(r.port);
+    h.socket.write('GET /iclock/ping?SN=x HTTP/1.1\r\nHost: x\r\n');
+    await waitFor(() => h.closed(), 15_000, 'slow headers closed by the server');
+    expect(r.journal.queries.list()).toEqual([]);
+  });
+
+  it('bounds the connections of one address (adms.maxConnectionsPerAddress)', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)], adms: { maxConnectionsPerAddress: 3 } });
+    const clients = await Promise.all(Array.from({ length: 5 }, () => rawClient(r!.port)));
+    await waitFor(() => clients.filter((c) => c.closed()).length === 2, 5000, 'two connections over the bound closed');
+    const open = clients.filter((c) => !c.closed());
+    open[0]!.socket.write(`GET /iclock/ping?SN=${SN} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    await waitFor(() => open[0]!.received().includes('\r\n\r\nOK'), 5000, 'an open connection still served');
+    for (const c of clients) c.socket.destroy();
+    // Once they are gone, the address may connect again.
+    await waitFor(() => clients.every((c) => c.closed()), 2000, 'clients closed');
+    expect((await http(r.url, 'GET', `/iclock/ping?SN=${SN}`)).body).toBe('OK');
+  });
+
+  it('bounds all connections together (adms.maxConnections)', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)], adms: { maxConnections: 4 } });
+    const clients = await Promise.all(Array.from({ length: 7 }, () => rawClient(r!.port)));
+    await waitFor(
+      () => clients.filter((c) => c.closed()).length === 3,
+      5000,
+      'three connections over the bound closed',
+    );
+    for (const c of clients) c.socket.destroy();
+  });
+
+  it('answers a malformed request line 400 and closes it', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+    const c = await rawClient(r.port);
+    c.socket.write('\u0000\u0001garbage\r\n\r\n');
+    await waitFor(() => c.closed(), 5000, 'closed');
+    expect(c.received()).toMatch(/^HTTP\/1.1 400/);
+  });
+});

@@ -1,0 +1,59 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/wait.js';
+import { startReceiver, terminal } from './harness.js';
+
+describe('punchgate sim push-terminal', () => {
+  it('pushes its punches to a receiver, applies the fault switches, and prints a summary when stopped', async () => {
+    const r = await startReceiver({ terminals: [terminal('lobby', 'CLI0001')] });
+    try {
+      const child = spawn(
+        process.execPath,
+        [
+          'dist/punchgate.js',
+          'sim',
+          'push-terminal',
+          '--server',
+          r.url,
+          '--serial',
+          'CLI0001',
+          '--punches',
+          '250',
+          '--batch',
+          '50',
+          '--delay',
+          '0.2',
+          '--malformed-rate',
+          '1',
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+      await waitFor(() => r.journal.counts().pending === 250, 20_000, 'punches journalled');
+      await waitFor(() => (r.store.pushTerminal('lobby')?.malformed ?? 0) >= 5, 5000, 'malformed lines counted');
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      expect(out).toContain('push terminal simulator SN=CLI0001 pushing to');
+      expect(out).toMatch(/uploaded 50 punches \(Stamp=50\): OK:50/);
+      expect(out).toMatch(
+        /SN=CLI0001: 250 records, 250 acknowledged, 0 not yet; 5 uploads OK, 0 failed requests, 0 records resent after OK/,
+      );
+    } finally {
+      await r.stop();
+    }
+  });
+
+  it('refuses a server that is not an http:// URL', async () => {
+    const child = spawn(process.execPath, ['dist/punchgate.js', 'sim', 'push-terminal', '--server', 'https://x:8081'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+    expect(code).not.toBe(0);
+    expect(err).toContain('expected the receiver as http://HOST:PORT');
+  });
+});

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../../src/config/load.js';
+import { DEFAULT_HIKVISION_MINORS, terminalPasswordEnv } from '../../src/config/terminals.js';
+
+const base = { site: 'plant-a', journal: { path: 'j.db' }, hrms: { baseUrl: 'https://hr.example.com' } };
+const problems = (terminal: Record<string, unknown>) => {
+  try {
+    parseConfig({ ...base, terminals: [{ name: 'reception', kind: 'hikvision', ...terminal }] }, '/etc/punchgate');
+    return [];
+  } catch (e) {
+    return (e as ConfigError).problems;
+  }
+};
+
+describe('hikvision terminal config', () => {
+  it('takes the names of the issue, fills defaults and resolves files against the config folder', () => {
+    const c = parseConfig(
+      {
+        ...base,
+        terminals: [
+          {
+            name: 'reception',
+            kind: 'hikvision',
+            url: 'https://192.168.1.64',
+            username: 'admin',
+            passwordFile: 'reception.pass',
+            schedule: '*/2 * * * *',
+            timezone: 'Europe/Berlin',
+            tlsFingerprint: 'sha256:' + 'ab:'.repeat(31) + 'ab',
+            caFile: 'hik-ca.pem',
+          },
+        ],
+      },
+      '/etc/punchgate',
+    );
+    const t = c.terminals[0]!;
+    expect(t).toMatchObject({
+      kind: 'hikvision',
+      url: 'https://192.168.1.64',
+      username: 'admin',
+      passwordFile: '/etc/punchgate/reception.pass',
+      caFile: '/etc/punchgate/hik-ca.pem',
+      schedule: '*/2 * * * *',
+      timezone: 'Europe/Berlin',
+      tlsFingerprint: 'AB:'.repeat(31) + 'AB',
+      minors: [...DEFAULT_HIKVISION_MINORS],
+      realtime: false,
+      syncClock: false,
+      enabled: true,
+    });
+  });
+
+  it('accepts a fingerprint without colons or prefix, in any case', () => {
+    const c = parseConfig(
+      { ...base, terminals: [{ name: 'r', kind: 'hikvision', url: 'https://h', tlsFingerprint: 'cd'.repeat(32) }] },
+      '/',
+    );
+    expect(c.terminals[0]).toMatchObject({ tlsFingerprint: 'CD:'.repeat(31) + 'CD' });
+  });
+
+  it('refuses what cannot work, naming the key', () => {
+    expect(problems({ url: 'ftp://192.168.1.64' })).toEqual(['terminals[0].url: must be an http:// or https:// URL']);
+    expect(problems({ url: 'https://h', tlsFingerprint: 'sha256:12:34' })[0]).toMatch(
+      /^terminals\[0\]\.tlsFingerprint: must be a SHA-256 certificate fingerprint/,
+    );
+    expect(problems({ url: 'http://h', tlsFingerprint: 'ab'.repeat(32) })).toEqual([
+      'terminals[0].tlsFingerprint: needs an https:// url (the device is reached over plain http)',
+    ]);
+    expect(problems({ url: 'https://h', minors: [] })).toEqual(['terminals[0].minors: must list at least one minor']);
+    expect(problems({ url: 'https://h', password: 'x' })).toEqual(['terminals[0]: unknown key "password"']);
+    expect(problems({})).toEqual(['terminals[0].url: is required']);
+  });
+
+  it('names the password variable after the terminal', () => {
+    expect(terminalPasswordEnv('reception')).toBe('PUNCHGATE_TERMINAL_RECEPTION_PASSWORD');
+    expect(terminalPasswordEnv('gate-1.b')).toBe('PUNCHGATE_TERMINAL_GATE_1_B_PASSWORD');
+  });
+});

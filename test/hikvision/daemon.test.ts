@@ -1,0 +1,143 @@
+import Database from 'better-sqlite3';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { startHrmsSim } from '../../src/sim/hrms/index.js';
+import { DEFAULT_HIK_SERIAL, type HikvisionSim } from '../../src/sim/hikvision/index.js';
+import { keys, spawnDaemon } from '../daemon/stack.js';
+import { tempDir } from '../helpers/tmp.js';
+import { waitFor } from '../helpers/wait.js';
+import { expectedPunches, PASSWORD, searches, startSim } from './helpers.js';
+
+const TOKEN = 'hik-stack-token';
+
+async function stack(sim: HikvisionSim) {
+  const tmp = tempDir('punchgate-hik-daemon-');
+  const hrms = await startHrmsSim({ tokens: [TOKEN] });
+  writeFileSync(tmp.path('token'), TOKEN + '\n');
+  writeFileSync(tmp.path('reception.pass'), PASSWORD + '\n');
+  const configPath = tmp.path('punchgate.yaml');
+  writeFileSync(
+    configPath,
+    stringify({
+      site: 'plant-h',
+      journal: { path: tmp.path('journal.db') },
+      hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 2000, connectTimeoutMs: 1000 },
+      delivery: { batchSize: 200, pollIntervalMs: 100, retry: { baseMs: 50, maxMs: 500 } },
+      status: { intervalMs: 300 },
+      terminals: [
+        {
+          name: 'reception',
+          kind: 'hikvision',
+          url: sim.url,
+          username: 'admin',
+          passwordFile: 'reception.pass',
+          schedule: '* * * * * *',
+          timezone: 'Asia/Kolkata',
+          timeoutMs: 2000,
+          realtime: true,
+        },
+      ],
+    }),
+  );
+  /** The journalled cursor (read while no daemon runs). */
+  const cursor = (): number | undefined => {
+    if (!existsSync(tmp.path('journal.db'))) return undefined;
+    const db = new Database(tmp.path('journal.db'), { readonly: true });
+    try {
+      const row = db
+        .prepare(`SELECT value FROM source_state WHERE terminal = 'reception' AND key = ?`)
+        .get(`events:${DEFAULT_HIK_SERIAL}`) as { value: string } | undefined;
+      return row ? (JSON.parse(row.value) as { serialNo: number }).serialNo : undefined;
+    } catch {
+      return undefined; // the first daemon was killed before it made the table
+    } finally {
+      db.close();
+    }
+  };
+  return { tmp, hrms, configPath, cursor };
+}
+
+describe('punchgate run with a Hikvision terminal', () => {
+  it('survives SIGKILLs: exactly the authentication passes reach the HRMS, with the device wall clock; each restart resumes from the journalled serial number', async () => {
+    // 2,000 passes with their door events and failed tries (~5,000 events), device at +05:30.
+    const sim = await startSim(2000, { startMs: Date.now() - 6 * 3_600_000 });
+    const s = await stack(sim);
+    let n = 0;
+    const adder = setInterval(() => {
+      n++;
+      sim.addEvents([
+        { major: 5, minor: n % 2 ? 75 : 38, employeeNoString: `L${n}`, attendanceStatus: 'checkIn' },
+        { major: 5, minor: 21, doorNo: 1 },
+        ...(n % 5 === 0 ? [{ major: 5, minor: 39 }] : []),
+      ]);
+    }, 25);
+    try {
+      const resumedAt: { cursor: number | undefined; begin: unknown }[] = [];
+      for (let kill = 0; kill < 6; kill++) {
+        const cursor = s.cursor();
+        sim.clearRequests();
+        const d = spawnDaemon(s.configPath);
+        await waitFor(() => searches(sim).length > 0 || d.child.exitCode !== null, 20_000, 'the first event search');
+        resumedAt.push({ cursor, begin: searches(sim)[0]!.beginSerialNo });
+        // Every other run is killed only once it has committed progress (then a little later,
+        // mid-read); the others at a random moment, often before their first commit.
+        if (kill % 2 === 1) {
+          await waitFor(() => (s.cursor() ?? 0) > (cursor ?? 0), 30_000, 'this run to commit some events');
+        }
+        await new Promise((r) => setTimeout(r, 50 + Math.floor(Math.random() * 600)));
+        d.child.kill('SIGKILL');
+        await d.exited;
+      }
+      clearInterval(adder);
+      // Every restart's first search began right after the serial number the journal held.
+      for (const r of resumedAt) expect(r.begin).toBe((r.cursor ?? 0) + 1);
+      expect(resumedAt.filter((r) => r.cursor !== undefined).length).toBeGreaterThanOrEqual(3);
+
+      const d = spawnDaemon(s.configPath);
+      const expected = expectedPunches(sim.events());
+      expect(expected.length).toBeGreaterThan(2000);
+      await waitFor(() => keys(s.hrms.attendance()).length >= expected.length, 60_000, 'every pass delivered').catch(
+        (e: Error) => {
+          throw new Error(
+            `${e.message}: ${keys(s.hrms.attendance()).length} of ${expected.length}\n${d.output().slice(-3000)}`,
+          );
+        },
+      );
+      await waitFor(() => d.output().includes('punchgate running'), 10_000, 'the last daemon running');
+      // The HRMS has exactly the passes (no door event, no failure), each once, at the device's wall clock.
+      expect(keys(s.hrms.attendance())).toEqual(expected);
+      expect(s.hrms.attendance().length).toBe(expected.length);
+      expect(sim.auth()).toMatchObject({ failures: 0, lockouts: 0 });
+      d.child.kill('SIGTERM');
+      expect(await d.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      clearInterval(adder);
+      await sim.stop();
+      await s.hrms.stop();
+      s.tmp.cleanup();
+    }
+  }, 180_000);
+
+  it('under --jitless (no WebAssembly), says plainly what to change instead of crashing', async () => {
+    const sim = await startSim(5);
+    const s = await stack(sim);
+    try {
+      const d = spawnDaemon(s.configPath, [], { NODE_OPTIONS: '--jitless' });
+      const status = s.tmp.path('status.txt');
+      await waitFor(
+        () => existsSync(status) && /WebAssembly/.test(readFileSync(status, 'utf8')),
+        20_000,
+        'the status naming the problem',
+      );
+      expect(readFileSync(status, 'utf8')).toMatch(/remove --jitless/);
+      expect(d.child.exitCode).toBeNull();
+      d.child.kill('SIGTERM');
+      expect(await d.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      await sim.stop();
+      await s.hrms.stop();
+      s.tmp.cleanup();
+    }
+  }, 60_000);
+});

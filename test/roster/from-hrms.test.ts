@@ -1,0 +1,72 @@
+/**
+ * `sync-users --from-hrms`: the roster is the HRMS simulator's employee fetch, read through
+ * terminalUsers.fields (default: biometriccode, name, and `!block` for the active flag).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { HrmsUsers } from '../../src/hrms/users.js';
+import { startHrmsSim, type HrmsSim } from '../../src/sim/hrms/index.js';
+import { Secrets } from '../../src/util/secrets.js';
+import { usersOf, useUserSync } from './helpers.js';
+
+const env = useUserSync();
+let hrms: HrmsSim | null = null;
+afterEach(async () => {
+  await hrms?.stop();
+  hrms = null;
+});
+
+const employee = (username: string, extra: Record<string, unknown>) => ({
+  username,
+  name: username.toUpperCase(),
+  email: `${username}@example.com`,
+  ...extra,
+});
+
+describe('sync-users --from-hrms', () => {
+  it('adds active employees, removes blocked ones, skips those without a code, reads department-filtered fetches', async () => {
+    hrms = await startHrmsSim({
+      tokens: ['t0k3n'],
+      employees: [
+        employee('ann', { biometriccode: '2001', block: 0, department: 'Plant A' }),
+        employee('bob', { biometriccode: '2002', block: 1, department: 'Plant A' }),
+        employee('cy', { block: 0, department: 'Plant A' }),
+        employee('dee', { biometriccode: '2004', block: 0, department: 'Head Office' }),
+      ],
+    });
+    const { gate } = await env.start({ gate: { users: [{ uid: 1, userId: '2002', name: 'BOB' }] } }, [], {
+      terminalUsers: { filter: { department: 'Plant A' } },
+    });
+    const client = new HrmsUsers({
+      hrms: { ...env.config.hrms, baseUrl: hrms.url },
+      token: { get: () => 't0k3n' },
+      secrets: new Secrets(),
+    });
+    try {
+      const run = await env.sync({ fromHrms: true }, { hrms: () => client });
+      expect(run.err).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.out).toContain('roster the HRMS: 2 people, 1 without a code (skipped)');
+      expect(usersOf(gate)).toEqual(['2 2001 ANN 0 0']);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a refused token ends with 77 and changes nothing', async () => {
+    hrms = await startHrmsSim({ tokens: ['right'] });
+    const { gate } = await env.start({ gate: { users: [{ uid: 1, userId: '1', name: 'A' }] } });
+    const client = new HrmsUsers({
+      hrms: { ...env.config.hrms, baseUrl: hrms.url },
+      token: { get: () => 'wrong' },
+      secrets: new Secrets(),
+    });
+    try {
+      await expect(env.sync({ fromHrms: true, removeAbsent: true }, { hrms: () => client })).rejects.toMatchObject({
+        exitCode: 77,
+      });
+      expect(gate.writeCount()).toBe(0);
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -1,0 +1,70 @@
+/** The roster CSV: header rules, values, bad rows with their line, and the rows kept. */
+import { describe, expect, it } from 'vitest';
+import { readRosterCsv } from '../../src/roster/roster-csv.js';
+import { rosterFromEmployees } from '../../src/roster/roster-hrms.js';
+
+describe('readRosterCsv', () => {
+  it('matches headers without regard to case, ignores extra columns, reads quotes, a BOM and CRLF', () => {
+    const text =
+      '\uFEFF Department ,CODE, Name ,Active,card\r\nOps,1001,"Doe, Jane",YES,0042\r\n\r\nIT,1002,  Bob   Ray ,,\r\nIT,1003,"O""Brien",False,\r\n';
+    const r = readRosterCsv(text, 'r.csv');
+    expect(r.problems).toEqual([]);
+    expect(r.rows).toBe(3);
+    expect(r.entries).toEqual([
+      { code: '1001', name: 'Doe, Jane', card: 42, active: true, where: 'r.csv:2' },
+      { code: '1002', name: 'Bob Ray', card: null, active: true, where: 'r.csv:4' },
+      { code: '1003', name: 'O"Brien', card: null, active: false, where: 'r.csv:5' },
+    ]);
+  });
+
+  it('reports each bad row with its line and keeps the others', () => {
+    const text = [
+      'code,name,card,active',
+      '1,One,,',
+      '2,Two,12x,',
+      '1,Again,,',
+      '3,,,1',
+      '4,"Four,,',
+      '5,Five,99999999999,',
+      '6,Six,,perhaps',
+      '7,,,0',
+      'a-very-long-code-of-more-than-24-bytes,X,,',
+      '8,Eight',
+    ].join('\n');
+    const r = readRosterCsv(text, 'r.csv');
+    expect(r.entries.map((e) => `${e.where} ${e.code}`)).toEqual(['r.csv:2 1', 'r.csv:9 7', 'r.csv:11 8']);
+    expect(r.problems).toEqual([
+      { where: 'r.csv:3', code: '2', message: 'card "12x" is not a decimal number' },
+      { where: 'r.csv:4', code: '1', message: 'code 1 is already on r.csv:2' },
+      { where: 'r.csv:5', code: '3', message: 'code 3: name is empty' },
+      { where: 'r.csv:6', message: 'a quoted cell (cell 2) is never closed' },
+      { where: 'r.csv:7', code: '5', message: 'card 99999999999 is larger than 4294967295' },
+      { where: 'r.csv:8', code: '6', message: 'active "perhaps" is not one of 1/0, true/false, yes/no' },
+      { where: 'r.csv:10', message: 'code "a-very-long-code-of-more-than-24-bytes" is 38 bytes; a terminal holds 24' },
+    ]);
+  });
+});
+
+describe('rosterFromEmployees', () => {
+  it('reads the configured fields, inverts "!block", skips employees without a code', () => {
+    const r = rosterFromEmployees(
+      [
+        { username: 'a', name: 'A', biometriccode: 11, block: 0, badge: '77' },
+        { username: 'b', name: 'B', biometriccode: '12', block: 1 },
+        { username: 'c', name: 'C', block: 0 },
+        { username: 'd', name: 'D', biometriccode: '14', block: 'x' },
+        { username: 'e', name: 'E', biometriccode: '15' },
+      ],
+      { code: 'biometriccode', name: 'name', card: 'badge', active: '!block' },
+    );
+    expect(r.skipped).toBe(1);
+    expect(r.entries).toEqual([
+      { code: '11', name: 'A', card: 77, active: true, where: 'HRMS employee 1 (a)' },
+      { code: '12', name: 'B', card: null, active: false, where: 'HRMS employee 2 (b)' },
+      { code: '15', name: 'E', card: null, active: true, where: 'HRMS employee 5 (e)' },
+    ]);
+    expect(r.problems).toEqual([
+      { where: 'HRMS employee 4 (d)', code: '14', message: 'block: active "x" is not one of 1/0, true/false, yes/no' },
+    ]);
+  });
+});

@@ -1,0 +1,210 @@
+import { utimesSync, writeFileSync } from 'node:fs';
+import { stringify } from 'yaml';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/load.js';
+import { Journal, OwnerLock } from '../../src/journal/index.js';
+import { buildStatus, formatStatus, probeDaemon } from '../../src/status/index.js';
+import { spawnDaemon } from '../daemon/stack.js';
+import { runPunchgate } from '../helpers/cli.js';
+import { fakeClock, tempDir } from '../helpers/tmp.js';
+import { waitFor } from '../helpers/wait.js';
+
+const MIN = 60_000;
+
+describe('the status tells the truth', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let clock: ReturnType<typeof fakeClock>;
+  let journal: Journal;
+  const config = () =>
+    parseConfig(
+      {
+        site: 'plant-s',
+        journal: { path: tmp.path('j.db') },
+        hrms: { baseUrl: 'https://hr.example.com', tokenFile: 'token' },
+        status: { intervalMs: 60_000 },
+        terminals: [
+          { name: 'gate-1', kind: 'zk', host: '10.0.0.1' },
+          { name: 'gate-2', kind: 'zk', host: '10.0.0.2' },
+        ],
+      },
+      tmp.dir,
+    );
+
+  beforeEach(() => {
+    tmp = tempDir();
+    clock = fakeClock(Date.UTC(2026, 10, 22, 12, 0, 0));
+    journal = Journal.open({ path: tmp.path('j.db'), site: 'plant-s', clock, mode: 'owner' });
+  });
+  afterEach(() => {
+    journal.close();
+    tmp.cleanup();
+  });
+
+  it('says when the journal is busy, for how long, and what is held in memory meanwhile', () => {
+    const r = buildStatus(journal, config(), clock.now(), {
+      live: { journalBusySince: clock.now() - 42_000, heldPunches: 17 },
+    });
+    expect(r.journal).toMatchObject({ busySince: '2026-11-22T11:59:18.000Z', heldPunches: 17 });
+    expect(r.alerts[0]).toBe(
+      `journal busy for 42 s (another process holds it): 17 punches held in memory, written as soon as it is free; if it lasts, find the process (fuser -v ${tmp.path('j.db')}) and end it`,
+    );
+    expect(formatStatus(r)).toContain('! journal busy for 42 s (another process holds it)');
+  });
+
+  it('says when the disk is nearly full, and almost full', () => {
+    const near = buildStatus(journal, config(), clock.now(), { freeBytes: 100 * 1024 * 1024 });
+    expect(near.alerts).toContain(
+      'disk nearly full: only 100 MiB free for the journal: free space (apt-get clean, journalctl --vacuum-size=100M) or move journal.path to a larger disk',
+    );
+    const full = buildStatus(journal, config(), clock.now(), { freeBytes: 5 * 1024 * 1024 });
+    expect(full.alerts[0]).toMatch(/^disk almost full: only 5 MiB free/);
+    expect(buildStatus(journal, config(), clock.now(), { freeBytes: 10 * 1024 ** 3 }).alerts).toEqual([]);
+  });
+
+  it('alerts when punches are in flight far longer than a request can take', () => {
+    journal.ingest([{ terminal: 'gate-1', biometricCode: '1', logTime: '2026-11-22 08:00:00' }]);
+    journal.claim(10);
+    clock.advance(5 * MIN);
+    expect(buildStatus(journal, config(), clock.now(), { freeBytes: null }).alerts).toEqual([]);
+    clock.advance(20 * MIN);
+    const r = buildStatus(journal, config(), clock.now(), { freeBytes: null });
+    expect(r.journal.inflightSince).toBe('2026-11-22T12:00:00.000Z');
+    expect(r.alerts).toEqual([
+      '1 punch in flight for 25 min, far longer than a request can take (one process holds them): they go back to the queue when their process ends; if punchgate run hangs, restart it',
+    ]);
+  });
+
+  it('keeps telling about punches recorded while a clock was behind after the clock is right again', () => {
+    // The log was read up to 2026-11-21 09:00; then the clock was reset to 2019 and punches came in.
+    journal.ingest([{ terminal: 'gate-1', device: 'SN-1', biometricCode: '1', logTime: '2026-11-21 08:00:00' }]);
+    const r1 = journal.ingest(
+      [
+        { terminal: 'gate-1', device: 'SN-1', biometricCode: '2', logTime: '2019-01-01 00:05:00' },
+        { terminal: 'gate-1', device: 'SN-1', biometricCode: '3', logTime: '2019-01-01 02:10:00' },
+        // Recorded after the last read, before the reset: genuine.
+        { terminal: 'gate-1', device: 'SN-1', biometricCode: '4', logTime: '2026-11-21 10:00:00' },
+      ],
+      { readUpTo: '2026-11-21 09:00:00', clockSkewSeconds: -7 * 365 * 86_400 },
+    );
+    expect(r1).toEqual({ added: 1, duplicates: 0, quarantined: 2 });
+    // The skew alert is gone (the clock was set right); the quarantine still says what happened.
+    journal.terminals.update('gate-1', { online: true, serial: 'SN-1', skewSeconds: 1, lastPollAt: clock.now() });
+    const r = buildStatus(journal, config(), clock.now(), { freeBytes: null });
+    expect(r.alerts).toEqual([
+      'terminal gate-1: 2 punches quarantined, dated 2019-01-01 00:05 to 2019-01-01 02:10: recorded while its clock was behind; check them (punchgate punches --state quarantined --terminal gate-1); punchgate punches release --terminal gate-1 sends them with these times',
+    ]);
+    const rows = journal.queries.list({ state: 'quarantined' });
+    expect(rows.map((p) => p.lastMessage)).toEqual([
+      'quarantined: recorded while the terminal clock was behind: new after its log was read up to 2026-11-21 09:00',
+      'quarantined: recorded while the terminal clock was behind: new after its log was read up to 2026-11-21 09:00',
+    ]);
+  });
+
+  it('does not quarantine old punches without evidence that the clock was behind', () => {
+    // A first read of an old terminal (no readUpTo), and a log read again while the clock is right.
+    expect(
+      journal.ingest([{ terminal: 'gate-1', device: 'SN-1', biometricCode: '1', logTime: '2019-05-01 08:00:00' }])
+        .added,
+    ).toBe(1);
+    expect(
+      journal.ingest([{ terminal: 'gate-1', device: 'SN-1', biometricCode: '2', logTime: '2026-11-01 08:00:00' }], {
+        readUpTo: '2026-11-21 09:00:00',
+        clockSkewSeconds: 3,
+      }).added,
+    ).toBe(1);
+    // A real-time event from a terminal whose clock is right is taken whatever its date says.
+    expect(
+      journal.ingest([{ terminal: 'gate-1', biometricCode: '3', logTime: '2026-11-19 08:00:00' }], {
+        live: true,
+        clockSkewSeconds: 0,
+      }).added,
+    ).toBe(1);
+    // One from a terminal known to be years behind, or a serial line days old, is quarantined.
+    expect(
+      journal.ingest([{ terminal: 'gate-1', biometricCode: '4', logTime: '2019-11-22 11:00:00' }], {
+        live: true,
+        clockSkewSeconds: -7 * 365 * 86_400,
+      }).quarantined,
+    ).toBe(1);
+    expect(
+      journal.ingest([{ terminal: 'door', biometricCode: '5', logTime: '2026-11-18 08:00:00' }], { live: true })
+        .quarantined,
+    ).toBe(1);
+  });
+});
+
+describe('punchgate status says whether the daemon runs', () => {
+  const cleanups: (() => unknown)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  function site() {
+    const tmp = tempDir('punchgate-status-');
+    cleanups.push(() => tmp.cleanup());
+    const configPath = tmp.path('punchgate.yaml');
+    writeFileSync(tmp.path('token'), 'tok\n');
+    writeFileSync(
+      configPath,
+      stringify({
+        site: 'plant-s',
+        journal: { path: 'journal.db' },
+        hrms: { baseUrl: 'http://127.0.0.1:9', tokenFile: 'token', connectTimeoutMs: 500, timeoutMs: 500 },
+        status: { intervalMs: 1000 },
+        terminals: [],
+      }),
+    );
+    return { tmp, configPath };
+  }
+
+  it('not running, running, and killed: the status says which', async () => {
+    const { tmp, configPath } = site();
+    Journal.open({ path: tmp.path('journal.db'), site: 'plant-s', mode: 'owner' }).close();
+    const notRunning =
+      'punchgate run is not running (nothing holds the journal lock): no punch is collected or delivered; start it: sudo systemctl start punchgate';
+    let r = await runPunchgate(['--config', configPath, 'status']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain(`! ${notRunning}`);
+    const json = await runPunchgate(['--config', configPath, 'status', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ daemon: { running: false }, alerts: [notRunning] });
+
+    const d = spawnDaemon(configPath);
+    cleanups.push(() => d.child.exitCode === null && d.child.kill('SIGKILL'));
+    await waitFor(() => d.output().includes('punchgate running'), 15_000, 'the daemon running');
+    r = await runPunchgate(['--config', configPath, 'status']);
+    expect(r.stdout).not.toContain('not running');
+    expect(r.stdout).toContain('No alerts.');
+
+    d.child.kill('SIGKILL');
+    await d.exited;
+    r = await runPunchgate(['--config', configPath, 'status']);
+    expect(r.stdout).toContain(`! ${notRunning}`);
+  }, 60_000);
+
+  it('a daemon that holds its lock but no longer rewrites its status log is named stuck', () => {
+    const { tmp } = site();
+    Journal.open({ path: tmp.path('journal.db'), site: 'plant-s', mode: 'owner' }).close();
+    const lock = OwnerLock.acquire(tmp.path('journal.db'));
+    cleanups.push(() => lock.release());
+    writeFileSync(tmp.path('status.txt'), 'old\n');
+    const tenMinutesAgo = (Date.now() - 10 * MIN) / 1000;
+    utimesSync(tmp.path('status.txt'), tenMinutesAgo, tenMinutesAgo);
+    const config = parseConfig(
+      {
+        site: 'plant-s',
+        journal: { path: 'journal.db' },
+        hrms: { baseUrl: 'http://127.0.0.1:9', tokenFile: 'token' },
+        status: { intervalMs: 1000 },
+      },
+      tmp.dir,
+    );
+    const probe = probeDaemon(config, Date.now());
+    expect(probe).toMatchObject({ running: true, stale: true });
+    const j = Journal.open({ path: tmp.path('journal.db'), site: 'plant-s', mode: 'readonly' });
+    const r = buildStatus(j, config, Date.now(), { daemon: probe, freeBytes: null });
+    j.close();
+    expect(r.alerts[0]).toMatch(
+      /^punchgate run has not rewritten the status log since \d\d:\d\d: it may be stuck; look at journalctl -u punchgate and restart it/,
+    );
+  });
+});

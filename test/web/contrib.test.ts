@@ -1,0 +1,265 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/load.js';
+import { Journal } from '../../src/journal/index.js';
+import { JournalTotals } from '../../src/metrics/journal-totals.js';
+import { PunchgateMetrics } from '../../src/metrics/registry.js';
+import { buildStatus, LatestReport } from '../../src/status/index.js';
+import { systemClock } from '../../src/util/clock.js';
+import { tempDir } from '../helpers/tmp.js';
+import { declaredMetrics } from './helpers.js';
+
+/** Labels Prometheus adds to every scraped series (the target's), and `up`, which it makes itself. */
+const TARGET_LABELS = new Set(['instance', 'job', 'site']);
+const PROMETHEUS_OWN = new Set(['up']);
+
+const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset', 'inf', 'nan', 'atan2']);
+const LABEL_LISTS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right']);
+
+interface Selector {
+  metric: string;
+  /** Label matchers: name, operator, value. */
+  matchers: { label: string; op: string; value: string }[];
+}
+
+/**
+ * The series selectors of a PromQL expression: every metric name it reads, with its label
+ * matchers. A small tokenizer, enough for rules and dashboards: strings, label matchers, range
+ * selectors, numbers, durations and Grafana variables are tokens of their own; a name followed
+ * by "(" is a function or an aggregation; the label lists of by/without/on/ignoring/group_* are
+ * skipped.
+ */
+function selectors(expr: string): Selector[] {
+  const tokens =
+    expr.match(
+      /"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|`[^`]*`|\{[^}]*\}|\[[^\]]*\]|\$\{?\w+\}?|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?[a-z]*|[a-zA-Z_:][a-zA-Z0-9_:]*|\S/g,
+    ) ?? [];
+  const out: Selector[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (!/^[a-zA-Z_:]/.test(t) || KEYWORDS.has(t.toLowerCase())) continue;
+    if (LABEL_LISTS.has(t)) {
+      if (tokens[i + 1] === '(') while (i < tokens.length && tokens[i] !== ')') i++;
+      continue;
+    }
+    // A function, or an aggregation (`sum (...)`, `sum by (...) (...)`).
+    if (tokens[i + 1] === '(' || tokens[i + 1] === 'by' || tokens[i + 1] === 'without') continue;
+    const block = tokens[i + 1]?.startsWith('{') ? tokens[i + 1]! : '';
+    const matchers = [...block.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"((?:\\.|[^"\\])*)"/g)].map((m) => ({
+      label: m[1]!,
+      op: m[2]!,
+      value: m[3]!,
+    }));
+    out.push({ metric: t, matchers });
+  }
+  return out;
+}
+
+describe('contrib: alert rules and dashboard use only what /metrics serves', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let journal: Journal;
+  let exposition: string;
+
+  beforeAll(async () => {
+    tmp = tempDir('punchgate-contrib-');
+    const config = parseConfig(
+      {
+        site: 'plant-c',
+        journal: { path: tmp.path('j.db') },
+        hrms: { baseUrl: 'https://hr.example.com' },
+        terminals: [{ name: 'gate-1', kind: 'zk', host: '10.0.0.1' }],
+      },
+      tmp.dir,
+    );
+    journal = Journal.open({ path: config.journal.path, site: 'plant-c', mode: 'owner' });
+    // Every series present: a terminal that answered, a delivery, an HRMS request.
+    journal.ingest([{ terminal: 'gate-1', biometricCode: '1', logTime: '2026-11-22 08:00:00' }]);
+    journal.terminals.update('gate-1', { online: true, lastPollAt: Date.now(), lastSuccessAt: Date.now() });
+    journal.deliveryState.update({ auth: 'ok', lastSuccessAt: Date.now() });
+    const metrics = new PunchgateMetrics({
+      journal,
+      config: () => config,
+      reports: new LatestReport(() => buildStatus(journal, config, Date.now()), Date.now),
+      totals: new JournalTotals(journal.queries),
+      clock: systemClock,
+      version: '0.0.0-test',
+    });
+    metrics.observeHrms({ kind: 'answered', httpStatus: 200, overall: true, results: [] }, 3, 0.01);
+    exposition = await metrics.text();
+  });
+  afterAll(() => {
+    journal.close();
+    tmp.cleanup();
+  });
+
+  /** Every problem of one expression against the exposition: unknown metrics, labels or label values. */
+  function problemsOf(expr: string): string[] {
+    const declared = declaredMetrics(exposition);
+    const series = exposition.split('\n').filter((l) => l && !l.startsWith('#'));
+    const problems: string[] = [];
+    const found = selectors(expr);
+    if (found.length === 0) problems.push(`${expr}: reads no metric`);
+    for (const s of found) {
+      if (PROMETHEUS_OWN.has(s.metric)) continue;
+      const base = s.metric.replace(/_(bucket|sum|count)$/, '');
+      const known =
+        declared.has(s.metric) ||
+        (declared.get(base) === 'histogram' && base !== s.metric) ||
+        declared.has(base + '_total');
+      if (!known) {
+        problems.push(`${expr}: ${s.metric} is not served on /metrics`);
+        continue;
+      }
+      const mine = series.filter((l) => l.startsWith(`${s.metric}{`) || l.startsWith(`${s.metric} `));
+      for (const m of s.matchers) {
+        if (TARGET_LABELS.has(m.label)) continue;
+        const values = mine
+          .map((l) => new RegExp(`[{,]${m.label}="([^"]*)"`).exec(l)?.[1])
+          .filter((v) => v !== undefined);
+        if (values.length === 0) problems.push(`${expr}: ${s.metric} has no label ${m.label}`);
+        else if (m.op === '=' && !values.includes(m.value))
+          problems.push(
+            `${expr}: ${s.metric}{${m.label}} is never "${m.value}" (only ${[...new Set(values)].join(', ')})`,
+          );
+      }
+    }
+    return problems;
+  }
+
+  it('the tokenizer finds metric names and nothing else', () => {
+    expect(
+      selectors(
+        'histogram_quantile(0.95, sum by (instance, le) (rate(a_bucket{x=~"$i", y="v"}[$__rate_interval]))) / on (instance) group_left () b > 1e6 and c offset 5m',
+      ),
+    ).toEqual([
+      {
+        metric: 'a_bucket',
+        matchers: [
+          { label: 'x', op: '=~', value: '$i' },
+          { label: 'y', op: '=', value: 'v' },
+        ],
+      },
+      { metric: 'b', matchers: [] },
+      { metric: 'c', matchers: [] },
+    ]);
+  });
+
+  it('a rule with an unknown metric, label or label value is caught', () => {
+    expect(problemsOf('punchgate_journal_punches{state="rejected"} > 0')).toEqual([
+      'punchgate_journal_punches{state="rejected"} > 0: punchgate_journal_punches{state} is never "rejected" (only pending, refused, dead, quarantined)',
+    ]);
+    expect(problemsOf('punchgate_terminals_up == 0')).toEqual([
+      'punchgate_terminals_up == 0: punchgate_terminals_up is not served on /metrics',
+    ]);
+    expect(problemsOf('punchgate_terminal_up{name="x"} == 0')).toEqual([
+      'punchgate_terminal_up{name="x"} == 0: punchgate_terminal_up has no label name',
+    ]);
+  });
+
+  it('contrib/prometheus/alerts.yml: the five alerts of the issue, on metrics that exist', () => {
+    const doc = parse(readFileSync('contrib/prometheus/alerts.yml', 'utf8')) as {
+      groups: {
+        name: string;
+        rules: {
+          alert: string;
+          expr: string;
+          for?: string;
+          labels: Record<string, string>;
+          annotations: Record<string, string>;
+        }[];
+      }[];
+    };
+    const rules = doc.groups.flatMap((g) => g.rules);
+    for (const r of rules) {
+      expect(r.alert, JSON.stringify(r)).toMatch(/^Punchgate[A-Za-z]+$/);
+      expect(['warning', 'critical']).toContain(r.labels.severity);
+      expect(r.annotations.summary).toBeTruthy();
+      if (r.for !== undefined) expect(r.for).toMatch(/^\d+[smh]$/);
+      expect(problemsOf(r.expr)).toEqual([]);
+    }
+    const byMetric = (name: string) => rules.filter((r) => selectors(r.expr).some((s) => s.metric === name));
+    expect(byMetric('punchgate_terminal_up')[0]).toMatchObject({ expr: 'punchgate_terminal_up == 0', for: '15m' });
+    expect(byMetric('punchgate_journal_oldest_pending_age_seconds')[0]?.expr).toBe(
+      'punchgate_journal_oldest_pending_age_seconds > 3600',
+    );
+    expect(byMetric('punchgate_journal_punches')[0]?.expr).toBe('punchgate_journal_punches{state="dead"} > 0');
+    expect(byMetric('punchgate_hrms_token_refused')).toHaveLength(1);
+    expect(byMetric('punchgate_journal_filesystem_avail_bytes')).toHaveLength(1);
+  });
+
+  it('contrib/grafana/punchgate.json: every panel and variable reads metrics that exist', () => {
+    const dash = JSON.parse(readFileSync('contrib/grafana/punchgate.json', 'utf8')) as {
+      uid: string;
+      panels: { title: string; targets: { expr: string }[] }[];
+      templating: { list: { name: string; query: string | { query: string } }[] };
+    };
+    expect(dash.uid).toBe('punchgate');
+    const exprs = dash.panels.flatMap((p) => p.targets.map((t) => t.expr));
+    expect(exprs.length).toBeGreaterThan(10);
+    for (const e of exprs) expect(problemsOf(e)).toEqual([]);
+    for (const v of dash.templating.list) {
+      const q = typeof v.query === 'string' ? v.query : v.query.query;
+      const m = /^label_values\(([a-zA-Z_:][a-zA-Z0-9_:]*),\s*(\w+)\)$/.exec(q);
+      if (v.name === 'datasource') continue;
+      expect(m, q).not.toBeNull();
+      expect(problemsOf(m![1]!)).toEqual([]);
+      expect(TARGET_LABELS.has(m![2]!)).toBe(true);
+    }
+    // Each metric of the issue is on the dashboard.
+    const used = new Set(exprs.flatMap((e) => selectors(e).map((s) => s.metric.replace(/_bucket$/, ''))));
+    for (const name of [
+      'punchgate_punches_journaled_total',
+      'punchgate_punches_delivered_total',
+      'punchgate_journal_punches',
+      'punchgate_journal_oldest_pending_age_seconds',
+      'punchgate_terminal_up',
+      'punchgate_terminal_last_success_timestamp_seconds',
+      'punchgate_hrms_requests_total',
+      'punchgate_hrms_request_duration_seconds',
+      'punchgate_delivery_last_success_timestamp_seconds',
+      'punchgate_build_info',
+    ]) {
+      expect(used, name).toContain(name);
+    }
+  });
+
+  it('/metrics serves the metrics of the issue with their types and labels', () => {
+    const declared = declaredMetrics(exposition);
+    expect(Object.fromEntries([...declared].filter(([n]) => n.startsWith('punchgate_')))).toEqual({
+      punchgate_punches_journaled_total: 'counter',
+      punchgate_punches_delivered_total: 'counter',
+      punchgate_journal_punches: 'gauge',
+      punchgate_journal_oldest_pending_age_seconds: 'gauge',
+      punchgate_terminal_up: 'gauge',
+      punchgate_terminal_last_success_timestamp_seconds: 'gauge',
+      punchgate_hrms_requests_total: 'counter',
+      punchgate_hrms_request_duration_seconds: 'histogram',
+      punchgate_delivery_last_success_timestamp_seconds: 'gauge',
+      punchgate_hrms_token_refused: 'gauge',
+      punchgate_journal_filesystem_avail_bytes: 'gauge',
+      punchgate_journal_filesystem_size_bytes: 'gauge',
+      punchgate_build_info: 'gauge',
+    });
+    for (const line of [
+      'punchgate_punches_journaled_total{terminal="gate-1"} 1',
+      'punchgate_punches_delivered_total{terminal="gate-1"} 0',
+      'punchgate_journal_punches{state="pending"} 1',
+      'punchgate_journal_punches{state="refused"} 0',
+      'punchgate_journal_punches{state="dead"} 0',
+      'punchgate_journal_punches{state="quarantined"} 0',
+      'punchgate_terminal_up{terminal="gate-1"} 1',
+      'punchgate_hrms_requests_total{outcome="ok"} 0',
+      'punchgate_hrms_requests_total{outcome="bad_reply"} 1',
+      'punchgate_hrms_requests_total{outcome="http_error"} 0',
+      'punchgate_hrms_requests_total{outcome="network_error"} 0',
+      'punchgate_hrms_requests_total{outcome="token_refused"} 0',
+      'punchgate_hrms_request_duration_seconds_count 1',
+      'punchgate_build_info{version="0.0.0-test"} 1',
+    ]) {
+      expect(exposition.split('\n')).toContain(line);
+    }
+    for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds'])
+      expect(declared.has(name), name).toBe(true);
+  });
+});

@@ -1,0 +1,221 @@
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { classifyResponse } from '../../src/hrms/attendance.js';
+import { Journal } from '../../src/journal/index.js';
+import { hrmsOutcome } from '../../src/metrics/hrms-outcome.js';
+import { JournalTotals } from '../../src/metrics/journal-totals.js';
+import type { StatusReport } from '../../src/status/index.js';
+import { LatestReport } from '../../src/status/latest.js';
+import { boxZoneLabel } from '../../src/util/box-zone.js';
+import { punchgateVersion } from '../../src/util/version.js';
+import { PAGE_CSP, renderPage } from '../../src/web/page.js';
+import { fakeClock, tempDir } from '../helpers/tmp.js';
+
+const AUTH = [/bearer token/i];
+
+describe('hrmsOutcome: the HRMS client answers, mapped to the metric outcomes', () => {
+  const punches = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      biometriccode: `10${i}`,
+      logDate: '2026-11-22 08:00:00',
+      devicelogId: `s-${i}`,
+    }));
+  const outcome = (status: number, body: string, sent = 2) =>
+    hrmsOutcome(classifyResponse({ status, headers: {}, text: body }, punches(sent), { authPatterns: AUTH }), sent);
+
+  it('maps each kind of answer', () => {
+    const ok = JSON.stringify({ Status: true, Payload: [{ status: true }, { status: false, message: 'Unknown' }] });
+    expect(outcome(200, ok)).toBe('ok');
+    expect(outcome(200, JSON.stringify({ Status: false, message: 'Bearer token is not correct' }))).toBe(
+      'token_refused',
+    );
+    expect(outcome(401, '')).toBe('token_refused');
+    expect(outcome(503, 'down')).toBe('http_error');
+    expect(outcome(500, '{}')).toBe('http_error');
+    expect(outcome(429, '')).toBe('http_error');
+    expect(outcome(413, '')).toBe('http_error');
+    expect(outcome(400, JSON.stringify({ Status: false, message: 'bad' }))).toBe('http_error');
+    expect(outcome(404, 'no such path')).toBe('http_error');
+    expect(outcome(200, JSON.stringify({ Status: false, message: 'not a valid group' }))).toBe('http_error');
+    expect(outcome(200, '<html>502 Bad Gateway</html>')).toBe('bad_reply');
+    expect(outcome(200, JSON.stringify({ Status: true }))).toBe('bad_reply');
+    expect(outcome(200, JSON.stringify({ Status: true }), 0)).toBe('ok');
+    expect(hrmsOutcome({ kind: 'transient', message: 'ECONNREFUSED', afterSending: false }, 2)).toBe('network_error');
+    expect(hrmsOutcome(undefined, 2)).toBe('network_error');
+  });
+});
+
+describe('JournalTotals: journaled and delivered per terminal, from the journal', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let journal: Journal;
+  const punch = (terminal: string, s: number) => ({
+    terminal,
+    biometricCode: '7',
+    logTime: `2026-11-22 08:00:${String(s).padStart(2, '0')}`,
+  });
+  const open = () => Journal.open({ path: tmp.path('j.db'), site: 's', mode: 'owner' });
+  beforeEach(() => {
+    tmp = tempDir('punchgate-totals-');
+    journal = open();
+  });
+  afterEach(() => {
+    journal.close();
+    tmp.cleanup();
+  });
+
+  it('counts new rows (also those another process wrote), settled deliveries, and starts from the journal again', () => {
+    journal.ingest([punch('a', 1), punch('a', 2), punch('b', 3)]);
+    const totals = new JournalTotals(journal.queries);
+    expect(Object.fromEntries(totals.journaledByTerminal())).toEqual({ a: 2, b: 1 });
+    // Duplicates add nothing; another connection (punchgate import) adds rows that count too.
+    journal.ingest([punch('a', 1), punch('a', 4)]);
+    const other = Journal.open({ path: tmp.path('j.db'), site: 's', mode: 'shared' });
+    other.ingest([punch('usb', 5)]);
+    other.close();
+    expect(Object.fromEntries(totals.journaledByTerminal())).toEqual({ a: 3, b: 1, usb: 1 });
+    // Only what the settle delivered counts: a refused punch and an unknown outcome do not.
+    const claimed = journal.claim(10);
+    const outcomes = claimed.map((p, i) =>
+      i === 0
+        ? { id: p.id, kind: 'rejected' as const, message: 'no' }
+        : i === 1
+          ? { id: p.id, kind: 'unknown' as const }
+          : { id: p.id, kind: i === 2 ? ('duplicate' as const) : ('delivered' as const) },
+    );
+    journal.settle(outcomes);
+    totals.settled(outcomes);
+    const delivered = Object.fromEntries(totals.deliveredByTerminal());
+    expect(Object.values(delivered).reduce((s, n) => s + n, 0)).toBe(claimed.length - 2);
+    expect(journal.counts().delivered).toBe(claimed.length - 2);
+    // A restart: the same totals, read from the journal.
+    journal.close();
+    journal = open();
+    const again = new JournalTotals(journal.queries);
+    expect(Object.fromEntries(again.journaledByTerminal())).toEqual({ a: 3, b: 1, usb: 1 });
+    expect(Object.fromEntries(again.deliveredByTerminal())).toEqual(Object.fromEntries(totals.deliveredByTerminal()));
+  });
+});
+
+describe('LatestReport: one report shared by the status log, the page and /metrics', () => {
+  it('builds again only when the last one is too old', () => {
+    const clock = fakeClock();
+    let built = 0;
+    const reports = new LatestReport(() => ({ n: ++built }) as unknown as StatusReport, clock.now);
+    reports.fresh();
+    expect(reports.get(1000)).toEqual({ n: 1 });
+    clock.advance(1000);
+    expect(reports.get(1000)).toEqual({ n: 1 });
+    clock.advance(1);
+    expect(reports.get(1000)).toEqual({ n: 2 });
+    clock.set(clock.now() - 60_000); // the clock stepped back: not trusted
+    expect(reports.get(1000)).toEqual({ n: 3 });
+  });
+});
+
+describe('the status page', () => {
+  const report = (over: Partial<StatusReport> = {}): StatusReport => ({
+    site: 'plant-a',
+    generatedAt: '2026-11-22T09:14:00.000Z',
+    punches: { pending: 231, inflight: 0, delivered: 48211, rejected: 14, dead: 0, quarantined: 0 },
+    oldestPending: { logTime: '2026-11-22 09:11:42', terminal: 'gate-1', queuedAt: '2026-11-22T09:11:43.000Z' },
+    delivery: {
+      auth: 'failed',
+      authFailedSince: '2026-11-22T09:12:00.000Z',
+      lastAttemptAt: '2026-11-22T09:13:00.000Z',
+      lastSuccessAt: '2026-11-22T09:11:00.000Z',
+      lastResult: '200 sent: 200 delivered',
+      lastError: 'Bearer token is not correct',
+      lastErrorAt: '2026-11-22T09:12:00.000Z',
+    },
+    terminals: [
+      {
+        name: 'gate-2',
+        kind: 'zk',
+        online: false,
+        lastPollAt: '2026-11-22T09:14:00.000Z',
+        lastSuccessAt: '2026-11-22T06:14:00.000Z',
+        skewSeconds: null,
+        records: null,
+        users: null,
+        serial: '',
+        offlineSince: '2026-11-22T06:14:00.000Z',
+        lastError: 'no reply from 192.168.1.202:4370',
+        previousSerial: null,
+      },
+    ],
+    journal: {
+      path: '/var/lib/punchgate/journal.db',
+      busySince: null,
+      heldPunches: 0,
+      freeBytes: null,
+      inflightSince: null,
+    },
+    daemon: null,
+    alerts: ['HRMS refuses the token since 09:12: put a valid token in the token file', '14 punches rejected: <x>'],
+    ...over,
+  });
+  const info = {
+    version: '1.2.3',
+    uptimeSeconds: 3 * 86_400 + 4 * 3600,
+    zone: 'Europe/Berlin, UTC+01:00',
+    refreshSeconds: 10,
+  };
+
+  it('says what is wrong in the status log words, with times in the box zone, labelled', () => {
+    const page = renderPage(report(), info);
+    expect(page).toContain('<meta http-equiv="refresh" content="10" />');
+    expect(page).toContain('<title>(2) punchgate plant-a</title>');
+    expect(page).toContain('<li>HRMS refuses the token since 09:12: put a valid token in the token file</li>');
+    expect(page).toContain('<li>14 punches rejected: &lt;x&gt;</li>');
+    expect(page).toContain('2 alerts');
+    expect(page).toContain('(Europe/Berlin, UTC+01:00): every time on this page is box time');
+    expect(page).toContain('<time datetime="2026-11-22T06:14:00.000Z">2026-11-22 06:14:00</time>');
+    expect(page).toContain('(3 h ago)');
+    expect(page).toMatch(/<span class="offline">OFFLINE<\/span>/);
+    expect(page).toContain('AUTH FAILED');
+    expect(page).toContain('2026-11-22 09:11:42 from gate-1');
+    expect(page).toMatch(/punchgate 1\.2\.3 · up 3 d 4 h/);
+    expect(page).not.toMatch(/<script|https?:\/\//);
+    expect(renderPage(report({ alerts: [] }), info)).toContain('All good: no alerts');
+  });
+
+  it('allows exactly its own style sheet in its Content-Security-Policy', () => {
+    const css = /<style>([\s\S]*?)<\/style>/.exec(renderPage(report(), info))![1]!;
+    expect(PAGE_CSP).toContain(`style-src 'sha256-${createHash('sha256').update(css).digest('base64')}'`);
+    expect(PAGE_CSP).toMatch(/^default-src 'none'/);
+  });
+});
+
+describe('small helpers', () => {
+  it('the version comes from package.json, also in the bundle', () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    expect(punchgateVersion()).toBe(pkg.version);
+  });
+
+  it('the box zone label: the zone name when known, and the offset', () => {
+    const winter = Date.UTC(2026, 0, 15);
+    expect(boxZoneLabel(winter, { TZ: 'UTC' })).toBe('UTC+00:00');
+    const berlin = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import('./dist/src/util/box-zone.js').then(m => process.stdout.write(m.boxZoneLabel(${winter}) + '|' + m.boxZoneLabel(${Date.UTC(2026, 6, 15)})))`,
+      ],
+      { encoding: 'utf8', env: { ...process.env, TZ: 'Europe/Berlin' } },
+    );
+    expect(berlin.stdout).toBe('Europe/Berlin, UTC+01:00|Europe/Berlin, UTC+02:00');
+    const stJohns = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import('./dist/src/util/box-zone.js').then(m => process.stdout.write(m.boxZoneLabel(${winter})))`,
+      ],
+      { encoding: 'utf8', env: { ...process.env, TZ: 'America/St_Johns' } },
+    );
+    expect(stJohns.stdout).toBe('America/St_Johns, UTC-03:30');
+  });
+});
