@@ -7,9 +7,14 @@
  * on a 2-core box both sides still share the CPUs. It is reset before every run, so each
  * run's punches are new to it ("added", not "duplicate") and both sides get the same answers.
  * Ours includes everything `punchgate flush` does per batch: claim (UPDATE ... RETURNING),
- * POST, classify, settle every punch (one transaction, fsync) and record the delivery state.
+ * POST (on undici, like the baseline), classify, settle every punch (one transaction, fsync)
+ * and record the delivery state. Ours and the baseline run in this process with the bench's
+ * Node flags; info rows add `punchgate flush` itself (the bundle, in its own process) with the
+ * service's NODE_OPTIONS and with none.
  */
 import { Agent } from 'undici';
+import { unitNodeOptions } from './lib/daemon.js';
+import { flushInChild } from './lib/flush.js';
 import { scaled } from './lib/scale.js';
 import {
   drainJournal,
@@ -96,6 +101,27 @@ export async function benchDrain(): Promise<BenchRow[]> {
           minRatio: MIN_RATIO,
         }),
       );
+      // The same drain as the service runs it: the bundle in its own process, with the unit's
+      // NODE_OPTIONS (and, to show what they do, without any).
+      for (const nodeOptions of [unitNodeOptions(), '']) {
+        const path = preparedJournal(scratch.dir, `flush-${size}-${nodeOptions ? 'unit' : 'bare'}.db`, total);
+        await sim.call('reset');
+        const run = await flushInChild(path, url, size, nodeOptions);
+        if (run.delivered !== total) throw new Error(`punchgate flush delivered ${run.delivered} of ${total}`);
+        await expectAdded(sim, total, 'flush');
+        const flags = nodeOptions || '(none)';
+        log(
+          `  batch ${size}: punchgate flush, NODE_OPTIONS=${flags}: ${fmt(rate(total, run.ms))}/s including start and exit`,
+        );
+        rows.push({
+          bench: 'drain',
+          metric: `punchgate flush, batch ${size}, NODE_OPTIONS=${flags}`,
+          unit: 'punches/s',
+          ours: rate(total, run.ms),
+          target: 'info',
+          note: 'the shipped bundle in its own process; includes start and exit',
+        });
+      }
     }
   } finally {
     await sim.stop();

@@ -84,8 +84,8 @@ export async function startDaemonRig(o: RigOptions, warmupTimeoutMs: number): Pr
   writeFileSync(configFile, stringify(config));
 
   let tail = '';
-  // The daemon runs as the systemd unit runs it: with the unit's NODE_OPTIONS.
-  const env = { ...process.env, NODE_OPTIONS: unitNodeOptions() };
+  // The daemon runs as the systemd unit runs it: with the unit's environment (NODE_OPTIONS, MALLOC_ARENA_MAX).
+  const env = unitEnv();
   const daemon = spawn(process.execPath, [CLI, '--config', configFile, 'run'], {
     stdio: ['ignore', 'ignore', 'pipe'],
     cwd: scratch.dir,
@@ -126,8 +126,27 @@ export async function startDaemonRig(o: RigOptions, warmupTimeoutMs: number): Pr
   return { daemon, hrms, terminals, initialPunches, stderrTail: () => tail, stop };
 }
 
-/** `Environment=NODE_OPTIONS=...` of systemd/punchgate.service, so the bench measures what is shipped. */
-export function unitNodeOptions(): string {
+/**
+ * The `Environment=` settings of systemd/punchgate.service (NODE_OPTIONS, MALLOC_ARENA_MAX...),
+ * so the bench measures what is shipped.
+ */
+export function unitEnvironment(): Record<string, string> {
   const unit = readFileSync(fileURLToPath(new URL('../../../systemd/punchgate.service', import.meta.url)), 'utf8');
-  return /^Environment="?NODE_OPTIONS=([^"\n]*)"?$/m.exec(unit)?.[1]?.trim() ?? '';
+  const env: Record<string, string> = {};
+  for (const m of unit.matchAll(/^Environment=(.*)$/gm)) {
+    const setting = m[1]!.trim().replace(/^"(.*)"$/, '$1');
+    const eq = setting.indexOf('=');
+    if (eq > 0) env[setting.slice(0, eq)] = setting.slice(eq + 1).trim();
+  }
+  return env;
+}
+
+/** `NODE_OPTIONS` of the unit. */
+export function unitNodeOptions(): string {
+  return unitEnvironment().NODE_OPTIONS ?? '';
+}
+
+/** The unit's environment, with other NODE_OPTIONS when given (an experiment, or none at all). */
+export function unitEnv(nodeOptions = unitNodeOptions()): NodeJS.ProcessEnv {
+  return { ...process.env, ...unitEnvironment(), NODE_OPTIONS: nodeOptions };
 }

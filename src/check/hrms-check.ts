@@ -44,23 +44,36 @@ export async function checkHrms(config: Config, deps: HrmsCheckDeps): Promise<Ch
     return fail(NAME, fix ? what! : `no HRMS token: ${what}`, fix ?? `put the token in ${where}`);
   }
 
-  const sender =
-    deps.sender ?? new AttendanceClient({ hrms, authPatterns: compilePatterns(config.delivery.patterns.authFailure) });
+  let sender: AttendanceSender;
+  try {
+    sender =
+      deps.sender ??
+      new AttendanceClient({
+        hrms,
+        authPatterns: compilePatterns(config.delivery.patterns.authFailure),
+        env: deps.env,
+      });
+  } catch (e) {
+    const problem = errorText(e);
+    return fail(NAME, problem, 'make hrms.proxyCredentialsFile readable by this user and hold one line user:password');
+  }
+  // Which way the requests go, never with the proxy's credentials.
+  const route = sender instanceof AttendanceClient ? `; reached ${sender.route()}` : '';
   const started = Date.now();
   try {
     const answer = await sender.send([], { token });
-    return describeAnswer(answer, hrms.baseUrl, Date.now() - started, where);
+    return describeAnswer(answer, hrms.baseUrl, route, Date.now() - started, where);
   } catch (e) {
-    return fail(NAME, `cannot reach the HRMS at ${hrms.baseUrl}: ${errorText(e)}`, reachFix(errorText(e)));
+    return fail(NAME, `cannot reach the HRMS at ${hrms.baseUrl}: ${errorText(e)}${route}`, reachFix(errorText(e)));
   } finally {
     if (!deps.sender) await sender.close?.();
   }
 }
 
-function describeAnswer(answer: AttendanceAnswer, url: string, ms: number, where: string): CheckResult {
+function describeAnswer(answer: AttendanceAnswer, url: string, route: string, ms: number, where: string): CheckResult {
   switch (answer.kind) {
     case 'answered':
-      return pass(NAME, `${url} accepted the token (an empty test batch: nothing recorded) in ${ms} ms`);
+      return pass(NAME, `${url} accepted the token (an empty test batch: nothing recorded) in ${ms} ms${route}`);
     case 'auth':
       return fail(
         NAME,
@@ -71,35 +84,51 @@ function describeAnswer(answer: AttendanceAnswer, url: string, ms: number, where
       if (answer.httpStatus !== undefined) {
         return fail(
           NAME,
-          `${url} is up but failing (HTTP ${answer.httpStatus}: ${answer.message})`,
+          `${url} is up but failing (${answer.message})${route}`,
           'try again later, or ask the HRMS administrator; punchgate run keeps the punches and retries',
         );
       }
-      return fail(NAME, `cannot reach the HRMS at ${url}: ${answer.message}`, reachFix(answer.message));
-    case 'refused':
-      if (
-        answer.httpStatus === 404 ||
-        answer.httpStatus === 405 ||
-        /valid group, plugin name and API function/i.test(answer.message)
-      ) {
+      return fail(
+        NAME,
+        `cannot reach the HRMS at ${url}: ${answer.message}${answer.message.includes(route.slice(10)) ? '' : route}`,
+        reachFix(answer.message),
+      );
+    case 'request-failed':
+      if (answer.httpStatus === 407)
         return fail(
           NAME,
-          `${url} does not know the attendance path (HTTP ${answer.httpStatus}: ${answer.message})`,
-          'check hrms.baseUrl (with any path prefix) and hrms.attendancePath against the HRMS instance',
+          `the proxy refused the credentials (HTTP 407)${route}`,
+          'check the user and password in hrms.proxy, hrms.proxyCredentialsFile or HTTPS_PROXY',
         );
-      }
+      return fail(NAME, `${url}: ${whatOf(answer.message)}${route}`, fixOf(answer.message));
+    case 'bad-reply':
+      return fail(
+        NAME,
+        `${url} answered the empty test batch with something that is not the HRMS's answer (${answer.message})${route}`,
+        'check hrms.baseUrl and hrms.attendancePath against the HRMS instance',
+      );
+    case 'refused':
       return warn(
         NAME,
-        `${url} did not refuse the token but did not take the empty test batch either (HTTP ${answer.httpStatus}: ${answer.message})`,
+        `${url} did not refuse the token but did not take the empty test batch either (HTTP ${answer.httpStatus}: ${answer.message})${route}`,
         'watch the first delivery in punchgate status; if it fails, show this message to the HRMS administrator',
       );
     case 'too-large':
       return warn(
         NAME,
-        `${url} answered an empty test batch with HTTP 413 (${answer.message})`,
+        `${url} answered an empty test batch with HTTP 413 (${answer.message})${route}`,
         'watch the first delivery in punchgate status',
       );
   }
+}
+
+/** A request failure's message is "what happened: what to check"; the check shows them apart. */
+const FIX = /: ((?:check|ask) [^:]*)$/;
+function whatOf(message: string): string {
+  return message.replace(FIX, '');
+}
+function fixOf(message: string): string {
+  return FIX.exec(message)?.[1] ?? 'check hrms.baseUrl and the way from this box to the HRMS';
 }
 
 /** Where an admin puts the token, as the TokenSource looks for it. */

@@ -29,12 +29,12 @@ export function globalOptions(cmd: Command): GlobalOptions {
 export function loadContext(cmd: Command, opts: { logToStderr?: boolean } = {}): AppContext {
   const g = globalOptions(cmd);
   const config = loadConfig(g.config ?? DEFAULT_CONFIG_PATH, checkTerminalConfig);
+  // Comm keys are not registered: they are never put into a message, and the logger redacts them by key.
   const secrets = new Secrets();
   for (const s of terminalSecrets(config.terminals)) secrets.add(s);
   const logger = createLogger({
     level: g.logLevel ?? (opts.logToStderr ? 'warn' : config.log.level),
     pretty: g.pretty ?? opts.logToStderr,
-    secrets,
     destination: opts.logToStderr ? { write: (s: string) => process.stderr.write(s) } : undefined,
   });
   return { config, logger, clock: systemClock, secrets };

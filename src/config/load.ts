@@ -86,7 +86,12 @@ function resolvePaths(c: Config, baseDir: string): Config {
   return {
     ...c,
     journal: { ...c.journal, path: journalPath },
-    hrms: { ...c.hrms, tokenFile: abs(c.hrms.tokenFile), caFile: abs(c.hrms.caFile) },
+    hrms: {
+      ...c.hrms,
+      tokenFile: abs(c.hrms.tokenFile),
+      caFile: abs(c.hrms.caFile),
+      proxyCredentialsFile: abs(c.hrms.proxyCredentialsFile),
+    },
     status: {
       ...c.status,
       path: abs(c.status.path) ?? join(dirname(journalPath), 'status.txt'),

@@ -26,6 +26,23 @@ const hrmsSchema = z
     connectTimeoutMs: z.number().int().min(100).default(10_000),
     /** Optional private CA (PEM) for the HRMS certificate. */
     caFile: z.string().optional(),
+    /**
+     * The HTTP proxy to reach the HRMS through (`http://[user:password@]host:port`); false: go direct
+     * whatever HTTPS_PROXY / HTTP_PROXY say; absent: those variables decide, as curl does.
+     */
+    proxy: z
+      .union([
+        z.literal(false),
+        z
+          .string()
+          .refine(
+            (s) => URL.canParse(s) && ['http:', 'https:'].includes(new URL(s).protocol) && new URL(s).hostname !== '',
+            'must be a URL such as http://proxy.example:3128 (or false)',
+          ),
+      ])
+      .optional(),
+    /** File holding the proxy's `user:password` (kept out of the config file). */
+    proxyCredentialsFile: z.string().optional(),
     /** The neutral word in the user path: /api.php/system/<serviceWord>/updateUser. */
     serviceWord: z
       .string()
@@ -49,6 +66,23 @@ const hrmsSchema = z
       .prefault({}),
   })
   .superRefine((h, ctx) => {
+    if (h.proxyCredentialsFile !== undefined && h.proxy === false) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['proxyCredentialsFile'],
+        message: 'is set but hrms.proxy is false (no proxy to give them to)',
+      });
+    }
+    if (h.proxyCredentialsFile !== undefined && typeof h.proxy === 'string' && URL.canParse(h.proxy)) {
+      const u = new URL(h.proxy);
+      if (u.username || u.password) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['proxyCredentialsFile'],
+          message: 'is set but hrms.proxy holds credentials too: give them in one place',
+        });
+      }
+    }
     if (!URL.canParse(h.baseUrl)) return;
     const u = new URL(h.baseUrl);
     if (u.protocol === 'https:') return;

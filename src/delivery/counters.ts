@@ -1,5 +1,6 @@
 /** Results of one deliverBatch call. */
-export type BatchResult = 'idle' | 'ok' | 'transient' | 'auth' | 'too-large' | 'endpoint' | 'aborted';
+export type BatchResult =
+  'idle' | 'ok' | 'transient' | 'bad-reply' | 'auth' | 'too-large' | 'request-failed' | 'refused' | 'aborted';
 
 /** Running totals since start, for metrics and `status`. */
 export interface DeliveryCounters {
@@ -10,7 +11,7 @@ export interface DeliveryCounters {
   delivered: number;
   duplicates: number;
   rejected: number;
-  /** Punches whose outcome was unknown (short Payload) and went back to the queue. */
+  /** Punches whose outcome stayed unknown in an answer and went back to the queue. */
   unknown: number;
   /** Punches returned to the queue without an answer (failure, auth, 413, abort). */
   released: number;
@@ -29,6 +30,15 @@ export function emptyCounters(): DeliveryCounters {
     unknown: 0,
     released: 0,
     splits: 0,
-    batches: { ok: 0, transient: 0, auth: 0, 'too-large': 0, endpoint: 0, aborted: 0 },
+    batches: {
+      ok: 0,
+      transient: 0,
+      'bad-reply': 0,
+      auth: 0,
+      'too-large': 0,
+      'request-failed': 0,
+      refused: 0,
+      aborted: 0,
+    },
   };
 }

@@ -156,7 +156,7 @@ export class Deliverer {
     if (sent.failure) this.releaseAhead();
     if (claimError !== undefined) throw claimError;
     const smallerHelps = sent.failure?.kind === 'too-large' && this.sizer.shrink(sent.failedSize) < sent.failedSize;
-    this.conclude(report, sent.failure, batch.length, smallerHelps);
+    this.conclude(report, sent.failure, sent.badReply, batch.length, smallerHelps);
     return report;
   }
 
@@ -244,22 +244,31 @@ export class Deliverer {
   }
 
   /** Sets the result, the wait before the next batch and the persisted state. */
-  private conclude(report: BatchReport, failure: Failure | undefined, claimed: number, smallerHelps: boolean): void {
+  private conclude(
+    report: BatchReport,
+    failure: Failure | undefined,
+    badReply: string | undefined,
+    claimed: number,
+    smallerHelps: boolean,
+  ): void {
     const { delivery, clock } = this.o;
     const settled = report.delivered + report.duplicates + report.rejected;
     const summary = describeTally(claimed, report);
     const withCause = (cause: string) =>
       settled + report.unknown > 0 ? `${summary}; ${cause}` : `${claimed} not delivered: ${cause}`;
 
-    if (!failure && settled === 0) {
-      // Answered, but about none of the punches: treat like a temporary failure, not a hot loop.
-      failure = { kind: 'transient', message: 'HRMS answered without any per-punch result', afterSending: true };
-    }
-    if (!failure) {
+    if (!failure && settled === 0 && !badReply) badReply = 'the HRMS answered without settling any punch';
+    if (!failure && !badReply) {
       report.result = 'ok';
       this.backoff.reset();
       this.sizer.succeeded(claimed >= this.sizer.current);
       this.health.answered(summary);
+    } else if (!failure) {
+      // Answered, but some punches stayed unknown: what it settled stays settled; back off for the rest.
+      report.result = 'bad-reply';
+      report.message = badReply;
+      report.waitMs = this.backoff.next();
+      this.health.badReply(badReply!, withCause(badReply!), report.waitMs);
     } else if (failure.kind === 'aborted') {
       report.result = 'aborted';
       this.health.stopped(withCause('stopped, punches returned to the queue'));
@@ -278,11 +287,17 @@ export class Deliverer {
       report.message = `${NO_TOKEN}: ${failure.message}`;
       report.waitMs = delivery.authRetryMs;
       this.health.noToken(failure.message, withCause('no usable HRMS token'), report.waitMs);
-    } else if (failure.kind === 'refused') {
-      report.result = 'endpoint';
-      report.message = `HTTP ${failure.httpStatus}: ${failure.message}`;
-      report.waitMs = delivery.authRetryMs;
-      this.health.endpointFailed(report.message, withCause('endpoint refused the request'));
+    } else if (failure.kind === 'request-failed' || failure.kind === 'refused') {
+      // Not a verdict on the punches: nothing charged, backoff, and a person is told what to check.
+      report.result = failure.kind;
+      report.message = failure.kind === 'refused' ? `HTTP ${failure.httpStatus}: ${failure.message}` : failure.message;
+      report.waitMs = this.backoff.next();
+      this.health.requestFailed(report.message, withCause(`request failed: ${report.message}`), report.waitMs);
+    } else if (failure.kind === 'bad-reply') {
+      report.result = 'bad-reply';
+      report.message = failure.message;
+      report.waitMs = this.backoff.next();
+      this.health.badReply(failure.message, withCause(`answer not usable: ${failure.message}`), report.waitMs);
     } else if (failure.kind === 'too-large' && smallerHelps) {
       report.result = 'too-large';
       report.message = failure.message;

@@ -20,8 +20,8 @@ export interface DrainReport {
   requests: number;
   /** Punches still due for delivery when the drain stopped. */
   remainingPending: number;
-  /** Why it stopped: nothing left, out of time, the token, a wrong endpoint, or aborted. */
-  stoppedBy: 'done' | 'max-wait' | 'auth' | 'endpoint' | 'aborted';
+  /** Why it stopped: nothing left, out of time, the token, a request that cannot go through as it is, or aborted. */
+  stoppedBy: 'done' | 'max-wait' | 'auth' | 'request-failed' | 'aborted';
   /** The last failure message, if the drain stopped on one. */
   message?: string;
 }
@@ -71,8 +71,9 @@ export async function drainQueue(
     out.requests += r.requests;
     for (const id of r.rejectedIds) answered.add(id);
     if (r.result === 'idle') break;
-    if (r.result === 'auth' || r.result === 'endpoint' || r.result === 'aborted') {
-      out.stoppedBy = r.result;
+    // Waiting does not cure these within a flush: stop and say so.
+    if (r.result === 'auth' || r.result === 'request-failed' || r.result === 'refused' || r.result === 'aborted') {
+      out.stoppedBy = r.result === 'refused' ? 'request-failed' : r.result;
       if (r.message) out.message = r.message;
       break;
     }

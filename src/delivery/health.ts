@@ -10,7 +10,7 @@ export interface DeliveryStateAccess {
 /** How the delivery state's lastError begins when no token could be read (the status tells it apart). */
 export const NO_TOKEN = 'no usable HRMS token';
 
-type Trouble = 'auth' | 'no-token' | 'endpoint' | 'transient';
+type Trouble = 'auth' | 'no-token' | 'request' | 'bad-reply' | 'transient';
 
 /**
  * Keeps the persisted delivery state (read by `status`) and decides what is worth a log line.
@@ -86,10 +86,24 @@ export class DeliveryHealth {
     });
   }
 
-  /** The endpoint itself is wrong (404, the seed's invalid-path answer): a person must fix the config. */
-  endpointFailed(message: string, lastResult: string): void {
-    this.note('endpoint', () =>
-      this.logger.error(`HRMS endpoint refused every request (${message}): check hrms.baseUrl and hrms.attendancePath`),
+  /**
+   * The request did not reach the endpoint as it should (a redirect, 404, a proxy's 407, an error
+   * page) or the HRMS refuses every request: a person must look. The message says what to check.
+   */
+  requestFailed(message: string, lastResult: string, retryMs: number): void {
+    this.note('request', () =>
+      this.logger.error(
+        { retryInMs: retryMs },
+        `HRMS request failed: ${message}. No punch is charged; delivery retries with backoff`,
+      ),
+    );
+    this.failed(message, lastResult);
+  }
+
+  /** A 2xx answer that does not fit the batch: nothing it says is taken (or only its clear refusals). */
+  badReply(message: string, lastResult: string, retryMs: number): void {
+    this.note('bad-reply', () =>
+      this.logger.warn({ retryInMs: retryMs }, `HRMS answer not usable, will retry with backoff: ${message}`),
     );
     this.failed(message, lastResult);
   }

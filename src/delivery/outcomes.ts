@@ -28,21 +28,25 @@ export interface OutcomeTally {
 }
 
 /**
- * The outcome of each punch of a batch, matched by position (the seed: "one element per
- * submitted punch, in the order of submission"):
+ * The outcome of each punch of a batch, from an answer whose results were checked against the
+ * batch (one per punch, in the order sent; see hrms/answer.ts):
  * - status true -> delivered;
  * - status false with a message saying the punch already exists -> duplicate (it is recorded);
  * - any other false -> rejected with the HRMS's message;
- * - no result at that position (a short Payload) -> unknown: back to the queue, never delivered.
+ * - in an answer whose overall Status is false, only clear refusals count (a false with a message):
+ *   a true, or a false without a word, is unknown: back to the queue, never delivered.
  */
 export function classifyOutcomes(
   batch: readonly OutboundPunch[],
   results: readonly PunchResult[],
   duplicatePatterns: readonly RegExp[],
+  overall = true,
 ): PunchOutcome[] {
   return batch.map((p, i): PunchOutcome => {
     const r = results[i];
     if (!r) return { id: p.id, kind: 'unknown', message: 'no result for this punch in the HRMS answer' };
+    if (!overall && (r.status || r.message.trim() === ''))
+      return { id: p.id, kind: 'unknown', message: 'the HRMS said the request failed as a whole: not confirmed' };
     if (r.status) return { id: p.id, kind: 'delivered', message: r.message };
     if (matchesAny(r.message, duplicatePatterns)) return { id: p.id, kind: 'duplicate', message: r.message };
     return { id: p.id, kind: 'rejected', message: r.message || 'refused by the HRMS without a message' };

@@ -27,21 +27,23 @@ export interface SendResult {
   failure?: Failure;
   /** Size of the request that failed (to size the next batch after a 413). */
   failedSize: number;
-}
-
-/** The seed's answer to a wrong path: "... provide a valid group, plugin name and API function ...". */
-const ENDPOINT_PROBLEM = /valid group|plugin name|api function/i;
-
-/** 404/405 or the seed's invalid-path answer: the endpoint is wrong, not a punch; splitting cannot help. */
-export function isEndpointProblem(a: { httpStatus: number; message: string }): boolean {
-  return a.httpStatus === 404 || a.httpStatus === 405 || ENDPOINT_PROBLEM.test(a.message);
+  /** An answer left punches unknown (overall Status false): back off, though what it settled stays settled. */
+  badReply?: string;
 }
 
 /**
- * Sends one claimed batch, one request at a time: settles what the HRMS answered, splits a
- * batch refused as a whole until the punch that causes it stands alone (then rejects it),
- * and on any other failure returns the unsent rest to the queue. When it returns, every
- * punch of `batch` is settled or released, whatever happened (even a journal error).
+ * Sends one claimed batch, one request at a time, and settles what the HRMS answered. When
+ * it returns, every punch of `batch` is settled or released, whatever happened (even a
+ * journal error).
+ *
+ * Only the HRMS's own JSON refusal of the whole request (`status: false`, not about the token,
+ * the path or the size) splits the batch: in halves, recursively, until the punch that causes it
+ * stands alone. That punch is rejected only when the refusal is shown to be about it: another
+ * part of the batch went through, or it was refused before, or the HRMS takes an empty batch
+ * (one probe request) while refusing that punch alone. An HRMS that refuses every request
+ * (maintenance, a misconfiguration) thus charges no punch. Everything else (redirects, pages
+ * that are not JSON, 404, a proxy's 407, network errors, answers that do not fit the batch) is
+ * a failure of the request: the batch goes back to the queue uncharged.
  */
 export async function sendClaimed(
   batch: readonly OutboundPunch[],
@@ -72,40 +74,50 @@ export async function sendClaimed(
     } catch (e) {
       return { failure: { kind: 'no-token', message: e instanceof Error ? e.message : String(e) }, failedSize: 0 };
     }
+    const send = (part: readonly OutboundPunch[]) => sendOne(part, token, signal, deps, t);
     const work = new SplitQueue(batch);
+    /** Evidence that the HRMS takes requests: some part answered, or the empty probe. */
+    let hrmsTakesRequests = false;
+    let badReply: string | undefined;
     for (let part = work.next(); part; part = work.next()) {
       if (signal?.aborted) return { failure: { kind: 'aborted' }, failedSize: 0 };
-      t.requests++;
-      stats.requests++;
-      stats.punchesSent += part.length;
-      const answer = await deps.sender.send(part.map(toWire), { token, ...(signal ? { signal } : {}) });
+      const answer = await send(part);
       if (answer.kind === 'answered') {
-        settle(classifyOutcomes(part, answer.results, deps.duplicatePatterns));
-      } else if (signal?.aborted) {
-        return { failure: { kind: 'aborted' }, failedSize: part.length };
-      } else if (answer.kind === 'refused' && !isEndpointProblem(answer)) {
-        const [only] = part;
-        if (part.length === 1 && only) {
-          settle([
-            {
-              id: only.id,
-              kind: 'rejected',
-              message: `${answer.message} (HTTP ${answer.httpStatus}, request refused)`,
-            },
-          ]);
-        } else {
-          stats.splits++;
-          deps.logger.info(
-            { punches: part.length, httpStatus: answer.httpStatus },
-            `HRMS refused the whole batch (${answer.message}); splitting it to find the punch that causes it`,
-          );
-          work.split(part);
-        }
-      } else {
-        return { failure: answer, failedSize: part.length };
+        const outcomes = classifyOutcomes(part, answer.results, deps.duplicatePatterns, answer.overall);
+        settle(outcomes);
+        hrmsTakesRequests = true;
+        if (!answer.overall && outcomes.some((o) => o.kind === 'unknown'))
+          badReply =
+            'the HRMS said the request failed as a whole (Status false) but listed results: only its clear refusals were taken';
+        continue;
       }
+      if (signal?.aborted) return { failure: { kind: 'aborted' }, failedSize: part.length };
+      if (answer.kind !== 'refused') return { failure: answer, failedSize: part.length };
+      const [only] = part;
+      if (part.length > 1 || !only) {
+        stats.splits++;
+        deps.logger.info(
+          { punches: part.length, httpStatus: answer.httpStatus },
+          `HRMS refused the whole batch (${answer.message}); splitting it to find the punch that causes it`,
+        );
+        work.split(part);
+        continue;
+      }
+      if (!hrmsTakesRequests && only.attempts === 0 && only.previousState === 'pending') {
+        const probe = await send([]);
+        if (probe.kind === 'refused')
+          return {
+            failure: { ...probe, message: `the HRMS refuses every request, even an empty one: ${probe.message}` },
+            failedSize: 1,
+          };
+        if (probe.kind !== 'answered') return { failure: probe, failedSize: 1 };
+        hrmsTakesRequests = true;
+      }
+      settle([
+        { id: only.id, kind: 'rejected', message: `${answer.message} (HTTP ${answer.httpStatus}, request refused)` },
+      ]);
     }
-    return { failedSize: 0 };
+    return { failedSize: 0, ...(badReply ? { badReply } : {}) };
   } finally {
     // Whatever happened, no claimed punch stays inflight: the unanswered go back to the queue.
     if (open.size > 0) {
@@ -119,6 +131,20 @@ export async function sendClaimed(
       }
     }
   }
+}
+
+/** One request, counted (requests, punches on the wire, outcome, duration). */
+async function sendOne(
+  part: readonly OutboundPunch[],
+  token: string,
+  signal: AbortSignal | undefined,
+  { sender, stats }: SendDeps,
+  t: SendTally,
+): Promise<AttendanceAnswer> {
+  t.requests++;
+  stats.requests++;
+  stats.punchesSent += part.length;
+  return sender.send(part.map(toWire), { token, ...(signal ? { signal } : {}) });
 }
 
 function count(outcomes: readonly PunchOutcome[], t: SendTally, { stats, logger }: SendDeps): void {

@@ -9,7 +9,6 @@ import { startTerminalSim } from '../sim/terminal/index.js';
 import { createLogger } from '../util/logger.js';
 import { cliEntry } from '../util/package-paths.js';
 import { handleSignals } from '../util/signals.js';
-import { Secrets } from '../util/secrets.js';
 
 export interface DemoOptions {
   configPath: string;
@@ -57,7 +56,6 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   const token = readFileSync(config.hrms.tokenFile!, 'utf8').trim();
 
   const simLogger = createLogger({
-    secrets: new Secrets(),
     pretty: true,
     level: 'info',
     destination: { write: (s: string) => void say(out, 'terminal', s.trimEnd().replace(/^\S+ \S+\s+/, '')) },

@@ -1,23 +1,32 @@
 import { readFileSync } from 'node:fs';
-import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import {
+  Agent,
+  buildConnector,
+  EnvHttpProxyAgent,
+  ProxyAgent,
+  request,
+  type Connector,
+  type Dispatcher,
+  type FormData,
+} from './undici.js';
 import type { Socket } from 'node:net';
 import type { HrmsConfig } from '../config/schema.js';
+import { errorCode } from '../util/errors.js';
+import { describeRoute, proxySettings, type ProxySettings } from './proxy.js';
 
 /**
- * The HTTP client of the HRMS calls, on Node's own http/https modules.
- *
- * Why not undici: on Node 20 loading undici and opening its first connection costs about
- * 24 MB of resident memory (its web stack, Node's own bundled copy pulled in by a global it
- * touches, and the llhttp parser compiled from WebAssembly), against about 4 MB for node:http,
- * whose parser is native. The daemon's idle budget is 60 MB in all, and it sends one
- * request at a time: node:http's keep-alive pool is all it needs.
- * (undici stays a dev dependency: the tests' independent client and the bench baseline.)
+ * The HTTP client of the HRMS calls, on undici: one keep-alive dispatcher per HRMS (an Agent,
+ * or a ProxyAgent / EnvHttpProxyAgent when a proxy is set, see proxy.ts), the private CA of
+ * `hrms.caFile`, a connect timeout that covers the TLS handshake, one deadline for the whole
+ * exchange, and a cap on the answer's size (a global one, and a lower one per request).
+ * Redirects are never followed: the token is only ever sent to `hrms.baseUrl`.
  */
+
+export type HttpHeaders = Record<string, string | string[] | undefined>;
 
 export interface HttpResponse {
   status: number;
-  headers: IncomingHttpHeaders;
+  headers: HttpHeaders;
   text: string;
 }
 
@@ -25,20 +34,27 @@ export interface HttpCall {
   method: 'GET' | 'POST';
   url: string;
   headers: Record<string, string>;
-  body?: string | Buffer;
+  body?: string | Buffer | FormData;
   signal?: AbortSignal;
+  /** A lower cap than MAX_RESPONSE_BYTES for this answer (what the request warrants). */
+  maxBytes?: number;
 }
 
 /**
  * Codes of our own failures (node's own codes, ECONNREFUSED and so on, pass through):
- * CONNECT_TIMEOUT: no connection within connectTimeoutMs (nothing was sent);
+ * CONNECT_TIMEOUT: no connection (TCP and TLS) within connectTimeoutMs: nothing was sent;
  * DEADLINE: no complete answer within connectTimeoutMs + timeoutMs;
- * ABORTED: the caller's signal; RESPONSE_TOO_LARGE: an answer over MAX_RESPONSE_BYTES.
+ * ABORTED: the caller's signal; RESPONSE_TOO_LARGE: an answer over the cap (`httpStatus` says
+ * what it was); ECONNRESET: the connection closed before the answer was complete;
+ * PROXY_AUTH: the proxy answered 407 to CONNECT; PROXY_REFUSED: any other refusal of the tunnel.
  */
 export class HttpError extends Error {
   constructor(
     message: string,
     readonly code: string,
+    readonly httpStatus?: number,
+    /** The answer's headers, when one began (a redirect's Location, for a too-large answer). */
+    readonly headers?: HttpHeaders,
   ) {
     super(message);
     this.name = 'HttpError';
@@ -46,99 +62,198 @@ export class HttpError extends Error {
 }
 
 /** An attendance answer is ~100 bytes per punch; an employee list of 10,000 is a few MB. */
-const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
-export type HrmsHttpConfig = Pick<HrmsConfig, 'timeoutMs' | 'connectTimeoutMs' | 'caFile'>;
+export type HrmsHttpConfig = Pick<HrmsConfig, 'timeoutMs' | 'connectTimeoutMs' | 'caFile'> &
+  Partial<Pick<HrmsConfig, 'baseUrl' | 'proxy' | 'proxyCredentialsFile'>>;
+
+export interface HrmsHttpOptions {
+  /** Where HTTPS_PROXY / HTTP_PROXY / NO_PROXY are read; default process.env. */
+  env?: NodeJS.ProcessEnv;
+}
 
 /** One keep-alive connection pool to the HRMS, with the deadlines of the config. */
 export class HrmsHttp {
-  private readonly http = new HttpAgent({ keepAlive: true, maxSockets: 2 });
-  private readonly https: HttpsAgent;
+  readonly proxy: ProxySettings;
+  private readonly dispatcher: Dispatcher;
 
-  constructor(private readonly cfg: HrmsHttpConfig) {
-    // A private CA (`hrms.caFile`), when set, is the only CA trusted for the HRMS: an internal
-    // HRMS usually has its own.
-    const ca = cfg.caFile ? readFileSync(cfg.caFile, 'utf8') : undefined;
-    this.https = new HttpsAgent({ keepAlive: true, maxSockets: 2, ...(ca ? { ca } : {}) });
+  constructor(
+    private readonly cfg: HrmsHttpConfig,
+    opts: HrmsHttpOptions = {},
+  ) {
+    this.proxy = proxySettings(cfg, opts.env ?? process.env, cfg.baseUrl);
+    this.dispatcher = createDispatcher(cfg, this.proxy);
+  }
+
+  /** How requests to `url` travel ("directly", "through the proxy http://host:3128 (hrms.proxy)"). */
+  route(url: string): string {
+    return describeRoute(this.proxy, url);
+  }
+
+  /** Values to scrub from any text this client passes on (the proxy's credentials). */
+  secretValues(): string[] {
+    return this.proxy.secrets;
   }
 
   /**
-   * The whole exchange, body read; failures reject with the error's code kept. No retry here:
-   * a failed POST may have reached the HRMS, and the deliverer decides what happens next.
+   * The whole exchange, body read; failures reject with an HttpError or the network error's code
+   * kept. No retry here: a failed POST may have reached the HRMS, and the caller decides.
    */
-  request(call: HttpCall): Promise<HttpResponse> {
+  async request(call: HttpCall): Promise<HttpResponse> {
     const { connectTimeoutMs, timeoutMs } = this.cfg;
-    const url = new URL(call.url);
-    const tls = url.protocol === 'https:';
-    const headers = { ...call.headers };
-    if (call.body !== undefined) headers['content-length'] = String(Buffer.byteLength(call.body));
-    if (call.signal?.aborted) return Promise.reject(new HttpError('request aborted', 'ABORTED'));
-    return new Promise<HttpResponse>((resolve, reject) => {
-      const options = { method: call.method, headers, agent: tls ? this.https : this.http };
-      const req = (tls ? httpsRequest : httpRequest)(url, options, (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > MAX_RESPONSE_BYTES)
-            finish(new HttpError(`answer larger than ${MAX_RESPONSE_BYTES} bytes`, 'RESPONSE_TOO_LARGE'));
-          else chunks.push(c);
-        });
-        res.on('end', () =>
-          finish(undefined, {
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            text: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-        res.on('error', (e) => finish(e));
-        res.on('close', () => {
-          if (!res.complete)
-            finish(Object.assign(new Error('the HRMS closed the connection mid-answer'), { code: 'ECONNRESET' }));
-        });
+    const deadline = connectTimeoutMs + timeoutMs;
+    if (call.signal?.aborted) throw new HttpError('request aborted', 'ABORTED');
+    // A local controller linked by hand: AbortSignal.any on the daemon's long-lived signal
+    // would keep one entry per request alive on older Node versions.
+    const ctl = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      ctl.abort();
+    }, deadline);
+    const onAbort = () => ctl.abort();
+    call.signal?.addEventListener('abort', onAbort, { once: true });
+    let status: number | undefined;
+    try {
+      const url = new URL(call.url);
+      const res = await request(this.dispatcher, {
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: call.method,
+        headers: call.headers,
+        ...(call.body !== undefined ? { body: call.body } : {}),
+        signal: ctl.signal,
       });
+      status = res.statusCode;
+      const limit = Math.min(call.maxBytes ?? MAX_RESPONSE_BYTES, MAX_RESPONSE_BYTES);
+      const text = await readCapped(res.body, limit, res.headers, status);
+      return { status, headers: res.headers, text };
+    } catch (e) {
+      if (e instanceof HttpError) throw e;
+      if (call.signal?.aborted) throw new HttpError('request aborted', 'ABORTED');
+      if (timedOut) throw new HttpError(`timeout: no complete answer within ${deadline} ms`, 'DEADLINE');
+      throw translate(e, connectTimeoutMs, deadline, status);
+    } finally {
+      clearTimeout(timer);
+      call.signal?.removeEventListener('abort', onAbort);
+    }
+  }
 
-      let settled = false;
-      const timers: NodeJS.Timeout[] = [];
-      const finish = (err: Error | undefined, res?: HttpResponse) => {
-        if (settled) return;
-        settled = true;
-        for (const t of timers) clearTimeout(t);
-        call.signal?.removeEventListener('abort', onAbort);
-        if (err) {
-          req.destroy();
-          reject(err);
-        } else resolve(res!);
-      };
-      const onAbort = () => finish(new HttpError('request aborted', 'ABORTED'));
-      call.signal?.addEventListener('abort', onAbort, { once: true });
-      const deadline = connectTimeoutMs + timeoutMs;
-      timers.push(
-        setTimeout(
-          () => finish(new HttpError(`timeout: no complete answer within ${deadline} ms`, 'DEADLINE')),
-          deadline,
-        ),
-      );
-      req.on('error', (e) => finish(e));
-      req.on('socket', (socket: Socket) => {
-        if (!socket.connecting) return; // a kept-alive socket: already connected
-        const t = setTimeout(
-          () =>
-            finish(new HttpError(`connect timeout: no connection within ${connectTimeoutMs} ms`, 'CONNECT_TIMEOUT')),
-          connectTimeoutMs,
-        );
-        timers.push(t);
-        socket.once(tls ? 'secureConnect' : 'connect', () => clearTimeout(t));
+  /** Closes the kept-alive connections (an exchange still running fails). */
+  async close(): Promise<void> {
+    await this.dispatcher.destroy();
+  }
+}
+
+function createDispatcher(cfg: HrmsHttpConfig, proxy: ProxySettings): Dispatcher {
+  // A private CA (`hrms.caFile`), when set, is the only CA trusted for the HRMS: an internal
+  // HRMS usually has its own.
+  const ca = cfg.caFile ? readFileSync(cfg.caFile, 'utf8') : undefined;
+  const tls = { timeout: cfg.connectTimeoutMs, ...(ca ? { ca } : {}) };
+  // The phase timeouts back up the deadline of request(), which comes first.
+  const backstop = cfg.connectTimeoutMs + cfg.timeoutMs + 1000;
+  const agent = {
+    connect: punctualConnector(tls),
+    // One request at a time goes to the HRMS; one connection, kept alive, carries them all.
+    connections: 1,
+    headersTimeout: backstop,
+    bodyTimeout: backstop,
+    maxResponseSize: MAX_RESPONSE_BYTES,
+  };
+  // Through a proxy, the HRMS's TLS is set up inside the CONNECT tunnel (requestTls), and the
+  // proxy's own connection has the same connect timeout (proxyTls).
+  const tunnel = { ...agent, requestTls: tls, proxyTls: { timeout: cfg.connectTimeoutMs }, ...withToken(proxy) };
+  if (proxy.mode === 'config') return new ProxyAgent({ ...tunnel, uri: proxy.uri! });
+  if (proxy.mode === 'env') return new EnvHttpProxyAgent({ ...tunnel, ...proxy.env! });
+  return new Agent(agent);
+}
+
+/**
+ * undici's connector with a connect timeout that fires when it is due: undici's own runs on a
+ * coarse timer (about half a second late), and a connect timeout here says "nothing was sent".
+ * Through a proxy undici connects by itself (its own timeouts, within request()'s deadline).
+ */
+function punctualConnector(tls: { timeout: number; ca?: string }): Connector {
+  const connect = buildConnector({ ...tls, timeout: 0 });
+  return (opts, callback) => {
+    let settled = false;
+    const timer = setTimeout(() => {
+      if (settled) return;
+      settled = true;
+      socket?.destroy();
+      const err = Object.assign(new Error(`connect timeout after ${tls.timeout} ms`), {
+        code: 'UND_ERR_CONNECT_TIMEOUT',
       });
-      req.end(call.body);
+      callback(err, null);
+    }, tls.timeout);
+    // undici's connector hands back the socket it opens (its types say void).
+    const socket = (connect as (...a: Parameters<Connector>) => Socket | undefined)(opts, (...args) => {
+      if (settled) {
+        args[1]?.destroy();
+        return;
+      }
+      settled = true;
+      clearTimeout(timer);
+      callback(...args);
     });
-  }
+  };
+}
 
-  /** Closes the kept-alive sockets (an exchange still running fails with a reset). */
-  close(): void {
-    this.http.destroy();
-    this.https.destroy();
+function withToken(proxy: ProxySettings): { token?: string } {
+  return proxy.token ? { token: proxy.token } : {};
+}
+
+/** The body as text, refused as soon as it passes `limit` bytes (or says it will). */
+async function readCapped(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  limit: number,
+  headers: HttpHeaders,
+  status: number,
+): Promise<string> {
+  const tooLarge = () => new HttpError(`answer larger than ${limit} bytes`, 'RESPONSE_TOO_LARGE', status, headers);
+  const declared = headers['content-length'];
+  if (typeof declared === 'string' && Number(declared) > limit) {
+    body.destroy();
+    throw tooLarge();
   }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+/** undici's errors in the words and codes the callers know. */
+function translate(e: unknown, connectTimeoutMs: number, deadline: number, status: number | undefined): unknown {
+  const code = errorCode(e);
+  const message = e instanceof Error ? e.message : String(e);
+  if (code === 'UND_ERR_CONNECT_TIMEOUT')
+    return new HttpError(`connect timeout: no connection within ${connectTimeoutMs} ms`, 'CONNECT_TIMEOUT');
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
+    return new HttpError(`timeout: no complete answer within ${deadline} ms`, 'DEADLINE');
+  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE')
+    return new HttpError(`answer larger than ${MAX_RESPONSE_BYTES} bytes`, 'RESPONSE_TOO_LARGE', status);
+  const proxied = /Proxy response \((\d+)\)|Proxy Authentication Required \((\d+)\)/.exec(message);
+  if (proxied) {
+    const proxyStatus = Number(proxied[1] ?? proxied[2]);
+    return proxyStatus === 407
+      ? new HttpError('the proxy refused the credentials (HTTP 407)', 'PROXY_AUTH', 407)
+      : new HttpError(`the proxy refused to connect to the HRMS (HTTP ${proxyStatus})`, 'PROXY_REFUSED', proxyStatus);
+  }
+  if (code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED')
+    return new HttpError(
+      status === undefined
+        ? 'the HRMS closed the connection before answering'
+        : 'the HRMS closed the connection mid-answer',
+      'ECONNRESET',
+    );
+  return e;
 }
 
 /** `{base_url}` + path, keeping any path prefix of the base URL. */

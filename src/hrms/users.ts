@@ -2,7 +2,10 @@ import type { HrmsConfig } from '../config/schema.js';
 import type { Logger } from '../util/logger.js';
 import type { Secrets } from '../util/secrets.js';
 import { errorCode } from '../util/errors.js';
+import { scrubberFor } from '../util/secrets.js';
 import { HrmsHttp, hrmsUrl } from './http.js';
+import { requestFailure } from './request-failure.js';
+import { outsideText } from './text.js';
 
 /**
  * The HRMS user operations (create, update, disable: one POST of a JSON object to
@@ -50,7 +53,8 @@ export interface EmployeeFilter {
 }
 
 export interface HrmsUsersOptions {
-  hrms: Pick<HrmsConfig, 'baseUrl' | 'userPath' | 'employeeFetch' | 'timeoutMs' | 'connectTimeoutMs' | 'caFile'>;
+  hrms: Pick<HrmsConfig, 'baseUrl' | 'userPath' | 'employeeFetch' | 'timeoutMs' | 'connectTimeoutMs' | 'caFile'> &
+    Partial<Pick<HrmsConfig, 'proxy' | 'proxyCredentialsFile'>>;
   /** Where the bearer token comes from (TokenSource); read on every request so a new token is used at once. */
   token: { get(): string };
   secrets: Secrets;
@@ -59,6 +63,8 @@ export interface HrmsUsersOptions {
   logger?: Logger;
   /** A shared connection pool; by default one is made from the config and closed by close(). */
   http?: HrmsHttp;
+  /** Where proxy variables are read (when no `http` is given); default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 const DEFAULT_AUTH = ['bearer token', 'token (is )?(not correct|invalid|expired)', 'unauthori[sz]ed'];
@@ -72,7 +78,7 @@ export class HrmsUsers {
   private readonly auth: RegExp[];
 
   constructor(private readonly opts: HrmsUsersOptions) {
-    this.http = opts.http ?? new HrmsHttp(opts.hrms);
+    this.http = opts.http ?? new HrmsHttp(opts.hrms, opts.env ? { env: opts.env } : {});
     this.ownsHttp = !opts.http;
     this.auth = (opts.authPatterns ?? DEFAULT_AUTH).map((p) => new RegExp(p, 'i'));
   }
@@ -122,11 +128,12 @@ export class HrmsUsers {
   }
 
   async close(): Promise<void> {
-    if (this.ownsHttp) this.http.close();
+    if (this.ownsHttp) await this.http.close();
   }
 
   private async call(method: 'GET' | 'POST', url: string, body: string | undefined): Promise<UserAnswer> {
-    const scrub = (s: string) => this.opts.secrets.scrub(s);
+    const proxySecrets = scrubberFor(this.http.secretValues());
+    const scrub = (s: string) => this.opts.secrets.scrub(proxySecrets(s));
     const where = new URL(url);
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.opts.token.get()}`,
@@ -139,8 +146,14 @@ export class HrmsUsers {
       const res = await this.http.request({ method, url, headers, ...(body !== undefined ? { body } : {}) });
       status = res.status;
       text = res.text;
+      // Never followed (the token would go with it), and said in plain words.
+      if (status >= 300 && status < 400) {
+        const r = requestFailure.redirect(status, res.headers, url, (t) => outsideText(t, scrub));
+        return { ok: false, kind: 'refused', httpStatus: status, message: r.message };
+      }
     } catch (e) {
       const code = errorCode(e);
+      if (code === 'PROXY_AUTH') return { ok: false, kind: 'refused', message: requestFailure.proxyAuth().message };
       const detail = e instanceof Error ? e.message : String(e);
       const why = code && !detail.includes(code) ? `${detail} (${code})` : detail;
       const message = scrub(`cannot reach the HRMS at ${where.origin}${where.pathname}: ${why}`);

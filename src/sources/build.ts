@@ -92,19 +92,19 @@ export function checkTerminalConfig(cfg: TerminalConfig, at: string): string[] {
 }
 
 /**
- * The secret values of the terminals (comm keys, Hikvision passwords), for the logger's
- * scrubber. A password that cannot be read now is left out (its source says why).
+ * The secret values of the terminals (Hikvision passwords), scrubbed from text that comes from
+ * outside. A password that cannot be read now is left out (its source says why).
  */
-export function terminalSecrets(terminals: readonly TerminalConfig[], env = process.env): (string | number)[] {
-  const out: (string | number)[] = [];
+export function terminalSecrets(terminals: readonly TerminalConfig[], env = process.env): string[] {
+  const out: string[] = [];
   for (const t of terminals) {
-    if (t.kind === 'zk' && t.commKey) out.push(t.commKey);
-    if (t.kind === 'hikvision') {
-      try {
-        out.push(readTerminalPassword(t, env).password);
-      } catch {
-        /* unreadable or missing: nothing to scrub yet */
-      }
+    // Comm keys (numbers, often 4 digits) are not among them: they never enter a message, and the
+    // logger redacts them by key; searched for as text they would hit timestamps and paths.
+    if (t.kind !== 'hikvision') continue;
+    try {
+      out.push(readTerminalPassword(t, env).password);
+    } catch {
+      /* unreadable or missing: nothing to scrub yet */
     }
   }
   return out;

@@ -1,5 +1,5 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
-import type { Secrets } from './secrets.js';
+import { REDACTED } from './secrets.js';
 
 export type { Logger } from 'pino';
 
@@ -9,25 +9,33 @@ export interface LoggerOptions {
   pretty?: boolean;
   /** Where lines go; default stdout (journald picks them up under systemd). */
   destination?: DestinationStream;
-  secrets: Secrets;
 }
 
-/** Keys that may hold a secret anywhere in a log object. */
-const REDACT_PATHS = [
+/**
+ * Keys that may hold a secret, at the top of a log object and one or two levels down (a
+ * terminal's config, an error's options, request headers). Redaction is by key, never by
+ * searching the serialized line: a 4-digit comm key searched for as text would turn
+ * timestamps and paths into markers and the lines into invalid JSON. Text from outside
+ * (HRMS messages, terminal strings) is scrubbed where it is created, not here.
+ */
+const SECRET_KEYS = [
   'token',
-  '*.token',
   'commKey',
-  '*.commKey',
   'password',
-  '*.password',
-  '*.*.commKey',
+  'passwd',
+  'secret',
+  'credentials',
+  'proxyCredentials',
   'authorization',
-  'headers.authorization',
-  '*.headers.authorization',
   'Authorization',
-  'headers.Authorization',
-  '*.headers.Authorization',
+  'proxy-authorization',
+  'Proxy-Authorization',
 ];
+const REDACT_PATHS = SECRET_KEYS.map((k) => (/^\w+$/.test(k) ? `.${k}` : `["${k}"]`)).flatMap((k) => [
+  k.replace(/^\./, ''),
+  `*${k}`,
+  `*.*${k}`,
+]);
 
 const LEVEL_NAMES: Record<number, string> = {
   10: 'TRACE',
@@ -56,19 +64,13 @@ export function prettyLine(json: string): string {
 }
 
 export function createLogger(opts: LoggerOptions): Logger {
-  const { secrets } = opts;
   return pino(
     {
       level: opts.level ?? 'info',
       base: undefined,
-      redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
-      hooks: {
-        // Last line of defence: scrub known secret values from the serialized line.
-        streamWrite: (line: string) => {
-          const clean = secrets.scrub(line);
-          return opts.pretty ? prettyLine(clean) : clean;
-        },
-      },
+      redact: { paths: REDACT_PATHS, censor: REDACTED },
+      // The pretty form is a rendering of the JSON line, nothing more.
+      ...(opts.pretty ? { hooks: { streamWrite: prettyLine } } : {}),
     },
     opts.destination ?? pino.destination({ fd: 1, sync: true }),
   );

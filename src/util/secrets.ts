@@ -1,25 +1,101 @@
 /**
- * The secret values this process knows (HRMS token, terminal comm keys).
+ * The secret values this process knows that can turn up inside text from outside: the HRMS
+ * token and the proxy credentials. `scrub` replaces them in one given text field (an HRMS
+ * message, a body snippet, an error detail) where that field is created; nothing scrubs whole
+ * log lines or whole outputs (the logger redacts by key, see logger.ts).
  *
- * Every log line and every error shown to a person passes through `scrub`, so a secret
- * that slips into a message by accident is still replaced before it leaves the process.
+ * A secret is looked for in every form an HRMS, a proxy or a framework may echo it in:
+ * as it is, URL-encoded, JSON with escaped slashes, and inside base64 or base64url text (an echoed `Authorization:
+ * Basic ...` or a JWT-style blob holding "Bearer <token>" or "user:<password>"), whatever the
+ * bytes before it in that blob.
+ *
+ * Short and purely numeric values are never scrubbed as substrings: a 4-digit terminal comm
+ * key would match timestamps, counts and paths. Such values are kept out of messages instead
+ * (they are never put into one) and out of logs by the logger's redact paths.
  * One instance per process, passed through the context (no global).
  */
 export class Secrets {
-  private readonly values = new Set<string>();
+  private readonly forms = new Set<string>();
 
-  /** Registers a secret; values shorter than 4 characters are too common to scrub safely. */
-  add(value: string | number | undefined | null): void {
-    if (value === undefined || value === null) return;
-    const s = String(value).trim();
-    if (s.length >= 4) this.values.add(s);
+  /** Registers a secret (and its encoded forms); too short or all-digit values are ignored, see above. */
+  add(value: string | undefined | null): void {
+    for (const f of secretForms(value)) this.forms.add(f);
   }
 
+  /** `text` with every known secret form replaced by [REDACTED]. */
   scrub(text: string): string {
-    let out = text;
-    for (const v of this.values) {
-      if (out.includes(v)) out = out.split(v).join('[REDACTED]');
-    }
-    return out;
+    return scrubForms(text, this.forms);
   }
+}
+
+/** Shortest value scrubbed as a substring, and shortest encoded fragment looked for. */
+const MIN_SECRET = 6;
+const MIN_FRAGMENT = 8;
+export const REDACTED = '[REDACTED]';
+
+/** A value is worth scrubbing as text only when it cannot be mistaken for ordinary text. */
+export function scrubbable(value: string): boolean {
+  return value.length >= MIN_SECRET && !/^\d+$/.test(value);
+}
+
+/** The forms of one secret to look for in text: plain, URL-encoded, and base64/base64url at each alignment. */
+export function secretForms(value: string | undefined | null): string[] {
+  const s = value?.trim();
+  if (!s || !scrubbable(s)) return [];
+  const forms = new Set<string>([s]);
+  // As JSON writers that escape slashes (PHP's json_encode) put it in a raw body.
+  if (s.includes('/')) forms.add(s.replace(/\//g, '\\/'));
+  const encoded = encodeURIComponent(s);
+  if (encoded !== s) {
+    forms.add(encoded);
+    forms.add(encoded.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()));
+    forms.add(encoded.replace(/%20/g, '+'));
+  }
+  for (const b64 of base64Fragments(Buffer.from(s, 'utf8'))) {
+    if (b64.length < MIN_FRAGMENT) continue;
+    forms.add(b64);
+    forms.add(b64.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return [...forms];
+}
+
+/**
+ * The base64 characters that encode `bytes` whatever comes before and after them: for each of
+ * the three alignments (0, 1 or 2 bytes before it in the blob), the characters that depend only
+ * on the secret's own bytes.
+ */
+function base64Fragments(bytes: Buffer): string[] {
+  const out: string[] = [];
+  for (let shift = 0; shift < 3; shift++) {
+    const padded = Buffer.concat([Buffer.alloc(shift), bytes]);
+    const full = padded.toString('base64').replace(/=+$/, '');
+    // Characters touched by the shift bytes: 0 for no shift, 2 for one byte, 3 for two.
+    const skip = [0, 2, 3][shift]!;
+    // The last group is known only where it holds no bits of what follows the secret.
+    const total = padded.length;
+    const keep = Math.floor(total / 3) * 4 + [0, 1, 2][total % 3]!;
+    out.push(full.slice(skip, keep));
+  }
+  return out;
+}
+
+/** Replaces every form (longest first, so a form inside another is not half-replaced). */
+export function scrubForms(text: string, forms: Iterable<string>): string {
+  return scrubSorted(text, longestFirst(forms));
+}
+
+function longestFirst(forms: Iterable<string>): string[] {
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+function scrubSorted(text: string, sorted: readonly string[]): string {
+  let out = text;
+  for (const f of sorted) if (out.includes(f)) out = out.split(f).join(REDACTED);
+  return out;
+}
+
+/** A scrubber for a fixed set of secrets (a client that knows its token and proxy credentials). */
+export function scrubberFor(values: ReadonlyArray<string | undefined>): (text: string) => string {
+  const sorted = longestFirst(values.flatMap((v) => secretForms(v)));
+  return sorted.length === 0 ? (t) => t : (t) => scrubSorted(t, sorted);
 }

@@ -7,7 +7,6 @@ import type { PushJournal } from '../../src/journal/types.js';
 import { AdmsReceiver } from '../../src/sources/adms/index.js';
 import { systemClock, type Clock } from '../../src/util/clock.js';
 import { createLogger } from '../../src/util/logger.js';
-import { Secrets } from '../../src/util/secrets.js';
 import { tempDir } from '../helpers/tmp.js';
 
 export const terminal = (
@@ -33,7 +32,6 @@ function capturingLogger(): { logger: ReturnType<typeof createLogger>; sink: Log
   const raw: string[] = [];
   const logger = createLogger({
     level: 'debug',
-    secrets: new Secrets(),
     destination: { write: (s: string) => raw.push(s) },
   });
   return {

@@ -22,8 +22,10 @@ export async function startStack(
     status?: Record<string, unknown>;
     hrms?: HrmsSimOptions;
     serialNumbers?: string[];
+    commKey?: number;
   } = {},
 ) {
+  const commKey = opts.commKey ?? COMM_KEY;
   const tmp = tempDir('punchgate-daemon-');
   const hrms = await startHrmsSim({ tokens: [TOKEN], ...opts.hrms });
   const terminals: TerminalSim[] = [];
@@ -31,7 +33,7 @@ export async function startStack(
     terminals.push(
       await startTerminalSim({
         serialNumber: opts.serialNumbers?.[i] ?? `SN-${i + 1}`,
-        commKey: COMM_KEY,
+        commKey,
         users: [{ uid: 1, userId: '1001', name: 'A' }],
         punches: [],
       }),
@@ -44,7 +46,7 @@ export async function startStack(
     host: '127.0.0.1',
     port: t.port,
     transport: 'tcp',
-    commKey: COMM_KEY,
+    commKey,
     schedule: '* * * * * *',
     realtime: true,
     timeoutMs: 1000,
@@ -83,19 +85,24 @@ export interface DaemonProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** The unit's `NODE_OPTIONS` (--jitless...): the daemon under test runs as the service runs it. */
-export function unitNodeOptions(): string {
+/** The unit's `Environment=` settings (NODE_OPTIONS, MALLOC_ARENA_MAX): the daemon under test runs as the service runs it. */
+export function unitEnvironment(): Record<string, string> {
   const unit = readFileSync('systemd/punchgate.service', 'utf8');
-  const options = /^Environment="?NODE_OPTIONS=([^"\n]*)"?$/m.exec(unit)?.[1];
-  if (!options) throw new Error('systemd/punchgate.service sets no NODE_OPTIONS');
-  return options.trim();
+  const env: Record<string, string> = {};
+  for (const m of unit.matchAll(/^Environment=(.*)$/gm)) {
+    const setting = m[1]!.trim().replace(/^"(.*)"$/, '$1');
+    const eq = setting.indexOf('=');
+    if (eq > 0) env[setting.slice(0, eq)] = setting.slice(eq + 1).trim();
+  }
+  if (env.NODE_OPTIONS === undefined) throw new Error('systemd/punchgate.service sets no NODE_OPTIONS');
+  return env;
 }
 
-/** `punchgate run` as a real child process, with the systemd unit's NODE_OPTIONS (and `env` on top). */
+/** `punchgate run` as a real child process, with the systemd unit's environment (and `env` on top). */
 export function spawnDaemon(configPath: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): DaemonProcess {
   const child = spawn(process.execPath, ['dist/punchgate.js', 'run', '--config', configPath, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NOTIFY_SOCKET: '', PUNCHGATE_HRMS_TOKEN: '', NODE_OPTIONS: unitNodeOptions(), ...env },
+    env: { ...process.env, ...unitEnvironment(), NOTIFY_SOCKET: '', PUNCHGATE_HRMS_TOKEN: '', ...env },
   });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));

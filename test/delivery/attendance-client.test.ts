@@ -136,12 +136,61 @@ describe('AttendanceClient', () => {
     });
   });
 
-  it('an unreadable Payload element ends the results (the rest are unknown, not guessed)', async () => {
+  it('an answer that does not fit the batch confirms nothing (bad reply)', async () => {
+    const ok = { status: true, message: 'ok' };
+    const cases: Array<[string, unknown]> = [
+      ['an unreadable element', { Status: true, Payload: [ok, 'garbage'] }],
+      ['more results than punches', { Status: true, Payload: [ok, ok, ok] }],
+      ['fewer results than punches', { Status: true, Payload: [ok] }],
+      [
+        'a punch never sent',
+        {
+          Status: true,
+          Payload: [
+            { ...ok, devicelogId: 'plant-a-1' },
+            { ...ok, devicelogId: 'x-9' },
+          ],
+        },
+      ],
+      [
+        'the same punch twice',
+        {
+          Status: true,
+          Payload: [
+            { ...ok, devicelogId: 'plant-a-1' },
+            { ...ok, devicelogId: 'plant-a-1' },
+          ],
+        },
+      ],
+      ['another punch in that place', { Status: true, Payload: [ok, { ...ok, devicelogId: 'plant-a-1' }] }],
+      ['another employee code', { Status: true, Payload: [{ ...ok, biometriccode: '999' }, ok] }],
+      ['a status that is not a boolean', { Status: true, Payload: [ok, { status: 'maybe', message: '?' }] }],
+      ['a status of 2', { Status: true, Payload: [ok, { status: 2, message: '?' }] }],
+      ['an object as status', { Status: true, Payload: [ok, { status: { ok: true }, message: '?' }] }],
+      ['an overall status that is not a boolean', { Status: 'partly', Payload: [ok, ok] }],
+      ['Status true without any result', { Status: true }],
+    ];
+    for (const [what, body] of cases) {
+      answerWith(200, body);
+      expect(await send(), what).toMatchObject({ kind: 'bad-reply', httpStatus: 200 });
+    }
+  });
+
+  it('results naming every punch are matched by devicelogId, whatever their order', async () => {
     answerWith(200, {
       Status: true,
-      Payload: [{ status: true, message: 'a' }, 'garbage', { status: true, message: 'c' }],
+      Payload: [
+        { status: false, message: 'Unknown code 102', devicelogId: 'plant-a-2' },
+        { status: '1', message: 'added', DeviceLogId: 'plant-a-1' },
+      ],
     });
-    expect(await send()).toMatchObject({ kind: 'answered', results: [{ status: true, message: 'a' }] });
+    expect(await send()).toMatchObject({
+      kind: 'answered',
+      results: [
+        { status: true, message: 'added' },
+        { status: false, message: 'Unknown code 102' },
+      ],
+    });
   });
 
   it('classifies whole-request answers', async () => {
@@ -166,16 +215,16 @@ describe('AttendanceClient', () => {
         { 'retry-after': '3' },
         { kind: 'transient', retryAfterMs: 3000, afterSending: false },
       ],
-      [200, '<html>502 Bad Gateway</html>', {}, { kind: 'transient', afterSending: true }],
+      [200, '<html>502 Bad Gateway</html>', {}, { kind: 'bad-reply', httpStatus: 200 }],
       [
         400,
         { status: false, message: 'Batch refused: biometric code 9 cannot be processed' },
         {},
         { kind: 'refused', httpStatus: 400 },
       ],
-      [404, '<html>Not Found</html>', {}, { kind: 'refused', httpStatus: 404 }],
+      [404, '<html>Not Found</html>', {}, { kind: 'request-failed', httpStatus: 404 }],
       [200, { status: false, message: 'Input parameters are not valid' }, {}, { kind: 'refused', httpStatus: 200 }],
-      [200, { Status: true }, {}, { kind: 'answered', results: [] }],
+      [200, { Status: true }, {}, { kind: 'bad-reply' }],
     ];
     for (const [status, body, headers, expected] of cases) {
       answerWith(status, body, headers);
@@ -230,7 +279,9 @@ describe('classifyResponse and Retry-After', () => {
     expect(parseRetryAfter(undefined)).toBeUndefined();
   });
 
-  it('a 2xx JSON that is not an object is transient', () => {
-    expect(classifyResponse(200, {}, '[1,2]', AUTH)).toMatchObject({ kind: 'transient' });
+  it('a 2xx JSON that is not an object is a bad reply', () => {
+    expect(
+      classifyResponse({ status: 200, headers: {}, text: '[1,2]' }, punches, { authPatterns: AUTH }),
+    ).toMatchObject({ kind: 'bad-reply' });
   });
 });

@@ -2,7 +2,6 @@ import { writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/util/logger.js';
-import { Secrets } from '../../src/util/secrets.js';
 import { expectDeliveredExactlyOnce, makePunches, startRig, TOKEN, type Rig } from './helpers.js';
 
 function captureLogger() {
@@ -16,7 +15,7 @@ function captureLogger() {
       cb();
     },
   });
-  const logger = createLogger({ level: 'debug', secrets: new Secrets(), destination: dest });
+  const logger = createLogger({ level: 'debug', destination: dest });
   return { logger, lines, raw };
 }
 

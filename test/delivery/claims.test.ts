@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
 import { startHrmsSim, type HrmsSim } from '../../src/sim/hrms/index.js';
-import { spawnDaemon, unitNodeOptions } from '../daemon/stack.js';
+import { spawnDaemon, unitEnvironment } from '../daemon/stack.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -57,7 +57,7 @@ describe('claims held by a live process', () => {
   function flush(configPath: string) {
     const child = spawn(process.execPath, ['dist/punchgate.js', '--config', configPath, 'flush', '--max-wait', '60'], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, PUNCHGATE_HRMS_TOKEN: '', NODE_OPTIONS: unitNodeOptions() },
+      env: { ...process.env, ...unitEnvironment(), PUNCHGATE_HRMS_TOKEN: '' },
     });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));

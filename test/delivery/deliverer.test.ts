@@ -95,7 +95,7 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
       (b) => ({
         kind: 'answered',
         httpStatus: 200,
-        overall: false,
+        overall: true,
         results: b.map((p) =>
           p.biometriccode === '100'
             ? { status: true, message: 'Attendance added successfully' }
@@ -145,8 +145,37 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
     );
     journal.ingest(makePunches(4));
     const r = await d.deliverBatch();
-    expect(r).toMatchObject({ result: 'transient', unknown: 4, waitMs: 500 });
+    expect(r).toMatchObject({ result: 'bad-reply', unknown: 4, waitMs: 500 });
     expect(journal.queries.counts().pending).toBe(4);
+  });
+
+  it('an overall Status false confirms no punch: only clear per-punch refusals are taken, then back off', async () => {
+    const d = make(
+      new ScriptedSender([
+        (b) => ({
+          kind: 'answered',
+          httpStatus: 200,
+          overall: false,
+          results: b.map((p, i) =>
+            i === 0
+              ? { status: false, message: `Unknown biometric code ${p.biometriccode}` }
+              : i === 1
+                ? { status: false, message: 'Attendance already exists' }
+                : i === 2
+                  ? { status: false, message: '' }
+                  : { status: true, message: 'added' },
+          ),
+        }),
+      ]),
+      {},
+      { random: () => 0.5 },
+    );
+    journal.ingest(makePunches(5, { codes: 5 }));
+    const r = await d.deliverBatch();
+    expect(r).toMatchObject({ result: 'bad-reply', rejected: 1, duplicates: 1, delivered: 0, unknown: 3, waitMs: 500 });
+    expect(journal.queries.counts()).toMatchObject({ rejected: 1, delivered: 1, pending: 3, inflight: 0 });
+    expect(journal.queries.list({ state: 'pending' }).every((p) => p.attempts === 0)).toBe(true);
+    expect(d.counters().batches['bad-reply']).toBe(1);
   });
 
   it('isolates two poisonous punches by splitting, keeping log-time order', async () => {
@@ -179,18 +208,53 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
     expect(journal.queries.counts()).toMatchObject({ pending: 4, inflight: 0 });
   });
 
-  it('a wrong endpoint (404 / the seed invalid-path answer) is not split and charges nothing', async () => {
+  it('a failure of the request (a redirect, 404, a page that is not JSON) is not split, charges nothing, backs off', async () => {
     const sender = new ScriptedSender([
       {
-        kind: 'refused',
-        httpStatus: 200,
-        message: 'Input parameters are not valid. Please provide a valid group, plugin name and API function.',
+        kind: 'request-failed',
+        httpStatus: 302,
+        message: 'the HRMS redirects to login.example.com (HTTP 302, not followed): check hrms.baseUrl',
       },
     ]);
-    const d = make(sender, { authRetryMs: 60_000 });
+    const d = make(sender, { retry: { baseMs: 1000, maxMs: 8000 } }, { random: () => 0.5 });
     journal.ingest(makePunches(6));
-    expect(await d.deliverBatch()).toMatchObject({ result: 'endpoint', requests: 1, released: 6, waitMs: 60_000 });
+    expect(await d.deliverBatch()).toMatchObject({
+      result: 'request-failed',
+      requests: 1,
+      released: 6,
+      waitMs: 500,
+      message: expect.stringMatching(/^the HRMS redirects to login.example.com/),
+    });
     expect(journal.queries.list().every((p) => p.state === 'pending' && p.attempts === 0)).toBe(true);
+    expect(journal.deliveryState.get().lastError).toMatch(/redirects to login.example.com.*check hrms.baseUrl/);
+    expect(d.counters().batches['request-failed']).toBe(1);
+    // The next failure waits longer (exponential backoff, not a fixed pause).
+    clock.advance(1000);
+    expect((await d.deliverBatch()).waitMs).toBe(1000);
+  });
+
+  it('an HRMS that refuses every request in JSON, even an empty one, charges no punch', async () => {
+    const sender = new ScriptedSender([{ kind: 'refused', httpStatus: 200, message: 'Site under maintenance' }]);
+    const d = make(sender, { batchSize: 8 }, { random: () => 0.5 });
+    journal.ingest(makePunches(8));
+    const r = await d.deliverBatch();
+    expect(r).toMatchObject({ result: 'refused', rejected: 0, released: 8 });
+    expect(r.message).toMatch(/refuses every request, even an empty one: Site under maintenance/);
+    // Halving down to one punch (4 requests), then one empty probe: not 2n-1 requests.
+    expect(sender.sent.map((b) => b.length)).toEqual([8, 4, 2, 1, 0]);
+    expect(journal.queries.list().every((p) => p.state === 'pending' && p.attempts === 0)).toBe(true);
+  });
+
+  it('a lone punch refused by an HRMS that takes an empty batch is rejected (the probe shows it is the punch)', async () => {
+    const sender = new ScriptedSender([refuse('100')]);
+    const d = make(sender);
+    journal.ingest(makePunches(1));
+    expect(await d.deliverBatch()).toMatchObject({ result: 'ok', rejected: 1 });
+    expect(sender.sent.map((b) => b.length)).toEqual([1, 0]);
+    // Refused again later: it is known to be refused, no probe needed.
+    clock.advance(HOUR);
+    expect(await d.deliverBatch()).toMatchObject({ result: 'ok', rejected: 1 });
+    expect(sender.sent.map((b) => b.length)).toEqual([1, 0, 1]);
   });
 
   it('claims the next batch while a request is out, sends it next, and hands it back on a failure or a stop', async () => {
@@ -259,7 +323,7 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
     const reject = (b: readonly AttendancePunch[]): AttendanceAnswer => ({
       kind: 'answered',
       httpStatus: 200,
-      overall: false,
+      overall: true,
       results: b.map((p) =>
         p.biometriccode === '101'
           ? { status: false, message: 'Unknown biometric code 101' }

@@ -6,11 +6,9 @@ import { HikvisionClient } from '../../src/sources/hikvision/index.js';
 import { runPunchgate } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
-import { unitNodeOptions } from '../daemon/stack.js';
+import { unitEnvironment } from '../daemon/stack.js';
 import { Journal } from '../../src/journal/journal.js';
 
-/** undici needs WebAssembly, which the unit's --jitless turns off (see daemon.test.ts). */
-const NODE_OPTIONS = unitNodeOptions().replace('--jitless', '').trim();
 const SIM_PASSWORD = 'Cli-sim-passw0rd';
 
 const children: ChildProcess[] = [];
@@ -21,14 +19,14 @@ afterEach(() => {
 });
 
 function punchgate(args: string[], env: NodeJS.ProcessEnv = {}) {
-  return runPunchgate(args, { env: { NODE_OPTIONS, ...env } });
+  return runPunchgate(args, { env: { ...unitEnvironment(), ...env } });
 }
 
 async function startCliSim(args: string[]): Promise<{ url: string; out: () => string; child: ChildProcess }> {
   const child = spawn(
     process.execPath,
     ['dist/punchgate.js', 'sim', 'hikvision', '--port', '0', '--password', SIM_PASSWORD, ...args],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS } },
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...unitEnvironment() } },
   );
   children.push(child);
   let out = '';

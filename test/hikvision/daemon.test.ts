@@ -4,18 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { startHrmsSim } from '../../src/sim/hrms/index.js';
 import { DEFAULT_HIK_SERIAL, type HikvisionSim } from '../../src/sim/hikvision/index.js';
-import { keys, spawnDaemon, unitNodeOptions } from '../daemon/stack.js';
+import { keys, spawnDaemon } from '../daemon/stack.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
 import { expectedPunches, PASSWORD, searches, startSim } from './helpers.js';
 
 const TOKEN = 'hik-stack-token';
-
-/**
- * undici parses HTTP with WebAssembly, which the unit's --jitless turns off (issue 12 removes
- * --jitless from the unit); until then these daemons run without it.
- */
-const WITH_WASM = { NODE_OPTIONS: unitNodeOptions().replace('--jitless', '').trim() };
 
 async function stack(sim: HikvisionSim) {
   const tmp = tempDir('punchgate-hik-daemon-');
@@ -83,7 +77,7 @@ describe('punchgate run with a Hikvision terminal', () => {
       for (let kill = 0; kill < 6; kill++) {
         const cursor = s.cursor();
         sim.clearRequests();
-        const d = spawnDaemon(s.configPath, [], WITH_WASM);
+        const d = spawnDaemon(s.configPath);
         await waitFor(() => searches(sim).length > 0 || d.child.exitCode !== null, 20_000, 'the first event search');
         resumedAt.push({ cursor, begin: searches(sim)[0]!.beginSerialNo });
         // Every other run is killed only once it has committed progress (then a little later,
@@ -100,7 +94,7 @@ describe('punchgate run with a Hikvision terminal', () => {
       for (const r of resumedAt) expect(r.begin).toBe((r.cursor ?? 0) + 1);
       expect(resumedAt.filter((r) => r.cursor !== undefined).length).toBeGreaterThanOrEqual(3);
 
-      const d = spawnDaemon(s.configPath, [], WITH_WASM);
+      const d = spawnDaemon(s.configPath);
       const expected = expectedPunches(sim.events());
       expect(expected.length).toBeGreaterThan(2000);
       await waitFor(() => keys(s.hrms.attendance()).length >= expected.length, 60_000, 'every pass delivered').catch(

@@ -1,8 +1,6 @@
-import fc from 'fast-check';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formBody } from '../../src/hrms/form.js';
 import { HrmsHttp, type HttpCall } from '../../src/hrms/http.js';
 
 const open: Array<Server | TcpServer> = [];
@@ -45,7 +43,7 @@ const codeOf = (p: Promise<unknown>) =>
     (e: { code?: string }) => e.code,
   );
 
-describe('HrmsHttp', () => {
+describe('HrmsHttp (undici)', () => {
   it('keeps the connection alive between requests and reads the whole answer', async () => {
     const { url, sockets } = await httpServer((req, res) =>
       res.end(JSON.stringify({ n: req.headers['content-length'] })),
@@ -58,7 +56,7 @@ describe('HrmsHttp', () => {
       }
       expect(sockets.size).toBe(1);
     } finally {
-      http.close();
+      await http.close();
     }
   });
 
@@ -105,36 +103,11 @@ describe('HrmsHttp', () => {
     const http = new HrmsHttp(cfg);
     expect(await codeOf(http.request(post(`${url}?cut`)))).toBe('ECONNRESET');
     expect(await codeOf(http.request(post(`${url}?big`)))).toBe('RESPONSE_TOO_LARGE');
+    // A caller may lower the cap for one request (an answer about n punches needs little room).
+    expect(await codeOf(http.request(post(`${url}?big`, { maxBytes: 64 * 1024 })))).toBe('RESPONSE_TOO_LARGE');
     const ctl = new AbortController();
     setTimeout(() => ctl.abort(), 30);
     expect(await codeOf(http.request(post(`${url}?silent`, { signal: ctl.signal })))).toBe('ABORTED');
     http.close();
-  });
-});
-
-describe('formBody', () => {
-  const read = async (fields: Record<string, string>, random?: () => number) => {
-    const f = random ? formBody(fields, random) : formBody(fields);
-    const form = await new Response(f.body, { headers: { 'content-type': f.contentType } }).formData();
-    return Object.fromEntries([...form.entries()].map(([k, v]) => [k, String(v)]));
-  };
-
-  it('round-trips any text through a standard multipart parser', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), async (a, b) => {
-        // Lone surrogates are not text; UTF-8 encoding replaces them, as any form encoder does.
-        const text = (s: string) => Buffer.from(s, 'utf8').toString('utf8');
-        expect(await read({ punches_data: a, other: b })).toEqual({ punches_data: text(a), other: text(b) });
-      }),
-      { numRuns: 200 },
-    );
-  });
-
-  it('picks another boundary when a value contains the first one, even from a constant random source', async () => {
-    const first = formBody({ punches_data: '' }, () => 0.5).contentType.split('boundary=')[1]!;
-    const value = `before ${first} after\r\n--${first}--\r\n`;
-    const f = formBody({ punches_data: value }, () => 0.5);
-    expect(f.contentType).not.toContain(first);
-    expect(await read({ punches_data: value }, () => 0.5)).toEqual({ punches_data: value });
   });
 });

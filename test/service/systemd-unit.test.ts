@@ -116,7 +116,11 @@ describe('systemd/punchgate.service', () => {
     for (const [k, v] of Object.entries(expected)) expect(`${k}=${value(k)}`).toBe(`${k}=${v}`);
     expect(values('DeviceAllow')).toEqual(expect.arrayContaining(['char-ttyS rw', 'char-ttyUSB rw', 'char-ttyACM rw']));
     // The memory flags of BENCHMARKS.md; quoted, since systemd splits an unquoted value at spaces.
-    expect(values('Environment')).toEqual(['NODE_ENV=production', '"NODE_OPTIONS=--jitless --max-semi-space-size=4"']);
+    expect(values('Environment')).toEqual([
+      'NODE_ENV=production',
+      '"NODE_OPTIONS=--max-semi-space-size=4"',
+      'MALLOC_ARENA_MAX=2',
+    ]);
     // The stop timeout outlasts the daemon's own 20 s stop bound.
     expect(Number.parseInt(value('TimeoutStopSec'), 10)).toBeGreaterThan(20);
     // The watchdog is pinged every WATCHDOG_USEC/2 = 30 s, within the minute of a poll.

@@ -5,7 +5,6 @@ import { CMD, EF } from '../../src/sources/zk/protocol/constants.js';
 import { encodePacket, wrapTcp } from '../../src/sources/zk/protocol/packet.js';
 import type { TerminalSim, TerminalSimOptions } from '../../src/sim/terminal/index.js';
 import { createLogger } from '../../src/util/logger.js';
-import { Secrets } from '../../src/util/secrets.js';
 import { useTerminalSim } from './harness.js';
 import { RawTcp, waitFor, WRRQ_ATTLOG } from './raw-client.js';
 
@@ -18,7 +17,6 @@ async function start(opts: TerminalSimOptions): Promise<TerminalSim> {
   logLines = [];
   const logger = createLogger({
     level: 'debug',
-    secrets: new Secrets(),
     destination: { write: (s: string) => void logLines.push(s) },
   });
   return h.start({ ...opts, logger });

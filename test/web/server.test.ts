@@ -48,7 +48,7 @@ describe('status page server', () => {
       reports,
       live: () => true,
       ctx: {
-        logger: createLogger({ secrets, destination: { write: (s: string) => void (logs += s) } }),
+        logger: createLogger({ destination: { write: (s: string) => void (logs += s) } }),
         clock: systemClock,
         secrets,
       },
@@ -70,7 +70,6 @@ describe('status page server', () => {
     logs = '';
     secrets = new Secrets();
     secrets.add(HRMS_TOKEN);
-    secrets.add(COMM_KEY);
     journal = Journal.open({ path: tmp.path('journal.db'), site: 'plant-w', mode: 'owner' });
   });
   afterEach(async () => {
@@ -113,8 +112,10 @@ describe('status page server', () => {
       lastPollAt: Date.now() - 600_000,
       offlineSince: Date.now() - 600_000,
       serial: `<script>alert(1)</script>`,
-      previousSerial: `SN-${COMM_KEY}`,
-      lastError: `comm key ${COMM_KEY} refused <img src=x onerror=alert(2)>`,
+      // Comm keys never enter a message (the ZK client sends only their hash), so none is planted here:
+      // the config's key must simply never be served.
+      previousSerial: 'SN-OLD',
+      lastError: `comm key refused <img src=x onerror=alert(2)>`,
     });
     journal.deliveryState.update({
       auth: 'failed',

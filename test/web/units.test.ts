@@ -16,8 +16,14 @@ import { fakeClock, tempDir } from '../helpers/tmp.js';
 const AUTH = [/bearer token/i];
 
 describe('hrmsOutcome: the HRMS client answers, mapped to the metric outcomes', () => {
+  const punches = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      biometriccode: `10${i}`,
+      logDate: '2026-11-22 08:00:00',
+      devicelogId: `s-${i}`,
+    }));
   const outcome = (status: number, body: string, sent = 2) =>
-    hrmsOutcome(classifyResponse(status, {}, body, AUTH), sent);
+    hrmsOutcome(classifyResponse({ status, headers: {}, text: body }, punches(sent), { authPatterns: AUTH }), sent);
 
   it('maps each kind of answer', () => {
     const ok = JSON.stringify({ Status: true, Payload: [{ status: true }, { status: false, message: 'Unknown' }] });

@@ -86,8 +86,8 @@ function problemLine(r: DrainReport): string | undefined {
     case 'auth':
       if (r.message?.startsWith(NO_TOKEN)) return `${r.message} (then run flush again)`;
       return `HRMS refused the token: ${r.message ?? 'no reason given'} (write a valid token to hrms.tokenFile and run flush again)`;
-    case 'endpoint':
-      return `HRMS endpoint refused the request: ${r.message ?? ''} (check hrms.baseUrl and hrms.attendancePath)`;
+    case 'request-failed':
+      return `HRMS request failed: ${r.message ?? 'no reason given'}`;
     case 'max-wait':
       return `HRMS not reachable within --max-wait: ${r.message ?? 'temporary failure'}`;
     case 'aborted':

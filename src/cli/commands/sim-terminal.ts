@@ -15,7 +15,6 @@ import {
 } from '../../sim/terminal/index.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { createLogger } from '../../util/logger.js';
-import { Secrets } from '../../util/secrets.js';
 import { aborted, abortOnStopSignal } from '../../util/signals.js';
 import { action, globalOptions, simCommand } from '../common.js';
 import { escapeControls } from '../../util/terminal-text.js';
@@ -116,12 +115,9 @@ export function registerSimTerminal(program: Command): void {
 
 async function runSimTerminal(opts: SimTerminalOptions, cmd: Command): Promise<number> {
   const g = globalOptions(cmd);
-  const secrets = new Secrets();
-  if (opts.commKey) secrets.add(opts.commKey);
   const logger = createLogger({
     level: g.logLevel ?? 'info',
     pretty: g.pretty ?? Boolean(process.stdout.isTTY),
-    secrets,
   });
 
   let users: SimUser[] = [];

@@ -1,0 +1,65 @@
+import type { HttpHeaders } from './http.js';
+
+/**
+ * The plain words of a request that did not reach the attendance endpoint as it should. None of
+ * these is a verdict on the punches: they go back to the queue uncharged and are sent again after
+ * a backoff. Each message says what happened and what to check.
+ */
+type Failure = { kind: 'request-failed'; httpStatus?: number; message: string };
+
+export const requestFailure = {
+  /** 3xx: never followed (the token would go with it). Names where it points, not the whole URL. */
+  redirect(status: number, headers: HttpHeaders, url: string | undefined, clean: (s: string) => string): Failure {
+    const location = headers.location;
+    const to = typeof location === 'string' && URL.canParse(location, url) ? new URL(location, url) : undefined;
+    const from = url && URL.canParse(url) ? new URL(url) : undefined;
+    const how = `(HTTP ${status}, not followed)`;
+    let message: string;
+    if (!to) message = `the HRMS answers with a redirect that says no place ${how}: check hrms.baseUrl`;
+    else if (from && to.host === from.host && to.protocol !== from.protocol)
+      message = `the HRMS redirects to ${to.protocol}//${clean(to.host)} ${how}: check hrms.baseUrl (it should use ${to.protocol.slice(0, -1)})`;
+    else message = `the HRMS redirects to ${clean(to.host)} ${how}: check hrms.baseUrl`;
+    return { kind: 'request-failed', httpStatus: status, message };
+  },
+
+  /** 404/405, or the seed's "not a valid group, plugin name and API function" answer. */
+  unknownPath(status: number, url: string | undefined, said?: string): Failure {
+    const path = url && URL.canParse(url) ? new URL(url).pathname : 'the attendance path';
+    const why = said ? `"${said}"` : `HTTP ${status}`;
+    return {
+      kind: 'request-failed',
+      httpStatus: status,
+      message: `the HRMS does not know ${path} (${why}): check hrms.baseUrl and hrms.attendancePath`,
+    };
+  },
+
+  /** HTTP 407 from a proxy, as an answer or as its refusal of the CONNECT tunnel. */
+  proxyAuth(status = 407): Failure {
+    return {
+      kind: 'request-failed',
+      httpStatus: status,
+      message:
+        'the proxy refused the credentials (HTTP 407): check the user and password of hrms.proxy, hrms.proxyCredentialsFile or HTTPS_PROXY',
+    };
+  },
+
+  /** The proxy would not open a tunnel to the HRMS (403, 502...). */
+  proxyRefused(status: number | undefined): Failure {
+    return {
+      kind: 'request-failed',
+      ...(status !== undefined ? { httpStatus: status } : {}),
+      message: `the proxy refused to connect to the HRMS${status !== undefined ? ` (HTTP ${status})` : ''}: ask the proxy's administrator to let this box reach the HRMS host`,
+    };
+  },
+
+  /** A 4xx answer that is not the HRMS's JSON: a firewall, a proxy or a web server's error page. */
+  notTheHrms(status: number, text: string, clean: (s: string) => string): Failure {
+    const title = /<title[^>]*>([^<]{1,120})<\/title>/i.exec(text)?.[1];
+    const shown = clean((title ?? text).trim().replace(/\s+/g, ' ').slice(0, 80));
+    return {
+      kind: 'request-failed',
+      httpStatus: status,
+      message: `the HRMS address answers HTTP ${status} with ${shown ? `"${shown}"` : 'an empty body'}, not the HRMS's JSON (a firewall, a proxy or the web server in front of the HRMS refuses the request): check hrms.baseUrl and the way from this box to the HRMS`,
+    };
+  },
+};

@@ -1,0 +1,148 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Journal } from '../../src/journal/index.js';
+import { wallClockAt, type Punch } from '../../src/punch.js';
+import { acceptEvery, startScriptedHrms, type ScriptedHrms, type ScriptedReply } from '../helpers/scripted-hrms.js';
+import { tempDir } from '../helpers/tmp.js';
+
+/**
+ * `punchgate flush` (the built CLI, a real process) against an HRMS address that misbehaves.
+ * A transport problem is not a verdict on punches: no split, no attempt charged, exit 75 and
+ * one plain line. An answer that does not match the batch confirms nothing.
+ */
+const TOKEN = 'hostile-flush-token-77';
+
+function recentPunches(n: number): Punch[] {
+  const now = Date.now();
+  return Array.from({ length: n }, (_, i) => ({
+    terminal: 'gate-1',
+    biometricCode: String(300 + i),
+    logTime: wallClockAt(now - (n - i) * 60_000),
+  }));
+}
+
+describe('flush against a hostile HRMS (real process)', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let hrms: ScriptedHrms;
+  let login: ScriptedHrms;
+
+  beforeEach(async () => {
+    tmp = tempDir('punchgate-hostile-');
+    hrms = await startScriptedHrms(acceptEvery);
+    login = await startScriptedHrms(() => ({ body: '<html><title>Sign in</title></html>' }));
+    writeFileSync(tmp.path('token'), `${TOKEN}\n`);
+    writeFileSync(
+      tmp.path('punchgate.yaml'),
+      [
+        'site: plant-h',
+        'journal: { path: journal.db }',
+        `hrms: { baseUrl: "${hrms.url}", tokenFile: token, timeoutMs: 2000, connectTimeoutMs: 1000 }`,
+        'delivery: { batchSize: 20, retry: { baseMs: 10, maxMs: 20 } }',
+      ].join('\n'),
+    );
+    const j = Journal.open({ path: tmp.path('journal.db'), site: 'plant-h', mode: 'owner' });
+    j.ingest(recentPunches(20));
+    j.close();
+  });
+  afterEach(async () => {
+    await hrms.stop();
+    await login.stop();
+    tmp.cleanup();
+  });
+
+  /** The CLI in a child process (asynchronously: the scripted HRMS answers from this process). */
+  const flush = (...args: string[]) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, TZ: 'UTC' };
+    for (const k of [
+      'PUNCHGATE_HRMS_TOKEN',
+      'CREDENTIALS_DIRECTORY',
+      'HTTP_PROXY',
+      'HTTPS_PROXY',
+      'http_proxy',
+      'https_proxy',
+    ])
+      delete env[k];
+    const child = spawn(
+      process.execPath,
+      ['dist/punchgate.js', '--config', tmp.path('punchgate.yaml'), 'flush', '--max-wait', '1', ...args],
+      { env },
+    );
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    return new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
+      child.on('close', (code) => resolve({ code, out, err })),
+    );
+  };
+  const rows = () => {
+    const j = Journal.open({ path: tmp.path('journal.db'), site: 'plant-h', mode: 'shared' });
+    try {
+      return j.queries.list();
+    } finally {
+      j.close();
+    }
+  };
+  const untouched = () => rows().every((p) => p.state === 'pending' && p.attempts === 0);
+
+  it('a redirect to a login page: one request, not followed, nothing charged, exit 75 naming the host', async () => {
+    hrms.reply = () => ({ status: 302, headers: { location: `${login.url}/sso?return=/att` } });
+    const r = await flush();
+    expect(r.code).toBe(75);
+    expect(r.err).toContain(
+      `HRMS request failed: the HRMS redirects to ${new URL(login.url).host} (HTTP 302, not followed): check hrms.baseUrl`,
+    );
+    expect(hrms.seen).toHaveLength(1);
+    expect(login.seen).toHaveLength(0);
+    expect(untouched()).toBe(true);
+    expect(r.out + r.err).not.toContain(TOKEN);
+  });
+
+  it('an HTML error page from a firewall (4xx) or a proxy (407): one request each, nothing charged, exit 75', async () => {
+    const pages: Array<[ScriptedReply, RegExp]> = [
+      [
+        { status: 403, body: '<html><title>Blocked by policy</title></html>' },
+        /HTTP 403 with "Blocked by policy", not the HRMS's JSON/,
+      ],
+      [{ status: 400, body: '<html>Bad Request</html>' }, /HTTP 400 with/],
+      [{ status: 407, body: '<html>proxy</html>' }, /the proxy refused the credentials \(HTTP 407\)/],
+      [{ status: 404, body: { status: false, message: 'nope' } }, /does not know \/api.php\/hrm/],
+    ];
+    for (const [reply, line] of pages) {
+      hrms.seen.length = 0;
+      hrms.reply = () => reply;
+      const r = await flush();
+      expect(r.code, r.err).toBe(75);
+      expect(r.err).toMatch(line);
+      expect(hrms.seen).toHaveLength(1);
+      expect(untouched()).toBe(true);
+    }
+    // Once the way is clear, everything goes through, each punch charged once.
+    hrms.reply = acceptEvery;
+    expect((await flush()).code).toBe(0);
+    expect(rows().every((p) => p.state === 'delivered' && p.attempts === 1)).toBe(true);
+  });
+
+  it('answers that do not match the batch confirm nothing: still pending, uncharged, exit 75', async () => {
+    const wrong: Array<(punches: number) => unknown> = [
+      // more results than punches
+      (n) => ({ Status: true, Payload: Array.from({ length: n + 5 }, () => ({ status: true, message: 'ok' })) }),
+      // punches never sent
+      (n) => ({
+        Status: true,
+        Payload: Array.from({ length: n }, (_, i) => ({ status: true, message: 'ok', devicelogId: `other-${i}` })),
+      }),
+      // overall failure with results
+      (n) => ({ Status: false, Payload: Array.from({ length: n }, () => ({ status: true, message: 'ok' })) }),
+      // a status that means nothing
+      (n) => ({ Status: true, Payload: Array.from({ length: n }, () => ({ status: 'yes', message: 'ok' })) }),
+    ];
+    for (const body of wrong) {
+      hrms.reply = (req) => ({ body: body(req.punches.length) });
+      const r = await flush();
+      expect(r.code, r.err).toBe(75);
+      expect(untouched()).toBe(true);
+    }
+  });
+});
