@@ -201,6 +201,9 @@ function unknownKeys(
  * a person should see is what they wrote at that place.
  */
 function asWritten(issue: Issue, raw: unknown): Issue {
+  // A check across keys (superRefine) names a key whose value is not what is wrong
+  // (`tlsFingerprint: needs an https:// url`): its message says all there is.
+  if (issue.code === 'custom') return issue;
   const written = rawAt(raw, issue.path);
   return written === undefined ? issue : ({ ...issue, input: written } as Issue);
 }

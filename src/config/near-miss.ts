@@ -25,6 +25,9 @@ function distance(a: string, b: string): number {
 export function nearMiss(word: string, accepted: readonly string[]): string | undefined {
   const w = normal(word);
   if (!w) return undefined;
+  // A secret written inline where the config takes it from a file (`password:` for `passwordFile:`).
+  const fromFile = accepted.find((s) => normal(s) === `${w}file`);
+  if (fromFile) return fromFile;
   let best: { s: string; d: number } | undefined;
   for (const s of accepted) {
     if (s === word) continue;

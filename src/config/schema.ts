@@ -273,7 +273,7 @@ function checkPushTerminals(
       ctx.addIssue({
         code: 'custom',
         path: ['terminals', i, 'kind'],
-        message: `push terminal "${t.name}" (kind: adms) needs the receiver: set adms.listen, e.g. 0.0.0.0:8081`,
+        message: 'a push terminal (kind: adms) needs the receiver: set adms.listen, e.g. 0.0.0.0:8081',
       });
     const other = serials.get(t.serial.toUpperCase());
     if (other !== undefined)

@@ -56,7 +56,7 @@ describe('config of push terminals', () => {
 
   it('says what is wrong, path by path', () => {
     expect(problems({ ...base, terminals: [{ name: 'lobby', kind: 'adms', serial: 'CQZ1' }] })).toEqual([
-      'terminals[0].kind: push terminal "lobby" (kind: adms) needs the receiver: set adms.listen, e.g. 0.0.0.0:8081',
+      'terminals[0] (lobby).kind: a push terminal (kind: adms) needs the receiver: set adms.listen, e.g. 0.0.0.0:8081',
     ]);
     expect(
       problems({
@@ -69,12 +69,12 @@ describe('config of push terminals', () => {
         ],
       }),
     ).toEqual([
-      'terminals[0].serial: is required',
-      'terminals[1].serial: must be the serial number the terminal sends, e.g. CQZ7232160001',
-      'terminals[1].allowFrom[0]: must be an address or a network such as 192.168.10.0/24',
-      'terminals[1].allowFrom[1]: must be an address or a network such as 192.168.10.0/24',
-      'terminals[2]: unknown key "host"',
-      'adms.listen: must be HOST:PORT such as 0.0.0.0:8081 or [::]:8081',
+      'terminals[0] (a).serial: is required',
+      'terminals[1] (b).serial: must be the serial number the terminal sends, e.g. CQZ7232160001, got the text "SN 1"',
+      'terminals[1] (b).allowFrom[0]: must be an address or a network such as 192.168.10.0/24, got the text "192.168.10.0/33"',
+      'terminals[1] (b).allowFrom[1]: must be an address or a network such as 192.168.10.0/24, got the text "lobby"',
+      'terminals[2] (c).host: unknown key (the keys here are: name, timezone, enabled, kind, serial, allowFrom)',
+      'adms.listen: must be HOST:PORT such as 0.0.0.0:8081 or [::]:8081, got the text "8081"',
     ]);
     expect(
       problems({
@@ -85,7 +85,7 @@ describe('config of push terminals', () => {
           { name: 'b', kind: 'adms', serial: 'CQZ1' },
         ],
       }),
-    ).toEqual(['terminals[1].serial: serial CQZ1 is already the serial of terminal "a"']);
+    ).toEqual(['terminals[1] (b).serial: serial CQZ1 is already the serial of terminal "a"']);
   });
 
   it('the demo config has a push terminal and its receiver', () => {

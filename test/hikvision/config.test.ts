@@ -59,16 +59,22 @@ describe('hikvision terminal config', () => {
   });
 
   it('refuses what cannot work, naming the key', () => {
-    expect(problems({ url: 'ftp://192.168.1.64' })).toEqual(['terminals[0].url: must be an http:// or https:// URL']);
+    expect(problems({ url: 'ftp://192.168.1.64' })).toEqual([
+      'terminals[0] (reception).url: must be an http:// or https:// URL, got the text "ftp://192.168.1.64"',
+    ]);
     expect(problems({ url: 'https://h', tlsFingerprint: 'sha256:12:34' })[0]).toMatch(
-      /^terminals\[0\]\.tlsFingerprint: must be a SHA-256 certificate fingerprint/,
+      /^terminals\[0\] \(reception\)\.tlsFingerprint: must be a SHA-256 certificate fingerprint/,
     );
     expect(problems({ url: 'http://h', tlsFingerprint: 'ab'.repeat(32) })).toEqual([
-      'terminals[0].tlsFingerprint: needs an https:// url (the device is reached over plain http)',
+      'terminals[0] (reception).tlsFingerprint: needs an https:// url (the device is reached over plain http)',
     ]);
-    expect(problems({ url: 'https://h', minors: [] })).toEqual(['terminals[0].minors: must list at least one minor']);
-    expect(problems({ url: 'https://h', password: 'x' })).toEqual(['terminals[0]: unknown key "password"']);
-    expect(problems({})).toEqual(['terminals[0].url: is required']);
+    expect(problems({ url: 'https://h', minors: [] })).toEqual([
+      'terminals[0] (reception).minors: must list at least one minor',
+    ]);
+    expect(problems({ url: 'https://h', password: 'x' })).toEqual([
+      'terminals[0] (reception).password: unknown key: did you mean passwordFile?',
+    ]);
+    expect(problems({})).toEqual(['terminals[0] (reception).url: is required']);
   });
 
   it('names the password variable after the terminal', () => {
