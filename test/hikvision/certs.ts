@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tempDir } from '../helpers/tmp.js';
+import { selfSignedCert } from '../helpers/tls.js';
 
 export interface TestCert {
   cert: string;
@@ -13,41 +14,21 @@ export interface TestCert {
 
 /**
  * Test certificates made at test time with openssl (no private key is committed): a CA, a
- * device certificate it signed for 127.0.0.1, and self-signed device certificates.
+ * device certificate it signed for 127.0.0.1, and self-signed device certificates (the one
+ * self-signed maker of test/helpers/tls.ts).
  */
 export function makeCerts() {
   const tmp = tempDir('punchgate-hik-tls-');
   const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-  const finish = (name: string): TestCert => {
-    const cert = readFileSync(tmp.path(`${name}.crt`), 'utf8');
-    return {
-      cert,
-      key: readFileSync(tmp.path(`${name}.key`), 'utf8'),
-      fingerprint: new X509Certificate(cert).fingerprint256,
-      certFile: tmp.path(`${name}.crt`),
-    };
-  };
+  const finish = (cert: string, key: string, certFile: string): TestCert => ({
+    cert,
+    key,
+    fingerprint: new X509Certificate(cert).fingerprint256,
+    certFile,
+  });
   const selfSigned = (name: string) => {
-    openssl(
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      `/CN=${name}`,
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      tmp.path(`${name}.key`),
-      '-out',
-      tmp.path(`${name}.crt`),
-    );
-    return finish(name);
+    const made = selfSignedCert(tmp.dir, name);
+    return { ...finish(made.cert, made.key, made.certFile), keyFile: made.keyFile };
   };
   const ca = selfSigned('test-ca');
   openssl(
@@ -74,7 +55,7 @@ export function makeCerts() {
     '-CA',
     ca.certFile,
     '-CAkey',
-    tmp.path('test-ca.key'),
+    ca.keyFile,
     '-CAcreateserial',
     '-days',
     '2',
@@ -85,7 +66,11 @@ export function makeCerts() {
   );
   return {
     ca,
-    signed: finish('signed'),
+    signed: finish(
+      readFileSync(tmp.path('signed.crt'), 'utf8'),
+      readFileSync(tmp.path('signed.key'), 'utf8'),
+      tmp.path('signed.crt'),
+    ),
     device: selfSigned('device-a'),
     other: selfSigned('device-b'),
     cleanup: tmp.cleanup,
