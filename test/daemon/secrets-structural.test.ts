@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { startScriptedHrms, type SeenRequest } from '../helpers/scripted-hrms.js';
 import { waitFor } from '../helpers/wait.js';
-import { spawnDaemon, startStack, TOKEN } from './stack.js';
+import { everythingWritten, spawnDaemon, startStack, TOKEN } from './stack.js';
 
 /** A command of the built CLI, in a child process (asynchronously: test servers answer from this process). */
 function cli(configPath: string, ...args: string[]): Promise<string> {
@@ -111,12 +111,7 @@ describe('secrets are redacted by structure, not by searching text', () => {
       d.child.kill('SIGTERM');
       await d.exited;
       expect(outputs[2]).toContain('Unknown employee (request: Bearer [REDACTED])');
-      const files = readdirSync(stack.tmp.dir).filter((f) => /journal\.db|status\.txt/.test(f));
-      const everything = [
-        d.output(),
-        ...outputs,
-        ...files.map((f) => readFileSync(stack.tmp.path(f)).toString('latin1')),
-      ].join('\n');
+      const everything = everythingWritten(stack.tmp.dir, d, outputs);
       const header = `Bearer ${TOKEN}`;
       for (const secret of [
         TOKEN,

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { stringify, parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { COMM_KEY, spawnDaemon, startStack, TOKEN } from './stack.js';
+import { COMM_KEY, everythingWritten, spawnDaemon, startStack, TOKEN } from './stack.js';
 import { waitFor } from '../helpers/wait.js';
 
 /**
@@ -51,12 +51,7 @@ describe('secrets', () => {
       ];
       d.child.kill('SIGTERM');
       await d.exited;
-      const files = readdirSync(stack.tmp.dir).filter((f) => /journal\.db|status\.txt/.test(f));
-      const everything = [
-        d.output(),
-        ...outputs,
-        ...files.map((f) => readFileSync(stack.tmp.path(f)).toString('latin1')),
-      ].join('\n');
+      const everything = everythingWritten(stack.tmp.dir, d, outputs);
       expect(everything.length).toBeGreaterThan(1000);
       expect(everything).not.toContain(TOKEN);
       expect(everything).not.toContain(String(COMM_KEY));

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { startHrmsSim, type HrmsSimOptions } from '../../src/sim/hrms/index.js';
 import { startTerminalSim, type TerminalSim } from '../../src/sim/terminal/index.js';
@@ -120,6 +120,15 @@ export async function statusUrl(d: DaemonProcess): Promise<string> {
   const url = find();
   if (!url) throw new Error(`punchgate run exited without serving the status page:\n${d.output()}`);
   return url;
+}
+
+/**
+ * Everything a daemon and its commands left where a secret could hide: the daemon's output, the
+ * commands' output, and the journal and status files as bytes (latin1, so nothing is lost).
+ */
+export function everythingWritten(dir: string, d: DaemonProcess, outputs: readonly string[]): string {
+  const files = readdirSync(dir).filter((f) => /journal\.db|status\.txt/.test(f));
+  return [d.output(), ...outputs, ...files.map((f) => readFileSync(`${dir}/${f}`).toString('latin1'))].join('\n');
 }
 
 /** Distinct "code@time" keys. */
