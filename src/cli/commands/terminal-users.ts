@@ -107,7 +107,10 @@ export function registerTerminalUserCommands(terminals: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action((terminal: string | undefined, opts: { json?: boolean }, cmd: Command) =>
-        withJournal(cmd, (ctx, journal) => listBackups(terminal, Boolean(opts.json), { ...depsOf(ctx, journal) })),
+        withJournal(cmd, (ctx, journal) =>
+          // `terminals` has a --json of its own: commander gives it to the parent.
+          listBackups(terminal, Boolean(withParent(opts, cmd).json), { ...depsOf(ctx, journal) }),
+        ),
       ),
     );
 }

@@ -46,15 +46,15 @@ export class PushSyncAdapter implements UserSyncAdapter {
 
   async read(): Promise<TerminalSnapshot> {
     const { cfg, store } = this;
-    const record = store.pushTerminal(cfg.name);
-    if (!record || record.lastContactAt === null || record.serial !== cfg.serial) {
-      throw new Error(
-        `SN=${cfg.serial} has not contacted punchgate yet, so its users are not known; nothing queued (it must push to the receiver of punchgate run: adms.listen)`,
-      );
-    }
     const known = store.users(cfg.name, cfg.serial);
     const open = store.openCommands(cfg.name);
     if (known.length === 0 && !this.usersReported()) {
+      const record = store.pushTerminal(cfg.name);
+      if (!record || record.lastContactAt === null || record.serial !== cfg.serial) {
+        throw new Error(
+          `SN=${cfg.serial} has not contacted punchgate yet, so its users are not known; nothing queued (it must push to the receiver of punchgate run: adms.listen)`,
+        );
+      }
       const q = store.enqueue(cfg.name, QUERY_USERS_COMMAND);
       throw new Error(
         `its users are not known yet: asked it to upload them (command ${q.command.id}, ${QUERY_USERS_COMMAND}); run sync-users again after its next poll`,
