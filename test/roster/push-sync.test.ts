@@ -156,7 +156,9 @@ describe('sync-users on a push terminal', () => {
     // After confirmation, the same roster changes nothing and queues nothing.
     const third = await sync(config, { roster });
     expect(third.code).toBe(0);
-    expect(third.out).toContain('0 added, 0 updated, 0 removed; 3 unchanged, 1 not in the roster (left alone), 1 administrator(s) kept');
+    expect(third.out).toContain(
+      '0 added, 0 updated, 0 removed; 3 unchanged, 1 not in the roster (left alone), 1 administrator(s) kept',
+    );
     expect(third.out).not.toContain('not confirmed yet');
     expect(r.store.commands('lobby')).toHaveLength(4);
   });
