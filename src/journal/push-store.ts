@@ -284,6 +284,14 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
     ).map(toCommand);
   }
 
+  openCommands(terminal: string): TerminalCommand[] {
+    return (
+      this.db
+        .prepare(`SELECT * FROM terminal_commands WHERE terminal = ? AND state IN ('queued', 'sent') ORDER BY id`)
+        .all(terminal) as Row[]
+    ).map(toCommand);
+  }
+
   takeCommands(terminal: string, now: number, limits: CommandTakeLimits): TerminalCommand[] {
     const candidates = (
       this.db

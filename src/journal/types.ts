@@ -335,6 +335,8 @@ export interface TerminalCommandQueue {
   enqueue(terminal: string, command: string): { command: TerminalCommand; created: boolean };
   /** The terminal's commands, newest first. */
   commands(terminal: string, opts?: { limit?: number }): TerminalCommand[];
+  /** The terminal's commands without a result yet (queued or sent), oldest first. */
+  openCommands(terminal: string): TerminalCommand[];
 }
 
 /** How many commands one `getrequest` answer may carry. */

@@ -1,7 +1,7 @@
 /**
  * What user sync needs from a terminal, whatever its kind. The planner is the same for every
- * kind; each kind brings one adapter: ZK terminals (this phase), push terminals (an ADMS command
- * queue: results are 'queued' until the terminal confirms them) and Hikvision terminals (ISAPI).
+ * kind; each kind brings one adapter: ZK terminals (zk/), push terminals (push/: an ADMS command
+ * queue, results are 'queued' until the terminal confirms them) and Hikvision terminals (hikvision/: ISAPI).
  */
 import type { Change, ChangeResult, TerminalProfile, TerminalUser } from './types.js';
 
@@ -27,6 +27,8 @@ export interface BackupSink {
 export interface TerminalSnapshot {
   users: TerminalUser[];
   profile: TerminalProfile;
+  /** What the admin should know about this read (commands still waiting for a push terminal...). */
+  notes?: string[];
 }
 
 export interface ApplyOutcome {
@@ -34,6 +36,8 @@ export interface ApplyOutcome {
   results: ChangeResult[];
   /** Things the admin must know (the terminal could not be re-enabled, a read-back failed...). */
   warnings: string[];
+  /** Information, not trouble (where the results of queued changes will show). */
+  notes?: string[];
 }
 
 export interface UserSyncAdapter {

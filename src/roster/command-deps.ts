@@ -1,7 +1,9 @@
 /** What the user commands (sync-users, restore-user, copy-templates, backups) run with. */
 import type { Config } from '../config/schema.js';
 import type { Journal } from '../journal/journal.js';
+import type { HikClientFactory } from '../sources/hikvision/index.js';
 import type { ClientFactory } from '../sources/zk/poll.js';
+import type { Logger } from '../util/logger.js';
 import type { EmployeeFetcher } from './load-roster.js';
 
 export interface Output {
@@ -19,4 +21,8 @@ export interface UserCommandDeps {
   /** The HRMS client, made only for --from-hrms. */
   hrms?: () => EmployeeFetcher;
   clientFactory?: ClientFactory;
+  /** Tests point Hikvision terminals at a simulator with their own options. */
+  hikClientFactory?: HikClientFactory;
+  /** Where a refused Hikvision password is logged (as the daemon logs it); default silent. */
+  logger?: Logger;
 }

@@ -133,6 +133,7 @@ export function formatText(
     }
     for (const f of r.plan?.refused ?? []) out.push(`  ! refuse ${f.code.padEnd(12)} ${f.where}: ${f.reason}`);
     for (const w of r.warnings) out.push(`  warning: ${scrub(w)}`);
+    for (const n of r.notes) out.push(`  note: ${scrub(n)}`);
     if (r.error) out.push(`  ERROR: ${scrub(r.error)}`);
   }
   return out.join('\n') + '\n';
@@ -172,6 +173,7 @@ export function toJson(
       protectedAdmins: r.plan?.protectedAdmins ?? [],
       refused: r.plan?.refused ?? [],
       warnings: r.warnings.map(scrub),
+      notes: r.notes.map(scrub),
     })),
   };
 }

@@ -36,14 +36,16 @@ export async function runSyncUsers(opts: SyncCommandOptions, deps: UserCommandDe
   }
   for (const p of roster.problems) deps.err.write(`punchgate: ${p.where}: ${p.message} (row skipped)\n`);
   if (terminals.length === 0) {
-    deps.err.write('punchgate: no terminal that holds users is configured (kind: zk); nothing to do\n');
+    deps.err.write(
+      'punchgate: no terminal that holds users is configured (kind: zk, adms or hikvision); nothing to do\n',
+    );
   }
 
   const { sink, store } = journalBackups(deps.journal, deps.now);
   store.prune(deps.config.terminalUsers.backupRetentionDays);
   const dryRun = Boolean(opts.dryRun);
   const reports = await syncAll(
-    terminals.map((t) => syncAdapterFor(t, deps.clientFactory)),
+    terminals.map((t) => syncAdapterFor(t, deps)),
     roster.entries,
     protectedCodes(roster),
     { dryRun, removeAbsent: Boolean(opts.removeAbsent), includeAdmins: adminsOption(opts.includeAdmins) },

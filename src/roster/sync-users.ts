@@ -22,6 +22,7 @@ export interface TerminalSyncReport {
   plan: Plan | null;
   changes: { change: Change; result: ChangeResult }[];
   warnings: string[];
+  notes: string[];
 }
 
 export async function syncTerminal(
@@ -39,10 +40,12 @@ export async function syncTerminal(
     plan: null,
     changes: [],
     warnings: [],
+    notes: [],
   };
   try {
     const snapshot = await adapter.read();
     report.reached = true;
+    report.notes.push(...(snapshot.notes ?? []));
     const plan = planTerminal(roster, snapshot.users, snapshot.profile, opts, guard);
     report.plan = plan;
     if (opts.dryRun || plan.changes.length === 0) {
@@ -52,6 +55,7 @@ export async function syncTerminal(
     const outcome = await adapter.apply(plan.changes, backups);
     report.changes = plan.changes.map((change, i) => ({ change, result: outcome.results[i]! }));
     report.warnings = outcome.warnings;
+    report.notes.push(...(outcome.notes ?? []));
   } catch (e) {
     report.error = messageOf(e);
     // Changes of a plan whose apply broke off before any result: none was made.

@@ -1,14 +1,19 @@
 /** The terminals a user command works on, and the adapter for each kind. */
 import type { Config } from '../config/schema.js';
 import type { TerminalConfig, ZkTerminalConfig } from '../config/terminals.js';
-import type { ClientFactory } from '../sources/zk/poll.js';
+import { PushStore } from '../journal/push-store.js';
+import { sourceDepsFor } from '../sources/deps.js';
 import { EXIT, ExitError } from '../util/exit-codes.js';
+import { silentLogger } from '../util/logger.js';
 import type { UserSyncAdapter } from './adapter.js';
+import type { UserCommandDeps } from './command-deps.js';
+import { HikSyncAdapter } from './hikvision/hik-sync.js';
+import { PushSyncAdapter } from './push/push-sync.js';
 import { ZkSyncAdapter } from './zk/zk-sync.js';
 import { ZkUserTerminal } from './zk/zk-terminal.js';
 
-/** Kinds whose users punchgate can manage. */
-const USER_KINDS = new Set(['zk']);
+/** Kinds whose users punchgate can manage: ZK (TCP/UDP), push (ADMS) and Hikvision (ISAPI) terminals. */
+const USER_KINDS = new Set(['zk', 'adms', 'hikvision']);
 
 /**
  * Named terminals (each must exist and hold users), or without names every enabled one that
@@ -37,7 +42,16 @@ export function zkTerminal(config: Config, name: string, option: string): ZkTerm
   return t;
 }
 
-export function syncAdapterFor(t: TerminalConfig, factory?: ClientFactory): UserSyncAdapter {
-  if (t.kind === 'zk') return new ZkSyncAdapter(new ZkUserTerminal(t, factory));
+export function syncAdapterFor(
+  t: TerminalConfig,
+  deps: Pick<UserCommandDeps, 'journal' | 'now' | 'clientFactory' | 'hikClientFactory' | 'logger'>,
+): UserSyncAdapter {
+  const clock = { now: deps.now };
+  if (t.kind === 'zk') return new ZkSyncAdapter(new ZkUserTerminal(t, deps.clientFactory));
+  if (t.kind === 'adms') return new PushSyncAdapter(t, new PushStore(deps.journal.db, deps.journal, clock));
+  if (t.kind === 'hikvision') {
+    const source = sourceDepsFor(deps.journal, deps.logger ?? silentLogger(), clock);
+    return new HikSyncAdapter(t, source, deps.hikClientFactory);
+  }
   throw new ExitError(`${t.name}: a ${t.kind} terminal holds no users`, EXIT.CONFIG);
 }

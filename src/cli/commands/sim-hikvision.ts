@@ -35,6 +35,7 @@ interface SimHikvisionOptions {
   tlsCert?: string;
   tlsKey?: string;
   seed: number;
+  failWriteAfter?: number;
 }
 
 function int(min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -97,6 +98,11 @@ export function registerSimHikvision(program: Command): void {
     .option('--tls-cert <file>', 'serve HTTPS with this certificate (PEM)')
     .option('--tls-key <file>', 'and this key (PEM)')
     .option('--seed <n>', 'same seed, same generated events', int(0), 1)
+    .option(
+      '--fail-write-after <n>',
+      'after N user writes (UserInfo, CardInfo), every later one fails (HTTP 500)',
+      int(0),
+    )
     .action(action((opts: SimHikvisionOptions) => runSim(opts)));
 }
 
@@ -124,6 +130,7 @@ async function runSim(o: SimHikvisionOptions): Promise<number> {
     firmware: { pageCap: o.pageCap, serialFilters: o.serialFilter === false ? 'ignore' : o.serialFilter },
     lockoutAfter: o.lockoutAfter,
     lockoutMs: o.lockoutMinutes * 60_000,
+    writeFault: o.failWriteAfter === undefined ? undefined : { after: o.failWriteAfter, mode: 'error' },
     tls: o.tlsCert && o.tlsKey ? { cert: read(o.tlsCert), key: read(o.tlsKey) } : undefined,
     users: Array.from({ length: o.users }, (_, i) => ({
       employeeNo: employeeNoOf(i),

@@ -28,6 +28,7 @@ function depsOf(ctx: AppContext, journal: Journal): UserCommandDeps {
     out: process.stdout,
     err: process.stderr,
     scrub: (s) => ctx.secrets.scrub(s),
+    logger: ctx.logger,
     hrms: () =>
       new HrmsUsers({
         hrms: ctx.config.hrms,
@@ -47,7 +48,11 @@ export function registerTerminalUserCommands(terminals: Command): void {
     )
     .option('--roster <file.csv>', 'the roster: code,name[,card][,active] with a header')
     .option('--from-hrms', 'the roster from the HRMS employee fetch (config terminalUsers.fields)')
-    .option('--terminal <name>', 'only this terminal (repeatable); default every enabled ZK terminal', collect)
+    .option(
+      '--terminal <name>',
+      'only this terminal (repeatable); default every enabled ZK, push (adms) and Hikvision terminal',
+      collect,
+    )
     .option('--dry-run', 'print the plan per terminal and change nothing')
     .option('--remove-absent', 'also remove users the roster does not mention')
     .option('--include-admins [codes]', 'administrators may be removed too (all, or only these comma-separated codes)')
@@ -102,7 +107,10 @@ export function registerTerminalUserCommands(terminals: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action((terminal: string | undefined, opts: { json?: boolean }, cmd: Command) =>
-        withJournal(cmd, (ctx, journal) => listBackups(terminal, Boolean(opts.json), { ...depsOf(ctx, journal) })),
+        withJournal(cmd, (ctx, journal) =>
+          // `terminals` has a --json of its own: commander gives it to the parent.
+          listBackups(terminal, Boolean(withParent(opts, cmd).json), { ...depsOf(ctx, journal) }),
+        ),
       ),
     );
 }

@@ -11,7 +11,15 @@ import { DigestServer } from './digest-auth.js';
 import { epochOf, EventLog, isoAtOffset, offsetMinutes } from './event-log.js';
 import { People, responseStatus, type Answer } from './people.js';
 import { handle, type SimState } from './server.js';
-import type { HikFirmware, HikvisionSim, HikvisionSimOptions, NewSimEvent, SimEvent, SimRequest } from './types.js';
+import type {
+  HikFirmware,
+  HikvisionSim,
+  HikvisionSimOptions,
+  NewSimEvent,
+  SimEvent,
+  SimRequest,
+  WriteFault,
+} from './types.js';
 
 export type * from './types.js';
 export { generateEvents, employeeNoOf, type GenerateOptions } from './generate.js';
@@ -56,6 +64,8 @@ export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<Hi
   let requests: SimRequest[] = [];
   const logRequests = o.logRequests ?? true;
   const streams = new Set<ServerResponse>();
+  let writeFault: WriteFault | null = o.writeFault ?? null;
+  let writesDone = 0;
 
   const pushToStreams = (events: SimEvent[]) => {
     for (const e of events) {
@@ -100,6 +110,10 @@ export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<Hi
     firmware: () => ({ ...firmware }),
     setFirmware: (f) => Object.assign(firmware, f),
     setPassword: (p) => auth.setPassword(p),
+    setWriteFault: (f) => {
+      writeFault = f;
+      writesDone = 0;
+    },
     serialNumber: () => device.serialNumber,
     setSerialNumber: (sn) => void (device.serialNumber = sn),
     deviceTime,
@@ -133,6 +147,14 @@ export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<Hi
       }
       case 'GET state':
         return ok({ auth: auth.stats, firmware, deviceTime: deviceTime(), serialNumber: device.serialNumber });
+      case 'POST write-fault': {
+        const f = json();
+        const after = Number(f.after);
+        sim.setWriteFault(
+          Number.isInteger(after) && after >= 0 ? { after, mode: f.mode === 'drop' ? 'drop' : 'error' } : null,
+        );
+        return ok({ writeFault });
+      }
       case 'POST firmware':
         sim.setFirmware(json() as Partial<HikFirmware>);
         return ok({ firmware });
@@ -167,6 +189,11 @@ export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<Hi
       res.on('close', () => streams.delete(res));
     },
     admin,
+    userWrite: () => {
+      if (writeFault && writesDone >= writeFault.after) return writeFault.mode;
+      writesDone++;
+      return 'ok';
+    },
   };
 
   const onRequest = (req: Parameters<typeof handle>[1], res: ServerResponse) => {

@@ -63,6 +63,7 @@ export class People {
       userType: u.userType ?? 'normal',
       valid: u.valid ?? { enable: true, beginTime: '2000-01-01T00:00:00', endTime: '2037-12-31T23:59:59' },
       doorRight: u.doorRight ?? '1',
+      localUIRight: u.localUIRight ?? false,
     });
   }
 
@@ -74,6 +75,7 @@ export class People {
       userType: u.userType,
       Valid: { ...u.valid, timeType: 'local' },
       doorRight: u.doorRight,
+      localUIRight: u.localUIRight,
       numOfCard: cards,
       numOfFP: 0,
       numOfFace: 0,
@@ -117,6 +119,7 @@ export class People {
       userType: str(u.userType) || prev?.userType || 'normal',
       valid: v ? { enable: v.enable !== false, beginTime: str(v.beginTime), endTime: str(v.endTime) } : prev!.valid,
       doorRight: u.doorRight === undefined ? (prev?.doorRight ?? '1') : str(u.doorRight),
+      localUIRight: typeof u.localUIRight === 'boolean' ? u.localUIRight : (prev?.localUIRight ?? false),
     });
     return { status: 200, body: responseStatus(true) };
   }

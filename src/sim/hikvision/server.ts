@@ -20,7 +20,19 @@ export interface SimState {
   record: (r: Omit<SimRequest, 'at'>) => void;
   openStream: (res: ServerResponse) => void;
   admin: (method: string, route: string, body: Buffer) => Answer;
+  /** Whether the next user write goes through, fails with an error answer, or loses its connection. */
+  userWrite: () => 'ok' | 'error' | 'drop';
 }
+
+/** Requests that change the people on the device (the write fault switch applies to them). */
+const USER_WRITES = new Set([
+  'PUT /ISAPI/AccessControl/UserInfo/SetUp',
+  'POST /ISAPI/AccessControl/UserInfo/Record',
+  'PUT /ISAPI/AccessControl/UserInfo/Modify',
+  'PUT /ISAPI/AccessControl/UserInfoDetail/Delete',
+  'PUT /ISAPI/AccessControl/CardInfo/SetUp',
+  'PUT /ISAPI/AccessControl/CardInfo/Delete',
+]);
 
 const MAX_BODY = 1024 * 1024;
 
@@ -149,6 +161,16 @@ export async function handle(s: SimState, req: IncomingMessage, res: ServerRespo
   let answer: Answer | undefined;
   let cond: Json | undefined;
   const route = `${method} ${path}`;
+  const fault = USER_WRITES.has(route) ? s.userWrite() : 'ok';
+  if (fault === 'drop') {
+    s.record({ method, path, status: 0, auth: 'ok' });
+    req.socket.destroy();
+    return;
+  }
+  if (fault === 'error') {
+    s.record({ method, path, status: 500, auth: 'ok' });
+    return send(res, { status: 500, body: responseStatus(false, 'deviceError', 'simulated write fault') });
+  }
   switch (route) {
     case 'GET /ISAPI/System/deviceInfo':
       answer = {

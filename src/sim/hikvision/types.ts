@@ -23,6 +23,18 @@ export interface SimUser {
   userType: string;
   valid: { enable: boolean; beginTime: string; endTime: string };
   doorRight: string;
+  /** May use the device's own menu: an administrator of the device. */
+  localUIRight: boolean;
+}
+
+/**
+ * A fault switch for user writes (UserInfo, UserInfoDetail, CardInfo changes): after `after`
+ * writes are done, every later one fails, with an error answer ('error': HTTP 500) or with the
+ * connection cut before any answer ('drop': the change is not made either).
+ */
+export interface WriteFault {
+  after: number;
+  mode: 'error' | 'drop';
 }
 
 export interface SimCard {
@@ -87,7 +99,8 @@ export interface HikvisionSimOptions {
   /** Heartbeat interval of the alert stream. */
   heartbeatMs?: number;
   events?: NewSimEvent[];
-  users?: Omit<SimUser, 'valid' | 'doorRight' | 'userType'>[] & Partial<SimUser>[];
+  users?: Omit<SimUser, 'valid' | 'doorRight' | 'userType' | 'localUIRight'>[] & Partial<SimUser>[];
+  writeFault?: WriteFault;
   /** PEM certificate and key: serve HTTPS. */
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** Records each request (default true; the bench turns it off). */
@@ -111,6 +124,8 @@ export interface HikvisionSim {
   firmware(): HikFirmware;
   setFirmware(f: Partial<HikFirmware>): void;
   setPassword(password: string): void;
+  /** Sets (or clears, with null) the user-write fault; its count starts again. */
+  setWriteFault(fault: WriteFault | null): void;
   serialNumber(): string;
   setSerialNumber(serial: string): void;
   /** The device clock, `YYYY-MM-DDTHH:mm:ss+hh:mm`. */

@@ -15,13 +15,16 @@ export function backfillCommand(from: string, to: string): string {
   return `DATA QUERY ATTLOG StartTime=${from}\tEndTime=${to}`;
 }
 
-/** `DATA UPDATE USERINFO`: adds or changes a user on the terminal (issue: roster onto the terminals). */
+/** `DATA QUERY USERINFO`: the terminal uploads every user it holds (a USERINFO/OPERLOG upload). */
+export const QUERY_USERS_COMMAND = 'DATA QUERY USERINFO';
+
+/**
+ * `DATA UPDATE USERINFO`: adds or changes a user on the terminal (the roster onto the terminals).
+ * Card is always written (empty = no card), so that a card taken away is taken away on the terminal too.
+ */
 export function updateUserCommand(u: { pin: string; name: string; card?: string; privilege?: number }): string {
   const clean = (s: string) => s.replace(/[\t\r\n]/g, ' ');
-  return (
-    `DATA UPDATE USERINFO PIN=${clean(u.pin)}\tName=${clean(u.name)}\tPri=${u.privilege ?? 0}` +
-    `${u.card ? `\tCard=${clean(u.card)}` : ''}`
-  );
+  return `DATA UPDATE USERINFO PIN=${clean(u.pin)}\tName=${clean(u.name)}\tCard=${clean(u.card ?? '')}\tPri=${u.privilege ?? 0}`;
 }
 
 /** `DATA DELETE USERINFO`: removes a user from the terminal. */

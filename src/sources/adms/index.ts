@@ -4,7 +4,9 @@ export {
   ADMIN_COMMANDS,
   backfillCommand,
   deleteUserCommand,
+  QUERY_USERS_COMMAND,
   updateUserCommand,
+  userChangeOf,
   type AdminCommand,
 } from './commands.js';
 export { parseAttlog, type AttlogRecord, type MalformedLine, type ParsedAttlog } from './attlog.js';

@@ -19,6 +19,8 @@ export interface HikUser {
   numOfCard: number;
   numOfFP: number;
   numOfFace: number;
+  /** May use the device's own menu (an administrator of the device). */
+  localUIRight: boolean;
 }
 
 /** What `setUp` writes. Absent optional fields get the defaults below. */
@@ -58,6 +60,7 @@ function toUser(o: Json): HikUser | undefined {
     numOfCard: num(o.numOfCard),
     numOfFP: num(o.numOfFP),
     numOfFace: num(o.numOfFace),
+    localUIRight: o.localUIRight === true || o.localUIRight === 'true',
   };
 }
 
@@ -118,9 +121,15 @@ export class HikUsers {
     return m ? Number(m[1] ?? m[2]) : null;
   }
 
-  /** Adds the user, or updates it when its employeeNo exists (UserInfo/SetUp). */
-  async setUp(user: HikUserInput, signal?: AbortSignal): Promise<void> {
-    const path = '/ISAPI/AccessControl/UserInfo/SetUp?format=json';
+  /**
+   * Adds the user, or updates it when its employeeNo exists (UserInfo/SetUp); `record` only adds
+   * (UserInfo/Record, for firmware without SetUp).
+   */
+  async setUp(user: HikUserInput, signal?: AbortSignal, how: 'setUp' | 'record' = 'setUp'): Promise<void> {
+    const path =
+      how === 'setUp'
+        ? '/ISAPI/AccessControl/UserInfo/SetUp?format=json'
+        : '/ISAPI/AccessControl/UserInfo/Record?format=json';
     const doorRight = user.doorRight ?? '1';
     const body = {
       UserInfo: {
@@ -135,6 +144,17 @@ export class HikUsers {
           .map((d) => ({ doorNo: Number(d), planTemplateNo: '1' })),
       },
     };
+    const method = how === 'setUp' ? 'PUT' : 'POST';
+    expectOk(await this.http.request(method, path, { body: JSON.stringify(body), signal }), path);
+  }
+
+  /**
+   * Changes the name of an existing user (UserInfo/Modify): the fields not sent (validity, doors,
+   * rights) stay as they are on the device.
+   */
+  async rename(employeeNo: string, name: string, signal?: AbortSignal): Promise<void> {
+    const path = '/ISAPI/AccessControl/UserInfo/Modify?format=json';
+    const body = { UserInfo: { employeeNo, name } };
     expectOk(await this.http.request('PUT', path, { body: JSON.stringify(body), signal }), path);
   }
 

@@ -1,0 +1,38 @@
+/**
+ * The people of a Hikvision terminal as user sync sees them: the user's employeeNo is the code,
+ * its first card (as the device lists them) the card, and a user who may use the device's own
+ * menu (localUIRight) an administrator, never removed without --include-admins.
+ */
+import type { HikCard, HikUser } from '../../sources/hikvision/index.js';
+import type { TerminalProfile, TerminalUser } from '../types.js';
+
+/** ISAPI keeps 32 bytes of a name and of an employeeNo; card numbers are decimal text. */
+export const HIK_PROFILE: TerminalProfile = {
+  nameBytes: 32,
+  codeBytes: 32,
+  numericCodes: false,
+  maxCard: 0xffffffff,
+  maxUid: null,
+};
+
+const ADMINISTRATOR = 14;
+
+/** A card number as the roster writes it (decimal, no leading zeros), or 0 when it is not one. */
+export const cardNumber = (cardNo: string): number =>
+  /^\d{1,10}$/.test(cardNo) && Number(cardNo) <= 0xffffffff ? Number(cardNo) : 0;
+
+export function toTerminalUsers(users: readonly HikUser[], cards: readonly HikCard[]): TerminalUser[] {
+  const firstCard = new Map<string, string>();
+  for (const c of cards) if (!firstCard.has(c.employeeNo)) firstCard.set(c.employeeNo, c.cardNo);
+  return users.map((u) => ({
+    uid: null,
+    code: u.employeeNo,
+    name: u.name,
+    card: cardNumber(firstCard.get(u.employeeNo) ?? ''),
+    privilege: u.localUIRight ? ADMINISTRATOR : 0,
+  }));
+}
+
+/** The card numbers a user holds, as the device writes them. */
+export const cardsOf = (cards: readonly HikCard[], employeeNo: string): string[] =>
+  cards.filter((c) => c.employeeNo === employeeNo).map((c) => c.cardNo);

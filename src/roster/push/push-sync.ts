@@ -1,0 +1,136 @@
+/**
+ * User sync on a push terminal (ADMS): it is never connected to, it polls us. Its users are what
+ * the journal knows (its uploads, and the commands it confirmed, see push-users.ts); the changes
+ * are queued as `DATA UPDATE USERINFO` / `DATA DELETE USERINFO` on its command queue, and are
+ * 'queued' until the terminal takes them at its next poll and confirms them (devicecmd).
+ *
+ * Push terminals send no fingerprint templates we keep: the backup before a removal is the user
+ * record only (code, name, card, privilege), so `restore-user` cannot bring back fingerprints.
+ */
+import type { AdmsTerminalConfig } from '../../config/terminals.js';
+import type { PushStore } from '../../journal/push-store.js';
+import { deleteUserCommand, QUERY_USERS_COMMAND, updateUserCommand } from '../../sources/adms/index.js';
+import type { ApplyOutcome, BackupSink, TerminalSnapshot, UserSyncAdapter } from '../adapter.js';
+import type { Change, ChangeResult, TerminalProfile } from '../types.js';
+import { withPending } from './push-users.js';
+
+const REASONS = {
+  inactive: 'sync-users: inactive in the roster',
+  absent: 'sync-users: not in the roster (--remove-absent)',
+};
+
+/** ZK push firmware keeps 24 bytes of a name and of a PIN; cards are 32-bit numbers. */
+const PUSH_PROFILE: TerminalProfile = {
+  nameBytes: 24,
+  codeBytes: 24,
+  numericCodes: false,
+  maxCard: 0xffffffff,
+  maxUid: null,
+};
+
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+export class PushSyncAdapter implements UserSyncAdapter {
+  readonly kind = 'adms';
+  readonly terminal: string;
+  readonly address: string;
+
+  constructor(
+    private readonly cfg: AdmsTerminalConfig,
+    private readonly store: PushStore,
+  ) {
+    this.terminal = cfg.name;
+    const seenFrom = store.pushTerminal(cfg.name)?.address;
+    this.address = `SN=${cfg.serial}${seenFrom ? ` from ${seenFrom}` : ''}`;
+  }
+
+  async read(): Promise<TerminalSnapshot> {
+    const { cfg, store } = this;
+    const known = store.users(cfg.name, cfg.serial);
+    const open = store.openCommands(cfg.name);
+    if (known.length === 0 && !this.usersReported()) {
+      const record = store.pushTerminal(cfg.name);
+      if (!record || record.lastContactAt === null || record.serial !== cfg.serial) {
+        throw new Error(
+          `SN=${cfg.serial} has not contacted punchgate yet, so its users are not known; nothing queued (it must push to the receiver of punchgate run: adms.listen)`,
+        );
+      }
+      const q = store.enqueue(cfg.name, QUERY_USERS_COMMAND);
+      throw new Error(
+        `its users are not known yet: asked it to upload them (command ${q.command.id}, ${QUERY_USERS_COMMAND}); run sync-users again after its next poll`,
+      );
+    }
+    const { users, pending } = withPending(known, open);
+    const notes =
+      pending > 0
+        ? [
+            `${pending} user command(s) queued earlier are not confirmed yet: counted as done, not queued again (punchgate terminals commands ${cfg.name})`,
+          ]
+        : [];
+    return { users, profile: PUSH_PROFILE, notes };
+  }
+
+  /** The terminal has uploaded its user table (a stamp kept), or answered a request for it. */
+  private usersReported(): boolean {
+    const stamps = this.store.stamps(this.cfg.name, this.cfg.serial);
+    if (stamps.OPERLOG !== undefined || stamps.USERINFO !== undefined) return true;
+    return this.store
+      .commands(this.cfg.name, { limit: 200 })
+      .some((c) => c.command === QUERY_USERS_COMMAND && c.state === 'done');
+  }
+
+  apply(changes: readonly Change[], backups: BackupSink): Promise<ApplyOutcome> {
+    const results: ChangeResult[] = [];
+    let broken: string | null = null;
+    for (const c of changes) {
+      if (broken) {
+        results.push({ status: 'not-attempted', error: broken });
+        continue;
+      }
+      if (c.action === 'remove') {
+        try {
+          backups.save({
+            terminal: this.cfg.name,
+            serial: this.cfg.serial,
+            fpVersion: null,
+            user: { uid: null, code: c.code, name: c.name, card: c.card, privilege: c.privilege },
+            reason: REASONS[c.reason],
+            templates: [],
+          });
+        } catch (e) {
+          results.push({
+            status: 'failed',
+            error: `the backup could not be saved in the journal (${messageOf(e)}); not removed`,
+          });
+          continue;
+        }
+      }
+      const command =
+        c.action === 'remove'
+          ? deleteUserCommand(c.code)
+          : updateUserCommand({
+              pin: c.code,
+              name: c.name,
+              card: c.card ? String(c.card) : '',
+              privilege: c.action === 'update' ? c.privilege : 0,
+            });
+      try {
+        this.store.enqueue(this.cfg.name, command);
+        results.push({ status: 'queued' });
+      } catch (e) {
+        broken = `not queued: the journal refused an earlier command (${messageOf(e)})`;
+        results.push({ status: 'failed', error: `could not be queued: ${messageOf(e)}` });
+      }
+    }
+    const notes = results.some((r) => r.status === 'queued')
+      ? [
+          `${this.cfg.name} applies the queued changes at its next poll; punchgate terminals commands ${this.cfg.name} shows their results`,
+        ]
+      : [];
+    return Promise.resolve({ results, warnings: [], notes });
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

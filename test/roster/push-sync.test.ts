@@ -1,0 +1,206 @@
+/**
+ * sync-users on push terminals (ADMS): the in-process receiver with a real journal file, the push
+ * terminal simulator polling it, and sync-users in-process and as a child process of the built CLI.
+ * Changes are queued on the journal's command queue and are 'queued' until the terminal confirms them.
+ */
+import { writeFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { parseConfig } from '../../src/config/load.js';
+import type { Config } from '../../src/config/schema.js';
+import { runSyncUsers, type SyncCommandOptions } from '../../src/roster/sync-command.js';
+import { startPushTerminalSim, type PushSimUser, type PushTerminalSim } from '../../src/sim/push-terminal/index.js';
+import { runPunchgate } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
+import { startReceiver, terminal } from '../adms/harness.js';
+
+const SN = 'LOBBY0001';
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+const ON_TERMINAL: PushSimUser[] = [
+  { pin: '1001', name: 'Ana', privilege: 0, card: '111' },
+  { pin: '1002', name: 'Ben', privilege: 0, card: '' },
+  { pin: '1003', name: 'Chen Leaver', privilege: 0, card: '333' },
+  { pin: '9001', name: 'Site Admin', privilege: 14, card: '' },
+  { pin: '5555', name: 'Stranger', privilege: 0, card: '' },
+];
+
+const ROSTER = [
+  'code,name,card,active',
+  '1001,Ana One,111,1', // rename
+  '1002,Ben,222,', // card change
+  '1003,Chen Leaver,,0', // leaver
+  '1004,New Hire,444,', // hire
+  '9001,Site Admin,,no', // an administrator the roster calls a leaver: kept
+];
+
+const EXPECTED_COMMANDS = [
+  'DATA DELETE USERINFO PIN=1003',
+  'DATA UPDATE USERINFO PIN=1001\tName=Ana One\tCard=111\tPri=0',
+  'DATA UPDATE USERINFO PIN=1002\tName=Ben\tCard=222\tPri=0',
+  'DATA UPDATE USERINFO PIN=1004\tName=New Hire\tCard=444\tPri=0',
+];
+
+describe('sync-users on a push terminal', () => {
+  let r: Receiver | undefined;
+  const sims: PushTerminalSim[] = [];
+  afterEach(async () => {
+    await Promise.all(sims.splice(0).map((s) => s.stop()));
+    await r?.stop();
+    r = undefined;
+  });
+
+  function setup(): { config: Config; configPath: string; roster: string } {
+    const raw = {
+      site: 'adms',
+      journal: { path: 'journal.db' },
+      hrms: { baseUrl: 'http://127.0.0.1:9' },
+      adms: { listen: '127.0.0.1:0' },
+      terminals: [{ name: 'lobby', kind: 'adms', serial: SN, timezone: 'UTC' }],
+    };
+    const configPath = r!.tmp.path('punchgate.yaml');
+    writeFileSync(configPath, stringify(raw));
+    const roster = r!.tmp.path('roster.csv');
+    writeFileSync(roster, ROSTER.join('\n') + '\n');
+    return { config: parseConfig(raw, r!.tmp.dir), configPath, roster };
+  }
+
+  async function sync(config: Config, opts: SyncCommandOptions) {
+    const output = { code: -1, out: '', err: '' };
+    output.code = await runSyncUsers(opts, {
+      config,
+      journal: r!.journal,
+      now: () => Date.now(),
+      out: { write: (s: string) => (output.out += s) },
+      err: { write: (s: string) => (output.err += s) },
+      scrub: (s) => s,
+    });
+    return output;
+  }
+
+  /** The terminal as it powers up: registers, polls once, uploads its users, then polls every `delayMs`. */
+  function terminalUp(users: PushSimUser[], delayMs: number): PushTerminalSim {
+    const sim = startPushTerminalSim({ server: r!.url, serial: SN, users, punches: 0, delayMs, errorDelayMs: 50 });
+    sims.push(sim);
+    return sim;
+  }
+
+  const commandTexts = () =>
+    r!.store
+      .commands('lobby')
+      .reverse()
+      .map((c) => c.command);
+
+  it('queues exactly the roster changes; the terminal applies them at its poll; nothing is queued twice; a rerun after confirmation changes nothing', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+    const { config, configPath, roster } = setup();
+    // Up, users uploaded, then silent for a minute: no command is taken before we say so.
+    const first = terminalUp(ON_TERMINAL, 60_000);
+    await waitFor(() => r!.store.users('lobby', SN).length === 5, 10_000, 'users from the OPERLOG upload');
+    await first.stop();
+    sims.splice(0);
+
+    const dry = await sync(config, { roster, dryRun: true });
+    expect(dry.code, dry.out + dry.err).toBe(0);
+    expect(dry.out).toContain('would add 1, update 2, remove 1');
+    expect(r.store.commands('lobby')).toEqual([]);
+
+    // The site admin's run, as a child process of the built CLI, against the journal the receiver holds.
+    const run = await runPunchgate(['--config', configPath, 'terminals', 'sync-users', '--roster', roster, '--json']);
+    expect(run.status, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout);
+    const lobby = report.terminals[0];
+    expect(lobby).toMatchObject({ terminal: 'lobby', kind: 'adms', reached: true });
+    expect(
+      lobby.changes.map((c: { action: string; code: string; status: string }) => `${c.action} ${c.code} ${c.status}`),
+    ).toEqual(['remove 1003 queued', 'update 1001 queued', 'update 1002 queued', 'add 1004 queued']);
+    expect(lobby.protectedAdmins).toEqual([expect.objectContaining({ code: '9001', reason: 'inactive' })]);
+    expect(lobby.counts).toMatchObject({ added: 1, updated: 2, removed: 1, leftAlone: 1, protectedAdmins: 1 });
+    expect(lobby.notes.join()).toContain('punchgate terminals commands lobby');
+    expect(commandTexts()).toEqual(EXPECTED_COMMANDS);
+    expect(r.store.commands('lobby').every((c) => c.state === 'queued')).toBe(true);
+
+    // Run again before the terminal took them: nothing new is queued, the report says they wait.
+    const again = await sync(config, { roster });
+    expect(again.code, again.out).toBe(0);
+    expect(again.out).toContain('lobby (adms SN=LOBBY0001');
+    expect(again.out).toContain('0 added, 0 updated, 0 removed; 3 unchanged, 1 not in the roster (left alone)');
+    expect(again.out).toContain('4 user command(s) queued earlier are not confirmed yet');
+    expect(commandTexts()).toEqual(EXPECTED_COMMANDS);
+
+    // The leaver's record is backed up (no fingerprints: push terminals send none we keep).
+    const backups = await runPunchgate(['--config', configPath, 'terminals', 'backups', '--json']);
+    expect(JSON.parse(backups.stdout)).toEqual([
+      expect.objectContaining({ terminal: 'lobby', code: '1003', name: 'Chen Leaver', fingers: 0 }),
+    ]);
+
+    // The terminal comes back and polls: it applies the commands and confirms them (devicecmd).
+    const sim = terminalUp(ON_TERMINAL, 50);
+    await waitFor(() => r!.store.commands('lobby').every((c) => c.state === 'done'), 10_000, 'commands confirmed');
+    expect(
+      sim
+        .users()
+        .map((u) => `${u.pin} ${u.name} ${u.card} ${u.privilege}`)
+        .sort(),
+    ).toEqual([
+      '1001 Ana One 111 0',
+      '1002 Ben 222 0',
+      '1004 New Hire 444 0',
+      '5555 Stranger  0',
+      '9001 Site Admin  14',
+    ]);
+    const shown = await runPunchgate(['--config', configPath, 'terminals', 'commands', 'lobby']);
+    expect(shown.stdout.match(/ done /g)).toHaveLength(4);
+    expect(shown.stdout).toContain('DATA UPDATE USERINFO PIN=1004 Name=New Hire Card=444 Pri=0');
+
+    // After confirmation, the same roster changes nothing and queues nothing.
+    const third = await sync(config, { roster });
+    expect(third.code).toBe(0);
+    expect(third.out).toContain(
+      '0 added, 0 updated, 0 removed; 3 unchanged, 1 not in the roster (left alone), 1 administrator(s) kept',
+    );
+    expect(third.out).not.toContain('not confirmed yet');
+    expect(r.store.commands('lobby')).toHaveLength(4);
+  });
+
+  it('a command the terminal refuses is failed in the queue, and the next run queues the change again', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+    const { config, roster } = setup();
+    const sim = terminalUp(ON_TERMINAL, 50);
+    await waitFor(() => r!.store.users('lobby', SN).length === 5, 10_000, 'users from the OPERLOG upload');
+    // A PIN the simulated firmware refuses: an empty one is not a user command it knows (-1002).
+    r.store.enqueue('lobby', 'DATA UPDATE USERINFO Name=broken');
+    await waitFor(() => r!.store.commands('lobby')[0]!.state === 'failed', 10_000, 'refused');
+    expect((await sync(config, { roster })).code).toBe(0);
+    await waitFor(() => r!.store.openCommands('lobby').length === 0, 10_000, 'commands confirmed');
+    expect(sim.users().find((u) => u.pin === '1004')?.name).toBe('New Hire');
+    expect((await sync(config, { roster })).out).toContain('0 added, 0 updated, 0 removed');
+  });
+
+  it('a terminal that never reported its users is asked for them first; one that never called is not reached', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+    const { config, roster } = setup();
+    const never = await sync(config, { roster });
+    expect(never.code).toBe(75);
+    expect(never.out).toContain('lobby (adms SN=LOBBY0001): NOT REACHED: SN=LOBBY0001 has not contacted punchgate yet');
+    expect(r.store.commands('lobby')).toEqual([]);
+
+    // Contact without any user upload (a terminal whose OPERLOG went elsewhere): asked to upload its users.
+    r.store.recordContacts([
+      {
+        terminal: 'lobby',
+        serial: SN,
+        lastContactAt: Date.now(),
+        address: '127.0.0.1',
+        online: true,
+        offlineSince: null,
+      },
+    ]);
+    const unknown = await sync(config, { roster });
+    expect(unknown.code).toBe(75);
+    expect(unknown.out).toMatch(
+      /its users are not known yet: asked it to upload them \(command \d+, DATA QUERY USERINFO\)/,
+    );
+    expect(commandTexts()).toEqual(['DATA QUERY USERINFO']);
+  });
+});
