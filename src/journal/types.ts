@@ -103,6 +103,11 @@ export interface ClaimOptions {
   ignoreBackoff?: boolean;
 }
 
+export interface DueCountOptions extends ClaimOptions {
+  /** Stop counting here: the answer is min(count, atMost). */
+  atMost?: number;
+}
+
 /** What delivery works on. */
 export interface DeliveryQueue {
   /**
@@ -120,8 +125,8 @@ export interface DeliveryQueue {
   release(ids: readonly number[]): void;
   /** Epoch ms of the earliest moment a punch becomes due, or null when nothing waits. */
   nextDueAt(): number | null;
-  /** Count of punches deliverable now. */
-  dueCount(opts?: ClaimOptions): number;
+  /** Count of punches deliverable now (at most `atMost` when given: a cheap count of a long queue). */
+  dueCount(opts?: DueCountOptions): number;
 }
 
 export interface StoredPunch {
