@@ -155,6 +155,15 @@ export interface PunchFilter {
   limit?: number;
 }
 
+/** Punches the HRMS refused (rejected, or given up: dead) with one message, of one code. */
+export interface RefusedPunches {
+  /** The HRMS's last word on them ('' when it gave none). */
+  message: string;
+  code: string;
+  state: 'rejected' | 'dead';
+  count: number;
+}
+
 /** The oldest claim in the journal: what the status alerts on when it is far older than a request. */
 export interface OldestClaim {
   /** Epoch ms of the claim. */

@@ -1,6 +1,7 @@
 import { NO_TOKEN } from '../delivery/health.js';
-import type { OldestClaim } from '../journal/types.js';
+import type { OldestClaim, RefusedPunches } from '../journal/types.js';
 import { DISK_FAIL_BYTES, DISK_WARN_BYTES, humanBytes } from '../util/disk.js';
+import { refusalAlerts } from './refusals.js';
 import type { StatusReport } from './types.js';
 
 const MIN = 60_000;
@@ -55,7 +56,8 @@ function pushSilence(t: StatusReport['terminals'][number], now: number): string 
 
 /** What the alerts need from the journal besides the report. */
 export interface AlertFacts {
-  rejections: { message: string; count: number }[];
+  /** Refused punches (rejected and dead) by message, code and state: grouped by cause in the alerts. */
+  refused: readonly RefusedPunches[];
   quarantine: { terminal: string; reason: string; count: number; from: string; to: string }[];
   inflight: OldestClaim | undefined;
   /** The longest one HRMS request may take (connect + answer deadlines). */
@@ -153,11 +155,8 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): stri
       `${punches(claim.punches)} in flight for ${span(now - claim.claimedAt)}, far longer than a request can take (${claim.holders === 1 ? 'one process holds them' : `${claim.holders} processes hold them`}): they go back to the queue when their process ends; if punchgate run hangs, restart it`,
     );
   }
-  for (const rej of facts.rejections.slice(0, 5)) {
-    out.push(`${punches(rej.count)} rejected: ${rej.message || 'no message'}`);
-  }
-  if (r.punches.dead > 0)
-    out.push(`${punches(r.punches.dead)} given up (dead): fix the cause, then punchgate punches retry --state dead`);
+  // Refused and given-up punches, one line per cause (dead punches are refused ones the HRMS kept refusing).
+  out.push(...refusalAlerts(facts.refused));
   // Punches recorded while a terminal's clock was behind keep saying so after its clock is right again.
   let behind = 0;
   for (const q of facts.quarantine) {

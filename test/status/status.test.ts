@@ -98,7 +98,7 @@ describe('status report and status log', () => {
       'terminal gate-1 now answers with serial NEW instead of OLD: device swapped or address changed (its punches are kept apart)',
       'terminal gate-1 clock is 10 min behind',
       'terminal gate-2 unreachable for 3 h (no reply from 10.0.0.2:4370)',
-      '14 punches rejected: Unknown biometric code 1042',
+      '14 punches refused: employee not found for code 1042: add the employee in the HRMS, then `punchgate punches retry`',
       '1 punch quarantined (implausible time): check the terminal clocks, then punchgate punches release',
       'terminal door: 1 punch from cards not in its code map (card:0004521236): add them to the code map, then punchgate punches retry',
     ]);
