@@ -3,6 +3,7 @@ import type { OldestClaim, RefusedPunches } from '../journal/types.js';
 import { DISK_FAIL_BYTES, DISK_WARN_BYTES, humanBytes } from '../util/disk.js';
 import { refusalAlerts } from './refusals.js';
 import type { StatusReport } from './types.js';
+import { localTime } from '../util/local-time.js';
 
 const MIN = 60_000;
 /** The journal busy for less than this is ordinary contention, not an alert. */
@@ -20,16 +21,6 @@ const STALL_ALERT_MS = 30 * MIN;
  * password ..."): said at once and as it is, not as "unreachable" after five minutes.
  */
 const needsAdmin = (t: { name: string; lastError: string | null }) => t.lastError?.startsWith(`${t.name} `) === true;
-
-/** "09:12" today, "2026-11-21 09:12" on another day (box local time). */
-export function clockTime(ms: number, now: number): string {
-  const d = new Date(ms);
-  const p = (n: number) => String(n).padStart(2, '0');
-  const hm = `${p(d.getHours())}:${p(d.getMinutes())}`;
-  return new Date(now).toDateString() === d.toDateString()
-    ? hm
-    : `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${hm}`;
-}
 
 /** "45 s" below two minutes, else as `span`. */
 export function seconds(ms: number): string {
@@ -51,7 +42,7 @@ function pushSilence(t: StatusReport['terminals'][number], now: number): string 
   const last = t.push?.lastContactAt ? Date.parse(t.push.lastContactAt) : null;
   if (last === null) return `terminal ${t.name} has not pushed yet`;
   const from = t.push?.address ? ` from ${t.push.address}` : '';
-  return `terminal ${t.name} has not pushed for ${span(now - last)} (last contact ${clockTime(last, now)}${from})`;
+  return `terminal ${t.name} has not pushed for ${span(now - last)} (last contact ${localTime(last)}${from})`;
 }
 
 /** What the alerts need from the journal besides the report. */
@@ -76,7 +67,7 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): stri
   } else if (r.daemon?.stale) {
     const at = ms(r.daemon.statusLogAt);
     out.push(
-      `punchgate run has not rewritten the status log ${at === null ? 'at all' : `since ${clockTime(at, now)}`}: it may be stuck; look at journalctl -u punchgate and restart it (sudo systemctl restart punchgate)`,
+      `punchgate run has not rewritten the status log ${at === null ? 'at all' : `since ${localTime(at)}`}: it may be stuck; look at journalctl -u punchgate and restart it (sudo systemctl restart punchgate)`,
     );
   }
   const busy = ms(r.journal.busySince);
@@ -94,11 +85,11 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): stri
   if (r.delivery.auth === 'failed' && r.delivery.lastError?.startsWith(NO_TOKEN)) {
     // Nothing was sent: the HRMS did not refuse anything, punchgate has no token to send.
     const since = ms(r.delivery.authFailedSince);
-    out.push(`${r.delivery.lastError}${since ? ` (since ${clockTime(since, now)})` : ''}`);
+    out.push(`${r.delivery.lastError}${since ? ` (since ${localTime(since)})` : ''}`);
   } else if (r.delivery.auth === 'failed') {
     const since = ms(r.delivery.authFailedSince);
     out.push(
-      `HRMS refuses the token${since ? ` since ${clockTime(since, now)}` : ''}: put a valid token in the token file (it is re-read without a restart)`,
+      `HRMS refuses the token${since ? ` since ${localTime(since)}` : ''}: put a valid token in the token file (it is re-read without a restart)`,
     );
   }
   const oldestQueued = ms(r.oldestPending?.queuedAt ?? null);
@@ -127,7 +118,7 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): stri
     const finished = ms(t.lastSuccessAt);
     const polled = ms(t.lastPollAt);
     if (t.kind === 'zk' && t.online && t.lastError && polled !== null && (finished === null || finished < polled)) {
-      const last = finished === null ? 'none yet' : clockTime(finished, now);
+      const last = finished === null ? 'none yet' : localTime(finished);
       out.push(`terminal ${t.name}: polls reach it but do not finish (last complete poll: ${last}): ${t.lastError}`);
     }
     if (t.previousSerial) {
