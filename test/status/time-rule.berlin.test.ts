@@ -13,6 +13,7 @@ const WINTER = Date.UTC(2026, 10, 23, 13, 5, 9); // 14:05:09 in Berlin
 const SUMMER = Date.UTC(2026, 6, 1, 10, 0, 0); // 12:00:00 in Berlin
 const WINTER_TEXT = '2026-11-23 14:05:09 +01:00';
 const SUMMER_TEXT = '2026-07-01 12:00:00 +02:00';
+const re = (text: string) => text.replace('+', '\\+');
 
 describe('one time rule: box time with its offset everywhere a person reads a time', () => {
   let box: ReturnType<typeof cliSandbox>;
@@ -38,11 +39,11 @@ describe('one time rule: box time with its offset everywhere a person reads a ti
 
   it('status, terminals and punches --history show the same instants in the same format', async () => {
     const status = await cli('status');
-    expect(status.stdout).toMatch(new RegExp(`gate-1 +online +last poll ${WINTER_TEXT}`));
+    expect(status.stdout).toMatch(new RegExp(`gate-1 +online +last poll ${re(WINTER_TEXT)}`));
     expect(status.stdout).toContain(`last success: ${WINTER_TEXT} (1 sent: 1 rejected)`);
 
     const terminals = await cli('terminals');
-    expect(terminals.stdout).toMatch(new RegExp(`gate-1 +zk +online +${WINTER_TEXT} `));
+    expect(terminals.stdout).toMatch(new RegExp(`gate-1 +zk +online +${re(WINTER_TEXT)} `));
 
     const punches = await cli('punches', '--history');
     expect(punches.stdout).toContain(
