@@ -89,8 +89,10 @@ describe('push terminals in the status', () => {
       clock.advance(12 * MIN);
       const later = buildStatus(journal, config, clock.now());
       expect(later.terminals.find((t) => t.name === 'lobby')!.online).toBe(false);
-      expect(later.alerts).toContain('terminal lobby has not pushed for 12 min (last contact 09:00 from 192.168.10.7)');
-      expect(formatStatus(later)).toContain('lobby            OFFLINE  last contact 09:00');
+      expect(later.alerts).toContain(
+        'terminal lobby has not pushed for 12 min (last contact 2026-11-22 09:00:00 +00:00 from 192.168.10.7)',
+      );
+      expect(formatStatus(later)).toContain('lobby            OFFLINE  last contact 2026-11-22 09:00:00 +00:00');
     } finally {
       journal.close();
       tmp.cleanup();
