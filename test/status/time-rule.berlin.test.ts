@@ -72,6 +72,6 @@ describe('one time rule: box time with its offset everywhere a person reads a ti
     const json = JSON.parse(lines[0]!) as { time: string; msg: string };
     expect(json.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(Date.parse(json.time)).toBeGreaterThanOrEqual(before - 1000);
-    expect(lines[1]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+0[12]:00 INFO  pretty line\n$/);
+    expect(lines[1]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+0[12]:00 INFO {2}pretty line\n$/);
   });
 });
