@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { HikvisionTerminalConfig } from '../config/terminals.js';
 import { wallClockAt, wallClockDiffSeconds } from '../punch.js';
-import { clockText, nextAuthTry, type AuthRefusal } from '../sources/hikvision/auth-gate.js';
+import { nextAuthTry, type AuthRefusal } from '../sources/hikvision/auth-gate.js';
 import { END_SERIAL } from '../sources/hikvision/event-reader.js';
 import {
   defaultHikClientFactory,
@@ -18,6 +18,7 @@ import {
 import type { Clock } from '../util/clock.js';
 import { errorText, fail, pass, warn, type CheckResult } from './types.js';
 import { describeSkew } from './zk-check.js';
+import { localTime } from '../util/local-time.js';
 
 export interface HikCheckDeps {
   clock: Clock;
@@ -73,9 +74,9 @@ export async function checkHikvisionTerminal(
       const what = r.locked ? 'has locked the account after repeated wrong passwords' : 'refuses the password';
       return fail(
         name,
-        `${cfg.name} ${what} (met by punchgate at ${clockText(r.at, now)}; next try at ${clockText(next, now)}); not tried again by check, so as not to lock the account`,
+        `${cfg.name} ${what} (met by punchgate at ${localTime(r.at)}; next try at ${localTime(next)}); not tried again by check, so as not to lock the account`,
         pw.fromEnv
-          ? `set the right password in ${pw.from}; punchgate tries it again at ${clockText(next, now)}`
+          ? `set the right password in ${pw.from}; punchgate tries it again at ${localTime(next)}`
           : `put the right password in ${key}.passwordFile (${pw.from}): punchgate run and check try it as soon as the file changes`,
       );
     }

@@ -12,6 +12,7 @@ import type { AdmsReceiver } from '../sources/adms/index.js';
 import { checkTerminalConfig, createSource, terminalSecrets } from '../sources/build.js';
 import type { SourceDeps } from '../sources/types.js';
 import { buildStatus, LatestReport, type StatusReport } from '../status/index.js';
+import { punchgateVersion } from '../util/version.js';
 import { StatusWeb } from '../web/index.js';
 import { createPushReceiver } from './push-receiver.js';
 import { StatusLog } from './status-log.js';
@@ -139,7 +140,12 @@ export class Daemon {
     if (wd) this.every(wd, () => this.healthy() && this.opts.notifier.watchdog());
     this.opts.notifier.ready(`collecting from ${this.sources.names().length} terminals`);
     logger.info(
-      { site: this.config.site, terminals: this.sources.names(), journal: this.config.journal.path },
+      {
+        version: punchgateVersion(),
+        site: this.config.site,
+        terminals: this.sources.names(),
+        journal: this.config.journal.path,
+      },
       'punchgate running',
     );
   }

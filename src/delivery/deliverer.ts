@@ -9,7 +9,8 @@ import { BatchSizer } from './batch-size.js';
 import { emptyCounters, type DeliveryCounters } from './counters.js';
 import { drainQueue, type DrainOptions, type DrainReport } from './drain.js';
 import { DeliveryHealth, NO_TOKEN, type DeliveryStateAccess } from './health.js';
-import { compilePatterns, describeTally } from './outcomes.js';
+import { compilePatterns, describeTally, type OutcomeTally } from './outcomes.js';
+import { countingQueue, PendingCount } from './pending.js';
 import { sendClaimed, type Failure } from './send-claimed.js';
 import { abortableSleep, type Sleep } from './sleep.js';
 import type { BatchOptions, BatchReport } from './types.js';
@@ -57,6 +58,9 @@ export class Deliverer {
   private readonly health: DeliveryHealth;
   private readonly sleep: Sleep;
   private readonly stats: DeliveryCounters = emptyCounters();
+  /** The journal's queue, with what this process claims and returns counted for the log line of each batch. */
+  private readonly queue: DeliveryQueue;
+  private readonly pending: PendingCount;
   /** Epoch ms before which no batch should be sent (backoff). */
   private retryAt = 0;
   private wakeIdle: (() => void) | undefined;
@@ -66,6 +70,8 @@ export class Deliverer {
 
   constructor(private readonly o: DelivererOptions) {
     this.ownsSender = !o.sender;
+    this.pending = new PendingCount(o.queue, () => o.clock.now());
+    this.queue = countingQueue(o.queue, this.pending);
     this.sender =
       o.sender ??
       new AttendanceClient({ hrms: o.hrms, authPatterns: compilePatterns(o.delivery.patterns.authFailure) });
@@ -98,7 +104,8 @@ export class Deliverer {
 
   /** Claims up to the working batch size, sends it (splitting it if refused), settles and reports. */
   async deliverBatch(opts: BatchOptions = {}): Promise<BatchReport> {
-    const { queue, clock } = this.o;
+    const { clock } = this.o;
+    const queue = this.queue;
     const report: BatchReport = {
       result: 'idle',
       claimed: 0,
@@ -157,6 +164,7 @@ export class Deliverer {
     if (claimError !== undefined) throw claimError;
     const smallerHelps = sent.failure?.kind === 'too-large' && this.sizer.shrink(sent.failedSize) < sent.failedSize;
     this.conclude(report, sent.failure, sent.badReply, batch.length, smallerHelps);
+    this.logDelivered(report);
     return report;
   }
 
@@ -194,7 +202,7 @@ export class Deliverer {
   /** Delivers what is deliverable now (for `flush`), retrying temporary failures for up to maxWaitMs. */
   async drain(opts: DrainOptions): Promise<DrainReport> {
     try {
-      return await drainQueue(this, this.o.queue, this.o.clock, this.sleep, opts);
+      return await drainQueue(this, this.queue, this.o.clock, this.sleep, opts);
     } finally {
       this.releaseAhead();
     }
@@ -213,7 +221,7 @@ export class Deliverer {
       const skip = opts.skipIds;
       if (!skip) return ahead.batch;
       const back = ahead.batch.filter((p) => skip.has(p.id));
-      if (back.length > 0) this.o.queue.release(back.map((p) => p.id));
+      if (back.length > 0) this.queue.release(back.map((p) => p.id));
       const batch = ahead.batch.filter((p) => !skip.has(p.id));
       return batch.length > 0 ? batch : undefined;
     }
@@ -226,7 +234,7 @@ export class Deliverer {
     if (!this.ahead) return;
     const ids = this.ahead.batch.map((p) => p.id);
     this.ahead = undefined;
-    this.o.queue.release(ids);
+    this.queue.release(ids);
   }
 
   private claim(opts: BatchOptions): OutboundPunch[] {
@@ -235,11 +243,11 @@ export class Deliverer {
     // A punch answered earlier in this drain may be due again at once (always with ignoreBackoff):
     // claim enough to get past those, then hand them straight back.
     const limit = size + skip.size;
-    const claimed = this.o.queue.claim(limit, { ignoreBackoff: opts.ignoreBackoff ?? false });
+    const claimed = this.queue.claim(limit, { ignoreBackoff: opts.ignoreBackoff ?? false });
     const wanted = claimed.filter((p) => !skip.has(p.id));
     const batch = wanted.slice(0, size);
     const back = [...claimed.filter((p) => skip.has(p.id)), ...wanted.slice(size)];
-    if (back.length > 0) this.o.queue.release(back.map((p) => p.id));
+    if (back.length > 0) this.queue.release(back.map((p) => p.id));
     return batch;
   }
 
@@ -314,13 +322,41 @@ export class Deliverer {
     this.retryAt = report.waitMs > 0 ? clock.now() + report.waitMs : 0;
   }
 
+  /**
+   * `delivered 200 punches to the HRMS (3 refused), 41 pending`: one info line per batch the HRMS
+   * answered, so that a site admin can follow punches through the log. Pending: what still waits
+   * after this batch (the batch claimed ahead included). Codes are never listed here.
+   */
+  private logDelivered(r: BatchReport): void {
+    const answered = r.delivered + r.duplicates + r.rejected;
+    if (answered === 0 || !this.o.logger.isLevelEnabled('info')) return;
+    let pending: ReturnType<PendingCount['read']>;
+    try {
+      pending = this.pending.read();
+    } catch {
+      return; // a busy journal: the next batch's line counts again
+    }
+    const waiting = pending.n + (this.ahead?.batch.length ?? 0);
+    this.o.logger.info(
+      {
+        delivered: r.delivered,
+        duplicates: r.duplicates,
+        refused: r.rejected,
+        requeued: r.unknown,
+        pending: waiting,
+        ...(pending.exact ? {} : { pendingEstimated: true }),
+      },
+      deliveredLine(answered, r, waiting, pending.exact),
+    );
+  }
+
   private async idle(signal: AbortSignal): Promise<void> {
     if (this.wakePending) {
       this.wakePending = false;
       return;
     }
     const now = this.o.clock.now();
-    const next = this.o.queue.nextDueAt();
+    const next = this.queue.nextDueAt();
     let ms = this.o.delivery.pollIntervalMs;
     if (next !== null && next > now) ms = Math.min(ms, next - now);
     const woken = new AbortController();
@@ -334,4 +370,14 @@ export class Deliverer {
       signal.removeEventListener('abort', onAbort);
     }
   }
+}
+
+/** `delivered 200 punches to the HRMS (3 refused, 1 already there), 41 pending`. */
+export function deliveredLine(answered: number, t: OutcomeTally, pending: number, exact = true): string {
+  const notes: string[] = [];
+  if (t.rejected) notes.push(`${t.rejected} refused`);
+  if (t.duplicates) notes.push(`${t.duplicates} already there`);
+  if (t.unknown) notes.push(`${t.unknown} unanswered, back in the queue`);
+  const noun = answered === 1 ? 'punch' : 'punches';
+  return `delivered ${answered} ${noun} to the HRMS${notes.length ? ` (${notes.join(', ')})` : ''}, ${exact ? '' : 'about '}${pending} pending`;
 }

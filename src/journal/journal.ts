@@ -12,6 +12,7 @@ import { JournalQueries } from './queries.js';
 import { DeliveryStateStore, SourceStateTable, TerminalStateStore, type Scrub } from './state-stores.js';
 import type {
   ClaimOptions,
+  DueCountOptions,
   DeliveryQueue,
   IngestOptions,
   JournalCounts,
@@ -177,8 +178,9 @@ export class Journal implements PunchSink, DeliveryQueue {
       nextRejected: db.prepare(
         `SELECT min(next_attempt_at) AS t FROM punches WHERE state IN ('pending', 'rejected') AND state = 'rejected'`,
       ),
-      dueCount: db.prepare(`SELECT count(*) AS n FROM punches
-          WHERE state IN ('pending', 'rejected') AND (state = 'pending' OR @all OR next_attempt_at <= @now)`),
+      // LIMIT -1 is no limit; a bounded count stops early (counting 50,000 punches takes milliseconds).
+      dueCount: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM punches
+          WHERE state IN ('pending', 'rejected') AND (state = 'pending' OR @all OR next_attempt_at <= @now) LIMIT @limit)`),
       prune:
         db.prepare(`DELETE FROM punches WHERE id >= @from AND id < @to AND state = 'delivered' AND delivered_at < @cutoff
           AND id < (SELECT max(id) FROM punches)`),
@@ -435,8 +437,10 @@ export class Journal implements PunchSink, DeliveryQueue {
     return r.t;
   }
 
-  dueCount(opts: ClaimOptions = {}): number {
-    return (this.stmt.dueCount.get({ now: this.clock.now(), all: opts.ignoreBackoff ? 1 : 0 }) as { n: number }).n;
+  dueCount(opts: DueCountOptions = {}): number {
+    const limit = opts.atMost ?? -1;
+    return (this.stmt.dueCount.get({ now: this.clock.now(), all: opts.ignoreBackoff ? 1 : 0, limit }) as { n: number })
+      .n;
   }
 
   counts(): JournalCounts {

@@ -6,6 +6,7 @@ import {
   type OldestClaim,
   type PunchFilter,
   type PunchState,
+  type RefusedPunches,
   type StoredPunch,
 } from './types.js';
 
@@ -223,19 +224,20 @@ export class JournalQueries {
     }));
   }
 
-  /** Rejected and dead punches grouped by the HRMS's message, for alerts. */
-  rejectionSummary(): { message: string; count: number; codes: string[] }[] {
-    const rows = this.db
-      .prepare(
-        `SELECT last_message AS message, count(*) AS count, group_concat(DISTINCT biometric_code) AS codes
-                FROM punches WHERE state IN ('rejected', 'dead') GROUP BY last_message ORDER BY count DESC LIMIT 20`,
-      )
-      .all() as { message: string | null; count: number; codes: string | null }[];
-    return rows.map((r) => ({
-      message: r.message ?? '',
-      count: r.count,
-      codes: (r.codes ?? '').split(',').filter(Boolean).slice(0, 10),
-    }));
+  /**
+   * Rejected and dead punches counted by the HRMS's message, code and state, for the alerts
+   * (which group them by cause). One row per distinct (message, code, state): as many as the
+   * refused employees times their reasons, not as many as the punches.
+   */
+  refusedPunches(): RefusedPunches[] {
+    return (
+      this.db
+        .prepare(
+          `SELECT last_message AS message, biometric_code AS code, state, count(*) AS count
+                FROM punches WHERE state IN ('rejected', 'dead') GROUP BY last_message, biometric_code, state`,
+        )
+        .all() as { message: string | null; code: string; state: 'rejected' | 'dead'; count: number }[]
+    ).map((r) => ({ ...r, message: r.message ?? '' }));
   }
 
   /**

@@ -103,6 +103,11 @@ export interface ClaimOptions {
   ignoreBackoff?: boolean;
 }
 
+export interface DueCountOptions extends ClaimOptions {
+  /** Stop counting here: the answer is min(count, atMost). */
+  atMost?: number;
+}
+
 /** What delivery works on. */
 export interface DeliveryQueue {
   /**
@@ -120,8 +125,8 @@ export interface DeliveryQueue {
   release(ids: readonly number[]): void;
   /** Epoch ms of the earliest moment a punch becomes due, or null when nothing waits. */
   nextDueAt(): number | null;
-  /** Count of punches deliverable now. */
-  dueCount(opts?: ClaimOptions): number;
+  /** Count of punches deliverable now (at most `atMost` when given: a cheap count of a long queue). */
+  dueCount(opts?: DueCountOptions): number;
 }
 
 export interface StoredPunch {
@@ -148,6 +153,15 @@ export interface PunchFilter {
   state?: PunchState;
   terminal?: string;
   limit?: number;
+}
+
+/** Punches the HRMS refused (rejected, or given up: dead) with one message, of one code. */
+export interface RefusedPunches {
+  /** The HRMS's last word on them ('' when it gave none). */
+  message: string;
+  code: string;
+  state: 'rejected' | 'dead';
+  count: number;
 }
 
 /** The oldest claim in the journal: what the status alerts on when it is far older than a request. */

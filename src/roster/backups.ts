@@ -3,6 +3,7 @@ import { UserBackupStore } from '../journal/user-backups.js';
 import type { Journal } from '../journal/journal.js';
 import type { BackupSink } from './adapter.js';
 import type { UserCommandDeps } from './command-deps.js';
+import { localTime } from '../util/local-time.js';
 
 export function journalBackups(journal: Journal, now: () => number): { sink: BackupSink; store: UserBackupStore } {
   const store = new UserBackupStore(journal.db, now);
@@ -27,7 +28,7 @@ export function journalBackups(journal: Journal, now: () => number): { sink: Bac
 }
 
 const DAY_MS = 86_400_000;
-const iso = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace('T', ' ') + 'Z';
+const iso = (ms: number) => localTime(ms);
 
 /** `terminals backups`: what is kept, until when; counts of fingerprints, never their bytes. */
 export function listBackups(terminal: string | undefined, json: boolean, deps: UserCommandDeps): number {

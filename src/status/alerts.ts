@@ -1,7 +1,9 @@
 import { NO_TOKEN } from '../delivery/health.js';
-import type { OldestClaim } from '../journal/types.js';
+import type { OldestClaim, RefusedPunches } from '../journal/types.js';
 import { DISK_FAIL_BYTES, DISK_WARN_BYTES, humanBytes } from '../util/disk.js';
+import { refusalAlerts } from './refusals.js';
 import type { StatusReport } from './types.js';
+import { localTime } from '../util/local-time.js';
 
 const MIN = 60_000;
 /** The journal busy for less than this is ordinary contention, not an alert. */
@@ -19,16 +21,6 @@ const STALL_ALERT_MS = 30 * MIN;
  * password ..."): said at once and as it is, not as "unreachable" after five minutes.
  */
 const needsAdmin = (t: { name: string; lastError: string | null }) => t.lastError?.startsWith(`${t.name} `) === true;
-
-/** "09:12" today, "2026-11-21 09:12" on another day (box local time). */
-export function clockTime(ms: number, now: number): string {
-  const d = new Date(ms);
-  const p = (n: number) => String(n).padStart(2, '0');
-  const hm = `${p(d.getHours())}:${p(d.getMinutes())}`;
-  return new Date(now).toDateString() === d.toDateString()
-    ? hm
-    : `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${hm}`;
-}
 
 /** "45 s" below two minutes, else as `span`. */
 export function seconds(ms: number): string {
@@ -50,12 +42,13 @@ function pushSilence(t: StatusReport['terminals'][number], now: number): string 
   const last = t.push?.lastContactAt ? Date.parse(t.push.lastContactAt) : null;
   if (last === null) return `terminal ${t.name} has not pushed yet`;
   const from = t.push?.address ? ` from ${t.push.address}` : '';
-  return `terminal ${t.name} has not pushed for ${span(now - last)} (last contact ${clockTime(last, now)}${from})`;
+  return `terminal ${t.name} has not pushed for ${span(now - last)} (last contact ${localTime(last)}${from})`;
 }
 
 /** What the alerts need from the journal besides the report. */
 export interface AlertFacts {
-  rejections: { message: string; count: number }[];
+  /** Refused punches (rejected and dead) by message, code and state: grouped by cause in the alerts. */
+  refused: readonly RefusedPunches[];
   quarantine: { terminal: string; reason: string; count: number; from: string; to: string }[];
   inflight: OldestClaim | undefined;
   /** The longest one HRMS request may take (connect + answer deadlines). */
@@ -74,7 +67,7 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): stri
   } else if (r.daemon?.stale) {
     const at = ms(r.daemon.statusLogAt);
     out.push(
-      `punchgate run has not rewritten the status log ${at === null ? 'at all' : `since ${clockTime(at, now)}`}: it may be stuck; look at journalctl -u punchgate and restart it (sudo systemctl restart punchgate)`,
+      `punchgate run has not rewritten the status log ${at === null ? 'at all' : `since ${localTime(at)}`}: it may be stuck; look at journalctl -u punchgate and restart it (sudo systemctl restart punchgate)`,
     );
   }
   const busy = ms(r.journal.busySince);
@@ -92,11 +85,11 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): stri
   if (r.delivery.auth === 'failed' && r.delivery.lastError?.startsWith(NO_TOKEN)) {
     // Nothing was sent: the HRMS did not refuse anything, punchgate has no token to send.
     const since = ms(r.delivery.authFailedSince);
-    out.push(`${r.delivery.lastError}${since ? ` (since ${clockTime(since, now)})` : ''}`);
+    out.push(`${r.delivery.lastError}${since ? ` (since ${localTime(since)})` : ''}`);
   } else if (r.delivery.auth === 'failed') {
     const since = ms(r.delivery.authFailedSince);
     out.push(
-      `HRMS refuses the token${since ? ` since ${clockTime(since, now)}` : ''}: put a valid token in the token file (it is re-read without a restart)`,
+      `HRMS refuses the token${since ? ` since ${localTime(since)}` : ''}: put a valid token in the token file (it is re-read without a restart)`,
     );
   }
   const oldestQueued = ms(r.oldestPending?.queuedAt ?? null);
@@ -125,7 +118,7 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): stri
     const finished = ms(t.lastSuccessAt);
     const polled = ms(t.lastPollAt);
     if (t.kind === 'zk' && t.online && t.lastError && polled !== null && (finished === null || finished < polled)) {
-      const last = finished === null ? 'none yet' : clockTime(finished, now);
+      const last = finished === null ? 'none yet' : localTime(finished);
       out.push(`terminal ${t.name}: polls reach it but do not finish (last complete poll: ${last}): ${t.lastError}`);
     }
     if (t.previousSerial) {
@@ -153,11 +146,8 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): stri
       `${punches(claim.punches)} in flight for ${span(now - claim.claimedAt)}, far longer than a request can take (${claim.holders === 1 ? 'one process holds them' : `${claim.holders} processes hold them`}): they go back to the queue when their process ends; if punchgate run hangs, restart it`,
     );
   }
-  for (const rej of facts.rejections.slice(0, 5)) {
-    out.push(`${punches(rej.count)} rejected: ${rej.message || 'no message'}`);
-  }
-  if (r.punches.dead > 0)
-    out.push(`${punches(r.punches.dead)} given up (dead): fix the cause, then punchgate punches retry --state dead`);
+  // Refused and given-up punches, one line per cause (dead punches are refused ones the HRMS kept refusing).
+  out.push(...refusalAlerts(facts.refused));
   // Punches recorded while a terminal's clock was behind keep saying so after its clock is right again.
   let behind = 0;
   for (const q of facts.quarantine) {

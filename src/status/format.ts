@@ -1,17 +1,17 @@
 import { NO_TOKEN } from '../delivery/health.js';
 import { escapeControls } from '../util/terminal-text.js';
-import { clockTime } from './alerts.js';
+import { localTimeOf, localTime } from '../util/local-time.js';
 import type { StatusReport, TerminalStatus } from './report.js';
 
-const when = (s: string | null, now: number) => (s ? clockTime(Date.parse(s), now) : 'never');
+const when = (s: string | null) => localTimeOf(s);
 
 /** A push terminal: it calls us, so "last contact" and "last upload" instead of a poll. */
-function pushLine(t: TerminalStatus, now: number): string {
+function pushLine(t: TerminalStatus): string {
   const p = t.push!;
   if (p.lastContactAt === null) return `no contact yet (push, SN=${t.serial})`;
   const counts = t.records === null ? '' : `  records ${t.records}${t.users === null ? '' : `  users ${t.users}`}`;
   return (
-    `${t.online ? 'online ' : 'OFFLINE'}  last contact ${when(p.lastContactAt, now)}  last upload ${when(p.lastUploadAt, now)}` +
+    `${t.online ? 'online ' : 'OFFLINE'}  last contact ${when(p.lastContactAt)}  last upload ${when(p.lastUploadAt)}` +
     `  received ${p.received}${counts}${t.firmware ? `  firmware ${t.firmware}` : ''}`
   );
 }
@@ -21,7 +21,7 @@ export function formatStatus(r: StatusReport): string {
   const now = Date.parse(r.generatedAt);
   const p = r.punches;
   const lines: string[] = [];
-  lines.push(`punchgate status — site ${r.site} — ${clockTime(now, now - 86_400_000 * 2)} — punchgate ${r.version}`);
+  lines.push(`punchgate status — site ${r.site} — ${localTime(now)} — punchgate ${r.version}`);
   lines.push('');
   lines.push(r.alerts.length === 0 ? 'No alerts.' : 'ALERTS');
   // Alerts and errors quote terminals and the HRMS: shown escaped, never as raw control characters.
@@ -31,20 +31,20 @@ export function formatStatus(r: StatusReport): string {
   if (r.terminals.length === 0) lines.push('  (none configured)');
   for (const t of r.terminals) {
     if (t.push) {
-      lines.push(`  ${t.name.padEnd(16)} ${pushLine(t, now)}`);
+      lines.push(`  ${t.name.padEnd(16)} ${pushLine(t)}`);
       continue;
     }
     const state = t.lastPollAt === null ? 'not polled yet' : t.online ? 'online ' : 'OFFLINE';
     const skew = t.skewSeconds === null ? '' : `  clock ${t.skewSeconds >= 0 ? '+' : ''}${Math.round(t.skewSeconds)} s`;
     const counts = `${t.records === null ? '' : `  records ${t.records}`}${t.users === null ? '' : `  users ${t.users}`}`;
-    lines.push(`  ${t.name.padEnd(16)} ${state}  last poll ${when(t.lastPollAt, now)}${skew}${counts}`);
+    lines.push(`  ${t.name.padEnd(16)} ${state}  last poll ${when(t.lastPollAt)}${skew}${counts}`);
   }
   lines.push('');
   lines.push('Queue');
   lines.push(`  pending ${p.pending}   in flight ${p.inflight}   delivered ${p.delivered}`);
   lines.push(`  rejected ${p.rejected}   dead ${p.dead}   quarantined ${p.quarantined}`);
   if (r.oldestPending)
-    lines.push(`  oldest waiting punch: ${r.oldestPending.logTime} from ${r.oldestPending.terminal}`);
+    lines.push(`  oldest waiting punch: ${r.oldestPending.logTime} (terminal clock) from ${r.oldestPending.terminal}`);
   lines.push('');
   lines.push('Delivery');
   const noToken = r.delivery.auth === 'failed' && r.delivery.lastError?.startsWith(NO_TOKEN);
@@ -57,9 +57,9 @@ export function formatStatus(r: StatusReport): string {
         : 'not tried yet';
   lines.push(`  HRMS: ${auth}`);
   lines.push(
-    `  last success: ${when(r.delivery.lastSuccessAt, now)}${r.delivery.lastResult ? ` (${escapeControls(r.delivery.lastResult)})` : ''}`,
+    `  last success: ${when(r.delivery.lastSuccessAt)}${r.delivery.lastResult ? ` (${escapeControls(r.delivery.lastResult)})` : ''}`,
   );
   if (r.delivery.lastError)
-    lines.push(`  last error: ${when(r.delivery.lastErrorAt, now)}: ${escapeControls(r.delivery.lastError)}`);
+    lines.push(`  last error: ${when(r.delivery.lastErrorAt)}: ${escapeControls(r.delivery.lastError)}`);
   return lines.join('\n') + '\n';
 }

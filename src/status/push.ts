@@ -2,7 +2,7 @@ import { pushOfflineAfterMs } from '../config/adms.js';
 import type { Config } from '../config/schema.js';
 import type { Journal } from '../journal/journal.js';
 import { PushStore } from '../journal/push-store.js';
-import { clockTime } from './alerts.js';
+import { localTime } from '../util/local-time.js';
 import type { PushRefusalStatus, StatusReport, TerminalStatus } from './types.js';
 
 /** Refused pushers seen this recently are shown. */
@@ -62,7 +62,7 @@ export function addPushStatus(report: StatusReport, journal: Journal, config: Co
 export function pushAlerts(report: StatusReport, now: number): string[] {
   const out: string[] = [];
   for (const r of report.pushRefusals ?? []) {
-    const when = clockTime(Date.parse(r.lastSeenAt), now);
+    const when = localTime(Date.parse(r.lastSeenAt));
     out.push(
       r.reason === 'unknown'
         ? `terminal SN=${r.serial} is pushing but is not configured (from ${r.address}, last ${when}): add it to terminals with kind: adms and serial: ${r.serial}, then reload`
@@ -73,7 +73,7 @@ export function pushAlerts(report: StatusReport, now: number): string[] {
     const p = t.push;
     if (!p?.lastMalformedAt || now - Date.parse(p.lastMalformedAt) > MALFORMED_ALERT_MS) continue;
     out.push(
-      `terminal ${t.name}: malformed lines in its uploads skipped (${p.malformed} in all; last ${clockTime(Date.parse(p.lastMalformedAt), now)}: ${p.lastMalformed}): see the log`,
+      `terminal ${t.name}: malformed lines in its uploads skipped (${p.malformed} in all; last ${localTime(Date.parse(p.lastMalformedAt))}: ${p.lastMalformed}): see the log`,
     );
   }
   return out;

@@ -81,7 +81,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
   };
   addPushStatus(report, journal, config, now);
   const facts: AlertFacts = {
-    rejections: journal.queries.rejectionSummary(),
+    refused: journal.queries.refusedPunches(),
     quarantine: journal.queries.quarantineSummary(),
     inflight: claim,
     requestBoundMs: config.hrms.connectTimeoutMs + config.hrms.timeoutMs,

@@ -1,5 +1,6 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
 import { REDACTED } from './secrets.js';
+import { localTime } from './local-time.js';
 
 export type { Logger } from 'pino';
 
@@ -46,7 +47,7 @@ const LEVEL_NAMES: Record<number, string> = {
   60: 'FATAL',
 };
 
-/** One readable line from one pino JSON line: `12:00:01 INFO  message key=value ...`. */
+/** One readable line from one pino JSON line: `2026-11-23 14:05:09 +01:00 INFO  message key=value ...` (box time, see localTime). */
 export function prettyLine(json: string): string {
   let o: Record<string, unknown>;
   try {
@@ -55,7 +56,8 @@ export function prettyLine(json: string): string {
     return json;
   }
   const { time, level, msg, pid: _pid, hostname: _h, ...rest } = o;
-  const t = typeof time === 'number' ? new Date(time).toISOString().slice(11, 19) : '';
+  const ms = typeof time === 'string' ? Date.parse(time) : typeof time === 'number' ? time : NaN;
+  const t = Number.isNaN(ms) ? '' : localTime(ms);
   const lvl = (LEVEL_NAMES[Number(level)] ?? String(level)).padEnd(5);
   const extra = Object.entries(rest)
     .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
@@ -68,6 +70,8 @@ export function createLogger(opts: LoggerOptions): Logger {
     {
       level: opts.level ?? 'info',
       base: undefined,
+      // `"time":"2026-11-23T13:05:09.123Z"`: UTC ISO in the JSON lines; the pretty form shows box time.
+      timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACT_PATHS, censor: REDACTED },
       // The pretty form is a rendering of the JSON line, nothing more.
       ...(opts.pretty ? { hooks: { streamWrite: prettyLine } } : {}),

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { span } from '../status/alerts.js';
 import type { StatusReport, TerminalStatus } from '../status/index.js';
 import { Html, html } from './html.js';
+import { localTime } from '../util/local-time.js';
 
 export interface PageInfo {
   version: string;
@@ -51,14 +52,6 @@ export const PAGE_CSP = [
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
-
-const pad = (n: number) => String(n).padStart(2, '0');
-
-/** `2026-11-22 09:14:03` in the box's zone (Date getters: the process zone). */
-export function localTime(ms: number): string {
-  const d = new Date(ms);
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
-}
 
 /** A time of the report with how long ago it was, or `never`. */
 function when(iso: string | null, now: number): Html {

@@ -2,6 +2,7 @@ import { statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Journal } from '../journal/journal.js';
 import { errorCode } from '../util/errors.js';
+import { localTime } from '../util/local-time.js';
 
 /** Below this much free space the journal cannot be trusted to take the next punches. */
 const MIN_FREE_BYTES = 4 * 1024 * 1024;
@@ -27,7 +28,7 @@ export function notReadyReasons(journal: Journal, journalPath: string): string[]
   }
   const d = journal.deliveryState.get();
   if (d.auth === 'failed') {
-    const since = d.authFailedSince === null ? '' : ` since ${new Date(d.authFailedSince).toISOString()}`;
+    const since = d.authFailedSince === null ? '' : ` since ${localTime(d.authFailedSince)}`;
     reasons.push(`the HRMS refuses the token${since}: put a valid token in the token file`);
   }
   return reasons;

@@ -46,7 +46,9 @@ describe('push terminals through punchgate run: status, commands, reload', () =>
         'status log',
       );
       const statusText = readFileSync(stack.tmp.path('status.txt'), 'utf8');
-      expect(statusText).toMatch(/lobby +online +last contact \S+ +last upload \S+ +received 120/);
+      expect(statusText).toMatch(
+        /lobby +online +last contact \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d +last upload \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d +received 120/,
+      );
       expect(statusText).toContain('! terminal SN=STRANGER9 is pushing but is not configured (from 127.0.0.1');
 
       const status = JSON.parse((await cli(stack.configPath, 'status', '--json')).stdout) as {

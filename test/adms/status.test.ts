@@ -75,22 +75,24 @@ describe('push terminals in the status', () => {
       expect(now.pushRefusals!.map((r) => r.serial)).toEqual(['STRANGER']);
       const text = formatStatus(now);
       expect(text).toContain(
-        'lobby            online   last contact 09:00  last upload 09:00  received 1  firmware Ver 8.0.4',
+        'lobby            online   last contact 2026-11-22 09:00:00 +00:00  last upload 2026-11-22 09:00:00 +00:00  received 1  firmware Ver 8.0.4',
       );
       expect(text).toContain('new              no contact yet (push, SN=NEW1)');
       expect(text).toContain(
-        '! terminal SN=STRANGER is pushing but is not configured (from 192.168.10.99, last 09:00): add it to terminals with kind: adms and serial: STRANGER, then reload',
+        '! terminal SN=STRANGER is pushing but is not configured (from 192.168.10.99, last 2026-11-22 09:00:00 +00:00): add it to terminals with kind: adms and serial: STRANGER, then reload',
       );
       expect(text).toContain(
-        '! terminal lobby: malformed lines in its uploads skipped (2 in all; last 09:00: line 3: no tab between the fields)',
+        '! terminal lobby: malformed lines in its uploads skipped (2 in all; last 2026-11-22 09:00:00 +00:00: line 3: no tab between the fields)',
       );
 
       // Silent for 12 minutes: offline, judged now (the daemon may not be running to say so).
       clock.advance(12 * MIN);
       const later = buildStatus(journal, config, clock.now());
       expect(later.terminals.find((t) => t.name === 'lobby')!.online).toBe(false);
-      expect(later.alerts).toContain('terminal lobby has not pushed for 12 min (last contact 09:00 from 192.168.10.7)');
-      expect(formatStatus(later)).toContain('lobby            OFFLINE  last contact 09:00');
+      expect(later.alerts).toContain(
+        'terminal lobby has not pushed for 12 min (last contact 2026-11-22 09:00:00 +00:00 from 192.168.10.7)',
+      );
+      expect(formatStatus(later)).toContain('lobby            OFFLINE  last contact 2026-11-22 09:00:00 +00:00');
     } finally {
       journal.close();
       tmp.cleanup();

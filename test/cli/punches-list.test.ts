@@ -122,9 +122,9 @@ describe('punchgate punches', () => {
     expect(r.lines).toEqual([
       'DEVICELOG ID  TERMINAL  CODE  LOG TIME             STATE      ATTEMPTS  LAST ANSWER',
       'plant-a-3     gate-1    1042  2026-11-21 08:00:00  delivered         3  Attendance added successfully',
-      '    2026-11-22 12:00:00  attempt 1: refused, tried again later: Unknown biometric code 1042\\x1b[2J\\u202e',
-      '    2026-11-22 13:00:00  attempt 2: refused, tried again later: Employee 1042 is disabled: punch refused',
-      '    2026-11-22 14:00:00  attempt 3: delivered: Attendance added successfully',
+      '    2026-11-22 12:00:00 +00:00  attempt 1: refused, tried again later: Unknown biometric code 1042\\x1b[2J\\u202e',
+      '    2026-11-22 13:00:00 +00:00  attempt 2: refused, tried again later: Employee 1042 is disabled: punch refused',
+      '    2026-11-22 14:00:00 +00:00  attempt 3: delivered: Attendance added successfully',
       'plant-a-1     gate-1    1042  2026-11-20 08:00:00  pending           0',
       '    not answered yet',
     ]);

@@ -1,5 +1,6 @@
 import type {
   ClaimOptions,
+  DueCountOptions,
   DeliveryQueue,
   DeliveryRecord,
   OutboundPunch,
@@ -77,10 +78,11 @@ export class MemoryQueue implements DeliveryQueue {
     return next.length ? Math.min(...next) : null;
   }
 
-  dueCount(opts: ClaimOptions = {}): number {
-    return [...this.rows.values()].filter(
+  dueCount(opts: DueCountOptions = {}): number {
+    const n = [...this.rows.values()].filter(
       (r) => r.state === 'pending' || (r.state === 'rejected' && (opts.ignoreBackoff || r.nextAt <= this.now())),
     ).length;
+    return opts.atMost === undefined ? n : Math.min(n, opts.atMost);
   }
 
   count(state: Row['state']): number {

@@ -215,7 +215,9 @@ describe('Hikvision poll', () => {
     expect(sim.auth().failures).toBe(tries);
     expect(tries).toBeLessThanOrEqual(28); // 5, 10, 20, 40 min, then hourly
     const ledger = fx.journal.terminals.get('reception')!;
-    expect(ledger.lastError).toMatch(/^reception refuses the password: .*next try at \d\d:\d\d/);
+    expect(ledger.lastError).toMatch(
+      /^reception refuses the password: .*next try at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d,/,
+    );
     expect(ledger.lastError).not.toContain('wrong');
     // The admin fixes the file: the next poll tries it at once.
     writeFileSync(fx.passwordFile, 'Right-passw0rd\n');

@@ -127,7 +127,9 @@ describe('punchgate terminals sync-users, copy-templates, restore-user, backups 
     );
 
     const backups = await cli('terminals', 'backups');
-    expect(backups.stdout).toMatch(/door +4 +.* +2 +\d{4}-\d\d-\d\d \d\d:\d\dZ +\d{4}-\d\d-\d\d \d\d:\d\dZ +-/);
+    expect(backups.stdout).toMatch(
+      /door +4 +.* +2 +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d +-/,
+    );
     expect(backups.stdout).toMatch(/enrol +3 /);
 
     const restore = await cli('terminals', 'restore-user', 'door', '4');

@@ -54,10 +54,12 @@ describe('status report and status log', () => {
     expect(r.alerts).toEqual([]);
     const text = formatStatus(r);
     expect(text).toContain('No alerts.');
-    expect(text).toMatch(/gate-1\s+online\s+last poll 12:00\s+clock \+3 s\s+records 10\s+users 4/);
+    expect(text).toMatch(
+      /gate-1\s+online\s+last poll 2026-11-22 12:00:00 \+00:00\s+clock \+3 s\s+records 10\s+users 4/,
+    );
     expect(text).toMatch(/gate-2\s+not polled yet/);
     expect(text).toContain('HRMS: token accepted');
-    expect(text).toContain('last success: 12:00 (1 sent: 1 delivered)');
+    expect(text).toContain('last success: 2026-11-22 12:00:00 +00:00 (1 sent: 1 delivered)');
   });
 
   it('says what is wrong in plain words', () => {
@@ -94,11 +96,11 @@ describe('status report and status log', () => {
     );
     const r = buildStatus(journal, config(), clock.now());
     expect(r.alerts).toEqual([
-      'HRMS refuses the token since 09:12: put a valid token in the token file (it is re-read without a restart)',
+      'HRMS refuses the token since 2026-11-22 09:12:00 +00:00: put a valid token in the token file (it is re-read without a restart)',
       'terminal gate-1 now answers with serial NEW instead of OLD: device swapped or address changed (its punches are kept apart)',
       'terminal gate-1 clock is 10 min behind',
       'terminal gate-2 unreachable for 3 h (no reply from 10.0.0.2:4370)',
-      '14 punches rejected: Unknown biometric code 1042',
+      '14 punches refused: employee not found for code 1042: add the employee in the HRMS, then `punchgate punches retry`',
       '1 punch quarantined (implausible time): check the terminal clocks, then punchgate punches release',
       'terminal door: 1 punch from cards not in its code map (card:0004521236): add them to the code map, then punchgate punches retry',
     ]);
@@ -122,7 +124,7 @@ describe('status report and status log', () => {
     });
     log.start(0);
     const first = readFileSync(path, 'utf8');
-    expect(first).toContain('last error: 12:00: echo [REDACTED]');
+    expect(first).toContain('last error: 2026-11-22 12:00:00 +00:00: echo [REDACTED]');
     journal.ingest([{ terminal: 'gate-1', biometricCode: '1', logTime: '2026-11-22 08:00:00' }]);
     log.write();
     expect(readFileSync(path, 'utf8')).toContain('pending 1');

@@ -204,7 +204,7 @@ describe('punchgate status says whether the daemon runs', () => {
     const r = buildStatus(j, config, Date.now(), { daemon: probe, freeBytes: null });
     j.close();
     expect(r.alerts[0]).toMatch(
-      /^punchgate run has not rewritten the status log since \d\d:\d\d: it may be stuck; look at journalctl -u punchgate and restart it/,
+      /^punchgate run has not rewritten the status log since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d: it may be stuck; look at journalctl -u punchgate and restart it/,
     );
   });
 });

@@ -99,7 +99,9 @@ describe('/metrics of punchgate run', () => {
     await waitFor(() => outcome('token_refused') >= 1, 15_000, 'token_refused counted');
     await waitFor(() => m.value('punchgate_hrms_token_refused') === 1, 5000, 'token refused gauge');
     await waitFor(() => ready.status() === 503, 5000, '/readyz 503 while the token is refused');
-    expect(ready.latest()).toMatch(/^not ready: the HRMS refuses the token since \S+: put a valid token/);
+    expect(ready.latest()).toMatch(
+      /^not ready: the HRMS refuses the token since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d: put a valid token/,
+    );
     // Every endpoint while the token is refused: the state is there (the page and /status.json share
     // a report up to a second old), the token and comm key are not.
     const json = poll(`${url}status.json`);

@@ -83,7 +83,9 @@ describe('the status page in a real browser', () => {
     expect(await page.locator('i').count()).toBe(0);
     expect(body).toMatch(/waiting to be sent\s*0/);
     await waitFor(() => delivered === '10', 10_000, 'the page shows 10 delivered');
-    expect(body).toMatch(/Box time \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(UTC\+00:00\): every time on this page is box time/);
+    expect(body).toMatch(
+      /Box time \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+00:00 \(UTC\+00:00\): every time on this page is box time/,
+    );
     expect(body).toMatch(/punchgate \d+\.\d+\.\d+\S* · up \d+/);
     expect(problems).toEqual([]);
     // Usable on a phone: nothing wider than the screen.

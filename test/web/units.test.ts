@@ -172,7 +172,7 @@ describe('the status page', () => {
     expect(page).toContain('<li>14 punches rejected: &lt;x&gt;</li>');
     expect(page).toContain('2 alerts');
     expect(page).toContain('(Europe/Berlin, UTC+01:00): every time on this page is box time');
-    expect(page).toContain('<time datetime="2026-11-22T06:14:00.000Z">2026-11-22 06:14:00</time>');
+    expect(page).toContain('<time datetime="2026-11-22T06:14:00.000Z">2026-11-22 06:14:00 +00:00</time>');
     expect(page).toContain('(3 h ago)');
     expect(page).toMatch(/<span class="offline">OFFLINE<\/span>/);
     expect(page).toContain('AUTH FAILED');

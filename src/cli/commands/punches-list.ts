@@ -4,6 +4,7 @@ import type { Journal } from '../../journal/journal.js';
 import { PUNCH_STATES, type PunchState, type StoredPunch } from '../../journal/types.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { escapeControls } from '../../util/terminal-text.js';
+import { localTime } from '../../util/local-time.js';
 
 /** `punchgate punches`: the listing (its subcommands live in punches.ts). */
 export interface ListOptions {
@@ -84,13 +85,6 @@ export function addListOptions(cmd: Command): Command {
     .option('--limit <n>', 'at most this many, newest first', positive, DEFAULT_LIMIT)
     .option('--json', 'one JSON object per line')
     .option('--history', "each attempt's answer from the HRMS, under its punch");
-}
-
-/** Box-local `YYYY-MM-DD HH:mm:ss` of an epoch ms. */
-function localTime(ms: number): string {
-  const d = new Date(ms);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
 const OUTCOME: Record<PunchAttempt['outcome'], string> = {

@@ -8,11 +8,11 @@ import { wallClockAt } from '../../punch.js';
 import { ADMIN_COMMANDS, backfillCommand, type AdminCommand } from '../../sources/adms/index.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, withJournal } from '../common.js';
+import { localTime } from '../../util/local-time.js';
 
 /** `punchgate terminals command|backfill|commands`: the command queue of push terminals. */
 
-const iso = (ms: number | null) =>
-  ms === null ? '-' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19) + 'Z';
+const iso = (ms: number | null) => (ms === null ? '-' : localTime(ms));
 
 function pushTerminal(ctx: AppContext, name: string): AdmsTerminalConfig {
   const t = ctx.config.terminals.find((x) => x.name === name);

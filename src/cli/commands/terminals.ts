@@ -9,8 +9,9 @@ import { listHikvisionUsers } from './hikvision-users.js';
 import { fmtSkew } from './poll.js';
 import { printPushUsers, registerTerminalCommands } from './terminal-commands.js';
 import { registerTerminalUserCommands } from './terminal-users.js';
+import { localTimeOf } from '../../util/local-time.js';
 
-const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) + 'Z' : 'never');
+const when = (iso: string | null) => localTimeOf(iso);
 
 export function registerTerminals(program: Command): void {
   const terminals = program
@@ -25,12 +26,12 @@ export function registerTerminals(program: Command): void {
             const list = buildStatus(journal, ctx.config, ctx.clock.now()).terminals;
             if (opts.json) return void process.stdout.write(JSON.stringify(list, null, 2) + '\n');
             process.stdout.write(
-              `${'NAME'.padEnd(16)} ${'KIND'.padEnd(9)} ${'STATE'.padEnd(8)} ${'LAST POLL'.padEnd(21)} ${'SKEW'.padEnd(8)} ${'RECORDS'.padStart(8)} ${'USERS'.padStart(6)}  SERIAL\n`,
+              `${'NAME'.padEnd(16)} ${'KIND'.padEnd(9)} ${'STATE'.padEnd(8)} ${'LAST POLL'.padEnd(26)} ${'SKEW'.padEnd(8)} ${'RECORDS'.padStart(8)} ${'USERS'.padStart(6)}  SERIAL\n`,
             );
             for (const t of list) {
               const state = t.lastPollAt === null ? 'unknown' : t.online ? 'online' : 'offline';
               process.stdout.write(
-                `${t.name.padEnd(16)} ${t.kind.padEnd(9)} ${state.padEnd(8)} ${when(t.lastPollAt).padEnd(21)} ${fmtSkew(t.skewSeconds).padEnd(8)} ${String(t.records ?? '-').padStart(8)} ${String(t.users ?? '-').padStart(6)}  ${escapeControls(t.serial)}${t.previousSerial ? ` (was ${escapeControls(t.previousSerial)})` : ''}\n`,
+                `${t.name.padEnd(16)} ${t.kind.padEnd(9)} ${state.padEnd(8)} ${when(t.lastPollAt).padEnd(26)} ${fmtSkew(t.skewSeconds).padEnd(8)} ${String(t.records ?? '-').padStart(8)} ${String(t.users ?? '-').padStart(6)}  ${escapeControls(t.serial)}${t.previousSerial ? ` (was ${escapeControls(t.previousSerial)})` : ''}\n`,
               );
               // An error here means the last poll failed: the terminal is unreachable, or reached but the poll did not finish.
               if (t.lastError)

@@ -12,6 +12,7 @@ import { storedCode, UidPool } from '../plan.js';
 import type { UserCommandDeps } from '../command-deps.js';
 import { zkTerminal } from '../terminals.js';
 import { isConnectionLoss, messageOf, ZkUserTerminal } from './zk-terminal.js';
+import { localTime } from '../../util/local-time.js';
 
 export async function runRestoreUser(terminalName: string, code: string, deps: UserCommandDeps): Promise<number> {
   const cfg = zkTerminal(deps.config, terminalName, 'restore-user');
@@ -89,7 +90,7 @@ export async function runRestoreUser(terminalName: string, code: string, deps: U
     }
     store.markRestored(backup.id);
     deps.out.write(
-      `${terminalName}: ${present ? 'fingerprints restored to' : 'restored'} ${backup.code} ${JSON.stringify(present ? present.user.name : backup.name)} (uid ${uid}) with ${entry.templates.length} fingerprint(s) from the backup of ${new Date(backup.takenAt).toISOString().slice(0, 19)}Z\n`,
+      `${terminalName}: ${present ? 'fingerprints restored to' : 'restored'} ${backup.code} ${JSON.stringify(present ? present.user.name : backup.name)} (uid ${uid}) with ${entry.templates.length} fingerprint(s) from the backup of ${localTime(backup.takenAt)}\n`,
     );
     return warnings.length > 0 ? EXIT.TEMPFAIL : EXIT.OK;
   } catch (e) {

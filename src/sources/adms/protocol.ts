@@ -15,6 +15,7 @@ import type { GroupCommit } from './group-commit.js';
 import { LogBudget } from './log-budget.js';
 import { answer, readBody, type BodyBudget, type BodyOutcome } from './http-body.js';
 import { parseOperlog } from './operlog.js';
+import { logPushed } from '../punch-log.js';
 import { optionBlock, pushBlock, timeZoneOption } from './options.js';
 
 /** What every protocol handler works with. */
@@ -207,6 +208,7 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest): Promise<void>
       malformed: malformedSummary(parsed.malformed),
     });
     if (r.added > 0) ctx.onPunches?.(r.added);
+    if (punches.length > 0) logPushed(ctx.logger.child({ terminal: cfg.name }), cfg.name, punches.length, r);
     if (r.quarantined > 0)
       ctx.logger.warn(
         { terminal: cfg.name, quarantined: r.quarantined },

@@ -1,6 +1,7 @@
 import type { SourceStateStore } from '../../journal/types.js';
 import { backoffDelay } from '../../util/backoff.js';
 import type { HikAuthError } from './errors.js';
+import { localTime } from '../../util/local-time.js';
 
 /**
  * A refused password is not tried again soon: devices lock the account after a few failures
@@ -72,16 +73,6 @@ export function nextAuthTry(r: AuthRefusal | undefined, passwordChangedAt: numbe
   return r.locked && r.unlockAt !== undefined ? Math.max(after, r.unlockAt) : after;
 }
 
-/** `09:17` today in the box's zone, or `2026-11-22 09:17` on another day. */
-export function clockText(ms: number, now: number): string {
-  const d = new Date(ms);
-  const p = (n: number) => String(n).padStart(2, '0');
-  const hm = `${p(d.getHours())}:${p(d.getMinutes())}`;
-  return new Date(now).toDateString() === d.toDateString()
-    ? hm
-    : `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${hm}`;
-}
-
 /** The plain status line of a refused password, e.g. "reception refuses the password ...". */
 export function refusalText(
   terminal: string,
@@ -92,9 +83,9 @@ export function refusalText(
   from?: { file: string } | { env: string },
 ): string {
   const what = r.locked
-    ? `${terminal} has locked the account after repeated wrong passwords${r.unlockAt ? ` (until ${clockText(r.unlockAt, now)})` : ''}`
+    ? `${terminal} has locked the account after repeated wrong passwords${r.unlockAt ? ` (until ${localTime(r.unlockAt)})` : ''}`
     : `${terminal} refuses the password`;
-  const when = next === undefined ? 'trying again now' : `next try at ${clockText(next, now)}`;
+  const when = next === undefined ? 'trying again now' : `next try at ${localTime(next)}`;
   const fix =
     from && 'env' in from
       ? `set the right password in ${from.env} and restart punchgate (${when}`

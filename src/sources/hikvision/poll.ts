@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { HikvisionTerminalConfig } from '../../config/terminals.js';
 import { wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
+import { logPolled } from '../punch-log.js';
 import type { SourceDeps } from '../types.js';
 import { clearRefusal, nextAuthTry, readRefusal, recordRefusal, refusalText } from './auth-gate.js';
 import { HikvisionClient } from './client.js';
@@ -238,12 +239,7 @@ export class HikvisionPoller {
         users: result.users ?? undefined,
         firmware: [info.model, info.firmwareVersion].filter(Boolean).join(' ') || null,
       });
-      if (result.added > 0 || result.quarantined > 0) {
-        log.info(
-          { added: result.added, duplicates: result.duplicates, quarantined: result.quarantined, events: read.rows },
-          'punches journalled',
-        );
-      }
+      logPolled(log, cfg.name, result);
     } catch (e) {
       if (signal?.aborted) {
         // Stopping: whatever was journalled stays journalled; the terminal's state is unchanged.

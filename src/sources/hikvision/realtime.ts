@@ -1,5 +1,6 @@
 import type { HikvisionTerminalConfig } from '../../config/terminals.js';
 import { backoffDelay } from '../../util/backoff.js';
+import { logReceived } from '../punch-log.js';
 import type { SourceDeps } from '../types.js';
 import type { HikvisionClient } from './client.js';
 import { HikAuthError } from './errors.js';
@@ -137,7 +138,9 @@ export class AlertStreamLink {
     if (c.kind !== 'punch') return;
     const r = this.deps.sink.ingest([c.punch], { timezone: this.cfg.timezone });
     if (r.added > 0) this.deps.onPunches?.(r.added);
-    this.log().debug({ code: c.punch.biometricCode, logTime: c.punch.logTime, added: r.added }, 'real-time punch');
+    const log = this.log();
+    logReceived(log, this.cfg.name, 1, r);
+    log.debug({ code: c.punch.biometricCode, logTime: c.punch.logTime, added: r.added }, 'real-time punch');
   }
 
   private retry(err: unknown): void {

@@ -1,7 +1,8 @@
-import type { PunchSink } from '../../journal/types.js';
+import type { IngestResult, PunchSink } from '../../journal/types.js';
 import type { Punch } from '../../punch.js';
 import type { Logger } from '../../util/logger.js';
 import { PunchBuffer } from '../punch-buffer.js';
+import { logReceived } from '../punch-log.js';
 import { printable } from '../../util/terminal-text.js';
 import type { SerialStats } from './status.js';
 
@@ -14,6 +15,8 @@ export interface QueuedPunch {
 export interface JournalWriterDeps {
   sink: PunchSink;
   timezone: string | undefined;
+  /** The terminal's name, for the log line of each write. */
+  terminal: string;
   log: Logger;
   stats: SerialStats;
   /** Stop / restart reading the device: only when the memory buffer is full. */
@@ -72,8 +75,9 @@ export class JournalWriter {
     await this.buffer.stop();
   }
 
-  private written(batch: readonly QueuedPunch[], result: { duplicates: number; quarantined: number }): void {
+  private written(batch: readonly QueuedPunch[], result: IngestResult): void {
     this.d.stats.markJournalled(batch.length, result);
+    logReceived(this.d.log, this.d.terminal, batch.length, result);
     for (const item of batch) {
       if (item.unknownCard === undefined) continue;
       this.d.stats.markUnknownCard(item.unknownCard);

@@ -80,6 +80,7 @@ export class SerialSource {
     this.journal = new JournalWriter({
       sink: opts.sink,
       timezone: this.cfg.timezone,
+      terminal: this.cfg.name,
       log: this.log,
       stats: this.stats,
       pauseInput: () => this.link?.pause(),

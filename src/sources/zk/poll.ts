@@ -1,6 +1,7 @@
 import type { ZkTerminalConfig } from '../../config/terminals.js';
 import { isBusyJournalError } from '../../journal/errors.js';
 import { codeProblem, wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
+import { logPolled } from '../punch-log.js';
 import type { SourceDeps } from '../types.js';
 import { ZkClient } from './client/index.js';
 import { decideClear } from './clear-policy.js';
@@ -139,6 +140,7 @@ export async function pollTerminal(
       clock.now() - previous.at < REDOWNLOAD_AFTER_MS;
     if (result.unchanged) {
       result.records = info.records;
+      log.debug({ records: info.records }, `terminal ${cfg.name}: no new punches (its log is unchanged)`);
     } else {
       const records = await client.getAttendances((got, total) => deadline.progress(got, total));
       result.records = records.length;
@@ -150,6 +152,7 @@ export async function pollTerminal(
         previousSkew !== null && previousSkew < result.skewSeconds ? previousSkew : result.skewSeconds;
       const ingest = deps.sink.ingest(punches, { timezone: cfg.timezone, readUpTo, clockSkewSeconds });
       Object.assign(result, ingest);
+      logPolled(log, cfg.name, ingest);
       if (ingest.added > 0) deps.onPunches?.(ingest.added);
       // Punches can be added between GET_FREE_SIZES and the download, never removed.
       if (records.length < info.records) {
@@ -202,12 +205,6 @@ export async function pollTerminal(
       firmware,
       ...(result.readUpTo ? { readUpTo: result.readUpTo } : {}),
     });
-    if (result.added > 0 || result.quarantined > 0) {
-      log.info(
-        { added: result.added, duplicates: result.duplicates, quarantined: result.quarantined },
-        'punches journalled',
-      );
-    }
   } catch (e) {
     client.destroy();
     result.error = deadline.passed

@@ -3,6 +3,7 @@ import { codeProblem, wallClockAt, wallClockDiffSeconds, type Punch } from '../.
 import { backoffDelay } from '../../util/backoff.js';
 import { printable } from '../../util/terminal-text.js';
 import { PunchBuffer } from '../punch-buffer.js';
+import { logReceived } from '../punch-log.js';
 import type { SourceDeps } from '../types.js';
 import type { ZkClient } from './client/index.js';
 import type { ClientFactory } from './poll.js';
@@ -47,6 +48,7 @@ export class RealtimeLink {
       log: this.log,
       onWritten: (items, r) => {
         if (r.added > 0) this.deps.onPunches?.(r.added);
+        logReceived(this.log, cfg.name, items.length, r);
         for (const { punch } of items)
           this.log.debug({ code: punch.biometricCode, logTime: punch.logTime }, 'real-time punch journalled');
       },

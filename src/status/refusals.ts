@@ -1,0 +1,125 @@
+import type { RefusedPunches } from '../journal/types.js';
+import { escapeControls, printable } from '../util/terminal-text.js';
+
+/** Codes named in one alert line; beyond them, "and N more". */
+const CODES_SHOWN = 5;
+/** Alert lines for refusals at most; the refusals beyond them are counted in one last line. */
+const CAUSES_SHOWN = 6;
+/** The HRMS's words quoted in an alert at most (escaped, then "... (N chars)"). */
+const QUOTE_CHARS = 120;
+
+interface Cause {
+  /** What the alert says happened, after "N punches refused: ". */
+  words: string;
+  /** What to do before `punchgate punches retry` (`one`: a single code). */
+  fix: (one: boolean) => string;
+}
+
+/**
+ * The refusals a site admin can fix in the HRMS, recognised in the HRMS's per-punch message
+ * (the contract gives no codes: its words are matched, case-insensitively). Anything else is
+ * grouped by the message itself, with the punch's code taken out of it.
+ */
+const KNOWN: { test: RegExp; key: string; cause: Cause }[] = [
+  {
+    key: 'employee-not-found',
+    test: /unknown (biometric ?)?code|unknown employee|employee not found|no (such )?employee|not registered|(code|employee)\b.*\b(not found|does not exist)/i,
+    cause: { words: 'employee not found', fix: (one) => `add ${one ? 'the employee' : 'them'} in the HRMS` },
+  },
+  {
+    key: 'employee-disabled',
+    test: /\b(disabled|inactive|deactivated|blocked)\b/i,
+    cause: {
+      words: 'employee disabled in the HRMS',
+      fix: (one) => `enable ${one ? 'the employee' : 'them'} in the HRMS if their punches count`,
+    },
+  },
+  {
+    key: 'time',
+    test: /\blog ?date\b|invalid (date|time)|(date|time) format/i,
+    cause: {
+      words: 'punch time not accepted',
+      fix: () => "check the terminal's clock and timezone (punchgate punches --history shows the HRMS's words)",
+    },
+  },
+];
+
+const NO_MESSAGE: Cause = { words: 'no reason given by the HRMS', fix: () => 'ask the HRMS administrator why' };
+const PLACEHOLDER = '<code>';
+
+interface Group {
+  cause: Cause;
+  count: number;
+  dead: number;
+  codes: Map<string, number>;
+}
+
+const punches = (n: number) => `${n} ${n === 1 ? 'punch' : 'punches'}`;
+
+/** The message with the punch's own code taken out, so that "Foo 1042" and "Foo 1043" are one cause. */
+function template(message: string, code: string): string {
+  if (!code) return message;
+  const escaped = code.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return message.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu'), PLACEHOLDER);
+}
+
+function causeOf(message: string, code: string): { key: string; cause: Cause } {
+  if (message.trim() === '') return { key: 'none', cause: NO_MESSAGE };
+  const known = KNOWN.find((k) => k.test.test(message));
+  if (known) return known;
+  const t = template(message, code);
+  return {
+    key: `said:${t}`,
+    cause: { words: `the HRMS said "${printable(t, QUOTE_CHARS)}"`, fix: () => 'correct what it says in the HRMS' },
+  };
+}
+
+/** "code 1042", "codes 1042, 1043 and 1044", "codes 1042, ..., 1046 and 3 more" (escaped for a screen). */
+function codeList(codes: Map<string, number>): string {
+  const sorted = [...codes].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([c]) => escapeControls(c));
+  if (sorted.length === 1) return `code ${sorted[0]}`;
+  const shown = sorted.slice(0, CODES_SHOWN);
+  const more = sorted.length - shown.length;
+  return more > 0
+    ? `codes ${shown.join(', ')} and ${more} more`
+    : `codes ${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}`;
+}
+
+/** What to run once the cause is fixed: rejected punches and given-up (dead) ones are retried apart. */
+function retryAdvice(g: Group): string {
+  if (g.dead === 0) return 'then `punchgate punches retry`';
+  if (g.dead === g.count) return `then \`punchgate punches retry --state dead\` (given up after too many refusals)`;
+  return `then \`punchgate punches retry\` and, for the ${g.dead} given up, \`punchgate punches retry --state dead\``;
+}
+
+/**
+ * One alert line per cause of refusal, most punches first: how many punches, which codes (a
+ * few, then how many more), and what to do. The counts are always whole: causes beyond the
+ * shown ones are summed in a last line.
+ */
+export function refusalAlerts(rows: readonly RefusedPunches[]): string[] {
+  const groups = new Map<string, Group>();
+  for (const r of rows) {
+    const { key, cause } = causeOf(r.message, r.code);
+    const g = groups.get(key) ?? { cause, count: 0, dead: 0, codes: new Map<string, number>() };
+    g.count += r.count;
+    if (r.state === 'dead') g.dead += r.count;
+    g.codes.set(r.code, (g.codes.get(r.code) ?? 0) + r.count);
+    groups.set(key, g);
+  }
+  const sorted = [...groups].sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0])).map(([, g]) => g);
+  const lines = sorted.slice(0, CAUSES_SHOWN).map((g) => {
+    // One code: the placeholder of a quoted message is that code again.
+    const only = g.codes.size === 1 ? escapeControls([...g.codes.keys()][0]!) : undefined;
+    const words = only === undefined ? g.cause.words : g.cause.words.split(PLACEHOLDER).join(only);
+    return `${punches(g.count)} refused: ${words} for ${codeList(g.codes)}: ${g.cause.fix(only !== undefined)}, ${retryAdvice(g)}`;
+  });
+  const rest = sorted.slice(CAUSES_SHOWN);
+  if (rest.length > 0) {
+    const n = rest.reduce((s, g) => s + g.count, 0);
+    lines.push(
+      `${punches(n)} refused for ${rest.length} other reasons: see \`punchgate punches --state rejected --history\``,
+    );
+  }
+  return lines;
+}
