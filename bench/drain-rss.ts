@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import { BenchChild } from './lib/child.js';
 import { flushInChild } from './lib/flush.js';
-import { CLI, unitEnvironment, unitNodeOptions } from './lib/daemon.js';
+import { CLI, unitEnvironment, unitNodeArgs, unitNodeOptions } from './lib/daemon.js';
 import { hrmsStats, startHrmsChild } from './lib/hrms.js';
 import { mb, procMemory, RssSampler } from './lib/rss.js';
 import { scaled } from './lib/scale.js';
@@ -40,7 +40,7 @@ export async function benchDrainRss(): Promise<BenchRow[]> {
     const nodeOptions = process.env.BENCH_RSS_NODE_FLAGS ?? unitNodeOptions();
     const arenas = unitEnvironment().MALLOC_ARENA_MAX;
     log(
-      `rss: drainer is \`punchgate flush\` (${CLI}) with NODE_OPTIONS=${nodeOptions || '(none)'}` +
+      `rss: drainer is \`node ${unitNodeArgs().join(' ')} ${CLI} flush\` with NODE_OPTIONS=${nodeOptions || '(none)'}` +
         (arenas ? ` and the unit's MALLOC_ARENA_MAX=${arenas}` : ''),
     );
     let sampler: RssSampler | undefined;

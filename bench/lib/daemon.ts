@@ -4,7 +4,7 @@
  * first one also real-time), and `punchgate run` as a child process.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
@@ -13,7 +13,10 @@ import { BenchChild } from './child.js';
 import { hrmsStats, startHrmsChild, type HrmsChild } from './hrms.js';
 import { BENCH_SITE, BENCH_TOKEN, scratchDir } from './setup.js';
 import { waitUntil } from './timing.js';
+import { unitEnvironment, unitNodeArgs } from './unit.js';
 import { startTerminalChild } from './zk.js';
+
+export { unitEnvironment, unitNodeArgs };
 
 export const CLI = fileURLToPath(new URL('../../punchgate.js', import.meta.url));
 
@@ -86,7 +89,7 @@ export async function startDaemonRig(o: RigOptions, warmupTimeoutMs: number): Pr
   let tail = '';
   // The daemon runs as the systemd unit runs it: with the unit's environment (NODE_OPTIONS, MALLOC_ARENA_MAX).
   const env = unitEnv();
-  const daemon = spawn(process.execPath, [CLI, '--config', configFile, 'run'], {
+  const daemon = spawn(process.execPath, [...unitNodeArgs(), CLI, '--config', configFile, 'run'], {
     stdio: ['ignore', 'ignore', 'pipe'],
     cwd: scratch.dir,
     env,
@@ -124,21 +127,6 @@ export async function startDaemonRig(o: RigOptions, warmupTimeoutMs: number): Pr
     throw e;
   }
   return { daemon, hrms, terminals, initialPunches, stderrTail: () => tail, stop };
-}
-
-/**
- * The `Environment=` settings of systemd/punchgate.service (NODE_OPTIONS, MALLOC_ARENA_MAX...),
- * so the bench measures what is shipped.
- */
-export function unitEnvironment(): Record<string, string> {
-  const unit = readFileSync(fileURLToPath(new URL('../../../systemd/punchgate.service', import.meta.url)), 'utf8');
-  const env: Record<string, string> = {};
-  for (const m of unit.matchAll(/^Environment=(.*)$/gm)) {
-    const setting = m[1]!.trim().replace(/^"(.*)"$/, '$1');
-    const eq = setting.indexOf('=');
-    if (eq > 0) env[setting.slice(0, eq)] = setting.slice(eq + 1).trim();
-  }
-  return env;
 }
 
 /** `NODE_OPTIONS` of the unit. */

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
-import { CLI, unitEnv } from './daemon.js';
+import { CLI, unitEnv, unitNodeArgs } from './daemon.js';
 import { BENCH_SITE, BENCH_TOKEN } from './setup.js';
 import { nowMs } from './timing.js';
 
@@ -24,6 +24,8 @@ export async function flushInChild(
   batchSize: number,
   nodeOptions: string,
   onStart?: (pid: number) => void,
+  /** Flags before the script, as the unit's ExecStart= gives them (none: a bare `node`). */
+  nodeArgs: readonly string[] = unitNodeArgs(),
 ): Promise<FlushRun> {
   const dir = dirname(path);
   const tokenFile = join(dir, 'token');
@@ -40,7 +42,7 @@ export async function flushInChild(
     }),
   );
   const t0 = nowMs();
-  const child = spawn(process.execPath, [CLI, '--config', configFile, 'flush', '--max-wait', '60'], {
+  const child = spawn(process.execPath, [...nodeArgs, CLI, '--config', configFile, 'flush', '--max-wait', '60'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: unitEnv(nodeOptions),
   });

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { startHrmsSim, type HrmsSimOptions } from '../../src/sim/hrms/index.js';
 import { startTerminalSim, type TerminalSim } from '../../src/sim/terminal/index.js';
+import { unitEnvironment, unitNodeArgs } from '../../bench/lib/unit.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -85,25 +86,18 @@ export interface DaemonProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** The unit's `Environment=` settings (NODE_OPTIONS, MALLOC_ARENA_MAX): the daemon under test runs as the service runs it. */
-export function unitEnvironment(): Record<string, string> {
-  const unit = readFileSync('systemd/punchgate.service', 'utf8');
-  const env: Record<string, string> = {};
-  for (const m of unit.matchAll(/^Environment=(.*)$/gm)) {
-    const setting = m[1]!.trim().replace(/^"(.*)"$/, '$1');
-    const eq = setting.indexOf('=');
-    if (eq > 0) env[setting.slice(0, eq)] = setting.slice(eq + 1).trim();
-  }
-  if (env.NODE_OPTIONS === undefined) throw new Error('systemd/punchgate.service sets no NODE_OPTIONS');
-  return env;
-}
+/** `punchgate run` as a real child process, run as the systemd unit runs it (its node flags and environment, `env` on top). */
+export { unitEnvironment };
 
-/** `punchgate run` as a real child process, with the systemd unit's environment (and `env` on top). */
 export function spawnDaemon(configPath: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): DaemonProcess {
-  const child = spawn(process.execPath, ['dist/punchgate.js', 'run', '--config', configPath, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...unitEnvironment(), NOTIFY_SOCKET: '', PUNCHGATE_HRMS_TOKEN: '', ...env },
-  });
+  const child = spawn(
+    process.execPath,
+    [...unitNodeArgs(), 'dist/punchgate.js', 'run', '--config', configPath, ...args],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...unitEnvironment(), NOTIFY_SOCKET: '', PUNCHGATE_HRMS_TOKEN: '', ...env },
+    },
+  );
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));

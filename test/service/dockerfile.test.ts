@@ -93,7 +93,7 @@ describe('Dockerfile', () => {
   it('keeps the journal in a volume and mounts the config at /etc/punchgate', () => {
     expect(one(runtime, 'VOLUME')).toBe('/var/lib/punchgate');
     expect(one(runtime, 'CMD')).toBe('["run", "--config", "/etc/punchgate/punchgate.yaml"]');
-    expect(one(runtime, 'ENTRYPOINT')).toBe('["node", "/app/dist/punchgate.js"]');
+    expect(one(runtime, 'ENTRYPOINT')).toBe('["node", "--optimize-for-size", "/app/dist/punchgate.js"]');
   });
 
   it('the entry point is the package bin, built from a file that exists', () => {

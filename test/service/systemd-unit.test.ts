@@ -6,7 +6,7 @@ import { tempDir } from '../helpers/tmp.js';
 
 const UNIT_PATH = join(process.cwd(), 'systemd/punchgate.service');
 const UNIT = readFileSync(UNIT_PATH, 'utf8');
-const EXEC_START = '/usr/bin/punchgate run --config /etc/punchgate/punchgate.yaml';
+const EXEC_START = '/usr/bin/node --optimize-for-size /usr/bin/punchgate run --config /etc/punchgate/punchgate.yaml';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
