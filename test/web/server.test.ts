@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:net';
 import { writeFileSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/journal/sqlite-driver.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
