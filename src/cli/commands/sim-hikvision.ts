@@ -14,6 +14,7 @@ import {
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { seededRandom } from '../../util/seeded-random.js';
 import { action, simCommand, withConsoleIo } from '../common.js';
+import { int, seconds } from '../option-values.js';
 
 interface SimHikvisionOptions {
   host: string;
@@ -36,21 +37,6 @@ interface SimHikvisionOptions {
   tlsKey?: string;
   seed: number;
   failWriteAfter?: number;
-}
-
-function int(min: number, max = Number.MAX_SAFE_INTEGER) {
-  return (v: string): number => {
-    const n = /^-?\d+$/.test(v.trim()) ? Number(v) : NaN;
-    if (!Number.isSafeInteger(n) || n < min || n > max)
-      throw new InvalidArgumentError(`expected a whole number ${min}..${max}`);
-    return n;
-  };
-}
-
-function seconds(v: string): number {
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a number of seconds > 0');
-  return n;
 }
 
 function utcOffset(v: string): string {

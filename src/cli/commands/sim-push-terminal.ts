@@ -6,6 +6,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_PUSH_SERIAL, startPushTerminalSim } from '../../sim/push-terminal/index.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, simCommand, withConsoleIo, type ConsoleIo } from '../common.js';
+import { int, probability, seconds } from '../option-values.js';
 
 export interface SimPushTerminalOptions {
   server: string;
@@ -25,27 +26,6 @@ export interface SimPushTerminalOptions {
   quiet?: boolean;
 }
 
-function int(min: number, max = Number.MAX_SAFE_INTEGER) {
-  return (v: string): number => {
-    const n = /^\d+$/.test(v.trim()) ? Number(v) : NaN;
-    if (!Number.isSafeInteger(n) || n < min || n > max)
-      throw new InvalidArgumentError(`expected a whole number ${min}..${max}`);
-    return n;
-  };
-}
-
-function positive(v: string): number {
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a number > 0');
-  return n;
-}
-
-function rate(v: string): number {
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('expected a probability 0..1');
-  return n;
-}
-
 function serverUrl(v: string): string {
   if (!URL.canParse(v) || new URL(v).protocol !== 'http:')
     throw new InvalidArgumentError('expected the receiver as http://HOST:PORT (push firmware speaks plain HTTP)');
@@ -60,15 +40,15 @@ export function registerSimPushTerminal(program: Command): void {
     .option('--serial <sn>', 'serial number (SN=) to send', DEFAULT_PUSH_SERIAL)
     .option('--users <n>', 'enrolled users', int(1, 100_000), 10)
     .option('--punches <m>', 'records in the log at start', int(0), 0)
-    .option('--punch-every <seconds>', 'make a punch every SECONDS (uploaded at once)', positive)
+    .option('--punch-every <seconds>', 'make a punch every SECONDS (uploaded at once)', seconds)
     .option('--batch <n>', 'records per upload at most', int(1, 100_000), 100)
-    .option('--delay <seconds>', "poll interval instead of the server's Delay", positive)
-    .option('--error-delay <seconds>', "wait after a failure instead of the server's ErrorDelay", positive)
+    .option('--delay <seconds>', "poll interval instead of the server's Delay", seconds)
+    .option('--error-delay <seconds>', "wait after a failure instead of the server's ErrorDelay", seconds)
     .option('--timezone <zone>', "the terminal clock's zone (default the box's)")
-    .option('--malformed-rate <r>', 'add a malformed line to this share of uploads', rate, 0)
-    .option('--duplicate-rate <r>', 'upload this share of batches twice', rate, 0)
-    .option('--unanswered-rate <r>', 'hang up before the answer on this share of uploads', rate, 0)
-    .option('--drop-mid-body-rate <r>', 'hang up in the middle of the body on this share of uploads', rate, 0)
+    .option('--malformed-rate <r>', 'add a malformed line to this share of uploads', probability, 0)
+    .option('--duplicate-rate <r>', 'upload this share of batches twice', probability, 0)
+    .option('--unanswered-rate <r>', 'hang up before the answer on this share of uploads', probability, 0)
+    .option('--drop-mid-body-rate <r>', 'hang up in the middle of the body on this share of uploads', probability, 0)
     .option('--seed <n>', 'same seed, same faults and punches', int(0), 1)
     .option('--quiet', 'print only the summary')
     .action(action(async (opts: SimPushTerminalOptions) => withConsoleIo((io) => runSimPushTerminal(opts, io))));

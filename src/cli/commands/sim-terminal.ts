@@ -18,6 +18,7 @@ import { createLogger } from '../../util/logger.js';
 import { aborted, abortOnStopSignal } from '../../util/signals.js';
 import { action, globalOptions, simCommand } from '../common.js';
 import { escapeControls } from '../../util/terminal-text.js';
+import { int, seconds } from '../option-values.js';
 
 interface SimTerminalOptions {
   host: string;
@@ -45,21 +46,6 @@ interface SimTerminalOptions {
   fpVersion?: string;
   tcp: boolean;
   udp: boolean;
-}
-
-function int(min: number, max = Number.MAX_SAFE_INTEGER) {
-  return (v: string): number => {
-    const n = /^\d+$/.test(v.trim()) ? Number(v) : NaN;
-    if (!Number.isSafeInteger(n) || n < min || n > max)
-      throw new InvalidArgumentError(`expected a whole number ${min}..${max}`);
-    return n;
-  };
-}
-
-function seconds(v: string): number {
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a number of seconds > 0');
-  return n;
 }
 
 /** A command code by number (1503) or name (DATA_WRRQ); repeatable. */
