@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { registerCheck } from '../../src/cli/commands/check.js';
+import { unitEnvironment } from '../../bench/lib/unit.js';
 
 /**
  * No Docker engine runs here, so the Dockerfile is checked by reading it: its stages, its
@@ -94,6 +95,17 @@ describe('Dockerfile', () => {
     expect(one(runtime, 'VOLUME')).toBe('/var/lib/punchgate');
     expect(one(runtime, 'CMD')).toBe('["run", "--config", "/etc/punchgate/punchgate.yaml"]');
     expect(one(runtime, 'ENTRYPOINT')).toBe('["node", "--optimize-for-size", "/app/dist/punchgate.js"]');
+  });
+
+  it('runs with the memory settings of the systemd unit (BENCHMARKS.md measures those)', () => {
+    const image = Object.fromEntries(
+      all(runtime, 'ENV')
+        .flatMap((e) => [...e.matchAll(/(\w+)=("[^"]*"|\S+)/g)])
+        .map((m) => [m[1]!, m[2]!.replace(/^"(.*)"$/, '$1')]),
+    );
+    const memory = Object.entries(unitEnvironment()).filter(([k]) => k !== 'NODE_ENV');
+    expect(memory.map(([k]) => k)).toEqual(['NODE_OPTIONS', 'MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_']);
+    for (const [k, v] of memory) expect(`${k}=${image[k]}`).toBe(`${k}=${v}`);
   });
 
   it('the entry point is the package bin, built from a file that exists', () => {

@@ -120,6 +120,7 @@ describe('systemd/punchgate.service', () => {
       'NODE_ENV=production',
       '"NODE_OPTIONS=--max-semi-space-size=4"',
       'MALLOC_ARENA_MAX=2',
+      'MALLOC_MMAP_THRESHOLD_=32768',
     ]);
     // The stop timeout outlasts the daemon's own 20 s stop bound.
     expect(Number.parseInt(value('TimeoutStopSec'), 10)).toBeGreaterThan(20);
