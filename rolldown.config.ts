@@ -5,6 +5,7 @@
  * loads about 12 MB less than the same code as ~200 separate modules (BENCHMARKS.md).
  * Native modules stay outside: they are loaded from node_modules at run time.
  */
+import { chmodSync } from 'node:fs';
 import type { BuildOptions } from 'rolldown';
 
 /** Also used by test/global-setup.ts, which builds the bundle before the suite. */
@@ -21,6 +22,13 @@ export const bundleOptions = {
     minify: true,
     sourcemap: true,
   },
+  plugins: [
+    {
+      // Executable, as npm makes the installed bin: its #! line is then what runs it (tests run it so).
+      name: 'executable',
+      writeBundle: () => chmodSync('dist/punchgate.js', 0o755),
+    },
+  ],
 } satisfies BuildOptions;
 
 export default bundleOptions;
