@@ -48,7 +48,7 @@ export function syncAdapterFor(
 ): UserSyncAdapter {
   const clock = { now: deps.now };
   if (t.kind === 'zk') return new ZkSyncAdapter(new ZkUserTerminal(t, deps.clientFactory));
-  if (t.kind === 'adms') return new PushSyncAdapter(t, new PushStore(deps.journal.db, deps.journal, clock));
+  if (t.kind === 'adms') return new PushSyncAdapter(t, new PushStore(deps.journal.db, deps.journal, clock), deps.now);
   if (t.kind === 'hikvision') {
     const source = sourceDepsFor(deps.journal, deps.logger ?? silentLogger(), clock);
     return new HikSyncAdapter(t, source, deps.hikClientFactory);

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
+import { USERS_UPLOAD_GRACE_MS } from '../../src/roster/push/push-sync.js';
 import { runSyncUsers, type SyncCommandOptions } from '../../src/roster/sync-command.js';
 import { startPushTerminalSim, type PushSimUser, type PushTerminalSim } from '../../src/sim/push-terminal/index.js';
 import { runPunchgate } from '../helpers/cli.js';
@@ -65,12 +66,12 @@ describe('sync-users on a push terminal', () => {
     return { config: parseConfig(raw, r!.tmp.dir), configPath, roster };
   }
 
-  async function sync(config: Config, opts: SyncCommandOptions) {
+  async function sync(config: Config, opts: SyncCommandOptions, now = () => Date.now()) {
     const output = { code: -1, out: '', err: '' };
     output.code = await runSyncUsers(opts, {
       config,
       journal: r!.journal,
-      now: () => Date.now(),
+      now,
       out: { write: (s: string) => (output.out += s) },
       err: { write: (s: string) => (output.err += s) },
       scrub: (s) => s,
@@ -202,5 +203,64 @@ describe('sync-users on a push terminal', () => {
       /its users are not known yet: asked it to upload them \(command \d+, DATA QUERY USERINFO\)/,
     );
     expect(commandTexts()).toEqual(['DATA QUERY USERINFO']);
+  });
+
+  it('after the terminal confirms the request for its users, nothing is planned until their upload has had time to arrive', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+    const { config, roster } = setup();
+    const t0 = Date.now();
+    r.store.recordContacts([
+      { terminal: 'lobby', serial: SN, lastContactAt: t0, address: '127.0.0.1', online: true, offlineSince: null },
+    ]);
+    expect((await sync(config, { roster }, () => t0)).code).toBe(75);
+    const query = r.store.commands('lobby')[0]!;
+    // The terminal says the query is done before its upload arrives (firmware does either order).
+    r.store.settleCommands('lobby', SN, [{ id: String(query.id), returnCode: 0, cmd: 'DATA' }], t0 + 1000);
+
+    const early = await sync(config, { roster }, () => t0 + 1000 + USERS_UPLOAD_GRACE_MS - 1);
+    expect(early.code).toBe(75);
+    expect(early.out).toContain(`it confirmed the request for its users (command ${query.id})`);
+    expect(early.out).toContain('nothing queued: run sync-users again after');
+    expect(commandTexts()).toEqual(['DATA QUERY USERINFO']);
+
+    // The first part of the upload: the administrator, the roster's leaver 9001 (kept as one).
+    const upload = { terminal: 'lobby', serial: SN, table: 'OPERLOG', stamp: null, at: t0 + 5000 };
+    r.store.commitUsers(upload, [{ pin: '9001', name: 'Site Admin', card: '', privilege: 14 }], {
+      count: 0,
+      first: null,
+    });
+    r.store.commitUsers({ ...upload, at: t0 + 6000 }, [{ pin: '1001', name: 'Ana', card: '111', privilege: 0 }], {
+      count: 0,
+      first: null,
+    });
+    const later = await sync(config, { roster }, () => t0 + 1000 + USERS_UPLOAD_GRACE_MS);
+    expect(later.code).toBe(0);
+    // Never an "add" of the administrator with Pri=0: it is known, and kept.
+    expect(commandTexts()).toEqual([
+      'DATA QUERY USERINFO',
+      'DATA UPDATE USERINFO PIN=1001\tName=Ana One\tCard=111\tPri=0',
+      'DATA UPDATE USERINFO PIN=1002\tName=Ben\tCard=222\tPri=0',
+      'DATA UPDATE USERINFO PIN=1004\tName=New Hire\tCard=444\tPri=0',
+    ]);
+    expect(later.out).toContain('1 administrator(s) kept');
+  });
+
+  it('a terminal that confirmed the request and uploaded nothing has no users: the roster is added once the wait is over', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+    const { config, roster } = setup();
+    const t0 = Date.now();
+    r.store.recordContacts([
+      { terminal: 'lobby', serial: SN, lastContactAt: t0, address: '127.0.0.1', online: true, offlineSince: null },
+    ]);
+    await sync(config, { roster }, () => t0);
+    const query = r.store.commands('lobby')[0]!;
+    r.store.settleCommands('lobby', SN, [{ id: String(query.id), returnCode: 0, cmd: 'DATA' }], t0);
+    const after = await sync(config, { roster }, () => t0 + USERS_UPLOAD_GRACE_MS);
+    expect(after.code).toBe(0);
+    expect(commandTexts().slice(1)).toEqual([
+      'DATA UPDATE USERINFO PIN=1001\tName=Ana One\tCard=111\tPri=0',
+      'DATA UPDATE USERINFO PIN=1002\tName=Ben\tCard=222\tPri=0',
+      'DATA UPDATE USERINFO PIN=1004\tName=New Hire\tCard=444\tPri=0',
+    ]);
   });
 });

@@ -9,9 +9,11 @@
  */
 import type { AdmsTerminalConfig } from '../../config/terminals.js';
 import type { PushStore } from '../../journal/push-store.js';
+import type { TerminalCommand } from '../../journal/types.js';
 import { deleteUserCommand, QUERY_USERS_COMMAND, updateUserCommand } from '../../sources/adms/index.js';
 import type { ApplyOutcome, BackupSink, TerminalSnapshot, UserSyncAdapter } from '../adapter.js';
 import type { Change, ChangeResult, TerminalProfile } from '../types.js';
+import { localTime } from '../../util/local-time.js';
 import { withPending } from './push-users.js';
 
 const REASONS = {
@@ -30,6 +32,15 @@ const PUSH_PROFILE: TerminalProfile = {
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
+/**
+ * How long after a terminal confirmed `DATA QUERY USERINFO` its user upload may still be arriving.
+ * Firmware reports the command done and uploads the users in separate requests, in either order
+ * and in several parts: a sync that planned from a partial list would queue an "add" with Pri=0
+ * for a user not uploaded yet, and demote an administrator among them. Past this time, a terminal
+ * that uploaded nothing has no users.
+ */
+export const USERS_UPLOAD_GRACE_MS = 120_000;
+
 export class PushSyncAdapter implements UserSyncAdapter {
   readonly kind = 'adms';
   readonly terminal: string;
@@ -38,6 +49,7 @@ export class PushSyncAdapter implements UserSyncAdapter {
   constructor(
     private readonly cfg: AdmsTerminalConfig,
     private readonly store: PushStore,
+    private readonly now: () => number,
   ) {
     this.terminal = cfg.name;
     const seenFrom = store.pushTerminal(cfg.name)?.address;
@@ -46,9 +58,15 @@ export class PushSyncAdapter implements UserSyncAdapter {
 
   async read(): Promise<TerminalSnapshot> {
     const { cfg, store } = this;
+    const query = this.lastUsersQuery();
+    if (query?.state === 'done' && query.doneAt !== null && this.now() - query.doneAt < USERS_UPLOAD_GRACE_MS) {
+      throw new Error(
+        `it confirmed the request for its users (command ${query.id}) at ${localTime(query.doneAt)}, and their upload may still be arriving; nothing queued: run sync-users again after ${localTime(query.doneAt + USERS_UPLOAD_GRACE_MS)}`,
+      );
+    }
     const known = store.users(cfg.name, cfg.serial);
     const open = store.openCommands(cfg.name);
-    if (known.length === 0 && !this.usersReported()) {
+    if (known.length === 0 && !this.usersReported(query)) {
       const record = store.pushTerminal(cfg.name);
       if (!record || record.lastContactAt === null || record.serial !== cfg.serial) {
         throw new Error(
@@ -70,13 +88,16 @@ export class PushSyncAdapter implements UserSyncAdapter {
     return { users, profile: PUSH_PROFILE, notes };
   }
 
+  /** The newest request for the terminal's users, if one of the recent commands is one. */
+  private lastUsersQuery(): TerminalCommand | undefined {
+    return this.store.commands(this.cfg.name, { limit: 200 }).find((c) => c.command === QUERY_USERS_COMMAND);
+  }
+
   /** The terminal has uploaded its user table (a stamp kept), or answered a request for it. */
-  private usersReported(): boolean {
+  private usersReported(query: TerminalCommand | undefined): boolean {
     const stamps = this.store.stamps(this.cfg.name, this.cfg.serial);
     if (stamps.OPERLOG !== undefined || stamps.USERINFO !== undefined) return true;
-    return this.store
-      .commands(this.cfg.name, { limit: 200 })
-      .some((c) => c.command === QUERY_USERS_COMMAND && c.state === 'done');
+    return query?.state === 'done';
   }
 
   apply(changes: readonly Change[], backups: BackupSink): Promise<ApplyOutcome> {
