@@ -86,6 +86,12 @@ describe('sync-users on a push terminal', () => {
     return sim;
   }
 
+  /** The terminal has called the receiver (a getrequest), without any user upload. */
+  const contacted = (at: number) =>
+    r!.store.recordContacts([
+      { terminal: 'lobby', serial: SN, lastContactAt: at, address: '127.0.0.1', online: true, offlineSince: null },
+    ]);
+
   const commandTexts = () =>
     r!.store
       .commands('lobby')
@@ -187,16 +193,7 @@ describe('sync-users on a push terminal', () => {
     expect(r.store.commands('lobby')).toEqual([]);
 
     // Contact without any user upload (a terminal whose OPERLOG went elsewhere): asked to upload its users.
-    r.store.recordContacts([
-      {
-        terminal: 'lobby',
-        serial: SN,
-        lastContactAt: Date.now(),
-        address: '127.0.0.1',
-        online: true,
-        offlineSince: null,
-      },
-    ]);
+    contacted(Date.now());
     const unknown = await sync(config, { roster });
     expect(unknown.code).toBe(75);
     expect(unknown.out).toMatch(
@@ -209,9 +206,7 @@ describe('sync-users on a push terminal', () => {
     r = await startReceiver({ terminals: [terminal('lobby', SN)] });
     const { config, roster } = setup();
     const t0 = Date.now();
-    r.store.recordContacts([
-      { terminal: 'lobby', serial: SN, lastContactAt: t0, address: '127.0.0.1', online: true, offlineSince: null },
-    ]);
+    contacted(t0);
     expect((await sync(config, { roster }, () => t0)).code).toBe(75);
     const query = r.store.commands('lobby')[0]!;
     // The terminal says the query is done before its upload arrives (firmware does either order).
@@ -249,9 +244,7 @@ describe('sync-users on a push terminal', () => {
     r = await startReceiver({ terminals: [terminal('lobby', SN)] });
     const { config, roster } = setup();
     const t0 = Date.now();
-    r.store.recordContacts([
-      { terminal: 'lobby', serial: SN, lastContactAt: t0, address: '127.0.0.1', online: true, offlineSince: null },
-    ]);
+    contacted(t0);
     await sync(config, { roster }, () => t0);
     const query = r.store.commands('lobby')[0]!;
     r.store.settleCommands('lobby', SN, [{ id: String(query.id), returnCode: 0, cmd: 'DATA' }], t0);
