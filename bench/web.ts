@@ -10,7 +10,6 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { readFileSync } from 'node:fs';
@@ -18,6 +17,7 @@ import { parseConfig } from '../src/config/load.js';
 import { Journal } from '../src/journal/index.js';
 import { buildStatus } from '../src/status/index.js';
 import { daemonAvailable, startDaemonRig } from './lib/daemon.js';
+import { freePort } from './lib/ports.js';
 import { mb, RssSampler } from './lib/rss.js';
 import { scaled } from './lib/scale.js';
 import { BENCH_SITE, scratchDir } from './lib/setup.js';
@@ -27,15 +27,6 @@ import { logTimeAt } from './lib/punches.js';
 
 const IDLE_LIMIT_MB = 100;
 const P99_LIMIT_MS = 20;
-
-/** A port nobody listens on now (the daemon takes it a moment later). */
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 

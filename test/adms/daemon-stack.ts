@@ -1,21 +1,9 @@
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { stringify } from 'yaml';
+import { freePort } from '../../bench/lib/ports.js';
 import { startHrmsSim } from '../../src/sim/hrms/index.js';
 import { tempDir } from '../helpers/tmp.js';
 import { TOKEN } from '../daemon/stack.js';
-
-/** A free TCP port on loopback (the daemon must listen on the same port across restarts). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export interface PushTerminalEntry {
   name: string;
