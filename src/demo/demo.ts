@@ -79,7 +79,13 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     say(out, 'demo', `status page: http://${config.status.listen}/ (open it in a browser; /metrics for Prometheus)`);
   }
   terminal.startPunching(opts.punchEverySeconds * 1000);
-  const push = startDemoPushTerminal(config, opts);
+  // The push terminal starts calling once the daemon's receiver listens (a refused first call
+  // would only be retried, but reads like a fault to someone trying the demo).
+  let push: PushTerminalSim | undefined;
+  const daemonSays = (line: string) => {
+    say(out, 'daemon', line);
+    if (!push && line.includes('push terminal receiver listening')) push = startDemoPushTerminal(config, opts);
+  };
 
   const daemon: ChildProcess = spawn(
     process.execPath,
@@ -91,20 +97,9 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     },
   );
   process.once('exit', () => daemon.exitCode === null && daemon.kill('SIGKILL'));
-  daemon.stdout!.on('data', (d: Buffer) =>
-    d
-      .toString()
-      .trimEnd()
-      .split('\n')
-      .forEach((l) => say(out, 'daemon', l)),
-  );
-  daemon.stderr!.on('data', (d: Buffer) =>
-    d
-      .toString()
-      .trimEnd()
-      .split('\n')
-      .forEach((l) => say(out, 'daemon', l)),
-  );
+  for (const stream of [daemon.stdout!, daemon.stderr!]) {
+    stream.on('data', (d: Buffer) => d.toString().trimEnd().split('\n').forEach(daemonSays));
+  }
 
   let lastStatus = '';
   const statusTimer = setInterval(() => {

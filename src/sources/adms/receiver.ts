@@ -158,10 +158,8 @@ export class AdmsReceiver implements PushTerminalRegistry {
     this.server = server;
     const a = server.address() as AddressInfo;
     this.bound = { host: a.address, port: a.port };
-    this.opts.logger.info(
-      { listen: `${a.address}:${a.port}`, terminals: this.directory.list().map((t) => t.cfg.name) },
-      'push terminal receiver listening',
-    );
+    // Its terminals are added as their sources start, after this: each says so in its own line.
+    this.opts.logger.info({ listen: `${a.address}:${a.port}` }, 'push terminal receiver listening');
   }
 
   private createServer(): Server {

@@ -1,0 +1,70 @@
+/**
+ * `npm run demo` is the first thing a newcomer runs (README): the shipped demo config, on free
+ * ports, as a child process of the built CLI. Punches of both simulated terminals reach the
+ * simulated HRMS, the status page answers, nothing in the output reads like a fault, and Ctrl-C
+ * stops everything with exit 0.
+ */
+import { spawn } from 'node:child_process';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { freePort } from '../../bench/lib/ports.js';
+import { tempDir } from '../helpers/tmp.js';
+import { waitFor } from '../helpers/wait.js';
+
+describe('punchgate demo', () => {
+  const tmp = tempDir('punchgate-demo-');
+  afterAll(() => tmp.cleanup());
+
+  it('runs the shipped demo: both terminals punch through to the HRMS, the page answers, Ctrl-C ends it with 0', async () => {
+    const [zk, hrms, push, page] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    const demo = parse(readFileSync('config/demo.yaml', 'utf8')) as {
+      hrms: { baseUrl: string };
+      status: { listen: string };
+      adms: { listen: string };
+      terminals: { kind: string; port?: number }[];
+    };
+    demo.hrms.baseUrl = `http://127.0.0.1:${hrms}`;
+    demo.status.listen = `127.0.0.1:${page}`;
+    demo.adms.listen = `127.0.0.1:${push}`;
+    demo.terminals.find((t) => t.kind === 'zk')!.port = zk;
+    const config = tmp.path('demo.yaml');
+    writeFileSync(
+      config,
+      stringify({ ...demo, journal: { path: 'journal.db' }, status: { ...demo.status, path: 'status.txt' } }),
+    );
+    copyFileSync('config/demo-token', tmp.path('demo-token'));
+
+    const child = spawn(
+      process.execPath,
+      ['dist/punchgate.js', 'demo', '--demo-config', config, '--punch-every', '1'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      await waitFor(
+        () => /terminal gate-1: received 1 punch in real time/.test(out) && /terminal lobby pushed \d+ punch/.test(out),
+        30_000,
+        `punches of both terminals (output so far:\n${out.slice(-2000)})`,
+      );
+      await waitFor(() => /delivered \d+ punch(es)? to the HRMS/.test(out), 10_000, 'a delivery');
+      const res = await fetch(`http://127.0.0.1:${page}/`);
+      expect(res.status).toBe(200);
+      const html = await res.text();
+      expect(html).toContain('gate-1');
+      expect(html).toContain('lobby');
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await exited).toBe(0);
+    const received = Number(/the HRMS simulator received (\d+) punches/.exec(out)?.[1]);
+    expect(received).toBeGreaterThanOrEqual(2);
+    // Nothing a newcomer would read as a fault: no refused first call, no error line.
+    expect(out).not.toMatch(/ECONNREFUSED|failed handshake|\bERROR\b|\bWARN\b/);
+  }, 60_000);
+});
