@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { HikvisionTerminalConfig } from '../../config/terminals.js';
 import { wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
 import { logPolled } from '../punch-log.js';
+import { recordFailedPoll } from '../poll-outcome.js';
 import type { SourceDeps } from '../types.js';
 import { clearRefusal, nextAuthTry, readRefusal, recordRefusal, refusalText } from './auth-gate.js';
 import { HikvisionClient } from './client.js';
@@ -262,13 +263,7 @@ export class HikvisionPoller {
       // A connection in a bad state is not reused.
       this.client?.c.http.destroy();
       this.client = undefined;
-      const prev = ledger.get(cfg.name);
-      ledger.update(cfg.name, {
-        online: reached,
-        lastPollAt: startedAt,
-        lastError: result.error,
-        offlineSince: reached ? null : (prev?.offlineSince ?? startedAt),
-      });
+      recordFailedPoll(ledger, log, cfg.name, { reached, startedAt, error: result.error });
     }
     return result;
   }

@@ -2,6 +2,7 @@ import type { ZkTerminalConfig } from '../../config/terminals.js';
 import { isBusyJournalError } from '../../journal/errors.js';
 import { codeProblem, wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
 import { logPolled } from '../punch-log.js';
+import { BUSY_JOURNAL_POLL_ERROR, recordFailedPoll } from '../poll-outcome.js';
 import type { SourceDeps } from '../types.js';
 import { ZkClient } from './client/index.js';
 import { decideClear } from './clear-policy.js';
@@ -207,30 +208,15 @@ export async function pollTerminal(
     });
   } catch (e) {
     client.destroy();
+    result.noBackoff = !deadline.passed && isBusyJournalError(e);
     result.error = deadline.passed
       ? deadline.message()
-      : isBusyJournalError(e)
-        ? 'journal busy (another process holds it): the log is read again at the next poll'
+      : result.noBackoff
+        ? BUSY_JOURNAL_POLL_ERROR
         : e instanceof Error
           ? e.message
           : String(e);
-    // A busy journal is not the terminal's trouble: the status says it once, as "journal busy", and
-    // the terminal's state stays as its last real poll left it (the next poll reads the log again).
-    result.noBackoff = !deadline.passed && isBusyJournalError(e);
-    if (!result.noBackoff) {
-      try {
-        const prev = ledger.get(cfg.name);
-        // Reached but the poll went wrong (a dropped reply, a short download): online, with the error.
-        ledger.update(cfg.name, {
-          online: reached,
-          lastPollAt: startedAt,
-          lastError: result.error,
-          offlineSince: reached ? null : (prev?.offlineSince ?? startedAt),
-        });
-      } catch (ledgerError) {
-        log.error({ err: String(ledgerError) }, 'could not record the failed poll in the journal');
-      }
-    }
+    if (!result.noBackoff) recordFailedPoll(ledger, log, cfg.name, { reached, startedAt, error: result.error });
     log.warn({ err: result.error }, 'poll failed');
   } finally {
     deadline.clear();
