@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { HikvisionTerminalConfig } from '../../config/terminals.js';
 import { wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
+import { isBusyJournalError } from '../../journal/errors.js';
 import { logPolled } from '../punch-log.js';
-import { recordFailedPoll } from '../poll-outcome.js';
+import { BUSY_JOURNAL_POLL_ERROR, recordFailedPoll } from '../poll-outcome.js';
 import type { SourceDeps } from '../types.js';
 import { clearRefusal, nextAuthTry, readRefusal, recordRefusal, refusalText } from './auth-gate.js';
 import { HikvisionClient } from './client.js';
@@ -248,7 +249,11 @@ export class HikvisionPoller {
         result.error = 'stopped';
         return result;
       }
-      if (e instanceof HikAuthError) {
+      if (isBusyJournalError(e)) {
+        result.error = BUSY_JOURNAL_POLL_ERROR;
+        result.noBackoff = true;
+        log.warn({ err: result.error }, 'poll failed');
+      } else if (e instanceof HikAuthError) {
         result.authRefused = true;
         result.error = this.refused(e);
         reached = false;
@@ -263,7 +268,7 @@ export class HikvisionPoller {
       // A connection in a bad state is not reused.
       this.client?.c.http.destroy();
       this.client = undefined;
-      recordFailedPoll(ledger, log, cfg.name, { reached, startedAt, error: result.error });
+      if (!result.noBackoff) recordFailedPoll(ledger, log, cfg.name, { reached, startedAt, error: result.error });
     }
     return result;
   }

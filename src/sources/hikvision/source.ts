@@ -42,7 +42,7 @@ export class HikvisionSource implements Source {
       poll: () =>
         this.poller.poll(this.abort.signal).then((r) => {
           // A refused password has its own, longer wait (in the journal): no tick skipping on top.
-          r.noBackoff = r.authRefused;
+          r.noBackoff ||= r.authRefused;
           // The password works: the alert stream may open now (it waits for a poll to prove it).
           if (r.ok) this.realtime?.nudge();
           return r;
