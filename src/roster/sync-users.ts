@@ -6,7 +6,7 @@
 import type { BackupSink, UserSyncAdapter } from './adapter.js';
 import { planTerminal, type PlanGuard } from './plan.js';
 import type { Change, ChangeResult, Plan, PlanOptions, RosterEntry } from './types.js';
-import { messageOf } from './zk/zk-terminal.js';
+import { messageOf } from '../util/errors.js';
 
 export interface SyncOptions extends PlanOptions {
   dryRun: boolean;

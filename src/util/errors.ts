@@ -8,3 +8,8 @@ export function errorCode(e: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** The message of an error, or the thing thrown as text. */
+export function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

@@ -19,15 +19,15 @@ import {
 } from '../../sources/hikvision/index.js';
 import type { SourceDeps } from '../../sources/types.js';
 import type { ApplyOutcome, BackupSink, TerminalSnapshot, UserSyncAdapter } from '../adapter.js';
+import { verifyByReadBack } from '../read-back.js';
 import type { Change, ChangeResult } from '../types.js';
+import { messageOf } from '../../util/errors.js';
 import { cardsOf, HIK_PROFILE, toTerminalUsers } from './hik-users.js';
 
 const REASONS = {
   inactive: 'sync-users: inactive in the roster',
   absent: 'sync-users: not in the roster (--remove-absent)',
 };
-
-const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 export class HikSyncAdapter implements UserSyncAdapter {
   readonly kind = 'hikvision';
@@ -127,31 +127,23 @@ export class HikSyncAdapter implements UserSyncAdapter {
   }
 
   /** Reads the users back: a change is applied only if the terminal shows it. */
-  private async verify(changes: readonly Change[], results: ChangeResult[], warnings: string[]): Promise<void> {
-    const toCheck = results.some((r) => r.status === 'applied' || r.status === 'unknown');
-    if (!toCheck) return;
-    let now: Map<string, { name: string; cards: string[] }>;
-    try {
-      now = await this.poller.withClient(async (c) => {
-        const { users, cards } = await readPeople(c);
-        return new Map(users.map((u) => [u.employeeNo, { name: u.name, cards: cardsOf(cards, u.employeeNo) }]));
-      });
-    } catch (e) {
-      warnings.push(`could not read the users back to check the changes: ${messageOf(e)}`);
-      return;
-    }
-    changes.forEach((c, i) => {
-      const r = results[i]!;
-      if (r.status !== 'applied' && r.status !== 'unknown') return;
-      const u = now.get(c.code);
-      const cardTouched = c.action === 'add' ? c.card !== 0 : c.action === 'update' && c.fields.includes('card');
-      const cardHeld = !u || !cardTouched || (c.card ? u.cards.join() === String(c.card) : u.cards.length === 0);
-      const holds = c.action === 'remove' ? !u : u !== undefined && u.name.trim() === c.name && cardHeld;
-      if (holds) results[i] = { status: 'applied' };
-      else if (r.status === 'unknown')
-        results[i] = { status: 'failed', error: `${r.error}; the terminal does not hold it` };
-      else results[i] = { status: 'failed', error: 'the terminal acknowledged it but does not hold it' };
-    });
+  private verify(changes: readonly Change[], results: ChangeResult[], warnings: string[]): Promise<void> {
+    return verifyByReadBack(
+      changes,
+      results,
+      warnings,
+      () =>
+        this.poller.withClient(async (c) => {
+          const { users, cards } = await readPeople(c);
+          return new Map(users.map((u) => [u.employeeNo, { name: u.name, cards: cardsOf(cards, u.employeeNo) }]));
+        }),
+      (c, now) => {
+        const u = now.get(c.code);
+        const cardTouched = c.action === 'add' ? c.card !== 0 : c.action === 'update' && c.fields.includes('card');
+        const cardHeld = !u || !cardTouched || (c.card ? u.cards.join() === String(c.card) : u.cards.length === 0);
+        return c.action === 'remove' ? !u : u !== undefined && u.name.trim() === c.name && cardHeld;
+      },
+    );
   }
 
   close(): Promise<void> {

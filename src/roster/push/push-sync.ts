@@ -13,6 +13,7 @@ import type { TerminalCommand } from '../../journal/types.js';
 import { deleteUserCommand, QUERY_USERS_COMMAND, updateUserCommand } from '../../sources/adms/index.js';
 import type { ApplyOutcome, BackupSink, TerminalSnapshot, UserSyncAdapter } from '../adapter.js';
 import type { Change, ChangeResult, TerminalProfile } from '../types.js';
+import { messageOf } from '../../util/errors.js';
 import { localTime } from '../../util/local-time.js';
 import { withPending } from './push-users.js';
 
@@ -29,8 +30,6 @@ const PUSH_PROFILE: TerminalProfile = {
   maxCard: 0xffffffff,
   maxUid: null,
 };
-
-const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /**
  * How long after a terminal confirmed `DATA QUERY USERINFO` its user upload may still be arriving.

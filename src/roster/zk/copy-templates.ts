@@ -12,7 +12,8 @@ import { copyJson, formatCopyText, type CopyChange, type CopyOptions, type CopyR
 import { storedCode, storedName, UidPool } from '../plan.js';
 import type { UserCommandDeps } from '../command-deps.js';
 import { zkTerminal } from '../terminals.js';
-import { isConnectionLoss, messageOf, ZkUserTerminal, type ZkUserRow } from './zk-terminal.js';
+import { messageOf } from '../../util/errors.js';
+import { isConnectionLoss, ZkUserTerminal, type ZkUserRow } from './zk-terminal.js';
 
 interface SourceUser {
   row: ZkUserRow;

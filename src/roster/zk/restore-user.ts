@@ -11,7 +11,8 @@ import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { storedCode, UidPool } from '../plan.js';
 import type { UserCommandDeps } from '../command-deps.js';
 import { zkTerminal } from '../terminals.js';
-import { isConnectionLoss, messageOf, ZkUserTerminal } from './zk-terminal.js';
+import { messageOf } from '../../util/errors.js';
+import { isConnectionLoss, ZkUserTerminal } from './zk-terminal.js';
 import { localTime } from '../../util/local-time.js';
 
 export async function runRestoreUser(terminalName: string, code: string, deps: UserCommandDeps): Promise<number> {

@@ -7,8 +7,10 @@
  */
 import { encodeUserRecord, patchUserRecord } from '../../sources/zk/protocol/index.js';
 import type { ApplyOutcome, BackupSink, TerminalSnapshot, UserSyncAdapter } from '../adapter.js';
+import { verifyByReadBack } from '../read-back.js';
 import type { Change, ChangeResult, TerminalUser } from '../types.js';
-import { isConnectionLoss, messageOf, toTerminalUser, type ZkUserRow, type ZkUserTerminal } from './zk-terminal.js';
+import { messageOf } from '../../util/errors.js';
+import { isConnectionLoss, toTerminalUser, type ZkUserRow, type ZkUserTerminal } from './zk-terminal.js';
 
 const REASONS = {
   inactive: 'sync-users: inactive in the roster',
@@ -120,29 +122,19 @@ export class ZkSyncAdapter implements UserSyncAdapter {
   }
 
   /** Reads the users back: a change is applied only if the terminal shows it. */
-  private async verify(changes: readonly Change[], results: ChangeResult[], warnings: string[]): Promise<void> {
-    const toCheck = changes.some((_, i) => results[i]?.status === 'applied' || results[i]?.status === 'unknown');
-    if (!toCheck) return;
-    let now: Map<number, TerminalUser>;
-    try {
-      now = new Map((await this.t.readUsers()).map((r) => [r.user.uid, toTerminalUser(r.user)]));
-    } catch (e) {
-      warnings.push(`could not read the users back to check the changes: ${messageOf(e)}`);
-      return;
-    }
-    changes.forEach((c, i) => {
-      const r = results[i]!;
-      if (r.status !== 'applied' && r.status !== 'unknown') return;
-      const u = now.get(c.uid as number);
-      const holds =
-        c.action === 'remove'
+  private verify(changes: readonly Change[], results: ChangeResult[], warnings: string[]): Promise<void> {
+    return verifyByReadBack(
+      changes,
+      results,
+      warnings,
+      async () => new Map((await this.t.readUsers()).map((r) => [r.user.uid, toTerminalUser(r.user)])),
+      (c, now) => {
+        const u = now.get(c.uid as number);
+        return c.action === 'remove'
           ? !u || u.code !== c.code
           : u !== undefined && u.code === c.code && u.name.trim() === c.name && u.card === c.card;
-      if (holds) results[i] = { ...r, status: 'applied', error: undefined };
-      else if (r.status === 'unknown')
-        results[i] = { status: 'failed', error: `${r.error}; the terminal does not hold it` };
-      else results[i] = { status: 'failed', error: 'the terminal acknowledged it but does not hold it' };
-    });
+      },
+    );
   }
 
   close(): Promise<void> {

@@ -17,6 +17,7 @@ import {
 import { defaultClientFactory, type ClientFactory } from '../../sources/zk/poll.js';
 import { nameBytesOf, numericUserIds } from '../../sources/zk/protocol/index.js';
 import type { TerminalProfile, TerminalUser } from '../types.js';
+import { messageOf } from '../../util/errors.js';
 
 export interface ZkUserRow {
   user: ZkUser;
@@ -26,10 +27,6 @@ export interface ZkUserRow {
 /** True for errors after which the connection is gone (the next operation needs a new one). */
 export function isConnectionLoss(e: unknown): boolean {
   return e instanceof ZkConnectionError || e instanceof ZkTimeoutError;
-}
-
-export function messageOf(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }
 
 export class ZkUserTerminal {
