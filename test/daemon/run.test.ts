@@ -1,13 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { COMM_KEY, keys, spawnDaemon, startStack, TOKEN, type DaemonProcess } from './stack.js';
+import { COMM_KEY, keys, punchTimes, spawnDaemon, startStack, TOKEN, type DaemonProcess } from './stack.js';
 import { waitFor } from '../helpers/wait.js';
 
-let n = 0;
-const nextTime = () => {
-  n++;
-  return `2026-11-22 08:${String(Math.floor(n / 60) % 60).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}`;
-};
+const nextTime = punchTimes('2026-11-22', 8);
 
 describe('punchgate run (child process)', () => {
   const cleanups: (() => Promise<unknown> | unknown)[] = [];

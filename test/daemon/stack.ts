@@ -128,3 +128,16 @@ export function everythingWritten(dir: string, d: DaemonProcess, outputs: readon
 /** Distinct "code@time" keys. */
 export const keys = (xs: { userId?: string; biometriccode?: string; logTime?: string; logDate?: string }[]) =>
   [...new Set(xs.map((x) => `${x.userId ?? x.biometriccode}@${x.logTime ?? x.logDate}`))].sort();
+
+/**
+ * Punch times for a simulated terminal, one second apart from `YYYY-MM-DD HH:00:01`: a test file
+ * takes its own hour, so that its punches never meet another file's in the journal or the HRMS.
+ */
+export function punchTimes(day: string, hour: number): () => string {
+  let n = 0;
+  const p = (v: number) => String(v).padStart(2, '0');
+  return () => {
+    n++;
+    return `${day} ${p(hour)}:${p(Math.floor(n / 60) % 60)}:${p(n % 60)}`;
+  };
+}

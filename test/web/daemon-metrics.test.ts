@@ -1,14 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnDaemon, startStack, statusUrl, TOKEN, COMM_KEY, type DaemonProcess } from '../daemon/stack.js';
+import {
+  punchTimes,
+  spawnDaemon,
+  startStack,
+  statusUrl,
+  TOKEN,
+  COMM_KEY,
+  type DaemonProcess,
+} from '../daemon/stack.js';
 import { waitFor } from '../helpers/wait.js';
 import { parseMetrics, poll } from './helpers.js';
 
-let n = 0;
-const nextTime = () => {
-  n++;
-  return `2026-11-22 09:${String(Math.floor(n / 60) % 60).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}`;
-};
+const nextTime = punchTimes('2026-11-22', 9);
 
 /**
  * `punchgate run` as a child process against the terminal and HRMS simulators: /metrics must

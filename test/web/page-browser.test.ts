@@ -1,6 +1,6 @@
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnDaemon, startStack, statusUrl } from '../daemon/stack.js';
+import { punchTimes, spawnDaemon, startStack, statusUrl } from '../daemon/stack.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -17,11 +17,7 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-let n = 0;
-const nextTime = () => {
-  n++;
-  return `2026-11-22 10:${String(Math.floor(n / 60) % 60).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}`;
-};
+const nextTime = punchTimes('2026-11-22', 10);
 
 describe('the status page in a real browser', () => {
   const cleanups: (() => Promise<unknown> | unknown)[] = [];
