@@ -22,12 +22,19 @@ interface ModelPunch {
   attempts: number;
   from?: 'pending' | 'rejected';
   nextAt?: number;
-  /** The process holding it while inflight. */
+  /** The life of the process holding it while inflight (see Model.life). */
   holder?: number;
 }
 interface Model {
   punches: Map<string, ModelPunch>;
   alive: boolean[];
+  /**
+   * Each process's current life: a process reopened after a crash is another claim holder (the
+   * real holder is a lock file named by pid, start and a random part), so its earlier claims are
+   * a dead holder's.
+   */
+  life: number[];
+  lives: number;
 }
 interface Real {
   journals: (Journal | undefined)[];
@@ -59,7 +66,7 @@ function check(m: Model, r: Real): void {
 /** Claims of processes that are gone go back to the state they were claimed from. */
 function recoverDead(m: Model): void {
   for (const p of m.punches.values()) {
-    if (p.state === 'inflight' && !m.alive[p.holder!]) {
+    if (p.state === 'inflight' && !m.life.some((life, proc) => m.alive[proc] && life === p.holder)) {
       p.state = p.from!;
       p.holder = undefined;
     }
@@ -109,7 +116,7 @@ class Claim implements fc.Command<Model, Real> {
       expect(['pending', 'rejected']).toContain(mp.state);
       mp.from = mp.state as 'pending' | 'rejected';
       mp.state = 'inflight';
-      mp.holder = this.proc;
+      mp.holder = m.life[this.proc];
       r.claimed[this.proc]!.push(g);
     }
     check(m, r);
@@ -175,6 +182,7 @@ class Reopen implements fc.Command<Model, Real> {
   run(m: Model, r: Real) {
     r.journals[this.proc] = r.open(this.proc);
     m.alive[this.proc] = true;
+    m.life[this.proc] = m.lives++;
     // The daemon returns the claims of processes that are gone as it opens the journal.
     if (this.proc === 0) recoverDead(m);
     check(m, r);
@@ -236,7 +244,18 @@ describe('journal model', () => {
         for (let p = 1; p < PROCS; p++) journals.push(open(p));
         const real: Real = { journals, open, clock, claimed: journals.map(() => []) };
         try {
-          fc.modelRun(() => ({ model: { punches: new Map(), alive: journals.map(() => true) }, real }), cmds);
+          fc.modelRun(
+            () => ({
+              model: {
+                punches: new Map(),
+                alive: journals.map(() => true),
+                life: journals.map((_, i) => i),
+                lives: PROCS,
+              },
+              real,
+            }),
+            cmds,
+          );
         } finally {
           for (const j of real.journals) j?.close();
           tmp.cleanup();
