@@ -1,8 +1,6 @@
 /**
- * What the package tests share: where `npm run package` put the files, and running the programs
- * that inspect and install them.
+ * What the package tests and the package benchmark share: where `npm run package` put the files.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -21,28 +19,4 @@ export function requireBuilt(): void {
     (f) => !existsSync(f),
   );
   if (missing.length > 0) throw new Error(`not built: ${missing.join(', ')}: run npm run package first`);
-}
-
-export interface Ran {
-  status: number | null;
-  out: string;
-  err: string;
-  all: string;
-}
-
-/** Runs a program to its end; `all` is stdout and stderr together (what an admin sees). */
-export function sh(
-  cmd: string,
-  args: readonly string[],
-  opts: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {},
-): Ran {
-  const r = spawnSync(cmd, args, {
-    encoding: 'utf8',
-    env: opts.env ?? process.env,
-    input: opts.input,
-    cwd: opts.cwd,
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (r.error) throw r.error;
-  return { status: r.status, out: r.stdout, err: r.stderr, all: `${r.stdout}${r.stderr}` };
 }

@@ -3,7 +3,8 @@
  * it, the installed binary runs on its own runtime, `punchgate check` passes, the demo delivers
  * (install-to-first-punch), 300 punches go from a simulated terminal through `punchgate run` to a
  * simulated HRMS, an upgrade to a rebuilt package with a bumped version while the daemon runs keeps
- * the config edits and the pending punches (downtime measured), and a purge keeps the journal that
+ * the config edits and the pending punches (the restart's time printed; bench/package.ts holds it to
+ * the issue's 5 s), and a purge keeps the journal that
  * still holds undelivered punches, naming its path and their count, which a reinstall then
  * delivers. The tarball's install.sh installs and purges the same files.
  *
@@ -12,17 +13,32 @@
  * would; the upgrade's restart (systemd's try-restart in postinst) is done the same way.
  * Cleans up after itself: the package purged, the user and its folders removed.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  aptInstall,
+  asService,
+  cleanMachine,
+  demoFirstDelivery,
+  isRoot,
+  leftovers,
+  packageStatus,
+  SERVICE_ENV,
+  serviceUser,
+  sh,
+  start,
+  STATE,
+  stop,
+  type Proc,
+} from '../../bench/lib/package-box.js';
 import { freePort } from '../../bench/lib/ports.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
-import { debOf, requireBuilt, RUNTIME, sh, tarballOf, VERSION, type Ran } from './files.js';
+import { debOf, requireBuilt, RUNTIME, tarballOf, VERSION } from './files.js';
 
-const ROOT = process.getuid?.() === 0;
+const ROOT = isRoot();
 if (!ROOT) {
   process.stdout.write(
     'test/package/install.test.ts: skipped: installing the package needs root (it adds a system user and files in /usr, /etc, /var); CI runs it as root\n',
@@ -30,59 +46,10 @@ if (!ROOT) {
 }
 
 const BUMPED = `${VERSION}+test1`;
-const STATE = '/var/lib/punchgate';
 const CONFIG = '/etc/punchgate/punchgate.yaml';
 const TOKEN = '/etc/punchgate/token';
 const TOKEN_VALUE = 'package-test-token';
-/** What the unit gives the service; the test starts punchgate with no more than this. */
-const SERVICE_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', TZ: 'UTC', HOME: STATE };
-
-interface Proc {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-const procs: Proc[] = [];
-
-function start(cmd: string, args: string[], as?: { uid: number; gid: number }): Proc {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: SERVICE_ENV, ...as });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const p = {
-    child,
-    output: () => out,
-    exited: new Promise<number | null>((r) => child.on('exit', (code) => r(code))),
-  };
-  procs.push(p);
-  return p;
-}
-
-async function stop(p: Proc): Promise<number | null> {
-  if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
-  return p.exited;
-}
-
-/** A command as the service user, as the package's messages tell the admin to run it. */
-const asService = (args: string[]): Ran =>
-  sh('runuser', ['-u', 'punchgate', '--', '/usr/bin/punchgate', ...args], { env: SERVICE_ENV });
-
-const installed = () => sh('dpkg-query', ['-W', '-f', '${Status}', 'punchgate']).out;
-
-/** Everything the package and the test leave: gone, whatever step failed. */
-function cleanMachine(): void {
-  for (const p of procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
-  if (installed() !== '') sh('dpkg', ['--purge', 'punchgate']);
-  if (existsSync('/usr/lib/punchgate'))
-    sh('sh', [
-      '-c',
-      'rm -rf /usr/lib/punchgate /usr/bin/punchgate /usr/lib/systemd/system/punchgate.service /usr/lib/sysusers.d/punchgate.conf /usr/lib/modules-load.d/punchgate.conf /usr/share/man/man1/punchgate.1.gz /usr/share/doc/punchgate',
-    ]);
-  sh('rm', ['-rf', STATE, '/etc/punchgate', '/etc/systemd/system/multi-user.target.wants/punchgate.service']);
-  if (sh('getent', ['passwd', 'punchgate']).status === 0) sh('userdel', ['punchgate']);
-  if (sh('getent', ['group', 'punchgate']).status === 0) sh('groupdel', ['punchgate']);
-}
+const installed = packageStatus;
 
 /** Whether nothing listens on a loopback port now. */
 function portFree(port: number): Promise<boolean> {
@@ -105,7 +72,7 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
   let daemon: Proc;
   let user: { uid: number; gid: number };
   let bumpedDeb: string;
-  let installStarted: number;
+  /** What the run measured, printed at the end (bench/package.ts measures them for BENCHMARKS.md). */
   const figures: Record<string, string> = {};
 
   const hrms = async (path: string, body?: unknown) => {
@@ -170,16 +137,10 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
 
   beforeAll(async () => {
     requireBuilt();
-    const leftovers = [
-      installed() !== '' && 'the package punchgate',
-      sh('getent', ['passwd', 'punchgate']).status === 0 && 'a user punchgate',
-      existsSync('/etc/punchgate') && '/etc/punchgate',
-      existsSync(STATE) && STATE,
-      existsSync('/usr/lib/punchgate') && '/usr/lib/punchgate',
-    ].filter(Boolean);
-    if (leftovers.length > 0) {
+    const found = leftovers();
+    if (found.length > 0) {
       throw new Error(
-        `this machine already has ${leftovers.join(', ')}: the test installs and removes punchgate, run it where there is none (CI)`,
+        `this machine already has ${found.join(', ')}: the test installs and removes punchgate, run it where there is none (CI)`,
       );
     }
     ports = { hrms: await freePort(), zk: await freePort(), page: await freePort() };
@@ -205,11 +166,7 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
   });
 
   it('apt installs it: the user (in dialout), an empty token 0640 root:punchgate, the journal folder; it says the next steps and that systemd is not running here', () => {
-    installStarted = Date.now();
-    const r = sh('apt-get', ['install', '-y', '--no-install-recommends', debOf('amd64')], {
-      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-    });
-    figures['install (apt-get install ./punchgate.deb)'] = `${((Date.now() - installStarted) / 1000).toFixed(1)} s`;
+    const r = aptInstall(debOf('amd64'));
     expect(r.status, r.all).toBe(0);
     expect(installed()).toBe('install ok installed');
     expect(r.all).toContain('punchgate is installed. Next:');
@@ -221,7 +178,7 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
     const id = sh('id', ['punchgate']);
     expect(id.status).toBe(0);
     expect(id.out).toMatch(/groups=.*\(dialout\)/);
-    user = { uid: Number(sh('id', ['-u', 'punchgate']).out), gid: Number(sh('id', ['-g', 'punchgate']).out) };
+    user = serviceUser();
     const token = statSync(TOKEN);
     expect({ mode: token.mode & 0o777, uid: token.uid, gid: token.gid, size: token.size }).toEqual({
       mode: 0o640,
@@ -231,8 +188,6 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
     });
     const state = statSync(STATE);
     expect({ mode: state.mode & 0o777, uid: state.uid }).toEqual({ mode: 0o750, uid: user.uid });
-    const installedSize = Number(sh('dpkg-query', ['-W', '-f', '${Installed-Size}', 'punchgate']).out);
-    figures['installed size'] = `${(installedSize / 1024).toFixed(1)} MiB`;
   });
 
   it("punchgate --version: punchgate's version on the package's own runtime (not this machine's node)", () => {
@@ -243,27 +198,10 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
     expect(sh('man', ['-w', 'punchgate']).out.trim()).toBe('/usr/share/man/man1/punchgate.1.gz');
   });
 
-  it('punchgate demo delivers its first punch (install-to-first-punch), from a temporary folder, nothing written into /usr/lib/punchgate', async () => {
-    // The shipped demo config on free ports (its own ports may be taken on a build machine).
-    const demo = readFileSync('/usr/lib/punchgate/config/demo.yaml', 'utf8')
-      .replace('127.0.0.1:18080', `127.0.0.1:${ports.hrms}`)
-      .replace('127.0.0.1:9330', `127.0.0.1:${ports.page}`)
-      .replace('127.0.0.1:18081', `127.0.0.1:${await freePort()}`)
-      .replace('port: 14370', `port: ${ports.zk}`);
-    const dir = join(tmp.dir, 'demo', 'config');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'demo.yaml'), demo);
-    writeFileSync(join(dir, 'demo-token'), readFileSync('/usr/lib/punchgate/config/demo-token'));
-    const run = start('/usr/bin/punchgate', ['demo', '--demo-config', join(dir, 'demo.yaml'), '--punch-every', '1']);
-    await waitFor(
-      () => /delivered \d+ punch(es)? to the HRMS/.test(run.output()),
-      60_000,
-      `a delivery in the demo:\n${run.output()}`,
-    );
-    figures['install-to-first-punch (apt-get install, then punchgate demo)'] =
-      `${((Date.now() - installStarted) / 1000).toFixed(1)} s`;
-    run.child.kill('SIGINT');
-    expect(await run.exited, run.output()).toBe(0);
+  it('punchgate demo delivers, and as a user it runs the shipped demo from a temporary folder: nothing is written into /usr/lib/punchgate', async () => {
+    const demo = await demoFirstDelivery('/usr/bin/punchgate', '/usr/lib/punchgate', join(tmp.dir, 'demo'));
+    expect(demo.output).toMatch(/terminal gate-1: received 1 punch in real time/);
+    expect(demo.exit, demo.output).toBe(0);
 
     // As the admin runs it, as a user: the shipped config, on a copy in a temporary folder (the
     // program folder is not writable, and no place for data), removed when the demo ends.
@@ -336,7 +274,7 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
     ]);
   });
 
-  it('an upgrade to a rebuilt package while the daemon runs: config edits and pending punches survive, the restart takes under 5 s', async () => {
+  it('an upgrade to a rebuilt package while the daemon runs: it answers throughout dpkg, then one restart on the new files; config edits and pending punches survive', async () => {
     // The HRMS is down (503): 50 punches wait in the journal.
     await hrms('faults', { errorRate: 1 });
     importPunches(
@@ -375,9 +313,8 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
     const back = Date.now();
     probing = false;
     await prober;
-    figures['upgrade downtime (stop + start, readyz)'] =
+    figures['upgrade: stop + start until ready'] =
       `${((back - restart) / 1000).toFixed(2)} s (stop ${((stopped - restart) / 1000).toFixed(2)} s)`;
-    expect(back - restart).toBeLessThanOrEqual(5000);
 
     expect(sh('punchgate', ['--version'], { env: SERVICE_ENV }).out).toBe(`punchgate ${BUMPED} (Node v${RUNTIME})\n`);
     const status = (await (await fetch(`http://127.0.0.1:${ports.page}/status.json`)).json()) as { version: string };

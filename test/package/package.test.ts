@@ -14,7 +14,8 @@ import { elfMachine } from '../../packaging/lib/elf.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
-import { debOf, requireBuilt, RUNTIME, sh, tarballOf, VERSION } from './files.js';
+import { sh } from '../../bench/lib/package-box.js';
+import { debOf, requireBuilt, RUNTIME, tarballOf, VERSION } from './files.js';
 
 const ARCHES = [
   { deb: 'amd64', node: 'x64', elf: 'x86-64', machine: 'x86_64' },
