@@ -22,7 +22,7 @@ import { copyrightFile } from './lib/copyright.js';
 import { buildDeb, checkSameNeeds, sharedLibraryDepends } from './lib/deb.js';
 import { elfFiles, elfMachine } from './lib/elf.js';
 import { manPage } from './lib/man-page.js';
-import { installProduction, stageModules } from './lib/modules.js';
+import { compileNatives, installProduction, stageModules } from './lib/modules.js';
 import { assemblePayload } from './lib/payload.js';
 import { say } from './lib/run.js';
 import { fetchRuntime, readPin, type Runtime } from './lib/runtime.js';
@@ -59,7 +59,7 @@ function checkArchitecture(root: string, t: Target): void {
   }
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       arch: { type: 'string', default: ARCHES.join(',') },
@@ -110,6 +110,13 @@ function main(): void {
   });
   const copyright = copyrightFile({ repo, tree, runtimeDir: host.dir, runtimeVersion: pin.version });
 
+  await compileNatives({
+    tree,
+    targets: staged.map((t) => ({ target: t, runtime: runtimes.get(t.deb)! })),
+    host,
+    cache,
+    nodeGyp,
+  });
   const roots = new Map<DebArch, string>();
   for (const t of staged) {
     const root = join(work, t.deb, 'root');
@@ -117,7 +124,7 @@ function main(): void {
     mkdirSync(root, { recursive: true });
     say(t.deb, `staging the files (Node ${pin.version})`);
     const runtime = runtimes.get(t.deb)!;
-    stageModules({ tree, dest: join(root, 'usr/lib/punchgate'), target: t, runtime, host, cache, nodeGyp });
+    stageModules({ tree, dest: join(root, 'usr/lib/punchgate'), target: t, runtime, cache });
     assemblePayload({ repo, root, target: t, runtime, version, manPage: page, copyright, changelog });
     checkArchitecture(root, t);
     roots.set(t.deb, root);
@@ -146,8 +153,4 @@ function main(): void {
   for (const f of made) process.stdout.write(`${f}  ${(statSync(f).size / 1e6).toFixed(1)} MB\n`);
 }
 
-try {
-  main();
-} catch (e) {
-  fail(e instanceof Error ? e.message : String(e));
-}
+main().catch((e: unknown) => fail(e instanceof Error ? e.message : String(e)));

@@ -37,6 +37,19 @@ export function sh(
   return { status: r.status, out: r.stdout, err: r.stderr, all: `${r.stdout}${r.stderr}` };
 }
 
+/** The same without blocking this process: what it serves (simulators, probes) keeps answering meanwhile. */
+export function shAsync(cmd: string, args: readonly string[]): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, out, err, all: `${out}${err}` }));
+  });
+}
+
 export const isRoot = () => process.getuid?.() === 0;
 
 /** dpkg's status of the package ('' when dpkg does not know it). */

@@ -1,7 +1,16 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
-import { run, say } from './run.js';
+import { run, runAsync, say } from './run.js';
 import type { Runtime } from './runtime.js';
 import type { Target } from './target.js';
 
@@ -157,43 +166,70 @@ function copyPackage(from: string, to: string, t: Target, keepPrebuilt: boolean)
   walk(from);
 }
 
+/** Where a compiled module is kept: by module, version, runtime and architecture. */
+function cached(tree: string, mod: (typeof COMPILED)[number], t: Target, runtime: Runtime, cache: string): string {
+  const { version } = manifestOf(join(tree, 'node_modules', mod.name));
+  return join(cache, 'native', `${mod.name}@${version}-node${runtime.version}-${t.deb}`, basename(mod.file));
+}
+
 /**
- * Compiles one native module for the target with node-gyp, against the pinned runtime's headers
- * (npm_config_nodedir), cross-compiled for arm64; the stripped result is kept in the cache,
- * keyed by module, version, runtime and architecture.
+ * Compiles the native modules not yet in the cache, with npm's node-gyp, against each runtime's
+ * headers (npm_config_nodedir), arm64 with the cross compiler; the stripped results go to the
+ * cache. The architectures build at the same time (SQLite is one large C file: one core each),
+ * each in its own copy of the tree (hard links: node-gyp writes only new files, in build/).
  */
-function compiled(
-  tree: string,
-  mod: (typeof COMPILED)[number],
-  t: Target,
-  runtime: Runtime,
-  host: Runtime,
-  cache: string,
-  nodeGyp: string,
-): string {
-  const pkgDir = join(tree, 'node_modules', mod.name);
-  const { version } = manifestOf(pkgDir);
-  const out = join(cache, 'native', `${mod.name}@${version}-node${runtime.version}-${t.deb}`, basename(mod.file));
-  if (existsSync(out)) return out;
-  say(t.deb, `compiling ${mod.name} ${version} for Node ${runtime.version} (${t.triplet})`);
-  run(
-    host.node,
-    [nodeGyp, 'rebuild', '--release', `--arch=${t.node}`, `--nodedir=${runtime.dir}`, '--jobs=max', ...mod.gypArgs],
-    {
-      cwd: pkgDir,
-      env: {
-        ...t.compilerEnv(),
-        npm_config_nodedir: runtime.dir,
-        // The build's own helper scripts (`node lib/binding.js`, `node copy.js`) run on the build machine.
-        PATH: `${dirname(host.node)}:${process.env.PATH ?? ''}`,
-      },
-    },
+export async function compileNatives(opts: {
+  tree: string;
+  targets: ReadonlyArray<{ target: Target; runtime: Runtime }>;
+  host: Runtime;
+  cache: string;
+  nodeGyp: string;
+}): Promise<void> {
+  const { tree, host, cache, nodeGyp } = opts;
+  await Promise.all(
+    opts.targets.map(async ({ target: t, runtime }) => {
+      const missing = COMPILED.filter((mod) => !existsSync(cached(tree, mod, t, runtime, cache)));
+      if (missing.length === 0) return;
+      const copy = join(cache, `build-${t.deb}`);
+      rmSync(copy, { recursive: true, force: true });
+      run('cp', ['-al', tree, copy]);
+      try {
+        for (const mod of missing) {
+          const pkgDir = join(copy, 'node_modules', mod.name);
+          // A hard-linked build/ left by the npm tree would be written through: start without it.
+          rmSync(join(pkgDir, 'build'), { recursive: true, force: true });
+          say(t.deb, `compiling ${mod.name} for Node ${runtime.version} (${t.triplet})`);
+          await runAsync(
+            host.node,
+            [
+              nodeGyp,
+              'rebuild',
+              '--release',
+              `--arch=${t.node}`,
+              `--nodedir=${runtime.dir}`,
+              '--jobs=max',
+              ...mod.gypArgs,
+            ],
+            {
+              cwd: pkgDir,
+              env: {
+                ...t.compilerEnv(),
+                npm_config_nodedir: runtime.dir,
+                // The build's own helper scripts (`node lib/binding.js`, `node copy.js`) run on the build machine.
+                PATH: `${dirname(host.node)}:${process.env.PATH ?? ''}`,
+              },
+            },
+          );
+          const out = cached(tree, mod, t, runtime, cache);
+          mkdirSync(dirname(out), { recursive: true });
+          run(t.tool('strip'), [...STRIP, '-o', `${out}.tmp`, join(pkgDir, mod.file)]);
+          renameSync(`${out}.tmp`, out);
+        }
+      } finally {
+        rmSync(copy, { recursive: true, force: true });
+      }
+    }),
   );
-  mkdirSync(dirname(out), { recursive: true });
-  run(t.tool('strip'), [...STRIP, '-o', `${out}.tmp`, join(pkgDir, mod.file)]);
-  cpSync(`${out}.tmp`, out);
-  rmSync(`${out}.tmp`);
-  return out;
 }
 
 /** Builds `<dest>/node_modules` for one architecture: the closure, trimmed, with the compiled binaries in place. */
@@ -202,15 +238,14 @@ export function stageModules(opts: {
   dest: string;
   target: Target;
   runtime: Runtime;
-  host: Runtime;
   cache: string;
-  nodeGyp: string;
 }): string[] {
   const { tree, dest, target: t } = opts;
   const dirs = closure(tree, NATIVE_ROOTS);
   for (const rel of dirs) copyPackage(join(tree, rel), join(dest, rel), t, rel === `node_modules/${PREBUILT}`);
   for (const mod of COMPILED) {
-    const built = compiled(tree, mod, t, opts.runtime, opts.host, opts.cache, opts.nodeGyp);
+    const built = cached(tree, mod, t, opts.runtime, opts.cache);
+    if (!existsSync(built)) throw new Error(`${mod.name} is not compiled for ${t.deb} (compileNatives first)`);
     const to = join(dest, 'node_modules', mod.name, mod.file);
     mkdirSync(dirname(to), { recursive: true });
     copyFileSync(built, to);

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 
 export interface RunOptions {
   cwd?: string;
@@ -27,6 +27,30 @@ export function run(cmd: string, args: readonly string[], opts: RunOptions = {})
     throw new Error(`${cmd} ${args.join(' ')} exited with ${r.status ?? r.signal}${tail ? `:\n${tail}` : ''}`);
   }
   return r.stdout ?? '';
+}
+
+/** The same, without blocking: for the builds that run side by side. */
+export function runAsync(cmd: string, args: readonly string[], opts: RunOptions = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, {
+      cwd: opts.cwd,
+      env: opts.env ? { ...process.env, ...opts.env } : process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let all = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      all += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => (all += d.toString()));
+    child.on('error', (e) => reject(new Error(`${cmd}: ${e.message} (is it installed? see docs/development.md)`)));
+    child.on('close', (code, signal) => {
+      if (code === 0) return resolve(out);
+      const tail = all.trimEnd().split('\n').slice(-30).join('\n');
+      reject(new Error(`${cmd} ${args.join(' ')} exited with ${code ?? signal}${tail ? `:\n${tail}` : ''}`));
+    });
+  });
 }
 
 /** A step of the build, said on stderr (stdout stays for what the caller asked for). */

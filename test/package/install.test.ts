@@ -16,6 +16,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   aptInstall,
@@ -28,6 +29,7 @@ import {
   SERVICE_ENV,
   serviceUser,
   sh,
+  shAsync,
   start,
   STATE,
   stop,
@@ -75,12 +77,18 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
   /** What the run measured, printed at the end (bench/package.ts measures them for BENCHMARKS.md). */
   const figures: Record<string, string> = {};
 
+  /**
+   * The HRMS simulator's admin API, a connection per request: the steps are seconds apart, and a
+   * kept-alive connection the server closed meanwhile would fail the next request.
+   */
+  const noKeepAlive = new Agent({ pipelining: 0 });
   const hrms = async (path: string, body?: unknown) => {
-    const res = await fetch(`http://127.0.0.1:${ports.hrms}/__sim/${path}`, {
+    const res = await request(`http://127.0.0.1:${ports.hrms}/__sim/${path}`, {
       method: body === undefined ? 'GET' : 'POST',
       body: body === undefined ? undefined : JSON.stringify(body),
+      dispatcher: noKeepAlive,
     });
-    return res.json() as Promise<unknown>;
+    return res.body.json();
   };
   const atHrms = async () => {
     const rows = (await hrms('attendance')) as Array<{ biometriccode: string; logDate: string }>;
@@ -89,11 +97,16 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
     );
     return rows.length;
   };
+  /** /readyz of the running daemon: a punch can be journalled now. */
   const ready = async () => {
     try {
-      return (
-        (await fetch(`http://127.0.0.1:${ports.page}/readyz`, { signal: AbortSignal.timeout(1000) })).status === 200
-      );
+      const res = await request(`http://127.0.0.1:${ports.page}/readyz`, {
+        dispatcher: noKeepAlive,
+        headersTimeout: 1000,
+        bodyTimeout: 1000,
+      });
+      await res.body.text();
+      return res.statusCode === 200;
     } catch {
       return false;
     }
@@ -104,7 +117,7 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
     const csv = join(tmp.dir, `${name}.csv`);
     writeFileSync(csv, ['biometriccode,logDate', ...codes.map((c, i) => `${c},${logTime(30 + i)}`)].join('\n') + '\n');
     sh('chmod', ['0644', csv]);
-    const r = asService(['import', '--terminal', 'usb-export', csv]);
+    const r = asService(['import', csv]);
     expect(r.status, r.all).toBe(0);
   };
   const startDaemon = () => start('/usr/bin/punchgate', ['run', '--config', CONFIG], user);
@@ -200,7 +213,6 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
 
   it('punchgate demo delivers, and as a user it runs the shipped demo from a temporary folder: nothing is written into /usr/lib/punchgate', async () => {
     const demo = await demoFirstDelivery('/usr/bin/punchgate', '/usr/lib/punchgate', join(tmp.dir, 'demo'));
-    expect(demo.output).toMatch(/terminal gate-1: received 1 punch in real time/);
     expect(demo.exit, demo.output).toBe(0);
 
     // As the admin runs it, as a user: the shipped config, on a copy in a temporary folder (the
@@ -293,7 +305,7 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
         await new Promise((r) => setTimeout(r, 50));
       }
     })();
-    const upgrade = sh('dpkg', ['-i', bumpedDeb]);
+    const upgrade = await shAsync('dpkg', ['-i', bumpedDeb]);
     expect(upgrade.status, upgrade.all).toBe(0);
     expect(upgrade.all).toContain(
       `punchgate: upgraded from ${VERSION}. A punchgate run started by hand still runs the old version: restart it.`,
