@@ -12,6 +12,10 @@ export interface SimRequest {
   dropMidBody?: boolean;
   /** Send the whole body, then hang up without reading the answer. */
   hangUpBeforeAnswer?: boolean;
+  /** More headers (Cookie, Connection: close). */
+  headers?: Record<string, string>;
+  /** Send a body without a Content-Type, as some firmware does. */
+  noContentType?: boolean;
 }
 
 /**
@@ -46,7 +50,9 @@ export class SimHttp {
         agent: this.agent,
         headers: {
           'User-Agent': 'iClock Proxy/1.09',
-          ...(body ? { 'Content-Type': 'text/plain', 'Content-Length': String(body.length) } : {}),
+          ...(body ? { 'Content-Length': String(body.length) } : {}),
+          ...(body && !r.noContentType ? { 'Content-Type': 'text/plain' } : {}),
+          ...r.headers,
         },
       });
       const timer = setTimeout(() => {

@@ -11,18 +11,18 @@ import { ContactBook } from './contacts.js';
 import { normalizeAddress, TerminalDirectory } from './directory.js';
 import { GroupCommit } from './group-commit.js';
 import { answer, BodyBudget } from './http-body.js';
+import { RegistrationBook } from './handler-kit.js';
 import {
   handleDeviceCmd,
-  handleDiscard,
   handleGetRequest,
   handleOptions,
   handlePing,
-  handlePushConfig,
-  handleRegistry,
+  handleQueryData,
   handleUpload,
   type PushRequest,
   type ReceiverContext,
 } from './protocol.js';
+import { checkCookie, handlePushConfig, handleRegistry } from './security-handlers.js';
 
 export interface AdmsReceiverOptions {
   settings: AdmsConfig;
@@ -43,13 +43,25 @@ const ROUTES: Record<string, { methods: readonly string[]; handler: Handler }> =
     methods: ['GET', 'POST'],
     handler: (ctx, p) => (p.req.method === 'GET' ? handleOptions(ctx, p) : handleUpload(ctx, p)),
   },
-  '/iclock/getrequest': { methods: ['GET'], handler: handleGetRequest },
-  '/iclock/devicecmd': { methods: ['POST'], handler: handleDeviceCmd },
+  '/iclock/getrequest': {
+    methods: ['GET'],
+    handler: (ctx, p) => {
+      checkCookie(ctx, p);
+      handleGetRequest(ctx, p);
+    },
+  },
+  '/iclock/devicecmd': {
+    methods: ['POST'],
+    handler: (ctx, p) => {
+      checkCookie(ctx, p);
+      return handleDeviceCmd(ctx, p);
+    },
+  },
   '/iclock/ping': { methods: ['GET'], handler: handlePing },
   '/iclock/registry': { methods: ['POST'], handler: handleRegistry },
   '/iclock/push': { methods: ['GET', 'POST'], handler: handlePushConfig },
-  '/iclock/querydata': { methods: ['POST'], handler: handleDiscard },
-  '/iclock/fdata': { methods: ['POST'], handler: handleDiscard },
+  '/iclock/querydata': { methods: ['POST'], handler: handleQueryData },
+  '/iclock/fdata': { methods: ['POST'], handler: handleQueryData },
 };
 
 const SERIAL = /^[A-Za-z0-9_-]{1,64}$/;
@@ -90,6 +102,7 @@ export class AdmsReceiver implements PushTerminalRegistry {
       commits: new GroupCommit(opts.journal),
       directory: this.directory,
       contacts: this.contacts,
+      registrations: new RegistrationBook(opts.journal, opts.clock),
       budget: new BodyBudget(opts.settings.maxBodyBytes * BODY_BUDGET_FACTOR),
       logger: opts.logger,
       clock: opts.clock,
