@@ -98,9 +98,9 @@ describe('config of push terminals', () => {
       }),
     ).toEqual([
       'terminals[0] (a).punchEvents: must list at least one event code (leave punchEvents out for the default)',
-      'terminals[1] (b).punchEvents[1]: expected a number, got the text "face"',
-      'adms.keptUploads.maxBytes: must be at least 65536, got 10',
-      'adms.keptUploads.maxAgeDays: must be at least 1, got 0',
+      'terminals[1] (b).punchEvents[1]: must be a number, got the text "face"',
+      'adms.keptUploads.maxBytes: must be at least 65536, got the number 10',
+      'adms.keptUploads.maxAgeDays: must be at least 1, got the number 0',
     ]);
   });
 
