@@ -28,7 +28,7 @@ describe('Security PUSH and the field variants through punchgate run', () => {
       { name: 'mb10', serial: 'MB10VL00001' },
     ];
     const stack = await startPushStack({ terminals });
-    const common = { server: stack.url, users: 12, punches: 40, batchSize: 16, delayMs: 100, errorDelayMs: 100 };
+    const common = { server: stack.url, punches: 40, batchSize: 16, delayMs: 100, errorDelayMs: 100 };
     const specs: (Partial<PushTerminalSimOptions> & { serial: string })[] = [
       {
         serial: 'SECPUSH0001',
@@ -49,7 +49,15 @@ describe('Security PUSH and the field variants through punchgate run', () => {
     Journal.open({ path: stack.tmp.path('journal.db'), site: 'plant-p', mode: 'owner' }).close();
     expect((await runPunchgate(['--config', stack.configPath, 'terminals', 'command', 'mb10', 'INFO'])).status).toBe(0);
     const d = spawnDaemon(stack.configPath);
-    const sims: PushTerminalSim[] = specs.map((s) => startPushTerminalSim({ ...common, ...s }));
+    // Users of distinct codes on each terminal: a pass is known by code and time, at the HRMS too.
+    const usersOf = (k: number) =>
+      Array.from({ length: 12 }, (_, i) => ({
+        pin: String((k + 1) * 1000 + i),
+        name: `U${k}-${i}`,
+        privilege: 0,
+        card: '',
+      }));
+    const sims: PushTerminalSim[] = specs.map((s, k) => startPushTerminalSim({ ...common, users: usersOf(k), ...s }));
     try {
       for (const sim of sims) sim.addPunches(10);
       await waitFor(() => sims.every((s) => s.backlog() === 0), 60_000, 'every terminal uploaded');
