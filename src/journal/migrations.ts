@@ -228,6 +228,13 @@ export const MIGRATIONS: readonly string[] = [
     -- JSON object of the facts it sent (model, firmware, capacities), secrets left out.
     facts         TEXT,
     registered_at INTEGER,
+    -- Trust on first use (issue 23): the address this serial pushes from, and the last other
+    -- address seen with its serial (a device using its serial: its requests change nothing).
+    trusted_address TEXT,
+    trusted_at      INTEGER,
+    other_address   TEXT,
+    other_count     INTEGER NOT NULL DEFAULT 0,
+    other_last_at   INTEGER,
     updated_at    INTEGER NOT NULL,
     PRIMARY KEY (terminal, serial)
   );

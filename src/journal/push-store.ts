@@ -52,6 +52,11 @@ function toRegistration(r: Row): PushRegistration {
     sessionId: r.session_id as string | null,
     facts,
     registeredAt: r.registered_at as number | null,
+    trustedAddress: r.trusted_address as string | null,
+    trustedAt: r.trusted_at as number | null,
+    otherAddress: r.other_address as string | null,
+    otherCount: r.other_count as number,
+    otherLastAt: r.other_last_at as number | null,
     updatedAt: r.updated_at as number,
   };
 }
@@ -343,18 +348,38 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
 
   saveRegistration(
     reg: Pick<PushRegistration, 'terminal' | 'serial' | 'protocol' | 'updatedAt'> &
-      Partial<Pick<PushRegistration, 'registryCode' | 'sessionId' | 'facts' | 'registeredAt'>>,
+      Partial<
+        Pick<
+          PushRegistration,
+          | 'registryCode'
+          | 'sessionId'
+          | 'facts'
+          | 'registeredAt'
+          | 'trustedAddress'
+          | 'trustedAt'
+          | 'otherAddress'
+          | 'otherCount'
+          | 'otherLastAt'
+        >
+      >,
   ): PushRegistration {
     return toRegistration(
       this.db
         .prepare(
-          `INSERT INTO push_registry (terminal, serial, protocol, registry_code, session_id, facts, registered_at, updated_at)
-           VALUES (@terminal, @serial, @protocol, @registryCode, @sessionId, @facts, @registeredAt, @updatedAt)
+          `INSERT INTO push_registry (terminal, serial, protocol, registry_code, session_id, facts, registered_at,
+             trusted_address, trusted_at, other_address, other_count, other_last_at, updated_at)
+           VALUES (@terminal, @serial, @protocol, @registryCode, @sessionId, @facts, @registeredAt,
+             @trustedAddress, @trustedAt, @otherAddress, coalesce(@otherCount, 0), @otherLastAt, @updatedAt)
            ON CONFLICT (terminal, serial) DO UPDATE SET protocol = excluded.protocol,
              registry_code = coalesce(excluded.registry_code, registry_code),
              session_id = coalesce(excluded.session_id, session_id),
              facts = coalesce(excluded.facts, facts),
              registered_at = coalesce(excluded.registered_at, registered_at),
+             trusted_address = coalesce(excluded.trusted_address, trusted_address),
+             trusted_at = coalesce(excluded.trusted_at, trusted_at),
+             other_address = coalesce(excluded.other_address, other_address),
+             other_count = coalesce(@otherCount, other_count),
+             other_last_at = coalesce(excluded.other_last_at, other_last_at),
              updated_at = excluded.updated_at
            RETURNING *`,
         )
@@ -366,6 +391,11 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
           sessionId: reg.sessionId ?? null,
           facts: reg.facts === undefined ? null : JSON.stringify(reg.facts),
           registeredAt: reg.registeredAt ?? null,
+          trustedAddress: reg.trustedAddress ?? null,
+          trustedAt: reg.trustedAt ?? null,
+          otherAddress: reg.otherAddress ?? null,
+          otherCount: reg.otherCount ?? null,
+          otherLastAt: reg.otherLastAt ?? null,
           updatedAt: reg.updatedAt,
         }) as Row,
     );
@@ -463,11 +493,15 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
       .transaction(() => {
         for (const r of refusals) upsert.run(r);
         this.db.prepare(`DELETE FROM push_refusals WHERE last_seen_at < ?`).run(now - REFUSAL_KEEP_MS);
-        this.db
-          .prepare(
-            `DELETE FROM push_refusals WHERE rowid NOT IN (SELECT rowid FROM push_refusals ORDER BY last_seen_at DESC LIMIT ?)`,
-          )
-          .run(MAX_REFUSALS);
+        // Bounded per reason: a flood of invented serials cannot evict the evidence of a serial
+        // pushing from outside its allowFrom.
+        for (const reason of ['unknown', 'address'])
+          this.db
+            .prepare(
+              `DELETE FROM push_refusals WHERE reason = ? AND rowid NOT IN
+                 (SELECT rowid FROM push_refusals WHERE reason = ? ORDER BY last_seen_at DESC LIMIT ?)`,
+            )
+            .run(reason, reason, MAX_REFUSALS);
       })
       .immediate();
   }
@@ -567,7 +601,9 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
     now: number,
     effect?: (command: string) => PushUserChange | undefined,
   ): { settled: TerminalCommand[]; unknown: string[] } {
-    const get = this.db.prepare(`SELECT * FROM terminal_commands WHERE id = ? AND terminal = ?`);
+    // Only a command handed to this terminal and not yet settled: a result for a command still
+    // queued (never sent), settled already, or another terminal's, changes nothing.
+    const get = this.db.prepare(`SELECT * FROM terminal_commands WHERE id = ? AND terminal = ? AND state = 'sent'`);
     const settle = this.db.prepare(
       `UPDATE terminal_commands SET state = ?, done_at = ?, return_code = ?, result = ? WHERE id = ? RETURNING *`,
     );

@@ -268,6 +268,13 @@ export interface PushRegistration {
   /** What it said about itself (model, firmware, capacities), secrets left out. */
   facts: Record<string, string>;
   registeredAt: number | null;
+  /** Trust on first use: the address this serial pushes from, since when. */
+  trustedAddress: string | null;
+  trustedAt: number | null;
+  /** Another address seen with this serial lately (its requests changed nothing). */
+  otherAddress: string | null;
+  otherCount: number;
+  otherLastAt: number | null;
   updatedAt: number;
 }
 
@@ -467,7 +474,20 @@ export interface PushJournal {
   /** Records (or updates) a registration; fields left out keep their value. */
   saveRegistration(
     reg: Pick<PushRegistration, 'terminal' | 'serial' | 'protocol' | 'updatedAt'> &
-      Partial<Pick<PushRegistration, 'registryCode' | 'sessionId' | 'facts' | 'registeredAt'>>,
+      Partial<
+        Pick<
+          PushRegistration,
+          | 'registryCode'
+          | 'sessionId'
+          | 'facts'
+          | 'registeredAt'
+          | 'trustedAddress'
+          | 'trustedAt'
+          | 'otherAddress'
+          | 'otherCount'
+          | 'otherLastAt'
+        >
+      >,
   ): PushRegistration;
   /** The stamps saved for a terminal and serial, by table. */
   stamps(terminal: string, serial: string): Record<string, string>;

@@ -69,7 +69,10 @@ function pushDetails(
   registrations: ReturnType<PushStore['registrations']>,
   kept: ReturnType<PushStore['keptCounts']>,
   events: ReturnType<PushStore['pushEvents']>,
-): Pick<NonNullable<TerminalStatus['push']>, 'protocol' | 'device' | 'kept' | 'notPunches'> {
+): Pick<
+  NonNullable<TerminalStatus['push']>,
+  'protocol' | 'device' | 'kept' | 'notPunches' | 'trustedAddress' | 'otherAddress'
+> {
   const reg = registrations.find((r) => r.terminal === name && r.serial.toUpperCase() === serial.toUpperCase());
   let device: PushDeviceFacts | undefined;
   if (reg?.registryCode) {
@@ -100,8 +103,15 @@ function pushDetails(
     notPunches: events
       .filter((e) => e.terminal === name)
       .map((e) => ({ table: e.table, code: e.code, count: e.count })),
+    trustedAddress: reg?.trustedAddress ?? null,
+    otherAddress: reg?.otherAddress
+      ? { address: reg.otherAddress, count: reg.otherCount, lastAt: iso(reg.otherLastAt) }
+      : null,
   };
 }
+
+/** Unknown serials alerted one by one up to this many; more are summarised in one alert. */
+const UNKNOWN_LISTED = 3;
 
 /** Kept uploads this recent, or still held, raise an alert. */
 const KEPT_ALERT_MS = 24 * 3_600_000;
@@ -112,15 +122,39 @@ const KEPT_ALERT_MS = 24 * 3_600_000;
  */
 export function pushAlerts(report: StatusReport, now: number): string[] {
   const out: string[] = [];
-  for (const r of report.pushRefusals ?? []) {
+  const refusals = report.pushRefusals ?? [];
+  // Each serial pushing from outside its allowFrom is evidence of its own: one alert each.
+  for (const r of refusals.filter((x) => x.reason === 'address')) {
     const when = localTime(Date.parse(r.lastSeenAt));
     out.push(
-      r.reason === 'unknown'
-        ? `terminal SN=${r.serial} is pushing but is not configured (from ${r.address}, last ${when}): add it to terminals with kind: adms and serial: ${r.serial}, then reload`
-        : `terminal SN=${r.serial} (${r.terminal}) is pushing from ${r.address}, outside its allowFrom (last ${when}): refused; add the address to allowFrom if it is right`,
+      `terminal SN=${r.serial} (${r.terminal}) is pushing from ${r.address}, outside its allowFrom (last ${when}): refused; add the address to allowFrom if it is right`,
+    );
+  }
+  // Unknown serials: one alert for a few, one summary for many (a device inventing serials cannot flood the alerts).
+  const unknown = refusals.filter((x) => x.reason === 'unknown');
+  if (unknown.length > 0 && unknown.length <= UNKNOWN_LISTED)
+    for (const r of unknown)
+      out.push(
+        `terminal SN=${r.serial} is pushing but is not configured (from ${r.address}, last ${localTime(Date.parse(r.lastSeenAt))}): add it to terminals with kind: adms and serial: ${r.serial}, then reload`,
+      );
+  else if (unknown.length > UNKNOWN_LISTED) {
+    const addresses = [...new Set(unknown.map((r) => r.address))];
+    const requests = unknown.reduce((n, r) => n + r.count, 0);
+    out.push(
+      `${unknown.length} unknown serials pushing (${requests} requests refused, from ${addresses.slice(0, 5).join(', ')}${addresses.length > 5 ? ` and ${addresses.length - 5} more addresses` : ''}; e.g. SN=${unknown
+        .slice(0, 3)
+        .map((r) => r.serial)
+        .join(
+          ', SN=',
+        )}): a device on the LAN is inventing serials, or many terminals are not configured; add the genuine ones to terminals with kind: adms, and keep the receiver's port to the terminals' network`,
     );
   }
   for (const t of report.terminals) {
+    const other = t.push?.otherAddress;
+    if (other?.lastAt && now - Date.parse(other.lastAt) <= KEPT_ALERT_MS)
+      out.push(
+        `terminal ${t.name} (SN=${t.serial}) was seen pushing from ${other.address} (${other.count} requests, last ${localTime(Date.parse(other.lastAt))}), but it pushes from ${t.push?.trustedAddress ?? '-'}: another device may be using its serial (its requests changed nothing: no stamp, command, result or contact); set allowFrom for ${t.name} to refuse it, or if the terminal moved, it is trusted at its new address once the old one has been silent for a few minutes`,
+      );
     for (const k of t.push?.kept ?? []) {
       const recent = k.lastAt !== null && now - Date.parse(k.lastAt) <= KEPT_ALERT_MS;
       if (k.held === 0 && !recent) continue;

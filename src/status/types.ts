@@ -43,6 +43,10 @@ export interface PushTerminalStatus {
   kept?: PushKeptStatus[];
   /** Records read that are not punches (door events, refusals, door states, photos), per table and code. */
   notPunches?: { table: string; code: string; count: number }[];
+  /** Trust on first use: the address its serial pushes from. */
+  trustedAddress?: string | null;
+  /** Another address seen with its serial (its requests changed nothing): the last one, how often, when. */
+  otherAddress?: { address: string; count: number; lastAt: string | null } | null;
 }
 
 /** What a Security PUSH terminal said about itself at `/iclock/registry`. */

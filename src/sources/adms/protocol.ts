@@ -11,8 +11,8 @@ import {
   reportKept,
   reportMalformed,
   retryLater,
+  stampOf,
   stillAccepted,
-  validStamp,
   type PushRequest,
   type ReceiverContext,
 } from './handler-kit.js';
@@ -49,7 +49,7 @@ export function handleOptions(ctx: ReceiverContext, p: PushRequest): void {
     const known = ctx.registrations.get(p.terminal);
     const protocol = protocolOf(p.query, known);
     // The device said which protocol it speaks: remembered, so that a later handshake without DeviceType= is answered alike.
-    if (declaredProtocol(p.query) !== undefined && known?.protocol !== protocol)
+    if (ctx.trusted && declaredProtocol(p.query) !== undefined && known?.protocol !== protocol)
       ctx.registrations.save(p.terminal, { protocol });
     if (protocol === 'security') {
       ctx.contacts.seen(p.terminal, p.address, { pushVersion });
@@ -131,7 +131,7 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest): Promise<void>
       parsed.malformed.map((m) => m.line),
     ),
   );
-  const upload = { terminal: cfg.name, serial: cfg.serial, table: 'ATTLOG', stamp: validStamp(p.query.get('Stamp')) };
+  const upload = { terminal: cfg.name, serial: cfg.serial, table: 'ATTLOG', stamp: stampOf(ctx, p) };
   try {
     const r = await ctx.commits.submit({
       upload: { ...upload, at: ctx.clock.now() },
@@ -182,7 +182,7 @@ async function handleOperlog(ctx: ReceiverContext, p: PushRequest, table: string
         terminal: t.cfg.name,
         serial: t.cfg.serial,
         table,
-        stamp: validStamp(p.query.get('Stamp')),
+        stamp: stampOf(ctx, p),
         at: ctx.clock.now(),
       },
       parsed.users,
@@ -221,7 +221,7 @@ async function handleCounted(ctx: ReceiverContext, p: PushRequest, raw: string):
         terminal: cfg.name,
         serial: cfg.serial,
         table: table.toUpperCase(),
-        stamp: validStamp(p.query.get('Stamp')),
+        stamp: stampOf(ctx, p),
         at: ctx.clock.now(),
       },
       { events: [{ table, code, count: 1 }] },
@@ -252,7 +252,7 @@ async function handleUnknownTable(ctx: ReceiverContext, p: PushRequest, raw: str
         terminal: t.cfg.name,
         serial: t.cfg.serial,
         table,
-        stamp: kept ? validStamp(p.query.get('Stamp')) : null,
+        stamp: kept ? stampOf(ctx, p) : null,
         at: ctx.clock.now(),
       },
       kept
@@ -275,6 +275,8 @@ async function handleUnknownTable(ctx: ReceiverContext, p: PushRequest, raw: str
 export function handleGetRequest(ctx: ReceiverContext, p: PushRequest): void {
   const info = p.query.get('INFO');
   ctx.contacts.seen(p.terminal, p.address, { info: info ? parseInfoParam(info) : undefined });
+  // Commands go only to the terminal's own address: another device using its serial takes none away.
+  if (!ctx.trusted) return answer(p.req, p.res, 200, 'OK');
   let commands: TerminalCommand[];
   try {
     commands = ctx.journal.takeCommands(p.terminal.cfg.name, ctx.clock.now(), {
@@ -300,6 +302,13 @@ export async function handleDeviceCmd(ctx: ReceiverContext, p: PushRequest): Pro
   if (body === undefined) return;
   const results = parseDeviceCmd(body.toString('utf8'));
   const { cfg } = p.terminal;
+  if (!ctx.trusted) {
+    ctx.logger.warn(
+      { terminal: cfg.name, serial: cfg.serial, address: p.address, results: results.length },
+      `command results for ${cfg.name} from ${p.address}, not its address: settled nothing`,
+    );
+    return answer(p.req, p.res, 200, 'OK');
+  }
   try {
     const { settled, unknown } = ctx.journal.settleCommands(
       cfg.name,
