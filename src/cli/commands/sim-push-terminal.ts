@@ -33,6 +33,7 @@ export interface SimPushTerminalOptions {
   clockUnset: number;
   nonPunchRate: number;
   deviceType: boolean;
+  localAddress?: string;
 }
 
 function protocol(v: string): 'attendance' | 'security' {
@@ -107,6 +108,10 @@ export function registerSimPushTerminal(program: Command): void {
       0,
     )
     .option('--no-device-type', 'security: no DeviceType=acc in the handshake (the terminal registers first)')
+    .option(
+      '--local-address <ip>',
+      'send from this local address, e.g. 127.0.0.2 (another device using the serial; on loopback only for tests)',
+    )
     .option('--seed <n>', 'same seed, same faults and punches', int(0), 1)
     .option('--quiet', 'print only the summary')
     .action(action(async (opts: SimPushTerminalOptions) => withConsoleIo((io) => runSimPushTerminal(opts, io))));
@@ -123,6 +128,7 @@ export async function runSimPushTerminal(o: SimPushTerminalOptions, io: ConsoleI
   }
   const sim = startPushTerminalSim({
     server: o.server,
+    localAddress: o.localAddress,
     serial: o.serial,
     users: o.users,
     punches: o.punches,

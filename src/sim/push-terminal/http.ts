@@ -23,13 +23,15 @@ export interface SimRequest {
  * with the faults a flaky network or firmware produces.
  */
 export class SimHttp {
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  private readonly agent: Agent;
   private readonly base: URL;
   /** Connections opened so far (keep-alive reuses one while the server keeps it). */
   connections = 0;
 
-  constructor(server: string) {
+  /** `localAddress`: the address to send from (another loopback address such as 127.0.0.2, to play another device). */
+  constructor(server: string, localAddress?: string) {
     this.base = new URL(server);
+    this.agent = new Agent({ keepAlive: true, maxSockets: 1, ...(localAddress ? { localAddress } : {}) });
   }
 
   send(r: SimRequest): Promise<SimAnswer> {

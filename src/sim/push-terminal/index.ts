@@ -120,7 +120,7 @@ class PushTerminal implements PushTerminalSim {
 
   constructor(private readonly opts: PushTerminalSimOptions) {
     this.serial = opts.serial;
-    this.http = new SimHttp(opts.server);
+    this.http = new SimHttp(opts.server, opts.localAddress);
     this.clock = opts.clock ?? systemClock;
     this.faults = { ...DEFAULT_FAULTS, ...opts.faults };
     this.rnd = seededRandom(this.faults.seed);

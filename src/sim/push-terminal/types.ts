@@ -71,6 +71,8 @@ export interface PushSimVariant {
 export interface PushTerminalSimOptions {
   /** The gateway's receiver, e.g. http://192.168.1.10:8081. */
   server: string;
+  /** Send from this local address (e.g. 127.0.0.2: another device on the LAN using the serial). */
+  localAddress?: string;
   serial: string;
   /** Users to enroll: a list, or a count of generated users (default 10). */
   users?: readonly PushSimUser[] | number;
