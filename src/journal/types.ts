@@ -323,6 +323,17 @@ export interface KeptUploadRecord extends KeptUpload {
   bytes: number;
 }
 
+/** What `terminals reparse` needs of the journal: the kept uploads, and their re-reading. */
+export interface KeptStore {
+  keptUploads(terminal?: string): KeptUploadRecord[];
+  reparseKept(
+    kept: KeptUploadRecord,
+    punches: readonly Punch[],
+    rest: { body: string; lines: number } | null,
+    timezone: string | undefined,
+  ): IngestResult;
+}
+
 /** Per terminal and table: kept uploads (counts outlive the bound). */
 export interface KeptCount {
   terminal: string;

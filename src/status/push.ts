@@ -160,7 +160,7 @@ export function pushAlerts(report: StatusReport, now: number): string[] {
       if (k.held === 0 && !recent) continue;
       const dropped = k.dropped > 0 ? `; ${k.dropped} dropped to stay within adms.keptUploads` : '';
       out.push(
-        `terminal ${t.name}: ${k.held} ${k.table} upload(s) answered OK could not be turned into punches (${k.lines} lines in all, last ${k.lastAt ? localTime(Date.parse(k.lastAt)) : '-'}: ${k.lastReason ?? '-'}${dropped}); they are kept raw in the journal: if they are passes, set punchEvents for this terminal or upgrade punchgate, then run punchgate terminals reparse ${t.name}`,
+        `terminal ${t.name}: ${k.held} ${k.table} upload(s) answered OK could not be turned into punches (${k.lines} lines in all, last ${k.lastAt ? localTime(Date.parse(k.lastAt)) : '-'}: ${k.lastReason ?? '-'}${dropped}); they are kept raw in the journal: ${k.table === 'rtlog' ? `if they are passes, add their event code to punchEvents of ${t.name}, reload,` : 'update the terminal firmware or punchgate,'} then run punchgate terminals reparse ${t.name}`,
       );
     }
   }

@@ -1,5 +1,5 @@
 import type { AdmsTerminalConfig } from '../../config/terminals.js';
-import type { PushStore } from '../../journal/push-store.js';
+import type { KeptStore } from '../../journal/types.js';
 import type { Punch } from '../../punch.js';
 import { parseAttlog } from './attlog.js';
 import { linesOf } from './kept.js';
@@ -26,7 +26,7 @@ export interface ReparseResult {
  * now known as not punches are let go, and what is still not understood stays kept. Each kept
  * upload in one transaction.
  */
-export function reparseKept(store: PushStore, cfg: AdmsTerminalConfig): ReparseResult {
+export function reparseKept(store: KeptStore, cfg: AdmsTerminalConfig): ReparseResult {
   const out: ReparseResult = { uploads: 0, added: 0, duplicates: 0, quarantined: 0, stillKept: 0, unread: 0 };
   const punchEvents = punchEventsOf(cfg);
   for (const kept of store.keptUploads(cfg.name)) {
