@@ -156,8 +156,8 @@ export class RegistrationBook {
   private readonly cache = new Map<string, PushRegistration | null>();
   /** When each terminal's trusted address last made a request (since this process started). */
   private readonly trustedSeen = new Map<string, number>();
-  /** Sightings from another address not yet written (written at most once a minute per terminal). */
-  private readonly otherWritten = new Map<string, number>();
+  /** Trust and sightings not yet written: written with the contacts, every few seconds (flush). */
+  private readonly pending = new Map<string, PushTerminal>();
   private readonly startedAt: number;
   private readonly warned = new WeakMap<PushTerminal['cfg'], LogBudget>();
 
@@ -182,7 +182,7 @@ export class RegistrationBook {
     try {
       reg = this.get(t);
       if (!reg?.trustedAddress || reg.trustedAddress === address) {
-        if (!reg?.trustedAddress) this.save(t, { trustedAddress: address, trustedAt: now });
+        if (!reg?.trustedAddress) this.remember(t, { trustedAddress: address, trustedAt: now });
         this.trustedSeen.set(key, now);
         return true;
       }
@@ -192,17 +192,11 @@ export class RegistrationBook {
           { terminal: t.cfg.name, serial: t.cfg.serial, address, was: reg.trustedAddress },
           `terminal SN=${t.cfg.serial} (${t.cfg.name}) now pushes from ${address}: its address ${reg.trustedAddress} has been silent, so the new one is trusted; if the terminal did not move, check the LAN for a device using its serial and set allowFrom`,
         );
-        this.save(t, { trustedAddress: address, trustedAt: now });
+        this.remember(t, { trustedAddress: address, trustedAt: now });
         this.trustedSeen.set(key, now);
         return true;
       }
-      const written = this.otherWritten.get(key) ?? 0;
-      if (reg.otherAddress !== address || now - written >= 60_000) {
-        this.otherWritten.set(key, now);
-        this.save(t, { otherAddress: address, otherCount: reg.otherCount + 1, otherLastAt: now });
-      } else {
-        this.cache.set(key, { ...reg, otherCount: reg.otherCount + 1, otherLastAt: now });
-      }
+      this.remember(t, { otherAddress: address, otherCount: reg.otherCount + 1, otherLastAt: now });
     } catch {
       // The journal cannot be read or written now: the request is served as before trust existed.
       return true;
@@ -228,20 +222,65 @@ export class RegistrationBook {
     return this.cache.get(key) ?? undefined;
   }
 
+  /** Changes the registration in memory; `flush` writes it (so a request never waits for a disk sync for it). */
+  private remember(
+    t: PushTerminal,
+    fields: Partial<Omit<PushRegistration, 'terminal' | 'serial' | 'updatedAt'>>,
+  ): void {
+    const key = this.key(t);
+    const now = this.clock.now();
+    const prev: PushRegistration = this.get(t) ?? {
+      terminal: t.cfg.name,
+      serial: t.cfg.serial,
+      protocol: 'attendance',
+      registryCode: null,
+      sessionId: null,
+      facts: {},
+      registeredAt: null,
+      trustedAddress: null,
+      trustedAt: null,
+      otherAddress: null,
+      otherCount: 0,
+      otherLastAt: null,
+      updatedAt: now,
+    };
+    this.cache.set(key, { ...prev, ...fields, updatedAt: now });
+    this.pending.set(key, t);
+  }
+
+  /** Writes what `remember` kept (one transaction each; what cannot be written now waits for the next call). */
+  flush(): void {
+    for (const [key, t] of this.pending) {
+      const reg = this.cache.get(key);
+      if (!reg) continue;
+      try {
+        this.journal.saveRegistration(reg);
+        this.pending.delete(key);
+      } catch {
+        return;
+      }
+    }
+  }
+
   /** Saves (durably) and caches. Throws when the journal cannot be written now. */
   save(
     t: PushTerminal,
     fields: Partial<Omit<PushRegistration, 'terminal' | 'serial' | 'updatedAt'>>,
   ): PushRegistration {
     const prev = this.get(t);
+    const key = this.key(t);
+    // What `remember` kept and `flush` has not written yet goes with it.
+    const unwritten = this.pending.has(key) && prev ? prev : {};
     const saved = this.journal.saveRegistration({
+      ...unwritten,
       terminal: t.cfg.name,
       serial: t.cfg.serial,
       protocol: fields.protocol ?? prev?.protocol ?? 'attendance',
       updatedAt: this.clock.now(),
       ...fields,
     });
-    this.cache.set(this.key(t), saved);
+    this.pending.delete(key);
+    this.cache.set(key, saved);
     return saved;
   }
 }

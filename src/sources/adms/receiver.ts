@@ -149,7 +149,10 @@ export class AdmsReceiver implements PushTerminalRegistry {
     } catch (e) {
       this.opts.logger.warn({ err: (e as Error).message }, 'could not read the last push terminal contacts');
     }
-    this.flushTimer = setInterval(() => this.contacts.flush(), this.opts.flushMs ?? FLUSH_MS);
+    this.flushTimer = setInterval(() => {
+      this.contacts.flush();
+      this.ctx.registrations.flush();
+    }, this.opts.flushMs ?? FLUSH_MS);
     this.flushTimer.unref();
     await this.listen();
     return this.bound;
@@ -345,5 +348,6 @@ export class AdmsReceiver implements PushTerminalRegistry {
       await closed;
     }
     this.contacts.flush();
+    this.ctx.registrations.flush();
   }
 }
