@@ -250,7 +250,7 @@ export class RegistrationBook {
 
   /** Writes what `remember` kept (one transaction each; what cannot be written now waits for the next call). */
   flush(): void {
-    for (const [key, t] of this.pending) {
+    for (const key of this.pending.keys()) {
       const reg = this.cache.get(key);
       if (!reg) continue;
       try {
