@@ -190,7 +190,18 @@ export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<Hi
         return ok({ events: sim.addEvents(list as NewSimEvent[]) });
       }
       case 'GET state':
-        return ok({ auth: auth.stats, firmware, deviceTime: deviceTime(), serialNumber: device.serialNumber });
+        return ok({
+          auth: auth.stats,
+          firmware,
+          deviceTime: deviceTime(),
+          serialNumber: device.serialNumber,
+          events: log.all().length,
+          streams: streams.size,
+          streamsOpened,
+        });
+      case 'POST drop-streams':
+        sim.dropStreams();
+        return ok({ streams: 0 });
       case 'POST write-fault': {
         const f = json();
         const after = Number(f.after);

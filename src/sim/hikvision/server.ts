@@ -161,25 +161,25 @@ function eventSearch(s: SimState, body: Json): { answer: Answer; cond?: Json } {
   let { rows, total } = s.log.search(c.searchID, cond, position, max, s.firmware);
   let more = position + rows.length < total;
   const fault = s.firmware.searchFault;
-  if (fault === 'repeat' && !more && total > 0) {
-    // MORE for ever, with the last page again.
-    const cap = Math.min(max, s.firmware.pageCap);
-    rows = s.log.search(c.searchID, cond, Math.max(0, total - cap), cap, s.firmware).rows;
+  const cap = Math.min(max, s.firmware.pageCap);
+  if ((fault === 'repeat' || fault === 'fresh') && !more && total > 0) {
+    // The real rows first; then, where the search has ended, MORE for ever.
     more = true;
-  } else if (fault === 'fresh' && !more) {
-    // MORE for ever, with new door events and a total that keeps growing.
-    const cap = Math.min(max, s.firmware.pageCap);
-    const first = s.log.next + Math.max(0, position - total);
-    rows = Array.from({ length: cap }, (_, i) => ({
-      serialNo: first + i,
-      major: 5,
-      minor: 21,
-      time: s.deviceTime(),
-      doorNo: 1,
-      currentVerifyMode: 'invalid',
-    }));
-    total = position + 2 * cap;
-    more = true;
+    if (rows.length === 0 && fault === 'repeat') {
+      rows = s.log.search(c.searchID, cond, Math.max(0, total - cap), cap, s.firmware).rows;
+    } else if (rows.length === 0) {
+      const first = Math.max(cond.beginSerialNo ?? 0, s.log.next) + (position - total);
+      rows = Array.from({ length: cap }, (_, i) => ({
+        serialNo: first + i,
+        major: 5,
+        minor: 21,
+        time: s.deviceTime(),
+        doorNo: 1,
+        currentVerifyMode: 'invalid',
+      }));
+    }
+    // A total that keeps growing, for a device that does not end.
+    if (fault === 'fresh') total = position + rows.length + 2 * cap;
   }
   return {
     cond: c,

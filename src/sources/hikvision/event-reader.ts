@@ -349,6 +349,8 @@ async function search(
   const batch = new Batch(mono, o.commitRows ?? COMMIT_ROWS);
   const guard = new SerialGuard(r.cursor.serialNo);
   let ordered = true;
+  /** Where the cursor may go once the serial numbers went out of order: the end of the in-order part. */
+  let inOrder: EventCursor = r.cursor;
   let lastSerial = -1;
   let newest = r.cursor.time;
   const implausible = (what: string) => {
@@ -361,8 +363,8 @@ async function search(
   const flush = (complete: boolean) => {
     const moves = ordered || complete;
     const clean: EventCursor = {};
-    const serialNo = moves ? guard.good : r.cursor.serialNo;
-    const time = moves ? newest : r.cursor.time;
+    const serialNo = moves ? guard.good : inOrder.serialNo;
+    const time = moves ? newest : inOrder.time;
     if (serialNo !== undefined && serialNo > 0) clean.serialNo = serialNo;
     if (time !== undefined) clean.time = time;
     const changed = formatCursor(clean) !== formatCursor(r.cursor);
@@ -392,7 +394,10 @@ async function search(
         const wall = splitIsoTime(e.time)?.wallClock;
         let odd: string | undefined;
         if (e.serialNo !== undefined) {
-          if (e.serialNo < lastSerial) ordered = false;
+          if (e.serialNo < lastSerial && ordered) {
+            ordered = false;
+            inOrder = { serialNo: guard.good, time: newest };
+          }
           lastSerial = e.serialNo;
           if (guard.take(e.serialNo)) odd = 'numbered far beyond the events before it';
         }

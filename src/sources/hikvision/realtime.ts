@@ -245,20 +245,19 @@ export class AlertStreamLink {
     this.hooks.backfill();
   }
 
-  /** The journalled cursor of this device, read again at most every CURSOR_FRESH_MS. */
+  /** The journalled cursor of this device (and its serial), read again at most every CURSOR_FRESH_MS. */
   private readCursor(): EventCursor {
-    const serial = this.hooks.serial();
     const now = this.mono();
-    if (!this.cursor || this.cursor.serial !== serial || now - this.cursor.readAt >= CURSOR_FRESH_MS) {
-      let value: EventCursor = {};
-      try {
-        value = parseCursor(this.deps.state.get(this.cfg.name, cursorKey(serial)));
-      } catch {
-        /* a journal that cannot be read now: nothing is skipped */
-      }
-      this.cursor = { value, readAt: now, serial };
+    if (this.cursor && now - this.cursor.readAt < CURSOR_FRESH_MS) return this.cursor.value;
+    const serial = this.hooks.serial();
+    let value: EventCursor = {};
+    try {
+      value = parseCursor(this.deps.state.get(this.cfg.name, cursorKey(serial)));
+    } catch {
+      /* a journal that cannot be read now: nothing is skipped */
     }
-    return this.cursor.value;
+    this.cursor = { value, readAt: now, serial };
+    return value;
   }
 
   /**
@@ -275,7 +274,7 @@ export class AlertStreamLink {
     this.group = [];
     this.cursor = undefined;
     const cursor = this.readCursor();
-    const device = this.hooks.serial();
+    const device = this.cursor!.serial;
     const punches: Punch[] = [];
     let behind = false;
     for (const e of events) {

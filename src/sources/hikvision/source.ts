@@ -4,7 +4,7 @@ import type { Source, SourceDeps } from '../types.js';
 import { nextAuthTry, readRefusal } from './auth-gate.js';
 import { HikvisionPoller, type HikClientFactory, type HikPollResult } from './poll.js';
 import { readTerminalPassword } from './password.js';
-import { AlertStreamLink } from './realtime.js';
+import { AlertStreamLink, type AlertStreamOptions } from './realtime.js';
 
 export type { Scheduler } from '../schedule.js';
 
@@ -15,6 +15,8 @@ export interface HikvisionSourceOptions {
   scheduler?: Scheduler;
   clientFactory?: HikClientFactory;
   env?: NodeJS.ProcessEnv;
+  /** The alert stream's reconnect waits and health (tests shorten them). */
+  stream?: AlertStreamOptions;
 }
 
 /**
@@ -54,15 +56,20 @@ export class HikvisionSource implements Source {
 
   async start(): Promise<void> {
     if (this.cfg.realtime) {
-      this.realtime = new AlertStreamLink(this.cfg, this.deps, {
-        client: async () => this.poller.clientFor(readTerminalPassword(this.cfg, this.opts.env)),
-        serial: () => this.deps.ledger.get(this.cfg.name)?.serial ?? '',
-        authWaitUntil: () => this.authWaitUntil(),
-        onAuthRefused: (e) => this.poller.refused(e),
-        // After every (re)connect, and when the stream tells of events not journalled yet, a
-        // backfill by serial number: right after a running poll if need be (never two at once).
-        backfill: () => this.loop.pollAgain(),
-      });
+      this.realtime = new AlertStreamLink(
+        this.cfg,
+        this.deps,
+        {
+          client: async () => this.poller.clientFor(readTerminalPassword(this.cfg, this.opts.env)),
+          serial: () => this.deps.ledger.get(this.cfg.name)?.serial ?? '',
+          authWaitUntil: () => this.authWaitUntil(),
+          onAuthRefused: (e) => this.poller.refused(e),
+          // After every (re)connect, and when the stream tells of events not journalled yet, a
+          // backfill by serial number: right after a running poll if need be (never two at once).
+          backfill: () => this.loop.pollAgain(),
+        },
+        this.opts.stream,
+      );
       // It opens once a poll has accepted the password (see authWaitUntil and nudge).
       this.realtime.start();
     }
