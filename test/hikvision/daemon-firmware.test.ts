@@ -92,7 +92,12 @@ describe('punchgate run with real Hikvision firmware', () => {
       const streamWrites = (d.output().match(/"msg":"terminal reception: received \d+ punch/g) ?? []).length;
       expect(streamWrites).toBeLessThanOrEqual(9);
       expect(memory.hwm).toBeLessThan(160 * MB);
-      expect(d.output().split('\n').filter((l) => l.includes('"level":50'))).toEqual([]);
+      expect(
+        d
+          .output()
+          .split('\n')
+          .filter((l) => l.includes('"level":50')),
+      ).toEqual([]);
       d.child.kill('SIGTERM');
       expect(await d.exited).toEqual({ code: 0, signal: null });
     } finally {

@@ -392,19 +392,20 @@ async function search(
         r.rows++;
         batch.rows++;
         const wall = splitIsoTime(e.time)?.wallClock;
-        let odd: string | undefined;
+        const odd: string[] = [];
         if (e.serialNo !== undefined) {
           if (e.serialNo < lastSerial && ordered) {
             ordered = false;
             inOrder = { serialNo: guard.good, time: newest };
           }
           lastSerial = e.serialNo;
-          if (guard.take(e.serialNo)) odd = 'numbered far beyond the events before it';
+          if (guard.take(e.serialNo)) odd.push('numbered far beyond the events before it');
         }
         if (wall !== undefined && wall > latest)
-          odd = `dated after the terminal's own clock (${o.deviceNow.wallClock})`;
+          odd.push(`dated after the terminal's own clock (${o.deviceNow.wallClock})`);
         else if (wall && (newest === undefined || wall > newest)) newest = wall;
-        if (odd) implausible(`event ${e.serialNo ?? '?'} of ${wall ?? String(e.time).slice(0, 40)}: ${odd}`);
+        if (odd.length)
+          implausible(`event ${e.serialNo ?? '?'} of ${wall ?? String(e.time).slice(0, 40)}: ${odd.join(' and ')}`);
         const c = classify(e, o.terminal, o.device, o.minors);
         if (c.kind === 'punch') {
           r.passes++;

@@ -93,6 +93,8 @@ export class AlertStreamLink {
   private stopped = false;
   /** Connecting or connected: a nudge does nothing then. */
   private active = false;
+  /** Waiting for a poll to prove the password (or for a refusal's wait): a nudge connects at once. */
+  private waitingForPassword = false;
   private failures = 0;
   private timer: NodeJS.Timeout | undefined;
   private abort: AbortController | undefined;
@@ -129,9 +131,13 @@ export class AlertStreamLink {
     void this.connect();
   }
 
-  /** A poll just proved the password: connect now if the link is waiting for that. */
+  /**
+   * A poll just proved the password: connect now if the link is waiting for that, and only then
+   * (a link waiting out its reconnect backoff keeps waiting: polls every second must not turn a
+   * misbehaving stream into a reconnect every second).
+   */
   nudge(): void {
-    if (this.stopped || this.active) return;
+    if (this.stopped || this.active || !this.waitingForPassword) return;
     clearTimeout(this.timer);
     void this.connect();
   }
@@ -156,6 +162,7 @@ export class AlertStreamLink {
   private async connect(): Promise<void> {
     if (this.stopped) return;
     const wait = this.hooks.authWaitUntil();
+    this.waitingForPassword = wait !== undefined;
     if (wait !== undefined) {
       // No poll has proven the password yet, or a refusal's wait: the poller's rule applies here
       // too (devices lock the account); a successful poll nudges the link.
