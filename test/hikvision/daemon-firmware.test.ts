@@ -70,9 +70,11 @@ describe('punchgate run with real Hikvision firmware', () => {
         await sim.admin('POST', 'drop-streams');
         await waitFor(
           async () => (await state()).streamsOpened > streamsOpened && (await state()).streams === 1,
-          30_000,
+          60_000,
           'the stream back',
-        );
+        ).catch((e: Error) => {
+          throw new Error(`${e.message}\n${d.output().slice(-4000)}`);
+        });
         await live(`LIVE-${i}`);
       }
       const expected = expectedPunches(await events());
