@@ -282,6 +282,12 @@ export class AlertStreamLink {
     this.cursor = undefined;
     const cursor = this.readCursor();
     const device = this.cursor!.serial;
+    if (device === '') {
+      // No poll has recorded the device's serial number yet: punches filed without it would not
+      // be known as the same punches when the poll reads them. The poll reads them, now.
+      this.backfill(true);
+      return;
+    }
     const punches: Punch[] = [];
     let behind = false;
     for (const e of events) {
