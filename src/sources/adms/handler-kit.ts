@@ -55,6 +55,19 @@ export const validStamp = (s: string | null) => (s !== null && /^[A-Za-z0-9._:-]
 /** The upload's `Stamp=`, if it may be saved: only a trusted request moves what the terminal is told. */
 export const stampOf = (ctx: ReceiverContext, p: PushRequest) =>
   ctx.trusted ? validStamp(p.query.get('Stamp')) : null;
+/**
+ * Records that the request's terminal was in contact (online, its address and facts), unless the
+ * request is untrusted: a stranger using a terminal's serial must not keep it shown online.
+ */
+export function noteContact(
+  ctx: ReceiverContext,
+  t: PushTerminal,
+  address: string,
+  extra?: Parameters<ContactBook['seen']>[2],
+): void {
+  if (ctx.trusted) ctx.contacts.seen(t, address, extra);
+}
+
 export const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 export function retryLater(ctx: ReceiverContext, p: PushRequest): void {

@@ -8,6 +8,7 @@ import {
   bodyOf,
   errText,
   malformedSummary,
+  noteContact,
   reportKept,
   reportMalformed,
   retryLater,
@@ -40,7 +41,7 @@ const RESEND_AFTER_MS = 10 * 60_000;
 export function handleOptions(ctx: ReceiverContext, p: PushRequest): void {
   const { cfg } = p.terminal;
   if (p.query.get('options') === null) {
-    ctx.contacts.seen(p.terminal, p.address);
+    noteContact(ctx, p.terminal, p.address);
     return answer(p.req, p.res, 200, 'OK');
   }
   const pushVersion = p.query.get('pushver') ?? undefined;
@@ -52,7 +53,7 @@ export function handleOptions(ctx: ReceiverContext, p: PushRequest): void {
     if (ctx.trusted && declaredProtocol(p.query) !== undefined && known?.protocol !== protocol)
       ctx.registrations.save(p.terminal, { protocol });
     if (protocol === 'security') {
-      ctx.contacts.seen(p.terminal, p.address, { pushVersion });
+      noteContact(ctx, p.terminal, p.address, { pushVersion });
       const reg = ctx.registrations.get(p.terminal);
       const body =
         reg?.registryCode && reg.sessionId
@@ -71,7 +72,7 @@ export function handleOptions(ctx: ReceiverContext, p: PushRequest): void {
     ctx.logger.warn({ terminal: cfg.name, err: errText(e) }, 'cannot read the stamps now: terminal asked to retry');
     return retryLater(ctx, p);
   }
-  ctx.contacts.seen(p.terminal, p.address, { pushVersion });
+  noteContact(ctx, p.terminal, p.address, { pushVersion });
   const body = optionBlock({
     serial: cfg.serial,
     stamps,
@@ -98,7 +99,7 @@ export async function handleUpload(ctx: ReceiverContext, p: PushRequest): Promis
   if (table === 'OPTIONS') {
     const body = await bodyOf(ctx, p);
     if (body === undefined) return;
-    ctx.contacts.seen(p.terminal, p.address, { info: parseInfoPairs(body.toString('utf8')) });
+    noteContact(ctx, p.terminal, p.address, { info: parseInfoPairs(body.toString('utf8')) });
     return answer(p.req, p.res, 200, 'OK');
   }
   if (table === 'ATTPHOTO' || BIOMETRIC_TABLES.has(raw.toLowerCase())) return handleCounted(ctx, p, raw);
@@ -154,7 +155,7 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest): Promise<void>
     );
     return retryLater(ctx, p);
   }
-  ctx.contacts.seen(t, p.address);
+  noteContact(ctx, t, p.address);
   // Only now: the punches, the lines kept raw and the stamp are on disk.
   answer(p.req, p.res, 200, `OK:${punches.length}`);
 }
@@ -200,7 +201,7 @@ async function handleOperlog(ctx: ReceiverContext, p: PushRequest, table: string
     );
     return retryLater(ctx, p);
   }
-  ctx.contacts.seen(t, p.address);
+  noteContact(ctx, t, p.address);
   answer(p.req, p.res, 200, `OK:${parsed.processed}`);
 }
 
@@ -233,7 +234,7 @@ async function handleCounted(ctx: ReceiverContext, p: PushRequest, raw: string):
     );
     return retryLater(ctx, p);
   }
-  ctx.contacts.seen(p.terminal, p.address);
+  noteContact(ctx, p.terminal, p.address);
   answer(p.req, p.res, 200, 'OK');
 }
 
@@ -267,14 +268,14 @@ async function handleUnknownTable(ctx: ReceiverContext, p: PushRequest, raw: str
     return retryLater(ctx, p);
   }
   reportKept(ctx, t, [kept]);
-  ctx.contacts.seen(t, p.address);
+  noteContact(ctx, t, p.address);
   answer(p.req, p.res, 200, 'OK');
 }
 
 /** `GET /iclock/getrequest`: the terminal's status (INFO=) and its poll for queued commands. */
 export function handleGetRequest(ctx: ReceiverContext, p: PushRequest): void {
   const info = p.query.get('INFO');
-  ctx.contacts.seen(p.terminal, p.address, { info: info ? parseInfoParam(info) : undefined });
+  noteContact(ctx, p.terminal, p.address, { info: info ? parseInfoParam(info) : undefined });
   // Commands go only to the terminal's own address: another device using its serial takes none away.
   if (!ctx.trusted) return answer(p.req, p.res, 200, 'OK');
   let commands: TerminalCommand[];
@@ -324,7 +325,7 @@ export async function handleDeviceCmd(ctx: ReceiverContext, p: PushRequest): Pro
       );
     if (unknown.length > 0) ctx.logger.debug({ terminal: cfg.name, ids: unknown }, 'results for unknown command ids');
     const info = results.find((r) => r.content)?.content;
-    ctx.contacts.seen(p.terminal, p.address, { info: info ? parseInfoPairs(info) : undefined });
+    noteContact(ctx, p.terminal, p.address, { info: info ? parseInfoPairs(info) : undefined });
   } catch (e) {
     ctx.logger.warn(
       { terminal: cfg.name, err: errText(e) },
@@ -338,7 +339,7 @@ export async function handleDeviceCmd(ctx: ReceiverContext, p: PushRequest): Pro
 /** `GET /iclock/ping`: a heartbeat during long uploads. */
 export function handlePing(ctx: ReceiverContext, p: PushRequest): void {
   checkCookie(ctx, p);
-  ctx.contacts.seen(p.terminal, p.address);
+  noteContact(ctx, p.terminal, p.address);
   answer(p.req, p.res, 200, 'OK');
 }
 

@@ -116,12 +116,7 @@ export class AdmsReceiver implements PushTerminalRegistry {
       onPunches: opts.onPunches,
       trusted: true,
     };
-    const contacts = this.contacts;
-    this.untrusted = {
-      ...this.ctx,
-      trusted: false,
-      contacts: Object.assign(Object.create(contacts) as ContactBook, { seen: () => undefined }),
-    };
+    this.untrusted = { ...this.ctx, trusted: false };
   }
 
   /** No contact for this long: offline. */

@@ -7,6 +7,7 @@ import {
   bodyOf,
   errText,
   malformedSummary,
+  noteContact,
   reportKept,
   reportMalformed,
   retryLater,
@@ -106,7 +107,7 @@ export async function handleRegistry(ctx: ReceiverContext, p: PushRequest): Prom
         { terminal: t.cfg.name, serial: t.cfg.serial, model: facts?.DeviceName, firmware: facts?.FirmVer },
         'push terminal registered (Security PUSH)',
       );
-    ctx.contacts.seen(t, p.address, { info: parseInfoPairs(text), pushVersion: facts?.PushVersion });
+    noteContact(ctx, t, p.address, { info: parseInfoPairs(text), pushVersion: facts?.PushVersion });
     answer(p.req, p.res, 200, `RegistryCode=${reg.registryCode}`);
   } catch (e) {
     ctx.logger.warn(
@@ -141,7 +142,7 @@ export async function handlePushConfig(ctx: ReceiverContext, p: PushRequest): Pr
     );
     return retryLater(ctx, p);
   }
-  ctx.contacts.seen(t, p.address);
+  noteContact(ctx, t, p.address);
   answer(
     p.req,
     p.res,
@@ -237,7 +238,7 @@ export async function handleRtlog(ctx: ReceiverContext, p: PushRequest): Promise
     return retryLater(ctx, p);
   }
   reportKept(ctx, t, [unnamed]);
-  ctx.contacts.seen(t, p.address);
+  noteContact(ctx, t, p.address);
   // Only now: the punches and the lines kept raw are on disk.
   answer(p.req, p.res, 200, 'OK');
 }
@@ -277,7 +278,7 @@ export async function handleRtstate(ctx: ReceiverContext, p: PushRequest): Promi
     return retryLater(ctx, p);
   }
   reportKept(ctx, t, [kept]);
-  ctx.contacts.seen(t, p.address);
+  noteContact(ctx, t, p.address);
   answer(p.req, p.res, 200, 'OK');
 }
 
@@ -355,6 +356,6 @@ export async function handleTabledata(ctx: ReceiverContext, p: PushRequest, rawN
     return retryLater(ctx, p);
   }
   reportKept(ctx, t, kept);
-  ctx.contacts.seen(t, p.address);
+  noteContact(ctx, t, p.address);
   answer(p.req, p.res, 200, `${name ?? 'table'}=${received}`);
 }
