@@ -302,7 +302,7 @@ class PushTerminal implements PushTerminalSim {
     const results: string[] = [];
     const effects: CommandEffect[] = [];
     for (const c of commands) {
-      const effect = commandEffect(c.command);
+      const effect = commandEffect(c.command, this.security ? 'security' : 'attendance');
       const code = this.apply(effect);
       this.commandLog.push({ id: c.id, command: c.command, returnCode: code });
       this.say(`command ${c.id} ${c.command.split('\t')[0]} -> ${code}`);
@@ -365,6 +365,9 @@ class PushTerminal implements PushTerminalSim {
         if (i >= 0) this.userList.splice(i, 1);
         return 0;
       }
+      case 'authorize-user':
+        // Firmware refuses an authorisation for a user it does not hold.
+        return this.userList.some((u) => u.pin === e.pin) ? 0 : -1;
       case 'unsupported':
         return -1002;
     }

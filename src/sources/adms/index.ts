@@ -2,9 +2,11 @@ export { AdmsReceiver, type AdmsReceiverOptions } from './receiver.js';
 export { AdmsSource } from './source.js';
 export {
   ADMIN_COMMANDS,
+  authorizeUserCommand,
   backfillCommand,
   deleteUserCommand,
-  QUERY_USERS_COMMAND,
+  isUsersQuery,
+  queryUsersCommand,
   updateUserCommand,
   userChangeOf,
   type AdminCommand,

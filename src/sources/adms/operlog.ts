@@ -56,7 +56,7 @@ export function parseUserFields(rest: string): PushUser | { problem: string } {
   return {
     pin,
     name: printable(kv.get('Name') ?? '', 64),
-    card: printable(kv.get('Card') ?? '', 32),
+    card: printable(kv.get('Card') ?? kv.get('CardNo') ?? '', 32),
     privilege: pri !== undefined && /^\d{1,3}$/.test(pri) ? Number(pri) : null,
   };
 }
