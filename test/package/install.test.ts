@@ -158,9 +158,19 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
     }
     ports = { hrms: await freePort(), zk: await freePort(), page: await freePort() };
     sh('chmod', ['0755', tmp.dir]);
-    // The package to upgrade to: the same sources, a higher version (the compiled modules come from the cache).
+    // The package to upgrade to: the same sources, a higher version (the compiled modules come from
+    // the cache; dist/ is the build the packages under test were made from, npm run package).
     const out = join(tmp.dir, 'bumped');
-    const r = sh('npm', ['run', 'package', '--', '--arch', 'amd64', '--no-tarball', '--version', BUMPED, '--out', out]);
+    const r = sh('node', [
+      'dist/packaging/build.js',
+      '--arch',
+      'amd64',
+      '--no-tarball',
+      '--version',
+      BUMPED,
+      '--out',
+      out,
+    ]);
     expect(r.status, r.all).toBe(0);
     bumpedDeb = debOf('amd64', BUMPED, out);
     expect(existsSync(bumpedDeb)).toBe(true);
