@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import type { PunchIds } from './punch-id.js';
 import { toStored } from './queries.js';
 import type { PunchState, StoredPunch } from './types.js';
 
@@ -72,7 +73,10 @@ function whereOf(f: PunchListFilter): { sql: string; params: unknown[] } {
 export class PunchHistory {
   private readonly stmt: { insert: Statement; prune: Statement; of: Statement };
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    private readonly ids: PunchIds,
+  ) {
     this.stmt = {
       insert: db.prepare(
         `INSERT INTO punch_refusals (punch_id, at, attempt, state, message) VALUES (@id, @at, @attempt, @state, @message)`,
@@ -102,11 +106,9 @@ export class PunchHistory {
     const w = whereOf(f);
     const limit = f.limit ? `LIMIT ${Math.max(1, Math.floor(f.limit))}` : '';
     const rows = this.db
-      .prepare(
-        `SELECT *, site || '-' || id AS devicelog_id FROM punches ${w.sql} ORDER BY log_time DESC, id DESC ${limit}`,
-      )
+      .prepare(`SELECT * FROM punches ${w.sql} ORDER BY log_time DESC, id DESC ${limit}`)
       .all(...w.params) as Record<string, unknown>[];
-    return rows.map(toStored);
+    return rows.map((r) => toStored(r, this.ids));
   }
 
   /** How many punches the filter matches without its limit (to say how many were left out). */

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/journal.js';
+import { hashedPunchId } from '../../src/journal/punch-id.js';
 import type { Punch } from '../../src/punch.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
 
@@ -43,6 +44,24 @@ describe('punchgate punches', () => {
     return { status: r.status, out: r.stdout, err: r.stderr, lines: r.stdout.split('\n').filter(Boolean) };
   };
 
+  /** The devicelogIds of the six punches of fill(), by the order they were journalled (1-based). */
+  const ID = [
+    '',
+    ...(
+      [
+        ['gate-1', '1042', '2026-11-20 08:00:00'],
+        ['gate-1', '1043', '2026-11-20 08:01:00'],
+        ['gate-1', '1042', '2026-11-21 08:00:00'],
+        ['gate-2', '1042', '2026-11-21 17:00:00'],
+        ['gate-2', '1044', '2026-11-22 07:00:00'],
+        ['gate-1', '1043', '2026-11-22 08:00:00'],
+      ] as const
+    ).map(([terminal, biometricCode, logTime]) =>
+      hashedPunchId({ site: 'plant-a', terminal, device: '', biometricCode, logTime }),
+    ),
+  ];
+  const HEADER = `${'DEVICELOG ID'.padEnd(ID[1]!.length)}  TERMINAL  CODE  LOG TIME             STATE      ATTEMPTS  LAST ANSWER`;
+
   /** Six punches; 1042 at gate-1 refused twice (once with an answer full of escape codes), then taken. */
   function fill(): void {
     const j = open();
@@ -83,13 +102,13 @@ describe('punchgate punches', () => {
     const r = punchgate(['punches']);
     expect(r.status, r.err).toBe(0);
     expect(r.lines).toEqual([
-      'DEVICELOG ID  TERMINAL  CODE  LOG TIME             STATE      ATTEMPTS  LAST ANSWER',
-      'plant-a-6     gate-1    1043  2026-11-22 08:00:00  pending           0',
-      'plant-a-5     gate-2    1044  2026-11-22 07:00:00  pending           0',
-      'plant-a-4     gate-2    1042  2026-11-21 17:00:00  pending           0',
-      'plant-a-3     gate-1    1042  2026-11-21 08:00:00  delivered         3  Attendance added successfully',
-      'plant-a-2     gate-1    1043  2026-11-20 08:01:00  delivered         1  Attendance added successfully',
-      'plant-a-1     gate-1    1042  2026-11-20 08:00:00  pending           0',
+      HEADER,
+      `${ID[6]}  gate-1    1043  2026-11-22 08:00:00  pending           0`,
+      `${ID[5]}  gate-2    1044  2026-11-22 07:00:00  pending           0`,
+      `${ID[4]}  gate-2    1042  2026-11-21 17:00:00  pending           0`,
+      `${ID[3]}  gate-1    1042  2026-11-21 08:00:00  delivered         3  Attendance added successfully`,
+      `${ID[2]}  gate-1    1043  2026-11-20 08:01:00  delivered         1  Attendance added successfully`,
+      `${ID[1]}  gate-1    1042  2026-11-20 08:00:00  pending           0`,
     ]);
     expect(r.err).toBe('');
   });
@@ -97,15 +116,15 @@ describe('punchgate punches', () => {
   it('filters by code and by a range of days or times (the terminal clock), and says when the limit cut the list', () => {
     fill();
     expect(punchgate(['punches', '--code', '1042', '--since', '2026-11-21']).lines.slice(1)).toEqual([
-      'plant-a-4     gate-2    1042  2026-11-21 17:00:00  pending           0',
-      'plant-a-3     gate-1    1042  2026-11-21 08:00:00  delivered         3  Attendance added successfully',
+      `${ID[4]}  gate-2    1042  2026-11-21 17:00:00  pending           0`,
+      `${ID[3]}  gate-1    1042  2026-11-21 08:00:00  delivered         3  Attendance added successfully`,
     ]);
     expect(
       punchgate(['punches', '--code', '1043,1044', '--until', '2026-11-22 07:00']).lines.map((l) => l.slice(0, 12)),
-    ).toEqual(['DEVICELOG ID', 'plant-a-5   ', 'plant-a-2   ']);
+    ).toEqual(['DEVICELOG ID', ID[5], ID[2]].map((v) => v!.slice(0, 12)));
     expect(
-      punchgate(['punches', '--since', '2026-11-20 08:01', '--until', '2026-11-21']).lines.map((l) => l.slice(0, 9)),
-    ).toEqual(['DEVICELOG', 'plant-a-4', 'plant-a-3', 'plant-a-2']);
+      punchgate(['punches', '--since', '2026-11-20 08:01', '--until', '2026-11-21']).lines.map((l) => l.split('  ')[0]),
+    ).toEqual(['DEVICELOG ID', ID[4], ID[3], ID[2]]);
     expect(punchgate(['punches', '--code', '9999']).lines).toEqual(['no punches match']);
     const limited = punchgate(['punches', '--limit', '2']);
     expect(limited.lines).toHaveLength(3);
@@ -120,12 +139,12 @@ describe('punchgate punches', () => {
     const r = punchgate(['punches', '--history', '--terminal', 'gate-1', '--code', '1042']);
     expect(r.status, r.err).toBe(0);
     expect(r.lines).toEqual([
-      'DEVICELOG ID  TERMINAL  CODE  LOG TIME             STATE      ATTEMPTS  LAST ANSWER',
-      'plant-a-3     gate-1    1042  2026-11-21 08:00:00  delivered         3  Attendance added successfully',
+      HEADER,
+      `${ID[3]}  gate-1    1042  2026-11-21 08:00:00  delivered         3  Attendance added successfully`,
       '    2026-11-22 12:00:00 +00:00  attempt 1: refused, tried again later: Unknown biometric code 1042\\x1b[2J\\u202e',
       '    2026-11-22 13:00:00 +00:00  attempt 2: refused, tried again later: Employee 1042 is disabled: punch refused',
       '    2026-11-22 14:00:00 +00:00  attempt 3: delivered: Attendance added successfully',
-      'plant-a-1     gate-1    1042  2026-11-20 08:00:00  pending           0',
+      `${ID[1]}  gate-1    1042  2026-11-20 08:00:00  pending           0`,
       '    not answered yet',
     ]);
     expect(r.out).not.toContain('\u001b');
@@ -135,7 +154,7 @@ describe('punchgate punches', () => {
       devicelogId: string;
       history: { outcome: string; message: string }[];
     };
-    expect(first.devicelogId).toBe('plant-a-3');
+    expect(first.devicelogId).toBe(ID[3]);
     expect(first.history.map((h) => h.outcome)).toEqual(['rejected', 'rejected', 'delivered']);
     expect(first.history[0]!.message).toBe('Unknown biometric code 1042\u001b[2J\u202e');
   });
