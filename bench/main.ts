@@ -6,6 +6,7 @@
  */
 import { cpus, totalmem } from 'node:os';
 import { benchAdms } from './adms.js';
+import { benchBackup } from './backup.js';
 import { benchDaemonIdle } from './daemon-idle.js';
 import { benchDaemonLatency } from './daemon-latency.js';
 import { benchDrain } from './drain.js';
@@ -58,6 +59,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
   adms: {
     describe: 'push terminals: punches/s acknowledged by the ADMS receiver vs bare ingest; p99 POST -> OK',
     run: benchAdms,
+  },
+  backup: {
+    describe: "punchgate backup of 1,000,000 punches while the daemon drains: time, RSS, the daemon's longest write",
+    run: benchBackup,
   },
 };
 
