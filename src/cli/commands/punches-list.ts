@@ -5,6 +5,7 @@ import { PUNCH_STATES, type PunchState, type StoredPunch } from '../../journal/t
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { escapeControls } from '../../util/terminal-text.js';
 import { localTime } from '../../util/local-time.js';
+import { textTableLines } from '../../util/text-table.js';
 
 /** `punchgate punches`: the listing (its subcommands live in punches.ts). */
 export interface ListOptions {
@@ -140,16 +141,10 @@ export function listPunches(journal: Journal, opts: ListOptions, out: Out = stdo
     out('no punches match');
     return;
   }
-  const table = rows.map(cells);
-  const widths = HEADER.map((h, i) => Math.min(40, Math.max(h.length, ...table.map((c) => c[i]!.length))));
-  const line = (c: readonly string[]) =>
-    c
-      .map((v, i) => (i === 5 ? v.padStart(widths[i]!) : i === c.length - 1 ? v : v.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  if (!out(line(HEADER))) return;
+  const table = textTableLines(HEADER, rows.map(cells), { right: [5] });
+  if (!out(table[0]!)) return;
   for (const [i, r] of rows.entries()) {
-    if (!out(line(table[i]!))) return;
+    if (!out(table[i + 1]!)) return;
     if (!history) continue;
     const attempts = history.get(r.id) ?? [];
     if (attempts.length === 0) {
