@@ -102,6 +102,35 @@ describe('the log tells a site admin where each punch went (info level, plain wo
     expect((await d.exited).code).toBe(0);
   });
 
+  it('a backlog of 100,000 punches is one delivery line (or one a minute), not one per batch of 200', async () => {
+    const stack = await startStack({ delivery: { batchSize: 200 } });
+    cleanups.push(() => stack.stop());
+    const journal = Journal.open({ path: stack.tmp.path('journal.db'), site: 'plant-t', mode: 'owner' });
+    const start = Date.UTC(2024, 0, 2, 6);
+    for (let from = 0; from < 100_000; from += 5000)
+      journal.ingest(
+        Array.from({ length: 5000 }, (_, k) => ({
+          terminal: 'gate-1',
+          device: 'BACKLOG1',
+          biometricCode: String(1000 + ((from + k) % 500)),
+          logTime: new Date(start + (from + k) * 7000).toISOString().slice(0, 19).replace('T', ' '),
+        })),
+      );
+    journal.close();
+    const d = spawnDaemon(stack.configPath);
+    cleanups.push(() => d.child.exitCode === null && d.child.kill('SIGKILL'));
+    await waitFor(() => stack.hrms.attendance().length === 100_000, 170_000, 'the backlog delivered');
+    await waitFor(() => /, 0 pending/.test(infoMessages(d).join('\n')), 10_000, 'the last delivery line');
+    const lines = logLines(d).filter((l) => l.level === INFO && l.msg.startsWith('delivered '));
+    expect(lines.length).toBeGreaterThanOrEqual(1);
+    // One a minute while the backlog lasts (about 2 minutes on a loaded machine), never one per batch.
+    expect(lines.length).toBeLessThanOrEqual(4);
+    expect(lines.reduce((n, l) => n + Number(l.delivered), 0)).toBe(100_000);
+    expect(lines.at(-1)!.msg).toMatch(/^delivered [\d]+ punches to the HRMS, 0 pending$/);
+    d.child.kill('SIGTERM');
+    expect((await d.exited).code).toBe(0);
+  }, 200_000);
+
   it('each upload of a push terminal, and its delivery', async () => {
     const stack = await startPushStack({ terminals: [{ name: 'lobby', serial: 'LOBBY0001' }] });
     cleanups.push(() => stack.stop());
