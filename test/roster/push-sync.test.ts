@@ -1,3 +1,4 @@
+import type { PushStore } from '../../src/journal/push-store.js';
 /**
  * sync-users on push terminals (ADMS): the in-process receiver with a real journal file, the push
  * terminal simulator polling it, and sync-users in-process and as a child process of the built CLI.
@@ -209,7 +210,8 @@ describe('sync-users on a push terminal', () => {
     contacted(t0);
     expect((await sync(config, { roster }, () => t0)).code).toBe(75);
     const query = r.store.commands('lobby')[0]!;
-    // The terminal says the query is done before its upload arrives (firmware does either order).
+    // The terminal takes the query and says it is done before its upload arrives (firmware does either order).
+    handOut(r.store, t0);
     r.store.settleCommands('lobby', SN, [{ id: String(query.id), returnCode: 0, cmd: 'DATA' }], t0 + 1000);
 
     const early = await sync(config, { roster }, () => t0 + 1000 + USERS_UPLOAD_GRACE_MS - 1);
@@ -247,6 +249,7 @@ describe('sync-users on a push terminal', () => {
     contacted(t0);
     await sync(config, { roster }, () => t0);
     const query = r.store.commands('lobby')[0]!;
+    handOut(r.store, t0);
     r.store.settleCommands('lobby', SN, [{ id: String(query.id), returnCode: 0, cmd: 'DATA' }], t0);
     const after = await sync(config, { roster }, () => t0 + USERS_UPLOAD_GRACE_MS);
     expect(after.code).toBe(0);
@@ -257,3 +260,14 @@ describe('sync-users on a push terminal', () => {
     ]);
   });
 });
+
+/** The terminal's poll: its queued commands are handed to it (a result settles only a command handed out). */
+function handOut(store: { takeCommands: PushStore['takeCommands'] }, now: number): void {
+  store.takeCommands('lobby', now, {
+    max: 50,
+    maxBytes: 40_960,
+    resendAfterMs: 600_000,
+    mayResend: () => true,
+    isLast: () => false,
+  });
+}

@@ -8,7 +8,7 @@ import { textTableLines } from '../../util/text-table.js';
 import { action, loadContext, openJournal, withJournal } from '../common.js';
 import { listHikvisionUsers } from './hikvision-users.js';
 import { fmtSkew } from './poll.js';
-import { printPushUsers, registerTerminalCommands } from './terminal-commands.js';
+import { printPushUsers, registerReparse, registerTerminalCommands } from './terminal-commands.js';
 import { registerTerminalUserCommands } from './terminal-users.js';
 import { localTimeOf } from '../../util/local-time.js';
 
@@ -46,10 +46,30 @@ export function registerTerminals(program: Command): void {
               // An error here means the last poll failed: the terminal is unreachable, or reached but the poll did not finish.
               if (t.lastError)
                 process.stdout.write(`  last error: ${escapeControls(ctx.secrets.scrub(t.lastError))}\n`);
-              if (t.push)
+              if (t.push) {
+                const p = t.push;
                 process.stdout.write(
-                  `  push: last contact ${when(t.push.lastContactAt)} from ${escapeControls(t.push.address ?? '-')}, last upload ${when(t.push.lastUploadAt)}, ${t.push.received} punches received, ${t.push.malformed} malformed lines${t.firmware ? `, firmware ${escapeControls(t.firmware)}` : ''}\n`,
+                  `  push (${p.protocol === 'security' ? 'Security PUSH' : 'attendance protocol'}): last contact ${when(p.lastContactAt)} from ${escapeControls(p.address ?? '-')}, last upload ${when(p.lastUploadAt)}, ${p.received} punches received, ${p.malformed} malformed lines${t.firmware ? `, firmware ${escapeControls(t.firmware)}` : ''}\n`,
                 );
+                if (p.device)
+                  process.stdout.write(
+                    `  device: ${escapeControls(p.device.model ?? 'model not said')}${p.device.pushVersion ? `, push ${escapeControls(p.device.pushVersion)}` : ''}${
+                      Object.entries(p.device.capacities).length > 0
+                        ? `, capacities ${Object.entries(p.device.capacities)
+                            .map(([k, v]) => `${k} ${v}`)
+                            .join(', ')}`
+                        : ''
+                    }\n`,
+                  );
+                for (const k of p.kept ?? [])
+                  if (k.held > 0 || k.dropped > 0)
+                    process.stdout.write(
+                      `  kept raw: ${k.held} ${k.table} upload(s) (${k.lines} lines in all, ${k.dropped} dropped): ${escapeControls(k.lastReason ?? '-')}\n`,
+                    );
+                const other = (p.notPunches ?? []).map((e) => `${e.table} ${e.code} ×${e.count}`);
+                if (other.length > 0)
+                  process.stdout.write(`  not punches: ${escapeControls(other.slice(0, 8).join(', '))}\n`);
+              }
             }
           },
           { readonly: true },
@@ -58,6 +78,7 @@ export function registerTerminals(program: Command): void {
     );
 
   registerTerminalCommands(terminals);
+  registerReparse(terminals);
 
   terminals
     .command('users')

@@ -10,4 +10,3 @@ export {
   type AdminCommand,
 } from './commands.js';
 export { parseAttlog, type AttlogRecord, type MalformedLine, type ParsedAttlog } from './attlog.js';
-export { registryCode } from './protocol.js';
