@@ -51,7 +51,10 @@ export function toStored(r: Row, ids: PunchIds): StoredPunch {
   };
 }
 
-function where(f: PunchFilter & { ids?: readonly number[] }): { sql: string; params: unknown[] } {
+function where(f: PunchFilter & { ids?: readonly number[]; codes?: readonly string[] }): {
+  sql: string;
+  params: unknown[];
+} {
   const parts: string[] = [];
   const params: unknown[] = [];
   if (f.state) {
@@ -61,6 +64,10 @@ function where(f: PunchFilter & { ids?: readonly number[] }): { sql: string; par
   if (f.terminal) {
     parts.push('terminal = ?');
     params.push(f.terminal);
+  }
+  if (f.codes && f.codes.length > 0) {
+    parts.push('biometric_code IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(f.codes));
   }
   if (f.ids && f.ids.length > 0) {
     parts.push(`id IN (${f.ids.map(() => '?').join(',')})`);
@@ -119,7 +126,13 @@ export class JournalQueries {
    * Re-queues rejected or dead punches now, with a fresh retry schedule. Returns how many.
    * Commits a chunk of rows at a time (see ADMIN_CHUNK_ROWS), never one long transaction.
    */
-  retry(filter: { state: 'rejected' | 'dead'; terminal?: string; ids?: readonly number[] }): Promise<number> {
+  retry(filter: {
+    state: 'rejected' | 'dead';
+    terminal?: string;
+    /** Biometric codes (any of them). */
+    codes?: readonly string[];
+    ids?: readonly number[];
+  }): Promise<number> {
     const w = where(filter);
     const stmt = this.db.prepare(
       `UPDATE punches SET state = 'pending', attempts = 0, first_rejected_at = NULL, next_attempt_at = NULL, updated_at = ?

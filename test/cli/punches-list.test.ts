@@ -159,6 +159,97 @@ describe('punchgate punches', () => {
     expect(first.history[0]!.message).toBe('Unknown biometric code 1042\u001b[2J\u202e');
   });
 
+  it('--by-delivery: the last deliveries, the most recently delivered first, with when (not by log time)', () => {
+    fill();
+    // The oldest punch by log time is delivered last (15:00, after 12:00 and 14:00 in fill()).
+    const j = open();
+    try {
+      clock.advance(3_600_000);
+      const oldest = j.queries.list({}).find((p) => p.logTime === '2026-11-20 08:00:00')!.id;
+      expect(j.claim(10, { ignoreBackoff: true }).map((p) => p.id)).toContain(oldest);
+      j.settle([{ id: oldest, kind: 'delivered', message: 'Attendance added successfully' }]);
+      j.release(j.queries.list({ state: 'inflight' }).map((p) => p.id));
+    } finally {
+      j.close();
+    }
+    const cells = (l: string) => l.split(/ {2,}/);
+    const r = punchgate(['punches', '--by-delivery']);
+    expect(r.status, r.err).toBe(0);
+    expect(r.lines.map(cells)).toEqual([
+      ['DEVICELOG ID', 'TERMINAL', 'CODE', 'LOG TIME', 'DELIVERED', 'ATTEMPTS', 'LAST ANSWER'],
+      [
+        ID[1],
+        'gate-1',
+        '1042',
+        '2026-11-20 08:00:00',
+        '2026-11-22 15:00:00 +00:00',
+        '1',
+        'Attendance added successfully',
+      ],
+      [
+        ID[3],
+        'gate-1',
+        '1042',
+        '2026-11-21 08:00:00',
+        '2026-11-22 14:00:00 +00:00',
+        '3',
+        'Attendance added successfully',
+      ],
+      [
+        ID[2],
+        'gate-1',
+        '1043',
+        '2026-11-20 08:01:00',
+        '2026-11-22 12:00:00 +00:00',
+        '1',
+        'Attendance added successfully',
+      ],
+    ]);
+    // The header lines up with the rows (ATTEMPTS ends where the counts end).
+    expect(r.lines[0]!.indexOf('ATTEMPTS') + 'ATTEMPTS'.length).toBe(r.lines[1]!.indexOf('1  Attendance') + 1);
+    const last2 = punchgate(['punches', '--by-delivery', '--limit', '2']);
+    expect(last2.lines.slice(1).map((l) => cells(l)[0])).toEqual([ID[1], ID[3]]);
+    expect(last2.err).toBe('showing the last 2 of 3 delivered punches: --limit 3 shows all\n');
+    const json = punchgate(['punches', '--by-delivery', '--json', '--terminal', 'gate-1', '--code', '1042']);
+    expect(json.lines.map((l) => (JSON.parse(l) as { devicelogId: string }).devicelogId)).toEqual([ID[1], ID[3]]);
+    const bad = punchgate(['punches', '--by-delivery', '--state', 'pending']);
+    expect(bad.status).toBe(78);
+    expect(bad.err).toContain('--by-delivery lists delivered punches: leave out --state pending');
+  });
+
+  it('punches retry --code and --terminal queue again only the refused punches asked for', () => {
+    const j = open();
+    try {
+      j.ingest([
+        punch('gate-1', '1042', '2026-11-20 08:00:00'),
+        punch('gate-1', '1043', '2026-11-20 08:01:00'),
+        punch('gate-1', '1042', '2026-11-21 08:00:00'),
+        punch('gate-2', '1042', '2026-11-21 17:00:00'),
+        punch('gate-2', '1044', '2026-11-22 07:00:00'),
+        punch('gate-1', '1043', '2026-11-22 08:00:00'),
+      ]);
+      j.settle(j.claim(10).map((p) => ({ id: p.id, kind: 'rejected' as const, message: 'Unknown biometric code' })));
+    } finally {
+      j.close();
+    }
+    const states = () =>
+      punchgate(['punches', '--json'])
+        .lines.map((l) => JSON.parse(l) as { terminal: string; biometricCode: string; logTime: string; state: string })
+        .filter((p) => p.state === 'pending')
+        .map((p) => `${p.terminal} ${p.biometricCode} ${p.logTime}`)
+        .sort();
+    const one = punchgate(['punches', 'retry', '--code', '1042', '--terminal', 'gate-1']);
+    expect(one.status, one.err).toBe(0);
+    expect(one.out).toBe('2 rejected punches of terminal gate-1 with code 1042 queued again\n');
+    expect(states()).toEqual(['gate-1 1042 2026-11-20 08:00:00', 'gate-1 1042 2026-11-21 08:00:00']);
+    const more = punchgate(['punches', 'retry', '--code', '1043,1044']);
+    expect(more.out).toBe('3 rejected punches with code 1043, 1044 queued again\n');
+    expect(states()).toHaveLength(5);
+    // The one left: gate-2's 1042, still refused.
+    const left = punchgate(['punches', '--state', 'rejected']);
+    expect(left.lines.slice(1).map((l) => l.split(/ {2,}/).slice(1, 3))).toEqual([['gate-2', '1042']]);
+  });
+
   it('keeps refused answers as long as journal.retentionDays, no longer', () => {
     fill();
     const j = Journal.open({ path: tmp.path('journal.db'), site: 'plant-a', mode: 'owner', clock, retentionDays: 30 });
