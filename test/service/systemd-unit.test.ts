@@ -115,6 +115,28 @@ describe('systemd/punchgate.service', () => {
     expect(modules.split('\n').filter((l) => l && !l.startsWith('#'))).toEqual(['usbserial', 'cdc_acm']);
   });
 
+  it('the files say where they are installed as docs/install.md installs and uninstalls them', () => {
+    const install = readFileSync(join(process.cwd(), 'docs/install.md'), 'utf8');
+    const uninstall = install.slice(install.indexOf('## Uninstall'));
+    for (const file of ['punchgate.sysusers', 'punchgate-modules.conf']) {
+      const text = readFileSync(join(process.cwd(), 'systemd', file), 'utf8');
+      const target = /^# .*install as (\/\S+?)[,.]?(?:\s|$)/m.exec(text)?.[1];
+      expect(target, file).toBeDefined();
+      expect(install, file).toContain(`$PKG/systemd/${file} ${target}`);
+      expect(uninstall, file).toContain(target);
+    }
+    expect(install).toContain('$PKG/systemd/punchgate.service /etc/systemd/system/punchgate.service');
+    expect(uninstall).toContain('/etc/systemd/system/punchgate.service');
+    // The backup units: their comment installs them as docs/backup.md does.
+    const backup = readFileSync(join(process.cwd(), 'docs/backup.md'), 'utf8');
+    const comment = readFileSync(join(process.cwd(), 'contrib/systemd/punchgate-backup.service'), 'utf8');
+    const line = /^#\s+(install -m 0644 \$PKG\/contrib\/systemd\/\S+ \S+ \/etc\/systemd\/system\/)$/m.exec(
+      comment,
+    )?.[1];
+    expect(line).toBeDefined();
+    expect(backup).toContain(`sudo ${line}`);
+  });
+
   it('the sysusers file is accepted by systemd-sysusers (dry run, nothing written)', () => {
     requireTool('systemd-sysusers');
     const r = spawnSync('systemd-sysusers', ['--dry-run', join(process.cwd(), 'systemd/punchgate.sysusers')], {
