@@ -65,11 +65,15 @@ export function summarize(rows: readonly RowResult[]): Summary {
   return s;
 }
 
+/**
+ * `12 rows: 3 created, ...`; a dry run says what it would have done (`3 would be created`) and that
+ * nothing was sent, so that its line is never read as done.
+ */
 export function summaryLine(s: Summary, dryRun = false): string {
-  const parts = (['created', 'updated', 'unchanged', 'failed', 'invalid', 'skipped'] as const).map(
-    (k) => `${s[k]} ${k}`,
+  const parts = (['created', 'updated', 'unchanged', 'failed', 'invalid', 'skipped'] as const).map((k) =>
+    dryRun && (k === 'created' || k === 'updated') ? `${s[k]} would be ${k}` : `${s[k]} ${k}`,
   );
-  return `${dryRun ? 'dry run: ' : ''}${s.rows} rows: ${parts.join(', ')}`;
+  return `${dryRun ? 'dry run, nothing sent: ' : ''}${s.rows} rows: ${parts.join(', ')}`;
 }
 
 export function resultTable(rows: readonly RowResult[]): string {
