@@ -63,6 +63,17 @@ describe('the delivery line of the log: one per burst of batches, with its total
     ]);
   });
 
+  it('a backlog of 100,000 at the default batch size (500 batches of 200) is one line a minute, not 500', async () => {
+    // 150 ms a request: 75 s of sending, so one line once the burst's answers span a minute, then the rest.
+    const r = rig(100_000, 200, 150);
+    const report = await r.deliverer.drain({ maxWaitMs: 600_000 });
+    expect(report.delivered).toBe(100_000);
+    expect(r.info()).toEqual([
+      'delivered 80200 punches to the HRMS, 19800 pending',
+      'delivered 19800 punches to the HRMS, 0 pending',
+    ]);
+  }, 60_000);
+
   it('a burst that ends on a failure has its line, before the failure is told', async () => {
     let calls = 0;
     const r = rig(100, 10, 100, (b) =>
