@@ -6,6 +6,7 @@
  */
 import { cpus, totalmem } from 'node:os';
 import { benchAdms } from './adms.js';
+import { benchBackup } from './backup.js';
 import { benchDaemonIdle } from './daemon-idle.js';
 import { benchDaemonLatency } from './daemon-latency.js';
 import { benchDrain } from './drain.js';
@@ -67,6 +68,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
       'the .deb: sizes, install to first punch and upgrade downtime vs the npm route (only when named; root, npm run package)',
     run: benchPackage,
     optIn: true,
+  },
+  backup: {
+    describe: "punchgate backup of 1,000,000 punches while the daemon drains: time, RSS, the daemon's longest write",
+    run: benchBackup,
   },
 };
 

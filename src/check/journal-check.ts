@@ -66,7 +66,7 @@ export function checkJournal(path: string, opts: { quick: boolean }): CheckResul
         return fail(
           NAME,
           `${path} is damaged: quick_check found ${problems.length} problem${problems.length === 1 ? '' : 's'} (${problems.slice(0, 2).join('; ')})`,
-          `stop punchgate, keep a copy of ${path} (it may hold punches not yet delivered), and recover it with: sqlite3 ${path} .recover | sqlite3 recovered.db`,
+          `stop punchgate, keep a copy of ${path} (it may hold punches not yet delivered), and recover it with: sqlite3 ${path} .recover | sqlite3 recovered.db (apt-get install sqlite3); or restore the newest backup: punchgate restore --force FILE`,
         );
       }
       integrity = 'quick_check ok, ';
@@ -85,7 +85,7 @@ export function checkJournal(path: string, opts: { quick: boolean }): CheckResul
       return fail(
         NAME,
         `${path} is not a readable SQLite database (${code})`,
-        `point journal.path at the punchgate journal; if this is it, stop punchgate, keep a copy, and recover it with: sqlite3 ${path} .recover | sqlite3 recovered.db`,
+        `point journal.path at the punchgate journal; if this is it, stop punchgate, keep a copy, and recover it with: sqlite3 ${path} .recover | sqlite3 recovered.db (apt-get install sqlite3); or restore the newest backup: punchgate restore --force FILE`,
       );
     }
     if (/no such table/i.test(errorText(e))) {

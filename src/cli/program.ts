@@ -11,7 +11,17 @@ export function buildProgram(): Command {
     .option('-c, --config <file>', 'config file', process.env.PUNCHGATE_CONFIG ?? DEFAULT_CONFIG_PATH)
     .option('--pretty', 'human-readable log lines instead of JSON')
     .option('--log-level <level>', 'trace, debug, info, warn, error')
-    .showHelpAfterError();
+    .showHelpAfterError()
+    // `punchgate run --help` (and every command's) lists the options every command takes: --config,
+    // --pretty, --log-level (not a parent's own, such as the listing options of `punches`).
+    .configureHelp({
+      showGlobalOptions: true,
+      visibleGlobalOptions: (cmd) => {
+        let root = cmd;
+        while (root.parent) root = root.parent;
+        return root === cmd ? [] : root.options.filter((o) => !o.hidden && o.long !== '--version');
+      },
+    });
   registerCommands(program);
   return program;
 }

@@ -19,6 +19,8 @@ export type { BatchOptions, BatchReport } from './types.js';
 
 /** While the journal is busy (another process holds it), delivery looks again this often. */
 const JOURNAL_BUSY_RETRY_MS = 1000;
+/** During a long burst of full batches (a backlog), the info line comes at most this often. */
+const BURST_LINE_EVERY_MS = 60_000;
 
 /** Where the bearer token comes from (TokenSource); `file` names it in the auth-failure log line. */
 export interface TokenProvider {
@@ -65,6 +67,11 @@ export class Deliverer {
   private retryAt = 0;
   private wakeIdle: (() => void) | undefined;
   private wakePending = false;
+  /**
+   * Answers of the batches of the burst under way (batches sent back to back while punches wait),
+   * for its one info line; `since`: when its counting started.
+   */
+  private burst: (OutcomeTally & { since: number }) | undefined;
   /** The next batch, claimed while the previous request was out, with the size and option it was claimed under. */
   private ahead: { batch: OutboundPunch[]; size: number; ignoreBackoff: boolean } | undefined;
 
@@ -119,7 +126,10 @@ export class Deliverer {
       unknown: 0,
     };
     const batch = this.takeAhead(opts) ?? this.claim(opts);
-    if (batch.length === 0) return report;
+    if (batch.length === 0) {
+      this.endBurst();
+      return report;
+    }
     report.claimed = batch.length;
     this.health.attempted(clock.now());
     const deps = {
@@ -163,8 +173,12 @@ export class Deliverer {
     if (sent.failure) this.releaseAhead();
     if (claimError !== undefined) throw claimError;
     const smallerHelps = sent.failure?.kind === 'too-large' && this.sizer.shrink(sent.failedSize) < sent.failedSize;
+    // A clean answer (conclude's 'ok'): the burst goes on while the next batch is claimed ahead (this
+    // one was full: more is probably waiting). Anything else ends it, its line before the failure's.
+    const clean = !sent.failure && !sent.badReply && report.delivered + report.duplicates + report.rejected > 0;
+    if (!clean) this.noteBurst(report, false);
     this.conclude(report, sent.failure, sent.badReply, batch.length, smallerHelps);
-    this.logDelivered(report);
+    if (clean) this.noteBurst(report, this.ahead !== undefined);
     return report;
   }
 
@@ -190,12 +204,14 @@ export class Deliverer {
           this.retryAt = clock.now() + JOURNAL_BUSY_RETRY_MS;
           continue;
         }
+        this.endBurst();
         logger.error({ err: e }, 'delivery error; retrying later');
         this.retryAt = clock.now() + Math.max(1000, this.backoff.next());
         continue;
       }
       if (report.result === 'idle') await this.idle(signal);
     }
+    this.endBurst();
     this.releaseAhead();
   }
 
@@ -204,6 +220,7 @@ export class Deliverer {
     try {
       return await drainQueue(this, this.queue, this.o.clock, this.sleep, opts);
     } finally {
+      this.endBurst();
       this.releaseAhead();
     }
   }
@@ -323,18 +340,35 @@ export class Deliverer {
   }
 
   /**
-   * `delivered 200 punches to the HRMS (3 refused), 41 pending`: one info line per batch the HRMS
-   * answered, so that a site admin can follow punches through the log. Pending: what still waits
-   * after this batch (the batch claimed ahead included). Codes are never listed here.
+   * Adds a batch's answers to the burst under way; ends the burst (its info line) unless it goes
+   * on, and during a long one says how far it got once a minute.
    */
-  private logDelivered(r: BatchReport): void {
+  private noteBurst(r: BatchReport, goesOn: boolean): void {
+    const b = (this.burst ??= { delivered: 0, duplicates: 0, rejected: 0, unknown: 0, since: this.o.clock.now() });
+    b.delivered += r.delivered;
+    b.duplicates += r.duplicates;
+    b.rejected += r.rejected;
+    b.unknown += r.unknown;
+    if (!goesOn || this.o.clock.now() - b.since >= BURST_LINE_EVERY_MS) this.endBurst();
+  }
+
+  /**
+   * `delivered 200 punches to the HRMS (3 refused), 41 pending`: one info line per burst of
+   * batches the HRMS answered (a backlog of 100,000 is one line, or one a minute while it lasts),
+   * so that a site admin can follow punches through the log. Pending: what still waits after it
+   * (the batch claimed ahead included). Codes are never listed here.
+   */
+  private endBurst(): void {
+    const r = this.burst;
+    this.burst = undefined;
+    if (!r) return;
     const answered = r.delivered + r.duplicates + r.rejected;
     if (answered === 0 || !this.o.logger.isLevelEnabled('info')) return;
     let pending: ReturnType<PendingCount['read']>;
     try {
       pending = this.pending.read();
     } catch {
-      return; // a busy journal: the next batch's line counts again
+      return; // a busy journal: the next burst's line counts again
     }
     const waiting = pending.n + (this.ahead?.batch.length ?? 0);
     this.o.logger.info(

@@ -54,6 +54,8 @@ export async function sendClaimed(
 ): Promise<SendResult> {
   const { queue, stats } = deps;
   const open = new Map(batch.map((p) => [p.id, p]));
+  /** Each punch's devicelogId, for the log: the id its listing (`punchgate punches`) shows. */
+  const idOf = new Map(batch.map((p) => [p.id, p.devicelogId]));
   const release = (punches: readonly OutboundPunch[]) => {
     if (punches.length === 0) return;
     queue.release(punches.map((p) => p.id));
@@ -64,7 +66,7 @@ export async function sendClaimed(
   const settle = (outcomes: PunchOutcome[]) => {
     queue.settle(outcomes);
     for (const o of outcomes) open.delete(o.id);
-    count(outcomes, t, deps);
+    count(outcomes, t, deps, idOf);
   };
 
   try {
@@ -147,7 +149,12 @@ async function sendOne(
   return sender.send(part.map(toWire), { token, ...(signal ? { signal } : {}) });
 }
 
-function count(outcomes: readonly PunchOutcome[], t: SendTally, { stats, logger }: SendDeps): void {
+function count(
+  outcomes: readonly PunchOutcome[],
+  t: SendTally,
+  { stats, logger }: SendDeps,
+  idOf: ReadonlyMap<number, string>,
+): void {
   const n = tally(outcomes);
   t.delivered += n.delivered;
   t.duplicates += n.duplicates;
@@ -160,7 +167,11 @@ function count(outcomes: readonly PunchOutcome[], t: SendTally, { stats, logger 
   for (const o of outcomes) {
     if (o.kind !== 'rejected') continue;
     t.rejectedIds.push(o.id);
-    logger.warn({ punchId: o.id, message: o.message }, 'HRMS rejected a punch; it is retried on the slow schedule');
+    const devicelogId = idOf.get(o.id);
+    logger.warn(
+      { devicelogId, message: o.message },
+      `HRMS refused punch ${devicelogId}; it is retried on the slow schedule`,
+    );
   }
 }
 

@@ -6,6 +6,7 @@ import { checkTerminalConfig } from '../sources/build.js';
 import { startHrmsSim } from '../sim/hrms/index.js';
 import { startPushTerminalSim, type PushTerminalSim } from '../sim/push-terminal/index.js';
 import { startTerminalSim } from '../sim/terminal/index.js';
+import { localTime } from '../util/local-time.js';
 import { createLogger } from '../util/logger.js';
 import { cliEntry } from '../util/package-paths.js';
 import { handleSignals } from '../util/signals.js';
@@ -16,7 +17,11 @@ export interface DemoOptions {
   out: NodeJS.WritableStream;
 }
 
-const say = (out: NodeJS.WritableStream, who: string, line: string) => out.write(`[${who.padEnd(8)}] ${line}\n`);
+/** `14:05:09 [daemon  ] ...`: every line of the demo with the box's time, whoever wrote it. */
+const say = (out: NodeJS.WritableStream, who: string, line: string) =>
+  out.write(`${localTime(Date.now()).slice(11, 19)} [${who.padEnd(8)}] ${line}\n`);
+/** The time a pretty log line starts with (`2026-11-23 14:05:09 +01:00 `): `say` puts its own in front. */
+const LOG_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?: [+-]\d{2}:\d{2})? /;
 
 /** The users of the demo's terminals: the first digit of a code tells which terminal punched. */
 const DEMO_CODES = { zk: 1001, attendance: 2001, security: 3001 } as const;
@@ -83,7 +88,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   const simLogger = createLogger({
     pretty: true,
     level: 'info',
-    destination: { write: (s: string) => void say(out, 'terminal', s.trimEnd().replace(/^\S+ \S+\s+/, '')) },
+    destination: { write: (s: string) => void say(out, 'terminal', s.trimEnd().replace(LOG_TIME, '')) },
   });
   const terminal = await startTerminalSim({
     host: zk.host,
@@ -100,15 +105,15 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     log: (line) => say(out, 'hrms', line),
   });
   say(out, 'demo', `terminal simulator on ${zk.host}:${zk.port}, HRMS simulator on ${hrms.url}`);
-  if (config.status.listen !== false) {
-    say(out, 'demo', `status page: http://${config.status.listen}/ (open it in a browser; /metrics for Prometheus)`);
-  }
   terminal.startPunching(opts.punchEverySeconds * 1000);
   // The push terminal starts calling once the daemon's receiver listens (a refused first call
   // would only be retried, but reads like a fault to someone trying the demo).
   let push: PushTerminalSim[] | undefined;
   const daemonSays = (line: string) => {
-    say(out, 'daemon', line);
+    say(out, 'daemon', line.replace(LOG_TIME, ''));
+    // The page's address as the daemon really serves it (the demo config asks for any free port).
+    const page = /status page on (http:\/\/\S+)/.exec(line)?.[1];
+    if (page) say(out, 'demo', `status page: ${page} (open it in a browser; /metrics for Prometheus)`);
     if (!push && line.includes('push terminal receiver listening')) push = startDemoPushTerminals(config, opts);
   };
 

@@ -2,7 +2,8 @@ import type { EmployeeFilter, EmployeeRecord, UserAnswer } from '../hrms/users.j
 import { EXIT } from '../util/exit-codes.js';
 import type { UsersClient } from './import.js';
 import { buildPayload, disablePayload, formatErrors, parseFieldOption, type FieldType } from './payload.js';
-import { exitCodeOfAnswer, textTable } from './report.js';
+import { textTable } from '../util/text-table.js';
+import { exitCodeOfAnswer } from './report.js';
 import { escapeControls } from '../util/terminal-text.js';
 
 /**

@@ -1,7 +1,7 @@
+import { textTable } from '../util/text-table.js';
 import { writeFileSync, renameSync } from 'node:fs';
 import type { UserAnswerKind } from '../hrms/users.js';
 import { EXIT } from '../util/exit-codes.js';
-import { escapeControls } from '../util/terminal-text.js';
 
 /**
  * Results of employee operations: the per-row table, the JSON report of an import, and the exit
@@ -65,27 +65,15 @@ export function summarize(rows: readonly RowResult[]): Summary {
   return s;
 }
 
-export function summaryLine(s: Summary, dryRun = false): string {
-  const parts = (['created', 'updated', 'unchanged', 'failed', 'invalid', 'skipped'] as const).map(
-    (k) => `${s[k]} ${k}`,
-  );
-  return `${dryRun ? 'dry run: ' : ''}${s.rows} rows: ${parts.join(', ')}`;
-}
-
 /**
- * A plain text table with columns padded to their widest cell (the last column is not padded).
- * Cells often quote the HRMS: they are shown with control characters escaped.
+ * `12 rows: 3 created, ...`; a dry run says what it would have done (`3 would be created`) and that
+ * nothing was sent, so that its line is never read as done.
  */
-export function textTable(head: readonly string[], body: readonly (readonly string[])[]): string {
-  const rows = body.map((r) => r.map(escapeControls));
-  head = head.map(escapeControls);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const fmt = (cells: readonly string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  return [fmt(head), ...rows.map(fmt)].join('\n') + '\n';
+export function summaryLine(s: Summary, dryRun = false): string {
+  const parts = (['created', 'updated', 'unchanged', 'failed', 'invalid', 'skipped'] as const).map((k) =>
+    dryRun && (k === 'created' || k === 'updated') ? `${s[k]} would be ${k}` : `${s[k]} ${k}`,
+  );
+  return `${dryRun ? 'dry run, nothing sent: ' : ''}${s.rows} rows: ${parts.join(', ')}`;
 }
 
 export function resultTable(rows: readonly RowResult[]): string {

@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import type { PunchIds } from './punch-id.js';
 import { toStored } from './queries.js';
 import type { PunchState, StoredPunch } from './types.js';
 
@@ -41,7 +42,7 @@ export interface PunchAttempt {
   message: string;
 }
 
-/** What `punchgate punches` lists: newest first, by log time. */
+/** What `punchgate punches` lists: newest first, by log time (or by delivery time: `byDelivery`). */
 export interface PunchListFilter {
   /** A state, or 'undelivered': every state but delivered (what a journal still owes the HRMS). */
   state?: PunchState | 'undelivered';
@@ -52,6 +53,8 @@ export interface PunchListFilter {
   since?: string;
   /** Log times up to this one (inclusive). */
   until?: string;
+  /** Delivered punches only, the most recently delivered first (`punches --by-delivery`). */
+  byDelivery?: boolean;
   limit?: number;
 }
 
@@ -62,7 +65,9 @@ function whereOf(f: PunchListFilter): { sql: string; params: unknown[] } {
     parts.push(sql);
     params.push(value);
   };
-  if (f.state === 'undelivered') add('state <> ?', 'delivered');
+  // By delivery: the literal lets SQLite use the partial index punches_delivered_at.
+  if (f.byDelivery) parts.push(`state = 'delivered'`);
+  else if (f.state === 'undelivered') add('state <> ?', 'delivered');
   else if (f.state) add('state = ?', f.state);
   if (f.terminal) add('terminal = ?', f.terminal);
   if (f.codes && f.codes.length > 0) add('biometric_code IN (SELECT value FROM json_each(?))', JSON.stringify(f.codes));
@@ -74,7 +79,10 @@ function whereOf(f: PunchListFilter): { sql: string; params: unknown[] } {
 export class PunchHistory {
   private readonly stmt: { insert: Statement; prune: Statement; of: Statement };
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    private readonly ids: PunchIds,
+  ) {
     this.stmt = {
       insert: db.prepare(
         `INSERT INTO punch_refusals (punch_id, at, attempt, state, message) VALUES (@id, @at, @attempt, @state, @message)`,
@@ -99,16 +107,15 @@ export class PunchHistory {
     return this.stmt.prune.run(cutoff, limit).changes;
   }
 
-  /** Punches, newest log time first. */
+  /** Punches, newest log time first; or the most recently delivered first (punches_delivered_at). */
   list(f: PunchListFilter = {}): StoredPunch[] {
     const w = whereOf(f);
     const limit = f.limit ? `LIMIT ${Math.max(1, Math.floor(f.limit))}` : '';
+    const order = f.byDelivery ? 'delivered_at DESC, id DESC' : 'log_time DESC, id DESC';
     const rows = this.db
-      .prepare(
-        `SELECT *, site || '-' || id AS devicelog_id FROM punches ${w.sql} ORDER BY log_time DESC, id DESC ${limit}`,
-      )
+      .prepare(`SELECT * FROM punches ${w.sql} ORDER BY ${order} ${limit}`)
       .all(...w.params) as Record<string, unknown>[];
-    return rows.map(toStored);
+    return rows.map((r) => toStored(r, this.ids));
   }
 
   /** How many punches the filter matches without its limit (to say how many were left out). */

@@ -8,6 +8,7 @@ import { describeJournalFailure, isBusyJournalError, JournalBusyError } from './
 import { JournalLockedError, OwnerLock } from './lock.js';
 import { openJournalDb } from './open-db.js';
 import { PunchHistory } from './history.js';
+import { PunchIds } from './punch-id.js';
 import { JournalQueries } from './queries.js';
 import { DeliveryStateStore, SourceStateTable, TerminalStateStore, type Scrub } from './state-stores.js';
 import type {
@@ -25,7 +26,7 @@ import { WriteGate } from './write-gate.js';
 
 export interface JournalOptions {
   path: string;
-  /** Prefix of every devicelogId: "<site>-<n>". */
+  /** Prefix of every devicelogId: "<site>-<hash of the punch>" (see punch-id.ts). */
   site: string;
   clock?: Clock;
   /**
@@ -77,6 +78,9 @@ type Settings = Required<
   >
 >;
 
+/** A claimed row as read, before its devicelogId is made. */
+type PickedRow = Omit<OutboundPunch, 'devicelogId'> & { site: string; terminal: string; device: string };
+
 const DAY_MS = 86_400_000;
 /** Punches before this are implausible (a terminal whose clock was reset). */
 const EARLIEST_PLAUSIBLE = '2000-01-01 00:00:00';
@@ -106,6 +110,8 @@ export class Journal implements PunchSink, DeliveryQueue {
   readonly isOwner: boolean;
   readonly readonly: boolean;
   private readonly clock: Clock;
+  /** The devicelogId of each punch (punch-id.ts). */
+  private readonly ids: PunchIds;
   private readonly gate: WriteGate;
   private readonly stmt;
   private holder: ClaimHolder | undefined;
@@ -131,8 +137,9 @@ export class Journal implements PunchSink, DeliveryQueue {
     this.terminals = new TerminalStateStore(db, this.gate, extra.scrub);
     this.deliveryState = new DeliveryStateStore(db, this.gate, extra.scrub);
     this.sourceState = new SourceStateTable(db);
-    this.queries = new JournalQueries(db, clock, (rows) => this.wrote(rows));
-    this.history = new PunchHistory(db);
+    this.ids = PunchIds.of(db);
+    this.queries = new JournalQueries(db, clock, this.ids, (rows) => this.wrote(rows));
+    this.history = new PunchHistory(db, this.ids);
     this.stmt = {
       // Positional parameters: binding is measurably faster than named ones on the ingest path.
       insert: db.prepare(`INSERT INTO punches
@@ -142,7 +149,7 @@ export class Journal implements PunchSink, DeliveryQueue {
       // A claim is a read through the queue index, then one UPDATE of the ids it found, in one
       // IMMEDIATE transaction (no other connection can take the same punches in between). This is
       // about half the cost of one UPDATE ... WHERE id IN (subquery) RETURNING for a big batch.
-      pick: db.prepare(`SELECT id, site || '-' || id AS devicelogId, biometric_code AS biometricCode, log_time AS logTime,
+      pick: db.prepare(`SELECT id, site, terminal, device, biometric_code AS biometricCode, log_time AS logTime,
             attempts, state AS previousState
           FROM punches
           WHERE state IN ('pending', 'rejected') AND (state = 'pending' OR @all OR next_attempt_at <= @now)
@@ -348,9 +355,16 @@ export class Journal implements PunchSink, DeliveryQueue {
       this.db
         .transaction(() => {
           // In queue order (log time, then id): the index's order.
-          const rows = this.stmt.pick.all({ now, limit, all: opts.ignoreBackoff ? 1 : 0 }) as OutboundPunch[];
+          const rows = this.stmt.pick.all({ now, limit, all: opts.ignoreBackoff ? 1 : 0 }) as PickedRow[];
           if (rows.length > 0) this.stmt.markInflight.run({ now, holder, ids: JSON.stringify(rows.map((r) => r.id)) });
-          return rows;
+          return rows.map((r): OutboundPunch => ({
+            id: r.id,
+            devicelogId: this.ids.idOf(r),
+            biometricCode: r.biometricCode,
+            logTime: r.logTime,
+            attempts: r.attempts,
+            previousState: r.previousState,
+          }));
         })
         .immediate(),
     );
@@ -488,7 +502,7 @@ export class Journal implements PunchSink, DeliveryQueue {
       hi: number | null;
     };
     if (lo === null || hi === null) return 0;
-    // The newest row always stays, so that row ids (and devicelogIds) are never handed out twice.
+    // The newest row always stays, so that row ids are never handed out twice (nor the old "<site>-<n>" devicelogIds).
     let deleted = 0;
     for (let from = lo; from < hi; from += CHUNK_ROWS) {
       deleted += this.gate.attempt(() => this.stmt.prune.run({ from, to: from + CHUNK_ROWS, cutoff }).changes);

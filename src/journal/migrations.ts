@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { PUNCH_REFUSALS_MIGRATION } from './history.js';
+import { PUNCH_IDS_MIGRATION } from './punch-id.js';
 import { USER_BACKUPS_MIGRATION } from './user-backups.js';
 
 /**
@@ -275,6 +276,10 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (terminal, tbl, code)
   ) WITHOUT ROWID;
   `,
+  // 8: devicelogIds that never repeat for a site: punches journalled from now on are sent as
+  //    "<site>-<hash of the punch's identity>" (punch-id.ts), the same on any box that reads the
+  //    punch; rows already journalled keep "<site>-<row id>", the id they may have been sent with.
+  PUNCH_IDS_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

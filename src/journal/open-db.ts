@@ -88,7 +88,7 @@ export function openJournalDb(path: string, opts: OpenDbOptions): Database {
 }
 
 /** Refuses a SQLite file that is not a punchgate journal (another program's database). */
-function refuseForeign(db: Database, path: string): void {
+export function refuseForeign(db: Database, path: string): void {
   const version = db.pragma('user_version', { simple: true }) as number;
   const tables = new Set(
     (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]).map((r) => r.name),

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { Clock } from '../util/clock.js';
+import type { PunchIds } from './punch-id.js';
 import {
   PUNCH_STATES,
   type JournalCounts,
@@ -20,16 +21,25 @@ const ADMIN_CHUNK_ROWS = 2000;
 const ADMIN_PAUSE_MS = 5;
 const pause = () => new Promise<void>((resolve) => setTimeout(resolve, ADMIN_PAUSE_MS));
 
-export function toStored(r: Row): StoredPunch {
-  return {
+/** A punches row as the CLI and status see it, with the devicelogId it is sent under. */
+export function toStored(r: Row, ids: PunchIds): StoredPunch {
+  const identity = {
     id: r.id as number,
+    site: r.site as string,
     terminal: r.terminal as string,
     device: r.device as string,
     biometricCode: r.biometric_code as string,
     logTime: r.log_time as string,
+  };
+  return {
+    id: identity.id,
+    terminal: identity.terminal,
+    device: identity.device,
+    biometricCode: identity.biometricCode,
+    logTime: identity.logTime,
     verifyType: r.verify_type as number | null,
     punchState: r.punch_state as number | null,
-    devicelogId: r.devicelog_id as string,
+    devicelogId: ids.idOf(identity),
     state: r.state as PunchState,
     attempts: r.attempts as number,
     nextAttemptAt: r.next_attempt_at as number | null,
@@ -41,7 +51,10 @@ export function toStored(r: Row): StoredPunch {
   };
 }
 
-function where(f: PunchFilter & { ids?: readonly number[] }): { sql: string; params: unknown[] } {
+function where(f: PunchFilter & { ids?: readonly number[]; codes?: readonly string[] }): {
+  sql: string;
+  params: unknown[];
+} {
   const parts: string[] = [];
   const params: unknown[] = [];
   if (f.state) {
@@ -51,6 +64,10 @@ function where(f: PunchFilter & { ids?: readonly number[] }): { sql: string; par
   if (f.terminal) {
     parts.push('terminal = ?');
     params.push(f.terminal);
+  }
+  if (f.codes && f.codes.length > 0) {
+    parts.push('biometric_code IN (SELECT value FROM json_each(?))');
+    params.push(JSON.stringify(f.codes));
   }
   if (f.ids && f.ids.length > 0) {
     parts.push(`id IN (${f.ids.map(() => '?').join(',')})`);
@@ -64,6 +81,7 @@ export class JournalQueries {
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
+    private readonly ids: PunchIds,
     /** Told how many rows a bulk operation wrote (the journal checkpoints after many). */
     private readonly wrote: (rows: number) => void = () => undefined,
   ) {}
@@ -83,30 +101,24 @@ export class JournalQueries {
   /** The oldest punch still waiting (pending or inflight), by log time. */
   oldestPending(): StoredPunch | undefined {
     const r = this.db
-      .prepare(
-        `SELECT *, site || '-' || id AS devicelog_id FROM punches WHERE state IN ('pending', 'inflight') ORDER BY log_time, id LIMIT 1`,
-      )
+      .prepare(`SELECT * FROM punches WHERE state IN ('pending', 'inflight') ORDER BY log_time, id LIMIT 1`)
       .get() as Row | undefined;
-    return r ? toStored(r) : undefined;
+    return r ? toStored(r, this.ids) : undefined;
   }
 
   list(filter: PunchFilter = {}): StoredPunch[] {
     const w = where(filter);
     const limit = filter.limit ? `LIMIT ${Math.max(1, Math.floor(filter.limit))}` : '';
     return (
-      this.db
-        .prepare(`SELECT *, site || '-' || id AS devicelog_id FROM punches ${w.sql} ORDER BY log_time, id ${limit}`)
-        .all(...w.params) as Row[]
-    ).map(toStored);
+      this.db.prepare(`SELECT * FROM punches ${w.sql} ORDER BY log_time, id ${limit}`).all(...w.params) as Row[]
+    ).map((r) => toStored(r, this.ids));
   }
 
   /** Iterates punches without loading them all (export of large journals). */
   *iterate(filter: PunchFilter = {}): IterableIterator<StoredPunch> {
     const w = where(filter);
-    for (const r of this.db
-      .prepare(`SELECT *, site || '-' || id AS devicelog_id FROM punches ${w.sql} ORDER BY log_time, id`)
-      .iterate(...w.params)) {
-      yield toStored(r as Row);
+    for (const r of this.db.prepare(`SELECT * FROM punches ${w.sql} ORDER BY log_time, id`).iterate(...w.params)) {
+      yield toStored(r as Row, this.ids);
     }
   }
 
@@ -114,7 +126,13 @@ export class JournalQueries {
    * Re-queues rejected or dead punches now, with a fresh retry schedule. Returns how many.
    * Commits a chunk of rows at a time (see ADMIN_CHUNK_ROWS), never one long transaction.
    */
-  retry(filter: { state: 'rejected' | 'dead'; terminal?: string; ids?: readonly number[] }): Promise<number> {
+  retry(filter: {
+    state: 'rejected' | 'dead';
+    terminal?: string;
+    /** Biometric codes (any of them). */
+    codes?: readonly string[];
+    ids?: readonly number[];
+  }): Promise<number> {
     const w = where(filter);
     const stmt = this.db.prepare(
       `UPDATE punches SET state = 'pending', attempts = 0, first_rejected_at = NULL, next_attempt_at = NULL, updated_at = ?

@@ -1,4 +1,5 @@
 /** The journal as the place where removed users are backed up (see src/journal/user-backups.ts). */
+import { textTable } from '../util/text-table.js';
 import { UserBackupStore } from '../journal/user-backups.js';
 import type { Journal } from '../journal/journal.js';
 import type { BackupSink } from './adapter.js';
@@ -41,12 +42,19 @@ export function listBackups(terminal: string | undefined, json: boolean, deps: U
     return 0;
   }
   deps.out.write(
-    `${'TERMINAL'.padEnd(16)} ${'CODE'.padEnd(12)} ${'NAME'.padEnd(24)} ${'FINGERS'.padStart(7)}  ${'TAKEN'.padEnd(17)}  ${'DELETED AFTER'.padEnd(17)}  RESTORED\n`,
+    textTable(
+      ['TERMINAL', 'CODE', 'NAME', 'FINGERS', 'TAKEN', 'DELETED AFTER', 'RESTORED'],
+      list.map((b) => [
+        b.terminal,
+        b.code,
+        b.name,
+        String(b.fingers),
+        iso(b.takenAt),
+        iso(b.expiresAt),
+        b.restoredAt ? iso(b.restoredAt) : '-',
+      ]),
+      { right: [3] },
+    ),
   );
-  for (const b of list) {
-    deps.out.write(
-      `${b.terminal.padEnd(16)} ${b.code.padEnd(12)} ${b.name.padEnd(24)} ${String(b.fingers).padStart(7)}  ${iso(b.takenAt)}  ${iso(b.expiresAt)}  ${b.restoredAt ? iso(b.restoredAt) : '-'}\n`,
-    );
-  }
   return 0;
 }

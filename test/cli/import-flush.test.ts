@@ -77,7 +77,7 @@ describe('import -> flush against the HRMS simulator (child processes)', () => {
     const expected = journal.map((p) => `${p.biometricCode}|${p.logTime}|${p.devicelogId}`).sort();
     expect(arrived).toEqual(expected);
     expect(new Set(journal.map((p) => p.devicelogId)).size).toBe(150);
-    expect(journal.every((p) => /^plant-a-\d+$/.test(p.devicelogId))).toBe(true);
+    expect(journal.every((p) => /^plant-a-[0-9a-f]{20}$/.test(p.devicelogId))).toBe(true);
 
     const requests = sim.requests();
     const again = await cli('import', tmp.path('punches.csv'), '--terminal', 'gate-2', tmp.path('BJ2C_attlog.dat'));

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/journal.js';
+import { hashedPunchId } from '../../src/journal/punch-id.js';
 import type { Punch } from '../../src/punch.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
 
@@ -43,6 +44,24 @@ describe('punchgate punches', () => {
     return { status: r.status, out: r.stdout, err: r.stderr, lines: r.stdout.split('\n').filter(Boolean) };
   };
 
+  /** The devicelogIds of the six punches of fill(), by the order they were journalled (1-based). */
+  const ID = [
+    '',
+    ...(
+      [
+        ['gate-1', '1042', '2026-11-20 08:00:00'],
+        ['gate-1', '1043', '2026-11-20 08:01:00'],
+        ['gate-1', '1042', '2026-11-21 08:00:00'],
+        ['gate-2', '1042', '2026-11-21 17:00:00'],
+        ['gate-2', '1044', '2026-11-22 07:00:00'],
+        ['gate-1', '1043', '2026-11-22 08:00:00'],
+      ] as const
+    ).map(([terminal, biometricCode, logTime]) =>
+      hashedPunchId({ site: 'plant-a', terminal, device: '', biometricCode, logTime }),
+    ),
+  ];
+  const HEADER = `${'DEVICELOG ID'.padEnd(ID[1]!.length)}  TERMINAL  CODE  LOG TIME             STATE      ATTEMPTS  LAST ANSWER`;
+
   /** Six punches; 1042 at gate-1 refused twice (once with an answer full of escape codes), then taken. */
   function fill(): void {
     const j = open();
@@ -83,13 +102,13 @@ describe('punchgate punches', () => {
     const r = punchgate(['punches']);
     expect(r.status, r.err).toBe(0);
     expect(r.lines).toEqual([
-      'DEVICELOG ID  TERMINAL  CODE  LOG TIME             STATE      ATTEMPTS  LAST ANSWER',
-      'plant-a-6     gate-1    1043  2026-11-22 08:00:00  pending           0',
-      'plant-a-5     gate-2    1044  2026-11-22 07:00:00  pending           0',
-      'plant-a-4     gate-2    1042  2026-11-21 17:00:00  pending           0',
-      'plant-a-3     gate-1    1042  2026-11-21 08:00:00  delivered         3  Attendance added successfully',
-      'plant-a-2     gate-1    1043  2026-11-20 08:01:00  delivered         1  Attendance added successfully',
-      'plant-a-1     gate-1    1042  2026-11-20 08:00:00  pending           0',
+      HEADER,
+      `${ID[6]}  gate-1    1043  2026-11-22 08:00:00  pending           0`,
+      `${ID[5]}  gate-2    1044  2026-11-22 07:00:00  pending           0`,
+      `${ID[4]}  gate-2    1042  2026-11-21 17:00:00  pending           0`,
+      `${ID[3]}  gate-1    1042  2026-11-21 08:00:00  delivered         3  Attendance added successfully`,
+      `${ID[2]}  gate-1    1043  2026-11-20 08:01:00  delivered         1  Attendance added successfully`,
+      `${ID[1]}  gate-1    1042  2026-11-20 08:00:00  pending           0`,
     ]);
     expect(r.err).toBe('');
   });
@@ -97,15 +116,15 @@ describe('punchgate punches', () => {
   it('filters by code and by a range of days or times (the terminal clock), and says when the limit cut the list', () => {
     fill();
     expect(punchgate(['punches', '--code', '1042', '--since', '2026-11-21']).lines.slice(1)).toEqual([
-      'plant-a-4     gate-2    1042  2026-11-21 17:00:00  pending           0',
-      'plant-a-3     gate-1    1042  2026-11-21 08:00:00  delivered         3  Attendance added successfully',
+      `${ID[4]}  gate-2    1042  2026-11-21 17:00:00  pending           0`,
+      `${ID[3]}  gate-1    1042  2026-11-21 08:00:00  delivered         3  Attendance added successfully`,
     ]);
     expect(
       punchgate(['punches', '--code', '1043,1044', '--until', '2026-11-22 07:00']).lines.map((l) => l.slice(0, 12)),
-    ).toEqual(['DEVICELOG ID', 'plant-a-5   ', 'plant-a-2   ']);
+    ).toEqual(['DEVICELOG ID', ID[5], ID[2]].map((v) => v!.slice(0, 12)));
     expect(
-      punchgate(['punches', '--since', '2026-11-20 08:01', '--until', '2026-11-21']).lines.map((l) => l.slice(0, 9)),
-    ).toEqual(['DEVICELOG', 'plant-a-4', 'plant-a-3', 'plant-a-2']);
+      punchgate(['punches', '--since', '2026-11-20 08:01', '--until', '2026-11-21']).lines.map((l) => l.split('  ')[0]),
+    ).toEqual(['DEVICELOG ID', ID[4], ID[3], ID[2]]);
     expect(punchgate(['punches', '--code', '9999']).lines).toEqual(['no punches match']);
     const limited = punchgate(['punches', '--limit', '2']);
     expect(limited.lines).toHaveLength(3);
@@ -150,12 +169,12 @@ describe('punchgate punches', () => {
     const r = punchgate(['punches', '--history', '--terminal', 'gate-1', '--code', '1042']);
     expect(r.status, r.err).toBe(0);
     expect(r.lines).toEqual([
-      'DEVICELOG ID  TERMINAL  CODE  LOG TIME             STATE      ATTEMPTS  LAST ANSWER',
-      'plant-a-3     gate-1    1042  2026-11-21 08:00:00  delivered         3  Attendance added successfully',
+      HEADER,
+      `${ID[3]}  gate-1    1042  2026-11-21 08:00:00  delivered         3  Attendance added successfully`,
       '    2026-11-22 12:00:00 +00:00  attempt 1: refused, tried again later: Unknown biometric code 1042\\x1b[2J\\u202e',
       '    2026-11-22 13:00:00 +00:00  attempt 2: refused, tried again later: Employee 1042 is disabled: punch refused',
       '    2026-11-22 14:00:00 +00:00  attempt 3: delivered: Attendance added successfully',
-      'plant-a-1     gate-1    1042  2026-11-20 08:00:00  pending           0',
+      `${ID[1]}  gate-1    1042  2026-11-20 08:00:00  pending           0`,
       '    not answered yet',
     ]);
     expect(r.out).not.toContain('\u001b');
@@ -165,9 +184,100 @@ describe('punchgate punches', () => {
       devicelogId: string;
       history: { outcome: string; message: string }[];
     };
-    expect(first.devicelogId).toBe('plant-a-3');
+    expect(first.devicelogId).toBe(ID[3]);
     expect(first.history.map((h) => h.outcome)).toEqual(['rejected', 'rejected', 'delivered']);
     expect(first.history[0]!.message).toBe('Unknown biometric code 1042\u001b[2J\u202e');
+  });
+
+  it('--by-delivery: the last deliveries, the most recently delivered first, with when (not by log time)', () => {
+    fill();
+    // The oldest punch by log time is delivered last (15:00, after 12:00 and 14:00 in fill()).
+    const j = open();
+    try {
+      clock.advance(3_600_000);
+      const oldest = j.queries.list({}).find((p) => p.logTime === '2026-11-20 08:00:00')!.id;
+      expect(j.claim(10, { ignoreBackoff: true }).map((p) => p.id)).toContain(oldest);
+      j.settle([{ id: oldest, kind: 'delivered', message: 'Attendance added successfully' }]);
+      j.release(j.queries.list({ state: 'inflight' }).map((p) => p.id));
+    } finally {
+      j.close();
+    }
+    const cells = (l: string) => l.split(/ {2,}/);
+    const r = punchgate(['punches', '--by-delivery']);
+    expect(r.status, r.err).toBe(0);
+    expect(r.lines.map(cells)).toEqual([
+      ['DEVICELOG ID', 'TERMINAL', 'CODE', 'LOG TIME', 'DELIVERED', 'ATTEMPTS', 'LAST ANSWER'],
+      [
+        ID[1],
+        'gate-1',
+        '1042',
+        '2026-11-20 08:00:00',
+        '2026-11-22 15:00:00 +00:00',
+        '1',
+        'Attendance added successfully',
+      ],
+      [
+        ID[3],
+        'gate-1',
+        '1042',
+        '2026-11-21 08:00:00',
+        '2026-11-22 14:00:00 +00:00',
+        '3',
+        'Attendance added successfully',
+      ],
+      [
+        ID[2],
+        'gate-1',
+        '1043',
+        '2026-11-20 08:01:00',
+        '2026-11-22 12:00:00 +00:00',
+        '1',
+        'Attendance added successfully',
+      ],
+    ]);
+    // The header lines up with the rows (ATTEMPTS ends where the counts end).
+    expect(r.lines[0]!.indexOf('ATTEMPTS') + 'ATTEMPTS'.length).toBe(r.lines[1]!.indexOf('1  Attendance') + 1);
+    const last2 = punchgate(['punches', '--by-delivery', '--limit', '2']);
+    expect(last2.lines.slice(1).map((l) => cells(l)[0])).toEqual([ID[1], ID[3]]);
+    expect(last2.err).toBe('showing the last 2 of 3 delivered punches: --limit 3 shows all\n');
+    const json = punchgate(['punches', '--by-delivery', '--json', '--terminal', 'gate-1', '--code', '1042']);
+    expect(json.lines.map((l) => (JSON.parse(l) as { devicelogId: string }).devicelogId)).toEqual([ID[1], ID[3]]);
+    const bad = punchgate(['punches', '--by-delivery', '--state', 'pending']);
+    expect(bad.status).toBe(78);
+    expect(bad.err).toContain('--by-delivery lists delivered punches: leave out --state pending');
+  });
+
+  it('punches retry --code and --terminal queue again only the refused punches asked for', () => {
+    const j = open();
+    try {
+      j.ingest([
+        punch('gate-1', '1042', '2026-11-20 08:00:00'),
+        punch('gate-1', '1043', '2026-11-20 08:01:00'),
+        punch('gate-1', '1042', '2026-11-21 08:00:00'),
+        punch('gate-2', '1042', '2026-11-21 17:00:00'),
+        punch('gate-2', '1044', '2026-11-22 07:00:00'),
+        punch('gate-1', '1043', '2026-11-22 08:00:00'),
+      ]);
+      j.settle(j.claim(10).map((p) => ({ id: p.id, kind: 'rejected' as const, message: 'Unknown biometric code' })));
+    } finally {
+      j.close();
+    }
+    const states = () =>
+      punchgate(['punches', '--json'])
+        .lines.map((l) => JSON.parse(l) as { terminal: string; biometricCode: string; logTime: string; state: string })
+        .filter((p) => p.state === 'pending')
+        .map((p) => `${p.terminal} ${p.biometricCode} ${p.logTime}`)
+        .sort();
+    const one = punchgate(['punches', 'retry', '--code', '1042', '--terminal', 'gate-1']);
+    expect(one.status, one.err).toBe(0);
+    expect(one.out).toBe('2 rejected punches of terminal gate-1 with code 1042 queued again\n');
+    expect(states()).toEqual(['gate-1 1042 2026-11-20 08:00:00', 'gate-1 1042 2026-11-21 08:00:00']);
+    const more = punchgate(['punches', 'retry', '--code', '1043,1044']);
+    expect(more.out).toBe('3 rejected punches with code 1043, 1044 queued again\n');
+    expect(states()).toHaveLength(5);
+    // The one left: gate-2's 1042, still refused.
+    const left = punchgate(['punches', '--state', 'rejected']);
+    expect(left.lines.slice(1).map((l) => l.split(/ {2,}/).slice(1, 3))).toEqual([['gate-2', '1042']]);
   });
 
   it('keeps refused answers as long as journal.retentionDays, no longer', () => {

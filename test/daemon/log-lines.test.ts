@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/journal.js';
 import { startPushTerminalSim } from '../../src/sim/push-terminal/index.js';
 import { startPushStack } from '../adms/daemon-stack.js';
+import { runPunchgate } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 import { spawnDaemon, startStack, type DaemonProcess } from './stack.js';
 
@@ -100,7 +101,55 @@ describe('the log tells a site admin where each punch went (info level, plain wo
     for (const l of logLines(d).filter((x) => x.level === INFO)) expect(JSON.stringify(l)).not.toMatch(/900[0-2]/);
     d.child.kill('SIGTERM');
     expect((await d.exited).code).toBe(0);
+    // Each refusal's warning names the punch by the id its listing shows (the devicelogId sent).
+    const warned = logLines(d)
+      .map((l) => /^HRMS refused punch (\S+); it is retried on the slow schedule$/.exec(l.msg)?.[1])
+      .filter((id): id is string => id !== undefined)
+      .sort();
+    const listed = await runPunchgate(['--config', stack.configPath, 'punches', '--state', 'rejected', '--json']);
+    expect(listed.status, listed.stderr).toBe(0);
+    const ids = listed.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { devicelogId: string }).devicelogId)
+      .sort();
+    expect(ids).toHaveLength(3);
+    expect(ids.every((id) => /^plant-t-[0-9a-f]{20}$/.test(id))).toBe(true);
+    expect(warned).toEqual(ids);
+    const table = await runPunchgate(['--config', stack.configPath, 'punches', '--state', 'rejected']);
+    for (const id of ids) expect(table.stdout).toMatch(new RegExp(`^${id}  `, 'm'));
   });
+
+  // 100,000 at the fake clock's pace: test/delivery/burst-line.test.ts. Here the daemon itself, on a
+  // backlog a loaded machine delivers well within a minute.
+  it('a backlog of 20,000 punches (100 batches of 200) is one delivery line, not one per batch', async () => {
+    const stack = await startStack({ delivery: { batchSize: 200 } });
+    cleanups.push(() => stack.stop());
+    const journal = Journal.open({ path: stack.tmp.path('journal.db'), site: 'plant-t', mode: 'owner' });
+    const start = Date.UTC(2024, 0, 2, 6);
+    for (let from = 0; from < 20_000; from += 5000)
+      journal.ingest(
+        Array.from({ length: 5000 }, (_, k) => ({
+          terminal: 'gate-1',
+          device: 'BACKLOG1',
+          biometricCode: String(1000 + ((from + k) % 500)),
+          logTime: new Date(start + (from + k) * 7000).toISOString().slice(0, 19).replace('T', ' '),
+        })),
+      );
+    journal.close();
+    const d = spawnDaemon(stack.configPath);
+    cleanups.push(() => d.child.exitCode === null && d.child.kill('SIGKILL'));
+    await waitFor(() => stack.hrms.attendance().length === 20_000, 90_000, 'the backlog delivered');
+    await waitFor(() => /, 0 pending/.test(infoMessages(d).join('\n')), 10_000, 'the last delivery line');
+    const lines = logLines(d).filter((l) => l.level === INFO && l.msg.startsWith('delivered '));
+    expect(lines.length).toBeGreaterThanOrEqual(1);
+    // One (one a minute while a backlog lasts, should the machine be slow), never one per batch.
+    expect(lines.length).toBeLessThanOrEqual(2);
+    expect(lines.reduce((n, l) => n + Number(l.delivered), 0)).toBe(20_000);
+    expect(lines.at(-1)!.msg).toMatch(/^delivered [\d]+ punches to the HRMS, 0 pending$/);
+    d.child.kill('SIGTERM');
+    expect((await d.exited).code).toBe(0);
+  }, 120_000);
 
   it('each upload of a push terminal, and its delivery', async () => {
     const stack = await startPushStack({ terminals: [{ name: 'lobby', serial: 'LOBBY0001' }] });

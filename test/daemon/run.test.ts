@@ -27,7 +27,7 @@ describe('punchgate run (child process)', () => {
     for (let i = 0; i < 5; i++) t.addPunch({ userId: '1042', logTime: nextTime() });
     await waitFor(() => stack.hrms.attendance().length === 35, 10_000, 'real-time punches delivered');
     expect(keys(stack.hrms.attendance())).toEqual(keys(t.punches()));
-    expect(stack.hrms.attendance().every((p) => /^plant-t-\d+$/.test(p.devicelogId ?? ''))).toBe(true);
+    expect(stack.hrms.attendance().every((p) => /^plant-t-[0-9a-f]{20}$/.test(p.devicelogId ?? ''))).toBe(true);
     // The status log is there and names the terminal.
     await waitFor(() => /gate-1\s+online/.test(safeRead(stack.tmp.path('status.txt'))), 5000, 'status log');
     d.child.kill('SIGTERM');

@@ -17,7 +17,7 @@ describe('punchgate demo', () => {
   afterAll(() => tmp.cleanup());
 
   it('runs the shipped demo: both terminals punch through to the HRMS, the page answers, Ctrl-C ends it with 0', async () => {
-    const [zk, hrms, push, page] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    const [zk, hrms, push] = await Promise.all([freePort(), freePort(), freePort()]);
     const demo = parse(readFileSync('config/demo.yaml', 'utf8')) as {
       hrms: { baseUrl: string };
       status: { listen: string };
@@ -25,7 +25,8 @@ describe('punchgate demo', () => {
       terminals: { kind: string; port?: number }[];
     };
     demo.hrms.baseUrl = `http://127.0.0.1:${hrms}`;
-    demo.status.listen = `127.0.0.1:${page}`;
+    // The status page as shipped: never the production port 9330 (a real punchgate may hold it).
+    expect(demo.status.listen).toBe('127.0.0.1:0');
     demo.adms.listen = `127.0.0.1:${push}`;
     demo.terminals.find((t) => t.kind === 'zk')!.port = zk;
     const config = tmp.path('demo.yaml');
@@ -56,7 +57,11 @@ describe('punchgate demo', () => {
         `punches of both terminals (output so far:\n${out.slice(-2000)})`,
       );
       await waitFor(() => /delivered \d+ punch(es)? to the HRMS/.test(out), 10_000, 'a delivery');
-      const res = await fetch(`http://127.0.0.1:${page}/`);
+      // The address it really serves, as the demo prints it.
+      const page = /\[demo\s*\] status page: (http:\/\/127\.0\.0\.1:(\d+)\/) /.exec(out);
+      expect(page, out.slice(-2000)).not.toBeNull();
+      expect(Number(page![2])).not.toBe(9330);
+      const res = await fetch(page![1]!);
       expect(res.status).toBe(200);
       const html = await res.text();
       expect(html).toContain('gate-1');
@@ -75,6 +80,10 @@ describe('punchgate demo', () => {
         .map(Number)
         .every((n) => n >= 1),
     ).toBe(true);
+    // Every line of the demo's own says when it happened (the status log's blocks aside).
+    const lines = out.split('\n').filter((l) => /\[(demo|daemon|terminal|hrms|push)\s*\]/.test(l));
+    expect(lines.length).toBeGreaterThan(10);
+    for (const l of lines) expect(l).toMatch(/^\d{2}:\d{2}:\d{2} \[(demo|daemon|terminal|hrms|push)\s*\] \S/);
     // Nothing a newcomer would read as a fault: no refused first call, no error line.
     expect(out).not.toMatch(/ECONNREFUSED|failed handshake|\bERROR\b|\bWARN\b/);
   }, 60_000);

@@ -290,7 +290,9 @@ describe('employees import against the simulator', () => {
     ]);
     expect(userRequests).toBe(sent);
     expect(rig.sim.employees()).toHaveLength(1);
-    expect(rig.out.text).toContain('dry run: 3 rows');
+    expect(rig.out.text).toContain(
+      'dry run, nothing sent: 3 rows: 1 would be created, 1 would be updated, 0 unchanged, 0 failed, 1 invalid, 0 skipped\n',
+    );
   });
 
   it('refuses a file it cannot use before sending anything', async () => {

@@ -96,7 +96,7 @@ describe('punchgate sim hikvision and the Hikvision commands', () => {
     expect(t.detail).toMatch(/\(plain http\), serial DS-K1T.*, 7 users, event search by serial number, clock in step/);
 
     const list = await punchgate(['terminals', ...cfg]);
-    expect(list.stdout).toMatch(/reception +hikvision online/);
+    expect(list.stdout).toMatch(/^reception +hikvision +online /m);
     for (const r of [poll, users, check, list]) expect(r.stdout + r.stderr).not.toContain(SIM_PASSWORD);
   });
 

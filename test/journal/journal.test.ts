@@ -45,10 +45,10 @@ describe('journal', () => {
     expect(j.ingest([{ ...punch('1', '2026-11-22 08:00:00'), device: 'SN-B' }]).added).toBe(1);
   });
 
-  it('gives each punch a devicelogId "<site>-<n>" that stays the same across resends', () => {
+  it('gives each punch a devicelogId "<site>-<hash of the punch>" that stays the same across resends', () => {
     j.ingest([punch('7', '2026-11-22 08:00:00')]);
     const [a] = j.claim(10);
-    expect(a!.devicelogId).toMatch(/^plant-a-\d+$/);
+    expect(a!.devicelogId).toMatch(/^plant-a-[0-9a-f]{20}$/);
     j.settle([{ id: a!.id, kind: 'unknown' }]);
     const [b] = j.claim(10);
     expect(b!.devicelogId).toBe(a!.devicelogId);
@@ -161,12 +161,12 @@ describe('journal', () => {
     expect(j.prune()).toBe(0);
     expect(j.ingest([punch('1', '2026-11-22 09:00:00')]).duplicates).toBe(1);
     clock.advance(2 * 24 * HOUR);
-    // The newest row always stays, so that row ids (and devicelogIds) are never reused.
+    // The newest row always stays, so that row ids (and the ids "<site>-<n>" of older journals) are never reused.
     expect(j.prune()).toBe(0);
     j.ingest([punch('2', '2027-12-27 09:00:00')]);
     expect(j.prune()).toBe(1);
     const [newer] = j.claim(1);
-    expect(newer!.devicelogId).toBe('plant-a-2');
+    expect(newer!.id).toBe(2);
   });
 
   it('records terminal and delivery state for one-shot commands', () => {

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/tmp.js';
+import { requireTool, section, verifyUnits } from './unit-file.js';
 
 const UNIT_PATH = join(process.cwd(), 'systemd/punchgate.service');
 const UNIT = readFileSync(UNIT_PATH, 'utf8');
@@ -13,25 +13,6 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-/** `Key=value` lines of one section, in order (comments and blank lines dropped). */
-function section(text: string, name: string): Array<[string, string]> {
-  const out: Array<[string, string]> = [];
-  let current = '';
-  for (const raw of text.split('\n')) {
-    const l = raw.trim();
-    if (!l || l.startsWith('#') || l.startsWith(';')) continue;
-    const header = /^\[(.+)\]$/.exec(l);
-    if (header) {
-      current = header[1]!;
-      continue;
-    }
-    if (current !== name) continue;
-    const eq = l.indexOf('=');
-    out.push([l.slice(0, eq), l.slice(eq + 1)]);
-  }
-  return out;
-}
-
 const service = section(UNIT, 'Service');
 const values = (key: string) => service.filter(([k]) => k === key).map(([, v]) => v);
 const value = (key: string) => {
@@ -40,32 +21,9 @@ const value = (key: string) => {
   return v[0]!;
 };
 
-function requireTool(tool: string): void {
-  const r = spawnSync(tool, ['--version'], { encoding: 'utf8' });
-  if (r.error) {
-    throw new Error(
-      `${tool} is not installed: install systemd (apt-get install -y systemd) so that systemd/punchgate.service can be verified`,
-    );
-  }
-}
-
-/**
- * `systemd-analyze verify` on a copy of the unit whose ExecStart= names a binary that exists
- * here (verify refuses a missing one); everything else is the shipped text. Works without a
- * running systemd. Returns the lines that mention the unit (warnings such as "Unknown key").
- */
+/** verifyUnits on the shipped unit, or on a changed text of it. */
 function verify(text: string): { status: number | null; findings: string[]; output: string } {
-  const dir = tempDir('punchgate-unit-');
-  cleanups.push(dir.cleanup);
-  const copy = join(dir.dir, 'punchgate.service');
-  writeFileSync(copy, text.replace(`ExecStart=${EXEC_START}`, `ExecStart=${process.execPath} --version`));
-  const r = spawnSync('systemd-analyze', ['verify', '--man=no', '--generators=no', copy], {
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
-  const output = `${r.stdout}${r.stderr}`;
-  const findings = output.split('\n').filter((l) => l.includes('punchgate.service'));
-  return { status: r.status, findings, output };
+  return verifyUnits({ 'punchgate.service': text }, (c) => cleanups.push(c));
 }
 
 describe('systemd/punchgate.service', () => {
@@ -155,6 +113,28 @@ describe('systemd/punchgate.service', () => {
     expect(sysusers).toMatch(/^m\s+punchgate\s+dialout$/m);
     const modules = readFileSync(join(process.cwd(), 'systemd/punchgate-modules.conf'), 'utf8');
     expect(modules.split('\n').filter((l) => l && !l.startsWith('#'))).toEqual(['usbserial', 'cdc_acm']);
+  });
+
+  it('the files say where they are installed as docs/install.md installs and uninstalls them', () => {
+    const install = readFileSync(join(process.cwd(), 'docs/install.md'), 'utf8');
+    const uninstall = install.slice(install.indexOf('## Uninstall'));
+    for (const file of ['punchgate.sysusers', 'punchgate-modules.conf']) {
+      const text = readFileSync(join(process.cwd(), 'systemd', file), 'utf8');
+      const target = /^# .*install as (\/\S+?)[,.]?(?:\s|$)/m.exec(text)?.[1];
+      expect(target, file).toBeDefined();
+      expect(install, file).toContain(`$PKG/systemd/${file} ${target}`);
+      expect(uninstall, file).toContain(target);
+    }
+    expect(install).toContain('$PKG/systemd/punchgate.service /etc/systemd/system/punchgate.service');
+    expect(uninstall).toContain('/etc/systemd/system/punchgate.service');
+    // The backup units: their comment installs them as docs/backup.md does.
+    const backup = readFileSync(join(process.cwd(), 'docs/backup.md'), 'utf8');
+    const comment = readFileSync(join(process.cwd(), 'contrib/systemd/punchgate-backup.service'), 'utf8');
+    const line = /^#\s+(install -m 0644 \$PKG\/contrib\/systemd\/\S+ \S+ \/etc\/systemd\/system\/)$/m.exec(
+      comment,
+    )?.[1];
+    expect(line).toBeDefined();
+    expect(backup).toContain(`sudo ${line}`);
   });
 
   it('the sysusers file is accepted by systemd-sysusers (dry run, nothing written)', () => {

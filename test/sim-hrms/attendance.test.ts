@@ -27,6 +27,28 @@ describe('attendance push', () => {
     expect(s.requests()).toBe(1);
   });
 
+  it('with dedupBy devicelogId, a punch is "already there" by its devicelogId only, as an HRMS that trusts the ids', async () => {
+    const s = await start({ dedupBy: 'devicelogId' });
+    await pushPunches(s, [{ biometriccode: '101', logDate: '2025-03-01 08:00:00', devicelogId: 'plant-1' }]);
+    const r = await pushPunches(s, [
+      // A resend: dropped as a duplicate.
+      { biometriccode: '101', logDate: '2025-03-01 08:00:00', devicelogId: 'plant-1' },
+      // Another punch under a reused id (a fresh journal numbering from 1 again): lost as well.
+      { biometriccode: '102', logDate: '2025-03-02 08:00:00', devicelogId: 'plant-1' },
+      // The same code and time under another id: recorded again.
+      { biometriccode: '101', logDate: '2025-03-01 08:00:00', devicelogId: 'plant-2' },
+      // No id: nothing to recognise it by.
+      { biometriccode: '101', logDate: '2025-03-01 08:00:00' },
+    ]);
+    expect(r.json.Payload).toEqual([
+      { status: false, message: MSG.duplicateId },
+      { status: false, message: MSG.duplicateId },
+      { status: true, message: MSG.added },
+      { status: true, message: MSG.added },
+    ]);
+    expect(s.attendance()).toHaveLength(3);
+  });
+
   it('answers lower-case status/payload with keyStyle lower', async () => {
     const s = await start({ keyStyle: 'lower' });
     const r = await pushPunches(s, [{ biometriccode: '7', logDate: '2025-03-01 08:00:00' }]);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerBackup } from './backup.js';
 import { registerCheck } from './check.js';
 import { registerDemo } from './demo.js';
 import { registerEmployees } from './employees.js';
@@ -25,6 +26,7 @@ export function registerCommands(program: Command): void {
   registerPunches(program);
   registerImport(program);
   registerFlush(program);
+  registerBackup(program);
   registerEmployees(program);
   registerDemo(program);
   registerSimTerminal(program);

@@ -5,6 +5,7 @@ import { PUNCH_STATES, type PunchState, type StoredPunch } from '../../journal/t
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { escapeControls } from '../../util/terminal-text.js';
 import { localTime } from '../../util/local-time.js';
+import { textTableLines } from '../../util/text-table.js';
 
 /** `punchgate punches`: the listing (its subcommands live in punches.ts). */
 export interface ListOptions {
@@ -17,6 +18,7 @@ export interface ListOptions {
   json?: boolean;
   history?: boolean;
   count?: boolean;
+  byDelivery?: boolean;
 }
 
 export const DEFAULT_LIMIT = 100;
@@ -73,7 +75,7 @@ function positive(v: string): number {
 }
 
 /** `--code 1042 --code 1043`, or `--code 1042,1043`. */
-const collectCodes = (v: string, prev: string[] = []) => [
+export const collectCodes = (v: string, prev: string[] = []) => [
   ...prev,
   ...v
     .split(',')
@@ -89,6 +91,10 @@ export function addListOptions(cmd: Command): Command {
     .option('--since <date>', 'log times from this day or time on (2026-11-22, or 2026-11-22 08:00)', logTime('since'))
     .option('--until <date>', 'log times up to the end of this day or time', logTime('until'))
     .option('--limit <n>', 'at most this many, newest first', positive, DEFAULT_LIMIT)
+    .option(
+      '--by-delivery',
+      'delivered punches, the most recently delivered first, with the time of delivery (--limit 20: the last 20 deliveries)',
+    )
     .option('--json', 'one JSON object per line')
     .option('--history', "each attempt's answer from the HRMS, under its punch")
     .option('--count', 'print only how many punches match (no --limit): `--state undelivered --count`');
@@ -102,14 +108,24 @@ const OUTCOME: Record<PunchAttempt['outcome'], string> = {
 };
 
 const HEADER = ['DEVICELOG ID', 'TERMINAL', 'CODE', 'LOG TIME', 'STATE', 'ATTEMPTS', 'LAST ANSWER'] as const;
+/** By delivery: when each was delivered (the box's time) in place of the state, which is `delivered` for all. */
+const HEADER_BY_DELIVERY = [
+  'DEVICELOG ID',
+  'TERMINAL',
+  'CODE',
+  'LOG TIME',
+  'DELIVERED',
+  'ATTEMPTS',
+  'LAST ANSWER',
+] as const;
 
-function cells(p: StoredPunch): string[] {
+function cells(p: StoredPunch, byDelivery: boolean): string[] {
   return [
     p.devicelogId,
     escapeControls(p.terminal),
     escapeControls(p.biometricCode),
     p.logTime,
-    p.state,
+    byDelivery ? (p.deliveredAt === null ? '-' : localTime(p.deliveredAt)) : p.state,
     String(p.attempts),
     escapeControls(p.lastMessage ?? ''),
   ];
@@ -125,12 +141,21 @@ const stdoutLine: Out = (line) => {
 };
 
 /**
- * Lists punches newest first (by log time), with a header, filtered by state, terminal, code
- * and log-time range; with `--history`, every answer the HRMS gave to each, under it.
+ * Lists punches newest first (by log time, or by delivery time with `--by-delivery`), with a
+ * header, filtered by state, terminal, code and log-time range; with `--history`, every answer
+ * the HRMS gave to each, under it.
  */
 export function listPunches(journal: Journal, opts: ListOptions, out: Out = stdoutLine, err = stderrLine): void {
+  const state = parseListState(opts.state);
+  const byDelivery = opts.byDelivery ?? false;
+  if (byDelivery && state !== undefined && state !== 'delivered')
+    throw new ExitError(
+      `--by-delivery lists delivered punches: leave out --state ${state} (or list by log time without --by-delivery)`,
+      EXIT.CONFIG,
+    );
   const filter: PunchListFilter = {
-    state: parseListState(opts.state),
+    state,
+    ...(byDelivery ? { byDelivery } : {}),
     ...(opts.terminal ? { terminal: opts.terminal } : {}),
     ...(opts.code ? { codes: opts.code } : {}),
     ...(opts.since ? { since: opts.since } : {}),
@@ -153,16 +178,14 @@ export function listPunches(journal: Journal, opts: ListOptions, out: Out = stdo
     out('no punches match');
     return;
   }
-  const table = rows.map(cells);
-  const widths = HEADER.map((h, i) => Math.min(40, Math.max(h.length, ...table.map((c) => c[i]!.length))));
-  const line = (c: readonly string[]) =>
-    c
-      .map((v, i) => (i === 5 ? v.padStart(widths[i]!) : i === c.length - 1 ? v : v.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  if (!out(line(HEADER))) return;
+  const table = textTableLines(
+    byDelivery ? HEADER_BY_DELIVERY : HEADER,
+    rows.map((r) => cells(r, byDelivery)),
+    { right: [5] },
+  );
+  if (!out(table[0]!)) return;
   for (const [i, r] of rows.entries()) {
-    if (!out(line(table[i]!))) return;
+    if (!out(table[i + 1]!)) return;
     if (!history) continue;
     const attempts = history.get(r.id) ?? [];
     if (attempts.length === 0) {
@@ -176,7 +199,12 @@ export function listPunches(journal: Journal, opts: ListOptions, out: Out = stdo
   }
   if (rows.length === opts.limit) {
     const total = journal.history.count(filter);
-    if (total > rows.length) err(`showing the newest ${rows.length} of ${total} punches: --limit ${total} shows all`);
+    if (total > rows.length)
+      err(
+        byDelivery
+          ? `showing the last ${rows.length} of ${total} delivered punches: --limit ${total} shows all`
+          : `showing the newest ${rows.length} of ${total} punches: --limit ${total} shows all`,
+      );
   }
 }
 

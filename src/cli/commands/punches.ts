@@ -3,11 +3,12 @@ import type { StoredPunch } from '../../journal/types.js';
 import { csvRecord } from '../../util/csv.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, withJournal } from '../common.js';
-import { addListOptions, listPunches, parseState, type ListOptions } from './punches-list.js';
+import { addListOptions, collectCodes, listPunches, parseState, type ListOptions } from './punches-list.js';
 
 interface SubOptions {
   state?: string;
   terminal?: string;
+  code?: string[];
 }
 
 /**
@@ -72,6 +73,7 @@ export function registerPunches(program: Command): void {
     .description('send rejected (default) or dead punches again now, with a fresh retry schedule')
     .option('--state <state>', 'rejected (default) or dead')
     .option('--terminal <name>', 'only this terminal')
+    .option('--code <code>', 'only this biometric code (repeat it, or 1042,1043, for several)', collectCodes)
     .action(
       action((_opts: unknown, cmd: Command) => {
         const opts = subOptions(cmd);
@@ -80,8 +82,12 @@ export function registerPunches(program: Command): void {
           throw new ExitError('--state: must be rejected or dead', EXIT.CONFIG);
         return withJournal(cmd, async (_ctx, journal) => {
           // A chunk of rows per transaction: the daemon keeps writing meanwhile.
-          const n = await journal.queries.retry({ state, terminal: opts.terminal });
-          process.stdout.write(`${n} ${state} punches queued again\n`);
+          const n = await journal.queries.retry({ state, terminal: opts.terminal, codes: opts.code });
+          const of = [
+            opts.terminal ? `of terminal ${opts.terminal}` : '',
+            opts.code?.length ? `with code ${opts.code.join(', ')}` : '',
+          ].filter(Boolean);
+          process.stdout.write(`${n} ${state} punches ${of.length > 0 ? `${of.join(' ')} ` : ''}queued again\n`);
         });
       }),
     );

@@ -20,6 +20,7 @@ export interface SimHrmsCliOptions {
   serviceWord?: string;
   basePath?: string;
   keyStyle?: string;
+  dedupBy?: string;
   authStatus?: string;
   latency?: string;
   errorRate?: string;
@@ -142,6 +143,7 @@ export function buildSimOptions(o: SimHrmsCliOptions, warn: (line: string) => vo
     serviceWord: o.serviceWord,
     basePath: o.basePath,
     keyStyle: oneOf('--key-style', o.keyStyle, ['capital', 'lower'] as const),
+    dedupBy: oneOf('--dedup-by', o.dedupBy, ['code-time', 'devicelogId'] as const),
     authHttpStatus: int('--auth-status', o.authStatus, 400, 599),
     roster,
     employees,
@@ -210,6 +212,11 @@ export function registerSimHrms(program: Command): void {
     .option('--service-word <word>', 'path word in /api.php/system/<word>/updateUser', 'hrms')
     .option('--base-path <path>', 'path prefix before /api.php')
     .option('--key-style <style>', 'capital (Status/Payload) or lower (status/payload)', 'capital')
+    .option(
+      '--dedup-by <key>',
+      'what makes a punch "already exists": code-time (same code and logDate) or devicelogId',
+      'code-time',
+    )
     .option('--auth-status <code>', 'HTTP status of a token refusal', '401')
     .option('--latency <ms>', 'delay before each answer')
     .option('--error-rate <r>', 'probability 0..1 of HTTP 503')

@@ -1,3 +1,4 @@
+import { textTable } from '../../util/text-table.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { AdmsTerminalConfig } from '../../config/terminals.js';
 import type { AppContext } from '../../context.js';
@@ -106,14 +107,19 @@ export function registerTerminalCommands(terminals: Command): void {
           if (opts.json) return void process.stdout.write(JSON.stringify(list, null, 2) + '\n');
           if (list.length === 0) return void process.stdout.write(`no commands for ${name} yet\n`);
           process.stdout.write(
-            `${'ID'.padStart(6)}  ${'STATE'.padEnd(7)} ${'QUEUED'.padEnd(20)} ${'RESULT'.padEnd(20)} RETURN  COMMAND\n`,
+            textTable(
+              ['ID', 'STATE', 'QUEUED', 'RESULT', 'RETURN', 'COMMAND'],
+              list.map((c) => [
+                String(c.id),
+                c.state,
+                iso(c.createdAt),
+                iso(c.state === 'done' || c.state === 'failed' ? c.doneAt : c.sentAt),
+                String(c.returnCode ?? '-'),
+                c.command.replace(/\t/g, ' '),
+              ]),
+              { right: [0, 4] },
+            ),
           );
-          for (const c of list) {
-            const at = c.state === 'done' || c.state === 'failed' ? c.doneAt : c.sentAt;
-            process.stdout.write(
-              `${String(c.id).padStart(6)}  ${c.state.padEnd(7)} ${iso(c.createdAt).padEnd(20)} ${iso(at).padEnd(20)} ${String(c.returnCode ?? '-').padStart(6)}  ${c.command.replace(/\t/g, ' ')}\n`,
-            );
-          }
         }),
       ),
     );
@@ -152,11 +158,12 @@ export function registerReparse(terminals: Command): void {
 export function printPushUsers(ctx: AppContext, journal: Journal, t: AdmsTerminalConfig, json: boolean): void {
   const users = storeOf(ctx, journal).users(t.name, t.serial);
   if (json) return void process.stdout.write(JSON.stringify(users, null, 2) + '\n');
-  process.stdout.write(`${'USER ID'.padEnd(24)} ${'NAME'.padEnd(24)} ${'ROLE'.padEnd(6)} CARD\n`);
-  for (const u of users)
-    process.stdout.write(
-      `${u.pin.padEnd(24)} ${u.name.padEnd(24)} ${(u.privilege === 14 ? 'admin' : 'user').padEnd(6)} ${u.card}\n`,
-    );
+  process.stdout.write(
+    textTable(
+      ['USER ID', 'NAME', 'ROLE', 'CARD'],
+      users.map((u) => [u.pin, u.name, u.privilege === 14 ? 'admin' : 'user', u.card]),
+    ),
+  );
   if (users.length === 0)
     process.stdout.write(`(no user records from ${t.name} yet: they arrive with its OPERLOG uploads)\n`);
 }

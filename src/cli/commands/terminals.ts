@@ -4,6 +4,7 @@ import { buildStatus } from '../../status/index.js';
 import { codeProblem } from '../../punch.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { escapeControls } from '../../util/terminal-text.js';
+import { textTableLines } from '../../util/text-table.js';
 import { action, loadContext, openJournal, withJournal } from '../common.js';
 import { listHikvisionUsers } from './hikvision-users.js';
 import { fmtSkew } from './poll.js';
@@ -25,27 +26,34 @@ export function registerTerminals(program: Command): void {
           (ctx, journal) => {
             const list = buildStatus(journal, ctx.config, ctx.clock.now()).terminals;
             if (opts.json) return void process.stdout.write(JSON.stringify(list, null, 2) + '\n');
-            process.stdout.write(
-              `${'NAME'.padEnd(16)} ${'KIND'.padEnd(9)} ${'STATE'.padEnd(8)} ${'LAST POLL'.padEnd(26)} ${'SKEW'.padEnd(8)} ${'RECORDS'.padStart(8)} ${'USERS'.padStart(6)}  SERIAL\n`,
+            const lines = textTableLines(
+              ['NAME', 'KIND', 'STATE', 'LAST POLL', 'SKEW', 'RECORDS', 'USERS', 'SERIAL'],
+              list.map((t) => [
+                t.name,
+                t.kind,
+                t.lastPollAt === null ? 'unknown' : t.online ? 'online' : 'offline',
+                when(t.lastPollAt),
+                fmtSkew(t.skewSeconds),
+                String(t.records ?? '-'),
+                String(t.users ?? '-'),
+                `${t.serial}${t.previousSerial ? ` (was ${t.previousSerial})` : ''}`,
+              ]),
+              { right: [5, 6] },
             );
-            for (const t of list) {
-              const state = t.lastPollAt === null ? 'unknown' : t.online ? 'online' : 'offline';
-              process.stdout.write(
-                `${t.name.padEnd(16)} ${t.kind.padEnd(9)} ${state.padEnd(8)} ${when(t.lastPollAt).padEnd(26)} ${fmtSkew(t.skewSeconds).padEnd(8)} ${String(t.records ?? '-').padStart(8)} ${String(t.users ?? '-').padStart(6)}  ${escapeControls(t.serial)}${t.previousSerial ? ` (was ${escapeControls(t.previousSerial)})` : ''}\n`,
-              );
+            process.stdout.write(`${lines[0]}\n`);
+            for (const [i, t] of list.entries()) {
+              process.stdout.write(`${lines[i + 1]}\n`);
               // An error here means the last poll failed: the terminal is unreachable, or reached but the poll did not finish.
               if (t.lastError)
-                process.stdout.write(
-                  `${''.padEnd(16)} last error: ${escapeControls(ctx.secrets.scrub(t.lastError))}\n`,
-                );
+                process.stdout.write(`  last error: ${escapeControls(ctx.secrets.scrub(t.lastError))}\n`);
               if (t.push) {
                 const p = t.push;
                 process.stdout.write(
-                  `${''.padEnd(16)} push (${p.protocol === 'security' ? 'Security PUSH' : 'attendance protocol'}): last contact ${when(p.lastContactAt)} from ${escapeControls(p.address ?? '-')}, last upload ${when(p.lastUploadAt)}, ${p.received} punches received, ${p.malformed} malformed lines${t.firmware ? `, firmware ${escapeControls(t.firmware)}` : ''}\n`,
+                  `  push (${p.protocol === 'security' ? 'Security PUSH' : 'attendance protocol'}): last contact ${when(p.lastContactAt)} from ${escapeControls(p.address ?? '-')}, last upload ${when(p.lastUploadAt)}, ${p.received} punches received, ${p.malformed} malformed lines${t.firmware ? `, firmware ${escapeControls(t.firmware)}` : ''}\n`,
                 );
                 if (p.device)
                   process.stdout.write(
-                    `${''.padEnd(16)} device: ${escapeControls(p.device.model ?? 'model not said')}${p.device.pushVersion ? `, push ${escapeControls(p.device.pushVersion)}` : ''}${
+                    `  device: ${escapeControls(p.device.model ?? 'model not said')}${p.device.pushVersion ? `, push ${escapeControls(p.device.pushVersion)}` : ''}${
                       Object.entries(p.device.capacities).length > 0
                         ? `, capacities ${Object.entries(p.device.capacities)
                             .map(([k, v]) => `${k} ${v}`)
@@ -56,13 +64,11 @@ export function registerTerminals(program: Command): void {
                 for (const k of p.kept ?? [])
                   if (k.held > 0 || k.dropped > 0)
                     process.stdout.write(
-                      `${''.padEnd(16)} kept raw: ${k.held} ${k.table} upload(s) (${k.lines} lines in all, ${k.dropped} dropped): ${escapeControls(k.lastReason ?? '-')}\n`,
+                      `  kept raw: ${k.held} ${k.table} upload(s) (${k.lines} lines in all, ${k.dropped} dropped): ${escapeControls(k.lastReason ?? '-')}\n`,
                     );
                 const other = (p.notPunches ?? []).map((e) => `${e.table} ${e.code} ×${e.count}`);
                 if (other.length > 0)
-                  process.stdout.write(
-                    `${''.padEnd(16)} not punches: ${escapeControls(other.slice(0, 8).join(', '))}\n`,
-                  );
+                  process.stdout.write(`  not punches: ${escapeControls(other.slice(0, 8).join(', '))}\n`);
               }
             }
           },

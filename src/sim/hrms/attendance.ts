@@ -11,6 +11,8 @@ export interface AttendanceContext {
   rosterActive: () => boolean;
   now: () => number;
   keyStyle: 'capital' | 'lower';
+  /** What makes a punch a resend of one recorded before (see HrmsSimOptions.dedupBy). */
+  dedupBy: 'code-time' | 'devicelogId';
 }
 
 interface PunchResult {
@@ -25,14 +27,17 @@ function codeOf(p: unknown): unknown {
 /** Decides one punch; the order matters: a re-sent punch already in the table is a duplicate even if the employee left since. */
 function judge(p: unknown, ctx: AttendanceContext): { outcome: PunchOutcome; message: string } {
   if (p === null || typeof p !== 'object' || Array.isArray(p)) return { outcome: 'invalid', message: MSG.notObject };
-  const { biometriccode: code, logDate } = p as Record<string, unknown>;
+  const { biometriccode: code, logDate, devicelogId } = p as Record<string, unknown>;
   if (code === undefined || code === null || code === '') return { outcome: 'invalid', message: MSG.codeRequired };
   if (typeof code !== 'string') return { outcome: 'invalid', message: MSG.codeNotString };
   if (logDate === undefined || logDate === null || logDate === '')
     return { outcome: 'invalid_date', message: MSG.logDateRequired };
   if (typeof logDate !== 'string' || !isLogTime(logDate))
     return { outcome: 'invalid_date', message: MSG.invalidLogDate(logDate) };
-  if (ctx.store.has(code, logDate)) return { outcome: 'duplicate', message: MSG.duplicate };
+  if (ctx.dedupBy === 'devicelogId') {
+    if (typeof devicelogId === 'string' && ctx.store.hasDevicelogId(devicelogId))
+      return { outcome: 'duplicate', message: MSG.duplicateId };
+  } else if (ctx.store.has(code, logDate)) return { outcome: 'duplicate', message: MSG.duplicate };
   if (ctx.rosterActive()) {
     const emp = ctx.employees.byBiometricCode(code);
     if (!emp) return { outcome: 'unknown_code', message: MSG.unknownCode(code) };

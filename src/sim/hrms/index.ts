@@ -91,6 +91,7 @@ export async function startHrmsSim(opts: HrmsSimOptions = {}): Promise<HrmsSim> 
       rosterActive: () => rosterMode === 'employees' || (rosterMode === 'auto' && employees.size > 0),
       now,
       keyStyle: opts.keyStyle ?? 'capital',
+      dedupBy: opts.dedupBy ?? 'code-time',
     },
     users,
     admin,

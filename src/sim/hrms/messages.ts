@@ -9,6 +9,7 @@ export const MSG = {
   punchesNotArray: 'punches_data must be a JSON array',
   added: 'Attendance added successfully',
   duplicate: 'Attendance already exists for this biometric code and time',
+  duplicateId: 'Attendance already exists for this devicelogId',
   codeRequired: 'biometriccode is required',
   codeNotString: 'biometriccode must be a string',
   logDateRequired: 'logDate is required',

@@ -112,6 +112,7 @@ export class AttendanceStore {
   private log: ReceivedPunch[] = [];
   private table: ReceivedPunch[] = [];
   private keys = new Set<string>();
+  private ids = new Set<string>();
   /** Attendance requests seen, refused ones included. */
   requestCount = 0;
 
@@ -123,11 +124,17 @@ export class AttendanceStore {
     return this.keys.has(AttendanceStore.key(code, logDate));
   }
 
+  /** Whether a punch with this devicelogId is recorded as attendance. */
+  hasDevicelogId(id: string): boolean {
+    return this.ids.has(id);
+  }
+
   record(p: ReceivedPunch): void {
     this.log.push(p);
     if (p.outcome === 'added') {
       this.table.push(p);
       this.keys.add(AttendanceStore.key(p.biometriccode, p.logDate));
+      if (p.devicelogId !== undefined) this.ids.add(p.devicelogId);
     }
   }
 
@@ -143,6 +150,7 @@ export class AttendanceStore {
     this.log = [];
     this.table = [];
     this.keys.clear();
+    this.ids.clear();
     this.requestCount = 0;
   }
 }

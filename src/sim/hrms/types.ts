@@ -90,6 +90,12 @@ export interface HrmsSimOptions {
   attendancePath?: string;
   /** 'capital' (default): Status/Payload as in the success sample; 'lower': status/payload. */
   keyStyle?: 'capital' | 'lower';
+  /**
+   * What makes a punch a resend of one already recorded (answered "already exists"):
+   * 'code-time' (default), the same biometric code and logDate; 'devicelogId', the same
+   * devicelogId only (an HRMS that trusts the gateway's ids: a new punch under a reused id is lost).
+   */
+  dedupBy?: 'code-time' | 'devicelogId';
   /** HTTP status of a token refusal; default 401. The body is always the seed's failure object. */
   authHttpStatus?: number;
   roster?: RosterMode;

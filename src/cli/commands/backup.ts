@@ -1,0 +1,118 @@
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { backupJournal, BackupTargetError, type JournalSummary } from '../../journal/backup.js';
+import { SCHEMA_VERSION } from '../../journal/migrations.js';
+import { restoreJournal } from '../../journal/restore.js';
+import { EXIT, ExitError } from '../../util/exit-codes.js';
+import { action, loadContext } from '../common.js';
+import { int } from '../option-values.js';
+
+const count = (n: number) => n.toLocaleString('en-US');
+const megabytes = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
+
+/** `12,345 punches (3 not delivered yet), newest 2026-11-22 08:00:00`. */
+function contents(s: JournalSummary): string {
+  const open = s.waiting + s.dead;
+  const parts = [
+    `${count(s.punches)} ${s.punches === 1 ? 'punch' : 'punches'}`,
+    open > 0
+      ? ` (${count(open)} not delivered yet${s.dead > 0 ? `, ${count(s.dead)} of them refused for good` : ''})`
+      : '',
+    s.newest ? `, newest ${s.newest}` : '',
+  ];
+  return parts.join('');
+}
+
+/** Backups a folder keeps: `punchgate-<site>-<UTC time>.db`, so that names sort by time. */
+const backupName = (site: string, now: Date) =>
+  `punchgate-${site}-${now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')}.db`;
+/** Site names are letters, digits, `_` and `-` (config schema): nothing to escape in a pattern. */
+const isBackupOf = (site: string) => (name: string) => new RegExp(`^punchgate-${site}-\\d{8}T\\d{6}Z\\.db$`).test(name);
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+export function registerBackup(program: Command): void {
+  program
+    .command('backup')
+    .description(
+      'copy the journal into one file, consistent while punchgate runs (no token, no config); into a folder: a dated file, --keep N',
+    )
+    .argument('<file-or-folder>', 'the backup file, or a folder for punchgate-<site>-<time>.db')
+    .option('--keep <n>', 'with a folder: keep the newest N backups of this site there, remove older ones', int(1))
+    .action(
+      action(async (target: string, opts: { keep?: number }, cmd: Command) => {
+        const { config } = loadContext(cmd, { logToStderr: true });
+        const folder = isFolder(target);
+        if (opts.keep !== undefined && !folder)
+          throw new ExitError(
+            `--keep: ${target} is not a folder (--keep prunes the dated backups in a folder)`,
+            EXIT.CONFIG,
+          );
+        const file = folder ? join(target, backupName(config.site, new Date())) : target;
+        let done;
+        try {
+          done = await backupJournal(config.journal.path, file);
+        } catch (e) {
+          if (e instanceof BackupTargetError) throw new ExitError(e.message, EXIT.IOERR);
+          throw e;
+        }
+        process.stdout.write(
+          `backup of ${config.journal.path} written to ${file}: ${contents(done)}; ${megabytes(done.bytes)} in ${(done.ms / 1000).toFixed(1)} s\n`,
+        );
+        if (folder && opts.keep !== undefined) {
+          const old = readdirSync(target).filter(isBackupOf(config.site)).sort().reverse().slice(opts.keep);
+          for (const name of old) rmSync(join(target, name), { force: true });
+          if (old.length > 0)
+            process.stdout.write(
+              `removed ${old.length} older ${old.length === 1 ? 'backup' : 'backups'} of ${config.site} (--keep ${opts.keep})\n`,
+            );
+        }
+      }),
+    );
+
+  program
+    .command('restore')
+    .description(
+      "put a backup in the journal's place, punchgate stopped; checked first, the replaced journal is kept beside it",
+    )
+    .argument('<file>', 'a file made by punchgate backup (or a copy of a stopped journal)')
+    .option('--force', 'replace a journal that holds punches not delivered yet, or restore a backup of another site')
+    .action(
+      action(async (file: string, opts: { force?: boolean }, cmd: Command) => {
+        const { config } = loadContext(cmd, { logToStderr: true });
+        const path = config.journal.path;
+        const r = await restoreJournal({
+          journalPath: path,
+          backupPath: file,
+          site: config.site,
+          force: opts.force ?? false,
+          now: new Date(),
+        });
+        const claims =
+          r.returnedClaims > 0
+            ? `; ${count(r.returnedClaims)} claimed for delivery by the old box's punchgate are back in the queue (the HRMS takes a resend as such)`
+            : '';
+        const lines = [`restored ${file} into ${path}: ${contents(r.restored)}${claims}`];
+        if (r.restored.schema < SCHEMA_VERSION)
+          lines.push(
+            `it was written by an older punchgate (schema ${r.restored.schema}): punchgate run upgrades it at its start`,
+          );
+        if (r.replaced)
+          lines.push(
+            `the journal it replaced is kept as ${r.replaced.keptAs}${r.replaced.summary ? `, with ${contents(r.replaced.summary)}` : ''}: remove it once punchgate runs well`,
+          );
+        lines.push('next: start punchgate (sudo systemctl start punchgate), then punchgate status');
+        process.stdout.write(`${lines.join('\n')}\n`);
+      }),
+    );
+}

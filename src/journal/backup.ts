@@ -1,0 +1,216 @@
+import { closeSync, fdatasyncSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { describeJournalFailure, isBusyJournalError, JournalBusyError, JournalUnusableError } from './errors.js';
+import { refuseForeign } from './open-db.js';
+import { Database } from './sqlite-driver.js';
+
+/**
+ * Pages copied per step of the online backup (4 MB at SQLite's default 4 KB pages). After each
+ * step the copy is synced: the disk never has more than a step of the backup's data to write
+ * back, so the daemon's own syncs (one per journal write) never queue behind hundreds of
+ * megabytes (measured: the daemon's longest write 480 ms without, 130 ms with; BENCHMARKS.md).
+ */
+const PAGES_PER_STEP = 1024;
+
+/** What a journal file holds, for the messages of backup and restore. */
+export interface JournalSummary {
+  /** Schema version (`PRAGMA user_version`). */
+  schema: number;
+  punches: number;
+  /** Punches not delivered yet (pending, in flight, refused for now, quarantined). */
+  waiting: number;
+  /** Punches the HRMS refused for good (dead): not delivered either. */
+  dead: number;
+  /** Punches claimed by a process for delivery when the file was written. */
+  inflight: number;
+  /** The sites its punches were journalled under. */
+  sites: string[];
+  /** The newest log time, or null with no punch. */
+  newest: string | null;
+  bytes: number;
+}
+
+/** Counts a journal's punches by what they wait for: one pass over the table, no sorting. */
+export function summarize(db: Database, path: string): JournalSummary {
+  const r = db
+    .prepare(
+      `SELECT count(*) AS punches, coalesce(sum(state NOT IN ('delivered', 'dead')), 0) AS waiting,
+          coalesce(sum(state = 'dead'), 0) AS dead, coalesce(sum(state = 'inflight'), 0) AS inflight,
+          max(log_time) AS newest, min(site) AS first, max(site) AS last
+        FROM punches`,
+    )
+    .get() as Omit<JournalSummary, 'schema' | 'sites' | 'bytes'> & { first: string | null; last: string | null };
+  const sites =
+    r.first === null
+      ? []
+      : r.first === r.last
+        ? [r.first]
+        : (db.prepare('SELECT DISTINCT site FROM punches ORDER BY site').all() as { site: string }[]).map(
+            (x) => x.site,
+          );
+  return {
+    schema: db.pragma('user_version', { simple: true }) as number,
+    punches: r.punches,
+    waiting: r.waiting,
+    dead: r.dead,
+    inflight: r.inflight,
+    sites,
+    newest: r.newest,
+    bytes: statSync(path).size,
+  };
+}
+
+/** A backup written in a file of its own, with its summary and how long it took. */
+export interface BackupResult extends JournalSummary {
+  path: string;
+  ms: number;
+}
+
+/**
+ * A consistent copy of the journal in one file, while the daemon runs. SQLite's online backup
+ * copies the journal in steps from one read transaction: a snapshot, never half of a write, with
+ * what is still in the write-ahead log; in WAL mode a reader never blocks the daemon's writes.
+ * (Without the one transaction, every write of the daemon between two steps would restart the
+ * copy from the start.) The copy is made beside `target` as `<target>.partial-<pid>`, mode 0600
+ * (it holds employees' codes and the fingerprint templates of removed users), set to a single
+ * file (rollback journal mode, no -wal beside it), checked (`quick_check`), synced, and then
+ * renamed to `target`: `target` is a whole backup or absent, never half of one.
+ *
+ * It holds the journal and nothing else: no token, no config, no comm key (the journal keeps none).
+ */
+export async function backupJournal(journalPath: string, target: string): Promise<BackupResult> {
+  const started = performance.now();
+  let src: Database;
+  try {
+    statSync(journalPath);
+    src = new Database(journalPath, { readonly: true, fileMustExist: true, timeout: 5000 });
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ENOENT')
+      throw new JournalUnusableError(
+        journalPath,
+        'does not exist',
+        'punchgate run creates it at its first start: check that this command uses the same config (journal.path) as the service',
+      );
+    throw describeJournalFailure(journalPath, e);
+  }
+  const partial = join(dirname(target), `${basename(target)}.partial-${process.pid}`);
+  let summary: JournalSummary;
+  try {
+    try {
+      refuseForeign(src, journalPath);
+    } catch (e) {
+      throw describeJournalFailure(journalPath, e);
+    }
+    // The copy's file exists (with its mode) before SQLite writes into it; synced after each step.
+    let fd: number;
+    try {
+      fd = openSync(partial, 'w', 0o600);
+    } catch (e) {
+      throw targetFailure(target, e);
+    }
+    try {
+      try {
+        src.exec('BEGIN');
+        // The read transaction starts at the first read: from here on the snapshot is fixed.
+        src.prepare('SELECT count(*) FROM sqlite_master').get();
+      } catch (e) {
+        if (isBusyJournalError(e)) throw new JournalBusyError(journalPath);
+        throw describeJournalFailure(journalPath, e);
+      }
+      try {
+        await src.backup(partial, {
+          progress: () => {
+            fdatasyncSync(fd);
+            return PAGES_PER_STEP;
+          },
+        });
+      } catch (e) {
+        throw failureOf(e, journalPath, target);
+      } finally {
+        if (src.inTransaction) src.exec('COMMIT');
+      }
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    summary = sealCopy(partial, target);
+    renameSync(partial, target);
+    syncFolder(dirname(target));
+  } catch (e) {
+    for (const f of [partial, `${partial}-journal`, `${partial}-wal`, `${partial}-shm`]) rmSync(f, { force: true });
+    throw e;
+  } finally {
+    src.close();
+  }
+  return { ...summary, path: target, ms: performance.now() - started };
+}
+
+/** Makes the copy a single file (no -wal), checks it, and counts what it holds. */
+function sealCopy(partial: string, target: string): JournalSummary {
+  let db: Database | undefined;
+  try {
+    db = new Database(partial, { fileMustExist: true });
+    // SQLite's own small page cache, as the journal uses (the check reads every page once).
+    db.pragma('cache_size = -2000');
+    db.pragma('journal_mode = DELETE');
+    const check = db.pragma('quick_check', { simple: true }) as string;
+    if (check !== 'ok')
+      throw new JournalUnusableError(
+        target,
+        `(the backup just made) fails SQLite's check: ${check}`,
+        'the journal itself is probably damaged: run punchgate check, and keep the backups you have',
+      );
+    return summarize(db, partial);
+  } catch (e) {
+    if (e instanceof JournalUnusableError) throw e;
+    throw targetFailure(target, e);
+  } finally {
+    db?.close();
+  }
+}
+
+function failureOf(e: unknown, journalPath: string, target: string): Error {
+  const code = (e as { code?: string }).code ?? '';
+  // SQLite reports both sides' errors on the backup: a full disk or an unwritable folder is the target's.
+  if (/^SQLITE_(FULL|CANTOPEN|READONLY|PERM)/.test(code) || /^E/.test(code)) return targetFailure(target, e);
+  if (isBusyJournalError(e)) return new JournalBusyError(journalPath);
+  return describeJournalFailure(journalPath, e);
+}
+
+/** The backup cannot be written where it was asked (a missing folder, permissions, a full disk). */
+export class BackupTargetError extends Error {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
+    super(`cannot write the backup ${path}: ${reason}`);
+    this.name = 'BackupTargetError';
+  }
+}
+
+function targetFailure(target: string, e: unknown): BackupTargetError {
+  const code = (e as { code?: string }).code ?? '';
+  const text = e instanceof Error ? e.message : String(e);
+  if (code === 'ENOENT') return new BackupTargetError(target, `the folder ${dirname(target)} does not exist`);
+  if (/^(EACCES|EPERM|EROFS)$/.test(code) || /^SQLITE_(CANTOPEN|READONLY|PERM)/.test(code))
+    return new BackupTargetError(
+      target,
+      `this user may not write in ${dirname(target)} (${code}): pick a folder it owns, or run as the user punchgate runs as`,
+    );
+  if (code === 'ENOSPC' || /^SQLITE_FULL/.test(code))
+    return new BackupTargetError(target, `the disk is full (${code}): free space, or write the backup elsewhere`);
+  return new BackupTargetError(target, `${code || 'error'}: ${text}`);
+}
+
+/** Makes a rename in `dir` durable (its entry is written), as far as the file system allows. */
+export function syncFolder(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    // Some file systems cannot sync a folder; the rename itself is still atomic.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}

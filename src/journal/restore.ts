@@ -1,0 +1,290 @@
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { EXIT, ExitError } from '../util/exit-codes.js';
+import { summarize, syncFolder, type JournalSummary } from './backup.js';
+import { ClaimHolder } from './claim-holder.js';
+import { describeJournalFailure, JournalUnusableError } from './errors.js';
+import { JournalLockedError, OwnerLock } from './lock.js';
+import { SCHEMA_VERSION } from './migrations.js';
+import { refuseForeign } from './open-db.js';
+import { Database } from './sqlite-driver.js';
+
+export interface RestoreOptions {
+  journalPath: string;
+  backupPath: string;
+  /** The config's site: a backup of another site is refused unless `force`. */
+  site: string;
+  /** Replace a journal that holds punches not delivered yet (it is kept aside all the same), or restore another site's backup. */
+  force?: boolean;
+  /** Names the file the replaced journal is kept as. */
+  now: Date;
+}
+
+export interface RestoreResult {
+  restored: JournalSummary;
+  /** Punches claimed for delivery in the backup (by a process of the old box): back in the queue. */
+  returnedClaims: number;
+  /** The replaced journal, and where it is kept (null: there was none). */
+  replaced: { summary: JournalSummary | null; keptAs: string } | null;
+}
+
+/**
+ * Puts a backup (`punchgate backup`, or a copy of a stopped journal) in the journal's place.
+ * Nothing is replaced before the backup is checked: it is copied beside the journal and the copy
+ * must pass SQLite's integrity check, be a punchgate journal and have a schema this punchgate
+ * knows (an older one is upgraded by `punchgate run`). The daemon must be stopped: its run lock is
+ * held for the whole restore, so it cannot start half way. A journal with punches not yet
+ * delivered is not replaced unless `force`; a replaced journal is always kept beside it
+ * (`<journal>.before-restore-<time>`), never deleted. The copy takes the journal's place in one
+ * rename. Claims in the backup belonged to processes of the old box: they go back to the queue,
+ * and claim files of processes that are gone are removed, so `punchgate run` starts clean.
+ */
+export async function restoreJournal(o: RestoreOptions): Promise<RestoreResult> {
+  const { journalPath, backupPath } = o;
+  checkBackupFile(backupPath, journalPath);
+  let lock: OwnerLock;
+  try {
+    lock = OwnerLock.acquire(journalPath);
+  } catch (e) {
+    if (e instanceof JournalLockedError)
+      throw new ExitError(
+        `punchgate run is using the journal ${journalPath}: stop it first (sudo systemctl stop punchgate), then run the restore again`,
+        EXIT.TEMPFAIL,
+      );
+    throw describeJournalFailure(journalPath, e);
+  }
+  const copy = join(dirname(journalPath), `${basename(journalPath)}.restore-${process.pid}`);
+  try {
+    ownLikeFolder(journalPath, [OwnerLock.pathFor(journalPath)]);
+    const live = ClaimHolder.list(journalPath).filter((id) => ClaimHolder.isAlive(journalPath, id));
+    if (live.length > 0)
+      throw new ExitError(
+        `another punchgate process (punchgate flush, pid ${live.map((id) => id.split('-')[0]).join(', ')}) is delivering punches from the journal ${journalPath}: let it finish, then run the restore again`,
+        EXIT.TEMPFAIL,
+      );
+    await copyBackup(backupPath, copy, journalPath);
+    const { summary: restored, returnedClaims } = checkCopy(copy, backupPath, o);
+    const current = existsSync(journalPath) ? inspectCurrent(journalPath) : null;
+    if (current && !o.force) refuseToReplace(journalPath, current);
+    matchOwner(copy, journalPath);
+    let replaced: RestoreResult['replaced'] = null;
+    if (current) replaced = { summary: current.summary, keptAs: keepAside(journalPath, o.now) };
+    // The one step that changes what punchgate run opens: the checked copy takes the journal's name.
+    renameSync(copy, journalPath);
+    syncFolder(dirname(journalPath));
+    for (const id of ClaimHolder.list(journalPath)) ClaimHolder.forget(journalPath, id);
+    return { restored, returnedClaims, replaced };
+  } finally {
+    for (const f of [copy, `${copy}-journal`, `${copy}-wal`, `${copy}-shm`]) rmSync(f, { force: true });
+    lock.release();
+  }
+}
+
+/** The backup file must be readable, and whole in itself (not a journal in use with its -wal beside it). */
+function checkBackupFile(path: string, journalPath: string): void {
+  let st;
+  try {
+    st = statSync(path);
+  } catch (e) {
+    throw new ExitError(`cannot read the backup ${path}: ${(e as { code?: string }).code ?? String(e)}`, EXIT.NOINPUT);
+  }
+  if (!st.isFile()) throw new ExitError(`the backup ${path} is not a file`, EXIT.NOINPUT);
+  const journal = existsSync(journalPath) ? statSync(journalPath) : undefined;
+  if (journal && journal.ino === st.ino && journal.dev === st.dev)
+    throw new ExitError(`${path} is the journal itself (journal.path), not a backup of it`, EXIT.DATAERR);
+  if (existsSync(`${path}-wal`))
+    throw new ExitError(
+      `${path} has a write-ahead log beside it (${path}-wal): it is a journal in use or a copy of one, not a whole backup; make one with punchgate backup (it works while punchgate runs)`,
+      EXIT.DATAERR,
+    );
+}
+
+/** Copies the backup beside the journal through SQLite (mode 0600, as the service's journal). */
+async function copyBackup(backupPath: string, copy: string, journalPath: string): Promise<void> {
+  let src: Database;
+  try {
+    src = new Database(backupPath, { readonly: true, fileMustExist: true });
+  } catch (e) {
+    throw badBackup(backupPath, e);
+  }
+  try {
+    closeSync(openSync(copy, 'w', 0o600));
+    await src.backup(copy);
+  } catch (e) {
+    const code = (e as { code?: string }).code ?? '';
+    if (/^SQLITE_(NOTADB|CORRUPT)/.test(code)) throw badBackup(backupPath, e);
+    throw describeJournalFailure(journalPath, e);
+  } finally {
+    src.close();
+  }
+}
+
+function badBackup(path: string, e: unknown): ExitError {
+  const code = (e as { code?: string }).code;
+  const text = e instanceof Error ? e.message : String(e);
+  return new ExitError(
+    `${path} cannot be restored: it is not a readable SQLite file (${code ?? 'error'}: ${text}); nothing was changed: use another backup`,
+    EXIT.DATAERR,
+  );
+}
+
+/**
+ * Checks the copy (whole, a punchgate journal, a schema this punchgate knows, of this site),
+ * returns the claims in it to the queue, and makes it a single file; returns what it holds.
+ */
+function checkCopy(
+  copy: string,
+  backupPath: string,
+  o: RestoreOptions,
+): { summary: JournalSummary; returnedClaims: number } {
+  const refuse = (problem: string) =>
+    new ExitError(`${backupPath} cannot be restored: ${problem}; nothing was changed`, EXIT.DATAERR);
+  const db = new Database(copy, { fileMustExist: true });
+  try {
+    db.pragma('cache_size = -2000');
+    let check: string;
+    try {
+      check = (db.pragma('integrity_check', { simple: true }) as string | undefined) ?? 'no answer';
+    } catch (e) {
+      check = e instanceof Error ? e.message : String(e);
+    }
+    if (check !== 'ok') throw refuse(`it is damaged (SQLite's integrity check: ${check}): use an older backup`);
+    try {
+      refuseForeign(db, backupPath);
+    } catch (e) {
+      throw refuse(e instanceof JournalUnusableError ? 'it is not a punchgate journal' : String(e));
+    }
+    const schema = db.pragma('user_version', { simple: true }) as number;
+    if (schema > SCHEMA_VERSION)
+      throw refuse(
+        `it was written by a newer punchgate (schema ${schema}; this one knows up to ${SCHEMA_VERSION}): install that punchgate version or a newer one first`,
+      );
+    db.pragma('journal_mode = DELETE');
+    // Claims of the old box's processes: back to the state they were claimed from, as `punchgate
+    // run` does at its start for processes that are gone (schema 1 journals have no claimed_by).
+    const returnedClaims = db
+      .prepare(
+        `UPDATE punches SET state = coalesce(claimed_from, 'pending'), claimed_from = NULL WHERE state = 'inflight'`,
+      )
+      .run().changes;
+    if (returnedClaims > 0 && schema >= 3) db.exec(`UPDATE punches SET claimed_by = NULL WHERE claimed_by IS NOT NULL`);
+    const summary = summarize(db, copy);
+    const otherSite = summary.sites.length > 0 && !summary.sites.includes(o.site);
+    if (otherSite && !o.force)
+      throw refuse(
+        `its punches are of site ${summary.sites.join(', ')}, and this config's site is ${o.site}: check that it is this box's backup (or set site: in the config); --force restores it anyway`,
+      );
+    return { summary, returnedClaims };
+  } finally {
+    db.close();
+  }
+}
+
+interface Current {
+  summary: JournalSummary | null;
+  /** Why it could not be read (a damaged journal), when it could not. */
+  unreadable?: string;
+}
+
+/** What the journal to be replaced holds (read only: nothing is changed before the decision). */
+function inspectCurrent(journalPath: string): Current {
+  let db: Database | undefined;
+  try {
+    db = new Database(journalPath, { readonly: true, fileMustExist: true, timeout: 5000 });
+    refuseForeign(db, journalPath);
+    return { summary: summarize(db, journalPath) };
+  } catch (e) {
+    return { summary: null, unreadable: e instanceof Error ? e.message : String(e) };
+  } finally {
+    db?.close();
+  }
+}
+
+/** Folds the journal's write-ahead log into its file, so that the file kept aside is whole by itself. */
+function foldLog(journalPath: string): boolean {
+  let db: Database | undefined;
+  try {
+    db = new Database(journalPath, { fileMustExist: true, timeout: 5000 });
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    return (db.pragma('journal_mode = DELETE', { simple: true }) as string) === 'delete';
+  } catch {
+    return false;
+  } finally {
+    db?.close();
+  }
+}
+
+function refuseToReplace(journalPath: string, current: Current): void {
+  const s = current.summary;
+  if (s && s.waiting === 0 && s.dead === 0) return;
+  const what = s
+    ? `holds ${(s.waiting + s.dead).toLocaleString('en-US')} punches not delivered (${s.waiting.toLocaleString('en-US')} waiting, ${s.dead.toLocaleString('en-US')} refused for good)`
+    : `cannot be read (${current.unreadable}), so it may hold punches not delivered`;
+  throw new ExitError(
+    `the journal ${journalPath} ${what}: deliver them first (start punchgate and wait until punchgate status shows none waiting), or restore with --force (the journal is then kept beside it as ${basename(journalPath)}.before-restore-<time>)`,
+    EXIT.TEMPFAIL,
+  );
+}
+
+/**
+ * Keeps the replaced journal as `<journal>.before-restore-<time>` (a hard link: the journal's own
+ * name is then replaced in one rename). A journal that could not be folded into one file keeps
+ * its write-ahead log beside the kept copy; none is left beside the journal's name, where SQLite
+ * would apply it to the restored file.
+ */
+function keepAside(journalPath: string, now: Date): string {
+  const folded = foldLog(journalPath);
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  const kept = `${journalPath}.before-restore-${stamp}`;
+  try {
+    linkSync(journalPath, kept);
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw describeJournalFailure(journalPath, e);
+    copyFileSync(journalPath, kept);
+    const fd = openSync(kept, 'r');
+    fsyncSync(fd);
+    closeSync(fd);
+  }
+  if (existsSync(`${journalPath}-wal`)) {
+    if (folded) rmSync(`${journalPath}-wal`);
+    else renameSync(`${journalPath}-wal`, `${kept}-wal`);
+  }
+  rmSync(`${journalPath}-shm`, { force: true });
+  return kept;
+}
+
+const runAsRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
+
+/**
+ * Run as root (sudo punchgate restore): the restored journal keeps the owner and mode of the one
+ * it replaces (or its folder's owner), so that the service's user can open it.
+ */
+function matchOwner(copy: string, journalPath: string): void {
+  if (!runAsRoot()) return;
+  const ref = existsSync(journalPath) ? statSync(journalPath) : statSync(dirname(journalPath));
+  chownSync(copy, ref.uid, ref.gid);
+  if (existsSync(journalPath)) chmodSync(copy, ref.mode & 0o777);
+}
+
+/** Run as root: files the restore made beside the journal (its run lock) belong to the folder's owner, as the service's own do. */
+function ownLikeFolder(journalPath: string, files: readonly string[]): void {
+  if (!runAsRoot()) return;
+  const ref = statSync(dirname(journalPath));
+  for (const f of files) if (existsSync(f)) chownSync(f, ref.uid, ref.gid);
+}

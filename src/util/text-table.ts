@@ -1,0 +1,36 @@
+import { escapeControls } from './terminal-text.js';
+
+/**
+ * A plain text table for a person at a terminal: every column as wide as its widest cell (header
+ * included), two spaces between columns, the last column not padded, so that headers and rows
+ * always line up whatever the cells hold (`hikvision`, a time with its offset, a long name).
+ * Cells often come from outside (terminals, the HRMS): they are shown with control characters
+ * escaped. `right`: columns of numbers, aligned to the right.
+ */
+export function textTable(
+  head: readonly string[],
+  body: readonly (readonly string[])[],
+  opts: { right?: readonly number[] } = {},
+): string {
+  return textTableLines(head, body, opts).join('\n') + '\n';
+}
+
+/** The table's lines (header first), for listings that put more lines under a row. */
+export function textTableLines(
+  head: readonly string[],
+  body: readonly (readonly string[])[],
+  opts: { right?: readonly number[] } = {},
+): string[] {
+  const rows = body.map((r) => r.map(escapeControls));
+  const heads = head.map(escapeControls);
+  const right = new Set(opts.right ?? []);
+  const widths = heads.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) =>
+        right.has(i) ? c.padStart(widths[i] ?? 0) : i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0),
+      )
+      .join('  ')
+      .trimEnd();
+  return [line(heads), ...rows.map(line)];
+}

@@ -1,0 +1,262 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ClaimHolder } from '../../src/journal/claim-holder.js';
+import { Journal } from '../../src/journal/index.js';
+import { SCHEMA_VERSION } from '../../src/journal/migrations.js';
+import { Database } from '../../src/journal/sqlite-driver.js';
+import { cliSandbox } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function sandbox(extra: Record<string, unknown> = {}) {
+  const s = cliSandbox(extra);
+  cleanups.push(s.tmp.cleanup);
+  const journal = s.tmp.path('journal.db');
+  const punch = (i: number, state: 'pending' | 'delivered' = 'pending') => {
+    const j = Journal.open({ path: journal, site: 'plant-a', mode: 'owner' });
+    j.ingest([
+      {
+        terminal: 'gate-1',
+        device: 'SN-1',
+        biometricCode: String(1000 + i),
+        logTime: `2026-11-20 08:00:${String(i).padStart(2, '0')}`,
+      },
+    ]);
+    if (state === 'delivered') j.settle(j.claim(100).map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    j.close();
+  };
+  return { ...s, journal, punch };
+}
+
+/** A child that ingests batches of 50 numbered punches into `path` as fast as it can (it owns the journal, as punchgate run). */
+function writer(path: string): { child: ChildProcess; acked: () => number } {
+  const child = spawn(process.execPath, ['test/fixtures/ingest-loop.mjs', path], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let acked = 0;
+  child.stdout!.on('data', (d: Buffer) => {
+    const last = d.toString().trim().split('\n').pop();
+    if (last) acked = Math.max(acked, Number(last));
+  });
+  cleanups.push(() => child.exitCode === null && child.kill('SIGKILL'));
+  return { child, acked: () => acked };
+}
+
+const rows = (path: string, sql: string) => {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare(sql).all() as Record<string, unknown>[];
+  } finally {
+    db.close();
+  }
+};
+
+describe('punchgate backup', () => {
+  it('copies the journal while another process writes it: one consistent file, mode 0600, checked, nothing else beside it', async () => {
+    const s = sandbox();
+    const w = writer(s.journal);
+    await waitFor(() => w.acked() >= 2000, 20_000, 'the writer under way');
+    const r = await s.cli('backup', s.tmp.path('b.db'));
+    const after = w.acked();
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(
+      /^backup of .*journal\.db written to .*b\.db: [\d,]+ punches .*; [\d.]+ MB in [\d.]+ s\n$/,
+    );
+    const file = s.tmp.path('b.db');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readdirSync(s.tmp.dir).filter((f) => f.startsWith('b.db'))).toEqual(['b.db']);
+    expect(rows(file, 'PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }]);
+    // A snapshot: whole transactions of the writer (batches of 50, numbered in order), none half.
+    const [{ n, codes }] = rows(
+      file,
+      `SELECT count(*) AS n, count(DISTINCT biometric_code || log_time) AS codes FROM punches`,
+    ) as [{ n: number; codes: number }];
+    expect(n).toBe(codes);
+    expect(n % 50).toBe(0);
+    expect(n).toBeGreaterThanOrEqual(2000);
+    expect(n).toBeLessThanOrEqual(after + 50);
+    // The writer was never kept from writing for long: it went on meanwhile.
+    await waitFor(() => w.acked() > after, 10_000, 'the writer going on after the backup');
+    // A single file: no write-ahead log needed (the header says rollback journal, not WAL).
+    expect(readFileSync(file).subarray(18, 20)).toEqual(Buffer.from([1, 1]));
+  });
+
+  it('into a folder: a dated file per run, --keep N keeps the newest N of this site and nothing else is touched', async () => {
+    const s = sandbox();
+    s.punch(1);
+    const dir = s.tmp.path('backups');
+    mkdirSync(dir);
+    const others = ['punchgate-plant-b-20200101T000000Z.db', 'notes.txt', 'punchgate-plant-a-20200101T000000Z.db.txt'];
+    for (const f of others) writeFileSync(`${dir}/${f}`, 'x');
+    const old = ['punchgate-plant-a-20200101T000000Z.db', 'punchgate-plant-a-20200102T000000Z.db'];
+    for (const f of old) writeFileSync(`${dir}/${f}`, 'x');
+    const r = await s.cli('backup', dir, '--keep', '2');
+    expect(r.status, r.stderr).toBe(0);
+    const made = readdirSync(dir).filter((f) => /^punchgate-plant-a-\d{8}T\d{6}Z\.db$/.test(f));
+    expect(made).toHaveLength(2);
+    expect(made).toContain(old[1]);
+    expect(readdirSync(dir)).toEqual(expect.arrayContaining(others));
+    expect(r.stdout).toContain('removed 1 older backup of plant-a (--keep 2)');
+    expect(r.stdout).toContain('1 punch (1 not delivered yet)');
+  });
+
+  it('says what is wrong, with exit 74 (cannot write, no journal) or 78 (--keep without a folder)', async () => {
+    const s = sandbox();
+    const missing = await s.cli('backup', s.tmp.path('nowhere/b.db'));
+    expect(missing.status).toBe(74);
+    expect(missing.stderr).toContain(
+      `cannot write the backup ${s.tmp.path('nowhere/b.db')}: the folder ${s.tmp.path('nowhere')} does not exist`,
+    );
+    expect(readdirSync(s.tmp.dir).some((f) => f.includes('partial'))).toBe(false);
+    const keep = await s.cli('backup', s.tmp.path('b.db'), '--keep', '3');
+    expect(keep.status).toBe(78);
+    expect(keep.stderr).toContain('--keep');
+    const none = cliSandbox({ journal: { path: 'other.db' } });
+    cleanups.push(none.tmp.cleanup);
+    const r = await none.cli('backup', none.tmp.path('b.db'));
+    expect(r.status).toBe(74);
+    expect(r.stderr).toContain('other.db does not exist');
+  });
+});
+
+describe('punchgate restore', () => {
+  it('puts a backup in place: claims of the old box back in the queue, stale claim files gone, the old journal kept aside', async () => {
+    const s = sandbox();
+    for (let i = 0; i < 5; i++) s.punch(i, i < 2 ? 'delivered' : 'pending');
+    // A process claims 3 punches and dies (its claim file stays, its lock is gone): as in a backup taken mid-request.
+    const j = Journal.open({ path: s.journal, site: 'plant-a', mode: 'shared' });
+    expect(j.claim(3)).toHaveLength(3);
+    (j as unknown as { holder: ClaimHolder }).holder.abandon();
+    j.db.close();
+    expect(ClaimHolder.list(s.journal)).toHaveLength(1);
+    expect((await s.cli('backup', s.tmp.path('b.db'))).status).toBe(0);
+
+    // The box's journal now holds only delivered punches (it may be replaced without --force).
+    const fresh = cliSandbox();
+    cleanups.push(fresh.tmp.cleanup);
+    const target = fresh.tmp.path('journal.db');
+    const r = await fresh.cli('restore', s.tmp.path('b.db'));
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain(
+      `restored ${s.tmp.path('b.db')} into ${target}: 5 punches (3 not delivered yet), newest 2026-11-20 08:00:04; 3 claimed for delivery by the old box's punchgate are back in the queue`,
+    );
+    expect(r.stdout).toMatch(
+      /the journal it replaced is kept as .*journal\.db\.before-restore-\d{8}T\d{6}Z, with 0 punches: remove it/,
+    );
+    const restored = Journal.open({ path: target, site: 'plant-a', mode: 'readonly' });
+    expect(restored.counts()).toMatchObject({ delivered: 2, pending: 3, inflight: 0 });
+    restored.close();
+    expect(readdirSync(fresh.tmp.dir).filter((f) => /\.restore-\d+|claim-|-wal$/.test(f))).toEqual([]);
+    // punchgate run opens it as its own.
+    Journal.open({ path: target, site: 'plant-a', mode: 'owner' }).close();
+  });
+
+  it('refuses while punchgate run holds the journal (75), and a journal with undelivered punches unless --force (75); nothing changes', async () => {
+    const s = sandbox();
+    s.punch(1);
+    expect((await s.cli('backup', s.tmp.path('b.db'))).status).toBe(0);
+    s.punch(2);
+    const before = readFileSync(s.journal);
+    const refused = await s.cli('restore', s.tmp.path('b.db'));
+    expect(refused.status).toBe(75);
+    expect(refused.stderr).toContain('holds 2 punches not delivered (2 waiting, 0 refused for good)');
+    expect(refused.stderr).toContain('--force');
+    expect(readFileSync(s.journal).equals(before)).toBe(true);
+
+    const w = writer(s.journal);
+    await waitFor(() => w.acked() > 0, 20_000, 'the writer owning the journal');
+    const running = await s.cli('restore', '--force', s.tmp.path('b.db'));
+    expect(running.status).toBe(75);
+    expect(running.stderr).toContain('punchgate run is using the journal');
+    w.child.kill('SIGKILL');
+    await new Promise((r) => w.child.once('exit', r));
+
+    const forced = await s.cli('restore', '--force', s.tmp.path('b.db'));
+    expect(forced.status, forced.stderr).toBe(0);
+    const kept = readdirSync(s.tmp.dir).find((f) => f.startsWith('journal.db.before-restore-'))!;
+    // The replaced journal is kept whole, its write-ahead log folded in: the writer's punches are all there.
+    expect(existsSync(s.tmp.path(`${kept}-wal`))).toBe(false);
+    expect(rows(s.tmp.path(kept), 'SELECT count(*) AS n FROM punches')[0]!.n).toBeGreaterThanOrEqual(2 + w.acked());
+    expect(rows(s.journal, 'SELECT count(*) AS n FROM punches')).toEqual([{ n: 1 }]);
+  });
+
+  it('checks the backup before it touches the journal: damaged, not a journal, newer schema, in use, another site, missing (65/66)', async () => {
+    const s = sandbox();
+    for (let i = 0; i < 40; i++) s.punch(i, 'delivered');
+    expect((await s.cli('backup', s.tmp.path('good.db'))).status).toBe(0);
+    const good = readFileSync(s.tmp.path('good.db'));
+    const before = readFileSync(s.journal);
+    const variant = (name: string, bytes: Buffer | string, change?: (db: Database) => void) => {
+      const path = s.tmp.path(name);
+      writeFileSync(path, bytes);
+      if (change) {
+        const db = new Database(path);
+        change(db);
+        db.close();
+      }
+      return path;
+    };
+    const damaged = Buffer.from(good);
+    // Scramble the punches table's root page.
+    const root = rows(s.tmp.path('good.db'), `SELECT rootpage AS p FROM sqlite_master WHERE name = 'punches'`)[0]!
+      .p as number;
+    damaged.fill(0x5a, 4096 * (root - 1) + 8, 4096 * root);
+    const cases: [string, string, number, string][] = [
+      ['damaged', variant('damaged.db', damaged), 65, 'cannot be restored: it is damaged'],
+      ['text', variant('text.db', 'site,code\nplant-a,1042\n'), 65, 'not a readable SQLite file'],
+      [
+        'foreign',
+        variant('foreign.db', '', (db) => db.exec('CREATE TABLE t (x)')),
+        65,
+        'it is not a punchgate journal',
+      ],
+      [
+        'newer',
+        variant('newer.db', good, (db) => db.pragma(`user_version = ${SCHEMA_VERSION + 1}`)),
+        65,
+        `written by a newer punchgate (schema ${SCHEMA_VERSION + 1}; this one knows up to ${SCHEMA_VERSION})`,
+      ],
+      [
+        'other site',
+        variant('plant-b.db', good, (db) => db.exec(`UPDATE punches SET site = 'plant-b'`)),
+        65,
+        'its punches are of site plant-b',
+      ],
+      ['missing', s.tmp.path('missing.db'), 66, 'cannot read the backup'],
+      ['the journal', s.journal, 65, 'is the journal itself'],
+    ];
+    writeFileSync(s.tmp.path('inuse.db'), good);
+    writeFileSync(s.tmp.path('inuse.db-wal'), '');
+    cases.push(['in use', s.tmp.path('inuse.db'), 65, 'has a write-ahead log beside it']);
+    for (const [what, path, code, message] of cases) {
+      const r = await s.cli('restore', path);
+      expect(r.status, `${what}: ${r.stderr}`).toBe(code);
+      expect(r.stderr, what).toContain(message);
+      expect(readFileSync(s.journal).equals(before), what).toBe(true);
+    }
+    expect(readdirSync(s.tmp.dir).filter((f) => /before-restore|\.restore-\d+/.test(f))).toEqual([]);
+    // The same other-site backup with --force.
+    expect((await s.cli('restore', '--force', s.tmp.path('plant-b.db'))).status).toBe(0);
+  });
+
+  it('run as root, the restored journal and its lock belong to the owner of the journal folder', async () => {
+    if (process.getuid?.() !== 0) return; // only root can give files away
+    const s = sandbox();
+    s.punch(1, 'delivered');
+    expect((await s.cli('backup', s.tmp.path('b.db'))).status).toBe(0);
+    const box = cliSandbox({ journal: { path: 'state/journal.db' } });
+    cleanups.push(box.tmp.cleanup);
+    mkdirSync(box.tmp.path('state'));
+    chownSync(box.tmp.path('state'), 4321, 4321);
+    const r = await box.cli('restore', s.tmp.path('b.db'));
+    expect(r.status, r.stderr).toBe(0);
+    for (const f of ['journal.db', 'journal.db.lock']) expect(statSync(box.tmp.path(`state/${f}`)).uid, f).toBe(4321);
+  });
+});
