@@ -2,7 +2,13 @@ import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config/load.js';
 import { checkTerminalConfig, terminalSecrets } from '../sources/build.js';
 import { Journal, type JournalOptions } from '../journal/journal.js';
-import { isBusyJournalError, JournalBusyError, JournalUnusableError } from '../journal/errors.js';
+import {
+  describeJournalFailure,
+  isBusyJournalError,
+  isFatalJournalError,
+  JournalBusyError,
+  JournalUnusableError,
+} from '../journal/errors.js';
 import { DEFAULT_CONFIG_PATH } from '../config/schema.js';
 import type { AppContext } from '../context.js';
 import { systemClock } from '../util/clock.js';
@@ -133,11 +139,22 @@ export async function withJournal<T>(
   try {
     return await fn(ctx, journal);
   } catch (e) {
-    if (isBusyJournalError(e) && !(e instanceof JournalBusyError)) throw new JournalBusyError(journal.path);
-    throw e;
+    throw journalErrorOf(journal.path, e);
   } finally {
     journal.close();
   }
+}
+
+/**
+ * What a command says about an error met while it used the journal at `path`: a journal kept busy
+ * is exit 75 with the path; one that cannot be used any more (damaged, the disk full, not
+ * writable) is exit 74 with the path and the fix, never SQLite's bare words and exit 1.
+ */
+export function journalErrorOf(path: string, e: unknown): unknown {
+  if (e instanceof JournalUnusableError || e instanceof JournalBusyError) return e;
+  if (isBusyJournalError(e)) return new JournalBusyError(path);
+  if (isFatalJournalError(e)) return describeJournalFailure(path, e);
+  return e;
 }
 
 /** What a long-running console command writes to and when it should stop. */

@@ -120,9 +120,12 @@ export class Daemon {
 
   /** The status as it is now, with what only the running daemon knows (for the status log and the page). */
   status(): StatusReport {
-    return buildStatus(this.journal, this.config, this.ctx.clock.now(), {
-      live: { journalBusySince: this.journal.busySince(), heldPunches: this.sources.held() },
-    });
+    // A journal found damaged while counting ends the process as any other fatal journal error.
+    return this.guard(() =>
+      buildStatus(this.journal, this.config, this.ctx.clock.now(), {
+        live: { journalBusySince: this.journal.busySince(), heldPunches: this.sources.held() },
+      }),
+    );
   }
 
   async start(): Promise<void> {

@@ -4,7 +4,7 @@ import { buildStatus } from '../../status/index.js';
 import { codeProblem } from '../../punch.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { escapeControls } from '../../util/terminal-text.js';
-import { action, loadContext, openJournal, withJournal } from '../common.js';
+import { action, journalErrorOf, loadContext, openJournal, withJournal } from '../common.js';
 import { listHikvisionUsers } from './hikvision-users.js';
 import { fmtSkew } from './poll.js';
 import { printPushUsers, registerTerminalCommands } from './terminal-commands.js';
@@ -73,6 +73,8 @@ export function registerTerminals(program: Command): void {
           const journal = openJournal(ctx);
           try {
             return await listHikvisionUsers(ctx, journal, t, Boolean(opts.json));
+          } catch (e) {
+            throw journalErrorOf(journal.path, e);
           } finally {
             journal.close();
           }
