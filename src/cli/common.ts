@@ -1,5 +1,9 @@
 import type { Command } from 'commander';
+import { statSync } from 'node:fs';
 import { ConfigError, loadConfig } from '../config/load.js';
+import { findLastGood, type LastGood } from '../config/last-good.js';
+import type { ConfigStatus } from '../status/types.js';
+import { localTime } from '../util/local-time.js';
 import { checkTerminalConfig, terminalSecrets } from '../sources/build.js';
 import { Journal, type JournalOptions } from '../journal/journal.js';
 import {
@@ -9,11 +13,11 @@ import {
   JournalBusyError,
   JournalUnusableError,
 } from '../journal/errors.js';
-import { DEFAULT_CONFIG_PATH } from '../config/schema.js';
+import { DEFAULT_CONFIG_PATH, type Config } from '../config/schema.js';
 import type { AppContext } from '../context.js';
 import { systemClock } from '../util/clock.js';
 import { EXIT, ExitError } from '../util/exit-codes.js';
-import { createLogger } from '../util/logger.js';
+import { createLogger, type Logger } from '../util/logger.js';
 import { Secrets } from '../util/secrets.js';
 import { aborted, abortOnStopSignal } from '../util/signals.js';
 
@@ -34,15 +38,72 @@ export function globalOptions(cmd: Command): GlobalOptions {
  */
 export function loadContext(cmd: Command, opts: { logToStderr?: boolean } = {}): AppContext {
   const g = globalOptions(cmd);
-  const config = loadConfig(g.config ?? DEFAULT_CONFIG_PATH, checkTerminalConfig);
-  // Comm keys are not registered: they are never put into a message, and the logger redacts them by key.
-  const secrets = new Secrets();
-  for (const s of terminalSecrets(config.terminals)) secrets.add(s);
+  return contextFor(cmd, loadConfig(g.config ?? DEFAULT_CONFIG_PATH, checkTerminalConfig), opts);
+}
+
+/**
+ * For a command that only reads (`status`, `terminals`, `punches`...): the config, or, when the
+ * file does not load, the last good copy punchgate run keeps (config/last-good.ts), said in one
+ * line on stderr, so that an admin can look at the running site while the file is broken.
+ * Without a copy, the file's ConfigError (exit 78) as for any command.
+ */
+export function loadReadingContext(cmd: Command): { ctx: AppContext; fallback?: ConfigStatus } {
+  const g = globalOptions(cmd);
+  const file = g.config ?? DEFAULT_CONFIG_PATH;
+  try {
+    return { ctx: contextFor(cmd, loadConfig(file, checkTerminalConfig), { logToStderr: true }) };
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    let copy: LastGood | undefined;
+    try {
+      copy = findLastGood(file, checkTerminalConfig);
+    } catch {
+      copy = undefined;
+    }
+    if (!copy) throw e;
+    const more = e.problems.length > 1 ? `; and ${e.problems.length - 1} more` : '';
+    process.stderr.write(
+      `punchgate: ${e.problems[0] ?? file}${more} -- shown with the last good config (loaded ${localTime(copy.loadedAt)}, kept at ${copy.path})\n`,
+    );
+    const failure = { problems: e.problems, since: new Date(changedAt(file)).toISOString() };
+    return {
+      ctx: contextFor(cmd, copy.config, { logToStderr: true }),
+      fallback: {
+        file: copy.source,
+        runningOn: 'last-good',
+        loadedAt: new Date(copy.loadedAt).toISOString(),
+        lastGood: copy.path,
+        failure,
+        secretsMissing: copy.secretsMissing,
+      },
+    };
+  }
+}
+
+function changedAt(file: string): number {
+  try {
+    return Math.min(Date.now(), statSync(file).mtimeMs);
+  } catch {
+    return Date.now();
+  }
+}
+
+/** The context of a command for a config already loaded (`punchgate run` loads its own: ConfigWatch). */
+export function contextFor(cmd: Command, config: Config, opts: { logToStderr?: boolean } = {}): AppContext {
+  const g = globalOptions(cmd);
   const logger = createLogger({
     level: g.logLevel ?? (opts.logToStderr ? 'warn' : config.log.level),
     pretty: g.pretty ?? opts.logToStderr,
     destination: opts.logToStderr ? { write: (s: string) => process.stderr.write(s) } : undefined,
   });
+  return contextWith(config, logger);
+}
+
+/** The context for a config and a logger made already. */
+export function contextWith(config: Config, logger: Logger): AppContext {
+  // Comm keys are not registered: they are never put into a message, and the logger redacts them by key.
+  const secrets = new Secrets();
+  for (const s of terminalSecrets(config.terminals)) secrets.add(s);
   return { config, logger, clock: systemClock, secrets };
 }
 
@@ -131,13 +192,16 @@ export function openJournal(
  */
 export async function withJournal<T>(
   cmd: Command,
-  fn: (ctx: AppContext, journal: Journal) => T | Promise<T>,
+  fn: (ctx: AppContext, journal: Journal, fallback?: ConfigStatus) => T | Promise<T>,
   opts: { readonly?: boolean } = {},
 ): Promise<T> {
-  const ctx = loadContext(cmd, { logToStderr: true });
+  // A command that only reads works from the last good config while the file is broken.
+  const { ctx, fallback } = opts.readonly
+    ? loadReadingContext(cmd)
+    : { ctx: loadContext(cmd, { logToStderr: true }), fallback: undefined };
   const journal = openJournal(ctx, opts.readonly ? 'readonly' : 'shared');
   try {
-    return await fn(ctx, journal);
+    return await fn(ctx, journal, fallback);
   } catch (e) {
     throw journalErrorOf(journal.path, e);
   } finally {

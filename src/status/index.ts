@@ -1,5 +1,6 @@
 export {
   buildStatus,
+  type ConfigStatus,
   type DaemonLiveness,
   type LiveFacts,
   type StatusProbes,
@@ -9,3 +10,4 @@ export {
 export { formatStatus } from './format.js';
 export { probeDaemon, statusJsonPath } from './daemon-probe.js';
 export { LatestReport } from './latest.js';
+export { ALERT, alertLine, type Alert } from './alert-words.js';

@@ -2,6 +2,7 @@ import { pushOfflineAfterMs } from '../config/adms.js';
 import type { Config } from '../config/schema.js';
 import type { Journal } from '../journal/journal.js';
 import { PushStore } from '../journal/push-store.js';
+import { ALERT, type Alert } from './alert-words.js';
 import { localTime } from '../util/local-time.js';
 import type { PushRefusalStatus, StatusReport, TerminalStatus } from './types.js';
 
@@ -35,6 +36,13 @@ export function addPushStatus(report: StatusReport, journal: Journal, config: Co
       lastPollAt: iso(last),
       lastSuccessAt: iso(last),
       offlineSince: online ? null : iso(last),
+      problem: online
+        ? null
+        : {
+            cause: last === null ? 'it has not called this box yet' : `no call since ${localTime(last)}`,
+            fix: "check its power and network, and that its Cloud Server Setting names this box's address and adms.listen port",
+          },
+      stale: !online && last !== null,
       push: {
         lastContactAt: iso(last),
         address: sameDevice ? r.address : null,
@@ -59,22 +67,15 @@ export function addPushStatus(report: StatusReport, journal: Journal, config: Co
 }
 
 /** Alerts of push terminals: refused serials, malformed uploads. (Silence is the general offline alert.) */
-export function pushAlerts(report: StatusReport, now: number): string[] {
-  const out: string[] = [];
+export function pushAlerts(report: StatusReport, now: number): Alert[] {
+  const out: Alert[] = [];
   for (const r of report.pushRefusals ?? []) {
-    const when = localTime(Date.parse(r.lastSeenAt));
-    out.push(
-      r.reason === 'unknown'
-        ? `terminal SN=${r.serial} is pushing but is not configured (from ${r.address}, last ${when}): add it to terminals with kind: adms and serial: ${r.serial}, then reload`
-        : `terminal SN=${r.serial} (${r.terminal}) is pushing from ${r.address}, outside its allowFrom (last ${when}): refused; add the address to allowFrom if it is right`,
-    );
+    out.push(r.reason === 'unknown' ? ALERT.pushUnknownSerial(r) : ALERT.pushOutsideAllowFrom(r));
   }
   for (const t of report.terminals) {
     const p = t.push;
     if (!p?.lastMalformedAt || now - Date.parse(p.lastMalformedAt) > MALFORMED_ALERT_MS) continue;
-    out.push(
-      `terminal ${t.name}: malformed lines in its uploads skipped (${p.malformed} in all; last ${localTime(Date.parse(p.lastMalformedAt))}: ${p.lastMalformed}): see the log`,
-    );
+    out.push(ALERT.pushMalformed(t, { ...p, lastMalformedAt: p.lastMalformedAt }));
   }
   return out;
 }

@@ -33,10 +33,12 @@ export function registerTerminals(program: Command): void {
               process.stdout.write(
                 `${t.name.padEnd(16)} ${t.kind.padEnd(9)} ${state.padEnd(8)} ${when(t.lastPollAt).padEnd(26)} ${fmtSkew(t.skewSeconds).padEnd(8)} ${String(t.records ?? '-').padStart(8)} ${String(t.users ?? '-').padStart(6)}  ${escapeControls(t.serial)}${t.previousSerial ? ` (was ${escapeControls(t.previousSerial)})` : ''}\n`,
               );
-              // An error here means the last poll failed: the terminal is unreachable, or reached but the poll did not finish.
-              if (t.lastError)
+              // Offline: its clock, records and users are what it said at its last answer.
+              if (t.stale) process.stdout.write(`${''.padEnd(16)} figures as of ${when(t.lastSuccessAt)} (offline)\n`);
+              // A problem here means the last poll failed: the terminal is unreachable, or reached but the poll did not finish.
+              if (t.problem)
                 process.stdout.write(
-                  `${''.padEnd(16)} last error: ${escapeControls(ctx.secrets.scrub(t.lastError))}\n`,
+                  `${''.padEnd(16)} problem: ${escapeControls(ctx.secrets.scrub(t.problem.cause))}: ${escapeControls(ctx.secrets.scrub(t.problem.fix))}\n`,
                 );
               if (t.push)
                 process.stdout.write(

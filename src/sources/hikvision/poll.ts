@@ -3,7 +3,14 @@ import type { HikvisionTerminalConfig } from '../../config/terminals.js';
 import { wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
 import { isBusyJournalError } from '../../journal/errors.js';
 import { logPolled } from '../punch-log.js';
-import { BUSY_JOURNAL_POLL_ERROR, recordFailedPoll } from '../poll-outcome.js';
+import {
+  BUSY_JOURNAL_POLL_ERROR,
+  configKeyOf,
+  noteWorking,
+  recordFailedPoll,
+  type TerminalFault,
+} from '../poll-outcome.js';
+import { describeHikFault } from './fault.js';
 import type { SourceDeps } from '../types.js';
 import { clearRefusal, nextAuthTry, readRefusal, recordRefusal, refusalText } from './auth-gate.js';
 import { HikvisionClient } from './client.js';
@@ -132,7 +139,8 @@ export class HikvisionPoller {
     try {
       const result = await fn(await this.clientFor(allowed.pw));
       this.accepted = allowed.pw.password;
-      clearRefusal(this.deps.state, this.cfg.name);
+      if (clearRefusal(this.deps.state, this.cfg.name))
+        this.deps.logger.info({ terminal: this.cfg.name }, `terminal ${this.cfg.name}: the password is accepted again`);
       await this.close();
       return result;
     } catch (e) {
@@ -168,14 +176,15 @@ export class HikvisionPoller {
       const allowed = this.passwordIfAllowed();
       if ('waitUntil' in allowed) {
         Object.assign(result, { waiting: true, authRefused: true, error: allowed.message });
-        ledger.update(cfg.name, { online: false, lastError: allowed.message });
+        const [cause, fix] = splitAt(allowed.message);
+        ledger.update(cfg.name, { online: false, lastError: cause, lastErrorFix: fix });
         return result;
       }
       const client = await this.clientFor(allowed.pw);
       const info = await client.deviceInfo(signal);
       reached = true;
       this.accepted = allowed.pw.password;
-      clearRefusal(deps.state, cfg.name);
+      if (clearRefusal(deps.state, cfg.name)) log.info(`terminal ${cfg.name}: the password is accepted again`);
       const serial = info.serialNumber;
       result.serial = serial;
       const known = ledger.get(cfg.name);
@@ -230,6 +239,7 @@ export class HikvisionPoller {
         pages: read.pages,
       });
       result.ok = true;
+      noteWorking(known, log, cfg.name, clock.now());
       ledger.update(cfg.name, {
         serial: serial || known?.serial || '',
         online: true,
@@ -249,6 +259,7 @@ export class HikvisionPoller {
         result.error = 'stopped';
         return result;
       }
+      let fault: TerminalFault | undefined;
       if (isBusyJournalError(e)) {
         result.error = BUSY_JOURNAL_POLL_ERROR;
         result.noBackoff = true;
@@ -256,19 +267,23 @@ export class HikvisionPoller {
       } else if (e instanceof HikAuthError) {
         result.authRefused = true;
         result.error = this.refused(e);
+        // "reception refuses the password: put ..." (led by the terminal's name: the status says it at once).
+        const [cause, fix] = splitAt(result.error);
+        fault = { cause, fix };
         reached = false;
       } else {
-        result.error = e instanceof Error ? e.message : String(e);
-        if (e instanceof HikSetupError) {
-          // Only the admin can fix it: the status says so at once (a last error led by the terminal's name).
-          result.error = `${cfg.name} cannot be polled: ${result.error}`;
-          log.error(result.error);
-        } else log.warn({ err: result.error }, 'poll failed');
+        fault = describeHikFault(e, cfg, configKeyOf(deps, cfg.name));
+        // Only the admin can fix it: the status says so at once (a last error led by the terminal's name).
+        if (e instanceof HikSetupError) fault = { ...fault, cause: `${cfg.name} cannot be polled: ${fault.cause}` };
+        result.error = fault.cause;
       }
       // A connection in a bad state is not reused.
       this.client?.c.http.destroy();
       this.client = undefined;
-      if (!result.noBackoff) recordFailedPoll(ledger, log, cfg.name, { reached, startedAt, error: result.error });
+      if (fault && !result.noBackoff) {
+        const detail = e instanceof Error ? e.message : String(e);
+        recordFailedPoll(ledger, log, cfg.name, { reached, startedAt, fault, detail });
+      }
     }
     return result;
   }
@@ -283,4 +298,10 @@ export class HikvisionPoller {
     this.client?.c.http.destroy();
     this.client = undefined;
   }
+}
+
+/** A refusal line `what: fix` taken apart at its first ": " (its cause leads, its fix follows). */
+function splitAt(line: string): [string, string] {
+  const i = line.indexOf(': ');
+  return i < 0 ? [line, 'put the right password in the password file'] : [line.slice(0, i), line.slice(i + 2)];
 }
