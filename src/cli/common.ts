@@ -17,7 +17,8 @@ import { DEFAULT_CONFIG_PATH, type Config } from '../config/schema.js';
 import type { AppContext } from '../context.js';
 import { systemClock } from '../util/clock.js';
 import { EXIT, ExitError } from '../util/exit-codes.js';
-import { createLogger, type Logger } from '../util/logger.js';
+import { createLogger, logFormatFor, type LogFormat, type Logger } from '../util/logger.js';
+import { isJournalStream, PRIORITY, withPriority } from '../util/journald.js';
 import { Secrets } from '../util/secrets.js';
 import { aborted, abortOnStopSignal } from '../util/signals.js';
 
@@ -26,6 +27,7 @@ export interface GlobalOptions {
   config: string;
   pretty?: boolean;
   logLevel?: string;
+  logFormat?: string;
 }
 
 export function globalOptions(cmd: Command): GlobalOptions {
@@ -93,10 +95,22 @@ export function contextFor(cmd: Command, config: Config, opts: { logToStderr?: b
   const g = globalOptions(cmd);
   const logger = createLogger({
     level: g.logLevel ?? (opts.logToStderr ? 'warn' : config.log.level),
-    pretty: g.pretty ?? opts.logToStderr,
+    format: commandLogFormat(g, opts.logToStderr ? 2 : 1),
     destination: opts.logToStderr ? { write: (s: string) => process.stderr.write(s) } : undefined,
   });
   return contextWith(config, logger);
+}
+
+/**
+ * The log format of a command whose log goes to `fd`: as asked, else for systemd's journal when
+ * that fd is its stream; else JSON on stdout (the daemon, for machines and containers) and
+ * readable lines on stderr (one-shot commands, for a person).
+ */
+export function commandLogFormat(g: GlobalOptions, fd: 1 | 2): LogFormat {
+  if (g.logFormat !== undefined && !['json', 'text', 'journal'].includes(g.logFormat))
+    throw new ExitError(`--log-format: must be json, text or journal (not "${g.logFormat}")`, EXIT.CONFIG);
+  const format = logFormatFor(fd, { format: g.logFormat, pretty: g.pretty });
+  return format === 'json' && fd === 2 && g.logFormat === undefined ? 'text' : format;
 }
 
 /** The context for a config and a logger made already. */
@@ -136,25 +150,28 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<number |
 }
 
 export function reportError(e: unknown): void {
+  // Under systemd each line carries its priority, so that `journalctl -p err` shows why it stopped.
+  const write = (text: string) =>
+    process.stderr.write(isJournalStream(2) ? withPriority(PRIORITY.err, text) : `${text}\n`);
   if (e instanceof ConfigError) {
     // One problem per line, each starting with `file:line:` as compilers do (editors jump to it).
-    for (const p of e.problems) process.stderr.write(`${p}\n`);
+    for (const p of e.problems) write(p);
     process.exitCode = e.exitCode;
   } else if (e instanceof ExitError) {
-    process.stderr.write(`punchgate: ${e.message}\n`);
+    write(`punchgate: ${e.message}`);
     process.exitCode = e.exitCode;
   } else if (e instanceof JournalUnusableError) {
-    process.stderr.write(`punchgate: ${e.message}\n`);
+    write(`punchgate: ${e.message}`);
     process.exitCode = EXIT.IOERR;
   } else if (e instanceof JournalBusyError || isBusyJournalError(e)) {
     const text =
       e instanceof JournalBusyError
         ? e.message
         : 'the journal is busy: another process holds its write lock; try again in a moment';
-    process.stderr.write(`punchgate: ${text}\n`);
+    write(`punchgate: ${text}`);
     process.exitCode = EXIT.TEMPFAIL;
   } else {
-    process.stderr.write(`punchgate: ${e instanceof Error ? e.message : String(e)}\n`);
+    write(`punchgate: ${e instanceof Error ? e.message : String(e)}`);
     process.exitCode = EXIT.FAILURE;
   }
 }

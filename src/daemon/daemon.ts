@@ -1,4 +1,5 @@
 import { ConfigError, loadConfigFile, type LoadedConfig } from '../config/load.js';
+import { configKeyIn } from '../config/terminals.js';
 import { messageOf } from '../util/errors.js';
 import { ConfigWatch } from './config-watch.js';
 import type { Config } from '../config/schema.js';
@@ -118,6 +119,7 @@ export class Daemon {
       logger: ctx.logger,
       clock: ctx.clock,
       onPunches: () => this.delivery?.deliverer.wake(),
+      configKey: (name) => configKeyIn(this.config, name),
     };
     this.deps = deps;
     if (c.adms) this.attachPushReceiver(c.adms);

@@ -9,7 +9,7 @@ import { describeJournalFailure } from '../../journal/errors.js';
 import { containerZoneWarning } from '../../util/container-zone.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { handleSignals } from '../../util/signals.js';
-import { action, contextWith, globalOptions } from '../common.js';
+import { action, commandLogFormat, contextWith, globalOptions } from '../common.js';
 import { ConfigWatch } from '../../daemon/config-watch.js';
 import { checkTerminalConfig } from '../../sources/build.js';
 import { systemClock } from '../../util/clock.js';
@@ -42,7 +42,8 @@ export function registerRun(program: Command): void {
       action(async (_opts: unknown, cmd: Command) => {
         const g = globalOptions(cmd);
         const configPath = g.config ?? DEFAULT_CONFIG_PATH;
-        const logger = createLogger({ level: g.logLevel ?? 'info', pretty: g.pretty });
+        // JSON for machines and containers; under systemd, lines with their priority (journalctl -p).
+        const logger = createLogger({ level: g.logLevel ?? 'info', format: commandLogFormat(g, 1) });
         // The config file, or the last one that loaded when the file is broken (said loudly, and an alert).
         const started = ConfigWatch.startWith(configPath, {
           clock: systemClock,

@@ -115,7 +115,11 @@ export class AlertStreamLink {
       const s = await client.http.stream(ALERT_STREAM_PATH, this.abort.signal);
       this.closeStream = s.close;
       const boundary = boundaryOf(s.contentType) ?? 'boundary';
-      log.info('alert stream open');
+      log.info(
+        this.failures > 0
+          ? `terminal ${this.cfg.name}: real-time events flow again (alert stream open)`
+          : `terminal ${this.cfg.name}: real-time events subscribed (alert stream open)`,
+      );
       this.failures = 0;
       this.hooks.onOpen();
       const parser = new MultipartStreamParser(boundary, (part) => this.onPart(part));
@@ -147,7 +151,14 @@ export class AlertStreamLink {
     if (this.stopped) return;
     this.failures++;
     const delay = backoffDelay(this.failures - 1, RECONNECT);
-    this.log().info({ err: err instanceof Error ? err.message : String(err), retryInMs: delay }, 'alert stream down');
+    if (this.failures === 1)
+      this.log().info(
+        `terminal ${this.cfg.name}: real-time events paused (the alert stream dropped): polls go on, nothing is missed`,
+      );
+    this.log().debug(
+      { err: err instanceof Error ? err.message : String(err), retryInMs: delay },
+      'alert stream down, reconnecting',
+    );
     this.schedule(delay);
   }
 
