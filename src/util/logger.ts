@@ -86,7 +86,7 @@ export function prettyLine(json: string): string {
  * priority prefix is what the journal reads (journalctl -p); the journal adds the time itself. The
  * message is the plain line an admin reads; fields follow as `key=value` only where they add to it:
  * a field whose value the message already says is left out, and at info (the punch-by-punch
- * narrative) so are numbers (the message counts in words), so that these lines read as the README
+ * narrative) so are numbers (the message counts in words), so that these lines read as docs/operate.md
  * shows them. Secrets are redacted in the JSON line already (by key), before this rendering.
  */
 export function journalLine(json: string): string {

@@ -1,5 +1,5 @@
 /**
- * `npm run demo` is the first thing a newcomer runs (README): the shipped demo config, on free
+ * `npm run demo` is the first thing a newcomer runs (README.md): the shipped demo config, on free
  * ports, as a child process of the built CLI. Punches of both simulated terminals reach the
  * simulated HRMS, the status page answers, nothing in the output reads like a fault, and Ctrl-C
  * stops everything with exit 0.

@@ -21,7 +21,7 @@ export function describeHikFault(e: unknown, cfg: HikvisionTerminalConfig, key: 
       };
     return {
       cause: e.message,
-      fix: `put the password of the device account "${cfg.username}" in ${key}.passwordFile (or the environment variable); the account needs the rights to read events and the device's configuration (see the README); each wrong try counts towards the device's lock`,
+      fix: `put the password of the device account "${cfg.username}" in ${key}.passwordFile (or the environment variable); the account needs the rights to read events and the device's configuration (see docs/terminals-hikvision.md); each wrong try counts towards the device's lock`,
     };
   }
   if (e instanceof HikTlsError)
