@@ -1,6 +1,8 @@
 import { localTime } from '../util/local-time.js';
 import { humanBytes } from '../util/disk.js';
-import type { ConfigStatus, TerminalStatus } from './types.js';
+import type { Alert, ConfigStatus, TerminalStatus } from './types.js';
+
+export type { Alert } from './types.js';
 
 /**
  * Every alert of the status, the status page and `/status.json`, in one table: what is wrong and
@@ -15,12 +17,6 @@ import type { ConfigStatus, TerminalStatus } from './types.js';
  * - `fix`: what to try first, as a command to type or a config key to set; never empty.
  * The status log shows `cause: fix` on one line; the page shows the fix below the cause.
  */
-export interface Alert {
-  kind: string;
-  cause: string;
-  fix: string;
-}
-
 /** The one-line form: `cause: fix` (status log, `punchgate status`, `alerts` in status.json). */
 export const alertLine = (a: Alert): string => `${a.cause}: ${a.fix}`;
 

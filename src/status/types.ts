@@ -1,5 +1,4 @@
 import type { JournalCounts } from '../journal/types.js';
-import type { Alert } from './alert-words.js';
 
 /** What `punchgate status`, the status log and `status --json` show. */
 export interface TerminalStatus {
@@ -145,4 +144,16 @@ export interface StatusReport {
   alerts: string[];
   /** The alerts with their cause and fix apart (the page shows the fix below the cause). */
   alertItems: Alert[];
+}
+
+/**
+ * One alert: what is wrong and what to do (alert-words.ts has every wording and how to write one).
+ * - `kind`: a short stable name (tests and machines key on it; the text may change);
+ * - `cause`: what is wrong, for a site admin, in plain words;
+ * - `fix`: what to try first, as a command to type or a config key to set; never empty.
+ */
+export interface Alert {
+  kind: string;
+  cause: string;
+  fix: string;
 }
