@@ -238,8 +238,13 @@ export const ALERT = {
  */
 export function deliveryTrouble(lastError: string | null): string {
   if (!lastError) return 'the HRMS did not take the last batch';
-  const e = lastError;
-  const words = /ECONNREFUSED/.test(e)
+  const words = deliveryTroubleWords(lastError);
+  return words ? `${words} (${lastError})` : `last error: ${lastError}`;
+}
+
+/** The plain words for a delivery error that has them ("the HRMS refuses connections: ..."), else undefined. */
+export function deliveryTroubleWords(e: string): string | undefined {
+  return /ECONNREFUSED/.test(e)
     ? 'the HRMS refuses connections: it is down or restarting (or hrms.baseUrl names the wrong port)'
     : /ENOTFOUND|EAI_AGAIN/.test(e)
       ? "the HRMS's host name is not found (DNS)"
@@ -254,7 +259,6 @@ export function deliveryTrouble(lastError: string | null): string {
               : /^HTTP 5\d\d/.test(e)
                 ? 'the HRMS is up but failing'
                 : undefined;
-  return words ? `${words} (${e})` : `last error: ${e}`;
 }
 
 /** "what happened: put the token ..." into its two halves at the first instruction (check does the same). */

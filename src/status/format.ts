@@ -2,6 +2,7 @@ import { NO_TOKEN } from '../delivery/health.js';
 import { escapeControls } from '../util/terminal-text.js';
 import { localTimeOf, localTime } from '../util/local-time.js';
 import type { StatusReport, TerminalStatus } from './report.js';
+import { deliveryTroubleWords } from './alert-words.js';
 
 const when = (s: string | null) => localTimeOf(s);
 
@@ -57,9 +58,11 @@ export function formatStatus(r: StatusReport): string {
     ? 'NO TOKEN'
     : r.delivery.auth === 'failed'
       ? 'AUTH FAILED'
-      : r.delivery.auth === 'ok'
-        ? 'token accepted'
-        : 'not tried yet';
+      : r.delivery.failingSince
+        ? `FAILING${failingWords(r.delivery.lastError)}`
+        : r.delivery.auth === 'ok'
+          ? 'token accepted'
+          : 'not tried yet';
   lines.push(`  HRMS: ${auth}`);
   lines.push(
     `  last success: ${when(r.delivery.lastSuccessAt)}${r.delivery.lastResult ? ` (${escapeControls(r.delivery.lastResult)})` : ''}`,
@@ -87,4 +90,10 @@ export function formatStatus(r: StatusReport): string {
     }
   }
   return lines.join('\n') + '\n';
+}
+
+/** ": the HRMS refuses connections: ..." for a failing delivery whose error has plain words. */
+export function failingWords(lastError: string | null): string {
+  const words = lastError ? deliveryTroubleWords(lastError) : undefined;
+  return words ? `: ${words}` : '';
 }

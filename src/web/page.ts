@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { NO_TOKEN } from '../delivery/health.js';
 import type { HourlySeries } from '../journal/hourly-stats.js';
 import { span, type Alert } from '../status/alert-words.js';
-import type { ConfigStatus, StatusReport, TerminalStatus } from '../status/index.js';
+import { failingWords, type ConfigStatus, type StatusReport, type TerminalStatus } from '../status/index.js';
 import { deliveryChart, queueChart, terminalSparkline } from './charts.js';
 import { Html, html } from './html.js';
 import { localTime } from '../util/local-time.js';
@@ -147,7 +147,7 @@ function deliveryRows(d: StatusReport['delivery'], now: number): Html {
           >${noToken ? 'NO TOKEN: nothing can be sent' : 'AUTH FAILED: the HRMS refuses the token'}</span
         >`
       : d.failingSince
-        ? html`<span class="bad">FAILING since ${when(d.failingSince, now)}</span>`
+        ? html`<span class="bad">FAILING since ${when(d.failingSince, now)}${failingWords(d.lastError)}</span>`
         : d.auth === 'ok'
           ? html`token accepted, delivering`
           : html`<span class="muted">not tried yet</span>`;

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHrmsSim, type HrmsSim } from '../../src/sim/hrms/index.js';
 import { buildStatus, formatStatus } from '../../src/status/index.js';
+import { renderPage } from '../../src/web/page.js';
 import { makePunches, startRig, TOKEN, type Rig } from './helpers.js';
 
 const MIN = 60_000;
@@ -14,6 +15,8 @@ interface Recovery {
   at9: string[];
   at11: string[];
   statusText: string;
+  /** The status page at 11 minutes. */
+  page: string;
 }
 
 /**
@@ -43,6 +46,7 @@ async function outage(
   let at9: string[] = [];
   let at11: string[] = [];
   let statusText = '';
+  let page = '';
   const status = () =>
     buildStatus(rig.journal, rig.config, rig.clock.now(), {
       freeBytes: null,
@@ -58,6 +62,7 @@ async function outage(
       const r = status();
       at11 = r.alerts;
       statusText = formatStatus(r);
+      page = renderPage(r, { version: '0', uptimeSeconds: 660, zone: 'UTC', refreshSeconds: 10 });
     }
     if (down && now >= backAt) {
       // The HRMS is back from backAt on: nothing asked it between backAt and now.
@@ -74,7 +79,7 @@ async function outage(
   const first = Math.min(...rig.journal.queries.list({ state: 'delivered' }).map((p) => p.deliveredAt ?? Infinity));
   if (kind === 'refused') await sim.stop();
   expect(rig.journal.queries.counts().delivered).toBe(punches.length);
-  return { delayMs: first - backAt, at9, at11, statusText };
+  return { delayMs: first - backAt, at9, at11, statusText, page };
 }
 
 describe('delivery comes back within 30 s of the HRMS, whatever the backoff', () => {
@@ -113,6 +118,13 @@ describe('delivery comes back within 30 s of the HRMS, whatever the backoff', ()
       /^delivery failing for 1[01] min: 20 punches waiting, kept safely; the HRMS refuses connections: it is down or restarting \(or hrms\.baseUrl names the wrong port\) \(.*ECONNREFUSED.*\): next try at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d \(the HRMS is asked every few seconds: delivery resumes within 30 s of its return\); to try now: sudo -u punchgate punchgate flush; punchgate check says whether this box reaches the HRMS$/,
     );
     expect(r.statusText).toMatch(/failing since .*: next try .*; to try now: sudo -u punchgate punchgate flush/);
+    // Not "token accepted" while nothing gets through: the reason, on the status and the page.
+    expect(r.statusText).toContain('HRMS: FAILING: the HRMS refuses connections: it is down or restarting');
+    expect(r.page).toMatch(/FAILING since <time [^>]*>[^<]*<\/time>.*?<\/span>: the HRMS refuses connections/);
+    expect(r.page).toMatch(/<dd id="next-try">\s*<time datetime="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/);
+    expect(r.page).toContain('the HRMS is asked every few seconds meanwhile');
+    expect(r.page).toContain('<code>sudo -u punchgate punchgate flush</code>');
+    expect(r.page).toContain('data-kind="delivery-failing"');
   }, 120_000);
 
   it('the alert time is the config key delivery.alertAfterMinutes', async () => {

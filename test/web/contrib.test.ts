@@ -195,6 +195,11 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
       alert: 'PunchgateRunsOnLastGoodConfig',
       labels: { severity: 'critical' },
     });
+    // Delivery failing for 10 minutes, as the status's own alert (delivery.alertAfterMinutes' default).
+    expect(byMetric('punchgate_delivery_failing_since_timestamp_seconds')[0]).toMatchObject({
+      alert: 'PunchgateDeliveryFailing',
+      expr: 'time() - punchgate_delivery_failing_since_timestamp_seconds > 600',
+    });
   });
 
   it('contrib/grafana/punchgate.json: every panel and variable reads metrics that exist', () => {
