@@ -32,9 +32,13 @@ export function packagedUnit(unit: string): string {
   const args = /^ExecStart=\S+\s+(.*?)\s*\S*\/punchgate\s+(run .*)$/.exec(exec[0]!);
   if (!args)
     throw new Error(`systemd/punchgate.service: ExecStart= is not "node FLAGS .../punchgate run ...": ${exec[0]}`);
-  const out = [...lines.slice(0, from), ...PACKAGE_NOTE, ...lines.slice(to)].map((l) =>
-    l.startsWith('ExecStart=') ? `ExecStart=${NODE} ${args[1]} ${BUNDLE} ${args[2]}` : l,
-  );
+  const out = [...lines.slice(0, from), ...PACKAGE_NOTE, ...lines.slice(to)].map((l) => {
+    if (l.startsWith('ExecStart=')) return `ExecStart=${NODE} ${args[1]} ${BUNDLE} ${args[2]}`;
+    // The reload's config check (`node .../punchgate check ...`): the package's launcher, since
+    // the box may have no node of its own.
+    const check = /^ExecReload=\S*node\s+(?:\S+\s+)*?\S*\/punchgate\s+(.*)$/.exec(l);
+    return check ? `ExecReload=/usr/bin/punchgate ${check[1]}` : l;
+  });
   // The man page, for `systemctl status` and `systemctl help punchgate`.
   const description = out.findIndex((l) => l.startsWith('Description='));
   out.splice(description + 1, 0, 'Documentation=man:punchgate(1)');

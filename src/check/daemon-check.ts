@@ -1,38 +1,78 @@
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
+import { OwnerLock } from '../journal/lock.js';
+import { statusJsonPath } from '../status/daemon-probe.js';
+import type { ConfigStatus, StatusReport } from '../status/types.js';
 import type { Clock } from '../util/clock.js';
-import { errorCode, errorText, fail, pass, warn, type CheckResult } from './types.js';
+import { localTimeOf } from '../util/local-time.js';
+import { fail, pass, warn, type CheckResult } from './types.js';
 
 /** Slack on top of three missed rewrites before the status log counts as stale. */
 const SLACK_MS = 30_000;
 
 /**
- * Is `punchgate run` alive and not stuck? It rewrites the status log every `status.intervalMs`
- * from its event loop, so a file older than three intervals means a dead or hung daemon.
- * Only in `--quick` mode (the container health check), where a running daemon is expected.
+ * Is `punchgate run` alive, and on which config? Alive is asked of the journal itself: the
+ * daemon holds the journal's owner lock for its whole life, and the lock dies with the process
+ * however it ends (a stopped daemon leaves a status log that still looks fresh for a minute).
+ * Stuck is a daemon that holds the lock but no longer rewrites its status log. Which config it
+ * runs on is in its status file (status.json).
+ *
+ * `required` (check --quick, the container health check): a daemon that is not running fails;
+ * otherwise (plain check, often run before the first start) it is a warning.
  */
-export function checkDaemon(config: Config, clock: Clock): CheckResult {
+export function checkDaemon(config: Config, clock: Clock, opts: { required: boolean }): CheckResult {
   const { path, intervalMs } = config.status;
-  if (!path || intervalMs <= 0)
-    return pass('daemon', 'status log disabled (status.intervalMs: 0): liveness not checked');
-  const limit = 3 * intervalMs + SLACK_MS;
+  const lock = OwnerLock.pathFor(config.journal.path);
+  const running = OwnerLock.isHeld(config.journal.path);
+  let statusAt: number | null = null;
   try {
-    const age = clock.now() - statSync(path).mtimeMs;
-    if (age > limit) {
-      return fail(
-        'daemon',
-        `the status log ${path} was last written ${Math.round(age / 1000)} s ago (expected every ${Math.round(intervalMs / 1000)} s)`,
-        'punchgate run is stopped or stuck: look at its log, and restart it',
-      );
-    }
-    return pass('daemon', `status log written ${Math.max(0, Math.round(age / 1000))} s ago`);
-  } catch (e) {
-    if (errorCode(e) === 'ENOENT')
-      return warn('daemon', `no status log at ${path} yet (punchgate run writes it at start)`);
+    if (path) statusAt = statSync(path).mtimeMs;
+  } catch {
+    statusAt = null;
+  }
+  const written =
+    statusAt === null
+      ? 'no status log yet'
+      : `status log written ${Math.max(0, Math.round((clock.now() - statusAt) / 1000))} s ago`;
+  if (!running) {
+    const detail = `punchgate run is not running: nothing holds the journal lock ${lock} (${written})`;
+    const fix = 'start it: sudo systemctl start punchgate (journalctl -u punchgate -n 50 says why it stopped)';
+    return opts.required ? fail('daemon', detail, fix) : warn('daemon', detail, fix);
+  }
+  const checked = Boolean(path) && intervalMs > 0;
+  if (checked && (statusAt === null || clock.now() - statusAt > 3 * intervalMs + SLACK_MS)) {
     return fail(
       'daemon',
-      `cannot read the status log ${path}: ${errorText(e)}`,
-      'check status.path and its permissions',
+      `punchgate run holds the journal lock but has not rewritten its status log ${path} ${statusAt === null ? 'at all' : `for ${Math.round((clock.now() - statusAt) / 1000)} s`} (expected every ${Math.round(intervalMs / 1000)} s): it is stuck`,
+      'look at journalctl -u punchgate -n 50, then sudo systemctl restart punchgate',
     );
   }
+  const running_ = runningConfig(path);
+  const on = running_ ? `; ${describeRunningConfig(running_)}` : '';
+  const pid = OwnerLock.holderPid(config.journal.path);
+  const result = `punchgate run is running (${pid ? `pid ${pid} ` : ''}holds the journal lock)${checked ? `, ${written}` : ''}${on}`;
+  return running_?.runningOn === 'last-good'
+    ? warn(
+        'daemon',
+        result,
+        `correct ${running_.file}, check it with punchgate check --config-only, then sudo systemctl reload punchgate`,
+      )
+    : pass('daemon', result);
+}
+
+/** Which config the daemon says it runs on (its status.json), if it says. */
+export function runningConfig(statusPath: string | undefined): ConfigStatus | undefined {
+  if (!statusPath) return undefined;
+  try {
+    return (JSON.parse(readFileSync(statusJsonPath(statusPath), 'utf8')) as Partial<StatusReport>).config ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** "it runs on /etc/punchgate/punchgate.yaml as loaded at ...", or on the last good copy. */
+export function describeRunningConfig(c: ConfigStatus): string {
+  return c.runningOn === 'last-good'
+    ? `it runs on the last good config (loaded ${localTimeOf(c.loadedAt)}, kept at ${c.lastGood}) because ${c.file} does not load`
+    : `it runs on ${c.file} as loaded at ${localTimeOf(c.loadedAt)}${c.failure ? ` (the file does not load since ${localTimeOf(c.failure.since)}: a reload would be refused)` : ''}`;
 }

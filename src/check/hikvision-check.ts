@@ -4,19 +4,17 @@ import type { HikvisionTerminalConfig } from '../config/terminals.js';
 import { wallClockAt, wallClockDiffSeconds } from '../punch.js';
 import { nextAuthTry, type AuthRefusal } from '../sources/hikvision/auth-gate.js';
 import { END_SERIAL, refusesSerialRange, smallerEndSerial } from '../sources/hikvision/serial-range.js';
+import { describeHikFault } from '../sources/hikvision/fault.js';
 import {
   defaultHikClientFactory,
   HikApiError,
-  HikAuthError,
-  HikConnectionError,
-  HikSetupError,
   HikTlsError,
   readTerminalPassword,
   type HikClientFactory,
   type HikvisionClient,
 } from '../sources/hikvision/index.js';
 import type { Clock } from '../util/clock.js';
-import { errorText, fail, pass, warn, type CheckResult } from './types.js';
+import { fail, pass, warn, type CheckResult } from './types.js';
 import { describeSkew } from './zk-check.js';
 import { localTime } from '../util/local-time.js';
 
@@ -169,57 +167,16 @@ async function describeFailure(
   name: string,
   key: string,
 ): Promise<CheckResult> {
-  if (e instanceof HikSetupError) {
-    return fail(
-      name,
-      e.message,
-      `set ${key}.passwordFile (readable by punchgate) or the environment variable it names`,
-    );
-  }
-  if (e instanceof HikAuthError) {
-    if (e.locked) {
-      return fail(
-        name,
-        e.message,
-        `wait until the device unlocks the account, then put the right password in ${key}.passwordFile; punchgate tries a refused password only every few minutes so as not to lock it again`,
-      );
-    }
-    return fail(
-      name,
-      `${e.message}`,
-      `put the password of the device account "${cfg.username}" in ${key}.passwordFile (or the environment variable); the account needs the rights to read events and the device's configuration (see docs/terminals-hikvision.md); each wrong try counts towards the device's lock`,
-    );
-  }
-  if (e instanceof HikTlsError) {
-    if (e.fingerprint) {
-      return fail(
-        name,
-        e.message,
-        `if the device's certificate was replaced on purpose (a reset, a new certificate), check its fingerprint at the device and set ${key}.tlsFingerprint to "sha256:${e.fingerprint}"`,
-      );
-    }
+  const f = describeHikFault(e, cfg, key);
+  // A certificate not trusted, without a pin: read the one the device presents, for the admin to compare.
+  if (e instanceof HikTlsError && !e.fingerprint) {
     const fp = await presentedFingerprint(cfg.url, cfg.timeoutMs);
-    return fail(
-      name,
-      e.message,
-      fp
-        ? `its certificate's fingerprint is sha256:${fp}: compare it with the one the device shows (its web page, HTTPS settings), then set ${key}.tlsFingerprint: "sha256:${fp}"`
-        : `set ${key}.tlsFingerprint to the device certificate's SHA-256 fingerprint, or ${key}.caFile to the CA that signed it`,
-    );
+    if (fp)
+      return fail(
+        name,
+        f.cause,
+        `its certificate's fingerprint is sha256:${fp}: compare it with the one the device shows (its web page, HTTPS settings), then set ${key}.tlsFingerprint: "sha256:${fp}"`,
+      );
   }
-  if (e instanceof HikConnectionError) {
-    return fail(
-      name,
-      e.message,
-      `check the power and cable of the terminal and ${key}.url (its address and http/https)`,
-    );
-  }
-  if (e instanceof HikApiError) {
-    return fail(
-      name,
-      `${cfg.url} answered, but not as a Hikvision access-control terminal does: ${e.message}`,
-      `check that ${key}.url points at the terminal (not a camera or an NVR) and that its ISAPI is enabled`,
-    );
-  }
-  return fail(name, `${cfg.url}: ${errorText(e)}`, `check ${key}.url and the terminal`);
+  return fail(name, f.cause, f.fix);
 }

@@ -2,7 +2,9 @@ import type { AttendanceSender } from '../hrms/attendance.js';
 import type { OpenSerialLink } from '../sources/serial/port.js';
 import type { ClientFactory } from '../sources/zk/poll.js';
 import type { HikClientFactory } from '../sources/hikvision/index.js';
-import { terminalSecrets } from '../sources/build.js';
+import { findLastGood, type LastGood } from '../config/last-good.js';
+import { checkTerminalConfig, terminalSecrets } from '../sources/build.js';
+import { localTime } from '../util/local-time.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { EXIT } from '../util/exit-codes.js';
 import { containerZoneWarning, type ZoneFacts } from '../util/container-zone.js';
@@ -28,6 +30,8 @@ export interface CheckOptions {
    * daemon's status log freshness; no network, no devices. Exit 0 or 1.
    */
   quick?: boolean;
+  /** Only the config: parsed and validated, nothing else touched (systemd's ExecReload= runs it before SIGHUP). */
+  configOnly?: boolean;
   /** Default process.env (PUNCHGATE_HRMS_TOKEN, CREDENTIALS_DIRECTORY). */
   env?: NodeJS.ProcessEnv;
   clock?: Clock;
@@ -54,15 +58,37 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
 
   const { result: configResult, config } = checkConfig(opts.configPath);
   checks.push(configResult);
-  if (!config) return finish(checks, secrets, quick, quick ? EXIT.FAILURE : EXIT.CONFIG);
+  if (opts.configOnly) return finish(checks, secrets, quick, EXIT.CONFIG);
+  if (!config) {
+    // The daemon may run on its last good config meanwhile: say so (and, for the health check,
+    // whether it runs is what matters: the broken file is an alert of its own).
+    const copy = lastGoodOf(opts.configPath);
+    if (!copy) return finish(checks, secrets, quick, quick ? EXIT.FAILURE : EXIT.CONFIG);
+    checks.push(
+      warn(
+        'last good config',
+        `${copy.path} (the last config that loaded from ${copy.source}, at ${localTime(copy.loadedAt)}): punchgate run starts on it while the file does not load`,
+        `correct the file, check it with punchgate check --config-only, then sudo systemctl reload punchgate`,
+      ),
+    );
+    if (quick) {
+      checks[0] = { ...checks[0]!, status: 'warn' };
+      checks.push(checkJournal(copy.config.journal.path, { quick }));
+      checks.push(checkDaemon(copy.config, clock, { required: true }));
+      return finish(checks, secrets, quick);
+    }
+    checks.push(checkDaemon(copy.config, clock, { required: false }));
+    return finish(checks, secrets, quick, EXIT.CONFIG);
+  }
   const env = opts.env ?? process.env;
   for (const s of terminalSecrets(config.terminals, env)) secrets.add(s);
 
   checks.push(checkJournal(config.journal.path, { quick }));
   if (quick) {
-    checks.push(checkDaemon(config, clock));
+    checks.push(checkDaemon(config, clock, { required: true }));
     return finish(checks, secrets, quick);
   }
+  checks.push(checkDaemon(config, clock, { required: false }));
   checks.push(checkDisk(config.journal.path));
   const zone = containerZoneWarning(config.terminals, opts.zoneFacts);
   if (zone) checks.push(warn('time zone', zone.detail, zone.fix));
@@ -114,6 +140,15 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
     );
   checks.push(hrms!);
   return finish(checks, secrets, quick);
+}
+
+/** The copy of the last config that loaded, kept by punchgate run (undefined: none, or unreadable). */
+function lastGoodOf(configPath: string): LastGood | undefined {
+  try {
+    return findLastGood(configPath, checkTerminalConfig);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

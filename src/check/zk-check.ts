@@ -1,10 +1,11 @@
 import type { ZkTerminalConfig } from '../config/terminals.js';
 import { wallClockAt, wallClockDiffSeconds } from '../punch.js';
-import { ZkAuthError, ZkConnectionError, ZkProtocolError, ZkTimeoutError } from '../sources/zk/client/index.js';
+import { ZkProtocolError } from '../sources/zk/client/index.js';
+import { describeZkFault } from '../sources/zk/fault.js';
 import { defaultClientFactory, type ClientFactory } from '../sources/zk/poll.js';
 import type { TerminalRecord } from '../journal/types.js';
 import type { Clock } from '../util/clock.js';
-import { errorText, fail, pass, warn, type CheckResult } from './types.js';
+import { fail, pass, warn, type CheckResult } from './types.js';
 
 export interface ZkCheckDeps {
   clock: Clock;
@@ -85,41 +86,10 @@ function withDaemonHint(result: CheckResult, cfg: ZkTerminalConfig, key: string,
 }
 
 function describeFailure(e: unknown, name: string, key: string, peer: string, cfg: ZkTerminalConfig): CheckResult {
-  const commKeyFix = `set ${key}.commKey to the Comm Key in the terminal's communication settings (0 when none is set there)`;
-  if (e instanceof ZkAuthError) {
-    if (/requires a comm key/.test(e.message))
-      return fail(name, `${peer} requires a comm key and none is configured`, commKeyFix);
-    return fail(name, `comm key refused by ${peer}`, commKeyFix);
-  }
-  const seconds = `${Math.round(cfg.timeoutMs / 100) / 10} s`;
-  const reachFix = `check the cable/power, the IP address (${key}.host), and that nothing else holds the terminal's single TCP session`;
-  if (e instanceof ZkTimeoutError) return fail(name, `no answer from ${peer} within ${seconds}`, reachFix);
-  if (e instanceof ZkConnectionError) {
-    const code = e.code ?? '';
-    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
-      return fail(
-        name,
-        `cannot resolve the host name ${cfg.host} (${code})`,
-        `check ${key}.host; a fixed IP address is safest for a terminal`,
-      );
-    }
-    if (code === 'ECONNREFUSED') {
-      return fail(
-        name,
-        `${peer} refused the connection`,
-        `check ${key}.host and ${key}.port (4370 unless changed on the terminal), and that nothing else holds the terminal's single TCP session`,
-      );
-    }
-    return fail(name, `no answer from ${peer}${code ? ` (${code})` : ''}`, reachFix);
-  }
-  if (e instanceof ZkProtocolError) {
-    return fail(
-      name,
-      `${peer} answered, but not as a ZK terminal does: ${e.message}`,
-      `check that ${key}.host and ${key}.port point at the terminal, and try ${key}.transport: tcp or udp`,
-    );
-  }
-  return fail(name, `${peer}: ${errorText(e)}`, reachFix);
+  const f = describeZkFault(e, cfg, key, peer);
+  // A protocol error keeps its detail here: check is where the admin looks closer.
+  const detail = e instanceof ZkProtocolError ? `${f.cause}: ${e.message}` : f.cause;
+  return fail(name, detail, f.fix);
 }
 
 /** `in step`, `12 s ahead`, `5 min 3 s behind`, `2 h behind`. */

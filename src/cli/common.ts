@@ -1,13 +1,24 @@
 import type { Command } from 'commander';
+import { statSync } from 'node:fs';
 import { ConfigError, loadConfig } from '../config/load.js';
+import { findLastGood, type LastGood } from '../config/last-good.js';
+import type { ConfigStatus } from '../status/types.js';
+import { localTime } from '../util/local-time.js';
 import { checkTerminalConfig, terminalSecrets } from '../sources/build.js';
 import { Journal, type JournalOptions } from '../journal/journal.js';
-import { isBusyJournalError, JournalBusyError, JournalUnusableError } from '../journal/errors.js';
-import { DEFAULT_CONFIG_PATH } from '../config/schema.js';
+import {
+  describeJournalFailure,
+  isBusyJournalError,
+  isFatalJournalError,
+  JournalBusyError,
+  JournalUnusableError,
+} from '../journal/errors.js';
+import { DEFAULT_CONFIG_PATH, type Config } from '../config/schema.js';
 import type { AppContext } from '../context.js';
 import { systemClock } from '../util/clock.js';
 import { EXIT, ExitError } from '../util/exit-codes.js';
-import { createLogger } from '../util/logger.js';
+import { createLogger, logFormatFor, type LogFormat, type Logger } from '../util/logger.js';
+import { isJournalStream, PRIORITY, withPriority } from '../util/journald.js';
 import { Secrets } from '../util/secrets.js';
 import { aborted, abortOnStopSignal } from '../util/signals.js';
 
@@ -16,6 +27,7 @@ export interface GlobalOptions {
   config: string;
   pretty?: boolean;
   logLevel?: string;
+  logFormat?: string;
 }
 
 export function globalOptions(cmd: Command): GlobalOptions {
@@ -28,15 +40,84 @@ export function globalOptions(cmd: Command): GlobalOptions {
  */
 export function loadContext(cmd: Command, opts: { logToStderr?: boolean } = {}): AppContext {
   const g = globalOptions(cmd);
-  const config = loadConfig(g.config ?? DEFAULT_CONFIG_PATH, checkTerminalConfig);
+  return contextFor(cmd, loadConfig(g.config ?? DEFAULT_CONFIG_PATH, checkTerminalConfig), opts);
+}
+
+/**
+ * For a command that only reads (`status`, `terminals`, `punches`...): the config, or, when the
+ * file does not load, the last good copy punchgate run keeps (config/last-good.ts), said in one
+ * line on stderr, so that an admin can look at the running site while the file is broken.
+ * Without a copy, the file's ConfigError (exit 78) as for any command.
+ */
+export function loadReadingContext(cmd: Command): { ctx: AppContext; fallback?: ConfigStatus } {
+  const g = globalOptions(cmd);
+  const file = g.config ?? DEFAULT_CONFIG_PATH;
+  try {
+    return { ctx: contextFor(cmd, loadConfig(file, checkTerminalConfig), { logToStderr: true }) };
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    let copy: LastGood | undefined;
+    try {
+      copy = findLastGood(file, checkTerminalConfig);
+    } catch {
+      copy = undefined;
+    }
+    if (!copy) throw e;
+    const more = e.problems.length > 1 ? `; and ${e.problems.length - 1} more` : '';
+    process.stderr.write(
+      `punchgate: ${e.problems[0] ?? file}${more} -- shown with the last good config (loaded ${localTime(copy.loadedAt)}, kept at ${copy.path})\n`,
+    );
+    const failure = { problems: e.problems, since: new Date(changedAt(file)).toISOString() };
+    return {
+      ctx: contextFor(cmd, copy.config, { logToStderr: true }),
+      fallback: {
+        file: copy.source,
+        runningOn: 'last-good',
+        loadedAt: new Date(copy.loadedAt).toISOString(),
+        lastGood: copy.path,
+        failure,
+        secretsMissing: copy.secretsMissing,
+      },
+    };
+  }
+}
+
+function changedAt(file: string): number {
+  try {
+    return Math.min(Date.now(), statSync(file).mtimeMs);
+  } catch {
+    return Date.now();
+  }
+}
+
+/** The context of a command for a config already loaded (`punchgate run` loads its own: ConfigWatch). */
+export function contextFor(cmd: Command, config: Config, opts: { logToStderr?: boolean } = {}): AppContext {
+  const g = globalOptions(cmd);
+  const logger = createLogger({
+    level: g.logLevel ?? (opts.logToStderr ? 'warn' : config.log.level),
+    format: commandLogFormat(g, opts.logToStderr ? 2 : 1),
+    destination: opts.logToStderr ? { write: (s: string) => process.stderr.write(s) } : undefined,
+  });
+  return contextWith(config, logger);
+}
+
+/**
+ * The log format of a command whose log goes to `fd`: as asked, else for systemd's journal when
+ * that fd is its stream; else JSON on stdout (the daemon, for machines and containers) and
+ * readable lines on stderr (one-shot commands, for a person).
+ */
+export function commandLogFormat(g: GlobalOptions, fd: 1 | 2): LogFormat {
+  if (g.logFormat !== undefined && !['json', 'text', 'journal'].includes(g.logFormat))
+    throw new ExitError(`--log-format: must be json, text or journal (not "${g.logFormat}")`, EXIT.CONFIG);
+  const format = logFormatFor(fd, { format: g.logFormat, pretty: g.pretty });
+  return format === 'json' && fd === 2 && g.logFormat === undefined ? 'text' : format;
+}
+
+/** The context for a config and a logger made already. */
+export function contextWith(config: Config, logger: Logger): AppContext {
   // Comm keys are not registered: they are never put into a message, and the logger redacts them by key.
   const secrets = new Secrets();
   for (const s of terminalSecrets(config.terminals)) secrets.add(s);
-  const logger = createLogger({
-    level: g.logLevel ?? (opts.logToStderr ? 'warn' : config.log.level),
-    pretty: g.pretty ?? opts.logToStderr,
-    destination: opts.logToStderr ? { write: (s: string) => process.stderr.write(s) } : undefined,
-  });
   return { config, logger, clock: systemClock, secrets };
 }
 
@@ -69,25 +150,28 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<number |
 }
 
 export function reportError(e: unknown): void {
+  // Under systemd each line carries its priority, so that `journalctl -p err` shows why it stopped.
+  const write = (text: string) =>
+    process.stderr.write(isJournalStream(2) ? withPriority(PRIORITY.err, text) : `${text}\n`);
   if (e instanceof ConfigError) {
     // One problem per line, each starting with `file:line:` as compilers do (editors jump to it).
-    for (const p of e.problems) process.stderr.write(`${p}\n`);
+    for (const p of e.problems) write(p);
     process.exitCode = e.exitCode;
   } else if (e instanceof ExitError) {
-    process.stderr.write(`punchgate: ${e.message}\n`);
+    write(`punchgate: ${e.message}`);
     process.exitCode = e.exitCode;
   } else if (e instanceof JournalUnusableError) {
-    process.stderr.write(`punchgate: ${e.message}\n`);
+    write(`punchgate: ${e.message}`);
     process.exitCode = EXIT.IOERR;
   } else if (e instanceof JournalBusyError || isBusyJournalError(e)) {
     const text =
       e instanceof JournalBusyError
         ? e.message
         : 'the journal is busy: another process holds its write lock; try again in a moment';
-    process.stderr.write(`punchgate: ${text}\n`);
+    write(`punchgate: ${text}`);
     process.exitCode = EXIT.TEMPFAIL;
   } else {
-    process.stderr.write(`punchgate: ${e instanceof Error ? e.message : String(e)}\n`);
+    write(`punchgate: ${e instanceof Error ? e.message : String(e)}`);
     process.exitCode = EXIT.FAILURE;
   }
 }
@@ -125,19 +209,33 @@ export function openJournal(
  */
 export async function withJournal<T>(
   cmd: Command,
-  fn: (ctx: AppContext, journal: Journal) => T | Promise<T>,
+  fn: (ctx: AppContext, journal: Journal, fallback?: ConfigStatus) => T | Promise<T>,
   opts: { readonly?: boolean } = {},
 ): Promise<T> {
-  const ctx = loadContext(cmd, { logToStderr: true });
+  // A command that only reads works from the last good config while the file is broken.
+  const { ctx, fallback } = opts.readonly
+    ? loadReadingContext(cmd)
+    : { ctx: loadContext(cmd, { logToStderr: true }), fallback: undefined };
   const journal = openJournal(ctx, opts.readonly ? 'readonly' : 'shared');
   try {
-    return await fn(ctx, journal);
+    return await fn(ctx, journal, fallback);
   } catch (e) {
-    if (isBusyJournalError(e) && !(e instanceof JournalBusyError)) throw new JournalBusyError(journal.path);
-    throw e;
+    throw journalErrorOf(journal.path, e);
   } finally {
     journal.close();
   }
+}
+
+/**
+ * What a command says about an error met while it used the journal at `path`: a journal kept busy
+ * is exit 75 with the path; one that cannot be used any more (damaged, the disk full, not
+ * writable) is exit 74 with the path and the fix, never SQLite's bare words and exit 1.
+ */
+export function journalErrorOf(path: string, e: unknown): unknown {
+  if (e instanceof JournalUnusableError || e instanceof JournalBusyError) return e;
+  if (isBusyJournalError(e)) return new JournalBusyError(path);
+  if (isFatalJournalError(e)) return describeJournalFailure(path, e);
+  return e;
 }
 
 /** What a long-running console command writes to and when it should stop. */

@@ -9,7 +9,11 @@ export function buildProgram(): Command {
     .description('Attendance device gateway: terminals -> journal -> HRMS')
     .version(versionLine(), '-V, --version', "print punchgate's version and its Node.js runtime's, and exit")
     .option('-c, --config <file>', 'config file', process.env.PUNCHGATE_CONFIG ?? DEFAULT_CONFIG_PATH)
-    .option('--pretty', 'human-readable log lines instead of JSON')
+    .option('--pretty', 'human-readable log lines instead of JSON (the same as --log-format text)')
+    .option(
+      '--log-format <format>',
+      'json, text or journal (lines with their priority for systemd); default: journal under systemd (JOURNAL_STREAM), else json',
+    )
     .option('--log-level <level>', 'trace, debug, info, warn, error')
     .showHelpAfterError()
     // `punchgate run --help` (and every command's) lists the options every command takes: --config,

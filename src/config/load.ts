@@ -109,6 +109,17 @@ function resolvePaths(c: Config, baseDir: string): Config {
 
 /** Reads, parses and validates a YAML config file. Throws ConfigError (exit 78). */
 export function loadConfig(file: string, checkTerminal: TerminalCheck): Config {
+  return loadConfigFile(file, checkTerminal).config;
+}
+
+/** A config as it loaded, with the text it was made from (punchgate run keeps a copy: last-good.ts). */
+export interface LoadedConfig {
+  config: Config;
+  text: string;
+}
+
+/** loadConfig, keeping the text that was read. */
+export function loadConfigFile(file: string, checkTerminal: TerminalCheck): LoadedConfig {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -116,6 +127,11 @@ export function loadConfig(file: string, checkTerminal: TerminalCheck): Config {
     const code = (e as NodeJS.ErrnoException).code;
     throw new ConfigError([`${file}: cannot read the config file (${code ?? String(e)})`]);
   }
+  return { config: parseConfigText(text, file, dirname(resolve(file)), checkTerminal), text };
+}
+
+/** Parses and validates config text read from `file` (named in every problem); relative paths resolve against `baseDir`. */
+export function parseConfigText(text: string, file: string, baseDir: string, checkTerminal?: TerminalCheck): Config {
   const lines = new LineCounter();
   // Merge keys (`<<: *defaults`) are allowed: a site with many alike terminals writes their common keys once.
   const doc = parseDocument(text, { prettyErrors: true, lineCounter: lines, merge: true });
@@ -127,5 +143,5 @@ export function loadConfig(file: string, checkTerminal: TerminalCheck): Config {
       }),
     );
   }
-  return parseConfig(doc.toJS(), dirname(resolve(file)), checkTerminal, { file, doc, lines });
+  return parseConfig(doc.toJS(), baseDir, checkTerminal, { file, doc, lines });
 }

@@ -123,6 +123,14 @@ const deliverySchema = z
     deadAfterDays: z.number().min(0).default(30),
     /** While the token is refused, try again this often (no attempt is charged to punches). */
     authRetryMs: durationMs.default(180_000),
+    /** Delivery failing this long (no batch taken since the first failure) is an alert. */
+    alertAfterMinutes: z.number().min(1).max(10_080).default(10),
+    /**
+     * While the HRMS is unreachable (refused, timeout, 5xx), it is asked this often with an empty
+     * batch (nothing recorded), whatever the backoff: delivery resumes within about this long of its
+     * return (jittered between half and all of it). 0: no probe, the backoff alone.
+     */
+    probeIntervalMs: durationMs.max(60_000).default(10_000),
     /** Case-insensitive regular expressions over per-punch and whole-request messages. */
     patterns: z
       .strictObject({

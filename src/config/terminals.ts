@@ -196,3 +196,9 @@ export type TerminalConfig = z.infer<typeof terminalSchema>;
 export function terminalPasswordEnv(name: string): string {
   return `PUNCHGATE_TERMINAL_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_PASSWORD`;
 }
+
+/** `terminals[2]`: where a terminal is in the config, as the fixes of check and the status name its settings. */
+export function configKeyIn(config: { terminals: readonly { name: string }[] }, name: string): string {
+  const i = config.terminals.findIndex((t) => t.name === name);
+  return i < 0 ? `terminals[${name}]` : `terminals[${i}]`;
+}

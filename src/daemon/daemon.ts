@@ -1,4 +1,7 @@
-import { loadConfig } from '../config/load.js';
+import { ConfigError, loadConfigFile, type LoadedConfig } from '../config/load.js';
+import { configKeyIn } from '../config/terminals.js';
+import { messageOf } from '../util/errors.js';
+import { ConfigWatch } from './config-watch.js';
 import type { Config } from '../config/schema.js';
 import type { AppContext } from '../context.js';
 import { Deliverer } from '../delivery/index.js';
@@ -18,6 +21,7 @@ import { createPushReceiver } from './push-receiver.js';
 import { StatusLog } from './status-log.js';
 import { SourceSet, type SourceFactory } from './sources.js';
 import { TimedSender } from './watchdog.js';
+import { hrmsOutcome } from '../metrics/hrms-outcome.js';
 import type { Notifier } from './sd-notify.js';
 
 const DAY_MS = 86_400_000;
@@ -37,6 +41,8 @@ const PRUNE_RETRY_MS = 60_000;
 
 export interface DaemonOptions {
   configPath: string;
+  /** Which config runs and whether its file loads (made at start: ConfigWatch.startWith); default: one for configPath. */
+  configWatch?: ConfigWatch;
   notifier: Notifier;
   /** Tests replace how sources are built (e.g. a manual schedule). */
   sourceFactory?: SourceFactory;
@@ -60,9 +66,12 @@ export class Daemon {
   /** The push terminal receiver (adms.listen), shared by every push terminal's source. */
   private pushReceiver: AdmsReceiver | undefined;
   private readonly statusLog: StatusLog;
+  private readonly configWatch: ConfigWatch;
   /** The status page, /metrics and the health endpoints (status.listen). */
   readonly web: StatusWeb;
   private timers: NodeJS.Timeout[] = [];
+  /** Batches sent since the last hourly sample that got no usable answer. */
+  private failedRequests = 0;
   private busyTimer: NodeJS.Timeout | undefined;
   private started = false;
   private stopping: Promise<void> | undefined;
@@ -73,6 +82,13 @@ export class Daemon {
   ) {
     this.config = ctx.config;
     const c = ctx.config;
+    this.configWatch =
+      opts.configWatch ??
+      new ConfigWatch(opts.configPath, c.journal.path, {
+        clock: ctx.clock,
+        logger: ctx.logger,
+        checkTerminal: checkTerminalConfig,
+      });
     this.journal = Journal.open({
       path: c.journal.path,
       site: c.site,
@@ -103,12 +119,21 @@ export class Daemon {
       logger: ctx.logger,
       clock: ctx.clock,
       onPunches: () => this.delivery?.deliverer.wake(),
+      configKey: (name) => configKeyIn(this.config, name),
     };
     this.deps = deps;
     if (c.adms) this.attachPushReceiver(c.adms);
     this.sources = new SourceSet(opts.sourceFactory ?? createSource, deps, ctx.logger);
     const reports = new LatestReport(() => this.status(), ctx.clock.now);
-    this.statusLog = new StatusLog(c.status.path!, () => reports.fresh(), ctx);
+    this.statusLog = new StatusLog(
+      c.status.path!,
+      () => {
+        const report = reports.fresh();
+        this.sampleHourly(report);
+        return report;
+      },
+      ctx,
+    );
     this.web = new StatusWeb({
       journal: this.journal,
       config: () => this.config,
@@ -120,9 +145,22 @@ export class Daemon {
 
   /** The status as it is now, with what only the running daemon knows (for the status log and the page). */
   status(): StatusReport {
-    return buildStatus(this.journal, this.config, this.ctx.clock.now(), {
-      live: { journalBusySince: this.journal.busySince(), heldPunches: this.sources.held() },
-    });
+    // Whether the config file still loads: a stat, and a read only when it changed.
+    this.configWatch.poll();
+    // A journal found damaged while counting ends the process as any other fatal journal error.
+    return this.guard(() =>
+      buildStatus(this.journal, this.config, this.ctx.clock.now(), {
+        live: {
+          journalBusySince: this.journal.busySince(),
+          heldPunches: this.sources.held(),
+          config: this.configWatch.status(),
+          delivery: {
+            nextTryAt: this.delivery?.deliverer.nextTryAt ?? null,
+            probing: this.delivery?.deliverer.probing ?? false,
+          },
+        },
+      }),
+    );
   }
 
   async start(): Promise<void> {
@@ -153,13 +191,17 @@ export class Daemon {
   /** SIGHUP: re-read the config and the token file; keep the running config if the new one is invalid. */
   async reload(): Promise<void> {
     const { logger } = this.ctx;
-    let next: Config;
+    let loaded: LoadedConfig;
     try {
-      next = loadConfig(this.opts.configPath, checkTerminalConfig);
+      loaded = loadConfigFile(this.opts.configPath, checkTerminalConfig);
     } catch (e) {
-      logger.error({ problems: (e as Error).message.split('\n') }, 'config reload failed: keeping the running config');
+      // Said in the log (with the file's lines), and an alert on the status, the page and /metrics.
+      this.configWatch.failed(e instanceof ConfigError ? e.problems : [messageOf(e)]);
+      this.statusLog.write();
       return;
     }
+    let next = loaded.config;
+    this.configWatch.loaded(loaded);
     if (next.journal.path !== this.config.journal.path || next.site !== this.config.site) {
       logger.warn('journal.path and site changes take effect only after a restart');
       next = { ...next, journal: this.config.journal, site: this.config.site };
@@ -230,7 +272,11 @@ export class Daemon {
       hrms: c.hrms,
       authPatterns: compilePatterns(c.delivery.patterns.authFailure),
     });
-    const sender = new TimedSender(inner, this.ctx.clock.now, (a, n, s) => this.web.observeHrms(a, n, s));
+    const sender = new TimedSender(inner, this.ctx.clock.now, (a, n, s) => {
+      this.web.observeHrms(a, n, s);
+      // A batch that got no usable answer, for the page's chart (probes, empty batches, are not counted).
+      if (n > 0 && hrmsOutcome(a, n) !== 'ok') this.failedRequests++;
+    });
     const deliverer = new Deliverer({
       queue: this.web.watch(this.journal),
       state: this.journal.deliveryState,
@@ -257,6 +303,21 @@ export class Daemon {
     await d.done;
     await d.deliverer.close();
     await d.sender.close();
+  }
+
+  /** At each status write: the queue's size and the failed requests, kept per hour for the page's charts. */
+  private sampleHourly(report: StatusReport): void {
+    try {
+      this.guard(() =>
+        this.journal.hourly.record(this.ctx.clock.now(), {
+          queue: report.punches.pending + report.punches.inflight,
+          failedRequests: this.failedRequests,
+        }),
+      );
+      this.failedRequests = 0;
+    } catch (e) {
+      if (!isBusyJournalError(e)) this.ctx.logger.warn({ err: messageOf(e) }, 'could not keep the hourly figures');
+    }
   }
 
   /** The watchdog is fed only while the journal answers and no HRMS request hangs past its deadline. */

@@ -21,6 +21,8 @@ export type { BatchOptions, BatchReport } from './types.js';
 const JOURNAL_BUSY_RETRY_MS = 1000;
 /** During a long burst of full batches (a backlog), the info line comes at most this often. */
 const BURST_LINE_EVERY_MS = 60_000;
+/** A probe of an unreachable HRMS waits this long for its answer at most. */
+const PROBE_DEADLINE_MS = 5000;
 
 /** Where the bearer token comes from (TokenSource); `file` names it in the auth-failure log line. */
 export interface TokenProvider {
@@ -65,6 +67,10 @@ export class Deliverer {
   private readonly pending: PendingCount;
   /** Epoch ms before which no batch should be sent (backoff). */
   private retryAt = 0;
+  /** The last failure left the HRMS unreachable (refused, timeout, 5xx): it is probed during the backoff. */
+  private unreachable = false;
+  /** When the next probe goes out (epoch ms), while one is planned. */
+  private probeAt: number | null = null;
   private wakeIdle: (() => void) | undefined;
   private wakePending = false;
   /**
@@ -101,6 +107,17 @@ export class Deliverer {
   /** Epoch ms before which the deliverer will not send (0 when it may send now). */
   get backoffUntil(): number {
     return this.retryAt;
+  }
+
+  /** When delivery tries next (a batch or a probe of the HRMS), null when it is not waiting. */
+  get nextTryAt(): number | null {
+    if (this.retryAt <= this.o.clock.now()) return null;
+    return this.probeAt !== null ? Math.min(this.probeAt, this.retryAt) : this.retryAt;
+  }
+
+  /** Whether the HRMS is probed while delivery waits (it was unreachable). */
+  get probing(): boolean {
+    return this.unreachable && this.o.delivery.probeIntervalMs > 0;
   }
 
   /** New punches were ingested: an idle `run` loop looks at the queue now. */
@@ -188,6 +205,20 @@ export class Deliverer {
     while (!signal.aborted) {
       const wait = this.retryAt - clock.now();
       if (wait > 0) {
+        // An unreachable HRMS is asked cheaply every few seconds, whatever the backoff: delivery
+        // resumes within seconds of its return instead of minutes.
+        const probeIn = this.probing ? this.probeDelay() : Infinity;
+        if (probeIn < wait) {
+          this.probeAt = clock.now() + probeIn;
+          await this.sleep(probeIn, signal);
+          this.probeAt = null;
+          if (!signal.aborted && (await this.probe(signal))) {
+            this.retryAt = 0;
+            this.backoff.reset();
+            this.unreachable = false;
+          }
+          continue;
+        }
         await this.sleep(wait, signal);
         continue;
       }
@@ -213,6 +244,40 @@ export class Deliverer {
     }
     this.endBurst();
     this.releaseAhead();
+  }
+
+  /** Between half and all of delivery.probeIntervalMs (jittered, like the backoff, so sites do not probe in step). */
+  private probeDelay(): number {
+    const every = this.o.delivery.probeIntervalMs;
+    return Math.floor(every / 2 + (this.o.random ?? Math.random)() * (every / 2));
+  }
+
+  /**
+   * Whether the HRMS answers now: an empty batch (nothing recorded: what `punchgate check` sends),
+   * with its own short deadline. Any HTTP answer but a 5xx counts (a refused token is then found
+   * by the next batch, and said as such). Never throws.
+   */
+  private async probe(signal: AbortSignal): Promise<boolean> {
+    let token: string;
+    try {
+      token = this.o.tokens.get();
+    } catch {
+      return true; // no token: the next batch says so, the HRMS is not the trouble
+    }
+    const deadline = AbortSignal.timeout(PROBE_DEADLINE_MS);
+    try {
+      const answer = await this.sender.send([], { token, signal: AbortSignal.any([signal, deadline]) });
+      const up = answer.kind !== 'transient' || (answer.httpStatus !== undefined && answer.httpStatus < 500);
+      this.o.logger.debug(
+        { answer: answer.kind, httpStatus: answer.httpStatus },
+        up ? 'HRMS probe: it answers' : 'HRMS probe: still unreachable',
+      );
+      if (up) this.health.reachable();
+      return up;
+    } catch (e) {
+      this.o.logger.debug({ err: e instanceof Error ? e.message : String(e) }, 'HRMS probe failed');
+      return false;
+    }
   }
 
   /** Delivers what is deliverable now (for `flush`), retrying temporary failures for up to maxWaitMs. */
@@ -337,6 +402,11 @@ export class Deliverer {
     }
     this.stats.batches[report.result]++;
     this.retryAt = report.waitMs > 0 ? clock.now() + report.waitMs : 0;
+    // Unreachable (no answer, or a 5xx) without the HRMS naming a time: probed meanwhile (see run).
+    this.unreachable =
+      failure?.kind === 'transient' &&
+      (failure.httpStatus === undefined || failure.httpStatus >= 500) &&
+      failure.retryAfterMs === undefined;
   }
 
   /**

@@ -44,7 +44,7 @@ export class DeliveryHealth {
     }
     this.trouble = undefined;
     this.failures = 0;
-    this.write({ auth: 'ok', authFailedSince: null, lastSuccessAt: now, lastResult });
+    this.write({ auth: 'ok', authFailedSince: null, failingSince: null, lastSuccessAt: now, lastResult });
   }
 
   /** The token was refused (or none could be read). */
@@ -61,6 +61,7 @@ export class DeliveryHealth {
     this.write({
       auth: 'failed',
       authFailedSince: previous.auth === 'failed' && previous.authFailedSince !== null ? previous.authFailedSince : now,
+      failingSince: previous.failingSince ?? now,
       lastError: `HRMS refused the token: ${message}`,
       lastErrorAt: now,
       lastResult,
@@ -80,6 +81,7 @@ export class DeliveryHealth {
     this.write({
       auth: 'failed',
       authFailedSince: previous.auth === 'failed' && previous.authFailedSince !== null ? previous.authFailedSince : now,
+      failingSince: previous.failingSince ?? now,
       lastError: `${NO_TOKEN}: ${message}`,
       lastErrorAt: now,
       lastResult,
@@ -123,7 +125,20 @@ export class DeliveryHealth {
 
   /** A failure that is neither an answer nor a problem of its own (413, a split cut short). */
   failed(message: string, lastResult: string): void {
-    this.write({ lastError: message, lastErrorAt: this.clock.now(), lastResult });
+    const now = this.clock.now();
+    // Since when delivery fails (kept across restarts): the alert comes after delivery.alertAfterMinutes.
+    const failingSince = this.state.get().failingSince ?? now;
+    this.write({ lastError: message, lastErrorAt: now, lastResult, failingSince });
+  }
+
+  /** The HRMS answers an empty probe again after being unreachable: said once, at info. */
+  reachable(): void {
+    if (this.trouble !== 'transient') return;
+    this.logger.info(
+      { failedAttempts: this.failures },
+      'the HRMS answers again: delivery resumes now (an empty test batch was accepted)',
+    );
+    this.trouble = undefined;
   }
 
   private write(patch: Partial<DeliveryRecord>): void {

@@ -1,4 +1,6 @@
+import { accessSync, constants, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { freeBytesAt } from '../util/disk.js';
 
 const codeOf = (e: unknown): string | undefined => {
   const code = (e as { code?: unknown } | null)?.code;
@@ -57,7 +59,87 @@ const recoverFix = (path: string) =>
   `stop punchgate, keep a copy of the file (it may hold punches not yet delivered), recover it with: sqlite3 ${path} .recover | sqlite3 ${path}.recovered (apt-get install sqlite3), and put the recovered file in its place; or restore the newest backup: punchgate restore --force FILE`;
 
 const ownerFix = (path: string) =>
-  `make ${dirname(path)} and the journal files writable for the user punchgate runs as (under systemd keep journal.path in /var/lib/punchgate; by hand: chown -R punchgate: ${dirname(path)}), or run the command as that user: sudo -u punchgate punchgate ...`;
+  `make ${dirname(path)} and the journal files writable for the user punchgate runs as (under systemd keep journal.path in /var/lib/punchgate; by hand: chown -R punchgate: ${dirname(path)} && chmod -R u+rwX ${dirname(path)}), or run the command as that user: sudo -u punchgate punchgate ...`;
+
+/** The errno of access(2) on `path` for `mode`, or undefined when it is allowed. */
+function denied(path: string, mode: number): string | undefined {
+  try {
+    accessSync(path, mode);
+    return undefined;
+  } catch (e) {
+    return codeOf(e) ?? 'EACCES';
+  }
+}
+
+/** `owner 0 (root), mode 0644` of a file, for a message that says why this user may not write it. */
+function ownerOf(path: string): string {
+  try {
+    const st = statSync(path);
+    const user = st.uid === 0 ? ' (root)' : '';
+    return `owned by uid ${st.uid}${user}, mode ${(st.mode & 0o777).toString(8).padStart(4, '0')}`;
+  } catch {
+    return 'owner unknown';
+  }
+}
+
+/**
+ * Why this process cannot read or write the journal, asked of the file system itself
+ * (access(2) answers for this user, and says EROFS for a read-only file system), so that the one
+ * line names the real cause: a read-only mount, a file or a folder of another user. Undefined
+ * when the file system allows everything (the failure is elsewhere).
+ */
+export function journalAccessProblem(path: string, code: string): JournalUnusableError | undefined {
+  const dir = dirname(path);
+  const fileExists = denied(path, constants.F_OK) === undefined;
+  const rofs = [fileExists ? denied(path, constants.W_OK) : undefined, denied(dir, constants.W_OK)].includes('EROFS');
+  if (rofs)
+    return new JournalUnusableError(
+      path,
+      `is on a read-only file system (${code})`,
+      `remount it read-write (mount -o remount,rw on the file system of ${dir}), or move journal.path to a writable disk; punchgate starts again by itself`,
+      code,
+    );
+  if (denied(dir, constants.X_OK) || (fileExists && denied(path, constants.R_OK)))
+    return new JournalUnusableError(
+      path,
+      `cannot be read by this user (${fileExists && denied(dir, constants.X_OK) === undefined ? ownerOf(path) : `its folder ${dir} is ${ownerOf(dir)}`}; ${code})`,
+      ownerFix(path),
+      code,
+    );
+  if (fileExists && denied(path, constants.W_OK))
+    return new JournalUnusableError(
+      path,
+      `cannot be written by this user (the file is ${ownerOf(path)}; ${code})`,
+      ownerFix(path),
+      code,
+    );
+  if (denied(dir, constants.W_OK))
+    return new JournalUnusableError(
+      path,
+      `cannot be written by this user: its folder ${dir} is ${ownerOf(dir)} (SQLite keeps the journal's -wal and -shm files beside it; ${code})`,
+      ownerFix(path),
+      code,
+    );
+  for (const side of [`${path}-wal`, `${path}-shm`]) {
+    if (denied(side, constants.F_OK) === undefined && denied(side, constants.W_OK))
+      return new JournalUnusableError(
+        path,
+        `cannot be written by this user: ${side} is ${ownerOf(side)} (${code})`,
+        ownerFix(path),
+        code,
+      );
+  }
+  return undefined;
+}
+
+/** Less than a megabyte free where the journal lives: an I/O error there is the disk being full. */
+function nearlyNoRoom(path: string): boolean {
+  try {
+    return freeBytesAt(path) < 1024 * 1024;
+  } catch {
+    return false;
+  }
+}
 
 /** Names an SQLite (or file system) failure of the journal in one line with the path and the fix. */
 export function describeJournalFailure(path: string, e: unknown): JournalUnusableError {
@@ -73,13 +155,21 @@ export function describeJournalFailure(path: string, e: unknown): JournalUnusabl
     );
   if (/^SQLITE_CORRUPT/.test(code))
     return new JournalUnusableError(path, `is damaged (${code}: ${text})`, recoverFix(path), code);
-  if (/^SQLITE_FULL/.test(code) || /EFBIG|ENOSPC|file too large/i.test(text))
+  if (
+    /^SQLITE_FULL/.test(code) ||
+    /EFBIG|ENOSPC|file too large/i.test(text) ||
+    (/^SQLITE_IOERR/.test(code) && nearlyNoRoom(path))
+  )
     return new JournalUnusableError(
       path,
       `cannot grow: the disk is full (${code})`,
       `free space on its file system (apt-get clean, journalctl --vacuum-size=100M, old files), or move journal.path to a larger disk; punchgate starts again by itself`,
       code,
     );
+  if (/^SQLITE_(READONLY|CANTOPEN|PERM|AUTH)/.test(code) || /^E(ACCES|PERM|ROFS)$/.test(code)) {
+    const access = journalAccessProblem(path, code);
+    if (access) return access;
+  }
   if (/^SQLITE_READONLY/.test(code))
     return new JournalUnusableError(
       path,

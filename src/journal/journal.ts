@@ -9,6 +9,7 @@ import { JournalLockedError, OwnerLock } from './lock.js';
 import { openJournalDb } from './open-db.js';
 import { PunchHistory } from './history.js';
 import { PunchIds } from './punch-id.js';
+import { HourlyStats } from './hourly-stats.js';
 import { JournalQueries } from './queries.js';
 import { DeliveryStateStore, SourceStateTable, TerminalStateStore, type Scrub } from './state-stores.js';
 import type {
@@ -107,6 +108,8 @@ export class Journal implements PunchSink, DeliveryQueue {
   readonly queries: JournalQueries;
   /** Each punch's refused attempts with the HRMS's answers (`punches --history`). */
   readonly history: PunchHistory;
+  /** Figures per hour for the status page's charts. */
+  readonly hourly: HourlyStats;
   readonly isOwner: boolean;
   readonly readonly: boolean;
   private readonly clock: Clock;
@@ -140,6 +143,7 @@ export class Journal implements PunchSink, DeliveryQueue {
     this.ids = PunchIds.of(db);
     this.queries = new JournalQueries(db, clock, this.ids, (rows) => this.wrote(rows));
     this.history = new PunchHistory(db, this.ids);
+    this.hourly = new HourlyStats(db, this.gate);
     this.stmt = {
       // Positional parameters: binding is measurably faster than named ones on the ingest path.
       insert: db.prepare(`INSERT INTO punches

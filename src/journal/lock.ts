@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Database } from './sqlite-driver.js';
 
@@ -88,6 +88,23 @@ export class OwnerLock {
   /** Whether a `punchgate run` owns the journal now. */
   static isHeld(journalPath: string): boolean {
     return FileLock.isHeld(OwnerLock.pathFor(journalPath));
+  }
+
+  /**
+   * The process id of the `punchgate run` that holds the lock, as Linux lists file locks
+   * (/proc/locks: the write lock on the lock file's inode); undefined where that cannot be read.
+   */
+  static holderPid(journalPath: string, locks = '/proc/locks'): number | undefined {
+    try {
+      const ino = statSync(OwnerLock.pathFor(journalPath)).ino;
+      for (const line of readFileSync(locks, 'utf8').split('\n')) {
+        const m = /^\d+:\s+POSIX\s+ADVISORY\s+WRITE\s+(\d+)\s+[0-9a-f]+:[0-9a-f]+:(\d+)\s/i.exec(line);
+        if (m && Number(m[2]) === ino && Number(m[1]) > 0) return Number(m[1]);
+      }
+    } catch {
+      // not Linux, or no lock file: the pid is only a help
+    }
+    return undefined;
   }
 
   release(): void {

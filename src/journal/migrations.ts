@@ -280,6 +280,20 @@ export const MIGRATIONS: readonly string[] = [
   //    "<site>-<hash of the punch's identity>" (punch-id.ts), the same on any box that reads the
   //    punch; rows already journalled keep "<site>-<row id>", the id they may have been sent with.
   PUNCH_IDS_MIGRATION,
+  // 9: what the status tells a site admin (issue 24): the fix that goes with a terminal's last
+  //    error, since when delivery has been failing (the alert after delivery.alertAfterMinutes),
+  //    and figures kept per hour for the status page's charts (hourly-stats.ts).
+  `
+  ALTER TABLE terminals ADD COLUMN last_error_fix TEXT;
+  ALTER TABLE delivery_state ADD COLUMN failing_since INTEGER;
+  CREATE TABLE hourly_stats (
+    -- The hour's start (epoch ms, a whole UTC hour) and what is counted: see hourly-stats.ts.
+    hour  INTEGER NOT NULL,
+    name  TEXT    NOT NULL,
+    value INTEGER NOT NULL,
+    PRIMARY KEY (hour, name)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

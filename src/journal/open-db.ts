@@ -2,7 +2,13 @@ import { existsSync, linkSync, mkdirSync, renameSync, rmSync, statSync, unlinkSy
 import { dirname } from 'node:path';
 import { Database } from './sqlite-driver.js';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
-import { describeJournalFailure, isBusyJournalError, JournalBusyError, JournalUnusableError } from './errors.js';
+import {
+  describeJournalFailure,
+  isBusyJournalError,
+  journalAccessProblem,
+  JournalBusyError,
+  JournalUnusableError,
+} from './errors.js';
 
 /** The tables every punchgate journal has had since its first version. */
 const OWN_TABLES = ['punches', 'terminals', 'delivery_state'];
@@ -65,6 +71,14 @@ export function openJournalDb(path: string, opts: OpenDbOptions): Database {
     db = new Database(path, { readonly: opts.readonly, fileMustExist: true, timeout: opts.openTimeoutMs });
   } catch (e) {
     throw describeJournalFailure(path, e);
+  }
+  // SQLite opens a file it may not write read-only without a word; every write would then fail
+  // later ("attempt to write a readonly database", exit 1). A command that writes is refused now,
+  // with the cause the file system gives (access(2) answers for this user).
+  const access = opts.readonly ? undefined : journalAccessProblem(path, 'SQLITE_READONLY');
+  if (access) {
+    db.close();
+    throw access;
   }
   try {
     refuseForeign(db, path);

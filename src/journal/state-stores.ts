@@ -16,6 +16,7 @@ const TERMINAL_COLUMNS: Record<keyof Omit<TerminalRecord, 'name'>, string> = {
   lastSuccessAt: 'last_success_at',
   offlineSince: 'offline_since',
   lastError: 'last_error',
+  lastErrorFix: 'last_error_fix',
   skewSeconds: 'skew_seconds',
   records: 'records',
   users: 'users',
@@ -24,7 +25,13 @@ const TERMINAL_COLUMNS: Record<keyof Omit<TerminalRecord, 'name'>, string> = {
 };
 
 /** Fields that carry text a terminal sent (or an error quoting it). */
-const TERMINAL_TEXT: readonly (keyof TerminalRecord)[] = ['serial', 'previousSerial', 'lastError', 'firmware'];
+const TERMINAL_TEXT: readonly (keyof TerminalRecord)[] = [
+  'serial',
+  'previousSerial',
+  'lastError',
+  'lastErrorFix',
+  'firmware',
+];
 
 function toTerminal(r: Row): TerminalRecord {
   return {
@@ -37,6 +44,7 @@ function toTerminal(r: Row): TerminalRecord {
     lastSuccessAt: r.last_success_at as number | null,
     offlineSince: r.offline_since as number | null,
     lastError: r.last_error as string | null,
+    lastErrorFix: (r.last_error_fix as string | null | undefined) ?? null,
     skewSeconds: r.skew_seconds as number | null,
     records: r.records as number | null,
     users: r.users as number | null,
@@ -86,6 +94,8 @@ export class TerminalStateStore {
   }
 
   update(name: string, patch: Patch<TerminalRecord>): TerminalRecord {
+    // An error and its fix go together: a new error without a fix leaves none behind.
+    if (patch.lastError !== undefined && patch.lastErrorFix === undefined) patch = { ...patch, lastErrorFix: null };
     const clean = scrubbed(
       Object.fromEntries(Object.entries(patch).filter(([k, v]) => v !== undefined && k in TERMINAL_COLUMNS)),
       TERMINAL_TEXT,
@@ -138,6 +148,7 @@ function emptyTerminal(name: string): TerminalRecord {
     lastSuccessAt: null,
     offlineSince: null,
     lastError: null,
+    lastErrorFix: null,
     skewSeconds: null,
     records: null,
     users: null,
@@ -154,6 +165,7 @@ const DELIVERY_COLUMNS: Record<keyof DeliveryRecord, string> = {
   lastError: 'last_error',
   lastErrorAt: 'last_error_at',
   lastResult: 'last_result',
+  failingSince: 'failing_since',
 };
 
 /** Delivery's last results and auth state (one row); an update that meets a busy journal is kept like a terminal's. */
@@ -176,6 +188,7 @@ export class DeliveryStateStore {
       lastError: r.last_error as string | null,
       lastErrorAt: r.last_error_at as number | null,
       lastResult: r.last_result as string | null,
+      failingSince: (r.failing_since as number | null | undefined) ?? null,
       ...this.kept,
     };
   }

@@ -196,7 +196,10 @@ export interface TerminalRecord {
   lastSuccessAt: number | null;
   /** Since when the terminal has been unreachable (epoch ms), null when online. */
   offlineSince: number | null;
+  /** What went wrong last, in plain words (null after a poll that worked). */
   lastError: string | null;
+  /** What to try about `lastError` (null: none recorded; the status then says what it can). */
+  lastErrorFix: string | null;
   skewSeconds: number | null;
   records: number | null;
   users: number | null;
@@ -219,6 +222,8 @@ export interface DeliveryRecord {
   lastErrorAt: number | null;
   /** Short summary of the last batch: e.g. "200 sent: 198 delivered, 2 rejected". */
   lastResult: string | null;
+  /** Since when delivery has failed without a success in between (null: it works, or has not been tried). */
+  failingSince: number | null;
 }
 
 // ---- Push terminals (ADMS / iclock): what the receiver and the admin commands need ----

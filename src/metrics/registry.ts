@@ -142,6 +142,42 @@ export class PunchgateMetrics {
       },
     });
     new Gauge({
+      name: 'punchgate_delivery_failing_since_timestamp_seconds',
+      help: 'Since when delivery has failed without a success in between (Unix time); absent while it works.',
+      registers,
+      collect() {
+        this.reset();
+        const since = read().report.delivery.failingSince;
+        if (since) this.set(Date.parse(since) / 1000);
+      },
+    });
+    new Gauge({
+      name: 'punchgate_config_load_failed',
+      help: 'Whether the config file does not load now (1) or does (0): a reload is refused, a restart runs on the last good config.',
+      registers,
+      collect() {
+        this.set(read().report.config?.failure ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'punchgate_config_load_failed_since_timestamp_seconds',
+      help: 'Since when the config file does not load (Unix time; its last change); absent while it loads.',
+      registers,
+      collect() {
+        this.reset();
+        const since = read().report.config?.failure?.since;
+        if (since) this.set(Date.parse(since) / 1000);
+      },
+    });
+    new Gauge({
+      name: 'punchgate_config_last_good_in_use',
+      help: 'Whether punchgate run runs on the last good copy of its config (1) because the file did not load at its start.',
+      registers,
+      collect() {
+        this.set(read().report.config?.runningOn === 'last-good' ? 1 : 0);
+      },
+    });
+    new Gauge({
       name: 'punchgate_journal_filesystem_avail_bytes',
       help: 'Free space for punchgate on the file system of the journal.',
       registers,

@@ -3,6 +3,8 @@ import type { PunchSink } from '../journal/types.js';
 import { AdmsSource } from './adms/index.js';
 import { HikvisionSource, readTerminalPassword } from './hikvision/index.js';
 import { SerialSource, validateSerialTerminal } from './serial/index.js';
+import { describeSerialFault } from './serial/fault.js';
+import { configKeyOf } from './poll-outcome.js';
 import type { Source, SourceDeps } from './types.js';
 import { ZkSource } from './zk/zk-source.js';
 
@@ -48,14 +50,24 @@ class SerialTerminalSource implements Source {
   /** Copies the reader's state to the ledger; never throws (a busy journal keeps the update for later). */
   private record(): void {
     const s = this.reader.status();
+    const fault = s.lastError
+      ? describeSerialFault(s.lastError, this.cfg, configKeyOf(this.deps, this.cfg.name))
+      : null;
     try {
+      const prev = this.deps.ledger.get(this.cfg.name);
+      if (s.online && prev && !prev.online && prev.lastPollAt !== null)
+        this.deps.logger.info(
+          { terminal: this.cfg.name },
+          `terminal ${this.cfg.name}: the serial reader at ${this.cfg.path} is open again`,
+        );
       this.deps.ledger.update(this.cfg.name, {
         online: s.online,
         offlineSince: s.offlineSince,
         lastPollAt: s.lastLineAt ?? s.openedAt,
         // While the port is open, its last line (or its opening) is the last contact.
         lastSuccessAt: s.online ? (s.lastLineAt ?? s.openedAt ?? undefined) : undefined,
-        lastError: s.lastError,
+        lastError: fault?.cause ?? null,
+        lastErrorFix: fault?.fix ?? null,
       });
     } catch (e) {
       this.deps.logger.error({ terminal: this.cfg.name, err: String(e) }, 'could not record the serial terminal state');

@@ -41,6 +41,8 @@ export interface SourceDeps {
   onPunches?: (added: number) => void;
   /** The push terminal receiver, when `adms.listen` is set. */
   pushReceiver?: PushTerminalRegistry;
+  /** How fixes name a terminal's settings: its place in the config (`terminals[2]`). */
+  configKey?: (terminal: string) => string;
 }
 
 /** A running source of punches (one per terminal). */

@@ -1,9 +1,11 @@
 import { NO_TOKEN } from '../delivery/health.js';
 import type { OldestClaim, RefusedPunches } from '../journal/types.js';
-import { DISK_FAIL_BYTES, DISK_WARN_BYTES, humanBytes } from '../util/disk.js';
+import { DISK_FAIL_BYTES, DISK_WARN_BYTES } from '../util/disk.js';
+import { ALERT, deliveryTrouble, type Alert } from './alert-words.js';
 import { refusalAlerts } from './refusals.js';
-import type { StatusReport } from './types.js';
-import { localTime } from '../util/local-time.js';
+import type { StatusReport, TerminalStatus } from './types.js';
+
+export { punches, seconds, span } from './alert-words.js';
 
 const MIN = 60_000;
 /** The journal busy for less than this is ordinary contention, not an alert. */
@@ -13,39 +15,15 @@ const INFLIGHT_ALERT_MS = 15 * MIN;
 /** A terminal offline for less than this is a blip, not an alert. */
 const OFFLINE_ALERT_MS = 5 * MIN;
 const SKEW_ALERT_SECONDS = 120;
-const STALL_ALERT_MS = 30 * MIN;
 
 /**
- * A last error that begins with the terminal's own name is one only the admin can fix (a
- * Hikvision terminal "reception refuses the password: ...", "reception cannot be polled: no
- * password ..."): said at once and as it is, not as "unreachable" after five minutes.
+ * A terminal whose trouble only the admin can fix (a Hikvision terminal "reception refuses the
+ * password: ...", "reception cannot be polled: no password ..."): its last error begins with its
+ * own name. Said at once and as it is, not as "unreachable" after five minutes.
  */
 const needsAdmin = (t: { name: string; lastError: string | null }) => t.lastError?.startsWith(`${t.name} `) === true;
 
-/** "45 s" below two minutes, else as `span`. */
-export function seconds(ms: number): string {
-  return ms < 2 * MIN ? `${Math.max(0, Math.round(ms / 1000))} s` : span(ms);
-}
-
-/** "3 h", "25 min", "2 d". */
-export function span(ms: number): string {
-  if (ms >= 48 * 60 * MIN) return `${Math.floor(ms / (24 * 60 * MIN))} d`;
-  if (ms >= 60 * MIN) return `${Math.floor(ms / (60 * MIN))} h`;
-  return `${Math.max(1, Math.floor(ms / MIN))} min`;
-}
-
-/** "1 punch", "14 punches". */
-export const punches = (n: number) => `${n} ${n === 1 ? 'punch' : 'punches'}`;
-
-/** "terminal lobby has not pushed for 12 min (last contact 09:14 from 192.168.10.7)". */
-function pushSilence(t: StatusReport['terminals'][number], now: number): string {
-  const last = t.push?.lastContactAt ? Date.parse(t.push.lastContactAt) : null;
-  if (last === null) return `terminal ${t.name} has not pushed yet`;
-  const from = t.push?.address ? ` from ${t.push.address}` : '';
-  return `terminal ${t.name} has not pushed for ${span(now - last)} (last contact ${localTime(last)}${from})`;
-}
-
-/** What the alerts need from the journal besides the report. */
+/** What the alerts need from the journal and the config besides the report. */
 export interface AlertFacts {
   /** Refused punches (rejected and dead) by message, code and state: grouped by cause in the alerts. */
   refused: readonly RefusedPunches[];
@@ -53,98 +31,53 @@ export interface AlertFacts {
   inflight: OldestClaim | undefined;
   /** The longest one HRMS request may take (connect + answer deadlines). */
   requestBoundMs: number;
+  /** Delivery failing this long is an alert (delivery.alertAfterMinutes). */
+  deliveryAlertAfterMs: number;
+  /** Terminals whose clock punchgate sets (syncClock: true). */
+  syncClock: ReadonlySet<string>;
 }
 
-/** Active alerts in plain words, most urgent first. */
-export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): string[] {
-  const out: string[] = [];
+/** Active alerts, most urgent first: each a cause and its fix (alert-words.ts has every wording). */
+export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Alert[] {
+  const out: Alert[] = [];
   const ms = (s: string | null) => (s ? Date.parse(s) : null);
 
-  if (r.daemon && !r.daemon.running) {
-    out.push(
-      'punchgate run is not running (nothing holds the journal lock): no punch is collected or delivered; start it: sudo systemctl start punchgate',
-    );
-  } else if (r.daemon?.stale) {
-    const at = ms(r.daemon.statusLogAt);
-    out.push(
-      `punchgate run has not rewritten the status log ${at === null ? 'at all' : `since ${localTime(at)}`}: it may be stuck; look at journalctl -u punchgate and restart it (sudo systemctl restart punchgate)`,
-    );
-  }
+  if (r.daemon && !r.daemon.running) out.push(ALERT.daemonDown());
+  else if (r.daemon?.stale) out.push(ALERT.daemonStuck(ms(r.daemon.statusLogAt)));
+  const c = r.config;
+  if (c?.runningOn === 'last-good') out.push(ALERT.configOnCopy(c));
+  else if (c?.failure) out.push(ALERT.configBroken(c));
   const busy = ms(r.journal.busySince);
   if (busy !== null && now - busy >= BUSY_ALERT_MS) {
-    out.push(
-      `journal busy for ${seconds(now - busy)} (another process holds it): ${punches(r.journal.heldPunches)} held in memory, written as soon as it is free; if it lasts, find the process (fuser -v ${r.journal.path}) and end it`,
-    );
+    out.push(ALERT.journalBusy(now - busy, r.journal.heldPunches, r.journal.path));
   }
   const free = r.journal.freeBytes;
-  if (free !== null && free < DISK_WARN_BYTES) {
-    out.push(
-      `disk ${free < DISK_FAIL_BYTES ? 'almost full' : 'nearly full'}: only ${humanBytes(free)} free for the journal: free space (apt-get clean, journalctl --vacuum-size=100M) or move journal.path to a larger disk`,
-    );
-  }
+  if (free !== null && free < DISK_WARN_BYTES) out.push(ALERT.disk(free, free < DISK_FAIL_BYTES));
   if (r.delivery.auth === 'failed' && r.delivery.lastError?.startsWith(NO_TOKEN)) {
     // Nothing was sent: the HRMS did not refuse anything, punchgate has no token to send.
-    const since = ms(r.delivery.authFailedSince);
-    out.push(`${r.delivery.lastError}${since ? ` (since ${localTime(since)})` : ''}`);
+    out.push(ALERT.noToken(r.delivery.lastError, ms(r.delivery.authFailedSince)));
   } else if (r.delivery.auth === 'failed') {
-    const since = ms(r.delivery.authFailedSince);
+    out.push(ALERT.tokenRefused(ms(r.delivery.authFailedSince)));
+  }
+  const failing = ms(r.delivery.failingSince);
+  if (r.delivery.auth !== 'failed' && failing !== null && now - failing >= facts.deliveryAlertAfterMs) {
     out.push(
-      `HRMS refuses the token${since ? ` since ${localTime(since)}` : ''}: put a valid token in the token file (it is re-read without a restart)`,
+      ALERT.deliveryFailing({
+        forMs: now - failing,
+        waiting: r.punches.pending + r.punches.inflight,
+        reason: deliveryTrouble(r.delivery.lastError),
+        nextTryAt: ms(r.delivery.nextTryAt),
+        probing: r.delivery.probing,
+      }),
     );
   }
-  const oldestQueued = ms(r.oldestPending?.queuedAt ?? null);
-  if (
-    r.delivery.auth !== 'failed' &&
-    oldestQueued !== null &&
-    now - oldestQueued > STALL_ALERT_MS &&
-    r.delivery.lastError
-  ) {
-    out.push(
-      `delivery stalled for ${span(now - oldestQueued)}: ${punches(r.punches.pending + r.punches.inflight)} waiting; last error: ${r.delivery.lastError}`,
-    );
-  }
-  for (const t of r.terminals) {
-    const since = ms(t.offlineSince);
-    if (!t.online && needsAdmin(t)) {
-      out.push(`terminal ${t.lastError}`);
-    } else if (!t.online && since !== null && now - since >= OFFLINE_ALERT_MS) {
-      out.push(
-        t.push
-          ? pushSilence(t, now)
-          : `terminal ${t.name} unreachable for ${span(now - since)}${t.lastError ? ` (${t.lastError})` : ''}`,
-      );
-    }
-    // Reached, but the last poll did not finish (a poll deadline passed, a reply dropped, a short download).
-    const finished = ms(t.lastSuccessAt);
-    const polled = ms(t.lastPollAt);
-    if (t.kind === 'zk' && t.online && t.lastError && polled !== null && (finished === null || finished < polled)) {
-      const last = finished === null ? 'none yet' : localTime(finished);
-      out.push(`terminal ${t.name}: polls reach it but do not finish (last complete poll: ${last}): ${t.lastError}`);
-    }
-    if (t.previousSerial) {
-      out.push(
-        `terminal ${t.name} now answers with serial ${t.serial} instead of ${t.previousSerial}: device swapped or address changed (its punches are kept apart)`,
-      );
-    }
-    if (t.skewSeconds !== null && Math.abs(t.skewSeconds) >= SKEW_ALERT_SECONDS) {
-      out.push(
-        `terminal ${t.name} clock is ${span(Math.abs(t.skewSeconds) * 1000)} ${t.skewSeconds > 0 ? 'ahead' : 'behind'}`,
-      );
-    }
-  }
+  for (const t of r.terminals) out.push(...terminalAlerts(t, facts, now));
   const bySerial = new Map<string, string[]>();
   for (const t of r.terminals) if (t.serial) bySerial.set(t.serial, [...(bySerial.get(t.serial) ?? []), t.name]);
-  for (const [serial, names] of bySerial) {
-    if (names.length < 2) continue;
-    out.push(
-      `terminals ${names.join(' and ')} answer with the same serial ${serial}: one device listed twice? Its punches are stored once (known by its serial); remove the extra entry from the config`,
-    );
-  }
+  for (const [serial, names] of bySerial) if (names.length > 1) out.push(ALERT.sameSerial(serial, names));
   const claim = facts.inflight;
   if (claim && now - claim.claimedAt > Math.max(INFLIGHT_ALERT_MS, 4 * facts.requestBoundMs)) {
-    out.push(
-      `${punches(claim.punches)} in flight for ${span(now - claim.claimedAt)}, far longer than a request can take (${claim.holders === 1 ? 'one process holds them' : `${claim.holders} processes hold them`}): they go back to the queue when their process ends; if punchgate run hangs, restart it`,
-    );
+    out.push(ALERT.inflightStuck(claim.punches, now - claim.claimedAt, claim.holders));
   }
   // Refused and given-up punches, one line per cause (dead punches are refused ones the HRMS kept refusing).
   out.push(...refusalAlerts(facts.refused));
@@ -153,15 +86,38 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): stri
   for (const q of facts.quarantine) {
     if (q.reason !== 'behind') continue;
     behind += q.count;
-    out.push(
-      `terminal ${q.terminal}: ${punches(q.count)} quarantined, dated ${q.from.slice(0, 16)} to ${q.to.slice(0, 16)}: recorded while its clock was behind; check them (punchgate punches --state quarantined --terminal ${q.terminal}); punchgate punches release --terminal ${q.terminal} sends them with these times`,
-    );
+    out.push(ALERT.quarantinedBehind(q));
   }
   const other = r.punches.quarantined - behind;
-  if (other > 0) {
+  if (other > 0) out.push(ALERT.quarantined(other));
+  return out;
+}
+
+function terminalAlerts(t: TerminalStatus, facts: AlertFacts, now: number): Alert[] {
+  const out: Alert[] = [];
+  const ms = (s: string | null) => (s ? Date.parse(s) : null);
+  const since = ms(t.offlineSince);
+  if (!t.online && needsAdmin(t) && t.problem) {
+    out.push(ALERT.terminalNeedsAdmin(t, t.problem));
+  } else if (!t.online && since !== null && now - since >= OFFLINE_ALERT_MS) {
     out.push(
-      `${punches(other)} quarantined (implausible time): check the terminal clocks, then punchgate punches release`,
+      t.push ? ALERT.pushSilent(t, now) : ALERT.terminalUnreachable(t, now - since, t.problem ?? unknownProblem(t)),
     );
   }
+  // Reached, but the last poll did not finish (a poll deadline passed, a reply dropped, a short download).
+  const finished = ms(t.lastSuccessAt);
+  const polled = ms(t.lastPollAt);
+  if (t.kind === 'zk' && t.online && t.problem && polled !== null && (finished === null || finished < polled)) {
+    out.push(ALERT.pollsDoNotFinish(t, finished, t.problem));
+  }
+  if (t.previousSerial) out.push(ALERT.serialChanged(t));
+  if (!t.stale && t.skewSeconds !== null && Math.abs(t.skewSeconds) >= SKEW_ALERT_SECONDS) {
+    out.push(ALERT.clockSkew(t, facts.syncClock.has(t.name)));
+  }
   return out;
+}
+
+/** An offline terminal with no recorded error (a daemon that stopped while it was away). */
+function unknownProblem(t: TerminalStatus): { cause: string; fix: string } {
+  return { cause: 'no answer', fix: `punchgate check tests terminal ${t.name} and says what to do` };
 }

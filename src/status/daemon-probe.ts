@@ -41,7 +41,13 @@ function readLive(path: string): LiveFacts | undefined {
   try {
     const r = JSON.parse(readFileSync(path, 'utf8')) as Partial<StatusReport>;
     const busy = r.journal?.busySince ? Date.parse(r.journal.busySince) : null;
-    return { journalBusySince: Number.isFinite(busy) ? busy : null, heldPunches: r.journal?.heldPunches ?? 0 };
+    const next = r.delivery?.nextTryAt ? Date.parse(r.delivery.nextTryAt) : null;
+    return {
+      journalBusySince: Number.isFinite(busy) ? busy : null,
+      heldPunches: r.journal?.heldPunches ?? 0,
+      ...(r.config ? { config: r.config } : {}),
+      delivery: { nextTryAt: Number.isFinite(next) ? next : null, probing: next !== null },
+    };
   } catch {
     return undefined;
   }

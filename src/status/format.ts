@@ -2,6 +2,7 @@ import { NO_TOKEN } from '../delivery/health.js';
 import { escapeControls } from '../util/terminal-text.js';
 import { localTimeOf, localTime } from '../util/local-time.js';
 import type { StatusReport, TerminalStatus } from './report.js';
+import { deliveryTroubleWords } from './alert-words.js';
 
 const when = (s: string | null) => localTimeOf(s);
 
@@ -37,7 +38,12 @@ export function formatStatus(r: StatusReport): string {
     const state = t.lastPollAt === null ? 'not polled yet' : t.online ? 'online ' : 'OFFLINE';
     const skew = t.skewSeconds === null ? '' : `  clock ${t.skewSeconds >= 0 ? '+' : ''}${Math.round(t.skewSeconds)} s`;
     const counts = `${t.records === null ? '' : `  records ${t.records}`}${t.users === null ? '' : `  users ${t.users}`}`;
-    lines.push(`  ${t.name.padEnd(16)} ${state}  last poll ${when(t.lastPollAt)}${skew}${counts}`);
+    // Offline: the figures are those of its last answer, said so.
+    const asOf = t.stale && (skew || counts) ? `  (as of ${when(t.lastSuccessAt)})` : '';
+    lines.push(`  ${t.name.padEnd(16)} ${state}  last poll ${when(t.lastPollAt)}${skew}${counts}${asOf}`);
+  }
+  for (const t of r.terminals) {
+    if (t.problem) lines.push(`    ${t.name}: ${escapeControls(t.problem.cause)}: ${escapeControls(t.problem.fix)}`);
   }
   lines.push('');
   lines.push('Queue');
@@ -52,14 +58,42 @@ export function formatStatus(r: StatusReport): string {
     ? 'NO TOKEN'
     : r.delivery.auth === 'failed'
       ? 'AUTH FAILED'
-      : r.delivery.auth === 'ok'
-        ? 'token accepted'
-        : 'not tried yet';
+      : r.delivery.failingSince
+        ? `FAILING${failingWords(r.delivery.lastError)}`
+        : r.delivery.auth === 'ok'
+          ? 'token accepted'
+          : 'not tried yet';
   lines.push(`  HRMS: ${auth}`);
   lines.push(
     `  last success: ${when(r.delivery.lastSuccessAt)}${r.delivery.lastResult ? ` (${escapeControls(r.delivery.lastResult)})` : ''}`,
   );
   if (r.delivery.lastError)
     lines.push(`  last error: ${when(r.delivery.lastErrorAt)}: ${escapeControls(r.delivery.lastError)}`);
+  if (r.delivery.failingSince) {
+    const next = r.delivery.nextTryAt ? `next try ${when(r.delivery.nextTryAt)}; ` : '';
+    lines.push(
+      `  failing since ${when(r.delivery.failingSince)}: ${next}to try now: sudo -u punchgate punchgate flush`,
+    );
+  }
+  const c = r.config;
+  if (c) {
+    lines.push('');
+    lines.push('Config');
+    lines.push(
+      c.runningOn === 'last-good'
+        ? `  running on the LAST GOOD COPY ${c.lastGood ?? ''} (loaded ${when(c.loadedAt)} from ${c.file})`
+        : `  running on ${c.file} as loaded ${when(c.loadedAt)}${c.lastGood ? ` (a copy is kept at ${c.lastGood})` : ''}`,
+    );
+    if (c.failure) {
+      lines.push(`  ${c.file} does NOT load since ${when(c.failure.since)}:`);
+      for (const p of c.failure.problems) lines.push(`    ${escapeControls(p)}`);
+    }
+  }
   return lines.join('\n') + '\n';
+}
+
+/** ": the HRMS refuses connections: ..." for a failing delivery whose error has plain words. */
+export function failingWords(lastError: string | null): string {
+  const words = lastError ? deliveryTroubleWords(lastError) : undefined;
+  return words ? `: ${words}` : '';
 }

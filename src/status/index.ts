@@ -1,11 +1,13 @@
 export {
   buildStatus,
+  type ConfigStatus,
   type DaemonLiveness,
   type LiveFacts,
   type StatusProbes,
   type StatusReport,
   type TerminalStatus,
 } from './report.js';
-export { formatStatus } from './format.js';
+export { failingWords, formatStatus } from './format.js';
 export { probeDaemon, statusJsonPath } from './daemon-probe.js';
 export { LatestReport } from './latest.js';
+export { ALERT, alertLine, type Alert } from './alert-words.js';

@@ -2,6 +2,7 @@ import { pushOfflineAfterMs } from '../config/adms.js';
 import type { Config } from '../config/schema.js';
 import type { Journal } from '../journal/journal.js';
 import { PushStore } from '../journal/push-store.js';
+import { ALERT, type Alert } from './alert-words.js';
 import { localTime } from '../util/local-time.js';
 import { shownFacts } from '../sources/adms/security.js';
 import type { PushDeviceFacts, PushRefusalStatus, StatusReport, TerminalStatus } from './types.js';
@@ -37,6 +38,13 @@ export function addPushStatus(report: StatusReport, journal: Journal, config: Co
       lastPollAt: iso(last),
       lastSuccessAt: iso(last),
       offlineSince: online ? null : iso(last),
+      problem: online
+        ? null
+        : {
+            cause: last === null ? 'it has not called this box yet' : `no call since ${localTime(last)}`,
+            fix: "check its power and network, and that its Cloud Server Setting names this box's address and adms.listen port",
+          },
+      stale: !online && last !== null,
       push: {
         lastContactAt: iso(last),
         address: sameDevice ? r.address : null,
@@ -120,48 +128,22 @@ const KEPT_ALERT_MS = 24 * 3_600_000;
  * Alerts of push terminals: refused serials, uploads kept raw (an unknown table, lines that could
  * not be read, events not known as punches). Silence is the general offline alert.
  */
-export function pushAlerts(report: StatusReport, now: number): string[] {
-  const out: string[] = [];
+export function pushAlerts(report: StatusReport, now: number): Alert[] {
+  const out: Alert[] = [];
   const refusals = report.pushRefusals ?? [];
   // Each serial pushing from outside its allowFrom is evidence of its own: one alert each.
-  for (const r of refusals.filter((x) => x.reason === 'address')) {
-    const when = localTime(Date.parse(r.lastSeenAt));
-    out.push(
-      `terminal SN=${r.serial} (${r.terminal}) is pushing from ${r.address}, outside its allowFrom (last ${when}): refused; add the address to allowFrom if it is right`,
-    );
-  }
+  for (const r of refusals.filter((x) => x.reason === 'address')) out.push(ALERT.pushOutsideAllowFrom(r));
   // Unknown serials: one alert for a few, one summary for many (a device inventing serials cannot flood the alerts).
   const unknown = refusals.filter((x) => x.reason === 'unknown');
-  if (unknown.length > 0 && unknown.length <= UNKNOWN_LISTED)
-    for (const r of unknown)
-      out.push(
-        `terminal SN=${r.serial} is pushing but is not configured (from ${r.address}, last ${localTime(Date.parse(r.lastSeenAt))}): add it to terminals with kind: adms and serial: ${r.serial}, then reload`,
-      );
-  else if (unknown.length > UNKNOWN_LISTED) {
-    const addresses = [...new Set(unknown.map((r) => r.address))];
-    const requests = unknown.reduce((n, r) => n + r.count, 0);
-    out.push(
-      `${unknown.length} unknown serials pushing (${requests} requests refused, from ${addresses.slice(0, 5).join(', ')}${addresses.length > 5 ? ` and ${addresses.length - 5} more addresses` : ''}; e.g. SN=${unknown
-        .slice(0, 3)
-        .map((r) => r.serial)
-        .join(
-          ', SN=',
-        )}): a device on the LAN is inventing serials, or many terminals are not configured; add the genuine ones to terminals with kind: adms, and keep the receiver's port to the terminals' network`,
-    );
-  }
+  if (unknown.length <= UNKNOWN_LISTED) for (const r of unknown) out.push(ALERT.pushUnknownSerial(r));
+  else out.push(ALERT.pushUnknownSerials(unknown));
   for (const t of report.terminals) {
     const other = t.push?.otherAddress;
     if (other?.lastAt && now - Date.parse(other.lastAt) <= KEPT_ALERT_MS)
-      out.push(
-        `terminal ${t.name} (SN=${t.serial}) was seen pushing from ${other.address} (${other.count} requests, last ${localTime(Date.parse(other.lastAt))}), but it pushes from ${t.push?.trustedAddress ?? '-'}: another device may be using its serial (its requests changed nothing: no stamp, command, result or contact); set allowFrom for ${t.name} to refuse it, or if the terminal moved, it is trusted at its new address once the old one has been silent for a few minutes`,
-      );
+      out.push(ALERT.pushOtherAddress(t, { ...other, lastAt: other.lastAt }));
     for (const k of t.push?.kept ?? []) {
       const recent = k.lastAt !== null && now - Date.parse(k.lastAt) <= KEPT_ALERT_MS;
-      if (k.held === 0 && !recent) continue;
-      const dropped = k.dropped > 0 ? `; ${k.dropped} dropped to stay within adms.keptUploads` : '';
-      out.push(
-        `terminal ${t.name}: ${k.held} ${k.table} upload(s) answered OK could not be turned into punches (${k.lines} lines in all, last ${k.lastAt ? localTime(Date.parse(k.lastAt)) : '-'}: ${k.lastReason ?? '-'}${dropped}); they are kept raw in the journal: ${k.table === 'rtlog' ? `if they are passes, add their event code to punchEvents of ${t.name}, reload,` : 'update the terminal firmware or punchgate,'} then run punchgate terminals reparse ${t.name}`,
-      );
+      if (k.held > 0 || recent) out.push(ALERT.pushKept(t, k));
     }
   }
   return out;

@@ -1,4 +1,5 @@
 import type { RefusedPunches } from '../journal/types.js';
+import type { Alert } from './alert-words.js';
 import { escapeControls, printable } from '../util/terminal-text.js';
 
 /** Codes named in one alert line; beyond them, "and N more". */
@@ -97,7 +98,7 @@ function retryAdvice(g: Group): string {
  * few, then how many more), and what to do. The counts are always whole: causes beyond the
  * shown ones are summed in a last line.
  */
-export function refusalAlerts(rows: readonly RefusedPunches[]): string[] {
+export function refusalAlerts(rows: readonly RefusedPunches[]): Alert[] {
   const groups = new Map<string, Group>();
   for (const r of rows) {
     const { key, cause } = causeOf(r.message, r.code);
@@ -112,14 +113,20 @@ export function refusalAlerts(rows: readonly RefusedPunches[]): string[] {
     // One code: the placeholder of a quoted message is that code again.
     const only = g.codes.size === 1 ? escapeControls([...g.codes.keys()][0]!) : undefined;
     const words = only === undefined ? g.cause.words : g.cause.words.split(PLACEHOLDER).join(only);
-    return `${punches(g.count)} refused: ${words} for ${codeList(g.codes)}: ${g.cause.fix(only !== undefined)}, ${retryAdvice(g)}`;
+    return {
+      kind: 'refused',
+      cause: `${punches(g.count)} refused: ${words} for ${codeList(g.codes)}`,
+      fix: `${g.cause.fix(only !== undefined)}, ${retryAdvice(g)}`,
+    };
   });
   const rest = sorted.slice(CAUSES_SHOWN);
   if (rest.length > 0) {
     const n = rest.reduce((s, g) => s + g.count, 0);
-    lines.push(
-      `${punches(n)} refused for ${rest.length} other reasons: see \`punchgate punches --state rejected --history\``,
-    );
+    lines.push({
+      kind: 'refused',
+      cause: `${punches(n)} refused for ${rest.length} other reasons`,
+      fix: 'see `punchgate punches --state rejected --history`',
+    });
   }
   return lines;
 }

@@ -3,12 +3,14 @@ import type { Journal } from '../journal/journal.js';
 import { UNKNOWN_CARD_PREFIX } from '../punch.js';
 import { freeBytesAt } from '../util/disk.js';
 import { punchgateVersion } from '../util/version.js';
-import { alertsFor, punches, type AlertFacts } from './alerts.js';
+import { alertsFor, type AlertFacts } from './alerts.js';
+import { ALERT, alertLine } from './alert-words.js';
 import { hikvisionAlerts } from './hikvision.js';
 import { addPushStatus, pushAlerts } from './push.js';
-import type { DaemonLiveness, LiveFacts, StatusReport, TerminalStatus } from './types.js';
+import { terminalProblem } from './terminal-problem.js';
+import type { ConfigStatus, DaemonLiveness, LiveFacts, StatusReport, TerminalStatus } from './types.js';
 
-export type { DaemonLiveness, LiveFacts, StatusReport, TerminalStatus } from './types.js';
+export type { ConfigStatus, DaemonLiveness, LiveFacts, StatusReport, TerminalStatus } from './types.js';
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
@@ -19,6 +21,8 @@ export interface StatusProbes {
   daemon?: DaemonLiveness;
   /** Free bytes where the journal lives; measured when not given. */
   freeBytes?: number | null;
+  /** `punchgate status` with a config file that does not load: what it read instead (when the daemon does not say). */
+  config?: ConfigStatus;
 }
 
 /**
@@ -33,10 +37,11 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
   const records = new Map(journal.terminals.list().map((t) => [t.name, t]));
   const terminals: TerminalStatus[] = config.terminals.map((t) => {
     const r = records.get(t.name);
+    const online = r?.online ?? false;
     return {
       name: t.name,
       kind: t.kind,
-      online: r?.online ?? false,
+      online,
       lastPollAt: iso(r?.lastPollAt),
       lastSuccessAt: iso(r?.lastSuccessAt),
       skewSeconds: r?.skewSeconds ?? null,
@@ -45,6 +50,9 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
       serial: r?.serial ?? '',
       offlineSince: iso(r?.offlineSince),
       lastError: r?.lastError ?? null,
+      problem: terminalProblem(t, r),
+      // Offline: what it last reported is as of its last answer, not now.
+      stale: !online && r?.lastSuccessAt != null,
       previousSerial: r?.previousSerial ? r.previousSerial : null,
       firmware: r?.firmware ?? null,
     };
@@ -66,6 +74,9 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
       lastResult: d.lastResult,
       lastError: d.lastError,
       lastErrorAt: iso(d.lastErrorAt),
+      failingSince: iso(d.failingSince),
+      nextTryAt: iso(live?.delivery?.nextTryAt),
+      probing: live?.delivery?.probing ?? false,
     },
     terminals,
     journal: {
@@ -75,10 +86,12 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
       freeBytes: probes.freeBytes !== undefined ? probes.freeBytes : measureFree(journal.path),
       inflightSince: iso(claim?.claimedAt),
     },
+    config: live?.config ?? probes.config ?? null,
     daemon: probes.daemon
       ? { running: probes.daemon.running, statusLogAt: iso(probes.daemon.statusLogAt), stale: probes.daemon.stale }
       : null,
     alerts: [],
+    alertItems: [],
   };
   addPushStatus(report, journal, config, now);
   const facts: AlertFacts = {
@@ -86,15 +99,15 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
     quarantine: journal.queries.quarantineSummary(),
     inflight: claim,
     requestBoundMs: config.hrms.connectTimeoutMs + config.hrms.timeoutMs,
+    deliveryAlertAfterMs: config.delivery.alertAfterMinutes * 60_000,
+    syncClock: new Set(config.terminals.filter((t) => 'syncClock' in t && t.syncClock).map((t) => t.name)),
   };
-  report.alerts = alertsFor(report, facts, now);
-  report.alerts.push(...pushAlerts(report, now));
-  report.alerts.push(...hikvisionAlerts(journal, config, now));
-  for (const u of journal.queries.codesWithPrefix(UNKNOWN_CARD_PREFIX)) {
-    report.alerts.push(
-      `terminal ${u.terminal}: ${punches(u.count)} from cards not in its code map (${u.codes.join(', ')}): add them to the code map, then punchgate punches retry`,
-    );
-  }
+  const alerts = alertsFor(report, facts, now);
+  alerts.push(...pushAlerts(report, now));
+  alerts.push(...hikvisionAlerts(journal, config, now));
+  for (const u of journal.queries.codesWithPrefix(UNKNOWN_CARD_PREFIX)) alerts.push(ALERT.unknownCards(u));
+  report.alertItems = alerts;
+  report.alerts = alerts.map(alertLine);
   return report;
 }
 

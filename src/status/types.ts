@@ -14,6 +14,16 @@ export interface TerminalStatus {
   serial: string;
   offlineSince: string | null;
   lastError: string | null;
+  /**
+   * What is wrong with the terminal now, in plain words, and what to try (null: nothing). The
+   * alerts say it once it lasts; the page and `terminals` show it at once.
+   */
+  problem: { cause: string; fix: string } | null;
+  /**
+   * The figures (clock, records, users, firmware) are those of `lastSuccessAt`, not of now: the
+   * terminal is offline. Shown "as of" that time.
+   */
+  stale: boolean;
   /** Set when the address answered with another serial than before. */
   previousSerial: string | null;
   /** Firmware the terminal reported, if known. */
@@ -86,12 +96,34 @@ export interface PushRefusalStatus {
   count: number;
 }
 
+/**
+ * Which configuration `punchgate run` runs on, and whether its file loads now. Only the daemon
+ * knows (it watches the file); `punchgate status` reads it from the daemon's status file.
+ */
+export interface ConfigStatus {
+  /** The config file (absolute path). */
+  file: string;
+  /** 'file': as the file loaded at `loadedAt`; 'last-good': the kept copy of it (`lastGood`), loaded from the file at `loadedAt`. */
+  runningOn: 'file' | 'last-good';
+  loadedAt: string;
+  /** Where the last configuration that loaded is kept (beside the journal); null when it could not be written. */
+  lastGood: string | null;
+  /** The file does not load now: its problems (`file:line: path: message`) and since when (its last change). */
+  failure: { problems: string[]; since: string } | null;
+  /** Running on the copy: secrets kept out of it that could not be read back, in words. */
+  secretsMissing: string[];
+}
+
 /** What only the running daemon knows (it is in its memory, not in the journal). */
 export interface LiveFacts {
   /** Epoch ms since which another process has held the journal's write lock; null when free. */
   journalBusySince: number | null;
   /** Punches the sources hold in memory meanwhile. */
   heldPunches: number;
+  /** The configuration it runs on. */
+  config?: ConfigStatus;
+  /** Delivery's next try (epoch ms; null: not waiting) and whether the HRMS is being probed. */
+  delivery?: { nextTryAt: number | null; probing: boolean };
 }
 
 /** Whether `punchgate run` is alive, as a one-shot `punchgate status` sees it. */
@@ -121,6 +153,12 @@ export interface StatusReport {
     lastResult: string | null;
     lastError: string | null;
     lastErrorAt: string | null;
+    /** Since when delivery has failed without a success in between (null: it works). */
+    failingSince: string | null;
+    /** When punchgate run tries again (null: not waiting, or not known outside the daemon). */
+    nextTryAt: string | null;
+    /** The HRMS was unreachable: punchgate run asks it every few seconds while it waits. */
+    probing: boolean;
   };
   terminals: TerminalStatus[];
   /** Push terminals refused in the last 24 h (empty without adms.listen). */
@@ -136,7 +174,24 @@ export interface StatusReport {
     /** The oldest claim still in flight, and how many punches are in flight. */
     inflightSince: string | null;
   };
+  /** The configuration punchgate run runs on (null: not known, the daemon does not run or is stuck). */
+  config: ConfigStatus | null;
   /** Null inside the daemon (it is running); `punchgate status` fills it in. */
   daemon: { running: boolean; statusLogAt: string | null; stale: boolean } | null;
+  /** Each alert as one line, `cause: fix` (alertItems, joined). */
   alerts: string[];
+  /** The alerts with their cause and fix apart (the page shows the fix below the cause). */
+  alertItems: Alert[];
+}
+
+/**
+ * One alert: what is wrong and what to do (alert-words.ts has every wording and how to write one).
+ * - `kind`: a short stable name (tests and machines key on it; the text may change);
+ * - `cause`: what is wrong, for a site admin, in plain words;
+ * - `fix`: what to try first, as a command to type or a config key to set; never empty.
+ */
+export interface Alert {
+  kind: string;
+  cause: string;
+  fix: string;
 }

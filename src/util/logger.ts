@@ -1,13 +1,29 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
 import { REDACTED } from './secrets.js';
 import { localTime } from './local-time.js';
+import { isJournalStream, PRIORITY, priorityOfLevel, withPriority } from './journald.js';
+
+/**
+ * The log format for a process whose log goes to `fd` (1: stdout): as asked (`--log-format`,
+ * `--pretty`), else lines for systemd's journal when that fd is the journal's stream, else JSON.
+ */
+export function logFormatFor(fd: number, asked: { format?: string; pretty?: boolean }, env = process.env): LogFormat {
+  if (asked.format === 'json' || asked.format === 'text' || asked.format === 'journal') return asked.format;
+  if (asked.pretty) return 'text';
+  return isJournalStream(fd, env) ? 'journal' : 'json';
+}
 
 export type { Logger } from 'pino';
 
+/** How log lines are written: JSON (containers, `--log-format json`), readable lines, or lines for systemd's journal. */
+export type LogFormat = 'json' | 'text' | 'journal';
+
 export interface LoggerOptions {
   level?: string;
-  /** Human-readable single lines instead of JSON (for a person at a terminal). */
+  /** Human-readable single lines instead of JSON (for a person at a terminal); `format: 'text'`. */
   pretty?: boolean;
+  /** Wins over `pretty`; default json. */
+  format?: LogFormat;
   /** Where lines go; default stdout (journald picks them up under systemd). */
   destination?: DestinationStream;
 }
@@ -65,7 +81,36 @@ export function prettyLine(json: string): string {
   return `${t} ${lvl} ${String(msg ?? '')}${extra ? '  ' + extra : ''}\n`;
 }
 
+/**
+ * One line for systemd's journal from one pino JSON line: `<4>terminal gate-2: no answer ...`. The
+ * priority prefix is what the journal reads (journalctl -p); the journal adds the time itself. The
+ * message is the plain line an admin reads; fields follow as `key=value` only where they add to it:
+ * a field whose value the message already says is left out, and at info (the punch-by-punch
+ * narrative) so are numbers (the message counts in words), so that these lines read as docs/operate.md
+ * shows them. Secrets are redacted in the JSON line already (by key), before this rendering.
+ */
+export function journalLine(json: string): string {
+  let o: Record<string, unknown>;
+  try {
+    o = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return withPriority(PRIORITY.info, json);
+  }
+  const { time: _t, level, msg, pid: _pid, hostname: _h, ...rest } = o;
+  const lvl = Number(level);
+  const text = String(msg ?? '');
+  const extra = Object.entries(rest)
+    .filter(([, v]) => v !== null && v !== undefined && v !== '' && v !== 0 && v !== false)
+    .filter(([, v]) => !(lvl === 30 && typeof v === 'number'))
+    .filter(([, v]) => !((typeof v === 'string' || typeof v === 'number') && text.includes(String(v))))
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' ');
+  return withPriority(priorityOfLevel(lvl), `${text}${extra ? `  ${extra}` : ''}`);
+}
+
 export function createLogger(opts: LoggerOptions): Logger {
+  const format = opts.format ?? (opts.pretty ? 'text' : 'json');
+  const render = format === 'text' ? prettyLine : format === 'journal' ? journalLine : undefined;
   return pino(
     {
       level: opts.level ?? 'info',
@@ -73,8 +118,8 @@ export function createLogger(opts: LoggerOptions): Logger {
       // `"time":"2026-11-23T13:05:09.123Z"`: UTC ISO in the JSON lines; the pretty form shows box time.
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACT_PATHS, censor: REDACTED },
-      // The pretty form is a rendering of the JSON line, nothing more.
-      ...(opts.pretty ? { hooks: { streamWrite: prettyLine } } : {}),
+      // The text and journal forms are renderings of the JSON line, nothing more.
+      ...(render ? { hooks: { streamWrite: render } } : {}),
     },
     opts.destination ?? pino.destination({ fd: 1, sync: true }),
   );

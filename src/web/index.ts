@@ -1,6 +1,7 @@
 import type { Config } from '../config/schema.js';
 import type { AppContext } from '../context.js';
 import type { AttendanceAnswer } from '../hrms/attendance.js';
+import type { HourlySeries } from '../journal/hourly-stats.js';
 import type { Journal } from '../journal/journal.js';
 import type { DeliveryQueue } from '../journal/types.js';
 import { JournalTotals } from '../metrics/journal-totals.js';
@@ -24,6 +25,8 @@ export interface StatusWebDeps {
 
 /** A person reloading the page, or several, share one report per second. */
 const PAGE_REPORT_MAX_AGE_MS = 1000;
+/** The charts' figures (a day of the journal, read by row range) are read again at most this often. */
+const CHARTS_MAX_AGE_MS = 60_000;
 
 /**
  * The status page, /status.json, /metrics, /livez and /readyz of `punchgate run`: the HTTP
@@ -36,6 +39,7 @@ export class StatusWeb {
   private totals: JournalTotals | undefined;
   private readonly server: StatusServer;
   private readonly startedAt: number;
+  private charts: { series: HourlySeries; at: number } | undefined;
 
   constructor(private readonly d: StatusWebDeps) {
     this.startedAt = d.ctx.clock.now();
@@ -49,6 +53,7 @@ export class StatusWeb {
         zone: boxZoneLabel(d.ctx.clock.now()),
         refreshSeconds: d.config().status.refreshSeconds,
       }),
+      charts: () => this.chartSeries(),
       metrics: {
         text: () => this.ensureMetrics().text(),
         contentType: () => this.ensureMetrics().contentType,
@@ -59,6 +64,21 @@ export class StatusWeb {
       secrets: d.ctx.secrets,
     });
     if (d.config().status.listen !== false) this.ensureMetrics();
+  }
+
+  /** The figures per hour of the page's charts, read at most once a minute; none when they cannot be read. */
+  private chartSeries(): HourlySeries | undefined {
+    const now = this.d.ctx.clock.now();
+    const c = this.charts;
+    if (c && now - c.at < CHARTS_MAX_AGE_MS && now >= c.at) return c.series;
+    try {
+      this.charts = { series: this.d.journal.hourly.series(now), at: now };
+    } catch (e) {
+      // A busy or failing journal costs the page its charts, never the page itself.
+      this.d.ctx.logger.debug({ err: e instanceof Error ? e.message : String(e) }, 'could not read the charts');
+      return c?.series;
+    }
+    return this.charts.series;
   }
 
   /** The URL it listens on, once it does. */

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
-import { span } from '../status/alerts.js';
-import type { StatusReport, TerminalStatus } from '../status/index.js';
+import { NO_TOKEN } from '../delivery/health.js';
+import type { HourlySeries } from '../journal/hourly-stats.js';
+import { span, type Alert } from '../status/alert-words.js';
+import { failingWords, type ConfigStatus, type StatusReport, type TerminalStatus } from '../status/index.js';
+import { deliveryChart, queueChart, terminalSparkline } from './charts.js';
 import { Html, html } from './html.js';
 import { localTime } from '../util/local-time.js';
 
@@ -13,24 +16,41 @@ export interface PageInfo {
   refreshSeconds: number;
 }
 
-/** The page's only style sheet, inline (no asset from anywhere), allowed by its hash in the CSP; ours, so not escaped. */
+/**
+ * The page's only style sheet, inline (no asset from anywhere), allowed by its hash in the CSP; ours,
+ * so not escaped. Every text colour meets WCAG AA (4.5:1) against the background it sits on, in the
+ * light and the dark scheme, and chart bars 3:1 (test/web/contrast-browser.test.ts measures them).
+ */
 const STYLE = `
-:root{color-scheme:light dark;--ok:#1a7f37;--bad:#c62828;--warn:#a15c00;--muted:#6b7280;--line:#d0d7de}
+:root{color-scheme:light dark;--bg:#fff;--fg:#1f2328;--muted:#57606a;--ok:#1a7f37;--bad:#b42318;--warn:#8a4b00;
+--accent:#0b5cad;--line:#d0d7de;--alert-bg:#fdeceb;--fix:#1f2328;--badge-ok:#1a7f37;--badge-bad:#b42318}
+@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9da7b3;--ok:#3fb950;--bad:#ff7b72;
+--warn:#d29922;--accent:#58a6ff;--line:#30363d;--alert-bg:#2b1416;--fix:#e6edf3}}
 *{box-sizing:border-box}
-body{font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:64rem;padding:1rem}
+html{background:var(--bg)}
+body{font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:64rem;padding:1rem;background:var(--bg);color:var(--fg)}
 h1{font-size:1.4rem;margin:0}h2{font-size:1.1rem;margin:1.5rem 0 .5rem;border-bottom:1px solid var(--line)}
-.sub,.muted{color:var(--muted)}.sub{margin:.2rem 0 0}
-.verdict{display:inline-block;margin:.6rem 0 0;padding:.3rem .7rem;border-radius:.4rem;font-weight:600;color:#fff}
-.verdict.ok{background:var(--ok)}.verdict.bad{background:var(--bad)}
+.sub,.muted{color:var(--muted)}.sub{margin:.2rem 0 0}.small{font-size:.85rem}
+p.verdict{display:inline-block;margin:.6rem 0 0;padding:.3rem .7rem;border-radius:.4rem;font-weight:600;color:#fff}
+p.verdict.ok{background:var(--badge-ok)}p.verdict.bad{background:var(--badge-bad)}
 ul.alerts{padding:0;list-style:none;margin:0}
-ul.alerts li{border-left:4px solid var(--bad);padding:.4rem .6rem;margin:.3rem 0;background:rgba(198,40,40,.08);overflow-wrap:anywhere}
+ul.alerts li{border-left:4px solid var(--bad);padding:.4rem .6rem;margin:.3rem 0;background:var(--alert-bg);overflow-wrap:anywhere}
+.cause{font-weight:600}.fix{display:block;color:var(--fix)}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
 td.num,th.num{text-align:right}
 .online{color:var(--ok);font-weight:600}.offline{color:var(--bad);font-weight:600}.unknown{color:var(--muted)}
+.stale{color:var(--muted)}
 .err{overflow-wrap:anywhere}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:0}dt{color:var(--muted)}dd{margin:0;overflow-wrap:anywhere}
 .bad{color:var(--bad);font-weight:600}
+code{font-size:.95em}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(18rem,1fr));gap:1rem}
+figure{margin:0}figcaption{font-size:.9rem;color:var(--muted);margin-top:.2rem}
+svg.chart{width:100%;height:auto;display:block}svg.spark{width:6rem;height:1.4rem;vertical-align:middle}
+svg .label{fill:var(--muted);font-size:11px}svg .axis{stroke:var(--muted);stroke-width:1}svg .grid{stroke:var(--line);stroke-width:1}
+.bar-ok{fill:var(--ok)}.bar-bad{fill:var(--bad)}.bar-warn{fill:var(--warn)}.bar-queue{fill:var(--accent)}
+.key{display:inline-block;width:.8em;height:.8em;vertical-align:baseline}.key-ok{background:var(--ok)}.key-bad{background:var(--bad)}.key-warn{background:var(--warn)}
 footer{margin-top:2rem;font-size:.9rem}
 footer a{color:inherit}
 @media (max-width:40rem){
@@ -72,15 +92,28 @@ function uptime(seconds: number): string {
   return m > 0 ? `${m} min` : `${s} s`;
 }
 
-function terminalRow(t: TerminalStatus, now: number): Html {
+function terminalRow(t: TerminalStatus, now: number, charts: HourlySeries | undefined): Html {
   const state =
     t.lastPollAt === null
       ? html`<span class="unknown">not contacted yet</span>`
       : t.online
         ? html`<span class="online">online</span>`
         : html`<span class="offline">OFFLINE</span>`;
-  const result = t.lastPollAt === null ? '' : t.lastError ? html`<span class="err">${t.lastError}</span>` : html`ok`;
+  // A problem in words with what to try; the protocol detail is in the log.
+  const result =
+    t.lastPollAt === null && !t.problem
+      ? ''
+      : t.problem
+        ? html`<span class="err cause">${t.problem.cause}</span><span class="fix">Fix: ${t.problem.fix}</span>`
+        : html`ok`;
   const skew = t.skewSeconds === null ? '' : `${t.skewSeconds >= 0 ? '+' : ''}${Math.round(t.skewSeconds)} s`;
+  // Offline: its figures are those of its last answer, shown as such.
+  const figure = (v: string | number | null) =>
+    v === null || v === ''
+      ? ''
+      : t.stale
+        ? html`<span class="stale" title="as of its last answer">${v}*</span>`
+        : html`${v}`;
   return html`<tr>
     <td data-label="terminal">
       <strong>${t.name}</strong> <span class="muted">${t.kind}${t.serial ? ` · ${t.serial}` : ''}</span>
@@ -90,9 +123,10 @@ function terminalRow(t: TerminalStatus, now: number): Html {
     <td data-label="last contact">${when(t.lastSuccessAt, now)}</td>
     <td data-label="last poll">${t.lastPollAt === null ? '' : when(t.lastPollAt, now)}</td>
     <td data-label="last result">${result}</td>
-    <td data-label="clock" class="num">${skew}</td>
-    <td data-label="records" class="num">${t.records ?? ''}</td>
-    <td data-label="users" class="num">${t.users ?? ''}</td>
+    <td data-label="clock" class="num">${figure(skew)}</td>
+    <td data-label="records" class="num">${figure(t.records)}</td>
+    <td data-label="users" class="num">${figure(t.users)}</td>
+    <td data-label="punches, 24 h">${charts ? terminalSparkline(t.name, charts) : ''}</td>
   </tr>`;
 }
 
@@ -115,21 +149,80 @@ function count(n: number, alarming: boolean): Html {
   return alarming && n > 0 ? html`<span class="bad">${n}</span>` : html`${n}`;
 }
 
-/** The status page: what `punchgate status` shows, for a browser (a phone too), without any script. */
-export function renderPage(r: StatusReport, info: PageInfo): string {
-  const now = Date.parse(r.generatedAt);
-  const p = r.punches;
-  const d = r.delivery;
-  const verdict =
-    r.alerts.length === 0
-      ? html`<p class="verdict ok">All good: no alerts</p>`
-      : html`<p class="verdict bad">${r.alerts.length} ${r.alerts.length === 1 ? 'alert' : 'alerts'}</p>`;
+function alertItem(a: Alert): Html {
+  return html`<li data-kind="${a.kind}">
+    <span class="cause">${a.cause}</span><span class="fix">Fix: ${a.fix}</span>
+  </li>`;
+}
+
+function deliveryRows(d: StatusReport['delivery'], now: number): Html {
+  const noToken = d.auth === 'failed' && d.lastError?.startsWith(NO_TOKEN);
   const auth =
     d.auth === 'failed'
-      ? html`<span class="bad">AUTH FAILED: the HRMS refuses the token</span>`
-      : d.auth === 'ok'
-        ? html`token accepted`
-        : html`<span class="muted">not tried yet</span>`;
+      ? html`<span class="bad"
+          >${noToken ? 'NO TOKEN: nothing can be sent' : 'AUTH FAILED: the HRMS refuses the token'}</span
+        >`
+      : d.failingSince
+        ? html`<span class="bad">FAILING since ${when(d.failingSince, now)}${failingWords(d.lastError)}</span>`
+        : d.auth === 'ok'
+          ? html`token accepted, delivering`
+          : html`<span class="muted">not tried yet</span>`;
+  return html`<dt>HRMS</dt>
+    <dd id="hrms">${auth}</dd>
+    <dt>last success</dt>
+    <dd>${when(d.lastSuccessAt, now)}${d.lastResult ? html` <span class="muted">${d.lastResult}</span>` : ''}</dd>
+    <dt>last attempt</dt>
+    <dd>${when(d.lastAttemptAt, now)}</dd>
+    ${
+      d.lastError
+        ? html`<dt>last error</dt>
+            <dd>${when(d.lastErrorAt, now)}: <span class="err">${d.lastError}</span></dd>`
+        : ''
+    }
+    ${
+      d.failingSince
+        ? html`<dt>next try</dt>
+            <dd id="next-try">
+              ${d.nextTryAt ? when(d.nextTryAt, now) : html`<span class="muted">when punchgate run tries again</span>`}${
+                d.probing ? html` <span class="muted">(the HRMS is asked every few seconds meanwhile)</span>` : ''
+              }
+            </dd>
+            <dt>to try now</dt>
+            <dd><code>sudo -u punchgate punchgate flush</code></dd>`
+        : ''
+    }`;
+}
+
+function configRows(c: ConfigStatus, now: number): Html {
+  return html`<dt>runs on</dt>
+    <dd id="config-running">
+      ${
+        c.runningOn === 'last-good'
+          ? html`<span class="bad">the last good copy</span> ${c.lastGood ?? ''} (loaded ${when(c.loadedAt, now)} from
+              ${c.file})`
+          : html`${c.file}, loaded ${when(c.loadedAt, now)}`
+      }
+    </dd>
+    ${
+      c.failure
+        ? html`<dt>the file</dt>
+            <dd>
+              <span class="bad">does not load</span> since ${when(c.failure.since, now)}:
+              ${c.failure.problems.join('; ')}
+            </dd>`
+        : ''
+    }`;
+}
+
+/** The status page: what `punchgate status` shows, for a browser (a phone too), without any script. */
+export function renderPage(r: StatusReport, info: PageInfo, charts?: HourlySeries): string {
+  const now = Date.parse(r.generatedAt);
+  const p = r.punches;
+  const items: Alert[] = r.alertItems ?? r.alerts.map((a) => ({ kind: 'alert', cause: a, fix: '' }));
+  const verdict =
+    items.length === 0
+      ? html`<p class="verdict ok">All good: no alerts</p>`
+      : html`<p class="verdict bad">${items.length} ${items.length === 1 ? 'alert' : 'alerts'}</p>`;
   const oldest = r.oldestPending;
   const page = html`<!doctype html>
     <html lang="en">
@@ -137,7 +230,7 @@ export function renderPage(r: StatusReport, info: PageInfo): string {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta http-equiv="refresh" content="${info.refreshSeconds}" />
-        <title>${r.alerts.length ? `(${r.alerts.length}) ` : ''}punchgate ${r.site}</title>
+        <title>${items.length ? `(${items.length}) ` : ''}punchgate ${r.site}</title>
         <link rel="icon" href="data:," />
         ${STYLE_ELEMENT}
       </head>
@@ -153,10 +246,10 @@ export function renderPage(r: StatusReport, info: PageInfo): string {
         <section id="alerts">
           <h2>Alerts</h2>
           ${
-            r.alerts.length === 0
+            items.length === 0
               ? html`<p class="muted">No alerts.</p>`
               : html`<ul class="alerts">
-                  ${r.alerts.map((a) => html`<li>${a}</li>`)}
+                  ${items.map(alertItem)}
                 </ul>`
           }
         </section>
@@ -166,24 +259,40 @@ export function renderPage(r: StatusReport, info: PageInfo): string {
             r.terminals.length === 0
               ? html`<p class="muted">No terminal configured.</p>`
               : html`<table>
-                  <thead>
-                    <tr>
-                      <th>terminal</th>
-                      <th>state</th>
-                      <th>last contact</th>
-                      <th>last poll</th>
-                      <th>last result</th>
-                      <th class="num">clock</th>
-                      <th class="num">records</th>
-                      <th class="num">users</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${r.terminals.map((t) => terminalRow(t, now))}
-                  </tbody>
-                </table>`
+                    <thead>
+                      <tr>
+                        <th>terminal</th>
+                        <th>state</th>
+                        <th>last contact</th>
+                        <th>last poll</th>
+                        <th>last result</th>
+                        <th class="num">clock</th>
+                        <th class="num">records</th>
+                        <th class="num">users</th>
+                        <th>punches, 24 h</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      ${r.terminals.map((t) => terminalRow(t, now, charts))}
+                    </tbody>
+                  </table>
+                  ${
+                    r.terminals.some((t) => t.stale)
+                      ? html`<p class="muted small">
+                          * as of the terminal's last answer (its last contact): it is offline.
+                        </p>`
+                      : ''
+                  }`
           }
         </section>
+        ${
+          charts
+            ? html`<section id="charts">
+                <h2>Last 24 hours</h2>
+                <div class="charts">${queueChart(charts)} ${deliveryChart(charts)}</div>
+              </section>`
+            : ''
+        }
         <section id="queue">
           <h2>Queue</h2>
           <dl>
@@ -207,23 +316,16 @@ export function renderPage(r: StatusReport, info: PageInfo): string {
         </section>
         <section id="delivery">
           <h2>Delivery</h2>
-          <dl>
-            <dt>HRMS</dt>
-            <dd>${auth}</dd>
-            <dt>last success</dt>
-            <dd>
-              ${when(d.lastSuccessAt, now)}${d.lastResult ? html` <span class="muted">${d.lastResult}</span>` : ''}
-            </dd>
-            <dt>last attempt</dt>
-            <dd>${when(d.lastAttemptAt, now)}</dd>
-            ${
-              d.lastError
-                ? html`<dt>last error</dt>
-                    <dd>${when(d.lastErrorAt, now)}: <span class="err">${d.lastError}</span></dd>`
-                : ''
-            }
-          </dl>
+          <dl>${deliveryRows(r.delivery, now)}</dl>
         </section>
+        ${
+          r.config
+            ? html`<section id="config">
+                <h2>Config</h2>
+                <dl>${configRows(r.config, now)}</dl>
+              </section>`
+            : ''
+        }
         <footer class="muted">
           punchgate ${info.version} · up ${uptime(info.uptimeSeconds)} · <a href="status.json">status.json</a> ·
           <a href="metrics">metrics</a>

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HourlySeries } from '../journal/hourly-stats.js';
 import type { StatusReport } from '../status/index.js';
 import type { Logger } from '../util/logger.js';
 import { PAGE_CSP, renderPage, type PageInfo } from './page.js';
@@ -8,6 +9,8 @@ export interface RouteDeps {
   /** The status report, secrets scrubbed. */
   report: () => StatusReport;
   pageInfo: () => PageInfo;
+  /** The page's charts (figures per hour), when there are any. */
+  charts?: () => HourlySeries | undefined;
   metrics: { text(): Promise<string>; contentType(): string };
   /** Whether the daemon's loops make progress (the systemd watchdog's test). */
   live: () => boolean;
@@ -70,7 +73,7 @@ async function route(req: IncomingMessage, d: RouteDeps): Promise<Reply> {
       return {
         status: 200,
         type: 'text/html; charset=utf-8',
-        body: renderPage(d.report(), d.pageInfo()),
+        body: renderPage(d.report(), d.pageInfo(), d.charts?.()),
         headers: { 'content-security-policy': PAGE_CSP, 'x-frame-options': 'DENY' },
       };
     case '/status.json':

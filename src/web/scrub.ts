@@ -14,9 +14,11 @@ export function scrubReport(r: StatusReport, secrets: Secrets): StatusReport {
     terminals: r.terminals.map((t) => ({
       ...t,
       lastError: s(t.lastError),
+      problem: t.problem ? { cause: secrets.scrub(t.problem.cause), fix: secrets.scrub(t.problem.fix) } : null,
       serial: secrets.scrub(t.serial),
       previousSerial: s(t.previousSerial),
     })),
     alerts: r.alerts.map((a) => secrets.scrub(a)),
+    alertItems: r.alertItems.map((a) => ({ ...a, cause: secrets.scrub(a.cause), fix: secrets.scrub(a.fix) })),
   };
 }

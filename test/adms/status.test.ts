@@ -92,9 +92,13 @@ describe('push terminals in the status', () => {
       clock.advance(12 * MIN);
       const later = buildStatus(journal, config, clock.now());
       expect(later.terminals.find((t) => t.name === 'lobby')!.online).toBe(false);
-      expect(later.alerts).toContain(
-        'terminal lobby has not pushed for 12 min (last contact 2026-11-22 09:00:00 +00:00 from 192.168.10.7)',
-      );
+      // In the words of check: the cause, then the fix.
+      expect(later.alertItems.find((a) => a.kind === 'push-silent')).toEqual({
+        kind: 'push-silent',
+        cause:
+          'terminal lobby has not pushed for 12 min (last contact 2026-11-22 09:00:00 +00:00 from 192.168.10.7): its punches wait on the terminal',
+        fix: "check its power and network, and that its Cloud Server Setting names this box's address and adms.listen port",
+      });
       expect(formatStatus(later)).toContain('lobby            OFFLINE  last contact 2026-11-22 09:00:00 +00:00');
     } finally {
       journal.close();

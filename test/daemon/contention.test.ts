@@ -64,7 +64,7 @@ describe('the journal held by another process', () => {
       20_000,
       'both terminals online',
     );
-    await waitFor(() => d.output().includes('subscribed to real-time events'), 10_000, 'real-time link up');
+    await waitFor(() => /real-time events subscribed/.test(d.output()), 10_000, 'real-time link up');
 
     const holder = holdWriteLock(stack.tmp.path('journal.db'), HOLD_MS);
     cleanups.push(() => holder.child.exitCode === null && holder.child.kill('SIGKILL'));

@@ -106,6 +106,7 @@ export function memoryState(): { get(): DeliveryRecord; update(p: Partial<Delive
     lastError: null,
     lastErrorAt: null,
     lastResult: null,
+    failingSince: null,
   };
   return { get: () => ({ ...rec }), update: (p) => void (rec = { ...rec, ...p }) };
 }

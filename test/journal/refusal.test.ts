@@ -1,4 +1,14 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { stringify } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -121,7 +131,7 @@ describe('a journal that cannot be used', () => {
       const r = await runPunchgate(['--config', config, 'run'], { as });
       expect(r.status, r.stderr).toBe(74);
       const line = oneLine(r.stderr, journal);
-      expect(line).toMatch(/(read-only|cannot be opened or written by this user) \(SQLITE_[A-Z_]+\)/);
+      expect(line).toMatch(/cannot be (read|written) by this user.*SQLITE_[A-Z_]+\)/);
       expect(line).toMatch(/chown -R punchgate:|sudo -u punchgate/);
     } finally {
       chmodSync(tmp.path('state'), 0o755);
@@ -145,4 +155,223 @@ describe('a journal that cannot be used', () => {
 function makeJournal(config: string): void {
   const c = loadConfig(config, () => []);
   Journal.open({ path: c.journal.path, site: c.site, mode: 'owner' }).close();
+}
+
+/**
+ * Every way a journal can refuse, for every command that opens it: one line on stderr with the
+ * journal's path and the fix, exit 74 (check: its FAIL line). As root the commands run as nobody
+ * (root may write anything); otherwise the mode bits alone make the case.
+ */
+describe('every journal refusal, for every command', () => {
+  const asRoot = process.getuid?.() === 0;
+  const as = asRoot ? { uid: 65534, gid: 65534 } : undefined;
+  const NOBODY = 65534;
+  let tmp: ReturnType<typeof tempDir>;
+  afterEach(() => {
+    // Give everything back to this user so that it can be removed.
+    if (tmp) {
+      chmodRecursive(tmp.dir);
+      tmp.cleanup();
+    }
+  });
+
+  /** A config readable by the command's user, a made journal with a few punches, and a punch file to import. */
+  function sandbox(): { config: string; journal: string; state: string; importFile: string } {
+    tmp = tempDir('punchgate-refusals-');
+    chmodSync(tmp.dir, 0o755);
+    const config = tmp.path('punchgate.yaml');
+    writeFileSync(
+      config,
+      stringify({
+        site: 'plant-r',
+        journal: { path: 'state/journal.db' },
+        hrms: { baseUrl: 'http://127.0.0.1:9', connectTimeoutMs: 300, timeoutMs: 300 },
+        status: { intervalMs: 1000 },
+        terminals: [],
+      }),
+      { mode: 0o644 },
+    );
+    const journal = tmp.path('state/journal.db');
+    mkdirSync(tmp.path('state'), { mode: 0o755 });
+    const j = Journal.open({ path: journal, site: 'plant-r', mode: 'owner' });
+    j.ingest(
+      Array.from({ length: 400 }, (_, i) => ({
+        terminal: 'gate-1',
+        biometricCode: String(1000 + i),
+        logTime: `2026-11-22 08:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}`,
+      })),
+    );
+    j.close();
+    const importFile = tmp.path('usb_attlog.dat');
+    writeFileSync(
+      importFile,
+      Array.from(
+        { length: 3000 },
+        (_, i) =>
+          `${5000 + i}\t2026-11-23 ${String(Math.floor(i / 3600) + 7).padStart(2, '0')}:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}\t1\t0\t1\t0\n`,
+      ).join(''),
+      { mode: 0o644 },
+    );
+    return { config, journal, state: tmp.path('state'), importFile };
+  }
+
+  const chown = (path: string) => {
+    if (asRoot) chownSync(path, NOBODY, NOBODY);
+  };
+
+  /** Commands that write to the journal, and commands that only read it. */
+  const writers = (importFile: string) => [
+    ['run'],
+    ['punches', 'retry'],
+    ['punches', 'release'],
+    ['flush', '--max-wait', '0'],
+    ['import', importFile],
+    ['poll'],
+  ];
+  const readers = [
+    ['status'],
+    ['status', '--json'],
+    ['punches'],
+    ['punches', 'export'],
+    ['terminals'],
+    ['terminals', 'backups'],
+  ];
+
+  async function expectRefused(config: string, journal: string, commands: string[][], problem: RegExp, fix: RegExp) {
+    for (const args of commands) {
+      const r = await runPunchgate(['--config', config, ...args], { as, timeoutMs: 20_000 });
+      const what = `${args.join(' ')}: exit ${r.status}, stderr ${r.stderr}, stdout ${r.stdout.slice(0, 300)}`;
+      expect(r.status, what).toBe(74);
+      const lines = r.stderr.trim().split('\n');
+      expect(lines, what).toHaveLength(1);
+      expect(lines[0], what).toContain(journal);
+      expect(lines[0], what).toMatch(problem);
+      expect(lines[0], what).toMatch(fix);
+      expect(lines[0], what).not.toMatch(/attempt to write|SqliteError|at .*\.js:\d+/);
+    }
+    const check = await runPunchgate(['--config', config, 'check', '--quick'], { as });
+    expect(check.status).toBe(1);
+    expect(check.stdout).toMatch(new RegExp(`FAIL journal: ${journal.replace(/[.]/g, '\\.')}`));
+  }
+
+  const ownerFix = /chown -R punchgate:.*sudo -u punchgate/;
+
+  it('a journal this user cannot read', async () => {
+    const { config, journal, importFile } = sandbox();
+    chmodSync(journal, asRoot ? 0o600 : 0o000);
+    await expectRefused(config, journal, [...writers(importFile), ...readers], /cannot be read by this user/, ownerFix);
+  }, 120_000);
+
+  it('a journal this user may read but not write (the folder is writable)', async () => {
+    const { config, journal, state, importFile } = sandbox();
+    chmodSync(journal, 0o644);
+    if (asRoot) chmodSync(state, 0o777);
+    else chmodSync(journal, 0o444);
+    await expectRefused(
+      config,
+      journal,
+      writers(importFile),
+      /cannot be written by this user \(the file is owned by uid \d+.*mode 0[46]44/,
+      ownerFix,
+    );
+  }, 120_000);
+
+  it('a read-only file of this very user', async () => {
+    const { config, journal, state, importFile } = sandbox();
+    chown(state);
+    chown(journal);
+    chmodSync(journal, 0o444);
+    await expectRefused(
+      config,
+      journal,
+      writers(importFile),
+      /cannot be written by this user \(the file is owned by uid \d+, mode 0444/,
+      /chmod -R u\+rwX/,
+    );
+  }, 120_000);
+
+  it('a journal in a folder this user may not write (SQLite cannot make its -wal and -shm files)', async () => {
+    const { config, journal, state, importFile } = sandbox();
+    chmodSync(journal, 0o666);
+    if (asRoot) chmodSync(state, 0o755);
+    else chmodSync(state, 0o555);
+    await expectRefused(
+      config,
+      journal,
+      [...writers(importFile), ...readers],
+      new RegExp(`cannot be written by this user: its folder ${state.replace(/[.]/g, '\\.')} is owned by uid \\d+`),
+      ownerFix,
+    );
+  }, 120_000);
+
+  it('a damaged journal (every page after the first overwritten), met while reading or writing', async () => {
+    const { config, journal, importFile } = sandbox();
+    const bytes = readFileSync(journal);
+    // Keep page 1 (the header and the schema): the file opens, every table read meets the damage.
+    const pageSize = bytes.readUInt16BE(16);
+    bytes.fill(0x5a, pageSize);
+    writeFileSync(journal, bytes);
+    chmodSync(journal, 0o666);
+    chmodSync(dirname(journal), 0o777);
+    await expectRefused(
+      config,
+      journal,
+      [...writers(importFile).filter(([c]) => c !== 'poll'), ['status'], ['punches'], ['punches', 'export']],
+      /is damaged \(SQLITE_CORRUPT|SQLITE_NOTADB/,
+      /\.recover/,
+    );
+  }, 120_000);
+
+  it('a full disk met while importing: exit 74, every punch before it kept', async () => {
+    const { config, journal, importFile } = sandbox();
+    chmodSync(journal, 0o666);
+    chmodSync(dirname(journal), 0o777);
+    // The file size limit stands in for a full disk: the journal and its WAL may not grow.
+    const blocks = Math.ceil(statSync(journal).size / 512) + 8;
+    const r = await runPunchgate(['--config', config, 'import', importFile], {
+      as,
+      shell: `trap '' XFSZ; ulimit -f ${blocks};`,
+    });
+    expect(r.status, r.stderr).toBe(74);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(journal);
+    // (A file size limit reads as an I/O error; a real full disk as "the disk is full".)
+    expect(lines[0]).toMatch(/(disk is full|I\/O error).*(free space|check the disk)/);
+    // What was journalled before stays; the journal is whole.
+    const db = new Database(journal, { readonly: true });
+    expect((db.prepare('SELECT count(*) AS n FROM punches').get() as { n: number }).n).toBeGreaterThanOrEqual(400);
+    expect(db.pragma('quick_check', { simple: true })).toBe('ok');
+    db.close();
+  }, 60_000);
+
+  it("another program's SQLite file at journal.path", async () => {
+    const { config, journal, importFile } = sandbox();
+    rmSync(journal);
+    const other = new Database(journal);
+    other.exec('CREATE TABLE cars (plate TEXT)');
+    other.close();
+    chmodSync(journal, 0o666);
+    chmodSync(dirname(journal), 0o777);
+    await expectRefused(
+      config,
+      journal,
+      [...writers(importFile), ...readers],
+      /is not a punchgate journal .*it has cars/,
+      /move this file away/,
+    );
+  }, 120_000);
+});
+
+function chmodRecursive(dir: string): void {
+  try {
+    chmodSync(dir, 0o755);
+    for (const f of readdirSync(dir)) {
+      const p = `${dir}/${f}`;
+      if (statSync(p).isDirectory()) chmodRecursive(p);
+      else chmodSync(p, 0o644);
+    }
+  } catch {
+    // best effort: cleanup removes what it can
+  }
 }

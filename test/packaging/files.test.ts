@@ -24,14 +24,26 @@ const UNIT = readFileSync('systemd/punchgate.service', 'utf8');
 const PACKAGED_EXEC =
   'ExecStart=/usr/lib/punchgate/bin/node --optimize-for-size /usr/lib/punchgate/dist/punchgate.js run --config /etc/punchgate/punchgate.yaml';
 
+const PACKAGED_RELOAD_CHECK =
+  'ExecReload=/usr/bin/punchgate check --config-only --config /etc/punchgate/punchgate.yaml';
+
 describe("the package's unit", () => {
   const unit = packagedUnit(UNIT);
 
   it("runs the package's runtime and bundle with the unit's node flags; every other line is the repository's", () => {
     const lines = unit.split('\n');
     expect(lines.filter((l) => l.startsWith('ExecStart='))).toEqual([PACKAGED_EXEC]);
+    // The reload checks the config with the package's launcher first (the box may have no node).
+    expect(lines.filter((l) => l.startsWith('ExecReload='))).toEqual([
+      PACKAGED_RELOAD_CHECK,
+      'ExecReload=/bin/kill -HUP $MAINPID',
+    ]);
     const settings = (text: string) =>
-      text.split('\n').filter((l) => /^[A-Z]\w*=/.test(l) && !l.startsWith('ExecStart='));
+      text
+        .split('\n')
+        .filter(
+          (l) => /^[A-Z]\w*=/.test(l) && !l.startsWith('ExecStart=') && !/^ExecReload=\S*(node|punchgate) /.test(l),
+        );
     expect(settings(unit)).toEqual(
       settings(UNIT).flatMap((l) => (l.startsWith('Description=') ? [l, 'Documentation=man:punchgate(1)'] : [l])),
     );
@@ -40,7 +52,12 @@ describe("the package's unit", () => {
 
   it('passes systemd-analyze verify (its binary exists on the box, here a stand-in)', () => {
     const copy = join(tmp.dir, 'punchgate.service');
-    writeFileSync(copy, unit.replace(PACKAGED_EXEC, `ExecStart=${process.execPath} --version`));
+    writeFileSync(
+      copy,
+      unit
+        .replace(PACKAGED_EXEC, `ExecStart=${process.execPath} --version`)
+        .replace(PACKAGED_RELOAD_CHECK, `ExecReload=${process.execPath} --version`),
+    );
     const r = spawnSync('systemd-analyze', ['verify', '--man=no', '--generators=no', copy], {
       encoding: 'utf8',
       timeout: 20_000,

@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { OwnerLock } from '../../src/journal/lock.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   formatReport,
@@ -317,27 +318,47 @@ describe('punchgate check against the simulators', () => {
 });
 
 describe('punchgate check --quick (container health check)', () => {
-  it('passes with a fresh status log and fails when it is stale or the journal is missing, without any network', async () => {
+  it('knows whether punchgate run runs from its journal lock, not from the age of the status log, without any network', async () => {
     const s = await site();
     const statusPath = join(s.dir, 'status.txt');
+    // A status log written a moment ago by a daemon that has stopped since: not running.
     writeFileSync(statusPath, 'status\n');
-    const fresh = await check(s, { quick: true });
-    expect(fresh.report.exitCode).toBe(0);
-    expect(fresh.report.checks.map((c) => `${c.status} ${c.name}`)).toEqual([
-      'pass config',
-      'pass journal',
-      'pass daemon',
-    ]);
-    expect(s.hrms.requests()).toBe(0);
-    expect(s.terminal.sessions()).toBe(0);
-
-    const old = (Date.now() - 10 * 60_000) / 1000;
-    utimesSync(statusPath, old, old);
-    const stale = await check(s, { quick: true });
-    expect(stale.report.exitCode).toBe(1);
-    expect(line(stale.text, 'daemon')).toMatch(
-      /^FAIL daemon: the status log .*status\.txt was last written 6\d\d s ago \(expected every 60 s\) — punchgate run is stopped or stuck/,
+    const stopped = await check(s, { quick: true });
+    expect(stopped.report.exitCode).toBe(1);
+    expect(line(stopped.text, 'daemon')).toMatch(
+      /^FAIL daemon: punchgate run is not running: nothing holds the journal lock \S+journal\.db\.lock \(status log written \d+ s ago\) — start it: sudo systemctl start punchgate/,
     );
+    // The daemon holds the journal's owner lock for its whole life.
+    const lock = OwnerLock.acquire(s.journalPath);
+    try {
+      const running = await check(s, { quick: true });
+      expect(running.report.exitCode).toBe(0);
+      expect(running.report.checks.map((c) => `${c.status} ${c.name}`)).toEqual([
+        'pass config',
+        'pass journal',
+        'pass daemon',
+      ]);
+      expect(line(running.text, 'daemon')).toMatch(
+        new RegExp(
+          `^PASS daemon: punchgate run is running \\(pid ${process.pid} holds the journal lock\\), status log written \\d+ s ago`,
+        ),
+      );
+      expect(s.hrms.requests()).toBe(0);
+      expect(s.terminal.sessions()).toBe(0);
+      // Holding the lock but no longer rewriting the status log: stuck.
+      const old = (Date.now() - 10 * 60_000) / 1000;
+      utimesSync(statusPath, old, old);
+      const stuck = await check(s, { quick: true });
+      expect(stuck.report.exitCode).toBe(1);
+      expect(line(stuck.text, 'daemon')).toMatch(
+        /^FAIL daemon: punchgate run holds the journal lock but has not rewritten its status log \S+status\.txt for 6\d\d s \(expected every 60 s\): it is stuck — /,
+      );
+    } finally {
+      lock.release();
+    }
+    // The full check says it too, as a warning (it often runs before the first start).
+    const full = await check(s);
+    expect(line(full.text, 'daemon')).toMatch(/^WARN daemon: punchgate run is not running/);
 
     const none = await site({ journal: false });
     const missing = await check(none, { quick: true });

@@ -1,12 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/tmp.js';
 import { requireTool, section, verifyUnits } from './unit-file.js';
 
 const UNIT_PATH = join(process.cwd(), 'systemd/punchgate.service');
 const UNIT = readFileSync(UNIT_PATH, 'utf8');
 const EXEC_START = '/usr/bin/node --optimize-for-size /usr/bin/punchgate run --config /etc/punchgate/punchgate.yaml';
+const EXEC_RELOAD_CHECK = '/usr/bin/node /usr/bin/punchgate check --config-only --config /etc/punchgate/punchgate.yaml';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -47,7 +49,6 @@ describe('systemd/punchgate.service', () => {
       NotifyAccess: 'main',
       WatchdogSec: '60s',
       ExecStart: EXEC_START,
-      ExecReload: '/bin/kill -HUP $MAINPID',
       Restart: 'on-failure',
       RestartSec: '5s',
       TimeoutStopSec: '30s',
@@ -72,6 +73,8 @@ describe('systemd/punchgate.service', () => {
       UMask: '0077',
     };
     for (const [k, v] of Object.entries(expected)) expect(`${k}=${value(k)}`).toBe(`${k}=${v}`);
+    // A reload checks the config before it signals: systemd runs ExecReload= lines in order and stops at a failure.
+    expect(values('ExecReload')).toEqual([EXEC_RELOAD_CHECK, '/bin/kill -HUP $MAINPID']);
     expect(values('DeviceAllow')).toEqual(expect.arrayContaining(['char-ttyS rw', 'char-ttyUSB rw', 'char-ttyACM rw']));
     // The memory flags of BENCHMARKS.md; quoted, since systemd splits an unquoted value at spaces.
     expect(values('Environment')).toEqual([
@@ -84,6 +87,34 @@ describe('systemd/punchgate.service', () => {
     expect(Number.parseInt(value('TimeoutStopSec'), 10)).toBeGreaterThan(20);
     // The watchdog is pinged every WATCHDOG_USEC/2 = 30 s, within the minute of a poll.
     expect(Number.parseInt(value('WatchdogSec'), 10)).toBeGreaterThanOrEqual(30);
+  });
+
+  it('systemctl reload fails on a config that does not load, before the daemon is signalled, with file:line', () => {
+    const dir = tempDir('punchgate-reload-');
+    cleanups.push(dir.cleanup);
+    const config = join(dir.dir, 'punchgate.yaml');
+    // The unit's first ExecReload= line as systemd runs it, pointed at this checkout and a config here.
+    const argv = (values('ExecReload')[0] ?? '')
+      .split(' ')
+      .map((a) =>
+        a === '/usr/bin/node'
+          ? process.execPath
+          : a === '/usr/bin/punchgate'
+            ? join(process.cwd(), 'dist/punchgate.js')
+            : a === '/etc/punchgate/punchgate.yaml'
+              ? config
+              : a,
+      );
+    const good = 'site: plant-u\njournal:\n  path: journal.db\nhrms:\n  baseUrl: https://hr.example.com\n';
+    writeFileSync(config, good);
+    const ok = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', timeout: 20_000 });
+    expect(ok.status, `${ok.stdout}${ok.stderr}`).toBe(0);
+    // A typo in a key: the reload job fails (not 0), the line is named, nothing else was tried.
+    writeFileSync(config, good.replace('baseUrl', 'baseURL'));
+    const bad = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', timeout: 20_000 });
+    expect(bad.status).toBe(78);
+    expect(bad.stdout).toContain(`${config}:5: hrms.baseURL`);
+    expect(bad.stdout).not.toMatch(/journal|terminal|hrms:/i);
   });
 
   it('a missing token file does not fail the start: SetCredential= gives the credential a default', () => {

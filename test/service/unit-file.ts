@@ -45,7 +45,13 @@ export function verifyUnits(
   cleanup(dir.cleanup);
   const copies = Object.entries(units).map(([name, text]) => {
     const copy = join(dir.dir, basename(name));
-    writeFileSync(copy, text.replace(/^ExecStart=.+$/m, `ExecStart=${process.execPath} --version`));
+    // The programs are not installed here: systemd-analyze checks that they exist.
+    writeFileSync(
+      copy,
+      text
+        .replace(/^ExecStart=.+$/m, `ExecStart=${process.execPath} --version`)
+        .replace(/^ExecReload=\/usr\/bin\/node .+$/m, `ExecReload=${process.execPath} --version`),
+    );
     return copy;
   });
   const r = spawnSync('systemd-analyze', ['verify', '--man=no', '--generators=no', ...copies], {

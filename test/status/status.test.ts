@@ -97,9 +97,10 @@ describe('status report and status log', () => {
     const r = buildStatus(journal, config(), clock.now());
     expect(r.alerts).toEqual([
       'HRMS refuses the token since 2026-11-22 09:12:00 +00:00: put a valid token in the token file (it is re-read without a restart)',
-      'terminal gate-1 now answers with serial NEW instead of OLD: device swapped or address changed (its punches are kept apart)',
-      'terminal gate-1 clock is 10 min behind',
-      'terminal gate-2 unreachable for 3 h (no reply from 10.0.0.2:4370)',
+      'terminal gate-1 now answers with serial NEW instead of OLD: device swapped or address changed (its punches are kept apart): if the device was replaced on purpose, nothing is lost; otherwise check its host in the config (two terminals may have swapped addresses)',
+      "terminal gate-1 clock is 10 min behind: its punches keep the time it recorded: set the terminal's clock, or set syncClock: true for gate-1 so that punchgate sets it; a difference of whole hours usually means its timezone is wrong in the config",
+      // A cause recorded without a fix (an older punchgate): the fix for its kind.
+      "terminal gate-2 unreachable for 3 h (no reply from 10.0.0.2:4370): its punches wait on the terminal: check the terminal's power and cable and its host (10.0.0.2) in the config; punchgate check tests it and says more",
       '14 punches refused: employee not found for code 1042: add the employee in the HRMS, then `punchgate punches retry`',
       '1 punch quarantined (implausible time): check the terminal clocks, then punchgate punches release',
       'terminal door: 1 punch from cards not in its code map (card:0004521236): add them to the code map, then punchgate punches retry',
@@ -108,6 +109,8 @@ describe('status report and status log', () => {
     expect(text).toContain('ALERTS');
     expect(text).toContain('HRMS: AUTH FAILED');
     expect(text).toMatch(/gate-2\s+OFFLINE/);
+    // Under the terminals, each one's trouble with what to try.
+    expect(text).toContain("    gate-2: no reply from 10.0.0.2:4370: check the terminal's power and cable");
     expect(text).toContain('rejected 14   dead 0   quarantined 1');
     expect(r.punches).toMatchObject({ pending: 1, rejected: 14, quarantined: 1 });
     expect(r.terminals.map((t) => t.name)).toEqual(['gate-1', 'gate-2', 'door']);

@@ -46,7 +46,7 @@ describe('the status tells the truth', () => {
     });
     expect(r.journal).toMatchObject({ busySince: '2026-11-22T11:59:18.000Z', heldPunches: 17 });
     expect(r.alerts[0]).toBe(
-      `journal busy for 42 s (another process holds it): 17 punches held in memory, written as soon as it is free; if it lasts, find the process (fuser -v ${tmp.path('j.db')}) and end it`,
+      `journal busy for 42 s (another process holds it): 17 punches held in memory, written as soon as it is free: if it lasts, find the process (fuser -v ${tmp.path('j.db')}) and end it`,
     );
     expect(formatStatus(r)).toContain('! journal busy for 42 s (another process holds it)');
   });
@@ -91,7 +91,7 @@ describe('the status tells the truth', () => {
     journal.terminals.update('gate-1', { online: true, serial: 'SN-1', skewSeconds: 1, lastPollAt: clock.now() });
     const r = buildStatus(journal, config(), clock.now(), { freeBytes: null });
     expect(r.alerts).toEqual([
-      'terminal gate-1: 2 punches quarantined, dated 2019-01-01 00:05 to 2019-01-01 02:10: recorded while its clock was behind; check them (punchgate punches --state quarantined --terminal gate-1); punchgate punches release --terminal gate-1 sends them with these times',
+      'terminal gate-1: 2 punches quarantined, dated 2019-01-01 00:05 to 2019-01-01 02:10: recorded while its clock was behind: check them (punchgate punches --state quarantined --terminal gate-1); punchgate punches release --terminal gate-1 sends them with these times',
     ]);
     const rows = journal.queries.list({ state: 'quarantined' });
     expect(rows.map((p) => p.lastMessage)).toEqual([
@@ -161,7 +161,7 @@ describe('punchgate status says whether the daemon runs', () => {
     const { tmp, configPath } = site();
     Journal.open({ path: tmp.path('journal.db'), site: 'plant-s', mode: 'owner' }).close();
     const notRunning =
-      'punchgate run is not running (nothing holds the journal lock): no punch is collected or delivered; start it: sudo systemctl start punchgate';
+      'punchgate run is not running (nothing holds the journal lock): no punch is collected or delivered: start it: sudo systemctl start punchgate (journalctl -u punchgate -n 50 says why it stopped)';
     let r = await runPunchgate(['--config', configPath, 'status']);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain(`! ${notRunning}`);
@@ -204,7 +204,7 @@ describe('punchgate status says whether the daemon runs', () => {
     const r = buildStatus(j, config, Date.now(), { daemon: probe, freeBytes: null });
     j.close();
     expect(r.alerts[0]).toMatch(
-      /^punchgate run has not rewritten the status log since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d: it may be stuck; look at journalctl -u punchgate and restart it/,
+      /^punchgate run has not rewritten the status log since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d: it may be stuck: look at journalctl -u punchgate and restart it/,
     );
   });
 });

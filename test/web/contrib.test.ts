@@ -186,6 +186,20 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
     expect(byMetric('punchgate_journal_punches')[0]?.expr).toBe('punchgate_journal_punches{state="dead"} > 0');
     expect(byMetric('punchgate_hrms_token_refused')).toHaveLength(1);
     expect(byMetric('punchgate_journal_filesystem_avail_bytes')).toHaveLength(1);
+    // A config file that does not load (issue 24): an alert of its own, and a louder one on the last good copy.
+    expect(byMetric('punchgate_config_load_failed')[0]).toMatchObject({
+      alert: 'PunchgateConfigDoesNotLoad',
+      expr: 'punchgate_config_load_failed == 1',
+    });
+    expect(byMetric('punchgate_config_last_good_in_use')[0]).toMatchObject({
+      alert: 'PunchgateRunsOnLastGoodConfig',
+      labels: { severity: 'critical' },
+    });
+    // Delivery failing for 10 minutes, as the status's own alert (delivery.alertAfterMinutes' default).
+    expect(byMetric('punchgate_delivery_failing_since_timestamp_seconds')[0]).toMatchObject({
+      alert: 'PunchgateDeliveryFailing',
+      expr: 'time() - punchgate_delivery_failing_since_timestamp_seconds > 600',
+    });
   });
 
   it('contrib/grafana/punchgate.json: every panel and variable reads metrics that exist', () => {
@@ -243,6 +257,11 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
       punchgate_push_kept_held: 'gauge',
       punchgate_push_kept_dropped_total: 'counter',
       punchgate_build_info: 'gauge',
+      // Issue 24: a config file that does not load, and delivery failing for a while.
+      punchgate_config_load_failed: 'gauge',
+      punchgate_config_load_failed_since_timestamp_seconds: 'gauge',
+      punchgate_config_last_good_in_use: 'gauge',
+      punchgate_delivery_failing_since_timestamp_seconds: 'gauge',
     });
     for (const line of [
       'punchgate_punches_journaled_total{terminal="gate-1"} 1',

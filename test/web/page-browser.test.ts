@@ -1,21 +1,7 @@
-import { chromium, type BrowserContext } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { punchTimes, spawnDaemon, startStack, statusUrl } from '../daemon/stack.js';
-import { tempDir } from '../helpers/tmp.js';
+import { launchChromium } from '../helpers/browser.js';
 import { waitFor } from '../helpers/wait.js';
-
-/** Debian's chromium (apt-get install chromium); a browser is never downloaded. */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 const nextTime = punchTimes('2026-11-22', 10);
 
@@ -40,18 +26,12 @@ describe('the status page in a real browser', () => {
     const url = await statusUrl(d);
     await waitFor(() => stack.hrms.attendance().length === 10, 15_000, 'first punches delivered');
 
-    const profile = tempDir('punchgate-chromium-');
-    cleanups.push(() => profile.cleanup());
-    const context: BrowserContext = await chromium.launchPersistentContext(profile.dir, {
-      executablePath: CHROMIUM,
-      args: CHROMIUM_ARGS,
-      headless: true,
-      javaScriptEnabled: false,
+    const { context, close } = await launchChromium({
       viewport: { width: 390, height: 844 },
       isMobile: true,
       hasTouch: true,
     });
-    cleanups.push(() => context.close());
+    cleanups.push(close);
     const page = context.pages()[0] ?? (await context.newPage());
     const problems: string[] = [];
     page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));

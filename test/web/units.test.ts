@@ -129,6 +129,9 @@ describe('the status page', () => {
       lastResult: '200 sent: 200 delivered',
       lastError: 'Bearer token is not correct',
       lastErrorAt: '2026-11-22T09:12:00.000Z',
+      failingSince: '2026-11-22T09:12:00.000Z',
+      nextTryAt: null,
+      probing: false,
     },
     terminals: [
       {
@@ -142,7 +145,12 @@ describe('the status page', () => {
         users: null,
         serial: '',
         offlineSince: '2026-11-22T06:14:00.000Z',
-        lastError: 'no reply from 192.168.1.202:4370',
+        lastError: 'no answer from 192.168.1.202:4370 within 10 s',
+        problem: {
+          cause: 'no answer from 192.168.1.202:4370 within 10 s',
+          fix: 'check the cable/power, the IP address (terminals[1].host)',
+        },
+        stale: true,
         previousSerial: null,
       },
     ],
@@ -153,8 +161,17 @@ describe('the status page', () => {
       freeBytes: null,
       inflightSince: null,
     },
+    config: null,
     daemon: null,
-    alerts: ['HRMS refuses the token since 09:12: put a valid token in the token file', '14 punches rejected: <x>'],
+    alerts: ['HRMS refuses the token since 09:12: put a valid token in the token file', '14 punches rejected: <x>: y'],
+    alertItems: [
+      {
+        kind: 'token-refused',
+        cause: 'HRMS refuses the token since 09:12',
+        fix: 'put a valid token in the token file',
+      },
+      { kind: 'refused', cause: '14 punches rejected: <x>', fix: 'y' },
+    ],
     ...over,
   });
   const info = {
@@ -168,8 +185,13 @@ describe('the status page', () => {
     const page = renderPage(report(), info);
     expect(page).toContain('<meta http-equiv="refresh" content="10" />');
     expect(page).toContain('<title>(2) punchgate plant-a</title>');
-    expect(page).toContain('<li>HRMS refuses the token since 09:12: put a valid token in the token file</li>');
-    expect(page).toContain('<li>14 punches rejected: &lt;x&gt;</li>');
+    expect(page).toMatch(
+      /<li data-kind="token-refused">\s*<span class="cause">HRMS refuses the token since 09:12<\/span><span class="fix">Fix: put a valid token in the token file<\/span>\s*<\/li>/,
+    );
+    expect(page).toContain('<span class="cause">14 punches rejected: &lt;x&gt;</span>');
+    // A terminal's state says why and what to do; its figures are marked as of its last answer.
+    expect(page).toContain('<span class="err cause">no answer from 192.168.1.202:4370 within 10 s</span>');
+    expect(page).toContain('Fix: check the cable/power, the IP address (terminals[1].host)');
     expect(page).toContain('2 alerts');
     expect(page).toContain('(Europe/Berlin, UTC+01:00): every time on this page is box time');
     expect(page).toContain('<time datetime="2026-11-22T06:14:00.000Z">2026-11-22 06:14:00 +00:00</time>');
@@ -179,7 +201,7 @@ describe('the status page', () => {
     expect(page).toContain('2026-11-22 09:11:42 from gate-1');
     expect(page).toMatch(/punchgate 1\.2\.3 · up 3 d 4 h/);
     expect(page).not.toMatch(/<script|https?:\/\//);
-    expect(renderPage(report({ alerts: [] }), info)).toContain('All good: no alerts');
+    expect(renderPage(report({ alerts: [], alertItems: [] }), info)).toContain('All good: no alerts');
   });
 
   it('allows exactly its own style sheet in its Content-Security-Policy', () => {

@@ -13,13 +13,15 @@ export function registerCheck(program: Command): void {
     .option('--json', 'machine-readable output')
     .option(
       '--quick',
-      'health check: config, journal (read-only) and status log freshness only; no network; exit 0 or 1',
+      'health check: config, journal (read-only) and whether punchgate run runs (it holds the journal lock); no network; exit 0 or 1',
     )
+    .option('--config-only', 'only the config file (systemctl reload runs it first): exit 0, or 78 with its problems')
     .action(
-      action(async (opts: { json?: boolean; quick?: boolean }, cmd: Command) => {
+      action(async (opts: { json?: boolean; quick?: boolean; configOnly?: boolean }, cmd: Command) => {
         const report = await runChecks({
           configPath: globalOptions(cmd).config ?? DEFAULT_CONFIG_PATH,
           quick: opts.quick ?? false,
+          configOnly: opts.configOnly ?? false,
         });
         process.stdout.write(opts.json ? formatReportJson(report) : formatReport(report));
         return report.exitCode;

@@ -7,7 +7,7 @@ import { TokenSource } from '../../hrms/token.js';
 import type { JournalCounts } from '../../journal/types.js';
 import { EXIT } from '../../util/exit-codes.js';
 import { abortOnStopSignal } from '../../util/signals.js';
-import { action, loadContext, openJournal } from '../common.js';
+import { action, journalErrorOf, loadContext, openJournal } from '../common.js';
 import { escapeControls } from '../../util/terminal-text.js';
 
 export interface FlushOptions {
@@ -63,6 +63,8 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
     if (problem) err(ctx.secrets.scrub(problem));
     // Anything but a clean finish means something deliverable is still waiting: try again later.
     return report.stoppedBy === 'done' && counts.pending === 0 ? EXIT.OK : EXIT.TEMPFAIL;
+  } catch (e) {
+    throw journalErrorOf(journal.path, e);
   } finally {
     stop.dispose();
     await deliverer.close();

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { HikvisionTerminalConfig, ZkTerminalConfig } from '../../config/terminals.js';
 import { sourceDepsFor } from '../../sources/deps.js';
+import { configKeyIn } from '../../config/terminals.js';
 import { HikvisionPoller, type HikPollResult } from '../../sources/hikvision/index.js';
 import { pollTerminal } from '../../sources/zk/poll.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
@@ -31,7 +32,10 @@ export function registerPoll(program: Command): void {
               EXIT.CONFIG,
             );
           }
-          const deps = sourceDepsFor(journal, ctx.logger, ctx.clock);
+          const deps = {
+            ...sourceDepsFor(journal, ctx.logger, ctx.clock),
+            configKey: (n: string) => configKeyIn(ctx.config, n),
+          };
           // Terminals are polled side by side: one slow terminal does not hold up the others.
           const hik = chosen.filter((t): t is HikvisionTerminalConfig => t.kind === 'hikvision');
           const hikResults = Promise.all(

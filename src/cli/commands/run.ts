@@ -9,7 +9,11 @@ import { describeJournalFailure } from '../../journal/errors.js';
 import { containerZoneWarning } from '../../util/container-zone.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { handleSignals } from '../../util/signals.js';
-import { action, globalOptions, loadContext } from '../common.js';
+import { action, commandLogFormat, contextWith, globalOptions } from '../common.js';
+import { ConfigWatch } from '../../daemon/config-watch.js';
+import { checkTerminalConfig } from '../../sources/build.js';
+import { systemClock } from '../../util/clock.js';
+import { createLogger } from '../../util/logger.js';
 import { DEFAULT_CONFIG_PATH } from '../../config/schema.js';
 
 /** The daemon's own stop bound: shorter than the unit's TimeoutStopSec (30 s). */
@@ -36,8 +40,18 @@ export function registerRun(program: Command): void {
     .description('run the gateway: poll terminals, journal punches, deliver them to the HRMS (systemd service)')
     .action(
       action(async (_opts: unknown, cmd: Command) => {
-        const ctx = loadContext(cmd);
-        const { logger } = ctx;
+        const g = globalOptions(cmd);
+        const configPath = g.config ?? DEFAULT_CONFIG_PATH;
+        // JSON for machines and containers; under systemd, lines with their priority (journalctl -p).
+        const logger = createLogger({ level: g.logLevel ?? 'info', format: commandLogFormat(g, 1) });
+        // The config file, or the last one that loaded when the file is broken (said loudly, and an alert).
+        const started = ConfigWatch.startWith(configPath, {
+          clock: systemClock,
+          logger,
+          checkTerminal: checkTerminalConfig,
+        });
+        if (!g.logLevel) logger.level = started.config.log.level;
+        const ctx = contextWith(started.config, logger);
         sayWhenNoToken(ctx);
         const zone = containerZoneWarning(ctx.config.terminals);
         if (zone) logger.warn(`${zone.detail}: ${zone.fix}`);
@@ -50,7 +64,8 @@ export function registerRun(program: Command): void {
         };
         try {
           daemon = new Daemon(ctx, {
-            configPath: globalOptions(cmd).config ?? DEFAULT_CONFIG_PATH,
+            configPath,
+            configWatch: started.watch,
             notifier,
             onFatal: fatal,
           });

@@ -11,11 +11,14 @@ export function registerStatus(program: Command): void {
       action((opts: { json?: boolean }, cmd: Command) =>
         withJournal(
           cmd,
-          (ctx, journal) => {
+          (ctx, journal, fallback) => {
             const now = ctx.clock.now();
             // Read-only: status never creates, upgrades or writes the journal; whether the daemon
-            // runs (and what only it knows) comes from its lock and its status file.
-            const report = buildStatus(journal, ctx.config, now, { daemon: probeDaemon(ctx.config, now) });
+            // runs (and what only it knows, its config among it) comes from its lock and its status file.
+            const report = buildStatus(journal, ctx.config, now, {
+              daemon: probeDaemon(ctx.config, now),
+              ...(fallback ? { config: fallback } : {}),
+            });
             process.stdout.write(
               ctx.secrets.scrub(opts.json ? JSON.stringify(report, null, 2) + '\n' : formatStatus(report)),
             );

@@ -5,7 +5,7 @@ import { codeProblem } from '../../punch.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { escapeControls } from '../../util/terminal-text.js';
 import { textTableLines } from '../../util/text-table.js';
-import { action, loadContext, openJournal, withJournal } from '../common.js';
+import { action, journalErrorOf, loadContext, openJournal, withJournal } from '../common.js';
 import { listHikvisionUsers } from './hikvision-users.js';
 import { fmtSkew } from './poll.js';
 import { printPushUsers, registerReparse, registerTerminalCommands } from './terminal-commands.js';
@@ -36,16 +36,20 @@ export function registerTerminals(program: Command): void {
                 fmtSkew(t.skewSeconds),
                 String(t.records ?? '-'),
                 String(t.users ?? '-'),
-                `${t.serial}${t.previousSerial ? ` (was ${t.previousSerial})` : ''}`,
+                `${escapeControls(t.serial)}${t.previousSerial ? ` (was ${escapeControls(t.previousSerial)})` : ''}`,
               ]),
               { right: [5, 6] },
             );
             process.stdout.write(`${lines[0]}\n`);
             for (const [i, t] of list.entries()) {
               process.stdout.write(`${lines[i + 1]}\n`);
-              // An error here means the last poll failed: the terminal is unreachable, or reached but the poll did not finish.
-              if (t.lastError)
-                process.stdout.write(`  last error: ${escapeControls(ctx.secrets.scrub(t.lastError))}\n`);
+              // Offline: its clock, records and users are what it said at its last answer.
+              if (t.stale) process.stdout.write(`  figures as of ${when(t.lastSuccessAt)} (offline)\n`);
+              // A problem here means the last poll failed: the terminal is unreachable, or reached but the poll did not finish.
+              if (t.problem)
+                process.stdout.write(
+                  `  problem: ${escapeControls(ctx.secrets.scrub(t.problem.cause))}: ${escapeControls(ctx.secrets.scrub(t.problem.fix))}\n`,
+                );
               if (t.push) {
                 const p = t.push;
                 process.stdout.write(
@@ -102,6 +106,8 @@ export function registerTerminals(program: Command): void {
           const journal = openJournal(ctx);
           try {
             return await listHikvisionUsers(ctx, journal, t, Boolean(opts.json));
+          } catch (e) {
+            throw journalErrorOf(journal.path, e);
           } finally {
             journal.close();
           }

@@ -4,6 +4,7 @@ import type { Logger } from '../../util/logger.js';
 import type { DeviceInfo } from './device-info.js';
 import type { PushTerminal } from './directory.js';
 import { LogBudget } from './log-budget.js';
+import { minutes } from '../poll-outcome.js';
 
 /** Refused pushers waiting to be written at most (a flood of invented serials stays bounded). */
 const MAX_PENDING_REFUSALS = 200;
@@ -74,7 +75,11 @@ export class ContactBook {
       info: { ...prev?.info, ...definedOnly(extra.info ?? {}) },
       dirty: true,
     });
-    if (prev && !prev.online) this.logger.info({ terminal: t.cfg.name, address }, 'push terminal back in contact');
+    if (prev && !prev.online)
+      this.logger.info(
+        { terminal: t.cfg.name, address },
+        `terminal ${t.cfg.name} calls again (from ${address}) after ${minutes(this.clock.now() - prev.lastContactAt)} of silence`,
+      );
   }
 
   /** Pending refusals of configured serials from outside their allowFrom (kept apart from unknown serials). */
@@ -137,7 +142,7 @@ export class ContactBook {
         c.dirty = true;
         this.logger.warn(
           { terminal: name, lastContactAt: new Date(c.lastContactAt).toISOString() },
-          'push terminal silent',
+          `terminal ${name} has stopped calling (no contact for ${minutes(now - c.lastContactAt)}): check its power and network, and that its Cloud Server Setting names this box`,
         );
       }
       if (c.dirty) changed.push([name, c]);

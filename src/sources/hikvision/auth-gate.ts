@@ -57,9 +57,11 @@ export function recordRefusal(state: SourceStateStore, terminal: string, err: Hi
   return r;
 }
 
-/** The password worked: forget past refusals. */
-export function clearRefusal(state: SourceStateStore, terminal: string): void {
-  if (state.get(terminal, KEY) !== undefined) state.set({ terminal, key: KEY, value: '' });
+/** The password worked: forget past refusals. Returns whether there was one (the password works again). */
+export function clearRefusal(state: SourceStateStore, terminal: string): boolean {
+  const had = readRefusal(state, terminal) !== undefined;
+  if (state.get(terminal, KEY)) state.set({ terminal, key: KEY, value: '' });
+  return had;
 }
 
 /**

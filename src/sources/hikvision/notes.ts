@@ -12,10 +12,17 @@ import type { Logger } from '../../util/logger.js';
  */
 export type NoteTopic = 'poll' | 'stream' | 'events' | 'cursor';
 
-export interface DeviceNote {
+/** What went wrong, in a site admin's words, and what to try. */
+export interface NoteWords {
+  cause: string;
+  fix: string;
+}
+
+export interface DeviceNote extends NoteWords {
   topic: NoteTopic;
   /** Epoch ms it was last written. */
   at: number;
+  /** `cause: fix`, the one-line form. */
   message: string;
 }
 
@@ -27,11 +34,11 @@ export function readNotes(state: Pick<SourceStateStore, 'get'>, terminal: string
   const raw = state.get(terminal, KEY);
   if (!raw) return [];
   try {
-    const o = JSON.parse(raw) as Record<string, { at?: unknown; message?: unknown }>;
+    const o = JSON.parse(raw) as Record<string, { at?: unknown; cause?: unknown; fix?: unknown }>;
     return TOPICS.flatMap((topic) => {
       const n = o[topic];
-      return n && typeof n.at === 'number' && typeof n.message === 'string'
-        ? [{ topic, at: n.at, message: n.message }]
+      return n && typeof n.at === 'number' && typeof n.cause === 'string' && typeof n.fix === 'string'
+        ? [{ topic, at: n.at, cause: n.cause, fix: n.fix, message: `${n.cause}: ${n.fix}` }]
         : [];
     });
   } catch {
@@ -52,17 +59,17 @@ export function writeNote(
   state: SourceStateStore,
   terminal: string,
   topic: NoteTopic,
-  message: string | null,
+  words: NoteWords | null,
   now: number,
   log: Logger,
 ): void {
   try {
     const notes = readNotes(state, terminal);
     const had = notes.some((n) => n.topic === topic);
-    if (message === null && !had) return;
-    const next: Record<string, { at: number; message: string }> = {};
-    for (const n of notes) if (n.topic !== topic) next[n.topic] = { at: n.at, message: n.message };
-    if (message !== null) next[topic] = { at: now, message };
+    if (words === null && !had) return;
+    const next: Record<string, { at: number } & NoteWords> = {};
+    for (const n of notes) if (n.topic !== topic) next[n.topic] = { at: n.at, cause: n.cause, fix: n.fix };
+    if (words !== null) next[topic] = { at: now, cause: words.cause, fix: words.fix };
     state.set({ terminal, key: KEY, value: Object.keys(next).length ? JSON.stringify(next) : '' });
   } catch (e) {
     log.warn({ err: e instanceof Error ? e.message : String(e), topic }, 'could not keep the note for the status');

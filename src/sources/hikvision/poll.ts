@@ -3,7 +3,14 @@ import type { HikvisionTerminalConfig } from '../../config/terminals.js';
 import { wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
 import { isBusyJournalError } from '../../journal/errors.js';
 import { logPolled } from '../punch-log.js';
-import { BUSY_JOURNAL_POLL_ERROR, recordFailedPoll } from '../poll-outcome.js';
+import {
+  BUSY_JOURNAL_POLL_ERROR,
+  configKeyOf,
+  noteWorking,
+  recordFailedPoll,
+  type TerminalFault,
+} from '../poll-outcome.js';
+import { describeHikFault } from './fault.js';
 import type { SourceDeps } from '../types.js';
 import type { Logger } from '../../util/logger.js';
 import { clearRefusal, nextAuthTry, readRefusal, recordRefusal, refusalText } from './auth-gate.js';
@@ -21,7 +28,7 @@ import {
   type ReadResult,
 } from './event-reader.js';
 import { MAX_POLL_PAGES, monotonicNow, POLL_DEADLINE_MS } from './limits.js';
-import { writeNote } from './notes.js';
+import { writeNote, type NoteWords } from './notes.js';
 import { passwordPlace, readTerminalPassword, type TerminalPassword } from './password.js';
 
 export interface HikPollResult {
@@ -72,10 +79,16 @@ export const defaultHikClientFactory: HikClientFactory = (cfg, password) =>
  * Digest nonce) between polls. Never throws: trouble is in the result and the terminals ledger.
  */
 /** The status line of a poll stopped at a bound: the cause, and the fix to try. */
-function pollNote(stopped: string, deviceFault: boolean): string {
+function pollNote(stopped: string, deviceFault: boolean): NoteWords {
   return deviceFault
-    ? `a poll ended early: ${stopped}; what was read before is kept, and every poll stops there again: restart the terminal, and update its firmware if it goes on`
-    : `its log is larger than one poll reads (${stopped}); nothing is lost: if this lasts for hours, check the network to the terminal`;
+    ? {
+        cause: `a poll ended early: ${stopped}; what was read before is kept, and every poll stops there again`,
+        fix: 'restart the terminal, and update its firmware if it goes on',
+      }
+    : {
+        cause: `its log is larger than one poll reads (${stopped}); nothing is lost`,
+        fix: 'if this lasts for hours, check the network to the terminal',
+      };
 }
 
 export class HikvisionPoller {
@@ -160,7 +173,8 @@ export class HikvisionPoller {
     try {
       const result = await fn(await this.clientFor(allowed.pw));
       this.accepted = allowed.pw.password;
-      clearRefusal(this.deps.state, this.cfg.name);
+      if (clearRefusal(this.deps.state, this.cfg.name))
+        this.deps.logger.info({ terminal: this.cfg.name }, `terminal ${this.cfg.name}: the password is accepted again`);
       await this.close();
       return result;
     } catch (e) {
@@ -203,7 +217,8 @@ export class HikvisionPoller {
       const allowed = this.passwordIfAllowed();
       if ('waitUntil' in allowed) {
         Object.assign(result, { waiting: true, authRefused: true, error: allowed.message });
-        ledger.update(cfg.name, { online: false, lastError: allowed.message });
+        const [cause, fix] = splitAt(allowed.message);
+        ledger.update(cfg.name, { online: false, lastError: cause, lastErrorFix: fix });
         return result;
       }
       const client = await this.clientFor(allowed.pw);
@@ -211,7 +226,7 @@ export class HikvisionPoller {
       reached = true;
       result.reached = true;
       this.accepted = allowed.pw.password;
-      clearRefusal(deps.state, cfg.name);
+      if (clearRefusal(deps.state, cfg.name)) log.info(`terminal ${cfg.name}: the password is accepted again`);
       const serial = info.serialNumber;
       result.serial = serial;
       const known = ledger.get(cfg.name);
@@ -277,7 +292,7 @@ export class HikvisionPoller {
         result.error = read.stopped;
         result.noBackoff = !read.deviceFault;
         log.warn({ err: read.stopped, rows: read.rows, pages: read.pages }, 'poll stopped at a bound');
-      }
+      } else noteWorking(known, log, cfg.name, clock.now());
       this.note('poll', read.stopped ? pollNote(read.stopped, read.deviceFault === true) : null);
       ledger.update(cfg.name, {
         serial: serial || known?.serial || '',
@@ -298,6 +313,7 @@ export class HikvisionPoller {
         result.error = 'stopped';
         return result;
       }
+      let fault: TerminalFault | undefined;
       if (isBusyJournalError(e)) {
         result.error = BUSY_JOURNAL_POLL_ERROR;
         result.noBackoff = true;
@@ -305,46 +321,50 @@ export class HikvisionPoller {
       } else if (e instanceof HikAuthError) {
         result.authRefused = true;
         result.error = this.refused(e);
+        // "reception refuses the password: put ..." (led by the terminal's name: the status says it at once).
+        const [cause, fix] = splitAt(result.error);
+        fault = { cause, fix };
         reached = false;
       } else {
-        result.error = e instanceof Error ? e.message : String(e);
-        if (e instanceof HikSetupError) {
-          // Only the admin can fix it: the status says so at once (a last error led by the terminal's name).
-          result.error = `${cfg.name} cannot be polled: ${result.error}`;
-          log.error(result.error);
-        } else log.warn({ err: result.error }, 'poll failed');
+        fault = describeHikFault(e, cfg, configKeyOf(deps, cfg.name));
+        // Only the admin can fix it: the status says so at once (a last error led by the terminal's name).
+        if (e instanceof HikSetupError) fault = { ...fault, cause: `${cfg.name} cannot be polled: ${fault.cause}` };
+        result.error = fault.cause;
         if (e instanceof HikConnectionError && e.code === 'ANSWER_TOO_LARGE')
           this.note('poll', pollNote(e.message, true));
       }
       // A connection in a bad state is not reused.
       this.client?.c.http.destroy();
       this.client = undefined;
-      if (!result.noBackoff) recordFailedPoll(ledger, log, cfg.name, { reached, startedAt, error: result.error });
+      if (fault && !result.noBackoff) {
+        const detail = e instanceof Error ? e.message : String(e);
+        recordFailedPoll(ledger, log, cfg.name, { reached, startedAt, fault, detail });
+      }
     }
     return result;
   }
 
   /** Writes (or clears) a note for the status alerts: see notes.ts. */
-  private note(topic: Parameters<typeof writeNote>[2], message: string | null): void {
+  private note(topic: Parameters<typeof writeNote>[2], words: NoteWords | null): void {
     const { deps, cfg } = this;
-    writeNote(deps.state, cfg.name, topic, message, deps.clock.now(), deps.logger.child({ terminal: cfg.name }));
+    writeNote(deps.state, cfg.name, topic, words, deps.clock.now(), deps.logger.child({ terminal: cfg.name }));
   }
 
   /** Implausible events and a read position set back are said in the status for a day. */
   private noteEvents(read: ReadResult, log: Logger): void {
     if (read.implausible > 0) {
       const n = read.implausible;
-      this.note(
-        'events',
-        `${n} ${n === 1 ? 'event' : 'events'} numbered or dated implausibly (${read.implausibleExample}): read (a pass with an impossible time is quarantined), but the read position stays below ${n === 1 ? 'it' : 'them'}, so later passes keep coming; if it goes on, check the terminal's clock and firmware`,
-      );
+      this.note('events', {
+        cause: `${n} ${n === 1 ? 'event' : 'events'} numbered or dated implausibly (${read.implausibleExample}): read (a pass with an impossible time is quarantined), but the read position stays below ${n === 1 ? 'it' : 'them'}, so later passes keep coming`,
+        fix: "if it goes on, check the terminal's clock and firmware",
+      });
     }
     if (read.cursorLost) {
       log.warn({ cursor: read.cursor }, 'read position set back');
-      this.note(
-        'cursor',
-        `${read.cursorLost}; nothing to do unless it happens again (then check the terminal's clock and firmware)`,
-      );
+      this.note('cursor', {
+        cause: read.cursorLost,
+        fix: "nothing to do unless it happens again (then check the terminal's clock and firmware)",
+      });
     }
   }
 
@@ -358,4 +378,10 @@ export class HikvisionPoller {
     this.client?.c.http.destroy();
     this.client = undefined;
   }
+}
+
+/** A refusal line `what: fix` taken apart at its first ": " (its cause leads, its fix follows). */
+function splitAt(line: string): [string, string] {
+  const i = line.indexOf(': ');
+  return i < 0 ? [line, 'put the right password in the password file'] : [line.slice(0, i), line.slice(i + 2)];
 }

@@ -10,7 +10,7 @@ import { classify, fromAlert, type AccessEvent } from './events.js';
 import { isObject, parseDeviceJson, xmlField, type Json } from './isapi.js';
 import { monotonicNow, STREAM_HEALTHY_MS } from './limits.js';
 import { boundaryOf, MultipartStreamParser, StreamBoundError, type StreamPart } from './multipart.js';
-import { writeNote } from './notes.js';
+import { writeNote, type NoteWords } from './notes.js';
 
 export const ALERT_STREAM_PATH = '/ISAPI/Event/notification/alertStream';
 /** Reconnect waits of the alert stream: 1 s doubling to a minute. */
@@ -178,7 +178,11 @@ export class AlertStreamLink {
       const s = await client.http.stream(ALERT_STREAM_PATH, this.abort.signal);
       this.closeStream = s.close;
       const boundary = boundaryOf(s.contentType) ?? 'boundary';
-      log.info('alert stream open');
+      log.info(
+        this.failures > 0
+          ? `terminal ${this.cfg.name}: real-time events flow again (alert stream open)`
+          : `terminal ${this.cfg.name}: real-time events subscribed (alert stream open)`,
+      );
       this.openedAt = this.mono();
       this.replayed = 0;
       this.backfill(true);
@@ -213,19 +217,27 @@ export class AlertStreamLink {
     const delay = backoffDelay(this.failures - 1, this.reconnect);
     if (broke) {
       this.log().warn({ err: broke.message, retryInMs: delay }, 'alert stream dropped: the device broke a bound');
-      this.note(
-        `its alert stream sent ${broke.message}: punchgate dropped the stream and reconnects less and less often (next in ${Math.round(delay / 1000)} s), while polls still read every event; restart the terminal, or set realtime: false for it if this goes on`,
-      );
+      this.note({
+        cause: `its alert stream sent ${broke.message}: punchgate dropped the stream and reconnects less and less often (next in ${Math.round(delay / 1000)} s), while polls still read every event`,
+        fix: 'restart the terminal, or set realtime: false for it if this goes on',
+      });
     } else {
-      this.log().info({ err: err instanceof Error ? err.message : String(err), retryInMs: delay }, 'alert stream down');
+      if (this.failures === 1)
+        this.log().info(
+          `terminal ${this.cfg.name}: real-time events paused (the alert stream dropped): polls go on, nothing is missed`,
+        );
+      this.log().debug(
+        { err: err instanceof Error ? err.message : String(err), retryInMs: delay },
+        'alert stream down, reconnecting',
+      );
     }
     this.schedule(delay);
   }
 
-  private note(message: string | null): void {
-    if (message === null && !this.noted) return;
-    this.noted = message !== null;
-    writeNote(this.deps.state, this.cfg.name, 'stream', message, this.deps.clock.now(), this.log());
+  private note(words: NoteWords | null): void {
+    if (words === null && !this.noted) return;
+    this.noted = words !== null;
+    writeNote(this.deps.state, this.cfg.name, 'stream', words, this.deps.clock.now(), this.log());
   }
 
   private onPart(part: StreamPart): void {

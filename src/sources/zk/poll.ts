@@ -2,9 +2,16 @@ import type { ZkTerminalConfig } from '../../config/terminals.js';
 import { isBusyJournalError } from '../../journal/errors.js';
 import { codeProblem, wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
 import { logPolled } from '../punch-log.js';
-import { BUSY_JOURNAL_POLL_ERROR, recordFailedPoll } from '../poll-outcome.js';
+import {
+  BUSY_JOURNAL_POLL_ERROR,
+  configKeyOf,
+  noteWorking,
+  recordFailedPoll,
+  type TerminalFault,
+} from '../poll-outcome.js';
+import { describeZkFault } from './fault.js';
 import type { SourceDeps } from '../types.js';
-import { ZkClient } from './client/index.js';
+import { ZkAuthError, ZkClient, ZkConnectionError, ZkProtocolError, ZkTimeoutError } from './client/index.js';
 import { decideClear } from './clear-policy.js';
 import { PollDeadline } from './poll-deadline.js';
 import type { ZkAttendance } from './protocol/index.js';
@@ -193,6 +200,7 @@ export async function pollTerminal(
 
     await client.disconnect();
     result.ok = true;
+    noteWorking(known, log, cfg.name, clock.now());
     ledger.update(cfg.name, {
       serial: serial || known?.serial || '',
       online: true,
@@ -209,15 +217,22 @@ export async function pollTerminal(
   } catch (e) {
     client.destroy();
     result.noBackoff = !deadline.passed && isBusyJournalError(e);
-    result.error = deadline.passed
-      ? deadline.message()
-      : result.noBackoff
-        ? BUSY_JOURNAL_POLL_ERROR
-        : e instanceof Error
-          ? e.message
-          : String(e);
-    if (!result.noBackoff) recordFailedPoll(ledger, log, cfg.name, { reached, startedAt, error: result.error });
-    log.warn({ err: result.error }, 'poll failed');
+    const detail = e instanceof Error ? e.message : String(e);
+    const key = configKeyOf(deps, cfg.name);
+    const fault: TerminalFault = deadline.passed
+      ? {
+          cause: deadline.message(),
+          fix: `raise ${key}.pollDeadlineMs (or pollDeadlinePerRecordMs), or let punchgate clear its log once delivered (${key}.clearAfterDays); nothing is lost, the log is read again`,
+        }
+      : reached && !isZkError(e)
+        ? {
+            cause: detail,
+            fix: "nothing is lost: the terminal's log is read again at the next poll; punchgate check tests it",
+          }
+        : describeZkFault(e, cfg, key);
+    result.error = result.noBackoff ? BUSY_JOURNAL_POLL_ERROR : fault.cause;
+    if (result.noBackoff) log.warn({ err: result.error }, 'poll failed');
+    else recordFailedPoll(ledger, log, cfg.name, { reached, startedAt, fault, detail });
   } finally {
     deadline.clear();
     signal?.removeEventListener('abort', onAbort);
@@ -265,4 +280,14 @@ function usablePunches(
     );
   }
   return punches;
+}
+
+/** An error of the ZK client itself (as opposed to one of ours, such as a short download). */
+function isZkError(e: unknown): boolean {
+  return (
+    e instanceof ZkAuthError ||
+    e instanceof ZkConnectionError ||
+    e instanceof ZkProtocolError ||
+    e instanceof ZkTimeoutError
+  );
 }

@@ -115,8 +115,13 @@ export class RealtimeLink {
         },
         (err) => this.retry(log, err),
       );
+      // Said at info when it starts and when it is back; a drop is said once, the retries at debug.
+      log.info(
+        this.failures > 0
+          ? `terminal ${this.cfg.name}: real-time events flow again`
+          : `terminal ${this.cfg.name}: real-time events subscribed`,
+      );
       this.failures = 0;
-      log.info('subscribed to real-time events');
     } catch (err) {
       client.destroy();
       this.retry(log, err);
@@ -127,7 +132,10 @@ export class RealtimeLink {
     if (this.stopped) return;
     this.failures++;
     const delay = backoffDelay(this.failures - 1, RECONNECT);
-    log.info({ err: err instanceof Error ? err.message : String(err), retryInMs: delay }, 'real-time link down');
+    const detail = { err: err instanceof Error ? err.message : String(err), retryInMs: delay };
+    if (this.failures === 1)
+      log.info(`terminal ${this.cfg.name}: real-time events paused (the link dropped): polls go on, nothing is missed`);
+    log.debug(detail, 'real-time link down, reconnecting');
     clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.connect(), delay);
     this.timer.unref?.();

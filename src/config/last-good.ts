@@ -1,0 +1,208 @@
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { isScalar, LineCounter, parseDocument, visit, type Scalar } from 'yaml';
+import { ConfigError, parseConfig, type TerminalCheck } from './load.js';
+import type { Config } from './schema.js';
+
+/**
+ * The last configuration that loaded, kept by `punchgate run` beside the journal. A config file
+ * broken by an edit (a typo, a bad paste) must not leave the site dark at the next restart or
+ * power cut: the daemon then runs on this copy (and says so everywhere), and the read-only
+ * commands read it while the file is broken.
+ *
+ * The copy is the config file's own text (so `diff` against the file shows what changed), with
+ * every secret written in it kept out: a ZK comm key, a password inside a URL (`hrms.proxy`).
+ * Other secrets are files named by path (the token, passwords, proxy credentials), which the copy
+ * names as the config does. Running on the copy, a secret kept out is read back from the broken
+ * file where that still parses, else its terminal is not polled (or the URL lacks its password),
+ * and the alert says which.
+ */
+
+/** The copy's file name, in the journal's folder. */
+export const LAST_GOOD_FILE = 'config.last-good.yaml';
+/** What stands in the copy where the config file has a secret. */
+export const SECRET_KEPT_OUT = 'SECRET-KEPT-OUT-OF-THIS-COPY';
+/** The copy's last line: where it comes from and when it loaded. */
+const TRAILER = '# punchgate-last-good: ';
+
+/** A URL with a password in it: `scheme://user:password@host...` (the password part is group 2). */
+const URL_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^/@\s:]*:)([^/@\s]+)(@)/i;
+
+export function lastGoodPathFor(journalPath: string): string {
+  return join(dirname(journalPath), LAST_GOOD_FILE);
+}
+
+/** Where the copy may be for a config file whose journal.path cannot be read: systemd's StateDirectory, the default. */
+function fallbackFolders(env: NodeJS.ProcessEnv): string[] {
+  const state = env.STATE_DIRECTORY?.split(':')[0];
+  return [...(state ? [state] : []), '/var/lib/punchgate'];
+}
+
+/** The config text with every secret written in it replaced by SECRET_KEPT_OUT (comments and layout kept). */
+export function withoutSecrets(text: string): string {
+  const doc = parseDocument(text, { merge: true });
+  const cuts: { from: number; to: number; text: string }[] = [];
+  visit(doc, {
+    Pair(_, pair) {
+      const value = pair.value;
+      if (!isScalar(value) || !value.range) return;
+      const [from, to] = value.range;
+      if (isScalar(pair.key) && pair.key.value === 'commKey' && isSecretKey(value)) {
+        cuts.push({ from, to, text: SECRET_KEPT_OUT });
+      }
+    },
+    Scalar(_, node) {
+      if (typeof node.value !== 'string' || !node.range || !URL_PASSWORD.test(node.value)) return;
+      const [from, to] = node.range;
+      cuts.push({ from, to, text: JSON.stringify(node.value.replace(URL_PASSWORD, `$1${SECRET_KEPT_OUT}$3`)) });
+    },
+  });
+  let out = text;
+  for (const c of [...new Map(cuts.map((c) => [c.from, c])).values()].sort((a, b) => b.from - a.from)) {
+    out = out.slice(0, c.from) + c.text + out.slice(c.to);
+  }
+  return out;
+}
+
+/** A comm key other than 0 (0 means none: nothing to keep out). */
+function isSecretKey(value: Scalar): boolean {
+  return !(value.value === 0 || value.value === '0');
+}
+
+/** Writes the copy of a config that just loaded from `file` (atomically; readable by the service user only). */
+export function saveLastGood(journalPath: string, file: string, text: string, loadedAt: number): string {
+  const path = lastGoodPathFor(journalPath);
+  const body = withoutSecrets(text);
+  const trailer = `${TRAILER}${JSON.stringify({ source: resolve(file), loadedAt: new Date(loadedAt).toISOString() })}\n`;
+  const tmp = `${path}.tmp`;
+  writeFileSync(tmp, `${body}${body.endsWith('\n') ? '' : '\n'}${trailer}`, { mode: 0o640 });
+  renameSync(tmp, path);
+  return path;
+}
+
+/** The copy, loaded. */
+export interface LastGood {
+  /** Where the copy is. */
+  path: string;
+  /** The config file it was copied from (absolute). */
+  source: string;
+  /** When it loaded from that file (epoch ms). */
+  loadedAt: number;
+  config: Config;
+  /** Secrets kept out of the copy that could not be read back from the broken file, in words. */
+  secretsMissing: string[];
+}
+
+/**
+ * Loads the copy kept for the config file `file` (which does not load now), or undefined when
+ * there is none for it. Secrets kept out of it are read back from `file` where it still parses.
+ */
+export function findLastGood(
+  file: string,
+  checkTerminal?: TerminalCheck,
+  env: NodeJS.ProcessEnv = process.env,
+): LastGood | undefined {
+  const source = resolve(file);
+  const broken = brokenRaw(file);
+  const journal = (broken as { journal?: { path?: unknown } } | undefined)?.journal?.path;
+  const candidates = [
+    ...(typeof journal === 'string' && journal !== '' ? [lastGoodPathFor(resolve(dirname(source), journal))] : []),
+    ...fallbackFolders(env).map((d) => join(d, LAST_GOOD_FILE)),
+  ];
+  for (const path of [...new Set(candidates)]) {
+    let text: string;
+    try {
+      if (!statSync(path).isFile()) continue;
+      text = readFileSync(path, 'utf8');
+    } catch {
+      continue;
+    }
+    const meta = trailerOf(text);
+    if (!meta || meta.source !== source) continue;
+    return loadCopy(path, text, meta, broken, checkTerminal);
+  }
+  return undefined;
+}
+
+/** What the broken config file still says (YAML parses as far as it can), or undefined. */
+function brokenRaw(file: string): unknown {
+  try {
+    return parseDocument(readFileSync(file, 'utf8'), { merge: true }).toJS();
+  } catch {
+    return undefined;
+  }
+}
+
+function trailerOf(text: string): { source: string; loadedAt: number } | undefined {
+  const at = text.lastIndexOf(`\n${TRAILER}`);
+  if (at < 0) return undefined;
+  try {
+    const m = JSON.parse(text.slice(at + 1 + TRAILER.length).split('\n')[0]!) as {
+      source?: unknown;
+      loadedAt?: unknown;
+    };
+    const loadedAt = typeof m.loadedAt === 'string' ? Date.parse(m.loadedAt) : NaN;
+    if (typeof m.source !== 'string' || !Number.isFinite(loadedAt)) return undefined;
+    return { source: m.source, loadedAt };
+  } catch {
+    return undefined;
+  }
+}
+
+function loadCopy(
+  path: string,
+  text: string,
+  meta: { source: string; loadedAt: number },
+  broken: unknown,
+  checkTerminal: TerminalCheck | undefined,
+): LastGood {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, merge: true });
+  if (doc.errors.length > 0) throw new ConfigError([`${path}: the kept copy of ${meta.source} does not parse`]);
+  const raw = doc.toJS() as Record<string, unknown>;
+  const secretsMissing = restoreSecrets(raw, broken);
+  const config = parseConfig(raw, dirname(meta.source), checkTerminal, { file: path, doc, lines });
+  return { path, source: meta.source, loadedAt: meta.loadedAt, config, secretsMissing };
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Puts back the secrets kept out of the copy, from the broken file: a terminal's comm key from
+ * the terminal of the same name, a URL's password from the same key when the rest of the URL is
+ * the same. What cannot be put back is named; a terminal without its comm key is not polled.
+ */
+function restoreSecrets(raw: Obj, broken: unknown): string[] {
+  const missing: string[] = [];
+  const old = isObj(broken) ? broken : {};
+  const oldTerminals = Array.isArray(old.terminals) ? old.terminals.filter(isObj) : [];
+  if (Array.isArray(raw.terminals)) {
+    for (const t of raw.terminals.filter(isObj)) {
+      const twin = oldTerminals.find((o) => o.name === t.name);
+      restoreIn(t, twin, `terminal ${String(t.name)}`, missing);
+      if (t.commKey === SECRET_KEPT_OUT) {
+        const key = twin?.commKey;
+        if (typeof key === 'number') t.commKey = key;
+        else {
+          t.commKey = 0;
+          t.enabled = false;
+          missing.push(`the comm key of terminal ${String(t.name)} (it is not polled)`);
+        }
+      }
+    }
+  }
+  for (const [k, v] of Object.entries(raw)) if (k !== 'terminals' && isObj(v)) restoreIn(v, old[k], k, missing);
+  return missing;
+}
+
+/** URL passwords in one object (and the objects in it), from the same keys of `twin`. */
+function restoreIn(obj: Obj, twin: unknown, where: string, missing: string[]): void {
+  for (const [k, v] of Object.entries(obj)) {
+    const other = isObj(twin) ? twin[k] : undefined;
+    if (isObj(v)) restoreIn(v, other, `${where}.${k}`, missing);
+    if (k === 'commKey' || typeof v !== 'string' || !v.includes(SECRET_KEPT_OUT)) continue;
+    if (typeof other === 'string' && other.replace(URL_PASSWORD, `$1${SECRET_KEPT_OUT}$3`) === v) obj[k] = other;
+    else missing.push(`the password in ${where}.${k}`);
+  }
+}

@@ -1,0 +1,177 @@
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ConfigError, loadConfigFile, type LoadedConfig, type TerminalCheck } from '../config/load.js';
+import { findLastGood, saveLastGood, type LastGood } from '../config/last-good.js';
+import type { ConfigStatus } from '../status/types.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { messageOf } from '../util/errors.js';
+
+/** What the config file looked like when last read: a change is seen without reading it. */
+interface FileMark {
+  mtimeMs: number;
+  size: number;
+  ino: number;
+}
+
+/**
+ * Which configuration `punchgate run` runs on, and whether its file loads now. The daemon keeps
+ * a copy of each config that loaded (config/last-good.ts) and watches the file (a stat at each
+ * status write): a file broken by an edit is an alert at once, not at the next restart. A file
+ * that loads again is not applied by itself: a reload is the admin's act.
+ */
+export class ConfigWatch {
+  readonly file: string;
+  private runningOn: ConfigStatus['runningOn'] = 'file';
+  private loadedAt: number;
+  private lastGood: string | null = null;
+  private failure: { problems: string[]; since: number } | null = null;
+  private secretsMissing: string[] = [];
+  private mark: FileMark | undefined;
+
+  constructor(
+    file: string,
+    private readonly journalPath: string,
+    private readonly deps: { clock: Clock; logger: Logger; checkTerminal: TerminalCheck },
+  ) {
+    this.file = resolve(file);
+    this.loadedAt = deps.clock.now();
+  }
+
+  /**
+   * The config for `punchgate run` at its start: the file, or, when the file does not load and a
+   * copy of the last one that did is kept, that copy (said loudly). Throws the file's
+   * ConfigError when there is no copy (exit 78, as always).
+   */
+  static startWith(
+    file: string,
+    deps: { clock: Clock; logger: Logger; checkTerminal: TerminalCheck; env?: NodeJS.ProcessEnv },
+  ): { config: LoadedConfig['config']; watch: ConfigWatch } {
+    try {
+      const loaded = loadConfigFile(file, deps.checkTerminal);
+      const watch = new ConfigWatch(file, loaded.config.journal.path, deps);
+      watch.loaded(loaded);
+      return { config: loaded.config, watch };
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      let copy: LastGood | undefined;
+      try {
+        copy = findLastGood(file, deps.checkTerminal, deps.env);
+      } catch (copyError) {
+        deps.logger.error({ err: messageOf(copyError) }, 'the kept copy of the last good config does not load either');
+      }
+      if (!copy) throw e;
+      const watch = new ConfigWatch(file, copy.config.journal.path, deps);
+      watch.runOnCopy(copy, e.problems);
+      return { config: copy.config, watch };
+    }
+  }
+
+  /** The file loaded (at start or on reload): keep a copy of it, forget any failure. */
+  loaded(loaded: LoadedConfig): void {
+    const now = this.deps.clock.now();
+    this.runningOn = 'file';
+    this.loadedAt = now;
+    this.failure = null;
+    this.secretsMissing = [];
+    this.mark = markOf(this.file);
+    try {
+      this.lastGood = saveLastGood(this.journalPath, this.file, loaded.text, now);
+    } catch (e) {
+      this.lastGood = null;
+      this.deps.logger.warn(
+        { err: messageOf(e) },
+        `could not keep a copy of the config beside the journal: a restart with a broken ${this.file} would stop punchgate`,
+      );
+    }
+  }
+
+  /** The file did not load (a reload, or a change seen by `poll`): the running config stays. */
+  failed(problems: string[]): void {
+    const before = this.failure;
+    this.failure = { problems, since: before?.since ?? this.changedAt() };
+    this.mark = markOf(this.file);
+    if (before === null || before.problems.join('\n') !== problems.join('\n')) {
+      this.deps.logger.error(
+        { problems },
+        `${this.file} does not load (${problems[0] ?? 'unknown problem'}${problems.length > 1 ? `; and ${problems.length - 1} more` : ''}): ` +
+          `punchgate keeps running on ${this.runningOn === 'file' ? 'the config it loaded' : 'the last good config'}; correct the file, check it with punchgate check --config-only, then systemctl reload punchgate`,
+      );
+    }
+  }
+
+  /**
+   * Looks at the file (a stat; it is read only when it changed): a file broken since it was
+   * loaded becomes an alert, one corrected again stops being one.
+   */
+  poll(): void {
+    const now = markOf(this.file);
+    if (sameMark(now, this.mark)) return;
+    try {
+      loadConfigFile(this.file, this.deps.checkTerminal);
+      this.mark = now;
+      if (this.failure) {
+        this.failure = null;
+        this.deps.logger.info(
+          this.runningOn === 'file'
+            ? `${this.file} loads again`
+            : `${this.file} loads again; punchgate still runs on the last good config: systemctl reload punchgate applies the file`,
+        );
+      }
+    } catch (e) {
+      this.failed(e instanceof ConfigError ? e.problems : [`${this.file}: ${messageOf(e)}`]);
+    }
+  }
+
+  status(): ConfigStatus {
+    return {
+      file: this.file,
+      runningOn: this.runningOn,
+      loadedAt: new Date(this.loadedAt).toISOString(),
+      lastGood: this.lastGood,
+      failure: this.failure
+        ? { problems: this.failure.problems, since: new Date(this.failure.since).toISOString() }
+        : null,
+      secretsMissing: this.secretsMissing,
+    };
+  }
+
+  private runOnCopy(copy: LastGood, problems: string[]): void {
+    this.runningOn = 'last-good';
+    this.loadedAt = copy.loadedAt;
+    this.lastGood = copy.path;
+    this.secretsMissing = copy.secretsMissing;
+    this.failure = { problems, since: this.changedAt() };
+    this.mark = markOf(this.file);
+    this.deps.logger.error(
+      { problems, lastGood: copy.path },
+      `${this.file} does not load (${problems[0] ?? 'unknown problem'}${problems.length > 1 ? `; and ${problems.length - 1} more` : ''}): ` +
+        `punchgate runs on the last good config, loaded ${new Date(copy.loadedAt).toISOString()} and kept at ${copy.path}` +
+        `${copy.secretsMissing.length ? `, without ${copy.secretsMissing.join(' and ')}` : ''}; correct the file, check it with punchgate check --config-only, then systemctl reload punchgate`,
+    );
+  }
+
+  /** When the file was last changed (its breaking, most likely), never later than now. */
+  private changedAt(): number {
+    const now = this.deps.clock.now();
+    try {
+      return Math.min(now, statSync(this.file).mtimeMs);
+    } catch {
+      return now;
+    }
+  }
+}
+
+function markOf(file: string): FileMark | undefined {
+  try {
+    const st = statSync(file);
+    return { mtimeMs: st.mtimeMs, size: st.size, ino: st.ino };
+  } catch {
+    return undefined;
+  }
+}
+
+function sameMark(a: FileMark | undefined, b: FileMark | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino;
+}

@@ -1,0 +1,48 @@
+import type { HikvisionTerminalConfig } from '../../config/terminals.js';
+import type { TerminalFault } from '../poll-outcome.js';
+import { HikApiError, HikAuthError, HikConnectionError, HikSetupError, HikTlsError } from './errors.js';
+
+/**
+ * What went wrong reaching a Hikvision terminal, for a site admin: the same words in `punchgate
+ * check` and the status. `key` names the terminal in the config (`terminals[2]`). The device's own
+ * answer (an ISAPI status, an HTTP code) stays in the cause only where it is the news.
+ */
+export function describeHikFault(e: unknown, cfg: HikvisionTerminalConfig, key: string): TerminalFault {
+  if (e instanceof HikSetupError)
+    return {
+      cause: e.message,
+      fix: `set ${key}.passwordFile (readable by punchgate) or the environment variable it names`,
+    };
+  if (e instanceof HikAuthError) {
+    if (e.locked)
+      return {
+        cause: e.message,
+        fix: `wait until the device unlocks the account, then put the right password in ${key}.passwordFile; punchgate tries a refused password only every few minutes so as not to lock it again`,
+      };
+    return {
+      cause: e.message,
+      fix: `put the password of the device account "${cfg.username}" in ${key}.passwordFile (or the environment variable); the account needs the rights to read events and the device's configuration (see docs/terminals-hikvision.md); each wrong try counts towards the device's lock`,
+    };
+  }
+  if (e instanceof HikTlsError)
+    return {
+      cause: e.message,
+      fix: e.fingerprint
+        ? `if the device's certificate was replaced on purpose (a reset, a new certificate), check its fingerprint at the device and set ${key}.tlsFingerprint to "sha256:${e.fingerprint}"`
+        : `set ${key}.tlsFingerprint to the device certificate's SHA-256 fingerprint (punchgate check shows it), or ${key}.caFile to the CA that signed it`,
+    };
+  if (e instanceof HikConnectionError)
+    return {
+      cause: e.message,
+      fix: `check the power and cable of the terminal and ${key}.url (its address and http/https)`,
+    };
+  if (e instanceof HikApiError)
+    return {
+      cause: `${cfg.url} answered, but not as a Hikvision access-control terminal does: ${e.message}`,
+      fix: `check that ${key}.url points at the terminal (not a camera or an NVR) and that its ISAPI is enabled`,
+    };
+  return {
+    cause: `${cfg.url}: ${e instanceof Error ? e.message : String(e)}`,
+    fix: `check ${key}.url and the terminal`,
+  };
+}

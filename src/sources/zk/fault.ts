@@ -1,0 +1,49 @@
+import type { ZkTerminalConfig } from '../../config/terminals.js';
+import type { TerminalFault } from '../poll-outcome.js';
+import { ZkAuthError, ZkConnectionError, ZkProtocolError, ZkTimeoutError } from './client/index.js';
+
+/**
+ * What went wrong reaching a ZK terminal, for a site admin: `key` names the terminal in the
+ * config (`terminals[2]`), so that the fix says which setting to look at. The protocol detail
+ * (the command, the error code) is not in it: callers log that at debug.
+ */
+export function describeZkFault(
+  e: unknown,
+  cfg: ZkTerminalConfig,
+  key: string,
+  peer = `${cfg.host}:${cfg.port}`,
+): TerminalFault {
+  const commKeyFix = `set ${key}.commKey to the Comm Key in the terminal's communication settings (0 when none is set there)`;
+  if (e instanceof ZkAuthError) {
+    if (/requires a comm key/.test(e.message))
+      return { cause: `${peer} requires a comm key and none is configured`, fix: commKeyFix };
+    return { cause: `comm key refused by ${peer}`, fix: commKeyFix };
+  }
+  const seconds = `${Math.round(cfg.timeoutMs / 100) / 10} s`;
+  const reachFix = `check the cable/power, the IP address (${key}.host), and that nothing else holds the terminal's single TCP session`;
+  if (e instanceof ZkTimeoutError) return { cause: `no answer from ${peer} within ${seconds}`, fix: reachFix };
+  if (e instanceof ZkConnectionError) {
+    const code = e.code ?? '';
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+      return {
+        cause: `cannot resolve the host name ${cfg.host} (${code})`,
+        fix: `check ${key}.host; a fixed IP address is safest for a terminal`,
+      };
+    if (code === 'ECONNREFUSED')
+      return {
+        cause: `${peer} refused the connection`,
+        fix: `check ${key}.host and ${key}.port (4370 unless changed on the terminal), and that nothing else holds the terminal's single TCP session`,
+      };
+    if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
+      return { cause: `no route to ${peer} (${code})`, fix: reachFix };
+    if (code === 'ECONNRESET' || /closed/.test(e.message))
+      return { cause: `${peer} closed the connection`, fix: reachFix };
+    return { cause: `no answer from ${peer}${code ? ` (${code})` : ''}`, fix: reachFix };
+  }
+  if (e instanceof ZkProtocolError)
+    return {
+      cause: `${peer} answered, but not as a ZK terminal does`,
+      fix: `check that ${key}.host and ${key}.port point at the terminal, and try ${key}.transport: tcp or udp`,
+    };
+  return { cause: `${peer}: ${e instanceof Error ? e.message : String(e)}`, fix: reachFix };
+}

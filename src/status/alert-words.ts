@@ -1,0 +1,299 @@
+import { localTime } from '../util/local-time.js';
+import { humanBytes } from '../util/disk.js';
+import type { Alert, ConfigStatus, TerminalStatus } from './types.js';
+
+export type { Alert } from './types.js';
+
+/**
+ * Every alert of the status, the status page and `/status.json`, in one table: what is wrong and
+ * what to do, in the words `punchgate check` uses for the same fault. alerts.ts decides *when*
+ * an alert is raised; this file says *what it says*.
+ *
+ * How to write a new alert (add a function here, call it where the condition is known):
+ * - `kind`: a short stable name (tests and machines key on it; the text may change);
+ * - `cause`: what is wrong, for a site admin: plain words, what it means for the punches, since
+ *   when; no protocol detail (that goes to the log at debug), text from outside quoted as it is
+ *   (the status and the page escape it);
+ * - `fix`: what to try first, as a command to type or a config key to set; never empty.
+ * The status log shows `cause: fix` on one line; the page shows the fix below the cause.
+ */
+/** The one-line form: `cause: fix` (status log, `punchgate status`, `alerts` in status.json). */
+export const alertLine = (a: Alert): string => `${a.cause}: ${a.fix}`;
+
+const MIN = 60_000;
+
+/** "45 s" below two minutes, else as `span`. */
+export function seconds(ms: number): string {
+  return ms < 2 * MIN ? `${Math.max(0, Math.round(ms / 1000))} s` : span(ms);
+}
+
+/** "3 h", "25 min", "2 d". */
+export function span(ms: number): string {
+  if (ms >= 48 * 60 * MIN) return `${Math.floor(ms / (24 * 60 * MIN))} d`;
+  if (ms >= 60 * MIN) return `${Math.floor(ms / (60 * MIN))} h`;
+  return `${Math.max(1, Math.floor(ms / MIN))} min`;
+}
+
+/** "1 punch", "14 punches". */
+export const punches = (n: number) => `${n} ${n === 1 ? 'punch' : 'punches'}`;
+
+/** A config file's problems, the first one whole: `file:12: hrms.baseUrl: ... (and 2 more)`. */
+function problemsOf(c: ConfigStatus): string {
+  const p = c.failure?.problems ?? [];
+  return `${p[0] ?? 'unknown problem'}${p.length > 1 ? ` (and ${p.length - 1} more: punchgate check --config-only lists them)` : ''}`;
+}
+
+const CONFIG_FIX = (file: string) =>
+  `correct ${file}, check it with punchgate check --config-only, then sudo systemctl reload punchgate`;
+
+export const ALERT = {
+  daemonDown: (): Alert => ({
+    kind: 'daemon-down',
+    cause: 'punchgate run is not running (nothing holds the journal lock): no punch is collected or delivered',
+    fix: 'start it: sudo systemctl start punchgate (journalctl -u punchgate -n 50 says why it stopped)',
+  }),
+
+  daemonStuck: (statusLogAt: number | null): Alert => ({
+    kind: 'daemon-stuck',
+    cause: `punchgate run has not rewritten the status log ${statusLogAt === null ? 'at all' : `since ${localTime(statusLogAt)}`}: it may be stuck`,
+    fix: 'look at journalctl -u punchgate and restart it (sudo systemctl restart punchgate)',
+  }),
+
+  /** The config file does not load; the daemon still runs on what it loaded before. */
+  configBroken: (c: ConfigStatus): Alert => ({
+    kind: 'config-broken',
+    cause: `the config file does not load since ${localTime(Date.parse(c.failure!.since))}: ${problemsOf(c)}; punchgate run keeps the config it loaded at ${localTime(Date.parse(c.loadedAt))}, and would start on its last good copy`,
+    fix: CONFIG_FIX(c.file),
+  }),
+
+  /** The daemon started on the kept copy because the file did not load. */
+  configOnCopy: (c: ConfigStatus): Alert => ({
+    kind: 'config-last-good',
+    cause:
+      `punchgate run runs on the last good config (loaded ${localTime(Date.parse(c.loadedAt))}, kept at ${c.lastGood ?? 'unknown'}) ` +
+      (c.failure
+        ? `because ${c.file} does not load since ${localTime(Date.parse(c.failure.since))}: ${problemsOf(c)}`
+        : `although ${c.file} loads again`) +
+      (c.secretsMissing.length ? `; without ${c.secretsMissing.join(' and ')}` : ''),
+    fix: c.failure ? CONFIG_FIX(c.file) : 'apply the file: sudo systemctl reload punchgate',
+  }),
+
+  journalBusy: (ms: number, held: number, path: string): Alert => ({
+    kind: 'journal-busy',
+    cause: `journal busy for ${seconds(ms)} (another process holds it): ${punches(held)} held in memory, written as soon as it is free`,
+    fix: `if it lasts, find the process (fuser -v ${path}) and end it`,
+  }),
+
+  disk: (free: number, almostFull: boolean): Alert => ({
+    kind: 'disk',
+    cause: `disk ${almostFull ? 'almost full' : 'nearly full'}: only ${humanBytes(free)} free for the journal`,
+    fix: 'free space (apt-get clean, journalctl --vacuum-size=100M) or move journal.path to a larger disk',
+  }),
+
+  /** `lastError` is "no usable HRMS token: <what>: <fix>" (TokenUnavailableError says both). */
+  noToken: (lastError: string, since: number | null): Alert => {
+    const [what, fix] = splitFix(lastError);
+    return {
+      kind: 'no-token',
+      cause: `${what}${since !== null ? ` (since ${localTime(since)})` : ''}: nothing is delivered, punches are kept`,
+      fix: fix ?? 'put the token in the file named by hrms.tokenFile (or PUNCHGATE_HRMS_TOKEN)',
+    };
+  },
+
+  tokenRefused: (since: number | null): Alert => ({
+    kind: 'token-refused',
+    cause: `HRMS refuses the token${since !== null ? ` since ${localTime(since)}` : ''}`,
+    fix: 'put a valid token in the token file (it is re-read without a restart)',
+  }),
+
+  /** Delivery has failed for a while (the HRMS away, failing, or refusing requests). */
+  deliveryFailing: (d: {
+    forMs: number;
+    waiting: number;
+    reason: string;
+    nextTryAt: number | null;
+    probing: boolean;
+  }): Alert => ({
+    kind: 'delivery-failing',
+    cause: `delivery failing for ${span(d.forMs)}: ${punches(d.waiting)} waiting, kept safely; ${d.reason}`,
+    fix:
+      `${d.nextTryAt !== null ? `next try at ${localTime(d.nextTryAt)}` : 'punchgate tries again by itself'}` +
+      `${d.probing ? ' (the HRMS is asked every few seconds: delivery resumes within 30 s of its return)' : ''}; ` +
+      'to try now: sudo -u punchgate punchgate flush; punchgate check says whether this box reaches the HRMS',
+  }),
+
+  inflightStuck: (n: number, ms: number, holders: number): Alert => ({
+    kind: 'inflight-stuck',
+    cause: `${punches(n)} in flight for ${span(ms)}, far longer than a request can take (${holders === 1 ? 'one process holds them' : `${holders} processes hold them`})`,
+    fix: 'they go back to the queue when their process ends; if punchgate run hangs, restart it',
+  }),
+
+  /** A terminal whose trouble only the admin can fix (a refused Hikvision password...): at once. */
+  terminalNeedsAdmin: (t: TerminalStatus, problem: { cause: string; fix: string }): Alert => ({
+    kind: 'terminal-needs-admin',
+    cause: `terminal ${problem.cause}`,
+    fix: problem.fix,
+  }),
+
+  terminalUnreachable: (t: TerminalStatus, forMs: number, problem: { cause: string; fix: string }): Alert => ({
+    kind: 'terminal-unreachable',
+    cause: `terminal ${t.name} unreachable for ${span(forMs)} (${problem.cause}): its punches wait on the terminal`,
+    fix: problem.fix,
+  }),
+
+  pushSilent: (t: TerminalStatus, now: number): Alert => {
+    const last = t.push?.lastContactAt ? Date.parse(t.push.lastContactAt) : null;
+    const from = t.push?.address ? ` from ${t.push.address}` : '';
+    return {
+      kind: 'push-silent',
+      cause:
+        last === null
+          ? `terminal ${t.name} has not pushed yet`
+          : `terminal ${t.name} has not pushed for ${span(now - last)} (last contact ${localTime(last)}${from}): its punches wait on the terminal`,
+      fix: "check its power and network, and that its Cloud Server Setting names this box's address and adms.listen port",
+    };
+  },
+
+  pollsDoNotFinish: (
+    t: TerminalStatus,
+    lastComplete: number | null,
+    problem: { cause: string; fix: string },
+  ): Alert => ({
+    kind: 'polls-do-not-finish',
+    cause: `terminal ${t.name}: polls reach it but do not finish (last complete poll: ${lastComplete === null ? 'none yet' : localTime(lastComplete)}): ${problem.cause}`,
+    fix: problem.fix,
+  }),
+
+  serialChanged: (t: TerminalStatus): Alert => ({
+    kind: 'serial-changed',
+    cause: `terminal ${t.name} now answers with serial ${t.serial} instead of ${t.previousSerial}: device swapped or address changed (its punches are kept apart)`,
+    fix: `if the device was replaced on purpose, nothing is lost; otherwise check its host in the config (two terminals may have swapped addresses)`,
+  }),
+
+  clockSkew: (t: TerminalStatus, syncClock: boolean | undefined): Alert => {
+    const s = t.skewSeconds ?? 0;
+    return {
+      kind: 'clock-skew',
+      cause: `terminal ${t.name} clock is ${span(Math.abs(s) * 1000)} ${s > 0 ? 'ahead' : 'behind'}: its punches keep the time it recorded`,
+      fix: syncClock
+        ? "punchgate sets it at each poll (syncClock is on); if it keeps drifting, check the terminal's clock battery"
+        : `set the terminal's clock, or set syncClock: true for ${t.name} so that punchgate sets it; a difference of whole hours usually means its timezone is wrong in the config`,
+    };
+  },
+
+  sameSerial: (serial: string, names: readonly string[]): Alert => ({
+    kind: 'same-serial',
+    cause: `terminals ${names.join(' and ')} answer with the same serial ${serial}: one device listed twice? Its punches are stored once (known by its serial)`,
+    fix: 'remove the extra entry from the config',
+  }),
+
+  quarantinedBehind: (q: { terminal: string; count: number; from: string; to: string }): Alert => ({
+    kind: 'quarantined-behind',
+    cause: `terminal ${q.terminal}: ${punches(q.count)} quarantined, dated ${q.from.slice(0, 16)} to ${q.to.slice(0, 16)}: recorded while its clock was behind`,
+    fix: `check them (punchgate punches --state quarantined --terminal ${q.terminal}); punchgate punches release --terminal ${q.terminal} sends them with these times`,
+  }),
+
+  quarantined: (n: number): Alert => ({
+    kind: 'quarantined',
+    cause: `${punches(n)} quarantined (implausible time)`,
+    fix: 'check the terminal clocks, then punchgate punches release',
+  }),
+
+  unknownCards: (u: { terminal: string; count: number; codes: readonly string[] }): Alert => ({
+    kind: 'unknown-cards',
+    cause: `terminal ${u.terminal}: ${punches(u.count)} from cards not in its code map (${u.codes.join(', ')})`,
+    fix: 'add them to the code map, then punchgate punches retry',
+  }),
+
+  pushUnknownSerial: (r: { serial: string; address: string; lastSeenAt: string }): Alert => ({
+    kind: 'push-unknown',
+    cause: `terminal SN=${r.serial} is pushing but is not configured (from ${r.address}, last ${localTime(Date.parse(r.lastSeenAt))})`,
+    fix: `add it to terminals with kind: adms and serial: ${r.serial}, then reload`,
+  }),
+
+  pushOutsideAllowFrom: (r: {
+    serial: string;
+    address: string;
+    terminal: string | null;
+    lastSeenAt: string;
+  }): Alert => ({
+    kind: 'push-address',
+    cause: `terminal SN=${r.serial} (${r.terminal}) is pushing from ${r.address}, outside its allowFrom (last ${localTime(Date.parse(r.lastSeenAt))}): refused`,
+    fix: 'add the address to allowFrom if it is right',
+  }),
+
+  /** Many unknown serials: one summary (a device inventing serials cannot flood the alerts). */
+  pushUnknownSerials: (unknown: readonly { serial: string; address: string; count: number }[]): Alert => {
+    const addresses = [...new Set(unknown.map((r) => r.address))];
+    const requests = unknown.reduce((n, r) => n + r.count, 0);
+    const more = addresses.length > 5 ? ` and ${addresses.length - 5} more addresses` : '';
+    const examples = unknown
+      .slice(0, 3)
+      .map((r) => `SN=${r.serial}`)
+      .join(', ');
+    return {
+      kind: 'push-unknown-many',
+      cause: `${unknown.length} unknown serials are pushing (${requests} requests refused, from ${addresses.slice(0, 5).join(', ')}${more}; e.g. ${examples}): a device on the LAN is inventing serials, or many terminals are not configured`,
+      fix: "add the genuine ones to terminals with kind: adms, and keep the receiver's port to the terminals' network",
+    };
+  },
+
+  /** A configured serial seen from another address than the one it is trusted at (trust on first use). */
+  pushOtherAddress: (t: TerminalStatus, other: { address: string; count: number; lastAt: string }): Alert => ({
+    kind: 'push-other-address',
+    cause: `terminal ${t.name} (SN=${t.serial}) was seen pushing from ${other.address} (${other.count} requests, last ${localTime(Date.parse(other.lastAt))}), but it pushes from ${t.push?.trustedAddress ?? '-'}: another device may be using its serial (its requests changed nothing: no stamp, command, result or contact)`,
+    fix: `set allowFrom for ${t.name} to refuse it; if the terminal moved, it is trusted at its new address once the old one has been silent for a few minutes`,
+  }),
+
+  /** Uploads answered OK that were not turned into punches: kept raw in the journal. */
+  pushKept: (
+    t: TerminalStatus,
+    k: {
+      table: string;
+      held: number;
+      lines: number;
+      dropped: number;
+      lastAt: string | null;
+      lastReason: string | null;
+    },
+  ): Alert => ({
+    kind: 'push-kept',
+    cause: `terminal ${t.name}: ${k.held} ${k.table} upload(s) answered OK could not be turned into punches (${k.lines} lines in all, last ${k.lastAt ? localTime(Date.parse(k.lastAt)) : '-'}: ${k.lastReason ?? '-'}${k.dropped > 0 ? `; ${k.dropped} dropped to stay within adms.keptUploads` : ''}); they are kept raw in the journal`,
+    fix: `${k.table === 'rtlog' ? `if they are passes, add their event code to punchEvents of ${t.name}, reload,` : 'update the terminal firmware or punchgate,'} then run punchgate terminals reparse ${t.name}`,
+  }),
+};
+
+/**
+ * Why delivery fails, in words, from its last error (the HRMS client's message, kept after it in
+ * brackets for whoever must look further): what an admin can tell the HRMS's people.
+ */
+export function deliveryTrouble(lastError: string | null): string {
+  if (!lastError) return 'the HRMS did not take the last batch';
+  const words = deliveryTroubleWords(lastError);
+  return words ? `${words} (${lastError})` : `last error: ${lastError}`;
+}
+
+/** The plain words for a delivery error that has them ("the HRMS refuses connections: ..."), else undefined. */
+export function deliveryTroubleWords(e: string): string | undefined {
+  return /ECONNREFUSED/.test(e)
+    ? 'the HRMS refuses connections: it is down or restarting (or hrms.baseUrl names the wrong port)'
+    : /ENOTFOUND|EAI_AGAIN/.test(e)
+      ? "the HRMS's host name is not found (DNS)"
+      : /TIMEOUT|timed? ?out|DEADLINE|did not answer|within \d/i.test(e)
+        ? 'the HRMS does not answer in time'
+        : /ECONNRESET|UND_ERR_SOCKET|socket hang up|closed the connection|other side closed/i.test(e)
+          ? 'the HRMS closes the connection without an answer'
+          : /EHOSTUNREACH|ENETUNREACH/.test(e)
+            ? 'no route from this box to the HRMS (network)'
+            : /CERT|certificate|self[- ]signed|\bTLS\b|\bSSL\b/i.test(e)
+              ? "the HRMS's certificate is not trusted (hrms.caFile, or the box's clock)"
+              : /^HTTP 5\d\d/.test(e)
+                ? 'the HRMS is up but failing'
+                : undefined;
+}
+
+/** "what happened: put the token ..." into its two halves at the first instruction (check does the same). */
+function splitFix(text: string): [string, string | undefined] {
+  const m = /^(.*?): ((?:put|set|make|give|check|run|add|correct) .*)$/s.exec(text);
+  return m ? [m[1]!, m[2]!] : [text, undefined];
+}

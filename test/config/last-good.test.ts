@@ -1,0 +1,101 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { findLastGood, lastGoodPathFor, saveLastGood, SECRET_KEPT_OUT } from '../../src/config/last-good.js';
+import { loadConfigFile } from '../../src/config/load.js';
+import { checkTerminalConfig } from '../../src/sources/build.js';
+import { tempDir } from '../helpers/tmp.js';
+
+/**
+ * The copy of the last config that loaded (kept beside the journal for a restart with a broken
+ * file) holds secrets only as references: the token, passwords and proxy credentials as the files
+ * the config names, never their values; a comm key or a password written in the config itself is
+ * kept out, and read back from the broken file when it still parses.
+ */
+const CONFIG = `# plant A
+site: plant-a
+journal:
+  path: journal.db
+hrms:
+  baseUrl: https://hr.example.com
+  tokenFile: token
+  proxy: http://proxyuser:Pr0xyPassw0rd@proxy.example:3128
+terminals:
+  - name: gate-1
+    kind: zk
+    host: 192.168.1.201
+    commKey: 918273
+  - name: lobby
+    kind: hikvision
+    url: https://192.168.1.64
+    passwordFile: lobby-password
+  - name: open
+    kind: zk
+    host: 192.168.1.202
+    commKey: 0
+`;
+const TOKEN = 'tok-6a1f0c9e2b';
+
+describe('the last good copy of the config', () => {
+  const cleanups: (() => void)[] = [];
+  afterEach(() => cleanups.splice(0).forEach((c) => c()));
+
+  function site() {
+    const dir = tempDir('punchgate-lastgood-');
+    cleanups.push(dir.cleanup);
+    const file = dir.path('punchgate.yaml');
+    writeFileSync(file, CONFIG);
+    writeFileSync(dir.path('token'), `${TOKEN}\n`);
+    writeFileSync(dir.path('lobby-password'), 'Hik-Pa55word\n');
+    const loaded = loadConfigFile(file, checkTerminalConfig);
+    const copy = saveLastGood(loaded.config.journal.path, file, loaded.text, Date.UTC(2026, 10, 22, 9, 0));
+    return { dir, file, copy, text: readFileSync(copy, 'utf8') };
+  }
+
+  it('names the token, password and proxy-credential files, and holds no secret value', () => {
+    const { dir, copy, text } = site();
+    expect(copy).toBe(lastGoodPathFor(dir.path('journal.db')));
+    // References stay as the config wrote them.
+    expect(text).toContain('tokenFile: token');
+    expect(text).toContain('passwordFile: lobby-password');
+    // Values never: not the token (it was never in the config), not the comm key, not the proxy's password.
+    for (const secret of [TOKEN, '918273', 'Pr0xyPassw0rd', 'Hik-Pa55word']) expect(text).not.toContain(secret);
+    expect(text).toContain(`commKey: ${SECRET_KEPT_OUT}`);
+    expect(text).toContain(`"http://proxyuser:${SECRET_KEPT_OUT}@proxy.example:3128"`);
+    // A comm key of 0 (none) is no secret; comments and the rest are the file's own text.
+    expect(text).toContain('commKey: 0');
+    expect(text.startsWith('# plant A\nsite: plant-a\n')).toBe(true);
+  });
+
+  it('read back with the broken file: secrets restored from where it still parses, the others named', () => {
+    const { file } = site();
+    // A typo elsewhere: still YAML, so the comm key and the proxy password are read back from it.
+    writeFileSync(file, CONFIG.replace('baseUrl:', 'baseURL:'));
+    const back = findLastGood(file, checkTerminalConfig, {});
+    expect(back?.secretsMissing).toEqual([]);
+    expect(back?.config.terminals.find((t) => t.name === 'gate-1')).toMatchObject({ commKey: 918273 });
+    expect(back?.config.hrms.proxy).toBe('http://proxyuser:Pr0xyPassw0rd@proxy.example:3128');
+    // The proxy changed and gate-1 lost its key in the edit: neither is guessed; the terminal is not polled.
+    writeFileSync(
+      file,
+      CONFIG.replace('baseUrl:', 'baseURL:')
+        .replace('proxy.example', 'proxy2.example')
+        .replace('    commKey: 918273\n', ''),
+    );
+    const partial = findLastGood(file, checkTerminalConfig, {});
+    expect(partial?.secretsMissing).toEqual([
+      'the comm key of terminal gate-1 (it is not polled)',
+      'the password in hrms.proxy',
+    ]);
+    expect(partial?.config.terminals.find((t) => t.name === 'gate-1')).toMatchObject({ enabled: false, commKey: 0 });
+  });
+
+  it('is found only for the file it was copied from', () => {
+    const { dir, file } = site();
+    const other = dir.path('other.yaml');
+    const broken = 'journal:\n  path: journal.db\nsite: plant-a\nbogus: 1\n';
+    writeFileSync(other, broken);
+    expect(findLastGood(other, checkTerminalConfig, {})).toBeUndefined();
+    writeFileSync(file, broken);
+    expect(findLastGood(file, checkTerminalConfig, {})?.source).toBe(file);
+  });
+});
