@@ -233,7 +233,7 @@ export const ALERT = {
       .join(', ');
     return {
       kind: 'push-unknown-many',
-      cause: `${unknown.length} unknown serials are pushing (${requests} requests refused, from ${addresses.slice(0, 5).join(', ')}${more}; e.g. ${examples}): a device on the LAN is inventing serials, or many terminals are not configured`,
+      cause: `${unknown.length} unknown serials pushing (${requests} requests refused, from ${addresses.slice(0, 5).join(', ')}${more}; e.g. ${examples}): a device on the LAN is inventing serials, or many terminals are not configured`,
       fix: "add the genuine ones to terminals with kind: adms, and keep the receiver's port to the terminals' network",
     };
   },

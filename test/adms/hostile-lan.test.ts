@@ -97,8 +97,10 @@ describe('a push request changes only what its terminal could have changed', () 
     expect(sim.acked()).toHaveLength(30);
     expect(sim.stats().serverStamp).toBe('0');
     // The forged punch is kept like any other (the receiver cannot tell it from a real one: allowFrom does);
-    // the alert names the address it came from.
-    const status = statusOf(r, [{ name: 'lobby', serial: SN }]);
+    // the alert names the address it came from (sightings are written every few seconds: RegistrationBook.flush).
+    const statusNow = () => statusOf(r!, [{ name: 'lobby', serial: SN }]);
+    await waitFor(() => statusNow().alerts.some((a) => a.includes(' was seen pushing from ')), 5000, 'the sighting');
+    const status = statusNow();
     expect(status.alerts).toEqual(
       expect.arrayContaining([
         expect.stringMatching(

@@ -150,12 +150,15 @@ describe('punchgate punches', () => {
     expect(undelivered.status, undelivered.err).toBe(0);
     expect(undelivered).toMatchObject({ out: '4\n', err: '' });
     expect(punchgate(['punches', '--state', 'undelivered', '--count', '--terminal', 'gate-2']).out).toBe('2\n');
-    expect(punchgate(['punches', '--state', 'undelivered']).lines.map((l) => l.slice(0, 9))).toEqual([
-      'DEVICELOG',
-      'plant-a-6',
-      'plant-a-5',
-      'plant-a-4',
-      'plant-a-1',
+    const listed = punchgate(['punches', '--state', 'undelivered', '--json']).lines.map((l) => {
+      const p = JSON.parse(l) as { biometricCode: string; logTime: string };
+      return `${p.biometricCode} ${p.logTime}`;
+    });
+    expect(listed).toEqual([
+      '1043 2026-11-22 08:00:00',
+      '1044 2026-11-22 07:00:00',
+      '1042 2026-11-21 17:00:00',
+      '1042 2026-11-20 08:00:00',
     ]);
     expect(punchgate(['punches', '--state', 'undelivered']).out).toContain('inflight');
     expect(punchgate(['punches', '--code', '9999', '--count']).out).toBe('0\n');

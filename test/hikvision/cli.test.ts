@@ -159,7 +159,7 @@ describe('punchgate sim hikvision and the Hikvision commands', () => {
 
     const status = await punchgate(['status', ...cfg]);
     expect(status.stdout).toMatch(
-      /! terminal reception: a poll ended early: .*restart the terminal, and update its firmware if it goes on \(last at /,
+      /! terminal reception: a poll ended early: .*\(last at .*\): restart the terminal, and update its firmware if it goes on/,
     );
   });
 });
