@@ -73,7 +73,12 @@ describe('the HRMS quoting the token in disguise', () => {
         t.addPunch({ userId: String(2000 + i), logTime: `2026-11-23 07:${String(i).padStart(2, '0')}:00` });
       stack.writeConfig(undefined, (c) => {
         c.hrms.baseUrl = hrms.url;
-        c.delivery = { ...c.delivery, batchSize: 4, retry: { baseMs: 20, maxMs: 100 }, authRetryMs: 200, rejectedRetry: { baseMs: 100, maxMs: 200 } };
+        Object.assign(c.delivery, {
+          batchSize: 4,
+          retry: { baseMs: 20, maxMs: 100 },
+          authRetryMs: 200,
+          rejectedRetry: { baseMs: 100, maxMs: 200 },
+        });
         (c as Record<string, unknown>).log = { level: 'debug' };
       });
       const d = spawnDaemon(stack.configPath);
