@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { printable } from './util/terminal-text.js';
 
 /**
  * The one record that flows terminals -> sources -> journal -> delivery -> HRMS.
@@ -104,6 +105,15 @@ const CODE_REFUSALS: readonly (readonly [RegExp, string])[] = [
   [BLANK, 'a blank'],
 ];
 
+/**
+ * `text` without the ASCII spaces some firmware and exports pad fields with, and nothing else:
+ * unlike String.trim, never a no-break space, a byte order mark or a line separator, which would
+ * turn a code that breaks the rule (`1001` + U+00A0) into another, good-looking one.
+ */
+export function unpadded(text: string): string {
+  return text.charCodeAt(0) === 0x20 || text.charCodeAt(text.length - 1) === 0x20 ? text.replace(/^ +| +$/g, '') : text;
+}
+
 /** Why a serial number a device reported cannot be kept as it is (undefined: it can; '' is "not known"). */
 export function serialProblem(serial: string): string | undefined {
   return serial === '' ? undefined : textProblem(serial, { what: 'serial number', max: MAX_SERIAL_LENGTH });
@@ -121,6 +131,17 @@ export function deviceIdentity(serial: string): string {
   if (serialProblem(serial) === undefined) return serial;
   const shown = serial.slice(0, 24).replace(/[^\x21-\x7e]/g, '?');
   return `${shown}~${createHash('sha256').update(serial).digest('hex').slice(0, 16)}`;
+}
+
+/**
+ * A user name or card number as a terminal reported it, as it is kept: as it is when it follows
+ * the text rule (blanks allowed, at most 64 characters), else as printable text (escaped, cut):
+ * it only describes a user, so keeping it readable beats refusing the user.
+ */
+export function userText(text: string): string {
+  return textProblem(text, { what: 'text', max: MAX_NAME_LENGTH, blanks: true }) === undefined
+    ? text
+    : printable(text, MAX_NAME_LENGTH);
 }
 
 /** Whether a serial is a stand-in made by deviceIdentity. */

@@ -1,20 +1,32 @@
 import type Database from 'better-sqlite3';
-import { isLogTime, shiftWallClock, wallClockAt, type Punch } from '../punch.js';
+import {
+  codeProblem,
+  deviceIdentity,
+  isLogTime,
+  serialProblem,
+  shiftWallClock,
+  textProblem,
+  wallClockAt,
+  type Punch,
+} from '../punch.js';
 import { backoffDelay } from '../util/backoff.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import { printable } from '../util/terminal-text.js';
 import { ClaimHolder } from './claim-holder.js';
 import { describeJournalFailure, isBusyJournalError, JournalBusyError } from './errors.js';
 import { JournalLockedError, OwnerLock } from './lock.js';
 import { openJournalDb } from './open-db.js';
 import { PunchHistory } from './history.js';
 import { JournalQueries } from './queries.js';
+import { RefusedRecordStore } from './refused-records.js';
 import { DeliveryStateStore, SourceStateTable, TerminalStateStore, type Scrub } from './state-stores.js';
 import type {
   ClaimOptions,
   DueCountOptions,
   DeliveryQueue,
   IngestOptions,
+  IngestRefusal,
   JournalCounts,
   IngestResult,
   OutboundPunch,
@@ -78,6 +90,19 @@ type Settings = Required<
 >;
 
 const DAY_MS = 86_400_000;
+
+/** `fn` remembering its last argument and answer (the same terminal and device punch after punch). */
+function memoLast<T>(fn: (s: string) => T): (s: string) => T {
+  let key: string | undefined;
+  let value: T;
+  return (s) => {
+    if (s !== key) {
+      key = s;
+      value = fn(s);
+    }
+    return value;
+  };
+}
 /** Punches before this are implausible (a terminal whose clock was reset). */
 const EARLIEST_PLAUSIBLE = '2000-01-01 00:00:00';
 /** Rows per transaction of the journal's own bulk work (prune), so other processes never wait long. */
@@ -86,6 +111,13 @@ const CHUNK_ROWS = 5000;
 const CHECKPOINT_AFTER_ROWS = 20_000;
 /** How long closing waits for a busy journal to take the writes kept for it. */
 const CLOSE_TIMEOUT_MS = 5000;
+/** Refused records one ingest reports back (and logs) one by one; the rest are counted. */
+const REFUSALS_LISTED = 100;
+const REFUSALS_LOGGED = 5;
+/** A terminal name in the journal (from the config, or an imported file's terminal column). */
+const TERMINAL_RULE = { what: 'terminal name', max: 64 };
+/** Stand-in serials logged once per process (at most this many remembered). */
+const STAND_INS_LOGGED = 100;
 
 /**
  * The durable, deduplicated punch journal (SQLite). Every write of a punch is one synchronous
@@ -103,6 +135,8 @@ export class Journal implements PunchSink, DeliveryQueue {
   readonly queries: JournalQueries;
   /** Each punch's refused attempts with the HRMS's answers (`punches --history`). */
   readonly history: PunchHistory;
+  /** Records refused at the journal's door, per terminal (for the status). */
+  readonly refusedRecords: RefusedRecordStore;
   readonly isOwner: boolean;
   readonly readonly: boolean;
   private readonly clock: Clock;
@@ -111,6 +145,7 @@ export class Journal implements PunchSink, DeliveryQueue {
   private holder: ClaimHolder | undefined;
   private lastRecovery = -Infinity;
   private writtenSinceCheckpoint = 0;
+  private readonly standInsLogged = new Set<string>();
 
   private constructor(
     readonly db: Database.Database,
@@ -133,6 +168,7 @@ export class Journal implements PunchSink, DeliveryQueue {
     this.sourceState = new SourceStateTable(db);
     this.queries = new JournalQueries(db, clock, (rows) => this.wrote(rows));
     this.history = new PunchHistory(db);
+    this.refusedRecords = new RefusedRecordStore(db);
     this.stmt = {
       // Positional parameters: binding is measurably faster than named ones on the ingest path.
       insert: db.prepare(`INSERT INTO punches
@@ -297,10 +333,25 @@ export class Journal implements PunchSink, DeliveryQueue {
         ? shiftWallClock(opts.readUpTo, -pastSeconds)
         : undefined;
     const result: IngestResult = { added: 0, duplicates: 0, quarantined: 0 };
+    let refusedCount = 0;
+    const refusals: (IngestRefusal & { terminal: string })[] = [];
+    // Most calls carry one terminal and one device: each is judged once.
+    const terminalProblem = memoLast((t: string) => textProblem(t, TERMINAL_RULE));
+    const identity = memoLast((d: string) => deviceIdentity(d));
     this.gate.attempt(() =>
       this.db
         .transaction(() => {
-          for (const p of punches) {
+          refusals.length = 0;
+          result.added = result.duplicates = result.quarantined = refusedCount = 0;
+          for (let i = 0; i < punches.length; i++) {
+            const p = punches[i]!;
+            const refused = codeProblem(p.biometricCode) ?? terminalProblem(p.terminal);
+            if (refused !== undefined) {
+              refusedCount++;
+              refusals.push({ index: i, reason: refused, code: printable(p.biometricCode, 40), terminal: p.terminal });
+              continue;
+            }
+            const device = identity(p.device ?? '');
             const reason = !isLogTime(p.logTime)
               ? 'not a valid time'
               : p.logTime < EARLIEST_PLAUSIBLE
@@ -314,7 +365,7 @@ export class Journal implements PunchSink, DeliveryQueue {
                       : undefined;
             const r = this.stmt.insert.run(
               p.terminal,
-              p.device ?? '',
+              device,
               p.biometricCode,
               p.logTime,
               p.verifyType ?? null,
@@ -329,12 +380,64 @@ export class Journal implements PunchSink, DeliveryQueue {
             else if (reason) result.quarantined++;
             else result.added++;
           }
+          this.recordRefusals(refusals, now);
           if (opts.state) this.sourceState.set(opts.state, now);
         })
         .immediate(),
     );
+    if (refusedCount > 0) {
+      result.refused = refusedCount;
+      result.refusals = refusals.slice(0, REFUSALS_LISTED).map(({ index, reason, code }) => ({ index, reason, code }));
+      this.logRefusals(refusals, refusedCount);
+    }
+    this.logStandIns(punches, identity);
     this.wrote(result.added + result.quarantined);
     return result;
+  }
+
+  /** Per terminal, inside the ingest's transaction: how many, and the last one's reason. */
+  private recordRefusals(refusals: readonly (IngestRefusal & { terminal: string })[], at: number): void {
+    const byTerminal = new Map<string, { count: number; last: IngestRefusal }>();
+    for (const r of refusals) {
+      // A terminal name that is itself refused is kept as printable text.
+      const terminal = printable(r.terminal, 64);
+      const t = byTerminal.get(terminal);
+      if (t) {
+        t.count++;
+        t.last = r;
+      } else byTerminal.set(terminal, { count: 1, last: r });
+    }
+    for (const [terminal, t] of byTerminal)
+      this.refusedRecords.record({ terminal, count: t.count, at, reason: t.last.reason, code: t.last.code });
+  }
+
+  private logRefusals(refusals: readonly (IngestRefusal & { terminal: string })[], count: number): void {
+    const log = this.extra.logger;
+    if (!log) return;
+    for (const r of refusals.slice(0, REFUSALS_LOGGED)) {
+      log.warn(
+        { terminal: printable(r.terminal, 64), code: r.code, reason: r.reason },
+        `terminal ${printable(r.terminal, 64)}: record refused, not journalled: ${r.reason}`,
+      );
+    }
+    if (count > REFUSALS_LOGGED)
+      log.warn({ refused: count }, `${count - REFUSALS_LOGGED} more records refused in the same write (same rule)`);
+  }
+
+  /** A device whose serial is kept as a stand-in is said once per process. */
+  private logStandIns(punches: readonly Punch[], identity: (d: string) => string): void {
+    const log = this.extra.logger;
+    if (!log || punches.length === 0) return;
+    for (const p of [punches[0]!, punches[punches.length - 1]!]) {
+      const serial = p.device ?? '';
+      const kept = identity(serial);
+      if (kept === serial || this.standInsLogged.has(kept) || this.standInsLogged.size >= STAND_INS_LOGGED) continue;
+      this.standInsLogged.add(kept);
+      log.warn(
+        { terminal: printable(p.terminal, 64), serial: printable(serial, 40), keptAs: kept },
+        `terminal ${printable(p.terminal, 64)} reports a serial number that cannot be kept as it is (${serialProblem(serial)}): its punches are kept under ${kept}`,
+      );
+    }
   }
 
   claim(limit: number, opts: ClaimOptions = {}): OutboundPunch[] {

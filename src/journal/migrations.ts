@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { PUNCH_REFUSALS_MIGRATION } from './history.js';
+import { REFUSED_RECORDS_MIGRATION } from './refused-records.js';
 import { USER_BACKUPS_MIGRATION } from './user-backups.js';
 
 /**
@@ -212,6 +213,8 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 6: each refused attempt at a punch with the HRMS's answer, for `punches --history` (history.ts).
   PUNCH_REFUSALS_MIGRATION,
+  // 11: records the journal refused at its door (a code against the text rule), per terminal (refused-records.ts).
+  REFUSED_RECORDS_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,5 +1,6 @@
 import { NO_TOKEN } from '../delivery/health.js';
-import type { OldestClaim, RefusedPunches } from '../journal/types.js';
+import type { OldestClaim, RefusedPunches, RefusedRecords } from '../journal/types.js';
+import { STAND_IN_SERIAL } from '../punch.js';
 import { DISK_FAIL_BYTES, DISK_WARN_BYTES, humanBytes } from '../util/disk.js';
 import { refusalAlerts } from './refusals.js';
 import type { StatusReport } from './types.js';
@@ -53,6 +54,8 @@ export interface AlertFacts {
   inflight: OldestClaim | undefined;
   /** The longest one HRMS request may take (connect + answer deadlines). */
   requestBoundMs: number;
+  /** Records the journal refused at its door lately (a code against the text rule), per terminal. */
+  refusedRecords?: readonly RefusedRecords[];
 }
 
 /** Active alerts in plain words, most urgent first. */
@@ -121,6 +124,11 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): stri
       const last = finished === null ? 'none yet' : localTime(finished);
       out.push(`terminal ${t.name}: polls reach it but do not finish (last complete poll: ${last}): ${t.lastError}`);
     }
+    if (STAND_IN_SERIAL.test(t.serial)) {
+      out.push(
+        `terminal ${t.name} reports a serial number that is not one (too long, or with control or invisible characters): its punches are kept apart under ${t.serial}; check the terminal's firmware and that no other device answers at its address`,
+      );
+    }
     if (t.previousSerial) {
       out.push(
         `terminal ${t.name} now answers with serial ${t.serial} instead of ${t.previousSerial}: device swapped or address changed (its punches are kept apart)`,
@@ -144,6 +152,11 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): stri
   if (claim && now - claim.claimedAt > Math.max(INFLIGHT_ALERT_MS, 4 * facts.requestBoundMs)) {
     out.push(
       `${punches(claim.punches)} in flight for ${span(now - claim.claimedAt)}, far longer than a request can take (${claim.holders === 1 ? 'one process holds them' : `${claim.holders} processes hold them`}): they go back to the queue when their process ends; if punchgate run hangs, restart it`,
+    );
+  }
+  for (const x of facts.refusedRecords ?? []) {
+    out.push(
+      `terminal ${x.terminal}: ${x.count === 1 ? '1 record' : `${x.count} records`} refused since ${localTime(x.firstAt)}, not journalled (last ${localTime(x.lastAt)}: ${x.lastReason}, code "${x.lastCode}"): a code must be 1 to 64 letters, digits or symbols without blanks or control characters; correct that user's code on the terminal (punchgate punches shows what was journalled)`,
     );
   }
   // Refused and given-up punches, one line per cause (dead punches are refused ones the HRMS kept refusing).

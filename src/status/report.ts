@@ -9,6 +9,9 @@ import type { DaemonLiveness, LiveFacts, StatusReport, TerminalStatus } from './
 
 export type { DaemonLiveness, LiveFacts, StatusReport, TerminalStatus } from './types.js';
 
+/** Records refused at the journal's door are an alert for a day after the last one. */
+const REFUSED_RECORDS_SHOWN_MS = 86_400_000;
+
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
 export interface StatusProbes {
@@ -85,6 +88,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
     quarantine: journal.queries.quarantineSummary(),
     inflight: claim,
     requestBoundMs: config.hrms.connectTimeoutMs + config.hrms.timeoutMs,
+    refusedRecords: journal.refusedRecords.list(now - REFUSED_RECORDS_SHOWN_MS),
   };
   report.alerts = alertsFor(report, facts, now);
   report.alerts.push(...pushAlerts(report, now));

@@ -1,3 +1,4 @@
+import { printable } from '../../util/terminal-text.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { AdmsTerminalConfig } from '../../config/terminals.js';
 import type { AppContext } from '../../context.js';
@@ -125,7 +126,7 @@ export function printPushUsers(ctx: AppContext, journal: Journal, t: AdmsTermina
   process.stdout.write(`${'USER ID'.padEnd(24)} ${'NAME'.padEnd(24)} ${'ROLE'.padEnd(6)} CARD\n`);
   for (const u of users)
     process.stdout.write(
-      `${u.pin.padEnd(24)} ${u.name.padEnd(24)} ${(u.privilege === 14 ? 'admin' : 'user').padEnd(6)} ${u.card}\n`,
+      `${printable(u.pin, 64).padEnd(24)} ${printable(u.name, 64).padEnd(24)} ${(u.privilege === 14 ? 'admin' : 'user').padEnd(6)} ${printable(u.card, 64)}\n`,
     );
   if (users.length === 0)
     process.stdout.write(`(no user records from ${t.name} yet: they arrive with its OPERLOG uploads)\n`);

@@ -3,7 +3,7 @@ import { defaultClientFactory } from '../../sources/zk/poll.js';
 import { buildStatus } from '../../status/index.js';
 import { codeProblem } from '../../punch.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
-import { escapeControls } from '../../util/terminal-text.js';
+import { printable } from '../../util/terminal-text.js';
 import { action, loadContext, openJournal, withJournal } from '../common.js';
 import { listHikvisionUsers } from './hikvision-users.js';
 import { fmtSkew } from './poll.js';
@@ -31,16 +31,16 @@ export function registerTerminals(program: Command): void {
             for (const t of list) {
               const state = t.lastPollAt === null ? 'unknown' : t.online ? 'online' : 'offline';
               process.stdout.write(
-                `${t.name.padEnd(16)} ${t.kind.padEnd(9)} ${state.padEnd(8)} ${when(t.lastPollAt).padEnd(26)} ${fmtSkew(t.skewSeconds).padEnd(8)} ${String(t.records ?? '-').padStart(8)} ${String(t.users ?? '-').padStart(6)}  ${escapeControls(t.serial)}${t.previousSerial ? ` (was ${escapeControls(t.previousSerial)})` : ''}\n`,
+                `${t.name.padEnd(16)} ${t.kind.padEnd(9)} ${state.padEnd(8)} ${when(t.lastPollAt).padEnd(26)} ${fmtSkew(t.skewSeconds).padEnd(8)} ${String(t.records ?? '-').padStart(8)} ${String(t.users ?? '-').padStart(6)}  ${printable(t.serial, 64)}${t.previousSerial ? ` (was ${printable(t.previousSerial, 64)})` : ''}\n`,
               );
               // An error here means the last poll failed: the terminal is unreachable, or reached but the poll did not finish.
               if (t.lastError)
                 process.stdout.write(
-                  `${''.padEnd(16)} last error: ${escapeControls(ctx.secrets.scrub(t.lastError))}\n`,
+                  `${''.padEnd(16)} last error: ${printable(ctx.secrets.scrub(t.lastError), 300)}\n`,
                 );
               if (t.push)
                 process.stdout.write(
-                  `${''.padEnd(16)} push: last contact ${when(t.push.lastContactAt)} from ${escapeControls(t.push.address ?? '-')}, last upload ${when(t.push.lastUploadAt)}, ${t.push.received} punches received, ${t.push.malformed} malformed lines${t.firmware ? `, firmware ${escapeControls(t.firmware)}` : ''}\n`,
+                  `${''.padEnd(16)} push: last contact ${when(t.push.lastContactAt)} from ${printable(t.push.address ?? '-', 64)}, last upload ${when(t.push.lastUploadAt)}, ${t.push.received} punches received, ${t.push.malformed} malformed lines${t.firmware ? `, firmware ${printable(t.firmware, 64)}` : ''}\n`,
                 );
             }
           },
@@ -99,13 +99,13 @@ export function registerTerminals(program: Command): void {
             // A user id that is not a usable biometric code: its punches are refused (reported, never sent).
             const bad = codeProblem(u.userId);
             process.stdout.write(
-              `${String(u.uid).padStart(5)}  ${escapeControls(u.userId).padEnd(24)} ${escapeControls(u.name).padEnd(24)} ${(u.privilege === 14 ? 'admin' : 'user').padEnd(6)} ${u.card || ''}${bad ? `  ! ${bad}: its punches are not accepted` : ''}\n`,
+              `${String(u.uid).padStart(5)}  ${printable(u.userId, 64).padEnd(24)} ${printable(u.name, 64).padEnd(24)} ${(u.privilege === 14 ? 'admin' : 'user').padEnd(6)} ${printable(String(u.card || ''), 64)}${bad ? `  ! ${bad}: its punches are not accepted` : ''}\n`,
             );
           }
         } catch (e) {
           client.destroy();
           throw new ExitError(
-            `${name}: ${escapeControls(ctx.secrets.scrub(e instanceof Error ? e.message : String(e)))}`,
+            `${name}: ${printable(ctx.secrets.scrub(e instanceof Error ? e.message : String(e)), 500)}`,
             EXIT.TEMPFAIL,
           );
         }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { HikvisionTerminalConfig } from '../../config/terminals.js';
-import { wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
+import { deviceIdentity, wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
 import { isBusyJournalError } from '../../journal/errors.js';
 import { logPolled } from '../punch-log.js';
 import { BUSY_JOURNAL_POLL_ERROR, recordFailedPoll } from '../poll-outcome.js';
@@ -176,7 +176,7 @@ export class HikvisionPoller {
       reached = true;
       this.accepted = allowed.pw.password;
       clearRefusal(deps.state, cfg.name);
-      const serial = info.serialNumber;
+      const serial = deviceIdentity(info.serialNumber);
       result.serial = serial;
       const known = ledger.get(cfg.name);
       if (known?.serial && serial && known.serial !== serial) {

@@ -1,6 +1,6 @@
 import type { ZkTerminalConfig } from '../../config/terminals.js';
 import { isBusyJournalError } from '../../journal/errors.js';
-import { codeProblem, wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
+import { codeProblem, deviceIdentity, wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
 import { logPolled } from '../punch-log.js';
 import { BUSY_JOURNAL_POLL_ERROR, recordFailedPoll } from '../poll-outcome.js';
 import type { SourceDeps } from '../types.js';
@@ -106,7 +106,8 @@ export async function pollTerminal(
   try {
     await client.connect();
     reached = true;
-    const serial = (await client.getSerialNumber().catch(() => '')).trim();
+    // Under the identity the journal keeps it under (a bounded stand-in for a serial that breaks the text rule).
+    const serial = deviceIdentity((await client.getSerialNumber().catch(() => '')).trim());
     const firmware = await client.getFirmware().catch(() => null);
     result.serial = serial;
     const known = ledger.get(cfg.name);
