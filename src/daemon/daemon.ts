@@ -12,6 +12,8 @@ import type { AdmsReceiver } from '../sources/adms/index.js';
 import { checkTerminalConfig, createSource, terminalSecrets } from '../sources/build.js';
 import type { SourceDeps } from '../sources/types.js';
 import { buildStatus, LatestReport, type StatusReport } from '../status/index.js';
+import { ClockStepWatch, describeStep, type ClockStep } from '../util/clock-steps.js';
+import { elapsedMs } from '../util/clock.js';
 import { punchgateVersion } from '../util/version.js';
 import { StatusWeb } from '../web/index.js';
 import { createPushReceiver } from './push-receiver.js';
@@ -34,6 +36,8 @@ const CLAIM_RECOVERY_MS = 30_000;
 const BUSY_STATUS_MS = 5000;
 /** A prune that met a busy journal is tried again after this long. */
 const PRUNE_RETRY_MS = 60_000;
+/** How often the box clock is compared with the monotonic clock (a step is seen within this). */
+const CLOCK_CHECK_MS = 1000;
 
 export interface DaemonOptions {
   configPath: string;
@@ -60,6 +64,8 @@ export class Daemon {
   /** The push terminal receiver (adms.listen), shared by every push terminal's source. */
   private pushReceiver: AdmsReceiver | undefined;
   private readonly statusLog: StatusLog;
+  /** Steps of the box's wall clock (schedules re-armed, punch times judged with them, the status says so). */
+  private readonly clockSteps: ClockStepWatch;
   /** The status page, /metrics and the health endpoints (status.listen). */
   readonly web: StatusWeb;
   private timers: NodeJS.Timeout[] = [];
@@ -91,9 +97,17 @@ export class Daemon {
       deadAfterDays: c.delivery.deadAfterDays,
     });
     this.tokens = new TokenSource({ tokenFile: c.hrms.tokenFile, secrets: ctx.secrets });
+    this.clockSteps = new ClockStepWatch(ctx.clock);
+    this.clockSteps.onStep((s) => this.clockStepped(s));
     const ledger = this.journal.terminals;
+    const boxStep = () => this.clockSteps.recent().reduce((n, s) => n + s.deltaMs, 0);
     const deps: SourceDeps = {
-      sink: { ingest: (p, o) => this.guard(() => this.journal.ingest(p, o)) },
+      sink: {
+        ingest: (p, o) => {
+          const step = boxStep();
+          return this.guard(() => this.journal.ingest(p, step === 0 ? o : { ...o, boxStepMs: step }));
+        },
+      },
       ledger: {
         get: (name) => ledger.get(name),
         update: (name, patch) => this.guard(() => ledger.update(name, patch)),
@@ -103,11 +117,12 @@ export class Daemon {
       logger: ctx.logger,
       clock: ctx.clock,
       onPunches: () => this.delivery?.deliverer.wake(),
+      clockSteps: this.clockSteps,
     };
     this.deps = deps;
     if (c.adms) this.attachPushReceiver(c.adms);
     this.sources = new SourceSet(opts.sourceFactory ?? createSource, deps, ctx.logger);
-    const reports = new LatestReport(() => this.status(), ctx.clock.now);
+    const reports = new LatestReport(() => this.status(), () => elapsedMs(ctx.clock));
     this.statusLog = new StatusLog(c.status.path!, () => reports.fresh(), ctx);
     this.web = new StatusWeb({
       journal: this.journal,
@@ -121,7 +136,11 @@ export class Daemon {
   /** The status as it is now, with what only the running daemon knows (for the status log and the page). */
   status(): StatusReport {
     return buildStatus(this.journal, this.config, this.ctx.clock.now(), {
-      live: { journalBusySince: this.journal.busySince(), heldPunches: this.sources.held() },
+      live: {
+        journalBusySince: this.journal.busySince(),
+        heldPunches: this.sources.held(),
+        clockSteps: this.clockSteps.recent(),
+      },
     });
   }
 
@@ -136,6 +155,7 @@ export class Daemon {
     await this.web.start();
     this.every(DAY_MS, () => this.prune());
     this.every(CLAIM_RECOVERY_MS, () => this.recoverClaims());
+    this.every(CLOCK_CHECK_MS, () => this.clockSteps.check());
     const wd = this.opts.notifier.watchdogIntervalMs();
     if (wd) this.every(wd, () => this.healthy() && this.opts.notifier.watchdog());
     this.opts.notifier.ready(`collecting from ${this.sources.names().length} terminals`);
@@ -230,7 +250,7 @@ export class Daemon {
       hrms: c.hrms,
       authPatterns: compilePatterns(c.delivery.patterns.authFailure),
     });
-    const sender = new TimedSender(inner, this.ctx.clock.now, (a, n, s) => this.web.observeHrms(a, n, s));
+    const sender = new TimedSender(inner, () => elapsedMs(this.ctx.clock), (a, n, s) => this.web.observeHrms(a, n, s));
     const deliverer = new Deliverer({
       queue: this.web.watch(this.journal),
       state: this.journal.deliveryState,
@@ -268,7 +288,27 @@ export class Daemon {
     }
     const since = this.delivery?.sender.inflightSince;
     const bound = this.config.hrms.timeoutMs + this.config.hrms.connectTimeoutMs + 10_000;
-    return since === null || since === undefined || this.ctx.clock.now() - since < bound;
+    return since === null || since === undefined || elapsedMs(this.ctx.clock) - since < bound;
+  }
+
+  /**
+   * The box clock stepped: said as such in the log and the status at once. Timers run on the
+   * monotonic clock; cron schedules re-arm themselves (SourceDeps.clockSteps); refused punches'
+   * retry times in the journal move back with a step back.
+   */
+  private clockStepped(s: ClockStep): void {
+    const behind = this.clockSteps.behindMs();
+    this.ctx.logger.warn(
+      { stepSeconds: Math.round(s.deltaMs / 1000), behindSeconds: Math.round(behind / 1000) },
+      `${describeStep(s)} (its wall clock against its monotonic clock): schedules re-armed${behind > 0 ? '; terminal times that far ahead of the box are not held against the terminals' : ''}`,
+    );
+    try {
+      this.guard(() => this.journal.clockStepped(s.deltaMs));
+    } catch (e) {
+      if (!isBusyJournalError(e)) this.ctx.logger.error({ err: String(e) }, 'could not move retry times after the clock step');
+    }
+    this.delivery?.deliverer.wake();
+    if (this.started && !this.stopping) this.statusLog.write();
   }
 
   private prune(): void {

@@ -322,12 +322,16 @@ export class Journal implements PunchSink, DeliveryQueue {
 
   ingest(punches: readonly Punch[], opts: IngestOptions = {}): IngestResult {
     const now = this.clock.now();
-    const latest = wallClockAt(now + this.opts.futureToleranceMinutes * 60_000, opts.timezone);
+    // A box clock stepped back leaves terminals ahead of it, one stepped forward behind it: neither is theirs.
+    const step = opts.boxStepMs ?? 0;
+    const latest = wallClockAt(now + this.opts.futureToleranceMinutes * 60_000 + Math.max(0, -step), opts.timezone);
     const pastSeconds = this.opts.pastToleranceHours * 3600;
     // The terminal's clock is (or just was) behind by more than the tolerance; unknown for a serial line.
-    const behind = opts.clockSkewSeconds === undefined ? undefined : opts.clockSkewSeconds <= -pastSeconds;
+    const skew = opts.clockSkewSeconds === undefined ? undefined : opts.clockSkewSeconds + step / 1000;
+    const behind = skew === undefined ? undefined : skew <= -pastSeconds;
     // Before these, a punch recorded just now (live) or new in a log already read cannot be genuine.
-    const liveFloor = opts.live && behind !== false ? wallClockAt(now - pastSeconds * 1000, opts.timezone) : undefined;
+    const liveFloor =
+      opts.live && behind !== false ? wallClockAt(now - pastSeconds * 1000 - Math.max(0, step), opts.timezone) : undefined;
     const readFloor =
       behind === true && opts.readUpTo !== undefined && isLogTime(opts.readUpTo)
         ? shiftWallClock(opts.readUpTo, -pastSeconds)
@@ -573,6 +577,26 @@ export class Journal implements PunchSink, DeliveryQueue {
   /** Writes kept for a busy journal (returned claims, terminal and delivery state). */
   get keptWrites(): number {
     return this.gate.keptWrites;
+  }
+
+  /**
+   * The box clock stepped back by `deltaMs` (negative): the refused punches' next attempts, kept
+   * as wall-clock times, move back with it, so that none waits the step on top of its retry
+   * delay. A step forward only brings retries early, which costs nothing. Returns how many moved.
+   * Throws (busy) when another process holds the journal.
+   */
+  clockStepped(deltaMs: number): number {
+    if (deltaMs >= 0 || this.readonly) return 0;
+    const now = this.clock.now();
+    return this.gate.attempt(
+      () =>
+        this.db
+          .prepare(
+            `UPDATE punches SET next_attempt_at = max(@now, next_attempt_at + @delta)
+             WHERE state IN ('pending', 'rejected') AND state = 'rejected' AND next_attempt_at > @now`,
+          )
+          .run({ now, delta: Math.round(deltaMs) }).changes,
+    );
   }
 
   /**

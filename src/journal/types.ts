@@ -40,6 +40,13 @@ export interface IngestOptions {
    */
   clockSkewSeconds?: number;
   /**
+   * How far the box's own clock stepped lately (net, ms; negative: back), as the daemon saw it
+   * against the monotonic clock (ClockStepWatch): the box's step is not the terminal's fault, so
+   * the rules above judge punch times, and the terminal's clock, against the box's clock as it
+   * ran before the step as well.
+   */
+  boxStepMs?: number;
+  /**
    * Source state to write in the same transaction as the punches (e.g. an event cursor): it is
    * durable exactly when they are, so a crash can never leave it ahead of them.
    */

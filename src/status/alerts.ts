@@ -3,6 +3,7 @@ import type { OldestClaim, RefusedPunches, RefusedRecords } from '../journal/typ
 import { STAND_IN_SERIAL } from '../punch.js';
 import { DISK_FAIL_BYTES, DISK_WARN_BYTES, humanBytes } from '../util/disk.js';
 import { refusalAlerts } from './refusals.js';
+import { describeStep, stepSize, type ClockStep } from '../util/clock-steps.js';
 import type { StatusReport } from './types.js';
 import { localTime } from '../util/local-time.js';
 
@@ -56,12 +57,19 @@ export interface AlertFacts {
   requestBoundMs: number;
   /** Records the journal refused at its door lately (a code against the text rule), per terminal. */
   refusedRecords?: readonly RefusedRecords[];
+  /** Steps of the box's wall clock the daemon saw lately. */
+  clockSteps?: readonly ClockStep[];
 }
 
 /** Active alerts in plain words, most urgent first. */
 export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): string[] {
   const out: string[] = [];
   const ms = (s: string | null) => (s ? Date.parse(s) : null);
+  const steps = facts.clockSteps ?? [];
+  const netS = steps.reduce((n, s) => n + s.deltaMs, 0) / 1000;
+  const behindS = netS <= -2 ? -netS : 0;
+  // A terminal off the box by what the box stepped agrees with the box's clock before the step: the box stepped.
+  const boxStepExplains = (skew: number) => Math.abs(netS) >= 2 && Math.abs(skew + netS) < SKEW_ALERT_SECONDS;
 
   if (r.daemon && !r.daemon.running) {
     out.push(
@@ -106,6 +114,7 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): stri
       `delivery stalled for ${span(now - oldestQueued)}: ${punches(r.punches.pending + r.punches.inflight)} waiting; last error: ${r.delivery.lastError}`,
     );
   }
+  out.push(...clockStepAlerts(steps, behindS));
   for (const t of r.terminals) {
     const since = ms(t.offlineSince);
     if (!t.online && needsAdmin(t)) {
@@ -134,7 +143,7 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): stri
         `terminal ${t.name} now answers with serial ${t.serial} instead of ${t.previousSerial}: device swapped or address changed (its punches are kept apart)`,
       );
     }
-    if (t.skewSeconds !== null && Math.abs(t.skewSeconds) >= SKEW_ALERT_SECONDS) {
+    if (t.skewSeconds !== null && Math.abs(t.skewSeconds) >= SKEW_ALERT_SECONDS && !boxStepExplains(t.skewSeconds)) {
       out.push(
         `terminal ${t.name} clock is ${span(Math.abs(t.skewSeconds) * 1000)} ${t.skewSeconds > 0 ? 'ahead' : 'behind'}`,
       );
@@ -176,5 +185,23 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): stri
       `${punches(other)} quarantined (implausible time): check the terminal clocks, then punchgate punches release`,
     );
   }
+  return out;
+}
+
+/**
+ * The box clock stepped (wall clock against the monotonic clock): said as such, so that nobody
+ * blames the terminals, with what punchgate did about it and what to do.
+ */
+function clockStepAlerts(steps: readonly ClockStep[], behindS: number): string[] {
+  const out = steps.slice(-5).map((s) =>
+    s.deltaMs < 0
+      ? `${describeStep(s)} (its wall clock against its monotonic clock): polls, retries and status writes kept their pace and cron schedules were re-armed`
+      : `${describeStep(s)} (its wall clock against its monotonic clock; or the box was asleep): polls, retries and status writes kept their pace and cron schedules were re-armed`,
+  );
+  if (steps.length > 5) out.unshift(`the box clock stepped ${steps.length} times in the last 24 h; the last 5:`);
+  if (behindS > 0)
+    out.push(
+      `the box clock is now ${stepSize(behindS * 1000)} behind where it ran before its step: terminal times up to that far ahead of the box are taken as right (journalled, no clock alert for the terminals); set the box clock right (timedatectl status; NTP: timedatectl set-ntp true) and find what stepped it`,
+    );
   return out;
 }

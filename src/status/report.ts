@@ -82,6 +82,14 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
       : null,
     alerts: [],
   };
+  const steps = live?.clockSteps ?? [];
+  if (steps.length > 0) {
+    const net = steps.reduce((n, s) => n + s.deltaMs, 0);
+    report.boxClock = {
+      steps: steps.map((s) => ({ at: iso(s.at)!, seconds: Math.round(s.deltaMs / 1000) })),
+      behindSeconds: net < 0 ? Math.round(-net / 1000) : 0,
+    };
+  }
   addPushStatus(report, journal, config, now);
   const facts: AlertFacts = {
     refused: journal.queries.refusedPunches(),
@@ -89,6 +97,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
     inflight: claim,
     requestBoundMs: config.hrms.connectTimeoutMs + config.hrms.timeoutMs,
     refusedRecords: journal.refusedRecords.list(now - REFUSED_RECORDS_SHOWN_MS),
+    clockSteps: steps,
   };
   report.alerts = alertsFor(report, facts, now);
   report.alerts.push(...pushAlerts(report, now));

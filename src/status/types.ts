@@ -1,4 +1,5 @@
 import type { JournalCounts } from '../journal/types.js';
+import type { ClockStep } from '../util/clock-steps.js';
 
 /** What `punchgate status`, the status log and `status --json` show. */
 export interface TerminalStatus {
@@ -54,6 +55,8 @@ export interface LiveFacts {
   journalBusySince: number | null;
   /** Punches the sources hold in memory meanwhile. */
   heldPunches: number;
+  /** Steps of the box's wall clock the daemon saw lately (ClockStepWatch.recent). */
+  clockSteps?: readonly ClockStep[];
 }
 
 /** Whether `punchgate run` is alive, as a one-shot `punchgate status` sees it. */
@@ -98,6 +101,12 @@ export interface StatusReport {
     /** The oldest claim still in flight, and how many punches are in flight. */
     inflightSince: string | null;
   };
+  /**
+   * Steps of the box's wall clock the daemon saw in the last 24 h (wall clock against its
+   * monotonic clock), and how far the box clock is now behind where it ran before them.
+   * Absent when there were none.
+   */
+  boxClock?: { steps: { at: string; seconds: number }[]; behindSeconds: number };
   /** Null inside the daemon (it is running); `punchgate status` fills it in. */
   daemon: { running: boolean; statusLogAt: string | null; stale: boolean } | null;
   alerts: string[];

@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import type { HikvisionTerminalConfig } from '../../config/terminals.js';
 import { deviceIdentity, wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
 import { isBusyJournalError } from '../../journal/errors.js';
+import { elapsedMs } from '../../util/clock.js';
 import { logPolled } from '../punch-log.js';
 import { BUSY_JOURNAL_POLL_ERROR, recordFailedPoll } from '../poll-outcome.js';
-import type { SourceDeps } from '../types.js';
+import { agreesBeforeBoxStep, BOX_STEPPED_NOT_SET, type SourceDeps } from '../types.js';
 import { clearRefusal, nextAuthTry, readRefusal, recordRefusal, refusalText } from './auth-gate.js';
 import { HikvisionClient } from './client.js';
 import { HikAuthError, HikSetupError } from './errors.js';
@@ -190,8 +191,12 @@ export class HikvisionPoller {
       const deviceNow = await client.getTime(signal);
       result.skewSeconds = wallClockDiffSeconds(deviceNow.wallClock, wallClockAt(clock.now(), cfg.timezone));
       if (cfg.syncClock && Math.abs(result.skewSeconds) > cfg.skewThresholdSeconds) {
-        await client.setTime(wallClockAt(clock.now(), cfg.timezone), deviceNow, signal);
-        log.info({ skewSeconds: result.skewSeconds }, 'terminal clock set to the box clock');
+        if (agreesBeforeBoxStep(result.skewSeconds, deps.clockSteps, cfg.skewThresholdSeconds)) {
+          log.warn({ skewSeconds: result.skewSeconds }, BOX_STEPPED_NOT_SET);
+        } else {
+          await client.setTime(wallClockAt(clock.now(), cfg.timezone), deviceNow, signal);
+          log.info({ skewSeconds: result.skewSeconds }, 'terminal clock set to the box clock');
+        }
       }
       result.users = await client.users.count(signal).catch(() => null);
 
@@ -216,7 +221,7 @@ export class HikvisionPoller {
         commit,
         log,
         signal,
-        now: clock.now,
+        now: () => elapsedMs(clock),
         commitRows: this.tuning.commitRows,
       });
       this.mode = read.mode;

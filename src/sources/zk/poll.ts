@@ -3,7 +3,7 @@ import { isBusyJournalError } from '../../journal/errors.js';
 import { codeProblem, deviceIdentity, wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
 import { logPolled } from '../punch-log.js';
 import { BUSY_JOURNAL_POLL_ERROR, recordFailedPoll } from '../poll-outcome.js';
-import type { SourceDeps } from '../types.js';
+import { agreesBeforeBoxStep, BOX_STEPPED_NOT_SET, type SourceDeps } from '../types.js';
 import { ZkClient } from './client/index.js';
 import { decideClear } from './clear-policy.js';
 import { PollDeadline } from './poll-deadline.js';
@@ -129,8 +129,12 @@ export async function pollTerminal(
     const readUpTo = known && known.serial === serial && known.readUpTo ? known.readUpTo : undefined;
     result.skewSeconds = wallClockDiffSeconds(terminalTime, boxTime);
     if (cfg.syncClock && Math.abs(result.skewSeconds) > cfg.skewThresholdSeconds) {
-      await client.setTime(wallClockAt(clock.now(), cfg.timezone));
-      log.info({ skewSeconds: result.skewSeconds }, 'terminal clock set to the box clock');
+      if (agreesBeforeBoxStep(result.skewSeconds, deps.clockSteps, cfg.skewThresholdSeconds)) {
+        log.warn({ skewSeconds: result.skewSeconds }, BOX_STEPPED_NOT_SET);
+      } else {
+        await client.setTime(wallClockAt(clock.now(), cfg.timezone));
+        log.info({ skewSeconds: result.skewSeconds }, 'terminal clock set to the box clock');
+      }
     }
 
     // An unknown serial (the terminal did not say) never counts as the same device.
