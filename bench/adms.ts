@@ -7,6 +7,8 @@
  *    batches of 100, one transaction each) measured in the same run. Target >= 50 %.
  * 2. Latency: 20 terminals posting batches of 100 with a pause between a terminal's OK and its
  *    next POST; p99 time from POST to OK, measured by the terminals. Target <= 50 ms.
+ * 3. Both again for Security PUSH terminals (issue 22): registered, posting rtlog batches of 100
+ *    access events with their cookie; the same baseline, the same targets.
  */
 import { join } from 'node:path';
 import { admsSchema } from '../src/config/adms.js';
@@ -89,11 +91,16 @@ async function withReceiver<T>(path: string, terminals: number, fn: (url: string
 }
 
 export async function benchAdms(): Promise<BenchRow[]> {
+  return [...(await benchProtocol('attendance')), ...(await benchProtocol('security'))];
+}
+
+async function benchProtocol(protocol: 'attendance' | 'security'): Promise<BenchRow[]> {
+  const name = protocol === 'security' ? 'adms (Security PUSH rtlog)' : 'adms';
   const batches = scaled(40, { min: 4 });
   const total = TERMINALS * batches * BATCH;
   const latencyBatches = scaled(50, { min: 5 });
   log(
-    `adms: ${TERMINALS} terminals x ${batches} batches of ${BATCH} (${fmt(total)} punches), ${ROUNDS} rounds alternating with bare ingest; ` +
+    `${name}: ${TERMINALS} terminals x ${batches} batches of ${BATCH} (${fmt(total)} punches), ${ROUNDS} rounds alternating with bare ingest; ` +
       `then ${LATENCY_TERMINALS} terminals x ${latencyBatches} batches, ${LATENCY_PAUSE_MS} ms apart, for the time to OK`,
   );
   const load = await BenchChild.start('child-push');
@@ -109,11 +116,19 @@ export async function benchAdms(): Promise<BenchRow[]> {
       bare.push(bareIngest(join(scratch.dir, `bare-${round}.db`), punches));
       collectGarbage();
       const r = await withReceiver(join(scratch.dir, `ours-${round}.db`), TERMINALS, (url) =>
-        load.call<PushLoadResult>('run', { url, terminals: TERMINALS, batches, batchSize: BATCH, pauseMs: 0, round }),
+        load.call<PushLoadResult>('run', {
+          url,
+          terminals: TERMINALS,
+          batches,
+          batchSize: BATCH,
+          pauseMs: 0,
+          round,
+          protocol,
+        }),
       );
       failed += r.failed;
       if (r.acked !== total)
-        throw new Error(`adms: ${r.acked} of ${total} punches acknowledged (${r.failed} failed posts)`);
+        throw new Error(`${name}: ${r.acked} of ${total} punches acknowledged (${r.failed} failed posts)`);
       ours.push(r.ms);
       log(
         `  round ${round + 1}: bare ingest ${fmt(rate(total, bare.at(-1)!))}/s, acknowledged through the receiver ${fmt(rate(total, r.ms))}/s ` +
@@ -129,6 +144,7 @@ export async function benchAdms(): Promise<BenchRow[]> {
         batchSize: BATCH,
         pauseMs: LATENCY_PAUSE_MS,
         round: 0,
+        protocol,
       }),
     );
     latencies = lat.latencies;
@@ -144,7 +160,7 @@ export async function benchAdms(): Promise<BenchRow[]> {
   return [
     ratioRow({
       bench: 'adms',
-      metric: `punches acknowledged, ${TERMINALS} terminals x batches of ${BATCH}`,
+      metric: `${protocol === 'security' ? 'Security PUSH passes' : 'punches'} acknowledged, ${TERMINALS} terminals x ${protocol === 'security' ? 'rtlog ' : ''}batches of ${BATCH}`,
       unit: 'punches/s',
       ours: rate(total, median(ours)),
       baseline: rate(total, median(bare)),
@@ -153,7 +169,7 @@ export async function benchAdms(): Promise<BenchRow[]> {
     }),
     {
       bench: 'adms',
-      metric: `POST -> OK p99, ${LATENCY_TERMINALS} terminals`,
+      metric: `${protocol === 'security' ? 'Security PUSH rtlog ' : ''}POST -> OK p99, ${LATENCY_TERMINALS} terminals`,
       unit: 'ms',
       ours: p99,
       target: `<= ${P99_LIMIT_MS} ms`,

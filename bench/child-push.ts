@@ -1,8 +1,10 @@
 /**
- * Child of the `adms` benchmark: N push terminals posting ATTLOG batches to a receiver, each
+ * Child of the `adms` benchmark: N push terminals posting ATTLOG batches (or, as Security PUSH
+ * terminals, rtlog batches after registering) to a receiver, each
  * on its own keep-alive connection, each waiting for its OK before the next batch (as push
  * firmware does). Measures from the first POST to the last OK, and each POST's time to OK.
  */
+import { createHash } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { announceReady, serve } from './lib/child-rpc.js';
 import { logTimeAt } from './lib/punches.js';
@@ -19,6 +21,8 @@ interface RunRequest {
   pauseMs: number;
   /** Distinguishes rounds (fresh punches each round). */
   round: number;
+  /** attendance (ATTLOG, default) or security (registry, push, then rtlog with the cookie). */
+  protocol?: 'attendance' | 'security';
 }
 
 export interface PushLoadResult {
@@ -30,7 +34,13 @@ export interface PushLoadResult {
 
 export const serialOf = (i: number) => `BENCHPUSH${String(i).padStart(4, '0')}`;
 
-function post(agent: Agent, url: URL, path: string, body: Buffer): Promise<{ status: number; text: string }> {
+function post(
+  agent: Agent,
+  url: URL,
+  path: string,
+  body: Buffer,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -39,7 +49,7 @@ function post(agent: Agent, url: URL, path: string, body: Buffer): Promise<{ sta
         method: 'POST',
         path,
         agent,
-        headers: { 'Content-Length': String(body.length), 'User-Agent': 'iClock Proxy/1.09' },
+        headers: { 'Content-Length': String(body.length), 'User-Agent': 'iClock Proxy/1.09', ...headers },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -52,20 +62,39 @@ function post(agent: Agent, url: URL, path: string, body: Buffer): Promise<{ sta
   });
 }
 
+/** Security PUSH: registry and push (not timed), then the cookie every request carries. */
+async function register(agent: Agent, url: URL, serial: string): Promise<Record<string, string>> {
+  const reg = await post(agent, url, `/iclock/registry?SN=${serial}`, Buffer.from('DeviceType=acc,~DeviceName=bench'));
+  const code = /RegistryCode=(\w+)/.exec(reg.text)?.[1] ?? '';
+  const push = await post(agent, url, `/iclock/push?SN=${serial}`, Buffer.alloc(0));
+  const session = /SessionID=(\w+)/.exec(push.text)?.[1] ?? '';
+  return { Cookie: `token=${createHash('md5').update(`${code}${serial}${session}`).digest('hex')}` };
+}
+
 async function terminal(r: RunRequest, i: number, out: PushLoadResult): Promise<void> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const url = new URL(r.url);
+  const security = r.protocol === 'security';
   try {
+    const headers = security ? await register(agent, url, serialOf(i)) : {};
     for (let b = 0; b < r.batches; b++) {
       const lines: string[] = [];
       for (let k = 0; k < r.batchSize; k++) {
         const n = (r.round * r.batches + b) * r.batchSize + k;
-        lines.push(`${1000 + (n % 500)}\t${logTimeAt(START_MS + n * 7000)}\t${n % 2}\t1\t0\t\t\t0\t0\t`);
+        const pin = 1000 + (n % 500);
+        const time = logTimeAt(START_MS + n * 7000);
+        lines.push(
+          security
+            ? `time=${time}\tpin=${pin}\tcardno=0\teventaddr=1\tevent=${n % 2 ? 3 : 0}\tinoutstatus=${n % 2}\tverifytype=1\tindex=${n}\tsitecode=0\tlinkid=0\tmaskflag=255\ttemperature=255\tconvtemperature=255`
+            : `${pin}\t${time}\t${n % 2}\t1\t0\t\t\t0\t0\t`,
+        );
       }
       const body = Buffer.from(lines.join('\n') + '\n');
-      const path = `/iclock/cdata?SN=${serialOf(i)}&table=ATTLOG&Stamp=${r.round * r.batches + b + 1}`;
+      const path = security
+        ? `/iclock/cdata?SN=${serialOf(i)}&table=rtlog`
+        : `/iclock/cdata?SN=${serialOf(i)}&table=ATTLOG&Stamp=${r.round * r.batches + b + 1}`;
       const t0 = nowMs();
-      const a = await post(agent, url, path, body).catch(() => ({ status: 0, text: '' }));
+      const a = await post(agent, url, path, body, headers).catch(() => ({ status: 0, text: '' }));
       out.latencies.push(nowMs() - t0);
       if (a.status === 200 && a.text.startsWith('OK')) out.acked += r.batchSize;
       else out.failed++;

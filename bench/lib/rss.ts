@@ -98,3 +98,20 @@ export class RssSampler {
 }
 
 export const mb = (bytes: number) => bytes / (1024 * 1024);
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc/PID/stat (Linux); null when it is gone. */
+export function procCpuMs(pid: number): number | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // Fields after the command name (which may hold spaces, in parentheses): utime and stime are the 12th and 13th.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** USER_HZ: what /proc counts CPU time in (100 on every Linux that punchgate runs on). */
+const CLOCK_TICKS_PER_SECOND = 100;

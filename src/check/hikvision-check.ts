@@ -3,7 +3,7 @@ import { connect as tlsConnect } from 'node:tls';
 import type { HikvisionTerminalConfig } from '../config/terminals.js';
 import { wallClockAt, wallClockDiffSeconds } from '../punch.js';
 import { nextAuthTry, type AuthRefusal } from '../sources/hikvision/auth-gate.js';
-import { END_SERIAL } from '../sources/hikvision/event-reader.js';
+import { END_SERIAL, refusesSerialRange, smallerEndSerial } from '../sources/hikvision/serial-range.js';
 import {
   defaultHikClientFactory,
   HikApiError,
@@ -68,7 +68,7 @@ export async function checkHikvisionTerminal(
   try {
     const pw = readTerminalPassword(cfg, deps.env);
     const now = deps.clock.now();
-    const next = nextAuthTry(deps.refusal, pw.changedAt);
+    const next = nextAuthTry(deps.refusal, pw.changedAt, now);
     if (deps.refusal && next !== undefined && next > now) {
       const r = deps.refusal;
       const what = r.locked ? 'has locked the account after repeated wrong passwords' : 'refuses the password';
@@ -124,15 +124,25 @@ export async function checkHikvisionTerminal(
  * nothing, firmware that ignores it sends its log anyway (and one that refuses it says so).
  */
 async function eventSearch(client: HikvisionClient): Promise<'serial' | 'time'> {
-  try {
-    const page = await client.eventPage(
-      { major: 5, minor: 0, beginSerialNo: END_SERIAL - 1, endSerialNo: END_SERIAL, maxResults: 1 },
-      'punchgate-check',
-      0,
-    );
-    if (page.rows.length === 0) return 'serial';
-  } catch (e) {
-    if (!(e instanceof HikApiError) || !(e.httpStatus === 400 || e.unsupported)) throw e;
+  // A refused range is tried again with a smaller end, as the poll does (serial-range.ts).
+  for (let end = END_SERIAL; ;) {
+    try {
+      const page = await client.eventPage(
+        { major: 5, minor: 0, beginSerialNo: end - 1, endSerialNo: end, maxResults: 1 },
+        'punchgate-check',
+        0,
+      );
+      if (page.rows.length === 0) return 'serial';
+      break;
+    } catch (e) {
+      const smaller = refusesSerialRange(e) ? await smallerEndSerial(client, end) : undefined;
+      if (smaller !== undefined) {
+        end = smaller;
+        continue;
+      }
+      if (!(e instanceof HikApiError) || !(e.httpStatus === 400 || e.unsupported)) throw e;
+      break;
+    }
   }
   try {
     await client.eventPage(
@@ -177,7 +187,7 @@ async function describeFailure(
     return fail(
       name,
       `${e.message}`,
-      `put the password of the device account "${cfg.username}" in ${key}.passwordFile (or the environment variable); the account needs the rights to read events and the device's configuration (see the README); each wrong try counts towards the device's lock`,
+      `put the password of the device account "${cfg.username}" in ${key}.passwordFile (or the environment variable); the account needs the rights to read events and the device's configuration (see docs/terminals-hikvision.md); each wrong try counts towards the device's lock`,
     );
   }
   if (e instanceof HikTlsError) {

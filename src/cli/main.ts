@@ -2,7 +2,7 @@
 // The line above gives punchgate started from a shell (`punchgate import`, `flush`, `status`) the
 // memory settings of the systemd unit (see systemd/punchgate.service and BENCHMARKS.md). `env -S`
 // sets the environment and node's flags: GNU coreutils 8.30 or newer (Debian 10, Ubuntu 20.04,
-// RHEL 8 and later); busybox's env has no -S (the README says what to run there).
+// RHEL 8 and later); busybox's env has no -S (docs/operate.md says what to run there).
 import { endQuietlyOnBrokenPipe } from './common.js';
 import { buildProgram } from './program.js';
 

@@ -41,6 +41,22 @@ export const admsSchema = z.strictObject({
   maxConnectionsPerAddress: z.number().int().min(1).max(100_000).default(64),
   /** A request (headers and body) must arrive within this time, or the connection is closed. */
   requestTimeoutMs: z.number().int().min(1000).max(600_000).default(30_000),
+  /**
+   * Uploads answered OK that punchgate could not turn into punches or known records (an unknown
+   * table, lines it cannot read) are kept raw in the journal, all terminals together, within
+   * these bounds: the oldest go first (counted in the status).
+   */
+  keptUploads: z
+    .strictObject({
+      maxBytes: z
+        .number()
+        .int()
+        .min(64 * 1024)
+        .max(4 * 1024 * 1024 * 1024)
+        .default(64 * 1024 * 1024),
+      maxAgeDays: z.number().int().min(1).max(3650).default(30),
+    })
+    .prefault({}),
 });
 
 export type AdmsConfig = z.infer<typeof admsSchema>;

@@ -169,6 +169,14 @@ export const admsTerminalSchema = z.strictObject({
     )
     .min(1, 'must list at least one address or network (leave allowFrom out to accept any)')
     .optional(),
+  /**
+   * Security PUSH terminals (rtlog): the event codes that are punches. Default: the vendor's
+   * successful verifications (DEFAULT_PUNCH_EVENTS); refusals, door and alarm events never are.
+   */
+  punchEvents: z
+    .array(z.number().int().min(0).max(65_535))
+    .min(1, 'must list at least one event code (leave punchEvents out for the default)')
+    .optional(),
 });
 
 export const terminalSchema = z.discriminatedUnion('kind', [

@@ -21,6 +21,9 @@ export function createPushReceiver(
   const guarded: PushJournal = {
     commitPunches: (...a) => guard(() => store.commitPunches(...a)),
     commitUsers: (...a) => guard(() => store.commitUsers(...a)),
+    commitRecords: (...a) => guard(() => store.commitRecords(...a)),
+    registration: (...a) => guard(() => store.registration(...a)),
+    saveRegistration: (...a) => guard(() => store.saveRegistration(...a)),
     stamps: (...a) => guard(() => store.stamps(...a)),
     pushTerminals: () => guard(() => store.pushTerminals()),
     recordContacts: (...a) => guard(() => store.recordContacts(...a)),

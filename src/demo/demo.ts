@@ -18,28 +18,53 @@ export interface DemoOptions {
 
 const say = (out: NodeJS.WritableStream, who: string, line: string) => out.write(`[${who.padEnd(8)}] ${line}\n`);
 
-/** The demo's push terminal (when the demo config has one): it pushes a punch every few seconds to the receiver. */
-function startDemoPushTerminal(config: ReturnType<typeof loadConfig>, opts: DemoOptions): PushTerminalSim | undefined {
-  const t = config.terminals.find((x) => x.kind === 'adms');
-  if (!t || t.kind !== 'adms' || !config.adms) return undefined;
+/** The users of the demo's terminals: the first digit of a code tells which terminal punched. */
+const DEMO_CODES = { zk: 1001, attendance: 2001, security: 3001 } as const;
+
+/**
+ * The demo's push terminals (as many as the demo config has, up to two): the first speaks the
+ * attendance protocol (ATTLOG), the second ZKTeco's Security PUSH (rtlog, as SpeedFace face
+ * terminals do, with a door event now and then). Each pushes a punch every few seconds.
+ */
+function startDemoPushTerminals(config: ReturnType<typeof loadConfig>, opts: DemoOptions): PushTerminalSim[] {
+  if (!config.adms) return [];
   const port = Number(config.adms.listen.split(':').at(-1));
   const server = `http://127.0.0.1:${port}`;
-  say(opts.out, 'demo', `push terminal simulator SN=${t.serial} pushing to ${server}`);
-  const sim = startPushTerminalSim({
-    server,
-    serial: t.serial,
-    users: [2001, 2002, 2003].map((pin, i) => ({
-      pin: String(pin),
-      name: `Push User ${i + 1}`,
-      privilege: 0,
-      card: '',
-    })),
-    timezone: t.timezone,
-    errorDelayMs: 2000,
-    log: (line) => say(opts.out, 'push', line),
+  const push = config.terminals.filter((x) => x.kind === 'adms').slice(0, 2);
+  return push.map((t, n) => {
+    const protocol = n === 0 ? 'attendance' : 'security';
+    say(opts.out, 'demo', `push terminal simulator SN=${t.serial} (${protocol} protocol) pushing to ${server}`);
+    const sim = startPushTerminalSim({
+      server,
+      serial: t.serial,
+      protocol,
+      users: [0, 1, 2].map((i) => ({
+        pin: String(DEMO_CODES[protocol] + i),
+        name: `${n === 0 ? 'Push' : 'Face'} User ${i + 1}`,
+        privilege: 0,
+        card: '',
+      })),
+      timezone: t.timezone,
+      errorDelayMs: 2000,
+      faults: { nonPunchRate: protocol === 'security' ? 0.3 : 0 },
+      log: (line) => say(opts.out, 'push', line),
+    });
+    sim.startPunching(opts.punchEverySeconds * 1000 * (n === 0 ? 1.7 : 2.3));
+    return sim;
   });
-  sim.startPunching(opts.punchEverySeconds * 1000 * 1.7);
-  return sim;
+}
+
+/** `gate-1 4, lobby 2, door 2`: punches the HRMS received, by the terminal whose users made them. */
+function receivedByTerminal(config: ReturnType<typeof loadConfig>, codes: readonly string[]): string {
+  const names = [
+    config.terminals.find((t) => t.kind === 'zk')?.name,
+    ...config.terminals.filter((t) => t.kind === 'adms').map((t) => t.name),
+  ];
+  return Object.values(DEMO_CODES)
+    .map((first, i) => [names[i], codes.filter((c) => c.startsWith(String(first).slice(0, 1))).length] as const)
+    .filter(([name]) => name !== undefined)
+    .map(([name, n]) => `${name} ${n}`)
+    .join(', ');
 }
 
 /**
@@ -65,7 +90,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     port: zk.port,
     serialNumber: 'DEMO0001',
     logger: simLogger,
-    users: [1001, 1002, 1003, 1004].map((id, i) => ({ uid: i + 1, userId: String(id), name: `Demo User ${i + 1}` })),
+    users: [0, 1, 2, 3].map((i) => ({ uid: i + 1, userId: String(DEMO_CODES.zk + i), name: `Demo User ${i + 1}` })),
     punches: [],
   });
   const hrms = await startHrmsSim({
@@ -81,10 +106,10 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   terminal.startPunching(opts.punchEverySeconds * 1000);
   // The push terminal starts calling once the daemon's receiver listens (a refused first call
   // would only be retried, but reads like a fault to someone trying the demo).
-  let push: PushTerminalSim | undefined;
+  let push: PushTerminalSim[] | undefined;
   const daemonSays = (line: string) => {
     say(out, 'daemon', line);
-    if (!push && line.includes('push terminal receiver listening')) push = startDemoPushTerminal(config, opts);
+    if (!push && line.includes('push terminal receiver listening')) push = startDemoPushTerminals(config, opts);
   };
 
   const daemon: ChildProcess = spawn(
@@ -121,7 +146,12 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   disposeSignals();
   clearInterval(statusTimer);
   terminal.stopPunching();
-  say(out, 'demo', `daemon exited with ${code}; the HRMS simulator received ${hrms.attendance().length} punches`);
-  await Promise.all([terminal.stop(), hrms.stop(), push?.stop()]);
+  const codes = hrms.attendance().map((p) => String(p.biometriccode));
+  say(
+    out,
+    'demo',
+    `daemon exited with ${code}; the HRMS simulator received ${codes.length} punches (${receivedByTerminal(config, codes)})`,
+  );
+  await Promise.all([terminal.stop(), hrms.stop(), ...(push ?? []).map((s) => s.stop())]);
   return code;
 }

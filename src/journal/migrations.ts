@@ -213,6 +213,69 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 6: each refused attempt at a punch with the HRMS's answer, for `punches --history` (history.ts).
   PUNCH_REFUSALS_MIGRATION,
+  // 7: push terminals that speak ZKTeco's Security PUSH (issue 22): the registration each one made
+  //    (its RegistryCode, session and the device facts it sent); uploads answered OK that were not
+  //    turned into punches or known records, kept raw and bounded (push_kept), with counts per
+  //    terminal and table that outlive the bound; and counts of records read but not punches
+  //    (door events, refusals, door states, photos) per terminal, table and code.
+  `
+  CREATE TABLE push_registry (
+    terminal      TEXT    NOT NULL,
+    serial        TEXT    NOT NULL,
+    -- 'attendance' (ATTLOG) or 'security' (rtlog), as the device told.
+    protocol      TEXT    NOT NULL CHECK (protocol IN ('attendance', 'security')),
+    registry_code TEXT,
+    session_id    TEXT,
+    -- JSON object of the facts it sent (model, firmware, capacities), secrets left out.
+    facts         TEXT,
+    registered_at INTEGER,
+    -- Trust on first use (issue 23): the address this serial pushes from, and the last other
+    -- address seen with its serial (a device using its serial: its requests change nothing).
+    trusted_address TEXT,
+    trusted_at      INTEGER,
+    other_address   TEXT,
+    other_count     INTEGER NOT NULL DEFAULT 0,
+    other_last_at   INTEGER,
+    updated_at    INTEGER NOT NULL,
+    PRIMARY KEY (terminal, serial)
+  );
+
+  CREATE TABLE push_kept (
+    id          INTEGER PRIMARY KEY,
+    terminal    TEXT    NOT NULL,
+    serial      TEXT    NOT NULL,
+    tbl         TEXT    NOT NULL,
+    reason      TEXT    NOT NULL,
+    received_at INTEGER NOT NULL,
+    lines       INTEGER NOT NULL,
+    bytes       INTEGER NOT NULL,
+    body        TEXT    NOT NULL
+  );
+  CREATE INDEX push_kept_terminal ON push_kept (terminal, id);
+  CREATE INDEX push_kept_age ON push_kept (received_at);
+
+  CREATE TABLE push_kept_counts (
+    terminal    TEXT    NOT NULL,
+    tbl         TEXT    NOT NULL,
+    uploads     INTEGER NOT NULL DEFAULT 0,
+    lines       INTEGER NOT NULL DEFAULT 0,
+    -- Kept uploads dropped to stay within the bounds (oldest first), and turned into punches later.
+    dropped     INTEGER NOT NULL DEFAULT 0,
+    reparsed    INTEGER NOT NULL DEFAULT 0,
+    last_at     INTEGER,
+    last_reason TEXT,
+    PRIMARY KEY (terminal, tbl)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE push_events (
+    terminal TEXT    NOT NULL,
+    tbl      TEXT    NOT NULL,
+    code     TEXT    NOT NULL,
+    count    INTEGER NOT NULL,
+    last_at  INTEGER NOT NULL,
+    PRIMARY KEY (terminal, tbl, code)
+  ) WITHOUT ROWID;
+  `,
   // 11: records the journal refused at its door (a code against the text rule), per terminal (refused-records.ts).
   REFUSED_RECORDS_MIGRATION,
 ];

@@ -1,9 +1,15 @@
 import type { Database } from 'better-sqlite3';
 import { codeProblem, userText } from '../punch.js';
 import type { Clock } from '../util/clock.js';
+import type { Punch } from '../punch.js';
 import type {
   CommandTakeLimits,
   IngestResult,
+  KeptCount,
+  KeptUploadRecord,
+  PushEventRecord,
+  PushExtra,
+  PushRegistration,
   PunchSink,
   PunchUpload,
   PushContact,
@@ -28,6 +34,47 @@ const MAX_REFUSALS = 200;
 const REFUSAL_KEEP_MS = 7 * 86_400_000;
 /** Longest INFO result or malformed-line sample kept. */
 const MAX_TEXT = 2000;
+/** Kept uploads' bounds when the receiver names none (adms.keptUploads defaults). */
+const DEFAULT_KEPT_BOUNDS = { maxBytes: 64 * 1024 * 1024, maxAgeMs: 30 * 86_400_000 };
+
+function toRegistration(r: Row): PushRegistration {
+  let facts: Record<string, string> = {};
+  try {
+    const parsed = JSON.parse((r.facts as string | null) ?? '{}') as unknown;
+    if (parsed && typeof parsed === 'object') facts = parsed as Record<string, string>;
+  } catch {
+    // A damaged facts column is only a display: shown empty.
+  }
+  return {
+    terminal: r.terminal as string,
+    serial: r.serial as string,
+    protocol: r.protocol as PushRegistration['protocol'],
+    registryCode: r.registry_code as string | null,
+    sessionId: r.session_id as string | null,
+    facts,
+    registeredAt: r.registered_at as number | null,
+    trustedAddress: r.trusted_address as string | null,
+    trustedAt: r.trusted_at as number | null,
+    otherAddress: r.other_address as string | null,
+    otherCount: r.other_count as number,
+    otherLastAt: r.other_last_at as number | null,
+    updatedAt: r.updated_at as number,
+  };
+}
+
+function toKept(r: Row): KeptUploadRecord {
+  return {
+    id: r.id as number,
+    terminal: r.terminal as string,
+    serial: r.serial as string,
+    table: r.tbl as string,
+    reason: r.reason as string,
+    receivedAt: r.received_at as number,
+    lines: r.lines as number,
+    bytes: r.bytes as number,
+    body: r.body as string,
+  };
+}
 
 function toCommand(r: Row): TerminalCommand {
   return {
@@ -100,7 +147,9 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
         uploads.map((u) => {
           // Nested: better-sqlite3 runs the journal's own transaction as a savepoint of this one.
           const r = this.sink.ingest(u.punches, { timezone: u.timezone });
-          this.saveStamp(u.upload);
+          // A stamp moves only with data journalled: an empty upload cannot move what the terminal is told.
+          if (u.punches.length > 0 || (u.extra?.kept?.length ?? 0) > 0) this.saveStamp(u.upload);
+          this.writeExtra(u.upload, u.extra);
           counters.run({
             terminal: u.upload.terminal,
             serial: u.upload.serial,
@@ -114,11 +163,12 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
       .immediate();
   }
 
-  commitUsers(upload: PushUpload, users: readonly PushUser[], malformed: PushMalformed): void {
+  commitUsers(upload: PushUpload, users: readonly PushUser[], malformed: PushMalformed, extra?: PushExtra): void {
     this.db
       .transaction(() => {
         for (const u of users) this.upsertUser(upload.terminal, upload.serial, u, upload.at);
         this.saveStamp(upload);
+        this.writeExtra(upload, extra);
         if (malformed.count > 0)
           this.db
             .prepare(
@@ -130,6 +180,226 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
             .run({ terminal: upload.terminal, serial: upload.serial, ...this.malformedParams(malformed, upload.at) });
       })
       .immediate();
+  }
+
+  commitRecords(upload: PushUpload, extra: PushExtra): void {
+    this.db
+      .transaction(() => {
+        this.saveStamp(upload);
+        this.writeExtra(upload, extra);
+        this.db
+          .prepare(
+            `INSERT INTO push_terminals (terminal, serial, last_upload_at, uploads) VALUES (?, ?, ?, 1)
+             ON CONFLICT (terminal) DO UPDATE SET last_upload_at = excluded.last_upload_at, uploads = uploads + 1`,
+          )
+          .run(upload.terminal, upload.serial, upload.at);
+      })
+      .immediate();
+  }
+
+  /** Kept lines and event counts of one upload; then the kept uploads are brought within their bounds. */
+  private writeExtra(upload: PushUpload, extra: PushExtra | undefined): void {
+    if (!extra) return;
+    const { terminal, serial, at } = upload;
+    if (extra.kept && extra.kept.length > 0) {
+      const insert = this.db.prepare(
+        `INSERT INTO push_kept (terminal, serial, tbl, reason, received_at, lines, bytes, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      const count = this.db.prepare(
+        `INSERT INTO push_kept_counts (terminal, tbl, uploads, lines, last_at, last_reason) VALUES (?, ?, 1, ?, ?, ?)
+         ON CONFLICT (terminal, tbl) DO UPDATE SET uploads = uploads + 1, lines = lines + excluded.lines,
+           last_at = excluded.last_at, last_reason = excluded.last_reason`,
+      );
+      for (const k of extra.kept) {
+        insert.run(terminal, serial, k.table, clip(k.reason), at, k.lines, Buffer.byteLength(k.body), k.body);
+        count.run(terminal, k.table, k.lines, at, clip(k.reason));
+      }
+      this.pruneKept(extra.keptBounds ?? DEFAULT_KEPT_BOUNDS, at);
+    }
+    if (extra.events && extra.events.length > 0) {
+      const event = this.db.prepare(
+        `INSERT INTO push_events (terminal, tbl, code, count, last_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (terminal, tbl, code) DO UPDATE SET count = count + excluded.count, last_at = excluded.last_at`,
+      );
+      for (const e of extra.events) if (e.count > 0) event.run(terminal, e.table, e.code.slice(0, 40), e.count, at);
+    }
+  }
+
+  /** Drops kept uploads older than the age bound, then the oldest until within the size bound; counted. */
+  pruneKept(bounds: { maxBytes: number; maxAgeMs: number }, now: number): number {
+    const dropped = new Map<string, { terminal: string; tbl: string; n: number }>();
+    const note = (r: { terminal: string; tbl: string }) => {
+      const key = `${r.terminal}\u0000${r.tbl}`;
+      const d = dropped.get(key) ?? { terminal: r.terminal, tbl: r.tbl, n: 0 };
+      d.n++;
+      dropped.set(key, d);
+    };
+    const old = this.db
+      .prepare(`DELETE FROM push_kept WHERE received_at < ? RETURNING terminal, tbl`)
+      .all(now - bounds.maxAgeMs) as { terminal: string; tbl: string }[];
+    old.forEach(note);
+    const total = (this.db.prepare(`SELECT coalesce(sum(bytes), 0) AS n FROM push_kept`).get() as { n: number }).n;
+    if (total > bounds.maxBytes) {
+      let excess = total - bounds.maxBytes;
+      const ids: number[] = [];
+      for (const r of this.db
+        .prepare(`SELECT id, terminal, tbl, bytes FROM push_kept ORDER BY id`)
+        .iterate() as Iterable<{
+        id: number;
+        terminal: string;
+        tbl: string;
+        bytes: number;
+      }>) {
+        if (excess <= 0) break;
+        ids.push(r.id);
+        note(r);
+        excess -= r.bytes;
+      }
+      this.db.prepare(`DELETE FROM push_kept WHERE id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(ids));
+    }
+    const count = this.db.prepare(`UPDATE push_kept_counts SET dropped = dropped + ? WHERE terminal = ? AND tbl = ?`);
+    let n = 0;
+    for (const d of dropped.values()) {
+      count.run(d.n, d.terminal, d.tbl);
+      n += d.n;
+    }
+    return n;
+  }
+
+  /** The kept uploads of a terminal (all of them when none is named), oldest first. */
+  keptUploads(terminal?: string): KeptUploadRecord[] {
+    const rows =
+      terminal === undefined
+        ? this.db.prepare(`SELECT * FROM push_kept ORDER BY id`).all()
+        : this.db.prepare(`SELECT * FROM push_kept WHERE terminal = ? ORDER BY id`).all(terminal);
+    return (rows as Row[]).map(toKept);
+  }
+
+  /** Kept uploads per terminal and table. */
+  keptCounts(): KeptCount[] {
+    return (
+      this.db
+        .prepare(
+          `SELECT c.*, (SELECT count(*) FROM push_kept k WHERE k.terminal = c.terminal AND k.tbl = c.tbl) AS held
+           FROM push_kept_counts c ORDER BY c.terminal, c.tbl`,
+        )
+        .all() as Row[]
+    ).map((r) => ({
+      terminal: r.terminal as string,
+      table: r.tbl as string,
+      uploads: r.uploads as number,
+      lines: r.lines as number,
+      dropped: r.dropped as number,
+      reparsed: r.reparsed as number,
+      held: r.held as number,
+      lastAt: r.last_at as number | null,
+      lastReason: r.last_reason as string | null,
+    }));
+  }
+
+  /** Records read that were not punches, per terminal, table and code. */
+  pushEvents(): PushEventRecord[] {
+    return (this.db.prepare(`SELECT * FROM push_events ORDER BY terminal, tbl, count DESC`).all() as Row[]).map(
+      (r) => ({
+        terminal: r.terminal as string,
+        table: r.tbl as string,
+        code: r.code as string,
+        count: r.count as number,
+        lastAt: r.last_at as number,
+      }),
+    );
+  }
+
+  /**
+   * A kept upload read again by a punchgate that knows its format: its punches are journalled
+   * and what is still not understood stays kept (or the row goes), in one transaction.
+   */
+  reparseKept(
+    kept: KeptUploadRecord,
+    punches: readonly Punch[],
+    rest: { body: string; lines: number } | null,
+    timezone: string | undefined,
+  ): IngestResult {
+    return this.db
+      .transaction(() => {
+        const r = this.sink.ingest(punches, { timezone });
+        if (rest === null || rest.lines === 0) this.db.prepare(`DELETE FROM push_kept WHERE id = ?`).run(kept.id);
+        else
+          this.db
+            .prepare(`UPDATE push_kept SET body = ?, lines = ?, bytes = ? WHERE id = ?`)
+            .run(rest.body, rest.lines, Buffer.byteLength(rest.body), kept.id);
+        this.db
+          .prepare(`UPDATE push_kept_counts SET reparsed = reparsed + ? WHERE terminal = ? AND tbl = ?`)
+          .run(kept.lines - (rest?.lines ?? 0), kept.terminal, kept.table);
+        return r;
+      })
+      .immediate();
+  }
+
+  registration(terminal: string, serial: string): PushRegistration | undefined {
+    const r = this.db.prepare(`SELECT * FROM push_registry WHERE terminal = ? AND serial = ?`).get(terminal, serial) as
+      Row | undefined;
+    return r ? toRegistration(r) : undefined;
+  }
+
+  /** Every registration kept (for the status). */
+  registrations(): PushRegistration[] {
+    return (this.db.prepare(`SELECT * FROM push_registry ORDER BY terminal`).all() as Row[]).map(toRegistration);
+  }
+
+  saveRegistration(
+    reg: Pick<PushRegistration, 'terminal' | 'serial' | 'protocol' | 'updatedAt'> &
+      Partial<
+        Pick<
+          PushRegistration,
+          | 'registryCode'
+          | 'sessionId'
+          | 'facts'
+          | 'registeredAt'
+          | 'trustedAddress'
+          | 'trustedAt'
+          | 'otherAddress'
+          | 'otherCount'
+          | 'otherLastAt'
+        >
+      >,
+  ): PushRegistration {
+    return toRegistration(
+      this.db
+        .prepare(
+          `INSERT INTO push_registry (terminal, serial, protocol, registry_code, session_id, facts, registered_at,
+             trusted_address, trusted_at, other_address, other_count, other_last_at, updated_at)
+           VALUES (@terminal, @serial, @protocol, @registryCode, @sessionId, @facts, @registeredAt,
+             @trustedAddress, @trustedAt, @otherAddress, coalesce(@otherCount, 0), @otherLastAt, @updatedAt)
+           ON CONFLICT (terminal, serial) DO UPDATE SET protocol = excluded.protocol,
+             registry_code = coalesce(excluded.registry_code, registry_code),
+             session_id = coalesce(excluded.session_id, session_id),
+             facts = coalesce(excluded.facts, facts),
+             registered_at = coalesce(excluded.registered_at, registered_at),
+             trusted_address = coalesce(excluded.trusted_address, trusted_address),
+             trusted_at = coalesce(excluded.trusted_at, trusted_at),
+             other_address = coalesce(excluded.other_address, other_address),
+             other_count = coalesce(@otherCount, other_count),
+             other_last_at = coalesce(excluded.other_last_at, other_last_at),
+             updated_at = excluded.updated_at
+           RETURNING *`,
+        )
+        .get({
+          terminal: reg.terminal,
+          serial: reg.serial,
+          protocol: reg.protocol,
+          registryCode: reg.registryCode ?? null,
+          sessionId: reg.sessionId ?? null,
+          facts: reg.facts === undefined ? null : JSON.stringify(reg.facts),
+          registeredAt: reg.registeredAt ?? null,
+          trustedAddress: reg.trustedAddress ?? null,
+          trustedAt: reg.trustedAt ?? null,
+          otherAddress: reg.otherAddress ?? null,
+          otherCount: reg.otherCount ?? null,
+          otherLastAt: reg.otherLastAt ?? null,
+          updatedAt: reg.updatedAt,
+        }) as Row,
+    );
   }
 
   private malformedParams(m: PushMalformed, at: number) {
@@ -226,11 +496,15 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
       .transaction(() => {
         for (const r of refusals) upsert.run(r);
         this.db.prepare(`DELETE FROM push_refusals WHERE last_seen_at < ?`).run(now - REFUSAL_KEEP_MS);
-        this.db
-          .prepare(
-            `DELETE FROM push_refusals WHERE rowid NOT IN (SELECT rowid FROM push_refusals ORDER BY last_seen_at DESC LIMIT ?)`,
-          )
-          .run(MAX_REFUSALS);
+        // Bounded per reason: a flood of invented serials cannot evict the evidence of a serial
+        // pushing from outside its allowFrom.
+        for (const reason of ['unknown', 'address'])
+          this.db
+            .prepare(
+              `DELETE FROM push_refusals WHERE reason = ? AND rowid NOT IN
+                 (SELECT rowid FROM push_refusals WHERE reason = ? ORDER BY last_seen_at DESC LIMIT ?)`,
+            )
+            .run(reason, reason, MAX_REFUSALS);
       })
       .immediate();
   }
@@ -330,7 +604,9 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
     now: number,
     effect?: (command: string) => PushUserChange | undefined,
   ): { settled: TerminalCommand[]; unknown: string[] } {
-    const get = this.db.prepare(`SELECT * FROM terminal_commands WHERE id = ? AND terminal = ?`);
+    // Only a command handed to this terminal and not yet settled: a result for a command still
+    // queued (never sent), settled already, or another terminal's, changes nothing.
+    const get = this.db.prepare(`SELECT * FROM terminal_commands WHERE id = ? AND terminal = ? AND state = 'sent'`);
     const settle = this.db.prepare(
       `UPDATE terminal_commands SET state = ?, done_at = ?, return_code = ?, result = ? WHERE id = ? RETURNING *`,
     );

@@ -288,6 +288,108 @@ export interface PunchUpload {
   /** IANA zone of the terminal's clock (to judge "in the future"). */
   timezone?: string;
   malformed: PushMalformed;
+  /** What else the upload carried, written in the same transaction. */
+  extra?: PushExtra;
+}
+
+/** Which protocol a push terminal speaks: the attendance protocol (ATTLOG) or Security PUSH (rtlog). */
+export type PushProtocol = 'attendance' | 'security';
+
+/** A push terminal's registration (Security PUSH `/iclock/registry`) and the protocol it speaks. */
+export interface PushRegistration {
+  terminal: string;
+  serial: string;
+  protocol: PushProtocol;
+  /** The code punchgate gave it (null: not registered yet). */
+  registryCode: string | null;
+  sessionId: string | null;
+  /** What it said about itself (model, firmware, capacities), secrets left out. */
+  facts: Record<string, string>;
+  registeredAt: number | null;
+  /** Trust on first use: the address this serial pushes from, since when. */
+  trustedAddress: string | null;
+  trustedAt: number | null;
+  /** Another address seen with this serial lately (its requests changed nothing). */
+  otherAddress: string | null;
+  otherCount: number;
+  otherLastAt: number | null;
+  updatedAt: number;
+}
+
+/**
+ * Part of an upload answered OK that punchgate did not turn into punches or known records (an
+ * unknown table, lines it could not read, rows of a table it does not read): kept raw, so that
+ * a later punchgate can turn them into punches (`terminals reparse`).
+ */
+export interface KeptUpload {
+  /** As the terminal named it (ATTLOG, rtlog, tabledata:userauthorize, ...). */
+  table: string;
+  /** Why it was kept, e.g. `line 3: bad date`, `unknown table`. */
+  reason: string;
+  /** The lines kept (LF-separated), as received. */
+  body: string;
+  lines: number;
+}
+
+/** Bounds of the kept uploads, all terminals together: the oldest go first, counted. */
+export interface KeptBounds {
+  maxBytes: number;
+  maxAgeMs: number;
+}
+
+/** Records read and known but not punches (door events, refusals, door states, photos), counted. */
+export interface PushEventCount {
+  table: string;
+  /** The event code (rtlog), or a kind: `state`, `photo`, `template`, `OPLOG`... */
+  code: string;
+  count: number;
+}
+
+/** What an upload carried beside punches and users. */
+export interface PushExtra {
+  kept?: readonly KeptUpload[];
+  events?: readonly PushEventCount[];
+  keptBounds?: KeptBounds;
+}
+
+/** A kept upload as stored. */
+export interface KeptUploadRecord extends KeptUpload {
+  id: number;
+  terminal: string;
+  serial: string;
+  receivedAt: number;
+  bytes: number;
+}
+
+/** What `terminals reparse` needs of the journal: the kept uploads, and their re-reading. */
+export interface KeptStore {
+  keptUploads(terminal?: string): KeptUploadRecord[];
+  reparseKept(
+    kept: KeptUploadRecord,
+    punches: readonly Punch[],
+    rest: { body: string; lines: number } | null,
+    timezone: string | undefined,
+  ): IngestResult;
+}
+
+/** Per terminal and table: kept uploads (counts outlive the bound). */
+export interface KeptCount {
+  terminal: string;
+  table: string;
+  uploads: number;
+  lines: number;
+  dropped: number;
+  reparsed: number;
+  /** Kept uploads still held for this terminal and table. */
+  held: number;
+  lastAt: number | null;
+  lastReason: string | null;
+}
+
+/** Per terminal, table and code: records read that are not punches. */
+export interface PushEventRecord extends PushEventCount {
+  terminal: string;
+  lastAt: number;
 }
 
 /** A user as a push terminal reports it. Never a password or a biometric template. */
@@ -413,7 +515,29 @@ export interface PushJournal {
    */
   commitPunches(uploads: readonly PunchUpload[]): IngestResult[];
   /** Saves the users of one OPERLOG/USERINFO upload and its stamp, in one transaction. */
-  commitUsers(upload: PushUpload, users: readonly PushUser[], malformed: PushMalformed): void;
+  commitUsers(upload: PushUpload, users: readonly PushUser[], malformed: PushMalformed, extra?: PushExtra): void;
+  /** Saves what an upload without punches or users carried (kept lines, event counts) and its stamp. */
+  commitRecords(upload: PushUpload, extra: PushExtra): void;
+  /** A push terminal's registration and protocol, for its current serial. */
+  registration(terminal: string, serial: string): PushRegistration | undefined;
+  /** Records (or updates) a registration; fields left out keep their value. */
+  saveRegistration(
+    reg: Pick<PushRegistration, 'terminal' | 'serial' | 'protocol' | 'updatedAt'> &
+      Partial<
+        Pick<
+          PushRegistration,
+          | 'registryCode'
+          | 'sessionId'
+          | 'facts'
+          | 'registeredAt'
+          | 'trustedAddress'
+          | 'trustedAt'
+          | 'otherAddress'
+          | 'otherCount'
+          | 'otherLastAt'
+        >
+      >,
+  ): PushRegistration;
   /** The stamps saved for a terminal and serial, by table. */
   stamps(terminal: string, serial: string): Record<string, string>;
   /** The receiver's record of each terminal (to carry contact times over a restart). */

@@ -162,6 +162,38 @@ export class PunchgateMetrics {
         if (fs) this.set(fs.size);
       },
     });
+    const kept = () =>
+      read().report.terminals.flatMap((t) => (t.push?.kept ?? []).map((k) => ({ terminal: t.name, ...k })));
+    new Counter({
+      name: 'punchgate_push_kept_uploads_total',
+      help: 'Push uploads answered OK that were not turned into punches or known records, kept raw in the journal, per terminal and table.',
+      labelNames: ['terminal', 'table'],
+      registers,
+      collect() {
+        this.reset();
+        for (const k of kept()) this.inc({ terminal: label(k.terminal), table: label(k.table) }, k.uploads);
+      },
+    });
+    new Gauge({
+      name: 'punchgate_push_kept_held',
+      help: 'Kept push uploads still in the journal (not yet turned into punches or dropped), per terminal and table.',
+      labelNames: ['terminal', 'table'],
+      registers,
+      collect() {
+        this.reset();
+        for (const k of kept()) this.set({ terminal: label(k.terminal), table: label(k.table) }, k.held);
+      },
+    });
+    new Counter({
+      name: 'punchgate_push_kept_dropped_total',
+      help: 'Kept push uploads dropped to stay within adms.keptUploads (oldest first), per terminal and table.',
+      labelNames: ['terminal', 'table'],
+      registers,
+      collect() {
+        this.reset();
+        for (const k of kept()) this.inc({ terminal: label(k.terminal), table: label(k.table) }, k.dropped);
+      },
+    });
     new Gauge({
       name: 'punchgate_build_info',
       help: 'The running punchgate version (always 1).',

@@ -4,6 +4,7 @@ import { UNKNOWN_CARD_PREFIX } from '../punch.js';
 import { freeBytesAt } from '../util/disk.js';
 import { punchgateVersion } from '../util/version.js';
 import { alertsFor, punches, type AlertFacts } from './alerts.js';
+import { hikvisionAlerts } from './hikvision.js';
 import { addPushStatus, pushAlerts } from './push.js';
 import type { DaemonLiveness, LiveFacts, StatusReport, TerminalStatus } from './types.js';
 
@@ -101,6 +102,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
   };
   report.alerts = alertsFor(report, facts, now);
   report.alerts.push(...pushAlerts(report, now));
+  report.alerts.push(...hikvisionAlerts(journal, config, now));
   for (const u of journal.queries.codesWithPrefix(UNKNOWN_CARD_PREFIX)) {
     report.alerts.push(
       `terminal ${u.terminal}: ${punches(u.count)} from cards not in its code map (${u.codes.join(', ')}): add them to the code map, then punchgate punches retry`,

@@ -36,6 +36,44 @@ export interface PushTerminalStatus {
   malformed: number;
   lastMalformed: string | null;
   lastMalformedAt: string | null;
+  /** The protocol it speaks: the attendance protocol (ATTLOG) or Security PUSH (rtlog). */
+  protocol?: 'attendance' | 'security';
+  /** What it said about itself when it registered (Security PUSH): model, firmware, capacities. */
+  device?: PushDeviceFacts;
+  /** Uploads answered OK that were not turned into punches or known records: kept raw, per table. */
+  kept?: PushKeptStatus[];
+  /** Records read that are not punches (door events, refusals, door states, photos), per table and code. */
+  notPunches?: { table: string; code: string; count: number }[];
+  /** Trust on first use: the address its serial pushes from. */
+  trustedAddress?: string | null;
+  /** Another address seen with its serial (its requests changed nothing): the last one, how often, when. */
+  otherAddress?: { address: string; count: number; lastAt: string | null } | null;
+}
+
+/** What a Security PUSH terminal said about itself at `/iclock/registry`. */
+export interface PushDeviceFacts {
+  model: string | null;
+  firmware: string | null;
+  pushVersion: string | null;
+  registeredAt: string | null;
+  /** MaxUserCount, MaxAttLogCount, MaxFingerCount, LockCount...: as it sent them. */
+  capacities: Record<string, number>;
+}
+
+/** Kept uploads of one terminal and table. */
+export interface PushKeptStatus {
+  table: string;
+  /** Uploads kept, and their lines, since the journal began (counts outlive the bound). */
+  uploads: number;
+  lines: number;
+  /** Kept uploads still held in the journal (the others were turned into punches or dropped). */
+  held: number;
+  /** Dropped to stay within adms.keptUploads (oldest first). */
+  dropped: number;
+  /** Lines turned into punches later (terminals reparse). */
+  reparsed: number;
+  lastAt: string | null;
+  lastReason: string | null;
 }
 
 /** A serial the push receiver refused lately: not configured, or outside its terminal's allowFrom. */

@@ -84,6 +84,7 @@ function terminalRow(t: TerminalStatus, now: number): Html {
   return html`<tr>
     <td data-label="terminal">
       <strong>${t.name}</strong> <span class="muted">${t.kind}${t.serial ? ` · ${t.serial}` : ''}</span>
+      ${pushFacts(t)}
     </td>
     <td data-label="state">${state}</td>
     <td data-label="last contact">${when(t.lastSuccessAt, now)}</td>
@@ -93,6 +94,21 @@ function terminalRow(t: TerminalStatus, now: number): Html {
     <td data-label="records" class="num">${t.records ?? ''}</td>
     <td data-label="users" class="num">${t.users ?? ''}</td>
   </tr>`;
+}
+
+/** A push terminal's protocol and what it said about itself (model, firmware, capacities). */
+function pushFacts(t: TerminalStatus): Html | string {
+  const p = t.push;
+  if (!p?.protocol) return '';
+  const d = p.device;
+  const caps = d ? Object.entries(d.capacities).map(([k, v]) => `${k} ${v}`) : [];
+  const facts = [
+    p.protocol === 'security' ? 'Security PUSH' : 'attendance protocol',
+    ...(d?.model ? [d.model] : []),
+    ...(d?.firmware ? [`firmware ${d.firmware}`] : []),
+    ...caps,
+  ];
+  return html`<br /><span class="muted">${facts.join(' · ')}</span>`;
 }
 
 function count(n: number, alarming: boolean): Html {

@@ -43,6 +43,7 @@ describe('config of push terminals', () => {
       maxConnections: 1024,
       maxConnectionsPerAddress: 64,
       requestTimeoutMs: 30_000,
+      keptUploads: { maxBytes: 64 * 1024 * 1024, maxAgeDays: 30 },
     });
     expect(c.terminals[0]).toEqual({
       name: 'lobby',
@@ -73,7 +74,7 @@ describe('config of push terminals', () => {
       'terminals[1] (b).serial: must be the serial number the terminal sends, e.g. CQZ7232160001, got the text "SN 1"',
       'terminals[1] (b).allowFrom[0]: must be an address or a network such as 192.168.10.0/24, got the text "192.168.10.0/33"',
       'terminals[1] (b).allowFrom[1]: must be an address or a network such as 192.168.10.0/24, got the text "lobby"',
-      'terminals[2] (c).host: unknown key (the keys here are: name, timezone, enabled, kind, serial, allowFrom)',
+      'terminals[2] (c).host: unknown key (the keys here are: name, timezone, enabled, kind, serial, allowFrom, punchEvents)',
       'adms.listen: must be HOST:PORT such as 0.0.0.0:8081 or [::]:8081, got the text "8081"',
     ]);
     expect(
@@ -86,6 +87,21 @@ describe('config of push terminals', () => {
         ],
       }),
     ).toEqual(['terminals[1] (b).serial: serial CQZ1 is already the serial of terminal "a"']);
+    expect(
+      problems({
+        ...base,
+        adms: { listen: '[::]:8081', keptUploads: { maxBytes: 10, maxAgeDays: 0 } },
+        terminals: [
+          { name: 'a', kind: 'adms', serial: 'CQZ1', punchEvents: [] },
+          { name: 'b', kind: 'adms', serial: 'CQZ2', punchEvents: [0, 'face'] },
+        ],
+      }),
+    ).toEqual([
+      'terminals[0] (a).punchEvents: must list at least one event code (leave punchEvents out for the default)',
+      'terminals[1] (b).punchEvents[1]: must be a number, got the text "face"',
+      'adms.keptUploads.maxBytes: must be at least 65536, got the number 10',
+      'adms.keptUploads.maxAgeDays: must be at least 1, got the number 0',
+    ]);
   });
 
   it('the demo config has a push terminal and its receiver', () => {

@@ -96,6 +96,8 @@ export function http(
   path: string,
   body?: string | Buffer,
   headers: Record<string, string> = {},
+  /** Send from another loopback address (127.0.0.2...), as another device on the LAN. */
+  localAddress?: string,
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const u = new URL(path, url);
@@ -107,6 +109,7 @@ export function http(
         method,
         path: u.pathname + u.search,
         agent: false,
+        ...(localAddress ? { localAddress } : {}),
         headers: {
           ...(data && !headers['Transfer-Encoding'] ? { 'Content-Length': String(data.length) } : {}),
           ...headers,

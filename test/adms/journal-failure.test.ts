@@ -21,6 +21,9 @@ function refusingWhile(refusing: () => boolean) {
     takeCommands: (...a) => store.takeCommands(...a),
     settleCommands: (...a) => store.settleCommands(...a),
     commitUsers: (...a) => store.commitUsers(...a),
+    commitRecords: (...a) => store.commitRecords(...a),
+    registration: (...a) => store.registration(...a),
+    saveRegistration: (...a) => store.saveRegistration(...a),
     commitPunches: (...a) => {
       if (refusing()) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
       return store.commitPunches(...a);

@@ -76,7 +76,7 @@ describe('ADMS receiver: the protocol', () => {
     const a = await http(r.url, 'POST', `/iclock/cdata?SN=${SN}&table=ATTLOG&Stamp=5`, body);
     expect(a).toEqual({ status: 200, body: 'OK:2' });
     expect(r.journal.queries.list().map((p) => p.biometricCode)).toEqual(['1001', '1005']);
-    const bad = r.log.lines().filter((l) => l.msg === 'malformed ATTLOG line skipped');
+    const bad = r.log.lines().filter((l) => l.msg === 'malformed ATTLOG line kept raw in the journal');
     expect(bad.map((l) => [l.serial, l.line])).toEqual([
       [SN, 2],
       [SN, 3],
@@ -88,6 +88,15 @@ describe('ADMS receiver: the protocol', () => {
     expect(state.malformed).toBe(4);
     expect(state.lastMalformed).toBe('line 2: no tab between the fields');
     expect(state.received).toBe(2);
+    // Nothing answered OK is dropped in silence: the four lines are kept raw, for a later reparse.
+    const kept = r.store.keptUploads('lobby');
+    expect(kept.map((k) => [k.table, k.lines, k.reason])).toEqual([['ATTLOG', 4, 'line 2: no tab between the fields']]);
+    expect(kept[0]!.body.split('\n')).toEqual([
+      '1002 2026-11-01 08:00:01 0 1',
+      '1003\t2026-13-01 08:00:02\t0\t1',
+      '\t2026-11-01 08:00:03\t0\t1',
+      '10\u001b04\t2026-11-01 08:00:04\t0\t1',
+    ]);
   });
 
   it('keeps user records of OPERLOG (never passwords or templates) and answers OK:n', async () => {

@@ -36,11 +36,40 @@ describe('punchgate sim push-terminal', () => {
       await waitFor(() => (r.store.pushTerminal('lobby')?.malformed ?? 0) >= 5, 5000, 'malformed lines counted');
       child.kill('SIGINT');
       expect(await exited).toBe(0);
-      expect(out).toContain('push terminal simulator SN=CLI0001 pushing to');
+      expect(out).toContain('push terminal simulator SN=CLI0001 (attendance protocol) pushing to');
       expect(out).toMatch(/uploaded 50 punches \(Stamp=50\): OK:50/);
       expect(out).toMatch(
-        /SN=CLI0001: 250 records, 250 acknowledged, 0 not yet; 5 uploads OK, 0 failed requests, 0 records resent after OK/,
+        /SN=CLI0001: 250 records \(250 passes\), 250 acknowledged, 0 not yet; 5 uploads OK, 0 failed requests, 0 records resent after OK/,
       );
+    } finally {
+      await r.stop();
+    }
+  });
+
+  it('speaks Security PUSH with --protocol security: registers, sends rtlog with door events and unset-clock rows', async () => {
+    const r = await startReceiver({ terminals: [terminal('gate', 'CLISEC01')] });
+    try {
+      const child = spawn(
+        process.execPath,
+        [
+          ...['dist/punchgate.js', 'sim', 'push-terminal', '--server', r.url, '--serial', 'CLISEC01'],
+          ...['--protocol', 'security', '--punches', '30', '--batch', '10', '--delay', '0.2'],
+          ...['--clock-unset', '2', '--non-punch-rate', '0.5', '--no-device-type', '--no-content-type'],
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+      await waitFor(() => r.journal.counts().pending === 30, 20_000, 'passes journalled');
+      await waitFor(() => r.journal.counts().quarantined === 2, 5000, 'unset-clock rows quarantined');
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      expect(out).toContain('push terminal simulator SN=CLISEC01 (Security PUSH) pushing to');
+      expect(out).toMatch(/registered \(Security PUSH\), RegistryCode=[0-9a-f]{16}/);
+      expect(r.store.registration('gate', 'CLISEC01')).toMatchObject({ protocol: 'security' });
+      expect(r.store.users('gate', 'CLISEC01')).toHaveLength(10);
     } finally {
       await r.stop();
     }

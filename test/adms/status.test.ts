@@ -8,7 +8,7 @@ import { fakeClock, tempDir } from '../helpers/tmp.js';
 const MIN = 60_000;
 
 describe('push terminals in the status', () => {
-  it('shows last contact and upload, judges online now, and alerts on silence, malformed lines and strangers', () => {
+  it('shows last contact and upload, judges online now, and alerts on silence, kept lines and strangers', () => {
     const tmp = tempDir();
     const clock = fakeClock(Date.UTC(2026, 10, 22, 9, 0, 0));
     const journal = Journal.open({ path: tmp.path('j.db'), site: 'p', mode: 'owner', clock });
@@ -33,6 +33,9 @@ describe('push terminals in the status', () => {
           upload: { terminal: 'lobby', serial: 'LOBBY1', table: 'ATTLOG', stamp: '9', at },
           punches: [{ terminal: 'lobby', device: 'LOBBY1', biometricCode: '1', logTime: '2026-11-22 08:59:00' }],
           malformed: { count: 2, first: 'line 3: no tab between the fields' },
+          extra: {
+            kept: [{ table: 'ATTLOG', reason: 'line 3: no tab between the fields', body: 'a b\nc d', lines: 2 }],
+          },
         },
       ]);
       store.recordContacts([
@@ -82,7 +85,7 @@ describe('push terminals in the status', () => {
         '! terminal SN=STRANGER is pushing but is not configured (from 192.168.10.99, last 2026-11-22 09:00:00 +00:00): add it to terminals with kind: adms and serial: STRANGER, then reload',
       );
       expect(text).toContain(
-        '! terminal lobby: malformed lines in its uploads skipped (2 in all; last 2026-11-22 09:00:00 +00:00: line 3: no tab between the fields)',
+        '! terminal lobby: 1 ATTLOG upload(s) answered OK could not be turned into punches (2 lines in all, last 2026-11-22 09:00:00 +00:00: line 3: no tab between the fields); they are kept raw in the journal: update the terminal firmware or punchgate, then run punchgate terminals reparse lobby',
       );
 
       // Silent for 12 minutes: offline, judged now (the daemon may not be running to say so).

@@ -1,5 +1,5 @@
 /**
- * `npm run demo` is the first thing a newcomer runs (README): the shipped demo config, on free
+ * `npm run demo` is the first thing a newcomer runs (README.md): the shipped demo config, on free
  * ports, as a child process of the built CLI. Punches of both simulated terminals reach the
  * simulated HRMS, the status page answers, nothing in the output reads like a fault, and Ctrl-C
  * stops everything with exit 0.
@@ -48,7 +48,10 @@ describe('punchgate demo', () => {
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
       await waitFor(
-        () => /terminal gate-1: received 1 punch in real time/.test(out) && /terminal lobby pushed \d+ punch/.test(out),
+        () =>
+          /terminal gate-1: received 1 punch in real time/.test(out) &&
+          /terminal lobby pushed \d+ punch/.test(out) &&
+          /terminal door pushed \d+ punch/.test(out),
         30_000,
         `punches of both terminals (output so far:\n${out.slice(-2000)})`,
       );
@@ -58,12 +61,20 @@ describe('punchgate demo', () => {
       const html = await res.text();
       expect(html).toContain('gate-1');
       expect(html).toContain('lobby');
+      expect(html).toContain('Security PUSH');
     } finally {
       child.kill('SIGINT');
     }
     expect(await exited).toBe(0);
-    const received = Number(/the HRMS simulator received (\d+) punches/.exec(out)?.[1]);
-    expect(received).toBeGreaterThanOrEqual(2);
+    const received = /the HRMS simulator received (\d+) punches \(gate-1 (\d+), lobby (\d+), door (\d+)\)/.exec(out);
+    expect(received, out.slice(-2000)).not.toBeNull();
+    // Each terminal's punches reached the HRMS, the Security PUSH terminal's too.
+    expect(
+      received!
+        .slice(2)
+        .map(Number)
+        .every((n) => n >= 1),
+    ).toBe(true);
     // Nothing a newcomer would read as a fault: no refused first call, no error line.
     expect(out).not.toMatch(/ECONNREFUSED|failed handshake|\bERROR\b|\bWARN\b/);
   }, 60_000);

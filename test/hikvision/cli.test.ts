@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
@@ -7,6 +7,7 @@ import { runPunchgate } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
 import { unitEnvironment } from '../daemon/stack.js';
+import { startSimProcess } from './sim-process.js';
 import { Journal } from '../../src/journal/journal.js';
 
 const SIM_PASSWORD = 'Cli-sim-passw0rd';
@@ -22,19 +23,10 @@ function punchgate(args: string[], env: NodeJS.ProcessEnv = {}) {
   return runPunchgate(args, { env: { ...unitEnvironment(), ...env } });
 }
 
-async function startCliSim(args: string[]): Promise<{ url: string; out: () => string; child: ChildProcess }> {
-  const child = spawn(
-    process.execPath,
-    ['dist/punchgate.js', 'sim', 'hikvision', '--port', '0', '--password', SIM_PASSWORD, ...args],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...unitEnvironment() } },
-  );
-  children.push(child);
-  let out = '';
-  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-  const re = /listening on (http:\/\/127\.0\.0\.1:\d+) /;
-  await waitFor(() => re.test(out) || child.exitCode !== null, 15_000, `the simulator's listening line: ${out}`);
-  return { url: re.exec(out)![1]!, out: () => out, child };
+async function startCliSim(args: string[]) {
+  const sim = await startSimProcess(args, SIM_PASSWORD);
+  children.push(sim.child);
+  return sim;
 }
 
 function configFor(url: string, extra: Record<string, unknown> = {}) {
@@ -131,5 +123,43 @@ describe('punchgate sim hikvision and the Hikvision commands', () => {
     };
     expect(state.auth).toMatchObject({ failures: 1, lockouts: 0 });
     for (const r of [poll, check, users, status]) expect(r.stdout + r.stderr).not.toContain('not-the-password');
+  });
+
+  it('poll --terminal and terminals users return from a device that does not end its searches, and say so', async () => {
+    const sim = await startCliSim([
+      '--events',
+      '60',
+      '--users',
+      '7',
+      '--search-fault',
+      'repeat',
+      '--endless-user-search',
+    ]);
+    expect(sim.out()).toMatch(/search fault repeat, endless user search\)/);
+    const tmp = configFor(sim.url);
+    const cfg = ['--config', tmp.path('pg.yaml')];
+
+    const poll = await punchgate(['poll', '--terminal', 'reception', ...cfg]);
+    expect(poll.status).toBe(75);
+    expect(poll.stdout).toMatch(
+      /^reception: STOPPED EARLY: \/ISAPI\/AccessControl\/AcsEvent: the device (keeps saying MORE past|sent a page of events it had sent already).*; \d+ events read, 60 punches \(60 new, 0 known\)\n$/,
+    );
+    const users = await punchgate(['terminals', 'users', 'reception', ...cfg]);
+    expect(users.status).toBe(75);
+    expect(users.stderr).toMatch(
+      /^punchgate: reception: \/ISAPI\/AccessControl\/UserInfo\/Search: the device sent a page it had sent already/,
+    );
+    const { requests } = await sim.admin<{ requests: { path: string; auth: string; cond?: unknown }[] }>(
+      'GET',
+      'requests',
+    );
+    const asked = (path: string) => requests.filter((r) => r.path === path && r.auth === 'ok').length;
+    expect(asked('/ISAPI/AccessControl/UserInfo/Search')).toBe(2);
+    expect(asked('/ISAPI/AccessControl/AcsEvent')).toBeLessThanOrEqual(Math.ceil(180 / 30) + 3);
+
+    const status = await punchgate(['status', ...cfg]);
+    expect(status.stdout).toMatch(
+      /! terminal reception: a poll ended early: .*restart the terminal, and update its firmware if it goes on \(last at /,
+    );
   });
 });

@@ -1,68 +1,15 @@
-import { Database } from '../../src/journal/sqlite-driver.js';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
-import { startHrmsSim } from '../../src/sim/hrms/index.js';
-import { DEFAULT_HIK_SERIAL, type HikvisionSim } from '../../src/sim/hikvision/index.js';
 import { keys, spawnDaemon } from '../daemon/stack.js';
-import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
-import { expectedPunches, PASSWORD, searches, startSim } from './helpers.js';
-
-const TOKEN = 'hik-stack-token';
-
-async function stack(sim: HikvisionSim) {
-  const tmp = tempDir('punchgate-hik-daemon-');
-  const hrms = await startHrmsSim({ tokens: [TOKEN] });
-  writeFileSync(tmp.path('token'), TOKEN + '\n');
-  writeFileSync(tmp.path('reception.pass'), PASSWORD + '\n');
-  const configPath = tmp.path('punchgate.yaml');
-  writeFileSync(
-    configPath,
-    stringify({
-      site: 'plant-h',
-      journal: { path: tmp.path('journal.db') },
-      hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 2000, connectTimeoutMs: 1000 },
-      delivery: { batchSize: 200, pollIntervalMs: 100, retry: { baseMs: 50, maxMs: 500 } },
-      status: { intervalMs: 300 },
-      terminals: [
-        {
-          name: 'reception',
-          kind: 'hikvision',
-          url: sim.url,
-          username: 'admin',
-          passwordFile: 'reception.pass',
-          schedule: '* * * * * *',
-          timezone: 'Asia/Kolkata',
-          timeoutMs: 2000,
-          realtime: true,
-        },
-      ],
-    }),
-  );
-  /** The journalled cursor (read while no daemon runs). */
-  const cursor = (): number | undefined => {
-    if (!existsSync(tmp.path('journal.db'))) return undefined;
-    const db = new Database(tmp.path('journal.db'), { readonly: true });
-    try {
-      const row = db
-        .prepare(`SELECT value FROM source_state WHERE terminal = 'reception' AND key = ?`)
-        .get(`events:${DEFAULT_HIK_SERIAL}`) as { value: string } | undefined;
-      return row ? (JSON.parse(row.value) as { serialNo: number }).serialNo : undefined;
-    } catch {
-      return undefined; // the first daemon was killed before it made the table
-    } finally {
-      db.close();
-    }
-  };
-  return { tmp, hrms, configPath, cursor };
-}
+import { hikDaemonStack } from './daemon-stack.js';
+import { expectedPunches, searches, startSim } from './helpers.js';
 
 describe('punchgate run with a Hikvision terminal', () => {
   it('survives SIGKILLs: exactly the authentication passes reach the HRMS, with the device wall clock; each restart resumes from the journalled serial number', async () => {
     // 2,000 passes with their door events and failed tries (~5,000 events), device at +05:30.
     const sim = await startSim(2000, { startMs: Date.now() - 6 * 3_600_000 });
-    const s = await stack(sim);
+    const s = await hikDaemonStack(sim.url);
     let n = 0;
     const adder = setInterval(() => {
       n++;
@@ -114,14 +61,13 @@ describe('punchgate run with a Hikvision terminal', () => {
     } finally {
       clearInterval(adder);
       await sim.stop();
-      await s.hrms.stop();
-      s.tmp.cleanup();
+      await s.stop();
     }
   }, 180_000);
 
   it('under --jitless (no WebAssembly), says plainly what to change instead of crashing', async () => {
     const sim = await startSim(5);
-    const s = await stack(sim);
+    const s = await hikDaemonStack(sim.url);
     try {
       const d = spawnDaemon(s.configPath, [], { NODE_OPTIONS: '--jitless' });
       const status = s.tmp.path('status.txt');
@@ -136,8 +82,7 @@ describe('punchgate run with a Hikvision terminal', () => {
       expect(await d.exited).toEqual({ code: 0, signal: null });
     } finally {
       await sim.stop();
-      await s.hrms.stop();
-      s.tmp.cleanup();
+      await s.stop();
     }
   }, 60_000);
 });

@@ -1,3 +1,4 @@
+import type { PushStore } from '../../src/journal/push-store.js';
 /**
  * sync-users on push terminals (ADMS): the in-process receiver with a real journal file, the push
  * terminal simulator polling it, and sync-users in-process and as a child process of the built CLI.
@@ -170,6 +171,87 @@ describe('sync-users on a push terminal', () => {
     expect(r.store.commands('lobby')).toHaveLength(4);
   });
 
+  it('a Security PUSH terminal gets the user commands of its protocol (user table, Pin=, CardNo=, userauthorize), and applies them', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+    const { config, roster } = setup();
+    const up = (delayMs: number) => {
+      const sim = startPushTerminalSim({
+        server: r!.url,
+        serial: SN,
+        users: ON_TERMINAL,
+        punches: 0,
+        delayMs,
+        errorDelayMs: 50,
+        protocol: 'security',
+      });
+      sims.push(sim);
+      return sim;
+    };
+    const first = up(60_000);
+    await waitFor(() => r!.store.users('lobby', SN).length === 5, 10_000, 'users from the tabledata upload');
+    await first.stop();
+    sims.splice(0);
+    expect(r.store.registration('lobby', SN)?.protocol).toBe('security');
+
+    const run = await sync(config, { roster });
+    expect(run.code, run.out + run.err).toBe(0);
+    expect(commandTexts()).toEqual([
+      'DATA DELETE user Pin=1003',
+      'DATA UPDATE user CardNo=111\tPin=1001\tName=Ana One\tPrivilege=0',
+      'DATA UPDATE userauthorize Pin=1001\tAuthorizeTimezoneId=1\tAuthorizeDoorId=1',
+      'DATA UPDATE user CardNo=222\tPin=1002\tName=Ben\tPrivilege=0',
+      'DATA UPDATE userauthorize Pin=1002\tAuthorizeTimezoneId=1\tAuthorizeDoorId=1',
+      'DATA UPDATE user CardNo=444\tPin=1004\tName=New Hire\tPrivilege=0',
+      'DATA UPDATE userauthorize Pin=1004\tAuthorizeTimezoneId=1\tAuthorizeDoorId=1',
+    ]);
+    // Queued, not yet taken: a second run plans nothing again.
+    const again = await sync(config, { roster });
+    expect(again.out).toContain('0 added, 0 updated, 0 removed');
+    expect(r.store.commands('lobby')).toHaveLength(7);
+
+    // The terminal polls: it understands every command (none refused as unsupported) and applies them.
+    const sim = up(50);
+    await waitFor(
+      () => r!.store.commands('lobby').every((c) => c.state !== 'queued' && c.state !== 'sent'),
+      10_000,
+      'commands answered',
+    );
+    expect(r.store.commands('lobby').map((c) => c.state)).toEqual(Array(7).fill('done'));
+    expect(
+      sim
+        .users()
+        .map((u) => `${u.pin} ${u.name} ${u.card} ${u.privilege}`)
+        .sort(),
+    ).toEqual([
+      '1001 Ana One 111 0',
+      '1002 Ben 222 0',
+      '1004 New Hire 444 0',
+      '5555 Stranger  0',
+      '9001 Site Admin  14',
+    ]);
+    const third = await sync(config, { roster });
+    expect(third.out).toContain('0 added, 0 updated, 0 removed; 3 unchanged');
+    expect(r.store.commands('lobby')).toHaveLength(7);
+  });
+
+  it('a terminal refuses the user commands of the other protocol, as real firmware does (Return=-1002)', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+    const sim = startPushTerminalSim({
+      server: r.url,
+      serial: SN,
+      users: ON_TERMINAL,
+      punches: 0,
+      delayMs: 50,
+      errorDelayMs: 50,
+      protocol: 'security',
+    });
+    sims.push(sim);
+    await waitFor(() => r!.store.users('lobby', SN).length === 5, 10_000, 'users uploaded');
+    r.store.enqueue('lobby', 'DATA UPDATE USERINFO PIN=1004\tName=New Hire\tCard=444\tPri=0');
+    await waitFor(() => r!.store.commands('lobby')[0]?.state === 'failed', 10_000, 'the command refused');
+    expect(sim.users().map((u) => u.pin)).not.toContain('1004');
+  });
+
   it('a command the terminal refuses is failed in the queue, and the next run queues the change again', async () => {
     r = await startReceiver({ terminals: [terminal('lobby', SN)] });
     const { config, roster } = setup();
@@ -209,7 +291,8 @@ describe('sync-users on a push terminal', () => {
     contacted(t0);
     expect((await sync(config, { roster }, () => t0)).code).toBe(75);
     const query = r.store.commands('lobby')[0]!;
-    // The terminal says the query is done before its upload arrives (firmware does either order).
+    // The terminal takes the query and says it is done before its upload arrives (firmware does either order).
+    handOut(r.store, t0);
     r.store.settleCommands('lobby', SN, [{ id: String(query.id), returnCode: 0, cmd: 'DATA' }], t0 + 1000);
 
     const early = await sync(config, { roster }, () => t0 + 1000 + USERS_UPLOAD_GRACE_MS - 1);
@@ -247,6 +330,7 @@ describe('sync-users on a push terminal', () => {
     contacted(t0);
     await sync(config, { roster }, () => t0);
     const query = r.store.commands('lobby')[0]!;
+    handOut(r.store, t0);
     r.store.settleCommands('lobby', SN, [{ id: String(query.id), returnCode: 0, cmd: 'DATA' }], t0);
     const after = await sync(config, { roster }, () => t0 + USERS_UPLOAD_GRACE_MS);
     expect(after.code).toBe(0);
@@ -257,3 +341,14 @@ describe('sync-users on a push terminal', () => {
     ]);
   });
 });
+
+/** The terminal's poll: its queued commands are handed to it (a result settles only a command handed out). */
+function handOut(store: { takeCommands: PushStore['takeCommands'] }, now: number): void {
+  store.takeCommands('lobby', now, {
+    max: 50,
+    maxBytes: 40_960,
+    resendAfterMs: 600_000,
+    mayResend: () => true,
+    isLast: () => false,
+  });
+}

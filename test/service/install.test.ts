@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 /**
  * npm 11 runs a dependency's install scripts (the native builds) only when they are allowed,
  * and with `strict-allow-scripts` refuses the install otherwise. A global install has no project
- * of its own, so the package's `allowScripts` field does not apply there: the README's install
- * command names the packages with `--allow-scripts`. These lists must be the lockfile's.
+ * of its own, so the package's `allowScripts` field does not apply there: the install command
+ * (README.md and docs/install.md) names the packages with `--allow-scripts`. These lists must be the lockfile's.
  */
 const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
   scripts: Record<string, string>;
@@ -14,7 +14,8 @@ const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
 const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as {
   packages: Record<string, { hasInstallScript?: boolean; dev?: boolean; name?: string }>;
 };
-const readme = readFileSync('README.md', 'utf8');
+/** The front page's install in brief and the whole procedure of docs/install.md. */
+const manual = ['README.md', 'docs/install.md'].map((f) => readFileSync(f, 'utf8')).join('\n');
 
 /** Packages a production install builds: in the lockfile with an install script, not dev-only. */
 const withInstallScripts = Object.entries(lock.packages)
@@ -28,11 +29,11 @@ describe('the global install under npm 11', () => {
     expect(pkg.scripts.prepack).toBe('npm run build');
   });
 
-  it('the README install command allows exactly the dependencies that build native code', () => {
+  it('the install commands of the manual allow exactly the dependencies that build native code', () => {
     expect(withInstallScripts).toEqual(['@serialport/bindings-cpp', 'better-sqlite3', 'unix-dgram']);
-    expect(readme).toMatch(/npm install -g [^\n]*--allow-scripts=/);
-    // Every list the README gives (install, upgrade, npm config set) is the whole list.
-    const commands = [...readme.matchAll(/allow-scripts=([^\s`]+)/g)].map((m) => m[1]!);
+    expect(manual).toMatch(/npm install -g [^\n]*--allow-scripts=/);
+    // Every list the manual gives (install, upgrade, npm config set) is the whole list.
+    const commands = [...manual.matchAll(/allow-scripts=([^\s`]+)/g)].map((m) => m[1]!);
     expect(commands.length).toBeGreaterThanOrEqual(3);
     for (const list of commands) expect(list.split(',').sort()).toEqual(withInstallScripts);
     expect(Object.keys(pkg.allowScripts).sort()).toEqual(withInstallScripts);

@@ -66,8 +66,11 @@ export function fmtSkew(s: number | null): string {
 }
 
 function hikLine(r: HikPollResult, scrub: (s: string) => string): string {
-  if (!r.ok) return `${r.terminal}: FAILED: ${scrub(r.error ?? 'unknown error')}\n`;
   const quarantined = r.quarantined ? `, ${r.quarantined} quarantined` : '';
   const mode = r.mode === 'time' ? ', read by time window (no serial filters)' : '';
-  return `${r.terminal}: ok, ${r.rows} events read, ${r.passes} punches (${r.added} new, ${r.duplicates} known${quarantined})${mode}, ${r.users ?? '?'} users, clock ${fmtSkew(r.skewSeconds)}\n`;
+  const read = `${r.rows} events read, ${r.passes} punches (${r.added} new, ${r.duplicates} known${quarantined})${mode}`;
+  // Stopped at a bound: what it read is journalled, and said with the reason.
+  if (r.stopped) return `${r.terminal}: STOPPED EARLY: ${escapeControls(scrub(r.stopped))}; ${read}\n`;
+  if (!r.ok) return `${r.terminal}: FAILED: ${escapeControls(scrub(r.error ?? 'unknown error'))}\n`;
+  return `${r.terminal}: ok, ${read}, ${r.users ?? '?'} users, clock ${fmtSkew(r.skewSeconds)}\n`;
 }

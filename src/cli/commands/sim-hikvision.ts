@@ -5,11 +5,16 @@
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import {
+  BAD_EVENT,
   DEFAULT_HIK_PASSWORD,
   employeeNoOf,
   generateEvents,
   startHikvisionSim,
+  type HikFirmware,
+  type JsonLayout,
+  type SearchFault,
   type SerialFilterSupport,
+  type StreamFault,
 } from '../../sim/hikvision/index.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { seededRandom } from '../../util/seeded-random.js';
@@ -37,6 +42,26 @@ interface SimHikvisionOptions {
   tlsKey?: string;
   seed: number;
   failWriteAfter?: number;
+  endSerialMax?: number;
+  advertisedEndSerial: number;
+  xmlDeviceInfo?: boolean;
+  jsonLayout?: JsonLayout;
+  streamReplay?: boolean;
+  streamBareLf?: boolean;
+  realFirmware?: boolean;
+  searchFault?: SearchFault;
+  hugePageMb: number;
+  endlessUserSearch?: boolean;
+  streamFault?: StreamFault;
+  badEvent?: boolean;
+}
+
+/** A value among `choices`, for commander. */
+function oneOf<T extends string>(choices: readonly T[]) {
+  return (v: string): T => {
+    if (!(choices as readonly string[]).includes(v)) throw new InvalidArgumentError(`expected ${choices.join(', ')}`);
+    return v as T;
+  };
 }
 
 function utcOffset(v: string): string {
@@ -89,6 +114,39 @@ export function registerSimHikvision(program: Command): void {
       'after N user writes (UserInfo, CardInfo), every later one fails (HTTP 500)',
       int(0),
     )
+    .option('--end-serial-max <n>', 'refuse an endSerialNo above N (400 badJsonContent naming endSerialNo)', int(1))
+    .option('--advertised-end-serial <n>', 'the endSerialNo maximum the capabilities advertise', int(1), 4_294_967_295)
+    .option('--xml-device-info', 'answer deviceInfo in XML even when JSON is asked')
+    .option(
+      '--json-layout <layout>',
+      'JSON answers compact, indent or tabs (as cJSON writes them)',
+      oneOf(['compact', 'indent', 'tabs'] as const),
+    )
+    .option(
+      '--stream-replay',
+      'every alert-stream (re)connect first re-sends the whole stored log (currentEvent: false)',
+    )
+    .option('--stream-bare-lf', 'alert-stream part heads end in a bare LF')
+    .option(
+      '--real-firmware',
+      'the firmware variants seen in the field at once: JSON with TABs, XML deviceInfo, endSerialNo above 999,999,999 refused, stream replay, bare-LF part heads, rows with pictureURL/FaceRect/mask/cardType/userType, 20-digit cards, door events with currentVerifyMode "invalid", 5/9 rows with a card and no employee',
+    )
+    .option(
+      '--search-fault <fault>',
+      'an event search that does not end: repeat (MORE for ever with the last page), fresh (MORE for ever with new door events), huge (pages padded to --huge-page-mb)',
+      oneOf(['repeat', 'fresh', 'huge'] as const),
+    )
+    .option('--huge-page-mb <n>', 'size of a page with --search-fault huge', int(1, 1024), 15)
+    .option(
+      '--endless-user-search',
+      'the user search says MORE for ever (same page, numOfMatches larger than the rows sent)',
+    )
+    .option(
+      '--stream-fault <fault>',
+      'an alert stream that breaks its bounds: endless-part (a part that never ends) or huge-part (a part of 100 MB announced)',
+      oneOf(['endless-part', 'huge-part'] as const),
+    )
+    .option('--bad-event', 'one event numbered 2,999,999,999 and dated 2037 among the others')
     .action(action((opts: SimHikvisionOptions) => runSim(opts)));
 }
 
@@ -105,6 +163,31 @@ async function runSim(o: SimHikvisionOptions): Promise<number> {
   const password = o.passwordFile ? (read(o.passwordFile).split(/\r?\n/)[0] ?? '').trim() : o.password;
   const offset = o.utcOffset ?? localOffset();
   const passes = o.events ?? (o.eventEvery ? 0 : 100);
+  const real = o.realFirmware === true;
+  const firmware: Partial<HikFirmware> = {
+    pageCap: o.pageCap,
+    serialFilters: o.serialFilter === false ? 'ignore' : o.serialFilter,
+    endSerialMax: o.endSerialMax ?? (real ? 999_999_999 : null),
+    advertisedEndSerialMax: o.advertisedEndSerial,
+    deviceInfoXml: o.xmlDeviceInfo ?? real,
+    jsonLayout: o.jsonLayout ?? (real ? 'tabs' : 'compact'),
+    streamReplay: o.streamReplay ?? real,
+    streamBareLf: o.streamBareLf ?? real,
+    searchFault: o.searchFault ?? null,
+    hugePageBytes: o.hugePageMb * 1024 * 1024,
+    endlessUserSearch: o.endlessUserSearch ?? false,
+    streamFault: o.streamFault ?? null,
+  };
+  const events = generateEvents({
+    passes,
+    users: o.users,
+    startMs: Date.now() + o.clockOffset * 1000 - passes * 7_000 - 60_000,
+    utcOffset: offset,
+    noise: true,
+    realFirmware: real,
+    seed: o.seed,
+  });
+  if (o.badEvent) events.push({ ...BAD_EVENT, time: `${BAD_EVENT.time}${offset}` });
   const sim = await startHikvisionSim({
     host: o.host,
     port: o.port,
@@ -113,7 +196,7 @@ async function runSim(o: SimHikvisionOptions): Promise<number> {
     serialNumber: o.serial,
     utcOffset: offset,
     clockOffsetSeconds: o.clockOffset,
-    firmware: { pageCap: o.pageCap, serialFilters: o.serialFilter === false ? 'ignore' : o.serialFilter },
+    firmware,
     lockoutAfter: o.lockoutAfter,
     lockoutMs: o.lockoutMinutes * 60_000,
     writeFault: o.failWriteAfter === undefined ? undefined : { after: o.failWriteAfter, mode: 'error' },
@@ -122,21 +205,28 @@ async function runSim(o: SimHikvisionOptions): Promise<number> {
       employeeNo: employeeNoOf(i),
       name: `Person ${employeeNoOf(i)}`,
     })),
-    events: generateEvents({
-      passes,
-      users: o.users,
-      startMs: Date.now() + o.clockOffset * 1000 - passes * 7_000 - 60_000,
-      utcOffset: offset,
-      noise: true,
-      seed: o.seed,
-    }),
+    events,
   }).catch((e: unknown) => {
     throw new ExitError(`cannot listen on ${o.host}:${o.port}: ${(e as Error).message}`, EXIT.TEMPFAIL);
   });
   return withConsoleIo(async (io) => {
+    const fw = sim.firmware();
+    const variants = [
+      fw.endSerialMax !== null ? `endSerialNo up to ${fw.endSerialMax}` : '',
+      fw.deviceInfoXml ? 'XML deviceInfo' : '',
+      fw.jsonLayout !== 'compact' ? `JSON ${fw.jsonLayout}` : '',
+      fw.streamReplay ? 'stream replays its log' : '',
+      fw.streamBareLf ? 'bare-LF part heads' : '',
+      real ? 'real-firmware rows' : '',
+      fw.searchFault ? `search fault ${fw.searchFault}` : '',
+      fw.endlessUserSearch ? 'endless user search' : '',
+      fw.streamFault ? `stream fault ${fw.streamFault}` : '',
+      o.badEvent ? 'a bad event' : '',
+    ].filter(Boolean);
     io.out(
       `Hikvision terminal simulator ${sim.serialNumber()} listening on ${sim.url} ` +
-        `(user ${o.username}, ${sim.events().length} events, serial filters ${sim.firmware().serialFilters}, pages of ${sim.firmware().pageCap})\n`,
+        `(user ${o.username}, ${sim.events().length} events, serial filters ${fw.serialFilters}, pages of ${fw.pageCap}` +
+        `${variants.length ? `; ${variants.join(', ')}` : ''})\n`,
     );
     let timer: NodeJS.Timeout | undefined;
     if (o.eventEvery) {

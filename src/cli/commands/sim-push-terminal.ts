@@ -24,6 +24,32 @@ export interface SimPushTerminalOptions {
   dropMidBodyRate: number;
   seed: number;
   quiet?: boolean;
+  protocol: 'attendance' | 'security';
+  stamp?: string;
+  attlogFields: 8 | 10 | 11;
+  contentType: boolean;
+  connectionClose?: boolean;
+  multilineResults?: boolean;
+  clockUnset: number;
+  nonPunchRate: number;
+  deviceType: boolean;
+  localAddress?: string;
+}
+
+function protocol(v: string): 'attendance' | 'security' {
+  if (v !== 'attendance' && v !== 'security') throw new InvalidArgumentError('expected attendance or security');
+  return v;
+}
+
+function attlogFields(v: string): 8 | 10 | 11 {
+  const n = Number(v);
+  if (n !== 8 && n !== 10 && n !== 11) throw new InvalidArgumentError('expected 8, 10 or 11');
+  return n;
+}
+
+function stampValue(v: string): string {
+  if (!/^[A-Za-z0-9]{1,20}$/.test(v)) throw new InvalidArgumentError('expected a stamp such as 9999');
+  return v;
 }
 
 function serverUrl(v: string): string {
@@ -49,6 +75,43 @@ export function registerSimPushTerminal(program: Command): void {
     .option('--duplicate-rate <r>', 'upload this share of batches twice', probability, 0)
     .option('--unanswered-rate <r>', 'hang up before the answer on this share of uploads', probability, 0)
     .option('--drop-mid-body-rate <r>', 'hang up in the middle of the body on this share of uploads', probability, 0)
+    .option(
+      '--protocol <p>',
+      "attendance (ATTLOG) or security (ZKTeco's Security PUSH: registry, push, cookie, rtlog, rtstate, tabledata)",
+      protocol,
+      'attendance',
+    )
+    .option(
+      '--stamp <value>',
+      'send this Stamp= on every ATTLOG upload, as field firmware does (e.g. 9999)',
+      stampValue,
+    )
+    .option(
+      '--attlog-fields <n>',
+      'ATTLOG fields per line: 8, 10 (as captured) or 11 (plus a sequence number)',
+      attlogFields,
+      10,
+    )
+    .option('--no-content-type', 'send uploads without a Content-Type')
+    .option('--connection-close', 'send Connection: close on every request')
+    .option('--multiline-results', 'send each command result spread over lines (ID=..\\nReturn=..\\nCMD=..)')
+    .option(
+      '--clock-unset <n>',
+      'security: N rows written before the clock was set (1971--10--29 -23:-27:-54)',
+      int(0),
+      0,
+    )
+    .option(
+      '--non-punch-rate <r>',
+      'security: add a refusal, unregistered card or door event after this share of passes',
+      probability,
+      0,
+    )
+    .option('--no-device-type', 'security: no DeviceType=acc in the handshake (the terminal registers first)')
+    .option(
+      '--local-address <ip>',
+      'send from this local address, e.g. 127.0.0.2 (another device using the serial; on loopback only for tests)',
+    )
     .option('--seed <n>', 'same seed, same faults and punches', int(0), 1)
     .option('--quiet', 'print only the summary')
     .action(action(async (opts: SimPushTerminalOptions) => withConsoleIo((io) => runSimPushTerminal(opts, io))));
@@ -65,6 +128,7 @@ export async function runSimPushTerminal(o: SimPushTerminalOptions, io: ConsoleI
   }
   const sim = startPushTerminalSim({
     server: o.server,
+    localAddress: o.localAddress,
     serial: o.serial,
     users: o.users,
     punches: o.punches,
@@ -72,7 +136,18 @@ export async function runSimPushTerminal(o: SimPushTerminalOptions, io: ConsoleI
     delayMs: o.delay === undefined ? undefined : o.delay * 1000,
     errorDelayMs: o.errorDelay === undefined ? undefined : o.errorDelay * 1000,
     timezone: o.timezone,
+    protocol: o.protocol,
+    variant: {
+      stamp: o.stamp,
+      attlogFields: o.attlogFields,
+      noContentType: !o.contentType,
+      connectionClose: o.connectionClose,
+      multilineResults: o.multilineResults,
+      clockUnsetRows: o.clockUnset,
+      deviceTypeInHandshake: o.deviceType,
+    },
     faults: {
+      nonPunchRate: o.nonPunchRate,
       malformedRate: o.malformedRate,
       duplicateRate: o.duplicateRate,
       unansweredRate: o.unansweredRate,
@@ -81,13 +156,15 @@ export async function runSimPushTerminal(o: SimPushTerminalOptions, io: ConsoleI
     },
     log: o.quiet ? undefined : (line) => io.out(`${line}\n`),
   });
-  io.out(`push terminal simulator SN=${o.serial} pushing to ${o.server} (Ctrl-C stops)\n`);
+  io.out(
+    `push terminal simulator SN=${o.serial} (${o.protocol === 'security' ? 'Security PUSH' : 'attendance protocol'}) pushing to ${o.server} (Ctrl-C stops)\n`,
+  );
   if (o.punchEvery) sim.startPunching(o.punchEvery * 1000);
   await io.until;
   await sim.stop();
   const s = sim.stats();
   io.out(
-    `SN=${o.serial}: ${sim.records().length} records, ${sim.acked().length} acknowledged, ${sim.pending()} not yet; ` +
+    `SN=${o.serial}: ${sim.records().length} records (${sim.passes().length} passes), ${sim.acked().length} acknowledged, ${sim.pending()} not yet; ` +
       `${s.okUploads} uploads OK, ${s.failedRequests} failed requests, ${s.resentAfterOk} records resent after OK` +
       `${s.lastError ? `; last error: ${s.lastError}` : ''}\n`,
   );

@@ -7,6 +7,7 @@ import type { Journal } from '../../journal/journal.js';
 import type { TerminalCommand } from '../../journal/types.js';
 import { wallClockAt } from '../../punch.js';
 import { ADMIN_COMMANDS, backfillCommand, type AdminCommand } from '../../sources/adms/index.js';
+import { reparseKept } from '../../sources/adms/reparse.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, withJournal } from '../common.js';
 import { localTime } from '../../util/local-time.js';
@@ -114,6 +115,35 @@ export function registerTerminalCommands(terminals: Command): void {
               `${String(c.id).padStart(6)}  ${c.state.padEnd(7)} ${iso(c.createdAt).padEnd(20)} ${iso(at).padEnd(20)} ${String(c.returnCode ?? '-').padStart(6)}  ${c.command.replace(/\t/g, ' ')}\n`,
             );
           }
+        }),
+      ),
+    );
+}
+
+/** `punchgate terminals reparse NAME`: the kept uploads of a push terminal read again. */
+export function registerReparse(terminals: Command): void {
+  terminals
+    .command('reparse')
+    .description(
+      "read a push terminal's kept uploads again (lines it sent that punchgate could not turn into punches): punches found are journalled once",
+    )
+    .argument('<name>', 'push terminal name')
+    .option('--json', 'machine-readable output')
+    .action(
+      action((name: string, opts: { json?: boolean }, cmd: Command) =>
+        withJournal(cmd, (ctx, journal) => {
+          const t = pushTerminal(ctx, name);
+          const r = reparseKept(storeOf(ctx, journal), t);
+          if (opts.json) return void process.stdout.write(JSON.stringify(r, null, 2) + '\n');
+          if (r.uploads === 0 && r.unread === 0)
+            return void process.stdout.write(`no kept uploads of ${name}: nothing to read again\n`);
+          process.stdout.write(
+            `${name}: ${r.uploads} kept upload(s) read again: ${r.added} new punch(es) journalled, ${r.duplicates} already in the journal, ${r.quarantined} quarantined (implausible time); ${r.stillKept} line(s) still not understood, kept\n`,
+          );
+          if (r.unread > 0)
+            process.stdout.write(
+              `${r.unread} kept upload(s) of tables this punchgate does not read stay kept (see punchgate status)\n`,
+            );
         }),
       ),
     );

@@ -7,7 +7,7 @@ import { printable } from '../../util/terminal-text.js';
 import { action, loadContext, openJournal, withJournal } from '../common.js';
 import { listHikvisionUsers } from './hikvision-users.js';
 import { fmtSkew } from './poll.js';
-import { printPushUsers, registerTerminalCommands } from './terminal-commands.js';
+import { printPushUsers, registerReparse, registerTerminalCommands } from './terminal-commands.js';
 import { registerTerminalUserCommands } from './terminal-users.js';
 import { localTimeOf } from '../../util/local-time.js';
 
@@ -38,10 +38,32 @@ export function registerTerminals(program: Command): void {
                 process.stdout.write(
                   `${''.padEnd(16)} last error: ${printable(ctx.secrets.scrub(t.lastError), 300)}\n`,
                 );
-              if (t.push)
+              if (t.push) {
+                const p = t.push;
                 process.stdout.write(
-                  `${''.padEnd(16)} push: last contact ${when(t.push.lastContactAt)} from ${printable(t.push.address ?? '-', 64)}, last upload ${when(t.push.lastUploadAt)}, ${t.push.received} punches received, ${t.push.malformed} malformed lines${t.firmware ? `, firmware ${printable(t.firmware, 64)}` : ''}\n`,
+                  `${''.padEnd(16)} push (${p.protocol === 'security' ? 'Security PUSH' : 'attendance protocol'}): last contact ${when(p.lastContactAt)} from ${printable(p.address ?? '-', 64)}, last upload ${when(p.lastUploadAt)}, ${p.received} punches received, ${p.malformed} malformed lines${t.firmware ? `, firmware ${printable(t.firmware, 64)}` : ''}\n`,
                 );
+                if (p.device)
+                  process.stdout.write(
+                    `${''.padEnd(16)} device: ${printable(p.device.model ?? 'model not said', 64)}${p.device.pushVersion ? `, push ${printable(p.device.pushVersion, 32)}` : ''}${
+                      Object.entries(p.device.capacities).length > 0
+                        ? `, capacities ${Object.entries(p.device.capacities)
+                            .map(([k, v]) => `${printable(k, 32)} ${printable(String(v), 16)}`)
+                            .join(', ')}`
+                        : ''
+                    }\n`,
+                  );
+                for (const k of p.kept ?? [])
+                  if (k.held > 0 || k.dropped > 0)
+                    process.stdout.write(
+                      `${''.padEnd(16)} kept raw: ${k.held} ${k.table} upload(s) (${k.lines} lines in all, ${k.dropped} dropped): ${printable(k.lastReason ?? '-', 200)}\n`,
+                    );
+                const other = (p.notPunches ?? []).map((e) => `${e.table} ${e.code} ×${e.count}`);
+                if (other.length > 0)
+                  process.stdout.write(
+                    `${''.padEnd(16)} not punches: ${printable(other.slice(0, 8).join(', '), 300)}\n`,
+                  );
+              }
             }
           },
           { readonly: true },
@@ -50,6 +72,7 @@ export function registerTerminals(program: Command): void {
     );
 
   registerTerminalCommands(terminals);
+  registerReparse(terminals);
 
   terminals
     .command('users')

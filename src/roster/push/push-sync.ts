@@ -1,8 +1,9 @@
 /**
  * User sync on a push terminal (ADMS): it is never connected to, it polls us. Its users are what
  * the journal knows (its uploads, and the commands it confirmed, see push-users.ts); the changes
- * are queued as `DATA UPDATE USERINFO` / `DATA DELETE USERINFO` on its command queue, and are
- * 'queued' until the terminal takes them at its next poll and confirms them (devicecmd).
+ * are queued as user commands in the form of the protocol it speaks (`DATA UPDATE USERINFO` for the
+ * attendance protocol, `DATA UPDATE user` and its `userauthorize` for Security PUSH) on its command
+ * queue, and are 'queued' until the terminal takes them at its next poll and confirms them (devicecmd).
  *
  * Push terminals send no fingerprint templates we keep: the backup before a removal is the user
  * record only (code, name, card, privilege), so `restore-user` cannot bring back fingerprints.
@@ -10,7 +11,14 @@
 import type { AdmsTerminalConfig } from '../../config/terminals.js';
 import type { PushStore } from '../../journal/push-store.js';
 import type { TerminalCommand } from '../../journal/types.js';
-import { deleteUserCommand, QUERY_USERS_COMMAND, updateUserCommand } from '../../sources/adms/index.js';
+import type { PushProtocol } from '../../journal/types.js';
+import {
+  authorizeUserCommand,
+  deleteUserCommand,
+  isUsersQuery,
+  queryUsersCommand,
+  updateUserCommand,
+} from '../../sources/adms/index.js';
 import type { ApplyOutcome, BackupSink, TerminalSnapshot, UserSyncAdapter } from '../adapter.js';
 import type { Change, ChangeResult, TerminalProfile } from '../types.js';
 import { messageOf } from '../../util/errors.js';
@@ -72,9 +80,9 @@ export class PushSyncAdapter implements UserSyncAdapter {
           `SN=${cfg.serial} has not contacted punchgate yet, so its users are not known; nothing queued (it must push to the receiver of punchgate run: adms.listen)`,
         );
       }
-      const q = store.enqueue(cfg.name, QUERY_USERS_COMMAND);
+      const q = store.enqueue(cfg.name, queryUsersCommand(this.protocol()));
       throw new Error(
-        `its users are not known yet: asked it to upload them (command ${q.command.id}, ${QUERY_USERS_COMMAND}); run sync-users again after its next poll`,
+        `its users are not known yet: asked it to upload them (command ${q.command.id}, ${q.command.command}); run sync-users again after its next poll`,
       );
     }
     const { users, pending } = withPending(known, open);
@@ -89,7 +97,12 @@ export class PushSyncAdapter implements UserSyncAdapter {
 
   /** The newest request for the terminal's users, if one of the recent commands is one. */
   private lastUsersQuery(): TerminalCommand | undefined {
-    return this.store.commands(this.cfg.name, { limit: 200 }).find((c) => c.command === QUERY_USERS_COMMAND);
+    return this.store.commands(this.cfg.name, { limit: 200 }).find((c) => isUsersQuery(c.command));
+  }
+
+  /** The protocol the terminal registered with: its commands must be in that form. */
+  private protocol(): PushProtocol {
+    return this.store.registration(this.cfg.name, this.cfg.serial)?.protocol ?? 'attendance';
   }
 
   /** The terminal has uploaded its user table (a stamp kept), or answered a request for it. */
@@ -125,17 +138,24 @@ export class PushSyncAdapter implements UserSyncAdapter {
           continue;
         }
       }
-      const command =
+      const protocol = this.protocol();
+      const commands =
         c.action === 'remove'
-          ? deleteUserCommand(c.code)
-          : updateUserCommand({
-              pin: c.code,
-              name: c.name,
-              card: c.card ? String(c.card) : '',
-              privilege: c.action === 'update' ? c.privilege : 0,
-            });
+          ? [deleteUserCommand(c.code, protocol)]
+          : [
+              updateUserCommand(
+                {
+                  pin: c.code,
+                  name: c.name,
+                  card: c.card ? String(c.card) : '',
+                  privilege: c.action === 'update' ? c.privilege : 0,
+                },
+                protocol,
+              ),
+              ...(protocol === 'security' ? [authorizeUserCommand(c.code)] : []),
+            ];
       try {
-        this.store.enqueue(this.cfg.name, command);
+        for (const command of commands) this.store.enqueue(this.cfg.name, command);
         results.push({ status: 'queued' });
       } catch (e) {
         broken = `not queued: the journal refused an earlier command (${messageOf(e)})`;

@@ -57,12 +57,19 @@ export class EventLog {
 
   add(events: readonly NewSimEvent[], deviceTime: () => string): SimEvent[] {
     const added = events.map((e) => {
-      const ev: SimEvent = { ...e, serialNo: this.nextSerial++, time: e.time ?? deviceTime() };
-      this.list.push(ev);
-      this.epochs.push(epochOf(ev.time, this.offset()));
+      const ev: SimEvent = { ...e, serialNo: e.serialNo ?? this.nextSerial++, time: e.time ?? deviceTime() };
+      // Kept in serial-number order, as a device searches: a number given out of turn goes to its place.
+      const at = this.indexOfSerial(ev.serialNo + 1);
+      this.list.splice(at, 0, ev);
+      this.epochs.splice(at, 0, epochOf(ev.time, this.offset()));
       return ev;
     });
     return added;
+  }
+
+  /** The serial number the next event gets. */
+  get next(): number {
+    return this.nextSerial;
   }
 
   clear(): void {

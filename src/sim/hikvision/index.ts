@@ -10,7 +10,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { DigestServer } from './digest-auth.js';
 import { epochOf, EventLog, isoAtOffset, offsetMinutes } from './event-log.js';
 import { People, responseStatus, type Answer } from './people.js';
-import { handle, type SimState } from './server.js';
+import { handle, jsonText, type SimState } from './server.js';
 import type {
   HikFirmware,
   HikvisionSim,
@@ -22,7 +22,7 @@ import type {
 } from './types.js';
 
 export type * from './types.js';
-export { generateEvents, employeeNoOf, type GenerateOptions } from './generate.js';
+export { BAD_EVENT, generateEvents, employeeNoOf, type GenerateOptions } from './generate.js';
 export { isoAtOffset } from './event-log.js';
 
 export const DEFAULT_HIK_SERIAL = 'DS-K1T341AMF20230101V010000ENAB1234567';
@@ -30,9 +30,57 @@ export const DEFAULT_HIK_PASSWORD = 'Sim-passw0rd';
 const BOUNDARY = 'MIME_boundary';
 const MAX_LOGGED_REQUESTS = 200_000;
 
-function alertPart(json: unknown): string {
-  const text = JSON.stringify(json);
-  return `--${BOUNDARY}\r\nContent-Type: application/json; charset="UTF-8"\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}\r\n`;
+/** One part of the alert stream, laid out as the firmware does (its JSON layout, CRLF or bare-LF heads). */
+function alertPart(json: unknown, fw: HikFirmware): string {
+  const text = jsonText(json, fw.jsonLayout);
+  const nl = fw.streamBareLf ? '\n' : '\r\n';
+  return `--${BOUNDARY}${nl}Content-Type: application/json; charset="UTF-8"${nl}Content-Length: ${Buffer.byteLength(text)}${nl}${nl}${text}\r\n`;
+}
+
+/** The alert-stream notification of one event; `current` false for one re-sent from the stored log. */
+function eventAlert(e: SimEvent, current: boolean): unknown {
+  return {
+    ipAddress: '127.0.0.1',
+    portNo: 80,
+    protocol: 'HTTP',
+    dateTime: e.time,
+    activePostCount: 1,
+    eventType: 'AccessControllerEvent',
+    eventState: 'active',
+    eventDescription: 'Access Controller Event',
+    AccessControllerEvent: {
+      deviceName: 'Access Controller',
+      majorEventType: e.major,
+      subEventType: e.minor,
+      ...(e.employeeNoString ? { employeeNoString: e.employeeNoString, name: e.name } : {}),
+      ...(e.cardNo ? { cardNo: e.cardNo } : {}),
+      ...(e.attendanceStatus ? { attendanceStatus: e.attendanceStatus } : {}),
+      serialNo: e.serialNo,
+      currentVerifyMode: e.currentVerifyMode,
+      doorNo: e.doorNo,
+      currentEvent: current,
+      frontSerialNo: e.serialNo - 1,
+      ...e.extra,
+    },
+  };
+}
+
+/**
+ * An alert stream that breaks its bounds: a part that never ends (bytes for ever, no
+ * Content-Length, as fast as the reader takes them), or one that announces 100 MB.
+ */
+function streamFault(res: ServerResponse, fw: HikFirmware): void {
+  const nl = fw.streamBareLf ? '\n' : '\r\n';
+  if (fw.streamFault === 'huge-part') {
+    res.write(`--${BOUNDARY}${nl}Content-Type: image/jpeg${nl}Content-Length: ${100 * 1024 * 1024}${nl}${nl}`);
+    return;
+  }
+  res.write(`--${BOUNDARY}${nl}Content-Type: image/jpeg${nl}${nl}`);
+  const junk = Buffer.alloc(64 * 1024, 0x41);
+  const more = () => {
+    while (!res.destroyed) if (!res.write(junk)) return void res.once('drain', more);
+  };
+  more();
 }
 
 export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<HikvisionSim> {
@@ -41,7 +89,21 @@ export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<Hi
   offsetMinutes(utcOffset); // throws on a bad offset
   let clockOffsetMs = (o.clockOffsetSeconds ?? 0) * 1000;
   const deviceTime = () => isoAtOffset(now() + clockOffsetMs, utcOffset);
-  const firmware: HikFirmware = { serialFilters: 'yes', pageCap: 30, ...o.firmware };
+  const firmware: HikFirmware = {
+    serialFilters: 'yes',
+    pageCap: 30,
+    endSerialMax: null,
+    advertisedEndSerialMax: 4_294_967_295,
+    deviceInfoXml: false,
+    jsonLayout: 'compact',
+    streamReplay: false,
+    streamBareLf: false,
+    searchFault: null,
+    hugePageBytes: 15 * 1024 * 1024,
+    endlessUserSearch: false,
+    streamFault: null,
+    ...o.firmware,
+  };
   const device = {
     serialNumber: o.serialNumber ?? DEFAULT_HIK_SERIAL,
     model: o.model ?? 'DS-K1T341AMF',
@@ -67,29 +129,10 @@ export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<Hi
   let writeFault: WriteFault | null = o.writeFault ?? null;
   let writesDone = 0;
 
+  let streamsOpened = 0;
   const pushToStreams = (events: SimEvent[]) => {
     for (const e of events) {
-      const part = alertPart({
-        ipAddress: '127.0.0.1',
-        portNo: 80,
-        protocol: 'HTTP',
-        dateTime: e.time,
-        activePostCount: 1,
-        eventType: 'AccessControllerEvent',
-        eventState: 'active',
-        eventDescription: 'Access Controller Event',
-        AccessControllerEvent: {
-          deviceName: 'Access Controller',
-          majorEventType: e.major,
-          subEventType: e.minor,
-          ...(e.employeeNoString ? { employeeNoString: e.employeeNoString, name: e.name } : {}),
-          ...(e.cardNo ? { cardNo: e.cardNo } : {}),
-          ...(e.attendanceStatus ? { attendanceStatus: e.attendanceStatus } : {}),
-          serialNo: e.serialNo,
-          currentVerifyMode: e.currentVerifyMode,
-          doorNo: e.doorNo,
-        },
-      });
+      const part = alertPart(eventAlert(e, true), firmware);
       for (const res of streams) res.write(part);
     }
   };
@@ -119,6 +162,7 @@ export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<Hi
     deviceTime,
     setClockOffsetSeconds: (s) => void (clockOffsetMs = s * 1000),
     streams: () => streams.size,
+    streamsOpened: () => streamsOpened,
     dropStreams: () => {
       for (const res of streams) res.destroy();
       streams.clear();
@@ -146,7 +190,18 @@ export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<Hi
         return ok({ events: sim.addEvents(list as NewSimEvent[]) });
       }
       case 'GET state':
-        return ok({ auth: auth.stats, firmware, deviceTime: deviceTime(), serialNumber: device.serialNumber });
+        return ok({
+          auth: auth.stats,
+          firmware,
+          deviceTime: deviceTime(),
+          serialNumber: device.serialNumber,
+          events: log.all().length,
+          streams: streams.size,
+          streamsOpened,
+        });
+      case 'POST drop-streams':
+        sim.dropStreams();
+        return ok({ streams: 0 });
       case 'POST write-fault': {
         const f = json();
         const after = Number(f.after);
@@ -183,8 +238,14 @@ export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<Hi
       requests.push({ at: now(), ...r });
     },
     openStream: (res) => {
+      streamsOpened++;
       res.writeHead(200, { 'content-type': `multipart/mixed; boundary=${BOUNDARY}`, connection: 'keep-alive' });
       res.flushHeaders();
+      if (firmware.streamFault) return streamFault(res, firmware);
+      if (firmware.streamReplay) {
+        // The whole stored log again, before anything new (seen on every reconnect of some firmware).
+        for (const e of log.all()) res.write(alertPart(eventAlert(e, false), firmware));
+      }
       streams.add(res);
       res.on('close', () => streams.delete(res));
     },
@@ -208,12 +269,15 @@ export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<Hi
     s.on('close', () => sockets.delete(s));
   });
   const heartbeat = setInterval(() => {
-    const part = alertPart({
-      ipAddress: '127.0.0.1',
-      dateTime: deviceTime(),
-      eventType: 'videoloss',
-      eventState: 'inactive',
-    });
+    const part = alertPart(
+      {
+        ipAddress: '127.0.0.1',
+        dateTime: deviceTime(),
+        eventType: 'videoloss',
+        eventState: 'inactive',
+      },
+      firmware,
+    );
     for (const res of streams) res.write(part);
   }, o.heartbeatMs ?? 10_000);
   heartbeat.unref();

@@ -82,13 +82,31 @@ export class People {
     };
   }
 
-  searchUsers(body: Json): Answer {
+  /**
+   * UserInfo/Search; `endless`: firmware that ignores the position and says MORE for ever, with
+   * its first user again and a numOfMatches larger than the rows it sends.
+   */
+  searchUsers(body: Json, endless = false): Answer {
     const cond = isObject(body.UserInfoSearchCond) ? body.UserInfoSearchCond : undefined;
     if (!cond) return bad('badJsonContent', 'UserInfoSearchCond');
     const wanted = Array.isArray(cond.EmployeeNoList)
       ? new Set(cond.EmployeeNoList.filter(isObject).map((e) => str(e.employeeNo)))
       : undefined;
     const list = this.listUsers().filter((u) => !wanted || wanted.has(u.employeeNo));
+    if (endless && list.length > 0) {
+      return {
+        status: 200,
+        body: {
+          UserInfoSearch: {
+            searchID: str(cond.searchID),
+            responseStatusStrg: 'MORE',
+            numOfMatches: 30,
+            totalMatches: Number(cond.searchResultPosition ?? 0) + 60,
+            UserInfo: [this.userJson(list[0]!)],
+          },
+        },
+      };
+    }
     return page(
       list.map((u) => this.userJson(u)),
       cond,

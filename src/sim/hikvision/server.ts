@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DigestServer } from './digest-auth.js';
 import type { EventLog, SearchCond } from './event-log.js';
 import { responseStatus, type Answer, type People } from './people.js';
-import type { HikFirmware, SimEvent, SimRequest } from './types.js';
+import type { HikFirmware, JsonLayout, SimEvent, SimRequest } from './types.js';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -49,9 +49,16 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
   });
 }
 
-function send(res: ServerResponse, a: Answer, extraHeaders: Record<string, string> = {}): void {
+/** JSON as the firmware lays it out: compact, indented, or with TABs as cJSON writes it (`"key":<TAB>value`). */
+export function jsonText(body: unknown, layout: JsonLayout = 'compact'): string {
+  if (layout === 'compact') return JSON.stringify(body);
+  if (layout === 'indent') return JSON.stringify(body, null, 2);
+  return JSON.stringify(body, null, '\t').replace(/^(\t*"(?:[^"\\]|\\.)*"): /gm, '$1:\t');
+}
+
+function send(res: ServerResponse, a: Answer, extraHeaders: Record<string, string> = {}, layout?: JsonLayout): void {
   if (res.destroyed) return;
-  const text = JSON.stringify(a.body);
+  const text = jsonText(a.body, layout);
   res.writeHead(a.status, {
     'content-type': 'application/json; charset="UTF-8"',
     'content-length': Buffer.byteLength(text),
@@ -86,7 +93,45 @@ export function deviceTimeZone(offset: string): string {
 }
 
 function eventRow(e: SimEvent): Json {
-  return { ...e, type: 0 };
+  const { extra, ...row } = e;
+  return { ...row, type: 0, ...extra };
+}
+
+/** deviceInfo in XML, as some firmware answers even when JSON was asked (one element a line, CRLF). */
+function deviceInfoXml(d: SimState['device']): string {
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<DeviceInfo version="2.0" xmlns="http://www.isapi.org/ver20/XMLSchema">',
+    '<deviceName>Access Controller</deviceName>',
+    '<deviceID>255</deviceID>',
+    `<model>${d.model}</model>`,
+    `<serialNumber>${d.serialNumber}</serialNumber>`,
+    `<macAddress>${d.macAddress}</macAddress>`,
+    `<firmwareVersion>${d.firmwareVersion}</firmwareVersion>`,
+    '<firmwareReleasedDate>build 220210</firmwareReleasedDate>',
+    '<deviceType>ACS</deviceType>',
+    '<manufacturer>hikvision</manufacturer>',
+    '</DeviceInfo>',
+    '',
+  ].join('\r\n');
+}
+
+/** A page padded with blanks to `bytes`, sent in chunks without Content-Length (a device that does not stop). */
+function sendHuge(res: ServerResponse, body: Json, bytes: number): void {
+  const text = JSON.stringify(body);
+  res.writeHead(200, { 'content-type': 'application/json; charset="UTF-8"' });
+  const blank = Buffer.alloc(64 * 1024, 0x20);
+  let left = Math.max(0, bytes - Buffer.byteLength(text));
+  res.write('{"AcsEvent":');
+  const more = () => {
+    while (left > 0 && !res.destroyed) {
+      const n = Math.min(left, blank.length);
+      left -= n;
+      if (!res.write(blank.subarray(0, n))) return void res.once('drain', more);
+    }
+    if (!res.destroyed) res.end(`${text.slice('{"AcsEvent":'.length)}`);
+  };
+  more();
 }
 
 function eventSearch(s: SimState, body: Json): { answer: Answer; cond?: Json } {
@@ -104,13 +149,38 @@ function eventSearch(s: SimState, body: Json): { answer: Answer; cond?: Json } {
   if (hasSerial && s.firmware.serialFilters === 'refuse') {
     return { answer: bad('badParameters', 'beginSerialNo'), cond: c };
   }
+  const end = int(c.endSerialNo);
+  if (end !== undefined && s.firmware.endSerialMax !== null && end > s.firmware.endSerialMax) {
+    return { answer: bad('badJsonContent', 'endSerialNo'), cond: c };
+  }
   const cond: SearchCond = { major, minor };
   if (int(c.beginSerialNo) !== undefined) cond.beginSerialNo = int(c.beginSerialNo);
   if (int(c.endSerialNo) !== undefined) cond.endSerialNo = int(c.endSerialNo);
   if (typeof c.startTime === 'string') cond.startTime = c.startTime;
   if (typeof c.endTime === 'string') cond.endTime = c.endTime;
-  const { rows, total } = s.log.search(c.searchID, cond, position, max, s.firmware);
-  const more = position + rows.length < total;
+  let { rows, total } = s.log.search(c.searchID, cond, position, max, s.firmware);
+  let more = position + rows.length < total;
+  const fault = s.firmware.searchFault;
+  const cap = Math.min(max, s.firmware.pageCap);
+  if ((fault === 'repeat' || fault === 'fresh') && !more && total > 0) {
+    // The real rows first; then, where the search has ended, MORE for ever.
+    more = true;
+    if (rows.length === 0 && fault === 'repeat') {
+      rows = s.log.search(c.searchID, cond, Math.max(0, total - cap), cap, s.firmware).rows;
+    } else if (rows.length === 0) {
+      const first = Math.max(cond.beginSerialNo ?? 0, s.log.next) + (position - total);
+      rows = Array.from({ length: cap }, (_, i) => ({
+        serialNo: first + i,
+        major: 5,
+        minor: 21,
+        time: s.deviceTime(),
+        doorNo: 1,
+        currentVerifyMode: 'invalid',
+      }));
+    }
+    // A total that keeps growing, for a device that does not end.
+    if (fault === 'fresh') total = position + rows.length + 2 * cap;
+  }
   return {
     cond: c,
     answer: {
@@ -173,6 +243,10 @@ export async function handle(s: SimState, req: IncomingMessage, res: ServerRespo
   }
   switch (route) {
     case 'GET /ISAPI/System/deviceInfo':
+      if (s.firmware.deviceInfoXml) {
+        s.record({ method, path, status: 200, auth: 'ok' });
+        return sendText(res, 200, 'application/xml', deviceInfoXml(s.device));
+      }
       answer = {
         status: 200,
         body: {
@@ -214,7 +288,10 @@ export async function handle(s: SimState, req: IncomingMessage, res: ServerRespo
               maxResults: { '@min': 1, '@max': s.firmware.pageCap },
               major: { '@opt': '0,1,2,3,5' },
               ...(s.firmware.serialFilters === 'yes'
-                ? { beginSerialNo: { '@min': 0, '@max': 4294967295 }, endSerialNo: { '@min': 0, '@max': 4294967295 } }
+                ? {
+                    beginSerialNo: { '@min': 0, '@max': s.firmware.advertisedEndSerialMax },
+                    endSerialNo: { '@min': 0, '@max': s.firmware.advertisedEndSerialMax },
+                  }
                 : {}),
             },
           },
@@ -223,6 +300,10 @@ export async function handle(s: SimState, req: IncomingMessage, res: ServerRespo
       break;
     case 'POST /ISAPI/AccessControl/AcsEvent':
       ({ answer, cond } = eventSearch(s, json()));
+      if (s.firmware.searchFault === 'huge' && answer.status === 200) {
+        s.record({ method, path, status: 200, auth: 'ok', ...(cond ? { cond } : {}) });
+        return sendHuge(res, answer.body, s.firmware.hugePageBytes);
+      }
       break;
     case 'POST /ISAPI/AccessControl/AcsEventTotalNum': {
       const c = json().AcsEventTotalNumCond;
@@ -233,7 +314,7 @@ export async function handle(s: SimState, req: IncomingMessage, res: ServerRespo
       break;
     }
     case 'POST /ISAPI/AccessControl/UserInfo/Search':
-      answer = s.people.searchUsers(json());
+      answer = s.people.searchUsers(json(), s.firmware.endlessUserSearch);
       break;
     case 'GET /ISAPI/AccessControl/UserInfo/Count':
       answer = s.people.count();
@@ -270,5 +351,5 @@ export async function handle(s: SimState, req: IncomingMessage, res: ServerRespo
       answer = notFound;
   }
   s.record({ method, path, status: answer.status, auth: 'ok', ...(cond ? { cond } : {}) });
-  send(res, answer);
+  send(res, answer, {}, s.firmware.jsonLayout);
 }

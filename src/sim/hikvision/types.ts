@@ -12,10 +12,18 @@ export interface SimEvent {
   attendanceStatus?: string;
   currentVerifyMode?: string;
   doorNo?: number;
+  /**
+   * More fields of the row as real firmware writes them (pictureURL, FaceRect, mask, cardType,
+   * userType...): sent in the search and the alert stream, read by nobody.
+   */
+  extra?: Record<string, unknown>;
 }
 
-/** An event to add: the device numbers it and, without a time, stamps it with its clock. */
-export type NewSimEvent = Omit<SimEvent, 'serialNo' | 'time'> & { time?: string };
+/**
+ * An event to add: the device numbers it and, without a time, stamps it with its clock. A
+ * `serialNo` given is kept as it is (a bad event from faulty firmware); numbering goes on below it.
+ */
+export type NewSimEvent = Omit<SimEvent, 'serialNo' | 'time'> & { time?: string; serialNo?: number };
 
 export interface SimUser {
   employeeNo: string;
@@ -49,10 +57,46 @@ export interface SimCard {
  */
 export type SerialFilterSupport = 'yes' | 'ignore' | 'refuse';
 
+/** How JSON answers are laid out: compact, indented (2 spaces), or with TABs as cJSON writes them. */
+export type JsonLayout = 'compact' | 'indent' | 'tabs';
+
+/**
+ * An event search the device does not end: 'repeat' answers MORE for ever with its last page
+ * again; 'fresh' answers MORE for ever with new door events (numbered on, never stored) and a
+ * total that keeps growing; 'huge' pads every page with blanks to hugePageBytes (chunked, no
+ * Content-Length).
+ */
+export type SearchFault = 'repeat' | 'fresh' | 'huge';
+
+/**
+ * An alert stream that breaks its bounds: 'endless-part' opens a part without Content-Length and
+ * sends bytes for ever; 'huge-part' announces a part of 100 MB.
+ */
+export type StreamFault = 'endless-part' | 'huge-part';
+
 export interface HikFirmware {
   serialFilters: SerialFilterSupport;
   /** Rows per page at most, whatever maxResults asks (real devices: about 30). */
   pageCap: number;
+  /**
+   * The largest endSerialNo the search accepts: a larger one is refused with 400 badJsonContent
+   * naming endSerialNo (one terminal refused 4,294,967,295 and took 999,999,999). Null: any.
+   */
+  endSerialMax: number | null;
+  /** The endSerialNo maximum its capabilities advertise (not necessarily what it accepts). */
+  advertisedEndSerialMax: number;
+  /** deviceInfo answered in XML even when JSON was asked. */
+  deviceInfoXml: boolean;
+  jsonLayout: JsonLayout;
+  /** Every alert-stream (re)connect first re-sends the whole stored log (`currentEvent: false`). */
+  streamReplay: boolean;
+  /** Alert-stream part heads end in a bare LF instead of CRLF. */
+  streamBareLf: boolean;
+  searchFault: SearchFault | null;
+  hugePageBytes: number;
+  /** The user search answers MORE for ever with the same page, claiming more rows than it sends. */
+  endlessUserSearch: boolean;
+  streamFault: StreamFault | null;
 }
 
 /** What the simulator logs of each request (the `/__sim/requests` admin call). */
@@ -133,6 +177,8 @@ export interface HikvisionSim {
   setClockOffsetSeconds(s: number): void;
   /** Open alert-stream connections. */
   streams(): number;
+  /** Alert-stream connections opened since the start. */
+  streamsOpened(): number;
   /** Ends every alert stream (the device rebooting, a network blip). */
   dropStreams(): void;
   stop(): Promise<void>;

@@ -1,5 +1,5 @@
 /**
- * Every text the simulator answers with, in one place so that tests, the README and
+ * Every text the simulator answers with, in one place so that tests, docs/simulators.md and
  * integrators' duplicate/auth patterns can rely on them.
  */
 export const MSG = {

@@ -10,6 +10,7 @@ export type CommandEffect =
   | { kind: 'query-users' }
   | { kind: 'update-user'; user: PushSimUser }
   | { kind: 'delete-user'; pin: string }
+  | { kind: 'authorize-user'; pin: string }
   | { kind: 'unsupported' };
 
 function fields(text: string): Map<string, string> {
@@ -31,7 +32,12 @@ export function parseCommands(body: string): { id: string; command: string }[] {
   return out;
 }
 
-export function commandEffect(command: string): CommandEffect {
+/**
+ * What a command does on a terminal of that protocol. As on real firmware, the user commands of
+ * the other protocol are unsupported (`Return=-1002`): Security PUSH firmware knows the `user`
+ * table (`Pin=`, `CardNo=`, `Privilege=`), attendance firmware `USERINFO` (`PIN=`, `Card=`, `Pri=`).
+ */
+export function commandEffect(command: string, protocol: 'attendance' | 'security' = 'attendance'): CommandEffect {
   if (command === 'INFO') return { kind: 'info' };
   if (command === 'CHECK') return { kind: 'check' };
   if (command === 'LOG') return { kind: 'log' };
@@ -41,21 +47,47 @@ export function commandEffect(command: string): CommandEffect {
     const f = fields(m[1]!);
     return { kind: 'query-attlog', from: f.get('StartTime') ?? '', to: f.get('EndTime') ?? '9999' };
   }
+  return protocol === 'security' ? securityUserEffect(command) : attendanceUserEffect(command);
+}
+
+function attendanceUserEffect(command: string): CommandEffect {
   if (/^DATA QUERY USERINFO\b/.test(command)) return { kind: 'query-users' };
-  m = /^DATA UPDATE USERINFO (.*)$/.exec(command);
+  let m = /^DATA UPDATE USERINFO (.*)$/.exec(command);
   if (m) {
     const f = fields(m[1]!);
-    const pin = f.get('PIN') ?? '';
-    if (!pin) return { kind: 'unsupported' };
-    const pri = Number(f.get('Pri') ?? 0);
-    return {
-      kind: 'update-user',
-      user: { pin, name: f.get('Name') ?? '', privilege: Number.isInteger(pri) ? pri : 0, card: f.get('Card') ?? '' },
-    };
+    return updateOf(f.get('PIN'), f.get('Name'), f.get('Pri'), f.get('Card'));
   }
   m = /^DATA DELETE USERINFO PIN=([^\t]*)/.exec(command);
   if (m) return { kind: 'delete-user', pin: m[1]!.trim() };
   return { kind: 'unsupported' };
+}
+
+function securityUserEffect(command: string): CommandEffect {
+  if (/^DATA QUERY tablename=user,/.test(command)) return { kind: 'query-users' };
+  let m = /^DATA UPDATE user (.*)$/.exec(command);
+  if (m) {
+    const f = fields(m[1]!);
+    return updateOf(f.get('Pin'), f.get('Name'), f.get('Privilege'), f.get('CardNo'));
+  }
+  m = /^DATA UPDATE userauthorize Pin=([^\t]*)/.exec(command);
+  if (m) return { kind: 'authorize-user', pin: m[1]!.trim() };
+  m = /^DATA DELETE user Pin=([^\t]*)/.exec(command);
+  if (m) return { kind: 'delete-user', pin: m[1]!.trim() };
+  return { kind: 'unsupported' };
+}
+
+function updateOf(
+  pin: string | undefined,
+  name: string | undefined,
+  pri: string | undefined,
+  card: string | undefined,
+): CommandEffect {
+  if (!pin) return { kind: 'unsupported' };
+  const privilege = Number(pri ?? 0);
+  return {
+    kind: 'update-user',
+    user: { pin, name: name ?? '', privilege: Number.isInteger(privilege) ? privilege : 0, card: card ?? '' },
+  };
 }
 
 /** The first line of a `devicecmd` result: `ID=..&Return=..&CMD=..` (CMD is the command's first word). */

@@ -12,6 +12,10 @@ export interface SimRequest {
   dropMidBody?: boolean;
   /** Send the whole body, then hang up without reading the answer. */
   hangUpBeforeAnswer?: boolean;
+  /** More headers (Cookie, Connection: close). */
+  headers?: Record<string, string>;
+  /** Send a body without a Content-Type, as some firmware does. */
+  noContentType?: boolean;
 }
 
 /**
@@ -19,13 +23,15 @@ export interface SimRequest {
  * with the faults a flaky network or firmware produces.
  */
 export class SimHttp {
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  private readonly agent: Agent;
   private readonly base: URL;
   /** Connections opened so far (keep-alive reuses one while the server keeps it). */
   connections = 0;
 
-  constructor(server: string) {
+  /** `localAddress`: the address to send from (another loopback address such as 127.0.0.2, to play another device). */
+  constructor(server: string, localAddress?: string) {
     this.base = new URL(server);
+    this.agent = new Agent({ keepAlive: true, maxSockets: 1, ...(localAddress ? { localAddress } : {}) });
   }
 
   send(r: SimRequest): Promise<SimAnswer> {
@@ -46,7 +52,9 @@ export class SimHttp {
         agent: this.agent,
         headers: {
           'User-Agent': 'iClock Proxy/1.09',
-          ...(body ? { 'Content-Type': 'text/plain', 'Content-Length': String(body.length) } : {}),
+          ...(body ? { 'Content-Length': String(body.length) } : {}),
+          ...(body && !r.noContentType ? { 'Content-Type': 'text/plain' } : {}),
+          ...r.headers,
         },
       });
       const timer = setTimeout(() => {

@@ -4,17 +4,27 @@
  * and applies them, with fault switches. Used by `punchgate sim push-terminal`, the demo and
  * the tests of the receiver. It speaks HTTP only: it shares no code with the receiver.
  */
+import { createHash } from 'node:crypto';
 import { systemClock } from '../../util/clock.js';
 import { seededRandom } from '../../util/seeded-random.js';
 import { commandEffect, parseCommands, resultLine, userLine, type CommandEffect } from './commands.js';
 import { SimHttp, type SimAnswer } from './http.js';
-import { AttendanceLog, attlogLine, generatePushUsers, MALFORMED_LINES } from './log.js';
+import {
+  AttendanceLog,
+  attlogLine,
+  generatePushUsers,
+  MALFORMED_LINES,
+  MALFORMED_RTLOG_LINES,
+  rtlogLine,
+  userRow,
+} from './log.js';
 import type {
   PushSimCommand,
   PushSimFaults,
   PushSimRecord,
   PushSimStats,
   PushSimUser,
+  PushSimVariant,
   PushTerminalSim,
   PushTerminalSimOptions,
 } from './types.js';
@@ -30,8 +40,32 @@ const DEFAULT_FAULTS: PushSimFaults = {
   duplicateRate: 0,
   unansweredRate: 0,
   dropMidBodyRate: 0,
+  nonPunchRate: 0,
   seed: 1,
 };
+
+/** What a Security PUSH terminal tells about itself when it registers (keys as SpeedFace firmware sends them). */
+const REGISTRY_FACTS = (firmware: string) =>
+  [
+    'DeviceType=acc',
+    '~DeviceName=SpeedFace-V5L-sim',
+    `FirmVer=${firmware}`,
+    'PushVersion=3.1.2',
+    '~MaxUserCount=10000',
+    '~MaxAttLogCount=100000',
+    '~MaxUserPhotoCount=10000',
+    '~MaxFace7Count=6000',
+    '~MaxFingerCount=6000',
+    'MaxPackageSize=2048000',
+    'LockCount=1',
+    'ReaderCount=2',
+    'AuxInCount=1',
+    'AuxOutCount=1',
+    'MachineType=101',
+    '~IsOnlyRFMachine=0',
+    'IPAddress=127.0.0.1',
+    'CommKey=0',
+  ].join(',');
 
 /** How long the simulated terminal is away after REBOOT. */
 const REBOOT_MS = 300;
@@ -55,6 +89,10 @@ class PushTerminal implements PushTerminalSim {
   private requery: PushSimRecord[] = [];
   private usersToUpload = true;
   private registered = false;
+  private readonly security: boolean;
+  private readonly variant: PushSimVariant;
+  /** Security PUSH: `Cookie: token=` once registered and configured. */
+  private token: string | undefined;
   private delayMs: number;
   private errorDelayMs: number;
   private nextPollAt = 0;
@@ -70,6 +108,10 @@ class PushTerminal implements PushTerminalSim {
     lastError: null,
     serverStamp: null,
     connections: 0,
+    registrations: 0,
+    registeredHandshakes: 0,
+    lastTableAnswer: null,
+    stateUploads: 0,
   };
   private stopped = false;
   private wake: (() => void) | undefined;
@@ -78,7 +120,7 @@ class PushTerminal implements PushTerminalSim {
 
   constructor(private readonly opts: PushTerminalSimOptions) {
     this.serial = opts.serial;
-    this.http = new SimHttp(opts.server);
+    this.http = new SimHttp(opts.server, opts.localAddress);
     this.clock = opts.clock ?? systemClock;
     this.faults = { ...DEFAULT_FAULTS, ...opts.faults };
     this.rnd = seededRandom(this.faults.seed);
@@ -95,6 +137,9 @@ class PushTerminal implements PushTerminalSim {
       },
       () => this.clock.now(),
     );
+    this.security = opts.protocol === 'security';
+    this.variant = opts.variant ?? {};
+    for (let i = 0; i < (this.variant.clockUnsetRows ?? 0); i++) this.log.addClockUnset();
     this.log.addPast(opts.punches ?? 0);
     this.delayMs = opts.delayMs ?? 10_000;
     this.errorDelayMs = opts.errorDelayMs ?? 30_000;
@@ -111,7 +156,18 @@ class PushTerminal implements PushTerminalSim {
   }
 
   private request(method: 'GET' | 'POST', path: string, body?: string, extra: object = {}): Promise<SimAnswer> {
-    return this.http.send({ method, path, body, timeoutMs: this.opts.requestTimeoutMs ?? 10_000, ...extra });
+    const headers: Record<string, string> = {};
+    if (this.token) headers.Cookie = `token=${this.token}`;
+    if (this.variant.connectionClose) headers.Connection = 'close';
+    return this.http.send({
+      method,
+      path,
+      body,
+      timeoutMs: this.opts.requestTimeoutMs ?? 10_000,
+      headers,
+      noContentType: this.variant.noContentType,
+      ...extra,
+    });
   }
 
   /** The answer was `OK...` with status 200; anything else is a failure (noted). */
@@ -151,6 +207,7 @@ class PushTerminal implements PushTerminalSim {
   }
 
   private async handshake(): Promise<boolean> {
+    if (this.security) return this.securityHandshake();
     const a = await this.request(
       'GET',
       this.path('cdata', { options: 'all', pushver: this.opts.pushVersion ?? '2.4.1', language: '69' }),
@@ -181,6 +238,55 @@ class PushTerminal implements PushTerminalSim {
     return true;
   }
 
+  /**
+   * Security PUSH: the handshake; `registry=ok` (registered) carries the configuration, anything
+   * else means register (`/iclock/registry`) and fetch the configuration (`/iclock/push`). From
+   * then on every request carries `Cookie: token=md5(RegistryCode + SN + SessionID)`.
+   */
+  private async securityHandshake(): Promise<boolean> {
+    this.token = undefined;
+    const params: Record<string, string> = {
+      options: 'all',
+      pushver: this.opts.pushVersion ?? '3.1.2',
+      language: '69',
+    };
+    if (this.variant.deviceTypeInHandshake !== false) params.DeviceType = 'acc';
+    const a = await this.request('GET', this.path('cdata', params));
+    if (a.kind !== 'answer' || a.status !== 200) return this.ok(a, 'handshake');
+    let config = keyValues(a.body);
+    let code = config.get('RegistryCode');
+    if (a.body.startsWith('registry=ok') && code && config.get('SessionID')) {
+      this.st.registeredHandshakes++;
+    } else {
+      const reg = await this.request(
+        'POST',
+        this.path('registry'),
+        REGISTRY_FACTS(this.opts.firmware ?? DEFAULT_PUSH_FIRMWARE),
+      );
+      code = reg.kind === 'answer' && reg.status === 200 ? keyValues(reg.body).get('RegistryCode') : undefined;
+      if (!code) return this.ok(reg, 'registry');
+      this.st.registrations++;
+      const push = await this.request('POST', this.path('push'), '');
+      if (push.kind !== 'answer' || push.status !== 200) return this.ok(push, 'push');
+      config = keyValues(push.body);
+    }
+    const session = config.get('SessionID');
+    if (!session) {
+      this.st.lastError = 'no SessionID in the configuration';
+      return false;
+    }
+    this.token = createHash('md5').update(`${code}${this.serial}${session}`).digest('hex');
+    const delay = Number(config.get('RequestDelay'));
+    const errorDelay = Number(config.get('ErrorDelay'));
+    if (this.opts.delayMs === undefined && delay > 0) this.delayMs = delay * 1000;
+    if (this.opts.errorDelayMs === undefined && errorDelay > 0) this.errorDelayMs = errorDelay * 1000;
+    this.st.handshakes++;
+    this.registered = true;
+    this.nextPollAt = 0;
+    this.say(`registered (Security PUSH), RegistryCode=${code}`);
+    return true;
+  }
+
   private infoParam(): string {
     return `${this.opts.firmware ?? DEFAULT_PUSH_FIRMWARE},${this.userList.length},0,${this.log.size},127.0.0.1,10,7,0,0`;
   }
@@ -196,16 +302,21 @@ class PushTerminal implements PushTerminalSim {
     const results: string[] = [];
     const effects: CommandEffect[] = [];
     for (const c of commands) {
-      const effect = commandEffect(c.command);
+      const effect = commandEffect(c.command, this.security ? 'security' : 'attendance');
       const code = this.apply(effect);
       this.commandLog.push({ id: c.id, command: c.command, returnCode: code });
       this.say(`command ${c.id} ${c.command.split('\t')[0]} -> ${code}`);
-      results.push(resultLine(c.id, code, c.command));
+      results.push(
+        this.variant.multilineResults
+          ? resultLine(c.id, code, c.command).split('&').join('\n')
+          : resultLine(c.id, code, c.command),
+      );
       if (effect.kind === 'info') results.push(...this.infoLines());
       effects.push(effect);
     }
     const r = await this.request('POST', this.path('devicecmd'), results.join('\n') + '\n');
     if (!this.ok(r, 'devicecmd')) return false;
+    if (this.security && this.pollCount % 5 === 1) await this.uploadState();
     if (effects.some((e) => e.kind === 'reboot')) {
       this.say('rebooting');
       this.registered = false;
@@ -254,12 +365,38 @@ class PushTerminal implements PushTerminalSim {
         if (i >= 0) this.userList.splice(i, 1);
         return 0;
       }
+      case 'authorize-user':
+        // Firmware refuses an authorisation for a user it does not hold.
+        return this.userList.some((u) => u.pin === e.pin) ? 0 : -1;
       case 'unsupported':
         return -1002;
     }
   }
 
+  /** Security PUSH: a door-state row (not a punch), now and then. */
+  private async uploadState(): Promise<void> {
+    const now = this.records().at(-1)?.logTime ?? '2026-01-01 00:00:00';
+    const a = await this.request(
+      'POST',
+      this.path('cdata', { table: 'rtstate' }),
+      `time=${now}\tsensor=01\trelay=00\talarm=0000000000000000\tdoor=01\n`,
+    );
+    if (this.ok(a, 'rtstate upload')) this.st.stateUploads++;
+  }
+
   private async uploadUsers(): Promise<boolean> {
+    if (this.security) {
+      const body = this.userList.map((u, i) => userRow(u, i + 1)).join('\n') + '\n';
+      const a = await this.request(
+        'POST',
+        this.path('cdata', { table: 'tabledata', tablename: 'user', count: String(this.userList.length) }),
+        body,
+      );
+      if (a.kind !== 'answer' || a.status !== 200 || !/^user=\d+/.test(a.body)) return this.ok(a, 'tabledata upload');
+      this.st.lastTableAnswer = a.body.trim();
+      this.usersToUpload = false;
+      return true;
+    }
     const body = this.userList.map(userLine).join('\n') + '\n';
     const a = await this.request(
       'POST',
@@ -275,8 +412,8 @@ class PushTerminal implements PushTerminalSim {
     const batch = this.requery.slice(0, this.opts.batchSize ?? 100);
     const a = await this.request(
       'POST',
-      this.path('cdata', { table: 'ATTLOG' }),
-      batch.map(attlogLine).join('\n') + '\n',
+      this.path('cdata', { table: this.security ? 'rtlog' : 'ATTLOG' }),
+      batch.map((r) => (this.security ? rtlogLine(r) : attlogLine(r, this.variant.attlogFields))).join('\n') + '\n',
     );
     if (!this.ok(a, 'ATTLOG query upload')) return false;
     this.st.intentionalResends += batch.length;
@@ -287,22 +424,26 @@ class PushTerminal implements PushTerminalSim {
 
   private async upload(): Promise<boolean> {
     const batch = this.log.after(this.pointer, this.opts.batchSize ?? 100);
-    const stamp = String(batch.at(-1)!.seq);
+    const stamp = this.variant.stamp ?? String(batch.at(-1)!.seq);
     this.st.resentAfterOk += batch.filter((r) => this.ackedSeqs.has(r.seq)).length;
-    const lines = batch.map(attlogLine);
+    const lines = batch.map((r) => (this.security ? rtlogLine(r) : attlogLine(r, this.variant.attlogFields)));
     if (this.rnd() < this.faults.malformedRate) {
-      const bad = MALFORMED_LINES[Math.floor(this.rnd() * MALFORMED_LINES.length)]!;
+      const list = this.security ? MALFORMED_RTLOG_LINES : MALFORMED_LINES;
+      const bad = list[Math.floor(this.rnd() * list.length)]!;
       lines.splice(Math.floor(this.rnd() * (lines.length + 1)), 0, bad);
       this.st.malformedSent++;
     }
-    const body = lines.join('\n') + '\n';
-    const path = this.path('cdata', { table: 'ATTLOG', Stamp: stamp });
+    // Security PUSH firmware leaves the last line without its LF.
+    const body = lines.join('\n') + (this.security ? '' : '\n');
+    const path = this.security
+      ? this.path('cdata', { table: 'rtlog' })
+      : this.path('cdata', { table: 'ATTLOG', Stamp: stamp });
     const dropMidBody = this.rnd() < this.faults.dropMidBodyRate;
     const hangUpBeforeAnswer = !dropMidBody && this.rnd() < this.faults.unansweredRate;
     const a = await this.request('POST', path, body, { dropMidBody, hangUpBeforeAnswer });
     if (!this.ok(a, `ATTLOG upload of ${batch.length}`)) return false;
     this.say(
-      `uploaded ${batch.length} punch${batch.length === 1 ? '' : 'es'} (Stamp=${stamp}): ${a.kind === 'answer' ? a.body.trim() : ''}`,
+      `uploaded ${batch.length} ${this.security ? 'event' : 'punch'}${batch.length === 1 ? '' : this.security ? 's' : 'es'}${this.security ? '' : ` (Stamp=${stamp})`}: ${a.kind === 'answer' ? a.body.trim() : ''}`,
     );
     this.st.okUploads++;
     for (const r of batch) this.ackedSeqs.add(r.seq);
@@ -330,14 +471,28 @@ class PushTerminal implements PushTerminalSim {
 
   punch(pin?: string): PushSimRecord {
     const r = this.log.add(pin);
+    this.maybeOther();
     this.wake?.();
     return r;
   }
 
   addPunches(n: number): PushSimRecord[] {
-    const out = Array.from({ length: n }, () => this.log.add());
+    const out = Array.from({ length: n }, () => {
+      const r = this.log.add();
+      this.maybeOther();
+      return r;
+    });
     this.wake?.();
     return out;
+  }
+
+  /** Security PUSH: now and then a refusal, an unregistered card or a door opening after a pass. */
+  private maybeOther(): void {
+    if (this.security && this.faults.nonPunchRate > 0 && this.rnd() < this.faults.nonPunchRate) this.log.addOther();
+  }
+
+  passes(): PushSimRecord[] {
+    return this.log.all().filter((r) => (r.kind ?? 'pass') === 'pass');
   }
 
   records(): PushSimRecord[] {
@@ -390,4 +545,14 @@ class PushTerminal implements PushTerminalSim {
     this.http.close();
     await this.loop;
   }
+}
+
+/** `key=value` lines of an answer. */
+function keyValues(body: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of body.split(/\r?\n/)) {
+    const eq = line.indexOf('=');
+    if (eq > 0) out.set(line.slice(0, eq).trim(), line.slice(eq + 1).trim());
+  }
+  return out;
 }

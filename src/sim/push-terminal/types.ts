@@ -21,6 +21,14 @@ export interface PushSimRecord {
   logTime: string;
   status: number;
   verify: number;
+  /** Security PUSH: the rtlog event code (0 or 3 for a pass). */
+  event?: number;
+  /**
+   * What the record is: a person's pass (default), another access event that is not a punch
+   * (a refusal, a door opening, an unregistered card: `--non-punch-rate`), or a row written
+   * before the terminal's clock was set (`--clock-unset`), whose time is impossible.
+   */
+  kind?: 'pass' | 'other' | 'clock-unset';
 }
 
 /** Fault switches; rates are probabilities per upload (0..1). */
@@ -33,13 +41,38 @@ export interface PushSimFaults {
   unansweredRate: number;
   /** Hang up in the middle of a batch's body. */
   dropMidBodyRate: number;
+  /** Security PUSH: add a non-punch event (refusal, door opened, unregistered card) after this share of passes. */
+  nonPunchRate: number;
   /** Same seed, same sequence of faults and punches. */
   seed: number;
+}
+
+/**
+ * How the simulated firmware speaks, from what real terminals send (the project's shared notes
+ * on ZKTeco push firmware): each switch is one variant seen in the field.
+ */
+export interface PushSimVariant {
+  /** `Stamp=` on every ATTLOG upload, whatever the server's option block said (firmware sends 9999). */
+  stamp?: string;
+  /** ATTLOG fields per line: 8 (empty work code, status 255), 10 (default, as captured), 11 (plus a sequence number). */
+  attlogFields?: 8 | 10 | 11;
+  /** Send uploads without a Content-Type. */
+  noContentType?: boolean;
+  /** `Connection: close` on every request (a new connection each time). */
+  connectionClose?: boolean;
+  /** Command results one field per line (`ID=3\nReturn=0\nCMD=INFO`). */
+  multilineResults?: boolean;
+  /** Security PUSH: rows written before the clock was set (`1971--10--29 -23:-27:-54`) at the start of the log. */
+  clockUnsetRows?: number;
+  /** Security PUSH: send `DeviceType=acc` in the handshake (default true); without it the device registers first. */
+  deviceTypeInHandshake?: boolean;
 }
 
 export interface PushTerminalSimOptions {
   /** The gateway's receiver, e.g. http://192.168.1.10:8081. */
   server: string;
+  /** Send from this local address (e.g. 127.0.0.2: another device on the LAN using the serial). */
+  localAddress?: string;
   serial: string;
   /** Users to enroll: a list, or a count of generated users (default 10). */
   users?: readonly PushSimUser[] | number;
@@ -61,8 +94,11 @@ export interface PushTerminalSimOptions {
   errorDelayMs?: number;
   /** Per request (default 10 s). */
   requestTimeoutMs?: number;
-  /** `pushver=` (default 2.4.1). */
+  /** `pushver=` (default 2.4.1; 3.1.2 for Security PUSH). */
   pushVersion?: string;
+  /** The attendance protocol (ATTLOG, default) or ZKTeco's Security PUSH (registry, push, rtlog, rtstate, tabledata). */
+  protocol?: 'attendance' | 'security';
+  variant?: PushSimVariant;
   firmware?: string;
   faults?: Partial<PushSimFaults>;
   clock?: Clock;
@@ -94,6 +130,12 @@ export interface PushSimStats {
   serverStamp: string | null;
   /** TCP connections opened (one is kept alive between requests while the server allows). */
   connections: number;
+  /** Security PUSH: registrations made (POST /iclock/registry) and handshakes answered `registry=ok`. */
+  registrations: number;
+  registeredHandshakes: number;
+  /** Security PUSH: the last `tabledata` answer (`user=<n>`) and door-state uploads answered OK. */
+  lastTableAnswer: string | null;
+  stateUploads: number;
 }
 
 export interface PushTerminalSim {
@@ -105,6 +147,8 @@ export interface PushTerminalSim {
   records(): PushSimRecord[];
   /** Records the server answered OK for. */
   acked(): PushSimRecord[];
+  /** The records that are a person's pass with a valid time: what must reach the HRMS. */
+  passes(): PushSimRecord[];
   /** Records not yet answered OK (some may be stored all the same: an answer lost on the way). */
   pending(): number;
   /** Records the terminal still means to upload: after its upload position (the server's stamp, or its last OK). */

@@ -77,6 +77,13 @@ export class ContactBook {
     if (prev && !prev.online) this.logger.info({ terminal: t.cfg.name, address }, 'push terminal back in contact');
   }
 
+  /** Pending refusals of configured serials from outside their allowFrom (kept apart from unknown serials). */
+  private addressRefusals(): number {
+    let n = 0;
+    for (const r of this.refusals.values()) if (r.reason === 'address') n++;
+    return n;
+  }
+
   lastContactAt(name: string): number | null {
     return this.contacts.get(name)?.lastContactAt ?? null;
   }
@@ -88,7 +95,11 @@ export class ContactBook {
     if (r) {
       r.count++;
       r.lastSeenAt = now;
-    } else if (this.refusals.size < MAX_PENDING_REFUSALS) {
+    } else if (
+      reason === 'address'
+        ? this.addressRefusals() < MAX_PENDING_REFUSALS
+        : this.refusals.size - this.addressRefusals() < MAX_PENDING_REFUSALS
+    ) {
       this.refusals.set(key, { serial, address, reason, terminal, firstSeenAt: now, lastSeenAt: now, count: 1 });
     }
     // Each serial and address once in a while, and few lines in all.

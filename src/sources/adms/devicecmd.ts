@@ -4,19 +4,45 @@ import { keepableInfo } from './device-info.js';
 /**
  * The body of `POST /iclock/devicecmd`: one `ID=<id>&Return=<code>&CMD=<what>` line per
  * command result; lines that follow one and do not start with `ID=` belong to it (INFO's
- * key=value content).
+ * key=value content). Some firmware spreads one result over lines (`ID=3\nReturn=0\nCMD=INFO`):
+ * an `ID=` line alone takes the `Return=` and `CMD=` lines that follow it.
  */
 export function parseDeviceCmd(body: string): TerminalCommandResult[] {
   const out: (TerminalCommandResult & { lines: string[] })[] = [];
+  /** An `ID=` line alone, waiting for its `Return=` (and `CMD=`). */
+  let spread: { id: string; returnCode?: string; cmd: string } | undefined;
+  const closeSpread = () => {
+    if (spread?.returnCode !== undefined) {
+      const r = resultLine(`ID=${spread.id}&Return=${spread.returnCode}&CMD=${spread.cmd}`);
+      if (r) out.push({ ...r, lines: [] });
+    }
+    spread = undefined;
+  };
   for (const raw of body.split('\n')) {
     const line = raw.replace(/\r$/, '');
     if (line.startsWith('ID=')) {
+      closeSpread();
+      if (!line.includes('&')) {
+        spread = { id: line.slice(3).trim(), cmd: '' };
+        continue;
+      }
       const r = resultLine(line);
       if (r) out.push({ ...r, lines: [] });
       continue;
     }
+    if (spread && line.startsWith('Return=') && spread.returnCode === undefined) {
+      spread.returnCode = line.slice(7).trim();
+      continue;
+    }
+    if (spread && line.startsWith('CMD=') && spread.cmd === '') {
+      spread.cmd = line.slice(4).trim();
+      closeSpread();
+      continue;
+    }
+    if (spread) closeSpread();
     if (line.trim() !== '' && out.length > 0) out.at(-1)!.lines.push(line);
   }
+  closeSpread();
   return out.map(({ lines, ...r }) => {
     const content = keepableInfo(lines);
     return content ? { ...r, content } : r;

@@ -2,12 +2,13 @@ export { AdmsReceiver, type AdmsReceiverOptions } from './receiver.js';
 export { AdmsSource } from './source.js';
 export {
   ADMIN_COMMANDS,
+  authorizeUserCommand,
   backfillCommand,
   deleteUserCommand,
-  QUERY_USERS_COMMAND,
+  isUsersQuery,
+  queryUsersCommand,
   updateUserCommand,
   userChangeOf,
   type AdminCommand,
 } from './commands.js';
 export { parseAttlog, type AttlogRecord, type MalformedLine, type ParsedAttlog } from './attlog.js';
-export { registryCode } from './protocol.js';

@@ -14,7 +14,25 @@ export interface ParsedOperlog {
   /** Lines read (kept or not): the count answered as `OK:<n>`. */
   processed: number;
   malformed: MalformedLine[];
+  /** Records read and known but not kept, by record type (FP, FACE, BIODATA, USERPIC, OPLOG...). */
+  known: Map<string, number>;
 }
+
+/** Record types of OPERLOG that are known and not kept: templates, photos, the operation log. */
+const KNOWN_RECORDS = new Set([
+  'FP',
+  'FACE',
+  'BIODATA',
+  'BIOPHOTO',
+  'USERPIC',
+  'OPLOG',
+  'FVEIN',
+  'PALM',
+  'IDCARD',
+  'WORKCODE',
+  'SMS',
+  'USER_SMS',
+]);
 
 /** `Key=value` fields of a tab-separated record (keys as sent, first one wins). */
 export function keyValues(fields: readonly string[]): Map<string, string> {
@@ -38,7 +56,7 @@ export function parseUserFields(rest: string): PushUser | { problem: string } {
   return {
     pin,
     name: printable(kv.get('Name') ?? '', 64),
-    card: printable(kv.get('Card') ?? '', 32),
+    card: printable(kv.get('Card') ?? kv.get('CardNo') ?? '', 32),
     privilege: pri !== undefined && /^\d{1,3}$/.test(pri) ? Number(pri) : null,
   };
 }
@@ -46,6 +64,7 @@ export function parseUserFields(rest: string): PushUser | { problem: string } {
 export function parseOperlog(body: string): ParsedOperlog {
   const users: PushUser[] = [];
   const malformed: MalformedLine[] = [];
+  const known = new Map<string, number>();
   let processed = 0;
   const lines = body.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -57,10 +76,20 @@ export function parseOperlog(body: string): ParsedOperlog {
     const kind = m?.[1] ?? '';
     // USERINFO uploads carry the fields without the leading record type.
     const userFields = kind === 'USER' ? m![2]! : raw.startsWith('PIN=') ? raw : undefined;
-    if (userFields === undefined) continue; // FP, FACE, BIODATA, USERPIC, OPLOG...: read, not kept
+    if (userFields === undefined) {
+      // FP, FACE, BIODATA, USERPIC, OPLOG...: read, counted, not kept (templates and photos are biometric).
+      if (KNOWN_RECORDS.has(kind)) known.set(kind, (known.get(kind) ?? 0) + 1);
+      else
+        malformed.push({
+          line: i + 1,
+          reason: `unknown record type "${printable(kind, 20)}"`,
+          text: printable(raw.slice(0, 40)),
+        });
+      continue;
+    }
     const u = parseUserFields(userFields);
     if ('problem' in u) malformed.push({ line: i + 1, reason: u.problem, text: printable(raw.slice(0, 40)) });
     else users.push(u);
   }
-  return { users, processed, malformed };
+  return { users, processed, malformed, known };
 }

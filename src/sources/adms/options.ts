@@ -31,6 +31,17 @@ export function timeZoneOption(now: number, timeZone?: string): number {
   return minutes % 60 === 0 ? minutes / 60 : minutes;
 }
 
+/**
+ * Which `TransFlag` form a firmware reads. The attendance document advises the string form
+ * (`TransData AttLog\tOpLog...`), which PushSDK 2.x firmware reads; PushSDK 3.x firmware was
+ * seen sending nothing when given it, and reads the bit string, as does firmware that sends no
+ * `pushver` at all.
+ */
+export function wantsStringTransFlag(pushVersion: string | undefined): boolean {
+  const major = /^(\d+)/.exec(pushVersion ?? '')?.[1];
+  return major !== undefined && Number(major) < 3;
+}
+
 /** A saved stamp, or 0 (the protocol's "upload everything you have") when none is saved yet. */
 const stampOr0 = (s: string | undefined) => s ?? '0';
 
@@ -52,7 +63,7 @@ export function optionBlock(args: {
     `Delay=${settings.delay}`,
     'TransTimes=00:00;12:00',
     'TransInterval=1',
-    `TransFlag=${args.pushVersion ? TRANS_FLAG : TRANS_FLAG_BITS}`,
+    `TransFlag=${wantsStringTransFlag(args.pushVersion) ? TRANS_FLAG : TRANS_FLAG_BITS}`,
     `TimeZone=${args.timeZone}`,
     `Realtime=${settings.realtime ? 1 : 0}`,
     'Encrypt=None',
@@ -71,21 +82,41 @@ export function optionBlock(args: {
  * newer protocol (RequestDelay, TransTables...).
  */
 export function pushBlock(args: { settings: OptionSettings; timeZone: number; sessionId: string }): string {
+  return pushLines(args).join('\n') + '\n';
+}
+
+/**
+ * The answer to a registered Security PUSH device's handshake: `registry=ok`, its RegistryCode,
+ * and the configuration of `/iclock/push` at once (as ZKTeco's own servers answer it).
+ */
+export function registeredBlock(args: {
+  registryCode: string;
+  settings: OptionSettings;
+  timeZone: number;
+  sessionId: string;
+}): string {
+  return ['registry=ok', `RegistryCode=${args.registryCode}`, ...pushLines(args)].join('\n') + '\n';
+}
+
+/** Security PUSH version the answers name. */
+export const SECURITY_SERVER_VERSION = '3.1.2';
+
+function pushLines(args: { settings: OptionSettings; timeZone: number; sessionId: string }): string[] {
   const { settings } = args;
-  return (
-    [
-      `ServerVersion=${SERVER_VERSION}`,
-      'ServerName=punchgate',
-      `PushVersion=${SERVER_VERSION}`,
-      `ErrorDelay=${settings.errorDelay}`,
-      `RequestDelay=${settings.delay}`,
-      'TransTimes=00:00;12:00',
-      'TransInterval=1',
-      'TransTables=User Transaction',
-      `Realtime=${settings.realtime ? 1 : 0}`,
-      `SessionID=${args.sessionId}`,
-      `TimeoutSec=${settings.errorDelay}`,
-      `TimeZone=${args.timeZone}`,
-    ].join('\n') + '\n'
-  );
+  return [
+    `ServerVersion=${SECURITY_SERVER_VERSION}`,
+    'ServerName=punchgate',
+    `PushProtVer=${SECURITY_SERVER_VERSION}`,
+    `PushVersion=${SECURITY_SERVER_VERSION}`,
+    `ErrorDelay=${settings.errorDelay}`,
+    `RequestDelay=${settings.delay}`,
+    'TransTimes=00:00;12:00',
+    'TransInterval=1',
+    // Transactions (rtlog) and users; Realtime=1 sends each pass as it happens.
+    'TransTables=User Transaction',
+    `Realtime=${settings.realtime ? 1 : 0}`,
+    `SessionID=${args.sessionId}`,
+    `TimeoutSec=${settings.errorDelay}`,
+    `TimeZone=${args.timeZone}`,
+  ];
 }

@@ -1,147 +1,78 @@
-import { createHash } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AdmsConfig } from '../../config/adms.js';
-import type { PushJournal, PushMalformed, TerminalCommand } from '../../journal/types.js';
+import type { PushMalformed, TerminalCommand } from '../../journal/types.js';
 import type { Punch } from '../../punch.js';
-import type { Clock } from '../../util/clock.js';
-import type { Logger } from '../../util/logger.js';
-import { parseAttlog, type MalformedLine } from './attlog.js';
+import { parseAttlog } from './attlog.js';
 import { isLastInAnswer, mayResend, userChangeOf } from './commands.js';
-import type { ContactBook } from './contacts.js';
 import { parseDeviceCmd } from './devicecmd.js';
 import { parseInfoPairs, parseInfoParam } from './device-info.js';
-import type { PushTerminal, TerminalDirectory } from './directory.js';
-import type { GroupCommit } from './group-commit.js';
-import { LogBudget } from './log-budget.js';
-import { answer, readBody, type BodyBudget, type BodyOutcome } from './http-body.js';
+import {
+  bodyOf,
+  errText,
+  malformedSummary,
+  noteContact,
+  reportKept,
+  reportMalformed,
+  retryLater,
+  stampOf,
+  stillAccepted,
+  type PushRequest,
+  type ReceiverContext,
+} from './handler-kit.js';
+import { answer } from './http-body.js';
+import { keptBody, keptBounds, keptOf, linesOf, tableLabel } from './kept.js';
 import { parseOperlog } from './operlog.js';
 import { logPushed } from '../punch-log.js';
-import { optionBlock, pushBlock, timeZoneOption } from './options.js';
+import { optionBlock, registeredBlock, timeZoneOption } from './options.js';
+import { checkCookie, handleRtlog, handleRtstate, handleTabledata } from './security-handlers.js';
+import { declaredProtocol, protocolOf } from './security.js';
+import { BIOMETRIC_TABLES } from './tabledata.js';
 
-/** What every protocol handler works with. */
-export interface ReceiverContext {
-  journal: PushJournal;
-  /** ATTLOG uploads go through here: those that arrive together share one transaction. */
-  commits: GroupCommit;
-  directory: TerminalDirectory;
-  contacts: ContactBook;
-  budget: BodyBudget;
-  logger: Logger;
-  clock: Clock;
-  settings: () => AdmsConfig;
-  onPunches?: (added: number) => void;
-}
+export type { PushRequest, ReceiverContext } from './handler-kit.js';
 
-/** One request of a known terminal, from an allowed address. */
-export interface PushRequest {
-  req: IncomingMessage;
-  res: ServerResponse;
-  query: URLSearchParams;
-  terminal: PushTerminal;
-  address: string;
-}
-
-/** At most this many malformed lines of one upload are logged one by one; then one summary line. */
-const MALFORMED_LOGGED = 10;
 /** Commands in one getrequest answer at most (ZKTeco's own server: about 200, 40 KB). */
 const COMMANDS_PER_ANSWER = { max: 50, maxBytes: 40_960 };
 /** A harmless command handed out without a result is sent again after this long. */
 const RESEND_AFTER_MS = 10 * 60_000;
-/** Bodies read only to be thrown away (photos) may be this many times `maxBodyBytes`. */
-const DISCARD_FACTOR = 8;
-/** What a terminal gets when the journal cannot take its data now: it keeps the data and retries. */
-const RETRY_LATER = 'ERROR: the gateway cannot store this now; keep it and retry';
 
-const validStamp = (s: string | null) => (s !== null && /^[A-Za-z0-9._:-]{1,40}$/.test(s) ? s : null);
-const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
-
-function retryLater(ctx: ReceiverContext, p: PushRequest): void {
-  answer(p.req, p.res, 503, RETRY_LATER, { 'Retry-After': String(ctx.settings().errorDelay) });
-}
-
-/** Reads a body; answers the request itself and returns undefined when there is none to use. */
-async function bodyOf(ctx: ReceiverContext, p: PushRequest, discard = false): Promise<Buffer | undefined> {
-  const s = ctx.settings();
-  const maxBytes = discard ? s.maxBodyBytes * DISCARD_FACTOR : s.maxBodyBytes;
-  const outcome: BodyOutcome = await readBody(p.req, { maxBytes, budget: ctx.budget, discard });
-  switch (outcome.kind) {
-    case 'body':
-      return outcome.data;
-    case 'too-large':
-      ctx.logger.warn(
-        { terminal: p.terminal.cfg.name, bytes: outcome.bytes, maxBodyBytes: maxBytes },
-        'push terminal sent a body larger than adms.maxBodyBytes: refused (raise adms.maxBodyBytes if this terminal is genuine)',
-      );
-      answer(p.req, p.res, 413, 'ERROR: body too large');
-      return undefined;
-    case 'busy':
-      ctx.logger.warn({ terminal: p.terminal.cfg.name }, 'too many uploads in memory at once: asked to retry');
-      retryLater(ctx, p);
-      return undefined;
-    case 'aborted':
-      ctx.logger.debug({ terminal: p.terminal.cfg.name }, 'push terminal dropped the connection mid-body');
-      return undefined;
-  }
-}
-
-/** After a body arrived, the terminal may have been removed or changed (SIGHUP). */
-function stillAccepted(ctx: ReceiverContext, p: PushRequest): PushTerminal | undefined {
-  const r = ctx.directory.resolve(p.terminal.cfg.serial, p.address, ctx.clock.now());
-  return r.kind === 'ok' ? r.terminal : undefined;
-}
-
-/** Malformed lines logged one by one, per terminal: at most 50 in 10 minutes (then only a summary per upload). */
-const malformedBudgets = new WeakMap<PushTerminal['cfg'], LogBudget>();
-
-function reportMalformed(ctx: ReceiverContext, t: PushTerminal, table: string, bad: readonly MalformedLine[]): void {
-  if (bad.length === 0) return;
-  const budget = malformedBudgets.get(t.cfg) ?? new LogBudget(50, 10 * 60_000);
-  malformedBudgets.set(t.cfg, budget);
-  const now = ctx.clock.now();
-  let logged = 0;
-  for (const m of bad.slice(0, MALFORMED_LOGGED)) {
-    if (budget.take(now) === undefined) break;
-    logged++;
-    ctx.logger.warn(
-      { terminal: t.cfg.name, serial: t.cfg.serial, table, line: m.line, reason: m.reason, text: m.text },
-      `malformed ${table} line skipped`,
-    );
-  }
-  if (bad.length > logged)
-    ctx.logger.warn(
-      {
-        terminal: t.cfg.name,
-        serial: t.cfg.serial,
-        table,
-        more: bad.length - logged,
-        first: `line ${bad[0]!.line}: ${bad[0]!.reason}`,
-      },
-      `more malformed ${table} lines skipped`,
-    );
-}
-
-const malformedSummary = (bad: readonly MalformedLine[]): PushMalformed => ({
-  count: bad.length,
-  first: bad[0] ? `line ${bad[0].line}: ${bad[0].reason}` : null,
-});
-
-/** `GET /iclock/cdata?options=all`: the option block, with the stamps of the last durable uploads. */
+/**
+ * `GET /iclock/cdata?options=all`, the handshake. Attendance protocol: the option block, with
+ * the stamps of the last durable uploads. Security PUSH (security.ts): `OK` while the device is
+ * not registered, else `registry=ok`, its RegistryCode and the configuration.
+ */
 export function handleOptions(ctx: ReceiverContext, p: PushRequest): void {
   const { cfg } = p.terminal;
   if (p.query.get('options') === null) {
-    ctx.contacts.seen(p.terminal, p.address);
+    noteContact(ctx, p.terminal, p.address);
     return answer(p.req, p.res, 200, 'OK');
   }
+  const pushVersion = p.query.get('pushver') ?? undefined;
   let stamps: Record<string, string>;
   try {
+    const known = ctx.registrations.get(p.terminal);
+    const protocol = protocolOf(p.query, known);
+    // The device said which protocol it speaks: remembered, so that a later handshake without DeviceType= is answered alike.
+    if (ctx.trusted && declaredProtocol(p.query) !== undefined && known?.protocol !== protocol)
+      ctx.registrations.save(p.terminal, { protocol });
+    if (protocol === 'security') {
+      noteContact(ctx, p.terminal, p.address, { pushVersion });
+      const reg = ctx.registrations.get(p.terminal);
+      const body =
+        reg?.registryCode && reg.sessionId
+          ? registeredBlock({
+              registryCode: reg.registryCode,
+              sessionId: reg.sessionId,
+              settings: ctx.settings(),
+              timeZone: timeZoneOption(ctx.clock.now(), cfg.timezone),
+            })
+          : 'OK';
+      return answer(p.req, p.res, 200, body);
+    }
     stamps = ctx.journal.stamps(cfg.name, cfg.serial);
   } catch (e) {
     // Never "0" by mistake: that would make the terminal upload its whole log again.
     ctx.logger.warn({ terminal: cfg.name, err: errText(e) }, 'cannot read the stamps now: terminal asked to retry');
     return retryLater(ctx, p);
   }
-  const pushVersion = p.query.get('pushver') ?? undefined;
-  ctx.contacts.seen(p.terminal, p.address, { pushVersion });
+  noteContact(ctx, p.terminal, p.address, { pushVersion });
   const body = optionBlock({
     serial: cfg.serial,
     stamps,
@@ -152,35 +83,27 @@ export function handleOptions(ctx: ReceiverContext, p: PushRequest): void {
   answer(p.req, p.res, 200, body);
 }
 
-/** `POST /iclock/cdata?table=...`: punches, user records, device options, or data we do not keep. */
+/**
+ * `POST /iclock/cdata?table=...`: punches (ATTLOG, rtlog), user records (OPERLOG, USERINFO,
+ * tabledata), device options, door states (rtstate), photos (counted, not kept). Anything else
+ * is kept raw in the journal (kept.ts) before the OK.
+ */
 export async function handleUpload(ctx: ReceiverContext, p: PushRequest): Promise<void> {
-  const table = (p.query.get('table') ?? '').toUpperCase();
+  const raw = p.query.get('table') ?? '';
+  const table = raw.toUpperCase();
   if (table === 'ATTLOG') return handleAttlog(ctx, p);
   if (table === 'OPERLOG' || table === 'USERINFO') return handleOperlog(ctx, p, table);
+  if (table === 'RTLOG') return handleRtlog(ctx, p);
+  if (table === 'RTSTATE') return handleRtstate(ctx, p);
+  if (table === 'TABLEDATA') return handleTabledata(ctx, p, p.query.get('tablename'));
   if (table === 'OPTIONS') {
     const body = await bodyOf(ctx, p);
     if (body === undefined) return;
-    ctx.contacts.seen(p.terminal, p.address, { info: parseInfoPairs(body.toString('utf8')) });
+    noteContact(ctx, p.terminal, p.address, { info: parseInfoPairs(body.toString('utf8')) });
     return answer(p.req, p.res, 200, 'OK');
   }
-  // ATTPHOTO, BIODATA, USERPIC, ERRORLOG...: photos and templates of people are not ours to keep.
-  const body = await bodyOf(ctx, p, true);
-  if (body === undefined) return;
-  const stamp = validStamp(p.query.get('Stamp'));
-  const { cfg } = p.terminal;
-  if (stamp !== null && table !== '') {
-    // Its stamp is kept all the same, so that the terminal does not send it again at each start.
-    try {
-      ctx.journal.commitUsers({ terminal: cfg.name, serial: cfg.serial, table, stamp, at: ctx.clock.now() }, [], {
-        count: 0,
-        first: null,
-      });
-    } catch (e) {
-      ctx.logger.debug({ terminal: cfg.name, table, err: errText(e) }, 'stamp of a discarded upload not saved');
-    }
-  }
-  ctx.contacts.seen(p.terminal, p.address);
-  answer(p.req, p.res, 200, 'OK');
+  if (table === 'ATTPHOTO' || BIOMETRIC_TABLES.has(raw.toLowerCase())) return handleCounted(ctx, p, raw);
+  return handleUnknownTable(ctx, p, raw);
 }
 
 async function handleAttlog(ctx: ReceiverContext, p: PushRequest): Promise<void> {
@@ -189,7 +112,8 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest): Promise<void>
   const t = stillAccepted(ctx, p);
   if (!t) return retryLater(ctx, p);
   const { cfg } = t;
-  const parsed = parseAttlog(body.toString('utf8'));
+  const text = body.toString('utf8');
+  const parsed = parseAttlog(text);
   reportMalformed(ctx, t, 'ATTLOG', parsed.malformed);
   const punches: Punch[] = parsed.records.map((r) => ({
     terminal: cfg.name,
@@ -199,13 +123,23 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest): Promise<void>
     verifyType: r.verify,
     punchState: r.status,
   }));
-  const upload = { terminal: cfg.name, serial: cfg.serial, table: 'ATTLOG', stamp: validStamp(p.query.get('Stamp')) };
+  const malformed = malformedSummary(parsed.malformed);
+  const kept = keptOf(
+    'ATTLOG',
+    malformed.first ?? '',
+    linesOf(
+      text,
+      parsed.malformed.map((m) => m.line),
+    ),
+  );
+  const upload = { terminal: cfg.name, serial: cfg.serial, table: 'ATTLOG', stamp: stampOf(ctx, p) };
   try {
     const r = await ctx.commits.submit({
       upload: { ...upload, at: ctx.clock.now() },
       punches,
       timezone: cfg.timezone,
-      malformed: malformedSummary(parsed.malformed),
+      malformed,
+      extra: kept ? { kept: [kept], keptBounds: keptBounds(ctx.settings()) } : undefined,
     });
     if (r.added > 0) ctx.onPunches?.(r.added);
     if (punches.length > 0) logPushed(ctx.logger.child({ terminal: cfg.name }), cfg.name, punches.length, r);
@@ -221,8 +155,8 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest): Promise<void>
     );
     return retryLater(ctx, p);
   }
-  ctx.contacts.seen(t, p.address);
-  // Only now: the punches and the stamp are on disk.
+  noteContact(ctx, t, p.address);
+  // Only now: the punches, the lines kept raw and the stamp are on disk.
   answer(p.req, p.res, 200, `OK:${punches.length}`);
 }
 
@@ -231,19 +165,34 @@ async function handleOperlog(ctx: ReceiverContext, p: PushRequest, table: string
   if (body === undefined) return;
   const t = stillAccepted(ctx, p);
   if (!t) return retryLater(ctx, p);
-  const parsed = parseOperlog(body.toString('utf8'));
+  const text = body.toString('utf8');
+  const parsed = parseOperlog(text);
   reportMalformed(ctx, t, table, parsed.malformed);
+  const malformed: PushMalformed = malformedSummary(parsed.malformed);
+  const kept = keptOf(
+    table,
+    malformed.first ?? '',
+    linesOf(
+      text,
+      parsed.malformed.map((m) => m.line),
+    ),
+  );
   try {
     ctx.journal.commitUsers(
       {
         terminal: t.cfg.name,
         serial: t.cfg.serial,
         table,
-        stamp: validStamp(p.query.get('Stamp')),
+        stamp: stampOf(ctx, p),
         at: ctx.clock.now(),
       },
       parsed.users,
-      malformedSummary(parsed.malformed),
+      malformed,
+      {
+        kept: kept ? [kept] : [],
+        events: [...parsed.known].map(([code, count]) => ({ table, code, count })),
+        keptBounds: keptBounds(ctx.settings()),
+      },
     );
   } catch (e) {
     ctx.logger.warn(
@@ -252,14 +201,83 @@ async function handleOperlog(ctx: ReceiverContext, p: PushRequest, table: string
     );
     return retryLater(ctx, p);
   }
-  ctx.contacts.seen(t, p.address);
+  noteContact(ctx, t, p.address);
   answer(p.req, p.res, 200, `OK:${parsed.processed}`);
+}
+
+/**
+ * Photos and biometric templates (ATTPHOTO, BIODATA, USERPIC...): read to the end, counted per
+ * terminal and table, never kept (punchgate keeps no biometric data; the pass itself comes in
+ * ATTLOG or rtlog). Their stamp is kept so that the terminal does not send them again at each start.
+ */
+async function handleCounted(ctx: ReceiverContext, p: PushRequest, raw: string): Promise<void> {
+  const body = await bodyOf(ctx, p, true);
+  if (body === undefined) return;
+  const { cfg } = p.terminal;
+  const table = tableLabel(raw);
+  const code = /photo|pic|file/i.test(table) ? 'photo' : 'template';
+  try {
+    ctx.journal.commitRecords(
+      {
+        terminal: cfg.name,
+        serial: cfg.serial,
+        table: table.toUpperCase(),
+        stamp: stampOf(ctx, p),
+        at: ctx.clock.now(),
+      },
+      { events: [{ table, code, count: 1 }] },
+    );
+  } catch (e) {
+    ctx.logger.warn(
+      { terminal: cfg.name, table, err: errText(e) },
+      'cannot record an upload now: terminal asked to retry',
+    );
+    return retryLater(ctx, p);
+  }
+  noteContact(ctx, p.terminal, p.address);
+  answer(p.req, p.res, 200, 'OK');
+}
+
+/** A table punchgate does not read: the body is kept raw (bounded) before the OK, and an alert says so. */
+async function handleUnknownTable(ctx: ReceiverContext, p: PushRequest, raw: string): Promise<void> {
+  const body = await bodyOf(ctx, p);
+  if (body === undefined) return;
+  const t = stillAccepted(ctx, p);
+  if (!t) return retryLater(ctx, p);
+  const table = tableLabel(raw);
+  const text = body.toString('utf8');
+  const kept = text.trim() === '' ? undefined : keptBody(table, 'a table punchgate does not read', text);
+  try {
+    ctx.journal.commitRecords(
+      {
+        terminal: t.cfg.name,
+        serial: t.cfg.serial,
+        table,
+        stamp: kept ? stampOf(ctx, p) : null,
+        at: ctx.clock.now(),
+      },
+      kept
+        ? { kept: [kept], keptBounds: keptBounds(ctx.settings()) }
+        : { events: [{ table, code: 'empty', count: 1 }] },
+    );
+  } catch (e) {
+    ctx.logger.warn(
+      { terminal: t.cfg.name, table, err: errText(e) },
+      'cannot keep an upload now: terminal asked to retry',
+    );
+    return retryLater(ctx, p);
+  }
+  reportKept(ctx, t, [kept]);
+  noteContact(ctx, t, p.address);
+  answer(p.req, p.res, 200, 'OK');
 }
 
 /** `GET /iclock/getrequest`: the terminal's status (INFO=) and its poll for queued commands. */
 export function handleGetRequest(ctx: ReceiverContext, p: PushRequest): void {
   const info = p.query.get('INFO');
-  ctx.contacts.seen(p.terminal, p.address, { info: info ? parseInfoParam(info) : undefined });
+  noteContact(ctx, p.terminal, p.address, { info: info ? parseInfoParam(info) : undefined });
+  // Commands go only to the terminal's own address: another device using its serial takes none away.
+  if (!ctx.trusted) return answer(p.req, p.res, 200, 'OK');
   let commands: TerminalCommand[];
   try {
     commands = ctx.journal.takeCommands(p.terminal.cfg.name, ctx.clock.now(), {
@@ -285,6 +303,13 @@ export async function handleDeviceCmd(ctx: ReceiverContext, p: PushRequest): Pro
   if (body === undefined) return;
   const results = parseDeviceCmd(body.toString('utf8'));
   const { cfg } = p.terminal;
+  if (!ctx.trusted) {
+    ctx.logger.warn(
+      { terminal: cfg.name, serial: cfg.serial, address: p.address, results: results.length },
+      `command results for ${cfg.name} from ${p.address}, not its address: settled nothing`,
+    );
+    return answer(p.req, p.res, 200, 'OK');
+  }
   try {
     const { settled, unknown } = ctx.journal.settleCommands(
       cfg.name,
@@ -300,7 +325,7 @@ export async function handleDeviceCmd(ctx: ReceiverContext, p: PushRequest): Pro
       );
     if (unknown.length > 0) ctx.logger.debug({ terminal: cfg.name, ids: unknown }, 'results for unknown command ids');
     const info = results.find((r) => r.content)?.content;
-    ctx.contacts.seen(p.terminal, p.address, { info: info ? parseInfoPairs(info) : undefined });
+    noteContact(ctx, p.terminal, p.address, { info: info ? parseInfoPairs(info) : undefined });
   } catch (e) {
     ctx.logger.warn(
       { terminal: cfg.name, err: errText(e) },
@@ -313,41 +338,14 @@ export async function handleDeviceCmd(ctx: ReceiverContext, p: PushRequest): Pro
 
 /** `GET /iclock/ping`: a heartbeat during long uploads. */
 export function handlePing(ctx: ReceiverContext, p: PushRequest): void {
-  ctx.contacts.seen(p.terminal, p.address);
+  checkCookie(ctx, p);
+  noteContact(ctx, p.terminal, p.address);
   answer(p.req, p.res, 200, 'OK');
 }
 
-/** Newer firmware's `POST /iclock/registry`: registration, answered with a code stable per serial. */
-export async function handleRegistry(ctx: ReceiverContext, p: PushRequest): Promise<void> {
-  const body = await bodyOf(ctx, p);
-  if (body === undefined) return;
-  ctx.contacts.seen(p.terminal, p.address, { info: parseInfoPairs(body.toString('utf8')) });
-  answer(p.req, p.res, 200, `RegistryCode=${registryCode(p.terminal.cfg.serial)}`);
-}
-
-export const registryCode = (serial: string) =>
-  createHash('sha256').update(`punchgate:${serial.toUpperCase()}`).digest('hex').slice(0, 16);
-
-/** Newer firmware's `/iclock/push`: the settings under the newer protocol's names. */
-export async function handlePushConfig(ctx: ReceiverContext, p: PushRequest): Promise<void> {
-  if (p.req.method === 'POST' && (await bodyOf(ctx, p, true)) === undefined) return;
-  ctx.contacts.seen(p.terminal, p.address);
-  const { cfg } = p.terminal;
-  answer(
-    p.req,
-    p.res,
-    200,
-    pushBlock({
-      settings: ctx.settings(),
-      timeZone: timeZoneOption(ctx.clock.now(), cfg.timezone),
-      sessionId: registryCode(cfg.serial),
-    }),
-  );
-}
-
-/** `/iclock/querydata` and `/iclock/fdata`: answers to queries and files (photos): acknowledged, not kept. */
-export async function handleDiscard(ctx: ReceiverContext, p: PushRequest): Promise<void> {
-  if ((await bodyOf(ctx, p, true)) === undefined) return;
-  ctx.contacts.seen(p.terminal, p.address);
-  answer(p.req, p.res, 200, 'OK');
+/** `/iclock/querydata` (answers to data queries) and `/iclock/fdata` (files): tabledata is read, files counted. */
+export async function handleQueryData(ctx: ReceiverContext, p: PushRequest): Promise<void> {
+  if ((p.query.get('type') ?? '').toLowerCase() === 'tabledata')
+    return handleTabledata(ctx, p, p.query.get('tablename'));
+  return handleCounted(ctx, p, p.query.get('tablename') ?? 'file');
 }

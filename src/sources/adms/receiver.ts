@@ -11,18 +11,18 @@ import { ContactBook } from './contacts.js';
 import { normalizeAddress, TerminalDirectory } from './directory.js';
 import { GroupCommit } from './group-commit.js';
 import { answer, BodyBudget } from './http-body.js';
+import { RegistrationBook } from './handler-kit.js';
 import {
   handleDeviceCmd,
-  handleDiscard,
   handleGetRequest,
   handleOptions,
   handlePing,
-  handlePushConfig,
-  handleRegistry,
+  handleQueryData,
   handleUpload,
   type PushRequest,
   type ReceiverContext,
 } from './protocol.js';
+import { checkCookie, handlePushConfig, handleRegistry } from './security-handlers.js';
 
 export interface AdmsReceiverOptions {
   settings: AdmsConfig;
@@ -43,13 +43,25 @@ const ROUTES: Record<string, { methods: readonly string[]; handler: Handler }> =
     methods: ['GET', 'POST'],
     handler: (ctx, p) => (p.req.method === 'GET' ? handleOptions(ctx, p) : handleUpload(ctx, p)),
   },
-  '/iclock/getrequest': { methods: ['GET'], handler: handleGetRequest },
-  '/iclock/devicecmd': { methods: ['POST'], handler: handleDeviceCmd },
+  '/iclock/getrequest': {
+    methods: ['GET'],
+    handler: (ctx, p) => {
+      checkCookie(ctx, p);
+      handleGetRequest(ctx, p);
+    },
+  },
+  '/iclock/devicecmd': {
+    methods: ['POST'],
+    handler: (ctx, p) => {
+      checkCookie(ctx, p);
+      return handleDeviceCmd(ctx, p);
+    },
+  },
   '/iclock/ping': { methods: ['GET'], handler: handlePing },
   '/iclock/registry': { methods: ['POST'], handler: handleRegistry },
   '/iclock/push': { methods: ['GET', 'POST'], handler: handlePushConfig },
-  '/iclock/querydata': { methods: ['POST'], handler: handleDiscard },
-  '/iclock/fdata': { methods: ['POST'], handler: handleDiscard },
+  '/iclock/querydata': { methods: ['POST'], handler: handleQueryData },
+  '/iclock/fdata': { methods: ['POST'], handler: handleQueryData },
 };
 
 const SERIAL = /^[A-Za-z0-9_-]{1,64}$/;
@@ -73,8 +85,14 @@ export class AdmsReceiver implements PushTerminalRegistry {
   private readonly directory = new TerminalDirectory();
   private readonly contacts: ContactBook;
   private readonly ctx: ReceiverContext;
+  /** The same, for a request not from its serial's trusted address: no contact recorded (RegistrationBook.trust). */
+  private readonly untrusted: ReceiverContext;
   private server: Server | undefined;
-  private readonly perAddress = new Map<string, number>();
+  /** Open connections by address, oldest first. */
+  private readonly perAddress = new Map<string, Set<Socket>>();
+  private connections = 0;
+  /** The address each open connection came from (a destroyed socket no longer says). */
+  private readonly addressOf = new WeakMap<Socket, string>();
   private readonly inflight = new Set<Promise<void>>();
   private flushTimer: NodeJS.Timeout | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -90,12 +108,15 @@ export class AdmsReceiver implements PushTerminalRegistry {
       commits: new GroupCommit(opts.journal),
       directory: this.directory,
       contacts: this.contacts,
+      registrations: new RegistrationBook(opts.journal, opts.clock, opts.logger),
       budget: new BodyBudget(opts.settings.maxBodyBytes * BODY_BUDGET_FACTOR),
       logger: opts.logger,
       clock: opts.clock,
       settings: () => this.settings,
       onPunches: opts.onPunches,
+      trusted: true,
     };
+    this.untrusted = { ...this.ctx, trusted: false };
   }
 
   /** No contact for this long: offline. */
@@ -105,9 +126,7 @@ export class AdmsReceiver implements PushTerminalRegistry {
 
   /** Connections open now (all addresses). */
   openConnections(): number {
-    let n = 0;
-    for (const c of this.perAddress.values()) n += c;
-    return n;
+    return this.connections;
   }
 
   /** Where it listens, once it does. */
@@ -125,7 +144,10 @@ export class AdmsReceiver implements PushTerminalRegistry {
     } catch (e) {
       this.opts.logger.warn({ err: (e as Error).message }, 'could not read the last push terminal contacts');
     }
-    this.flushTimer = setInterval(() => this.contacts.flush(), this.opts.flushMs ?? FLUSH_MS);
+    this.flushTimer = setInterval(() => {
+      this.contacts.flush();
+      this.ctx.registrations.flush();
+    }, this.opts.flushMs ?? FLUSH_MS);
     this.flushTimer.unref();
     await this.listen();
     return this.bound;
@@ -177,7 +199,8 @@ export class AdmsReceiver implements PushTerminalRegistry {
       },
       (req, res) => this.onRequest(req, res),
     );
-    server.maxConnections = s.maxConnections;
+    // The receiver decides which connection goes when all are taken (onConnection); this is only a backstop.
+    server.maxConnections = s.maxConnections + s.maxConnectionsPerAddress;
     server.maxHeadersCount = 64;
     // A connection that goes completely quiet (not even keep-alive traffic) is closed.
     server.timeout = Math.max(s.requestTimeoutMs, 2 * s.delay * 1000 + 10_000);
@@ -189,20 +212,43 @@ export class AdmsReceiver implements PushTerminalRegistry {
     return server;
   }
 
-  /** Bounds the connections one address may hold (a runaway device or an attacker cannot take them all). */
+  /**
+   * Bounds the connections one address may hold, and shares them fairly when all are taken: a
+   * new connection from an address holding fewer than the greediest one takes the oldest
+   * connection of that one. So no address (a runaway device, an attacker holding slow
+   * connections from many addresses) can keep a terminal from reaching the receiver.
+   */
   private onConnection(socket: Socket): void {
     const address = normalizeAddress(socket.remoteAddress);
-    const n = (this.perAddress.get(address) ?? 0) + 1;
-    if (n > this.settings.maxConnectionsPerAddress) {
+    const mine = this.perAddress.get(address) ?? new Set<Socket>();
+    if (mine.size + 1 > this.settings.maxConnectionsPerAddress) {
       socket.destroy();
       return;
     }
-    this.perAddress.set(address, n);
-    socket.once('close', () => {
-      const left = (this.perAddress.get(address) ?? 1) - 1;
-      if (left <= 0) this.perAddress.delete(address);
-      else this.perAddress.set(address, left);
-    });
+    if (this.connections >= this.settings.maxConnections) {
+      let greediest: Set<Socket> | undefined;
+      for (const [a, set] of this.perAddress) if (a !== address && set.size > (greediest?.size ?? 0)) greediest = set;
+      if (!greediest || greediest.size <= mine.size + 1) {
+        socket.destroy();
+        return;
+      }
+      const oldest = greediest.values().next().value!;
+      this.forget(oldest);
+      oldest.destroy();
+    }
+    mine.add(socket);
+    this.addressOf.set(socket, address);
+    this.perAddress.set(address, mine);
+    this.connections++;
+    socket.once('close', () => this.forget(socket));
+  }
+
+  private forget(socket: Socket): void {
+    const address = this.addressOf.get(socket) ?? '';
+    const set = this.perAddress.get(address);
+    if (!set?.delete(socket)) return;
+    this.connections--;
+    if (set.size === 0) this.perAddress.delete(address);
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
@@ -240,8 +286,16 @@ export class AdmsReceiver implements PushTerminalRegistry {
         return answer(req, res, 503, 'ERROR: the gateway is being reconfigured; retry', {
           'Retry-After': String(this.settings.errorDelay),
         });
-      case 'ok':
-        return route.handler(this.ctx, { req, res, query: url.searchParams, terminal: r.terminal, address });
+      case 'ok': {
+        const trusted = this.ctx.registrations.trust(r.terminal, address, this.offlineAfterMs());
+        return route.handler(trusted ? this.ctx : this.untrusted, {
+          req,
+          res,
+          query: url.searchParams,
+          terminal: r.terminal,
+          address,
+        });
+      }
     }
   }
 
@@ -289,5 +343,6 @@ export class AdmsReceiver implements PushTerminalRegistry {
       await closed;
     }
     this.contacts.flush();
+    this.ctx.registrations.flush();
   }
 }

@@ -64,13 +64,23 @@ export function clearRefusal(state: SourceStateStore, terminal: string): void {
 
 /**
  * When the password may be tried again: undefined = now. `passwordChangedAt` is the password
- * file's modification time (null when the password comes from the environment).
+ * file's modification time (null when the password comes from the environment). The refusal's
+ * time is kept in the journal, on the wall clock: when the box clock has stepped back behind it
+ * (`now` given), the wait counts from now, not from a time that has not come yet, so a step back
+ * of an hour does not add an hour to it.
  */
-export function nextAuthTry(r: AuthRefusal | undefined, passwordChangedAt: number | null): number | undefined {
+export function nextAuthTry(
+  r: AuthRefusal | undefined,
+  passwordChangedAt: number | null,
+  now?: number,
+): number | undefined {
   if (!r) return undefined;
   if (passwordChangedAt !== null && passwordChangedAt > r.at) return undefined;
-  const after = r.at + backoffDelay(r.refusals - 1, AUTH_RETRY);
-  return r.locked && r.unlockAt !== undefined ? Math.max(after, r.unlockAt) : after;
+  const from = now !== undefined && r.at > now ? now : r.at;
+  const after = from + backoffDelay(r.refusals - 1, AUTH_RETRY);
+  if (!r.locked || r.unlockAt === undefined) return after;
+  const unlockAt = now !== undefined && r.at > now ? now + (r.unlockAt - r.at) : r.unlockAt;
+  return Math.max(after, unlockAt);
 }
 
 /** The plain status line of a refused password, e.g. "reception refuses the password ...". */

@@ -43,8 +43,17 @@ export interface EventPage {
   /** MORE: ask again; OK: the last page; NO MATCH: nothing. */
   status: string;
   numOfMatches: number;
-  totalMatches: number;
+  /** What the device says the whole search holds, when it says. */
+  totalMatches: number | undefined;
   rows: Json[];
+}
+
+/** What the device's event search capabilities say about serial-number filters. */
+export interface EventSearchCapabilities {
+  /** Whether it lists beginSerialNo among the search's conditions; undefined when it does not answer. */
+  serialFilters: boolean | undefined;
+  /** The largest endSerialNo it says it accepts, when it says. */
+  endSerialMax: number | undefined;
 }
 
 /** `2026-11-02T07:58:01+01:00` -> wall clock and offset; undefined when it is not such a time. */
@@ -53,6 +62,14 @@ export function splitIsoTime(s: unknown): { wallClock: string; offset: string } 
   const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.\d+)?\s*(Z|[+-]\d{2}:?\d{2})?$/.exec(s.trim());
   return m ? { wallClock: `${m[1]} ${m[2]}`, offset: m[3] ?? '' } : undefined;
 }
+
+/**
+ * Fault codes of an event search the device does not end: `MORE` without rows, `MORE` past the
+ * matches it said it has, the same page again. What was read before stands (see event-reader).
+ */
+export const SEARCH_FAULTS = new Set(['emptyMore', 'endlessMore', 'repeatedPage']);
+/** Pages remembered to notice a device sending one of them again. */
+const PAGES_REMEMBERED = 64;
 
 export const EVENTS_PATH = '/ISAPI/AccessControl/AcsEvent?format=json';
 export const PAGE_REQUEST = 30;
@@ -141,7 +158,8 @@ export class HikvisionClient {
       // What the device says it sent, but never more than it did send: a device that claims
       // 30 and sends 25 (partial records) is asked again from the 26th, so none is skipped.
       numOfMatches: Math.min(num(ev.numOfMatches, list.length), list.length),
-      totalMatches: num(ev.totalMatches, list.length),
+      totalMatches:
+        typeof ev.totalMatches === 'number' && Number.isFinite(ev.totalMatches) ? ev.totalMatches : undefined,
       rows: list,
     };
   }
@@ -151,6 +169,11 @@ export class HikvisionClient {
    * one ended (position + numOfMatches, never + maxResults: devices cap pages silently). The
    * next page is asked for as soon as this one is parsed, so the device works on it while the
    * caller journals this one (one connection: the requests still go one after the other).
+   *
+   * A search the device does not end is cut short (HikApiError with a SEARCH_FAULTS code): `MORE`
+   * with no rows, `MORE` more than a page past the matches it said the search holds, or a page
+   * it sent before (a device ignoring searchResultPosition). The caller bounds the pages and
+   * the time a whole poll takes.
    */
   async *eventPages(q: EventQuery, signal?: AbortSignal): AsyncGenerator<EventPage> {
     const searchID = randomUUID();
@@ -159,33 +182,61 @@ export class HikvisionClient {
       p.catch(() => undefined); // awaited below; a caller that stops early must not leave it unhandled
       return p;
     };
+    const fault = (what: string, code: string) =>
+      new HikApiError(`${EVENTS_PATH.split('?')[0]}: the device ${what}`, 200, code);
+    const seen = new Set<string>();
+    let total: number | undefined;
+    let firstPage: number | undefined;
     let next: Promise<EventPage> | undefined = fetch(0);
     for (let position = 0; next;) {
       const page: EventPage = await next;
       next = undefined;
+      if (page.totalMatches !== undefined) total = Math.max(total ?? 0, page.totalMatches);
+      firstPage ??= page.numOfMatches;
       if (page.status === 'MORE') {
-        if (page.numOfMatches <= 0) {
-          throw new HikApiError(
-            `${EVENTS_PATH.split('?')[0]}: the device says MORE but sent no rows`,
-            200,
-            'emptyMore',
+        if (page.numOfMatches <= 0) throw fault('says MORE but sent no rows', 'emptyMore');
+        position += page.numOfMatches;
+        // A total no larger than the first page is no total (firmware that writes the page's count there).
+        if (total !== undefined && total > firstPage && position >= total + PAGE_REQUEST) {
+          throw fault(
+            `keeps saying MORE past the ${total} events it says the search holds (${position} read)`,
+            'endlessMore',
           );
         }
-        position += page.numOfMatches;
+        const print = fingerprint(page.rows);
+        if (print !== undefined) {
+          if (seen.has(print))
+            throw fault('sent a page of events it had sent already (it ignores the page position)', 'repeatedPage');
+          seen.add(print);
+          if (seen.size > PAGES_REMEMBERED) seen.delete(seen.values().next().value!);
+        }
         next = fetch(position);
       }
       yield page;
     }
   }
 
-  /**
-   * Whether the device lists serial-number filters among its event search capabilities:
-   * true, false, or undefined when it does not answer the capabilities request.
-   */
-  async serialFilterCapability(signal?: AbortSignal): Promise<boolean | undefined> {
+  /** What the device's event search capabilities say of serial-number filters (JSON or XML). */
+  async eventSearchCapabilities(signal?: AbortSignal): Promise<EventSearchCapabilities> {
     const path = '/ISAPI/AccessControl/AcsEvent/capabilities?format=json';
     const res = await this.http.request('GET', path, { signal });
-    if (res.status < 200 || res.status > 299) return undefined;
-    return /beginSerialNo/.test(res.text);
+    if (res.status < 200 || res.status > 299) return { serialFilters: undefined, endSerialMax: undefined };
+    const max =
+      /"endSerialNo"\s*:\s*\{[^}]*?"@max"\s*:\s*"?(\d+)/.exec(res.text)?.[1] ??
+      /<endSerialNo\b[^>]*\bmax\s*=\s*"(\d+)"/i.exec(res.text)?.[1];
+    return {
+      serialFilters: /beginSerialNo/.test(res.text),
+      endSerialMax: max !== undefined && Number.isSafeInteger(Number(max)) ? Number(max) : undefined,
+    };
   }
+}
+
+/** A page's identity: its first and last events and its length; undefined when its rows carry neither serial nor time. */
+function fingerprint(rows: readonly Json[]): string | undefined {
+  const first = rows[0];
+  const last = rows.at(-1);
+  if (!first || !last) return undefined;
+  const id = (r: Json) => `${String(r.serialNo ?? '')}@${String(r.time ?? '')}`;
+  if (first.serialNo === undefined && first.time === undefined) return undefined;
+  return `${id(first)}|${id(last)}|${rows.length}`;
 }

@@ -2,9 +2,11 @@ import type { IngestResult } from '../../journal/types.js';
 import { formatLogTime, type Punch } from '../../punch.js';
 import type { Logger } from '../../util/logger.js';
 import type { DeviceTime, EventQuery, HikvisionClient } from './client.js';
-import { splitIsoTime } from './client.js';
-import { HikApiError } from './errors.js';
+import { SEARCH_FAULTS, splitIsoTime } from './client.js';
+import { HikApiError, HikConnectionError } from './errors.js';
 import { classify, fromSearchRow } from './events.js';
+import { MAX_POLL_PAGES, monotonicNow, POLL_DEADLINE_MS } from './limits.js';
+import { END_SERIAL, refusesSerialRange, smallerEndSerial } from './serial-range.js';
 
 /**
  * Reading a device's new access events from where the journal left off.
@@ -13,10 +15,17 @@ import { classify, fromSearchRow } from './events.js';
  * device in the journal and written in the same transaction as the punches read with it: a crash
  * can leave it behind the punches (they are read again and deduplicated), never ahead of them.
  *
- * - serial mode (the normal case): `beginSerialNo = last + 1` with a large `endSerialNo`.
+ * - serial mode (the normal case): `beginSerialNo = last + 1` with a large `endSerialNo` (the
+ *   largest the firmware accepts: see serial-range.ts).
  * - time mode, for firmware that refuses or ignores serial filters: a `startTime` window opening
  *   `overlapMinutes` before the newest event read (or before the device's clock, if that is
  *   earlier: a clock set back is followed); what the overlap reads again is deduplicated.
+ *
+ * One bad event cannot blind the source: an event numbered far beyond the others, or dated far
+ * after the device's own clock, is journalled like any other (a pass with an impossible time is
+ * quarantined by the journal) but never moves the cursor. And a cursor that finds nothing while
+ * the device holds newer events (its numbering restarted, or an older punchgate let a bad event
+ * carry the cursor away) is noticed and the log read again from the start (deduplicated).
  */
 export interface EventCursor {
   serialNo?: number;
@@ -43,8 +52,7 @@ export function parseCursor(s: string | undefined): EventCursor {
 
 export const formatCursor = (c: EventCursor) => JSON.stringify(c);
 
-/** The end of the serial range asked for (some firmware refuses beginSerialNo without one). */
-export const END_SERIAL = 3_000_000_000;
+export { END_SERIAL } from './serial-range.js';
 const EARLIEST = '2000-01-01 00:00:00';
 const LATEST = '2037-12-31 23:59:59';
 /**
@@ -53,6 +61,21 @@ const LATEST = '2037-12-31 23:59:59';
  */
 const COMMIT_ROWS = 10_000;
 const COMMIT_MS = 1000;
+/** An event dated more than this after the device's own clock (read at the start of the poll) is implausible. */
+const FUTURE_MINUTES = 24 * 60;
+/**
+ * Serial numbers grow one by one: a step of more than this from the events before is implausible,
+ * unless JUMP_CONFIRMED more events carry on from it (then the device's numbering did jump).
+ */
+export const MAX_SERIAL_STEP = 1_000_000;
+const JUMP_CONFIRMED = 3;
+
+export interface ReadLimits {
+  /** Pages this poll may still ask for. */
+  maxPages: number;
+  /** Monotonic ms after which no further page is asked for. */
+  deadline: number;
+}
 
 export interface ReadOptions {
   client: HikvisionClient;
@@ -61,6 +84,8 @@ export interface ReadOptions {
   minors: ReadonlySet<number>;
   cursor: EventCursor;
   mode: FilterMode;
+  /** The endSerialNo the firmware accepted before (END_SERIAL until one was refused). */
+  endSerial?: number;
   overlapMinutes: number;
   /** The device's clock as read at the start of this poll. */
   deviceNow: DeviceTime;
@@ -68,15 +93,19 @@ export interface ReadOptions {
   commit: (punches: Punch[], cursor: EventCursor) => IngestResult;
   log: Logger;
   signal?: AbortSignal;
-  now?: () => number;
+  /** The monotonic clock (tests pass their own). */
+  monotonic?: () => number;
   /** Commit at least every this many events read (default COMMIT_ROWS). */
   commitRows?: number;
+  limits?: Partial<ReadLimits>;
 }
 
 export interface ReadResult {
   mode: FilterMode;
   /** Set when this read found the firmware without serial filters. */
   switchedToTime?: string;
+  /** The endSerialNo the firmware accepts (when a larger one was refused, the smaller one that worked). */
+  endSerial: number;
   cursor: EventCursor;
   pages: number;
   rows: number;
@@ -85,6 +114,20 @@ export interface ReadResult {
   added: number;
   duplicates: number;
   quarantined: number;
+  /** Events numbered or dated implausibly: read (passes journalled), never the cursor's. */
+  implausible: number;
+  /** The first of them, in words. */
+  implausibleExample?: string;
+  /**
+   * Reading stopped before the device's answer ended, in words: a bound of the poll (pages,
+   * deadline: the rest is read at the next poll) or a fault of the device (a search it does not
+   * end, an answer too large). What was read before is journalled.
+   */
+  stopped?: string;
+  /** The stop was the device's fault (not merely a large log read in several polls). */
+  deviceFault?: boolean;
+  /** The cursor was found past every event the device holds and set back: in words. */
+  cursorLost?: string;
 }
 
 /** `YYYY-MM-DD HH:mm:ss` minus `minutes`, on the calendar (no zone). */
@@ -104,6 +147,9 @@ export function wallClockMinus(wall: string, minutes: number): string {
 }
 
 const isoAt = (wall: string, offset: string) => `${wall.replace(' ', 'T')}${offset}`;
+
+/** The latest wall-clock time an event of this device may plausibly carry. */
+export const latestPlausible = (deviceNow: DeviceTime) => wallClockMinus(deviceNow.wallClock, -FUTURE_MINUTES);
 
 /** The device ignores the serial filter: it sent events below the beginSerialNo asked for. */
 class SerialFilterIgnored extends Error {}
@@ -125,8 +171,14 @@ class Batch {
 }
 
 export async function readEvents(o: ReadOptions): Promise<ReadResult> {
+  const mono = o.monotonic ?? monotonicNow;
+  const limits: ReadLimits = {
+    maxPages: o.limits?.maxPages ?? MAX_POLL_PAGES,
+    deadline: o.limits?.deadline ?? mono() + POLL_DEADLINE_MS,
+  };
   const r: ReadResult = {
     mode: o.mode,
+    endSerial: o.endSerial ?? END_SERIAL,
     cursor: { ...o.cursor },
     pages: 0,
     rows: 0,
@@ -135,56 +187,94 @@ export async function readEvents(o: ReadOptions): Promise<ReadResult> {
     added: 0,
     duplicates: 0,
     quarantined: 0,
+    implausible: 0,
   };
+  const run = (mode: FilterMode) => search(o, r, mode, limits, mono);
   if (o.mode === 'serial') {
-    try {
-      await search(o, r, 'serial');
-      if (r.rows === 0 && (await serialsRestarted(o, r))) {
+    for (;;) {
+      try {
+        await run('serial');
+        if (r.rows === 0 && !r.stopped) {
+          const lost = await cursorPastDevice(o, r);
+          if (lost) {
+            o.log.warn({ was: r.cursor }, lost.message);
+            if (lost.implausible) r.cursorLost = lost.message;
+            r.cursor = {};
+            await run('serial');
+          }
+        }
+        return r;
+      } catch (e) {
+        if (r.pages === 0 && refusesSerialRange(e)) {
+          // A refused range is not firmware without serial filters: try the largest end it takes.
+          const smaller = await smallerEndSerial(o.client, r.endSerial, o.signal);
+          if (smaller !== undefined) {
+            o.log.warn(
+              { refused: r.endSerial, now: smaller, reason: (e as Error).message },
+              'the firmware refuses that large an endSerialNo: searching with a smaller one',
+            );
+            r.endSerial = smaller;
+            continue;
+          }
+        }
+        const reason = serialFilterFailure(e, r);
+        if (!reason) throw e;
+        r.mode = 'time';
+        r.switchedToTime = reason;
         o.log.warn(
-          { was: r.cursor.serialNo },
-          "the device's event numbers started again (its log was cleared or reset): reading it from the start",
+          { reason, overlapMinutes: o.overlapMinutes },
+          'the firmware does not support serial-number filters: reading events by time window instead',
         );
-        r.cursor = {};
-        await search(o, r, 'serial');
+        break;
       }
-      return r;
-    } catch (e) {
-      const reason = serialFilterFailure(e, r);
-      if (!reason) throw e;
-      r.mode = 'time';
-      r.switchedToTime = reason;
-      o.log.warn(
-        { reason, overlapMinutes: o.overlapMinutes },
-        'the firmware does not support serial-number filters: reading events by time window instead',
-      );
     }
   }
-  await search(o, r, 'time');
+  await run('time');
   return r;
 }
 
 /**
- * Nothing new by serial number: is there an event newer than the newest read? Then the device
- * numbers its events from 1 again (a log cleared at the device, a reset): without this check
- * the cursor would wait above the new numbers for ever.
+ * Nothing new by serial number: does the device hold events the cursor has passed over? Either
+ * its numbering started again (its log cleared, a reset: newer events with numbers at or below
+ * the cursor's), or the cursor itself is implausible (left by an older punchgate after a bad
+ * event: dated after the device's clock, or numbered far beyond its newest events). Without this
+ * check the cursor would wait above the device's numbers for ever. A probe of a few events.
  */
-async function serialsRestarted(o: ReadOptions, r: ReadResult): Promise<boolean> {
+async function cursorPastDevice(
+  o: ReadOptions,
+  r: ReadResult,
+): Promise<{ message: string; implausible: boolean } | undefined> {
   const { serialNo, time } = r.cursor;
-  if (serialNo === undefined || time === undefined) return false;
-  const start = isoAt(wallClockMinus(time, -1 / 60), o.deviceNow.offset);
+  if (serialNo === undefined) return undefined;
+  const latest = latestPlausible(o.deviceNow);
+  const timeOk = time !== undefined && time <= latest;
+  // From the cursor's time when it is plausible, else the newest events the device holds.
+  const from = timeOk ? wallClockMinus(time, -1 / 60) : wallClockMinus(o.deviceNow.wallClock, o.overlapMinutes);
   const q: EventQuery = {
     major: 5,
     minor: 0,
-    startTime: start,
+    startTime: isoAt(from, o.deviceNow.offset),
     endTime: isoAt(LATEST, o.deviceNow.offset),
     maxResults: 5,
   };
   const page = await o.client.eventPage(q, `probe-${serialNo}`, 0, o.signal).catch(() => undefined);
-  return (page?.rows ?? []).some((row) => {
+  for (const row of page?.rows ?? []) {
     const e = fromSearchRow(row);
     const wall = splitIsoTime(e.time)?.wallClock;
-    return e.serialNo !== undefined && e.serialNo <= serialNo && wall !== undefined && wall > time;
-  });
+    if (e.serialNo === undefined || e.serialNo > serialNo || wall === undefined || wall > latest) continue;
+    if (timeOk && wall <= time) continue;
+    if (timeOk && serialNo - e.serialNo <= MAX_SERIAL_STEP) {
+      return {
+        implausible: false,
+        message: `the device's event numbers started again (its log was cleared or reset; was at ${serialNo}, now ${e.serialNo}): reading it from the start`,
+      };
+    }
+    return {
+      implausible: true,
+      message: `the read position (event ${serialNo}${time ? ` of ${time}` : ''}) was past every event the terminal holds (its newest: event ${e.serialNo} of ${wall}): its log is read again from the start, and what was read already is not stored twice`,
+    };
+  }
+  return undefined;
 }
 
 /** Why a serial search shows the firmware has no serial filters, or undefined when it failed otherwise. */
@@ -195,28 +285,88 @@ function serialFilterFailure(e: unknown, r: ReadResult): string | undefined {
   return undefined;
 }
 
-async function search(o: ReadOptions, r: ReadResult, mode: FilterMode): Promise<void> {
-  const now = o.now ?? Date.now;
+/** An error that ends a search by the device's fault, after which what was read stands. */
+function deviceFault(e: unknown): string | undefined {
+  if (e instanceof HikApiError && SEARCH_FAULTS.has(e.subStatusCode ?? '')) return e.message;
+  if (e instanceof HikConnectionError && e.code === 'ANSWER_TOO_LARGE') return e.message;
+  return undefined;
+}
+
+/**
+ * Which serial numbers may carry the cursor. A number far above the ones before is held back as
+ * a suspect; once JUMP_CONFIRMED events carry on from it, the device's numbering did jump and it
+ * is taken. Suspects left at the end of a search are implausible: the cursor stays below them.
+ */
+class SerialGuard {
+  private suspects: number[] = [];
+  constructor(
+    /** The highest plausible serial number read (the cursor's, to begin with). */
+    public good: number | undefined,
+  ) {}
+
+  /** Takes one event's number; returns true when it is (for now) implausible. */
+  take(s: number): boolean {
+    const last = this.suspects.at(-1);
+    if (last !== undefined && s > last && s - last <= MAX_SERIAL_STEP) {
+      this.suspects.push(s);
+      if (this.suspects.length >= JUMP_CONFIRMED) {
+        this.good = Math.max(this.good ?? s, last, s);
+        this.suspects = [];
+        return false;
+      }
+      return true;
+    }
+    if (this.good !== undefined && s > this.good + MAX_SERIAL_STEP) {
+      this.suspects = [s];
+      return true;
+    }
+    if (this.good === undefined || s > this.good) this.good = s;
+    return false;
+  }
+
+  get pending(): number {
+    return this.suspects.length;
+  }
+}
+
+async function search(
+  o: ReadOptions,
+  r: ReadResult,
+  mode: FilterMode,
+  limits: ReadLimits,
+  mono: () => number,
+): Promise<void> {
   const begin = (r.cursor.serialNo ?? 0) + 1;
   let q: EventQuery;
   if (mode === 'serial') {
-    q = { major: 5, minor: 0, beginSerialNo: begin, endSerialNo: Math.max(END_SERIAL, begin) };
+    q = { major: 5, minor: 0, beginSerialNo: begin, endSerialNo: Math.max(r.endSerial, begin) };
   } else {
     const newest = r.cursor.time && r.cursor.time < o.deviceNow.wallClock ? r.cursor.time : o.deviceNow.wallClock;
     const start = r.cursor.time ? wallClockMinus(newest, o.overlapMinutes) : EARLIEST;
     q = { major: 5, minor: 0, startTime: isoAt(start, o.deviceNow.offset), endTime: isoAt(LATEST, o.deviceNow.offset) };
   }
-  const batch = new Batch(now, o.commitRows ?? COMMIT_ROWS);
+  const latest = latestPlausible(o.deviceNow);
+  const batch = new Batch(mono, o.commitRows ?? COMMIT_ROWS);
+  const guard = new SerialGuard(r.cursor.serialNo);
   let ordered = true;
+  /** Where the cursor may go once the serial numbers went out of order: the end of the in-order part. */
+  let inOrder: EventCursor = r.cursor;
   let lastSerial = -1;
-  let maxSerial = r.cursor.serialNo ?? 0;
   let newest = r.cursor.time;
-  const flush = (final: boolean) => {
-    // Out of order serial numbers: the cursor moves only once the whole search is read.
-    const cursor = ordered || final ? { serialNo: maxSerial || undefined, time: newest } : r.cursor;
-    const clean: { serialNo?: number; time?: string } = {};
-    if (cursor.serialNo !== undefined) clean.serialNo = cursor.serialNo;
-    if (cursor.time !== undefined) clean.time = cursor.time;
+  const implausible = (what: string) => {
+    r.implausible++;
+    r.implausibleExample ??= what;
+    if (r.implausible <= 5)
+      o.log.warn({ event: what }, 'implausible event: read, but the read position stays below it');
+  };
+  /** Commits the batch; the cursor moves too when the events so far are in order or the whole search was read. */
+  const flush = (complete: boolean) => {
+    const moves = ordered || complete;
+    const clean: EventCursor = {};
+    const serialNo = moves ? guard.good : inOrder.serialNo;
+    const time = moves ? newest : inOrder.time;
+    if (serialNo !== undefined && serialNo > 0) clean.serialNo = serialNo;
+    if (time !== undefined) clean.time = time;
     const changed = formatCursor(clean) !== formatCursor(r.cursor);
     if (batch.punches.length === 0 && !changed) return;
     const res = o.commit(batch.punches, clean);
@@ -226,37 +376,57 @@ async function search(o: ReadOptions, r: ReadResult, mode: FilterMode): Promise<
     r.cursor = clean;
     batch.punches = [];
     batch.rows = 0;
-    batch.lastCommit = now();
+    batch.lastCommit = mono();
   };
-  for await (const page of o.client.eventPages(q, o.signal)) {
-    r.pages++;
-    for (const row of page.rows) {
-      const e = fromSearchRow(row);
-      if (mode === 'serial') {
-        if (e.serialNo === undefined) throw new SerialFilterIgnored('the events carry no serialNo');
-        if (e.serialNo < begin) {
-          throw new SerialFilterIgnored(`asked for serialNo >= ${begin}, the device sent ${e.serialNo}`);
+  try {
+    for await (const page of o.client.eventPages(q, o.signal)) {
+      r.pages++;
+      for (const row of page.rows) {
+        const e = fromSearchRow(row);
+        if (mode === 'serial') {
+          if (e.serialNo === undefined) throw new SerialFilterIgnored('the events carry no serialNo');
+          if (e.serialNo < begin) {
+            throw new SerialFilterIgnored(`asked for serialNo >= ${begin}, the device sent ${e.serialNo}`);
+          }
+        }
+        r.rows++;
+        batch.rows++;
+        const wall = splitIsoTime(e.time)?.wallClock;
+        const odd: string[] = [];
+        if (e.serialNo !== undefined) {
+          if (e.serialNo < lastSerial && ordered) {
+            ordered = false;
+            inOrder = { serialNo: guard.good, time: newest };
+          }
+          lastSerial = e.serialNo;
+          if (guard.take(e.serialNo)) odd.push('numbered far beyond the events before it');
+        }
+        if (wall !== undefined && wall > latest)
+          odd.push(`dated after the terminal's own clock (${o.deviceNow.wallClock})`);
+        else if (wall && (newest === undefined || wall > newest)) newest = wall;
+        if (odd.length)
+          implausible(`event ${e.serialNo ?? '?'} of ${wall ?? String(e.time).slice(0, 40)}: ${odd.join(' and ')}`);
+        const c = classify(e, o.terminal, o.device, o.minors);
+        if (c.kind === 'punch') {
+          r.passes++;
+          batch.punches.push(c.punch);
+        } else if (c.kind === 'malformed') {
+          r.malformed++;
+          if (r.malformed <= 5) o.log.warn({ serialNo: e.serialNo, reason: c.reason }, 'event skipped');
         }
       }
-      r.rows++;
-      batch.rows++;
-      if (e.serialNo !== undefined) {
-        if (e.serialNo < lastSerial) ordered = false;
-        lastSerial = e.serialNo;
-        if (e.serialNo > maxSerial) maxSerial = e.serialNo;
-      }
-      const wall = splitIsoTime(e.time)?.wallClock;
-      if (wall && (newest === undefined || wall > newest)) newest = wall;
-      const c = classify(e, o.terminal, o.device, o.minors);
-      if (c.kind === 'punch') {
-        r.passes++;
-        batch.punches.push(c.punch);
-      } else if (c.kind === 'malformed') {
-        r.malformed++;
-        if (r.malformed <= 5) o.log.warn({ serialNo: e.serialNo, reason: c.reason }, 'event skipped');
+      if (batch.due()) flush(false);
+      if (page.status !== 'MORE') continue;
+      if (r.pages >= limits.maxPages || mono() >= limits.deadline) {
+        r.stopped = `stopped reading after ${r.pages} pages (${r.rows} events) at the poll's ${r.pages >= limits.maxPages ? 'page limit' : 'deadline'}: the rest is read at the next poll`;
+        break;
       }
     }
-    if (batch.due()) flush(false);
+  } catch (e) {
+    const fault = deviceFault(e);
+    if (!fault) throw e;
+    r.stopped = fault;
+    r.deviceFault = true;
   }
-  flush(true);
+  flush(!r.stopped);
 }

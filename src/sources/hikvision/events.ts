@@ -32,6 +32,11 @@ export interface AccessEvent {
   cardNo: string;
   serialNo: number | undefined;
   attendanceStatus: unknown;
+  /**
+   * Alert stream only: false for an event the device re-sends from its stored log (on every
+   * reconnect some firmware replays the whole log so), true or undefined for one happening now.
+   */
+  currentEvent?: boolean;
 }
 
 const text = (v: unknown) => (typeof v === 'string' ? unpadded(v) : typeof v === 'number' ? String(v) : '');
@@ -61,6 +66,7 @@ export function fromAlert(alert: Json, inner: Json): AccessEvent {
     cardNo: text(inner.cardNo),
     serialNo: int(inner.serialNo),
     attendanceStatus: inner.attendanceStatus,
+    ...(inner.currentEvent === false || inner.currentEvent === 'false' ? { currentEvent: false } : {}),
   };
 }
 

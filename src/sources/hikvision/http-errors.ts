@@ -25,6 +25,7 @@ export function lockInfo(text: string): { locked: boolean; unlockSeconds?: numbe
 /** What Node and undici say about a failed connection, in words. */
 export function describeNetError(e: unknown, peer: string, timeoutMs: number): Error {
   if (e instanceof HikApiError || e instanceof HikAuthError || e instanceof HikSetupError) return e;
+  if (e instanceof HikConnectionError) return e; // already in words (an answer too large...)
   const err = e as { code?: string; message?: string; name?: string };
   if (err.name === 'HikTlsError' || err.name === 'AbortError') return e as Error;
   const code = err.code ?? '';

@@ -3,6 +3,7 @@ import type { Client, Dispatcher } from 'undici';
 import { digestAuthorization, parseDigestChallenge, type DigestChallenge } from './digest.js';
 import { HikAuthError, HikConnectionError, HikSetupError } from './errors.js';
 import { apiError, describeNetError, lockInfo, type HikResponse } from './http-errors.js';
+import { MAX_ANSWER_BYTES } from './limits.js';
 import { trustingConnector, type TlsTrust } from './tls.js';
 
 /**
@@ -45,8 +46,6 @@ export interface HikRequest {
   signal?: AbortSignal;
 }
 
-/** An answer larger than this is not a device's answer to us (a page of 30 events is ~15 kB). */
-const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 /** The alert stream carries a heartbeat every few seconds; this long without a byte is a dead link. */
 export const STREAM_IDLE_MS = 90_000;
 
@@ -181,7 +180,7 @@ export class HikHttp {
         signal: req.signal ? AbortSignal.any([req.signal, deadline]) : deadline,
       });
       status = res.statusCode;
-      const text = await readCapped(res.body, MAX_ANSWER_BYTES, this.peer);
+      const text = await readCapped(res.body, MAX_ANSWER_BYTES, this.peer, uri, res.headers['content-length']);
       return { status, headers: res.headers, text };
     } catch (e) {
       if (deadline.aborted && !req.signal?.aborted) {
@@ -225,7 +224,7 @@ export class HikHttp {
           const ct = res.headers['content-type'];
           return { contentType: Array.isArray(ct) ? (ct[0] ?? '') : (ct ?? ''), body: res.body, close };
         }
-        const text = await readCapped(res.body, 64 * 1024, this.peer).catch(() => '');
+        const text = await readCapped(res.body, 64 * 1024, this.peer, uri).catch(() => '');
         if (res.statusCode !== 401) throw apiError({ status: res.statusCode, headers: res.headers, text }, path);
         this.onUnauthorized({ status: 401, headers: res.headers, text }, auth !== undefined);
         if (attempt >= 2) throw new HikAuthError(`${this.peer} keeps answering 401`, false);
@@ -252,16 +251,33 @@ export class HikHttp {
   }
 }
 
-async function readCapped(body: Readable, max: number, peer: string): Promise<string> {
+/**
+ * The answer's body, read up to `max` bytes and no further: an answer that says (Content-Length)
+ * or turns out to be larger is refused at once, without buffering it, with an error naming it.
+ */
+async function readCapped(
+  body: Readable,
+  max: number,
+  peer: string,
+  uri: string,
+  declared?: string | string[],
+): Promise<string> {
+  const tooLarge = () => {
+    body.destroy();
+    const what = uri.split('?')[0];
+    return new HikConnectionError(
+      `${peer} sent an answer of more than ${Math.round(max / 1024)} kB to ${what} (a page of events is about 20 kB): not read further`,
+      'ANSWER_TOO_LARGE',
+    );
+  };
+  const length = Number(Array.isArray(declared) ? declared[0] : declared);
+  if (Number.isFinite(length) && length > max) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
     const b = chunk as Buffer;
     size += b.length;
-    if (size > max) {
-      body.destroy();
-      throw new HikConnectionError(`${peer} sent an answer larger than ${max} bytes`, 'ANSWER_TOO_LARGE');
-    }
+    if (size > max) throw tooLarge();
     chunks.push(b);
   }
   return Buffer.concat(chunks).toString('utf8');

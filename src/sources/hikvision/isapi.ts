@@ -12,12 +12,23 @@ export function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * Card and employee numbers written as bare JSON numbers of 16 digits or more (20-digit card
+ * numbers exist) lose digits in a JavaScript number: they are read as the text they are.
+ */
+const LONG_ID = /("(?:cardNo|employeeNo|employeeNoString)"\s*:\s*)(-?\d{16,})(?=\s*[,}\]])/g;
+
+/** JSON text as a device writes it (compact, indented, or laid out with TABs by cJSON), parsed; throws when it is not JSON. */
+export function parseDeviceJson(text: string): unknown {
+  return JSON.parse(text.replace(LONG_ID, '$1"$2"'));
+}
+
 /** The JSON object of an answer, or undefined when it is not JSON. */
 export function jsonOf(res: HikResponse): Json | undefined {
   const t = res.text.trimStart();
   if (!t.startsWith('{')) return undefined;
   try {
-    const v = JSON.parse(t) as unknown;
+    const v = parseDeviceJson(t);
     return isObject(v) ? v : undefined;
   } catch {
     return undefined;

@@ -2,7 +2,15 @@
  * The alert stream's body: an endless multipart/mixed response, one part per event (JSON or XML,
  * sometimes a JPEG picture), parts delimited by `--boundary` and usually sized by Content-Length.
  * Fed chunk by chunk; emits each complete part.
+ *
+ * As firmware writes it: part heads ending in CRLF or in a bare LF, a body with or without a
+ * Content-Length, bytes before the first boundary (some devices start with a stray head). The
+ * parse is linear: each byte is copied into the buffer once and searched once (no buffer joined
+ * again at every chunk), and bounded: a part longer than MAX_PART_BYTES, a head longer than
+ * MAX_PART_HEAD_BYTES or as many bytes without any boundary is a StreamBoundError, not memory.
  */
+import { MAX_PART_BYTES, MAX_PART_HEAD_BYTES } from './limits.js';
+
 export interface StreamPart {
   contentType: string;
   body: Buffer;
@@ -13,61 +21,202 @@ export function boundaryOf(contentType: string): string | undefined {
   return m ? (m[1] ?? m[2]) : undefined;
 }
 
-/** More than this buffered without a complete part is not an event stream. */
-const MAX_BUFFERED = 8 * 1024 * 1024;
+/** The device broke a bound of the stream: the stream is dropped and the device named. */
+export class StreamBoundError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StreamBoundError';
+  }
+}
+
+export interface StreamBounds {
+  maxPartBytes: number;
+  maxHeadBytes: number;
+}
+
+/** Bytes received and not yet taken, in one buffer that grows by doubling (amortised linear). */
+class ByteQueue {
+  private buf = Buffer.allocUnsafe(16 * 1024);
+  private start = 0;
+  private end = 0;
+
+  get length(): number {
+    return this.end - this.start;
+  }
+
+  push(chunk: Buffer): void {
+    if (this.end + chunk.length > this.buf.length) {
+      const len = this.length;
+      const target =
+        len + chunk.length <= this.buf.length / 2
+          ? this.buf
+          : Buffer.allocUnsafe(Math.max(this.buf.length * 2, len + chunk.length));
+      this.buf.copy(target, 0, this.start, this.end);
+      this.buf = target;
+      this.start = 0;
+      this.end = len;
+    }
+    chunk.copy(this.buf, this.end);
+    this.end += chunk.length;
+  }
+
+  /** Index (from the first byte held) of `needle` at or after `from`, or -1. */
+  indexOf(needle: Buffer | string, from: number): number {
+    const i = this.buf.subarray(this.start, this.end).indexOf(needle, from);
+    return i;
+  }
+
+  byteAt(i: number): number {
+    return this.buf[this.start + i]!;
+  }
+
+  /** A copy of bytes [from, to) (the buffer is reused). */
+  copy(from: number, to: number): Buffer {
+    return Buffer.from(this.buf.subarray(this.start + from, this.start + to));
+  }
+
+  text(from: number, to: number): string {
+    return this.buf.toString('latin1', this.start + from, this.start + to);
+  }
+
+  drop(n: number): void {
+    this.start += n;
+    if (this.start >= this.end) {
+      this.start = this.end = 0;
+      // Do not keep megabytes for the small parts that follow a large one.
+      if (this.buf.length > 256 * 1024) this.buf = Buffer.allocUnsafe(16 * 1024);
+    }
+  }
+}
+
+type State =
+  | { at: 'seek' }
+  | { at: 'head'; headers: Map<string, string>; lines: number }
+  | { at: 'body'; contentType: string; length: number | undefined };
 
 export class MultipartStreamParser {
-  private buf: Buffer = Buffer.alloc(0);
+  private readonly q = new ByteQueue();
   private readonly delimiter: Buffer;
+  private readonly bounds: StreamBounds;
+  private state: State = { at: 'seek' };
+  /** Where the next search in the held bytes starts (all before it was searched already). */
+  private scan = 0;
+  /** Bytes skipped while looking for a boundary (a preamble, the CRLF after a part). */
+  private skipped = 0;
 
   constructor(
     boundary: string,
     private readonly onPart: (part: StreamPart) => void,
+    bounds: Partial<StreamBounds> = {},
   ) {
     // Some devices write the boundary with its leading dashes in the header already.
     this.delimiter = Buffer.from(boundary.startsWith('--') ? boundary : `--${boundary}`);
+    this.bounds = { maxPartBytes: MAX_PART_BYTES, maxHeadBytes: MAX_PART_HEAD_BYTES, ...bounds };
   }
 
+  /** Takes one chunk; calls onPart for each part it completes. Throws StreamBoundError. */
   push(chunk: Buffer): void {
-    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
-    for (;;) {
-      const part = this.next();
-      if (part === undefined) break;
-      if (part) this.onPart(part);
-    }
-    if (this.buf.length > MAX_BUFFERED) {
-      throw new Error(`alert stream: ${this.buf.length} bytes without a complete part`);
+    this.q.push(chunk);
+    while (this.step()) {
+      /* each step takes one delimiter, head line or body */
     }
   }
 
-  /** A part, null for something skipped (a preamble), undefined when more bytes are needed. */
-  private next(): StreamPart | null | undefined {
-    const start = this.buf.indexOf(this.delimiter);
-    if (start < 0) return undefined;
-    const headEnd = this.buf.indexOf('\r\n\r\n', start);
-    if (headEnd < 0) return undefined;
-    const head = this.buf.subarray(start + this.delimiter.length, headEnd).toString('latin1');
-    const headers = new Map<string, string>();
-    for (const line of head.split('\r\n')) {
-      const i = line.indexOf(':');
-      if (i > 0) headers.set(line.slice(0, i).trim().toLowerCase(), line.slice(i + 1).trim());
+  /** Moves one step on; false when more bytes are needed. */
+  private step(): boolean {
+    const s = this.state;
+    if (s.at === 'seek') return this.seek();
+    if (s.at === 'head') return this.headLine(s);
+    return this.body(s);
+  }
+
+  private seek(): boolean {
+    const d = this.delimiter;
+    const i = this.q.indexOf(d, this.scan);
+    if (i < 0) {
+      // Keep what could be the start of a boundary; the rest is not part of any part.
+      const keep = Math.min(this.q.length, d.length - 1);
+      this.skip(this.q.length - keep);
+      return false;
     }
-    const bodyStart = headEnd + 4;
-    const length = Number(headers.get('content-length'));
-    let bodyEnd: number;
-    let rest: number;
-    if (Number.isSafeInteger(length) && length >= 0) {
-      if (this.buf.length < bodyStart + length) return undefined;
-      bodyEnd = bodyStart + length;
-      rest = bodyEnd;
+    this.skip(i);
+    this.q.drop(d.length);
+    this.state = { at: 'head', headers: new Map(), lines: 0 };
+    return true;
+  }
+
+  private skip(n: number): void {
+    this.q.drop(n);
+    this.scan = 0;
+    this.skipped += n;
+    if (this.skipped > this.bounds.maxPartBytes) {
+      throw new StreamBoundError(`more than ${kb(this.bounds.maxPartBytes)} without a part boundary`);
+    }
+  }
+
+  /** One line of a part's head (CRLF or bare LF); an empty line ends the head. */
+  private headLine(s: Extract<State, { at: 'head' }>): boolean {
+    const nl = this.q.indexOf('\n', this.scan);
+    if (nl < 0) {
+      this.scan = this.q.length;
+      if (this.q.length > this.bounds.maxHeadBytes) {
+        throw new StreamBoundError(`a part head of more than ${kb(this.bounds.maxHeadBytes)}`);
+      }
+      return false;
+    }
+    const line = this.q.text(0, nl).replace(/\r$/, '');
+    this.q.drop(nl + 1);
+    this.scan = 0;
+    s.lines++;
+    if (s.lines === 1) {
+      // The rest of the boundary line: `--` closes the multipart (a device may open a new one).
+      if (line.startsWith('--')) this.toSeek();
+      return true;
+    }
+    if (line.trim() === '') {
+      const length = Number(s.headers.get('content-length'));
+      const known = s.headers.has('content-length') && Number.isSafeInteger(length) && length >= 0;
+      if (known && length > this.bounds.maxPartBytes) {
+        throw new StreamBoundError(`a part of ${kb(length)} (more than ${kb(this.bounds.maxPartBytes)})`);
+      }
+      this.state = { at: 'body', contentType: s.headers.get('content-type') ?? '', length: known ? length : undefined };
+      return true;
+    }
+    if (s.lines > 64) throw new StreamBoundError('a part head of more than 64 lines');
+    const c = line.indexOf(':');
+    if (c > 0) s.headers.set(line.slice(0, c).trim().toLowerCase(), line.slice(c + 1).trim());
+    return true;
+  }
+
+  private body(s: Extract<State, { at: 'body' }>): boolean {
+    let end: number;
+    if (s.length !== undefined) {
+      if (this.q.length < s.length) return false;
+      end = s.length;
     } else {
-      const nextDelim = this.buf.indexOf(this.delimiter, bodyStart);
-      if (nextDelim < 0) return undefined;
-      bodyEnd = nextDelim;
-      rest = nextDelim;
+      const i = this.q.indexOf(this.delimiter, this.scan);
+      if (i < 0) {
+        this.scan = Math.max(0, this.q.length - (this.delimiter.length - 1));
+        if (this.q.length > this.bounds.maxPartBytes) {
+          throw new StreamBoundError(`a part of more than ${kb(this.bounds.maxPartBytes)} without an end`);
+        }
+        return false;
+      }
+      end = i;
     }
-    const body = Buffer.from(this.buf.subarray(bodyStart, bodyEnd));
-    this.buf = this.buf.subarray(rest);
-    return { contentType: headers.get('content-type') ?? '', body };
+    const body = this.q.copy(0, end);
+    this.q.drop(end);
+    this.toSeek();
+    this.onPart({ contentType: s.contentType, body });
+    return true;
+  }
+
+  private toSeek(): void {
+    this.state = { at: 'seek' };
+    this.scan = 0;
+    this.skipped = 0;
   }
 }
+
+const kb = (n: number) =>
+  n >= 1024 * 1024 ? `${Math.round(n / 1024 / 1024)} MB` : `${Math.max(1, Math.round(n / 1024))} kB`;

@@ -2,14 +2,26 @@ import { readFileSync } from 'node:fs';
 import type { HikvisionTerminalConfig } from '../../config/terminals.js';
 import { deviceIdentity, wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
 import { isBusyJournalError } from '../../journal/errors.js';
-import { elapsedMs } from '../../util/clock.js';
 import { logPolled } from '../punch-log.js';
 import { BUSY_JOURNAL_POLL_ERROR, recordFailedPoll } from '../poll-outcome.js';
 import { agreesBeforeBoxStep, BOX_STEPPED_NOT_SET, type SourceDeps } from '../types.js';
+import type { Logger } from '../../util/logger.js';
 import { clearRefusal, nextAuthTry, readRefusal, recordRefusal, refusalText } from './auth-gate.js';
 import { HikvisionClient } from './client.js';
-import { HikAuthError, HikSetupError } from './errors.js';
-import { cursorKey, formatCursor, parseCursor, readEvents, type EventCursor, type FilterMode } from './event-reader.js';
+import { HikAuthError, HikConnectionError, HikSetupError } from './errors.js';
+import {
+  cursorKey,
+  END_SERIAL,
+  formatCursor,
+  parseCursor,
+  readEvents,
+  type EventCursor,
+  type FilterMode,
+  type ReadLimits,
+  type ReadResult,
+} from './event-reader.js';
+import { MAX_POLL_PAGES, monotonicNow, POLL_DEADLINE_MS } from './limits.js';
+import { writeNote } from './notes.js';
 import { passwordPlace, readTerminalPassword, type TerminalPassword } from './password.js';
 
 export interface HikPollResult {
@@ -33,6 +45,12 @@ export interface HikPollResult {
   authRefused: boolean;
   /** Not the terminal being unreachable (a refused password has its own wait): see PollOutcome. */
   noBackoff?: boolean;
+  /** The terminal accepted the password this time. */
+  reached: boolean;
+  /** Reading stopped at a bound before the device's answer ended (what was read is journalled), in words. */
+  stopped?: string;
+  /** Events numbered or dated implausibly (read, never the cursor's). */
+  implausible: number;
 }
 
 /** Builds the client of a terminal (tests point it at the simulator with their own options). */
@@ -53,10 +71,19 @@ export const defaultHikClientFactory: HikClientFactory = (cfg, password) =>
  * set), user count, then the events since the journal's cursor. Keeps its connection (and the
  * Digest nonce) between polls. Never throws: trouble is in the result and the terminals ledger.
  */
+/** The status line of a poll stopped at a bound: the cause, and the fix to try. */
+function pollNote(stopped: string, deviceFault: boolean): string {
+  return deviceFault
+    ? `a poll ended early: ${stopped}; what was read before is kept, and every poll stops there again: restart the terminal, and update its firmware if it goes on`
+    : `its log is larger than one poll reads (${stopped}); nothing is lost: if this lasts for hours, check the network to the terminal`;
+}
+
 export class HikvisionPoller {
   private client: { c: HikvisionClient; password: string } | undefined;
   /** Learned per process: firmware without serial filters is read by time window. */
   private mode: FilterMode = 'serial';
+  /** Learned per process: the end of the serial range the firmware accepts. */
+  private endSerial = END_SERIAL;
   /** The password the terminal last accepted (in memory only). */
   private accepted: string | undefined;
 
@@ -65,8 +92,8 @@ export class HikvisionPoller {
     private readonly deps: SourceDeps,
     private readonly factory: HikClientFactory = defaultHikClientFactory,
     private readonly env: NodeJS.ProcessEnv = process.env,
-    /** Tests commit more often than every 10,000 events. */
-    private readonly tuning: { commitRows?: number } = {},
+    /** Tests commit more often than every 10,000 events, or bound a poll tighter. */
+    private readonly tuning: { commitRows?: number; maxPages?: number; deadlineMs?: number } = {},
   ) {}
 
   /** The client for the current password (a new one when the password changed). */
@@ -85,7 +112,7 @@ export class HikvisionPoller {
     const pw = readTerminalPassword(cfg, this.env);
     const now = deps.clock.now();
     const refusal = readRefusal(deps.state, cfg.name);
-    const next = nextAuthTry(refusal, pw.changedAt);
+    const next = nextAuthTry(refusal, pw.changedAt, now);
     if (refusal && next !== undefined && next > now) {
       return { waitUntil: next, message: refusalText(cfg.name, refusal, next, now, passwordPlace(pw)) };
     }
@@ -116,7 +143,7 @@ export class HikvisionPoller {
     } catch {
       /* the file went away: the wait applies */
     }
-    const msg = refusalText(cfg.name, r, nextAuthTry(r, pw?.changedAt ?? null), now, pw && passwordPlace(pw));
+    const msg = refusalText(cfg.name, r, nextAuthTry(r, pw?.changedAt ?? null, now), now, pw && passwordPlace(pw));
     deps.logger.child({ terminal: cfg.name }).error({ refusals: r.refusals, locked: r.locked }, msg);
     return msg;
   }
@@ -162,8 +189,15 @@ export class HikvisionPoller {
       skewSeconds: null,
       users: null,
       authRefused: false,
+      reached: false,
+      implausible: 0,
     };
     const startedAt = clock.now();
+    // The poll's bounds, on the monotonic clock: a box clock step neither ends it nor prolongs it.
+    const limits: ReadLimits = {
+      maxPages: this.tuning.maxPages ?? MAX_POLL_PAGES,
+      deadline: monotonicNow() + (this.tuning.deadlineMs ?? POLL_DEADLINE_MS),
+    };
     let reached = false;
     try {
       const allowed = this.passwordIfAllowed();
@@ -175,6 +209,7 @@ export class HikvisionPoller {
       const client = await this.clientFor(allowed.pw);
       const info = await client.deviceInfo(signal);
       reached = true;
+      result.reached = true;
       this.accepted = allowed.pw.password;
       clearRefusal(deps.state, cfg.name);
       const serial = deviceIdentity(info.serialNumber);
@@ -216,15 +251,17 @@ export class HikvisionPoller {
         minors: new Set(cfg.minors),
         cursor: parseCursor(deps.state.get(cfg.name, key)),
         mode: this.mode,
+        endSerial: this.endSerial,
         overlapMinutes: cfg.overlapMinutes,
         deviceNow,
         commit,
         log,
         signal,
-        now: () => elapsedMs(clock),
         commitRows: this.tuning.commitRows,
+        limits,
       });
       this.mode = read.mode;
+      this.endSerial = read.endSerial;
       Object.assign(result, {
         mode: read.mode,
         added: read.added,
@@ -233,15 +270,26 @@ export class HikvisionPoller {
         rows: read.rows,
         passes: read.passes,
         pages: read.pages,
+        implausible: read.implausible,
       });
-      result.ok = true;
+      this.noteEvents(read, log);
+      // A poll stopped at a bound did not finish: not healthy (an alert names the terminal), but
+      // what it read is journalled, and a large log read over several polls is no unreachable terminal.
+      result.ok = !read.stopped;
+      if (read.stopped) {
+        result.stopped = read.stopped;
+        result.error = read.stopped;
+        result.noBackoff = !read.deviceFault;
+        log.warn({ err: read.stopped, rows: read.rows, pages: read.pages }, 'poll stopped at a bound');
+      }
+      this.note('poll', read.stopped ? pollNote(read.stopped, read.deviceFault === true) : null);
       ledger.update(cfg.name, {
         serial: serial || known?.serial || '',
         online: true,
         lastPollAt: startedAt,
-        lastSuccessAt: clock.now(),
+        ...(read.stopped ? {} : { lastSuccessAt: clock.now() }),
         offlineSince: null,
-        lastError: null,
+        lastError: read.stopped ?? null,
         skewSeconds: result.skewSeconds,
         users: result.users ?? undefined,
         firmware: [info.model, info.firmwareVersion].filter(Boolean).join(' ') || null,
@@ -269,6 +317,8 @@ export class HikvisionPoller {
           result.error = `${cfg.name} cannot be polled: ${result.error}`;
           log.error(result.error);
         } else log.warn({ err: result.error }, 'poll failed');
+        if (e instanceof HikConnectionError && e.code === 'ANSWER_TOO_LARGE')
+          this.note('poll', pollNote(e.message, true));
       }
       // A connection in a bad state is not reused.
       this.client?.c.http.destroy();
@@ -276,6 +326,30 @@ export class HikvisionPoller {
       if (!result.noBackoff) recordFailedPoll(ledger, log, cfg.name, { reached, startedAt, error: result.error });
     }
     return result;
+  }
+
+  /** Writes (or clears) a note for the status alerts: see notes.ts. */
+  private note(topic: Parameters<typeof writeNote>[2], message: string | null): void {
+    const { deps, cfg } = this;
+    writeNote(deps.state, cfg.name, topic, message, deps.clock.now(), deps.logger.child({ terminal: cfg.name }));
+  }
+
+  /** Implausible events and a read position set back are said in the status for a day. */
+  private noteEvents(read: ReadResult, log: Logger): void {
+    if (read.implausible > 0) {
+      const n = read.implausible;
+      this.note(
+        'events',
+        `${n} ${n === 1 ? 'event' : 'events'} numbered or dated implausibly (${read.implausibleExample}): read (a pass with an impossible time is quarantined), but the read position stays below ${n === 1 ? 'it' : 'them'}, so later passes keep coming; if it goes on, check the terminal's clock and firmware`,
+      );
+    }
+    if (read.cursorLost) {
+      log.warn({ cursor: read.cursor }, 'read position set back');
+      this.note(
+        'cursor',
+        `${read.cursorLost}; nothing to do unless it happens again (then check the terminal's clock and firmware)`,
+      );
+    }
   }
 
   async close(): Promise<void> {

@@ -1,16 +1,30 @@
 import type { HikvisionTerminalConfig } from '../../config/terminals.js';
-import { backoffDelay } from '../../util/backoff.js';
+import type { Punch } from '../../punch.js';
+import { backoffDelay, type BackoffBounds } from '../../util/backoff.js';
 import { logReceived } from '../punch-log.js';
 import type { SourceDeps } from '../types.js';
-import type { HikvisionClient } from './client.js';
+import { splitIsoTime, type HikvisionClient } from './client.js';
 import { HikAuthError } from './errors.js';
+import { cursorKey, parseCursor, type EventCursor } from './event-reader.js';
 import { classify, fromAlert, type AccessEvent } from './events.js';
-import { isObject, xmlField, type Json } from './isapi.js';
-import { boundaryOf, MultipartStreamParser, type StreamPart } from './multipart.js';
+import { isObject, parseDeviceJson, xmlField, type Json } from './isapi.js';
+import { monotonicNow, STREAM_HEALTHY_MS } from './limits.js';
+import { boundaryOf, MultipartStreamParser, StreamBoundError, type StreamPart } from './multipart.js';
+import { writeNote } from './notes.js';
 
 export const ALERT_STREAM_PATH = '/ISAPI/Event/notification/alertStream';
 /** Reconnect waits of the alert stream: 1 s doubling to a minute. */
-const RECONNECT = { baseMs: 1000, maxMs: 60_000 };
+const RECONNECT: BackoffBounds = { baseMs: 1000, maxMs: 60_000 };
+/**
+ * Events happening now are journalled in small groups: at most this many, at most this long
+ * after the first. One transaction (one disk sync) per group, not per event, whatever arrives.
+ */
+const GROUP_MAX = 500;
+const GROUP_MS = 50;
+/** The journalled cursor is read again at most this often while events stream in. */
+const CURSOR_FRESH_MS = 500;
+/** What the stream tells asks for a backfill poll at most this often (reconnects always do). */
+const BACKFILL_EVERY_MS = 5000;
 
 /** The access event in one alert-stream part (JSON or XML), or undefined for anything else (heartbeats, pictures). */
 export function accessEventOf(part: StreamPart): AccessEvent | undefined {
@@ -18,7 +32,7 @@ export function accessEventOf(part: StreamPart): AccessEvent | undefined {
   if (text.startsWith('{')) {
     let o: unknown;
     try {
-      o = JSON.parse(text);
+      o = parseDeviceJson(text);
     } catch {
       return undefined;
     }
@@ -31,7 +45,7 @@ export function accessEventOf(part: StreamPart): AccessEvent | undefined {
       const v = xmlField(text, f);
       if (v !== undefined && /^\d+$/.test(v)) inner[f] = Number(v);
     }
-    for (const f of ['employeeNoString', 'employeeNo', 'cardNo', 'attendanceStatus']) {
+    for (const f of ['employeeNoString', 'employeeNo', 'cardNo', 'attendanceStatus', 'currentEvent']) {
       const v = xmlField(text, f);
       if (v !== undefined) inner[f] = v;
     }
@@ -49,30 +63,67 @@ export interface AlertStreamHooks {
   authWaitUntil: () => number | undefined;
   /** The stream's password was refused: record it like the poller does. */
   onAuthRefused: (e: HikAuthError) => void;
-  /** The stream is open: read by serial number what arrived while it was down (backfill). */
-  onOpen: () => void;
+  /**
+   * Read by serial number what the stream does not bring: after every (re)connect (what arrived
+   * while it was down), and when it tells of events the journal does not have yet.
+   */
+  backfill: () => void;
+}
+
+export interface AlertStreamOptions {
+  reconnect?: BackoffBounds;
+  /** How long the stream must stay open, within its bounds, before its backoff starts again. */
+  healthyMs?: number;
+  /** The monotonic clock (tests pass their own). */
+  monotonic?: () => number;
 }
 
 /**
  * The device's alert stream, kept open: each authentication pass is journalled as it arrives.
  * After every (re)connect the poller backfills by serial number, and polling stays the backstop.
+ *
+ * What the stream may not do: a part beyond the bounds (multipart.ts) drops the stream, is said
+ * in the status, and the reconnect waits grow (1 s doubling to a minute) until a stream has
+ * stayed open and within its bounds for a minute: opening is not enough. The replay of the whole
+ * stored log some firmware sends on every reconnect (`currentEvent: false`) is left to the
+ * backfill poll, which reads it by serial number in large transactions: the stream writes only
+ * what happens now, in groups, and skips what the journalled cursor shows as read already.
  */
 export class AlertStreamLink {
   private stopped = false;
   /** Connecting or connected: a nudge does nothing then. */
   private active = false;
+  /** Waiting for a poll to prove the password (or for a refusal's wait): a nudge connects at once. */
+  private waitingForPassword = false;
   private failures = 0;
   private timer: NodeJS.Timeout | undefined;
   private abort: AbortController | undefined;
   private closeStream: (() => void) | undefined;
   private readonly minors: ReadonlySet<number>;
+  private readonly reconnect: BackoffBounds;
+  private readonly healthyMs: number;
+  private readonly mono: () => number;
+  /** When the current stream opened (monotonic), and whether a note about it is in the status. */
+  private openedAt: number | undefined;
+  private noted = false;
+  /** Events happening now, waiting for their group's transaction. */
+  private group: AccessEvent[] = [];
+  private groupTimer: NodeJS.Timeout | undefined;
+  private cursor: { value: EventCursor; readAt: number; serial: string } | undefined;
+  /** Stored events the device replayed on this connection (left to the backfill poll). */
+  private replayed = 0;
+  private backfillAskedAt: number | undefined;
 
   constructor(
     private readonly cfg: HikvisionTerminalConfig,
     private readonly deps: SourceDeps,
     private readonly hooks: AlertStreamHooks,
+    opts: AlertStreamOptions = {},
   ) {
     this.minors = new Set(cfg.minors);
+    this.reconnect = opts.reconnect ?? RECONNECT;
+    this.healthyMs = opts.healthyMs ?? STREAM_HEALTHY_MS;
+    this.mono = opts.monotonic ?? monotonicNow;
   }
 
   start(): void {
@@ -80,9 +131,13 @@ export class AlertStreamLink {
     void this.connect();
   }
 
-  /** A poll just proved the password: connect now if the link is waiting for that. */
+  /**
+   * A poll just proved the password: connect now if the link is waiting for that, and only then
+   * (a link waiting out its reconnect backoff keeps waiting: polls every second must not turn a
+   * misbehaving stream into a reconnect every second).
+   */
   nudge(): void {
-    if (this.stopped || this.active) return;
+    if (this.stopped || this.active || !this.waitingForPassword) return;
     clearTimeout(this.timer);
     void this.connect();
   }
@@ -92,6 +147,12 @@ export class AlertStreamLink {
     clearTimeout(this.timer);
     this.abort?.abort();
     this.closeStream?.();
+    this.flushGroup();
+  }
+
+  /** Consecutive reconnects without a healthy stream in between. */
+  get failureCount(): number {
+    return this.failures;
   }
 
   private log() {
@@ -101,6 +162,7 @@ export class AlertStreamLink {
   private async connect(): Promise<void> {
     if (this.stopped) return;
     const wait = this.hooks.authWaitUntil();
+    this.waitingForPassword = wait !== undefined;
     if (wait !== undefined) {
       // No poll has proven the password yet, or a refusal's wait: the poller's rule applies here
       // too (devices lock the account); a successful poll nudges the link.
@@ -110,45 +172,150 @@ export class AlertStreamLink {
     const log = this.log();
     this.abort = new AbortController();
     this.active = true;
+    let broke: StreamBoundError | undefined;
     try {
       const client = await this.hooks.client();
       const s = await client.http.stream(ALERT_STREAM_PATH, this.abort.signal);
       this.closeStream = s.close;
       const boundary = boundaryOf(s.contentType) ?? 'boundary';
       log.info('alert stream open');
-      this.failures = 0;
-      this.hooks.onOpen();
+      this.openedAt = this.mono();
+      this.replayed = 0;
+      this.backfill(true);
       const parser = new MultipartStreamParser(boundary, (part) => this.onPart(part));
-      for await (const chunk of s.body) parser.push(chunk as Buffer);
+      try {
+        for await (const chunk of s.body) parser.push(chunk as Buffer);
+      } catch (e) {
+        if (e instanceof StreamBoundError) broke = e;
+        throw e;
+      }
       s.close();
-      this.active = false;
-      this.retry(new Error('the device ended the alert stream'));
+      this.ended(new Error('the device ended the alert stream'), broke);
     } catch (e) {
       this.closeStream?.();
-      this.active = false;
       if (e instanceof HikAuthError) this.hooks.onAuthRefused(e);
-      this.retry(e);
+      this.ended(e, broke);
     }
   }
 
-  private onPart(part: StreamPart): void {
-    const e = accessEventOf(part);
-    if (!e) return;
-    const c = classify(e, this.cfg.name, this.hooks.serial(), this.minors);
-    if (c.kind !== 'punch') return;
-    const r = this.deps.sink.ingest([c.punch], { timezone: this.cfg.timezone });
-    if (r.added > 0) this.deps.onPunches?.(r.added);
-    const log = this.log();
-    logReceived(log, this.cfg.name, 1, r);
-    log.debug({ code: c.punch.biometricCode, logTime: c.punch.logTime, added: r.added }, 'real-time punch');
-  }
-
-  private retry(err: unknown): void {
+  /** The stream is down: judge it (healthy or not), say a broken bound, and wait to reconnect. */
+  private ended(err: unknown, broke: StreamBoundError | undefined): void {
+    this.active = false;
+    this.flushGroup();
+    if (this.replayed > 0) {
+      this.log().info({ replayed: this.replayed }, 'the alert stream replayed stored events: the poll reads them');
+    }
+    const healthy = this.openedAt !== undefined && !broke && this.mono() - this.openedAt >= this.healthyMs;
+    this.openedAt = undefined;
+    if (healthy) this.failures = 0;
     if (this.stopped) return;
     this.failures++;
-    const delay = backoffDelay(this.failures - 1, RECONNECT);
-    this.log().info({ err: err instanceof Error ? err.message : String(err), retryInMs: delay }, 'alert stream down');
+    const delay = backoffDelay(this.failures - 1, this.reconnect);
+    if (broke) {
+      this.log().warn({ err: broke.message, retryInMs: delay }, 'alert stream dropped: the device broke a bound');
+      this.note(
+        `its alert stream sent ${broke.message}: punchgate dropped the stream and reconnects less and less often (next in ${Math.round(delay / 1000)} s), while polls still read every event; restart the terminal, or set realtime: false for it if this goes on`,
+      );
+    } else {
+      this.log().info({ err: err instanceof Error ? err.message : String(err), retryInMs: delay }, 'alert stream down');
+    }
     this.schedule(delay);
+  }
+
+  private note(message: string | null): void {
+    if (message === null && !this.noted) return;
+    this.noted = message !== null;
+    writeNote(this.deps.state, this.cfg.name, 'stream', message, this.deps.clock.now(), this.log());
+  }
+
+  private onPart(part: StreamPart): void {
+    // A stream that stays within its bounds for a while is healthy again: the status says no more.
+    if (this.noted && this.openedAt !== undefined && this.mono() - this.openedAt >= this.healthyMs) this.note(null);
+    const e = accessEventOf(part);
+    if (!e) return;
+    if (e.currentEvent === false) {
+      // Replayed from the device's stored log: the backfill poll reads it, in large transactions.
+      this.replayed++;
+      if (e.serialNo !== undefined && e.serialNo > (this.readCursor().serialNo ?? 0)) this.backfill();
+      return;
+    }
+    this.group.push(e);
+    if (this.group.length >= GROUP_MAX) this.flushGroup();
+    else this.groupTimer ??= setTimeout(() => this.flushGroup(), GROUP_MS);
+  }
+
+  /** Asks for a backfill poll: at once after a (re)connect, else at most every BACKFILL_EVERY_MS. */
+  private backfill(now = false): void {
+    const t = this.mono();
+    if (!now && this.backfillAskedAt !== undefined && t - this.backfillAskedAt < BACKFILL_EVERY_MS) return;
+    this.backfillAskedAt = t;
+    this.hooks.backfill();
+  }
+
+  /** The journalled cursor of this device (and its serial), read again at most every CURSOR_FRESH_MS. */
+  private readCursor(): EventCursor {
+    const now = this.mono();
+    if (this.cursor && now - this.cursor.readAt < CURSOR_FRESH_MS) return this.cursor.value;
+    const serial = this.hooks.serial();
+    let value: EventCursor = {};
+    try {
+      value = parseCursor(this.deps.state.get(this.cfg.name, cursorKey(serial)));
+    } catch {
+      /* a journal that cannot be read now: nothing is skipped */
+    }
+    this.cursor = { value, readAt: now, serial };
+    return value;
+  }
+
+  /**
+   * Journals the events of the group in one transaction, leaving out what a poll read already
+   * (at or below the journalled cursor). An event numbered at or below the cursor but newer than
+   * it means the cursor no longer matches the device (its numbering restarted): it is journalled,
+   * and a poll asked for, which notices and sets the cursor back.
+   */
+  private flushGroup(): void {
+    clearTimeout(this.groupTimer);
+    this.groupTimer = undefined;
+    const events = this.group;
+    if (events.length === 0) return;
+    this.group = [];
+    this.cursor = undefined;
+    const cursor = this.readCursor();
+    const device = this.cursor!.serial;
+    if (device === '') {
+      // No poll has recorded the device's serial number yet: punches filed without it would not
+      // be known as the same punches when the poll reads them. The poll reads them, now.
+      this.backfill(true);
+      return;
+    }
+    const punches: Punch[] = [];
+    let behind = false;
+    for (const e of events) {
+      const c = classify(e, this.cfg.name, device, this.minors);
+      if (c.kind !== 'punch') continue;
+      if (e.serialNo !== undefined && cursor.serialNo !== undefined && e.serialNo <= cursor.serialNo) {
+        const wall = splitIsoTime(e.time)?.wallClock;
+        if (cursor.time !== undefined && (wall === undefined || wall <= cursor.time)) continue; // read already
+        behind = true;
+      }
+      punches.push(c.punch);
+    }
+    if (behind) this.backfill();
+    if (punches.length === 0) return;
+    const log = this.log();
+    try {
+      const r = this.deps.sink.ingest(punches, { timezone: this.cfg.timezone });
+      if (r.added > 0) this.deps.onPunches?.(r.added);
+      logReceived(log, this.cfg.name, punches.length, r);
+      log.debug({ punches: punches.length, added: r.added }, 'real-time punches');
+    } catch (err) {
+      // The device keeps them: the next poll reads them by serial number.
+      log.warn(
+        { err: err instanceof Error ? err.message : String(err), punches: punches.length },
+        'real-time punches not journalled now: the next poll reads them from the terminal',
+      );
+      this.backfill();
+    }
   }
 
   private schedule(ms: number): void {

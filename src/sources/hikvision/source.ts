@@ -4,7 +4,7 @@ import type { Source, SourceDeps } from '../types.js';
 import { nextAuthTry, readRefusal } from './auth-gate.js';
 import { HikvisionPoller, type HikClientFactory, type HikPollResult } from './poll.js';
 import { readTerminalPassword } from './password.js';
-import { AlertStreamLink } from './realtime.js';
+import { AlertStreamLink, type AlertStreamOptions } from './realtime.js';
 
 export type { Scheduler } from '../schedule.js';
 
@@ -15,6 +15,8 @@ export interface HikvisionSourceOptions {
   scheduler?: Scheduler;
   clientFactory?: HikClientFactory;
   env?: NodeJS.ProcessEnv;
+  /** The alert stream's reconnect waits and health (tests shorten them). */
+  stream?: AlertStreamOptions;
 }
 
 /**
@@ -43,8 +45,9 @@ export class HikvisionSource implements Source {
         this.poller.poll(this.abort.signal).then((r) => {
           // A refused password has its own, longer wait (in the journal): no tick skipping on top.
           r.noBackoff ||= r.authRefused;
-          // The password works: the alert stream may open now (it waits for a poll to prove it).
-          if (r.ok) this.realtime?.nudge();
+          // The password works: the alert stream may open now (it waits for a poll to prove it),
+          // also when the poll stopped at a bound (a large log read over several polls).
+          if (r.reached) this.realtime?.nudge();
           return r;
         }),
       onError: (e) => this.deps.logger.error({ terminal: this.cfg.name, err: String(e) }, 'poll ended with an error'),
@@ -53,14 +56,20 @@ export class HikvisionSource implements Source {
 
   async start(): Promise<void> {
     if (this.cfg.realtime) {
-      this.realtime = new AlertStreamLink(this.cfg, this.deps, {
-        client: async () => this.poller.clientFor(readTerminalPassword(this.cfg, this.opts.env)),
-        serial: () => this.deps.ledger.get(this.cfg.name)?.serial ?? '',
-        authWaitUntil: () => this.authWaitUntil(),
-        onAuthRefused: (e) => this.poller.refused(e),
-        // After every (re)connect, a backfill by serial number: right after a running poll if need be.
-        onOpen: () => this.loop.pollAgain(),
-      });
+      this.realtime = new AlertStreamLink(
+        this.cfg,
+        this.deps,
+        {
+          client: async () => this.poller.clientFor(readTerminalPassword(this.cfg, this.opts.env)),
+          serial: () => this.deps.ledger.get(this.cfg.name)?.serial ?? '',
+          authWaitUntil: () => this.authWaitUntil(),
+          onAuthRefused: (e) => this.poller.refused(e),
+          // After every (re)connect, and when the stream tells of events not journalled yet, a
+          // backfill by serial number: right after a running poll if need be (never two at once).
+          backfill: () => this.loop.pollAgain(),
+        },
+        this.opts.stream,
+      );
       // It opens once a poll has accepted the password (see authWaitUntil and nudge).
       this.realtime.start();
     }
@@ -81,7 +90,8 @@ export class HikvisionSource implements Source {
     } catch {
       return this.deps.clock.now() + 60_000; // no password yet: the poll says why
     }
-    const next = nextAuthTry(readRefusal(this.deps.state, this.cfg.name), changedAt);
+    const now = this.deps.clock.now();
+    const next = nextAuthTry(readRefusal(this.deps.state, this.cfg.name), changedAt, now);
     return next !== undefined && next > this.deps.clock.now() ? next : undefined;
   }
 

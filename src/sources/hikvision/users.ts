@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { HikApiError } from './errors.js';
 import type { HikHttp } from './http.js';
 import { expectJson, expectOk, isObject, type Json } from './isapi.js';
+import { MAX_USERS, monotonicNow, USER_SEARCH_DEADLINE_MS } from './limits.js';
 
 /**
  * The people on a Hikvision terminal (ISAPI UserInfo and CardInfo), for `terminals users` and
@@ -68,19 +69,27 @@ export class HikUsers {
   constructor(private readonly http: HikHttp) {}
 
   /**
-   * Every item of a paged search (UserInfo/Search, CardInfo/Search): pages advanced by
-   * numOfMatches until the device stops saying MORE.
+   * Every item of a paged search (UserInfo/Search, CardInfo/Search): pages advanced by the rows
+   * the device actually sent (its numOfMatches, never more) until it stops saying MORE. Bounded,
+   * whatever the device answers: MORE without rows, MORE past the total it said, more than
+   * MAX_USERS items, or longer than USER_SEARCH_DEADLINE_MS (monotonic) end the search with an
+   * error naming what the device did.
    */
-  private async searchAll(
+  private async searchAll<T>(
     path: string,
     condRoot: string,
     answerRoot: string,
     listKey: string,
+    map: (o: Json) => T | undefined,
     extra: Json = {},
     signal?: AbortSignal,
-  ): Promise<Json[]> {
+  ): Promise<T[]> {
+    const what = path.split('?')[0];
     const searchID = randomUUID();
-    const out: Json[] = [];
+    const deadline = monotonicNow() + USER_SEARCH_DEADLINE_MS;
+    const out: T[] = [];
+    const seen = new Set<string>();
+    let total = 0;
     for (let position = 0; ;) {
       const body = JSON.stringify({
         [condRoot]: { searchID, searchResultPosition: position, maxResults: PAGE, ...extra },
@@ -88,28 +97,65 @@ export class HikUsers {
       const res = await this.http.request('POST', path, { body, signal });
       const json = expectJson(res, path);
       const a = isObject(json[answerRoot]) ? json[answerRoot] : undefined;
-      if (!a) throw new HikApiError(`${path.split('?')[0]}: the answer has no ${answerRoot}`, res.status);
+      if (!a) throw new HikApiError(`${what}: the answer has no ${answerRoot}`, res.status);
       const list = Array.isArray(a[listKey]) ? a[listKey].filter(isObject) : [];
-      out.push(...list);
+      for (const o of list) {
+        const item = map(o);
+        if (item !== undefined) out.push(item);
+      }
       const status = String(a.responseStatusStrg ?? 'OK').toUpperCase();
-      const n = typeof a.numOfMatches === 'number' ? a.numOfMatches : list.length;
       if (status !== 'MORE') return out;
-      if (n <= 0) throw new HikApiError(`${path.split('?')[0]}: the device says MORE but sent nothing`, res.status);
+      // What the device says it sent, never more than it did send.
+      const n = Math.min(typeof a.numOfMatches === 'number' ? a.numOfMatches : list.length, list.length);
+      if (typeof a.totalMatches === 'number' && Number.isFinite(a.totalMatches))
+        total = Math.max(total, a.totalMatches);
+      if (n <= 0) throw new HikApiError(`${what}: the device says MORE but sent nothing`, res.status, 'emptyMore');
       position += n;
+      if (total > PAGE && position >= total + PAGE) {
+        throw new HikApiError(
+          `${what}: the device keeps saying MORE past the ${total} it says it has (${position} read)`,
+          res.status,
+          'endlessMore',
+        );
+      }
+      const id = (o: Json) => `${str(o.employeeNo)}/${str(o.cardNo)}`;
+      const print = `${id(list[0]!)}|${id(list.at(-1)!)}|${list.length}`;
+      if (seen.has(print)) {
+        throw new HikApiError(
+          `${what}: the device sent a page it had sent already (it ignores the page position)`,
+          res.status,
+          'repeatedPage',
+        );
+      }
+      seen.add(print);
+      if (position >= MAX_USERS) {
+        throw new HikApiError(
+          `${what}: the device sends more than ${MAX_USERS} entries: no terminal holds that many`,
+          res.status,
+          'tooMany',
+        );
+      }
+      if (monotonicNow() >= deadline) {
+        throw new HikApiError(
+          `${what}: the device had not finished after ${USER_SEARCH_DEADLINE_MS / 60_000} min (${position} read)`,
+          res.status,
+          'deadline',
+        );
+      }
     }
   }
 
   /** Every user on the terminal. */
   async list(signal?: AbortSignal): Promise<HikUser[]> {
-    const rows = await this.searchAll(
+    return this.searchAll(
       '/ISAPI/AccessControl/UserInfo/Search?format=json',
       'UserInfoSearchCond',
       'UserInfoSearch',
       'UserInfo',
+      toUser,
       {},
       signal,
     );
-    return rows.map(toUser).filter((u): u is HikUser => u !== undefined);
   }
 
   /** The number of users, or null when the device does not say. */
@@ -185,17 +231,22 @@ export class HikUsers {
 
   /** Cards of the given users (all cards when none are named). */
   async cards(employeeNos: readonly string[] = [], signal?: AbortSignal): Promise<HikCard[]> {
-    const rows = await this.searchAll(
+    return this.searchAll(
       '/ISAPI/AccessControl/CardInfo/Search?format=json',
       'CardInfoSearchCond',
       'CardInfoSearch',
       'CardInfo',
+      (c): HikCard | undefined => {
+        const card = {
+          employeeNo: str(c.employeeNo),
+          cardNo: str(c.cardNo),
+          cardType: str(c.cardType) || 'normalCard',
+        };
+        return card.cardNo !== '' ? card : undefined;
+      },
       employeeNos.length ? { EmployeeNoList: employeeNos.map((employeeNo) => ({ employeeNo })) } : {},
       signal,
     );
-    return rows
-      .map((c) => ({ employeeNo: str(c.employeeNo), cardNo: str(c.cardNo), cardType: str(c.cardType) || 'normalCard' }))
-      .filter((c) => c.cardNo !== '');
   }
 
   /** Gives a user a card (CardInfo/SetUp: added, or updated when the card number exists). */

@@ -1,0 +1,299 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AdmsConfig } from '../../config/adms.js';
+import type { KeptUpload, PushJournal, PushMalformed, PushRegistration } from '../../journal/types.js';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+import type { MalformedLine } from './attlog.js';
+import type { ContactBook } from './contacts.js';
+import type { PushTerminal, TerminalDirectory } from './directory.js';
+import type { GroupCommit } from './group-commit.js';
+import { answer, readBody, type BodyBudget, type BodyOutcome } from './http-body.js';
+import { LogBudget } from './log-budget.js';
+
+/**
+ * What every protocol handler of the push receiver works with, and the steps they share:
+ * reading a body within the budgets, asking the terminal to retry, reporting malformed lines.
+ */
+export interface ReceiverContext {
+  journal: PushJournal;
+  /** ATTLOG and rtlog uploads go through here: those that arrive together share one transaction. */
+  commits: GroupCommit;
+  directory: TerminalDirectory;
+  contacts: ContactBook;
+  registrations: RegistrationBook;
+  budget: BodyBudget;
+  logger: Logger;
+  clock: Clock;
+  settings: () => AdmsConfig;
+  onPunches?: (added: number) => void;
+  /**
+   * Whether the request comes from the address its serial pushes from (trust on first use,
+   * RegistrationBook.trust). An untrusted request's punches are kept, but it moves no stamp,
+   * takes or settles no command, changes no registration and counts as no contact.
+   */
+  trusted: boolean;
+}
+
+/** One request of a known terminal, from an allowed address. */
+export interface PushRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  query: URLSearchParams;
+  terminal: PushTerminal;
+  address: string;
+}
+
+/** At most this many malformed lines of one upload are logged one by one; then one summary line. */
+const MALFORMED_LOGGED = 10;
+/** Bodies read only to be counted (photos) may be this many times `maxBodyBytes`. */
+const DISCARD_FACTOR = 8;
+/** What a terminal gets when the journal cannot take its data now: it keeps the data and retries. */
+const RETRY_LATER = 'ERROR: the gateway cannot store this now; keep it and retry';
+
+export const validStamp = (s: string | null) => (s !== null && /^[A-Za-z0-9._:-]{1,40}$/.test(s) ? s : null);
+
+/** The upload's `Stamp=`, if it may be saved: only a trusted request moves what the terminal is told. */
+export const stampOf = (ctx: ReceiverContext, p: PushRequest) =>
+  ctx.trusted ? validStamp(p.query.get('Stamp')) : null;
+/**
+ * Records that the request's terminal was in contact (online, its address and facts), unless the
+ * request is untrusted: a stranger using a terminal's serial must not keep it shown online.
+ */
+export function noteContact(
+  ctx: ReceiverContext,
+  t: PushTerminal,
+  address: string,
+  extra?: Parameters<ContactBook['seen']>[2],
+): void {
+  if (ctx.trusted) ctx.contacts.seen(t, address, extra);
+}
+
+export const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+export function retryLater(ctx: ReceiverContext, p: PushRequest): void {
+  answer(p.req, p.res, 503, RETRY_LATER, { 'Retry-After': String(ctx.settings().errorDelay) });
+}
+
+/** Reads a body; answers the request itself and returns undefined when there is none to use. */
+export async function bodyOf(ctx: ReceiverContext, p: PushRequest, discard = false): Promise<Buffer | undefined> {
+  const s = ctx.settings();
+  const maxBytes = discard ? s.maxBodyBytes * DISCARD_FACTOR : s.maxBodyBytes;
+  const outcome: BodyOutcome = await readBody(p.req, { maxBytes, budget: ctx.budget, discard });
+  switch (outcome.kind) {
+    case 'body':
+      return outcome.data;
+    case 'too-large':
+      ctx.logger.warn(
+        { terminal: p.terminal.cfg.name, bytes: outcome.bytes, maxBodyBytes: maxBytes },
+        'push terminal sent a body larger than adms.maxBodyBytes: refused (raise adms.maxBodyBytes if this terminal is genuine)',
+      );
+      answer(p.req, p.res, 413, 'ERROR: body too large');
+      return undefined;
+    case 'busy':
+      ctx.logger.warn({ terminal: p.terminal.cfg.name }, 'too many uploads in memory at once: asked to retry');
+      retryLater(ctx, p);
+      return undefined;
+    case 'aborted':
+      ctx.logger.debug({ terminal: p.terminal.cfg.name }, 'push terminal dropped the connection mid-body');
+      return undefined;
+  }
+}
+
+/** After a body arrived, the terminal may have been removed or changed (SIGHUP). */
+export function stillAccepted(ctx: ReceiverContext, p: PushRequest): PushTerminal | undefined {
+  const r = ctx.directory.resolve(p.terminal.cfg.serial, p.address, ctx.clock.now());
+  return r.kind === 'ok' ? r.terminal : undefined;
+}
+
+/** Malformed lines logged one by one, per terminal: at most 50 in 10 minutes (then only a summary per upload). */
+const malformedBudgets = new WeakMap<PushTerminal['cfg'], LogBudget>();
+
+export function reportMalformed(
+  ctx: ReceiverContext,
+  t: PushTerminal,
+  table: string,
+  bad: readonly MalformedLine[],
+): void {
+  if (bad.length === 0) return;
+  const budget = malformedBudgets.get(t.cfg) ?? new LogBudget(50, 10 * 60_000);
+  malformedBudgets.set(t.cfg, budget);
+  const now = ctx.clock.now();
+  let logged = 0;
+  for (const m of bad.slice(0, MALFORMED_LOGGED)) {
+    if (budget.take(now) === undefined) break;
+    logged++;
+    ctx.logger.warn(
+      { terminal: t.cfg.name, serial: t.cfg.serial, table, line: m.line, reason: m.reason, text: m.text },
+      `malformed ${table} line kept raw in the journal`,
+    );
+  }
+  if (bad.length > logged)
+    ctx.logger.warn(
+      {
+        terminal: t.cfg.name,
+        serial: t.cfg.serial,
+        table,
+        more: bad.length - logged,
+        first: `line ${bad[0]!.line}: ${bad[0]!.reason}`,
+      },
+      `more malformed ${table} lines kept raw in the journal`,
+    );
+}
+
+export const malformedSummary = (bad: readonly MalformedLine[]): PushMalformed => ({
+  count: bad.length,
+  first: bad[0] ? `line ${bad[0].line}: ${bad[0].reason}` : null,
+});
+
+/** Kept uploads logged, per terminal: at most 20 lines in 10 minutes. */
+const keptBudgets = new WeakMap<PushTerminal['cfg'], LogBudget>();
+
+/** One log line for what an upload answered OK left kept raw (the status and an alert say it too). */
+export function reportKept(ctx: ReceiverContext, t: PushTerminal, kept: readonly (KeptUpload | undefined)[]): void {
+  const budget = keptBudgets.get(t.cfg) ?? new LogBudget(20, 10 * 60_000);
+  keptBudgets.set(t.cfg, budget);
+  for (const k of kept) {
+    if (!k || budget.take(ctx.clock.now()) === undefined) continue;
+    ctx.logger.warn(
+      { terminal: t.cfg.name, serial: t.cfg.serial, table: k.table, lines: k.lines, reason: k.reason },
+      `terminal ${t.cfg.name} sent ${k.lines} ${k.table} line(s) punchgate could not turn into punches (${k.reason}): kept raw in the journal; run punchgate terminals reparse ${t.cfg.name} once punchgate reads them`,
+    );
+  }
+}
+
+/**
+ * The registrations of push terminals (Security PUSH), read from the journal once per terminal
+ * and kept in memory: a registered device's every request checks its token against it.
+ */
+export class RegistrationBook {
+  private readonly cache = new Map<string, PushRegistration | null>();
+  /** When each terminal's trusted address last made a request (since this process started). */
+  private readonly trustedSeen = new Map<string, number>();
+  /** Trust and sightings not yet written: written with the contacts, every few seconds (flush). */
+  private readonly pending = new Map<string, PushTerminal>();
+  private readonly startedAt: number;
+  private readonly warned = new WeakMap<PushTerminal['cfg'], LogBudget>();
+
+  constructor(
+    private readonly journal: PushJournal,
+    private readonly clock: Clock,
+    private readonly logger?: Logger,
+  ) {
+    this.startedAt = clock.now();
+  }
+
+  /**
+   * Trust on first use: the first address a configured serial pushes from is its address. A
+   * request with its serial from another address is not trusted (said in the log, and in the
+   * status as an alert) while the trusted address keeps calling; once that one has been silent
+   * for `quietMs` (the terminal moved), the new address is trusted instead. True: trusted.
+   */
+  trust(t: PushTerminal, address: string, quietMs: number): boolean {
+    const key = this.key(t);
+    const now = this.clock.now();
+    let reg: PushRegistration | undefined;
+    try {
+      reg = this.get(t);
+      if (!reg?.trustedAddress || reg.trustedAddress === address) {
+        if (!reg?.trustedAddress) this.remember(t, { trustedAddress: address, trustedAt: now });
+        this.trustedSeen.set(key, now);
+        return true;
+      }
+      const last = this.trustedSeen.get(key) ?? this.startedAt;
+      if (now - last > quietMs) {
+        this.logger?.warn(
+          { terminal: t.cfg.name, serial: t.cfg.serial, address, was: reg.trustedAddress },
+          `terminal SN=${t.cfg.serial} (${t.cfg.name}) now pushes from ${address}: its address ${reg.trustedAddress} has been silent, so the new one is trusted; if the terminal did not move, check the LAN for a device using its serial and set allowFrom`,
+        );
+        this.remember(t, { trustedAddress: address, trustedAt: now });
+        this.trustedSeen.set(key, now);
+        return true;
+      }
+      this.remember(t, { otherAddress: address, otherCount: reg.otherCount + 1, otherLastAt: now });
+    } catch {
+      // The journal cannot be read or written now: the request is served as before trust existed.
+      return true;
+    }
+    const budget = this.warned.get(t.cfg) ?? new LogBudget(5, 10 * 60_000);
+    this.warned.set(t.cfg, budget);
+    if (budget.take(now) !== undefined)
+      this.logger?.warn(
+        { terminal: t.cfg.name, serial: t.cfg.serial, address, trusted: reg.trustedAddress },
+        `terminal SN=${t.cfg.serial} (${t.cfg.name}) is pushing from ${address}, but it pushes from ${reg.trustedAddress}: another device may be using its serial; its requests change nothing (no stamp, command, result or contact) while ${reg.trustedAddress} keeps calling; set allowFrom to refuse it`,
+      );
+    return false;
+  }
+
+  private key(t: PushTerminal): string {
+    return `${t.cfg.name}\u0000${t.cfg.serial}`;
+  }
+
+  /** Throws when the journal cannot be read now. */
+  get(t: PushTerminal): PushRegistration | undefined {
+    const key = this.key(t);
+    if (!this.cache.has(key)) this.cache.set(key, this.journal.registration(t.cfg.name, t.cfg.serial) ?? null);
+    return this.cache.get(key) ?? undefined;
+  }
+
+  /** Changes the registration in memory; `flush` writes it (so a request never waits for a disk sync for it). */
+  private remember(
+    t: PushTerminal,
+    fields: Partial<Omit<PushRegistration, 'terminal' | 'serial' | 'updatedAt'>>,
+  ): void {
+    const key = this.key(t);
+    const now = this.clock.now();
+    const prev: PushRegistration = this.get(t) ?? {
+      terminal: t.cfg.name,
+      serial: t.cfg.serial,
+      protocol: 'attendance',
+      registryCode: null,
+      sessionId: null,
+      facts: {},
+      registeredAt: null,
+      trustedAddress: null,
+      trustedAt: null,
+      otherAddress: null,
+      otherCount: 0,
+      otherLastAt: null,
+      updatedAt: now,
+    };
+    this.cache.set(key, { ...prev, ...fields, updatedAt: now });
+    this.pending.set(key, t);
+  }
+
+  /** Writes what `remember` kept (one transaction each; what cannot be written now waits for the next call). */
+  flush(): void {
+    for (const key of this.pending.keys()) {
+      const reg = this.cache.get(key);
+      if (!reg) continue;
+      try {
+        this.journal.saveRegistration(reg);
+        this.pending.delete(key);
+      } catch {
+        return;
+      }
+    }
+  }
+
+  /** Saves (durably) and caches. Throws when the journal cannot be written now. */
+  save(
+    t: PushTerminal,
+    fields: Partial<Omit<PushRegistration, 'terminal' | 'serial' | 'updatedAt'>>,
+  ): PushRegistration {
+    const prev = this.get(t);
+    const key = this.key(t);
+    // What `remember` kept and `flush` has not written yet goes with it.
+    const unwritten = this.pending.has(key) && prev ? prev : {};
+    const saved = this.journal.saveRegistration({
+      ...unwritten,
+      terminal: t.cfg.name,
+      serial: t.cfg.serial,
+      protocol: fields.protocol ?? prev?.protocol ?? 'attendance',
+      updatedAt: this.clock.now(),
+      ...fields,
+    });
+    this.pending.delete(key);
+    this.cache.set(key, saved);
+    return saved;
+  }
+}

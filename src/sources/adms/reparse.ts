@@ -1,0 +1,76 @@
+import type { AdmsTerminalConfig } from '../../config/terminals.js';
+import type { KeptStore } from '../../journal/types.js';
+import type { Punch } from '../../punch.js';
+import { parseAttlog } from './attlog.js';
+import { linesOf } from './kept.js';
+import { parseRtlog } from './rtlog.js';
+import { classifyRtlog, punchEventsOf } from './rtlog-events.js';
+
+/** What `punchgate terminals reparse` did. */
+export interface ReparseResult {
+  /** Kept uploads read again (of the tables this punchgate reads). */
+  uploads: number;
+  /** Punches found in them: new in the journal, already there, quarantined. */
+  added: number;
+  duplicates: number;
+  quarantined: number;
+  /** Lines still not understood: kept. */
+  stillKept: number;
+  /** Kept uploads of tables this punchgate does not read (untouched). */
+  unread: number;
+}
+
+/**
+ * Reads a terminal's kept uploads again with this punchgate's parsers and the terminal's
+ * current `punchEvents`: punches found are journalled (the journal ignores those it has), rows
+ * now known as not punches are let go, and what is still not understood stays kept. Each kept
+ * upload in one transaction.
+ */
+export function reparseKept(store: KeptStore, cfg: AdmsTerminalConfig): ReparseResult {
+  const out: ReparseResult = { uploads: 0, added: 0, duplicates: 0, quarantined: 0, stillKept: 0, unread: 0 };
+  const punchEvents = punchEventsOf(cfg);
+  for (const kept of store.keptUploads(cfg.name)) {
+    const punch = (pin: string, logTime: string, verify: number | null, state: number | null): Punch => ({
+      terminal: cfg.name,
+      device: kept.serial,
+      biometricCode: pin,
+      logTime,
+      verifyType: verify,
+      punchState: state,
+    });
+    let punches: Punch[];
+    let rest: number[];
+    const table = kept.table.toUpperCase();
+    if (table === 'ATTLOG') {
+      const parsed = parseAttlog(kept.body);
+      punches = parsed.records.map((r) => punch(r.pin, r.logTime, r.verify, r.status));
+      rest = parsed.malformed.map((m) => m.line);
+    } else if (table === 'RTLOG') {
+      const parsed = parseRtlog(kept.body);
+      punches = [];
+      rest = parsed.malformed.map((m) => m.line);
+      for (const row of parsed.rows) {
+        const kind = classifyRtlog(row, punchEvents);
+        if (kind === 'punch') punches.push(punch(row.pin, row.time, row.verify, row.inout));
+        else if (kind === 'unknown') rest.push(row.line);
+      }
+      rest.sort((a, b) => a - b);
+    } else {
+      out.unread++;
+      continue;
+    }
+    const restLines = linesOf(kept.body, rest);
+    const r = store.reparseKept(
+      kept,
+      punches,
+      restLines.length === 0 ? null : { body: restLines.join('\n'), lines: restLines.length },
+      cfg.timezone,
+    );
+    out.uploads++;
+    out.added += r.added;
+    out.duplicates += r.duplicates;
+    out.quarantined += r.quarantined;
+    out.stillKept += restLines.length;
+  }
+  return out;
+}

@@ -1,0 +1,91 @@
+import { codeProblem, isLogTime } from '../../punch.js';
+import { printable } from '../../util/terminal-text.js';
+import type { MalformedLine } from './attlog.js';
+import { keyValueFields } from './key-values.js';
+
+/**
+ * The body of `POST /iclock/cdata?table=rtlog` (ZKTeco Security PUSH: SpeedFace, SenseFace,
+ * ProFace X with `DeviceType=acc`): one access event per line, TAB-separated `key=value`
+ * fields, keys in lower case, the last line maybe without its LF:
+ * `time=2026-09-15 15:32:41\tpin=2\tcardno=0\teventaddr=1\tevent=3\tinoutstatus=0\tverifytype=1\tindex=114\t...`.
+ * Later firmware adds fields (maskflag, temperature...): unknown keys are ignored.
+ */
+export interface RtlogRow {
+  /** 1-based line number in the body. */
+  line: number;
+  /** The terminal's wall clock as sent (not always a valid time: see `validTime`). */
+  time: string;
+  validTime: boolean;
+  /** The user's id on the terminal; '' or '0' is nobody (a door event, an unregistered card). */
+  pin: string;
+  event: number;
+  /** How they verified (1 fingerprint, 15 face, 4 card...), when given. */
+  verify: number | null;
+  /** 0 entry, 1 exit, 2 none, when given. */
+  inout: number | null;
+}
+
+export interface ParsedRtlog {
+  rows: RtlogRow[];
+  malformed: MalformedLine[];
+}
+
+const SMALL_INT = /^-?\d{1,6}$/;
+const int = (s: string | undefined): number | null => (s !== undefined && SMALL_INT.test(s) ? Number(s) : null);
+/** The longest time text journalled for a row whose time is not valid (quarantined, shown to the admin). */
+const MAX_BAD_TIME = 32;
+
+/** Reads every line; a line that is not an event is reported with its number and never stops the others. Never throws. */
+export function parseRtlog(body: string): ParsedRtlog {
+  const rows: RtlogRow[] = [];
+  const malformed: MalformedLine[] = [];
+  const lines = body.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    let raw = lines[i]!;
+    if (raw.endsWith('\r')) raw = raw.slice(0, -1);
+    if (raw.trim() === '') continue;
+    const line = i + 1;
+    const bad = (reason: string) => malformed.push({ line, reason, text: printable(raw) });
+    const kv = keyValueFields(raw);
+    if (kv === undefined) {
+      bad('not TAB-separated key=value fields');
+      continue;
+    }
+    const time = kv.get('time');
+    const pin = kv.get('pin') ?? '';
+    const event = int(kv.get('event'));
+    if (time === undefined) {
+      bad('no time= field');
+      continue;
+    }
+    if (event === null) {
+      bad('no event= code');
+      continue;
+    }
+    if (pin !== '' && pin !== '0') {
+      const problem = codeProblem(pin);
+      if (problem) {
+        bad(problem);
+        continue;
+      }
+    }
+    const validTime = isLogTime(time);
+    if (!validTime && (/\p{Cc}|\p{Cf}/u.test(time) || time === '')) {
+      bad(`bad time "${printable(time, 30)}"`);
+      continue;
+    }
+    rows.push({
+      line,
+      time: validTime ? time : time.slice(0, MAX_BAD_TIME),
+      validTime,
+      pin,
+      event,
+      verify: int(kv.get('verifytype')),
+      inout: int(kv.get('inoutstatus')),
+    });
+  }
+  return { rows, malformed };
+}
+
+/** `pin` empty or 0: nobody (a door event, an unregistered card). */
+export const isNobody = (pin: string) => pin === '' || pin === '0';

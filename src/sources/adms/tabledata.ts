@@ -1,0 +1,77 @@
+import type { PushUser } from '../../journal/types.js';
+import { codeProblem } from '../../punch.js';
+import { printable } from '../../util/terminal-text.js';
+import type { MalformedLine } from './attlog.js';
+import { keyValueFields } from './key-values.js';
+
+/**
+ * `POST /iclock/cdata?table=tabledata&tablename=<t>&count=<n>` (Security PUSH): rows of one of
+ * the terminal's tables, one per line, `<t> key=value\tkey=value...`, e.g.
+ * `user uid=5\tcardno=\tpin=4\tpassword=\tgroup=1\tstarttime=0\tendtime=0\tname=Ana\tprivilege=0\tdisable=0\tverify=0`.
+ * The answer is `<t>=<rows received>`, not `OK`.
+ */
+
+/** Tables of photos and biometric templates: acknowledged and counted, never kept (punchgate keeps no biometric data). */
+export const BIOMETRIC_TABLES = new Set([
+  'biophoto',
+  'biodata',
+  'templatev10',
+  'templatev9',
+  'fingertmp',
+  'facetmp',
+  'fvtmp',
+  'userpic',
+  'attphoto',
+  'identitycard',
+]);
+
+export interface TableRow {
+  line: number;
+  fields: Map<string, string>;
+}
+
+export interface ParsedTable {
+  rows: TableRow[];
+  /** Non-empty lines (the count answered). */
+  received: number;
+  malformed: MalformedLine[];
+}
+
+/** The table's name as the query gives it, in lower case (letters, digits and `_` only). */
+export function tableName(raw: string | null): string | undefined {
+  const t = (raw ?? '').trim().toLowerCase();
+  return /^[a-z0-9_]{1,40}$/.test(t) ? t : undefined;
+}
+
+export function parseTableRows(body: string, table: string): ParsedTable {
+  const rows: TableRow[] = [];
+  const malformed: MalformedLine[] = [];
+  let received = 0;
+  const lines = body.split('\n');
+  const prefix = new RegExp(`^${table}[ \\t]+`, 'i');
+  for (let i = 0; i < lines.length; i++) {
+    let raw = lines[i]!;
+    if (raw.endsWith('\r')) raw = raw.slice(0, -1);
+    if (raw.trim() === '') continue;
+    received++;
+    const fields = keyValueFields(raw.replace(prefix, ''));
+    if (fields === undefined) malformed.push({ line: i + 1, reason: 'not key=value fields', text: printable(raw) });
+    else rows.push({ line: i + 1, fields });
+  }
+  return { rows, received, malformed };
+}
+
+/** A row of the `user` table as a user record (never the password). */
+export function userOfRow(row: TableRow): PushUser | { problem: string } {
+  const f = row.fields;
+  const pin = f.get('pin') ?? '';
+  const problem = codeProblem(pin);
+  if (problem) return { problem };
+  const pri = f.get('privilege') ?? f.get('pri');
+  return {
+    pin,
+    name: printable(f.get('name') ?? '', 64),
+    card: printable(f.get('cardno') ?? f.get('card') ?? '', 32),
+    privilege: pri !== undefined && /^\d{1,3}$/.test(pri) ? Number(pri) : null,
+  };
+}

@@ -1,0 +1,186 @@
+import { connect, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildStatus } from '../../src/status/index.js';
+import { parseConfig } from '../../src/config/load.js';
+import { startPushTerminalSim, type PushTerminalSim } from '../../src/sim/push-terminal/index.js';
+import { waitFor } from '../helpers/wait.js';
+import { attlog, http, startReceiver, terminal } from './harness.js';
+
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+const SN = 'CQZ7232160001';
+/** Other devices on the LAN: other loopback addresses (Linux routes all of 127/8 to lo). */
+const FORGER = '127.0.0.2';
+
+const statusOf = (r: Receiver, terminals: { name: string; serial: string; allowFrom?: string[] }[]) =>
+  buildStatus(
+    r.journal,
+    parseConfig(
+      {
+        site: 'adms',
+        journal: { path: r.tmp.path('journal.db') },
+        hrms: { baseUrl: 'https://hr.example.com' },
+        adms: { listen: '127.0.0.1:8081' },
+        terminals: terminals.map((t) => ({ kind: 'adms', timezone: 'UTC', ...t })),
+      },
+      r.tmp.dir,
+    ),
+    Date.now(),
+  );
+
+describe('a push request changes only what its terminal could have changed', () => {
+  let r: Receiver | undefined;
+  let sim: PushTerminalSim | undefined;
+  afterEach(async () => {
+    await sim?.stop();
+    await r?.stop();
+    r = sim = undefined;
+  });
+
+  it('settles only a command handed to that terminal and not yet settled; a stranger takes and settles none', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN), terminal('gate', 'GATE0001')] });
+    const leaver = r.store.enqueue('lobby', 'DATA DELETE USERINFO PIN=1007').command;
+    // The terminal's first request: its address is trusted from now on.
+    expect((await http(r.url, 'GET', `/iclock/ping?SN=${SN}`)).body).toBe('OK');
+    // A result for a command never handed out settles nothing (the leaver would stay on the terminal).
+    const early = `ID=${leaver.id}&Return=0&CMD=DATA\n`;
+    expect(await http(r.url, 'POST', `/iclock/devicecmd?SN=${SN}`, early)).toEqual({ status: 200, body: 'OK' });
+    expect(r.store.commands('lobby')[0]).toMatchObject({ id: leaver.id, state: 'queued' });
+    // Another terminal's result for it settles nothing either.
+    await http(r.url, 'POST', `/iclock/devicecmd?SN=GATE0001`, early);
+    expect(r.store.commands('lobby')[0]).toMatchObject({ state: 'queued' });
+    // A device elsewhere with the serial polls: it is handed nothing, and its results settle nothing.
+    expect(await http(r.url, 'GET', `/iclock/getrequest?SN=${SN}`, undefined, {}, FORGER)).toEqual({
+      status: 200,
+      body: 'OK',
+    });
+    expect(r.store.commands('lobby')[0]).toMatchObject({ state: 'queued', sentCount: 0 });
+    // The terminal polls: handed out; its result settles it, once.
+    expect((await http(r.url, 'GET', `/iclock/getrequest?SN=${SN}`)).body).toBe(
+      `C:${leaver.id}:DATA DELETE USERINFO PIN=1007\n`,
+    );
+    await http(r.url, 'POST', `/iclock/devicecmd?SN=${SN}`, `ID=${leaver.id}&Return=-10&CMD=DATA\n`, {}, FORGER);
+    expect(r.store.commands('lobby')[0]).toMatchObject({ state: 'sent' });
+    await http(r.url, 'POST', `/iclock/devicecmd?SN=${SN}`, `ID=${leaver.id}&Return=0&CMD=DATA\n`);
+    expect(r.store.commands('lobby')[0]).toMatchObject({ state: 'done', returnCode: 0 });
+    await http(r.url, 'POST', `/iclock/devicecmd?SN=${SN}`, `ID=${leaver.id}&Return=-1&CMD=DATA\n`);
+    expect(r.store.commands('lobby')[0]).toMatchObject({ state: 'done', returnCode: 0 });
+  });
+
+  it('a forged Stamp=999999999 upload moves nothing the terminal is told: it resumes and every punch is acknowledged', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+    const real = () =>
+      startPushTerminalSim({
+        server: r!.url,
+        serial: SN,
+        punches: 30,
+        batchSize: 10,
+        delayMs: 50,
+        errorDelayMs: 50,
+        timeMode: 'sequence',
+        faults: { seed: 11 },
+      });
+    // The real terminal makes contact (trusted at its address), then is switched off before uploading all.
+    expect((await http(r.url, 'GET', `/iclock/cdata?SN=${SN}&options=all&pushver=2.4.1`)).body).toContain(
+      'ATTLOGStamp=0\n',
+    );
+    // Forged: an empty upload from the terminal's own address, and uploads from another one.
+    const forged = `/iclock/cdata?SN=${SN}&table=ATTLOG&Stamp=999999999`;
+    expect(await http(r.url, 'POST', forged, '')).toEqual({ status: 200, body: 'OK:0' });
+    expect((await http(r.url, 'POST', forged, '', {}, FORGER)).status).toBe(200);
+    expect((await http(r.url, 'POST', forged, attlog(['666\t2026-11-01 08:00:00\t0\t1']), {}, FORGER)).status).toBe(
+      200,
+    );
+    const options = await http(r.url, 'GET', `/iclock/cdata?SN=${SN}&options=all&pushver=2.4.1`);
+    expect(options.body).toContain('ATTLOGStamp=0\n');
+    sim = real();
+    await waitFor(() => sim!.backlog() === 0, 15_000, 'the real terminal uploaded');
+    expect(sim.acked()).toHaveLength(30);
+    expect(sim.stats().serverStamp).toBe('0');
+    // The forged punch is kept like any other (the receiver cannot tell it from a real one: allowFrom does);
+    // the alert names the address it came from.
+    const status = statusOf(r, [{ name: 'lobby', serial: SN }]);
+    expect(status.alerts).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          new RegExp(
+            `^terminal lobby \\(SN=${SN}\\) was seen pushing from ${FORGER.replace(/\./g, '\\.')} \\(\\d+ requests`,
+          ),
+        ),
+      ]),
+    );
+    expect(status.terminals[0]!.push).toMatchObject({ trustedAddress: '127.0.0.1', address: '127.0.0.1' });
+  });
+});
+
+describe('the LAN cannot drown the evidence or the terminals', () => {
+  let r: Receiver | undefined;
+  let sim: PushTerminalSim | undefined;
+  const sockets: Socket[] = [];
+  afterEach(async () => {
+    for (const s of sockets.splice(0)) s.destroy();
+    await sim?.stop();
+    await r?.stop();
+    r = sim = undefined;
+  });
+
+  it('keeps an allowFrom violation apart from 300 invented serials, and summarises those in one alert', async () => {
+    r = await startReceiver({
+      terminals: [terminal('lobby', SN, { allowFrom: ['127.0.0.1'] })],
+      adms: { listen: '127.0.0.1:0' },
+    });
+    expect((await http(r.url, 'GET', `/iclock/ping?SN=${SN}`, undefined, {}, '127.0.0.9')).status).toBe(403);
+    for (let i = 0; i < 300; i++)
+      await http(
+        r.url,
+        'GET',
+        `/iclock/ping?SN=FAKE${String(i).padStart(5, '0')}`,
+        undefined,
+        {},
+        `127.0.0.${10 + (i % 5)}`,
+      );
+    r.receiver['contacts'].flush();
+    const status = statusOf(r, [{ name: 'lobby', serial: SN, allowFrom: ['127.0.0.1'] }]);
+    const alerts = status.alerts.filter((a) => /SN=|serials/.test(a));
+    expect(alerts).toHaveLength(2);
+    expect(alerts[0]).toContain(`terminal SN=${SN} (lobby) is pushing from 127.0.0.9, outside its allowFrom`);
+    expect(alerts[1]).toMatch(
+      /^200 unknown serials pushing \(200 requests refused, from 127\.0\.0\.1\d, .*; e\.g\. SN=FAKE\d+, SN=FAKE\d+, SN=FAKE\d+\)/,
+    );
+  });
+
+  it('no address takes what a terminal needs: many slow connections from several addresses leave the terminal served', async () => {
+    r = await startReceiver({
+      terminals: [terminal('lobby', SN)],
+      adms: { maxConnections: 120, maxConnectionsPerAddress: 16, requestTimeoutMs: 5000 },
+    });
+    const port = r.port;
+    let stop = false;
+    // 12 addresses x 16 slow connections (192 > 120): each sends half a request and waits; when closed, it comes back.
+    const slow = (from: string) => {
+      if (stop) return;
+      const s = connect({ host: '127.0.0.1', port, localAddress: from });
+      sockets.push(s);
+      s.on('connect', () => s.write(`GET /iclock/ping?SN=${SN} HTTP/1.1\r\nHost: x\r\n`));
+      s.on('error', () => undefined);
+      s.on('close', () => setTimeout(() => slow(from), 200));
+    };
+    for (let a = 0; a < 12; a++) for (let k = 0; k < 16; k++) slow(`127.0.0.${20 + a}`);
+    await waitFor(() => r!.receiver.openConnections() >= 110, 10_000, 'the slow connections');
+    sim = startPushTerminalSim({
+      server: r.url,
+      serial: SN,
+      punches: 0,
+      delayMs: 50,
+      errorDelayMs: 50,
+      requestTimeoutMs: 3000,
+      variant: { connectionClose: true },
+      timeMode: 'sequence',
+    });
+    const punches = sim.addPunches(40);
+    await waitFor(() => sim!.acked().length === punches.length, 30_000, 'the terminal served');
+    stop = true;
+    const s = sim.stats();
+    expect(s.failedRequests).toBeLessThanOrEqual(2);
+    expect(r.journal.counts().pending).toBe(40);
+  });
+});
