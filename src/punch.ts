@@ -70,10 +70,7 @@ export function codeProblem(code: string): string | undefined {
  * terminal name in an imported file): `what` names it in the reason. With `blanks` (user names),
  * spaces between words are allowed, and an empty text too.
  */
-export function textProblem(
-  text: string,
-  rule: { what: string; max: number; blanks?: boolean },
-): string | undefined {
+export function textProblem(text: string, rule: { what: string; max: number; blanks?: boolean }): string | undefined {
   if (text === '') return rule.blanks ? undefined : `empty ${rule.what}`;
   if (text.length > rule.max) return `${rule.what} longer than ${rule.max} characters`;
   // On the path of every punch read: printable ASCII (nearly every real code) needs no further look.

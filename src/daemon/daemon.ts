@@ -122,7 +122,10 @@ export class Daemon {
     this.deps = deps;
     if (c.adms) this.attachPushReceiver(c.adms);
     this.sources = new SourceSet(opts.sourceFactory ?? createSource, deps, ctx.logger);
-    const reports = new LatestReport(() => this.status(), () => elapsedMs(ctx.clock));
+    const reports = new LatestReport(
+      () => this.status(),
+      () => elapsedMs(ctx.clock),
+    );
     this.statusLog = new StatusLog(c.status.path!, () => reports.fresh(), ctx);
     this.web = new StatusWeb({
       journal: this.journal,
@@ -250,7 +253,11 @@ export class Daemon {
       hrms: c.hrms,
       authPatterns: compilePatterns(c.delivery.patterns.authFailure),
     });
-    const sender = new TimedSender(inner, () => elapsedMs(this.ctx.clock), (a, n, s) => this.web.observeHrms(a, n, s));
+    const sender = new TimedSender(
+      inner,
+      () => elapsedMs(this.ctx.clock),
+      (a, n, s) => this.web.observeHrms(a, n, s),
+    );
     const deliverer = new Deliverer({
       queue: this.web.watch(this.journal),
       state: this.journal.deliveryState,
@@ -305,7 +312,8 @@ export class Daemon {
     try {
       this.guard(() => this.journal.clockStepped(s.deltaMs));
     } catch (e) {
-      if (!isBusyJournalError(e)) this.ctx.logger.error({ err: String(e) }, 'could not move retry times after the clock step');
+      if (!isBusyJournalError(e))
+        this.ctx.logger.error({ err: String(e) }, 'could not move retry times after the clock step');
     }
     this.delivery?.deliverer.wake();
     if (this.started && !this.stopping) this.statusLog.write();

@@ -331,7 +331,9 @@ export class Journal implements PunchSink, DeliveryQueue {
     const behind = skew === undefined ? undefined : skew <= -pastSeconds;
     // Before these, a punch recorded just now (live) or new in a log already read cannot be genuine.
     const liveFloor =
-      opts.live && behind !== false ? wallClockAt(now - pastSeconds * 1000 - Math.max(0, step), opts.timezone) : undefined;
+      opts.live && behind !== false
+        ? wallClockAt(now - pastSeconds * 1000 - Math.max(0, step), opts.timezone)
+        : undefined;
     const readFloor =
       behind === true && opts.readUpTo !== undefined && isLogTime(opts.readUpTo)
         ? shiftWallClock(opts.readUpTo, -pastSeconds)

@@ -37,7 +37,8 @@ const MAX_TERMINAL_TEXT = 500;
  */
 function deviceTexts<T extends Patch<TerminalRecord>>(patch: T): T {
   const out = { ...patch };
-  for (const f of ['serial', 'previousSerial'] as const) if (typeof out[f] === 'string') out[f] = deviceIdentity(out[f]);
+  for (const f of ['serial', 'previousSerial'] as const)
+    if (typeof out[f] === 'string') out[f] = deviceIdentity(out[f]);
   for (const f of ['lastError', 'firmware'] as const) {
     const v = out[f];
     if (typeof v === 'string' && v.length > MAX_TERMINAL_TEXT) out[f] = `${v.slice(0, MAX_TERMINAL_TEXT)}...`;
@@ -249,5 +250,7 @@ export class SourceStateTable implements SourceStateStore {
 const MAX_KEY = 128;
 
 function boundedKey(key: string): string {
-  return key.length <= MAX_KEY ? key : `${key.slice(0, 64)}~${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+  return key.length <= MAX_KEY
+    ? key
+    : `${key.slice(0, 64)}~${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
 }

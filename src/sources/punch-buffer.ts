@@ -95,7 +95,9 @@ export class PunchBuffer<T extends BufferedPunch> {
     const deadline = performance.now() + waitMs;
     let error: unknown = this.write();
     for (let n = 0; this.held.length > 0 && isBusyJournalError(error) && performance.now() < deadline; n++) {
-      await new Promise((resolve) => setTimeout(resolve, Math.min(backoffDelay(n, RETRY), deadline - performance.now())));
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.min(backoffDelay(n, RETRY), deadline - performance.now())),
+      );
       error = this.write();
     }
     const left = this.held;

@@ -45,7 +45,11 @@ export const BOX_STEPPED_NOT_SET =
  * before its recent steps: then the box stepped, not the terminal, and the terminal's clock is
  * neither blamed nor set from the box's.
  */
-export function agreesBeforeBoxStep(skewSeconds: number, steps: ClockSteps | undefined, toleranceSeconds: number): boolean {
+export function agreesBeforeBoxStep(
+  skewSeconds: number,
+  steps: ClockSteps | undefined,
+  toleranceSeconds: number,
+): boolean {
   const step = steps?.netStepMs() ?? 0;
   return step !== 0 && Math.abs(skewSeconds + step / 1000) <= toleranceSeconds;
 }

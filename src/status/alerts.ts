@@ -193,11 +193,13 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): stri
  * blames the terminals, with what punchgate did about it and what to do.
  */
 function clockStepAlerts(steps: readonly ClockStep[], behindS: number): string[] {
-  const out = steps.slice(-5).map((s) =>
-    s.deltaMs < 0
-      ? `${describeStep(s)} (its wall clock against its monotonic clock): polls, retries and status writes kept their pace and cron schedules were re-armed`
-      : `${describeStep(s)} (its wall clock against its monotonic clock; or the box was asleep): polls, retries and status writes kept their pace and cron schedules were re-armed`,
-  );
+  const out = steps
+    .slice(-5)
+    .map((s) =>
+      s.deltaMs < 0
+        ? `${describeStep(s)} (its wall clock against its monotonic clock): polls, retries and status writes kept their pace and cron schedules were re-armed`
+        : `${describeStep(s)} (its wall clock against its monotonic clock; or the box was asleep): polls, retries and status writes kept their pace and cron schedules were re-armed`,
+    );
   if (steps.length > 5) out.unshift(`the box clock stepped ${steps.length} times in the last 24 h; the last 5:`);
   if (behindS > 0)
     out.push(

@@ -212,7 +212,8 @@ class ViewBuilder {
   }
 }
 
-const ESCAPE = /%([0-9a-f]{2})|\\x([0-9a-f]{2})|\\u([0-9a-f]{4})|\\u\{([0-9a-f]{1,6})\}|&#x([0-9a-f]{1,6});|&#(\d{1,7});|\+/gi;
+const ESCAPE =
+  /%([0-9a-f]{2})|\\x([0-9a-f]{2})|\\u([0-9a-f]{4})|\\u\{([0-9a-f]{1,6})\}|&#x([0-9a-f]{1,6});|&#(\d{1,7});|\+/gi;
 
 /** Percent-encoding, backslash escapes and character references decoded (only where there are some). */
 function unescaped(text: string): View | undefined {
@@ -290,7 +291,11 @@ function views(text: string): View[] {
   const out = [identity(text)];
   const u = unescaped(text);
   if (u) out.push({ ...u, spelled: true });
-  for (const base of out.slice()) out.push(...hexDecoded(base.text).map((v) => remap(v, base)), ...base64Decoded(base.text).map((v) => remap(v, base)));
+  for (const base of out.slice())
+    out.push(
+      ...hexDecoded(base.text).map((v) => remap(v, base)),
+      ...base64Decoded(base.text).map((v) => remap(v, base)),
+    );
   return out;
 }
 

@@ -47,7 +47,10 @@ export function hostGuard(
  * without `Host` (HTTP/1.0, no browser sends one) is let in. With `status.authTokenFile` set
  * nothing of this applies: a request without the token is refused anyway.
  */
-export function hostRule(listen: ListenAddress, allowedHosts: readonly string[] = []): (host: string | undefined) => boolean {
+export function hostRule(
+  listen: ListenAddress,
+  allowedHosts: readonly string[] = [],
+): (host: string | undefined) => boolean {
   const names = new Set(allowedHosts.map((h) => h.toLowerCase()));
   names.add(normalise(listen.host));
   if (!listen.loopback) {

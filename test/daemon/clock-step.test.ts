@@ -73,7 +73,11 @@ describe('a box clock that steps', () => {
       return [`Z${n}`, `H${n}`];
     };
     const delivered = (want: string[], what: string, ms = 15_000) =>
-      waitFor(() => want.every((c) => codes().has(c)), ms, `${what}: ${want.join(', ')} at the HRMS\n${d.output().slice(-3000)}`);
+      waitFor(
+        () => want.every((c) => codes().has(c)),
+        ms,
+        `${what}: ${want.join(', ')} at the HRMS\n${d.output().slice(-3000)}`,
+      );
 
     await delivered(punchBoth(), 'before any step', 30_000);
 
@@ -102,7 +106,10 @@ describe('a box clock that steps', () => {
       punches: { quarantined: number };
       boxClock?: { behindSeconds: number };
     };
-    expect(s.alerts.some((a) => /^the box clock stepped back 1 h at /.test(a)), s.alerts.join('\n')).toBe(true);
+    expect(
+      s.alerts.some((a) => /^the box clock stepped back 1 h at /.test(a)),
+      s.alerts.join('\n'),
+    ).toBe(true);
     expect(s.alerts.some((a) => /the box clock is now 1 h behind where it ran/.test(a))).toBe(true);
     expect(s.alerts.filter((a) => /^terminal .*clock is|quarantined[ ,]/.test(a))).toEqual([]);
     expect(s.punches.quarantined).toBe(0);
@@ -115,14 +122,21 @@ describe('a box clock that steps', () => {
     await waitFor(() => /the box clock stepped forward 1 h at /.test(d.output()), 10_000, 'the restore in the log');
     await delivered(punchBoth(), 'polled after the restore');
     writeFileSync(offset, '+1h\n');
-    await waitFor(() => (d.output().match(/the box clock stepped forward 1 h at /g) ?? []).length >= 2, 10_000, 'the step forward');
+    await waitFor(
+      () => (d.output().match(/the box clock stepped forward 1 h at /g) ?? []).length >= 2,
+      10_000,
+      'the step forward',
+    );
     await delivered(punchBoth(), 'polled after the step forward');
     const after = JSON.parse((await runPunchgate(['--config', stack.configPath, 'status', '--json'])).stdout) as {
       alerts: string[];
       punches: { quarantined: number; pending: number };
     };
     expect(after.punches.quarantined).toBe(0);
-    expect(after.alerts.filter((a) => /^terminal .*clock is|quarantined[ ,]/.test(a)), after.alerts.join('\n')).toEqual([]);
+    expect(
+      after.alerts.filter((a) => /^terminal .*clock is|quarantined[ ,]/.test(a)),
+      after.alerts.join('\n'),
+    ).toEqual([]);
 
     // Every punch of both terminals reached the HRMS once.
     const want = Array.from({ length: n }, (_, i) => [`Z${i + 1}`, `H${i + 1}`]).flat();

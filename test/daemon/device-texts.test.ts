@@ -42,6 +42,7 @@ const HOSTILE: Record<string, string> = {
   empty: '',
 };
 /** Invisible or moving characters that must never be printed raw in what an admin reads. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point here
 const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/;
 
 describe('device texts through every source', () => {
@@ -151,7 +152,12 @@ describe('device texts through every source', () => {
     expect(push.status).toBe(200);
     // Serial: lines with good and hostile codes, as raw bytes on the wire.
     const fd = openSync(pair.peerPath, 'w');
-    for (const v of ['S1', ...Object.entries(HOSTILE).filter(([k]) => !/line feed|carriage/.test(k)).map(([, v]) => v)])
+    for (const v of [
+      'S1',
+      ...Object.entries(HOSTILE)
+        .filter(([k]) => !/line feed|carriage/.test(k))
+        .map(([, v]) => v),
+    ])
       writeSync(fd, Buffer.from(`${v},${now()}\n`, 'utf8'));
     closeSync(fd);
     // Import: a CSV with good and hostile codes and a hostile terminal name.
@@ -173,14 +179,22 @@ describe('device texts through every source', () => {
       'every good code delivered',
     );
     // The Hikvision search has read everything the stream had (a later poll), and delivery is idle.
-    await waitFor(async () => {
-      const r = await runPunchgate(['--config', configPath, 'status', '--json']);
-      const s = JSON.parse(r.stdout) as { punches: { pending: number; inflight: number }; alerts: string[] };
-      return s.punches.pending + s.punches.inflight === 0 && s.alerts.some((a) => /reception: \d+ records refused/.test(a));
-    }, 30_000, 'delivery idle and the refusals in the status');
+    await waitFor(
+      async () => {
+        const r = await runPunchgate(['--config', configPath, 'status', '--json']);
+        const s = JSON.parse(r.stdout) as { punches: { pending: number; inflight: number }; alerts: string[] };
+        return (
+          s.punches.pending + s.punches.inflight === 0 && s.alerts.some((a) => /reception: \d+ records refused/.test(a))
+        );
+      },
+      30_000,
+      'delivery idle and the refusals in the status',
+    );
 
     const received = hrms.received().map((p) => p.biometriccode);
-    expect([...new Set(received)].sort().map((c) => JSON.stringify(c).slice(0, 40))).toEqual([...good].sort().map((c) => JSON.stringify(c)));
+    expect([...new Set(received)].sort().map((c) => JSON.stringify(c).slice(0, 40))).toEqual(
+      [...good].sort().map((c) => JSON.stringify(c)),
+    );
 
     // The journal holds no hostile code, and no device text longer than 64 characters.
     const db = new Database(tmp.path('journal.db'), { readonly: true });
@@ -214,7 +228,9 @@ describe('device texts through every source', () => {
     const metrics = await (await fetch(new URL('/metrics', url))).text();
     expect(metrics).not.toMatch(RAW);
     // The log says which records were refused, escaped.
-    expect(d.output()).toMatch(/terminal reception: record refused, not journalled: biometric code has a bidirectional control/);
+    expect(d.output()).toMatch(
+      /terminal reception: record refused, not journalled: biometric code has a bidirectional control/,
+    );
     expect(d.output()).not.toContain('7'.repeat(200));
     expect(d.output()).not.toContain('Q'.repeat(200));
 

@@ -58,7 +58,9 @@ describe('the HRMS quoting the token in disguise', () => {
           body: {
             Status: true,
             Payload: req.punches.map((_, i) =>
-              i === 0 ? { status: false, message: `Employee not found (token ${quote})` } : { status: true, message: 'ok' },
+              i === 0
+                ? { status: false, message: `Employee not found (token ${quote})` }
+                : { status: true, message: 'ok' },
             ),
           },
         };

@@ -50,16 +50,27 @@ describe("the journal's door", () => {
   it('refuses every bad code, keeps the good ones, says which by index, counts them per terminal and logs them escaped', () => {
     const punches = [
       { terminal: 'gate-1', biometricCode: '1001', logTime: '2026-11-22 08:00:00' },
-      ...BAD_CODES.map((c, i) => ({ terminal: 'gate-1', biometricCode: c, logTime: `2026-11-22 08:01:${String(i).padStart(2, '0')}` })),
+      ...BAD_CODES.map((c, i) => ({
+        terminal: 'gate-1',
+        biometricCode: c,
+        logTime: `2026-11-22 08:01:${String(i).padStart(2, '0')}`,
+      })),
       { terminal: 'gate\u001b[2J', biometricCode: '1002', logTime: '2026-11-22 08:02:00' },
       { terminal: 'gate-1', biometricCode: 'Ünïcødé-名前', logTime: '2026-11-22 08:03:00' },
     ];
     const r = journal.ingest(punches);
     expect(r).toMatchObject({ added: 2, duplicates: 0, quarantined: 0, refused: BAD_CODES.length + 1 });
-    expect(r.refusals!.map((x) => x.index)).toEqual([...BAD_CODES.keys()].map((i) => i + 1).concat(BAD_CODES.length + 1));
+    expect(r.refusals!.map((x) => x.index)).toEqual(
+      [...BAD_CODES.keys()].map((i) => i + 1).concat(BAD_CODES.length + 1),
+    );
     expect(r.refusals![0]!.reason).toBe('biometric code has a bidirectional control (U+202E)');
     expect(r.refusals!.at(-1)!.reason).toMatch(/^terminal name has a control character/);
-    expect(journal.queries.list().map((p) => p.biometricCode).sort()).toEqual(['1001', 'Ünïcødé-名前']);
+    expect(
+      journal.queries
+        .list()
+        .map((p) => p.biometricCode)
+        .sort(),
+    ).toEqual(['1001', 'Ünïcødé-名前']);
     const kept = journal.refusedRecords.list(0);
     expect(kept.map((k) => [k.terminal, k.count])).toEqual([
       ['gate-1', BAD_CODES.length],

@@ -79,7 +79,7 @@ describe('a secret quoted in disguise', () => {
     for (const t of ordinary) expect(wordy.find(t), t).toEqual([]);
   });
 
-  it('is applied by Secrets.scrub and by the HRMS clients\' scrubbers', () => {
+  it("is applied by Secrets.scrub and by the HRMS clients' scrubbers", () => {
     const secrets = new Secrets();
     secrets.add(token);
     expect(secrets.scrub(`x ${reverse(token)} y`)).toBe('x [REDACTED] y');

@@ -81,7 +81,14 @@ describe('the status page answers loopback names only (DNS rebinding)', () => {
     }
     const forbidden = await getWithHost(url, '/', 'evil.example');
     expect(forbidden.text).toMatch(/answers only to localhost.*status\.allowedHosts/);
-    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, 'app.localhost:8080', 'LOCALHOST', '127.8.9.1', `localhost:1`]) {
+    for (const host of [
+      `localhost:${port}`,
+      `127.0.0.1:${port}`,
+      'app.localhost:8080',
+      'LOCALHOST',
+      '127.8.9.1',
+      `localhost:1`,
+    ]) {
       const r = await getWithHost(url, '/status.json', host);
       expect(r.status, host).toBe(200);
       expect(r.text).toContain('"site": "plant-t"');
@@ -89,7 +96,10 @@ describe('the status page answers loopback names only (DNS rebinding)', () => {
     // HTTP/1.0 without Host (no browser sends it): the box's own tools.
     expect(await getWithoutHost(url, '/livez')).toMatch(/^HTTP\/1\.[01] 200/);
     await waitFor(() => /refused a request for another name/.test(d.output()), 5000, 'the refusal logged');
-    const lines = d.output().split('\n').filter((l) => l.includes('refused a request for another name'));
+    const lines = d
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('refused a request for another name'));
     // Each name once (20 at most), printable: no raw control character or 300-character name.
     expect(lines.length).toBeLessThanOrEqual(20);
     expect(lines.filter((l) => l.includes('"evil.example"'))).toHaveLength(1);

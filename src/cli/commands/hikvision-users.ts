@@ -27,7 +27,10 @@ export async function listHikvisionUsers(
       cards: await c.users.cards().catch(() => []),
     })));
   } catch (e) {
-    throw new ExitError(`${cfg.name}: ${printable(ctx.secrets.scrub(e instanceof Error ? e.message : String(e)), 500)}`, EXIT.TEMPFAIL);
+    throw new ExitError(
+      `${cfg.name}: ${printable(ctx.secrets.scrub(e instanceof Error ? e.message : String(e)), 500)}`,
+      EXIT.TEMPFAIL,
+    );
   }
   const cardsOf = (u: HikUser) => cards.filter((c) => c.employeeNo === u.employeeNo).map((c) => c.cardNo);
   if (json) {
@@ -45,7 +48,11 @@ export async function listHikvisionUsers(
   );
   for (const u of users) {
     process.stdout.write(
-      `${printable(u.employeeNo, 64).padEnd(16)} ${printable(u.name, 64).padEnd(24)} ${printable(u.userType, 16).padEnd(8)} ${String(u.numOfFP).padStart(3)} ${String(u.numOfFace).padStart(4)}  ${cardsOf(u).map((c) => printable(c, 64)).join(' ')}\n`,
+      `${printable(u.employeeNo, 64).padEnd(16)} ${printable(u.name, 64).padEnd(24)} ${printable(u.userType, 16).padEnd(8)} ${String(u.numOfFP).padStart(3)} ${String(u.numOfFace).padStart(4)}  ${cardsOf(
+        u,
+      )
+        .map((c) => printable(c, 64))
+        .join(' ')}\n`,
     );
   }
   return EXIT.OK;

@@ -42,7 +42,7 @@ export function commandEffect(command: string, protocol: 'attendance' | 'securit
   if (command === 'CHECK') return { kind: 'check' };
   if (command === 'LOG') return { kind: 'log' };
   if (command === 'REBOOT') return { kind: 'reboot' };
-  let m = /^DATA QUERY ATTLOG (.*)$/.exec(command);
+  const m = /^DATA QUERY ATTLOG (.*)$/.exec(command);
   if (m) {
     const f = fields(m[1]!);
     return { kind: 'query-attlog', from: f.get('StartTime') ?? '', to: f.get('EndTime') ?? '9999' };
