@@ -6,6 +6,8 @@ import { defineConfig } from 'vitest/config';
  * Europe/Berlin to prove that wall-clock times survive a zone with DST changes.
  */
 const BERLIN = 'test/**/*.berlin.test.ts';
+/** The built packages, installed on the machine as root: run by .ci/run with vitest.package.config.ts. */
+const PACKAGE = 'test/package/**';
 
 export default defineConfig({
   test: {
@@ -16,7 +18,10 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'utc', include: ['test/**/*.test.ts'], exclude: [BERLIN], env: { TZ: 'UTC' } } },
+      {
+        extends: true,
+        test: { name: 'utc', include: ['test/**/*.test.ts'], exclude: [BERLIN, PACKAGE], env: { TZ: 'UTC' } },
+      },
       { extends: true, test: { name: 'berlin', include: [BERLIN], env: { TZ: 'Europe/Berlin' } } },
     ],
   },

@@ -11,6 +11,7 @@ import { benchDaemonLatency } from './daemon-latency.js';
 import { benchDrain } from './drain.js';
 import { benchDrainRss } from './drain-rss.js';
 import { benchIngest } from './ingest.js';
+import { benchPackage } from './package.js';
 import { benchScale } from './lib/scale.js';
 import { log, renderTable, type BenchRow } from './lib/table.js';
 import { benchHikDownload } from './hik-download.js';
@@ -21,6 +22,8 @@ import { benchMetricsServe, benchWebIdle } from './web.js';
 interface Benchmark {
   describe: string;
   run: () => Promise<BenchRow[]>;
+  /** Run only when named: it changes the machine (installs a package). */
+  optIn?: boolean;
 }
 
 const BENCHMARKS: Record<string, Benchmark> = {
@@ -59,6 +62,12 @@ const BENCHMARKS: Record<string, Benchmark> = {
     describe: 'push terminals: punches/s acknowledged by the ADMS receiver vs bare ingest; p99 POST -> OK',
     run: benchAdms,
   },
+  package: {
+    describe:
+      'the .deb: sizes, install to first punch and upgrade downtime vs the npm route (only when named; root, npm run package)',
+    run: benchPackage,
+    optIn: true,
+  },
 };
 
 function usage(): string {
@@ -87,7 +96,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${(e as Error).message}\n`);
     return 64;
   }
-  const names = argv.length ? argv : Object.keys(BENCHMARKS);
+  const names = argv.length ? argv : Object.keys(BENCHMARKS).filter((n) => !BENCHMARKS[n]!.optIn);
   const cpu = cpus();
   log(
     `punchgate bench: node ${process.version}, ${cpu.length} cores (${cpu[0]?.model ?? '?'}), ` +

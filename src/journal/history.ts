@@ -43,7 +43,8 @@ export interface PunchAttempt {
 
 /** What `punchgate punches` lists: newest first, by log time. */
 export interface PunchListFilter {
-  state?: PunchState;
+  /** A state, or 'undelivered': every state but delivered (what a journal still owes the HRMS). */
+  state?: PunchState | 'undelivered';
   terminal?: string;
   /** Biometric codes (any of them). */
   codes?: readonly string[];
@@ -61,7 +62,8 @@ function whereOf(f: PunchListFilter): { sql: string; params: unknown[] } {
     parts.push(sql);
     params.push(value);
   };
-  if (f.state) add('state = ?', f.state);
+  if (f.state === 'undelivered') add('state <> ?', 'delivered');
+  else if (f.state) add('state = ?', f.state);
   if (f.terminal) add('terminal = ?', f.terminal);
   if (f.codes && f.codes.length > 0) add('biometric_code IN (SELECT value FROM json_each(?))', JSON.stringify(f.codes));
   if (f.since) add('log_time >= ?', f.since);

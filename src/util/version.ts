@@ -20,3 +20,11 @@ export function punchgateVersion(): string {
   }
   return cached;
 }
+
+/**
+ * What `punchgate --version` prints: punchgate's version and the runtime's. An installed package
+ * brings its own Node.js (not the box's), so the runtime is part of what runs and of a bug report.
+ */
+export function versionLine(): string {
+  return `punchgate ${punchgateVersion()} (Node ${process.version})`;
+}

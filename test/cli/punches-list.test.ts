@@ -115,6 +115,36 @@ describe('punchgate punches', () => {
     expect(bad.err).toContain('must be a date such as 2026-11-22, or 2026-11-22 08:00 (the terminal clock)');
   });
 
+  it('--count prints only how many match, without the limit; --state undelivered is every state but delivered', () => {
+    fill();
+    // A claim left by a daemon killed mid-request: in flight is not delivered either.
+    const j = open();
+    try {
+      j.claim(1);
+    } finally {
+      j.close();
+    }
+    expect(punchgate(['punches', '--count']).out).toBe('6\n');
+    expect(punchgate(['punches', '--count', '--limit', '1']).out).toBe('6\n');
+    expect(punchgate(['punches', '--state', 'delivered', '--count']).out).toBe('2\n');
+    const undelivered = punchgate(['punches', '--state', 'undelivered', '--count']);
+    expect(undelivered.status, undelivered.err).toBe(0);
+    expect(undelivered).toMatchObject({ out: '4\n', err: '' });
+    expect(punchgate(['punches', '--state', 'undelivered', '--count', '--terminal', 'gate-2']).out).toBe('2\n');
+    expect(punchgate(['punches', '--state', 'undelivered']).lines.map((l) => l.slice(0, 9))).toEqual([
+      'DEVICELOG',
+      'plant-a-6',
+      'plant-a-5',
+      'plant-a-4',
+      'plant-a-1',
+    ]);
+    expect(punchgate(['punches', '--state', 'undelivered']).out).toContain('inflight');
+    expect(punchgate(['punches', '--code', '9999', '--count']).out).toBe('0\n');
+    const bad = punchgate(['punches', '--state', 'sent', '--count']);
+    expect(bad.status).toBe(78);
+    expect(bad.err).toContain('--state: must be one of');
+  });
+
   it("--history shows each attempt's HRMS answer, control characters escaped", () => {
     fill();
     const r = punchgate(['punches', '--history', '--terminal', 'gate-1', '--code', '1042']);

@@ -25,11 +25,12 @@ describe('the version', () => {
   });
   afterEach(() => tmp.cleanup());
 
-  it('punchgate --version and -V print it and exit 0', () => {
+  it("punchgate --version and -V print it with the runtime's version and exit 0", () => {
     for (const flag of ['--version', '-V']) {
       const r = punchgate([flag]);
       expect(r.status, r.stderr).toBe(0);
-      expect(r.stdout).toBe(`${VERSION}\n`);
+      // The runtime that runs it (an installed package brings its own Node.js).
+      expect(r.stdout).toBe(`punchgate ${VERSION} (Node ${process.version})\n`);
     }
   });
 

@@ -16,9 +16,15 @@ export interface ListOptions {
   limit: number;
   json?: boolean;
   history?: boolean;
+  count?: boolean;
 }
 
 export const DEFAULT_LIMIT = 100;
+
+/** `--state` of the listing: a state, or `undelivered` (every state but delivered). */
+function parseListState(s: string | undefined): PunchState | 'undelivered' | undefined {
+  return s === 'undelivered' ? s : parseState(s);
+}
 
 export function parseState(s: string | undefined): PunchState | undefined {
   if (s === undefined) return undefined;
@@ -77,14 +83,15 @@ const collectCodes = (v: string, prev: string[] = []) => [
 
 export function addListOptions(cmd: Command): Command {
   return cmd
-    .option('--state <state>', `only this state (${PUNCH_STATES.join(', ')})`)
+    .option('--state <state>', `only this state (${PUNCH_STATES.join(', ')}), or undelivered (all but delivered)`)
     .option('--terminal <name>', 'only this terminal')
     .option('--code <code>', 'only this biometric code (repeat it, or 1042,1043, for several)', collectCodes)
     .option('--since <date>', 'log times from this day or time on (2026-11-22, or 2026-11-22 08:00)', logTime('since'))
     .option('--until <date>', 'log times up to the end of this day or time', logTime('until'))
     .option('--limit <n>', 'at most this many, newest first', positive, DEFAULT_LIMIT)
     .option('--json', 'one JSON object per line')
-    .option('--history', "each attempt's answer from the HRMS, under its punch");
+    .option('--history', "each attempt's answer from the HRMS, under its punch")
+    .option('--count', 'print only how many punches match (no --limit): `--state undelivered --count`');
 }
 
 const OUTCOME: Record<PunchAttempt['outcome'], string> = {
@@ -123,13 +130,19 @@ const stdoutLine: Out = (line) => {
  */
 export function listPunches(journal: Journal, opts: ListOptions, out: Out = stdoutLine, err = stderrLine): void {
   const filter: PunchListFilter = {
-    state: parseState(opts.state),
+    state: parseListState(opts.state),
     ...(opts.terminal ? { terminal: opts.terminal } : {}),
     ...(opts.code ? { codes: opts.code } : {}),
     ...(opts.since ? { since: opts.since } : {}),
     ...(opts.until ? { until: opts.until } : {}),
     limit: opts.limit,
   };
+  if (opts.count) {
+    // A number alone, for scripts (the package's removal counts what the journal still owes).
+    const { limit: _all, ...unlimited } = filter;
+    out(String(journal.history.count(unlimited)));
+    return;
+  }
   const rows = journal.history.list(filter);
   const history = opts.history ? journal.history.attemptsOf(rows) : undefined;
   if (opts.json) {

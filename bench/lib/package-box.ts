@@ -1,0 +1,163 @@
+/**
+ * This machine as a box the punchgate package is installed on, for the package test
+ * (test/package/install.test.ts) and the package benchmark (bench/package.ts): installing and
+ * purging, starting the installed binary as the service would, the demo's first delivery, and
+ * leaving the machine as it was. Needs root.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort } from './ports.js';
+
+export const STATE = '/var/lib/punchgate';
+/** What the unit gives the service; the installed binary is started with no more than this. */
+export const SERVICE_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', TZ: 'UTC', HOME: STATE };
+
+export interface Ran {
+  status: number | null;
+  out: string;
+  err: string;
+  all: string;
+}
+
+/** Runs a program to its end; `all` is stdout and stderr together (what an admin sees). */
+export function sh(
+  cmd: string,
+  args: readonly string[],
+  opts: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {},
+): Ran {
+  const r = spawnSync(cmd, args, {
+    encoding: 'utf8',
+    env: opts.env ?? process.env,
+    input: opts.input,
+    cwd: opts.cwd,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.error) throw r.error;
+  return { status: r.status, out: r.stdout, err: r.stderr, all: `${r.stdout}${r.stderr}` };
+}
+
+/** The same without blocking this process: what it serves (simulators, probes) keeps answering meanwhile. */
+export function shAsync(cmd: string, args: readonly string[]): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, out, err, all: `${out}${err}` }));
+  });
+}
+
+export const isRoot = () => process.getuid?.() === 0;
+
+/** dpkg's status of the package ('' when dpkg does not know it). */
+export const packageStatus = () => sh('dpkg-query', ['-W', '-f', '${Status}', 'punchgate']).out;
+
+/** What of punchgate is on this machine already (a test or bench must not take over a real install). */
+export function leftovers(): string[] {
+  return [
+    packageStatus() !== '' ? 'the package punchgate' : '',
+    sh('getent', ['passwd', 'punchgate']).status === 0 ? 'a user punchgate' : '',
+    ...['/etc/punchgate', STATE, '/usr/lib/punchgate'].filter((p) => existsSync(p)),
+  ].filter(Boolean);
+}
+
+export interface Proc {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+const started: Proc[] = [];
+
+/** A program started as the service manager would (its environment only), optionally as another user. */
+export function start(cmd: string, args: string[], as?: { uid: number; gid: number }): Proc {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: SERVICE_ENV, ...as });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const p = {
+    child,
+    output: () => out,
+    exited: new Promise<number | null>((r) => child.on('exit', (code) => r(code))),
+  };
+  started.push(p);
+  return p;
+}
+
+/** SIGTERM, as systemd stops the service, and its exit code. */
+export async function stop(p: Proc): Promise<number | null> {
+  if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
+  return p.exited;
+}
+
+/** The service user's ids, once the package created it. */
+export function serviceUser(): { uid: number; gid: number } {
+  return { uid: Number(sh('id', ['-u', 'punchgate']).out), gid: Number(sh('id', ['-g', 'punchgate']).out) };
+}
+
+/** A command as the service user, as the package's messages tell the admin to run it. */
+export const asService = (args: string[]): Ran =>
+  sh('runuser', ['-u', 'punchgate', '--', '/usr/bin/punchgate', ...args], { env: SERVICE_ENV });
+
+/** `apt-get install ./file.deb`, as an admin installs it. */
+export const aptInstall = (deb: string): Ran =>
+  sh('apt-get', ['install', '-y', '--no-install-recommends', deb], {
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+
+/**
+ * `punchgate demo` of an installed punchgate (`bin`), on the shipped demo config moved to free
+ * ports, until the daemon says it delivered punches; then Ctrl-C. Returns when that happened.
+ */
+export async function demoFirstDelivery(
+  bin: string,
+  libDir: string,
+  workDir: string,
+): Promise<{ at: number; exit: number | null; output: string }> {
+  const demo = readFileSync(join(libDir, 'config/demo.yaml'), 'utf8')
+    .replace('127.0.0.1:18080', `127.0.0.1:${await freePort()}`)
+    .replace('127.0.0.1:9330', `127.0.0.1:${await freePort()}`)
+    .replace('127.0.0.1:18081', `127.0.0.1:${await freePort()}`)
+    .replace('port: 14370', `port: ${await freePort()}`);
+  const dir = join(workDir, 'config');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'demo.yaml'), demo);
+  writeFileSync(join(dir, 'demo-token'), readFileSync(join(libDir, 'config/demo-token')));
+  const run = start(bin, ['demo', '--demo-config', join(dir, 'demo.yaml'), '--punch-every', '1']);
+  const deadline = Date.now() + 120_000;
+  while (!/delivered \d+ punch(es)? to the HRMS/.test(run.output())) {
+    if (Date.now() > deadline || run.child.exitCode !== null) {
+      run.child.kill('SIGKILL');
+      throw new Error(`the demo delivered nothing within 120 s:\n${run.output().slice(-3000)}`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const at = Date.now();
+  run.child.kill('SIGINT');
+  return { at, exit: await run.exited, output: run.output() };
+}
+
+/** Everything the package and its tests leave on the machine: gone (processes, package, user, folders). */
+export function cleanMachine(): void {
+  for (const p of started) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  if (packageStatus() !== '') sh('dpkg', ['--purge', 'punchgate']);
+  // What the tarball's install.sh puts in place, when a step failed before its --purge.
+  sh('rm', [
+    '-rf',
+    '/usr/lib/punchgate',
+    '/usr/bin/punchgate',
+    '/usr/lib/systemd/system/punchgate.service',
+    '/usr/lib/sysusers.d/punchgate.conf',
+    '/usr/lib/modules-load.d/punchgate.conf',
+    '/usr/share/man/man1/punchgate.1.gz',
+    '/usr/share/doc/punchgate',
+    STATE,
+    '/etc/punchgate',
+    '/etc/systemd/system/multi-user.target.wants/punchgate.service',
+  ]);
+  if (sh('getent', ['passwd', 'punchgate']).status === 0) sh('userdel', ['punchgate']);
+  if (sh('getent', ['group', 'punchgate']).status === 0) sh('groupdel', ['punchgate']);
+}

@@ -1,0 +1,111 @@
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { STRIP } from './modules.js';
+import { run } from './run.js';
+import type { Runtime } from './runtime.js';
+import type { Target } from './target.js';
+import { launcher, packagedUnit } from './unit.js';
+
+/**
+ * The installed tree, the same for the .deb and the tarball:
+ *   usr/bin/punchgate                          the launcher (bundled runtime, the unit's memory settings)
+ *   usr/lib/punchgate/bin/node                 the pinned Node.js, stripped
+ *   usr/lib/punchgate/dist/punchgate.js(.map)  the bundle
+ *   usr/lib/punchgate/node_modules             the native modules for this architecture and runtime
+ *   usr/lib/punchgate/config                   the example and demo configs (punchgate demo)
+ *   usr/lib/punchgate/package.json             name, version (punchgate --version), type: module
+ *   usr/lib/systemd/system/punchgate.service, usr/lib/sysusers.d/punchgate.conf,
+ *   usr/lib/modules-load.d/punchgate.conf      from systemd/
+ *   etc/punchgate/punchgate.yaml               the config (a conffile), from config/punchgate.example.yaml
+ *   usr/share/man/man1/punchgate.1.gz, usr/share/doc/punchgate/...
+ */
+export interface PayloadInput {
+  repo: string;
+  root: string;
+  target: Target;
+  runtime: Runtime;
+  version: string;
+  manPage: string;
+  copyright: string;
+  /** CHANGELOG.md in Debian's format (changelog.ts). */
+  changelog: string;
+}
+
+const writeFile = (path: string, text: string | Buffer, mode = 0o644) => {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+  chmodSync(path, mode);
+};
+
+const copy = (from: string, to: string, mode = 0o644) => writeFile(to, readFileSync(from), mode);
+
+/** gzip -9n: no name or time in the header, so the same input gives the same bytes. */
+const gz = (data: string | Buffer) => gzipSync(data, { level: 9 });
+
+export function assemblePayload(p: PayloadInput): void {
+  const { repo, root, target: t } = p;
+  const lib = join(root, 'usr/lib/punchgate');
+  const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { description: string; license: string };
+
+  mkdirSync(join(lib, 'bin'), { recursive: true });
+  run(t.tool('strip'), [...STRIP, '-o', join(lib, 'bin/node'), p.runtime.node]);
+  chmodSync(join(lib, 'bin/node'), 0o755);
+
+  // The bundle is loaded by the launcher, not run as a script: its #! line (which names the box's
+  // `node`) becomes a comment of the same length in lines, so that the source map still fits.
+  const bundle = readFileSync(join(repo, 'dist/punchgate.js'), 'utf8');
+  if (!bundle.startsWith('#!')) throw new Error('dist/punchgate.js: expected its #! line (npm run build)');
+  writeFile(
+    join(lib, 'dist/punchgate.js'),
+    `// punchgate: run by /usr/bin/punchgate${bundle.slice(bundle.indexOf('\n'))}`,
+  );
+  copy(join(repo, 'dist/punchgate.js.map'), join(lib, 'dist/punchgate.js.map'));
+  writeFile(
+    join(lib, 'package.json'),
+    `${JSON.stringify({ name: 'punchgate', version: p.version, description: pkg.description, license: pkg.license, type: 'module', private: true }, null, 2)}\n`,
+  );
+  for (const f of readdirSync(join(repo, 'config'))) copy(join(repo, 'config', f), join(lib, 'config', f));
+
+  writeFile(join(root, 'usr/bin/punchgate'), launcher(), 0o755);
+  writeFile(
+    join(root, 'usr/lib/systemd/system/punchgate.service'),
+    packagedUnit(readFileSync(join(repo, 'systemd/punchgate.service'), 'utf8')),
+  );
+  copy(join(repo, 'systemd/punchgate.sysusers'), join(root, 'usr/lib/sysusers.d/punchgate.conf'));
+  copy(join(repo, 'systemd/punchgate-modules.conf'), join(root, 'usr/lib/modules-load.d/punchgate.conf'));
+  copy(join(repo, 'config/punchgate.example.yaml'), join(root, 'etc/punchgate/punchgate.yaml'));
+
+  writeFile(join(root, 'usr/share/man/man1/punchgate.1.gz'), gz(p.manPage));
+  const doc = join(root, 'usr/share/doc/punchgate');
+  writeFile(join(doc, 'copyright'), p.copyright);
+  writeFile(join(doc, 'changelog.gz'), gz(p.changelog));
+  writeFile(join(doc, 'README.md.gz'), gz(readFileSync(join(repo, 'README.md'))));
+  const docs = join(repo, 'docs');
+  if (existsSync(docs)) {
+    for (const f of readdirSync(docs).filter((n) => n.endsWith('.md'))) {
+      writeFile(join(doc, 'docs', `${f}.gz`), gz(readFileSync(join(docs, f))));
+    }
+  }
+  for (const dir of ['grafana', 'prometheus']) {
+    for (const f of readdirSync(join(repo, 'contrib', dir)))
+      copy(join(repo, 'contrib', dir, f), join(doc, 'contrib', dir, f));
+  }
+  normaliseModes(root, new Set([join(root, 'usr/bin/punchgate'), join(lib, 'bin/node')]));
+}
+
+/**
+ * Folders 0755, files 0644, the two programs 0755, whatever the build machine's umask and the
+ * modes npm packages came with: dpkg installs the modes it is given.
+ */
+function normaliseModes(dir: string, executables: ReadonlySet<string>): void {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const abs = join(dir, e.name);
+    if (e.isDirectory()) {
+      chmodSync(abs, 0o755);
+      normaliseModes(abs, executables);
+    } else if (e.isFile()) {
+      chmodSync(abs, executables.has(abs) ? 0o755 : 0o644);
+    }
+  }
+}
