@@ -31,7 +31,7 @@ export function loadContext(cmd: Command, opts: { logToStderr?: boolean } = {}):
   const config = loadConfig(g.config ?? DEFAULT_CONFIG_PATH, checkTerminalConfig);
   // Comm keys are not registered: they are never put into a message, and the logger redacts them by key.
   const secrets = new Secrets();
-  for (const s of terminalSecrets(config.terminals)) secrets.add(s);
+  for (const s of terminalSecrets(config.terminals)) secrets.add(s, { runs: false });
   const logger = createLogger({
     level: g.logLevel ?? (opts.logToStderr ? 'warn' : config.log.level),
     pretty: g.pretty ?? opts.logToStderr,

@@ -187,7 +187,7 @@ export class Daemon {
       logger.warn('journal.path and site changes take effect only after a restart');
       next = { ...next, journal: this.config.journal, site: this.config.site };
     }
-    for (const s of terminalSecrets(next.terminals)) this.ctx.secrets.add(s);
+    for (const s of terminalSecrets(next.terminals)) this.ctx.secrets.add(s, { runs: false });
     const hrmsChanged =
       JSON.stringify([next.hrms, next.delivery]) !== JSON.stringify([this.config.hrms, this.config.delivery]);
     this.config = next;

@@ -19,15 +19,25 @@ import { SecretRuns } from './secret-runs.js';
 export class Secrets {
   private readonly forms = new Set<string>();
   private readonly values = new Set<string>();
+  private readonly whole = new Set<string>();
   private runs: SecretRuns | undefined;
 
-  /** Registers a secret (and its encoded forms); too short or all-digit values are ignored, see above. */
-  add(value: string | undefined | null): void {
+  /**
+   * Registers a secret (and its encoded forms); too short or all-digit values are ignored, see
+   * above. `runs: false` for a secret a person chose (a terminal's password, `not-the-password`):
+   * only its whole value and encodings are redacted, as its runs of 8 characters are ordinary
+   * words (`password`) that would be redacted from every message. Runs are for random tokens.
+   */
+  add(value: string | undefined | null, opts: { runs?: boolean } = {}): void {
     const forms = secretForms(value);
-    if (forms.length === 0 || this.values.has(value!.trim())) return;
+    const v = value?.trim() ?? '';
+    if (forms.length === 0 || this.values.has(v) || (this.whole.has(v) && opts.runs === false)) return;
     for (const f of forms) this.forms.add(f);
-    this.values.add(value!.trim());
-    this.runs = undefined;
+    if (opts.runs === false) this.whole.add(v);
+    else {
+      this.values.add(v);
+      this.runs = undefined;
+    }
   }
 
   /**

@@ -239,6 +239,9 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
       punchgate_hrms_token_refused: 'gauge',
       punchgate_journal_filesystem_avail_bytes: 'gauge',
       punchgate_journal_filesystem_size_bytes: 'gauge',
+      punchgate_push_kept_uploads_total: 'counter',
+      punchgate_push_kept_held: 'gauge',
+      punchgate_push_kept_dropped_total: 'counter',
       punchgate_build_info: 'gauge',
     });
     for (const line of [
