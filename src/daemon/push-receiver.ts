@@ -24,6 +24,7 @@ export function createPushReceiver(
     commitRecords: (...a) => guard(() => store.commitRecords(...a)),
     registration: (...a) => guard(() => store.registration(...a)),
     saveRegistration: (...a) => guard(() => store.saveRegistration(...a)),
+    saveRegistrations: (...a) => guard(() => store.saveRegistrations(...a)),
     stamps: (...a) => guard(() => store.stamps(...a)),
     pushTerminals: () => guard(() => store.pushTerminals()),
     recordContacts: (...a) => guard(() => store.recordContacts(...a)),

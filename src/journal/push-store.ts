@@ -347,6 +347,16 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
     return (this.db.prepare(`SELECT * FROM push_registry ORDER BY terminal`).all() as Row[]).map(toRegistration);
   }
 
+  /** Writes several registrations in one transaction (one disk sync for all: see RegistrationBook.flush). */
+  saveRegistrations(regs: readonly PushRegistration[]): void {
+    if (regs.length === 0) return;
+    this.db
+      .transaction(() => {
+        for (const r of regs) this.saveRegistration(r);
+      })
+      .immediate();
+  }
+
   saveRegistration(
     reg: Pick<PushRegistration, 'terminal' | 'serial' | 'protocol' | 'updatedAt'> &
       Partial<

@@ -520,6 +520,8 @@ export interface PushJournal {
   commitRecords(upload: PushUpload, extra: PushExtra): void;
   /** A push terminal's registration and protocol, for its current serial. */
   registration(terminal: string, serial: string): PushRegistration | undefined;
+  /** Writes several registrations (as kept in memory) in one transaction. */
+  saveRegistrations(regs: readonly PushRegistration[]): void;
   /** Records (or updates) a registration; fields left out keep their value. */
   saveRegistration(
     reg: Pick<PushRegistration, 'terminal' | 'serial' | 'protocol' | 'updatedAt'> &

@@ -24,6 +24,7 @@ function refusingWhile(refusing: () => boolean) {
     commitRecords: (...a) => store.commitRecords(...a),
     registration: (...a) => store.registration(...a),
     saveRegistration: (...a) => store.saveRegistration(...a),
+    saveRegistrations: (...a) => store.saveRegistrations(...a),
     commitPunches: (...a) => {
       if (refusing()) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
       return store.commitPunches(...a);

@@ -235,11 +235,13 @@ export class RegistrationBook {
     return this.cache.get(key) ?? undefined;
   }
 
-  /** Changes the registration in memory; `flush` writes it (so a request never waits for a disk sync for it). */
-  private remember(
-    t: PushTerminal,
-    fields: Partial<Omit<PushRegistration, 'terminal' | 'serial' | 'updatedAt'>>,
-  ): void {
+  /**
+   * Changes the registration in memory; `flush` writes it within seconds, so that a request never
+   * waits for a disk sync for it (200 terminals' first handshakes would otherwise be 200 syncs in
+   * their request path). For what may be lost in a crash and learnt again: trust, sightings, the
+   * protocol a device declared. A registration the device is answered with goes through `save`.
+   */
+  remember(t: PushTerminal, fields: Partial<Omit<PushRegistration, 'terminal' | 'serial' | 'updatedAt'>>): void {
     const key = this.key(t);
     const now = this.clock.now();
     const prev: PushRegistration = this.get(t) ?? {
@@ -261,17 +263,14 @@ export class RegistrationBook {
     this.pending.set(key, t);
   }
 
-  /** Writes what `remember` kept (one transaction each; what cannot be written now waits for the next call). */
+  /** Writes what `remember` kept, in one transaction (what cannot be written now waits for the next call). */
   flush(): void {
-    for (const key of this.pending.keys()) {
-      const reg = this.cache.get(key);
-      if (!reg) continue;
-      try {
-        this.journal.saveRegistration(reg);
-        this.pending.delete(key);
-      } catch {
-        return;
-      }
+    const regs = [...this.pending.keys()].flatMap((key) => this.cache.get(key) ?? []);
+    try {
+      this.journal.saveRegistrations(regs);
+      this.pending.clear();
+    } catch {
+      // The journal is busy or refuses: kept in memory, written at the next flush.
     }
   }
 

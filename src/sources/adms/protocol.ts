@@ -51,7 +51,7 @@ export function handleOptions(ctx: ReceiverContext, p: PushRequest): void {
     const protocol = protocolOf(p.query, known);
     // The device said which protocol it speaks: remembered, so that a later handshake without DeviceType= is answered alike.
     if (ctx.trusted && declaredProtocol(p.query) !== undefined && known?.protocol !== protocol)
-      ctx.registrations.save(p.terminal, { protocol });
+      ctx.registrations.remember(p.terminal, { protocol });
     if (protocol === 'security') {
       noteContact(ctx, p.terminal, p.address, { pushVersion });
       const reg = ctx.registrations.get(p.terminal);

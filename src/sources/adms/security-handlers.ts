@@ -155,7 +155,7 @@ export async function handlePushConfig(ctx: ReceiverContext, p: PushRequest): Pr
 function noteSecurity(ctx: ReceiverContext, t: PushTerminal): void {
   if (!ctx.trusted) return;
   try {
-    if (ctx.registrations.get(t)?.protocol !== 'security') ctx.registrations.save(t, { protocol: 'security' });
+    if (ctx.registrations.get(t)?.protocol !== 'security') ctx.registrations.remember(t, { protocol: 'security' });
   } catch {
     // Only what the status shows: the next upload tries again.
   }
