@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { printable } from './util/terminal-text.js';
+
 /**
  * The one record that flows terminals -> sources -> journal -> delivery -> HRMS.
  *
@@ -39,6 +42,12 @@ const INVISIBLE = /\p{Cf}/u;
 const BLANK = /[\s\p{Z}]/u;
 const LONE_SURROGATE = /\p{Cs}/u;
 
+/** Longest serial number (device identity) kept as it is; a longer one is kept as a stand-in (deviceIdentity). */
+export const MAX_SERIAL_LENGTH = 64;
+
+/** Longest user name or card number a terminal reports that is kept. */
+export const MAX_NAME_LENGTH = 64;
+
 /**
  * The one rule of what a biometric code may contain, applied by every source that reads codes
  * (file imports, serial lines, ZK user ids and records, pushed logs, the simulators' data files):
@@ -53,18 +62,32 @@ const LONE_SURROGATE = /\p{Cs}/u;
  * undefined when it is a good code.
  */
 export function codeProblem(code: string): string | undefined {
-  if (code === '') return 'empty biometric code';
-  if (code.length > MAX_CODE_LENGTH) return `biometric code longer than ${MAX_CODE_LENGTH} characters`;
+  return textProblem(code, { what: 'biometric code', max: MAX_CODE_LENGTH });
+}
+
+/**
+ * The same rule for any other text a device sends that names something (a serial number, a
+ * terminal name in an imported file): `what` names it in the reason. With `blanks` (user names),
+ * spaces between words are allowed, and an empty text too.
+ */
+export function textProblem(text: string, rule: { what: string; max: number; blanks?: boolean }): string | undefined {
+  if (text === '') return rule.blanks ? undefined : `empty ${rule.what}`;
+  if (text.length > rule.max) return `${rule.what} longer than ${rule.max} characters`;
   // On the path of every punch read: printable ASCII (nearly every real code) needs no further look.
   let ascii = true;
-  for (let i = 0; i < code.length && ascii; i++) {
-    const c = code.charCodeAt(i);
-    ascii = c > 0x20 && c < 0x7f;
+  for (let i = 0; i < text.length && ascii; i++) {
+    const c = text.charCodeAt(i);
+    ascii = (c > 0x20 || (c === 0x20 && rule.blanks === true)) && c < 0x7f;
   }
   if (ascii) return undefined;
   for (const [re, what] of CODE_REFUSALS) {
-    const m = re.exec(code);
-    if (m) return `biometric code has ${what} (${unicodeName(m[0])})`;
+    if (rule.blanks && re === BLANK) continue;
+    const m = re.exec(text);
+    if (m) return `${rule.what} has ${what} (${unicodeName(m[0])})`;
+  }
+  if (rule.blanks) {
+    const m = /[^\S ]/u.exec(text);
+    if (m) return `${rule.what} has a blank other than a space (${unicodeName(m[0])})`;
   }
   return undefined;
 }
@@ -78,6 +101,48 @@ const CODE_REFUSALS: readonly (readonly [RegExp, string])[] = [
   [LONE_SURROGATE, 'a broken character'],
   [BLANK, 'a blank'],
 ];
+
+/**
+ * `text` without the ASCII spaces some firmware and exports pad fields with, and nothing else:
+ * unlike String.trim, never a no-break space, a byte order mark or a line separator, which would
+ * turn a code that breaks the rule (`1001` + U+00A0) into another, good-looking one.
+ */
+export function unpadded(text: string): string {
+  return text.charCodeAt(0) === 0x20 || text.charCodeAt(text.length - 1) === 0x20 ? text.replace(/^ +| +$/g, '') : text;
+}
+
+/** Why a serial number a device reported cannot be kept as it is (undefined: it can; '' is "not known"). */
+export function serialProblem(serial: string): string | undefined {
+  return serial === '' ? undefined : textProblem(serial, { what: 'serial number', max: MAX_SERIAL_LENGTH });
+}
+
+/**
+ * The identity a punch is kept under for the serial number its device reported: the serial itself
+ * when it follows the code rule (at most 64 characters), else a stand-in made from it, the same
+ * each time: up to 24 of its printable ASCII characters (others as `?`), `~`, and 16 hexadecimal
+ * digits of its SHA-256. So a device that reports a 5,000-character serial, or one with control
+ * characters, still has its punches kept apart and deduplicated, without its text stored on every
+ * punch row or shown anywhere.
+ */
+export function deviceIdentity(serial: string): string {
+  if (serialProblem(serial) === undefined) return serial;
+  const shown = serial.slice(0, 24).replace(/[^\x21-\x7e]/g, '?');
+  return `${shown}~${createHash('sha256').update(serial).digest('hex').slice(0, 16)}`;
+}
+
+/**
+ * A user name or card number as a terminal reported it, as it is kept: as it is when it follows
+ * the text rule (blanks allowed, at most 64 characters), else as printable text (escaped, cut):
+ * it only describes a user, so keeping it readable beats refusing the user.
+ */
+export function userText(text: string): string {
+  return textProblem(text, { what: 'text', max: MAX_NAME_LENGTH, blanks: true }) === undefined
+    ? text
+    : printable(text, MAX_NAME_LENGTH);
+}
+
+/** Whether a serial is a stand-in made by deviceIdentity. */
+export const STAND_IN_SERIAL = /~[0-9a-f]{16}$/;
 
 function unicodeName(c: string): string {
   return `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;

@@ -1,5 +1,6 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { otherNamesProblem } from '../journal/journal-file.js';
 import { Database } from '../journal/sqlite-driver.js';
 import { errorCode, errorText, fail, pass, warn, type CheckResult } from './types.js';
 
@@ -47,6 +48,8 @@ export function checkJournal(path: string, opts: { quick: boolean }): CheckResul
   const st = statSync(path);
   if (!st.isFile())
     return fail(NAME, `${path} is not a file`, 'point journal.path at a file, e.g. /var/lib/punchgate/journal.db');
+  const names = otherNamesProblem(path, st);
+  if (names) return fail(NAME, `${path} ${names.problem}`, names.fix);
   if (st.size === 0)
     return fail(
       NAME,

@@ -81,7 +81,7 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
     return finish(checks, secrets, quick, EXIT.CONFIG);
   }
   const env = opts.env ?? process.env;
-  for (const s of terminalSecrets(config.terminals, env)) secrets.add(s);
+  for (const s of terminalSecrets(config.terminals, env)) secrets.add(s, { runs: false });
 
   checks.push(checkJournal(config.journal.path, { quick }));
   if (quick) {

@@ -117,7 +117,7 @@ export function commandLogFormat(g: GlobalOptions, fd: 1 | 2): LogFormat {
 export function contextWith(config: Config, logger: Logger): AppContext {
   // Comm keys are not registered: they are never put into a message, and the logger redacts them by key.
   const secrets = new Secrets();
-  for (const s of terminalSecrets(config.terminals)) secrets.add(s);
+  for (const s of terminalSecrets(config.terminals)) secrets.add(s, { runs: false });
   return { config, logger, clock: systemClock, secrets };
 }
 

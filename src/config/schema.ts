@@ -176,6 +176,13 @@ const statusSchema = z
     authTokenFile: z.string().min(1).optional(),
     /** Serve beyond loopback without a token (a trusted network only). */
     allowUnauthenticated: z.boolean().default(false),
+    /**
+     * Without a token the page answers only requests for localhost and the listen address (a
+     * defence against DNS rebinding): further names it answers to (`punchgate.plant.lan`).
+     */
+    allowedHosts: z
+      .array(z.string().regex(/^[A-Za-z0-9.-]+$/, 'must be a host name such as punchgate.plant.lan'))
+      .default([]),
     /** How often the status page reloads itself in the browser. */
     refreshSeconds: z.number().int().min(1).max(3600).default(10),
   })

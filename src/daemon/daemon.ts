@@ -15,6 +15,8 @@ import type { AdmsReceiver } from '../sources/adms/index.js';
 import { checkTerminalConfig, createSource, terminalSecrets } from '../sources/build.js';
 import type { SourceDeps } from '../sources/types.js';
 import { buildStatus, LatestReport, type StatusReport } from '../status/index.js';
+import { ClockStepWatch, describeStep, type ClockStep } from '../util/clock-steps.js';
+import { elapsedMs } from '../util/clock.js';
 import { punchgateVersion } from '../util/version.js';
 import { StatusWeb } from '../web/index.js';
 import { createPushReceiver } from './push-receiver.js';
@@ -38,6 +40,8 @@ const CLAIM_RECOVERY_MS = 30_000;
 const BUSY_STATUS_MS = 5000;
 /** A prune that met a busy journal is tried again after this long. */
 const PRUNE_RETRY_MS = 60_000;
+/** How often the box clock is compared with the monotonic clock (a step is seen within this). */
+const CLOCK_CHECK_MS = 1000;
 
 export interface DaemonOptions {
   configPath: string;
@@ -67,6 +71,8 @@ export class Daemon {
   private pushReceiver: AdmsReceiver | undefined;
   private readonly statusLog: StatusLog;
   private readonly configWatch: ConfigWatch;
+  /** Steps of the box's wall clock (schedules re-armed, punch times judged with them, the status says so). */
+  private readonly clockSteps: ClockStepWatch;
   /** The status page, /metrics and the health endpoints (status.listen). */
   readonly web: StatusWeb;
   private timers: NodeJS.Timeout[] = [];
@@ -107,9 +113,17 @@ export class Daemon {
       deadAfterDays: c.delivery.deadAfterDays,
     });
     this.tokens = new TokenSource({ tokenFile: c.hrms.tokenFile, secrets: ctx.secrets });
+    this.clockSteps = new ClockStepWatch(ctx.clock);
+    this.clockSteps.onStep((s) => this.clockStepped(s));
     const ledger = this.journal.terminals;
+    const boxStep = () => this.clockSteps.recent().reduce((n, s) => n + s.deltaMs, 0);
     const deps: SourceDeps = {
-      sink: { ingest: (p, o) => this.guard(() => this.journal.ingest(p, o)) },
+      sink: {
+        ingest: (p, o) => {
+          const step = boxStep();
+          return this.guard(() => this.journal.ingest(p, step === 0 ? o : { ...o, boxStepMs: step }));
+        },
+      },
       ledger: {
         get: (name) => ledger.get(name),
         update: (name, patch) => this.guard(() => ledger.update(name, patch)),
@@ -120,11 +134,15 @@ export class Daemon {
       clock: ctx.clock,
       onPunches: () => this.delivery?.deliverer.wake(),
       configKey: (name) => configKeyIn(this.config, name),
+      clockSteps: this.clockSteps,
     };
     this.deps = deps;
     if (c.adms) this.attachPushReceiver(c.adms);
     this.sources = new SourceSet(opts.sourceFactory ?? createSource, deps, ctx.logger);
-    const reports = new LatestReport(() => this.status(), ctx.clock.now);
+    const reports = new LatestReport(
+      () => this.status(),
+      () => elapsedMs(ctx.clock),
+    );
     this.statusLog = new StatusLog(
       c.status.path!,
       () => {
@@ -154,6 +172,7 @@ export class Daemon {
           journalBusySince: this.journal.busySince(),
           heldPunches: this.sources.held(),
           config: this.configWatch.status(),
+          clockSteps: this.clockSteps.recent(),
           delivery: {
             nextTryAt: this.delivery?.deliverer.nextTryAt ?? null,
             probing: this.delivery?.deliverer.probing ?? false,
@@ -174,6 +193,7 @@ export class Daemon {
     await this.web.start();
     this.every(DAY_MS, () => this.prune());
     this.every(CLAIM_RECOVERY_MS, () => this.recoverClaims());
+    this.every(CLOCK_CHECK_MS, () => this.clockSteps.check());
     const wd = this.opts.notifier.watchdogIntervalMs();
     if (wd) this.every(wd, () => this.healthy() && this.opts.notifier.watchdog());
     this.opts.notifier.ready(`collecting from ${this.sources.names().length} terminals`);
@@ -206,7 +226,7 @@ export class Daemon {
       logger.warn('journal.path and site changes take effect only after a restart');
       next = { ...next, journal: this.config.journal, site: this.config.site };
     }
-    for (const s of terminalSecrets(next.terminals)) this.ctx.secrets.add(s);
+    for (const s of terminalSecrets(next.terminals)) this.ctx.secrets.add(s, { runs: false });
     const hrmsChanged =
       JSON.stringify([next.hrms, next.delivery]) !== JSON.stringify([this.config.hrms, this.config.delivery]);
     this.config = next;
@@ -272,11 +292,15 @@ export class Daemon {
       hrms: c.hrms,
       authPatterns: compilePatterns(c.delivery.patterns.authFailure),
     });
-    const sender = new TimedSender(inner, this.ctx.clock.now, (a, n, s) => {
-      this.web.observeHrms(a, n, s);
-      // A batch that got no usable answer, for the page's chart (probes, empty batches, are not counted).
-      if (n > 0 && hrmsOutcome(a, n) !== 'ok') this.failedRequests++;
-    });
+    const sender = new TimedSender(
+      inner,
+      () => elapsedMs(this.ctx.clock),
+      (a, n, s) => {
+        this.web.observeHrms(a, n, s);
+        // A batch that got no usable answer, for the page's chart (probes, empty batches, are not counted).
+        if (n > 0 && hrmsOutcome(a, n) !== 'ok') this.failedRequests++;
+      },
+    );
     const deliverer = new Deliverer({
       queue: this.web.watch(this.journal),
       state: this.journal.deliveryState,
@@ -329,7 +353,28 @@ export class Daemon {
     }
     const since = this.delivery?.sender.inflightSince;
     const bound = this.config.hrms.timeoutMs + this.config.hrms.connectTimeoutMs + 10_000;
-    return since === null || since === undefined || this.ctx.clock.now() - since < bound;
+    return since === null || since === undefined || elapsedMs(this.ctx.clock) - since < bound;
+  }
+
+  /**
+   * The box clock stepped: said as such in the log and the status at once. Timers run on the
+   * monotonic clock; cron schedules re-arm themselves (SourceDeps.clockSteps); refused punches'
+   * retry times in the journal move back with a step back.
+   */
+  private clockStepped(s: ClockStep): void {
+    const behind = this.clockSteps.behindMs();
+    this.ctx.logger.warn(
+      { stepSeconds: Math.round(s.deltaMs / 1000), behindSeconds: Math.round(behind / 1000) },
+      `${describeStep(s)} (its wall clock against its monotonic clock): schedules re-armed${behind > 0 ? '; terminal times that far ahead of the box are not held against the terminals' : ''}`,
+    );
+    try {
+      this.guard(() => this.journal.clockStepped(s.deltaMs));
+    } catch (e) {
+      if (!isBusyJournalError(e))
+        this.ctx.logger.error({ err: String(e) }, 'could not move retry times after the clock step');
+    }
+    this.delivery?.deliverer.wake();
+    if (this.started && !this.stopping) this.statusLog.write();
   }
 
   private prune(): void {

@@ -2,7 +2,7 @@ import type { DeliveryConfig, HrmsConfig } from '../config/schema.js';
 import { AttendanceClient, type AttendanceSender } from '../hrms/attendance.js';
 import { isBusyJournalError, isFatalJournalError } from '../journal/errors.js';
 import type { DeliveryQueue, OutboundPunch } from '../journal/types.js';
-import type { Clock } from '../util/clock.js';
+import { elapsedMs, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { Backoff } from '../util/backoff.js';
 import { BatchSizer } from './batch-size.js';
@@ -65,7 +65,10 @@ export class Deliverer {
   /** The journal's queue, with what this process claims and returns counted for the log line of each batch. */
   private readonly queue: DeliveryQueue;
   private readonly pending: PendingCount;
-  /** Epoch ms before which no batch should be sent (backoff). */
+  /**
+   * On the monotonic clock (elapsedMs), when the next batch may be sent (backoff; 0: now): a step
+   * of the box clock neither stretches nor cuts the wait.
+   */
   private retryAt = 0;
   /** The last failure left the HRMS unreachable (refused, timeout, 5xx): it is probed during the backoff. */
   private unreachable = false;
@@ -106,13 +109,15 @@ export class Deliverer {
 
   /** Epoch ms before which the deliverer will not send (0 when it may send now). */
   get backoffUntil(): number {
-    return this.retryAt;
+    const wait = this.retryAt - elapsedMs(this.o.clock);
+    return this.retryAt === 0 ? 0 : this.o.clock.now() + wait;
   }
 
   /** When delivery tries next (a batch or a probe of the HRMS), null when it is not waiting. */
   get nextTryAt(): number | null {
-    if (this.retryAt <= this.o.clock.now()) return null;
-    return this.probeAt !== null ? Math.min(this.probeAt, this.retryAt) : this.retryAt;
+    const retryAt = this.backoffUntil;
+    if (retryAt <= this.o.clock.now()) return null;
+    return this.probeAt !== null ? Math.min(this.probeAt, retryAt) : retryAt;
   }
 
   /** Whether the HRMS is probed while delivery waits (it was unreachable). */
@@ -203,7 +208,7 @@ export class Deliverer {
   async run(signal: AbortSignal): Promise<void> {
     const { clock, logger } = this.o;
     while (!signal.aborted) {
-      const wait = this.retryAt - clock.now();
+      const wait = this.retryAt - elapsedMs(clock);
       if (wait > 0) {
         // An unreachable HRMS is asked cheaply every few seconds, whatever the backoff: delivery
         // resumes within seconds of its return instead of minutes.
@@ -232,12 +237,12 @@ export class Deliverer {
           // Another process holds the journal (said once by the journal): look again shortly,
           // without touching the HRMS backoff.
           logger.debug('journal busy: delivery waits');
-          this.retryAt = clock.now() + JOURNAL_BUSY_RETRY_MS;
+          this.retryAt = elapsedMs(clock) + JOURNAL_BUSY_RETRY_MS;
           continue;
         }
         this.endBurst();
         logger.error({ err: e }, 'delivery error; retrying later');
-        this.retryAt = clock.now() + Math.max(1000, this.backoff.next());
+        this.retryAt = elapsedMs(clock) + Math.max(1000, this.backoff.next());
         continue;
       }
       if (report.result === 'idle') await this.idle(signal);
@@ -401,7 +406,7 @@ export class Deliverer {
       this.health.transient(failure.message, withCause(`temporary failure: ${failure.message}`), report.waitMs);
     }
     this.stats.batches[report.result]++;
-    this.retryAt = report.waitMs > 0 ? clock.now() + report.waitMs : 0;
+    this.retryAt = report.waitMs > 0 ? elapsedMs(clock) + report.waitMs : 0;
     // Unreachable (no answer, or a 5xx) without the HRMS naming a time: probed meanwhile (see run).
     this.unreachable =
       failure?.kind === 'transient' &&

@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, unlinkSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
+import { canonicalJournalPath } from './journal-file.js';
 import { FileLock } from './lock.js';
 
 /**
  * Who holds a claim. Every process that claims punches for delivery (`punchgate run`, each
  * `punchgate flush`) holds an exclusive lock on its own small file beside the journal,
  * `<journal>.claim-<pid>-<start>-<random>`, and names it in the rows it claims (claimed_by).
+ * `<journal>` is the file's real name (canonicalJournalPath): a process that opened the journal
+ * through a symlink or `..` looks for the same holder files as the daemon.
  * The lock dies with the process, however it ends, so a claim is stale exactly when its
  * holder's lock can be taken: only then may anyone return it to the queue. A live process's
  * claims are never touched, however long its request takes.
@@ -27,7 +30,7 @@ export class ClaimHolder {
   }
 
   static pathFor(journalPath: string, id: string): string {
-    return `${journalPath}.claim-${id}`;
+    return `${canonicalJournalPath(journalPath)}.claim-${id}`;
   }
 
   /** Whether the process that made the claims `id` is still alive (legacy rows have no holder: gone). */
@@ -48,9 +51,10 @@ export class ClaimHolder {
 
   /** Ids of the holder files beside the journal (live or left by a crash). */
   static list(journalPath: string): string[] {
-    const prefix = `${basename(journalPath)}.claim-`;
+    const real = canonicalJournalPath(journalPath);
+    const prefix = `${basename(real)}.claim-`;
     try {
-      return readdirSync(dirname(journalPath))
+      return readdirSync(dirname(real))
         .filter((f) => f.startsWith(prefix) && !/-(wal|shm|journal)$/.test(f))
         .map((f) => f.slice(prefix.length));
     } catch {

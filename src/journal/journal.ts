@@ -1,8 +1,18 @@
 import type Database from 'better-sqlite3';
-import { isLogTime, shiftWallClock, wallClockAt, type Punch } from '../punch.js';
+import {
+  codeProblem,
+  deviceIdentity,
+  isLogTime,
+  serialProblem,
+  shiftWallClock,
+  textProblem,
+  wallClockAt,
+  type Punch,
+} from '../punch.js';
 import { backoffDelay } from '../util/backoff.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import { printable } from '../util/terminal-text.js';
 import { ClaimHolder } from './claim-holder.js';
 import { describeJournalFailure, isBusyJournalError, JournalBusyError } from './errors.js';
 import { JournalLockedError, OwnerLock } from './lock.js';
@@ -11,12 +21,14 @@ import { PunchHistory } from './history.js';
 import { PunchIds } from './punch-id.js';
 import { HourlyStats } from './hourly-stats.js';
 import { JournalQueries } from './queries.js';
+import { RefusedRecordStore } from './refused-records.js';
 import { DeliveryStateStore, SourceStateTable, TerminalStateStore, type Scrub } from './state-stores.js';
 import type {
   ClaimOptions,
   DueCountOptions,
   DeliveryQueue,
   IngestOptions,
+  IngestRefusal,
   JournalCounts,
   IngestResult,
   OutboundPunch,
@@ -83,6 +95,19 @@ type Settings = Required<
 type PickedRow = Omit<OutboundPunch, 'devicelogId'> & { site: string; terminal: string; device: string };
 
 const DAY_MS = 86_400_000;
+
+/** `fn` remembering its last argument and answer (the same terminal and device punch after punch). */
+function memoLast<T>(fn: (s: string) => T): (s: string) => T {
+  let key: string | undefined;
+  let value: T;
+  return (s) => {
+    if (s !== key) {
+      key = s;
+      value = fn(s);
+    }
+    return value;
+  };
+}
 /** Punches before this are implausible (a terminal whose clock was reset). */
 const EARLIEST_PLAUSIBLE = '2000-01-01 00:00:00';
 /** Rows per transaction of the journal's own bulk work (prune), so other processes never wait long. */
@@ -91,6 +116,13 @@ const CHUNK_ROWS = 5000;
 const CHECKPOINT_AFTER_ROWS = 20_000;
 /** How long closing waits for a busy journal to take the writes kept for it. */
 const CLOSE_TIMEOUT_MS = 5000;
+/** Refused records one ingest reports back (and logs) one by one; the rest are counted. */
+const REFUSALS_LISTED = 100;
+const REFUSALS_LOGGED = 5;
+/** A terminal name in the journal (from the config, or an imported file's terminal column). */
+const TERMINAL_RULE = { what: 'terminal name', max: 64 };
+/** Stand-in serials logged once per process (at most this many remembered). */
+const STAND_INS_LOGGED = 100;
 
 /**
  * The durable, deduplicated punch journal (SQLite). Every write of a punch is one synchronous
@@ -110,6 +142,8 @@ export class Journal implements PunchSink, DeliveryQueue {
   readonly history: PunchHistory;
   /** Figures per hour for the status page's charts. */
   readonly hourly: HourlyStats;
+  /** Records refused at the journal's door, per terminal (for the status). */
+  readonly refusedRecords: RefusedRecordStore;
   readonly isOwner: boolean;
   readonly readonly: boolean;
   private readonly clock: Clock;
@@ -120,6 +154,7 @@ export class Journal implements PunchSink, DeliveryQueue {
   private holder: ClaimHolder | undefined;
   private lastRecovery = -Infinity;
   private writtenSinceCheckpoint = 0;
+  private readonly standInsLogged = new Set<string>();
 
   private constructor(
     readonly db: Database.Database,
@@ -144,6 +179,7 @@ export class Journal implements PunchSink, DeliveryQueue {
     this.queries = new JournalQueries(db, clock, this.ids, (rows) => this.wrote(rows));
     this.history = new PunchHistory(db, this.ids);
     this.hourly = new HourlyStats(db, this.gate);
+    this.refusedRecords = new RefusedRecordStore(db);
     this.stmt = {
       // Positional parameters: binding is measurably faster than named ones on the ingest path.
       insert: db.prepare(`INSERT INTO punches
@@ -297,21 +333,42 @@ export class Journal implements PunchSink, DeliveryQueue {
 
   ingest(punches: readonly Punch[], opts: IngestOptions = {}): IngestResult {
     const now = this.clock.now();
-    const latest = wallClockAt(now + this.opts.futureToleranceMinutes * 60_000, opts.timezone);
+    // A box clock stepped back leaves terminals ahead of it, one stepped forward behind it: neither is theirs.
+    const step = opts.boxStepMs ?? 0;
+    const latest = wallClockAt(now + this.opts.futureToleranceMinutes * 60_000 + Math.max(0, -step), opts.timezone);
     const pastSeconds = this.opts.pastToleranceHours * 3600;
     // The terminal's clock is (or just was) behind by more than the tolerance; unknown for a serial line.
-    const behind = opts.clockSkewSeconds === undefined ? undefined : opts.clockSkewSeconds <= -pastSeconds;
+    const skew = opts.clockSkewSeconds === undefined ? undefined : opts.clockSkewSeconds + step / 1000;
+    const behind = skew === undefined ? undefined : skew <= -pastSeconds;
     // Before these, a punch recorded just now (live) or new in a log already read cannot be genuine.
-    const liveFloor = opts.live && behind !== false ? wallClockAt(now - pastSeconds * 1000, opts.timezone) : undefined;
+    const liveFloor =
+      opts.live && behind !== false
+        ? wallClockAt(now - pastSeconds * 1000 - Math.max(0, step), opts.timezone)
+        : undefined;
     const readFloor =
       behind === true && opts.readUpTo !== undefined && isLogTime(opts.readUpTo)
         ? shiftWallClock(opts.readUpTo, -pastSeconds)
         : undefined;
     const result: IngestResult = { added: 0, duplicates: 0, quarantined: 0 };
+    let refusedCount = 0;
+    const refusals: (IngestRefusal & { terminal: string })[] = [];
+    // Most calls carry one terminal and one device: each is judged once.
+    const terminalProblem = memoLast((t: string) => textProblem(t, TERMINAL_RULE));
+    const identity = memoLast((d: string) => deviceIdentity(d));
     this.gate.attempt(() =>
       this.db
         .transaction(() => {
-          for (const p of punches) {
+          refusals.length = 0;
+          result.added = result.duplicates = result.quarantined = refusedCount = 0;
+          for (let i = 0; i < punches.length; i++) {
+            const p = punches[i]!;
+            const refused = codeProblem(p.biometricCode) ?? terminalProblem(p.terminal);
+            if (refused !== undefined) {
+              refusedCount++;
+              refusals.push({ index: i, reason: refused, code: printable(p.biometricCode, 40), terminal: p.terminal });
+              continue;
+            }
+            const device = identity(p.device ?? '');
             const reason = !isLogTime(p.logTime)
               ? 'not a valid time'
               : p.logTime < EARLIEST_PLAUSIBLE
@@ -325,7 +382,7 @@ export class Journal implements PunchSink, DeliveryQueue {
                       : undefined;
             const r = this.stmt.insert.run(
               p.terminal,
-              p.device ?? '',
+              device,
               p.biometricCode,
               p.logTime,
               p.verifyType ?? null,
@@ -340,12 +397,64 @@ export class Journal implements PunchSink, DeliveryQueue {
             else if (reason) result.quarantined++;
             else result.added++;
           }
+          this.recordRefusals(refusals, now);
           if (opts.state) this.sourceState.set(opts.state, now);
         })
         .immediate(),
     );
+    if (refusedCount > 0) {
+      result.refused = refusedCount;
+      result.refusals = refusals.slice(0, REFUSALS_LISTED).map(({ index, reason, code }) => ({ index, reason, code }));
+      this.logRefusals(refusals, refusedCount);
+    }
+    this.logStandIns(punches, identity);
     this.wrote(result.added + result.quarantined);
     return result;
+  }
+
+  /** Per terminal, inside the ingest's transaction: how many, and the last one's reason. */
+  private recordRefusals(refusals: readonly (IngestRefusal & { terminal: string })[], at: number): void {
+    const byTerminal = new Map<string, { count: number; last: IngestRefusal }>();
+    for (const r of refusals) {
+      // A terminal name that is itself refused is kept as printable text.
+      const terminal = printable(r.terminal, 64);
+      const t = byTerminal.get(terminal);
+      if (t) {
+        t.count++;
+        t.last = r;
+      } else byTerminal.set(terminal, { count: 1, last: r });
+    }
+    for (const [terminal, t] of byTerminal)
+      this.refusedRecords.record({ terminal, count: t.count, at, reason: t.last.reason, code: t.last.code });
+  }
+
+  private logRefusals(refusals: readonly (IngestRefusal & { terminal: string })[], count: number): void {
+    const log = this.extra.logger;
+    if (!log) return;
+    for (const r of refusals.slice(0, REFUSALS_LOGGED)) {
+      log.warn(
+        { terminal: printable(r.terminal, 64), code: r.code, reason: r.reason },
+        `terminal ${printable(r.terminal, 64)}: record refused, not journalled: ${r.reason}`,
+      );
+    }
+    if (count > REFUSALS_LOGGED)
+      log.warn({ refused: count }, `${count - REFUSALS_LOGGED} more records refused in the same write (same rule)`);
+  }
+
+  /** A device whose serial is kept as a stand-in is said once per process. */
+  private logStandIns(punches: readonly Punch[], identity: (d: string) => string): void {
+    const log = this.extra.logger;
+    if (!log || punches.length === 0) return;
+    for (const p of [punches[0]!, punches[punches.length - 1]!]) {
+      const serial = p.device ?? '';
+      const kept = identity(serial);
+      if (kept === serial || this.standInsLogged.has(kept) || this.standInsLogged.size >= STAND_INS_LOGGED) continue;
+      this.standInsLogged.add(kept);
+      log.warn(
+        { terminal: printable(p.terminal, 64), serial: printable(serial, 40), keptAs: kept },
+        `terminal ${printable(p.terminal, 64)} reports a serial number that cannot be kept as it is (${serialProblem(serial)}): its punches are kept under ${kept}`,
+      );
+    }
   }
 
   claim(limit: number, opts: ClaimOptions = {}): OutboundPunch[] {
@@ -488,6 +597,26 @@ export class Journal implements PunchSink, DeliveryQueue {
   /** Writes kept for a busy journal (returned claims, terminal and delivery state). */
   get keptWrites(): number {
     return this.gate.keptWrites;
+  }
+
+  /**
+   * The box clock stepped back by `deltaMs` (negative): the refused punches' next attempts, kept
+   * as wall-clock times, move back with it, so that none waits the step on top of its retry
+   * delay. A step forward only brings retries early, which costs nothing. Returns how many moved.
+   * Throws (busy) when another process holds the journal.
+   */
+  clockStepped(deltaMs: number): number {
+    if (deltaMs >= 0 || this.readonly) return 0;
+    const now = this.clock.now();
+    return this.gate.attempt(
+      () =>
+        this.db
+          .prepare(
+            `UPDATE punches SET next_attempt_at = max(@now, next_attempt_at + @delta)
+             WHERE state IN ('pending', 'rejected') AND state = 'rejected' AND next_attempt_at > @now`,
+          )
+          .run({ now, delta: Math.round(deltaMs) }).changes,
+    );
   }
 
   /**

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { canonicalJournalPath } from './journal-file.js';
 import { Database } from './sqlite-driver.js';
 
 /** Thrown when another `punchgate run` already owns the journal. */
@@ -71,12 +72,15 @@ export class FileLock {
   }
 }
 
-/** The single-owner lock of a journal (`<journal>.lock`): one `punchgate run` per journal. */
+/**
+ * The single-owner lock of a journal (`<journal>.lock`): one `punchgate run` per journal file,
+ * whatever path names it (the lock is beside the file's real name, see canonicalJournalPath).
+ */
 export class OwnerLock {
   private constructor(private readonly lock: FileLock) {}
 
   static pathFor(journalPath: string): string {
-    return `${journalPath}.lock`;
+    return `${canonicalJournalPath(journalPath)}.lock`;
   }
 
   static acquire(journalPath: string): OwnerLock {

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { PUNCH_REFUSALS_MIGRATION } from './history.js';
 import { PUNCH_IDS_MIGRATION } from './punch-id.js';
+import { REFUSED_RECORDS_MIGRATION } from './refused-records.js';
 import { USER_BACKUPS_MIGRATION } from './user-backups.js';
 
 /**
@@ -294,6 +295,8 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (hour, name)
   ) WITHOUT ROWID;
   `,
+  // 10: records the journal refused at its door (a code against the text rule), per terminal (refused-records.ts).
+  REFUSED_RECORDS_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -9,6 +9,7 @@ import {
   JournalBusyError,
   JournalUnusableError,
 } from './errors.js';
+import { refuseOtherNames } from './journal-file.js';
 
 /** The tables every punchgate journal has had since its first version. */
 const OWN_TABLES = ['punches', 'terminals', 'delivery_state'];
@@ -47,8 +48,10 @@ export function openJournalDb(path: string, opts: OpenDbOptions): Database {
         'is not a file',
         'point journal.path at a file, e.g. /var/lib/punchgate/journal.db',
       );
+    refuseOtherNames(path, st);
     size = st.size;
   } catch (e) {
+    if (e instanceof JournalUnusableError) throw e;
     if ((e as { code?: string }).code !== 'ENOENT') throw describeJournalFailure(path, e);
     if (!opts.create)
       throw new JournalUnusableError(

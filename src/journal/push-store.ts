@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { codeProblem, userText } from '../punch.js';
 import type { Clock } from '../util/clock.js';
 import type { Punch } from '../punch.js';
 import type {
@@ -426,13 +427,15 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
   }
 
   private upsertUser(terminal: string, serial: string, u: PushUser, at: number): void {
+    // The door of users a push terminal reports: a PIN must be a code (the parser checks it too).
+    if (codeProblem(u.pin) !== undefined) return;
     this.db
       .prepare(
         `INSERT INTO terminal_users (terminal, serial, pin, name, card, privilege, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (terminal, serial, pin) DO UPDATE SET name = excluded.name, card = excluded.card,
            privilege = excluded.privilege, updated_at = excluded.updated_at`,
       )
-      .run(terminal, serial, u.pin, u.name, u.card, u.privilege, at);
+      .run(terminal, serial, u.pin, userText(u.name), userText(u.card), u.privilege, at);
   }
 
   stamps(terminal: string, serial: string): Record<string, string> {

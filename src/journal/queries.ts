@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { deviceIdentity } from '../punch.js';
 import type { Clock } from '../util/clock.js';
 import type { PunchIds } from './punch-id.js';
 import {
@@ -193,7 +194,9 @@ export class JournalQueries {
    * Punches of a device (known by its serial), or of a terminal where no device is given, not yet
    * delivered: the clear policy refuses while any exist.
    */
-  undeliveredCount(terminal: string, device?: string): number {
+  undeliveredCount(terminal: string, serial?: string): number {
+    // Looked up under the identity the punches were kept under (ingest's deviceIdentity).
+    const device = serial ? deviceIdentity(serial) : serial;
     const r = device
       ? this.db
           .prepare(`SELECT count(*) AS n FROM punches WHERE device = ? AND device <> '' AND state <> 'delivered'`)
@@ -208,9 +211,10 @@ export class JournalQueries {
    */
   deliveredAmong(
     terminal: string,
-    device: string,
+    serial: string,
     punches: readonly { biometricCode: string; logTime: string }[],
   ): number {
+    const device = serial ? deviceIdentity(serial) : serial;
     const stmt = device
       ? this.db.prepare(
           `SELECT state FROM punches WHERE device = ? AND device <> '' AND log_time = ? AND biometric_code = ?`,

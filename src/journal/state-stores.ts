@@ -1,4 +1,6 @@
 import type { Database } from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import { deviceIdentity } from '../punch.js';
 import type { DeliveryRecord, SourceStateEntry, SourceStateStore, TerminalRecord } from './types.js';
 import type { WriteGate } from './write-gate.js';
 
@@ -32,6 +34,24 @@ const TERMINAL_TEXT: readonly (keyof TerminalRecord)[] = [
   'lastErrorFix',
   'firmware',
 ];
+/** Longest error or firmware text kept (a device's answer quoted in an error is cut here). */
+const MAX_TERMINAL_TEXT = 500;
+
+/**
+ * The door of what a terminal reports into its ledger: a serial number under the identity its
+ * punches are kept under (deviceIdentity: a bounded stand-in for one that breaks the text rule),
+ * other texts cut at MAX_TERMINAL_TEXT characters (they are escaped where shown).
+ */
+function deviceTexts<T extends Patch<TerminalRecord>>(patch: T): T {
+  const out = { ...patch };
+  for (const f of ['serial', 'previousSerial'] as const)
+    if (typeof out[f] === 'string') out[f] = deviceIdentity(out[f]);
+  for (const f of ['lastError', 'lastErrorFix', 'firmware'] as const) {
+    const v = out[f];
+    if (typeof v === 'string' && v.length > MAX_TERMINAL_TEXT) out[f] = `${v.slice(0, MAX_TERMINAL_TEXT)}...`;
+  }
+  return out;
+}
 
 function toTerminal(r: Row): TerminalRecord {
   return {
@@ -97,10 +117,14 @@ export class TerminalStateStore {
     // An error and its fix go together: a new error without a fix leaves none behind.
     if (patch.lastError !== undefined && patch.lastErrorFix === undefined) patch = { ...patch, lastErrorFix: null };
     const clean = scrubbed(
-      Object.fromEntries(Object.entries(patch).filter(([k, v]) => v !== undefined && k in TERMINAL_COLUMNS)),
+      deviceTexts(
+        Object.fromEntries(
+          Object.entries(patch).filter(([k, v]) => v !== undefined && k in TERMINAL_COLUMNS),
+        ) as Patch<TerminalRecord>,
+      ),
       TERMINAL_TEXT,
       this.scrub,
-    ) as Patch<TerminalRecord>;
+    );
     this.kept.set(name, { ...this.kept.get(name), ...clean });
     this.gate.defer(`terminal:${name}`, () => this.write(name));
     return this.get(name)!;
@@ -226,11 +250,20 @@ export class SourceStateTable implements SourceStateStore {
   }
 
   get(terminal: string, key: string): string | undefined {
-    return (this.getStmt.get(terminal, key) as { value: string } | undefined)?.value;
+    return (this.getStmt.get(terminal, boundedKey(key)) as { value: string } | undefined)?.value;
   }
 
   /** Inside or outside a transaction (ingest calls it inside its own). */
   set(entry: SourceStateEntry, now = Date.now()): void {
-    this.setStmt.run(entry.terminal, entry.key, entry.value, now);
+    this.setStmt.run(entry.terminal, boundedKey(entry.key), entry.value, now);
   }
+}
+
+/** Longest key kept as it is: a key made from a device's text (`events:<serial>`) is bounded. */
+const MAX_KEY = 128;
+
+function boundedKey(key: string): string {
+  return key.length <= MAX_KEY
+    ? key
+    : `${key.slice(0, 64)}~${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
 }

@@ -40,6 +40,13 @@ export interface IngestOptions {
    */
   clockSkewSeconds?: number;
   /**
+   * How far the box's own clock stepped lately (net, ms; negative: back), as the daemon saw it
+   * against the monotonic clock (ClockStepWatch): the box's step is not the terminal's fault, so
+   * the rules above judge punch times, and the terminal's clock, against the box's clock as it
+   * ran before the step as well.
+   */
+  boxStepMs?: number;
+  /**
    * Source state to write in the same transaction as the punches (e.g. an event cursor): it is
    * durable exactly when they are, so a crash can never leave it ahead of them.
    */
@@ -66,6 +73,33 @@ export interface IngestResult {
   duplicates: number;
   /** New punches held back because their time is implausible. */
   quarantined: number;
+  /**
+   * Records refused at the journal's door (their code or terminal name breaks the text rule of
+   * src/punch.ts): never stored, counted per terminal for the status, logged. Set by the journal
+   * when any was refused.
+   */
+  refused?: number;
+  /** Which ones and why (the first 100 of one call), by their index in the punches given. */
+  refusals?: IngestRefusal[];
+}
+
+/** One record the journal refused. */
+export interface IngestRefusal {
+  index: number;
+  reason: string;
+  /** The refused code as printable text (escaped, at most 40 characters shown). */
+  code: string;
+}
+
+/** Records refused at the journal's door, per terminal (see RefusedRecordStore). */
+export interface RefusedRecords {
+  terminal: string;
+  count: number;
+  firstAt: number;
+  lastAt: number;
+  lastReason: string;
+  /** Escaped, cut at 40 characters. */
+  lastCode: string;
 }
 
 /**
@@ -73,6 +107,10 @@ export interface IngestResult {
  * A punch is known by its device's serial number (`device`) where the terminal reports one, else
  * by its terminal's name: with its biometric code and time, that is its identity; a punch
  * whose identity is already in the journal is a duplicate.
+ *
+ * The door every punch passes, whatever its source: a record whose biometric code or terminal
+ * name breaks the text rule (codeProblem, textProblem) is refused (IngestResult.refused), and a
+ * serial number that breaks it is kept as a bounded stand-in (deviceIdentity).
  */
 export interface PunchSink {
   ingest(punches: readonly Punch[], opts?: IngestOptions): IngestResult;

@@ -8,6 +8,7 @@ import type { DeliveryRecord } from '../journal/types.js';
 import type { StatusReport } from '../status/index.js';
 import type { LatestReport } from '../status/latest.js';
 import type { Clock } from '../util/clock.js';
+import { printable } from '../util/terminal-text.js';
 import { HRMS_OUTCOMES, hrmsOutcome } from './hrms-outcome.js';
 import type { JournalTotals } from './journal-totals.js';
 
@@ -23,6 +24,8 @@ export interface MetricsDeps {
 
 /** Slack on top of the status log's interval (at most one interval) before /metrics builds a report of its own. */
 const REPORT_SLACK_MS = 5000;
+/** A label value from the journal (a terminal name an imported file gave): escaped and bounded, as on a terminal. */
+const label = (text: string) => printable(text, 64);
 const seconds = (ms: number | null | undefined) => (ms === null || ms === undefined ? undefined : ms / 1000);
 
 /**
@@ -51,7 +54,7 @@ export class PunchgateMetrics {
       registers,
       collect() {
         this.reset();
-        for (const [terminal, n] of read().journaled) this.inc({ terminal }, n);
+        for (const [terminal, n] of read().journaled) this.inc({ terminal: label(terminal) }, n);
       },
     });
     new Counter({
@@ -61,7 +64,7 @@ export class PunchgateMetrics {
       registers,
       collect() {
         this.reset();
-        for (const [terminal, n] of read().delivered) this.inc({ terminal }, n);
+        for (const [terminal, n] of read().delivered) this.inc({ terminal: label(terminal) }, n);
       },
     });
     new Gauge({
@@ -204,7 +207,7 @@ export class PunchgateMetrics {
       registers,
       collect() {
         this.reset();
-        for (const k of kept()) this.inc({ terminal: k.terminal, table: k.table }, k.uploads);
+        for (const k of kept()) this.inc({ terminal: label(k.terminal), table: label(k.table) }, k.uploads);
       },
     });
     new Gauge({
@@ -214,7 +217,7 @@ export class PunchgateMetrics {
       registers,
       collect() {
         this.reset();
-        for (const k of kept()) this.set({ terminal: k.terminal, table: k.table }, k.held);
+        for (const k of kept()) this.set({ terminal: label(k.terminal), table: label(k.table) }, k.held);
       },
     });
     new Counter({
@@ -224,7 +227,7 @@ export class PunchgateMetrics {
       registers,
       collect() {
         this.reset();
-        for (const k of kept()) this.inc({ terminal: k.terminal, table: k.table }, k.dropped);
+        for (const k of kept()) this.inc({ terminal: label(k.terminal), table: label(k.table) }, k.dropped);
       },
     });
     new Gauge({

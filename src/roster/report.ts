@@ -2,6 +2,7 @@
  * What `sync-users` prints: per terminal, the counts and each change with its result (text for a
  * person, JSON for a script), and the exit code. Names are shown; fingerprint templates never are.
  */
+import { printable } from '../util/terminal-text.js';
 import { EXIT } from '../util/exit-codes.js';
 import type { TerminalSyncReport } from './sync-users.js';
 import type { Change, ChangeResult, Roster } from './types.js';
@@ -61,7 +62,8 @@ export function syncExitCode(roster: Roster | null, reports: readonly TerminalSy
   return EXIT.OK;
 }
 
-const q = (s: string) => JSON.stringify(s);
+/** A name or code from a terminal or the HRMS, quoted: escaped and bounded (a bidi override is not escaped by JSON). */
+const q = (s: string) => `"${printable(s, 64)}"`;
 
 function describe(c: Change): string {
   const uid = c.uid === null ? '' : `uid ${c.uid}`;

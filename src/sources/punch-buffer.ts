@@ -91,10 +91,13 @@ export class PunchBuffer<T extends BufferedPunch> {
     this.stopped = true;
     clearTimeout(this.timer);
     this.timer = undefined;
-    const deadline = Date.now() + waitMs;
+    // On the monotonic clock: a step of the box clock neither cuts nor stretches the wait.
+    const deadline = performance.now() + waitMs;
     let error: unknown = this.write();
-    for (let n = 0; this.held.length > 0 && isBusyJournalError(error) && Date.now() < deadline; n++) {
-      await new Promise((resolve) => setTimeout(resolve, Math.min(backoffDelay(n, RETRY), deadline - Date.now())));
+    for (let n = 0; this.held.length > 0 && isBusyJournalError(error) && performance.now() < deadline; n++) {
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.min(backoffDelay(n, RETRY), deadline - performance.now())),
+      );
       error = this.write();
     }
     const left = this.held;

@@ -16,17 +16,23 @@ function notes(r: IngestResult, withNew: boolean): string {
   if (withNew) parts.push(`${r.added} new`);
   if (r.duplicates) parts.push(`${r.duplicates} already journalled`);
   if (r.quarantined) parts.push(`${r.quarantined} quarantined (implausible time)`);
+  if (r.refused) parts.push(`${r.refused} refused (unreadable code)`);
   return parts.length ? ` (${parts.join(', ')})` : '';
 }
 
-const fields = (r: IngestResult) => ({ added: r.added, duplicates: r.duplicates, quarantined: r.quarantined });
+const fields = (r: IngestResult) => ({
+  added: r.added,
+  duplicates: r.duplicates,
+  quarantined: r.quarantined,
+  ...(r.refused ? { refused: r.refused } : {}),
+});
 
 /**
  * After a poll: `terminal gate-1: 35 new punches (2 already journalled)`. A poll that found
  * nothing new says so at debug, so that an idle site does not fill the journal of systemd.
  */
 export function logPolled(log: Logger, terminal: string, r: IngestResult): void {
-  const news = r.added + r.quarantined;
+  const news = r.added + r.quarantined + (r.refused ?? 0);
   if (news === 0) {
     log.debug(fields(r), `terminal ${terminal}: no new punches${notes(r, false)}`);
     return;

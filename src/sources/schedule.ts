@@ -6,6 +6,7 @@
 import { createTask } from 'node-cron';
 import { backoffDelay } from '../util/backoff.js';
 import type { Logger } from '../util/logger.js';
+import type { ClockSteps } from './types.js';
 
 /** A cron expression (node-cron's syntax; a 6th leading field is seconds) and the zone it runs in. */
 export interface ScheduleSpec {
@@ -28,8 +29,13 @@ export const LATE_TICK_TOLERANCE_MS = 86_400_000;
 /**
  * The real scheduler: node-cron, in the spec's time zone. node-cron's own log lines go to
  * `logger` at debug level, never to the console: a skipped tick is normal here (see PollLoop).
+ *
+ * node-cron plans its next tick on the wall clock and then waits on a timer: after the box clock
+ * stepped back an hour it would wait that hour (and, stepped forward, count every slot it jumped
+ * as missed). So after each step of the box clock (`steps`) the task is made again, planned from
+ * the clock as it reads now.
  */
-export function cronScheduler(logger?: Logger): Scheduler {
+export function cronScheduler(logger?: Logger, steps?: ClockSteps): Scheduler {
   const log = logger?.child({ component: 'schedule' });
   const sink = {
     info: (m: string) => log?.debug(m),
@@ -38,13 +44,25 @@ export function cronScheduler(logger?: Logger): Scheduler {
     debug: (m: string | Error) => log?.debug(String(m)),
   };
   return ({ expression, timezone }, tick) => {
-    const task = createTask(expression, () => tick(), {
-      timezone,
-      logger: sink,
-      missedExecutionTolerance: LATE_TICK_TOLERANCE_MS,
+    const arm = () => {
+      const t = createTask(expression, () => tick(), {
+        timezone,
+        logger: sink,
+        missedExecutionTolerance: LATE_TICK_TOLERANCE_MS,
+      });
+      void t.start();
+      return t;
+    };
+    let task = arm();
+    const unsubscribe = steps?.onStep(() => {
+      void task.destroy();
+      task = arm();
+      log?.debug({ expression }, 'schedule re-armed after a step of the box clock');
     });
-    void task.start();
-    return () => void task.destroy();
+    return () => {
+      unsubscribe?.();
+      void task.destroy();
+    };
   };
 }
 

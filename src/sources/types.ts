@@ -1,5 +1,6 @@
 import type { AdmsTerminalConfig } from '../config/terminals.js';
 import type { PunchSink, SourceStateStore, TerminalRecord } from '../journal/types.js';
+import type { ClockStep } from '../util/clock-steps.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 
@@ -28,6 +29,31 @@ export interface PushTerminalRegistry {
   unregister(name: string): void;
 }
 
+/** Where steps of the box clock are told. */
+export interface ClockSteps {
+  onStep(listener: (s: ClockStep) => void): () => void;
+  /** The net step of the box clock lately (ms; negative: back; 0: none, or undone). */
+  netStepMs(): number;
+}
+
+/** Logged instead of setting a terminal's clock that agreesBeforeBoxStep. */
+export const BOX_STEPPED_NOT_SET =
+  "terminal clock not set: it agrees with the box's clock from before the box clock stepped (set the box clock right)";
+
+/**
+ * Whether a terminal `skewSeconds` off the box's clock agrees with the box's clock as it ran
+ * before its recent steps: then the box stepped, not the terminal, and the terminal's clock is
+ * neither blamed nor set from the box's.
+ */
+export function agreesBeforeBoxStep(
+  skewSeconds: number,
+  steps: ClockSteps | undefined,
+  toleranceSeconds: number,
+): boolean {
+  const step = steps?.netStepMs() ?? 0;
+  return step !== 0 && Math.abs(skewSeconds + step / 1000) <= toleranceSeconds;
+}
+
 /** Everything a source needs from around it: nothing reaches past the journal. */
 export interface SourceDeps {
   sink: PunchSink;
@@ -43,6 +69,8 @@ export interface SourceDeps {
   pushReceiver?: PushTerminalRegistry;
   /** How fixes name a terminal's settings: its place in the config (`terminals[2]`). */
   configKey?: (terminal: string) => string;
+  /** Steps of the box clock (the daemon's ClockStepWatch): cron schedules are re-armed after each. */
+  clockSteps?: ClockSteps;
 }
 
 /** A running source of punches (one per terminal). */

@@ -199,6 +199,41 @@ export const ALERT = {
     fix: 'check the terminal clocks, then punchgate punches release',
   }),
 
+  /** The box's own clock stepped (its wall clock against its monotonic clock). */
+  clockStep: (described: string, back: boolean, stepsIn24h: number): Alert => ({
+    kind: 'box-clock-step',
+    cause: `${described} (its wall clock against its monotonic clock${back ? '' : '; or the box was asleep'})${stepsIn24h > 5 ? ` — one of ${stepsIn24h} steps in the last 24 h` : ''}: polls, retries and status writes kept their pace and cron schedules were re-armed`,
+    fix: 'nothing to do for punchgate; find what set the box clock (timedatectl status; NTP: timedatectl set-ntp true)',
+  }),
+
+  /** After a step back: terminal times up to that far ahead are taken as right. */
+  boxClockBehind: (size: string): Alert => ({
+    kind: 'box-clock-behind',
+    cause: `the box clock is now ${size} behind where it ran before its step: terminal times up to that far ahead of the box are taken as right (journalled, no clock alert for the terminals)`,
+    fix: 'set the box clock right (timedatectl status; NTP: timedatectl set-ntp true) and find what stepped it',
+  }),
+
+  /** A terminal reported a serial number that breaks the text rule: its punches are kept under a stand-in. */
+  standInSerial: (t: TerminalStatus): Alert => ({
+    kind: 'serial-stand-in',
+    cause: `terminal ${t.name} reports a serial number that is not one (too long, or with control or invisible characters): its punches are kept apart under ${t.serial}`,
+    fix: "check the terminal's firmware and that no other device answers at its address",
+  }),
+
+  /** Records the journal refused at its door (a code against the text rule). */
+  refusedRecords: (x: {
+    terminal: string;
+    count: number;
+    firstAt: number;
+    lastAt: number;
+    lastReason: string;
+    lastCode: string;
+  }): Alert => ({
+    kind: 'records-refused',
+    cause: `terminal ${x.terminal}: ${x.count === 1 ? '1 record' : `${x.count} records`} refused since ${localTime(x.firstAt)}, not journalled (last ${localTime(x.lastAt)}: ${x.lastReason}, code "${x.lastCode}"): a code must be 1 to 64 letters, digits or symbols without blanks or control characters`,
+    fix: "correct that user's code on the terminal (punchgate punches shows what was journalled)",
+  }),
+
   unknownCards: (u: { terminal: string; count: number; codes: readonly string[] }): Alert => ({
     kind: 'unknown-cards',
     cause: `terminal ${u.terminal}: ${punches(u.count)} from cards not in its code map (${u.codes.join(', ')})`,

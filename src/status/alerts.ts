@@ -1,5 +1,7 @@
 import { NO_TOKEN } from '../delivery/health.js';
-import type { OldestClaim, RefusedPunches } from '../journal/types.js';
+import type { OldestClaim, RefusedPunches, RefusedRecords } from '../journal/types.js';
+import { STAND_IN_SERIAL } from '../punch.js';
+import { describeStep, stepSize, type ClockStep } from '../util/clock-steps.js';
 import { DISK_FAIL_BYTES, DISK_WARN_BYTES } from '../util/disk.js';
 import { ALERT, deliveryTrouble, type Alert } from './alert-words.js';
 import { refusalAlerts } from './refusals.js';
@@ -35,12 +37,21 @@ export interface AlertFacts {
   deliveryAlertAfterMs: number;
   /** Terminals whose clock punchgate sets (syncClock: true). */
   syncClock: ReadonlySet<string>;
+  /** Records the journal refused at its door lately (a code against the text rule), per terminal. */
+  refusedRecords?: readonly RefusedRecords[];
+  /** Steps of the box's wall clock the daemon saw lately. */
+  clockSteps?: readonly ClockStep[];
 }
 
 /** Active alerts, most urgent first: each a cause and its fix (alert-words.ts has every wording). */
 export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Alert[] {
   const out: Alert[] = [];
   const ms = (s: string | null) => (s ? Date.parse(s) : null);
+  const steps = facts.clockSteps ?? [];
+  const netS = steps.reduce((n, s) => n + s.deltaMs, 0) / 1000;
+  const behindS = netS <= -2 ? -netS : 0;
+  // A terminal off the box by what the box stepped agrees with the box's clock before the step: the box stepped.
+  const boxStepExplains = (skew: number) => Math.abs(netS) >= 2 && Math.abs(skew + netS) < SKEW_ALERT_SECONDS;
 
   if (r.daemon && !r.daemon.running) out.push(ALERT.daemonDown());
   else if (r.daemon?.stale) out.push(ALERT.daemonStuck(ms(r.daemon.statusLogAt)));
@@ -71,7 +82,8 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
       }),
     );
   }
-  for (const t of r.terminals) out.push(...terminalAlerts(t, facts, now));
+  out.push(...clockStepAlerts(steps, behindS));
+  for (const t of r.terminals) out.push(...terminalAlerts(t, facts, now, boxStepExplains));
   const bySerial = new Map<string, string[]>();
   for (const t of r.terminals) if (t.serial) bySerial.set(t.serial, [...(bySerial.get(t.serial) ?? []), t.name]);
   for (const [serial, names] of bySerial) if (names.length > 1) out.push(ALERT.sameSerial(serial, names));
@@ -79,6 +91,7 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
   if (claim && now - claim.claimedAt > Math.max(INFLIGHT_ALERT_MS, 4 * facts.requestBoundMs)) {
     out.push(ALERT.inflightStuck(claim.punches, now - claim.claimedAt, claim.holders));
   }
+  for (const x of facts.refusedRecords ?? []) out.push(ALERT.refusedRecords(x));
   // Refused and given-up punches, one line per cause (dead punches are refused ones the HRMS kept refusing).
   out.push(...refusalAlerts(facts.refused));
   // Punches recorded while a terminal's clock was behind keep saying so after its clock is right again.
@@ -93,7 +106,12 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
   return out;
 }
 
-function terminalAlerts(t: TerminalStatus, facts: AlertFacts, now: number): Alert[] {
+function terminalAlerts(
+  t: TerminalStatus,
+  facts: AlertFacts,
+  now: number,
+  boxStepExplains: (skewSeconds: number) => boolean,
+): Alert[] {
   const out: Alert[] = [];
   const ms = (s: string | null) => (s ? Date.parse(s) : null);
   const since = ms(t.offlineSince);
@@ -110,8 +128,14 @@ function terminalAlerts(t: TerminalStatus, facts: AlertFacts, now: number): Aler
   if (t.kind === 'zk' && t.online && t.problem && polled !== null && (finished === null || finished < polled)) {
     out.push(ALERT.pollsDoNotFinish(t, finished, t.problem));
   }
+  if (STAND_IN_SERIAL.test(t.serial)) out.push(ALERT.standInSerial(t));
   if (t.previousSerial) out.push(ALERT.serialChanged(t));
-  if (!t.stale && t.skewSeconds !== null && Math.abs(t.skewSeconds) >= SKEW_ALERT_SECONDS) {
+  if (
+    !t.stale &&
+    t.skewSeconds !== null &&
+    Math.abs(t.skewSeconds) >= SKEW_ALERT_SECONDS &&
+    !boxStepExplains(t.skewSeconds)
+  ) {
     out.push(ALERT.clockSkew(t, facts.syncClock.has(t.name)));
   }
   return out;
@@ -120,4 +144,14 @@ function terminalAlerts(t: TerminalStatus, facts: AlertFacts, now: number): Aler
 /** An offline terminal with no recorded error (a daemon that stopped while it was away). */
 function unknownProblem(t: TerminalStatus): { cause: string; fix: string } {
   return { cause: 'no answer', fix: `punchgate check tests terminal ${t.name} and says what to do` };
+}
+
+/**
+ * The box clock stepped (wall clock against the monotonic clock): said as such, so that nobody
+ * blames the terminals, with what punchgate did about it and what to do.
+ */
+function clockStepAlerts(steps: readonly ClockStep[], behindS: number): Alert[] {
+  const out = steps.slice(-5).map((s) => ALERT.clockStep(describeStep(s), s.deltaMs < 0, steps.length));
+  if (behindS > 0) out.push(ALERT.boxClockBehind(stepSize(behindS * 1000)));
+  return out;
 }

@@ -41,12 +41,16 @@ function readLive(path: string): LiveFacts | undefined {
   try {
     const r = JSON.parse(readFileSync(path, 'utf8')) as Partial<StatusReport>;
     const busy = r.journal?.busySince ? Date.parse(r.journal.busySince) : null;
+    const clockSteps = (r.boxClock?.steps ?? [])
+      .map((s) => ({ at: Date.parse(s.at), deltaMs: s.seconds * 1000 }))
+      .filter((s) => Number.isFinite(s.at) && Number.isFinite(s.deltaMs));
     const next = r.delivery?.nextTryAt ? Date.parse(r.delivery.nextTryAt) : null;
     return {
       journalBusySince: Number.isFinite(busy) ? busy : null,
       heldPunches: r.journal?.heldPunches ?? 0,
       ...(r.config ? { config: r.config } : {}),
       delivery: { nextTryAt: Number.isFinite(next) ? next : null, probing: next !== null },
+      ...(clockSteps.length > 0 ? { clockSteps } : {}),
     };
   } catch {
     return undefined;

@@ -1,5 +1,5 @@
 import { NO_TOKEN } from '../delivery/health.js';
-import { escapeControls } from '../util/terminal-text.js';
+import { printable } from '../util/terminal-text.js';
 import { localTimeOf, localTime } from '../util/local-time.js';
 import type { StatusReport, TerminalStatus } from './report.js';
 import { deliveryTroubleWords } from './alert-words.js';
@@ -9,11 +9,11 @@ const when = (s: string | null) => localTimeOf(s);
 /** A push terminal: it calls us, so "last contact" and "last upload" instead of a poll. */
 function pushLine(t: TerminalStatus): string {
   const p = t.push!;
-  if (p.lastContactAt === null) return `no contact yet (push, SN=${t.serial})`;
+  if (p.lastContactAt === null) return `no contact yet (push, SN=${printable(t.serial, 64)})`;
   const counts = t.records === null ? '' : `  records ${t.records}${t.users === null ? '' : `  users ${t.users}`}`;
   return (
     `${t.online ? 'online ' : 'OFFLINE'}  last contact ${when(p.lastContactAt)}  last upload ${when(p.lastUploadAt)}` +
-    `  received ${p.received}${counts}${t.firmware ? `  firmware ${t.firmware}` : ''}`
+    `  received ${p.received}${counts}${t.firmware ? `  firmware ${printable(t.firmware, 64)}` : ''}`
   );
 }
 
@@ -26,7 +26,7 @@ export function formatStatus(r: StatusReport): string {
   lines.push('');
   lines.push(r.alerts.length === 0 ? 'No alerts.' : 'ALERTS');
   // Alerts and errors quote terminals and the HRMS: shown escaped, never as raw control characters.
-  for (const a of r.alerts) lines.push(`  ! ${escapeControls(a)}`);
+  for (const a of r.alerts) lines.push(`  ! ${printable(a, 1000)}`);
   lines.push('');
   lines.push('Terminals');
   if (r.terminals.length === 0) lines.push('  (none configured)');
@@ -43,7 +43,7 @@ export function formatStatus(r: StatusReport): string {
     lines.push(`  ${t.name.padEnd(16)} ${state}  last poll ${when(t.lastPollAt)}${skew}${counts}${asOf}`);
   }
   for (const t of r.terminals) {
-    if (t.problem) lines.push(`    ${t.name}: ${escapeControls(t.problem.cause)}: ${escapeControls(t.problem.fix)}`);
+    if (t.problem) lines.push(`    ${t.name}: ${printable(t.problem.cause, 500)}: ${printable(t.problem.fix, 500)}`);
   }
   lines.push('');
   lines.push('Queue');
@@ -65,10 +65,10 @@ export function formatStatus(r: StatusReport): string {
           : 'not tried yet';
   lines.push(`  HRMS: ${auth}`);
   lines.push(
-    `  last success: ${when(r.delivery.lastSuccessAt)}${r.delivery.lastResult ? ` (${escapeControls(r.delivery.lastResult)})` : ''}`,
+    `  last success: ${when(r.delivery.lastSuccessAt)}${r.delivery.lastResult ? ` (${printable(r.delivery.lastResult, 300)})` : ''}`,
   );
   if (r.delivery.lastError)
-    lines.push(`  last error: ${when(r.delivery.lastErrorAt)}: ${escapeControls(r.delivery.lastError)}`);
+    lines.push(`  last error: ${when(r.delivery.lastErrorAt)}: ${printable(r.delivery.lastError, 500)}`);
   if (r.delivery.failingSince) {
     const next = r.delivery.nextTryAt ? `next try ${when(r.delivery.nextTryAt)}; ` : '';
     lines.push(
@@ -86,7 +86,7 @@ export function formatStatus(r: StatusReport): string {
     );
     if (c.failure) {
       lines.push(`  ${c.file} does NOT load since ${when(c.failure.since)}:`);
-      for (const p of c.failure.problems) lines.push(`    ${escapeControls(p)}`);
+      for (const p of c.failure.problems) lines.push(`    ${printable(p, 500)}`);
     }
   }
   return lines.join('\n') + '\n';

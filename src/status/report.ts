@@ -12,6 +12,9 @@ import type { ConfigStatus, DaemonLiveness, LiveFacts, StatusReport, TerminalSta
 
 export type { ConfigStatus, DaemonLiveness, LiveFacts, StatusReport, TerminalStatus } from './types.js';
 
+/** Records refused at the journal's door are an alert for a day after the last one. */
+const REFUSED_RECORDS_SHOWN_MS = 86_400_000;
+
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
 export interface StatusProbes {
@@ -93,6 +96,14 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
     alerts: [],
     alertItems: [],
   };
+  const steps = live?.clockSteps ?? [];
+  if (steps.length > 0) {
+    const net = steps.reduce((n, s) => n + s.deltaMs, 0);
+    report.boxClock = {
+      steps: steps.map((s) => ({ at: iso(s.at)!, seconds: Math.round(s.deltaMs / 1000) })),
+      behindSeconds: net < 0 ? Math.round(-net / 1000) : 0,
+    };
+  }
   addPushStatus(report, journal, config, now);
   const facts: AlertFacts = {
     refused: journal.queries.refusedPunches(),
@@ -101,6 +112,8 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
     requestBoundMs: config.hrms.connectTimeoutMs + config.hrms.timeoutMs,
     deliveryAlertAfterMs: config.delivery.alertAfterMinutes * 60_000,
     syncClock: new Set(config.terminals.filter((t) => 'syncClock' in t && t.syncClock).map((t) => t.name)),
+    refusedRecords: journal.refusedRecords.list(now - REFUSED_RECORDS_SHOWN_MS),
+    clockSteps: steps,
   };
   const alerts = alertsFor(report, facts, now);
   alerts.push(...pushAlerts(report, now));

@@ -1,4 +1,5 @@
 import type { JournalCounts } from '../journal/types.js';
+import type { ClockStep } from '../util/clock-steps.js';
 
 /** What `punchgate status`, the status log and `status --json` show. */
 export interface TerminalStatus {
@@ -124,6 +125,8 @@ export interface LiveFacts {
   config?: ConfigStatus;
   /** Delivery's next try (epoch ms; null: not waiting) and whether the HRMS is being probed. */
   delivery?: { nextTryAt: number | null; probing: boolean };
+  /** Steps of the box's wall clock the daemon saw lately (ClockStepWatch.recent). */
+  clockSteps?: readonly ClockStep[];
 }
 
 /** Whether `punchgate run` is alive, as a one-shot `punchgate status` sees it. */
@@ -176,6 +179,12 @@ export interface StatusReport {
   };
   /** The configuration punchgate run runs on (null: not known, the daemon does not run or is stuck). */
   config: ConfigStatus | null;
+  /**
+   * Steps of the box's wall clock the daemon saw in the last 24 h (wall clock against its
+   * monotonic clock), and how far the box clock is now behind where it ran before them.
+   * Absent when there were none.
+   */
+  boxClock?: { steps: { at: string; seconds: number }[]; behindSeconds: number };
   /** Null inside the daemon (it is running); `punchgate status` fills it in. */
   daemon: { running: boolean; statusLogAt: string | null; stale: boolean } | null;
   /** Each alert as one line, `cause: fix` (alertItems, joined). */

@@ -1,3 +1,5 @@
+import { SecretRuns } from './secret-runs.js';
+
 /**
  * The secret values this process knows that can turn up inside text from outside: the HRMS
  * token and the proxy credentials. `scrub` replaces them in one given text field (an HRMS
@@ -16,15 +18,35 @@
  */
 export class Secrets {
   private readonly forms = new Set<string>();
+  private readonly values = new Set<string>();
+  private readonly whole = new Set<string>();
+  private runs: SecretRuns | undefined;
 
-  /** Registers a secret (and its encoded forms); too short or all-digit values are ignored, see above. */
-  add(value: string | undefined | null): void {
-    for (const f of secretForms(value)) this.forms.add(f);
+  /**
+   * Registers a secret (and its encoded forms); too short or all-digit values are ignored, see
+   * above. `runs: false` for a secret a person chose (a terminal's password, `not-the-password`):
+   * only its whole value and encodings are redacted, as its runs of 8 characters are ordinary
+   * words (`password`) that would be redacted from every message. Runs are for random tokens.
+   */
+  add(value: string | undefined | null, opts: { runs?: boolean } = {}): void {
+    const forms = secretForms(value);
+    const v = value?.trim() ?? '';
+    if (forms.length === 0 || this.values.has(v) || (this.whole.has(v) && opts.runs === false)) return;
+    for (const f of forms) this.forms.add(f);
+    if (opts.runs === false) this.whole.add(v);
+    else {
+      this.values.add(v);
+      this.runs = undefined;
+    }
   }
 
-  /** `text` with every known secret form replaced by [REDACTED]. */
+  /**
+   * `text` with every known secret form replaced by [REDACTED], and every run of a secret's
+   * characters quoted in disguise (cut short, reversed, spelled out, encoded: secret-runs.ts).
+   */
   scrub(text: string): string {
-    return scrubForms(text, this.forms);
+    this.runs ??= new SecretRuns(this.values);
+    return this.runs.redact(scrubForms(text, this.forms), REDACTED);
   }
 }
 
@@ -94,8 +116,10 @@ function scrubSorted(text: string, sorted: readonly string[]): string {
   return out;
 }
 
-/** A scrubber for a fixed set of secrets (a client that knows its token and proxy credentials). */
+/** A scrubber for a fixed set of secrets (a client that knows its token and proxy credentials): forms and runs, as Secrets.scrub. */
 export function scrubberFor(values: ReadonlyArray<string | undefined>): (text: string) => string {
   const sorted = longestFirst(values.flatMap((v) => secretForms(v)));
-  return sorted.length === 0 ? (t) => t : (t) => scrubSorted(t, sorted);
+  if (sorted.length === 0) return (t) => t;
+  const runs = new SecretRuns(values.filter((v): v is string => v !== undefined && scrubbable(v.trim())));
+  return (t) => runs.redact(scrubSorted(t, sorted), REDACTED);
 }

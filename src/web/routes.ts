@@ -18,6 +18,8 @@ export interface RouteDeps {
   notReady: () => string[];
   /** Whether the request's Authorization header lets it in; undefined: no token configured. */
   allows?: (authorization: string | undefined) => boolean;
+  /** Without a token: whether the request's Host is a name the page answers (host-check.ts). */
+  hostAllowed?: (host: string | undefined) => boolean;
   logger: Logger;
 }
 
@@ -62,6 +64,12 @@ function pathOf(req: IncomingMessage): string {
 
 async function route(req: IncomingMessage, d: RouteDeps): Promise<Reply> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return text(405, 'only GET and HEAD', { allow: 'GET, HEAD' });
+  if (!d.allows && d.hostAllowed && !d.hostAllowed(req.headers.host)) {
+    return text(
+      403,
+      'this page answers only to localhost, the address it listens on and status.allowedHosts (a request for another name may come from a web page that rebinds its name to this box); open it as http://localhost:PORT/ (through an SSH tunnel: ssh -L PORT:localhost:PORT box), add the name to status.allowedHosts, or set status.authTokenFile',
+    );
+  }
   if (d.allows && !d.allows(req.headers.authorization)) {
     return text(401, 'a token is needed: send it as a bearer token or as the basic-auth password', {
       'www-authenticate': 'Basic realm="punchgate", charset="UTF-8"',

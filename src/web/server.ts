@@ -7,6 +7,7 @@ import { errorCode } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import type { Secrets } from '../util/secrets.js';
 import { StatusAuth } from './auth.js';
+import { hostGuard } from './host-check.js';
 import { handleRequest, type RouteDeps } from './routes.js';
 
 export interface StatusServerDeps extends Omit<RouteDeps, 'allows' | 'logger'> {
@@ -63,7 +64,10 @@ export class StatusServer {
     const at = parseListen(cfg.listen);
     if (typeof at === 'string') return; // the config check refused it already
     const auth = cfg.authTokenFile ? new StatusAuth(cfg.authTokenFile, this.d) : undefined;
-    const routes: RouteDeps = { ...this.d, ...(auth ? { allows: (h) => auth.allows(h) } : {}) };
+    const routes: RouteDeps = {
+      ...this.d,
+      ...(auth ? { allows: (h) => auth.allows(h) } : { hostAllowed: hostGuard(at, cfg.allowedHosts, this.d.logger) }),
+    };
     const server = createServer(
       { requestTimeout: 10_000, headersTimeout: 5_000, keepAliveTimeout: 5_000 },
       (req, res) => {

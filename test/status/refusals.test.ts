@@ -36,15 +36,23 @@ describe('refusal alerts', () => {
     tmp.cleanup();
   });
 
-  /** `n` punches of `code`, sent and refused with the HRMS's `message` (`times` refusals each). */
-  function refuse(code: string, n: number, message: (code: string) => string, times = 1): void {
-    journal.ingest(
-      Array.from({ length: n }, () => {
-        minute++;
-        const t = `2026-11-22 ${String(Math.floor(minute / 60)).padStart(2, '0')}:${String(minute % 60).padStart(2, '0')}:00`;
-        return { terminal: 'gate-1', biometricCode: code, logTime: t };
-      }),
-    );
+  /**
+   * `n` punches of `code`, sent and refused with the HRMS's `message` (`times` refusals each).
+   * `old`: written as a journal from before the text rule's door kept them (ingest refuses such codes now).
+   */
+  function refuse(code: string, n: number, message: (code: string) => string, times = 1, old = false): void {
+    const punches = Array.from({ length: n }, () => {
+      minute++;
+      const t = `2026-11-22 ${String(Math.floor(minute / 60)).padStart(2, '0')}:${String(minute % 60).padStart(2, '0')}:00`;
+      return { terminal: 'gate-1', biometricCode: code, logTime: t };
+    });
+    if (old) {
+      const insert = journal.db.prepare(
+        `INSERT INTO punches (terminal, device, biometric_code, log_time, site, state, created_at, updated_at)
+         VALUES (?, '', ?, ?, 'plant-a', 'pending', ?, ?)`,
+      );
+      for (const p of punches) insert.run(p.terminal, p.biometricCode, p.logTime, clock.now(), clock.now());
+    } else journal.ingest(punches);
     let mine: Set<number> | undefined;
     for (let i = 0; i < times; i++) {
       const claimed = journal.claim(1000, { ignoreBackoff: true });
@@ -99,7 +107,7 @@ describe('refusal alerts', () => {
   });
 
   it('codes and messages from outside are shown escaped; many causes end in a counted last line', () => {
-    refuse('77\u001b[2J', 2, (c) => `Unknown biometric code ${c}`);
+    refuse('77\u001b[2J', 2, (c) => `Unknown biometric code ${c}`, 1, true);
     for (let i = 0; i < 8; i++) refuse(`60${i}`, 1, () => `Rule ${i} broken\u202e`);
     const r = buildStatus(journal, config(), clock.now());
     expect(r.alerts[0]).toBe(

@@ -1,3 +1,4 @@
+import { printable } from '../../util/terminal-text.js';
 import type { HikvisionTerminalConfig } from '../../config/terminals.js';
 import type { AppContext } from '../../context.js';
 import type { Journal } from '../../journal/journal.js';
@@ -26,7 +27,10 @@ export async function listHikvisionUsers(
       cards: await c.users.cards().catch(() => []),
     })));
   } catch (e) {
-    throw new ExitError(`${cfg.name}: ${ctx.secrets.scrub(e instanceof Error ? e.message : String(e))}`, EXIT.TEMPFAIL);
+    throw new ExitError(
+      `${cfg.name}: ${printable(ctx.secrets.scrub(e instanceof Error ? e.message : String(e)), 500)}`,
+      EXIT.TEMPFAIL,
+    );
   }
   const cardsOf = (u: HikUser) => cards.filter((c) => c.employeeNo === u.employeeNo).map((c) => c.cardNo);
   if (json) {
@@ -44,7 +48,11 @@ export async function listHikvisionUsers(
   );
   for (const u of users) {
     process.stdout.write(
-      `${u.employeeNo.padEnd(16)} ${u.name.padEnd(24)} ${u.userType.padEnd(8)} ${String(u.numOfFP).padStart(3)} ${String(u.numOfFace).padStart(4)}  ${cardsOf(u).join(' ')}\n`,
+      `${printable(u.employeeNo, 64).padEnd(16)} ${printable(u.name, 64).padEnd(24)} ${printable(u.userType, 16).padEnd(8)} ${String(u.numOfFP).padStart(3)} ${String(u.numOfFace).padStart(4)}  ${cardsOf(
+        u,
+      )
+        .map((c) => printable(c, 64))
+        .join(' ')}\n`,
     );
   }
   return EXIT.OK;

@@ -1,3 +1,4 @@
+import { printable } from '../../util/terminal-text.js';
 import { textTable } from '../../util/text-table.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { AdmsTerminalConfig } from '../../config/terminals.js';
@@ -161,7 +162,12 @@ export function printPushUsers(ctx: AppContext, journal: Journal, t: AdmsTermina
   process.stdout.write(
     textTable(
       ['USER ID', 'NAME', 'ROLE', 'CARD'],
-      users.map((u) => [u.pin, u.name, u.privilege === 14 ? 'admin' : 'user', u.card]),
+      users.map((u) => [
+        printable(u.pin, 64),
+        printable(u.name, 64),
+        u.privilege === 14 ? 'admin' : 'user',
+        printable(u.card, 64),
+      ]),
     ),
   );
   if (users.length === 0)

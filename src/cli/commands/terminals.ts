@@ -3,7 +3,7 @@ import { defaultClientFactory } from '../../sources/zk/poll.js';
 import { buildStatus } from '../../status/index.js';
 import { codeProblem } from '../../punch.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
-import { escapeControls } from '../../util/terminal-text.js';
+import { printable } from '../../util/terminal-text.js';
 import { textTableLines } from '../../util/text-table.js';
 import { action, journalErrorOf, loadContext, openJournal, withJournal } from '../common.js';
 import { listHikvisionUsers } from './hikvision-users.js';
@@ -36,7 +36,7 @@ export function registerTerminals(program: Command): void {
                 fmtSkew(t.skewSeconds),
                 String(t.records ?? '-'),
                 String(t.users ?? '-'),
-                `${escapeControls(t.serial)}${t.previousSerial ? ` (was ${escapeControls(t.previousSerial)})` : ''}`,
+                `${printable(t.serial, 64)}${t.previousSerial ? ` (was ${printable(t.previousSerial, 64)})` : ''}`,
               ]),
               { right: [5, 6] },
             );
@@ -48,19 +48,19 @@ export function registerTerminals(program: Command): void {
               // A problem here means the last poll failed: the terminal is unreachable, or reached but the poll did not finish.
               if (t.problem)
                 process.stdout.write(
-                  `  problem: ${escapeControls(ctx.secrets.scrub(t.problem.cause))}: ${escapeControls(ctx.secrets.scrub(t.problem.fix))}\n`,
+                  `  problem: ${printable(ctx.secrets.scrub(t.problem.cause), 300)}: ${printable(ctx.secrets.scrub(t.problem.fix), 300)}\n`,
                 );
               if (t.push) {
                 const p = t.push;
                 process.stdout.write(
-                  `  push (${p.protocol === 'security' ? 'Security PUSH' : 'attendance protocol'}): last contact ${when(p.lastContactAt)} from ${escapeControls(p.address ?? '-')}, last upload ${when(p.lastUploadAt)}, ${p.received} punches received, ${p.malformed} malformed lines${t.firmware ? `, firmware ${escapeControls(t.firmware)}` : ''}\n`,
+                  `  push (${p.protocol === 'security' ? 'Security PUSH' : 'attendance protocol'}): last contact ${when(p.lastContactAt)} from ${printable(p.address ?? '-', 64)}, last upload ${when(p.lastUploadAt)}, ${p.received} punches received, ${p.malformed} malformed lines${t.firmware ? `, firmware ${printable(t.firmware, 64)}` : ''}\n`,
                 );
                 if (p.device)
                   process.stdout.write(
-                    `  device: ${escapeControls(p.device.model ?? 'model not said')}${p.device.pushVersion ? `, push ${escapeControls(p.device.pushVersion)}` : ''}${
+                    `  device: ${printable(p.device.model ?? 'model not said', 64)}${p.device.pushVersion ? `, push ${printable(p.device.pushVersion, 32)}` : ''}${
                       Object.entries(p.device.capacities).length > 0
                         ? `, capacities ${Object.entries(p.device.capacities)
-                            .map(([k, v]) => `${k} ${v}`)
+                            .map(([k, v]) => `${printable(k, 32)} ${printable(String(v), 16)}`)
                             .join(', ')}`
                         : ''
                     }\n`,
@@ -68,11 +68,11 @@ export function registerTerminals(program: Command): void {
                 for (const k of p.kept ?? [])
                   if (k.held > 0 || k.dropped > 0)
                     process.stdout.write(
-                      `  kept raw: ${k.held} ${k.table} upload(s) (${k.lines} lines in all, ${k.dropped} dropped): ${escapeControls(k.lastReason ?? '-')}\n`,
+                      `  kept raw: ${k.held} ${k.table} upload(s) (${k.lines} lines in all, ${k.dropped} dropped): ${printable(k.lastReason ?? '-', 200)}\n`,
                     );
                 const other = (p.notPunches ?? []).map((e) => `${e.table} ${e.code} ×${e.count}`);
                 if (other.length > 0)
-                  process.stdout.write(`  not punches: ${escapeControls(other.slice(0, 8).join(', '))}\n`);
+                  process.stdout.write(`  not punches: ${printable(other.slice(0, 8).join(', '), 300)}\n`);
               }
             }
           },
@@ -134,13 +134,13 @@ export function registerTerminals(program: Command): void {
             // A user id that is not a usable biometric code: its punches are refused (reported, never sent).
             const bad = codeProblem(u.userId);
             process.stdout.write(
-              `${String(u.uid).padStart(5)}  ${escapeControls(u.userId).padEnd(24)} ${escapeControls(u.name).padEnd(24)} ${(u.privilege === 14 ? 'admin' : 'user').padEnd(6)} ${u.card || ''}${bad ? `  ! ${bad}: its punches are not accepted` : ''}\n`,
+              `${String(u.uid).padStart(5)}  ${printable(u.userId, 64).padEnd(24)} ${printable(u.name, 64).padEnd(24)} ${(u.privilege === 14 ? 'admin' : 'user').padEnd(6)} ${printable(String(u.card || ''), 64)}${bad ? `  ! ${bad}: its punches are not accepted` : ''}\n`,
             );
           }
         } catch (e) {
           client.destroy();
           throw new ExitError(
-            `${name}: ${escapeControls(ctx.secrets.scrub(e instanceof Error ? e.message : String(e)))}`,
+            `${name}: ${printable(ctx.secrets.scrub(e instanceof Error ? e.message : String(e)), 500)}`,
             EXIT.TEMPFAIL,
           );
         }

@@ -1,5 +1,5 @@
 import { isLogTime } from '../../punch.js';
-import { codeProblem } from '../../punch.js';
+import { codeProblem, unpadded } from '../../punch.js';
 import { printable } from '../../util/terminal-text.js';
 
 /**
@@ -65,7 +65,7 @@ export function parseAttlog(body: string): ParsedAttlog {
       continue;
     }
     const fields = raw.split('\t');
-    const pin = fields[0]!.trim();
+    const pin = unpadded(fields[0]!);
     const problem = codeProblem(pin);
     if (problem) {
       bad(problem);

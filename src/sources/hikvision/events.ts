@@ -1,4 +1,4 @@
-import { UNKNOWN_CARD_PREFIX, type Punch } from '../../punch.js';
+import { UNKNOWN_CARD_PREFIX, unpadded, type Punch } from '../../punch.js';
 import { splitIsoTime } from './client.js';
 import type { Json } from './isapi.js';
 
@@ -39,7 +39,7 @@ export interface AccessEvent {
   currentEvent?: boolean;
 }
 
-const text = (v: unknown) => (typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : '');
+const text = (v: unknown) => (typeof v === 'string' ? unpadded(v) : typeof v === 'number' ? String(v) : '');
 const int = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : undefined);
 
 /** An AcsEvent search row. */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { HikvisionTerminalConfig } from '../../config/terminals.js';
-import { wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
+import { deviceIdentity, wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
 import { isBusyJournalError } from '../../journal/errors.js';
 import { logPolled } from '../punch-log.js';
 import {
@@ -11,7 +11,7 @@ import {
   type TerminalFault,
 } from '../poll-outcome.js';
 import { describeHikFault } from './fault.js';
-import type { SourceDeps } from '../types.js';
+import { agreesBeforeBoxStep, BOX_STEPPED_NOT_SET, type SourceDeps } from '../types.js';
 import type { Logger } from '../../util/logger.js';
 import { clearRefusal, nextAuthTry, readRefusal, recordRefusal, refusalText } from './auth-gate.js';
 import { HikvisionClient } from './client.js';
@@ -227,7 +227,7 @@ export class HikvisionPoller {
       result.reached = true;
       this.accepted = allowed.pw.password;
       if (clearRefusal(deps.state, cfg.name)) log.info(`terminal ${cfg.name}: the password is accepted again`);
-      const serial = info.serialNumber;
+      const serial = deviceIdentity(info.serialNumber);
       result.serial = serial;
       const known = ledger.get(cfg.name);
       if (known?.serial && serial && known.serial !== serial) {
@@ -241,8 +241,12 @@ export class HikvisionPoller {
       const deviceNow = await client.getTime(signal);
       result.skewSeconds = wallClockDiffSeconds(deviceNow.wallClock, wallClockAt(clock.now(), cfg.timezone));
       if (cfg.syncClock && Math.abs(result.skewSeconds) > cfg.skewThresholdSeconds) {
-        await client.setTime(wallClockAt(clock.now(), cfg.timezone), deviceNow, signal);
-        log.info({ skewSeconds: result.skewSeconds }, 'terminal clock set to the box clock');
+        if (agreesBeforeBoxStep(result.skewSeconds, deps.clockSteps, cfg.skewThresholdSeconds)) {
+          log.warn({ skewSeconds: result.skewSeconds }, BOX_STEPPED_NOT_SET);
+        } else {
+          await client.setTime(wallClockAt(clock.now(), cfg.timezone), deviceNow, signal);
+          log.info({ skewSeconds: result.skewSeconds }, 'terminal clock set to the box clock');
+        }
       }
       result.users = await client.users.count(signal).catch(() => null);
 

@@ -40,7 +40,7 @@ export class HikvisionSource implements Source {
     this.poller = new HikvisionPoller(cfg, deps, opts.clientFactory, opts.env);
     this.loop = new PollLoop({
       spec: { expression: cfg.schedule, timezone: cfg.timezone },
-      scheduler: opts.scheduler ?? cronScheduler(deps.logger),
+      scheduler: opts.scheduler ?? cronScheduler(deps.logger, deps.clockSteps),
       poll: () =>
         this.poller.poll(this.abort.signal).then((r) => {
           // A refused password has its own, longer wait (in the journal): no tick skipping on top.

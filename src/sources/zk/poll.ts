@@ -1,6 +1,6 @@
 import type { ZkTerminalConfig } from '../../config/terminals.js';
 import { isBusyJournalError } from '../../journal/errors.js';
-import { codeProblem, wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
+import { codeProblem, deviceIdentity, wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
 import { logPolled } from '../punch-log.js';
 import {
   BUSY_JOURNAL_POLL_ERROR,
@@ -10,7 +10,7 @@ import {
   type TerminalFault,
 } from '../poll-outcome.js';
 import { describeZkFault } from './fault.js';
-import type { SourceDeps } from '../types.js';
+import { agreesBeforeBoxStep, BOX_STEPPED_NOT_SET, type SourceDeps } from '../types.js';
 import { ZkAuthError, ZkClient, ZkConnectionError, ZkProtocolError, ZkTimeoutError } from './client/index.js';
 import { decideClear } from './clear-policy.js';
 import { PollDeadline } from './poll-deadline.js';
@@ -113,7 +113,8 @@ export async function pollTerminal(
   try {
     await client.connect();
     reached = true;
-    const serial = (await client.getSerialNumber().catch(() => '')).trim();
+    // Under the identity the journal keeps it under (a bounded stand-in for a serial that breaks the text rule).
+    const serial = deviceIdentity((await client.getSerialNumber().catch(() => '')).trim());
     const firmware = await client.getFirmware().catch(() => null);
     result.serial = serial;
     const known = ledger.get(cfg.name);
@@ -135,8 +136,12 @@ export async function pollTerminal(
     const readUpTo = known && known.serial === serial && known.readUpTo ? known.readUpTo : undefined;
     result.skewSeconds = wallClockDiffSeconds(terminalTime, boxTime);
     if (cfg.syncClock && Math.abs(result.skewSeconds) > cfg.skewThresholdSeconds) {
-      await client.setTime(wallClockAt(clock.now(), cfg.timezone));
-      log.info({ skewSeconds: result.skewSeconds }, 'terminal clock set to the box clock');
+      if (agreesBeforeBoxStep(result.skewSeconds, deps.clockSteps, cfg.skewThresholdSeconds)) {
+        log.warn({ skewSeconds: result.skewSeconds }, BOX_STEPPED_NOT_SET);
+      } else {
+        await client.setTime(wallClockAt(clock.now(), cfg.timezone));
+        log.info({ skewSeconds: result.skewSeconds }, 'terminal clock set to the box clock');
+      }
     }
 
     // An unknown serial (the terminal did not say) never counts as the same device.

@@ -1,5 +1,5 @@
 import type { ZkTerminalConfig } from '../../config/terminals.js';
-import { codeProblem, wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
+import { codeProblem, deviceIdentity, wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
 import { backoffDelay } from '../../util/backoff.js';
 import { printable } from '../../util/terminal-text.js';
 import { PunchBuffer } from '../punch-buffer.js';
@@ -83,7 +83,7 @@ export class RealtimeLink {
       await client.connect();
       // Events are filed under the device that sends them: the same identity a poll gives them,
       // so a punch seen live and again in the log is stored once.
-      this.device = (await client.getSerialNumber().catch(() => '')).trim() || this.serial();
+      this.device = deviceIdentity((await client.getSerialNumber().catch(() => '')).trim()) || this.serial();
       const terminalTime = await client.getTime().catch(() => undefined);
       if (terminalTime)
         this.skew = wallClockDiffSeconds(terminalTime, wallClockAt(this.deps.clock.now(), this.cfg.timezone));

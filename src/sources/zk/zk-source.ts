@@ -25,7 +25,7 @@ export class ZkSource implements Source {
     this.name = cfg.name;
     this.loop = new PollLoop({
       spec: { expression: cfg.schedule, timezone: cfg.timezone },
-      scheduler: opts.scheduler ?? cronScheduler(deps.logger),
+      scheduler: opts.scheduler ?? cronScheduler(deps.logger, deps.clockSteps),
       poll: () =>
         pollTerminal(this.cfg, this.deps, this.opts.clientFactory, this.abort.signal, this.lastDownload).then((r) => {
           if (r.ok && r.download) this.lastDownload = r.download;
