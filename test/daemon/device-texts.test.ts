@@ -127,7 +127,7 @@ describe('device texts through every source', () => {
     const d = spawnDaemon(configPath);
     cleanups.push(() => d.child.exitCode === null && d.child.kill('SIGKILL'));
     const url = await statusUrl(d);
-    await waitFor(() => /subscribed to real-time events/.test(d.output()), 20_000, 'ZK real-time link up');
+    await waitFor(() => /real-time events subscribed/.test(d.output()), 20_000, 'ZK real-time link up');
 
     // ZK real time: hostile ids as live events.
     zk.addPunch({ userId: 'Z2', logTime: now() });

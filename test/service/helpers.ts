@@ -8,8 +8,8 @@ import { startHrmsSim, type HrmsSim } from '../../src/sim/hrms/index.js';
 import { startTerminalSim, type TerminalSim, type TerminalSimOptions } from '../../src/sim/terminal/index.js';
 import { tempDir } from '../helpers/tmp.js';
 
-export const GOOD_TOKEN = 'pg-check-good-token-7f3a9c';
-export const WRONG_TOKEN = 'pg-check-wrong-token-51be02';
+export const GOOD_TOKEN = 'tk_G00d_7f3a9cQ2xV';
+export const WRONG_TOKEN = 'tk_Wr0ng_51be02Lm8R';
 export const COMM_KEY = 8_675_309;
 
 /** A site on loopback: an HRMS simulator, a terminal simulator, a journal and a config pointing at them. */

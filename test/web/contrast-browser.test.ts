@@ -177,6 +177,17 @@ function everyAlert(): StatusReport {
       { serial: 'X4', address: '192.168.1.93', count: 1 },
     ]),
     ALERT.pushOtherAddress(push, { address: '192.168.1.66', count: 7, lastAt: iso(1) }),
+    ALERT.clockStep('the box clock stepped back 1 h at 2026-11-22 09:00:00 +01:00', true, 1),
+    ALERT.boxClockBehind('1 h'),
+    ALERT.standInSerial({ ...offline, serial: 'DS-K1T341AMF0123456789ab~4f1c2a9be07d3c55' }),
+    ALERT.refusedRecords({
+      terminal: 'gate-1',
+      count: 3,
+      firstAt: NOW - 3_600_000,
+      lastAt: NOW - 60_000,
+      lastReason: 'biometric code has a control character',
+      lastCode: '10\\u001b42',
+    }),
     ALERT.pushKept(push, {
       table: 'rtlog',
       held: 2,
