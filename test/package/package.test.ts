@@ -150,8 +150,14 @@ describe('the packages npm run package built', () => {
       expect(exec(unit)).toEqual([
         'ExecStart=/usr/lib/punchgate/bin/node --optimize-for-size /usr/lib/punchgate/dist/punchgate.js run --config /etc/punchgate/punchgate.yaml',
       ]);
+      // The reload checks the config with the package's launcher first (the box may have no node).
+      expect(serviceLines(unit).filter((l) => l.startsWith('ExecReload='))).toEqual([
+        'ExecReload=/usr/bin/punchgate check --config-only --config /etc/punchgate/punchgate.yaml',
+        'ExecReload=/bin/kill -HUP $MAINPID',
+      ]);
       // Everything else of [Service] is the repository's unit, as test/service/systemd-unit.test.ts checks it.
-      const rest = (u: string) => serviceLines(u).filter((l) => !l.startsWith('ExecStart='));
+      const rest = (u: string) =>
+        serviceLines(u).filter((l) => !l.startsWith('ExecStart=') && !/^ExecReload=\S*(node|punchgate) /.test(l));
       expect(rest(unit)).toEqual(rest(repoUnit));
       expect(unit).toContain('Documentation=man:punchgate(1)');
       expect(unit).not.toMatch(/npm install|\/usr\/bin\/node/);
