@@ -81,8 +81,20 @@ describe('sync-users on a push terminal', () => {
   }
 
   /** The terminal as it powers up: registers, polls once, uploads its users, then polls every `delayMs`. */
-  function terminalUp(users: PushSimUser[], delayMs: number): PushTerminalSim {
-    const sim = startPushTerminalSim({ server: r!.url, serial: SN, users, punches: 0, delayMs, errorDelayMs: 50 });
+  function terminalUp(
+    users: PushSimUser[],
+    delayMs: number,
+    protocol: 'attendance' | 'security' = 'attendance',
+  ): PushTerminalSim {
+    const sim = startPushTerminalSim({
+      server: r!.url,
+      serial: SN,
+      users,
+      punches: 0,
+      delayMs,
+      errorDelayMs: 50,
+      protocol,
+    });
     sims.push(sim);
     return sim;
   }
@@ -174,20 +186,7 @@ describe('sync-users on a push terminal', () => {
   it('a Security PUSH terminal gets the user commands of its protocol (user table, Pin=, CardNo=, userauthorize), and applies them', async () => {
     r = await startReceiver({ terminals: [terminal('lobby', SN)] });
     const { config, roster } = setup();
-    const up = (delayMs: number) => {
-      const sim = startPushTerminalSim({
-        server: r!.url,
-        serial: SN,
-        users: ON_TERMINAL,
-        punches: 0,
-        delayMs,
-        errorDelayMs: 50,
-        protocol: 'security',
-      });
-      sims.push(sim);
-      return sim;
-    };
-    const first = up(60_000);
+    const first = terminalUp(ON_TERMINAL, 60_000, 'security');
     await waitFor(() => r!.store.users('lobby', SN).length === 5, 10_000, 'users from the tabledata upload');
     await first.stop();
     sims.splice(0);
@@ -210,7 +209,7 @@ describe('sync-users on a push terminal', () => {
     expect(r.store.commands('lobby')).toHaveLength(7);
 
     // The terminal polls: it understands every command (none refused as unsupported) and applies them.
-    const sim = up(50);
+    const sim = terminalUp(ON_TERMINAL, 50, 'security');
     await waitFor(
       () => r!.store.commands('lobby').every((c) => c.state !== 'queued' && c.state !== 'sent'),
       10_000,
@@ -236,16 +235,7 @@ describe('sync-users on a push terminal', () => {
 
   it('a terminal refuses the user commands of the other protocol, as real firmware does (Return=-1002)', async () => {
     r = await startReceiver({ terminals: [terminal('lobby', SN)] });
-    const sim = startPushTerminalSim({
-      server: r.url,
-      serial: SN,
-      users: ON_TERMINAL,
-      punches: 0,
-      delayMs: 50,
-      errorDelayMs: 50,
-      protocol: 'security',
-    });
-    sims.push(sim);
+    const sim = terminalUp(ON_TERMINAL, 50, 'security');
     await waitFor(() => r!.store.users('lobby', SN).length === 5, 10_000, 'users uploaded');
     r.store.enqueue('lobby', 'DATA UPDATE USERINFO PIN=1004\tName=New Hire\tCard=444\tPri=0');
     await waitFor(() => r!.store.commands('lobby')[0]?.state === 'failed', 10_000, 'the command refused');
