@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdmsConfig } from '../../config/adms.js';
-import type { KeptUpload, PushJournal, PushMalformed, PushRegistration } from '../../journal/types.js';
+import type { IngestResult, KeptUpload, PushJournal, PushMalformed, PushRegistration } from '../../journal/types.js';
+import { logPushed } from '../punch-log.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import type { MalformedLine } from './attlog.js';
@@ -66,6 +67,28 @@ export function noteContact(
   extra?: Parameters<ContactBook['seen']>[2],
 ): void {
   if (ctx.trusted) ctx.contacts.seen(t, address, extra);
+}
+
+/**
+ * After an upload's punches are journalled: delivery is woken for what was added, the upload is
+ * logged, and punches quarantined for an implausible time are said (`what`: punches or passes).
+ */
+export function reportJournalled(
+  ctx: ReceiverContext,
+  terminal: string,
+  sent: number,
+  r: IngestResult,
+  what: 'punches' | 'passes',
+): void {
+  if (r.added > 0) ctx.onPunches?.(r.added);
+  if (sent > 0) logPushed(ctx.logger.child({ terminal }), terminal, sent, r);
+  if (r.quarantined > 0)
+    ctx.logger.warn(
+      { terminal, quarantined: r.quarantined },
+      what === 'passes'
+        ? 'passes with an implausible time quarantined (was the terminal clock set?)'
+        : 'punches with an implausible time quarantined',
+    );
 }
 
 export const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));

@@ -10,6 +10,7 @@ import {
   malformedSummary,
   noteContact,
   reportKept,
+  reportJournalled,
   reportMalformed,
   retryLater,
   stampOf,
@@ -20,7 +21,6 @@ import {
 import { answer } from './http-body.js';
 import { keptBody, keptBounds, keptOf, linesOf, tableLabel } from './kept.js';
 import { parseOperlog } from './operlog.js';
-import { logPushed } from '../punch-log.js';
 import { optionBlock, registeredBlock, timeZoneOption } from './options.js';
 import { checkCookie, handleRtlog, handleRtstate, handleTabledata } from './security-handlers.js';
 import { declaredProtocol, protocolOf } from './security.js';
@@ -141,13 +141,7 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest): Promise<void>
       malformed,
       extra: kept ? { kept: [kept], keptBounds: keptBounds(ctx.settings()) } : undefined,
     });
-    if (r.added > 0) ctx.onPunches?.(r.added);
-    if (punches.length > 0) logPushed(ctx.logger.child({ terminal: cfg.name }), cfg.name, punches.length, r);
-    if (r.quarantined > 0)
-      ctx.logger.warn(
-        { terminal: cfg.name, quarantined: r.quarantined },
-        'punches with an implausible time quarantined',
-      );
+    reportJournalled(ctx, cfg.name, punches.length, r, 'punches');
   } catch (e) {
     ctx.logger.warn(
       { terminal: cfg.name, punches: punches.length, err: errText(e) },

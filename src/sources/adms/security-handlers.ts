@@ -9,6 +9,7 @@ import {
   malformedSummary,
   noteContact,
   reportKept,
+  reportJournalled,
   reportMalformed,
   retryLater,
   stillAccepted,
@@ -19,7 +20,6 @@ import { answer } from './http-body.js';
 import { keptBounds, keptOf, linesOf, tableLabel } from './kept.js';
 import { LogBudget } from './log-budget.js';
 import { pushBlock, timeZoneOption } from './options.js';
-import { logPushed } from '../punch-log.js';
 import { parseRtlog } from './rtlog.js';
 import { classifyRtlog, punchEventsOf } from './rtlog-events.js';
 import { cookieToken, mintCode, parseRegistryBody, sessionToken } from './security.js';
@@ -223,13 +223,7 @@ export async function handleRtlog(ctx: ReceiverContext, p: PushRequest): Promise
       malformed: malformedSummary(parsed.malformed),
       extra: { kept, events: countEvents(events, 'rtlog'), keptBounds: keptBounds(ctx.settings()) },
     });
-    if (r.added > 0) ctx.onPunches?.(r.added);
-    if (punches.length > 0) logPushed(ctx.logger.child({ terminal: cfg.name }), cfg.name, punches.length, r);
-    if (r.quarantined > 0)
-      ctx.logger.warn(
-        { terminal: cfg.name, quarantined: r.quarantined },
-        'passes with an implausible time quarantined (was the terminal clock set?)',
-      );
+    reportJournalled(ctx, cfg.name, punches.length, r, 'passes');
   } catch (e) {
     ctx.logger.warn(
       { terminal: cfg.name, punches: punches.length, err: errText(e) },
