@@ -74,6 +74,23 @@ export const serialTerminalSchema = z.strictObject({
   timeFormat: z.string().default('YYYY-MM-DD HH:mm:ss'),
   /** CSV file mapping card number -> biometric code. */
   codeMap: z.string().optional(),
+  /**
+   * How the reader ends each read (docs/terminals-serial.md): auto (STX/ETX, CR, LF, CRLF, and a
+   * lone key byte before a silence; the default, as lines were read before), line, etx, length
+   * (`frameBytes`) or gap (a silence of `gapMs`).
+   */
+  framing: z.enum(['auto', 'line', 'etx', 'length', 'gap']).default('auto'),
+  /** For framing length: the bytes of one read. */
+  frameBytes: z.number().int().min(1).max(1024).optional(),
+  /** The silence that ends a read (framing gap) or sets a keypad key apart (framing auto). */
+  gapMs: z.number().int().min(5).max(10_000).default(30),
+  /** Keypad keys (a bare byte, or a frame of at most `keypadMaxBytes`): counted, or ignored; never a punch. */
+  keypad: z.enum(['count', 'ignore']).default('count'),
+  keypadMaxBytes: z.number().int().min(0).max(8).default(1),
+  /** RDM6300-type frames: the number printed on the tag (decimal of the last 4 data bytes) or all 10 hex digits. */
+  cardNumber: z.enum(['printed', 'hex']).default('printed'),
+  /** Bytes arriving this long without making one read (card, key or line) are an alert. */
+  noFrameAlertSeconds: z.number().int().min(1).max(86_400).default(60),
   /** Reconnect backoff bounds when the adapter goes away. */
   reconnectMinMs: z.number().int().min(10).default(1000),
   reconnectMaxMs: z.number().int().min(10).default(30_000),

@@ -50,9 +50,13 @@ class SerialTerminalSource implements Source {
   /** Copies the reader's state to the ledger; never throws (a busy journal keeps the update for later). */
   private record(): void {
     const s = this.reader.status();
-    const fault = s.lastError
-      ? describeSerialFault(s.lastError, this.cfg, configKeyOf(this.deps, this.cfg.name))
-      : null;
+    // Open but its bytes make no reads: that is its trouble now (an alert), not an old disconnect.
+    const fault =
+      s.online && s.framingProblem
+        ? s.framingProblem
+        : s.lastError
+          ? describeSerialFault(s.lastError, this.cfg, configKeyOf(this.deps, this.cfg.name))
+          : null;
     try {
       const prev = this.deps.ledger.get(this.cfg.name);
       if (s.online && prev && !prev.online && prev.lastPollAt !== null)

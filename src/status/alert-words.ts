@@ -154,6 +154,13 @@ export const ALERT = {
     };
   },
 
+  /** A serial reader sends bytes that make no card, key or line (its framing is not the one set). */
+  serialUnframed: (problem: { cause: string; fix: string }): Alert => ({
+    kind: 'serial-unframed',
+    cause: `terminal ${problem.cause}`,
+    fix: problem.fix,
+  }),
+
   pollsDoNotFinish: (
     t: TerminalStatus,
     lastComplete: number | null,

@@ -128,6 +128,8 @@ function terminalAlerts(
   if (t.kind === 'zk' && t.online && t.problem && polled !== null && (finished === null || finished < polled)) {
     out.push(ALERT.pollsDoNotFinish(t, finished, t.problem));
   }
+  // A serial reader that is open but whose bytes make no reads (framing-problem.ts).
+  if (t.kind === 'serial' && t.online && needsAdmin(t) && t.problem) out.push(ALERT.serialUnframed(t.problem));
   if (STAND_IN_SERIAL.test(t.serial)) out.push(ALERT.standInSerial(t));
   if (t.previousSerial) out.push(ALERT.serialChanged(t));
   if (

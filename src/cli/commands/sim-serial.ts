@@ -8,6 +8,8 @@ import {
   startSerialSim,
   type LineEnding,
   type PtyPair,
+  SIM_READERS,
+  type SimReader,
 } from '../../sim/serial/index.js';
 import { DEFAULT_SERIAL_PATTERN } from '../../sources/serial/line-parser.js';
 import { printable } from '../../util/terminal-text.js';
@@ -21,6 +23,8 @@ export interface SimSerialCliOptions {
   link?: string;
   device?: string;
   format: 'regex' | 'card';
+  /** A reader that does not print lines (rdm6300, wiegand-keypad, noise). */
+  reader?: SimReader;
   rate: number;
   count?: number;
   noise: number;
@@ -54,7 +58,7 @@ export async function runSimSerial(o: SimSerialCliOptions, io: SimSerialIo): Pro
     if (path === undefined) {
       pair = await openPair(o.link ?? DEFAULT_SIM_LINK);
       io.err(
-        `serial simulator: point a serial terminal (format: ${o.format}) at ${pair.devicePath}\n` +
+        `serial simulator: point a serial terminal (format: ${o.reader ? 'card' : o.format}) at ${pair.devicePath}\n` +
           (o.format === 'regex'
             ? `  lines look like 1042,2026-11-22 08:00:01 (default pattern ${DEFAULT_SERIAL_PATTERN})\n`
             : '') +
@@ -68,6 +72,7 @@ export async function runSimSerial(o: SimSerialCliOptions, io: SimSerialIo): Pro
     const run = startSerialSim({
       path,
       format: o.format,
+      reader: o.reader,
       rate: o.rate,
       count: o.count,
       noise: o.noise,
@@ -78,7 +83,14 @@ export async function runSimSerial(o: SimSerialCliOptions, io: SimSerialIo): Pro
       baudRate: o.baudRate,
       onLine: o.quiet
         ? undefined
-        : (line, kind) => io.out(kind === 'punch' ? `${line}\n` : `# noise: ${printable(line)}\n`),
+        : (line, kind) =>
+            io.out(
+              kind === 'punch'
+                ? `${line}\n`
+                : kind === 'key'
+                  ? `# keypad key: ${printable(line)}\n`
+                  : `# noise: ${printable(line)}\n`,
+            ),
     });
     let result;
     try {
@@ -87,7 +99,10 @@ export async function runSimSerial(o: SimSerialCliOptions, io: SimSerialIo): Pro
     } catch (e) {
       throw new ExitError(`writing to ${path} failed: ${e instanceof Error ? e.message : String(e)}`, EXIT.TEMPFAIL);
     }
-    io.err(`wrote ${result.punches} punch lines and ${result.noise} noise lines (${result.bytes} bytes) to ${path}\n`);
+    const keys = result.keys > 0 ? `, ${result.keys} keypad keys` : '';
+    io.err(
+      `wrote ${result.punches} punch lines and ${result.noise} noise lines${keys} (${result.bytes} bytes) to ${path}\n`,
+    );
     // Removing the pty at once would look like an unplug while the last lines are in flight.
     if (pair) await Promise.race([sleep(o.linger ?? 1000), stopped]);
     return EXIT.OK;
@@ -144,6 +159,11 @@ export function registerSimSerial(program: Command): void {
       'regex (CODE,YYYY-MM-DD HH:mm:ss lines) or card (card numbers)',
       choice(['regex', 'card'] as const),
       'regex',
+    )
+    .option(
+      '--reader <reader>',
+      'a card reader that does not print lines: rdm6300 (STX/ETX frames with checksum; --noise: bad checksums), wiegand-keypad (a bare key byte, then the card line) or noise (bytes that never make a read)',
+      choice(SIM_READERS),
     )
     .option('--rate <n>', 'punch lines per second (0: as fast as possible)', number(0, 1_000_000, false), 1)
     .option('--count <n>', 'punch lines to write (default: until Ctrl-C)', number(1, Number.MAX_SAFE_INTEGER, true))

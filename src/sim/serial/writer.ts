@@ -3,6 +3,7 @@ import type { SerialPort } from 'serialport';
 import { loadSerialport } from '../../sources/serial/port.js';
 import { systemClock, type Clock } from '../../util/clock.js';
 import { SimLines, type SimFormat } from './lines.js';
+import { ReaderSteps, type SimReader } from './readers.js';
 
 export type LineEnding = 'lf' | 'crlf' | 'cr';
 const ENDINGS: Record<LineEnding, string> = { lf: '\n', crlf: '\r\n', cr: '\r' };
@@ -11,6 +12,8 @@ export interface SerialSimOptions {
   /** Device to write to: the peer of a pty pair, or a real serial port. */
   path: string;
   format: SimFormat;
+  /** A reader that does not print lines (readers.ts): replaces `format`'s lines. */
+  reader?: SimReader;
   /** Punch lines per second; 0 = as fast as the line takes them. Default 1. */
   rate?: number;
   /** Punch lines to write; default no end (until stop()). */
@@ -30,14 +33,16 @@ export interface SerialSimOptions {
   /** For a real port; a pty ignores it. Default 9600. */
   baudRate?: number;
   clock?: Clock;
-  /** Called for each line once it has been written (without its ending). */
-  onLine?: (line: string, kind: 'punch' | 'noise') => void;
+  /** Called for each line once it has been written (without its ending; a reader's: see ReaderStep.shown). */
+  onLine?: (line: string, kind: 'punch' | 'noise' | 'key') => void;
 }
 
 export interface SerialSimResult {
   punches: number;
   noise: number;
   bytes: number;
+  /** Keypad keys written (reader wiegand-keypad). */
+  keys: number;
 }
 
 export interface SerialSimRun {
@@ -78,7 +83,7 @@ async function run(opts: SerialSimOptions, isStopped: () => boolean): Promise<Se
     seed: opts.seed,
     clock: opts.clock ?? systemClock,
   });
-  const result: SerialSimResult = { punches: 0, noise: 0, bytes: 0 };
+  const result: SerialSimResult = { punches: 0, noise: 0, bytes: 0, keys: 0 };
   const { SerialPort } = await loadSerialport();
   const port = new SerialPort({ path: opts.path, baudRate: opts.baudRate ?? 9600, autoOpen: false });
   await new Promise<void>((resolve, reject) => port.open((e) => (e ? reject(e) : resolve())));
@@ -94,6 +99,10 @@ async function run(opts: SerialSimOptions, isStopped: () => boolean): Promise<Se
 
   const started = Date.now();
   try {
+    if (opts.reader) {
+      await runReader(opts, opts.reader, count, rate, result, write, () => drain(port), isStopped);
+      return result;
+    }
     while (result.punches < count && !isStopped()) {
       // How many punch lines are due now (all of them when running flat out).
       const due = rate > 0 ? Math.floor(((Date.now() - started) * rate) / 1000) + 1 : Infinity;
@@ -128,6 +137,36 @@ async function run(opts: SerialSimOptions, isStopped: () => boolean): Promise<Se
     await new Promise<void>((resolve) => (port.isOpen ? port.close(() => resolve()) : resolve()));
   }
   return result;
+}
+
+/** A reader's reads, one at a time, each step written and drained, with its pauses. */
+async function runReader(
+  opts: SerialSimOptions,
+  reader: SimReader,
+  count: number,
+  rate: number,
+  result: SerialSimResult,
+  write: (text: string) => Promise<void>,
+  flush: () => Promise<void>,
+  isStopped: () => boolean,
+): Promise<void> {
+  const steps = new ReaderSteps(reader, { codes: opts.codes, noise: opts.noise, seed: opts.seed });
+  const started = Date.now();
+  for (let n = 0; n < count && !isStopped(); n++) {
+    if (rate > 0) {
+      const due = started + (n * 1000) / rate;
+      if (due > Date.now()) await sleep(due - Date.now());
+    }
+    for (const step of steps.next()) {
+      await write(step.bytes);
+      await flush();
+      if (step.kind === 'punch') result.punches++;
+      else if (step.kind === 'key') result.keys++;
+      else result.noise++;
+      opts.onLine?.(step.shown, step.kind);
+      if (step.pauseMs > 0) await sleep(step.pauseMs);
+    }
+  }
 }
 
 function drain(port: SerialPort): Promise<void> {

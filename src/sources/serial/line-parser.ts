@@ -27,6 +27,9 @@ const CARD_CHARS = /^[0-9A-Za-z]{1,32}$/;
 /** Blanks and control characters around a line (STX/ETX framing, stray NULs). */
 // eslint-disable-next-line no-control-regex -- matching control bytes is the point here
 const EDGE_JUNK = /^[\x00-\x20\x7f]+|[\x00-\x20\x7f]+$/g;
+/** The same, for a frame's text: what is left once its framing bytes and blanks are taken off. */
+// eslint-disable-next-line no-control-regex -- matching control bytes is the point here
+export const EDGE_CONTROL = /^[\x00-\x20\x7f]+|[\x00-\x20\x7f]+$/g;
 
 export type ParsedLine =
   { kind: 'blank' } | { kind: 'malformed'; reason: string } | { kind: 'punch'; code: string; logTime: string };

@@ -6,12 +6,20 @@ import type { Logger } from '../../util/logger.js';
 import { backoffDelay } from '../../util/backoff.js';
 import { UNKNOWN_CARD_PREFIX } from '../../punch.js';
 import { ReloadingCodeMap } from './code-map.js';
-import { createLineParser, type LineParser } from './line-parser.js';
-import { DEFAULT_MAX_LINE_BYTES, LineSplitter } from './line-splitter.js';
+import { createLineParser, EDGE_CONTROL, type LineParser, type ParsedLine } from './line-parser.js';
+import { printable } from '../../util/terminal-text.js';
+import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
+import { FrameSplitter, type Frame, type FrameResult } from './frame-splitter.js';
+import { decodeRdm6300 } from './rdm6300.js';
+import { elapsedMs } from '../../util/clock.js';
 import { JournalWriter, type QueuedPunch } from './journal-writer.js';
 import { NoiseLog } from './noise-log.js';
+import { framingProblem } from './framing-problem.js';
 import { listSerialPorts, openFailureHint, openSerialPort, type OpenSerialLink, type SerialLink } from './port.js';
 import { SerialStats, type SerialSourceStatus } from './status.js';
+
+/** A keypad key as converters send it: an ASCII digit, letter or sign (4-bit keys as ASCII, 8-bit as sent). */
+const KEY = /^[\x21-\x7e]+$/;
 
 export interface SerialSourceOptions {
   config: SerialTerminalConfig;
@@ -53,7 +61,8 @@ export class SerialSource {
   private readonly presenceCheckMs: number;
   private readonly parse: LineParser;
   private readonly codeMap: ReloadingCodeMap | null;
-  private readonly splitter: LineSplitter;
+  private readonly splitter: FrameSplitter;
+  private gapTimer: NodeJS.Timeout | null = null;
   private readonly noise: NoiseLog;
   private readonly stats: SerialStats;
 
@@ -74,7 +83,13 @@ export class SerialSource {
     this.codeMap = this.cfg.codeMap
       ? new ReloadingCodeMap(this.cfg.codeMap, { clock: this.clock, logger: this.log })
       : null;
-    this.splitter = new LineSplitter(opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+    this.splitter = new FrameSplitter({
+      framing: this.cfg.framing,
+      maxBytes: opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+      frameBytes: this.cfg.frameBytes,
+      gapMs: this.cfg.gapMs,
+      keypadMaxBytes: this.cfg.keypadMaxBytes,
+    });
     this.noise = new NoiseLog({ logger: this.log, clock: this.clock, terminal: this.cfg.name });
     this.stats = new SerialStats(this.cfg.name, this.cfg.path);
     this.journal = new JournalWriter({
@@ -101,7 +116,8 @@ export class SerialSource {
     this.running = false;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     if (this.presenceTimer) clearInterval(this.presenceTimer);
-    this.reconnectTimer = this.presenceTimer = null;
+    if (this.gapTimer) clearTimeout(this.gapTimer);
+    this.reconnectTimer = this.presenceTimer = this.gapTimer = null;
     const link = this.link;
     this.link = null;
     if (link) await link.close();
@@ -111,7 +127,8 @@ export class SerialSource {
   }
 
   status(): SerialSourceStatus {
-    return this.stats.snapshot(this.journal.pending);
+    const s = this.stats.snapshot(this.journal.pending);
+    return { ...s, framingProblem: framingProblem(s, this.cfg, this.clock.now(), this.splitter.maxBytes) };
   }
 
   private async connect(): Promise<void> {
@@ -179,7 +196,8 @@ export class SerialSource {
     if (this.link !== link) return;
     this.link = null;
     if (this.presenceTimer) clearInterval(this.presenceTimer);
-    this.presenceTimer = null;
+    if (this.gapTimer) clearTimeout(this.gapTimer);
+    this.presenceTimer = this.gapTimer = null;
     if (this.splitter.reset()) {
       this.stats.markLine(this.clock.now());
       this.stats.markMalformed();
@@ -205,27 +223,70 @@ export class SerialSource {
   }
 
   private onChunk(chunk: Buffer): void {
-    const { lines, overflows } = this.splitter.push(chunk);
+    if (this.gapTimer) clearTimeout(this.gapTimer);
+    this.gapTimer = null;
+    this.onFrames(this.splitter.push(chunk, elapsedMs(this.clock)), chunk.length);
+    if (this.splitter.waitsForSilence) {
+      // A lone key byte (or a read framed by silence) ends when nothing follows it for gapMs.
+      this.gapTimer = setTimeout(() => {
+        this.gapTimer = null;
+        this.onFrames(this.splitter.idle(), 0);
+      }, this.cfg.gapMs);
+      this.gapTimer.unref();
+    }
+  }
+
+  private onFrames({ frames, overflows }: FrameResult, bytes: number): void {
     const now = this.clock.now();
     for (let i = 0; i < overflows; i++) {
       this.stats.markLine(now);
       this.stats.markMalformed();
-      this.noise.note(`longer than ${this.splitter.maxLineBytes} bytes`, '');
+      this.stats.markOverflow();
+      this.noise.note(`longer than ${this.splitter.maxBytes} bytes without an end (framing: ${this.cfg.framing})`, '');
     }
     const punches: QueuedPunch[] = [];
-    for (const line of lines) {
-      const parsed = this.parse(line);
+    let framed = false;
+    for (const frame of frames) {
+      const parsed = this.parseFrame(frame);
       if (parsed.kind === 'blank') continue;
       this.stats.markLine(now);
-      if (parsed.kind === 'malformed') {
-        this.stats.markMalformed();
-        this.noise.note(parsed.reason, line);
+      if (parsed.kind === 'key') {
+        // A keypad key is a read of its own: never glued to the card or line that follows.
+        framed = true;
+        this.stats.markKey();
+        if (this.cfg.keypad === 'count') this.log.debug({ key: parsed.key }, 'keypad key (not a punch)');
         continue;
       }
+      if (parsed.kind === 'malformed') {
+        this.stats.markMalformed();
+        if ('badChecksum' in parsed) {
+          framed = true;
+          this.stats.markBadChecksum();
+        }
+        this.noise.note(parsed.reason, frame.text);
+        continue;
+      }
+      framed = true;
       punches.push(this.toPunch(parsed.code, parsed.logTime));
     }
+    this.stats.markBytes(now, bytes, framed);
     // The lines of this read are in the journal before the next read is looked at.
     this.journal.add(punches);
+  }
+
+  /** A frame as a key, a punch, noise or nothing. */
+  private parseFrame(
+    frame: Frame,
+  ): ParsedLine | { kind: 'key'; key: string } | { kind: 'malformed'; reason: string; badChecksum: true } {
+    const text = frame.text.replace(EDGE_CONTROL, '');
+    if (text.length > 0 && text.length <= this.cfg.keypadMaxBytes && KEY.test(text))
+      return { kind: 'key', key: printable(text) };
+    if (frame.stx && frame.end === 'etx' && this.cfg.format === 'card') {
+      const read = decodeRdm6300(text, this.cfg.cardNumber);
+      if (read?.kind === 'bad-checksum') return { kind: 'malformed', reason: read.reason, badChecksum: true };
+      if (read) return this.parse(read.card);
+    }
+    return this.parse(frame.text);
   }
 
   private toPunch(code: string, logTime: string): QueuedPunch {

@@ -18,6 +18,23 @@ export interface SerialSourceStatus {
   quarantined: number;
   /** Line noise, lines that do not fit the format, over-long and truncated lines. */
   malformed: number;
+  /** Keypad keys received (a bare byte or a short frame): never part of a code, never a punch. */
+  keypadKeys: number;
+  /** Of `malformed`: card frames whose checksum was wrong (RDM6300), skipped. */
+  badChecksums: number;
+  /** Of `malformed`: reads dropped for growing past the bound without an end. */
+  overflows: number;
+  /** Bytes received since the last read that made a card, key or line (0 after one did). */
+  unframedBytes: number;
+  /** When the first of `unframedBytes` arrived (epoch ms); null when there are none. */
+  unframedSince: number | null;
+  /** Reads dropped for their length since the last read that made a card, key or line. */
+  unframedOverflows: number;
+  /**
+   * Bytes keep arriving that make no read (for `noFrameAlertSeconds`), or reads grew past the
+   * bound: the cause (beginning with the terminal's name) and the framing to try. Null when not.
+   */
+  framingProblem: { cause: string; fix: string } | null;
   /** Most recent first: card numbers not in the code map (journalled with the `card:` prefix). */
   unknownCards: string[];
   /** Punches journalled for unknown cards. */
@@ -53,6 +70,13 @@ export class SerialStats {
       duplicates: 0,
       quarantined: 0,
       malformed: 0,
+      keypadKeys: 0,
+      badChecksums: 0,
+      overflows: 0,
+      unframedBytes: 0,
+      unframedSince: null,
+      unframedOverflows: 0,
+      framingProblem: null,
       unknownCards: [],
       unknownCardPunches: 0,
       gaps: [],
@@ -118,6 +142,32 @@ export class SerialStats {
 
   markMalformed(): void {
     this.s.malformed++;
+  }
+
+  markKey(): void {
+    this.s.keypadKeys++;
+  }
+
+  markBadChecksum(): void {
+    this.s.badChecksums++;
+  }
+
+  markOverflow(): void {
+    this.s.overflows++;
+    this.s.unframedOverflows++;
+  }
+
+  /** Bytes came in; `framed`: they completed a card, key or line. */
+  markBytes(at: number, bytes: number, framed: boolean): void {
+    if (framed) {
+      this.s.unframedBytes = 0;
+      this.s.unframedSince = null;
+      this.s.unframedOverflows = 0;
+      return;
+    }
+    if (bytes === 0) return;
+    this.s.unframedBytes += bytes;
+    this.s.unframedSince ??= at;
   }
 
   markJournalled(punches: number, r: { duplicates: number; quarantined: number }): void {

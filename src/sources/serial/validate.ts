@@ -22,6 +22,11 @@ export function validateSerialTerminal(cfg: SerialTerminalConfig, at = `terminal
   if (cfg.codeMap !== undefined) {
     for (const p of readCodeMap(cfg.codeMap).problems) problems.push(`${at}.codeMap: ${p}`);
   }
+  if (cfg.framing === 'length' && cfg.frameBytes === undefined) {
+    problems.push(`${at}.frameBytes: is needed with framing: length (the bytes of one read, e.g. 14)`);
+  } else if (cfg.framing !== 'length' && cfg.frameBytes !== undefined) {
+    problems.push(`${at}.frameBytes: is only used with framing: length (this terminal has framing: ${cfg.framing})`);
+  }
   if (cfg.reconnectMinMs > cfg.reconnectMaxMs) {
     problems.push(`${at}.reconnectMinMs: must not be more than reconnectMaxMs (${cfg.reconnectMaxMs})`);
   }

@@ -1,0 +1,84 @@
+import { encodeRdm6300 } from '../../sources/serial/rdm6300.js';
+import { seededRandom } from '../../util/seeded-random.js';
+
+/**
+ * Card readers that do not print lines, for `punchgate sim serial --reader`:
+ * - `rdm6300`: RDM6300/RDM630-type 125 kHz readers: STX, 10 hex digits (a version byte and the
+ *   4-byte card number), 2 hex digits of XOR checksum, ETX, no line end; with `noise` > 0 a frame
+ *   with a wrong checksum now and then (a card read at the edge of the field);
+ * - `wiegand-keypad`: a Wiegand-to-RS232 converter with a keypad: a key as one bare byte (no line
+ *   end), a pause, then the card as 10 digits and CRLF;
+ * - `noise`: a reader on the wrong framing or baud rate: bursts of bytes with no STX, ETX, CR or LF.
+ * Each step is what the reader writes at once, then the pause before the next one.
+ */
+export type SimReader = 'rdm6300' | 'wiegand-keypad' | 'noise';
+
+export const SIM_READERS: readonly SimReader[] = ['rdm6300', 'wiegand-keypad', 'noise'];
+
+export interface ReaderStep {
+  bytes: string;
+  kind: 'punch' | 'noise' | 'key';
+  /** What punchgate journals for a punch (the printed card number), the key, or the bytes. */
+  shown: string;
+  /** Silence after the bytes (ms) before the next step. */
+  pauseMs: number;
+}
+
+/** The version (customer) byte the simulated RDM6300 tags carry. */
+const TAG_VERSION = '1A';
+const FIRST_CARD = 4_521_000;
+/** Longer than any reader's gap setting (default gapMs 30): the key is a read of its own. */
+const KEY_PAUSE_MS = 120;
+
+export class ReaderSteps {
+  private readonly random: () => number;
+  private index = 0;
+
+  constructor(
+    private readonly reader: SimReader,
+    private readonly opts: { codes?: readonly string[]; noise?: number; seed?: number },
+  ) {
+    this.random = seededRandom(opts.seed ?? 1);
+  }
+
+  /** The steps of the next read (and what may go with it). */
+  next(): ReaderStep[] {
+    const i = this.index++;
+    const card = this.card(i);
+    switch (this.reader) {
+      case 'rdm6300': {
+        const data = TAG_VERSION + Number(card).toString(16).toUpperCase().padStart(8, '0');
+        const steps: ReaderStep[] = [{ bytes: encodeRdm6300(data), kind: 'punch', shown: card, pauseMs: 0 }];
+        if (this.random() < (this.opts.noise ?? 0)) {
+          const bad = TAG_VERSION + (Number(card) + 500_000).toString(16).toUpperCase().padStart(8, '0');
+          steps.push({ bytes: encodeRdm6300(bad, { badChecksum: true }), kind: 'noise', shown: bad, pauseMs: 0 });
+        }
+        return steps;
+      }
+      case 'wiegand-keypad': {
+        const key = String((i * 7 + 3) % 10);
+        return [
+          { bytes: key, kind: 'key', shown: key, pauseMs: KEY_PAUSE_MS },
+          { bytes: `${card}\r\n`, kind: 'punch', shown: card, pauseMs: 0 },
+        ];
+      }
+      case 'noise': {
+        let s = '';
+        for (let k = 0; k < 32; k++) {
+          // Anything but STX, ETX, CR and LF: no frame ever ends.
+          let b = Math.floor(this.random() * 256);
+          if (b === 0x02 || b === 0x03 || b === 0x0a || b === 0x0d) b = 0x7e;
+          s += String.fromCharCode(b);
+        }
+        return [{ bytes: s, kind: 'noise', shown: s, pauseMs: 0 }];
+      }
+    }
+  }
+
+  /** Card numbers as printed on the tag: 10 digits. */
+  private card(i: number): string {
+    const codes = this.opts.codes;
+    const c = codes && codes.length > 0 ? (codes[i % codes.length] as string) : String(FIRST_CARD + i);
+    return c.padStart(10, '0');
+  }
+}

@@ -1,0 +1,190 @@
+import { LineSplitter } from './line-splitter.js';
+
+/**
+ * Cuts a serial byte stream into frames: what one read of the reader (a card, a key, a line) is.
+ *
+ * Readers end their reads in different ways (docs/terminals-serial.md, "Framing"):
+ * - `line`: CR, LF or CRLF (time clocks, most USB card readers): exactly what LineSplitter does;
+ * - `etx`: ETX (0x03), usually after an STX (0x02): RDM6300/RDM630-type 125 kHz readers send
+ *   STX, 10 hex digits, 2 hex digits of checksum, ETX and no line end;
+ * - `length`: every `frameBytes` bytes (readers that send fixed-size records and nothing else);
+ * - `gap`: a silence of `gapMs` (readers that pause between reads and frame nothing);
+ * - `auto` (the default): STX opens a frame that only ETX ends; outside one, ETX, CR, LF and CRLF
+ *   end a frame; and a few bytes (`keypadMaxBytes`) followed by a silence of `gapMs` are a frame of
+ *   their own. That last rule keeps a keypad key that a Wiegand-to-RS232 converter sends as one
+ *   bare byte ("one byte will be output without the suffix 0D 0A") apart from the card line that
+ *   follows it, and it never cuts a longer line that arrives in pieces.
+ * Everything unambiguous is found in `auto`; a fixed length is not (any stream can be cut in
+ * N-byte pieces), nor is a reader that frames only by silence: those are set by `framing:`.
+ *
+ * Bytes are kept as latin1 (one char per byte). A frame longer than `maxBytes` is dropped up to
+ * its next end and counted, so memory stays bounded.
+ */
+
+export type Framing = 'auto' | 'line' | 'etx' | 'length' | 'gap';
+
+/** How a frame ended: its terminator, its length, a silence, or an STX that opened the next one. */
+export type FrameEnd = 'line' | 'etx' | 'length' | 'gap' | 'stx';
+
+export interface Frame {
+  /** The frame's bytes without STX, ETX or line end, as latin1. */
+  text: string;
+  end: FrameEnd;
+  /** It began with STX. */
+  stx: boolean;
+}
+
+export interface FrameResult {
+  frames: Frame[];
+  /** Frames dropped because they grew past the bound. */
+  overflows: number;
+}
+
+export interface FrameSplitterOptions {
+  framing: Framing;
+  maxBytes: number;
+  /** For `length`. */
+  frameBytes?: number;
+  /** For `gap`, `length` (a partial frame is dropped after it) and `auto` (keypad keys). */
+  gapMs: number;
+  /** `auto`: at most this many bytes before a silence are a frame (a key); 0 = never. */
+  keypadMaxBytes: number;
+}
+
+const STX = 0x02;
+const ETX = 0x03;
+const LF = 0x0a;
+const CR = 0x0d;
+
+export class FrameSplitter {
+  private readonly lines: LineSplitter | null;
+  private bytes: number[] = [];
+  private stx = false;
+  private discarding = false;
+  private afterCR = false;
+  private lastByteAt: number | null = null;
+
+  constructor(private readonly o: FrameSplitterOptions) {
+    this.lines = o.framing === 'line' ? new LineSplitter(o.maxBytes) : null;
+  }
+
+  get maxBytes(): number {
+    return this.o.maxBytes;
+  }
+
+  /**
+   * Bytes are held that a silence of `gapMs` would end (or drop): the caller calls `idle` once
+   * that silence has passed. Null when nothing waits on a silence.
+   */
+  get waitsForSilence(): boolean {
+    if (this.lines || this.bytes.length === 0 || this.discarding) return false;
+    if (this.o.framing === 'gap' || this.o.framing === 'length') return true;
+    return this.o.framing === 'auto' && !this.stx && this.bytes.length <= this.o.keypadMaxBytes;
+  }
+
+  /** One read of the device; `at` is a monotonic time in ms (to see silences between reads). */
+  push(chunk: Buffer, at: number): FrameResult {
+    if (this.lines) {
+      const r = this.lines.push(chunk);
+      return { frames: r.lines.map((text) => ({ text, end: 'line', stx: false })), overflows: r.overflows };
+    }
+    const out: FrameResult = { frames: [], overflows: 0 };
+    if (this.lastByteAt !== null && at - this.lastByteAt >= this.o.gapMs) this.silence(out);
+    this.lastByteAt = at;
+    for (const b of chunk) this.byte(b, out);
+    return out;
+  }
+
+  /** A silence of at least `gapMs` has passed since the last read. */
+  idle(): FrameResult {
+    const out: FrameResult = { frames: [], overflows: 0 };
+    if (!this.lines) this.silence(out);
+    return out;
+  }
+
+  /** Forgets a partial frame (the device went away); true when there was one. */
+  reset(): boolean {
+    if (this.lines) return this.lines.reset();
+    const had = this.bytes.length > 0 || this.discarding;
+    this.bytes = [];
+    this.stx = this.discarding = this.afterCR = false;
+    this.lastByteAt = null;
+    return had;
+  }
+
+  private silence(out: FrameResult): void {
+    this.afterCR = false;
+    switch (this.o.framing) {
+      case 'gap':
+        if (this.discarding) this.discarding = false;
+        else this.end('gap', out);
+        return;
+      case 'length':
+        // A partial record: the reader paused mid-record or a byte was lost. Drop it to resync.
+        this.discarding = false;
+        if (this.bytes.length > 0) this.end('gap', out);
+        return;
+      default:
+        if (!this.stx && !this.discarding && this.bytes.length > 0 && this.bytes.length <= this.o.keypadMaxBytes)
+          this.end('gap', out);
+    }
+  }
+
+  private byte(b: number, out: FrameResult): void {
+    const f = this.o.framing;
+    if (f === 'gap') return this.keep(b, out);
+    if (f === 'length') {
+      this.keep(b, out);
+      if (this.bytes.length === this.o.frameBytes) this.end('length', out);
+      return;
+    }
+    if (b === STX) {
+      // Bytes before an STX are a frame of their own (a key, or noise): never glued to the card.
+      if (this.bytes.length > 0 && !this.discarding) this.end('stx', out);
+      this.bytes = [];
+      this.discarding = false;
+      this.stx = true;
+      this.afterCR = false;
+      return;
+    }
+    if (b === ETX) {
+      if (this.discarding) this.discarding = false;
+      else this.end('etx', out);
+      this.afterCR = false;
+      return;
+    }
+    if (f === 'auto' && !this.stx && (b === CR || b === LF)) {
+      if (b === LF && this.afterCR && this.bytes.length === 0 && !this.discarding) {
+        // Second half of a CRLF.
+        this.afterCR = false;
+        return;
+      }
+      if (this.discarding) this.discarding = false;
+      else this.end('line', out);
+      this.afterCR = b === CR;
+      return;
+    }
+    this.afterCR = false;
+    this.keep(b, out);
+  }
+
+  private keep(b: number, out: FrameResult): void {
+    if (this.discarding) return;
+    if (this.bytes.length >= this.o.maxBytes) {
+      this.bytes = [];
+      this.stx = false;
+      this.discarding = true;
+      out.overflows++;
+      return;
+    }
+    this.bytes.push(b);
+  }
+
+  private end(end: FrameEnd, out: FrameResult): void {
+    const text = Buffer.from(this.bytes).toString('latin1');
+    const stx = this.stx;
+    this.bytes = [];
+    this.stx = false;
+    if (text.length > 0 || stx) out.frames.push({ text, end, stx });
+  }
+}
