@@ -1,0 +1,106 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createPtyPair, startSerialSim } from '../../src/sim/serial/index.js';
+import type { StatusReport } from '../../src/status/types.js';
+import { spawnDaemon, startStack, statusUrl } from '../daemon/stack.js';
+import { tempDir } from '../helpers/tmp.js';
+import { waitFor } from '../helpers/wait.js';
+import { requireSocat } from './helpers.js';
+
+/**
+ * Card readers that frame, not line, through the real daemon (dist/punchgate.js as a child
+ * process) to the HRMS simulator: an RDM6300 (STX/ETX frames, no line ends, some with a wrong
+ * checksum), a Wiegand-to-RS232 converter whose keypad keys come as bare bytes before the card
+ * lines, and a reader that sends only noise (an alert naming it and the framing to try, within
+ * its noFrameAlertSeconds, here 2 s). All three on the default framing (auto).
+ */
+describe('serial readers that frame, not line, through the daemon', () => {
+  beforeAll(requireSocat);
+  const cleanups: (() => Promise<unknown> | unknown)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  it('journals and delivers RDM6300 cards (bad checksums skipped), keeps keypad keys off the cards, and alerts on noise', async () => {
+    const dir = tempDir('punchgate-readers-');
+    cleanups.push(() => dir.cleanup());
+    const pairs = await Promise.all(['rdm', 'wg', 'noise'].map((n) => createPtyPair(dir.path(n))));
+    cleanups.push(() => Promise.all(pairs.map((p) => p.close())));
+    const [rdm, wg, noisy] = pairs as [(typeof pairs)[0], (typeof pairs)[0], (typeof pairs)[0]];
+    const stack = await startStack({
+      terminals: 0,
+      extraTerminals: [
+        { name: 'rfid-1', kind: 'serial', path: rdm.devicePath, format: 'card' },
+        { name: 'door-kp', kind: 'serial', path: wg.devicePath, format: 'card' },
+        { name: 'noisy', kind: 'serial', path: noisy.devicePath, format: 'card', noFrameAlertSeconds: 2 },
+      ],
+    });
+    cleanups.push(() => stack.stop());
+    const d = spawnDaemon(stack.configPath);
+    cleanups.push(() => d.child.exitCode === null && d.child.kill('SIGKILL'));
+    const url = await statusUrl(d);
+    const status = async () => (await (await fetch(`${url}status.json`)).json()) as StatusReport;
+    await waitFor(
+      async () => (await status()).terminals.filter((t) => t.online).length === 3,
+      20_000,
+      'the three readers open',
+    );
+
+    const cards: string[] = [];
+    const bad: string[] = [];
+    const r1 = await startSerialSim({
+      path: rdm.peerPath,
+      format: 'card',
+      reader: 'rdm6300',
+      rate: 0,
+      count: 20,
+      noise: 0.5,
+      seed: 3,
+      onLine: (l, kind) => (kind === 'punch' ? cards : bad).push(l),
+    }).done;
+    expect(r1.punches).toBe(20);
+    expect(bad.length).toBeGreaterThan(3);
+
+    const wgCards: string[] = [];
+    const keys: string[] = [];
+    const r2 = await startSerialSim({
+      path: wg.peerPath,
+      format: 'card',
+      reader: 'wiegand-keypad',
+      rate: 0,
+      count: 5,
+      codes: ['0000123478', '0000123479', '0000123480', '0000123481', '0000123482'],
+      onLine: (l, kind) => (kind === 'punch' ? wgCards : keys).push(l),
+    }).done;
+    expect(r2).toMatchObject({ punches: 5, keys: 5 });
+
+    const noise = startSerialSim({ path: noisy.peerPath, format: 'card', reader: 'noise', rate: 20 });
+    cleanups.push(() => noise.stop());
+
+    const delivered = () => stack.hrms.attendance().map((p) => p.biometriccode);
+    const expected = [...cards, ...wgCards].sort();
+    await waitFor(() => delivered().length >= expected.length, 30_000, 'the cards delivered');
+    // Every good frame once, as the number printed on the tag; no bad frame, no key, no glued card.
+    expect(delivered().sort()).toEqual(expected);
+    expect(cards[0]).toBe('0004521000');
+    expect(delivered()).not.toContain(`3${wgCards[0]}`);
+
+    await waitFor(
+      async () => (await status()).alertItems.some((a) => a.kind === 'serial-unframed'),
+      20_000,
+      'the noise alert',
+    );
+    const alert = (await status()).alertItems.find((a) => a.kind === 'serial-unframed')!;
+    expect(alert.cause).toMatch(/^terminal noisy sends bytes that make no card read or line \(\d+ bytes since/);
+    expect(alert.fix).toMatch(/framing: gap/);
+    const st = await status();
+    // Only the noisy reader: the others made reads.
+    expect(st.alertItems.filter((a) => a.kind === 'serial-unframed')).toHaveLength(1);
+    expect(st.alerts.some((a) => /rfid-1|door-kp/.test(a))).toBe(false);
+    await noise.stop();
+
+    d.child.kill('SIGTERM');
+    expect((await d.exited).code).toBe(0);
+    // The bad checksums and the keys were counted, and said in the log.
+    expect(d.output()).toMatch(/RDM6300 checksum wrong/);
+  }, 120_000);
+});
