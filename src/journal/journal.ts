@@ -36,6 +36,7 @@ import type {
   PunchSink,
 } from './types.js';
 import { WriteGate } from './write-gate.js';
+import { FutureJudge, signed, type FutureCall } from './future-judge.js';
 
 export interface JournalOptions {
   path: string;
@@ -155,6 +156,8 @@ export class Journal implements PunchSink, DeliveryQueue {
   private lastRecovery = -Infinity;
   private writtenSinceCheckpoint = 0;
   private readonly standInsLogged = new Set<string>();
+  /** Judges "in the future" against each terminal's clock (future-judge.ts). */
+  private readonly future: FutureJudge;
 
   private constructor(
     readonly db: Database.Database,
@@ -180,6 +183,10 @@ export class Journal implements PunchSink, DeliveryQueue {
     this.history = new PunchHistory(db, this.ids);
     this.hourly = new HourlyStats(db, this.gate);
     this.refusedRecords = new RefusedRecordStore(db);
+    this.future = new FutureJudge(
+      opts.futureToleranceMinutes * 60_000,
+      (t) => this.terminals.get(t)?.skewSeconds ?? null,
+    );
     this.stmt = {
       // Positional parameters: binding is measurably faster than named ones on the ingest path.
       insert: db.prepare(`INSERT INTO punches
@@ -335,7 +342,7 @@ export class Journal implements PunchSink, DeliveryQueue {
     const now = this.clock.now();
     // A box clock stepped back leaves terminals ahead of it, one stepped forward behind it: neither is theirs.
     const step = opts.boxStepMs ?? 0;
-    const latest = wallClockAt(now + this.opts.futureToleranceMinutes * 60_000 + Math.max(0, -step), opts.timezone);
+    const future = this.future.begin(now, opts, step);
     const pastSeconds = this.opts.pastToleranceHours * 3600;
     // The terminal's clock is (or just was) behind by more than the tolerance; unknown for a serial line.
     const skew = opts.clockSkewSeconds === undefined ? undefined : opts.clockSkewSeconds + step / 1000;
@@ -373,13 +380,12 @@ export class Journal implements PunchSink, DeliveryQueue {
               ? 'not a valid time'
               : p.logTime < EARLIEST_PLAUSIBLE
                 ? 'before 2000: the terminal clock was probably reset'
-                : p.logTime > latest
-                  ? `in the future (box clock ${latest.slice(0, 16)} incl. tolerance)`
-                  : liveFloor !== undefined && p.logTime < liveFloor
+                : (future.reason(p.terminal, p.logTime) ??
+                  (liveFloor !== undefined && p.logTime < liveFloor
                     ? `recorded while the terminal clock was behind: received ${wallClockAt(now, opts.timezone).slice(0, 16)} (box clock)`
                     : readFloor !== undefined && p.logTime < readFloor
                       ? `recorded while the terminal clock was behind: new after its log was read up to ${opts.readUpTo!.slice(0, 16)}`
-                      : undefined;
+                      : undefined));
             const r = this.stmt.insert.run(
               p.terminal,
               device,
@@ -398,6 +404,7 @@ export class Journal implements PunchSink, DeliveryQueue {
             else result.added++;
           }
           this.recordRefusals(refusals, now);
+          result.released = this.settleClocks(future, now) || undefined;
           if (opts.state) this.sourceState.set(opts.state, now);
         })
         .immediate(),
@@ -409,7 +416,36 @@ export class Journal implements PunchSink, DeliveryQueue {
     }
     this.logStandIns(punches, identity);
     this.wrote(result.added + result.quarantined);
+    if (result.released === undefined) delete result.released;
     return result;
+  }
+
+  /**
+   * Push terminals whose offset became steady in this ingest: their punches held as in the future
+   * that their clock explains go to the queue (inside the ingest's transaction), and the offset is
+   * their clock's for the status. Terminals on time again lose theirs. Returns the punches released.
+   */
+  private settleClocks(future: FutureCall, now: number): number {
+    let released = 0;
+    for (const s of future.steady) {
+      const n = this.db
+        .prepare(
+          `UPDATE punches SET state = 'pending', last_message = NULL, next_attempt_at = NULL, updated_at = ?
+            WHERE terminal = ? AND state = 'quarantined' AND last_message LIKE 'quarantined: in the future%' AND log_time <= ?`,
+        )
+        .run(now, s.terminal, s.latest).changes;
+      released += n;
+      this.terminals.update(s.terminal, { skewSeconds: s.offsetSeconds });
+      this.extra.logger?.warn(
+        { terminal: s.terminal, offsetSeconds: s.offsetSeconds, released: n },
+        `terminal ${s.terminal} pushes punches dated ${signed(s.offsetSeconds)} after they arrive, steadily: its clock is off; its punches are delivered with the times it recorded`,
+      );
+    }
+    for (const t of future.settled) {
+      this.terminals.update(t, { skewSeconds: null });
+      this.extra.logger?.info({ terminal: t }, `terminal ${t} pushes punches dated about now again: its clock is right`);
+    }
+    return released;
   }
 
   /** Per terminal, inside the ingest's transaction: how many, and the last one's reason. */

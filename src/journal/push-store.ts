@@ -146,7 +146,8 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
       .transaction(() =>
         uploads.map((u) => {
           // Nested: better-sqlite3 runs the journal's own transaction as a savepoint of this one.
-          const r = this.sink.ingest(u.punches, { timezone: u.timezone });
+          // Pushed just now by a terminal whose clock cannot be read: their offsets are its clock's evidence.
+          const r = this.sink.ingest(u.punches, { timezone: u.timezone, pushed: true });
           // A stamp moves only with data journalled: an empty upload cannot move what the terminal is told.
           if (u.punches.length > 0 || (u.extra?.kept?.length ?? 0) > 0) this.saveStamp(u.upload);
           this.writeExtra(u.upload, u.extra);

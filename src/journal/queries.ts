@@ -78,6 +78,16 @@ function where(f: PunchFilter & { ids?: readonly number[]; codes?: readonly stri
 }
 
 /** Read-side and admin operations over the journal (status, CLI, clear policy). */
+/** Quarantined punches of one terminal and reason (JournalQueries.quarantineSummary). */
+export interface QuarantineGroup {
+  terminal: string;
+  reason: string;
+  count: number;
+  from: string;
+  to: string;
+  message: string | null;
+}
+
 export class JournalQueries {
   constructor(
     private readonly db: Database,
@@ -178,16 +188,24 @@ export class JournalQueries {
     return r.claimedAt === null ? undefined : { claimedAt: r.claimedAt, punches: r.punches, holders: r.holders };
   }
 
-  /** Quarantined punches per terminal and reason, with the span of their times (for the status). */
-  quarantineSummary(): { terminal: string; reason: string; count: number; from: string; to: string }[] {
+  /**
+   * Quarantined punches per terminal and reason, with the span of their times (for the status);
+   * `message`: the newest one's (for "in the future": the offset it was seen with).
+   */
+  quarantineSummary(): QuarantineGroup[] {
+    // SQLite: a bare column beside max() is read from the row that has the max.
     return this.db
       .prepare(
         `SELECT terminal, CASE WHEN last_message LIKE '%clock was behind%' THEN 'behind'
                 WHEN last_message LIKE '%future%' THEN 'future' ELSE 'implausible' END AS reason,
-              count(*) AS count, min(log_time) AS "from", max(log_time) AS "to"
+              count(*) AS count, min(log_time) AS "from", max(log_time) AS "to", max(id) AS newest, last_message AS message
           FROM punches WHERE state = 'quarantined' GROUP BY 1, 2 ORDER BY count DESC LIMIT 20`,
       )
-      .all() as { terminal: string; reason: string; count: number; from: string; to: string }[];
+      .all()
+      .map((r) => {
+        const { newest: _newest, ...g } = r as QuarantineGroup & { newest: number };
+        return g;
+      });
   }
 
   /**

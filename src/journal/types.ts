@@ -40,6 +40,19 @@ export interface IngestOptions {
    */
   clockSkewSeconds?: number;
   /**
+   * The terminal's clock against the box's as the source read it just now (seconds, positive =
+   * ahead): a punch is "in the future" only past the terminal's own clock (future-judge.ts), so a
+   * terminal whose clock runs ahead delivers its punches as recorded. Undefined when the source
+   * cannot read the clock.
+   */
+  currentSkewSeconds?: number;
+  /**
+   * The terminal pushed these just now and its clock cannot be read (push terminals): their
+   * offsets (punch time minus receive time) are the evidence of its clock; a steady one is taken
+   * as its clock's (see PushedClocks).
+   */
+  pushed?: boolean;
+  /**
    * How far the box's own clock stepped lately (net, ms; negative: back), as the daemon saw it
    * against the monotonic clock (ClockStepWatch): the box's step is not the terminal's fault, so
    * the rules above judge punch times, and the terminal's clock, against the box's clock as it
@@ -81,6 +94,11 @@ export interface IngestResult {
   refused?: number;
   /** Which ones and why (the first 100 of one call), by their index in the punches given. */
   refusals?: IngestRefusal[];
+  /**
+   * Punches quarantined earlier as in the future that this call released to the queue: the push
+   * terminal's offset became steady (its clock explains them). Set only when some were.
+   */
+  released?: number;
 }
 
 /** One record the journal refused. */

@@ -34,6 +34,12 @@ export function span(ms: number): string {
   return `${Math.max(1, Math.floor(ms / MIN))} min`;
 }
 
+/** A skew within a minute of a whole number of hours (not 0): the hours, else null. */
+function wholeHours(seconds: number): number | null {
+  const h = Math.round(seconds / 3600);
+  return h !== 0 && Math.abs(seconds - h * 3600) <= 60 ? h : null;
+}
+
 /** "1 punch", "14 punches". */
 export const punches = (n: number) => `${n} ${n === 1 ? 'punch' : 'punches'}`;
 
@@ -177,16 +183,44 @@ export const ALERT = {
     fix: `if the device was replaced on purpose, nothing is lost; otherwise check its host in the config (two terminals may have swapped addresses)`,
   }),
 
+  /**
+   * A terminal's clock off the box's: read by its source (ZK, Hikvision), or, for a push terminal,
+   * the steady offset of its punches. Its punches are judged against its own clock and delivered
+   * with the times it recorded (journal/future-judge.ts): the alert says so, and why it may be off.
+   */
   clockSkew: (t: TerminalStatus, syncClock: boolean | undefined): Alert => {
-    const s = t.skewSeconds ?? 0;
+    const s = Math.round(t.skewSeconds ?? 0);
+    const hours = wholeHours(s);
+    const likely =
+      hours !== null
+        ? `${hours} whole ${Math.abs(hours) === 1 ? 'hour' : 'hours'}: its time zone or daylight saving time is set wrong (on the terminal, or its timezone in the config)`
+        : 'it drifted or was set by hand';
+    const seen = t.push ? 'its punches arrive dated' : 'its clock is';
+    const zoneFix = `if it shows the right time for another zone, set timezone for ${t.name} in the config to the zone it runs in`;
     return {
       kind: 'clock-skew',
-      cause: `terminal ${t.name} clock is ${span(Math.abs(s) * 1000)} ${s > 0 ? 'ahead' : 'behind'}: its punches keep the time it recorded`,
-      fix: syncClock
-        ? "punchgate sets it at each poll (syncClock is on); if it keeps drifting, check the terminal's clock battery"
-        : `set the terminal's clock, or set syncClock: true for ${t.name} so that punchgate sets it; a difference of whole hours usually means its timezone is wrong in the config`,
+      cause: `terminal ${t.name}: ${seen} ${span(Math.abs(s) * 1000)} ${s > 0 ? 'ahead of' : 'behind'} the box (${s > 0 ? '+' : ''}${s} s); likely ${likely}. Its punches are judged against its own clock and delivered with the times it recorded`,
+      fix: t.push
+        ? `set the terminal's date, time and time zone (its menu: System > Date/Time); ${zoneFix}`
+        : syncClock
+          ? "punchgate sets it at each poll (syncClock is on); if it keeps drifting, check the terminal's clock battery"
+          : `set syncClock: true for ${t.name} so that punchgate sets its clock at each poll, or set it by hand; ${zoneFix}`,
     };
   },
+
+  /** Punches quarantined as later than their terminal's clock could be: the offset seen, what lets them through. */
+  quarantinedFuture: (q: {
+    terminal: string;
+    count: number;
+    from: string;
+    to: string;
+    offsetSeconds: number;
+    push: boolean;
+  }): Alert => ({
+    kind: 'quarantined-future',
+    cause: `terminal ${q.terminal}: ${punches(q.count)} quarantined as in the future, dated ${q.from.slice(0, 16)} to ${q.to.slice(0, 16)}: the newest ${q.offsetSeconds >= 0 ? '+' : ''}${q.offsetSeconds} s (${span(Math.abs(q.offsetSeconds) * 1000)}) after it arrived (punch time minus receive time)${q.push ? '; several more at the same offset are taken as its clock and delivered' : ''}`,
+    fix: `set the terminal's clock${q.push ? '' : ' (or syncClock: true)'}; if only its zone differs, set timezone for ${q.terminal} to the zone it runs in; journal.futureToleranceMinutes: ${Math.ceil(Math.abs(q.offsetSeconds) / 60) + 10} lets such punches through; punchgate punches release --terminal ${q.terminal} sends these with their times`,
+  }),
 
   sameSerial: (serial: string, names: readonly string[]): Alert => ({
     kind: 'same-serial',

@@ -29,7 +29,7 @@ const needsAdmin = (t: { name: string; lastError: string | null }) => t.lastErro
 export interface AlertFacts {
   /** Refused punches (rejected and dead) by message, code and state: grouped by cause in the alerts. */
   refused: readonly RefusedPunches[];
-  quarantine: { terminal: string; reason: string; count: number; from: string; to: string }[];
+  quarantine: { terminal: string; reason: string; count: number; from: string; to: string; message?: string | null }[];
   inflight: OldestClaim | undefined;
   /** The longest one HRMS request may take (connect + answer deadlines). */
   requestBoundMs: number;
@@ -100,6 +100,15 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
     if (q.reason !== 'behind') continue;
     behind += q.count;
     out.push(ALERT.quarantinedBehind(q));
+  }
+  // In the future: per terminal, with the offset seen and the setting that lets such punches through.
+  for (const q of facts.quarantine) {
+    if (q.reason !== 'future') continue;
+    const offset = /in the future: ([+-]\d+) s/.exec(q.message ?? '')?.[1];
+    if (offset === undefined) continue;
+    behind += q.count;
+    const t = r.terminals.find((x) => x.name === q.terminal);
+    out.push(ALERT.quarantinedFuture({ ...q, offsetSeconds: Number(offset), push: t?.kind === 'adms' }));
   }
   const other = r.punches.quarantined - behind;
   if (other > 0) out.push(ALERT.quarantined(other));

@@ -20,10 +20,12 @@ describe('FrameSplitter', () => {
     expect(texts(push(s, a.slice(5)))).toEqual([a.slice(1, -1)]);
   });
 
-  it('auto: CR, LF and CRLF lines as before; CR/LF inside an STX frame do not end it', () => {
+  it('auto: CR, LF and CRLF lines as before; STX data CRLF ETX is one frame', () => {
     const s = splitter('auto');
     expect(texts(push(s, '0004521000\r\n0004521001\n0004521002\r'))).toEqual(['0004521000', '0004521001', '0004521002']);
-    expect(texts(push(s, '\x020004521003\r\n\x03'))).toEqual(['0004521003\r\n']);
+    expect(push(s, '\x020004521003\r\n\x03').frames).toEqual([{ text: '0004521003', end: 'line', stx: true }]);
+    // A stray STX swallows nothing: the next line end ends its frame.
+    expect(texts(push(s, '\x00\x01\x02\n#!!\n'))).toEqual(['\x00\x01', '#!!']);
     expect(texts(push(s, '12\x03'))).toEqual(['12']);
   });
 

@@ -27,8 +27,11 @@ export interface ReaderStep {
 /** The version (customer) byte the simulated RDM6300 tags carry. */
 const TAG_VERSION = '1A';
 const FIRST_CARD = 4_521_000;
-/** Longer than any reader's gap setting (default gapMs 30): the key is a read of its own. */
-const KEY_PAUSE_MS = 120;
+/**
+ * A person presses a key, then shows the card: far longer than the reader's gap (default gapMs 30),
+ * and long enough that a busy box still reads the key before the card arrives.
+ */
+const KEY_PAUSE_MS = 500;
 
 export class ReaderSteps {
   private readonly random: () => number;

@@ -254,6 +254,8 @@ export class HikvisionPoller {
       const commit = (punches: Punch[], cursor: EventCursor) => {
         const r = deps.sink.ingest(punches, {
           timezone: cfg.timezone,
+          // Judged "in the future" against the terminal's own clock as read in this poll.
+          currentSkewSeconds: result.skewSeconds ?? undefined,
           state: { terminal: cfg.name, key, value: formatCursor(cursor) },
         });
         if (r.added > 0) deps.onPunches?.(r.added);

@@ -316,7 +316,9 @@ export class AlertStreamLink {
     if (punches.length === 0) return;
     const log = this.log();
     try {
-      const r = this.deps.sink.ingest(punches, { timezone: this.cfg.timezone });
+      // Judged against the terminal's clock as its last poll read it.
+      const skew = this.deps.ledger.get(this.cfg.name)?.skewSeconds ?? undefined;
+      const r = this.deps.sink.ingest(punches, { timezone: this.cfg.timezone, currentSkewSeconds: skew });
       if (r.added > 0) this.deps.onPunches?.(r.added);
       logReceived(log, this.cfg.name, punches.length, r);
       log.debug({ punches: punches.length, added: r.added }, 'real-time punches');

@@ -9,8 +9,8 @@ import { LineSplitter } from './line-splitter.js';
  *   STX, 10 hex digits, 2 hex digits of checksum, ETX and no line end;
  * - `length`: every `frameBytes` bytes (readers that send fixed-size records and nothing else);
  * - `gap`: a silence of `gapMs` (readers that pause between reads and frame nothing);
- * - `auto` (the default): STX opens a frame that only ETX ends; outside one, ETX, CR, LF and CRLF
- *   end a frame; and a few bytes (`keypadMaxBytes`) followed by a silence of `gapMs` are a frame of
+ * - `auto` (the default): STX opens a frame (bytes before it are a frame of their own); ETX, CR,
+ *   LF and CRLF end one (a reader's STX data CR LF ETX is one frame); and a few bytes (`keypadMaxBytes`) followed by a silence of `gapMs` are a frame of
  *   their own. That last rule keeps a keypad key that a Wiegand-to-RS232 converter sends as one
  *   bare byte ("one byte will be output without the suffix 0D 0A") apart from the card line that
  *   follows it, and it never cuts a longer line that arrives in pieces.
@@ -153,7 +153,7 @@ export class FrameSplitter {
       this.afterCR = false;
       return;
     }
-    if (f === 'auto' && !this.stx && (b === CR || b === LF)) {
+    if (f === 'auto' && (b === CR || b === LF)) {
       if (b === LF && this.afterCR && this.bytes.length === 0 && !this.discarding) {
         // Second half of a CRLF.
         this.afterCR = false;
@@ -185,6 +185,6 @@ export class FrameSplitter {
     const stx = this.stx;
     this.bytes = [];
     this.stx = false;
-    if (text.length > 0 || stx) out.frames.push({ text, end, stx });
+    if (text.length > 0) out.frames.push({ text, end, stx });
   }
 }

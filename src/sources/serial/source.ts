@@ -281,7 +281,7 @@ export class SerialSource {
     const text = frame.text.replace(EDGE_CONTROL, '');
     if (text.length > 0 && text.length <= this.cfg.keypadMaxBytes && KEY.test(text))
       return { kind: 'key', key: printable(text) };
-    if (frame.stx && frame.end === 'etx' && this.cfg.format === 'card') {
+    if (frame.stx && this.cfg.format === 'card') {
       const read = decodeRdm6300(text, this.cfg.cardNumber);
       if (read?.kind === 'bad-checksum') return { kind: 'malformed', reason: read.reason, badChecksum: true };
       if (read) return this.parse(read.card);

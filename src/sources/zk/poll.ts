@@ -163,7 +163,13 @@ export async function pollTerminal(
       const previousSkew = known && known.serial === serial ? known.skewSeconds : null;
       const clockSkewSeconds =
         previousSkew !== null && previousSkew < result.skewSeconds ? previousSkew : result.skewSeconds;
-      const ingest = deps.sink.ingest(punches, { timezone: cfg.timezone, readUpTo, clockSkewSeconds });
+      const ingest = deps.sink.ingest(punches, {
+        timezone: cfg.timezone,
+        readUpTo,
+        clockSkewSeconds,
+        // Judged "in the future" against the terminal's own clock as read now (before any syncClock).
+        currentSkewSeconds: result.skewSeconds,
+      });
       Object.assign(result, ingest);
       logPolled(log, cfg.name, ingest);
       if (ingest.added > 0) deps.onPunches?.(ingest.added);

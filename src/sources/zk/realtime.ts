@@ -40,11 +40,10 @@ export class RealtimeLink {
     this.buffer = new PunchBuffer({
       sink: deps.sink,
       // The terminal's clock as last measured (by a poll, else at this link's connect).
-      ingestOptions: () => ({
-        timezone: cfg.timezone,
-        live: true,
-        clockSkewSeconds: deps.ledger.get(cfg.name)?.skewSeconds ?? this.skew,
-      }),
+      ingestOptions: () => {
+        const skew = deps.ledger.get(cfg.name)?.skewSeconds ?? this.skew;
+        return { timezone: cfg.timezone, live: true, clockSkewSeconds: skew, currentSkewSeconds: skew };
+      },
       log: this.log,
       onWritten: (items, r) => {
         if (r.added > 0) this.deps.onPunches?.(r.added);

@@ -1,0 +1,124 @@
+import { wallClockAt, wallClockDiffSeconds } from '../punch.js';
+import { PushedClocks } from './pushed-clocks.js';
+import type { IngestOptions } from './types.js';
+
+/**
+ * The one judge of "in the future", for every source: a punch is quarantined as in the future only
+ * when it is later than the clock of the terminal that recorded it could have been, plus the
+ * tolerance (journal.futureToleranceMinutes):
+ * - a terminal whose clock the source read just now (ZK, Hikvision: `currentSkewSeconds`): its
+ *   own clock, so a terminal running 2 h ahead (a zone never set, DST not applied) delivers its
+ *   punches with the times it recorded, and the status says its clock is off;
+ * - a push terminal (no clock to read: `pushed`): the box's clock, until several of its punches
+ *   show the same offset (PushedClocks): then that offset is its clock's, its punches are judged
+ *   against it, and those held for it so far are released;
+ * - any other source (serial lines, imports): the box's clock.
+ * A box clock stepped back lets terminals be ahead by that much. A punch past all of this (a year
+ * off while the rest are fine) is quarantined as before, its offset in the message.
+ */
+export class FutureJudge {
+  readonly pushed: PushedClocks;
+
+  constructor(
+    private readonly toleranceMs: number,
+    knownOffset: (terminal: string) => number | null,
+  ) {
+    this.pushed = new PushedClocks(knownOffset);
+  }
+
+  /** The judge for one ingest call (one `now`, one set of options). */
+  begin(now: number, opts: IngestOptions, stepMs: number): FutureCall {
+    return new FutureCall(this, now, opts, stepMs);
+  }
+
+  get tolerance(): number {
+    return this.toleranceMs;
+  }
+}
+
+export interface SteadyOffset {
+  terminal: string;
+  offsetSeconds: number;
+  /** Quarantined punches of the terminal dated up to this are now plausible (released). */
+  latest: string;
+}
+
+export class FutureCall {
+  private readonly boxNow: string;
+  /** Ahead of the box the box's own step allows (ms). */
+  private readonly stepAheadMs: number;
+  private readonly latestBy = new Map<string, string>();
+  /** Push terminals whose offset became steady in this call. */
+  readonly steady: SteadyOffset[] = [];
+  /** Push terminals whose punches are on time again. */
+  readonly settled: string[] = [];
+
+  constructor(
+    private readonly judge: FutureJudge,
+    private readonly now: number,
+    private readonly opts: IngestOptions,
+    stepMs: number,
+  ) {
+    this.boxNow = wallClockAt(now, opts.timezone);
+    this.stepAheadMs = Math.max(0, -stepMs);
+  }
+
+  /** Why the punch is in the future, or undefined when it is not. */
+  reason(terminal: string, logTime: string): string | undefined {
+    let latest = this.latest(terminal);
+    if (logTime <= latest) {
+      if (this.opts.pushed) this.onTime(terminal, logTime);
+      return undefined;
+    }
+    const offset = wallClockDiffSeconds(logTime, this.boxNow);
+    if (this.opts.pushed) {
+      const steady = this.judge.pushed.note(terminal, offset);
+      if (steady !== undefined) {
+        this.latestBy.delete(terminal);
+        latest = this.latest(terminal);
+        this.steady.push({ terminal, offsetSeconds: steady, latest });
+        if (logTime <= latest) return undefined;
+      }
+    }
+    const skew = this.opts.currentSkewSeconds;
+    const basis =
+      skew !== undefined && skew > 0
+        ? `; the terminal's clock read ${signed(skew)} against the box, so later than its own clock too`
+        : '';
+    return `in the future: ${signed(offset)} after it was received (punch time minus box time; box clock ${this.boxNow.slice(0, 16)}, limit ${latest.slice(0, 16)} incl. tolerance${basis})`;
+  }
+
+  private latest(terminal: string): string {
+    let l = this.latestBy.get(terminal);
+    if (l === undefined) {
+      const skew = this.opts.currentSkewSeconds;
+      const ahead =
+        skew !== undefined
+          ? Math.max(0, skew) * 1000
+          : this.opts.pushed
+            ? (this.judge.pushed.offset(terminal) ?? 0) * 1000
+            : 0;
+      l = wallClockAt(this.now + this.judge.tolerance + Math.max(this.stepAheadMs, ahead), this.opts.timezone);
+      this.latestBy.set(terminal, l);
+    }
+    return l;
+  }
+
+  /** A pushed punch within the box's tolerance of now: a terminal with an offset has its clock right again. */
+  private onTime(terminal: string, logTime: string): void {
+    if (this.judge.pushed.offset(terminal) === undefined) return;
+    if (Math.abs(wallClockDiffSeconds(logTime, this.boxNow)) * 1000 > this.judge.tolerance) return;
+    if (this.judge.pushed.settle(terminal)) {
+      this.settled.push(terminal);
+      this.latestBy.delete(terminal);
+    }
+  }
+}
+
+/** "+7196 s (2 h 0 min)", "-3600 s (1 h 0 min)". */
+export function signed(seconds: number): string {
+  const s = Math.round(seconds);
+  const abs = Math.abs(s);
+  const hm = abs >= 60 ? ` (${Math.floor(abs / 3600)} h ${Math.floor((abs % 3600) / 60)} min)` : '';
+  return `${s >= 0 ? '+' : '-'}${abs} s${hm}`;
+}
