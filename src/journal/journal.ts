@@ -443,7 +443,10 @@ export class Journal implements PunchSink, DeliveryQueue {
     }
     for (const t of future.settled) {
       this.terminals.update(t, { skewSeconds: null });
-      this.extra.logger?.info({ terminal: t }, `terminal ${t} pushes punches dated about now again: its clock is right`);
+      this.extra.logger?.info(
+        { terminal: t },
+        `terminal ${t} pushes punches dated about now again: its clock is right`,
+      );
     }
     return released;
   }

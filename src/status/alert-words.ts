@@ -34,6 +34,15 @@ export function span(ms: number): string {
   return `${Math.max(1, Math.floor(ms / MIN))} min`;
 }
 
+/** A clock's difference: "45 s", "10 min", "2 h", "1 h 30 min" (to the nearest minute from 2 min). */
+function clockSpan(seconds: number): string {
+  const abs = Math.abs(Math.round(seconds));
+  if (abs < 120) return `${abs} s`;
+  const m = Math.round(abs / 60);
+  if (m < 60) return `${m} min`;
+  return `${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ''}`;
+}
+
 /** A skew within a minute of a whole number of hours (not 0): the hours, else null. */
 function wholeHours(seconds: number): number | null {
   const h = Math.round(seconds / 3600);
@@ -193,13 +202,13 @@ export const ALERT = {
     const hours = wholeHours(s);
     const likely =
       hours !== null
-        ? `${hours} whole ${Math.abs(hours) === 1 ? 'hour' : 'hours'}: its time zone or daylight saving time is set wrong (on the terminal, or its timezone in the config)`
+        ? `${Math.abs(hours)} whole ${Math.abs(hours) === 1 ? 'hour' : 'hours'}: its time zone or daylight saving time is set wrong (on the terminal, or its timezone in the config)`
         : 'it drifted or was set by hand';
     const seen = t.push ? 'its punches arrive dated' : 'its clock is';
     const zoneFix = `if it shows the right time for another zone, set timezone for ${t.name} in the config to the zone it runs in`;
     return {
       kind: 'clock-skew',
-      cause: `terminal ${t.name}: ${seen} ${span(Math.abs(s) * 1000)} ${s > 0 ? 'ahead of' : 'behind'} the box (${s > 0 ? '+' : ''}${s} s); likely ${likely}. Its punches are judged against its own clock and delivered with the times it recorded`,
+      cause: `terminal ${t.name}: ${seen} ${clockSpan(s)} ${s > 0 ? 'ahead of' : 'behind'} the box (${s > 0 ? '+' : ''}${s} s); likely ${likely}. Its punches are delivered with the times it recorded${s > 0 ? ' (judged against its own clock, not held as in the future)' : ''}`,
       fix: t.push
         ? `set the terminal's date, time and time zone (its menu: System > Date/Time); ${zoneFix}`
         : syncClock
@@ -218,7 +227,7 @@ export const ALERT = {
     push: boolean;
   }): Alert => ({
     kind: 'quarantined-future',
-    cause: `terminal ${q.terminal}: ${punches(q.count)} quarantined as in the future, dated ${q.from.slice(0, 16)} to ${q.to.slice(0, 16)}: the newest ${q.offsetSeconds >= 0 ? '+' : ''}${q.offsetSeconds} s (${span(Math.abs(q.offsetSeconds) * 1000)}) after it arrived (punch time minus receive time)${q.push ? '; several more at the same offset are taken as its clock and delivered' : ''}`,
+    cause: `terminal ${q.terminal}: ${punches(q.count)} quarantined as in the future, dated ${q.from.slice(0, 16)} to ${q.to.slice(0, 16)}: the newest ${q.offsetSeconds >= 0 ? '+' : ''}${q.offsetSeconds} s (${clockSpan(q.offsetSeconds)}) after it arrived (punch time minus receive time)${q.push ? '; several more at the same offset are taken as its clock and delivered' : ''}`,
     fix: `set the terminal's clock${q.push ? '' : ' (or syncClock: true)'}; if only its zone differs, set timezone for ${q.terminal} to the zone it runs in; journal.futureToleranceMinutes: ${Math.ceil(Math.abs(q.offsetSeconds) / 60) + 10} lets such punches through; punchgate punches release --terminal ${q.terminal} sends these with their times`,
   }),
 

@@ -3,7 +3,13 @@ import { FrameSplitter, type Framing } from '../../src/sources/serial/frame-spli
 import { decodeRdm6300, encodeRdm6300 } from '../../src/sources/serial/rdm6300.js';
 
 const splitter = (framing: Framing, over: { frameBytes?: number; maxBytes?: number } = {}) =>
-  new FrameSplitter({ framing, maxBytes: over.maxBytes ?? 64, gapMs: 30, keypadMaxBytes: 1, frameBytes: over.frameBytes });
+  new FrameSplitter({
+    framing,
+    maxBytes: over.maxBytes ?? 64,
+    gapMs: 30,
+    keypadMaxBytes: 1,
+    frameBytes: over.frameBytes,
+  });
 const push = (s: FrameSplitter, text: string, at = 0) => s.push(Buffer.from(text, 'latin1'), at);
 const texts = (r: { frames: { text: string }[] }) => r.frames.map((f) => f.text);
 
@@ -22,7 +28,11 @@ describe('FrameSplitter', () => {
 
   it('auto: CR, LF and CRLF lines as before; STX data CRLF ETX is one frame', () => {
     const s = splitter('auto');
-    expect(texts(push(s, '0004521000\r\n0004521001\n0004521002\r'))).toEqual(['0004521000', '0004521001', '0004521002']);
+    expect(texts(push(s, '0004521000\r\n0004521001\n0004521002\r'))).toEqual([
+      '0004521000',
+      '0004521001',
+      '0004521002',
+    ]);
     expect(push(s, '\x020004521003\r\n\x03').frames).toEqual([{ text: '0004521003', end: 'line', stx: true }]);
     // A stray STX swallows nothing: the next line end ends its frame.
     expect(texts(push(s, '\x00\x01\x02\n#!!\n'))).toEqual(['\x00\x01', '#!!']);

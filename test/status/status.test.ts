@@ -98,7 +98,7 @@ describe('status report and status log', () => {
     expect(r.alerts).toEqual([
       'HRMS refuses the token since 2026-11-22 09:12:00 +00:00: put a valid token in the token file (it is re-read without a restart)',
       'terminal gate-1 now answers with serial NEW instead of OLD: device swapped or address changed (its punches are kept apart): if the device was replaced on purpose, nothing is lost; otherwise check its host in the config (two terminals may have swapped addresses)',
-      "terminal gate-1 clock is 10 min behind: its punches keep the time it recorded: set the terminal's clock, or set syncClock: true for gate-1 so that punchgate sets it; a difference of whole hours usually means its timezone is wrong in the config",
+      'terminal gate-1: its clock is 10 min behind the box (-600 s); likely it drifted or was set by hand. Its punches are delivered with the times it recorded: set syncClock: true for gate-1 so that punchgate sets its clock at each poll, or set it by hand; if it shows the right time for another zone, set timezone for gate-1 in the config to the zone it runs in',
       // A cause recorded without a fix (an older punchgate): the fix for its kind.
       "terminal gate-2 unreachable for 3 h (no reply from 10.0.0.2:4370): its punches wait on the terminal: check the terminal's power and cable and its host (10.0.0.2) in the config; punchgate check tests it and says more",
       '14 punches refused: employee not found for code 1042: add the employee in the HRMS, then `punchgate punches retry`',

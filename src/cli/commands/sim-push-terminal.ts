@@ -18,6 +18,8 @@ export interface SimPushTerminalOptions {
   delay?: number;
   errorDelay?: number;
   timezone?: string;
+  /** The terminal's clock minus the box's (seconds). */
+  clockOffset: number;
   malformedRate: number;
   duplicateRate: number;
   unansweredRate: number;
@@ -71,6 +73,12 @@ export function registerSimPushTerminal(program: Command): void {
     .option('--delay <seconds>', "poll interval instead of the server's Delay", seconds)
     .option('--error-delay <seconds>', "wait after a failure instead of the server's ErrorDelay", seconds)
     .option('--timezone <zone>', "the terminal clock's zone (default the box's)")
+    .option(
+      '--clock-offset <seconds>',
+      "the terminal's clock minus the box's, e.g. 7200 (2 h ahead: a zone never set)",
+      int(-86_400 * 366, 86_400 * 366),
+      0,
+    )
     .option('--malformed-rate <r>', 'add a malformed line to this share of uploads', probability, 0)
     .option('--duplicate-rate <r>', 'upload this share of batches twice', probability, 0)
     .option('--unanswered-rate <r>', 'hang up before the answer on this share of uploads', probability, 0)
@@ -136,6 +144,7 @@ export async function runSimPushTerminal(o: SimPushTerminalOptions, io: ConsoleI
     delayMs: o.delay === undefined ? undefined : o.delay * 1000,
     errorDelayMs: o.errorDelay === undefined ? undefined : o.errorDelay * 1000,
     timezone: o.timezone,
+    clockOffsetSeconds: o.clockOffset,
     protocol: o.protocol,
     variant: {
       stamp: o.stamp,

@@ -3,6 +3,7 @@
  * Needs no punchgate config file.
  */
 import { InvalidArgumentError, type Command } from 'commander';
+import { wallClockAt } from '../../punch.js';
 import { CMD } from '../../sources/zk/protocol/constants.js';
 import { DataFileError, loadDataFiles } from '../../sim/terminal/data-file.js';
 import {
@@ -46,6 +47,8 @@ interface SimTerminalOptions {
   fpVersion?: string;
   tcp: boolean;
   udp: boolean;
+  /** The terminal's clock minus the box's (seconds): a clock on the wrong zone, DST not applied. */
+  clockOffset: number;
 }
 
 /** A command code by number (1503) or name (DATA_WRRQ); repeatable. */
@@ -94,6 +97,12 @@ export function registerSimTerminal(program: Command): void {
     .option('--user-capacity <n>', 'users the terminal holds at most (default 3000)', int(1, 65535))
     .option('--fingers <n>', 'give each generated user N stand-in fingerprint templates', int(0, 10))
     .option('--fp-version <v>', 'fingerprint algorithm version (~ZKFPVersion), default 10')
+    .option(
+      '--clock-offset <seconds>',
+      "the terminal's clock minus the box's, e.g. 7200 (2 h ahead: a zone never set) or -3600",
+      int(-86_400 * 366, 86_400 * 366),
+      0,
+    )
     .option('--no-tcp', 'UDP only')
     .option('--no-udp', 'TCP only')
     .action(action(async (opts: SimTerminalOptions, cmd: Command) => runSimTerminal(opts, cmd)));
@@ -160,6 +169,7 @@ async function runSimTerminal(opts: SimTerminalOptions, cmd: Command): Promise<n
         : undefined,
     faults,
     logger,
+    ...(opts.clockOffset ? { clock: () => wallClockAt(Date.now() + opts.clockOffset * 1000) } : {}),
   }).catch((e: unknown) => {
     throw new ExitError(`cannot listen on ${opts.host}:${opts.port}: ${(e as Error).message}`, EXIT.TEMPFAIL);
   });

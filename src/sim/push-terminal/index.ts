@@ -135,7 +135,8 @@ class PushTerminal implements PushTerminalSim {
         timezone: opts.timezone,
         seed: this.faults.seed,
       },
-      () => this.clock.now(),
+      // Its clock may run off the box's (a zone never set): its punches carry its time.
+      () => this.clock.now() + (opts.clockOffsetSeconds ?? 0) * 1000,
     );
     this.security = opts.protocol === 'security';
     this.variant = opts.variant ?? {};

@@ -86,6 +86,8 @@ export interface PushTerminalSimOptions {
   sequenceStart?: string;
   /** The terminal clock's zone (default the process zone). */
   timezone?: string;
+  /** The terminal's clock minus the box's (seconds), e.g. 7200: a clock 2 h ahead. */
+  clockOffsetSeconds?: number;
   /** Records per upload at most (default 100). */
   batchSize?: number;
   /** Poll interval instead of the server's Delay (tests: a short one). */
