@@ -149,7 +149,10 @@ const journalSchema = z.strictObject({
   path: z.string().min(1),
   /** Delivered punches are kept this long so that an old terminal log never enqueues them again. */
   retentionDays: z.number().int().min(1).default(400),
-  /** A punch more than this far in the future (terminal wall clock vs box clock) is quarantined. */
+  /**
+   * A punch more than this far in the future is quarantined: against the terminal's own clock where
+   * it is read or a push terminal's steady offset is known (journal/future-judge.ts), else the box's.
+   */
   futureToleranceMinutes: z.number().int().min(0).default(10),
   /**
    * A new punch dated more than this before the moment it could have been recorded (a real-time

@@ -270,3 +270,56 @@ describe('SerialSource with a fake device', () => {
     await source.stop();
   });
 });
+
+describe('SerialSource framing problems (fake device, fake timers)', () => {
+  it('bytes that make no read for noFrameAlertSeconds are a problem naming the terminal and the framing; a read clears it', async () => {
+    const { device, source, sink } = make({ format: 'card', framing: 'line', noFrameAlertSeconds: 60 });
+    device.failOpen = null;
+    await source.start();
+    // An RDM6300 on framing: line: no line end ever comes.
+    const frame = '\x021A0044FC28' + '8A' + '\x03';
+    device.send(frame);
+    await vi.advanceTimersByTimeAsync(59_000);
+    device.send(frame);
+    expect(source.status().framingProblem).toBeNull();
+    await vi.advanceTimersByTimeAsync(1_000);
+    const p = source.status().framingProblem!;
+    expect(p.cause).toMatch(/^clock1 sends bytes that make no card read or line \(28 bytes since .*; framing: line\): its reads are lost$/);
+    expect(p.fix).toMatch(/^set framing: auto for it/);
+    // A line end makes the held bytes one malformed line: still no read. A card line is one.
+    device.send('\r\n');
+    expect(source.status().framingProblem).not.toBeNull();
+    device.send('0004521000\r\n');
+    expect(source.status().framingProblem).toBeNull();
+    expect(sink.punches).toHaveLength(1);
+    await source.stop();
+  });
+
+  it('a read longer than the bound is a problem at once, not only a warning', async () => {
+    const { device, source } = make({ format: 'card' });
+    device.failOpen = null;
+    await source.start();
+    device.send('7'.repeat(3000));
+    const st = source.status();
+    expect(st).toMatchObject({ overflows: 1, malformed: 1 });
+    expect(st.framingProblem?.cause).toMatch(/1 read longer than 1024 bytes without an end; framing: auto/);
+    expect(st.framingProblem?.fix).toMatch(/framing: gap/);
+    device.send('\n0004521000\n');
+    expect(source.status().framingProblem).toBeNull();
+    await source.stop();
+  });
+
+  it('RDM6300 frames: good ones are punches with the printed number, bad checksums counted; keys counted, never glued', async () => {
+    const { device, source, sink } = make({ format: 'card' });
+    device.failOpen = null;
+    await source.start();
+    // 1A 0044FC28: checksum 1A^00^44^FC^28 = 8A.
+    device.send('\x021A0044FC288A\x03\x021A0044FC2800\x03');
+    device.send('3');
+    await vi.advanceTimersByTimeAsync(100);
+    device.send('0000123478\r\n');
+    expect(sink.punches.map((p) => p.biometricCode)).toEqual([String(0x0044fc28).padStart(10, '0'), '0000123478']);
+    expect(source.status()).toMatchObject({ badChecksums: 1, keypadKeys: 1, malformed: 1, accepted: 2 });
+    await source.stop();
+  });
+});
