@@ -284,7 +284,9 @@ describe('SerialSource framing problems (fake device, fake timers)', () => {
     expect(source.status().framingProblem).toBeNull();
     await vi.advanceTimersByTimeAsync(1_000);
     const p = source.status().framingProblem!;
-    expect(p.cause).toMatch(/^clock1 sends bytes that make no card read or line \(28 bytes since .*; framing: line\): its reads are lost$/);
+    expect(p.cause).toMatch(
+      /^clock1 sends bytes that make no card read or line \(28 bytes since .*; framing: line\): its reads are lost$/,
+    );
     expect(p.fix).toMatch(/^set framing: auto for it/);
     // A line end makes the held bytes one malformed line: still no read. A card line is one.
     device.send('\r\n');
