@@ -97,6 +97,56 @@ describe('punchgate sim serial', () => {
     expect(printed.filter((l) => l.startsWith('# noise'))).toHaveLength(5);
   });
 
+  it('--reader rdm6300 and wiegand-keypad: frames with checksums and bare key bytes, read as cards by the default framing', async () => {
+    const dir = tempDir();
+    cleanups.push(dir.cleanup);
+    const pair = await createPtyPair(dir.path('tty'));
+    cleanups.push(() => pair.close());
+    const sink = new MemorySink();
+    const source = new SerialSource({
+      config: serialConfig({ path: pair.devicePath, format: 'card' }),
+      sink,
+      logger: silentLogger(),
+      clock: { now: () => Date.now() },
+    });
+    cleanups.push(() => source.stop());
+    await source.start();
+    const rdm = io();
+    expect(
+      await runSimSerial(
+        { ...base, format: 'card', reader: 'rdm6300', device: pair.peerPath, count: 4, noise: 1 },
+        rdm.io,
+      ),
+    ).toBe(EXIT.OK);
+    await waitFor(() => sink.punches.length === 4 && source.status().badChecksums === 4, 10_000, '4 cards, 4 bad');
+    expect(
+      rdm.out
+        .join('')
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('#')),
+    ).toEqual(sink.punches.map((p) => p.biometricCode));
+    const kp = io();
+    expect(
+      await runSimSerial(
+        {
+          ...base,
+          format: 'card',
+          reader: 'wiegand-keypad',
+          device: pair.peerPath,
+          count: 2,
+          codes: ['0000123478', '0000123479'],
+        },
+        kp.io,
+      ),
+    ).toBe(EXIT.OK);
+    await waitFor(() => sink.punches.length === 6, 10_000, '2 more cards');
+    expect(sink.punches.slice(4).map((p) => p.biometricCode)).toEqual(['0000123478', '0000123479']);
+    expect(source.status().keypadKeys).toBe(2);
+    expect(kp.out.join('')).toMatch(/# keypad key: 3/);
+    expect(kp.err.join('')).toMatch(/wrote 2 punch lines and 0 noise lines, 2 keypad keys/);
+  });
+
   it('stops cleanly on Ctrl-C while waiting for a reader', async () => {
     const dir = tempDir();
     cleanups.push(dir.cleanup);
