@@ -49,6 +49,12 @@ function wholeHours(seconds: number): number | null {
   return h !== 0 && Math.abs(seconds - h * 3600) <= 60 ? h : null;
 }
 
+/** The same for half hours (zones such as +05:30 against +05:00): the half hours, else null. */
+function wholeHalfHours(seconds: number): number | null {
+  const h = Math.round(seconds / 1800);
+  return h !== 0 && Math.abs(seconds - h * 1800) <= 60 ? h : null;
+}
+
 /** "1 punch", "14 punches". */
 export const punches = (n: number) => `${n} ${n === 1 ? 'punch' : 'punches'}`;
 
@@ -200,10 +206,13 @@ export const ALERT = {
   clockSkew: (t: TerminalStatus, syncClock: boolean | undefined): Alert => {
     const s = Math.round(t.skewSeconds ?? 0);
     const hours = wholeHours(s);
+    const zone = 'its time zone or daylight saving time is set wrong (on the terminal, or its timezone in the config)';
     const likely =
       hours !== null
-        ? `${Math.abs(hours)} whole ${Math.abs(hours) === 1 ? 'hour' : 'hours'}: its time zone or daylight saving time is set wrong (on the terminal, or its timezone in the config)`
-        : 'it drifted or was set by hand';
+        ? `${Math.abs(hours)} whole ${Math.abs(hours) === 1 ? 'hour' : 'hours'}: ${zone}`
+        : wholeHalfHours(s) !== null
+          ? `whole half hours: ${zone}`
+          : 'it drifted or was set by hand';
     const seen = t.push ? 'its punches arrive dated' : 'its clock is';
     const zoneFix = `if it shows the right time for another zone, set timezone for ${t.name} in the config to the zone it runs in`;
     return {
