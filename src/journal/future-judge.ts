@@ -13,9 +13,17 @@ import type { IngestOptions } from './types.js';
  *   show the same offset (PushedClocks): then that offset is its clock's, its punches are judged
  *   against it, and those held for it so far are released;
  * - any other source (serial lines, imports): the box's clock.
+ * A clock taken as the terminal's is at most MAX_CLOCK_AHEAD_SECONDS ahead (any zone, DST).
  * A box clock stepped back lets terminals be ahead by that much. A punch past all of this (a year
  * off while the rest are fine) is quarantined as before, its offset in the message.
  */
+/**
+ * The furthest ahead a terminal's clock is taken as its own: zones lie within 26 h of each other,
+ * plus an hour of DST. A clock further off (set to the wrong year) is not a zone: its punches are
+ * quarantined as before.
+ */
+export const MAX_CLOCK_AHEAD_SECONDS = 27 * 3600;
+
 export class FutureJudge {
   readonly pushed: PushedClocks;
 
@@ -82,9 +90,11 @@ export class FutureCall {
     }
     const skew = this.opts.currentSkewSeconds;
     const basis =
-      skew !== undefined && skew > 0
-        ? `; the terminal's clock read ${signed(skew)} against the box, so later than its own clock too`
-        : '';
+      skew !== undefined && skew > MAX_CLOCK_AHEAD_SECONDS
+        ? `; the terminal's clock read ${signed(skew)} against the box: further off than any time zone, so not taken as its own`
+        : skew !== undefined && skew > 0
+          ? `; the terminal's clock read ${signed(skew)} against the box, so later than its own clock too`
+          : '';
     return `in the future: ${signed(offset)} after it was received (punch time minus box time; box clock ${this.boxNow.slice(0, 16)}, limit ${latest.slice(0, 16)} incl. tolerance${basis})`;
   }
 
@@ -98,7 +108,8 @@ export class FutureCall {
           : this.opts.pushed
             ? (this.judge.pushed.offset(terminal) ?? 0) * 1000
             : 0;
-      l = wallClockAt(this.now + this.judge.tolerance + Math.max(this.stepAheadMs, ahead), this.opts.timezone);
+      const taken = ahead <= MAX_CLOCK_AHEAD_SECONDS * 1000 ? ahead : 0;
+      l = wallClockAt(this.now + this.judge.tolerance + Math.max(this.stepAheadMs, taken), this.opts.timezone);
       this.latestBy.set(terminal, l);
     }
     return l;

@@ -15,6 +15,8 @@
 export const STEADY_MARGIN_SECONDS = 300;
 /** Punches that must agree before an offset is the terminal's clock. */
 export const STEADY_PUNCHES = 3;
+/** The furthest ahead an offset may be its clock's: zones lie within 26 h of each other, plus DST. */
+const MAX_OFFSET_SECONDS = 27 * 3600;
 /** Offsets kept per terminal. */
 const RECENT = 8;
 
@@ -39,6 +41,8 @@ export class PushedClocks {
    * this punch made it steady (newly, or larger than it was), else undefined.
    */
   note(terminal: string, offsetSeconds: number): number | undefined {
+    // Further off than any zone (a clock set to the wrong year): never its clock, however steady.
+    if (offsetSeconds > MAX_OFFSET_SECONDS) return undefined;
     const list = [...(this.recent.get(terminal) ?? []), offsetSeconds].slice(-RECENT);
     this.recent.set(terminal, list);
     const agreeing = list.filter((o) => Math.abs(o - offsetSeconds) <= STEADY_MARGIN_SECONDS);

@@ -54,6 +54,9 @@ describe('the future judge', () => {
     expect(held[0]!.lastMessage).toMatch(
       /^quarantined: in the future: \+31536000 s \(8760 h 0 min\) after it was received/,
     );
+    // A clock a year ahead is not a zone: its punches are quarantined as before.
+    const far = j.ingest([punch('5', '2027-11-22 12:00:00')], { timezone: 'UTC', currentSkewSeconds: 365 * 86_400 });
+    expect(far.quarantined).toBe(1);
     // Without a clock reading (serial, import) the box's clock judges, as before.
     expect(j.ingest([punch('3', '2026-11-22 13:00:00')], { timezone: 'UTC' }).quarantined).toBe(1);
     // A terminal 1 h behind: nothing in the future, nothing held.
@@ -76,6 +79,9 @@ describe('the future judge', () => {
     expect(push(punch('4', at(3)))).toEqual({ added: 1, duplicates: 0, quarantined: 0 });
     expect(j.claim(10).map((p) => p.biometricCode)).toEqual(['1', '2', '3', '4']);
     expect(j.queries.list({ state: 'quarantined' }).map((p) => p.biometricCode)).toEqual(['x']);
+    // Even three punches a year ahead that agree are no clock: they stay held.
+    for (const code of ['y1', 'y2', 'y3'])
+      expect(push(punch(code, '2027-11-22 12:05:00'))).toMatchObject({ quarantined: 1 });
     // Another terminal is not affected by it.
     expect(push(punch('9', at(4), 'gate-2'))).toMatchObject({ quarantined: 1 });
     // Its clock set right: a punch dated now settles it, and the offset no longer lets punches through.
