@@ -325,3 +325,30 @@ describe('SerialSource framing problems (fake device, fake timers)', () => {
     await source.stop();
   });
 });
+
+describe('SerialSource fixed-length and silence framings (fake device, fake timers)', () => {
+  it('framing length: whole records are cards, a partial one before a silence is dropped, never a code', async () => {
+    const { device, source, sink } = make({ format: 'card', framing: 'length', frameBytes: 12 });
+    device.failOpen = null;
+    await source.start();
+    device.send('0004521000\r\n0004521001\r\n00045');
+    await vi.advanceTimersByTimeAsync(100);
+    device.send('0004521002\r\n');
+    expect(sink.punches.map((p) => p.biometricCode)).toEqual(['0004521000', '0004521001', '0004521002']);
+    expect(source.status().malformed).toBe(1);
+    await source.stop();
+  });
+
+  it('framing gap: a read is what comes between silences', async () => {
+    const { device, source, sink } = make({ format: 'card', framing: 'gap', gapMs: 50 });
+    device.failOpen = null;
+    await source.start();
+    device.send('00045');
+    device.send('21000');
+    await vi.advanceTimersByTimeAsync(60);
+    device.send('0004521001');
+    await vi.advanceTimersByTimeAsync(60);
+    expect(sink.punches.map((p) => p.biometricCode)).toEqual(['0004521000', '0004521001']);
+    await source.stop();
+  });
+});

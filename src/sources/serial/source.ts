@@ -259,7 +259,7 @@ export class SerialSource {
       }
       if (parsed.kind === 'malformed') {
         this.stats.markMalformed();
-        if ('badChecksum' in parsed) {
+        if ('badChecksum' in parsed && parsed.badChecksum) {
           framed = true;
           this.stats.markBadChecksum();
         }
@@ -277,10 +277,14 @@ export class SerialSource {
   /** A frame as a key, a punch, noise or nothing. */
   private parseFrame(
     frame: Frame,
-  ): ParsedLine | { kind: 'key'; key: string } | { kind: 'malformed'; reason: string; badChecksum: true } {
+  ): ParsedLine | { kind: 'key'; key: string } | { kind: 'malformed'; reason: string; badChecksum?: true } {
     const text = frame.text.replace(EDGE_CONTROL, '');
     if (text.length > 0 && text.length <= this.cfg.keypadMaxBytes && KEY.test(text))
       return { kind: 'key', key: printable(text) };
+    // Cut short: a partial record before a silence, or bytes an STX interrupted. Never a code.
+    if (this.cfg.framing === 'length' && frame.end !== 'length')
+      return { kind: 'malformed', reason: `cut short: ${frame.text.length} of ${this.cfg.frameBytes} bytes` };
+    if (frame.end === 'stx') return { kind: 'malformed', reason: 'bytes without an end before an STX' };
     if (frame.stx && this.cfg.format === 'card') {
       const read = decodeRdm6300(text, this.cfg.cardNumber);
       if (read?.kind === 'bad-checksum') return { kind: 'malformed', reason: read.reason, badChecksum: true };
