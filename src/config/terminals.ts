@@ -183,6 +183,12 @@ export const admsTerminalSchema = z.strictObject({
     .array(z.number().int().min(0).max(65_535))
     .min(1, 'must list at least one event code (leave punchEvents out for the default)')
     .optional(),
+  /**
+   * The push protocol's dialect the terminal is answered in: `2.0.1` (old firmware: `Stamp=`, a
+   * bit-string TransFlag, a bare `OK`) or `current` (`ATTLOGStamp=`, `OK:<n>`). Absent: the one
+   * its handshake shows (no `pushver`, or one below 2.2, is 2.0.1).
+   */
+  pushDialect: z.enum(['2.0.1', 'current']).optional(),
 });
 
 export const terminalSchema = z.discriminatedUnion('kind', [
