@@ -177,6 +177,30 @@ describe('records', () => {
     expect(decodeAttendance16(breakOut, 0, 9)).toMatchObject({ state: 4, verifyType: 2 });
   });
 
+  it('attendance 16 as a Ver 6.60 (Aug 17 2015) terminal sent it: mornings check-in, afternoons check-out', () => {
+    // Records from a buffer published in bulentv/js_zklib issue #50 ("Attendance parser v6.60
+    // returning incorrect values", firmware 6.60 Aug 17 2015), cut at record boundaries: user 21
+    // at 07:31:56, 16 at 07:34:45, then 22 at 15:15:17 and 21 at 15:35:01 with byte 8 = 1.
+    const records = [
+      '15000000ec154f230000000000000000',
+      '1000000095164f230000000000000000',
+      '1600000085824f230100000000000000',
+      '1500000025874f230100000000000000',
+    ].map(hex);
+    const d = decodeAttendances(encodeDataset(records), { count: 4 });
+    expect(d.recordSize).toBe(16);
+    expect(d.records.map((r) => [r.userId, r.logTime, r.state])).toEqual([
+      ['21', '2018-06-06 07:31:56', 0],
+      ['16', '2018-06-06 07:34:45', 0],
+      ['22', '2018-06-06 15:15:17', 1],
+      ['21', '2018-06-06 15:35:01', 1],
+    ]);
+    // Read with the state in byte 9 (as punchgate did), every one of them was a check-in.
+    expect(decodeAttendances(encodeDataset(records), { count: 4, stateByte: 9 }).records.map((r) => r.state)).toEqual([
+      0, 0, 0, 0,
+    ]);
+  });
+
   it('attendance 8 (black-and-white firmware, ZKTeco TAttLog; pyzk HB4sB) names the user by index', () => {
     // U16 PIN (internal index 3), BYTE verified 1, time_t 2018-06-25 17:41:05, BYTE status 1 (out).
     const record = hex('0300 01 31b16823 01');

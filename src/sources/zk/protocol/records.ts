@@ -115,8 +115,10 @@ export function encodeAttendance40(a: ZkAttendance): Buffer {
  * ZKTeco's own firmware lays the record out (`TExtendAttLog`: u32 PIN, time, `status`,
  * `verified`, 2 reserved, u32 workcode; ZEM200 flashdb.h, and the "Communication protocol
  * manual" of the standalone SDK, "extension attendance data record structure"). pyzk unpacks
- * the same bytes as `<I4sBB2sI` and calls byte 8 "status" and byte 9 "punch"; a firmware that
- * really keeps the state in byte 9 is set per terminal (`stateByte: 9`).
+ * the same bytes as `<I4sBB2sI` and calls byte 8 "status" and byte 9 "punch". A log published
+ * from a Ver 6.60 (Aug 17 2015) terminal (bulentv/js_zklib issue #50) bears it out: byte 8 is 0
+ * in the morning and 1 from the afternoon on, byte 9 always 0. A firmware that really keeps the
+ * state in byte 9 is set per terminal (`stateByte: 9`).
  */
 export type StateByte16 = 8 | 9;
 export const DEFAULT_STATE_BYTE_16: StateByte16 = 8;
