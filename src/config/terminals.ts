@@ -57,6 +57,12 @@ export const zkTerminalSchema = z.strictObject({
   skewThresholdSeconds: z.number().int().min(1).default(60),
   /** Clear the terminal's log once everything on it is delivered and older than N days. Off by default. */
   clearAfterDays: z.number().int().min(1).optional(),
+  /**
+   * Old firmware's 16-byte attendance records: the byte that holds the in/out state. 8 as
+   * ZKTeco's firmware lays the record out (the verify type follows in byte 9); 9 for a firmware
+   * that keeps them the other way round (every punch then shows as check-in with 8).
+   */
+  stateByte: z.union([z.literal(8), z.literal(9)]).default(8),
 });
 
 export const serialTerminalSchema = z.strictObject({
@@ -194,6 +200,12 @@ export const admsTerminalSchema = z.strictObject({
     .array(z.number().int().min(0).max(65_535))
     .min(1, 'must list at least one event code (leave punchEvents out for the default)')
     .optional(),
+  /**
+   * The push protocol's dialect the terminal is answered in: `2.0.1` (old firmware: `Stamp=`, a
+   * bit-string TransFlag, a bare `OK`) or `current` (`ATTLOGStamp=`, `OK:<n>`). Absent: the one
+   * its handshake shows (no `pushver`, or one below 2.2, is 2.0.1).
+   */
+  pushDialect: z.enum(['2.0.1', 'current']).optional(),
 });
 
 export const terminalSchema = z.discriminatedUnion('kind', [

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { startHrmsSim, type HrmsSimOptions } from '../../src/sim/hrms/index.js';
-import { startTerminalSim, type TerminalSim } from '../../src/sim/terminal/index.js';
+import { startTerminalSim, type SimFirmware, type TerminalSim } from '../../src/sim/terminal/index.js';
 import { unitEnvironment, unitNodeArgs } from '../../bench/lib/unit.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
@@ -24,6 +24,9 @@ export async function startStack(
     hrms?: HrmsSimOptions;
     serialNumbers?: string[];
     commKey?: number;
+    /** Firmware switches of the simulated terminals, and settings merged into their config. */
+    firmware?: SimFirmware;
+    zk?: Record<string, unknown>;
   } = {},
 ) {
   const commKey = opts.commKey ?? COMM_KEY;
@@ -37,6 +40,7 @@ export async function startStack(
         commKey,
         users: [{ uid: 1, userId: '1001', name: 'A' }],
         punches: [],
+        firmwareQuirks: opts.firmware,
       }),
     );
   }
@@ -51,6 +55,7 @@ export async function startStack(
     schedule: '* * * * * *',
     realtime: true,
     timeoutMs: 1000,
+    ...opts.zk,
   });
   const config = (ts: TerminalSim[] = terminals) => ({
     site: 'plant-t',

@@ -5,6 +5,7 @@ import {
   decodeUsers,
   decodeZkTime,
   encodeAttendance16,
+  encodeAttendance8,
   encodeAttendance40,
   encodeDataset,
   encodePacket,
@@ -55,6 +56,27 @@ const attendance16 = fc.record({
   workCode: fc.integer({ min: 0, max: 0xffffffff }),
 });
 
+/**
+ * What a real log holds: times after 2000 (no terminal kept a log then), states 0-5 plus a few,
+ * verify types below 32, small work codes. A size guessed from the data (no record count) is
+ * promised only for such logs: random bytes of one size can look like records of another.
+ */
+const realTime = logTime.filter((t) => t >= '2001');
+const attendance16Real = fc.record({
+  uid: fc.constant(0),
+  userId: fc.integer({ min: 1, max: 99_999_999 }).map(String),
+  verifyType: fc.integer({ min: 0, max: 31 }),
+  state: fc.integer({ min: 0, max: 15 }),
+  logTime: realTime,
+  workCode: fc.integer({ min: 0, max: 9999 }),
+});
+const attendance8 = fc.record({
+  uid: fc.integer({ min: 1, max: 0xffff }),
+  verifyType: fc.integer({ min: 0, max: 31 }),
+  state: fc.integer({ min: 0, max: 15 }),
+  logTime: realTime,
+});
+
 describe('codec properties', () => {
   it('time: encode/decode round-trip for every calendar time 2000-2099', () => {
     fc.assert(fc.property(logTime, (t) => decodeZkTime(encodeZkTime(t)) === t));
@@ -87,15 +109,31 @@ describe('codec properties', () => {
     );
   });
 
-  it('attendance: 40- and 16-byte datasets decode to the same records, record size found from the data', () => {
-    const check = (recs: ZkAttendance[], enc: (a: ZkAttendance) => Buffer, size: number) => {
-      const d = decodeAttendances(encodeDataset(recs.map(enc)));
+  it('attendance: 40-, 16- and 8-byte datasets decode to the same records, record size found from the data', () => {
+    const check = (recs: ZkAttendance[], enc: (a: ZkAttendance) => Buffer, size: number, count?: number) => {
+      const d = decodeAttendances(encodeDataset(recs.map((r) => enc(r))), { count });
       expect(d.records).toEqual(recs);
       if (recs.length > 0) expect(d.recordSize).toBe(size);
       expect(d.malformedBytes).toBe(0);
     };
     fc.assert(fc.property(fc.array(attendance40, { maxLength: 40 }), (recs) => check(recs, encodeAttendance40, 40)));
-    fc.assert(fc.property(fc.array(attendance16, { maxLength: 40 }), (recs) => check(recs, encodeAttendance16, 16)));
+    fc.assert(
+      fc.property(fc.array(attendance16Real, { maxLength: 40 }), (recs) => check(recs, encodeAttendance16, 16)),
+    );
+    // Any bytes at all: the record count the terminal announced settles the size.
+    fc.assert(
+      fc.property(fc.array(attendance16, { maxLength: 40 }), (recs) =>
+        check(recs, encodeAttendance16, 16, recs.length),
+      ),
+    );
+    // 8-byte logs, like pyzk, by the announced count; also when punches came in between the
+    // count and the download (the log grew, by less than it held), whatever the bytes look like.
+    const as8 = (recs: Omit<ZkAttendance, 'userId'>[]) => recs.map((r) => ({ ...r, userId: String(r.uid) }));
+    fc.assert(
+      fc.property(fc.array(attendance8, { minLength: 1, maxLength: 40 }), fc.nat(), (recs, seen) =>
+        check(as8(recs), encodeAttendance8, 8, recs.length - (seen % Math.ceil(recs.length / 2))),
+      ),
+    );
   });
 
   it('attendance: a malformed tail or a truncated dataset is counted, never thrown', () => {

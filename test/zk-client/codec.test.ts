@@ -6,6 +6,11 @@ import {
   TCP_MAGIC,
   ZkProtocolError,
   decodeAttendance16,
+  decodeAttendance8,
+  decodeAttendances,
+  encodeAttendance8,
+  encodeDataset,
+  withUserIds,
   decodeAttendance40,
   decodeFreeSizes,
   decodePacket,
@@ -147,6 +152,77 @@ describe('records', () => {
   it('attendance 16 round-trips', () => {
     const a = { uid: 0, userId: '1005', verifyType: 2, state: 1, logTime: '2024-03-31 02:30:00', workCode: 9 };
     expect(decodeAttendance16(encodeAttendance16(a))).toEqual(a);
+    expect(decodeAttendance16(encodeAttendance16(a, 9), 0, 9)).toEqual(a);
+  });
+
+  it('attendance 16 keeps the state in byte 8, the verify type in byte 9 (ZKTeco TExtendAttLog)', () => {
+    // The record as old firmware (Ver 6.60 2015, AttLogExtendFormat) sends it, laid out by
+    // ZKTeco's own struct (ZEM200 flashdb.h; the standalone SDK's "Communication protocol
+    // manual": U32 PIN, time_t time_second, BYTE status, BYTE verified, BYTE reserved[2], U32
+    // workcode): PIN 1005, 2018-06-25 17:41:05 (0x2368B131, the capture's packed time), status 1
+    // (check-out), verified 1 (finger), work code 0. pyzk unpacks these bytes as `<I4sBB2sI`.
+    const record = hex('ed030000 31b16823 01 01 0000 00000000');
+    expect(decodeAttendance16(record)).toEqual({
+      uid: 0,
+      userId: '1005',
+      logTime: '2018-06-25 17:41:05',
+      state: 1,
+      verifyType: 1,
+      workCode: 0,
+    });
+    // Break-out (2) by card (4): the state is byte 8 whatever byte 9 holds.
+    const breakOut = hex('ed030000 31b16823 02 04 0000 00000000');
+    expect(decodeAttendance16(breakOut)).toMatchObject({ state: 2, verifyType: 4 });
+    // Firmware that keeps them the other way round (stateByte: 9).
+    expect(decodeAttendance16(breakOut, 0, 9)).toMatchObject({ state: 4, verifyType: 2 });
+  });
+
+  it('attendance 16 as a Ver 6.60 (Aug 17 2015) terminal sent it: mornings check-in, afternoons check-out', () => {
+    // Records from a buffer published in bulentv/js_zklib issue #50 ("Attendance parser v6.60
+    // returning incorrect values", firmware 6.60 Aug 17 2015), cut at record boundaries: user 21
+    // at 07:31:56, 16 at 07:34:45, then 22 at 15:15:17 and 21 at 15:35:01 with byte 8 = 1.
+    const records = [
+      '15000000ec154f230000000000000000',
+      '1000000095164f230000000000000000',
+      '1600000085824f230100000000000000',
+      '1500000025874f230100000000000000',
+    ].map(hex);
+    const d = decodeAttendances(encodeDataset(records), { count: 4 });
+    expect(d.recordSize).toBe(16);
+    expect(d.records.map((r) => [r.userId, r.logTime, r.state])).toEqual([
+      ['21', '2018-06-06 07:31:56', 0],
+      ['16', '2018-06-06 07:34:45', 0],
+      ['22', '2018-06-06 15:15:17', 1],
+      ['21', '2018-06-06 15:35:01', 1],
+    ]);
+    // Read with the state in byte 9 (as punchgate did), every one of them was a check-in.
+    expect(decodeAttendances(encodeDataset(records), { count: 4, stateByte: 9 }).records.map((r) => r.state)).toEqual([
+      0, 0, 0, 0,
+    ]);
+  });
+
+  it('attendance 8 (black-and-white firmware, ZKTeco TAttLog; pyzk HB4sB) names the user by index', () => {
+    // U16 PIN (internal index 3), BYTE verified 1, time_t 2018-06-25 17:41:05, BYTE status 1 (out).
+    const record = hex('0300 01 31b16823 01');
+    expect(decodeAttendance8(record)).toEqual({
+      uid: 3,
+      userId: '3',
+      verifyType: 1,
+      logTime: '2018-06-25 17:41:05',
+      state: 1,
+    });
+    expect(encodeAttendance8(decodeAttendance8(record))).toEqual(record);
+    // Two of them, the count announced by GET_FREE_SIZES (as pyzk: size / count = 8).
+    const d = decodeAttendances(encodeDataset([record, hex('0700 00 6bb36823 00')]), { count: 2 });
+    expect(d.recordSize).toBe(8);
+    const named = withUserIds(d.records, [
+      { uid: 3, userId: '1005' },
+      { uid: 9, userId: '77' },
+    ]);
+    expect(named.map((r) => [r.userId, r.logTime, r.state])).toEqual([
+      ['1005', '2018-06-25 17:41:05', 1],
+      ['7', '2018-06-25 17:50:35', 0], // index 7 is not in the user list: kept as the index
+    ]);
   });
 });
 

@@ -32,7 +32,7 @@ export function makeAttendances(n: number, withUid = true): ZkAttendance[] {
 }
 
 export const dataset40 = (a: ZkAttendance[]) => encodeDataset(a.map(encodeAttendance40));
-export const dataset16 = (a: ZkAttendance[]) => encodeDataset(a.map(encodeAttendance16));
+export const dataset16 = (a: ZkAttendance[]) => encodeDataset(a.map((r) => encodeAttendance16(r)));
 
 export const USERS: ZkUser[] = [
   {

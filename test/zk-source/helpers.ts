@@ -20,6 +20,7 @@ export function zkConfig(port: number, extra: Partial<ZkTerminalConfig> = {}): Z
     pollDeadlinePerRecordMs: 5,
     syncClock: false,
     skewThresholdSeconds: 60,
+    stateByte: 8,
     enabled: true,
     timezone: 'UTC',
     ...extra,

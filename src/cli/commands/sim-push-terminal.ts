@@ -36,6 +36,13 @@ export interface SimPushTerminalOptions {
   nonPunchRate: number;
   deviceType: boolean;
   localAddress?: string;
+  dialect?: '2.0.1';
+  queryData?: boolean;
+}
+
+function dialect(v: string): '2.0.1' {
+  if (v !== '2.0.1') throw new InvalidArgumentError('expected 2.0.1');
+  return v;
 }
 
 function protocol(v: string): 'attendance' | 'security' {
@@ -117,6 +124,12 @@ export function registerSimPushTerminal(program: Command): void {
     )
     .option('--no-device-type', 'security: no DeviceType=acc in the handshake (the terminal registers first)')
     .option(
+      '--dialect <version>',
+      'firmware speaking PUSH 2.0.1 (the only one): no pushver, reads Stamp= and a bit-string TransFlag, takes only a bare OK',
+      dialect,
+    )
+    .option('--query-data', 'answer users queries on /iclock/querydata with cmdid=, no devicecmd result (BioFace A1)')
+    .option(
       '--local-address <ip>',
       'send from this local address, e.g. 127.0.0.2 (another device using the serial; on loopback only for tests)',
     )
@@ -154,6 +167,8 @@ export async function runSimPushTerminal(o: SimPushTerminalOptions, io: ConsoleI
       multilineResults: o.multilineResults,
       clockUnsetRows: o.clockUnset,
       deviceTypeInHandshake: o.deviceType,
+      dialect: o.dialect,
+      queryDataAnswers: o.queryData,
     },
     faults: {
       nonPunchRate: o.nonPunchRate,

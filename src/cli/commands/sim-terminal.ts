@@ -49,6 +49,10 @@ interface SimTerminalOptions {
   udp: boolean;
   /** The terminal's clock minus the box's (seconds): a clock on the wrong zone, DST not applied. */
   clockOffset: number;
+  attRecord?: 40 | 16 | 8;
+  stateByte?: 8 | 9;
+  connectReply?: number;
+  connectAuth: 'accept' | 'refuse';
 }
 
 /** A command code by number (1503) or name (DATA_WRRQ); repeatable. */
@@ -59,6 +63,19 @@ function commandCode(v: string, prev: number[]): number[] {
 }
 
 const collect = (v: string, prev: string[]) => [...prev, v];
+
+function oneOf<T extends number>(allowed: readonly T[]) {
+  return (v: string): T => {
+    const n = Number(v);
+    if (!allowed.includes(n as T)) throw new InvalidArgumentError(`expected ${allowed.join(', ')}`);
+    return n as T;
+  };
+}
+
+function connectAuthMode(v: string): 'accept' | 'refuse' {
+  if (v !== 'accept' && v !== 'refuse') throw new InvalidArgumentError('expected accept or refuse');
+  return v;
+}
 
 function writeMode(v: string): 'disconnect' | 'error' {
   if (v !== 'disconnect' && v !== 'error') throw new InvalidArgumentError('expected disconnect or error');
@@ -105,6 +122,23 @@ export function registerSimTerminal(program: Command): void {
     )
     .option('--no-tcp', 'UDP only')
     .option('--no-udp', 'TCP only')
+    .option(
+      '--att-record <bytes>',
+      'firmware: attendance records of 40, 16 (old firmware) or 8 bytes (black-and-white); default 40 on TCP, 16 on UDP',
+      oneOf([40, 16, 8] as const),
+    )
+    .option(
+      '--state-byte <n>',
+      'firmware: the byte of a 16-byte record holding the in/out state (8 or 9)',
+      oneOf([8, 9] as const),
+    )
+    .option('--connect-reply <code>', 'firmware: answer CONNECT with this code (2025+ firmware: 6001)', int(0, 0xffff))
+    .option(
+      '--connect-auth <mode>',
+      'after --connect-reply: accept the comm key login, or refuse every one',
+      connectAuthMode,
+      'accept',
+    )
     .action(action(async (opts: SimTerminalOptions, cmd: Command) => runSimTerminal(opts, cmd)));
 }
 
@@ -158,6 +192,12 @@ async function runSimTerminal(opts: SimTerminalOptions, cmd: Command): Promise<n
     udp: opts.udp,
     serialNumber: opts.serial,
     commKey: opts.commKey ?? 0,
+    firmwareQuirks: {
+      attendanceRecord: opts.attRecord,
+      stateByte: opts.stateByte,
+      connectReply: opts.connectReply,
+      connectAuth: opts.connectAuth,
+    },
     users,
     punches,
     templates,

@@ -88,6 +88,10 @@ class PushTerminal implements PushTerminalSim {
   /** Records asked for again by the server (DATA QUERY ATTLOG): uploaded without a stamp. */
   private requery: PushSimRecord[] = [];
   private usersToUpload = true;
+  /** A users query to answer on querydata (queryDataAnswers): its command id. */
+  private queryAnswerId: string | undefined;
+  /** PUSH 2.0.1: whether the option block's bit-string TransFlag asks for punches. */
+  private transAttlog = true;
   private registered = false;
   private readonly security: boolean;
   private readonly variant: PushSimVariant;
@@ -171,9 +175,14 @@ class PushTerminal implements PushTerminalSim {
     });
   }
 
-  /** The answer was `OK...` with status 200; anything else is a failure (noted). */
-  private ok(a: SimAnswer, what: string): boolean {
-    if (a.kind === 'answer' && a.status === 200 && a.body.startsWith('OK')) return true;
+  /**
+   * The answer was `OK...` with status 200; anything else is a failure (noted). `upload`: PUSH
+   * 2.0.1 firmware takes only a bare `OK` after an upload.
+   */
+  private ok(a: SimAnswer, what: string, upload = false): boolean {
+    const bare = upload && this.variant.dialect === '2.0.1';
+    if (a.kind === 'answer' && a.status === 200 && (bare ? a.body.trim() === 'OK' : a.body.startsWith('OK')))
+      return true;
     this.st.failedRequests++;
     this.st.lastError =
       a.kind === 'answer' ? `${what}: HTTP ${a.status} ${a.body.trim().slice(0, 80)}` : `${what}: ${a.reason}`;
@@ -203,15 +212,17 @@ class PushTerminal implements PushTerminalSim {
     if (this.clock.now() >= this.nextPollAt) return (await this.poll()) ? true : 'error';
     if (this.usersToUpload) return (await this.uploadUsers()) ? true : 'error';
     if (this.requery.length > 0) return (await this.uploadRequery()) ? true : 'error';
-    if (this.pointer < this.log.size) return (await this.upload()) ? true : 'error';
+    if (this.pointer < this.log.size && this.transAttlog) return (await this.upload()) ? true : 'error';
     return false;
   }
 
   private async handshake(): Promise<boolean> {
     if (this.security) return this.securityHandshake();
+    const legacy = this.variant.dialect === '2.0.1';
+    const pushver = this.opts.pushVersion ?? (legacy ? undefined : '2.4.1');
     const a = await this.request(
       'GET',
-      this.path('cdata', { options: 'all', pushver: this.opts.pushVersion ?? '2.4.1', language: '69' }),
+      this.path('cdata', { options: 'all', ...(pushver ? { pushver } : {}), language: '69' }),
     );
     if (a.kind !== 'answer' || a.status !== 200 || !a.body.startsWith('GET OPTION FROM')) {
       this.ok(a, 'handshake');
@@ -224,7 +235,10 @@ class PushTerminal implements PushTerminalSim {
         .filter((kv) => kv.length >= 2)
         .map(([k, ...v]) => [k!.trim(), v.join('=').trim()]),
     );
-    const stamp = options.get('ATTLOGStamp') ?? '0';
+    // PUSH 2.0.1 knows the stamp by its old name only, and the TransFlag as a bit string.
+    const stamp = options.get(legacy ? 'Stamp' : 'ATTLOGStamp') ?? '0';
+    if (legacy)
+      this.transAttlog = /^[01]{10}$/.test(options.get('TransFlag') ?? '') && options.get('TransFlag')![0] === '1';
     this.st.serverStamp = stamp;
     // As push firmware does: resume after the server's stamp ("0" or "None": from the start).
     this.pointer = /^\d+$/.test(stamp) ? Math.min(Number(stamp), this.log.size) : 0;
@@ -307,6 +321,11 @@ class PushTerminal implements PushTerminalSim {
       const code = this.apply(effect);
       this.commandLog.push({ id: c.id, command: c.command, returnCode: code });
       this.say(`command ${c.id} ${c.command.split('\t')[0]} -> ${code}`);
+      // A BioFace A1 answers a users query on querydata, with the command's id, and nothing else.
+      if (this.variant.queryDataAnswers && effect.kind === 'query-users') {
+        this.queryAnswerId = c.id;
+        continue;
+      }
       results.push(
         this.variant.multilineResults
           ? resultLine(c.id, code, c.command).split('&').join('\n')
@@ -315,8 +334,10 @@ class PushTerminal implements PushTerminalSim {
       if (effect.kind === 'info') results.push(...this.infoLines());
       effects.push(effect);
     }
-    const r = await this.request('POST', this.path('devicecmd'), results.join('\n') + '\n');
-    if (!this.ok(r, 'devicecmd')) return false;
+    if (results.length > 0) {
+      const r = await this.request('POST', this.path('devicecmd'), results.join('\n') + '\n');
+      if (!this.ok(r, 'devicecmd')) return false;
+    }
     if (this.security && this.pollCount % 5 === 1) await this.uploadState();
     if (effects.some((e) => e.kind === 'reboot')) {
       this.say('rebooting');
@@ -386,6 +407,24 @@ class PushTerminal implements PushTerminalSim {
   }
 
   private async uploadUsers(): Promise<boolean> {
+    if (this.queryAnswerId !== undefined) {
+      const body = this.userList.map((u, i) => userRow(u, i + 1)).join('\n') + '\n';
+      const n = String(this.userList.length);
+      const query = {
+        type: 'tabledata',
+        tablename: 'user',
+        cmdid: this.queryAnswerId,
+        count: n,
+        packcnt: '1',
+        packidx: '1',
+      };
+      const a = await this.request('POST', this.path('querydata', query), body);
+      if (a.kind !== 'answer' || a.status !== 200 || !/^user=\d+/.test(a.body)) return this.ok(a, 'querydata upload');
+      this.st.lastTableAnswer = a.body.trim();
+      this.queryAnswerId = undefined;
+      this.usersToUpload = false;
+      return true;
+    }
     if (this.security) {
       const body = this.userList.map((u, i) => userRow(u, i + 1)).join('\n') + '\n';
       const a = await this.request(
@@ -404,7 +443,7 @@ class PushTerminal implements PushTerminalSim {
       this.path('cdata', { table: 'OPERLOG', Stamp: String(this.userList.length) }),
       body,
     );
-    if (!this.ok(a, 'OPERLOG upload')) return false;
+    if (!this.ok(a, 'OPERLOG upload', true)) return false;
     this.usersToUpload = false;
     return true;
   }
@@ -442,7 +481,7 @@ class PushTerminal implements PushTerminalSim {
     const dropMidBody = this.rnd() < this.faults.dropMidBodyRate;
     const hangUpBeforeAnswer = !dropMidBody && this.rnd() < this.faults.unansweredRate;
     const a = await this.request('POST', path, body, { dropMidBody, hangUpBeforeAnswer });
-    if (!this.ok(a, `ATTLOG upload of ${batch.length}`)) return false;
+    if (!this.ok(a, `ATTLOG upload of ${batch.length}`, true)) return false;
     this.say(
       `uploaded ${batch.length} ${this.security ? 'event' : 'punch'}${batch.length === 1 ? '' : this.security ? 's' : 'es'}${this.security ? '' : ` (Stamp=${stamp})`}: ${a.kind === 'answer' ? a.body.trim() : ''}`,
     );

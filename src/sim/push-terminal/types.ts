@@ -66,6 +66,18 @@ export interface PushSimVariant {
   clockUnsetRows?: number;
   /** Security PUSH: send `DeviceType=acc` in the handshake (default true); without it the device registers first. */
   deviceTypeInHandshake?: boolean;
+  /**
+   * PUSH 2.0.1 firmware: its handshake sends no `pushver` (unless `pushVersion` is given); it reads
+   * only `Stamp=` (not `ATTLOGStamp=`), uploads punches only when the bit-string `TransFlag`'s
+   * first bit is 1, and takes nothing but a bare `OK` after an upload (`OK:n` is a failure: it
+   * sends the batch again).
+   */
+  dialect?: '2.0.1';
+  /**
+   * Answers a `DATA QUERY` of users on `/iclock/querydata?...&cmdid=<id>` (tabledata rows) and
+   * posts no `devicecmd` result for it, as a BioFace A1 does.
+   */
+  queryDataAnswers?: boolean;
 }
 
 export interface PushTerminalSimOptions {

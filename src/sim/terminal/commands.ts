@@ -20,17 +20,20 @@ export function runCommand(s: ZkSession, req: ZkPacket): WriteUnit[] {
   const one = (command: number, data?: Buffer): WriteUnit[] => [[s.reply(req, command, data)]];
   const { state, logger } = s.ctx;
 
+  const { connectReply, connectAuth } = state.quirks;
   if (req.command === CMD.CONNECT) {
     s.connected = true;
-    s.authed = state.commKey === 0;
+    s.authed = state.commKey === 0 && connectReply === undefined;
     s.eventFlags = 0;
     s.dataset = null;
     s.exited = false;
+    // 2025+ firmware: its own code (6001) with the session id, where older firmware says ACK_OK or ACK_UNAUTH.
+    if (connectReply !== undefined) return one(connectReply);
     return one(s.authed ? CMD.ACK_OK : CMD.ACK_UNAUTH);
   }
   if (req.command === CMD.AUTH) {
     if (!s.connected) return one(CMD.ACK_UNAUTH);
-    s.authed = checkAuth(state.commKey, s.id, req.data);
+    s.authed = connectAuth !== 'refuse' && checkAuth(state.commKey, s.id, req.data);
     if (!s.authed) logger.warn({ session: s.id }, 'comm key refused');
     return one(s.authed ? CMD.ACK_OK : CMD.ACK_UNAUTH);
   }

@@ -1,10 +1,12 @@
 /**
  * The terminal's users and attendance log as ZK datasets (u32 size + records, A5):
- * 72/40-byte records over TCP, 28/16-byte records over UDP (old-firmware layouts).
+ * 72/40-byte records over TCP, 28/16-byte records over UDP (old-firmware layouts); the
+ * firmware switches (SimFirmware) choose 16- or 8-byte attendance records on any transport.
  */
 import { encodeTemplateRecord } from '../../sources/zk/protocol/templates.js';
 import {
   encodeAttendance16,
+  encodeAttendance8,
   encodeAttendance40,
   encodeDataset,
   encodeUser28,
@@ -50,15 +52,18 @@ export function buildDataset(kind: DatasetKind, transport: Transport, state: Ter
   }
   const uidOf = new Map<string, number>();
   for (const u of state.userView()) uidOf.set(u.userId, u.uid);
+  const { attendanceRecord, stateByte } = state.quirks;
+  const size = attendanceRecord ?? (transport === 'tcp' ? 40 : 16);
   const records = state.punchView().map((p) => {
     const a = {
       uid: uidOf.get(p.userId) ?? 0,
-      userId: transport === 'tcp' ? p.userId : numericOrZero(p.userId),
+      userId: size === 40 ? p.userId : numericOrZero(p.userId),
       verifyType: p.verifyType ?? 1,
       state: p.state ?? 0,
       logTime: p.logTime,
     };
-    return transport === 'tcp' ? encodeAttendance40(a) : encodeAttendance16(a);
+    if (size === 8) return encodeAttendance8(a);
+    return size === 40 ? encodeAttendance40(a) : encodeAttendance16(a, stateByte);
   });
   return encodeDataset(records);
 }

@@ -14,7 +14,15 @@ import { TerminalState } from './terminal-state.js';
 import type { SimPunch, TerminalSim, TerminalSimOptions } from './types.js';
 import { UdpSide } from './udp-server.js';
 
-export type { SimPunch, SimTemplate, SimUser, TerminalFaults, TerminalSim, TerminalSimOptions } from './types.js';
+export type {
+  SimFirmware,
+  SimPunch,
+  SimTemplate,
+  SimUser,
+  TerminalFaults,
+  TerminalSim,
+  TerminalSimOptions,
+} from './types.js';
 export { DEFAULT_FAULTS } from './faults.js';
 export { DEFAULT_FIRMWARE, DEFAULT_SERIAL } from './terminal-state.js';
 export { loadDataFiles, DataFileError, type LoadedData } from './data-file.js';

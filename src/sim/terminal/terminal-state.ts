@@ -5,7 +5,7 @@
 import { encodeZkTime } from '../../sources/zk/protocol/time.js';
 import { generatePunches, generateTemplates, generateUsers } from './generate.js';
 import { TerminalClock } from './terminal-clock.js';
-import type { SimPunch, SimTemplate, SimUser, TerminalSimOptions } from './types.js';
+import type { SimFirmware, SimPunch, SimTemplate, SimUser, TerminalSimOptions } from './types.js';
 import { DEFAULT_USER_CAPACITY, UserStore } from './user-store.js';
 
 export const DEFAULT_FIRMWARE = 'Ver 6.60 Apr 28 2015';
@@ -66,6 +66,7 @@ export class TerminalState {
   serialNumber: string;
   readonly firmware: string;
   readonly commKey: number;
+  readonly quirks: SimFirmware;
   readonly clock: TerminalClock;
   /** `~ZKFPVersion`: the fingerprint algorithm version. */
   readonly fpVersion: string;
@@ -85,6 +86,7 @@ export class TerminalState {
     this.serialNumber = opts.serialNumber ?? DEFAULT_SERIAL;
     this.firmware = opts.firmware ?? DEFAULT_FIRMWARE;
     this.commKey = opts.commKey ?? 0;
+    this.quirks = { ...opts.firmwareQuirks };
     this.fpVersion = opts.fpVersion ?? DEFAULT_FP_VERSION;
     this.clock = new TerminalClock(opts.clock);
     let users = (opts.users ?? []).map(normalizeUser);

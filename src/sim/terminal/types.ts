@@ -72,6 +72,25 @@ export interface TerminalFaults {
   failWriteMode: 'disconnect' | 'error';
 }
 
+/** Firmware switches of the simulated terminal (`punchgate sim terminal --att-record ...`). */
+export interface SimFirmware {
+  /**
+   * Size of its attendance records: 40 (TCP firmware), 16 (old firmware's extended records,
+   * `TExtendAttLog`), 8 (black-and-white firmware, `TAttLog`: the user's internal index, not the
+   * PIN). Default: 40 over TCP, 16 over UDP.
+   */
+  attendanceRecord?: 40 | 16 | 8;
+  /** 16-byte records: the byte holding the in/out state (8 as ZKTeco's struct; 9 the other way round). Default 8. */
+  stateByte?: 8 | 9;
+  /**
+   * The code CONNECT is answered with in place of ACK_OK / ACK_UNAUTH (2025+ firmware: 6001).
+   * Nothing but AUTH works until an AUTH is accepted.
+   */
+  connectReply?: number;
+  /** After `connectReply`: 'accept' takes AUTH with the comm key (any, when none is set); 'refuse' refuses every AUTH. */
+  connectAuth?: 'accept' | 'refuse';
+}
+
 export interface TerminalSimOptions {
   /** Default 127.0.0.1. */
   host?: string;
@@ -86,6 +105,8 @@ export interface TerminalSimOptions {
   firmware?: string;
   /** Comm key; 0 or absent = none. */
   commKey?: number;
+  /** How this terminal's firmware differs from the common case (issue 31): see SimFirmware. */
+  firmwareQuirks?: SimFirmware;
   users?: SimUser[];
   punches?: SimPunch[];
   /** Fingerprint templates of `users` (by user id). */

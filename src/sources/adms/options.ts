@@ -42,6 +42,27 @@ export function wantsStringTransFlag(pushVersion: string | undefined): boolean {
   return major !== undefined && Number(major) < 3;
 }
 
+/**
+ * The two dialects of the attendance push protocol. PUSH 2.0.1 firmware (it sends no `pushver`,
+ * or one below 2.2) reads the option block's `Stamp=`, `OpStamp=`, `PhotoStamp=` and a bit-string
+ * `TransFlag`, and wants uploads answered a bare `OK` (the PUSH 2.0.1 communication protocol
+ * document; ZKTeco's own iclock server answers a handshake without `pushver` the same way). Newer
+ * firmware (the 2.2.14 default of the current document, up to 2.4.x) reads `ATTLOGStamp=` and the
+ * rest, and `OK:<records>` after an upload.
+ */
+export type PushDialect = '2.0.1' | 'current';
+
+export function dialectOf(pushVersion: string | undefined): PushDialect {
+  const m = /^(\d+)(?:\.(\d+))?/.exec(pushVersion ?? '');
+  if (!m) return '2.0.1';
+  const [major, minor] = [Number(m[1]), Number(m[2] ?? 0)];
+  return major < 2 || (major === 2 && minor < 2) ? '2.0.1' : 'current';
+}
+
+/** An upload's answer: the records processed (`OK:n`), or a bare `OK` to PUSH 2.0.1 firmware. */
+export const uploadAnswer = (dialect: PushDialect, processed: number): string =>
+  dialect === '2.0.1' ? 'OK' : `OK:${processed}`;
+
 /** A saved stamp, or 0 (the protocol's "upload everything you have") when none is saved yet. */
 const stampOr0 = (s: string | undefined) => s ?? '0';
 
@@ -52,8 +73,11 @@ export function optionBlock(args: {
   timeZone: number;
   /** The terminal's `pushver=`; older firmware (none sent) reads the legacy names too. */
   pushVersion: string | undefined;
+  /** The dialect to answer in (default: the one `pushVersion` says). */
+  dialect?: PushDialect;
 }): string {
   const { stamps, settings } = args;
+  if ((args.dialect ?? dialectOf(args.pushVersion)) === '2.0.1') return legacyOptionBlock(args);
   const lines = [
     `GET OPTION FROM: ${args.serial}`,
     `ATTLOGStamp=${stampOr0(stamps.ATTLOG)}`,
@@ -75,6 +99,36 @@ export function optionBlock(args: {
     lines.push(`PhotoStamp=${stampOr0(stamps.ATTPHOTO)}`);
   }
   return lines.join('\n') + '\n';
+}
+
+/**
+ * The option block of PUSH 2.0.1: the stamps under their old names and the bit-string TransFlag
+ * (1 AttLog, 2 OpLog, 3 AttPhoto, 4 EnrollUser, 5 ChgUser...: punches and user records, no
+ * photos). No ServerVer/PushProtVer: that firmware negotiates no version.
+ */
+function legacyOptionBlock(args: {
+  serial: string;
+  stamps: Record<string, string>;
+  settings: OptionSettings;
+  timeZone: number;
+}): string {
+  const { stamps, settings } = args;
+  return (
+    [
+      `GET OPTION FROM: ${args.serial}`,
+      `Stamp=${stampOr0(stamps.ATTLOG)}`,
+      `OpStamp=${stampOr0(stamps.OPERLOG)}`,
+      `PhotoStamp=${stampOr0(stamps.ATTPHOTO)}`,
+      `ErrorDelay=${settings.errorDelay}`,
+      `Delay=${settings.delay}`,
+      'TransTimes=00:00;12:00',
+      'TransInterval=1',
+      `TransFlag=${TRANS_FLAG_BITS}`,
+      `TimeZone=${args.timeZone}`,
+      `Realtime=${settings.realtime ? 1 : 0}`,
+      'Encrypt=0',
+    ].join('\n') + '\n'
+  );
 }
 
 /**

@@ -21,7 +21,9 @@ import {
 import { answer } from './http-body.js';
 import { keptBody, keptBounds, keptOf, linesOf, tableLabel } from './kept.js';
 import { parseOperlog } from './operlog.js';
-import { optionBlock, registeredBlock, timeZoneOption } from './options.js';
+import { handshakeDialect, uploadDialect } from './dialect.js';
+import { settleQueryAnswer } from './querydata.js';
+import { optionBlock, registeredBlock, timeZoneOption, uploadAnswer } from './options.js';
 import { checkCookie, handleRtlog, handleRtstate, handleTabledata } from './security-handlers.js';
 import { declaredProtocol, protocolOf } from './security.js';
 import { BIOMETRIC_TABLES } from './tabledata.js';
@@ -79,6 +81,7 @@ export function handleOptions(ctx: ReceiverContext, p: PushRequest): void {
     settings: ctx.settings(),
     timeZone: timeZoneOption(ctx.clock.now(), cfg.timezone),
     pushVersion,
+    dialect: handshakeDialect(ctx, p.terminal, pushVersion),
   });
   answer(p.req, p.res, 200, body);
 }
@@ -151,7 +154,7 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest): Promise<void>
   }
   noteContact(ctx, t, p.address);
   // Only now: the punches, the lines kept raw and the stamp are on disk.
-  answer(p.req, p.res, 200, `OK:${punches.length}`);
+  answer(p.req, p.res, 200, uploadAnswer(uploadDialect(ctx, t), punches.length));
 }
 
 async function handleOperlog(ctx: ReceiverContext, p: PushRequest, table: string): Promise<void> {
@@ -196,7 +199,7 @@ async function handleOperlog(ctx: ReceiverContext, p: PushRequest, table: string
     return retryLater(ctx, p);
   }
   noteContact(ctx, t, p.address);
-  answer(p.req, p.res, 200, `OK:${parsed.processed}`);
+  answer(p.req, p.res, 200, uploadAnswer(uploadDialect(ctx, t), parsed.processed));
 }
 
 /**
@@ -337,9 +340,13 @@ export function handlePing(ctx: ReceiverContext, p: PushRequest): void {
   answer(p.req, p.res, 200, 'OK');
 }
 
-/** `/iclock/querydata` (answers to data queries) and `/iclock/fdata` (files): tabledata is read, files counted. */
+/**
+ * `/iclock/querydata` (answers to data queries) and `/iclock/fdata` (files): tabledata is read,
+ * files counted. An answer naming its command (`cmdid=`) settles that command (querydata.ts).
+ */
 export async function handleQueryData(ctx: ReceiverContext, p: PushRequest): Promise<void> {
   if ((p.query.get('type') ?? '').toLowerCase() === 'tabledata')
-    return handleTabledata(ctx, p, p.query.get('tablename'));
-  return handleCounted(ctx, p, p.query.get('tablename') ?? 'file');
+    await handleTabledata(ctx, p, p.query.get('tablename'));
+  else await handleCounted(ctx, p, p.query.get('tablename') ?? 'file');
+  settleQueryAnswer(ctx, p);
 }

@@ -1,6 +1,7 @@
 import type { ZkTerminalConfig } from '../../config/terminals.js';
 import type { TerminalFault } from '../poll-outcome.js';
 import { ZkAuthError, ZkConnectionError, ZkProtocolError, ZkTimeoutError } from './client/index.js';
+import { ZkConnectRefusedError } from './protocol/index.js';
 
 /**
  * What went wrong reaching a ZK terminal, for a site admin: `key` names the terminal in the
@@ -14,6 +15,12 @@ export function describeZkFault(
   peer = `${cfg.host}:${cfg.port}`,
 ): TerminalFault {
   const commKeyFix = `set ${key}.commKey to the Comm Key in the terminal's communication settings (0 when none is set there)`;
+  if (e instanceof ZkConnectRefusedError)
+    return {
+      // Begins with the terminal's name: only the admin can fix it, so the status says it at once.
+      cause: `${cfg.name} (${peer}) answered the ZK connect with code ${e.connectReply} and refused the comm key login: its firmware (2025 and later, e.g. MB10-VL, MB460 Plus, SenseFace 3A) does not let punchgate read its log over port 4370, and what it expects instead is not published; its punches wait on the terminal`,
+      fix: `let the terminal push its punches instead: add it as kind: adms with its serial number, and set its Cloud Server Setting to this box's adms.listen address (docs/terminals-push.md); if it has a Comm Key, check that ${key}.commKey matches it`,
+    };
   if (e instanceof ZkAuthError) {
     if (/requires a comm key/.test(e.message))
       return { cause: `${peer} requires a comm key and none is configured`, fix: commKeyFix };

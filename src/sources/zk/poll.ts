@@ -65,6 +65,7 @@ export const defaultClientFactory: ClientFactory = (cfg) =>
     transport: cfg.transport,
     commKey: cfg.commKey,
     timeoutMs: cfg.timeoutMs,
+    stateByte: cfg.stateByte,
   });
 
 /**

@@ -5,6 +5,7 @@
 import {
   CMD,
   decodeAttendances,
+  DEFAULT_STATE_BYTE_16,
   decodeFreeSizes,
   decodeUsers,
   decodeZkTime,
@@ -16,6 +17,8 @@ import {
   ZkProtocolError,
   ZkTimeoutError,
   type DecodeDatasetOptions,
+  type StateByte16,
+  withUserIds,
   type DecodedDataset,
   type ZkAttendance,
   type ZkFreeSizes,
@@ -56,6 +59,8 @@ export interface ZkClientOptions {
   chunkSize?: number;
   /** Reply id of the first packet of each connection (tests use it to exercise wrap-around). */
   initialReplyId?: number;
+  /** 16-byte attendance records: the byte that holds the in/out state (8 as ZKTeco lays it out; 9 on some firmware). */
+  stateByte?: StateByte16;
 }
 
 /** Called while a download runs: bytes so far and total bytes of the dataset. */
@@ -70,6 +75,8 @@ export class ZkClient {
   /** `host:port`, for messages. */
   readonly peer: string;
   private readonly opts: Required<Omit<ZkClientOptions, 'logger' | 'initialReplyId'>> & { initialReplyId?: number };
+  /** Records the terminal announced at the last getInfo: the log's size / this count is its record size. */
+  private announcedRecords: number | undefined;
   private readonly logger: ZkLogger;
   private readonly queue = new SerialQueue();
   private ex: ZkExchange | null = null;
@@ -89,6 +96,7 @@ export class ZkClient {
       timeoutMs: options.timeoutMs ?? 10_000,
       chunkSize: Math.max(1, Math.min(options.chunkSize ?? MAX_CHUNK, MAX_CHUNK)),
       initialReplyId: options.initialReplyId,
+      stateByte: options.stateByte ?? DEFAULT_STATE_BYTE_16,
     };
   }
 
@@ -132,7 +140,9 @@ export class ZkClient {
   getInfo(): Promise<ZkFreeSizes> {
     return this.op(async (ex) => {
       const r = expectOk(await ex.request<ZkPacket>(CMD.GET_FREE_SIZES), 'GET_FREE_SIZES(50)', this.peer);
-      return decodeFreeSizes(r.data);
+      const sizes = decodeFreeSizes(r.data);
+      this.announcedRecords = sizes.records;
+      return sizes;
     });
   }
 
@@ -158,13 +168,22 @@ export class ZkClient {
   }
 
   /**
-   * The whole attendance log (40-byte or 16-byte records), in the terminal's order. The record size
-   * is derived from the data; `hint.count` (records from getInfo) or `hint.recordSize` settles it.
+   * The whole attendance log (40-, 16- or 8-byte records), in the terminal's order. The record size
+   * is derived from the data; `hint.count` (records from getInfo, the last one's by default) or
+   * `hint.recordSize` settles it. 8-byte records name users by index: the user list names them.
    */
   getAttendances(onProgress?: ZkProgress, hint?: DecodeDatasetOptions): Promise<ZkAttendance[]> {
     return this.op(async (ex) => {
       const data = await readDataset(ex, { command: CMD.ATTLOG_RRQ }, this.readOptions(onProgress));
-      return this.keepStats('attendance', decodeAttendances(data, hint));
+      const decoded = decodeAttendances(data, {
+        count: this.announcedRecords,
+        stateByte: this.opts.stateByte,
+        ...hint,
+      });
+      const records = this.keepStats('attendance', decoded);
+      if (decoded.recordSize !== 8 || records.length === 0) return records;
+      const users = await readDataset(ex, { command: CMD.USERTEMP_RRQ, fct: FCT_USER }, this.readOptions());
+      return withUserIds(records, decodeUsers(users).records);
     });
   }
 

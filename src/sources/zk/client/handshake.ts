@@ -1,16 +1,32 @@
 /** Session handshake (A3, A8): CONNECT; when the terminal answers ACK_UNAUTH, AUTH with the comm key. */
-import { CMD, commandName, makeCommKey, ZkAuthError, ZkProtocolError, type ZkPacket } from '../protocol/index.js';
+import { CMD, commandName, makeCommKey, ZkAuthError, ZkConnectRefusedError, type ZkPacket } from '../protocol/index.js';
 import type { ZkExchange } from './exchange.js';
 
-/** Opens the session on `ex` (sets its session id). The key itself never appears in an error. */
+/**
+ * Opens the session on `ex` (sets its session id). The key itself never appears in an error.
+ *
+ * Firmware of 2025 and later (MB10-VL, MB460 Plus, SenseFace 3A ZAM70 Ver3.3.12) answers CONNECT
+ * with another code (6001) where older firmware says ACK_UNAUTH (2005). pyzk issue #253 traced
+ * its failure to authenticating only on 2005, which is why the comm key seemed to make no
+ * difference: such a reply is taken as "authenticate", with the session id it carries, and the
+ * comm key (0 too: the terminal decides). When the terminal refuses that as well, nothing
+ * published says what it wants: ZkConnectRefusedError, whose fault names the push route.
+ */
 export async function openSession(ex: ZkExchange, commKey: number): Promise<void> {
   const reply = await ex.request<ZkPacket>(CMD.CONNECT);
   ex.sessionId = reply.sessionId;
   if (reply.command === CMD.ACK_OK) return;
-  if (reply.command !== CMD.ACK_UNAUTH) {
-    throw new ZkProtocolError(`${ex.peer} answered CONNECT(1000) with ${commandName(reply.command)}`);
+  if (reply.command === CMD.ACK_UNAUTH) {
+    if (commKey === 0) throw new ZkAuthError(`${ex.peer} requires a comm key and none is configured`);
+    const auth = await ex.request<ZkPacket>(CMD.AUTH, makeCommKey(commKey, ex.sessionId));
+    if (auth.command !== CMD.ACK_OK) throw new ZkAuthError(`comm key refused by ${ex.peer}`);
+    return;
   }
-  if (commKey === 0) throw new ZkAuthError(`${ex.peer} requires a comm key and none is configured`);
+  const code = reply.command;
   const auth = await ex.request<ZkPacket>(CMD.AUTH, makeCommKey(commKey, ex.sessionId));
-  if (auth.command !== CMD.ACK_OK) throw new ZkAuthError(`comm key refused by ${ex.peer}`);
+  if (auth.command === CMD.ACK_OK) return;
+  throw new ZkConnectRefusedError(
+    `${ex.peer} answered CONNECT(1000) with ${commandName(code)} and AUTH(1102) with ${commandName(auth.command)}`,
+    code,
+  );
 }

@@ -37,3 +37,18 @@ export class ZkConnectionError extends Error {
     this.code = options?.code;
   }
 }
+
+/**
+ * The terminal answered CONNECT with a code of neither the old protocol's answers (ACK_OK, or
+ * ACK_UNAUTH asking for the comm key), as 2025+ firmware does (6001: MB10-VL, MB460 Plus,
+ * SenseFace 3A ZAM70 Ver3.3.12; pyzk issue #253), and then refused the comm key login too.
+ */
+export class ZkConnectRefusedError extends ZkAuthError {
+  /** The code the terminal answered CONNECT with. */
+  readonly connectReply: number;
+  constructor(message: string, connectReply: number, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ZkConnectRefusedError';
+    this.connectReply = connectReply;
+  }
+}

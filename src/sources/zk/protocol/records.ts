@@ -110,25 +110,73 @@ export function encodeAttendance40(a: ZkAttendance): Buffer {
   return b;
 }
 
-export function decodeAttendance16(b: Buffer, o = 0): ZkAttendance {
+/**
+ * Where a 16-byte record keeps its in/out state: byte 8 (the verify type then in byte 9), as
+ * ZKTeco's own firmware lays the record out (`TExtendAttLog`: u32 PIN, time, `status`,
+ * `verified`, 2 reserved, u32 workcode; ZEM200 flashdb.h, and the "Communication protocol
+ * manual" of the standalone SDK, "extension attendance data record structure"). pyzk unpacks
+ * the same bytes as `<I4sBB2sI` and calls byte 8 "status" and byte 9 "punch". A log published
+ * from a Ver 6.60 (Aug 17 2015) terminal (bulentv/js_zklib issue #50) bears it out: byte 8 is 0
+ * in the morning and 1 from the afternoon on, byte 9 always 0. A firmware that really keeps the
+ * state in byte 9 is set per terminal (`stateByte: 9`).
+ */
+export type StateByte16 = 8 | 9;
+export const DEFAULT_STATE_BYTE_16: StateByte16 = 8;
+
+export function decodeAttendance16(b: Buffer, o = 0, stateByte: StateByte16 = DEFAULT_STATE_BYTE_16): ZkAttendance {
   return {
     uid: 0,
     userId: String(b.readUInt32LE(o)),
     logTime: decodeZkTime(b.readUInt32LE(o + 4)),
-    verifyType: b.readUInt8(o + 8),
-    state: b.readUInt8(o + 9),
+    verifyType: b.readUInt8(o + (stateByte === 8 ? 9 : 8)),
+    state: b.readUInt8(o + stateByte),
     workCode: b.readUInt32LE(o + 12),
   };
 }
 
-export function encodeAttendance16(a: ZkAttendance): Buffer {
+export function encodeAttendance16(a: ZkAttendance, stateByte: StateByte16 = DEFAULT_STATE_BYTE_16): Buffer {
   const b = Buffer.alloc(16);
   b.writeUInt32LE(numericId(a.userId, 0xffffffff), 0);
   b.writeUInt32LE(encodeZkTime(a.logTime), 4);
-  b.writeUInt8(a.verifyType & 0xff, 8);
-  b.writeUInt8(a.state & 0xff, 9);
+  b.writeUInt8(a.state & 0xff, stateByte);
+  b.writeUInt8(a.verifyType & 0xff, stateByte === 8 ? 9 : 8);
   b.writeUInt32LE((a.workCode ?? 0) >>> 0, 12);
   return b;
+}
+
+/**
+ * 8-byte records of black-and-white firmware (ZKTeco `TAttLog`: u16 PIN, u8 verified, u32 time,
+ * u8 status; pyzk reads them as `HB4sB` when the log's size / its record count is 8). They carry
+ * the user's internal index, not the PIN: `userId` is that index as text until `withUserIds`
+ * names the user (from the terminal's user list).
+ */
+export function decodeAttendance8(b: Buffer, o = 0): ZkAttendance {
+  const uid = b.readUInt16LE(o);
+  return {
+    uid,
+    userId: String(uid),
+    verifyType: b.readUInt8(o + 2),
+    logTime: decodeZkTime(b.readUInt32LE(o + 3)),
+    state: b.readUInt8(o + 7),
+  };
+}
+
+export function encodeAttendance8(a: ZkAttendance): Buffer {
+  const b = Buffer.alloc(8);
+  b.writeUInt16LE(a.uid & 0xffff, 0);
+  b.writeUInt8(a.verifyType & 0xff, 2);
+  b.writeUInt32LE(encodeZkTime(a.logTime), 3);
+  b.writeUInt8(a.state & 0xff, 7);
+  return b;
+}
+
+/**
+ * 8-byte records name the user by internal index: the user's PIN from the terminal's user list
+ * (as pyzk does); an index not in the list stays the index, as the terminal's own reports show it.
+ */
+export function withUserIds(records: ZkAttendance[], users: readonly Pick<ZkUser, 'uid' | 'userId'>[]): ZkAttendance[] {
+  const pin = new Map(users.map((u) => [u.uid, u.userId]));
+  return records.map((r) => ({ ...r, userId: pin.get(r.uid) ?? r.userId }));
 }
 
 // ---- datasets -------------------------------------------------------------------------
@@ -144,8 +192,10 @@ export function encodeDataset(records: Buffer[]): Buffer {
 export interface DecodeDatasetOptions {
   /** Record count from GET_FREE_SIZES, when known: size / count names the record size. */
   count?: number;
-  /** Force a record size (e.g. 40 or 16). */
+  /** Force a record size (e.g. 40, 16 or 8). */
   recordSize?: number;
+  /** 16-byte attendance records: the byte holding the in/out state (default 8). */
+  stateByte?: StateByte16;
 }
 
 export interface DecodedDataset<T> {
@@ -174,19 +224,40 @@ const USER_LAYOUTS: Layout<ZkUser>[] = [
   { size: 28, decode: decodeUser28, plausible: (u) => u.userId !== '0' && (u.name === '' || isPrintable(u.name)) },
 ];
 
-const ATT_LAYOUTS: Layout<ZkAttendance>[] = [
+const attLayouts = (stateByte: StateByte16 | undefined): Layout<ZkAttendance>[] => [
   { size: 40, decode: decodeAttendance40, plausible: (a) => isRealZkTime(a.logTime) && isPrintable(a.userId) },
-  { size: 16, decode: decodeAttendance16, plausible: (a) => isRealZkTime(a.logTime) && a.userId !== '0' },
+  {
+    size: 16,
+    decode: (b, o) => decodeAttendance16(b, o, stateByte),
+    plausible: (a) => isRealZkTime(a.logTime) && a.userId !== '0' && laterThan2000(a),
+  },
+  // Last: every 16- or 40-byte log also divides by 8, so 8 wins only when its records look more real.
+  {
+    size: 8,
+    decode: decodeAttendance8,
+    plausible: (a) => isRealZkTime(a.logTime) && a.uid !== 0 && a.state < 16 && laterThan2000(a),
+  },
 ];
+
+/**
+ * Records read at the wrong size put bytes of the neighbouring fields into the time: an 8-byte
+ * log read as 16-byte records, or a 16-byte one read as 8, gives times in the year 2000 (a
+ * shifted packed time, or an empty work code). No real log was kept then, so those do not count
+ * as plausible when the size is guessed.
+ */
+const laterThan2000 = (a: ZkAttendance) => a.logTime >= '2001';
 
 /** Users from a whole dataset: 72-byte (TCP firmware) or 28-byte records. Never throws on bad data. */
 export function decodeUsers(dataset: Buffer, opts: DecodeDatasetOptions = {}): DecodedDataset<ZkUser> {
   return decodeDataset(dataset, USER_LAYOUTS, opts, (u) => u.userId !== '');
 }
 
-/** Attendance from a whole dataset: 40-byte or 16-byte records. Never throws on bad data. */
+/**
+ * Attendance from a whole dataset: 40-, 16- or 8-byte records (8-byte ones name users by index:
+ * see withUserIds). Never throws on bad data.
+ */
 export function decodeAttendances(dataset: Buffer, opts: DecodeDatasetOptions = {}): DecodedDataset<ZkAttendance> {
-  return decodeDataset(dataset, ATT_LAYOUTS, opts, (a) => isRealZkTime(a.logTime) && a.userId !== '');
+  return decodeDataset(dataset, attLayouts(opts.stateByte), opts, (a) => isRealZkTime(a.logTime) && a.userId !== '');
 }
 
 function decodeDataset<T>(
@@ -218,8 +289,14 @@ function pickLayout<T>(body: Buffer, declared: number, layouts: Layout<T>[], opt
   const forced = layouts.find((l) => l.size === opts.recordSize);
   if (forced) return forced;
   if (opts.count && opts.count > 0) {
-    const byCount = layouts.find((l) => l.size * opts.count! === declared);
+    const count = opts.count;
+    const byCount = layouts.find((l) => l.size * count === declared);
     if (byCount) return byCount;
+    // Punches recorded between GET_FREE_SIZES and the download: a log only grows meanwhile, so
+    // the size is the largest one that gives at least the announced count (an 8-byte log read as
+    // 16-byte records would have shrunk to half).
+    const grown = layouts.find((l) => declared % l.size === 0 && declared / l.size >= count);
+    if (grown) return grown;
   }
   let candidates = layouts.filter((l) => declared % l.size === 0);
   if (candidates.length === 0) candidates = layouts;
