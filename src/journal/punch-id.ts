@@ -61,7 +61,13 @@ export class PunchIds {
     return new PunchIds(r?.n ?? 1);
   }
 
-  idOf(p: PunchIdentity & { id: number }): string {
+  get firstHashed(): number {
+    return this.hashedFrom;
+  }
+
+  /** `sentAs`: the id a punch may have been sent with before its device was learnt (terminal-devices.ts). */
+  idOf(p: PunchIdentity & { id: number; sentAs?: string | null }): string {
+    if (p.sentAs) return p.sentAs;
     return p.id < this.hashedFrom ? `${p.site}-${p.id}` : hashedPunchId(p);
   }
 }
