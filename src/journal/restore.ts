@@ -16,6 +16,7 @@ import { EXIT, ExitError } from '../util/exit-codes.js';
 import { summarize, syncFolder, type JournalSummary } from './backup.js';
 import { ClaimHolder } from './claim-holder.js';
 import { describeJournalFailure, JournalUnusableError } from './errors.js';
+import { journalOpeners, otherNamesProblem } from './journal-file.js';
 import { JournalLockedError, OwnerLock } from './lock.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { refuseForeign } from './open-db.js';
@@ -68,6 +69,7 @@ export async function restoreJournal(o: RestoreOptions): Promise<RestoreResult> 
   const copy = join(dirname(journalPath), `${basename(journalPath)}.restore-${process.pid}`);
   try {
     ownLikeFolder(journalPath, [OwnerLock.pathFor(journalPath)]);
+    refuseSharedFile(journalPath);
     const live = ClaimHolder.list(journalPath).filter((id) => ClaimHolder.isAlive(journalPath, id));
     if (live.length > 0)
       throw new ExitError(
@@ -90,6 +92,29 @@ export async function restoreJournal(o: RestoreOptions): Promise<RestoreResult> 
     for (const f of [copy, `${copy}-journal`, `${copy}-wal`, `${copy}-shm`]) rmSync(f, { force: true });
     lock.release();
   }
+}
+
+/**
+ * The run lock is named after the journal's path; the file itself may have other ways in (a hard
+ * link, a bind mount of the file) that a daemon may be using. Refused: a journal with other names
+ * (replacing one name would leave the daemon on the old file), and a journal any other process
+ * has open, whatever the name it used (SQLite's own lock on the file, by device and inode).
+ */
+function refuseSharedFile(journalPath: string): void {
+  let st;
+  try {
+    st = statSync(journalPath);
+  } catch {
+    return;
+  }
+  const names = otherNamesProblem(journalPath, st);
+  if (names) throw new JournalUnusableError(journalPath, names.problem, names.fix, 'EMLINK');
+  const open = journalOpeners(journalPath).all;
+  if (open.length > 0)
+    throw new ExitError(
+      `the journal ${journalPath} is open in another process (pid ${open.join(', ')}${journalOpeners(journalPath).elsewhere.length > 0 ? ', through another name of the same file' : ''}): stop it first (sudo systemctl stop punchgate; ps -p ${open[0]} -o pid,args), then run the restore again`,
+      EXIT.TEMPFAIL,
+    );
 }
 
 /** The backup file must be readable, and whole in itself (not a journal in use with its -wal beside it). */
