@@ -20,6 +20,7 @@ import { journalOpeners, otherNamesProblem } from './journal-file.js';
 import { JournalLockedError, OwnerLock } from './lock.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { refuseForeign } from './open-db.js';
+import { foreignSchemaFix, schemaProblems } from './schema-check.js';
 import { Database } from './sqlite-driver.js';
 
 export interface RestoreOptions {
@@ -191,6 +192,16 @@ function checkCopy(
     } catch (e) {
       throw refuse(e instanceof JournalUnusableError ? 'it is not a punchgate journal' : String(e));
     }
+    // Exactly the schema punchgate makes at its version: a trigger or view of anyone else's
+    // would act on every punch journalled after the restore.
+    const foreign = schemaProblems(db);
+    if (foreign.length > 0)
+      throw new ExitError(
+        `${backupPath} cannot be restored: it holds a schema that is not punchgate's (${foreign.slice(0, 4).join('; ')}${foreign.length > 4 ? `; and ${foreign.length - 4} more` : ''}), and another program's objects can change or drop punches; nothing was changed: ${foreignSchemaFix(backupPath)}`,
+        EXIT.IOERR,
+      );
+    // The mark that tells a backup from a journal (backup.ts) is not the journal's.
+    db.pragma('application_id = 0');
     const schema = db.pragma('user_version', { simple: true }) as number;
     if (schema > SCHEMA_VERSION)
       throw refuse(
