@@ -172,4 +172,35 @@ describe('the journal files a punch without a serial under its terminal’s devi
       tmp.cleanup();
     }
   });
+
+  it('a journal that holds a punch twice (under the name and under the device): the copy never sent leaves the queue, kept in punches_superseded; two sent copies stay as sent', () => {
+    const tmp = tempDir('punchgate-identity-');
+    try {
+      const j = Journal.open({ path: tmp.path('journal.db'), site: 's', mode: 'owner' });
+      // As journals before this version could hold them: one punch under the terminal's name and
+      // under its device (read by another name of the device).
+      j.ingest([0, 1].map((m) => ({ terminal: 'gate-9', device: '', biometricCode: '8', logTime: at(m) })));
+      j.ingest([0, 1].map((m) => ({ terminal: 'old-name', device: 'SN-9', biometricCode: '8', logTime: at(m) })));
+      // The second pair was sent twice already.
+      const ids = () => j.db.prepare(`SELECT id FROM punches WHERE log_time = ? ORDER BY id`).pluck().all(at(1));
+      j.db.prepare(`UPDATE punches SET state = 'delivered', attempts = 1 WHERE log_time = ?`).run(at(1));
+      const [firstName, firstDevice] = j.db
+        .prepare(`SELECT id FROM punches WHERE log_time = ? ORDER BY id`)
+        .pluck()
+        .all(at(0)) as number[];
+      // gate-9's serial is learnt.
+      expect(j.ingest([{ terminal: 'gate-9', device: 'SN-9', biometricCode: '8', logTime: at(2) }]).added).toBe(1);
+      const left = j.db.prepare(`SELECT id, device, state FROM punches WHERE log_time = ?`).all(at(0));
+      expect(left).toEqual([{ id: firstDevice, device: 'SN-9', state: 'pending' }]);
+      expect(j.db.prepare(`SELECT id, superseded_by AS by FROM punches_superseded`).all()).toEqual([
+        { id: firstName, by: firstDevice },
+      ]);
+      expect(ids()).toHaveLength(2);
+      // Pending: one copy of each punch; nothing is claimed twice.
+      expect(j.claim(10).map((p) => p.id)).toEqual([firstDevice, expect.any(Number)]);
+      j.close();
+    } finally {
+      tmp.cleanup();
+    }
+  });
 });
