@@ -10,7 +10,7 @@ import type { Config } from './schema.js';
  *   address cannot be read (punches are journalled and wait; nothing goes to an address the admin
  *   may have just left);
  * - the terminals: only terminals both name, at the same address, are collected from; one the
- *   file no longer lists, or lists at another address, is not started; one only the file names
+ *   file no longer lists, lists at another address or disables, is not started; one only the file names
  *   cannot be started from a file that does not load. When the file's terminal list cannot be
  *   read at all, the copy's terminals are collected from (collecting only journals punches).
  * Each is said in the log, the status, the page and /metrics, with the fix: correct the file and
@@ -77,6 +77,10 @@ export function decideFallback(copy: Config, file: string): { config: Config; de
       const f = inFile.get(t.name);
       if (!f) {
         notStarted.push({ name: t.name, why: `${file} no longer lists it` });
+        return false;
+      }
+      if (f.enabled === false) {
+        notStarted.push({ name: t.name, why: `${file} disables it (enabled: false)` });
         return false;
       }
       const mine = t as unknown as Obj;
