@@ -23,7 +23,8 @@ import { Database } from './sqlite-driver.js';
  * backup's name was removed; a folder with such a name failed the run):
  * - only regular files with a backup's name (`punchgate-<site>-<UTC time>[-n].db`) that are
  *   backups made by punchgate (its mark, application_id, or, for backups made before the mark, a
- *   punchgate journal of exactly punchgate's schema) are ever removed;
+ *   punchgate journal of exactly punchgate's schema), holding this site's punches (or none), are
+ *   ever removed;
  * - they are ordered by what they hold (the newest punch's row id: row ids only grow), then by name;
  * - the backup just written is never removed, whatever it holds or is called.
  */
@@ -66,7 +67,7 @@ export function makeBackupFolder(folder: string, journalPath: string): boolean {
 }
 
 /** What a backup file holds, for ordering; undefined when it is not a backup punchgate made. */
-function backupContent(path: string): { newestRow: number } | undefined {
+function backupContent(path: string, site: string): { newestRow: number } | undefined {
   // The header first, read as bytes: SQLite is not let near a file in WAL mode (it would make a
   // -wal and -shm beside a file that is not ours). A backup is always a single file.
   const header = Buffer.alloc(100);
@@ -89,8 +90,11 @@ function backupContent(path: string): { newestRow: number } | undefined {
     refuseForeign(db, path);
     // Made before the mark: a punchgate journal of exactly punchgate's schema.
     if (!marked && schemaProblems(db).length > 0) return undefined;
-    const r = db.prepare('SELECT coalesce(max(id), 0) AS n FROM punches').get() as { n: number };
-    return { newestRow: r.n };
+    // Another site's backup under this site's name is not this site's to remove (its newest punch says).
+    const r = db.prepare('SELECT id, site FROM punches ORDER BY id DESC LIMIT 1').get() as
+      { id: number; site: string } | undefined;
+    if (r && r.site !== site) return undefined;
+    return { newestRow: r?.id ?? 0 };
   } catch {
     return undefined;
   } finally {
@@ -119,7 +123,7 @@ export function pruneBackups(folder: string, site: string, keep: number, written
       continue;
     }
     if (st.ino === mine.ino && st.dev === mine.dev) continue;
-    const content = st.isFile() ? backupContent(path) : undefined;
+    const content = st.isFile() ? backupContent(path, site) : undefined;
     if (content) backups.push({ name, ...content });
     else notBackups.push(name);
   }

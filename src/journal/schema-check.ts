@@ -9,10 +9,10 @@ import { Database } from './sqlite-driver.js';
  * punch count as a duplicate after the backup was restored, and the file passed every check.
  *
  * The reference is not a hand list: it is a journal of the same schema version built in memory
- * from MIGRATIONS, the way punchgate builds one. Compared by structure, not by the text SQLite
- * keeps (which an older SQLite's ALTER TABLE may have written differently): each table's
- * columns (name, type, NOT NULL, default, key, generated), each index's columns, uniqueness and
- * WHERE clause; and no trigger, view or other object that the reference does not have.
+ * from MIGRATIONS, the way punchgate builds one. Compared by structure: each table's columns
+ * (name, type, NOT NULL, default, key, generated) and its text without case, quotes, comments and
+ * spacing (a CHECK lives only there); each index's columns, uniqueness and WHERE clause; and no
+ * trigger, view or other object that the reference does not have.
  */
 
 interface Objects {
@@ -77,8 +77,9 @@ function objectsOf(db: Db): Objects {
           ]),
           list?.wr,
           list?.strict,
-          // A CHECK or a generated column's expression lives only in the text.
-          (o.sql?.match(/\bcheck\s*\(/gi) ?? []).length,
+          // A CHECK or a generated column's expression lives only in the text (compared without
+          // case, quotes, comments and spacing).
+          normalSql(o.sql),
         ]),
       );
     } else if (o.type === 'index') {

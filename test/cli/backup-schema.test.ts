@@ -177,6 +177,8 @@ describe('backup --keep removes only backups punchgate made, never the one just 
       'punchgate-plant-a-20000103T000000Z.db',
       'punchgate-plant-a-20000104T000000Z.db',
       'punchgate-plant-b-20000101T000000Z.db',
+      // A real backup of another site, under this site's name.
+      'punchgate-plant-a-20000105T000000Z.db',
     ];
     writeFileSync(`${dir}/${lookAlikes[0]}`, 'not a backup\n');
     mkdirSync(`${dir}/${lookAlikes[1]}`);
@@ -186,6 +188,8 @@ describe('backup --keep removes only backups punchgate made, never the one just 
     j.close();
     copyFileSync(s.journal, `${dir}/${lookAlikes[3]}`);
     copyFileSync(`${dir}/${middle}`, `${dir}/${lookAlikes[4]}`);
+    copyFileSync(`${dir}/${middle}`, `${dir}/${lookAlikes[5]}`);
+    s.edit(`${dir}/${lookAlikes[5]}`, `UPDATE punches SET site = 'plant-b'`);
     await s.importPunches(2);
     // The box clock is behind: this backup's name sorts before the others'.
     const r = await s.cli('backup', dir, '--keep', '2');
@@ -197,7 +201,7 @@ describe('backup --keep removes only backups punchgate made, never the one just 
     expect(existsSync(`${dir}/punchgate-plant-a-20991231T235959Z.db`)).toBe(false);
     for (const f of lookAlikes) expect(existsSync(`${dir}/${f}`), f).toBe(true);
     expect(r.stdout).toContain('removed 1 older backup of plant-a');
-    expect(r.stdout).toMatch(/left alone 4 files named like a backup that punchgate did not make/);
+    expect(r.stdout).toMatch(/left alone 5 files named like a backup that punchgate did not make/);
     // --keep 1: only the one just written of the real ones, whatever the names say.
     const one = await s.cli('backup', dir, '--keep', '1');
     expect(one.status).toBe(0);
