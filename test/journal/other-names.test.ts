@@ -181,6 +181,8 @@ describe('the journal through another path', () => {
     expect(second.output()).not.toMatch(/punchgate running/);
     const flush = await runPunchgate(['--config', other, 'flush', '--max-wait', '5']);
     expect(flush.status, flush.stdout + flush.stderr).toBe(74);
+    const check = await runPunchgate(['--config', other, 'check', '--quick']);
+    expect(check.stdout).toMatch(/FAIL.*journal.* is open in another process \(pid \d+\) by another name/);
     const restore = await runPunchgate(['--config', other, 'restore', '--force', backup]);
     expect(restore.status, restore.stdout + restore.stderr).toBe(75);
     expect(restore.stderr).toMatch(/is open in another process \(pid \d+, through another name of the same file\)/);
