@@ -1,6 +1,7 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { otherNamesProblem } from '../journal/journal-file.js';
+import { journalOpeners, otherNamesProblem } from '../journal/journal-file.js';
+import { foreignSchemaFix, schemaProblems } from '../journal/schema-check.js';
 import { Database } from '../journal/sqlite-driver.js';
 import { errorCode, errorText, fail, pass, warn, type CheckResult } from './types.js';
 
@@ -61,6 +62,20 @@ export function checkJournal(path: string, opts: { quick: boolean }): CheckResul
   try {
     db = new Database(path, { readonly: true, fileMustExist: true, timeout: 5000 });
     const pending = countByState(db);
+    const elsewhere = journalOpeners(path).elsewhere;
+    if (elsewhere.length > 0)
+      return fail(
+        NAME,
+        `${path} is open in another process (pid ${elsewhere.join(', ')}) by another name (a bind mount of the file, or a link): two write-ahead logs for one file`,
+        `stop that process (ps -p ${elsewhere[0]} -o pid,args), and give every punchgate command the same journal.path`,
+      );
+    const foreign = schemaProblems(db);
+    if (foreign.length > 0)
+      return fail(
+        NAME,
+        `${path} holds a schema that is not punchgate's: ${foreign.slice(0, 4).join('; ')}${foreign.length > 4 ? `; and ${foreign.length - 4} more` : ''} (another program's objects can change or drop punches)`,
+        foreignSchemaFix(path),
+      );
     let integrity = '';
     if (!opts.quick) {
       const rows = db.pragma('quick_check') as Array<{ quick_check: string }>;

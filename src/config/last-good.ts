@@ -25,8 +25,24 @@ export const SECRET_KEPT_OUT = 'SECRET-KEPT-OUT-OF-THIS-COPY';
 /** The copy's last line: where it comes from and when it loaded. */
 const TRAILER = '# punchgate-last-good: ';
 
-/** A URL with a password in it: `scheme://user:password@host...` (the password part is group 2). */
-const URL_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^/@\s:]*:)([^/@\s]+)(@)/i;
+/** A URL with credentials in it: `scheme://userinfo@host...` (the user name alone may be a token too). */
+const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)([^\s/@"'#?]+)@/gi;
+/**
+ * A credential written as `NAME=value` or `name: value` (an environment line pasted in a comment,
+ * a `?token=` in a URL, a field of its own): names ending in password, secret, token, credentials
+ * or api key. Names of files that hold one (`tokenFile`, `passwordFile`) are not credentials.
+ */
+const NAMED_SECRET =
+  /(^|[^A-Za-z0-9_])([A-Za-z0-9_.-]*(?:pass(?:word)?|passwd|pwd|secret|token|credentials?|api[_-]?key))([ \t]*[=:][ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s#,&}\]"']+)/gi;
+
+/** `text` with every credential in it (URL userinfo, named secrets) replaced by SECRET_KEPT_OUT. */
+export function scrubText(text: string): string {
+  return text
+    .replace(URL_USERINFO, `$1${SECRET_KEPT_OUT}@`)
+    .replace(NAMED_SECRET, (all, pre: string, name: string, sep: string, value: string) =>
+      /(file|path)$/i.test(name) || value === SECRET_KEPT_OUT ? all : `${pre}${name}${sep}${SECRET_KEPT_OUT}`,
+    );
+}
 
 export function lastGoodPathFor(journalPath: string): string {
   return join(dirname(journalPath), LAST_GOOD_FILE);
@@ -38,7 +54,11 @@ function fallbackFolders(env: NodeJS.ProcessEnv): string[] {
   return [...(state ? [state] : []), '/var/lib/punchgate'];
 }
 
-/** The config text with every secret written in it replaced by SECRET_KEPT_OUT (comments and layout kept). */
+/**
+ * The config text with every secret written in it replaced by SECRET_KEPT_OUT (comments and
+ * layout kept): a comm key; in any value or comment, a URL's userinfo (`user:password@`, or a
+ * user alone) and a named credential (`PROXY_PASSWORD=...`, `?token=...`, `password: ...`).
+ */
 export function withoutSecrets(text: string): string {
   const doc = parseDocument(text, { merge: true });
   const cuts: { from: number; to: number; text: string }[] = [];
@@ -52,16 +72,17 @@ export function withoutSecrets(text: string): string {
       }
     },
     Scalar(_, node) {
-      if (typeof node.value !== 'string' || !node.range || !URL_PASSWORD.test(node.value)) return;
+      if (typeof node.value !== 'string' || !node.range || scrubText(node.value) === node.value) return;
       const [from, to] = node.range;
-      cuts.push({ from, to, text: JSON.stringify(node.value.replace(URL_PASSWORD, `$1${SECRET_KEPT_OUT}$3`)) });
+      cuts.push({ from, to, text: JSON.stringify(scrubText(node.value)) });
     },
   });
   let out = text;
   for (const c of [...new Map(cuts.map((c) => [c.from, c])).values()].sort((a, b) => b.from - a.from)) {
     out = out.slice(0, c.from) + c.text + out.slice(c.to);
   }
-  return out;
+  // What is left: comments (and any form the parse did not show as a value).
+  return scrubText(out);
 }
 
 /** A comm key other than 0 (0 means none: nothing to keep out). */
@@ -202,7 +223,8 @@ function restoreIn(obj: Obj, twin: unknown, where: string, missing: string[]): v
     const other = isObj(twin) ? twin[k] : undefined;
     if (isObj(v)) restoreIn(v, other, `${where}.${k}`, missing);
     if (k === 'commKey' || typeof v !== 'string' || !v.includes(SECRET_KEPT_OUT)) continue;
-    if (typeof other === 'string' && other.replace(URL_PASSWORD, `$1${SECRET_KEPT_OUT}$3`) === v) obj[k] = other;
+    if (typeof other === 'string' && scrubText(other) === v) obj[k] = other;
+    else if (v === SECRET_KEPT_OUT && (typeof other === 'string' || typeof other === 'number')) obj[k] = other;
     else missing.push(`the password in ${where}.${k}`);
   }
 }

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, loadConfigFile, type LoadedConfig, type TerminalCheck } from '../config/load.js';
+import { decideFallback, type FallbackDecision } from '../config/fallback.js';
 import { findLastGood, saveLastGood, type LastGood } from '../config/last-good.js';
 import type { ConfigStatus } from '../status/types.js';
 import type { Clock } from '../util/clock.js';
@@ -27,6 +28,8 @@ export class ConfigWatch {
   private lastGood: string | null = null;
   private failure: { problems: string[]; since: number } | null = null;
   private secretsMissing: string[] = [];
+  /** Running on the copy: what the broken file still says that the copy may not override (fallback.ts). */
+  private fallback: FallbackDecision | null = null;
   private mark: FileMark | undefined;
 
   constructor(
@@ -61,9 +64,11 @@ export class ConfigWatch {
         deps.logger.error({ err: messageOf(copyError) }, 'the kept copy of the last good config does not load either');
       }
       if (!copy) throw e;
-      const watch = new ConfigWatch(file, copy.config.journal.path, deps);
-      watch.runOnCopy(copy, e.problems);
-      return { config: copy.config, watch };
+      // A fallback, not a time machine: what the broken file still says wins over the older copy.
+      const { config, decision } = decideFallback(copy.config, file);
+      const watch = new ConfigWatch(file, config.journal.path, deps);
+      watch.runOnCopy(copy, e.problems, decision);
+      return { config, watch };
     }
   }
 
@@ -74,6 +79,7 @@ export class ConfigWatch {
     this.loadedAt = now;
     this.failure = null;
     this.secretsMissing = [];
+    this.fallback = null;
     this.mark = markOf(this.file);
     try {
       this.lastGood = saveLastGood(this.journalPath, this.file, loaded.text, now);
@@ -133,11 +139,18 @@ export class ConfigWatch {
         ? { problems: this.failure.problems, since: new Date(this.failure.since).toISOString() }
         : null,
       secretsMissing: this.secretsMissing,
+      ...(this.fallback ? { fallback: this.fallback } : {}),
     };
   }
 
-  private runOnCopy(copy: LastGood, problems: string[]): void {
+  /** Why delivery must not run now (running on the copy while the file names another HRMS), or null. */
+  deliveryHeld(): string | null {
+    return this.fallback?.deliveryHeld ?? null;
+  }
+
+  private runOnCopy(copy: LastGood, problems: string[], decision: FallbackDecision): void {
     this.runningOn = 'last-good';
+    this.fallback = decision;
     this.loadedAt = copy.loadedAt;
     this.lastGood = copy.path;
     this.secretsMissing = copy.secretsMissing;
@@ -149,6 +162,8 @@ export class ConfigWatch {
         `punchgate runs on the last good config, loaded ${new Date(copy.loadedAt).toISOString()} and kept at ${copy.path}` +
         `${copy.secretsMissing.length ? `, without ${copy.secretsMissing.join(' and ')}` : ''}; correct the file, check it with punchgate check --config-only, then systemctl reload punchgate`,
     );
+    for (const line of fallbackWords(decision))
+      this.deps.logger.error({ lastGood: copy.path }, `${line}: correct ${this.file}, then systemctl reload punchgate`);
   }
 
   /** When the file was last changed (its breaking, most likely), never later than now. */
@@ -174,4 +189,16 @@ function markOf(file: string): FileMark | undefined {
 function sameMark(a: FileMark | undefined, b: FileMark | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
   return a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino;
+}
+
+/** What running on the copy holds back, one sentence each (the log, the status text). */
+export function fallbackWords(d: FallbackDecision): string[] {
+  const out: string[] = [];
+  if (d.deliveryHeld) out.push(`delivery is HELD (punches are journalled and wait): ${d.deliveryHeld}`);
+  for (const t of d.notStarted) out.push(`terminal ${t.name} is NOT collected from: ${t.why}`);
+  if (d.onlyInFile.length > 0)
+    out.push(`not collected from (only the broken file names them): ${d.onlyInFile.join(', ')}`);
+  if (d.terminalsUnread)
+    out.push('the terminal list of the broken file cannot be read: every terminal of the copy runs');
+  return out;
 }

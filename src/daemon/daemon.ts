@@ -233,7 +233,8 @@ export class Daemon {
     this.ctx.config = next;
     this.tokens = new TokenSource({ tokenFile: next.hrms.tokenFile, secrets: this.ctx.secrets });
     this.opts.notifier.reloading();
-    if (hrmsChanged) {
+    // Delivery held while running on the last good copy starts with the file that loads.
+    if (hrmsChanged || !this.delivery) {
       await this.stopDelivery();
       this.startDelivery();
     }
@@ -288,6 +289,13 @@ export class Daemon {
 
   private startDelivery(): void {
     const c = this.config;
+    // On the last good copy while the file names another HRMS (or its address cannot be read):
+    // nothing is sent to an address the admin may have left (config/fallback.ts); a reload ends it.
+    const held = this.configWatch.deliveryHeld();
+    if (held) {
+      this.ctx.logger.error(`delivery is held: ${held}; correct the config file, then systemctl reload punchgate`);
+      return;
+    }
     const inner = new AttendanceClient({
       hrms: c.hrms,
       authPatterns: compilePatterns(c.delivery.patterns.authFailure),

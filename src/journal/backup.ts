@@ -12,6 +12,12 @@ import { Database } from './sqlite-driver.js';
  */
 const PAGES_PER_STEP = 1024;
 
+/**
+ * The mark of a backup made by `punchgate backup` (SQLite's application_id in the file's header,
+ * "PGB1"): `backup --keep` removes only files that carry it (backup-folder.ts); restore clears it.
+ */
+export const BACKUP_APPLICATION_ID = 0x50474231;
+
 /** What a journal file holds, for the messages of backup and restore. */
 export interface JournalSummary {
   /** Schema version (`PRAGMA user_version`). */
@@ -153,6 +159,7 @@ function sealCopy(partial: string, target: string): JournalSummary {
     // SQLite's own small page cache, as the journal uses (the check reads every page once).
     db.pragma('cache_size = -2000');
     db.pragma('journal_mode = DELETE');
+    db.pragma(`application_id = ${BACKUP_APPLICATION_ID}`);
     const check = db.pragma('quick_check', { simple: true }) as string;
     if (check !== 'ok')
       throw new JournalUnusableError(

@@ -1,4 +1,4 @@
-import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
+import { lstatSync, readFileSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { JournalUnusableError } from './errors.js';
 
@@ -65,4 +65,77 @@ export function otherNamesProblem(path: string, st: Stats): { problem: string; f
     problem: `has ${st.nlink} names (hard links to the same file): SQLite keeps the journal's write-ahead log beside the name it is opened by, so each name would be a journal of its own, punches in flight could be sent twice and the file damaged`,
     fix: `remove every other name and keep only journal.path (list them: find / -xdev -samefile ${path}); to keep a copy, use sqlite3 ${path} ".backup copy.db" or cp, never ln`,
   };
+}
+
+/** A file's identity as /proc/locks writes it: `major:minor:inode` (hex device numbers). */
+function lockKeyOf(path: string): string | undefined {
+  try {
+    const st = statSync(path, { bigint: true });
+    // glibc's dev_t encoding (makedev): the major in bits 8-19 and 32-43, the minor in 0-7 and 20-31.
+    const major = ((st.dev >> 8n) & 0xfffn) | ((st.dev >> 32n) & ~0xfffn);
+    const minor = (st.dev & 0xffn) | ((st.dev >> 12n) & ~0xffn);
+    return `${major.toString(16).padStart(2, '0')}:${minor.toString(16).padStart(2, '0')}:${st.ino}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Process ids holding a POSIX lock on each file key, as Linux lists them (undefined: not readable). */
+function lockHolders(locks: string): Map<string, Set<number>> | undefined {
+  let text: string;
+  try {
+    text = readFileSync(locks, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const out = new Map<string, Set<number>>();
+  for (const line of text.split('\n')) {
+    // `1: POSIX  ADVISORY  READ 13719 fe:00:2162766 1073741826 1073742335` (blocked waiters start `->`).
+    const m = /^\d+:\s+POSIX\s+\S+\s+\S+\s+(\d+)\s+([0-9a-f]+):([0-9a-f]+):(\d+)\s/i.exec(line);
+    if (!m) continue;
+    const key = `${m[2]!.toLowerCase().padStart(2, '0')}:${m[3]!.toLowerCase().padStart(2, '0')}:${m[4]}`;
+    let pids = out.get(key);
+    if (!pids) out.set(key, (pids = new Set()));
+    pids.add(Number(m[1]));
+  }
+  return out;
+}
+
+/**
+ * Other processes that have the journal file itself open through SQLite, by the file's device and
+ * inode (not by a name): SQLite holds a lock on the file for as long as a connection in WAL mode
+ * is open. `elsewhere` are those that opened it by another name (a single-file bind mount, a hard
+ * link made after they opened it): they hold no lock on the `-shm` file beside this name, so they
+ * keep another write-ahead log. Linux only (/proc/locks); elsewhere nothing is known (empty lists).
+ */
+export function journalOpeners(path: string, locks = '/proc/locks'): { all: number[]; elsewhere: number[] } {
+  const real = canonicalJournalPath(path);
+  const file = lockKeyOf(real);
+  const holders = file ? lockHolders(locks) : undefined;
+  if (!file || !holders) return { all: [], elsewhere: [] };
+  const shmKey = lockKeyOf(`${real}-shm`);
+  const here = (shmKey && holders.get(shmKey)) || new Set<number>();
+  const all = [...(holders.get(file) ?? [])].filter((pid) => pid !== process.pid);
+  return { all, elsewhere: all.filter((pid) => !here.has(pid)) };
+}
+
+/**
+ * Refuses a journal that another process has open by another name (see journalOpeners): two
+ * write-ahead logs for one file lose punches and can damage it. Called once this process holds
+ * its own locks (after a first read), so of two processes opening at once at least one sees the
+ * other. A process caught between its lock on the file and the one on its `-shm` is given a moment.
+ */
+export function refuseOpenElsewhere(path: string, locks = '/proc/locks'): void {
+  let elsewhere = journalOpeners(path, locks).elsewhere;
+  for (let i = 0; i < 5 && elsewhere.length > 0; i++) {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    elsewhere = journalOpeners(path, locks).elsewhere;
+  }
+  if (elsewhere.length === 0) return;
+  throw new JournalUnusableError(
+    path,
+    `is open in another process (pid ${elsewhere.join(', ')}) by another name: the same file reached through a bind mount or another link, with a write-ahead log of its own, so punches could be lost or sent twice and the file damaged`,
+    `stop that process (ps -p ${elsewhere[0]} -o pid,args), and give every punchgate command the same journal.path (no bind mount of the file itself: mount its folder instead)`,
+    'EBUSY',
+  );
 }

@@ -22,6 +22,7 @@ import { PunchIds } from './punch-id.js';
 import { HourlyStats } from './hourly-stats.js';
 import { JournalQueries } from './queries.js';
 import { RefusedRecordStore } from './refused-records.js';
+import { TerminalDevices, type Adopted } from './terminal-devices.js';
 import { DeliveryStateStore, SourceStateTable, TerminalStateStore, type Scrub } from './state-stores.js';
 import type {
   ClaimOptions,
@@ -93,7 +94,12 @@ type Settings = Required<
 >;
 
 /** A claimed row as read, before its devicelogId is made. */
-type PickedRow = Omit<OutboundPunch, 'devicelogId'> & { site: string; terminal: string; device: string };
+type PickedRow = Omit<OutboundPunch, 'devicelogId'> & {
+  site: string;
+  terminal: string;
+  device: string;
+  sentAs: string | null;
+};
 
 const DAY_MS = 86_400_000;
 
@@ -150,6 +156,8 @@ export class Journal implements PunchSink, DeliveryQueue {
   private readonly clock: Clock;
   /** The devicelogId of each punch (punch-id.ts). */
   private readonly ids: PunchIds;
+  /** The device each terminal is known to be: one identity for a punch whatever its route. */
+  private readonly devices: TerminalDevices;
   private readonly gate: WriteGate;
   private readonly stmt;
   private holder: ClaimHolder | undefined;
@@ -179,6 +187,7 @@ export class Journal implements PunchSink, DeliveryQueue {
     this.deliveryState = new DeliveryStateStore(db, this.gate, extra.scrub);
     this.sourceState = new SourceStateTable(db);
     this.ids = PunchIds.of(db);
+    this.devices = new TerminalDevices(db, this.ids.firstHashed);
     this.queries = new JournalQueries(db, clock, this.ids, (rows) => this.wrote(rows));
     this.history = new PunchHistory(db, this.ids);
     this.hourly = new HourlyStats(db, this.gate);
@@ -197,7 +206,7 @@ export class Journal implements PunchSink, DeliveryQueue {
       // IMMEDIATE transaction (no other connection can take the same punches in between). This is
       // about half the cost of one UPDATE ... WHERE id IN (subquery) RETURNING for a big batch.
       pick: db.prepare(`SELECT id, site, terminal, device, biometric_code AS biometricCode, log_time AS logTime,
-            attempts, state AS previousState
+            sent_as AS sentAs, attempts, state AS previousState
           FROM punches
           WHERE state IN ('pending', 'rejected') AND (state = 'pending' OR @all OR next_attempt_at <= @now)
           ORDER BY log_time, id LIMIT @limit`),
@@ -297,6 +306,7 @@ export class Journal implements PunchSink, DeliveryQueue {
       try {
         journal.db.pragma(`busy_timeout = ${openTimeoutMs}`);
         journal.recoverStaleClaims({ sweepFiles: true });
+        journal.adoptKnownDevices();
         journal.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       } catch (e) {
         journal.close();
@@ -362,10 +372,14 @@ export class Journal implements PunchSink, DeliveryQueue {
     // Most calls carry one terminal and one device: each is judged once.
     const terminalProblem = memoLast((t: string) => textProblem(t, TERMINAL_RULE));
     const identity = memoLast((d: string) => deviceIdentity(d));
+    const adopted: { terminal: string; device: string; a: Adopted }[] = [];
     this.gate.attempt(() =>
       this.db
         .transaction(() => {
           refusals.length = 0;
+          adopted.length = 0;
+          // The device each terminal of this write is filed under (read once per terminal).
+          const deviceOf = new Map<string, string>();
           result.added = result.duplicates = result.quarantined = refusedCount = 0;
           for (let i = 0; i < punches.length; i++) {
             const p = punches[i]!;
@@ -375,7 +389,16 @@ export class Journal implements PunchSink, DeliveryQueue {
               refusals.push({ index: i, reason: refused, code: printable(p.biometricCode, 40), terminal: p.terminal });
               continue;
             }
-            const device = identity(p.device ?? '');
+            // A punch without a serial is the punch of the device its terminal is known to be; a
+            // serial seen for the first time moves the terminal's punches filed by name to it.
+            const reported = identity(p.device ?? '');
+            let device = deviceOf.get(p.terminal);
+            if (reported !== '' && device !== reported) {
+              const a = this.devices.learn(p.terminal, reported, now);
+              if (a && (a.moved || a.superseded || a.bothSent))
+                adopted.push({ terminal: p.terminal, device: reported, a });
+              deviceOf.set(p.terminal, (device = reported));
+            } else if (device === undefined) deviceOf.set(p.terminal, (device = this.devices.deviceOf(p.terminal)));
             const reason = !isLogTime(p.logTime)
               ? 'not a valid time'
               : p.logTime < EARLIEST_PLAUSIBLE
@@ -415,6 +438,7 @@ export class Journal implements PunchSink, DeliveryQueue {
       this.logRefusals(refusals, refusedCount);
     }
     this.logStandIns(punches, identity);
+    for (const x of adopted) this.logAdopted(x.terminal, x.device, x.a);
     this.wrote(result.added + result.quarantined);
     if (result.released === undefined) delete result.released;
     return result;
@@ -478,6 +502,26 @@ export class Journal implements PunchSink, DeliveryQueue {
     }
     if (count > REFUSALS_LOGGED)
       log.warn({ refused: count }, `${count - REFUSALS_LOGGED} more records refused in the same write (same rule)`);
+  }
+
+  /** Punches filed by a terminal's name moved to its device, now known (terminal-devices.ts). */
+  private logAdopted(terminal: string, device: string, a: Adopted): void {
+    this.extra.logger?.info(
+      { terminal: printable(terminal, 64), device: printable(device, 40), ...a },
+      `terminal ${printable(terminal, 64)} is device ${printable(device, 40)}: ${a.moved} punches journalled under its name alone are now known by the device` +
+        (a.superseded
+          ? `; ${a.superseded} journalled twice were kept once (the other copy, never sent, is in punches_superseded)`
+          : '') +
+        (a.bothSent
+          ? `; ${a.bothSent} were journalled and sent twice before this version, under two devicelogIds`
+          : ''),
+    );
+  }
+
+  /** Inside open (the daemon): punches filed by name of terminals whose device is known move to it. */
+  private adoptKnownDevices(): void {
+    const a = this.gate.attempt(() => this.db.transaction(() => this.devices.adoptAll()).immediate());
+    if (a.moved || a.superseded || a.bothSent) this.logAdopted('(every terminal)', 'its known device', a);
   }
 
   /** A device whose serial is kept as a stand-in is said once per process. */

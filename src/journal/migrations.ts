@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { PUNCH_REFUSALS_MIGRATION } from './history.js';
 import { PUNCH_IDS_MIGRATION } from './punch-id.js';
 import { REFUSED_RECORDS_MIGRATION } from './refused-records.js';
+import { TERMINAL_DEVICES_MIGRATION } from './terminal-devices.js';
 import { USER_BACKUPS_MIGRATION } from './user-backups.js';
 
 /**
@@ -297,6 +298,9 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 10: records the journal refused at its door (a code against the text rule), per terminal (refused-records.ts).
   REFUSED_RECORDS_MIGRATION,
+  // 11: one identity for a punch whatever its route: the device each terminal is known to be, and
+  //     the id a punch filed by its terminal's name was sent with (terminal-devices.ts, issue 30).
+  TERMINAL_DEVICES_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -9,7 +9,8 @@ import {
   JournalBusyError,
   JournalUnusableError,
 } from './errors.js';
-import { refuseOtherNames } from './journal-file.js';
+import { refuseOpenElsewhere, refuseOtherNames } from './journal-file.js';
+import { refuseForeignSchema } from './schema-check.js';
 
 /** The tables every punchgate journal has had since its first version. */
 const OWN_TABLES = ['punches', 'terminals', 'delivery_state'];
@@ -85,6 +86,11 @@ export function openJournalDb(path: string, opts: OpenDbOptions): Database {
   }
   try {
     refuseForeign(db, path);
+    // The read above took this connection's locks on the file: now another process that has the
+    // same file open by another name (a bind mount of the file) can be seen, and sees this one.
+    refuseOpenElsewhere(path);
+    // Exactly punchgate's schema: another program's trigger or view could change or drop punches.
+    refuseForeignSchema(db, path);
     if (!opts.readonly) {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');

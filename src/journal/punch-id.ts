@@ -13,6 +13,11 @@ import type { Database } from 'better-sqlite3';
  * so an HRMS that recognises resends by `devicelogId` takes it as the resend it is.
  * 80 bits: for a billion punches of one site the chance that two share an id is about 4 in 10^7.
  *
+ * A punch that came without a serial (an import, a serial reader, a real-time event) is filed
+ * under the device its terminal is known to be, or under the terminal's name until that device is
+ * learnt, and then moved to it (terminal-devices.ts): one identity whatever the route. A row that
+ * may have been sent under its name keeps that id (`punches.sent_as`).
+ *
  * Rows journalled before this scheme (schema migration 8) keep `<site>-<row id>`: they may have
  * been sent with it, and an id must never change once sent. `hashed_from` (table punch_ids) is
  * the first row id of the new form; row ids never go back (prune keeps the newest row).
@@ -61,7 +66,13 @@ export class PunchIds {
     return new PunchIds(r?.n ?? 1);
   }
 
-  idOf(p: PunchIdentity & { id: number }): string {
+  get firstHashed(): number {
+    return this.hashedFrom;
+  }
+
+  /** `sentAs`: the id a punch may have been sent with before its device was learnt (terminal-devices.ts). */
+  idOf(p: PunchIdentity & { id: number; sentAs?: string | null }): string {
+    if (p.sentAs) return p.sentAs;
     return p.id < this.hashedFrom ? `${p.site}-${p.id}` : hashedPunchId(p);
   }
 }

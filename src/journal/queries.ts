@@ -31,6 +31,7 @@ export function toStored(r: Row, ids: PunchIds): StoredPunch {
     device: r.device as string,
     biometricCode: r.biometric_code as string,
     logTime: r.log_time as string,
+    sentAs: r.sent_as as string | null | undefined,
   };
   return {
     id: identity.id,

@@ -16,9 +16,11 @@ import { EXIT, ExitError } from '../util/exit-codes.js';
 import { summarize, syncFolder, type JournalSummary } from './backup.js';
 import { ClaimHolder } from './claim-holder.js';
 import { describeJournalFailure, JournalUnusableError } from './errors.js';
+import { journalOpeners, otherNamesProblem } from './journal-file.js';
 import { JournalLockedError, OwnerLock } from './lock.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { refuseForeign } from './open-db.js';
+import { foreignSchemaFix, schemaProblems } from './schema-check.js';
 import { Database } from './sqlite-driver.js';
 
 export interface RestoreOptions {
@@ -68,6 +70,7 @@ export async function restoreJournal(o: RestoreOptions): Promise<RestoreResult> 
   const copy = join(dirname(journalPath), `${basename(journalPath)}.restore-${process.pid}`);
   try {
     ownLikeFolder(journalPath, [OwnerLock.pathFor(journalPath)]);
+    refuseSharedFile(journalPath);
     const live = ClaimHolder.list(journalPath).filter((id) => ClaimHolder.isAlive(journalPath, id));
     if (live.length > 0)
       throw new ExitError(
@@ -90,6 +93,29 @@ export async function restoreJournal(o: RestoreOptions): Promise<RestoreResult> 
     for (const f of [copy, `${copy}-journal`, `${copy}-wal`, `${copy}-shm`]) rmSync(f, { force: true });
     lock.release();
   }
+}
+
+/**
+ * The run lock is named after the journal's path; the file itself may have other ways in (a hard
+ * link, a bind mount of the file) that a daemon may be using. Refused: a journal with other names
+ * (replacing one name would leave the daemon on the old file), and a journal any other process
+ * has open, whatever the name it used (SQLite's own lock on the file, by device and inode).
+ */
+function refuseSharedFile(journalPath: string): void {
+  let st;
+  try {
+    st = statSync(journalPath);
+  } catch {
+    return;
+  }
+  const names = otherNamesProblem(journalPath, st);
+  if (names) throw new JournalUnusableError(journalPath, names.problem, names.fix, 'EMLINK');
+  const open = journalOpeners(journalPath).all;
+  if (open.length > 0)
+    throw new ExitError(
+      `the journal ${journalPath} is open in another process (pid ${open.join(', ')}${journalOpeners(journalPath).elsewhere.length > 0 ? ', through another name of the same file' : ''}): stop it first (sudo systemctl stop punchgate; ps -p ${open[0]} -o pid,args), then run the restore again`,
+      EXIT.TEMPFAIL,
+    );
 }
 
 /** The backup file must be readable, and whole in itself (not a journal in use with its -wal beside it). */
@@ -166,6 +192,16 @@ function checkCopy(
     } catch (e) {
       throw refuse(e instanceof JournalUnusableError ? 'it is not a punchgate journal' : String(e));
     }
+    // Exactly the schema punchgate makes at its version: a trigger or view of anyone else's
+    // would act on every punch journalled after the restore.
+    const foreign = schemaProblems(db);
+    if (foreign.length > 0)
+      throw new ExitError(
+        `${backupPath} cannot be restored: it holds a schema that is not punchgate's (${foreign.slice(0, 4).join('; ')}${foreign.length > 4 ? `; and ${foreign.length - 4} more` : ''}), and another program's objects can change or drop punches; nothing was changed: ${foreignSchemaFix(backupPath)}`,
+        EXIT.IOERR,
+      );
+    // The mark that tells a backup from a journal (backup.ts) is not the journal's.
+    db.pragma('application_id = 0');
     const schema = db.pragma('user_version', { simple: true }) as number;
     if (schema > SCHEMA_VERSION)
       throw refuse(

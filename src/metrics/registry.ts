@@ -181,6 +181,14 @@ export class PunchgateMetrics {
       },
     });
     new Gauge({
+      name: 'punchgate_config_delivery_held',
+      help: 'Whether delivery is held (1) because punchgate run runs on the last good config and the broken file names another HRMS, or none that can be read.',
+      registers,
+      collect() {
+        this.set(read().report.config?.fallback?.deliveryHeld ? 1 : 0);
+      },
+    });
+    new Gauge({
       name: 'punchgate_journal_filesystem_avail_bytes',
       help: 'Free space for punchgate on the file system of the journal.',
       registers,

@@ -95,8 +95,21 @@ export const ALERT = {
       (c.failure
         ? `because ${c.file} does not load since ${localTime(Date.parse(c.failure.since))}: ${problemsOf(c)}`
         : `although ${c.file} loads again`) +
-      (c.secretsMissing.length ? `; without ${c.secretsMissing.join(' and ')}` : ''),
+      (c.secretsMissing.length ? `; without ${c.secretsMissing.join(' and ')}` : '') +
+      (c.fallback?.notStarted.length
+        ? `; not collected from, as the file says: ${c.fallback.notStarted.map((t) => `${t.name} (${t.why})`).join(', ')}`
+        : '') +
+      (c.fallback?.onlyInFile.length
+        ? `; named only by the broken file, not collected from: ${c.fallback.onlyInFile.join(', ')}`
+        : ''),
     fix: c.failure ? CONFIG_FIX(c.file) : 'apply the file: sudo systemctl reload punchgate',
+  }),
+
+  /** Running on the last good copy while the broken file names another HRMS (or none that can be read). */
+  configHoldsDelivery: (c: ConfigStatus): Alert => ({
+    kind: 'config-delivery-held',
+    cause: `delivery is HELD, nothing is sent to the HRMS (punches are journalled and wait): ${c.fallback?.deliveryHeld ?? ''}; the last good copy is not trusted with the address`,
+    fix: `${CONFIG_FIX(c.file)} (the punches waiting are delivered then)`,
   }),
 
   journalBusy: (ms: number, held: number, path: string): Alert => ({

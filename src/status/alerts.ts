@@ -57,6 +57,7 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
   else if (r.daemon?.stale) out.push(ALERT.daemonStuck(ms(r.daemon.statusLogAt)));
   const c = r.config;
   if (c?.runningOn === 'last-good') out.push(ALERT.configOnCopy(c));
+  if (c?.runningOn === 'last-good' && c.fallback?.deliveryHeld) out.push(ALERT.configHoldsDelivery(c));
   else if (c?.failure) out.push(ALERT.configBroken(c));
   const busy = ms(r.journal.busySince);
   if (busy !== null && now - busy >= BUSY_ALERT_MS) {

@@ -84,6 +84,9 @@ export function formatStatus(r: StatusReport): string {
         ? `  running on the LAST GOOD COPY ${c.lastGood ?? ''} (loaded ${when(c.loadedAt)} from ${c.file})`
         : `  running on ${c.file} as loaded ${when(c.loadedAt)}${c.lastGood ? ` (a copy is kept at ${c.lastGood})` : ''}`,
     );
+    if (c.fallback?.deliveryHeld) lines.push(`  delivery HELD: ${printable(c.fallback.deliveryHeld, 500)}`);
+    for (const t of c.fallback?.notStarted ?? [])
+      lines.push(`  not collected from: ${t.name}: ${printable(t.why, 300)}`);
     if (c.failure) {
       lines.push(`  ${c.file} does NOT load since ${when(c.failure.since)}:`);
       for (const p of c.failure.problems) lines.push(`    ${printable(p, 500)}`);

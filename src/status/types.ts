@@ -113,6 +113,13 @@ export interface ConfigStatus {
   failure: { problems: string[]; since: string } | null;
   /** Running on the copy: secrets kept out of it that could not be read back, in words. */
   secretsMissing: string[];
+  /** Running on the copy: what the broken file still says that the copy does not override (config/fallback.ts). */
+  fallback?: {
+    deliveryHeld: string | null;
+    notStarted: { name: string; why: string }[];
+    onlyInFile: string[];
+    terminalsUnread: boolean;
+  };
 }
 
 /** What only the running daemon knows (it is in its memory, not in the journal). */

@@ -204,6 +204,18 @@ function configRows(c: ConfigStatus, now: number): Html {
       }
     </dd>
     ${
+      c.fallback?.deliveryHeld
+        ? html`<dt>delivery</dt>
+            <dd id="config-delivery-held"><span class="bad">held</span>: ${c.fallback.deliveryHeld}</dd>`
+        : ''
+    }
+    ${
+      c.fallback?.notStarted.length
+        ? html`<dt>not collected from</dt>
+            <dd>${c.fallback.notStarted.map((t) => `${t.name} (${t.why})`).join('; ')}</dd>`
+        : ''
+    }
+    ${
       c.failure
         ? html`<dt>the file</dt>
             <dd>

@@ -87,25 +87,6 @@ describe('punchgate backup', () => {
     expect(readFileSync(file).subarray(18, 20)).toEqual(Buffer.from([1, 1]));
   });
 
-  it('into a folder: a dated file per run, --keep N keeps the newest N of this site and nothing else is touched', async () => {
-    const s = sandbox();
-    s.punch(1);
-    const dir = s.tmp.path('backups');
-    mkdirSync(dir);
-    const others = ['punchgate-plant-b-20200101T000000Z.db', 'notes.txt', 'punchgate-plant-a-20200101T000000Z.db.txt'];
-    for (const f of others) writeFileSync(`${dir}/${f}`, 'x');
-    const old = ['punchgate-plant-a-20200101T000000Z.db', 'punchgate-plant-a-20200102T000000Z.db'];
-    for (const f of old) writeFileSync(`${dir}/${f}`, 'x');
-    const r = await s.cli('backup', dir, '--keep', '2');
-    expect(r.status, r.stderr).toBe(0);
-    const made = readdirSync(dir).filter((f) => /^punchgate-plant-a-\d{8}T\d{6}Z\.db$/.test(f));
-    expect(made).toHaveLength(2);
-    expect(made).toContain(old[1]);
-    expect(readdirSync(dir)).toEqual(expect.arrayContaining(others));
-    expect(r.stdout).toContain('removed 1 older backup of plant-a (--keep 2)');
-    expect(r.stdout).toContain('1 punch (1 not delivered yet)');
-  });
-
   it('says what is wrong, with exit 74 (cannot write, no journal) or 78 (--keep without a folder)', async () => {
     const s = sandbox();
     const missing = await s.cli('backup', s.tmp.path('nowhere/b.db'));

@@ -60,7 +60,9 @@ describe('the last good copy of the config', () => {
     // Values never: not the token (it was never in the config), not the comm key, not the proxy's password.
     for (const secret of [TOKEN, '918273', 'Pr0xyPassw0rd', 'Hik-Pa55word']) expect(text).not.toContain(secret);
     expect(text).toContain(`commKey: ${SECRET_KEPT_OUT}`);
-    expect(text).toContain(`"http://proxyuser:${SECRET_KEPT_OUT}@proxy.example:3128"`);
+    // The whole userinfo: a proxy user name can be a credential too.
+    expect(text).toContain(`"http://${SECRET_KEPT_OUT}@proxy.example:3128"`);
+    expect(text).not.toContain('proxyuser');
     // A comm key of 0 (none) is no secret; comments and the rest are the file's own text.
     expect(text).toContain('commKey: 0');
     expect(text.startsWith('# plant A\nsite: plant-a\n')).toBe(true);
@@ -87,6 +89,53 @@ describe('the last good copy of the config', () => {
       'the password in hrms.proxy',
     ]);
     expect(partial?.config.terminals.find((t) => t.name === 'gate-1')).toMatchObject({ enabled: false, commKey: 0 });
+  });
+
+  it('keeps every form of credential out, in values and comments, and still loads (issue 30)', () => {
+    const dir = tempDir('punchgate-lastgood-');
+    cleanups.push(dir.cleanup);
+    const file = dir.path('punchgate.yaml');
+    const forms = [
+      // [what is in the file, the secret that must not be in the copy]
+      ['  proxy: http://onlytoken7f3@proxy.example:3128', 'onlytoken7f3'],
+      ["  proxy: 'https://u5er:p%40ss%2Fw0rd9@proxy.example:8443'", 'p%40ss%2Fw0rd9'],
+      ['  baseUrl: https://hr.example.com/?access_token=qz81KEYx', 'qz81KEYx'],
+      ['# the old proxy was http://olduser:0ldPassw0rd@proxy.example:3128', '0ldPassw0rd'],
+      ['# PROXY_PASSWORD=Env5ecret HTTPS_PROXY=http://eu:EnvUrlPw@p:1', 'Env5ecret'],
+      ['# proxy password: "Quoted Pw 42"', 'Quoted Pw 42'],
+    ] as const;
+    const text = `site: plant-a
+journal:
+  path: journal.db
+${forms[3][0]}
+${forms[4][0]}
+${forms[5][0]}
+hrms:
+${forms[2][0]}
+  tokenFile: token
+${forms[0][0]}
+terminals: []
+`;
+    writeFileSync(file, text);
+    writeFileSync(dir.path('token'), `${TOKEN}\n`);
+    const loaded = loadConfigFile(file, checkTerminalConfig);
+    const copyPath = saveLastGood(loaded.config.journal.path, file, loaded.text, Date.UTC(2026, 10, 22, 9, 0));
+    const copy = readFileSync(copyPath, 'utf8');
+    for (const [, secret] of forms) expect(copy).not.toContain(secret);
+    for (const s of ['EnvUrlPw', 'olduser', 'onlytoken7f3']) expect(copy).not.toContain(s);
+    // References to files stay as written; the copy still loads (its secrets read back from the file).
+    expect(copy).toContain('tokenFile: token');
+    writeFileSync(file, text.replace('terminals: []', 'terminals: []\nbogus: 1'));
+    const back = findLastGood(file, checkTerminalConfig, {});
+    expect(back?.secretsMissing).toEqual([]);
+    expect(back?.config.hrms.proxy).toBe('http://onlytoken7f3@proxy.example:3128');
+    expect(back?.config.hrms.baseUrl).toBe('https://hr.example.com/?access_token=qz81KEYx');
+    // The second proxy form, in its own file.
+    writeFileSync(file, text.replace(forms[0][0], forms[1][0]));
+    const again = loadConfigFile(file, checkTerminalConfig);
+    const second = readFileSync(saveLastGood(again.config.journal.path, file, again.text, 0), 'utf8');
+    expect(second).not.toContain('p%40ss%2Fw0rd9');
+    expect(second).not.toContain('u5er');
   });
 
   it('is found only for the file it was copied from', () => {

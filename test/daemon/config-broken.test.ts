@@ -5,6 +5,8 @@ import type { StatusReport } from '../../src/status/index.js';
 import { runPunchgate } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 import { parseMetrics } from '../web/helpers.js';
+import { startHrmsSim } from '../../src/sim/hrms/index.js';
+import type { TerminalSim } from '../../src/sim/terminal/index.js';
 import { COMM_KEY, punchTimes, spawnDaemon, startStack, statusUrl, TOKEN, type DaemonProcess } from './stack.js';
 
 const nextTime = punchTimes('2026-11-22', 15);
@@ -210,6 +212,108 @@ describe('a config file that does not load', () => {
     await d2.exited;
     const d3 = spawnDaemon(stack.configPath);
     expect((await d3.exited).code).toBe(78);
+  }, 60_000);
+
+  /**
+   * Issue 30: the copy is a fallback, not a time machine. The admin moved the site to a new HRMS and
+   * removed a terminal (or moved it), and broke the file in the same edit; then the box restarted.
+   * What the broken file still says wins: nothing goes to the old HRMS, the removed terminal is not
+   * collected from, and everything says so; a reload of the corrected file delivers to the new one.
+   */
+  it('a restart with a broken file that names a new HRMS and no longer lists a terminal: delivery held, the terminal left alone, said everywhere; the corrected file delivers to the new HRMS only', async () => {
+    const stack = await startStack({ terminals: 3, status: { intervalMs: 300 } });
+    cleanups.push(() => stack.stop());
+    const newHrms = await startHrmsSim({ tokens: [TOKEN] });
+    cleanups.push(() => newHrms.stop());
+    const [g1, g2, g3] = stack.terminals as [TerminalSim, TerminalSim, TerminalSim];
+    const d = spawnDaemon(stack.configPath);
+    await running(stack, d);
+    g1.addPunch({ userId: '2001', logTime: nextTime() });
+    await waitFor(() => stack.hrms.attendance().length === 1, 15_000, 'first punch delivered');
+    d.child.kill('SIGKILL');
+    await d.exited;
+    // The edit: the new HRMS, gate-2 removed, gate-3 moved to another port; and a typo.
+    stack.writeConfig(undefined, (c) => {
+      c.hrms.baseUrl = newHrms.url;
+      c.terminals = c.terminals.filter((t) => t.name !== 'gate-2');
+      c.terminals[1]!.port = 1;
+      (c.delivery as Record<string, unknown>).batchSise = 5;
+    });
+    for (const t of [g1, g2, g3]) t.addPunch({ userId: '2002', logTime: nextTime() });
+    const d2 = spawnDaemon(stack.configPath);
+    const web = await running(stack, d2);
+    await waitFor(async () => (await web.json()).punches.pending >= 1, 15_000, 'gate-1 collected');
+    const r = await web.json();
+    expect(r.config).toMatchObject({
+      runningOn: 'last-good',
+      fallback: {
+        deliveryHeld: `${stack.configPath} names the HRMS ${newHrms.url}, the last good copy ${stack.hrms.url}`,
+        notStarted: [
+          { name: 'gate-2', why: `${stack.configPath} no longer lists it` },
+          { name: 'gate-3', why: expect.stringMatching(/gives it another port \(1; the copy: \d+\)/) },
+        ],
+      },
+    });
+    expect(r.terminals.map((t) => t.name)).toEqual(['gate-1']);
+    const held = r.alertItems.find((a) => a.kind === 'config-delivery-held')!;
+    expect(held.cause).toContain(`delivery is HELD, nothing is sent to the HRMS`);
+    expect(held.fix).toContain(`correct ${stack.configPath}`);
+    expect(r.alertItems.find((a) => a.kind === 'config-last-good')?.cause).toMatch(
+      /not collected from, as the file says: gate-2 \(.* no longer lists it\), gate-3 \(/,
+    );
+    expect((await web.metrics()).get('punchgate_config_delivery_held')).toBe(1);
+    expect(await web.page()).toContain('id="config-delivery-held"');
+    const status = await runPunchgate(['--config', stack.configPath, 'status']);
+    expect(status.stdout).toContain(`delivery HELD: ${stack.configPath} names the HRMS ${newHrms.url}`);
+    expect(status.stdout).toContain('not collected from: gate-2');
+    expect(d2.output()).toMatch(/delivery is HELD \(punches are journalled and wait\)/);
+    // A while of delivery rounds: nothing reached either HRMS.
+    // Delivery rounds run every 100 ms: a second of status reports later, nothing reached either HRMS.
+    const since = Date.parse(r.generatedAt);
+    await waitFor(async () => Date.parse((await web.json()).generatedAt) - since >= 1500, 10_000, 'a while');
+    expect(stack.hrms.attendance()).toHaveLength(1);
+    expect(newHrms.attendance()).toHaveLength(0);
+    const journalled = (await runPunchgate(['--config', stack.configPath, 'punches', '--json'])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { terminal: string }).terminal);
+    expect(journalled.filter((t) => t !== 'gate-1')).toEqual([]);
+
+    // Corrected and reloaded: the waiting punch goes to the new HRMS, none to the old.
+    stack.writeConfig(undefined, (c) => {
+      c.hrms.baseUrl = newHrms.url;
+      c.terminals = c.terminals.filter((t) => t.name !== 'gate-2');
+      c.terminals[1]!.port = g3.port;
+    });
+    d2.child.kill('SIGHUP');
+    await waitFor(() => newHrms.attendance().length >= 2, 15_000, 'delivered to the new HRMS');
+    expect(stack.hrms.attendance()).toHaveLength(1);
+    expect((await web.json()).alertItems.filter((a) => a.kind.startsWith('config'))).toEqual([]);
+    d2.child.kill('SIGTERM');
+    expect((await d2.exited).code).toBe(0);
+  }, 120_000);
+
+  it('a restart with a file broken in its HRMS address: the address cannot be read, so delivery is held; the terminals are collected from', async () => {
+    // No comm key (nothing to read back from the broken file): the copy's terminal is polled.
+    const stack = await startStack({ status: { intervalMs: 300 }, commKey: 0 });
+    cleanups.push(() => stack.stop());
+    const d = spawnDaemon(stack.configPath);
+    await running(stack, d);
+    d.child.kill('SIGKILL');
+    await d.exited;
+    const good = readFileSync(stack.configPath, 'utf8');
+    // A bad paste into the address: YAML cannot tell what it is any more.
+    writeFileSync(stack.configPath, good.replace('baseUrl: ', 'baseUrl: ['));
+    stack.terminals[0]!.addPunch({ userId: '2101', logTime: nextTime() });
+    const d2 = spawnDaemon(stack.configPath);
+    const web = await running(stack, d2);
+    await waitFor(async () => (await web.json()).punches.pending >= 1, 15_000, 'collected');
+    const r = await web.json();
+    expect(r.config?.fallback?.deliveryHeld).toMatch(/the HRMS address \(hrms\.baseUrl\) in .* cannot be read/);
+    expect(r.alertItems.some((a) => a.kind === 'config-delivery-held')).toBe(true);
+    const since = Date.parse(r.generatedAt);
+    await waitFor(async () => Date.parse((await web.json()).generatedAt) - since >= 1500, 10_000, 'a while');
+    expect(stack.hrms.attendance()).toHaveLength(0);
   }, 60_000);
 
   it('no copy yet (the very first start): exit 78 with the file lines, as before', async () => {

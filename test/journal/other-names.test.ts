@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { linkSync, mkdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
@@ -151,6 +152,72 @@ describe('the journal through another path', () => {
     const j = Journal.open({ path: s.live, site: 'plant-n', mode: 'readonly' });
     expect(j.counts()).toMatchObject({ delivered: PUNCHES, inflight: 0, pending: 0 });
     j.close();
+  }, 120_000);
+
+  /** `mount --bind` of the journal file alone onto `target` (root only); undefined where this box cannot. */
+  function bindMount(file: string, target: string): boolean {
+    writeFileSync(target, '');
+    try {
+      execFileSync('mount', ['--bind', file, target], { stdio: 'ignore' });
+    } catch {
+      return false;
+    }
+    cleanups.push(() => execFileSync('umount', ['-l', target], { stdio: 'ignore' }));
+    return true;
+  }
+
+  it('a single-file bind mount (the same file, another name, no second link): a second run, a flush and restore --force through it are refused while the daemon runs', async (ctx) => {
+    const s = await setup();
+    const backup = s.tmp.path('backup.db');
+    expect((await runPunchgate(['--config', s.config('b.yaml', s.live), 'backup', backup])).status).toBe(0);
+    const bound = s.tmp.path('elsewhere/journal.db');
+    if (!bindMount(s.live, bound)) return ctx.skip('mount --bind needs root and CAP_SYS_ADMIN');
+    const d = await daemonWithBatchOut(s);
+    const other = s.config('bound.yaml', bound);
+    const second = spawnDaemon(other);
+    cleanups.push(() => second.child.exitCode === null && second.child.kill('SIGKILL'));
+    expect((await second.exited).code, second.output()).toBe(74);
+    expect(second.output()).toMatch(/is open in another process \(pid \d+\) by another name/);
+    expect(second.output()).not.toMatch(/punchgate running/);
+    const flush = await runPunchgate(['--config', other, 'flush', '--max-wait', '5']);
+    expect(flush.status, flush.stdout + flush.stderr).toBe(74);
+    const check = await runPunchgate(['--config', other, 'check', '--quick']);
+    expect(check.stdout).toMatch(/FAIL.*journal.* is open in another process \(pid \d+\) by another name/);
+    const restore = await runPunchgate(['--config', other, 'restore', '--force', backup]);
+    expect(restore.status, restore.stdout + restore.stderr).toBe(75);
+    expect(restore.stderr).toMatch(/is open in another process \(pid \d+, through another name of the same file\)/);
+    s.hrms.setFaults({ latencyMs: 0 });
+    await waitFor(() => s.hrms.attendance().length >= PUNCHES, 60_000, 'every punch delivered');
+    expect(sentTwice(s.hrms)).toEqual([]);
+    expect(s.hrms.received()).toHaveLength(PUNCHES);
+    d.child.kill('SIGTERM');
+    expect((await d.exited).code).toBe(0);
+    // Stopped: the bound name is a journal like any other (one name, nobody has it open).
+    expect((await runPunchgate(['--config', other, 'status'])).status).toBe(0);
+  }, 120_000);
+
+  it('restore --force through a hard link is refused, with the daemon running and stopped (it would keep the old file)', async () => {
+    const s = await setup();
+    const backup = s.tmp.path('backup.db');
+    expect((await runPunchgate(['--config', s.config('b.yaml', s.live), 'backup', backup])).status).toBe(0);
+    const d = await daemonWithBatchOut(s);
+    const link = s.tmp.path('elsewhere/hard.db');
+    linkSync(s.live, link);
+    const viaLink = await runPunchgate(['--config', s.config('hard.yaml', link), 'restore', '--force', backup]);
+    expect(viaLink.status, viaLink.stdout + viaLink.stderr).toBe(74);
+    expect(viaLink.stderr).toMatch(/has 2 names \(hard links/);
+    // Through its own name, under the running daemon: refused too (the file is open).
+    unlinkSync(link);
+    const live = await runPunchgate(['--config', s.config('live.yaml', s.live), 'restore', '--force', backup]);
+    expect(live.status, live.stdout + live.stderr).toBe(75);
+    s.hrms.setFaults({ latencyMs: 0 });
+    await waitFor(() => s.hrms.attendance().length >= PUNCHES, 60_000, 'every punch delivered');
+    d.child.kill('SIGTERM');
+    expect((await d.exited).code).toBe(0);
+    linkSync(s.live, link);
+    const stopped = await runPunchgate(['--config', s.config('hard.yaml', link), 'restore', '--force', backup]);
+    expect(stopped.status, stopped.stdout + stopped.stderr).toBe(74);
+    expect(sentTwice(s.hrms)).toEqual([]);
   }, 120_000);
 
   it('names a file that does not exist yet by its real folder, and a dangling symlink by its target', () => {

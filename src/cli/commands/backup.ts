@@ -1,7 +1,7 @@
-import { readdirSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { backupJournal, BackupTargetError, type JournalSummary } from '../../journal/backup.js';
+import { makeBackupFolder, newBackupPath, pruneBackups } from '../../journal/backup-folder.js';
 import { SCHEMA_VERSION } from '../../journal/migrations.js';
 import { restoreJournal } from '../../journal/restore.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
@@ -24,20 +24,15 @@ function contents(s: JournalSummary): string {
   return parts.join('');
 }
 
-/** Backups a folder keeps: `punchgate-<site>-<UTC time>.db`, so that names sort by time. */
-const backupName = (site: string, now: Date) =>
-  `punchgate-${site}-${now
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, 'Z')}.db`;
-/** Site names are letters, digits, `_` and `-` (config schema): nothing to escape in a pattern. */
-const isBackupOf = (site: string) => (name: string) => new RegExp(`^punchgate-${site}-\\d{8}T\\d{6}Z\\.db$`).test(name);
-
-function isFolder(path: string): boolean {
+/**
+ * Whether the target names a folder: one that exists, one written with a trailing `/`, or, with
+ * --keep (which only a folder takes), one that does not exist yet and is not named as a `.db` file.
+ */
+function isFolderTarget(path: string, keep: boolean): boolean {
   try {
     return statSync(path).isDirectory();
   } catch {
-    return false;
+    return path.endsWith('/') || (keep && !/\.db$/i.test(path));
   }
 }
 
@@ -48,17 +43,32 @@ export function registerBackup(program: Command): void {
       'copy the journal into one file, consistent while punchgate runs (no token, no config); into a folder: a dated file, --keep N',
     )
     .argument('<file-or-folder>', 'the backup file, or a folder for punchgate-<site>-<time>.db')
-    .option('--keep <n>', 'with a folder: keep the newest N backups of this site there, remove older ones', int(1))
+    .option(
+      '--keep <n>',
+      'with a folder (made if missing): keep the newest N backups of this site there (by the punches they hold), remove older ones punchgate made',
+      int(1),
+    )
     .action(
       action(async (target: string, opts: { keep?: number }, cmd: Command) => {
         const { config } = loadContext(cmd, { logToStderr: true });
-        const folder = isFolder(target);
+        const folder = isFolderTarget(target, opts.keep !== undefined);
         if (opts.keep !== undefined && !folder)
           throw new ExitError(
             `--keep: ${target} is not a folder (--keep prunes the dated backups in a folder)`,
             EXIT.CONFIG,
           );
-        const file = folder ? join(target, backupName(config.site, new Date())) : target;
+        if (folder) {
+          try {
+            if (makeBackupFolder(target, config.journal.path))
+              process.stdout.write(`made the folder ${target} (mode 0700) for the backups\n`);
+          } catch (e) {
+            throw new ExitError(
+              `cannot make the backup folder ${target}: ${(e as { code?: string }).code ?? String(e)}; make it writable for this user, or pick another folder`,
+              EXIT.IOERR,
+            );
+          }
+        }
+        const file = folder ? newBackupPath(target, config.site, new Date()) : target;
         let done;
         try {
           done = await backupJournal(config.journal.path, file);
@@ -70,11 +80,14 @@ export function registerBackup(program: Command): void {
           `backup of ${config.journal.path} written to ${file}: ${contents(done)}; ${megabytes(done.bytes)} in ${(done.ms / 1000).toFixed(1)} s\n`,
         );
         if (folder && opts.keep !== undefined) {
-          const old = readdirSync(target).filter(isBackupOf(config.site)).sort().reverse().slice(opts.keep);
-          for (const name of old) rmSync(join(target, name), { force: true });
-          if (old.length > 0)
+          const p = pruneBackups(target, config.site, opts.keep, file);
+          if (p.removed.length > 0)
             process.stdout.write(
-              `removed ${old.length} older ${old.length === 1 ? 'backup' : 'backups'} of ${config.site} (--keep ${opts.keep})\n`,
+              `removed ${p.removed.length} older ${p.removed.length === 1 ? 'backup' : 'backups'} of ${config.site} (--keep ${opts.keep}; the oldest by the punches they hold)\n`,
+            );
+          if (p.notBackups.length > 0)
+            process.stdout.write(
+              `left alone ${p.notBackups.length} ${p.notBackups.length === 1 ? 'file' : 'files'} named like a backup that punchgate did not make: ${p.notBackups.slice(0, 3).join(', ')}${p.notBackups.length > 3 ? ', ...' : ''}\n`,
             );
         }
       }),

@@ -26,11 +26,12 @@ export function registerImport(program: Command): void {
               EXIT.CONFIG,
             );
           }
-          // Imported punches of a named terminal carry its last known serial, so they match polled ones
-          // (a push terminal's is its configured serial, the device its uploads are stored under).
+          // A push terminal's punches carry its configured serial (the device its uploads are stored
+          // under); any other terminal's are filed by the journal under the device it is known to be,
+          // now or once its first poll tells it (terminal-devices.ts): one identity either way.
           const deviceOf = (name: string) => {
             const t = ctx.config.terminals.find((x) => x.name === name);
-            return t?.kind === 'adms' ? t.serial : (journal.terminals.get(name)?.serial ?? '');
+            return t?.kind === 'adms' ? t.serial : '';
           };
           let anyBad = false;
           for (const file of files) {

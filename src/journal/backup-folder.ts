@@ -1,0 +1,137 @@
+import {
+  chownSync,
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
+import { BACKUP_APPLICATION_ID } from './backup.js';
+import { refuseForeign } from './open-db.js';
+import { schemaProblems } from './schema-check.js';
+import { Database } from './sqlite-driver.js';
+
+/**
+ * A folder of dated backups (`punchgate backup FOLDER --keep N`). What is removed is decided by
+ * what the files are and hold, never by a name or a clock alone (issue 30: with the box clock
+ * behind, the backup just written sorted oldest by name and was removed; a file that only had a
+ * backup's name was removed; a folder with such a name failed the run):
+ * - only regular files with a backup's name (`punchgate-<site>-<UTC time>[-n].db`) that are
+ *   backups made by punchgate (its mark, application_id, or, for backups made before the mark, a
+ *   punchgate journal of exactly punchgate's schema), holding this site's punches (or none), are
+ *   ever removed;
+ * - they are ordered by what they hold (the newest punch's row id: row ids only grow), then by name;
+ * - the backup just written is never removed, whatever it holds or is called.
+ */
+
+/** Site names are letters, digits, `_` and `-` (config schema): nothing to escape in a pattern. */
+const namePattern = (site: string) => new RegExp(`^punchgate-${site}-\\d{8}T\\d{6}Z(-\\d+)?\\.db$`);
+
+const stampOf = (now: Date) =>
+  now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+
+/** A new backup's file in `folder`: dated by the box clock, never the name of a file already there. */
+export function newBackupPath(folder: string, site: string, now: Date): string {
+  const base = `punchgate-${site}-${stampOf(now)}`;
+  let path = join(folder, `${base}.db`);
+  for (let n = 2; existsSync(path) || existsSync(`${path}.partial-${process.pid}`); n++)
+    path = join(folder, `${base}-${n}.db`);
+  return path;
+}
+
+/**
+ * Makes the backup folder when it does not exist yet: mode 0700 (backups hold employees' codes and
+ * fingerprint templates of removed users); run as root, owned like the journal's folder, so that
+ * the service's own backups can go there too. Returns whether it was made.
+ */
+export function makeBackupFolder(folder: string, journalPath: string): boolean {
+  if (existsSync(folder)) return false;
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  if (typeof process.getuid === 'function' && process.getuid() === 0) {
+    try {
+      const ref = statSync(dirname(journalPath));
+      chownSync(folder, ref.uid, ref.gid);
+    } catch {
+      // no journal folder to take the owner from: root keeps it
+    }
+  }
+  return true;
+}
+
+/** What a backup file holds, for ordering; undefined when it is not a backup punchgate made. */
+function backupContent(path: string, site: string): { newestRow: number } | undefined {
+  // The header first, read as bytes: SQLite is not let near a file in WAL mode (it would make a
+  // -wal and -shm beside a file that is not ours). A backup is always a single file.
+  const header = Buffer.alloc(100);
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      if (readSync(fd, header, 0, 100, 0) < 100) return undefined;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  if (!header.subarray(0, 16).equals(Buffer.from('SQLite format 3\0', 'latin1'))) return undefined;
+  if (header[18] === 2 || header[19] === 2) return undefined;
+  const marked = header.readUInt32BE(68) === BACKUP_APPLICATION_ID;
+  let db: Database | undefined;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true, timeout: 1000 });
+    refuseForeign(db, path);
+    // Made before the mark: a punchgate journal of exactly punchgate's schema.
+    if (!marked && schemaProblems(db).length > 0) return undefined;
+    // Another site's backup under this site's name is not this site's to remove (its newest punch says).
+    const r = db.prepare('SELECT id, site FROM punches ORDER BY id DESC LIMIT 1').get() as
+      { id: number; site: string } | undefined;
+    if (r && r.site !== site) return undefined;
+    return { newestRow: r?.id ?? 0 };
+  } catch {
+    return undefined;
+  } finally {
+    db?.close();
+  }
+}
+
+export interface Pruned {
+  removed: string[];
+  /** Files with a backup's name that are not backups punchgate made: left alone. */
+  notBackups: string[];
+}
+
+/** Keeps the `keep` newest backups of `site` in `folder`, `written` (just made) always among them. */
+export function pruneBackups(folder: string, site: string, keep: number, written: string): Pruned {
+  const pattern = namePattern(site);
+  const mine = statSync(written);
+  const backups: { name: string; newestRow: number }[] = [];
+  const notBackups: string[] = [];
+  for (const name of readdirSync(folder).filter((n) => pattern.test(n))) {
+    const path = join(folder, name);
+    let st;
+    try {
+      st = lstatSync(path);
+    } catch {
+      continue;
+    }
+    if (st.ino === mine.ino && st.dev === mine.dev) continue;
+    const content = st.isFile() ? backupContent(path, site) : undefined;
+    if (content) backups.push({ name, ...content });
+    else notBackups.push(name);
+  }
+  backups.sort((a, b) => b.newestRow - a.newestRow || (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+  const removed: string[] = [];
+  for (const b of backups.slice(Math.max(0, keep - 1))) {
+    rmSync(join(folder, b.name));
+    removed.push(b.name);
+  }
+  return { removed, notBackups };
+}
