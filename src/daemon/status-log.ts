@@ -1,5 +1,5 @@
 import { renameSync, writeFileSync } from 'node:fs';
-import { formatStatus, statusJsonPath, type StatusReport } from '../status/index.js';
+import { formatStatus, statusJson, statusJsonPath, type StatusReport } from '../status/index.js';
 import type { Logger } from '../util/logger.js';
 import type { Secrets } from '../util/secrets.js';
 
@@ -30,7 +30,7 @@ export class StatusLog {
     try {
       const report = this.build();
       const scrub = (text: string) => this.deps.secrets.scrub(text);
-      replaceFile(statusJsonPath(this.path), scrub(JSON.stringify(report, null, 2) + '\n'));
+      replaceFile(statusJsonPath(this.path), scrub(statusJson(report)));
       replaceFile(this.path, scrub(formatStatus(report)));
       return report;
     } catch (e) {

@@ -8,6 +8,7 @@ export {
   type TerminalStatus,
 } from './report.js';
 export { failingWords, formatStatus } from './format.js';
+export { statusJson } from './json.js';
 export { probeDaemon, statusJsonPath } from './daemon-probe.js';
 export { LatestReport } from './latest.js';
 export { ALERT, alertLine, type Alert } from './alert-words.js';
