@@ -79,10 +79,14 @@ describe('a paused delivery ends when its cause is gone', () => {
     const at = punchTimes('2026-11-28', 8);
     for (let i = 0; i < 20; i++) t.addPunch({ userId: String(4000 + i), logTime: at() });
     await waitFor(() => /HRMS delivery failed, will retry/.test(d.output()), 20_000, 'the failure');
-    await waitFor(async () => {
-      const r = await runPunchgate(['--config', stack.configPath, 'punches', '--state', 'undelivered', '--count']);
-      return r.stdout.trim() === '20';
-    }, 20_000, '20 punches journalled');
+    await waitFor(
+      async () => {
+        const r = await runPunchgate(['--config', stack.configPath, 'punches', '--state', 'undelivered', '--count']);
+        return r.stdout.trim() === '20';
+      },
+      20_000,
+      '20 punches journalled',
+    );
 
     stack.hrms.setFaults({ errorRate: 0 });
     const flush = await runPunchgate(['--config', stack.configPath, 'flush']);
