@@ -232,7 +232,7 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
       gid: user.gid,
     });
     expect(configMode()).toEqual({ mode: 0o640, uid: 0, gid: user.gid });
-    expect(sh('dpkg-statoverride', ['--list', CONFIG]).out.trim()).toBe(`root punchgate 0640 ${CONFIG}`);
+    expect(sh('dpkg-statoverride', ['--list', CONFIG]).out.trim()).toBe(`root punchgate 640 ${CONFIG}`);
     // The backup timer ships, disabled (nothing links it into timers.target.wants).
     for (const f of ['punchgate-backup.service', 'punchgate-backup.timer'])
       expect(existsSync(`/usr/lib/systemd/system/${f}`), f).toBe(true);
