@@ -5,8 +5,8 @@
 #
 #   sudo ./install.sh              install, or upgrade (a running service is restarted)
 #   sudo ./install.sh --uninstall  remove the program (config and journal stay)
-#   sudo ./install.sh --purge      also remove the config; the journal stays while it holds
-#                                  undelivered punches
+#   sudo ./install.sh --purge      also remove the config; /var/lib/punchgate stays while a
+#                                  journal in it holds undelivered punches or backups/ holds a backup
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)

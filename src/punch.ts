@@ -38,9 +38,23 @@ export const MAX_CODE_LENGTH = 64;
 /** Bidirectional controls (ALM, LRM, RLM, embeddings and overrides, isolates). */
 const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 const CONTROL = /\p{Cc}/u;
-const INVISIBLE = /\p{Cf}/u;
+/**
+ * Invisible: format characters (zero-width, tags U+E0000..., the BOM) and whatever else Unicode
+ * says is ignored when shown (Default_Ignorable_Code_Point: U+034F, Hangul fillers...); variation
+ * selectors have a rule of their own (VARIATION), which names are not held to.
+ */
+const INVISIBLE = /(?!\p{Variation_Selector})[\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
+/** Variation selectors (U+FE00-FE0F, U+E0100-E01EF, Mongolian U+180B-180F): `1011` + U+FE0F looks like `1011`. */
+const VARIATION = /\p{Variation_Selector}/u;
+/** Combining and enclosing marks (Mn, Mc, Me): they change how the character before them looks. */
+const MARK = /\p{M}/u;
 const BLANK = /[\s\p{Z}]/u;
 const LONE_SURROGATE = /\p{Cs}/u;
+const PRIVATE_USE = /\p{Co}/u;
+/** U+FDD0-FDEF and U+xFFFE/xFFFF in every plane: never characters of any text. */
+const NONCHARACTER = /\p{Noncharacter_Code_Point}/u;
+/** Code points this Unicode version (Node's ICU) does not assign: nothing a terminal can mean yet. */
+const UNASSIGNED = /\p{Cn}/u;
 
 /** Longest serial number (device identity) kept as it is; a longer one is kept as a stand-in (deviceIdentity). */
 export const MAX_SERIAL_LENGTH = 64;
@@ -52,9 +66,13 @@ export const MAX_NAME_LENGTH = 64;
  * The one rule of what a biometric code may contain, applied by every source that reads codes
  * (file imports, serial lines, ZK user ids and records, pushed logs, the simulators' data files):
  * 1 to 64 characters, letters, digits, punctuation and symbols of any script, and nothing else.
- * Refused: blanks; control characters (NUL, CR, LF, ESC, DEL, C1...); bidirectional controls and
- * other invisible formatting characters (U+202E, U+200B, U+FEFF...), which make a code look like
- * another; U+FFFD, what bytes that are not UTF-8 become when read; unpaired surrogates.
+ * Refused, by Unicode general category and property (CODE_REFUSALS): blanks (Zs, Zl, Zp, and
+ * every other White_Space); control characters (Cc: NUL, CR, LF, ESC, DEL, C1...); bidirectional
+ * controls and other invisible formatting characters (Cf and Default_Ignorable_Code_Point:
+ * U+202E, U+200B, U+FEFF, tag characters...), variation selectors and combining marks (M), which
+ * make a code look like another (`1011` + U+FE0F looks like `1011`); U+FFFD, what bytes that are
+ * not UTF-8 become when read; unpaired surrogates (Cs), private-use characters (Co),
+ * noncharacters and unassigned code points (Cn).
  * A code is never repaired: the line or record is reported as bad, so that nothing reaches the
  * HRMS that the terminal did not mean.
  *
@@ -80,8 +98,8 @@ export function textProblem(text: string, rule: { what: string; max: number; bla
     ascii = (c > 0x20 || (c === 0x20 && rule.blanks === true)) && c < 0x7f;
   }
   if (ascii) return undefined;
-  for (const [re, what] of CODE_REFUSALS) {
-    if (rule.blanks && re === BLANK) continue;
+  for (const [re, what, applies] of CODE_REFUSALS) {
+    if (rule.blanks && !applies.names) continue;
     const m = re.exec(text);
     if (m) return `${rule.what} has ${what} (${unicodeName(m[0])})`;
   }
@@ -92,14 +110,23 @@ export function textProblem(text: string, rule: { what: string; max: number; bla
   return undefined;
 }
 
-/** What a code may not contain, in the order reasons are given. */
-const CODE_REFUSALS: readonly (readonly [RegExp, string])[] = [
-  [/\uFFFD/u, 'bytes that are not UTF-8'],
-  [CONTROL, 'a control character'],
-  [BIDI, 'a bidirectional control'],
-  [INVISIBLE, 'an invisible formatting character'],
-  [LONE_SURROGATE, 'a broken character'],
-  [BLANK, 'a blank'],
+/**
+ * What a code may not contain, in the order reasons are given: decided by Unicode properties, not
+ * a list of characters. `names: false` rules do not apply to names (`blanks`), whose scripts need
+ * combining marks (Devanagari, Thai, a decomposed "José") and whose emoji carry variation selectors.
+ */
+const CODE_REFUSALS: readonly (readonly [RegExp, string, { names: boolean }])[] = [
+  [/\uFFFD/u, 'bytes that are not UTF-8', { names: true }],
+  [CONTROL, 'a control character', { names: true }],
+  [BIDI, 'a bidirectional control', { names: true }],
+  [VARIATION, 'a variation selector', { names: false }],
+  [INVISIBLE, 'an invisible formatting character', { names: true }],
+  [MARK, 'a combining mark', { names: false }],
+  [LONE_SURROGATE, 'a broken character', { names: true }],
+  [PRIVATE_USE, 'a private-use character', { names: true }],
+  [NONCHARACTER, 'a noncharacter', { names: true }],
+  [UNASSIGNED, 'an unassigned character', { names: true }],
+  [BLANK, 'a blank', { names: false }],
 ];
 
 /**

@@ -150,6 +150,8 @@ export function cleanMachine(): void {
     '/usr/lib/punchgate',
     '/usr/bin/punchgate',
     '/usr/lib/systemd/system/punchgate.service',
+    '/usr/lib/systemd/system/punchgate-backup.service',
+    '/usr/lib/systemd/system/punchgate-backup.timer',
     '/usr/lib/sysusers.d/punchgate.conf',
     '/usr/lib/modules-load.d/punchgate.conf',
     '/usr/share/man/man1/punchgate.1.gz',
@@ -157,7 +159,10 @@ export function cleanMachine(): void {
     STATE,
     '/etc/punchgate',
     '/etc/systemd/system/multi-user.target.wants/punchgate.service',
+    '/etc/systemd/system/timers.target.wants/punchgate-backup.timer',
+    '/run/punchgate-removal.counts',
   ]);
+  sh('dpkg-statoverride', ['--remove', '/etc/punchgate/punchgate.yaml']);
   if (sh('getent', ['passwd', 'punchgate']).status === 0) sh('userdel', ['punchgate']);
   if (sh('getent', ['group', 'punchgate']).status === 0) sh('groupdel', ['punchgate']);
 }

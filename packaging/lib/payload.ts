@@ -1,11 +1,12 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { CONFFILES } from './deb.js';
 import { STRIP } from './modules.js';
 import { run } from './run.js';
 import type { Runtime } from './runtime.js';
 import type { Target } from './target.js';
-import { launcher, packagedUnit } from './unit.js';
+import { launcher, packagedBackupUnit, packagedUnit } from './unit.js';
 
 /**
  * The installed tree, the same for the .deb and the tarball:
@@ -17,7 +18,10 @@ import { launcher, packagedUnit } from './unit.js';
  *   usr/lib/punchgate/package.json             name, version (punchgate --version), type: module
  *   usr/lib/systemd/system/punchgate.service, usr/lib/sysusers.d/punchgate.conf,
  *   usr/lib/modules-load.d/punchgate.conf      from systemd/
- *   etc/punchgate/punchgate.yaml               the config (a conffile), from config/punchgate.example.yaml
+ *   usr/lib/systemd/system/punchgate-backup.service, .timer   the nightly backup, from contrib/systemd/
+ *   etc/punchgate/punchgate.yaml               the config (a conffile), from config/punchgate.example.yaml,
+ *                                              0640: it may hold credentials (postinst gives it to
+ *                                              root:punchgate)
  *   usr/share/man/man1/punchgate.1.gz, usr/share/doc/punchgate/...
  */
 export interface PayloadInput {
@@ -31,6 +35,9 @@ export interface PayloadInput {
   /** CHANGELOG.md in Debian's format (changelog.ts). */
   changelog: string;
 }
+
+/** The config: it may hold credentials, so it is not world-readable. */
+const CONFIG = CONFFILES[0]!;
 
 const writeFile = (path: string, text: string | Buffer, mode = 0o644) => {
   mkdirSync(dirname(path), { recursive: true });
@@ -72,9 +79,17 @@ export function assemblePayload(p: PayloadInput): void {
     join(root, 'usr/lib/systemd/system/punchgate.service'),
     packagedUnit(readFileSync(join(repo, 'systemd/punchgate.service'), 'utf8')),
   );
+  writeFile(
+    join(root, 'usr/lib/systemd/system/punchgate-backup.service'),
+    packagedBackupUnit(readFileSync(join(repo, 'contrib/systemd/punchgate-backup.service'), 'utf8')),
+  );
+  copy(
+    join(repo, 'contrib/systemd/punchgate-backup.timer'),
+    join(root, 'usr/lib/systemd/system/punchgate-backup.timer'),
+  );
   copy(join(repo, 'systemd/punchgate.sysusers'), join(root, 'usr/lib/sysusers.d/punchgate.conf'));
   copy(join(repo, 'systemd/punchgate-modules.conf'), join(root, 'usr/lib/modules-load.d/punchgate.conf'));
-  copy(join(repo, 'config/punchgate.example.yaml'), join(root, 'etc/punchgate/punchgate.yaml'));
+  copy(join(repo, 'config/punchgate.example.yaml'), join(root, CONFIG.slice(1)));
 
   writeFile(join(root, 'usr/share/man/man1/punchgate.1.gz'), gz(p.manPage));
   const doc = join(root, 'usr/share/doc/punchgate');
@@ -91,21 +106,28 @@ export function assemblePayload(p: PayloadInput): void {
     for (const f of readdirSync(join(repo, 'contrib', dir)))
       copy(join(repo, 'contrib', dir, f), join(doc, 'contrib', dir, f));
   }
-  normaliseModes(root, new Set([join(root, 'usr/bin/punchgate'), join(lib, 'bin/node')]));
+  normaliseModes(
+    root,
+    new Map([
+      [join(root, 'usr/bin/punchgate'), 0o755],
+      [join(lib, 'bin/node'), 0o755],
+      [join(root, CONFIG.slice(1)), 0o640],
+    ]),
+  );
 }
 
 /**
- * Folders 0755, files 0644, the two programs 0755, whatever the build machine's umask and the
- * modes npm packages came with: dpkg installs the modes it is given.
+ * Folders 0755, files 0644, the two programs 0755 and the config 0640, whatever the build
+ * machine's umask and the modes npm packages came with: dpkg installs the modes it is given.
  */
-function normaliseModes(dir: string, executables: ReadonlySet<string>): void {
+function normaliseModes(dir: string, modes: ReadonlyMap<string, number>): void {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const abs = join(dir, e.name);
     if (e.isDirectory()) {
       chmodSync(abs, 0o755);
-      normaliseModes(abs, executables);
+      normaliseModes(abs, modes);
     } else if (e.isFile()) {
-      chmodSync(abs, executables.has(abs) ? 0o755 : 0o644);
+      chmodSync(abs, modes.get(abs) ?? 0o644);
     }
   }
 }

@@ -45,6 +45,29 @@ export function packagedUnit(unit: string): string {
   return out.join('\n');
 }
 
+const BACKUP_NOTE = [
+  '# Installed by the punchgate package, disabled (the package starts nothing by itself). Enable',
+  '# the nightly backup with the service: `systemctl enable --now punchgate punchgate-backup.timer`.',
+  '# This file is replaced on upgrade: change settings with `systemctl edit punchgate-backup`.',
+];
+
+/**
+ * contrib/systemd/punchgate-backup.service as the package ships it: its install note (about npm)
+ * replaced by the package's; everything else, ExecStart= included (it runs /usr/bin/punchgate,
+ * which is the package's launcher here), is the repository's, as test/service/backup-units.test.ts
+ * checks it. Throws when the unit no longer has that note.
+ */
+export function packagedBackupUnit(unit: string): string {
+  const lines = unit.split('\n');
+  const from = lines.findIndex((l) => l.startsWith('# Install'));
+  const to = lines.findIndex((l, i) => i > from && /^#\s*$/.test(l));
+  if (from < 0 || to < 0) throw new Error('contrib/systemd/punchgate-backup.service: expected its "# Install" note');
+  if (!lines.some((l) => l.startsWith('ExecStart=/usr/bin/punchgate '))) {
+    throw new Error('contrib/systemd/punchgate-backup.service: ExecStart= must run /usr/bin/punchgate itself');
+  }
+  return [...lines.slice(0, from), ...BACKUP_NOTE, ...lines.slice(to)].join('\n');
+}
+
 /**
  * /usr/bin/punchgate: a shell script that gives the bundled runtime the settings of the CLI's
  * `#!` line (the unit's memory settings). A script rather than that `env -S` line itself: it

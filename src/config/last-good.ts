@@ -1,8 +1,9 @@
-import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { isScalar, LineCounter, parseDocument, visit, type Scalar } from 'yaml';
 import { ConfigError, parseConfig, type TerminalCheck } from './load.js';
 import type { Config } from './schema.js';
+import { writePrivateFile } from '../util/private-file.js';
 
 /**
  * The last configuration that loaded, kept by `punchgate run` beside the journal. A config file
@@ -95,9 +96,7 @@ export function saveLastGood(journalPath: string, file: string, text: string, lo
   const path = lastGoodPathFor(journalPath);
   const body = withoutSecrets(text);
   const trailer = `${TRAILER}${JSON.stringify({ source: resolve(file), loadedAt: new Date(loadedAt).toISOString() })}\n`;
-  const tmp = `${path}.tmp`;
-  writeFileSync(tmp, `${body}${body.endsWith('\n') ? '' : '\n'}${trailer}`, { mode: 0o640 });
-  renameSync(tmp, path);
+  writePrivateFile(path, `${body}${body.endsWith('\n') ? '' : '\n'}${trailer}`);
   return path;
 }
 

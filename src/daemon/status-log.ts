@@ -1,7 +1,7 @@
-import { renameSync, writeFileSync } from 'node:fs';
-import { formatStatus, statusJsonPath, type StatusReport } from '../status/index.js';
+import { formatStatus, statusJson, statusJsonPath, type StatusReport } from '../status/index.js';
 import type { Logger } from '../util/logger.js';
 import type { Secrets } from '../util/secrets.js';
+import { writePrivateFile } from '../util/private-file.js';
 
 /**
  * The status log: a human-readable file rewritten every interval, the first thing an admin
@@ -30,7 +30,7 @@ export class StatusLog {
     try {
       const report = this.build();
       const scrub = (text: string) => this.deps.secrets.scrub(text);
-      replaceFile(statusJsonPath(this.path), scrub(JSON.stringify(report, null, 2) + '\n'));
+      replaceFile(statusJsonPath(this.path), scrub(statusJson(report)));
       replaceFile(this.path, scrub(formatStatus(report)));
       return report;
     } catch (e) {
@@ -48,8 +48,5 @@ export class StatusLog {
   }
 }
 
-function replaceFile(path: string, text: string): void {
-  const tmp = `${path}.tmp`;
-  writeFileSync(tmp, text, { mode: 0o644 });
-  renameSync(tmp, path);
-}
+/** Written whole, 0600 like every file beside the journal (private-file.ts), whatever the umask. */
+const replaceFile = writePrivateFile;

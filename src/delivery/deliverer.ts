@@ -23,6 +23,12 @@ const JOURNAL_BUSY_RETRY_MS = 1000;
 const BURST_LINE_EVERY_MS = 60_000;
 /** A probe of an unreachable HRMS waits this long for its answer at most. */
 const PROBE_DEADLINE_MS = 5000;
+/**
+ * During a pause, this often delivery looks whether it is over before its time: the token file
+ * holds another token (after a refused one), or another process (`punchgate flush`) delivered
+ * since the pause began. A stat of one file and one row read.
+ */
+export const PAUSE_WATCH_MS = 1000;
 
 /** Where the bearer token comes from (TokenSource); `file` names it in the auth-failure log line. */
 export interface TokenProvider {
@@ -74,6 +80,13 @@ export class Deliverer {
   private unreachable = false;
   /** When the next probe goes out (epoch ms), while one is planned. */
   private probeAt: number | null = null;
+  /**
+   * The pause under way (see PAUSE_WATCH_MS): when it began (epoch ms), and for a refused or
+   * missing token, the token that was refused ('' for none), so that another one ends it at once.
+   */
+  private pause: { since: number; refusedToken?: string } | undefined;
+  /** The token the last request was sent with. */
+  private lastToken = '';
   private wakeIdle: (() => void) | undefined;
   private wakePending = false;
   /**
@@ -161,7 +174,9 @@ export class Deliverer {
       stats: this.stats,
       logger: this.o.logger,
     };
-    const sending = sendClaimed(batch, () => this.o.tokens.get(), opts.signal, deps, report);
+    this.lastToken = '';
+    const token = () => (this.lastToken = this.o.tokens.get());
+    const sending = sendClaimed(batch, token, opts.signal, deps, report);
     // While the HRMS works on the request, claim the next batch, so the journal's claim costs no
     // wall time (still one request at a time). In setImmediate: by then the request has been
     // written (Node hands it to the socket on the next tick). Only when this batch was full,
@@ -224,7 +239,13 @@ export class Deliverer {
           }
           continue;
         }
-        await this.sleep(wait, signal);
+        // In slices: a new token or a flush's delivery ends the pause at once (pauseOver).
+        await this.sleep(this.pause ? Math.min(wait, PAUSE_WATCH_MS) : wait, signal);
+        if (!signal.aborted && this.pauseOver()) {
+          this.retryAt = 0;
+          this.backoff.reset();
+          this.unreachable = false;
+        }
         continue;
       }
       let report: BatchReport;
@@ -249,6 +270,47 @@ export class Deliverer {
     }
     this.endBurst();
     this.releaseAhead();
+  }
+
+  /**
+   * Whether the pause under way is over before its time: the token file now holds another token
+   * than the refused one (or a token, where there was none), or another process delivered since
+   * the pause began (a `punchgate flush` beside the daemon got through: the HRMS takes punches).
+   */
+  private pauseOver(): boolean {
+    const pause = this.pause;
+    if (!pause) return false;
+    if (pause.refusedToken !== undefined) {
+      let token: string | undefined;
+      try {
+        token = this.o.tokens.get();
+      } catch {
+        token = undefined; // still none usable
+      }
+      if (token !== undefined && token !== pause.refusedToken) {
+        this.o.logger.info(
+          pause.refusedToken === ''
+            ? 'an HRMS token can be read now: delivery tries it at once'
+            : 'the HRMS token changed: delivery tries the new one at once',
+        );
+        this.pause = undefined;
+        return true;
+      }
+    }
+    let lastSuccessAt: number | null = null;
+    try {
+      lastSuccessAt = this.o.state.get().lastSuccessAt;
+    } catch {
+      return false; // a busy journal: looked at again in a moment
+    }
+    if (lastSuccessAt !== null && lastSuccessAt >= pause.since) {
+      this.o.logger.info(
+        'punches were delivered by another process (punchgate flush) during the pause: delivery resumes now',
+      );
+      this.pause = undefined;
+      return true;
+    }
+    return false;
   }
 
   /** Between half and all of delivery.probeIntervalMs (jittered, like the backoff, so sites do not probe in step). */
@@ -407,6 +469,14 @@ export class Deliverer {
     }
     this.stats.batches[report.result]++;
     this.retryAt = report.waitMs > 0 ? elapsedMs(clock) + report.waitMs : 0;
+    const tokenTrouble = failure?.kind === 'auth' || failure?.kind === 'no-token';
+    this.pause =
+      report.waitMs > 0
+        ? {
+            since: clock.now(),
+            ...(tokenTrouble ? { refusedToken: failure.kind === 'auth' ? this.lastToken : '' } : {}),
+          }
+        : undefined;
     // Unreachable (no answer, or a 5xx) without the HRMS naming a time: probed meanwhile (see run).
     this.unreachable =
       failure?.kind === 'transient' &&

@@ -14,11 +14,12 @@ export interface TokenSourceOptions {
  * when this process can read it; the systemd credential `token` ($CREDENTIALS_DIRECTORY/token,
  * from LoadCredential=). The file comes before the credential because systemd copies a
  * credential once at start: reading the file itself is what lets an admin who writes a new
- * token fix an auth failure without a restart. A file is re-read whenever its modification
- * time or size changes.
+ * token fix an auth failure without a restart. A file is re-read whenever its inode, size,
+ * modification or change time differs (ctime: a copy that keeps an old mtime, `cp -p`, still
+ * counts as a change); delivery paused on a refused token looks every second (deliverer.ts).
  */
 export class TokenSource {
-  private cached: { file: string; mtimeMs: number; size: number; token: string } | undefined;
+  private cached: { file: string; stamp: string; token: string } | undefined;
 
   constructor(private readonly opts: TokenSourceOptions) {}
 
@@ -50,7 +51,8 @@ export class TokenSource {
       throw new TokenUnavailableError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
     }
     const c = this.cached;
-    if (c && c.file === file && c.mtimeMs === st.mtimeMs && c.size === st.size) return c.token;
+    const stamp = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+    if (c && c.file === file && c.stamp === stamp) return c.token;
     let text: string;
     try {
       text = readFileSync(file, 'utf8');
@@ -61,7 +63,7 @@ export class TokenSource {
     if (file === credentialPath(env) && !text.trim()) throw new TokenUnavailableError(this.noCredential());
     const token = usable(text, `the token file ${file}`);
     this.opts.secrets.add(token);
-    this.cached = { file, mtimeMs: st.mtimeMs, size: st.size, token };
+    this.cached = { file, stamp, token };
     return token;
   }
 

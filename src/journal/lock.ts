@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { canonicalJournalPath } from './journal-file.js';
 import { Database } from './sqlite-driver.js';
+import { ensurePrivateFile } from '../util/private-file.js';
 
 /** Thrown when another `punchgate run` already owns the journal. */
 export class JournalLockedError extends Error {
@@ -27,6 +28,7 @@ export class FileLock {
   /** Takes the lock, or returns undefined when another holds it. */
   static tryAcquire(path: string): FileLock | undefined {
     mkdirSync(dirname(path), { recursive: true });
+    ensurePrivateFile(path);
     const db = new Database(path, { timeout: 0 });
     try {
       db.pragma('locking_mode = EXCLUSIVE');

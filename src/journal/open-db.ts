@@ -1,6 +1,7 @@
 import { existsSync, linkSync, mkdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Database } from './sqlite-driver.js';
+import { ensurePrivateFile } from '../util/private-file.js';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
 import {
   describeJournalFailure,
@@ -157,6 +158,9 @@ function createJournal(path: string): void {
     } catch {
       // none left by an earlier crash
     }
+    // 0600 before SQLite writes a page: the journal, its -wal and -shm (which SQLite makes with
+    // the database's mode) hold personal data, whatever umask started this process.
+    ensurePrivateFile(tmp);
     const db = new Database(tmp);
     try {
       db.pragma('journal_mode = WAL');

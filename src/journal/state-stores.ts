@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { deviceIdentity } from '../punch.js';
+import { printable } from '../util/terminal-text.js';
 import type { DeliveryRecord, SourceStateEntry, SourceStateStore, TerminalRecord } from './types.js';
 import type { WriteGate } from './write-gate.js';
 
@@ -46,10 +47,13 @@ function deviceTexts<T extends Patch<TerminalRecord>>(patch: T): T {
   const out = { ...patch };
   for (const f of ['serial', 'previousSerial'] as const)
     if (typeof out[f] === 'string') out[f] = deviceIdentity(out[f]);
-  for (const f of ['lastError', 'lastErrorFix', 'firmware'] as const) {
+  for (const f of ['lastError', 'lastErrorFix'] as const) {
     const v = out[f];
     if (typeof v === 'string' && v.length > MAX_TERMINAL_TEXT) out[f] = `${v.slice(0, MAX_TERMINAL_TEXT)}...`;
   }
+  // The device's own words (model and firmware): kept as they are shown, escaped and bounded, so
+  // that no reader (status --json, the page, a metrics label, a script) meets a raw control.
+  if (typeof out.firmware === 'string') out.firmware = printable(out.firmware, MAX_TERMINAL_TEXT);
   return out;
 }
 

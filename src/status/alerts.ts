@@ -15,7 +15,7 @@ const BUSY_ALERT_MS = 2000;
 /** Punches in flight longer than this (or 4 request deadlines, if longer) are stuck, not slow. */
 const INFLIGHT_ALERT_MS = 15 * MIN;
 /** A terminal offline for less than this is a blip, not an alert. */
-const OFFLINE_ALERT_MS = 5 * MIN;
+export const OFFLINE_ALERT_MS = 5 * MIN;
 const SKEW_ALERT_SECONDS = 120;
 
 /**

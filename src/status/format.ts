@@ -3,6 +3,7 @@ import { printable } from '../util/terminal-text.js';
 import { localTimeOf, localTime } from '../util/local-time.js';
 import type { StatusReport, TerminalStatus } from './report.js';
 import { deliveryTroubleWords } from './alert-words.js';
+import { summaryLine, terminalShown } from './summary.js';
 
 const when = (s: string | null) => localTimeOf(s);
 
@@ -12,7 +13,7 @@ function pushLine(t: TerminalStatus): string {
   if (p.lastContactAt === null) return `no contact yet (push, SN=${printable(t.serial, 64)})`;
   const counts = t.records === null ? '' : `  records ${t.records}${t.users === null ? '' : `  users ${t.users}`}`;
   return (
-    `${t.online ? 'online ' : 'OFFLINE'}  last contact ${when(p.lastContactAt)}  last upload ${when(p.lastUploadAt)}` +
+    `${terminalShown(t) === 'online' ? 'online ' : 'OFFLINE'}  last contact ${when(p.lastContactAt)}  last upload ${when(p.lastUploadAt)}` +
     `  received ${p.received}${counts}${t.firmware ? `  firmware ${printable(t.firmware, 64)}` : ''}`
   );
 }
@@ -24,7 +25,8 @@ export function formatStatus(r: StatusReport): string {
   const lines: string[] = [];
   lines.push(`punchgate status — site ${r.site} — ${localTime(now)} — punchgate ${r.version}`);
   lines.push('');
-  lines.push(r.alerts.length === 0 ? 'No alerts.' : 'ALERTS');
+  // Never "No alerts." above a row that says OFFLINE or FAILING (summary.ts).
+  lines.push(summaryLine(r));
   // Alerts and errors quote terminals and the HRMS: shown escaped, never as raw control characters.
   for (const a of r.alerts) lines.push(`  ! ${printable(a, 1000)}`);
   lines.push('');
@@ -35,7 +37,8 @@ export function formatStatus(r: StatusReport): string {
       lines.push(`  ${t.name.padEnd(16)} ${pushLine(t)}`);
       continue;
     }
-    const state = t.lastPollAt === null ? 'not polled yet' : t.online ? 'online ' : 'OFFLINE';
+    const shown = terminalShown(t);
+    const state = shown === 'not contacted yet' ? 'not polled yet' : shown === 'online' ? 'online ' : 'OFFLINE';
     const skew = t.skewSeconds === null ? '' : `  clock ${t.skewSeconds >= 0 ? '+' : ''}${Math.round(t.skewSeconds)} s`;
     const counts = `${t.records === null ? '' : `  records ${t.records}`}${t.users === null ? '' : `  users ${t.users}`}`;
     // Offline: the figures are those of its last answer, said so.

@@ -6,7 +6,9 @@
  * - spelled out with separators (`s e c r e t`, `s-e-c-r-e-t`) or interleaved with other
  *   characters (`sXeXcXrXeXt`);
  * - percent-encoded, with `\xNN` / `\uNNNN` escapes or `&#NN;` entities, in hexadecimal (with or
- *   without separators), in base64 or base64url at any alignment;
+ *   without separators), in base64 or base64url, in base32 (RFC 4648's alphabet or its "hex"
+ *   one, any letter case, with or without padding) at any alignment;
+ * - rot13 or rot47 (the letter shifts an HRMS or a framework may "hide" a value with);
  * - and any of these reversed.
  *
  * What is found is a span of the original text, which the caller replaces. Ordinary words meet a
@@ -287,15 +289,66 @@ function base64Decoded(text: string): View[] {
   return out;
 }
 
+/** base32 alphabets (RFC 4648 section 6 and its "extended hex" one, section 7), upper case. */
+const B32_ALPHABETS: ReadonlyArray<{ chars: string; run: RegExp }> = [
+  { chars: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', run: /[A-Za-z2-7]{13,}/g },
+  { chars: '0123456789ABCDEFGHIJKLMNOPQRSTUV', run: /[0-9A-Va-v]{13,}/g },
+];
+
+/**
+ * Each long base32-looking run decoded, at each of the eight alignments (eight characters carry
+ * five bytes): thirteen characters hold the eight bytes of a run.
+ */
+function base32Decoded(text: string): View[] {
+  const out: View[] = [];
+  for (const { chars, run: re } of B32_ALPHABETS) {
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      const run = m[0].toUpperCase();
+      for (let offset = 0; offset < 8; offset++) {
+        if (run.length - offset < 13) continue;
+        const b = new ViewBuilder();
+        let bits = 0;
+        let value = 0;
+        let first = offset;
+        for (let i = offset; i < run.length; i++) {
+          value = ((value << 5) | chars.indexOf(run[i]!)) & 0xffff;
+          bits += 5;
+          if (bits >= 8) {
+            bits -= 8;
+            b.add(String.fromCharCode((value >> bits) & 0xff), m.index + first, m.index + i + 1);
+            first = bits > 0 ? i : i + 1;
+          }
+        }
+        out.push(b.build());
+      }
+    }
+  }
+  return out;
+}
+
+/** Letters moved 13 places (rot13): one character for one, so positions stay where they were. */
+const rot13 = (s: string) =>
+  s.replace(/[A-Za-z]/g, (c) => {
+    const base = c <= 'Z' ? 65 : 97;
+    return String.fromCharCode(base + ((c.charCodeAt(0) - base + 13) % 26));
+  });
+/** Printable ASCII moved 47 places (rot47, which shifts digits and punctuation too). */
+const rot47 = (s: string) => s.replace(/[!-~]/g, (c) => String.fromCharCode(33 + ((c.charCodeAt(0) - 33 + 47) % 94)));
+
 function views(text: string): View[] {
   const out = [identity(text)];
   const u = unescaped(text);
   if (u) out.push({ ...u, spelled: true });
-  for (const base of out.slice())
+  const bases = out.slice();
+  for (const base of bases)
     out.push(
       ...hexDecoded(base.text).map((v) => remap(v, base)),
       ...base64Decoded(base.text).map((v) => remap(v, base)),
+      ...base32Decoded(base.text).map((v) => remap(v, base)),
     );
+  // The letter shifts of the text as written and unescaped: same positions, other characters.
+  for (const base of bases) out.push({ ...base, text: rot13(base.text) }, { ...base, text: rot47(base.text) });
   return out;
 }
 

@@ -6,15 +6,20 @@
  * stay as they are.
  */
 
-/** C0, DEL and C1 controls, format characters (bidi controls, zero-width, BOM), line/paragraph separators, lone surrogates. */
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+/**
+ * C0, DEL and C1 controls, format characters (bidi controls, zero-width, BOM, tags), line and
+ * paragraph separators, lone surrogates, whatever Unicode says is ignored when shown (variation
+ * selectors, Hangul fillers: Default_Ignorable_Code_Point) and noncharacters.
+ */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}\p{Noncharacter_Code_Point}]/gu;
 
 function escapeOne(c: string): string {
   const n = c.codePointAt(0)!;
-  return n < 0x100 ? `\\x${n.toString(16).padStart(2, '0')}` : `\\u${n.toString(16).padStart(4, '0')}`;
+  if (n < 0x100) return `\\x${n.toString(16).padStart(2, '0')}`;
+  return n <= 0xffff ? `\\u${n.toString(16).padStart(4, '0')}` : `\\u{${n.toString(16)}}`;
 }
 
-/** `text` with every control or invisible formatting character written as `\xNN` or `\uNNNN`. */
+/** `text` with every control or invisible formatting character written as `\xNN`, `\uNNNN` or `\u{NNNNN}`. */
 export function escapeControls(text: string): string {
   return text.replace(HIDDEN, escapeOne);
 }

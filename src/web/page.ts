@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import { NO_TOKEN } from '../delivery/health.js';
 import type { HourlySeries } from '../journal/hourly-stats.js';
 import { span, type Alert } from '../status/alert-words.js';
-import { failingWords, type ConfigStatus, type StatusReport, type TerminalStatus } from '../status/index.js';
+import {
+  failingWords,
+  notWellYet,
+  terminalShown,
+  type ConfigStatus,
+  type StatusReport,
+  type TerminalStatus,
+} from '../status/index.js';
 import { deliveryChart, queueChart, terminalSparkline } from './charts.js';
 import { Html, html } from './html.js';
 import { localTime } from '../util/local-time.js';
@@ -93,10 +100,11 @@ function uptime(seconds: number): string {
 }
 
 function terminalRow(t: TerminalStatus, now: number, charts: HourlySeries | undefined): Html {
+  const shown = terminalShown(t);
   const state =
-    t.lastPollAt === null
+    shown === 'not contacted yet'
       ? html`<span class="unknown">not contacted yet</span>`
-      : t.online
+      : shown === 'online'
         ? html`<span class="online">online</span>`
         : html`<span class="offline">OFFLINE</span>`;
   // A problem in words with what to try; the protocol detail is in the log.
@@ -231,10 +239,14 @@ export function renderPage(r: StatusReport, info: PageInfo, charts?: HourlySerie
   const now = Date.parse(r.generatedAt);
   const p = r.punches;
   const items: Alert[] = r.alertItems ?? r.alerts.map((a) => ({ kind: 'alert', cause: a, fix: '' }));
+  // Never "All good" above a row that says OFFLINE or FAILING (summary.ts).
+  const notWell = items.length === 0 ? notWellYet(r) : [];
   const verdict =
-    items.length === 0
-      ? html`<p class="verdict ok">All good: no alerts</p>`
-      : html`<p class="verdict bad">${items.length} ${items.length === 1 ? 'alert' : 'alerts'}</p>`;
+    items.length > 0
+      ? html`<p class="verdict bad">${items.length} ${items.length === 1 ? 'alert' : 'alerts'}</p>`
+      : notWell.length > 0
+        ? html`<p class="verdict bad">Not all well (no alert yet): ${notWell.join('; ')}</p>`
+        : html`<p class="verdict ok">All good: no alerts</p>`;
   const oldest = r.oldestPending;
   const page = html`<!doctype html>
     <html lang="en">
@@ -259,7 +271,7 @@ export function renderPage(r: StatusReport, info: PageInfo, charts?: HourlySerie
           <h2>Alerts</h2>
           ${
             items.length === 0
-              ? html`<p class="muted">No alerts.</p>`
+              ? html`<p class="muted">${notWell.length > 0 ? 'No alerts yet.' : 'No alerts.'}</p>`
               : html`<ul class="alerts">
                   ${items.map(alertItem)}
                 </ul>`

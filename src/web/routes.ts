@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HourlySeries } from '../journal/hourly-stats.js';
-import type { StatusReport } from '../status/index.js';
+import { statusJson, type StatusReport } from '../status/index.js';
 import type { Logger } from '../util/logger.js';
 import { PAGE_CSP, renderPage, type PageInfo } from './page.js';
 
@@ -85,7 +85,7 @@ async function route(req: IncomingMessage, d: RouteDeps): Promise<Reply> {
         headers: { 'content-security-policy': PAGE_CSP, 'x-frame-options': 'DENY' },
       };
     case '/status.json':
-      return { status: 200, type: 'application/json; charset=utf-8', body: JSON.stringify(d.report(), null, 2) + '\n' };
+      return { status: 200, type: 'application/json; charset=utf-8', body: statusJson(d.report()) };
     case '/metrics':
       return { status: 200, type: d.metrics.contentType(), body: await d.metrics.text() };
     case '/livez':

@@ -58,7 +58,10 @@ describe('punchgate run against hostile Hikvision devices', () => {
     const { daemon: d } = await run(sim);
     await whileSiteWorks(sim, async () => {
       await waitFor(async () => /! terminal reception: a poll ended early: /.test(await status()), 30_000, 'the alert');
-      await new Promise((r) => setTimeout(r, 4000));
+      // Three more polls start while passes keep coming (a condition, not a fixed wait).
+      const polls = () => searches(sim!).filter((c) => c.searchResultPosition === 0).length;
+      const before = polls();
+      await waitFor(() => polls() >= before + 3, 30_000, 'three more polls');
     });
     const expected = expectedPunches(sim.events());
     await waitFor(() => delivered().length >= expected.length, 30_000, 'every pass delivered');
@@ -127,7 +130,13 @@ describe('punchgate run against hostile Hikvision devices', () => {
     const expected = expectedPunches(sim.events()).filter((k) => !k.includes('@2037'));
     expect(expected).toHaveLength(26);
     await waitFor(() => delivered().length === 26, 30_000, 'the six after it');
-    await new Promise((r) => setTimeout(r, 1500)); // more polls: the bad one is read again, never sent
+    // Two more polls: the bad one is read again, never sent.
+    const polled = searches(sim).filter((c) => c.searchResultPosition === 0).length;
+    await waitFor(
+      () => searches(sim!).filter((c) => c.searchResultPosition === 0).length >= polled + 2,
+      30_000,
+      'two more polls',
+    );
     expect(delivered()).toEqual(expected);
     const text = await status();
     expect(text).toMatch(

@@ -8,7 +8,7 @@ import { SecretRuns } from '../../src/util/secret-runs.js';
 
 /**
  * The token in any disguise: an HRMS that quotes the bearer token back, not as it is but cut
- * short, reversed, spelled out, in hexadecimal, base64 or percent-encoding, in every place an
+ * short, reversed, spelled out, in hexadecimal, base64, base32, rot13 or percent-encoding, in every place an
  * HRMS text can go (a punch's refusal, a refused request, a server error, a token refusal, an
  * error page). Nothing of it may be kept or shown: the journal file (and its WAL), the status
  * log, `status`, `status --json`, `punches --json`, `punches export`, `punches --history`, the
@@ -17,6 +17,19 @@ import { SecretRuns } from '../../src/util/secret-runs.js';
  */
 const hex = (s: string) => Buffer.from(s).toString('hex');
 const reverse = (s: string) => [...s].reverse().join('');
+/** RFC 4648 base32, with padding (written here, not taken from the code under test). */
+function base32(s: string): string {
+  let bits = '';
+  for (const b of Buffer.from(s)) bits += b.toString(2).padStart(8, '0');
+  let out = '';
+  for (let i = 0; i < bits.length; i += 5)
+    out += 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'[parseInt(bits.slice(i, i + 5).padEnd(5, '0'), 2)];
+  return out.padEnd(Math.ceil(out.length / 8) * 8, '=');
+}
+const rot13 = (s: string) =>
+  s.replace(/[a-z]/gi, (c) =>
+    String.fromCharCode(((c.toLowerCase().charCodeAt(0) - 97 + 13) % 26) + (c <= 'Z' ? 65 : 97)),
+  );
 
 /** The disguise, and how many of its characters carry one character of the token. */
 const DISGUISES: Record<string, { text: string; width: number }> = {
@@ -33,6 +46,9 @@ const DISGUISES: Record<string, { text: string; width: number }> = {
   'backslash escapes': { text: [...TOKEN].map((c) => `\\x${c.charCodeAt(0).toString(16)}`).join(''), width: 4 },
   base64: { text: Buffer.from(`Bearer ${TOKEN.slice(0, -1)}`).toString('base64'), width: 4 / 3 },
   interleaved: { text: [...TOKEN].map((c) => `${c}~`).join(''), width: 2 },
+  base32: { text: base32(TOKEN), width: 8 / 5 },
+  'base32 of "Bearer <token>", lower case': { text: base32(`Bearer ${TOKEN}`).toLowerCase(), width: 8 / 5 },
+  rot13: { text: rot13(TOKEN), width: 1 },
 };
 
 /** Stretches of `text` that spell eight characters of the token in the disguise's own writing. */

@@ -117,4 +117,78 @@ describe("the journal's door", () => {
     expect(userText('Eve\u202etxt.exe')).toBe('Eve\\u202etxt.exe');
     expect(userText('N'.repeat(500)).length).toBeLessThan(100);
   });
+
+  /**
+   * Characters that make a code look like another (or like nothing), by Unicode category and
+   * property: each variant named by what the rule must say. `1011` + U+FE0F looks exactly like `1011`.
+   */
+  const LOOKALIKES: ReadonlyArray<[string, string]> = [
+    ['1011\ufe0f', 'a variation selector (U+FE0F)'],
+    ['10\ufe0e11', 'a variation selector (U+FE0E)'],
+    ['1011\u{e0100}', 'a variation selector (U+E0100)'],
+    ['1011\u180b', 'a variation selector (U+180B)'],
+    ['1011\u0301', 'a combining mark (U+0301)'],
+    ['1011\u20dd', 'a combining mark (U+20DD)'],
+    ['1011\u0903', 'a combining mark (U+0903)'],
+    ['\u03001011', 'a combining mark (U+0300)'],
+    ['1011\u{e0031}', 'an invisible formatting character (U+E0031)'],
+    ['1011\u034f', 'an invisible formatting character (U+034F)'],
+    ['1011\u3164', 'an invisible formatting character (U+3164)'],
+    ['1011\u115f', 'an invisible formatting character (U+115F)'],
+    ['10\u00ad11', 'an invisible formatting character (U+00AD)'],
+    ['10\u206011', 'an invisible formatting character (U+2060)'],
+    ['10\u061c11', 'a bidirectional control (U+061C)'],
+    ['1011\ue000', 'a private-use character (U+E000)'],
+    ['1011\u{f0000}', 'a private-use character (U+F0000)'],
+    ['1011\ufdd0', 'a noncharacter (U+FDD0)'],
+    ['1011\uffff', 'a noncharacter (U+FFFF)'],
+    ['1011\u{1fffe}', 'a noncharacter (U+1FFFE)'],
+    ['1011\u{50000}', 'an unassigned character (U+50000)'],
+    ['10\u200011', 'a blank (U+2000)'],
+    ['10\u300011', 'a blank (U+3000)'],
+    ['10\u202811', 'a blank (U+2028)'],
+    ['10\u202911', 'a blank (U+2029)'],
+    ['10\u008511', 'a control character (U+0085)'],
+    ['10\u007f11', 'a control character (U+007F)'],
+  ];
+
+  it('refuses codes and terminal names with marks, variation selectors, tags, private-use, noncharacters and unassigned code points; says which', () => {
+    const punches = LOOKALIKES.map(([code], i) => ({
+      terminal: 'gate-1',
+      biometricCode: code,
+      logTime: `2026-11-22 09:00:${String(i).padStart(2, '0')}`,
+    }));
+    const r = journal.ingest([
+      { terminal: 'gate-1', biometricCode: '1011', logTime: '2026-11-22 08:59:00' },
+      ...punches,
+      { terminal: 'gate-1\ufe0f', biometricCode: '1012', logTime: '2026-11-22 09:01:00' },
+      // Letters of other scripts, precomposed, and symbols stay good codes.
+      { terminal: 'gate-1', biometricCode: 'É-1011-名前-ก', logTime: '2026-11-22 09:02:00' },
+    ]);
+    expect(r).toMatchObject({ added: 2, refused: LOOKALIKES.length + 1 });
+    expect(r.refusals!.map((x) => x.reason)).toEqual([
+      ...LOOKALIKES.map(([, why]) => `biometric code has ${why}`),
+      'terminal name has a variation selector (U+FE0F)',
+    ]);
+    expect(
+      journal.queries
+        .list()
+        .map((p) => p.biometricCode)
+        .sort(),
+    ).toEqual(['1011', 'É-1011-名前-ก']);
+    // Logged as shown: the invisible ones written out, never raw (a mark is visible: it stays).
+    const kept = journal.refusedRecords.list(0).find((k) => k.terminal === 'gate-1')!;
+    expect(kept.count).toBe(LOOKALIKES.length);
+    expect(logs).toContain('"code":"1011\\\\ufe0f"');
+    for (const c of ['\ufe0f', '\ufe0e', '\u{e0100}', '\u{e0031}', '\u0085', '\u00ad']) expect(logs).not.toContain(c);
+  });
+
+  it('a serial number with a variation selector is kept as a stand-in; names keep the marks their scripts need', () => {
+    expect(serialProblem('SN-1011\ufe0f')).toBe('serial number has a variation selector (U+FE0F)');
+    expect(deviceIdentity('SN-1011\ufe0f')).toMatch(/^SN-1011\?~[0-9a-f]{16}$/);
+    // A decomposed "José", a Thai name with its vowel marks, a Hindi one: names, not codes.
+    for (const name of ['Jose\u0301', 'สมชาย ใจดี', 'अनिल कुमार']) expect(userText(name)).toBe(name);
+    // But not what hides: a tag character in a name is shown written out.
+    expect(userText('Ana\u{e0041}')).toBe('Ana\\u{e0041}');
+  });
 });

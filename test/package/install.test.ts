@@ -4,9 +4,13 @@
  * (install-to-first-punch), 300 punches go from a simulated terminal through `punchgate run` to a
  * simulated HRMS, an upgrade to a rebuilt package with a bumped version while the daemon runs keeps
  * the config edits and the pending punches (the restart's time printed; bench/package.ts holds it to
- * the issue's 5 s), and a purge keeps the journal that
- * still holds undelivered punches, naming its path and their count, which a reinstall then
- * delivers. The tarball's install.sh installs and purges the same files.
+ * the issue's 5 s), and a purge keeps every journal that still holds undelivered punches (a
+ * journal.db.before-restore-* kept aside too) and every backup, naming their paths and counts,
+ * which a reinstall then delivers. The config is root:punchgate 0640 (it may hold credentials),
+ * the nightly backup's unit and folder come with the package and its command runs. The service
+ * user plants links to a root file and a FIFO in its folder before each removal (issue 30): no
+ * maintainer script follows them, the root file stays as it was. The tarball's install.sh
+ * installs and purges the same files.
  *
  * There is no systemd here (no PID 1 systemd in CI's container): the package says so and how to
  * start punchgate, and the test starts `punchgate run` itself, as the service user, as the unit
@@ -52,6 +56,15 @@ const CONFIG = '/etc/punchgate/punchgate.yaml';
 const TOKEN = '/etc/punchgate/token';
 const TOKEN_VALUE = 'package-test-token';
 const installed = packageStatus;
+const configMode = () => {
+  const st = statSync(CONFIG);
+  return { mode: st.mode & 0o777, uid: st.uid, gid: st.gid };
+};
+/** The packaged backup unit's command, as systemd would run it (ExecStart= of the installed unit). */
+const backupCommand = () => {
+  const unit = readFileSync('/usr/lib/systemd/system/punchgate-backup.service', 'utf8');
+  return /^ExecStart=(.*)$/m.exec(unit)![1]!.split(' ');
+};
 
 /** Whether nothing listens on a loopback port now. */
 function portFree(port: number): Promise<boolean> {
@@ -211,6 +224,20 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
     });
     const state = statSync(STATE);
     expect({ mode: state.mode & 0o777, uid: state.uid }).toEqual({ mode: 0o750, uid: user.uid });
+    // The nightly backup's folder, made as the service user; the config may hold credentials.
+    const backups = statSync(`${STATE}/backups`);
+    expect({ mode: backups.mode & 0o777, uid: backups.uid, gid: backups.gid }).toEqual({
+      mode: 0o750,
+      uid: user.uid,
+      gid: user.gid,
+    });
+    expect(configMode()).toEqual({ mode: 0o640, uid: 0, gid: user.gid });
+    expect(sh('dpkg-statoverride', ['--list', CONFIG]).out.trim()).toBe(`root punchgate 640 ${CONFIG}`);
+    // The backup timer ships, disabled (nothing links it into timers.target.wants).
+    for (const f of ['punchgate-backup.service', 'punchgate-backup.timer'])
+      expect(existsSync(`/usr/lib/systemd/system/${f}`), f).toBe(true);
+    expect(existsSync('/etc/systemd/system/timers.target.wants/punchgate-backup.timer')).toBe(false);
+    expect(r.all).toContain('runuser -u punchgate -- punchgate backup /var/lib/punchgate/backups --keep 14');
   });
 
   it("punchgate --version: punchgate's version on the package's own runtime (not this machine's node)", () => {
@@ -294,6 +321,16 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
       '--max-semi-space-size=4',
       '/usr/lib/punchgate/dist/punchgate.js',
     ]);
+
+    // The nightly backup's own command (the installed unit's ExecStart=, /usr/bin/punchgate the
+    // shell launcher here), as its user, beside the running daemon, into the folder the package made.
+    const [cmd, ...args] = backupCommand();
+    expect(cmd).toBe('/usr/bin/punchgate');
+    const backup = sh('runuser', ['-u', 'punchgate', '--', cmd!, ...args], { env: SERVICE_ENV });
+    expect(backup.status, backup.all).toBe(0);
+    const written = readdirSync(`${STATE}/backups`);
+    expect(written).toHaveLength(1);
+    expect(statSync(`${STATE}/backups/${written[0]}`).mode & 0o777).toBe(0o600);
   });
 
   it('an upgrade to a rebuilt package while the daemon runs: it answers throughout dpkg, then one restart on the new files; config edits and pending punches survive', async () => {
@@ -342,13 +379,29 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
     const status = (await (await fetch(`http://127.0.0.1:${ports.page}/status.json`)).json()) as { version: string };
     expect(status.version).toBe(BUMPED);
     expect(readFileSync(CONFIG, 'utf8')).toBe(config);
+    expect(configMode()).toEqual({ mode: 0o640, uid: 0, gid: user.gid });
     expect(readFileSync(TOKEN, 'utf8')).toBe(`${TOKEN_VALUE}\n`);
     expect(undelivered().out).toBe('50\n');
     await hrms('faults', { errorRate: 0 });
     await waitFor(async () => (await atHrms()) === 350, 60_000, '350 punches at the HRMS after the upgrade');
   });
 
-  it('a purge while the journal holds undelivered punches: the config goes, the journal stays, the message names its path and the count', async () => {
+  /** A root file outside the service user's folders, that a link planted in them points at. */
+  const victim = () => join(tmp.dir, 'root-owned.txt');
+  const VICTIM_TEXT = 'root owns this; no maintainer script may write it\n';
+  const victimUnchanged = () => {
+    expect(readFileSync(victim(), 'utf8')).toBe(VICTIM_TEXT);
+    expect(statSync(victim()).uid).toBe(0);
+  };
+  /** As the service user (who owns /var/lib/punchgate): what an attacker with its rights can do there. */
+  const plant = (cmd: string, args: string[]) => {
+    const r = sh('runuser', ['-u', 'punchgate', '--', cmd, ...args], { env: SERVICE_ENV });
+    expect(r.status, r.all).toBe(0);
+  };
+
+  it('a purge while the journal holds undelivered punches, with links and a FIFO planted by the service user: the config goes, the journal stays, the message names its path and the count, no root file is touched', async () => {
+    writeFileSync(victim(), VICTIM_TEXT);
+    sh('chmod', ['0644', victim()]);
     await hrms('faults', { errorRate: 1 });
     importPunches(
       'before-purge',
@@ -357,32 +410,83 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
     expect(undelivered().out).toBe('20\n');
     // Removing a package stops its service first (prerm); here the daemon is ours to stop.
     expect(await stop(daemon)).toBe(0);
+    // Where an older prerm wrote its note as root, and names a removal might look at: links to a
+    // root file; a FIFO where a kept-aside journal would be (reading it would hang the removal).
+    plant('ln', ['-s', victim(), `${STATE}/undelivered-at-removal`]);
+    plant('ln', ['-s', victim(), `${STATE}/journal.db.before-restore-20261101T000000Z`]);
+    plant('ln', ['-s', victim(), `${STATE}/status.txt.tmp`]);
+    plant('mkfifo', [`${STATE}/journal.db.before-restore-20261102T000000Z`]);
     const r = sh('dpkg', ['--purge', 'punchgate']);
     expect(r.status, r.all).toBe(0);
     expect(r.all).toContain(
       `punchgate: the journal ${STATE}/journal.db holds 20 undelivered punches: ${STATE} is kept, also on purge.`,
     );
-    expect(r.all).toContain(`punchgate: kept ${STATE}: its journal ${STATE}/journal.db holds 20 undelivered punches.`);
+    expect(r.all).toContain(`punchgate: kept ${STATE}, which holds attendance records:`);
+    expect(r.all).toContain(`  ${STATE}/journal.db: a journal holding 20 undelivered punches`);
     expect(installed()).toBe('');
     for (const gone of ['/usr/bin/punchgate', '/usr/lib/punchgate', '/etc/punchgate'])
       expect(existsSync(gone), gone).toBe(false);
     expect(existsSync(`${STATE}/journal.db`)).toBe(true);
+    victimUnchanged();
+    expect(existsSync('/run/punchgate-removal.counts')).toBe(false);
   });
 
-  it('installed again, punchgate delivers what the purge kept; a purge with nothing undelivered removes the journal folder', async () => {
+  it('a purge keeps a kept-aside journal that holds undelivered punches and every backup, though journal.db holds none, and says where', async () => {
     const r = sh('dpkg', ['-i', debOf('amd64')]);
     expect(r.status, r.all).toBe(0);
     // The config was purged: the package's example is back; the test's is written again.
     writeFileSync(CONFIG, siteConfig());
     writeFileSync(TOKEN, `${TOKEN_VALUE}\n`);
+    expect(undelivered().out).toBe('20\n');
+    // What `restore --force` keeps aside, and a backup: both hold the 20 undelivered punches.
+    const keptAside = `${STATE}/journal.db.before-restore-20261128T101500Z`;
+    expect(asService(['backup', keptAside]).status).toBe(0);
+    expect(asService(['backup', `${STATE}/backups`]).status).toBe(0);
+    const backups = readdirSync(`${STATE}/backups`).length;
+    expect(backups).toBeGreaterThanOrEqual(2);
     await hrms('faults', { errorRate: 0 });
     daemon = startDaemon();
     await waitFor(async () => (await atHrms()) === 370, 60_000, '370 punches at the HRMS');
     expect(await stop(daemon)).toBe(0);
+    expect(undelivered().out).toBe('0\n');
+    // And a link to a root file again, where the old prerm wrote.
+    plant('ln', ['-sf', victim(), `${STATE}/undelivered-at-removal`]);
+
+    const purge = sh('dpkg', ['--purge', 'punchgate']);
+    expect(purge.status, purge.all).toBe(0);
+    expect(purge.all).toContain(`punchgate: kept ${STATE}, which holds attendance records:`);
+    expect(purge.all).toContain(`  ${keptAside}: a journal holding 20 undelivered punches`);
+    expect(purge.all).toContain(`  ${STATE}/backups: ${backups} backup file(s) of the journal`);
+    expect(purge.all).not.toContain(`${STATE}/journal.db: a journal`);
+    expect(existsSync(keptAside)).toBe(true);
+    expect(readdirSync(`${STATE}/backups`)).toHaveLength(backups);
+    victimUnchanged();
+  });
+
+  it('installed again with nothing undelivered and no backup (backups/ a link to a root folder): a purge removes the journal folder, and nothing outside it', () => {
+    // The admin took the kept-aside journal and the backups elsewhere.
+    sh('rm', [
+      '-rf',
+      `${STATE}/backups`,
+      ...readdirSync(STATE)
+        .filter((f) => f.includes('before-restore'))
+        .map((f) => `${STATE}/${f}`),
+    ]);
+    const r = sh('dpkg', ['-i', debOf('amd64')]);
+    expect(r.status, r.all).toBe(0);
+    expect(statSync(`${STATE}/backups`).uid).toBe(user.uid);
+    // backups/ replaced by a link to a root folder holding a root file.
+    const rootDir = join(tmp.dir, 'root-folder');
+    mkdirSync(rootDir);
+    writeFileSync(join(rootDir, 'keep.txt'), VICTIM_TEXT);
+    plant('rm', ['-rf', `${STATE}/backups`]);
+    plant('ln', ['-s', rootDir, `${STATE}/backups`]);
     const purge = sh('dpkg', ['--purge', 'punchgate']);
     expect(purge.status, purge.all).toBe(0);
     expect(purge.all).not.toContain('kept');
     expect(existsSync(STATE)).toBe(false);
+    expect(readFileSync(join(rootDir, 'keep.txt'), 'utf8')).toBe(VICTIM_TEXT);
+    victimUnchanged();
   });
 
   it("the tarball's install.sh installs the same files, and --purge removes them", () => {
@@ -395,7 +499,10 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
     expect(r.all).toContain('punchgate is installed. Next:');
     expect(sh('punchgate', ['--version'], { env: SERVICE_ENV }).out).toBe(`punchgate ${VERSION} (Node v${RUNTIME})\n`);
     expect(statSync(TOKEN).mode & 0o777).toBe(0o640);
+    expect(configMode()).toEqual({ mode: 0o640, uid: 0, gid: serviceUser().gid });
+    expect(statSync(`${STATE}/backups`).mode & 0o777).toBe(0o750);
     expect(existsSync('/usr/lib/systemd/system/punchgate.service')).toBe(true);
+    expect(existsSync('/usr/lib/systemd/system/punchgate-backup.timer')).toBe(true);
     const purge = sh(install, ['--purge']);
     expect(purge.status, purge.all).toBe(0);
     for (const gone of [
@@ -403,6 +510,8 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
       '/usr/lib/punchgate',
       '/etc/punchgate',
       '/usr/lib/systemd/system/punchgate.service',
+      '/usr/lib/systemd/system/punchgate-backup.service',
+      '/usr/lib/systemd/system/punchgate-backup.timer',
       STATE,
     ]) {
       expect(existsSync(gone), gone).toBe(false);

@@ -85,6 +85,10 @@ describe('the packages npm run package built', () => {
         expect(statSync(join(control, s)).mode & 0o777, s).toBe(0o755);
         expect(sh('sh', ['-n', join(control, s)]).status, `${s} parses`).toBe(0);
       }
+      // prerm and postrm look for the journals of the state folder the same way (one text, in both).
+      const listOf = (s: string) => /^LIST_JOURNALS='[\s\S]*?^'$/m.exec(readFileSync(join(control, s), 'utf8'))?.[0];
+      expect(listOf('prerm')).toBeDefined();
+      expect(listOf('postrm')).toBe(listOf('prerm'));
       // The size dpkg shows before installing is the size of what it unpacks.
       const kib = Number(field('Installed-Size'));
       const real = files(unpack(deb)).reduce((s, f) => s + Math.ceil(statSync(join(unpack(deb), f)).size / 1024), 0);
@@ -105,6 +109,8 @@ describe('the packages npm run package built', () => {
         `${lib}/node_modules/unix-dgram/build/Release/unix_dgram.node`,
         `${lib}/node_modules/serialport/package.json`,
         'usr/lib/systemd/system/punchgate.service',
+        'usr/lib/systemd/system/punchgate-backup.service',
+        'usr/lib/systemd/system/punchgate-backup.timer',
         'usr/lib/sysusers.d/punchgate.conf',
         'usr/lib/modules-load.d/punchgate.conf',
         'etc/punchgate/punchgate.yaml',
@@ -123,6 +129,13 @@ describe('the packages npm run package built', () => {
       );
       for (const f of ['usr/bin/punchgate', `${lib}/bin/node`])
         expect(statSync(join(root, f)).mode & 0o777, f).toBe(0o755);
+      // The config may hold credentials: never world-readable, not even between unpack and postinst.
+      expect(statSync(join(root, 'etc/punchgate/punchgate.yaml')).mode & 0o777).toBe(0o640);
+      // The nightly backup runs /usr/bin/punchgate itself (the launcher), never `node /usr/bin/punchgate`.
+      const backupUnit = readFileSync(join(root, 'usr/lib/systemd/system/punchgate-backup.service'), 'utf8');
+      expect(backupUnit).toMatch(/^ExecStart=\/usr\/bin\/punchgate backup \/var\/lib\/punchgate\/backups --keep 14 /m);
+      expect(backupUnit).not.toMatch(/^ExecStart=\S*node/m);
+      expect(backupUnit).toContain('Installed by the punchgate package, disabled');
 
       // Every binary is built for this architecture: the runtime, and one of each native module.
       const binaries = all.filter((f) => elfMachine(join(root, f)) !== undefined);

@@ -6,6 +6,20 @@ import { scrubberFor, Secrets } from '../../src/util/secrets.js';
 const hex = (s: string) => Buffer.from(s).toString('hex');
 const reverse = (s: string) => [...s].reverse().join('');
 
+/** RFC 4648 base32 (or its "extended hex" alphabet), with padding, written here independently of the code under test. */
+function base32(s: string, chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'): string {
+  let bits = '';
+  for (const b of Buffer.from(s)) bits += b.toString(2).padStart(8, '0');
+  let out = '';
+  for (let i = 0; i < bits.length; i += 5) out += chars[parseInt(bits.slice(i, i + 5).padEnd(5, '0'), 2)];
+  return out.padEnd(Math.ceil(out.length / 8) * 8, '=');
+}
+const rot13 = (s: string) =>
+  s.replace(/[a-z]/gi, (c) =>
+    String.fromCharCode(((c.toLowerCase().charCodeAt(0) - 97 + 13) % 26) + (c <= 'Z' ? 65 : 97)),
+  );
+const rot47 = (s: string) => [...s].map((c) => String.fromCharCode(33 + ((c.charCodeAt(0) - 33 + 47) % 94))).join('');
+
 /** Every way the trial and its variants quoted a token, as functions of the token. */
 const DISGUISES: Record<string, (t: string) => string> = {
   plain: (t) => t,
@@ -28,6 +42,13 @@ const DISGUISES: Record<string, (t: string) => string> = {
   '\\x escapes': (t) => [...t].map((c) => `\\x${c.charCodeAt(0).toString(16)}`).join(''),
   '\\u escapes': (t) => [...t].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
   'html entities': (t) => [...t].map((c) => `&#${c.charCodeAt(0)};`).join(''),
+  base32: (t) => base32(t),
+  'base32 after other bytes': (t) => base32(`Bearer ${t}`),
+  'base32 lower case, no padding': (t) => base32(`x${t}`).toLowerCase().replace(/=+$/, ''),
+  base32hex: (t) => base32(`ab${t}`, '0123456789ABCDEFGHIJKLMNOPQRSTUV'),
+  rot13: (t) => rot13(t),
+  'rot13 reversed': (t) => reverse(rot13(t)),
+  rot47: (t) => rot47(t),
 };
 
 describe('a secret quoted in disguise', () => {

@@ -201,7 +201,13 @@ describe('the status page', () => {
     expect(page).toContain('2026-11-22 09:11:42 from gate-1');
     expect(page).toMatch(/punchgate 1\.2\.3 · up 3 d 4 h/);
     expect(page).not.toMatch(/<script|https?:\/\//);
-    expect(renderPage(report({ alerts: [], alertItems: [] }), info)).toContain('All good: no alerts');
+    // No alert yet, but rows that say OFFLINE and AUTH FAILED: the verdict says so, never "All good".
+    const quiet = renderPage(report({ alerts: [], alertItems: [] }), info);
+    expect(quiet).not.toContain('All good');
+    expect(quiet).toContain('Not all well (no alert yet): gate-2 OFFLINE; HRMS delivery AUTH FAILED');
+    const well = report({ alerts: [], alertItems: [], terminals: [] });
+    well.delivery = { ...well.delivery, auth: 'ok', authFailedSince: null, failingSince: null };
+    expect(renderPage(well, info)).toContain('All good: no alerts');
   });
 
   it('allows exactly its own style sheet in its Content-Security-Policy', () => {

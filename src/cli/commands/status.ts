@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { buildStatus, formatStatus, probeDaemon } from '../../status/index.js';
+import { buildStatus, formatStatus, probeDaemon, statusJson } from '../../status/index.js';
 import { action, withJournal } from '../common.js';
 
 export function registerStatus(program: Command): void {
@@ -19,9 +19,7 @@ export function registerStatus(program: Command): void {
               daemon: probeDaemon(ctx.config, now),
               ...(fallback ? { config: fallback } : {}),
             });
-            process.stdout.write(
-              ctx.secrets.scrub(opts.json ? JSON.stringify(report, null, 2) + '\n' : formatStatus(report)),
-            );
+            process.stdout.write(ctx.secrets.scrub(opts.json ? statusJson(report) : formatStatus(report)));
           },
           { readonly: true },
         ),

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { defaultClientFactory } from '../../sources/zk/poll.js';
-import { buildStatus } from '../../status/index.js';
+import { buildStatus, statusJson } from '../../status/index.js';
 import { codeProblem } from '../../punch.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { printable } from '../../util/terminal-text.js';
@@ -25,7 +25,7 @@ export function registerTerminals(program: Command): void {
           cmd,
           (ctx, journal) => {
             const list = buildStatus(journal, ctx.config, ctx.clock.now()).terminals;
-            if (opts.json) return void process.stdout.write(JSON.stringify(list, null, 2) + '\n');
+            if (opts.json) return void process.stdout.write(statusJson(list));
             const lines = textTableLines(
               ['NAME', 'KIND', 'STATE', 'LAST POLL', 'SKEW', 'RECORDS', 'USERS', 'SERIAL'],
               list.map((t) => [

@@ -1,0 +1,56 @@
+import { NO_TOKEN } from '../delivery/health.js';
+import { span } from './alert-words.js';
+import { OFFLINE_ALERT_MS } from './alerts.js';
+import type { StatusReport, TerminalStatus } from './types.js';
+
+/**
+ * The one verdict above the details, derived from the same state their rows show: "No alerts."
+ * only when no terminal row says OFFLINE and the delivery row says nothing is failing. Alerts
+ * come late on purpose (a terminal offline for less than 5 minutes is often a blip; delivery
+ * failing for less than delivery.alertAfterMinutes often recovers), but the summary never
+ * contradicts the rows below it meanwhile: it says what is not well yet, and when the alert comes.
+ */
+
+/** How a terminal's row shows its state; the summary and every row (text, page) use this. */
+export type TerminalShown = 'not contacted yet' | 'online' | 'OFFLINE';
+
+export function terminalShown(t: TerminalStatus): TerminalShown {
+  const contacted = t.push ? t.push.lastContactAt !== null : t.lastPollAt !== null;
+  if (!contacted) return 'not contacted yet';
+  return t.online ? 'online' : 'OFFLINE';
+}
+
+/** How the delivery row names a trouble, or undefined when it shows none. */
+export function deliveryShown(r: StatusReport): string | undefined {
+  if (r.delivery.auth === 'failed') return r.delivery.lastError?.startsWith(NO_TOKEN) ? 'NO TOKEN' : 'AUTH FAILED';
+  return r.delivery.failingSince ? 'FAILING' : undefined;
+}
+
+/**
+ * What the rows show as not well while no alert says it yet, one phrase each
+ * (`gate-1 OFFLINE for 2 min (an alert at 5 min)`); empty when all is well.
+ */
+export function notWellYet(r: StatusReport): string[] {
+  const now = Date.parse(r.generatedAt);
+  const out: string[] = [];
+  for (const t of r.terminals) {
+    if (terminalShown(t) !== 'OFFLINE') continue;
+    const since = t.offlineSince ? Date.parse(t.offlineSince) : null;
+    const lasted = since !== null && now >= since ? now - since : null;
+    out.push(
+      lasted !== null && lasted < OFFLINE_ALERT_MS
+        ? `${t.name} OFFLINE for ${span(lasted)} (an alert at ${span(OFFLINE_ALERT_MS)})`
+        : `${t.name} OFFLINE`,
+    );
+  }
+  const delivery = deliveryShown(r);
+  if (delivery) out.push(`HRMS delivery ${delivery}`);
+  return out;
+}
+
+/** The summary line: `ALERTS`, `No alerts.`, or what is not well while no alert says it yet. */
+export function summaryLine(r: StatusReport): string {
+  if (r.alerts.length > 0) return 'ALERTS';
+  const trouble = notWellYet(r);
+  return trouble.length === 0 ? 'No alerts.' : `Not all well (no alert yet): ${trouble.join('; ')}`;
+}

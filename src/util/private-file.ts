@@ -1,0 +1,48 @@
+import { closeSync, constants, fchmodSync, openSync, renameSync, writeSync } from 'node:fs';
+
+/**
+ * Files beside the journal hold punches (personal data) or the site's settings: they are the
+ * service user's alone, 0600, whatever umask punchgate was started with (systemd's unit sets
+ * UMask=0077; a `punchgate run` started by hand from root's shell has 022, which would leave
+ * SQLite's and Node's files 0644). The mode is set on the open file itself (fchmod), so neither
+ * the umask nor a file left by an earlier crash decides it, and O_NOFOLLOW never writes through
+ * a link planted at that name.
+ */
+export const PRIVATE_MODE = 0o600;
+
+/**
+ * Makes `path` an empty 0600 file unless something is there already (left as it is). Called
+ * before SQLite opens a database it would create itself: SQLite then keeps the file's mode, and
+ * makes the database's -wal, -shm and -journal files with the same mode.
+ */
+export function ensurePrivateFile(path: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, PRIVATE_MODE);
+  } catch (e) {
+    if ((e as { code?: string }).code === 'EEXIST') return;
+    throw e;
+  }
+  try {
+    fchmodSync(fd, PRIVATE_MODE);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Replaces `path` whole with `text` (a temporary file, then a rename: a reader never sees half), 0600. */
+export function writePrivateFile(path: string, text: string): void {
+  const tmp = `${path}.tmp`;
+  const fd = openSync(
+    tmp,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+    PRIVATE_MODE,
+  );
+  try {
+    fchmodSync(fd, PRIVATE_MODE);
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+}
