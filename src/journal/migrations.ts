@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { COMMAND_ADDRESS_MIGRATION } from './command-address.js';
 import { PUNCH_REFUSALS_MIGRATION } from './history.js';
 import { PUNCH_IDS_MIGRATION } from './punch-id.js';
 import { REFUSED_RECORDS_MIGRATION } from './refused-records.js';
@@ -297,6 +298,8 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 10: records the journal refused at its door (a code against the text rule), per terminal (refused-records.ts).
   REFUSED_RECORDS_MIGRATION,
+  // 11: the address a terminal command was handed to: only that address settles it (command-address.ts).
+  COMMAND_ADDRESS_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

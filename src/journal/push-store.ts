@@ -119,6 +119,20 @@ function toRefusal(r: Row): PushRefusal {
   };
 }
 
+/** Tables filed under their own name per terminal at most (kept uploads; counts), beyond the protocol's own. */
+const MAX_TABLES = 16;
+/** Where further tables are filed (their names stay in the kept upload's reason). */
+export const OTHER_TABLES = '(other tables)';
+/** Codes counted under their own name per terminal and table at most. */
+const MAX_CODES = 32;
+const OTHER_CODES = '(other)';
+/** The protocol's own tables: always filed under their name (reparse reads them by it). */
+const PROTOCOL_TABLES = new Set(['attlog', 'operlog', 'userinfo', 'rtlog', 'rtstate', 'tabledata:user', 'attphoto']);
+
+/** Whether an upload's extra holds anything stored: lines kept raw, or records counted. */
+const keptSomething = (extra: PushExtra | undefined) =>
+  (extra?.kept?.length ?? 0) > 0 || (extra?.events ?? []).some((e) => e.count > 0);
+
 const clip = (s: string | null | undefined) => (s == null ? null : s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) : s);
 
 /**
@@ -147,8 +161,9 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
         uploads.map((u) => {
           // Nested: better-sqlite3 runs the journal's own transaction as a savepoint of this one.
           const r = this.sink.ingest(u.punches, { timezone: u.timezone });
-          // A stamp moves only with data journalled: an empty upload cannot move what the terminal is told.
-          if (u.punches.length > 0 || (u.extra?.kept?.length ?? 0) > 0) this.saveStamp(u.upload);
+          // A stamp moves only with data journalled: an empty upload, or one whose every line was
+          // refused at the journal's door, cannot move what the terminal is told.
+          if (r.added + r.duplicates + r.quarantined > 0 || keptSomething(u.extra)) this.saveStamp(u.upload);
           this.writeExtra(u.upload, u.extra);
           counters.run({
             terminal: u.upload.terminal,
@@ -166,8 +181,10 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
   commitUsers(upload: PushUpload, users: readonly PushUser[], malformed: PushMalformed, extra?: PushExtra): void {
     this.db
       .transaction(() => {
-        for (const u of users) this.upsertUser(upload.terminal, upload.serial, u, upload.at);
-        this.saveStamp(upload);
+        let stored = 0;
+        for (const u of users) if (this.upsertUser(upload.terminal, upload.serial, u, upload.at)) stored++;
+        // Only with something stored: an upload whose every line was refused moves no stamp.
+        if (stored > 0 || keptSomething(extra)) this.saveStamp(upload);
         this.writeExtra(upload, extra);
         if (malformed.count > 0)
           this.db
@@ -185,7 +202,7 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
   commitRecords(upload: PushUpload, extra: PushExtra): void {
     this.db
       .transaction(() => {
-        this.saveStamp(upload);
+        if (keptSomething(extra)) this.saveStamp(upload);
         this.writeExtra(upload, extra);
         this.db
           .prepare(
@@ -195,6 +212,36 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
           .run(upload.terminal, upload.serial, upload.at);
       })
       .immediate();
+  }
+
+  /**
+   * The table a kept upload or count is filed under: its own, while the terminal has fewer than
+   * MAX_TABLES tables on file (the protocol's own always), else OTHER_TABLES. A device sending
+   * thousands of invented table names adds one row, one alert and one /metrics series, not thousands.
+   */
+  private fileUnder(terminal: string, table: string, from: 'push_kept_counts' | 'push_events'): string {
+    if (PROTOCOL_TABLES.has(table.toLowerCase())) return table;
+    const known = this.db.prepare(`SELECT 1 FROM ${from} WHERE terminal = ? AND tbl = ? LIMIT 1`).get(terminal, table);
+    if (known) return table;
+    const n = (
+      this.db.prepare(`SELECT count(DISTINCT tbl) AS n FROM ${from} WHERE terminal = ?`).get(terminal) as { n: number }
+    ).n;
+    return n < MAX_TABLES ? table : OTHER_TABLES;
+  }
+
+  /** The code a count is filed under: its own while its table has fewer than MAX_CODES, else OTHER_CODES. */
+  private codeUnder(terminal: string, table: string, code: string): string {
+    const c = code.slice(0, 40);
+    const known = this.db
+      .prepare(`SELECT 1 FROM push_events WHERE terminal = ? AND tbl = ? AND code = ?`)
+      .get(terminal, table, c);
+    if (known) return c;
+    const n = (
+      this.db.prepare(`SELECT count(*) AS n FROM push_events WHERE terminal = ? AND tbl = ?`).get(terminal, table) as {
+        n: number;
+      }
+    ).n;
+    return n < MAX_CODES ? c : OTHER_CODES;
   }
 
   /** Kept lines and event counts of one upload; then the kept uploads are brought within their bounds. */
@@ -211,8 +258,11 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
            last_at = excluded.last_at, last_reason = excluded.last_reason`,
       );
       for (const k of extra.kept) {
-        insert.run(terminal, serial, k.table, clip(k.reason), at, k.lines, Buffer.byteLength(k.body), k.body);
-        count.run(terminal, k.table, k.lines, at, clip(k.reason));
+        const table = this.fileUnder(terminal, k.table, 'push_kept_counts');
+        // Filed under OTHER_TABLES: the reason keeps the table's own name.
+        const reason = clip(table === k.table ? k.reason : `table ${k.table}: ${k.reason}`);
+        insert.run(terminal, serial, table, reason, at, k.lines, Buffer.byteLength(k.body), k.body);
+        count.run(terminal, table, k.lines, at, reason);
       }
       this.pruneKept(extra.keptBounds ?? DEFAULT_KEPT_BOUNDS, at);
     }
@@ -221,7 +271,11 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
         `INSERT INTO push_events (terminal, tbl, code, count, last_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (terminal, tbl, code) DO UPDATE SET count = count + excluded.count, last_at = excluded.last_at`,
       );
-      for (const e of extra.events) if (e.count > 0) event.run(terminal, e.table, e.code.slice(0, 40), e.count, at);
+      for (const e of extra.events) {
+        if (e.count <= 0) continue;
+        const table = this.fileUnder(terminal, e.table, 'push_events');
+        event.run(terminal, table, this.codeUnder(terminal, table, e.code), e.count, at);
+      }
     }
   }
 
@@ -426,9 +480,10 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
       .run(upload.terminal, upload.serial, upload.table.toUpperCase(), upload.stamp, upload.at);
   }
 
-  private upsertUser(terminal: string, serial: string, u: PushUser, at: number): void {
+  /** True: stored. */
+  private upsertUser(terminal: string, serial: string, u: PushUser, at: number): boolean {
     // The door of users a push terminal reports: a PIN must be a code (the parser checks it too).
-    if (codeProblem(u.pin) !== undefined) return;
+    if (codeProblem(u.pin) !== undefined) return false;
     this.db
       .prepare(
         `INSERT INTO terminal_users (terminal, serial, pin, name, card, privilege, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -436,6 +491,7 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
            privilege = excluded.privilege, updated_at = excluded.updated_at`,
       )
       .run(terminal, serial, u.pin, userText(u.name), userText(u.card), u.privilege, at);
+    return true;
   }
 
   stamps(terminal: string, serial: string): Record<string, string> {
@@ -600,10 +656,10 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
     if (out.length === 0) return out;
     this.db
       .prepare(
-        `UPDATE terminal_commands SET state = 'sent', sent_at = ?, sent_count = sent_count + 1
+        `UPDATE terminal_commands SET state = 'sent', sent_at = ?, sent_count = sent_count + 1, sent_to = ?
          WHERE id IN (SELECT value FROM json_each(?)) AND state IN ('queued', 'sent')`,
       )
-      .run(now, JSON.stringify(out.map((c) => c.id)));
+      .run(now, limits.to ?? null, JSON.stringify(out.map((c) => c.id)));
     return out.map((c) => ({ ...c, state: 'sent', sentAt: now, sentCount: c.sentCount + 1 }));
   }
 
@@ -613,10 +669,15 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
     results: readonly TerminalCommandResult[],
     now: number,
     effect?: (command: string) => PushUserChange | undefined,
+    from?: string,
   ): { settled: TerminalCommand[]; unknown: string[] } {
-    // Only a command handed to this terminal and not yet settled: a result for a command still
-    // queued (never sent), settled already, or another terminal's, changes nothing.
-    const get = this.db.prepare(`SELECT * FROM terminal_commands WHERE id = ? AND terminal = ? AND state = 'sent'`);
+    // Only a command handed to this terminal, at the address the result comes from, and not yet
+    // settled: a result for a command still queued (never sent), settled already, another
+    // terminal's, or handed to another address, changes nothing.
+    const get = this.db.prepare(
+      `SELECT * FROM terminal_commands WHERE id = ? AND terminal = ? AND state = 'sent'
+       AND (sent_to IS NULL OR @from IS NULL OR sent_to = @from)`,
+    );
     const settle = this.db.prepare(
       `UPDATE terminal_commands SET state = ?, done_at = ?, return_code = ?, result = ? WHERE id = ? RETURNING *`,
     );
@@ -627,7 +688,9 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
       .transaction(() => {
         for (const r of results) {
           const id = /^\d{1,15}$/.test(r.id) ? Number(r.id) : NaN;
-          const row = Number.isSafeInteger(id) ? (get.get(id, terminal) as Row | undefined) : undefined;
+          const row = Number.isSafeInteger(id)
+            ? (get.get(id, terminal, { from: from ?? null }) as Row | undefined)
+            : undefined;
           if (!row) {
             unknown.push(r.id);
             continue;

@@ -131,8 +131,13 @@ const KEPT_ALERT_MS = 24 * 3_600_000;
 export function pushAlerts(report: StatusReport, now: number): Alert[] {
   const out: Alert[] = [];
   const refusals = report.pushRefusals ?? [];
-  // Each serial pushing from outside its allowFrom is evidence of its own: one alert each.
-  for (const r of refusals.filter((x) => x.reason === 'address')) out.push(ALERT.pushOutsideAllowFrom(r));
+  // Each serial pushing from outside its allowFrom is evidence of its own: one alert per serial
+  // (one address named, several summarised: a spoof from many addresses is one alert).
+  const outside = new Map<string, PushRefusalStatus[]>();
+  for (const r of refusals.filter((x) => x.reason === 'address'))
+    outside.set(r.serial.toUpperCase(), [...(outside.get(r.serial.toUpperCase()) ?? []), r]);
+  for (const rows of outside.values())
+    out.push(rows.length === 1 ? ALERT.pushOutsideAllowFrom(rows[0]!) : ALERT.pushOutsideAllowFromMany(rows));
   // Unknown serials: one alert for a few, one summary for many (a device inventing serials cannot flood the alerts).
   const unknown = refusals.filter((x) => x.reason === 'unknown');
   if (unknown.length <= UNKNOWN_LISTED) for (const r of unknown) out.push(ALERT.pushUnknownSerial(r));

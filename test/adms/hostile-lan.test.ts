@@ -48,11 +48,8 @@ describe('a push request changes only what its terminal could have changed', () 
     // Another terminal's result for it settles nothing either.
     await http(r.url, 'POST', `/iclock/devicecmd?SN=GATE0001`, early);
     expect(r.store.commands('lobby')[0]).toMatchObject({ state: 'queued' });
-    // A device elsewhere with the serial polls: it is handed nothing, and its results settle nothing.
-    expect(await http(r.url, 'GET', `/iclock/getrequest?SN=${SN}`, undefined, {}, FORGER)).toEqual({
-      status: 200,
-      body: 'OK',
-    });
+    // A device elsewhere with the serial polls: refused, it is handed nothing, and its results settle nothing.
+    expect((await http(r.url, 'GET', `/iclock/getrequest?SN=${SN}`, undefined, {}, FORGER)).status).toBe(403);
     expect(r.store.commands('lobby')[0]).toMatchObject({ state: 'queued', sentCount: 0 });
     // The terminal polls: handed out; its result settles it, once.
     expect((await http(r.url, 'GET', `/iclock/getrequest?SN=${SN}`)).body).toBe(
@@ -86,9 +83,9 @@ describe('a push request changes only what its terminal could have changed', () 
     // Forged: an empty upload from the terminal's own address, and uploads from another one.
     const forged = `/iclock/cdata?SN=${SN}&table=ATTLOG&Stamp=999999999`;
     expect(await http(r.url, 'POST', forged, '')).toEqual({ status: 200, body: 'OK:0' });
-    expect((await http(r.url, 'POST', forged, '', {}, FORGER)).status).toBe(200);
+    expect((await http(r.url, 'POST', forged, '', {}, FORGER)).status).toBe(403);
     expect((await http(r.url, 'POST', forged, attlog(['666\t2026-11-01 08:00:00\t0\t1']), {}, FORGER)).status).toBe(
-      200,
+      403,
     );
     const options = await http(r.url, 'GET', `/iclock/cdata?SN=${SN}&options=all&pushver=2.4.1`);
     expect(options.body).toContain('ATTLOGStamp=0\n');
@@ -96,8 +93,9 @@ describe('a push request changes only what its terminal could have changed', () 
     await waitFor(() => sim!.backlog() === 0, 15_000, 'the real terminal uploaded');
     expect(sim.acked()).toHaveLength(30);
     expect(sim.stats().serverStamp).toBe('0');
-    // The forged punch is kept like any other (the receiver cannot tell it from a real one: allowFrom does);
-    // the alert names the address it came from (sightings are written every few seconds: RegistrationBook.flush).
+    // The forged punch was refused (never journalled: the 30 are all there is); the alert names the
+    // address it came from (sightings are written every few seconds: RegistrationBook.flush).
+    expect(r.journal.counts().pending).toBe(30);
     const statusNow = () => statusOf(r!, [{ name: 'lobby', serial: SN }]);
     await waitFor(() => statusNow().alerts.some((a) => a.includes(' was seen pushing from ')), 5000, 'the sighting');
     const status = statusNow();
