@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildStatus } from '../../src/status/index.js';
 import { parseConfig } from '../../src/config/load.js';
 import { startPushTerminalSim, type PushTerminalSim } from '../../src/sim/push-terminal/index.js';
+import { fakeClock } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
 import { attlog, http, startReceiver, terminal } from './harness.js';
 
@@ -109,6 +110,87 @@ describe('a push request changes only what its terminal could have changed', () 
       ]),
     );
     expect(status.terminals[0]!.push).toMatchObject({ trustedAddress: '127.0.0.1', address: '127.0.0.1' });
+  });
+});
+
+describe('trust does not move to whoever calls while the terminal is silent', () => {
+  let r: Receiver | undefined;
+  afterEach(async () => {
+    await r?.stop();
+    r = undefined;
+  });
+
+  it('refuses another address after 31 s, 10 min and 3 days of silence; trusts it once allowFrom names it', async () => {
+    const clock = fakeClock(Date.now());
+    r = await startReceiver({ terminals: [terminal('lobby', SN)], clock });
+    expect((await http(r.url, 'GET', `/iclock/getrequest?SN=${SN}`)).body).toBe('OK');
+    const leaver = r.store.enqueue('lobby', 'INFO').command;
+    expect((await http(r.url, 'GET', `/iclock/getrequest?SN=${SN}`)).body).toBe(`C:${leaver.id}:INFO\n`);
+    let n = 0;
+    for (const silence of [31_000, 10 * 60_000, 3 * 86_400_000]) {
+      clock.advance(silence);
+      for (const from of ['127.0.0.2', '127.0.0.7', '127.0.0.8']) {
+        n++;
+        expect((await http(r.url, 'GET', `/iclock/getrequest?SN=${SN}`, undefined, {}, from)).status).toBe(403);
+        const result = `ID=${leaver.id}&Return=0&CMD=INFO\n`;
+        expect((await http(r.url, 'POST', `/iclock/devicecmd?SN=${SN}`, result, {}, from)).status).toBe(403);
+        n++;
+      }
+    }
+    expect(r.store.commands('lobby')[0]).toMatchObject({ state: 'sent' });
+    r.receiver['ctx'].registrations.flush();
+    const status = statusOf(r, [{ name: 'lobby', serial: SN }]);
+    expect(status.terminals[0]!.push).toMatchObject({
+      trustedAddress: '127.0.0.1',
+      otherAddress: { address: '127.0.0.8', count: n },
+    });
+    expect(status.alerts.find((a) => a.includes('was seen pushing from'))).toMatch(
+      /^terminal lobby \(SN=CQZ7232160001\) was seen pushing from 127\.0\.0\.8 .* but it pushes from 127\.0\.0\.1/,
+    );
+    // The admin says the terminal is now at 127.0.0.7 (allowFrom, reload): trusted there, refused at the old address.
+    r.receiver.register(terminal('lobby', SN, { allowFrom: ['127.0.0.7'] }));
+    expect((await http(r.url, 'GET', `/iclock/ping?SN=${SN}`, undefined, {}, '127.0.0.7')).status).toBe(200);
+    expect((await http(r.url, 'GET', `/iclock/ping?SN=${SN}`)).status).toBe(403);
+    // The command handed to 127.0.0.1 is not settled from there: only its own address settles it.
+    const result = `ID=${leaver.id}&Return=0&CMD=INFO\n`;
+    expect((await http(r.url, 'POST', `/iclock/devicecmd?SN=${SN}`, result, {}, '127.0.0.7')).status).toBe(200);
+    expect(r.store.commands('lobby')[0]).toMatchObject({ state: 'sent' });
+    r.receiver['ctx'].registrations.flush();
+    expect(statusOf(r, [{ name: 'lobby', serial: SN, allowFrom: ['127.0.0.7'] }]).terminals[0]!.push).toMatchObject({
+      trustedAddress: '127.0.0.7',
+    });
+  });
+
+  it('moves no stamp with an upload whose every line was refused at the journal door, and moves it once one is stored', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+    const at = Date.now();
+    const upload = (table: string, stamp: string) => ({ terminal: 'lobby', serial: SN, table, stamp, at });
+    const none = { count: 0, first: null };
+    // The journal's door refuses these codes (a control character, a blank, too long).
+    for (const pin of ['\u001b1', '1 2', 'x'.repeat(65)]) {
+      r.store.commitUsers(upload('OPERLOG', '50'), [{ pin, name: 'X', card: '', privilege: 14 }], none);
+      r.store.commitPunches([
+        {
+          upload: upload('ATTLOG', '70'),
+          punches: [{ terminal: 'lobby', device: SN, biometricCode: pin, logTime: '2026-11-01 08:00:00' }],
+          timezone: 'UTC',
+          malformed: none,
+        },
+      ]);
+      r.store.commitRecords(upload('INVENTED', '9'), { events: [{ table: 'INVENTED', code: 'x', count: 0 }] });
+    }
+    expect(r.store.stamps('lobby', SN)).toEqual({});
+    expect(r.store.users('lobby', SN)).toEqual([]);
+    r.store.commitUsers(upload('OPERLOG', '51'), [{ pin: '1001', name: 'Ana', card: '', privilege: 0 }], none);
+    r.store.commitPunches([
+      {
+        upload: upload('ATTLOG', '71'),
+        punches: [{ terminal: 'lobby', device: SN, biometricCode: '1001', logTime: '2026-11-01 08:00:00' }],
+        timezone: 'UTC',
+        malformed: none,
+      },
+    ]);
+    expect(r.store.stamps('lobby', SN)).toEqual({ OPERLOG: '51', ATTLOG: '71' });
   });
 });
 

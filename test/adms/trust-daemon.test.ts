@@ -129,7 +129,7 @@ describe('only the terminal changes its state, through punchgate run', () => {
           ['GET', `/iclock/ping?SN=${serial}`, undefined],
         ] as const;
       // A wrong token, a token of another serial: no better than none.
-      const wrongCookies = [
+      const wrongCookies: Record<string, string>[] = [
         {},
         { Cookie: 'token=0123456789abcdef0123456789abcdef' },
         { Cookie: `token=${createHash('md5').update(`${reg.registry_code}${LOBBY}${reg.session_id}`).digest('hex')}` },
