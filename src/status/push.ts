@@ -112,9 +112,11 @@ function pushDetails(
       .filter((e) => e.terminal === name)
       .map((e) => ({ table: e.table, code: e.code, count: e.count })),
     trustedAddress: reg?.trustedAddress ?? null,
-    otherAddress: reg?.otherAddress
-      ? { address: reg.otherAddress, count: reg.otherCount, lastAt: iso(reg.otherLastAt) }
-      : null,
+    // A sighting from before the trust last moved (to that very address, say) is history, not news.
+    otherAddress:
+      reg?.otherAddress && reg.otherAddress !== reg.trustedAddress && (reg.otherLastAt ?? 0) > (reg.trustedAt ?? 0)
+        ? { address: reg.otherAddress, count: reg.otherCount, lastAt: iso(reg.otherLastAt) }
+        : null,
   };
 }
 

@@ -156,9 +156,10 @@ describe('trust does not move to whoever calls while the terminal is silent', ()
     expect((await http(r.url, 'POST', `/iclock/devicecmd?SN=${SN}`, result, {}, '127.0.0.7')).status).toBe(200);
     expect(r.store.commands('lobby')[0]).toMatchObject({ state: 'sent' });
     r.receiver['ctx'].registrations.flush();
-    expect(statusOf(r, [{ name: 'lobby', serial: SN, allowFrom: ['127.0.0.7'] }]).terminals[0]!.push).toMatchObject({
-      trustedAddress: '127.0.0.7',
-    });
+    const moved = statusOf(r, [{ name: 'lobby', serial: SN, allowFrom: ['127.0.0.7'] }]);
+    expect(moved.terminals[0]!.push).toMatchObject({ trustedAddress: '127.0.0.7', otherAddress: null });
+    // The sightings before the move are not an alert about the terminal's new address.
+    expect(moved.alerts.filter((a) => a.includes('was seen pushing from'))).toEqual([]);
   });
 
   it('moves no stamp with an upload whose every line was refused at the journal door, and moves it once one is stored', async () => {
