@@ -124,6 +124,17 @@ describe('nothing the LAN sends is unbounded, through punchgate run', () => {
         20_000,
         'the refusals written',
       );
+      // The strangers are counted apart, in three series (the daemon's figures follow within a status interval).
+      const refusedSeries = async () =>
+        (await get(page, '/metrics')).body.split('\n').filter((l) => l.startsWith('punchgate_push_refused_requests{'));
+      await waitFor(
+        async () =>
+          (await refusedSeries()).includes('punchgate_push_refused_requests{reason="outside-allowfrom"} 200') &&
+          (await refusedSeries()).includes('punchgate_push_refused_requests{reason="other-address"} 1000'),
+        20_000,
+        'the refused requests in /metrics',
+      );
+      expect(await refusedSeries()).toHaveLength(3);
       const metrics = (await get(page, '/metrics')).body;
       const keptSeries = metrics.split('\n').filter((l) => l.startsWith('punchgate_push_kept_uploads_total{'));
       expect(keptSeries.length).toBeLessThanOrEqual(17);
