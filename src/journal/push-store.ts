@@ -279,7 +279,10 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
     }
   }
 
-  /** Drops kept uploads older than the age bound, then the oldest until within the size bound; counted. */
+  /**
+   * Drops kept uploads older than the age bound, then the oldest of the terminal holding the most
+   * until within the size bound; counted.
+   */
   pruneKept(bounds: { maxBytes: number; maxAgeMs: number }, now: number): number {
     const dropped = new Map<string, { terminal: string; tbl: string; n: number }>();
     const note = (r: { terminal: string; tbl: string }) => {
@@ -294,20 +297,35 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
     old.forEach(note);
     const total = (this.db.prepare(`SELECT coalesce(sum(bytes), 0) AS n FROM push_kept`).get() as { n: number }).n;
     if (total > bounds.maxBytes) {
+      // The terminal holding the most gives up its oldest first: one terminal's flood of odd
+      // uploads cannot push another terminal's kept lines out of the shared bound.
+      const held = new Map(
+        (
+          this.db.prepare(`SELECT terminal, sum(bytes) AS n FROM push_kept GROUP BY terminal`).all() as {
+            terminal: string;
+            n: number;
+          }[]
+        ).map((r) => [r.terminal, r.n]),
+      );
+      const oldest = this.db.prepare(
+        `SELECT id, tbl, bytes FROM push_kept WHERE terminal = ? AND id > ? ORDER BY id LIMIT 1`,
+      );
+      const after = new Map<string, number>();
       let excess = total - bounds.maxBytes;
       const ids: number[] = [];
-      for (const r of this.db
-        .prepare(`SELECT id, terminal, tbl, bytes FROM push_kept ORDER BY id`)
-        .iterate() as Iterable<{
-        id: number;
-        terminal: string;
-        tbl: string;
-        bytes: number;
-      }>) {
-        if (excess <= 0) break;
+      while (excess > 0 && held.size > 0) {
+        const [terminal] = [...held].reduce((a, b) => (b[1] > a[1] ? b : a));
+        const r = oldest.get(terminal, after.get(terminal) ?? -1) as
+          { id: number; tbl: string; bytes: number } | undefined;
+        if (!r) {
+          held.delete(terminal);
+          continue;
+        }
+        after.set(terminal, r.id);
         ids.push(r.id);
-        note(r);
+        note({ terminal, tbl: r.tbl });
         excess -= r.bytes;
+        held.set(terminal, held.get(terminal)! - r.bytes);
       }
       this.db.prepare(`DELETE FROM push_kept WHERE id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(ids));
     }

@@ -231,6 +231,27 @@ describe('the LAN cannot drown the evidence or the terminals', () => {
     );
   });
 
+  it("one terminal's flood of odd uploads does not push another terminal's kept lines out of adms.keptUploads", async () => {
+    r = await startReceiver({
+      terminals: [terminal('lobby', SN), terminal('gate', 'GATE0001')],
+      adms: { keptUploads: { maxBytes: 64 * 1024, maxAgeDays: 1 } },
+    });
+    for (let i = 0; i < 3; i++)
+      expect((await http(r.url, 'POST', `/iclock/cdata?SN=${SN}&table=ODD`, `own line ${i}\n`)).status).toBe(200);
+    // The other terminal (a compromised one, or a first-use impostor) floods invented tables.
+    for (let i = 0; i < 150; i++)
+      expect(
+        (await http(r.url, 'POST', `/iclock/cdata?SN=GATE0001&table=X${i}`, `data=${'x'.repeat(1000)}\n`)).status,
+      ).toBe(200);
+    expect(r.store.keptUploads('lobby').map((k) => k.body)).toEqual(['own line 0', 'own line 1', 'own line 2']);
+    expect(r.store.keptUploads().reduce((n, k) => n + k.bytes, 0)).toBeLessThanOrEqual(64 * 1024);
+    const gate = r.store.keptCounts().filter((k) => k.terminal === 'gate');
+    // Filed under 16 tables and the summary; what was dropped is counted.
+    expect(gate.length).toBeLessThanOrEqual(17);
+    expect(gate.find((k) => k.table === '(other tables)')).toMatchObject({ uploads: 150 - 16 });
+    expect(gate.reduce((n, k) => n + k.dropped, 0)).toBeGreaterThan(50);
+  });
+
   it('no address takes what a terminal needs: many slow connections from several addresses leave the terminal served', async () => {
     r = await startReceiver({
       terminals: [terminal('lobby', SN)],
