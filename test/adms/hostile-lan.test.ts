@@ -5,6 +5,7 @@ import { parseConfig } from '../../src/config/load.js';
 import { startPushTerminalSim, type PushTerminalSim } from '../../src/sim/push-terminal/index.js';
 import { fakeClock } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
+import { PUSH_ROUTES } from '../../src/sources/adms/receiver.js';
 import { attlog, http, startReceiver, terminal } from './harness.js';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
@@ -110,6 +111,66 @@ describe('a push request changes only what its terminal could have changed', () 
       ]),
     );
     expect(status.terminals[0]!.push).toMatchObject({ trustedAddress: '127.0.0.1', address: '127.0.0.1' });
+  });
+});
+
+/** Every row of every table, but for the counted sightings of strangers (push_registry.other_*). */
+function journalSnapshot(r: Receiver): string {
+  const tables = r.journal.db
+    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+    .all() as { name: string }[];
+  return JSON.stringify(
+    tables.map(({ name }) =>
+      (r.journal.db.prepare(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[]).map((row) =>
+        name === 'push_registry' ? { ...row, other_address: 0, other_count: 0, other_last_at: 0, updated_at: 0 } : row,
+      ),
+    ),
+  );
+}
+
+describe('every path of the receiver passes the trust gate', () => {
+  let r: Receiver | undefined;
+  afterEach(async () => {
+    await r?.stop();
+    r = undefined;
+  });
+
+  it('answers a stranger 403 on every path and method it serves, with any query, and the journal stays as it was', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+    expect((await http(r.url, 'GET', `/iclock/cdata?SN=${SN}&options=all`)).status).toBe(200);
+    r.store.enqueue('lobby', 'INFO');
+    r.receiver['contacts'].flush();
+    r.receiver['ctx'].registrations.flush();
+    const before = journalSnapshot(r);
+    const queries = [
+      '',
+      '&table=ATTLOG&Stamp=9',
+      '&table=tabledata&tablename=user',
+      '&type=tabledata&tablename=user',
+      '&options=all&DeviceType=acc',
+    ];
+    const body =
+      'USER PIN=1\tName=X\tPri=14\nuser pin=2\tprivilege=14\n1\t2026-11-01 08:00:00\t0\t1\nID=1&Return=0&CMD=INFO\n';
+    let sent = 0;
+    for (const { path, methods } of PUSH_ROUTES)
+      for (const method of methods)
+        for (const q of queries)
+          for (const suffix of ['', '.aspx']) {
+            const a = await http(
+              r.url,
+              method as 'GET' | 'POST',
+              `${path}${suffix}?SN=${SN}${q}`,
+              method === 'POST' ? body : undefined,
+              {},
+              FORGER,
+            );
+            expect(a.status, `${method} ${path}${suffix}${q}`).toBe(403);
+            sent++;
+          }
+    expect(sent).toBeGreaterThanOrEqual(PUSH_ROUTES.length * queries.length * 2);
+    r.receiver['contacts'].flush();
+    r.receiver['ctx'].registrations.flush();
+    expect(journalSnapshot(r)).toBe(before);
   });
 });
 

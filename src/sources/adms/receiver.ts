@@ -65,6 +65,11 @@ const ROUTES: Record<string, { methods: readonly string[]; handler: Handler }> =
   '/iclock/fdata': { methods: ['POST'], handler: handleQueryData },
 };
 
+/** Every path and method the receiver answers (tests send each from a stranger: none may get past the trust gate). */
+export const PUSH_ROUTES: readonly { path: string; methods: readonly string[] }[] = Object.entries(ROUTES).map(
+  ([path, r]) => ({ path, methods: r.methods }),
+);
+
 const SERIAL = /^[A-Za-z0-9_-]{1,64}$/;
 /** Bodies held in memory at once, all terminals together. */
 const BODY_BUDGET_FACTOR = 32;
