@@ -114,7 +114,7 @@ describe('a push request changes only what its terminal could have changed', () 
   });
 });
 
-/** Every row of every table, but for the counted sightings of strangers (push_registry.other_*). */
+/** Every row of every table, but for the counted sightings of strangers (push_registry.other_*, updated_at). */
 function journalSnapshot(r: Receiver): string {
   const tables = r.journal.db
     .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
@@ -122,7 +122,10 @@ function journalSnapshot(r: Receiver): string {
   return JSON.stringify(
     tables.map(({ name }) =>
       (r.journal.db.prepare(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[]).map((row) =>
-        name === 'push_registry' ? { ...row, other_address: 0, other_count: 0, other_last_at: 0, updated_at: 0 } : row,
+        name === 'push_registry'
+          ? // No facts is `{}` as well as null (the sighting's write says the former).
+            { ...row, facts: row.facts ?? '{}', other_address: 0, other_count: 0, other_last_at: 0, updated_at: 0 }
+          : row,
       ),
     ),
   );

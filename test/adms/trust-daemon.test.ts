@@ -249,4 +249,22 @@ describe('only the terminal changes its state, through punchgate run', () => {
       await stack.stop();
     }
   }, 240_000);
+  it('keeps the trust of a first contact through a SIGKILL a moment later: the stranger calling first after the restart is refused', async () => {
+    const stack = await startPushStack({ terminals: [{ name: 'fresh', serial: 'FRESH0001' }] });
+    let d = spawnDaemon(stack.configPath);
+    try {
+      await waitFor(() => /push terminal receiver listening/.test(d.output()), 15_000, 'the receiver');
+      expect((await http(stack.url, 'GET', `/iclock/cdata?SN=FRESH0001&options=all`)).status).toBe(200);
+      d.child.kill('SIGKILL');
+      await d.exited;
+      d = spawnDaemon(stack.configPath);
+      await waitFor(() => /push terminal receiver listening/.test(d.output()), 15_000, 'the receiver again');
+      for (const from of ['127.0.0.2', '127.0.0.9'])
+        expect((await http(stack.url, 'GET', `/iclock/getrequest?SN=FRESH0001`, undefined, {}, from)).status).toBe(403);
+      expect((await http(stack.url, 'GET', `/iclock/getrequest?SN=FRESH0001`)).status).toBe(200);
+    } finally {
+      await stopDaemon(d);
+      await stack.stop();
+    }
+  }, 60_000);
 });

@@ -61,7 +61,17 @@ export class TrustGate {
           { terminal: t.cfg.name, serial: t.cfg.serial, address, was: reg.trustedAddress },
           `terminal SN=${t.cfg.serial} (${t.cfg.name}) is trusted at ${address} from now on: its allowFrom no longer includes ${reg.trustedAddress}`,
         );
-      this.registrations.remember(t, { trustedAddress: address, trustedAt: now });
+      // Written at once (once per terminal, or per move): a daemon killed a second later must
+      // not let whoever calls first after the restart be trusted instead.
+      try {
+        this.registrations.save(t, {
+          protocol: reg?.protocol ?? 'attendance',
+          trustedAddress: address,
+          trustedAt: now,
+        });
+      } catch {
+        return { kind: 'retry' };
+      }
       return { kind: 'trusted' };
     }
     const token = cookieToken(headers.cookie);
