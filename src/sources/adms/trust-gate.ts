@@ -69,7 +69,11 @@ export class TrustGate {
           trustedAddress: address,
           trustedAt: now,
         });
-      } catch {
+      } catch (e) {
+        this.logger.warn(
+          { terminal: t.cfg.name, address, err: e instanceof Error ? e.message : String(e) },
+          "cannot record the terminal's address now (journal busy?): asked to retry",
+        );
         return { kind: 'retry' };
       }
       return { kind: 'trusted' };
