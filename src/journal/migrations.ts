@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { COMMAND_ADDRESS_MIGRATION } from './command-address.js';
 import { PUNCH_REFUSALS_MIGRATION } from './history.js';
 import { PUNCH_IDS_MIGRATION } from './punch-id.js';
 import { REFUSED_RECORDS_MIGRATION } from './refused-records.js';
@@ -301,6 +302,8 @@ export const MIGRATIONS: readonly string[] = [
   // 11: one identity for a punch whatever its route: the device each terminal is known to be, and
   //     the id a punch filed by its terminal's name was sent with (terminal-devices.ts, issue 30).
   TERMINAL_DEVICES_MIGRATION,
+  // 12: the address a terminal command was handed to: only that address settles it (command-address.ts).
+  COMMAND_ADDRESS_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

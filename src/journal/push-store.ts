@@ -119,6 +119,20 @@ function toRefusal(r: Row): PushRefusal {
   };
 }
 
+/** Tables filed under their own name per terminal at most (kept uploads; counts), beyond the protocol's own. */
+const MAX_TABLES = 16;
+/** Where further tables are filed (their names stay in the kept upload's reason). */
+export const OTHER_TABLES = '(other tables)';
+/** Codes counted under their own name per terminal and table at most. */
+const MAX_CODES = 32;
+const OTHER_CODES = '(other)';
+/** The protocol's own tables: always filed under their name (reparse reads them by it). */
+const PROTOCOL_TABLES = new Set(['attlog', 'operlog', 'userinfo', 'rtlog', 'rtstate', 'tabledata:user', 'attphoto']);
+
+/** Whether an upload's extra holds anything stored: lines kept raw, or records counted. */
+const keptSomething = (extra: PushExtra | undefined) =>
+  (extra?.kept?.length ?? 0) > 0 || (extra?.events ?? []).some((e) => e.count > 0);
+
 const clip = (s: string | null | undefined) => (s == null ? null : s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) : s);
 
 /**
@@ -148,8 +162,9 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
           // Nested: better-sqlite3 runs the journal's own transaction as a savepoint of this one.
           // Pushed just now by a terminal whose clock cannot be read: their offsets are its clock's evidence.
           const r = this.sink.ingest(u.punches, { timezone: u.timezone, pushed: true });
-          // A stamp moves only with data journalled: an empty upload cannot move what the terminal is told.
-          if (u.punches.length > 0 || (u.extra?.kept?.length ?? 0) > 0) this.saveStamp(u.upload);
+          // A stamp moves only with data journalled: an empty upload, or one whose every line was
+          // refused at the journal's door, cannot move what the terminal is told.
+          if (r.added + r.duplicates + r.quarantined > 0 || keptSomething(u.extra)) this.saveStamp(u.upload);
           this.writeExtra(u.upload, u.extra);
           counters.run({
             terminal: u.upload.terminal,
@@ -167,8 +182,10 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
   commitUsers(upload: PushUpload, users: readonly PushUser[], malformed: PushMalformed, extra?: PushExtra): void {
     this.db
       .transaction(() => {
-        for (const u of users) this.upsertUser(upload.terminal, upload.serial, u, upload.at);
-        this.saveStamp(upload);
+        let stored = 0;
+        for (const u of users) if (this.upsertUser(upload.terminal, upload.serial, u, upload.at)) stored++;
+        // Only with something stored: an upload whose every line was refused moves no stamp.
+        if (stored > 0 || keptSomething(extra)) this.saveStamp(upload);
         this.writeExtra(upload, extra);
         if (malformed.count > 0)
           this.db
@@ -186,7 +203,7 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
   commitRecords(upload: PushUpload, extra: PushExtra): void {
     this.db
       .transaction(() => {
-        this.saveStamp(upload);
+        if (keptSomething(extra)) this.saveStamp(upload);
         this.writeExtra(upload, extra);
         this.db
           .prepare(
@@ -196,6 +213,36 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
           .run(upload.terminal, upload.serial, upload.at);
       })
       .immediate();
+  }
+
+  /**
+   * The table a kept upload or count is filed under: its own, while the terminal has fewer than
+   * MAX_TABLES tables on file (the protocol's own always), else OTHER_TABLES. A device sending
+   * thousands of invented table names adds one row, one alert and one /metrics series, not thousands.
+   */
+  private fileUnder(terminal: string, table: string, from: 'push_kept_counts' | 'push_events'): string {
+    if (PROTOCOL_TABLES.has(table.toLowerCase())) return table;
+    const known = this.db.prepare(`SELECT 1 FROM ${from} WHERE terminal = ? AND tbl = ? LIMIT 1`).get(terminal, table);
+    if (known) return table;
+    const n = (
+      this.db.prepare(`SELECT count(DISTINCT tbl) AS n FROM ${from} WHERE terminal = ?`).get(terminal) as { n: number }
+    ).n;
+    return n < MAX_TABLES ? table : OTHER_TABLES;
+  }
+
+  /** The code a count is filed under: its own while its table has fewer than MAX_CODES, else OTHER_CODES. */
+  private codeUnder(terminal: string, table: string, code: string): string {
+    const c = code.slice(0, 40);
+    const known = this.db
+      .prepare(`SELECT 1 FROM push_events WHERE terminal = ? AND tbl = ? AND code = ?`)
+      .get(terminal, table, c);
+    if (known) return c;
+    const n = (
+      this.db.prepare(`SELECT count(*) AS n FROM push_events WHERE terminal = ? AND tbl = ?`).get(terminal, table) as {
+        n: number;
+      }
+    ).n;
+    return n < MAX_CODES ? c : OTHER_CODES;
   }
 
   /** Kept lines and event counts of one upload; then the kept uploads are brought within their bounds. */
@@ -212,8 +259,11 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
            last_at = excluded.last_at, last_reason = excluded.last_reason`,
       );
       for (const k of extra.kept) {
-        insert.run(terminal, serial, k.table, clip(k.reason), at, k.lines, Buffer.byteLength(k.body), k.body);
-        count.run(terminal, k.table, k.lines, at, clip(k.reason));
+        const table = this.fileUnder(terminal, k.table, 'push_kept_counts');
+        // Filed under OTHER_TABLES: the reason keeps the table's own name.
+        const reason = clip(table === k.table ? k.reason : `table ${k.table}: ${k.reason}`);
+        insert.run(terminal, serial, table, reason, at, k.lines, Buffer.byteLength(k.body), k.body);
+        count.run(terminal, table, k.lines, at, reason);
       }
       this.pruneKept(extra.keptBounds ?? DEFAULT_KEPT_BOUNDS, at);
     }
@@ -222,11 +272,18 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
         `INSERT INTO push_events (terminal, tbl, code, count, last_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (terminal, tbl, code) DO UPDATE SET count = count + excluded.count, last_at = excluded.last_at`,
       );
-      for (const e of extra.events) if (e.count > 0) event.run(terminal, e.table, e.code.slice(0, 40), e.count, at);
+      for (const e of extra.events) {
+        if (e.count <= 0) continue;
+        const table = this.fileUnder(terminal, e.table, 'push_events');
+        event.run(terminal, table, this.codeUnder(terminal, table, e.code), e.count, at);
+      }
     }
   }
 
-  /** Drops kept uploads older than the age bound, then the oldest until within the size bound; counted. */
+  /**
+   * Drops kept uploads older than the age bound, then the oldest of the terminal holding the most
+   * until within the size bound; counted.
+   */
   pruneKept(bounds: { maxBytes: number; maxAgeMs: number }, now: number): number {
     const dropped = new Map<string, { terminal: string; tbl: string; n: number }>();
     const note = (r: { terminal: string; tbl: string }) => {
@@ -241,20 +298,35 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
     old.forEach(note);
     const total = (this.db.prepare(`SELECT coalesce(sum(bytes), 0) AS n FROM push_kept`).get() as { n: number }).n;
     if (total > bounds.maxBytes) {
+      // The terminal holding the most gives up its oldest first: one terminal's flood of odd
+      // uploads cannot push another terminal's kept lines out of the shared bound.
+      const held = new Map(
+        (
+          this.db.prepare(`SELECT terminal, sum(bytes) AS n FROM push_kept GROUP BY terminal`).all() as {
+            terminal: string;
+            n: number;
+          }[]
+        ).map((r) => [r.terminal, r.n]),
+      );
+      const oldest = this.db.prepare(
+        `SELECT id, tbl, bytes FROM push_kept WHERE terminal = ? AND id > ? ORDER BY id LIMIT 1`,
+      );
+      const after = new Map<string, number>();
       let excess = total - bounds.maxBytes;
       const ids: number[] = [];
-      for (const r of this.db
-        .prepare(`SELECT id, terminal, tbl, bytes FROM push_kept ORDER BY id`)
-        .iterate() as Iterable<{
-        id: number;
-        terminal: string;
-        tbl: string;
-        bytes: number;
-      }>) {
-        if (excess <= 0) break;
+      while (excess > 0 && held.size > 0) {
+        const [terminal] = [...held].reduce((a, b) => (b[1] > a[1] ? b : a));
+        const r = oldest.get(terminal, after.get(terminal) ?? -1) as
+          { id: number; tbl: string; bytes: number } | undefined;
+        if (!r) {
+          held.delete(terminal);
+          continue;
+        }
+        after.set(terminal, r.id);
         ids.push(r.id);
-        note(r);
+        note({ terminal, tbl: r.tbl });
         excess -= r.bytes;
+        held.set(terminal, held.get(terminal)! - r.bytes);
       }
       this.db.prepare(`DELETE FROM push_kept WHERE id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(ids));
     }
@@ -427,9 +499,10 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
       .run(upload.terminal, upload.serial, upload.table.toUpperCase(), upload.stamp, upload.at);
   }
 
-  private upsertUser(terminal: string, serial: string, u: PushUser, at: number): void {
+  /** True: stored. */
+  private upsertUser(terminal: string, serial: string, u: PushUser, at: number): boolean {
     // The door of users a push terminal reports: a PIN must be a code (the parser checks it too).
-    if (codeProblem(u.pin) !== undefined) return;
+    if (codeProblem(u.pin) !== undefined) return false;
     this.db
       .prepare(
         `INSERT INTO terminal_users (terminal, serial, pin, name, card, privilege, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -437,6 +510,7 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
            privilege = excluded.privilege, updated_at = excluded.updated_at`,
       )
       .run(terminal, serial, u.pin, userText(u.name), userText(u.card), u.privilege, at);
+    return true;
   }
 
   stamps(terminal: string, serial: string): Record<string, string> {
@@ -601,10 +675,10 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
     if (out.length === 0) return out;
     this.db
       .prepare(
-        `UPDATE terminal_commands SET state = 'sent', sent_at = ?, sent_count = sent_count + 1
+        `UPDATE terminal_commands SET state = 'sent', sent_at = ?, sent_count = sent_count + 1, sent_to = ?
          WHERE id IN (SELECT value FROM json_each(?)) AND state IN ('queued', 'sent')`,
       )
-      .run(now, JSON.stringify(out.map((c) => c.id)));
+      .run(now, limits.to ?? null, JSON.stringify(out.map((c) => c.id)));
     return out.map((c) => ({ ...c, state: 'sent', sentAt: now, sentCount: c.sentCount + 1 }));
   }
 
@@ -614,10 +688,15 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
     results: readonly TerminalCommandResult[],
     now: number,
     effect?: (command: string) => PushUserChange | undefined,
+    from?: string,
   ): { settled: TerminalCommand[]; unknown: string[] } {
-    // Only a command handed to this terminal and not yet settled: a result for a command still
-    // queued (never sent), settled already, or another terminal's, changes nothing.
-    const get = this.db.prepare(`SELECT * FROM terminal_commands WHERE id = ? AND terminal = ? AND state = 'sent'`);
+    // Only a command handed to this terminal, at the address the result comes from, and not yet
+    // settled: a result for a command still queued (never sent), settled already, another
+    // terminal's, or handed to another address, changes nothing.
+    const get = this.db.prepare(
+      `SELECT * FROM terminal_commands WHERE id = ? AND terminal = ? AND state = 'sent'
+       AND (sent_to IS NULL OR @from IS NULL OR sent_to = @from)`,
+    );
     const settle = this.db.prepare(
       `UPDATE terminal_commands SET state = ?, done_at = ?, return_code = ?, result = ? WHERE id = ? RETURNING *`,
     );
@@ -628,7 +707,9 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
       .transaction(() => {
         for (const r of results) {
           const id = /^\d{1,15}$/.test(r.id) ? Number(r.id) : NaN;
-          const row = Number.isSafeInteger(id) ? (get.get(id, terminal) as Row | undefined) : undefined;
+          const row = Number.isSafeInteger(id)
+            ? (get.get(id, terminal, { from: from ?? null }) as Row | undefined)
+            : undefined;
           if (!row) {
             unknown.push(r.id);
             continue;

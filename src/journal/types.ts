@@ -525,6 +525,8 @@ export interface CommandTakeLimits {
   mayResend: (command: string) => boolean;
   /** After such a command nothing else is sent in the same answer (REBOOT). */
   isLast: (command: string) => boolean;
+  /** The address the commands are handed to: only a result from there settles them. */
+  to?: string;
 }
 
 /**
@@ -583,5 +585,7 @@ export interface PushJournal {
     results: readonly TerminalCommandResult[],
     now: number,
     effect?: (command: string) => PushUserChange | undefined,
+    /** The address the results came from: a command handed to another address is not settled. */
+    from?: string,
   ): { settled: TerminalCommand[]; unknown: string[] };
 }

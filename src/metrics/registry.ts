@@ -239,6 +239,24 @@ export class PunchgateMetrics {
       },
     });
     new Gauge({
+      name: 'punchgate_push_refused_requests',
+      help: 'Push requests refused, as the status shows them: unknown serials and serials from outside their allowFrom (last 24 h), and requests with a terminal serial from another address than its trusted one. One series per reason, however many serials, addresses or tables a device invents.',
+      labelNames: ['reason'],
+      registers,
+      collect() {
+        this.reset();
+        const { report } = read();
+        const sum = (reason: string) =>
+          (report.pushRefusals ?? []).filter((r) => r.reason === reason).reduce((n, r) => n + r.count, 0);
+        this.set({ reason: 'unknown-serial' }, sum('unknown'));
+        this.set({ reason: 'outside-allowfrom' }, sum('address'));
+        this.set(
+          { reason: 'other-address' },
+          report.terminals.reduce((n, t) => n + (t.push?.otherAddress?.count ?? 0), 0),
+        );
+      },
+    });
+    new Gauge({
       name: 'punchgate_build_info',
       help: 'The running punchgate version (always 1).',
       labelNames: ['version'],

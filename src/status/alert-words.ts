@@ -329,6 +329,21 @@ export const ALERT = {
     fix: 'add the address to allowFrom if it is right',
   }),
 
+  /** One serial pushing from several addresses outside its allowFrom: one summary (spoofs from 200 addresses are one alert). */
+  pushOutsideAllowFromMany: (
+    rows: readonly { serial: string; address: string; terminal: string | null; lastSeenAt: string; count: number }[],
+  ): Alert => {
+    const r = rows[0]!;
+    const requests = rows.reduce((n, x) => n + x.count, 0);
+    const last = Math.max(...rows.map((x) => Date.parse(x.lastSeenAt)));
+    const shown = rows.slice(0, 3).map((x) => x.address);
+    return {
+      kind: 'push-address',
+      cause: `terminal SN=${r.serial} (${r.terminal}) is pushing from ${rows.length} addresses outside its allowFrom (${requests} requests refused, e.g. ${shown.join(', ')}; last ${localTime(last)}): another device may be using its serial`,
+      fix: 'if one of them is the terminal, add that address to allowFrom; else find the device sending with its serial',
+    };
+  },
+
   /** Many unknown serials: one summary (a device inventing serials cannot flood the alerts). */
   pushUnknownSerials: (unknown: readonly { serial: string; address: string; count: number }[]): Alert => {
     const addresses = [...new Set(unknown.map((r) => r.address))];
@@ -348,8 +363,8 @@ export const ALERT = {
   /** A configured serial seen from another address than the one it is trusted at (trust on first use). */
   pushOtherAddress: (t: TerminalStatus, other: { address: string; count: number; lastAt: string }): Alert => ({
     kind: 'push-other-address',
-    cause: `terminal ${t.name} (SN=${t.serial}) was seen pushing from ${other.address} (${other.count} requests, last ${localTime(Date.parse(other.lastAt))}), but it pushes from ${t.push?.trustedAddress ?? '-'}: another device may be using its serial (its requests changed nothing: no stamp, command, result or contact)`,
-    fix: `set allowFrom for ${t.name} to refuse it; if the terminal moved, it is trusted at its new address once the old one has been silent for a few minutes`,
+    cause: `terminal ${t.name} (SN=${t.serial}) was seen pushing from ${other.address} (${other.count} requests, last ${localTime(Date.parse(other.lastAt))}), but it pushes from ${t.push?.trustedAddress ?? '-'}: another device may be using its serial (its requests were refused and changed nothing: no punch, user, stamp, command, protocol or contact)`,
+    fix: `if the terminal itself moved to ${other.address}, set allowFrom: [${other.address}] for ${t.name} and reload (punchgate then trusts that address); else set allowFrom to its address ${t.push?.trustedAddress ?? ''} to refuse the other device at the door`,
   }),
 
   /** Uploads answered OK that were not turned into punches: kept raw in the journal. */

@@ -112,9 +112,11 @@ function pushDetails(
       .filter((e) => e.terminal === name)
       .map((e) => ({ table: e.table, code: e.code, count: e.count })),
     trustedAddress: reg?.trustedAddress ?? null,
-    otherAddress: reg?.otherAddress
-      ? { address: reg.otherAddress, count: reg.otherCount, lastAt: iso(reg.otherLastAt) }
-      : null,
+    // A sighting from before the trust last moved (to that very address, say) is history, not news.
+    otherAddress:
+      reg?.otherAddress && reg.otherAddress !== reg.trustedAddress && (reg.otherLastAt ?? 0) > (reg.trustedAt ?? 0)
+        ? { address: reg.otherAddress, count: reg.otherCount, lastAt: iso(reg.otherLastAt) }
+        : null,
   };
 }
 
@@ -131,8 +133,13 @@ const KEPT_ALERT_MS = 24 * 3_600_000;
 export function pushAlerts(report: StatusReport, now: number): Alert[] {
   const out: Alert[] = [];
   const refusals = report.pushRefusals ?? [];
-  // Each serial pushing from outside its allowFrom is evidence of its own: one alert each.
-  for (const r of refusals.filter((x) => x.reason === 'address')) out.push(ALERT.pushOutsideAllowFrom(r));
+  // Each serial pushing from outside its allowFrom is evidence of its own: one alert per serial
+  // (one address named, several summarised: a spoof from many addresses is one alert).
+  const outside = new Map<string, PushRefusalStatus[]>();
+  for (const r of refusals.filter((x) => x.reason === 'address'))
+    outside.set(r.serial.toUpperCase(), [...(outside.get(r.serial.toUpperCase()) ?? []), r]);
+  for (const rows of outside.values())
+    out.push(rows.length === 1 ? ALERT.pushOutsideAllowFrom(rows[0]!) : ALERT.pushOutsideAllowFromMany(rows));
   // Unknown serials: one alert for a few, one summary for many (a device inventing serials cannot flood the alerts).
   const unknown = refusals.filter((x) => x.reason === 'unknown');
   if (unknown.length <= UNKNOWN_LISTED) for (const r of unknown) out.push(ALERT.pushUnknownSerial(r));

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { parseListen } from '../config/listen.js';
 import type { StatusConfig } from '../config/schema.js';
 import { Backoff } from '../util/backoff.js';
@@ -7,6 +7,7 @@ import { errorCode } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import type { Secrets } from '../util/secrets.js';
 import { StatusAuth } from './auth.js';
+import { ConnectionBounds, STATUS_CONNECTION_LIMITS } from './connection-bounds.js';
 import { hostGuard } from './host-check.js';
 import { handleRequest, type RouteDeps } from './routes.js';
 
@@ -68,13 +69,21 @@ export class StatusServer {
       ...this.d,
       ...(auth ? { allows: (h) => auth.allows(h) } : { hostAllowed: hostGuard(at, cfg.allowedHosts, this.d.logger) }),
     };
+    // Idle and slow clients are closed within seconds (checked every second, not Node's 30 s),
+    // and the LAN cannot take the box's own connections (connection-bounds.ts).
+    const bounds = new ConnectionBounds(STATUS_CONNECTION_LIMITS);
     const server = createServer(
-      { requestTimeout: 10_000, headersTimeout: 5_000, keepAliveTimeout: 5_000 },
+      { requestTimeout: 10_000, headersTimeout: 5_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 1_000 },
       (req, res) => {
+        bounds.busy(req.socket, true);
+        res.once('close', () => bounds.busy(req.socket, false));
         void handleRequest(req, res, routes);
       },
     );
-    server.maxConnections = 64;
+    server.on('connection', (socket: Socket) => bounds.admit(socket));
+    // Only a backstop: ConnectionBounds decides who goes (Node would refuse the box itself too).
+    const l = STATUS_CONNECTION_LIMITS;
+    server.maxConnections = l.loopback + l.lan + l.perAddress + 8;
     server.on('clientError', (_e, socket) => socket.destroy());
     this.server = server;
     try {

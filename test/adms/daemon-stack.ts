@@ -12,7 +12,12 @@ export interface PushTerminalEntry {
 }
 
 /** An HRMS simulator and a config whose daemon receives push terminals on a fixed loopback port. */
-export async function startPushStack(opts: { terminals: PushTerminalEntry[]; adms?: Record<string, unknown> }) {
+export async function startPushStack(opts: {
+  terminals: PushTerminalEntry[];
+  adms?: Record<string, unknown>;
+  /** Merged into the config's `status` (e.g. listen: '127.0.0.1:0' for the status page). */
+  status?: Record<string, unknown>;
+}) {
   const tmp = tempDir('punchgate-adms-daemon-');
   const hrms = await startHrmsSim({ tokens: [TOKEN] });
   const port = await freePort();
@@ -23,7 +28,7 @@ export async function startPushStack(opts: { terminals: PushTerminalEntry[]; adm
     journal: { path: tmp.path('journal.db') },
     hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 2000, connectTimeoutMs: 1000 },
     delivery: { batchSize: 100, pollIntervalMs: 100, retry: { baseMs: 50, maxMs: 500 } },
-    status: { intervalMs: 300 },
+    status: { intervalMs: 300, ...opts.status },
     adms: { listen: `127.0.0.1:${port}`, delay: 1, errorDelay: 1, ...opts.adms },
     terminals: terminals.map((t) => ({ kind: 'adms', timezone: 'UTC', ...t })),
   });

@@ -3,7 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildStatus } from '../../src/status/index.js';
 import { parseConfig } from '../../src/config/load.js';
 import { startPushTerminalSim, type PushTerminalSim } from '../../src/sim/push-terminal/index.js';
+import { fakeClock } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
+import { PUSH_ROUTES } from '../../src/sources/adms/receiver.js';
 import { attlog, http, startReceiver, terminal } from './harness.js';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
@@ -48,11 +50,8 @@ describe('a push request changes only what its terminal could have changed', () 
     // Another terminal's result for it settles nothing either.
     await http(r.url, 'POST', `/iclock/devicecmd?SN=GATE0001`, early);
     expect(r.store.commands('lobby')[0]).toMatchObject({ state: 'queued' });
-    // A device elsewhere with the serial polls: it is handed nothing, and its results settle nothing.
-    expect(await http(r.url, 'GET', `/iclock/getrequest?SN=${SN}`, undefined, {}, FORGER)).toEqual({
-      status: 200,
-      body: 'OK',
-    });
+    // A device elsewhere with the serial polls: refused, it is handed nothing, and its results settle nothing.
+    expect((await http(r.url, 'GET', `/iclock/getrequest?SN=${SN}`, undefined, {}, FORGER)).status).toBe(403);
     expect(r.store.commands('lobby')[0]).toMatchObject({ state: 'queued', sentCount: 0 });
     // The terminal polls: handed out; its result settles it, once.
     expect((await http(r.url, 'GET', `/iclock/getrequest?SN=${SN}`)).body).toBe(
@@ -86,9 +85,9 @@ describe('a push request changes only what its terminal could have changed', () 
     // Forged: an empty upload from the terminal's own address, and uploads from another one.
     const forged = `/iclock/cdata?SN=${SN}&table=ATTLOG&Stamp=999999999`;
     expect(await http(r.url, 'POST', forged, '')).toEqual({ status: 200, body: 'OK:0' });
-    expect((await http(r.url, 'POST', forged, '', {}, FORGER)).status).toBe(200);
+    expect((await http(r.url, 'POST', forged, '', {}, FORGER)).status).toBe(403);
     expect((await http(r.url, 'POST', forged, attlog(['666\t2026-11-01 08:00:00\t0\t1']), {}, FORGER)).status).toBe(
-      200,
+      403,
     );
     const options = await http(r.url, 'GET', `/iclock/cdata?SN=${SN}&options=all&pushver=2.4.1`);
     expect(options.body).toContain('ATTLOGStamp=0\n');
@@ -96,8 +95,9 @@ describe('a push request changes only what its terminal could have changed', () 
     await waitFor(() => sim!.backlog() === 0, 15_000, 'the real terminal uploaded');
     expect(sim.acked()).toHaveLength(30);
     expect(sim.stats().serverStamp).toBe('0');
-    // The forged punch is kept like any other (the receiver cannot tell it from a real one: allowFrom does);
-    // the alert names the address it came from (sightings are written every few seconds: RegistrationBook.flush).
+    // The forged punch was refused (never journalled: the 30 are all there is); the alert names the
+    // address it came from (sightings are written every few seconds: RegistrationBook.flush).
+    expect(r.journal.counts().pending).toBe(30);
     const statusNow = () => statusOf(r!, [{ name: 'lobby', serial: SN }]);
     await waitFor(() => statusNow().alerts.some((a) => a.includes(' was seen pushing from ')), 5000, 'the sighting');
     const status = statusNow();
@@ -111,6 +111,151 @@ describe('a push request changes only what its terminal could have changed', () 
       ]),
     );
     expect(status.terminals[0]!.push).toMatchObject({ trustedAddress: '127.0.0.1', address: '127.0.0.1' });
+  });
+});
+
+/** Every row of every table, but for the counted sightings of strangers (push_registry.other_*, updated_at). */
+function journalSnapshot(r: Receiver): string {
+  const tables = r.journal.db
+    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+    .all() as { name: string }[];
+  return JSON.stringify(
+    tables.map(({ name }) =>
+      (r.journal.db.prepare(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[]).map((row) =>
+        name === 'push_registry'
+          ? // No facts is `{}` as well as null (the sighting's write says the former).
+            { ...row, facts: row.facts ?? '{}', other_address: 0, other_count: 0, other_last_at: 0, updated_at: 0 }
+          : row,
+      ),
+    ),
+  );
+}
+
+describe('every path of the receiver passes the trust gate', () => {
+  let r: Receiver | undefined;
+  afterEach(async () => {
+    await r?.stop();
+    r = undefined;
+  });
+
+  it('answers a stranger 403 on every path and method it serves, with any query, and the journal stays as it was', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+    expect((await http(r.url, 'GET', `/iclock/cdata?SN=${SN}&options=all`)).status).toBe(200);
+    r.store.enqueue('lobby', 'INFO');
+    r.receiver['contacts'].flush();
+    r.receiver['ctx'].registrations.flush();
+    const before = journalSnapshot(r);
+    const queries = [
+      '',
+      '&table=ATTLOG&Stamp=9',
+      '&table=tabledata&tablename=user',
+      '&type=tabledata&tablename=user',
+      '&options=all&DeviceType=acc',
+    ];
+    const body =
+      'USER PIN=1\tName=X\tPri=14\nuser pin=2\tprivilege=14\n1\t2026-11-01 08:00:00\t0\t1\nID=1&Return=0&CMD=INFO\n';
+    let sent = 0;
+    for (const { path, methods } of PUSH_ROUTES)
+      for (const method of methods)
+        for (const q of queries)
+          for (const suffix of ['', '.aspx']) {
+            const a = await http(
+              r.url,
+              method as 'GET' | 'POST',
+              `${path}${suffix}?SN=${SN}${q}`,
+              method === 'POST' ? body : undefined,
+              {},
+              FORGER,
+            );
+            expect(a.status, `${method} ${path}${suffix}${q}`).toBe(403);
+            sent++;
+          }
+    expect(sent).toBeGreaterThanOrEqual(PUSH_ROUTES.length * queries.length * 2);
+    r.receiver['contacts'].flush();
+    r.receiver['ctx'].registrations.flush();
+    expect(journalSnapshot(r)).toBe(before);
+  });
+});
+
+describe('trust does not move to whoever calls while the terminal is silent', () => {
+  let r: Receiver | undefined;
+  afterEach(async () => {
+    await r?.stop();
+    r = undefined;
+  });
+
+  it('refuses another address after 31 s, 10 min and 3 days of silence; trusts it once allowFrom names it', async () => {
+    const clock = fakeClock(Date.now());
+    r = await startReceiver({ terminals: [terminal('lobby', SN)], clock });
+    expect((await http(r.url, 'GET', `/iclock/getrequest?SN=${SN}`)).body).toBe('OK');
+    const leaver = r.store.enqueue('lobby', 'INFO').command;
+    expect((await http(r.url, 'GET', `/iclock/getrequest?SN=${SN}`)).body).toBe(`C:${leaver.id}:INFO\n`);
+    let n = 0;
+    for (const silence of [31_000, 10 * 60_000, 3 * 86_400_000]) {
+      clock.advance(silence);
+      for (const from of ['127.0.0.2', '127.0.0.7', '127.0.0.8']) {
+        n++;
+        expect((await http(r.url, 'GET', `/iclock/getrequest?SN=${SN}`, undefined, {}, from)).status).toBe(403);
+        const result = `ID=${leaver.id}&Return=0&CMD=INFO\n`;
+        expect((await http(r.url, 'POST', `/iclock/devicecmd?SN=${SN}`, result, {}, from)).status).toBe(403);
+        n++;
+      }
+    }
+    expect(r.store.commands('lobby')[0]).toMatchObject({ state: 'sent' });
+    r.receiver['ctx'].registrations.flush();
+    const status = statusOf(r, [{ name: 'lobby', serial: SN }]);
+    expect(status.terminals[0]!.push).toMatchObject({
+      trustedAddress: '127.0.0.1',
+      otherAddress: { address: '127.0.0.8', count: n },
+    });
+    expect(status.alerts.find((a) => a.includes('was seen pushing from'))).toMatch(
+      /^terminal lobby \(SN=CQZ7232160001\) was seen pushing from 127\.0\.0\.8 .* but it pushes from 127\.0\.0\.1/,
+    );
+    // The admin says the terminal is now at 127.0.0.7 (allowFrom, reload): trusted there, refused at the old address.
+    r.receiver.register(terminal('lobby', SN, { allowFrom: ['127.0.0.7'] }));
+    expect((await http(r.url, 'GET', `/iclock/ping?SN=${SN}`, undefined, {}, '127.0.0.7')).status).toBe(200);
+    expect((await http(r.url, 'GET', `/iclock/ping?SN=${SN}`)).status).toBe(403);
+    // The command handed to 127.0.0.1 is not settled from there: only its own address settles it.
+    const result = `ID=${leaver.id}&Return=0&CMD=INFO\n`;
+    expect((await http(r.url, 'POST', `/iclock/devicecmd?SN=${SN}`, result, {}, '127.0.0.7')).status).toBe(200);
+    expect(r.store.commands('lobby')[0]).toMatchObject({ state: 'sent' });
+    r.receiver['ctx'].registrations.flush();
+    const moved = statusOf(r, [{ name: 'lobby', serial: SN, allowFrom: ['127.0.0.7'] }]);
+    expect(moved.terminals[0]!.push).toMatchObject({ trustedAddress: '127.0.0.7', otherAddress: null });
+    // The sightings before the move are not an alert about the terminal's new address.
+    expect(moved.alerts.filter((a) => a.includes('was seen pushing from'))).toEqual([]);
+  });
+
+  it('moves no stamp with an upload whose every line was refused at the journal door, and moves it once one is stored', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+    const at = Date.now();
+    const upload = (table: string, stamp: string) => ({ terminal: 'lobby', serial: SN, table, stamp, at });
+    const none = { count: 0, first: null };
+    // The journal's door refuses these codes (a control character, a blank, too long).
+    for (const pin of ['\u001b1', '1 2', 'x'.repeat(65)]) {
+      r.store.commitUsers(upload('OPERLOG', '50'), [{ pin, name: 'X', card: '', privilege: 14 }], none);
+      r.store.commitPunches([
+        {
+          upload: upload('ATTLOG', '70'),
+          punches: [{ terminal: 'lobby', device: SN, biometricCode: pin, logTime: '2026-11-01 08:00:00' }],
+          timezone: 'UTC',
+          malformed: none,
+        },
+      ]);
+      r.store.commitRecords(upload('INVENTED', '9'), { events: [{ table: 'INVENTED', code: 'x', count: 0 }] });
+    }
+    expect(r.store.stamps('lobby', SN)).toEqual({});
+    expect(r.store.users('lobby', SN)).toEqual([]);
+    r.store.commitUsers(upload('OPERLOG', '51'), [{ pin: '1001', name: 'Ana', card: '', privilege: 0 }], none);
+    r.store.commitPunches([
+      {
+        upload: upload('ATTLOG', '71'),
+        punches: [{ terminal: 'lobby', device: SN, biometricCode: '1001', logTime: '2026-11-01 08:00:00' }],
+        timezone: 'UTC',
+        malformed: none,
+      },
+    ]);
+    expect(r.store.stamps('lobby', SN)).toEqual({ OPERLOG: '51', ATTLOG: '71' });
   });
 });
 
@@ -148,6 +293,27 @@ describe('the LAN cannot drown the evidence or the terminals', () => {
     expect(alerts[1]).toMatch(
       /^200 unknown serials pushing \(200 requests refused, from 127\.0\.0\.1\d, .*; e\.g\. SN=FAKE\d+, SN=FAKE\d+, SN=FAKE\d+\)/,
     );
+  });
+
+  it("one terminal's flood of odd uploads does not push another terminal's kept lines out of adms.keptUploads", async () => {
+    r = await startReceiver({
+      terminals: [terminal('lobby', SN), terminal('gate', 'GATE0001')],
+      adms: { keptUploads: { maxBytes: 64 * 1024, maxAgeDays: 1 } },
+    });
+    for (let i = 0; i < 3; i++)
+      expect((await http(r.url, 'POST', `/iclock/cdata?SN=${SN}&table=ODD`, `own line ${i}\n`)).status).toBe(200);
+    // The other terminal (a compromised one, or a first-use impostor) floods invented tables.
+    for (let i = 0; i < 150; i++)
+      expect(
+        (await http(r.url, 'POST', `/iclock/cdata?SN=GATE0001&table=X${i}`, `data=${'x'.repeat(1000)}\n`)).status,
+      ).toBe(200);
+    expect(r.store.keptUploads('lobby').map((k) => k.body)).toEqual(['own line 0', 'own line 1', 'own line 2']);
+    expect(r.store.keptUploads().reduce((n, k) => n + k.bytes, 0)).toBeLessThanOrEqual(64 * 1024);
+    const gate = r.store.keptCounts().filter((k) => k.terminal === 'gate');
+    // Filed under 16 tables and the summary; what was dropped is counted.
+    expect(gate.length).toBeLessThanOrEqual(17);
+    expect(gate.find((k) => k.table === '(other tables)')).toMatchObject({ uploads: 150 - 16 });
+    expect(gate.reduce((n, k) => n + k.dropped, 0)).toBeGreaterThan(50);
   });
 
   it('no address takes what a terminal needs: many slow connections from several addresses leave the terminal served', async () => {

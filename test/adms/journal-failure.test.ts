@@ -82,7 +82,13 @@ describe('ADMS receiver: OK only once the batch is durable', () => {
 
   it('answers an error when another process holds the journal locked, and OK once it is free', async () => {
     r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+    // Its first contact (its address is trusted from then on); a first contact while the journal
+    // is locked is asked to retry as well: the trust could not be written.
     const other = new Database(r.tmp.path('journal.db'), { timeout: 0 });
+    other.exec('BEGIN IMMEDIATE');
+    expect((await http(r.url, 'GET', `/iclock/ping?SN=${SN}`)).status).toBe(503);
+    other.exec('ROLLBACK');
+    expect((await http(r.url, 'GET', `/iclock/ping?SN=${SN}`)).status).toBe(200);
     other.exec('BEGIN IMMEDIATE');
     try {
       const a = await http(r.url, 'POST', `/iclock/cdata?SN=${SN}&table=ATTLOG&Stamp=7`, batch);

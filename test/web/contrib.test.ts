@@ -256,6 +256,8 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
       punchgate_push_kept_uploads_total: 'counter',
       punchgate_push_kept_held: 'gauge',
       punchgate_push_kept_dropped_total: 'counter',
+      // Issue 30: strangers counted apart, in three series.
+      punchgate_push_refused_requests: 'gauge',
       punchgate_build_info: 'gauge',
       // Issue 24: a config file that does not load, and delivery failing for a while.
       punchgate_config_load_failed: 'gauge',

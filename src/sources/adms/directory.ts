@@ -37,7 +37,8 @@ function allowList(entries: readonly string[] | undefined): BlockList | null {
   return list;
 }
 
-function allowed(list: BlockList | null, address: string): boolean {
+/** Whether `address` is within an allowFrom list (null: any address is). */
+export function allowed(list: BlockList | null, address: string): boolean {
   if (list === null) return true;
   const family = isIP(address);
   if (family === 0) return false;

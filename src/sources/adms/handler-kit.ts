@@ -27,12 +27,6 @@ export interface ReceiverContext {
   clock: Clock;
   settings: () => AdmsConfig;
   onPunches?: (added: number) => void;
-  /**
-   * Whether the request comes from the address its serial pushes from (trust on first use,
-   * RegistrationBook.trust). An untrusted request's punches are kept, but it moves no stamp,
-   * takes or settles no command, changes no registration and counts as no contact.
-   */
-  trusted: boolean;
 }
 
 /** One request of a known terminal, from an allowed address. */
@@ -53,20 +47,19 @@ const RETRY_LATER = 'ERROR: the gateway cannot store this now; keep it and retry
 
 export const validStamp = (s: string | null) => (s !== null && /^[A-Za-z0-9._:-]{1,40}$/.test(s) ? s : null);
 
-/** The upload's `Stamp=`, if it may be saved: only a trusted request moves what the terminal is told. */
-export const stampOf = (ctx: ReceiverContext, p: PushRequest) =>
-  ctx.trusted ? validStamp(p.query.get('Stamp')) : null;
 /**
- * Records that the request's terminal was in contact (online, its address and facts), unless the
- * request is untrusted: a stranger using a terminal's serial must not keep it shown online.
+ * The upload's `Stamp=`, if it may be saved (only requests the trust gate admitted reach a
+ * handler: trust-gate.ts).
  */
+export const stampOf = (_ctx: ReceiverContext, p: PushRequest) => validStamp(p.query.get('Stamp'));
+/** Records that the request's terminal was in contact (online, its address and facts). */
 export function noteContact(
   ctx: ReceiverContext,
   t: PushTerminal,
   address: string,
   extra?: Parameters<ContactBook['seen']>[2],
 ): void {
-  if (ctx.trusted) ctx.contacts.seen(t, address, extra);
+  ctx.contacts.seen(t, address, extra);
 }
 
 /**
@@ -190,62 +183,13 @@ export function reportKept(ctx: ReceiverContext, t: PushTerminal, kept: readonly
  */
 export class RegistrationBook {
   private readonly cache = new Map<string, PushRegistration | null>();
-  /** When each terminal's trusted address last made a request (since this process started). */
-  private readonly trustedSeen = new Map<string, number>();
   /** Trust and sightings not yet written: written with the contacts, every few seconds (flush). */
   private readonly pending = new Map<string, PushTerminal>();
-  private readonly startedAt: number;
-  private readonly warned = new WeakMap<PushTerminal['cfg'], LogBudget>();
 
   constructor(
     private readonly journal: PushJournal,
     private readonly clock: Clock,
-    private readonly logger?: Logger,
-  ) {
-    this.startedAt = clock.now();
-  }
-
-  /**
-   * Trust on first use: the first address a configured serial pushes from is its address. A
-   * request with its serial from another address is not trusted (said in the log, and in the
-   * status as an alert) while the trusted address keeps calling; once that one has been silent
-   * for `quietMs` (the terminal moved), the new address is trusted instead. True: trusted.
-   */
-  trust(t: PushTerminal, address: string, quietMs: number): boolean {
-    const key = this.key(t);
-    const now = this.clock.now();
-    let reg: PushRegistration | undefined;
-    try {
-      reg = this.get(t);
-      if (!reg?.trustedAddress || reg.trustedAddress === address) {
-        if (!reg?.trustedAddress) this.remember(t, { trustedAddress: address, trustedAt: now });
-        this.trustedSeen.set(key, now);
-        return true;
-      }
-      const last = this.trustedSeen.get(key) ?? this.startedAt;
-      if (now - last > quietMs) {
-        this.logger?.warn(
-          { terminal: t.cfg.name, serial: t.cfg.serial, address, was: reg.trustedAddress },
-          `terminal SN=${t.cfg.serial} (${t.cfg.name}) now pushes from ${address}: its address ${reg.trustedAddress} has been silent, so the new one is trusted; if the terminal did not move, check the LAN for a device using its serial and set allowFrom`,
-        );
-        this.remember(t, { trustedAddress: address, trustedAt: now });
-        this.trustedSeen.set(key, now);
-        return true;
-      }
-      this.remember(t, { otherAddress: address, otherCount: reg.otherCount + 1, otherLastAt: now });
-    } catch {
-      // The journal cannot be read or written now: the request is served as before trust existed.
-      return true;
-    }
-    const budget = this.warned.get(t.cfg) ?? new LogBudget(5, 10 * 60_000);
-    this.warned.set(t.cfg, budget);
-    if (budget.take(now) !== undefined)
-      this.logger?.warn(
-        { terminal: t.cfg.name, serial: t.cfg.serial, address, trusted: reg.trustedAddress },
-        `terminal SN=${t.cfg.serial} (${t.cfg.name}) is pushing from ${address}, but it pushes from ${reg.trustedAddress}: another device may be using its serial; its requests change nothing (no stamp, command, result or contact) while ${reg.trustedAddress} keeps calling; set allowFrom to refuse it`,
-      );
-    return false;
-  }
+  ) {}
 
   private key(t: PushTerminal): string {
     return `${t.cfg.name}\u0000${t.cfg.serial}`;

@@ -52,7 +52,7 @@ export function handleOptions(ctx: ReceiverContext, p: PushRequest): void {
     const known = ctx.registrations.get(p.terminal);
     const protocol = protocolOf(p.query, known);
     // The device said which protocol it speaks: remembered, so that a later handshake without DeviceType= is answered alike.
-    if (ctx.trusted && declaredProtocol(p.query) !== undefined && known?.protocol !== protocol)
+    if (declaredProtocol(p.query) !== undefined && known?.protocol !== protocol)
       ctx.registrations.remember(p.terminal, { protocol });
     if (protocol === 'security') {
       noteContact(ctx, p.terminal, p.address, { pushVersion });
@@ -273,8 +273,6 @@ async function handleUnknownTable(ctx: ReceiverContext, p: PushRequest, raw: str
 export function handleGetRequest(ctx: ReceiverContext, p: PushRequest): void {
   const info = p.query.get('INFO');
   noteContact(ctx, p.terminal, p.address, { info: info ? parseInfoParam(info) : undefined });
-  // Commands go only to the terminal's own address: another device using its serial takes none away.
-  if (!ctx.trusted) return answer(p.req, p.res, 200, 'OK');
   let commands: TerminalCommand[];
   try {
     commands = ctx.journal.takeCommands(p.terminal.cfg.name, ctx.clock.now(), {
@@ -282,6 +280,8 @@ export function handleGetRequest(ctx: ReceiverContext, p: PushRequest): void {
       resendAfterMs: RESEND_AFTER_MS,
       mayResend,
       isLast: isLastInAnswer,
+      // Only a result from this address settles them (the trust gate admitted it: trust-gate.ts).
+      to: p.address,
     });
   } catch (e) {
     // Commands wait for the next poll; the terminal itself is fine.
@@ -300,13 +300,6 @@ export async function handleDeviceCmd(ctx: ReceiverContext, p: PushRequest): Pro
   if (body === undefined) return;
   const results = parseDeviceCmd(body.toString('utf8'));
   const { cfg } = p.terminal;
-  if (!ctx.trusted) {
-    ctx.logger.warn(
-      { terminal: cfg.name, serial: cfg.serial, address: p.address, results: results.length },
-      `command results for ${cfg.name} from ${p.address}, not its address: settled nothing`,
-    );
-    return answer(p.req, p.res, 200, 'OK');
-  }
   try {
     const { settled, unknown } = ctx.journal.settleCommands(
       cfg.name,
@@ -314,6 +307,7 @@ export async function handleDeviceCmd(ctx: ReceiverContext, p: PushRequest): Pro
       results,
       ctx.clock.now(),
       userChangeOf,
+      p.address,
     );
     for (const c of settled)
       ctx.logger.info(

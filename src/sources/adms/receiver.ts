@@ -23,6 +23,7 @@ import {
   type ReceiverContext,
 } from './protocol.js';
 import { checkCookie, handlePushConfig, handleRegistry } from './security-handlers.js';
+import { TrustGate } from './trust-gate.js';
 
 export interface AdmsReceiverOptions {
   settings: AdmsConfig;
@@ -64,6 +65,11 @@ const ROUTES: Record<string, { methods: readonly string[]; handler: Handler }> =
   '/iclock/fdata': { methods: ['POST'], handler: handleQueryData },
 };
 
+/** Every path and method the receiver answers (tests send each from a stranger: none may get past the trust gate). */
+export const PUSH_ROUTES: readonly { path: string; methods: readonly string[] }[] = Object.entries(ROUTES).map(
+  ([path, r]) => ({ path, methods: r.methods }),
+);
+
 const SERIAL = /^[A-Za-z0-9_-]{1,64}$/;
 /** Bodies held in memory at once, all terminals together. */
 const BODY_BUDGET_FACTOR = 32;
@@ -85,8 +91,8 @@ export class AdmsReceiver implements PushTerminalRegistry {
   private readonly directory = new TerminalDirectory();
   private readonly contacts: ContactBook;
   private readonly ctx: ReceiverContext;
-  /** The same, for a request not from its serial's trusted address: no contact recorded (RegistrationBook.trust). */
-  private readonly untrusted: ReceiverContext;
+  /** Every request of a configured serial passes here before any handler: only its terminal changes its state. */
+  private readonly gate: TrustGate;
   private server: Server | undefined;
   /** Open connections by address, oldest first. */
   private readonly perAddress = new Map<string, Set<Socket>>();
@@ -108,15 +114,14 @@ export class AdmsReceiver implements PushTerminalRegistry {
       commits: new GroupCommit(opts.journal),
       directory: this.directory,
       contacts: this.contacts,
-      registrations: new RegistrationBook(opts.journal, opts.clock, opts.logger),
+      registrations: new RegistrationBook(opts.journal, opts.clock),
       budget: new BodyBudget(opts.settings.maxBodyBytes * BODY_BUDGET_FACTOR),
       logger: opts.logger,
       clock: opts.clock,
       settings: () => this.settings,
       onPunches: opts.onPunches,
-      trusted: true,
     };
-    this.untrusted = { ...this.ctx, trusted: false };
+    this.gate = new TrustGate(this.ctx.registrations, opts.clock, opts.logger);
   }
 
   /** No contact for this long: offline. */
@@ -287,8 +292,14 @@ export class AdmsReceiver implements PushTerminalRegistry {
           'Retry-After': String(this.settings.errorDelay),
         });
       case 'ok': {
-        const trusted = this.ctx.registrations.trust(r.terminal, address, this.offlineAfterMs());
-        return route.handler(trusted ? this.ctx : this.untrusted, {
+        const admission = this.gate.admit(r.terminal, address, req.headers);
+        if (admission.kind === 'retry')
+          return answer(req, res, 503, 'ERROR: the gateway cannot read its records now; retry', {
+            'Retry-After': String(this.settings.errorDelay),
+          });
+        if (admission.kind === 'stranger')
+          return answer(req, res, 403, 'ERROR: this terminal pushes from another address; refused');
+        return route.handler(this.ctx, {
           req,
           res,
           query: url.searchParams,

@@ -92,9 +92,6 @@ export async function handleRegistry(ctx: ReceiverContext, p: PushRequest): Prom
   const type = facts?.DeviceType?.toLowerCase();
   try {
     const prev = ctx.registrations.get(t);
-    // Not from the terminal's address: its registration stays as it is.
-    if (!ctx.trusted)
-      return answer(p.req, p.res, 200, prev?.registryCode ? `RegistryCode=${prev.registryCode}` : '406');
     const reg = ctx.registrations.save(t, {
       protocol: type === undefined || type === 'acc' ? 'security' : 'attendance',
       registryCode: prev?.registryCode ?? mintCode(),
@@ -153,7 +150,6 @@ export async function handlePushConfig(ctx: ReceiverContext, p: PushRequest): Pr
 
 /** The device speaks Security PUSH (it sends what only that protocol has): remembered for its handshakes. */
 function noteSecurity(ctx: ReceiverContext, t: PushTerminal): void {
-  if (!ctx.trusted) return;
   try {
     if (ctx.registrations.get(t)?.protocol !== 'security') ctx.registrations.remember(t, { protocol: 'security' });
   } catch {
