@@ -108,8 +108,8 @@ describe('push dialects', () => {
     const rows = 'user uid=1\tcardno=\tpin=1001\tpassword=\tgroup=1\tname=Ann\tprivilege=0\n';
     const path = (id: string) =>
       `/iclock/querydata?SN=${SN}&type=tabledata&tablename=user&cmdid=${id}&count=1&packcnt=1&packidx=1`;
-    // From another device using the serial: stored like any upload, settles nothing.
-    expect((await http(r.url, 'POST', path(String(q.id)), rows, {}, '127.0.0.2')).body).toBe('user=1');
+    // From another device using the serial: refused at the trust gate, settles nothing.
+    expect((await http(r.url, 'POST', path(String(q.id)), rows, {}, '127.0.0.2')).status).toBe(403);
     expect(r.store.commands('a1').find((c) => c.id === q.id)?.state).toBe('sent');
     expect((await http(r.url, 'POST', path(String(q.id)), rows)).body).toBe('user=1');
     expect(r.store.commands('a1').find((c) => c.id === q.id)).toMatchObject({ state: 'done', returnCode: 0 });

@@ -10,11 +10,10 @@ import { dialectOf, type PushDialect } from './options.js';
  */
 const FACT = 'PushDialect';
 
-/** The dialect of a handshake, remembered for the uploads that follow (trusted requests only). */
+/** The dialect of a handshake, remembered for the uploads that follow (only a trusted request gets here: trust-gate.ts). */
 export function handshakeDialect(ctx: ReceiverContext, t: PushTerminal, pushVersion: string | undefined): PushDialect {
   const configured = t.cfg.pushDialect;
   const said = dialectOf(pushVersion);
-  if (!ctx.trusted) return configured ?? said;
   try {
     const known = ctx.registrations.get(t);
     if (known?.facts[FACT] !== said) ctx.registrations.remember(t, { facts: { ...known?.facts, [FACT]: said } });

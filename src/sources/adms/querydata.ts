@@ -5,23 +5,24 @@ import { errText, type PushRequest, type ReceiverContext } from './handler-kit.j
  * A `DATA QUERY` answered on `/iclock/querydata?...&cmdid=N`: the upload is the command's result.
  * Some firmware (a BioFace A1) posts no `devicecmd` result for such a query, so without this
  * the command would stay "sent" and be handed out again and again. Called once the upload was
- * stored and answered 200; only the terminal's trusted address settles a command (as devicecmd).
+ * stored and answered 200. Only the terminal's trusted address gets here (trust-gate.ts), and it
+ * settles only a command handed to that address, as devicecmd does.
  */
 export function settleQueryAnswer(ctx: ReceiverContext, p: PushRequest): void {
   const id = p.query.get('cmdid');
   // Not answered (the body never came whole) or not 200 (asked to retry): the command waits.
   if (id === null || !p.res.headersSent || p.res.statusCode !== 200 || !/^[A-Za-z0-9]{1,16}$/.test(id)) return;
   const { cfg } = p.terminal;
-  if (!ctx.trusted) {
-    ctx.logger.warn(
-      { terminal: cfg.name, serial: cfg.serial, address: p.address, id },
-      `a query answer for ${cfg.name} from ${p.address}, not its address: settled nothing`,
-    );
-    return;
-  }
   try {
     const results = [{ id, returnCode: 0, cmd: 'DATA' }];
-    const { settled } = ctx.journal.settleCommands(cfg.name, cfg.serial, results, ctx.clock.now(), userChangeOf);
+    const { settled } = ctx.journal.settleCommands(
+      cfg.name,
+      cfg.serial,
+      results,
+      ctx.clock.now(),
+      userChangeOf,
+      p.address,
+    );
     for (const c of settled)
       ctx.logger.info(
         { terminal: cfg.name, id: c.id, command: c.command.split('\t')[0], returnCode: c.returnCode },
