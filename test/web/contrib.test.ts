@@ -60,6 +60,8 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
   let tmp: ReturnType<typeof tempDir>;
   let journal: Journal;
   let exposition: string;
+  /** The metrics of a journal, as punchgate run serves them. */
+  let metricsOf: (j: Journal) => PunchgateMetrics;
 
   beforeAll(async () => {
     tmp = tempDir('punchgate-contrib-');
@@ -77,14 +79,16 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
     journal.ingest([{ terminal: 'gate-1', biometricCode: '1', logTime: '2026-11-22 08:00:00' }]);
     journal.terminals.update('gate-1', { online: true, lastPollAt: Date.now(), lastSuccessAt: Date.now() });
     journal.deliveryState.update({ auth: 'ok', lastSuccessAt: Date.now() });
-    const metrics = new PunchgateMetrics({
-      journal,
-      config: () => config,
-      reports: new LatestReport(() => buildStatus(journal, config, Date.now()), Date.now),
-      totals: new JournalTotals(journal.queries),
-      clock: systemClock,
-      version: '0.0.0-test',
-    });
+    metricsOf = (j) =>
+      new PunchgateMetrics({
+        journal: j,
+        config: () => config,
+        reports: new LatestReport(() => buildStatus(j, config, Date.now()), Date.now),
+        totals: new JournalTotals(j.queries),
+        clock: systemClock,
+        version: '0.0.0-test',
+      });
+    const metrics = metricsOf(journal);
     metrics.observeHrms({ kind: 'answered', httpStatus: 200, overall: true, results: [] }, 3, 0.01);
     exposition = await metrics.text();
   });
@@ -262,6 +266,12 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
       punchgate_config_load_failed_since_timestamp_seconds: 'gauge',
       punchgate_config_last_good_in_use: 'gauge',
       punchgate_delivery_failing_since_timestamp_seconds: 'gauge',
+      // Issue 34: the journal held by another process, the box clock's steps, the status page's alerts.
+      punchgate_journal_busy_since_timestamp_seconds: 'gauge',
+      punchgate_journal_held_punches: 'gauge',
+      punchgate_box_clock_steps: 'gauge',
+      punchgate_box_clock_behind_seconds: 'gauge',
+      punchgate_status_alerts: 'gauge',
     });
     for (const line of [
       'punchgate_punches_journaled_total{terminal="gate-1"} 1',
@@ -283,5 +293,34 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
     }
     for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds'])
       expect(declared.has(name), name).toBe(true);
+  });
+
+  it('a healthy box: the "since" gauges have no sample at all (not 0, which reads "failing since 1970")', () => {
+    const lines = exposition.split('\n');
+    for (const name of [
+      'punchgate_delivery_failing_since_timestamp_seconds',
+      'punchgate_config_load_failed_since_timestamp_seconds',
+      'punchgate_journal_busy_since_timestamp_seconds',
+    ]) {
+      expect(lines, name).toContain(`# TYPE ${name} gauge`);
+      expect(
+        lines.filter((l) => l.startsWith(name)),
+        name,
+      ).toEqual([]);
+    }
+    expect(lines).toContain('punchgate_box_clock_steps 0');
+    expect(lines).toContain('punchgate_journal_held_punches 0');
+    // The delivery that succeeded is there: a gauge with a value is still served.
+    expect(lines.some((l) => /^punchgate_delivery_last_success_timestamp_seconds \d/.test(l))).toBe(true);
+  });
+
+  it('a failing delivery: the gauge says since when; a success afterwards makes it absent again', async () => {
+    const failingSince = Date.parse('2026-11-22T08:00:00Z');
+    journal.deliveryState.update({ lastError: 'HTTP 503', lastErrorAt: failingSince, failingSince });
+    const failingLines = (await metricsOf(journal).text()).split('\n');
+    expect(failingLines).toContain(`punchgate_delivery_failing_since_timestamp_seconds ${failingSince / 1000}`);
+    journal.deliveryState.update({ failingSince: null, lastSuccessAt: Date.now() });
+    const healthyLines = (await metricsOf(journal).text()).split('\n');
+    expect(healthyLines.filter((l) => l.startsWith('punchgate_delivery_failing_since'))).toEqual([]);
   });
 });
