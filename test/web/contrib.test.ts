@@ -177,7 +177,7 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
     const rules = doc.groups.flatMap((g) => g.rules);
     for (const r of rules) {
       expect(r.alert, JSON.stringify(r)).toMatch(/^Punchgate[A-Za-z]+$/);
-      expect(['warning', 'critical']).toContain(r.labels.severity);
+      expect(['info', 'warning', 'critical']).toContain(r.labels.severity);
       expect(r.annotations.summary).toBeTruthy();
       if (r.for !== undefined) expect(r.for).toMatch(/^\d+[smh]$/);
       expect(problemsOf(r.expr)).toEqual([]);
@@ -202,7 +202,7 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
     // Delivery failing for 10 minutes, as the status's own alert (delivery.alertAfterMinutes' default).
     expect(byMetric('punchgate_delivery_failing_since_timestamp_seconds')[0]).toMatchObject({
       alert: 'PunchgateDeliveryFailing',
-      expr: 'time() - punchgate_delivery_failing_since_timestamp_seconds > 600',
+      expr: 'punchgate_delivery_failing_since_timestamp_seconds > 0 and time() - punchgate_delivery_failing_since_timestamp_seconds > 600',
     });
   });
 
