@@ -9,52 +9,7 @@ import { buildStatus, LatestReport } from '../../src/status/index.js';
 import { systemClock } from '../../src/util/clock.js';
 import { tempDir } from '../helpers/tmp.js';
 import { declaredMetrics } from './helpers.js';
-
-/** Labels Prometheus adds to every scraped series (the target's), and `up`, which it makes itself. */
-const TARGET_LABELS = new Set(['instance', 'job', 'site']);
-const PROMETHEUS_OWN = new Set(['up']);
-
-const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset', 'inf', 'nan', 'atan2']);
-const LABEL_LISTS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right']);
-
-interface Selector {
-  metric: string;
-  /** Label matchers: name, operator, value. */
-  matchers: { label: string; op: string; value: string }[];
-}
-
-/**
- * The series selectors of a PromQL expression: every metric name it reads, with its label
- * matchers. A small tokenizer, enough for rules and dashboards: strings, label matchers, range
- * selectors, numbers, durations and Grafana variables are tokens of their own; a name followed
- * by "(" is a function or an aggregation; the label lists of by/without/on/ignoring/group_* are
- * skipped.
- */
-function selectors(expr: string): Selector[] {
-  const tokens =
-    expr.match(
-      /"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|`[^`]*`|\{[^}]*\}|\[[^\]]*\]|\$\{?\w+\}?|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?[a-z]*|[a-zA-Z_:][a-zA-Z0-9_:]*|\S/g,
-    ) ?? [];
-  const out: Selector[] = [];
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i]!;
-    if (!/^[a-zA-Z_:]/.test(t) || KEYWORDS.has(t.toLowerCase())) continue;
-    if (LABEL_LISTS.has(t)) {
-      if (tokens[i + 1] === '(') while (i < tokens.length && tokens[i] !== ')') i++;
-      continue;
-    }
-    // A function, or an aggregation (`sum (...)`, `sum by (...) (...)`).
-    if (tokens[i + 1] === '(' || tokens[i + 1] === 'by' || tokens[i + 1] === 'without') continue;
-    const block = tokens[i + 1]?.startsWith('{') ? tokens[i + 1]! : '';
-    const matchers = [...block.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"((?:\\.|[^"\\])*)"/g)].map((m) => ({
-      label: m[1]!,
-      op: m[2]!,
-      value: m[3]!,
-    }));
-    out.push({ metric: t, matchers });
-  }
-  return out;
-}
+import { problemsIn, selectors, TARGET_LABELS } from '../helpers/promql.js';
 
 describe('contrib: alert rules and dashboard use only what /metrics serves', () => {
   let tmp: ReturnType<typeof tempDir>;
@@ -97,39 +52,7 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
     tmp.cleanup();
   });
 
-  /** Every problem of one expression against the exposition: unknown metrics, labels or label values. */
-  function problemsOf(expr: string): string[] {
-    const declared = declaredMetrics(exposition);
-    const series = exposition.split('\n').filter((l) => l && !l.startsWith('#'));
-    const problems: string[] = [];
-    const found = selectors(expr);
-    if (found.length === 0) problems.push(`${expr}: reads no metric`);
-    for (const s of found) {
-      if (PROMETHEUS_OWN.has(s.metric)) continue;
-      const base = s.metric.replace(/_(bucket|sum|count)$/, '');
-      const known =
-        declared.has(s.metric) ||
-        (declared.get(base) === 'histogram' && base !== s.metric) ||
-        declared.has(base + '_total');
-      if (!known) {
-        problems.push(`${expr}: ${s.metric} is not served on /metrics`);
-        continue;
-      }
-      const mine = series.filter((l) => l.startsWith(`${s.metric}{`) || l.startsWith(`${s.metric} `));
-      for (const m of s.matchers) {
-        if (TARGET_LABELS.has(m.label)) continue;
-        const values = mine
-          .map((l) => new RegExp(`[{,]${m.label}="([^"]*)"`).exec(l)?.[1])
-          .filter((v) => v !== undefined);
-        if (values.length === 0) problems.push(`${expr}: ${s.metric} has no label ${m.label}`);
-        else if (m.op === '=' && !values.includes(m.value))
-          problems.push(
-            `${expr}: ${s.metric}{${m.label}} is never "${m.value}" (only ${[...new Set(values)].join(', ')})`,
-          );
-      }
-    }
-    return problems;
-  }
+  const problemsOf = (expr: string) => problemsIn(expr, exposition);
 
   it('the tokenizer finds metric names and nothing else', () => {
     expect(
@@ -240,6 +163,43 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
     ]) {
       expect(used, name).toContain(name);
     }
+  });
+
+  it('contrib/grafana/punchgate-fleet.json: one row per site with the columns of issue 34, on metrics that exist', () => {
+    const dash = JSON.parse(readFileSync('contrib/grafana/punchgate-fleet.json', 'utf8')) as {
+      uid: string;
+      panels: {
+        type: string;
+        title: string;
+        targets: { expr: string; legendFormat?: string; format?: string }[];
+        transformations?: { id: string }[];
+      }[];
+      templating: { list: { name: string; query: string | { query: string } }[] };
+    };
+    expect(dash.uid).toBe('punchgate-fleet');
+    const exprs = dash.panels.flatMap((p) => p.targets.map((t) => t.expr));
+    for (const e of exprs) expect(problemsOf(e)).toEqual([]);
+    // Every query of the fleet is per site, or over all sites of the $site choice.
+    for (const e of exprs) expect(e, e).toContain('site=~"$site"');
+    const table = dash.panels.find((p) => p.type === 'table')!;
+    expect(table.transformations?.map((t) => t.id)).toContain('merge');
+    for (const t of table.targets) {
+      expect(t.format).toBe('table');
+      expect(t.expr, t.expr).toMatch(/ by \(site[,)]/);
+    }
+    expect(table.targets.map((t) => t.legendFormat)).toEqual(
+      expect.arrayContaining([
+        'Terminals offline',
+        'Oldest undelivered punch',
+        'Punches today',
+        'Dead',
+        'Alerts firing',
+      ]),
+    );
+    const site = dash.templating.list.find((v) => v.name === 'site')!;
+    expect(typeof site.query === 'string' ? site.query : site.query.query).toBe(
+      'label_values(punchgate_build_info, site)',
+    );
   });
 
   it('/metrics serves the metrics of the issue with their types and labels', () => {
