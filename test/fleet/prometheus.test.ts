@@ -23,6 +23,11 @@ const METRICS_TOKEN = 'fleet-metrics-token-9c2d';
 const TERMINALS = 5;
 const SCRAPE_SECONDS = 1;
 
+/** A failed wait, with the end of what the program said. */
+const withOutput = (output: () => string) => (e: unknown) => {
+  throw new Error(`${e instanceof Error ? e.message : String(e)}:\n${output().slice(-3000)}`);
+};
+
 interface Sample {
   metric: Record<string, string>;
   value: [number, string];
@@ -98,8 +103,8 @@ describe('a Prometheus agent on the box sends punchgate metrics to a central Pro
         }
       },
       30_000,
-      () => `the central Prometheus to be ready:\n${c.output().slice(-2000)}`,
-    );
+      'the central Prometheus to be ready',
+    ).catch(withOutput(c.output));
 
     // The box's agent: the example agent.yml with this box's site, target, token and central URL.
     const agentConfig = readFileSync('contrib/prometheus/agent.yml', 'utf8')
@@ -135,8 +140,8 @@ describe('a Prometheus agent on the box sends punchgate metrics to a central Pro
     await waitFor(
       async () => (await query(`punchgate_build_info{site="${SITE}"}`)).data.result.length > 0,
       60_000,
-      () => `the box's series at the central Prometheus (agent:\n${a.output().slice(-3000)})`,
-    );
+      "the box's series at the central Prometheus",
+    ).catch(withOutput(a.output));
     const res = await fetch(`${url}metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
     expect(res.status).toBe(200);
     exposition = await res.text();
