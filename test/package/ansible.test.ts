@@ -1,6 +1,7 @@
 /**
  * The Ansible role contrib/ansible/roles/punchgate (issue 34), applied to this machine with
- * `ansible-playbook -c local`, as root: it installs the built .deb, writes the secrets from a
+ * `ansible-playbook -c local`, as root: it installs punchgate from a signed APT repository served
+ * on loopback (the key into /etc/apt/keyrings, a deb822 sources entry, apt), writes the secrets from a
  * vaulted vars file (never shown in Ansible's output) and the config from variables, checked by
  * `punchgate check --config-only` before it replaces the file. Applied again, it changes nothing
  * and reloads nothing; a changed variable reloads the running daemon once; a broken variable fails
@@ -10,12 +11,13 @@
  * There is no systemd here (PID 1 is not systemd in CI's container): the role runs with
  * punchgate_service_manager: command, its reload handler sending SIGHUP to the daemon the test
  * started as the service user (what the unit's ExecReload does after its own config check). The
- * role's systemd tasks (enable, start, reload) are linted, not run. The repository route of the
- * role (keyring, sources entry, apt) is linted; apt with such a repository is what
- * test/package/repo.test.ts proves.
+ * role's systemd tasks (enable, start, reload) are linted, not run. apt runs with this test's own
+ * sources folder, lists and cache (APT_CONFIG; the role's punchgate_apt_sources_dir points there):
+ * no other repository is read and the machine's apt state stays as it was. The .deb route is run
+ * last, over the installed package.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,7 +37,8 @@ import { startHrmsSim, type HrmsSim } from '../../src/sim/hrms/index.js';
 import { startTerminalSim, type TerminalSim } from '../../src/sim/terminal/index.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
-import { debOf, requireBuilt } from './files.js';
+import { debOf, requireBuilt, VERSION } from './files.js';
+import { serveFolder, type StaticServer } from './static-server.js';
 
 const ROOT = isRoot();
 if (!ROOT) {
@@ -48,6 +51,9 @@ const CONTRIB = join(process.cwd(), 'contrib', 'ansible');
 const CONFIG = '/etc/punchgate/punchgate.yaml';
 const HRMS_TOKEN = 'ansible-vaulted-hrms-token-5e1f';
 const COMM_KEY = 4711;
+const KEYRING = '/etc/apt/keyrings/punchgate.gpg';
+/** The delivery settings of the run that changes a variable (and of the runs after it). */
+const CHANGED_DELIVERY = { batchSize: 40, pollIntervalMs: 200, retry: { baseMs: 200, maxMs: 1000 } };
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 describe.skipIf(!ROOT)('the Ansible role, applied to this machine with ansible-playbook -c local', () => {
@@ -57,13 +63,18 @@ describe.skipIf(!ROOT)('the Ansible role, applied to this machine with ansible-p
   let terminal: TerminalSim;
   let daemon: Proc | undefined;
   let statusPort: number;
+  let server: StaticServer;
+  let keyringWritten = false;
+  const gnupg = join(tmp.dir, 'gnupg');
+  const sources = join(tmp.dir, 'sources.list.d');
 
   /** The inventory's variables for this box; `override` changes some for one run. */
   const hostVars = (override: Record<string, unknown> = {}) => ({
     ansible_connection: 'local',
     ansible_python_interpreter: '/usr/bin/python3',
-    punchgate_install_from: 'deb',
-    punchgate_deb: debOf('amd64'),
+    punchgate_install_from: 'repository',
+    punchgate_repository_url: server.url,
+    punchgate_apt_sources_dir: sources,
     punchgate_service_manager: 'command',
     punchgate_reload_command: `/bin/sh -c 'test -s ${pidFile} && kill -HUP "$(cat ${pidFile})" || true'`,
     punchgate_site: 'ansibletest',
@@ -111,6 +122,7 @@ describe.skipIf(!ROOT)('the Ansible role, applied to this machine with ansible-p
           ANSIBLE_FORCE_COLOR: '0',
           ANSIBLE_LOCAL_TEMP: join(tmp.dir, 'ansible-local'),
           ANSIBLE_REMOTE_TEMP: join(tmp.dir, 'ansible-remote'),
+          APT_CONFIG: join(tmp.dir, 'apt.conf'),
         },
       },
     );
@@ -159,6 +171,46 @@ describe.skipIf(!ROOT)('the Ansible role, applied to this machine with ansible-p
     ]);
     expect(enc.status, enc.all).toBe(0);
     expect(readFileSync(join(tmp.dir, 'vault.yml'), 'utf8')).toMatch(/^\$ANSIBLE_VAULT;1\.1;AES256/);
+    // The signed repository, as test/package/repo.test.ts makes it, on loopback.
+    mkdirSync(gnupg, { mode: 0o700 });
+    const keyEnv = { env: { ...process.env, GNUPGHOME: gnupg } };
+    const gen = sh(
+      'gpg',
+      [
+        '--batch',
+        '--passphrase',
+        '',
+        '--quick-gen-key',
+        'punchgate test <repo@example.org>',
+        'ed25519',
+        'sign',
+        'never',
+      ],
+      keyEnv,
+    );
+    expect(gen.status, gen.all).toBe(0);
+    const repo = join(tmp.dir, 'repo');
+    const add = sh(
+      'node',
+      ['dist/packaging/repo.js', '--repo', repo, '--key', 'repo@example.org', debOf('amd64'), debOf('arm64')],
+      keyEnv,
+    );
+    expect(add.status, add.all).toBe(0);
+    server = await serveFolder(join(repo, 'public'));
+    // apt with this test's own sources, lists and cache (the role's sources entry goes there).
+    for (const d of [sources, join(tmp.dir, 'lists', 'partial'), join(tmp.dir, 'cache', 'archives', 'partial')])
+      mkdirSync(d, { recursive: true });
+    writeFileSync(
+      join(tmp.dir, 'apt.conf'),
+      [
+        'Dir::Etc::SourceList "/dev/null";',
+        `Dir::Etc::SourceParts "${sources}";`,
+        `Dir::State::Lists "${join(tmp.dir, 'lists')}";`,
+        `Dir::Cache "${join(tmp.dir, 'cache')}";`,
+        '',
+      ].join('\n'),
+    );
+    keyringWritten = !existsSync(KEYRING);
     writeFileSync(
       join(tmp.dir, 'play.yml'),
       '- name: Punchgate on this box\n  hosts: punchgate\n  become: false\n  roles:\n    - role: punchgate\n',
@@ -169,17 +221,26 @@ describe.skipIf(!ROOT)('the Ansible role, applied to this machine with ansible-p
     if (daemon) await stop(daemon);
     cleanMachine();
     sh('rm', ['-rf', '/var/cache/punchgate-ansible']);
+    if (keyringWritten) rmSync(KEYRING, { force: true });
+    await server?.close();
+    sh('gpgconf', ['--kill', 'gpg-agent'], { env: { ...process.env, GNUPGHOME: gnupg } });
     await terminal?.stop();
     await hrms?.stop();
     tmp.cleanup();
   });
 
-  it('the first run installs the package, writes the vaulted secrets (0640 root:punchgate) and the checked config', async () => {
+  it('the first run installs the package from the signed repository, writes the vaulted secrets (0640 root:punchgate) and the checked config', async () => {
     const r = await play();
     expect(r.status, r.all).toBe(0);
     expect(r.failed).toBe(0);
-    expect(r.changed).toBeGreaterThanOrEqual(3);
+    expect(r.changed).toBeGreaterThanOrEqual(5);
     expect(sh('dpkg-query', ['-W', '-f', '${Status}', 'punchgate']).out).toBe('install ok installed');
+    // From the repository: its key, its deb822 entry, the package fetched from the server.
+    expect(readFileSync(KEYRING)).toEqual(readFileSync(join(tmp.dir, 'repo', 'public', 'punchgate.gpg')));
+    expect(readFileSync(join(sources, 'punchgate.sources'), 'utf8')).toContain(
+      `URIs: ${server.url}\nSuites: stable\nComponents: main\nSigned-By: ${KEYRING}\n`,
+    );
+    expect(server.served).toContain(`/pool/main/p/punchgate/punchgate_${VERSION}_amd64.deb`);
     const user = serviceUser();
     for (const f of ['/etc/punchgate/token', CONFIG]) {
       const s = statSync(f);
@@ -218,9 +279,7 @@ describe.skipIf(!ROOT)('the Ansible role, applied to this machine with ansible-p
 
   it('a changed variable rewrites the config and reloads the running daemon once', async () => {
     const before = sha(CONFIG);
-    const r = await play({
-      punchgate_delivery: { batchSize: 40, pollIntervalMs: 200, retry: { baseMs: 200, maxMs: 1000 } },
-    });
+    const r = await play({ punchgate_delivery: CHANGED_DELIVERY });
     expect(r.status, r.all).toBe(0);
     expect(r.changed).toBe(2); // the config, and the reload handler
     expect(r.out).toContain('RUNNING HANDLER [punchgate : Reload punchgate (command)]');
@@ -252,6 +311,21 @@ describe.skipIf(!ROOT)('the Ansible role, applied to this machine with ansible-p
     // And it still delivers: a new punch on the terminal reaches the HRMS.
     terminal.addPunch({ userId: '1001', logTime: new Date().toISOString().slice(0, 19).replace('T', ' ') });
     await waitFor(() => hrms.attendance().length === 31, 30_000, 'the punch after the failed run');
+  });
+
+  it('the .deb route over the installed package: the file copied, the same version left as it is, nothing reloaded', async () => {
+    const viaDeb = {
+      punchgate_install_from: 'deb',
+      punchgate_deb: debOf('amd64'),
+      punchgate_delivery: CHANGED_DELIVERY,
+    };
+    const r = await play(viaDeb);
+    expect(r.status, r.all).toBe(0);
+    expect(r.out).toContain('TASK [punchgate : Copy the package to the box]');
+    expect(r.changed, r.out).toBe(2); // the folder and the copy; apt finds the version installed
+    expect(sh('dpkg-query', ['-W', '-f', '${Version}', 'punchgate']).out).toBe(VERSION);
+    expect(daemonSaid('SIGHUP')).toBe(1);
+    expect((await play(viaDeb)).changed).toBe(0);
   });
 
   it('ansible-lint passes with the production profile; the example inventory of three sites decrypts and the playbook parses', () => {
