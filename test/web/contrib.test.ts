@@ -16,7 +16,7 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
   let journal: Journal;
   let exposition: string;
   /** The metrics of a journal, as punchgate run serves them. */
-  let metricsOf: (j: Journal) => PunchgateMetrics;
+  let metricsOf: (j: Journal, live?: { journalBusySince: number; heldPunches: number }) => PunchgateMetrics;
 
   beforeAll(async () => {
     tmp = tempDir('punchgate-contrib-');
@@ -34,11 +34,11 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
     journal.ingest([{ terminal: 'gate-1', biometricCode: '1', logTime: '2026-11-22 08:00:00' }]);
     journal.terminals.update('gate-1', { online: true, lastPollAt: Date.now(), lastSuccessAt: Date.now() });
     journal.deliveryState.update({ auth: 'ok', lastSuccessAt: Date.now() });
-    metricsOf = (j) =>
+    metricsOf = (j, live) =>
       new PunchgateMetrics({
         journal: j,
         config: () => config,
-        reports: new LatestReport(() => buildStatus(j, config, Date.now()), Date.now),
+        reports: new LatestReport(() => buildStatus(j, config, Date.now(), live ? { live } : {}), Date.now),
         totals: new JournalTotals(j.queries),
         clock: systemClock,
         version: '0.0.0-test',
@@ -272,6 +272,14 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
     expect(lines).toContain('punchgate_journal_held_punches 0');
     // The delivery that succeeded is there: a gauge with a value is still served.
     expect(lines.some((l) => /^punchgate_delivery_last_success_timestamp_seconds \d/.test(l))).toBe(true);
+  });
+
+  it('the journal held by another process: since when, the punches held in memory, and the status alert counted', async () => {
+    const since = Date.now() - 400_000;
+    const lines = (await metricsOf(journal, { journalBusySince: since, heldPunches: 17 }).text()).split('\n');
+    expect(lines).toContain(`punchgate_journal_busy_since_timestamp_seconds ${since / 1000}`);
+    expect(lines).toContain('punchgate_journal_held_punches 17');
+    expect(lines.find((l) => l.startsWith('punchgate_status_alerts '))).toMatch(/^punchgate_status_alerts [1-9]/);
   });
 
   it('a failing delivery: the gauge says since when; a success afterwards makes it absent again', async () => {
