@@ -207,6 +207,8 @@ describe.skipIf(!ROOT)('the Ansible role, applied to this machine with ansible-p
         `Dir::Etc::SourceParts "${sources}";`,
         `Dir::State::Lists "${join(tmp.dir, 'lists')}";`,
         `Dir::Cache "${join(tmp.dir, 'cache')}";`,
+        // Another apt or dpkg on the machine: wait for it.
+        'DPkg::Lock::Timeout "300";',
         '',
       ].join('\n'),
     );

@@ -81,6 +81,9 @@ describe.skipIf(!ROOT)('the signed APT repository, served on loopback, used by a
     `Dir::Cache=${join(tmp.dir, 'cache')}`,
     '-o',
     'Dpkg::Options::=--force-confold',
+    // Another apt or dpkg on the machine (unattended-upgrades, another test): wait for it, as an admin would.
+    '-o',
+    'DPkg::Lock::Timeout=300',
   ];
   /** Not blocking this process: the repository's web server, the HRMS and the terminal answer from it meanwhile. */
   const apt = (args: string[]) =>
