@@ -7,7 +7,9 @@
  * box that installs them.
  *
  * Options: --arch amd64,arm64 (default both), --version V (default package.json's; the package
- * test builds a bumped one), --out DIR (default dist/package), --no-tarball.
+ * test builds a bumped one), --out DIR (default dist/package), --no-tarball,
+ * --repo DIR --key FINGERPRINT: then adds the .debs to the signed APT repository in DIR
+ * (packaging/repo.ts, docs/fleet.md; the key in GNUPGHOME).
  * Downloads (the runtime, the npm tree) and compiled modules are kept in dist/package/cache.
  * Needs (see docs/development.md): python3, make, g++, g++-aarch64-linux-gnu, dpkg-dev.
  */
@@ -28,6 +30,7 @@ import { say } from './lib/run.js';
 import { fetchRuntime, readPin, type Runtime } from './lib/runtime.js';
 import { buildTarball } from './lib/tarball.js';
 import { ARCHES, targetOf, type DebArch, type Target } from './lib/target.js';
+import { addToRepository, signingKey } from './lib/apt-repo.js';
 import { LIB } from './lib/unit.js';
 
 /** Who the package names as its maintainer; a distributor sets their own (PUNCHGATE_MAINTAINER). */
@@ -66,12 +69,19 @@ async function main(): Promise<void> {
       version: { type: 'string' },
       out: { type: 'string' },
       'no-tarball': { type: 'boolean', default: false },
+      repo: { type: 'string' },
+      key: { type: 'string' },
     },
   });
   const repo = packageRoot();
   const packaging = join(repo, 'packaging');
   const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { version: string };
   const version = values.version ?? pkg.version;
+  const repoKey = values.key ?? process.env.PUNCHGATE_REPO_KEY;
+  if (values.repo && !repoKey)
+    fail('--repo needs --key FINGERPRINT (or PUNCHGATE_REPO_KEY): the GnuPG key that signs it');
+  // A wrong key is said before the long build, not after it.
+  if (values.repo) signingKey(repoKey!);
   if (!/^[0-9][A-Za-z0-9.+~]*$/.test(version)) fail(`--version ${version}: not a Debian version without revision`);
   const arches = values.arch!.split(',').map((a) => targetOf(a.trim()));
   const out = values.out ?? join(repo, 'dist', 'package');
@@ -151,6 +161,11 @@ async function main(): Promise<void> {
     if (!values['no-tarball']) made.push(buildTarball({ packaging, root, work, target: t, version, mtime: time, out }));
   }
   for (const f of made) process.stdout.write(`${f}  ${(statSync(f).size / 1e6).toFixed(1)} MB\n`);
+  if (values.repo) {
+    const debs = made.filter((f) => f.endsWith('.deb'));
+    for (const a of addToRepository({ dir: values.repo, key: repoKey!, debs }))
+      process.stdout.write(`${values.repo}: ${a.deb.package} ${a.deb.version} ${a.deb.architecture}\n`);
+  }
 }
 
 main().catch((e: unknown) => fail(e instanceof Error ? e.message : String(e)));

@@ -38,9 +38,13 @@ export function sh(
 }
 
 /** The same without blocking this process: what it serves (simulators, probes) keeps answering meanwhile. */
-export function shAsync(cmd: string, args: readonly string[]): Promise<Ran> {
+export function shAsync(
+  cmd: string,
+  args: readonly string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: opts.env ?? process.env, cwd: opts.cwd });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));

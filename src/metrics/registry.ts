@@ -29,6 +29,17 @@ const label = (text: string) => printable(text, 64);
 const seconds = (ms: number | null | undefined) => (ms === null || ms === undefined ? undefined : ms / 1000);
 
 /**
+ * Sets a gauge without labels, or leaves it with no sample at all when there is no value: the
+ * series is absent, as the docs say. (prom-client's reset() of a gauge without labels leaves a
+ * sample 0, which read "failing since 1970" and fired PunchgateDeliveryFailing on healthy boxes.)
+ */
+function setOrAbsent(gauge: Gauge, value: number | undefined): void {
+  gauge.reset();
+  if (value === undefined) gauge.remove({});
+  else gauge.set(value);
+}
+
+/**
  * The Prometheus metrics of `punchgate run` (/metrics). Every figure is read when scraped from
  * where `punchgate status` reads it: the journal's terminal ledger and delivery state (live), the
  * status report the status log last built (queue counts: rebuilt at the status log's cadence,
@@ -131,9 +142,7 @@ export class PunchgateMetrics {
       help: 'When a batch was last delivered (Unix time); absent while none ever was.',
       registers,
       collect() {
-        this.reset();
-        const at = seconds(read().delivery.lastSuccessAt);
-        if (at !== undefined) this.set(at);
+        setOrAbsent(this, seconds(read().delivery.lastSuccessAt));
       },
     });
     new Gauge({
@@ -149,9 +158,8 @@ export class PunchgateMetrics {
       help: 'Since when delivery has failed without a success in between (Unix time); absent while it works.',
       registers,
       collect() {
-        this.reset();
         const since = read().report.delivery.failingSince;
-        if (since) this.set(Date.parse(since) / 1000);
+        setOrAbsent(this, since ? Date.parse(since) / 1000 : undefined);
       },
     });
     new Gauge({
@@ -167,9 +175,8 @@ export class PunchgateMetrics {
       help: 'Since when the config file does not load (Unix time; its last change); absent while it loads.',
       registers,
       collect() {
-        this.reset();
         const since = read().report.config?.failure?.since;
-        if (since) this.set(Date.parse(since) / 1000);
+        setOrAbsent(this, since ? Date.parse(since) / 1000 : undefined);
       },
     });
     new Gauge({
@@ -193,8 +200,7 @@ export class PunchgateMetrics {
       help: 'Free space for punchgate on the file system of the journal.',
       registers,
       collect() {
-        const fs = read().fs;
-        if (fs) this.set(fs.avail);
+        setOrAbsent(this, read().fs?.avail);
       },
     });
     new Gauge({
@@ -202,8 +208,49 @@ export class PunchgateMetrics {
       help: 'Size of the file system of the journal.',
       registers,
       collect() {
-        const fs = read().fs;
-        if (fs) this.set(fs.size);
+        setOrAbsent(this, read().fs?.size);
+      },
+    });
+    // Issue 34: what the central side's alerts need beyond the above (contrib/prometheus/alerts.yml).
+    new Gauge({
+      name: 'punchgate_journal_busy_since_timestamp_seconds',
+      help: 'Since when another process has kept punchgate run from writing to the journal (Unix time); absent while it is free.',
+      registers,
+      collect() {
+        const since = read().report.journal.busySince;
+        setOrAbsent(this, since ? Date.parse(since) / 1000 : undefined);
+      },
+    });
+    new Gauge({
+      name: 'punchgate_journal_held_punches',
+      help: 'Punches punchgate run holds in memory until the journal takes them (0 while it writes).',
+      registers,
+      collect() {
+        this.set(read().report.journal.heldPunches);
+      },
+    });
+    new Gauge({
+      name: 'punchgate_box_clock_steps',
+      help: "Steps of the box's wall clock (against its monotonic clock) in the last 24 hours.",
+      registers,
+      collect() {
+        this.set(read().report.boxClock?.steps.length ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'punchgate_box_clock_behind_seconds',
+      help: 'How far the box clock is now behind where it ran before its recent steps (0 when it is not).',
+      registers,
+      collect() {
+        this.set(read().report.boxClock?.behindSeconds ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'punchgate_status_alerts',
+      help: 'How many alerts the status page shows now (each with its cause and fix there).',
+      registers,
+      collect() {
+        this.set(read().report.alertItems.length);
       },
     });
     const kept = () =>

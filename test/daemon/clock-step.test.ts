@@ -4,7 +4,8 @@ import { wallClockAt } from '../../src/punch.js';
 import { startHikvisionSim } from '../../src/sim/hikvision/index.js';
 import { runPunchgate } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
-import { spawnDaemon, startStack } from './stack.js';
+import { parseMetrics } from '../web/helpers.js';
+import { spawnDaemon, startStack, statusUrl } from './stack.js';
 
 /**
  * The box clock may jump: a daemon whose wall clock is stepped back an hour, restored, then
@@ -114,6 +115,11 @@ describe('a box clock that steps', () => {
     expect(s.alerts.filter((a) => /^terminal .*clock is|quarantined[ ,]/.test(a))).toEqual([]);
     expect(s.punches.quarantined).toBe(0);
     expect(s.boxClock?.behindSeconds).toBeGreaterThan(3500);
+    // /metrics says the same, for the central side's PunchgateBoxClockStepped (issue 34).
+    const metrics = parseMetrics(await (await fetch(`${await statusUrl(d)}metrics`)).text());
+    expect(metrics.get('punchgate_box_clock_steps')).toBe(1);
+    expect(metrics.get('punchgate_box_clock_behind_seconds')).toBeGreaterThan(3500);
+    expect(metrics.get('punchgate_status_alerts')).toBeGreaterThanOrEqual(2);
     // Terminals agreeing with the box's clock before the step are not set from it.
     expect(d.output()).not.toMatch(/terminal clock set to the box clock/);
 

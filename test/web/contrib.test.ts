@@ -9,57 +9,14 @@ import { buildStatus, LatestReport } from '../../src/status/index.js';
 import { systemClock } from '../../src/util/clock.js';
 import { tempDir } from '../helpers/tmp.js';
 import { declaredMetrics } from './helpers.js';
-
-/** Labels Prometheus adds to every scraped series (the target's), and `up`, which it makes itself. */
-const TARGET_LABELS = new Set(['instance', 'job', 'site']);
-const PROMETHEUS_OWN = new Set(['up']);
-
-const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset', 'inf', 'nan', 'atan2']);
-const LABEL_LISTS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right']);
-
-interface Selector {
-  metric: string;
-  /** Label matchers: name, operator, value. */
-  matchers: { label: string; op: string; value: string }[];
-}
-
-/**
- * The series selectors of a PromQL expression: every metric name it reads, with its label
- * matchers. A small tokenizer, enough for rules and dashboards: strings, label matchers, range
- * selectors, numbers, durations and Grafana variables are tokens of their own; a name followed
- * by "(" is a function or an aggregation; the label lists of by/without/on/ignoring/group_* are
- * skipped.
- */
-function selectors(expr: string): Selector[] {
-  const tokens =
-    expr.match(
-      /"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|`[^`]*`|\{[^}]*\}|\[[^\]]*\]|\$\{?\w+\}?|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?[a-z]*|[a-zA-Z_:][a-zA-Z0-9_:]*|\S/g,
-    ) ?? [];
-  const out: Selector[] = [];
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i]!;
-    if (!/^[a-zA-Z_:]/.test(t) || KEYWORDS.has(t.toLowerCase())) continue;
-    if (LABEL_LISTS.has(t)) {
-      if (tokens[i + 1] === '(') while (i < tokens.length && tokens[i] !== ')') i++;
-      continue;
-    }
-    // A function, or an aggregation (`sum (...)`, `sum by (...) (...)`).
-    if (tokens[i + 1] === '(' || tokens[i + 1] === 'by' || tokens[i + 1] === 'without') continue;
-    const block = tokens[i + 1]?.startsWith('{') ? tokens[i + 1]! : '';
-    const matchers = [...block.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"((?:\\.|[^"\\])*)"/g)].map((m) => ({
-      label: m[1]!,
-      op: m[2]!,
-      value: m[3]!,
-    }));
-    out.push({ metric: t, matchers });
-  }
-  return out;
-}
+import { problemsIn, selectors, TARGET_LABELS } from '../helpers/promql.js';
 
 describe('contrib: alert rules and dashboard use only what /metrics serves', () => {
   let tmp: ReturnType<typeof tempDir>;
   let journal: Journal;
   let exposition: string;
+  /** The metrics of a journal, as punchgate run serves them. */
+  let metricsOf: (j: Journal, live?: { journalBusySince: number; heldPunches: number }) => PunchgateMetrics;
 
   beforeAll(async () => {
     tmp = tempDir('punchgate-contrib-');
@@ -77,14 +34,16 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
     journal.ingest([{ terminal: 'gate-1', biometricCode: '1', logTime: '2026-11-22 08:00:00' }]);
     journal.terminals.update('gate-1', { online: true, lastPollAt: Date.now(), lastSuccessAt: Date.now() });
     journal.deliveryState.update({ auth: 'ok', lastSuccessAt: Date.now() });
-    const metrics = new PunchgateMetrics({
-      journal,
-      config: () => config,
-      reports: new LatestReport(() => buildStatus(journal, config, Date.now()), Date.now),
-      totals: new JournalTotals(journal.queries),
-      clock: systemClock,
-      version: '0.0.0-test',
-    });
+    metricsOf = (j, live) =>
+      new PunchgateMetrics({
+        journal: j,
+        config: () => config,
+        reports: new LatestReport(() => buildStatus(j, config, Date.now(), live ? { live } : {}), Date.now),
+        totals: new JournalTotals(j.queries),
+        clock: systemClock,
+        version: '0.0.0-test',
+      });
+    const metrics = metricsOf(journal);
     metrics.observeHrms({ kind: 'answered', httpStatus: 200, overall: true, results: [] }, 3, 0.01);
     exposition = await metrics.text();
   });
@@ -93,39 +52,7 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
     tmp.cleanup();
   });
 
-  /** Every problem of one expression against the exposition: unknown metrics, labels or label values. */
-  function problemsOf(expr: string): string[] {
-    const declared = declaredMetrics(exposition);
-    const series = exposition.split('\n').filter((l) => l && !l.startsWith('#'));
-    const problems: string[] = [];
-    const found = selectors(expr);
-    if (found.length === 0) problems.push(`${expr}: reads no metric`);
-    for (const s of found) {
-      if (PROMETHEUS_OWN.has(s.metric)) continue;
-      const base = s.metric.replace(/_(bucket|sum|count)$/, '');
-      const known =
-        declared.has(s.metric) ||
-        (declared.get(base) === 'histogram' && base !== s.metric) ||
-        declared.has(base + '_total');
-      if (!known) {
-        problems.push(`${expr}: ${s.metric} is not served on /metrics`);
-        continue;
-      }
-      const mine = series.filter((l) => l.startsWith(`${s.metric}{`) || l.startsWith(`${s.metric} `));
-      for (const m of s.matchers) {
-        if (TARGET_LABELS.has(m.label)) continue;
-        const values = mine
-          .map((l) => new RegExp(`[{,]${m.label}="([^"]*)"`).exec(l)?.[1])
-          .filter((v) => v !== undefined);
-        if (values.length === 0) problems.push(`${expr}: ${s.metric} has no label ${m.label}`);
-        else if (m.op === '=' && !values.includes(m.value))
-          problems.push(
-            `${expr}: ${s.metric}{${m.label}} is never "${m.value}" (only ${[...new Set(values)].join(', ')})`,
-          );
-      }
-    }
-    return problems;
-  }
+  const problemsOf = (expr: string) => problemsIn(expr, exposition);
 
   it('the tokenizer finds metric names and nothing else', () => {
     expect(
@@ -173,7 +100,7 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
     const rules = doc.groups.flatMap((g) => g.rules);
     for (const r of rules) {
       expect(r.alert, JSON.stringify(r)).toMatch(/^Punchgate[A-Za-z]+$/);
-      expect(['warning', 'critical']).toContain(r.labels.severity);
+      expect(['info', 'warning', 'critical']).toContain(r.labels.severity);
       expect(r.annotations.summary).toBeTruthy();
       if (r.for !== undefined) expect(r.for).toMatch(/^\d+[smh]$/);
       expect(problemsOf(r.expr)).toEqual([]);
@@ -198,7 +125,7 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
     // Delivery failing for 10 minutes, as the status's own alert (delivery.alertAfterMinutes' default).
     expect(byMetric('punchgate_delivery_failing_since_timestamp_seconds')[0]).toMatchObject({
       alert: 'PunchgateDeliveryFailing',
-      expr: 'time() - punchgate_delivery_failing_since_timestamp_seconds > 600',
+      expr: 'punchgate_delivery_failing_since_timestamp_seconds > 0 and time() - punchgate_delivery_failing_since_timestamp_seconds > 600',
     });
   });
 
@@ -238,6 +165,43 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
     }
   });
 
+  it('contrib/grafana/punchgate-fleet.json: one row per site with the columns of issue 34, on metrics that exist', () => {
+    const dash = JSON.parse(readFileSync('contrib/grafana/punchgate-fleet.json', 'utf8')) as {
+      uid: string;
+      panels: {
+        type: string;
+        title: string;
+        targets: { expr: string; legendFormat?: string; format?: string }[];
+        transformations?: { id: string }[];
+      }[];
+      templating: { list: { name: string; query: string | { query: string } }[] };
+    };
+    expect(dash.uid).toBe('punchgate-fleet');
+    const exprs = dash.panels.flatMap((p) => p.targets.map((t) => t.expr));
+    for (const e of exprs) expect(problemsOf(e)).toEqual([]);
+    // Every query of the fleet is per site, or over all sites of the $site choice.
+    for (const e of exprs) expect(e, e).toContain('site=~"$site"');
+    const table = dash.panels.find((p) => p.type === 'table')!;
+    expect(table.transformations?.map((t) => t.id)).toContain('merge');
+    for (const t of table.targets) {
+      expect(t.format).toBe('table');
+      expect(t.expr, t.expr).toMatch(/ by \(site[,)]/);
+    }
+    expect(table.targets.map((t) => t.legendFormat)).toEqual(
+      expect.arrayContaining([
+        'Terminals offline',
+        'Oldest undelivered punch',
+        'Punches today',
+        'Dead',
+        'Alerts firing',
+      ]),
+    );
+    const site = dash.templating.list.find((v) => v.name === 'site')!;
+    expect(typeof site.query === 'string' ? site.query : site.query.query).toBe(
+      'label_values(punchgate_build_info, site)',
+    );
+  });
+
   it('/metrics serves the metrics of the issue with their types and labels', () => {
     const declared = declaredMetrics(exposition);
     expect(Object.fromEntries([...declared].filter(([n]) => n.startsWith('punchgate_')))).toEqual({
@@ -266,6 +230,12 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
       // Issue 30: on the last good copy while the broken file names another HRMS.
       punchgate_config_delivery_held: 'gauge',
       punchgate_delivery_failing_since_timestamp_seconds: 'gauge',
+      // Issue 34: the journal held by another process, the box clock's steps, the status page's alerts.
+      punchgate_journal_busy_since_timestamp_seconds: 'gauge',
+      punchgate_journal_held_punches: 'gauge',
+      punchgate_box_clock_steps: 'gauge',
+      punchgate_box_clock_behind_seconds: 'gauge',
+      punchgate_status_alerts: 'gauge',
     });
     for (const line of [
       'punchgate_punches_journaled_total{terminal="gate-1"} 1',
@@ -287,5 +257,42 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
     }
     for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds'])
       expect(declared.has(name), name).toBe(true);
+  });
+
+  it('a healthy box: the "since" gauges have no sample at all (not 0, which reads "failing since 1970")', () => {
+    const lines = exposition.split('\n');
+    for (const name of [
+      'punchgate_delivery_failing_since_timestamp_seconds',
+      'punchgate_config_load_failed_since_timestamp_seconds',
+      'punchgate_journal_busy_since_timestamp_seconds',
+    ]) {
+      expect(lines, name).toContain(`# TYPE ${name} gauge`);
+      expect(
+        lines.filter((l) => l.startsWith(name)),
+        name,
+      ).toEqual([]);
+    }
+    expect(lines).toContain('punchgate_box_clock_steps 0');
+    expect(lines).toContain('punchgate_journal_held_punches 0');
+    // The delivery that succeeded is there: a gauge with a value is still served.
+    expect(lines.some((l) => /^punchgate_delivery_last_success_timestamp_seconds \d/.test(l))).toBe(true);
+  });
+
+  it('the journal held by another process: since when, the punches held in memory, and the status alert counted', async () => {
+    const since = Date.now() - 400_000;
+    const lines = (await metricsOf(journal, { journalBusySince: since, heldPunches: 17 }).text()).split('\n');
+    expect(lines).toContain(`punchgate_journal_busy_since_timestamp_seconds ${since / 1000}`);
+    expect(lines).toContain('punchgate_journal_held_punches 17');
+    expect(lines.find((l) => l.startsWith('punchgate_status_alerts '))).toMatch(/^punchgate_status_alerts [1-9]/);
+  });
+
+  it('a failing delivery: the gauge says since when; a success afterwards makes it absent again', async () => {
+    const failingSince = Date.parse('2026-11-22T08:00:00Z');
+    journal.deliveryState.update({ lastError: 'HTTP 503', lastErrorAt: failingSince, failingSince });
+    const failingLines = (await metricsOf(journal).text()).split('\n');
+    expect(failingLines).toContain(`punchgate_delivery_failing_since_timestamp_seconds ${failingSince / 1000}`);
+    journal.deliveryState.update({ failingSince: null, lastSuccessAt: Date.now() });
+    const healthyLines = (await metricsOf(journal).text()).split('\n');
+    expect(healthyLines.filter((l) => l.startsWith('punchgate_delivery_failing_since'))).toEqual([]);
   });
 });
