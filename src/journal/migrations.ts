@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { PUNCH_REFUSALS_MIGRATION } from './history.js';
+import { PUNCH_COUNTS_MIGRATION } from './punch-counts.js';
 import { PUNCH_IDS_MIGRATION } from './punch-id.js';
 import { REFUSED_RECORDS_MIGRATION } from './refused-records.js';
 import { USER_BACKUPS_MIGRATION } from './user-backups.js';
@@ -297,6 +298,9 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 10: records the journal refused at its door (a code against the text rule), per terminal (refused-records.ts).
   REFUSED_RECORDS_MIGRATION,
+  // 11: punches counted per terminal and state (punch_counts), kept by the writes that move them,
+  //     and partial indexes for the alerts, so no status figure reads the whole table (punch-counts.ts).
+  PUNCH_COUNTS_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -17,6 +17,7 @@ import { summarize, syncFolder, type JournalSummary } from './backup.js';
 import { ClaimHolder } from './claim-holder.js';
 import { describeJournalFailure, JournalUnusableError } from './errors.js';
 import { JournalLockedError, OwnerLock } from './lock.js';
+import { recountPunches } from './punch-counts.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { refuseForeign } from './open-db.js';
 import { Database } from './sqlite-driver.js';
@@ -180,6 +181,8 @@ function checkCopy(
       )
       .run().changes;
     if (returnedClaims > 0 && schema >= 3) db.exec(`UPDATE punches SET claimed_by = NULL WHERE claimed_by IS NOT NULL`);
+    // The kept counts (punch-counts.ts) follow the claims just returned.
+    if (returnedClaims > 0) recountPunches(db);
     const summary = summarize(db, copy);
     const otherSite = summary.sites.length > 0 && !summary.sites.includes(o.site);
     if (otherSite && !o.force)
