@@ -238,8 +238,9 @@ export class Journal implements PunchSink, DeliveryQueue {
       // LIMIT -1 is no limit; a bounded count stops early (counting 50,000 punches takes milliseconds).
       dueCount: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM punches
           WHERE state IN ('pending', 'rejected') AND (state = 'pending' OR @all OR next_attempt_at <= @now) LIMIT @limit)`),
-      prune:
-        db.prepare(`DELETE FROM punches WHERE id >= @from AND id < @to AND state = 'delivered' AND delivered_at < @cutoff
+      // The newest row always stays, so that row ids are never handed out twice (nor the old "<site>-<n>" devicelogIds).
+      prune: db.prepare(`DELETE FROM punches WHERE id IN (SELECT id FROM punches
+            WHERE state = 'delivered' AND delivered_at < @cutoff ORDER BY delivered_at LIMIT @limit)
           AND id < (SELECT max(id) FROM punches) RETURNING terminal`),
     };
   }
@@ -665,32 +666,53 @@ export class Journal implements PunchSink, DeliveryQueue {
    * returns how many. Throws (busy) when another process holds the journal: try later.
    */
   prune(): number {
+    let deleted = 0;
+    for (const n of this.pruneSteps()) deleted += n;
+    return deleted;
+  }
+
+  /**
+   * The same, with `pause` awaited between two chunks (the daemon yields to its event loop
+   * there: terminals, scrapes and delivery go on between the chunks of a large prune).
+   */
+  async pruneInSteps(
+    pause: () => Promise<void>,
+    /** Runs each step (the daemon labels it: what held the event loop, if anything did). */
+    step: <T>(fn: () => T) => T = (fn) => fn(),
+  ): Promise<number> {
+    let deleted = 0;
+    const steps = this.pruneSteps();
+    for (;;) {
+      const r = step(() => steps.next());
+      if (r.done) return deleted;
+      deleted += r.value;
+      await pause();
+    }
+  }
+
+  /**
+   * One transaction per step, each of at most CHUNK_ROWS rows, found through the index of
+   * delivered punches by delivery time: a prune costs what it deletes, not the journal's size.
+   */
+  private *pruneSteps(): Generator<number> {
     const cutoff = this.clock.now() - this.opts.retentionDays * DAY_MS;
     // Refused attempts of that age go too (a chunk per transaction, like the punches below).
     for (let n = CHUNK_ROWS; n === CHUNK_ROWS;) {
       n = this.gate.attempt(() => this.history.prune(cutoff, CHUNK_ROWS));
       this.wrote(n);
+      yield 0;
     }
-    const { lo, hi } = this.db
-      .prepare('SELECT (SELECT min(id) FROM punches) AS lo, (SELECT max(id) FROM punches) AS hi')
-      .get() as {
-      lo: number | null;
-      hi: number | null;
-    };
-    if (lo === null || hi === null) return 0;
-    // The newest row always stays, so that row ids are never handed out twice (nor the old "<site>-<n>" devicelogIds).
-    let deleted = 0;
-    for (let from = lo; from < hi; from += CHUNK_ROWS) {
-      deleted += this.gate.attempt(() => this.pruneChunk(from, cutoff));
+    for (let n = CHUNK_ROWS; n === CHUNK_ROWS;) {
+      n = this.gate.attempt(() => this.pruneChunk(cutoff));
+      this.wrote(n);
+      yield n;
     }
-    this.wrote(deleted);
-    return deleted;
   }
 
-  /** One chunk of prune (rows [from, from + CHUNK_ROWS)), with its counts, in one transaction. */
-  private pruneChunk(from: number, cutoff: number): number {
+  /** One chunk of prune, with its counts, in one transaction. */
+  private pruneChunk(cutoff: number): number {
     return this.db.transaction(() => {
-      const rows = this.stmt.prune.all({ from, to: from + CHUNK_ROWS, cutoff }) as { terminal: string }[];
+      const rows = this.stmt.prune.all({ cutoff, limit: CHUNK_ROWS }) as { terminal: string }[];
       const moves = new CountMoves();
       for (const r of rows) moves.add(r.terminal, 'delivered', -1);
       this.punchCounts.apply(moves);

@@ -103,6 +103,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
       behindSeconds: net < 0 ? Math.round(-net / 1000) : 0,
     };
   }
+  if (live?.eventLoop) report.eventLoop = { ...live.eventLoop, since: iso(live.eventLoop.since)! };
   addPushStatus(report, journal, config, now);
   const facts: AlertFacts = {
     refused: journal.queries.refusedPunches(),
