@@ -2,7 +2,8 @@ import type { Database } from 'better-sqlite3';
 import { PUNCH_STATES, type JournalCounts, type PunchState } from './types.js';
 
 /**
- * The journal's punches counted per terminal and state, kept in a small table (punch_counts) by
+ * The journal's punches counted per terminal and state, kept in small tables (punch_counts, and
+ * punch_totals per state) by
  * the same transactions that add, move and delete punches, so that the status, /metrics and
  * `check` read a few hundred rows instead of counting a year of delivered punches (a count over
  * 1,000,000 rows blocks the daemon's one thread for a large part of a second on a small box).
@@ -38,6 +39,12 @@ export const PUNCH_COUNTS_MIGRATION = `
     PRIMARY KEY (terminal, state)
   ) WITHOUT ROWID;
   INSERT INTO punch_counts (terminal, state, n) SELECT terminal, state, count(*) FROM punches GROUP BY terminal, state;
+  -- The same summed per state (what the status reads every interval: six rows).
+  CREATE TABLE punch_totals (
+    state TEXT    NOT NULL PRIMARY KEY,
+    n     INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  INSERT INTO punch_totals (state, n) SELECT state, sum(n) FROM punch_counts GROUP BY state;
   CREATE INDEX punches_refused ON punches (state, last_message, biometric_code) WHERE ${REFUSED_TERM};
   CREATE INDEX punches_unknown_cards ON punches (terminal, biometric_code) WHERE ${UNKNOWN_CARDS_TERM};
 `;
@@ -70,14 +77,21 @@ export class PunchCounts {
     this.stmt = {
       add: db.prepare(`INSERT INTO punch_counts (terminal, state, n) VALUES (?, ?, ?)
           ON CONFLICT (terminal, state) DO UPDATE SET n = n + excluded.n`),
-      byState: db.prepare(`SELECT state, sum(n) AS n FROM punch_counts GROUP BY state`),
+      total: db.prepare(`INSERT INTO punch_totals (state, n) VALUES (?, ?)
+          ON CONFLICT (state) DO UPDATE SET n = n + excluded.n`),
+      byState: db.prepare(`SELECT state, n FROM punch_totals`),
       all: db.prepare(`SELECT terminal, state, n FROM punch_counts WHERE n <> 0`),
     };
   }
 
   /** Inside the transaction that made the moves. */
   apply(moves: CountMoves): void {
-    for (const [terminal, state, n] of moves.entries()) this.stmt.add.run(terminal, state, n);
+    const totals = new Map<PunchState, number>();
+    for (const [terminal, state, n] of moves.entries()) {
+      this.stmt.add.run(terminal, state, n);
+      totals.set(state, (totals.get(state) ?? 0) + n);
+    }
+    for (const [state, n] of totals) if (n !== 0) this.stmt.total.run(state, n);
   }
 
   /** The punches in the journal by state. */
@@ -114,5 +128,7 @@ export function recountPunches(db: Database): void {
     db.exec(
       `INSERT INTO punch_counts (terminal, state, n) SELECT terminal, state, count(*) FROM punches GROUP BY terminal, state`,
     );
+    db.exec(`DELETE FROM punch_totals`);
+    db.exec(`INSERT INTO punch_totals (state, n) SELECT state, sum(n) FROM punch_counts GROUP BY state`);
   })();
 }

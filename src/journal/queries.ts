@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import { deviceIdentity } from '../punch.js';
 import type { Clock } from '../util/clock.js';
 import { CountMoves, REFUSED_TERM, UNKNOWN_CARDS_TERM, type PunchCounts } from './punch-counts.js';
@@ -88,6 +88,14 @@ export class JournalQueries {
     private readonly wrote: (rows: number) => void = () => undefined,
   ) {}
 
+  /** Statements prepared once (the status asks the same ones every interval; preparing costs as much as running them). */
+  private readonly prepared = new Map<string, Statement>();
+  private prepare(sql: string): Statement {
+    let st = this.prepared.get(sql);
+    if (!st) this.prepared.set(sql, (st = this.db.prepare(sql)));
+    return st;
+  }
+
   /** The punches by state, from the counts kept with every write (punch-counts.ts): never a count of the table. */
   counts(): JournalCounts {
     return this.punchCounts.byState();
@@ -98,14 +106,12 @@ export class JournalQueries {
    * the queue index and the oldest of the few in flight (their own small index).
    */
   oldestPending(): StoredPunch | undefined {
-    const pending = this.db
-      .prepare(
-        `SELECT * FROM punches WHERE state IN ('pending', 'rejected') AND state = 'pending' ORDER BY log_time, id LIMIT 1`,
-      )
-      .get() as Row | undefined;
-    const inflight = this.db
-      .prepare(`SELECT * FROM punches WHERE state = 'inflight' ORDER BY log_time, id LIMIT 1`)
-      .get() as Row | undefined;
+    const pending = this.prepare(
+      `SELECT * FROM punches WHERE state IN ('pending', 'rejected') AND state = 'pending' ORDER BY log_time, id LIMIT 1`,
+    ).get() as Row | undefined;
+    const inflight = this.prepare(
+      `SELECT * FROM punches WHERE state = 'inflight' ORDER BY log_time, id LIMIT 1`,
+    ).get() as Row | undefined;
     const older =
       pending && inflight
         ? [pending, inflight].sort((a, b) =>
@@ -192,25 +198,21 @@ export class JournalQueries {
 
   /** The oldest claim still in flight (any process), or undefined when nothing is in flight. */
   oldestClaim(): OldestClaim | undefined {
-    const r = this.db
-      .prepare(
-        `SELECT min(updated_at) AS claimedAt, count(*) AS punches, count(DISTINCT claimed_by) AS holders
+    const r = this.prepare(
+      `SELECT min(updated_at) AS claimedAt, count(*) AS punches, count(DISTINCT claimed_by) AS holders
           FROM punches WHERE state = 'inflight'`,
-      )
-      .get() as { claimedAt: number | null; punches: number; holders: number };
+    ).get() as { claimedAt: number | null; punches: number; holders: number };
     return r.claimedAt === null ? undefined : { claimedAt: r.claimedAt, punches: r.punches, holders: r.holders };
   }
 
   /** Quarantined punches per terminal and reason, with the span of their times (for the status). */
   quarantineSummary(): { terminal: string; reason: string; count: number; from: string; to: string }[] {
-    return this.db
-      .prepare(
-        `SELECT terminal, CASE WHEN last_message LIKE '%clock was behind%' THEN 'behind'
+    return this.prepare(
+      `SELECT terminal, CASE WHEN last_message LIKE '%clock was behind%' THEN 'behind'
                 WHEN last_message LIKE '%future%' THEN 'future' ELSE 'implausible' END AS reason,
               count(*) AS count, min(log_time) AS "from", max(log_time) AS "to"
           FROM punches WHERE ${REFUSED_TERM} AND state = 'quarantined' GROUP BY 1, 2 ORDER BY count DESC LIMIT 20`,
-      )
-      .all() as { terminal: string; reason: string; count: number; from: string; to: string }[];
+    ).all() as { terminal: string; reason: string; count: number; from: string; to: string }[];
   }
 
   /**
@@ -259,12 +261,10 @@ export class JournalQueries {
    * read through their own partial index, whatever the journal holds besides.
    */
   unknownCards(): { terminal: string; count: number; codes: string[] }[] {
-    const rows = this.db
-      .prepare(
-        `SELECT terminal, count(*) AS count, group_concat(DISTINCT biometric_code) AS codes FROM punches
+    const rows = this.prepare(
+      `SELECT terminal, count(*) AS count, group_concat(DISTINCT biometric_code) AS codes FROM punches
                 WHERE ${UNKNOWN_CARDS_TERM} GROUP BY terminal`,
-      )
-      .all() as { terminal: string; count: number; codes: string | null }[];
+    ).all() as { terminal: string; count: number; codes: string | null }[];
     return rows.map((r) => ({
       terminal: r.terminal,
       count: r.count,
@@ -279,13 +279,11 @@ export class JournalQueries {
    */
   refusedPunches(): RefusedPunches[] {
     return (
-      this.db
-        .prepare(
-          `SELECT last_message AS message, biometric_code AS code, state, count(*) AS count
+      this.prepare(
+        `SELECT last_message AS message, biometric_code AS code, state, count(*) AS count
                 FROM punches WHERE ${REFUSED_TERM} AND state IN ('rejected', 'dead')
                 GROUP BY last_message, biometric_code, state`,
-        )
-        .all() as { message: string | null; code: string; state: 'rejected' | 'dead'; count: number }[]
+      ).all() as { message: string | null; code: string; state: 'rejected' | 'dead'; count: number }[]
     ).map((r) => ({ ...r, message: r.message ?? '' }));
   }
 
@@ -297,7 +295,7 @@ export class JournalQueries {
     return this.db
       .transaction(() => {
         const rows = this.punchCounts.byTerminal();
-        const max = this.db.prepare(`SELECT max(id) AS m FROM punches`).get() as { m: number | null };
+        const max = this.prepare(`SELECT max(id) AS m FROM punches`).get() as { m: number | null };
         return { rows, maxId: max.m ?? 0 };
       })
       .deferred();
@@ -318,18 +316,16 @@ export class JournalQueries {
   /** How many of these punches are delivered, per terminal. */
   deliveredAmongIds(ids: readonly number[]): { terminal: string; count: number }[] {
     if (ids.length === 0) return [];
-    return this.db
-      .prepare(
-        `SELECT terminal, count(*) AS count FROM punches
+    return this.prepare(
+      `SELECT terminal, count(*) AS count FROM punches
                 WHERE id IN (SELECT value FROM json_each(?)) AND state = 'delivered' GROUP BY terminal`,
-      )
-      .all(JSON.stringify(ids)) as { terminal: string; count: number }[];
+    ).all(JSON.stringify(ids)) as { terminal: string; count: number }[];
   }
 
   /** Each terminal's last contact as the ledger has it (the few columns /metrics reads per scrape). */
   terminalContacts(): { name: string; online: boolean; lastSuccessAt: number | null }[] {
     return (
-      this.db.prepare(`SELECT name, online, last_success_at AS lastSuccessAt FROM terminals`).all() as {
+      this.prepare(`SELECT name, online, last_success_at AS lastSuccessAt FROM terminals`).all() as {
         name: string;
         online: number;
         lastSuccessAt: number | null;

@@ -44,7 +44,24 @@ describe('punch counts kept with every write', () => {
         .prepare(`SELECT terminal, state, count(*) AS n FROM punches GROUP BY terminal, state ORDER BY terminal, state`)
         .all() as { terminal: string; state: string; n: number }[]
     ).map((r) => `${r.terminal}/${r.state}=${r.n}`);
-  const same = (step: string) => expect(kept(), step).toEqual(table());
+  const totals = () =>
+    (
+      j.db.prepare(`SELECT state, n FROM punch_totals WHERE n <> 0 ORDER BY state`).all() as {
+        state: string;
+        n: number;
+      }[]
+    ).map((r) => `${r.state}=${r.n}`);
+  const tableTotals = () =>
+    (
+      j.db.prepare(`SELECT state, count(*) AS n FROM punches GROUP BY state ORDER BY state`).all() as {
+        state: string;
+        n: number;
+      }[]
+    ).map((r) => `${r.state}=${r.n}`);
+  const same = (step: string) => {
+    expect(kept(), step).toEqual(table());
+    expect(totals(), step).toEqual(tableTotals());
+  };
 
   const punches = (terminal: string, n: number, from = 0) =>
     Array.from({ length: n }, (_, i) => ({
