@@ -60,6 +60,8 @@ function post(
       },
     );
     req.on('error', reject);
+    // A receiver that never answers (another process took the port on a shared machine) fails the post, never hangs the bench.
+    req.setTimeout(30_000, () => req.destroy(new Error('no answer within 30 s')));
     req.end(body);
   });
 }
