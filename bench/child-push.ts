@@ -21,6 +21,8 @@ interface RunRequest {
   pauseMs: number;
   /** Distinguishes rounds (fresh punches each round). */
   round: number;
+  /** Serial numbers from serialOf(offset) on (default 0). */
+  offset?: number;
   /** attendance (ATTLOG, default) or security (registry, push, then rtlog with the cookie). */
   protocol?: 'attendance' | 'security';
 }
@@ -58,6 +60,8 @@ function post(
       },
     );
     req.on('error', reject);
+    // A receiver that never answers (another process took the port on a shared machine) fails the post, never hangs the bench.
+    req.setTimeout(30_000, () => req.destroy(new Error('no answer within 30 s')));
     req.end(body);
   });
 }
@@ -110,7 +114,7 @@ serve({
     const r = msg as unknown as RunRequest;
     const out: PushLoadResult = { ms: 0, acked: 0, failed: 0, latencies: [] };
     const t0 = nowMs();
-    await Promise.all(Array.from({ length: r.terminals }, (_, i) => terminal(r, i, out)));
+    await Promise.all(Array.from({ length: r.terminals }, (_, i) => terminal(r, i + (r.offset ?? 0), out)));
     out.ms = nowMs() - t0;
     return out;
   },

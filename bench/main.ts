@@ -12,6 +12,7 @@ import { benchDaemonLatency } from './daemon-latency.js';
 import { benchDrain } from './drain.js';
 import { benchDrainRss } from './drain-rss.js';
 import { benchIngest } from './ingest.js';
+import { benchBusyBox, benchStatusSize } from './journal-size.js';
 import { benchPackage } from './package.js';
 import { benchScale } from './lib/scale.js';
 import { log, renderTable, type BenchRow } from './lib/table.js';
@@ -54,6 +55,15 @@ const BENCHMARKS: Record<string, Benchmark> = {
   'metrics-serve': {
     describe: 'time to serve /metrics of `punchgate run` with 200 terminals (vs a bare node:http server)',
     run: benchMetricsServe,
+  },
+  'status-size': {
+    describe: 'status report build over 1,000,000 delivered punches + a backlog vs over an empty journal',
+    run: benchStatusSize,
+  },
+  'busy-box': {
+    describe:
+      'punchgate run over 1,000,000 delivered punches: event-loop delay, push POST -> OK, /metrics (BENCH_BUSY_SECONDS, default 300)',
+    run: benchBusyBox,
   },
   'daemon-latency': {
     describe: 'real-time punch -> HRMS latency through `punchgate run` (needs `punchgate run`)',

@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import { parseConfig } from '../src/config/load.js';
 import { Journal } from '../src/journal/index.js';
 import { buildStatus } from '../src/status/index.js';
+import { bigJournal } from './lib/big-journal.js';
 import { daemonAvailable, startDaemonRig } from './lib/daemon.js';
 import { freePort } from './lib/ports.js';
 import { mb, RssSampler } from './lib/rss.js';
@@ -23,7 +24,6 @@ import { scaled } from './lib/scale.js';
 import { BENCH_SITE, scratchDir } from './lib/setup.js';
 import { fmt, log, type BenchRow } from './lib/table.js';
 import { median, nowMs, percentile, sleep } from './lib/timing.js';
-import { logTimeAt } from './lib/punches.js';
 
 const IDLE_LIMIT_MB = 100;
 const P99_LIMIT_MS = 20;
@@ -149,36 +149,13 @@ async function staticServer(body: string, dir: string): Promise<{ url: string; s
   return { url: `http://127.0.0.1:${port}/metrics`, stop: () => child.kill('SIGKILL') };
 }
 
-/** Fills the journal with `total` delivered punches spread over the terminals t1..tN. */
-function fillDelivered(path: string, total: number, terminals: number): void {
-  const journal = Journal.open({ path, site: BENCH_SITE, mode: 'owner' });
-  try {
-    const start = Date.UTC(2024, 0, 2, 6);
-    for (let from = 0; from < total; from += 5000) {
-      const batch = [];
-      for (let i = from; i < Math.min(total, from + 5000); i++) {
-        batch.push({
-          terminal: `t${(i % terminals) + 1}`,
-          device: 'FILL',
-          biometricCode: String(1000 + (i % 500)),
-          logTime: logTimeAt(start + i * 7000),
-        });
-      }
-      journal.ingest(batch);
-    }
-    journal.db.prepare(`UPDATE punches SET state = 'delivered', delivered_at = ?`).run(Date.now());
-  } finally {
-    journal.close();
-  }
-}
-
 export async function benchMetricsServe(): Promise<BenchRow[]> {
   if (!daemonAvailable()) {
     log('metrics-serve: skipped: this build has no `punchgate run`');
     return [];
   }
   const terminals = 200;
-  const filled = scaled(500_000, { step: 5000 });
+  const filled = scaled(1_000_000, { step: 10_000 });
   const n = scaled(2000, { min: 200, step: 100 });
   const port = await freePort();
   let journalPath = '';
@@ -191,7 +168,7 @@ export async function benchMetricsServe(): Promise<BenchRow[]> {
       config: { status: { listen: `127.0.0.1:${port}` } },
       beforeStart: (path) => {
         journalPath = path;
-        fillDelivered(path, filled, terminals);
+        bigJournal(path, filled, terminals);
         log(
           `metrics-serve: journal filled with ${fmt(filled)} delivered punches in ${fmt((nowMs() - fillStarted) / 1000, 1)} s`,
         );

@@ -42,6 +42,8 @@ export interface RigOptions {
   usersPerTerminal: number;
   /** Top-level config sections that replace the rig's (e.g. `status`). */
   config?: Record<string, unknown>;
+  /** Terminals listed after the rig's ZK terminals (e.g. push terminals, with config.adms). */
+  extraTerminals?: Record<string, unknown>[];
   /** Runs before the daemon starts, with the journal's path (e.g. to fill it). */
   beforeStart?: (journalPath: string) => void | Promise<void>;
 }
@@ -68,15 +70,17 @@ export async function startDaemonRig(o: RigOptions, warmupTimeoutMs: number): Pr
     journal: { path: join(scratch.dir, 'journal.db') },
     hrms: { baseUrl: hrms.ready.url, tokenFile },
     delivery: { batchSize: 200 },
-    terminals: terminals.ready.ports.map((port, i) => ({
-      name: `t${i + 1}`,
-      kind: 'zk',
-      host: '127.0.0.1',
-      port,
-      transport: 'tcp',
-      schedule: '* * * * *',
-      realtime: i === 0,
-    })),
+    terminals: terminals.ready.ports
+      .map((port, i) => ({
+        name: `t${i + 1}`,
+        kind: 'zk',
+        host: '127.0.0.1',
+        port,
+        transport: 'tcp',
+        schedule: '* * * * *',
+        realtime: i === 0,
+      }))
+      .concat((o.extraTerminals ?? []) as never[]),
     log: { level: 'warn' },
     // The status page on, as shipped, on a port of its own (benches may run beside other daemons).
     status: { listen: '127.0.0.1:0' },

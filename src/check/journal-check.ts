@@ -125,8 +125,14 @@ export function checkJournal(path: string, opts: { quick: boolean }): CheckResul
 }
 
 function countByState(db: Database): string {
+  // The counts kept with every write (punch-counts.ts); a journal not yet brought up to date counts its table.
+  const kept = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'punch_counts'`).get();
   const rows = db
-    .prepare(`SELECT state, count(*) AS n FROM punches WHERE state <> 'delivered' GROUP BY state`)
+    .prepare(
+      kept
+        ? `SELECT state, sum(n) AS n FROM punch_counts WHERE state <> 'delivered' GROUP BY state`
+        : `SELECT state, count(*) AS n FROM punches WHERE state <> 'delivered' GROUP BY state`,
+    )
     .all() as Array<{ state: string; n: number }>;
   const by = new Map(rows.map((r) => [r.state, r.n]));
   const parts = ['pending', 'inflight', 'rejected', 'dead', 'quarantined']

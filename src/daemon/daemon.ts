@@ -19,6 +19,7 @@ import { ClockStepWatch, describeStep, type ClockStep } from '../util/clock-step
 import { elapsedMs } from '../util/clock.js';
 import { punchgateVersion } from '../util/version.js';
 import { StatusWeb } from '../web/index.js';
+import { EventLoopWatch, labelledQueue } from './event-loop-watch.js';
 import { createPushReceiver } from './push-receiver.js';
 import { StatusLog } from './status-log.js';
 import { SourceSet, type SourceFactory } from './sources.js';
@@ -38,6 +39,9 @@ export const DAEMON_BUSY_TIMEOUT_MS = 200;
 const CLAIM_RECOVERY_MS = 30_000;
 /** While the journal is busy, the status log is rewritten this often (it says so). */
 const BUSY_STATUS_MS = 5000;
+/** A prune under way when the daemon stops ends between two of its chunks. */
+class PruneStopped extends Error {}
+
 /** A prune that met a busy journal is tried again after this long. */
 const PRUNE_RETRY_MS = 60_000;
 /** How often the box clock is compared with the monotonic clock (a step is seen within this). */
@@ -73,6 +77,8 @@ export class Daemon {
   private readonly configWatch: ConfigWatch;
   /** Steps of the box's wall clock (schedules re-armed, punch times judged with them, the status says so). */
   private readonly clockSteps: ClockStepWatch;
+  /** The event loop's delay, and stalls said with what ran (labelled tasks). */
+  private readonly loop: EventLoopWatch;
   /** The status page, /metrics and the health endpoints (status.listen). */
   readonly web: StatusWeb;
   private timers: NodeJS.Timeout[] = [];
@@ -114,6 +120,7 @@ export class Daemon {
     });
     this.tokens = new TokenSource({ tokenFile: c.hrms.tokenFile, secrets: ctx.secrets });
     this.clockSteps = new ClockStepWatch(ctx.clock);
+    this.loop = new EventLoopWatch(ctx.logger, () => ctx.clock.now());
     this.clockSteps.onStep((s) => this.clockStepped(s));
     const ledger = this.journal.terminals;
     const boxStep = () => this.clockSteps.recent().reduce((n, s) => n + s.deltaMs, 0);
@@ -121,7 +128,9 @@ export class Daemon {
       sink: {
         ingest: (p, o) => {
           const step = boxStep();
-          return this.guard(() => this.journal.ingest(p, step === 0 ? o : { ...o, boxStepMs: step }));
+          return this.loop.run(`journal write (${p[0]?.terminal ?? 'punches'})`, () =>
+            this.guard(() => this.journal.ingest(p, step === 0 ? o : { ...o, boxStepMs: step })),
+          );
         },
       },
       ledger: {
@@ -166,24 +175,28 @@ export class Daemon {
     // Whether the config file still loads: a stat, and a read only when it changed.
     this.configWatch.poll();
     // A journal found damaged while counting ends the process as any other fatal journal error.
-    return this.guard(() =>
-      buildStatus(this.journal, this.config, this.ctx.clock.now(), {
-        live: {
-          journalBusySince: this.journal.busySince(),
-          heldPunches: this.sources.held(),
-          config: this.configWatch.status(),
-          clockSteps: this.clockSteps.recent(),
-          delivery: {
-            nextTryAt: this.delivery?.deliverer.nextTryAt ?? null,
-            probing: this.delivery?.deliverer.probing ?? false,
+    return this.loop.run('status report', () =>
+      this.guard(() =>
+        buildStatus(this.journal, this.config, this.ctx.clock.now(), {
+          live: {
+            journalBusySince: this.journal.busySince(),
+            heldPunches: this.sources.held(),
+            config: this.configWatch.status(),
+            clockSteps: this.clockSteps.recent(),
+            delivery: {
+              nextTryAt: this.delivery?.deliverer.nextTryAt ?? null,
+              probing: this.delivery?.deliverer.probing ?? false,
+            },
+            eventLoop: this.loop.take(),
           },
-        },
-      }),
+        }),
+      ),
     );
   }
 
   async start(): Promise<void> {
     const { logger } = this.ctx;
+    this.loop.start();
     this.prune();
     this.startDelivery();
     await this.pushReceiver?.start();
@@ -261,6 +274,7 @@ export class Daemon {
       this.statusLog.stop();
       this.statusLog.write();
       this.journal.close();
+      this.loop.stop();
       this.ctx.logger.info('punchgate stopped');
     })();
     return this.stopping;
@@ -310,7 +324,7 @@ export class Daemon {
       },
     );
     const deliverer = new Deliverer({
-      queue: this.web.watch(this.journal),
+      queue: this.web.watch(labelledQueue(this.journal, this.loop)),
       state: this.journal.deliveryState,
       tokens: this.tokens,
       hrms: c.hrms,
@@ -385,16 +399,38 @@ export class Daemon {
     if (this.started && !this.stopping) this.statusLog.write();
   }
 
+  /**
+   * The retention: delivered punches past it go, in chunks with the event loop served between
+   * them (a first prune after a long time off may have many to delete).
+   */
   private prune(): void {
+    void this.pruneNow();
+  }
+
+  private async pruneNow(): Promise<void> {
     const days = this.config.terminalUsers.backupRetentionDays;
     let punches: number;
     let backups: number;
+    const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
     try {
-      punches = this.guard(() => this.journal.prune());
+      punches = await this.journal.pruneInSteps(
+        async () => {
+          await pause();
+          if (this.stopping) throw new PruneStopped();
+        },
+        (fn) => this.loop.run('retention', fn),
+      );
       // Backups of users removed from terminals hold fingerprint templates: they go after their retention.
-      backups = this.guard(() => new UserBackupStore(this.journal.db, () => this.ctx.clock.now()).prune(days));
+      backups = this.loop.run('retention (user backups)', () =>
+        this.guard(() => new UserBackupStore(this.journal.db, () => this.ctx.clock.now()).prune(days)),
+      );
     } catch (e) {
-      // Another process holds the journal (or a fatal error ended the process): the retention can wait.
+      if (e instanceof PruneStopped) return;
+      if (isFatalJournalError(e)) {
+        this.opts.onFatal(e);
+        return;
+      }
+      // Another process holds the journal: the retention can wait.
       if (!isBusyJournalError(e)) this.ctx.logger.error({ err: String(e) }, 'could not prune the journal');
       const t = setTimeout(() => this.prune(), PRUNE_RETRY_MS);
       t.unref();
@@ -412,7 +448,8 @@ export class Daemon {
   /** Claims of a process that is gone (a killed flush) go back to the queue, and delivery looks at once. */
   private recoverClaims(): void {
     try {
-      if (this.guard(() => this.journal.recoverStaleClaims()) > 0) this.delivery?.deliverer.wake();
+      if (this.loop.run('claim recovery', () => this.guard(() => this.journal.recoverStaleClaims())) > 0)
+        this.delivery?.deliverer.wake();
     } catch (e) {
       if (!isBusyJournalError(e)) this.ctx.logger.error({ err: String(e) }, 'could not look for stale claims');
     }

@@ -1,4 +1,3 @@
-import { FormData } from './undici.js';
 import type { HrmsConfig } from '../config/schema.js';
 import { errorCode } from '../util/errors.js';
 import { scrubberFor } from '../util/secrets.js';
@@ -10,6 +9,7 @@ import {
   type ClassifyOptions,
 } from './answer.js';
 import { HrmsHttp, hrmsUrl, type HttpResponse } from './http.js';
+import { multipartField } from './multipart.js';
 import { requestFailure } from './request-failure.js';
 import { outsideText } from './text.js';
 
@@ -85,8 +85,8 @@ export class AttendanceClient implements AttendanceSender {
 
   async send(punches: readonly AttendancePunch[], { token, signal }: SendOptions): Promise<AttendanceAnswer> {
     const scrub = this.scrubberFor(token);
-    const form = new FormData();
-    form.set('punches_data', JSON.stringify(punches));
+    // One buffer, the JSON copied into it once (multipart.ts), not a FormData encoded and copied again.
+    const form = multipartField('punches_data', JSON.stringify(punches));
     const classify: ClassifyOptions = {
       authPatterns: this.opts.authPatterns,
       scrub,
@@ -98,8 +98,8 @@ export class AttendanceClient implements AttendanceSender {
       res = await this.http.request({
         method: 'POST',
         url: this.url,
-        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
-        body: form,
+        headers: { authorization: `Bearer ${token}`, accept: 'application/json', 'content-type': form.contentType },
+        body: form.body,
         maxBytes: answerBudgetBytes(punches.length),
         ...(signal ? { signal } : {}),
       });

@@ -44,7 +44,7 @@ export class HourlyStats {
       prune: db.prepare(`DELETE FROM hourly_stats WHERE hour < ?`),
       read: db.prepare(`SELECT hour, name, value FROM hourly_stats WHERE hour >= ?`),
       createdAtFrom: db.prepare(`SELECT created_at AS at FROM punches WHERE id >= ? ORDER BY id LIMIT 1`),
-      idRange: db.prepare(`SELECT min(id) AS lo, max(id) AS hi FROM punches`),
+      idRange: db.prepare(`SELECT (SELECT min(id) FROM punches) AS lo, (SELECT max(id) FROM punches) AS hi`),
       journaled: db.prepare(`SELECT terminal, created_at / ${HOUR_MS} AS h, count(*) AS n FROM punches NOT INDEXED
           WHERE id >= ? AND created_at >= ? GROUP BY terminal, h`),
       delivered: db.prepare(`SELECT delivered_at / ${HOUR_MS} AS h, count(*) AS n FROM punches

@@ -18,6 +18,7 @@ import { describeJournalFailure, isBusyJournalError, JournalBusyError } from './
 import { JournalLockedError, OwnerLock } from './lock.js';
 import { openJournalDb } from './open-db.js';
 import { PunchHistory } from './history.js';
+import { CountMoves, PunchCounts } from './punch-counts.js';
 import { PunchIds } from './punch-id.js';
 import { HourlyStats } from './hourly-stats.js';
 import { JournalQueries } from './queries.js';
@@ -35,6 +36,7 @@ import type {
   OutboundPunch,
   PunchOutcome,
   PunchSink,
+  PunchState,
 } from './types.js';
 import { WriteGate } from './write-gate.js';
 import { FutureJudge, signed, type FutureCall } from './future-judge.js';
@@ -101,6 +103,9 @@ type PickedRow = Omit<OutboundPunch, 'devicelogId'> & {
   sentAs: string | null;
 };
 
+/** A row as an UPDATE ... RETURNING terminal, state gives it (the state it went to). */
+type Returned = { terminal: string; state: PunchState };
+
 const DAY_MS = 86_400_000;
 
 /** `fn` remembering its last argument and answer (the same terminal and device punch after punch). */
@@ -151,6 +156,8 @@ export class Journal implements PunchSink, DeliveryQueue {
   readonly hourly: HourlyStats;
   /** Records refused at the journal's door, per terminal (for the status). */
   readonly refusedRecords: RefusedRecordStore;
+  /** Punches per terminal and state, kept by every write that moves them (punch-counts.ts). */
+  readonly punchCounts: PunchCounts;
   readonly isOwner: boolean;
   readonly readonly: boolean;
   private readonly clock: Clock;
@@ -187,8 +194,9 @@ export class Journal implements PunchSink, DeliveryQueue {
     this.deliveryState = new DeliveryStateStore(db, this.gate, extra.scrub);
     this.sourceState = new SourceStateTable(db);
     this.ids = PunchIds.of(db);
-    this.devices = new TerminalDevices(db, this.ids.firstHashed);
-    this.queries = new JournalQueries(db, clock, this.ids, (rows) => this.wrote(rows));
+    this.punchCounts = new PunchCounts(db);
+    this.devices = new TerminalDevices(db, this.ids.firstHashed, this.punchCounts);
+    this.queries = new JournalQueries(db, clock, this.ids, this.punchCounts, (rows) => this.wrote(rows));
     this.history = new PunchHistory(db, this.ids);
     this.hourly = new HourlyStats(db, this.gate);
     this.refusedRecords = new RefusedRecordStore(db);
@@ -218,9 +226,10 @@ export class Journal implements PunchSink, DeliveryQueue {
       delivered:
         db.prepare(`UPDATE punches SET state = 'delivered', claimed_from = NULL, claimed_by = NULL, duplicate = @duplicate,
           attempts = attempts + 1, last_message = @message, delivered_at = @now, updated_at = @now, next_attempt_at = NULL
-          WHERE id IN (SELECT value FROM json_each(@ids)) AND state = 'inflight' AND claimed_by = @holder`),
+          WHERE id IN (SELECT value FROM json_each(@ids)) AND state = 'inflight' AND claimed_by = @holder
+          RETURNING terminal`),
       getInflight: db.prepare(
-        `SELECT attempts, first_rejected_at AS firstRejectedAt FROM punches WHERE id = ? AND state = 'inflight' AND claimed_by = ?`,
+        `SELECT terminal, attempts, first_rejected_at AS firstRejectedAt FROM punches WHERE id = ? AND state = 'inflight' AND claimed_by = ?`,
       ),
       rejected:
         db.prepare(`UPDATE punches SET state = @state, claimed_from = NULL, claimed_by = NULL, attempts = @attempts,
@@ -229,11 +238,12 @@ export class Journal implements PunchSink, DeliveryQueue {
       unclaim:
         db.prepare(`UPDATE punches SET state = coalesce(claimed_from, 'pending'), claimed_from = NULL, claimed_by = NULL,
           last_message = coalesce(@message, last_message), updated_at = @now
-          WHERE id IN (SELECT value FROM json_each(@ids)) AND state = 'inflight' AND claimed_by = @holder`),
+          WHERE id IN (SELECT value FROM json_each(@ids)) AND state = 'inflight' AND claimed_by = @holder
+          RETURNING terminal, state`),
       holders: db.prepare(`SELECT DISTINCT claimed_by AS holder FROM punches WHERE state = 'inflight'`),
       recover:
         db.prepare(`UPDATE punches SET state = coalesce(claimed_from, 'pending'), claimed_from = NULL, claimed_by = NULL,
-          updated_at = @now WHERE state = 'inflight' AND claimed_by IS @holder`),
+          updated_at = @now WHERE state = 'inflight' AND claimed_by IS @holder RETURNING terminal, state`),
       // The `state IN ('pending', 'rejected')` term lets SQLite use the small queue index.
       anyPending: db.prepare(
         `SELECT 1 FROM punches WHERE state IN ('pending', 'rejected') AND state = 'pending' LIMIT 1`,
@@ -244,9 +254,10 @@ export class Journal implements PunchSink, DeliveryQueue {
       // LIMIT -1 is no limit; a bounded count stops early (counting 50,000 punches takes milliseconds).
       dueCount: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM punches
           WHERE state IN ('pending', 'rejected') AND (state = 'pending' OR @all OR next_attempt_at <= @now) LIMIT @limit)`),
-      prune:
-        db.prepare(`DELETE FROM punches WHERE id >= @from AND id < @to AND state = 'delivered' AND delivered_at < @cutoff
-          AND id < (SELECT max(id) FROM punches)`),
+      // The newest row always stays, so that row ids are never handed out twice (nor the old "<site>-<n>" devicelogIds).
+      prune: db.prepare(`DELETE FROM punches WHERE id IN (SELECT id FROM punches
+            WHERE state = 'delivered' AND delivered_at < @cutoff ORDER BY delivered_at LIMIT @limit)
+          AND id < (SELECT max(id) FROM punches) RETURNING terminal`),
     };
   }
 
@@ -335,7 +346,9 @@ export class Journal implements PunchSink, DeliveryQueue {
     let returned = 0;
     for (const holder of holders) {
       if (holder === own || ClaimHolder.isAlive(this.opts.path, holder)) continue;
-      const n = this.gate.attempt(() => this.stmt.recover.run({ holder, now }).changes);
+      const n = this.gate.attempt(() =>
+        this.db.transaction(() => this.unclaimed(this.stmt.recover.all({ holder, now }) as Returned[]))(),
+      );
       ClaimHolder.forget(this.opts.path, holder);
       if (n > 0) {
         returned += n;
@@ -381,6 +394,7 @@ export class Journal implements PunchSink, DeliveryQueue {
           // The device each terminal of this write is filed under (read once per terminal).
           const deviceOf = new Map<string, string>();
           result.added = result.duplicates = result.quarantined = refusedCount = 0;
+          const moves = new CountMoves();
           for (let i = 0; i < punches.length; i++) {
             const p = punches[i]!;
             const refused = codeProblem(p.biometricCode) ?? terminalProblem(p.terminal);
@@ -423,9 +437,15 @@ export class Journal implements PunchSink, DeliveryQueue {
               now,
             );
             if (r.changes === 0) result.duplicates++;
-            else if (reason) result.quarantined++;
-            else result.added++;
+            else if (reason) {
+              result.quarantined++;
+              moves.add(p.terminal, 'quarantined');
+            } else {
+              result.added++;
+              moves.add(p.terminal, 'pending');
+            }
           }
+          this.punchCounts.apply(moves);
           this.recordRefusals(refusals, now);
           result.released = this.settleClocks(future, now) || undefined;
           if (opts.state) this.sourceState.set(opts.state, now);
@@ -458,6 +478,11 @@ export class Journal implements PunchSink, DeliveryQueue {
             WHERE terminal = ? AND state = 'quarantined' AND last_message LIKE 'quarantined: in the future%' AND log_time <= ?`,
         )
         .run(now, s.terminal, s.latest).changes;
+      if (n > 0) {
+        const moves = new CountMoves();
+        moves.move(s.terminal, 'quarantined', 'pending', n);
+        this.punchCounts.apply(moves);
+      }
       released += n;
       this.terminals.update(s.terminal, { skewSeconds: s.offsetSeconds });
       this.extra.logger?.warn(
@@ -547,12 +572,31 @@ export class Journal implements PunchSink, DeliveryQueue {
     this.holder ??= ClaimHolder.create(this.opts.path, now);
     if (now - this.lastRecovery >= this.opts.claimRecoveryMs) this.recoverStaleClaims();
     const holder = this.holder.id;
+    // A claim is committed without a disk sync of its own (synchronous NORMAL for this one
+    // transaction): lost in a power cut, its punches are simply pending again, as a claim of a
+    // process that is gone would be. The WAL is written in order, so the settle that follows
+    // (synchronous FULL) makes the claim durable with it: one disk sync per batch, not two.
+    this.db.pragma('synchronous = NORMAL');
+    try {
+      return this.claimRows(limit, opts, now, holder);
+    } finally {
+      this.db.pragma('synchronous = FULL');
+    }
+  }
+
+  private claimRows(limit: number, opts: ClaimOptions, now: number, holder: string): OutboundPunch[] {
     return this.gate.attempt(() =>
       this.db
         .transaction(() => {
           // In queue order (log time, then id): the index's order.
           const rows = this.stmt.pick.all({ now, limit, all: opts.ignoreBackoff ? 1 : 0 }) as PickedRow[];
-          if (rows.length > 0) this.stmt.markInflight.run({ now, holder, ids: JSON.stringify(rows.map((r) => r.id)) });
+          if (rows.length > 0) {
+            this.stmt.markInflight.run({ now, holder, ids: JSON.stringify(rows.map((r) => r.id)) });
+            // The rows were read in this IMMEDIATE transaction: every one of them moved.
+            const moves = new CountMoves();
+            for (const r of rows) moves.move(r.terminal, r.previousState, 'inflight');
+            this.punchCounts.apply(moves);
+          }
           return rows.map((r): OutboundPunch => ({
             id: r.id,
             devicelogId: this.ids.idOf(r),
@@ -591,27 +635,32 @@ export class Journal implements PunchSink, DeliveryQueue {
     this.gate.defer(undefined, () =>
       this.db
         .transaction(() => {
+          const moves = new CountMoves();
           for (const g of groups.values()) {
             const ids = JSON.stringify(g.ids);
-            if (g.kind === 'unknown') this.stmt.unclaim.run({ ids, message: g.message, now, holder });
+            if (g.kind === 'unknown')
+              for (const r of this.stmt.unclaim.all({ ids, message: g.message, now, holder }) as Returned[])
+                moves.move(r.terminal, 'inflight', r.state);
             else
-              this.stmt.delivered.run({
+              for (const r of this.stmt.delivered.all({
                 ids,
                 duplicate: g.kind === 'duplicate' ? 1 : 0,
                 message: g.message,
                 now,
                 holder,
-              });
+              }) as Returned[])
+                moves.move(r.terminal, 'inflight', 'delivered');
           }
           for (const o of rejected) {
             const row = this.stmt.getInflight.get(o.id, holder) as
-              { attempts: number; firstRejectedAt: number | null } | undefined;
+              { terminal: string; attempts: number; firstRejectedAt: number | null } | undefined;
             if (!row) continue;
             const attempts = row.attempts + 1;
             const firstRejectedAt = row.firstRejectedAt ?? now;
             const dead =
               attempts >= this.opts.deadAfterAttempts || now - firstRejectedAt >= this.opts.deadAfterDays * DAY_MS;
             const delay = backoffDelay(attempts - 1, this.opts.rejectedRetry);
+            moves.move(row.terminal, 'inflight', dead ? 'dead' : 'rejected');
             this.stmt.rejected.run({
               id: o.id,
               state: dead ? 'dead' : 'rejected',
@@ -630,6 +679,7 @@ export class Journal implements PunchSink, DeliveryQueue {
               message: o.message,
             });
           }
+          this.punchCounts.apply(moves);
         })
         .immediate(),
     );
@@ -638,7 +688,17 @@ export class Journal implements PunchSink, DeliveryQueue {
   release(ids: readonly number[]): void {
     if (ids.length === 0) return;
     const args = { ids: JSON.stringify(ids), message: null, now: this.clock.now(), holder: this.holder?.id ?? '' };
-    this.gate.defer(undefined, () => this.stmt.unclaim.run(args));
+    this.gate.defer(undefined, () =>
+      this.db.transaction(() => this.unclaimed(this.stmt.unclaim.all(args) as Returned[]))(),
+    );
+  }
+
+  /** Counts claims returned to the queue (rows as RETURNING gives them: the state they went back to). */
+  private unclaimed(rows: readonly Returned[]): number {
+    const moves = new CountMoves();
+    for (const r of rows) moves.move(r.terminal, 'inflight', r.state);
+    this.punchCounts.apply(moves);
+    return rows.length;
   }
 
   nextDueAt(): number | null {
@@ -707,24 +767,58 @@ export class Journal implements PunchSink, DeliveryQueue {
    * returns how many. Throws (busy) when another process holds the journal: try later.
    */
   prune(): number {
+    let deleted = 0;
+    for (const n of this.pruneSteps()) deleted += n;
+    return deleted;
+  }
+
+  /**
+   * The same, with `pause` awaited between two chunks (the daemon yields to its event loop
+   * there: terminals, scrapes and delivery go on between the chunks of a large prune).
+   */
+  async pruneInSteps(
+    pause: () => Promise<void>,
+    /** Runs each step (the daemon labels it: what held the event loop, if anything did). */
+    step: <T>(fn: () => T) => T = (fn) => fn(),
+  ): Promise<number> {
+    let deleted = 0;
+    const steps = this.pruneSteps();
+    for (;;) {
+      const r = step(() => steps.next());
+      if (r.done) return deleted;
+      deleted += r.value;
+      await pause();
+    }
+  }
+
+  /**
+   * One transaction per step, each of at most CHUNK_ROWS rows, found through the index of
+   * delivered punches by delivery time: a prune costs what it deletes, not the journal's size.
+   */
+  private *pruneSteps(): Generator<number> {
     const cutoff = this.clock.now() - this.opts.retentionDays * DAY_MS;
     // Refused attempts of that age go too (a chunk per transaction, like the punches below).
     for (let n = CHUNK_ROWS; n === CHUNK_ROWS;) {
       n = this.gate.attempt(() => this.history.prune(cutoff, CHUNK_ROWS));
       this.wrote(n);
+      yield 0;
     }
-    const { lo, hi } = this.db.prepare('SELECT min(id) AS lo, max(id) AS hi FROM punches').get() as {
-      lo: number | null;
-      hi: number | null;
-    };
-    if (lo === null || hi === null) return 0;
-    // The newest row always stays, so that row ids are never handed out twice (nor the old "<site>-<n>" devicelogIds).
-    let deleted = 0;
-    for (let from = lo; from < hi; from += CHUNK_ROWS) {
-      deleted += this.gate.attempt(() => this.stmt.prune.run({ from, to: from + CHUNK_ROWS, cutoff }).changes);
+    for (let n = CHUNK_ROWS; n === CHUNK_ROWS;) {
+      n = this.gate.attempt(() => this.pruneChunk(cutoff));
+      this.wrote(n);
+      yield n;
     }
-    this.wrote(deleted);
-    return deleted;
+  }
+
+  /** One chunk of prune, with its counts, in one transaction. */
+  private pruneChunk(cutoff: number): number {
+    return this.db.transaction(() => {
+      const rows = this.stmt.prune.all({ cutoff, limit: CHUNK_ROWS }) as { terminal: string }[];
+      const moves = new CountMoves();
+      for (const r of rows) moves.add(r.terminal, 'delivered', -1);
+      this.punchCounts.apply(moves);
+      return rows.length;
+    })();
   }
 
   /** Counts rows written; after many, a passive checkpoint lets the WAL be cut back to its size limit. */

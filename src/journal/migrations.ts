@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { COMMAND_ADDRESS_MIGRATION } from './command-address.js';
 import { PUNCH_REFUSALS_MIGRATION } from './history.js';
+import { PUNCH_COUNTS_MIGRATION } from './punch-counts.js';
 import { PUNCH_IDS_MIGRATION } from './punch-id.js';
 import { REFUSED_RECORDS_MIGRATION } from './refused-records.js';
 import { TERMINAL_DEVICES_MIGRATION } from './terminal-devices.js';
@@ -304,6 +305,9 @@ export const MIGRATIONS: readonly string[] = [
   TERMINAL_DEVICES_MIGRATION,
   // 12: the address a terminal command was handed to: only that address settles it (command-address.ts).
   COMMAND_ADDRESS_MIGRATION,
+  // 13: punches counted per terminal and state (punch_counts), kept by the writes that move them,
+  //     and partial indexes for the alerts, so no status figure reads the whole table (punch-counts.ts).
+  PUNCH_COUNTS_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

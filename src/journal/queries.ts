@@ -1,9 +1,9 @@
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import { deviceIdentity } from '../punch.js';
 import type { Clock } from '../util/clock.js';
+import { CountMoves, REFUSED_TERM, UNKNOWN_CARDS_TERM, type PunchCounts } from './punch-counts.js';
 import type { PunchIds } from './punch-id.js';
 import {
-  PUNCH_STATES,
   type JournalCounts,
   type OldestClaim,
   type PunchFilter,
@@ -94,28 +94,46 @@ export class JournalQueries {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly ids: PunchIds,
+    private readonly punchCounts: PunchCounts,
     /** Told how many rows a bulk operation wrote (the journal checkpoints after many). */
     private readonly wrote: (rows: number) => void = () => undefined,
   ) {}
 
-  counts(): JournalCounts {
-    const out = Object.fromEntries(PUNCH_STATES.map((s) => [s, 0])) as unknown as JournalCounts;
-    const rows = this.db
-      .prepare(`SELECT state, count(*) AS n FROM punches WHERE state <> 'delivered' GROUP BY state`)
-      .all() as { state: PunchState; n: number }[];
-    for (const r of rows) out[r.state] = r.n;
-    out.delivered = (
-      this.db.prepare(`SELECT count(*) AS n FROM punches WHERE state = 'delivered'`).get() as { n: number }
-    ).n;
-    return out;
+  /** Statements prepared once (the status asks the same ones every interval; preparing costs as much as running them). */
+  private readonly prepared = new Map<string, Statement>();
+  private prepare(sql: string): Statement {
+    let st = this.prepared.get(sql);
+    if (!st) this.prepared.set(sql, (st = this.db.prepare(sql)));
+    return st;
   }
 
-  /** The oldest punch still waiting (pending or inflight), by log time. */
+  /** The punches by state, from the counts kept with every write (punch-counts.ts): never a count of the table. */
+  counts(): JournalCounts {
+    return this.punchCounts.byState();
+  }
+
+  /**
+   * The oldest punch still waiting (pending or inflight), by log time: the first pending one in
+   * the queue index and the oldest of the few in flight (their own small index).
+   */
   oldestPending(): StoredPunch | undefined {
-    const r = this.db
-      .prepare(`SELECT * FROM punches WHERE state IN ('pending', 'inflight') ORDER BY log_time, id LIMIT 1`)
-      .get() as Row | undefined;
-    return r ? toStored(r, this.ids) : undefined;
+    const pending = this.prepare(
+      `SELECT * FROM punches WHERE state IN ('pending', 'rejected') AND state = 'pending' ORDER BY log_time, id LIMIT 1`,
+    ).get() as Row | undefined;
+    const inflight = this.prepare(
+      `SELECT * FROM punches WHERE state = 'inflight' ORDER BY log_time, id LIMIT 1`,
+    ).get() as Row | undefined;
+    const older =
+      pending && inflight
+        ? [pending, inflight].sort((a, b) =>
+            a.log_time === b.log_time
+              ? (a.id as number) - (b.id as number)
+              : (a.log_time as string) < (b.log_time as string)
+                ? -1
+                : 1,
+          )[0]
+        : (pending ?? inflight);
+    return older ? toStored(older, this.ids) : undefined;
   }
 
   list(filter: PunchFilter = {}): StoredPunch[] {
@@ -148,23 +166,34 @@ export class JournalQueries {
     const w = where(filter);
     const stmt = this.db.prepare(
       `UPDATE punches SET state = 'pending', attempts = 0, first_rejected_at = NULL, next_attempt_at = NULL, updated_at = ?
-        ${w.sql} AND id >= ? AND id < ?`,
+        ${w.sql} AND id >= ? AND id < ? RETURNING terminal`,
     );
-    return this.inChunks((from, to) => stmt.run(this.clock.now(), ...w.params, from, to).changes);
+    return this.inChunks((from, to) => this.moved(stmt.all(this.clock.now(), ...w.params, from, to), filter.state));
   }
 
   /** Releases quarantined punches to the queue (an admin checked their times), a chunk at a time. */
   releaseQuarantined(filter: { terminal?: string; ids?: readonly number[] } = {}): Promise<number> {
     const w = where({ ...filter, state: 'quarantined' });
     const stmt = this.db.prepare(
-      `UPDATE punches SET state = 'pending', last_message = NULL, updated_at = ? ${w.sql} AND id >= ? AND id < ?`,
+      `UPDATE punches SET state = 'pending', last_message = NULL, updated_at = ? ${w.sql} AND id >= ? AND id < ?
+        RETURNING terminal`,
     );
-    return this.inChunks((from, to) => stmt.run(this.clock.now(), ...w.params, from, to).changes);
+    return this.inChunks((from, to) => this.moved(stmt.all(this.clock.now(), ...w.params, from, to), 'quarantined'));
+  }
+
+  /** Counts rows an UPDATE ... RETURNING terminal moved from `from` to pending. */
+  private moved(rows: unknown[], from: PunchState): number {
+    const moves = new CountMoves();
+    for (const r of rows as { terminal: string }[]) moves.move(r.terminal, from, 'pending');
+    this.punchCounts.apply(moves);
+    return rows.length;
   }
 
   /** Runs `chunk` over consecutive id ranges, each its own transaction, pausing between them. */
   private async inChunks(chunk: (from: number, to: number) => number): Promise<number> {
-    const { lo, hi } = this.db.prepare('SELECT min(id) AS lo, max(id) AS hi FROM punches').get() as {
+    const { lo, hi } = this.db
+      .prepare('SELECT (SELECT min(id) FROM punches) AS lo, (SELECT max(id) FROM punches) AS hi')
+      .get() as {
       lo: number | null;
       hi: number | null;
     };
@@ -172,7 +201,7 @@ export class JournalQueries {
     let total = 0;
     for (let from = lo; from <= hi; from += ADMIN_CHUNK_ROWS) {
       if (from > lo) await pause();
-      total += chunk(from, from + ADMIN_CHUNK_ROWS);
+      total += this.db.transaction(() => chunk(from, from + ADMIN_CHUNK_ROWS))();
     }
     this.wrote(total);
     return total;
@@ -180,12 +209,10 @@ export class JournalQueries {
 
   /** The oldest claim still in flight (any process), or undefined when nothing is in flight. */
   oldestClaim(): OldestClaim | undefined {
-    const r = this.db
-      .prepare(
-        `SELECT min(updated_at) AS claimedAt, count(*) AS punches, count(DISTINCT claimed_by) AS holders
+    const r = this.prepare(
+      `SELECT min(updated_at) AS claimedAt, count(*) AS punches, count(DISTINCT claimed_by) AS holders
           FROM punches WHERE state = 'inflight'`,
-      )
-      .get() as { claimedAt: number | null; punches: number; holders: number };
+    ).get() as { claimedAt: number | null; punches: number; holders: number };
     return r.claimedAt === null ? undefined : { claimedAt: r.claimedAt, punches: r.punches, holders: r.holders };
   }
 
@@ -195,13 +222,12 @@ export class JournalQueries {
    */
   quarantineSummary(): QuarantineGroup[] {
     // SQLite: a bare column beside max() is read from the row that has the max.
-    return this.db
-      .prepare(
-        `SELECT terminal, CASE WHEN last_message LIKE '%clock was behind%' THEN 'behind'
+    return this.prepare(
+      `SELECT terminal, CASE WHEN last_message LIKE '%clock was behind%' THEN 'behind'
                 WHEN last_message LIKE '%future%' THEN 'future' ELSE 'implausible' END AS reason,
               count(*) AS count, min(log_time) AS "from", max(log_time) AS "to", max(id) AS newest, last_message AS message
-          FROM punches WHERE state = 'quarantined' GROUP BY 1, 2 ORDER BY count DESC LIMIT 20`,
-      )
+          FROM punches WHERE ${REFUSED_TERM} AND state = 'quarantined' GROUP BY 1, 2 ORDER BY count DESC LIMIT 20`,
+    )
       .all()
       .map((r) => {
         const { newest: _newest, ...g } = r as QuarantineGroup & { newest: number };
@@ -250,14 +276,15 @@ export class JournalQueries {
     return n;
   }
 
-  /** Punches journalled under a code with this prefix (e.g. unknown badge cards), per terminal. */
-  codesWithPrefix(prefix: string): { terminal: string; count: number; codes: string[] }[] {
-    const rows = this.db
-      .prepare(
-        `SELECT terminal, count(*) AS count, group_concat(DISTINCT biometric_code) AS codes FROM punches
-                WHERE biometric_code >= ? AND biometric_code < ? AND state <> 'delivered' GROUP BY terminal`,
-      )
-      .all(prefix, prefix + '\uffff') as { terminal: string; count: number; codes: string | null }[];
+  /**
+   * Undelivered punches of unknown badge cards (codes with UNKNOWN_CARD_PREFIX), per terminal:
+   * read through their own partial index, whatever the journal holds besides.
+   */
+  unknownCards(): { terminal: string; count: number; codes: string[] }[] {
+    const rows = this.prepare(
+      `SELECT terminal, count(*) AS count, group_concat(DISTINCT biometric_code) AS codes FROM punches
+                WHERE ${UNKNOWN_CARDS_TERM} GROUP BY terminal`,
+    ).all() as { terminal: string; count: number; codes: string | null }[];
     return rows.map((r) => ({
       terminal: r.terminal,
       count: r.count,
@@ -272,30 +299,23 @@ export class JournalQueries {
    */
   refusedPunches(): RefusedPunches[] {
     return (
-      this.db
-        .prepare(
-          `SELECT last_message AS message, biometric_code AS code, state, count(*) AS count
-                FROM punches WHERE state IN ('rejected', 'dead') GROUP BY last_message, biometric_code, state`,
-        )
-        .all() as { message: string | null; code: string; state: 'rejected' | 'dead'; count: number }[]
+      this.prepare(
+        `SELECT last_message AS message, biometric_code AS code, state, count(*) AS count
+                FROM punches WHERE ${REFUSED_TERM} AND state IN ('rejected', 'dead')
+                GROUP BY last_message, biometric_code, state`,
+      ).all() as { message: string | null; code: string; state: 'rejected' | 'dead'; count: number }[]
     ).map((r) => ({ ...r, message: r.message ?? '' }));
   }
 
   /**
-   * Per terminal: punches in the journal and how many of them are delivered, and the highest
-   * row id read (one pass over the table; the metrics' starting point).
+   * Per terminal: punches in the journal and how many of them are delivered (from the kept
+   * counts), and the highest row id (the metrics' starting point).
    */
   terminalTotals(): { rows: { terminal: string; journaled: number; delivered: number }[]; maxId: number } {
     return this.db
       .transaction(() => {
-        const rows = this.db
-          .prepare(
-            // NOT INDEXED: one pass over the table; grouping through the unique index would look up every row.
-            `SELECT terminal, count(*) AS journaled, sum(state = 'delivered') AS delivered FROM punches NOT INDEXED
-                GROUP BY terminal`,
-          )
-          .all() as { terminal: string; journaled: number; delivered: number }[];
-        const max = this.db.prepare(`SELECT max(id) AS m FROM punches`).get() as { m: number | null };
+        const rows = this.punchCounts.byTerminal();
+        const max = this.prepare(`SELECT max(id) AS m FROM punches`).get() as { m: number | null };
         return { rows, maxId: max.m ?? 0 };
       })
       .deferred();
@@ -316,18 +336,16 @@ export class JournalQueries {
   /** How many of these punches are delivered, per terminal. */
   deliveredAmongIds(ids: readonly number[]): { terminal: string; count: number }[] {
     if (ids.length === 0) return [];
-    return this.db
-      .prepare(
-        `SELECT terminal, count(*) AS count FROM punches
+    return this.prepare(
+      `SELECT terminal, count(*) AS count FROM punches
                 WHERE id IN (SELECT value FROM json_each(?)) AND state = 'delivered' GROUP BY terminal`,
-      )
-      .all(JSON.stringify(ids)) as { terminal: string; count: number }[];
+    ).all(JSON.stringify(ids)) as { terminal: string; count: number }[];
   }
 
   /** Each terminal's last contact as the ledger has it (the few columns /metrics reads per scrape). */
   terminalContacts(): { name: string; online: boolean; lastSuccessAt: number | null }[] {
     return (
-      this.db.prepare(`SELECT name, online, last_success_at AS lastSuccessAt FROM terminals`).all() as {
+      this.prepare(`SELECT name, online, last_success_at AS lastSuccessAt FROM terminals`).all() as {
         name: string;
         online: number;
         lastSuccessAt: number | null;

@@ -18,6 +18,7 @@ import { ClaimHolder } from './claim-holder.js';
 import { describeJournalFailure, JournalUnusableError } from './errors.js';
 import { journalOpeners, otherNamesProblem } from './journal-file.js';
 import { JournalLockedError, OwnerLock } from './lock.js';
+import { recountPunches } from './punch-counts.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { refuseForeign } from './open-db.js';
 import { foreignSchemaFix, schemaProblems } from './schema-check.js';
@@ -216,6 +217,8 @@ function checkCopy(
       )
       .run().changes;
     if (returnedClaims > 0 && schema >= 3) db.exec(`UPDATE punches SET claimed_by = NULL WHERE claimed_by IS NOT NULL`);
+    // The kept counts (punch-counts.ts) follow the claims just returned.
+    if (returnedClaims > 0) recountPunches(db);
     const summary = summarize(db, copy);
     const otherSite = summary.sites.length > 0 && !summary.sites.includes(o.site);
     if (otherSite && !o.force)

@@ -1,5 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { CountMoves, type PunchCounts } from './punch-counts.js';
 import { hashedPunchId } from './punch-id.js';
+import type { PunchState } from './types.js';
 
 /**
  * One identity for a punch whatever the route it came by (issue 30). A punch is known by its
@@ -58,6 +60,8 @@ export class TerminalDevices {
     private readonly db: Database,
     /** Rows from this id on have hashed devicelogIds (older ones' ids do not depend on the device). */
     private readonly hashedFrom: number,
+    /** The kept counts per terminal and state (punch-counts.ts): a superseded row leaves them. */
+    private readonly counts: PunchCounts,
   ) {
     this.stmt = {
       get: db.prepare(`SELECT device FROM terminal_devices WHERE terminal = ?`).pluck(),
@@ -80,7 +84,7 @@ export class TerminalDevices {
           SELECT id, terminal, device, biometric_code, log_time, verify_type, punch_state, site, state, claimed_from,
             attempts, next_attempt_at, first_rejected_at, last_message, duplicate, created_at, updated_at, delivered_at, @by
           FROM punches WHERE id = @id`),
-      drop: db.prepare(`DELETE FROM punches WHERE id = ?`),
+      drop: db.prepare(`DELETE FROM punches WHERE id = ? RETURNING terminal, state`),
     };
   }
 
@@ -119,6 +123,7 @@ export class TerminalDevices {
       tid: number;
       tUnsent: number;
     }[];
+    const leaving = new CountMoves();
     for (const t of twins) {
       // Keep the copy that may have been sent (its id is the one the HRMS knows); the other leaves the queue.
       const [gone, by] = t.rUnsent ? [t.rid, t.tid] : t.tUnsent ? [t.tid, t.rid] : [undefined, undefined];
@@ -127,9 +132,11 @@ export class TerminalDevices {
         continue;
       }
       this.stmt.supersede.run({ id: gone, by });
-      this.stmt.drop.run(gone);
+      const row = this.stmt.drop.get(gone) as { terminal: string; state: PunchState } | undefined;
+      if (row) leaving.add(row.terminal, row.state, -1);
       out.superseded++;
     }
+    this.counts.apply(leaving);
     // A row that may have been sent keeps the id it was sent with: the one of its name.
     for (const r of this.stmt.sentRows.all({ terminal, from: this.hashedFrom }) as {
       id: number;

@@ -2,8 +2,8 @@ import type { JournalQueries } from '../journal/queries.js';
 import type { PunchOutcome } from '../journal/types.js';
 
 /**
- * Punches journalled and delivered per terminal, as the journal knows them: counted from the
- * journal when the daemon starts (so the totals survive a restart), then kept up to date
+ * Punches journalled and delivered per terminal, as the journal knows them: read from the counts
+ * the journal keeps when the daemon starts (so the totals survive a restart), then kept up to date
  * cheaply. Journalled: the rows added since (row ids only grow), read when asked, so punches
  * another process wrote (`punchgate import`) count too. Delivered: the punches this daemon's
  * deliverer settled as delivered, looked up in the journal after each settle. (A `punchgate

@@ -42,8 +42,8 @@ function setOrAbsent(gauge: Gauge, value: number | undefined): void {
 /**
  * The Prometheus metrics of `punchgate run` (/metrics). Every figure is read when scraped from
  * where `punchgate status` reads it: the journal's terminal ledger and delivery state (live), the
- * status report the status log last built (queue counts: rebuilt at the status log's cadence,
- * because counting reads the whole journal), and the journal totals (JournalTotals). Only the
+ * status report the status log last built (queue counts, rebuilt at the status log's cadence,
+ * so the scrape and the status show the same figures), and the journal totals (JournalTotals). Only the
  * HRMS request counts live in this process alone (they start at 0 with it).
  */
 export class PunchgateMetrics {

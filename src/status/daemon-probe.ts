@@ -45,12 +45,17 @@ function readLive(path: string): LiveFacts | undefined {
       .map((s) => ({ at: Date.parse(s.at), deltaMs: s.seconds * 1000 }))
       .filter((s) => Number.isFinite(s.at) && Number.isFinite(s.deltaMs));
     const next = r.delivery?.nextTryAt ? Date.parse(r.delivery.nextTryAt) : null;
+    const loop = r.eventLoop;
+    const loopSince = loop ? Date.parse(loop.since) : NaN;
     return {
       journalBusySince: Number.isFinite(busy) ? busy : null,
       heldPunches: r.journal?.heldPunches ?? 0,
       ...(r.config ? { config: r.config } : {}),
       delivery: { nextTryAt: Number.isFinite(next) ? next : null, probing: next !== null },
       ...(clockSteps.length > 0 ? { clockSteps } : {}),
+      ...(loop && Number.isFinite(loopSince)
+        ? { eventLoop: { p50Ms: loop.p50Ms, p99Ms: loop.p99Ms, maxMs: loop.maxMs, since: loopSince } }
+        : {}),
     };
   } catch {
     return undefined;

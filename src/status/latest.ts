@@ -2,9 +2,9 @@ import type { StatusReport } from './types.js';
 
 /**
  * The last status report built, shared by the status log, the status page and /metrics, so
- * every place shows the same figures. Building one reads the whole journal (the counts have
- * no index), so readers that come often take a report that is recent enough instead of
- * building their own.
+ * every place shows the same figures at the same moment. Building one is cheap (the counts are
+ * kept by the journal, every query is on an index: test/status/report-plan.test.ts), but readers
+ * that come often still take a report that is recent enough instead of building their own.
  */
 export class LatestReport {
   private last: { report: StatusReport; builtAt: number } | undefined;

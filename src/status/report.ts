@@ -1,6 +1,5 @@
 import type { Config } from '../config/schema.js';
 import type { Journal } from '../journal/journal.js';
-import { UNKNOWN_CARD_PREFIX } from '../punch.js';
 import { freeBytesAt } from '../util/disk.js';
 import { punchgateVersion } from '../util/version.js';
 import { alertsFor, type AlertFacts } from './alerts.js';
@@ -104,6 +103,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
       behindSeconds: net < 0 ? Math.round(-net / 1000) : 0,
     };
   }
+  if (live?.eventLoop) report.eventLoop = { ...live.eventLoop, since: iso(live.eventLoop.since)! };
   addPushStatus(report, journal, config, now);
   const facts: AlertFacts = {
     refused: journal.queries.refusedPunches(),
@@ -118,7 +118,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
   const alerts = alertsFor(report, facts, now);
   alerts.push(...pushAlerts(report, now));
   alerts.push(...hikvisionAlerts(journal, config, now));
-  for (const u of journal.queries.codesWithPrefix(UNKNOWN_CARD_PREFIX)) alerts.push(ALERT.unknownCards(u));
+  for (const u of journal.queries.unknownCards()) alerts.push(ALERT.unknownCards(u));
   report.alertItems = alerts;
   report.alerts = alerts.map(alertLine);
   return report;

@@ -134,6 +134,8 @@ export interface LiveFacts {
   delivery?: { nextTryAt: number | null; probing: boolean };
   /** Steps of the box's wall clock the daemon saw lately (ClockStepWatch.recent). */
   clockSteps?: readonly ClockStep[];
+  /** The daemon's event-loop delay since its last status (src/daemon/event-loop-watch.ts). */
+  eventLoop?: { p50Ms: number; p99Ms: number; maxMs: number; since: number };
 }
 
 /** Whether `punchgate run` is alive, as a one-shot `punchgate status` sees it. */
@@ -192,6 +194,12 @@ export interface StatusReport {
    * Absent when there were none.
    */
   boxClock?: { steps: { at: string; seconds: number }[]; behindSeconds: number };
+  /**
+   * How late the daemon's event loop ran since its previous status (milliseconds: median, 99th
+   * percentile, longest), from `since`. A high figure: something held the daemon's one thread
+   * (the log names it). Absent where the daemon does not run.
+   */
+  eventLoop?: { p50Ms: number; p99Ms: number; maxMs: number; since: string };
   /** Null inside the daemon (it is running); `punchgate status` fills it in. */
   daemon: { running: boolean; statusLogAt: string | null; stale: boolean } | null;
   /** Each alert as one line, `cause: fix` (alertItems, joined). */

@@ -1,0 +1,329 @@
+/**
+ * Issue 35: a year of punches costs the same as a day.
+ *
+ * `status-size`: the status report (built by the status log every interval, by /metrics when the
+ * last is old, by `punchgate status`) over a journal of 1,000,000 delivered punches and a live
+ * backlog (pending and in flight), against the same build over an empty journal in the same run.
+ * Both sides alternate (3 rounds of 30 builds after 5 unmeasured ones); the median build is
+ * reported. The old way of counting (a count of the table by state) is timed once on the same
+ * journal, for information.
+ *
+ * `busy-box`: `punchgate run` as the unit runs it, on a copy of that journal with a backlog of
+ * pending punches, 200 ZK terminals polled every minute, 20 ATTLOG and 20 Security PUSH terminals
+ * posting batches of 100 with 500 ms between an OK and the next POST, the status log every 10 s
+ * and /metrics scraped every 5 s, for BENCH_BUSY_SECONDS (default 300; 30 s at BENCH_SCALE < 1).
+ * Measured: the daemon's event-loop delay (prom-client's nodejs_eventloop_lag_* of each scrape:
+ * p99 and max of each 5 s window), each POST's time to OK, each scrape's time. Baseline: the same
+ * workload on an empty journal, for a fifth of the time (at least 30 s).
+ */
+import { join } from 'node:path';
+import { parseConfig } from '../src/config/load.js';
+import { Journal } from '../src/journal/index.js';
+import type { Punch } from '../src/punch.js';
+import { buildStatus } from '../src/status/index.js';
+import { bigJournal } from './lib/big-journal.js';
+import { BenchChild } from './lib/child.js';
+import { daemonAvailable, startDaemonRig } from './lib/daemon.js';
+import { hrmsStats } from './lib/hrms.js';
+import { freePort } from './lib/ports.js';
+import { logTimeAt } from './lib/punches.js';
+import { benchScale, scaled } from './lib/scale.js';
+import { BENCH_SITE, scratchDir } from './lib/setup.js';
+import { fmt, log, type BenchRow } from './lib/table.js';
+import { median, nowMs, percentile, sleep } from './lib/timing.js';
+import type { PushLoadResult } from './child-push.js';
+
+const TERMINALS = 200;
+const BUILD_LIMIT_MS = 10;
+const BUILD_MAX_RATIO = 2;
+const LOOP_P99_LIMIT_MS = 20;
+const LOOP_MAX_LIMIT_MS = 100;
+const POST_P99_LIMIT_MS = 50;
+const SCRAPE_P99_LIMIT_MS = 20;
+const PUSH_TERMINALS = 20;
+const PUSH_PAUSE_MS = 500;
+const PUSH_BATCH = 100;
+
+/** `n` pending punches spread over the terminals t1..tN, later than the delivered history. */
+function backlog(n: number, terminals: number, offset = 0): Punch[] {
+  const start = Date.now() - 86_400_000;
+  return Array.from({ length: n }, (_, i) => ({
+    terminal: `t${(i % terminals) + 1}`,
+    device: `LIVE${i % terminals}`,
+    biometricCode: String(2000 + (i % 300)),
+    logTime: logTimeAt(start + (offset + i) * 1000),
+  }));
+}
+
+function statusConfig(dir: string, journalPath: string) {
+  return parseConfig(
+    {
+      site: BENCH_SITE,
+      journal: { path: journalPath },
+      hrms: { baseUrl: 'http://127.0.0.1:9', tokenFile: 'token' },
+      terminals: Array.from({ length: TERMINALS }, (_, i) => ({
+        name: `t${i + 1}`,
+        kind: 'zk',
+        host: '127.0.0.1',
+      })),
+    },
+    dir,
+  );
+}
+
+export async function benchStatusSize(): Promise<BenchRow[]> {
+  const delivered = scaled(1_000_000, { step: 10_000 });
+  const pending = scaled(20_000, { step: 1000 });
+  const scratch = scratchDir('status-size');
+  try {
+    const bigPath = join(scratch.dir, 'big.db');
+    const emptyPath = join(scratch.dir, 'empty.db');
+    bigJournal(bigPath, delivered, TERMINALS);
+    const big = Journal.open({ path: bigPath, site: BENCH_SITE, mode: 'owner' });
+    const empty = Journal.open({ path: emptyPath, site: BENCH_SITE, mode: 'owner' });
+    try {
+      for (let i = 0; i < pending; i += 5000) big.ingest(backlog(Math.min(5000, pending - i), TERMINALS, i));
+      big.claim(200); // a batch in flight
+      const bigConfig = statusConfig(scratch.dir, bigPath);
+      const emptyConfig = statusConfig(scratch.dir, emptyPath);
+      const time = (j: Journal, c: typeof bigConfig, n: number) => {
+        const out: number[] = [];
+        for (let i = 0; i < n; i++) {
+          const t0 = nowMs();
+          buildStatus(j, c, Date.now());
+          out.push(nowMs() - t0);
+        }
+        return out;
+      };
+      time(big, bigConfig, 5);
+      time(empty, emptyConfig, 5);
+      const ours: number[] = [];
+      const base: number[] = [];
+      for (let round = 0; round < 3; round++) {
+        ours.push(...time(big, bigConfig, 30));
+        base.push(...time(empty, emptyConfig, 30));
+      }
+      const report = buildStatus(big, bigConfig, Date.now());
+      if (report.punches.delivered !== delivered || report.punches.pending !== pending - 200)
+        throw new Error(`status-size: the report counts ${JSON.stringify(report.punches)}`);
+      // What counting took before the kept counts (issue 35): the table counted by state.
+      const t0 = nowMs();
+      big.db.prepare(`SELECT state, count(*) AS n FROM punches WHERE state <> 'delivered' GROUP BY state`).all();
+      big.db.prepare(`SELECT count(*) AS n FROM punches WHERE state = 'delivered'`).get();
+      const oldCount = nowMs() - t0;
+      const m = median(ours);
+      const b = median(base);
+      log(
+        `status-size: build over ${fmt(delivered)} delivered + ${fmt(pending)} waiting: median ${fmt(m, 2)} ms ` +
+          `(p99 ${fmt(percentile(ours, 99), 2)} ms); empty journal ${fmt(b, 2)} ms (p99 ${fmt(percentile(base, 99), 2)} ms); ` +
+          `the table counted by state as before: ${fmt(oldCount, 0)} ms`,
+      );
+      return [
+        {
+          bench: 'status-size',
+          metric: `status report build, ${fmt(delivered)} delivered + ${fmt(pending)} waiting, ${TERMINALS} terminals (median)`,
+          unit: 'ms',
+          ours: m,
+          baseline: b,
+          ratio: m / b,
+          ratioAs: 'times',
+          target: `<= ${BUILD_LIMIT_MS} ms and <= ${BUILD_MAX_RATIO}x baseline`,
+          pass: m <= BUILD_LIMIT_MS && m / b <= BUILD_MAX_RATIO,
+          note: 'baseline: the same build over an empty journal, same config, alternating in the same run',
+        },
+        {
+          bench: 'status-size',
+          metric: 'status report build (p99)',
+          unit: 'ms',
+          ours: percentile(ours, 99),
+          baseline: percentile(base, 99),
+          target: 'info',
+        },
+        {
+          bench: 'status-size',
+          metric: 'the same counts as a count of the table by state (before issue 35, info)',
+          unit: 'ms',
+          ours: oldCount,
+          target: 'info',
+        },
+      ];
+    } finally {
+      big.close();
+      empty.close();
+    }
+  } finally {
+    scratch.remove();
+  }
+}
+
+interface BusyResult {
+  loopP99: number[];
+  loopMax: number[];
+  scrapes: number[];
+  attlog: PushLoadResult;
+  rtlog: PushLoadResult;
+  delivered: number;
+}
+
+/** Reads one gauge of a Prometheus text exposition (seconds), or undefined. */
+function gauge(text: string, name: string): number | undefined {
+  const m = new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : undefined;
+}
+
+async function busyRun(seconds: number, delivered: number, pending: number): Promise<BusyResult> {
+  const statusPort = await freePort();
+  const admsPort = await freePort();
+  const pushTerminals = Array.from({ length: 2 * PUSH_TERMINALS }, (_, i) => ({
+    name: `push${i}`,
+    kind: 'adms',
+    serial: `BENCHPUSH${String(i).padStart(4, '0')}`,
+    timezone: 'UTC',
+  }));
+  const rig = await startDaemonRig(
+    {
+      terminals: TERMINALS,
+      punchesPerTerminal: 20,
+      usersPerTerminal: 10,
+      extraTerminals: pushTerminals,
+      config: {
+        status: { listen: `127.0.0.1:${statusPort}`, intervalMs: 10_000 },
+        adms: { listen: `127.0.0.1:${admsPort}`, maxConnectionsPerAddress: 1000 },
+        log: { level: 'warn' },
+      },
+      beforeStart: (path) => {
+        if (delivered > 0) bigJournal(path, delivered, TERMINALS);
+        const j = Journal.open({ path, site: BENCH_SITE, mode: 'owner' });
+        try {
+          for (let i = 0; i < pending; i += 5000) j.ingest(backlog(Math.min(5000, pending - i), TERMINALS, i));
+        } finally {
+          j.close();
+        }
+      },
+    },
+    600_000,
+  );
+  const load = await BenchChild.start('child-push');
+  const load2 = await BenchChild.start('child-push');
+  try {
+    const url = `http://127.0.0.1:${statusPort}/metrics`;
+    const batches = Math.max(2, Math.floor((seconds * 1000) / (PUSH_PAUSE_MS + 20)));
+    const push = (protocol: 'attendance' | 'security', offset: number, child: typeof load) =>
+      child.call<PushLoadResult>('run', {
+        url: `http://127.0.0.1:${admsPort}`,
+        terminals: PUSH_TERMINALS,
+        batches,
+        batchSize: PUSH_BATCH,
+        pauseMs: PUSH_PAUSE_MS,
+        round: 1,
+        protocol,
+        offset,
+      });
+    const attlog = push('attendance', 0, load);
+    const rtlog = push('security', PUSH_TERMINALS, load2);
+    const loopP99: number[] = [];
+    const loopMax: number[] = [];
+    const scrapes: number[] = [];
+    const end = nowMs() + seconds * 1000;
+    // The first scrape resets the delay figures gathered during the warm-up.
+    await fetch(url).then((r) => r.text());
+    while (nowMs() < end) {
+      await sleep(5000);
+      const t0 = nowMs();
+      const text = await fetch(url).then((r) => r.text());
+      scrapes.push(nowMs() - t0);
+      const p99 = gauge(text, 'nodejs_eventloop_lag_p99_seconds');
+      const max = gauge(text, 'nodejs_eventloop_lag_max_seconds');
+      if (p99 !== undefined) loopP99.push(p99 * 1000);
+      if (max !== undefined) loopMax.push(max * 1000);
+    }
+    const [a, r] = await Promise.all([attlog, rtlog]);
+    const stats = await hrmsStats(rig.hrms);
+    return { loopP99, loopMax, scrapes, attlog: a, rtlog: r, delivered: stats.added };
+  } finally {
+    await Promise.all([load.stop(), load2.stop()]);
+    await rig.stop();
+  }
+}
+
+export async function benchBusyBox(): Promise<BenchRow[]> {
+  if (!daemonAvailable()) {
+    log('busy-box: skipped: this build has no `punchgate run`');
+    return [];
+  }
+  const seconds = Number(process.env.BENCH_BUSY_SECONDS ?? (benchScale() < 1 ? 30 : 300));
+  const baseSeconds = Math.max(30, Math.round(seconds / 5));
+  const delivered = scaled(1_000_000, { step: 10_000 });
+  const pending = scaled(50_000, { step: 1000 });
+  log(
+    `busy-box: ${fmt(seconds)} s of punchgate run over ${fmt(delivered)} delivered + ${fmt(pending)} pending punches, ` +
+      `${TERMINALS} ZK terminals, ${PUSH_TERMINALS} ATTLOG + ${PUSH_TERMINALS} Security PUSH terminals (batches of ${PUSH_BATCH}, ` +
+      `${PUSH_PAUSE_MS} ms apart), status every 10 s, /metrics every 5 s; baseline: the same on an empty journal for ${baseSeconds} s`,
+  );
+  const base = await busyRun(baseSeconds, 0, 0);
+  const ours = await busyRun(seconds, delivered, pending);
+  const say = (name: string, r: BusyResult) =>
+    log(
+      `  ${name}: event loop p99 (worst 5 s window) ${fmt(Math.max(...r.loopP99), 1)} ms, median window ${fmt(median(r.loopP99), 1)} ms, ` +
+        `max ${fmt(Math.max(...r.loopMax), 1)} ms; ATTLOG POST->OK p99 ${fmt(percentile(r.attlog.latencies, 99), 1)} ms ` +
+        `(${fmt(r.attlog.latencies.length)} posts, ${r.attlog.failed} failed), rtlog p99 ${fmt(percentile(r.rtlog.latencies, 99), 1)} ms ` +
+        `(${fmt(r.rtlog.latencies.length)} posts, ${r.rtlog.failed} failed); /metrics p99 ${fmt(percentile(r.scrapes, 99), 1)} ms ` +
+        `(${r.scrapes.length} scrapes); punches at the HRMS: ${fmt(r.delivered)}`,
+    );
+  say('empty journal', base);
+  say(`${fmt(delivered)} delivered`, ours);
+  const loopP99 = Math.max(...ours.loopP99);
+  const loopMax = Math.max(...ours.loopMax);
+  const att = percentile(ours.attlog.latencies, 99);
+  const rt = percentile(ours.rtlog.latencies, 99);
+  const scrape = percentile(ours.scrapes, 99);
+  const note = `${fmt(seconds)} s over ${fmt(delivered)} delivered punches; baseline: empty journal, ${baseSeconds} s`;
+  return [
+    {
+      bench: 'busy-box',
+      metric: 'event-loop delay p99 (worst 5 s window)',
+      unit: 'ms',
+      ours: loopP99,
+      baseline: Math.max(...base.loopP99),
+      target: `<= ${LOOP_P99_LIMIT_MS} ms`,
+      pass: loopP99 <= LOOP_P99_LIMIT_MS,
+      note,
+    },
+    {
+      bench: 'busy-box',
+      metric: 'event-loop delay max',
+      unit: 'ms',
+      ours: loopMax,
+      baseline: Math.max(...base.loopMax),
+      target: `<= ${LOOP_MAX_LIMIT_MS} ms`,
+      pass: loopMax <= LOOP_MAX_LIMIT_MS,
+    },
+    {
+      bench: 'busy-box',
+      metric: `ATTLOG POST -> OK p99, ${PUSH_TERMINALS} terminals`,
+      unit: 'ms',
+      ours: att,
+      baseline: percentile(base.attlog.latencies, 99),
+      target: `<= ${POST_P99_LIMIT_MS} ms`,
+      pass: att <= POST_P99_LIMIT_MS && ours.attlog.failed === 0,
+    },
+    {
+      bench: 'busy-box',
+      metric: `Security PUSH rtlog POST -> OK p99, ${PUSH_TERMINALS} terminals`,
+      unit: 'ms',
+      ours: rt,
+      baseline: percentile(base.rtlog.latencies, 99),
+      target: `<= ${POST_P99_LIMIT_MS} ms`,
+      pass: rt <= POST_P99_LIMIT_MS && ours.rtlog.failed === 0,
+    },
+    {
+      bench: 'busy-box',
+      metric: '/metrics p99 (a scrape every 5 s)',
+      unit: 'ms',
+      ours: scrape,
+      baseline: percentile(base.scrapes, 99),
+      target: `<= ${SCRAPE_P99_LIMIT_MS} ms`,
+      pass: scrape <= SCRAPE_P99_LIMIT_MS,
+    },
+  ];
+}

@@ -1,0 +1,127 @@
+import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
+import type { DeliveryQueue } from '../journal/types.js';
+import type { Logger } from '../util/logger.js';
+
+/** A turn of the event loop longer than this is said in the log as a warning, naming what ran. */
+export const STALL_WARN_MS = 1000;
+/** How often the watch looks whether the loop was held up (a timer: late by as long as the loop was). */
+const TICK_MS = 500;
+/** Labelled tasks shorter than this are not remembered as what held the loop. */
+const NOTED_MS = 20;
+
+/** The event loop's delay over a window (milliseconds), as the status and /metrics show it. */
+export interface EventLoopFigures {
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** The window's start (epoch ms). */
+  since: number;
+}
+
+/**
+ * Watches the daemon's one thread: the delay of its event loop (perf_hooks'
+ * monitorEventLoopDelay: how late a timer of its own fires), shown per status interval in the
+ * status (`status --json`: eventLoop), and stalls over STALL_WARN_MS said in the log with what
+ * ran. A labelled task that alone ran past it is said as it ends; otherwise a timer of the watch
+ * that fires that late says it. What ran is known because the daemon's own jobs run under a label (`run`: the status
+ * report, retention, a poll's journal write, a delivery batch's claim and settle...); a stall
+ * outside them is said with the longest labelled task, or as not labelled.
+ */
+export class EventLoopWatch {
+  private readonly histogram: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
+  private windowStart: number;
+  private timer: NodeJS.Timeout | undefined;
+  private lastTick = 0;
+  /** The longest labelled task since the last tick. */
+  private longest: { label: string; ms: number } | undefined;
+  private current: string | undefined;
+
+  constructor(
+    private readonly logger: Pick<Logger, 'warn'>,
+    private readonly wallNow: () => number = Date.now,
+  ) {
+    this.windowStart = wallNow();
+  }
+
+  start(): void {
+    this.histogram.enable();
+    this.lastTick = performance.now();
+    this.timer = setInterval(() => this.tick(), TICK_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.histogram.disable();
+  }
+
+  /** The task running now (its label), if a labelled one is. */
+  get task(): string | undefined {
+    return this.current;
+  }
+
+  /**
+   * Runs `fn` (its synchronous part) under `label`. Cheap: two clock reads. A task that alone
+   * held the loop past STALL_WARN_MS is said at once.
+   */
+  run<T>(label: string, fn: () => T): T {
+    const outer = this.current;
+    this.current = label;
+    const t0 = performance.now();
+    try {
+      return fn();
+    } finally {
+      const ms = performance.now() - t0;
+      this.current = outer;
+      if (ms > STALL_WARN_MS) {
+        this.stalled(ms, { label, ms });
+        // Said: the tick that comes late because of it says nothing more.
+        this.lastTick = performance.now();
+      } else if (ms >= NOTED_MS && ms > (this.longest?.ms ?? 0)) this.longest = { label, ms };
+    }
+  }
+
+  /** The delay since the last call (or the start), then a new window. */
+  take(): EventLoopFigures {
+    const h = this.histogram;
+    const ms = (ns: number) => Math.round((ns / 1e6) * 10) / 10;
+    const figures: EventLoopFigures =
+      h.count > 0
+        ? { p50Ms: ms(h.percentile(50)), p99Ms: ms(h.percentile(99)), maxMs: ms(h.max), since: this.windowStart }
+        : { p50Ms: 0, p99Ms: 0, maxMs: 0, since: this.windowStart };
+    h.reset();
+    this.windowStart = this.wallNow();
+    return figures;
+  }
+
+  private tick(): void {
+    const t = performance.now();
+    const late = t - this.lastTick - TICK_MS;
+    this.lastTick = t;
+    const longest = this.longest;
+    this.longest = undefined;
+    if (late > STALL_WARN_MS) this.stalled(late, longest);
+  }
+
+  private stalled(ms: number, longest: { label: string; ms: number } | undefined): void {
+    const what = longest
+      ? `${longest.label} ran ${(longest.ms / 1000).toFixed(1)} s`
+      : 'no labelled task of the daemon ran long (a terminal burst, a large answer, the garbage collector)';
+    this.logger.warn(
+      { stallMs: Math.round(ms), task: longest?.label ?? null, taskMs: longest ? Math.round(longest.ms) : null },
+      `the daemon was blocked for ${(ms / 1000).toFixed(1)} s: ${what}; terminals, scrapes and delivery waited meanwhile`,
+    );
+  }
+}
+
+/** The delivery queue with its journal work run under labels (what held the loop, when it was held). */
+export function labelledQueue(queue: DeliveryQueue, watch: Pick<EventLoopWatch, 'run'>): DeliveryQueue {
+  return {
+    claim: (limit, opts) => watch.run('delivery batch (claim)', () => queue.claim(limit, opts)),
+    settle: (outcomes) => watch.run('delivery batch (settle)', () => queue.settle(outcomes)),
+    release: (ids) => watch.run('delivery batch (release)', () => queue.release(ids)),
+    nextDueAt: () => queue.nextDueAt(),
+    dueCount: (opts) => watch.run('delivery (queue count)', () => queue.dueCount(opts)),
+  };
+}

@@ -1,0 +1,47 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { EventLoopWatch, STALL_WARN_MS } from '../../src/daemon/event-loop-watch.js';
+import { waitFor } from '../helpers/wait.js';
+
+/** Holds the thread for `ms` (what a long synchronous journal query does). */
+function block(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    // busy: the event loop waits
+  }
+}
+
+describe('event-loop watch', () => {
+  let watch: EventLoopWatch | undefined;
+  afterEach(() => watch?.stop());
+
+  it('says a stall over 1 s in the log, naming the labelled task that ran', async () => {
+    const warnings: { fields: Record<string, unknown>; msg: string }[] = [];
+    watch = new EventLoopWatch({
+      warn: ((fields: Record<string, unknown>, msg: string) => warnings.push({ fields, msg })) as never,
+    });
+    watch.start();
+    // The delay monitor measures between its own timer's turns: let it take its first one.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    watch.run('delivery batch (claim)', () => block(30));
+    expect(watch.run('status report', () => (block(STALL_WARN_MS + 200), 42))).toBe(42);
+    await waitFor(() => warnings.length > 0, 5000, 'the stall warning');
+    expect(warnings[0]!.fields).toMatchObject({ task: 'status report' });
+    expect(warnings[0]!.fields.stallMs as number).toBeGreaterThan(STALL_WARN_MS);
+    expect(warnings[0]!.msg).toMatch(/^the daemon was blocked for 1\.\d s: status report ran 1\.\d s/);
+    // The delay figures saw it (at the monitor's next turn), and start again after a reading.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const f = watch.take();
+    expect(f.maxMs).toBeGreaterThan(STALL_WARN_MS);
+    expect(f.p50Ms).toBeLessThanOrEqual(f.p99Ms);
+  });
+
+  it('short tasks are no stall: nothing said', async () => {
+    const warnings: unknown[] = [];
+    watch = new EventLoopWatch({ warn: ((...a: unknown[]) => warnings.push(a)) as never });
+    watch.start();
+    for (let i = 0; i < 5; i++) watch.run('status report', () => block(50));
+    await new Promise((resolve) => setTimeout(resolve, 1200)); // two of the watch's ticks
+    expect(warnings).toEqual([]);
+    expect(watch.take().maxMs).toBeLessThan(STALL_WARN_MS);
+  });
+});
