@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliSandbox } from '../helpers/cli.js';
@@ -61,15 +61,24 @@ describe('contrib/systemd: the nightly backup', () => {
     cleanups.push(s.tmp.cleanup);
     const exec = one(SERVICE, 'Service', 'ExecStart').split(' ');
     const folder = s.tmp.path('backups');
+    // Everything after the script, with this machine's folder and config in place of the box's.
+    const argsFor = (dir: string) =>
+      exec
+        .slice(exec.indexOf('/usr/bin/punchgate') + 1)
+        .map((a) => (a === '/var/lib/punchgate/backups' ? dir : a.startsWith('/etc/punchgate/') ? s.config : a));
+    // 14 older nights: real backups (--keep removes only files punchgate made), named for 2020.
+    const seed = s.tmp.path('seed');
+    mkdirSync(seed);
+    expect((await s.cli(...argsFor(seed))).status).toBe(0);
+    const [made] = readdirSync(seed);
     mkdirSync(folder);
     for (let day = 1; day <= 14; day++)
-      writeFileSync(join(folder, `punchgate-plant-a-202001${String(day).padStart(2, '0')}T023000Z.db`), 'x');
-    // Everything after the script, with this machine's folder and config in place of the box's.
-    const args = exec
-      .slice(exec.indexOf('/usr/bin/punchgate') + 1)
-      .map((a) => (a === '/var/lib/punchgate/backups' ? folder : a.startsWith('/etc/punchgate/') ? s.config : a));
+      copyFileSync(
+        join(seed, made!),
+        join(folder, `punchgate-plant-a-202001${String(day).padStart(2, '0')}T023000Z.db`),
+      );
     // (The sandbox puts its own --config first; the unit's, mapped to the same file, comes last and wins.)
-    const r = await s.cli(...args);
+    const r = await s.cli(...argsFor(folder));
     expect(r.status, r.stderr).toBe(0);
     const kept = readdirSync(folder).sort();
     expect(kept).toHaveLength(14);

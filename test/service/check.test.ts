@@ -15,6 +15,7 @@ import { checkDisk } from '../../src/check/disk-check.js';
 import { describeSkew } from '../../src/check/zk-check.js';
 import { Journal } from '../../src/journal/journal.js';
 import { wallClockAt } from '../../src/punch.js';
+import { tempDir } from '../helpers/tmp.js';
 import { createPtyPair } from '../../src/sim/serial/index.js';
 import {
   closedPort,
@@ -393,13 +394,18 @@ describe('journal, disk, serial and notify checks', () => {
   it('disk space: pass, warn and fail thresholds', () => {
     const fake = (free: number) =>
       (() => ({ bavail: free / 4096, bsize: 4096 })) as unknown as typeof import('node:fs').statfsSync;
-    expect(checkDisk('/tmp/x/journal.db', fake(10 * 1024 ** 3)).status).toBe('pass');
-    const low = checkDisk('/tmp/x/journal.db', fake(100 * 1024 ** 2));
+    // A journal in a folder not made yet: the space is the nearest existing folder's (a fixed name
+    // such as /tmp/x may exist on the machine running the test).
+    const tmp = tempDir('punchgate-disk-');
+    const journal = join(tmp.dir, 'not-made-yet', 'journal.db');
+    expect(checkDisk(journal, fake(10 * 1024 ** 3)).status).toBe('pass');
+    const low = checkDisk(journal, fake(100 * 1024 ** 2));
     expect(low.status).toBe('warn');
-    expect(low.detail).toBe('only 100 MiB free at /tmp');
-    const full = checkDisk('/tmp/x/journal.db', fake(4 * 1024 ** 2));
+    expect(low.detail).toBe(`only 100 MiB free at ${tmp.dir}`);
+    const full = checkDisk(journal, fake(4 * 1024 ** 2));
     expect(full.status).toBe('fail');
     expect(full.fix).toContain('journalctl --vacuum-size');
+    tmp.cleanup();
   });
 
   it('serial terminals: a real pseudo-terminal opens; a missing device and a plain file fail with the fix', async () => {

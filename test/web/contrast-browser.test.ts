@@ -146,6 +146,16 @@ function everyAlert(): StatusReport {
     ALERT.daemonStuck(NOW - 600_000),
     ALERT.configBroken({ ...broken, runningOn: 'file' }),
     ALERT.configOnCopy(broken),
+    ALERT.configHoldsDelivery({
+      ...broken,
+      fallback: {
+        deliveryHeld:
+          'the file names the HRMS https://hr.example.com/ where the copy names https://old-hr.example.com/',
+        notStarted: [{ name: 'gate-9', why: 'the file no longer lists it' }],
+        onlyInFile: ['gate-10'],
+        terminalsUnread: false,
+      },
+    }),
     ALERT.journalBusy(40_000, 12, '/var/lib/punchgate/journal.db'),
     ALERT.disk(120 * 2 ** 20, false),
     ALERT.noToken('no usable HRMS token: no token configured: put it in /etc/punchgate/token', NOW - 60_000),
@@ -167,6 +177,18 @@ function everyAlert(): StatusReport {
     ALERT.sameSerial('SN-7', ['gate-3', 'gate-4']),
     ALERT.quarantinedBehind({ terminal: 'gate-1', count: 4, from: '2000-01-01 00:01:00', to: '2000-01-01 02:00:00' }),
     ALERT.quarantined(2),
+    ALERT.quarantinedFuture({
+      terminal: 'lobby',
+      count: 2,
+      from: '2026-11-22 11:02:00',
+      to: '2026-11-22 11:05:00',
+      offsetSeconds: 7196,
+      push: true,
+    }),
+    ALERT.serialUnframed({
+      cause: 'serial terminal reader: 412 bytes in the last 60 s made no card, key or line (framing auto)',
+      fix: 'set framing: etx for STX/ETX readers such as the RDM6300, or check the baud rate (9600) and parity',
+    }),
     ALERT.unknownCards({ terminal: 'reader', count: 3, codes: ['0012345', '0099887'] }),
     ALERT.pushUnknownSerial({ serial: 'SN-NEW', address: '192.168.1.90', lastSeenAt: iso(2) }),
     ALERT.pushOutsideAllowFrom({ serial: 'SN-L', address: '10.9.9.9', terminal: 'lobby', lastSeenAt: iso(3) }),
@@ -176,6 +198,15 @@ function everyAlert(): StatusReport {
       { serial: 'X3', address: '192.168.1.91', count: 9 },
       { serial: 'X4', address: '192.168.1.93', count: 1 },
     ]),
+    ALERT.pushOutsideAllowFromMany(
+      Array.from({ length: 5 }, (_, i) => ({
+        serial: 'SN-L',
+        address: `10.9.9.${i + 1}`,
+        terminal: 'lobby',
+        lastSeenAt: iso(3),
+        count: 4,
+      })),
+    ),
     ALERT.pushOtherAddress(push, { address: '192.168.1.66', count: 7, lastAt: iso(1) }),
     ALERT.clockStep('the box clock stepped back 1 h at 2026-11-22 09:00:00 +01:00', true, 1),
     ALERT.boxClockBehind('1 h'),
