@@ -1,7 +1,7 @@
 import type { PushMalformed, TerminalCommand } from '../../journal/types.js';
 import type { Punch } from '../../punch.js';
 import { parseAttlog } from './attlog.js';
-import { isLastInAnswer, mayResend, userChangeOf } from './commands.js';
+import { isLastInAnswer, mayResend } from './commands.js';
 import { parseDeviceCmd } from './devicecmd.js';
 import { parseInfoPairs, parseInfoParam } from './device-info.js';
 import {
@@ -23,6 +23,7 @@ import { keptBody, keptBounds, keptOf, linesOf, tableLabel } from './kept.js';
 import { parseOperlog } from './operlog.js';
 import { handshakeDialect, uploadDialect } from './dialect.js';
 import { settleQueryAnswer } from './querydata.js';
+import { settleFrom } from './command-results.js';
 import { optionBlock, registeredBlock, timeZoneOption, uploadAnswer } from './options.js';
 import { checkCookie, handleRtlog, handleRtstate, handleTabledata } from './security-handlers.js';
 import { declaredProtocol, protocolOf } from './security.js';
@@ -301,19 +302,7 @@ export async function handleDeviceCmd(ctx: ReceiverContext, p: PushRequest): Pro
   const results = parseDeviceCmd(body.toString('utf8'));
   const { cfg } = p.terminal;
   try {
-    const { settled, unknown } = ctx.journal.settleCommands(
-      cfg.name,
-      cfg.serial,
-      results,
-      ctx.clock.now(),
-      userChangeOf,
-      p.address,
-    );
-    for (const c of settled)
-      ctx.logger.info(
-        { terminal: cfg.name, id: c.id, command: c.command.split('\t')[0], returnCode: c.returnCode },
-        c.state === 'done' ? 'command done' : 'command failed on the terminal',
-      );
+    const unknown = settleFrom(ctx, p, results);
     if (unknown.length > 0) ctx.logger.debug({ terminal: cfg.name, ids: unknown }, 'results for unknown command ids');
     const info = results.find((r) => r.content)?.content;
     noteContact(ctx, p.terminal, p.address, { info: info ? parseInfoPairs(info) : undefined });

@@ -1,4 +1,4 @@
-import { userChangeOf } from './commands.js';
+import { settleFrom } from './command-results.js';
 import { errText, type PushRequest, type ReceiverContext } from './handler-kit.js';
 
 /**
@@ -14,20 +14,7 @@ export function settleQueryAnswer(ctx: ReceiverContext, p: PushRequest): void {
   if (id === null || !p.res.headersSent || p.res.statusCode !== 200 || !/^[A-Za-z0-9]{1,16}$/.test(id)) return;
   const { cfg } = p.terminal;
   try {
-    const results = [{ id, returnCode: 0, cmd: 'DATA' }];
-    const { settled } = ctx.journal.settleCommands(
-      cfg.name,
-      cfg.serial,
-      results,
-      ctx.clock.now(),
-      userChangeOf,
-      p.address,
-    );
-    for (const c of settled)
-      ctx.logger.info(
-        { terminal: cfg.name, id: c.id, command: c.command.split('\t')[0], returnCode: c.returnCode },
-        'command done (answered on querydata)',
-      );
+    settleFrom(ctx, p, [{ id, returnCode: 0, cmd: 'DATA' }], ' (answered on querydata)');
   } catch (e) {
     // The command stays sent and is handed out again later (a query is harmless to repeat).
     ctx.logger.warn(
