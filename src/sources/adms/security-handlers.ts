@@ -22,7 +22,7 @@ import { LogBudget } from './log-budget.js';
 import { pushBlock, timeZoneOption } from './options.js';
 import { parseRtlog } from './rtlog.js';
 import { classifyRtlog, punchEventsOf } from './rtlog-events.js';
-import { cookieToken, mintCode, parseRegistryBody, sessionToken } from './security.js';
+import { cookieToken, mintCode, parseRegistryBody, sameSecret, sessionToken } from './security.js';
 import { BIOMETRIC_TABLES, parseTableRows, tableName, userOfRow } from './tabledata.js';
 import { keyValueFields } from './key-values.js';
 
@@ -66,7 +66,7 @@ export function checkCookie(ctx: ReceiverContext, p: PushRequest): void {
     return;
   }
   if (!reg?.registryCode || !reg.sessionId) return;
-  if (token !== sessionToken(reg.registryCode, t.cfg.serial, reg.sessionId))
+  if (!sameSecret(token, sessionToken(reg.registryCode, t.cfg.serial, reg.sessionId)))
     trouble(
       ctx,
       t,

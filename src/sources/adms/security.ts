@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { PushProtocol, PushRegistration } from '../../journal/types.js';
 
 /**
@@ -110,4 +110,12 @@ export function shownFacts(facts: Record<string, string>): {
     deviceType: facts.DeviceType || undefined,
     capacities,
   };
+}
+
+/** Compares a presented token with the expected one in constant time (a LAN timing probe learns nothing). */
+export function sameSecret(presented: string | undefined, expected: string): boolean {
+  if (presented === undefined) return false;
+  const a = Buffer.from(presented);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -4,7 +4,7 @@ import type { Logger } from '../../util/logger.js';
 import { allowed, type PushTerminal } from './directory.js';
 import type { RegistrationBook } from './handler-kit.js';
 import { LogBudget } from './log-budget.js';
-import { cookieToken, sessionToken } from './security.js';
+import { cookieToken, sameSecret, sessionToken } from './security.js';
 
 /**
  * Who may change a push terminal's state (issue 30): the one gate every request of a configured
@@ -83,7 +83,7 @@ export class TrustGate {
       reg?.protocol === 'security' &&
       reg.registryCode &&
       reg.sessionId &&
-      token === sessionToken(reg.registryCode, t.cfg.serial, reg.sessionId)
+      sameSecret(token, sessionToken(reg.registryCode, t.cfg.serial, reg.sessionId))
     ) {
       try {
         this.registrations.save(t, { protocol: reg.protocol, trustedAddress: address, trustedAt: now });
