@@ -45,6 +45,7 @@ export function classifyOutcomes(
   return batch.map((p, i): PunchOutcome => {
     const r = results[i];
     if (!r) return { id: p.id, kind: 'unknown', message: 'no result for this punch in the HRMS answer' };
+    if (r.unknown) return { id: p.id, kind: 'unknown', message: r.message || 'its call failed: not confirmed' };
     if (!overall && (r.status || r.message.trim() === ''))
       return { id: p.id, kind: 'unknown', message: 'the HRMS said the request failed as a whole: not confirmed' };
     if (r.status) return { id: p.id, kind: 'delivered', message: r.message };

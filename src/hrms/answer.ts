@@ -13,6 +13,11 @@ export interface AttendancePunch {
 export interface PunchResult {
   status: boolean;
   message: string;
+  /**
+   * The call about this punch failed after it may have reached the server (a sink that sends one
+   * punch per call: src/sinks/types.ts): neither delivered nor refused, back to the queue uncharged.
+   */
+  unknown?: boolean;
 }
 
 /**
