@@ -70,6 +70,11 @@ module.exports = {
       ['sources/', 'journal/', 'delivery/', ...AROUND],
       'The HRMS client knows only HTTP and the contract.',
     ),
+    layer(
+      'sinks',
+      ['sources/', 'journal/', 'delivery/', ...AROUND],
+      'A sink (Frappe HR, Odoo, beside the seed HRMS of src/hrms) knows only HTTP, its server and SinkPunch.',
+    ),
     {
       name: 'sim-stands-alone',
       comment: 'Simulators are independent peers: they may share protocol codecs, never the pipeline.',
