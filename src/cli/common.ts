@@ -141,12 +141,35 @@ export function endQuietlyOnBrokenPipe(): void {
 export function action<A extends unknown[]>(fn: (...args: A) => Promise<number | void> | number | void) {
   return async (...args: A): Promise<void> => {
     try {
+      withOptionsGivenToParents(args);
       const code = await fn(...args);
       process.exitCode = code ?? EXIT.OK;
     } catch (e) {
       reportError(e);
     }
   };
+}
+
+/**
+ * Commander hands an option to the parent command when both define it (`terminals --json` and
+ * `terminals commands NAME --json`), wherever it stands on the line, and the subcommand then sees
+ * its own default. So every action gets its options with what was given on the line to a parent
+ * under the same name, unless the subcommand itself was given it: `--json` after a subcommand is
+ * that subcommand's, for every command at once (it printed a table before).
+ */
+function withOptionsGivenToParents(args: unknown[]): void {
+  const cmd = args.at(-1) as Command | undefined;
+  const opts = args.at(-2) as Record<string, unknown> | undefined;
+  if (!cmd || typeof cmd.optsWithGlobals !== 'function' || !opts || typeof opts !== 'object') return;
+  for (const o of cmd.options) {
+    const key = o.attributeName();
+    if (cmd.getOptionValueSource(key) === 'cli') continue;
+    for (let p = cmd.parent; p; p = p.parent) {
+      if (p.getOptionValueSource(key) !== 'cli' || !p.options.some((po) => po.attributeName() === key)) continue;
+      opts[key] = p.getOptionValue(key);
+      break;
+    }
+  }
 }
 
 export function reportError(e: unknown): void {

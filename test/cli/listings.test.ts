@@ -69,6 +69,12 @@ describe('listings line up with their headers', () => {
     expect(commands.status, commands.stderr).toBe(0);
     expect(lines(commands.stdout)[1]).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} [+-]\d{2}:\d{2}/);
     expectAligned(lines(commands.stdout), ['ID', 'RETURN']);
+    // --json after the subcommand is the subcommand's, though `terminals` defines it too.
+    const asJson = await s.cli('terminals', 'commands', 'lobby', '--json');
+    expect(asJson.status, asJson.stderr).toBe(0);
+    expect((JSON.parse(asJson.stdout) as { command: string }[]).map((c) => c.command)).toHaveLength(2);
+    const queued = await s.cli('terminals', 'command', 'lobby', 'LOG', '--json');
+    expect((JSON.parse(queued.stdout) as { command: { state: string } }).command.state).toBe('queued');
 
     const j = Journal.open({ path: s.tmp.path('journal.db'), site: 'plant-a', mode: 'shared' });
     const store = new UserBackupStore(j.db);

@@ -17,9 +17,6 @@ import { action, withJournal } from '../common.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
-/** A subcommand's options with those commander hands to `terminals` (it defines --json too). */
-const withParent = <T extends object>(opts: T, cmd: Command): T => ({ ...cmd.optsWithGlobals<T>(), ...opts });
-
 function depsOf(ctx: AppContext, journal: Journal): UserCommandDeps {
   return {
     config: ctx.config,
@@ -63,7 +60,7 @@ export function registerTerminalUserCommands(terminals: Command): void {
           const deps = depsOf(ctx, journal);
           const hrms = opts.fromHrms ? deps.hrms!() : undefined;
           try {
-            return await runSyncUsers(withParent(opts, cmd), { ...deps, hrms: hrms && (() => hrms) });
+            return await runSyncUsers(opts, { ...deps, hrms: hrms && (() => hrms) });
           } finally {
             await (hrms as HrmsUsers | undefined)?.close();
           }
@@ -96,7 +93,7 @@ export function registerTerminalUserCommands(terminals: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action((opts: CopyOptions, cmd: Command) =>
-        withJournal(cmd, (ctx, journal) => runCopyTemplates(withParent(opts, cmd), depsOf(ctx, journal))),
+        withJournal(cmd, (ctx, journal) => runCopyTemplates(opts, depsOf(ctx, journal))),
       ),
     );
 
@@ -109,7 +106,7 @@ export function registerTerminalUserCommands(terminals: Command): void {
       action((terminal: string | undefined, opts: { json?: boolean }, cmd: Command) =>
         withJournal(cmd, (ctx, journal) =>
           // `terminals` has a --json of its own: commander gives it to the parent.
-          listBackups(terminal, Boolean(withParent(opts, cmd).json), { ...depsOf(ctx, journal) }),
+          listBackups(terminal, Boolean(opts.json), { ...depsOf(ctx, journal) }),
         ),
       ),
     );

@@ -92,9 +92,7 @@ export function registerTerminals(program: Command): void {
     .argument('<name>', 'terminal name')
     .option('--json', 'machine-readable output')
     .action(
-      action(async (name: string, own: { json?: boolean }, cmd: Command) => {
-        // commander hands --json to `terminals`, which defines it too
-        const opts = { ...cmd.optsWithGlobals<{ json?: boolean }>(), ...own };
+      action(async (name: string, opts: { json?: boolean }, cmd: Command) => {
         const t0 = loadContext(cmd, { logToStderr: true }).config.terminals.find((x) => x.name === name);
         if (t0?.kind === 'adms')
           return withJournal(cmd, (ctx, journal) => printPushUsers(ctx, journal, t0, Boolean(opts.json)), {
