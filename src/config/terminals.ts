@@ -245,11 +245,11 @@ export function directionStateKey(kind: string, key: string): number | string {
     const name = HIKVISION_STATUS_NAMES.find((n) => n.toLowerCase() === lower);
     return name !== undefined
       ? ATTENDANCE_STATUS_STATES.get(name)!
-      : `expected an attendanceStatus of the terminal (${HIKVISION_STATUS_NAMES.join(', ')}), found "${key}"`;
+      : `must be an attendanceStatus of the terminal (${HIKVISION_STATUS_NAMES.join(', ')}), got "${key}"`;
   }
   return /^\d{1,3}$/.test(key) && Number(key) <= 255
     ? Number(key)
-    : `expected a state number of the terminal (0 check-in, 1 check-out, 2 break-out, 3 break-in, 4 overtime-in, 5 overtime-out, 255; any of 0-255), found "${key}"`;
+    : `must be a state number 0-255 (0 check-in, 1 check-out, 2 break-out, 3 break-in, 4 overtime-in, 5 overtime-out, 255 undefined), got "${key}"`;
 }
 
 function checkDirectionStates(
