@@ -132,7 +132,7 @@ export function registerPunches(program: Command): void {
             await write(csvRecord([...CSV_COLUMNS, ...DIRECTION_COLUMNS]));
             for (const r of journal.queries.iterate({ state: parseState(opts.state), terminal: opts.terminal })) {
               const d = show(r);
-              await write(csvRecord([...CSV_COLUMNS.map((c) => cellOf(r[c])), d.stateName, d.direction ?? '']));
+              await write(csvRecord([...CSV_COLUMNS.map((c) => cellOf(r[c])), d.stateName || null, d.direction]));
             }
           },
           { readonly: true },
