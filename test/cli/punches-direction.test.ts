@@ -3,9 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/load.js';
 import { Journal } from '../../src/journal/index.js';
 import { directionResolver } from '../../src/punch/direction.js';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { startStack } from '../daemon/stack.js';
-import { runPunchgate } from '../helpers/cli.js';
+import { cliSandbox, runPunchgate } from '../helpers/cli.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
@@ -126,6 +126,41 @@ describe('a ZK pull terminal state through poll, punches and export', () => {
       j.release(claimed.map((p) => p.id));
     } finally {
       j.close();
+    }
+  });
+
+  it('imports: a ZKTeco USB log keeps its state column (read by the named terminal setting), a CSV has none', async () => {
+    const box = cliSandbox({
+      terminals: [{ name: 'gate-1', kind: 'zk', host: '10.0.0.1', directionStates: { 4: 'out' } }],
+    });
+    try {
+      // pin, time, verify type, state, work code... as the terminal writes its USB export.
+      const states = [0, 1, 4, 255];
+      writeFileSync(
+        box.tmp.path('GATE_attlog.dat'),
+        states.map((st, i) => `${String(3000 + i).padStart(9)}\t2026-11-24 08:0${i}:00\t1\t${st}\t0\t0`).join('\r\n') +
+          '\r\n',
+      );
+      writeFileSync(box.tmp.path('p.csv'), 'biometriccode,logDate\n4000,2026-11-24 09:00:00\n');
+      expect((await box.cli('import', '--terminal', 'gate-1', box.tmp.path('GATE_attlog.dat'))).status).toBe(0);
+      expect((await box.cli('import', box.tmp.path('p.csv'))).status).toBe(0);
+      const r = await box.cli('punches', '--json');
+      expect(r.status, r.stderr).toBe(0);
+      const rows = r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Listed)
+        .map((p) => [p.terminal, p.biometricCode, p.punchState, p.stateName, p.direction])
+        .sort();
+      expect(rows).toEqual([
+        ['gate-1', '3000', 0, 'check-in', 'in'],
+        ['gate-1', '3001', 1, 'check-out', 'out'],
+        ['gate-1', '3002', 4, 'overtime-in', 'out'], // this terminal's directionStates
+        ['gate-1', '3003', 255, 'undefined', null],
+        ['import', '4000', null, '', null],
+      ]);
+    } finally {
+      box.tmp.cleanup();
     }
   });
 });
