@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { validate as validCron } from 'node-cron';
+import { ATTENDANCE_STATUS_STATES } from '../punch/states.js';
 
 /** Terminal names appear in devicelog ids, file names and status lines: keep them plain. */
 const terminalName = z
@@ -30,7 +31,25 @@ const common = {
   timezone: timezone.optional(),
   /** Set false to keep a terminal in the config without polling it. */
   enabled: z.boolean().default(true),
+  /**
+   * Which way its punches go, for the sinks that take a direction (docs/direction.md): `device`
+   * (the state the person chose on the terminal; absent means this), `in` or `out` (a terminal at
+   * an entrance or an exit), `alternate` (none sent: a sink that pairs punches, Odoo, pairs them
+   * in turn) or `none`.
+   */
+  direction: z.enum(['device', 'in', 'out', 'alternate', 'none']).optional(),
+  /**
+   * With `direction: device`: the terminal's states that mean something else than the usual
+   * (src/punch/direction.ts), e.g. `{2: none}`. Keys: the state numbers (ZK, push), or Hikvision's
+   * attendanceStatus names (checkIn, breakOut...); checked per kind (checkDirectionStates).
+   */
+  directionStates: z.record(z.string(), z.enum(['in', 'out', 'none'])).optional(),
 };
+
+/** A terminal's `direction` setting. */
+export type TerminalDirection = 'device' | 'in' | 'out' | 'alternate' | 'none';
+/** What a state means in `directionStates`: `none` sends no direction. */
+export type StateDirection = 'in' | 'out' | 'none';
 
 export const zkTerminalSchema = z.strictObject({
   ...common,
@@ -208,12 +227,62 @@ export const admsTerminalSchema = z.strictObject({
   pushDialect: z.enum(['2.0.1', 'current']).optional(),
 });
 
-export const terminalSchema = z.discriminatedUnion('kind', [
-  zkTerminalSchema,
-  serialTerminalSchema,
-  hikvisionTerminalSchema,
-  admsTerminalSchema,
-]);
+export const terminalSchema = z
+  .discriminatedUnion('kind', [zkTerminalSchema, serialTerminalSchema, hikvisionTerminalSchema, admsTerminalSchema])
+  .superRefine(checkDirectionStates);
+
+const HIKVISION_STATUS_NAMES = [...ATTENDANCE_STATUS_STATES.keys()];
+
+/**
+ * The number a `directionStates` key stands for on a terminal of this kind, or why it stands for
+ * none: ZK and push terminals record numbers (0-255), Hikvision terminals an attendanceStatus
+ * name, a serial reader no state at all.
+ */
+export function directionStateKey(kind: string, key: string): number | string {
+  if (kind === 'serial') return 'a serial reader records no state: set direction: in or out for this terminal';
+  if (kind === 'hikvision') {
+    const lower = key.toLowerCase();
+    const name = HIKVISION_STATUS_NAMES.find((n) => n.toLowerCase() === lower);
+    return name !== undefined
+      ? ATTENDANCE_STATUS_STATES.get(name)!
+      : `must be an attendanceStatus of the terminal (${HIKVISION_STATUS_NAMES.join(', ')}), got "${key}"`;
+  }
+  return /^\d{1,3}$/.test(key) && Number(key) <= 255
+    ? Number(key)
+    : `must be a state number 0-255 (0 check-in, 1 check-out, 2 break-out, 3 break-in, 4 overtime-in, 5 overtime-out, 255 undefined), got "${key}"`;
+}
+
+function checkDirectionStates(
+  t: { kind: string; direction?: TerminalDirection; directionStates?: Record<string, StateDirection> },
+  ctx: z.RefinementCtx,
+): void {
+  if (t.directionStates === undefined) return;
+  if (t.direction !== undefined && t.direction !== 'device') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['directionStates'],
+      message: `is read only with direction: device (this terminal has direction: ${t.direction}): remove one of them`,
+    });
+    return;
+  }
+  const seen = new Map<number, string>();
+  for (const key of Object.keys(t.directionStates)) {
+    const state = directionStateKey(t.kind, key);
+    if (typeof state === 'string') {
+      ctx.addIssue({
+        code: 'custom',
+        path: t.kind === 'serial' ? ['directionStates'] : ['directionStates', key],
+        message: state,
+      });
+      if (t.kind === 'serial') return;
+      continue;
+    }
+    const other = seen.get(state);
+    if (other !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['directionStates', key], message: `names the same state as ${other}` });
+    seen.set(state, key);
+  }
+}
 
 export type ZkTerminalConfig = z.infer<typeof zkTerminalSchema>;
 export type SerialTerminalConfig = z.infer<typeof serialTerminalSchema>;

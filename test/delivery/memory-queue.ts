@@ -48,6 +48,9 @@ export class MemoryQueue implements DeliveryQueue {
         devicelogId: `m-${r.id}`,
         biometricCode: r.code,
         logTime: r.logTime,
+        terminal: 'memory',
+        device: '',
+        punchState: null,
         attempts: r.attempts,
         previousState: r.from,
       };

@@ -14,6 +14,9 @@ const punch = (id: number): OutboundPunch => ({
   devicelogId: `s-${id}`,
   biometricCode: String(id),
   logTime: `2026-11-01 00:00:${String(id).padStart(2, '0')}`,
+  terminal: 't',
+  device: '',
+  punchState: null,
   attempts: 0,
   previousState: 'pending',
 });

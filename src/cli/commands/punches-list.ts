@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { PunchAttempt, PunchListFilter } from '../../journal/history.js';
 import type { Journal } from '../../journal/journal.js';
 import { PUNCH_STATES, type PunchState, type StoredPunch } from '../../journal/types.js';
+import { directionShower, directionWord, type ShownDirection } from '../../punch/direction.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { escapeControls } from '../../util/terminal-text.js';
 import { localTime } from '../../util/local-time.js';
@@ -107,24 +108,40 @@ const OUTCOME: Record<PunchAttempt['outcome'], string> = {
   duplicate: 'already recorded (counted as delivered)',
 };
 
-const HEADER = ['DEVICELOG ID', 'TERMINAL', 'CODE', 'LOG TIME', 'STATE', 'ATTEMPTS', 'LAST ANSWER'] as const;
+const HEADER = [
+  'DEVICELOG ID',
+  'TERMINAL',
+  'CODE',
+  'LOG TIME',
+  'DIRECTION',
+  'STATE',
+  'ATTEMPTS',
+  'LAST ANSWER',
+] as const;
 /** By delivery: when each was delivered (the box's time) in place of the state, which is `delivered` for all. */
 const HEADER_BY_DELIVERY = [
   'DEVICELOG ID',
   'TERMINAL',
   'CODE',
   'LOG TIME',
+  'DIRECTION',
   'DELIVERED',
   'ATTEMPTS',
   'LAST ANSWER',
 ] as const;
 
-function cells(p: StoredPunch, byDelivery: boolean): string[] {
+/** Which way the punch is sent, and the state the terminal recorded: `out (check-out)`, `in`, `-`. */
+function directionCell(d: ShownDirection): string {
+  return d.stateName === '' ? directionWord(d) : `${directionWord(d)} (${d.stateName})`;
+}
+
+function cells(p: StoredPunch, byDelivery: boolean, d: ShownDirection): string[] {
   return [
     p.devicelogId,
     escapeControls(p.terminal),
     escapeControls(p.biometricCode),
     p.logTime,
+    directionCell(d),
     byDelivery ? (p.deliveredAt === null ? '-' : localTime(p.deliveredAt)) : p.state,
     String(p.attempts),
     escapeControls(p.lastMessage ?? ''),
@@ -143,9 +160,17 @@ const stdoutLine: Out = (line) => {
 /**
  * Lists punches newest first (by log time, or by delivery time with `--by-delivery`), with a
  * header, filtered by state, terminal, code and log-time range; with `--history`, every answer
- * the HRMS gave to each, under it.
+ * the HRMS gave to each, under it. Each with the state its terminal recorded and the direction
+ * sinks are given, by the terminals' settings in `terminals` (the config's).
  */
-export function listPunches(journal: Journal, opts: ListOptions, out: Out = stdoutLine, err = stderrLine): void {
+export function listPunches(
+  journal: Journal,
+  opts: ListOptions,
+  out: Out = stdoutLine,
+  err = stderrLine,
+  terminals: Parameters<typeof directionShower>[0] = [],
+): void {
+  const show = directionShower(terminals);
   const state = parseListState(opts.state);
   const byDelivery = opts.byDelivery ?? false;
   if (byDelivery && state !== undefined && state !== 'delivered')
@@ -171,7 +196,10 @@ export function listPunches(journal: Journal, opts: ListOptions, out: Out = stdo
   const rows = journal.history.list(filter);
   const history = opts.history ? journal.history.attemptsOf(rows) : undefined;
   if (opts.json) {
-    for (const r of rows) if (!out(JSON.stringify(history ? { ...r, history: history.get(r.id) } : r))) return;
+    for (const r of rows) {
+      const line = { ...r, ...show(r), ...(history ? { history: history.get(r.id) } : {}) };
+      if (!out(JSON.stringify(line))) return;
+    }
     return;
   }
   if (rows.length === 0) {
@@ -180,8 +208,8 @@ export function listPunches(journal: Journal, opts: ListOptions, out: Out = stdo
   }
   const table = textTableLines(
     byDelivery ? HEADER_BY_DELIVERY : HEADER,
-    rows.map((r) => cells(r, byDelivery)),
-    { right: [5] },
+    rows.map((r) => cells(r, byDelivery, show(r))),
+    { right: [6] },
   );
   if (!out(table[0]!)) return;
   for (const [i, r] of rows.entries()) {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { StoredPunch } from '../../journal/types.js';
+import { directionShower } from '../../punch/direction.js';
 import { csvRecord } from '../../util/csv.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, withJournal } from '../common.js';
@@ -55,6 +56,13 @@ const CSV_COLUMNS: (keyof StoredPunch)[] = [
   'lastMessage',
 ];
 
+/**
+ * After the journal's columns: the state in words and the direction sinks are given (by the
+ * terminal's setting in the config at hand; empty: none). Last, so that scripts reading the
+ * columns above by position keep working.
+ */
+const DIRECTION_COLUMNS = ['stateName', 'direction'] as const;
+
 export function registerPunches(program: Command): void {
   const punches = addListOptions(
     program
@@ -64,7 +72,9 @@ export function registerPunches(program: Command): void {
       ),
   ).action(
     action((opts: ListOptions, cmd: Command) =>
-      withJournal(cmd, (_ctx, journal) => listPunches(journal, opts), { readonly: true }),
+      withJournal(cmd, (ctx, journal) => listPunches(journal, opts, undefined, undefined, ctx.config.terminals), {
+        readonly: true,
+      }),
     ),
   );
 
@@ -116,11 +126,13 @@ export function registerPunches(program: Command): void {
       action((_opts: unknown, cmd: Command) =>
         withJournal(
           cmd,
-          async (_ctx, journal) => {
+          async (ctx, journal) => {
             const opts = subOptions(cmd);
-            await write(csvRecord(CSV_COLUMNS));
+            const show = directionShower(ctx.config.terminals);
+            await write(csvRecord([...CSV_COLUMNS, ...DIRECTION_COLUMNS]));
             for (const r of journal.queries.iterate({ state: parseState(opts.state), terminal: opts.terminal })) {
-              await write(csvRecord(CSV_COLUMNS.map((c) => cellOf(r[c]))));
+              const d = show(r);
+              await write(csvRecord([...CSV_COLUMNS.map((c) => cellOf(r[c])), d.stateName || null, d.direction]));
             }
           },
           { readonly: true },

@@ -1,6 +1,7 @@
 import type { AdmsTerminalConfig } from '../../config/terminals.js';
 import type { KeptStore } from '../../journal/types.js';
 import type { Punch } from '../../punch.js';
+import { inoutStatusState } from '../../punch/states.js';
 import { parseAttlog } from './attlog.js';
 import { linesOf } from './kept.js';
 import { parseRtlog } from './rtlog.js';
@@ -51,7 +52,7 @@ export function reparseKept(store: KeptStore, cfg: AdmsTerminalConfig): ReparseR
       rest = parsed.malformed.map((m) => m.line);
       for (const row of parsed.rows) {
         const kind = classifyRtlog(row, punchEvents);
-        if (kind === 'punch') punches.push(punch(row.pin, row.time, row.verify, row.inout));
+        if (kind === 'punch') punches.push(punch(row.pin, row.time, row.verify, inoutStatusState(row.inout)));
         else if (kind === 'unknown') rest.push(row.line);
       }
       rest.sort((a, b) => a - b);

@@ -1,5 +1,6 @@
 import type { KeptUpload, PushEventCount, PushUser } from '../../journal/types.js';
 import type { Punch } from '../../punch.js';
+import { inoutStatusState } from '../../punch/states.js';
 import { printable } from '../../util/terminal-text.js';
 import { parseInfoPairs } from './device-info.js';
 import type { PushTerminal } from './directory.js';
@@ -191,7 +192,8 @@ export async function handleRtlog(ctx: ReceiverContext, p: PushRequest): Promise
         biometricCode: row.pin,
         logTime: row.time,
         verifyType: row.verify,
-        punchState: row.inout,
+        // Entry and exit as check-in and check-out; 2 (no passage direction) as no state.
+        punchState: inoutStatusState(row.inout),
       });
     else if (kind === 'not-punch') events.set(String(row.event), (events.get(String(row.event)) ?? 0) + 1);
     else unknown.push(row.line);

@@ -1,4 +1,5 @@
 import { UNKNOWN_CARD_PREFIX, unpadded, type Punch } from '../../punch.js';
+import { attendanceStatusState } from '../../punch/states.js';
 import { splitIsoTime } from './client.js';
 import type { Json } from './isapi.js';
 
@@ -7,20 +8,6 @@ import type { Json } from './isapi.js';
  * an authentication-passed minor (the terminal's `minors`) are punches; the door events and
  * failures that come with them (5/21 unlocked, 5/22 closed, 5/39 fingerprint mismatch...) are not.
  */
-
-/** `attendanceStatus` as the ZK punch state (0 in, 1 out, 2 break-out, 3 break-in, 4 OT-in, 5 OT-out). */
-const PUNCH_STATE: Record<string, number> = {
-  checkin: 0,
-  checkout: 1,
-  breakout: 2,
-  breakin: 3,
-  overtimein: 4,
-  overtimeout: 5,
-};
-
-export function punchStateOf(attendanceStatus: unknown): number | null {
-  return typeof attendanceStatus === 'string' ? (PUNCH_STATE[attendanceStatus.toLowerCase()] ?? null) : null;
-}
 
 /** The fields an event carries in the search (AcsEvent InfoList) or the alert stream, normalised. */
 export interface AccessEvent {
@@ -98,7 +85,7 @@ export function classify(e: AccessEvent, terminal: string, device: string, minor
       biometricCode: code,
       logTime: t ? t.wallClock : String(e.time ?? '').slice(0, MAX_RAW_TIME),
       verifyType: e.minor,
-      punchState: punchStateOf(e.attendanceStatus),
+      punchState: attendanceStatusState(e.attendanceStatus),
     },
   };
 }
