@@ -132,6 +132,9 @@ describe('punchgate sim odoo (a real process)', () => {
     expect(() => buildOdooSimOptions({ ...base, errorRate: '2' })).toThrow(
       /--error-rate: must be a number from 0 to 1/,
     );
+    const r = await runPunchgate(['sim', 'odoo', '--port', '0', '--odoo-version', 'nineteen']);
+    expect(r.status).toBe(78);
+    expect(r.stderr).toMatch(/--odoo-version: must be an integer from 16 to 99/);
     const csv = dir.path('bad.csv');
     writeFileSync(csv, 'name,badge\nAnn,1\n');
     expect(() => buildOdooSimOptions({ ...base, employees: csv })).toThrow(/bad\.csv:1: expected a header/);
