@@ -40,7 +40,7 @@ export function odooException(name: string, message: string, httpStatus?: number
     return {
       kind: 'auth',
       ...status,
-      message: `Odoo's API user may not do this: ${message} (give that user the Attendances "Administrator" right and read access to Employees)`,
+      message: `Odoo's API user may not do this: ${message} (give that user the Attendances "Administrator" right and the Employees "Officer" right)`,
     };
   if (CONCURRENCY.test(name) || CONCURRENCY.test(message))
     return {
