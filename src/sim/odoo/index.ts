@@ -203,8 +203,15 @@ export async function startOdooSim(opts: OdooSimOptions = {}): Promise<OdooSim> 
         if (db !== database || uid !== UID || typeof key !== 'string' || !keys.has(key))
           throw new OdooError('odoo.exceptions.AccessDenied', 'Access Denied', 403);
         const positional = Array.isArray(pos) ? pos : [];
-        const ids = Array.isArray(positional[0]) ? (positional[0] as number[]) : [];
-        const named = kw && typeof kw === 'object' ? (kw as Record<string, unknown>) : {};
+        const named = kw && typeof kw === 'object' ? { ...(kw as Record<string, unknown>) } : {};
+        // execute_kw's create takes its values by position and answers by their shape
+        // (odoo/api.py _call_kw_model_create reads `args[0]`: an IndexError without it); the
+        // record methods take their ids first (_call_kw_multi).
+        if (m === 'create') {
+          if (positional.length === 0) throw new OdooError('builtins.IndexError', 'tuple index out of range', 500);
+          named.vals_list = positional[0];
+        }
+        const ids = m !== 'create' && Array.isArray(positional[0]) ? (positional[0] as number[]) : [];
         const { result, drop } = runMethod(String(model), String(m), ids, named);
         return ok(result, drop);
       }

@@ -23,6 +23,12 @@ export interface OdooCall {
   method: string;
   ids?: readonly number[];
   kwargs: Record<string, unknown>;
+  /**
+   * The named argument JSON-RPC must pass by position: execute_kw's `create` reads its first
+   * positional argument to answer an id or a list of ids (odoo/api.py _call_kw_model_create), so
+   * `vals_list` goes there. JSON-2 binds everything by name.
+   */
+  positional?: string;
 }
 
 export interface CallContext {
@@ -181,12 +187,18 @@ export class JsonRpcApi implements OdooApi {
 
   async call(c: OdooCall, ctx: CallContext): Promise<unknown> {
     const uid = await this.userId(ctx);
+    const args: unknown[] = c.ids ? [c.ids] : [];
+    const kwargs = { ...c.kwargs };
+    if (c.positional !== undefined) {
+      args.push(kwargs[c.positional]);
+      delete kwargs[c.positional];
+    }
     try {
       return await rpc(
         this.t,
         'object',
         'execute_kw',
-        [this.database, uid, ctx.key, c.model, c.method, c.ids ? [c.ids] : [], c.kwargs],
+        [this.database, uid, ctx.key, c.model, c.method, args, kwargs],
         ctx,
         this.next++,
       );

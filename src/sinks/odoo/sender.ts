@@ -214,6 +214,7 @@ export class OdooSender implements SinkSender {
             model: 'hr.attendance',
             method: 'create',
             kwargs: { vals_list: [{ employee_id: employeeId, check_in: at }] },
+            positional: 'vals_list',
           },
           ctx,
         );
