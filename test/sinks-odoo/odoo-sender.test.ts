@@ -122,10 +122,21 @@ describe.each([
     expect(r[1]!.message).toBe(
       "Cannot create new attendance record for Ann Lee, the employee hasn't checked out since Jul 1, 2026, 6:00:00 AM",
     );
-    expect(r[2]).toMatchObject({ status: false, message: 'no employee in Odoo has barcode "9999"' });
+    expect(r[2]).toMatchObject({
+      status: false,
+      message: 'no employee in Odoo has barcode "9999" (or that employee is archived)',
+    });
     expect(r[3]).toMatchObject({ status: false });
     expect(r[3]!.message).toMatch(/no open attendance/);
     expect(sim.store.attendances).toHaveLength(1);
+  });
+
+  it("a user without the right to write attendances is an auth failure with Odoo's words and the fix", async () => {
+    const { sim, sender } = await setup({ version, faults: { noWriteAccess: true } });
+    const a = await sender.send([punch('1001', '2026-07-01 08:00:00')], { token: KEY });
+    expect(a.kind).toBe('auth');
+    expect((a as { message: string }).message).toMatch(/You are not allowed to create 'Attendance'.*Administrator/);
+    expect(sim.store.attendances).toHaveLength(0);
   });
 
   it('a wrong API key is an auth failure of the batch, and the key is in no message', async () => {

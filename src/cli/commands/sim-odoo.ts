@@ -18,6 +18,7 @@ export interface SimOdooCliOptions {
   employees?: string;
   demoEmployees?: string;
   down?: boolean;
+  denyWrites?: boolean;
   latency?: string;
   errorRate?: string;
   serializationRate?: string;
@@ -94,6 +95,7 @@ export function buildOdooSimOptions(o: SimOdooCliOptions): OdooSimOptions {
     if (v !== undefined) faults[k] = v;
   };
   if (o.down) faults.down = true;
+  if (o.denyWrites) faults.noWriteAccess = true;
   set('latencyMs', int('--latency', o.latency, 0));
   set('errorRate', rate('--error-rate', o.errorRate));
   set('serializationRate', rate('--serialization-rate', o.serializationRate));
@@ -156,6 +158,7 @@ export function registerSimOdoo(program: Command): void {
       'add N employees with codes 1001.. in barcode, pin and x_punch_code (default 10 without --employees)',
     )
     .option('--down', 'every API request answers 503 (Odoo down behind its proxy)')
+    .option('--deny-writes', "the API user may not write attendances (Odoo's AccessError)")
     .option('--latency <ms>', 'delay before each answer (slow)')
     .option('--error-rate <r>', 'probability 0..1 of an HTTP 502 page')
     .option('--serialization-rate <r>', 'probability 0..1 that a write fails as a concurrent update')

@@ -27,6 +27,8 @@ export interface OdooFaults {
   dropAfterWrite: number;
   /** Codes (barcode, pin or x_punch_code) whose attendances are refused with a UserError. */
   refuseCodes: string[];
+  /** The API user lacks the right to write attendances: every write is an AccessError (HTTP 403 in JSON-2). */
+  noWriteAccess: boolean;
   seed: number;
 }
 
@@ -67,7 +69,16 @@ export const DEFAULT_SIM_KEY = 'sim-odoo-key';
 const UID = 2;
 
 export function defaultOdooFaults(): OdooFaults {
-  return { down: false, latencyMs: 0, errorRate: 0, serializationRate: 0, dropAfterWrite: 0, refuseCodes: [], seed: 1 };
+  return {
+    down: false,
+    latencyMs: 0,
+    errorRate: 0,
+    serializationRate: 0,
+    dropAfterWrite: 0,
+    refuseCodes: [],
+    noWriteAccess: false,
+    seed: 1,
+  };
 }
 
 interface Reply {
@@ -119,6 +130,12 @@ export async function startOdooSim(opts: OdooSimOptions = {}): Promise<OdooSim> 
     count(`${model}.${method}`);
     const writes = model === 'hr.attendance' && (method === 'create' || method === 'write');
     if (writes) {
+      if (faults.noWriteAccess)
+        throw new OdooError(
+          'odoo.exceptions.AccessError',
+          `You are not allowed to ${method === 'create' ? 'create' : 'modify'} 'Attendance' (hr.attendance) records.\n\nThis operation is allowed for the following groups:\n\t- Attendances/Administrator\n\nContact your administrator to request access if necessary.`,
+          403,
+        );
       if (faults.serializationRate > 0 && random() < faults.serializationRate)
         throw new OdooError(
           'psycopg2.errors.SerializationFailure',

@@ -123,7 +123,7 @@ export class OdooSender implements SinkSender {
         if (match.kind === 'none') {
           results[i] = {
             status: false,
-            message: `no employee in Odoo has ${this.options.employeeField} "${ctx.scrub(code)}"`,
+            message: `no employee in Odoo has ${this.options.employeeField} "${ctx.scrub(code)}" (or that employee is archived)`,
           };
           continue;
         }
