@@ -1,5 +1,6 @@
 import type { AttendanceAnswer, PunchResult } from '../../hrms/answer.js';
 import { HrmsHttp } from '../../hrms/http.js';
+import { outsideText } from '../../hrms/text.js';
 import { systemClock, type Clock } from '../../util/clock.js';
 import { scrubberFor } from '../../util/secrets.js';
 import type { SinkPunch, SinkSendOptions, SinkSender } from '../types.js';
@@ -92,7 +93,9 @@ export class OdooSender implements SinkSender {
     }
 
     const results: Array<PunchResult | undefined> = new Array<PunchResult | undefined>(punches.length);
+    // A failure that ends the batch (auth, request-failed), and the last per-punch unknown one.
     let stop: OdooFailure | undefined;
+    let lastUnknown: Extract<OdooFailure, { kind: 'unknown' }> | undefined;
     // One queue per code, in time order (UTC: two terminals of one person may sit in two zones).
     const queues = new Map<string, Array<{ i: number; at: string }>>();
     punches.forEach((p, i) => {
@@ -130,7 +133,7 @@ export class OdooSender implements SinkSender {
         if (match.kind === 'many') {
           results[i] = {
             status: false,
-            message: `${match.names.length} employees in Odoo have ${this.options.employeeField} "${ctx.scrub(code)}" (${match.names.slice(0, 3).join(', ')}): give each a code of its own`,
+            message: `${match.names.length} employees in Odoo have ${this.options.employeeField} "${ctx.scrub(code)}" (${outsideText(match.names.slice(0, 3).join(', '), ctx.scrub)}): give each a code of its own`,
           };
           continue;
         }
@@ -151,7 +154,6 @@ export class OdooSender implements SinkSender {
         }
       }
     };
-    let lastUnknown: Extract<OdooFailure, { kind: 'unknown' }> | undefined;
     await pool(work, this.options.concurrency, (w) => runOne(w.code, w.q));
     if (stop) return wholeBatch(stop);
 
