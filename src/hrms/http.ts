@@ -65,7 +65,10 @@ export class HttpError extends Error {
 export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 export type HrmsHttpConfig = Pick<HrmsConfig, 'timeoutMs' | 'connectTimeoutMs' | 'caFile'> &
-  Partial<Pick<HrmsConfig, 'baseUrl' | 'proxy' | 'proxyCredentialsFile'>>;
+  Partial<Pick<HrmsConfig, 'baseUrl' | 'proxy' | 'proxyCredentialsFile'>> & {
+    /** Kept-alive connections at most (default 1): a sink with several calls in flight needs one each. */
+    connections?: number;
+  };
 
 export interface HrmsHttpOptions {
   /** Where HTTPS_PROXY / HTTP_PROXY / NO_PROXY are read; default process.env. */
@@ -154,8 +157,9 @@ function createDispatcher(cfg: HrmsHttpConfig, proxy: ProxySettings): Dispatcher
   const backstop = cfg.connectTimeoutMs + cfg.timeoutMs + 1000;
   const agent = {
     connect: punctualConnector(tls),
-    // One request at a time goes to the HRMS; one connection, kept alive, carries them all.
-    connections: 1,
+    // The seed takes one request at a time: one connection, kept alive, carries them all. A sink
+    // with calls in flight (src/sinks) asks for one connection per call.
+    connections: cfg.connections ?? 1,
     headersTimeout: backstop,
     bodyTimeout: backstop,
     maxResponseSize: MAX_RESPONSE_BYTES,

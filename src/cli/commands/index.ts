@@ -10,6 +10,7 @@ import { registerPunches } from './punches.js';
 import { registerRun } from './run.js';
 import { registerSimHikvision } from './sim-hikvision.js';
 import { registerSimHrms } from './sim-hrms.js';
+import { registerSimOdoo } from './sim-odoo.js';
 import { registerSimPushTerminal } from './sim-push-terminal.js';
 import { registerSimSerial } from './sim-serial.js';
 import { registerSimTerminal } from './sim-terminal.js';
@@ -31,6 +32,7 @@ export function registerCommands(program: Command): void {
   registerDemo(program);
   registerSimTerminal(program);
   registerSimHrms(program);
+  registerSimOdoo(program);
   registerSimSerial(program);
   registerSimHikvision(program);
   registerSimPushTerminal(program);

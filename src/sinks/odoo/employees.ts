@@ -1,0 +1,73 @@
+import type { Clock } from '../../util/clock.js';
+import type { CallContext, OdooApi } from './api.js';
+
+/** What the code on a terminal names in Odoo. */
+export type EmployeeMatch =
+  { kind: 'one'; id: number; name: string } | { kind: 'none' } | { kind: 'many'; names: string[] };
+
+/** A code not found is looked up again at most this often (the admin may be adding the employee now). */
+export const MISS_RETRY_MS = 60_000;
+
+/**
+ * hr.employee records found by the field holding the terminal's code (`barcode`, `pin` or a
+ * custom field), one search_read for all the codes of a batch not known yet. A found employee is
+ * kept for `cacheSeconds`; a code not found is asked again after a minute at most, so a batch of
+ * punches by someone Odoo does not know costs no call per punch.
+ */
+export class EmployeeDirectory {
+  private readonly known = new Map<string, { at: number; match: EmployeeMatch }>();
+
+  constructor(
+    private readonly field: string,
+    private readonly cacheSeconds: number,
+    private readonly clock: Clock,
+  ) {}
+
+  async resolve(codes: Iterable<string>, api: OdooApi, ctx: CallContext): Promise<Map<string, EmployeeMatch>> {
+    const now = this.clock.now();
+    const out = new Map<string, EmployeeMatch>();
+    const ask: string[] = [];
+    for (const code of new Set(codes)) {
+      const k = this.known.get(code);
+      const fresh = k && now - k.at < (k.match.kind === 'one' ? this.cacheSeconds * 1000 : MISS_RETRY_MS);
+      if (k && fresh) out.set(code, k.match);
+      else ask.push(code);
+    }
+    if (ask.length === 0) return out;
+    const rows = await api.call(
+      {
+        model: 'hr.employee',
+        method: 'search_read',
+        kwargs: { domain: [[this.field, 'in', ask]], fields: ['id', 'name', this.field] },
+      },
+      ctx,
+    );
+    const found = new Map<string, Array<{ id: number; name: string }>>();
+    for (const r of Array.isArray(rows) ? rows : []) {
+      if (!r || typeof r !== 'object') continue;
+      const row = r as Record<string, unknown>;
+      const code = row[this.field];
+      if (typeof row.id !== 'number' || (typeof code !== 'string' && typeof code !== 'number')) continue;
+      const list = found.get(String(code)) ?? [];
+      list.push({ id: row.id, name: typeof row.name === 'string' ? row.name : `#${row.id}` });
+      found.set(String(code), list);
+    }
+    for (const code of ask) {
+      const list = found.get(code) ?? [];
+      const match: EmployeeMatch =
+        list.length === 1
+          ? { kind: 'one', id: list[0]!.id, name: list[0]!.name }
+          : list.length === 0
+            ? { kind: 'none' }
+            : { kind: 'many', names: list.map((e) => e.name) };
+      this.known.set(code, { at: now, match });
+      out.set(code, match);
+    }
+    return out;
+  }
+
+  /** Forget a code (its employee vanished between the lookup and the write). */
+  forget(code: string): void {
+    this.known.delete(code);
+  }
+}

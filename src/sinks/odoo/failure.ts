@@ -1,0 +1,63 @@
+/**
+ * What can go wrong with one call to Odoo, in the four ways the sender treats differently.
+ * Odoo's exceptions arrive by name (odoo/http.py serialize_exception: `name`, `message`,
+ * `arguments`, `debug`): with JSON-2 as the body of an HTTP error whose status is the exception's
+ * `http_status` (Json2Dispatcher.handle_error: UserError and ValidationError 422, AccessError 403,
+ * MissingError 404, the bearer check's Unauthorized 401, anything else 500); with JSON-RPC inside
+ * an HTTP 200 answer's `error.data` (JsonRPCDispatcher.handle_error).
+ */
+export type OdooFailure =
+  /** Odoo refused this punch's write (ValidationError / UserError): Odoo's message. */
+  | { kind: 'refused'; message: string }
+  /** The API key, the login or the user's rights: nothing more can be done with this key. */
+  | { kind: 'auth'; message: string; httpStatus?: number }
+  /** A network error, a timeout, a 5xx, a concurrent update: try again; it may have been written. */
+  | { kind: 'unknown'; message: string; afterSending: boolean; httpStatus?: number; retryAfterMs?: number }
+  /** The request did not reach Odoo's API as it should (a redirect, a missing app, not Odoo). */
+  | { kind: 'request-failed'; message: string; httpStatus?: number };
+
+export class OdooCallError extends Error {
+  constructor(readonly failure: OdooFailure) {
+    super(failure.message);
+    this.name = 'OdooCallError';
+  }
+}
+
+/** Concurrent-update errors of PostgreSQL that Odoo passes on after its own retries. */
+const CONCURRENCY =
+  /SerializationFailure|TransactionRollbackError|LockNotAvailable|concurrent update|could not serialize/i;
+
+/** An Odoo exception (its dotted `name`, its `message`) as a failure. */
+export function odooException(name: string, message: string, httpStatus?: number): OdooFailure {
+  const status = httpStatus !== undefined ? { httpStatus } : {};
+  if (/AccessDenied|SessionExpired|Unauthorized/.test(name) || httpStatus === 401)
+    return {
+      kind: 'auth',
+      ...status,
+      message: `Odoo refused the API key or the login: ${message} (check the key in the sink's token file, its user's login and that the key has not expired)`,
+    };
+  if (/AccessError/.test(name) || httpStatus === 403)
+    return {
+      kind: 'auth',
+      ...status,
+      message: `Odoo's API user may not do this: ${message} (give that user the Attendances "Administrator" right and the Employees "Officer" right)`,
+    };
+  if (CONCURRENCY.test(name) || CONCURRENCY.test(message))
+    return {
+      kind: 'unknown',
+      afterSending: true,
+      ...status,
+      message: `Odoo was busy with a concurrent update: ${message}`,
+    };
+  if (/MissingError/.test(name)) return { kind: 'unknown', afterSending: true, ...status, message: `Odoo: ${message}` };
+  if (/ValidationError|UserError|RedirectWarning/.test(name)) return { kind: 'refused', message };
+  if (/NotFound/.test(name) || httpStatus === 404)
+    return {
+      kind: 'request-failed',
+      ...status,
+      message: `Odoo does not know this call: ${message} (is the Attendances app, hr_attendance, installed? is the sink's api right for this Odoo's version?)`,
+    };
+  if (httpStatus !== undefined && httpStatus >= 400 && httpStatus < 500)
+    return { kind: 'request-failed', ...status, message: `Odoo refused the request (HTTP ${httpStatus}): ${message}` };
+  return { kind: 'unknown', afterSending: true, ...status, message: `Odoo server error: ${message}` };
+}

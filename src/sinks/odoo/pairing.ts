@@ -1,0 +1,60 @@
+import type { Direction } from '../types.js';
+import { parseUtc } from './utc-time.js';
+
+/** An hr.attendance record as read back (check_out false while open). */
+export interface Attendance {
+  id: number;
+  checkIn: string;
+  checkOut: string | null;
+}
+
+/** What one punch does to an employee's attendances. */
+export type PairStep =
+  /** Already in Odoo (a punch sent again after a crash, or by a replaced box): nothing to write. */
+  | { kind: 'already'; id: number; as: 'check-in' | 'check-out' }
+  | { kind: 'open' }
+  | { kind: 'close'; id: number }
+  /** Nothing sensible to write; our words, the punch is refused. */
+  | { kind: 'refuse'; message: string };
+
+/**
+ * The one decision of the Odoo sink, from the employee's records around the punch (UTC `at`).
+ * - A record whose check_in or check_out is this very time holds the punch already: idempotence
+ *   (a crash after Odoo wrote, a replayed journal) costs no second record.
+ * - `in` opens a record. If one is open, Odoo refuses it with its own words ("... hasn't checked
+ *   out since ..."): we let Odoo say it rather than guess its phrasing.
+ * - `out` closes the open record begun before it; with none, the punch is refused.
+ * - no direction: alternate. The open record begun before it and at most `longestShiftMs` ago is
+ *   closed (an overnight shift stays one record); otherwise a new record opens.
+ * Odoo checks every write against overlaps (hr_attendance._check_validity), so a punch that falls
+ * inside a closed record is refused by Odoo, never written as a crossed pair.
+ */
+export function pairStep(
+  records: readonly Attendance[],
+  at: string,
+  direction: Direction | undefined,
+  longestShiftMs: number,
+): PairStep {
+  for (const r of records) {
+    if (r.checkIn === at) return { kind: 'already', id: r.id, as: 'check-in' };
+    if (r.checkOut === at) return { kind: 'already', id: r.id, as: 'check-out' };
+  }
+  const t = parseUtc(at);
+  // Odoo allows one open record per employee; the latest is the one that counts if there are more.
+  const open = [...records]
+    .filter((r) => r.checkOut === null)
+    .sort((a, b) => parseUtc(b.checkIn) - parseUtc(a.checkIn))[0];
+  const openBefore = open && parseUtc(open.checkIn) < t ? open : undefined;
+  if (direction === 'in') return { kind: 'open' };
+  if (direction === 'out') {
+    if (openBefore) return { kind: 'close', id: openBefore.id };
+    return {
+      kind: 'refuse',
+      message: open
+        ? `a check-out at ${at} UTC, but the employee's open attendance in Odoo began later (${open.checkIn} UTC): not paired`
+        : `a check-out at ${at} UTC, but the employee has no open attendance in Odoo to close`,
+    };
+  }
+  if (openBefore && t - parseUtc(openBefore.checkIn) <= longestShiftMs) return { kind: 'close', id: openBefore.id };
+  return { kind: 'open' };
+}

@@ -1,0 +1,48 @@
+import { wallClockAt } from '../../punch.js';
+
+/**
+ * A terminal's wall-clock time ('YYYY-MM-DD HH:mm:ss' in IANA zone `zone`) as the UTC time Odoo
+ * stores in hr.attendance ('YYYY-MM-DD HH:MM:SS', naive UTC: odoo/fields.py Datetime).
+ *
+ * Two wall-clock readings are not one instant, and the choice is the same as JavaScript's
+ * Temporal 'compatible' disambiguation (and Python's fold=0):
+ * - the fall-back hour happens twice (02:30 in Europe/Berlin on the last Sunday of October is
+ *   00:30 UTC and 01:30 UTC): the FIRST occurrence is taken (summer time, 00:30 UTC). A terminal
+ *   cannot say which it meant; a shift rarely starts or ends in that hour, and a pair inside it
+ *   stays in order because both punches are read the same way.
+ * - the spring-forward hour does not exist (02:30 in Berlin on the last Sunday of March): the
+ *   time is read with the offset before the change (winter time, 01:30 UTC, i.e. 03:30 summer
+ *   time), as a terminal whose clock had not yet moved would mean it.
+ */
+export function wallClockToUtc(logTime: string, zone: string): string {
+  const wall = pseudoUtc(logTime);
+  // Offsets never exceed 14 h, so these two see the offsets on both sides of any change near it.
+  const before = offsetAt(wall - 14 * 3600_000, zone);
+  const after = offsetAt(wall + 14 * 3600_000, zone);
+  const candidates = [wall - before, wall - after].filter((t) => wallClockAt(t, zone) === logTime);
+  const t = candidates.length > 0 ? Math.min(...candidates) : wall - before;
+  return formatUtc(t);
+}
+
+/** Odoo's naive UTC text of instant `ms`. */
+export function formatUtc(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** Odoo's naive UTC text as epoch ms. */
+export function parseUtc(s: string): number {
+  return Date.parse(`${s.replace(' ', 'T')}Z`);
+}
+
+function pseudoUtc(logTime: string): number {
+  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(logTime);
+  if (!m) throw new Error(`not a log time: ${logTime}`);
+  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  return Date.UTC(y, mo - 1, d, h, mi, s);
+}
+
+/** The zone's offset from UTC at instant `ms`, in ms (east positive). */
+function offsetAt(ms: number, zone: string): number {
+  const whole = Math.floor(ms / 1000) * 1000;
+  return pseudoUtc(wallClockAt(whole, zone)) - whole;
+}
