@@ -324,26 +324,22 @@ describe('Odoo sink failures', () => {
     expect(pairs(sim)).toEqual([[1, '2026-07-01 06:00:00', '2026-07-01 15:00:00']]);
   });
 
-  it('never more calls in flight than the concurrency setting, and 4 is faster than 1', async () => {
+  it('never more calls in flight than the concurrency setting, and as many as it allows', async () => {
     const batch = () =>
       EMPLOYEES.flatMap((e, k) =>
         Array.from({ length: 8 }, (_, i) =>
           punch(e.barcode, `2026-07-${String(k + 1).padStart(2, '0')} ${String(i + 6).padStart(2, '0')}:00:00`),
         ),
       );
-    const figures: Record<number, number> = {};
+    // Speed is the bench's (npm run bench -- sinks), never a timed test: here only the calls in flight.
     for (const concurrency of [1, 4]) {
       const { sim, sender } = await setup({ faults: { latencyMs: 5 } }, { concurrency, api: 'json2' });
       const punches = batch();
-      const t0 = performance.now();
       const r = results(await sender.send(punches, { token: KEY }));
-      figures[concurrency] = punches.length / ((performance.now() - t0) / 1000);
       expect(r.every((x) => x.status)).toBe(true);
       expect(sim.stats.maxInFlight).toBeLessThanOrEqual(concurrency);
       expect(sim.stats.maxInFlight).toBe(concurrency);
       expect(sim.store.attendances).toHaveLength(20);
     }
-    console.log(`odoo sink punches/s at concurrency 1: ${figures[1]!.toFixed(0)}, at 4: ${figures[4]!.toFixed(0)}`);
-    expect(figures[4]!).toBeGreaterThan(figures[1]! * 1.5);
   });
 });
