@@ -70,6 +70,11 @@ export type HrmsHttpConfig = Pick<HrmsConfig, 'timeoutMs' | 'connectTimeoutMs' |
 export interface HrmsHttpOptions {
   /** Where HTTPS_PROXY / HTTP_PROXY / NO_PROXY are read; default process.env. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Connections kept to the HRMS (default 1: the seed takes one batch at a time). A sink that
+   * makes one call per punch with several in flight (src/sinks/frappe) asks for that many.
+   */
+  connections?: number;
 }
 
 /** One keep-alive connection pool to the HRMS, with the deadlines of the config. */
@@ -82,7 +87,7 @@ export class HrmsHttp {
     opts: HrmsHttpOptions = {},
   ) {
     this.proxy = proxySettings(cfg, opts.env ?? process.env, cfg.baseUrl);
-    this.dispatcher = createDispatcher(cfg, this.proxy);
+    this.dispatcher = createDispatcher(cfg, this.proxy, opts.connections ?? 1);
   }
 
   /** How requests to `url` travel ("directly", "through the proxy http://host:3128 (hrms.proxy)"). */
@@ -145,7 +150,7 @@ export class HrmsHttp {
   }
 }
 
-function createDispatcher(cfg: HrmsHttpConfig, proxy: ProxySettings): Dispatcher {
+function createDispatcher(cfg: HrmsHttpConfig, proxy: ProxySettings, connections: number): Dispatcher {
   // A private CA (`hrms.caFile`), when set, is the only CA trusted for the HRMS: an internal
   // HRMS usually has its own.
   const ca = cfg.caFile ? readFileSync(cfg.caFile, 'utf8') : undefined;
@@ -154,8 +159,9 @@ function createDispatcher(cfg: HrmsHttpConfig, proxy: ProxySettings): Dispatcher
   const backstop = cfg.connectTimeoutMs + cfg.timeoutMs + 1000;
   const agent = {
     connect: punctualConnector(tls),
-    // One request at a time goes to the HRMS; one connection, kept alive, carries them all.
-    connections: 1,
+    // The seed: one request at a time, one connection kept alive carries them all. A per-punch
+    // sink: one connection per call in flight.
+    connections,
     headersTimeout: backstop,
     bodyTimeout: backstop,
     maxResponseSize: MAX_RESPONSE_BYTES,
