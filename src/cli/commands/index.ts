@@ -5,6 +5,7 @@ import { registerDemo } from './demo.js';
 import { registerEmployees } from './employees.js';
 import { registerFlush } from './flush.js';
 import { registerImport } from './import.js';
+import { registerImportConfig } from './import-config.js';
 import { registerPoll } from './poll.js';
 import { registerPunches } from './punches.js';
 import { registerRun } from './run.js';
@@ -26,6 +27,7 @@ export function registerCommands(program: Command): void {
   registerPoll(program);
   registerPunches(program);
   registerImport(program);
+  registerImportConfig(program);
   registerFlush(program);
   registerBackup(program);
   registerEmployees(program);
