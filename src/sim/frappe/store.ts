@@ -38,6 +38,8 @@ export class FrappeStore {
   readonly employees = new Map<string, SimEmployee>();
   readonly checkins: SimCheckin[] = [];
   readonly shiftTypes = new Map<string, SimShiftType>();
+  /** employee|time|log_type -> check-in: the duplicate check stays quick with many check-ins (bench). */
+  private readonly byKey = new Map<string, SimCheckin>();
   private employeeSeq = 0;
   private checkinSeq = 0;
 
@@ -63,7 +65,7 @@ export class FrappeStore {
 
   /** validate_duplicate_log: same employee, time and log_type. */
   findDuplicate(employee: string, time: string, logType: string | null): SimCheckin | undefined {
-    return this.checkins.find((c) => c.employee === employee && c.time === time && c.log_type === logType);
+    return this.byKey.get(`${employee}|${time}|${logType ?? ''}`);
   }
 
   addCheckin(c: Omit<SimCheckin, 'name' | 'doctype' | 'creation'>, now: Date): SimCheckin {
@@ -71,6 +73,7 @@ export class FrappeStore {
     const name = `EMP-CKIN-${mm}-${now.getUTCFullYear()}-${String(++this.checkinSeq).padStart(6, '0')}`;
     const rec: SimCheckin = { ...c, name, doctype: 'Employee Checkin', creation: frappeDatetime(now) };
     this.checkins.push(rec);
+    this.byKey.set(`${rec.employee}|${rec.time}|${rec.log_type ?? ''}`, rec);
     return rec;
   }
 
@@ -87,6 +90,7 @@ export class FrappeStore {
   clear(): void {
     this.employees.clear();
     this.checkins.length = 0;
+    this.byKey.clear();
     this.shiftTypes.clear();
     this.employeeSeq = 0;
     this.checkinSeq = 0;
