@@ -229,6 +229,20 @@ describe('FrappeSender', () => {
     }
   });
 
+  it('an empty batch (the probe) asks who is logged in: answered when the key is taken, auth or transient otherwise', async () => {
+    const s = sender();
+    expect(await s.send([], { token: TOKEN })).toEqual({
+      kind: 'answered',
+      httpStatus: 200,
+      overall: true,
+      results: [],
+    });
+    expect(await s.send([], { token: `${KEY}:nope-nope-nope` })).toMatchObject({ kind: 'auth', httpStatus: 401 });
+    sim.setFaults({ down: true });
+    expect(await s.send([], { token: TOKEN })).toMatchObject({ kind: 'transient', httpStatus: 502 });
+    expect(sim.checkins()).toHaveLength(0);
+  });
+
   it('neither the key nor the secret comes back in any message', async () => {
     // A site that echoes what it was sent: the refusal quotes the employee field value, set to the token.
     const a = await sender().send([punch(TOKEN), punch(`x ${SECRET} y`), punch(KEY)], { token: TOKEN });

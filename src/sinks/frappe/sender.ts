@@ -6,6 +6,7 @@ import { errorCode } from '../../util/errors.js';
 import { scrubberFor } from '../../util/secrets.js';
 import type { SinkPunch, SinkSender, SinkSendOptions } from '../types.js';
 import { classifyCall, type CallAnswer, type CallContext, type FailureAnswer } from './call-answer.js';
+import { readFrappeBody } from './frappe-json.js';
 import { checkinUrl, optionsProblem, splitToken, type FrappeSinkOptions } from './options.js';
 
 export interface FrappeSenderDeps {
@@ -79,6 +80,7 @@ export class FrappeSender implements SinkSender {
         kind: 'auth',
         message: `the API key and secret of ${this.where} are not "key:secret" (check its key and secret files)`,
       };
+    if (punches.length === 0) return this.probe(token, ctx, signal);
     const answers = new Array<CallAnswer | undefined>(punches.length);
     // Once a call shows that the others cannot pass (the key refused, nothing listening, a wrong
     // method), no further call is started: the punches not tried share that failure.
@@ -99,6 +101,33 @@ export class FrappeSender implements SinkSender {
 
   async close(): Promise<void> {
     if (this.ownsHttp) await this.http.close();
+  }
+
+  /**
+   * An empty batch (the deliverer's probe while the site is unreachable, or `check`): nothing to
+   * record, so one harmless call that needs the key, frappe.auth.get_logged_user, says whether the
+   * site answers and takes the key. `answered` with no result when it does.
+   */
+  private async probe(token: string, ctx: CallContext, signal?: AbortSignal): Promise<AttendanceAnswer> {
+    const url = `${this.o.baseUrl.replace(/\/+$/, '')}/api/method/frappe.auth.get_logged_user`;
+    let res;
+    try {
+      res = await this.http.request({
+        method: 'GET',
+        url,
+        headers: { authorization: `token ${token}`, accept: 'application/json' },
+        maxBytes: CALL_ANSWER_BYTES,
+        ...(signal ? { signal } : {}),
+      });
+    } catch (e) {
+      const a = this.failure(e, ctx);
+      return a.kind === 'failure' ? a.answer : { kind: 'answered', httpStatus: 200, overall: true, results: [] };
+    }
+    if (res.status >= 200 && res.status < 300 && readFrappeBody(res.text)?.messageText !== undefined)
+      return { kind: 'answered', httpStatus: res.status, overall: true, results: [] };
+    const a = classifyCall(res, { ...ctx, url });
+    if (a.kind === 'failure') return a.answer;
+    return { kind: 'bad-reply', httpStatus: res.status, message: `HTTP ${res.status}: not the logged-in user's name` };
   }
 
   /** One punch, one call; never throws. */
