@@ -92,12 +92,16 @@ export function classifyCall(
       message: `HTTP ${status} without the new Employee Checkin in "message"${quoted}`,
     });
   }
-  if (status === 401 || (body?.excType !== undefined && AUTH_TYPES.has(body.excType)) || (status === 403 && body))
+  if (status === 401 || (body?.excType !== undefined && AUTH_TYPES.has(body.excType)) || (status === 403 && body)) {
+    const rights = status === 403 || body?.excType === 'PermissionError';
     return failure({
       kind: 'auth',
       httpStatus: status,
-      message: `Frappe refused the API key and secret (HTTP ${status}${body?.excType ? ` ${body.excType}` : ''})${quoted}`,
+      message: rights
+        ? `Frappe refused the API user the right (HTTP ${status}${body?.excType ? ` ${body.excType}` : ''})${quoted}: give the API user the HR User role (create Employee Checkin, read Employee, write Shift Type)`
+        : `Frappe refused the API key and secret (HTTP ${status}${body?.excType ? ` ${body.excType}` : ''})${quoted}: check the key and secret files of ${ctx.where}`,
     });
+  }
   if (status === 408 || status === 429) {
     const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
     return failure({
