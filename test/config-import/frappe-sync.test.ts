@@ -160,6 +160,18 @@ describe('convertFrappeSync', () => {
     expect(r.notMapped.find((n) => n.setting === 'ERPNEXT_URL')!.why).toMatch(/https/);
   });
 
+  it('a settings file of 2019 (no ERPNEXT_VERSION, no shift mapping) maps, and says which method it chose', () => {
+    const r = convertFrappeSync(
+      "ERPNEXT_API_KEY = ''\nERPNEXT_API_SECRET = ''\nERPNEXT_URL = 'https://hr.example.org'\nPULL_FREQUENCY = 60\nLOGS_DIRECTORY = 'logs'\ndevices = [\n    {'device_id':'t1','ip':'10.1.1.1', 'punch_direction': None, 'clear_from_device_on_fetch': False},\n]\n",
+      opts,
+    );
+    const c = parse(r.yaml) as { sinks: Array<Record<string, unknown>>; terminals: unknown[] };
+    expect(c.sinks[0]!.method).toBe('hrms');
+    expect(c.sinks[0]!.shiftSync).toBeUndefined();
+    expect(c.terminals).toEqual([{ name: 't1', kind: 'zk', host: '10.1.1.1', direction: 'none' }]);
+    expect(r.notMapped.find((n) => n.setting === 'ERPNEXT_VERSION')!.why).toMatch(/method: erpnext/);
+  });
+
   it('bad input names its line: a broken literal, a missing URL, an unknown direction', () => {
     const line = (text: string) => {
       try {

@@ -118,7 +118,14 @@ export function convertFrappeSync(text: string, o: FrappeSyncImportOptions): Fra
     });
   const version = values.get('ERPNEXT_VERSION');
   let method: 'hrms' | 'erpnext' = 'hrms';
-  if (version) {
+  if (!version)
+    // Templates before 2022 had no ERPNEXT_VERSION (the tool then always called erpnext.hr...);
+    // today's tool reads its absence as 14.
+    notMapped.push({
+      setting: 'ERPNEXT_VERSION',
+      why: "missing: method hrms, as today's tool assumes (Frappe HR / ERPNext 14 and later); a site on ERPNext 13 or older needs method: erpnext",
+    });
+  else {
     const n = typeof version.value === 'number' ? version.value : Number(version.value);
     if (!Number.isFinite(n))
       throw new FrappeSyncInputError(
