@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HrmsHttp } from '../../src/hrms/http.js';
 import { startFrappeSim, type FrappeSim } from '../../src/sim/frappe/index.js';
-import { setLastSync, shiftSyncTargets, type TerminalProgress } from '../../src/sinks/frappe/shift-sync.js';
+import {
+  FrappeShiftSync,
+  setLastSync,
+  shiftSyncTargets,
+  type TerminalProgress,
+} from '../../src/sinks/frappe/shift-sync.js';
 
 const rules = [
   { shiftType: 'Day', terminals: ['gate', 'yard'] },
@@ -90,5 +95,26 @@ describe('setLastSync against the Frappe simulator', () => {
     expect(b).toMatchObject({ kind: 'auth', httpStatus: 401 });
     expect(JSON.stringify(b)).not.toContain('wrong-secret-99');
     expect(sim.shiftTypes()[0]!.last_sync_of_checkin).toBe('2026-11-02 17:55:10');
+  });
+
+  it('FrappeShiftSync: sets what moved forward, once, and follows the undelivered punch', async () => {
+    sim.addShiftType({ name: 'Late' });
+    const sync = new FrappeShiftSync(http, sim.url, [{ shiftType: 'Late', terminals: ['a', 'b'] }]);
+    expect(sync.terminals()).toEqual(['a', 'b']);
+    const p1 = progress({
+      a: { readUpTo: '2026-11-03 18:00:00', oldestUndelivered: '2026-11-03 09:00:00' },
+      b: { readUpTo: '2026-11-03 17:00:00' },
+    });
+    expect(await sync.round(p1, { token })).toEqual([
+      { kind: 'set', shiftType: 'Late', lastSync: '2026-11-03 09:00:00' },
+    ]);
+    expect(await sync.round(p1, { token })).toEqual([]);
+    const late = () => sim.shiftTypes().find((s) => s.name === 'Late')!.last_sync_of_checkin;
+    expect(late()).toBe('2026-11-03 09:00:00');
+    // The punch is delivered: the shift moves up to what both terminals were read to.
+    await sync.round(progress({ a: { readUpTo: '2026-11-03 18:00:00' }, b: { readUpTo: '2026-11-03 17:00:00' } }), {
+      token,
+    });
+    expect(late()).toBe('2026-11-03 17:00:00');
   });
 });

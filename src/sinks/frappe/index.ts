@@ -10,6 +10,7 @@ export {
 } from './options.js';
 export { DUPLICATE_PREFIX } from './call-answer.js';
 export {
+  FrappeShiftSync,
   setLastSync,
   shiftSyncTargets,
   type ShiftSyncAnswer,

@@ -138,3 +138,46 @@ export async function setLastSync(
     return { kind: 'failed', message: clean(code && !detail.includes(code) ? `${code}: ${detail}` : detail) };
   }
 }
+
+/**
+ * One sink's shift sync, for the daemon: call `round` after each delivery round (or on a timer)
+ * with every listed terminal's progress; it sets what moved forward and remembers what Frappe
+ * took (a restart starts from nothing and sets each shift type once more, which is harmless: the
+ * value is the same or later).
+ */
+export class FrappeShiftSync {
+  private readonly lastSet = new Map<string, string>();
+
+  constructor(
+    private readonly http: HrmsHttp,
+    private readonly baseUrl: string,
+    readonly rules: readonly ShiftSyncRule[],
+  ) {}
+
+  /** The terminals whose progress `round` needs. */
+  terminals(): string[] {
+    return [...new Set(this.rules.flatMap((r) => r.terminals))];
+  }
+
+  /** Sets each shift type whose value moves forward; one answer per PUT made (none: nothing moved). */
+  async round(
+    progress: ReadonlyMap<string, TerminalProgress>,
+    opts: { token: string; signal?: AbortSignal },
+  ): Promise<ShiftSyncAnswer[]> {
+    const out: ShiftSyncAnswer[] = [];
+    for (const target of shiftSyncTargets(this.rules, progress, this.lastSet)) {
+      if (opts.signal?.aborted) break;
+      const a = await setLastSync(this.http, this.baseUrl, target, opts);
+      if (a.kind === 'set') this.lastSet.set(a.shiftType, a.lastSync);
+      out.push(a);
+      // A refused key or right concerns every shift type: the next round tries again.
+      if (a.kind === 'auth') break;
+    }
+    return out;
+  }
+
+  /** What was last set, per shift type (for the status). */
+  state(): ReadonlyMap<string, string> {
+    return this.lastSet;
+  }
+}
