@@ -135,3 +135,34 @@ describe('FrappeSender against a hostile or misconfigured site', () => {
     expect(plainText('a&lt;b&gt; &#39;c&#39; &#x41;')).toBe("a<b> 'c' A");
   });
 });
+
+describe('FrappeSender when calls hang or drop', () => {
+  it('a site that never answers: the batch fails after one deadline per worker, not one per punch', async () => {
+    const { createServer } = await import('node:net');
+    const hang = createServer(() => {});
+    await new Promise<void>((r) => hang.listen(0, '127.0.0.1', r));
+    const port = (hang.address() as import('node:net').AddressInfo).port;
+    const s = new FrappeSender(
+      {
+        baseUrl: `http://127.0.0.1:${port}`,
+        method: 'hrms',
+        employeeFieldname: 'attendance_device_id',
+        concurrency: 2,
+        timeoutMs: 300,
+      },
+      { connectTimeoutMs: 200, env: {} },
+    );
+    try {
+      const t0 = Date.now();
+      const a = await s.send(
+        Array.from({ length: 20 }, (_, i) => punch(i % 9)),
+        { token: TOKEN },
+      );
+      expect(a).toMatchObject({ kind: 'transient', afterSending: true });
+      expect(Date.now() - t0).toBeLessThan(2500);
+    } finally {
+      await s.close();
+      hang.close();
+    }
+  });
+});

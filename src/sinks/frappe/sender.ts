@@ -166,7 +166,11 @@ export class FrappeSender implements SinkSender {
     const code = errorCode(e);
     const err = e as { httpStatus?: number; headers?: Record<string, string | string[] | undefined> };
     const fail = (answer: FailureAnswer): CallAnswer => ({ kind: 'failure', answer });
-    if (code === 'DEADLINE') return fail({ kind: 'transient', message: (e as Error).message, afterSending: true });
+    if (code === 'DEADLINE') {
+      const answer: FailureAnswer = { kind: 'transient', message: (e as Error).message, afterSending: true };
+      TIMED_OUT.add(answer);
+      return fail(answer);
+    }
     if (code === 'ABORTED')
       return fail({ kind: 'transient', message: 'request aborted (stopping)', afterSending: true });
     if (code === 'PROXY_AUTH' || code === 'PROXY_REFUSED')
@@ -207,11 +211,15 @@ export class FrappeSender implements SinkSender {
 }
 
 /** Failures that say the next call will fail the same way: starting it would only load the site. */
+/** Failures that were a call's deadline passing: the site hangs, the next calls would wait as long. */
+const TIMED_OUT = new WeakSet<FailureAnswer>();
+
 function stopsTheRest(a: FailureAnswer): boolean {
   if (a.kind === 'auth' || a.kind === 'request-failed') return true;
-  // Nothing listening, no route, a timeout: the site is down or drowning. A 5xx or a lock timeout
-  // concerns this call: the others go on.
-  return a.kind === 'transient' && (!a.afterSending || a.httpStatus === undefined);
+  // Nothing listening, no route, refused before processing (408/429), or a deadline passed: the
+  // site is down, drowning or hanging. A 5xx, a lock timeout or one dropped connection concerns
+  // that call: the others go on.
+  return a.kind === 'transient' && (!a.afterSending || TIMED_OUT.has(a));
 }
 
 /**
