@@ -11,6 +11,7 @@ import { benchDaemonIdle } from './daemon-idle.js';
 import { benchDaemonLatency } from './daemon-latency.js';
 import { benchDrain } from './drain.js';
 import { benchDrainRss } from './drain-rss.js';
+import { benchFrappeSink } from './frappe-sink.js';
 import { benchIngest } from './ingest.js';
 import { benchBusyBox, benchStatusSize } from './journal-size.js';
 import { benchPackage } from './package.js';
@@ -78,6 +79,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
       'the .deb: sizes, install to first punch and upgrade downtime vs the npm route (only when named; root, npm run package)',
     run: benchPackage,
     optIn: true,
+  },
+  'frappe-sink': {
+    describe: 'Frappe sink: punches/s with 4 calls in flight vs a bare loop of the same calls, and vs one at a time',
+    run: benchFrappeSink,
   },
   backup: {
     describe: "punchgate backup of 1,000,000 punches while the daemon drains: time, RSS, the daemon's longest write",

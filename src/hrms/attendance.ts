@@ -48,7 +48,7 @@ export interface AttendanceSender {
 }
 
 /** Error codes that prove the request never left this box (nothing can have been recorded). */
-export const BEFORE_SENDING = new Set([
+export const BEFORE_SENDING: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
   'EAI_AGAIN',

@@ -31,7 +31,7 @@ export interface HttpResponse {
 }
 
 export interface HttpCall {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   url: string;
   headers: Record<string, string>;
   body?: string | Buffer | FormData;

@@ -5,9 +5,11 @@ import { registerDemo } from './demo.js';
 import { registerEmployees } from './employees.js';
 import { registerFlush } from './flush.js';
 import { registerImport } from './import.js';
+import { registerImportConfig } from './import-config.js';
 import { registerPoll } from './poll.js';
 import { registerPunches } from './punches.js';
 import { registerRun } from './run.js';
+import { registerSimFrappe } from './sim-frappe.js';
 import { registerSimHikvision } from './sim-hikvision.js';
 import { registerSimHrms } from './sim-hrms.js';
 import { registerSimOdoo } from './sim-odoo.js';
@@ -26,6 +28,7 @@ export function registerCommands(program: Command): void {
   registerPoll(program);
   registerPunches(program);
   registerImport(program);
+  registerImportConfig(program);
   registerFlush(program);
   registerBackup(program);
   registerEmployees(program);
@@ -35,5 +38,6 @@ export function registerCommands(program: Command): void {
   registerSimOdoo(program);
   registerSimSerial(program);
   registerSimHikvision(program);
+  registerSimFrappe(program);
   registerSimPushTerminal(program);
 }

@@ -1,0 +1,115 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { convertFrappeSync, FrappeSyncInputError } from '../../config/import/frappe-sync.js';
+import { EXIT, ExitError } from '../../util/exit-codes.js';
+import { writePrivateFile } from '../../util/private-file.js';
+import { escapeControls } from '../../util/terminal-text.js';
+import { action } from '../common.js';
+
+export interface ImportConfigOptions {
+  output?: string;
+  secretsDir?: string;
+  site?: string;
+  journal?: string;
+}
+
+export interface ImportConfigIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/** Where the key and secret go when no --secrets-dir is given (the admin puts them there). */
+const DEFAULT_SECRETS_DIR = '/etc/punchgate';
+
+/**
+ * `punchgate import-config frappe-sync local_config.py`: the Frappe sync tool's settings as a
+ * punchgate config (stdout or --output), the API key and secret in files of --secrets-dir (0600,
+ * never printed), and on stderr what could not be mapped and why.
+ */
+export function runImportFrappeSync(file: string, o: ImportConfigOptions, io: ImportConfigIo): number {
+  const shown = escapeControls(file);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ExitError(`${shown}: cannot read (${(e as NodeJS.ErrnoException).code ?? 'error'})`, EXIT.NOINPUT);
+  }
+  const dir = resolve(o.secretsDir ?? DEFAULT_SECRETS_DIR);
+  const apiKeyFile = resolve(dir, 'frappe-api-key');
+  const apiSecretFile = resolve(dir, 'frappe-api-secret');
+  let r;
+  try {
+    r = convertFrappeSync(text, {
+      file,
+      apiKeyFile,
+      apiSecretFile,
+      ...(o.site ? { site: o.site } : {}),
+      ...(o.journal ? { journalPath: o.journal } : {}),
+    });
+  } catch (e) {
+    if (e instanceof FrappeSyncInputError)
+      throw new ExitError(`${shown}:${e.line || 1}: ${escapeControls(e.message)}`, EXIT.DATAERR);
+    throw e;
+  }
+  if (o.secretsDir) {
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      if (r.secrets.apiKey) writePrivateFile(apiKeyFile, `${r.secrets.apiKey}\n`);
+      if (r.secrets.apiSecret) writePrivateFile(apiSecretFile, `${r.secrets.apiSecret}\n`);
+    } catch (e) {
+      throw new ExitError(
+        `--secrets-dir: cannot write in ${escapeControls(dir)} (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+        EXIT.FAILURE,
+      );
+    }
+  }
+  if (o.output) {
+    try {
+      writeFileSync(o.output, r.yaml, { mode: 0o644 });
+    } catch (e) {
+      throw new ExitError(
+        `--output: cannot write ${escapeControls(o.output)} (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+        EXIT.FAILURE,
+      );
+    }
+  } else io.out(r.yaml);
+
+  const lines: string[] = [];
+  if (o.secretsDir) {
+    if (r.secrets.apiKey || r.secrets.apiSecret)
+      lines.push(
+        `the API key and secret are in ${escapeControls(apiKeyFile)} and ${escapeControls(apiSecretFile)} (mode 0600; readable by the punchgate user only)`,
+      );
+  } else if (r.secrets.apiKey || r.secrets.apiSecret)
+    lines.push(
+      `the API key and secret were not written anywhere (no --secrets-dir): put them in ${apiKeyFile} and ${apiSecretFile} (mode 0600), or run again with --secrets-dir`,
+    );
+  if (r.notMapped.length) {
+    lines.push(`not mapped (${r.notMapped.length}):`);
+    for (const n of r.notMapped)
+      lines.push(`${shown}${n.line ? `:${n.line}` : ''}: ${escapeControls(n.setting)}: ${escapeControls(n.why)}`);
+  }
+  if (lines.length) io.err(lines.join('\n') + '\n');
+  return EXIT.OK;
+}
+
+export function registerImportConfig(program: Command): void {
+  const cmd = program.command('import-config').description("turn another tool's settings into a punchgate config");
+  cmd
+    .command('frappe-sync')
+    .description("the Frappe biometric-attendance-sync-tool's local_config.py -> a config with a Frappe sink")
+    .argument('<local_config.py>', "the tool's settings file (read, never run)")
+    .option('--output <file>', 'write the config here instead of stdout')
+    .option(
+      '--secrets-dir <dir>',
+      'write the API key and secret here, as frappe-api-key and frappe-api-secret (mode 0600)',
+    )
+    .option('--site <name>', "punchgate's site name (default: from the ERPNext host)")
+    .option('--journal <path>', 'journal.path of the config', '/var/lib/punchgate/journal.db')
+    .action(
+      action((file: string, o: ImportConfigOptions) =>
+        runImportFrappeSync(file, o, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) }),
+      ),
+    );
+}

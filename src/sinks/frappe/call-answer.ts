@@ -1,0 +1,187 @@
+import type { AttendanceAnswer, PunchResult } from '../../hrms/answer.js';
+import type { HttpHeaders } from '../../hrms/http.js';
+import { outsideText, parseRetryAfter } from '../../hrms/text.js';
+import { frappeSaid, readFrappeBody, type FrappeBody } from './frappe-json.js';
+
+/**
+ * What one call about one punch came to: a verdict on the punch (`result`), or a failure of the
+ * call that says nothing about the punch (`failure`, an AttendanceAnswer other than `answered`:
+ * the sender answers the whole batch with it when every call failed the same way).
+ */
+export type CallAnswer = { kind: 'result'; result: PunchResult } | { kind: 'failure'; answer: FailureAnswer };
+/* A failure that is transient after sending becomes, beside punches that passed, that punch's `unknown` result. */
+export type FailureAnswer = Exclude<AttendanceAnswer, { kind: 'answered' }>;
+
+/**
+ * Frappe's duplicate refusal, from hrms EmployeeCheckin.validate_duplicate_log: "This employee
+ * already has a log with the same timestamp.{link}" (same employee, time and log_type). The Frappe
+ * sync tool treats it as done (its allowed_exceptions 3).
+ */
+export const DUPLICATE_SAID = /already has a log with the same timestamp/i;
+/**
+ * A duplicate's result message, written so that delivery.patterns.duplicate's defaults ('already
+ * exist', 'duplicate') match it: the punch counts as delivered, never as refused.
+ */
+export const DUPLICATE_PREFIX = 'duplicate: Frappe already has this check-in: ';
+
+/**
+ * Failures of the database under load, worth the same call again later whatever the status they
+ * come with (500, 508, or 417 where an app wraps them in frappe.throw): frappe/exceptions.py
+ * QueryTimeoutError and QueryDeadlockError (MariaDB 1205 "Lock wait timeout exceeded; try
+ * restarting transaction", 1213 "Deadlock found when trying to get lock"), TimestampMismatchError
+ * ("Document has been modified after you have opened it"), DocumentLockedError ("This document is
+ * currently locked and queued for execution"), TooManyWritesError.
+ */
+const TRANSIENT_TYPES = new Set([
+  'QueryTimeoutError',
+  'QueryDeadlockError',
+  'TimestampMismatchError',
+  'DocumentLockedError',
+  'TooManyWritesError',
+  'OperationalError',
+  'InterfaceError',
+  'SessionStopped',
+]);
+const TRANSIENT_SAID =
+  /lock wait timeout|deadlock|try restarting transaction|has been modified after you have opened it|currently locked|TimestampMismatch|QueryTimeout|too many writes|server has gone away|lost connection to (mysql|mariadb)/i;
+/** frappe/exceptions.py: AuthenticationError and SessionExpired are 401, PermissionError 403. */
+const AUTH_TYPES = new Set(['AuthenticationError', 'SessionExpired', 'PermissionError', 'InvalidAuthorizationToken']);
+/**
+ * The method is not there: frappe/handler.py execute_cmd answers "Failed to get method for command
+ * <cmd> with <error>" (a ValidationError, 417) when the module cannot be imported (the `hrms` app is
+ * not installed, or an ERPNext 14+ site asked for the old `erpnext.hr...` path); older sites answer
+ * ModuleNotFoundError / AttributeError, newer ones 404.
+ */
+const NO_METHOD_SAID =
+  /failed to get method|no module named|has no attribute 'add_log_based_on_employee_field'|not whitelisted/i;
+const NO_METHOD_TYPES = new Set(['ModuleNotFoundError', 'ImportError', 'AttributeError', 'DoesNotExistError']);
+
+export interface CallContext {
+  url: string;
+  /** What the sink is called in messages ("sink frappe-hr"). */
+  where: string;
+  scrub: (s: string) => string;
+}
+
+/** Classifies Frappe's HTTP answer to one add_log_based_on_employee_field call. */
+export function classifyCall(
+  res: { status: number; headers: HttpHeaders; text: string },
+  ctx: CallContext,
+): CallAnswer {
+  const { status } = res;
+  const clean = (s: string) => outsideText(s, ctx.scrub);
+  const body = readFrappeBody(res.text);
+  const said = body ? frappeSaid(body) : undefined;
+  const quoted = said !== undefined ? `: ${clean(said)}` : '';
+
+  if (status >= 300 && status < 400) return failure(redirect(status, res.headers, ctx, clean));
+  if (status === 407)
+    return failure({
+      kind: 'request-failed',
+      httpStatus: 407,
+      message: `the proxy refused the credentials (HTTP 407): check the proxy settings of ${ctx.where}`,
+    });
+  if (status >= 200 && status < 300) {
+    if (body?.docName !== undefined)
+      return { kind: 'result', result: { status: true, message: `Employee Checkin ${clean(body.docName)}` } };
+    if (!body) return failure(notFrappe(status, res.text, ctx, clean));
+    // JSON without the new document: the call may or may not have recorded it.
+    return failure({
+      kind: 'bad-reply',
+      httpStatus: status,
+      message: `HTTP ${status} without the new Employee Checkin in "message"${quoted}`,
+    });
+  }
+  if (status === 401 || (body?.excType !== undefined && AUTH_TYPES.has(body.excType)) || (status === 403 && body)) {
+    const rights = status === 403 || body?.excType === 'PermissionError';
+    return failure({
+      kind: 'auth',
+      httpStatus: status,
+      message: rights
+        ? `Frappe refused the API user the right (HTTP ${status}${body?.excType ? ` ${body.excType}` : ''})${quoted}: give the API user the HR User role (create Employee Checkin, read Employee, write Shift Type)`
+        : `Frappe refused the API key and secret (HTTP ${status}${body?.excType ? ` ${body.excType}` : ''})${quoted}: check the key and secret files of ${ctx.where}`,
+    });
+  }
+  if (status === 408 || status === 429) {
+    const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
+    return failure({
+      kind: 'transient',
+      httpStatus: status,
+      afterSending: false,
+      message: `HTTP ${status}${quoted}`,
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    });
+  }
+  if (isTransient(body)) return unknown(`HTTP ${status} ${body?.excType ?? ''}`.trim() + quoted, status, res.headers);
+  if (status === 404 || (body && isNoMethod(body)))
+    return failure({
+      kind: 'request-failed',
+      httpStatus: status,
+      message: `Frappe does not know ${new URL(ctx.url).pathname} (HTTP ${status}${quoted}): check method (hrms for Frappe HR / ERPNext 14 and later, erpnext for ERPNext 13 and older) and baseUrl of ${ctx.where}`,
+    });
+  if (status >= 500)
+    return unknown(`HTTP ${status}${body?.excType ? ` ${body.excType}` : ''}${quoted}`, status, res.headers);
+  if (!body) return failure(notFrappe(status, res.text, ctx, clean));
+  // 409 DuplicateEntryError: a clash of the document's name (its naming series), not of the punch.
+  if (status === 409) return unknown(`HTTP 409 ${body.excType ?? ''}`.trim() + quoted, status, res.headers);
+  if (said !== undefined && DUPLICATE_SAID.test(said))
+    return { kind: 'result', result: { status: false, message: clean(DUPLICATE_PREFIX + said) } };
+  // Any other refusal of this punch (417 ValidationError and its kin): Frappe's own words.
+  return {
+    kind: 'result',
+    result: { status: false, message: clean(said ?? `HTTP ${status} without a message`) },
+  };
+}
+
+function isTransient(b: FrappeBody | undefined): boolean {
+  if (!b) return false;
+  if (b.excType !== undefined && TRANSIENT_TYPES.has(b.excType)) return true;
+  const said = [...b.messages, b.exception ?? '', b.messageText ?? ''].join(' ');
+  return TRANSIENT_SAID.test(said);
+}
+
+function isNoMethod(b: FrappeBody): boolean {
+  if (b.excType !== undefined && NO_METHOD_TYPES.has(b.excType)) return true;
+  const said = [...b.messages, b.exception ?? '', b.messageText ?? ''].join(' ');
+  return NO_METHOD_SAID.test(said);
+}
+
+const failure = (answer: FailureAnswer): CallAnswer => ({ kind: 'failure', answer });
+/**
+ * The call may have reached the database before it failed (5xx, a lock timeout): a transient
+ * failure after sending. Alone in a batch with others that passed, it is that punch's `unknown`.
+ */
+function unknown(message: string, status: number, headers: HttpHeaders): CallAnswer {
+  const retryAfterMs = parseRetryAfter(headers['retry-after']);
+  return failure({
+    kind: 'transient',
+    httpStatus: status,
+    afterSending: true,
+    message,
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+  });
+}
+
+function redirect(status: number, headers: HttpHeaders, ctx: CallContext, clean: (s: string) => string): FailureAnswer {
+  const loc = headers.location;
+  const to = typeof loc === 'string' && URL.canParse(loc, ctx.url) ? new URL(loc, ctx.url) : undefined;
+  const where = to ? `to ${clean(to.host)}${clean(to.pathname)}` : 'without saying where';
+  const login = to && /login/i.test(to.pathname) ? ' (a login page: the key and secret were not taken)' : '';
+  return {
+    kind: 'request-failed',
+    httpStatus: status,
+    message: `Frappe redirects ${where}${login} (HTTP ${status}, not followed): check baseUrl of ${ctx.where} (https, the site's own address)`,
+  };
+}
+
+/** An answer that is not Frappe's JSON: a login page, a proxy's or firewall's page. */
+function notFrappe(status: number, text: string, ctx: CallContext, clean: (s: string) => string): FailureAnswer {
+  const title = /<title[^>]*>([^<]{1,120})<\/title>/i.exec(text)?.[1];
+  const shown = clean((title ?? text).trim().replace(/\s+/g, ' ').slice(0, 80));
+  const login = /login|sign in|log in/i.test(shown) ? ' (a login page: the key and secret were not taken)' : '';
+  return {
+    kind: 'request-failed',
+    httpStatus: status,
+    message: `the Frappe address answers HTTP ${status} with ${shown ? `"${shown}"` : 'an empty body'}${login}, not Frappe's JSON: check baseUrl of ${ctx.where} and the way from this box to the site`,
+  };
+}

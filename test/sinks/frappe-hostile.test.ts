@@ -1,0 +1,168 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AttendanceAnswer } from '../../src/hrms/answer.js';
+import { plainText } from '../../src/sinks/frappe/frappe-json.js';
+import { FrappeSender } from '../../src/sinks/frappe/sender.js';
+import type { SinkPunch } from '../../src/sinks/types.js';
+import { startScriptedHrms, type ScriptedHrms, type ScriptedReply } from '../helpers/scripted-hrms.js';
+
+/**
+ * The Frappe sender against whatever answers at the site's address: a login page, a redirect,
+ * an unknown path, a huge answer, Frappe's errors in the older and newer shapes. Every failure of
+ * the site is a failure of the batch said in plain words; no message carries the key or secret.
+ */
+const KEY = 'hostilekey12345';
+const SECRET = 'hostilesecret678';
+const TOKEN = `${KEY}:${SECRET}`;
+const punch = (n: number): SinkPunch => ({
+  devicelogId: `h-${n}`,
+  biometricCode: String(100 + n),
+  logTime: `2026-11-02 08:00:0${n}`,
+  terminal: 'gate',
+  device: '',
+  timezone: 'UTC',
+});
+
+let site: ScriptedHrms;
+beforeAll(async () => {
+  site = await startScriptedHrms(() => ({}));
+});
+afterAll(async () => {
+  await site.stop();
+});
+
+async function answer(reply: () => ScriptedReply, n = 2): Promise<AttendanceAnswer> {
+  site.reply = reply;
+  const s = new FrappeSender(
+    { baseUrl: site.url, method: 'hrms', employeeFieldname: 'attendance_device_id', concurrency: 2, timeoutMs: 1500 },
+    { name: 'frappe-hr', connectTimeoutMs: 500, env: {} },
+  );
+  try {
+    const a = await s.send(
+      Array.from({ length: n }, (_, i) => punch(i)),
+      { token: TOKEN },
+    );
+    expect(JSON.stringify(a)).not.toContain(SECRET);
+    expect(JSON.stringify(a)).not.toContain(KEY);
+    return a;
+  } finally {
+    await s.close();
+  }
+}
+
+describe('FrappeSender against a hostile or misconfigured site', () => {
+  it('sends the key pair, JSON and the fields Frappe takes', async () => {
+    await answer(() => ({ body: { message: { name: 'EMP-CKIN-1' } } }), 1);
+    const r = site.seen.at(-1)!;
+    expect(r.headers.authorization).toBe(`token ${TOKEN}`);
+    expect(r.url).toBe('/api/method/hrms.hr.doctype.employee_checkin.employee_checkin.add_log_based_on_employee_field');
+  });
+
+  it('a 200 login page is request-failed, saying the key was not taken', async () => {
+    const a = await answer(() => ({ body: '<html><head><title>Login</title></head><body>Sign in</body></html>' }));
+    expect(a.kind).toBe('request-failed');
+    expect(a.kind === 'request-failed' && a.message).toMatch(/"Login".*login page.*check baseUrl of sink frappe-hr/);
+  });
+
+  it('a redirect is never followed: request-failed naming where it points', async () => {
+    const a = await answer(() => ({ status: 302, headers: { location: 'https://sso.example.com/login?x=1' } }));
+    expect(a).toMatchObject({ kind: 'request-failed', httpStatus: 302 });
+    expect(a.kind === 'request-failed' && a.message).toMatch(/redirects to sso\.example\.com\/login .*not followed/);
+    expect(site.seen.every((r) => !r.url.includes('login'))).toBe(true);
+  });
+
+  it('404 and "Failed to get method" name the method setting', async () => {
+    for (const reply of [
+      () => ({ status: 404, body: '<html><title>Not Found</title></html>' }),
+      () => ({
+        status: 417,
+        body: {
+          exc_type: 'ValidationError',
+          _server_messages: JSON.stringify([
+            JSON.stringify({ message: "Failed to get method for command hrms.hr.x with No module named 'hrms'" }),
+          ]),
+        },
+      }),
+    ]) {
+      const a = await answer(reply);
+      expect(a.kind).toBe('request-failed');
+      expect(a.kind === 'request-failed' && a.message).toMatch(
+        /check method \(hrms for Frappe HR \/ ERPNext 14 and later/,
+      );
+    }
+  });
+
+  it('a lock wait timeout as 500 with only the exception line, and a deadlock as 417: transient after sending', async () => {
+    const a = await answer(() => ({
+      status: 500,
+      headers: { 'retry-after': '7' },
+      body: {
+        exception: "pymysql.err.OperationalError: (1205, 'Lock wait timeout exceeded; try restarting transaction')",
+      },
+    }));
+    expect(a).toMatchObject({ kind: 'transient', afterSending: true, httpStatus: 500, retryAfterMs: 7000 });
+    const b = await answer(() => ({
+      status: 417,
+      body: {
+        exc_type: 'QueryDeadlockError',
+        exception: 'frappe.exceptions.QueryDeadlockError: (1213, Deadlock found when trying to get lock)',
+      },
+    }));
+    expect(b).toMatchObject({ kind: 'transient', afterSending: true });
+  });
+
+  it('an answer larger than the cap is refused unread', async () => {
+    const a = await answer(() => ({ body: { message: { name: 'x'.repeat(200_000) } } }));
+    expect(a).toMatchObject({ kind: 'transient', afterSending: true });
+    expect(a.kind === 'transient' && a.message).toMatch(/refused unread/);
+  });
+
+  it("a refusal that quotes the Authorization header is scrubbed; Frappe's HTML becomes text", async () => {
+    const a = await answer(() => ({
+      status: 417,
+      body: {
+        exc_type: 'ValidationError',
+        _server_messages: JSON.stringify([JSON.stringify({ message: `Bad <b>header</b> token ${TOKEN} &amp; more` })]),
+      },
+    }));
+    expect(a.kind).toBe('answered');
+    expect(a.kind === 'answered' && a.results[0]!.message).toBe('Bad header token [REDACTED] & more');
+  });
+
+  it('plainText: line breaks, links, entities', () => {
+    expect(
+      plainText('This employee already has a log with the same timestamp.<Br><a href="/app/x">EMP-CKIN-1</a>'),
+    ).toBe('This employee already has a log with the same timestamp. EMP-CKIN-1');
+    expect(plainText('a&lt;b&gt; &#39;c&#39; &#x41;')).toBe("a<b> 'c' A");
+  });
+});
+
+describe('FrappeSender when calls hang or drop', () => {
+  it('a site that never answers: the batch fails after one deadline per worker, not one per punch', async () => {
+    const { createServer } = await import('node:net');
+    const hang = createServer(() => {});
+    await new Promise<void>((r) => hang.listen(0, '127.0.0.1', r));
+    const port = (hang.address() as import('node:net').AddressInfo).port;
+    const s = new FrappeSender(
+      {
+        baseUrl: `http://127.0.0.1:${port}`,
+        method: 'hrms',
+        employeeFieldname: 'attendance_device_id',
+        concurrency: 2,
+        timeoutMs: 300,
+      },
+      { connectTimeoutMs: 200, env: {} },
+    );
+    try {
+      const t0 = Date.now();
+      const a = await s.send(
+        Array.from({ length: 20 }, (_, i) => punch(i % 9)),
+        { token: TOKEN },
+      );
+      expect(a).toMatchObject({ kind: 'transient', afterSending: true });
+      expect(Date.now() - t0).toBeLessThan(2500);
+    } finally {
+      await s.close();
+      hang.close();
+    }
+  });
+});

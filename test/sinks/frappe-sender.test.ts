@@ -1,0 +1,256 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { compilePatterns } from '../../src/delivery/outcomes.js';
+import type { AttendanceAnswer } from '../../src/hrms/answer.js';
+import { startFrappeSim, STRICT_LOG_TYPE, type FrappeSim } from '../../src/sim/frappe/index.js';
+import { FrappeSender } from '../../src/sinks/frappe/sender.js';
+import type { FrappeSinkOptions } from '../../src/sinks/frappe/options.js';
+import type { SinkPunch } from '../../src/sinks/types.js';
+
+/**
+ * The Frappe sender against the Frappe simulator on loopback: each of Frappe's answers decides
+ * its punch as Frappe meant it, failures of the whole site fail the batch, at most `concurrency`
+ * calls are in flight, and neither the key nor the secret ever comes back in a message.
+ */
+const KEY = 'a1b2c3d4e5f6g7h';
+const SECRET = 'zz9Secret8yy7xx';
+const TOKEN = `${KEY}:${SECRET}`;
+/** delivery.patterns.duplicate's defaults: a duplicate's message must match one. */
+const DUPLICATE = compilePatterns(['already exist', 'duplicate', 'already (been )?(added|recorded|marked)']);
+
+let sim: FrappeSim;
+const senders: FrappeSender[] = [];
+
+beforeAll(async () => {
+  sim = await startFrappeSim({ keys: [{ key: KEY, secret: SECRET }] });
+});
+afterAll(async () => {
+  await sim.stop();
+});
+afterEach(async () => {
+  await Promise.all(senders.splice(0).map((s) => s.close()));
+  sim.reset();
+  seed();
+});
+
+function seed(): void {
+  sim.addShiftType({ name: 'Night', determine_check_in_and_check_out: STRICT_LOG_TYPE });
+  for (let i = 1; i <= 50; i++)
+    sim.addEmployee({ employee_name: `Person ${i}`, fields: { attendance_device_id: String(100 + i) } });
+  sim.addEmployee({ employee_name: 'Gone', status: 'Inactive', fields: { attendance_device_id: '900' } });
+  sim.addEmployee({ employee_name: 'Night worker', default_shift: 'Night', fields: { attendance_device_id: '901' } });
+}
+
+function sender(o: Partial<FrappeSinkOptions> = {}, url = sim.url): FrappeSender {
+  const s = new FrappeSender(
+    { baseUrl: url, method: 'hrms', employeeFieldname: 'attendance_device_id', concurrency: 4, timeoutMs: 2000, ...o },
+    { name: 'frappe-hr', connectTimeoutMs: 1000, env: {} },
+  );
+  senders.push(s);
+  return s;
+}
+
+let seq = 0;
+function punch(
+  code: string,
+  time = `2026-11-02 08:${String(seq % 60).padStart(2, '0')}:00`,
+  extra: Partial<SinkPunch> = {},
+): SinkPunch {
+  seq++;
+  return {
+    devicelogId: `p-${seq}`,
+    biometricCode: code,
+    logTime: time,
+    terminal: 'gate-1',
+    device: 'SN1',
+    timezone: 'UTC',
+    ...extra,
+  };
+}
+
+function results(a: AttendanceAnswer) {
+  if (a.kind !== 'answered') throw new Error(`expected answered, got ${a.kind}: ${'message' in a ? a.message : ''}`);
+  return a.results;
+}
+
+describe('FrappeSender', () => {
+  beforeAll(() => seed());
+
+  it('delivers one Employee Checkin per punch with time, device, log type and the employee field', async () => {
+    const a = await sender().send(
+      [
+        punch('101', '2026-11-02 08:00:00', { direction: 'in' }),
+        punch('102', '2026-11-02 17:30:05', { direction: 'out' }),
+        punch('103', '2026-11-02 09:00:00'),
+      ],
+      { token: TOKEN },
+    );
+    const r = results(a);
+    expect(r.map((x) => x.status)).toEqual([true, true, true]);
+    expect(r[0]!.message).toMatch(/^Employee Checkin EMP-CKIN-/);
+    const c = sim.checkins();
+    expect(c.map((x) => [x.time, x.log_type, x.device_id]).sort()).toEqual([
+      ['2026-11-02 08:00:00', 'IN', 'gate-1'],
+      ['2026-11-02 09:00:00', null, 'gate-1'],
+      ['2026-11-02 17:30:05', 'OUT', 'gate-1'],
+    ]);
+    expect(c).toHaveLength(3);
+  });
+
+  it('a punch Frappe already has is a duplicate whose message the default duplicate patterns match', async () => {
+    const s = sender();
+    const p = punch('104', '2026-11-02 07:59:00', { direction: 'in' });
+    expect(results(await s.send([p], { token: TOKEN }))[0]!.status).toBe(true);
+    const again = results(await s.send([p], { token: TOKEN }))[0]!;
+    expect(again.status).toBe(false);
+    expect(again.unknown).toBeUndefined();
+    expect(again.message).toMatch(/already has a log with the same timestamp/);
+    expect(again.message).not.toMatch(/<|href/);
+    expect(DUPLICATE.some((re) => re.test(again.message))).toBe(true);
+    expect(sim.checkins()).toHaveLength(1);
+  });
+
+  it("refuses each bad punch with Frappe's own words, HTML removed, and delivers the others", async () => {
+    const a = await sender().send(
+      [
+        punch('777'),
+        punch('900'),
+        punch('901'),
+        punch('105'),
+        punch('901', '2026-11-02 22:00:00', { direction: 'in' }),
+      ],
+      { token: TOKEN },
+    );
+    const r = results(a);
+    expect(r.map((x) => x.status)).toEqual([false, false, false, true, true]);
+    expect(r[0]!.message).toBe("No Employee found for the given employee field value. 'attendance_device_id': 777");
+    expect(r[1]!.message).toMatch(/^Transactions cannot be created for an Inactive Employee HR-EMP-\d+\.$/);
+    expect(r[2]!.message).toBe('Log Type is required for check-ins falling in the shift: Night.');
+    for (const x of r.slice(0, 3)) {
+      expect(x.unknown).toBeUndefined();
+      expect(DUPLICATE.some((re) => re.test(x.message))).toBe(false);
+    }
+    expect(sim.checkins()).toHaveLength(2);
+  });
+
+  it('a refused key is an auth failure of the whole batch, and the rest is not sent', async () => {
+    const a = await sender().send(
+      [punch('101'), punch('102'), punch('103'), punch('106'), punch('107'), punch('108')],
+      {
+        token: `${KEY}:wrong-secret-123`,
+      },
+    );
+    expect(a.kind).toBe('auth');
+    expect(a.kind === 'auth' && a.httpStatus).toBe(401);
+    // At most one call per worker went out before the refusal stopped the others.
+    expect(sim.stats().checkinCalls).toBeLessThanOrEqual(4);
+    expect(sim.checkins()).toHaveLength(0);
+  });
+
+  it('an API user without the right to create check-ins is an auth failure (403 PermissionError)', async () => {
+    sim.setFaults({ noPermission: true });
+    const a = await sender().send([punch('101')], { token: TOKEN });
+    expect(a).toMatchObject({ kind: 'auth', httpStatus: 403 });
+    expect(a.kind === 'auth' && a.message).toMatch(/Insufficient Permission for Employee Checkin/);
+  });
+
+  it('a 417 lock wait timeout leaves the punch unknown (uncharged) and the next send delivers it', async () => {
+    sim.setFaults({ lockTimeouts: 1 });
+    const s = sender({ concurrency: 1 });
+    const p1 = punch('101');
+    const p2 = punch('102');
+    const first = results(await s.send([p1, p2], { token: TOKEN }));
+    expect(first[0]).toMatchObject({ status: false, unknown: true });
+    expect(first[0]!.message).toMatch(/417 QueryTimeoutError.*Lock wait timeout/);
+    expect(first[1]!.status).toBe(true);
+    const again = results(await s.send([p1], { token: TOKEN }));
+    expect(again[0]!.status).toBe(true);
+    expect(sim.checkins()).toHaveLength(2);
+  });
+
+  it('every call locked out: the batch is transient after sending', async () => {
+    sim.setFaults({ lockRate: 1, lockStatus: 500 });
+    const a = await sender().send([punch('101'), punch('102')], { token: TOKEN });
+    expect(a).toMatchObject({ kind: 'transient', afterSending: true, httpStatus: 500 });
+  });
+
+  it('5xx on some calls: those punches are unknown, the others delivered', async () => {
+    sim.setFaults({ errorRate: 0.5, seed: 7 });
+    const batch = Array.from({ length: 20 }, (_, i) => punch(String(101 + i)));
+    const r = results(await sender().send(batch, { token: TOKEN }));
+    const unknown = r.filter((x) => x.unknown);
+    expect(unknown.length).toBeGreaterThan(0);
+    expect(unknown.length).toBeLessThan(20);
+    expect(unknown.every((x) => x.status === false && /HTTP 500/.test(x.message))).toBe(true);
+    expect(sim.checkins()).toHaveLength(20 - unknown.length);
+  });
+
+  it('the site down (nginx 502) fails the batch as transient', async () => {
+    sim.setFaults({ down: true });
+    const a = await sender().send([punch('101'), punch('102')], { token: TOKEN });
+    expect(a).toMatchObject({ kind: 'transient', httpStatus: 502 });
+    expect(sim.checkins()).toHaveLength(0);
+  });
+
+  it('nothing listening: transient before sending, one call per worker at most', async () => {
+    const gone = await startFrappeSim({ keys: [{ key: KEY, secret: SECRET }] });
+    const url = gone.url;
+    await gone.stop();
+    const a = await sender({}, url).send(
+      [punch('101'), punch('102'), punch('103'), punch('104'), punch('105'), punch('106')],
+      { token: TOKEN },
+    );
+    expect(a).toMatchObject({ kind: 'transient', afterSending: false });
+    expect(a.kind === 'transient' && a.message).toMatch(/ECONNREFUSED/);
+  });
+
+  it('the old erpnext path on a site without it: request-failed naming the method setting', async () => {
+    const only = await startFrappeSim({ keys: [{ key: KEY, secret: SECRET }], apps: ['hrms'] });
+    try {
+      const a = await sender({ method: 'erpnext' }, only.url).send([punch('101'), punch('102')], { token: TOKEN });
+      expect(a.kind).toBe('request-failed');
+      expect(a.kind === 'request-failed' && a.message).toMatch(/check method .*hrms/);
+    } finally {
+      await only.stop();
+    }
+  });
+
+  it('never more calls in flight than the concurrency setting', async () => {
+    sim.setFaults({ latencyMs: 20 });
+    for (const c of [1, 4]) {
+      sim.reset();
+      seed();
+      sim.setFaults({ latencyMs: 20 });
+      const batch = Array.from({ length: 24 }, (_, i) =>
+        punch(String(101 + i), `2026-11-03 10:${String(i).padStart(2, '0')}:00`),
+      );
+      const r = results(await sender({ concurrency: c }).send(batch, { token: TOKEN }));
+      expect(r.every((x) => x.status)).toBe(true);
+      expect(sim.stats().maxInFlight).toBe(c);
+    }
+  });
+
+  it('an empty batch (the probe) asks who is logged in: answered when the key is taken, auth or transient otherwise', async () => {
+    const s = sender();
+    expect(await s.send([], { token: TOKEN })).toEqual({
+      kind: 'answered',
+      httpStatus: 200,
+      overall: true,
+      results: [],
+    });
+    expect(await s.send([], { token: `${KEY}:nope-nope-nope` })).toMatchObject({ kind: 'auth', httpStatus: 401 });
+    sim.setFaults({ down: true });
+    expect(await s.send([], { token: TOKEN })).toMatchObject({ kind: 'transient', httpStatus: 502 });
+    expect(sim.checkins()).toHaveLength(0);
+  });
+
+  it('neither the key nor the secret comes back in any message', async () => {
+    // A site that echoes what it was sent: the refusal quotes the employee field value, set to the token.
+    const a = await sender().send([punch(TOKEN), punch(`x ${SECRET} y`), punch(KEY)], { token: TOKEN });
+    const text = JSON.stringify(a);
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain(KEY);
+    expect(text).toContain('[REDACTED]');
+    const refused = await sender().send([punch('101')], { token: `${KEY}:wrong-${SECRET}` });
+    expect(JSON.stringify(refused)).not.toContain(SECRET);
+  });
+});
