@@ -1,0 +1,42 @@
+import type { SourceStateStore } from '../../journal/types.js';
+
+/**
+ * What a listening Hikvision terminal's endpoint keeps in the journal for the status and
+ * `punchgate check`: when the terminal last posted, and the posts refused from strangers.
+ */
+export const LISTEN_KEY = 'listen';
+export const LISTEN_REFUSED_KEY = 'listen-refused';
+
+export interface ListenContact {
+  /** Epoch ms of the terminal's last post that was answered (punch journalled, or nothing to keep). */
+  lastPostAt: number;
+}
+
+export interface ListenRefusals {
+  /** The last address refused. */
+  address: string;
+  /** Posts refused since the daemon started (all addresses). */
+  count: number;
+  lastAt: number;
+}
+
+function parse<T>(raw: string | undefined, ok: (o: Record<string, unknown>) => boolean): T | undefined {
+  if (!raw) return undefined;
+  try {
+    const o = JSON.parse(raw) as Record<string, unknown>;
+    return o && typeof o === 'object' && ok(o) ? (o as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function readListenContact(state: Pick<SourceStateStore, 'get'>, terminal: string): ListenContact | undefined {
+  return parse(state.get(terminal, LISTEN_KEY), (o) => typeof o.lastPostAt === 'number');
+}
+
+export function readListenRefusals(state: Pick<SourceStateStore, 'get'>, terminal: string): ListenRefusals | undefined {
+  return parse(
+    state.get(terminal, LISTEN_REFUSED_KEY),
+    (o) => typeof o.address === 'string' && typeof o.count === 'number' && typeof o.lastAt === 'number',
+  );
+}
