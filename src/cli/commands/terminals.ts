@@ -6,6 +6,7 @@ import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { printable } from '../../util/terminal-text.js';
 import { textTableLines } from '../../util/text-table.js';
 import { action, journalErrorOf, loadContext, openJournal, withJournal } from '../common.js';
+import { registerHikvisionListen } from './hikvision-listen.js';
 import { listHikvisionUsers } from './hikvision-users.js';
 import { fmtSkew } from './poll.js';
 import { printPushUsers, registerReparse, registerTerminalCommands } from './terminal-commands.js';
@@ -148,4 +149,5 @@ export function registerTerminals(program: Command): void {
     );
 
   registerTerminalUserCommands(terminals);
+  registerHikvisionListen(terminals);
 }
