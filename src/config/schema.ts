@@ -290,7 +290,8 @@ function checkPushTerminals(
       ctx.addIssue({
         code: 'custom',
         path: ['terminals', i, 'listen'],
-        message: 'a Hikvision terminal that posts its events (listen: true) needs the receiver: set adms.listen, e.g. 0.0.0.0:8081',
+        message:
+          'a Hikvision terminal that posts its events (listen: true) needs the receiver: set adms.listen, e.g. 0.0.0.0:8081',
       });
     if (t.kind !== 'adms' || t.serial === undefined) return;
     if (!c.adms)

@@ -49,7 +49,8 @@ export function registerHikvisionListen(terminals: Command): void {
 async function runListen(cmd: Command, name: string, opts: ListenOptions): Promise<number> {
   const ctx = loadContext(cmd, { logToStderr: true });
   const t = ctx.config.terminals.find((x) => x.name === name);
-  if (!t || t.kind !== 'hikvision') throw new ExitError(`no hikvision terminal named "${name}" in the config`, EXIT.CONFIG);
+  if (!t || t.kind !== 'hikvision')
+    throw new ExitError(`no hikvision terminal named "${name}" in the config`, EXIT.CONFIG);
   if (!ctx.config.adms)
     throw new ExitError('the receiver is off: set adms.listen (e.g. 0.0.0.0:8081) first, then reload', EXIT.CONFIG);
   const at = admsListenAddress(ctx.config.adms);
@@ -91,7 +92,10 @@ async function runListen(cmd: Command, name: string, opts: ListenOptions): Promi
         const current = parseHttpHostsXml(expectOk(await c.http.request('GET', HTTP_HOSTS_PATH), HTTP_HOSTS_PATH).text);
         const next = withBoxHost(current, address, at.port, path);
         expectOk(
-          await c.http.request('PUT', HTTP_HOSTS_PATH, { body: httpHostsXml(next.hosts), contentType: 'application/xml' }),
+          await c.http.request('PUT', HTTP_HOSTS_PATH, {
+            body: httpHostsXml(next.hosts),
+            contentType: 'application/xml',
+          }),
           HTTP_HOSTS_PATH,
         );
         const after = parseHttpHostsXml(expectOk(await c.http.request('GET', HTTP_HOSTS_PATH), HTTP_HOSTS_PATH).text);
@@ -111,7 +115,9 @@ async function runListen(cmd: Command, name: string, opts: ListenOptions): Promi
         EXIT.TEMPFAIL,
       );
     out(`terminal ${t.name} now posts its events to ${printable(describe(ours), 300)}\n`);
-    out(`open port ${at.port}/tcp on this box to ${new URL(t.url).hostname}; punchgate check says when it has posted\n`);
+    out(
+      `open port ${at.port}/tcp on this box to ${new URL(t.url).hostname}; punchgate check says when it has posted\n`,
+    );
     return EXIT.OK;
   } catch (e) {
     throw e instanceof ExitError ? e : journalErrorOf(journal.path, e);

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 
 /**
  * Reading request bodies on the one port open to the LAN: every body is capped, and all the

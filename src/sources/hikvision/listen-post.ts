@@ -35,11 +35,13 @@ const looksLikeEvent = (body: Buffer) => {
 /** Reads the post to its end (or its first bound) and returns its event part. Never rejects. */
 export function readPost(req: IncomingMessage, maxPostBytes = MAX_POST_BYTES): Promise<PostOutcome> {
   const declared = Number(req.headers['content-length'] ?? NaN);
-  if (Number.isFinite(declared) && declared > maxPostBytes) return Promise.resolve({ kind: 'too-large', bytes: declared });
+  if (Number.isFinite(declared) && declared > maxPostBytes)
+    return Promise.resolve({ kind: 'too-large', bytes: declared });
   const type = req.headers['content-type'] ?? '';
   const multipart = /^multipart\//i.test(type);
   const boundary = multipart ? boundaryOf(type) : undefined;
-  if (multipart && !boundary) return Promise.resolve({ kind: 'malformed', reason: 'a multipart post without a boundary' });
+  if (multipart && !boundary)
+    return Promise.resolve({ kind: 'malformed', reason: 'a multipart post without a boundary' });
   return new Promise((resolve) => {
     let bytes = 0;
     let settled = false;
@@ -86,7 +88,8 @@ export function readPost(req: IncomingMessage, maxPostBytes = MAX_POST_BYTES): P
     };
     req.on('data', onData);
     req.once('end', () => {
-      if (!parser) return finish({ kind: 'event', part: { contentType: type, body: Buffer.concat(chunks) }, pictureBytes: 0 });
+      if (!parser)
+        return finish({ kind: 'event', part: { contentType: type, body: Buffer.concat(chunks) }, pictureBytes: 0 });
       // A last part whose closing boundary never came is not a whole part: nothing is guessed.
       finish(event ? { kind: 'event', part: event, pictureBytes } : { kind: 'no-event', pictureBytes });
     });
@@ -97,4 +100,3 @@ export function readPost(req: IncomingMessage, maxPostBytes = MAX_POST_BYTES): P
     });
   });
 }
-

@@ -59,7 +59,8 @@ export class HikvisionSource implements Source {
 
   async start(): Promise<void> {
     if (this.cfg.listen) {
-      if (!this.deps.listeners) throw new Error(`terminal ${this.cfg.name} posts its events (listen: true): set adms.listen`);
+      if (!this.deps.listeners)
+        throw new Error(`terminal ${this.cfg.name} posts its events (listen: true): set adms.listen`);
       const endpoint = new HikvisionListenEndpoint(this.cfg, this.deps, {
         serial: () => this.deps.ledger.get(this.cfg.name)?.serial ?? '',
         backfill: () => this.loop.pollAgain(),
