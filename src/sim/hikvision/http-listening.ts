@@ -13,20 +13,7 @@
  * httpAuthenticationMethod) follow Hikvision's ISAPI documents and shaykhnazar/hikvision-isapi.
  */
 import { request } from 'node:http';
-import type { SimEvent } from './types.js';
-
-export type ListenFormat = 'json' | 'multipart' | 'xml';
-
-export interface HttpHost {
-  id: string;
-  url: string;
-  protocolType: string;
-  parameterFormatType: string;
-  addressingFormatType: string;
-  ipAddress: string;
-  portNo: number;
-  httpAuthenticationMethod: string;
-}
+import type { HttpHost, ListenFormat, PosterStats, SimEvent } from './types.js';
 
 export interface PosterOptions {
   format: ListenFormat;
@@ -36,17 +23,6 @@ export interface PosterOptions {
   /** The address posts are sent from (a stranger test sends from another loopback address). */
   localAddress?: string;
   device: { macAddress: string; ipAddress: string };
-}
-
-export interface PosterStats {
-  /** Events answered 200. */
-  delivered: number;
-  /** Posts sent (retries included). */
-  attempts: number;
-  /** Events waiting to be posted. */
-  queued: number;
-  /** Status of the last answer (0: none: refused, cut, timed out). */
-  lastStatus: number;
 }
 
 const BOUNDARY = 'MIME_boundary';

@@ -1,5 +1,3 @@
-import type { HttpHost, ListenFormat, PosterStats } from './http-listening.js';
-
 /** One access-control event as the simulated device records it (an AcsEvent InfoList row). */
 export interface SimEvent {
   serialNo: number;
@@ -201,4 +199,29 @@ export interface HikvisionSim {
   /** What HTTP Listening posted so far. */
   posts(): PosterStats;
   stop(): Promise<void>;
+}
+
+/** How the device posts its events by HTTP Listening (http-listening.ts). */
+export type ListenFormat = 'json' | 'multipart' | 'xml';
+
+export interface HttpHost {
+  id: string;
+  url: string;
+  protocolType: string;
+  parameterFormatType: string;
+  addressingFormatType: string;
+  ipAddress: string;
+  portNo: number;
+  httpAuthenticationMethod: string;
+}
+
+export interface PosterStats {
+  /** Events answered 200. */
+  delivered: number;
+  /** Posts sent (retries included). */
+  attempts: number;
+  /** Events waiting to be posted. */
+  queued: number;
+  /** Status of the last answer (0: none: refused, cut, timed out). */
+  lastStatus: number;
 }
