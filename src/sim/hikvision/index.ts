@@ -11,11 +11,12 @@ import { DigestServer } from './digest-auth.js';
 import { epochOf, EventLog, isoAtOffset, offsetMinutes } from './event-log.js';
 import { People, responseStatus, type Answer } from './people.js';
 import { handle, jsonText, type SimState } from './server.js';
-import { HttpPoster, parseHttpHosts, type ListenFormat } from './http-listening.js';
+import { HttpPoster, parseHttpHosts } from './http-listening.js';
 import type {
   HikFirmware,
   HikvisionSim,
   HikvisionSimOptions,
+  ListenFormat,
   NewSimEvent,
   SimEvent,
   SimRequest,
@@ -25,7 +26,7 @@ import type {
 export type * from './types.js';
 export { BAD_EVENT, generateEvents, employeeNoOf, type GenerateOptions } from './generate.js';
 export { isoAtOffset } from './event-log.js';
-export { parseHttpHosts, type HttpHost, type ListenFormat, type PosterStats } from './http-listening.js';
+export { parseHttpHosts } from './http-listening.js';
 
 /** One listening host from a URL (http://127.0.0.1:8081/listen/hikvision/gate), as httpHosts holds it. */
 function hostOf(url: string) {
