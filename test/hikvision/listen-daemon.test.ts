@@ -2,6 +2,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { Database } from '../../src/journal/sqlite-driver.js';
 import { freePort } from '../../bench/lib/ports.js';
 import { type HikvisionSim, type NewSimEvent } from '../../src/sim/hikvision/index.js';
 import { keys, spawnDaemon, type DaemonProcess } from '../daemon/stack.js';
@@ -57,6 +58,20 @@ const pass = (n: number): NewSimEvent => ({
   attendanceStatus: n % 3 ? 'checkIn' : 'checkOut',
 });
 
+/** "code@time" of every punch in the journal (read while no daemon runs). */
+function journalled(path: string): Set<string> {
+  const db = new Database(path, { readonly: true });
+  try {
+    const rows = db.prepare('SELECT biometric_code AS c, log_time AS t FROM punches').all() as {
+      c: string;
+      t: string;
+    }[];
+    return new Set(rows.map((r) => `${r.c}@${r.t}`));
+  } finally {
+    db.close();
+  }
+}
+
 async function running(d: DaemonProcess) {
   await waitFor(
     () => d.output().includes('push terminal receiver listening') || d.child.exitCode !== null,
@@ -69,23 +84,45 @@ async function running(d: DaemonProcess) {
 describe('a Hikvision terminal that posts its events (HTTP Listening) to punchgate run', () => {
   it('delivers every posted punch once through SIGKILLs (the terminal posts again what was not answered 200), with polls reading the same events: never doubled', async () => {
     const sim = await startSim(50, { listenFormat: 'multipart', listenRetryMs: 100 });
-    const s = await listenStack(sim);
+    // Polled only as each daemon starts (and when a post finds no serial yet): what a killed
+    // daemon answered 200 must be in the journal by itself, before any later poll reads it.
+    const s = await listenStack(sim, { schedule: '0 0 * * * *' });
     sim.setHttpHost(s.hostUrl);
     let n = 0;
     const adder = setInterval(() => {
       n++;
-      sim.addEvents([pass(n), { major: 5, minor: 21, doorNo: 1 }, ...(n % 4 === 0 ? [{ major: 5, minor: 39 }] : [])]);
-    }, 20);
+      sim.addEvents([
+        pass(n),
+        ...(n % 4 === 0
+          ? [
+              { major: 5, minor: 21, doorNo: 1 },
+              { major: 5, minor: 39 },
+            ]
+          : []),
+      ]);
+    }, 100);
     try {
       for (let kill = 0; kill < 5; kill++) {
         const before = sim.posts().delivered;
         const d = spawnDaemon(s.configPath);
         await running(d);
         // Killed once this daemon has answered some posts, at a random moment after.
-        await waitFor(() => sim.posts().delivered > before + 5, 30_000, 'posts answered by this run');
+        // (and once the terminal has caught up: it posts events newer than this run's first poll).
+        await waitFor(
+          () => sim.posts().delivered > before + 5 && sim.posts().queued < 5,
+          30_000,
+          'posts answered by this run',
+        ).catch((e: Error) => {
+          throw new Error(`${e.message}: ${JSON.stringify(sim.posts())}\n${d.output().slice(-2000)}`);
+        });
         await new Promise((r) => setTimeout(r, 20 + Math.floor(Math.random() * 400)));
         d.child.kill('SIGKILL');
         await d.exited;
+        // Never OK for a punch not kept: every pass answered 200 is in the journal.
+        const kept = journalled(s.tmp.path('journal.db'));
+        const acked = expectedPunches(sim.postsAcked());
+        expect(acked.length).toBeGreaterThan(0);
+        expect(acked.filter((k) => !kept.has(k))).toEqual([]);
       }
       clearInterval(adder);
       const d = spawnDaemon(s.configPath);

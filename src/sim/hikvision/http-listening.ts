@@ -190,6 +190,7 @@ export class HttpPoster {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly s: PosterStats = { delivered: 0, attempts: 0, queued: 0, lastStatus: 0 };
+  private readonly answered: SimEvent[] = [];
 
   constructor(readonly opts: PosterOptions) {}
 
@@ -204,6 +205,11 @@ export class HttpPoster {
 
   setFormat(format: ListenFormat): void {
     this.opts.format = format;
+  }
+
+  /** The events the host answered 200 (told the device it has them), in order. */
+  acked(): SimEvent[] {
+    return [...this.answered];
   }
 
   stats(): PosterStats {
@@ -232,7 +238,7 @@ export class HttpPoster {
     this.s.lastStatus = status;
     if (this.stopped) return;
     if (status === 200) {
-      this.queue.shift();
+      this.answered.push(this.queue.shift()!);
       this.s.delivered++;
       this.kick();
       return;

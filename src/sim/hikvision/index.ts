@@ -200,6 +200,7 @@ export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<Hi
     setHttpHost: (url) => poster.setHosts(url ? (hostOf(url) ?? []) : []),
     setListenFormat: (f) => poster.setFormat(f),
     posts: () => poster.stats(),
+    postsAcked: () => poster.acked(),
   };
   if (o.events?.length) log.add(o.events, deviceTime);
 

@@ -198,6 +198,8 @@ export interface HikvisionSim {
   setListenFormat(format: ListenFormat): void;
   /** What HTTP Listening posted so far. */
   posts(): PosterStats;
+  /** The events the listening host answered 200, in order. */
+  postsAcked(): SimEvent[];
   stop(): Promise<void>;
 }
 
