@@ -35,6 +35,7 @@ export function parseHttpHosts(body: string): HttpHost[] | undefined {
   const text = body.trim();
   const blocks: Record<string, string>[] = [];
   if (text.startsWith('<')) {
+    if (!/<HttpHostNotification(List)?\b[^>]*>/.test(text)) return undefined;
     for (const m of text.matchAll(/<HttpHostNotification\b[^>]*>([\s\S]*?)<\/HttpHostNotification>/g)) {
       const fields: Record<string, string> = {};
       for (const f of m[1]!.matchAll(/<(\w+)>([^<]*)<\/\1>/g)) fields[f[1]!] = f[2]!.trim();
