@@ -150,6 +150,20 @@ describe('the HTTP Listening endpoint of a Hikvision terminal', () => {
     expect(readListenRefusals(f.journal.sourceState, 'reception')).toMatchObject({ address: '127.0.0.2', count: 2 });
     expect(readListenContact(f.journal.sourceState, 'reception')).toBeUndefined();
   });
+
+  it("refuses a post from the terminal's address that carries another device's MAC address (the poll read the terminal's)", async () => {
+    const f = await endpointFixture();
+    f.journal.sourceState.set({ terminal: 'reception', key: 'mac', value: '44-19-B6-00-00-01' });
+    const mine = postBody(event(12), { format: 'json', pictureBytes: 0, device });
+    expect((await post(f.port, mine.body, mine.type)).status).toBe(200);
+    const other = postBody(event(13, { ...face, employeeNoString: 'OTHER' }), {
+      format: 'xml',
+      pictureBytes: 0,
+      device: { ...device, macAddress: '00:11:22:33:44:55' },
+    });
+    expect((await post(f.port, other.body, other.type)).status).toBe(403);
+    expect(journalKeys(f.journal)).toEqual(['100054@2026-11-02 07:58:01']);
+  });
 });
 
 describe('httpHosts', () => {

@@ -9,7 +9,7 @@ import type { SourceDeps } from '../types.js';
 import { classify } from './events.js';
 import { isObject, parseDeviceJson, xmlField } from './isapi.js';
 import { readPost } from './listen-post.js';
-import { LISTEN_KEY, LISTEN_REFUSED_KEY, type ListenRefusals } from './listen-state.js';
+import { LISTEN_KEY, LISTEN_REFUSED_KEY, MAC_KEY, sameMac, type ListenRefusals } from './listen-state.js';
 import { accessEventOf } from './realtime.js';
 
 export interface ListenHooks {
@@ -98,6 +98,12 @@ export class HikvisionListenEndpoint implements ListenEndpoint {
       this.malformed('a post that is neither JSON nor an XML event');
       return answer(req, res, 400, 'malformed');
     }
+    const mac = macOf(got.part.body);
+    const known = this.knownMac();
+    if (mac && known && !sameMac(mac, known)) {
+      // From the terminal's address but another device (the address was given to it): not its events.
+      return this.refuse(req, res, address, `with the MAC address ${mac} (the terminal's is ${known})`);
+    }
     const device = this.hooks.serial();
     if (device === '') {
       // No poll has read the device's serial number yet: filed without it, the punch would not be
@@ -157,7 +163,15 @@ export class HikvisionListenEndpoint implements ListenEndpoint {
     );
   }
 
-  private refuse(req: ListenedPost['req'], res: ListenedPost['res'], address: string): void {
+  private knownMac(): string | undefined {
+    try {
+      return this.deps.state.get(this.cfg.name, MAC_KEY);
+    } catch {
+      return undefined; // a busy journal: the address rule still holds
+    }
+  }
+
+  private refuse(req: ListenedPost['req'], res: ListenedPost['res'], address: string, mac?: string): void {
     const now = this.deps.clock.now();
     this.refusals = { address, count: (this.refusals?.count ?? 0) + 1, lastAt: now };
     this.writeRefusals();
@@ -165,7 +179,9 @@ export class HikvisionListenEndpoint implements ListenEndpoint {
     if (held !== undefined)
       this.log().warn(
         { address, ...(held > 0 ? { notLogged: held } : {}) },
-        `${address} posted events to the path of terminal ${this.cfg.name}, which posts from ${this.cfg.allowFrom?.join(', ') ?? urlAddress(this.cfg.url) ?? '(no address)'}: refused, nothing kept; if the terminal itself moved to ${address}, set allowFrom: [${address}] for ${this.cfg.name} and reload`,
+        mac
+          ? `${address} posted events to the path of terminal ${this.cfg.name} ${mac}: another device at its address; refused, nothing kept; if the terminal was replaced, poll it (punchgate poll --terminal ${this.cfg.name}) so punchgate learns the new one`
+          : `${address} posted events to the path of terminal ${this.cfg.name}, which posts from ${this.cfg.allowFrom?.join(', ') ?? urlAddress(this.cfg.url) ?? '(no address)'}: refused, nothing kept; if the terminal itself moved to ${address}, set allowFrom: [${address}] for ${this.cfg.name} and reload`,
       );
     answer(req, res, 403, 'refused');
   }
@@ -196,6 +212,18 @@ export class HikvisionListenEndpoint implements ListenEndpoint {
       this.refusalsWrittenAt = 0;
       this.writeRefusals();
     }
+  }
+}
+
+/** The sender's MAC address as the event says it (`macAddress`, JSON or XML), if it does. */
+function macOf(body: Buffer): string | undefined {
+  const text = body.toString('utf8').trim();
+  if (text.startsWith('<')) return xmlField(text, 'macAddress') || undefined;
+  try {
+    const o = parseDeviceJson(text);
+    return isObject(o) && typeof o.macAddress === 'string' && o.macAddress !== '' ? o.macAddress : undefined;
+  } catch {
+    return undefined;
   }
 }
 
