@@ -204,6 +204,8 @@ describe('a Hikvision terminal that posts its events (HTTP Listening) to punchga
       ).checks.find((c) => c.name === 'terminal reception (HTTP Listening)');
       expect(line).toMatchObject({ status: 'pass' });
       expect(line!.detail).toMatch(/last post at/);
+      const list = await runPunchgate(['--config', s.configPath, 'terminals']);
+      expect(list.stdout).toMatch(/posts its events \(HTTP Listening\): last post \d{4}-/);
     } finally {
       d.child.kill('SIGTERM');
       await d.exited;
