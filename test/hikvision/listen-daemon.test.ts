@@ -286,4 +286,32 @@ describe('a Hikvision terminal that posts its events (HTTP Listening) to punchga
       await s.stop();
     }
   }, 120_000);
+
+  it('a terminal that posts before listen: true is answered 404 and keeps its events; after a reload (SIGHUP) they are delivered, once', async () => {
+    const sim = await startSim(2, { listenFormat: 'json', listenRetryMs: 100 });
+    const s = await listenStack(sim, { schedule: '0 0 * * * *', listen: false });
+    const d = spawnDaemon(s.configPath);
+    try {
+      await running(d);
+      await waitFor(() => s.hrms.attendance().length >= 2, 20_000, 'the first poll delivered');
+      sim.setHttpHost(s.hostUrl);
+      sim.addEvents([pass(1), pass(2), pass(3)]);
+      await waitFor(() => sim.posts().attempts >= 5, 20_000, 'posts refused');
+      expect(sim.posts()).toMatchObject({ delivered: 0, lastStatus: 404 });
+      expect(s.hrms.attendance()).toHaveLength(2);
+      const cfg = parse(readFileSync(s.configPath, 'utf8')) as { terminals: Record<string, unknown>[] };
+      cfg.terminals[0]!.listen = true;
+      writeFileSync(s.configPath, stringify(cfg));
+      d.child.kill('SIGHUP');
+      await waitFor(() => sim.posts().delivered === 3, 20_000, 'the posts answered 200 after the reload');
+      await waitFor(() => s.hrms.attendance().length >= 5, 20_000, 'delivered');
+      expect(keys(s.hrms.attendance())).toEqual(expectedPunches(sim.events()));
+      expect(s.hrms.attendance()).toHaveLength(5);
+    } finally {
+      d.child.kill('SIGTERM');
+      await d.exited;
+      await sim.stop();
+      await s.stop();
+    }
+  }, 120_000);
 });
