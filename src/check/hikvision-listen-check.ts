@@ -51,6 +51,12 @@ export function checkHikvisionListen(
   const where = `${adms?.listen ?? 'adms.listen'} ${listenPath('hikvision', cfg.name)}`;
   const setUp = `punchgate terminals listen ${cfg.name} (or set it by hand: punchgate terminals listen ${cfg.name} --print), and open the port of adms.listen to the terminal`;
   const r = s?.refusals;
+  if (r?.mac && now - r.lastAt < QUIET_MS)
+    return warn(
+      name,
+      `${r.count} post(s) came from its address ${r.address} with the MAC address ${r.mac}, not the terminal's (last at ${localTime(r.lastAt)}): refused, nothing kept`,
+      `if the terminal was replaced, poll it (punchgate poll --terminal ${cfg.name}) so punchgate learns the new one`,
+    );
   if (r && now - r.lastAt < QUIET_MS)
     return warn(
       name,

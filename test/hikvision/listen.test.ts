@@ -163,6 +163,12 @@ describe('the HTTP Listening endpoint of a Hikvision terminal', () => {
     });
     expect((await post(f.port, other.body, other.type)).status).toBe(403);
     expect(journalKeys(f.journal)).toEqual(['100054@2026-11-02 07:58:01']);
+    f.endpoint.stop();
+    expect(readListenRefusals(f.journal.sourceState, 'reception')).toMatchObject({
+      address: '127.0.0.1',
+      mac: '00:11:22:33:44:55',
+      count: 1,
+    });
   });
 });
 

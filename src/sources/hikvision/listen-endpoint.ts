@@ -92,7 +92,7 @@ export class HikvisionListenEndpoint implements ListenEndpoint {
     if (!e) {
       // Another kind of event (a heartbeat, a tamper alarm...) is answered: nothing of it is kept.
       if (isAnotherEvent(got.part.body)) {
-        this.contact(false);
+        this.contact();
         return answer(req, res, 200, 'OK');
       }
       this.malformed('a post that is neither JSON nor an XML event');
@@ -102,9 +102,14 @@ export class HikvisionListenEndpoint implements ListenEndpoint {
     const known = this.knownMac();
     if (mac && known && !sameMac(mac, known)) {
       // From the terminal's address but another device (the address was given to it): not its events.
-      return this.refuse(req, res, address, `with the MAC address ${mac} (the terminal's is ${known})`);
+      return this.refuse(req, res, address, { mac, known });
     }
-    const device = this.hooks.serial();
+    let device: string;
+    try {
+      device = this.hooks.serial();
+    } catch {
+      return answer(req, res, 503, 'cannot keep it now; retry', { 'Retry-After': RETRY_AFTER_S });
+    }
     if (device === '') {
       // No poll has read the device's serial number yet: filed without it, the punch would not be
       // known as the same punch when the poll reads it. The poll runs now; the device retries.
@@ -114,11 +119,11 @@ export class HikvisionListenEndpoint implements ListenEndpoint {
     const c = classify(e, this.cfg.name, device, this.minors);
     if (c.kind === 'malformed') {
       this.malformed(c.reason);
-      this.contact(false);
+      this.contact();
       return answer(req, res, 200, 'OK');
     }
     if (c.kind === 'other') {
-      this.contact(false);
+      this.contact();
       return answer(req, res, 200, 'OK');
     }
     try {
@@ -143,9 +148,9 @@ export class HikvisionListenEndpoint implements ListenEndpoint {
   }
 
   /** The terminal posted something with no punch: its "last posted" time moves (at most once a minute). */
-  private contact(force: boolean): void {
+  private contact(): void {
     const now = this.deps.clock.now();
-    if (!force && now - this.contactWrittenAt < CONTACT_WRITE_MS) return;
+    if (now - this.contactWrittenAt < CONTACT_WRITE_MS) return;
     this.contactWrittenAt = now;
     try {
       this.deps.state.set({ terminal: this.cfg.name, key: LISTEN_KEY, value: JSON.stringify({ lastPostAt: now }) });
@@ -171,16 +176,26 @@ export class HikvisionListenEndpoint implements ListenEndpoint {
     }
   }
 
-  private refuse(req: ListenedPost['req'], res: ListenedPost['res'], address: string, mac?: string): void {
+  private refuse(
+    req: ListenedPost['req'],
+    res: ListenedPost['res'],
+    address: string,
+    other?: { mac: string; known: string },
+  ): void {
     const now = this.deps.clock.now();
-    this.refusals = { address, count: (this.refusals?.count ?? 0) + 1, lastAt: now };
+    this.refusals = {
+      address,
+      count: (this.refusals?.count ?? 0) + 1,
+      lastAt: now,
+      ...(other ? { mac: other.mac } : {}),
+    };
     this.writeRefusals();
     const held = this.strangerLog.take(now);
     if (held !== undefined)
       this.log().warn(
-        { address, ...(held > 0 ? { notLogged: held } : {}) },
-        mac
-          ? `${address} posted events to the path of terminal ${this.cfg.name} ${mac}: another device at its address; refused, nothing kept; if the terminal was replaced, poll it (punchgate poll --terminal ${this.cfg.name}) so punchgate learns the new one`
+        { address, ...(other ? { mac: other.mac } : {}), ...(held > 0 ? { notLogged: held } : {}) },
+        other
+          ? `${address} posted events to the path of terminal ${this.cfg.name} with the MAC address ${other.mac}, but the terminal's is ${other.known}: another device at its address; refused, nothing kept; if the terminal was replaced, its next poll learns the new one`
           : `${address} posted events to the path of terminal ${this.cfg.name}, which posts from ${this.cfg.allowFrom?.join(', ') ?? urlAddress(this.cfg.url) ?? '(no address)'}: refused, nothing kept; if the terminal itself moved to ${address}, set allowFrom: [${address}] for ${this.cfg.name} and reload`,
       );
     answer(req, res, 403, 'refused');

@@ -35,6 +35,8 @@ export interface ListenRefusals {
   /** Posts refused since the daemon started (all addresses). */
   count: number;
   lastAt: number;
+  /** Set when the last refused post came from the terminal's address with another device's MAC address. */
+  mac?: string;
 }
 
 function parse<T>(raw: string | undefined, ok: (o: Record<string, unknown>) => boolean): T | undefined {
