@@ -17,6 +17,7 @@ import { checkDisk } from './disk-check.js';
 import { checkHrms } from './hrms-check.js';
 import { checkJournal } from './journal-check.js';
 import { checkHikvisionTerminal } from './hikvision-check.js';
+import { checkHikvisionListen, readListenStates } from './hikvision-listen-check.js';
 import { readAuthRefusals, readTerminalLedger } from './ledger.js';
 import { checkNotify, type NotifyCheckDeps } from './notify-check.js';
 import { checkSerialTerminal } from './serial-check.js';
@@ -130,6 +131,14 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
   ]);
   if (receiver) checks.push(receiver);
   for (const t of terminals) if (t) checks.push(t);
+  const listening = config.terminals.filter((t) => t.kind === 'hikvision' && t.enabled && t.listen);
+  const heard = readListenStates(
+    config.journal.path,
+    listening.map((t) => t.name),
+  );
+  for (const t of listening)
+    if (t.kind === 'hikvision')
+      checks.push(checkHikvisionListen(t, config.terminals.indexOf(t), config.adms, heard.get(t.name), clock.now()));
   checks.push(...sameSerialWarnings(checks));
   if (config.adms)
     checks.push(

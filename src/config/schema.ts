@@ -281,11 +281,18 @@ export const configSchema = z
 
 /** Push terminals need the receiver, and each serial number names one terminal. */
 function checkPushTerminals(
-  c: { adms?: unknown; terminals: readonly { kind: string; name: string; serial?: string }[] },
+  c: { adms?: unknown; terminals: readonly { kind: string; name: string; serial?: string; listen?: boolean }[] },
   ctx: z.RefinementCtx,
 ): void {
   const serials = new Map<string, string>();
   c.terminals.forEach((t, i) => {
+    if (t.kind === 'hikvision' && t.listen === true && !c.adms)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['terminals', i, 'listen'],
+        message:
+          'a Hikvision terminal that posts its events (listen: true) needs the receiver: set adms.listen, e.g. 0.0.0.0:8081',
+      });
     if (t.kind !== 'adms' || t.serial === undefined) return;
     if (!c.adms)
       ctx.addIssue({

@@ -168,6 +168,21 @@ export const hikvisionTerminalSchema = z
     skewThresholdSeconds: z.number().int().min(1).default(60),
     /** Firmware without serial-number filters is read by time window, starting this far before the newest event read. */
     overlapMinutes: z.number().int().min(1).max(1440).default(10),
+    /**
+     * HTTP Listening: the terminal POSTs its events to the push receiver (`adms.listen`, path
+     * /listen/hikvision/<name>); polling stays the backstop. `punchgate terminals listen` sets it up.
+     */
+    listen: z.boolean().optional(),
+    /** Addresses (or CIDR networks) the terminal may post from; default the address of its url. */
+    allowFrom: z
+      .array(
+        z
+          .string()
+          .refine((s) => validAddressOrCidr(s), 'must be an address or a network such as 192.168.10.0/24')
+          .transform((s) => s.trim()),
+      )
+      .min(1, 'must list at least one address or network (leave allowFrom out for the address of url)')
+      .optional(),
   })
   .superRefine((t, ctx) => {
     if (!URL.canParse(t.url)) return;
@@ -176,6 +191,13 @@ export const hikvisionTerminalSchema = z
         code: 'custom',
         path: [t.tlsFingerprint ? 'tlsFingerprint' : 'caFile'],
         message: 'needs an https:// url (the device is reached over plain http)',
+      });
+    }
+    if (t.listen && !t.allowFrom && isIP(new URL(t.url).hostname.replace(/^\[|\]$/g, '')) === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['allowFrom'],
+        message: `must list the address the terminal posts from (its url names a host, ${new URL(t.url).hostname}, not an address)`,
       });
     }
   });

@@ -284,6 +284,7 @@ export class Daemon {
     const wake = () => this.delivery?.deliverer.wake();
     this.pushReceiver = createPushReceiver(adms, this.journal, this.ctx, (fn) => this.guard(fn), wake);
     this.deps.pushReceiver = this.pushReceiver;
+    this.deps.listeners = this.pushReceiver;
   }
 
   /** A reload keeps the receiver and its connections: new delays and limits apply, a new port only after a restart. */

@@ -3,6 +3,7 @@ import type { PunchSink, SourceStateStore, TerminalRecord } from '../journal/typ
 import type { ClockStep } from '../util/clock-steps.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import type { ListenRegistry } from './listen.js';
 
 /** Where a source records what its terminal last reported (the journal's terminals table). */
 export interface TerminalLedger {
@@ -67,6 +68,8 @@ export interface SourceDeps {
   onPunches?: (added: number) => void;
   /** The push terminal receiver, when `adms.listen` is set. */
   pushReceiver?: PushTerminalRegistry;
+  /** Where terminals that post in their own format (Hikvision HTTP Listening) are heard: the same receiver. */
+  listeners?: ListenRegistry;
   /** How fixes name a terminal's settings: its place in the config (`terminals[2]`). */
   configKey?: (terminal: string) => string;
   /** Steps of the box clock (the daemon's ClockStepWatch): cron schedules are re-armed after each. */

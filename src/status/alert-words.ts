@@ -367,6 +367,21 @@ export const ALERT = {
     fix: `if the terminal itself moved to ${other.address}, set allowFrom: [${other.address}] for ${t.name} and reload (punchgate then trusts that address); else set allowFrom to its address ${t.push?.trustedAddress ?? ''} to refuse the other device at the door`,
   }),
 
+  /** Posts to a listening Hikvision terminal's path from another address than the terminal's: refused. */
+  hikvisionListenStranger: (
+    terminal: string,
+    allowed: string,
+    other: { address: string; count: number; lastAt: number; mac?: string },
+  ): Alert => ({
+    kind: 'hikvision-listen-stranger',
+    cause: other.mac
+      ? `terminal ${terminal}: a device at its address ${other.address} posted events with the MAC address ${other.mac}, not the terminal's (${other.count} posts refused, last ${localTime(other.lastAt)}): another device may be posting as it (its posts changed nothing)`
+      : `terminal ${terminal} posts its events from ${allowed}, but ${other.address} posted to its path (${other.count} posts, last ${localTime(other.lastAt)}): another device may be posting as it (its posts were refused and changed nothing)`,
+    fix: other.mac
+      ? `if the terminal was replaced, poll it (punchgate poll --terminal ${terminal}) so punchgate learns the new one; else find the device with the MAC address ${other.mac}`
+      : `if the terminal itself moved to ${other.address}, set allowFrom: [${other.address}] for ${terminal} and reload; else find the device at ${other.address}`,
+  }),
+
   /** Uploads answered OK that were not turned into punches: kept raw in the journal. */
   pushKept: (
     t: TerminalStatus,

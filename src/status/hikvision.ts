@@ -1,6 +1,8 @@
 import type { Config } from '../config/schema.js';
 import type { Journal } from '../journal/journal.js';
-import { activeNotes } from '../sources/hikvision/notes.js';
+import { readListenRefusals } from '../sources/hikvision/listen-state.js';
+import { activeNotes, NOTE_SHOWN_MS } from '../sources/hikvision/notes.js';
+import { ALERT } from './alert-words.js';
 import { localTime } from '../util/local-time.js';
 import type { Alert } from './types.js';
 
@@ -19,6 +21,17 @@ export function hikvisionAlerts(journal: Journal, config: Config, now: number): 
         cause: `terminal ${t.name}: ${n.cause} (last at ${localTime(n.at)})`,
         fix: n.fix,
       });
+    }
+    if (t.listen) {
+      const r = readListenRefusals(journal.sourceState, t.name);
+      if (r && now - r.lastAt < NOTE_SHOWN_MS)
+        out.push(
+          ALERT.hikvisionListenStranger(
+            t.name,
+            t.allowFrom?.join(', ') ?? new URL(t.url).hostname.replace(/^\[|\]$/g, ''),
+            r,
+          ),
+        );
     }
   }
   return out;

@@ -81,4 +81,35 @@ describe('hikvision terminal config', () => {
     expect(terminalPasswordEnv('reception')).toBe('PUNCHGATE_TERMINAL_RECEPTION_PASSWORD');
     expect(terminalPasswordEnv('gate-1.b')).toBe('PUNCHGATE_TERMINAL_GATE_1_B_PASSWORD');
   });
+
+  it('listen: true needs the receiver (adms.listen), and allowFrom when its url names a host', () => {
+    const parse = (adms: boolean, terminal: Record<string, unknown>) => {
+      try {
+        parseConfig(
+          {
+            ...base,
+            ...(adms ? { adms: { listen: '0.0.0.0:8081' } } : {}),
+            terminals: [{ name: 'reception', kind: 'hikvision', ...terminal }],
+          },
+          '/etc/punchgate',
+        );
+        return [];
+      } catch (e) {
+        return (e as ConfigError).problems;
+      }
+    };
+    expect(parse(true, { url: 'http://192.168.1.64', listen: true })).toEqual([]);
+    expect(parse(false, { url: 'http://192.168.1.64', listen: true }).join('\n')).toMatch(
+      /terminals\[0\] \(reception\)\.listen.*needs the receiver: set adms\.listen/,
+    );
+    expect(parse(true, { url: 'http://door.lan', listen: true }).join('\n')).toMatch(
+      /allowFrom.*must list the address the terminal posts from/,
+    );
+    expect(parse(true, { url: 'http://door.lan', listen: true, allowFrom: ['192.168.1.0/24'] })).toEqual([]);
+    expect(parse(true, { url: 'http://192.168.1.64', listen: true, allowFrom: ['not an address'] }).join('\n')).toMatch(
+      /allowFrom.*must be an address or a network/,
+    );
+    // Without listen, neither is asked for.
+    expect(parse(false, { url: 'http://door.lan' })).toEqual([]);
+  });
 });

@@ -208,6 +208,11 @@ function everyAlert(): StatusReport {
       })),
     ),
     ALERT.pushOtherAddress(push, { address: '192.168.1.66', count: 7, lastAt: iso(1) }),
+    ALERT.hikvisionListenStranger('door-hik', '192.168.1.64', {
+      address: '192.168.1.67',
+      count: 3,
+      lastAt: NOW - 60_000,
+    }),
     ALERT.clockStep('the box clock stepped back 1 h at 2026-11-22 09:00:00 +01:00', true, 1),
     ALERT.boxClockBehind('1 h'),
     ALERT.standInSerial({ ...offline, serial: 'DS-K1T341AMF0123456789ab~4f1c2a9be07d3c55' }),

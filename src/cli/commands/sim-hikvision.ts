@@ -54,6 +54,10 @@ interface SimHikvisionOptions {
   endlessUserSearch?: boolean;
   streamFault?: StreamFault;
   badEvent?: boolean;
+  httpHost?: string;
+  listenFormat?: 'json' | 'multipart' | 'xml';
+  listenPictureKb: number;
+  listenFrom?: string;
 }
 
 /** A value among `choices`, for commander. */
@@ -147,6 +151,17 @@ export function registerSimHikvision(program: Command): void {
       oneOf(['endless-part', 'huge-part'] as const),
     )
     .option('--bad-event', 'one event numbered 2,999,999,999 and dated 2037 among the others')
+    .option(
+      '--http-host <url>',
+      'HTTP Listening set already: POST each new event to URL (e.g. http://127.0.0.1:8081/listen/hikvision/gate), again until answered 200',
+    )
+    .option(
+      '--listen-format <format>',
+      'how events are posted: json, multipart (with a picture part) or xml (default multipart)',
+      oneOf(['json', 'multipart', 'xml'] as const),
+    )
+    .option('--listen-picture-kb <n>', 'size of the picture part of a multipart post', int(0, 4096), 60)
+    .option('--listen-from <address>', 'post from this local address')
     .action(action((opts: SimHikvisionOptions) => runSim(opts)));
 }
 
@@ -206,6 +221,10 @@ async function runSim(o: SimHikvisionOptions): Promise<number> {
       name: `Person ${employeeNoOf(i)}`,
     })),
     events,
+    httpHost: o.httpHost,
+    listenFormat: o.listenFormat,
+    listenPictureBytes: o.listenPictureKb * 1024,
+    listenFrom: o.listenFrom,
   }).catch((e: unknown) => {
     throw new ExitError(`cannot listen on ${o.host}:${o.port}: ${(e as Error).message}`, EXIT.TEMPFAIL);
   });
@@ -222,6 +241,7 @@ async function runSim(o: SimHikvisionOptions): Promise<number> {
       fw.endlessUserSearch ? 'endless user search' : '',
       fw.streamFault ? `stream fault ${fw.streamFault}` : '',
       o.badEvent ? 'a bad event' : '',
+      o.httpHost ? `posts events to ${o.httpHost} (${o.listenFormat ?? 'multipart'})` : '',
     ].filter(Boolean);
     io.out(
       `Hikvision terminal simulator ${sim.serialNumber()} listening on ${sim.url} ` +

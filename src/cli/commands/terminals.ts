@@ -6,11 +6,13 @@ import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { printable } from '../../util/terminal-text.js';
 import { textTableLines } from '../../util/text-table.js';
 import { action, journalErrorOf, loadContext, openJournal, withJournal } from '../common.js';
+import { registerHikvisionListen } from './hikvision-listen.js';
 import { listHikvisionUsers } from './hikvision-users.js';
 import { fmtSkew } from './poll.js';
 import { printPushUsers, registerReparse, registerTerminalCommands } from './terminal-commands.js';
 import { registerTerminalUserCommands } from './terminal-users.js';
-import { localTimeOf } from '../../util/local-time.js';
+import { localTime, localTimeOf } from '../../util/local-time.js';
+import { readListenContact } from '../../sources/hikvision/listen-state.js';
 
 const when = (iso: string | null) => localTimeOf(iso);
 
@@ -50,6 +52,13 @@ export function registerTerminals(program: Command): void {
                 process.stdout.write(
                   `  problem: ${printable(ctx.secrets.scrub(t.problem.cause), 300)}: ${printable(ctx.secrets.scrub(t.problem.fix), 300)}\n`,
                 );
+              const own = ctx.config.terminals.find((c) => c.name === t.name);
+              if (own?.kind === 'hikvision' && own.listen) {
+                const c = readListenContact(journal.sourceState, t.name);
+                process.stdout.write(
+                  `  posts its events (HTTP Listening): ${c ? `last post ${localTime(c.lastPostAt)}` : 'no post yet (punchgate terminals listen ' + t.name + ')'}\n`,
+                );
+              }
               if (t.push) {
                 const p = t.push;
                 process.stdout.write(
@@ -146,4 +155,5 @@ export function registerTerminals(program: Command): void {
     );
 
   registerTerminalUserCommands(terminals);
+  registerHikvisionListen(terminals);
 }

@@ -11,10 +11,12 @@ import { DigestServer } from './digest-auth.js';
 import { epochOf, EventLog, isoAtOffset, offsetMinutes } from './event-log.js';
 import { People, responseStatus, type Answer } from './people.js';
 import { handle, jsonText, type SimState } from './server.js';
+import { HttpPoster, parseHttpHosts } from './http-listening.js';
 import type {
   HikFirmware,
   HikvisionSim,
   HikvisionSimOptions,
+  ListenFormat,
   NewSimEvent,
   SimEvent,
   SimRequest,
@@ -24,6 +26,24 @@ import type {
 export type * from './types.js';
 export { BAD_EVENT, generateEvents, employeeNoOf, type GenerateOptions } from './generate.js';
 export { isoAtOffset } from './event-log.js';
+export { parseHttpHosts } from './http-listening.js';
+
+/** One listening host from a URL (http://127.0.0.1:8081/listen/hikvision/gate), as httpHosts holds it. */
+function hostOf(url: string) {
+  const u = new URL(url);
+  return parseHttpHosts(
+    JSON.stringify({
+      id: '1',
+      url: `${u.pathname}${u.search}`,
+      protocolType: 'HTTP',
+      parameterFormatType: 'JSON',
+      addressingFormatType: 'ipaddress',
+      ipAddress: u.hostname.replace(/^\[|\]$/g, ''),
+      portNo: u.port || '80',
+      httpAuthenticationMethod: 'none',
+    }),
+  );
+}
 
 export const DEFAULT_HIK_SERIAL = 'DS-K1T341AMF20230101V010000ENAB1234567';
 export const DEFAULT_HIK_PASSWORD = 'Sim-passw0rd';
@@ -130,11 +150,20 @@ export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<Hi
   let writesDone = 0;
 
   let streamsOpened = 0;
+  const poster = new HttpPoster({
+    format: o.listenFormat ?? 'multipart',
+    pictureBytes: o.listenPictureBytes ?? 60 * 1024,
+    retryMs: o.listenRetryMs ?? 1000,
+    ...(o.listenFrom ? { localAddress: o.listenFrom } : {}),
+    device: { macAddress: device.macAddress, ipAddress: o.host ?? '127.0.0.1' },
+  });
+  if (o.httpHost) poster.setHosts(hostOf(o.httpHost) ?? []);
   const pushToStreams = (events: SimEvent[]) => {
     for (const e of events) {
       const part = alertPart(eventAlert(e, true), firmware);
       for (const res of streams) res.write(part);
     }
+    poster.add(events);
   };
 
   const sim: Omit<HikvisionSim, 'url' | 'port' | 'stop'> = {
@@ -167,6 +196,11 @@ export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<Hi
       for (const res of streams) res.destroy();
       streams.clear();
     },
+    httpHosts: () => poster.httpHosts(),
+    setHttpHost: (url) => poster.setHosts(url ? (hostOf(url) ?? []) : []),
+    setListenFormat: (f) => poster.setFormat(f),
+    posts: () => poster.stats(),
+    postsAcked: () => poster.acked(),
   };
   if (o.events?.length) log.add(o.events, deviceTime);
 
@@ -210,6 +244,15 @@ export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<Hi
         );
         return ok({ writeFault });
       }
+      case 'GET posts':
+        return ok({ posts: poster.stats(), httpHosts: poster.httpHosts() });
+      case 'POST http-host': {
+        const h = json();
+        if (h.format === 'json' || h.format === 'multipart' || h.format === 'xml')
+          sim.setListenFormat(h.format as ListenFormat);
+        if (h.url !== undefined) sim.setHttpHost(typeof h.url === 'string' && URL.canParse(h.url) ? h.url : null);
+        return ok({ httpHosts: poster.httpHosts() });
+      }
       case 'POST firmware':
         sim.setFirmware(json() as Partial<HikFirmware>);
         return ok({ firmware });
@@ -250,6 +293,7 @@ export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<Hi
       res.on('close', () => streams.delete(res));
     },
     admin,
+    poster,
     userWrite: () => {
       if (writeFault && writesDone >= writeFault.after) return writeFault.mode;
       writesDone++;
@@ -294,6 +338,7 @@ export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<Hi
     url: `${o.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
     stop: async () => {
       clearInterval(heartbeat);
+      poster.stop();
       sim.dropStreams();
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

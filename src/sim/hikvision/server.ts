@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DigestServer } from './digest-auth.js';
 import type { EventLog, SearchCond } from './event-log.js';
+import { httpHostsXml, parseHttpHosts, type HttpPoster } from './http-listening.js';
 import { responseStatus, type Answer, type People } from './people.js';
 import type { HikFirmware, JsonLayout, SimEvent, SimRequest } from './types.js';
 
@@ -22,6 +23,22 @@ export interface SimState {
   admin: (method: string, route: string, body: Buffer) => Answer;
   /** Whether the next user write goes through, fails with an error answer, or loses its connection. */
   userWrite: () => 'ok' | 'error' | 'drop';
+  /** HTTP Listening: the httpHosts and the posts of new events. */
+  poster: HttpPoster;
+}
+
+/** An XML ResponseStatus, as ISAPI answers an XML write. */
+function xmlStatus(ok: boolean, sub = 'ok'): string {
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<ResponseStatus version="2.0" xmlns="http://www.isapi.org/ver20/XMLSchema">',
+    '<requestURL>/ISAPI/Event/notification/httpHosts</requestURL>',
+    `<statusCode>${ok ? 1 : 6}</statusCode>`,
+    `<statusString>${ok ? 'OK' : 'Invalid Content'}</statusString>`,
+    `<subStatusCode>${sub}</subStatusCode>`,
+    '</ResponseStatus>',
+    '',
+  ].join('\r\n');
 }
 
 /** Requests that change the people on the device (the write fault switch applies to them). */
@@ -240,6 +257,17 @@ export async function handle(s: SimState, req: IncomingMessage, res: ServerRespo
   if (fault === 'error') {
     s.record({ method, path, status: 500, auth: 'ok' });
     return send(res, { status: 500, body: responseStatus(false, 'deviceError', 'simulated write fault') });
+  }
+  if (/^\/ISAPI\/Event\/notification\/httpHosts(\/\d+)?$/.test(path) && (method === 'GET' || method === 'PUT')) {
+    if (method === 'GET') {
+      s.record({ method, path, status: 200, auth: 'ok' });
+      return sendText(res, 200, 'application/xml', httpHostsXml(s.poster.httpHosts()));
+    }
+    const hosts = parseHttpHosts(body.toString('utf8'));
+    s.record({ method, path, status: hosts ? 200 : 400, auth: 'ok' });
+    if (!hosts) return sendText(res, 400, 'application/xml', xmlStatus(false, 'badXmlContent'));
+    s.poster.setHosts(hosts);
+    return sendText(res, 200, 'application/xml', xmlStatus(true));
   }
   switch (route) {
     case 'GET /ISAPI/System/deviceInfo':

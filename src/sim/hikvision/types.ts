@@ -149,6 +149,16 @@ export interface HikvisionSimOptions {
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** Records each request (default true; the bench turns it off). */
   logRequests?: boolean;
+  /** HTTP Listening set already (as if httpHosts had been written): new events are POSTed here. */
+  httpHost?: string;
+  /** How events are posted: JSON, multipart with a picture (default), or XML. */
+  listenFormat?: ListenFormat;
+  /** The picture part of a multipart post (default 60 kB). */
+  listenPictureBytes?: number;
+  /** Wait before posting an event again that was not answered 200 (default 1000 ms). */
+  listenRetryMs?: number;
+  /** The address posts are sent from (default any). */
+  listenFrom?: string;
   now?: () => number;
 }
 
@@ -181,5 +191,39 @@ export interface HikvisionSim {
   streamsOpened(): number;
   /** Ends every alert stream (the device rebooting, a network blip). */
   dropStreams(): void;
+  /** The HTTP Listening hosts (httpHosts) set on the device. */
+  httpHosts(): HttpHost[];
+  /** Sets the one listening host (a URL such as http://127.0.0.1:8081/listen/hikvision/gate), or none. */
+  setHttpHost(url: string | null): void;
+  setListenFormat(format: ListenFormat): void;
+  /** What HTTP Listening posted so far. */
+  posts(): PosterStats;
+  /** The events the listening host answered 200, in order. */
+  postsAcked(): SimEvent[];
   stop(): Promise<void>;
+}
+
+/** How the device posts its events by HTTP Listening (http-listening.ts). */
+export type ListenFormat = 'json' | 'multipart' | 'xml';
+
+export interface HttpHost {
+  id: string;
+  url: string;
+  protocolType: string;
+  parameterFormatType: string;
+  addressingFormatType: string;
+  ipAddress: string;
+  portNo: number;
+  httpAuthenticationMethod: string;
+}
+
+export interface PosterStats {
+  /** Events answered 200. */
+  delivered: number;
+  /** Posts sent (retries included). */
+  attempts: number;
+  /** Events waiting to be posted. */
+  queued: number;
+  /** Status of the last answer (0: none: refused, cut, timed out). */
+  lastStatus: number;
 }

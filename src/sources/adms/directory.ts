@@ -1,5 +1,8 @@
-import { BlockList, isIP } from 'node:net';
+import type { BlockList } from 'node:net';
+import { allowed, allowList } from '../../util/allow-list.js';
 import type { AdmsTerminalConfig } from '../../config/terminals.js';
+
+export { allowed };
 
 /** A configured push terminal as the receiver knows it. */
 export interface PushTerminal {
@@ -23,26 +26,6 @@ export function normalizeAddress(address: string | undefined): string {
   const a = address ?? '';
   const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(a);
   return m ? m[1]! : a;
-}
-
-function allowList(entries: readonly string[] | undefined): BlockList | null {
-  if (!entries) return null;
-  const list = new BlockList();
-  for (const e of entries) {
-    const [addr, prefix] = e.split('/') as [string, string | undefined];
-    const type = isIP(addr) === 6 ? 'ipv6' : 'ipv4';
-    if (prefix === undefined) list.addAddress(addr, type);
-    else list.addSubnet(addr, Number(prefix), type);
-  }
-  return list;
-}
-
-/** Whether `address` is within an allowFrom list (null: any address is). */
-export function allowed(list: BlockList | null, address: string): boolean {
-  if (list === null) return true;
-  const family = isIP(address);
-  if (family === 0) return false;
-  return list.check(address, family === 6 ? 'ipv6' : 'ipv4');
 }
 
 /**

@@ -6,6 +6,7 @@ import type { PushJournal } from '../../journal/types.js';
 import { Backoff } from '../../util/backoff.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
+import { listenKey, type ListenEndpoint, type ListenRegistry } from '../listen.js';
 import type { PushTerminalRegistry } from '../types.js';
 import { ContactBook } from './contacts.js';
 import { normalizeAddress, TerminalDirectory } from './directory.js';
@@ -86,9 +87,11 @@ const STOP_GRACE_MS = 5000;
  * timed out, connections are bounded (in all and per address), and nothing but the protocol's
  * paths is answered.
  */
-export class AdmsReceiver implements PushTerminalRegistry {
+export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
   private settings: AdmsConfig;
   private readonly directory = new TerminalDirectory();
+  /** Terminals that post in their own format (Hikvision HTTP Listening), by path: each checks its own sender. */
+  private readonly listened = new Map<string, ListenEndpoint>();
   private readonly contacts: ContactBook;
   private readonly ctx: ReceiverContext;
   /** Every request of a configured serial passes here before any handler: only its terminal changes its state. */
@@ -273,6 +276,11 @@ export class AdmsReceiver implements PushTerminalRegistry {
     } catch {
       return answer(req, res, 400, '');
     }
+    const endpoint = this.listened.get(listenKey(url.pathname));
+    if (endpoint) {
+      if (req.method !== 'POST') return answer(req, res, 405, '');
+      return endpoint.handle({ req, res, address: normalizeAddress(req.socket.remoteAddress) });
+    }
     const route = ROUTES[url.pathname.replace(/\.aspx$/i, '').toLowerCase()];
     if (!route) return answer(req, res, 404, '');
     if (!route.methods.includes(req.method ?? '')) return answer(req, res, 405, '');
@@ -316,6 +324,14 @@ export class AdmsReceiver implements PushTerminalRegistry {
 
   unregister(name: string): void {
     this.directory.remove(name, this.opts.clock.now());
+  }
+
+  addListened(path: string, endpoint: ListenEndpoint): void {
+    this.listened.set(listenKey(path), endpoint);
+  }
+
+  removeListened(path: string, endpoint: ListenEndpoint): void {
+    if (this.listened.get(listenKey(path)) === endpoint) this.listened.delete(listenKey(path));
   }
 
   /**

@@ -15,6 +15,8 @@ export interface DeviceInfo {
   model: string;
   firmwareVersion: string;
   deviceName: string;
+  /** The network card's address (`44:19:b6:...`), '' when not said: a pushed event carries it too. */
+  macAddress: string;
 }
 
 export interface DeviceTime {
@@ -104,6 +106,7 @@ export class HikvisionClient {
       model: f('model'),
       firmwareVersion: f('firmwareVersion'),
       deviceName: f('deviceName'),
+      macAddress: f('macAddress'),
     };
   }
 

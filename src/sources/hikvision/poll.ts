@@ -28,6 +28,7 @@ import {
   type ReadResult,
 } from './event-reader.js';
 import { MAX_POLL_PAGES, monotonicNow, POLL_DEADLINE_MS } from './limits.js';
+import { rememberMac } from './listen-state.js';
 import { writeNote, type NoteWords } from './notes.js';
 import { passwordPlace, readTerminalPassword, type TerminalPassword } from './password.js';
 
@@ -229,6 +230,8 @@ export class HikvisionPoller {
       if (clearRefusal(deps.state, cfg.name)) log.info(`terminal ${cfg.name}: the password is accepted again`);
       const serial = deviceIdentity(info.serialNumber);
       result.serial = serial;
+      // A terminal that posts its events: its posts must carry this MAC address (listen-endpoint.ts).
+      if (cfg.listen && info.macAddress) rememberMac(deps.state, cfg.name, info.macAddress);
       const known = ledger.get(cfg.name);
       if (known?.serial && serial && known.serial !== serial) {
         log.warn(

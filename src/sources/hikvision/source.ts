@@ -1,9 +1,11 @@
 import type { HikvisionTerminalConfig } from '../../config/terminals.js';
+import { listenPath } from '../listen.js';
 import { cronScheduler, PollLoop, type Scheduler } from '../schedule.js';
 import type { Source, SourceDeps } from '../types.js';
 import { nextAuthTry, readRefusal } from './auth-gate.js';
 import { HikvisionPoller, type HikClientFactory, type HikPollResult } from './poll.js';
 import { readTerminalPassword } from './password.js';
+import { HikvisionListenEndpoint } from './listen-endpoint.js';
 import { AlertStreamLink, type AlertStreamOptions } from './realtime.js';
 
 export type { Scheduler } from '../schedule.js';
@@ -29,6 +31,7 @@ export class HikvisionSource implements Source {
   private readonly poller: HikvisionPoller;
   private readonly loop: PollLoop<HikPollResult>;
   private realtime: AlertStreamLink | undefined;
+  private listening: { path: string; endpoint: HikvisionListenEndpoint } | undefined;
   private readonly abort = new AbortController();
 
   constructor(
@@ -55,6 +58,16 @@ export class HikvisionSource implements Source {
   }
 
   async start(): Promise<void> {
+    if (this.cfg.listen) {
+      if (!this.deps.listeners)
+        throw new Error(`terminal ${this.cfg.name} posts its events (listen: true): set adms.listen`);
+      const endpoint = new HikvisionListenEndpoint(this.cfg, this.deps, {
+        serial: () => this.deps.ledger.get(this.cfg.name)?.serial ?? '',
+        backfill: () => this.loop.pollAgain(),
+      });
+      this.listening = { path: listenPath('hikvision', this.cfg.name), endpoint };
+      this.deps.listeners.addListened(this.listening.path, endpoint);
+    }
     if (this.cfg.realtime) {
       this.realtime = new AlertStreamLink(
         this.cfg,
@@ -104,6 +117,10 @@ export class HikvisionSource implements Source {
     const polled = this.loop.stop(); // no tick from here on
     this.abort.abort();
     await this.realtime?.stop();
+    if (this.listening) {
+      this.deps.listeners?.removeListened(this.listening.path, this.listening.endpoint);
+      this.listening.endpoint.stop();
+    }
     await polled;
     this.poller.destroy();
   }

@@ -1,0 +1,127 @@
+import { isIP } from 'node:net';
+import type { Command } from 'commander';
+import { admsListenAddress } from '../../config/adms.js';
+import { sourceDepsFor } from '../../sources/deps.js';
+import {
+  boxHttpHost,
+  HTTP_HOSTS_PATH,
+  httpHostsXml,
+  parseHttpHostsXml,
+  withBoxHost,
+  type HttpHostSetting,
+} from '../../sources/hikvision/http-hosts.js';
+import { HikvisionPoller } from '../../sources/hikvision/index.js';
+import { expectOk } from '../../sources/hikvision/isapi.js';
+import { listenPath } from '../../sources/listen.js';
+import { EXIT, ExitError } from '../../util/exit-codes.js';
+import { printable } from '../../util/terminal-text.js';
+import { action, journalErrorOf, loadContext, openJournal } from '../common.js';
+
+interface ListenOptions {
+  address?: string;
+  print?: boolean;
+}
+
+const describe = (h: HttpHostSetting) =>
+  `${h.protocolType.toLowerCase()}://${h.host}:${h.portNo}${h.url} (${h.parameterFormatType}, slot ${h.id})`;
+
+/**
+ * `punchgate terminals listen NAME`: points a Hikvision terminal's HTTP Listening (httpHosts) at
+ * the box's receiver, so that it posts its events as they happen; `--print` only shows the
+ * setting to make by hand (the terminal is not written). The other hosts of the terminal are
+ * kept; the box takes the slot that already points at it, else an empty one, else slot 1.
+ */
+export function registerHikvisionListen(terminals: Command): void {
+  terminals
+    .command('listen')
+    .description(
+      "point a Hikvision terminal's HTTP Listening (httpHosts) at this box, so it posts its events (--print: only show the setting to make by hand)",
+    )
+    .argument('<name>', 'terminal name (kind: hikvision)')
+    .option(
+      '--address <address>',
+      "the box's address as the terminal reaches it (default: the host of adms.listen, when it is an address)",
+    )
+    .option('--print', 'print the setting and where to make it; the terminal is not written')
+    .action(action((name: string, opts: ListenOptions, cmd: Command) => runListen(cmd, name, opts)));
+}
+
+async function runListen(cmd: Command, name: string, opts: ListenOptions): Promise<number> {
+  const ctx = loadContext(cmd, { logToStderr: true });
+  const t = ctx.config.terminals.find((x) => x.name === name);
+  if (!t || t.kind !== 'hikvision')
+    throw new ExitError(`no hikvision terminal named "${name}" in the config`, EXIT.CONFIG);
+  if (!ctx.config.adms)
+    throw new ExitError('the receiver is off: set adms.listen (e.g. 0.0.0.0:8081) first, then reload', EXIT.CONFIG);
+  const at = admsListenAddress(ctx.config.adms);
+  const wildcard = at.host === '0.0.0.0' || at.host === '::' || at.host === '';
+  const address = opts.address ?? (wildcard ? undefined : at.host);
+  if (!address || (isIP(address) === 0 && !/^[A-Za-z0-9.-]{1,253}$/.test(address)))
+    throw new ExitError(
+      `give the box's address as the terminal reaches it: --address 192.168.1.10 (adms.listen is ${ctx.config.adms.listen})`,
+      EXIT.CONFIG,
+    );
+  const path = listenPath('hikvision', t.name);
+  const out = (s: string) => process.stdout.write(s);
+  if (!t.listen)
+    process.stderr.write(
+      `note: set listen: true for ${t.name} in the config and reload: until then the box does not take its posts\n`,
+    );
+  if (opts.print) {
+    const mine = boxHttpHost('1', address, at.port, path);
+    out(
+      [
+        `Set on terminal ${t.name}, in its web page: Configuration > Network > Advanced Settings > HTTP Listening`,
+        `(some firmware: Network Service > HTTP(S) > HTTP Listening):`,
+        `  Destination IP or host name: ${address}`,
+        `  URL: ${path}`,
+        `  Port: ${at.port}`,
+        `  Protocol: HTTP`,
+        `Or PUT this to ${HTTP_HOSTS_PATH} (it replaces the terminal's hosts; slot 1 here):`,
+        '',
+        httpHostsXml([mine]),
+      ].join('\n'),
+    );
+    return EXIT.OK;
+  }
+  const journal = openJournal(ctx);
+  try {
+    const poller = new HikvisionPoller(t, sourceDepsFor(journal, ctx.logger, ctx.clock));
+    const r = await poller
+      .withClient(async (c) => {
+        const current = parseHttpHostsXml(expectOk(await c.http.request('GET', HTTP_HOSTS_PATH), HTTP_HOSTS_PATH).text);
+        const next = withBoxHost(current, address, at.port, path);
+        expectOk(
+          await c.http.request('PUT', HTTP_HOSTS_PATH, {
+            body: httpHostsXml(next.hosts),
+            contentType: 'application/xml',
+          }),
+          HTTP_HOSTS_PATH,
+        );
+        const after = parseHttpHostsXml(expectOk(await c.http.request('GET', HTTP_HOSTS_PATH), HTTP_HOSTS_PATH).text);
+        return { ...next, after };
+      })
+      .catch((e: unknown) => {
+        throw new ExitError(
+          `${t.name}: ${printable(ctx.secrets.scrub(e instanceof Error ? e.message : String(e)), 500)}`,
+          EXIT.TEMPFAIL,
+        );
+      });
+    const ours = r.after.find((h) => h.url.toLowerCase() === path.toLowerCase() && h.host === address);
+    if (r.replaced) out(`replaced: ${printable(describe(r.replaced), 300)}\n`);
+    if (!ours)
+      throw new ExitError(
+        `${t.name} accepted the setting but does not show it back: set it by hand (punchgate terminals listen ${t.name} --print)`,
+        EXIT.TEMPFAIL,
+      );
+    out(`terminal ${t.name} now posts its events to ${printable(describe(ours), 300)}\n`);
+    out(
+      `open port ${at.port}/tcp on this box to ${new URL(t.url).hostname}; punchgate check says when it has posted\n`,
+    );
+    return EXIT.OK;
+  } catch (e) {
+    throw e instanceof ExitError ? e : journalErrorOf(journal.path, e);
+  } finally {
+    journal.close();
+  }
+}

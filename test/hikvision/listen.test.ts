@@ -1,0 +1,218 @@
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startHikvisionSim, type NewSimEvent } from '../../src/sim/hikvision/index.js';
+import { postBody } from '../../src/sim/hikvision/http-listening.js';
+import { HikvisionListenEndpoint } from '../../src/sources/hikvision/listen-endpoint.js';
+import { boxHttpHost, httpHostsXml, parseHttpHostsXml, withBoxHost } from '../../src/sources/hikvision/http-hosts.js';
+import { readListenContact, readListenRefusals } from '../../src/sources/hikvision/listen-state.js';
+import type { SourceDeps } from '../../src/sources/types.js';
+import { waitFor } from '../helpers/wait.js';
+import { hikConfig, journalFixture, journalKeys, openClient, PASSWORD } from './helpers.js';
+
+const SERIAL = 'DS-K1T502-TEST';
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** The endpoint of terminal `reception` (url 127.0.0.1) on a plain HTTP server, as the receiver hands posts over. */
+async function endpointFixture(opts: { serial?: string; deps?: (d: SourceDeps) => SourceDeps } = {}) {
+  const f = journalFixture();
+  cleanups.push(f.cleanup);
+  if (opts.serial !== '') f.journal.terminals.update('reception', { serial: opts.serial ?? SERIAL });
+  let backfills = 0;
+  const deps = opts.deps ? opts.deps(f.deps) : f.deps;
+  const endpoint = new HikvisionListenEndpoint(hikConfig({ url: 'http://127.0.0.1:1' }, { listen: true }), deps, {
+    serial: () => f.journal.terminals.get('reception')?.serial ?? '',
+    backfill: () => void backfills++,
+  });
+  const server: Server = createServer((req, res) => {
+    void endpoint.handle({ req, res, address: req.socket.remoteAddress!.replace(/^::ffff:/, '') });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    ...f,
+    endpoint,
+    port,
+    url: `http://127.0.0.1:${port}/listen/hikvision/reception`,
+    backfills: () => backfills,
+  };
+}
+
+function post(port: number, body: Buffer | string, type: string, localAddress?: string) {
+  return new Promise<{ status: number; headers: Record<string, unknown> }>((resolve) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/',
+        method: 'POST',
+        headers: { 'content-type': type },
+        ...(localAddress ? { localAddress } : {}),
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
+      },
+    );
+    req.on('error', () => resolve({ status: 0, headers: {} }));
+    req.end(body);
+  });
+}
+
+const face: NewSimEvent = { major: 5, minor: 75, employeeNoString: '100054', attendanceStatus: 'checkOut' };
+const event = (serialNo: number, e: NewSimEvent = face) => ({ ...e, serialNo, time: '2026-11-02T07:58:01+05:30' });
+const device = { macAddress: '44:19:b6:00:00:01', ipAddress: '127.0.0.1' };
+
+describe('the HTTP Listening endpoint of a Hikvision terminal', () => {
+  it.each(['json', 'xml', 'multipart'] as const)(
+    'journals a %s post at the device wall clock, filed under the device serial, and answers 200',
+    async (format) => {
+      const f = await endpointFixture();
+      const { type, body } = postBody(event(7), { format, pictureBytes: 200_000, device });
+      expect((await post(f.port, body, type)).status).toBe(200);
+      const [p] = f.journal.queries.list();
+      expect(p).toMatchObject({ biometricCode: '100054', logTime: '2026-11-02 07:58:01', terminal: 'reception' });
+      expect(f.journal.queries.list()).toHaveLength(1);
+      expect(readListenContact(f.journal.sourceState, 'reception')?.lastPostAt).toBeGreaterThan(0);
+      // The same event posted again (a retry) is the same punch.
+      expect((await post(f.port, body, type)).status).toBe(200);
+      expect(f.journal.queries.list()).toHaveLength(1);
+    },
+  );
+
+  it('answers 200 and keeps nothing for door events, failures and other event types; 400 for what it cannot read', async () => {
+    const f = await endpointFixture();
+    for (const e of [event(8, { major: 5, minor: 21, doorNo: 1 }), event(9, { major: 5, minor: 39 })]) {
+      const { type, body } = postBody(e, { format: 'json', pictureBytes: 0, device });
+      expect((await post(f.port, body, type)).status).toBe(200);
+    }
+    expect((await post(f.port, '{"eventType":"videoloss","eventState":"inactive"}', 'application/json')).status).toBe(
+      200,
+    );
+    expect((await post(f.port, '{"eventType":', 'application/json')).status).toBe(400);
+    expect((await post(f.port, 'hello', 'text/plain')).status).toBe(400);
+    const noEvent = Buffer.from('--b\r\nContent-Type: image/jpeg\r\n\r\nJPEG\r\n--b--\r\n');
+    expect((await post(f.port, noEvent, 'multipart/form-data; boundary=b')).status).toBe(400);
+    expect(f.journal.queries.list()).toHaveLength(0);
+  });
+
+  it('answers 503 while the device serial is unknown (and asks a poll), and while the journal cannot take the punch; the device posts again and the punch is kept once', async () => {
+    const f0 = await endpointFixture({ serial: '' });
+    const { type, body } = postBody(event(10), { format: 'json', pictureBytes: 0, device });
+    const r0 = await post(f0.port, body, type);
+    expect(r0.status).toBe(503);
+    expect(r0.headers['retry-after']).toBeDefined();
+    expect(f0.backfills()).toBe(1);
+    expect(f0.journal.queries.list()).toHaveLength(0);
+
+    let failing = true;
+    const f = await endpointFixture({
+      deps: (d) => ({
+        ...d,
+        sink: {
+          ingest: (p, o) => {
+            if (failing) throw new Error('SQLITE_BUSY: database is locked');
+            return d.sink.ingest(p, o);
+          },
+        },
+      }),
+    });
+    // A simulated terminal posting to it: it posts again until answered 200.
+    const sim = await startHikvisionSim({
+      password: PASSWORD,
+      httpHost: f.url,
+      listenFormat: 'multipart',
+      listenRetryMs: 50,
+    });
+    cleanups.push(() => sim.stop());
+    sim.addEvents([face]);
+    await waitFor(() => sim.posts().attempts >= 3, 10_000, 'posts refused with 503');
+    expect(sim.posts()).toMatchObject({ delivered: 0, lastStatus: 503 });
+    expect(f.journal.queries.list()).toHaveLength(0);
+    failing = false;
+    await waitFor(() => sim.posts().delivered === 1, 10_000, 'the post answered 200');
+    expect(journalKeys(f.journal)).toEqual([
+      `100054@${sim.events()[0]!.time.slice(0, 10)} ${sim.events()[0]!.time.slice(11, 19)}`,
+    ]);
+  });
+
+  it('refuses a post from another address than the terminal (403), keeps nothing, and counts it for the status', async () => {
+    const f = await endpointFixture();
+    const { type, body } = postBody(event(11), { format: 'json', pictureBytes: 0, device });
+    expect((await post(f.port, body, type, '127.0.0.2')).status).toBe(403);
+    expect((await post(f.port, body, type, '127.0.0.2')).status).toBe(403);
+    f.endpoint.stop();
+    expect(f.journal.queries.list()).toHaveLength(0);
+    expect(readListenRefusals(f.journal.sourceState, 'reception')).toMatchObject({ address: '127.0.0.2', count: 2 });
+    expect(readListenContact(f.journal.sourceState, 'reception')).toBeUndefined();
+  });
+
+  it("refuses a post from the terminal's address that carries another device's MAC address (the poll read the terminal's)", async () => {
+    const f = await endpointFixture();
+    f.journal.sourceState.set({ terminal: 'reception', key: 'mac', value: '44-19-B6-00-00-01' });
+    const mine = postBody(event(12), { format: 'json', pictureBytes: 0, device });
+    expect((await post(f.port, mine.body, mine.type)).status).toBe(200);
+    const other = postBody(event(13, { ...face, employeeNoString: 'OTHER' }), {
+      format: 'xml',
+      pictureBytes: 0,
+      device: { ...device, macAddress: '00:11:22:33:44:55' },
+    });
+    expect((await post(f.port, other.body, other.type)).status).toBe(403);
+    expect(journalKeys(f.journal)).toEqual(['100054@2026-11-02 07:58:01']);
+    f.endpoint.stop();
+    expect(readListenRefusals(f.journal.sourceState, 'reception')).toMatchObject({
+      address: '127.0.0.1',
+      mac: '00:11:22:33:44:55',
+      count: 1,
+    });
+  });
+});
+
+describe('httpHosts', () => {
+  it('the setting punchgate writes is what the simulator (and ISAPI) reads back, and other hosts are kept', async () => {
+    const sim = await startHikvisionSim({ password: PASSWORD });
+    cleanups.push(() => sim.stop());
+    const c = await openClient(sim);
+    cleanups.push(() => c.http.destroy());
+    const other = { ...boxHttpHost('2', '10.0.0.9', 8080, '/other'), parameterFormatType: 'XML' };
+    const put = async (hosts: Parameters<typeof httpHostsXml>[0]) =>
+      (
+        await c.http.request('PUT', '/ISAPI/Event/notification/httpHosts', {
+          body: httpHostsXml(hosts),
+          contentType: 'application/xml',
+        })
+      ).status;
+    expect(await put([boxHttpHost('1', '0.0.0.0', 80, '/'), other])).toBe(200);
+    const current = parseHttpHostsXml((await c.http.request('GET', '/ISAPI/Event/notification/httpHosts')).text);
+    expect(current.map((h) => h.id)).toEqual(['1', '2']);
+    const next = withBoxHost(current, '192.168.1.10', 8081, '/listen/hikvision/reception');
+    expect(next.replaced).toBeUndefined();
+    expect(await put(next.hosts)).toBe(200);
+    expect(sim.httpHosts()).toMatchObject([
+      {
+        id: '1',
+        url: '/listen/hikvision/reception',
+        ipAddress: '192.168.1.10',
+        portNo: 8081,
+        parameterFormatType: 'JSON',
+      },
+      { id: '2', url: '/other', ipAddress: '10.0.0.9' },
+    ]);
+    // A device full of other hosts: the first is replaced, and said.
+    expect(withBoxHost([other], '192.168.1.10', 8081, '/listen/hikvision/reception').replaced).toMatchObject({
+      id: '2',
+    });
+    expect(
+      (
+        await c.http.request('PUT', '/ISAPI/Event/notification/httpHosts', {
+          body: '<nonsense',
+          contentType: 'application/xml',
+        })
+      ).status,
+    ).toBe(400);
+  });
+});
