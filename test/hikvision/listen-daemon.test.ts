@@ -140,7 +140,9 @@ describe('a Hikvision terminal that posts its events (HTTP Listening) to punchga
       expect(s.hrms.attendance().length).toBe(expected.length);
       // The terminal did post again what a killed daemon had not answered.
       expect(sim.posts().attempts).toBeGreaterThan(sim.posts().delivered);
-      expect(d.output()).toMatch(/received 1 punch in real time/);
+      // (Not "received 1 punch in real time" from this last run: on a loaded machine its first poll
+      // may read every event before the terminal posts again, and a post is then a duplicate.
+      // The set-up test proves posts arrive between polls.)
       d.child.kill('SIGTERM');
       expect(await d.exited).toEqual({ code: 0, signal: null });
     } finally {
