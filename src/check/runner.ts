@@ -116,7 +116,12 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
           refusal: refusals.get(t.name),
         });
       case 'dahua':
-        return checkDahuaTerminal(t, i, { clock, env, refusal: refusals.get(t.name), factory: opts.dahuaClientFactory });
+        return checkDahuaTerminal(t, i, {
+          clock,
+          env,
+          refusal: refusals.get(t.name),
+          factory: opts.dahuaClientFactory,
+        });
       case 'serial':
         return checkSerialTerminal(t, i, opts.openSerial);
       case 'adms':

@@ -54,7 +54,10 @@ export class DahuaClient {
     const res = await this.get(path, signal);
     const v = parseLines(res.text).get(key);
     if (v === undefined)
-      throw new DahuaApiError(`${path.split('?')[0]}: the answer has no ${key}= (${JSON.stringify(res.text.slice(0, 80))})`, res.status);
+      throw new DahuaApiError(
+        `${path.split('?')[0]}: the answer has no ${key}= (${JSON.stringify(res.text.slice(0, 80))})`,
+        res.status,
+      );
     return v.trim();
   }
 

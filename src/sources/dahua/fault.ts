@@ -12,7 +12,10 @@ export const dahuaUrl = (cfg: DahuaTerminalConfig) =>
  */
 export function describeDahuaFault(e: unknown, cfg: DahuaTerminalConfig, key: string): TerminalFault {
   if (e instanceof DahuaSetupError)
-    return { cause: e.message, fix: `set ${key}.passwordFile (readable by punchgate) or the environment variable it names` };
+    return {
+      cause: e.message,
+      fix: `set ${key}.passwordFile (readable by punchgate) or the environment variable it names`,
+    };
   if (e instanceof DahuaAuthError)
     return {
       cause: e.message,
@@ -38,5 +41,8 @@ export function describeDahuaFault(e: unknown, cfg: DahuaTerminalConfig, key: st
       cause: `${dahuaUrl(cfg)} answered, but not as a Dahua access terminal does: ${e.message}`,
       fix: `check that ${key}.host points at the terminal (not a camera or an NVR) and that its account may read records`,
     };
-  return { cause: `${dahuaUrl(cfg)}: ${e instanceof Error ? e.message : String(e)}`, fix: `check ${key}.host and the terminal` };
+  return {
+    cause: `${dahuaUrl(cfg)}: ${e instanceof Error ? e.message : String(e)}`,
+    fix: `check ${key}.host and the terminal`,
+  };
 }

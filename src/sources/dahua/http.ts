@@ -192,9 +192,26 @@ export class DahuaHttp {
 
   /** A request, authenticated: answered with the current challenge, or the new one after a 401. */
   async request(method: string, path: string, req: DahuaRequest = {}): Promise<DahuaResponse> {
+    let resent = false;
     for (let attempt = 0; ; attempt++) {
       const auth = this.authorization(method, path);
-      const { res, text = '' } = await this.send(method, path, auth, req, false);
+      let sent;
+      try {
+        sent = await this.send(method, path, auth, req, false);
+      } catch (e) {
+        // A kept-alive connection the device closed meanwhile (a restart, its idle timeout): once more on a new one.
+        if (
+          !resent &&
+          method === 'GET' &&
+          e instanceof DahuaConnectionError &&
+          (e.code === 'ECONNRESET' || e.code === 'EPIPE')
+        ) {
+          resent = true;
+          continue;
+        }
+        throw e;
+      }
+      const { res, text = '' } = sent;
       const status = res.statusCode ?? 0;
       this.o.onRequest?.(method, path, status);
       const answer = { status, headers: res.headers, text };
@@ -252,5 +269,8 @@ function describeNetError(e: unknown, peer: string, timeoutMs: number): Error {
     DEPTH_ZERO_SELF_SIGNED_CERT: `the certificate of ${peer} is self-signed: pin it with tlsFingerprint`,
     SELF_SIGNED_CERT_IN_CHAIN: `the certificate of ${peer} is not trusted: pin it with tlsFingerprint`,
   };
-  return new DahuaConnectionError(text[code] ?? `${peer}: ${err.message ?? String(e)}${code ? ` (${code})` : ''}`, code);
+  return new DahuaConnectionError(
+    text[code] ?? `${peer}: ${err.message ?? String(e)}${code ? ` (${code})` : ''}`,
+    code,
+  );
 }

@@ -26,7 +26,11 @@ export function errorText(text: string): string | undefined {
  * The `records[i].Field=value` lines grouped per record, in the order of their index. Indexes
  * beyond `maxRecords` are not kept (a device that numbers its records wildly cannot grow this).
  */
-export function parseRecords(lines: Map<string, string>, prefix = 'records', maxRecords = 100_000): Map<string, string>[] {
+export function parseRecords(
+  lines: Map<string, string>,
+  prefix = 'records',
+  maxRecords = 100_000,
+): Map<string, string>[] {
   const byIndex = new Map<number, Map<string, string>>();
   const re = new RegExp(`^${prefix}\\[(\\d{1,9})\\]\\.(.+)$`);
   for (const [k, v] of lines) {

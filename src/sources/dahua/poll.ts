@@ -304,7 +304,10 @@ export class DahuaPoller {
         fix: "check the terminal's clock (and its time zone) and set it right",
       });
     if (read.cursorReset)
-      this.note('cursor', { cause: read.cursorReset, fix: 'nothing to do unless it happens again (then check the terminal)' });
+      this.note('cursor', {
+        cause: read.cursorReset,
+        fix: 'nothing to do unless it happens again (then check the terminal)',
+      });
   }
 
   destroy(): void {

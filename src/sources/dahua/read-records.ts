@@ -111,7 +111,10 @@ export async function readRecords(o: ReadOptions): Promise<ReadResult> {
     const total = await o.client.recordCount(o.signal).catch(() => undefined);
     if (total !== undefined && r.cursor.total !== undefined && total !== r.cursor.total) {
       r.cursorReset = `its log holds ${total} records where it held ${r.cursor.total}, and none is newer than the last one read: renumbered or cleared (a reset, or its clock set back); read again from the start (nothing lost)`;
-      o.log.warn({ was: r.cursor, total }, 'the terminal log was renumbered or cleared: reading it again from the start');
+      o.log.warn(
+        { was: r.cursor, total },
+        'the terminal log was renumbered or cleared: reading it again from the start',
+      );
       r.cursor = {};
       await pages(o, r, deadline, maxPages, latest);
     }
@@ -162,7 +165,10 @@ async function pages(o: ReadOptions, r: ReadResult, deadline: number, maxPages: 
         if (!switched && r.form === 'plain' && e instanceof DahuaApiError && e.unsupported) {
           switched = true;
           r.form = 'condition';
-          o.log.warn({ err: e.message }, 'the firmware refuses StartTime/EndTime: searching with condition.StartTime/EndTime');
+          o.log.warn(
+            { err: e.message },
+            'the firmware refuses StartTime/EndTime: searching with condition.StartTime/EndTime',
+          );
           continue;
         }
         throw e;
@@ -206,15 +212,18 @@ async function pages(o: ReadOptions, r: ReadResult, deadline: number, maxPages: 
         }
         if (rec.createTime === undefined || rec.createTime > latest) {
           r.implausible++;
-          r.implausibleExample ??= `record ${rec.recNo ?? '?'} dated ${rec.createTime !== undefined ? k.kind === 'punch' ? k.punch.logTime : rec.createTime : JSON.stringify(rec.rawTime.slice(0, 40))}`;
+          r.implausibleExample ??= `record ${rec.recNo ?? '?'} dated ${rec.createTime !== undefined ? (k.kind === 'punch' ? k.punch.logTime : rec.createTime) : JSON.stringify(rec.rawTime.slice(0, 40))}`;
           continue; // read, never the cursor's
         }
         r.cursor = { ...c, time: rec.createTime, ...(rec.recNo !== undefined ? { recNo: rec.recNo } : {}) };
       }
       if (batchRows >= commitRows || monotonicNow() - lastCommit >= 1000) flush();
-      if (page.records.length < count && page.found < count) break;
+      // Firmware caps pages silently (found=64 for count=100): the log ends only at a page that
+      // brings nothing past the second it started from.
+      if (page.records.length === 0) break;
       const next = r.cursor.time ?? start;
       if (next <= start) {
+        if (page.records.length < count) break;
         // A full page within one second (or of records that cannot move the cursor): ask for more at once.
         if (count < MAX_COUNT) {
           count = MAX_COUNT;

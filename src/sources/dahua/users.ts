@@ -96,7 +96,10 @@ export class DahuaUsers {
       }));
     }
     const out: DahuaUser[] = [];
-    const res = await this.call('GET', `/cgi-bin/recordFinder.cgi?action=find&name=AccessControlCard&count=${MAX_USERS}`);
+    const res = await this.call(
+      'GET',
+      `/cgi-bin/recordFinder.cgi?action=find&name=AccessControlCard&count=${MAX_USERS}`,
+    );
     for (const r of parseRecords(parseLines(res), 'records', MAX_USERS)) {
       const userId = r.get('UserID') ?? '';
       const card = r.get('CardNo') ?? '';
