@@ -13,14 +13,15 @@ import { classify } from './records.js';
  * device held then (getQuerySize). It is kept per terminal and device in the journal and written
  * in the same transaction as the punches read with it: a crash leaves it behind the punches (read
  * again, deduplicated), never ahead. Devices search by time only, oldest first: each page asks
- * from the cursor's second on, and the records of that second already read (RecNo at or below the
- * cursor's) are passed over.
+ * from the cursor's second on; the records of that second are read again and deduplicated by the
+ * journal (a device may number them anew, so their RecNo cannot say which were read).
  *
  * One bad record cannot blind the source: a record dated more than a day after the device's own
  * clock is journalled (the journal quarantines it) but never moves the cursor. A log renumbered
- * or cleared (a reset, a restart that numbers from 1 again, a clock set back): a poll that finds
- * nothing new while the device holds another number of records than it did reads the whole log
- * again, deduplicated, and says so in the status.
+ * or cleared: a device holding fewer records than at the last poll (cleared, reset), or a record
+ * at or after the cursor numbered below it (a restart that numbers from 1 again), has the whole
+ * log read again, deduplicated, and the status says so. A device clock behind the cursor (set
+ * back) has the window open OVERLAP_SECONDS before the device's clock instead.
  */
 export interface RecordCursor {
   recNo?: number;
@@ -80,8 +81,12 @@ export interface ReadResult {
   deviceFault?: boolean;
   /** The log was found renumbered or cleared and read again from its start, in words. */
   cursorReset?: string;
+  /** A record at or after the cursor numbered below it was met. */
+  renumbered?: boolean;
 }
 
+/** How far before a device clock that is behind the cursor the window opens. */
+const OVERLAP_SECONDS = 600;
 /** The largest page firmware gives (a larger count is cut to it). */
 const MAX_COUNT = 1024;
 
@@ -105,19 +110,19 @@ export async function readRecords(o: ReadOptions): Promise<ReadResult> {
     r.cursorReset = `its read position was dated after the terminal's clock: its log is read again from the start (nothing lost)`;
     r.cursor = {};
   }
-  const before = r.rows;
+  const held = await o.client.recordCount(o.signal).catch(() => undefined);
+  if (!r.cursorReset && held !== undefined && r.cursor.total !== undefined && held < r.cursor.total) {
+    r.cursorReset = `its log holds ${held} records where it held ${r.cursor.total}: cleared or reset; read again from the start (nothing lost)`;
+    r.cursor = {};
+  }
+  if (r.cursorReset)
+    o.log.warn({ was: o.cursor, held }, 'the terminal log was renumbered or cleared: reading it again from the start');
   await pages(o, r, deadline, maxPages, latest);
-  if (!r.stopped && r.rows === before && r.cursor.time !== undefined) {
-    const total = await o.client.recordCount(o.signal).catch(() => undefined);
-    if (total !== undefined && r.cursor.total !== undefined && total !== r.cursor.total) {
-      r.cursorReset = `its log holds ${total} records where it held ${r.cursor.total}, and none is newer than the last one read: renumbered or cleared (a reset, or its clock set back); read again from the start (nothing lost)`;
-      o.log.warn(
-        { was: r.cursor, total },
-        'the terminal log was renumbered or cleared: reading it again from the start',
-      );
-      r.cursor = {};
-      await pages(o, r, deadline, maxPages, latest);
-    }
+  if (!r.stopped && r.renumbered && !r.cursorReset) {
+    r.cursorReset = `it numbers its records from 1 again (a restart or a reset): its log is read again from the start (nothing lost)`;
+    o.log.warn({ was: o.cursor }, 'the terminal numbers its records anew: reading its log again from the start');
+    r.cursor = {};
+    await pages(o, r, deadline, maxPages, latest);
   }
   if (!r.stopped) {
     // What the device holds now, beside the cursor: the next poll compares with it.
@@ -138,7 +143,15 @@ function tally(r: ReadResult, i: IngestResult): void {
 
 async function pages(o: ReadOptions, r: ReadResult, deadline: number, maxPages: number, latest: number): Promise<void> {
   let count = Math.min(o.pageSize, MAX_COUNT);
-  let start = r.cursor.time ?? 0;
+  // A device clock behind the newest record read (set back): its new records are dated before the
+  // cursor, so the window opens before its clock.
+  const cursorTime = r.cursor.time;
+  let start =
+    cursorTime === undefined
+      ? 0
+      : cursorTime > o.deviceNowSeconds
+        ? Math.max(0, o.deviceNowSeconds - OVERLAP_SECONDS)
+        : cursorTime;
   let batch: Punch[] = [];
   let batchRows = 0;
   let lastCommit = monotonicNow();
@@ -188,15 +201,6 @@ async function pages(o: ReadOptions, r: ReadResult, deadline: number, maxPages: 
       }
       for (const rec of page.records) {
         const c = r.cursor;
-        if (
-          rec.createTime !== undefined &&
-          rec.createTime === c.time &&
-          rec.recNo !== undefined &&
-          c.recNo !== undefined &&
-          rec.recNo <= c.recNo
-        )
-          continue; // this second's records read before
-        if (rec.createTime !== undefined && c.time !== undefined && rec.createTime < c.time) continue; // before the window
         r.rows++;
         batchRows++;
         const k = classify(rec, {
@@ -212,9 +216,11 @@ async function pages(o: ReadOptions, r: ReadResult, deadline: number, maxPages: 
         }
         if (rec.createTime === undefined || rec.createTime > latest) {
           r.implausible++;
-          r.implausibleExample ??= `record ${rec.recNo ?? '?'} dated ${rec.createTime !== undefined ? (k.kind === 'punch' ? k.punch.logTime : rec.createTime) : JSON.stringify(rec.rawTime.slice(0, 40))}`;
+          r.implausibleExample ??= `record ${rec.recNo ?? '?'} dated ${k.kind === 'punch' ? k.punch.logTime : JSON.stringify(rec.rawTime.slice(0, 40))}`;
           continue; // read, never the cursor's
         }
+        if (c.time !== undefined && rec.createTime < c.time) continue; // older than the newest read
+        if (rec.recNo !== undefined && c.recNo !== undefined && rec.recNo < c.recNo) r.renumbered = true;
         r.cursor = { ...c, time: rec.createTime, ...(rec.recNo !== undefined ? { recNo: rec.recNo } : {}) };
       }
       if (batchRows >= commitRows || monotonicNow() - lastCommit >= 1000) flush();

@@ -1,0 +1,86 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { generateRecords, HOSTILE_RECORDS, startDahuaSim, type SimRecord } from '../../src/sim/dahua/index.js';
+import { keys, spawnDaemon } from '../daemon/stack.js';
+import { waitFor } from '../helpers/wait.js';
+import { dahuaDaemonStack } from './daemon-stack.js';
+import { expectedPunches, OFFSET_MIN, PASSWORD } from './helpers.js';
+
+const deviceNow = () => Math.floor(Date.now() / 1000) + OFFSET_MIN * 60;
+
+describe('punchgate run with a Dahua terminal', () => {
+  it('every accepted record reaches the HRMS once through SIGKILLs, a device restart (RecNo from 1), a cleared log with its clock set back, and hostile texts', async () => {
+    const sim = await startDahuaSim({
+      password: PASSWORD,
+      utcOffsetMinutes: OFFSET_MIN,
+      pageCap: 100,
+      records: generateRecords(3000, deviceNow() - 3600, 1),
+    });
+    const s = await dahuaDaemonStack(sim.port);
+    const cleared: SimRecord[] = [];
+    let n = 0;
+    const adder = setInterval(() => {
+      n++;
+      sim.addRecords([
+        { UserID: `L${n}`, AttendanceState: (n % 2) + 1 },
+        ...(n % 5 === 0 ? [{ UserID: `F${n}`, Status: 0 as const }] : []),
+      ]);
+    }, 25);
+    try {
+      const cursors: (number | undefined)[] = [];
+      for (let kill = 0; kill < 6; kill++) {
+        const before = s.cursor(sim.serial)?.time;
+        cursors.push(before);
+        const finds = sim.counts().finds;
+        const d = spawnDaemon(s.configPath);
+        await waitFor(() => sim.counts().finds > finds || d.child.exitCode !== null, 20_000, 'the first record search');
+        if (kill % 2 === 1)
+          await waitFor(
+            () => (s.cursor(sim.serial)?.time ?? 0) > (before ?? 0),
+            30_000,
+            'this run to commit some records',
+          );
+        await new Promise((r) => setTimeout(r, 50 + Math.floor(Math.random() * 600)));
+        d.child.kill('SIGKILL');
+        await d.exited;
+        if (kill === 2) sim.restart(); // the device restarts: records numbered from 1 again
+        if (kill === 4) {
+          // The log cleared, the clock set back a day with it, and hostile records among the new ones.
+          cleared.push(...sim.records());
+          sim.clear();
+          sim.addRecords([{ UserID: 'BACK-1', CreateTime: deviceNow() - 86_400 }, ...HOSTILE_RECORDS]);
+        }
+      }
+      clearInterval(adder);
+      expect(cursors.filter((c) => c !== undefined).length).toBeGreaterThanOrEqual(3);
+
+      const d = spawnDaemon(s.configPath);
+      // Every record the device ever held (before the clear too) that the door accepted, with a
+      // code the journal takes (not the control characters, not 5,000 characters) and a plausible time.
+      const latest = deviceNow() + 3600;
+      const want = expectedPunches(
+        [...cleared, ...sim.records()].filter(
+          (r) => r.UserID.length <= 64 && !/[\u0000-\u001f]/.test(r.UserID) && Number(r.CreateTime) < latest,
+        ),
+      );
+      expect(want).toContain(expectedPunches(sim.records().filter((r) => r.UserID === 'BACK-1'))[0]);
+      await waitFor(() => keys(s.hrms.attendance()).length >= want.length, 90_000, 'every record delivered').catch(
+        (e: Error) => {
+          throw new Error(
+            `${e.message}: ${keys(s.hrms.attendance()).length} of ${want.length}; missing ${want.filter((k) => !keys(s.hrms.attendance()).includes(k)).slice(0, 40).join(' ')}\n${d.output().slice(-3000)}`,
+          );
+        },
+      );
+      await waitFor(() => d.output().includes('punchgate running'), 10_000, 'the last daemon running');
+      expect(keys(s.hrms.attendance())).toEqual(want);
+      expect(s.hrms.attendance().length).toBe(want.length);
+      expect(sim.auth()).toMatchObject({ failures: 0, lockouts: 0 });
+      d.child.kill('SIGTERM');
+      expect(await d.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      clearInterval(adder);
+      await sim.stop();
+      await s.stop();
+    }
+  }, 240_000);
+});
