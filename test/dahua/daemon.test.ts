@@ -19,13 +19,14 @@ describe('punchgate run with a Dahua terminal', () => {
     const s = await dahuaDaemonStack(sim.port);
     const cleared: SimRecord[] = [];
     let n = 0;
-    const adder = setInterval(() => {
+    const add = () => {
       n++;
       sim.addRecords([
         { UserID: `L${n}`, AttendanceState: (n % 2) + 1 },
         ...(n % 5 === 0 ? [{ UserID: `F${n}`, Status: 0 as const }] : []),
       ]);
-    }, 25);
+    };
+    let adder = setInterval(add, 25);
     try {
       const cursors: (number | undefined)[] = [];
       for (let kill = 0; kill < 6; kill++) {
@@ -46,8 +47,20 @@ describe('punchgate run with a Dahua terminal', () => {
         if (kill === 2) sim.restart(); // the device restarts: records numbered from 1 again
         if (kill === 4) {
           // The log cleared, the clock set back a day with it, and hostile records among the new ones.
+          // What is cleared before anyone read it is gone from the device: first a daemon reads it all.
+          clearInterval(adder);
+          const before = expectedPunches(sim.records());
+          const reader = spawnDaemon(s.configPath);
+          await waitFor(
+            () => keys(s.hrms.attendance()).length >= before.length,
+            60_000,
+            'the log read before the clear',
+          );
+          reader.child.kill('SIGKILL');
+          await reader.exited;
           cleared.push(...sim.records());
           sim.clear();
+          adder = setInterval(add, 25);
           sim.addRecords([{ UserID: 'BACK-1', CreateTime: deviceNow() - 86_400 }, ...HOSTILE_RECORDS]);
         }
       }
@@ -67,7 +80,10 @@ describe('punchgate run with a Dahua terminal', () => {
       await waitFor(() => keys(s.hrms.attendance()).length >= want.length, 90_000, 'every record delivered').catch(
         (e: Error) => {
           throw new Error(
-            `${e.message}: ${keys(s.hrms.attendance()).length} of ${want.length}; missing ${want.filter((k) => !keys(s.hrms.attendance()).includes(k)).slice(0, 40).join(' ')}\n${d.output().slice(-3000)}`,
+            `${e.message}: ${keys(s.hrms.attendance()).length} of ${want.length}; missing ${want
+              .filter((k) => !keys(s.hrms.attendance()).includes(k))
+              .slice(0, 40)
+              .join(' ')}\n${d.output().slice(-3000)}`,
           );
         },
       );
