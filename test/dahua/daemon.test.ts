@@ -100,3 +100,92 @@ describe('punchgate run with a Dahua terminal', () => {
     }
   }, 240_000);
 });
+
+describe('punchgate run with a Dahua terminal and its event stream', () => {
+  it('reads a record the moment the stream tells of it; real time and poll together never make two punches of one', async () => {
+    const sim = await startDahuaSim({
+      password: PASSWORD,
+      utcOffsetMinutes: OFFSET_MIN,
+      records: generateRecords(40, deviceNow() - 600, 3),
+    });
+    // Polled every second as well: both paths run at once.
+    const s = await dahuaDaemonStack(sim.port, { realtime: true });
+    try {
+      const d = spawnDaemon(s.configPath);
+      await waitFor(() => sim.counts().streams > 0, 20_000, 'the event stream attached');
+      for (let i = 1; i <= 60; i++) {
+        sim.addRecords([{ UserID: `RT${i}`, AttendanceState: 1 }]);
+        await new Promise((r) => setTimeout(r, 20 + (i % 7) * 15));
+      }
+      const want = expectedPunches(sim.records());
+      await waitFor(() => keys(s.hrms.attendance()).length >= want.length, 30_000, 'every record delivered');
+      // One more poll tick after the last: nothing doubles.
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(keys(s.hrms.attendance())).toEqual(want);
+      expect(s.hrms.attendance().length).toBe(want.length);
+      d.child.kill('SIGTERM');
+      expect(await d.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      await sim.stop();
+      await s.stop();
+    }
+  }, 90_000);
+
+  it('with the schedule far away, the stream alone brings each punch within seconds', async () => {
+    const sim = await startDahuaSim({ password: PASSWORD, utcOffsetMinutes: OFFSET_MIN });
+    const s = await dahuaDaemonStack(sim.port, { realtime: true, schedule: '0 0 1 1 *' });
+    try {
+      const d = spawnDaemon(s.configPath);
+      await waitFor(() => sim.counts().streams > 0, 20_000, 'the event stream attached');
+      for (let i = 1; i <= 5; i++) {
+        sim.addRecords([{ UserID: `EV${i}` }]);
+        await waitFor(() => keys(s.hrms.attendance()).length >= i, 10_000, `record ${i} delivered by the stream`);
+      }
+      expect(keys(s.hrms.attendance())).toEqual(expectedPunches(sim.records()));
+      // A status page names no trouble.
+      const status = s.tmp.path('status.txt');
+      await waitFor(() => existsSync(status), 5000, 'the status file');
+      expect(readFileSync(status, 'utf8')).not.toMatch(/front-door.*(refuses|cannot|error)/i);
+      d.child.kill('SIGTERM');
+      expect(await d.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      await sim.stop();
+      await s.stop();
+    }
+  }, 90_000);
+
+  it('an endless or huge record answer is cut at its bound, named in the status, and the log read once it ends', async () => {
+    const sim = await startDahuaSim({
+      password: PASSWORD,
+      utcOffsetMinutes: OFFSET_MIN,
+      records: generateRecords(30, deviceNow() - 600, 3),
+    });
+    sim.faults({ search: 'huge', hugeMb: 16 });
+    const s = await dahuaDaemonStack(sim.port, { timeoutMs: 1000 });
+    try {
+      const d = spawnDaemon(s.configPath);
+      const status = s.tmp.path('status.txt');
+      await waitFor(
+        () => existsSync(status) && /more than 4096 kB/.test(readFileSync(status, 'utf8')),
+        30_000,
+        'the status naming the huge answer',
+      );
+      sim.faults({ search: 'endless' });
+      await waitFor(
+        () => existsSync(status) && /did not finish its answer/.test(readFileSync(status, 'utf8')),
+        30_000,
+        'the status naming the endless answer',
+      );
+      expect(d.child.exitCode).toBeNull();
+      sim.faults({ search: null });
+      const want = expectedPunches(sim.records());
+      await waitFor(() => keys(s.hrms.attendance()).length >= want.length, 30_000, 'every record delivered');
+      expect(keys(s.hrms.attendance())).toEqual(want);
+      d.child.kill('SIGTERM');
+      expect(await d.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      await sim.stop();
+      await s.stop();
+    }
+  }, 120_000);
+});

@@ -116,7 +116,16 @@ export class DahuaHttp {
         r.destroy();
         reject(e);
       };
-      const r = mod.request({ host: o.host, port: o.port, method, path, headers, agent: this.agent });
+      // The event stream holds its connection for ever: its own, never the one the polls share.
+      const r = mod.request({
+        host: o.host,
+        port: o.port,
+        method,
+        path,
+        headers,
+        agent: stream ? false : this.agent,
+        ...(o.tls ? { rejectUnauthorized: o.tlsFingerprint === undefined } : {}),
+      });
       // The whole answer within a few timeouts, however the device trickles it.
       const deadline = setTimeout(
         () =>
