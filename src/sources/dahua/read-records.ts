@@ -220,7 +220,15 @@ async function pages(o: ReadOptions, r: ReadResult, deadline: number, maxPages: 
           continue; // read, never the cursor's
         }
         if (c.time !== undefined && rec.createTime < c.time) continue; // older than the newest read
-        if (rec.recNo !== undefined && c.recNo !== undefined && rec.recNo < c.recNo) r.renumbered = true;
+        // Later than the newest read yet numbered below it (the cursor's own second is read again: its records may come in any order).
+        if (
+          rec.recNo !== undefined &&
+          c.recNo !== undefined &&
+          c.time !== undefined &&
+          rec.createTime > c.time &&
+          rec.recNo < c.recNo
+        )
+          r.renumbered = true;
         r.cursor = { ...c, time: rec.createTime, ...(rec.recNo !== undefined ? { recNo: rec.recNo } : {}) };
       }
       if (batchRows >= commitRows || monotonicNow() - lastCommit >= 1000) flush();
