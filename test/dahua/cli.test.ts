@@ -85,7 +85,10 @@ describe('punchgate sim dahua, check and poll', () => {
       /^front-door: ok, \d+ records read in \d+ pages \(109 new punches, \d+ known, 2 quarantined\), clock /m,
     );
     const list = await runPunchgate([...config, 'punches', '--json']);
-    const codes = (JSON.parse(list.stdout) as { biometricCode: string }[]).map((p) => p.biometricCode);
+    const codes = list.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { biometricCode?: string; code?: string }).biometricCode ?? '');
     expect(codes).toContain('H-1');
     expect(codes.some((c) => c.includes('\u0007') || c.length > 64)).toBe(false);
     expect(poll.stdout + poll.stderr).not.toContain(PASSWORD);
