@@ -67,7 +67,14 @@ describe.each(['accessUser', 'recordUpdater'] as const)('sync-users on a Dahua t
         .users()
         .map((u) => `${u.UserID} ${u.UserName} [${u.cards.join(',')}]`)
         .sort();
-    const args = ['--config', tmp.path('punchgate.yaml'), 'terminals', 'sync-users', '--roster', tmp.path('roster.csv')];
+    const args = [
+      '--config',
+      tmp.path('punchgate.yaml'),
+      'terminals',
+      'sync-users',
+      '--roster',
+      tmp.path('roster.csv'),
+    ];
 
     const run = await runPunchgate([...args, '--json']);
     expect(run.status, run.stderr + run.stdout).toBe(0);

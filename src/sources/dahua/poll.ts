@@ -1,7 +1,6 @@
 import type { DahuaTerminalConfig } from '../../config/terminals.js';
 import { isBusyJournalError } from '../../journal/errors.js';
 import { deviceIdentity, wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
-import type { Logger } from '../../util/logger.js';
 import {
   BUSY_JOURNAL_POLL_ERROR,
   configKeyOf,
