@@ -90,6 +90,10 @@ describe.each(['accessUser', 'recordUpdater'] as const)('sync-users on a Dahua t
     expect(again.status, again.stderr).toBe(0);
     expect(again.stdout).toContain('0 added, 0 updated, 0 removed');
     expect(people()).toEqual(['1001 Ana One [111]', '1002 Ben [222]', '1004 New Hire [444]', '9001 Site Admin []']);
+    // terminals users shows what the terminal holds now.
+    const listed = await runPunchgate(['--config', tmp.path('punchgate.yaml'), 'terminals', 'users', 'front-door']);
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/^1004 +New Hire +user +444$/m);
     expect(sim.auth().failures).toBe(0);
   });
 });
