@@ -1,6 +1,6 @@
 import { DahuaApiError } from './errors.js';
 import { DahuaHttp, type DahuaHttpOptions, type DahuaResponse } from './http.js';
-import { errorText, parseLines, parseRecords } from './kv.js';
+import { errorText, parseLines, parseRecordAnswer } from './kv.js';
 import { fromFields, type DahuaRecord } from './records.js';
 import { DahuaUsers } from './users.js';
 
@@ -96,9 +96,9 @@ export class DahuaClient {
       `${RECORDS_PATH}?action=find&name=AccessControlCardRec` +
       `&${p}StartTime=${start}&${p}EndTime=${LATEST_SECONDS}&count=${count}`;
     const res = await this.get(path, signal);
-    const lines = parseLines(res.text);
-    const records = parseRecords(lines, 'records', count + 1).map(fromFields);
-    const said = lines.get('found');
+    const answer = parseRecordAnswer(res.text, count + 1);
+    const records = answer.records.map(fromFields);
+    const said = answer.found;
     const found = said !== undefined && /^\s*\d+\s*$/.test(said) ? Number(said) : records.length;
     if (said === undefined && records.length === 0 && res.text.trim() !== '')
       throw new DahuaApiError(`${RECORDS_PATH}: the answer has neither found= nor records`, res.status);

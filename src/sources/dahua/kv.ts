@@ -44,3 +44,37 @@ export function parseRecords(
   }
   return [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
 }
+
+/**
+ * A record search's answer in one pass over its text: `found=` and the records, without a map of
+ * every line first (a page of 500 records is 7,000 lines, and a poll reads hundreds of pages).
+ */
+export function parseRecordAnswer(
+  text: string,
+  maxRecords: number,
+): { found?: string; records: Map<string, string>[] } {
+  const byIndex = new Map<number, Map<string, string>>();
+  let found: string | undefined;
+  let at = 0;
+  while (at < text.length) {
+    let end = text.indexOf('\n', at);
+    if (end < 0) end = text.length;
+    const line = text.charCodeAt(end - 1) === 13 ? text.slice(at, end - 1) : text.slice(at, end);
+    at = end + 1;
+    if (line.startsWith('records[')) {
+      const close = line.indexOf('].', 8);
+      const eq = line.indexOf('=', close);
+      if (close < 0 || eq < 0 || close > 17) continue;
+      const i = Number(line.slice(8, close));
+      if (!Number.isInteger(i) || i < 0 || i >= maxRecords) continue;
+      let r = byIndex.get(i);
+      if (!r) byIndex.set(i, (r = new Map()));
+      r.set(line.slice(close + 2, eq), line.slice(eq + 1));
+    } else if (line.startsWith('found=')) found = line.slice(6);
+  }
+  const records =
+    byIndex.size > 0 && [...byIndex.keys()].every((k, n) => k === n)
+      ? [...byIndex.values()]
+      : [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
+  return { found, records };
+}
