@@ -1,7 +1,7 @@
 import type { IngestResult } from '../../journal/types.js';
 import type { Punch } from '../../punch.js';
 import type { Logger } from '../../util/logger.js';
-import type { DahuaClient, TimeCondition } from './client.js';
+import type { DahuaClient, RecordPage, TimeCondition } from './client.js';
 import { DahuaApiError } from './errors.js';
 import { COMMIT_ROWS, FUTURE_SECONDS, MAX_POLL_PAGES, monotonicNow, POLL_DEADLINE_MS } from './limits.js';
 import { classify } from './records.js';
@@ -164,16 +164,21 @@ async function pages(o: ReadOptions, r: ReadResult, deadline: number, maxPages: 
     lastCommit = monotonicNow();
   };
   let switched = false;
+  let next: { start: number; count: number; form: TimeCondition; page: Promise<RecordPage> } | undefined;
   try {
     for (;;) {
       if (r.pages >= maxPages || monotonicNow() > deadline) {
         r.stopped = `it still had records after ${r.pages} pages (${r.rows} records) in one poll`;
         return;
       }
-      let page;
+      let page: RecordPage;
       try {
-        page = await o.client.recordPage(start, count, r.form, o.signal);
+        page = await (next?.start === start && next.count === count && next.form === r.form
+          ? next.page
+          : o.client.recordPage(start, count, r.form, o.signal));
+        next = undefined;
       } catch (e) {
+        next = undefined;
         // Firmware that takes the window only as condition.StartTime/EndTime answers the plain form with 400.
         if (!switched && r.form === 'plain' && e instanceof DahuaApiError && e.unsupported) {
           switched = true;
@@ -198,6 +203,15 @@ async function pages(o: ReadOptions, r: ReadResult, deadline: number, maxPages: 
         r.form = 'condition';
         o.log.warn('the firmware ignores StartTime: searching with condition.StartTime/EndTime');
         continue;
+      }
+      // The next page is asked for before this one is journalled, so that the device works on it
+      // meanwhile (one connection: the requests still go one after the other). It starts where
+      // this one moves the cursor to: its newest plausible record's second.
+      const ahead = nextStart(page, r.cursor.time ?? start, latest);
+      if (page.records.length > 0 && ahead > start && r.pages < maxPages) {
+        const p = o.client.recordPage(ahead, count, r.form, o.signal);
+        p.catch(() => undefined); // awaited at the next turn; a poll that stops here must not leave it unhandled
+        next = { start: ahead, count, form: r.form, page: p };
       }
       for (const rec of page.records) {
         const c = r.cursor;
@@ -235,8 +249,8 @@ async function pages(o: ReadOptions, r: ReadResult, deadline: number, maxPages: 
       // Firmware caps pages silently (found=64 for count=100): the log ends only at a page that
       // brings nothing past the second it started from.
       if (page.records.length === 0) break;
-      const next = r.cursor.time ?? start;
-      if (next <= start) {
+      const moved = r.cursor.time ?? start;
+      if (moved <= start) {
         if (page.records.length < count) break;
         // A full page within one second (or of records that cannot move the cursor): ask for more at once.
         if (count < MAX_COUNT) {
@@ -247,9 +261,17 @@ async function pages(o: ReadOptions, r: ReadResult, deadline: number, maxPages: 
         r.deviceFault = true;
         return;
       }
-      start = next;
+      start = moved;
     }
   } finally {
     flush();
   }
+}
+
+/** Where the cursor stands after `page`: its newest plausible record's second, never before `from`. */
+function nextStart(page: RecordPage, from: number, latest: number): number {
+  let t = from;
+  for (const rec of page.records)
+    if (rec.createTime !== undefined && rec.createTime <= latest && rec.createTime > t) t = rec.createTime;
+  return t;
 }
