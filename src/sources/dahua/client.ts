@@ -35,6 +35,7 @@ export const LATEST_SECONDS = 2145916799;
 export class DahuaClient {
   readonly http: DahuaHttp;
   readonly users: DahuaUsers;
+  private known: DahuaIdentity | undefined;
 
   constructor(opts: DahuaHttpOptions) {
     this.http = new DahuaHttp(opts);
@@ -61,13 +62,20 @@ export class DahuaClient {
     return v.trim();
   }
 
+  /**
+   * Serial number (every poll: a swapped device is noticed at once), type and firmware (asked once
+   * per connection's life: they change only with the device, and then the serial does too).
+   */
   async identity(signal?: AbortSignal): Promise<DahuaIdentity> {
     const serial = await this.value('/cgi-bin/magicBox.cgi?action=getSerialNo', 'sn', signal);
-    const deviceType = await this.value('/cgi-bin/magicBox.cgi?action=getDeviceType', 'type', signal).catch(() => '');
-    const software = await this.value('/cgi-bin/magicBox.cgi?action=getSoftwareVersion', 'version', signal).catch(
-      () => '',
-    );
-    return { serial, deviceType, software };
+    if (this.known?.serial !== serial) {
+      const deviceType = await this.value('/cgi-bin/magicBox.cgi?action=getDeviceType', 'type', signal).catch(() => '');
+      const software = await this.value('/cgi-bin/magicBox.cgi?action=getSoftwareVersion', 'version', signal).catch(
+        () => '',
+      );
+      this.known = { serial, deviceType, software };
+    }
+    return this.known;
   }
 
   /** The device's wall clock, `YYYY-MM-DD HH:mm:ss` (it writes `2026-11-2 7:05:01` on some firmware). */

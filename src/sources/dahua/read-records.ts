@@ -110,7 +110,8 @@ export async function readRecords(o: ReadOptions): Promise<ReadResult> {
     r.cursorReset = `its read position was dated after the terminal's clock: its log is read again from the start (nothing lost)`;
     r.cursor = {};
   }
-  const held = await o.client.recordCount(o.signal).catch(() => undefined);
+  // Only worth asking when there is a count to compare it with (not on the first read).
+  const held = r.cursor.total !== undefined ? await o.client.recordCount(o.signal).catch(() => undefined) : undefined;
   if (!r.cursorReset && held !== undefined && r.cursor.total !== undefined && held < r.cursor.total) {
     r.cursorReset = `its log holds ${held} records where it held ${r.cursor.total}: cleared or reset; read again from the start (nothing lost)`;
     r.cursor = {};
