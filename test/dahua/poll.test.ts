@@ -78,6 +78,16 @@ describe('Dahua poll against the simulator', () => {
     expect(s.journal.queries.list().length).toBe(before.length + 2);
   });
 
+  it('a device clock set back behind the newest record read: its new records are still read', async () => {
+    const s = await setup(100);
+    await s.poller.poll();
+    s.sim.faults({ clockOffsetSeconds: -2 * 3600 });
+    s.sim.addRecords([{ UserID: 'BEHIND-1' }, { UserID: 'BEHIND-2' }]);
+    const r = await s.poller.poll();
+    expect(r.added).toBe(2);
+    expect(journalKeys(s.journal)).toEqual(passes(s.sim));
+  });
+
   it('hostile texts and a record dated 2037 neither crash nor blind the cursor', async () => {
     const s = await setup(50);
     s.sim.addRecords(HOSTILE_RECORDS);

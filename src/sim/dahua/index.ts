@@ -35,6 +35,8 @@ export interface DahuaFaults {
   /** The record search answers for ever (endless) or with `hugeMb` of lines (huge). */
   search: 'endless' | 'huge' | null;
   hugeMb: number;
+  /** The device clock minus the true time, in seconds (a clock set back: negative). */
+  clockOffsetSeconds: number;
 }
 
 export interface DahuaSimOptions {
@@ -79,7 +81,7 @@ export interface DahuaSim {
 }
 
 /** Seconds of the device wall clock, read as UTC. */
-const deviceSeconds = (offsetMin: number) => Math.floor(Date.now() / 1000) + offsetMin * 60;
+const deviceSeconds = (offsetMin: number, skew = 0) => Math.floor(Date.now() / 1000) + offsetMin * 60 + skew;
 
 function wall(seconds: number): string {
   return new Date(seconds * 1000).toISOString().slice(0, 19).replace('T', ' ');
@@ -96,7 +98,7 @@ export async function startDahuaSim(o: DahuaSimOptions = {}): Promise<DahuaSim> 
     offer: o.digest ?? 'both',
     lockoutAfter: 5,
   });
-  const faults: DahuaFaults = { slowMs: 0, search: null, hugeMb: 8 };
+  const faults: DahuaFaults = { slowMs: 0, search: null, hugeMb: 8, clockOffsetSeconds: 0 };
   let log: SimRecord[] = [];
   let nextRecNo = 1;
   const counts = { finds: 0, attaches: 0, requests: 0 };
@@ -123,7 +125,7 @@ export async function startDahuaSim(o: DahuaSimOptions = {}): Promise<DahuaSim> 
   };
 
   const add = (rs: NewRecord[]): SimRecord[] => {
-    const now = deviceSeconds(offset);
+    const now = deviceSeconds(offset, faults.clockOffsetSeconds);
     const made = rs.map((r, i): SimRecord => ({
       RecNo: nextRecNo++,
       CreateTime: r.CreateTime ?? now,
@@ -224,7 +226,7 @@ export async function startDahuaSim(o: DahuaSimOptions = {}): Promise<DahuaSim> 
       return badRequest(res);
     }
     if (path === '/cgi-bin/global.cgi' && action === 'getCurrentTime')
-      return send(res, 200, `result=${wall(deviceSeconds(offset))}\r\n`);
+      return send(res, 200, `result=${wall(deviceSeconds(offset, faults.clockOffsetSeconds))}\r\n`);
     if (path === '/cgi-bin/recordFinder.cgi') {
       if (q.get('name') === 'AccessControlCardRec') {
         if (action === 'getQuerySize') return send(res, 200, `count=${log.length}\r\n`);
@@ -294,7 +296,7 @@ export async function startDahuaSim(o: DahuaSimOptions = {}): Promise<DahuaSim> 
       log = [];
       nextRecNo = 1;
     },
-    nowSeconds: () => deviceSeconds(offset),
+    nowSeconds: () => deviceSeconds(offset, faults.clockOffsetSeconds),
     auth: () => ({ ...digest.stats }),
     counts: () => ({ ...counts, streams: streams.size }),
     stop: async () => {

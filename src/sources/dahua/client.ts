@@ -97,12 +97,18 @@ export class DahuaClient {
     return v !== undefined && /^\d+$/.test(v.trim()) ? Number(v) : undefined;
   }
 
-  /** One page of records from `start` (seconds, inclusive), at most `count`, oldest first. */
-  async recordPage(start: number, count: number, form: TimeCondition, signal?: AbortSignal): Promise<RecordPage> {
+  /** One page of records from `start` to `end` (seconds, inclusive), at most `count`, in the device's order. */
+  async recordPage(
+    start: number,
+    count: number,
+    form: TimeCondition,
+    signal?: AbortSignal,
+    end = LATEST_SECONDS,
+  ): Promise<RecordPage> {
     const p = form === 'condition' ? 'condition.' : '';
     const path =
       `${RECORDS_PATH}?action=find&name=AccessControlCardRec` +
-      `&${p}StartTime=${start}&${p}EndTime=${LATEST_SECONDS}&count=${count}`;
+      `&${p}StartTime=${start}&${p}EndTime=${end}&count=${count}`;
     const res = await this.get(path, signal);
     const answer = parseRecordAnswer(res.text, count + 1);
     const records = answer.records.map(fromFields);

@@ -1,7 +1,7 @@
 import type { IngestResult } from '../../journal/types.js';
 import type { Punch } from '../../punch.js';
 import type { Logger } from '../../util/logger.js';
-import type { DahuaClient, RecordPage, TimeCondition } from './client.js';
+import { LATEST_SECONDS, type DahuaClient, type RecordPage, type TimeCondition } from './client.js';
 import { DahuaApiError } from './errors.js';
 import { COMMIT_ROWS, FUTURE_SECONDS, MAX_POLL_PAGES, monotonicNow, POLL_DEADLINE_MS } from './limits.js';
 import { classify } from './records.js';
@@ -146,13 +146,15 @@ async function pages(o: ReadOptions, r: ReadResult, deadline: number, maxPages: 
   let count = Math.min(o.pageSize, MAX_COUNT);
   // A device clock behind the newest record read (set back): its new records are dated before the
   // cursor, so the window opens before its clock.
+  // The window closes shortly after the device's clock then: the records read before the clock
+  // went back are not in it, so the pages move through the new ones (devices answer in the order
+  // they stored the records, not by time).
   const cursorTime = r.cursor.time;
-  let start =
-    cursorTime === undefined
-      ? 0
-      : cursorTime > o.deviceNowSeconds
-        ? Math.max(0, o.deviceNowSeconds - OVERLAP_SECONDS)
-        : cursorTime;
+  const behind = cursorTime !== undefined && cursorTime > o.deviceNowSeconds;
+  let start = cursorTime === undefined ? 0 : behind ? Math.max(0, o.deviceNowSeconds - OVERLAP_SECONDS) : cursorTime;
+  const end = behind ? o.deviceNowSeconds + OVERLAP_SECONDS : LATEST_SECONDS;
+  // Where the pages have got to: the newest plausible second in the window read so far.
+  const inWindow = Math.min(latest, end);
   let batch: Punch[] = [];
   let batchRows = 0;
   let lastCommit = monotonicNow();
@@ -176,7 +178,7 @@ async function pages(o: ReadOptions, r: ReadResult, deadline: number, maxPages: 
       try {
         page = await (next?.start === start && next.count === count && next.form === r.form
           ? next.page
-          : o.client.recordPage(start, count, r.form, o.signal));
+          : o.client.recordPage(start, count, r.form, o.signal, end));
         next = undefined;
       } catch (e) {
         next = undefined;
@@ -208,9 +210,9 @@ async function pages(o: ReadOptions, r: ReadResult, deadline: number, maxPages: 
       // The next page is asked for before this one is journalled, so that the device works on it
       // meanwhile (one connection: the requests still go one after the other). It starts where
       // this one moves the cursor to: its newest plausible record's second.
-      const ahead = nextStart(page, r.cursor.time ?? start, latest);
+      const ahead = nextStart(page, start, inWindow);
       if (page.records.length > 0 && ahead > start && r.pages < maxPages) {
-        const p = o.client.recordPage(ahead, count, r.form, o.signal);
+        const p = o.client.recordPage(ahead, count, r.form, o.signal, end);
         p.catch(() => undefined); // awaited at the next turn; a poll that stops here must not leave it unhandled
         next = { start: ahead, count, form: r.form, page: p };
       }
@@ -250,7 +252,7 @@ async function pages(o: ReadOptions, r: ReadResult, deadline: number, maxPages: 
       // Firmware caps pages silently (found=64 for count=100): the log ends only at a page that
       // brings nothing past the second it started from.
       if (page.records.length === 0) break;
-      const moved = r.cursor.time ?? start;
+      const moved = ahead;
       if (moved <= start) {
         if (page.records.length < count) break;
         // A full page within one second (or of records that cannot move the cursor): ask for more at once.
