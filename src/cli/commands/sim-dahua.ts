@@ -31,6 +31,7 @@ interface SimDahuaOptions {
   timeCondition: 'plain' | 'condition';
   utcOffset?: number;
   slowMs: number;
+  clockOffset: number;
   searchFault?: 'endless' | 'huge';
   hugeMb: number;
   hostile?: boolean;
@@ -83,6 +84,7 @@ export function registerSimDahua(program: Command): void {
     )
     .option('--utc-offset <offset>', "the device's UTC offset (default the box's)", utcOffset)
     .option('--slow-ms <ms>', 'every answer waits this long', int(0, 600_000), 0)
+    .option('--clock-offset <seconds>', 'device clock minus the box clock', int(-100_000_000), 0)
     .option(
       '--search-fault <fault>',
       'the record search answers for ever (endless) or with --huge-mb of lines (huge)',
@@ -126,7 +128,12 @@ async function runSim(o: SimDahuaOptions): Promise<number> {
   }).catch((e: unknown) => {
     throw new ExitError(`cannot listen on ${o.host}:${o.port}: ${(e as Error).message}`, EXIT.TEMPFAIL);
   });
-  sim.faults({ slowMs: o.slowMs, search: o.searchFault ?? null, hugeMb: o.hugeMb });
+  sim.faults({
+    slowMs: o.slowMs,
+    search: o.searchFault ?? null,
+    hugeMb: o.hugeMb,
+    clockOffsetSeconds: o.clockOffset,
+  });
   return withConsoleIo(async (io) => {
     const variants = [
       `digest ${o.digest}`,
