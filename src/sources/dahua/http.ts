@@ -113,6 +113,8 @@ export class DahuaHttp {
         if (settled) return;
         settled = true;
         clearTimeout(deadline);
+        // The source's signal lives as long as the source: a listener left on it would pile up.
+        req.signal?.removeEventListener('abort', onAbort);
         r.destroy();
         reject(e);
       };
