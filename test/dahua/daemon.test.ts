@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { generateRecords, HOSTILE_RECORDS, startDahuaSim, type SimRecord } from '../../src/sim/dahua/index.js';
 import { keys, spawnDaemon } from '../daemon/stack.js';
@@ -191,4 +191,39 @@ describe('punchgate run with a Dahua terminal and its event stream', () => {
       await s.stop();
     }
   }, 120_000);
+});
+
+describe('punchgate run with a Dahua terminal and a wrong password', () => {
+  it('tries it once (neither the polls every second nor the stream try again), says so with the fix, and reads at once when the file is corrected', async () => {
+    const sim = await startDahuaSim({
+      password: PASSWORD,
+      utcOffsetMinutes: OFFSET_MIN,
+      records: generateRecords(20, deviceNow() - 600, 3),
+    });
+    const s = await dahuaDaemonStack(sim.port, { realtime: true });
+    writeFileSync(s.tmp.path('front-door.pass'), 'Wrong-one-1\n');
+    try {
+      const d = spawnDaemon(s.configPath);
+      const status = s.tmp.path('status.txt');
+      await waitFor(
+        () => existsSync(status) && /front-door refuses the password/.test(readFileSync(status, 'utf8')),
+        20_000,
+        'the status naming the refused password',
+      );
+      await new Promise((r) => setTimeout(r, 3000)); // three more poll ticks
+      expect(sim.auth().failures).toBe(1);
+      expect(sim.counts().attaches).toBe(0);
+      expect(readFileSync(status, 'utf8')).toMatch(/put the right password in .*front-door\.pass/);
+      expect(readFileSync(status, 'utf8') + d.output()).not.toContain(PASSWORD);
+      writeFileSync(s.tmp.path('front-door.pass'), PASSWORD + '\n');
+      const want = expectedPunches(sim.records());
+      await waitFor(() => keys(s.hrms.attendance()).length >= want.length, 20_000, 'the records read after the fix');
+      expect(keys(s.hrms.attendance())).toEqual(want);
+      d.child.kill('SIGTERM');
+      expect(await d.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      await sim.stop();
+      await s.stop();
+    }
+  }, 90_000);
 });
