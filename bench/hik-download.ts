@@ -9,7 +9,7 @@
 import { Client } from 'undici';
 import { Journal } from '../src/journal/index.js';
 import { sourceDepsFor } from '../src/sources/deps.js';
-import { digestAuthorization, parseDigestChallenge, type DigestChallenge } from '../src/sources/hikvision/digest.js';
+import { digestAuthorization, parseDigestChallenge, type DigestChallenge } from '../src/sources/http-digest.js';
 import { HikvisionClient, HikvisionPoller } from '../src/sources/hikvision/index.js';
 import { DEFAULT_HIKVISION_MINORS } from '../src/config/terminals.js';
 import { silentLogger } from '../src/util/logger.js';

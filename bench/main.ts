@@ -17,6 +17,7 @@ import { benchBusyBox, benchStatusSize } from './journal-size.js';
 import { benchPackage } from './package.js';
 import { benchScale } from './lib/scale.js';
 import { log, renderTable, type BenchRow } from './lib/table.js';
+import { benchDahua } from './dahua.js';
 import { benchHikDownload } from './hik-download.js';
 import { benchZkDownload } from './zk-download.js';
 import { benchZkFaults } from './zk-faults.js';
@@ -44,6 +45,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
   'hik-download': {
     describe: 'read + journal 100,000 Hikvision events (real poll) vs the bare page-fetch loop',
     run: benchHikDownload,
+  },
+  dahua: {
+    describe: 'read + journal 100,000 Dahua access records (real poll) vs the bare page loop; peak RSS',
+    run: benchDahua,
   },
   'daemon-idle': {
     describe: 'idle RSS of `punchgate run` with 10 simulated terminals (needs `punchgate run`)',

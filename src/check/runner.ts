@@ -16,6 +16,8 @@ import { checkDaemon } from './daemon-check.js';
 import { checkDisk } from './disk-check.js';
 import { checkHrms } from './hrms-check.js';
 import { checkJournal } from './journal-check.js';
+import type { DahuaClientFactory } from '../sources/dahua/index.js';
+import { checkDahuaTerminal } from './dahua-check.js';
 import { checkHikvisionTerminal } from './hikvision-check.js';
 import { checkHikvisionListen, readListenStates } from './hikvision-listen-check.js';
 import { readAuthRefusals, readTerminalLedger } from './ledger.js';
@@ -39,6 +41,7 @@ export interface CheckOptions {
   /** Test seams; the defaults reach the real things. */
   zkClientFactory?: ClientFactory;
   hikClientFactory?: HikClientFactory;
+  dahuaClientFactory?: DahuaClientFactory;
   openSerial?: OpenSerialLink;
   hrmsSender?: AttendanceSender;
   notify?: NotifyCheckDeps;
@@ -98,7 +101,7 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
   const ledger = readTerminalLedger(config.journal.path);
   const refusals = readAuthRefusals(
     config.journal.path,
-    config.terminals.filter((t) => t.kind === 'hikvision').map((t) => t.name),
+    config.terminals.filter((t) => t.kind === 'hikvision' || t.kind === 'dahua').map((t) => t.name),
   );
   const push = readPushState(config.journal.path, clock.now());
   const terminalChecks = config.terminals.map((t, i) => {
@@ -112,6 +115,13 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
           factory: opts.hikClientFactory,
           env,
           refusal: refusals.get(t.name),
+        });
+      case 'dahua':
+        return checkDahuaTerminal(t, i, {
+          clock,
+          env,
+          refusal: refusals.get(t.name),
+          factory: opts.dahuaClientFactory,
         });
       case 'serial':
         return checkSerialTerminal(t, i, opts.openSerial);

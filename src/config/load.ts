@@ -102,7 +102,9 @@ function resolvePaths(c: Config, baseDir: string): Config {
         ? { ...t, codeMap: abs(t.codeMap) }
         : t.kind === 'hikvision'
           ? { ...t, passwordFile: abs(t.passwordFile), caFile: abs(t.caFile) }
-          : t,
+          : t.kind === 'dahua'
+            ? { ...t, passwordFile: abs(t.passwordFile) }
+            : t,
     ),
   };
 }

@@ -202,6 +202,45 @@ export const hikvisionTerminalSchema = z
     }
   });
 
+/**
+ * A Dahua access or attendance terminal (ASI series and OEMs): HTTP CGI with Digest
+ * authentication (docs/terminals-dahua.md).
+ */
+export const dahuaTerminalSchema = z
+  .strictObject({
+    ...common,
+    kind: z.literal('dahua'),
+    host: z.string().min(1, 'must name a host or address'),
+    /** Default 80, or 443 with tls. */
+    port: z.number().int().min(1).max(65535).optional(),
+    /** HTTPS instead of HTTP. */
+    tls: z.boolean().default(false),
+    username: z.string().min(1, 'must name the device account').default('admin'),
+    /** File holding the password; env PUNCHGATE_TERMINAL_<NAME>_PASSWORD wins when set. */
+    passwordFile: z.string().optional(),
+    /** Pin the device's (self-signed) certificate: its SHA-256 fingerprint (tls only). */
+    tlsFingerprint: tlsFingerprint.optional(),
+    schedule: cronSchedule.default('* * * * *'),
+    /** Keep the device's event stream open: a punch is read the moment it happens; polling stays the backstop. */
+    realtime: z.boolean().default(false),
+    /** Per-request timeout. */
+    timeoutMs: z.number().int().min(100).max(120_000).default(10_000),
+    /** Records asked for per page (firmware caps it, often at 1024). */
+    pageSize: z.number().int().min(1).max(1024).default(500),
+    /**
+     * What a record's CreateTime counts: `local` (the device's wall clock written as if it were UTC,
+     * as the ASI firmware does) or `utc` (real UTC seconds, turned into the terminal's timezone).
+     */
+    recordClock: z.enum(['local', 'utc']).default('local'),
+    /** Which user API the firmware has: auto (AccessUser.cgi, else recordUpdater.cgi), or one of them. */
+    userApi: z.enum(['auto', 'accessUser', 'recordUpdater']).default('auto'),
+    skewThresholdSeconds: z.number().int().min(1).default(60),
+  })
+  .superRefine((t, ctx) => {
+    if (t.tlsFingerprint && !t.tls)
+      ctx.addIssue({ code: 'custom', path: ['tlsFingerprint'], message: 'needs tls: true' });
+  });
+
 /** An address (`192.168.10.7`, `fd00::7`) or a network in CIDR form (`192.168.10.0/24`, `fd00::/64`). */
 export function validAddressOrCidr(s: string): boolean {
   const [addr, prefix, ...rest] = s.trim().split('/');
@@ -250,7 +289,13 @@ export const admsTerminalSchema = z.strictObject({
 });
 
 export const terminalSchema = z
-  .discriminatedUnion('kind', [zkTerminalSchema, serialTerminalSchema, hikvisionTerminalSchema, admsTerminalSchema])
+  .discriminatedUnion('kind', [
+    zkTerminalSchema,
+    serialTerminalSchema,
+    hikvisionTerminalSchema,
+    admsTerminalSchema,
+    dahuaTerminalSchema,
+  ])
   .superRefine(checkDirectionStates);
 
 const HIKVISION_STATUS_NAMES = [...ATTENDANCE_STATUS_STATES.keys()];
@@ -310,6 +355,7 @@ export type ZkTerminalConfig = z.infer<typeof zkTerminalSchema>;
 export type SerialTerminalConfig = z.infer<typeof serialTerminalSchema>;
 export type HikvisionTerminalConfig = z.infer<typeof hikvisionTerminalSchema>;
 export type AdmsTerminalConfig = z.infer<typeof admsTerminalSchema>;
+export type DahuaTerminalConfig = z.infer<typeof dahuaTerminalSchema>;
 export type TerminalConfig = z.infer<typeof terminalSchema>;
 
 /** The environment variable that holds a Hikvision terminal's password: PUNCHGATE_TERMINAL_<NAME>_PASSWORD. */

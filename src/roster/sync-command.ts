@@ -37,7 +37,7 @@ export async function runSyncUsers(opts: SyncCommandOptions, deps: UserCommandDe
   for (const p of roster.problems) deps.err.write(`punchgate: ${p.where}: ${p.message} (row skipped)\n`);
   if (terminals.length === 0) {
     deps.err.write(
-      'punchgate: no terminal that holds users is configured (kind: zk, adms or hikvision); nothing to do\n',
+      'punchgate: no terminal that holds users is configured (kind: zk, adms, hikvision or dahua); nothing to do\n',
     );
   }
 

@@ -7,13 +7,14 @@ import { EXIT, ExitError } from '../util/exit-codes.js';
 import { silentLogger } from '../util/logger.js';
 import type { UserSyncAdapter } from './adapter.js';
 import type { UserCommandDeps } from './command-deps.js';
+import { DahuaSyncAdapter } from './dahua/dahua-sync.js';
 import { HikSyncAdapter } from './hikvision/hik-sync.js';
 import { PushSyncAdapter } from './push/push-sync.js';
 import { ZkSyncAdapter } from './zk/zk-sync.js';
 import { ZkUserTerminal } from './zk/zk-terminal.js';
 
-/** Kinds whose users punchgate can manage: ZK (TCP/UDP), push (ADMS) and Hikvision (ISAPI) terminals. */
-const USER_KINDS = new Set(['zk', 'adms', 'hikvision']);
+/** Kinds whose users punchgate can manage: ZK (TCP/UDP), push (ADMS), Hikvision (ISAPI) and Dahua (CGI) terminals. */
+const USER_KINDS = new Set(['zk', 'adms', 'hikvision', 'dahua']);
 
 /**
  * Named terminals (each must exist and hold users), or without names every enabled one that
@@ -53,5 +54,7 @@ export function syncAdapterFor(
     const source = sourceDepsFor(deps.journal, deps.logger ?? silentLogger(), clock);
     return new HikSyncAdapter(t, source, deps.hikClientFactory);
   }
+  if (t.kind === 'dahua')
+    return new DahuaSyncAdapter(t, sourceDepsFor(deps.journal, deps.logger ?? silentLogger(), clock));
   throw new ExitError(`${t.name}: a ${t.kind} terminal holds no users`, EXIT.CONFIG);
 }

@@ -398,6 +398,16 @@ export const ALERT = {
     cause: `terminal ${t.name}: ${k.held} ${k.table} upload(s) answered OK could not be turned into punches (${k.lines} lines in all, last ${k.lastAt ? localTime(Date.parse(k.lastAt)) : '-'}: ${k.lastReason ?? '-'}${k.dropped > 0 ? `; ${k.dropped} dropped to stay within adms.keptUploads` : ''}); they are kept raw in the journal`,
     fix: `${k.table === 'rtlog' ? `if they are passes, add their event code to punchEvents of ${t.name}, reload,` : 'update the terminal firmware or punchgate,'} then run punchgate terminals reparse ${t.name}`,
   }),
+
+  /**
+   * A Dahua terminal misbehaved lately (src/sources/dahua/notes.ts): a poll stopped at a bound,
+   * records dated implausibly, a log renumbered or cleared, an event stream beyond its bounds.
+   */
+  dahuaNote: (terminal: string, n: { topic: string; cause: string; fix: string; at: number }): Alert => ({
+    kind: `dahua-${n.topic}`,
+    cause: `terminal ${terminal}: ${n.cause} (last at ${localTime(n.at)})`,
+    fix: n.fix,
+  }),
 };
 
 /**

@@ -4,6 +4,7 @@ import { freeBytesAt } from '../util/disk.js';
 import { punchgateVersion } from '../util/version.js';
 import { alertsFor, type AlertFacts } from './alerts.js';
 import { ALERT, alertLine } from './alert-words.js';
+import { dahuaAlerts } from './dahua.js';
 import { hikvisionAlerts } from './hikvision.js';
 import { addPushStatus, pushAlerts } from './push.js';
 import { terminalProblem } from './terminal-problem.js';
@@ -126,6 +127,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
   const alerts = alertsFor(report, facts, now);
   alerts.push(...pushAlerts(report, now));
   alerts.push(...hikvisionAlerts(journal, config, now));
+  alerts.push(...dahuaAlerts(journal, config, now));
   for (const u of journal.queries.unknownCards()) alerts.push(ALERT.unknownCards(u));
   report.alertItems = alerts;
   report.alerts = alerts.map(alertLine);

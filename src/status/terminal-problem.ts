@@ -13,6 +13,8 @@ function generalFix(cfg: TerminalConfig): string {
       return `check the terminal's power and cable and its url (${cfg.url}) in the config; punchgate check tests it and says more`;
     case 'serial':
       return `check that the reader is plugged in and its path (${cfg.path}) in the config (ls -l /dev/serial/by-id/); punchgate check tests it`;
+    case 'dahua':
+      return `check the terminal's power and cable and its host (${cfg.host}) in the config; punchgate check tests it and says more`;
     case 'adms':
       return "check its power and network, and that its Cloud Server Setting names this box's address and adms.listen port";
   }

@@ -4,7 +4,7 @@ import {
   digestResponse,
   parseDigestAuthorization,
   parseDigestChallenge,
-} from '../../src/sources/hikvision/digest.js';
+} from '../../src/sources/http-digest.js';
 
 describe('digest authentication', () => {
   it('computes the example of RFC 2617 section 3.5 (MD5, qop=auth)', () => {

@@ -224,6 +224,13 @@ function everyAlert(): StatusReport {
       lastReason: 'biometric code has a control character',
       lastCode: '10\\u001b42',
     }),
+    ALERT.dahuaNote('front-door', {
+      topic: 'cursor',
+      cause:
+        'its log holds 12 records where it held 4,000, and none is newer than the last one read: renumbered or cleared (a reset, or its clock set back); read again from the start (nothing lost)',
+      fix: 'nothing to do unless it happens again (then check the terminal)',
+      at: NOW - 60_000,
+    }),
     ALERT.pushKept(push, {
       table: 'rtlog',
       held: 2,

@@ -10,6 +10,7 @@ import { registerPoll } from './poll.js';
 import { registerPunches } from './punches.js';
 import { registerRun } from './run.js';
 import { registerSimFrappe } from './sim-frappe.js';
+import { registerSimDahua } from './sim-dahua.js';
 import { registerSimHikvision } from './sim-hikvision.js';
 import { registerSimHrms } from './sim-hrms.js';
 import { registerSimOdoo } from './sim-odoo.js';
@@ -39,5 +40,6 @@ export function registerCommands(program: Command): void {
   registerSimSerial(program);
   registerSimHikvision(program);
   registerSimFrappe(program);
+  registerSimDahua(program);
   registerSimPushTerminal(program);
 }

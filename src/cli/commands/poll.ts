@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import type { HikvisionTerminalConfig, ZkTerminalConfig } from '../../config/terminals.js';
+import type { DahuaTerminalConfig, HikvisionTerminalConfig, ZkTerminalConfig } from '../../config/terminals.js';
+import { DahuaPoller, type DahuaPollResult } from '../../sources/dahua/index.js';
 import { sourceDepsFor } from '../../sources/deps.js';
 import { configKeyIn } from '../../config/terminals.js';
 import { HikvisionPoller, type HikPollResult } from '../../sources/hikvision/index.js';
@@ -12,15 +13,15 @@ export function registerPoll(program: Command): void {
   program
     .command('poll')
     .description(
-      'poll each ZK and Hikvision terminal (or one) once, journal new punches, and exit (0 all succeeded, 75 otherwise)',
+      'poll each ZK, Hikvision and Dahua terminal (or one) once, journal new punches, and exit (0 all succeeded, 75 otherwise)',
     )
     .option('--terminal <name>', 'only this terminal')
     .action(
       action((opts: { terminal?: string }, cmd: Command) =>
         withJournal(cmd, async (ctx, journal) => {
           const pollable = ctx.config.terminals.filter(
-            (t): t is ZkTerminalConfig | HikvisionTerminalConfig =>
-              (t.kind === 'zk' || t.kind === 'hikvision') && t.enabled,
+            (t): t is ZkTerminalConfig | HikvisionTerminalConfig | DahuaTerminalConfig =>
+              (t.kind === 'zk' || t.kind === 'hikvision' || t.kind === 'dahua') && t.enabled,
           );
           const chosen = opts.terminal ? pollable.filter((t) => t.name === opts.terminal) : pollable;
           if (opts.terminal && chosen.length === 0) {
@@ -28,7 +29,7 @@ export function registerPoll(program: Command): void {
             throw new ExitError(
               push
                 ? `--terminal: ${opts.terminal} is a push terminal: it sends its punches itself (punchgate terminals command ${opts.terminal} LOG asks it to now)`
-                : `--terminal: no enabled zk or hikvision terminal named "${opts.terminal}"`,
+                : `--terminal: no enabled zk, hikvision or dahua terminal named "${opts.terminal}"`,
               EXIT.CONFIG,
             );
           }
@@ -48,9 +49,21 @@ export function registerPoll(program: Command): void {
               }
             }),
           );
+          const dahua = chosen.filter((t): t is DahuaTerminalConfig => t.kind === 'dahua');
+          const dahuaResults = Promise.all(
+            dahua.map(async (t) => {
+              const poller = new DahuaPoller(t, deps);
+              try {
+                return await poller.poll();
+              } finally {
+                poller.destroy();
+              }
+            }),
+          );
           const zk = chosen.filter((t): t is ZkTerminalConfig => t.kind === 'zk');
           const results = await Promise.all(zk.map((t) => pollTerminal(t, deps)));
           for (const r of await hikResults) process.stdout.write(hikLine(r, (s) => ctx.secrets.scrub(s)));
+          for (const r of await dahuaResults) process.stdout.write(dahuaLine(r, (s) => ctx.secrets.scrub(s)));
           for (const r of results) {
             process.stdout.write(
               r.ok
@@ -58,7 +71,11 @@ export function registerPoll(program: Command): void {
                 : `${r.terminal}: FAILED: ${escapeControls(ctx.secrets.scrub(r.error ?? 'unknown error'))}\n`,
             );
           }
-          return results.every((r) => r.ok) && (await hikResults).every((r) => r.ok) ? EXIT.OK : EXIT.TEMPFAIL;
+          return results.every((r) => r.ok) &&
+            (await hikResults).every((r) => r.ok) &&
+            (await dahuaResults).every((r) => r.ok)
+            ? EXIT.OK
+            : EXIT.TEMPFAIL;
         }),
       ),
     );
@@ -77,4 +94,12 @@ function hikLine(r: HikPollResult, scrub: (s: string) => string): string {
   if (r.stopped) return `${r.terminal}: STOPPED EARLY: ${escapeControls(scrub(r.stopped))}; ${read}\n`;
   if (!r.ok) return `${r.terminal}: FAILED: ${escapeControls(scrub(r.error ?? 'unknown error'))}\n`;
   return `${r.terminal}: ok, ${read}, ${r.users ?? '?'} users, clock ${fmtSkew(r.skewSeconds)}\n`;
+}
+
+function dahuaLine(r: DahuaPollResult, scrub: (s: string) => string): string {
+  const quarantined = r.quarantined ? `, ${r.quarantined} quarantined` : '';
+  const read = `${r.rows} records read in ${r.pages} pages (${r.added} new punches, ${r.duplicates} known${quarantined})`;
+  if (r.stopped) return `${r.terminal}: STOPPED EARLY: ${escapeControls(scrub(r.stopped))}; ${read}\n`;
+  if (!r.ok) return `${r.terminal}: FAILED: ${escapeControls(scrub(r.error ?? 'unknown error'))}\n`;
+  return `${r.terminal}: ok, ${read}, clock ${fmtSkew(r.skewSeconds)}\n`;
 }

@@ -7,6 +7,7 @@ import { printable } from '../../util/terminal-text.js';
 import { textTableLines } from '../../util/text-table.js';
 import { action, journalErrorOf, loadContext, openJournal, withJournal } from '../common.js';
 import { registerHikvisionListen } from './hikvision-listen.js';
+import { listDahuaUsers } from './dahua-users.js';
 import { listHikvisionUsers } from './hikvision-users.js';
 import { fmtSkew } from './poll.js';
 import { printPushUsers, registerReparse, registerTerminalCommands } from './terminal-commands.js';
@@ -96,7 +97,7 @@ export function registerTerminals(program: Command): void {
   terminals
     .command('users')
     .description(
-      "list a terminal's enrolled users (ZK and Hikvision: read from the terminal; push: as it reported them)",
+      "list a terminal's enrolled users (ZK, Hikvision and Dahua: read from the terminal; push: as it reported them)",
     )
     .argument('<name>', 'terminal name')
     .option('--json', 'machine-readable output')
@@ -109,10 +110,12 @@ export function registerTerminals(program: Command): void {
           });
         const ctx = loadContext(cmd, { logToStderr: true });
         const t = ctx.config.terminals.find((x) => x.name === name);
-        if (t?.kind === 'hikvision') {
+        if (t?.kind === 'hikvision' || t?.kind === 'dahua') {
           const journal = openJournal(ctx);
           try {
-            return await listHikvisionUsers(ctx, journal, t, Boolean(opts.json));
+            return t.kind === 'dahua'
+              ? await listDahuaUsers(ctx, journal, t, Boolean(opts.json))
+              : await listHikvisionUsers(ctx, journal, t, Boolean(opts.json));
           } catch (e) {
             throw journalErrorOf(journal.path, e);
           } finally {
@@ -120,7 +123,7 @@ export function registerTerminals(program: Command): void {
           }
         }
         if (!t || t.kind !== 'zk')
-          throw new ExitError(`no zk, hikvision or push terminal named "${name}" in the config`, EXIT.CONFIG);
+          throw new ExitError(`no zk, hikvision, dahua or push terminal named "${name}" in the config`, EXIT.CONFIG);
         const client = defaultClientFactory(t);
         try {
           await client.connect();

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { digestResponse, parseDigestAuthorization } from '../../sources/hikvision/digest.js';
+import { digestResponse, parseDigestAuthorization } from '../../sources/http-digest.js';
 import type { HikAuthStats } from './types.js';
 
 export type AuthOutcome =

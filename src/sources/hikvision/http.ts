@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Client, Dispatcher } from 'undici';
-import { digestAuthorization, parseDigestChallenge, type DigestChallenge } from './digest.js';
+import { digestAuthorization, parseDigestChallenge, type DigestChallenge } from '../http-digest.js';
 import { HikAuthError, HikConnectionError, HikSetupError } from './errors.js';
 import { apiError, describeNetError, lockInfo, type HikResponse } from './http-errors.js';
 import { MAX_ANSWER_BYTES } from './limits.js';

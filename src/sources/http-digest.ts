@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 /**
- * HTTP Digest authentication (RFC 7616, and RFC 2617's MD5 that Hikvision devices use) as a
+ * HTTP Digest authentication (RFC 7616 with SHA-256, and RFC 2617's MD5 that most devices use) as a
  * client computes it. Only hashes of the password leave the process, never the password.
  */
 export interface DigestChallenge {
@@ -34,32 +34,46 @@ function parseParams(text: string): Map<string, string> {
  */
 export function parseDigestChallenge(header: string | string[] | undefined): DigestChallenge | undefined {
   const headers = Array.isArray(header) ? header : header === undefined ? [] : [header];
-  for (const h of headers) {
-    // Several schemes may share one header ("Basic realm=..., Digest realm=..."): take Digest's part.
-    const at = h.search(/(^|[\s,])Digest\s/i);
-    if (at < 0) continue;
-    const rest = h.slice(at).replace(/^[\s,]*Digest\s+/i, '');
-    const next = rest.search(/,\s*(Basic|Bearer|Negotiate)\s/i);
-    const p = parseParams(next >= 0 ? rest.slice(0, next) : rest);
-    const nonce = p.get('nonce');
-    if (nonce === undefined) continue;
-    const algorithm = (p.get('algorithm') ?? 'MD5').toUpperCase();
-    if (!(algorithm.replace(/-SESS$/, '') in HASHES)) continue;
-    const qops = p
-      .get('qop')
-      ?.split(',')
-      .map((q) => q.trim().toLowerCase());
-    if (qops && !qops.includes('auth')) continue;
-    return {
-      realm: p.get('realm') ?? '',
-      nonce,
-      opaque: p.get('opaque'),
-      algorithm,
-      qop: qops ? 'auth' : undefined,
-      stale: (p.get('stale') ?? '').toLowerCase() === 'true',
-    };
-  }
-  return undefined;
+  // RFC 7616 section 3.7: a server may offer several challenges (Dahua firmware sends SHA-256 and
+  // MD5 side by side); the client answers the strongest it speaks.
+  const offered = headers.flatMap(splitChallenges).map(parseOneChallenge);
+  return offered.find((c) => c?.algorithm.startsWith('SHA-256')) ?? offered.find((c) => c !== undefined);
+}
+
+/** One header may carry several challenges (`Digest ..., Digest ...`): each from its `Digest`. */
+function splitChallenges(h: string): string[] {
+  const out: string[] = [];
+  const re = /(^|[\s,])Digest\s/gi;
+  const starts: number[] = [];
+  for (let m = re.exec(h); m; m = re.exec(h)) starts.push(m.index);
+  for (const [i, at] of starts.entries()) out.push(h.slice(at, starts[i + 1] ?? h.length));
+  return out;
+}
+
+function parseOneChallenge(h: string): DigestChallenge | undefined {
+  // Several schemes may share one header ("Basic realm=..., Digest realm=..."): take Digest's part.
+  const at = h.search(/(^|[\s,])Digest\s/i);
+  if (at < 0) return undefined;
+  const rest = h.slice(at).replace(/^[\s,]*Digest\s+/i, '');
+  const next = rest.search(/,\s*(Basic|Bearer|Negotiate)\s/i);
+  const p = parseParams(next >= 0 ? rest.slice(0, next) : rest);
+  const nonce = p.get('nonce');
+  if (nonce === undefined) return undefined;
+  const algorithm = (p.get('algorithm') ?? 'MD5').toUpperCase();
+  if (!(algorithm.replace(/-SESS$/, '') in HASHES)) return undefined;
+  const qops = p
+    .get('qop')
+    ?.split(',')
+    .map((q) => q.trim().toLowerCase());
+  if (qops && !qops.includes('auth')) return undefined;
+  return {
+    realm: p.get('realm') ?? '',
+    nonce,
+    opaque: p.get('opaque'),
+    algorithm,
+    qop: qops ? 'auth' : undefined,
+    stale: (p.get('stale') ?? '').toLowerCase() === 'true',
+  };
 }
 
 export interface DigestRequest {

@@ -1,0 +1,39 @@
+/** `punchgate terminals users NAME` for a Dahua terminal: its people as it holds them. */
+import type { DahuaTerminalConfig } from '../../config/terminals.js';
+import type { AppContext } from '../../context.js';
+import type { Journal } from '../../journal/journal.js';
+import { codeProblem } from '../../punch.js';
+import { DahuaSyncAdapter } from '../../roster/dahua/dahua-sync.js';
+import { sourceDepsFor } from '../../sources/deps.js';
+import { EXIT, ExitError } from '../../util/exit-codes.js';
+import { printable } from '../../util/terminal-text.js';
+
+export async function listDahuaUsers(
+  ctx: AppContext,
+  journal: Journal,
+  t: DahuaTerminalConfig,
+  json: boolean,
+): Promise<number> {
+  let users;
+  try {
+    users = (await new DahuaSyncAdapter(t, sourceDepsFor(journal, ctx.logger, ctx.clock)).read()).users;
+  } catch (e) {
+    throw new ExitError(
+      `${t.name}: ${printable(ctx.secrets.scrub(e instanceof Error ? e.message : String(e)), 500)}`,
+      EXIT.TEMPFAIL,
+    );
+  }
+  if (json) {
+    process.stdout.write(JSON.stringify(users, null, 2) + '\n');
+    return EXIT.OK;
+  }
+  process.stdout.write(`${'USER ID'.padEnd(24)} ${'NAME'.padEnd(24)} ${'ROLE'.padEnd(6)} CARD\n`);
+  for (const u of users) {
+    // A user id that is not a usable biometric code: its punches are refused (reported, never sent).
+    const bad = codeProblem(u.code);
+    process.stdout.write(
+      `${printable(u.code, 64).padEnd(24)} ${printable(u.name, 64).padEnd(24)} ${(u.privilege === 14 ? 'admin' : 'user').padEnd(6)} ${u.card || ''}${bad ? `  ! ${bad}: its punches are not accepted` : ''}\n`,
+    );
+  }
+  return EXIT.OK;
+}

@@ -1,0 +1,8 @@
+export { DahuaClient, type DahuaIdentity, type TimeCondition } from './client.js';
+export { DahuaApiError, DahuaAuthError, DahuaConnectionError, DahuaSetupError } from './errors.js';
+export { describeDahuaFault, dahuaUrl } from './fault.js';
+export { activeDahuaNotes, type DahuaNote } from './notes.js';
+export { readDahuaPassword } from './password.js';
+export { DahuaPoller, defaultDahuaClientFactory, type DahuaClientFactory, type DahuaPollResult } from './poll.js';
+export { DahuaSource, type DahuaSourceOptions } from './source.js';
+export { type DahuaUser, type UserApi } from './users.js';

@@ -1,0 +1,106 @@
+import { formatLogTime, UNKNOWN_CARD_PREFIX, unpadded, wallClockAt, type Punch } from '../../punch.js';
+
+/**
+ * Which Dahua access records are punches, and what a punch carries.
+ *
+ * A record of `AccessControlCardRec` (recordFinder.cgi) has RecNo, CreateTime (seconds), UserID,
+ * CardNo, CardName, Type (Entry/Exit), Method (how the person was verified), Status (1 opened,
+ * 0 refused), ErrorCode, AttendanceState (the attendance key pressed), Door, ReaderID. Sources:
+ * Dahua's HTTP API for access control ("Find Access Control Records"), horilla-opensource/horilla
+ * biometric/dahua.py (its key map of a record), and the field lists of other open clients.
+ */
+export interface DahuaRecord {
+  recNo: number | undefined;
+  /** CreateTime as sent: seconds, in the encoding of `recordClock`. */
+  createTime: number | undefined;
+  rawTime: string;
+  userId: string;
+  cardNo: string;
+  type: string;
+  method: number | null;
+  status: string;
+  attendanceState: number | null;
+}
+
+const int = (v: string | undefined): number | undefined =>
+  v !== undefined && /^\s*-?\d{1,15}\s*$/.test(v) ? Number(v) : undefined;
+
+export function fromFields(f: ReadonlyMap<string, string>): DahuaRecord {
+  return {
+    recNo: int(f.get('RecNo')),
+    createTime: int(f.get('CreateTime')),
+    rawTime: f.get('CreateTime') ?? '',
+    userId: unpadded(f.get('UserID') ?? ''),
+    cardNo: unpadded(f.get('CardNo') ?? ''),
+    type: f.get('Type') ?? '',
+    method: int(f.get('Method')) ?? null,
+    status: (f.get('Status') ?? '').trim(),
+    attendanceState: int(f.get('AttendanceState')) ?? null,
+  };
+}
+
+/**
+ * AttendanceState as the punch state punchgate keeps (ZK's numbers: 0 in, 1 out, 2 break-out,
+ * 3 break-in, 4 overtime-in, 5 overtime-out): the device numbers them 1..6 (0: none chosen).
+ * Without one, the record's Type: Entry is in, Exit is out. Else unknown (null).
+ */
+export function punchStateOf(r: Pick<DahuaRecord, 'attendanceState' | 'type'>): number | null {
+  const s = r.attendanceState;
+  if (s !== null && s >= 1 && s <= 6) return s - 1;
+  const t = r.type.trim().toLowerCase();
+  if (t === 'entry') return 0;
+  if (t === 'exit') return 1;
+  return null;
+}
+
+/** CreateTime as the device's wall clock. */
+export function wallClockOf(seconds: number, recordClock: 'local' | 'utc', timezone: string | undefined): string {
+  if (recordClock === 'utc') return wallClockAt(seconds * 1000, timezone);
+  const d = new Date(seconds * 1000);
+  return formatLogTime(
+    d.getUTCFullYear(),
+    d.getUTCMonth() + 1,
+    d.getUTCDate(),
+    d.getUTCHours(),
+    d.getUTCMinutes(),
+    d.getUTCSeconds(),
+  );
+}
+
+/** The longest time text kept from a device that sends something that is not a time. */
+const MAX_RAW_TIME = 40;
+
+export type Classified =
+  | { kind: 'punch'; punch: Punch }
+  | { kind: 'other' }
+  /** An opening that cannot become a punch (no user and no card): logged, counted. */
+  | { kind: 'malformed'; reason: string };
+
+/**
+ * A punch from a record the door accepted (Status 1): UserID as the code (a card not enrolled as
+ * `card:<number>`, so it is seen, never dropped), the device's wall clock, Method as verify type,
+ * the attendance state or entry/exit as punch state. A refused try is no punch. A time that is
+ * not a number is kept as sent: the journal quarantines it, visibly.
+ */
+export function classify(
+  r: DahuaRecord,
+  ctx: { terminal: string; device: string; recordClock: 'local' | 'utc'; timezone?: string },
+): Classified {
+  if (r.status !== '1' && r.status.toLowerCase() !== 'true') return { kind: 'other' };
+  const code = r.userId || (r.cardNo ? `${UNKNOWN_CARD_PREFIX}${r.cardNo}` : '');
+  if (!code) return { kind: 'malformed', reason: `record ${r.recNo ?? '?'} without a user or card` };
+  return {
+    kind: 'punch',
+    punch: {
+      terminal: ctx.terminal,
+      device: ctx.device,
+      biometricCode: code,
+      logTime:
+        r.createTime !== undefined
+          ? wallClockOf(r.createTime, ctx.recordClock, ctx.timezone)
+          : r.rawTime.slice(0, MAX_RAW_TIME),
+      verifyType: r.method,
+      punchState: punchStateOf(r),
+    },
+  };
+}
