@@ -126,6 +126,9 @@ describe('a Hikvision terminal that posts its events (HTTP Listening) to punchga
       }
       clearInterval(adder);
       const d = spawnDaemon(s.configPath);
+      // Running before the waits below: earlier runs may have delivered everything already, and a
+      // SIGTERM before the daemon has its handlers ends it by the signal, not with exit 0.
+      await running(d);
       const expected = expectedPunches(sim.events());
       await waitFor(() => sim.posts().queued === 0, 30_000, 'every event posted');
       await waitFor(() => keys(s.hrms.attendance()).length >= expected.length, 60_000, 'every pass delivered').catch(
