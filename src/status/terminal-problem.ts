@@ -15,6 +15,8 @@ function generalFix(cfg: TerminalConfig): string {
       return `check that the reader is plugged in and its path (${cfg.path}) in the config (ls -l /dev/serial/by-id/); punchgate check tests it`;
     case 'adms':
       return "check its power and network, and that its Cloud Server Setting names this box's address and adms.listen port";
+    case 'biotime':
+      return `check that the BioTime server is up and its baseUrl (${cfg.baseUrl}) in the config; punchgate check tests it and says more`;
   }
 }
 
