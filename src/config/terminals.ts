@@ -186,7 +186,9 @@ export const biotimeTerminalSchema = z.strictObject({
   caFile: z.string().optional(),
   /** Read only the transactions of these terminal serial numbers (default: all). */
   terminals: z
-    .array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be a terminal serial number such as CQZ7232160001'))
+    .array(
+      z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be a terminal serial number such as CQZ7232160001'),
+    )
     .min(1, 'must list at least one serial (leave terminals out to read all)')
     .optional(),
   /** Read only the transactions of these areas (area_alias, as the server names them). */

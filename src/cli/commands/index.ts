@@ -8,6 +8,7 @@ import { registerImport } from './import.js';
 import { registerPoll } from './poll.js';
 import { registerPunches } from './punches.js';
 import { registerRun } from './run.js';
+import { registerSimBiotime } from './sim-biotime.js';
 import { registerSimHikvision } from './sim-hikvision.js';
 import { registerSimHrms } from './sim-hrms.js';
 import { registerSimPushTerminal } from './sim-push-terminal.js';
@@ -33,5 +34,6 @@ export function registerCommands(program: Command): void {
   registerSimHrms(program);
   registerSimSerial(program);
   registerSimHikvision(program);
+  registerSimBiotime(program);
   registerSimPushTerminal(program);
 }

@@ -101,9 +101,7 @@ export class BioTimeClient {
     const peer = this.http.peer;
     if (res.status === 400 || res.status === 401) {
       const said = saidIn(res.text);
-      throw new BioAuthError(
-        `${peer} refuses the username and password${said ? ` ("${said}")` : ''}`,
-      );
+      throw new BioAuthError(`${peer} refuses the username and password${said ? ` ("${said}")` : ''}`);
     }
     if (res.status === 403) throw refusal(res, 'to give a token', peer);
     if (res.status < 200 || res.status > 299)
@@ -145,9 +143,16 @@ export class BioTimeClient {
     const res = await this.get(path, signal);
     const peer = this.http.peer;
     if (res.status === 403) throw refusal(res, 'the API', peer);
-    if (res.status === 404) throw new BioApiError(`${peer} has no ${TRANSACTIONS_PATH} (HTTP 404): is baseUrl the BioTime server's address?`, 404);
+    if (res.status === 404)
+      throw new BioApiError(
+        `${peer} has no ${TRANSACTIONS_PATH} (HTTP 404): is baseUrl the BioTime server's address?`,
+        404,
+      );
     if (res.status < 200 || res.status > 299)
-      throw new BioApiError(`${peer} answers ${TRANSACTIONS_PATH} with HTTP ${res.status}${saidIn(res.text) ? ` ("${saidIn(res.text)}")` : ''}`, res.status);
+      throw new BioApiError(
+        `${peer} answers ${TRANSACTIONS_PATH} with HTTP ${res.status}${saidIn(res.text) ? ` ("${saidIn(res.text)}")` : ''}`,
+        res.status,
+      );
     return parsePage(res.text, peer);
   }
 }
@@ -168,10 +173,14 @@ export function parsePage(text: string, peer: string): BioPage {
     const said = saidIn(text);
     if (/api|licen[cs]e|permission|forbidden/i.test(said))
       throw new BioRefusedError(`${peer} refuses the API ("${said}")`, 200, said);
-    throw new BioApiError(`${peer} answers ${TRANSACTIONS_PATH} with code ${String(code).slice(0, 20)}${said ? ` ("${said}")` : ''}`, 200);
+    throw new BioApiError(
+      `${peer} answers ${TRANSACTIONS_PATH} with code ${String(code).slice(0, 20)}${said ? ` ("${said}")` : ''}`,
+      200,
+    );
   }
   const list = o.data ?? o.results;
-  if (!Array.isArray(list)) throw new BioApiError(`${peer} answers ${TRANSACTIONS_PATH} without a list of transactions`, 200);
+  if (!Array.isArray(list))
+    throw new BioApiError(`${peer} answers ${TRANSACTIONS_PATH} without a list of transactions`, 200);
   const count = typeof o.count === 'number' && Number.isSafeInteger(o.count) ? o.count : null;
   return { rows: list.filter(isRow), count, hasNext: typeof o.next === 'string' && o.next !== '' };
 }
@@ -190,7 +199,12 @@ export async function openClient(opts: {
   ca?: Buffer;
   onRequest?: (method: string, path: string, status: number) => void;
 }): Promise<BioTimeClient> {
-  const http = await BioHttp.open({ baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs, ca: opts.ca, onRequest: opts.onRequest });
+  const http = await BioHttp.open({
+    baseUrl: opts.baseUrl,
+    timeoutMs: opts.timeoutMs,
+    ca: opts.ca,
+    onRequest: opts.onRequest,
+  });
   return new BioTimeClient(http, { username: opts.username, password: opts.password, auth: opts.auth });
 }
 

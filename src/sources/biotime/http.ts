@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { Client, Dispatcher } from 'undici';
+import type { Client } from 'undici';
 import { BioConnectionError, BioSetupError } from './errors.js';
 import { MAX_ANSWER_BYTES } from './limits.js';
 

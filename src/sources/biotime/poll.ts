@@ -17,7 +17,15 @@ import { BioApiError, BioAuthError, BioConnectionError, BioRefusedError, BioSetu
 import { MAX_POLL_PAGES, monotonicNow, POLL_DEADLINE_MS } from './limits.js';
 import { writeNote, type BioNoteTopic, type NoteWords } from './notes.js';
 import { readBiotimePassword } from './password.js';
-import { CURSOR_KEY, formatCursor, parseCursor, readTransactions, type BioCursor, type ReadMode, type ReadResult } from './reader.js';
+import {
+  CURSOR_KEY,
+  formatCursor,
+  parseCursor,
+  readTransactions,
+  type BioCursor,
+  type ReadMode,
+  type ReadResult,
+} from './reader.js';
 
 export interface BioPollResult {
   terminal: string;
@@ -237,10 +245,16 @@ export class BiotimePoller {
         this.note('api', w);
         fault = w;
       } else if (e instanceof BioSetupError) {
-        fault = { cause: `${cfg.name} cannot be polled: ${e.message}`, fix: 'correct it in the config, then sudo systemctl reload punchgate' };
+        fault = {
+          cause: `${cfg.name} cannot be polled: ${e.message}`,
+          fix: 'correct it in the config, then sudo systemctl reload punchgate',
+        };
       } else if (e instanceof BioApiError) {
         reached = true;
-        fault = { cause: e.message, fix: `check baseUrl of ${configKeyOf(deps, cfg.name)} and that the BioTime service is healthy` };
+        fault = {
+          cause: e.message,
+          fix: `check baseUrl of ${configKeyOf(deps, cfg.name)} and that the BioTime service is healthy`,
+        };
       } else if (e instanceof BioConnectionError) {
         if (e.code === 'ANSWER_TOO_LARGE' || e.code === 'DEADLINE') {
           reached = true;
@@ -251,7 +265,10 @@ export class BiotimePoller {
           fix: `check that the BioTime server is up and baseUrl of ${configKeyOf(deps, cfg.name)} (${cfg.baseUrl}); punchgate check tests it`,
         };
       } else {
-        fault = { cause: e instanceof Error ? e.message : String(e), fix: 'punchgate check tests the server and says more' };
+        fault = {
+          cause: e instanceof Error ? e.message : String(e),
+          fix: 'punchgate check tests the server and says more',
+        };
       }
       result.error = fault.cause;
       if (!(e instanceof BioAuthError) && !(e instanceof BioRefusedError)) {
@@ -274,7 +291,10 @@ export class BiotimePoller {
     try {
       mergeDevices(deps.state, cfg.name, read.devices, deps.clock.now());
     } catch (e) {
-      deps.logger.warn({ terminal: cfg.name, err: String(e) }, 'could not keep the list of terminals behind the server');
+      deps.logger.warn(
+        { terminal: cfg.name, err: String(e) },
+        'could not keep the list of terminals behind the server',
+      );
     }
     this.note('api', null);
     this.note('password', null);

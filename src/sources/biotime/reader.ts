@@ -234,7 +234,8 @@ export async function readTransactions(o: ReadOptions): Promise<ReadResult> {
     if (!page) return r;
     const facts = page.rows.map((row) => rowFacts(row, o.source));
     const cursor = { ...r.cursor };
-    for (const f of facts) if (f.id !== undefined && f.id > (cursor.id ?? 0) && f.id - (cursor.id ?? 0) <= MAX_ID_STEP) cursor.id = f.id;
+    for (const f of facts)
+      if (f.id !== undefined && f.id > (cursor.id ?? 0) && f.id - (cursor.id ?? 0) <= MAX_ID_STEP) cursor.id = f.id;
     take(facts, cursor);
     if (!page.hasNext || page.rows.length === 0) return r;
   }
@@ -257,7 +258,10 @@ async function checkRenumbered(o: ReadOptions, r: ReadResult, after: number): Pr
       ? `the server's transaction table is empty, but punchgate had read up to id ${after}: it was cleared or replaced`
       : `the server's newest transaction is id ${newest}, below the ${after} punchgate had read up to: its transaction table was renumbered (restored or replaced)`;
   const cursor: BioCursor = { id: 0, ...(r.cursor.time ? { time: r.cursor.time } : {}), ...(from ? { from } : {}) };
-  o.log.warn({ after, newest: newest ?? null, from: from ?? null }, `${r.renumbered}: read again${from ? ` from ${from}` : ''}`);
+  o.log.warn(
+    { after, newest: newest ?? null, from: from ?? null },
+    `${r.renumbered}: read again${from ? ` from ${from}` : ''}`,
+  );
   // The cursor is set back now (with no punches): the next read goes on from there, also after a crash.
   o.commit([], cursor);
   r.cursor = cursor;

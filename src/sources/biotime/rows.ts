@@ -25,6 +25,7 @@ const text = (v: unknown): string =>
 /** A name for the status and the page: printable, one line, short (the page escapes it as well). */
 const shown = (v: unknown): string =>
   text(v)
+    // eslint-disable-next-line no-control-regex -- control characters are what is replaced
     .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, '?')
     .slice(0, 100);
 
