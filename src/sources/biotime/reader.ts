@@ -140,7 +140,8 @@ export async function readTransactions(o: ReadOptions): Promise<ReadResult> {
       const t = f.punch.logTime;
       const plausible = isLogTime(t) && t <= latestPlausible;
       if (plausible && (!cursor.time || t > cursor.time)) cursor.time = t;
-      const key = f.serial || f.punch.device!;
+      // The device as the journal keeps it (a serial that breaks the code rule as its stand-in).
+      const key = f.punch.device!;
       const d = r.devices.get(key) ?? { serial: key, alias: '', area: '', lastPunch: '', read: 0 };
       d.read++;
       if (f.alias) d.alias = f.alias;
