@@ -31,6 +31,22 @@ export interface TerminalStatus {
   firmware?: string | null;
   /** Push terminals (kind adms): what the receiver saw of them. `lastPollAt` is their last contact. */
   push?: PushTerminalStatus;
+  /**
+   * A BioTime server (kind biotime): the terminals behind it as seen in its transactions, each a
+   * device of its own in the journal (its serial); names and areas as the server calls them.
+   */
+  devices?: BehindServerDevice[];
+}
+
+/** A terminal behind a BioTime server. */
+export interface BehindServerDevice {
+  serial: string;
+  alias: string;
+  area: string;
+  /** Its newest punch read (its own wall clock). */
+  lastPunch: string;
+  /** Punches read from it. */
+  read: number;
 }
 
 /** A push terminal (ZKTeco ADMS) as the receiver saw it. */

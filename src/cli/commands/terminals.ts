@@ -50,6 +50,10 @@ export function registerTerminals(program: Command): void {
                 process.stdout.write(
                   `  problem: ${printable(ctx.secrets.scrub(t.problem.cause), 300)}: ${printable(ctx.secrets.scrub(t.problem.fix), 300)}\n`,
                 );
+              for (const d of t.devices ?? [])
+                process.stdout.write(
+                  `  terminal behind it: ${printable(d.serial, 64)} ${printable(d.alias || '-', 64)}${d.area ? ` (${printable(d.area, 64)})` : ''}, last punch ${d.lastPunch || '-'}, ${d.read} punches read\n`,
+                );
               if (t.push) {
                 const p = t.push;
                 process.stdout.write(
