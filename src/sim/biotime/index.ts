@@ -47,7 +47,7 @@ export interface BioServerVariant {
   licenceRefuses: boolean;
   /** Answers wait this long. */
   delayMs: number;
-  /** The transaction list misbehaves: `endless` (an answer that never ends), `huge` (a page padded to hugeBytes), `next-forever` (the same page, `next` for ever). */
+  /** The transaction list misbehaves: `endless` (an answer that never ends, trickled), `huge` (a page padded to hugeBytes), `next-forever` (the same page, `next` for ever). */
   fault: null | 'endless' | 'huge' | 'next-forever';
   hugeBytes: number;
 }
@@ -208,12 +208,12 @@ export async function startBiotimeSim(o: BioSimOptions = {}): Promise<BiotimeSim
     if (variant.fault === 'endless') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"count": 1, "next": null, "data": [');
-      const junk = Buffer.alloc(16 * 1024, 0x20);
-      const more2 = () => {
-        while (!res.destroyed && res.write(junk));
-        if (!res.destroyed) res.once('drain', more2);
-      };
-      more2();
+      // A little at a time, for ever: no idle timeout trips; only a deadline for the whole answer ends it.
+      const trickle = setInterval(() => {
+        if (res.destroyed) clearInterval(trickle);
+        else res.write(' '.repeat(64));
+      }, 50);
+      res.on('close', () => clearInterval(trickle));
       return;
     }
     json(res, 200, envelope);

@@ -39,7 +39,9 @@ export class TransactionTable {
   private rows: SimTransaction[] = [];
   private nextId = 1;
 
-  constructor(rows: readonly NewTransaction[] = []) {
+  /** `firstId`: the id the first row gets (a database that deleted older rows numbers on from there). */
+  constructor(rows: readonly NewTransaction[] = [], firstId = 1) {
+    this.nextId = firstId;
     this.add(rows);
   }
 
