@@ -81,7 +81,7 @@ describe('punchgate run with a BioTime server', () => {
     let sim: BiotimeSim = await startBiotimeSim({
       password: PASSWORD,
       table,
-      variant: { tokenTtlMs: 400, maxPageSize: 200 },
+      variant: { tokenTtlMs: 1500, maxPageSize: 200 },
     });
     const port = sim.port;
     const s = await bioDaemonStack(sim.url);
@@ -115,7 +115,7 @@ describe('punchgate run with a BioTime server', () => {
             password: PASSWORD,
             table,
             port,
-            variant: { tokenTtlMs: 400, maxPageSize: 200 },
+            variant: { tokenTtlMs: 1500, maxPageSize: 200 },
           });
         }
       }

@@ -72,9 +72,12 @@ describe('BioTime poller against the simulator', () => {
   });
 
   it('renews an expired token (and one a restarted server forgot) without losing a page', async () => {
-    const { sim, j, poller } = await setup(200, { variant: { tokenTtlMs: 1 } });
-    // Every token expires at once: each page needs a new one; still one renewal per 401.
+    // A token lives 150 ms, each answer takes 30 ms, pages of 10: it expires every few pages.
+    const { sim, j, poller } = await setup(200, { variant: { tokenTtlMs: 150, delayMs: 30 } }, { pageSize: 10 });
     expect(await poller.poll()).toMatchObject({ ok: true, added: 200 });
+    const logins = sim.requests().filter((x) => x.path === '/jwt-api-token-auth/').length;
+    expect(logins).toBeGreaterThan(2);
+    expect(sim.requests().filter((x) => x.status === 401).length).toBe(logins - 1);
     sim.setVariant({ tokenTtlMs: 0 });
     sim.forgetTokens();
     fresh(sim, '9003');

@@ -73,6 +73,8 @@ export interface ReadOptions {
   log: Logger;
   signal?: AbortSignal;
   limits: { maxPages: number; deadline: number; monotonic: () => number };
+  /** Journal at least every this many rows (default COMMIT_ROWS). */
+  commitRows?: number;
 }
 
 export interface ReadResult {
@@ -98,6 +100,8 @@ export interface ReadResult {
 }
 
 const LAG_RECENT_SECONDS = 86_400;
+const COMMIT_ROWS = 10_000;
+const COMMIT_MS = 1000;
 
 export async function readTransactions(o: ReadOptions): Promise<ReadResult> {
   const r: ReadResult = {
@@ -127,9 +131,30 @@ export async function readTransactions(o: ReadOptions): Promise<ReadResult> {
     return o.client.transactions(q, o.signal);
   };
 
-  /** Journals one page's rows; returns the cursor after it. */
+  // Pages are journalled together (with the cursor after the last of them) every COMMIT_ROWS
+  // rows or COMMIT_MS: each commit is a disk sync, and a crash costs at most that much reading again.
+  let pending: Punch[] = [];
+  let pendingCursor: BioCursor | undefined;
+  let lastCommit = o.limits.monotonic();
+  const flush = (): void => {
+    if (!pendingCursor) return;
+    const punches = pending;
+    const cursor = pendingCursor;
+    pending = [];
+    pendingCursor = undefined;
+    lastCommit = o.limits.monotonic();
+    // One device after the other: the journal learns each terminal's device once per write.
+    punches.sort((a, b) => (a.device! < b.device! ? -1 : a.device! > b.device! ? 1 : 0));
+    const res = o.commit(punches, cursor);
+    r.added += res.added;
+    r.duplicates += res.duplicates;
+    r.quarantined += res.quarantined;
+    r.refused += res.refused ?? 0;
+  };
+
+  /** Takes one page's rows (journalled at the next flush, with the cursor after them). */
   const take = (rows: readonly RowFacts[], cursor: BioCursor): void => {
-    const punches: Punch[] = [];
+    const punches = pending;
     for (const f of rows) {
       r.rows++;
       if (!o.accept(f)) {
@@ -153,16 +178,26 @@ export async function readTransactions(o: ReadOptions): Promise<ReadResult> {
         if (!r.lag || lag > r.lag.seconds) r.lag = { seconds: lag, serial: key, alias: d.alias };
       }
     }
-    // One device after the other: the journal learns each terminal's device once per write.
-    punches.sort((a, b) => (a.device! < b.device! ? -1 : a.device! > b.device! ? 1 : 0));
-    const res = o.commit(punches, cursor);
-    r.added += res.added;
-    r.duplicates += res.duplicates;
-    r.quarantined += res.quarantined;
-    r.refused += res.refused ?? 0;
+    pendingCursor = { ...cursor };
     r.cursor = { ...cursor };
+    if (pending.length >= (o.commitRows ?? COMMIT_ROWS) || o.limits.monotonic() - lastCommit >= COMMIT_MS) flush();
   };
 
+  try {
+    await readAll(o, r, fetchPage, take);
+  } finally {
+    // What was read is journalled also when a later page failed (an answer too large, a deadline).
+    flush();
+  }
+  return r;
+}
+
+async function readAll(
+  o: ReadOptions,
+  r: ReadResult,
+  fetchPage: (q: URLSearchParams) => Promise<BioPage | undefined>,
+  take: (rows: readonly RowFacts[], cursor: BioCursor) => void,
+): Promise<ReadResult> {
   if (r.mode === 'id') {
     for (;;) {
       const after = r.cursor.id ?? 0;
@@ -171,7 +206,7 @@ export async function readTransactions(o: ReadOptions): Promise<ReadResult> {
       const page = await fetchPage(q);
       if (!page) return r;
       if (page.rows.length === 0) {
-        if (r.pages === 1 && after > 0 && !r.cursor.from) await checkRenumbered(o, r, after);
+        if (r.pages === 1 && after > 0 && !r.cursor.from) await checkRenumbered(o, r, after, take);
         else if (r.cursor.from) {
           // The re-read after a renumbered table is done: on by id alone from here.
           const c = { ...r.cursor };
@@ -247,7 +282,12 @@ export async function readTransactions(o: ReadOptions): Promise<ReadResult> {
  * Then its table was cleared or renumbered (restored from a backup, a new database): the cursor
  * goes back, and the table is read again from overlapMinutes before the newest punch read.
  */
-async function checkRenumbered(o: ReadOptions, r: ReadResult, after: number): Promise<void> {
+async function checkRenumbered(
+  o: ReadOptions,
+  r: ReadResult,
+  after: number,
+  take: (rows: readonly RowFacts[], cursor: BioCursor) => void,
+): Promise<void> {
   const q = new URLSearchParams({ page_size: '1', ordering: '-id' });
   r.pages++;
   const page = await o.client.transactions(q, o.signal);
@@ -264,6 +304,5 @@ async function checkRenumbered(o: ReadOptions, r: ReadResult, after: number): Pr
     `${r.renumbered}: read again${from ? ` from ${from}` : ''}`,
   );
   // The cursor is set back now (with no punches): the next read goes on from there, also after a crash.
-  o.commit([], cursor);
-  r.cursor = cursor;
+  take([], cursor);
 }
