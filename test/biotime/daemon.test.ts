@@ -142,6 +142,8 @@ describe('punchgate run with a BioTime server', () => {
       const status = readFileSync(s.tmp.path('status.txt'), 'utf8');
       expect(status).toMatch(/BioTime server hq: .*renumbered/);
       expect(sim.requests().every((x) => x.method === 'GET' || /token-auth/.test(x.path))).toBe(true);
+      // Tokens expired on the way (401) and were renewed.
+      expect(sim.requests().some((x) => x.status === 401)).toBe(true);
       d.child.kill('SIGTERM');
       expect(await d.exited).toEqual({ code: 0, signal: null });
     } finally {
