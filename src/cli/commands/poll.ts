@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import type { HikvisionTerminalConfig, ZkTerminalConfig } from '../../config/terminals.js';
+import type { BiotimeTerminalConfig, HikvisionTerminalConfig, ZkTerminalConfig } from '../../config/terminals.js';
+import { BiotimePoller, type BioPollResult } from '../../sources/biotime/index.js';
 import { sourceDepsFor } from '../../sources/deps.js';
 import { configKeyIn } from '../../config/terminals.js';
 import { HikvisionPoller, type HikPollResult } from '../../sources/hikvision/index.js';
@@ -12,15 +13,15 @@ export function registerPoll(program: Command): void {
   program
     .command('poll')
     .description(
-      'poll each ZK and Hikvision terminal (or one) once, journal new punches, and exit (0 all succeeded, 75 otherwise)',
+      'poll each ZK and Hikvision terminal and BioTime server (or one) once, journal new punches, and exit (0 all succeeded, 75 otherwise)',
     )
     .option('--terminal <name>', 'only this terminal')
     .action(
       action((opts: { terminal?: string }, cmd: Command) =>
         withJournal(cmd, async (ctx, journal) => {
           const pollable = ctx.config.terminals.filter(
-            (t): t is ZkTerminalConfig | HikvisionTerminalConfig =>
-              (t.kind === 'zk' || t.kind === 'hikvision') && t.enabled,
+            (t): t is ZkTerminalConfig | HikvisionTerminalConfig | BiotimeTerminalConfig =>
+              (t.kind === 'zk' || t.kind === 'hikvision' || t.kind === 'biotime') && t.enabled,
           );
           const chosen = opts.terminal ? pollable.filter((t) => t.name === opts.terminal) : pollable;
           if (opts.terminal && chosen.length === 0) {
@@ -28,7 +29,7 @@ export function registerPoll(program: Command): void {
             throw new ExitError(
               push
                 ? `--terminal: ${opts.terminal} is a push terminal: it sends its punches itself (punchgate terminals command ${opts.terminal} LOG asks it to now)`
-                : `--terminal: no enabled zk or hikvision terminal named "${opts.terminal}"`,
+                : `--terminal: no enabled zk, hikvision or biotime terminal named "${opts.terminal}"`,
               EXIT.CONFIG,
             );
           }
@@ -48,9 +49,21 @@ export function registerPoll(program: Command): void {
               }
             }),
           );
+          const bio = chosen.filter((t): t is BiotimeTerminalConfig => t.kind === 'biotime');
+          const bioResults = Promise.all(
+            bio.map(async (t) => {
+              const poller = new BiotimePoller(t, deps);
+              try {
+                return await poller.poll();
+              } finally {
+                poller.destroy();
+              }
+            }),
+          );
           const zk = chosen.filter((t): t is ZkTerminalConfig => t.kind === 'zk');
           const results = await Promise.all(zk.map((t) => pollTerminal(t, deps)));
           for (const r of await hikResults) process.stdout.write(hikLine(r, (s) => ctx.secrets.scrub(s)));
+          for (const r of await bioResults) process.stdout.write(bioLine(r, (s) => ctx.secrets.scrub(s)));
           for (const r of results) {
             process.stdout.write(
               r.ok
@@ -58,7 +71,11 @@ export function registerPoll(program: Command): void {
                 : `${r.terminal}: FAILED: ${escapeControls(ctx.secrets.scrub(r.error ?? 'unknown error'))}\n`,
             );
           }
-          return results.every((r) => r.ok) && (await hikResults).every((r) => r.ok) ? EXIT.OK : EXIT.TEMPFAIL;
+          return results.every((r) => r.ok) &&
+            (await hikResults).every((r) => r.ok) &&
+            (await bioResults).every((r) => r.ok)
+            ? EXIT.OK
+            : EXIT.TEMPFAIL;
         }),
       ),
     );
@@ -77,4 +94,13 @@ function hikLine(r: HikPollResult, scrub: (s: string) => string): string {
   if (r.stopped) return `${r.terminal}: STOPPED EARLY: ${escapeControls(scrub(r.stopped))}; ${read}\n`;
   if (!r.ok) return `${r.terminal}: FAILED: ${escapeControls(scrub(r.error ?? 'unknown error'))}\n`;
   return `${r.terminal}: ok, ${read}, ${r.users ?? '?'} users, clock ${fmtSkew(r.skewSeconds)}\n`;
+}
+
+function bioLine(r: BioPollResult, scrub: (s: string) => string): string {
+  const extra = `${r.quarantined ? `, ${r.quarantined} quarantined` : ''}${r.refused ? `, ${r.refused} refused` : ''}`;
+  const mode = r.mode === 'time' ? ', read by time window (this server does not order by id)' : '';
+  const read = `${r.rows} transactions read (${r.added} new, ${r.duplicates} known${extra}) in ${r.pages} ${r.pages === 1 ? 'page' : 'pages'}${mode}`;
+  if (r.stopped) return `${r.terminal}: STOPPED EARLY: ${escapeControls(scrub(r.stopped))}; ${read}\n`;
+  if (!r.ok) return `${r.terminal}: FAILED: ${escapeControls(scrub(r.error ?? 'unknown error'))}\n`;
+  return `${r.terminal}: ok, ${read}\n`;
 }
