@@ -36,6 +36,10 @@ describe('BioTime through the CLI', () => {
     expect(status.stdout).toMatch(/CQZ7232160001 {2}Main entrance \(Head office\) {2}last punch \d{4}-/);
     const check = await s.cli('check');
     expect(check.stdout).toMatch(/terminal hq.*account admin accepted \(JWT token\), 120 transactions/);
+    writeFileSync(s.tmp.path('log.csv'), '1001,2026-11-28 08:00:00\n');
+    const imported = await s.cli('import', s.tmp.path('log.csv'), '--terminal', 'hq');
+    expect(imported.status).toBe(78);
+    expect(imported.stderr).toMatch(/hq is a BioTime server, with several terminals behind it/);
     expect(`${poll.stdout}${terminals.stdout}${status.stdout}${check.stdout}${check.stderr}`).not.toContain(PASSWORD);
   });
 
