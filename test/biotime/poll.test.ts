@@ -125,6 +125,13 @@ describe('BioTime poller against the simulator', () => {
       /IsNotOpenAPI.*licence/,
     );
     sim.setVariant({ licenceRefuses: false });
+    // A token refused as soon as it is given (here: it expires before its first use) is the account's rights, not its password.
+    sim.setVariant({ tokenTtlMs: 1, delayMs: 10 });
+    expect(await poller.poll()).toMatchObject({ ok: false, authRefused: false });
+    expect(readNotes(j.journal.sourceState, 'hq').find((n) => n.topic === 'api')!.cause).toMatch(
+      /refuses its API \("Signature has expired\."\).*the account may not use it/,
+    );
+    sim.setVariant({ tokenTtlMs: 0, delayMs: 0 });
     expect(await poller.poll()).toMatchObject({ ok: true, added: 1 });
     expect(topics(j)).not.toContain('api');
     sim.setPassword('Changed-on-the-server');

@@ -129,10 +129,8 @@ export class BioTimeClient {
       if (res.status !== 401) return res;
       this.token = undefined;
       if (attempt >= 1) {
-        const said = saidIn(res.text);
-        throw new BioAuthError(
-          `${this.http.peer} gives a token but refuses it at once${said ? ` ("${said}")` : ''}: the account may not use the API`,
-        );
+        // A token given a moment ago and refused at once: not the password, the account's rights (or the licence).
+        throw refusal(res, 'the token it just gave (the account may not use the API)', this.http.peer);
       }
     }
   }

@@ -75,8 +75,8 @@ export const WORDS = {
     fix: 'nothing to do if the BioTime database was restored or replaced on purpose; if transactions were deleted there, punches made while they were missing may need a check in the HRMS',
   }),
   lag: (minutes: number, device: string): NoteWords => ({
-    cause: `the server is behind its terminals: ${device}'s punches reach it ${minutes >= 120 ? `${Math.round(minutes / 60)} h` : `${minutes} min`} after they are made (a terminal offline from the server, or the server too busy); they are delivered once they reach it`,
-    fix: "check the terminal's network and its Cloud Server Setting (the server's address), and the BioTime server's load",
+    cause: `the server is behind its terminals: ${device}'s punches reach it ${minutes >= 120 ? `${Math.round(minutes / 60)} h` : `${minutes} min`} after they are made (the terminal cannot reach the server, the server is too busy, or the terminal's clock is behind); they are delivered once they reach it`,
+    fix: "check the terminal's network and its Cloud Server Setting (the server's address), its clock, and the BioTime server's load",
   }),
   poll: (stopped: string): NoteWords => ({
     cause: `a poll ended early (${stopped}); what was read is kept and the next poll goes on from there`,
