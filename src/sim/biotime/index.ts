@@ -168,17 +168,27 @@ export async function startBiotimeSim(o: BioSimOptions = {}): Promise<BiotimeSim
   const list = (url: URL, res: ServerResponse) => {
     const q = url.searchParams;
     let rows: readonly SimTransaction[] = table.all();
+    const after = q.get('id__gt');
+    if (variant.idOrder && after && /^\d+$/.test(after)) {
+      // The table is in id order: the rows after an id are found by bisection, not by a scan.
+      let lo = 0;
+      let hi = rows.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (rows[mid]!.id <= Number(after)) lo = mid + 1;
+        else hi = mid;
+      }
+      rows = rows.slice(lo);
+    }
     const start = q.get('start_time');
     const end = q.get('end_time');
     const sn = q.get('terminal_sn');
     const emp = q.get('emp_code');
-    const after = q.get('id__gt');
     if (start) rows = rows.filter((r) => r.punch_time >= start);
     if (end) rows = rows.filter((r) => r.punch_time <= end);
     if (sn) rows = rows.filter((r) => r.terminal_sn === sn);
     if (emp) rows = rows.filter((r) => r.emp_code === emp);
     if (variant.idOrder) {
-      if (after && /^\d+$/.test(after)) rows = rows.filter((r) => r.id > Number(after));
       if (q.get('ordering') === '-id') rows = [...rows].reverse();
     } else {
       rows = [...rows].reverse(); // this version lists newest first, whatever is asked

@@ -13,6 +13,7 @@ import {
 import type { SourceDeps } from '../types.js';
 import { openClient, type BioTimeClient } from './client.js';
 import { mergeDevices } from './devices.js';
+import { namesOf } from './rows.js';
 import { BioApiError, BioAuthError, BioConnectionError, BioRefusedError, BioSetupError } from './errors.js';
 import { MAX_POLL_PAGES, monotonicNow, POLL_DEADLINE_MS } from './limits.js';
 import { writeNote, type BioNoteTopic, type NoteWords } from './notes.js';
@@ -170,7 +171,7 @@ export class BiotimePoller {
         cursor: parseCursor(deps.state.get(cfg.name, CURSOR_KEY)),
         overlapMinutes: cfg.overlapMinutes,
         nowWall: wallClockAt(clock.now(), cfg.timezone),
-        accept: (f) => (!serials || serials.has(f.serial)) && (!areas || areas.has(f.area)),
+        accept: (f) => (!serials || serials.has(f.serial)) && (!areas || areas.has(namesOf(f.row).area)),
         commit,
         log,
         signal,

@@ -3,7 +3,7 @@ import { isLogTime, shiftWallClock, wallClockDiffSeconds, type Punch } from '../
 import type { Logger } from '../../util/logger.js';
 import type { BioPage, BioTimeClient } from './client.js';
 import type { SeenDevice } from './devices.js';
-import { rowFacts, rowId, type RowFacts } from './rows.js';
+import { namesOf, rowFacts, rowId, uploadOf, type RowFacts } from './rows.js';
 
 /**
  * Reading a BioTime server's new transactions from where the journal left off.
@@ -100,7 +100,8 @@ export interface ReadResult {
 }
 
 const LAG_RECENT_SECONDS = 86_400;
-const COMMIT_ROWS = 10_000;
+/** Rows per commit at least (a full page of the largest size), or COMMIT_MS. */
+const COMMIT_ROWS = 1000;
 const COMMIT_MS = 1000;
 
 export async function readTransactions(o: ReadOptions): Promise<ReadResult> {
@@ -118,6 +119,7 @@ export async function readTransactions(o: ReadOptions): Promise<ReadResult> {
     devices: new Map(),
   };
   const latestPlausible = shiftWallClock(o.nowWall, 86_400);
+  const recentUploads = shiftWallClock(o.nowWall, -LAG_RECENT_SECONDS);
   const fetchPage = async (q: URLSearchParams): Promise<BioPage | undefined> => {
     if (r.pages >= o.limits.maxPages) {
       r.stopped = `${r.pages} pages read in one poll`;
@@ -131,8 +133,10 @@ export async function readTransactions(o: ReadOptions): Promise<ReadResult> {
     return o.client.transactions(q, o.signal);
   };
 
-  // Pages are journalled together (with the cursor after the last of them) every COMMIT_ROWS
-  // rows or COMMIT_MS: each commit is a disk sync, and a crash costs at most that much reading again.
+  // Pages are journalled (with the cursor after the last of them) once COMMIT_ROWS rows or
+  // COMMIT_MS have gathered: a page of 1,000 is one commit (one disk sync), made while the next
+  // page is on its way (see `next` below), so reading and journalling overlap; small pages are
+  // gathered so that a slow trickle of them does not cost a sync each.
   let pending: Punch[] = [];
   let pendingCursor: BioCursor | undefined;
   let lastCommit = o.limits.monotonic();
@@ -155,6 +159,8 @@ export async function readTransactions(o: ReadOptions): Promise<ReadResult> {
   /** Takes one page's rows (journalled at the next flush, with the cursor after them). */
   const take = (rows: readonly RowFacts[], cursor: BioCursor): void => {
     const punches = pending;
+    // Per device, its last row of this page: its names and its upload delay are read from that one.
+    const lastOf = new Map<string, RowFacts>();
     for (const f of rows) {
       r.rows++;
       if (!o.accept(f)) {
@@ -167,14 +173,22 @@ export async function readTransactions(o: ReadOptions): Promise<ReadResult> {
       if (plausible && (!cursor.time || t > cursor.time)) cursor.time = t;
       // The device as the journal keeps it (a serial that breaks the code rule as its stand-in).
       const key = f.punch.device!;
-      const d = r.devices.get(key) ?? { serial: key, alias: '', area: '', lastPunch: '', read: 0 };
+      let d = r.devices.get(key);
+      if (!d) r.devices.set(key, (d = { serial: key, alias: '', area: '', lastPunch: '', read: 0 }));
       d.read++;
-      if (f.alias) d.alias = f.alias;
-      if (f.area) d.area = f.area;
       if (plausible && t > d.lastPunch) d.lastPunch = t;
-      r.devices.set(key, d);
-      if (plausible && f.upload && wallClockDiffSeconds(o.nowWall, f.upload) < LAG_RECENT_SECONDS) {
-        const lag = wallClockDiffSeconds(f.upload, t);
+      lastOf.set(key, f);
+    }
+    for (const [key, f] of lastOf) {
+      const d = r.devices.get(key)!;
+      const names = namesOf(f.row);
+      if (names.alias) d.alias = names.alias;
+      if (names.area) d.area = names.area;
+      // How late its punches reach the server, from a transaction uploaded lately.
+      const t = f.punch.logTime;
+      const upload = uploadOf(f.row);
+      if (upload && isLogTime(t) && t <= latestPlausible && upload >= recentUploads) {
+        const lag = wallClockDiffSeconds(upload, t);
         if (!r.lag || lag > r.lag.seconds) r.lag = { seconds: lag, serial: key, alias: d.alias };
       }
     }
@@ -199,11 +213,15 @@ async function readAll(
   take: (rows: readonly RowFacts[], cursor: BioCursor) => void,
 ): Promise<ReadResult> {
   if (r.mode === 'id') {
-    for (;;) {
-      const after = r.cursor.id ?? 0;
+    const query = (after: number) => {
       const q = new URLSearchParams({ page_size: String(o.pageSize), ordering: 'id', id__gt: String(after) });
       if (r.cursor.from) q.set('start_time', r.cursor.from);
-      const page = await fetchPage(q);
+      return q;
+    };
+    let next = fetchPage(query(r.cursor.id ?? 0));
+    for (;;) {
+      const after = r.cursor.id ?? 0;
+      const page = await next;
       if (!page) return r;
       if (page.rows.length === 0) {
         if (r.pages === 1 && after > 0 && !r.cursor.from) await checkRenumbered(o, r, after, take);
@@ -246,11 +264,18 @@ async function readAll(
         last = id;
       }
       if (last > after) cursor.id = last;
-      // Rows past the implausible one are journalled too; the cursor stays below it.
+      // No progress possible (an implausible id): the next poll tries again. The last page: done.
+      const stuck = last <= after || last < ids[ids.length - 1]!;
+      const done = stuck || (page.rows.length < o.pageSize && !page.hasNext);
+      // The next page is asked for before this one is journalled: the server prepares it meanwhile.
+      if (!done) {
+        next = fetchPage(query(last));
+        next.catch(() => undefined); // awaited below; not left unhandled if journalling this page throws
+      }
+      // Rows past an implausible id are journalled too; the cursor stays below it.
       take(facts, cursor);
-      if (last <= after || last < ids[ids.length - 1]!) return r; // no progress possible: the next poll tries again
-      if (page.rows.length < o.pageSize && !page.hasNext) {
-        if (r.cursor.from) {
+      if (done) {
+        if (!stuck && r.cursor.from) {
           const c = { ...r.cursor };
           delete c.from;
           take([], c);

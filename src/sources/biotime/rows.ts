@@ -42,6 +42,8 @@ function state(v: unknown): number | null {
  * anything else kept as sent (cut short), which the journal quarantines, visibly.
  */
 export function wallClockOf(v: unknown): string {
+  // The usual form, as it is (checked by the journal): no pattern to run for each of 100,000 rows.
+  if (typeof v === 'string' && v.length === 19 && v.charCodeAt(10) === 0x20 && v.charCodeAt(4) === 0x2d) return v;
   const s = text(v);
   const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?$/.exec(s);
   return m ? `${m[1]} ${m[2]}` : s.slice(0, MAX_RAW);
@@ -58,17 +60,25 @@ export interface RowFacts {
   punch: Punch;
   id: number | undefined;
   serial: string;
-  alias: string;
-  area: string;
-  /** `upload_time` as a wall clock ('' when missing or not one). */
-  upload: string;
+  /** The row as sent, for what is read of it only now and then (names, upload_time: see uploadOf, namesOf). */
+  row: BioRow;
+}
+
+/** `upload_time` as a wall clock ('' when missing or not one). */
+export function uploadOf(row: BioRow): string {
+  const upload = wallClockOf(row.upload_time);
+  return /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(upload) ? upload : '';
+}
+
+/** The terminal's name and area as the server calls them, made fit to show. */
+export function namesOf(row: BioRow): { alias: string; area: string } {
+  return { alias: shown(row.terminal_alias), area: shown(row.area_alias) };
 }
 
 /** The code rule is the journal's (a code it refuses is recorded there, never dropped here). */
 export function rowFacts(row: BioRow, source: string): RowFacts {
   const serial = text(row.terminal_sn);
   const verify = state(row.verify_type);
-  const upload = wallClockOf(row.upload_time);
   return {
     punch: {
       terminal: source,
@@ -81,8 +91,6 @@ export function rowFacts(row: BioRow, source: string): RowFacts {
     },
     id: rowId(row),
     serial,
-    alias: shown(row.terminal_alias),
-    area: shown(row.area_alias),
-    upload: /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(upload) ? upload : '',
+    row,
   };
 }
