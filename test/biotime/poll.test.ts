@@ -135,12 +135,15 @@ describe('BioTime poller against the simulator', () => {
     expect(await poller.poll()).toMatchObject({ ok: true, added: 1 });
     expect(topics(j)).not.toContain('api');
     sim.setPassword('Changed-on-the-server');
+    sim.setVariant({ quotePassword: true }); // and its refusal quotes the password it was sent
     sim.forgetTokens();
     fresh(sim, '9008');
     expect(await poller.poll()).toMatchObject({ ok: false, authRefused: true });
     expect(readNotes(j.journal.sourceState, 'hq').find((n) => n.topic === 'password')!.fix).toMatch(
       /put the account's current password/,
     );
+    expect(JSON.stringify(readNotes(j.journal.sourceState, 'hq'))).not.toContain('Right-passw0rd');
+    expect(JSON.stringify(j.journal.terminals.get('hq'))).not.toContain('Right-passw0rd');
     const logins = () => sim.requests().filter((x) => /token-auth/.test(x.path)).length;
     const n = logins();
     await poller.poll();

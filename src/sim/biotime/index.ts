@@ -50,6 +50,8 @@ export interface BioServerVariant {
   /** The transaction list misbehaves: `endless` (an answer that never ends, trickled), `huge` (a page padded to hugeBytes), `next-forever` (the same page, `next` for ever). */
   fault: null | 'endless' | 'huge' | 'next-forever';
   hugeBytes: number;
+  /** A refused login quotes the password it was given back (a hostile or careless server). */
+  quotePassword: boolean;
 }
 
 export interface BioSimOptions {
@@ -97,6 +99,7 @@ export async function startBiotimeSim(o: BioSimOptions = {}): Promise<BiotimeSim
     delayMs: 0,
     fault: null,
     hugeBytes: 15 * 1024 * 1024,
+    quotePassword: false,
     ...o.variant,
   };
   /** token -> scheme and when it was given. */
@@ -137,7 +140,13 @@ export async function startBiotimeSim(o: BioSimOptions = {}): Promise<BiotimeSim
       p = f.get('password');
     }
     if (u !== username || p !== password)
-      return json(res, 400, { non_field_errors: ['Unable to log in with provided credentials.'] });
+      return json(res, 400, {
+        non_field_errors: [
+          variant.quotePassword
+            ? `Unable to log in as ${String(u)} with password ${String(p)}.`
+            : 'Unable to log in with provided credentials.',
+        ],
+      });
     const token =
       scheme === 'JWT'
         ? `eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9.${randomBytes(24).toString('base64url')}`

@@ -84,7 +84,7 @@ export class BioTimeClient {
     const body = { username: this.account.username, password: this.account.password };
     const tryJwt = this.account.auth === 'jwt' || (this.account.auth === 'auto' && !this.onlyToken);
     if (tryJwt) {
-      const res = await this.http.request('POST', JWT_PATH, { json: body, signal });
+      const res = this.scrubbed(await this.http.request('POST', JWT_PATH, { json: body, signal }));
       if (res.status !== 404 && res.status !== 405) {
         this.token = { scheme: 'JWT', value: this.tokenFrom(res, 'JWT') };
         return;
@@ -93,8 +93,17 @@ export class BioTimeClient {
         throw new BioApiError(`${this.http.peer} has no ${JWT_PATH} (HTTP ${res.status}): set auth: token`, res.status);
       this.onlyToken = true;
     }
-    const res = await this.http.request('POST', TOKEN_PATH, { json: body, signal });
+    const res = this.scrubbed(await this.http.request('POST', TOKEN_PATH, { json: body, signal }));
     this.token = { scheme: 'Token', value: this.tokenFrom(res, 'Token') };
+  }
+
+  /**
+   * The answer with the password taken out: a server that quotes it back (in an error's words)
+   * must not carry it into the status, the log or the journal's notes.
+   */
+  private scrubbed(res: BioResponse): BioResponse {
+    const pw = this.account.password;
+    return pw.length >= 4 && res.text.includes(pw) ? { ...res, text: res.text.split(pw).join('***') } : res;
   }
 
   private tokenFrom(res: BioResponse, scheme: string): string {
@@ -125,7 +134,9 @@ export class BioTimeClient {
     for (let attempt = 0; ; attempt++) {
       if (!this.token) await this.login(signal);
       const t = this.token!;
-      const res = await this.http.request('GET', path, { authorization: `${t.scheme} ${t.value}`, signal });
+      const res = this.scrubbed(
+        await this.http.request('GET', path, { authorization: `${t.scheme} ${t.value}`, signal }),
+      );
       if (res.status !== 401) return res;
       this.token = undefined;
       if (attempt >= 1) {
