@@ -13,7 +13,7 @@ import {
   type SimTransaction,
 } from '../../src/sim/biotime/index.js';
 import { startHrmsSim } from '../../src/sim/hrms/index.js';
-import { keys, spawnDaemon, statusUrl } from '../daemon/stack.js';
+import { everythingWritten, keys, spawnDaemon, statusUrl } from '../daemon/stack.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
 import { PASSWORD, ZONE } from './helpers.js';
@@ -146,6 +146,8 @@ describe('punchgate run with a BioTime server', () => {
       expect(sim.requests().some((x) => x.status === 401)).toBe(true);
       d.child.kill('SIGTERM');
       expect(await d.exited).toEqual({ code: 0, signal: null });
+      // The account's password is nowhere the daemon wrote (its output, the journal, the status file).
+      expect(everythingWritten(s.tmp.dir, d, [])).not.toContain(PASSWORD);
     } finally {
       clearInterval(adder);
       await sim.stop();
