@@ -1,4 +1,4 @@
-import { BioApiError, BioAuthError, BioConnectionError, BioRefusedError } from './errors.js';
+import { BioApiError, BioAuthError, BioRefusedError } from './errors.js';
 import { BioHttp, type BioResponse } from './http.js';
 
 /**
@@ -216,5 +216,3 @@ export async function openClient(opts: {
   });
   return new BioTimeClient(http, { username: opts.username, password: opts.password, auth: opts.auth });
 }
-
-export { BioConnectionError };
