@@ -68,7 +68,7 @@ describe('kind: biotime config and check', () => {
     expect(wrong.detail).not.toContain('nope');
     sim.setVariant({ licenceRefuses: true });
     const lic = await checkBiotimeServer(bioConfig(sim), 0, { env: passwordEnv() });
-    expect(lic.detail).toMatch(/IsNotOpenAPI.*licence/);
+    expect(lic.detail).toMatch(/HTTP 403: "You do not have permission to perform this action\.".*licence/);
     expect(lic.fix).toMatch(/licence extended to the API/);
   });
 });

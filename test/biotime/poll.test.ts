@@ -72,13 +72,13 @@ describe('BioTime poller against the simulator', () => {
   });
 
   it('renews an expired token (and one a restarted server forgot) without losing a page', async () => {
-    // A token lives 150 ms, each answer takes 30 ms, pages of 10: it expires every few pages.
-    const { sim, j, poller } = await setup(200, { variant: { tokenTtlMs: 150, delayMs: 30 } }, { pageSize: 10 });
+    // A token expires after 3 reads, pages of 10: a renewal every 3 pages.
+    const { sim, j, poller } = await setup(200, { variant: { tokenUses: 3 } }, { pageSize: 10 });
     expect(await poller.poll()).toMatchObject({ ok: true, added: 200 });
     const logins = sim.requests().filter((x) => x.path === '/jwt-api-token-auth/').length;
     expect(logins).toBeGreaterThan(2);
     expect(sim.requests().filter((x) => x.status === 401).length).toBe(logins - 1);
-    sim.setVariant({ tokenTtlMs: 0 });
+    sim.setVariant({ tokenUses: 0 });
     sim.forgetTokens();
     fresh(sim, '9003');
     expect(await poller.poll()).toMatchObject({ ok: true, added: 1 });
@@ -122,16 +122,16 @@ describe('BioTime poller against the simulator', () => {
     expect(r.ok).toBe(false);
     expect(topics(j)).toContain('api');
     expect(readNotes(j.journal.sourceState, 'hq').find((n) => n.topic === 'api')!.cause).toMatch(
-      /IsNotOpenAPI.*licence/,
+      /refuses its API \("You do not have permission to perform this action\."\): its licence/,
     );
     sim.setVariant({ licenceRefuses: false });
     // A token refused as soon as it is given (here: it expires before its first use) is the account's rights, not its password.
-    sim.setVariant({ tokenTtlMs: 1, delayMs: 10 });
+    sim.setVariant({ tokenUses: -1 });
     expect(await poller.poll()).toMatchObject({ ok: false, authRefused: false });
     expect(readNotes(j.journal.sourceState, 'hq').find((n) => n.topic === 'api')!.cause).toMatch(
       /refuses its API \("Signature has expired\."\).*the account may not use it/,
     );
-    sim.setVariant({ tokenTtlMs: 0, delayMs: 0 });
+    sim.setVariant({ tokenUses: 0 });
     expect(await poller.poll()).toMatchObject({ ok: true, added: 1 });
     expect(topics(j)).not.toContain('api');
     sim.setPassword('Changed-on-the-server');

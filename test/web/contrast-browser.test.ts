@@ -228,7 +228,10 @@ function everyAlert(): StatusReport {
       lastAt: iso(1),
       lastReason: 'event 255 of a user is not in the vendor event table (nor in punchEvents)',
     }),
-    ALERT.biotimeApiRefused('hq', { ...WORDS.api('IsNotOpenAPI'), at: NOW - 600_000 }),
+    ALERT.biotimeApiRefused('hq', {
+      ...WORDS.api('You do not have permission to perform this action.'),
+      at: NOW - 600_000,
+    }),
     ALERT.biotimePasswordRefused('hq', {
       ...WORDS.password('Unable to log in with provided credentials.', '/etc/punchgate/hq.pass'),
       at: NOW - 600_000,

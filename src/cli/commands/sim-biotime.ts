@@ -78,7 +78,7 @@ export function registerSimBiotime(program: Command): void {
     .option('--no-id-order', 'a version that ignores ordering and id__gt (newest first)')
     .option('--max-page-size <n>', 'rows per page at most, whatever is asked', int(1, 100_000), 1000)
     .option('--token-ttl <seconds>', 'a JWT expires this long after it was given (0: never)', int(0), 0)
-    .option('--licence-refuses', 'the licence has no API: reads answer 403 IsNotOpenAPI')
+    .option('--licence-refuses', 'the licence has no API module: reads answer 403 (the IsNotOpenAPI permission)')
     .option('--delay-ms <ms>', 'every answer waits this long', int(0), 0)
     .option(
       '--fault <fault>',

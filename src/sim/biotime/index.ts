@@ -9,7 +9,10 @@
  * `{"detail": ...}` errors, 400 `non_field_errors` for bad credentials, "Signature has expired."
  * from djangorestframework-jwt, 404 "Invalid page."); the public clients and their fixtures that
  * read these (Odoo and Frappe/ERPNext BioTime connectors: `Authorization: JWT <token>` or
- * `Token <token>`); and issue 33's report of licences that refuse the API (403 "IsNotOpenAPI").
+ * `Token <token>`); and the licence gate: BioTime 8's iclock and personnel viewsets carry an
+ * `IsNotOpenAPI` permission that answers 403 to a JWT or Token request unless the licence has the
+ * `api` module (trial licences do not; Supavasinan/zkbiotime-go's README), with Django REST
+ * Framework's words for a refused permission.
  *
  * It only ever answers reads: punchgate must never write to a BioTime server, and a test can
  * see that no request but the token POST and GETs arrived (`requests()`).
@@ -43,7 +46,9 @@ export interface BioServerVariant {
   maxPageSize: number;
   /** A JWT is refused this long after it was given (`Signature has expired.`); 0: never. */
   tokenTtlMs: number;
-  /** The licence has no API: every read answers 403 IsNotOpenAPI. */
+  /** A JWT is refused after this many reads (as if it expired: for tests that must not depend on time); 0: never; -1: at once. */
+  tokenUses: number;
+  /** The licence has no API module: every read answers 403 (the IsNotOpenAPI permission). */
   licenceRefuses: boolean;
   /** Answers wait this long. */
   delayMs: number;
@@ -95,6 +100,7 @@ export async function startBiotimeSim(o: BioSimOptions = {}): Promise<BiotimeSim
     idOrder: true,
     maxPageSize: 1000,
     tokenTtlMs: 0,
+    tokenUses: 0,
     licenceRefuses: false,
     delayMs: 0,
     fault: null,
@@ -103,7 +109,7 @@ export async function startBiotimeSim(o: BioSimOptions = {}): Promise<BiotimeSim
     ...o.variant,
   };
   /** token -> scheme and when it was given. */
-  let tokens = new Map<string, { scheme: 'JWT' | 'Token'; at: number }>();
+  let tokens = new Map<string, { scheme: 'JWT' | 'Token'; at: number; uses: number }>();
   const log: BioSimRequest[] = [];
   const sockets = new Set<Socket>();
   let base = '';
@@ -151,7 +157,7 @@ export async function startBiotimeSim(o: BioSimOptions = {}): Promise<BiotimeSim
       scheme === 'JWT'
         ? `eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9.${randomBytes(24).toString('base64url')}`
         : randomBytes(20).toString('hex');
-    tokens.set(token, { scheme, at: Date.now() });
+    tokens.set(token, { scheme, at: Date.now(), uses: 0 });
     return json(res, 200, { token });
   };
 
@@ -167,7 +173,11 @@ export async function startBiotimeSim(o: BioSimOptions = {}): Promise<BiotimeSim
       json(res, 401, { detail: m[1] === 'JWT' ? 'Error decoding signature.' : 'Invalid token.' });
       return false;
     }
-    if (t.scheme === 'JWT' && variant.tokenTtlMs > 0 && Date.now() - t.at > variant.tokenTtlMs) {
+    const expired =
+      (variant.tokenTtlMs > 0 && Date.now() - t.at > variant.tokenTtlMs) ||
+      (variant.tokenUses !== 0 && t.uses >= variant.tokenUses);
+    t.uses++;
+    if (t.scheme === 'JWT' && expired) {
       json(res, 401, { detail: 'Signature has expired.' });
       return false;
     }
@@ -251,7 +261,8 @@ export async function startBiotimeSim(o: BioSimOptions = {}): Promise<BiotimeSim
     if (req.method === 'POST' && path === '/api-token-auth/') return login(req, res, 'Token');
     if (req.method === 'GET' && path === '/iclock/api/transactions/') {
       if (!authorised(req, res)) return;
-      if (variant.licenceRefuses) return json(res, 403, { detail: 'IsNotOpenAPI' });
+      if (variant.licenceRefuses)
+        return json(res, 403, { detail: 'You do not have permission to perform this action.' });
       return list(url, res);
     }
     if (req.method !== 'GET' && req.method !== 'POST')
