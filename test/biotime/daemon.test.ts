@@ -72,7 +72,7 @@ const expected = (rows: readonly SimTransaction[]) =>
   [...new Set(rows.map((r) => `${r.emp_code}@${r.punch_time}`))].sort();
 
 describe('punchgate run with a BioTime server', () => {
-  it('delivers every transaction once through SIGKILLs, a server restart, expiring tokens and a renumbered table', async () => {
+  it('delivers every transaction once through SIGKILLs, a server restart, expiring tokens, a renumbered and a cleared table', async () => {
     // A database that deleted its first 50,000 rows long ago: ids start at 50,001.
     const table = new TransactionTable(
       generateTransactions({ count: 3000, users: 40, startMs: Date.now() - 6 * 3_600_000, timeZone: ZONE, seed: 9 }),
@@ -141,6 +141,14 @@ describe('punchgate run with a BioTime server', () => {
       // The renumbered table is said, in words; only reads reached the server.
       const status = readFileSync(s.tmp.path('status.txt'), 'utf8');
       expect(status).toMatch(/BioTime server hq: .*renumbered/);
+      // Then the table is cleared (numbering from 1 again) and new punches come: each delivered once.
+      table.clear();
+      for (let i = 0; i < 30; i++) add();
+      const after = expected(all);
+      await waitFor(() => keys(s.hrms.attendance()).length >= after.length, 30_000, 'the punches after the clear');
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(keys(s.hrms.attendance())).toEqual(after);
+      expect(s.hrms.attendance().length).toBe(after.length);
       expect(sim.requests().every((x) => x.method === 'GET' || /token-auth/.test(x.path))).toBe(true);
       // Tokens expired on the way (401) and were renewed.
       expect(sim.requests().some((x) => x.status === 401)).toBe(true);
