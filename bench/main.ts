@@ -7,6 +7,7 @@
 import { cpus, totalmem } from 'node:os';
 import { benchAdms } from './adms.js';
 import { benchBackup } from './backup.js';
+import { benchBiotime } from './biotime.js';
 import { benchDaemonIdle } from './daemon-idle.js';
 import { benchDaemonLatency } from './daemon-latency.js';
 import { benchDrain } from './drain.js';
@@ -49,6 +50,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
   dahua: {
     describe: 'read + journal 100,000 Dahua access records (real poll) vs the bare page loop; peak RSS',
     run: benchDahua,
+  },
+  biotime: {
+    describe: 'read + journal 100,000 BioTime server transactions (real poll) vs the bare page loop; RSS',
+    run: benchBiotime,
   },
   'daemon-idle': {
     describe: 'idle RSS of `punchgate run` with 10 simulated terminals (needs `punchgate run`)',

@@ -2,6 +2,7 @@ import type { AttendanceSender } from '../hrms/attendance.js';
 import type { OpenSerialLink } from '../sources/serial/port.js';
 import type { ClientFactory } from '../sources/zk/poll.js';
 import type { HikClientFactory } from '../sources/hikvision/index.js';
+import type { BioClientFactory } from '../sources/biotime/index.js';
 import { findLastGood, type LastGood } from '../config/last-good.js';
 import { checkTerminalConfig, terminalSecrets } from '../sources/build.js';
 import { localTime } from '../util/local-time.js';
@@ -20,6 +21,7 @@ import type { DahuaClientFactory } from '../sources/dahua/index.js';
 import { checkDahuaTerminal } from './dahua-check.js';
 import { checkHikvisionTerminal } from './hikvision-check.js';
 import { checkHikvisionListen, readListenStates } from './hikvision-listen-check.js';
+import { checkBiotimeServer } from './biotime-check.js';
 import { readAuthRefusals, readTerminalLedger } from './ledger.js';
 import { checkNotify, type NotifyCheckDeps } from './notify-check.js';
 import { checkSerialTerminal } from './serial-check.js';
@@ -42,6 +44,7 @@ export interface CheckOptions {
   zkClientFactory?: ClientFactory;
   hikClientFactory?: HikClientFactory;
   dahuaClientFactory?: DahuaClientFactory;
+  bioClientFactory?: BioClientFactory;
   openSerial?: OpenSerialLink;
   hrmsSender?: AttendanceSender;
   notify?: NotifyCheckDeps;
@@ -125,6 +128,8 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
         });
       case 'serial':
         return checkSerialTerminal(t, i, opts.openSerial);
+      case 'biotime':
+        return checkBiotimeServer(t, i, { factory: opts.bioClientFactory, env });
       case 'adms':
         return checkAdmsTerminal(t, {
           adms: config.adms,

@@ -100,7 +100,7 @@ function resolvePaths(c: Config, baseDir: string): Config {
     terminals: c.terminals.map((t) =>
       t.kind === 'serial'
         ? { ...t, codeMap: abs(t.codeMap) }
-        : t.kind === 'hikvision'
+        : t.kind === 'hikvision' || t.kind === 'biotime'
           ? { ...t, passwordFile: abs(t.passwordFile), caFile: abs(t.caFile) }
           : t.kind === 'dahua'
             ? { ...t, passwordFile: abs(t.passwordFile) }

@@ -241,6 +241,47 @@ export const dahuaTerminalSchema = z
       ctx.addIssue({ code: 'custom', path: ['tlsFingerprint'], message: 'needs tls: true' });
   });
 
+/**
+ * A ZKBioTime / ZKBioSecurity server (kind: biotime): its terminals push to it, punchgate reads
+ * the transactions it collected through its API (src/sources/biotime), never writing to it.
+ */
+export const biotimeTerminalSchema = z.strictObject({
+  ...common,
+  kind: z.literal('biotime'),
+  /** The server's web address: http://192.168.1.20:8081 (or https://). */
+  baseUrl: z
+    .string()
+    .refine((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol), 'must be an http:// or https:// URL'),
+  username: z.string().min(1, 'must name an account of the BioTime server'),
+  /** File holding the password; env PUNCHGATE_TERMINAL_<NAME>_PASSWORD wins when set. */
+  passwordFile: z.string().optional(),
+  /** How to get a token: `jwt` (/jwt-api-token-auth/), `token` (/api-token-auth/), or `auto` (jwt, else token). */
+  auth: z.enum(['auto', 'jwt', 'token']).default('auto'),
+  /** Transactions asked for per page. */
+  pageSize: z.number().int().min(10).max(1000).default(500),
+  schedule: cronSchedule.default('* * * * *'),
+  /** Per-request timeout. */
+  timeoutMs: z.number().int().min(100).max(120_000).default(10_000),
+  /** A CA (PEM) that signed the server's certificate. */
+  caFile: z.string().optional(),
+  /** Read only the transactions of these terminal serial numbers (default: all). */
+  terminals: z
+    .array(
+      z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be a terminal serial number such as CQZ7232160001'),
+    )
+    .min(1, 'must list at least one serial (leave terminals out to read all)')
+    .optional(),
+  /** Read only the transactions of these areas (area_alias, as the server names them). */
+  areas: z
+    .array(z.string().min(1).max(100))
+    .min(1, 'must list at least one area (leave areas out to read all)')
+    .optional(),
+  /** Servers that cannot order by id are read by time window, starting this far before the newest punch read. */
+  overlapMinutes: z.number().int().min(1).max(10_080).default(1440),
+  /** Punches reaching the server this much later than they were made are an alert (the server is behind its terminals). */
+  lagAlertMinutes: z.number().int().min(1).default(60),
+});
+
 /** An address (`192.168.10.7`, `fd00::7`) or a network in CIDR form (`192.168.10.0/24`, `fd00::/64`). */
 export function validAddressOrCidr(s: string): boolean {
   const [addr, prefix, ...rest] = s.trim().split('/');
@@ -295,6 +336,7 @@ export const terminalSchema = z
     hikvisionTerminalSchema,
     admsTerminalSchema,
     dahuaTerminalSchema,
+    biotimeTerminalSchema,
   ])
   .superRefine(checkDirectionStates);
 
@@ -356,6 +398,7 @@ export type SerialTerminalConfig = z.infer<typeof serialTerminalSchema>;
 export type HikvisionTerminalConfig = z.infer<typeof hikvisionTerminalSchema>;
 export type AdmsTerminalConfig = z.infer<typeof admsTerminalSchema>;
 export type DahuaTerminalConfig = z.infer<typeof dahuaTerminalSchema>;
+export type BiotimeTerminalConfig = z.infer<typeof biotimeTerminalSchema>;
 export type TerminalConfig = z.infer<typeof terminalSchema>;
 
 /** The environment variable that holds a Hikvision terminal's password: PUNCHGATE_TERMINAL_<NAME>_PASSWORD. */

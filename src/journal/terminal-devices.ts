@@ -52,7 +52,7 @@ const MAY_BE_SENT = `(attempts > 0 OR state NOT IN ('pending', 'quarantined'))`;
 
 export class TerminalDevices {
   private readonly stmt: Record<
-    'get' | 'set' | 'all' | 'twins' | 'sentRows' | 'pin' | 'move' | 'supersede' | 'drop',
+    'get' | 'set' | 'all' | 'byName' | 'twins' | 'sentRows' | 'pin' | 'move' | 'supersede' | 'drop',
     Statement
   >;
 
@@ -68,6 +68,8 @@ export class TerminalDevices {
       set: db.prepare(`INSERT INTO terminal_devices (terminal, device, learnt_at) VALUES (@terminal, @device, @now)
           ON CONFLICT (terminal) DO UPDATE SET device = excluded.device, learnt_at = excluded.learnt_at`),
       all: db.prepare(`SELECT terminal, device FROM terminal_devices`),
+      // Whether any of the terminal's punches is filed by name alone (the partial index punches_by_terminal answers).
+      byName: db.prepare(`SELECT 1 FROM punches WHERE terminal = ? AND device = '' LIMIT 1`).pluck(),
       // The partial index punches_by_terminal finds the rows filed by name; punches_by_device their twins.
       twins: db.prepare(`SELECT r.id AS rid, ${unsent('r')} AS rUnsent, t.id AS tid, ${unsent('t')} AS tUnsent
           FROM punches r JOIN punches t
@@ -100,6 +102,10 @@ export class TerminalDevices {
   learn(terminal: string, device: string, now: number): Adopted | undefined {
     if (this.deviceOf(terminal) === device) return undefined;
     this.stmt.set.run({ terminal, device, now });
+    // Nothing filed by name: nothing to adopt. A source with several devices under one terminal
+    // (a BioTime server) learns one after the other in every write; adopting would look through
+    // the terminal's rows each time.
+    if (this.stmt.byName.get(terminal) === undefined) return { moved: 0, superseded: 0, bothSent: 0 };
     return this.adopt(terminal, device);
   }
 

@@ -2,6 +2,7 @@ import type { SerialTerminalConfig, TerminalConfig } from '../config/terminals.j
 import type { PunchSink } from '../journal/types.js';
 import { AdmsSource } from './adms/index.js';
 import { DahuaSource, readDahuaPassword } from './dahua/index.js';
+import { BiotimeSource, readBiotimePassword } from './biotime/index.js';
 import { HikvisionSource, readTerminalPassword } from './hikvision/index.js';
 import { SerialSource, validateSerialTerminal } from './serial/index.js';
 import { describeSerialFault } from './serial/fault.js';
@@ -99,6 +100,8 @@ export function createSource(cfg: TerminalConfig, deps: SourceDeps): Source {
       return new AdmsSource(cfg, deps);
     case 'dahua':
       return new DahuaSource(cfg, deps);
+    case 'biotime':
+      return new BiotimeSource(cfg, deps);
   }
 }
 
@@ -119,9 +122,15 @@ export function terminalSecrets(terminals: readonly TerminalConfig[], env = proc
   for (const t of terminals) {
     // Comm keys (numbers, often 4 digits) are not among them: they never enter a message, and the
     // logger redacts them by key; searched for as text they would hit timestamps and paths.
-    if (t.kind !== 'hikvision' && t.kind !== 'dahua') continue;
+    if (t.kind !== 'hikvision' && t.kind !== 'dahua' && t.kind !== 'biotime') continue;
     try {
-      out.push(t.kind === 'dahua' ? readDahuaPassword(t, env).password : readTerminalPassword(t, env).password);
+      out.push(
+        t.kind === 'dahua'
+          ? readDahuaPassword(t, env).password
+          : t.kind === 'biotime'
+            ? readBiotimePassword(t, env).password
+            : readTerminalPassword(t, env).password,
+      );
     } catch {
       /* unreadable or missing: nothing to scrub yet */
     }

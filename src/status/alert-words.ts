@@ -4,6 +4,13 @@ import type { Alert, ConfigStatus, TerminalStatus } from './types.js';
 
 export type { Alert } from './types.js';
 
+/** A BioTime server's note as the alerts quote it (src/sources/biotime/notes.ts). */
+export interface BioTimeNote {
+  cause: string;
+  fix: string;
+  at: number;
+}
+
 /**
  * Every alert of the status, the status page and `/status.json`, in one table: what is wrong and
  * what to do, in the words `punchgate check` uses for the same fault. alerts.ts decides *when*
@@ -406,6 +413,36 @@ export const ALERT = {
   dahuaNote: (terminal: string, n: { topic: string; cause: string; fix: string; at: number }): Alert => ({
     kind: `dahua-${n.topic}`,
     cause: `terminal ${terminal}: ${n.cause} (last at ${localTime(n.at)})`,
+    fix: n.fix,
+  }),
+  /** A BioTime server whose licence (or account) refuses the API: no punches are read. */
+  biotimeApiRefused: (server: string, n: BioTimeNote): Alert => ({
+    kind: 'biotime-api-refused',
+    cause: `BioTime server ${server}: ${n.cause} (since ${localTime(n.at)})`,
+    fix: n.fix,
+  }),
+  /** A BioTime server refuses the account's password (changed on the server?). */
+  biotimePasswordRefused: (server: string, n: BioTimeNote): Alert => ({
+    kind: 'biotime-password-refused',
+    cause: `BioTime server ${server}: ${n.cause} (since ${localTime(n.at)})`,
+    fix: n.fix,
+  }),
+  /** A BioTime server's transaction table was cleared or renumbered: read again without doubles. */
+  biotimeTableRenumbered: (server: string, n: BioTimeNote): Alert => ({
+    kind: 'biotime-table-renumbered',
+    cause: `BioTime server ${server}: ${n.cause} (at ${localTime(n.at)})`,
+    fix: n.fix,
+  }),
+  /** Punches reach a BioTime server long after they were made: it is behind its terminals. */
+  biotimeServerBehind: (server: string, n: BioTimeNote): Alert => ({
+    kind: 'biotime-server-behind',
+    cause: `BioTime server ${server}: ${n.cause} (last seen ${localTime(n.at)})`,
+    fix: n.fix,
+  }),
+  /** A BioTime poll ended at a bound, or transactions were numbered implausibly. */
+  biotimeReading: (server: string, n: BioTimeNote): Alert => ({
+    kind: 'biotime-reading',
+    cause: `BioTime server ${server}: ${n.cause} (last at ${localTime(n.at)})`,
     fix: n.fix,
   }),
 };

@@ -44,6 +44,11 @@ export function formatStatus(r: StatusReport): string {
     // Offline: the figures are those of its last answer, said so.
     const asOf = t.stale && (skew || counts) ? `  (as of ${when(t.lastSuccessAt)})` : '';
     lines.push(`  ${t.name.padEnd(16)} ${state}  last poll ${when(t.lastPollAt)}${skew}${counts}${asOf}`);
+    // A BioTime server: the terminals behind it, each a device of its own.
+    for (const d of t.devices ?? [])
+      lines.push(
+        `    ${printable(d.serial, 64)}  ${printable(d.alias || '-', 64)}${d.area ? ` (${printable(d.area, 64)})` : ''}  last punch ${d.lastPunch || '-'}  read ${d.read}`,
+      );
   }
   for (const t of r.terminals) {
     if (t.problem) lines.push(`    ${t.name}: ${printable(t.problem.cause, 500)}: ${printable(t.problem.fix, 500)}`);

@@ -5,6 +5,7 @@ import { punchgateVersion } from '../util/version.js';
 import { alertsFor, type AlertFacts } from './alerts.js';
 import { ALERT, alertLine } from './alert-words.js';
 import { dahuaAlerts } from './dahua.js';
+import { addBiotimeDevices, biotimeAlerts } from './biotime.js';
 import { hikvisionAlerts } from './hikvision.js';
 import { addPushStatus, pushAlerts } from './push.js';
 import { terminalProblem } from './terminal-problem.js';
@@ -114,6 +115,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
   }
   if (live?.eventLoop) report.eventLoop = { ...live.eventLoop, since: iso(live.eventLoop.since)! };
   addPushStatus(report, journal, config, now);
+  addBiotimeDevices(report, journal, config);
   const facts: AlertFacts = {
     refused: journal.queries.refusedPunches(),
     quarantine: journal.queries.quarantineSummary(),
@@ -128,6 +130,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
   alerts.push(...pushAlerts(report, now));
   alerts.push(...hikvisionAlerts(journal, config, now));
   alerts.push(...dahuaAlerts(journal, config, now));
+  alerts.push(...biotimeAlerts(journal, config, now));
   for (const u of journal.queries.unknownCards()) alerts.push(ALERT.unknownCards(u));
   report.alertItems = alerts;
   report.alerts = alerts.map(alertLine);

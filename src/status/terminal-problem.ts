@@ -17,6 +17,8 @@ function generalFix(cfg: TerminalConfig): string {
       return `check the terminal's power and cable and its host (${cfg.host}) in the config; punchgate check tests it and says more`;
     case 'adms':
       return "check its power and network, and that its Cloud Server Setting names this box's address and adms.listen port";
+    case 'biotime':
+      return `check that the BioTime server is up and its baseUrl (${cfg.baseUrl}) in the config; punchgate check tests it and says more`;
   }
 }
 

@@ -36,6 +36,22 @@ export interface TerminalStatus {
    * the usual meaning of every state): in words, e.g. `out`, `device (2: none)`.
    */
   direction?: string;
+  /**
+   * A BioTime server (kind biotime): the terminals behind it as seen in its transactions, each a
+   * device of its own in the journal (its serial); names and areas as the server calls them.
+   */
+  devices?: BehindServerDevice[];
+}
+
+/** A terminal behind a BioTime server. */
+export interface BehindServerDevice {
+  serial: string;
+  alias: string;
+  area: string;
+  /** Its newest punch read (its own wall clock). */
+  lastPunch: string;
+  /** Punches read from it. */
+  read: number;
 }
 
 /** A push terminal (ZKTeco ADMS) as the receiver saw it. */

@@ -128,7 +128,7 @@ function terminalRow(t: TerminalStatus, now: number, charts: HourlySeries | unde
       <span class="muted"
         >${t.kind}${t.serial ? ` · ${t.serial}` : ''}${t.direction ? ` · direction ${t.direction}` : ''}</span
       >
-      ${pushFacts(t)}
+      ${pushFacts(t)}${behindServer(t)}
     </td>
     <td data-label="state">${state}</td>
     <td data-label="last contact">${when(t.lastSuccessAt, now)}</td>
@@ -139,6 +139,18 @@ function terminalRow(t: TerminalStatus, now: number, charts: HourlySeries | unde
     <td data-label="users" class="num">${figure(t.users)}</td>
     <td data-label="punches, 24 h">${charts ? terminalSparkline(t.name, charts) : ''}</td>
   </tr>`;
+}
+
+/** A BioTime server's terminals: each a device of its own (serial, name and area as the server calls them). */
+function behindServer(t: TerminalStatus): Html | string {
+  if (!t.devices?.length) return '';
+  return html`${t.devices.map(
+    (d) =>
+      html`<br /><span class="muted"
+          >↳ ${d.serial}${d.alias ? ` · ${d.alias}` : ''}${d.area ? ` · ${d.area}` : ''} · last punch
+          ${d.lastPunch || '-'}</span
+        >`,
+  )}`;
 }
 
 /** A push terminal's protocol and what it said about itself (model, firmware, capacities). */

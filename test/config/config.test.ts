@@ -63,7 +63,7 @@ describe('config', () => {
     expect(pth).toHaveLength(1);
     expect(pth[0]).toMatch(/^journal\.pth: unknown key \(the keys here are: path, retentionDays, .*\)$/);
     expect(problems({ ...base, terminals: [{ name: 'g', kind: 'modem' }] })).toEqual([
-      'terminals[0] (g).kind: must be one of "zk", "serial", "hikvision", "adms", "dahua", got the text "modem"',
+      'terminals[0] (g).kind: must be one of "zk", "serial", "hikvision", "adms", "dahua", "biotime", got the text "modem"',
     ]);
     expect(problems({ ...base, terminals: [{ name: 'g', kind: 'zk', host: 'h', timezone: 'Mars/Base' }] })).toEqual([
       'terminals[0] (g).timezone: must be an IANA time zone name such as Europe/Berlin, got the text "Mars/Base"',

@@ -113,7 +113,7 @@ terminals:
     expect(r.status).toBe(78);
     expect(r.lines).toEqual([
       `${r.file}:8: terminals[0] (gate-1).host: is required`,
-      `${r.file}:11: terminals[1] (door).kind: must be one of "zk", "serial", "hikvision", "adms", "dahua", got the text "modem"`,
+      `${r.file}:11: terminals[1] (door).kind: must be one of "zk", "serial", "hikvision", "adms", "dahua", "biotime", got the text "modem"`,
       `${r.file}:12: terminals[2].name: is required`,
       `${r.file}:15: terminals[2].dataBits: must be one of 5, 6, 7, 8, got the number 9`,
     ]);

@@ -1,3 +1,4 @@
+import { WORDS } from '../../src/sources/biotime/poll.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -239,6 +240,23 @@ function everyAlert(): StatusReport {
       lastAt: iso(1),
       lastReason: 'event 255 of a user is not in the vendor event table (nor in punchEvents)',
     }),
+    ALERT.biotimeApiRefused('hq', {
+      ...WORDS.api('You do not have permission to perform this action.'),
+      at: NOW - 600_000,
+    }),
+    ALERT.biotimePasswordRefused('hq', {
+      ...WORDS.password('Unable to log in with provided credentials.', '/etc/punchgate/hq.pass'),
+      at: NOW - 600_000,
+    }),
+    ALERT.biotimeTableRenumbered('hq', {
+      ...WORDS.table(
+        "the server's newest transaction is id 201, below the 400 punchgate had read up to: its transaction table was renumbered (restored or replaced)",
+        '2026-11-21 09:00:00',
+      ),
+      at: NOW - 600_000,
+    }),
+    ALERT.biotimeServerBehind('hq', { ...WORDS.lag(180, 'Canteen (BOCK201960155)'), at: NOW - 60_000 }),
+    ALERT.biotimeReading('hq', { ...WORDS.poll('2000 pages read in one poll'), at: NOW - 60_000 }),
     {
       kind: 'refused',
       cause: '14 punches refused: employee not found for codes 1042, 1043',

@@ -26,6 +26,14 @@ export function registerImport(program: Command): void {
               EXIT.CONFIG,
             );
           }
+          // A BioTime server has many devices behind it and a file does not say which one a line came
+          // from: filed under the server, a line would land on whichever device it learnt last.
+          if (ctx.config.terminals.some((t) => t.name === opts.terminal && t.kind === 'biotime')) {
+            throw new ExitError(
+              `--terminal: ${escapeControls(opts.terminal!)} is a BioTime server, with several terminals behind it: add the terminal itself to the config (its serial as a push terminal, or kind zk) and import under its name`,
+              EXIT.CONFIG,
+            );
+          }
           // A push terminal's punches carry its configured serial (the device its uploads are stored
           // under); any other terminal's are filed by the journal under the device it is known to be,
           // now or once its first poll tells it (terminal-devices.ts): one identity either way.

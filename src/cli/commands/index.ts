@@ -11,6 +11,7 @@ import { registerPunches } from './punches.js';
 import { registerRun } from './run.js';
 import { registerSimFrappe } from './sim-frappe.js';
 import { registerSimDahua } from './sim-dahua.js';
+import { registerSimBiotime } from './sim-biotime.js';
 import { registerSimHikvision } from './sim-hikvision.js';
 import { registerSimHrms } from './sim-hrms.js';
 import { registerSimOdoo } from './sim-odoo.js';
@@ -41,5 +42,6 @@ export function registerCommands(program: Command): void {
   registerSimHikvision(program);
   registerSimFrappe(program);
   registerSimDahua(program);
+  registerSimBiotime(program);
   registerSimPushTerminal(program);
 }

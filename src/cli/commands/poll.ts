@@ -1,5 +1,11 @@
 import type { Command } from 'commander';
-import type { DahuaTerminalConfig, HikvisionTerminalConfig, ZkTerminalConfig } from '../../config/terminals.js';
+import type {
+  BiotimeTerminalConfig,
+  DahuaTerminalConfig,
+  HikvisionTerminalConfig,
+  ZkTerminalConfig,
+} from '../../config/terminals.js';
+import { BiotimePoller, type BioPollResult } from '../../sources/biotime/index.js';
 import { DahuaPoller, type DahuaPollResult } from '../../sources/dahua/index.js';
 import { sourceDepsFor } from '../../sources/deps.js';
 import { configKeyIn } from '../../config/terminals.js';
@@ -13,15 +19,15 @@ export function registerPoll(program: Command): void {
   program
     .command('poll')
     .description(
-      'poll each ZK, Hikvision and Dahua terminal (or one) once, journal new punches, and exit (0 all succeeded, 75 otherwise)',
+      'poll each ZK, Hikvision and Dahua terminal and BioTime server (or one) once, journal new punches, and exit (0 all succeeded, 75 otherwise)',
     )
     .option('--terminal <name>', 'only this terminal')
     .action(
       action((opts: { terminal?: string }, cmd: Command) =>
         withJournal(cmd, async (ctx, journal) => {
           const pollable = ctx.config.terminals.filter(
-            (t): t is ZkTerminalConfig | HikvisionTerminalConfig | DahuaTerminalConfig =>
-              (t.kind === 'zk' || t.kind === 'hikvision' || t.kind === 'dahua') && t.enabled,
+            (t): t is ZkTerminalConfig | HikvisionTerminalConfig | DahuaTerminalConfig | BiotimeTerminalConfig =>
+              (t.kind === 'zk' || t.kind === 'hikvision' || t.kind === 'dahua' || t.kind === 'biotime') && t.enabled,
           );
           const chosen = opts.terminal ? pollable.filter((t) => t.name === opts.terminal) : pollable;
           if (opts.terminal && chosen.length === 0) {
@@ -29,7 +35,7 @@ export function registerPoll(program: Command): void {
             throw new ExitError(
               push
                 ? `--terminal: ${opts.terminal} is a push terminal: it sends its punches itself (punchgate terminals command ${opts.terminal} LOG asks it to now)`
-                : `--terminal: no enabled zk, hikvision or dahua terminal named "${opts.terminal}"`,
+                : `--terminal: no enabled zk, hikvision or dahua terminal or biotime server named "${opts.terminal}"`,
               EXIT.CONFIG,
             );
           }
@@ -60,10 +66,22 @@ export function registerPoll(program: Command): void {
               }
             }),
           );
+          const bio = chosen.filter((t): t is BiotimeTerminalConfig => t.kind === 'biotime');
+          const bioResults = Promise.all(
+            bio.map(async (t) => {
+              const poller = new BiotimePoller(t, deps);
+              try {
+                return await poller.poll();
+              } finally {
+                poller.destroy();
+              }
+            }),
+          );
           const zk = chosen.filter((t): t is ZkTerminalConfig => t.kind === 'zk');
           const results = await Promise.all(zk.map((t) => pollTerminal(t, deps)));
           for (const r of await hikResults) process.stdout.write(hikLine(r, (s) => ctx.secrets.scrub(s)));
           for (const r of await dahuaResults) process.stdout.write(dahuaLine(r, (s) => ctx.secrets.scrub(s)));
+          for (const r of await bioResults) process.stdout.write(bioLine(r, (s) => ctx.secrets.scrub(s)));
           for (const r of results) {
             process.stdout.write(
               r.ok
@@ -73,7 +91,8 @@ export function registerPoll(program: Command): void {
           }
           return results.every((r) => r.ok) &&
             (await hikResults).every((r) => r.ok) &&
-            (await dahuaResults).every((r) => r.ok)
+            (await dahuaResults).every((r) => r.ok) &&
+            (await bioResults).every((r) => r.ok)
             ? EXIT.OK
             : EXIT.TEMPFAIL;
         }),
@@ -102,4 +121,13 @@ function dahuaLine(r: DahuaPollResult, scrub: (s: string) => string): string {
   if (r.stopped) return `${r.terminal}: STOPPED EARLY: ${escapeControls(scrub(r.stopped))}; ${read}\n`;
   if (!r.ok) return `${r.terminal}: FAILED: ${escapeControls(scrub(r.error ?? 'unknown error'))}\n`;
   return `${r.terminal}: ok, ${read}, clock ${fmtSkew(r.skewSeconds)}\n`;
+}
+
+function bioLine(r: BioPollResult, scrub: (s: string) => string): string {
+  const extra = `${r.quarantined ? `, ${r.quarantined} quarantined` : ''}${r.refused ? `, ${r.refused} refused` : ''}`;
+  const mode = r.mode === 'time' ? ', read by time window (this server does not order by id)' : '';
+  const read = `${r.rows} transactions read (${r.added} new, ${r.duplicates} known${extra}) in ${r.pages} ${r.pages === 1 ? 'page' : 'pages'}${mode}`;
+  if (r.stopped) return `${r.terminal}: STOPPED EARLY: ${escapeControls(scrub(r.stopped))}; ${read}\n`;
+  if (!r.ok) return `${r.terminal}: FAILED: ${escapeControls(scrub(r.error ?? 'unknown error'))}\n`;
+  return `${r.terminal}: ok, ${read}\n`;
 }

@@ -60,6 +60,10 @@ export function registerTerminals(program: Command): void {
                   `  posts its events (HTTP Listening): ${c ? `last post ${localTime(c.lastPostAt)}` : 'no post yet (punchgate terminals listen ' + t.name + ')'}\n`,
                 );
               }
+              for (const d of t.devices ?? [])
+                process.stdout.write(
+                  `  terminal behind it: ${printable(d.serial, 64)} ${printable(d.alias || '-', 64)}${d.area ? ` (${printable(d.area, 64)})` : ''}, last punch ${d.lastPunch || '-'}, ${d.read} punches read\n`,
+                );
               if (t.push) {
                 const p = t.push;
                 process.stdout.write(

@@ -1,0 +1,177 @@
+/**
+ * `punchgate sim biotime`: runs the ZKBioTime server simulator (its token endpoints and
+ * transaction list) until SIGINT/SIGTERM. Needs no punchgate config file.
+ */
+import { readFileSync } from 'node:fs';
+import { InvalidArgumentError, type Command } from 'commander';
+import {
+  DEFAULT_BIOTIME_PASSWORD,
+  DEFAULT_BIOTIME_USER,
+  empCodeOf,
+  generateTransactions,
+  hostileTransactions,
+  SIM_TERMINALS,
+  startBiotimeSim,
+  transaction,
+  TransactionTable,
+  type BioServerVariant,
+} from '../../sim/biotime/index.js';
+import { EXIT, ExitError } from '../../util/exit-codes.js';
+import { seededRandom } from '../../util/seeded-random.js';
+import { action, simCommand, withConsoleIo } from '../common.js';
+import { int, seconds } from '../option-values.js';
+
+interface SimBiotimeOptions {
+  host: string;
+  port: number;
+  username: string;
+  password?: string;
+  passwordFile?: string;
+  transactions: number;
+  users: number;
+  every?: number;
+  auth: BioServerVariant['auth'];
+  envelope: BioServerVariant['envelope'];
+  idOrder: boolean;
+  maxPageSize: number;
+  tokenTtl: number;
+  licenceRefuses?: boolean;
+  delayMs: number;
+  fault?: NonNullable<BioServerVariant['fault']>;
+  hugeMb: number;
+  hostile?: boolean;
+  uploadLag: number;
+  seed: number;
+}
+
+function oneOf<T extends string>(choices: readonly T[]) {
+  return (v: string): T => {
+    if (!(choices as readonly string[]).includes(v)) throw new InvalidArgumentError(`expected ${choices.join(', ')}`);
+    return v as T;
+  };
+}
+
+export function registerSimBiotime(program: Command): void {
+  simCommand(program)
+    .command('biotime')
+    .description('simulate a ZKBioTime server (its API: token endpoints and the transaction list)')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port (0: any free one)', int(0, 65535), 8081)
+    .option('--username <name>', 'the API account', DEFAULT_BIOTIME_USER)
+    .option('--password <password>', `its password (default ${DEFAULT_BIOTIME_PASSWORD})`)
+    .option('--password-file <file>', 'read the password from a file (first line)')
+    .option('--transactions <n>', 'transactions in the table at the start', int(0), 100)
+    .option('--users <n>', 'people they come from', int(1), 20)
+    .option('--every <seconds>', 'a new transaction every SECONDS', seconds)
+    .option(
+      '--auth <endpoints>',
+      'token endpoints: both (JWT and Token) or token (only /api-token-auth/)',
+      oneOf(['both', 'token'] as const),
+      'both',
+    )
+    .option(
+      '--envelope <shape>',
+      'page shape: biotime ({msg, code, data}) or drf ({results})',
+      oneOf(['biotime', 'drf'] as const),
+      'biotime',
+    )
+    .option('--no-id-order', 'a version that ignores ordering and id__gt (newest first)')
+    .option('--max-page-size <n>', 'rows per page at most, whatever is asked', int(1, 100_000), 1000)
+    .option('--token-ttl <seconds>', 'a JWT expires this long after it was given (0: never)', int(0), 0)
+    .option('--licence-refuses', 'the licence has no API module: reads answer 403 (the IsNotOpenAPI permission)')
+    .option('--delay-ms <ms>', 'every answer waits this long', int(0), 0)
+    .option(
+      '--fault <fault>',
+      'the transaction list misbehaves: endless, huge or next-forever',
+      oneOf(['endless', 'huge', 'next-forever'] as const),
+    )
+    .option('--huge-mb <n>', 'size of a page with --fault huge', int(1, 1024), 15)
+    .option('--hostile', 'add transactions with hostile text (control characters, markup, a 5,000-character code)')
+    .option('--upload-lag <seconds>', 'transactions reach the server this long after they are punched', int(0), 2)
+    .option('--seed <n>', 'same seed, same transactions', int(0), 1)
+    .action(action((opts: SimBiotimeOptions) => runSim(opts)));
+}
+
+async function runSim(o: SimBiotimeOptions): Promise<number> {
+  let password = o.password;
+  if (o.passwordFile) {
+    try {
+      password = (readFileSync(o.passwordFile, 'utf8').split(/\r?\n/)[0] ?? '').trim();
+    } catch (e) {
+      throw new ExitError(
+        `cannot read ${o.passwordFile}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
+        EXIT.NOINPUT,
+      );
+    }
+  }
+  const now = Date.now();
+  const table = new TransactionTable(
+    generateTransactions({
+      count: o.transactions,
+      users: o.users,
+      startMs: now - o.transactions * 7_000 - 60_000,
+      uploadLagMs: o.uploadLag * 1000,
+      seed: o.seed,
+    }),
+  );
+  if (o.hostile) table.add(hostileTransactions(now - 30_000));
+  const sim = await startBiotimeSim({
+    host: o.host,
+    port: o.port,
+    username: o.username,
+    password: password || undefined,
+    table,
+    variant: {
+      auth: o.auth,
+      envelope: o.envelope,
+      idOrder: o.idOrder,
+      maxPageSize: o.maxPageSize,
+      tokenTtlMs: o.tokenTtl * 1000,
+      licenceRefuses: o.licenceRefuses === true,
+      delayMs: o.delayMs,
+      fault: o.fault ?? null,
+      hugeBytes: o.hugeMb * 1024 * 1024,
+    },
+  }).catch((e: unknown) => {
+    throw new ExitError(`cannot listen on ${o.host}:${o.port}: ${(e as Error).message}`, EXIT.TEMPFAIL);
+  });
+  return withConsoleIo(async (io) => {
+    const v = sim.variant();
+    const variants = [
+      v.auth === 'token' ? 'Token auth only' : '',
+      v.envelope === 'drf' ? 'DRF pages' : '',
+      v.idOrder ? '' : 'no id order',
+      v.tokenTtlMs ? `tokens expire after ${v.tokenTtlMs / 1000} s` : '',
+      v.licenceRefuses ? 'licence refuses the API' : '',
+      v.fault ? `fault ${v.fault}` : '',
+      o.hostile ? 'hostile rows' : '',
+    ].filter(Boolean);
+    io.out(
+      `BioTime server simulator listening on ${sim.url} (user ${o.username}, ${table.size} transactions from ${SIM_TERMINALS.length} terminals` +
+        `${variants.length ? `; ${variants.join(', ')}` : ''})\n`,
+    );
+    let timer: NodeJS.Timeout | undefined;
+    if (o.every) {
+      const rnd = seededRandom(o.seed + 1);
+      timer = setInterval(() => {
+        const [t] = sim.add([
+          transaction(
+            {
+              emp: empCodeOf(Math.floor(rnd() * o.users)),
+              atMs: Date.now(),
+              terminal: SIM_TERMINALS[Math.floor(rnd() * SIM_TERMINALS.length)]!,
+              state: rnd() < 0.5 ? 0 : 1,
+              verify: 1,
+            },
+            o.uploadLag * 1000,
+          ),
+        ]);
+        io.err(`transaction ${t!.id}: ${t!.emp_code} at ${t!.punch_time} on ${t!.terminal_sn}\n`);
+      }, o.every * 1000);
+    }
+    await io.until;
+    clearInterval(timer);
+    await sim.stop();
+    return EXIT.OK;
+  });
+}

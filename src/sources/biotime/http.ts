@@ -1,0 +1,175 @@
+import type { Readable } from 'node:stream';
+import type { Client } from 'undici';
+import { BioConnectionError, BioSetupError } from './errors.js';
+import { MAX_ANSWER_BYTES } from './limits.js';
+
+/**
+ * Plain HTTP(S) to one ZKBioTime server on undici, one keep-alive connection, every exchange
+ * bounded: a deadline for the whole answer (a server that trickles never trips the idle
+ * timeouts) and a size cap (an answer larger than MAX_ANSWER_BYTES is refused unread).
+ * undici is loaded on first use (a box without a BioTime server never loads it).
+ */
+type Undici = typeof import('undici');
+let undiciModule: Promise<Undici> | undefined;
+
+function loadUndici(): Promise<Undici> {
+  if ((globalThis as { WebAssembly?: unknown }).WebAssembly === undefined) {
+    return Promise.reject(
+      new BioSetupError(
+        'a BioTime server needs WebAssembly (the HTTP client parses with it), and this Node runs without it (--jitless in NODE_OPTIONS): remove --jitless (sudo systemctl edit punchgate)',
+      ),
+    );
+  }
+  undiciModule ??= import('undici');
+  return undiciModule;
+}
+
+export interface BioResponse {
+  status: number;
+  text: string;
+}
+
+export interface BioHttpOptions {
+  /** The server's base URL (http://192.168.1.20:8081, maybe with a path prefix). */
+  baseUrl: string;
+  timeoutMs: number;
+  /** A CA (PEM) for a server with its own certificate. */
+  ca?: Buffer;
+  /** Sees every request sent, with its status (tests and the bench count requests). */
+  onRequest?: (method: string, path: string, status: number) => void;
+}
+
+export class BioHttp {
+  readonly peer: string;
+  private readonly base: URL;
+  private client: Client | undefined;
+
+  private constructor(
+    private readonly undici: Undici,
+    private readonly opts: BioHttpOptions,
+  ) {
+    this.base = new URL(opts.baseUrl);
+    const port = this.base.port || (this.base.protocol === 'https:' ? '443' : '80');
+    this.peer = `${this.base.hostname}:${port}`;
+  }
+
+  static async open(opts: BioHttpOptions): Promise<BioHttp> {
+    return new BioHttp(await loadUndici(), opts);
+  }
+
+  /** The request target: the base URL's path prefix (if any) and the API path. */
+  target(path: string): string {
+    return `${this.base.pathname.replace(/\/+$/, '')}${path}`;
+  }
+
+  /** One request; the answer read whole (within the bounds). Throws BioConnectionError. */
+  async request(
+    method: 'GET' | 'POST',
+    path: string,
+    req: { authorization?: string; json?: unknown; signal?: AbortSignal } = {},
+  ): Promise<BioResponse> {
+    const t = this.opts.timeoutMs;
+    this.client ??= new this.undici.Client(this.base.origin, {
+      headersTimeout: t,
+      bodyTimeout: t,
+      keepAliveTimeout: 10_000,
+      pipelining: 1,
+      connect: { timeout: t, ...(this.opts.ca ? { ca: this.opts.ca } : {}) },
+    });
+    const uri = this.target(path);
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (req.authorization) headers.authorization = req.authorization;
+    if (req.json !== undefined) headers['content-type'] = 'application/json';
+    const deadline = AbortSignal.timeout(t * 3);
+    let status = 0;
+    try {
+      const res = await this.client.request({
+        method,
+        path: uri,
+        headers,
+        body: req.json === undefined ? undefined : JSON.stringify(req.json),
+        signal: req.signal ? AbortSignal.any([req.signal, deadline]) : deadline,
+      });
+      status = res.statusCode;
+      const text = await readCapped(res.body, MAX_ANSWER_BYTES, this.peer, uri, res.headers['content-length']);
+      return { status, text };
+    } catch (e) {
+      if (deadline.aborted && !req.signal?.aborted) {
+        this.destroy();
+        throw new BioConnectionError(
+          `${this.peer} did not finish its answer within ${Math.round((t * 3) / 1000)} s`,
+          'DEADLINE',
+        );
+      }
+      if (e instanceof BioConnectionError) {
+        this.destroy();
+        throw e;
+      }
+      throw describeNetError(e, this.peer, t);
+    } finally {
+      this.opts.onRequest?.(method, uri, status);
+    }
+  }
+
+  async close(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    await c?.close().catch(() => c.destroy().catch(() => undefined));
+  }
+
+  destroy(): void {
+    const c = this.client;
+    this.client = undefined;
+    void c?.destroy().catch(() => undefined);
+  }
+}
+
+/** What Node and undici say about a failed connection, in words. */
+function describeNetError(e: unknown, peer: string, timeoutMs: number): Error {
+  const err = e as { code?: string; message?: string; name?: string };
+  if (err.name === 'AbortError') return e as Error;
+  const code = err.code ?? '';
+  const seconds = `${Math.round(timeoutMs / 100) / 10} s`;
+  const text: Record<string, string> = {
+    ECONNREFUSED: `${peer} refused the connection (nothing listens there: check baseUrl, and that the BioTime service runs)`,
+    ENOTFOUND: `cannot resolve the host name of ${peer} (ENOTFOUND)`,
+    EAI_AGAIN: `cannot resolve the host name of ${peer} (EAI_AGAIN)`,
+    EHOSTUNREACH: `no route to ${peer} (EHOSTUNREACH)`,
+    ENETUNREACH: `no route to ${peer} (ENETUNREACH)`,
+    ECONNRESET: `${peer} closed the connection (ECONNRESET)`,
+    UND_ERR_CONNECT_TIMEOUT: `no answer from ${peer} within ${seconds} (connect)`,
+    UND_ERR_HEADERS_TIMEOUT: `no answer from ${peer} within ${seconds}`,
+    UND_ERR_BODY_TIMEOUT: `${peer} stopped sending its answer for ${seconds}`,
+    UND_ERR_SOCKET: `${peer} closed the connection`,
+    EPROTO: `${peer} does not speak TLS there (is baseUrl http:// rather than https://?)`,
+  };
+  return new BioConnectionError(text[code] ?? `${peer}: ${err.message ?? String(e)}${code ? ` (${code})` : ''}`, code);
+}
+
+/** The body, read up to `max` bytes and no further (a larger answer is refused, not buffered). */
+async function readCapped(
+  body: Readable,
+  max: number,
+  peer: string,
+  uri: string,
+  declared?: string | string[],
+): Promise<string> {
+  const tooLarge = () => {
+    body.destroy();
+    return new BioConnectionError(
+      `${peer} sent an answer of more than ${Math.round(max / 1024)} kB to ${uri.split('?')[0]} (a page of 1,000 transactions is about 400 kB): not read further`,
+      'ANSWER_TOO_LARGE',
+    );
+  };
+  const length = Number(Array.isArray(declared) ? declared[0] : declared);
+  if (Number.isFinite(length) && length > max) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const b = chunk as Buffer;
+    size += b.length;
+    if (size > max) throw tooLarge();
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,333 @@
+import type { IngestResult } from '../../journal/types.js';
+import { isLogTime, shiftWallClock, wallClockDiffSeconds, type Punch } from '../../punch.js';
+import type { Logger } from '../../util/logger.js';
+import type { BioPage, BioTimeClient } from './client.js';
+import type { SeenDevice } from './devices.js';
+import { namesOf, rowFacts, rowId, uploadOf, type RowFacts } from './rows.js';
+
+/**
+ * Reading a BioTime server's new transactions from where the journal left off.
+ *
+ * The cursor is the newest transaction id read (and the newest plausible punch_time), kept in the
+ * journal and written in the same transaction as the punches read with it: a crash leaves it
+ * behind the punches (read again, deduplicated), never ahead of them.
+ *
+ * - id mode (the normal case): `ordering=id&id__gt=<cursor>`, always the first page of what is
+ *   newer than the cursor (so rows arriving while we read shift nothing).
+ * - time mode, for a server that ignores the id filter or the ordering (its rows come back out of
+ *   order or at or below the cursor): `start_time` (the punch_time filter) from `overlapMinutes`
+ *   before the newest punch read, every page; what the overlap reads again is deduplicated.
+ *
+ * A bad row cannot blind the source: a row without an id is journalled but never the cursor's;
+ * an id far beyond the ones before it is journalled but moves the cursor only when rows after it
+ * carry on from it; a punch_time in the future never moves the time window. And a cursor that
+ * finds nothing while the server's newest id is below it (the table was cleared, or restored and
+ * renumbered) is noticed: the table is read again from `overlapMinutes` before the newest punch
+ * read, by time window and id (deduplicated: nothing doubles), and the cursor follows the new ids.
+ */
+export interface BioCursor {
+  id?: number;
+  /** The newest plausible punch_time read (`YYYY-MM-DD HH:mm:ss`). */
+  time?: string;
+  /** Re-reading after a renumbered table: only transactions punched from then (start_time). */
+  from?: string;
+}
+
+export type ReadMode = 'id' | 'time';
+
+export const CURSOR_KEY = 'cursor';
+
+export function parseCursor(s: string | undefined): BioCursor {
+  if (!s) return {};
+  try {
+    const o = JSON.parse(s) as Record<string, unknown>;
+    const wall = (v: unknown) => (typeof v === 'string' && isLogTime(v) ? v : undefined);
+    const id = typeof o.id === 'number' && Number.isSafeInteger(o.id) && o.id >= 0 ? o.id : undefined;
+    const time = wall(o.time);
+    const from = wall(o.from);
+    return { ...(id !== undefined ? { id } : {}), ...(time ? { time } : {}), ...(from ? { from } : {}) };
+  } catch {
+    return {};
+  }
+}
+
+export const formatCursor = (c: BioCursor): string => JSON.stringify(c);
+
+/** An id more than this above the cursor is implausible unless JUMP_CONFIRMED rows carry on from it. */
+export const MAX_ID_STEP = 1_000_000;
+const JUMP_CONFIRMED = 3;
+
+export interface ReadOptions {
+  client: BioTimeClient;
+  source: string;
+  pageSize: number;
+  mode: ReadMode;
+  cursor: BioCursor;
+  overlapMinutes: number;
+  /** The box's wall clock in the server's zone now (punch times after it + 1 day move nothing). */
+  nowWall: string;
+  /** Which rows are read (the config's `terminals` and `areas`); the cursor passes the others. */
+  accept: (f: RowFacts) => boolean;
+  /** Journals punches and the cursor in one transaction. */
+  commit: (punches: Punch[], cursor: BioCursor) => IngestResult;
+  log: Logger;
+  signal?: AbortSignal;
+  limits: { maxPages: number; deadline: number; monotonic: () => number };
+  /** Journal at least every this many rows (default COMMIT_ROWS). */
+  commitRows?: number;
+}
+
+export interface ReadResult {
+  mode: ReadMode;
+  cursor: BioCursor;
+  pages: number;
+  rows: number;
+  skipped: number;
+  added: number;
+  duplicates: number;
+  quarantined: number;
+  refused: number;
+  implausible: number;
+  implausibleExample?: string;
+  /** Reading stopped at a bound (pages, deadline): the rest is read by the next poll. */
+  stopped?: string;
+  /** Set when the server's newest id was found below the cursor (in words). */
+  renumbered?: string;
+  switchedToTime?: string;
+  devices: Map<string, Omit<SeenDevice, 'seenAt'>>;
+  /** The largest delay upload_time - punch_time (s) of a transaction uploaded lately, and its device. */
+  lag?: { seconds: number; serial: string; alias: string };
+}
+
+const LAG_RECENT_SECONDS = 86_400;
+/** Rows per commit at least (a full page of the largest size), or COMMIT_MS. */
+const COMMIT_ROWS = 1000;
+const COMMIT_MS = 1000;
+
+export async function readTransactions(o: ReadOptions): Promise<ReadResult> {
+  const r: ReadResult = {
+    mode: o.mode,
+    cursor: { ...o.cursor },
+    pages: 0,
+    rows: 0,
+    skipped: 0,
+    added: 0,
+    duplicates: 0,
+    quarantined: 0,
+    refused: 0,
+    implausible: 0,
+    devices: new Map(),
+  };
+  const latestPlausible = shiftWallClock(o.nowWall, 86_400);
+  const recentUploads = shiftWallClock(o.nowWall, -LAG_RECENT_SECONDS);
+  const fetchPage = async (q: URLSearchParams): Promise<BioPage | undefined> => {
+    if (r.pages >= o.limits.maxPages) {
+      r.stopped = `${r.pages} pages read in one poll`;
+      return undefined;
+    }
+    if (o.limits.monotonic() > o.limits.deadline) {
+      r.stopped = 'the poll deadline passed';
+      return undefined;
+    }
+    r.pages++;
+    return o.client.transactions(q, o.signal);
+  };
+
+  // Pages are journalled (with the cursor after the last of them) once COMMIT_ROWS rows or
+  // COMMIT_MS have gathered: a page of 1,000 is one commit (one disk sync), made while the next
+  // page is on its way (see `next` below), so reading and journalling overlap; small pages are
+  // gathered so that a slow trickle of them does not cost a sync each.
+  let pending: Punch[] = [];
+  let pendingCursor: BioCursor | undefined;
+  let lastCommit = o.limits.monotonic();
+  const flush = (): void => {
+    if (!pendingCursor) return;
+    const punches = pending;
+    const cursor = pendingCursor;
+    pending = [];
+    pendingCursor = undefined;
+    lastCommit = o.limits.monotonic();
+    // One device after the other: the journal learns each terminal's device once per write.
+    punches.sort((a, b) => (a.device! < b.device! ? -1 : a.device! > b.device! ? 1 : 0));
+    const res = o.commit(punches, cursor);
+    r.added += res.added;
+    r.duplicates += res.duplicates;
+    r.quarantined += res.quarantined;
+    r.refused += res.refused ?? 0;
+  };
+
+  /** Takes one page's rows (journalled at the next flush, with the cursor after them). */
+  const take = (rows: readonly RowFacts[], cursor: BioCursor): void => {
+    const punches = pending;
+    // Per device, its last row of this page: its names and its upload delay are read from that one.
+    const lastOf = new Map<string, RowFacts>();
+    for (const f of rows) {
+      r.rows++;
+      if (!o.accept(f)) {
+        r.skipped++;
+        continue;
+      }
+      punches.push(f.punch);
+      const t = f.punch.logTime;
+      const plausible = isLogTime(t) && t <= latestPlausible;
+      if (plausible && (!cursor.time || t > cursor.time)) cursor.time = t;
+      // The device as the journal keeps it (a serial that breaks the code rule as its stand-in).
+      const key = f.punch.device!;
+      let d = r.devices.get(key);
+      if (!d) r.devices.set(key, (d = { serial: key, alias: '', area: '', lastPunch: '', read: 0 }));
+      d.read++;
+      if (plausible && t > d.lastPunch) d.lastPunch = t;
+      lastOf.set(key, f);
+    }
+    for (const [key, f] of lastOf) {
+      const d = r.devices.get(key)!;
+      const names = namesOf(f.row);
+      if (names.alias) d.alias = names.alias;
+      if (names.area) d.area = names.area;
+      // How late its punches reach the server, from a transaction uploaded lately.
+      const t = f.punch.logTime;
+      const upload = uploadOf(f.row);
+      if (upload && isLogTime(t) && t <= latestPlausible && upload >= recentUploads) {
+        const lag = wallClockDiffSeconds(upload, t);
+        if (!r.lag || lag > r.lag.seconds) r.lag = { seconds: lag, serial: key, alias: d.alias };
+      }
+    }
+    pendingCursor = { ...cursor };
+    r.cursor = { ...cursor };
+    if (pending.length >= (o.commitRows ?? COMMIT_ROWS) || o.limits.monotonic() - lastCommit >= COMMIT_MS) flush();
+  };
+
+  try {
+    await readAll(o, r, fetchPage, take);
+  } finally {
+    // What was read is journalled also when a later page failed (an answer too large, a deadline).
+    flush();
+  }
+  return r;
+}
+
+async function readAll(
+  o: ReadOptions,
+  r: ReadResult,
+  fetchPage: (q: URLSearchParams) => Promise<BioPage | undefined>,
+  take: (rows: readonly RowFacts[], cursor: BioCursor) => void,
+): Promise<ReadResult> {
+  if (r.mode === 'id') {
+    const query = (after: number) => {
+      const q = new URLSearchParams({ page_size: String(o.pageSize), ordering: 'id', id__gt: String(after) });
+      if (r.cursor.from) q.set('start_time', r.cursor.from);
+      return q;
+    };
+    let next = fetchPage(query(r.cursor.id ?? 0));
+    for (;;) {
+      const after = r.cursor.id ?? 0;
+      const page = await next;
+      if (!page) return r;
+      if (page.rows.length === 0) {
+        if (r.pages === 1 && after > 0 && !r.cursor.from) await checkRenumbered(o, r, after, take);
+        else if (r.cursor.from) {
+          // The re-read after a renumbered table is done: on by id alone from here.
+          const c = { ...r.cursor };
+          delete c.from;
+          take([], c);
+        }
+        return r;
+      }
+      const facts = page.rows.map((row) => rowFacts(row, o.source));
+      // A server that ignores the ordering or the id filter: its rows come out of order, or at or below the cursor.
+      const ids = facts.map((f) => f.id).filter((id): id is number => id !== undefined);
+      if (ids.length === 0 || ids.some((id, i) => id <= (i === 0 ? after : ids[i - 1]!))) {
+        r.mode = 'time';
+        r.switchedToTime =
+          ids.length === 0
+            ? 'its transactions carry no id'
+            : `it answers transactions out of id order (ordering=id&id__gt=${after} is ignored)`;
+        o.log.warn(
+          { after, first: ids[0] },
+          'the BioTime server ignores the id order: its transactions are read by time window from now on',
+        );
+        break;
+      }
+      const cursor = { ...r.cursor };
+      let last = after;
+      for (let i = 0; i < facts.length; i++) {
+        const id = facts[i]!.id;
+        if (id === undefined) continue;
+        if (last > 0 && id - last > MAX_ID_STEP) {
+          const carried = ids.filter((x) => x > id && x - id <= MAX_ID_STEP).length;
+          if (carried < JUMP_CONFIRMED) {
+            r.implausible++;
+            r.implausibleExample ??= `id ${id} after ${last}`;
+            break;
+          }
+        }
+        last = id;
+      }
+      if (last > after) cursor.id = last;
+      // No progress possible (an implausible id): the next poll tries again. The last page: done.
+      const stuck = last <= after || last < ids[ids.length - 1]!;
+      const done = stuck || (page.rows.length < o.pageSize && !page.hasNext);
+      // The next page is asked for before this one is journalled: the server prepares it meanwhile.
+      if (!done) {
+        next = fetchPage(query(last));
+        next.catch(() => undefined); // awaited below; not left unhandled if journalling this page throws
+      }
+      // Rows past an implausible id are journalled too; the cursor stays below it.
+      take(facts, cursor);
+      if (done) {
+        if (!stuck && r.cursor.from) {
+          const c = { ...r.cursor };
+          delete c.from;
+          take([], c);
+        }
+        return r;
+      }
+    }
+  }
+
+  // Time mode: every page of the window from overlapMinutes before the newest punch read.
+  const newest = r.cursor.time && r.cursor.time < o.nowWall ? r.cursor.time : o.nowWall;
+  const start = r.cursor.time ? shiftWallClock(newest, -o.overlapMinutes * 60) : undefined;
+  for (let n = 1; ; n++) {
+    const q = new URLSearchParams({ page_size: String(o.pageSize), page: String(n) });
+    if (start) q.set('start_time', start);
+    const page = await fetchPage(q);
+    if (!page) return r;
+    const facts = page.rows.map((row) => rowFacts(row, o.source));
+    const cursor = { ...r.cursor };
+    for (const f of facts)
+      if (f.id !== undefined && f.id > (cursor.id ?? 0) && f.id - (cursor.id ?? 0) <= MAX_ID_STEP) cursor.id = f.id;
+    take(facts, cursor);
+    if (!page.hasNext || page.rows.length === 0) return r;
+  }
+}
+
+/**
+ * An id-mode read that found nothing newer than the cursor: is the server's newest id below it?
+ * Then its table was cleared or renumbered (restored from a backup, a new database): the cursor
+ * goes back, and the table is read again from overlapMinutes before the newest punch read.
+ */
+async function checkRenumbered(
+  o: ReadOptions,
+  r: ReadResult,
+  after: number,
+  take: (rows: readonly RowFacts[], cursor: BioCursor) => void,
+): Promise<void> {
+  const q = new URLSearchParams({ page_size: '1', ordering: '-id' });
+  r.pages++;
+  const page = await o.client.transactions(q, o.signal);
+  const newest = page.rows[0] ? rowId(page.rows[0]) : undefined;
+  if (page.rows.length > 0 && (newest === undefined || newest >= after)) return;
+  const from = r.cursor.time ? shiftWallClock(r.cursor.time, -o.overlapMinutes * 60) : undefined;
+  r.renumbered =
+    page.rows.length === 0
+      ? `the server's transaction table is empty, but punchgate had read up to id ${after}: it was cleared or replaced`
+      : `the server's newest transaction is id ${newest}, below the ${after} punchgate had read up to: its transaction table was renumbered (restored or replaced)`;
+  const cursor: BioCursor = { id: 0, ...(r.cursor.time ? { time: r.cursor.time } : {}), ...(from ? { from } : {}) };
+  o.log.warn(
+    { after, newest: newest ?? null, from: from ?? null },
+    `${r.renumbered}: read again${from ? ` from ${from}` : ''}`,
+  );
+  // The cursor is set back now (with no punches): the next read goes on from there, also after a crash.
+  take([], cursor);
+}
