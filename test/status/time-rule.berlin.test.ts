@@ -50,7 +50,7 @@ describe('one time rule: box time with its offset everywhere a person reads a ti
       `    ${SUMMER_TEXT}  attempt 1: refused, tried again later: Unknown biometric code 1042`,
     );
     // A punch's own time is the terminal's clock, shown as it recorded it.
-    expect(punches.stdout).toMatch(/1042 +2026-11-23 14:00:00 +rejected/);
+    expect(punches.stdout).toMatch(/1042 +2026-11-23 14:00:00 +- +rejected/);
 
     // The machine outputs stay UTC ISO.
     const json = JSON.parse((await cli('status', '--json')).stdout) as { terminals: { lastPollAt: string }[] };
