@@ -62,12 +62,15 @@ const sameUrl = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\
 /** The copy's config as it may run against the broken `file`, and what was held back. */
 export function decideFallback(copy: Config, file: string): { config: Config; decision: FallbackDecision } {
   const says = whatTheFileSays(file);
+  const copyUrl = copy.hrms?.baseUrl;
   const deliveryHeld =
-    says.hrmsUrl === undefined
-      ? `the HRMS address (hrms.baseUrl) in ${file} cannot be read, so it may differ from the copy's (${copy.hrms.baseUrl})`
-      : sameUrl(says.hrmsUrl, copy.hrms.baseUrl)
-        ? null
-        : `${file} names the HRMS ${says.hrmsUrl}, the last good copy ${copy.hrms.baseUrl}`;
+    copyUrl === undefined
+      ? `${file} does not load, and the last good copy delivers to sinks: whose addresses cannot be compared with the file's`
+      : says.hrmsUrl === undefined
+        ? `the HRMS address (hrms.baseUrl) in ${file} cannot be read, so it may differ from the copy's (${copyUrl})`
+        : sameUrl(says.hrmsUrl, copyUrl)
+          ? null
+          : `${file} names the HRMS ${says.hrmsUrl}, the last good copy ${copyUrl}`;
   const notStarted: FallbackDecision['notStarted'] = [];
   let terminals = copy.terminals;
   const onlyInFile: string[] = [];

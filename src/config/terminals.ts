@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { validate as validCron } from 'node-cron';
 
 /** Terminal names appear in devicelog ids, file names and status lines: keep them plain. */
-const terminalName = z
+export const terminalName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, ".", "_" or "-"');
 
@@ -30,6 +30,8 @@ const common = {
   timezone: timezone.optional(),
   /** Set false to keep a terminal in the config without polling it. */
   enabled: z.boolean().default(true),
+  /** The sinks (HRMS) its punches go to, by name (src/config/sinks.ts); default every sink. */
+  sinks: z.array(terminalName).min(1, 'must name at least one sink (leave sinks out for every sink)').optional(),
 };
 
 export const zkTerminalSchema = z.strictObject({

@@ -118,7 +118,7 @@ export class Daemon {
       deadAfterAttempts: c.delivery.deadAfterAttempts,
       deadAfterDays: c.delivery.deadAfterDays,
     });
-    this.tokens = new TokenSource({ tokenFile: c.hrms.tokenFile, secrets: ctx.secrets });
+    this.tokens = new TokenSource({ tokenFile: c.hrms!.tokenFile, secrets: ctx.secrets });
     this.clockSteps = new ClockStepWatch(ctx.clock);
     this.loop = new EventLoopWatch(ctx.logger, () => ctx.clock.now());
     this.clockSteps.onStep((s) => this.clockStepped(s));
@@ -244,7 +244,7 @@ export class Daemon {
       JSON.stringify([next.hrms, next.delivery]) !== JSON.stringify([this.config.hrms, this.config.delivery]);
     this.config = next;
     this.ctx.config = next;
-    this.tokens = new TokenSource({ tokenFile: next.hrms.tokenFile, secrets: this.ctx.secrets });
+    this.tokens = new TokenSource({ tokenFile: next.hrms!.tokenFile, secrets: this.ctx.secrets });
     this.opts.notifier.reloading();
     // Delivery held while running on the last good copy starts with the file that loads.
     if (hrmsChanged || !this.delivery) {
@@ -311,7 +311,7 @@ export class Daemon {
       return;
     }
     const inner = new AttendanceClient({
-      hrms: c.hrms,
+      hrms: c.hrms!,
       authPatterns: compilePatterns(c.delivery.patterns.authFailure),
     });
     const sender = new TimedSender(
@@ -327,7 +327,7 @@ export class Daemon {
       queue: this.web.watch(labelledQueue(this.journal, this.loop)),
       state: this.journal.deliveryState,
       tokens: this.tokens,
-      hrms: c.hrms,
+      hrms: c.hrms!,
       delivery: c.delivery,
       logger: this.ctx.logger,
       clock: this.ctx.clock,
@@ -374,7 +374,7 @@ export class Daemon {
       return false;
     }
     const since = this.delivery?.sender.inflightSince;
-    const bound = this.config.hrms.timeoutMs + this.config.hrms.connectTimeoutMs + 10_000;
+    const bound = this.config.hrms!.timeoutMs + this.config.hrms!.connectTimeoutMs + 10_000;
     return since === null || since === undefined || elapsedMs(this.ctx.clock) - since < bound;
   }
 

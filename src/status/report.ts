@@ -109,7 +109,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
     refused: journal.queries.refusedPunches(),
     quarantine: journal.queries.quarantineSummary(),
     inflight: claim,
-    requestBoundMs: config.hrms.connectTimeoutMs + config.hrms.timeoutMs,
+    requestBoundMs: config.hrms!.connectTimeoutMs + config.hrms!.timeoutMs,
     deliveryAlertAfterMs: config.delivery.alertAfterMinutes * 60_000,
     syncClock: new Set(config.terminals.filter((t) => 'syncClock' in t && t.syncClock).map((t) => t.name)),
     refusedRecords: journal.refusedRecords.list(now - REFUSED_RECORDS_SHOWN_MS),

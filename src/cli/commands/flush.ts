@@ -40,11 +40,11 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
     queue: journal,
     state: journal.deliveryState,
     tokens: new TokenSource({
-      tokenFile: config.hrms.tokenFile,
+      tokenFile: config.hrms!.tokenFile,
       secrets: ctx.secrets,
       ...(opts.env ? { env: opts.env } : {}),
     }),
-    hrms: config.hrms,
+    hrms: config.hrms!,
     delivery: config.delivery,
     logger: ctx.logger,
     clock: ctx.clock,
