@@ -144,6 +144,9 @@ export interface OutboundPunch {
   attempts: number;
   /** State before the claim: 'pending' or 'rejected'. */
   previousState: 'pending' | 'rejected';
+  /** The terminal's name and the device's serial ('' when not known), for sinks that send them. */
+  terminal?: string;
+  device?: string;
 }
 
 /** What the HRMS said about one punch (or that it said nothing we can use). */
