@@ -1,0 +1,87 @@
+import { writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { startHrmsSim } from '../../src/sim/hrms/index.js';
+import { keys, punchTimes, spawnDaemon, startStack } from '../daemon/stack.js';
+import { waitFor } from '../helpers/wait.js';
+
+const TOKEN_B = 'sink-b-token-77c1';
+
+/**
+ * Two sinks of the seed kind, each a real HRMS simulator, behind a real `punchgate run`
+ * (issue 32): gate-1 delivers to both, gate-2 names sink b only. Sink b is down (every request
+ * a 503) while the default sink takes every punch of gate-1; the daemon is killed (SIGKILL)
+ * mid-delivery, then sink b comes back: in the end each sink holds each of its punches exactly
+ * once, and the default sink none of gate-2's.
+ */
+describe('two sinks', () => {
+  it('one down never holds up the other; after kills and its return each gets each punch once', async () => {
+    const stack = await startStack({ terminals: 2, delivery: { batchSize: 10, probeIntervalMs: 200 } });
+    const b = await startHrmsSim({ tokens: [TOKEN_B] });
+    writeFileSync(stack.tmp.path('b-token'), `${TOKEN_B}\n`);
+    stack.writeConfig(undefined, (c) => {
+      Object.assign(c, {
+        sinks: [
+          {
+            name: 'b',
+            kind: 'hrms',
+            baseUrl: b.url,
+            tokenFile: stack.tmp.path('b-token'),
+            timeoutMs: 2000,
+            connectTimeoutMs: 1000,
+          },
+        ],
+      });
+      Object.assign(c.terminals[1]!, { sinks: ['b'] });
+    });
+    const [t1, t2] = stack.terminals as [(typeof stack.terminals)[0], (typeof stack.terminals)[0]];
+    const time = punchTimes('2026-11-23', 7);
+    const punch = (t: typeof t1, n: number) => {
+      for (let i = 0; i < n; i++) t.addPunch({ userId: String(2000 + (i % 7)), logTime: time() });
+    };
+    b.setFaults({ errorRate: 1 });
+    let d = spawnDaemon(stack.configPath);
+    try {
+      // Sink b down: the default sink takes gate-1's punches all the same, and never gate-2's.
+      punch(t1, 30);
+      punch(t2, 10);
+      await waitFor(
+        () => keys(stack.hrms.attendance()).length === 30,
+        20_000,
+        'gate-1 delivered to the default sink while sink b is down',
+      );
+      expect(keys(stack.hrms.attendance())).toEqual(keys(t1.punches()));
+      expect(b.attendance()).toHaveLength(0);
+      expect(b.requests()).toBeGreaterThan(0);
+      // Sink b is back, slowly; the daemon is killed twice while it delivers.
+      b.setFaults({ errorRate: 0, latencyMs: 150 });
+      punch(t1, 20);
+      punch(t2, 20);
+      for (let kill = 0; kill < 2; kill++) {
+        await waitFor(() => b.requests() > 0 && b.received().length > kill * 10, 20_000, 'sink b receiving');
+        d.child.kill('SIGKILL');
+        await d.exited;
+        d = spawnDaemon(stack.configPath);
+      }
+      b.setFaults({ latencyMs: 0 });
+      const forA = keys(t1.punches());
+      const forB = keys([...t1.punches(), ...t2.punches()]);
+      await waitFor(
+        () => keys(b.attendance()).length === forB.length && keys(stack.hrms.attendance()).length === forA.length,
+        30_000,
+        'every punch at each of its sinks',
+      );
+      expect(keys(b.attendance())).toEqual(forB);
+      expect(keys(stack.hrms.attendance())).toEqual(forA);
+      // Exactly once: a punch sent again after a kill is answered "already there", never recorded twice.
+      expect(b.attendance()).toHaveLength(forB.length);
+      expect(stack.hrms.attendance()).toHaveLength(forA.length);
+      d.child.kill('SIGTERM');
+      expect(await d.exited).toEqual({ code: 0, signal: null });
+      expect(d.output()).not.toContain(TOKEN_B);
+    } finally {
+      if (d.child.exitCode === null) d.child.kill('SIGKILL');
+      await b.stop();
+      await stack.stop();
+    }
+  }, 120_000);
+});
