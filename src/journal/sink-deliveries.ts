@@ -440,7 +440,15 @@ export class SinkQueue implements DeliveryQueue {
   }
 
   /** The sink's punches with its state of each (`punches --sink`), in log-time order. */
-  list(filter: { state?: PunchState; terminal?: string; limit?: number } = {}): StoredPunch[] {
+  list(
+    filter: {
+      state?: PunchState;
+      terminal?: string;
+      codes?: readonly string[];
+      limit?: number;
+      newestFirst?: boolean;
+    } = {},
+  ): StoredPunch[] {
     const parts = ['d.sink = ?'];
     const params: unknown[] = [this.sink];
     if (filter.state) {
@@ -451,6 +459,11 @@ export class SinkQueue implements DeliveryQueue {
       parts.push('p.terminal = ?');
       params.push(filter.terminal);
     }
+    if (filter.codes && filter.codes.length > 0) {
+      parts.push('p.biometric_code IN (SELECT value FROM json_each(?))');
+      params.push(JSON.stringify(filter.codes));
+    }
+    const order = filter.newestFirst ? 'DESC' : '';
     const limit = filter.limit ? `LIMIT ${Math.max(1, Math.floor(filter.limit))}` : '';
     return (
       this.d.db
@@ -458,7 +471,7 @@ export class SinkQueue implements DeliveryQueue {
           `SELECT p.id, p.site, p.terminal, p.device, p.biometric_code, p.log_time, p.verify_type, p.punch_state, p.sent_as,
               p.created_at, d.state, d.attempts, d.next_attempt_at, d.last_message, d.duplicate, d.updated_at, d.delivered_at
             FROM sink_deliveries d JOIN punches p ON p.id = d.punch_id WHERE ${parts.join(' AND ')}
-            ORDER BY d.log_time, d.punch_id ${limit}`,
+            ORDER BY d.log_time ${order}, d.punch_id ${order} ${limit}`,
         )
         .all(...params) as Row[]
     ).map((r) => toStored(r, this.d.ids));
