@@ -197,6 +197,11 @@ export class Daemon {
               nextTryAt: this.deliveries.default?.deliverer.nextTryAt ?? null,
               probing: this.deliveries.default?.deliverer.probing ?? false,
             },
+            sinks: Object.fromEntries(
+              this.deliveries
+                .list()
+                .map((s) => [s.sink.name, { nextTryAt: s.deliverer.nextTryAt, probing: s.deliverer.probing }]),
+            ),
             eventLoop: this.loop.take(),
           },
         }),

@@ -1,10 +1,19 @@
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startHrmsSim } from '../../src/sim/hrms/index.js';
+import type { StatusReport } from '../../src/status/types.js';
 import { keys, punchTimes, spawnDaemon, startStack } from '../daemon/stack.js';
 import { waitFor } from '../helpers/wait.js';
 
 const TOKEN_B = 'sink-b-token-77c1';
+
+const statusJson = (configPath: string): StatusReport =>
+  JSON.parse(
+    spawnSync(process.execPath, ['dist/punchgate.js', '--config', configPath, 'status', '--json'], {
+      encoding: 'utf8',
+    }).stdout,
+  ) as StatusReport;
 
 /**
  * Two sinks of the seed kind, each a real HRMS simulator, behind a real `punchgate run`
@@ -52,6 +61,22 @@ describe('two sinks', () => {
       expect(keys(stack.hrms.attendance())).toEqual(keys(t1.punches()));
       expect(b.attendance()).toHaveLength(0);
       expect(b.requests()).toBeGreaterThan(0);
+      // The status: a line per sink, and the sinks array of --json beside today's keys.
+      await waitFor(() => statusJson(stack.configPath).sinks?.[1]?.delivery.failingSince != null, 10_000, 'b failing');
+      const st = statusJson(stack.configPath);
+      expect(st.punches.delivered).toBeGreaterThanOrEqual(30);
+      expect(st.sinks!.map((x) => [x.name, x.kind, x.default])).toEqual([
+        ['hrms', 'hrms', true],
+        ['b', 'hrms', false],
+      ]);
+      expect(st.sinks![0]!.punches).toEqual(st.punches);
+      expect(st.sinks![1]!.punches.pending + st.sinks![1]!.punches.inflight).toBe(40);
+      expect(st.sinks![1]!.punches.delivered).toBe(0);
+      const text = spawnSync(process.execPath, ['dist/punchgate.js', '--config', stack.configPath, 'status'], {
+        encoding: 'utf8',
+      }).stdout;
+      expect(text).toMatch(/\n {2}hrms +hrms +delivering +pending 0 /);
+      expect(text).toMatch(/\n {2}b +hrms +FAILING +pending \d+/);
       // Sink b is back, slowly; the daemon is killed twice while it delivers.
       b.setFaults({ errorRate: 0, latencyMs: 150 });
       punch(t1, 20);
