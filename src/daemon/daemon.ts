@@ -170,8 +170,8 @@ export class Daemon {
       ctx,
       defaultQueue: () => this.web.watch(labelledQueue(this.journal, this.loop)),
       wrapQueue: (q) => labelledQueue(q, this.loop),
-      observe: (sink, isDefault) => (a, n, s) => {
-        if (isDefault) this.web.observeHrms(a, n, s);
+      observe: (sink) => (a, n, s) => {
+        this.web.observeHrms(a, n, s, sink);
         // A batch that got no usable answer, for the page's chart (probes, empty batches, are not counted).
         if (n > 0 && hrmsOutcome(a, n) !== 'ok') this.failedRequests++;
       },

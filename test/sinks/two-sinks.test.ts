@@ -3,10 +3,12 @@ import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startHrmsSim } from '../../src/sim/hrms/index.js';
 import type { StatusReport } from '../../src/status/types.js';
-import { keys, punchTimes, spawnDaemon, startStack } from '../daemon/stack.js';
+import { keys, punchTimes, spawnDaemon, startStack, statusUrl } from '../daemon/stack.js';
 import { waitFor } from '../helpers/wait.js';
 
 const TOKEN_B = 'sink-b-token-77c1';
+
+const metrics = async (url: string) => (await fetch(`${url}metrics`)).text();
 
 const statusJson = (configPath: string): StatusReport =>
   JSON.parse(
@@ -77,6 +79,18 @@ describe('two sinks', () => {
       }).stdout;
       expect(text).toMatch(/\n {2}hrms +hrms +delivering +pending 0 /);
       expect(text).toMatch(/\n {2}b +hrms +FAILING +pending \d+/);
+      // /metrics: the same metric names, a series per sink.
+      const url = await statusUrl(d);
+      await waitFor(
+        async () => /\npunchgate_delivery_failing_since_timestamp_seconds\{sink="b"\} \d/.test(await metrics(url)),
+        10_000,
+        'the failing gauge of sink b',
+      );
+      const m = await metrics(url);
+      expect(m).toMatch(/\npunchgate_hrms_requests_total\{outcome="http_error",sink="b"\} [1-9]/);
+      expect(m).toMatch(/\npunchgate_hrms_requests_total\{outcome="ok",sink="hrms"\} [1-9]/);
+      expect(m).toMatch(/\npunchgate_hrms_token_refused\{sink="b"\} 0/);
+      expect(m).not.toMatch(/punchgate_delivery_failing_since_timestamp_seconds\{sink="hrms"\}/);
       // Sink b is back, slowly; the daemon is killed twice while it delivers.
       b.setFaults({ errorRate: 0, latencyMs: 150 });
       punch(t1, 20);
