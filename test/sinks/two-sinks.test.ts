@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startHrmsSim } from '../../src/sim/hrms/index.js';
 import type { StatusReport } from '../../src/status/types.js';
-import { keys, punchTimes, spawnDaemon, startStack, statusUrl } from '../daemon/stack.js';
+import { everythingWritten, keys, punchTimes, spawnDaemon, startStack, statusUrl } from '../daemon/stack.js';
 import { waitFor } from '../helpers/wait.js';
 
 const TOKEN_B = 'sink-b-token-77c1';
@@ -51,6 +51,8 @@ describe('two sinks', () => {
     };
     b.setFaults({ errorRate: 1 });
     let d = spawnDaemon(stack.configPath);
+    let text = '';
+    let page = '';
     try {
       // Sink b down: the default sink takes gate-1's punches all the same, and never gate-2's.
       punch(t1, 30);
@@ -74,7 +76,7 @@ describe('two sinks', () => {
       expect(st.sinks![0]!.punches).toEqual(st.punches);
       expect(st.sinks![1]!.punches.pending + st.sinks![1]!.punches.inflight).toBe(40);
       expect(st.sinks![1]!.punches.delivered).toBe(0);
-      const text = spawnSync(process.execPath, ['dist/punchgate.js', '--config', stack.configPath, 'status'], {
+      text = spawnSync(process.execPath, ['dist/punchgate.js', '--config', stack.configPath, 'status'], {
         encoding: 'utf8',
       }).stdout;
       expect(text).toMatch(/\n {2}hrms +hrms +delivering +pending 0 /);
@@ -91,6 +93,11 @@ describe('two sinks', () => {
       expect(m).toMatch(/\npunchgate_hrms_requests_total\{outcome="ok",sink="hrms"\} [1-9]/);
       expect(m).toMatch(/\npunchgate_hrms_token_refused\{sink="b"\} 0/);
       expect(m).not.toMatch(/punchgate_delivery_failing_since_timestamp_seconds\{sink="hrms"\}/);
+      // The page: a section for sink b with its own state and its flush command.
+      page = await (await fetch(url)).text();
+      expect(page).toContain('<section id="sink-b" class="sink">');
+      expect(page).toMatch(/id="sink-b-state"><span class="bad">FAILING/);
+      expect(page).toContain('punchgate flush --sink b');
       // Sink b is back, slowly; the daemon is killed twice while it delivers.
       b.setFaults({ errorRate: 0, latencyMs: 150 });
       punch(t1, 20);
@@ -116,7 +123,7 @@ describe('two sinks', () => {
       expect(stack.hrms.attendance()).toHaveLength(forA.length);
       d.child.kill('SIGTERM');
       expect(await d.exited).toEqual({ code: 0, signal: null });
-      expect(d.output()).not.toContain(TOKEN_B);
+      expect(everythingWritten(stack.tmp.path('.'), d, [text, page])).not.toContain(TOKEN_B);
     } finally {
       if (d.child.exitCode === null) d.child.kill('SIGKILL');
       await b.stop();
