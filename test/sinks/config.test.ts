@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/load.js';
+import { decideFallback } from '../../src/config/fallback.js';
 import { sinksOf, sinksOfTerminal, terminalsNotFor } from '../../src/config/sinks.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -158,5 +159,25 @@ terminals:
     const r = run(head);
     expect(r.status).toBe(78);
     expect(r.lines.join('\n')).toContain(`hrms: is required`);
+  });
+
+  it('on the last good copy, holds delivery while the broken file names another address for a sink', () => {
+    const copy = parse(`${head}hrms:
+  baseUrl: https://hr.example.com
+sinks:
+  - { name: b, kind: hrms, baseUrl: https://b.example.com }
+`);
+    const file = tmp.path('broken.yaml');
+    const broken = (bUrl: string) =>
+      writeFileSync(
+        file,
+        `${head}hrms:\n  baseUrl: https://hr.example.com\n  nonsense: 1\nsinks:\n  - { name: b, kind: hrms, baseUrl: ${bUrl} }\n`,
+      );
+    broken('https://b.example.com/');
+    expect(decideFallback(copy, file).decision.deliveryHeld).toBeNull();
+    broken('https://b-new.example.com');
+    expect(decideFallback(copy, file).decision.deliveryHeld).toBe(
+      `${file} names https://b-new.example.com for sink b, the last good copy https://b.example.com`,
+    );
   });
 });
