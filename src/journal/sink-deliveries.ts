@@ -100,6 +100,11 @@ export const PRUNE_GUARD = `NOT EXISTS (SELECT 1 FROM sink_deliveries d WHERE d.
     AND id <= (SELECT coalesce(min(cursor), 9007199254740991) FROM sinks WHERE active = 1 AND is_default = 0)`;
 
 type SinkState = Exclude<PunchState, 'quarantined'>;
+/**
+ * Punch ids a claim takes in at most: after a long outage of a sink (its cursor stood still while
+ * punches came in), it catches up a few thousand rows per claim, never in one long transaction.
+ */
+const TAKE_IN_ROWS = 5000;
 const DAY_MS = 86_400_000;
 
 /** The sinks of the config, told to the journal at start and on reload. */
@@ -282,8 +287,9 @@ export class SinkQueue implements DeliveryQueue {
   private takeIn(now: number): void {
     const from = this.cursor();
     if (from === Infinity) return; // not registered (a journal opened without the config's sinks)
-    const to = (this.stmt.top!.get() as { m: number }).m;
-    if (to <= from) return;
+    const top = (this.stmt.top!.get() as { m: number }).m;
+    if (top <= from) return;
+    const to = Math.min(top, from + TAKE_IN_ROWS);
     const n = this.stmt.takeIn!.run({ sink: this.sink, now, from, to, notFor: this.notFor }).changes;
     this.stmt.moveCursor!.run({ sink: this.sink, to });
     const moves = new SinkMoves();

@@ -126,4 +126,26 @@ describe('journal: a punch per sink', () => {
     expect(await j.queries.releaseQuarantined()).toBe(1);
     expect(b.claim(10).map((p) => p.biometricCode)).toEqual(['1']);
   });
+
+  it('a sink back after a long outage catches up a few thousand punches per claim, each once', () => {
+    const many = Array.from({ length: 12_000 }, (_, i) =>
+      punch(
+        String(i),
+        `2026-11-${String(1 + Math.floor(i / 1440)).padStart(2, '0')} ${String(Math.floor((i % 1440) / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:00`,
+      ),
+    );
+    j.ingest(many);
+    const b = j.sinkQueue('b');
+    expect(b.counts().pending).toBe(12_000);
+    const seen = new Set<number>();
+    for (let round = 0; round < 50; round++) {
+      const got = b.claim(1000);
+      if (got.length === 0) break;
+      for (const p of got) seen.add(p.id);
+      b.settle(got.map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    }
+    expect(seen.size).toBe(12_000);
+    expect(b.counts()).toMatchObject({ delivered: 12_000, pending: 0, inflight: 0 });
+    expect(b.nextDueAt()).toBeNull();
+  });
 });
