@@ -449,6 +449,8 @@ export class SinkQueue implements DeliveryQueue {
   list(
     filter: {
       state?: PunchState;
+      /** Every state but delivered. */
+      undelivered?: boolean;
       terminal?: string;
       codes?: readonly string[];
       limit?: number;
@@ -461,6 +463,7 @@ export class SinkQueue implements DeliveryQueue {
       parts.push('d.state = ?');
       params.push(filter.state);
     }
+    if (filter.undelivered) parts.push(`d.state <> 'delivered'`);
     if (filter.terminal) {
       parts.push('p.terminal = ?');
       params.push(filter.terminal);

@@ -67,6 +67,7 @@ sinks:
     expect(retry.status, retry.err).toBe(0);
     expect(retry.out).toBe('1 punches of sink erp queued again\n');
     expect(cli('punches', '--sink', 'erp', '--state', 'pending', '--count').out.trim()).toBe('2');
+    expect(cli('punches', '--sink', 'erp', '--state', 'undelivered', '--count').out.trim()).toBe('2');
 
     const unknown = cli('punches', '--sink', 'nowhere');
     expect(unknown.status).toBe(78);

@@ -35,9 +35,11 @@ export function listSinkPunches(q: SinkQueue, opts: ListOptions, out: (line: str
   ] as const)
     if (set)
       throw new ExitError(`${flag} is not available with --sink (only --state, --terminal, --code)`, EXIT.CONFIG);
-  const state = opts.state === undefined ? undefined : parseState(opts.state);
+  const undelivered = opts.state === 'undelivered';
+  const state = opts.state === undefined || undelivered ? undefined : parseState(opts.state);
   const filter = {
     ...(state ? { state } : {}),
+    ...(undelivered ? { undelivered } : {}),
     ...(opts.terminal ? { terminal: opts.terminal } : {}),
     ...(opts.code ? { codes: opts.code } : {}),
     newestFirst: true,
