@@ -15,6 +15,7 @@ import { checkConfig } from './config-check.js';
 import { checkDaemon } from './daemon-check.js';
 import { checkDisk } from './disk-check.js';
 import { checkHrms } from './hrms-check.js';
+import { checkOtherSinks } from './sink-check.js';
 import { checkJournal } from './journal-check.js';
 import { checkHikvisionTerminal } from './hikvision-check.js';
 import { readAuthRefusals, readTerminalLedger } from './ledger.js';
@@ -123,6 +124,7 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
         });
     }
   });
+  const sinkChecks = checkOtherSinks(config, { env, secrets });
   const [hrms, receiver, ...terminals] = await Promise.all([
     checkHrms(config, { env, secrets, sender: opts.hrmsSender }),
     config.adms ? checkAdmsReceiver(config.adms) : null,
@@ -139,6 +141,7 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
       ),
     );
   checks.push(hrms!);
+  checks.push(...(await Promise.all(sinkChecks)));
   return finish(checks, secrets, quick);
 }
 

@@ -84,4 +84,25 @@ sinks:
     expect(r.out).toMatch(/sink b: HRMS not reachable within --max-wait/);
     expect(r.out).not.toContain('tok-b');
   });
+
+  it('punchgate check says each sink: reached and its credential taken, or refused, with the files to fix', async () => {
+    const run = async () => {
+      const child = spawn(process.execPath, ['dist/punchgate.js', '--config', tmp.path('p.yaml'), 'check', '--json'], {
+        env: { ...process.env, PUNCHGATE_HRMS_TOKEN: '' },
+      });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      await new Promise((resolve) => child.on('close', resolve));
+      return (JSON.parse(out) as { checks: { name: string; status: string; detail: string; fix?: string }[] }).checks;
+    };
+    const ok = await run();
+    expect(ok.find((c) => c.name === 'hrms')?.status).toBe('pass');
+    expect(ok.find((c) => c.name === 'sink b')).toMatchObject({ status: 'pass' });
+    writeFileSync(tmp.path('b-token'), 'wrong-token\n');
+    const refused = (await run()).find((c) => c.name === 'sink b');
+    expect(refused?.status).toBe('fail');
+    expect(refused?.detail).toContain('refused the credential');
+    expect(refused?.fix).toContain(tmp.path('b-token'));
+    expect(b.attendance()).toHaveLength(0);
+  });
 });
