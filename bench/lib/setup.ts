@@ -23,5 +23,5 @@ export function deliverySettings(baseUrl: string, batchSize: number): { hrms: Hr
     hrms: { baseUrl },
     delivery: { batchSize },
   });
-  return { hrms: c.hrms, delivery: c.delivery };
+  return { hrms: c.hrms!, delivery: c.delivery };
 }

@@ -1,4 +1,5 @@
 import type { Config } from '../config/schema.js';
+import { seedHrmsOf } from '../config/sinks.js';
 import { compilePatterns } from '../delivery/outcomes.js';
 import { AttendanceClient, type AttendanceAnswer, type AttendanceSender } from '../hrms/attendance.js';
 import { TokenSource } from '../hrms/token.js';
@@ -21,7 +22,8 @@ export interface HrmsCheckDeps {
  * `Payload`, a refused one gets the "bearer token is not correct" failure.
  */
 export async function checkHrms(config: Config, deps: HrmsCheckDeps): Promise<CheckResult> {
-  const { hrms } = config;
+  const hrms = seedHrmsOf(config);
+  if (!hrms) return pass(NAME, 'no seed HRMS configured (sinks of other kinds are checked by their own senders)');
   const tokens = new TokenSource({ tokenFile: hrms.tokenFile, env: deps.env, secrets: deps.secrets });
   const where = tokenPlace(tokens, hrms.tokenFile, deps.env);
   let token: string;

@@ -16,6 +16,7 @@ import { checkConfig } from './config-check.js';
 import { checkDaemon } from './daemon-check.js';
 import { checkDisk } from './disk-check.js';
 import { checkHrms } from './hrms-check.js';
+import { checkOtherSinks } from './sink-check.js';
 import { checkJournal } from './journal-check.js';
 import type { DahuaClientFactory } from '../sources/dahua/index.js';
 import { checkDahuaTerminal } from './dahua-check.js';
@@ -139,6 +140,7 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
         });
     }
   });
+  const sinkChecks = checkOtherSinks(config, { env, secrets });
   const [hrms, receiver, ...terminals] = await Promise.all([
     checkHrms(config, { env, secrets, sender: opts.hrmsSender }),
     config.adms ? checkAdmsReceiver(config.adms) : null,
@@ -163,6 +165,7 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
       ),
     );
   checks.push(hrms!);
+  checks.push(...(await Promise.all(sinkChecks)));
   return finish(checks, secrets, quick);
 }
 

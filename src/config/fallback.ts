@@ -34,7 +34,7 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 const WHERE = ['kind', 'host', 'port', 'url', 'serial', 'path'] as const;
 
 /** What the broken file still says, read as tolerantly as YAML allows (undefined: cannot be read). */
-export function whatTheFileSays(file: string): { hrmsUrl?: string; terminals?: Obj[] } {
+export function whatTheFileSays(file: string): { hrmsUrl?: string; terminals?: Obj[]; sinks?: Obj[] } {
   let doc;
   try {
     doc = parseDocument(readFileSync(file, 'utf8'), { merge: true });
@@ -51,7 +51,9 @@ export function whatTheFileSays(file: string): { hrmsUrl?: string; terminals?: O
   };
   const url = get(['hrms', 'baseUrl']);
   const terminals = get(['terminals']);
+  const sinks = get(['sinks']);
   return {
+    ...(Array.isArray(sinks) ? { sinks: sinks.filter(isObj) } : {}),
     ...(typeof url === 'string' && URL.canParse(url) ? { hrmsUrl: url } : {}),
     ...(Array.isArray(terminals) ? { terminals: terminals.filter(isObj) } : {}),
   };
@@ -62,12 +64,27 @@ const sameUrl = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\
 /** The copy's config as it may run against the broken `file`, and what was held back. */
 export function decideFallback(copy: Config, file: string): { config: Config; decision: FallbackDecision } {
   const says = whatTheFileSays(file);
-  const deliveryHeld =
-    says.hrmsUrl === undefined
-      ? `the HRMS address (hrms.baseUrl) in ${file} cannot be read, so it may differ from the copy's (${copy.hrms.baseUrl})`
-      : sameUrl(says.hrmsUrl, copy.hrms.baseUrl)
-        ? null
-        : `${file} names the HRMS ${says.hrmsUrl}, the last good copy ${copy.hrms.baseUrl}`;
+  // Every sink of the copy (the hrms: block, and each of sinks: by name) against the file.
+  const held: string[] = [];
+  const copyUrl = copy.hrms?.baseUrl;
+  if (copyUrl !== undefined) {
+    if (says.hrmsUrl === undefined)
+      held.push(
+        `the HRMS address (hrms.baseUrl) in ${file} cannot be read, so it may differ from the copy's (${copyUrl})`,
+      );
+    else if (!sameUrl(says.hrmsUrl, copyUrl))
+      held.push(`${file} names the HRMS ${says.hrmsUrl}, the last good copy ${copyUrl}`);
+  }
+  for (const s of copy.sinks) {
+    const url = says.sinks?.find((x) => x.name === s.name)?.baseUrl;
+    if (typeof url !== 'string' || !URL.canParse(url))
+      held.push(
+        `the address of sink ${s.name} in ${file} cannot be read, so it may differ from the copy's (${s.baseUrl})`,
+      );
+    else if (!sameUrl(url, s.baseUrl))
+      held.push(`${file} names ${url} for sink ${s.name}, the last good copy ${s.baseUrl}`);
+  }
+  const deliveryHeld = held.length > 0 ? held.join('; ') : null;
   const notStarted: FallbackDecision['notStarted'] = [];
   let terminals = copy.terminals;
   const onlyInFile: string[] = [];

@@ -86,12 +86,33 @@ function resolvePaths(c: Config, baseDir: string): Config {
   return {
     ...c,
     journal: { ...c.journal, path: journalPath },
-    hrms: {
-      ...c.hrms,
-      tokenFile: abs(c.hrms.tokenFile),
-      caFile: abs(c.hrms.caFile),
-      proxyCredentialsFile: abs(c.hrms.proxyCredentialsFile),
-    },
+    ...(c.hrms
+      ? {
+          hrms: {
+            ...c.hrms,
+            tokenFile: abs(c.hrms.tokenFile),
+            caFile: abs(c.hrms.caFile),
+            proxyCredentialsFile: abs(c.hrms.proxyCredentialsFile),
+          },
+        }
+      : {}),
+    sinks: c.sinks.map((s) =>
+      s.kind === 'hrms'
+        ? {
+            ...s,
+            tokenFile: abs(s.tokenFile),
+            caFile: abs(s.caFile),
+            proxyCredentialsFile: abs(s.proxyCredentialsFile),
+          }
+        : s.kind === 'frappe'
+          ? {
+              ...s,
+              apiKeyFile: resolve(baseDir, s.apiKeyFile),
+              apiSecretFile: resolve(baseDir, s.apiSecretFile),
+              caFile: abs(s.caFile),
+            }
+          : { ...s, apiKeyFile: resolve(baseDir, s.apiKeyFile), caFile: abs(s.caFile) },
+    ),
     status: {
       ...c.status,
       path: abs(c.status.path) ?? join(dirname(journalPath), 'status.txt'),

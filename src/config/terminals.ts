@@ -4,7 +4,7 @@ import { validate as validCron } from 'node-cron';
 import { ATTENDANCE_STATUS_STATES } from '../punch/states.js';
 
 /** Terminal names appear in devicelog ids, file names and status lines: keep them plain. */
-const terminalName = z
+export const terminalName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, ".", "_" or "-"');
 
@@ -44,6 +44,8 @@ const common = {
    * attendanceStatus names (checkIn, breakOut...); checked per kind (checkDirectionStates).
    */
   directionStates: z.record(z.string(), z.enum(['in', 'out', 'none'])).optional(),
+  /** The sinks (HRMS) its punches go to, by name (src/config/sinks.ts); default every sink. */
+  sinks: z.array(terminalName).min(1, 'must name at least one sink (leave sinks out for every sink)').optional(),
 };
 
 /** A terminal's `direction` setting. */

@@ -4,13 +4,9 @@ import { messageOf } from '../util/errors.js';
 import { ConfigWatch } from './config-watch.js';
 import type { Config } from '../config/schema.js';
 import type { AppContext } from '../context.js';
-import { Deliverer } from '../delivery/index.js';
-import { AttendanceClient } from '../hrms/attendance.js';
-import { TokenSource } from '../hrms/token.js';
 import { Journal } from '../journal/journal.js';
 import { UserBackupStore } from '../journal/user-backups.js';
 import { isBusyJournalError, isFatalJournalError } from '../journal/errors.js';
-import { compilePatterns } from '../delivery/outcomes.js';
 import type { AdmsReceiver } from '../sources/adms/index.js';
 import { checkTerminalConfig, createSource, terminalSecrets } from '../sources/build.js';
 import type { SourceDeps } from '../sources/types.js';
@@ -23,7 +19,8 @@ import { EventLoopWatch, labelledQueue } from './event-loop-watch.js';
 import { createPushReceiver } from './push-receiver.js';
 import { StatusLog } from './status-log.js';
 import { SourceSet, type SourceFactory } from './sources.js';
-import { TimedSender } from './watchdog.js';
+import { SinkDeliveries } from './deliveries.js';
+import type { SinkMakers } from '../sinks/build.js';
 import { hrmsOutcome } from '../metrics/hrms-outcome.js';
 import type { Notifier } from './sd-notify.js';
 
@@ -56,6 +53,8 @@ export interface DaemonOptions {
   sourceFactory?: SourceFactory;
   /** Called once on a fatal condition (journal unwritable, disk full): the process must exit. */
   onFatal: (err: unknown) => void;
+  /** The senders of sink kinds beyond the seed HRMS (Frappe, Odoo), where this build has them. */
+  sinkMakers?: SinkMakers;
 }
 
 /**
@@ -66,9 +65,8 @@ export interface DaemonOptions {
 export class Daemon {
   private config: Config;
   private readonly journal: Journal;
-  private tokens: TokenSource;
-  private delivery:
-    { deliverer: Deliverer; sender: TimedSender; abort: AbortController; done: Promise<void> } | undefined;
+  /** A delivery loop per sink (deliveries.ts). */
+  private readonly deliveries: SinkDeliveries;
   private readonly sources: SourceSet;
   private readonly deps: SourceDeps;
   /** The push terminal receiver (adms.listen), shared by every push terminal's source. */
@@ -118,7 +116,6 @@ export class Daemon {
       deadAfterAttempts: c.delivery.deadAfterAttempts,
       deadAfterDays: c.delivery.deadAfterDays,
     });
-    this.tokens = new TokenSource({ tokenFile: c.hrms.tokenFile, secrets: ctx.secrets });
     this.clockSteps = new ClockStepWatch(ctx.clock);
     this.loop = new EventLoopWatch(ctx.logger, () => ctx.clock.now());
     this.clockSteps.onStep((s) => this.clockStepped(s));
@@ -141,7 +138,7 @@ export class Daemon {
       state: this.journal.sourceState,
       logger: ctx.logger,
       clock: ctx.clock,
-      onPunches: () => this.delivery?.deliverer.wake(),
+      onPunches: () => this.deliveries.wake(),
       configKey: (name) => configKeyIn(this.config, name),
       clockSteps: this.clockSteps,
     };
@@ -168,6 +165,19 @@ export class Daemon {
       live: () => this.healthy(),
       ctx,
     });
+    this.deliveries = new SinkDeliveries({
+      journal: this.journal,
+      ctx,
+      defaultQueue: () => this.web.watch(labelledQueue(this.journal, this.loop)),
+      wrapQueue: (q) => labelledQueue(q, this.loop),
+      observe: (sink) => (a, n, s) => {
+        this.web.observeHrms(a, n, s, sink);
+        // A batch that got no usable answer, for the page's chart (probes, empty batches, are not counted).
+        if (n > 0 && hrmsOutcome(a, n) !== 'ok') this.failedRequests++;
+      },
+      onFatal: (e) => opts.onFatal(e),
+      ...(opts.sinkMakers ? { makers: opts.sinkMakers } : {}),
+    });
   }
 
   /** The status as it is now, with what only the running daemon knows (for the status log and the page). */
@@ -184,9 +194,14 @@ export class Daemon {
             config: this.configWatch.status(),
             clockSteps: this.clockSteps.recent(),
             delivery: {
-              nextTryAt: this.delivery?.deliverer.nextTryAt ?? null,
-              probing: this.delivery?.deliverer.probing ?? false,
+              nextTryAt: this.deliveries.default?.deliverer.nextTryAt ?? null,
+              probing: this.deliveries.default?.deliverer.probing ?? false,
             },
+            sinks: Object.fromEntries(
+              this.deliveries
+                .list()
+                .map((s) => [s.sink.name, { nextTryAt: s.deliverer.nextTryAt, probing: s.deliverer.probing }]),
+            ),
             eventLoop: this.loop.take(),
           },
         }),
@@ -240,14 +255,14 @@ export class Daemon {
       next = { ...next, journal: this.config.journal, site: this.config.site };
     }
     for (const s of terminalSecrets(next.terminals)) this.ctx.secrets.add(s, { runs: false });
-    const hrmsChanged =
-      JSON.stringify([next.hrms, next.delivery]) !== JSON.stringify([this.config.hrms, this.config.delivery]);
+    // The sinks, delivery's settings, and which terminal goes to which sink.
+    const routes = (c: Config) => [c.hrms, c.sinks, c.delivery, c.terminals.map((t) => [t.name, t.sinks, t.timezone])];
+    const hrmsChanged = JSON.stringify(routes(next)) !== JSON.stringify(routes(this.config));
     this.config = next;
     this.ctx.config = next;
-    this.tokens = new TokenSource({ tokenFile: next.hrms.tokenFile, secrets: this.ctx.secrets });
     this.opts.notifier.reloading();
     // Delivery held while running on the last good copy starts with the file that loads.
-    if (hrmsChanged || !this.delivery) {
+    if (hrmsChanged || !this.deliveries.running) {
       await this.stopDelivery();
       this.startDelivery();
     }
@@ -281,7 +296,7 @@ export class Daemon {
   }
 
   private attachPushReceiver(adms: NonNullable<Config['adms']>): void {
-    const wake = () => this.delivery?.deliverer.wake();
+    const wake = () => this.deliveries.wake();
     this.pushReceiver = createPushReceiver(adms, this.journal, this.ctx, (fn) => this.guard(fn), wake);
     this.deps.pushReceiver = this.pushReceiver;
     this.deps.listeners = this.pushReceiver;
@@ -303,7 +318,6 @@ export class Daemon {
   }
 
   private startDelivery(): void {
-    const c = this.config;
     // On the last good copy while the file names another HRMS (or its address cannot be read):
     // nothing is sent to an address the admin may have left (config/fallback.ts); a reload ends it.
     const held = this.configWatch.deliveryHeld();
@@ -311,45 +325,11 @@ export class Daemon {
       this.ctx.logger.error(`delivery is held: ${held}; correct the config file, then systemctl reload punchgate`);
       return;
     }
-    const inner = new AttendanceClient({
-      hrms: c.hrms,
-      authPatterns: compilePatterns(c.delivery.patterns.authFailure),
-    });
-    const sender = new TimedSender(
-      inner,
-      () => elapsedMs(this.ctx.clock),
-      (a, n, s) => {
-        this.web.observeHrms(a, n, s);
-        // A batch that got no usable answer, for the page's chart (probes, empty batches, are not counted).
-        if (n > 0 && hrmsOutcome(a, n) !== 'ok') this.failedRequests++;
-      },
-    );
-    const deliverer = new Deliverer({
-      queue: this.web.watch(labelledQueue(this.journal, this.loop)),
-      state: this.journal.deliveryState,
-      tokens: this.tokens,
-      hrms: c.hrms,
-      delivery: c.delivery,
-      logger: this.ctx.logger,
-      clock: this.ctx.clock,
-      sender,
-    });
-    const abort = new AbortController();
-    const done = deliverer.run(abort.signal).catch((e) => {
-      if (isFatalJournalError(e)) this.opts.onFatal(e);
-      else this.ctx.logger.error({ err: e instanceof Error ? e.message : String(e) }, 'delivery loop ended');
-    });
-    this.delivery = { deliverer, sender, abort, done };
+    this.deliveries.start(this.config);
   }
 
   private async stopDelivery(): Promise<void> {
-    const d = this.delivery;
-    if (!d) return;
-    this.delivery = undefined;
-    d.abort.abort();
-    await d.done;
-    await d.deliverer.close();
-    await d.sender.close();
+    await this.deliveries.stop();
   }
 
   /** At each status write: the queue's size and the failed requests, kept per hour for the page's charts. */
@@ -374,9 +354,7 @@ export class Daemon {
     } catch {
       return false;
     }
-    const since = this.delivery?.sender.inflightSince;
-    const bound = this.config.hrms.timeoutMs + this.config.hrms.connectTimeoutMs + 10_000;
-    return since === null || since === undefined || elapsedMs(this.ctx.clock) - since < bound;
+    return !this.deliveries.hung(elapsedMs(this.ctx.clock));
   }
 
   /**
@@ -396,7 +374,7 @@ export class Daemon {
       if (!isBusyJournalError(e))
         this.ctx.logger.error({ err: String(e) }, 'could not move retry times after the clock step');
     }
-    this.delivery?.deliverer.wake();
+    this.deliveries.wake();
     if (this.started && !this.stopping) this.statusLog.write();
   }
 
@@ -450,7 +428,7 @@ export class Daemon {
   private recoverClaims(): void {
     try {
       if (this.loop.run('claim recovery', () => this.guard(() => this.journal.recoverStaleClaims())) > 0)
-        this.delivery?.deliverer.wake();
+        this.deliveries.wake();
     } catch (e) {
       if (!isBusyJournalError(e)) this.ctx.logger.error({ err: String(e) }, 'could not look for stale claims');
     }

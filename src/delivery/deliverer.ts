@@ -2,6 +2,8 @@ import type { DeliveryConfig, HrmsConfig } from '../config/schema.js';
 import { AttendanceClient, type AttendanceSender } from '../hrms/attendance.js';
 import { isBusyJournalError, isFatalJournalError } from '../journal/errors.js';
 import type { DeliveryQueue, OutboundPunch } from '../journal/types.js';
+import { SeedSinkSender } from '../sinks/seed.js';
+import type { Direction, SinkPunch, SinkSender } from '../sinks/types.js';
 import { elapsedMs, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { Backoff } from '../util/backoff.js';
@@ -40,7 +42,8 @@ export interface DelivererOptions {
   queue: DeliveryQueue;
   state: DeliveryStateAccess;
   tokens: TokenProvider;
-  hrms: HrmsConfig;
+  /** The seed HRMS: an AttendanceClient is made for it unless a sender is given. */
+  hrms?: HrmsConfig;
   delivery: DeliveryConfig;
   logger: Logger;
   clock: Clock;
@@ -48,8 +51,33 @@ export interface DelivererOptions {
   random?: () => number;
   /** Resolves after `ms` or as soon as `signal` aborts; never rejects. */
   sleep?: Sleep;
-  /** Default: an AttendanceClient for `hrms`. */
+  /** A seed-contract sender; default: an AttendanceClient for `hrms`. */
   sender?: AttendanceSender;
+  /** Any sink's sender (Frappe, Odoo, the seed through SeedSinkSender): wins over `sender`. */
+  sinkSender?: SinkSender;
+  /** The sink's name, for the log lines; undefined: the default sink, said "the HRMS" as ever. */
+  sink?: string;
+  /** A terminal's IANA time zone (its `timezone`), for sinks that store UTC; default the box's. */
+  timezoneOf?: (terminal: string) => string | undefined;
+  /** A punch's direction where its terminal's `direction` setting gives one (src/punch/direction.ts). */
+  directionOf?: (punch: OutboundPunch) => Direction | undefined;
+}
+
+const BOX_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+/** A claimed punch as a sink sender takes it (SinkPunch). */
+export function sinkPunchOf(p: OutboundPunch, o: Pick<DelivererOptions, 'timezoneOf' | 'directionOf'> = {}): SinkPunch {
+  const terminal = p.terminal ?? '';
+  const direction = o.directionOf?.(p);
+  return {
+    devicelogId: p.devicelogId,
+    biometricCode: p.biometricCode,
+    logTime: p.logTime,
+    terminal,
+    device: p.device ?? '',
+    timezone: o.timezoneOf?.(terminal) ?? BOX_ZONE,
+    ...(direction ? { direction } : {}),
+  };
 }
 
 /**
@@ -60,7 +88,7 @@ export interface DelivererOptions {
  * inflight in the journal, which returns it to the queue at the next start.
  */
 export class Deliverer {
-  private readonly sender: AttendanceSender;
+  private readonly sender: SinkSender;
   private readonly ownsSender: boolean;
   private readonly duplicatePatterns: RegExp[];
   private readonly backoff: Backoff;
@@ -97,18 +125,28 @@ export class Deliverer {
   /** The next batch, claimed while the previous request was out, with the size and option it was claimed under. */
   private ahead: { batch: OutboundPunch[]; size: number; ignoreBackoff: boolean } | undefined;
 
+  /** How the log names the sink: "the HRMS" (the default sink, as ever) or "sink erp". */
+  private readonly where: string;
+
   constructor(private readonly o: DelivererOptions) {
-    this.ownsSender = !o.sender;
+    this.where = o.sink === undefined ? 'the HRMS' : `sink ${o.sink}`;
+    this.ownsSender = !o.sender && !o.sinkSender;
     this.pending = new PendingCount(o.queue, () => o.clock.now());
     this.queue = countingQueue(o.queue, this.pending);
-    this.sender =
-      o.sender ??
-      new AttendanceClient({ hrms: o.hrms, authPatterns: compilePatterns(o.delivery.patterns.authFailure) });
+    this.sender = o.sinkSender ?? new SeedSinkSender(o.sender ?? this.seedClient());
     this.duplicatePatterns = compilePatterns(o.delivery.patterns.duplicate);
     this.backoff = new Backoff(o.delivery.retry, o.random);
     this.sizer = new BatchSizer(o.delivery.batchSize);
     this.health = new DeliveryHealth(o.state, o.logger, o.clock);
     this.sleep = o.sleep ?? abortableSleep;
+  }
+
+  private seedClient(): AttendanceClient {
+    if (!this.o.hrms) throw new Error('a Deliverer needs a sender, or the seed HRMS (hrms) to make one for');
+    return new AttendanceClient({
+      hrms: this.o.hrms,
+      authPatterns: compilePatterns(this.o.delivery.patterns.authFailure),
+    });
   }
 
   /** The working batch size (lowered after HTTP 413). */
@@ -173,6 +211,8 @@ export class Deliverer {
       duplicatePatterns: this.duplicatePatterns,
       stats: this.stats,
       logger: this.o.logger,
+      toSink: (p: OutboundPunch) => sinkPunchOf(p, this.o),
+      where: this.where,
     };
     this.lastToken = '';
     const token = () => (this.lastToken = this.o.tokens.get());
@@ -525,7 +565,7 @@ export class Deliverer {
         pending: waiting,
         ...(pending.exact ? {} : { pendingEstimated: true }),
       },
-      deliveredLine(answered, r, waiting, pending.exact),
+      deliveredLine(answered, r, waiting, pending.exact, this.where),
     );
   }
 
@@ -552,11 +592,17 @@ export class Deliverer {
 }
 
 /** `delivered 200 punches to the HRMS (3 refused, 1 already there), 41 pending`. */
-export function deliveredLine(answered: number, t: OutcomeTally, pending: number, exact = true): string {
+export function deliveredLine(
+  answered: number,
+  t: OutcomeTally,
+  pending: number,
+  exact = true,
+  where = 'the HRMS',
+): string {
   const notes: string[] = [];
   if (t.rejected) notes.push(`${t.rejected} refused`);
   if (t.duplicates) notes.push(`${t.duplicates} already there`);
   if (t.unknown) notes.push(`${t.unknown} unanswered, back in the queue`);
   const noun = answered === 1 ? 'punch' : 'punches';
-  return `delivered ${answered} ${noun} to the HRMS${notes.length ? ` (${notes.join(', ')})` : ''}, ${exact ? '' : 'about '}${pending} pending`;
+  return `delivered ${answered} ${noun} to ${where}${notes.length ? ` (${notes.join(', ')})` : ''}, ${exact ? '' : 'about '}${pending} pending`;
 }

@@ -1,4 +1,5 @@
-import type { AttendanceAnswer, AttendancePunch, AttendanceSender } from '../hrms/attendance.js';
+import type { AttendanceAnswer } from '../hrms/attendance.js';
+import type { SinkPunch, SinkSender } from '../sinks/types.js';
 import type { DeliveryQueue, OutboundPunch, PunchOutcome } from '../journal/types.js';
 import type { Logger } from '../util/logger.js';
 import { SplitQueue } from './batch-split.js';
@@ -17,10 +18,14 @@ export interface SendTally extends OutcomeTally {
 
 export interface SendDeps {
   queue: DeliveryQueue;
-  sender: AttendanceSender;
+  sender: SinkSender;
   duplicatePatterns: readonly RegExp[];
   stats: DeliveryCounters;
   logger: Logger;
+  /** A claimed punch as the sink takes it. */
+  toSink: (p: OutboundPunch) => SinkPunch;
+  /** How the log names the sink ("the HRMS", "sink erp"). */
+  where?: string;
 }
 
 export interface SendResult {
@@ -140,19 +145,19 @@ async function sendOne(
   part: readonly OutboundPunch[],
   token: string,
   signal: AbortSignal | undefined,
-  { sender, stats }: SendDeps,
+  { sender, stats, toSink }: SendDeps,
   t: SendTally,
 ): Promise<AttendanceAnswer> {
   t.requests++;
   stats.requests++;
   stats.punchesSent += part.length;
-  return sender.send(part.map(toWire), { token, ...(signal ? { signal } : {}) });
+  return sender.send(part.map(toSink), { token, ...(signal ? { signal } : {}) });
 }
 
 function count(
   outcomes: readonly PunchOutcome[],
   t: SendTally,
-  { stats, logger }: SendDeps,
+  { stats, logger, where = 'the HRMS' }: SendDeps,
   idOf: ReadonlyMap<number, string>,
 ): void {
   const n = tally(outcomes);
@@ -170,11 +175,7 @@ function count(
     const devicelogId = idOf.get(o.id);
     logger.warn(
       { devicelogId, message: o.message },
-      `HRMS refused punch ${devicelogId}; it is retried on the slow schedule`,
+      `${where === 'the HRMS' ? 'HRMS' : where} refused punch ${devicelogId}; it is retried on the slow schedule`,
     );
   }
-}
-
-function toWire(p: OutboundPunch): AttendancePunch {
-  return { biometriccode: p.biometricCode, logDate: p.logTime, devicelogId: p.devicelogId };
 }

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadConfig } from '../config/load.js';
+import { requireSeedHrms } from '../config/sinks.js';
 import { checkTerminalConfig } from '../sources/build.js';
 import { startHrmsSim } from '../sim/hrms/index.js';
 import { startPushTerminalSim, type PushTerminalSim } from '../sim/push-terminal/index.js';
@@ -83,7 +84,8 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   const config = loadConfig(opts.configPath, checkTerminalConfig);
   const zk = config.terminals.find((t) => t.kind === 'zk');
   if (!zk || zk.kind !== 'zk') throw new Error(`${opts.configPath}: the demo needs one zk terminal`);
-  const token = readFileSync(config.hrms.tokenFile!, 'utf8').trim();
+  const seed = requireSeedHrms(config, 'the demo');
+  const token = readFileSync(seed.tokenFile!, 'utf8').trim();
 
   const simLogger = createLogger({
     pretty: true,
@@ -100,7 +102,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   });
   const hrms = await startHrmsSim({
     host: '127.0.0.1',
-    port: Number(new URL(config.hrms.baseUrl).port),
+    port: Number(new URL(seed.baseUrl).port),
     tokens: [token],
     log: (line) => say(out, 'hrms', line),
   });

@@ -23,6 +23,15 @@ import { PunchIds } from './punch-id.js';
 import { HourlyStats } from './hourly-stats.js';
 import { JournalQueries } from './queries.js';
 import { RefusedRecordStore } from './refused-records.js';
+import {
+  PRUNE_GUARD,
+  pruneSinkRows,
+  recoverSinkClaims,
+  registerSinks,
+  sinkHolders,
+  SinkQueue,
+  type SinkRoster,
+} from './sink-deliveries.js';
 import { TerminalDevices, type Adopted } from './terminal-devices.js';
 import { DeliveryStateStore, SourceStateTable, TerminalStateStore, type Scrub } from './state-stores.js';
 import type {
@@ -167,6 +176,8 @@ export class Journal implements PunchSink, DeliveryQueue {
   private readonly stmt;
   private holder: ClaimHolder | undefined;
   private lastRecovery = -Infinity;
+  /** Terminals whose punches do not go to the default sink (useSinks). */
+  private defaultNotFor = new Set<string>();
   private writtenSinceCheckpoint = 0;
   private readonly standInsLogged = new Set<string>();
   /** Judges "in the future" against each terminal's clock (future-judge.ts). */
@@ -253,9 +264,15 @@ export class Journal implements PunchSink, DeliveryQueue {
       dueCount: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM punches
           WHERE state IN ('pending', 'rejected') AND (state = 'pending' OR @all OR next_attempt_at <= @now) LIMIT @limit)`),
       // The newest row always stays, so that row ids are never handed out twice (nor the old "<site>-<n>" devicelogIds).
+      // Never a punch another sink still owes (PRUNE_GUARD, sink-deliveries.ts).
       prune: db.prepare(`DELETE FROM punches WHERE id IN (SELECT id FROM punches
-            WHERE state = 'delivered' AND delivered_at < @cutoff ORDER BY delivered_at LIMIT @limit)
-          AND id < (SELECT max(id) FROM punches) RETURNING terminal`),
+            WHERE state = 'delivered' AND delivered_at < @cutoff AND ${PRUNE_GUARD} ORDER BY delivered_at LIMIT @limit)
+          AND id < (SELECT max(id) FROM punches) RETURNING id, terminal`),
+      // A punch of a terminal that does not deliver to the default sink: settled for it, never sent.
+      notForDefault:
+        db.prepare(`UPDATE punches SET state = 'delivered', claimed_from = NULL, claimed_by = NULL, last_message = @message,
+          delivered_at = @now, updated_at = @now, next_attempt_at = NULL
+          WHERE id IN (SELECT value FROM json_each(@ids)) AND state IN ('pending', 'rejected')`),
     };
   }
 
@@ -340,12 +357,17 @@ export class Journal implements PunchSink, DeliveryQueue {
     this.lastRecovery = now;
     const own = this.holder?.id;
     const holders = new Set((this.stmt.holders.all() as { holder: string | null }[]).map((r) => r.holder));
+    for (const h of sinkHolders(this.db)) holders.add(h);
     if (opts.sweepFiles) for (const id of ClaimHolder.list(this.opts.path)) holders.add(id);
     let returned = 0;
     for (const holder of holders) {
       if (holder === own || ClaimHolder.isAlive(this.opts.path, holder)) continue;
       const n = this.gate.attempt(() =>
-        this.db.transaction(() => this.unclaimed(this.stmt.recover.all({ holder, now }) as Returned[]))(),
+        this.db.transaction(
+          () =>
+            this.unclaimed(this.stmt.recover.all({ holder, now }) as Returned[]) +
+            recoverSinkClaims(this.db, holder, now),
+        )(),
       );
       ClaimHolder.forget(this.opts.path, holder);
       if (n > 0) {
@@ -563,13 +585,57 @@ export class Journal implements PunchSink, DeliveryQueue {
     }
   }
 
-  claim(limit: number, opts: ClaimOptions = {}): OutboundPunch[] {
-    const now = this.clock.now();
+  /** Before any claim (the default sink's or another's): this process's claim holder. */
+  private beginClaim(now: number): string {
     // Earlier returns first (they may free punches this claim should see); busy: try later.
     this.gate.flush();
     this.holder ??= ClaimHolder.create(this.opts.path, now);
     if (now - this.lastRecovery >= this.opts.claimRecoveryMs) this.recoverStaleClaims();
-    const holder = this.holder.id;
+    return this.holder.id;
+  }
+
+  /**
+   * Tells the journal the config's sinks (at start and on reload): a new one starts with the
+   * punches journalled from now on (sink-deliveries.ts); `defaultNotFor`: terminals whose punches
+   * do not go to the default sink.
+   */
+  useSinks(roster: SinkRoster & { defaultNotFor?: readonly string[] }): void {
+    this.defaultNotFor = new Set(roster.defaultNotFor ?? []);
+    if (this.readonly) return;
+    const before = this.gate.attempt(() => registerSinks(this.db, this.clock.now(), roster));
+    if (before !== undefined)
+      this.extra.logger?.warn(
+        { was: before, now: roster.defaultSink },
+        `the first sink of the config is now ${roster.defaultSink}, it was ${before}: the journal's punches keep their state, which was ${before}'s (punches delivered to ${before} are not sent to ${roster.defaultSink}); put ${before} first again, or queue them with punches retry --sink`,
+      );
+  }
+
+  /** The queue of a sink other than the default (sink-deliveries.ts); `notFor`: terminals that leave it out. */
+  sinkQueue(name: string, notFor: readonly string[] = []): SinkQueue {
+    return new SinkQueue(
+      {
+        db: this.db,
+        gate: this.gate,
+        clock: this.clock,
+        ids: this.ids,
+        scrub: this.extra.scrub,
+        settings: this.opts,
+        beginClaim: (now) => this.beginClaim(now),
+        holder: () => this.holder?.id ?? '',
+      },
+      name,
+      notFor,
+    );
+  }
+
+  /** A sink's delivery state (auth, last success, failing since) for status; the default's is deliveryState. */
+  deliveryStateOf(sink: string | undefined): DeliveryStateStore {
+    return sink === undefined ? this.deliveryState : new DeliveryStateStore(this.db, this.gate, this.extra.scrub, sink);
+  }
+
+  claim(limit: number, opts: ClaimOptions = {}): OutboundPunch[] {
+    const now = this.clock.now();
+    const holder = this.beginClaim(now);
     // A claim is committed without a disk sync of its own (synchronous NORMAL for this one
     // transaction): lost in a power cut, its punches are simply pending again, as a claim of a
     // process that is gone would be. The WAL is written in order, so the settle that follows
@@ -587,7 +653,24 @@ export class Journal implements PunchSink, DeliveryQueue {
       this.db
         .transaction(() => {
           // In queue order (log time, then id): the index's order.
-          const rows = this.stmt.pick.all({ now, limit, all: opts.ignoreBackoff ? 1 : 0 }) as PickedRow[];
+          let rows = this.stmt.pick.all({ now, limit, all: opts.ignoreBackoff ? 1 : 0 }) as PickedRow[];
+          // Punches of terminals that name other sinks only are settled for this one, unsent.
+          for (let round = 0; this.defaultNotFor.size > 0 && rows.length > 0 && round < 100; round++) {
+            const skip = rows.filter((r) => this.defaultNotFor.has(r.terminal));
+            if (skip.length === 0) break;
+            this.stmt.notForDefault.run({
+              now,
+              ids: JSON.stringify(skip.map((r) => r.id)),
+              message: 'not sent: its terminal delivers to other sinks (its sinks: setting)',
+            });
+            const skipped = new CountMoves();
+            for (const r of skip) skipped.move(r.terminal, r.previousState, 'delivered');
+            this.punchCounts.apply(skipped);
+            const full = rows.length === limit;
+            rows = rows.filter((r) => !this.defaultNotFor.has(r.terminal));
+            if (rows.length > 0 || !full) break;
+            rows = this.stmt.pick.all({ now, limit, all: opts.ignoreBackoff ? 1 : 0 }) as PickedRow[];
+          }
           if (rows.length > 0) {
             this.stmt.markInflight.run({ now, holder, ids: JSON.stringify(rows.map((r) => r.id)) });
             // The rows were read in this IMMEDIATE transaction: every one of them moved.
@@ -814,10 +897,14 @@ export class Journal implements PunchSink, DeliveryQueue {
   /** One chunk of prune, with its counts, in one transaction. */
   private pruneChunk(cutoff: number): number {
     return this.db.transaction(() => {
-      const rows = this.stmt.prune.all({ cutoff, limit: CHUNK_ROWS }) as { terminal: string }[];
+      const rows = this.stmt.prune.all({ cutoff, limit: CHUNK_ROWS }) as { id: number; terminal: string }[];
       const moves = new CountMoves();
       for (const r of rows) moves.add(r.terminal, 'delivered', -1);
       this.punchCounts.apply(moves);
+      pruneSinkRows(
+        this.db,
+        rows.map((r) => r.id),
+      );
       return rows.length;
     })();
   }

@@ -4,6 +4,7 @@ import { PUNCH_REFUSALS_MIGRATION } from './history.js';
 import { PUNCH_COUNTS_MIGRATION } from './punch-counts.js';
 import { PUNCH_IDS_MIGRATION } from './punch-id.js';
 import { REFUSED_RECORDS_MIGRATION } from './refused-records.js';
+import { SINK_DELIVERIES_MIGRATION } from './sink-deliveries.js';
 import { TERMINAL_DEVICES_MIGRATION } from './terminal-devices.js';
 import { USER_BACKUPS_MIGRATION } from './user-backups.js';
 
@@ -308,6 +309,9 @@ export const MIGRATIONS: readonly string[] = [
   // 13: punches counted per terminal and state (punch_counts), kept by the writes that move them,
   //     and partial indexes for the alerts, so no status figure reads the whole table (punch-counts.ts).
   PUNCH_COUNTS_MIGRATION,
+  // 14: each punch delivered to each of its sinks (issue 32): the state of every sink but the
+  //     default one, whose state stays in punches (sink-deliveries.ts).
+  SINK_DELIVERIES_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -204,10 +204,16 @@ export class DeliveryStateStore {
     private readonly db: Database,
     private readonly gate: WriteGate,
     private readonly scrub?: Scrub,
+    /** A sink other than the default: its row of sink_state (sink-deliveries.ts); else delivery_state. */
+    private readonly sink?: string,
   ) {}
 
   get(): DeliveryRecord {
-    const r = this.db.prepare('SELECT * FROM delivery_state WHERE id = 1').get() as Row;
+    const r = (
+      this.sink === undefined
+        ? this.db.prepare('SELECT * FROM delivery_state WHERE id = 1').get()
+        : (this.db.prepare('SELECT * FROM sink_state WHERE sink = ?').get(this.sink) ?? { auth: 'unknown' })
+    ) as Row;
     return {
       auth: r.auth as DeliveryRecord['auth'],
       authFailedSince: r.auth_failed_since as number | null,
@@ -229,7 +235,7 @@ export class DeliveryStateStore {
     );
     if (Object.keys(clean).length === 0) return;
     this.kept = { ...this.kept, ...clean };
-    this.gate.defer('delivery', () => this.write());
+    this.gate.defer(this.sink === undefined ? 'delivery' : `delivery:${this.sink}`, () => this.write());
   }
 
   private write(): void {
@@ -237,7 +243,12 @@ export class DeliveryStateStore {
     if (!patch) return;
     const entries = Object.entries(patch);
     const sets = entries.map(([k]) => `${DELIVERY_COLUMNS[k as keyof DeliveryRecord]} = ?`).join(', ');
-    this.db.prepare(`UPDATE delivery_state SET ${sets} WHERE id = 1`).run(...entries.map(([, v]) => v));
+    if (this.sink === undefined)
+      this.db.prepare(`UPDATE delivery_state SET ${sets} WHERE id = 1`).run(...entries.map(([, v]) => v));
+    else {
+      this.db.prepare(`INSERT INTO sink_state (sink) VALUES (?) ON CONFLICT DO NOTHING`).run(this.sink);
+      this.db.prepare(`UPDATE sink_state SET ${sets} WHERE sink = ?`).run(...entries.map(([, v]) => v), this.sink);
+    }
     if (this.kept === patch) this.kept = undefined;
   }
 }

@@ -2,6 +2,7 @@ import { statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Config } from '../config/schema.js';
+import { sinksOf } from '../config/sinks.js';
 import type { AttendanceAnswer } from '../hrms/attendance.js';
 import type { Journal } from '../journal/journal.js';
 import type { DeliveryRecord } from '../journal/types.js';
@@ -48,8 +49,8 @@ function setOrAbsent(gauge: Gauge, value: number | undefined): void {
  */
 export class PunchgateMetrics {
   readonly registry = new Registry();
-  private readonly hrmsRequests: Counter<'outcome'>;
-  private readonly hrmsDuration: Histogram;
+  private readonly hrmsRequests: Counter<'outcome' | 'sink'>;
+  private readonly hrmsDuration: Histogram<'sink'>;
 
   /** What one scrape reads, read once for all the metrics of that scrape. */
   private scrape: Scrape | undefined;
@@ -126,40 +127,50 @@ export class PunchgateMetrics {
     });
     this.hrmsRequests = new Counter({
       name: 'punchgate_hrms_requests_total',
-      help: 'Attendance requests to the HRMS by outcome: ok, http_error, network_error, bad_reply, token_refused.',
-      labelNames: ['outcome'],
+      help: 'Attendance requests to each sink (HRMS) by outcome: ok, http_error, network_error, bad_reply, token_refused.',
+      labelNames: ['outcome', 'sink'],
       registers,
     });
-    for (const outcome of HRMS_OUTCOMES) this.hrmsRequests.inc({ outcome }, 0);
+    for (const sink of sinksOf(d.config()))
+      for (const outcome of HRMS_OUTCOMES) this.hrmsRequests.inc({ outcome, sink: label(sink.name) }, 0);
     this.hrmsDuration = new Histogram({
       name: 'punchgate_hrms_request_duration_seconds',
-      help: 'Time from sending an attendance request to having its answer (or giving up).',
+      help: 'Time from sending an attendance request to a sink to having its answer (or giving up).',
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40],
+      labelNames: ['sink'],
       registers,
     });
     new Gauge({
       name: 'punchgate_delivery_last_success_timestamp_seconds',
-      help: 'When a batch was last delivered (Unix time); absent while none ever was.',
+      help: 'When a batch was last delivered to each sink (Unix time); absent while none ever was.',
+      labelNames: ['sink'],
       registers,
       collect() {
-        setOrAbsent(this, seconds(read().delivery.lastSuccessAt));
+        this.reset();
+        for (const s of read().sinks) {
+          const at = seconds(s.lastSuccessAt);
+          if (at !== undefined) this.set({ sink: s.sink }, at);
+        }
       },
     });
     new Gauge({
       name: 'punchgate_hrms_token_refused',
-      help: 'Whether the HRMS refuses the token now (1) or not (0); delivery waits until it is fixed.',
+      help: 'Whether each sink refuses its token now (1) or not (0); delivery to it waits until it is fixed.',
+      labelNames: ['sink'],
       registers,
       collect() {
-        this.set(read().delivery.auth === 'failed' ? 1 : 0);
+        this.reset();
+        for (const s of read().sinks) this.set({ sink: s.sink }, s.auth === 'failed' ? 1 : 0);
       },
     });
     new Gauge({
       name: 'punchgate_delivery_failing_since_timestamp_seconds',
-      help: 'Since when delivery has failed without a success in between (Unix time); absent while it works.',
+      help: 'Since when delivery to each sink has failed without a success in between (Unix time); absent while it works.',
+      labelNames: ['sink'],
       registers,
       collect() {
-        const since = read().report.delivery.failingSince;
-        setOrAbsent(this, since ? Date.parse(since) / 1000 : undefined);
+        this.reset();
+        for (const s of read().sinks) if (s.failingSince !== null) this.set({ sink: s.sink }, s.failingSince / 1000);
       },
     });
     new Gauge({
@@ -313,9 +324,9 @@ export class PunchgateMetrics {
   }
 
   /** Counts one attendance request: what it ended in, and how long it took. */
-  observeHrms(answer: AttendanceAnswer | undefined, sent: number, durationSeconds: number): void {
-    this.hrmsRequests.inc({ outcome: hrmsOutcome(answer, sent) });
-    this.hrmsDuration.observe(durationSeconds);
+  observeHrms(answer: AttendanceAnswer | undefined, sent: number, durationSeconds: number, sink = 'hrms'): void {
+    this.hrmsRequests.inc({ outcome: hrmsOutcome(answer, sent), sink: label(sink) });
+    this.hrmsDuration.observe({ sink: label(sink) }, durationSeconds);
   }
 
   /** The Prometheus text exposition. */
@@ -332,14 +343,15 @@ export class PunchgateMetrics {
   private read(): Scrape {
     const d = this.d;
     const records = new Map(d.journal.queries.terminalContacts().map((r) => [r.name, r]));
+    const report = d.reports.get(this.reportMaxAgeMs());
     return {
       now: d.clock.now(),
-      report: d.reports.get(this.reportMaxAgeMs()),
+      report,
       terminals: d
         .config()
         .terminals.filter((t) => t.enabled)
         .map((t) => ({ name: t.name, record: records.get(t.name) })),
-      delivery: d.journal.deliveryState.get(),
+      sinks: sinkFigures(d.config(), d.journal.deliveryState.get(), report),
       journaled: d.totals.journaledByTerminal(),
       delivered: d.totals.deliveredByTerminal(),
       fs: journalFs(d.config().journal.path),
@@ -361,7 +373,8 @@ interface Scrape {
   report: StatusReport;
   /** The enabled terminals of the config, with what the ledger last recorded of each (any kind). */
   terminals: { name: string; record: { online: boolean; lastSuccessAt: number | null } | undefined }[];
-  delivery: DeliveryRecord;
+  /** Each sink's delivery state: the default sink's live from the journal, the others' as the status report has them. */
+  sinks: { sink: string; auth: DeliveryRecord['auth']; lastSuccessAt: number | null; failingSince: number | null }[];
   journaled: ReadonlyMap<string, number>;
   delivered: ReadonlyMap<string, number>;
   fs: { avail: number; size: number } | undefined;
@@ -374,4 +387,26 @@ function journalFs(journalPath: string): { avail: number; size: number } | undef
   } catch {
     return undefined;
   }
+}
+
+/** Each sink's delivery figures for a scrape (see Scrape.sinks). */
+function sinkFigures(config: Config, live: DeliveryRecord, report: StatusReport): Scrape['sinks'] {
+  const sinks = sinksOf(config);
+  const at = (iso: string | null) => (iso === null ? null : Date.parse(iso));
+  return sinks.map((s, i) => {
+    if (i === 0)
+      return {
+        sink: label(s.name),
+        auth: live.auth,
+        lastSuccessAt: live.lastSuccessAt,
+        failingSince: at(report.delivery.failingSince),
+      };
+    const r = report.sinks?.find((x) => x.name === s.name)?.delivery;
+    return {
+      sink: label(s.name),
+      auth: r?.auth ?? 'unknown',
+      lastSuccessAt: at(r?.lastSuccessAt ?? null),
+      failingSince: at(r?.failingSince ?? null),
+    };
+  });
 }

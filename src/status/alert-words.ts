@@ -147,6 +147,30 @@ export const ALERT = {
     fix: 'put a valid token in the token file (it is re-read without a restart)',
   }),
 
+  /** A sink other than the default refuses its credential, or none can be read (issue 32). */
+  sinkToken: (d: { sink: string; since: number | null; noToken: boolean; lastError: string | null }): Alert => ({
+    kind: 'sink-token',
+    cause: d.noToken
+      ? `sink ${d.sink}: no usable credential${d.since !== null ? ` since ${localTime(d.since)}` : ''} (${d.lastError ?? ''}): nothing is delivered to it, punches are kept`
+      : `sink ${d.sink} refuses the credential${d.since !== null ? ` since ${localTime(d.since)}` : ''}: nothing is delivered to it, punches are kept`,
+    fix: `put a valid credential in the files sinks[${d.sink}] names (tokenFile; apiKeyFile and apiSecretFile): they are re-read without a restart`,
+  }),
+
+  /** A sink other than the default has failed for a while; the other sinks go on (issue 32). */
+  sinkFailing: (d: {
+    sink: string;
+    forMs: number;
+    waiting: number;
+    reason: string;
+    nextTryAt: number | null;
+  }): Alert => ({
+    kind: 'sink-failing',
+    cause: `delivery to sink ${d.sink} failing for ${span(d.forMs)}: ${punches(d.waiting)} waiting for it, kept safely; ${d.reason}`,
+    fix:
+      `${d.nextTryAt !== null ? `next try at ${localTime(d.nextTryAt)}` : 'punchgate tries again by itself'}; ` +
+      `to try now: sudo -u punchgate punchgate flush --sink ${d.sink}`,
+  }),
+
   /** Delivery has failed for a while (the HRMS away, failing, or refusing requests). */
   deliveryFailing: (d: {
     forMs: number;

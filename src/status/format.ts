@@ -3,6 +3,7 @@ import { printable } from '../util/terminal-text.js';
 import { localTimeOf, localTime } from '../util/local-time.js';
 import type { StatusReport, TerminalStatus } from './report.js';
 import { deliveryTroubleWords } from './alert-words.js';
+import { sinkLines } from './sinks.js';
 import { summaryLine, terminalShown } from './summary.js';
 
 const when = (s: string | null) => localTimeOf(s);
@@ -83,6 +84,7 @@ export function formatStatus(r: StatusReport): string {
       `  failing since ${when(r.delivery.failingSince)}: ${next}to try now: sudo -u punchgate punchgate flush`,
     );
   }
+  lines.push(...sinkLines(r));
   const c = r.config;
   if (c) {
     lines.push('');

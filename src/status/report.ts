@@ -1,4 +1,5 @@
 import type { Config } from '../config/schema.js';
+import { sinksOf, type SinkConfig } from '../config/sinks.js';
 import type { Journal } from '../journal/journal.js';
 import { freeBytesAt } from '../util/disk.js';
 import { punchgateVersion } from '../util/version.js';
@@ -8,6 +9,7 @@ import { dahuaAlerts } from './dahua.js';
 import { addBiotimeDevices, biotimeAlerts } from './biotime.js';
 import { hikvisionAlerts } from './hikvision.js';
 import { addPushStatus, pushAlerts } from './push.js';
+import { addSinkStatus } from './sinks.js';
 import { terminalProblem } from './terminal-problem.js';
 import type { ConfigStatus, DaemonLiveness, LiveFacts, StatusReport, TerminalStatus } from './types.js';
 
@@ -120,7 +122,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
     refused: journal.queries.refusedPunches(),
     quarantine: journal.queries.quarantineSummary(),
     inflight: claim,
-    requestBoundMs: config.hrms.connectTimeoutMs + config.hrms.timeoutMs,
+    requestBoundMs: requestBound(sinksOf(config)[0]),
     deliveryAlertAfterMs: config.delivery.alertAfterMinutes * 60_000,
     syncClock: new Set(config.terminals.filter((t) => 'syncClock' in t && t.syncClock).map((t) => t.name)),
     refusedRecords: journal.refusedRecords.list(now - REFUSED_RECORDS_SHOWN_MS),
@@ -132,9 +134,16 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
   alerts.push(...dahuaAlerts(journal, config, now));
   alerts.push(...biotimeAlerts(journal, config, now));
   for (const u of journal.queries.unknownCards()) alerts.push(ALERT.unknownCards(u));
+  alerts.push(...addSinkStatus(report, journal, config, live, now));
   report.alertItems = alerts;
   report.alerts = alerts.map(alertLine);
   return report;
+}
+
+/** How long one request of the default sink may take (an inflight claim far older is stuck). */
+function requestBound(sink: SinkConfig | undefined): number {
+  if (!sink) return 30_000;
+  return sink.kind === 'hrms' ? sink.connectTimeoutMs + sink.timeoutMs : sink.timeoutMs * 2;
 }
 
 function measureFree(path: string): number | null {

@@ -153,6 +153,8 @@ export interface LiveFacts {
   config?: ConfigStatus;
   /** Delivery's next try (epoch ms; null: not waiting) and whether the HRMS is being probed. */
   delivery?: { nextTryAt: number | null; probing: boolean };
+  /** The same for every sink, by name (issue 32). */
+  sinks?: Record<string, { nextTryAt: number | null; probing: boolean }>;
   /** Steps of the box's wall clock the daemon saw lately (ClockStepWatch.recent). */
   clockSteps?: readonly ClockStep[];
   /** The daemon's event-loop delay since its last status (src/daemon/event-loop-watch.ts). */
@@ -169,6 +171,16 @@ export interface DaemonLiveness {
   stale: boolean;
   /** The daemon's live facts from its status file, when it is running and the file is fresh. */
   live?: LiveFacts;
+}
+
+/** One sink's figures and delivery state (issue 32). */
+export interface SinkStatus {
+  name: string;
+  kind: 'hrms' | 'frappe' | 'odoo';
+  /** The first sink: its figures are the report's own `punches` and `delivery`. */
+  default: boolean;
+  punches: JournalCounts;
+  delivery: StatusReport['delivery'];
 }
 
 export interface StatusReport {
@@ -194,6 +206,8 @@ export interface StatusReport {
     probing: boolean;
   };
   terminals: TerminalStatus[];
+  /** Every sink, the default first: only where the config has more than one (the default's are `punches` and `delivery`). */
+  sinks?: SinkStatus[];
   /** Push terminals refused in the last 24 h (empty without adms.listen). */
   pushRefusals?: PushRefusalStatus[];
   journal: {

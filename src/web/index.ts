@@ -100,8 +100,8 @@ export class StatusWeb {
   }
 
   /** Counts one HRMS attendance request for /metrics. */
-  observeHrms(answer: AttendanceAnswer | undefined, sent: number, durationSeconds: number): void {
-    this.metrics?.observeHrms(answer, sent, durationSeconds);
+  observeHrms(answer: AttendanceAnswer | undefined, sent: number, durationSeconds: number, sink?: string): void {
+    this.metrics?.observeHrms(answer, sent, durationSeconds, sink);
   }
 
   /** The delivery queue, with the punches it settles as delivered counted for /metrics. */

@@ -178,7 +178,28 @@ function alertItem(a: Alert): Html {
   </li>`;
 }
 
-function deliveryRows(d: StatusReport['delivery'], now: number): Html {
+/** A sink other than the default (issue 32): its queue and delivery, as the default sink's sections say them. */
+function sinkSection(s: NonNullable<StatusReport['sinks']>[number], now: number): Html {
+  const p = s.punches;
+  return html`<section id="sink-${s.name}" class="sink">
+    <h2>Sink ${s.name} <span class="muted">(${s.kind})</span></h2>
+    <dl>
+      <dt>waiting to be sent</dt>
+      <dd>${p.pending}</dd>
+      <dt>being sent now</dt>
+      <dd>${p.inflight}</dd>
+      <dt>refused (retried later)</dt>
+      <dd>${count(p.rejected, true)}</dd>
+      <dt>dead (given up, kept)</dt>
+      <dd>${count(p.dead, true)}</dd>
+      <dt>delivered (kept in the journal)</dt>
+      <dd>${p.delivered}</dd>
+      ${deliveryRows(s.delivery, now, s.name)}
+    </dl>
+  </section>`;
+}
+
+function deliveryRows(d: StatusReport['delivery'], now: number, sink?: string): Html {
   const noToken = d.auth === 'failed' && d.lastError?.startsWith(NO_TOKEN);
   const auth =
     d.auth === 'failed'
@@ -190,8 +211,8 @@ function deliveryRows(d: StatusReport['delivery'], now: number): Html {
         : d.auth === 'ok'
           ? html`token accepted, delivering`
           : html`<span class="muted">not tried yet</span>`;
-  return html`<dt>HRMS</dt>
-    <dd id="hrms">${auth}</dd>
+  return html`<dt>${sink === undefined ? 'HRMS' : 'state'}</dt>
+    <dd id="${sink === undefined ? 'hrms' : `sink-${sink}-state`}">${auth}</dd>
     <dt>last success</dt>
     <dd>${when(d.lastSuccessAt, now)}${d.lastResult ? html` <span class="muted">${d.lastResult}</span>` : ''}</dd>
     <dt>last attempt</dt>
@@ -205,13 +226,13 @@ function deliveryRows(d: StatusReport['delivery'], now: number): Html {
     ${
       d.failingSince
         ? html`<dt>next try</dt>
-            <dd id="next-try">
+            <dd id="${sink === undefined ? 'next-try' : `sink-${sink}-next-try`}">
               ${d.nextTryAt ? when(d.nextTryAt, now) : html`<span class="muted">when punchgate run tries again</span>`}${
                 d.probing ? html` <span class="muted">(the HRMS is asked every few seconds meanwhile)</span>` : ''
               }
             </dd>
             <dt>to try now</dt>
-            <dd><code>sudo -u punchgate punchgate flush</code></dd>`
+            <dd><code>sudo -u punchgate punchgate flush${sink === undefined ? '' : ` --sink ${sink}`}</code></dd>`
         : ''
     }`;
 }
@@ -357,6 +378,7 @@ export function renderPage(r: StatusReport, info: PageInfo, charts?: HourlySerie
           <h2>Delivery</h2>
           <dl>${deliveryRows(r.delivery, now)}</dl>
         </section>
+        ${(r.sinks ?? []).filter((s) => !s.default).map((s) => sinkSection(s, now))}
         ${
           r.config
             ? html`<section id="config">

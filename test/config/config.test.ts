@@ -28,12 +28,12 @@ describe('config', () => {
   it('fills defaults and resolves relative paths against the config file', () => {
     const c = parseConfig(base, '/etc/punchgate');
     expect(c.journal.path).toBe('/etc/punchgate/j.db');
-    expect(c.hrms.tokenFile).toBe('/etc/punchgate/token');
-    expect(c.hrms.attendancePath).toBe('/api.php/hrm/syncattendanceshiftwise/fetchBulkAttendanceFromAttendanceServer');
-    expect(c.hrms.timeoutMs).toBe(30000);
+    expect(c.hrms!.tokenFile).toBe('/etc/punchgate/token');
+    expect(c.hrms!.attendancePath).toBe('/api.php/hrm/syncattendanceshiftwise/fetchBulkAttendanceFromAttendanceServer');
+    expect(c.hrms!.timeoutMs).toBe(30000);
     expect(c.delivery.batchSize).toBe(200);
     expect(c.journal.retentionDays).toBe(400);
-    expect(c.hrms.userPath).toBe('/api.php/system/hrms/updateUser');
+    expect(c.hrms!.userPath).toBe('/api.php/system/hrms/updateUser');
     expect(c.status.path).toBe('/etc/punchgate/status.txt');
   });
 

@@ -75,7 +75,7 @@ describe('the last good copy of the config', () => {
     const back = findLastGood(file, checkTerminalConfig, {});
     expect(back?.secretsMissing).toEqual([]);
     expect(back?.config.terminals.find((t) => t.name === 'gate-1')).toMatchObject({ commKey: 918273 });
-    expect(back?.config.hrms.proxy).toBe('http://proxyuser:Pr0xyPassw0rd@proxy.example:3128');
+    expect(back?.config.hrms!.proxy).toBe('http://proxyuser:Pr0xyPassw0rd@proxy.example:3128');
     // The proxy changed and gate-1 lost its key in the edit: neither is guessed; the terminal is not polled.
     writeFileSync(
       file,
@@ -128,8 +128,8 @@ terminals: []
     writeFileSync(file, text.replace('terminals: []', 'terminals: []\nbogus: 1'));
     const back = findLastGood(file, checkTerminalConfig, {});
     expect(back?.secretsMissing).toEqual([]);
-    expect(back?.config.hrms.proxy).toBe('http://onlytoken7f3@proxy.example:3128');
-    expect(back?.config.hrms.baseUrl).toBe('https://hr.example.com/?access_token=qz81KEYx');
+    expect(back?.config.hrms!.proxy).toBe('http://onlytoken7f3@proxy.example:3128');
+    expect(back?.config.hrms!.baseUrl).toBe('https://hr.example.com/?access_token=qz81KEYx');
     // The second proxy form, in its own file.
     writeFileSync(file, text.replace(forms[0][0], forms[1][0]));
     const again = loadConfigFile(file, checkTerminalConfig);

@@ -28,7 +28,7 @@ function rig(n: number, batchSize: number, msPerRequest: number, hrms = acceptAl
     queue: q,
     state: memoryState(),
     tokens: { get: () => 'tok-1234' },
-    hrms: defaults.hrms,
+    hrms: defaults.hrms!,
     delivery: { ...defaults.delivery, batchSize },
     logger,
     clock,

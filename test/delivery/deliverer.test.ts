@@ -48,7 +48,7 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
       queue: journal,
       state: journal.deliveryState,
       tokens: { get: () => 'tok-123456' },
-      hrms: config.hrms,
+      hrms: config.hrms!,
       delivery: config.delivery,
       logger: silentLogger(),
       clock,

@@ -97,7 +97,7 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
       queue: journal,
       state: journal.deliveryState,
       tokens: new TokenSource({ tokenFile, secrets, env: {} }),
-      hrms: config.hrms,
+      hrms: config.hrms!,
       delivery: config.delivery,
       logger: silentLogger(),
       clock,

@@ -114,7 +114,7 @@ describe('splitting isolates exactly the poisonous punches (property, in-memory 
             queue: q,
             state: memoryState(),
             tokens: { get: () => 'tok-1234' },
-            hrms: defaults.hrms,
+            hrms: defaults.hrms!,
             delivery: { ...defaults.delivery, batchSize },
             logger: silentLogger(),
             clock: { now: () => 0 },

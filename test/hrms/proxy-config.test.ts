@@ -22,7 +22,7 @@ describe('hrms.proxy and hrms.proxyCredentialsFile in the config', () => {
       { ...base, hrms: { ...base.hrms, proxy: 'http://p:3128', proxyCredentialsFile: 'proxy-creds' } },
       '/etc/punchgate',
     );
-    expect(c.hrms.proxyCredentialsFile).toBe('/etc/punchgate/proxy-creds');
+    expect(c.hrms!.proxyCredentialsFile).toBe('/etc/punchgate/proxy-creds');
   });
 
   it('refuses what cannot work, without ever repeating the value (it may hold a password)', () => {

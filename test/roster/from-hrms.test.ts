@@ -37,7 +37,7 @@ describe('sync-users --from-hrms', () => {
       terminalUsers: { filter: { department: 'Plant A' } },
     });
     const client = new HrmsUsers({
-      hrms: { ...env.config.hrms, baseUrl: hrms.url },
+      hrms: { ...env.config.hrms!, baseUrl: hrms.url },
       token: { get: () => 't0k3n' },
       secrets: new Secrets(),
     });
@@ -56,7 +56,7 @@ describe('sync-users --from-hrms', () => {
     hrms = await startHrmsSim({ tokens: ['right'] });
     const { gate } = await env.start({ gate: { users: [{ uid: 1, userId: '1', name: 'A' }] } });
     const client = new HrmsUsers({
-      hrms: { ...env.config.hrms, baseUrl: hrms.url },
+      hrms: { ...env.config.hrms!, baseUrl: hrms.url },
       token: { get: () => 'wrong' },
       secrets: new Secrets(),
     });

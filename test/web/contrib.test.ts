@@ -245,12 +245,12 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
       'punchgate_journal_punches{state="dead"} 0',
       'punchgate_journal_punches{state="quarantined"} 0',
       'punchgate_terminal_up{terminal="gate-1"} 1',
-      'punchgate_hrms_requests_total{outcome="ok"} 0',
-      'punchgate_hrms_requests_total{outcome="bad_reply"} 1',
-      'punchgate_hrms_requests_total{outcome="http_error"} 0',
-      'punchgate_hrms_requests_total{outcome="network_error"} 0',
-      'punchgate_hrms_requests_total{outcome="token_refused"} 0',
-      'punchgate_hrms_request_duration_seconds_count 1',
+      'punchgate_hrms_requests_total{outcome="ok",sink="hrms"} 0',
+      'punchgate_hrms_requests_total{outcome="bad_reply",sink="hrms"} 1',
+      'punchgate_hrms_requests_total{outcome="http_error",sink="hrms"} 0',
+      'punchgate_hrms_requests_total{outcome="network_error",sink="hrms"} 0',
+      'punchgate_hrms_requests_total{outcome="token_refused",sink="hrms"} 0',
+      'punchgate_hrms_request_duration_seconds_count{sink="hrms"} 1',
       'punchgate_build_info{version="0.0.0-test"} 1',
     ]) {
       expect(exposition.split('\n')).toContain(line);
@@ -275,7 +275,9 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
     expect(lines).toContain('punchgate_box_clock_steps 0');
     expect(lines).toContain('punchgate_journal_held_punches 0');
     // The delivery that succeeded is there: a gauge with a value is still served.
-    expect(lines.some((l) => /^punchgate_delivery_last_success_timestamp_seconds \d/.test(l))).toBe(true);
+    expect(lines.some((l) => /^punchgate_delivery_last_success_timestamp_seconds\{sink="hrms"\} \d/.test(l))).toBe(
+      true,
+    );
   });
 
   it('the journal held by another process: since when, the punches held in memory, and the status alert counted', async () => {
@@ -290,7 +292,9 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
     const failingSince = Date.parse('2026-11-22T08:00:00Z');
     journal.deliveryState.update({ lastError: 'HTTP 503', lastErrorAt: failingSince, failingSince });
     const failingLines = (await metricsOf(journal).text()).split('\n');
-    expect(failingLines).toContain(`punchgate_delivery_failing_since_timestamp_seconds ${failingSince / 1000}`);
+    expect(failingLines).toContain(
+      `punchgate_delivery_failing_since_timestamp_seconds{sink="hrms"} ${failingSince / 1000}`,
+    );
     journal.deliveryState.update({ failingSince: null, lastSuccessAt: Date.now() });
     const healthyLines = (await metricsOf(journal).text()).split('\n');
     expect(healthyLines.filter((l) => l.startsWith('punchgate_delivery_failing_since'))).toEqual([]);

@@ -63,7 +63,7 @@ describe('/metrics of punchgate run', () => {
     );
     expect(fromTerminal('1')).toBe(25);
     await waitFor(
-      () => m.value('punchgate_hrms_requests_total{outcome="ok"}') === stack.hrms.requests(),
+      () => m.value('punchgate_hrms_requests_total{outcome="ok",sink="hrms"}') === stack.hrms.requests(),
       5000,
       'one ok per HRMS request',
     );
@@ -73,8 +73,10 @@ describe('/metrics of punchgate run', () => {
     await waitFor(() => m.value('punchgate_journal_punches{state="pending"}') === 0, 5000, 'nothing pending');
     expect(m.value('punchgate_journal_punches{state="dead"}')).toBe(0);
     expect(m.value('punchgate_journal_oldest_pending_age_seconds')).toBe(0);
-    expect(m.value('punchgate_hrms_token_refused')).toBe(0);
-    expect(m.value('punchgate_delivery_last_success_timestamp_seconds')).toBeGreaterThan(Date.now() / 1000 - 60);
+    expect(m.value('punchgate_hrms_token_refused{sink="hrms"}')).toBe(0);
+    expect(m.value('punchgate_delivery_last_success_timestamp_seconds{sink="hrms"}')).toBeGreaterThan(
+      Date.now() / 1000 - 60,
+    );
     expect(m.value('punchgate_terminal_last_success_timestamp_seconds{terminal="gate-1"}')).toBeGreaterThan(
       Date.now() / 1000 - 60,
     );
@@ -85,7 +87,7 @@ describe('/metrics of punchgate run', () => {
 
     // Each kind of HRMS failure lands in its own outcome: 503s are http_error, an HTML page with
     // 200 is bad_reply, a dropped connection is network_error, a refused token is token_refused.
-    const outcome = (o: string) => m.value(`punchgate_hrms_requests_total{outcome="${o}"}`) ?? 0;
+    const outcome = (o: string) => m.value(`punchgate_hrms_requests_total{outcome="${o}",sink="hrms"}`) ?? 0;
     const phase = async (faults: Parameters<typeof stack.hrms.setFaults>[0], o: string) => {
       const before = outcome(o);
       stack.hrms.setFaults(faults);
@@ -101,7 +103,7 @@ describe('/metrics of punchgate run', () => {
     stack.hrms.setFaults({ tokenExpiresAt: 0 });
     a.addPunch({ userId: '1043', logTime: nextTime() });
     await waitFor(() => outcome('token_refused') >= 1, 15_000, 'token_refused counted');
-    await waitFor(() => m.value('punchgate_hrms_token_refused') === 1, 5000, 'token refused gauge');
+    await waitFor(() => m.value('punchgate_hrms_token_refused{sink="hrms"}') === 1, 5000, 'token refused gauge');
     await waitFor(() => ready.status() === 503, 5000, '/readyz 503 while the token is refused');
     expect(ready.latest()).toMatch(
       /^not ready: the HRMS refuses the token since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d: put a valid token/,
@@ -133,7 +135,7 @@ describe('/metrics of punchgate run', () => {
       5000,
       'outcomes add up to the requests the HRMS saw',
     );
-    expect(m.value('punchgate_hrms_request_duration_seconds_count')).toBe(stack.hrms.requests());
+    expect(m.value('punchgate_hrms_request_duration_seconds_count{sink="hrms"}')).toBe(stack.hrms.requests());
 
     // A terminal that stops answering is down.
     await b.stop();

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Config } from '../../config/schema.js';
+import { requireSeedHrms } from '../../config/sinks.js';
 import {
   createEmployee,
   disableEmployee,
@@ -47,8 +48,11 @@ export function registerEmployees(program: Command): void {
     const ctx = loadContext(cmd, { logToStderr: true });
     const extras = readEmployeeExtras(ctx.config.employees);
     const client = new HrmsUsers({
-      hrms: ctx.config.hrms,
-      token: new TokenSource({ tokenFile: ctx.config.hrms.tokenFile, secrets: ctx.secrets }),
+      hrms: requireSeedHrms(ctx.config, 'punchgate employees'),
+      token: new TokenSource({
+        tokenFile: requireSeedHrms(ctx.config, 'punchgate employees').tokenFile,
+        secrets: ctx.secrets,
+      }),
       secrets: ctx.secrets,
       authPatterns: ctx.config.delivery.patterns.authFailure,
       logger: ctx.logger,

@@ -2,10 +2,15 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { AppContext } from '../../context.js';
 import { Deliverer, type DrainReport } from '../../delivery/index.js';
 import { NO_TOKEN } from '../../delivery/health.js';
+import { sinksOf, terminalsNotFor } from '../../config/sinks.js';
+import { compilePatterns } from '../../delivery/outcomes.js';
 import type { AttendanceSender } from '../../hrms/attendance.js';
-import { TokenSource } from '../../hrms/token.js';
+import { BUILT_IN_MAKERS, buildSinkSender, sinkTokens } from '../../sinks/build.js';
+import { SeedSinkSender } from '../../sinks/seed.js';
+import type { SinkSender } from '../../sinks/types.js';
+import { messageOf } from '../../util/errors.js';
 import type { JournalCounts } from '../../journal/types.js';
-import { EXIT } from '../../util/exit-codes.js';
+import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { abortOnStopSignal } from '../../util/signals.js';
 import { action, journalErrorOf, loadContext, openJournal } from '../common.js';
 import { escapeControls } from '../../util/terminal-text.js';
@@ -18,7 +23,9 @@ export interface FlushOptions {
   /** Where the summary goes (default stdout) and where problems go (default stderr). */
   out?: (line: string) => void;
   err?: (line: string) => void;
-  /** Test seams: the HTTP client and the environment the token is read from. */
+  /** Only this sink (its name); default every sink, the default one first. */
+  sink?: string;
+  /** Test seams: the default sink's HTTP client and the environment the token is read from. */
   sender?: AttendanceSender;
   env?: NodeJS.ProcessEnv;
 }
@@ -35,44 +42,84 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
   const out = opts.out ?? ((l: string) => process.stdout.write(`${escapeControls(l)}\n`));
   const err = opts.err ?? ((l: string) => process.stderr.write(`${escapeControls(l)}\n`));
   const { config } = ctx;
+  const sinks = sinksOf(config);
+  const [first, ...others] = sinks;
+  if (opts.sink !== undefined && !sinks.some((s) => s.name === opts.sink))
+    throw new ExitError(
+      `no sink is named ${opts.sink} (the sinks are: ${sinks.map((s) => s.name).join(', ')})`,
+      EXIT.CONFIG,
+    );
   const journal = openJournal(ctx, 'shared');
-  const deliverer = new Deliverer({
-    queue: journal,
-    state: journal.deliveryState,
-    tokens: new TokenSource({
-      tokenFile: config.hrms.tokenFile,
-      secrets: ctx.secrets,
-      ...(opts.env ? { env: opts.env } : {}),
-    }),
-    hrms: config.hrms,
-    delivery: config.delivery,
-    logger: ctx.logger,
-    clock: ctx.clock,
-    ...(opts.sender ? { sender: opts.sender } : {}),
-  });
   const stop = abortOnStopSignal();
+  let code: number = EXIT.OK;
   try {
-    const report = await deliverer.drain({
-      maxWaitMs: opts.maxWaitSeconds * 1000,
-      includeRejected: opts.all ?? false,
-      signal: stop.signal,
-    });
-    const counts = journal.queries.counts();
-    out(summaryLine(report, counts));
-    const problem = problemLine(report);
-    if (problem) err(ctx.secrets.scrub(problem));
-    // Anything but a clean finish means something deliverable is still waiting: try again later.
-    return report.stoppedBy === 'done' && counts.pending === 0 ? EXIT.OK : EXIT.TEMPFAIL;
+    if (first && others.length > 0)
+      journal.useSinks({
+        defaultSink: first.name,
+        others: others.map((s) => s.name),
+        defaultNotFor: terminalsNotFor(config, first.name),
+      });
+    for (const sink of sinks) {
+      if (opts.sink !== undefined && sink.name !== opts.sink) continue;
+      const isDefault = sink === first;
+      const queue = isDefault ? journal : journal.sinkQueue(sink.name, terminalsNotFor(config, sink.name));
+      let sender: SinkSender;
+      try {
+        sender =
+          isDefault && opts.sender
+            ? new SeedSinkSender(opts.sender)
+            : buildSinkSender(sink, {
+                authPatterns: compilePatterns(config.delivery.patterns.authFailure),
+                makers: BUILT_IN_MAKERS,
+                ...(opts.env ? { env: opts.env } : {}),
+              });
+      } catch (e) {
+        err(`sink ${sink.name}: ${messageOf(e)}`);
+        code = EXIT.TEMPFAIL;
+        continue;
+      }
+      const deliverer = new Deliverer({
+        queue,
+        state: journal.deliveryStateOf(isDefault ? undefined : sink.name),
+        tokens: sinkTokens(sink, ctx.secrets, {
+          fromHrmsBlock: isDefault && !!config.hrms,
+          ...(opts.env ? { env: opts.env } : {}),
+        }),
+        delivery: config.delivery,
+        logger: ctx.logger,
+        clock: ctx.clock,
+        sinkSender: sender,
+        ...(isDefault ? {} : { sink: sink.name }),
+      });
+      try {
+        const report = await deliverer.drain({
+          maxWaitMs: opts.maxWaitSeconds * 1000,
+          includeRejected: opts.all ?? false,
+          signal: stop.signal,
+        });
+        const counts = isDefault ? journal.queries.counts() : (queue as ReturnType<typeof journal.sinkQueue>).counts();
+        const label = isDefault ? 'flush' : `flush (sink ${sink.name})`;
+        out(summaryLine(report, counts, label));
+        const problem = problemLine(report);
+        if (problem) err(ctx.secrets.scrub(isDefault ? problem : `sink ${sink.name}: ${problem}`));
+        // Anything but a clean finish means something deliverable is still waiting: try again later.
+        if (!(report.stoppedBy === 'done' && counts.pending === 0)) code = EXIT.TEMPFAIL;
+      } finally {
+        await deliverer.close();
+        if (!(isDefault && opts.sender)) await sender.close?.();
+      }
+      if (stop.signal.aborted) break;
+    }
+    return code;
   } catch (e) {
     throw journalErrorOf(journal.path, e);
   } finally {
     stop.dispose();
-    await deliverer.close();
     journal.close();
   }
 }
 
-function summaryLine(r: DrainReport, c: JournalCounts): string {
+function summaryLine(r: DrainReport, c: JournalCounts, label = 'flush'): string {
   const sent = [`${r.delivered} delivered`, `${r.duplicates} already recorded`, `${r.rejected} rejected`].join(', ');
   const left = [
     `${c.pending} pending`,
@@ -80,7 +127,7 @@ function summaryLine(r: DrainReport, c: JournalCounts): string {
     `${c.dead} dead`,
     `${c.quarantined} quarantined`,
   ].join(', ');
-  return `flush: ${sent} (${r.requests} request${r.requests === 1 ? '' : 's'}); left: ${left}`;
+  return `${label}: ${sent} (${r.requests} request${r.requests === 1 ? '' : 's'}); left: ${left}`;
 }
 
 function problemLine(r: DrainReport): string | undefined {
@@ -111,6 +158,7 @@ export function registerFlush(program: Command): void {
     .command('flush')
     .description('deliver what is deliverable now, then exit: 0 when nothing is left pending, 75 otherwise')
     .option('--all', 'also send rejected punches now, ignoring their retry time')
+    .option('--sink <name>', 'only this sink (default: every sink)')
     .option(
       '--max-wait <seconds>',
       'keep retrying temporary failures for up to this long',
@@ -118,8 +166,12 @@ export function registerFlush(program: Command): void {
       DEFAULT_MAX_WAIT_SECONDS,
     )
     .action(
-      action(async (o: { all?: boolean; maxWait: number }, cmd: Command) =>
-        runFlush(loadContext(cmd, { logToStderr: true }), { all: o.all ?? false, maxWaitSeconds: o.maxWait }),
+      action(async (o: { all?: boolean; maxWait: number; sink?: string }, cmd: Command) =>
+        runFlush(loadContext(cmd, { logToStderr: true }), {
+          all: o.all ?? false,
+          maxWaitSeconds: o.maxWait,
+          ...(o.sink !== undefined ? { sink: o.sink } : {}),
+        }),
       ),
     );
 }

@@ -20,6 +20,8 @@ export interface ListOptions {
   history?: boolean;
   count?: boolean;
   byDelivery?: boolean;
+  /** Another sink's state of each punch (punches-sink.ts). */
+  sink?: string;
 }
 
 export const DEFAULT_LIMIT = 100;
@@ -88,6 +90,7 @@ export function addListOptions(cmd: Command): Command {
   return cmd
     .option('--state <state>', `only this state (${PUNCH_STATES.join(', ')}), or undelivered (all but delivered)`)
     .option('--terminal <name>', 'only this terminal')
+    .option('--sink <name>', "this sink's state of each punch (default: the first sink's)")
     .option('--code <code>', 'only this biometric code (repeat it, or 1042,1043, for several)', collectCodes)
     .option('--since <date>', 'log times from this day or time on (2026-11-22, or 2026-11-22 08:00)', logTime('since'))
     .option('--until <date>', 'log times up to the end of this day or time', logTime('until'))

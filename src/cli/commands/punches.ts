@@ -5,11 +5,14 @@ import { csvRecord } from '../../util/csv.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, withJournal } from '../common.js';
 import { addListOptions, collectCodes, listPunches, parseState, type ListOptions } from './punches-list.js';
+import { listSinkPunches, sinkQueueOf } from './punches-sink.js';
 
 interface SubOptions {
   state?: string;
   terminal?: string;
   code?: string[];
+  sink?: string;
+  older?: boolean;
 }
 
 /**
@@ -72,9 +75,15 @@ export function registerPunches(program: Command): void {
       ),
   ).action(
     action((opts: ListOptions, cmd: Command) =>
-      withJournal(cmd, (ctx, journal) => listPunches(journal, opts, undefined, undefined, ctx.config.terminals), {
-        readonly: true,
-      }),
+      withJournal(
+        cmd,
+        (ctx, journal) => {
+          const q = opts.sink === undefined ? undefined : sinkQueueOf(ctx.config, journal, opts.sink);
+          if (q) listSinkPunches(q, opts, (l) => process.stdout.write(`${l}\n`));
+          else listPunches(journal, opts, undefined, undefined, ctx.config.terminals);
+        },
+        { readonly: true },
+      ),
     ),
   );
 
@@ -84,13 +93,27 @@ export function registerPunches(program: Command): void {
     .option('--state <state>', 'rejected (default) or dead')
     .option('--terminal <name>', 'only this terminal')
     .option('--code <code>', 'only this biometric code (repeat it, or 1042,1043, for several)', collectCodes)
+    .option('--sink <name>', 'the punches of this sink (default: the first sink)')
+    .option('--older', 'with --sink: also queue the punches journalled before the sink was added')
     .action(
       action((_opts: unknown, cmd: Command) => {
         const opts = subOptions(cmd);
         const state = opts.state ?? 'rejected';
         if (state !== 'rejected' && state !== 'dead')
           throw new ExitError('--state: must be rejected or dead', EXIT.CONFIG);
-        return withJournal(cmd, async (_ctx, journal) => {
+        return withJournal(cmd, async (ctx, journal) => {
+          const q = opts.sink === undefined ? undefined : sinkQueueOf(ctx.config, journal, opts.sink);
+          if (q) {
+            if (opts.code?.length) throw new ExitError('--code is not available with --sink', EXIT.CONFIG);
+            const n = q.retry({
+              state,
+              ...(opts.terminal ? { terminal: opts.terminal } : {}),
+              all: opts.older ?? false,
+            });
+            process.stdout.write(`${n} punches of sink ${q.sink} queued again\n`);
+            return;
+          }
+          if (opts.older) throw new ExitError('--older goes with --sink NAME', EXIT.CONFIG);
           // A chunk of rows per transaction: the daemon keeps writing meanwhile.
           const n = await journal.queries.retry({ state, terminal: opts.terminal, codes: opts.code });
           const of = [

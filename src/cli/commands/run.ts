@@ -25,7 +25,7 @@ export const STOP_BOUND_MS = 20_000;
  */
 function sayWhenNoToken(ctx: AppContext): void {
   try {
-    new TokenSource({ tokenFile: ctx.config.hrms.tokenFile, secrets: ctx.secrets }).get();
+    new TokenSource({ tokenFile: ctx.config.hrms!.tokenFile, secrets: ctx.secrets }).get();
   } catch (e) {
     if (!(e instanceof TokenUnavailableError)) throw e;
     ctx.logger.error(

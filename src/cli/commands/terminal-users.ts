@@ -2,6 +2,7 @@
  * `punchgate terminals sync-users | restore-user | copy-templates | backups` (issue 16): the roster
  * onto the terminals, removed users put back, fingerprints enrolled once used everywhere.
  */
+import { requireSeedHrms } from '../../config/sinks.js';
 import type { Command } from 'commander';
 import { TokenSource } from '../../hrms/token.js';
 import { HrmsUsers } from '../../hrms/users.js';
@@ -28,8 +29,11 @@ function depsOf(ctx: AppContext, journal: Journal): UserCommandDeps {
     logger: ctx.logger,
     hrms: () =>
       new HrmsUsers({
-        hrms: ctx.config.hrms,
-        token: new TokenSource({ tokenFile: ctx.config.hrms.tokenFile, secrets: ctx.secrets }),
+        hrms: requireSeedHrms(ctx.config, '--from-hrms'),
+        token: new TokenSource({
+          tokenFile: requireSeedHrms(ctx.config, '--from-hrms').tokenFile,
+          secrets: ctx.secrets,
+        }),
         secrets: ctx.secrets,
         authPatterns: ctx.config.delivery.patterns.authFailure,
         logger: ctx.logger,

@@ -1,0 +1,88 @@
+import type { Config } from '../config/schema.js';
+import { sinksOf, type SinkConfig } from '../config/sinks.js';
+import { compilePatterns } from '../delivery/outcomes.js';
+import { BUILT_IN_MAKERS, buildSinkSender, SinkKindUnavailableError, sinkTokens } from '../sinks/build.js';
+import type { SinkSender } from '../sinks/types.js';
+import type { Secrets } from '../util/secrets.js';
+import { errorText, fail, pass, warn, type CheckResult } from './types.js';
+
+/**
+ * The sinks beyond the seed HRMS (issue 32; that one is checked as `hrms`, hrms-check.ts): each gets
+ * an empty batch, as the HRMS check sends, which records nothing: whether it is reached and takes
+ * its credential. One line per sink, `sink NAME`.
+ */
+export function checkOtherSinks(
+  config: Config,
+  deps: { env: NodeJS.ProcessEnv; secrets: Secrets },
+): Promise<CheckResult>[] {
+  // hrms-check.ts checks the hrms: block, else the first sink of kind hrms: every other sink here.
+  const seed = config.hrms ? undefined : config.sinks.find((s) => s.kind === 'hrms');
+  return sinksOf(config)
+    .slice(config.hrms ? 1 : 0)
+    .filter((s) => s !== seed)
+    .map((s) => checkSink(s, config, deps));
+}
+
+async function checkSink(
+  sink: SinkConfig,
+  config: Config,
+  deps: { env: NodeJS.ProcessEnv; secrets: Secrets },
+): Promise<CheckResult> {
+  const name = `sink ${sink.name}`;
+  const files =
+    sink.kind === 'frappe'
+      ? `${sink.apiKeyFile} and ${sink.apiSecretFile}`
+      : sink.kind === 'odoo'
+        ? sink.apiKeyFile
+        : (sink.tokenFile ?? `sinks[${sink.name}].tokenFile`);
+  let token: string;
+  try {
+    token = sinkTokens(sink, deps.secrets).get();
+  } catch (e) {
+    return fail(name, `no usable credential: ${errorText(e)}`, `put the credential in ${files}`);
+  }
+  let sender: SinkSender;
+  try {
+    sender = buildSinkSender(sink, {
+      authPatterns: compilePatterns(config.delivery.patterns.authFailure),
+      env: deps.env,
+      makers: BUILT_IN_MAKERS,
+    });
+  } catch (e) {
+    if (e instanceof SinkKindUnavailableError)
+      return warn(name, e.message, 'its punches wait in the journal: install a punchgate that delivers to it');
+    return fail(name, errorText(e), `check sinks[${sink.name}] in the config`);
+  }
+  const started = Date.now();
+  try {
+    const a = await sender.send([], { token, signal: AbortSignal.timeout(sink.timeoutMs) });
+    const ms = Date.now() - started;
+    switch (a.kind) {
+      case 'answered':
+        return pass(
+          name,
+          `${sink.baseUrl} (${sink.kind}) accepted the credential (an empty test batch: nothing recorded) in ${ms} ms`,
+        );
+      case 'auth':
+        return fail(
+          name,
+          `${sink.baseUrl} refused the credential (${a.message})`,
+          `put a valid credential in ${files} (re-read without a restart)`,
+        );
+      default:
+        return fail(
+          name,
+          `${sink.baseUrl}: ${a.message}`,
+          'check its baseUrl and the way from this box to it; punchgate run keeps its punches and retries',
+        );
+    }
+  } catch (e) {
+    return fail(
+      name,
+      `cannot reach ${sink.baseUrl}: ${errorText(e)}`,
+      'check its baseUrl and the way from this box to it',
+    );
+  } finally {
+    await sender.close?.();
+  }
+}

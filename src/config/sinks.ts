@@ -1,0 +1,197 @@
+import { z } from 'zod';
+import { checkHrms, completeHrms, hrmsFields, isLoopbackHost, type HrmsConfig } from './hrms.js';
+import { EXIT, ExitError } from '../util/exit-codes.js';
+import { terminalName } from './terminals.js';
+
+/**
+ * The HRMS punchgate delivers to: the `sinks:` list (issue 32). Each sink has a `name` (the text
+ * rule of terminal names: it appears in status lines, metric labels and `punches --sink`), a
+ * `kind` and that kind's settings. The `hrms:` block of older configs stays, and is the sink named
+ * `hrms` (the first, the default sink: sinksOf). A terminal names the sinks its punches go to
+ * (`sinks: [names]`), else every sink. Secrets are files, never values (apiKeyFile, apiSecretFile).
+ */
+
+/** The Frappe methods an Employee Checkin is made with (frappe/hrms; before ERPNext 14, erpnext's). */
+export const FRAPPE_METHODS = {
+  hrms: 'hrms.hr.doctype.employee_checkin.employee_checkin.add_log_based_on_employee_field',
+  erpnext: 'erpnext.hr.doctype.employee_checkin.employee_checkin.add_log_based_on_employee_field',
+} as const;
+
+/** The name the `hrms:` block's sink has. */
+export const DEFAULT_SINK_NAME = 'hrms';
+
+const url = z.string().refine((s) => URL.canParse(s), 'must be a URL such as https://hr.example.com');
+const secretFile = z.string().min(1, 'must name a file that holds the secret');
+const concurrency = z.number().int().min(1).max(16).default(4);
+
+/** https, or http to a loopback host, or http where allowInsecureHttp says so. */
+function checkHttps(s: { baseUrl: string; allowInsecureHttp: boolean }, ctx: z.RefinementCtx): void {
+  if (!URL.canParse(s.baseUrl)) return;
+  const u = new URL(s.baseUrl);
+  if (u.protocol === 'https:') return;
+  if (u.protocol !== 'http:' || (!isLoopbackHost(u.hostname) && !s.allowInsecureHttp))
+    ctx.addIssue({
+      code: 'custom',
+      path: ['baseUrl'],
+      message: 'must be an https:// URL (http:// is accepted for loopback hosts, or with allowInsecureHttp: true)',
+    });
+}
+
+const seedSinkSchema = z
+  .strictObject({ name: terminalName, kind: z.literal('hrms'), ...hrmsFields })
+  .superRefine(checkHrms)
+  .transform(completeHrms);
+
+const frappeSinkSchema = z
+  .strictObject({
+    name: terminalName,
+    kind: z.literal('frappe'),
+    /** The site's address: https://erp.example.com. */
+    baseUrl: url,
+    /** Files holding the API user's key and secret (sent as `token key:secret`). */
+    apiKeyFile: secretFile,
+    apiSecretFile: secretFile,
+    /** hrms (Frappe HR, ERPNext 14 and later) or erpnext (ERPNext 13 and older): FRAPPE_METHODS. */
+    method: z.enum(['hrms', 'erpnext']).default('hrms'),
+    /** The Employee field that holds the code on the terminal. */
+    employeeFieldname: z.string().min(1).default('attendance_device_id'),
+    /** Calls in flight (one punch per call). */
+    concurrency,
+    timeoutMs: z.number().int().min(100).default(30_000),
+    caFile: z.string().optional(),
+    allowInsecureHttp: z.boolean().default(false),
+    /** Shift types whose last_sync_of_checkin punchgate sets, with the terminals of each. */
+    shiftSync: z
+      .array(z.strictObject({ shiftType: z.string().min(1), terminals: z.array(terminalName).min(1) }))
+      .optional(),
+  })
+  .superRefine(checkHttps);
+
+const odooSinkSchema = z
+  .strictObject({
+    name: terminalName,
+    kind: z.literal('odoo'),
+    baseUrl: url,
+    database: z.string().min(1),
+    /** json2 (Odoo 19 and later), jsonrpc (16 to 18), or auto: from the server's version. */
+    api: z.enum(['auto', 'json2', 'jsonrpc']).default('auto'),
+    /** The API user's login (JSON-RPC on Odoo 16-18 authenticates with it and the key). */
+    login: z.string().min(1).optional(),
+    /** File holding the API key. */
+    apiKeyFile: secretFile,
+    /** The hr.employee field that holds the code on the terminal: barcode, pin or a custom field. */
+    employeeField: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]*$/, 'must be a field name such as barcode, pin or x_device_code')
+      .default('barcode'),
+    /** Without a direction, a punch closes the open record only within this many hours. */
+    longestShiftHours: z.number().min(1).max(48).default(16),
+    concurrency,
+    timeoutMs: z.number().int().min(100).default(30_000),
+    caFile: z.string().optional(),
+    allowInsecureHttp: z.boolean().default(false),
+    /** How long the employees read from Odoo are used before they are read again. */
+    employeeCacheSeconds: z.number().int().min(0).default(300),
+  })
+  .superRefine(checkHttps);
+
+export const sinkSchema = z.discriminatedUnion('kind', [seedSinkSchema, frappeSinkSchema, odooSinkSchema]);
+export const sinkListSchema = z.array(sinkSchema).default([]);
+
+export type SeedSinkConfig = z.infer<typeof seedSinkSchema>;
+export type FrappeSinkConfig = z.infer<typeof frappeSinkSchema>;
+export type OdooSinkConfig = z.infer<typeof odooSinkSchema>;
+export type SinkConfig = z.infer<typeof sinkSchema>;
+
+/** The config's parts the sinks are read from. */
+interface WithSinks {
+  hrms?: HrmsConfig | undefined;
+  sinks: readonly SinkConfig[];
+  terminals: readonly { name: string; sinks?: readonly string[] | undefined }[];
+}
+
+/** Every sink, the `hrms:` block first (as the sink `hrms`): the first is the default sink (see the journal). */
+export function sinksOf(c: WithSinks): SinkConfig[] {
+  const block: SinkConfig[] = c.hrms ? [{ ...c.hrms, name: DEFAULT_SINK_NAME, kind: 'hrms' }] : [];
+  return [...block, ...c.sinks];
+}
+
+/** The sinks a terminal's punches go to (its `sinks:`, else every sink); a terminal not in the config: every sink. */
+export function sinksOfTerminal(c: WithSinks, terminal: string): string[] {
+  const t = c.terminals.find((x) => x.name === terminal);
+  return t?.sinks ? [...t.sinks] : sinksOf(c).map((s) => s.name);
+}
+
+/** The terminals (of the config) whose punches do not go to `sink`. */
+export function terminalsNotFor(c: WithSinks, sink: string): string[] {
+  return c.terminals.filter((t) => t.sinks !== undefined && !t.sinks.includes(sink)).map((t) => t.name);
+}
+
+/** Checks across sections: one HRMS at least, sink names unique, terminals naming sinks that exist. */
+export function checkSinks(
+  c: { hrms?: unknown; sinks: readonly { name: string; kind: string; shiftSync?: { terminals: string[] }[] }[] } & {
+    terminals: readonly { name: string; sinks?: readonly string[] | undefined }[];
+  },
+  ctx: z.RefinementCtx,
+): void {
+  if (c.hrms === undefined && c.sinks.length === 0) {
+    ctx.addIssue({ code: 'custom', path: ['hrms'], message: 'is required (or list the HRMS in sinks:)' });
+    return;
+  }
+  const names = new Set<string>(c.hrms !== undefined ? [DEFAULT_SINK_NAME] : []);
+  c.sinks.forEach((s, i) => {
+    if (names.has(s.name))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['sinks', i, 'name'],
+        message:
+          s.name === DEFAULT_SINK_NAME && c.hrms !== undefined
+            ? `"${s.name}" is the name of the sink the hrms: block makes: give this one another name`
+            : `duplicate sink name "${s.name}"`,
+      });
+    names.add(s.name);
+  });
+  const terminals = new Set(c.terminals.map((t) => t.name));
+  c.sinks.forEach((s, i) =>
+    s.shiftSync?.forEach((m, j) =>
+      m.terminals.forEach((t, k) => {
+        if (!terminals.has(t))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['sinks', i, 'shiftSync', j, 'terminals', k],
+            message: `no terminal is named "${t}"`,
+          });
+      }),
+    ),
+  );
+  c.terminals.forEach((t, i) =>
+    t.sinks?.forEach((name, j) => {
+      if (!names.has(name))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['terminals', i, 'sinks', j],
+          message: `no sink is named "${name}" (the sinks are: ${[...names].join(', ')})`,
+        });
+    }),
+  );
+}
+
+/**
+ * The seed HRMS of the config (the `hrms:` block, else the first sink of kind hrms), for what only
+ * the seed contract offers (employees, terminal user sync, the demo); undefined when there is none.
+ */
+export function seedHrmsOf(c: WithSinks): HrmsConfig | undefined {
+  if (c.hrms) return c.hrms;
+  const s = c.sinks.find((x): x is SeedSinkConfig => x.kind === 'hrms');
+  if (!s) return undefined;
+  const { name: _name, kind: _kind, ...hrms } = s;
+  return hrms;
+}
+
+/** seedHrmsOf, or a config error (78) naming what needs it. */
+export function requireSeedHrms(c: WithSinks, what: string): HrmsConfig {
+  const h = seedHrmsOf(c);
+  if (!h)
+    throw new ExitError(`${what} needs the seed HRMS: an hrms: block, or a sink of kind hrms in sinks:`, EXIT.CONFIG);
+  return h;
+}

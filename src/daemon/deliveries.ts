@@ -1,0 +1,146 @@
+import type { Config } from '../config/schema.js';
+import { sinksOf, terminalsNotFor, type SinkConfig } from '../config/sinks.js';
+import type { AppContext } from '../context.js';
+import { Deliverer } from '../delivery/index.js';
+import { compilePatterns } from '../delivery/outcomes.js';
+import { isFatalJournalError } from '../journal/errors.js';
+import type { Journal } from '../journal/journal.js';
+import type { DeliveryQueue } from '../journal/types.js';
+import { BUILT_IN_MAKERS, buildSinkSender, sinkTokens, type SinkMakers } from '../sinks/build.js';
+import { elapsedMs } from '../util/clock.js';
+import { messageOf } from '../util/errors.js';
+import { TimedSender, type RequestObserver } from './watchdog.js';
+
+/** One sink's delivery loop in the daemon. */
+export interface SinkRun {
+  sink: SinkConfig;
+  /** The first sink: its state is the punches table's (journal/sink-deliveries.ts). */
+  isDefault: boolean;
+  deliverer: Deliverer;
+  sender: TimedSender;
+  /** A request in flight longer than this means the loop hangs (the watchdog). */
+  boundMs: number;
+  abort: AbortController;
+  done: Promise<void>;
+}
+
+export interface DeliveriesDeps {
+  journal: Journal;
+  ctx: AppContext;
+  /** The default sink's queue as the daemon wraps it (labelled for the event-loop watch, counted for /metrics). */
+  defaultQueue: () => DeliveryQueue;
+  /** Wraps another sink's queue the same way. */
+  wrapQueue: (q: DeliveryQueue) => DeliveryQueue;
+  /** Every request of a sink, with its answer (metrics, the page's chart). */
+  observe: (sink: string, isDefault: boolean) => RequestObserver;
+  onFatal: (e: unknown) => void;
+  /** The Frappe and Odoo senders, where this build has them. */
+  makers?: SinkMakers;
+}
+
+/**
+ * A delivery loop per sink (issue 32): each its own queue, sender, token, backoff and probe, so
+ * that one sink down never slows another. The first sink of the config is the default one (the
+ * `hrms:` block where there is one) and runs exactly as delivery ran before sinks.
+ */
+export class SinkDeliveries {
+  private runs: SinkRun[] = [];
+
+  constructor(private readonly d: DeliveriesDeps) {}
+
+  /** Starts a loop per sink of `config` (after telling the journal the config's sinks). */
+  start(config: Config): void {
+    const { ctx, journal } = this.d;
+    const sinks = sinksOf(config);
+    const [first, ...others] = sinks;
+    if (!first) return;
+    try {
+      journal.useSinks({
+        defaultSink: first.name,
+        others: others.map((s) => s.name),
+        defaultNotFor: terminalsNotFor(config, first.name),
+      });
+    } catch (e) {
+      if (isFatalJournalError(e)) throw e;
+      // Busy: the sinks the journal knew stay as they were; new ones are registered at the next start or reload.
+      ctx.logger.warn({ err: messageOf(e) }, 'could not record the sinks in the journal (busy): retried at reload');
+    }
+    const timezones = new Map(config.terminals.map((t) => [t.name, t.timezone]));
+    for (const sink of sinks) {
+      const isDefault = sink === first;
+      let inner;
+      try {
+        inner = buildSinkSender(sink, {
+          authPatterns: compilePatterns(config.delivery.patterns.authFailure),
+          makers: this.d.makers ?? BUILT_IN_MAKERS,
+        });
+      } catch (e) {
+        ctx.logger.error(
+          { sink: sink.name },
+          `${messageOf(e)}: its punches wait in the journal until a punchgate that has it runs`,
+        );
+        continue;
+      }
+      const sender = new TimedSender(inner, () => elapsedMs(ctx.clock), this.d.observe(sink.name, isDefault));
+      const queue = isDefault
+        ? this.d.defaultQueue()
+        : this.d.wrapQueue(journal.sinkQueue(sink.name, terminalsNotFor(config, sink.name)));
+      const deliverer = new Deliverer({
+        queue,
+        state: journal.deliveryStateOf(isDefault ? undefined : sink.name),
+        tokens: sinkTokens(sink, ctx.secrets, { fromHrmsBlock: isDefault && sink.name === 'hrms' && !!config.hrms }),
+        delivery: config.delivery,
+        logger: isDefault ? ctx.logger : ctx.logger.child({ sink: sink.name }),
+        clock: ctx.clock,
+        sinkSender: sender,
+        ...(isDefault ? {} : { sink: sink.name }),
+        timezoneOf: (t) => timezones.get(t),
+        // The direction of a punch, where its terminal's `direction` gives one: filled by src/punch/direction.ts.
+        directionOf: () => undefined,
+      });
+      const abort = new AbortController();
+      const done = deliverer.run(abort.signal).catch((e) => {
+        if (isFatalJournalError(e)) this.d.onFatal(e);
+        else ctx.logger.error({ sink: sink.name, err: messageOf(e) }, `delivery loop of sink ${sink.name} ended`);
+      });
+      const boundMs =
+        sink.kind === 'hrms' ? sink.timeoutMs + sink.connectTimeoutMs + 10_000 : sink.timeoutMs * 2 + 10_000;
+      this.runs.push({ sink, isDefault, deliverer, sender, boundMs, abort, done });
+    }
+  }
+
+  /** Stops every loop: requests in flight are abandoned, their punches go back to the queue. */
+  async stop(): Promise<void> {
+    const runs = this.runs;
+    this.runs = [];
+    for (const r of runs) r.abort.abort();
+    for (const r of runs) {
+      await r.done;
+      await r.deliverer.close();
+      await r.sender.close();
+    }
+  }
+
+  get running(): boolean {
+    return this.runs.length > 0;
+  }
+
+  /** New punches: every idle loop looks at its queue. */
+  wake(): void {
+    for (const r of this.runs) r.deliverer.wake();
+  }
+
+  /** The default sink's loop. */
+  get default(): SinkRun | undefined {
+    return this.runs.find((r) => r.isDefault);
+  }
+
+  list(): readonly SinkRun[] {
+    return this.runs;
+  }
+
+  /** Whether some sink's request hangs past its deadline (the watchdog is then not fed). */
+  hung(now: number): boolean {
+    return this.runs.some((r) => r.sender.inflightSince !== null && now - r.sender.inflightSince >= r.boundMs);
+  }
+}

@@ -1,0 +1,93 @@
+import type { FrappeSinkConfig, OdooSinkConfig, SinkConfig } from '../config/sinks.js';
+import { AttendanceClient } from '../hrms/attendance.js';
+import { TokenSource } from '../hrms/token.js';
+import type { Secrets } from '../util/secrets.js';
+import { SeedSinkSender } from './seed.js';
+import type { SinkSender } from './types.js';
+
+/** Where a sink's credential comes from (the shape of delivery's TokenProvider). */
+export interface SinkTokens {
+  get(): string;
+  /** The file named in an auth-failure line. */
+  file?(): string | undefined;
+}
+
+/**
+ * The senders of the sink kinds built elsewhere (src/sinks/frappe, src/sinks/odoo): passed in,
+ * so that this factory does not depend on them being there.
+ */
+export interface SinkMakers {
+  frappe?: (sink: FrappeSinkConfig) => SinkSender;
+  odoo?: (sink: OdooSinkConfig) => SinkSender;
+}
+
+/**
+ * The senders this build has beyond the seed HRMS: where the Frappe and Odoo senders are wired in
+ * (`{ frappe: (s) => new FrappeSender(s), odoo: (s) => new OdooSender(s) }`). Empty: those kinds
+ * are refused at delivery with SinkKindUnavailableError (their punches wait in the journal).
+ */
+export const BUILT_IN_MAKERS: SinkMakers = {};
+
+/** A sink kind this punchgate cannot deliver to (its sender was not built in). */
+export class SinkKindUnavailableError extends Error {
+  constructor(sink: SinkConfig) {
+    super(`sink ${sink.name}: kind ${sink.kind} is not built in this version of punchgate`);
+    this.name = 'SinkKindUnavailableError';
+  }
+}
+
+/** The sender of one sink, by its kind. */
+export function buildSinkSender(
+  sink: SinkConfig,
+  deps: { authPatterns: readonly RegExp[]; env?: NodeJS.ProcessEnv; makers?: SinkMakers },
+): SinkSender {
+  switch (sink.kind) {
+    case 'hrms': {
+      const { name: _name, kind: _kind, ...hrms } = sink;
+      return new SeedSinkSender(
+        new AttendanceClient({ hrms, authPatterns: [...deps.authPatterns], ...(deps.env ? { env: deps.env } : {}) }),
+      );
+    }
+    case 'frappe':
+      if (!deps.makers?.frappe) throw new SinkKindUnavailableError(sink);
+      return deps.makers.frappe(sink);
+    case 'odoo':
+      if (!deps.makers?.odoo) throw new SinkKindUnavailableError(sink);
+      return deps.makers.odoo(sink);
+  }
+}
+
+/**
+ * A sink's credential, read from its files whenever they change (TokenSource) and added to the
+ * secrets every log line, status and journal text is scrubbed of. The `hrms:` block's sink
+ * (`fromHrmsBlock`) reads its token as ever: PUNCHGATE_HRMS_TOKEN, hrms.tokenFile, the systemd
+ * credential. Every other sink reads only its own files: the seed kind its tokenFile, Frappe
+ * `apiKey:apiSecret` from its two files, Odoo its API key.
+ */
+export function sinkTokens(
+  sink: SinkConfig,
+  secrets: Secrets,
+  opts: { fromHrmsBlock?: boolean; env?: NodeJS.ProcessEnv } = {},
+): SinkTokens {
+  const own = (file: string | undefined) => new TokenSource({ tokenFile: file, secrets, env: {} });
+  switch (sink.kind) {
+    case 'hrms':
+      return opts.fromHrmsBlock
+        ? new TokenSource({ tokenFile: sink.tokenFile, secrets, ...(opts.env ? { env: opts.env } : {}) })
+        : own(sink.tokenFile);
+    case 'frappe': {
+      const key = own(sink.apiKeyFile);
+      const secret = own(sink.apiSecretFile);
+      return {
+        get: () => {
+          const both = `${key.get()}:${secret.get()}`;
+          secrets.add(both);
+          return both;
+        },
+        file: () => sink.apiKeyFile,
+      };
+    }
+    case 'odoo':
+      return own(sink.apiKeyFile);
+  }
+}

@@ -1,0 +1,105 @@
+import { sinksOf, terminalsNotFor } from '../config/sinks.js';
+import type { Config } from '../config/schema.js';
+import { NO_TOKEN } from '../delivery/health.js';
+import type { Journal } from '../journal/journal.js';
+import { printable } from '../util/terminal-text.js';
+import { localTimeOf } from '../util/local-time.js';
+import { ALERT, deliveryTrouble, type Alert } from './alert-words.js';
+import type { LiveFacts, SinkStatus, StatusReport } from './types.js';
+
+const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
+const ms = (s: string | null) => (s === null ? null : Date.parse(s));
+
+/**
+ * The status of every sink (issue 32), where the config has more than one: `sinks` in the report
+ * (the default sink's figures are also the report's own `punches` and `delivery`, as ever), and
+ * the alerts of the other sinks (the default sink's are the report's own).
+ */
+export function addSinkStatus(
+  report: StatusReport,
+  journal: Journal,
+  config: Config,
+  live: LiveFacts | undefined,
+  now: number,
+): Alert[] {
+  const sinks = sinksOf(config);
+  if (sinks.length < 2) return [];
+  const alerts: Alert[] = [];
+  report.sinks = sinks.map((s, i): SinkStatus => {
+    const isDefault = i === 0;
+    const d = journal.deliveryStateOf(isDefault ? undefined : s.name).get();
+    const l = live?.sinks?.[s.name];
+    const status: SinkStatus = {
+      name: s.name,
+      kind: s.kind,
+      default: isDefault,
+      punches: isDefault ? report.punches : journal.sinkQueue(s.name, terminalsNotFor(config, s.name)).counts(),
+      delivery: isDefault
+        ? report.delivery
+        : {
+            auth: d.auth,
+            authFailedSince: iso(d.authFailedSince),
+            lastAttemptAt: iso(d.lastAttemptAt),
+            lastSuccessAt: iso(d.lastSuccessAt),
+            lastResult: d.lastResult,
+            lastError: d.lastError,
+            lastErrorAt: iso(d.lastErrorAt),
+            failingSince: iso(d.failingSince),
+            nextTryAt: iso(l?.nextTryAt),
+            probing: l?.probing ?? false,
+          },
+    };
+    if (!isDefault) alerts.push(...sinkAlerts(status, config.delivery.alertAfterMinutes * 60_000, now));
+    return status;
+  });
+  return alerts;
+}
+
+function sinkAlerts(s: SinkStatus, alertAfterMs: number, now: number): Alert[] {
+  const d = s.delivery;
+  if (d.auth === 'failed')
+    return [
+      ALERT.sinkToken({
+        sink: s.name,
+        since: ms(d.authFailedSince),
+        noToken: d.lastError?.startsWith(NO_TOKEN) ?? false,
+        lastError: d.lastError,
+      }),
+    ];
+  const failing = ms(d.failingSince);
+  if (failing !== null && now - failing >= alertAfterMs)
+    return [
+      ALERT.sinkFailing({
+        sink: s.name,
+        forMs: now - failing,
+        waiting: s.punches.pending + s.punches.inflight,
+        reason: deliveryTrouble(d.lastError),
+        nextTryAt: ms(d.nextTryAt),
+      }),
+    ];
+  return [];
+}
+
+/** The lines of `punchgate status` under "Sinks": one per sink. */
+export function sinkLines(r: StatusReport): string[] {
+  if (!r.sinks) return [];
+  const lines = ['', 'Sinks'];
+  for (const s of r.sinks) {
+    const d = s.delivery;
+    const state =
+      d.auth === 'failed'
+        ? 'AUTH FAILED'
+        : d.failingSince
+          ? 'FAILING'
+          : d.auth === 'ok'
+            ? 'delivering'
+            : 'not tried yet';
+    const p = s.punches;
+    lines.push(
+      `  ${s.name.padEnd(16)} ${s.kind.padEnd(6)} ${state}  pending ${p.pending}  in flight ${p.inflight}  delivered ${p.delivered}  rejected ${p.rejected}  dead ${p.dead}  last success ${localTimeOf(d.lastSuccessAt)}`,
+    );
+    if (d.lastError && (d.failingSince || d.auth === 'failed'))
+      lines.push(`    ${s.name}: last error ${localTimeOf(d.lastErrorAt)}: ${printable(d.lastError, 300)}`);
+  }
+  return lines;
+}

@@ -1,0 +1,151 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Journal } from '../../src/journal/index.js';
+import type { Punch } from '../../src/punch.js';
+import { crashJournal } from '../helpers/crash.js';
+import { fakeClock, tempDir } from '../helpers/tmp.js';
+
+const DAY = 86_400_000;
+const punch = (code: string, logTime: string, terminal = 'gate-1'): Punch => ({
+  terminal,
+  biometricCode: code,
+  logTime,
+});
+const punches = (n: number, terminal = 'gate-1') =>
+  Array.from({ length: n }, (_, i) =>
+    punch(String(100 + i), `2026-11-22 08:${String(i).padStart(2, '0')}:00`, terminal),
+  );
+
+/** Per-sink delivery state in the journal (sink-deliveries.ts): real SQLite files. */
+describe('journal: a punch per sink', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let clock: ReturnType<typeof fakeClock>;
+  let j: Journal;
+  const open = () =>
+    Journal.open({ path: tmp.path('journal.db'), site: 'plant-a', clock, mode: 'owner', retentionDays: 10 });
+
+  beforeEach(() => {
+    tmp = tempDir();
+    clock = fakeClock();
+    j = open();
+    j.useSinks({ defaultSink: 'hrms', others: ['b'] });
+  });
+  afterEach(() => {
+    try {
+      j.close();
+    } catch {
+      // closed by the test
+    }
+    tmp.cleanup();
+  });
+
+  it('delivers each punch to each sink independently: one sink refusing or down changes nothing for the other', () => {
+    j.ingest(punches(5));
+    const b = j.sinkQueue('b');
+    expect(b.counts().pending).toBe(5);
+    // The default sink delivers everything.
+    const a = j.claim(10);
+    j.settle(a.map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    expect(j.counts()).toMatchObject({ delivered: 5, pending: 0 });
+    // Sink b: claimed, one refused, the rest returned unanswered (its HRMS went away).
+    const got = b.claim(10);
+    expect(got.map((p) => p.devicelogId)).toEqual(a.map((p) => p.devicelogId));
+    expect(b.counts()).toMatchObject({ inflight: 5, pending: 0 });
+    b.settle([{ id: got[0]!.id, kind: 'rejected', message: 'No Employee found' }]);
+    b.release(got.slice(1).map((p) => p.id));
+    expect(b.counts()).toMatchObject({ pending: 4, rejected: 1, inflight: 0, delivered: 0 });
+    expect(j.counts()).toMatchObject({ delivered: 5, pending: 0, rejected: 0 });
+    // Later, sink b takes them: each once.
+    const again = b.claim(10);
+    expect(again).toHaveLength(4);
+    b.settle(again.map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    expect(b.claim(10)).toHaveLength(0);
+    expect(b.counts()).toMatchObject({ delivered: 4, rejected: 1 });
+    expect(b.list({ state: 'rejected' }).map((p) => p.lastMessage)).toEqual(['No Employee found']);
+    // punches retry --sink b
+    expect(b.retry({ state: 'rejected' })).toBe(1);
+    expect(b.claim(10)).toHaveLength(1);
+  });
+
+  it('returns the claims of a killed process to each sink at the next start', () => {
+    j.ingest(punches(3));
+    j.claim(10);
+    j.sinkQueue('b').claim(10);
+    crashJournal(j);
+    j = open();
+    j.useSinks({ defaultSink: 'hrms', others: ['b'] });
+    expect(j.counts()).toMatchObject({ pending: 3, inflight: 0 });
+    expect(j.sinkQueue('b').counts()).toMatchObject({ pending: 3, inflight: 0 });
+    expect(j.sinkQueue('b').claim(10)).toHaveLength(3);
+  });
+
+  it('never prunes a punch another sink has not settled', () => {
+    j.ingest(punches(3));
+    const a = j.claim(10);
+    j.settle(a.map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    j.ingest([punch('9', '2026-11-22 09:00:00')]); // the newest row always stays
+    clock.advance(11 * DAY);
+    expect(j.prune()).toBe(0);
+    const b = j.sinkQueue('b');
+    const got = b.claim(2);
+    b.settle(got.map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    expect(j.prune()).toBe(2);
+    expect(b.counts()).toMatchObject({ delivered: 0, pending: 2 });
+    // A sink no longer in the config holds nothing back.
+    j.useSinks({ defaultSink: 'hrms', others: [] });
+    const rest = j.claim(10);
+    j.settle(rest.map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    clock.advance(11 * DAY);
+    expect(j.prune()).toBe(1);
+  });
+
+  it('a sink added later gets the punches journalled from then on; retry --all queues the older ones', () => {
+    j.ingest(punches(3));
+    j.useSinks({ defaultSink: 'hrms', others: ['b', 'c'] });
+    j.ingest([punch('9', '2026-11-22 09:00:00')]);
+    const c = j.sinkQueue('c');
+    expect(c.counts().pending).toBe(1);
+    expect(c.claim(10).map((p) => p.biometricCode)).toEqual(['9']);
+    expect(c.retry({ state: 'dead', all: true })).toBe(3);
+    expect(c.claim(10)).toHaveLength(3);
+  });
+
+  it('leaves out terminals that do not name a sink, for the default sink and the others', () => {
+    j.useSinks({ defaultSink: 'hrms', others: ['b'], defaultNotFor: ['gate-b'] });
+    j.ingest([...punches(2, 'gate-a'), ...punches(3, 'gate-b')]);
+    const b = j.sinkQueue('b', ['gate-a']);
+    expect(b.claim(10).map((p) => p.biometricCode)).toEqual(['100', '101', '102']);
+    const a = j.claim(10);
+    expect(a.map((p) => p.biometricCode)).toEqual(['100', '101']);
+    expect(j.queries.list({ terminal: 'gate-b' }).map((p) => p.state)).toEqual(['delivered', 'delivered', 'delivered']);
+  });
+
+  it('holds a quarantined punch back from every sink until it is released', async () => {
+    j.ingest([punch('1', '2026-11-22 13:00:00'), punch('2', '2026-11-22 08:00:00')]);
+    const b = j.sinkQueue('b');
+    expect(b.claim(10).map((p) => p.biometricCode)).toEqual(['2']);
+    expect(await j.queries.releaseQuarantined()).toBe(1);
+    expect(b.claim(10).map((p) => p.biometricCode)).toEqual(['1']);
+  });
+
+  it('a sink back after a long outage catches up a few thousand punches per claim, each once', () => {
+    const many = Array.from({ length: 12_000 }, (_, i) =>
+      punch(
+        String(i),
+        `2026-11-${String(1 + Math.floor(i / 1440)).padStart(2, '0')} ${String(Math.floor((i % 1440) / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:00`,
+      ),
+    );
+    j.ingest(many);
+    const b = j.sinkQueue('b');
+    expect(b.counts().pending).toBe(12_000);
+    const seen = new Set<number>();
+    for (let round = 0; round < 50; round++) {
+      const got = b.claim(1000);
+      if (got.length === 0) break;
+      for (const p of got) seen.add(p.id);
+      b.settle(got.map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    }
+    expect(seen.size).toBe(12_000);
+    expect(b.counts()).toMatchObject({ delivered: 12_000, pending: 0, inflight: 0 });
+    expect(b.nextDueAt()).toBeNull();
+  });
+});

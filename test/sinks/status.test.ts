@@ -1,0 +1,60 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseConfigText } from '../../src/config/load.js';
+import { Journal } from '../../src/journal/index.js';
+import { buildStatus } from '../../src/status/report.js';
+import { formatStatus } from '../../src/status/format.js';
+import { fakeClock, tempDir } from '../helpers/tmp.js';
+
+const MIN = 60_000;
+
+/** The status of a second sink: its figures, its line, and its alerts (beside the default sink's, unchanged). */
+describe('status per sink', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let clock: ReturnType<typeof fakeClock>;
+  let j: Journal;
+  beforeEach(() => {
+    tmp = tempDir();
+    clock = fakeClock();
+    j = Journal.open({ path: tmp.path('j.db'), site: 'plant-a', clock, mode: 'owner' });
+    j.useSinks({ defaultSink: 'hrms', others: ['erp'] });
+    j.ingest(
+      ['1', '2', '3'].map((c, i) => ({ terminal: 'gate-1', biometricCode: c, logTime: `2026-11-22 08:0${i}:00` })),
+    );
+  });
+  afterEach(() => {
+    j.close();
+    tmp.cleanup();
+  });
+  const config = (sinks: string) =>
+    parseConfigText(
+      `site: plant-a\njournal:\n  path: ${tmp.path('j.db')}\nhrms:\n  baseUrl: https://hr.example.com\n${sinks}`,
+      tmp.path('p.yaml'),
+      tmp.path(''),
+    );
+  const erp = 'sinks:\n  - name: erp\n    kind: hrms\n    baseUrl: https://erp.example.com\n';
+
+  it('says a sink failing past delivery.alertAfterMinutes, with its waiting punches, and its line', () => {
+    j.deliveryStateOf('erp').update({
+      auth: 'ok',
+      failingSince: clock.now() - 20 * MIN,
+      lastError: 'connect ECONNREFUSED 10.0.0.6:443',
+      lastErrorAt: clock.now() - MIN,
+    });
+    const r = buildStatus(j, config(erp), clock.now(), { freeBytes: 1e12 });
+    expect(r.alertItems.map((a) => a.kind)).toEqual(['sink-failing']);
+    expect(r.alerts[0]).toContain('delivery to sink erp failing for 20 min: 3 punches waiting for it');
+    expect(r.alerts[0]).toContain('punchgate flush --sink erp');
+    expect(r.sinks?.map((s) => s.name)).toEqual(['hrms', 'erp']);
+    expect(formatStatus(r)).toMatch(/\n {2}erp +hrms +FAILING +pending 3 /);
+  });
+
+  it('says a sink refusing its credential; a config of one sink shows no sinks at all, as before', () => {
+    j.deliveryStateOf('erp').update({ auth: 'failed', authFailedSince: clock.now() - MIN, lastError: 'HTTP 401' });
+    const r = buildStatus(j, config(erp), clock.now(), { freeBytes: 1e12 });
+    expect(r.alertItems.map((a) => a.kind)).toEqual(['sink-token']);
+    expect(r.alerts[0]).toMatch(/^sink erp refuses the credential since/);
+    const one = buildStatus(j, config(''), clock.now(), { freeBytes: 1e12 });
+    expect(one.sinks).toBeUndefined();
+    expect(formatStatus(one)).not.toContain('Sinks');
+  });
+});
