@@ -6,7 +6,7 @@ import { compilePatterns } from '../delivery/outcomes.js';
 import { isFatalJournalError } from '../journal/errors.js';
 import type { Journal } from '../journal/journal.js';
 import type { DeliveryQueue } from '../journal/types.js';
-import { BUILT_IN_MAKERS, buildSinkSender, sinkTokens, type SinkMakers } from '../sinks/build.js';
+import { BUILT_IN_MAKERS, buildSinkSender, sinkPunchContext, sinkTokens, type SinkMakers } from '../sinks/build.js';
 import { elapsedMs } from '../util/clock.js';
 import { messageOf } from '../util/errors.js';
 import { TimedSender, type RequestObserver } from './watchdog.js';
@@ -65,7 +65,7 @@ export class SinkDeliveries {
       // Busy: the sinks the journal knew stay as they were; new ones are registered at the next start or reload.
       ctx.logger.warn({ err: messageOf(e) }, 'could not record the sinks in the journal (busy): retried at reload');
     }
-    const timezones = new Map(config.terminals.map((t) => [t.name, t.timezone]));
+    const punchContext = sinkPunchContext(config.terminals);
     for (const sink of sinks) {
       const isDefault = sink === first;
       let inner;
@@ -94,9 +94,7 @@ export class SinkDeliveries {
         clock: ctx.clock,
         sinkSender: sender,
         ...(isDefault ? {} : { sink: sink.name }),
-        timezoneOf: (t) => timezones.get(t),
-        // The direction of a punch, where its terminal's `direction` gives one: filled by src/punch/direction.ts.
-        directionOf: () => undefined,
+        ...punchContext,
       });
       const abort = new AbortController();
       const done = deliverer.run(abort.signal).catch((e) => {

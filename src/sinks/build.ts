@@ -2,6 +2,10 @@ import type { FrappeSinkConfig, OdooSinkConfig, SinkConfig } from '../config/sin
 import { AttendanceClient } from '../hrms/attendance.js';
 import { TokenSource } from '../hrms/token.js';
 import type { Secrets } from '../util/secrets.js';
+import type { TerminalConfig } from '../config/terminals.js';
+import { directionResolver, type DirectionOf } from '../punch/direction.js';
+import { FrappeSender } from './frappe/index.js';
+import { OdooSender } from './odoo/index.js';
 import { SeedSinkSender } from './seed.js';
 import type { SinkSender } from './types.js';
 
@@ -22,11 +26,26 @@ export interface SinkMakers {
 }
 
 /**
- * The senders this build has beyond the seed HRMS: where the Frappe and Odoo senders are wired in
- * (`{ frappe: (s) => new FrappeSender(s), odoo: (s) => new OdooSender(s) }`). Empty: those kinds
- * are refused at delivery with SinkKindUnavailableError (their punches wait in the journal).
+ * The senders this build has beyond the seed HRMS. A kind left out here is refused at delivery
+ * with SinkKindUnavailableError (its punches wait in the journal); tests pass their own makers.
  */
-export const BUILT_IN_MAKERS: SinkMakers = {};
+export const BUILT_IN_MAKERS: SinkMakers = {
+  frappe: (s) => new FrappeSender(s),
+  odoo: (s) => new OdooSender(s),
+};
+
+/**
+ * What a sink punch carries beyond the journal's row, from the terminals' config: the terminal's
+ * zone (for sinks storing UTC) and the direction its `direction` setting gives (docs/direction.md).
+ * One place for the daemon's loops and `punchgate flush`.
+ */
+export function sinkPunchContext(terminals: readonly TerminalConfig[]): {
+  timezoneOf: (terminal: string) => string | undefined;
+  directionOf: DirectionOf;
+} {
+  const zones = new Map(terminals.map((t) => [t.name, t.timezone]));
+  return { timezoneOf: (t) => zones.get(t), directionOf: directionResolver(terminals) };
+}
 
 /** A sink kind this punchgate cannot deliver to (its sender was not built in). */
 export class SinkKindUnavailableError extends Error {

@@ -5,7 +5,7 @@ import { NO_TOKEN } from '../../delivery/health.js';
 import { sinksOf, terminalsNotFor } from '../../config/sinks.js';
 import { compilePatterns } from '../../delivery/outcomes.js';
 import type { AttendanceSender } from '../../hrms/attendance.js';
-import { BUILT_IN_MAKERS, buildSinkSender, sinkTokens } from '../../sinks/build.js';
+import { BUILT_IN_MAKERS, buildSinkSender, sinkPunchContext, sinkTokens } from '../../sinks/build.js';
 import { SeedSinkSender } from '../../sinks/seed.js';
 import type { SinkSender } from '../../sinks/types.js';
 import { messageOf } from '../../util/errors.js';
@@ -59,6 +59,7 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
         others: others.map((s) => s.name),
         defaultNotFor: terminalsNotFor(config, first.name),
       });
+    const punchContext = sinkPunchContext(config.terminals);
     for (const sink of sinks) {
       if (opts.sink !== undefined && sink.name !== opts.sink) continue;
       const isDefault = sink === first;
@@ -90,6 +91,7 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
         clock: ctx.clock,
         sinkSender: sender,
         ...(isDefault ? {} : { sink: sink.name }),
+        ...punchContext,
       });
       try {
         const report = await deliverer.drain({
