@@ -16,7 +16,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Pool } from 'undici';
+import { Pool, request } from 'undici';
 import { checkinUrl } from '../src/sinks/frappe/options.js';
 import { FrappeSender } from '../src/sinks/frappe/sender.js';
 import { OdooSender } from '../src/sinks/odoo/sender.js';
@@ -222,8 +222,24 @@ function odooSender(url: string, api: OdooApiKind): OdooSender {
 
 // ---- the benchmark
 
+/** API requests the simulator at `url` has answered so far (its /__sim/stats, admin requests not counted). */
+async function simRequests(url: string): Promise<number> {
+  const res = await request(`${url.replace(/\/+$/, '')}/__sim/stats`);
+  const stats = (await res.body.json()) as { requests?: unknown };
+  if (typeof stats.requests !== 'number') throw new Error(`${url}: /__sim/stats has no request count`);
+  return stats.requests;
+}
+
+/** Runs `fn` and counts the requests the simulator answered meanwhile. */
+async function counted(url: string, fn: () => Promise<number>): Promise<{ rate: number; requests: number }> {
+  const before = await simRequests(url);
+  const r = await fn();
+  return { rate: r, requests: (await simRequests(url)) - before };
+}
+
 interface Side {
   name: string;
+  url: string;
   ours: (from: number, n: number, name: string) => Promise<number>;
   bare: (from: number, n: number) => Promise<number>;
 }
@@ -277,16 +293,19 @@ export async function benchSinks(): Promise<BenchRow[]> {
   const sides: Side[] = [
     {
       name: 'Frappe',
+      url: frappe.url,
       ours: (from, count, name) => drain(frappeSender(frappe.url, CONCURRENCY), FRAPPE_TOKEN)(from, count, name),
       bare: (from, count) => frappeBare(frappe.url, from, count),
     },
     {
       name: 'Odoo JSON-2',
+      url: odoo.url,
       ours: (from, count, name) => drain(odooSender(odoo.url, 'json2'), ODOO_KEY)(from, count, name),
       bare: (from, count) => odooBare(odoo.url, 'json2', from, count),
     },
     {
       name: 'Odoo JSON-RPC',
+      url: odoo.url,
       ours: (from, count, name) => drain(odooSender(odoo.url, 'jsonrpc'), ODOO_KEY)(from, count, name),
       bare: (from, count) => odooBare(odoo.url, 'jsonrpc', from, count),
     },
@@ -299,14 +318,17 @@ export async function benchSinks(): Promise<BenchRow[]> {
       await side.bare(ranges.take(BATCH), BATCH);
       await side.ours(ranges.take(BATCH), BATCH, `${tag}-warm`);
       collectGarbage();
-      const before = await side.bare(ranges.take(n), n);
+      const before = await counted(side.url, () => side.bare(ranges.take(n), n));
       collectGarbage();
-      const ours = await side.ours(ranges.take(n), n, tag);
+      const sink = await counted(side.url, () => side.ours(ranges.take(n), n, tag));
       collectGarbage();
-      const after = await side.bare(ranges.take(n), n);
-      const bare = Math.max(before, after);
+      const after = await counted(side.url, () => side.bare(ranges.take(n), n));
+      const ours = sink.rate;
+      const bare = Math.max(before.rate, after.rate);
+      // The simulator's own count of the calls: the two sides must have asked it the same.
       log(
-        `  ${side.name}: sink ${fmt(ours)}/s, bare loop ${fmt(before)}/s before and ${fmt(after)}/s after (the faster kept)`,
+        `  ${side.name}: sink ${fmt(ours)}/s (${fmt(sink.requests)} requests), bare loop ${fmt(before.rate)}/s before and ` +
+          `${fmt(after.rate)}/s after (${fmt(before.requests)} and ${fmt(after.requests)} requests; the faster kept)`,
       );
       if (k === 0) frappeFour = ours;
       rows.push(
