@@ -9,6 +9,9 @@ export async function startSimProcess(args: readonly string[]): Promise<{ url: s
   const child: ChildProcess = spawn(process.execPath, ['dist/punchgate.js', 'sim', ...args], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
+  // The simulator goes when the bench goes, even when it stops on an error.
+  const orphan = () => child.kill('SIGTERM');
+  process.once('exit', orphan);
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -21,6 +24,7 @@ export async function startSimProcess(args: readonly string[]): Promise<{ url: s
   return {
     url,
     stop: async () => {
+      process.off('exit', orphan);
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
