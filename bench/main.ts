@@ -12,11 +12,11 @@ import { benchDaemonIdle } from './daemon-idle.js';
 import { benchDaemonLatency } from './daemon-latency.js';
 import { benchDrain } from './drain.js';
 import { benchDrainRss } from './drain-rss.js';
-import { benchFrappeSink } from './frappe-sink.js';
 import { benchIngest } from './ingest.js';
 import { benchBusyBox, benchStatusSize } from './journal-size.js';
 import { benchPackage } from './package.js';
 import { benchScale } from './lib/scale.js';
+import { benchSinks } from './sinks.js';
 import { log, renderTable, type BenchRow } from './lib/table.js';
 import { benchDahua } from './dahua.js';
 import { benchHikDownload } from './hik-download.js';
@@ -90,9 +90,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
     run: benchPackage,
     optIn: true,
   },
-  'frappe-sink': {
-    describe: 'Frappe sink: punches/s with 4 calls in flight vs a bare loop of the same calls, and vs one at a time',
-    run: benchFrappeSink,
+  sinks: {
+    describe:
+      'Frappe, Odoo JSON-2 and JSON-RPC sinks from the journal, 4 calls in flight, vs a bare loop of the same calls; Frappe vs 1 at a time',
+    run: benchSinks,
   },
   backup: {
     describe: "punchgate backup of 1,000,000 punches while the daemon drains: time, RSS, the daemon's longest write",
