@@ -200,7 +200,14 @@ export class Daemon {
             sinks: Object.fromEntries(
               this.deliveries
                 .list()
-                .map((s) => [s.sink.name, { nextTryAt: s.deliverer.nextTryAt, probing: s.deliverer.probing }]),
+                .map((s) => [
+                  s.sink.name,
+                  {
+                    nextTryAt: s.deliverer.nextTryAt,
+                    probing: s.deliverer.probing,
+                    ...(s.shiftSync ? { shiftSync: s.shiftSync.facts() } : {}),
+                  },
+                ]),
             ),
             eventLoop: this.loop.take(),
           },
