@@ -116,11 +116,11 @@ export class ShiftSyncRunner {
     if (this.abort.signal.aborted) return;
     const set = answers.filter((a) => a.kind === 'set');
     if (set.length > 0) this.lastSetAt = clock.now();
-    for (const a of set) logger.debug({ sink: sink.name, shiftType: a.shiftType, lastSync: a.lastSync }, 'shift sync set');
+    for (const a of set)
+      logger.debug({ sink: sink.name, shiftType: a.shiftType, lastSync: a.lastSync }, 'shift sync set');
     const bad = answers.find((a) => a.kind !== 'set');
     if (bad) return this.failed(bad.message);
-    if (this.failingSince !== null)
-      logger.info({ sink: sink.name }, `shift sync of sink ${sink.name} works again`);
+    if (this.failingSince !== null) logger.info({ sink: sink.name }, `shift sync of sink ${sink.name} works again`);
     this.failingSince = null;
     this.lastError = null;
   }

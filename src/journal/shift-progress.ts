@@ -22,6 +22,17 @@ export const SHIFT_PROGRESS_MIGRATION = `
     WHERE state IN ('pending', 'inflight', 'rejected');
 `;
 
+/** The oldest punch of a terminal the default sink owes (on punches_owed_by_terminal). */
+export const OWED_DEFAULT_SQL = `SELECT log_time AS t FROM punches
+          WHERE terminal = ? AND state IN ('pending', 'inflight', 'rejected') ORDER BY log_time LIMIT 1`;
+/**
+ * The same for another sink (on sink_owed_by_terminal); the join leaves out quarantined punches
+ * (a sink row stays pending while its punch is held).
+ */
+export const OWED_SINK_SQL = `SELECT d.log_time AS t FROM sink_deliveries d JOIN punches p ON p.id = d.punch_id
+          WHERE d.sink = ? AND d.terminal = ? AND d.state IN ('pending', 'inflight', 'rejected')
+            AND p.state <> 'quarantined' ORDER BY d.log_time LIMIT 1`;
+
 /** One terminal's progress, as the shift sync takes it (TerminalProgress there). */
 export interface TerminalReadProgress {
   /** The terminal's wall clock up to which its log is read; absent: never read. */
@@ -35,12 +46,8 @@ export class ShiftProgressQueries {
 
   constructor(private readonly db: Database) {
     this.st = {
-      owedDefault: db.prepare(`SELECT log_time AS t FROM punches
-          WHERE terminal = ? AND state IN ('pending', 'inflight', 'rejected') ORDER BY log_time LIMIT 1`),
-      // The join leaves out quarantined punches (a sink row stays pending while its punch is held).
-      owedSink: db.prepare(`SELECT d.log_time AS t FROM sink_deliveries d JOIN punches p ON p.id = d.punch_id
-          WHERE d.sink = ? AND d.terminal = ? AND d.state IN ('pending', 'inflight', 'rejected')
-            AND p.state <> 'quarantined' ORDER BY d.log_time LIMIT 1`),
+      owedDefault: db.prepare(OWED_DEFAULT_SQL),
+      owedSink: db.prepare(OWED_SINK_SQL),
       // Journalled, not yet taken in by the sink: a rowid range of what came in since its last claim.
       notTakenIn: db.prepare(`SELECT min(log_time) AS t FROM punches
           WHERE id > (SELECT cursor FROM sinks WHERE name = ?) AND terminal = ? AND state <> 'quarantined'`),
@@ -65,8 +72,7 @@ export class ShiftProgressQueries {
         for (const t of terminals) {
           const p: TerminalReadProgress = {};
           const r = this.st.read!.get(t.name) as
-            | { readUpTo: string | null; pollAt: number | null; successAt: number | null }
-            | undefined;
+            { readUpTo: string | null; pollAt: number | null; successAt: number | null } | undefined;
           if (r?.readUpTo && isLogTime(r.readUpTo)) p.readUpTo = r.readUpTo;
           else if (r?.successAt != null) {
             const at = r.pollAt != null && r.pollAt <= r.successAt ? r.pollAt : r.successAt;

@@ -114,7 +114,10 @@ describe('frappe shift sync in the daemon', () => {
         db.close();
       }
       sample();
-      const lastPunch = [...gate.punches(), ...yard.punches()].map((p) => p.logTime).sort().at(-1)!;
+      const lastPunch = [...gate.punches(), ...yard.punches()]
+        .map((p) => p.logTime)
+        .sort()
+        .at(-1)!;
       expect(lastSync('Day')! > lastPunch).toBe(true);
       expect(ahead).toEqual([]);
       // Never backwards, each shift type.
