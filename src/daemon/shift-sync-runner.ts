@@ -68,15 +68,16 @@ export class ShiftSyncRunner {
   }
 
   start(): void {
-    this.kick();
-    this.timer = setInterval(() => this.kick(), this.d.sink.shiftSyncIntervalSeconds * 1000);
+    void this.kick();
+    this.timer = setInterval(() => void this.kick(), this.d.sink.shiftSyncIntervalSeconds * 1000);
     this.timer.unref();
   }
 
-  /** A round now, unless one runs. */
-  kick(): void {
-    if (this.current || this.abort.signal.aborted) return;
+  /** A round now, unless one runs; resolves when the round (this one or the running one) ends. */
+  kick(): Promise<void> {
+    if (this.current || this.abort.signal.aborted) return this.current ?? Promise.resolve();
     this.current = this.round().finally(() => (this.current = undefined));
+    return this.current;
   }
 
   async stop(): Promise<void> {
