@@ -15,6 +15,7 @@ describe('shift sync runner', () => {
   let clock: ReturnType<typeof fakeClock>;
   let j: Journal;
   let sim: FrappeSim;
+  let token = 'k:wrong';
   const warns: string[] = [];
   const infos: string[] = [];
   const logger = {
@@ -31,6 +32,7 @@ describe('shift sync runner', () => {
     sim = await startFrappeSim({ keys: [{ key: 'k', secret: 's' }], shiftTypes: [{ name: 'Day' }] });
     warns.length = 0;
     infos.length = 0;
+    token = 'k:wrong';
   });
   afterEach(async () => {
     j.close();
@@ -48,7 +50,6 @@ describe('shift sync runner', () => {
       tmp.path(''),
     ).sinks[0] as FrappeSinkConfig;
 
-  let token = 'k:wrong';
   const runner = () => {
     const s = sink();
     return new ShiftSyncRunner({
