@@ -64,6 +64,8 @@ const frappeSinkSchema = z
     shiftSync: z
       .array(z.strictObject({ shiftType: z.string().min(1), terminals: z.array(terminalName).min(1) }))
       .optional(),
+    /** How often the daemon sets the shift types (seconds). */
+    shiftSyncIntervalSeconds: z.number().int().min(1).max(3600).default(60),
   })
   .superRefine(checkHttps);
 

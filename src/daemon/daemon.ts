@@ -198,9 +198,14 @@ export class Daemon {
               probing: this.deliveries.default?.deliverer.probing ?? false,
             },
             sinks: Object.fromEntries(
-              this.deliveries
-                .list()
-                .map((s) => [s.sink.name, { nextTryAt: s.deliverer.nextTryAt, probing: s.deliverer.probing }]),
+              this.deliveries.list().map((s) => [
+                s.sink.name,
+                {
+                  nextTryAt: s.deliverer.nextTryAt,
+                  probing: s.deliverer.probing,
+                  ...(s.shiftSync ? { shiftSync: s.shiftSync.facts() } : {}),
+                },
+              ]),
             ),
             eventLoop: this.loop.take(),
           },

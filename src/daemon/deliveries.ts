@@ -9,6 +9,7 @@ import type { DeliveryQueue } from '../journal/types.js';
 import { BUILT_IN_MAKERS, buildSinkSender, sinkPunchContext, sinkTokens, type SinkMakers } from '../sinks/build.js';
 import { elapsedMs } from '../util/clock.js';
 import { messageOf } from '../util/errors.js';
+import { ShiftSyncRunner } from './shift-sync-runner.js';
 import { TimedSender, type RequestObserver } from './watchdog.js';
 
 /** One sink's delivery loop in the daemon. */
@@ -22,6 +23,8 @@ export interface SinkRun {
   boundMs: number;
   abort: AbortController;
   done: Promise<void>;
+  /** A Frappe sink with `shiftSync:` entries: its shift sync beside the loop. */
+  shiftSync?: ShiftSyncRunner;
 }
 
 export interface DeliveriesDeps {
@@ -85,10 +88,13 @@ export class SinkDeliveries {
       const queue = isDefault
         ? this.d.defaultQueue()
         : this.d.wrapQueue(journal.sinkQueue(sink.name, terminalsNotFor(config, sink.name)));
+      const tokens = sinkTokens(sink, ctx.secrets, {
+        fromHrmsBlock: isDefault && sink.name === 'hrms' && !!config.hrms,
+      });
       const deliverer = new Deliverer({
         queue,
         state: journal.deliveryStateOf(isDefault ? undefined : sink.name),
-        tokens: sinkTokens(sink, ctx.secrets, { fromHrmsBlock: isDefault && sink.name === 'hrms' && !!config.hrms }),
+        tokens,
         delivery: config.delivery,
         logger: isDefault ? ctx.logger : ctx.logger.child({ sink: sink.name }),
         clock: ctx.clock,
@@ -103,7 +109,21 @@ export class SinkDeliveries {
       });
       const boundMs =
         sink.kind === 'hrms' ? sink.timeoutMs + sink.connectTimeoutMs + 10_000 : sink.timeoutMs * 2 + 10_000;
-      this.runs.push({ sink, isDefault, deliverer, sender, boundMs, abort, done });
+      const shiftSync =
+        sink.kind === 'frappe' && sink.shiftSync && sink.shiftSync.length > 0
+          ? new ShiftSyncRunner({
+              sink: { ...sink, shiftSync: sink.shiftSync },
+              isDefault,
+              journal,
+              terminals: config.terminals,
+              tokens,
+              logger: isDefault ? ctx.logger : ctx.logger.child({ sink: sink.name }),
+              clock: ctx.clock,
+              onFatal: this.d.onFatal,
+            })
+          : undefined;
+      shiftSync?.start();
+      this.runs.push({ sink, isDefault, deliverer, sender, boundMs, abort, done, ...(shiftSync ? { shiftSync } : {}) });
     }
   }
 
@@ -113,6 +133,7 @@ export class SinkDeliveries {
     this.runs = [];
     for (const r of runs) r.abort.abort();
     for (const r of runs) {
+      await r.shiftSync?.stop();
       await r.done;
       await r.deliverer.close();
       await r.sender.close();

@@ -20,6 +20,7 @@ import { openJournalDb } from './open-db.js';
 import { PunchHistory } from './history.js';
 import { CountMoves, PunchCounts } from './punch-counts.js';
 import { PunchIds } from './punch-id.js';
+import { ShiftProgressQueries, type TerminalReadProgress } from './shift-progress.js';
 import { HourlyStats } from './hourly-stats.js';
 import { JournalQueries } from './queries.js';
 import { RefusedRecordStore } from './refused-records.js';
@@ -180,6 +181,7 @@ export class Journal implements PunchSink, DeliveryQueue {
   private defaultNotFor = new Set<string>();
   private writtenSinceCheckpoint = 0;
   private readonly standInsLogged = new Set<string>();
+  private shiftProgress: ShiftProgressQueries | undefined;
   /** Judges "in the future" against each terminal's clock (future-judge.ts). */
   private readonly future: FutureJudge;
 
@@ -626,6 +628,18 @@ export class Journal implements PunchSink, DeliveryQueue {
       name,
       notFor,
     );
+  }
+
+  /**
+   * For the Frappe shift sync, per terminal: how far its log is read and the oldest punch `sink`
+   * still owes (undefined: the default sink). Indexed on what is waiting (shift-progress.ts).
+   */
+  shiftSyncProgress(
+    sink: string | undefined,
+    terminals: readonly { name: string; timezone?: string | undefined }[],
+  ): Map<string, TerminalReadProgress> {
+    this.shiftProgress ??= new ShiftProgressQueries(this.db);
+    return this.shiftProgress.progress(sink, terminals);
   }
 
   /** A sink's delivery state (auth, last success, failing since) for status; the default's is deliveryState. */

@@ -4,6 +4,7 @@ import { PUNCH_REFUSALS_MIGRATION } from './history.js';
 import { PUNCH_COUNTS_MIGRATION } from './punch-counts.js';
 import { PUNCH_IDS_MIGRATION } from './punch-id.js';
 import { REFUSED_RECORDS_MIGRATION } from './refused-records.js';
+import { SHIFT_PROGRESS_MIGRATION } from './shift-progress.js';
 import { SINK_DELIVERIES_MIGRATION } from './sink-deliveries.js';
 import { TERMINAL_DEVICES_MIGRATION } from './terminal-devices.js';
 import { USER_BACKUPS_MIGRATION } from './user-backups.js';
@@ -312,6 +313,9 @@ export const MIGRATIONS: readonly string[] = [
   // 14: each punch delivered to each of its sinks (issue 32): the state of every sink but the
   //     default one, whose state stays in punches (sink-deliveries.ts).
   SINK_DELIVERIES_MIGRATION,
+  // 15: partial indexes of the punches each sink still owes, by terminal: the Frappe shift sync's
+  //     query (shift-progress.ts) costs what is waiting, never the delivered history.
+  SHIFT_PROGRESS_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -171,6 +171,13 @@ export const ALERT = {
       `to try now: sudo -u punchgate punchgate flush --sink ${d.sink}`,
   }),
 
+  /** A Frappe sink's shift sync has failed for a while; delivery goes on (issue 32, docs/sinks-frappe.md). */
+  shiftSyncFailing: (d: { sink: string; forMs: number; lastError: string | null }): Alert => ({
+    kind: 'shift-sync-failing',
+    cause: `sink ${d.sink}: setting the Shift Types' last_sync_of_checkin has failed for ${span(d.forMs)}${d.lastError ? ` (${d.lastError})` : ''}: Frappe's Auto Attendance waits; punches are delivered all the same`,
+    fix: `give the API user of sink ${d.sink} write access to Shift Type, and check that each shiftType in sinks[${d.sink}].shiftSync is a Shift Type's exact name in Frappe; punchgate tries again by itself`,
+  }),
+
   /** Delivery has failed for a while (the HRMS away, failing, or refusing requests). */
   deliveryFailing: (d: {
     forMs: number;

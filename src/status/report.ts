@@ -9,7 +9,7 @@ import { dahuaAlerts } from './dahua.js';
 import { addBiotimeDevices, biotimeAlerts } from './biotime.js';
 import { hikvisionAlerts } from './hikvision.js';
 import { addPushStatus, pushAlerts } from './push.js';
-import { addSinkStatus } from './sinks.js';
+import { addSinkStatus, shiftSyncAlerts } from './sinks.js';
 import { terminalProblem } from './terminal-problem.js';
 import type { ConfigStatus, DaemonLiveness, LiveFacts, StatusReport, TerminalStatus } from './types.js';
 
@@ -135,6 +135,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
   alerts.push(...biotimeAlerts(journal, config, now));
   for (const u of journal.queries.unknownCards()) alerts.push(ALERT.unknownCards(u));
   alerts.push(...addSinkStatus(report, journal, config, live, now));
+  alerts.push(...shiftSyncAlerts(config, live, now));
   report.alertItems = alerts;
   report.alerts = alerts.map(alertLine);
   return report;

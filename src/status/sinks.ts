@@ -55,6 +55,21 @@ export function addSinkStatus(
   return alerts;
 }
 
+/**
+ * A Frappe sink's shift sync failing for longer than delivery.alertAfterMinutes (the daemon's
+ * live facts: it is known only to the running daemon), whatever the number of sinks.
+ */
+export function shiftSyncAlerts(config: Config, live: LiveFacts | undefined, now: number): Alert[] {
+  const alertAfterMs = config.delivery.alertAfterMinutes * 60_000;
+  const out: Alert[] = [];
+  for (const [sink, l] of Object.entries(live?.sinks ?? {})) {
+    const since = l.shiftSync?.failingSince ?? null;
+    if (since !== null && now - since >= alertAfterMs)
+      out.push(ALERT.shiftSyncFailing({ sink, forMs: now - since, lastError: l.shiftSync?.lastError ?? null }));
+  }
+  return out;
+}
+
 function sinkAlerts(s: SinkStatus, alertAfterMs: number, now: number): Alert[] {
   const d = s.delivery;
   if (d.auth === 'failed')

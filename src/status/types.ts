@@ -154,7 +154,15 @@ export interface LiveFacts {
   /** Delivery's next try (epoch ms; null: not waiting) and whether the HRMS is being probed. */
   delivery?: { nextTryAt: number | null; probing: boolean };
   /** The same for every sink, by name (issue 32). */
-  sinks?: Record<string, { nextTryAt: number | null; probing: boolean }>;
+  sinks?: Record<
+    string,
+    {
+      nextTryAt: number | null;
+      probing: boolean;
+      /** A Frappe sink's shift sync (src/daemon/shift-sync-runner.ts), where it has one. */
+      shiftSync?: { failingSince: number | null; lastError: string | null; lastSet: Record<string, string> };
+    }
+  >;
   /** Steps of the box's wall clock the daemon saw lately (ClockStepWatch.recent). */
   clockSteps?: readonly ClockStep[];
   /** The daemon's event-loop delay since its last status (src/daemon/event-loop-watch.ts). */

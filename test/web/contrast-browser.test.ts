@@ -176,6 +176,7 @@ function everyAlert(): StatusReport {
       reason: 'the HRMS refuses connections: it is down or restarting (connect ECONNREFUSED 10.0.0.6:443)',
       nextTryAt: NOW + 5000,
     }),
+    ALERT.shiftSyncFailing({ sink: 'erp', forMs: 15 * 60_000, lastError: 'Shift Type Day: HTTP 403: Not permitted' }),
     ALERT.inflightStuck(200, 20 * 60_000, 1),
     ALERT.terminalNeedsAdmin(offline, { cause: 'reception refuses the password', fix: 'put the right password' }),
     ALERT.terminalUnreachable(offline, 3 * 3_600_000, offline.problem!),

@@ -1,0 +1,142 @@
+import type { FrappeSinkConfig } from '../config/sinks.js';
+import type { TerminalConfig } from '../config/terminals.js';
+import { HrmsHttp } from '../hrms/http.js';
+import { isBusyJournalError, isFatalJournalError } from '../journal/errors.js';
+import type { Journal } from '../journal/journal.js';
+import type { SinkTokens } from '../sinks/build.js';
+import { FrappeShiftSync } from '../sinks/frappe/shift-sync.js';
+import type { Clock } from '../util/clock.js';
+import { messageOf } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+
+/** A failing shift sync is logged at most this often (the first failure and the recovery always). */
+export const SHIFT_SYNC_LOG_EVERY_MS = 10 * 60_000;
+
+/** What the status shows of one sink's shift sync (LiveFacts.shiftSync). */
+export interface ShiftSyncFacts {
+  /** Since when every round has failed (epoch ms); null: it works, or has not run. */
+  failingSince: number | null;
+  lastError: string | null;
+  /** last_sync_of_checkin punchgate set, per shift type, since the daemon started. */
+  lastSet: Record<string, string>;
+  lastSetAt: number | null;
+}
+
+export interface ShiftSyncRunnerDeps {
+  sink: FrappeSinkConfig & { shiftSync: NonNullable<FrappeSinkConfig['shiftSync']> };
+  /** The first sink: its state is the punches table's (the journal query takes no sink name then). */
+  isDefault: boolean;
+  journal: Journal;
+  terminals: readonly TerminalConfig[];
+  tokens: SinkTokens;
+  logger: Logger;
+  clock: Clock;
+  onFatal: (e: unknown) => void;
+}
+
+/**
+ * One Frappe sink's shift sync in the daemon (docs/sinks-frappe.md, "Shift sync"): every
+ * `shiftSyncIntervalSeconds` it reads from the journal each listed terminal's progress and sets
+ * the shift types whose last_sync_of_checkin moves forward (FrappeShiftSync). It runs beside the
+ * delivery loop, on its own connection: it never holds a punch back, and a failure only waits
+ * for the next round.
+ */
+export class ShiftSyncRunner {
+  private readonly sync: FrappeShiftSync;
+  private readonly http: HrmsHttp;
+  private readonly zones: { name: string; timezone?: string | undefined }[];
+  private timer: NodeJS.Timeout | undefined;
+  private current: Promise<void> | undefined;
+  private readonly abort = new AbortController();
+  private failingSince: number | null = null;
+  private lastError: string | null = null;
+  private lastLoggedAt = -Infinity;
+  private lastSetAt: number | null = null;
+
+  constructor(private readonly d: ShiftSyncRunnerDeps) {
+    const s = d.sink;
+    this.http = new HrmsHttp({
+      baseUrl: s.baseUrl,
+      timeoutMs: s.timeoutMs,
+      connectTimeoutMs: Math.min(10_000, s.timeoutMs),
+      connections: 1,
+      ...(s.caFile ? { caFile: s.caFile } : {}),
+    });
+    this.sync = new FrappeShiftSync(this.http, s.baseUrl, s.shiftSync);
+    const byName = new Map(d.terminals.map((t) => [t.name, t.timezone]));
+    this.zones = this.sync.terminals().map((name) => ({ name, timezone: byName.get(name) }));
+  }
+
+  start(): void {
+    void this.kick();
+    this.timer = setInterval(() => void this.kick(), this.d.sink.shiftSyncIntervalSeconds * 1000);
+    this.timer.unref();
+  }
+
+  /** A round now, unless one runs; resolves when the round (this one or the running one) ends. */
+  kick(): Promise<void> {
+    if (this.current || this.abort.signal.aborted) return this.current ?? Promise.resolve();
+    this.current = this.round().finally(() => (this.current = undefined));
+    return this.current;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.abort.abort();
+    await this.current;
+    await this.http.close();
+  }
+
+  facts(): ShiftSyncFacts {
+    return {
+      failingSince: this.failingSince,
+      lastError: this.lastError,
+      lastSet: Object.fromEntries(this.sync.state()),
+      lastSetAt: this.lastSetAt,
+    };
+  }
+
+  private async round(): Promise<void> {
+    const { journal, sink, logger, clock } = this.d;
+    let progress;
+    try {
+      progress = journal.shiftSyncProgress(this.d.isDefault ? undefined : sink.name, this.zones);
+    } catch (e) {
+      if (isFatalJournalError(e)) return this.d.onFatal(e);
+      // Busy (another process writes): the next round reads it.
+      if (isBusyJournalError(e)) return;
+      return this.failed(`reading the journal: ${messageOf(e)}`);
+    }
+    let token: string;
+    try {
+      token = this.d.tokens.get();
+    } catch (e) {
+      return this.failed(`no usable credential: ${messageOf(e)}`);
+    }
+    const answers = await this.sync.round(progress, { token, signal: this.abort.signal });
+    if (this.abort.signal.aborted) return;
+    const set = answers.filter((a) => a.kind === 'set');
+    if (set.length > 0) this.lastSetAt = clock.now();
+    for (const a of set)
+      logger.debug({ sink: sink.name, shiftType: a.shiftType, lastSync: a.lastSync }, 'shift sync set');
+    const bad = answers.find((a) => a.kind !== 'set');
+    if (bad) return this.failed(bad.message);
+    if (this.failingSince !== null) logger.info({ sink: sink.name }, `shift sync of sink ${sink.name} works again`);
+    this.failingSince = null;
+    this.lastError = null;
+  }
+
+  private failed(message: string): void {
+    const now = this.d.clock.now();
+    const first = this.failingSince === null;
+    this.failingSince ??= now;
+    this.lastError = message;
+    if (first || now - this.lastLoggedAt >= SHIFT_SYNC_LOG_EVERY_MS) {
+      this.lastLoggedAt = now;
+      this.d.logger.warn(
+        { sink: this.d.sink.name, err: message },
+        `shift sync of sink ${this.d.sink.name} failed: Frappe's last_sync_of_checkin stays where it was; punches are delivered all the same`,
+      );
+    }
+  }
+}

@@ -1,0 +1,97 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Journal } from '../../src/journal/index.js';
+import { OWED_DEFAULT_SQL, OWED_SINK_SQL } from '../../src/journal/shift-progress.js';
+import type { Punch } from '../../src/punch.js';
+import { fakeClock, tempDir } from '../helpers/tmp.js';
+
+const punch = (code: string, logTime: string, terminal = 'gate'): Punch => ({ terminal, biometricCode: code, logTime });
+const at = (min: number) => `2026-11-22 08:${String(min).padStart(2, '0')}:00`;
+
+/** The Frappe shift sync's journal query (shift-progress.ts), on a real SQLite file. */
+describe('journal: shift sync progress', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let clock: ReturnType<typeof fakeClock>;
+  let j: Journal;
+
+  beforeEach(() => {
+    tmp = tempDir();
+    clock = fakeClock();
+    j = Journal.open({
+      path: tmp.path('journal.db'),
+      site: 'plant-a',
+      clock,
+      mode: 'owner',
+      retentionDays: 10,
+      deadAfterAttempts: 2,
+    });
+    j.useSinks({ defaultSink: 'hrms', others: ['erp'] });
+  });
+  afterEach(() => {
+    j.close();
+    tmp.cleanup();
+  });
+
+  const terminals = [
+    { name: 'gate', timezone: 'Europe/Berlin' },
+    { name: 'yard', timezone: 'UTC' },
+  ];
+
+  it('per sink: the oldest punch pending, in flight or refused; dead and quarantined ones do not hold it back', () => {
+    j.ingest([punch('1', at(1)), punch('2', at(2)), punch('3', at(3)), punch('4', at(4), 'yard')]);
+    // Not yet taken in by sink erp: owed all the same.
+    expect(j.shiftSyncProgress('erp', terminals).get('gate')).toEqual({ oldestUndelivered: at(1) });
+    expect(j.shiftSyncProgress(undefined, terminals).get('yard')).toEqual({ oldestUndelivered: at(4) });
+
+    const erp = j.sinkQueue('erp');
+    const got = erp.claim(10);
+    // In flight: still owed.
+    expect(j.shiftSyncProgress('erp', terminals).get('gate')?.oldestUndelivered).toBe(at(1));
+    const first = got.find((p) => p.logTime === at(1))!;
+    const second = got.find((p) => p.logTime === at(2))!;
+    erp.settle([
+      { id: first.id, kind: 'rejected', message: 'No Employee found' },
+      { id: second.id, kind: 'delivered' },
+    ]);
+    erp.release(got.filter((p) => p !== first && p !== second).map((p) => p.id));
+    // Refused, waiting for its retry: still owed.
+    expect(j.shiftSyncProgress('erp', terminals).get('gate')?.oldestUndelivered).toBe(at(1));
+    // Refused twice: dead, no longer holding the shift back; the next owed one does.
+    clock.advance(86_400_000);
+    const again = erp.claim(10, { ignoreBackoff: true });
+    erp.settle(again.filter((p) => p.id === first.id).map((p) => ({ id: p.id, kind: 'rejected', message: 'x' })));
+    erp.release(again.filter((p) => p.id !== first.id).map((p) => p.id));
+    expect(erp.counts().dead).toBe(1);
+    expect(j.shiftSyncProgress('erp', terminals).get('gate')?.oldestUndelivered).toBe(at(3));
+    // The default sink's own state is the punches table's: all three of gate owed.
+    expect(j.shiftSyncProgress(undefined, terminals).get('gate')?.oldestUndelivered).toBe(at(1));
+    const def = j.claim(10);
+    j.settle(def.map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    expect(j.shiftSyncProgress(undefined, terminals).get('gate')).toEqual({});
+    // A quarantined punch (in the future by the box clock) is owed to nobody until released.
+    j.ingest([punch('5', '2026-12-30 08:00:00')]);
+    expect(j.counts().quarantined).toBe(1);
+    expect(j.shiftSyncProgress(undefined, terminals).get('gate')).toEqual({});
+    expect(j.shiftSyncProgress('erp', terminals).get('gate')?.oldestUndelivered).toBe(at(3));
+  });
+
+  it('read up to: the terminal clock of a complete download, else the last contact in the terminal zone', () => {
+    expect(j.shiftSyncProgress(undefined, terminals).get('gate')).toEqual({});
+    // A poll that worked (no download clock recorded): the start of that poll, in the zone.
+    const start = Date.UTC(2026, 10, 22, 9, 0, 0);
+    j.terminals.update('gate', { lastPollAt: start, lastSuccessAt: start + 5000 });
+    expect(j.shiftSyncProgress(undefined, terminals).get('gate')?.readUpTo).toBe('2026-11-22 10:00:00');
+    // A failed poll since: the end of the one that worked.
+    j.terminals.update('gate', { lastPollAt: start + 60_000 });
+    expect(j.shiftSyncProgress(undefined, terminals).get('gate')?.readUpTo).toBe('2026-11-22 10:00:05');
+    // A complete download's terminal clock wins.
+    j.terminals.update('gate', { readUpTo: '2026-11-22 09:59:30' });
+    expect(j.shiftSyncProgress(undefined, terminals).get('gate')?.readUpTo).toBe('2026-11-22 09:59:30');
+  });
+
+  it('reads the partial indexes of what is owed, never the delivered history', () => {
+    const plan = (sql: string, ...args: unknown[]) =>
+      (j.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join('\n');
+    expect(plan(OWED_DEFAULT_SQL, 'gate')).toMatch(/USING (COVERING )?INDEX punches_owed_by_terminal/);
+    expect(plan(OWED_SINK_SQL, 'erp', 'gate')).toMatch(/USING (COVERING )?INDEX sink_owed_by_terminal/);
+  });
+});
