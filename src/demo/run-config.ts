@@ -34,7 +34,7 @@ interface DemoDoc {
   status: { path?: string };
   hrms?: { baseUrl: string; tokenFile: string };
   sinks?: unknown[];
-  terminals: Array<{ name: string; kind: string; passwordFile?: string }>;
+  terminals: Array<{ name: string; kind: string; passwordFile?: string; direction?: string }>;
 }
 
 /** `zk,biotime` -> the kinds, or a usage error naming the kinds there are. */
@@ -118,6 +118,9 @@ export function writeDemoRunConfig(baseConfig: string, hrms: DemoHrms, kinds: re
   }
 
   doc.terminals = doc.terminals.filter((t) => kinds.includes(t.kind));
+  // The simulated users press check-in and check-out keys at random: Odoo would refuse a check-out
+  // with no open attendance. As on a site whose people press no key, Odoo pairs punches in turn.
+  if (hrms === 'odoo') for (const t of doc.terminals) t.direction = 'alternate';
   for (const t of doc.terminals) {
     if (t.kind !== 'biotime' && t.kind !== 'dahua') continue;
     const password = made();
@@ -130,7 +133,11 @@ export function writeDemoRunConfig(baseConfig: string, hrms: DemoHrms, kinds: re
   const path = join(dir, 'demo-run.yaml');
   writeFileSync(
     path,
-    `# Written by punchgate demo (--hrms ${hrms}) from ${resolve(baseConfig)}: the config its daemon runs.\n${stringify(doc)}`,
+    `# Written by punchgate demo (--hrms ${hrms}) from ${resolve(baseConfig)}: the config its daemon runs.\n` +
+      (hrms === 'odoo'
+        ? "# direction: alternate: Odoo pairs each person's punches in turn (docs/direction.md).\n"
+        : '') +
+      stringify(doc),
   );
   return { path, secrets };
 }
