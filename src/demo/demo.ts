@@ -41,7 +41,11 @@ const ALL_DEMO_CODES = Object.values(DEMO_CODES).flatMap((first) => [0, 1, 2, 3]
  * attendance protocol (ATTLOG), the second ZKTeco's Security PUSH (rtlog, as SpeedFace face
  * terminals do, with a door event now and then). Each pushes a punch every few seconds.
  */
-function startDemoPushTerminals(config: ReturnType<typeof loadConfig>, opts: DemoOptions): PushTerminalSim[] {
+function startDemoPushTerminals(
+  config: ReturnType<typeof loadConfig>,
+  opts: DemoOptions,
+  stopping: () => boolean,
+): PushTerminalSim[] {
   if (!config.adms) return [];
   const port = Number(config.adms.listen.split(':').at(-1));
   const server = `http://127.0.0.1:${port}`;
@@ -62,7 +66,8 @@ function startDemoPushTerminals(config: ReturnType<typeof loadConfig>, opts: Dem
       timezone: t.timezone,
       errorDelayMs: 2000,
       faults: { nonPunchRate: protocol === 'security' ? 0.3 : 0 },
-      log: (line) => say(opts.out, 'push', line),
+      // Once the demo stops the daemon, a refused call is the demo's own doing: not worth a line.
+      log: (line) => void (stopping() || say(opts.out, 'push', line)),
     });
     sim.startPunching(opts.punchEverySeconds * 1000 * (n === 0 ? 1.7 : 2.3));
     return sim;
@@ -96,6 +101,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   const { out } = opts;
   const run = writeDemoRunConfig(opts.configPath, opts.hrms, opts.terminals);
   const config = loadConfig(run.path, checkTerminalConfig);
+  if (run.freshJournal) say(out, 'demo', `a fresh journal: the last demo's ${config.journal.path} was removed`);
   const sink = sinksOf(config)[0]!;
 
   const simLogger = createLogger({
@@ -145,12 +151,14 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   // The push terminal starts calling once the daemon's receiver listens (a refused first call
   // would only be retried, but reads like a fault to someone trying the demo).
   let push: PushTerminalSim[] | undefined;
+  let stopping = false;
   const daemonSays = (line: string) => {
     say(out, 'daemon', line.replace(LOG_TIME, ''));
     // The page's address as the daemon really serves it (the demo config asks for any free port).
     const page = /status page on (http:\/\/\S+)/.exec(line)?.[1];
     if (page) say(out, 'demo', `status page: ${page} (open it in a browser; /metrics for Prometheus)`);
-    if (!push && line.includes('push terminal receiver listening')) push = startDemoPushTerminals(config, opts);
+    if (!push && line.includes('push terminal receiver listening'))
+      push = startDemoPushTerminals(config, opts, () => stopping);
   };
 
   const daemon: ChildProcess = spawn(process.execPath, [cliEntry(), 'run', '--config', run.path, '--pretty'], {
@@ -175,6 +183,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
 
   const exited = new Promise<number>((res) => daemon.on('exit', (code) => res(code ?? 1)));
   const stop = () => {
+    stopping = true;
     say(out, 'demo', 'stopping...');
     daemon.kill('SIGTERM');
   };

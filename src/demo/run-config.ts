@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
+import { FileLock } from '../journal/lock.js';
 import { EXIT, ExitError } from '../util/exit-codes.js';
 
 /** The HRMS the demo can deliver to: the seed contract's simulator, Frappe HR's or Odoo's. */
@@ -27,6 +28,21 @@ export interface DemoRunConfig {
   /** The config the daemon runs: a real config file, in the demo's data folder. */
   path: string;
   secrets: DemoSecrets;
+  /** The last demo's journal was removed: this run starts afresh. */
+  freshJournal: boolean;
+}
+
+/**
+ * The last demo's journal, removed when the demo wrote its run config beside it (so it is the
+ * demo's own) and no daemon holds it: the simulators start empty each time, and a journal that
+ * remembers the last run's servers (a BioTime table read up to id 40, another HRMS first) would
+ * warn about them, which reads like a fault to someone trying the demo.
+ */
+function removeLastDemoJournal(dir: string, journal: string): boolean {
+  if (!existsSync(join(dir, 'demo-run.yaml')) || !existsSync(journal) || FileLock.isHeld(`${journal}.lock`))
+    return false;
+  for (const f of [journal, `${journal}-wal`, `${journal}-shm`]) rmSync(f, { force: true });
+  return true;
 }
 
 interface DemoDoc {
@@ -83,6 +99,7 @@ export function writeDemoRunConfig(baseConfig: string, hrms: DemoHrms, kinds: re
   if (doc.status.path) doc.status.path = at(doc.status.path);
   const dir = dirname(doc.journal.path);
   mkdirSync(dir, { recursive: true });
+  const freshJournal = removeLastDemoJournal(dir, doc.journal.path);
   const secrets: DemoSecrets = {};
 
   if (!doc.hrms) throw new ExitError(`${baseConfig}: the demo config needs an hrms: block (its address)`, EXIT.CONFIG);
@@ -139,5 +156,5 @@ export function writeDemoRunConfig(baseConfig: string, hrms: DemoHrms, kinds: re
         : '') +
       stringify(doc),
   );
-  return { path, secrets };
+  return { path, secrets, freshJournal };
 }

@@ -8,7 +8,7 @@
  * (`punchgate punches`) holds their punches.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { tempDir } from '../helpers/tmp.js';
@@ -185,6 +185,28 @@ describe('punchgate demo --hrms', () => {
     expect(
       /the HRMS simulator received \d+ punches \(office (\d+), side-door (\d+)\)/.exec(demo.io.out),
     ).not.toBeNull();
+  }, 60_000);
+
+  it('a second demo in the same folder, with another HRMS, starts on a fresh journal: no warning about the last run', async () => {
+    // The folder of the test above: its journal remembers the BioTime table read up to some id,
+    // the Dahua log's record numbers and the seed HRMS as the first sink.
+    expect(existsSync(tmp.path('journal.db'))).toBe(true);
+    const demo = startDemo(tmp.path('demo.yaml'), ['--terminals', 'biotime,dahua', '--hrms', 'frappe']);
+    try {
+      await waitFor(
+        () =>
+          /terminal office: \d+ new punch/.test(demo.io.out) &&
+          /terminal side-door: \d+ new punch/.test(demo.io.out) &&
+          /delivered \d+ punch(es)? to the HRMS/.test(demo.io.out),
+        40_000,
+        `BioTime and Dahua punches delivered (output so far:\n${demo.io.out.slice(-2000)})`,
+      );
+    } finally {
+      demo.child.kill('SIGINT');
+    }
+    expect(await demo.exited).toBe(0);
+    expect(demo.io.out).toContain(`a fresh journal: the last demo's ${tmp.path('journal.db')} was removed`);
+    expect(demo.io.out).not.toMatch(/\bERROR\b|\bWARN\b/);
   }, 60_000);
 
   it('refuses an HRMS or a terminal kind it does not know, naming the ones there are', () => {
