@@ -125,7 +125,9 @@ export async function demoFirstDelivery(
     .replace('127.0.0.1:18080', `127.0.0.1:${await freePort()}`)
     .replace('127.0.0.1:9330', `127.0.0.1:${await freePort()}`)
     .replace('127.0.0.1:18081', `127.0.0.1:${await freePort()}`)
-    .replace('port: 14370', `port: ${await freePort()}`);
+    .replace('port: 14370', `port: ${await freePort()}`)
+    .replace('127.0.0.1:18082', `127.0.0.1:${await freePort()}`)
+    .replace('port: 18083', `port: ${await freePort()}`);
   const dir = join(workDir, 'config');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'demo.yaml'), demo);

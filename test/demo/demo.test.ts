@@ -5,11 +5,9 @@
  * stops everything with exit 0.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
-import { freePort } from '../../bench/lib/ports.js';
 import { tempDir } from '../helpers/tmp.js';
+import { demoConfigOnFreePorts } from './demo-config.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('punchgate demo', () => {
@@ -17,24 +15,9 @@ describe('punchgate demo', () => {
   afterAll(() => tmp.cleanup());
 
   it('runs the shipped demo: both terminals punch through to the HRMS, the page answers, Ctrl-C ends it with 0', async () => {
-    const [zk, hrms, push] = await Promise.all([freePort(), freePort(), freePort()]);
-    const demo = parse(readFileSync('config/demo.yaml', 'utf8')) as {
-      hrms: { baseUrl: string };
-      status: { listen: string };
-      adms: { listen: string };
-      terminals: { kind: string; port?: number }[];
-    };
-    demo.hrms.baseUrl = `http://127.0.0.1:${hrms}`;
+    const { config, shipped } = await demoConfigOnFreePorts(tmp.path);
     // The status page as shipped: never the production port 9330 (a real punchgate may hold it).
-    expect(demo.status.listen).toBe('127.0.0.1:0');
-    demo.adms.listen = `127.0.0.1:${push}`;
-    demo.terminals.find((t) => t.kind === 'zk')!.port = zk;
-    const config = tmp.path('demo.yaml');
-    writeFileSync(
-      config,
-      stringify({ ...demo, journal: { path: 'journal.db' }, status: { ...demo.status, path: 'status.txt' } }),
-    );
-    copyFileSync('config/demo-token', tmp.path('demo-token'));
+    expect(shipped.status.listen).toBe('127.0.0.1:0');
 
     const child = spawn(
       process.execPath,
@@ -52,7 +35,9 @@ describe('punchgate demo', () => {
         () =>
           /terminal gate-1: received 1 punch in real time/.test(out) &&
           /terminal lobby pushed \d+ punch/.test(out) &&
-          /terminal door pushed \d+ punch/.test(out),
+          /terminal door pushed \d+ punch/.test(out) &&
+          /terminal office: \d+ new punch/.test(out) &&
+          /terminal side-door: \d+ new punch/.test(out),
         30_000,
         `punches of both terminals (output so far:\n${out.slice(-2000)})`,
       );
@@ -71,7 +56,10 @@ describe('punchgate demo', () => {
       child.kill('SIGINT');
     }
     expect(await exited).toBe(0);
-    const received = /the HRMS simulator received (\d+) punches \(gate-1 (\d+), lobby (\d+), door (\d+)\)/.exec(out);
+    const received =
+      /the HRMS simulator received (\d+) punches \(gate-1 (\d+), lobby (\d+), door (\d+), office (\d+), side-door (\d+)\)/.exec(
+        out,
+      );
     expect(received, out.slice(-2000)).not.toBeNull();
     // Each terminal's punches reached the HRMS, the Security PUSH terminal's too.
     expect(
@@ -81,9 +69,10 @@ describe('punchgate demo', () => {
         .every((n) => n >= 1),
     ).toBe(true);
     // Every line of the demo's own says when it happened (the status log's blocks aside).
-    const lines = out.split('\n').filter((l) => /\[(demo|daemon|terminal|hrms|push)\s*\]/.test(l));
+    const lines = out.split('\n').filter((l) => /\[(demo|daemon|terminal|hrms|push|biotime|dahua)\s*\]/.test(l));
     expect(lines.length).toBeGreaterThan(10);
-    for (const l of lines) expect(l).toMatch(/^\d{2}:\d{2}:\d{2} \[(demo|daemon|terminal|hrms|push)\s*\] \S/);
+    for (const l of lines)
+      expect(l).toMatch(/^\d{2}:\d{2}:\d{2} \[(demo|daemon|terminal|hrms|push|biotime|dahua)\s*\] \S/);
     // Nothing a newcomer would read as a fault: no refused first call, no error line.
     expect(out).not.toMatch(/ECONNREFUSED|failed handshake|\bERROR\b|\bWARN\b/);
   }, 60_000);

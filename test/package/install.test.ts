@@ -254,7 +254,7 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
 
     // As the admin runs it, as a user: the shipped config, on a copy in a temporary folder (the
     // program folder is not writable, and no place for data), removed when the demo ends.
-    const shippedPorts = [18080, 18081, 9330, 14370];
+    const shippedPorts = [18080, 18081, 18082, 18083, 9330, 14370];
     if (!(await Promise.all(shippedPorts.map(portFree))).every(Boolean)) {
       process.stdout.write(
         `the shipped demo's ports ${shippedPorts.join(', ')} are taken here: its plain run is not tried\n`,

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { runDemo } from '../../demo/demo.js';
+import { DEMO_HRMS, DEMO_TERMINAL_KINDS, parseDemoHrms, parseDemoTerminals } from '../../demo/run-config.js';
 import { packageRoot } from '../../util/package-paths.js';
 import { action } from '../common.js';
 
@@ -32,12 +33,21 @@ export function registerDemo(program: Command): void {
     )
     .option('--demo-config <file>', 'demo config (default: the one punchgate ships)')
     .option('--punch-every <seconds>', 'a punch on the simulated terminal every N seconds', '3')
+    .option('--hrms <kind>', `the HRMS to simulate and deliver to: ${DEMO_HRMS.join(', ')}`, 'seed')
+    .option(
+      '--terminals <kinds>',
+      `the terminal kinds to simulate, comma-separated (default: all of ${DEMO_TERMINAL_KINDS.join(',')})`,
+    )
     .action(
-      action(async (opts: { demoConfig?: string; punchEvery: string }) => {
+      action(async (opts: { demoConfig?: string; punchEvery: string; hrms: string; terminals?: string }) => {
+        const hrms = parseDemoHrms(opts.hrms);
+        const terminals = parseDemoTerminals(opts.terminals);
         const demo = opts.demoConfig ? { config: opts.demoConfig } : shippedDemo();
         try {
           return await runDemo({
             configPath: demo.config,
+            hrms,
+            terminals,
             punchEverySeconds: Number(opts.punchEvery) || 3,
             out: process.stdout,
           });

@@ -24,8 +24,10 @@ export const STOP_BOUND_MS = 20_000;
  * the daemon still runs and keeps every punch, and delivery begins once a token is in place.
  */
 function sayWhenNoToken(ctx: AppContext): void {
+  // A config with only sinks: (Frappe, Odoo) has no hrms: block and no token to read.
+  if (!ctx.config.hrms) return;
   try {
-    new TokenSource({ tokenFile: ctx.config.hrms!.tokenFile, secrets: ctx.secrets }).get();
+    new TokenSource({ tokenFile: ctx.config.hrms.tokenFile, secrets: ctx.secrets }).get();
   } catch (e) {
     if (!(e instanceof TokenUnavailableError)) throw e;
     ctx.logger.error(
