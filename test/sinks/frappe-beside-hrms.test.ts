@@ -34,7 +34,11 @@ describe('a Frappe sink beside the seed HRMS', () => {
       faults: { down: true },
     });
     const codeOf = new Map(frappe.employees().map((e) => [e.name, e.fields.attendance_device_id!]));
-    const checkinKeys = () => frappe.checkins().map((c) => `${codeOf.get(c.employee)}@${c.time}`).sort();
+    const checkinKeys = () =>
+      frappe
+        .checkins()
+        .map((c) => `${codeOf.get(c.employee)}@${c.time}`)
+        .sort();
     writeFileSync(stack.tmp.path('erp.key'), `${API_KEY}\n`);
     writeFileSync(stack.tmp.path('erp.secret'), `${API_SECRET}\n`);
     stack.writeConfig(undefined, (c) => {

@@ -119,11 +119,7 @@ describe('Frappe sink through the daemon', () => {
       const all = [...t1.punches(), ...t2.punches()];
       const known = all.filter((p) => p.userId !== UNKNOWN);
       const expected = keys(known);
-      await waitFor(
-        () => frappe.checkins().length >= expected.length,
-        20_000,
-        'every known punch an Employee Checkin',
-      );
+      await waitFor(() => frappe.checkins().length >= expected.length, 20_000, 'every known punch an Employee Checkin');
       await waitFor(
         () => {
           const rows = sinkPunches(stack.configPath, 'erp');

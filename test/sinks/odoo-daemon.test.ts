@@ -30,22 +30,33 @@ const sinkPunches = (configPath: string, sink: string): SinkRow[] => {
 };
 
 const p2 = (n: number) => String(n).padStart(2, '0');
-/** Berlin wall time of a November day (CET, UTC+1), and the same instant in UTC as Odoo keeps it. */
-const berlin = (day: number, h: number, m: number) => `2026-11-${p2(day)} ${p2(h)}:${p2(m)}:00`;
+/** A Berlin wall time, `minutes` later (never across a DST change: the shifts start on the hour). */
+const later = (local: string, minutes: number) =>
+  `${local.slice(0, 14)}${p2(Number(local.slice(14, 16)) + minutes)}${local.slice(16)}`;
+/**
+ * The UTC time Odoo keeps for a Berlin wall time, by the calendar rather than by the code under
+ * test: summer time (UTC+2) from 2026-03-29 03:00 to 2026-10-25 03:00 (the hour 02:00-03:00 that
+ * happens twice taken as its first, summer-time occurrence; the spring-forward hour that does not
+ * exist read with winter time: src/sinks/odoo/utc-time.ts), winter time (UTC+1) otherwise.
+ */
 const utcOf = (local: string) => {
-  const d = new Date(Date.parse(`${local.replace(' ', 'T')}Z`) - 3600_000);
+  const summer = local >= '2026-03-29 03:00:00' && local < '2026-10-25 03:00:00';
+  const d = new Date(Date.parse(`${local.replace(' ', 'T')}Z`) - (summer ? 2 : 1) * 3600_000);
   return d.toISOString().slice(0, 19).replace('T', ' ');
 };
 
 /** Odoo's records as "code check_in -> check_out" (UTC). */
 const records = (sim: OdooSim) => {
   const codeOf = new Map(sim.store.employees.map((e) => [e.id, e.barcode]));
-  return sim.store.attendances.map((a) => `${codeOf.get(a.employee_id)} ${a.check_in} -> ${a.check_out || 'open'}`).sort();
+  return sim.store.attendances
+    .map((a) => `${codeOf.get(a.employee_id)} ${a.check_in} -> ${a.check_out || 'open'}`)
+    .sort();
 };
 
 /**
  * A `kind: odoo` sink behind a real `punchgate run` (issue 32), counted at the Odoo simulator: a
- * terminal in Europe/Berlin with IN and OUT punches (day shifts and an overnight one), Odoo down
+ * terminal in Europe/Berlin with IN and OUT punches (day shifts, an overnight one, the spring-forward
+ * and fall-back nights), Odoo down
  * while they arrive, one employee's attendances refused by Odoo, the daemon SIGKILLed twice
  * mid-delivery: Odoo ends with exactly the expected check-in/check-out pairs in UTC, none twice,
  * none crossed; the refused punches are `rejected` with Odoo's message; the API key is in nothing
@@ -79,32 +90,38 @@ describe('Odoo sink through the daemon', () => {
       Object.assign(c.terminals[0]!, { timezone: 'Europe/Berlin' });
     });
     const t = stack.terminals[0]!;
-    // Shifts per employee in Berlin time: [day, in h, in m, out day, out h, out m]; the last one overnight.
-    const shifts: Array<[number, number, number, number, number, number]> = [
-      [23, 8, 0, 23, 16, 30],
-      [24, 7, 45, 24, 12, 0],
-      [24, 12, 30, 24, 17, 10],
-      [25, 22, 0, 26, 6, 5],
-      [26, 9, 0, 26, 15, 0],
-      [26, 15, 30, 26, 19, 45],
+    // Shifts per employee in Berlin time (employee e punches e minutes later): day shifts, a break,
+    // an overnight shift, the spring-forward night, the fall-back night with a check-out in the
+    // hour that happens twice.
+    const shifts: Array<[string, string]> = [
+      ['2026-03-28 22:00:00', '2026-03-29 06:00:00'],
+      ['2026-10-24 22:00:00', '2026-10-25 02:30:00'],
+      ['2026-10-25 05:00:00', '2026-10-25 13:00:00'],
+      ['2026-11-23 08:00:00', '2026-11-23 16:30:00'],
+      ['2026-11-24 07:45:00', '2026-11-24 12:00:00'],
+      ['2026-11-24 12:30:00', '2026-11-24 17:10:00'],
+      ['2026-11-25 22:00:00', '2026-11-26 06:05:00'],
+      ['2026-11-26 09:00:00', '2026-11-26 15:00:00'],
     ];
     const punches: Array<{ code: string; local: string; state: number }> = [];
     CODES.forEach((code, e) => {
-      for (const [d, h, m, od, oh, om] of shifts) {
-        punches.push({ code, local: berlin(d, h, m + e), state: 0 });
-        punches.push({ code, local: berlin(od, oh, om + e), state: 1 });
+      for (const [i, o] of shifts) {
+        punches.push({ code, local: later(i, e), state: 0 });
+        punches.push({ code, local: later(o, e), state: 1 });
       }
     });
-    for (const [d, h, m] of shifts.slice(0, 3)) punches.push({ code: REFUSED, local: berlin(d, h, m), state: 0 });
+    for (const [i] of shifts.slice(3, 6)) punches.push({ code: REFUSED, local: i, state: 0 });
     punches.sort((a, b) => a.local.localeCompare(b.local));
     const expected = CODES.flatMap((code, e) =>
-      shifts.map(
-        ([d, h, m, od, oh, om]) =>
-          `${code} ${utcOf(berlin(d, h, m + e))} -> ${utcOf(berlin(od, oh, om + e))}`,
-      ),
+      shifts.map(([i, o]) => `${code} ${utcOf(later(i, e))} -> ${utcOf(later(o, e))}`),
     ).sort();
+    // The calendar rule above, checked on the two nights (an hour less, an hour more).
+    expect(expected).toContain('4001 2026-03-28 21:00:00 -> 2026-03-29 04:00:00');
+    expect(expected).toContain('4001 2026-10-24 20:00:00 -> 2026-10-25 00:30:00');
+    expect(expected).toContain('4001 2026-10-25 04:00:00 -> 2026-10-25 12:00:00');
     const half = Math.floor(punches.length / 2);
-    const add = (ps: typeof punches) => ps.forEach((p) => t.addPunch({ userId: p.code, logTime: p.local, state: p.state }));
+    const add = (ps: typeof punches) =>
+      ps.forEach((p) => t.addPunch({ userId: p.code, logTime: p.local, state: p.state }));
 
     odoo.setFaults({ down: true });
     let d = spawnDaemon(stack.configPath);
