@@ -8,6 +8,8 @@ import { waitFor } from '../helpers/wait.js';
 const API_KEY = 'odoo-key-9b27f5e1';
 const CODES = ['4001', '4002', '4003', '4004'];
 const REFUSED = '4005';
+/** Punching on gate-2, which sends no direction: Odoo's records alternate within the longest shift. */
+const UNDIRECTED = ['4011', '4012'];
 
 interface SinkRow {
   biometricCode: string;
@@ -56,18 +58,18 @@ const records = (sim: OdooSim) => {
 /**
  * A `kind: odoo` sink behind a real `punchgate run` (issue 32), counted at the Odoo simulator: a
  * terminal in Europe/Berlin with IN and OUT punches (day shifts, an overnight one, the spring-forward
- * and fall-back nights), Odoo down
+ * and fall-back nights; a second terminal that sends no direction), Odoo down
  * while they arrive, one employee's attendances refused by Odoo, the daemon SIGKILLed twice
- * mid-delivery: Odoo ends with exactly the expected check-in/check-out pairs in UTC, none twice,
+ * mid-delivery, two answers lost after Odoo wrote: Odoo ends with exactly the expected check-in/check-out pairs in UTC, none twice,
  * none crossed; the refused punches are `rejected` with Odoo's message; the API key is in nothing
  * the daemon wrote.
  */
 describe('Odoo sink through the daemon', () => {
   it('the expected UTC pairs, once each, through an outage, a refusal and kills', async () => {
-    const stack = await startStack({ delivery: { batchSize: 10, probeIntervalMs: 200 } });
+    const stack = await startStack({ terminals: 2, delivery: { batchSize: 10, probeIntervalMs: 200 } });
     const odoo = await startOdooSim({
       apiKeys: [API_KEY],
-      employees: [...CODES, REFUSED].map((c) => ({ name: `E${c}`, barcode: c })),
+      employees: [...CODES, ...UNDIRECTED, REFUSED].map((c) => ({ name: `E${c}`, barcode: c })),
       faults: { refuseCodes: [REFUSED] },
     });
     writeFileSync(stack.tmp.path('odoo.key'), `${API_KEY}\n`);
@@ -88,8 +90,9 @@ describe('Odoo sink through the daemon', () => {
         ],
       });
       Object.assign(c.terminals[0]!, { timezone: 'Europe/Berlin' });
+      Object.assign(c.terminals[1]!, { timezone: 'Europe/Berlin', direction: 'none' });
     });
-    const t = stack.terminals[0]!;
+    const [t1, t2] = stack.terminals as [(typeof stack.terminals)[0], (typeof stack.terminals)[0]];
     // Shifts per employee in Berlin time (employee e punches e minutes later): day shifts, a break,
     // an overnight shift, the spring-forward night, the fall-back night with a check-out in the
     // hour that happens twice.
@@ -104,7 +107,7 @@ describe('Odoo sink through the daemon', () => {
       ['2026-11-26 09:00:00', '2026-11-26 15:00:00'],
     ];
     const punches: Array<{ code: string; local: string; state: number }> = [];
-    CODES.forEach((code, e) => {
+    [...CODES, ...UNDIRECTED].forEach((code, e) => {
       for (const [i, o] of shifts) {
         punches.push({ code, local: later(i, e), state: 0 });
         punches.push({ code, local: later(o, e), state: 1 });
@@ -112,16 +115,18 @@ describe('Odoo sink through the daemon', () => {
     });
     for (const [i] of shifts.slice(3, 6)) punches.push({ code: REFUSED, local: i, state: 0 });
     punches.sort((a, b) => a.local.localeCompare(b.local));
-    const expected = CODES.flatMap((code, e) =>
-      shifts.map(([i, o]) => `${code} ${utcOf(later(i, e))} -> ${utcOf(later(o, e))}`),
-    ).sort();
+    const expected = [...CODES, ...UNDIRECTED]
+      .flatMap((code, e) => shifts.map(([i, o]) => `${code} ${utcOf(later(i, e))} -> ${utcOf(later(o, e))}`))
+      .sort();
     // The calendar rule above, checked on the two nights (an hour less, an hour more).
     expect(expected).toContain('4001 2026-03-28 21:00:00 -> 2026-03-29 04:00:00');
     expect(expected).toContain('4001 2026-10-24 20:00:00 -> 2026-10-25 00:30:00');
     expect(expected).toContain('4001 2026-10-25 04:00:00 -> 2026-10-25 12:00:00');
     const half = Math.floor(punches.length / 2);
     const add = (ps: typeof punches) =>
-      ps.forEach((p) => t.addPunch({ userId: p.code, logTime: p.local, state: p.state }));
+      ps.forEach((p) =>
+        (UNDIRECTED.includes(p.code) ? t2 : t1).addPunch({ userId: p.code, logTime: p.local, state: p.state }),
+      );
 
     odoo.setFaults({ down: true });
     let d = spawnDaemon(stack.configPath);
@@ -134,7 +139,7 @@ describe('Odoo sink through the daemon', () => {
       expect(odoo.store.attendances).toHaveLength(0);
 
       // Odoo back, slowly: the rest arrives, and the daemon is killed twice while it delivers.
-      odoo.setFaults({ down: false, latencyMs: 60 });
+      odoo.setFaults({ down: false, latencyMs: 60, dropAfterWrite: 2 });
       add(punches.slice(half));
       for (let kill = 0; kill < 2; kill++) {
         const before = odoo.stats.calls['hr.attendance.create'] ?? 0;
