@@ -66,7 +66,7 @@ const records = (sim: OdooSim) => {
  */
 describe('Odoo sink through the daemon', () => {
   it('the expected UTC pairs, once each, through an outage, a refusal and kills', async () => {
-    const stack = await startStack({ terminals: 2, delivery: { batchSize: 10, probeIntervalMs: 200 } });
+    const stack = await startStack({ terminals: 2, delivery: { batchSize: 25, probeIntervalMs: 200 } });
     const odoo = await startOdooSim({
       apiKeys: [API_KEY],
       employees: [...CODES, ...UNDIRECTED, REFUSED].map((c) => ({ name: `E${c}`, barcode: c })),
