@@ -1,19 +1,19 @@
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startFrappeSim } from '../../src/sim/frappe/index.js';
 import type { StatusReport } from '../../src/status/types.js';
 import { keys, punchTimes, spawnDaemon, startStack } from '../daemon/stack.js';
+import { runPunchgate } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 
 const API_KEY = 'frappe-key-51d0c2';
 const API_SECRET = 'frappe-secret-8a6e4f';
 const CODES = ['5001', '5002', '5003', '5004'];
 
-const cli = (configPath: string, ...args: string[]) =>
-  spawnSync(process.execPath, ['dist/punchgate.js', '--config', configPath, ...args], { encoding: 'utf8' });
-const erpOf = (configPath: string) => {
-  const st = JSON.parse(cli(configPath, 'status', '--json').stdout) as StatusReport;
+/** The built CLI, asynchronously: the simulators in this process keep answering meanwhile. */
+const cli = (configPath: string, ...args: string[]) => runPunchgate(['--config', configPath, ...args]);
+const erpOf = async (configPath: string) => {
+  const st = JSON.parse((await cli(configPath, 'status', '--json')).stdout) as StatusReport;
   return st.sinks!.find((s) => s.name === 'erp')!;
 };
 
@@ -74,31 +74,39 @@ describe('a Frappe sink beside the seed HRMS', () => {
       await waitFor(() => keys(stack.hrms.attendance()).length === 50, 20_000, 'the seed HRMS after the restart');
       expect(keys(stack.hrms.attendance())).toEqual(all());
       expect(stack.hrms.attendance()).toHaveLength(50);
-      await waitFor(() => erpOf(stack.configPath).delivery.failingSince != null, 10_000, 'erp failing');
-      const erp = erpOf(stack.configPath);
+      await waitFor(async () => (await erpOf(stack.configPath)).delivery.failingSince != null, 10_000, 'erp failing');
+      const erp = await erpOf(stack.configPath);
       expect(erp.punches.pending + erp.punches.inflight).toBe(50);
       expect(erp.punches.delivered).toBe(0);
       expect(frappe.stats().requests).toBeGreaterThan(0);
       expect(frappe.checkins()).toHaveLength(0);
       // The nightly backup, every punch still waiting for Frappe in it.
-      const backup = cli(stack.configPath, 'backup', stack.tmp.path('nightly-backup.db'));
+      const backup = await cli(stack.configPath, 'backup', stack.tmp.path('nightly-backup.db'));
       expect(backup.status, backup.stderr).toBe(0);
 
       // Frappe back: every punch once.
       frappe.setFaults({ down: false });
-      await waitFor(() => erpOf(stack.configPath).punches.delivered === 50, 20_000, 'every punch delivered to erp');
+      await waitFor(
+        async () => (await erpOf(stack.configPath)).punches.delivered === 50,
+        20_000,
+        'every punch delivered to erp',
+      );
       expect(checkinKeys()).toEqual(all());
       expect(frappe.checkins()).toHaveLength(50);
 
       // The journal replayed: the backup restored, every punch sent to Frappe again.
       d.child.kill('SIGTERM');
       expect((await d.exited).code).toBe(0);
-      const restore = cli(stack.configPath, 'restore', stack.tmp.path('nightly-backup.db'));
+      const restore = await cli(stack.configPath, 'restore', stack.tmp.path('nightly-backup.db'));
       expect(restore.status, restore.stderr).toBe(0);
-      expect(erpOf(stack.configPath).punches.delivered).toBe(0);
+      expect((await erpOf(stack.configPath)).punches.delivered).toBe(0);
       const calls = frappe.stats().checkinCalls;
       d = spawnDaemon(stack.configPath);
-      await waitFor(() => erpOf(stack.configPath).punches.delivered === 50, 20_000, 'erp settled after the replay');
+      await waitFor(
+        async () => (await erpOf(stack.configPath)).punches.delivered === 50,
+        20_000,
+        'erp settled after the replay',
+      );
       expect(frappe.stats().checkinCalls - calls).toBeGreaterThanOrEqual(50);
       expect(checkinKeys()).toEqual(all());
       expect(frappe.checkins()).toHaveLength(50);

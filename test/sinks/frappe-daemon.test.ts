@@ -1,9 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startFrappeSim, type SimCheckin } from '../../src/sim/frappe/index.js';
 import { checkinUrl } from '../../src/sinks/frappe/options.js';
 import { everythingWritten, keys, punchTimes, spawnDaemon, startStack } from '../daemon/stack.js';
+import { runPunchgate } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 
 const API_KEY = 'frappe-key-3e91ab';
@@ -18,13 +18,9 @@ interface SinkRow {
   lastMessage?: string | null;
 }
 
-/** `punchgate punches --sink NAME --json`: the sink's state of each punch. */
-const sinkPunches = (configPath: string, sink: string): SinkRow[] => {
-  const r = spawnSync(
-    process.execPath,
-    ['dist/punchgate.js', '--config', configPath, 'punches', '--sink', sink, '--json', '--limit', '1000'],
-    { encoding: 'utf8' },
-  );
+/** `punchgate punches --sink NAME --json`: the sink's state of each punch (async: the simulators in this process keep answering). */
+const sinkPunches = async (configPath: string, sink: string): Promise<SinkRow[]> => {
+  const r = await runPunchgate(['--config', configPath, 'punches', '--sink', sink, '--json', '--limit', '1000']);
   if (r.status !== 0) throw new Error(`punches --sink ${sink}: ${r.status} ${r.stderr}`);
   return r.stdout
     .split('\n')
@@ -121,8 +117,8 @@ describe('Frappe sink through the daemon', () => {
       const expected = keys(known);
       await waitFor(() => frappe.checkins().length >= expected.length, 20_000, 'every known punch an Employee Checkin');
       await waitFor(
-        () => {
-          const rows = sinkPunches(stack.configPath, 'erp');
+        async () => {
+          const rows = await sinkPunches(stack.configPath, 'erp');
           return rows.length === all.length && rows.every((r) => r.state === 'delivered' || r.state === 'rejected');
         },
         20_000,
@@ -139,7 +135,7 @@ describe('Frappe sink through the daemon', () => {
       for (const p of t2.punches()) expect(dirOf.get(`${p.userId}@${p.logTime}`)).toBe('IN');
 
       // The sink's own state of each punch: the unknown employee refused with Frappe's message.
-      const rows = sinkPunches(stack.configPath, 'erp');
+      const rows = await sinkPunches(stack.configPath, 'erp');
       outputs.push(JSON.stringify(rows));
       const refused = rows.filter((r) => r.state === 'rejected');
       expect(refused.map((r) => r.biometricCode)).toEqual([UNKNOWN]);

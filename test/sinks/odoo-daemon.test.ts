@@ -1,8 +1,8 @@
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startOdooSim, type OdooSim } from '../../src/sim/odoo/index.js';
 import { everythingWritten, keys, spawnDaemon, startStack } from '../daemon/stack.js';
+import { runPunchgate } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 
 const API_KEY = 'odoo-key-9b27f5e1';
@@ -18,12 +18,8 @@ interface SinkRow {
   lastMessage?: string | null;
 }
 
-const sinkPunches = (configPath: string, sink: string): SinkRow[] => {
-  const r = spawnSync(
-    process.execPath,
-    ['dist/punchgate.js', '--config', configPath, 'punches', '--sink', sink, '--json', '--limit', '1000'],
-    { encoding: 'utf8' },
-  );
+const sinkPunches = async (configPath: string, sink: string): Promise<SinkRow[]> => {
+  const r = await runPunchgate(['--config', configPath, 'punches', '--sink', sink, '--json', '--limit', '1000']);
   if (r.status !== 0) throw new Error(`punches --sink ${sink}: ${r.status} ${r.stderr}`);
   return r.stdout
     .split('\n')
@@ -66,7 +62,7 @@ const records = (sim: OdooSim) => {
  */
 describe('Odoo sink through the daemon', () => {
   it('the expected UTC pairs, once each, through an outage, a refusal and kills', async () => {
-    const stack = await startStack({ terminals: 2, delivery: { batchSize: 25, probeIntervalMs: 200 } });
+    const stack = await startStack({ terminals: 2, delivery: { batchSize: 10, probeIntervalMs: 200 } });
     const odoo = await startOdooSim({
       apiKeys: [API_KEY],
       employees: [...CODES, ...UNDIRECTED, REFUSED].map((c) => ({ name: `E${c}`, barcode: c })),
@@ -154,8 +150,8 @@ describe('Odoo sink through the daemon', () => {
       }
       odoo.setFaults({ latencyMs: 0 });
       await waitFor(
-        () => {
-          const rows = sinkPunches(stack.configPath, 'odoo');
+        async () => {
+          const rows = await sinkPunches(stack.configPath, 'odoo');
           return rows.length === punches.length && rows.every((r) => r.state === 'delivered' || r.state === 'rejected');
         },
         20_000,
@@ -164,7 +160,7 @@ describe('Odoo sink through the daemon', () => {
       // No second record, no crossed pair: exactly the pairs of the shifts, in UTC.
       expect(records(odoo)).toEqual(expected);
 
-      const rows = sinkPunches(stack.configPath, 'odoo');
+      const rows = await sinkPunches(stack.configPath, 'odoo');
       outputs.push(JSON.stringify(rows));
       const refused = rows.filter((r) => r.state === 'rejected');
       expect(refused.map((r) => r.biometricCode)).toEqual([REFUSED, REFUSED, REFUSED]);
