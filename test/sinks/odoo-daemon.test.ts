@@ -106,7 +106,8 @@ describe('Odoo sink through the daemon', () => {
     [...CODES, ...UNDIRECTED].forEach((code, e) => {
       for (const [i, o] of shifts) {
         punches.push({ code, local: later(i, e), state: 0 });
-        punches.push({ code, local: later(o, e), state: 1 });
+        // gate-2's terminal says "in" (state 0) for every punch: `direction: none` ignores it.
+        punches.push({ code, local: later(o, e), state: UNDIRECTED.includes(code) ? 0 : 1 });
       }
     });
     for (const [i] of shifts.slice(3, 6)) punches.push({ code: REFUSED, local: i, state: 0 });
