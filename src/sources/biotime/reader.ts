@@ -1,3 +1,4 @@
+import { setImmediate as nextCheckPhase } from 'node:timers/promises';
 import type { IngestResult } from '../../journal/types.js';
 import { isLogTime, shiftWallClock, wallClockDiffSeconds, type Punch } from '../../punch.js';
 import type { Logger } from '../../util/logger.js';
@@ -206,6 +207,9 @@ export async function readTransactions(o: ReadOptions): Promise<ReadResult> {
   return r;
 }
 
+/** One turn of the event loop, up to its check phase: a request asked for just now is on the wire after it. */
+const sentBeforeJournalling = (): Promise<void> => nextCheckPhase();
+
 async function readAll(
   o: ReadOptions,
   r: ReadResult,
@@ -271,6 +275,11 @@ async function readAll(
       if (!done) {
         next = fetchPage(query(last));
         next.catch(() => undefined); // awaited below; not left unhandled if journalling this page throws
+        // undici writes a request on a kept-alive connection only at the event loop's next check
+        // phase (a setImmediate: it first looks for bytes the server sent unasked). Journalling now,
+        // synchronously, would hold the request back until the commit is done, and the server would
+        // start on the page only then: one turn of the loop sends it first, so both work at once.
+        await sentBeforeJournalling();
       }
       // Rows past an implausible id are journalled too; the cursor stays below it.
       take(facts, cursor);
