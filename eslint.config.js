@@ -24,4 +24,25 @@ export default tseslint.config(
       'no-constant-condition': ['error', { checkLoops: false }],
     },
   },
+  {
+    // The SQLite binding differs by Node version (better-sqlite3 12 on Node 20, the Node-API
+    // better-sqlite3-napi on 22 and 24, the one the .deb carries): only sqlite-driver.ts picks it.
+    // A direct import works here on Node 20 and fails in the package (no such module there).
+    files: ['src/**/*.ts', 'bench/**/*.ts'],
+    ignores: ['src/journal/sqlite-driver.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'better-sqlite3',
+              message: 'import Database from src/journal/sqlite-driver.ts (the binding for this Node)',
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

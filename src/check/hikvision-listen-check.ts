@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import Database from 'better-sqlite3';
 import type { AdmsConfig } from '../config/adms.js';
 import type { HikvisionTerminalConfig } from '../config/terminals.js';
 import {
@@ -8,6 +7,7 @@ import {
   type ListenContact,
   type ListenRefusals,
 } from '../sources/hikvision/listen-state.js';
+import { Database } from '../journal/sqlite-driver.js';
 import { listenPath } from '../sources/listen.js';
 import { localTime } from '../util/local-time.js';
 import { pass, warn, type CheckResult } from './types.js';
@@ -24,7 +24,7 @@ const QUIET_MS = 24 * 3_600_000;
 export function readListenStates(journalPath: string, terminals: readonly string[]): Map<string, ListenState> {
   const out = new Map<string, ListenState>();
   if (!existsSync(journalPath) || terminals.length === 0) return out;
-  let db: Database.Database | undefined;
+  let db: Database | undefined;
   try {
     db = new Database(journalPath, { readonly: true, fileMustExist: true, timeout: 2000 });
     const stmt = db.prepare('SELECT value FROM source_state WHERE terminal = ? AND key = ?');
