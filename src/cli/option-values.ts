@@ -27,3 +27,11 @@ export function probability(v: string): number {
   if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('expected a probability 0..1');
   return n;
 }
+
+/** A value among `choices`. */
+export function oneOf<T extends string>(choices: readonly T[]) {
+  return (v: string): T => {
+    if (!(choices as readonly string[]).includes(v)) throw new InvalidArgumentError(`expected ${choices.join(', ')}`);
+    return v as T;
+  };
+}

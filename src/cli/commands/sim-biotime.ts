@@ -2,8 +2,7 @@
  * `punchgate sim biotime`: runs the ZKBioTime server simulator (its token endpoints and
  * transaction list) until SIGINT/SIGTERM. Needs no punchgate config file.
  */
-import { readFileSync } from 'node:fs';
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import {
   DEFAULT_BIOTIME_PASSWORD,
   DEFAULT_BIOTIME_USER,
@@ -19,7 +18,8 @@ import {
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { seededRandom } from '../../util/seeded-random.js';
 import { action, simCommand, withConsoleIo } from '../common.js';
-import { int, seconds } from '../option-values.js';
+import { int, oneOf, seconds } from '../option-values.js';
+import { passwordFromFile } from '../sim-options.js';
 
 interface SimBiotimeOptions {
   host: string;
@@ -42,13 +42,6 @@ interface SimBiotimeOptions {
   hostile?: boolean;
   uploadLag: number;
   seed: number;
-}
-
-function oneOf<T extends string>(choices: readonly T[]) {
-  return (v: string): T => {
-    if (!(choices as readonly string[]).includes(v)) throw new InvalidArgumentError(`expected ${choices.join(', ')}`);
-    return v as T;
-  };
 }
 
 export function registerSimBiotime(program: Command): void {
@@ -93,17 +86,7 @@ export function registerSimBiotime(program: Command): void {
 }
 
 async function runSim(o: SimBiotimeOptions): Promise<number> {
-  let password = o.password;
-  if (o.passwordFile) {
-    try {
-      password = (readFileSync(o.passwordFile, 'utf8').split(/\r?\n/)[0] ?? '').trim();
-    } catch (e) {
-      throw new ExitError(
-        `cannot read ${o.passwordFile}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
-        EXIT.NOINPUT,
-      );
-    }
-  }
+  const password = o.passwordFile ? passwordFromFile(o.passwordFile) : o.password;
   const now = Date.now();
   const table = new TransactionTable(
     generateTransactions({

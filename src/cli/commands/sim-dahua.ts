@@ -2,7 +2,6 @@
  * `punchgate sim dahua`: runs the Dahua access terminal simulator (HTTP CGI, Digest) until
  * SIGINT/SIGTERM. Needs no punchgate config file.
  */
-import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import {
   DEFAULT_DAHUA_PASSWORD,
@@ -13,7 +12,8 @@ import {
 } from '../../sim/dahua/index.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, simCommand, withConsoleIo } from '../common.js';
-import { int, seconds } from '../option-values.js';
+import { int, oneOf, seconds } from '../option-values.js';
+import { passwordFromFile } from '../sim-options.js';
 
 interface SimDahuaOptions {
   host: string;
@@ -35,13 +35,6 @@ interface SimDahuaOptions {
   searchFault?: 'endless' | 'huge';
   hugeMb: number;
   hostile?: boolean;
-}
-
-function oneOf<T extends string>(choices: readonly T[]) {
-  return (v: string): T => {
-    if (!(choices as readonly string[]).includes(v)) throw new InvalidArgumentError(`expected ${choices.join(', ')}`);
-    return v as T;
-  };
 }
 
 function utcOffset(v: string): number {
@@ -99,17 +92,7 @@ export function registerSimDahua(program: Command): void {
 }
 
 async function runSim(o: SimDahuaOptions): Promise<number> {
-  let password = o.password;
-  if (o.passwordFile) {
-    try {
-      password = (readFileSync(o.passwordFile, 'utf8').split(/\r?\n/)[0] ?? '').trim();
-    } catch (e) {
-      throw new ExitError(
-        `cannot read ${o.passwordFile}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
-        EXIT.NOINPUT,
-      );
-    }
-  }
+  const password = o.passwordFile ? passwordFromFile(o.passwordFile) : o.password;
   const offset = o.utcOffset ?? -new Date().getTimezoneOffset();
   const now = Math.floor(Date.now() / 1000) + offset * 60;
   const records = [...generateRecords(o.records, now - 60, 7, o.users), ...(o.hostile ? HOSTILE_RECORDS : [])];

@@ -3,8 +3,15 @@ import type { Command } from 'commander';
 import { startFrappeSim, STRICT_LOG_TYPE, type FrappeFaults, type FrappeSimOptions } from '../../sim/frappe/index.js';
 import type { ApiKeyPair, SimEmployee } from '../../sim/frappe/index.js';
 import { readCsvTable } from '../../util/csv.js';
-import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, simCommand, withConsoleIo } from '../common.js';
+import {
+  badOption as bad,
+  collect,
+  intText as int,
+  rateText as rate,
+  serveUntilStopped,
+  startSimOrExit,
+} from '../sim-options.js';
 import type { SimIo } from './sim-hrms.js';
 
 /** Raw option values as commander hands them over (all text, checked here). */
@@ -25,22 +32,6 @@ export interface SimFrappeCliOptions {
   down?: boolean;
   forbidCheckins?: boolean;
   seed?: string;
-}
-
-const bad = (msg: string) => new ExitError(msg, EXIT.CONFIG);
-
-function int(name: string, v: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
-    throw bad(`${name}: must be an integer from ${min} to ${max}`);
-  return Number(v);
-}
-
-function rate(name: string, v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (v.trim() === '' || !(n >= 0 && n <= 1)) throw bad(`${name}: must be a number from 0 to 1`);
-  return n;
 }
 
 /** "key:secret"; the message names where, never the value (it holds a secret). */
@@ -142,23 +133,12 @@ export function buildFrappeSimOptions(o: SimFrappeCliOptions, warn: (line: strin
 /** The command body, apart from signal handling so that tests run it in-process. */
 export async function runSimFrappe(o: SimFrappeCliOptions, io: SimIo): Promise<number> {
   const opts = buildFrappeSimOptions(o, (line) => io.err(`warning: ${line}\n`));
-  let sim;
-  try {
-    sim = await startFrappeSim({ ...opts, log: (line) => io.err(`${new Date().toISOString()} ${line}\n`) });
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES')
-      throw new ExitError(`cannot listen on ${o.host}:${o.port}: ${code}`, EXIT.TEMPFAIL);
-    throw bad(e instanceof Error ? e.message : String(e));
-  }
+  const sim = await startSimOrExit(o.host, o.port, () =>
+    startFrappeSim({ ...opts, log: (line) => io.err(`${new Date().toISOString()} ${line}\n`) }),
+  );
   io.out(`Frappe simulator listening on ${sim.url}\n`);
-  await io.until;
-  await sim.stop();
-  io.err('Frappe simulator stopped\n');
-  return EXIT.OK;
+  return serveUntilStopped(io, sim, 'Frappe');
 }
-
-const collect = (v: string, prev: string[]) => [...prev, v];
 
 export function registerSimFrappe(program: Command): void {
   simCommand(program)

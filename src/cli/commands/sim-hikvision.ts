@@ -2,7 +2,6 @@
  * `punchgate sim hikvision`: runs the Hikvision access-control terminal simulator (ISAPI) until
  * SIGINT/SIGTERM. Needs no punchgate config file.
  */
-import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import {
   BAD_EVENT,
@@ -19,7 +18,8 @@ import {
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { seededRandom } from '../../util/seeded-random.js';
 import { action, simCommand, withConsoleIo } from '../common.js';
-import { int, seconds } from '../option-values.js';
+import { int, oneOf, seconds } from '../option-values.js';
+import { passwordFromFile, readSimFile } from '../sim-options.js';
 
 interface SimHikvisionOptions {
   host: string;
@@ -58,14 +58,6 @@ interface SimHikvisionOptions {
   listenFormat?: 'json' | 'multipart' | 'xml';
   listenPictureKb: number;
   listenFrom?: string;
-}
-
-/** A value among `choices`, for commander. */
-function oneOf<T extends string>(choices: readonly T[]) {
-  return (v: string): T => {
-    if (!(choices as readonly string[]).includes(v)) throw new InvalidArgumentError(`expected ${choices.join(', ')}`);
-    return v as T;
-  };
 }
 
 function utcOffset(v: string): string {
@@ -168,14 +160,7 @@ export function registerSimHikvision(program: Command): void {
 async function runSim(o: SimHikvisionOptions): Promise<number> {
   if (Boolean(o.tlsCert) !== Boolean(o.tlsKey))
     throw new ExitError('--tls-cert and --tls-key go together', EXIT.CONFIG);
-  const read = (file: string) => {
-    try {
-      return readFileSync(file, 'utf8');
-    } catch (e) {
-      throw new ExitError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, EXIT.NOINPUT);
-    }
-  };
-  const password = o.passwordFile ? (read(o.passwordFile).split(/\r?\n/)[0] ?? '').trim() : o.password;
+  const password = o.passwordFile ? passwordFromFile(o.passwordFile) : o.password;
   const offset = o.utcOffset ?? localOffset();
   const passes = o.events ?? (o.eventEvery ? 0 : 100);
   const real = o.realFirmware === true;
@@ -215,7 +200,7 @@ async function runSim(o: SimHikvisionOptions): Promise<number> {
     lockoutAfter: o.lockoutAfter,
     lockoutMs: o.lockoutMinutes * 60_000,
     writeFault: o.failWriteAfter === undefined ? undefined : { after: o.failWriteAfter, mode: 'error' },
-    tls: o.tlsCert && o.tlsKey ? { cert: read(o.tlsCert), key: read(o.tlsKey) } : undefined,
+    tls: o.tlsCert && o.tlsKey ? { cert: readSimFile(o.tlsCert), key: readSimFile(o.tlsKey) } : undefined,
     users: Array.from({ length: o.users }, (_, i) => ({
       employeeNo: employeeNoOf(i),
       name: `Person ${employeeNoOf(i)}`,

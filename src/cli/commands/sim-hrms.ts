@@ -3,8 +3,15 @@ import type { Command } from 'commander';
 import { loadMappingFile, loadRosterFile, startHrmsSim } from '../../sim/hrms/index.js';
 import type { HrmsFaults, HrmsSimOptions, RosterMode } from '../../sim/hrms/index.js';
 import { defaultMapping } from '../../sim/hrms/mapping.js';
-import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, simCommand, withConsoleIo } from '../common.js';
+import {
+  badOption as bad,
+  collect,
+  intText as int,
+  rateText as rate,
+  serveUntilStopped,
+  startSimOrExit,
+} from '../sim-options.js';
 
 /** Raw option values as commander hands them over (all text, validated here). */
 export interface SimHrmsCliOptions {
@@ -33,22 +40,6 @@ export interface SimHrmsCliOptions {
   maxBatch?: string;
   poison: string[];
   seed?: string;
-}
-
-const bad = (msg: string) => new ExitError(msg, EXIT.CONFIG);
-
-function int(name: string, v: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
-    throw bad(`${name}: must be an integer from ${min} to ${max}`);
-  return Number(v);
-}
-
-function rate(name: string, v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (v.trim() === '' || !(n >= 0 && n <= 1)) throw bad(`${name}: must be a number from 0 to 1`);
-  return n;
 }
 
 function oneOf<T extends string>(name: string, v: string | undefined, allowed: readonly T[]): T | undefined {
@@ -163,24 +154,12 @@ export interface SimIo {
 export async function runSimHrms(o: SimHrmsCliOptions, io: SimIo): Promise<number> {
   const warn = (line: string) => io.err(`warning: ${line}\n`);
   const opts = buildSimOptions(o, warn);
-  let sim;
-  try {
-    sim = await startHrmsSim({ ...opts, log: (line) => io.err(`${new Date().toISOString()} ${line}\n`) });
-  } catch (e) {
-    if (e instanceof ExitError) throw e;
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES')
-      throw new ExitError(`cannot listen on ${o.host}:${o.port}: ${code}`, EXIT.TEMPFAIL);
-    throw bad(e instanceof Error ? e.message : String(e));
-  }
+  const sim = await startSimOrExit(o.host, o.port, () =>
+    startHrmsSim({ ...opts, log: (line) => io.err(`${new Date().toISOString()} ${line}\n`) }),
+  );
   io.out(`HRMS simulator listening on ${sim.url}\n`);
-  await io.until;
-  await sim.stop();
-  io.err('HRMS simulator stopped\n');
-  return EXIT.OK;
+  return serveUntilStopped(io, sim, 'HRMS');
 }
-
-const collect = (v: string, prev: string[]) => [...prev, v];
 
 export function registerSimHrms(program: Command): void {
   simCommand(program)

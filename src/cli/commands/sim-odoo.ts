@@ -2,8 +2,15 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { startOdooSim, type OdooFaults, type OdooSimOptions, type SimEmployee } from '../../sim/odoo/index.js';
 import { readCsvTable } from '../../util/csv.js';
-import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, simCommand, withConsoleIo } from '../common.js';
+import {
+  badOption as bad,
+  collect,
+  intText as int,
+  rateText as rate,
+  serveUntilStopped,
+  startSimOrExit,
+} from '../sim-options.js';
 import type { SimIo } from './sim-hrms.js';
 
 /** Raw option values as commander hands them over (all text, validated here). */
@@ -25,22 +32,6 @@ export interface SimOdooCliOptions {
   dropAfterWrite?: string;
   refuse: string[];
   seed?: string;
-}
-
-const bad = (msg: string) => new ExitError(msg, EXIT.CONFIG);
-
-function int(name: string, v: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
-    throw bad(`${name}: must be an integer from ${min} to ${max}`);
-  return Number(v);
-}
-
-function rate(name: string, v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (v.trim() === '' || !(n >= 0 && n <= 1)) throw bad(`${name}: must be a number from 0 to 1`);
-  return n;
 }
 
 const EMPLOYEE_COLUMNS = ['name', 'barcode', 'pin', 'x_punch_code'] as const;
@@ -118,26 +109,15 @@ export function buildOdooSimOptions(o: SimOdooCliOptions): OdooSimOptions {
 
 export async function runSimOdoo(o: SimOdooCliOptions, io: SimIo): Promise<number> {
   const opts = buildOdooSimOptions(o);
-  let sim;
-  try {
-    sim = await startOdooSim({ ...opts, log: (line) => io.err(`${new Date().toISOString()} ${line}\n`) });
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES')
-      throw new ExitError(`cannot listen on ${o.host}:${o.port}: ${code}`, EXIT.TEMPFAIL);
-    throw bad(e instanceof Error ? e.message : String(e));
-  }
+  const sim = await startSimOrExit(o.host, o.port, () =>
+    startOdooSim({ ...opts, log: (line) => io.err(`${new Date().toISOString()} ${line}\n`) }),
+  );
   if (!opts.apiKeys) io.err('warning: no --api-key or --api-key-file given: the API key is "sim-odoo-key"\n');
   io.out(
     `Odoo ${opts.version} simulator listening on ${sim.url} (database ${opts.database}, ${sim.store.employees.length} employees)\n`,
   );
-  await io.until;
-  await sim.stop();
-  io.err('Odoo simulator stopped\n');
-  return EXIT.OK;
+  return serveUntilStopped(io, sim, 'Odoo');
 }
-
-const collect = (v: string, prev: string[]) => [...prev, v];
 
 export function registerSimOdoo(program: Command): void {
   simCommand(program)

@@ -1,5 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Client } from 'undici';
+import { readCappedBody } from '../capped-body.js';
+import { netErrorText, routeWords, undiciWords } from '../net-error-words.js';
 import { BioConnectionError, BioSetupError } from './errors.js';
 import { MAX_ANSWER_BYTES } from './limits.js';
 
@@ -126,24 +128,14 @@ export class BioHttp {
 
 /** What Node and undici say about a failed connection, in words. */
 function describeNetError(e: unknown, peer: string, timeoutMs: number): Error {
-  const err = e as { code?: string; message?: string; name?: string };
-  if (err.name === 'AbortError') return e as Error;
-  const code = err.code ?? '';
-  const seconds = `${Math.round(timeoutMs / 100) / 10} s`;
-  const text: Record<string, string> = {
+  if ((e as { name?: string }).name === 'AbortError') return e as Error;
+  const { text, code } = netErrorText(e, peer, {
     ECONNREFUSED: `${peer} refused the connection (nothing listens there: check baseUrl, and that the BioTime service runs)`,
-    ENOTFOUND: `cannot resolve the host name of ${peer} (ENOTFOUND)`,
-    EAI_AGAIN: `cannot resolve the host name of ${peer} (EAI_AGAIN)`,
-    EHOSTUNREACH: `no route to ${peer} (EHOSTUNREACH)`,
-    ENETUNREACH: `no route to ${peer} (ENETUNREACH)`,
-    ECONNRESET: `${peer} closed the connection (ECONNRESET)`,
-    UND_ERR_CONNECT_TIMEOUT: `no answer from ${peer} within ${seconds} (connect)`,
-    UND_ERR_HEADERS_TIMEOUT: `no answer from ${peer} within ${seconds}`,
-    UND_ERR_BODY_TIMEOUT: `${peer} stopped sending its answer for ${seconds}`,
-    UND_ERR_SOCKET: `${peer} closed the connection`,
+    ...routeWords(peer),
+    ...undiciWords(peer, timeoutMs),
     EPROTO: `${peer} does not speak TLS there (is baseUrl http:// rather than https://?)`,
-  };
-  return new BioConnectionError(text[code] ?? `${peer}: ${err.message ?? String(e)}${code ? ` (${code})` : ''}`, code);
+  });
+  return new BioConnectionError(text, code);
 }
 
 /** The body, read up to `max` bytes and no further (a larger answer is refused, not buffered). */
@@ -154,22 +146,14 @@ async function readCapped(
   uri: string,
   declared?: string | string[],
 ): Promise<string> {
-  const tooLarge = () => {
-    body.destroy();
-    return new BioConnectionError(
-      `${peer} sent an answer of more than ${Math.round(max / 1024)} kB to ${uri.split('?')[0]} (a page of 1,000 transactions is about 400 kB): not read further`,
-      'ANSWER_TOO_LARGE',
-    );
-  };
-  const length = Number(Array.isArray(declared) ? declared[0] : declared);
-  if (Number.isFinite(length) && length > max) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const b = chunk as Buffer;
-    size += b.length;
-    if (size > max) throw tooLarge();
-    chunks.push(b);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  return readCappedBody(
+    body,
+    max,
+    declared,
+    () =>
+      new BioConnectionError(
+        `${peer} sent an answer of more than ${Math.round(max / 1024)} kB to ${uri.split('?')[0]} (a page of 1,000 transactions is about 400 kB): not read further`,
+        'ANSWER_TOO_LARGE',
+      ),
+  );
 }

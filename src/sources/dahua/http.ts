@@ -2,6 +2,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { digestAuthorization, parseDigestChallenge, type DigestChallenge } from '../http-digest.js';
+import { netErrorText, routeWords } from '../net-error-words.js';
 import { DahuaAuthError, DahuaConnectionError } from './errors.js';
 import { ANSWER_DEADLINE_TIMEOUTS, MAX_ANSWER_BYTES } from './limits.js';
 
@@ -265,23 +266,14 @@ export class DahuaHttp {
 /** What Node says about a failed connection, in words. */
 function describeNetError(e: unknown, peer: string, timeoutMs: number): Error {
   if (e instanceof DahuaConnectionError || e instanceof DahuaAuthError) return e;
-  const err = e as { code?: string; message?: string };
-  const code = err.code ?? '';
-  const text: Record<string, string> = {
+  const { text, code } = netErrorText(e, peer, {
     ECONNREFUSED: `${peer} refused the connection (nothing listens there: check host and port)`,
-    ENOTFOUND: `cannot resolve the host name of ${peer} (ENOTFOUND)`,
-    EAI_AGAIN: `cannot resolve the host name of ${peer} (EAI_AGAIN)`,
-    EHOSTUNREACH: `no route to ${peer} (EHOSTUNREACH)`,
-    ENETUNREACH: `no route to ${peer} (ENETUNREACH)`,
-    ECONNRESET: `${peer} closed the connection (ECONNRESET)`,
+    ...routeWords(peer),
     ETIMEDOUT: `no answer from ${peer} within ${timeoutMs / 1000} s`,
     EPROTO: `${peer} does not speak TLS there (set tls: false?)`,
     ERR_SSL_WRONG_VERSION_NUMBER: `${peer} does not speak TLS there (set tls: false?)`,
     DEPTH_ZERO_SELF_SIGNED_CERT: `the certificate of ${peer} is self-signed: pin it with tlsFingerprint`,
     SELF_SIGNED_CERT_IN_CHAIN: `the certificate of ${peer} is not trusted: pin it with tlsFingerprint`,
-  };
-  return new DahuaConnectionError(
-    text[code] ?? `${peer}: ${err.message ?? String(e)}${code ? ` (${code})` : ''}`,
-    code,
-  );
+  });
+  return new DahuaConnectionError(text, code);
 }

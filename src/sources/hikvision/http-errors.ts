@@ -1,4 +1,5 @@
 /** Words for what went wrong in an exchange with a Hikvision device, and the answer it read. */
+import { netErrorText, routeWords, undiciWords } from '../net-error-words.js';
 import { HikApiError, HikAuthError, HikConnectionError, HikSetupError } from './errors.js';
 
 /** A device's answer, read whole. */
@@ -26,25 +27,16 @@ export function lockInfo(text: string): { locked: boolean; unlockSeconds?: numbe
 export function describeNetError(e: unknown, peer: string, timeoutMs: number): Error {
   if (e instanceof HikApiError || e instanceof HikAuthError || e instanceof HikSetupError) return e;
   if (e instanceof HikConnectionError) return e; // already in words (an answer too large...)
-  const err = e as { code?: string; message?: string; name?: string };
-  if (err.name === 'HikTlsError' || err.name === 'AbortError') return e as Error;
-  const code = err.code ?? '';
-  const seconds = `${Math.round(timeoutMs / 100) / 10} s`;
-  const text: Record<string, string> = {
+  const name = (e as { name?: string }).name;
+  if (name === 'HikTlsError' || name === 'AbortError') return e as Error;
+  const { text, code } = netErrorText(e, peer, {
     ECONNREFUSED: `${peer} refused the connection (nothing listens there: check the url)`,
-    ENOTFOUND: `cannot resolve the host name of ${peer} (ENOTFOUND)`,
-    EAI_AGAIN: `cannot resolve the host name of ${peer} (EAI_AGAIN)`,
-    EHOSTUNREACH: `no route to ${peer} (EHOSTUNREACH)`,
-    ENETUNREACH: `no route to ${peer} (ENETUNREACH)`,
-    ECONNRESET: `${peer} closed the connection (ECONNRESET)`,
-    UND_ERR_CONNECT_TIMEOUT: `no answer from ${peer} within ${seconds} (connect)`,
-    UND_ERR_HEADERS_TIMEOUT: `no answer from ${peer} within ${seconds}`,
-    UND_ERR_BODY_TIMEOUT: `${peer} stopped sending its answer for ${seconds}`,
-    UND_ERR_SOCKET: `${peer} closed the connection`,
+    ...routeWords(peer),
+    ...undiciWords(peer, timeoutMs),
     EPROTO: `${peer} does not speak TLS there (is the url http:// rather than https://?)`,
     ERR_SSL_WRONG_VERSION_NUMBER: `${peer} does not speak TLS there (is the url http:// rather than https://?)`,
-  };
-  return new HikConnectionError(text[code] ?? `${peer}: ${err.message ?? String(e)}${code ? ` (${code})` : ''}`, code);
+  });
+  return new HikConnectionError(text, code);
 }
 
 /**

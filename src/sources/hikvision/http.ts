@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Client, Dispatcher } from 'undici';
+import { readCappedBody } from '../capped-body.js';
 import { digestAuthorization, parseDigestChallenge, type DigestChallenge } from '../http-digest.js';
 import { HikAuthError, HikConnectionError, HikSetupError } from './errors.js';
 import { apiError, describeNetError, lockInfo, type HikResponse } from './http-errors.js';
@@ -262,23 +263,15 @@ async function readCapped(
   uri: string,
   declared?: string | string[],
 ): Promise<string> {
-  const tooLarge = () => {
-    body.destroy();
-    const what = uri.split('?')[0];
-    return new HikConnectionError(
-      `${peer} sent an answer of more than ${Math.round(max / 1024)} kB to ${what} (a page of events is about 20 kB): not read further`,
-      'ANSWER_TOO_LARGE',
-    );
-  };
-  const length = Number(Array.isArray(declared) ? declared[0] : declared);
-  if (Number.isFinite(length) && length > max) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const b = chunk as Buffer;
-    size += b.length;
-    if (size > max) throw tooLarge();
-    chunks.push(b);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  const what = uri.split('?')[0];
+  return readCappedBody(
+    body,
+    max,
+    declared,
+    () =>
+      new HikConnectionError(
+        `${peer} sent an answer of more than ${Math.round(max / 1024)} kB to ${what} (a page of events is about 20 kB): not read further`,
+        'ANSWER_TOO_LARGE',
+      ),
+  );
 }

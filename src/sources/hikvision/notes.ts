@@ -1,5 +1,7 @@
 import type { SourceStateStore } from '../../journal/types.js';
 import type { Logger } from '../../util/logger.js';
+import * as shared from '../device-notes.js';
+import type { NoteShelf, NoteWords, StoredNote } from '../device-notes.js';
 
 /**
  * What a Hikvision terminal did wrong lately, kept in the journal beside its cursor so that the
@@ -8,47 +10,30 @@ import type { Logger } from '../../util/logger.js';
  * broke one, events numbered or dated implausibly, a read position found past the device's
  * events. One note per topic, in words (a cause and the fix to try); a condition that lasts
  * rewrites its note at each occurrence and clears it once over; every note is shown for
- * NOTE_SHOWN_MS after it was last written.
+ * NOTE_SHOWN_MS after it was last written. The reading and writing is src/sources/device-notes.ts.
  */
 export type NoteTopic = 'poll' | 'stream' | 'events' | 'cursor';
 
-/** What went wrong, in a site admin's words, and what to try. */
-export interface NoteWords {
-  cause: string;
-  fix: string;
-}
+export type { NoteWords };
 
-export interface DeviceNote extends NoteWords {
-  topic: NoteTopic;
-  /** Epoch ms it was last written. */
-  at: number;
+export interface DeviceNote extends StoredNote<NoteTopic> {
   /** `cause: fix`, the one-line form. */
   message: string;
 }
 
-const KEY = 'notes';
-export const NOTE_SHOWN_MS = 24 * 3_600_000;
-const TOPICS: readonly NoteTopic[] = ['poll', 'stream', 'events', 'cursor'];
+export { NOTE_SHOWN_MS } from '../device-notes.js';
+
+const SHELF: NoteShelf<NoteTopic> = { key: 'notes', topics: ['poll', 'stream', 'events', 'cursor'] };
+
+const withMessage = (n: StoredNote<NoteTopic>): DeviceNote => ({ ...n, message: `${n.cause}: ${n.fix}` });
 
 export function readNotes(state: Pick<SourceStateStore, 'get'>, terminal: string): DeviceNote[] {
-  const raw = state.get(terminal, KEY);
-  if (!raw) return [];
-  try {
-    const o = JSON.parse(raw) as Record<string, { at?: unknown; cause?: unknown; fix?: unknown }>;
-    return TOPICS.flatMap((topic) => {
-      const n = o[topic];
-      return n && typeof n.at === 'number' && typeof n.cause === 'string' && typeof n.fix === 'string'
-        ? [{ topic, at: n.at, cause: n.cause, fix: n.fix, message: `${n.cause}: ${n.fix}` }]
-        : [];
-    });
-  } catch {
-    return [];
-  }
+  return shared.readNotes(SHELF, state, terminal).map(withMessage);
 }
 
 /** The notes to show now, oldest topic first. */
 export function activeNotes(state: Pick<SourceStateStore, 'get'>, terminal: string, now: number): DeviceNote[] {
-  return readNotes(state, terminal).filter((n) => now - n.at < NOTE_SHOWN_MS || n.at > now);
+  return shared.activeNotes(SHELF, state, terminal, now).map(withMessage);
 }
 
 /**
@@ -63,15 +48,5 @@ export function writeNote(
   now: number,
   log: Logger,
 ): void {
-  try {
-    const notes = readNotes(state, terminal);
-    const had = notes.some((n) => n.topic === topic);
-    if (words === null && !had) return;
-    const next: Record<string, { at: number } & NoteWords> = {};
-    for (const n of notes) if (n.topic !== topic) next[n.topic] = { at: n.at, cause: n.cause, fix: n.fix };
-    if (words !== null) next[topic] = { at: now, cause: words.cause, fix: words.fix };
-    state.set({ terminal, key: KEY, value: Object.keys(next).length ? JSON.stringify(next) : '' });
-  } catch (e) {
-    log.warn({ err: e instanceof Error ? e.message : String(e), topic }, 'could not keep the note for the status');
-  }
+  shared.writeNote(SHELF, state, terminal, topic, words, now, log);
 }

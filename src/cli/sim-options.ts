@@ -1,0 +1,76 @@
+/**
+ * The parts every `punchgate sim <server>` command repeats: checking option values given as text
+ * (a bad one exits 78 naming the option), collecting a repeatable option, starting the simulator
+ * (a port that cannot be had exits 75) and stopping it when asked.
+ */
+import { readFileSync } from 'node:fs';
+import { EXIT, ExitError } from '../util/exit-codes.js';
+
+/** A bad option value: exit 78, the message names the option (never a secret value). */
+export const badOption = (msg: string) => new ExitError(msg, EXIT.CONFIG);
+
+/** A whole number in min..max given as text, or undefined when the option is absent. */
+export function intText(
+  name: string,
+  v: string | undefined,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
+    throw badOption(`${name}: must be an integer from ${min} to ${max}`);
+  return Number(v);
+}
+
+/** A probability 0..1 given as text (a fault rate), or undefined when the option is absent. */
+export function rateText(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === '' || !(n >= 0 && n <= 1)) throw badOption(`${name}: must be a number from 0 to 1`);
+  return n;
+}
+
+/** Commander's collector of a repeatable option. */
+export const collect = (v: string, prev: string[]) => [...prev, v];
+
+/**
+ * Starts a simulator on host:port: a port taken or not allowed exits 75 (try again or another
+ * port), any other refusal (a bad option the simulator found) exits 78.
+ */
+export async function startSimOrExit<S>(host: string, port: string, start: () => Promise<S>): Promise<S> {
+  try {
+    return await start();
+  } catch (e) {
+    if (e instanceof ExitError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES')
+      throw new ExitError(`cannot listen on ${host}:${port}: ${code}`, EXIT.TEMPFAIL);
+    throw badOption(e instanceof Error ? e.message : String(e));
+  }
+}
+
+/** Waits for the stop signal, stops the simulator and says so on stderr; exit 0. */
+export async function serveUntilStopped(
+  io: { err: (text: string) => void; until: Promise<void> },
+  sim: { stop: () => Promise<void> },
+  name: string,
+): Promise<number> {
+  await io.until;
+  await sim.stop();
+  io.err(`${name} simulator stopped\n`);
+  return EXIT.OK;
+}
+
+/** A file a simulator is told to read (a password, a certificate): one it cannot read exits 66 naming it. */
+export function readSimFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ExitError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, EXIT.NOINPUT);
+  }
+}
+
+/** The password of a --password-file: its first line, trimmed. */
+export function passwordFromFile(file: string): string {
+  return (readSimFile(file).split(/\r?\n/)[0] ?? '').trim();
+}
