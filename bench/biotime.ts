@@ -6,6 +6,7 @@
  * process; both sides alternate over 3 rounds, a fresh journal each round, the median is
  * reported; the RSS of this process while our poll runs is reported against a bound.
  */
+import { readRounds } from './lib/read-rounds.js';
 import { Client } from 'undici';
 import type { BiotimeTerminalConfig } from '../src/config/terminals.js';
 import { Journal } from '../src/journal/index.js';
@@ -14,11 +15,11 @@ import { BiotimePoller, openClient } from '../src/sources/biotime/index.js';
 import { silentLogger } from '../src/util/logger.js';
 import type { BiotimeChildArgs, BiotimeChildReady } from './child-biotime.js';
 import { BenchChild } from './lib/child.js';
-import { mb, RssSampler } from './lib/rss.js';
+import { mb } from './lib/rss.js';
 import { scaled } from './lib/scale.js';
 import { scratchDir } from './lib/setup.js';
 import { fmt, log, ratioRow, type BenchRow } from './lib/table.js';
-import { collectGarbage, median, nowMs, rate } from './lib/timing.js';
+import { nowMs, rate } from './lib/timing.js';
 
 const ROUNDS = 3;
 const PASSWORD = 'bench-passw0rd';
@@ -120,34 +121,25 @@ export async function benchBiotime(): Promise<BenchRow[]> {
     args: [JSON.stringify({ transactions: n, password: PASSWORD } satisfies BiotimeChildArgs)],
   });
   const scratch = scratchDir('biotime');
-  const ours: Run[] = [];
-  const bare: Run[] = [];
-  let peakRss = 0;
+  let result;
   try {
     const url = sim.ready.url;
-    for (let round = 1; round <= ROUNDS; round++) {
-      collectGarbage();
-      const b = await bareLoop(url);
-      if (b.rows !== n) throw new Error(`the bare loop read ${b.rows} of ${n} transactions`);
-      bare.push(b);
-      log(`  round ${round}, bare page loop: ${fmt(b.ms / 1000, 2)} s, ${fmt(b.requests)} requests`);
-      collectGarbage();
-      const rss = new RssSampler().start();
-      const o = await ourPoll(url, scratch.dir, round);
-      peakRss = Math.max(peakRss, rss.stop().peak);
-      if (o.journalled !== n) throw new Error(`our poll journalled ${o.journalled} of ${n} transactions`);
-      ours.push(o);
-      log(
-        `  round ${round}, ours (poll + journal): ${fmt(o.ms / 1000, 2)} s, ${fmt(o.requests)} requests, ${fmt(o.journalled)} journalled`,
-      );
-    }
+    result = await readRounds({
+      rounds: ROUNDS,
+      bare: () => bareLoop(url),
+      ours: (round) => ourPoll(url, scratch.dir, round),
+      checkBare: (b) => {
+        if (b.rows !== n) throw new Error(`the bare loop read ${b.rows} of ${n} transactions`);
+      },
+      checkOurs: (o) => {
+        if (o.journalled !== n) throw new Error(`our poll journalled ${o.journalled} of ${n} transactions`);
+      },
+    });
   } finally {
     scratch.remove();
     await sim.stop();
   }
-  const mid = (runs: Run[]) => runs.find((r) => r.ms === median(runs.map((x) => x.ms))) ?? runs[0]!;
-  const o = mid(ours);
-  const b = mid(bare);
+  const { ours: o, bare: b, peakRss } = result;
   return [
     ratioRow({
       bench: 'biotime',

@@ -7,6 +7,7 @@
  * alternate over 3 rounds, a fresh journal each round, the median is reported; the RSS of this
  * process is sampled during our polls (the peak, against a bound).
  */
+import { readRounds } from './lib/read-rounds.js';
 import http from 'node:http';
 import { Journal } from '../src/journal/index.js';
 import { DahuaClient, DahuaPoller } from '../src/sources/dahua/index.js';
@@ -15,11 +16,10 @@ import { digestAuthorization, parseDigestChallenge, type DigestChallenge } from 
 import { silentLogger } from '../src/util/logger.js';
 import type { DahuaChildArgs, DahuaChildReady } from './child-dahua.js';
 import { BenchChild } from './lib/child.js';
-import { RssSampler } from './lib/rss.js';
 import { scaled } from './lib/scale.js';
 import { scratchDir } from './lib/setup.js';
 import { fmt, log, ratioRow, type BenchRow } from './lib/table.js';
-import { collectGarbage, median, nowMs, rate } from './lib/timing.js';
+import { nowMs, rate } from './lib/timing.js';
 
 const ROUNDS = 3;
 const PASSWORD = 'bench-dahua-1';
@@ -158,38 +158,26 @@ export async function benchDahua(): Promise<BenchRow[]> {
     args: [JSON.stringify({ records, password: PASSWORD } satisfies DahuaChildArgs)],
   });
   const scratch = scratchDir('dahua');
-  const ours: Run[] = [];
-  const bare: Run[] = [];
-  const rss = new RssSampler().start();
-  let peak = 0;
+  let result;
   try {
     const port = sim.ready.port;
-    for (let round = 1; round <= ROUNDS; round++) {
-      collectGarbage();
-      const b = await bareLoop(port);
-      if (b.records !== records) throw new Error(`the bare loop read ${b.records} of ${records} records`);
-      bare.push(b);
-      log(`  round ${round}, bare page loop: ${fmt(b.ms / 1000, 2)} s, ${fmt(b.requests)} requests`);
-      collectGarbage();
-      rss.reset();
-      const o = await ourPoll(port, scratch.dir, round);
-      peak = Math.max(peak, rss.stop().peak);
-      rss.start();
-      if (o.journalled !== sim.ready.accepted)
-        throw new Error(`our poll journalled ${o.journalled} of ${sim.ready.accepted} accepted records`);
-      ours.push(o);
-      log(
-        `  round ${round}, ours (poll + journal): ${fmt(o.ms / 1000, 2)} s, ${fmt(o.requests)} requests, ${fmt(o.journalled)} journalled`,
-      );
-    }
+    result = await readRounds({
+      rounds: ROUNDS,
+      bare: () => bareLoop(port),
+      ours: (round) => ourPoll(port, scratch.dir, round),
+      checkBare: (b) => {
+        if (b.records !== records) throw new Error(`the bare loop read ${b.records} of ${records} records`);
+      },
+      checkOurs: (o) => {
+        if (o.journalled !== sim.ready.accepted)
+          throw new Error(`our poll journalled ${o.journalled} of ${sim.ready.accepted} accepted records`);
+      },
+    });
   } finally {
-    rss.stop();
     scratch.remove();
     await sim.stop();
   }
-  const mid = (runs: Run[]) => runs.find((r) => r.ms === median(runs.map((x) => x.ms))) ?? runs[0]!;
-  const o = mid(ours);
-  const b = mid(bare);
+  const { ours: o, bare: b, peakRss: peak } = result;
   return [
     ratioRow({
       bench: 'dahua',

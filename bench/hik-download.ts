@@ -6,6 +6,7 @@
  * nothing else. The simulator runs in a child process; both sides alternate over 3 rounds, a
  * fresh journal each round, and the median is reported with its time and request count.
  */
+import { readRounds } from './lib/read-rounds.js';
 import { Client } from 'undici';
 import { Journal } from '../src/journal/index.js';
 import { sourceDepsFor } from '../src/sources/deps.js';
@@ -18,7 +19,7 @@ import { BenchChild } from './lib/child.js';
 import { scaled } from './lib/scale.js';
 import { scratchDir } from './lib/setup.js';
 import { fmt, log, ratioRow, type BenchRow } from './lib/table.js';
-import { collectGarbage, median, nowMs, rate } from './lib/timing.js';
+import { nowMs, rate } from './lib/timing.js';
 
 const ROUNDS = 3;
 const PASSWORD = 'bench-passw0rd';
@@ -136,31 +137,25 @@ export async function benchHikDownload(): Promise<BenchRow[]> {
     args: [JSON.stringify({ passes, password: PASSWORD } satisfies HikvisionChildArgs)],
   });
   const scratch = scratchDir('hik');
-  const ours: Run[] = [];
-  const bare: Run[] = [];
+  let result;
   try {
     const url = sim.ready.url;
-    for (let round = 1; round <= ROUNDS; round++) {
-      collectGarbage();
-      const b = await bareLoop(url);
-      if (b.events !== passes) throw new Error(`the bare loop read ${b.events} of ${passes} events`);
-      bare.push(b);
-      log(`  round ${round}, bare page loop: ${fmt(b.ms / 1000, 2)} s, ${fmt(b.requests)} requests`);
-      collectGarbage();
-      const o = await ourPoll(url, scratch.dir, round);
-      if (o.journalled !== passes) throw new Error(`our poll journalled ${o.journalled} of ${passes} events`);
-      ours.push(o);
-      log(
-        `  round ${round}, ours (poll + journal): ${fmt(o.ms / 1000, 2)} s, ${fmt(o.requests)} requests, ${fmt(o.journalled)} journalled`,
-      );
-    }
+    result = await readRounds({
+      rounds: ROUNDS,
+      bare: () => bareLoop(url),
+      ours: (round) => ourPoll(url, scratch.dir, round),
+      checkBare: (b) => {
+        if (b.events !== passes) throw new Error(`the bare loop read ${b.events} of ${passes} events`);
+      },
+      checkOurs: (o) => {
+        if (o.journalled !== passes) throw new Error(`our poll journalled ${o.journalled} of ${passes} events`);
+      },
+    });
   } finally {
     scratch.remove();
     await sim.stop();
   }
-  const mid = (runs: Run[]) => runs.find((r) => r.ms === median(runs.map((x) => x.ms))) ?? runs[0]!;
-  const o = mid(ours);
-  const b = mid(bare);
+  const { ours: o, bare: b } = result;
   return [
     ratioRow({
       bench: 'hik-download',
