@@ -3,7 +3,8 @@
  * example contrib/prometheus/agent.yml) scrapes `punchgate run`'s /metrics on loopback with the
  * status token and remote-writes to a central Prometheus (the example central.yml, remote-write
  * receiver on, the alert rules loaded) with the box's `site` label; the central one answers
- * queries for the box's punchgate_ series with that label. Every expression of both Grafana
+ * queries for the box's punchgate_ series with that label. Two boxes of two sites send to it, each
+ * through its own agent: each site's series stay apart (one row per site in the fleet table). Every expression of both Grafana
  * dashboards is read against this real daemon's /metrics and run on the central Prometheus.
  * The central side's size per box (series, samples per second) is measured here with 5
  * terminals, and printed (docs/fleet.md).
@@ -16,9 +17,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../bench/lib/ports.js';
 import { punchTimes, spawnDaemon, startStack, statusUrl, type DaemonProcess } from '../daemon/stack.js';
 import { problemsIn } from '../helpers/promql.js';
+import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
 
 const SITE = 'plant-t';
+/** A second box, of another site, sending to the same central Prometheus. */
+const OTHER_SITE = 'plant-u';
+const OTHER_TERMINALS = 2;
 const METRICS_TOKEN = 'fleet-metrics-token-9c2d';
 const TERMINALS = 5;
 const SCRAPE_SECONDS = 1;
@@ -35,7 +40,6 @@ interface Sample {
 
 describe('a Prometheus agent on the box sends punchgate metrics to a central Prometheus', () => {
   const cleanups: (() => unknown)[] = [];
-  let stack: Awaited<ReturnType<typeof startStack>>;
   let daemon: DaemonProcess;
   let exposition: string;
   let central: string;
@@ -55,24 +59,66 @@ describe('a Prometheus agent on the box sends punchgate metrics to a central Pro
     return (await res.json()) as { status: string; data: { result: Sample[] }; error?: string };
   };
 
-  beforeAll(async () => {
-    stack = await startStack({ terminals: TERMINALS });
-    cleanups.push(() => stack.stop());
+  /**
+   * One box: a daemon with its terminals (/metrics beyond a token, as on a box whose agent scrapes
+   * it: status.authTokenFile) and its Prometheus agent, the example agent.yml with this box's
+   * site, target, token and the central URL. Returns the daemon's status URL.
+   */
+  const startBox = async (site: string, terminals: number, agentPort: number) => {
+    const box = await startStack({ terminals });
+    cleanups.push(() => box.stop());
     const nextTime = punchTimes('2026-11-22', 11);
-    stack.terminals.forEach((t, i) => {
+    box.terminals.forEach((t, i) => {
       for (let n = 0; n < 4; n++) t.addPunch({ userId: String(1000 + i), logTime: nextTime() });
     });
-    // /metrics beyond a token, as on a box whose agent scrapes it (status.authTokenFile).
-    writeFileSync(stack.tmp.path('metrics-token'), `${METRICS_TOKEN}\n`);
-    stack.writeConfig(undefined, (c) => {
-      (c.status as Record<string, unknown>).authTokenFile = stack.tmp.path('metrics-token');
+    writeFileSync(box.tmp.path('metrics-token'), `${METRICS_TOKEN}\n`);
+    box.writeConfig(undefined, (c) => {
+      (c.status as Record<string, unknown>).authTokenFile = box.tmp.path('metrics-token');
     });
-    daemon = spawnDaemon(stack.configPath);
-    cleanups.push(() => daemon.child.exitCode === null && daemon.child.kill('SIGKILL'));
-    const url = await statusUrl(daemon);
-    await waitFor(() => stack.hrms.attendance().length === TERMINALS * 4, 30_000, 'the punches delivered');
+    const d = spawnDaemon(box.configPath);
+    cleanups.push(() => d.child.exitCode === null && d.child.kill('SIGKILL'));
+    const url = await statusUrl(d);
+    await waitFor(() => box.hrms.attendance().length === terminals * 4, 30_000, `the punches of ${site} delivered`);
     const target = new URL(url).host;
 
+    const agentConfig = readFileSync('contrib/prometheus/agent.yml', 'utf8')
+      .replaceAll('plant-a', site)
+      .replace("'127.0.0.1:9330'", `'${target}'`)
+      .replace('/etc/prometheus/punchgate-token', box.tmp.path('metrics-token'))
+      .replace('https://prometheus.example.com/api/v1/write', `${central}/api/v1/write`)
+      .replace(/scrape_interval: \d+s/, `scrape_interval: ${SCRAPE_SECONDS}s`)
+      .replace(/batch_send_deadline: \d+s/, 'batch_send_deadline: 1s');
+    const agentDoc = parse(agentConfig) as { remote_write: { basic_auth?: unknown; authorization?: unknown }[] };
+    // The central side here asks for no credentials (the example's are for the real one).
+    for (const w of agentDoc.remote_write) {
+      delete w.basic_auth;
+      delete w.authorization;
+    }
+    writeFileSync(box.tmp.path('agent.yml'), stringify(agentDoc));
+    // The agent's config as promtool reads it (--agent: no rules, no alerting).
+    const check = spawnSync('promtool', ['check', 'config', '--agent', box.tmp.path('agent.yml')], {
+      encoding: 'utf8',
+    });
+    expect(check.status, `${check.stdout}${check.stderr}`).toBe(0);
+    mkdirSync(box.tmp.path('agent-data'));
+    const a = prometheus(
+      [
+        '--enable-feature=agent',
+        `--config.file=${box.tmp.path('agent.yml')}`,
+        `--storage.agent.path=${box.tmp.path('agent-data')}`,
+        `--web.listen-address=127.0.0.1:${agentPort}`,
+      ],
+      `agent of ${site}`,
+    );
+    await waitFor(
+      async () => (await query(`punchgate_build_info{site="${site}"}`)).data.result.length > 0,
+      60_000,
+      `the series of ${site} at the central Prometheus`,
+    ).catch(withOutput(a.output));
+    return { daemon: d, url };
+  };
+
+  beforeAll(async () => {
     // The central Prometheus: the example config, with the rules, on loopback.
     const centralPort = await freePort();
     central = `http://127.0.0.1:${centralPort}`;
@@ -84,11 +130,15 @@ describe('a Prometheus agent on the box sends punchgate metrics to a central Pro
     centralConfig.global.evaluation_interval = '1s';
     delete centralConfig.alerting;
     centralConfig.rule_files = [join(process.cwd(), 'contrib/prometheus/alerts.yml')];
-    writeFileSync(stack.tmp.path('central.yml'), stringify(centralConfig));
+    const centralDir = tempDir('punchgate-central-');
+    cleanups.push(() => centralDir.cleanup());
+    writeFileSync(centralDir.path('central.yml'), stringify(centralConfig));
+    const check = spawnSync('promtool', ['check', 'config', centralDir.path('central.yml')], { encoding: 'utf8' });
+    expect(check.status, `${check.stdout}${check.stderr}`).toBe(0);
     const c = prometheus(
       [
-        `--config.file=${stack.tmp.path('central.yml')}`,
-        `--storage.tsdb.path=${stack.tmp.path('central-data')}`,
+        `--config.file=${centralDir.path('central.yml')}`,
+        `--storage.tsdb.path=${centralDir.path('data')}`,
         `--web.listen-address=127.0.0.1:${centralPort}`,
         '--web.enable-remote-write-receiver',
       ],
@@ -106,46 +156,15 @@ describe('a Prometheus agent on the box sends punchgate metrics to a central Pro
       'the central Prometheus to be ready',
     ).catch(withOutput(c.output));
 
-    // The box's agent: the example agent.yml with this box's site, target, token and central URL.
-    const agentConfig = readFileSync('contrib/prometheus/agent.yml', 'utf8')
-      .replaceAll('plant-a', SITE)
-      .replace("'127.0.0.1:9330'", `'${target}'`)
-      .replace('/etc/prometheus/punchgate-token', stack.tmp.path('metrics-token'))
-      .replace('https://prometheus.example.com/api/v1/write', `${central}/api/v1/write`)
-      .replace(/scrape_interval: \d+s/, `scrape_interval: ${SCRAPE_SECONDS}s`)
-      .replace(/batch_send_deadline: \d+s/, 'batch_send_deadline: 1s');
-    const agentDoc = parse(agentConfig) as { remote_write: { basic_auth?: unknown; authorization?: unknown }[] };
-    // The central side here asks for no credentials (the example's are for the real one).
-    for (const w of agentDoc.remote_write) {
-      delete w.basic_auth;
-      delete w.authorization;
-    }
-    writeFileSync(stack.tmp.path('agent.yml'), stringify(agentDoc));
-    // Both configs as promtool reads them (the agent's with --agent: no rules, no alerting).
-    for (const args of [['--agent', stack.tmp.path('agent.yml')], [stack.tmp.path('central.yml')]]) {
-      const check = spawnSync('promtool', ['check', 'config', ...args], { encoding: 'utf8' });
-      expect(check.status, `${check.stdout}${check.stderr}`).toBe(0);
-    }
-    mkdirSync(stack.tmp.path('agent-data'));
-    const agentPort = await freePort();
-    const a = prometheus(
-      [
-        '--enable-feature=agent',
-        `--config.file=${stack.tmp.path('agent.yml')}`,
-        `--storage.agent.path=${stack.tmp.path('agent-data')}`,
-        `--web.listen-address=127.0.0.1:${agentPort}`,
-      ],
-      'agent',
-    );
-    await waitFor(
-      async () => (await query(`punchgate_build_info{site="${SITE}"}`)).data.result.length > 0,
-      60_000,
-      "the box's series at the central Prometheus",
-    ).catch(withOutput(a.output));
-    const res = await fetch(`${url}metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    // Two boxes of two sites send to it, each through its own agent.
+    ({ daemon } = await startBox(SITE, TERMINALS, await freePort()));
+    await startBox(OTHER_SITE, OTHER_TERMINALS, await freePort());
+    const res = await fetch(`${await statusUrl(daemon)}metrics`, {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
     expect(res.status).toBe(200);
     exposition = await res.text();
-  }, 180_000);
+  }, 240_000);
 
   afterAll(async () => {
     for (const c of cleanups.splice(0).reverse()) await c();
@@ -158,27 +177,33 @@ describe('a Prometheus agent on the box sends punchgate metrics to a central Pro
     }
   });
 
-  it("the central Prometheus has the box's punchgate_ series with its site label, scraped with the token", async () => {
+  it("the central Prometheus has each box's punchgate_ series with its own site label, scraped with the token", async () => {
     const info = await query('punchgate_build_info');
     expect(info.status).toBe('success');
-    expect(info.data.result.map((s) => s.metric)).toEqual([
-      expect.objectContaining({
-        __name__: 'punchgate_build_info',
-        site: SITE,
-        job: 'punchgate',
-        instance: `${SITE}.example.org`,
-      }),
-    ]);
-    const up = await query(`up{site="${SITE}", job="punchgate"}`);
-    expect(up.data.result.map((s) => s.value[1])).toEqual(['1']);
-    await waitFor(
-      async () => {
-        const delivered = await query(`sum(punchgate_punches_delivered_total{site="${SITE}"})`);
-        return delivered.data.result[0]?.value[1] === String(TERMINALS * 4);
-      },
-      30_000,
-      'the delivered count at the central Prometheus',
+    expect(info.data.result.map((s) => s.metric).sort((a, b) => a.site!.localeCompare(b.site!))).toEqual(
+      [SITE, OTHER_SITE].map((site) =>
+        expect.objectContaining({
+          __name__: 'punchgate_build_info',
+          site,
+          job: 'punchgate',
+          instance: `${site}.example.org`,
+        }),
+      ),
     );
+    const up = await query(`up{job="punchgate"}`);
+    expect(up.data.result.map((s) => `${s.metric.site} ${s.value[1]}`).sort()).toEqual([
+      `${SITE} 1`,
+      `${OTHER_SITE} 1`,
+    ]);
+    // Each site's punches are its own: the two boxes' counters are not summed into one.
+    const expected = `${SITE} ${TERMINALS * 4},${OTHER_SITE} ${OTHER_TERMINALS * 4}`;
+    const delivered = async () =>
+      (await query('sum by (site) (punchgate_punches_delivered_total)')).data.result
+        .map((s) => `${s.metric.site} ${s.value[1]}`)
+        .sort()
+        .join(',');
+    await waitFor(async () => (await delivered()) === expected, 30_000, 'the delivered counts per site');
+    expect(await delivered()).toBe(expected);
     const terminals = await query(`punchgate_terminal_up{site="${SITE}"}`);
     expect(terminals.data.result.map((s) => s.metric.terminal).sort()).toEqual(
       Array.from({ length: TERMINALS }, (_, i) => `gate-${i + 1}`),
@@ -215,8 +240,8 @@ describe('a Prometheus agent on the box sends punchgate metrics to a central Pro
     expect(evaluated.filter((r) => r.health !== 'ok').map((r) => `${r.name}: ${r.lastError}`)).toEqual([]);
     expect(evaluated.filter((r) => r.state !== 'inactive').map((r) => `${r.name}: ${r.state}`)).toEqual([]);
     expect(exposition).not.toMatch(/^punchgate_delivery_failing_since_timestamp_seconds /m);
-    const alerts = await query(`ALERTS{site="${SITE}"}`);
-    expect(alerts.data.result.map((s) => s.metric.alertname)).toEqual([]);
+    const alerts = await query('ALERTS');
+    expect(alerts.data.result.map((s) => `${s.metric.site}: ${s.metric.alertname}`)).toEqual([]);
   });
 
   it('every expression of both dashboards reads metrics this daemon serves, and runs on the central Prometheus', async () => {
@@ -237,9 +262,12 @@ describe('a Prometheus agent on the box sends punchgate metrics to a central Pro
         }
       }
     }
-    // The fleet table's rows: the site, with its terminals and its version.
+    // The fleet table's rows: one per site, with its terminals.
     const rows = await query(`count by (site) (punchgate_terminal_up{site=~".+"})`);
-    expect(rows.data.result).toEqual([{ metric: { site: SITE }, value: [expect.any(Number), String(TERMINALS)] }]);
+    expect(rows.data.result.map((r) => `${r.metric.site} ${r.value[1]}`).sort()).toEqual([
+      `${SITE} ${TERMINALS}`,
+      `${OTHER_SITE} ${OTHER_TERMINALS}`,
+    ]);
   });
 
   it(`the size of the central side per box with ${TERMINALS} terminals: series and samples per second`, async () => {
