@@ -5,8 +5,12 @@
  * vaulted vars file (never shown in Ansible's output) and the config from variables, checked by
  * `punchgate check --config-only` before it replaces the file. Applied again, it changes nothing
  * and reloads nothing; a changed variable reloads the running daemon once; a broken variable fails
- * the play and leaves the file and the running daemon as they were. ansible-lint (production
- * profile) passes on contrib/ansible, and the example inventory of three sites decrypts and parses.
+ * the play and leaves the file and the running daemon as they were (a number as text, an address
+ * that is not a URL, an unknown terminal kind, a vault variable not defined, a secret of two lines).
+ * The secrets hold what YAML and Jinja make special ({{ }}, {% %}, {# #}, quotes, a colon, #),
+ * vaulted as !unsafe: they reach their files as they are (the HRMS and a Frappe sink on loopback
+ * take them), and appear in no output, -vvv included. ansible-lint (production profile) passes on
+ * contrib/ansible, and the example inventory of three sites decrypts and parses.
  *
  * There is no systemd here (PID 1 is not systemd in CI's container): the role runs with
  * punchgate_service_manager: command, its reload handler sending SIGHUP to the daemon the test
@@ -33,6 +37,7 @@ import {
   type Proc,
 } from '../../bench/lib/package-box.js';
 import { freePort } from '../../bench/lib/ports.js';
+import { startFrappeSim, type FrappeSim } from '../../src/sim/frappe/index.js';
 import { startHrmsSim, type HrmsSim } from '../../src/sim/hrms/index.js';
 import { startTerminalSim, type TerminalSim } from '../../src/sim/terminal/index.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -49,7 +54,12 @@ if (!ROOT) {
 
 const CONTRIB = join(process.cwd(), 'contrib', 'ansible');
 const CONFIG = '/etc/punchgate/punchgate.yaml';
-const HRMS_TOKEN = 'ansible-vaulted-hrms-token-5e1f';
+/** Secrets with what YAML and Jinja make special: vaulted as !unsafe, they reach their files as they are. */
+const HRMS_TOKEN = `ansible-{{ vaulted }}:'hrms' "token" {% raw %}#5e1f`;
+const FRAPPE_KEY = 'ansible-frappe-key-{#7c3a#}';
+const FRAPPE_SECRET = `frappe-{% if x %}:{# y #}'q"-s3cr3t-{{ z }}`;
+/** Pieces of the secrets no output may hold. */
+const SECRET_PIECES = ['5e1f', '7c3a', 's3cr3t'];
 const COMM_KEY = 4711;
 const KEYRING = '/etc/apt/keyrings/punchgate.gpg';
 /** The delivery settings of the run that changes a variable (and of the runs after it). */
@@ -61,6 +71,7 @@ describe.skipIf(!ROOT)('the Ansible role, applied to this machine with ansible-p
   const pidFile = join(tmp.dir, 'punchgate.pid');
   let hrms: HrmsSim;
   let terminal: TerminalSim;
+  let frappe: FrappeSim;
   let daemon: Proc | undefined;
   let statusPort: number;
   let server: StaticServer;
@@ -94,10 +105,12 @@ describe.skipIf(!ROOT)('the Ansible role, applied to this machine with ansible-p
     ],
     punchgate_hrms_token: '{{ vault_hrms_token }}',
     punchgate_terminal_secrets: '{{ vault_terminal_secrets }}',
+    punchgate_sinks: [{ name: 'erp', kind: 'frappe', baseUrl: frappe.url, timeoutMs: 2000 }],
+    punchgate_sink_secrets: '{{ vault_sink_secrets }}',
     ...override,
   });
-  /** One ansible-playbook run of the role on this machine; returns its output and the recap's counts. */
-  const play = async (override: Record<string, unknown> = {}) => {
+  /** One ansible-playbook run of the role on this machine (-v, or `verbosity`); returns its output and the recap's counts. */
+  const play = async (override: Record<string, unknown> = {}, verbosity = '-v') => {
     writeFileSync(
       join(tmp.dir, 'inventory.json'),
       JSON.stringify({ punchgate: { hosts: { localhost: hostVars(override) } } }),
@@ -106,6 +119,7 @@ describe.skipIf(!ROOT)('the Ansible role, applied to this machine with ansible-p
     const r = await shAsync(
       'ansible-playbook',
       [
+        verbosity,
         '-i',
         join(tmp.dir, 'inventory.json'),
         '-e',
@@ -127,9 +141,9 @@ describe.skipIf(!ROOT)('the Ansible role, applied to this machine with ansible-p
       },
     );
     const recap = /localhost\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)/.exec(r.out);
-    // Secrets never appear in what Ansible prints.
-    expect(r.all).not.toContain(HRMS_TOKEN);
-    expect(r.all).not.toContain(String(COMM_KEY));
+    // Secrets never appear in what Ansible prints, not even a piece of one.
+    for (const secret of [HRMS_TOKEN, FRAPPE_KEY, FRAPPE_SECRET, String(COMM_KEY), ...SECRET_PIECES])
+      expect(r.all).not.toContain(secret);
     return {
       ...r,
       changed: recap ? Number(recap[2]) : NaN,
@@ -156,12 +170,26 @@ describe.skipIf(!ROOT)('the Ansible role, applied to this machine with ansible-p
         logTime: new Date(Date.now() - 3_600_000 + i * 60_000).toISOString().slice(0, 19).replace('T', ' '),
       })),
     });
+    frappe = await startFrappeSim({
+      keys: [{ key: FRAPPE_KEY, secret: FRAPPE_SECRET }],
+      employees: [{ fields: { attendance_device_id: '1001' } }],
+    });
     statusPort = await freePort();
-    // The secrets as a site keeps them: an ansible-vault encrypted vars file.
+    // The secrets as a site keeps them: an ansible-vault encrypted vars file, each text marked
+    // !unsafe (role README: Ansible would read "{{" in it as a template). A JSON string is a YAML
+    // double-quoted scalar.
+    const unsafe = (text: string) => `!unsafe ${JSON.stringify(text)}`;
     writeFileSync(join(tmp.dir, 'vault-pass'), 'test-vault-password\n');
     writeFileSync(
       join(tmp.dir, 'vault.yml'),
-      `vault_hrms_token: ${HRMS_TOKEN}\nvault_terminal_secrets:\n  gate-1: { commKey: ${COMM_KEY} }\n`,
+      [
+        `vault_hrms_token: ${unsafe(HRMS_TOKEN)}`,
+        'vault_terminal_secrets:',
+        `  gate-1: { commKey: ${COMM_KEY} }`,
+        'vault_sink_secrets:',
+        `  erp: { apiKey: ${unsafe(FRAPPE_KEY)}, apiSecret: ${unsafe(FRAPPE_SECRET)} }`,
+        '',
+      ].join('\n'),
     );
     const enc = sh('ansible-vault', [
       'encrypt',
@@ -227,6 +255,7 @@ describe.skipIf(!ROOT)('the Ansible role, applied to this machine with ansible-p
     await server?.close();
     sh('gpgconf', ['--kill', 'gpg-agent'], { env: { ...process.env, GNUPGHOME: gnupg } });
     await terminal?.stop();
+    await frappe?.stop();
     await hrms?.stop();
     tmp.cleanup();
   });
@@ -244,7 +273,8 @@ describe.skipIf(!ROOT)('the Ansible role, applied to this machine with ansible-p
     );
     expect(server.served).toContain(`/pool/main/p/punchgate/punchgate_${VERSION}_amd64.deb`);
     const user = serviceUser();
-    for (const f of ['/etc/punchgate/token', CONFIG]) {
+    const secretFiles = ['/etc/punchgate/token', '/etc/punchgate/sink-erp.apiKey', '/etc/punchgate/sink-erp.apiSecret'];
+    for (const f of [...secretFiles, CONFIG]) {
       const s = statSync(f);
       expect({ file: f, mode: s.mode & 0o777, uid: s.uid, gid: s.gid }).toEqual({
         file: f,
@@ -253,26 +283,41 @@ describe.skipIf(!ROOT)('the Ansible role, applied to this machine with ansible-p
         gid: user.gid,
       });
     }
-    expect(readFileSync('/etc/punchgate/token', 'utf8')).toBe(`${HRMS_TOKEN}\n`);
-    const config = parse(readFileSync(CONFIG, 'utf8')) as Record<string, unknown> & {
-      terminals: Record<string, unknown>[];
-      hrms: Record<string, unknown>;
-    };
-    expect(config.site).toBe('ansibletest');
-    expect(config.hrms.tokenFile).toBe('/etc/punchgate/token');
-    expect(config.terminals[0]).toMatchObject({ name: 'gate-1', commKey: COMM_KEY, port: terminal.port });
+    // Each secret as it is in the vault, one line.
+    expect(secretFiles.map((f) => readFileSync(f, 'utf8'))).toEqual(
+      [HRMS_TOKEN, FRAPPE_KEY, FRAPPE_SECRET].map((v) => `${v}\n`),
+    );
+    // The config is the variables, each key as given, plus the files of the secrets.
+    const vars = hostVars();
+    const config = parse(readFileSync(CONFIG, 'utf8')) as Record<string, unknown>;
+    expect(config).toEqual({
+      site: 'ansibletest',
+      journal: { path: '/var/lib/punchgate/journal.db' },
+      hrms: { ...vars.punchgate_hrms, tokenFile: '/etc/punchgate/token' },
+      sinks: [
+        {
+          ...vars.punchgate_sinks[0],
+          apiKeyFile: '/etc/punchgate/sink-erp.apiKey',
+          apiSecretFile: '/etc/punchgate/sink-erp.apiSecret',
+        },
+      ],
+      delivery: vars.punchgate_delivery,
+      status: vars.punchgate_status,
+      terminals: [{ ...vars.punchgate_terminals[0], commKey: COMM_KEY }],
+    });
     // The service as the test runs it (no systemd here): as the service user, on that config.
     daemon = start('/usr/bin/punchgate', ['run', '--config', CONFIG], user);
     writeFileSync(pidFile, String(daemon.child.pid));
+    // The secrets work: the HRMS takes the token, Frappe the key and secret.
     await waitFor(
-      () => hrms.attendance().length === 30,
+      () => hrms.attendance().length === 30 && frappe.checkins().length === 30,
       60_000,
-      `30 punches at the HRMS (${daemon.output().slice(-2000)})`,
+      `30 punches at the HRMS and at Frappe (${daemon.output().slice(-2000)})`,
     );
   });
 
-  it('the second run changes nothing (changed=0) and reloads nothing', async () => {
-    const r = await play();
+  it('the second run changes nothing (changed=0) and reloads nothing; -vvv shows no secret', async () => {
+    const r = await play({}, '-vvv');
     expect(r.status, r.all).toBe(0);
     expect(r.changed, r.out).toBe(0);
     expect(r.out).not.toContain('RUNNING HANDLER');
@@ -294,25 +339,62 @@ describe.skipIf(!ROOT)('the Ansible role, applied to this machine with ansible-p
     expect(daemonSaid('SIGHUP')).toBe(1);
   });
 
-  it('a broken variable fails the play on this box; the config file and the running daemon stay as they were', async () => {
-    const before = sha(CONFIG);
-    const r = await play({ punchgate_delivery: { batchSize: 'lots' } });
-    expect(r.status, r.all).not.toBe(0);
-    expect(r.failed).toBe(1);
-    // punchgate's own words, with the key (the temporary file's line), reach the admin.
-    expect(r.out).toMatch(/delivery\.batchSize: must be a number, got the text \\?"lots\\?"/);
-    expect(r.out).not.toContain('RUNNING HANDLER');
-    expect(sha(CONFIG)).toBe(before);
-    expect(daemon!.child.exitCode).toBeNull();
-    expect(daemonSaid('SIGHUP')).toBe(1);
-    const res = await fetch(`http://127.0.0.1:${statusPort}/status.json`);
-    const status = (await res.json()) as { site: string; config?: { failure?: unknown } | null };
-    expect(res.status).toBe(200);
-    expect(status.site).toBe('ansibletest');
-    expect(status.config?.failure ?? null).toBeNull();
-    // And it still delivers: a new punch on the terminal reaches the HRMS.
+  /** Each broken variable, and what the failed play says (punchgate's own words, or the role's check). */
+  const BROKEN: { what: string; override: () => Record<string, unknown>; says: RegExp }[] = [
+    {
+      what: 'a number as text',
+      override: () => ({ punchgate_delivery: { batchSize: 'lots' } }),
+      // With the key (the temporary file's line).
+      says: /delivery\.batchSize: must be a number, got the text \\?"lots\\?"/,
+    },
+    {
+      what: 'an HRMS address that is not a URL',
+      override: () => ({ punchgate_hrms: { baseUrl: 'hr.example.com' } }),
+      says: /hrms\.baseUrl: must be a URL such as https:\/\/hr\.example\.com/,
+    },
+    {
+      what: 'an unknown terminal kind',
+      override: () => ({ punchgate_terminals: [{ ...hostVars().punchgate_terminals[0], kind: 'zkteco' }] }),
+      says: /terminals\[0\] \(gate-1\)\.kind: must be one of "zk", .*got the text \\?"zkteco\\?"/,
+    },
+    {
+      what: 'a vault variable that is not defined',
+      override: () => ({ punchgate_hrms_token: '{{ vault_hrms_token_of_another_box }}' }),
+      says: /a secret could not be read; .*every vault variable the inventory names is defined/,
+    },
+    {
+      what: 'a secret of two lines',
+      override: () => ({ punchgate_hrms_token: 'first-line\nsecond-line' }),
+      says: /the check that failed: punchgate_hrms_token \| string is match\(punchgate_one_line\); each\s+secret is one line/,
+    },
+  ];
+
+  it.each(BROKEN)(
+    'a broken variable ($what) fails the play on this box; the config, the secrets and the running daemon stay as they were',
+    async ({ override, says }) => {
+      const before = [CONFIG, '/etc/punchgate/token'].map(sha);
+      const r = await play(override());
+      expect(r.status, r.all).not.toBe(0);
+      expect(r.failed).toBe(1);
+      expect(r.out).toMatch(says);
+      expect(r.out).not.toContain('second-line');
+      expect(r.out).not.toContain('RUNNING HANDLER');
+      expect([CONFIG, '/etc/punchgate/token'].map(sha)).toEqual(before);
+      expect(daemon!.child.exitCode).toBeNull();
+      expect(daemonSaid('SIGHUP')).toBe(1);
+      const res = await fetch(`http://127.0.0.1:${statusPort}/status.json`);
+      const status = (await res.json()) as { site: string; config?: { failure?: unknown } | null };
+      expect(res.status).toBe(200);
+      expect(status.site).toBe('ansibletest');
+      expect(status.config?.failure ?? null).toBeNull();
+    },
+  );
+
+  it('after the failed runs the daemon still delivers on its old config', async () => {
+    const n = hrms.attendance().length;
     terminal.addPunch({ userId: '1001', logTime: new Date().toISOString().slice(0, 19).replace('T', ' ') });
-    await waitFor(() => hrms.attendance().length === 31, 30_000, 'the punch after the failed run');
+    await waitFor(() => hrms.attendance().length === n + 1, 30_000, 'the punch after the failed runs');
+    expect(daemonSaid('SIGHUP')).toBe(1);
   });
 
   it('the .deb route over the installed package: the file copied, the same version left as it is, nothing reloaded', async () => {

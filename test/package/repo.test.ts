@@ -5,7 +5,8 @@
  * as docs/fleet.md says (the key in /etc/apt/keyrings/punchgate.gpg, a deb822 sources entry with
  * Signed-By) and apt-get alone installs punchgate, upgrades it to a rebuilt newer version while
  * punches flow from a terminal to the HRMS (none lost, none twice), takes it back to the older
- * version, and refuses the repository once its Release is tampered with or signed by another key.
+ * version, and refuses the repository once its Release is tampered with, signed by another key, or
+ * stripped of InRelease (a changed Release beside the old Release.gpg; no signature at all).
  *
  * apt runs with its own sources, lists and cache folders (-o Dir::...): the test reads no other
  * repository (there is no network here) and leaves the machine's apt state as it was; the sources
@@ -314,7 +315,7 @@ describe.skipIf(!ROOT)('the signed APT repository, served on loopback, used by a
     expect(readFileSync(CONFIG, 'utf8')).toContain('site: repotest');
   });
 
-  it('a tampered Release is refused by apt, and so is a repository signed by another key: the box keeps its last good index', async () => {
+  it('a tampered Release is refused by apt, and so is a repository signed by another key, or stripped of its signatures: the box keeps its last good index', async () => {
     const dists = join(repo, 'public', 'dists', 'stable');
     const candidate = () => /Candidate: (\S+)/.exec(aptCache(['policy', 'punchgate']).out)?.[1];
     expect(candidate()).toBe(VERSION);
@@ -352,6 +353,24 @@ describe.skipIf(!ROOT)('the signed APT repository, served on loopback, used by a
     expect(strangers.status, strangers.all).not.toBe(0);
     expect(strangers.all).toContain('NO_PUBKEY');
     expect(candidate()).toBe(VERSION);
+
+    // InRelease stripped from the server: apt falls back to Release and its detached signature
+    // Release.gpg. A changed Release beside the old Release.gpg is refused (BADSIG); with
+    // Release.gpg gone too, the repository reads as unsigned and is refused (a downgrade to an
+    // unsigned repository is no way around the key).
+    expect(addToRepo(gnupg, ['--key', fingerprint, bumpedDeb]).status).toBe(0);
+    rmSync(join(dists, 'InRelease'));
+    writeFileSync(join(dists, 'Release'), tamper(readFileSync(join(dists, 'Release'), 'utf8')));
+    const detachedBad = await apt(['update', '--error-on=any']);
+    expect(detachedBad.status, detachedBad.all).not.toBe(0);
+    expect(detachedBad.all).toContain('BADSIG');
+    expect(candidate()).toBe(VERSION);
+    rmSync(join(dists, 'Release.gpg'));
+    const unsigned = await apt(['update']);
+    expect(unsigned.status, unsigned.all).not.toBe(0);
+    expect(unsigned.all).toMatch(/The repository '.* stable Release' is not signed/);
+    expect(candidate()).toBe(VERSION);
+    expect(server.served).toContain('/dists/stable/Release');
 
     // The control: signed by the repository's key again, the same index is taken.
     expect(addToRepo(gnupg, ['--key', fingerprint, bumpedDeb]).status).toBe(0);
