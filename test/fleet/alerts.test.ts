@@ -71,6 +71,13 @@ describe('contrib/prometheus/alerts.yml under promtool', () => {
     }
   });
 
+  it('docs/fleet.md lists every rule in its table of alerts', () => {
+    const doc = readFileSync('docs/fleet.md', 'utf8');
+    const table = doc.slice(doc.indexOf('### Alerts'), doc.indexOf('### Dashboards'));
+    const listed = [...table.matchAll(/`(Punchgate\w+)`/g)].map((m) => m[1]);
+    expect([...new Set(listed)].sort()).toEqual(rules.map((r) => r.alert).sort());
+  });
+
   it("the issue's list is covered: a terminal offline, delivery failing, a broken config, dead punches, the journal unwritable, the box clock stepped, the sink down", () => {
     const byExpr = (metric: string) => rules.filter((r) => r.expr.includes(metric)).map((r) => r.alert);
     expect(byExpr('punchgate_terminal_up')).toContain('PunchgateTerminalDown');
