@@ -116,6 +116,11 @@ export const serialTerminalSchema = z.strictObject({
   keypadMaxBytes: z.number().int().min(0).max(8).default(1),
   /** RDM6300-type frames: the number printed on the tag (decimal of the last 4 data bytes) or all 10 hex digits. */
   cardNumber: z.enum(['printed', 'hex']).default('printed'),
+  /**
+   * format card: the same card read again while its last frame is less than this old is the card
+   * still on the reader (RDM6300-type readers repeat their frame every ~65 ms): one read. 0 = off.
+   */
+  cardRepeatMs: z.number().int().min(0).max(60_000).default(1000),
   /** Bytes arriving this long without making one read (card, key or line) are an alert. */
   noFrameAlertSeconds: z.number().int().min(1).max(86_400).default(60),
   /** Reconnect backoff bounds when the adapter goes away. */

@@ -7,19 +7,17 @@ import { backoffDelay } from '../../util/backoff.js';
 import { UNKNOWN_CARD_PREFIX } from '../../punch.js';
 import { ReloadingCodeMap } from './code-map.js';
 import { createLineParser, EDGE_CONTROL, type LineParser, type ParsedLine } from './line-parser.js';
-import { printable } from '../../util/terminal-text.js';
 import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
 import { FrameSplitter, type Frame, type FrameResult } from './frame-splitter.js';
 import { decodeRdm6300 } from './rdm6300.js';
+import { CardRepeats } from './card-repeats.js';
+import { keypadKey } from './keypad.js';
 import { elapsedMs } from '../../util/clock.js';
 import { JournalWriter, type QueuedPunch } from './journal-writer.js';
 import { NoiseLog } from './noise-log.js';
 import { framingProblem } from './framing-problem.js';
 import { listSerialPorts, openFailureHint, openSerialPort, type OpenSerialLink, type SerialLink } from './port.js';
 import { SerialStats, type SerialSourceStatus } from './status.js';
-
-/** A keypad key as converters send it: an ASCII digit, letter or sign (4-bit keys as ASCII, 8-bit as sent). */
-const KEY = /^[\x21-\x7e]+$/;
 
 export interface SerialSourceOptions {
   config: SerialTerminalConfig;
@@ -65,6 +63,7 @@ export class SerialSource {
   private gapTimer: NodeJS.Timeout | null = null;
   private readonly noise: NoiseLog;
   private readonly stats: SerialStats;
+  private readonly repeats: CardRepeats;
 
   private running = false;
   private link: SerialLink | null = null;
@@ -90,6 +89,7 @@ export class SerialSource {
       gapMs: this.cfg.gapMs,
       keypadMaxBytes: this.cfg.keypadMaxBytes,
     });
+    this.repeats = new CardRepeats(this.cfg.format === 'card' ? this.cfg.cardRepeatMs : 0);
     this.noise = new NoiseLog({ logger: this.log, clock: this.clock, terminal: this.cfg.name });
     this.stats = new SerialStats(this.cfg.name, this.cfg.path);
     this.journal = new JournalWriter({
@@ -198,6 +198,7 @@ export class SerialSource {
     if (this.presenceTimer) clearInterval(this.presenceTimer);
     if (this.gapTimer) clearTimeout(this.gapTimer);
     this.presenceTimer = this.gapTimer = null;
+    this.repeats.reset();
     if (this.splitter.reset()) {
       this.stats.markLine(this.clock.now());
       this.stats.markMalformed();
@@ -238,6 +239,7 @@ export class SerialSource {
 
   private onFrames({ frames, overflows }: FrameResult, bytes: number): void {
     const now = this.clock.now();
+    const at = elapsedMs(this.clock);
     for (let i = 0; i < overflows; i++) {
       this.stats.markLine(now);
       this.stats.markMalformed();
@@ -267,6 +269,11 @@ export class SerialSource {
         continue;
       }
       framed = true;
+      if (this.repeats.isRepeat(parsed.code, at)) {
+        // The card still on the reader (sent again every ~65 ms): the read it began is journalled.
+        this.stats.markCardRepeat();
+        continue;
+      }
       punches.push(this.toPunch(parsed.code, parsed.logTime));
     }
     this.stats.markBytes(now, bytes, framed);
@@ -279,8 +286,8 @@ export class SerialSource {
     frame: Frame,
   ): ParsedLine | { kind: 'key'; key: string } | { kind: 'malformed'; reason: string; badChecksum?: true } {
     const text = frame.text.replace(EDGE_CONTROL, '');
-    if (text.length > 0 && text.length <= this.cfg.keypadMaxBytes && KEY.test(text))
-      return { kind: 'key', key: printable(text) };
+    const key = keypadKey(text, this.cfg.keypadMaxBytes);
+    if (key !== null) return { kind: 'key', key };
     // Cut short: a partial record before a silence, or bytes an STX interrupted. Never a code.
     if (this.cfg.framing === 'length' && frame.end !== 'length')
       return { kind: 'malformed', reason: `cut short: ${frame.text.length} of ${this.cfg.frameBytes} bytes` };
