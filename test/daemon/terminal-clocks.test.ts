@@ -18,7 +18,8 @@ const PASSWORD = 'Right-passw0rd';
 /**
  * Terminals whose clocks are wrong (a zone never set, DST not applied) deliver every punch with
  * the time they recorded, and the status says so once per terminal: a ZK terminal and a Hikvision
- * terminal 2 h ahead and each 1 h behind (their clocks read by punchgate), and a push terminal 2 h
+ * terminal 2 h ahead and each 1 h behind (their clocks read by punchgate), a Hikvision terminal set to
+ * +08:00 in a +07:00 site (its time strings carry the offset), and a push terminal 2 h
  * ahead (no clock to read: its first punches are held, the alert names the offset seen; once
  * several agree, the offset is taken as its clock's and all of them go). The real daemon
  * (dist/punchgate.js), counted at the HRMS simulator.
@@ -50,10 +51,10 @@ describe('terminal clocks on the wrong time', () => {
     const zkAhead = await zk('ZK-AHEAD', 2 * HOUR, '41');
     const zkBehind = await zk('ZK-BEHIND', -HOUR, '42');
 
-    const hik = async (serial: string, offsetS: number, code: string): Promise<HikvisionSim> => {
+    const hik = async (serial: string, offsetS: number, code: string, utcOffset = '+00:00'): Promise<HikvisionSim> => {
       const h = await startHikvisionSim({
         password: PASSWORD,
-        utcOffset: '+00:00',
+        utcOffset,
         serialNumber: serial,
         clockOffsetSeconds: offsetS,
       });
@@ -64,6 +65,9 @@ describe('terminal clocks on the wrong time', () => {
     };
     const hikAhead = await hik('HIK-AHEAD', 7200, '51');
     const hikBehind = await hik('HIK-BEHIND', -3600, '52');
+    // Right in UTC but set to +08:00 in a +07:00 site: its time strings say +08:00, its wall clock
+    // (the time it records) runs 1 h ahead of the site's.
+    const hikZone = await hik('HIK-ZONE', 0, '53', '+08:00');
 
     const admsPort = await freePort();
     writeFileSync(tmp.path('token'), `${TOKEN}\n`);
@@ -79,14 +83,14 @@ describe('terminal clocks on the wrong time', () => {
       timeoutMs: 1000,
       timezone: 'UTC',
     });
-    const hikEntry = (name: string, h: HikvisionSim) => ({
+    const hikEntry = (name: string, h: HikvisionSim, timezone = 'UTC') => ({
       name,
       kind: 'hikvision',
       url: h.url,
       username: 'admin',
       passwordFile: 'hik.pass',
       schedule: '* * * * * *',
-      timezone: 'UTC',
+      timezone,
       timeoutMs: 2000,
     });
     const configPath = tmp.path('punchgate.yaml');
@@ -104,6 +108,7 @@ describe('terminal clocks on the wrong time', () => {
           zkEntry('zk-behind', zkBehind),
           hikEntry('hik-ahead', hikAhead),
           hikEntry('hik-behind', hikBehind),
+          hikEntry('hik-zone', hikZone, 'Asia/Bangkok'),
           { name: 'lobby', kind: 'adms', serial: 'LOBBY0001', timezone: 'UTC' },
         ],
       }),
@@ -119,6 +124,7 @@ describe('terminal clocks on the wrong time', () => {
     zkBehind.addPunch({ userId: '4299', logTime: at(-HOUR, 0) });
     hikAhead.addEvents([{ major: 5, minor: 38, employeeNoString: '5199' }]);
     hikBehind.addEvents([{ major: 5, minor: 38, employeeNoString: '5299' }]);
+    hikZone.addEvents([{ major: 5, minor: 38, employeeNoString: '5399' }]);
 
     // The push terminal, 2 h ahead, pushes one punch: held, and the alert names the offset.
     const lobby = startPushTerminalSim({
@@ -150,13 +156,13 @@ describe('terminal clocks on the wrong time', () => {
     }
 
     const zkPunches = [...zkAhead.punches(), ...zkBehind.punches()];
-    const hikPunches = [...hikAhead.events(), ...hikBehind.events()].map((e) => ({
+    const hikPunches = [...hikAhead.events(), ...hikBehind.events(), ...hikZone.events()].map((e) => ({
       userId: e.employeeNoString,
       logTime: e.time.slice(0, 19).replace('T', ' '),
     }));
     const pushPunches = lobby.records().map((r) => ({ userId: r.pin, logTime: r.logTime }));
     const expected = keys([...zkPunches, ...hikPunches, ...pushPunches]);
-    expect(expected).toHaveLength(8 + 8 + 4);
+    expect(expected).toHaveLength(8 + 12 + 4);
     await waitFor(() => keys(hrms.attendance()).length === expected.length, 30_000, 'every punch delivered');
     // Each with the time its terminal recorded: 2 h ahead, 1 h behind.
     expect(keys(hrms.attendance())).toEqual(expected);
@@ -165,7 +171,7 @@ describe('terminal clocks on the wrong time', () => {
     ).toBe(true);
 
     await waitFor(
-      async () => (await status()).alertItems.filter((a) => a.kind === 'clock-skew').length === 5,
+      async () => (await status()).alertItems.filter((a) => a.kind === 'clock-skew').length === 6,
       20_000,
       'a clock alert for each terminal',
     );
@@ -173,7 +179,7 @@ describe('terminal clocks on the wrong time', () => {
     expect(st.punches.quarantined).toBe(0);
     expect(st.alertItems.some((a) => a.kind === 'quarantined-future' || a.kind === 'quarantined')).toBe(false);
     const skew = st.alertItems.filter((a) => a.kind === 'clock-skew');
-    for (const name of ['zk-ahead', 'zk-behind', 'hik-ahead', 'hik-behind', 'lobby'])
+    for (const name of ['zk-ahead', 'zk-behind', 'hik-ahead', 'hik-behind', 'hik-zone', 'lobby'])
       expect(skew.filter((a) => a.cause.startsWith(`terminal ${name}:`))).toHaveLength(1);
     const of = (name: string) => skew.find((a) => a.cause.startsWith(`terminal ${name}:`))!;
     expect(of('zk-ahead').cause).toMatch(
@@ -182,6 +188,13 @@ describe('terminal clocks on the wrong time', () => {
     expect(of('zk-ahead').cause).toMatch(/delivered with the times it recorded/);
     expect(of('zk-ahead').fix).toMatch(/syncClock: true for zk-ahead/);
     expect(of('hik-behind').cause).toMatch(/1 h behind the box \(-3\d\d\d s\); likely 1 whole hour/);
+    expect(of('hik-zone').cause).toMatch(/1 h ahead of the box \(\+3\d\d\d s\); likely 1 whole hour/);
+    // Its punches keep the +08:00 wall clock it recorded: an hour after the site's.
+    expect(
+      expected
+        .filter((k) => k.startsWith('53'))
+        .every((k) => k.split('@')[1]! > wallClockAt(Date.now(), 'Asia/Bangkok')),
+    ).toBe(true);
     expect(of('lobby').cause).toMatch(/its punches arrive dated 2 h ahead of the box/);
     expect(d.output()).toMatch(/terminal lobby pushes punches dated \+7\d{3} s/);
 
