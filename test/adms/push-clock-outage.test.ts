@@ -4,7 +4,7 @@
  * recognised, it uploads what it recorded during the outage in one go: the first of those punches
  * is dated about now on its clock (it was recorded 2 h ago), the rest up to 2 h ahead. That first
  * punch is no sign that its clock was set right: every punch reaches the HRMS as recorded, none is
- * held, and the clock alert stays.
+ * held, and the clock alert stays. A single wild punch after that is still held.
  */
 import { describe, expect, it } from 'vitest';
 import { startPushTerminalSim } from '../../src/sim/push-terminal/index.js';
@@ -66,6 +66,19 @@ describe('a push terminal 2 h ahead after an outage, through punchgate run', () 
       expect(st.alertItems.some((a) => a.kind === 'quarantined-future')).toBe(false);
       expect(st.alertItems.filter((a) => a.kind === 'clock-skew')).toHaveLength(1);
       expect(d.output()).not.toMatch(/pushes punches dated about now again/);
+
+      // A single wild punch (its clock jumped 300 days for a moment) is still held, its offset said;
+      // the next live punch goes as before.
+      shiftMs = 300 * 24 * 60 * MINUTE;
+      sim.punch('7999');
+      shiftMs = 0;
+      sim.punch('7104');
+      await waitFor(() => sim.pending() === 0, 10_000, 'the wild and the live punch pushed');
+      await waitFor(() => stack.hrms.attendance().length === 11, 20_000, 'the live punch delivered');
+      await waitFor(async () => (await status()).punches.quarantined === 1, 10_000, 'the wild punch held');
+      const held = (await status()).alertItems.find((a) => a.kind === 'quarantined-future');
+      expect(held?.cause).toMatch(/^terminal lobby: 1 punch quarantined as in the future, .* the newest \+2\d{7} s/);
+      expect(stack.hrms.attendance().some((p) => p.biometriccode === '7999')).toBe(false);
     } finally {
       await sim.stop();
       d.child.kill('SIGTERM');
