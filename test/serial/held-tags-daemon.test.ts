@@ -16,7 +16,8 @@ import { requireSocat } from './helpers.js';
  *   line end). Each tag is one punch at the HRMS, not one per second it was held;
  * - a Wiegand-to-RS232 converter behind a keypad that sends 8-bit bursts (key 1 is the byte 0xE1,
  *   `*` 0x5A, `#` 0x4B, passed on as they are): each key is a key, not line noise, and never part
- *   of the card that follows.
+ *   of the card that follows;
+ * - an RDM6300 with `cardNumber: wiegand26`: the number a Wiegand 26 reader gives the same tag.
  */
 describe('held tags and 8-bit keypad keys through the daemon', () => {
   beforeAll(requireSocat);
@@ -28,14 +29,16 @@ describe('held tags and 8-bit keypad keys through the daemon', () => {
   it('a tag held on an RDM6300 is one punch; 8-bit keypad keys are keys, never noise or part of a card', async () => {
     const dir = tempDir('punchgate-held-');
     cleanups.push(() => dir.cleanup());
-    const pairs = await Promise.all(['rdm', 'kp8'].map((n) => createPtyPair(dir.path(n))));
+    const pairs = await Promise.all(['rdm', 'kp8', 'w26'].map((n) => createPtyPair(dir.path(n))));
     cleanups.push(() => Promise.all(pairs.map((p) => p.close())));
-    const [rdm, kp8] = pairs as [(typeof pairs)[0], (typeof pairs)[0]];
+    const [rdm, kp8, w26] = pairs as [(typeof pairs)[0], (typeof pairs)[0], (typeof pairs)[0]];
     const stack = await startStack({
       terminals: 0,
       extraTerminals: [
         { name: 'rfid-held', kind: 'serial', path: rdm.devicePath, format: 'card' },
         { name: 'door-kp8', kind: 'serial', path: kp8.devicePath, format: 'card' },
+        // Cards enrolled on Wiegand 26 readers: the number such a reader gives the tag.
+        { name: 'rfid-w26', kind: 'serial', path: w26.devicePath, format: 'card', cardNumber: 'wiegand26' },
       ],
     });
     cleanups.push(() => stack.stop());
@@ -44,13 +47,13 @@ describe('held tags and 8-bit keypad keys through the daemon', () => {
     const url = await statusUrl(d);
     const status = async () => (await (await fetch(`${url}status.json`)).json()) as StatusReport;
     await waitFor(
-      async () => (await status()).terminals.filter((t) => t.online).length === 2,
+      async () => (await status()).terminals.filter((t) => t.online).length === 3,
       20_000,
-      'the two readers open',
+      'the three readers open',
     );
 
     const held: string[] = [];
-    const [r1, r2] = await Promise.all([
+    const [r1, r2, r3] = await Promise.all([
       startSerialSim({
         path: rdm.peerPath,
         format: 'card',
@@ -67,13 +70,27 @@ describe('held tags and 8-bit keypad keys through the daemon', () => {
         count: 6,
         codes: ['0000123478', '0000123479', '0000123480', '0000123481', '0000123482', '0000123483'],
       }).done,
+      // Tag 1A 12345678: printed 0305419896; a Wiegand 26 reader gives it 0003430008.
+      startSerialSim({
+        path: w26.peerPath,
+        format: 'card',
+        reader: 'rdm6300',
+        rate: 0,
+        count: 1,
+        codes: ['0305419896'],
+      }).done,
     ]);
+    expect(r3.punches).toBe(1);
     // Each tag sent its frame 20 times over 1.3 s: more than one second of repeats per tag.
     expect(r1).toMatchObject({ punches: 3, repeats: 3 * (HELD_FRAMES - 1) });
     expect(r2).toMatchObject({ punches: 6, keys: 6 });
 
     const delivered = () => stack.hrms.attendance().map((p) => p.biometriccode);
-    const expected = [...held, '0000123478', '0000123479', '0000123480', '0000123481', '0000123482', '0000123483'];
+    const expected = [
+      ...held,
+      ...['0000123478', '0000123479', '0000123480', '0000123481', '0000123482', '0000123483'],
+      '0003430008',
+    ];
     await waitFor(() => delivered().length >= expected.length, 30_000, 'the cards delivered');
     d.child.kill('SIGTERM');
     expect((await d.exited).code).toBe(0);
