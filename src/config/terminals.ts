@@ -115,6 +115,11 @@ export const serialTerminalSchema = z.strictObject({
   keypad: z.enum(['count', 'ignore']).default('count'),
   keypadMaxBytes: z.number().int().min(0).max(8).default(1),
   /**
+   * Keys that choose the punch state of the card read that follows (within KEY_STATE_MS), e.g.
+   * `{'1': 0, '2': 1}` for check-in and check-out keys; the state numbers of direction.md.
+   */
+  keypadStates: z.record(z.string().min(1).max(8), z.number().int().min(0).max(255)).optional(),
+  /**
    * RDM6300-type frames: the number printed on the tag (decimal of the last 4 data bytes), all 10
    * hex digits, or wiegand26 (decimal of the last 3, as a Wiegand 26 reader of the tag sends it).
    */

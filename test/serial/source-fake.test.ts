@@ -388,6 +388,32 @@ describe('SerialSource: a tag held on the reader (fake device, fake timers)', ()
     await source.stop();
   });
 
+  it('keypadStates: a key chooses the punch state of the card that follows within 10 s; other keys choose nothing', async () => {
+    const { device, source, sink } = make({ format: 'card', timezone: 'UTC', keypadStates: { '1': 0, '2': 1 } });
+    device.failOpen = null;
+    await source.start();
+    const tap = async (key: string | null, card: string, waitMs = 100) => {
+      if (key !== null) device.send(key);
+      await vi.advanceTimersByTimeAsync(waitMs);
+      device.send(`${card}\r\n`);
+      await vi.advanceTimersByTimeAsync(1500);
+    };
+    await tap('2', '0000123478'); // check-out
+    await tap('1', '0000123479'); // check-in
+    await tap('9', '0000123480'); // a key that chooses nothing
+    await tap(null, '0000123481'); // no key
+    await tap('2', '0000123482', 11_000); // the key pressed long before the card
+    expect(sink.punches.map((p) => [p.biometricCode, p.punchState])).toEqual([
+      ['0000123478', 1],
+      ['0000123479', 0],
+      ['0000123480', undefined],
+      ['0000123481', undefined],
+      ['0000123482', undefined],
+    ]);
+    expect(source.status()).toMatchObject({ keypadKeys: 4, accepted: 5 });
+    await source.stop();
+  });
+
   it('8-bit burst keypad keys (0xE1 for 1, 0x5A for *, 0x4B for #) are keys, never noise or part of the card', async () => {
     const { device, source, sink } = make({ format: 'card' });
     device.failOpen = null;

@@ -19,6 +19,12 @@ import { framingProblem } from './framing-problem.js';
 import { listSerialPorts, openFailureHint, openSerialPort, type OpenSerialLink, type SerialLink } from './port.js';
 import { SerialStats, type SerialSourceStatus } from './status.js';
 
+/**
+ * How long a key of `keypadStates` waits for its card: a person presses "check-out", then shows the
+ * card within seconds. A key left pressed alone chooses nothing for a card shown later.
+ */
+export const KEY_STATE_MS = 10_000;
+
 export interface SerialSourceOptions {
   config: SerialTerminalConfig;
   sink: PunchSink;
@@ -64,6 +70,8 @@ export class SerialSource {
   private readonly noise: NoiseLog;
   private readonly stats: SerialStats;
   private readonly repeats: CardRepeats;
+  /** A key of `keypadStates` pressed: the state of the card read that follows it. */
+  private keyState: { state: number; at: number } | null = null;
 
   private running = false;
   private link: SerialLink | null = null;
@@ -199,6 +207,7 @@ export class SerialSource {
     if (this.gapTimer) clearTimeout(this.gapTimer);
     this.presenceTimer = this.gapTimer = null;
     this.repeats.reset();
+    this.keyState = null;
     if (this.splitter.reset()) {
       this.stats.markLine(this.clock.now());
       this.stats.markMalformed();
@@ -256,7 +265,9 @@ export class SerialSource {
         // A keypad key is a read of its own: never glued to the card or line that follows.
         framed = true;
         this.stats.markKey();
-        if (this.cfg.keypad === 'count') this.log.debug({ key: parsed.key }, 'keypad key (not a punch)');
+        const state = this.cfg.keypadStates?.[parsed.key];
+        if (state !== undefined) this.keyState = { state, at };
+        if (this.cfg.keypad === 'count') this.log.debug({ key: parsed.key, state }, 'keypad key (not a punch)');
         continue;
       }
       if (parsed.kind === 'malformed') {
@@ -274,7 +285,10 @@ export class SerialSource {
         this.stats.markCardRepeat();
         continue;
       }
-      punches.push(this.toPunch(parsed.code, parsed.logTime));
+      const key = this.keyState;
+      this.keyState = null;
+      const punchState = key && at - key.at <= KEY_STATE_MS ? key.state : undefined;
+      punches.push(this.toPunch(parsed.code, parsed.logTime, punchState));
     }
     this.stats.markBytes(now, bytes, framed);
     // The lines of this read are in the journal before the next read is looked at.
@@ -300,8 +314,8 @@ export class SerialSource {
     return this.parse(frame.text);
   }
 
-  private toPunch(code: string, logTime: string): QueuedPunch {
-    const base = { terminal: this.cfg.name, device: '', logTime };
+  private toPunch(code: string, logTime: string, punchState: number | undefined): QueuedPunch {
+    const base = { terminal: this.cfg.name, device: '', logTime, ...(punchState !== undefined ? { punchState } : {}) };
     if (!this.codeMap) return { punch: { ...base, biometricCode: code } };
     const mapped = this.codeMap.lookup(code);
     if (mapped !== undefined) return { punch: { ...base, biometricCode: mapped } };
