@@ -114,8 +114,21 @@ export const serialTerminalSchema = z.strictObject({
   /** Keypad keys (a bare byte, or a frame of at most `keypadMaxBytes`): counted, or ignored; never a punch. */
   keypad: z.enum(['count', 'ignore']).default('count'),
   keypadMaxBytes: z.number().int().min(0).max(8).default(1),
-  /** RDM6300-type frames: the number printed on the tag (decimal of the last 4 data bytes) or all 10 hex digits. */
-  cardNumber: z.enum(['printed', 'hex']).default('printed'),
+  /**
+   * Keys that choose the punch state of the card read that follows (within KEY_STATE_MS), e.g.
+   * `{'1': 0, '2': 1}` for check-in and check-out keys; the state numbers of direction.md.
+   */
+  keypadStates: z.record(z.string().min(1).max(8), z.number().int().min(0).max(255)).optional(),
+  /**
+   * RDM6300-type frames: the number printed on the tag (decimal of the last 4 data bytes), all 10
+   * hex digits, or wiegand26 (decimal of the last 3, as a Wiegand 26 reader of the tag sends it).
+   */
+  cardNumber: z.enum(['printed', 'hex', 'wiegand26']).default('printed'),
+  /**
+   * format card: the same card read again while its last frame is less than this old is the card
+   * still on the reader (RDM6300-type readers repeat their frame every ~65 ms): one read. 0 = off.
+   */
+  cardRepeatMs: z.number().int().min(0).max(60_000).default(1000),
   /** Bytes arriving this long without making one read (card, key or line) are an alert. */
   noFrameAlertSeconds: z.number().int().min(1).max(86_400).default(60),
   /** Reconnect backoff bounds when the adapter goes away. */

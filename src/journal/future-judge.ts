@@ -58,8 +58,8 @@ export class FutureCall {
   private readonly latestBy = new Map<string, string>();
   /** Push terminals whose offset became steady in this call. */
   readonly steady: SteadyOffset[] = [];
-  /** Push terminals whose punches are on time again. */
-  readonly settled: string[] = [];
+  /** Per push terminal, the time of its last punch in this call (uploads come in record order). */
+  private readonly lastPushed = new Map<string, string>();
 
   constructor(
     private readonly judge: FutureJudge,
@@ -73,11 +73,9 @@ export class FutureCall {
 
   /** Why the punch is in the future, or undefined when it is not. */
   reason(terminal: string, logTime: string): string | undefined {
+    if (this.opts.pushed) this.lastPushed.set(terminal, logTime);
     let latest = this.latest(terminal);
-    if (logTime <= latest) {
-      if (this.opts.pushed) this.onTime(terminal, logTime);
-      return undefined;
-    }
+    if (logTime <= latest) return undefined;
     const offset = wallClockDiffSeconds(logTime, this.boxNow);
     if (this.opts.pushed) {
       const steady = this.judge.pushed.note(terminal, offset);
@@ -115,14 +113,21 @@ export class FutureCall {
     return l;
   }
 
-  /** A pushed punch within the box's tolerance of now: a terminal with an offset has its clock right again. */
-  private onTime(terminal: string, logTime: string): void {
-    if (this.judge.pushed.offset(terminal) === undefined) return;
-    if (Math.abs(wallClockDiffSeconds(logTime, this.boxNow)) * 1000 > this.judge.tolerance) return;
-    if (this.judge.pushed.settle(terminal)) {
-      this.settled.push(terminal);
-      this.latestBy.delete(terminal);
+  /**
+   * Push terminals whose clock is right again, once the call's punches are judged: those with an
+   * offset whose last punch of the call is dated within the tolerance of now. The last one, not
+   * any one: a terminal 2 h ahead that uploads what it recorded during a two-hour outage sends a
+   * punch dated about now (recorded 2 h ago) followed by the ones up to its own now; its clock is
+   * as wrong as before, and taking that punch as "right again" held all the later ones.
+   */
+  settled(): string[] {
+    const out: string[] = [];
+    for (const [terminal, last] of this.lastPushed) {
+      if (this.judge.pushed.offset(terminal) === undefined) continue;
+      if (Math.abs(wallClockDiffSeconds(last, this.boxNow)) * 1000 > this.judge.tolerance) continue;
+      if (this.judge.pushed.settle(terminal)) out.push(terminal);
     }
+    return out;
   }
 }
 

@@ -512,7 +512,7 @@ export class Journal implements PunchSink, DeliveryQueue {
         `terminal ${s.terminal} pushes punches dated ${signed(s.offsetSeconds)} after they arrive, steadily: its clock is off; its punches are delivered with the times it recorded`,
       );
     }
-    for (const t of future.settled) {
+    for (const t of future.settled()) {
       this.terminals.update(t, { skewSeconds: null });
       this.extra.logger?.info(
         { terminal: t },

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { freePort } from '../../bench/lib/ports.js';
 import { wallClockAt } from '../../src/punch.js';
+import { startDahuaSim } from '../../src/sim/dahua/index.js';
 import { startHikvisionSim, type HikvisionSim } from '../../src/sim/hikvision/index.js';
 import { startHrmsSim } from '../../src/sim/hrms/index.js';
 import { startPushTerminalSim } from '../../src/sim/push-terminal/index.js';
@@ -18,7 +19,8 @@ const PASSWORD = 'Right-passw0rd';
 /**
  * Terminals whose clocks are wrong (a zone never set, DST not applied) deliver every punch with
  * the time they recorded, and the status says so once per terminal: a ZK terminal and a Hikvision
- * terminal 2 h ahead and each 1 h behind (their clocks read by punchgate), and a push terminal 2 h
+ * terminal 2 h ahead and each 1 h behind (their clocks read by punchgate), a Hikvision terminal set to
+ * +08:00 in a +07:00 site (its time strings carry the offset), a Dahua terminal 2 h ahead, and a push terminal 2 h
  * ahead (no clock to read: its first punches are held, the alert names the offset seen; once
  * several agree, the offset is taken as its clock's and all of them go). The real daemon
  * (dist/punchgate.js), counted at the HRMS simulator.
@@ -50,10 +52,10 @@ describe('terminal clocks on the wrong time', () => {
     const zkAhead = await zk('ZK-AHEAD', 2 * HOUR, '41');
     const zkBehind = await zk('ZK-BEHIND', -HOUR, '42');
 
-    const hik = async (serial: string, offsetS: number, code: string): Promise<HikvisionSim> => {
+    const hik = async (serial: string, offsetS: number, code: string, utcOffset = '+00:00'): Promise<HikvisionSim> => {
       const h = await startHikvisionSim({
         password: PASSWORD,
-        utcOffset: '+00:00',
+        utcOffset,
         serialNumber: serial,
         clockOffsetSeconds: offsetS,
       });
@@ -64,6 +66,15 @@ describe('terminal clocks on the wrong time', () => {
     };
     const hikAhead = await hik('HIK-AHEAD', 7200, '51');
     const hikBehind = await hik('HIK-BEHIND', -3600, '52');
+    // Right in UTC but set to +08:00 in a +07:00 site: its time strings say +08:00, its wall clock
+    // (the time it records) runs 1 h ahead of the site's.
+    const hikZone = await hik('HIK-ZONE', 0, '53', '+08:00');
+
+    // A Dahua terminal 2 h ahead: its records get its clock's time.
+    const dahua = await startDahuaSim({ password: PASSWORD, utcOffsetMinutes: 0, serial: 'DAHUA-AHEAD' });
+    cleanups.push(() => dahua.stop());
+    dahua.faults({ clockOffsetSeconds: 7200 });
+    dahua.addRecords(['611', '612', '613'].map((UserID) => ({ UserID })));
 
     const admsPort = await freePort();
     writeFileSync(tmp.path('token'), `${TOKEN}\n`);
@@ -79,14 +90,14 @@ describe('terminal clocks on the wrong time', () => {
       timeoutMs: 1000,
       timezone: 'UTC',
     });
-    const hikEntry = (name: string, h: HikvisionSim) => ({
+    const hikEntry = (name: string, h: HikvisionSim, timezone = 'UTC') => ({
       name,
       kind: 'hikvision',
       url: h.url,
       username: 'admin',
       passwordFile: 'hik.pass',
       schedule: '* * * * * *',
-      timezone: 'UTC',
+      timezone,
       timeoutMs: 2000,
     });
     const configPath = tmp.path('punchgate.yaml');
@@ -104,6 +115,18 @@ describe('terminal clocks on the wrong time', () => {
           zkEntry('zk-behind', zkBehind),
           hikEntry('hik-ahead', hikAhead),
           hikEntry('hik-behind', hikBehind),
+          hikEntry('hik-zone', hikZone, 'Asia/Bangkok'),
+          {
+            name: 'dahua-ahead',
+            kind: 'dahua',
+            host: '127.0.0.1',
+            port: dahua.port,
+            username: 'admin',
+            passwordFile: 'hik.pass',
+            schedule: '* * * * * *',
+            timezone: 'UTC',
+            timeoutMs: 2000,
+          },
           { name: 'lobby', kind: 'adms', serial: 'LOBBY0001', timezone: 'UTC' },
         ],
       }),
@@ -119,6 +142,8 @@ describe('terminal clocks on the wrong time', () => {
     zkBehind.addPunch({ userId: '4299', logTime: at(-HOUR, 0) });
     hikAhead.addEvents([{ major: 5, minor: 38, employeeNoString: '5199' }]);
     hikBehind.addEvents([{ major: 5, minor: 38, employeeNoString: '5299' }]);
+    hikZone.addEvents([{ major: 5, minor: 38, employeeNoString: '5399' }]);
+    dahua.addRecords([{ UserID: '619' }]);
 
     // The push terminal, 2 h ahead, pushes one punch: held, and the alert names the offset.
     const lobby = startPushTerminalSim({
@@ -150,13 +175,17 @@ describe('terminal clocks on the wrong time', () => {
     }
 
     const zkPunches = [...zkAhead.punches(), ...zkBehind.punches()];
-    const hikPunches = [...hikAhead.events(), ...hikBehind.events()].map((e) => ({
+    const hikPunches = [...hikAhead.events(), ...hikBehind.events(), ...hikZone.events()].map((e) => ({
       userId: e.employeeNoString,
       logTime: e.time.slice(0, 19).replace('T', ' '),
     }));
     const pushPunches = lobby.records().map((r) => ({ userId: r.pin, logTime: r.logTime }));
-    const expected = keys([...zkPunches, ...hikPunches, ...pushPunches]);
-    expect(expected).toHaveLength(8 + 8 + 4);
+    const dahuaPunches = dahua.records().map((r) => ({
+      userId: r.UserID,
+      logTime: new Date((r.CreateTime as number) * 1000).toISOString().slice(0, 19).replace('T', ' '),
+    }));
+    const expected = keys([...zkPunches, ...hikPunches, ...pushPunches, ...dahuaPunches]);
+    expect(expected).toHaveLength(8 + 12 + 4 + 4);
     await waitFor(() => keys(hrms.attendance()).length === expected.length, 30_000, 'every punch delivered');
     // Each with the time its terminal recorded: 2 h ahead, 1 h behind.
     expect(keys(hrms.attendance())).toEqual(expected);
@@ -165,7 +194,7 @@ describe('terminal clocks on the wrong time', () => {
     ).toBe(true);
 
     await waitFor(
-      async () => (await status()).alertItems.filter((a) => a.kind === 'clock-skew').length === 5,
+      async () => (await status()).alertItems.filter((a) => a.kind === 'clock-skew').length === 7,
       20_000,
       'a clock alert for each terminal',
     );
@@ -173,7 +202,7 @@ describe('terminal clocks on the wrong time', () => {
     expect(st.punches.quarantined).toBe(0);
     expect(st.alertItems.some((a) => a.kind === 'quarantined-future' || a.kind === 'quarantined')).toBe(false);
     const skew = st.alertItems.filter((a) => a.kind === 'clock-skew');
-    for (const name of ['zk-ahead', 'zk-behind', 'hik-ahead', 'hik-behind', 'lobby'])
+    for (const name of ['zk-ahead', 'zk-behind', 'hik-ahead', 'hik-behind', 'hik-zone', 'dahua-ahead', 'lobby'])
       expect(skew.filter((a) => a.cause.startsWith(`terminal ${name}:`))).toHaveLength(1);
     const of = (name: string) => skew.find((a) => a.cause.startsWith(`terminal ${name}:`))!;
     expect(of('zk-ahead').cause).toMatch(
@@ -182,10 +211,19 @@ describe('terminal clocks on the wrong time', () => {
     expect(of('zk-ahead').cause).toMatch(/delivered with the times it recorded/);
     expect(of('zk-ahead').fix).toMatch(/syncClock: true for zk-ahead/);
     expect(of('hik-behind').cause).toMatch(/1 h behind the box \(-3\d\d\d s\); likely 1 whole hour/);
+    expect(of('dahua-ahead').cause).toMatch(/its clock is 2 h ahead of the box \(\+7\d\d\d s\)/);
+    expect(of('hik-zone').cause).toMatch(/1 h ahead of the box \(\+3\d\d\d s\); likely 1 whole hour/);
+    // Its punches keep the +08:00 wall clock it recorded: an hour after the site's.
+    expect(
+      expected
+        .filter((k) => k.startsWith('53'))
+        .every((k) => k.split('@')[1]! > wallClockAt(Date.now(), 'Asia/Bangkok')),
+    ).toBe(true);
     expect(of('lobby').cause).toMatch(/its punches arrive dated 2 h ahead of the box/);
     expect(d.output()).toMatch(/terminal lobby pushes punches dated \+7\d{3} s/);
 
     d.child.kill('SIGTERM');
+    // 0, not 70: stopping while a Dahua poll goes on throws nothing (src/sources/dahua/http.ts).
     expect((await d.exited).code).toBe(0);
   }, 120_000);
 });

@@ -90,6 +90,29 @@ describe('the future judge', () => {
     expect(push(punch('6', at(30)))).toMatchObject({ quarantined: 1 });
   });
 
+  it('a push terminal 2 h ahead uploading what it recorded in an outage keeps its offset: only its last punch dated now is a clock set right', () => {
+    j.terminals.update('gate-1', { skewSeconds: 7200 });
+    // Recorded over the last two hours on a clock 2 h ahead: the first dated about now, the last 2 h ahead.
+    const backlog = Array.from({ length: 13 }, (_, k) =>
+      punch(
+        `b${k}`,
+        `2026-11-22 ${String(12 + Math.floor(k / 6)).padStart(2, '0')}:${String((k % 6) * 10).padStart(2, '0')}:00`,
+      ),
+    );
+    expect(j.ingest(backlog, { timezone: 'UTC', pushed: true })).toEqual({ added: 13, duplicates: 0, quarantined: 0 });
+    expect(j.terminals.get('gate-1')?.skewSeconds).toBe(7200);
+    // A live punch 2 h ahead still goes.
+    expect(j.ingest([punch('live', '2026-11-22 14:01:00')], { timezone: 'UTC', pushed: true }).added).toBe(1);
+    // Its clock set right: an upload whose last punch is dated now settles it.
+    expect(
+      j.ingest([punch('old', '2026-11-22 13:50:00'), punch('now', '2026-11-22 12:01:00')], {
+        timezone: 'UTC',
+        pushed: true,
+      }),
+    ).toMatchObject({ added: 2, quarantined: 0 });
+    expect(j.terminals.get('gate-1')?.skewSeconds).toBeNull();
+  });
+
   it('a push terminal whose offset was recognised before a restart keeps it', () => {
     j.terminals.update('gate-1', { skewSeconds: 7200 });
     expect(j.ingest([punch('1', '2026-11-22 14:00:00')], { timezone: 'UTC', pushed: true }).added).toBe(1);

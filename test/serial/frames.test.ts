@@ -103,6 +103,15 @@ describe('RDM6300 frames', () => {
     expect(decodeRdm6300('4500c5d1e9b8', 'hex')).toEqual({ kind: 'card', card: '4500C5D1E9' });
     expect(decodeRdm6300('4500C5D1E9B9', 'printed')).toMatchObject({ kind: 'bad-checksum' });
     expect(decodeRdm6300('0004521000', 'printed')).toBeNull();
+    // wiegand26: the last 3 bytes, as a Wiegand 26 reader and a converter give the same tag.
+    const tag = encodeRdm6300('1A12345678').slice(1, -1);
+    expect(decodeRdm6300(tag, 'printed')).toEqual({ kind: 'card', card: '0305419896' });
+    expect(decodeRdm6300(tag, 'wiegand26')).toEqual({ kind: 'card', card: '0003430008' });
+    // The converter's manual: Wiegand data 1E256 is sent as 0000123478.
+    expect(decodeRdm6300(encodeRdm6300('000001E256').slice(1, -1), 'wiegand26')).toEqual({
+      kind: 'card',
+      card: '0000123478',
+    });
     expect(encodeRdm6300('4500C5D1E9')).toBe('\x024500C5D1E9B8\x03');
   });
 });

@@ -2,6 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { OpenSerialLink, SerialLinkHandlers } from '../../src/sources/serial/index.js';
 import { SerialSource } from '../../src/sources/serial/index.js';
+import { encodeRdm6300 } from '../../src/sources/serial/rdm6300.js';
 import { captureLogger, MemorySink, serialConfig } from './helpers.js';
 import { waitFor } from '../helpers/wait.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -247,7 +248,8 @@ describe('SerialSource with a fake device', () => {
   it('journals unmapped cards with the card: prefix and lists them as unknown', async () => {
     const map = dir.path('map.csv');
     writeFileSync(map, 'card,biometriccode\n4521000,E-1\n');
-    const { device, source, sink } = make({ format: 'card', codeMap: map, timezone: 'UTC' });
+    // cardRepeatMs 0: every read a punch, so the journal's own folding of one second shows.
+    const { device, source, sink } = make({ format: 'card', codeMap: map, timezone: 'UTC', cardRepeatMs: 0 });
     device.failOpen = null;
     await source.start();
     device.send('\x020004521000\x03\r\n0009999999\r\n0009999999\r\n');
@@ -322,6 +324,112 @@ describe('SerialSource framing problems (fake device, fake timers)', () => {
     device.send('0000123478\r\n');
     expect(sink.punches.map((p) => p.biometricCode)).toEqual([String(0x0044fc28).padStart(10, '0'), '0000123478']);
     expect(source.status()).toMatchObject({ badChecksums: 1, keypadKeys: 1, malformed: 1, accepted: 2 });
+    await source.stop();
+  });
+});
+
+describe('SerialSource: a tag held on the reader (fake device, fake timers)', () => {
+  it('frames of the card still on the reader are one read: the window slides, another card or a reopen ends it', async () => {
+    const { device, source, sink } = make({ format: 'card', timezone: 'UTC' });
+    device.failOpen = null;
+    await source.start();
+    // An RDM6300 sends the tag's frame about every 65 ms while it stays in the field: 3 s of it.
+    const frame = (data: string) => encodeRdm6300(data).toLowerCase();
+    for (let i = 0; i < 46; i++) {
+      device.send(frame('1A0044FC28'));
+      await vi.advanceTimersByTimeAsync(65);
+    }
+    expect(sink.punches.map((p) => p.biometricCode)).toEqual(['0004521000']);
+    expect(source.status()).toMatchObject({ accepted: 1, cardRepeats: 45, malformed: 0 });
+    // Another tag at once, then the first again at once: each a new read.
+    device.send(frame('1A0044FC29') + frame('1A0044FC28'));
+    // The first tag taken away for a second and shown again: a new read (a later second).
+    await vi.advanceTimersByTimeAsync(1000);
+    device.send(frame('1A0044FC28'));
+    expect(sink.punches.map((p) => p.biometricCode)).toEqual(['0004521000', '0004521001', '0004521000', '0004521000']);
+    // A tag held across an unplug: the first frame after the reopen is a read again.
+    device.unplug();
+    device.failOpen = null;
+    await vi.advanceTimersByTimeAsync(100);
+    device.send(frame('1A0044FC28'));
+    expect(source.status()).toMatchObject({ accepted: 5, cardRepeats: 45, reconnects: 1 });
+    await source.stop();
+  });
+
+  it('cardRepeatMs: 0 makes every frame a read; lines of a reader repeat alike', async () => {
+    const { device, source } = make({ format: 'card', cardRepeatMs: 0, timezone: 'UTC' });
+    device.failOpen = null;
+    await source.start();
+    device.send('0004521000\r0004521000\r');
+    expect(source.status()).toMatchObject({ accepted: 2, duplicates: 1, cardRepeats: 0 });
+    await source.stop();
+    const b = make({ format: 'card', timezone: 'UTC' });
+    b.device.failOpen = null;
+    await b.source.start();
+    // CR only, as some readers end lines: the second read 200 ms later is the card still there.
+    b.device.send('0004521000\r');
+    await vi.advanceTimersByTimeAsync(200);
+    b.device.send('0004521000\r');
+    expect(b.source.status()).toMatchObject({ accepted: 1, cardRepeats: 1 });
+    await b.source.stop();
+  });
+
+  it('EM4100 readers alike: ID-12 frames (STX, data, checksum, CR LF, ETX), lower-case hex, 10-digit decimal lines ending in CR', async () => {
+    const { device, source, sink } = make({ format: 'card', cardRepeatMs: 0 });
+    device.failOpen = null;
+    await source.start();
+    // The EM-18 datasheet's tag: 4500C5D1E9, checksum B8, printed 0012964329.
+    device.send('\x024500C5D1E9B8\r\n\x03');
+    // Lower-case digits back to back with a bad frame: the good one is read, the bad one skipped.
+    device.send(encodeRdm6300('4500C5D1EA').toLowerCase() + '\x024500C5D1E9B9\x03');
+    device.send('0012964331\r');
+    expect(sink.punches.map((p) => p.biometricCode)).toEqual(['0012964329', '0012964330', '0012964331']);
+    expect(source.status()).toMatchObject({ badChecksums: 1, malformed: 1 });
+    await source.stop();
+  });
+
+  it('keypadStates: a key chooses the punch state of the card that follows within 10 s; other keys choose nothing', async () => {
+    const { device, source, sink } = make({ format: 'card', timezone: 'UTC', keypadStates: { '1': 0, '2': 1 } });
+    device.failOpen = null;
+    await source.start();
+    const tap = async (key: string | null, card: string, waitMs = 100) => {
+      if (key !== null) device.send(key);
+      await vi.advanceTimersByTimeAsync(waitMs);
+      device.send(`${card}\r\n`);
+      await vi.advanceTimersByTimeAsync(1500);
+    };
+    await tap('2', '0000123478'); // check-out
+    await tap('1', '0000123479'); // check-in
+    await tap('9', '0000123480'); // a key that chooses nothing
+    await tap(null, '0000123481'); // no key
+    await tap('2', '0000123482', 11_000); // the key pressed long before the card
+    expect(sink.punches.map((p) => [p.biometricCode, p.punchState])).toEqual([
+      ['0000123478', 1],
+      ['0000123479', 0],
+      ['0000123480', undefined],
+      ['0000123481', undefined],
+      ['0000123482', undefined],
+    ]);
+    expect(source.status()).toMatchObject({ keypadKeys: 4, accepted: 5 });
+    await source.stop();
+  });
+
+  it('8-bit burst keypad keys (0xE1 for 1, 0x5A for *, 0x4B for #) are keys, never noise or part of the card', async () => {
+    const { device, source, sink } = make({ format: 'card' });
+    device.failOpen = null;
+    await source.start();
+    for (const key of ['\xe1', '\x5a', '\x4b', '\xf0']) {
+      device.send(key);
+      await vi.advanceTimersByTimeAsync(100);
+      device.send('0000123478\r\n');
+      await vi.advanceTimersByTimeAsync(1500);
+    }
+    expect(sink.punches.map((p) => p.biometricCode)).toEqual(Array(4).fill('0000123478'));
+    expect(source.status()).toMatchObject({ keypadKeys: 4, malformed: 0 });
+    // A high byte that is no key burst (0xE2: its high nibble is not the low one's complement) is noise.
+    device.send('\xe2');
+    await vi.advanceTimersByTimeAsync(100);
+    expect(source.status()).toMatchObject({ keypadKeys: 4, malformed: 1 });
     await source.stop();
   });
 });

@@ -40,6 +40,18 @@ describe('validateSerialTerminal', () => {
 });
 
 describe('code map', () => {
+  it('keypadStates: only with format card, and no key longer than keypadMaxBytes', () => {
+    const card = { path: '/dev/ttyUSB0', format: 'card' };
+    expect(validateSerialTerminal(serialConfig({ ...card, keypadStates: { '1': 0, '#': 1 } }))).toEqual([]);
+    expect(validateSerialTerminal(serialConfig({ ...card, keypadStates: { F1: 0 } }), 'terminals[0]')).toEqual([
+      'terminals[0].keypadStates: key "F1" is longer than keypadMaxBytes (1): it would be read as a card',
+    ]);
+    expect(validateSerialTerminal(serialConfig({ ...card, keypadMaxBytes: 2, keypadStates: { F1: 0 } }))).toEqual([]);
+    expect(
+      validateSerialTerminal(serialConfig({ path: '/dev/ttyUSB0', keypadStates: { '1': 0 } }), 'terminals[0]'),
+    ).toEqual(['terminals[0].keypadStates: is only used with format: card (this terminal has format: regex)']);
+  });
+
   it('maps cards regardless of leading zeros and case, and reports bad lines with their number', () => {
     const { map, problems } = parseCodeMap(
       '\uFEFFCard,BiometricCode\r\n# staff\n"0004521234", 1042\nab12,1043\n\nbroken\n4521234,9999\n',

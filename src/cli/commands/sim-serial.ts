@@ -23,7 +23,7 @@ export interface SimSerialCliOptions {
   link?: string;
   device?: string;
   format: 'regex' | 'card';
-  /** A reader that does not print lines (rdm6300, wiegand-keypad, noise). */
+  /** A reader that does not print lines (rdm6300, rdm6300-held, wiegand-keypad, wiegand-keypad-8bit, noise). */
   reader?: SimReader;
   rate: number;
   count?: number;
@@ -83,14 +83,17 @@ export async function runSimSerial(o: SimSerialCliOptions, io: SimSerialIo): Pro
       baudRate: o.baudRate,
       onLine: o.quiet
         ? undefined
-        : (line, kind) =>
+        : (line, kind) => {
+            // A held tag's repeated frames are part of its read: the summary counts them.
+            if (kind === 'repeat') return;
             io.out(
               kind === 'punch'
                 ? `${line}\n`
                 : kind === 'key'
                   ? `# keypad key: ${printable(line)}\n`
                   : `# noise: ${printable(line)}\n`,
-            ),
+            );
+          },
     });
     let result;
     try {
@@ -99,7 +102,9 @@ export async function runSimSerial(o: SimSerialCliOptions, io: SimSerialIo): Pro
     } catch (e) {
       throw new ExitError(`writing to ${path} failed: ${e instanceof Error ? e.message : String(e)}`, EXIT.TEMPFAIL);
     }
-    const keys = result.keys > 0 ? `, ${result.keys} keypad keys` : '';
+    const keys =
+      (result.keys > 0 ? `, ${result.keys} keypad keys` : '') +
+      (result.repeats > 0 ? `, ${result.repeats} repeated frames of held tags` : '');
     io.err(
       `wrote ${result.punches} punch lines and ${result.noise} noise lines${keys} (${result.bytes} bytes) to ${path}\n`,
     );
@@ -162,7 +167,7 @@ export function registerSimSerial(program: Command): void {
     )
     .option(
       '--reader <reader>',
-      'a card reader that does not print lines: rdm6300 (STX/ETX frames with checksum; --noise: bad checksums), wiegand-keypad (a bare key byte, then the card line) or noise (bytes that never make a read)',
+      'a card reader that does not print lines: rdm6300 (STX/ETX frames with checksum; --noise: bad checksums), rdm6300-held (each tag held on the antenna: its frame 20 times, 65 ms apart, lower-case hex), wiegand-keypad (a bare key byte, then the card line), wiegand-keypad-8bit (the key as an 8-bit burst byte) or noise (bytes that never make a read)',
       choice(SIM_READERS),
     )
     .option('--rate <n>', 'punch lines per second (0: as fast as possible)', number(0, 1_000_000, false), 1)

@@ -7,17 +7,41 @@ import { seededRandom } from '../../util/seeded-random.js';
  *   4-byte card number), 2 hex digits of XOR checksum, ETX, no line end; with `noise` > 0 a frame
  *   with a wrong checksum now and then (a card read at the edge of the field);
  * - `wiegand-keypad`: a Wiegand-to-RS232 converter with a keypad: a key as one bare byte (no line
- *   end), a pause, then the card as 10 digits and CRLF;
+ *   end; a 4-bit key as the ASCII of its hex digit, so `*` is "A" and `#` "B", as the converter's
+ *   manual says), a pause, then the card as 10 digits and CRLF;
+ * - `rdm6300-held`: the same module with each tag held on the antenna: its frame sent
+ *   HELD_FRAMES times, HELD_EVERY_MS apart, as the module does while a tag stays in the field
+ *   (arduino12's rdm6300 library: "RDM6300 sends packet every 65ms when tag is near"), in
+ *   lower-case hex digits as some clones send them;
+ * - `wiegand-keypad`: a Wiegand-to-RS232 converter with a keypad: a key as one bare byte (no line
+ *   end; a 4-bit key as the ASCII of its hex digit, so `*` is "A" and `#` "B", as the converter's
+ *   manual says), a pause, then the card as 10 digits and CRLF;
+ * - `wiegand-keypad-8bit`: the same converter behind a keypad that sends 8-bit bursts (the key in
+ *   the low nibble, its complement in the high one: key 1 is 0xE1, `*` 0x5A, `#` 0x4B), which the
+ *   converter passes on as they are ("receives an 8bit 45 (hex), it sends 45 (hex) as it is");
  * - `noise`: a reader on the wrong framing or baud rate: bursts of bytes with no STX, ETX, CR or LF.
  * Each step is what the reader writes at once, then the pause before the next one.
  */
-export type SimReader = 'rdm6300' | 'wiegand-keypad' | 'noise';
+export type SimReader = 'rdm6300' | 'rdm6300-held' | 'wiegand-keypad' | 'wiegand-keypad-8bit' | 'noise';
 
-export const SIM_READERS: readonly SimReader[] = ['rdm6300', 'wiegand-keypad', 'noise'];
+export const SIM_READERS: readonly SimReader[] = [
+  'rdm6300',
+  'rdm6300-held',
+  'wiegand-keypad',
+  'wiegand-keypad-8bit',
+  'noise',
+];
+
+/** Frames of one held tag, and the module's pause between them. */
+export const HELD_FRAMES = 20;
+export const HELD_EVERY_MS = 65;
+/** The keys of a Wiegand keypad in key order, as 8-bit bursts send them: 0-9, `*`, `#`. */
+const KEYS = '0123456789*#';
 
 export interface ReaderStep {
   bytes: string;
-  kind: 'punch' | 'noise' | 'key';
+  /** `repeat`: a frame sent again while the tag stays on the antenna (one read with the first). */
+  kind: 'punch' | 'noise' | 'key' | 'repeat';
   /** What punchgate journals for a punch (the printed card number), the key, or the bytes. */
   shown: string;
   /** Silence after the bytes (ms) before the next step. */
@@ -32,6 +56,8 @@ const FIRST_CARD = 4_521_000;
  * and long enough that a busy box still reads the key before the card arrives.
  */
 const KEY_PAUSE_MS = 500;
+/** The next person's tag comes this long after the last frame of the one before (cardRepeatMs is 1 s). */
+const HELD_AWAY_MS = 1500;
 
 export class ReaderSteps {
   private readonly random: () => number;
@@ -58,10 +84,26 @@ export class ReaderSteps {
         }
         return steps;
       }
-      case 'wiegand-keypad': {
-        const key = String((i * 7 + 3) % 10);
+      case 'rdm6300-held': {
+        const data = TAG_VERSION + Number(card).toString(16).padStart(8, '0');
+        const frame = encodeRdm6300(data).toLowerCase();
+        return Array.from({ length: HELD_FRAMES }, (_, k) => ({
+          bytes: frame,
+          kind: k === 0 ? ('punch' as const) : ('repeat' as const),
+          shown: card,
+          // The tag is taken away after its last frame: a pause longer than the module's own.
+          pauseMs: k < HELD_FRAMES - 1 ? HELD_EVERY_MS : HELD_AWAY_MS,
+        }));
+      }
+      case 'wiegand-keypad':
+      case 'wiegand-keypad-8bit': {
+        const k = (i * 7 + 3) % KEYS.length;
+        const key = KEYS[k] as string;
+        // 4-bit keys as the ASCII of their hex digit (`*` is "A", `#` "B"); 8-bit bursts as they are.
+        const bytes =
+          this.reader === 'wiegand-keypad' ? k.toString(16).toUpperCase() : String.fromCharCode(((~k & 0xf) << 4) | k);
         return [
-          { bytes: key, kind: 'key', shown: key, pauseMs: KEY_PAUSE_MS },
+          { bytes, kind: 'key', shown: key, pauseMs: KEY_PAUSE_MS },
           { bytes: `${card}\r\n`, kind: 'punch', shown: card, pauseMs: 0 },
         ];
       }

@@ -34,13 +34,15 @@ export interface SerialSimOptions {
   baudRate?: number;
   clock?: Clock;
   /** Called for each line once it has been written (without its ending; a reader's: see ReaderStep.shown). */
-  onLine?: (line: string, kind: 'punch' | 'noise' | 'key') => void;
+  onLine?: (line: string, kind: 'punch' | 'noise' | 'key' | 'repeat') => void;
 }
 
 export interface SerialSimResult {
   punches: number;
   noise: number;
   bytes: number;
+  /** Frames sent again while a tag stays on the antenna (reader rdm6300-held): part of a read. */
+  repeats: number;
   /** Keypad keys written (reader wiegand-keypad). */
   keys: number;
 }
@@ -83,7 +85,7 @@ async function run(opts: SerialSimOptions, isStopped: () => boolean): Promise<Se
     seed: opts.seed,
     clock: opts.clock ?? systemClock,
   });
-  const result: SerialSimResult = { punches: 0, noise: 0, bytes: 0, keys: 0 };
+  const result: SerialSimResult = { punches: 0, noise: 0, bytes: 0, keys: 0, repeats: 0 };
   const { SerialPort } = await loadSerialport();
   const port = new SerialPort({ path: opts.path, baudRate: opts.baudRate ?? 9600, autoOpen: false });
   await new Promise<void>((resolve, reject) => port.open((e) => (e ? reject(e) : resolve())));
@@ -162,6 +164,7 @@ async function runReader(
       await flush();
       if (step.kind === 'punch') result.punches++;
       else if (step.kind === 'key') result.keys++;
+      else if (step.kind === 'repeat') result.repeats++;
       else result.noise++;
       opts.onLine?.(step.shown, step.kind);
       if (step.pauseMs > 0) await sleep(step.pauseMs);

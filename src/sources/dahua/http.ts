@@ -102,6 +102,10 @@ export class DahuaHttp {
   ): Promise<{ res: IncomingMessage; text?: string }> {
     const { o } = this;
     return new Promise((resolve, reject) => {
+      // Stopped already (the daemon shutting down while a poll goes on): no request at all. A
+      // request destroyed before its error listener is on emits "socket hang up" to nobody, an
+      // uncaught exception that ended the daemon with 70 instead of 0 on SIGTERM.
+      if (req.signal?.aborted) return reject(abortError());
       const headers: Record<string, string> = { host: this.peer, accept: '*/*' };
       if (auth) headers.authorization = auth;
       if (req.body !== undefined) {
@@ -143,8 +147,7 @@ export class DahuaHttp {
       r.setTimeout(o.timeoutMs, () =>
         fail(new DahuaConnectionError(`no answer from ${this.peer} within ${o.timeoutMs / 1000} s`, 'TIMEOUT')),
       );
-      const onAbort = () => fail(Object.assign(new Error('aborted'), { name: 'AbortError' }));
-      if (req.signal?.aborted) return onAbort();
+      const onAbort = () => fail(abortError());
       req.signal?.addEventListener('abort', onAbort, { once: true });
       if (o.tls && o.tlsFingerprint) {
         r.on('socket', (s) => {
@@ -262,6 +265,8 @@ export class DahuaHttp {
     this.agent.destroy();
   }
 }
+
+const abortError = () => Object.assign(new Error('aborted'), { name: 'AbortError' });
 
 /** What Node says about a failed connection, in words. */
 function describeNetError(e: unknown, peer: string, timeoutMs: number): Error {

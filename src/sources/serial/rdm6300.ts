@@ -7,11 +7,14 @@
  * Studio) and the EM-18 reader's (same frame, "number on card" worked example).
  *
  * `cardNumber` chooses the number punchgate journals: `printed` (the default, the number on the
- * tag and in most HR systems' card fields) or `hex` (all 10 hex digits as sent, version byte
- * included, for systems that enrolled cards that way).
+ * tag and in most HR systems' card fields), `hex` (all 10 hex digits as sent, version byte
+ * included, for systems that enrolled cards that way) or `wiegand26` (the decimal of the last 3
+ * bytes, 10 digits: what a Wiegand 26 reader of the same tag sends through a Wiegand-to-RS232
+ * converter, whose manual gives data 1E256 as "0000123478", for sites whose cards were enrolled
+ * on Wiegand readers).
  */
 
-export type CardNumberStyle = 'printed' | 'hex';
+export type CardNumberStyle = 'printed' | 'hex' | 'wiegand26';
 
 export type Rdm6300Read = { kind: 'card'; card: string } | { kind: 'bad-checksum'; reason: string };
 
@@ -29,7 +32,8 @@ export function decodeRdm6300(text: string, style: CardNumberStyle): Rdm6300Read
     };
   const data = text.slice(0, 10).toUpperCase();
   if (style === 'hex') return { kind: 'card', card: data };
-  return { kind: 'card', card: String(parseInt(data.slice(2), 16)).padStart(10, '0') };
+  const number = style === 'wiegand26' ? data.slice(4) : data.slice(2);
+  return { kind: 'card', card: String(parseInt(number, 16)).padStart(10, '0') };
 }
 
 /** The frame an RDM6300 sends for `data` (10 hex digits): for the simulator and tests. */

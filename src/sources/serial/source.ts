@@ -7,10 +7,11 @@ import { backoffDelay } from '../../util/backoff.js';
 import { UNKNOWN_CARD_PREFIX } from '../../punch.js';
 import { ReloadingCodeMap } from './code-map.js';
 import { createLineParser, EDGE_CONTROL, type LineParser, type ParsedLine } from './line-parser.js';
-import { printable } from '../../util/terminal-text.js';
 import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
 import { FrameSplitter, type Frame, type FrameResult } from './frame-splitter.js';
 import { decodeRdm6300 } from './rdm6300.js';
+import { CardRepeats } from './card-repeats.js';
+import { keypadKey } from './keypad.js';
 import { elapsedMs } from '../../util/clock.js';
 import { JournalWriter, type QueuedPunch } from './journal-writer.js';
 import { NoiseLog } from './noise-log.js';
@@ -18,8 +19,11 @@ import { framingProblem } from './framing-problem.js';
 import { listSerialPorts, openFailureHint, openSerialPort, type OpenSerialLink, type SerialLink } from './port.js';
 import { SerialStats, type SerialSourceStatus } from './status.js';
 
-/** A keypad key as converters send it: an ASCII digit, letter or sign (4-bit keys as ASCII, 8-bit as sent). */
-const KEY = /^[\x21-\x7e]+$/;
+/**
+ * How long a key of `keypadStates` waits for its card: a person presses "check-out", then shows the
+ * card within seconds. A key left pressed alone chooses nothing for a card shown later.
+ */
+export const KEY_STATE_MS = 10_000;
 
 export interface SerialSourceOptions {
   config: SerialTerminalConfig;
@@ -65,6 +69,9 @@ export class SerialSource {
   private gapTimer: NodeJS.Timeout | null = null;
   private readonly noise: NoiseLog;
   private readonly stats: SerialStats;
+  private readonly repeats: CardRepeats;
+  /** A key of `keypadStates` pressed: the state of the card read that follows it. */
+  private keyState: { state: number; at: number } | null = null;
 
   private running = false;
   private link: SerialLink | null = null;
@@ -90,6 +97,7 @@ export class SerialSource {
       gapMs: this.cfg.gapMs,
       keypadMaxBytes: this.cfg.keypadMaxBytes,
     });
+    this.repeats = new CardRepeats(this.cfg.format === 'card' ? this.cfg.cardRepeatMs : 0);
     this.noise = new NoiseLog({ logger: this.log, clock: this.clock, terminal: this.cfg.name });
     this.stats = new SerialStats(this.cfg.name, this.cfg.path);
     this.journal = new JournalWriter({
@@ -198,6 +206,8 @@ export class SerialSource {
     if (this.presenceTimer) clearInterval(this.presenceTimer);
     if (this.gapTimer) clearTimeout(this.gapTimer);
     this.presenceTimer = this.gapTimer = null;
+    this.repeats.reset();
+    this.keyState = null;
     if (this.splitter.reset()) {
       this.stats.markLine(this.clock.now());
       this.stats.markMalformed();
@@ -238,6 +248,7 @@ export class SerialSource {
 
   private onFrames({ frames, overflows }: FrameResult, bytes: number): void {
     const now = this.clock.now();
+    const at = elapsedMs(this.clock);
     for (let i = 0; i < overflows; i++) {
       this.stats.markLine(now);
       this.stats.markMalformed();
@@ -254,7 +265,9 @@ export class SerialSource {
         // A keypad key is a read of its own: never glued to the card or line that follows.
         framed = true;
         this.stats.markKey();
-        if (this.cfg.keypad === 'count') this.log.debug({ key: parsed.key }, 'keypad key (not a punch)');
+        const state = this.cfg.keypadStates?.[parsed.key];
+        if (state !== undefined) this.keyState = { state, at };
+        if (this.cfg.keypad === 'count') this.log.debug({ key: parsed.key, state }, 'keypad key (not a punch)');
         continue;
       }
       if (parsed.kind === 'malformed') {
@@ -267,7 +280,15 @@ export class SerialSource {
         continue;
       }
       framed = true;
-      punches.push(this.toPunch(parsed.code, parsed.logTime));
+      if (this.repeats.isRepeat(parsed.code, at)) {
+        // The card still on the reader (sent again every ~65 ms): the read it began is journalled.
+        this.stats.markCardRepeat();
+        continue;
+      }
+      const key = this.keyState;
+      this.keyState = null;
+      const punchState = key && at - key.at <= KEY_STATE_MS ? key.state : undefined;
+      punches.push(this.toPunch(parsed.code, parsed.logTime, punchState));
     }
     this.stats.markBytes(now, bytes, framed);
     // The lines of this read are in the journal before the next read is looked at.
@@ -279,8 +300,8 @@ export class SerialSource {
     frame: Frame,
   ): ParsedLine | { kind: 'key'; key: string } | { kind: 'malformed'; reason: string; badChecksum?: true } {
     const text = frame.text.replace(EDGE_CONTROL, '');
-    if (text.length > 0 && text.length <= this.cfg.keypadMaxBytes && KEY.test(text))
-      return { kind: 'key', key: printable(text) };
+    const key = keypadKey(text, this.cfg.keypadMaxBytes);
+    if (key !== null) return { kind: 'key', key };
     // Cut short: a partial record before a silence, or bytes an STX interrupted. Never a code.
     if (this.cfg.framing === 'length' && frame.end !== 'length')
       return { kind: 'malformed', reason: `cut short: ${frame.text.length} of ${this.cfg.frameBytes} bytes` };
@@ -293,8 +314,8 @@ export class SerialSource {
     return this.parse(frame.text);
   }
 
-  private toPunch(code: string, logTime: string): QueuedPunch {
-    const base = { terminal: this.cfg.name, device: '', logTime };
+  private toPunch(code: string, logTime: string, punchState: number | undefined): QueuedPunch {
+    const base = { terminal: this.cfg.name, device: '', logTime, ...(punchState !== undefined ? { punchState } : {}) };
     if (!this.codeMap) return { punch: { ...base, biometricCode: code } };
     const mapped = this.codeMap.lookup(code);
     if (mapped !== undefined) return { punch: { ...base, biometricCode: mapped } };

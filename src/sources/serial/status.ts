@@ -20,6 +20,8 @@ export interface SerialSourceStatus {
   malformed: number;
   /** Keypad keys received (a bare byte or a short frame): never part of a code, never a punch. */
   keypadKeys: number;
+  /** Card frames repeating the card still on the reader (within `cardRepeatMs`): one read, not punches. */
+  cardRepeats: number;
   /** Of `malformed`: card frames whose checksum was wrong (RDM6300), skipped. */
   badChecksums: number;
   /** Of `malformed`: reads dropped for growing past the bound without an end. */
@@ -71,6 +73,7 @@ export class SerialStats {
       quarantined: 0,
       malformed: 0,
       keypadKeys: 0,
+      cardRepeats: 0,
       badChecksums: 0,
       overflows: 0,
       unframedBytes: 0,
@@ -146,6 +149,10 @@ export class SerialStats {
 
   markKey(): void {
     this.s.keypadKeys++;
+  }
+
+  markCardRepeat(): void {
+    this.s.cardRepeats++;
   }
 
   markBadChecksum(): void {

@@ -27,6 +27,16 @@ export function validateSerialTerminal(cfg: SerialTerminalConfig, at = `terminal
   } else if (cfg.framing !== 'length' && cfg.frameBytes !== undefined) {
     problems.push(`${at}.frameBytes: is only used with framing: length (this terminal has framing: ${cfg.framing})`);
   }
+  for (const key of Object.keys(cfg.keypadStates ?? {})) {
+    if (cfg.format !== 'card')
+      problems.push(`${at}.keypadStates: is only used with format: card (this terminal has format: ${cfg.format})`);
+    else if (key.length > cfg.keypadMaxBytes)
+      problems.push(
+        `${at}.keypadStates: key "${key}" is longer than keypadMaxBytes (${cfg.keypadMaxBytes}): it would be read as a card`,
+      );
+    else continue;
+    break;
+  }
   if (cfg.reconnectMinMs > cfg.reconnectMaxMs) {
     problems.push(`${at}.reconnectMinMs: must not be more than reconnectMaxMs (${cfg.reconnectMaxMs})`);
   }
