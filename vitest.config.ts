@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/sequencer.js';
 
 /** Test files git neither tracks nor ignores (a scratch file) are not run: see .ci/untracked.cjs. */
 const untracked = (
@@ -23,6 +24,8 @@ export default defineConfig({
     // Tests start real servers and child processes; two cores on the CI box.
     pool: 'forks',
     maxWorkers: 2,
+    // The longest files start first (a fresh checkout has no durations of a last run).
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         extends: true,

@@ -71,6 +71,17 @@ export function ticksToSkip(failures: number): number {
   return failures <= 1 ? 0 : backoffDelay(failures - 1, { baseMs: 1, maxMs: 16 }) - 1;
 }
 
+/**
+ * A cap on the ticks skipped, for the tests only: PUNCHGATE_TEST_MAX_SKIPPED_TICKS (a whole number)
+ * in the environment of a `punchgate run` whose test proves something else than the backoff (what a
+ * hostile terminal's answers do), so that it does not wait out gaps of 16 s. The backoff itself is
+ * proven in test/sources/schedule.test.ts. Unset (as everywhere but those tests): no cap.
+ */
+export function maxSkippedTicks(env: NodeJS.ProcessEnv = process.env): number {
+  const v = env.PUNCHGATE_TEST_MAX_SKIPPED_TICKS;
+  return v !== undefined && /^\d+$/.test(v) ? Number(v) : Infinity;
+}
+
 /** What a poll reports back: whether it reached the terminal and finished. */
 export interface PollOutcome {
   ok: boolean;
@@ -88,6 +99,8 @@ export interface PollLoopOptions<R extends PollOutcome> {
   scheduler: Scheduler;
   /** A poll that threw all the same (a journal that could not record its outcome): told here, never a crash. */
   onError: (err: unknown) => void;
+  /** At most this many ticks skipped (default: maxSkippedTicks(), no cap unless a test sets it). */
+  maxSkippedTicks?: number;
 }
 
 /**
@@ -105,7 +118,11 @@ export class PollLoop<R extends PollOutcome> {
   /** A poll asked for while one ran (pollAgain): it runs right after. */
   private again = false;
 
-  constructor(private readonly opts: PollLoopOptions<R>) {}
+  private readonly maxSkip: number;
+
+  constructor(private readonly opts: PollLoopOptions<R>) {
+    this.maxSkip = opts.maxSkippedTicks ?? maxSkippedTicks();
+  }
 
   /** Consecutive polls that failed (0 after a good one). */
   get failures(): number {
@@ -125,7 +142,7 @@ export class PollLoop<R extends PollOutcome> {
       .poll()
       .then((r) => {
         if (!r.noBackoff) this.consecutiveFailures = r.ok ? 0 : this.consecutiveFailures + 1;
-        this.skip = ticksToSkip(this.consecutiveFailures);
+        this.skip = Math.min(ticksToSkip(this.consecutiveFailures), this.maxSkip);
         return r;
       })
       .finally(() => {
@@ -162,7 +179,7 @@ export class PollLoop<R extends PollOutcome> {
       await this.pollNow();
     } catch (e) {
       this.consecutiveFailures++;
-      this.skip = ticksToSkip(this.consecutiveFailures);
+      this.skip = Math.min(ticksToSkip(this.consecutiveFailures), this.maxSkip);
       this.opts.onError(e);
     }
   }

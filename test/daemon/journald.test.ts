@@ -123,6 +123,9 @@ describe('under systemd, the log is what journalctl shows: plain lines with thei
           NOTIFY_SOCKET: '',
           PUNCHGATE_HRMS_TOKEN: '',
           JOURNAL_STREAM: journalStream,
+          // A terminal away is polled at every tick (no backoff): "said once" is said over a poll a
+          // second, and it is back at the next tick (the backoff has its own test).
+          PUNCHGATE_TEST_MAX_SKIPPED_TICKS: '0',
         },
       },
     );

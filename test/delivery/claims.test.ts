@@ -94,6 +94,9 @@ describe('claims held by a live process', () => {
     const d = spawnDaemon(configPath);
     cleanups.push(() => d.child.exitCode === null && d.child.kill('SIGKILL'));
     await waitFor(() => d.output().includes('punchgate running'), 15_000, 'the daemon running');
+    // The flush has a batch out (each takes 2.5 s): from now on the HRMS answers at once, so a
+    // daemon that took that batch as abandoned would send it again before the flush's answer.
+    hrms.setFaults({ latencyMs: 0 });
     expect(await f.exited, f.output()).toBe(0);
     await waitFor(() => hrms.attendance().length === PUNCHES, 60_000, 'every punch delivered');
     expect(sentTwice(hrms)).toEqual([]);

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { cronScheduler, PollLoop, ticksToSkip, type Scheduler } from '../../src/sources/schedule.js';
+import { cronScheduler, maxSkippedTicks, PollLoop, ticksToSkip, type Scheduler } from '../../src/sources/schedule.js';
 
 const iso = (ms: number) => new Date(ms).toISOString().slice(0, 19) + 'Z';
 
@@ -133,6 +133,37 @@ describe('PollLoop: one poll at a time, fewer polls while a terminal fails', () 
     expect(polledAt.slice(0, 6)).toEqual([1, 3, 7, 15, 31, 47]);
     expect(polledAt.slice(6, 9)).toEqual([48, 49, 50]);
     expect(loop.failures).toBe(0);
+    await loop.stop();
+  });
+
+  it('capped (a test of something else than the backoff): never more than that many ticks skipped', async () => {
+    expect(maxSkippedTicks({})).toBe(Infinity);
+    expect(maxSkippedTicks({ PUNCHGATE_TEST_MAX_SKIPPED_TICKS: 'x' })).toBe(Infinity);
+    expect(maxSkippedTicks({ PUNCHGATE_TEST_MAX_SKIPPED_TICKS: '1' })).toBe(1);
+    const polls = manualPolls();
+    let tick: () => void = () => {};
+    const scheduler: Scheduler = (_spec, t) => ((tick = t), () => {});
+    const loop = new PollLoop({
+      spec: { expression: '* * * * *' },
+      scheduler,
+      poll: polls.poll,
+      onError: (e) => expect.fail(String(e)),
+      maxSkippedTicks: 1,
+    });
+    loop.start();
+    await polls.finish(false);
+    const polledAt: number[] = [];
+    for (let n = 1; n <= 12; n++) {
+      const before = polls.started();
+      tick();
+      await vi.advanceTimersByTimeAsync(0);
+      if (polls.started() > before) {
+        polledAt.push(n);
+        await polls.finish(false);
+      }
+    }
+    expect(polledAt).toEqual([1, 3, 5, 7, 9, 11]);
+    expect(loop.failures).toBe(7);
     await loop.stop();
   });
 
