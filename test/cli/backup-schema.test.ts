@@ -128,6 +128,7 @@ function editDb(path: string, sql: string): void {
 }
 
 describe('restore restores punchgate’s journal, nothing else', () => {
+  // A restore child per variant (13 of them, about 2 s each on a loaded machine): more than the default 30 s.
   it('a backup with another program’s objects is refused (exit 74, the path, what and the fix); the journal is untouched and keeps taking and delivering punches', async () => {
     const s = await sandbox();
     expect((await s.importPunches(5)).status).toBe(0);
@@ -151,7 +152,7 @@ describe('restore restores punchgate’s journal, nothing else', () => {
     const flush = await s.cli('flush', '--max-wait', '20');
     expect(flush.status, flush.stdout + flush.stderr).toBe(0);
     expect(s.hrms.received()).toHaveLength(12);
-  });
+  }, 120_000);
 
   it('check, status and run say the same of a live journal with another program’s objects, and nothing is journalled into it', async () => {
     const s = await sandbox();
@@ -198,6 +199,27 @@ describe('restore restores punchgate’s journal, nothing else', () => {
 });
 
 describe('backup --keep removes only backups punchgate made, never the one just written', () => {
+  it('a first backup into a folder not made yet, without --keep (docs/install.md): the folder is made, and the nightly --keep 14 works after it', async () => {
+    const s = await sandbox();
+    await s.importPunches(3);
+    const dir = s.tmp.path('lib/backups');
+    const first = await s.cli('backup', dir);
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stdout).toContain(`made the folder ${dir} (mode 0700)`);
+    expect(statSync(dir).isDirectory()).toBe(true);
+    expect(readdirSync(dir)).toEqual([expect.stringMatching(/^punchgate-plant-a-\d{8}T\d{6}Z\.db$/)]);
+    const nightly = await s.cli('backup', dir, '--keep', '14');
+    expect(nightly.status, nightly.stderr).toBe(0);
+    expect(readdirSync(dir)).toHaveLength(2);
+    // A name with an extension is a file, as before; a file in the folder's place is named, not pruned.
+    expect((await s.cli('backup', s.tmp.path('lib/copy.bak'))).status).toBe(0);
+    expect(statSync(s.tmp.path('lib/copy.bak')).isFile()).toBe(true);
+    const onFile = await s.cli('backup', s.tmp.path('lib/copy.bak'), '--keep', '14');
+    expect(onFile.status).toBe(78);
+    expect(onFile.stderr).toContain('is not a folder');
+    expect(onFile.stderr).toContain('move that file away');
+  });
+
   it('a folder that does not exist yet is made (0700); the clock behind, look-alike files, folders and links, other sites: only older real backups go, by what they hold', async () => {
     const s = await sandbox();
     const dir = s.tmp.path('state/backups');
