@@ -55,6 +55,25 @@ const PRIVATE_USE = /\p{Co}/u;
 const NONCHARACTER = /\p{Noncharacter_Code_Point}/u;
 /** Code points this Unicode version (Node's ICU) does not assign: nothing a terminal can mean yet. */
 const UNASSIGNED = /\p{Cn}/u;
+/**
+ * A decimal digit of another script than 0-9 (Arabic-Indic U+0660-0669, Devanagari U+0966-096F...):
+ * `١٠١١` is the number 1011 to many an HRMS (Python's int(), which Frappe and Odoo run on, reads
+ * any script's digits), while the journal would keep it apart from `1011`: one person, two codes.
+ * Terminals store their user ids with 0-9 whatever the language of their screen.
+ */
+const OTHER_DIGIT = /(?![0-9])\p{Nd}/u;
+/**
+ * A compatibility character: one that Unicode itself says stands for another (NFKC): fullwidth
+ * `１０１１` and `Ａ`, superscript `¹`, circled `①`, mathematical `𝟏`. It looks like (and to many
+ * an HRMS is) the plain character, but the journal would keep it apart.
+ */
+function compatibilityCharacter(text: string): RegExpExecArray | null {
+  if (text.normalize('NFKC') === text) return null;
+  for (const c of text) {
+    if (c.normalize('NFKC') !== c) return [c] as unknown as RegExpExecArray;
+  }
+  return null;
+}
 
 /** Longest serial number (device identity) kept as it is; a longer one is kept as a stand-in (deviceIdentity). */
 export const MAX_SERIAL_LENGTH = 64;
@@ -65,14 +84,16 @@ export const MAX_NAME_LENGTH = 64;
 /**
  * The one rule of what a biometric code may contain, applied by every source that reads codes
  * (file imports, serial lines, ZK user ids and records, pushed logs, the simulators' data files):
- * 1 to 64 characters, letters, digits, punctuation and symbols of any script, and nothing else.
+ * 1 to 64 characters: letters, punctuation and symbols of any script, the digits 0-9, and nothing else.
  * Refused, by Unicode general category and property (CODE_REFUSALS): blanks (Zs, Zl, Zp, and
  * every other White_Space); control characters (Cc: NUL, CR, LF, ESC, DEL, C1...); bidirectional
  * controls and other invisible formatting characters (Cf and Default_Ignorable_Code_Point:
  * U+202E, U+200B, U+FEFF, tag characters...), variation selectors and combining marks (M), which
  * make a code look like another (`1011` + U+FE0F looks like `1011`); U+FFFD, what bytes that are
  * not UTF-8 become when read; unpaired surrogates (Cs), private-use characters (Co),
- * noncharacters and unassigned code points (Cn).
+ * noncharacters and unassigned code points (Cn); compatibility characters (those NFKC turns into
+ * another: fullwidth `１`, superscript `¹`, circled `①`) and decimal digits of other scripts than
+ * 0-9 (`١٠١١`), which an HRMS may read as the plain `1011` while the journal keeps them apart.
  * A code is never repaired: the line or record is reported as bad, so that nothing reaches the
  * HRMS that the terminal did not mean.
  *
@@ -115,7 +136,7 @@ export function textProblem(text: string, rule: { what: string; max: number; bla
  * a list of characters. `names: false` rules do not apply to names (`blanks`), whose scripts need
  * combining marks (Devanagari, Thai, a decomposed "José") and whose emoji carry variation selectors.
  */
-const CODE_REFUSALS: readonly (readonly [RegExp, string, { names: boolean }])[] = [
+const CODE_REFUSALS: readonly (readonly [Pick<RegExp, 'exec'>, string, { names: boolean }])[] = [
   [/\uFFFD/u, 'bytes that are not UTF-8', { names: true }],
   [CONTROL, 'a control character', { names: true }],
   [BIDI, 'a bidirectional control', { names: true }],
@@ -127,6 +148,8 @@ const CODE_REFUSALS: readonly (readonly [RegExp, string, { names: boolean }])[] 
   [NONCHARACTER, 'a noncharacter', { names: true }],
   [UNASSIGNED, 'an unassigned character', { names: true }],
   [BLANK, 'a blank', { names: false }],
+  [{ exec: compatibilityCharacter }, 'a compatibility form of another character', { names: false }],
+  [OTHER_DIGIT, 'a digit of another script than 0-9', { names: false }],
 ];
 
 /**

@@ -1,4 +1,4 @@
-import { escapeControls } from '../util/terminal-text.js';
+import { escapeControls, safeJson } from '../util/terminal-text.js';
 import type { CheckReport } from './types.js';
 
 const LABEL = { pass: 'PASS', warn: 'WARN', fail: 'FAIL' } as const;
@@ -26,5 +26,5 @@ export function formatReport(report: CheckReport): string {
 
 /** The report for machines: `{ version, ok, exitCode, quick, checks: [{ name, status, detail, fix?, problems? }] }`. */
 export function formatReportJson(report: CheckReport): string {
-  return JSON.stringify(report, null, 2) + '\n';
+  return safeJson(report, 2) + '\n';
 }

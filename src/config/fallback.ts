@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import type { Config } from './schema.js';
+import { terminalSchema } from './terminals.js';
 
 /**
  * What `punchgate run` does with the last good copy of its config when the file does not load at
@@ -30,8 +31,26 @@ export interface FallbackDecision {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Where a terminal is: the fields that say which device it is. */
-const WHERE = ['kind', 'host', 'port', 'url', 'serial', 'path'] as const;
+/**
+ * Where a terminal is: the fields that say which device it is, whatever its kind (a ZK's host and
+ * port, a Dahua's tls which picks its port, a Hikvision's url, a BioTime server's baseUrl and the
+ * devices behind it, a push terminal's serial, a serial reader's path).
+ */
+const WHERE = ['kind', 'host', 'port', 'tls', 'url', 'baseUrl', 'serial', 'path', 'terminals'] as const;
+/** Where a sink delivers: its address, and for Odoo the database at that address. */
+const SINK_WHERE = ['baseUrl', 'database'] as const;
+
+const shownValue = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/**
+ * The file's entry for a terminal as punchgate reads it, defaults included, when the entry itself
+ * is whole (the break is elsewhere in the file): a port the file no longer writes is the default
+ * port, not the copy's. Otherwise the entry as written.
+ */
+function asRead(entry: Obj): Obj {
+  const r = terminalSchema.safeParse(entry);
+  return r.success ? (r.data as unknown as Obj) : entry;
+}
 
 /** What the broken file still says, read as tolerantly as YAML allows (undefined: cannot be read). */
 export function whatTheFileSays(file: string): { hrmsUrl?: string; terminals?: Obj[]; sinks?: Obj[] } {
@@ -76,13 +95,26 @@ export function decideFallback(copy: Config, file: string): { config: Config; de
       held.push(`${file} names the HRMS ${says.hrmsUrl}, the last good copy ${copyUrl}`);
   }
   for (const s of copy.sinks) {
-    const url = says.sinks?.find((x) => x.name === s.name)?.baseUrl;
+    const entry = says.sinks?.find((x) => x.name === s.name);
+    const url = entry?.baseUrl;
     if (typeof url !== 'string' || !URL.canParse(url))
       held.push(
         `the address of sink ${s.name} in ${file} cannot be read, so it may differ from the copy's (${s.baseUrl})`,
       );
     else if (!sameUrl(url, s.baseUrl))
       held.push(`${file} names ${url} for sink ${s.name}, the last good copy ${s.baseUrl}`);
+    else
+      for (const k of SINK_WHERE.filter((k) => k !== 'baseUrl' && (s as unknown as Obj)[k] !== undefined)) {
+        const mine = (s as unknown as Obj)[k];
+        if (entry![k] === undefined)
+          held.push(
+            `the ${k} of sink ${s.name} in ${file} cannot be read, so it may differ from the copy's (${shownValue(mine)})`,
+          );
+        else if (shownValue(entry![k]) !== shownValue(mine))
+          held.push(
+            `${file} names the ${k} ${shownValue(entry![k])} for sink ${s.name}, the last good copy ${shownValue(mine)}`,
+          );
+      }
   }
   const deliveryHeld = held.length > 0 ? held.join('; ') : null;
   const notStarted: FallbackDecision['notStarted'] = [];
@@ -101,11 +133,12 @@ export function decideFallback(copy: Config, file: string): { config: Config; de
         return false;
       }
       const mine = t as unknown as Obj;
-      const moved = WHERE.find((k) => f[k] !== undefined && String(f[k]) !== String(mine[k]));
+      const read = asRead(f);
+      const moved = WHERE.find((k) => read[k] !== undefined && shownValue(read[k]) !== shownValue(mine[k]));
       if (moved) {
         notStarted.push({
           name: t.name,
-          why: `${file} gives it another ${moved} (${String(f[moved])}; the copy: ${String(mine[moved] ?? 'none')})`,
+          why: `${file} gives it another ${moved} (${shownValue(read[moved])}; the copy: ${mine[moved] === undefined ? 'none' : shownValue(mine[moved])})`,
         });
         return false;
       }

@@ -26,8 +26,12 @@ export const SECRET_KEPT_OUT = 'SECRET-KEPT-OUT-OF-THIS-COPY';
 /** The copy's last line: where it comes from and when it loaded. */
 const TRAILER = '# punchgate-last-good: ';
 
-/** A URL with credentials in it: `scheme://userinfo@host...` (the user name alone may be a token too). */
-const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)([^\s/@"'#?]+)@/gi;
+/**
+ * A URL with credentials in it: `scheme://userinfo@host...` (the user name alone may be a token
+ * too). The userinfo runs to the LAST `@` of the authority, as URL parsers read it: a password
+ * with a raw `@` (`http://u:p@ss@proxy:3128` is user u, password p@ss) or a quote is kept out whole.
+ */
+const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)([^\s/"#?]*)@/gi;
 /**
  * A credential written as `NAME=value` or `name: value` (an environment line pasted in a comment,
  * a `?token=` in a URL, a field of its own): names ending in password, secret, token, credentials

@@ -4,7 +4,7 @@ import type { UsersClient } from './import.js';
 import { buildPayload, disablePayload, formatErrors, parseFieldOption, type FieldType } from './payload.js';
 import { textTable } from '../util/text-table.js';
 import { exitCodeOfAnswer } from './report.js';
-import { escapeControls } from '../util/terminal-text.js';
+import { escapeControls, safeJson } from '../util/terminal-text.js';
 
 /**
  * The bodies of `employees create|update|disable|fetch`, apart from commander so that tests call
@@ -110,7 +110,7 @@ export async function fetchEmployees(
 ): Promise<number> {
   const answer = await deps.client.fetch(filter);
   if (!answer.ok) return report(answer, deps, opts.json);
-  if (opts.json) deps.out.write(JSON.stringify(answer.records, null, 2) + '\n');
+  if (opts.json) deps.out.write(safeJson(answer.records, 2) + '\n');
   else {
     deps.out.write(employeeTable(answer.records, deps.identifyBy ?? 'username'));
     deps.err.write(`${answer.records.length} employee${answer.records.length === 1 ? '' : 's'}\n`);
@@ -153,10 +153,10 @@ const FAILURE_TEXT: Record<string, string> = {
 function report(answer: UserAnswer, deps: EmployeeDeps, json: boolean | undefined): number {
   if (json) {
     const { raw: _raw, ...shown } = answer;
-    deps.out.write(JSON.stringify(shown, null, 2) + '\n');
+    deps.out.write(safeJson(shown, 2) + '\n');
   } else if (answer.ok) {
     deps.out.write(`${escapeControls(answer.message)}\n`);
-    if (answer.data !== undefined && answer.data !== null) deps.out.write(JSON.stringify(answer.data, null, 2) + '\n');
+    if (answer.data !== undefined && answer.data !== null) deps.out.write(safeJson(answer.data, 2) + '\n');
   }
   if (!answer.ok) {
     const http = answer.httpStatus === undefined ? '' : ` (HTTP ${answer.httpStatus})`;

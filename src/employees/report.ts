@@ -2,6 +2,7 @@ import { textTable } from '../util/text-table.js';
 import { writeFileSync, renameSync } from 'node:fs';
 import type { UserAnswerKind } from '../hrms/users.js';
 import { EXIT } from '../util/exit-codes.js';
+import { safeJson } from '../util/terminal-text.js';
 
 /**
  * Results of employee operations: the per-row table, the JSON report of an import, and the exit
@@ -99,7 +100,7 @@ export interface ImportReport {
 /** Writes the JSON report whole or not at all (temp file then rename). */
 export function writeReport(path: string, report: ImportReport): void {
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(report, null, 2) + '\n');
+  writeFileSync(tmp, safeJson(report, 2) + '\n');
   renameSync(tmp, path);
 }
 

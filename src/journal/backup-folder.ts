@@ -11,8 +11,9 @@ import {
   statSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { BACKUP_APPLICATION_ID } from './backup.js';
+import { BACKUP_APPLICATION_ID } from './backup-mark.js';
 import { refuseForeign } from './open-db.js';
+import { SCHEMA_VERSION } from './migrations.js';
 import { schemaProblems } from './schema-check.js';
 import { Database } from './sqlite-driver.js';
 
@@ -88,8 +89,11 @@ function backupContent(path: string, site: string): { newestRow: number } | unde
   try {
     db = new Database(path, { readonly: true, fileMustExist: true, timeout: 1000 });
     refuseForeign(db, path);
-    // Made before the mark: a punchgate journal of exactly punchgate's schema.
-    if (!marked && schemaProblems(db).length > 0) return undefined;
+    // Exactly punchgate's schema, marked or not (backups made before the mark carry none): a file
+    // with the mark and another program's trigger is not one punchgate made. A schema newer than
+    // this punchgate knows cannot be judged: only with the mark.
+    if (schemaProblems(db).length > 0) return undefined;
+    if (!marked && (db.pragma('user_version', { simple: true }) as number) > SCHEMA_VERSION) return undefined;
     // Another site's backup under this site's name is not this site's to remove (its newest punch says).
     const r = db.prepare('SELECT id, site FROM punches ORDER BY id DESC LIMIT 1').get() as
       { id: number; site: string } | undefined;

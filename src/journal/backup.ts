@@ -1,6 +1,7 @@
-import { closeSync, fdatasyncSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, constants, fdatasyncSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { describeJournalFailure, isBusyJournalError, JournalBusyError, JournalUnusableError } from './errors.js';
+import { BACKUP_APPLICATION_ID } from './backup-mark.js';
 import { refuseForeign } from './open-db.js';
 import { Database } from './sqlite-driver.js';
 
@@ -11,12 +12,6 @@ import { Database } from './sqlite-driver.js';
  * megabytes (measured: the daemon's longest write 480 ms without, 130 ms with; BENCHMARKS.md).
  */
 const PAGES_PER_STEP = 1024;
-
-/**
- * The mark of a backup made by `punchgate backup` (SQLite's application_id in the file's header,
- * "PGB1"): `backup --keep` removes only files that carry it (backup-folder.ts); restore clears it.
- */
-export const BACKUP_APPLICATION_ID = 0x50474231;
 
 /** What a journal file holds, for the messages of backup and restore. */
 export interface JournalSummary {
@@ -108,9 +103,12 @@ export async function backupJournal(journalPath: string, target: string): Promis
       throw describeJournalFailure(journalPath, e);
     }
     // The copy's file exists (with its mode) before SQLite writes into it; synced after each step.
+    // Made new, never through a link: a name planted in the folder (a link to a root file, when
+    // root runs the backup into the service user's folder) is removed, not written through.
     let fd: number;
     try {
-      fd = openSync(partial, 'w', 0o600);
+      rmSync(partial, { force: true });
+      fd = openSync(partial, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
     } catch (e) {
       throw targetFailure(target, e);
     }

@@ -2,6 +2,7 @@ import {
   chmodSync,
   chownSync,
   closeSync,
+  constants,
   copyFileSync,
   existsSync,
   fsyncSync,
@@ -147,7 +148,9 @@ async function copyBackup(backupPath: string, copy: string, journalPath: string)
     throw badBackup(backupPath, e);
   }
   try {
-    closeSync(openSync(copy, 'w', 0o600));
+    // Made new, never through a link planted under the copy's name in the journal's folder.
+    rmSync(copy, { force: true });
+    closeSync(openSync(copy, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600));
     await src.backup(copy);
   } catch (e) {
     const code = (e as { code?: string }).code ?? '';

@@ -1,4 +1,5 @@
 import type { Database as Db } from 'better-sqlite3';
+import { BACKUP_APPLICATION_ID } from './backup-mark.js';
 import { JournalUnusableError } from './errors.js';
 import { MIGRATIONS } from './migrations.js';
 import { Database } from './sqlite-driver.js';
@@ -38,15 +39,27 @@ function reference(version: number): Objects {
   return r;
 }
 
-/** A WHERE clause or other SQL text, compared without case, quotes, comments and spacing. */
+/**
+ * A WHERE clause or other SQL text, compared without case, identifier quotes, comments and
+ * spacing. String literals ('...') are compared exactly as written: `DEFAULT 'UNKNOWN'` or
+ * `CHECK (state IN ('PENDING', ...))` is another schema than punchgate's lower-case one.
+ */
 const normalSql = (s: string | null | undefined) =>
   (s ?? '')
-    .replace(/--[^\n]*/g, '')
-    .replace(/["`[\]]/g, '')
-    .replace(/\s+/g, ' ')
-    .replace(/\s*([(),=<>])\s*/g, '$1')
-    .trim()
-    .toLowerCase();
+    .split(/('(?:[^']|'')*')/)
+    .map((part, i) =>
+      i % 2 === 1
+        ? part
+        : part
+            .replace(/--[^\n]*/g, '')
+            .replace(/\/\*[\s\S]*?\*\//g, ' ')
+            .replace(/["`[\]]/g, '')
+            .replace(/\s+/g, ' ')
+            .replace(/\s*([(),=<>])\s*/g, '$1')
+            .toLowerCase(),
+    )
+    .join('')
+    .trim();
 
 function objectsOf(db: Db): Objects {
   const shape = new Map<string, string>();
@@ -57,8 +70,10 @@ function objectsOf(db: Db): Objects {
     sql: string | null;
   }[];
   for (const o of rows) {
-    // SQLite's own statistics (ANALYZE, PRAGMA optimize): they change no row.
-    if (/^sqlite_stat\d$/.test(o.name)) continue;
+    // SQLite's own statistics tables (ANALYZE, PRAGMA optimize): they change no row. Only tables:
+    // a trigger or view under such a name (written into the schema by hand, as sqlite3's
+    // writable_schema allows) is an object like any other.
+    if (o.type === 'table' && /^sqlite_stat[1-4]$/.test(o.name)) continue;
     const key = `${o.type} ${o.name}`;
     if (o.type === 'table') {
       const cols = db.prepare(`SELECT * FROM pragma_table_xinfo(?)`).all(o.name) as Record<string, unknown>[];
@@ -105,6 +120,10 @@ export function schemaProblems(db: Db): string[] {
   const want = reference(version).shape;
   const have = objectsOf(db).shape;
   const out: string[] = [];
+  // A journal carries no mark (0) or a backup's; another program's id says the file is its format.
+  const app = db.pragma('application_id', { simple: true }) as number;
+  if (app !== 0 && app !== BACKUP_APPLICATION_ID)
+    out.push(`the application_id 0x${(app >>> 0).toString(16)} of another program's file format`);
   for (const [key, s] of have) {
     if (!want.has(key)) out.push(`a ${key} that punchgate does not make`);
     else if (want.get(key) !== s) out.push(`the ${key} is not as punchgate makes it`);

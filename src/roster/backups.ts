@@ -5,6 +5,7 @@ import type { Journal } from '../journal/journal.js';
 import type { BackupSink } from './adapter.js';
 import type { UserCommandDeps } from './command-deps.js';
 import { localTime } from '../util/local-time.js';
+import { safeJson } from '../util/terminal-text.js';
 
 export function journalBackups(journal: Journal, now: () => number): { sink: BackupSink; store: UserBackupStore } {
   const store = new UserBackupStore(journal.db, now);
@@ -38,7 +39,7 @@ export function listBackups(terminal: string | undefined, json: boolean, deps: U
   store.prune(days);
   const list = store.list(terminal).map((b) => ({ ...b, expiresAt: b.takenAt + days * DAY_MS }));
   if (json) {
-    deps.out.write(JSON.stringify(list, null, 2) + '\n');
+    deps.out.write(safeJson(list, 2) + '\n');
     return 0;
   }
   deps.out.write(

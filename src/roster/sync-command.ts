@@ -10,6 +10,7 @@ import { formatText, syncExitCode, toJson } from './report.js';
 import { syncAll } from './sync-users.js';
 import { selectTerminals, syncAdapterFor } from './terminals.js';
 import { protectedCodes } from './types.js';
+import { safeJson } from '../util/terminal-text.js';
 
 export interface SyncCommandOptions {
   roster?: string;
@@ -53,7 +54,7 @@ export async function runSyncUsers(opts: SyncCommandOptions, deps: UserCommandDe
   );
   const code = syncExitCode(roster, reports);
   if (opts.json) {
-    deps.out.write(JSON.stringify(toJson(roster, source, reports, dryRun, code, deps.scrub), null, 2) + '\n');
+    deps.out.write(safeJson(toJson(roster, source, reports, dryRun, code, deps.scrub), 2) + '\n');
   } else {
     const bad = roster.problems.length ? `, ${roster.problems.length} bad (skipped)` : '';
     const skipped = roster.skipped ? `, ${roster.skipped} without a code (skipped)` : '';

@@ -5,7 +5,8 @@ import type { StatusReport, TerminalStatus } from './types.js';
 
 /**
  * The one verdict above the details, derived from the same state their rows show: "No alerts."
- * only when no terminal row says OFFLINE and the delivery row says nothing is failing. Alerts
+ * only when no terminal row says OFFLINE and no delivery row (the HRMS's, each sink's) says
+ * something is failing. Alerts
  * come late on purpose (a terminal offline for less than 5 minutes is often a blip; delivery
  * failing for less than delivery.alertAfterMinutes often recovers), but the summary never
  * contradicts the rows below it meanwhile: it says what is not well yet, and when the alert comes.
@@ -22,8 +23,13 @@ export function terminalShown(t: TerminalStatus): TerminalShown {
 
 /** How the delivery row names a trouble, or undefined when it shows none. */
 export function deliveryShown(r: StatusReport): string | undefined {
-  if (r.delivery.auth === 'failed') return r.delivery.lastError?.startsWith(NO_TOKEN) ? 'NO TOKEN' : 'AUTH FAILED';
-  return r.delivery.failingSince ? 'FAILING' : undefined;
+  return troubleOf(r.delivery);
+}
+
+/** How a delivery row (the HRMS's, or a sink's under Sinks) names its trouble, or undefined. */
+function troubleOf(d: StatusReport['delivery']): string | undefined {
+  if (d.auth === 'failed') return d.lastError?.startsWith(NO_TOKEN) ? 'NO TOKEN' : 'AUTH FAILED';
+  return d.failingSince ? 'FAILING' : undefined;
 }
 
 /**
@@ -45,6 +51,11 @@ export function notWellYet(r: StatusReport): string[] {
   }
   const delivery = deliveryShown(r);
   if (delivery) out.push(`HRMS delivery ${delivery}`);
+  // Every other sink's row under Sinks, by the same words (the first sink is the HRMS row above).
+  for (const sink of r.sinks ?? []) {
+    const trouble = sink.default ? undefined : troubleOf(sink.delivery);
+    if (trouble) out.push(`sink ${sink.name} delivery ${trouble}`);
+  }
   return out;
 }
 

@@ -1,5 +1,6 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
 import { REDACTED } from './secrets.js';
+import { escapeControls, safeJson, safeJsonText } from './terminal-text.js';
 import { localTime } from './local-time.js';
 import { isJournalStream, PRIORITY, priorityOfLevel, withPriority } from './journald.js';
 
@@ -63,6 +64,15 @@ const LEVEL_NAMES: Record<number, string> = {
   60: 'FATAL',
 };
 
+/**
+ * A field's value in a readable line: text with its control and invisible characters written out
+ * (a CR, LF or NEL from a device would forge a line of its own in the journal; a CSI, a bidi
+ * override would act on the admin's screen), anything else as JSON with the same escapes.
+ */
+const shown = (v: unknown) => (typeof v === 'string' ? escapeControls(v) : safeJson(v));
+/** The message: its own line breaks kept (a message of several lines, each at its priority), the rest written out. */
+const ownLines = (text: string) => text.split('\n').map(escapeControls).join('\n');
+
 /** One readable line from one pino JSON line: `2026-11-23 14:05:09 +01:00 INFO  message key=value ...` (box time, see localTime). */
 export function prettyLine(json: string): string {
   let o: Record<string, unknown>;
@@ -76,9 +86,9 @@ export function prettyLine(json: string): string {
   const t = Number.isNaN(ms) ? '' : localTime(ms);
   const lvl = (LEVEL_NAMES[Number(level)] ?? String(level)).padEnd(5);
   const extra = Object.entries(rest)
-    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .map(([k, v]) => `${k}=${shown(v)}`)
     .join(' ');
-  return `${t} ${lvl} ${String(msg ?? '')}${extra ? '  ' + extra : ''}\n`;
+  return `${t} ${lvl} ${ownLines(String(msg ?? ''))}${extra ? '  ' + extra : ''}\n`;
 }
 
 /**
@@ -103,9 +113,9 @@ export function journalLine(json: string): string {
     .filter(([, v]) => v !== null && v !== undefined && v !== '' && v !== 0 && v !== false)
     .filter(([, v]) => !(lvl === 30 && typeof v === 'number'))
     .filter(([, v]) => !((typeof v === 'string' || typeof v === 'number') && text.includes(String(v))))
-    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .map(([k, v]) => `${k}=${shown(v)}`)
     .join(' ');
-  return withPriority(priorityOfLevel(lvl), `${text}${extra ? `  ${extra}` : ''}`);
+  return withPriority(priorityOfLevel(lvl), `${ownLines(text)}${extra ? `  ${extra}` : ''}`);
 }
 
 export function createLogger(opts: LoggerOptions): Logger {
@@ -118,8 +128,10 @@ export function createLogger(opts: LoggerOptions): Logger {
       // `"time":"2026-11-23T13:05:09.123Z"`: UTC ISO in the JSON lines; the pretty form shows box time.
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACT_PATHS, censor: REDACTED },
-      // The text and journal forms are renderings of the JSON line, nothing more.
-      ...(render ? { hooks: { streamWrite: render } } : {}),
+      // The text and journal forms are renderings of the JSON line, nothing more. The JSON line
+      // itself carries no raw C1 control, DEL, bidi override or invisible character (pino's
+      // serializer escapes C0 only): JSON's own escapes, which read back as the same text.
+      hooks: { streamWrite: render ?? safeJsonText },
     },
     opts.destination ?? pino.destination({ fd: 1, sync: true }),
   );

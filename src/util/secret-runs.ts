@@ -8,6 +8,7 @@
  * - percent-encoded, with `\xNN` / `\uNNNN` escapes or `&#NN;` entities, in hexadecimal (with or
  *   without separators), in base64 or base64url, in base32 (RFC 4648's alphabet or its "hex"
  *   one, any letter case, with or without padding) at any alignment;
+ * - in compatibility forms: fullwidth or mathematical letters and digits (NFKC folds them back);
  * - rot13 or rot47 (the letter shifts an HRMS or a framework may "hide" a value with);
  * - and any of these reversed.
  *
@@ -336,10 +337,27 @@ const rot13 = (s: string) =>
 /** Printable ASCII moved 47 places (rot47, which shifts digits and punctuation too). */
 const rot47 = (s: string) => s.replace(/[!-~]/g, (c) => String.fromCharCode(33 + ((c.charCodeAt(0) - 33 + 47) % 94)));
 
+/**
+ * Compatibility forms folded, character by character (NFKC): a token echoed in fullwidth
+ * (`ｔｏｋｅｎ`) or mathematical letters (`𝐭𝐨𝐤𝐞𝐧`) reads as the token to anyone (only where there are some).
+ */
+function compatibilityFolded(text: string): View | undefined {
+  if (text.normalize('NFKC') === text) return undefined;
+  const b = new ViewBuilder();
+  let i = 0;
+  for (const c of text) {
+    b.add(c.normalize('NFKC'), i, i + c.length);
+    i += c.length;
+  }
+  return b.build();
+}
+
 function views(text: string): View[] {
   const out = [identity(text)];
   const u = unescaped(text);
   if (u) out.push({ ...u, spelled: true });
+  const k = compatibilityFolded(text);
+  if (k) out.push({ ...k, spelled: true });
   const bases = out.slice();
   for (const base of bases)
     out.push(

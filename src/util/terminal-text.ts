@@ -29,3 +29,26 @@ export function printable(text: string, max = 80): string {
   const shown = escapeControls(text.length > max ? text.slice(0, max) : text);
   return text.length > max ? `${shown}... (${text.length} chars)` : shown;
 }
+
+/** What escapeControls writes out, less the line breaks and tabs JSON.stringify itself lays out with. */
+const HIDDEN_IN_JSON =
+  /(?![\n\t])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}\p{Noncharacter_Code_Point}]/gu;
+
+/** `\uXXXX` (a pair of them beyond the BMP): JSON's own escape, which every parser reads back. */
+const jsonEscape = (c: string) =>
+  [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
+
+/**
+ * JSON for a person's screen or a log as much as for a program: JSON.stringify escapes C0 controls
+ * only, and writes C1 controls (U+0085, U+009B: a CSI to some terminals), DEL, bidirectional
+ * overrides and invisible characters of a device's or an HRMS's text raw. Here they are JSON's
+ * `\uXXXX` escapes: a parser reads back the same value, a screen shows the escape.
+ */
+export function safeJson(value: unknown, space?: number): string {
+  return (JSON.stringify(value, null, space) ?? 'null').replace(HIDDEN_IN_JSON, jsonEscape);
+}
+
+/** One log line (or any JSON text) with every raw control or invisible character as JSON's escape. */
+export function safeJsonText(json: string): string {
+  return json.replace(HIDDEN_IN_JSON, jsonEscape);
+}

@@ -41,19 +41,25 @@ async function sandbox() {
     writeFileSync(s.tmp.path('p.csv'), lines.join('\n') + '\n');
     return s.cli('import', s.tmp.path('p.csv'));
   };
-  const edit = (path: string, sql: string) => {
-    const db = new Database(path);
-    try {
-      db.exec(sql);
-    } finally {
-      db.close();
-    }
-  };
+  const edit = (path: string, change: string | ((path: string) => void)) =>
+    typeof change === 'string' ? editDb(path, change) : change(path);
   return { ...s, hrms, journal, importPunches, edit };
 }
 
+/**
+ * Bytes of a SQLite file replaced where they stand (same length), as a program that writes the
+ * schema table itself (sqlite3's `PRAGMA writable_schema`, which better-sqlite3 does not allow)
+ * leaves a file: a name SQLite reserves, a literal of another case.
+ */
+function patchBytes(path: string, from: string, to: string): void {
+  expect(to.length).toBe(from.length);
+  const text = readFileSync(path).toString('latin1');
+  expect(text, `${from} in ${path}`).toContain(from);
+  writeFileSync(path, Buffer.from(text.split(from).join(to), 'latin1'));
+}
+
 /** What another program might leave in a journal: each one a change to how punches are kept. */
-const FOREIGN: [string, string, RegExp][] = [
+const FOREIGN: [string, string | ((path: string) => void), RegExp][] = [
   [
     'a trigger that drops every new punch',
     `CREATE TRIGGER keep_out BEFORE INSERT ON punches BEGIN SELECT RAISE(IGNORE); END`,
@@ -82,9 +88,47 @@ const FOREIGN: [string, string, RegExp][] = [
     `DROP INDEX punches_by_terminal; CREATE UNIQUE INDEX punches_by_terminal ON punches (terminal, log_time, biometric_code)`,
     /the index punches_by_terminal is not as punchgate makes it/,
   ],
+  [
+    'a trigger under the name of SQLite’s own statistics table',
+    (path) => {
+      editDb(path, `CREATE TRIGGER xqlite_stat1 BEFORE INSERT ON punches BEGIN SELECT RAISE(IGNORE); END`);
+      patchBytes(path, 'xqlite_stat1', 'sqlite_stat1');
+    },
+    /a trigger sqlite_stat1 that punchgate does not make/,
+  ],
+  [
+    'a view under the name of SQLite’s own statistics table',
+    (path) => {
+      editDb(path, `CREATE VIEW xqlite_stat4 AS SELECT * FROM punches`);
+      patchBytes(path, 'xqlite_stat4', 'sqlite_stat4');
+    },
+    /a view sqlite_stat4 that punchgate does not make/,
+  ],
+  [
+    'a default of another case',
+    (path) => patchBytes(path, "DEFAULT 'unknown'", "DEFAULT 'UNKNOWN'"),
+    /the table delivery_state is not as punchgate makes it/,
+  ],
+  [
+    'a CHECK with a state of another case',
+    (path) => patchBytes(path, "'quarantined'", "'QUARANTINED'"),
+    // The table's CHECK, and the partial indexes WHERE state IN (... 'quarantined').
+    /the (table|index) punches\w* is not as punchgate makes it/,
+  ],
+  ['another program’s application_id', `PRAGMA application_id = 1234`, /the application_id 0x4d2/],
 ];
 
+function editDb(path: string, sql: string): void {
+  const db = new Database(path);
+  try {
+    db.exec(sql);
+  } finally {
+    db.close();
+  }
+}
+
 describe('restore restores punchgate’s journal, nothing else', () => {
+  // A restore child per variant (13 of them, about 2 s each on a loaded machine): more than the default 30 s.
   it('a backup with another program’s objects is refused (exit 74, the path, what and the fix); the journal is untouched and keeps taking and delivering punches', async () => {
     const s = await sandbox();
     expect((await s.importPunches(5)).status).toBe(0);
@@ -108,7 +152,7 @@ describe('restore restores punchgate’s journal, nothing else', () => {
     const flush = await s.cli('flush', '--max-wait', '20');
     expect(flush.status, flush.stdout + flush.stderr).toBe(0);
     expect(s.hrms.received()).toHaveLength(12);
-  });
+  }, 120_000);
 
   it('check, status and run say the same of a live journal with another program’s objects, and nothing is journalled into it', async () => {
     const s = await sandbox();
@@ -155,6 +199,27 @@ describe('restore restores punchgate’s journal, nothing else', () => {
 });
 
 describe('backup --keep removes only backups punchgate made, never the one just written', () => {
+  it('a first backup into a folder not made yet, without --keep (docs/install.md): the folder is made, and the nightly --keep 14 works after it', async () => {
+    const s = await sandbox();
+    await s.importPunches(3);
+    const dir = s.tmp.path('lib/backups');
+    const first = await s.cli('backup', dir);
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stdout).toContain(`made the folder ${dir} (mode 0700)`);
+    expect(statSync(dir).isDirectory()).toBe(true);
+    expect(readdirSync(dir)).toEqual([expect.stringMatching(/^punchgate-plant-a-\d{8}T\d{6}Z\.db$/)]);
+    const nightly = await s.cli('backup', dir, '--keep', '14');
+    expect(nightly.status, nightly.stderr).toBe(0);
+    expect(readdirSync(dir)).toHaveLength(2);
+    // A name with an extension is a file, as before; a file in the folder's place is named, not pruned.
+    expect((await s.cli('backup', s.tmp.path('lib/copy.bak'))).status).toBe(0);
+    expect(statSync(s.tmp.path('lib/copy.bak')).isFile()).toBe(true);
+    const onFile = await s.cli('backup', s.tmp.path('lib/copy.bak'), '--keep', '14');
+    expect(onFile.status).toBe(78);
+    expect(onFile.stderr).toContain('is not a folder');
+    expect(onFile.stderr).toContain('move that file away');
+  });
+
   it('a folder that does not exist yet is made (0700); the clock behind, look-alike files, folders and links, other sites: only older real backups go, by what they hold', async () => {
     const s = await sandbox();
     const dir = s.tmp.path('state/backups');
@@ -179,6 +244,8 @@ describe('backup --keep removes only backups punchgate made, never the one just 
       'punchgate-plant-b-20000101T000000Z.db',
       // A real backup of another site, under this site's name.
       'punchgate-plant-a-20000105T000000Z.db',
+      // A marked backup with a trigger added.
+      'punchgate-plant-a-20000106T000000Z.db',
     ];
     writeFileSync(`${dir}/${lookAlikes[0]}`, 'not a backup\n');
     mkdirSync(`${dir}/${lookAlikes[1]}`);
@@ -190,6 +257,9 @@ describe('backup --keep removes only backups punchgate made, never the one just 
     copyFileSync(`${dir}/${middle}`, `${dir}/${lookAlikes[4]}`);
     copyFileSync(`${dir}/${middle}`, `${dir}/${lookAlikes[5]}`);
     s.edit(`${dir}/${lookAlikes[5]}`, `UPDATE punches SET site = 'plant-b'`);
+    // A backup's mark on a file with another program's trigger in it: not one punchgate made.
+    copyFileSync(`${dir}/${middle}`, `${dir}/${lookAlikes[6]}`);
+    s.edit(`${dir}/${lookAlikes[6]}`, FOREIGN[0]![1]);
     await s.importPunches(2);
     // The box clock is behind: this backup's name sorts before the others'.
     const r = await s.cli('backup', dir, '--keep', '2');
@@ -201,7 +271,7 @@ describe('backup --keep removes only backups punchgate made, never the one just 
     expect(existsSync(`${dir}/punchgate-plant-a-20991231T235959Z.db`)).toBe(false);
     for (const f of lookAlikes) expect(existsSync(`${dir}/${f}`), f).toBe(true);
     expect(r.stdout).toContain('removed 1 older backup of plant-a');
-    expect(r.stdout).toMatch(/left alone 5 files named like a backup that punchgate did not make/);
+    expect(r.stdout).toMatch(/left alone 6 files named like a backup that punchgate did not make/);
     // --keep 1: only the one just written of the real ones, whatever the names say.
     const one = await s.cli('backup', dir, '--keep', '1');
     expect(one.status).toBe(0);

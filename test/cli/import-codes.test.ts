@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startHrmsSim } from '../../src/sim/hrms/index.js';
 import { cliSandbox } from '../helpers/cli.js';
 
 /**
@@ -78,6 +79,60 @@ describe('import refuses hostile biometric codes line by line', () => {
     expect(r.stderr).toContain('BJ2C_attlog.dat:3: biometric code has a bidirectional control (U+2066)');
     expect(r.stdout).toContain('BJ2C_attlog.dat: 3 new, 0 duplicates, 2 bad');
     expect(await journalCodes()).toEqual(['20"04', '2001', '2003']);
+  });
+
+  it('Unicode beyond the named cases: other invisibles, tags, compatibility forms and digits of other scripts are bad lines; only plain codes reach the HRMS', async () => {
+    const hrms = await startHrmsSim({ tokens: ['codes-token-3f1'] });
+    try {
+      box = cliSandbox({ hrms: { baseUrl: hrms.url, tokenFile: 'token' } });
+      writeFileSync(box.tmp.path('token'), 'codes-token-3f1');
+      // Each looks like, or is to Python's int() (Frappe, Odoo), a code 1011 or 1012; none may
+      // reach the HRMS as another code than the terminal's own.
+      const bad: [string, string][] = [
+        ['10\u206011', 'an invisible formatting character (U+2060)'],
+        ['10\u00ad11', 'an invisible formatting character (U+00AD)'],
+        ['1011\u180e', 'an invisible formatting character (U+180E)'],
+        ['1011\u{e0001}', 'an invisible formatting character (U+E0001)'],
+        ['1011\u{e0041}', 'an invisible formatting character (U+E0041)'],
+        ['\uff11\uff10\uff11\uff11', 'a compatibility form of another character (U+FF11)'],
+        ['101\u00b9', 'a compatibility form of another character (U+00B9)'],
+        ['101\u2460', 'a compatibility form of another character (U+2460)'],
+        ['\u{1d7cf}011', 'a compatibility form of another character (U+1D7CF)'],
+        ['\uff25-1011', 'a compatibility form of another character (U+FF25)'],
+        ['\u0661\u0660\u0661\u0661', 'a digit of another script than 0-9 (U+0661)'],
+        ['\u06f1\u06f0\u06f1\u06f2', 'a digit of another script than 0-9 (U+06F1)'],
+        ['\u0967\u0966\u0967\u0968', 'a digit of another script than 0-9 (U+0967)'],
+        ['10\u0e5111', 'a digit of another script than 0-9 (U+0E51)'],
+      ];
+      const lines = [
+        'biometriccode,logDate',
+        '1011,2026-11-20 08:00:00',
+        ...bad.map(([code], i) => `${code},2026-11-20 08:${String(i + 1).padStart(2, '0')}:00`),
+        // Letters of any script stay good codes (a look-alike letter of another script is another
+        // code, which the HRMS refuses as unknown, visibly).
+        'É-1012-名前,2026-11-20 09:00:00',
+      ];
+      writeFileSync(box.tmp.path('codes.csv'), lines.join('\n') + '\n');
+      const r = await box.cli('import', box.tmp.path('codes.csv'));
+      expect(r.status, r.stderr).toBe(65);
+      expect(
+        r.stderr
+          .trim()
+          .split('\n')
+          .map((l) => l.slice(l.indexOf('codes.csv:') + 'codes.csv:'.length)),
+      ).toEqual(bad.map(([, why], i) => `${i + 3}: biometric code has ${why}`));
+      expect(r.stdout).toContain(`codes.csv: 2 new, 0 duplicates, ${bad.length} bad`);
+      const flush = await box.cli('flush', '--max-wait', '20');
+      expect(flush.status, flush.stderr).toBe(0);
+      expect(
+        hrms
+          .received()
+          .map((p) => p.biometriccode)
+          .sort(),
+      ).toEqual(['1011', 'É-1012-名前']);
+    } finally {
+      await hrms.stop();
+    }
   });
 
   it('a bad value is shown escaped: an ESC sequence in a date never reaches the terminal raw', async () => {

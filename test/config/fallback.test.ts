@@ -83,4 +83,77 @@ describe('the last good config as a fallback', () => {
     expect(unread.names).toEqual(['gate-1', 'gate-2', 'lobby']);
     expect(unread.decision.terminalsUnread).toBe(true);
   });
+
+  /** Other kinds, other keys: a BioTime server and its devices, a Dahua's tls, a port the file drops, an Odoo database. */
+  const OTHERS = `site: plant-a
+journal:
+  path: journal.db
+hrms:
+  baseUrl: https://hr.example.com
+sinks:
+  - name: odoo
+    kind: odoo
+    baseUrl: https://odoo.example.com
+    database: prod
+    apiKeyFile: pw
+terminals:
+  - name: gate-2
+    kind: zk
+    host: 192.168.1.202
+    port: 4371
+  - name: hq
+    kind: biotime
+    baseUrl: http://192.168.1.20:8081
+    username: punchgate
+    passwordFile: pw
+    terminals: [CQZ001, CQZ002]
+  - name: door
+    kind: dahua
+    host: 192.168.1.108
+    passwordFile: pw
+`;
+
+  function decideOthers(broken: (good: string) => string) {
+    const dir = tempDir('punchgate-fallback-');
+    cleanups.push(dir.cleanup);
+    const file = dir.path('punchgate.yaml');
+    writeFileSync(dir.path('pw'), 'x\n');
+    writeFileSync(file, OTHERS);
+    const copy = loadConfigFile(file, checkTerminalConfig).config;
+    writeFileSync(file, broken(OTHERS.replace('site:', 'sitte:')));
+    const r = decideFallback(copy, file);
+    return { ...r, names: r.config.terminals.map((t) => t.name), file };
+  }
+
+  it('other kinds and keys: a BioTime server moved or its devices changed, a Dahua on tls, a port dropped to the default, an Odoo database changed', () => {
+    const same = decideOthers((g) => g);
+    expect(same.names).toEqual(['gate-2', 'hq', 'door']);
+    expect(same.decision.deliveryHeld).toBeNull();
+    const cases: [string, (g: string) => string, string, RegExp][] = [
+      ['port dropped', (g) => g.replace('    port: 4371\n', ''), 'gate-2', /another port \(4370; the copy: 4371\)/],
+      ['BioTime moved', (g) => g.replace('192.168.1.20:8081', '192.168.1.21:8081'), 'hq', /another baseUrl/],
+      ['BioTime devices', (g) => g.replace('[CQZ001, CQZ002]', '[CQZ001]'), 'hq', /another terminals \(\["CQZ001"\]/],
+      [
+        'Dahua tls',
+        (g) => g.replace('    host: 192.168.1.108\n', '    host: 192.168.1.108\n    tls: true\n'),
+        'door',
+        /another tls \(true; the copy: false\)/,
+      ],
+    ];
+    for (const [what, change, name, why] of cases) {
+      const r = decideOthers(change);
+      expect(
+        r.decision.notStarted.map((t) => t.name),
+        what,
+      ).toEqual([name]);
+      expect(r.decision.notStarted[0]!.why, what).toMatch(why);
+      expect(r.decision.deliveryHeld, what).toBeNull();
+    }
+    const db = decideOthers((g) => g.replace('database: prod', 'database: test'));
+    expect(db.decision.deliveryHeld).toBe(`${db.file} names the database test for sink odoo, the last good copy prod`);
+    expect(decideOthers((g) => g.replace('    database: prod\n', '')).decision.deliveryHeld).toMatch(
+      /the database of sink odoo in .* cannot be read/,
+    );
+    expect(db.names).toEqual(['gate-2', 'hq', 'door']);
+  });
 });

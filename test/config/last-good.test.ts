@@ -136,6 +136,36 @@ terminals: []
     const second = readFileSync(saveLastGood(again.config.journal.path, file, again.text, 0), 'utf8');
     expect(second).not.toContain('p%40ss%2Fw0rd9');
     expect(second).not.toContain('u5er');
+    // Forms a URL parser takes whole: a raw @ in the password (the userinfo ends at the last @), a
+    // quote in it, the scheme in capitals, a proxy given by an alias. Kept out whole, read back whole.
+    const more = [
+      [
+        '  proxy: http://alice:p@ss9Word@proxy.example:3128',
+        'http://alice:p@ss9Word@proxy.example:3128',
+        ['ss9Word', 'alice'],
+      ],
+      ["  proxy: 'http://alice:it''sPw77@proxy.example:3128'", "http://alice:it'sPw77@proxy.example:3128", ['sPw77']],
+      [
+        '  proxy: HTTP://bob:CapsPw31@proxy.example:3128',
+        'http://bob:CapsPw31@proxy.example:3128',
+        ['CapsPw31', 'bob'],
+      ],
+      [
+        '  proxy: "http://carol:Dq@uote2@proxy.example:3128"',
+        'http://carol:Dq@uote2@proxy.example:3128',
+        ['uote2', 'carol'],
+      ],
+    ] as const;
+    for (const [line, value, secrets] of more) {
+      writeFileSync(file, text.replace(forms[0][0], line));
+      const loadedMore = loadConfigFile(file, checkTerminalConfig);
+      const copyMore = readFileSync(saveLastGood(loadedMore.config.journal.path, file, loadedMore.text, 0), 'utf8');
+      for (const secret of secrets) expect(copyMore, line).not.toContain(secret);
+      writeFileSync(file, text.replace(forms[0][0], line).replace('terminals: []', 'terminals: []\nbogus: 1'));
+      const backMore = findLastGood(file, checkTerminalConfig, {});
+      expect(backMore?.secretsMissing, line).toEqual([]);
+      expect(new URL(backMore!.config.hrms!.proxy as string).href, line).toBe(new URL(value).href);
+    }
   });
 
   it('is found only for the file it was copied from', () => {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { unitNodeArgs } from '../../bench/lib/unit.js';
@@ -36,7 +36,7 @@ describe('file modes under umask 022', () => {
     return { child, output: () => out, exited };
   };
 
-  it('journal, -wal, -shm, lock, status.txt, status.json, the last good config and a backup are 0600', async () => {
+  it('journal, -wal, -shm, lock, status.txt, status.json, the last good config, a backup (its folder 0700), a restored journal and the one kept aside are 0600', async () => {
     const stack = await startStack();
     cleanups.push(() => stack.stop());
     const at = punchTimes('2026-11-28', 9);
@@ -51,10 +51,11 @@ describe('file modes under umask 022', () => {
     });
     await waitFor(() => stack.hrms.attendance().length === 10, 30_000, `10 punches delivered:\n${d.output()}`);
     await waitFor(() => existsSync(stack.tmp.path('status.json')), 10_000, 'the status log');
+    // The folder made by the backup itself (the documented nightly command), under umask 022.
     const backups = stack.tmp.path('backups');
-    mkdirSync(backups, { mode: 0o700 });
-    const backup = withUmask022(['backup', backups, '--config', stack.configPath]);
+    const backup = withUmask022(['backup', backups, '--keep', '14', '--config', stack.configPath]);
     expect(await backup.exited, backup.output()).toBe(0);
+    expect((statSync(backups).mode & 0o777).toString(8)).toBe('700');
     const running = readdirSync(stack.tmp.dir);
     expect(running).toEqual(expect.arrayContaining(['journal.db', 'journal.db-wal', 'journal.db-shm', 'status.json']));
 
@@ -76,6 +77,19 @@ describe('file modes under umask 022', () => {
     d.child.kill('SIGTERM');
     expect(await d.exited).toBe(0);
     for (const [f, mode] of Object.entries(modes(stack.tmp.dir, ours))) expect(mode, f).toBe('600');
+    // A flush (its claim file) and a restore (the restored journal, the one kept aside) under umask
+    // 022 as well, the daemon stopped as restore asks.
+    const flush = withUmask022(['flush', '--max-wait', '5', '--config', stack.configPath]);
+    expect(await flush.exited, flush.output()).toBe(0);
+    const file = join(backups, readdirSync(backups)[0]!);
+    const restore = withUmask022(['restore', '--force', file, '--config', stack.configPath]);
+    expect(await restore.exited, restore.output()).toBe(0);
+    const after = modes(stack.tmp.dir, ours);
+    expect(
+      Object.keys(after).some((f) => f.includes('.before-restore-')),
+      JSON.stringify(after),
+    ).toBe(true);
+    for (const [f, mode] of Object.entries(after)) expect(mode, f).toBe('600');
     const status = await runPunchgate(['--config', stack.configPath, 'status']);
     expect(status.status).toBe(0);
   }, 60_000);

@@ -26,6 +26,8 @@ function base32(s: string): string {
     out += 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'[parseInt(bits.slice(i, i + 5).padEnd(5, '0'), 2)];
   return out.padEnd(Math.ceil(out.length / 8) * 8, '=');
 }
+/** ASCII in its fullwidth forms (U+FF01-FF5E), as a CJK input method writes it. */
+const fullwidth = (s: string) => s.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0));
 const rot13 = (s: string) =>
   s.replace(/[a-z]/gi, (c) =>
     String.fromCharCode(((c.toLowerCase().charCodeAt(0) - 97 + 13) % 26) + (c <= 'Z' ? 65 : 97)),
@@ -49,6 +51,7 @@ const DISGUISES: Record<string, { text: string; width: number }> = {
   base32: { text: base32(TOKEN), width: 8 / 5 },
   'base32 of "Bearer <token>", lower case': { text: base32(`Bearer ${TOKEN}`).toLowerCase(), width: 8 / 5 },
   rot13: { text: rot13(TOKEN), width: 1 },
+  fullwidth: { text: fullwidth(TOKEN), width: 1 },
 };
 
 /** Stretches of `text` that spell eight characters of the token in the disguise's own writing. */

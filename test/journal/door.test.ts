@@ -150,6 +150,10 @@ describe("the journal's door", () => {
     ['10\u202911', 'a blank (U+2029)'],
     ['10\u008511', 'a control character (U+0085)'],
     ['10\u007f11', 'a control character (U+007F)'],
+    ['\uff11\uff10\uff11\uff11', 'a compatibility form of another character (U+FF11)'],
+    ['1011\u00b2', 'a compatibility form of another character (U+00B2)'],
+    ['\u0661\u0660\u0661\u0661', 'a digit of another script than 0-9 (U+0661)'],
+    ['\u0967\u0966\u0967\u0967', 'a digit of another script than 0-9 (U+0967)'],
   ];
 
   it('refuses codes and terminal names with marks, variation selectors, tags, private-use, noncharacters and unassigned code points; says which', () => {

@@ -28,7 +28,7 @@ describe("a device's texts with C1 controls", () => {
       serialNumber: 'SN-C1',
       commKey: 808080,
       firmware: Buffer.from(said, 'utf8').toString('latin1'),
-      users: [{ uid: 1, userId: '1001', name: 'A' }],
+      users: [{ uid: 1, userId: '1001', name: 'A\u0085\u202eB\u009b' }],
       punches: [{ userId: '1001', logTime: '2026-11-28 08:00:00' }],
     });
     cleanups.push(() => sim.stop());
@@ -51,11 +51,24 @@ describe("a device's texts with C1 controls", () => {
       'terminals --json': await cli('terminals', '--json'),
       'status.json (status log)': readFileSync(stack.tmp.path('status.json'), 'utf8'),
       page: await (await fetch(url)).text(),
+      '/metrics': await (await fetch(new URL('/metrics', url))).text(),
+      'terminals users --json': await cli('terminals', 'users', 'gate-1', '--json'),
+      'terminals users': await cli('terminals', 'users', 'gate-1'),
+      'check --json': await cli('check', '--json'),
+      'punches --json': await cli('punches', '--json'),
+      'status --json --pretty-log': (await runPunchgate(['--config', stack.configPath, '--pretty', 'status', '--json']))
+        .stdout,
+      'the daemon log (JSON lines)': d.output(),
     };
-    for (const [where, text] of Object.entries(outputs)) {
-      expect(RAW.exec(text), where).toBeNull();
-      if (where.includes('json')) expect(text, where).toContain('Ver 6.60');
-    }
+    const raw = Object.entries(outputs)
+      .filter(([, text]) => RAW.test(text))
+      .map(
+        ([where, text]) =>
+          `${where}: ${JSON.stringify(RAW.exec(text)![0])} in ${JSON.stringify(text.slice(Math.max(0, RAW.exec(text)!.index - 60), RAW.exec(text)!.index + 20))}`,
+      );
+    expect(raw).toEqual([]);
+    for (const where of ['/status.json', 'status --json', 'terminals --json', 'status.json (status log)'])
+      expect(outputs[where as keyof typeof outputs], where).toContain('Ver 6.60');
     const fw = (JSON.parse(outputs['status --json']) as { terminals: Array<{ firmware: string }> }).terminals[0]!
       .firmware;
     expect(fw.startsWith('Ver 6.60\\x85\\x9b2J\\x7f\\u202eFW\\u200bxxx')).toBe(true);

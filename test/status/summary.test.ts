@@ -98,6 +98,49 @@ describe('the status summary says what the rows show', () => {
   });
 });
 
+describe('the summary and a second sink', () => {
+  it('a sink under Sinks failing before its alert is due: never "No alerts." or "All good" above its row', () => {
+    const tmp = tempDir();
+    const clock = fakeClock(Date.UTC(2026, 10, 22, 12, 0, 0));
+    const journal = Journal.open({ path: tmp.path('j.db'), site: 'plant-a', clock, mode: 'owner' });
+    try {
+      const config = parseConfig(
+        {
+          site: 'plant-a',
+          journal: { path: tmp.path('j.db') },
+          hrms: { baseUrl: 'https://hr.example.com', tokenFile: 'token' },
+          sinks: [{ name: 'payroll', kind: 'hrms', baseUrl: 'https://payroll.example.com', tokenFile: 'token-b' }],
+          terminals: [{ name: 'gate-1', kind: 'zk', host: '10.0.0.1' }],
+        },
+        tmp.dir,
+      );
+      journal.terminals.update('gate-1', { online: true, lastPollAt: clock.now() });
+      journal.deliveryState.update({ auth: 'ok', lastSuccessAt: clock.now(), lastResult: '1 sent: 1 delivered' });
+      const sink = journal.deliveryStateOf('payroll');
+      sink.update({ auth: 'ok', lastSuccessAt: clock.now(), lastResult: '1 sent: 1 delivered' });
+      const shown = () => {
+        const r = buildStatus(journal, config, clock.now());
+        return { r, text: formatStatus(r), page: renderPage(r, INFO) };
+      };
+      expect(shown().text).toContain('\nNo alerts.\n');
+      // Failing for a minute: the alert waits for delivery.alertAfterMinutes, the summary does not.
+      sink.update({ failingSince: clock.now() - MIN, lastError: 'HTTP 503', lastErrorAt: clock.now() });
+      const failing = shown();
+      expect(failing.r.alerts).toEqual([]);
+      expect(failing.text).toMatch(/payroll .*FAILING/);
+      expect(failing.text).toContain('Not all well (no alert yet): sink payroll delivery FAILING');
+      expect(failing.page).toContain('Not all well (no alert yet): sink payroll delivery FAILING');
+      expect(failing.page).not.toContain('All good');
+      // The main HRMS failing too: both said.
+      journal.deliveryState.update({ failingSince: clock.now(), lastError: 'HTTP 503', lastErrorAt: clock.now() });
+      expect(shown().text).toContain('HRMS delivery FAILING; sink payroll delivery FAILING');
+    } finally {
+      journal.close();
+      tmp.cleanup();
+    }
+  });
+});
+
 describe('the status of a real daemon whose terminal just went away', () => {
   const cleanups: Array<() => Promise<void> | void> = [];
   afterEach(async () => {

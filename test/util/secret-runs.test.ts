@@ -49,6 +49,9 @@ const DISGUISES: Record<string, (t: string) => string> = {
   rot13: (t) => rot13(t),
   'rot13 reversed': (t) => reverse(rot13(t)),
   rot47: (t) => rot47(t),
+  fullwidth: (t) => t.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)),
+  'mathematical bold': (t) =>
+    t.replace(/[A-Za-z]/g, (c) => String.fromCodePoint((c <= 'Z' ? 0x1d400 - 65 : 0x1d41a - 97) + c.charCodeAt(0))),
 };
 
 describe('a secret quoted in disguise', () => {

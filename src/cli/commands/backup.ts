@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { backupJournal, BackupTargetError, type JournalSummary } from '../../journal/backup.js';
 import { makeBackupFolder, newBackupPath, pruneBackups } from '../../journal/backup-folder.js';
@@ -25,14 +26,17 @@ function contents(s: JournalSummary): string {
 }
 
 /**
- * Whether the target names a folder: one that exists, one written with a trailing `/`, or, with
- * --keep (which only a folder takes), one that does not exist yet and is not named as a `.db` file.
+ * Whether the target names a folder: one that exists, one written with a trailing `/`, one that
+ * does not exist yet and whose name has no extension (`/var/lib/punchgate/backups`: without it, a
+ * first backup there, as docs/install.md shows it, wrote a FILE named backups, and every nightly
+ * `--keep` run after it failed), or, with --keep (which only a folder takes), any path not named
+ * as a `.db` file.
  */
 function isFolderTarget(path: string, keep: boolean): boolean {
   try {
     return statSync(path).isDirectory();
   } catch {
-    return path.endsWith('/') || (keep && !/\.db$/i.test(path));
+    return path.endsWith('/') || !/.\.[^.]+$/.test(basename(path)) || (keep && !/\.db$/i.test(path));
   }
 }
 
@@ -54,7 +58,7 @@ export function registerBackup(program: Command): void {
         const folder = isFolderTarget(target, opts.keep !== undefined);
         if (opts.keep !== undefined && !folder)
           throw new ExitError(
-            `--keep: ${target} is not a folder (--keep prunes the dated backups in a folder)`,
+            `--keep: ${target} is not a folder (--keep prunes the dated backups in a folder): move that file away (it may be a backup: punchgate restore takes it) or name another folder`,
             EXIT.CONFIG,
           );
         if (folder) {

@@ -6,7 +6,7 @@ import { codeProblem } from '../../punch.js';
 import { DahuaSyncAdapter } from '../../roster/dahua/dahua-sync.js';
 import { sourceDepsFor } from '../../sources/deps.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
-import { printable } from '../../util/terminal-text.js';
+import { printable, safeJson } from '../../util/terminal-text.js';
 
 export async function listDahuaUsers(
   ctx: AppContext,
@@ -24,7 +24,7 @@ export async function listDahuaUsers(
     );
   }
   if (json) {
-    process.stdout.write(JSON.stringify(users, null, 2) + '\n');
+    process.stdout.write(safeJson(users, 2) + '\n');
     return EXIT.OK;
   }
   process.stdout.write(`${'USER ID'.padEnd(24)} ${'NAME'.padEnd(24)} ${'ROLE'.padEnd(6)} CARD\n`);

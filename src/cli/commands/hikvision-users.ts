@@ -1,4 +1,4 @@
-import { printable } from '../../util/terminal-text.js';
+import { printable, safeJson } from '../../util/terminal-text.js';
 import type { HikvisionTerminalConfig } from '../../config/terminals.js';
 import type { AppContext } from '../../context.js';
 import type { Journal } from '../../journal/journal.js';
@@ -35,9 +35,8 @@ export async function listHikvisionUsers(
   const cardsOf = (u: HikUser) => cards.filter((c) => c.employeeNo === u.employeeNo).map((c) => c.cardNo);
   if (json) {
     process.stdout.write(
-      JSON.stringify(
+      safeJson(
         users.map((u) => ({ ...u, cards: cardsOf(u) })),
-        null,
         2,
       ) + '\n',
     );

@@ -4,7 +4,7 @@ import type { Journal } from '../../journal/journal.js';
 import { PUNCH_STATES, type PunchState, type StoredPunch } from '../../journal/types.js';
 import { directionShower, directionWord, type ShownDirection } from '../../punch/direction.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
-import { escapeControls } from '../../util/terminal-text.js';
+import { escapeControls, safeJson } from '../../util/terminal-text.js';
 import { localTime } from '../../util/local-time.js';
 import { textTableLines } from '../../util/text-table.js';
 
@@ -201,7 +201,7 @@ export function listPunches(
   if (opts.json) {
     for (const r of rows) {
       const line = { ...r, ...show(r), ...(history ? { history: history.get(r.id) } : {}) };
-      if (!out(JSON.stringify(line))) return;
+      if (!out(safeJson(line))) return;
     }
     return;
   }

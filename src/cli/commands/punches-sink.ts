@@ -3,7 +3,7 @@ import { sinksOf, terminalsNotFor } from '../../config/sinks.js';
 import type { Journal } from '../../journal/journal.js';
 import type { SinkQueue } from '../../journal/sink-deliveries.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
-import { escapeControls } from '../../util/terminal-text.js';
+import { escapeControls, safeJson } from '../../util/terminal-text.js';
 import { textTableLines } from '../../util/text-table.js';
 import { parseState, type ListOptions } from './punches-list.js';
 
@@ -50,7 +50,7 @@ export function listSinkPunches(q: SinkQueue, opts: ListOptions, out: (line: str
   }
   const shown = q.list({ ...filter, limit: opts.limit });
   if (opts.json) {
-    for (const r of shown) out(JSON.stringify({ ...r, sink: q.sink }));
+    for (const r of shown) out(safeJson({ ...r, sink: q.sink }));
     return;
   }
   if (shown.length === 0) {

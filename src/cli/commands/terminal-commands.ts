@@ -1,4 +1,4 @@
-import { printable } from '../../util/terminal-text.js';
+import { printable, safeJson } from '../../util/terminal-text.js';
 import { textTable } from '../../util/text-table.js';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { AdmsTerminalConfig } from '../../config/terminals.js';
@@ -68,7 +68,7 @@ export function registerTerminalCommands(terminals: Command): void {
         withJournal(cmd, (ctx, journal) => {
           pushTerminal(ctx, name);
           const c = storeOf(ctx, journal).enqueue(name, command);
-          process.stdout.write(opts.json ? JSON.stringify(c, null, 2) + '\n' : queued(c, name, command));
+          process.stdout.write(opts.json ? safeJson(c, 2) + '\n' : queued(c, name, command));
         }),
       ),
     );
@@ -88,7 +88,7 @@ export function registerTerminalCommands(terminals: Command): void {
           if (opts.from > to) throw new ExitError(`--from ${opts.from} is after --to ${to}`, EXIT.CONFIG);
           const c = storeOf(ctx, journal).enqueue(name, backfillCommand(opts.from, to));
           process.stdout.write(
-            opts.json ? JSON.stringify(c, null, 2) + '\n' : queued(c, name, `a backfill of ${opts.from} to ${to}`),
+            opts.json ? safeJson(c, 2) + '\n' : queued(c, name, `a backfill of ${opts.from} to ${to}`),
           );
         }),
       ),
@@ -105,7 +105,7 @@ export function registerTerminalCommands(terminals: Command): void {
         withJournal(cmd, (ctx, journal) => {
           pushTerminal(ctx, name);
           const list = storeOf(ctx, journal).commands(name, { limit: opts.limit });
-          if (opts.json) return void process.stdout.write(JSON.stringify(list, null, 2) + '\n');
+          if (opts.json) return void process.stdout.write(safeJson(list, 2) + '\n');
           if (list.length === 0) return void process.stdout.write(`no commands for ${name} yet\n`);
           process.stdout.write(
             textTable(
@@ -140,7 +140,7 @@ export function registerReparse(terminals: Command): void {
         withJournal(cmd, (ctx, journal) => {
           const t = pushTerminal(ctx, name);
           const r = reparseKept(storeOf(ctx, journal), t);
-          if (opts.json) return void process.stdout.write(JSON.stringify(r, null, 2) + '\n');
+          if (opts.json) return void process.stdout.write(safeJson(r, 2) + '\n');
           if (r.uploads === 0 && r.unread === 0)
             return void process.stdout.write(`no kept uploads of ${name}: nothing to read again\n`);
           process.stdout.write(
@@ -158,7 +158,7 @@ export function registerReparse(terminals: Command): void {
 /** `terminals users NAME` for a push terminal: the users it reported (OPERLOG), from the journal. */
 export function printPushUsers(ctx: AppContext, journal: Journal, t: AdmsTerminalConfig, json: boolean): void {
   const users = storeOf(ctx, journal).users(t.name, t.serial);
-  if (json) return void process.stdout.write(JSON.stringify(users, null, 2) + '\n');
+  if (json) return void process.stdout.write(safeJson(users, 2) + '\n');
   process.stdout.write(
     textTable(
       ['USER ID', 'NAME', 'ROLE', 'CARD'],

@@ -3,7 +3,7 @@ import { defaultClientFactory } from '../../sources/zk/poll.js';
 import { buildStatus, statusJson } from '../../status/index.js';
 import { codeProblem } from '../../punch.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
-import { printable } from '../../util/terminal-text.js';
+import { printable, safeJson } from '../../util/terminal-text.js';
 import { textTableLines } from '../../util/text-table.js';
 import { action, journalErrorOf, loadContext, openJournal, withJournal } from '../common.js';
 import { registerHikvisionListen } from './hikvision-listen.js';
@@ -135,9 +135,8 @@ export function registerTerminals(program: Command): void {
           await client.disconnect();
           if (opts.json)
             return void process.stdout.write(
-              JSON.stringify(
+              safeJson(
                 users.map(({ password: _p, ...u }) => u),
-                null,
                 2,
               ) + '\n',
             );

@@ -14,6 +14,7 @@ import type { UserCommandDeps } from '../command-deps.js';
 import { zkTerminal } from '../terminals.js';
 import { messageOf } from '../../util/errors.js';
 import { isConnectionLoss, ZkUserTerminal, type ZkUserRow } from './zk-terminal.js';
+import { safeJson } from '../../util/terminal-text.js';
 
 interface SourceUser {
   row: ZkUserRow;
@@ -35,7 +36,7 @@ export async function runCopyTemplates(opts: CopyOptions, deps: UserCommandDeps)
     ),
   );
   const code = exitCode(reports, unknownCodes.length > 0);
-  if (opts.json) deps.out.write(JSON.stringify(copyJson(opts, reports, code, deps.scrub), null, 2) + '\n');
+  if (opts.json) deps.out.write(safeJson(copyJson(opts, reports, code, deps.scrub), 2) + '\n');
   else deps.out.write(formatCopyText(opts, users.length, reports, deps.scrub));
   return code;
 }
