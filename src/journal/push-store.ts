@@ -26,6 +26,8 @@ import type {
   TerminalCommandState,
 } from './types.js';
 
+import { REFUSALS_BEYOND } from './types.js';
+
 type Row = Record<string, unknown>;
 
 /** Refused pushers kept at most (an attacker cycling serials must not grow the journal). */
@@ -582,14 +584,28 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
         for (const r of refusals) upsert.run(r);
         this.db.prepare(`DELETE FROM push_refusals WHERE last_seen_at < ?`).run(now - REFUSAL_KEEP_MS);
         // Bounded per reason: a flood of invented serials cannot evict the evidence of a serial
-        // pushing from outside its allowFrom.
-        for (const reason of ['unknown', 'address'])
-          this.db
+        // pushing from outside its allowFrom. What goes is summed in the reason's row beyond the
+        // bound (REFUSALS_BEYOND), so that the counts the status gives stay whole.
+        const fold = this.db.prepare(
+          `INSERT INTO push_refusals (serial, address, reason, terminal, first_seen_at, last_seen_at, count)
+           VALUES (@serial, '${REFUSALS_BEYOND}', @reason, @terminal, @firstSeenAt, @lastSeenAt, @count)
+           ON CONFLICT (serial, address) DO UPDATE SET count = count + excluded.count,
+             first_seen_at = min(first_seen_at, excluded.first_seen_at), last_seen_at = max(last_seen_at, excluded.last_seen_at)`,
+        );
+        for (const reason of ['unknown', 'address'] as const) {
+          const excess = this.db
             .prepare(
-              `DELETE FROM push_refusals WHERE reason = ? AND rowid NOT IN
-                 (SELECT rowid FROM push_refusals WHERE reason = ? ORDER BY last_seen_at DESC LIMIT ?)`,
+              `DELETE FROM push_refusals WHERE reason = @reason AND address <> '${REFUSALS_BEYOND}' AND rowid NOT IN
+                 (SELECT rowid FROM push_refusals WHERE reason = @reason AND address <> '${REFUSALS_BEYOND}'
+                  ORDER BY last_seen_at DESC LIMIT @max)
+               RETURNING serial, terminal, first_seen_at AS firstSeenAt, last_seen_at AS lastSeenAt, count`,
             )
-            .run(reason, reason, MAX_REFUSALS);
+            .all({ reason, max: MAX_REFUSALS }) as Pick<
+            PushRefusal,
+            'serial' | 'terminal' | 'firstSeenAt' | 'lastSeenAt' | 'count'
+          >[];
+          for (const r of excess) fold.run({ ...r, reason, serial: reason === 'unknown' ? REFUSALS_BEYOND : r.serial });
+        }
       })
       .immediate();
   }
