@@ -131,9 +131,15 @@ const OTHER_CODES = '(other)';
 /** The protocol's own tables: always filed under their name (reparse reads them by it). */
 const PROTOCOL_TABLES = new Set(['attlog', 'operlog', 'userinfo', 'rtlog', 'rtstate', 'tabledata:user', 'attphoto']);
 
-/** Whether an upload's extra holds anything stored: lines kept raw, or records counted. */
+/**
+ * Whether an upload's extra holds anything taken in: records counted, or a table punchgate does
+ * not read kept whole. Lines of a table it reads (ATTLOG, OPERLOG...) kept raw because they were
+ * refused (the code rule) or unreadable are evidence, not data taken in: alone, they move no stamp,
+ * so an upload whose every line was refused leaves the terminal told what it was told before.
+ */
 const keptSomething = (extra: PushExtra | undefined) =>
-  (extra?.kept?.length ?? 0) > 0 || (extra?.events ?? []).some((e) => e.count > 0);
+  (extra?.kept ?? []).some((k) => !PROTOCOL_TABLES.has(k.table.toLowerCase())) ||
+  (extra?.events ?? []).some((e) => e.count > 0);
 
 const clip = (s: string | null | undefined) => (s == null ? null : s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) : s);
 
