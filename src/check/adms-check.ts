@@ -4,7 +4,7 @@ import { admsListenAddress, pushOfflineAfterMs, type AdmsConfig } from '../confi
 import type { AdmsTerminalConfig } from '../config/terminals.js';
 import { PushStore } from '../journal/push-store.js';
 import { Database } from '../journal/sqlite-driver.js';
-import type { PushRefusal, PushTerminalRecord, TerminalRecord } from '../journal/types.js';
+import { REFUSALS_BEYOND, type PushRefusal, type PushTerminalRecord, type TerminalRecord } from '../journal/types.js';
 import { pass, warn, type CheckResult } from './types.js';
 
 /** Refused pushers seen this recently are shown. */
@@ -104,16 +104,28 @@ export function checkPushRefusals(
   return refusals
     .filter((r) => r.reason === 'address' || !known.has(r.serial.toUpperCase()))
     .map((r) =>
-      r.reason === 'unknown'
+      r.reason === 'unknown' && r.serial === REFUSALS_BEYOND
         ? warn(
-            `terminal SN=${r.serial}`,
-            `terminal SN=${r.serial} is pushing but is not configured (from ${r.address}, ${r.count} requests refused)`,
-            `add it to terminals with kind: adms and serial: ${r.serial}, then systemctl reload punchgate`,
+            'more unknown serials',
+            `more unknown serials than are listed one by one pushed (${r.count} requests refused)`,
+            "add the genuine ones to terminals with kind: adms, and keep the receiver's port to the terminals' network",
           )
-        : warn(
-            `terminal SN=${r.serial}`,
-            `terminal SN=${r.serial} (${r.terminal}) is pushing from ${r.address}, outside its allowFrom (${r.count} requests refused)`,
-            `if that address is right, add it to allowFrom of ${r.terminal}, then systemctl reload punchgate`,
-          ),
+        : r.address === REFUSALS_BEYOND
+          ? warn(
+              `terminal SN=${r.serial}`,
+              `terminal SN=${r.serial} (${r.terminal}) is pushing from more addresses outside its allowFrom than are listed one by one (${r.count} requests refused)`,
+              `another device may be using its serial: find it, or add the terminal's address to allowFrom of ${r.terminal}`,
+            )
+          : r.reason === 'unknown'
+            ? warn(
+                `terminal SN=${r.serial}`,
+                `terminal SN=${r.serial} is pushing but is not configured (from ${r.address}, ${r.count} requests refused)`,
+                `add it to terminals with kind: adms and serial: ${r.serial}, then systemctl reload punchgate`,
+              )
+            : warn(
+                `terminal SN=${r.serial}`,
+                `terminal SN=${r.serial} (${r.terminal}) is pushing from ${r.address}, outside its allowFrom (${r.count} requests refused)`,
+                `if that address is right, add it to allowFrom of ${r.terminal}, then systemctl reload punchgate`,
+              ),
     );
 }

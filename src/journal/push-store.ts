@@ -26,6 +26,8 @@ import type {
   TerminalCommandState,
 } from './types.js';
 
+import { REFUSALS_BEYOND } from './types.js';
+
 type Row = Record<string, unknown>;
 
 /** Refused pushers kept at most (an attacker cycling serials must not grow the journal). */
@@ -129,9 +131,15 @@ const OTHER_CODES = '(other)';
 /** The protocol's own tables: always filed under their name (reparse reads them by it). */
 const PROTOCOL_TABLES = new Set(['attlog', 'operlog', 'userinfo', 'rtlog', 'rtstate', 'tabledata:user', 'attphoto']);
 
-/** Whether an upload's extra holds anything stored: lines kept raw, or records counted. */
+/**
+ * Whether an upload's extra holds anything taken in: records counted, or a table punchgate does
+ * not read kept whole. Lines of a table it reads (ATTLOG, OPERLOG...) kept raw because they were
+ * refused (the code rule) or unreadable are evidence, not data taken in: alone, they move no stamp,
+ * so an upload whose every line was refused leaves the terminal told what it was told before.
+ */
 const keptSomething = (extra: PushExtra | undefined) =>
-  (extra?.kept?.length ?? 0) > 0 || (extra?.events ?? []).some((e) => e.count > 0);
+  (extra?.kept ?? []).some((k) => !PROTOCOL_TABLES.has(k.table.toLowerCase())) ||
+  (extra?.events ?? []).some((e) => e.count > 0);
 
 const clip = (s: string | null | undefined) => (s == null ? null : s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) : s);
 
@@ -582,14 +590,28 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
         for (const r of refusals) upsert.run(r);
         this.db.prepare(`DELETE FROM push_refusals WHERE last_seen_at < ?`).run(now - REFUSAL_KEEP_MS);
         // Bounded per reason: a flood of invented serials cannot evict the evidence of a serial
-        // pushing from outside its allowFrom.
-        for (const reason of ['unknown', 'address'])
-          this.db
+        // pushing from outside its allowFrom. What goes is summed in the reason's row beyond the
+        // bound (REFUSALS_BEYOND), so that the counts the status gives stay whole.
+        const fold = this.db.prepare(
+          `INSERT INTO push_refusals (serial, address, reason, terminal, first_seen_at, last_seen_at, count)
+           VALUES (@serial, '${REFUSALS_BEYOND}', @reason, @terminal, @firstSeenAt, @lastSeenAt, @count)
+           ON CONFLICT (serial, address) DO UPDATE SET count = count + excluded.count,
+             first_seen_at = min(first_seen_at, excluded.first_seen_at), last_seen_at = max(last_seen_at, excluded.last_seen_at)`,
+        );
+        for (const reason of ['unknown', 'address'] as const) {
+          const excess = this.db
             .prepare(
-              `DELETE FROM push_refusals WHERE reason = ? AND rowid NOT IN
-                 (SELECT rowid FROM push_refusals WHERE reason = ? ORDER BY last_seen_at DESC LIMIT ?)`,
+              `DELETE FROM push_refusals WHERE reason = @reason AND address <> '${REFUSALS_BEYOND}' AND rowid NOT IN
+                 (SELECT rowid FROM push_refusals WHERE reason = @reason AND address <> '${REFUSALS_BEYOND}'
+                  ORDER BY last_seen_at DESC LIMIT @max)
+               RETURNING serial, terminal, first_seen_at AS firstSeenAt, last_seen_at AS lastSeenAt, count`,
             )
-            .run(reason, reason, MAX_REFUSALS);
+            .all({ reason, max: MAX_REFUSALS }) as Pick<
+            PushRefusal,
+            'serial' | 'terminal' | 'firstSeenAt' | 'lastSeenAt' | 'count'
+          >[];
+          for (const r of excess) fold.run({ ...r, reason, serial: reason === 'unknown' ? REFUSALS_BEYOND : r.serial });
+        }
       })
       .immediate();
   }

@@ -465,8 +465,18 @@ export interface PushContact {
 }
 
 /** A serial refused by the receiver: not configured, or pushing from outside its `allowFrom`. */
+/**
+ * The serial or address of a refusal row that sums the refusals beyond the rows kept one by one
+ * (`*`, never a serial nor an address): `*`/`*` the unknown serials beyond the bound, `SN`/`*`
+ * a configured serial's addresses beyond it. So a flood of invented serials or addresses keeps
+ * few rows and its counts stay whole.
+ */
+export const REFUSALS_BEYOND = '*';
+
 export interface PushRefusal {
+  /** REFUSALS_BEYOND for the sum of the unknown serials beyond the bound. */
   serial: string;
+  /** REFUSALS_BEYOND for the sum of the addresses beyond the bound. */
   address: string;
   reason: 'unknown' | 'address';
   /** For 'address': the terminal that has this serial. */

@@ -1,5 +1,6 @@
 import { localTime } from '../util/local-time.js';
 import { humanBytes } from '../util/disk.js';
+import { REFUSALS_BEYOND } from '../journal/types.js';
 import type { Alert, ConfigStatus, TerminalStatus } from './types.js';
 
 export type { Alert } from './types.js';
@@ -374,26 +375,33 @@ export const ALERT = {
     const r = rows[0]!;
     const requests = rows.reduce((n, x) => n + x.count, 0);
     const last = Math.max(...rows.map((x) => Date.parse(x.lastSeenAt)));
-    const shown = rows.slice(0, 3).map((x) => x.address);
+    // Addresses beyond the kept bound are one row (REFUSALS_BEYOND): counted in the requests, not by name.
+    const named = rows.filter((x) => x.address !== REFUSALS_BEYOND);
+    const addresses = `${named.length < rows.length ? 'more than ' : ''}${named.length}`;
+    const shown = named.slice(0, 3).map((x) => x.address);
     return {
       kind: 'push-address',
-      cause: `terminal SN=${r.serial} (${r.terminal}) is pushing from ${rows.length} addresses outside its allowFrom (${requests} requests refused, e.g. ${shown.join(', ')}; last ${localTime(last)}): another device may be using its serial`,
+      cause: `terminal SN=${r.serial} (${r.terminal}) is pushing from ${addresses} addresses outside its allowFrom (${requests} requests refused, e.g. ${shown.join(', ')}; last ${localTime(last)}): another device may be using its serial`,
       fix: 'if one of them is the terminal, add that address to allowFrom; else find the device sending with its serial',
     };
   },
 
   /** Many unknown serials: one summary (a device inventing serials cannot flood the alerts). */
   pushUnknownSerials: (unknown: readonly { serial: string; address: string; count: number }[]): Alert => {
-    const addresses = [...new Set(unknown.map((r) => r.address))];
+    // Serials beyond the kept bound are one row (REFUSALS_BEYOND): counted in the requests, not by name.
+    const named = unknown.filter((r) => r.serial !== REFUSALS_BEYOND);
+    const beyond = named.length < unknown.length;
+    const addresses = [...new Set(named.map((r) => r.address))];
     const requests = unknown.reduce((n, r) => n + r.count, 0);
-    const more = addresses.length > 5 ? ` and ${addresses.length - 5} more addresses` : '';
-    const examples = unknown
+    const more =
+      addresses.length > 5 ? ` and ${addresses.length - 5} more addresses` : beyond ? ' and other addresses' : '';
+    const examples = named
       .slice(0, 3)
       .map((r) => `SN=${r.serial}`)
       .join(', ');
     return {
       kind: 'push-unknown-many',
-      cause: `${unknown.length} unknown serials pushing (${requests} requests refused, from ${addresses.slice(0, 5).join(', ')}${more}; e.g. ${examples}): a device on the LAN is inventing serials, or many terminals are not configured`,
+      cause: `${beyond ? 'more than ' : ''}${named.length} unknown serials pushing (${requests} requests refused, from ${addresses.slice(0, 5).join(', ')}${more}; e.g. ${examples}): a device on the LAN is inventing serials, or many terminals are not configured`,
       fix: "add the genuine ones to terminals with kind: adms, and keep the receiver's port to the terminals' network",
     };
   },

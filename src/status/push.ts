@@ -2,6 +2,7 @@ import { pushOfflineAfterMs } from '../config/adms.js';
 import type { Config } from '../config/schema.js';
 import type { Journal } from '../journal/journal.js';
 import { PushStore } from '../journal/push-store.js';
+import { REFUSALS_BEYOND } from '../journal/types.js';
 import { ALERT, type Alert } from './alert-words.js';
 import { localTime } from '../util/local-time.js';
 import { shownFacts } from '../sources/adms/security.js';
@@ -138,11 +139,16 @@ export function pushAlerts(report: StatusReport, now: number): Alert[] {
   const outside = new Map<string, PushRefusalStatus[]>();
   for (const r of refusals.filter((x) => x.reason === 'address'))
     outside.set(r.serial.toUpperCase(), [...(outside.get(r.serial.toUpperCase()) ?? []), r]);
+  // A row beyond the kept bound (REFUSALS_BEYOND) sums many: always said in the summary's words.
+  const many = (rows: readonly PushRefusalStatus[]) =>
+    rows.some((r) => r.serial === REFUSALS_BEYOND || r.address === REFUSALS_BEYOND);
   for (const rows of outside.values())
-    out.push(rows.length === 1 ? ALERT.pushOutsideAllowFrom(rows[0]!) : ALERT.pushOutsideAllowFromMany(rows));
+    out.push(
+      rows.length === 1 && !many(rows) ? ALERT.pushOutsideAllowFrom(rows[0]!) : ALERT.pushOutsideAllowFromMany(rows),
+    );
   // Unknown serials: one alert for a few, one summary for many (a device inventing serials cannot flood the alerts).
   const unknown = refusals.filter((x) => x.reason === 'unknown');
-  if (unknown.length <= UNKNOWN_LISTED) for (const r of unknown) out.push(ALERT.pushUnknownSerial(r));
+  if (unknown.length <= UNKNOWN_LISTED && !many(unknown)) for (const r of unknown) out.push(ALERT.pushUnknownSerial(r));
   else out.push(ALERT.pushUnknownSerials(unknown));
   for (const t of report.terminals) {
     const other = t.push?.otherAddress;

@@ -1,4 +1,4 @@
-import type { PushContact, PushJournal, PushRefusal } from '../../journal/types.js';
+import { REFUSALS_BEYOND, type PushContact, type PushJournal, type PushRefusal } from '../../journal/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import type { DeviceInfo } from './device-info.js';
@@ -96,16 +96,26 @@ export class ContactBook {
   refused(serial: string, address: string, reason: PushRefusal['reason'], terminal: string | null): void {
     const now = this.clock.now();
     const key = `${serial.toUpperCase()} ${address}`;
-    const r = this.refusals.get(key);
+    const room =
+      reason === 'address'
+        ? this.addressRefusals() < MAX_PENDING_REFUSALS
+        : this.refusals.size - this.addressRefusals() < MAX_PENDING_REFUSALS;
+    // Beyond the bound, counted in one row per reason (and serial): the counts stay whole.
+    const row = this.refusals.has(key) || room ? { key, serial, address } : beyond(serial, reason);
+    const r = this.refusals.get(row.key);
     if (r) {
       r.count++;
       r.lastSeenAt = now;
-    } else if (
-      reason === 'address'
-        ? this.addressRefusals() < MAX_PENDING_REFUSALS
-        : this.refusals.size - this.addressRefusals() < MAX_PENDING_REFUSALS
-    ) {
-      this.refusals.set(key, { serial, address, reason, terminal, firstSeenAt: now, lastSeenAt: now, count: 1 });
+    } else {
+      this.refusals.set(row.key, {
+        serial: row.serial,
+        address: row.address,
+        reason,
+        terminal,
+        firstSeenAt: now,
+        lastSeenAt: now,
+        count: 1,
+      });
     }
     // Each serial and address once in a while, and few lines in all.
     const logged = this.refusalLogged.get(key);
@@ -164,6 +174,12 @@ export class ContactBook {
       }
     }
   }
+}
+
+/** The row that sums the refusals beyond the bound: all unknown serials, or one configured serial's addresses. */
+function beyond(serial: string, reason: PushRefusal['reason']): { key: string; serial: string; address: string } {
+  const s = reason === 'unknown' ? REFUSALS_BEYOND : serial;
+  return { key: `${s.toUpperCase()} ${REFUSALS_BEYOND}`, serial: s, address: REFUSALS_BEYOND };
 }
 
 function definedOnly(info: DeviceInfo): DeviceInfo {

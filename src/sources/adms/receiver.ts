@@ -102,6 +102,11 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
   private connections = 0;
   /** The address each open connection came from (a destroyed socket no longer says). */
   private readonly addressOf = new WeakMap<Socket, string>();
+  /** Connections serving a request now: never taken away for a newcomer's sake unless their address is the greediest. */
+  private readonly busy = new WeakSet<Socket>();
+  /** When each open connection came (the oldest idle one goes first). */
+  private readonly openedAt = new WeakMap<Socket, number>();
+  private opened = 0;
   private readonly inflight = new Set<Promise<void>>();
   private flushTimer: NodeJS.Timeout | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -234,21 +239,45 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
       return;
     }
     if (this.connections >= this.settings.maxConnections) {
-      let greediest: Set<Socket> | undefined;
-      for (const [a, set] of this.perAddress) if (a !== address && set.size > (greediest?.size ?? 0)) greediest = set;
-      if (!greediest || greediest.size <= mine.size + 1) {
+      const gone = this.makeRoomFor(address, mine.size);
+      if (!gone) {
         socket.destroy();
         return;
       }
-      const oldest = greediest.values().next().value!;
-      this.forget(oldest);
-      oldest.destroy();
+      this.forget(gone);
+      gone.destroy();
     }
     mine.add(socket);
     this.addressOf.set(socket, address);
+    this.openedAt.set(socket, this.opened++);
     this.perAddress.set(address, mine);
     this.connections++;
     socket.once('close', () => this.forget(socket));
+  }
+
+  /**
+   * All connections are taken and `address` (holding `held`) asks for one more: which one goes.
+   * The oldest of the address holding the most, when that is more than `held + 1`; else, when
+   * every address holds about as many (many addresses with one connection each, idle or half a
+   * request), the oldest idle connection of an address holding more than `held`, as the status
+   * server does (web/connection-bounds.ts): a terminal is never kept out by connections that
+   * serve nothing, however many addresses hold them. Undefined: none may go, the newcomer is refused.
+   */
+  private makeRoomFor(address: string, held: number): Socket | undefined {
+    let greediest: Set<Socket> | undefined;
+    for (const [a, set] of this.perAddress) if (a !== address && set.size > (greediest?.size ?? 0)) greediest = set;
+    if (greediest && greediest.size > held + 1) return greediest.values().next().value;
+    let oldest: { socket: Socket; since: number } | undefined;
+    for (const [a, set] of this.perAddress) {
+      if (a === address || set.size <= held) continue;
+      for (const s of set) {
+        if (this.busy.has(s)) continue;
+        const since = this.openedAt.get(s) ?? 0;
+        if (!oldest || since < oldest.since) oldest = { socket: s, since };
+        break;
+      }
+    }
+    return oldest?.socket;
   }
 
   private forget(socket: Socket): void {
@@ -260,6 +289,9 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
+    const socket = req.socket;
+    this.busy.add(socket);
+    res.once('close', () => this.busy.delete(socket));
     const done = this.route(req, res)
       .catch((e: unknown) => {
         this.opts.logger.error({ err: e instanceof Error ? e.message : String(e) }, 'push terminal request failed');
