@@ -21,6 +21,7 @@ export class Secrets {
   private readonly values = new Set<string>();
   private readonly whole = new Set<string>();
   private runs: SecretRuns | undefined;
+  private readonly recent = new ScrubCache();
 
   /**
    * Registers a secret (and its encoded forms); too short or all-digit values are ignored, see
@@ -33,6 +34,7 @@ export class Secrets {
     const v = value?.trim() ?? '';
     if (forms.length === 0 || this.values.has(v) || (this.whole.has(v) && opts.runs === false)) return;
     for (const f of forms) this.forms.add(f);
+    this.recent.clear();
     if (opts.runs === false) this.whole.add(v);
     else {
       this.values.add(v);
@@ -45,10 +47,37 @@ export class Secrets {
    * characters quoted in disguise (cut short, reversed, spelled out, encoded: secret-runs.ts).
    */
   scrub(text: string): string {
+    const known = this.recent.get(text);
+    if (known !== undefined) return known;
     this.runs ??= new SecretRuns(this.values);
-    return this.runs.redact(scrubForms(text, this.forms), REDACTED);
+    return this.recent.put(text, this.runs.redact(scrubForms(text, this.forms), REDACTED));
   }
 }
+
+/**
+ * The last texts scrubbed and what they became. Looking for a secret in all its disguises reads
+ * a text many ways (secret-runs.ts), and the same text is scrubbed again and again: an HRMS's
+ * message for each of the 200 punches of a batch, its "saved" answer to every batch. Short texts
+ * only (a long one is a status file, new each time); a new secret empties it.
+ */
+class ScrubCache {
+  private readonly map = new Map<string, string>();
+  get(text: string): string | undefined {
+    return text.length <= CACHED_TEXT ? this.map.get(text) : undefined;
+  }
+  put(text: string, scrubbed: string): string {
+    if (text.length > CACHED_TEXT) return scrubbed;
+    // Oldest first: a Map iterates in insertion order.
+    if (this.map.size >= CACHED_TEXTS) this.map.delete(this.map.keys().next().value!);
+    this.map.set(text, scrubbed);
+    return scrubbed;
+  }
+  clear(): void {
+    this.map.clear();
+  }
+}
+const CACHED_TEXTS = 256;
+const CACHED_TEXT = 4096;
 
 /** Shortest value scrubbed as a substring, and shortest encoded fragment looked for. */
 const MIN_SECRET = 6;
@@ -121,5 +150,6 @@ export function scrubberFor(values: ReadonlyArray<string | undefined>): (text: s
   const sorted = longestFirst(values.flatMap((v) => secretForms(v)));
   if (sorted.length === 0) return (t) => t;
   const runs = new SecretRuns(values.filter((v): v is string => v !== undefined && scrubbable(v.trim())));
-  return (t) => runs.redact(scrubSorted(t, sorted), REDACTED);
+  const recent = new ScrubCache();
+  return (t) => recent.get(t) ?? recent.put(t, runs.redact(scrubSorted(t, sorted), REDACTED));
 }
