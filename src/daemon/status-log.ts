@@ -10,12 +10,18 @@ import { writePrivateFile } from '../util/private-file.js';
  */
 export class StatusLog {
   private timer: NodeJS.Timeout | undefined;
+  /** Each file scrubbed a line at a time, the lines it had last time not read again (secrets.ts). */
+  private readonly scrubJson: (text: string) => string;
+  private readonly scrubText: (text: string) => string;
 
   constructor(
     private readonly path: string,
     private readonly build: () => StatusReport,
     private readonly deps: { logger: Logger; secrets: Secrets },
-  ) {}
+  ) {
+    this.scrubJson = deps.secrets.lines();
+    this.scrubText = deps.secrets.lines();
+  }
 
   start(intervalMs: number): void {
     this.write();
@@ -29,9 +35,8 @@ export class StatusLog {
   write(): StatusReport | undefined {
     try {
       const report = this.build();
-      const scrub = (text: string) => this.deps.secrets.scrub(text);
-      replaceFile(statusJsonPath(this.path), scrub(statusJson(report)));
-      replaceFile(this.path, scrub(formatStatus(report)));
+      replaceFile(statusJsonPath(this.path), this.scrubJson(statusJson(report)));
+      replaceFile(this.path, this.scrubText(formatStatus(report)));
       return report;
     } catch (e) {
       this.deps.logger.warn(

@@ -50,4 +50,34 @@ describe('scrubbing the same text again', () => {
     secrets.scrub('message 999'); // still there
     expect(look).toHaveBeenCalledTimes(1001);
   });
+
+  it('a file rewritten every interval is scrubbed a line at a time, its unchanged lines not read again', () => {
+    const secrets = new Secrets();
+    secrets.add(TOKEN);
+    const scrub = secrets.lines();
+    const terminals = (at: string) =>
+      Array.from(
+        { length: 200 },
+        (_, i) => `t${i + 1}  online  last poll ${at}  ${i === 7 ? `error: ${TOKEN}` : 'ok'}`,
+      );
+    const look = vi.spyOn(SecretRuns.prototype, 'redact');
+    const first = scrub(['punchgate status', ...terminals('12:00:00'), 'delivery: running'].join('\n')).split('\n');
+    expect(first).toHaveLength(202);
+    expect(first[8]).toBe(`t8  online  last poll 12:00:00  error: ${REDACTED}`);
+    expect(first.join('\n')).not.toContain(TOKEN);
+    expect(look).toHaveBeenCalledTimes(202);
+    // Ten seconds later: two lines changed, the rest read from the last write.
+    const lines = ['punchgate status', ...terminals('12:00:00'), 'delivery: running'];
+    lines[1] = `t1  online  last poll 12:00:10  ok`;
+    lines[8] = `t8  online  last poll 12:00:10  error: ${TOKEN}`;
+    const second = scrub(lines.join('\n')).split('\n');
+    expect(second[8]).toBe(`t8  online  last poll 12:00:10  error: ${REDACTED}`);
+    expect(second.slice(2, 8)).toEqual(first.slice(2, 8));
+    expect(look).toHaveBeenCalledTimes(204);
+    // A secret added since: every line is read again.
+    secrets.add('line-secret-Qz81', { runs: false });
+    lines[100] = 'note line-secret-Qz81';
+    expect(scrub(lines.join('\n')).split('\n')[100]).toBe(`note ${REDACTED}`);
+    expect(look).toHaveBeenCalledTimes(204 + 202);
+  });
 });
