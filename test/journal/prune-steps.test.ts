@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
 import { recountPunches } from '../../src/journal/punch-counts.js';
+import { UserBackupStore } from '../../src/journal/user-backups.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
 
 const DAY_MS = 86_400_000;
@@ -77,5 +78,36 @@ describe('retention in steps', () => {
     // The counts the status report reads moved with the rows.
     expect(j.counts()).toMatchObject({ delivered: 0, pending: 1 });
     expect((j.db.prepare(`SELECT count(*) AS n FROM punches`).get() as { n: number }).n).toBe(1);
+  });
+
+  it('deletes user backups past their retention a chunk at a time, the oldest first', () => {
+    const store = new UserBackupStore(j.db, () => clock.now());
+    const template = { finger: 0, valid: 1, template: Buffer.alloc(512, 7) };
+    j.db.transaction(() => {
+      for (let i = 0; i < 1200; i++) {
+        store.save({
+          terminal: 'gate-1',
+          serial: 'SN1',
+          fpVersion: '10',
+          code: String(i),
+          uid: i,
+          name: `user ${i}`,
+          card: 0,
+          privilege: 0,
+          reason: 'sync-users: inactive in the roster',
+          templates: [template],
+        });
+        clock.advance(60_000);
+      }
+    })();
+    clock.advance(100 * DAY_MS);
+    const left = () => store.list().map((b) => Number(b.code));
+    expect(store.prune(90, 500)).toBe(500);
+    expect(Math.min(...left())).toBe(500);
+    expect(store.prune(90, 500)).toBe(500);
+    expect(store.prune(90, 500)).toBe(200);
+    expect(store.prune(90, 500)).toBe(0);
+    expect(left()).toEqual([]);
+    expect((j.db.prepare(`SELECT count(*) AS n FROM user_backup_templates`).get() as { n: number }).n).toBe(0);
   });
 });
