@@ -159,7 +159,7 @@ export class Daemon {
         this.sampleHourly(report);
         return report;
       },
-      ctx,
+      { ...ctx, run: (label, fn) => this.loop.run(label, fn) },
     );
     this.web = new StatusWeb({
       journal: this.journal,

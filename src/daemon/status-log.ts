@@ -17,7 +17,12 @@ export class StatusLog {
   constructor(
     private readonly path: string,
     private readonly build: () => StatusReport,
-    private readonly deps: { logger: Logger; secrets: Secrets },
+    private readonly deps: {
+      logger: Logger;
+      secrets: Secrets;
+      /** Runs a step under a label (the daemon's event-loop watch: what held the loop, if it was). */
+      run?: <T>(label: string, fn: () => T) => T;
+    },
   ) {
     this.scrubJson = deps.secrets.lines();
     this.scrubText = deps.secrets.lines();
@@ -35,8 +40,11 @@ export class StatusLog {
   write(): StatusReport | undefined {
     try {
       const report = this.build();
-      replaceFile(statusJsonPath(this.path), this.scrubJson(statusJson(report)));
-      replaceFile(this.path, this.scrubText(formatStatus(report)));
+      const run = this.deps.run ?? ((_label, fn) => fn());
+      run('status log (scrub and write)', () => {
+        replaceFile(statusJsonPath(this.path), this.scrubJson(statusJson(report)));
+        replaceFile(this.path, this.scrubText(formatStatus(report)));
+      });
       return report;
     } catch (e) {
       this.deps.logger.warn(
