@@ -305,7 +305,14 @@ export class Daemon {
 
   private attachPushReceiver(adms: NonNullable<Config['adms']>): void {
     const wake = () => this.deliveries.wake();
-    this.pushReceiver = createPushReceiver(adms, this.journal, this.ctx, (fn) => this.guard(fn), wake);
+    // Its journal work under a label: a long group commit is named if it holds the event loop.
+    this.pushReceiver = createPushReceiver(
+      adms,
+      this.journal,
+      this.ctx,
+      (fn) => this.loop.run('push terminals (journal)', () => this.guard(fn)),
+      wake,
+    );
     this.deps.pushReceiver = this.pushReceiver;
     this.deps.listeners = this.pushReceiver;
   }
