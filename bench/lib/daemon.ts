@@ -93,7 +93,9 @@ export async function startDaemonRig(o: RigOptions, warmupTimeoutMs: number): Pr
   let tail = '';
   // The daemon runs as the systemd unit runs it: with the unit's environment (NODE_OPTIONS, MALLOC_ARENA_MAX).
   const env = unitEnv();
-  const daemon = spawn(process.execPath, [...unitNodeArgs(), CLI, '--config', configFile, 'run'], {
+  // BENCH_DAEMON_NODE_ARGS: node flags for a look inside (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+  const extra = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const daemon = spawn(process.execPath, [...unitNodeArgs(), ...extra, CLI, '--config', configFile, 'run'], {
     stdio: ['ignore', 'ignore', 'pipe'],
     cwd: scratch.dir,
     env,

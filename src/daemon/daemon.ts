@@ -39,6 +39,9 @@ const BUSY_STATUS_MS = 5000;
 /** A prune under way when the daemon stops ends between two of its chunks. */
 class PruneStopped extends Error {}
 
+/** User backups deleted per step of the retention (each holds fingerprint templates, its pages zeroed). */
+const BACKUP_PRUNE_CHUNK = 500;
+
 /** A prune that met a busy journal is tried again after this long. */
 const PRUNE_RETRY_MS = 60_000;
 /** How often the box clock is compared with the monotonic clock (a step is seen within this). */
@@ -156,7 +159,7 @@ export class Daemon {
         this.sampleHourly(report);
         return report;
       },
-      ctx,
+      { ...ctx, run: (label, fn) => this.loop.run(label, fn) },
     );
     this.web = new StatusWeb({
       journal: this.journal,
@@ -302,7 +305,14 @@ export class Daemon {
 
   private attachPushReceiver(adms: NonNullable<Config['adms']>): void {
     const wake = () => this.deliveries.wake();
-    this.pushReceiver = createPushReceiver(adms, this.journal, this.ctx, (fn) => this.guard(fn), wake);
+    // Its journal work under a label: a long group commit is named if it holds the event loop.
+    this.pushReceiver = createPushReceiver(
+      adms,
+      this.journal,
+      this.ctx,
+      (fn) => this.loop.run('push terminals (journal)', () => this.guard(fn)),
+      wake,
+    );
     this.deps.pushReceiver = this.pushReceiver;
     this.deps.listeners = this.pushReceiver;
   }
@@ -404,10 +414,16 @@ export class Daemon {
         },
         (fn) => this.loop.run('retention', fn),
       );
-      // Backups of users removed from terminals hold fingerprint templates: they go after their retention.
-      backups = this.loop.run('retention (user backups)', () =>
-        this.guard(() => new UserBackupStore(this.journal.db, () => this.ctx.clock.now()).prune(days)),
-      );
+      // Backups of users removed from terminals hold fingerprint templates: they go after their
+      // retention, a chunk at a time like the punches (each deleted backup's pages are zeroed).
+      const store = new UserBackupStore(this.journal.db, () => this.ctx.clock.now());
+      backups = 0;
+      for (let n = BACKUP_PRUNE_CHUNK; n === BACKUP_PRUNE_CHUNK;) {
+        n = this.loop.run('retention (user backups)', () => this.guard(() => store.prune(days, BACKUP_PRUNE_CHUNK)));
+        backups += n;
+        await pause();
+        if (this.stopping) throw new PruneStopped();
+      }
     } catch (e) {
       if (e instanceof PruneStopped) return;
       if (isFatalJournalError(e)) {

@@ -36,9 +36,14 @@ export class EventLoopWatch {
   private longest: { label: string; ms: number } | undefined;
   private current: string | undefined;
 
+  /** CPU time of the process (ms) at the last tick: a stall with little of it was the box's, not the daemon's. */
+  private lastCpu = 0;
+
   constructor(
     private readonly logger: Pick<Logger, 'warn'>,
     private readonly wallNow: () => number = Date.now,
+    /** The process's CPU time in ms, user and system (tests give their own). */
+    private readonly cpuMs: () => number = processCpuMs,
   ) {
     this.windowStart = wallNow();
   }
@@ -46,6 +51,7 @@ export class EventLoopWatch {
   start(): void {
     this.histogram.enable();
     this.lastTick = performance.now();
+    this.lastCpu = this.cpuMs();
     this.timer = setInterval(() => this.tick(), TICK_MS);
     this.timer.unref();
   }
@@ -98,21 +104,39 @@ export class EventLoopWatch {
   private tick(): void {
     const t = performance.now();
     const late = t - this.lastTick - TICK_MS;
+    const cpu = this.cpuMs();
+    const cpuMs = cpu - this.lastCpu;
     this.lastTick = t;
+    this.lastCpu = cpu;
     const longest = this.longest;
     this.longest = undefined;
-    if (late > STALL_WARN_MS) this.stalled(late, longest);
+    if (late > STALL_WARN_MS) this.stalled(late, longest, cpuMs);
   }
 
-  private stalled(ms: number, longest: { label: string; ms: number } | undefined): void {
+  private stalled(ms: number, longest: { label: string; ms: number } | undefined, cpuMs?: number): void {
+    // The process used the CPU for less than half of the stall: the box did not give it the CPU
+    // (other work on a busy box, a stopped process, a starved virtual machine).
+    const starved = !longest && cpuMs !== undefined && cpuMs < (ms + TICK_MS) / 2;
     const what = longest
       ? `${longest.label} ran ${(longest.ms / 1000).toFixed(1)} s`
-      : 'no labelled task of the daemon ran long (a terminal burst, a large answer, the garbage collector)';
+      : starved
+        ? `the daemon itself ran only ${(cpuMs / 1000).toFixed(1)} s of it: the box did not give it the CPU (other work on the box, or the process was stopped)`
+        : 'no labelled task of the daemon ran long (a terminal burst, a large answer, the garbage collector)';
     this.logger.warn(
-      { stallMs: Math.round(ms), task: longest?.label ?? null, taskMs: longest ? Math.round(longest.ms) : null },
+      {
+        stallMs: Math.round(ms),
+        task: longest?.label ?? null,
+        taskMs: longest ? Math.round(longest.ms) : null,
+        ...(cpuMs !== undefined ? { cpuMs: Math.round(cpuMs) } : {}),
+      },
       `the daemon was blocked for ${(ms / 1000).toFixed(1)} s: ${what}; terminals, scrapes and delivery waited meanwhile`,
     );
   }
+}
+
+function processCpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
 }
 
 /** The delivery queue with its journal work run under labels (what held the loop, when it was held). */

@@ -10,12 +10,23 @@ import { writePrivateFile } from '../util/private-file.js';
  */
 export class StatusLog {
   private timer: NodeJS.Timeout | undefined;
+  /** Each file scrubbed a line at a time, the lines it had last time not read again (secrets.ts). */
+  private readonly scrubJson: (text: string) => string;
+  private readonly scrubText: (text: string) => string;
 
   constructor(
     private readonly path: string,
     private readonly build: () => StatusReport,
-    private readonly deps: { logger: Logger; secrets: Secrets },
-  ) {}
+    private readonly deps: {
+      logger: Logger;
+      secrets: Secrets;
+      /** Runs a step under a label (the daemon's event-loop watch: what held the loop, if it was). */
+      run?: <T>(label: string, fn: () => T) => T;
+    },
+  ) {
+    this.scrubJson = deps.secrets.lines();
+    this.scrubText = deps.secrets.lines();
+  }
 
   start(intervalMs: number): void {
     this.write();
@@ -29,9 +40,11 @@ export class StatusLog {
   write(): StatusReport | undefined {
     try {
       const report = this.build();
-      const scrub = (text: string) => this.deps.secrets.scrub(text);
-      replaceFile(statusJsonPath(this.path), scrub(statusJson(report)));
-      replaceFile(this.path, scrub(formatStatus(report)));
+      const run = this.deps.run ?? ((_label, fn) => fn());
+      run('status log (scrub and write)', () => {
+        replaceFile(statusJsonPath(this.path), this.scrubJson(statusJson(report)));
+        replaceFile(this.path, this.scrubText(formatStatus(report)));
+      });
       return report;
     } catch (e) {
       this.deps.logger.warn(

@@ -39,6 +39,11 @@ const MAX_TEXT = 2000;
 /** Kept uploads' bounds when the receiver names none (adms.keptUploads defaults). */
 const DEFAULT_KEPT_BOUNDS = { maxBytes: 64 * 1024 * 1024, maxAgeMs: 30 * 86_400_000 };
 
+function keptTaken(kept: KeptBytes, terminal: string, bytes: number): void {
+  kept.total -= bytes;
+  kept.byTerminal.set(terminal, (kept.byTerminal.get(terminal) ?? 0) - bytes);
+}
+
 function toRegistration(r: Row): PushRegistration {
   let facts: Record<string, string> = {};
   try {
@@ -148,7 +153,26 @@ const clip = (s: string | null | undefined) => (s == null ? null : s.length > MA
  * queue, enrolled users and refused pushers. Punches go through the journal's own ingest,
  * nested in the same transaction as the stamp they came with: both are durable, or neither.
  */
+/**
+ * The bytes of kept uploads per terminal as this store last knew them, exact while no other
+ * connection has written to the journal since (SQLite's data_version says when one has).
+ */
+interface KeptBytes {
+  version: number;
+  total: number;
+  byTerminal: Map<string, number>;
+}
+
 export class PushStore implements PushJournal, TerminalCommandQueue {
+  /**
+   * Kept for the bound of kept uploads: summing push_kept (up to its 64 MB of bodies) for every
+   * upload that keeps a line held the event loop longer the more was kept (issue 35). Only the
+   * daemon's receiver adds kept uploads; `terminals reparse`, another process, only takes away
+   * (and is seen by data_version). A transaction rolled back after its kept lines were counted
+   * leaves the figure high: the bound is then kept a little early, never passed.
+   */
+  private keptBytes: KeptBytes | undefined;
+
   constructor(
     private readonly db: Database,
     private readonly sink: PunchSink,
@@ -270,8 +294,10 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
         const table = this.fileUnder(terminal, k.table, 'push_kept_counts');
         // Filed under OTHER_TABLES: the reason keeps the table's own name.
         const reason = clip(table === k.table ? k.reason : `table ${k.table}: ${k.reason}`);
-        insert.run(terminal, serial, table, reason, at, k.lines, Buffer.byteLength(k.body), k.body);
+        const bytes = Buffer.byteLength(k.body);
+        insert.run(terminal, serial, table, reason, at, k.lines, bytes, k.body);
         count.run(terminal, table, k.lines, at, reason);
+        this.keptAdded(terminal, bytes);
       }
       this.pruneKept(extra.keptBounds ?? DEFAULT_KEPT_BOUNDS, at);
     }
@@ -300,27 +326,21 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
       d.n++;
       dropped.set(key, d);
     };
+    const kept = this.keptNow();
     const old = this.db
-      .prepare(`DELETE FROM push_kept WHERE received_at < ? RETURNING terminal, tbl`)
-      .all(now - bounds.maxAgeMs) as { terminal: string; tbl: string }[];
+      .prepare(`DELETE FROM push_kept WHERE received_at < ? RETURNING terminal, tbl, bytes`)
+      .all(now - bounds.maxAgeMs) as { terminal: string; tbl: string; bytes: number }[];
     old.forEach(note);
-    const total = (this.db.prepare(`SELECT coalesce(sum(bytes), 0) AS n FROM push_kept`).get() as { n: number }).n;
-    if (total > bounds.maxBytes) {
+    for (const r of old) keptTaken(kept, r.terminal, r.bytes);
+    if (kept.total > bounds.maxBytes) {
       // The terminal holding the most gives up its oldest first: one terminal's flood of odd
       // uploads cannot push another terminal's kept lines out of the shared bound.
-      const held = new Map(
-        (
-          this.db.prepare(`SELECT terminal, sum(bytes) AS n FROM push_kept GROUP BY terminal`).all() as {
-            terminal: string;
-            n: number;
-          }[]
-        ).map((r) => [r.terminal, r.n]),
-      );
+      const held = new Map([...kept.byTerminal].filter(([, n]) => n > 0));
       const oldest = this.db.prepare(
         `SELECT id, tbl, bytes FROM push_kept WHERE terminal = ? AND id > ? ORDER BY id LIMIT 1`,
       );
       const after = new Map<string, number>();
-      let excess = total - bounds.maxBytes;
+      let excess = kept.total - bounds.maxBytes;
       const ids: number[] = [];
       while (excess > 0 && held.size > 0) {
         const [terminal] = [...held].reduce((a, b) => (b[1] > a[1] ? b : a));
@@ -335,6 +355,7 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
         note({ terminal, tbl: r.tbl });
         excess -= r.bytes;
         held.set(terminal, held.get(terminal)! - r.bytes);
+        keptTaken(kept, terminal, r.bytes);
       }
       this.db.prepare(`DELETE FROM push_kept WHERE id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(ids));
     }
@@ -345,6 +366,33 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
       n += d.n;
     }
     return n;
+  }
+
+  /** The kept bytes, read from push_kept only when unknown or when another connection wrote since. */
+  private keptNow(): KeptBytes {
+    const version = this.db.pragma('data_version', { simple: true }) as number;
+    if (this.keptBytes?.version === version) return this.keptBytes;
+    const rows = this.db.prepare(`SELECT terminal, sum(bytes) AS n FROM push_kept GROUP BY terminal`).all() as {
+      terminal: string;
+      n: number;
+    }[];
+    this.keptBytes = {
+      version,
+      total: rows.reduce((n, r) => n + r.n, 0),
+      byTerminal: new Map(rows.map((r) => [r.terminal, r.n])),
+    };
+    return this.keptBytes;
+  }
+
+  /** A kept upload added: counted if the figure is known (else it is read whole at the next prune). */
+  private keptAdded(terminal: string, bytes: number): void {
+    const kept = this.keptBytes;
+    if (!kept || kept.version !== (this.db.pragma('data_version', { simple: true }) as number)) {
+      this.keptBytes = undefined;
+      return;
+    }
+    kept.total += bytes;
+    kept.byTerminal.set(terminal, (kept.byTerminal.get(terminal) ?? 0) + bytes);
   }
 
   /** The kept uploads of a terminal (all of them when none is named), oldest first. */

@@ -71,9 +71,11 @@ export class TerminalDevices {
       // Whether any of the terminal's punches is filed by name alone (the partial index punches_by_terminal answers).
       byName: db.prepare(`SELECT 1 FROM punches WHERE terminal = ? AND device = '' LIMIT 1`).pluck(),
       // The partial index punches_by_terminal finds the rows filed by name; punches_by_device their twins.
+      // `t.device <> ''` lets SQLite use that partial index (it cannot tell @device is not ''): without
+      // it every adopt, at each daemon start for each terminal, read the whole punches table.
       twins: db.prepare(`SELECT r.id AS rid, ${unsent('r')} AS rUnsent, t.id AS tid, ${unsent('t')} AS tUnsent
           FROM punches r JOIN punches t
-            ON t.device = @device AND t.log_time = r.log_time AND t.biometric_code = r.biometric_code
+            ON t.device = @device AND t.device <> '' AND t.log_time = r.log_time AND t.biometric_code = r.biometric_code
           WHERE r.terminal = @terminal AND r.device = ''`),
       sentRows: db.prepare(`SELECT id, site, terminal, biometric_code AS biometricCode, log_time AS logTime FROM punches
           WHERE terminal = @terminal AND device = '' AND sent_as IS NULL AND id >= @from AND ${MAY_BE_SENT}`),

@@ -145,14 +145,23 @@ export class UserBackupStore {
     this.db.prepare('UPDATE user_backups SET restored_at = ? WHERE id = ?').run(this.now(), id);
   }
 
-  /** Deletes backups (and their templates) older than `retentionDays`; returns how many. */
-  prune(retentionDays: number): number {
+  /**
+   * Deletes backups (and their templates) older than `retentionDays`, the oldest first, at most
+   * `limit` of them (the daemon deletes a chunk at a time, the event loop served between chunks);
+   * returns how many.
+   */
+  prune(retentionDays: number, limit = -1): number {
     const cutoff = this.now() - retentionDays * DAY_MS;
     // secure_delete overwrites the freed template bytes with zeros instead of leaving them in free pages.
     const previous = this.db.pragma('secure_delete', { simple: true }) as number;
     this.db.pragma('secure_delete = ON');
     try {
-      return this.db.prepare('DELETE FROM user_backups WHERE taken_at < ?').run(cutoff).changes;
+      // LIMIT -1 is no limit. Found through the index on taken_at.
+      return this.db
+        .prepare(
+          `DELETE FROM user_backups WHERE id IN (SELECT id FROM user_backups WHERE taken_at < ? ORDER BY taken_at LIMIT ?)`,
+        )
+        .run(cutoff, limit).changes;
     } finally {
       this.db.pragma(`secure_delete = ${previous ? 'ON' : 'OFF'}`);
     }

@@ -139,8 +139,31 @@ function matchRuns(text: string, set: RunSet, hit: (i: number, j: number) => voi
     if (firsts.has(pair(text, i)) && runs.has(text.slice(i, i + n))) hit(i, i + n);
 }
 
+/** A table of the 128 ASCII characters, each mapped by `f` (one character for one). */
+function asciiTable(f: (c: number) => number): Uint16Array {
+  return Uint16Array.from({ length: 128 }, (_, c) => f(c));
+}
+
+/**
+ * `s` with each ASCII character replaced through `table`, others kept: one character for one, so
+ * positions stay where they were. A table and a loop, not a regular expression with a function
+ * per character: the status files, scrubbed each interval, are tens of kilobytes.
+ */
+function mapAscii(s: string, table: Uint16Array): string {
+  const codes = new Uint16Array(s.length);
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    codes[i] = c < 128 ? table[c]! : c;
+  }
+  let out = '';
+  for (let i = 0; i < codes.length; i += 4096)
+    out += String.fromCharCode.apply(null, codes.subarray(i, i + 4096) as unknown as number[]);
+  return out;
+}
+
+const LOWER = asciiTable((c) => (c >= 65 && c <= 90 ? c + 32 : c));
 /** Lower case for ASCII letters only: one character for one, so that positions stay where they were. */
-const asciiLower = (s: string) => s.replace(/[A-Z]+/g, (c) => c.toLowerCase());
+const asciiLower = (s: string) => (/[A-Z]/.test(s) ? mapAscii(s, LOWER) : s);
 const alnumOf = (s: string) => s.replace(/[^a-z0-9]/g, '');
 const isAlnum = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x7a);
 
@@ -328,14 +351,15 @@ function base32Decoded(text: string): View[] {
   return out;
 }
 
+const ROT13 = asciiTable((c) => {
+  const base = c >= 65 && c <= 90 ? 65 : c >= 97 && c <= 122 ? 97 : -1;
+  return base < 0 ? c : base + ((c - base + 13) % 26);
+});
+const ROT47 = asciiTable((c) => (c >= 33 && c <= 126 ? 33 + ((c - 33 + 47) % 94) : c));
 /** Letters moved 13 places (rot13): one character for one, so positions stay where they were. */
-const rot13 = (s: string) =>
-  s.replace(/[A-Za-z]/g, (c) => {
-    const base = c <= 'Z' ? 65 : 97;
-    return String.fromCharCode(base + ((c.charCodeAt(0) - base + 13) % 26));
-  });
+const rot13 = (s: string) => mapAscii(s, ROT13);
 /** Printable ASCII moved 47 places (rot47, which shifts digits and punctuation too). */
-const rot47 = (s: string) => s.replace(/[!-~]/g, (c) => String.fromCharCode(33 + ((c.charCodeAt(0) - 33 + 47) % 94)));
+const rot47 = (s: string) => mapAscii(s, ROT47);
 
 /**
  * Compatibility forms folded, character by character (NFKC): a token echoed in fullwidth

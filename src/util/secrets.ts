@@ -21,6 +21,9 @@ export class Secrets {
   private readonly values = new Set<string>();
   private readonly whole = new Set<string>();
   private runs: SecretRuns | undefined;
+  private readonly recent = new ScrubCache();
+  /** Moves on when a secret is added: what was scrubbed before must be scrubbed again. */
+  private generation = 0;
 
   /**
    * Registers a secret (and its encoded forms); too short or all-digit values are ignored, see
@@ -33,6 +36,8 @@ export class Secrets {
     const v = value?.trim() ?? '';
     if (forms.length === 0 || this.values.has(v) || (this.whole.has(v) && opts.runs === false)) return;
     for (const f of forms) this.forms.add(f);
+    this.recent.clear();
+    this.generation++;
     if (opts.runs === false) this.whole.add(v);
     else {
       this.values.add(v);
@@ -45,10 +50,68 @@ export class Secrets {
    * characters quoted in disguise (cut short, reversed, spelled out, encoded: secret-runs.ts).
    */
   scrub(text: string): string {
+    const known = this.recent.get(text);
+    if (known !== undefined) return known;
+    return this.recent.put(text, this.fresh(text));
+  }
+
+  /**
+   * A scrubber for a file rewritten every interval (the status log and its JSON twin: 80 KB with
+   * 200 terminals, 60 to 300 ms to read whole for every disguise, the event loop held meanwhile):
+   * it scrubs the text a line at a time, and a line the last text had too is not read again. A
+   * secret is found as before in any line; what is not looked for is one disguised across lines
+   * (spelled out one character per line), which no value of the status can be: every text in it
+   * from outside is one line, scrubbed already where it was made.
+   */
+  lines(): (text: string) => string {
+    let last = new Map<string, string>();
+    let generation = this.generation;
+    return (text) => {
+      if (generation !== this.generation) {
+        last = new Map();
+        generation = this.generation;
+      }
+      const next = new Map<string, string>();
+      const out = text.split('\n').map((line) => {
+        const done = next.get(line) ?? last.get(line) ?? this.fresh(line);
+        next.set(line, done);
+        return done;
+      });
+      last = next;
+      return out.join('\n');
+    };
+  }
+
+  private fresh(text: string): string {
     this.runs ??= new SecretRuns(this.values);
     return this.runs.redact(scrubForms(text, this.forms), REDACTED);
   }
 }
+
+/**
+ * The last texts scrubbed and what they became. Looking for a secret in all its disguises reads
+ * a text many ways (secret-runs.ts), and the same text is scrubbed again and again: an HRMS's
+ * message for each of the 200 punches of a batch, its "saved" answer to every batch. Short texts
+ * only (a long one is a status file, new each time); a new secret empties it.
+ */
+class ScrubCache {
+  private readonly map = new Map<string, string>();
+  get(text: string): string | undefined {
+    return text.length <= CACHED_TEXT ? this.map.get(text) : undefined;
+  }
+  put(text: string, scrubbed: string): string {
+    if (text.length > CACHED_TEXT) return scrubbed;
+    // Oldest first: a Map iterates in insertion order.
+    if (this.map.size >= CACHED_TEXTS) this.map.delete(this.map.keys().next().value!);
+    this.map.set(text, scrubbed);
+    return scrubbed;
+  }
+  clear(): void {
+    this.map.clear();
+  }
+}
+const CACHED_TEXTS = 256;
+const CACHED_TEXT = 4096;
 
 /** Shortest value scrubbed as a substring, and shortest encoded fragment looked for. */
 const MIN_SECRET = 6;
@@ -121,5 +184,6 @@ export function scrubberFor(values: ReadonlyArray<string | undefined>): (text: s
   const sorted = longestFirst(values.flatMap((v) => secretForms(v)));
   if (sorted.length === 0) return (t) => t;
   const runs = new SecretRuns(values.filter((v): v is string => v !== undefined && scrubbable(v.trim())));
-  return (t) => runs.redact(scrubSorted(t, sorted), REDACTED);
+  const recent = new ScrubCache();
+  return (t) => recent.get(t) ?? recent.put(t, runs.redact(scrubSorted(t, sorted), REDACTED));
 }

@@ -35,6 +35,28 @@ describe('event-loop watch', () => {
     expect(f.p50Ms).toBeLessThanOrEqual(f.p99Ms);
   });
 
+  it('says whether an unlabelled stall was the daemon working or the box not giving it the CPU', async () => {
+    const warnings: string[] = [];
+    const warn = ((_f: unknown, msg: string) => warnings.push(msg)) as never;
+    // Busy itself (its CPU time ran with the clock, as on a box that gives it the CPU): not the box's doing.
+    watch = new EventLoopWatch({ warn }, Date.now, () => performance.now());
+    watch.start();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Longer than the stall bound plus the watch's tick (500 ms): its next tick comes over 1 s late.
+    block(STALL_WARN_MS + 700);
+    await waitFor(() => warnings.length > 0, 5000, 'the stall warning');
+    expect(warnings[0]).toMatch(/no labelled task of the daemon ran long/);
+    watch.stop();
+    // The same stall with no CPU time counted meanwhile: the box held the process.
+    warnings.length = 0;
+    watch = new EventLoopWatch({ warn }, Date.now, () => 0);
+    watch.start();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    block(STALL_WARN_MS + 700);
+    await waitFor(() => warnings.length > 0, 5000, 'the stall warning');
+    expect(warnings[0]).toMatch(/the daemon itself ran only 0\.0 s of it: the box did not give it the CPU/);
+  });
+
   it('short tasks are no stall: nothing said', async () => {
     const warnings: unknown[] = [];
     watch = new EventLoopWatch({ warn: ((...a: unknown[]) => warnings.push(a)) as never });
