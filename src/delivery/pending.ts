@@ -1,3 +1,4 @@
+import { withTogether } from '../journal/together.js';
 import type { DeliveryQueue } from '../journal/types.js';
 
 /** Up to this many due punches are counted exactly after every batch (a bounded count: well under a millisecond). */
@@ -71,6 +72,7 @@ export function countingQueue(queue: DeliveryQueue, count: PendingCount): Delive
       queue.release(ids);
       count.released(ids.length);
     },
+    ...withTogether(queue),
     nextDueAt: () => queue.nextDueAt(),
     dueCount: (opts) => queue.dueCount(opts),
   };

@@ -654,12 +654,23 @@ export class Journal implements PunchSink, DeliveryQueue {
     // transaction): lost in a power cut, its punches are simply pending again, as a claim of a
     // process that is gone would be. The WAL is written in order, so the settle that follows
     // (synchronous FULL) makes the claim durable with it: one disk sync per batch, not two.
+    // Inside `together` (the settle of the batch before, then this claim) its commit is that sync.
+    if (this.db.inTransaction) return this.claimRows(limit, opts, now, holder);
     this.db.pragma('synchronous = NORMAL');
     try {
       return this.claimRows(limit, opts, now, holder);
     } finally {
       this.db.pragma('synchronous = FULL');
     }
+  }
+
+  /**
+   * Runs `fn` (a settle, the delivery state, the next claim) in one IMMEDIATE transaction: one
+   * commit, so one disk sync, for all of it. Throws (busy) when another process holds the
+   * journal; nothing of `fn` is then written, and an error inside `fn` undoes all of it.
+   */
+  together<T>(fn: () => T): T {
+    return this.gate.attempt(() => this.db.transaction(fn).immediate());
   }
 
   private claimRows(limit: number, opts: ClaimOptions, now: number, holder: string): OutboundPunch[] {

@@ -301,7 +301,9 @@ export class SinkQueue implements DeliveryQueue {
     const now = this.d.clock.now();
     const holder = this.d.beginClaim(now);
     const { db } = this.d;
-    db.pragma('synchronous = NORMAL'); // as the journal's claim: made durable by the settle that follows
+    // As the journal's claim: made durable by the settle that follows (inside `together`: its commit).
+    const relax = !db.inTransaction;
+    if (relax) db.pragma('synchronous = NORMAL');
     try {
       return this.d.gate.attempt(() =>
         db
@@ -334,8 +336,13 @@ export class SinkQueue implements DeliveryQueue {
           .immediate(),
       );
     } finally {
-      db.pragma('synchronous = FULL');
+      if (relax) db.pragma('synchronous = FULL');
     }
+  }
+
+  /** As Journal.together: `fn` in one IMMEDIATE transaction, one commit (one disk sync). */
+  together<T>(fn: () => T): T {
+    return this.d.gate.attempt(() => this.d.db.transaction(fn).immediate());
   }
 
   settle(outcomes: readonly PunchOutcome[]): void {
