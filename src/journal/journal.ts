@@ -34,7 +34,7 @@ import {
   type SinkRoster,
 } from './sink-deliveries.js';
 import { TerminalDevices, type Adopted } from './terminal-devices.js';
-import { DeliveryStateStore, SourceStateTable, TerminalStateStore, type Scrub } from './state-stores.js';
+import { DeliveryStateStore, scrubEachOnce, SourceStateTable, TerminalStateStore, type Scrub } from './state-stores.js';
 import type {
   ClaimOptions,
   DueCountOptions,
@@ -723,7 +723,7 @@ export class Journal implements PunchSink, DeliveryQueue {
     if (outcomes.length === 0) return;
     const now = this.clock.now();
     const holder = this.holder?.id ?? '';
-    const scrub = this.extra.scrub ?? ((t: string) => t);
+    const scrub = scrubEachOnce(this.extra.scrub);
     // Delivered, duplicate and unknown answers are grouped by message (usually one per batch)
     // and settled with one statement per group; refusals need each punch's own history.
     const groups = new Map<

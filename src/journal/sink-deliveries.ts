@@ -3,7 +3,7 @@ import { backoffDelay } from '../util/backoff.js';
 import type { Clock } from '../util/clock.js';
 import type { PunchIds } from './punch-id.js';
 import { toStored } from './queries.js';
-import type { Scrub } from './state-stores.js';
+import { scrubEachOnce, type Scrub } from './state-stores.js';
 import type {
   ClaimOptions,
   DeliveryQueue,
@@ -349,7 +349,7 @@ export class SinkQueue implements DeliveryQueue {
     if (outcomes.length === 0) return;
     const now = this.d.clock.now();
     const holder = this.d.holder();
-    const scrub = this.d.scrub ?? ((t: string) => t);
+    const scrub = scrubEachOnce(this.d.scrub);
     const { settings } = this.d;
     const sink = this.sink;
     this.d.gate.defer(undefined, () =>
