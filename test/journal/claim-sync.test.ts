@@ -30,6 +30,35 @@ describe('claims without a disk sync of their own', () => {
     expect(j.counts()).toMatchObject({ delivered: 1, inflight: 0 });
   });
 
+  it('a settle and the next claim in one transaction (together): one commit with synchronous FULL, undone as one', () => {
+    j.ingest(
+      ['08:00:00', '08:01:00', '08:02:00'].map((t) => ({
+        terminal: 'a',
+        biometricCode: '1',
+        logTime: `2026-11-22 ${t}`,
+      })),
+    );
+    const [first] = j.claim(1);
+    // An error after the settle undoes it: the punch stays inflight, nothing else is claimed.
+    expect(() =>
+      j.together(() => {
+        j.settle([{ id: first!.id, kind: 'delivered' }]);
+        j.claim(1);
+        throw new Error('after the settle');
+      }),
+    ).toThrow('after the settle');
+    expect(j.counts()).toMatchObject({ delivered: 0, inflight: 1, pending: 2 });
+    const next = j.together(() => {
+      j.settle([{ id: first!.id, kind: 'delivered' }]);
+      // Inside: the claim keeps the transaction's FULL (the pragma cannot change in a transaction).
+      expect(j.db.pragma('synchronous', { simple: true })).toBe(FULL);
+      return j.claim(1);
+    });
+    expect(next).toHaveLength(1);
+    expect(j.db.pragma('synchronous', { simple: true })).toBe(FULL);
+    expect(j.counts()).toMatchObject({ delivered: 1, inflight: 1, pending: 1 });
+  });
+
   it('a claim that fails leaves synchronous FULL', () => {
     const other = Journal.open({ path: tmp.path('j.db'), site: 's', mode: 'shared', busyTimeoutMs: 10 });
     try {
