@@ -1,4 +1,3 @@
-import { withTogether } from '../journal/together.js';
 import type { DeliveryQueue } from '../journal/types.js';
 
 /** Up to this many due punches are counted exactly after every batch (a bounded count: well under a millisecond). */
@@ -72,7 +71,8 @@ export function countingQueue(queue: DeliveryQueue, count: PendingCount): Delive
       queue.release(ids);
       count.released(ids.length);
     },
-    ...withTogether(queue),
+    // One transaction for a settle and the next claim (the deliverer), where the queue has it.
+    ...(queue.together ? { together: queue.together.bind(queue) } : {}),
     nextDueAt: () => queue.nextDueAt(),
     dueCount: (opts) => queue.dueCount(opts),
   };
