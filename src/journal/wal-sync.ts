@@ -18,7 +18,7 @@ import { canonicalJournalPath } from './journal-file.js';
  * commits with its own sync (synchronous FULL), as before.
  */
 export class WalSync {
-  /** The WAL file, opened at the first use; null: not usable (commits sync themselves). */
+  /** The WAL file, opened at the first use (tried again while it cannot be); null: a sync failed. */
   private fd: number | null | undefined;
   private running = false;
   private again = false;
@@ -37,7 +37,7 @@ export class WalSync {
       try {
         this.fd = openSync(`${canonicalJournalPath(this.journalPath)}-wal`, 'r');
       } catch {
-        this.fd = null;
+        // not there yet, or not readable: this commit syncs itself; tried again next time
       }
     }
     return typeof this.fd === 'number';
