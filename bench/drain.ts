@@ -6,9 +6,10 @@
  * (multipart parsing, per-punch bookkeeping) does not share this process's event loop;
  * on a 2-core box both sides still share the CPUs. It is reset before every run, so each
  * run's punches are new to it ("added", not "duplicate") and both sides get the same answers.
- * Ours includes everything `punchgate flush` does per batch: claim (UPDATE ... RETURNING),
- * POST (on undici, like the baseline), classify, settle every punch (one transaction, fsync)
- * and record the delivery state. Ours and the baseline run in this process with the bench's
+ * Ours includes everything `punchgate flush` does per batch: claim, POST (on undici, like the
+ * baseline), classify, settle every punch and record the delivery state; the settle, the state
+ * and the claim of the batch after the next are one transaction (one fsync), written while the
+ * next request is on the wire. Ours and the baseline run in this process with the bench's
  * Node flags; info rows add `punchgate flush` itself (the bundle, in its own process) with the
  * service's NODE_OPTIONS and with none.
  */
@@ -30,7 +31,8 @@ import { fmt, log, ratioRow, type BenchRow } from './lib/table.js';
 import { collectGarbage, median, nowMs, rate } from './lib/timing.js';
 
 const ROUNDS = 3;
-const MIN_RATIO = 0.3;
+/** Issue 35: at least half the bare loop (issue 2 asked 0.3). */
+const MIN_RATIO = 0.5;
 const SIZES = [200, 1000] as const;
 
 async function expectAdded(sim: HrmsChild, total: number, who: string): Promise<void> {

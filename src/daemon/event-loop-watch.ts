@@ -1,4 +1,5 @@
 import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
+import { withTogether } from '../journal/together.js';
 import type { DeliveryQueue } from '../journal/types.js';
 import type { Logger } from '../util/logger.js';
 
@@ -145,6 +146,7 @@ export function labelledQueue(queue: DeliveryQueue, watch: Pick<EventLoopWatch, 
     claim: (limit, opts) => watch.run('delivery batch (claim)', () => queue.claim(limit, opts)),
     settle: (outcomes) => watch.run('delivery batch (settle)', () => queue.settle(outcomes)),
     release: (ids) => watch.run('delivery batch (release)', () => queue.release(ids)),
+    ...withTogether(queue, (fn) => watch.run('delivery batch (settle and claim)', fn)),
     nextDueAt: () => queue.nextDueAt(),
     dueCount: (opts) => watch.run('delivery (queue count)', () => queue.dueCount(opts)),
   };

@@ -1,7 +1,7 @@
 import type { DeliveryConfig, HrmsConfig } from '../config/schema.js';
 import { AttendanceClient, type AttendanceSender } from '../hrms/attendance.js';
 import { isBusyJournalError, isFatalJournalError } from '../journal/errors.js';
-import type { DeliveryQueue, OutboundPunch } from '../journal/types.js';
+import type { DeliveryQueue, OutboundPunch, PunchOutcome } from '../journal/types.js';
 import { SeedSinkSender } from '../sinks/seed.js';
 import type { Direction, SinkPunch, SinkSender } from '../sinks/types.js';
 import { elapsedMs, type Clock } from '../util/clock.js';
@@ -124,6 +124,11 @@ export class Deliverer {
   private burst: (OutcomeTally & { since: number }) | undefined;
   /** The next batch, claimed while the previous request was out, with the size and option it was claimed under. */
   private ahead: { batch: OutboundPunch[]; size: number; ignoreBackoff: boolean } | undefined;
+  /**
+   * The answers of the last batch, not yet written (see deliverBatch): settled with the next claim
+   * in one transaction while the next request is out, or by flushHeld before anything else.
+   */
+  private held: PunchOutcome[] | undefined;
 
   /** How the log names the sink: "the HRMS" (the default sink, as ever) or "sink erp". */
   private readonly where: string;
@@ -198,7 +203,23 @@ export class Deliverer {
       rejected: 0,
       unknown: 0,
     };
-    const batch = this.takeAhead(opts) ?? this.claim(opts);
+    // The answers of the batch before, if held: written while this batch is on the wire (with the
+    // claim of the next one), or now with this claim when nothing was claimed ahead.
+    let prev = this.held;
+    this.held = undefined;
+    let batch: OutboundPunch[];
+    try {
+      const ahead = this.takeAhead(opts);
+      if (ahead) batch = ahead;
+      else {
+        const p = prev;
+        prev = undefined;
+        batch = this.settleAndClaim(p, opts, true);
+      }
+    } catch (e) {
+      if (prev) this.settleAndClaim(prev, opts, false);
+      throw e;
+    }
     if (batch.length === 0) {
       this.endBurst();
       return report;
@@ -213,21 +234,27 @@ export class Deliverer {
       logger: this.o.logger,
       toSink: (p: OutboundPunch) => sinkPunchOf(p, this.o),
       where: this.where,
+      // A clean answer is written with the next claim when a next batch is already claimed (a
+      // burst: the next deliverBatch follows at once); otherwise at once, as ever.
+      holdSettle: () => this.ahead !== undefined,
     };
     this.lastToken = '';
     const token = () => (this.lastToken = this.o.tokens.get());
     const sending = sendClaimed(batch, token, opts.signal, deps, report);
-    // While the HRMS works on the request, claim the next batch, so the journal's claim costs no
-    // wall time (still one request at a time). In setImmediate: by then the request has been
-    // written (Node hands it to the socket on the next tick). Only when this batch was full,
+    // While the HRMS works on the request, the journal work: the answers of the batch before are
+    // settled and the next batch claimed, in one transaction (one disk sync), so it costs no wall
+    // time (still one request at a time). In setImmediate: by then the request has been written
+    // (Node hands it to the socket on the next tick). The next batch only when this one was full,
     // i.e. more is probably waiting.
     let claimError: unknown;
+    const wantAhead = batch.length === this.sizer.current && !opts.signal?.aborted;
+    const held = prev;
     const claimingAhead =
-      batch.length === this.sizer.current && !opts.signal?.aborted
+      wantAhead || held
         ? new Promise<void>((resolve) =>
             setImmediate(() => {
               try {
-                const next = this.claim(opts);
+                const next = this.settleAndClaim(held, opts, wantAhead);
                 if (next.length > 0)
                   this.ahead = { batch: next, size: this.sizer.current, ignoreBackoff: opts.ignoreBackoff ?? false };
               } catch (e) {
@@ -246,15 +273,19 @@ export class Deliverer {
       throw e;
     }
     await claimingAhead;
+    if (sent.held) this.held = sent.held;
     // Anything but a clean answer means a pause or a smaller batch: the batch claimed ahead goes back.
     if (sent.failure) this.releaseAhead();
-    if (claimError !== undefined) throw claimError;
+    if (claimError !== undefined) {
+      this.flushHeld();
+      throw claimError;
+    }
     const smallerHelps = sent.failure?.kind === 'too-large' && this.sizer.shrink(sent.failedSize) < sent.failedSize;
     // A clean answer (conclude's 'ok'): the burst goes on while the next batch is claimed ahead (this
     // one was full: more is probably waiting). Anything else ends it, its line before the failure's.
     const clean = !sent.failure && !sent.badReply && report.delivered + report.duplicates + report.rejected > 0;
     if (!clean) this.noteBurst(report, false);
-    this.conclude(report, sent.failure, sent.badReply, batch.length, smallerHelps);
+    this.conclude(report, sent.failure, sent.badReply, batch.length, smallerHelps, sent.held !== undefined);
     if (clean) this.noteBurst(report, this.ahead !== undefined);
     return report;
   }
@@ -309,6 +340,7 @@ export class Deliverer {
       if (report.result === 'idle') await this.idle(signal);
     }
     this.endBurst();
+    this.flushHeld();
     this.releaseAhead();
   }
 
@@ -392,12 +424,14 @@ export class Deliverer {
     try {
       return await drainQueue(this, this.queue, this.o.clock, this.sleep, opts);
     } finally {
+      this.flushHeld();
       this.endBurst();
       this.releaseAhead();
     }
   }
 
   async close(): Promise<void> {
+    this.flushHeld();
     this.releaseAhead();
     if (this.ownsSender) await this.sender.close?.();
   }
@@ -416,6 +450,43 @@ export class Deliverer {
     }
     this.releaseAhead();
     return undefined;
+  }
+
+  /**
+   * Settles `held` (the answers of the batch before) and, when `claim`, claims the next batch: in
+   * one transaction where the queue has one (one disk sync for both). The answers are written
+   * whatever happens to the claim: if the transaction fails they are settled on their own (kept
+   * for later by a busy journal), and then the claim's error is thrown.
+   */
+  private settleAndClaim(held: PunchOutcome[] | undefined, opts: BatchOptions, claim: boolean): OutboundPunch[] {
+    if (!held) return claim ? this.claim(opts) : [];
+    const state = this.health.takeHeld();
+    const write = () => {
+      this.queue.settle(held);
+      if (state) this.o.state.update(state);
+    };
+    const together = this.queue.together;
+    if (!together) {
+      write();
+      return claim ? this.claim(opts) : [];
+    }
+    try {
+      return together(() => {
+        write();
+        return claim ? this.claim(opts) : [];
+      });
+    } catch (e) {
+      if (isFatalJournalError(e)) throw e; // the daemon stops; the claims return at the next start
+      write(); // undone with the transaction: on its own now
+      throw e;
+    }
+  }
+
+  /** Writes the answers held from the last batch (before a pause, a stop, the end of a drain). */
+  private flushHeld(): void {
+    const held = this.held;
+    this.held = undefined;
+    if (held) this.settleAndClaim(held, {}, false);
   }
 
   /** Returns the batch claimed ahead to the queue (a pause, a stop, a smaller batch size). */
@@ -447,6 +518,8 @@ export class Deliverer {
     badReply: string | undefined,
     claimed: number,
     smallerHelps: boolean,
+    /** The batch's settle is held (written with the next claim): so is its state. */
+    held = false,
   ): void {
     const { delivery, clock } = this.o;
     const settled = report.delivered + report.duplicates + report.rejected;
@@ -459,7 +532,7 @@ export class Deliverer {
       report.result = 'ok';
       this.backoff.reset();
       this.sizer.succeeded(claimed >= this.sizer.current);
-      this.health.answered(summary);
+      this.health.answered(summary, held);
     } else if (!failure) {
       // Answered, but some punches stayed unknown: what it settled stays settled; back off for the rest.
       report.result = 'bad-reply';

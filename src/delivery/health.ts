@@ -22,6 +22,8 @@ export class DeliveryHealth {
   private failures = 0;
   /** Written together with the batch's result: one state write per batch. */
   private attemptAt: number | null = null;
+  /** The state of a batch whose settle is held (answered with hold): written with that settle (writeHeld). */
+  private held: Partial<DeliveryRecord> | undefined;
 
   constructor(
     private readonly state: DeliveryStateAccess,
@@ -33,8 +35,11 @@ export class DeliveryHealth {
     this.attemptAt = at;
   }
 
-  /** The HRMS answered (the token was accepted). */
-  answered(lastResult: string): void {
+  /**
+   * The HRMS answered (the token was accepted). `hold`: the batch's settle is held for the next
+   * transaction, and this state is written in it too (writeHeld), not in a commit of its own.
+   */
+  answered(lastResult: string, hold = false): void {
     const now = this.clock.now();
     const previous = this.state.get();
     if (this.trouble === 'auth' || this.trouble === 'no-token' || previous.auth === 'failed') {
@@ -44,7 +49,14 @@ export class DeliveryHealth {
     }
     this.trouble = undefined;
     this.failures = 0;
-    this.write({ auth: 'ok', authFailedSince: null, failingSince: null, lastSuccessAt: now, lastResult });
+    this.write({ auth: 'ok', authFailedSince: null, failingSince: null, lastSuccessAt: now, lastResult }, hold);
+  }
+
+  /** The state held with a batch's settle, handed over to be written with it (state.update); undefined: none. */
+  takeHeld(): Partial<DeliveryRecord> | undefined {
+    const held = this.held;
+    this.held = undefined;
+    return held;
   }
 
   /** The token was refused (or none could be read). */
@@ -141,9 +153,13 @@ export class DeliveryHealth {
     this.trouble = undefined;
   }
 
-  private write(patch: Partial<DeliveryRecord>): void {
-    this.state.update(this.attemptAt === null ? patch : { lastAttemptAt: this.attemptAt, ...patch });
+  private write(patch: Partial<DeliveryRecord>, hold = false): void {
+    // A held state not yet written comes first: this newer one wins where both say something.
+    const full = { ...this.held, ...(this.attemptAt === null ? {} : { lastAttemptAt: this.attemptAt }), ...patch };
+    this.held = undefined;
     this.attemptAt = null;
+    if (hold) this.held = full;
+    else this.state.update(full);
   }
 
   private note(kind: Trouble, loud: () => void): void {

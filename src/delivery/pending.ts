@@ -71,6 +71,8 @@ export function countingQueue(queue: DeliveryQueue, count: PendingCount): Delive
       queue.release(ids);
       count.released(ids.length);
     },
+    // One transaction for a settle and the next claim (the deliverer), where the queue has it.
+    ...(queue.together ? { together: queue.together.bind(queue) } : {}),
     nextDueAt: () => queue.nextDueAt(),
     dueCount: (opts) => queue.dueCount(opts),
   };

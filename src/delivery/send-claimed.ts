@@ -26,6 +26,11 @@ export interface SendDeps {
   toSink: (p: OutboundPunch) => SinkPunch;
   /** How the log names the sink ("the HRMS", "sink erp"). */
   where?: string;
+  /**
+   * Asked when the whole batch is answered cleanly: true hands the outcomes back unwritten
+   * (SendResult.held), for the caller to settle in one transaction with the next claim.
+   */
+  holdSettle?: () => boolean;
 }
 
 export interface SendResult {
@@ -34,6 +39,11 @@ export interface SendResult {
   failedSize: number;
   /** An answer left punches unknown (overall Status false): back off, though what it settled stays settled. */
   badReply?: string;
+  /**
+   * The outcomes of a clean answer to the whole batch, counted but not yet written (holdSettle):
+   * the caller settles them. Until then the punches stay inflight under this process's claim.
+   */
+  held?: PunchOutcome[];
 }
 
 /**
@@ -91,6 +101,18 @@ export async function sendClaimed(
       const answer = await send(part);
       if (answer.kind === 'answered') {
         const outcomes = classifyOutcomes(part, answer.results, deps.duplicatePatterns, answer.overall);
+        // The usual answer (the whole batch, every punch answered): written by the caller with
+        // its next claim, in one transaction, while the next request is out.
+        if (
+          part.length === batch.length &&
+          answer.overall &&
+          outcomes.every((o) => o.kind !== 'unknown') &&
+          deps.holdSettle?.()
+        ) {
+          for (const o of outcomes) open.delete(o.id);
+          count(outcomes, t, deps, idOf);
+          return { failedSize: 0, held: outcomes };
+        }
         settle(outcomes);
         hrmsTakesRequests = true;
         if (!answer.overall && outcomes.some((o) => o.kind === 'unknown'))

@@ -178,6 +178,14 @@ function readPayload(
   }
   const order = byId ? new Map(sent.map((p, i) => [p.devicelogId, i])) : undefined;
   const results: PunchResult[] = new Array<PunchResult>(sent.length);
+  // An answer repeats a few messages ("added" a thousand times): each is cleaned once, not per
+  // punch (cleaning looks for every form of the token: the costliest step of reading an answer).
+  const cleaned = new Map<string, string>();
+  const cleanOnce = (m: string) => {
+    let c = cleaned.get(m);
+    if (c === undefined) cleaned.set(m, (c = clean(m)));
+    return c;
+  };
   for (let i = 0; i < payload.length; i++) {
     const el = payload[i];
     if (!el || typeof el !== 'object' || Array.isArray(el)) return bad(`result ${i + 1} is not an object`);
@@ -199,7 +207,7 @@ function readPayload(
     const date = pick(o, 'logDate');
     if ((code !== undefined && String(code) !== p.biometriccode) || (date !== undefined && String(date) !== p.logDate))
       return bad(`result ${i + 1} names another employee code or time than the punch it answers`);
-    results[at] = { status, message: clean(messageOf(o) ?? '') };
+    results[at] = { status, message: cleanOnce(messageOf(o) ?? '') };
   }
   return { kind: 'answered', httpStatus, overall: overall ?? true, results };
 }

@@ -3,7 +3,7 @@ import { backoffDelay } from '../util/backoff.js';
 import type { Clock } from '../util/clock.js';
 import type { PunchIds } from './punch-id.js';
 import { toStored } from './queries.js';
-import type { Scrub } from './state-stores.js';
+import { scrubEachOnce, type Scrub } from './state-stores.js';
 import type {
   ClaimOptions,
   DeliveryQueue,
@@ -301,7 +301,9 @@ export class SinkQueue implements DeliveryQueue {
     const now = this.d.clock.now();
     const holder = this.d.beginClaim(now);
     const { db } = this.d;
-    db.pragma('synchronous = NORMAL'); // as the journal's claim: made durable by the settle that follows
+    // As the journal's claim: made durable by the settle that follows (inside `together`: its commit).
+    const relax = !db.inTransaction;
+    if (relax) db.pragma('synchronous = NORMAL');
     try {
       return this.d.gate.attempt(() =>
         db
@@ -334,15 +336,20 @@ export class SinkQueue implements DeliveryQueue {
           .immediate(),
       );
     } finally {
-      db.pragma('synchronous = FULL');
+      if (relax) db.pragma('synchronous = FULL');
     }
+  }
+
+  /** As Journal.together: `fn` in one IMMEDIATE transaction, one commit (one disk sync). */
+  together<T>(fn: () => T): T {
+    return this.d.gate.attempt(() => this.d.db.transaction(fn).immediate());
   }
 
   settle(outcomes: readonly PunchOutcome[]): void {
     if (outcomes.length === 0) return;
     const now = this.d.clock.now();
     const holder = this.d.holder();
-    const scrub = this.d.scrub ?? ((t: string) => t);
+    const scrub = scrubEachOnce(this.d.scrub);
     const { settings } = this.d;
     const sink = this.sink;
     this.d.gate.defer(undefined, () =>

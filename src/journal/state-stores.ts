@@ -8,6 +8,20 @@ import type { WriteGate } from './write-gate.js';
 /** Applied to text from outside (terminal strings, HRMS messages) before it is stored. */
 export type Scrub = (text: string) => string;
 
+/**
+ * `scrub` for one batch's answers: each distinct message scrubbed once (an answer repeats one
+ * message for a thousand punches, and scrubbing looks for every form of every secret).
+ */
+export function scrubEachOnce(scrub: Scrub | undefined): Scrub {
+  if (!scrub) return (t) => t;
+  const done = new Map<string, string>();
+  return (t) => {
+    let s = done.get(t);
+    if (s === undefined) done.set(t, (s = scrub(t)));
+    return s;
+  };
+}
+
 type Row = Record<string, unknown>;
 
 const TERMINAL_COLUMNS: Record<keyof Omit<TerminalRecord, 'name'>, string> = {

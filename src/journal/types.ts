@@ -187,6 +187,13 @@ export interface DeliveryQueue {
    * free, and while this process lives nobody else takes those punches.
    */
   release(ids: readonly number[]): void;
+  /**
+   * Runs `fn` in one transaction (one commit, one disk sync): the deliverer settles a batch,
+   * writes its delivery state and claims the next batch in it. An error inside `fn` undoes all
+   * of it; a busy journal throws before anything is written. Optional: without it each write is
+   * its own transaction.
+   */
+  together?<T>(fn: () => T): T;
   /** Epoch ms of the earliest moment a punch becomes due, or null when nothing waits. */
   nextDueAt(): number | null;
   /** Count of punches deliverable now (at most `atMost` when given: a cheap count of a long queue). */

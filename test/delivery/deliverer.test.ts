@@ -258,8 +258,9 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
   });
 
   it('claims the next batch while a request is out, sends it next, and hands it back on a failure or a stop', async () => {
-    // While the first request is out, the next full batch is already claimed (inflight).
-    // The answers come a turn of the event loop later, as from a network.
+    // While the first request is out, the next full batch is already claimed (inflight). The
+    // answers of a batch are written while the next request is out, with the claim of the batch
+    // after it (one transaction). The answers come a turn of the event loop later, as from a network.
     class NetworkSender extends ScriptedSender {
       override async send(
         punches: readonly AttendancePunch[],
@@ -270,9 +271,10 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
       }
     }
     let inflightDuringSend = -1;
+    let duringSecond: ReturnType<typeof journal.queries.counts> | undefined;
     const sender = new NetworkSender([
       (b) => ((inflightDuringSend = journal.queries.counts().inflight), acceptAll(b)),
-      acceptAll,
+      (b) => ((duringSecond = journal.queries.counts()), acceptAll(b)),
       transient,
       acceptAll,
     ]);
@@ -281,18 +283,22 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
     journal.ingest(punches);
     expect(await d.deliverBatch()).toMatchObject({ result: 'ok', delivered: 5 });
     expect(inflightDuringSend).toBe(10);
-    expect(journal.queries.counts()).toMatchObject({ delivered: 5, inflight: 5, pending: 13 });
-    // The batch claimed ahead is the next in log-time order, and it is what goes out next.
+    // Answered, but written with the next claim: still inflight under this process's claim.
+    expect(journal.queries.counts()).toMatchObject({ delivered: 0, inflight: 10, pending: 13 });
+    // The batch claimed ahead is the next in log-time order, and it is what goes out next; while
+    // it is out, the first batch is settled and the third claimed.
     expect(await d.deliverBatch()).toMatchObject({ result: 'ok', delivered: 5 });
+    expect(duringSecond).toMatchObject({ delivered: 5, inflight: 10, pending: 8 });
     expect(sender.sent.map((b) => b.map((p) => p.biometriccode))).toEqual(
       [punches.slice(0, 5), punches.slice(5, 10)].map((b) => b.map((p) => p.biometricCode)),
     );
     // A failed request: its batch and the one claimed ahead both go back to the queue.
     expect(await d.deliverBatch()).toMatchObject({ result: 'transient' });
     expect(journal.queries.counts()).toMatchObject({ delivered: 10, inflight: 0, pending: 13 });
-    // A stop hands back what was claimed ahead; nothing stays inflight, nothing is lost.
+    // A stop writes the answers held and hands back what was claimed ahead; nothing stays
+    // inflight, nothing is lost.
     expect(await d.deliverBatch()).toMatchObject({ result: 'ok', delivered: 5 });
-    expect(journal.queries.counts().inflight).toBe(5);
+    expect(journal.queries.counts().inflight).toBe(10);
     await d.close();
     expect(journal.queries.counts()).toMatchObject({ delivered: 15, inflight: 0, pending: 8 });
   });
