@@ -5,10 +5,12 @@
  * Why: SQLite evaluates the WHERE of every partial index for each row it inserts or whose state it
  * changes, and it evaluates a constant list of more than two values by building a small temporary
  * B-tree of the list first, for that row alone (EXPLAIN shows OpenEphemeral in the INSERT's
- * program). Two such indexes cost an insert of one punch about 2.5 µs of the journal's 7.5 (measured
- * with a bare better-sqlite3 loop on the punches table, 100,000 rows in transactions of 1,000): a
+ * program). Two such indexes cost an insert of one punch about 2 µs of the 7.5 SQLite spent on
+ * it (a bare better-sqlite3 loop on the punches table, 100,000 rows in transactions of 1,000): a
  * quarter of the journal's own cost of a BioTime or Dahua page (issue 33). Comparisons cost next to
- * nothing. A list of two values is compared directly (punches_queue keeps its `IN`).
+ * nothing. A list of two values is compared directly (punches_queue keeps its `IN`). The table's
+ * own CHECK on state (six values) costs the same way, but its text can change only by rebuilding
+ * the table: it stays.
  *
  * A query uses a partial index only when its WHERE repeats the index's term word for word (a term
  * `state IN (...)` no longer matches): every query on these indexes takes its term from here.
