@@ -20,6 +20,7 @@ import { openJournalDb } from './open-db.js';
 import { PunchHistory } from './history.js';
 import { CountMoves, PunchCounts } from './punch-counts.js';
 import { PunchIds } from './punch-id.js';
+import { PunchInserts } from './punch-inserts.js';
 import { ShiftProgressQueries, type TerminalReadProgress } from './shift-progress.js';
 import { HourlyStats } from './hourly-stats.js';
 import { JournalQueries } from './queries.js';
@@ -176,6 +177,8 @@ export class Journal implements PunchSink, DeliveryQueue {
   private readonly devices: TerminalDevices;
   private readonly gate: WriteGate;
   private readonly stmt;
+  /** The INSERT of ingest, many punches per statement (punch-inserts.ts). */
+  private readonly inserts: PunchInserts;
   private holder: ClaimHolder | undefined;
   private lastRecovery = -Infinity;
   /** Terminals whose punches do not go to the default sink (useSinks). */
@@ -214,6 +217,7 @@ export class Journal implements PunchSink, DeliveryQueue {
     this.history = new PunchHistory(db, this.ids);
     this.hourly = new HourlyStats(db, this.gate);
     this.refusedRecords = new RefusedRecordStore(db);
+    this.inserts = new PunchInserts(db);
     this.future = new FutureJudge(
       opts.futureToleranceMinutes * 60_000,
       (t) => this.terminals.get(t)?.skewSeconds ?? null,
@@ -227,11 +231,6 @@ export class Journal implements PunchSink, DeliveryQueue {
     this.stmt = {
       syncNormal: db.prepare('PRAGMA synchronous = NORMAL'),
       syncFull: db.prepare('PRAGMA synchronous = FULL'),
-      // Positional parameters: binding is measurably faster than named ones on the ingest path.
-      insert: db.prepare(`INSERT INTO punches
-          (terminal, device, biometric_code, log_time, verify_type, punch_state, site, state, last_message, created_at, updated_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-          ON CONFLICT DO NOTHING`),
       // A claim is a read through the queue index, then one UPDATE of the ids it found, in one
       // IMMEDIATE transaction (no other connection can take the same punches in between). This is
       // about half the cost of one UPDATE ... WHERE id IN (subquery) RETURNING for a big batch.
@@ -428,6 +427,14 @@ export class Journal implements PunchSink, DeliveryQueue {
           const deviceOf = new Map<string, string>();
           result.added = result.duplicates = result.quarantined = refusedCount = 0;
           const moves = new CountMoves();
+          // Written a run of punches at a time (punch-inserts.ts): how many of each run were new.
+          const inserts = this.inserts.begin((terminal, state, added, offered) => {
+            result.duplicates += offered - added;
+            if (added === 0) return;
+            if (state === 'quarantined') result.quarantined += added;
+            else result.added += added;
+            moves.add(terminal, state, added);
+          });
           for (let i = 0; i < punches.length; i++) {
             const p = punches[i]!;
             const refused = codeProblem(p.biometricCode) ?? terminalProblem(p.terminal);
@@ -441,6 +448,8 @@ export class Journal implements PunchSink, DeliveryQueue {
             const reported = identity(p.device ?? '');
             let device = deviceOf.get(p.terminal);
             if (reported !== '' && device !== reported) {
+              // Learning a device may move punches filed by name: the ones gathered go in first.
+              inserts.flush();
               const a = this.devices.learn(p.terminal, reported, now);
               if (a && (a.moved || a.superseded || a.bothSent))
                 adopted.push({ terminal: p.terminal, device: reported, a });
@@ -456,7 +465,7 @@ export class Journal implements PunchSink, DeliveryQueue {
                     : readFloor !== undefined && p.logTime < readFloor
                       ? `recorded while the terminal clock was behind: new after its log was read up to ${opts.readUpTo!.slice(0, 16)}`
                       : undefined));
-            const r = this.stmt.insert.run(
+            inserts.add(
               p.terminal,
               device,
               p.biometricCode,
@@ -467,17 +476,9 @@ export class Journal implements PunchSink, DeliveryQueue {
               reason ? 'quarantined' : 'pending',
               reason ? `quarantined: ${reason}` : null,
               now,
-              now,
             );
-            if (r.changes === 0) result.duplicates++;
-            else if (reason) {
-              result.quarantined++;
-              moves.add(p.terminal, 'quarantined');
-            } else {
-              result.added++;
-              moves.add(p.terminal, 'pending');
-            }
           }
+          inserts.flush();
           this.punchCounts.apply(moves);
           this.recordRefusals(refusals, now);
           result.released = this.settleClocks(future, now) || undefined;

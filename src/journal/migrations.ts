@@ -6,6 +6,7 @@ import { PUNCH_IDS_MIGRATION } from './punch-id.js';
 import { REFUSED_RECORDS_MIGRATION } from './refused-records.js';
 import { SHIFT_PROGRESS_MIGRATION } from './shift-progress.js';
 import { SINK_DELIVERIES_MIGRATION } from './sink-deliveries.js';
+import { STATE_TERMS_MIGRATION } from './state-terms.js';
 import { TERMINAL_DEVICES_MIGRATION } from './terminal-devices.js';
 import { USER_BACKUPS_MIGRATION } from './user-backups.js';
 
@@ -316,6 +317,10 @@ export const MIGRATIONS: readonly string[] = [
   // 15: partial indexes of the punches each sink still owes, by terminal: the Frappe shift sync's
   //     query (shift-progress.ts) costs what is waiting, never the delivered history.
   SHIFT_PROGRESS_MIGRATION,
+  // 16: the partial indexes whose WHERE listed three states made again with comparisons joined by
+  //     OR (same rows): SQLite built a temporary B-tree of such a list for every punch inserted or
+  //     moved (state-terms.ts).
+  STATE_TERMS_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -19,10 +19,10 @@ import { PUNCH_STATES, type JournalCounts, type PunchState } from './types.js';
  */
 
 /**
- * The WHERE of punches_refused: a query must repeat it word for word for SQLite to use the
- * index (a partial index is used only when the query's WHERE names its terms).
+ * The WHERE of punches_refused as this migration made it (part of it: never change). A later
+ * migration made the index again with REFUSED_TERM (state-terms.ts), which queries repeat.
  */
-export const REFUSED_TERM = `state IN ('rejected', 'dead', 'quarantined')`;
+const REFUSED_TERM_13 = `state IN ('rejected', 'dead', 'quarantined')`;
 
 /**
  * The WHERE of punches_unknown_cards: undelivered punches whose code is an unknown badge card
@@ -45,7 +45,7 @@ export const PUNCH_COUNTS_MIGRATION = `
     n     INTEGER NOT NULL
   ) WITHOUT ROWID;
   INSERT INTO punch_totals (state, n) SELECT state, sum(n) FROM punch_counts GROUP BY state;
-  CREATE INDEX punches_refused ON punches (state, last_message, biometric_code) WHERE ${REFUSED_TERM};
+  CREATE INDEX punches_refused ON punches (state, last_message, biometric_code) WHERE ${REFUSED_TERM_13};
   CREATE INDEX punches_unknown_cards ON punches (terminal, biometric_code) WHERE ${UNKNOWN_CARDS_TERM};
 `;
 

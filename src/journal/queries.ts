@@ -1,7 +1,8 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { deviceIdentity } from '../punch.js';
 import type { Clock } from '../util/clock.js';
-import { CountMoves, REFUSED_TERM, UNKNOWN_CARDS_TERM, type PunchCounts } from './punch-counts.js';
+import { CountMoves, UNKNOWN_CARDS_TERM, type PunchCounts } from './punch-counts.js';
+import { REFUSED_TERM } from './state-terms.js';
 import type { PunchIds } from './punch-id.js';
 import {
   type JournalCounts,

@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { isLogTime, wallClockAt } from '../punch.js';
+import { OWED_TERM } from './state-terms.js';
 
 /**
  * What the Frappe shift sync needs from the journal (src/sinks/frappe/shift-sync.ts), per
@@ -13,7 +14,8 @@ import { isLogTime, wallClockAt } from '../punch.js';
  * (above its cursor, sink-deliveries.ts) is owed to it too.
  *
  * The partial indexes below hold undelivered punches only: the cost of a query grows with what
- * is waiting, never with the delivered history.
+ * is waiting, never with the delivered history. (A later migration made them again with the same
+ * rows and a cheaper WHERE, OWED_TERM of state-terms.ts, which the queries repeat.)
  */
 export const SHIFT_PROGRESS_MIGRATION = `
   CREATE INDEX punches_owed_by_terminal ON punches (terminal, log_time)
@@ -22,15 +24,15 @@ export const SHIFT_PROGRESS_MIGRATION = `
     WHERE state IN ('pending', 'inflight', 'rejected');
 `;
 
-/** The oldest punch of a terminal the default sink owes (on punches_owed_by_terminal). */
+/** The oldest punch of a terminal the default sink owes (on punches_owed_by_terminal, made again with OWED_TERM). */
 export const OWED_DEFAULT_SQL = `SELECT log_time AS t FROM punches
-          WHERE terminal = ? AND state IN ('pending', 'inflight', 'rejected') ORDER BY log_time LIMIT 1`;
+          WHERE terminal = ? AND ${OWED_TERM} ORDER BY log_time LIMIT 1`;
 /**
  * The same for another sink (on sink_owed_by_terminal); the join leaves out quarantined punches
  * (a sink row stays pending while its punch is held).
  */
 export const OWED_SINK_SQL = `SELECT d.log_time AS t FROM sink_deliveries d JOIN punches p ON p.id = d.punch_id
-          WHERE d.sink = ? AND d.terminal = ? AND d.state IN ('pending', 'inflight', 'rejected')
+          WHERE d.sink = ? AND d.terminal = ? AND ${OWED_TERM.replaceAll('state', 'd.state')}
             AND p.state <> 'quarantined' ORDER BY d.log_time LIMIT 1`;
 
 /** One terminal's progress, as the shift sync takes it (TerminalProgress there). */

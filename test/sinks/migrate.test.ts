@@ -35,6 +35,11 @@ describe('a journal from before sinks', () => {
     for (const t of ['sinks', 'sink_deliveries', 'sink_counts', 'sink_state']) db.exec(`DROP TABLE ${t}`);
     // And the objects of later migrations on the tables it keeps (the shift sync's index, shift-progress.ts).
     db.exec(`DROP INDEX IF EXISTS punches_owed_by_terminal`);
+    // And punches_refused as the counts' migration made it (a later one made it again, state-terms.ts).
+    db.exec(`DROP INDEX punches_refused`);
+    db.exec(
+      `CREATE INDEX punches_refused ON punches (state, last_message, biometric_code) WHERE state IN ('rejected', 'dead', 'quarantined')`,
+    );
     db.pragma(`user_version = ${before}`);
     db.close();
 
