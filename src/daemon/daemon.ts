@@ -120,7 +120,12 @@ export class Daemon {
       deadAfterDays: c.delivery.deadAfterDays,
     });
     this.clockSteps = new ClockStepWatch(ctx.clock);
-    this.loop = new EventLoopWatch(ctx.logger, () => ctx.clock.now());
+    this.loop = new EventLoopWatch(
+      ctx.logger,
+      () => ctx.clock.now(),
+      undefined,
+      () => this.config.status.intervalMs,
+    );
     this.clockSteps.onStep((s) => this.clockStepped(s));
     const ledger = this.journal.terminals;
     const boxStep = () => this.clockSteps.recent().reduce((n, s) => n + s.deltaMs, 0);
@@ -210,7 +215,7 @@ export class Daemon {
                 },
               ]),
             ),
-            eventLoop: this.loop.take(),
+            eventLoop: this.loop.figures(),
           },
         }),
       ),

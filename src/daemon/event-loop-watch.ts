@@ -9,6 +9,8 @@ export const STALL_WARN_MS = 1000;
 const TICK_MS = 500;
 /** Labelled tasks shorter than this are not remembered as what held the loop. */
 const NOTED_MS = 20;
+/** A window younger than this shows the last whole one instead (too few turns to say anything). */
+const MIN_WINDOW_MS = 1000;
 
 /** The event loop's delay over a window (milliseconds), as the status and /metrics show it. */
 export interface EventLoopFigures {
@@ -31,11 +33,15 @@ export interface EventLoopFigures {
 export class EventLoopWatch {
   private readonly histogram: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
   private windowStart: number;
+  /** The window's start on the monotonic clock: a box clock step neither ends nor stretches it. */
+  private windowStartMono = performance.now();
   private timer: NodeJS.Timeout | undefined;
   private lastTick = 0;
   /** The longest labelled task since the last tick. */
   private longest: { label: string; ms: number } | undefined;
   private current: string | undefined;
+  /** The last whole window's figures, once one has ended. */
+  private previous: EventLoopFigures | undefined;
 
   /** CPU time of the process (ms) at the last tick: a stall with little of it was the box's, not the daemon's. */
   private lastCpu = 0;
@@ -45,6 +51,8 @@ export class EventLoopWatch {
     private readonly wallNow: () => number = Date.now,
     /** The process's CPU time in ms, user and system (tests give their own). */
     private readonly cpuMs: () => number = processCpuMs,
+    /** How long a window of the delay figures lasts (the daemon's status interval, as it is now; at least 1 s). */
+    private readonly windowMs: () => number = () => 60_000,
   ) {
     this.windowStart = wallNow();
   }
@@ -89,17 +97,32 @@ export class EventLoopWatch {
     }
   }
 
-  /** The delay since the last call (or the start), then a new window. */
-  take(): EventLoopFigures {
+  /**
+   * The delay over the current window, or over the last whole one while the current is younger
+   * than a second. Reading never starts a new window: the page, /metrics and `status` read the
+   * same figures the status log does, whoever asked last (before, each reading began a window, so
+   * a scrape just before `status --json` left it all zeros). The window rolls by time (`tick`).
+   */
+  figures(): EventLoopFigures | undefined {
+    const current = this.windowFigures();
+    if (this.previous && (performance.now() - this.windowStartMono < MIN_WINDOW_MS || !current)) return this.previous;
+    return current;
+  }
+
+  /** The current window's figures; none before the monitor measured a turn (zeros would say "no delay"). */
+  private windowFigures(): EventLoopFigures | undefined {
     const h = this.histogram;
     const ms = (ns: number) => Math.round((ns / 1e6) * 10) / 10;
-    const figures: EventLoopFigures =
-      h.count > 0
-        ? { p50Ms: ms(h.percentile(50)), p99Ms: ms(h.percentile(99)), maxMs: ms(h.max), since: this.windowStart }
-        : { p50Ms: 0, p99Ms: 0, maxMs: 0, since: this.windowStart };
-    h.reset();
+    if (h.count === 0) return undefined;
+    return { p50Ms: ms(h.percentile(50)), p99Ms: ms(h.percentile(99)), maxMs: ms(h.max), since: this.windowStart };
+  }
+
+  /** Ends the current window (kept as the last whole one) and begins the next. */
+  private roll(): void {
+    this.previous = this.windowFigures() ?? this.previous;
+    this.histogram.reset();
     this.windowStart = this.wallNow();
-    return figures;
+    this.windowStartMono = performance.now();
   }
 
   private tick(): void {
@@ -109,6 +132,7 @@ export class EventLoopWatch {
     const cpuMs = cpu - this.lastCpu;
     this.lastTick = t;
     this.lastCpu = cpu;
+    if (t - this.windowStartMono >= Math.max(MIN_WINDOW_MS, this.windowMs())) this.roll();
     const longest = this.longest;
     this.longest = undefined;
     if (late > STALL_WARN_MS) this.stalled(late, longest, cpuMs);
