@@ -228,6 +228,14 @@ export async function pollTerminal(
     });
   } catch (e) {
     client.destroy();
+    if (signal?.aborted) {
+      // The daemon is stopping and cut the poll short itself: not the terminal's fault, so no
+      // "no answer" warning and no failed poll on its record. Nothing is lost: what was not
+      // journalled is read again at the next start.
+      log.debug({ err: String(e) }, 'poll stopped: punchgate is stopping');
+      result.error = 'stopped while polling';
+      return result;
+    }
     result.noBackoff = !deadline.passed && isBusyJournalError(e);
     const detail = e instanceof Error ? e.message : String(e);
     const key = configKeyOf(deps, cfg.name);
