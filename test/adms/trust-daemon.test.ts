@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { Database } from '../../src/journal/sqlite-driver.js';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { startPushTerminalSim, type PushTerminalSim } from '../../src/sim/push-terminal/index.js';

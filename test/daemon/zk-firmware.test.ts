@@ -6,7 +6,7 @@
  * simulator; the in/out state is read from the journal (the HRMS payload does not carry it).
  */
 import { existsSync, readFileSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/journal/sqlite-driver.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SimFirmware } from '../../src/sim/terminal/index.js';
 import { waitFor } from '../helpers/wait.js';

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { Database } from '../../src/journal/sqlite-driver.js';
 import { writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';

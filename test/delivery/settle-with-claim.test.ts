@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { Database } from '../../src/journal/sqlite-driver.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isBusyJournalError } from '../../src/journal/errors.js';
 import type { DeliveryQueue } from '../../src/journal/types.js';
