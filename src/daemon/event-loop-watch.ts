@@ -84,13 +84,16 @@ export class EventLoopWatch {
     const outer = this.current;
     this.current = label;
     const t0 = performance.now();
+    const cpu0 = this.cpuMs();
     try {
       return fn();
     } finally {
       const ms = performance.now() - t0;
       this.current = outer;
       if (ms > STALL_WARN_MS) {
-        this.stalled(ms, { label, ms });
+        // Its CPU time tells whether the task itself was long or the box held the process
+        // while it ran (a stopped process, a busy box): only two clock reads per task otherwise.
+        this.stalled(ms, { label, ms }, this.cpuMs() - cpu0, 0);
         // Said: the tick that comes late because of it says nothing more.
         this.lastTick = performance.now();
       } else if (ms >= NOTED_MS && ms > (this.longest?.ms ?? 0)) this.longest = { label, ms };
@@ -135,24 +138,37 @@ export class EventLoopWatch {
     if (t - this.windowStartMono >= Math.max(MIN_WINDOW_MS, this.windowMs())) this.roll();
     const longest = this.longest;
     this.longest = undefined;
-    if (late > STALL_WARN_MS) this.stalled(late, longest, cpuMs);
+    if (late > STALL_WARN_MS) this.stalled(late, longest, cpuMs, TICK_MS);
   }
 
-  private stalled(ms: number, longest: { label: string; ms: number } | undefined, cpuMs?: number): void {
-    // The process used the CPU for less than half of the stall: the box did not give it the CPU
+  /**
+   * Says a stall of `ms`. `cpuMs` is the process's CPU time over the same span (`spanExtraMs`
+   * longer than the stall: the tick's own interval), which tells a long task of the daemon's
+   * from a box that did not give it the CPU, whether or not a labelled task was running then.
+   */
+  private stalled(
+    ms: number,
+    longest: { label: string; ms: number } | undefined,
+    cpuMs: number,
+    spanExtraMs: number,
+  ): void {
+    // The process used the CPU for less than half of the span: the box did not give it the CPU
     // (other work on a busy box, a stopped process, a starved virtual machine).
-    const starved = !longest && cpuMs !== undefined && cpuMs < (ms + TICK_MS) / 2;
-    const what = longest
-      ? `${longest.label} ran ${(longest.ms / 1000).toFixed(1)} s`
-      : starved
-        ? `the daemon itself ran only ${(cpuMs / 1000).toFixed(1)} s of it: the box did not give it the CPU (other work on the box, or the process was stopped)`
+    const starved = cpuMs < (ms + spanExtraMs) / 2;
+    const box = `the daemon itself ran only ${(cpuMs / 1000).toFixed(1)} s of it: the box did not give it the CPU (other work on the box, or the process was stopped)`;
+    const what = starved
+      ? longest
+        ? `${longest.label} was running, but ${box}`
+        : box
+      : longest
+        ? `${longest.label} ran ${(longest.ms / 1000).toFixed(1)} s`
         : 'no labelled task of the daemon ran long (a terminal burst, a large answer, the garbage collector)';
     this.logger.warn(
       {
         stallMs: Math.round(ms),
         task: longest?.label ?? null,
         taskMs: longest ? Math.round(longest.ms) : null,
-        ...(cpuMs !== undefined ? { cpuMs: Math.round(cpuMs) } : {}),
+        cpuMs: Math.round(cpuMs),
       },
       `the daemon was blocked for ${(ms / 1000).toFixed(1)} s: ${what}; terminals, scrapes and delivery waited meanwhile`,
     );
