@@ -1,16 +1,21 @@
 import type { DahuaTerminalConfig } from '../../config/terminals.js';
-import { isBusyJournalError } from '../../journal/errors.js';
-import { deviceIdentity, wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
+import { deviceIdentity, wallClockAt, wallClockDiffSeconds } from '../../punch.js';
 import {
-  BUSY_JOURNAL_POLL_ERROR,
-  configKeyOf,
-  noteWorking,
-  recordFailedPoll,
-  type TerminalFault,
-} from '../poll-outcome.js';
+  AcceptedPassword,
+  checkSerial,
+  ClientForPassword,
+  cursorCommit,
+  endedEarly,
+  notTheTerminals,
+  passwordWorksAgain,
+  reachedFields,
+  recordPollFault,
+  settleRead,
+} from '../http-poll.js';
+import { configKeyOf, type TerminalFault } from '../poll-outcome.js';
 import { logPolled } from '../punch-log.js';
 import type { SourceDeps } from '../types.js';
-import { clearRefusal, nextTry, readRefusal, recordRefusal, refusalWords } from './auth-gate.js';
+import { nextTry, readRefusal, recordRefusal, refusalWords } from './auth-gate.js';
 import { DahuaClient, type TimeCondition } from './client.js';
 import { DahuaAuthError } from './errors.js';
 import { describeDahuaFault } from './fault.js';
@@ -66,10 +71,10 @@ export function wallSeconds(wall: string): number {
  * throws: trouble is in the result and the terminals ledger.
  */
 export class DahuaPoller {
-  private client: { c: DahuaClient; password: string } | undefined;
+  private readonly client = new ClientForPassword<DahuaClient>();
   /** Learned per process: how the firmware takes the search's time window. */
   private form: TimeCondition = 'plain';
-  private accepted: string | undefined;
+  private readonly accepted = new AcceptedPassword(() => readDahuaPassword(this.cfg, this.env));
 
   constructor(
     private readonly cfg: DahuaTerminalConfig,
@@ -80,12 +85,10 @@ export class DahuaPoller {
   ) {}
 
   clientFor(pw: DahuaPassword): DahuaClient {
-    if (this.client && this.client.password !== pw.password) {
-      this.client.c.destroy();
-      this.client = undefined;
-    }
-    this.client ??= { c: this.factory(this.cfg, pw.password), password: pw.password };
-    return this.client.c;
+    return (
+      this.client.current(pw.password, (c) => c.destroy()) ??
+      this.client.keep(pw.password, this.factory(this.cfg, pw.password))
+    );
   }
 
   /** The password, unless a refusal's wait is not over (then the words of the status). */
@@ -100,17 +103,13 @@ export class DahuaPoller {
 
   /** The terminal accepted the password it now has in the config (the event stream waits for it). */
   passwordAccepted(): boolean {
-    try {
-      return this.accepted !== undefined && readDahuaPassword(this.cfg, this.env).password === this.accepted;
-    } catch {
-      return false;
-    }
+    return this.accepted.holds();
   }
 
   /** Records a refused password (the wait starts) and returns the status words. */
   refused(e: DahuaAuthError): TerminalFault {
     const { cfg, deps } = this;
-    this.accepted = undefined;
+    this.accepted.refused();
     const now = deps.clock.now();
     const r = recordRefusal(deps.state, cfg.name, e.locked, now);
     let from = 'the password file';
@@ -136,8 +135,7 @@ export class DahuaPoller {
     if ('waitUntil' in allowed) throw new DahuaAuthError(`${allowed.words.cause}: ${allowed.words.fix}`);
     try {
       const result = await fn(this.clientFor(allowed.pw));
-      this.accepted = allowed.pw.password;
-      clearRefusal(this.deps.state, this.cfg.name);
+      this.accepted.accepted(allowed.pw.password, this.deps, this.cfg.name);
       return result;
     } catch (e) {
       if (e instanceof DahuaAuthError) {
@@ -182,30 +180,18 @@ export class DahuaPoller {
       const info = await client.identity(signal);
       reached = true;
       result.reached = true;
-      this.accepted = allowed.pw.password;
-      if (clearRefusal(deps.state, cfg.name)) log.info(`terminal ${cfg.name}: the password is accepted again`);
+      if (this.accepted.accepted(allowed.pw.password, deps, cfg.name)) log.info(passwordWorksAgain(cfg.name));
       const serial = deviceIdentity(info.serial);
       result.serial = serial;
-      const known = ledger.get(cfg.name);
-      if (known?.serial && serial && known.serial !== serial) {
-        log.warn(
-          { was: known.serial, now: serial },
-          'terminal answers with another serial number: device swapped or address changed; its punches are kept apart',
-        );
-        ledger.update(cfg.name, { previousSerial: known.serial, serialChangedAt: clock.now() });
-      }
+      const known = checkSerial(deps, log, cfg.name, serial);
       const deviceWall = await client.currentTime(signal);
       result.skewSeconds = wallClockDiffSeconds(deviceWall, wallClockAt(clock.now(), cfg.timezone));
       const key = cursorKey(serial);
-      const commit = (punches: Punch[], cursor: RecordCursor) => {
-        const r = deps.sink.ingest(punches, {
-          timezone: cfg.timezone,
-          currentSkewSeconds: result.skewSeconds ?? undefined,
-          state: { terminal: cfg.name, key, value: JSON.stringify(cursor) },
-        });
-        if (r.added > 0) deps.onPunches?.(r.added);
-        return r;
-      };
+      const commit = cursorCommit<RecordCursor>(
+        deps,
+        { terminal: cfg.name, timezone: cfg.timezone, key, skewSeconds: result.skewSeconds },
+        (cursor) => JSON.stringify(cursor),
+      );
       const read = await readRecords({
         client,
         terminal: cfg.name,
@@ -232,20 +218,9 @@ export class DahuaPoller {
         implausible: read.implausible,
       });
       this.noteRead(read);
-      result.ok = !read.stopped;
-      if (read.stopped) {
-        result.stopped = read.stopped;
-        result.error = read.stopped;
-        result.noBackoff = !read.deviceFault;
-        log.warn({ err: read.stopped, rows: read.rows, pages: read.pages }, 'poll stopped at a bound');
-      } else noteWorking(known, log, cfg.name, clock.now());
+      settleRead(result, read, known, log, cfg.name, clock.now());
       ledger.update(cfg.name, {
-        serial: serial || known?.serial || '',
-        online: true,
-        lastPollAt: startedAt,
-        ...(read.stopped ? {} : { lastSuccessAt: clock.now() }),
-        offlineSince: null,
-        lastError: read.stopped ?? null,
+        ...reachedFields(serial, known, startedAt, read.stopped, clock.now()),
         lastErrorFix: null,
         skewSeconds: result.skewSeconds,
         firmware: [info.deviceType, info.software].filter(Boolean).join(' ') || null,
@@ -253,16 +228,9 @@ export class DahuaPoller {
       logPolled(log, cfg.name, result);
     } catch (e) {
       this.destroy();
-      if (signal?.aborted) {
-        result.error = 'stopped';
-        return result;
-      }
-      let fault: TerminalFault | undefined;
-      if (isBusyJournalError(e)) {
-        result.error = BUSY_JOURNAL_POLL_ERROR;
-        result.noBackoff = true;
-        log.warn({ err: result.error }, 'poll failed');
-      } else if (e instanceof DahuaAuthError) {
+      if (notTheTerminals(e, signal, result, log)) return result;
+      let fault: TerminalFault;
+      if (e instanceof DahuaAuthError) {
         result.authRefused = true;
         result.noBackoff = true;
         fault = this.refused(e);
@@ -272,16 +240,9 @@ export class DahuaPoller {
         fault = describeDahuaFault(e, cfg, configKeyOf(deps, cfg.name));
         result.error = fault.cause;
         const code = (e as { code?: string }).code;
-        if (code === 'ANSWER_TOO_LARGE' || code === 'DEADLINE')
-          this.note('poll', {
-            cause: `a poll ended early: ${(e as Error).message}; what was read before is kept, and every poll stops there again`,
-            fix: 'restart the terminal, and update its firmware if it goes on',
-          });
+        if (code === 'ANSWER_TOO_LARGE' || code === 'DEADLINE') this.note('poll', endedEarly((e as Error).message));
       }
-      if (fault) {
-        const detail = e instanceof Error ? e.message : String(e);
-        recordFailedPoll(ledger, log, cfg.name, { reached, startedAt, fault, detail });
-      }
+      recordPollFault(ledger, log, cfg.name, { reached, startedAt, fault }, e);
     }
     return result;
   }
@@ -310,7 +271,6 @@ export class DahuaPoller {
   }
 
   destroy(): void {
-    this.client?.c.destroy();
-    this.client = undefined;
+    this.client.take()?.destroy();
   }
 }

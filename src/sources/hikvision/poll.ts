@@ -1,19 +1,24 @@
 import { readFileSync } from 'node:fs';
 import type { HikvisionTerminalConfig } from '../../config/terminals.js';
-import { deviceIdentity, wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
-import { isBusyJournalError } from '../../journal/errors.js';
+import { deviceIdentity, wallClockAt, wallClockDiffSeconds } from '../../punch.js';
 import { logPolled } from '../punch-log.js';
 import {
-  BUSY_JOURNAL_POLL_ERROR,
-  configKeyOf,
-  noteWorking,
-  recordFailedPoll,
-  type TerminalFault,
-} from '../poll-outcome.js';
+  AcceptedPassword,
+  checkSerial,
+  ClientForPassword,
+  cursorCommit,
+  endedEarly,
+  notTheTerminals,
+  passwordWorksAgain,
+  reachedFields,
+  recordPollFault,
+  settleRead,
+} from '../http-poll.js';
+import { configKeyOf, type TerminalFault } from '../poll-outcome.js';
 import { describeHikFault } from './fault.js';
 import { agreesBeforeBoxStep, BOX_STEPPED_NOT_SET, type SourceDeps } from '../types.js';
 import type { Logger } from '../../util/logger.js';
-import { clearRefusal, nextAuthTry, readRefusal, recordRefusal, refusalText } from './auth-gate.js';
+import { nextAuthTry, readRefusal, recordRefusal, refusalText } from './auth-gate.js';
 import { HikvisionClient } from './client.js';
 import { HikAuthError, HikConnectionError, HikSetupError } from './errors.js';
 import {
@@ -82,10 +87,7 @@ export const defaultHikClientFactory: HikClientFactory = (cfg, password) =>
 /** The status line of a poll stopped at a bound: the cause, and the fix to try. */
 function pollNote(stopped: string, deviceFault: boolean): NoteWords {
   return deviceFault
-    ? {
-        cause: `a poll ended early: ${stopped}; what was read before is kept, and every poll stops there again`,
-        fix: 'restart the terminal, and update its firmware if it goes on',
-      }
+    ? endedEarly(stopped)
     : {
         cause: `its log is larger than one poll reads (${stopped}); nothing is lost`,
         fix: 'if this lasts for hours, check the network to the terminal',
@@ -93,13 +95,13 @@ function pollNote(stopped: string, deviceFault: boolean): NoteWords {
 }
 
 export class HikvisionPoller {
-  private client: { c: HikvisionClient; password: string } | undefined;
+  private readonly client = new ClientForPassword<HikvisionClient>();
   /** Learned per process: firmware without serial filters is read by time window. */
   private mode: FilterMode = 'serial';
   /** Learned per process: the end of the serial range the firmware accepts. */
   private endSerial = END_SERIAL;
   /** The password the terminal last accepted (in memory only). */
-  private accepted: string | undefined;
+  private readonly accepted = new AcceptedPassword(() => readTerminalPassword(this.cfg, this.env));
 
   constructor(
     private readonly cfg: HikvisionTerminalConfig,
@@ -112,12 +114,10 @@ export class HikvisionPoller {
 
   /** The client for the current password (a new one when the password changed). */
   async clientFor(pw: TerminalPassword): Promise<HikvisionClient> {
-    if (this.client && this.client.password !== pw.password) {
-      void this.client.c.http.close();
-      this.client = undefined;
-    }
-    this.client ??= { c: await this.factory(this.cfg, pw.password), password: pw.password };
-    return this.client.c;
+    return (
+      this.client.current(pw.password, (c) => void c.http.close()) ??
+      this.client.keep(pw.password, await this.factory(this.cfg, pw.password))
+    );
   }
 
   /** The password, unless a refusal's wait is not over (then undefined, and the ledger says why). */
@@ -138,17 +138,13 @@ export class HikvisionPoller {
    * then, so that a wrong password is tried by one poll at a time, never by the stream as well.
    */
   passwordAccepted(): boolean {
-    try {
-      return this.accepted !== undefined && readTerminalPassword(this.cfg, this.env).password === this.accepted;
-    } catch {
-      return false;
-    }
+    return this.accepted.holds();
   }
 
   /** Records a refused password (the wait starts) and returns the status line. */
   refused(e: HikAuthError): string {
     const { cfg, deps } = this;
-    this.accepted = undefined;
+    this.accepted.refused();
     const now = deps.clock.now();
     const r = recordRefusal(deps.state, cfg.name, e, now);
     let pw: TerminalPassword | undefined;
@@ -173,9 +169,8 @@ export class HikvisionPoller {
     if ('waitUntil' in allowed) throw new HikAuthError(allowed.message, false);
     try {
       const result = await fn(await this.clientFor(allowed.pw));
-      this.accepted = allowed.pw.password;
-      if (clearRefusal(this.deps.state, this.cfg.name))
-        this.deps.logger.info({ terminal: this.cfg.name }, `terminal ${this.cfg.name}: the password is accepted again`);
+      if (this.accepted.accepted(allowed.pw.password, this.deps, this.cfg.name))
+        this.deps.logger.info({ terminal: this.cfg.name }, passwordWorksAgain(this.cfg.name));
       await this.close();
       return result;
     } catch (e) {
@@ -226,20 +221,12 @@ export class HikvisionPoller {
       const info = await client.deviceInfo(signal);
       reached = true;
       result.reached = true;
-      this.accepted = allowed.pw.password;
-      if (clearRefusal(deps.state, cfg.name)) log.info(`terminal ${cfg.name}: the password is accepted again`);
+      if (this.accepted.accepted(allowed.pw.password, deps, cfg.name)) log.info(passwordWorksAgain(cfg.name));
       const serial = deviceIdentity(info.serialNumber);
       result.serial = serial;
       // A terminal that posts its events: its posts must carry this MAC address (listen-endpoint.ts).
       if (cfg.listen && info.macAddress) rememberMac(deps.state, cfg.name, info.macAddress);
-      const known = ledger.get(cfg.name);
-      if (known?.serial && serial && known.serial !== serial) {
-        log.warn(
-          { was: known.serial, now: serial },
-          'terminal answers with another serial number: device swapped or address changed; its punches are kept apart',
-        );
-        ledger.update(cfg.name, { previousSerial: known.serial, serialChangedAt: clock.now() });
-      }
+      const known = checkSerial(deps, log, cfg.name, serial);
 
       const deviceNow = await client.getTime(signal);
       result.skewSeconds = wallClockDiffSeconds(deviceNow.wallClock, wallClockAt(clock.now(), cfg.timezone));
@@ -254,16 +241,11 @@ export class HikvisionPoller {
       result.users = await client.users.count(signal).catch(() => null);
 
       const key = cursorKey(serial);
-      const commit = (punches: Punch[], cursor: EventCursor) => {
-        const r = deps.sink.ingest(punches, {
-          timezone: cfg.timezone,
-          // Judged "in the future" against the terminal's own clock as read in this poll.
-          currentSkewSeconds: result.skewSeconds ?? undefined,
-          state: { terminal: cfg.name, key, value: formatCursor(cursor) },
-        });
-        if (r.added > 0) deps.onPunches?.(r.added);
-        return r;
-      };
+      const commit = cursorCommit<EventCursor>(
+        deps,
+        { terminal: cfg.name, timezone: cfg.timezone, key, skewSeconds: result.skewSeconds },
+        formatCursor,
+      );
       const read = await readEvents({
         client,
         terminal: cfg.name,
@@ -293,41 +275,21 @@ export class HikvisionPoller {
         implausible: read.implausible,
       });
       this.noteEvents(read, log);
-      // A poll stopped at a bound did not finish: not healthy (an alert names the terminal), but
-      // what it read is journalled, and a large log read over several polls is no unreachable terminal.
-      result.ok = !read.stopped;
-      if (read.stopped) {
-        result.stopped = read.stopped;
-        result.error = read.stopped;
-        result.noBackoff = !read.deviceFault;
-        log.warn({ err: read.stopped, rows: read.rows, pages: read.pages }, 'poll stopped at a bound');
-      } else noteWorking(known, log, cfg.name, clock.now());
+      settleRead(result, read, known, log, cfg.name, clock.now());
       this.note('poll', read.stopped ? pollNote(read.stopped, read.deviceFault === true) : null);
       ledger.update(cfg.name, {
-        serial: serial || known?.serial || '',
-        online: true,
-        lastPollAt: startedAt,
-        ...(read.stopped ? {} : { lastSuccessAt: clock.now() }),
-        offlineSince: null,
-        lastError: read.stopped ?? null,
+        ...reachedFields(serial, known, startedAt, read.stopped, clock.now()),
         skewSeconds: result.skewSeconds,
         users: result.users ?? undefined,
         firmware: [info.model, info.firmwareVersion].filter(Boolean).join(' ') || null,
       });
       logPolled(log, cfg.name, result);
     } catch (e) {
-      if (signal?.aborted) {
-        // Stopping: whatever was journalled stays journalled; the terminal's state is unchanged.
-        this.destroy();
-        result.error = 'stopped';
-        return result;
-      }
-      let fault: TerminalFault | undefined;
-      if (isBusyJournalError(e)) {
-        result.error = BUSY_JOURNAL_POLL_ERROR;
-        result.noBackoff = true;
-        log.warn({ err: result.error }, 'poll failed');
-      } else if (e instanceof HikAuthError) {
+      // A connection in a bad state is not reused.
+      this.destroy();
+      if (notTheTerminals(e, signal, result, log)) return result;
+      let fault: TerminalFault;
+      if (e instanceof HikAuthError) {
         result.authRefused = true;
         result.error = this.refused(e);
         // "reception refuses the password: put ..." (led by the terminal's name: the status says it at once).
@@ -342,13 +304,8 @@ export class HikvisionPoller {
         if (e instanceof HikConnectionError && e.code === 'ANSWER_TOO_LARGE')
           this.note('poll', pollNote(e.message, true));
       }
-      // A connection in a bad state is not reused.
-      this.client?.c.http.destroy();
-      this.client = undefined;
-      if (fault && !result.noBackoff) {
-        const detail = e instanceof Error ? e.message : String(e);
-        recordFailedPoll(ledger, log, cfg.name, { reached, startedAt, fault, detail });
-      }
+      // A poll that stopped at a bound before it failed is not counted as the terminal's failure.
+      if (!result.noBackoff) recordPollFault(ledger, log, cfg.name, { reached, startedAt, fault }, e);
     }
     return result;
   }
@@ -378,14 +335,11 @@ export class HikvisionPoller {
   }
 
   async close(): Promise<void> {
-    const c = this.client;
-    this.client = undefined;
-    await c?.c.http.close();
+    await this.client.take()?.http.close();
   }
 
   destroy(): void {
-    this.client?.c.http.destroy();
-    this.client = undefined;
+    this.client.take()?.http.destroy();
   }
 }
 
