@@ -19,28 +19,19 @@ import {
 } from '../../sources/dahua/index.js';
 import type { DahuaClient } from '../../sources/dahua/index.js';
 import type { SourceDeps } from '../../sources/types.js';
-import { messageOf } from '../../util/errors.js';
 import type { ApplyOutcome, BackupSink, TerminalSnapshot, UserSyncAdapter } from '../adapter.js';
+import {
+  ADMINISTRATOR,
+  applyInOrder,
+  backUpBeforeRemoval,
+  cardNumber,
+  HTTP_TERMINAL_PROFILE,
+} from '../http-terminal-sync.js';
 import { verifyByReadBack } from '../read-back.js';
 import type { Change, ChangeResult, TerminalProfile, TerminalUser } from '../types.js';
 
 /** Dahua keeps 32 bytes of a name (CardName/UserName) and of a UserID; card numbers are text. */
-export const DAHUA_PROFILE: TerminalProfile = {
-  nameBytes: 32,
-  codeBytes: 32,
-  numericCodes: false,
-  maxCard: 0xffffffff,
-  maxUid: null,
-};
-
-const ADMINISTRATOR = 14;
-const REASONS = {
-  inactive: 'sync-users: inactive in the roster',
-  absent: 'sync-users: not in the roster (--remove-absent)',
-};
-
-const cardNumber = (cardNo: string): number =>
-  /^\d{1,10}$/.test(cardNo) && Number(cardNo) <= 0xffffffff ? Number(cardNo) : 0;
+export const DAHUA_PROFILE: TerminalProfile = HTTP_TERMINAL_PROFILE;
 
 export function toTerminalUsers(users: readonly DahuaUser[]): TerminalUser[] {
   return users.map((u) => ({
@@ -89,35 +80,18 @@ export class DahuaSyncAdapter implements UserSyncAdapter {
     });
   }
 
-  async apply(changes: readonly Change[], backups: BackupSink): Promise<ApplyOutcome> {
-    const results: ChangeResult[] = changes.map(() => ({ status: 'not-attempted' }));
-    const warnings: string[] = [];
-    if (changes.length === 0) return { results, warnings };
-    try {
-      await this.poller.withClient(async (c) => {
-        const api = await this.apiOf(c);
-        let broken: string | null = null;
-        for (const [i, change] of changes.entries()) {
-          if (broken) {
-            results[i] = { status: 'not-attempted', error: broken };
-            continue;
-          }
-          try {
-            results[i] = await this.applyOne(c, api, change, backups);
-          } catch (e) {
-            if (e instanceof DahuaApiError) {
-              results[i] = { status: 'failed', error: `refused by the terminal: ${messageOf(e)}` };
-            } else {
-              broken = `not attempted: an earlier change got no answer (${messageOf(e)})`;
-              results[i] = { status: 'unknown', error: `no answer (${messageOf(e)})` };
-            }
-          }
-        }
-      });
-    } catch (e) {
-      warnings.push(`the terminal could not be used for the changes: ${messageOf(e)}`);
-    }
-    await verifyByReadBack(
+  apply(changes: readonly Change[], backups: BackupSink): Promise<ApplyOutcome> {
+    return applyInOrder<{ c: DahuaClient; api: UserApi }>(changes, {
+      withClient: (fn) => this.poller.withClient(async (c) => fn({ c, api: await this.apiOf(c) })),
+      isRefusal: (e) => e instanceof DahuaApiError,
+      applyOne: ({ c, api }, change) => this.applyOne(c, api, change, backups),
+      verify: (results, warnings) => this.verify(changes, results, warnings),
+    });
+  }
+
+  /** Reads the users back: a change is applied only if the terminal shows it. */
+  private verify(changes: readonly Change[], results: ChangeResult[], warnings: string[]): Promise<void> {
+    return verifyByReadBack(
       changes,
       results,
       warnings,
@@ -130,27 +104,13 @@ export class DahuaSyncAdapter implements UserSyncAdapter {
         return !cardTouched || (c.card ? u.cards.join() === String(c.card) : u.cards.length === 0);
       },
     );
-    return { results, warnings };
   }
 
   private async applyOne(c: DahuaClient, api: UserApi, change: Change, backups: BackupSink): Promise<ChangeResult> {
     const had = this.users.get(change.code);
     if (change.action === 'remove') {
-      try {
-        backups.save({
-          terminal: this.terminal,
-          serial: this.serial,
-          fpVersion: null,
-          user: { uid: null, code: change.code, name: change.name, card: change.card, privilege: change.privilege },
-          reason: REASONS[change.reason],
-          templates: [],
-        });
-      } catch (e) {
-        return {
-          status: 'failed',
-          error: `the backup could not be saved in the journal (${messageOf(e)}); not removed`,
-        };
-      }
+      const unsaved = backUpBeforeRemoval(backups, this.terminal, this.serial, change);
+      if (unsaved) return unsaved;
       await c.users.remove(api, { userId: change.code, recNo: had?.recNo });
       return { status: 'applied' };
     }

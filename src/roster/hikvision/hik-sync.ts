@@ -19,15 +19,10 @@ import {
 } from '../../sources/hikvision/index.js';
 import type { SourceDeps } from '../../sources/types.js';
 import type { ApplyOutcome, BackupSink, TerminalSnapshot, UserSyncAdapter } from '../adapter.js';
+import { applyInOrder, backUpBeforeRemoval } from '../http-terminal-sync.js';
 import { verifyByReadBack } from '../read-back.js';
 import type { Change, ChangeResult } from '../types.js';
-import { messageOf } from '../../util/errors.js';
 import { cardsOf, HIK_PROFILE, toTerminalUsers } from './hik-users.js';
-
-const REASONS = {
-  inactive: 'sync-users: inactive in the roster',
-  absent: 'sync-users: not in the roster (--remove-absent)',
-};
 
 export class HikSyncAdapter implements UserSyncAdapter {
   readonly kind = 'hikvision';
@@ -52,55 +47,19 @@ export class HikSyncAdapter implements UserSyncAdapter {
     });
   }
 
-  async apply(changes: readonly Change[], backups: BackupSink): Promise<ApplyOutcome> {
-    const results: ChangeResult[] = changes.map(() => ({ status: 'not-attempted' }));
-    const warnings: string[] = [];
-    if (changes.length === 0) return { results, warnings };
-    try {
-      await this.poller.withClient(async (c) => {
-        let broken: string | null = null;
-        for (const [i, change] of changes.entries()) {
-          if (broken) {
-            results[i] = { status: 'not-attempted', error: broken };
-            continue;
-          }
-          try {
-            results[i] = await this.applyOne(c, change, backups);
-          } catch (e) {
-            if (e instanceof HikApiError) {
-              results[i] = { status: 'failed', error: `refused by the terminal: ${messageOf(e)}` };
-            } else {
-              // No answer (the connection broke, a timeout, the password refused): stop here.
-              broken = `not attempted: an earlier change got no answer (${messageOf(e)})`;
-              results[i] = { status: 'unknown', error: `no answer (${messageOf(e)})` };
-            }
-          }
-        }
-      });
-    } catch (e) {
-      warnings.push(`the terminal could not be used for the changes: ${messageOf(e)}`);
-    }
-    await this.verify(changes, results, warnings);
-    return { results, warnings };
+  apply(changes: readonly Change[], backups: BackupSink): Promise<ApplyOutcome> {
+    return applyInOrder<HikvisionClient>(changes, {
+      withClient: (fn) => this.poller.withClient(fn),
+      isRefusal: (e) => e instanceof HikApiError,
+      applyOne: (c, change) => this.applyOne(c, change, backups),
+      verify: (results, warnings) => this.verify(changes, results, warnings),
+    });
   }
 
   private async applyOne(c: HikvisionClient, change: Change, backups: BackupSink): Promise<ChangeResult> {
     if (change.action === 'remove') {
-      try {
-        backups.save({
-          terminal: this.terminal,
-          serial: this.serial,
-          fpVersion: null,
-          user: { uid: null, code: change.code, name: change.name, card: change.card, privilege: change.privilege },
-          reason: REASONS[change.reason],
-          templates: [],
-        });
-      } catch (e) {
-        return {
-          status: 'failed',
-          error: `the backup could not be saved in the journal (${messageOf(e)}); not removed`,
-        };
-      }
+      const unsaved = backUpBeforeRemoval(backups, this.terminal, this.serial, change);
+      if (unsaved) return unsaved;
       await c.users.delete([change.code]);
       return { status: 'applied' };
     }

@@ -4,22 +4,11 @@
  * menu (localUIRight) an administrator, never removed without --include-admins.
  */
 import type { HikCard, HikUser } from '../../sources/hikvision/index.js';
+import { ADMINISTRATOR, cardNumber, HTTP_TERMINAL_PROFILE } from '../http-terminal-sync.js';
 import type { TerminalProfile, TerminalUser } from '../types.js';
 
 /** ISAPI keeps 32 bytes of a name and of an employeeNo; card numbers are decimal text. */
-export const HIK_PROFILE: TerminalProfile = {
-  nameBytes: 32,
-  codeBytes: 32,
-  numericCodes: false,
-  maxCard: 0xffffffff,
-  maxUid: null,
-};
-
-const ADMINISTRATOR = 14;
-
-/** A card number as the roster writes it (decimal, no leading zeros), or 0 when it is not one. */
-export const cardNumber = (cardNo: string): number =>
-  /^\d{1,10}$/.test(cardNo) && Number(cardNo) <= 0xffffffff ? Number(cardNo) : 0;
+export const HIK_PROFILE: TerminalProfile = HTTP_TERMINAL_PROFILE;
 
 export function toTerminalUsers(users: readonly HikUser[], cards: readonly HikCard[]): TerminalUser[] {
   const firstCard = new Map<string, string>();

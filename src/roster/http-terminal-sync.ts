@@ -1,0 +1,102 @@
+/**
+ * What user sync does alike on the HTTP terminals (Dahua: dahua/, Hikvision: hikvision/): the
+ * same limits of what a terminal stores, the same reading of its card numbers, and the same run
+ * of changes through one connection under the source's password rule (its poller's withClient),
+ * each removal backed up first. How a user is read, added, changed or removed is each kind's own.
+ */
+import { messageOf } from '../util/errors.js';
+import type { ApplyOutcome, BackupSink } from './adapter.js';
+import type { Change, ChangeResult, RemoveChange, TerminalProfile } from './types.js';
+
+/** Both keep 32 bytes of a name and of a user's code (Dahua UserID, ISAPI employeeNo); card numbers are text. */
+export const HTTP_TERMINAL_PROFILE: TerminalProfile = {
+  nameBytes: 32,
+  codeBytes: 32,
+  numericCodes: false,
+  maxCard: 0xffffffff,
+  maxUid: null,
+};
+
+/** The privilege user sync gives a user the terminal marks as an administrator (never removed without --include-admins). */
+export const ADMINISTRATOR = 14;
+
+/** A card number as the roster writes it (decimal, no leading zeros), or 0 when it is not one. */
+export const cardNumber = (cardNo: string): number =>
+  /^\d{1,10}$/.test(cardNo) && Number(cardNo) <= 0xffffffff ? Number(cardNo) : 0;
+
+const REASONS = {
+  inactive: 'sync-users: inactive in the roster',
+  absent: 'sync-users: not in the roster (--remove-absent)',
+};
+
+/**
+ * Saves the user about to be removed in the journal (the user record only: these terminals give
+ * no templates back). Returns the failed result when it could not (then the user is not removed).
+ */
+export function backUpBeforeRemoval(
+  backups: BackupSink,
+  terminal: string,
+  serial: string,
+  change: RemoveChange,
+): ChangeResult | undefined {
+  try {
+    backups.save({
+      terminal,
+      serial,
+      fpVersion: null,
+      user: { uid: null, code: change.code, name: change.name, card: change.card, privilege: change.privilege },
+      reason: REASONS[change.reason],
+      templates: [],
+    });
+    return undefined;
+  } catch (e) {
+    return { status: 'failed', error: `the backup could not be saved in the journal (${messageOf(e)}); not removed` };
+  }
+}
+
+/**
+ * Applies the changes in order through one use of the terminal (`withClient`). A change the
+ * terminal refuses (`isRefusal`: it answered with an error) fails alone; one that gets no answer
+ * (the connection broke, a timeout, the password refused) stops the run: the rest are not attempted.
+ * A terminal that cannot be used at all is a warning. Then `verify` reads the users back: a change
+ * is applied only if the terminal shows it (see read-back.ts).
+ */
+export async function applyInOrder<C>(
+  changes: readonly Change[],
+  steps: {
+    withClient: (fn: (client: C) => Promise<void>) => Promise<void>;
+    isRefusal: (e: unknown) => boolean;
+    applyOne: (client: C, change: Change) => Promise<ChangeResult>;
+    verify: (results: ChangeResult[], warnings: string[]) => Promise<void>;
+  },
+): Promise<ApplyOutcome> {
+  const { withClient, isRefusal, applyOne } = steps;
+  const results: ChangeResult[] = changes.map(() => ({ status: 'not-attempted' }));
+  const warnings: string[] = [];
+  if (changes.length === 0) return { results, warnings };
+  try {
+    await withClient(async (c) => {
+      let broken: string | null = null;
+      for (const [i, change] of changes.entries()) {
+        if (broken) {
+          results[i] = { status: 'not-attempted', error: broken };
+          continue;
+        }
+        try {
+          results[i] = await applyOne(c, change);
+        } catch (e) {
+          if (isRefusal(e)) {
+            results[i] = { status: 'failed', error: `refused by the terminal: ${messageOf(e)}` };
+          } else {
+            broken = `not attempted: an earlier change got no answer (${messageOf(e)})`;
+            results[i] = { status: 'unknown', error: `no answer (${messageOf(e)})` };
+          }
+        }
+      }
+    });
+  } catch (e) {
+    warnings.push(`the terminal could not be used for the changes: ${messageOf(e)}`);
+  }
+  await steps.verify(results, warnings);
+  return { results, warnings };
+}
