@@ -61,11 +61,16 @@ export class AcceptedPassword {
 
   /** The terminal accepted the password it now has in the config. */
   holds(): boolean {
-    try {
-      return this.value !== undefined && this.readPassword().password === this.value;
-    } catch {
-      return false;
-    }
+    return this.value !== undefined && passwordIfReadable(this.readPassword)?.password === this.value;
+  }
+}
+
+/** The password as now configured, or undefined when it cannot be read (the file went away: a refusal's wait applies). */
+export function passwordIfReadable<P>(read: () => P): P | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
   }
 }
 

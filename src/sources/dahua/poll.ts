@@ -7,6 +7,7 @@ import {
   cursorCommit,
   endedEarly,
   notTheTerminals,
+  passwordIfReadable,
   passwordWorksAgain,
   reachedFields,
   recordPollFault,
@@ -112,16 +113,8 @@ export class DahuaPoller {
     this.accepted.refused();
     const now = deps.clock.now();
     const r = recordRefusal(deps.state, cfg.name, e.locked, now);
-    let from = 'the password file';
-    let changedAt: number | null = null;
-    try {
-      const pw = readDahuaPassword(cfg, this.env);
-      from = pw.from;
-      changedAt = pw.changedAt;
-    } catch {
-      /* the file went away: the wait applies */
-    }
-    const words = refusalWords(cfg.name, r, nextTry(r, changedAt, now), from);
+    const pw = passwordIfReadable(() => readDahuaPassword(cfg, this.env));
+    const words = refusalWords(cfg.name, r, nextTry(r, pw?.changedAt ?? null, now), pw?.from ?? 'the password file');
     deps.logger.child({ terminal: cfg.name }).error({ refusals: r.refusals }, `${words.cause}: ${words.fix}`);
     return words;
   }

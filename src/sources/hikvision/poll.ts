@@ -9,6 +9,7 @@ import {
   cursorCommit,
   endedEarly,
   notTheTerminals,
+  passwordIfReadable,
   passwordWorksAgain,
   reachedFields,
   recordPollFault,
@@ -147,12 +148,7 @@ export class HikvisionPoller {
     this.accepted.refused();
     const now = deps.clock.now();
     const r = recordRefusal(deps.state, cfg.name, e, now);
-    let pw: TerminalPassword | undefined;
-    try {
-      pw = readTerminalPassword(cfg, this.env);
-    } catch {
-      /* the file went away: the wait applies */
-    }
+    const pw = passwordIfReadable(() => readTerminalPassword(cfg, this.env));
     const msg = refusalText(cfg.name, r, nextAuthTry(r, pw?.changedAt ?? null, now), now, pw && passwordPlace(pw));
     deps.logger.child({ terminal: cfg.name }).error({ refusals: r.refusals, locked: r.locked }, msg);
     return msg;
