@@ -11,10 +11,11 @@ export interface PasswordRead {
 }
 
 /**
- * The password of an HTTP terminal (Dahua, Hikvision): `PUNCHGATE_TERMINAL_<NAME>_PASSWORD` when
- * set, else the first line of `passwordFile`. Read at each poll, so a corrected file is used at
- * once. A missing, empty or unreadable file is thrown as the source's own setup error (`setupError`),
- * in words that name the file and the fix, never the password.
+ * The password of an HTTP terminal (Dahua, Hikvision) or a BioTime server:
+ * `PUNCHGATE_TERMINAL_<NAME>_PASSWORD` when set, else the first line of `passwordFile`. Read at
+ * each poll, so a corrected file is used at once. A missing, empty or unreadable file is thrown as
+ * the source's own setup error (`setupError`), in words that name the file and the fix, never the
+ * password.
  */
 export function readPasswordOf(
   cfg: { name: string; passwordFile?: string },
