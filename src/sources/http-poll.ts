@@ -13,6 +13,28 @@ import { clearRefusal } from './password-refusals.js';
 import { BUSY_JOURNAL_POLL_ERROR, noteWorking, recordFailedPoll, type TerminalFault } from './poll-outcome.js';
 import type { SourceDeps, TerminalLedger } from './types.js';
 
+/** What a poll's read of the terminal's log counts and says (Dahua records, Hikvision events). */
+export interface ReadCounts {
+  pages: number;
+  rows: number;
+  malformed: number;
+  added: number;
+  duplicates: number;
+  quarantined: number;
+  /** Numbered or dated implausibly: read (journalled), never the cursor's. */
+  implausible: number;
+  /** The first of them, in words. */
+  implausibleExample?: string;
+  /**
+   * Reading stopped before the device's answer ended, in words: a bound of the poll (pages,
+   * deadline: the rest is read at the next poll) or a fault of the device (a search it does not
+   * end, an answer too large). What was read before is journalled.
+   */
+  stopped?: string;
+  /** The stop was the device's fault (not merely a large log read in several polls). */
+  deviceFault?: boolean;
+}
+
 /** The client of a terminal, kept between polls (its connection, its Digest nonce) for one password. */
 export class ClientForPassword<C> {
   private held: { client: C; password: string } | undefined;
@@ -127,7 +149,7 @@ export function cursorCommit<C>(
  */
 export function settleRead(
   result: { ok: boolean; stopped?: string; error?: string; noBackoff?: boolean },
-  read: { stopped?: string; deviceFault?: boolean; rows: number; pages: number },
+  read: Pick<ReadCounts, 'stopped' | 'deviceFault' | 'rows' | 'pages'>,
   known: TerminalRecord | undefined,
   log: Logger,
   terminal: string,

@@ -1,6 +1,7 @@
 import type { IngestResult } from '../../journal/types.js';
 import type { Punch } from '../../punch.js';
 import type { Logger } from '../../util/logger.js';
+import type { ReadCounts } from '../http-poll.js';
 import { LATEST_SECONDS, type DahuaClient, type RecordPage, type TimeCondition } from './client.js';
 import { DahuaApiError } from './errors.js';
 import { COMMIT_ROWS, FUTURE_SECONDS, MAX_POLL_PAGES, monotonicNow, POLL_DEADLINE_MS } from './limits.js';
@@ -65,20 +66,9 @@ export interface ReadOptions {
   commitRows?: number;
 }
 
-export interface ReadResult {
+export interface ReadResult extends ReadCounts {
   cursor: RecordCursor;
   form: TimeCondition;
-  pages: number;
-  rows: number;
-  malformed: number;
-  added: number;
-  duplicates: number;
-  quarantined: number;
-  implausible: number;
-  implausibleExample?: string;
-  /** Reading stopped before the device's answer ended, in words (what was read is journalled). */
-  stopped?: string;
-  deviceFault?: boolean;
   /** The log was found renumbered or cleared and read again from its start, in words. */
   cursorReset?: string;
   /** A record at or after the cursor numbered below it was met. */

@@ -1,6 +1,7 @@
 import type { IngestResult } from '../../journal/types.js';
 import { formatLogTime, type Punch } from '../../punch.js';
 import type { Logger } from '../../util/logger.js';
+import type { ReadCounts } from '../http-poll.js';
 import type { DeviceTime, EventQuery, HikvisionClient } from './client.js';
 import { SEARCH_FAULTS, splitIsoTime } from './client.js';
 import { HikApiError, HikConnectionError } from './errors.js';
@@ -100,32 +101,15 @@ export interface ReadOptions {
   limits?: Partial<ReadLimits>;
 }
 
-export interface ReadResult {
+export interface ReadResult extends ReadCounts {
   mode: FilterMode;
   /** Set when this read found the firmware without serial filters. */
   switchedToTime?: string;
   /** The endSerialNo the firmware accepts (when a larger one was refused, the smaller one that worked). */
   endSerial: number;
   cursor: EventCursor;
-  pages: number;
-  rows: number;
+  /** Authentication passes among the events read. */
   passes: number;
-  malformed: number;
-  added: number;
-  duplicates: number;
-  quarantined: number;
-  /** Events numbered or dated implausibly: read (passes journalled), never the cursor's. */
-  implausible: number;
-  /** The first of them, in words. */
-  implausibleExample?: string;
-  /**
-   * Reading stopped before the device's answer ended, in words: a bound of the poll (pages,
-   * deadline: the rest is read at the next poll) or a fault of the device (a search it does not
-   * end, an answer too large). What was read before is journalled.
-   */
-  stopped?: string;
-  /** The stop was the device's fault (not merely a large log read in several polls). */
-  deviceFault?: boolean;
   /** The cursor was found past every event the device holds and set back: in words. */
   cursorLost?: string;
 }
