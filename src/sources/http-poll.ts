@@ -96,6 +96,28 @@ export function passwordIfReadable<P>(read: () => P): P | undefined {
   }
 }
 
+/** A terminal's event stream waits this long for a poll to prove the password before it looks again. */
+const STREAM_WAITS_FOR_POLL_MS = 5000;
+
+/**
+ * When a terminal's event stream may (re)connect (undefined: now): only after a poll proved the
+ * password it now has (`passwordAccepted`), so that a wrong password is tried by one poll at a time,
+ * and outside a refusal's wait (`nextTry`, from when the password file last changed). With no
+ * password to read, it looks again in a minute (the poll says why).
+ */
+export function streamMayConnectAt(
+  now: number,
+  passwordAccepted: boolean,
+  readPassword: () => { changedAt: number | null },
+  nextTry: (passwordChangedAt: number | null) => number | undefined,
+): number | undefined {
+  if (!passwordAccepted) return now + STREAM_WAITS_FOR_POLL_MS;
+  const pw = passwordIfReadable(readPassword);
+  if (!pw) return now + 60_000;
+  const next = nextTry(pw.changedAt);
+  return next !== undefined && next > now ? next : undefined;
+}
+
 /** Said at info when a password refused before works again. */
 export const passwordWorksAgain = (terminal: string): string => `terminal ${terminal}: the password is accepted again`;
 

@@ -6,7 +6,7 @@
 import { createTask } from 'node-cron';
 import { backoffDelay } from '../util/backoff.js';
 import type { Logger } from '../util/logger.js';
-import type { ClockSteps } from './types.js';
+import type { ClockSteps, SourceDeps } from './types.js';
 
 /** A cron expression (node-cron's syntax; a 6th leading field is seconds) and the zone it runs in. */
 export interface ScheduleSpec {
@@ -191,4 +191,23 @@ export class PollLoop<R extends PollOutcome> {
     this.stopSchedule = undefined;
     await this.running?.catch(() => undefined);
   }
+}
+
+/**
+ * The poll loop of one polled terminal, as every source sets it up: its `schedule` in its
+ * `timezone`, the cron scheduler unless a test gives its own, and a poll that threw all the same
+ * told in the log, never a crash.
+ */
+export function terminalPollLoop<R extends PollOutcome>(
+  cfg: { name: string; schedule: string; timezone?: string },
+  deps: Pick<SourceDeps, 'logger' | 'clockSteps'>,
+  scheduler: Scheduler | undefined,
+  poll: () => Promise<R>,
+): PollLoop<R> {
+  return new PollLoop({
+    spec: { expression: cfg.schedule, timezone: cfg.timezone },
+    scheduler: scheduler ?? cronScheduler(deps.logger, deps.clockSteps),
+    poll,
+    onError: (e) => deps.logger.error({ terminal: cfg.name, err: String(e) }, 'poll ended with an error'),
+  });
 }

@@ -1,5 +1,5 @@
 import type { BiotimeTerminalConfig } from '../../config/terminals.js';
-import { cronScheduler, PollLoop, type Scheduler } from '../schedule.js';
+import { terminalPollLoop, type PollLoop, type Scheduler } from '../schedule.js';
 import type { Source, SourceDeps } from '../types.js';
 import { BiotimePoller, type BioClientFactory, type BioPollResult } from './poll.js';
 
@@ -23,12 +23,7 @@ export class BiotimeSource implements Source {
   ) {
     this.name = cfg.name;
     this.poller = new BiotimePoller(cfg, deps, opts.clientFactory, opts.env);
-    this.loop = new PollLoop({
-      spec: { expression: cfg.schedule, timezone: cfg.timezone },
-      scheduler: opts.scheduler ?? cronScheduler(deps.logger, deps.clockSteps),
-      poll: () => this.poller.poll(this.abort.signal),
-      onError: (e) => this.deps.logger.error({ terminal: this.cfg.name, err: String(e) }, 'poll ended with an error'),
-    });
+    this.loop = terminalPollLoop(cfg, deps, opts.scheduler, () => this.poller.poll(this.abort.signal));
   }
 
   start(): Promise<void> {

@@ -1,5 +1,6 @@
 import type { DahuaTerminalConfig } from '../../config/terminals.js';
-import { cronScheduler, PollLoop, type Scheduler } from '../schedule.js';
+import { streamMayConnectAt } from '../http-poll.js';
+import { terminalPollLoop, type PollLoop, type Scheduler } from '../schedule.js';
 import type { Source, SourceDeps } from '../types.js';
 import { nextTry, readRefusal } from './auth-gate.js';
 import { writeDahuaNote } from './notes.js';
@@ -13,9 +14,6 @@ export interface DahuaSourceOptions {
   env?: NodeJS.ProcessEnv;
   stream?: EventLinkOptions;
 }
-
-/** The event stream waits this long for a poll to prove the password before it looks again. */
-const STREAM_WAITS_FOR_POLL_MS = 5000;
 
 /**
  * One Dahua terminal as a source: polled on its schedule, one poll at a time; optionally the
@@ -35,16 +33,12 @@ export class DahuaSource implements Source {
   ) {
     this.name = cfg.name;
     this.poller = new DahuaPoller(cfg, deps, opts.clientFactory, opts.env);
-    this.loop = new PollLoop({
-      spec: { expression: cfg.schedule, timezone: cfg.timezone },
-      scheduler: opts.scheduler ?? cronScheduler(deps.logger, deps.clockSteps),
-      poll: () =>
-        this.poller.poll(this.abort.signal).then((r) => {
-          if (r.reached) this.link?.nudge();
-          return r;
-        }),
-      onError: (e) => this.deps.logger.error({ terminal: this.cfg.name, err: String(e) }, 'poll ended with an error'),
-    });
+    this.loop = terminalPollLoop(cfg, deps, opts.scheduler, () =>
+      this.poller.poll(this.abort.signal).then((r) => {
+        if (r.reached) this.link?.nudge();
+        return r;
+      }),
+    );
   }
 
   async start(): Promise<void> {
@@ -74,13 +68,12 @@ export class DahuaSource implements Source {
 
   private authWaitUntil(): number | undefined {
     const now = this.deps.clock.now();
-    if (!this.poller.passwordAccepted()) return now + STREAM_WAITS_FOR_POLL_MS;
-    try {
-      const pw = readDahuaPassword(this.cfg, this.opts.env);
-      return nextTry(readRefusal(this.deps.state, this.cfg.name), pw.changedAt, now);
-    } catch {
-      return now + 60_000;
-    }
+    return streamMayConnectAt(
+      now,
+      this.poller.passwordAccepted(),
+      () => readDahuaPassword(this.cfg, this.opts.env),
+      (changedAt) => nextTry(readRefusal(this.deps.state, this.cfg.name), changedAt, now),
+    );
   }
 
   pollNow(): Promise<DahuaPollResult> {

@@ -1,6 +1,7 @@
 import type { HikvisionTerminalConfig } from '../../config/terminals.js';
 import { listenPath } from '../listen.js';
-import { cronScheduler, PollLoop, type Scheduler } from '../schedule.js';
+import { streamMayConnectAt } from '../http-poll.js';
+import { terminalPollLoop, type PollLoop, type Scheduler } from '../schedule.js';
 import type { Source, SourceDeps } from '../types.js';
 import { nextAuthTry, readRefusal } from './auth-gate.js';
 import { HikvisionPoller, type HikClientFactory, type HikPollResult } from './poll.js';
@@ -9,9 +10,6 @@ import { HikvisionListenEndpoint } from './listen-endpoint.js';
 import { AlertStreamLink, type AlertStreamOptions } from './realtime.js';
 
 export type { Scheduler } from '../schedule.js';
-
-/** The alert stream waits this long for a poll to prove the password before it looks again. */
-const STREAM_WAITS_FOR_POLL_MS = 5000;
 
 export interface HikvisionSourceOptions {
   scheduler?: Scheduler;
@@ -41,20 +39,16 @@ export class HikvisionSource implements Source {
   ) {
     this.name = cfg.name;
     this.poller = new HikvisionPoller(cfg, deps, opts.clientFactory, opts.env);
-    this.loop = new PollLoop({
-      spec: { expression: cfg.schedule, timezone: cfg.timezone },
-      scheduler: opts.scheduler ?? cronScheduler(deps.logger, deps.clockSteps),
-      poll: () =>
-        this.poller.poll(this.abort.signal).then((r) => {
-          // A refused password has its own, longer wait (in the journal): no tick skipping on top.
-          r.noBackoff ||= r.authRefused;
-          // The password works: the alert stream may open now (it waits for a poll to prove it),
-          // also when the poll stopped at a bound (a large log read over several polls).
-          if (r.reached) this.realtime?.nudge();
-          return r;
-        }),
-      onError: (e) => this.deps.logger.error({ terminal: this.cfg.name, err: String(e) }, 'poll ended with an error'),
-    });
+    this.loop = terminalPollLoop(cfg, deps, opts.scheduler, () =>
+      this.poller.poll(this.abort.signal).then((r) => {
+        // A refused password has its own, longer wait (in the journal): no tick skipping on top.
+        r.noBackoff ||= r.authRefused;
+        // The password works: the alert stream may open now (it waits for a poll to prove it),
+        // also when the poll stopped at a bound (a large log read over several polls).
+        if (r.reached) this.realtime?.nudge();
+        return r;
+      }),
+    );
   }
 
   async start(): Promise<void> {
@@ -96,16 +90,13 @@ export class HikvisionSource implements Source {
 
   /** When the alert stream may (re)connect: after a poll proved the password, and outside a refusal's wait. */
   private authWaitUntil(): number | undefined {
-    if (!this.poller.passwordAccepted()) return this.deps.clock.now() + STREAM_WAITS_FOR_POLL_MS;
-    let changedAt: number | null = null;
-    try {
-      changedAt = readTerminalPassword(this.cfg, this.opts.env).changedAt;
-    } catch {
-      return this.deps.clock.now() + 60_000; // no password yet: the poll says why
-    }
     const now = this.deps.clock.now();
-    const next = nextAuthTry(readRefusal(this.deps.state, this.cfg.name), changedAt, now);
-    return next !== undefined && next > this.deps.clock.now() ? next : undefined;
+    return streamMayConnectAt(
+      now,
+      this.poller.passwordAccepted(),
+      () => readTerminalPassword(this.cfg, this.opts.env),
+      (changedAt) => nextAuthTry(readRefusal(this.deps.state, this.cfg.name), changedAt, now),
+    );
   }
 
   /** Polls now unless a poll is running (then returns that one). */
