@@ -101,21 +101,18 @@ const STREAM_WAITS_FOR_POLL_MS = 5000;
 
 /**
  * When a terminal's event stream may (re)connect (undefined: now): only after a poll proved the
- * password it now has (`passwordAccepted`), so that a wrong password is tried by one poll at a time,
- * and outside a refusal's wait (`nextTry`, from when the password file last changed). With no
- * password to read, it looks again in a minute (the poll says why).
+ * password it now has, so that a wrong password is tried by one poll at a time, and outside a
+ * refusal's wait (the poller's password rule). With no password to read, it looks again in a
+ * minute (the poll says why).
  */
 export function streamMayConnectAt(
   now: number,
-  passwordAccepted: boolean,
-  readPassword: () => { changedAt: number | null },
-  nextTry: (passwordChangedAt: number | null) => number | undefined,
+  poller: { passwordAccepted(): boolean; passwordIfAllowed(): { pw: unknown } | { waitUntil: number } },
 ): number | undefined {
-  if (!passwordAccepted) return now + STREAM_WAITS_FOR_POLL_MS;
-  const pw = passwordIfReadable(readPassword);
-  if (!pw) return now + 60_000;
-  const next = nextTry(pw.changedAt);
-  return next !== undefined && next > now ? next : undefined;
+  if (!poller.passwordAccepted()) return now + STREAM_WAITS_FOR_POLL_MS;
+  const allowed = passwordIfReadable(() => poller.passwordIfAllowed());
+  if (!allowed) return now + 60_000;
+  return 'waitUntil' in allowed ? allowed.waitUntil : undefined;
 }
 
 /** Said at info when a password refused before works again. */

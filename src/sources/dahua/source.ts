@@ -2,7 +2,6 @@ import type { DahuaTerminalConfig } from '../../config/terminals.js';
 import { streamMayConnectAt } from '../http-poll.js';
 import { terminalPollLoop, type PollLoop, type Scheduler } from '../schedule.js';
 import type { Source, SourceDeps } from '../types.js';
-import { nextTry, readRefusal } from './auth-gate.js';
 import { writeDahuaNote } from './notes.js';
 import { readDahuaPassword } from './password.js';
 import { DahuaPoller, type DahuaClientFactory, type DahuaPollResult } from './poll.js';
@@ -50,7 +49,7 @@ export class DahuaSource implements Source {
         {
           client: () => this.poller.clientFor(readDahuaPassword(this.cfg, this.opts.env)),
           backfill: () => this.loop.pollAgain(),
-          authWaitUntil: () => this.authWaitUntil(),
+          authWaitUntil: () => streamMayConnectAt(this.deps.clock.now(), this.poller),
           onAuthRefused: (e) => this.poller.refused(e),
           onFault: (words) =>
             writeDahuaNote(this.deps.state, this.cfg.name, 'stream', words, this.deps.clock.now(), log),
@@ -64,16 +63,6 @@ export class DahuaSource implements Source {
 
   get polling(): boolean {
     return this.loop.polling;
-  }
-
-  private authWaitUntil(): number | undefined {
-    const now = this.deps.clock.now();
-    return streamMayConnectAt(
-      now,
-      this.poller.passwordAccepted(),
-      () => readDahuaPassword(this.cfg, this.opts.env),
-      (changedAt) => nextTry(readRefusal(this.deps.state, this.cfg.name), changedAt, now),
-    );
   }
 
   pollNow(): Promise<DahuaPollResult> {

@@ -3,7 +3,6 @@ import { listenPath } from '../listen.js';
 import { streamMayConnectAt } from '../http-poll.js';
 import { terminalPollLoop, type PollLoop, type Scheduler } from '../schedule.js';
 import type { Source, SourceDeps } from '../types.js';
-import { nextAuthTry, readRefusal } from './auth-gate.js';
 import { HikvisionPoller, type HikClientFactory, type HikPollResult } from './poll.js';
 import { readTerminalPassword } from './password.js';
 import { HikvisionListenEndpoint } from './listen-endpoint.js';
@@ -69,7 +68,8 @@ export class HikvisionSource implements Source {
         {
           client: async () => this.poller.clientFor(readTerminalPassword(this.cfg, this.opts.env)),
           serial: () => this.deps.ledger.get(this.cfg.name)?.serial ?? '',
-          authWaitUntil: () => this.authWaitUntil(),
+          // It waits for a poll to prove the password, and for a refusal's wait to end.
+          authWaitUntil: () => streamMayConnectAt(this.deps.clock.now(), this.poller),
           onAuthRefused: (e) => this.poller.refused(e),
           // After every (re)connect, and when the stream tells of events not journalled yet, a
           // backfill by serial number: right after a running poll if need be (never two at once).
@@ -86,17 +86,6 @@ export class HikvisionSource implements Source {
   /** A poll is running (or asked for right after the running one). */
   get polling(): boolean {
     return this.loop.polling;
-  }
-
-  /** When the alert stream may (re)connect: after a poll proved the password, and outside a refusal's wait. */
-  private authWaitUntil(): number | undefined {
-    const now = this.deps.clock.now();
-    return streamMayConnectAt(
-      now,
-      this.poller.passwordAccepted(),
-      () => readTerminalPassword(this.cfg, this.opts.env),
-      (changedAt) => nextAuthTry(readRefusal(this.deps.state, this.cfg.name), changedAt, now),
-    );
   }
 
   /** Polls now unless a poll is running (then returns that one). */
