@@ -113,6 +113,20 @@ type PickedRow = Omit<OutboundPunch, 'devicelogId'> & {
   sentAs: string | null;
 };
 
+/** A picked row as the raw statement gives it (the columns of `pick`, in order). */
+type PickedTuple = [
+  id: number,
+  site: string,
+  terminal: string,
+  device: string,
+  biometricCode: string,
+  logTime: string,
+  punchState: number | null,
+  sentAs: string | null,
+  attempts: number,
+  previousState: 'pending' | 'rejected',
+];
+
 /** A row as an UPDATE ... RETURNING terminal, state gives it (the state it went to). */
 type Returned = { terminal: string; state: PunchState };
 
@@ -234,21 +248,30 @@ export class Journal implements PunchSink, DeliveryQueue {
       // A claim is a read through the queue index, then one UPDATE of the ids it found, in one
       // IMMEDIATE transaction (no other connection can take the same punches in between). This is
       // about half the cost of one UPDATE ... WHERE id IN (subquery) RETURNING for a big batch.
-      pick: db.prepare(`SELECT id, site, terminal, device, biometric_code AS biometricCode, log_time AS logTime,
-            punch_state AS punchState, sent_as AS sentAs, attempts, state AS previousState
+      // Rows as arrays (raw), made into objects by pickRows: better-sqlite3 takes about 1.5 µs a row
+      // longer to make an object of ten named columns than an array (issue 35, measured).
+      pick: db
+        .prepare(
+          `SELECT id, site, terminal, device, biometric_code, log_time, punch_state, sent_as, attempts, state
           FROM punches
           WHERE state IN ('pending', 'rejected') AND (state = 'pending' OR @all OR next_attempt_at <= @now)
-          ORDER BY log_time, id LIMIT @limit`),
+          ORDER BY log_time, id LIMIT @limit`,
+        )
+        .raw(),
       markInflight:
         db.prepare(`UPDATE punches SET claimed_from = state, claimed_by = @holder, state = 'inflight', updated_at = @now
           WHERE id IN (SELECT value FROM json_each(@ids))`),
       // Bulk forms take the ids as a JSON array: one statement for a whole batch's answers. Only
       // this process's own claims are settled or returned.
-      delivered:
-        db.prepare(`UPDATE punches SET state = 'delivered', claimed_from = NULL, claimed_by = NULL, duplicate = @duplicate,
+      // Each settled row's terminal as a plain string (pluck), not an object: about 0.8 µs a row less.
+      delivered: db
+        .prepare(
+          `UPDATE punches SET state = 'delivered', claimed_from = NULL, claimed_by = NULL, duplicate = @duplicate,
           attempts = attempts + 1, last_message = @message, delivered_at = @now, updated_at = @now, next_attempt_at = NULL
           WHERE id IN (SELECT value FROM json_each(@ids)) AND state = 'inflight' AND claimed_by = @holder
-          RETURNING terminal`),
+          RETURNING terminal`,
+        )
+        .pluck(),
       getInflight: db.prepare(
         `SELECT terminal, attempts, first_rejected_at AS firstRejectedAt FROM punches WHERE id = ? AND state = 'inflight' AND claimed_by = ?`,
       ),
@@ -705,7 +728,7 @@ export class Journal implements PunchSink, DeliveryQueue {
       this.db
         .transaction(() => {
           // In queue order (log time, then id): the index's order.
-          let rows = this.stmt.pick.all({ now, limit, all: opts.ignoreBackoff ? 1 : 0 }) as PickedRow[];
+          let rows = this.pickRows(now, limit, opts);
           // Punches of terminals that name other sinks only are settled for this one, unsent.
           for (let round = 0; this.defaultNotFor.size > 0 && rows.length > 0 && round < 100; round++) {
             const skip = rows.filter((r) => this.defaultNotFor.has(r.terminal));
@@ -721,7 +744,7 @@ export class Journal implements PunchSink, DeliveryQueue {
             const full = rows.length === limit;
             rows = rows.filter((r) => !this.defaultNotFor.has(r.terminal));
             if (rows.length > 0 || !full) break;
-            rows = this.stmt.pick.all({ now, limit, all: opts.ignoreBackoff ? 1 : 0 }) as PickedRow[];
+            rows = this.pickRows(now, limit, opts);
           }
           if (rows.length > 0) {
             this.stmt.markInflight.run({ now, holder, ids: JSON.stringify(rows.map((r) => r.id)) });
@@ -743,6 +766,25 @@ export class Journal implements PunchSink, DeliveryQueue {
           }));
         })
         .immediate(),
+    );
+  }
+
+  /** The queue's first `limit` due rows, in queue order (log time, then id). */
+  private pickRows(now: number, limit: number, opts: ClaimOptions): PickedRow[] {
+    const raw = this.stmt.pick.all({ now, limit, all: opts.ignoreBackoff ? 1 : 0 }) as PickedTuple[];
+    return raw.map(
+      ([id, site, terminal, device, biometricCode, logTime, punchState, sentAs, attempts, previousState]) => ({
+        id,
+        site,
+        terminal,
+        device,
+        biometricCode,
+        logTime,
+        punchState,
+        sentAs,
+        attempts,
+        previousState,
+      }),
     );
   }
 
@@ -778,14 +820,14 @@ export class Journal implements PunchSink, DeliveryQueue {
               for (const r of this.stmt.unclaim.all({ ids, message: g.message, now, holder }) as Returned[])
                 moves.move(r.terminal, 'inflight', r.state);
             else
-              for (const r of this.stmt.delivered.all({
+              for (const terminal of this.stmt.delivered.all({
                 ids,
                 duplicate: g.kind === 'duplicate' ? 1 : 0,
                 message: g.message,
                 now,
                 holder,
-              }) as Returned[])
-                moves.move(r.terminal, 'inflight', 'delivered');
+              }) as string[])
+                moves.move(terminal, 'inflight', 'delivered');
           }
           for (const o of rejected) {
             const row = this.stmt.getInflight.get(o.id, holder) as
