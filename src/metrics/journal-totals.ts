@@ -10,6 +10,9 @@ import type { PunchOutcome } from '../journal/types.js';
  * flush` run beside the daemon is counted at the next start.) Delivered punches past the
  * retention are pruned from the journal, so after a restart the totals count what it still holds.
  */
+/** Row ids counted per step at most (about a millisecond on a 2-core box). */
+export const CATCH_UP_ROWS = 2000;
+
 export class JournalTotals {
   private readonly journaled = new Map<string, number>();
   private readonly delivered = new Map<string, number>();
@@ -26,11 +29,26 @@ export class JournalTotals {
 
   /** Journalled punches per terminal, including those added since the last call. */
   journaledByTerminal(): ReadonlyMap<string, number> {
-    for (const r of this.queries.journaledSince(this.maxId)) {
-      add(this.journaled, r.terminal, r.count);
-      this.maxId = Math.max(this.maxId, r.maxId);
+    while (this.catchUp()) {
+      // each step a bounded range of rows
     }
     return this.journaled;
+  }
+
+  /**
+   * Counts at most `rows` of the rows journalled since the last count (one bounded query: a
+   * range of row ids); true while more are left. Counting 38,000 new rows at once (5 s of 40
+   * push terminals) held the event loop some 20 ms per scrape; the daemon now counts a step at a
+   * time between scrapes (StatusWeb), so a scrape has little left to count.
+   */
+  catchUp(rows = CATCH_UP_ROWS): boolean {
+    const newest = this.queries.maxPunchId();
+    if (newest <= this.maxId) return false;
+    const upTo = Math.min(newest, this.maxId + rows);
+    for (const r of this.queries.journaledSince(this.maxId, upTo)) add(this.journaled, r.terminal, r.count);
+    // Every row up to `upTo` is counted: ids only grow, and a row is seen once it is committed.
+    this.maxId = upTo;
+    return upTo < newest;
   }
 
   deliveredByTerminal(): ReadonlyMap<string, number> {
