@@ -17,6 +17,8 @@ export class JournalTotals {
   private readonly journaled = new Map<string, number>();
   private readonly delivered = new Map<string, number>();
   private maxId: number;
+  /** Punches settled as delivered, not looked up yet (countSettled). */
+  private settledIds: number[] = [];
 
   constructor(private readonly queries: JournalQueries) {
     const start = queries.terminalTotals();
@@ -51,14 +53,33 @@ export class JournalTotals {
     return upTo < newest;
   }
 
+  /** Delivered punches per terminal, including the settles not yet looked up. */
   deliveredByTerminal(): ReadonlyMap<string, number> {
+    while (this.countSettled()) {
+      // each step a bounded number of ids
+    }
     return this.delivered;
   }
 
-  /** Counts the punches of a settle that ended delivered (or duplicate, which is delivered too). */
+  /**
+   * Takes note of the punches of a settle that may have ended delivered (or duplicate, which is
+   * delivered too); they are looked up in the journal later (countSettled), not in the settle's
+   * own turn of the event loop, which delivery's journal work already makes long enough.
+   */
   settled(outcomes: readonly PunchOutcome[]): void {
-    const ids = outcomes.filter((o) => o.kind === 'delivered' || o.kind === 'duplicate').map((o) => o.id);
-    for (const r of this.queries.deliveredAmongIds(ids)) add(this.delivered, r.terminal, r.count);
+    for (const o of outcomes) if (o.kind === 'delivered' || o.kind === 'duplicate') this.settledIds.push(o.id);
+  }
+
+  /**
+   * Looks up at most `ids` of the settled punches noted (one query): those that ended delivered
+   * are counted. True while more are left. A delivered punch stays delivered until the
+   * retention removes it, days later: looking it up a second later counts the same.
+   */
+  countSettled(ids = CATCH_UP_ROWS): boolean {
+    if (this.settledIds.length === 0) return false;
+    const batch = this.settledIds.splice(0, ids);
+    for (const r of this.queries.deliveredAmongIds(batch)) add(this.delivered, r.terminal, r.count);
+    return this.settledIds.length > 0;
   }
 }
 

@@ -100,14 +100,19 @@ export class StatusWeb {
     return this.server.start();
   }
 
-  /** Counts the new punches for /metrics, one bounded step per turn, until none is left. */
+  /** Counts the new and the delivered punches for /metrics, one bounded step per turn, until none is left. */
   private countSteps(): void {
     if (this.countingNow || !this.totals) return;
     this.countingNow = true;
     const step = () => {
       let more = false;
       try {
-        more = this.counting !== undefined && (this.totals?.catchUp() ?? false);
+        const totals = this.totals;
+        // Both run each step (no short cut): new rows and settled punches are counted alike.
+        more =
+          this.counting !== undefined &&
+          totals !== undefined &&
+          [totals.catchUp(), totals.countSettled()].some(Boolean);
       } catch (e) {
         // A busy or failing journal: the next scrape or the next second counts them.
         this.d.ctx.logger.debug({ err: e instanceof Error ? e.message : String(e) }, 'could not count new punches');

@@ -129,6 +129,23 @@ describe('JournalTotals.catchUp: new punches counted a bounded step at a time', 
       expect(totals.catchUp(2000)).toBe(false);
       expect(totals.journaledByTerminal().get('t9')).toBe(1);
       expect([...totals.journaledByTerminal().values()].reduce((a, b) => a + b, 0)).toBe(5001);
+
+      // Settled punches are only noted in the settle's turn; looked up later, a bounded step at a time.
+      const claimed = journal.claim(5);
+      const outcomes = claimed.map((p) => ({ id: p.id, kind: 'delivered' as const }));
+      journal.settle(outcomes);
+      const lookups: number[] = [];
+      const queries = journal.queries;
+      const spy = queries.deliveredAmongIds.bind(queries);
+      queries.deliveredAmongIds = (ids) => (lookups.push(ids.length), spy(ids));
+      totals.settled(outcomes);
+      expect(lookups).toEqual([]);
+      expect(totals.countSettled(2)).toBe(true);
+      expect(totals.countSettled(2)).toBe(true);
+      expect(totals.countSettled(2)).toBe(false);
+      expect(totals.countSettled(2)).toBe(false);
+      expect(lookups).toEqual([2, 2, 1]);
+      expect([...totals.deliveredByTerminal().values()].reduce((a, b) => a + b, 0)).toBe(5);
     } finally {
       journal.close();
       tmp.cleanup();
