@@ -15,6 +15,15 @@
  * Measured: the daemon's event-loop delay (prom-client's nodejs_eventloop_lag_* of each scrape:
  * p99 and max of each 5 s window), each POST's time to OK, each scrape's time. Baseline: the same
  * workload on an empty journal, for a fifth of the time (at least 30 s).
+ *
+ * Where the time went, printed for each side (info rows): the CPU time of the daemon, of the
+ * simulators (HRMS, ZK terminals, push terminals) and of this process (the scraper) over the
+ * measured span, from /proc, as shares of one core, and how busy the whole box was (other work
+ * on a shared machine included: a box busy near 200 % leaves the daemon waiting for a core, and
+ * the delays are then the machine's); the daemon's garbage collection (nodejs_gc_duration_seconds);
+ * and its labelled jobs that held the loop 20 ms or more (eventLoop.longTasks of its status.json,
+ * window by window). The simulators stay at normal priority: they used 6 to 14 % of one core in
+ * the runs of 2026-11-28 (the daemon 38 to 56 %), so they are not what the daemon waits for.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
