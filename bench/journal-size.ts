@@ -15,13 +15,25 @@
  * Measured: the daemon's event-loop delay (prom-client's nodejs_eventloop_lag_* of each scrape:
  * p99 and max of each 5 s window), each POST's time to OK, each scrape's time. Baseline: the same
  * workload on an empty journal, for a fifth of the time (at least 30 s).
+ *
+ * Where the time went, printed for each side (info rows): the CPU time of the daemon, of the
+ * simulators (HRMS, ZK terminals, push terminals) and of this process (the scraper) over the
+ * measured span, from /proc, as shares of one core, and how busy the whole box was (other work
+ * on a shared machine included: a box busy near 200 % leaves the daemon waiting for a core, and
+ * the delays are then the machine's); the daemon's garbage collection (nodejs_gc_duration_seconds);
+ * and its labelled jobs that held the loop 20 ms or more (eventLoop.longTasks of its status.json,
+ * window by window). The simulators stay at normal priority: they used 6 to 14 % of one core in
+ * the runs of 2026-11-28 (the daemon 38 to 56 %), so they are not what the daemon waits for.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseConfig } from '../src/config/load.js';
 import { Journal } from '../src/journal/index.js';
 import type { Punch } from '../src/punch.js';
 import { buildStatus } from '../src/status/index.js';
+import type { LongTasks } from '../src/status/types.js';
 import { bigJournal } from './lib/big-journal.js';
+import { CpuShares } from './lib/box-cpu.js';
 import { BenchChild } from './lib/child.js';
 import { daemonAvailable, startDaemonRig } from './lib/daemon.js';
 import { hrmsStats } from './lib/hrms.js';
@@ -163,6 +175,48 @@ interface BusyResult {
   attlog: PushLoadResult;
   rtlog: PushLoadResult;
   delivered: number;
+  /** Who used the CPU over the measured span (shares of one core) and how busy the whole box was. */
+  cpu: ReturnType<CpuShares['end']>;
+  /** The daemon's garbage collection over the span (ms, prom-client's nodejs_gc_duration_seconds). */
+  gcMs: number | undefined;
+  /** The daemon's labelled tasks of 20 ms or more over the span, per label (its status.json, window by window). */
+  longTasks: LongTasks[];
+}
+
+/** The sum of a metric's samples of a Prometheus text exposition (all its label sets), or undefined. */
+function sumOf(text: string, name: string): number | undefined {
+  let sum: number | undefined;
+  for (const m of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'gm')))
+    sum = (sum ?? 0) + Number(m[1]);
+  return sum;
+}
+
+/** The event-loop window of the status log's status.json (its `since` says which), if it has one. */
+function statusLoop(dir: string): { since: string; longTasks?: LongTasks[] } | undefined {
+  try {
+    const r = JSON.parse(readFileSync(join(dir, 'status.json'), 'utf8')) as {
+      eventLoop?: { since: string; longTasks?: LongTasks[] };
+    };
+    return r.eventLoop;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The long tasks of every window seen, per label: counts and totals added, the longest kept. */
+function addUp(windows: Iterable<LongTasks[]>): LongTasks[] {
+  const m = new Map<string, LongTasks>();
+  for (const w of windows)
+    for (const t of w) {
+      const a = m.get(t.label);
+      if (!a) m.set(t.label, { ...t });
+      else {
+        a.count += t.count;
+        a.totalMs += t.totalMs;
+        a.maxMs = Math.max(a.maxMs, t.maxMs);
+      }
+    }
+  return [...m.values()].sort((a, b) => b.totalMs - a.totalMs);
 }
 
 /** Reads one gauge of a Prometheus text exposition (seconds), or undefined. */
@@ -226,20 +280,43 @@ async function busyRun(seconds: number, delivered: number, pending: number): Pro
     const scrapes: number[] = [];
     const end = nowMs() + seconds * 1000;
     // The first scrape resets the delay figures gathered during the warm-up.
-    await fetch(url).then((r) => r.text());
+    const first = await fetch(url).then((r) => r.text());
+    const cpu = new CpuShares({
+      daemon: [rig.daemon.pid ?? -1],
+      simulators: [rig.hrms.pid, rig.terminals.pid, load.pid, load2.pid],
+      scraper: [process.pid],
+    });
+    // Each window of the status log's event-loop figures, as last seen (a window read again has grown).
+    const windows = new Map<string, LongTasks[]>();
+    let text = first;
     while (nowMs() < end) {
       await sleep(5000);
       const t0 = nowMs();
-      const text = await fetch(url).then((r) => r.text());
+      text = await fetch(url).then((r) => r.text());
       scrapes.push(nowMs() - t0);
+      const w = statusLoop(rig.dir);
+      if (w) windows.set(w.since, w.longTasks ?? []);
       const p99 = gauge(text, 'nodejs_eventloop_lag_p99_seconds');
       const max = gauge(text, 'nodejs_eventloop_lag_max_seconds');
       if (p99 !== undefined) loopP99.push(p99 * 1000);
       if (max !== undefined) loopMax.push(max * 1000);
     }
+    const shares = cpu.end();
+    const gc0 = sumOf(first, 'nodejs_gc_duration_seconds_sum');
+    const gc1 = sumOf(text, 'nodejs_gc_duration_seconds_sum');
     const [a, r] = await Promise.all([attlog, rtlog]);
     const stats = await hrmsStats(rig.hrms);
-    return { loopP99, loopMax, scrapes, attlog: a, rtlog: r, delivered: stats.added };
+    return {
+      loopP99,
+      loopMax,
+      scrapes,
+      attlog: a,
+      rtlog: r,
+      delivered: stats.added,
+      cpu: shares,
+      gcMs: gc0 !== undefined && gc1 !== undefined ? (gc1 - gc0) * 1000 : undefined,
+      longTasks: addUp(windows.values()),
+    };
   } finally {
     await Promise.all([load.stop(), load2.stop()]);
     await rig.stop();
@@ -270,8 +347,30 @@ export async function benchBusyBox(): Promise<BenchRow[]> {
         `(${fmt(r.rtlog.latencies.length)} posts, ${r.rtlog.failed} failed); /metrics p99 ${fmt(percentile(r.scrapes, 99), 1)} ms ` +
         `(${r.scrapes.length} scrapes); punches at the HRMS: ${fmt(r.delivered)}`,
     );
+  // Where the time went: who had the CPU (shares of one core; the box has two), the daemon's
+  // garbage collection, and which of its labelled jobs held the loop 20 ms or more.
+  const where = (name: string, r: BusyResult) => {
+    const c = r.cpu.cores;
+    const pct = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? '?' : `${fmt(x * 100, 0)}%`);
+    log(
+      `  ${name}: CPU over ${fmt(r.cpu.wallMs / 1000, 0)} s (of one core): daemon ${pct(c.daemon)}, simulators ${pct(c.simulators)}, ` +
+        `scraper ${pct(c.scraper)}; the whole box ${pct(r.cpu.boxCores)} of ${pct(r.cpu.boxOf)} (other work on it included); ` +
+        `daemon GC ${r.gcMs === undefined ? '?' : `${fmt(r.gcMs, 0)} ms`}`,
+    );
+    const top = r.longTasks.slice(0, 6);
+    log(
+      `  ${name}: daemon tasks of 20 ms or more: ` +
+        (top.length === 0
+          ? 'none'
+          : top
+              .map((t) => `${t.label} ${fmt(t.count)}x (max ${fmt(t.maxMs, 0)} ms, ${fmt(t.totalMs, 0)} ms in all)`)
+              .join('; ')),
+    );
+  };
   say('empty journal', base);
+  where('empty journal', base);
   say(`${fmt(delivered)} delivered`, ours);
+  where(`${fmt(delivered)} delivered`, ours);
   const loopP99 = Math.max(...ours.loopP99);
   const loopMax = Math.max(...ours.loopMax);
   const att = percentile(ours.attlog.latencies, 99);
@@ -324,6 +423,30 @@ export async function benchBusyBox(): Promise<BenchRow[]> {
       baseline: percentile(base.scrapes, 99),
       target: `<= ${SCRAPE_P99_LIMIT_MS} ms`,
       pass: scrape <= SCRAPE_P99_LIMIT_MS,
+    },
+    {
+      bench: 'busy-box',
+      metric: 'daemon CPU (share of one core; the box has 2)',
+      unit: '%',
+      ours: 100 * (ours.cpu.cores.daemon ?? NaN),
+      baseline: 100 * (base.cpu.cores.daemon ?? NaN),
+      target: 'info',
+    },
+    {
+      bench: 'busy-box',
+      metric: 'simulators and scraper CPU (share of one core)',
+      unit: '%',
+      ours: 100 * ((ours.cpu.cores.simulators ?? NaN) + (ours.cpu.cores.scraper ?? NaN)),
+      baseline: 100 * ((base.cpu.cores.simulators ?? NaN) + (base.cpu.cores.scraper ?? NaN)),
+      target: 'info',
+    },
+    {
+      bench: 'busy-box',
+      metric: 'whole box busy, other work included (share of one core)',
+      unit: '%',
+      ours: 100 * (ours.cpu.boxCores ?? NaN),
+      baseline: 100 * (base.cpu.boxCores ?? NaN),
+      target: 'info',
     },
   ];
 }

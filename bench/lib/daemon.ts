@@ -32,6 +32,8 @@ export interface DaemonRig {
   terminals: BenchChild<TerminalChildReady>;
   /** Punches on the terminals at start (all must reach the HRMS during warm-up). */
   initialPunches: number;
+  /** The folder of the journal, the config and the status log (status.txt, status.json). */
+  dir: string;
   stderrTail: () => string;
   stop: () => Promise<void>;
 }
@@ -132,7 +134,7 @@ export async function startDaemonRig(o: RigOptions, warmupTimeoutMs: number): Pr
     await stop();
     throw e;
   }
-  return { daemon, hrms, terminals, initialPunches, stderrTail: () => tail, stop };
+  return { daemon, hrms, terminals, initialPunches, dir: scratch.dir, stderrTail: () => tail, stop };
 }
 
 /** `NODE_OPTIONS` of the unit. */

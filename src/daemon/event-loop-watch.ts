@@ -1,6 +1,7 @@
 import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
 import { withTogether } from '../journal/together.js';
 import type { DeliveryQueue } from '../journal/types.js';
+import type { LongTasks } from '../status/types.js';
 import type { Logger } from '../util/logger.js';
 
 /** A turn of the event loop longer than this is said in the log as a warning, naming what ran. */
@@ -11,6 +12,12 @@ const TICK_MS = 500;
 const NOTED_MS = 20;
 /** A window younger than this shows the last whole one instead (too few turns to say anything). */
 const MIN_WINDOW_MS = 1000;
+/** Labels tallied per window at most (each terminal's journal write has its own); the rest are counted together. */
+const TALLIED_LABELS = 64;
+/** Labels shown with the figures, the ones that held the loop longest in all. */
+const SHOWN_LABELS = 5;
+/** Where labels past TALLIED_LABELS are counted. */
+export const OTHER_LABELS = '(other labelled tasks)';
 
 /** The event loop's delay over a window (milliseconds), as the status and /metrics show it. */
 export interface EventLoopFigures {
@@ -19,6 +26,12 @@ export interface EventLoopFigures {
   maxMs: number;
   /** The window's start (epoch ms). */
   since: number;
+  /**
+   * The labelled tasks that held the loop 20 ms or more in the window, longest in all first (at
+   * most five labels): which of the daemon's own jobs made the delay. None: no labelled task did
+   * (the delay came from unlabelled work, the garbage collector, or a box too busy to run it).
+   */
+  longTasks?: LongTasks[];
 }
 
 /**
@@ -42,6 +55,8 @@ export class EventLoopWatch {
   private current: string | undefined;
   /** The last whole window's figures, once one has ended. */
   private previous: EventLoopFigures | undefined;
+  /** This window's labelled tasks of NOTED_MS or longer, per label. */
+  private tasks = new Map<string, LongTasks>();
 
   /** CPU time of the process (ms) at the last tick: a stall with little of it was the box's, not the daemon's. */
   private lastCpu = 0;
@@ -53,6 +68,8 @@ export class EventLoopWatch {
     private readonly cpuMs: () => number = processCpuMs,
     /** How long a window of the delay figures lasts (the daemon's status interval, as it is now; at least 1 s). */
     private readonly windowMs: () => number = () => 60_000,
+    /** The monotonic clock a task is timed with (tests give their own: a task's length without a timed wait). */
+    private readonly monoNow: () => number = () => performance.now(),
   ) {
     this.windowStart = wallNow();
   }
@@ -83,13 +100,14 @@ export class EventLoopWatch {
   run<T>(label: string, fn: () => T): T {
     const outer = this.current;
     this.current = label;
-    const t0 = performance.now();
+    const t0 = this.monoNow();
     const cpu0 = this.cpuMs();
     try {
       return fn();
     } finally {
-      const ms = performance.now() - t0;
+      const ms = this.monoNow() - t0;
       this.current = outer;
+      if (ms >= NOTED_MS) this.tally(label, ms);
       if (ms > STALL_WARN_MS) {
         // Its CPU time tells whether the task itself was long or the box held the process
         // while it ran (a stopped process, a busy box): only two clock reads per task otherwise.
@@ -117,13 +135,42 @@ export class EventLoopWatch {
     const h = this.histogram;
     const ms = (ns: number) => Math.round((ns / 1e6) * 10) / 10;
     if (h.count === 0) return undefined;
-    return { p50Ms: ms(h.percentile(50)), p99Ms: ms(h.percentile(99)), maxMs: ms(h.max), since: this.windowStart };
+    const figures: EventLoopFigures = {
+      p50Ms: ms(h.percentile(50)),
+      p99Ms: ms(h.percentile(99)),
+      maxMs: ms(h.max),
+      since: this.windowStart,
+    };
+    const long = this.longTasks();
+    if (long.length > 0) figures.longTasks = long;
+    return figures;
+  }
+
+  /** Counts a labelled task that ran NOTED_MS or longer in this window. */
+  private tally(label: string, ms: number): void {
+    const key = this.tasks.has(label) || this.tasks.size < TALLIED_LABELS ? label : OTHER_LABELS;
+    const t = this.tasks.get(key);
+    if (t) {
+      t.count++;
+      t.totalMs += ms;
+      if (ms > t.maxMs) t.maxMs = ms;
+    } else this.tasks.set(key, { label: key, count: 1, maxMs: ms, totalMs: ms });
+  }
+
+  /** This window's long labelled tasks, the labels that held the loop longest in all first. */
+  private longTasks(): LongTasks[] {
+    const round = (ms: number) => Math.round(ms * 10) / 10;
+    return [...this.tasks.values()]
+      .sort((a, b) => b.totalMs - a.totalMs)
+      .slice(0, SHOWN_LABELS)
+      .map((t) => ({ label: t.label, count: t.count, maxMs: round(t.maxMs), totalMs: round(t.totalMs) }));
   }
 
   /** Ends the current window (kept as the last whole one) and begins the next. */
   private roll(): void {
     this.previous = this.windowFigures() ?? this.previous;
     this.histogram.reset();
+    this.tasks = new Map();
     this.windowStart = this.wallNow();
     this.windowStartMono = performance.now();
   }

@@ -322,16 +322,23 @@ export class JournalQueries {
       .deferred();
   }
 
-  /** Punches journalled after row `afterId`, per terminal (row ids only grow: a range of the table). */
-  journaledSince(afterId: number): { terminal: string; count: number; maxId: number }[] {
-    return (
-      this.db
-        // NOT INDEXED: a rowid range, not a walk of the unique index.
-        .prepare(
-          `SELECT terminal, count(*) AS count, max(id) AS maxId FROM punches NOT INDEXED WHERE id > ? GROUP BY terminal`,
-        )
-        .all(afterId) as { terminal: string; count: number; maxId: number }[]
-    );
+  /**
+   * Punches journalled after row `afterId` (up to row `upToId`, when given), per terminal (row ids
+   * only grow: a range of the table).
+   */
+  journaledSince(
+    afterId: number,
+    upToId = Number.MAX_SAFE_INTEGER,
+  ): { terminal: string; count: number; maxId: number }[] {
+    return this.prepare(
+      // NOT INDEXED: a rowid range, not a walk of the unique index.
+      `SELECT terminal, count(*) AS count, max(id) AS maxId FROM punches NOT INDEXED WHERE id > ? AND id <= ? GROUP BY terminal`,
+    ).all(afterId, upToId) as { terminal: string; count: number; maxId: number }[];
+  }
+
+  /** The newest punch's row id (0: none); the last row of the table's b-tree, not a scan. */
+  maxPunchId(): number {
+    return (this.prepare(`SELECT max(id) AS m FROM punches`).get() as { m: number | null }).m ?? 0;
   }
 
   /** How many of these punches are delivered, per terminal. */

@@ -13,6 +13,27 @@ export interface ScheduleSpec {
   expression: string;
   /** IANA zone the expression is read in (the terminal's `timezone`); undefined: the box's zone. */
   timezone?: string;
+  /** Each tick runs this long after the time the expression names (spreadOffsetMs); default 0. */
+  offsetMs?: number;
+}
+
+/** Polls of terminals that share a schedule of whole minutes are spread over this long. */
+export const POLL_SPREAD_MS = 10_000;
+
+/**
+ * A terminal's fixed place in the spread of polls that share a schedule: 200 terminals on
+ * `* * * * *` all polled in the same second made one burst of 200 connections and journal
+ * writes every minute, the daemon's event loop (and the push terminals' OKs, the scrapes)
+ * waiting behind it. Each terminal keeps its own offset (from its name), so it is still
+ * polled once per tick, at the same second each time. Schedules with a seconds field (6
+ * fields) tick too often to be spread: none.
+ */
+export function spreadOffsetMs(name: string, expression: string): number {
+  if (expression.trim().split(/\s+/).length !== 5) return 0;
+  // FNV-1a: stable across runs and Node versions, spread evenly enough over a few hundred names.
+  let h = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193) >>> 0;
+  return h % POLL_SPREAD_MS;
 }
 
 /** Starts calling `tick` at each time the spec names; returns the function that stops it. Tests pass their own. */
@@ -43,9 +64,19 @@ export function cronScheduler(logger?: Logger, steps?: ClockSteps): Scheduler {
     error: (m: string | Error) => log?.error({ err: String(m) }, 'scheduler error'),
     debug: (m: string | Error) => log?.debug(String(m)),
   };
-  return ({ expression, timezone }, tick) => {
+  return ({ expression, timezone, offsetMs = 0 }, tick) => {
+    // Ticks waiting out their offset (spreadOffsetMs); a stop cancels them.
+    const waiting = new Set<NodeJS.Timeout>();
+    const fire = () => {
+      if (offsetMs <= 0) return tick();
+      const t = setTimeout(() => {
+        waiting.delete(t);
+        tick();
+      }, offsetMs);
+      waiting.add(t);
+    };
     const arm = () => {
-      const t = createTask(expression, () => tick(), {
+      const t = createTask(expression, fire, {
         timezone,
         logger: sink,
         missedExecutionTolerance: LATE_TICK_TOLERANCE_MS,
@@ -62,6 +93,8 @@ export function cronScheduler(logger?: Logger, steps?: ClockSteps): Scheduler {
     return () => {
       unsubscribe?.();
       void task.destroy();
+      for (const t of waiting) clearTimeout(t);
+      waiting.clear();
     };
   };
 }

@@ -54,7 +54,15 @@ function readLive(path: string): LiveFacts | undefined {
       delivery: { nextTryAt: Number.isFinite(next) ? next : null, probing: next !== null },
       ...(clockSteps.length > 0 ? { clockSteps } : {}),
       ...(loop && Number.isFinite(loopSince)
-        ? { eventLoop: { p50Ms: loop.p50Ms, p99Ms: loop.p99Ms, maxMs: loop.maxMs, since: loopSince } }
+        ? {
+            eventLoop: {
+              p50Ms: loop.p50Ms,
+              p99Ms: loop.p99Ms,
+              maxMs: loop.maxMs,
+              since: loopSince,
+              ...(Array.isArray(loop.longTasks) ? { longTasks: loop.longTasks } : {}),
+            },
+          }
         : {}),
     };
   } catch {

@@ -1,6 +1,14 @@
 import type { JournalCounts } from '../journal/types.js';
 import type { ClockStep } from '../util/clock-steps.js';
 
+/** A label's tasks that held the daemon's event loop 20 ms or more in a window: how many, the longest, and all together (ms). */
+export interface LongTasks {
+  label: string;
+  count: number;
+  maxMs: number;
+  totalMs: number;
+}
+
 /** What `punchgate status`, the status log and `status --json` show. */
 export interface TerminalStatus {
   name: string;
@@ -166,7 +174,7 @@ export interface LiveFacts {
   /** Steps of the box's wall clock the daemon saw lately (ClockStepWatch.recent). */
   clockSteps?: readonly ClockStep[];
   /** The daemon's event-loop delay since its last status (src/daemon/event-loop-watch.ts). */
-  eventLoop?: { p50Ms: number; p99Ms: number; maxMs: number; since: number };
+  eventLoop?: { p50Ms: number; p99Ms: number; maxMs: number; since: number; longTasks?: LongTasks[] };
 }
 
 /** Whether `punchgate run` is alive, as a one-shot `punchgate status` sees it. */
@@ -242,7 +250,14 @@ export interface StatusReport {
    * percentile, longest), from `since`. A high figure: something held the daemon's one thread
    * (the log names it). Absent where the daemon does not run.
    */
-  eventLoop?: { p50Ms: number; p99Ms: number; maxMs: number; since: string };
+  eventLoop?: {
+    p50Ms: number;
+    p99Ms: number;
+    maxMs: number;
+    since: string;
+    /** The daemon's labelled jobs that held the loop 20 ms or more in the window (count, longest, all together). */
+    longTasks?: LongTasks[];
+  };
   /** Null inside the daemon (it is running); `punchgate status` fills it in. */
   daemon: { running: boolean; statusLogAt: string | null; stale: boolean } | null;
   /** Each alert as one line, `cause: fix` (alertItems, joined). */

@@ -28,6 +28,8 @@ export interface StatusWebDeps {
 const PAGE_REPORT_MAX_AGE_MS = 1000;
 /** The charts' figures (a day of the journal, read by row range) are read again at most this often. */
 const CHARTS_MAX_AGE_MS = 60_000;
+/** How often the punches journalled since are counted for /metrics, a bounded step per turn. */
+const COUNT_EVERY_MS = 1000;
 
 /**
  * The status page, /status.json, /metrics, /livez and /readyz of `punchgate run`: the HTTP
@@ -41,6 +43,8 @@ export class StatusWeb {
   private readonly server: StatusServer;
   private readonly startedAt: number;
   private charts: { series: HourlySeries; at: number } | undefined;
+  private counting: NodeJS.Timeout | undefined;
+  private countingNow = false;
 
   constructor(private readonly d: StatusWebDeps) {
     this.startedAt = d.ctx.clock.now();
@@ -88,7 +92,35 @@ export class StatusWeb {
   }
 
   start(): Promise<void> {
+    // The punches journalled since the last count, counted a bounded step per turn of the event
+    // loop between scrapes, so a scrape has about a second of them left to count, not all since
+    // the last scrape (JournalTotals.catchUp).
+    this.counting = setInterval(() => this.countSteps(), COUNT_EVERY_MS);
+    this.counting.unref();
     return this.server.start();
+  }
+
+  /** Counts the new and the delivered punches for /metrics, one bounded step per turn, until none is left. */
+  private countSteps(): void {
+    if (this.countingNow || !this.totals) return;
+    this.countingNow = true;
+    const step = () => {
+      let more = false;
+      try {
+        const totals = this.totals;
+        // Both run each step (no short cut): new rows and settled punches are counted alike.
+        more =
+          this.counting !== undefined &&
+          totals !== undefined &&
+          [totals.catchUp(), totals.countSettled()].some(Boolean);
+      } catch (e) {
+        // A busy or failing journal: the next scrape or the next second counts them.
+        this.d.ctx.logger.debug({ err: e instanceof Error ? e.message : String(e) }, 'could not count new punches');
+      }
+      if (more) setImmediate(step);
+      else this.countingNow = false;
+    };
+    step();
   }
 
   async reload(): Promise<void> {
@@ -97,6 +129,8 @@ export class StatusWeb {
   }
 
   stop(): Promise<void> {
+    clearInterval(this.counting);
+    this.counting = undefined;
     return this.server.stop();
   }
 

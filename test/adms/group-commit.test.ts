@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { IngestResult, PunchUpload } from '../../src/journal/types.js';
-import { GroupCommit } from '../../src/sources/adms/group-commit.js';
+import { GroupCommit, MAX_GROUP_PUNCHES } from '../../src/sources/adms/group-commit.js';
 import { Journal } from '../../src/journal/index.js';
 import { PushStore } from '../../src/journal/push-store.js';
 import { systemClock } from '../../src/util/clock.js';
@@ -65,5 +65,44 @@ describe('group commit of uploads', () => {
     ]);
     expect(second.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(calls).toEqual([['a', 'poison', 'c'], ['a'], ['poison'], ['c']]);
+  });
+  it('splits uploads that arrive together into transactions of at most MAX_GROUP_PUNCHES punches, one per turn', async () => {
+    const tmp = tempDir();
+    const journal = Journal.open({ path: tmp.path('j.db'), site: 'g', mode: 'owner' });
+    try {
+      const store = new PushStore(journal.db, journal, systemClock);
+      const events: string[] = [];
+      const g = new GroupCommit({
+        commitPunches: (u: readonly PunchUpload[]) => {
+          events.push(`commit ${u.reduce((n, x) => n + x.punches.length, 0)}`);
+          return store.commitPunches(u);
+        },
+      });
+      // About 10 to 20 us a punch on a 2-core box: a bound of a few hundred keeps a turn near 10 ms.
+      expect(MAX_GROUP_PUNCHES).toBeLessThanOrEqual(1000);
+      const per = 100;
+      const n = Math.ceil((2.5 * MAX_GROUP_PUNCHES) / per); // two and a half groups' worth
+      // A large upload alone is still taken whole (a group always takes its first upload).
+      const big = 2 * MAX_GROUP_PUNCHES;
+      const uploads = [...Array.from({ length: n }, (_, i) => upload(`t${i}`, per, '1')), upload('big', big, '1')];
+      const results = await Promise.all(
+        uploads.map((u, i) => g.submit(u).then((r) => (events.push(`answered ${i}`), r))),
+      );
+      const commits = events.filter((e) => e.startsWith('commit')).map((e) => Number(e.split(' ')[1]));
+      const perGroup = MAX_GROUP_PUNCHES / per;
+      expect(commits).toEqual([
+        ...Array.from({ length: Math.floor(n / perGroup) }, () => MAX_GROUP_PUNCHES),
+        ...(n % perGroup ? [(n % perGroup) * per] : []),
+        big,
+      ]);
+      // Each group is answered before the next is committed: the next waits for a later turn.
+      expect(events.indexOf('answered 0')).toBeLessThan(events.indexOf(`commit ${MAX_GROUP_PUNCHES}`, 1));
+      // Every punch journalled, none twice.
+      expect(results.reduce((a, r) => a + r.added, 0)).toBe(n * per + big);
+      expect(journal.counts().pending).toBe(n * per + big);
+    } finally {
+      journal.close();
+      tmp.cleanup();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { EventLoopWatch, STALL_WARN_MS } from '../../src/daemon/event-loop-watch.js';
+import { EventLoopWatch, OTHER_LABELS, STALL_WARN_MS } from '../../src/daemon/event-loop-watch.js';
 import { waitFor } from '../helpers/wait.js';
 
 /** Holds the thread for `ms` (what a long synchronous journal query does). */
@@ -108,5 +108,51 @@ describe('event-loop watch', () => {
     await new Promise((resolve) => setTimeout(resolve, 1200)); // two of the watch's ticks
     expect(warnings).toEqual([]);
     expect(watch.figures()!.maxMs).toBeLessThan(STALL_WARN_MS);
+  });
+  it('tallies per label the tasks that held the loop 20 ms or more in the window, longest in all first', async () => {
+    // A fake monotonic clock: each task lasts what it says, without a timed wait.
+    let mono = 0;
+    const w = new EventLoopWatch(
+      { warn: (() => undefined) as never },
+      Date.now,
+      () => 0,
+      () => 60_000,
+      () => mono,
+    );
+    watch = w;
+    w.start();
+    const task = (label: string, ms: number) => w.run(label, () => void (mono += ms));
+    task('delivery batch (settle and claim)', 30);
+    task('delivery batch (settle and claim)', 45);
+    task('push terminals (journal)', 60);
+    task('status report', 19); // under 20 ms: not counted
+    for (let i = 0; i < 100; i++) task('delivery batch (claim)', 1);
+    // The monitor's first turn, so the window has figures.
+    await waitFor(() => w.figures() !== undefined, 5000, 'the first figures');
+    expect(w.figures()!.longTasks).toEqual([
+      { label: 'delivery batch (settle and claim)', count: 2, maxMs: 45, totalMs: 75 },
+      { label: 'push terminals (journal)', count: 1, maxMs: 60, totalMs: 60 },
+    ]);
+    // Labels past the tallied ones (each terminal's journal write has its own) are counted together.
+    for (let i = 0; i < 100; i++) task(`journal write (t${i})`, 20);
+    const long = w.figures()!.longTasks!;
+    expect(long).toHaveLength(5);
+    expect(long.find((t) => t.label === OTHER_LABELS)).toMatchObject({ count: 100 - 62, totalMs: 20 * 38 });
+  });
+
+  it('no long task in the window: no longTasks in the figures', async () => {
+    let mono = 0;
+    const w = new EventLoopWatch(
+      { warn: (() => undefined) as never },
+      Date.now,
+      () => 0,
+      () => 60_000,
+      () => mono,
+    );
+    watch = w;
+    w.start();
+    for (let i = 0; i < 50; i++) w.run('delivery batch (claim)', () => void (mono += 5));
+    await waitFor(() => w.figures() !== undefined, 5000, 'the first figures');
+    expect(w.figures()!.longTasks).toBeUndefined();
   });
 });

@@ -1,5 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { cronScheduler, maxSkippedTicks, PollLoop, ticksToSkip, type Scheduler } from '../../src/sources/schedule.js';
+import {
+  cronScheduler,
+  maxSkippedTicks,
+  POLL_SPREAD_MS,
+  PollLoop,
+  spreadOffsetMs,
+  ticksToSkip,
+  type Scheduler,
+} from '../../src/sources/schedule.js';
 
 const iso = (ms: number) => new Date(ms).toISOString().slice(0, 19) + 'Z';
 
@@ -22,6 +30,19 @@ describe('cronScheduler (node-cron) runs a schedule in the terminal time zone', 
     stop();
     return seen;
   }
+
+  it('runs each tick its offset after the time the expression names, and a stop cancels a tick waiting out its offset', async () => {
+    vi.setSystemTime(Date.UTC(2026, 0, 5, 8, 0, 30));
+    const seen: string[] = [];
+    const stop = cronScheduler()({ expression: '* * * * *', offsetMs: 7000 }, () => seen.push(iso(Date.now())));
+    await vi.advanceTimersByTimeAsync(3 * 60_000);
+    expect(seen).toEqual(['2026-01-05T08:01:07Z', '2026-01-05T08:02:07Z', '2026-01-05T08:03:07Z']);
+    // 08:03:30 now: the next tick is at 08:04:00, waiting until 08:04:07 when stopped.
+    await vi.advanceTimersByTimeAsync(33_000);
+    stop();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(seen).toHaveLength(3);
+  });
 
   it('reads the expression in the terminal zone, not the box zone (tests run in UTC)', async () => {
     expect(await ticks('0 9 * * *', 'America/New_York', 48)).toEqual(['2026-01-05T14:00:00Z', '2026-01-06T14:00:00Z']);
@@ -215,5 +236,22 @@ describe('PollLoop: one poll at a time, fewer polls while a terminal fails', () 
 
   it('ticksToSkip', () => {
     expect([0, 1, 2, 3, 4, 5, 6, 9].map(ticksToSkip)).toEqual([0, 0, 1, 3, 7, 15, 15, 15]);
+  });
+});
+
+describe('spreadOffsetMs: terminals sharing a schedule of whole minutes are not polled in the same second', () => {
+  it('gives each name a fixed offset within the spread, 200 terminals spread over it, none for a seconds schedule', () => {
+    const names = Array.from({ length: 200 }, (_, i) => `t${i + 1}`);
+    const offsets = names.map((n) => spreadOffsetMs(n, '* * * * *'));
+    expect(offsets.every((o) => Number.isInteger(o) && o >= 0 && o < POLL_SPREAD_MS)).toBe(true);
+    // The same name, the same place, each time (and in any zone or schedule of whole minutes).
+    expect(names.map((n) => spreadOffsetMs(n, '*/5 8-18 * * 1-5'))).toEqual(offsets);
+    // Spread: at most a tenth of them in any one second of the spread (all 200 in one before).
+    const perSecond = new Map<number, number>();
+    for (const o of offsets) perSecond.set(Math.floor(o / 1000), (perSecond.get(Math.floor(o / 1000)) ?? 0) + 1);
+    expect(perSecond.size).toBe(POLL_SPREAD_MS / 1000);
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(names.length / 10 + 15);
+    // A schedule with seconds ticks too often to wait out an offset.
+    expect(spreadOffsetMs('t1', '*/30 * * * * *')).toBe(0);
   });
 });

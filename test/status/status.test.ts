@@ -133,4 +133,37 @@ describe('status report and status log', () => {
     expect(readFileSync(path, 'utf8')).toContain('pending 1');
     log.stop();
   });
+  it("the interval's write takes three turns (report, status.json, status log); a write meanwhile drops the rest", async () => {
+    const secrets = new Secrets();
+    const path = tmp.path('status.txt');
+    const turns: string[] = [];
+    const log = new StatusLog(
+      path,
+      () => {
+        turns.push('status report');
+        return buildStatus(journal, config(), clock.now());
+      },
+      { logger: silentLogger(), secrets, run: (label, fn) => (turns.push(label), fn()) },
+    );
+    log.writeInSteps();
+    // Work that came meanwhile (a push terminal's POST) runs between the steps.
+    setImmediate(() => turns.push('other work'));
+    await new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+    expect(turns).toEqual(['status report', 'status log (status.json)', 'other work', 'status log (status.txt)']);
+    expect(readFileSync(path, 'utf8')).toContain('plant-a');
+    expect(JSON.parse(readFileSync(tmp.path('status.json'), 'utf8')).site).toBe('plant-a');
+
+    // A write in steps overtaken by a write now (a reload) or a stop writes nothing more.
+    journal.ingest([{ terminal: 'gate-1', biometricCode: '1', logTime: '2026-11-22 08:00:00' }]);
+    log.write();
+    const now = readFileSync(path, 'utf8');
+    expect(now).toContain('pending 1');
+    turns.length = 0;
+    journal.ingest([{ terminal: 'gate-1', biometricCode: '2', logTime: '2026-11-22 08:01:00' }]);
+    log.writeInSteps(); // its report has 2 pending
+    log.stop();
+    await new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+    expect(turns).toEqual(['status report']);
+    expect(readFileSync(path, 'utf8')).toBe(now);
+  });
 });

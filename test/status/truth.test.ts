@@ -207,4 +207,34 @@ describe('punchgate status says whether the daemon runs', () => {
       /^punchgate run has not rewritten the status log since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d: it may be stuck: look at journalctl -u punchgate and restart it/,
     );
   });
+  it("a running daemon's event-loop figures, with the jobs that held its loop, reach `punchgate status` from its status.json", () => {
+    const { tmp } = site();
+    Journal.open({ path: tmp.path('journal.db'), site: 'plant-s', mode: 'owner' }).close();
+    const lock = OwnerLock.acquire(tmp.path('journal.db'));
+    cleanups.push(() => lock.release());
+    writeFileSync(tmp.path('status.txt'), 'now\n');
+    const longTasks = [{ label: 'delivery batch (settle and claim)', count: 3, maxMs: 41.5, totalMs: 97.2 }];
+    const since = new Date(Date.now() - 5000).toISOString();
+    writeFileSync(
+      tmp.path('status.json'),
+      JSON.stringify({ eventLoop: { p50Ms: 10.1, p99Ms: 22.3, maxMs: 41.9, since, longTasks } }),
+    );
+    const config = parseConfig(
+      {
+        site: 'plant-s',
+        journal: { path: 'journal.db' },
+        hrms: { baseUrl: 'http://127.0.0.1:9', tokenFile: 'token' },
+        status: { intervalMs: 60_000 },
+      },
+      tmp.dir,
+    );
+    const probe = probeDaemon(config, Date.now());
+    expect(probe.live?.eventLoop).toEqual({
+      p50Ms: 10.1,
+      p99Ms: 22.3,
+      maxMs: 41.9,
+      since: Date.parse(since),
+      longTasks,
+    });
+  });
 });

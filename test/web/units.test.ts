@@ -98,6 +98,61 @@ describe('JournalTotals: journaled and delivered per terminal, from the journal'
   });
 });
 
+describe('JournalTotals.catchUp: new punches counted a bounded step at a time', () => {
+  it('counts at most the given rows per step, until none is left, each punch once', () => {
+    const tmp = tempDir('punchgate-totals-');
+    const journal = Journal.open({ path: tmp.path('j.db'), site: 's', mode: 'owner' });
+    try {
+      const totals = new JournalTotals(journal.queries);
+      const punches = Array.from({ length: 5000 }, (_, i) => ({
+        terminal: `t${i % 3}`,
+        biometricCode: String(i),
+        logTime: '2026-11-22 08:00:00',
+      }));
+      journal.ingest(punches);
+      let steps = 0;
+      const counted: number[] = [];
+      while (totals.catchUp(2000)) {
+        steps++;
+        // Read what is counted so far without counting more (journaledByTerminal would catch up).
+        counted.push(
+          [...(totals as unknown as { journaled: Map<string, number> }).journaled.values()].reduce((a, b) => a + b, 0),
+        );
+      }
+      steps++;
+      expect(steps).toBe(3);
+      expect(counted).toEqual([2000, 4000]);
+      expect(totals.catchUp(2000)).toBe(false); // nothing new: nothing to do
+      expect(Object.fromEntries(totals.journaledByTerminal())).toEqual({ t0: 1667, t1: 1667, t2: 1666 });
+      // More rows after: the next step counts only them.
+      journal.ingest([{ terminal: 't9', biometricCode: '1', logTime: '2026-11-22 09:00:00' }]);
+      expect(totals.catchUp(2000)).toBe(false);
+      expect(totals.journaledByTerminal().get('t9')).toBe(1);
+      expect([...totals.journaledByTerminal().values()].reduce((a, b) => a + b, 0)).toBe(5001);
+
+      // Settled punches are only noted in the settle's turn; looked up later, a bounded step at a time.
+      const claimed = journal.claim(5);
+      const outcomes = claimed.map((p) => ({ id: p.id, kind: 'delivered' as const }));
+      journal.settle(outcomes);
+      const lookups: number[] = [];
+      const queries = journal.queries;
+      const spy = queries.deliveredAmongIds.bind(queries);
+      queries.deliveredAmongIds = (ids) => (lookups.push(ids.length), spy(ids));
+      totals.settled(outcomes);
+      expect(lookups).toEqual([]);
+      expect(totals.countSettled(2)).toBe(true);
+      expect(totals.countSettled(2)).toBe(true);
+      expect(totals.countSettled(2)).toBe(false);
+      expect(totals.countSettled(2)).toBe(false);
+      expect(lookups).toEqual([2, 2, 1]);
+      expect([...totals.deliveredByTerminal().values()].reduce((a, b) => a + b, 0)).toBe(5);
+    } finally {
+      journal.close();
+      tmp.cleanup();
+    }
+  });
+});
+
 describe('LatestReport: one report shared by the status log, the page and /metrics', () => {
   it('builds again only when the last one is too old', () => {
     const clock = fakeClock();

@@ -110,6 +110,6 @@ describe('ZK source', () => {
     });
     await src.start();
     await src.stop();
-    expect(specs).toEqual([{ expression: '0 */5 * * * *', timezone: 'Asia/Kolkata' }]);
+    expect(specs).toEqual([{ expression: '0 */5 * * * *', timezone: 'Asia/Kolkata', offsetMs: 0 }]); // seconds: not spread
   });
 });

@@ -1,5 +1,5 @@
 import type { ZkTerminalConfig } from '../../config/terminals.js';
-import { cronScheduler, PollLoop, type Scheduler } from '../schedule.js';
+import { cronScheduler, PollLoop, spreadOffsetMs, type Scheduler } from '../schedule.js';
 import type { Source, SourceDeps } from '../types.js';
 import { defaultClientFactory, pollTerminal, type ClientFactory, type DownloadMark, type PollResult } from './poll.js';
 import { RealtimeLink } from './realtime.js';
@@ -24,7 +24,7 @@ export class ZkSource implements Source {
   ) {
     this.name = cfg.name;
     this.loop = new PollLoop({
-      spec: { expression: cfg.schedule, timezone: cfg.timezone },
+      spec: { expression: cfg.schedule, timezone: cfg.timezone, offsetMs: spreadOffsetMs(cfg.name, cfg.schedule) },
       scheduler: opts.scheduler ?? cronScheduler(deps.logger, deps.clockSteps),
       poll: () =>
         pollTerminal(this.cfg, this.deps, this.opts.clientFactory, this.abort.signal, this.lastDownload).then((r) => {
