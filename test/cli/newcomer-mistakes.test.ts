@@ -1,0 +1,103 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runPunchgate } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+import { waitFor } from '../helpers/wait.js';
+
+/**
+ * The mistakes of someone who follows the README for the first time (found by a new-user trial):
+ * each ends with what to try, never a bare error code, and a first start in a fresh folder works.
+ */
+describe('a newcomer’s first commands', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  beforeEach(() => (tmp = tempDir('punchgate-newcomer-')));
+  afterEach(() => tmp.cleanup());
+
+  const head = 'site: plant-a\njournal:\n  path: journal.db\nhrms:\n  baseUrl: https://hr.example.com\n';
+
+  it('a command without --config, with no config at the default path: exit 78 naming --config and the example', async () => {
+    const missing = tmp.path('punchgate.yaml');
+    for (const command of ['status', 'punches', 'flush']) {
+      const r = await runPunchgate(['--config', missing, command]);
+      expect(r.status, r.stderr).toBe(78);
+      expect(r.stderr).toContain(`${missing}: cannot read the config file (ENOENT): no such file`);
+      expect(r.stderr).toContain('--config FILE');
+      expect(r.stderr).toContain('PUNCHGATE_CONFIG');
+      expect(r.stderr).toContain('config/punchgate.example.yaml');
+    }
+    // PUNCHGATE_CONFIG is what the default is made of: the same words when it names no file.
+    const env = await runPunchgate(['status'], { env: { PUNCHGATE_CONFIG: missing } });
+    expect(env.status).toBe(78);
+    expect(env.stderr).toContain(`${missing}: cannot read the config file (ENOENT): no such file`);
+    // check says to do what the line says, not to correct a line the file does not have.
+    const check = await runPunchgate(['--config', missing, 'check']);
+    expect(check.status).toBe(78);
+    expect(check.stdout).toContain('do what the line below says, then run punchgate check again');
+    expect(check.stdout).not.toContain('correct the line below');
+    expect(check.stdout).toContain('--config FILE');
+  });
+
+  it('a folder given as the config: exit 78 saying to name the file in it', async () => {
+    mkdirSync(tmp.path('etc'));
+    const r = await runPunchgate(['--config', tmp.path('etc'), 'status']);
+    expect(r.status).toBe(78);
+    expect(r.stderr).toContain('cannot read the config file (EISDIR): this is a folder: name the YAML file in it');
+  });
+
+  it('a kind by its vendor’s or protocol’s name: the kind meant is named', async () => {
+    const cases: [string, string, string][] = [
+      ['push', 'terminals[0] (lobby).kind', 'adms'],
+      ['zkteco', 'terminals[0] (lobby).kind', 'zk'],
+      ['ZKBioTime', 'terminals[0] (lobby).kind', 'biotime'],
+      ['iclock', 'terminals[0] (lobby).kind', 'adms'],
+    ];
+    const file = tmp.path('punchgate.yaml');
+    for (const [kind, path, meant] of cases) {
+      writeFileSync(file, `${head}terminals:\n  - name: lobby\n    kind: ${kind}\n    host: 192.168.1.201\n`);
+      const r = await runPunchgate(['--config', file, 'check', '--config-only']);
+      expect(r.status, kind).toBe(78);
+      expect(r.stdout).toContain(`punchgate.yaml:8: ${path}: must be one of`);
+      expect(r.stdout, kind).toContain(`got the text "${kind}" (did you mean "${meant}"?)`);
+    }
+    writeFileSync(
+      file,
+      `${head}sinks:\n  - name: erp\n    kind: erpnext\n    baseUrl: https://erp.example.com\n    apiKeyFile: k\n    apiSecretFile: s\n`,
+    );
+    const sink = await runPunchgate(['--config', file, 'check', '--config-only']);
+    expect(sink.status).toBe(78);
+    expect(sink.stdout).toContain('got the text "erpnext" (did you mean "frappe"?)');
+    // A real typo still gets its near miss, and a word far from every kind none.
+    writeFileSync(file, `${head}terminals:\n  - name: lobby\n    kind: sap\n    host: 192.168.1.201\n`);
+    const far = await runPunchgate(['--config', file, 'check', '--config-only']);
+    expect(far.stdout).toContain('got the text "sap"');
+    expect(far.stdout).not.toContain('did you mean');
+  });
+
+  it('a first start with the journal in a folder not made yet keeps the last good config from the start', async () => {
+    const file = tmp.path('punchgate.yaml');
+    writeFileSync(
+      file,
+      'site: plant-a\njournal:\n  path: data/journal.db\nhrms:\n  baseUrl: http://127.0.0.1:9\nstatus:\n  listen: false\n',
+    );
+    const copy = tmp.path('data/config.last-good.yaml');
+    const { PUNCHGATE_HRMS_TOKEN: _t, PUNCHGATE_CONFIG: _c, NOTIFY_SOCKET: _n, ...env } = process.env;
+    const child = spawn(process.execPath, ['dist/punchgate.js', 'run', '--config', file, '--log-format', 'text'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env,
+    });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (out += b.toString()));
+    const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    try {
+      await waitFor(() => out.includes('punchgate running'), 20_000, 'the daemon running');
+      expect(out).not.toContain('could not keep a copy of the config');
+      expect(existsSync(copy)).toBe(true);
+      expect(readFileSync(copy, 'utf8')).toContain('path: data/journal.db');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  }, 40_000);
+});
