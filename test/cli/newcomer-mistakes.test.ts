@@ -74,6 +74,18 @@ describe('a newcomer’s first commands', () => {
     expect(far.stdout).not.toContain('did you mean');
   });
 
+  it('the demo with a kind or an HRMS by another name: exit 78 naming the one meant', async () => {
+    const kinds = await runPunchgate(['demo', '--terminals', 'zk,push']);
+    expect(kinds.status).toBe(78);
+    expect(kinds.stderr).toContain('found "zk,push" (did you mean "adms" for "push"?)');
+    const hrms = await runPunchgate(['demo', '--hrms', 'erpnext']);
+    expect(hrms.status).toBe(78);
+    expect(hrms.stderr).toContain('found "erpnext" (did you mean "frappe"?)');
+    const far = await runPunchgate(['demo', '--hrms', 'sap']);
+    expect(far.status).toBe(78);
+    expect(far.stderr).not.toContain('did you mean');
+  });
+
   it('a first start with the journal in a folder not made yet keeps the last good config from the start', async () => {
     const file = tmp.path('punchgate.yaml');
     writeFileSync(
