@@ -74,6 +74,29 @@ describe('a newcomer’s first commands', () => {
     expect(far.stdout).not.toContain('did you mean');
   });
 
+  it('a terminal host written with its port or as a URL: exit 78 at the line, saying how to write it', async () => {
+    const file = tmp.path('punchgate.yaml');
+    const cases: [string, string, string][] = [
+      ['zk', '192.168.1.201:4370', 'write the port in port: (host: 192.168.1.201, port: 4370)'],
+      ['zk', 'gate-1.plant.lan:4370', 'write the port in port: (host: gate-1.plant.lan, port: 4370)'],
+      ['zk', 'http://192.168.1.201', 'must be the address alone, without http://'],
+      ['dahua', 'https://192.168.1.108', 'must be the address alone, without https://'],
+    ];
+    for (const [kind, host, says] of cases) {
+      writeFileSync(file, `${head}terminals:\n  - name: gate-1\n    kind: ${kind}\n    host: ${host}\n`);
+      const r = await runPunchgate(['--config', file, 'check', '--config-only']);
+      expect(r.status, host).toBe(78);
+      expect(r.stdout).toContain(`punchgate.yaml:9: terminals[0] (gate-1).host: must be the address alone`);
+      expect(r.stdout, host).toContain(says);
+    }
+    // Addresses and names as they should be, IPv6 included, still load.
+    for (const host of ['192.168.1.201', 'gate-1.plant.lan', '"fe80::1"', '"::1"']) {
+      writeFileSync(file, `${head}terminals:\n  - name: gate-1\n    kind: zk\n    host: ${host}\n`);
+      const r = await runPunchgate(['--config', file, 'check', '--config-only']);
+      expect(r.status, `${host}: ${r.stdout}`).toBe(0);
+    }
+  });
+
   it('the demo with a kind or an HRMS by another name: exit 78 naming the one meant', async () => {
     const kinds = await runPunchgate(['demo', '--terminals', 'zk,push']);
     expect(kinds.status).toBe(78);
