@@ -97,6 +97,16 @@ describe('a newcomer’s first commands', () => {
     }
   });
 
+  it('the push receiver given a port alone: exit 78 saying HOST:PORT', async () => {
+    const file = tmp.path('punchgate.yaml');
+    writeFileSync(file, `${head}adms:\n  listen: 8081\n`);
+    const r = await runPunchgate(['--config', file, 'check', '--config-only']);
+    expect(r.status).toBe(78);
+    expect(r.stdout).toContain(
+      'punchgate.yaml:7: adms.listen: must be HOST:PORT such as 0.0.0.0:8081 or [::]:8081 (a port alone is not enough)',
+    );
+  });
+
   it('the demo with a kind or an HRMS by another name: exit 78 naming the one meant', async () => {
     const kinds = await runPunchgate(['demo', '--terminals', 'zk,push']);
     expect(kinds.status).toBe(78);
