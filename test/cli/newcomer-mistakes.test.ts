@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Journal } from '../../src/journal/journal.js';
 import { runPunchgate } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
@@ -105,6 +106,22 @@ describe('a newcomer’s first commands', () => {
     expect(r.stdout).toContain(
       'punchgate.yaml:7: adms.listen: must be HOST:PORT such as 0.0.0.0:8081 or [::]:8081 (a port alone is not enough)',
     );
+  });
+
+  it('punches with a mistyped --state: exit 78 naming every word it takes and the one meant; export writes nothing', async () => {
+    const file = tmp.path('punchgate.yaml');
+    writeFileSync(file, head);
+    Journal.open({ path: tmp.path('journal.db'), site: 'plant-a', mode: 'owner' }).close();
+    const list = await runPunchgate(['--config', file, 'punches', '--state', 'undeliverd']);
+    expect(list.status).toBe(78);
+    expect(list.stderr).toContain(
+      '--state: must be one of pending, inflight, delivered, rejected, dead, quarantined, undelivered, found "undeliverd" (did you mean undelivered?)',
+    );
+    const exported = await runPunchgate(['--config', file, 'punches', 'export', '--state', 'pendng']);
+    expect(exported.status).toBe(78);
+    expect(exported.stderr).toContain('found "pendng" (did you mean pending?)');
+    // Redirected into a file, a refused export must not leave a header-only CSV.
+    expect(exported.stdout).toBe('');
   });
 
   it('the demo with a kind or an HRMS by another name: exit 78 naming the one meant', async () => {
