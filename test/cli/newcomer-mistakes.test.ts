@@ -124,6 +124,31 @@ describe('a newcomer’s first commands', () => {
     expect(exported.stdout).toBe('');
   });
 
+  it('a terminal name mistyped on the command line: exit 78 listing the names there are and the one meant', async () => {
+    const file = tmp.path('punchgate.yaml');
+    writeFileSync(
+      file,
+      `${head}status:\n  listen: false\nterminals:\n  - name: gate-1\n    kind: zk\n    host: 127.0.0.1\n    port: 9\n  - name: canteen\n    kind: zk\n    host: 127.0.0.1\n    port: 9\n`,
+    );
+    Journal.open({ path: tmp.path('journal.db'), site: 'plant-a', mode: 'owner' }).close();
+    writeFileSync(tmp.path('p.csv'), 'biometriccode,logDate\n1042,2026-11-22 08:00:00\n');
+    const runs: [string[], string][] = [
+      [['poll', '--terminal', 'gate1'], '(the ones polled are: gate-1, canteen; did you mean gate-1?)'],
+      [['terminals', 'users', 'gate1'], '(the terminals are: gate-1, canteen; did you mean gate-1?)'],
+      [
+        ['import', '--terminal', 'cantene', tmp.path('p.csv')],
+        '(the terminals are: gate-1, canteen; did you mean canteen?)',
+      ],
+      [['terminals', 'commands', 'gate1'], '(the config has no push terminals)'],
+      [['terminals', 'listen', 'gate-1', '--print'], '(the config has no hikvision terminals)'],
+    ];
+    for (const [args, says] of runs) {
+      const r = await runPunchgate(['--config', file, ...args]);
+      expect(r.status, args.join(' ')).toBe(78);
+      expect(r.stderr, args.join(' ')).toContain(says);
+    }
+  });
+
   it('the demo with a kind or an HRMS by another name: exit 78 naming the one meant', async () => {
     const kinds = await runPunchgate(['demo', '--terminals', 'zk,push']);
     expect(kinds.status).toBe(78);
