@@ -21,7 +21,9 @@ export function checkConfig(file: string): { result: CheckResult; config?: Confi
           ...fail(
             'config',
             `${shown} cannot be used (${n} problem${n === 1 ? '' : 's'})`,
-            `correct the line${n === 1 ? '' : 's'} below in ${shown}, then run punchgate check again`,
+            e.problems.some((p) => p.includes(': cannot read the config file ('))
+              ? `do what the line below says, then run punchgate check again`
+              : `correct the line${n === 1 ? '' : 's'} below in ${shown}, then run punchgate check again`,
           ),
           problems: e.problems,
         },

@@ -14,14 +14,17 @@ export function admsListenAddress(adms: Pick<AdmsConfig, 'listen'>): { host: str
  */
 export const admsSchema = z.strictObject({
   /** Where terminals push: host:port (8081 is the usual ADMS port). */
-  listen: z.string().superRefine((s, ctx) => {
-    const at = parseListen(s);
-    if (typeof at === 'string')
-      ctx.addIssue({
-        code: 'custom',
-        message: at === LISTEN_FORMAT ? 'must be HOST:PORT such as 0.0.0.0:8081 or [::]:8081' : at,
-      });
-  }),
+  // A port alone (`listen: 8081`, a number) is the usual first try: say the form, not "must be text".
+  listen: z
+    .string({ error: 'must be HOST:PORT such as 0.0.0.0:8081 or [::]:8081 (a port alone is not enough)' })
+    .superRefine((s, ctx) => {
+      const at = parseListen(s);
+      if (typeof at === 'string')
+        ctx.addIssue({
+          code: 'custom',
+          message: at === LISTEN_FORMAT ? 'must be HOST:PORT such as 0.0.0.0:8081 or [::]:8081' : at,
+        });
+    }),
   /** `Delay=`: seconds between a terminal's command polls (the protocol suggests 2-60). */
   delay: z.number().int().min(1).max(600).default(10),
   /** `ErrorDelay=`: seconds a terminal waits before retrying after a failed request (30-300 suggested). */

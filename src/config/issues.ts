@@ -121,6 +121,8 @@ function describe(issue: Issue): string {
   switch (issue.code) {
     case 'invalid_type': {
       if (issue.input === undefined) return 'is required';
+      // A key that says its form itself (adms.listen: HOST:PORT, not the number 8081).
+      if (custom) return `${issue.message}${got(issue, issue.message, true)}`;
       const expected = `must be ${expectedType(issue.expected)}`;
       return `${expected}${got(issue, expected, true)}`;
     }

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { isScalar, LineCounter, parseDocument, visit, type Scalar } from 'yaml';
 import { ConfigError, parseConfig, type TerminalCheck } from './load.js';
@@ -100,6 +100,9 @@ export function saveLastGood(journalPath: string, file: string, text: string, lo
   const path = lastGoodPathFor(journalPath);
   const body = withoutSecrets(text);
   const trailer = `${TRAILER}${JSON.stringify({ source: resolve(file), loadedAt: new Date(loadedAt).toISOString() })}\n`;
+  // At the first start the journal's folder may not exist yet (journal.path: data/journal.db):
+  // punchgate run makes it for the journal anyway, and the copy is written before the journal opens.
+  mkdirSync(dirname(path), { recursive: true });
   writePrivateFile(path, `${body}${body.endsWith('\n') ? '' : '\n'}${trailer}`);
   return path;
 }

@@ -130,6 +130,19 @@ function resolvePaths(c: Config, baseDir: string): Config {
   };
 }
 
+/**
+ * What to try when the config file cannot be read: a newcomer's first command without --config
+ * meets ENOENT for /etc/punchgate/punchgate.yaml, and a command run as another user EACCES.
+ */
+function unreadableFix(code: string | undefined): string {
+  if (code === 'ENOENT')
+    return ': no such file: name your config with --config FILE (or the environment variable PUNCHGATE_CONFIG), or write this one from the commented example config/punchgate.example.yaml (docs/configure.md)';
+  if (code === 'EACCES' || code === 'EPERM')
+    return ': this user may not read it: run the command as the service user (sudo -u punchgate punchgate ...) or as root';
+  if (code === 'EISDIR') return ': this is a folder: name the YAML file in it with --config FILE';
+  return '';
+}
+
 /** Reads, parses and validates a YAML config file. Throws ConfigError (exit 78). */
 export function loadConfig(file: string, checkTerminal: TerminalCheck): Config {
   return loadConfigFile(file, checkTerminal).config;
@@ -148,7 +161,7 @@ export function loadConfigFile(file: string, checkTerminal: TerminalCheck): Load
     text = readFileSync(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new ConfigError([`${file}: cannot read the config file (${code ?? String(e)})`]);
+    throw new ConfigError([`${file}: cannot read the config file (${code ?? String(e)})${unreadableFix(code)}`]);
   }
   return { config: parseConfigText(text, file, dirname(resolve(file)), checkTerminal), text };
 }

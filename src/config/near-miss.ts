@@ -21,6 +21,31 @@ function distance(a: string, b: string): number {
   return d[a.length]![b.length]!;
 }
 
+/**
+ * Other names a newcomer gives a terminal or sink kind (the vendor's name, the protocol's, the
+ * docs' words "push terminal"), far in letters from the kind they mean. Used only where that kind
+ * is accepted.
+ */
+const OTHER_NAMES: Readonly<Record<string, string>> = {
+  zkteco: 'zk',
+  zkt: 'zk',
+  essl: 'zk',
+  push: 'adms',
+  zkpush: 'adms',
+  iclock: 'adms',
+  pushsdk: 'adms',
+  hik: 'hikvision',
+  hikvisionisapi: 'hikvision',
+  isapi: 'hikvision',
+  zkbiotime: 'biotime',
+  zkbiosecurity: 'biotime',
+  biosecurity: 'biotime',
+  rs232: 'serial',
+  rs485: 'serial',
+  erpnext: 'frappe',
+  frappehr: 'frappe',
+};
+
 /** The accepted word closest to `word`, when it is close enough to be what was meant. */
 export function nearMiss(word: string, accepted: readonly string[]): string | undefined {
   const w = normal(word);
@@ -28,6 +53,8 @@ export function nearMiss(word: string, accepted: readonly string[]): string | un
   // A secret written inline where the config takes it from a file (`password:` for `passwordFile:`).
   const fromFile = accepted.find((s) => normal(s) === `${w}file`);
   if (fromFile) return fromFile;
+  const otherName = OTHER_NAMES[w];
+  if (otherName && accepted.includes(otherName)) return otherName;
   let best: { s: string; d: number } | undefined;
   for (const s of accepted) {
     if (s === word) continue;

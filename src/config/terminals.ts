@@ -53,10 +53,31 @@ export type TerminalDirection = 'device' | 'in' | 'out' | 'alternate' | 'none';
 /** What a state means in `directionStates`: `none` sends no direction. */
 export type StateDirection = 'in' | 'out' | 'none';
 
+/**
+ * A terminal's `host`: the address alone. A newcomer writes it as the terminal's web page shows it
+ * (`http://192.168.1.201`) or with its port (`192.168.1.201:4370`): neither resolves, and the
+ * terminal would only be said unreachable at its first poll.
+ */
+const terminalHost = z
+  .string()
+  .min(1, 'must name a host or address')
+  .superRefine((host, ctx) => {
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(host))
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be the address alone, without ${host.slice(0, host.indexOf('//') + 2)}, got the text "${host}"`,
+      });
+    else if (/^[^:[\]\s]+:\d+$/.test(host))
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be the address alone, got the text "${host}": write the port in port: (host: ${host.slice(0, host.lastIndexOf(':'))}, port: ${host.slice(host.lastIndexOf(':') + 1)})`,
+      });
+  });
+
 export const zkTerminalSchema = z.strictObject({
   ...common,
   kind: z.literal('zk'),
-  host: z.string().min(1, 'must name a host or address'),
+  host: terminalHost,
   port: z.number().int().min(1).max(65535).default(4370),
   transport: z.enum(['tcp', 'udp', 'auto']).default('auto'),
   /** Comm key (a secret): a number, 0 = none. */
@@ -225,7 +246,7 @@ export const dahuaTerminalSchema = z
   .strictObject({
     ...common,
     kind: z.literal('dahua'),
-    host: z.string().min(1, 'must name a host or address'),
+    host: terminalHost,
     /** Default 80, or 443 with tls. */
     port: z.number().int().min(1).max(65535).optional(),
     /** HTTPS instead of HTTP. */

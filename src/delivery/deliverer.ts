@@ -664,7 +664,7 @@ export class Deliverer {
   }
 }
 
-/** `delivered 200 punches to the HRMS (3 refused, 1 already there), 41 pending`. */
+/** `delivered 200 punches to the HRMS (3 refused, 1 already there), 41 pending`; `sent 20 ... (20 refused)` when none was taken. */
 export function deliveredLine(
   answered: number,
   t: OutcomeTally,
@@ -677,5 +677,7 @@ export function deliveredLine(
   if (t.duplicates) notes.push(`${t.duplicates} already there`);
   if (t.unknown) notes.push(`${t.unknown} unanswered, back in the queue`);
   const noun = answered === 1 ? 'punch' : 'punches';
-  return `delivered ${answered} ${noun} to ${where}${notes.length ? ` (${notes.join(', ')})` : ''}, ${exact ? '' : 'about '}${pending} pending`;
+  // All refused: "delivered 20 punches (20 refused)" read as if the HRMS had them.
+  const verb = t.delivered + t.duplicates === 0 ? 'sent' : 'delivered';
+  return `${verb} ${answered} ${noun} to ${where}${notes.length ? ` (${notes.join(', ')})` : ''}, ${exact ? '' : 'about '}${pending} pending`;
 }

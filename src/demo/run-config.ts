@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
+import { nearMiss } from '../config/near-miss.js';
 import { FileLock } from '../journal/lock.js';
 import { EXIT, ExitError } from '../util/exit-codes.js';
 
@@ -61,17 +62,27 @@ export function parseDemoTerminals(list: string | undefined): string[] {
     .map((s) => s.trim())
     .filter(Boolean);
   const bad = kinds.filter((k) => !(DEMO_TERMINAL_KINDS as readonly string[]).includes(k));
-  if (kinds.length === 0 || bad.length > 0)
+  if (kinds.length === 0 || bad.length > 0) {
+    const meant = bad
+      .map((b) => [b, nearMiss(b, DEMO_TERMINAL_KINDS)] as const)
+      .filter((m): m is readonly [string, string] => m[1] !== undefined)
+      .map(([b, k]) => `"${k}" for "${b}"`);
     throw new ExitError(
-      `--terminals: expected a list of ${DEMO_TERMINAL_KINDS.join(', ')}, found "${list}"`,
+      `--terminals: expected a list of ${DEMO_TERMINAL_KINDS.join(', ')}, found "${list}"${meant.length ? ` (did you mean ${meant.join(', ')}?)` : ''}`,
       EXIT.CONFIG,
     );
+  }
   return kinds;
 }
 
 export function parseDemoHrms(s: string): DemoHrms {
-  if (!(DEMO_HRMS as readonly string[]).includes(s))
-    throw new ExitError(`--hrms: expected one of ${DEMO_HRMS.join(', ')}, found "${s}"`, EXIT.CONFIG);
+  if (!(DEMO_HRMS as readonly string[]).includes(s)) {
+    const meant = nearMiss(s, DEMO_HRMS);
+    throw new ExitError(
+      `--hrms: expected one of ${DEMO_HRMS.join(', ')}, found "${s}"${meant ? ` (did you mean "${meant}"?)` : ''}`,
+      EXIT.CONFIG,
+    );
+  }
   return s as DemoHrms;
 }
 

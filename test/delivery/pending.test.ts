@@ -40,5 +40,12 @@ describe('the pending figure of the delivery log line', () => {
     expect(deliveredLine(10, { delivered: 7, duplicates: 1, rejected: 2, unknown: 4 }, 5000, false)).toBe(
       'delivered 10 punches to the HRMS (2 refused, 1 already there, 4 unanswered, back in the queue), about 5000 pending',
     );
+    // None taken (an HRMS that knows none of the codes yet): sent, not delivered.
+    expect(deliveredLine(20, { delivered: 0, duplicates: 0, rejected: 20, unknown: 0 }, 0)).toBe(
+      'sent 20 punches to the HRMS (20 refused), 0 pending',
+    );
+    expect(deliveredLine(2, { delivered: 0, duplicates: 1, rejected: 1, unknown: 0 }, 0)).toBe(
+      'delivered 2 punches to the HRMS (1 refused, 1 already there), 0 pending',
+    );
   });
 });

@@ -16,6 +16,8 @@ import { listenPath } from '../../sources/listen.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { printable } from '../../util/terminal-text.js';
 import { action, journalErrorOf, loadContext, openJournal } from '../common.js';
+import { escapeControls } from '../../util/terminal-text.js';
+import { terminalNamesHint } from '../terminal-names.js';
 
 interface ListenOptions {
   address?: string;
@@ -50,7 +52,14 @@ async function runListen(cmd: Command, name: string, opts: ListenOptions): Promi
   const ctx = loadContext(cmd, { logToStderr: true });
   const t = ctx.config.terminals.find((x) => x.name === name);
   if (!t || t.kind !== 'hikvision')
-    throw new ExitError(`no hikvision terminal named "${name}" in the config`, EXIT.CONFIG);
+    throw new ExitError(
+      `no hikvision terminal named "${escapeControls(name)}" in the config${terminalNamesHint(
+        name,
+        ctx.config.terminals.filter((x) => x.kind === 'hikvision'),
+        'hikvision terminals',
+      )}`,
+      EXIT.CONFIG,
+    );
   if (!ctx.config.adms)
     throw new ExitError('the receiver is off: set adms.listen (e.g. 0.0.0.0:8081) first, then reload', EXIT.CONFIG);
   const at = admsListenAddress(ctx.config.adms);

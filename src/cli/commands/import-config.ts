@@ -1,9 +1,10 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { convertFrappeSync, FrappeSyncInputError } from '../../config/import/frappe-sync.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { writePrivateFile } from '../../util/private-file.js';
+import { localUser, SERVICE_USER } from '../../util/service-user.js';
 import { escapeControls } from '../../util/terminal-text.js';
 import { action } from '../common.js';
 
@@ -12,6 +13,8 @@ export interface ImportConfigOptions {
   secretsDir?: string;
   site?: string;
   journal?: string;
+  /** Run as root: the account the secret files are handed to (default punchgate). */
+  owner?: string;
 }
 
 export interface ImportConfigIo {
@@ -52,11 +55,23 @@ export function runImportFrappeSync(file: string, o: ImportConfigOptions, io: Im
       throw new ExitError(`${shown}:${e.line || 1}: ${escapeControls(e.message)}`, EXIT.DATAERR);
     throw e;
   }
+  // Run with sudo (as the docs do, into /etc/punchgate), the files would be root's 0600 and the
+  // service, which runs as punchgate, could not read them: they are handed to the service user.
+  const owner = o.owner ?? SERVICE_USER;
+  const asRoot = process.getuid?.() === 0;
+  const handTo = asRoot ? localUser(owner) : undefined;
   if (o.secretsDir) {
     try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      if (r.secrets.apiKey) writePrivateFile(apiKeyFile, `${r.secrets.apiKey}\n`);
-      if (r.secrets.apiSecret) writePrivateFile(apiSecretFile, `${r.secrets.apiSecret}\n`);
+      const made = mkdirSync(dir, { recursive: true, mode: 0o700 });
+      if (made !== undefined && handTo) chownSync(dir, handTo.uid, handTo.gid);
+      for (const [path, value] of [
+        [apiKeyFile, r.secrets.apiKey],
+        [apiSecretFile, r.secrets.apiSecret],
+      ] as const) {
+        if (!value) continue;
+        writePrivateFile(path, `${value}\n`);
+        if (handTo) chownSync(path, handTo.uid, handTo.gid);
+      }
     } catch (e) {
       throw new ExitError(
         `--secrets-dir: cannot write in ${escapeControls(dir)} (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
@@ -79,7 +94,7 @@ export function runImportFrappeSync(file: string, o: ImportConfigOptions, io: Im
   if (o.secretsDir) {
     if (r.secrets.apiKey || r.secrets.apiSecret)
       lines.push(
-        `the API key and secret are in ${escapeControls(apiKeyFile)} and ${escapeControls(apiSecretFile)} (mode 0600; readable by the punchgate user only)`,
+        `the API key and secret are in ${escapeControls(apiKeyFile)} and ${escapeControls(apiSecretFile)} (mode 0600, ${ownedBy(owner, asRoot, handTo !== undefined, apiKeyFile, apiSecretFile)})`,
       );
   } else if (r.secrets.apiKey || r.secrets.apiSecret)
     lines.push(
@@ -92,6 +107,15 @@ export function runImportFrappeSync(file: string, o: ImportConfigOptions, io: Im
   }
   if (lines.length) io.err(lines.join('\n') + '\n');
   return EXIT.OK;
+}
+
+/** Who can read the secret files now, and the command that hands them over when the service cannot. */
+function ownedBy(owner: string, asRoot: boolean, handed: boolean, ...files: string[]): string {
+  const shown = escapeControls(owner);
+  if (handed) return `owned by ${shown}, the user punchgate runs as`;
+  const chown = `sudo chown ${shown}: ${files.map(escapeControls).join(' ')}`;
+  if (asRoot) return `owned by root: there is no user ${shown} yet; once the package has made it: ${chown}`;
+  return `owned by you: unless punchgate runs as you, hand them to its user: ${chown}`;
 }
 
 export function registerImportConfig(program: Command): void {
@@ -107,6 +131,7 @@ export function registerImportConfig(program: Command): void {
     )
     .option('--site <name>', "punchgate's site name (default: from the ERPNext host)")
     .option('--journal <path>', 'journal.path of the config', '/var/lib/punchgate/journal.db')
+    .option('--owner <user>', 'run as root: the user the key and secret files are handed to', SERVICE_USER)
     .action(
       action((file: string, o: ImportConfigOptions) =>
         runImportFrappeSync(file, o, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) }),

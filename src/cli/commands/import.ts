@@ -3,6 +3,7 @@ import { importFile, IMPORT_SOURCE } from '../../sources/import/import-files.js'
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { escapeControls } from '../../util/terminal-text.js';
 import { action, withJournal } from '../common.js';
+import { terminalNamesHint } from '../terminal-names.js';
 
 export function registerImport(program: Command): void {
   program
@@ -22,7 +23,7 @@ export function registerImport(program: Command): void {
             !ctx.config.terminals.some((t) => t.name === opts.terminal)
           ) {
             throw new ExitError(
-              `--terminal: no terminal named "${escapeControls(opts.terminal)}" in the config`,
+              `--terminal: no terminal named "${escapeControls(opts.terminal)}" in the config${terminalNamesHint(opts.terminal, ctx.config.terminals)}`,
               EXIT.CONFIG,
             );
           }

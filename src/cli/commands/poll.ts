@@ -14,6 +14,7 @@ import { pollTerminal } from '../../sources/zk/poll.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { escapeControls } from '../../util/terminal-text.js';
 import { action, withJournal } from '../common.js';
+import { terminalNamesHint } from '../terminal-names.js';
 
 export function registerPoll(program: Command): void {
   program
@@ -35,7 +36,7 @@ export function registerPoll(program: Command): void {
             throw new ExitError(
               push
                 ? `--terminal: ${opts.terminal} is a push terminal: it sends its punches itself (punchgate terminals command ${opts.terminal} LOG asks it to now)`
-                : `--terminal: no enabled zk, hikvision or dahua terminal or biotime server named "${opts.terminal}"`,
+                : `--terminal: no enabled zk, hikvision or dahua terminal or biotime server named "${escapeControls(opts.terminal)}"${terminalNamesHint(opts.terminal, pollable, 'ones polled')}`,
               EXIT.CONFIG,
             );
           }

@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { PunchAttempt, PunchListFilter } from '../../journal/history.js';
 import type { Journal } from '../../journal/journal.js';
 import { PUNCH_STATES, type PunchState, type StoredPunch } from '../../journal/types.js';
+import { nearMiss } from '../../config/near-miss.js';
 import { directionShower, directionWord, type ShownDirection } from '../../punch/direction.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { escapeControls, safeJson } from '../../util/terminal-text.js';
@@ -28,13 +29,19 @@ export const DEFAULT_LIMIT = 100;
 
 /** `--state` of the listing: a state, or `undelivered` (every state but delivered). */
 function parseListState(s: string | undefined): PunchState | 'undelivered' | undefined {
-  return s === 'undelivered' ? s : parseState(s);
+  return s === 'undelivered' ? s : parseState(s, ['undelivered']);
 }
 
-export function parseState(s: string | undefined): PunchState | undefined {
+/** `also`: other words the command takes (the listing's `undelivered`), named in the refusal. */
+export function parseState(s: string | undefined, also: readonly string[] = []): PunchState | undefined {
   if (s === undefined) return undefined;
   if (!(PUNCH_STATES as readonly string[]).includes(s)) {
-    throw new ExitError(`--state: must be one of ${PUNCH_STATES.join(', ')}`, EXIT.CONFIG);
+    const words = [...PUNCH_STATES, ...also];
+    const meant = nearMiss(s, words);
+    throw new ExitError(
+      `--state: must be one of ${words.join(', ')}, found "${escapeControls(s)}"${meant ? ` (did you mean ${meant}?)` : ''}`,
+      EXIT.CONFIG,
+    );
   }
   return s as PunchState;
 }

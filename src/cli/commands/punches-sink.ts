@@ -36,7 +36,7 @@ export function listSinkPunches(q: SinkQueue, opts: ListOptions, out: (line: str
     if (set)
       throw new ExitError(`${flag} is not available with --sink (only --state, --terminal, --code)`, EXIT.CONFIG);
   const undelivered = opts.state === 'undelivered';
-  const state = opts.state === undefined || undelivered ? undefined : parseState(opts.state);
+  const state = opts.state === undefined || undelivered ? undefined : parseState(opts.state, ['undelivered']);
   const filter = {
     ...(state ? { state } : {}),
     ...(undelivered ? { undelivered } : {}),

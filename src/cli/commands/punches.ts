@@ -152,8 +152,10 @@ export function registerPunches(program: Command): void {
           async (ctx, journal) => {
             const opts = subOptions(cmd);
             const show = directionShower(ctx.config.terminals);
+            // Read before the header: a wrong --state must not leave a header-only file behind.
+            const state = parseState(opts.state);
             await write(csvRecord([...CSV_COLUMNS, ...DIRECTION_COLUMNS]));
-            for (const r of journal.queries.iterate({ state: parseState(opts.state), terminal: opts.terminal })) {
+            for (const r of journal.queries.iterate({ state, terminal: opts.terminal })) {
               const d = show(r);
               await write(csvRecord([...CSV_COLUMNS.map((c) => cellOf(r[c])), d.stateName || null, d.direction]));
             }

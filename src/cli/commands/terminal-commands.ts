@@ -12,6 +12,8 @@ import { reparseKept } from '../../sources/adms/reparse.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, withJournal } from '../common.js';
 import { localTime } from '../../util/local-time.js';
+import { escapeControls } from '../../util/terminal-text.js';
+import { terminalNamesHint } from '../terminal-names.js';
 
 /** `punchgate terminals command|backfill|commands`: the command queue of push terminals. */
 
@@ -19,7 +21,15 @@ const iso = (ms: number | null) => (ms === null ? '-' : localTime(ms));
 
 function pushTerminal(ctx: AppContext, name: string): AdmsTerminalConfig {
   const t = ctx.config.terminals.find((x) => x.name === name);
-  if (!t) throw new ExitError(`no terminal named "${name}" in the config`, EXIT.CONFIG);
+  if (!t)
+    throw new ExitError(
+      `no terminal named "${escapeControls(name)}" in the config${terminalNamesHint(
+        name,
+        ctx.config.terminals.filter((x) => x.kind === 'adms'),
+        'push terminals',
+      )}`,
+      EXIT.CONFIG,
+    );
   if (t.kind !== 'adms')
     throw new ExitError(`${name} is a ${t.kind} terminal: commands are for push terminals (kind: adms)`, EXIT.CONFIG);
   return t;

@@ -14,6 +14,8 @@ import { printPushUsers, registerReparse, registerTerminalCommands } from './ter
 import { registerTerminalUserCommands } from './terminal-users.js';
 import { localTime, localTimeOf } from '../../util/local-time.js';
 import { readListenContact } from '../../sources/hikvision/listen-state.js';
+import { escapeControls } from '../../util/terminal-text.js';
+import { terminalNamesHint } from '../terminal-names.js';
 
 const when = (iso: string | null) => localTimeOf(iso);
 
@@ -127,7 +129,13 @@ export function registerTerminals(program: Command): void {
           }
         }
         if (!t || t.kind !== 'zk')
-          throw new ExitError(`no zk, hikvision, dahua or push terminal named "${name}" in the config`, EXIT.CONFIG);
+          throw new ExitError(
+            `no zk, hikvision, dahua or push terminal named "${escapeControls(name)}" in the config${terminalNamesHint(
+              name,
+              ctx.config.terminals.filter((x) => ['zk', 'hikvision', 'dahua', 'adms'].includes(x.kind)),
+            )}`,
+            EXIT.CONFIG,
+          );
         const client = defaultClientFactory(t);
         try {
           await client.connect();

@@ -78,7 +78,7 @@ export class OdooSender implements SinkSender {
 
   async send(punches: readonly SinkPunch[], { token, signal }: SinkSendOptions): Promise<AttendanceAnswer> {
     const ctx: CallContext = { key: token, scrub: this.scrubberFor(token), ...(signal ? { signal } : {}) };
-    if (punches.length === 0) return { kind: 'answered', httpStatus: 200, overall: true, results: [] };
+    if (punches.length === 0) return this.probe(ctx);
     let api: OdooApi;
     let matches: Map<string, EmployeeMatch>;
     try {
@@ -230,6 +230,29 @@ export class OdooSender implements SinkSender {
         );
         return { status: true, message: `checked out: attendance ${step.id} closed at ${at} UTC` };
     }
+  }
+
+  /**
+   * An empty batch (the deliverer's probe while Odoo is unreachable, or `check`): nothing to
+   * record, but the answer must say whether Odoo answers and takes the key. It was answered here
+   * without a call, so `check` passed a wrong key, login, database or port. One read that needs
+   * the key and records nothing: an employee's id and code field (which must exist), at most one.
+   */
+  private async probe(ctx: CallContext): Promise<AttendanceAnswer> {
+    try {
+      const api = await this.api(ctx);
+      await api.call(
+        {
+          model: 'hr.employee',
+          method: 'search_read',
+          kwargs: { domain: [], fields: ['id', this.options.employeeField], limit: 1 },
+        },
+        ctx,
+      );
+    } catch (e) {
+      return wholeBatch(failureOf(e));
+    }
+    return { kind: 'answered', httpStatus: 200, overall: true, results: [] };
   }
 
   private async api(ctx: CallContext): Promise<OdooApi> {
