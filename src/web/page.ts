@@ -147,7 +147,7 @@ function behindServer(t: TerminalStatus): Html | string {
   return html`${t.devices.map(
     (d) =>
       html`<br /><span class="muted"
-          >↳ ${d.serial}${d.alias ? ` · ${d.alias}` : ''}${d.area ? ` · ${d.area}` : ''} · last punch
+          >&#x21b3; ${d.serial}${d.alias ? ` · ${d.alias}` : ''}${d.area ? ` · ${d.area}` : ''} · last punch
           ${d.lastPunch || '-'}</span
         >`,
   )}`;
