@@ -20,6 +20,11 @@ export const bundleOptions = {
     // Minified: Node keeps every script's source text in memory (~0.5 MB less); the source map
     // gives readable stack traces when needed (`node --enable-source-maps`).
     minify: true,
+    // Non-ASCII characters written as escapes: V8 keeps a source text whose characters all fit in
+    // one byte (Latin-1) at one byte each, and a single wider one (a dash, an arrow) makes the
+    // whole bundle two bytes per character (1.8 MB more in the idle daemon; BENCHMARKS.md,
+    // section 6). test/service/bundle-one-byte.test.ts says where one got through (a tagged
+    // template keeps its characters: write those as an escape or an HTML entity).
     charset: 'ascii',
     sourcemap: true,
   },
