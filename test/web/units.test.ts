@@ -210,6 +210,17 @@ describe('the status page', () => {
     expect(renderPage(well, info)).toContain('All good: no alerts');
   });
 
+  it("lists a BioTime server's devices under it, each after an arrow (an HTML entity: the bundle stays one byte per character)", () => {
+    const server = {
+      ...report().terminals[0]!,
+      name: 'biotime-1',
+      kind: 'biotime',
+      devices: [{ serial: 'CQZ7232160001', alias: 'Main entrance', area: 'Head office', lastPunch: '', read: 3 }],
+    };
+    const page = renderPage(report({ terminals: [server] }), info);
+    expect(page).toContain('&#x21b3; CQZ7232160001 · Main entrance · Head office · last punch');
+  });
+
   it('allows exactly its own style sheet in its Content-Security-Policy', () => {
     const css = /<style>([\s\S]*?)<\/style>/.exec(renderPage(report(), info))![1]!;
     expect(PAGE_CSP).toContain(`style-src 'sha256-${createHash('sha256').update(css).digest('base64')}'`);
