@@ -20,9 +20,22 @@ export const bundleOptions = {
     // Minified: Node keeps every script's source text in memory (~0.5 MB less); the source map
     // gives readable stack traces when needed (`node --enable-source-maps`).
     minify: true,
+    // Non-ASCII characters written as escapes: Node keeps a script's source text at one byte per
+    // character only when it is all ASCII (Node 24, which the packages carry; Node 20 when it is
+    // all Latin-1), else at two: 1.8 MB more in the idle daemon (BENCHMARKS.md, section 6).
+    // test/service/bundle-one-byte.test.ts says where one got through: a tagged template keeps
+    // its characters as written (use an escape or an HTML entity there); a licence comment's
+    // are escaped below.
+    charset: 'ascii',
     sourcemap: true,
   },
   plugins: [
+    {
+      // The licence comments kept from bundled packages, with their non-ASCII characters (an
+      // author's name) spelled as \u escapes: the notice stays, and the bundle stays ASCII.
+      name: 'ascii-licence-comments',
+      renderChunk: (code) => ({ code: asciiLicenceComments(code), map: null }),
+    },
     {
       // Executable, as npm makes the installed bin: its #! line is then what runs it (tests run it so).
       name: 'executable',
@@ -32,3 +45,10 @@ export const bundleOptions = {
 } satisfies BuildOptions;
 
 export default bundleOptions;
+
+/** `/*! ... *\/` comments with each character beyond ASCII written as `\\uXXXX`. */
+export function asciiLicenceComments(code: string): string {
+  return code.replace(/\/\*![\s\S]*?\*\//g, (comment) =>
+    comment.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  );
+}

@@ -107,8 +107,8 @@ export function deliveryChart(s: HourlySeries): Html {
       { name: 'requests failed', values: s.failedRequests, cls: 'bar-bad' },
     ])}
     <figcaption>
-      <span class="key key-ok"></span> delivered ${num(delivered)} · <span class="key key-warn"></span> refused
-      ${num(refused)} · <span class="key key-bad"></span> failed requests ${num(failed)} (last 24 h)
+      <span class="key key-ok"></span> delivered ${num(delivered)} &middot; <span class="key key-warn"></span> refused
+      ${num(refused)} &middot; <span class="key key-bad"></span> failed requests ${num(failed)} (last 24 h)
     </figcaption>
   </figure>`;
 }

@@ -141,13 +141,18 @@ function terminalRow(t: TerminalStatus, now: number, charts: HourlySeries | unde
   </tr>`;
 }
 
-/** A BioTime server's terminals: each a device of its own (serial, name and area as the server calls them). */
+/**
+ * A BioTime server's terminals: each a device of its own (serial, name and area as the server calls them).
+ * The arrow and the dots of html`...` text are HTML entities: the bundler leaves a tagged
+ * template's characters as written, and one beyond ASCII doubles the memory Node keeps the
+ * bundle's source in (rolldown.config.ts).
+ */
 function behindServer(t: TerminalStatus): Html | string {
   if (!t.devices?.length) return '';
   return html`${t.devices.map(
     (d) =>
       html`<br /><span class="muted"
-          >↳ ${d.serial}${d.alias ? ` · ${d.alias}` : ''}${d.area ? ` · ${d.area}` : ''} · last punch
+          >&#x21b3; ${d.serial}${d.alias ? ` · ${d.alias}` : ''}${d.area ? ` · ${d.area}` : ''} &middot; last punch
           ${d.lastPunch || '-'}</span
         >`,
   )}`;
@@ -296,7 +301,7 @@ export function renderPage(r: StatusReport, info: PageInfo, charts?: HourlySerie
       </head>
       <body>
         <header>
-          <h1>punchgate · site ${r.site}</h1>
+          <h1>punchgate &middot; site ${r.site}</h1>
           <p class="sub">
             Box time ${localTime(now)} (${info.zone}): every time on this page is box time. The page reloads itself
             every ${info.refreshSeconds} s.
@@ -388,7 +393,8 @@ export function renderPage(r: StatusReport, info: PageInfo, charts?: HourlySerie
             : ''
         }
         <footer class="muted">
-          punchgate ${info.version} · up ${uptime(info.uptimeSeconds)} · <a href="status.json">status.json</a> ·
+          punchgate ${info.version} &middot; up ${uptime(info.uptimeSeconds)} &middot;
+          <a href="status.json">status.json</a> &middot;
           <a href="metrics">metrics</a>
         </footer>
       </body>

@@ -254,7 +254,7 @@ describe('the status page', () => {
     expect(page).toMatch(/<span class="offline">OFFLINE<\/span>/);
     expect(page).toContain('AUTH FAILED');
     expect(page).toContain('2026-11-22 09:11:42 from gate-1');
-    expect(page).toMatch(/punchgate 1\.2\.3 · up 3 d 4 h/);
+    expect(page).toMatch(/punchgate 1\.2\.3 &middot; up 3 d 4 h/);
     expect(page).not.toMatch(/<script|https?:\/\//);
     // No alert yet, but rows that say OFFLINE and AUTH FAILED: the verdict says so, never "All good".
     const quiet = renderPage(report({ alerts: [], alertItems: [] }), info);
@@ -263,6 +263,17 @@ describe('the status page', () => {
     const well = report({ alerts: [], alertItems: [], terminals: [] });
     well.delivery = { ...well.delivery, auth: 'ok', authFailedSince: null, failingSince: null };
     expect(renderPage(well, info)).toContain('All good: no alerts');
+  });
+
+  it("lists a BioTime server's devices under it, each after an arrow (an HTML entity: the bundle stays one byte per character)", () => {
+    const server = {
+      ...report().terminals[0]!,
+      name: 'biotime-1',
+      kind: 'biotime',
+      devices: [{ serial: 'CQZ7232160001', alias: 'Main entrance', area: 'Head office', lastPunch: '', read: 3 }],
+    };
+    const page = renderPage(report({ terminals: [server] }), info);
+    expect(page).toContain('&#x21b3; CQZ7232160001 · Main entrance · Head office &middot; last punch');
   });
 
   it('allows exactly its own style sheet in its Content-Security-Policy', () => {
