@@ -19,6 +19,15 @@ const SHOWN_LABELS = 5;
 /** Where labels past TALLIED_LABELS are counted. */
 export const OTHER_LABELS = '(other labelled tasks)';
 
+/**
+ * How often the delay monitor's own timer fires (ms). Node records the whole interval between
+ * two of its turns, this period included: an idle loop reads 10.1 ms at 10, 1.1 at 1, 50.1 at 50
+ * (nodejs/node#34661, and PR #62935: "samples had an implicit floor of resolution ms"). The
+ * delay shown is that interval less this period, as Elastic's APM agent does
+ * (open-telemetry-js-contrib#2794 discusses the same for OpenTelemetry).
+ */
+export const SAMPLE_MS = 10;
+
 /** The event loop's delay over a window (milliseconds), as the status and /metrics show it. */
 export interface EventLoopFigures {
   p50Ms: number;
@@ -44,7 +53,7 @@ export interface EventLoopFigures {
  * outside them is said with the longest labelled task, or as not labelled.
  */
 export class EventLoopWatch {
-  private readonly histogram: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
+  private readonly histogram: IntervalHistogram = monitorEventLoopDelay({ resolution: SAMPLE_MS });
   private windowStart: number;
   /** The window's start on the monotonic clock: a box clock step neither ends nor stretches it. */
   private windowStartMono = performance.now();
@@ -133,7 +142,8 @@ export class EventLoopWatch {
   /** The current window's figures; none before the monitor measured a turn (zeros would say "no delay"). */
   private windowFigures(): EventLoopFigures | undefined {
     const h = this.histogram;
-    const ms = (ns: number) => Math.round((ns / 1e6) * 10) / 10;
+    // How late the monitor's timer fired: the interval it recorded less its own period.
+    const ms = (ns: number) => Math.max(0, Math.round((ns / 1e6 - SAMPLE_MS) * 10) / 10);
     if (h.count === 0) return undefined;
     const figures: EventLoopFigures = {
       p50Ms: ms(h.percentile(50)),
