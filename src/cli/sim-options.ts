@@ -1,10 +1,12 @@
 /**
  * The parts every `punchgate sim <server>` command repeats: checking option values given as text
  * (a bad one exits 78 naming the option), collecting a repeatable option, starting the simulator
- * (a port that cannot be had exits 75) and stopping it when asked.
+ * (a port that cannot be had exits 75), its log on stderr, new data every few seconds, and
+ * stopping it when asked.
  */
 import { readFileSync } from 'node:fs';
 import { EXIT, ExitError } from '../util/exit-codes.js';
+import type { ConsoleIo } from './common.js';
 
 /** A bad option value: exit 78, the message names the option (never a secret value). */
 export const badOption = (msg: string) => new ExitError(msg, EXIT.CONFIG);
@@ -47,6 +49,39 @@ export async function startSimOrExit<S>(host: string, port: string, start: () =>
       throw new ExitError(`cannot listen on ${host}:${port}: ${code}`, EXIT.TEMPFAIL);
     throw badOption(e instanceof Error ? e.message : String(e));
   }
+}
+
+/**
+ * Starts a device simulator (terminal, BioTime server) on host:port: any refusal exits 75
+ * (`cannot listen on HOST:PORT: why`).
+ */
+export function listenOrTempfail<S>(host: string, port: number, starting: Promise<S>): Promise<S> {
+  return starting.catch((e: unknown) => {
+    throw new ExitError(`cannot listen on ${host}:${port}: ${(e as Error).message}`, EXIT.TEMPFAIL);
+  });
+}
+
+/** A simulator's log line on stderr, led by its time (ISO 8601, UTC). */
+export const timedLog =
+  (io: Pick<ConsoleIo, 'err'>) =>
+  (line: string): void =>
+    io.err(`${new Date().toISOString()} ${line}\n`);
+
+/**
+ * Runs `tick` (new data: a record, an event) every `everySeconds` when given, until the stop
+ * signal; then stops the simulator; exit 0.
+ */
+export async function tickUntilStopped(
+  io: Pick<ConsoleIo, 'until'>,
+  sim: { stop: () => Promise<void> },
+  everySeconds: number | undefined,
+  tick: () => void,
+): Promise<number> {
+  const timer = everySeconds ? setInterval(tick, everySeconds * 1000) : undefined;
+  await io.until;
+  clearInterval(timer);
+  await sim.stop();
+  return EXIT.OK;
 }
 
 /** Waits for the stop signal, stops the simulator and says so on stderr; exit 0. */

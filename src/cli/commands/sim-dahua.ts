@@ -10,10 +10,9 @@ import {
   startDahuaSim,
   type DigestOffer,
 } from '../../sim/dahua/index.js';
-import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, simCommand, withConsoleIo } from '../common.js';
 import { int, oneOf, seconds } from '../option-values.js';
-import { passwordFromFile } from '../sim-options.js';
+import { listenOrTempfail, passwordFromFile, tickUntilStopped } from '../sim-options.js';
 
 interface SimDahuaOptions {
   host: string;
@@ -96,21 +95,23 @@ async function runSim(o: SimDahuaOptions): Promise<number> {
   const offset = o.utcOffset ?? -new Date().getTimezoneOffset();
   const now = Math.floor(Date.now() / 1000) + offset * 60;
   const records = [...generateRecords(o.records, now - 60, 7, o.users), ...(o.hostile ? HOSTILE_RECORDS : [])];
-  const sim = await startDahuaSim({
-    host: o.host,
-    port: o.port,
-    username: o.username,
-    password: password || undefined,
-    serial: o.serial,
-    utcOffsetMinutes: offset,
-    digest: o.digest,
-    userApi: o.userApi,
-    timeCondition: o.timeCondition,
-    pageCap: o.pageCap,
-    records,
-  }).catch((e: unknown) => {
-    throw new ExitError(`cannot listen on ${o.host}:${o.port}: ${(e as Error).message}`, EXIT.TEMPFAIL);
-  });
+  const sim = await listenOrTempfail(
+    o.host,
+    o.port,
+    startDahuaSim({
+      host: o.host,
+      port: o.port,
+      username: o.username,
+      password: password || undefined,
+      serial: o.serial,
+      utcOffsetMinutes: offset,
+      digest: o.digest,
+      userApi: o.userApi,
+      timeCondition: o.timeCondition,
+      pageCap: o.pageCap,
+      records,
+    }),
+  );
   sim.faults({
     slowMs: o.slowMs,
     search: o.searchFault ?? null,
@@ -130,18 +131,11 @@ async function runSim(o: SimDahuaOptions): Promise<number> {
       `Dahua terminal simulator ${sim.serial} listening on ${sim.url} ` +
         `(user ${o.username}, ${sim.records().length} records, pages of ${o.pageCap}; ${variants.join(', ')})\n`,
     );
-    let timer: NodeJS.Timeout | undefined;
     let n = 0;
-    if (o.recordEvery) {
-      timer = setInterval(() => {
-        const who = `${1000 + (n++ % o.users)}`;
-        const [r] = sim.addRecords([{ UserID: who, CardName: `Person ${who}`, AttendanceState: (n % 2) + 1 }]);
-        io.err(`record ${r!.RecNo}: ${who}\n`);
-      }, o.recordEvery * 1000);
-    }
-    await io.until;
-    clearInterval(timer);
-    await sim.stop();
-    return EXIT.OK;
+    return tickUntilStopped(io, sim, o.recordEvery, () => {
+      const who = `${1000 + (n++ % o.users)}`;
+      const [r] = sim.addRecords([{ UserID: who, CardName: `Person ${who}`, AttendanceState: (n % 2) + 1 }]);
+      io.err(`record ${r!.RecNo}: ${who}\n`);
+    });
   });
 }

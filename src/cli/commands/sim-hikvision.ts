@@ -19,7 +19,7 @@ import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { seededRandom } from '../../util/seeded-random.js';
 import { action, simCommand, withConsoleIo } from '../common.js';
 import { int, oneOf, seconds } from '../option-values.js';
-import { passwordFromFile, readSimFile } from '../sim-options.js';
+import { listenOrTempfail, passwordFromFile, readSimFile, tickUntilStopped } from '../sim-options.js';
 
 interface SimHikvisionOptions {
   host: string;
@@ -188,31 +188,33 @@ async function runSim(o: SimHikvisionOptions): Promise<number> {
     seed: o.seed,
   });
   if (o.badEvent) events.push({ ...BAD_EVENT, time: `${BAD_EVENT.time}${offset}` });
-  const sim = await startHikvisionSim({
-    host: o.host,
-    port: o.port,
-    username: o.username,
-    password: password || undefined,
-    serialNumber: o.serial,
-    utcOffset: offset,
-    clockOffsetSeconds: o.clockOffset,
-    firmware,
-    lockoutAfter: o.lockoutAfter,
-    lockoutMs: o.lockoutMinutes * 60_000,
-    writeFault: o.failWriteAfter === undefined ? undefined : { after: o.failWriteAfter, mode: 'error' },
-    tls: o.tlsCert && o.tlsKey ? { cert: readSimFile(o.tlsCert), key: readSimFile(o.tlsKey) } : undefined,
-    users: Array.from({ length: o.users }, (_, i) => ({
-      employeeNo: employeeNoOf(i),
-      name: `Person ${employeeNoOf(i)}`,
-    })),
-    events,
-    httpHost: o.httpHost,
-    listenFormat: o.listenFormat,
-    listenPictureBytes: o.listenPictureKb * 1024,
-    listenFrom: o.listenFrom,
-  }).catch((e: unknown) => {
-    throw new ExitError(`cannot listen on ${o.host}:${o.port}: ${(e as Error).message}`, EXIT.TEMPFAIL);
-  });
+  const sim = await listenOrTempfail(
+    o.host,
+    o.port,
+    startHikvisionSim({
+      host: o.host,
+      port: o.port,
+      username: o.username,
+      password: password || undefined,
+      serialNumber: o.serial,
+      utcOffset: offset,
+      clockOffsetSeconds: o.clockOffset,
+      firmware,
+      lockoutAfter: o.lockoutAfter,
+      lockoutMs: o.lockoutMinutes * 60_000,
+      writeFault: o.failWriteAfter === undefined ? undefined : { after: o.failWriteAfter, mode: 'error' },
+      tls: o.tlsCert && o.tlsKey ? { cert: readSimFile(o.tlsCert), key: readSimFile(o.tlsKey) } : undefined,
+      users: Array.from({ length: o.users }, (_, i) => ({
+        employeeNo: employeeNoOf(i),
+        name: `Person ${employeeNoOf(i)}`,
+      })),
+      events,
+      httpHost: o.httpHost,
+      listenFormat: o.listenFormat,
+      listenPictureBytes: o.listenPictureKb * 1024,
+      listenFrom: o.listenFrom,
+    }),
+  );
   return withConsoleIo(async (io) => {
     const fw = sim.firmware();
     const variants = [
@@ -233,30 +235,23 @@ async function runSim(o: SimHikvisionOptions): Promise<number> {
         `(user ${o.username}, ${sim.events().length} events, serial filters ${fw.serialFilters}, pages of ${fw.pageCap}` +
         `${variants.length ? `; ${variants.join(', ')}` : ''})\n`,
     );
-    let timer: NodeJS.Timeout | undefined;
-    if (o.eventEvery) {
-      const rnd = seededRandom(o.seed + 1);
-      timer = setInterval(() => {
-        const who = employeeNoOf(Math.floor(rnd() * o.users));
-        const [e] = sim.addEvents([
-          {
-            major: 5,
-            minor: 75,
-            employeeNoString: who,
-            name: `Person ${who}`,
-            currentVerifyMode: 'face',
-            attendanceStatus: 'checkIn',
-            doorNo: 1,
-          },
-          { major: 5, minor: 21, doorNo: 1 },
-          { major: 5, minor: 22, doorNo: 1 },
-        ]);
-        io.err(`event ${e!.serialNo}: ${who} at ${e!.time}\n`);
-      }, o.eventEvery * 1000);
-    }
-    await io.until;
-    clearInterval(timer);
-    await sim.stop();
-    return EXIT.OK;
+    const rnd = seededRandom(o.seed + 1);
+    return tickUntilStopped(io, sim, o.eventEvery, () => {
+      const who = employeeNoOf(Math.floor(rnd() * o.users));
+      const [e] = sim.addEvents([
+        {
+          major: 5,
+          minor: 75,
+          employeeNoString: who,
+          name: `Person ${who}`,
+          currentVerifyMode: 'face',
+          attendanceStatus: 'checkIn',
+          doorNo: 1,
+        },
+        { major: 5, minor: 21, doorNo: 1 },
+        { major: 5, minor: 22, doorNo: 1 },
+      ]);
+      io.err(`event ${e!.serialNo}: ${who} at ${e!.time}\n`);
+    });
   });
 }
