@@ -23,14 +23,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { TransactionTable, type NewTransaction, type SimTransaction } from './store.js';
 
 export { TransactionTable, type NewTransaction, type SimTransaction } from './store.js';
-export {
-  generateTransactions,
-  hostileTransactions,
-  SIM_TERMINALS,
-  transaction,
-  wallClock,
-  empCodeOf,
-} from './generate.js';
+export { generateTransactions, hostileTransactions, SIM_TERMINALS, transaction, empCodeOf } from './generate.js';
 
 export const DEFAULT_BIOTIME_USER = 'admin';
 export const DEFAULT_BIOTIME_PASSWORD = 'Sim-passw0rd';
