@@ -5,8 +5,10 @@
  * stopping it when asked.
  */
 import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
 import { EXIT, ExitError } from '../util/exit-codes.js';
 import type { ConsoleIo } from './common.js';
+import { int } from './option-values.js';
 
 /** A bad option value: exit 78, the message names the option (never a secret value). */
 export const badOption = (msg: string) => new ExitError(msg, EXIT.CONFIG);
@@ -84,6 +86,21 @@ export async function tickUntilStopped(
   return EXIT.OK;
 }
 
+/**
+ * Starts a server simulator (HRMS, Frappe) with its log on stderr (`timedLog`), says where it
+ * listens (`NAME simulator listening on URL`), and serves until the stop signal.
+ */
+export async function serveSim<S extends { url: string; stop: () => Promise<void> }>(
+  o: { host: string; port: string },
+  io: ConsoleIo,
+  name: string,
+  start: (log: (line: string) => void) => Promise<S>,
+): Promise<number> {
+  const sim = await startSimOrExit(o.host, o.port, () => start(timedLog(io)));
+  io.out(`${name} simulator listening on ${sim.url}\n`);
+  return serveUntilStopped(io, sim, name);
+}
+
 /** Waits for the stop signal, stops the simulator and says so on stderr; exit 0. */
 export async function serveUntilStopped(
   io: { err: (text: string) => void; until: Promise<void> },
@@ -109,3 +126,23 @@ export function readSimFile(file: string): string {
 export function passwordFromFile(file: string): string {
   return (readSimFile(file).split(/\r?\n/)[0] ?? '').trim();
 }
+
+/**
+ * The options a device simulator with an account (Dahua, Hikvision, BioTime) takes first: where
+ * it listens, and its account (`account` says whose: "the device account"...).
+ */
+export function withListenAndAccount(
+  cmd: Command,
+  o: { port: number; account: string; username: string; defaultPassword: string },
+): Command {
+  return cmd
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port (0: any free one)', int(0, 65535), o.port)
+    .option('--username <name>', o.account, o.username)
+    .option('--password <password>', `its password (default ${o.defaultPassword})`)
+    .option('--password-file <file>', 'read the password from a file (first line)');
+}
+
+/** The password given: the first line of --password-file, else --password (undefined: the simulator's default). */
+export const givenPassword = (o: { password?: string; passwordFile?: string }): string | undefined =>
+  o.passwordFile ? passwordFromFile(o.passwordFile) : o.password;

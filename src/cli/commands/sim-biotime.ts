@@ -18,7 +18,7 @@ import {
 import { seededRandom } from '../../util/seeded-random.js';
 import { action, simCommand, withConsoleIo } from '../common.js';
 import { int, oneOf, seconds } from '../option-values.js';
-import { listenOrTempfail, passwordFromFile, tickUntilStopped } from '../sim-options.js';
+import { givenPassword, listenOrTempfail, tickUntilStopped, withListenAndAccount } from '../sim-options.js';
 
 interface SimBiotimeOptions {
   host: string;
@@ -44,14 +44,17 @@ interface SimBiotimeOptions {
 }
 
 export function registerSimBiotime(program: Command): void {
-  simCommand(program)
-    .command('biotime')
-    .description('simulate a ZKBioTime server (its API: token endpoints and the transaction list)')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port (0: any free one)', int(0, 65535), 8081)
-    .option('--username <name>', 'the API account', DEFAULT_BIOTIME_USER)
-    .option('--password <password>', `its password (default ${DEFAULT_BIOTIME_PASSWORD})`)
-    .option('--password-file <file>', 'read the password from a file (first line)')
+  withListenAndAccount(
+    simCommand(program)
+      .command('biotime')
+      .description('simulate a ZKBioTime server (its API: token endpoints and the transaction list)'),
+    {
+      port: 8081,
+      account: 'the API account',
+      username: DEFAULT_BIOTIME_USER,
+      defaultPassword: DEFAULT_BIOTIME_PASSWORD,
+    },
+  )
     .option('--transactions <n>', 'transactions in the table at the start', int(0), 100)
     .option('--users <n>', 'people they come from', int(1), 20)
     .option('--every <seconds>', 'a new transaction every SECONDS', seconds)
@@ -85,7 +88,7 @@ export function registerSimBiotime(program: Command): void {
 }
 
 async function runSim(o: SimBiotimeOptions): Promise<number> {
-  const password = o.passwordFile ? passwordFromFile(o.passwordFile) : o.password;
+  const password = givenPassword(o);
   const now = Date.now();
   const table = new TransactionTable(
     generateTransactions({

@@ -12,7 +12,7 @@ import {
 } from '../../sim/dahua/index.js';
 import { action, simCommand, withConsoleIo } from '../common.js';
 import { int, oneOf, seconds } from '../option-values.js';
-import { listenOrTempfail, passwordFromFile, tickUntilStopped } from '../sim-options.js';
+import { givenPassword, listenOrTempfail, tickUntilStopped, withListenAndAccount } from '../sim-options.js';
 
 interface SimDahuaOptions {
   host: string;
@@ -43,14 +43,10 @@ function utcOffset(v: string): number {
 }
 
 export function registerSimDahua(program: Command): void {
-  simCommand(program)
-    .command('dahua')
-    .description('simulate a Dahua access terminal (HTTP CGI, Digest MD5/SHA-256)')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port (0: any free one)', int(0, 65535), 8080)
-    .option('--username <name>', 'the device account', 'admin')
-    .option('--password <password>', `its password (default ${DEFAULT_DAHUA_PASSWORD})`)
-    .option('--password-file <file>', 'read the password from a file (first line)')
+  withListenAndAccount(
+    simCommand(program).command('dahua').description('simulate a Dahua access terminal (HTTP CGI, Digest MD5/SHA-256)'),
+    { port: 8080, account: 'the device account', username: 'admin', defaultPassword: DEFAULT_DAHUA_PASSWORD },
+  )
     .option('--serial <sn>', 'serial number (magicBox getSerialNo)')
     .option('--records <n>', 'access records in the log at the start (one in ten a refused try)', int(0), 100)
     .option('--users <n>', 'people the records come from', int(1), 50)
@@ -91,7 +87,7 @@ export function registerSimDahua(program: Command): void {
 }
 
 async function runSim(o: SimDahuaOptions): Promise<number> {
-  const password = o.passwordFile ? passwordFromFile(o.passwordFile) : o.password;
+  const password = givenPassword(o);
   const offset = o.utcOffset ?? -new Date().getTimezoneOffset();
   const now = Math.floor(Date.now() / 1000) + offset * 60;
   const records = [...generateRecords(o.records, now - 60, 7, o.users), ...(o.hostile ? HOSTILE_RECORDS : [])];

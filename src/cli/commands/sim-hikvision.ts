@@ -19,7 +19,13 @@ import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { seededRandom } from '../../util/seeded-random.js';
 import { action, simCommand, withConsoleIo } from '../common.js';
 import { int, oneOf, seconds } from '../option-values.js';
-import { listenOrTempfail, passwordFromFile, readSimFile, tickUntilStopped } from '../sim-options.js';
+import {
+  givenPassword,
+  listenOrTempfail,
+  readSimFile,
+  tickUntilStopped,
+  withListenAndAccount,
+} from '../sim-options.js';
 
 interface SimHikvisionOptions {
   host: string;
@@ -78,14 +84,12 @@ function localOffset(): string {
 }
 
 export function registerSimHikvision(program: Command): void {
-  simCommand(program)
-    .command('hikvision')
-    .description('simulate a Hikvision access-control terminal (ISAPI over HTTP or HTTPS, Digest authentication)')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port (0: any free one)', int(0, 65535), 8064)
-    .option('--username <name>', 'the device account', 'admin')
-    .option('--password <password>', `its password (default ${DEFAULT_HIK_PASSWORD})`)
-    .option('--password-file <file>', 'read the password from a file (first line)')
+  withListenAndAccount(
+    simCommand(program)
+      .command('hikvision')
+      .description('simulate a Hikvision access-control terminal (ISAPI over HTTP or HTTPS, Digest authentication)'),
+    { port: 8064, account: 'the device account', username: 'admin', defaultPassword: DEFAULT_HIK_PASSWORD },
+  )
     .option('--serial <sn>', 'serial number (deviceInfo serialNumber)')
     .option('--events <n>', 'generate N authentication passes, with door events and failures around them', int(0))
     .option('--users <n>', 'people the generated events come from', int(1), 20)
@@ -160,7 +164,7 @@ export function registerSimHikvision(program: Command): void {
 async function runSim(o: SimHikvisionOptions): Promise<number> {
   if (Boolean(o.tlsCert) !== Boolean(o.tlsKey))
     throw new ExitError('--tls-cert and --tls-key go together', EXIT.CONFIG);
-  const password = o.passwordFile ? passwordFromFile(o.passwordFile) : o.password;
+  const password = givenPassword(o);
   const offset = o.utcOffset ?? localOffset();
   const passes = o.events ?? (o.eventEvery ? 0 : 100);
   const real = o.realFirmware === true;

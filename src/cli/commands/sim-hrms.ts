@@ -4,15 +4,7 @@ import { loadMappingFile, loadRosterFile, startHrmsSim } from '../../sim/hrms/in
 import type { HrmsFaults, HrmsSimOptions, RosterMode } from '../../sim/hrms/index.js';
 import { defaultMapping } from '../../sim/hrms/mapping.js';
 import { action, simCommand, withConsoleIo, type ConsoleIo } from '../common.js';
-import {
-  badOption as bad,
-  collect,
-  intText as int,
-  rateText as rate,
-  serveUntilStopped,
-  startSimOrExit,
-  timedLog,
-} from '../sim-options.js';
+import { badOption as bad, collect, intText as int, rateText as rate, serveSim } from '../sim-options.js';
 
 /** Raw option values as commander hands them over (all text, validated here). */
 export interface SimHrmsCliOptions {
@@ -148,9 +140,7 @@ export function buildSimOptions(o: SimHrmsCliOptions, warn: (line: string) => vo
 export async function runSimHrms(o: SimHrmsCliOptions, io: ConsoleIo): Promise<number> {
   const warn = (line: string) => io.err(`warning: ${line}\n`);
   const opts = buildSimOptions(o, warn);
-  const sim = await startSimOrExit(o.host, o.port, () => startHrmsSim({ ...opts, log: timedLog(io) }));
-  io.out(`HRMS simulator listening on ${sim.url}\n`);
-  return serveUntilStopped(io, sim, 'HRMS');
+  return serveSim(o, io, 'HRMS', (log) => startHrmsSim({ ...opts, log }));
 }
 
 export function registerSimHrms(program: Command): void {
