@@ -3,9 +3,11 @@
  * routes: each request logged as `METHOD /path -> outcome (N ms)` (the path only: a query string
  * is the client's and is not ours to log), a bug in the simulator answered 500 instead of taking
  * it down, listening on host:port (port 0: any free one), and a stop that may be called twice.
+ * The device and Odoo simulators share the listening (`listenPort`) and the open connections
+ * their stop drops (`openSockets`).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
 /**
  * An HTTP server whose `handle` answers each request and says how (`200`, `404 page`...);
@@ -58,4 +60,26 @@ export async function listenHttp(server: Server, host: string, port: number): Pr
       return stopped;
     },
   };
+}
+
+/**
+ * Listens on host:port (port 0: any free one) and gives the port bound; rejects when it cannot
+ * (the port taken). As these simulators always did, the error listener stays on after.
+ */
+export async function listenPort(server: Server, host: string, port: number): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+/** The connections open on the server, kept up to date: a stop or restart drops them. */
+export function openSockets(server: Server): Set<Socket> {
+  const sockets = new Set<Socket>();
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  return sockets;
 }

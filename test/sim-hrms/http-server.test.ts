@@ -4,7 +4,10 @@
  * stop that may be called twice.
  */
 import { describe, expect, it } from 'vitest';
-import { createLoggedServer, listenHttp } from '../../src/sim/http-server.js';
+import { createServer } from 'node:http';
+import { connect } from 'node:net';
+import { createLoggedServer, listenHttp, listenPort, openSockets } from '../../src/sim/http-server.js';
+import { waitFor } from '../helpers/wait.js';
 
 describe('HRMS-side simulator server', () => {
   it('logs each request by path, answers a bug with 500 and keeps serving', async () => {
@@ -49,5 +52,18 @@ describe('HRMS-side simulator server', () => {
     );
     await expect(listenHttp(two, '127.0.0.1', taken.port)).rejects.toMatchObject({ code: 'EADDRINUSE' });
     await taken.stop();
+  });
+
+  it('the device simulators: listenPort gives the port or rejects a taken one; openSockets follows the connections', async () => {
+    const server = createServer((_req, res) => res.end('ok'));
+    const sockets = openSockets(server);
+    const port = await listenPort(server, '127.0.0.1', 0);
+    const other = createServer();
+    await expect(listenPort(other, '127.0.0.1', port)).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    const client = connect(port, '127.0.0.1');
+    await waitFor(() => sockets.size === 1);
+    client.destroy();
+    await waitFor(() => sockets.size === 0);
+    await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 });
