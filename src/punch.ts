@@ -274,7 +274,15 @@ function wallClockToEpochish(s: string): number {
 
 /** The wall-clock time `seconds` later (earlier when negative), in the same zone-less calendar. */
 export function shiftWallClock(s: string, seconds: number): string {
-  const d = new Date(wallClockToEpochish(s) + seconds * 1000);
+  return utcWallClock(wallClockToEpochish(s) + seconds * 1000);
+}
+
+/**
+ * The log time of epoch ms read on the UTC calendar: the zone-less calendar that wall-clock
+ * arithmetic works in (a wall clock taken as if it were UTC, moved, and read back).
+ */
+export function utcWallClock(ms: number): string {
+  const d = new Date(ms);
   return formatLogTime(
     d.getUTCFullYear(),
     d.getUTCMonth() + 1,

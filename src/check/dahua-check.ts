@@ -10,8 +10,8 @@ import {
   type DahuaClientFactory,
 } from '../sources/dahua/index.js';
 import type { Clock } from '../util/clock.js';
-import { localTime } from '../util/local-time.js';
-import { fail, pass, warn, type CheckResult } from './types.js';
+import { clockVerdict, deviceWords, refusalStopsCheck, transportWords } from './http-terminal-check.js';
+import { fail, type CheckResult } from './types.js';
 import { describeSkew } from './zk-check.js';
 
 export interface DahuaCheckDeps {
@@ -40,9 +40,11 @@ export async function checkDahuaTerminal(
     const now = deps.clock.now();
     const next = nextTry(deps.refusal, pw.changedAt, now);
     if (deps.refusal && next !== undefined) {
-      return fail(
+      return refusalStopsCheck(
         name,
-        `${cfg.name} ${deps.refusal.locked ? 'has locked the account after repeated wrong passwords' : 'refuses the password'} (met by punchgate at ${localTime(deps.refusal.at)}; next try at ${localTime(next)}); not tried again by check, so as not to lock the account`,
+        cfg.name,
+        deps.refusal,
+        next,
         `put the right password in ${pw.from}: punchgate run and check try it as soon as the file changes`,
       );
     }
@@ -60,19 +62,19 @@ export async function checkDahuaTerminal(
     }
     client.destroy();
     const facts = [
-      `${dahuaUrl(cfg)}${cfg.tls ? (cfg.tlsFingerprint ? ' (TLS, certificate pinned)' : ' (TLS)') : ' (plain http)'}`,
-      `serial ${info.serial || 'unknown'}${info.deviceType ? `, ${info.deviceType}` : ''}${info.software ? ` ${info.software}` : ''}`,
+      `${dahuaUrl(cfg)}${transportWords(cfg.tls, Boolean(cfg.tlsFingerprint))}`,
+      deviceWords(info.serial, info.deviceType, info.software),
       ...(count !== undefined ? [`${count} record${count === 1 ? '' : 's'} held`] : []),
       `record search by ${form}`,
       `clock ${describeSkew(skew)} (${zone})`,
     ].join(', ');
-    if (Math.abs(skew) > cfg.skewThresholdSeconds)
-      return warn(
-        name,
-        `${facts}; the terminal clock is ${describeSkew(skew)}`,
-        `set the terminal's clock (or NTP on it); if the difference is whole hours, set ${key}.timezone to the zone the terminal's clock shows (now ${zone})`,
-      );
-    return pass(name, facts);
+    return clockVerdict(
+      name,
+      facts,
+      skew,
+      cfg.skewThresholdSeconds,
+      `set the terminal's clock (or NTP on it); if the difference is whole hours, set ${key}.timezone to the zone the terminal's clock shows (now ${zone})`,
+    );
   } catch (e) {
     client?.destroy();
     const f = describeDahuaFault(e, cfg, key);

@@ -14,7 +14,8 @@ import {
   type HikvisionClient,
 } from '../sources/hikvision/index.js';
 import type { Clock } from '../util/clock.js';
-import { fail, pass, warn, type CheckResult } from './types.js';
+import { clockVerdict, deviceWords, refusalStopsCheck, transportWords } from './http-terminal-check.js';
+import { fail, type CheckResult } from './types.js';
 import { describeSkew } from './zk-check.js';
 import { localTime } from '../util/local-time.js';
 
@@ -68,11 +69,11 @@ export async function checkHikvisionTerminal(
     const now = deps.clock.now();
     const next = nextAuthTry(deps.refusal, pw.changedAt, now);
     if (deps.refusal && next !== undefined && next > now) {
-      const r = deps.refusal;
-      const what = r.locked ? 'has locked the account after repeated wrong passwords' : 'refuses the password';
-      return fail(
+      return refusalStopsCheck(
         name,
-        `${cfg.name} ${what} (met by punchgate at ${localTime(r.at)}; next try at ${localTime(next)}); not tried again by check, so as not to lock the account`,
+        cfg.name,
+        deps.refusal,
+        next,
         pw.fromEnv
           ? `set the right password in ${pw.from}; punchgate tries it again at ${localTime(next)}`
           : `put the right password in ${key}.passwordFile (${pw.from}): punchgate run and check try it as soon as the file changes`,
@@ -86,30 +87,22 @@ export async function checkHikvisionTerminal(
     const search = await eventSearch(client);
     await client.http.close();
 
-    const tls = cfg.url.startsWith('https:')
-      ? cfg.tlsFingerprint
-        ? ' (TLS, certificate pinned)'
-        : cfg.caFile
-          ? ' (TLS, CA file)'
-          : ' (TLS)'
-      : ' (plain http)';
     const facts = [
-      `${client.peer}${tls}`,
-      `serial ${info.serialNumber || 'unknown'}${info.model ? `, ${info.model}` : ''}${info.firmwareVersion ? ` ${info.firmwareVersion}` : ''}`,
+      `${client.peer}${transportWords(cfg.url.startsWith('https:'), Boolean(cfg.tlsFingerprint), Boolean(cfg.caFile))}`,
+      deviceWords(info.serialNumber, info.model, info.firmwareVersion),
       ...(users !== null ? [`${users} user${users === 1 ? '' : 's'}`] : []),
       `event search ${search === 'serial' ? 'by serial number' : 'by time window (this firmware has no serial-number filters)'}`,
       `clock ${describeSkew(skew)} (${zone})`,
     ].join(', ');
-    if (Math.abs(skew) > cfg.skewThresholdSeconds) {
-      return warn(
-        name,
-        `${facts}; the terminal clock is ${describeSkew(skew)}`,
-        cfg.syncClock
-          ? `punchgate run sets the terminal's clock at its next poll (${key}.syncClock is on)`
-          : `set the terminal's clock (or enable NTP on it), or set ${key}.syncClock: true so that punchgate run sets it; if the difference is whole hours, set ${key}.timezone to the zone the terminal's clock shows (now ${zone})`,
-      );
-    }
-    return pass(name, facts);
+    return clockVerdict(
+      name,
+      facts,
+      skew,
+      cfg.skewThresholdSeconds,
+      cfg.syncClock
+        ? `punchgate run sets the terminal's clock at its next poll (${key}.syncClock is on)`
+        : `set the terminal's clock (or enable NTP on it), or set ${key}.syncClock: true so that punchgate run sets it; if the difference is whole hours, set ${key}.timezone to the zone the terminal's clock shows (now ${zone})`,
+    );
   } catch (e) {
     client?.http.destroy();
     return describeFailure(e, cfg, name, key);

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import type { AdmsConfig } from '../config/adms.js';
 import type { HikvisionTerminalConfig } from '../config/terminals.js';
 import {
@@ -7,9 +6,9 @@ import {
   type ListenContact,
   type ListenRefusals,
 } from '../sources/hikvision/listen-state.js';
-import { Database } from '../journal/sqlite-driver.js';
 import { listenPath } from '../sources/listen.js';
 import { localTime } from '../util/local-time.js';
+import { readSourceStates } from './ledger.js';
 import { pass, warn, type CheckResult } from './types.js';
 
 export interface ListenState {
@@ -22,21 +21,10 @@ const QUIET_MS = 24 * 3_600_000;
 
 /** What the daemon recorded of the listening Hikvision terminals (none when there is no journal yet). */
 export function readListenStates(journalPath: string, terminals: readonly string[]): Map<string, ListenState> {
-  const out = new Map<string, ListenState>();
-  if (!existsSync(journalPath) || terminals.length === 0) return out;
-  let db: Database | undefined;
-  try {
-    db = new Database(journalPath, { readonly: true, fileMustExist: true, timeout: 2000 });
-    const stmt = db.prepare('SELECT value FROM source_state WHERE terminal = ? AND key = ?');
-    const state = { get: (t: string, k: string) => (stmt.get(t, k) as { value: string } | undefined)?.value };
-    for (const t of terminals)
-      out.set(t, { contact: readListenContact(state, t), refusals: readListenRefusals(state, t) });
-  } catch {
-    // No journal yet, or one from before source_state: nothing recorded.
-  } finally {
-    db?.close();
-  }
-  return out;
+  return readSourceStates(journalPath, terminals, (state, t) => ({
+    contact: readListenContact(state, t),
+    refusals: readListenRefusals(state, t),
+  }));
 }
 
 /** `terminal gate-1 (HTTP Listening)`: has the terminal posted lately, and did anyone else post for it. */

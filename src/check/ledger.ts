@@ -24,11 +24,16 @@ export function readTerminalLedger(journalPath: string): Map<string, TerminalRec
 }
 
 /**
- * The password refusals punchgate run recorded per Hikvision terminal (read-only): `check` keeps
- * to their wait instead of spending one more try towards the device's lock.
+ * What punchgate run keeps per terminal in the journal's source state (read-only), as `read`
+ * makes it of each terminal's entries; a terminal it gives nothing for is left out. Empty when
+ * there is no journal yet, or one from before source_state: nothing recorded.
  */
-export function readAuthRefusals(journalPath: string, terminals: readonly string[]): Map<string, AuthRefusal> {
-  const out = new Map<string, AuthRefusal>();
+export function readSourceStates<T>(
+  journalPath: string,
+  terminals: readonly string[],
+  read: (state: { get: (terminal: string, key: string) => string | undefined }, terminal: string) => T | undefined,
+): Map<string, T> {
+  const out = new Map<string, T>();
   if (!existsSync(journalPath) || terminals.length === 0) return out;
   let db: Database | undefined;
   try {
@@ -36,8 +41,8 @@ export function readAuthRefusals(journalPath: string, terminals: readonly string
     const stmt = db.prepare('SELECT value FROM source_state WHERE terminal = ? AND key = ?');
     const state = { get: (t: string, k: string) => (stmt.get(t, k) as { value: string } | undefined)?.value };
     for (const t of terminals) {
-      const r = readRefusal(state, t);
-      if (r) out.set(t, r);
+      const v = read(state, t);
+      if (v !== undefined) out.set(t, v);
     }
   } catch {
     // No journal yet, or one from before source_state: nothing recorded.
@@ -45,4 +50,12 @@ export function readAuthRefusals(journalPath: string, terminals: readonly string
     db?.close();
   }
   return out;
+}
+
+/**
+ * The password refusals punchgate run recorded per Hikvision terminal (read-only): `check` keeps
+ * to their wait instead of spending one more try towards the device's lock.
+ */
+export function readAuthRefusals(journalPath: string, terminals: readonly string[]): Map<string, AuthRefusal> {
+  return readSourceStates(journalPath, terminals, readRefusal);
 }

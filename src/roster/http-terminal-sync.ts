@@ -2,11 +2,11 @@
  * What user sync does alike on the HTTP terminals (Dahua: dahua/, Hikvision: hikvision/): the
  * same limits of what a terminal stores, the same reading of its card numbers, and the same run
  * of changes through one connection under the source's password rule (its poller's withClient),
- * each removal backed up first. How a user is read, added, changed or removed is each kind's own.
+ * each removal backed up first (removal-backup.ts). How a user is read, added, changed or removed is each kind's own.
  */
 import { messageOf } from '../util/errors.js';
-import type { ApplyOutcome, BackupSink } from './adapter.js';
-import type { Change, ChangeResult, RemoveChange, TerminalProfile } from './types.js';
+import type { ApplyOutcome } from './adapter.js';
+import type { Change, ChangeResult, TerminalProfile } from './types.js';
 
 /** Both keep 32 bytes of a name and of a user's code (Dahua UserID, ISAPI employeeNo); card numbers are text. */
 export const HTTP_TERMINAL_PROFILE: TerminalProfile = {
@@ -23,36 +23,6 @@ export const ADMINISTRATOR = 14;
 /** A card number as the roster writes it (decimal, no leading zeros), or 0 when it is not one. */
 export const cardNumber = (cardNo: string): number =>
   /^\d{1,10}$/.test(cardNo) && Number(cardNo) <= 0xffffffff ? Number(cardNo) : 0;
-
-const REASONS = {
-  inactive: 'sync-users: inactive in the roster',
-  absent: 'sync-users: not in the roster (--remove-absent)',
-};
-
-/**
- * Saves the user about to be removed in the journal (the user record only: these terminals give
- * no templates back). Returns the failed result when it could not (then the user is not removed).
- */
-export function backUpBeforeRemoval(
-  backups: BackupSink,
-  terminal: string,
-  serial: string,
-  change: RemoveChange,
-): ChangeResult | undefined {
-  try {
-    backups.save({
-      terminal,
-      serial,
-      fpVersion: null,
-      user: { uid: null, code: change.code, name: change.name, card: change.card, privilege: change.privilege },
-      reason: REASONS[change.reason],
-      templates: [],
-    });
-    return undefined;
-  } catch (e) {
-    return { status: 'failed', error: `the backup could not be saved in the journal (${messageOf(e)}); not removed` };
-  }
-}
 
 /**
  * Applies the changes in order through one use of the terminal (`withClient`). A change the

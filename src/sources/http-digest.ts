@@ -125,3 +125,32 @@ export function parseDigestAuthorization(header: string | undefined): Map<string
   if (!header || !/^Digest\s/i.test(header)) return undefined;
   return parseParams(header.replace(/^Digest\s+/i, ''));
 }
+
+/**
+ * The response a client that knows the account's password sends with the Authorization
+ * parameters `p` it sent (its nonce, uri, nc, cnonce, qop, and algorithm: MD5 when absent): the
+ * simulators compare it with the one it did send.
+ */
+export function expectedDigestResponse(
+  p: Map<string, string>,
+  account: { realm: string; username: string; password: string },
+  method: string,
+): string {
+  return digestResponse(
+    {
+      realm: account.realm,
+      nonce: p.get('nonce') ?? '',
+      algorithm: (p.get('algorithm') ?? 'MD5').toUpperCase(),
+      stale: false,
+      ...(p.get('qop') ? { qop: 'auth' as const } : {}),
+    },
+    {
+      username: account.username,
+      password: account.password,
+      method,
+      uri: p.get('uri') ?? '',
+      nc: parseInt(p.get('nc') ?? '0', 16),
+      cnonce: p.get('cnonce') ?? '',
+    },
+  );
+}

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { wallClockAt } from '../../src/punch.js';
+import { shiftWallClock, utcWallClock, wallClockAt } from '../../src/punch.js';
 
 const savedTz = process.env.TZ;
 afterEach(() => {
@@ -40,5 +40,19 @@ describe('wallClockAt', () => {
     expect(wallClockAt(ms, 'Asia/Kolkata')).toBe('2026-11-22 08:34:05');
     expect(wallClockAt(ms, 'UTC')).toBe('2026-11-22 03:04:05');
     expect(wallClockAt(ms)).toBe('2026-11-21 19:04:05');
+  });
+});
+
+describe('utcWallClock and shiftWallClock', () => {
+  it('reads epoch ms on the UTC calendar, whatever the process zone', () => {
+    process.env.TZ = 'Asia/Kolkata';
+    expect(utcWallClock(Date.UTC(2026, 0, 31, 23, 59, 59))).toBe('2026-01-31 23:59:59');
+    expect(utcWallClock(Date.UTC(2024, 1, 29, 0, 0, 0))).toBe('2024-02-29 00:00:00');
+  });
+
+  it('moves a wall clock across a day, a month and a leap day; refuses what is not a log time', () => {
+    expect(shiftWallClock('2026-12-31 23:59:30', 45)).toBe('2027-01-01 00:00:15');
+    expect(shiftWallClock('2024-03-01 00:00:10', -20)).toBe('2024-02-29 23:59:50');
+    expect(() => shiftWallClock('yesterday', 1)).toThrow('not a log time: yesterday');
   });
 });

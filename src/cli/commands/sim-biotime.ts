@@ -15,11 +15,10 @@ import {
   TransactionTable,
   type BioServerVariant,
 } from '../../sim/biotime/index.js';
-import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { seededRandom } from '../../util/seeded-random.js';
 import { action, simCommand, withConsoleIo } from '../common.js';
 import { int, oneOf, seconds } from '../option-values.js';
-import { passwordFromFile } from '../sim-options.js';
+import { givenPassword, listenOrTempfail, tickUntilStopped, withListenAndAccount } from '../sim-options.js';
 
 interface SimBiotimeOptions {
   host: string;
@@ -45,14 +44,17 @@ interface SimBiotimeOptions {
 }
 
 export function registerSimBiotime(program: Command): void {
-  simCommand(program)
-    .command('biotime')
-    .description('simulate a ZKBioTime server (its API: token endpoints and the transaction list)')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port (0: any free one)', int(0, 65535), 8081)
-    .option('--username <name>', 'the API account', DEFAULT_BIOTIME_USER)
-    .option('--password <password>', `its password (default ${DEFAULT_BIOTIME_PASSWORD})`)
-    .option('--password-file <file>', 'read the password from a file (first line)')
+  withListenAndAccount(
+    simCommand(program)
+      .command('biotime')
+      .description('simulate a ZKBioTime server (its API: token endpoints and the transaction list)'),
+    {
+      port: 8081,
+      account: 'the API account',
+      username: DEFAULT_BIOTIME_USER,
+      defaultPassword: DEFAULT_BIOTIME_PASSWORD,
+    },
+  )
     .option('--transactions <n>', 'transactions in the table at the start', int(0), 100)
     .option('--users <n>', 'people they come from', int(1), 20)
     .option('--every <seconds>', 'a new transaction every SECONDS', seconds)
@@ -86,7 +88,7 @@ export function registerSimBiotime(program: Command): void {
 }
 
 async function runSim(o: SimBiotimeOptions): Promise<number> {
-  const password = o.passwordFile ? passwordFromFile(o.passwordFile) : o.password;
+  const password = givenPassword(o);
   const now = Date.now();
   const table = new TransactionTable(
     generateTransactions({
@@ -98,26 +100,28 @@ async function runSim(o: SimBiotimeOptions): Promise<number> {
     }),
   );
   if (o.hostile) table.add(hostileTransactions(now - 30_000));
-  const sim = await startBiotimeSim({
-    host: o.host,
-    port: o.port,
-    username: o.username,
-    password: password || undefined,
-    table,
-    variant: {
-      auth: o.auth,
-      envelope: o.envelope,
-      idOrder: o.idOrder,
-      maxPageSize: o.maxPageSize,
-      tokenTtlMs: o.tokenTtl * 1000,
-      licenceRefuses: o.licenceRefuses === true,
-      delayMs: o.delayMs,
-      fault: o.fault ?? null,
-      hugeBytes: o.hugeMb * 1024 * 1024,
-    },
-  }).catch((e: unknown) => {
-    throw new ExitError(`cannot listen on ${o.host}:${o.port}: ${(e as Error).message}`, EXIT.TEMPFAIL);
-  });
+  const sim = await listenOrTempfail(
+    o.host,
+    o.port,
+    startBiotimeSim({
+      host: o.host,
+      port: o.port,
+      username: o.username,
+      password: password || undefined,
+      table,
+      variant: {
+        auth: o.auth,
+        envelope: o.envelope,
+        idOrder: o.idOrder,
+        maxPageSize: o.maxPageSize,
+        tokenTtlMs: o.tokenTtl * 1000,
+        licenceRefuses: o.licenceRefuses === true,
+        delayMs: o.delayMs,
+        fault: o.fault ?? null,
+        hugeBytes: o.hugeMb * 1024 * 1024,
+      },
+    }),
+  );
   return withConsoleIo(async (io) => {
     const v = sim.variant();
     const variants = [
@@ -133,28 +137,21 @@ async function runSim(o: SimBiotimeOptions): Promise<number> {
       `BioTime server simulator listening on ${sim.url} (user ${o.username}, ${table.size} transactions from ${SIM_TERMINALS.length} terminals` +
         `${variants.length ? `; ${variants.join(', ')}` : ''})\n`,
     );
-    let timer: NodeJS.Timeout | undefined;
-    if (o.every) {
-      const rnd = seededRandom(o.seed + 1);
-      timer = setInterval(() => {
-        const [t] = sim.add([
-          transaction(
-            {
-              emp: empCodeOf(Math.floor(rnd() * o.users)),
-              atMs: Date.now(),
-              terminal: SIM_TERMINALS[Math.floor(rnd() * SIM_TERMINALS.length)]!,
-              state: rnd() < 0.5 ? 0 : 1,
-              verify: 1,
-            },
-            o.uploadLag * 1000,
-          ),
-        ]);
-        io.err(`transaction ${t!.id}: ${t!.emp_code} at ${t!.punch_time} on ${t!.terminal_sn}\n`);
-      }, o.every * 1000);
-    }
-    await io.until;
-    clearInterval(timer);
-    await sim.stop();
-    return EXIT.OK;
+    const rnd = seededRandom(o.seed + 1);
+    return tickUntilStopped(io, sim, o.every, () => {
+      const [t] = sim.add([
+        transaction(
+          {
+            emp: empCodeOf(Math.floor(rnd() * o.users)),
+            atMs: Date.now(),
+            terminal: SIM_TERMINALS[Math.floor(rnd() * SIM_TERMINALS.length)]!,
+            state: rnd() < 0.5 ? 0 : 1,
+            verify: 1,
+          },
+          o.uploadLag * 1000,
+        ),
+      ]);
+      io.err(`transaction ${t!.id}: ${t!.emp_code} at ${t!.punch_time} on ${t!.terminal_sn}\n`);
+    });
   });
 }

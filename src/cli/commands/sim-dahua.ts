@@ -10,10 +10,9 @@ import {
   startDahuaSim,
   type DigestOffer,
 } from '../../sim/dahua/index.js';
-import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, simCommand, withConsoleIo } from '../common.js';
 import { int, oneOf, seconds } from '../option-values.js';
-import { passwordFromFile } from '../sim-options.js';
+import { givenPassword, listenOrTempfail, tickUntilStopped, withListenAndAccount } from '../sim-options.js';
 
 interface SimDahuaOptions {
   host: string;
@@ -44,14 +43,10 @@ function utcOffset(v: string): number {
 }
 
 export function registerSimDahua(program: Command): void {
-  simCommand(program)
-    .command('dahua')
-    .description('simulate a Dahua access terminal (HTTP CGI, Digest MD5/SHA-256)')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port (0: any free one)', int(0, 65535), 8080)
-    .option('--username <name>', 'the device account', 'admin')
-    .option('--password <password>', `its password (default ${DEFAULT_DAHUA_PASSWORD})`)
-    .option('--password-file <file>', 'read the password from a file (first line)')
+  withListenAndAccount(
+    simCommand(program).command('dahua').description('simulate a Dahua access terminal (HTTP CGI, Digest MD5/SHA-256)'),
+    { port: 8080, account: 'the device account', username: 'admin', defaultPassword: DEFAULT_DAHUA_PASSWORD },
+  )
     .option('--serial <sn>', 'serial number (magicBox getSerialNo)')
     .option('--records <n>', 'access records in the log at the start (one in ten a refused try)', int(0), 100)
     .option('--users <n>', 'people the records come from', int(1), 50)
@@ -92,25 +87,27 @@ export function registerSimDahua(program: Command): void {
 }
 
 async function runSim(o: SimDahuaOptions): Promise<number> {
-  const password = o.passwordFile ? passwordFromFile(o.passwordFile) : o.password;
+  const password = givenPassword(o);
   const offset = o.utcOffset ?? -new Date().getTimezoneOffset();
   const now = Math.floor(Date.now() / 1000) + offset * 60;
   const records = [...generateRecords(o.records, now - 60, 7, o.users), ...(o.hostile ? HOSTILE_RECORDS : [])];
-  const sim = await startDahuaSim({
-    host: o.host,
-    port: o.port,
-    username: o.username,
-    password: password || undefined,
-    serial: o.serial,
-    utcOffsetMinutes: offset,
-    digest: o.digest,
-    userApi: o.userApi,
-    timeCondition: o.timeCondition,
-    pageCap: o.pageCap,
-    records,
-  }).catch((e: unknown) => {
-    throw new ExitError(`cannot listen on ${o.host}:${o.port}: ${(e as Error).message}`, EXIT.TEMPFAIL);
-  });
+  const sim = await listenOrTempfail(
+    o.host,
+    o.port,
+    startDahuaSim({
+      host: o.host,
+      port: o.port,
+      username: o.username,
+      password: password || undefined,
+      serial: o.serial,
+      utcOffsetMinutes: offset,
+      digest: o.digest,
+      userApi: o.userApi,
+      timeCondition: o.timeCondition,
+      pageCap: o.pageCap,
+      records,
+    }),
+  );
   sim.faults({
     slowMs: o.slowMs,
     search: o.searchFault ?? null,
@@ -130,18 +127,11 @@ async function runSim(o: SimDahuaOptions): Promise<number> {
       `Dahua terminal simulator ${sim.serial} listening on ${sim.url} ` +
         `(user ${o.username}, ${sim.records().length} records, pages of ${o.pageCap}; ${variants.join(', ')})\n`,
     );
-    let timer: NodeJS.Timeout | undefined;
     let n = 0;
-    if (o.recordEvery) {
-      timer = setInterval(() => {
-        const who = `${1000 + (n++ % o.users)}`;
-        const [r] = sim.addRecords([{ UserID: who, CardName: `Person ${who}`, AttendanceState: (n % 2) + 1 }]);
-        io.err(`record ${r!.RecNo}: ${who}\n`);
-      }, o.recordEvery * 1000);
-    }
-    await io.until;
-    clearInterval(timer);
-    await sim.stop();
-    return EXIT.OK;
+    return tickUntilStopped(io, sim, o.recordEvery, () => {
+      const who = `${1000 + (n++ % o.users)}`;
+      const [r] = sim.addRecords([{ UserID: who, CardName: `Person ${who}`, AttendanceState: (n % 2) + 1 }]);
+      io.err(`record ${r!.RecNo}: ${who}\n`);
+    });
   });
 }

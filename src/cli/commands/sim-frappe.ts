@@ -3,16 +3,8 @@ import type { Command } from 'commander';
 import { startFrappeSim, STRICT_LOG_TYPE, type FrappeFaults, type FrappeSimOptions } from '../../sim/frappe/index.js';
 import type { ApiKeyPair, SimEmployee } from '../../sim/frappe/index.js';
 import { readCsvTable } from '../../util/csv.js';
-import { action, simCommand, withConsoleIo } from '../common.js';
-import {
-  badOption as bad,
-  collect,
-  intText as int,
-  rateText as rate,
-  serveUntilStopped,
-  startSimOrExit,
-} from '../sim-options.js';
-import type { SimIo } from './sim-hrms.js';
+import { action, simCommand, withConsoleIo, type ConsoleIo } from '../common.js';
+import { badOption as bad, collect, intText as int, rateText as rate, serveSim } from '../sim-options.js';
 
 /** Raw option values as commander hands them over (all text, checked here). */
 export interface SimFrappeCliOptions {
@@ -131,13 +123,9 @@ export function buildFrappeSimOptions(o: SimFrappeCliOptions, warn: (line: strin
 }
 
 /** The command body, apart from signal handling so that tests run it in-process. */
-export async function runSimFrappe(o: SimFrappeCliOptions, io: SimIo): Promise<number> {
+export async function runSimFrappe(o: SimFrappeCliOptions, io: ConsoleIo): Promise<number> {
   const opts = buildFrappeSimOptions(o, (line) => io.err(`warning: ${line}\n`));
-  const sim = await startSimOrExit(o.host, o.port, () =>
-    startFrappeSim({ ...opts, log: (line) => io.err(`${new Date().toISOString()} ${line}\n`) }),
-  );
-  io.out(`Frappe simulator listening on ${sim.url}\n`);
-  return serveUntilStopped(io, sim, 'Frappe');
+  return serveSim(o, io, 'Frappe', (log) => startFrappeSim({ ...opts, log }));
 }
 
 export function registerSimFrappe(program: Command): void {

@@ -19,7 +19,13 @@ import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { seededRandom } from '../../util/seeded-random.js';
 import { action, simCommand, withConsoleIo } from '../common.js';
 import { int, oneOf, seconds } from '../option-values.js';
-import { passwordFromFile, readSimFile } from '../sim-options.js';
+import {
+  givenPassword,
+  listenOrTempfail,
+  readSimFile,
+  tickUntilStopped,
+  withListenAndAccount,
+} from '../sim-options.js';
 
 interface SimHikvisionOptions {
   host: string;
@@ -78,14 +84,12 @@ function localOffset(): string {
 }
 
 export function registerSimHikvision(program: Command): void {
-  simCommand(program)
-    .command('hikvision')
-    .description('simulate a Hikvision access-control terminal (ISAPI over HTTP or HTTPS, Digest authentication)')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port (0: any free one)', int(0, 65535), 8064)
-    .option('--username <name>', 'the device account', 'admin')
-    .option('--password <password>', `its password (default ${DEFAULT_HIK_PASSWORD})`)
-    .option('--password-file <file>', 'read the password from a file (first line)')
+  withListenAndAccount(
+    simCommand(program)
+      .command('hikvision')
+      .description('simulate a Hikvision access-control terminal (ISAPI over HTTP or HTTPS, Digest authentication)'),
+    { port: 8064, account: 'the device account', username: 'admin', defaultPassword: DEFAULT_HIK_PASSWORD },
+  )
     .option('--serial <sn>', 'serial number (deviceInfo serialNumber)')
     .option('--events <n>', 'generate N authentication passes, with door events and failures around them', int(0))
     .option('--users <n>', 'people the generated events come from', int(1), 20)
@@ -160,7 +164,7 @@ export function registerSimHikvision(program: Command): void {
 async function runSim(o: SimHikvisionOptions): Promise<number> {
   if (Boolean(o.tlsCert) !== Boolean(o.tlsKey))
     throw new ExitError('--tls-cert and --tls-key go together', EXIT.CONFIG);
-  const password = o.passwordFile ? passwordFromFile(o.passwordFile) : o.password;
+  const password = givenPassword(o);
   const offset = o.utcOffset ?? localOffset();
   const passes = o.events ?? (o.eventEvery ? 0 : 100);
   const real = o.realFirmware === true;
@@ -188,31 +192,33 @@ async function runSim(o: SimHikvisionOptions): Promise<number> {
     seed: o.seed,
   });
   if (o.badEvent) events.push({ ...BAD_EVENT, time: `${BAD_EVENT.time}${offset}` });
-  const sim = await startHikvisionSim({
-    host: o.host,
-    port: o.port,
-    username: o.username,
-    password: password || undefined,
-    serialNumber: o.serial,
-    utcOffset: offset,
-    clockOffsetSeconds: o.clockOffset,
-    firmware,
-    lockoutAfter: o.lockoutAfter,
-    lockoutMs: o.lockoutMinutes * 60_000,
-    writeFault: o.failWriteAfter === undefined ? undefined : { after: o.failWriteAfter, mode: 'error' },
-    tls: o.tlsCert && o.tlsKey ? { cert: readSimFile(o.tlsCert), key: readSimFile(o.tlsKey) } : undefined,
-    users: Array.from({ length: o.users }, (_, i) => ({
-      employeeNo: employeeNoOf(i),
-      name: `Person ${employeeNoOf(i)}`,
-    })),
-    events,
-    httpHost: o.httpHost,
-    listenFormat: o.listenFormat,
-    listenPictureBytes: o.listenPictureKb * 1024,
-    listenFrom: o.listenFrom,
-  }).catch((e: unknown) => {
-    throw new ExitError(`cannot listen on ${o.host}:${o.port}: ${(e as Error).message}`, EXIT.TEMPFAIL);
-  });
+  const sim = await listenOrTempfail(
+    o.host,
+    o.port,
+    startHikvisionSim({
+      host: o.host,
+      port: o.port,
+      username: o.username,
+      password: password || undefined,
+      serialNumber: o.serial,
+      utcOffset: offset,
+      clockOffsetSeconds: o.clockOffset,
+      firmware,
+      lockoutAfter: o.lockoutAfter,
+      lockoutMs: o.lockoutMinutes * 60_000,
+      writeFault: o.failWriteAfter === undefined ? undefined : { after: o.failWriteAfter, mode: 'error' },
+      tls: o.tlsCert && o.tlsKey ? { cert: readSimFile(o.tlsCert), key: readSimFile(o.tlsKey) } : undefined,
+      users: Array.from({ length: o.users }, (_, i) => ({
+        employeeNo: employeeNoOf(i),
+        name: `Person ${employeeNoOf(i)}`,
+      })),
+      events,
+      httpHost: o.httpHost,
+      listenFormat: o.listenFormat,
+      listenPictureBytes: o.listenPictureKb * 1024,
+      listenFrom: o.listenFrom,
+    }),
+  );
   return withConsoleIo(async (io) => {
     const fw = sim.firmware();
     const variants = [
@@ -233,30 +239,23 @@ async function runSim(o: SimHikvisionOptions): Promise<number> {
         `(user ${o.username}, ${sim.events().length} events, serial filters ${fw.serialFilters}, pages of ${fw.pageCap}` +
         `${variants.length ? `; ${variants.join(', ')}` : ''})\n`,
     );
-    let timer: NodeJS.Timeout | undefined;
-    if (o.eventEvery) {
-      const rnd = seededRandom(o.seed + 1);
-      timer = setInterval(() => {
-        const who = employeeNoOf(Math.floor(rnd() * o.users));
-        const [e] = sim.addEvents([
-          {
-            major: 5,
-            minor: 75,
-            employeeNoString: who,
-            name: `Person ${who}`,
-            currentVerifyMode: 'face',
-            attendanceStatus: 'checkIn',
-            doorNo: 1,
-          },
-          { major: 5, minor: 21, doorNo: 1 },
-          { major: 5, minor: 22, doorNo: 1 },
-        ]);
-        io.err(`event ${e!.serialNo}: ${who} at ${e!.time}\n`);
-      }, o.eventEvery * 1000);
-    }
-    await io.until;
-    clearInterval(timer);
-    await sim.stop();
-    return EXIT.OK;
+    const rnd = seededRandom(o.seed + 1);
+    return tickUntilStopped(io, sim, o.eventEvery, () => {
+      const who = employeeNoOf(Math.floor(rnd() * o.users));
+      const [e] = sim.addEvents([
+        {
+          major: 5,
+          minor: 75,
+          employeeNoString: who,
+          name: `Person ${who}`,
+          currentVerifyMode: 'face',
+          attendanceStatus: 'checkIn',
+          doorNo: 1,
+        },
+        { major: 5, minor: 21, doorNo: 1 },
+        { major: 5, minor: 22, doorNo: 1 },
+      ]);
+      io.err(`event ${e!.serialNo}: ${who} at ${e!.time}\n`);
+    });
   });
 }

@@ -3,15 +3,8 @@ import type { Command } from 'commander';
 import { loadMappingFile, loadRosterFile, startHrmsSim } from '../../sim/hrms/index.js';
 import type { HrmsFaults, HrmsSimOptions, RosterMode } from '../../sim/hrms/index.js';
 import { defaultMapping } from '../../sim/hrms/mapping.js';
-import { action, simCommand, withConsoleIo } from '../common.js';
-import {
-  badOption as bad,
-  collect,
-  intText as int,
-  rateText as rate,
-  serveUntilStopped,
-  startSimOrExit,
-} from '../sim-options.js';
+import { action, simCommand, withConsoleIo, type ConsoleIo } from '../common.js';
+import { badOption as bad, collect, intText as int, rateText as rate, serveSim } from '../sim-options.js';
 
 /** Raw option values as commander hands them over (all text, validated here). */
 export interface SimHrmsCliOptions {
@@ -143,22 +136,11 @@ export function buildSimOptions(o: SimHrmsCliOptions, warn: (line: string) => vo
   };
 }
 
-export interface SimIo {
-  out: (text: string) => void;
-  err: (text: string) => void;
-  /** Resolves when the simulator should stop (SIGINT/SIGTERM in the CLI). */
-  until: Promise<void>;
-}
-
 /** The command body, separate from signal handling so that tests can run it in-process. */
-export async function runSimHrms(o: SimHrmsCliOptions, io: SimIo): Promise<number> {
+export async function runSimHrms(o: SimHrmsCliOptions, io: ConsoleIo): Promise<number> {
   const warn = (line: string) => io.err(`warning: ${line}\n`);
   const opts = buildSimOptions(o, warn);
-  const sim = await startSimOrExit(o.host, o.port, () =>
-    startHrmsSim({ ...opts, log: (line) => io.err(`${new Date().toISOString()} ${line}\n`) }),
-  );
-  io.out(`HRMS simulator listening on ${sim.url}\n`);
-  return serveUntilStopped(io, sim, 'HRMS');
+  return serveSim(o, io, 'HRMS', (log) => startHrmsSim({ ...opts, log }));
 }
 
 export function registerSimHrms(program: Command): void {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { startOdooSim, type OdooFaults, type OdooSimOptions, type SimEmployee } from '../../sim/odoo/index.js';
 import { readCsvTable } from '../../util/csv.js';
-import { action, simCommand, withConsoleIo } from '../common.js';
+import { action, simCommand, withConsoleIo, type ConsoleIo } from '../common.js';
 import {
   badOption as bad,
   collect,
@@ -10,8 +10,8 @@ import {
   rateText as rate,
   serveUntilStopped,
   startSimOrExit,
+  timedLog,
 } from '../sim-options.js';
-import type { SimIo } from './sim-hrms.js';
 
 /** Raw option values as commander hands them over (all text, validated here). */
 export interface SimOdooCliOptions {
@@ -107,11 +107,9 @@ export function buildOdooSimOptions(o: SimOdooCliOptions): OdooSimOptions {
   };
 }
 
-export async function runSimOdoo(o: SimOdooCliOptions, io: SimIo): Promise<number> {
+export async function runSimOdoo(o: SimOdooCliOptions, io: ConsoleIo): Promise<number> {
   const opts = buildOdooSimOptions(o);
-  const sim = await startSimOrExit(o.host, o.port, () =>
-    startOdooSim({ ...opts, log: (line) => io.err(`${new Date().toISOString()} ${line}\n`) }),
-  );
+  const sim = await startSimOrExit(o.host, o.port, () => startOdooSim({ ...opts, log: timedLog(io) }));
   if (!opts.apiKeys) io.err('warning: no --api-key or --api-key-file given: the API key is "sim-odoo-key"\n');
   io.out(
     `Odoo ${opts.version} simulator listening on ${sim.url} (database ${opts.database}, ${sim.store.employees.length} employees)\n`,

@@ -14,7 +14,7 @@ import {
 import { DEFAULT_SERIAL_PATTERN } from '../../sources/serial/line-parser.js';
 import { printable } from '../../util/terminal-text.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
-import { action, simCommand, withConsoleIo } from '../common.js';
+import { action, simCommand, withConsoleIo, type ConsoleIo } from '../common.js';
 
 export const DEFAULT_SIM_LINK = join(tmpdir(), 'punchgate-serial');
 
@@ -38,17 +38,10 @@ export interface SimSerialCliOptions {
   linger?: number;
 }
 
-export interface SimSerialIo {
-  out(text: string): void;
-  err(text: string): void;
-  /** Resolves when the run should end (Ctrl-C). */
-  until: Promise<void>;
-}
-
 const STOPPED = Symbol('stopped');
 
 /** The command body, separate from signal handling so that tests can run it in-process. */
-export async function runSimSerial(o: SimSerialCliOptions, io: SimSerialIo): Promise<number> {
+export async function runSimSerial(o: SimSerialCliOptions, io: ConsoleIo): Promise<number> {
   if (o.link !== undefined && o.device !== undefined)
     throw new ExitError('use --link or --device, not both', EXIT.CONFIG);
   const stopped = io.until.then((): typeof STOPPED => STOPPED);

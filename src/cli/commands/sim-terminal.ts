@@ -18,6 +18,7 @@ import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { createLogger } from '../../util/logger.js';
 import { aborted, abortOnStopSignal } from '../../util/signals.js';
 import { action, globalOptions, simCommand } from '../common.js';
+import { listenOrTempfail } from '../sim-options.js';
 import { escapeControls } from '../../util/terminal-text.js';
 import { int, seconds } from '../option-values.js';
 
@@ -185,34 +186,36 @@ async function runSimTerminal(opts: SimTerminalOptions, cmd: Command): Promise<n
     failWriteAfter: opts.failWriteAfter ?? null,
     failWriteMode: opts.failWriteMode,
   };
-  const sim = await startTerminalSim({
-    host: opts.host,
-    port: opts.port,
-    tcp: opts.tcp,
-    udp: opts.udp,
-    serialNumber: opts.serial,
-    commKey: opts.commKey ?? 0,
-    firmwareQuirks: {
-      attendanceRecord: opts.attRecord,
-      stateByte: opts.stateByte,
-      connectReply: opts.connectReply,
-      connectAuth: opts.connectAuth,
-    },
-    users,
-    punches,
-    templates,
-    userCapacity: opts.userCapacity,
-    fpVersion: opts.fpVersion,
-    generate:
-      genUsers > 0 || genPunches > 0
-        ? { users: genUsers, punches: genPunches, fingersPerUser: opts.fingers }
-        : undefined,
-    faults,
-    logger,
-    ...(opts.clockOffset ? { clock: () => wallClockAt(Date.now() + opts.clockOffset * 1000) } : {}),
-  }).catch((e: unknown) => {
-    throw new ExitError(`cannot listen on ${opts.host}:${opts.port}: ${(e as Error).message}`, EXIT.TEMPFAIL);
-  });
+  const sim = await listenOrTempfail(
+    opts.host,
+    opts.port,
+    startTerminalSim({
+      host: opts.host,
+      port: opts.port,
+      tcp: opts.tcp,
+      udp: opts.udp,
+      serialNumber: opts.serial,
+      commKey: opts.commKey ?? 0,
+      firmwareQuirks: {
+        attendanceRecord: opts.attRecord,
+        stateByte: opts.stateByte,
+        connectReply: opts.connectReply,
+        connectAuth: opts.connectAuth,
+      },
+      users,
+      punches,
+      templates,
+      userCapacity: opts.userCapacity,
+      fpVersion: opts.fpVersion,
+      generate:
+        genUsers > 0 || genPunches > 0
+          ? { users: genUsers, punches: genPunches, fingersPerUser: opts.fingers }
+          : undefined,
+      faults,
+      logger,
+      ...(opts.clockOffset ? { clock: () => wallClockAt(Date.now() + opts.clockOffset * 1000) } : {}),
+    }),
+  );
 
   const sn = opts.serial ?? DEFAULT_SERIAL;
   const protocols = [opts.tcp ? 'tcp' : '', opts.udp ? 'udp' : ''].filter(Boolean).join('+');

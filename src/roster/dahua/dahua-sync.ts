@@ -20,14 +20,9 @@ import {
 import type { DahuaClient } from '../../sources/dahua/index.js';
 import type { SourceDeps } from '../../sources/types.js';
 import type { ApplyOutcome, BackupSink, TerminalSnapshot, UserSyncAdapter } from '../adapter.js';
-import {
-  ADMINISTRATOR,
-  applyInOrder,
-  backUpBeforeRemoval,
-  cardNumber,
-  HTTP_TERMINAL_PROFILE,
-} from '../http-terminal-sync.js';
+import { ADMINISTRATOR, applyInOrder, cardNumber, HTTP_TERMINAL_PROFILE } from '../http-terminal-sync.js';
 import { verifyByReadBack } from '../read-back.js';
+import { backUpBeforeRemoval } from '../removal-backup.js';
 import type { Change, ChangeResult, TerminalProfile, TerminalUser } from '../types.js';
 
 /** Dahua keeps 32 bytes of a name (CardName/UserName) and of a UserID; card numbers are text. */

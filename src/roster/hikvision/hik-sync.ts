@@ -19,7 +19,8 @@ import {
 } from '../../sources/hikvision/index.js';
 import type { SourceDeps } from '../../sources/types.js';
 import type { ApplyOutcome, BackupSink, TerminalSnapshot, UserSyncAdapter } from '../adapter.js';
-import { applyInOrder, backUpBeforeRemoval } from '../http-terminal-sync.js';
+import { applyInOrder } from '../http-terminal-sync.js';
+import { backUpBeforeRemoval } from '../removal-backup.js';
 import { verifyByReadBack } from '../read-back.js';
 import type { Change, ChangeResult } from '../types.js';
 import { cardsOf, HIK_PROFILE, toTerminalUsers } from './hik-users.js';

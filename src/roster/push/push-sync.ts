@@ -20,15 +20,11 @@ import {
   updateUserCommand,
 } from '../../sources/adms/index.js';
 import type { ApplyOutcome, BackupSink, TerminalSnapshot, UserSyncAdapter } from '../adapter.js';
+import { backUpBeforeRemoval } from '../removal-backup.js';
 import type { Change, ChangeResult, TerminalProfile } from '../types.js';
 import { messageOf } from '../../util/errors.js';
 import { localTime } from '../../util/local-time.js';
 import { withPending } from './push-users.js';
-
-const REASONS = {
-  inactive: 'sync-users: inactive in the roster',
-  absent: 'sync-users: not in the roster (--remove-absent)',
-};
 
 /** ZK push firmware keeps 24 bytes of a name and of a PIN; cards are 32-bit numbers. */
 const PUSH_PROFILE: TerminalProfile = {
@@ -121,20 +117,9 @@ export class PushSyncAdapter implements UserSyncAdapter {
         continue;
       }
       if (c.action === 'remove') {
-        try {
-          backups.save({
-            terminal: this.cfg.name,
-            serial: this.cfg.serial,
-            fpVersion: null,
-            user: { uid: null, code: c.code, name: c.name, card: c.card, privilege: c.privilege },
-            reason: REASONS[c.reason],
-            templates: [],
-          });
-        } catch (e) {
-          results.push({
-            status: 'failed',
-            error: `the backup could not be saved in the journal (${messageOf(e)}); not removed`,
-          });
+        const unsaved = backUpBeforeRemoval(backups, this.cfg.name, this.cfg.serial, c);
+        if (unsaved) {
+          results.push(unsaved);
           continue;
         }
       }

@@ -8,14 +8,10 @@
 import { encodeUserRecord, patchUserRecord } from '../../sources/zk/protocol/index.js';
 import type { ApplyOutcome, BackupSink, TerminalSnapshot, UserSyncAdapter } from '../adapter.js';
 import { verifyByReadBack } from '../read-back.js';
-import type { Change, ChangeResult, TerminalUser } from '../types.js';
+import { backUpBeforeRemoval } from '../removal-backup.js';
+import type { Change, ChangeResult } from '../types.js';
 import { messageOf } from '../../util/errors.js';
 import { isConnectionLoss, toTerminalUser, type ZkUserRow, type ZkUserTerminal } from './zk-terminal.js';
-
-const REASONS = {
-  inactive: 'sync-users: inactive in the roster',
-  absent: 'sync-users: not in the roster (--remove-absent)',
-};
 
 export class ZkSyncAdapter implements UserSyncAdapter {
   readonly kind = 'zk';
@@ -104,19 +100,8 @@ export class ZkSyncAdapter implements UserSyncAdapter {
     }
     if (templateError) return { status: 'failed', error: templateError };
     const fingers = (templates.get(uid) ?? []).map((t) => ({ finger: t.finger, valid: t.valid, template: t.template }));
-    const user: TerminalUser = { uid, code: c.code, name: c.name, card: c.card, privilege: c.privilege };
-    try {
-      backups.save({
-        terminal: this.t.name,
-        serial: this.t.serial,
-        fpVersion,
-        user,
-        reason: REASONS[c.reason],
-        templates: fingers,
-      });
-    } catch (e) {
-      return { status: 'failed', error: `the backup could not be saved in the journal (${messageOf(e)}); not removed` };
-    }
+    const unsaved = backUpBeforeRemoval(backups, this.t.name, this.t.serial, c, { uid, fpVersion, templates: fingers });
+    if (unsaved) return unsaved;
     await this.t.client.deleteUser(uid);
     return { status: 'applied', backedUpFingers: fingers.length };
   }

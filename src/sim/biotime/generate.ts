@@ -1,4 +1,5 @@
 import type { NewTransaction } from './store.js';
+import { wallClockAt } from '../../punch.js';
 import { seededRandom } from '../../util/seeded-random.js';
 
 /** Serials of the simulated terminals behind the server (ZKTeco serial numbers look so). */
@@ -9,22 +10,6 @@ export const SIM_TERMINALS = [
 ] as const;
 
 export const empCodeOf = (i: number) => String(1001 + i);
-
-/** `YYYY-MM-DD HH:mm:ss` of epoch ms as a UTC wall clock (the simulator's "terminal clock" is the box's wall clock in `zone`). */
-export function wallClock(ms: number, timeZone?: string): string {
-  const f = new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(new Date(ms));
-  const p = (t: string) => f.find((x) => x.type === t)?.value ?? '00';
-  return `${p('year')}-${p('month')}-${p('day')} ${p('hour')}:${p('minute')}:${p('second')}`;
-}
 
 export interface GenerateOptions {
   count: number;
@@ -46,7 +31,7 @@ export function transaction(
 ): NewTransaction {
   return {
     emp_code: o.emp,
-    punch_time: wallClock(o.atMs, timeZone),
+    punch_time: wallClockAt(o.atMs, timeZone),
     punch_state: String(o.state),
     verify_type: o.verify,
     work_code: '0',
@@ -62,7 +47,7 @@ export function transaction(
     crc: '',
     is_attendance: 1,
     reserved: null,
-    upload_time: wallClock(o.atMs + lagMs, timeZone),
+    upload_time: wallClockAt(o.atMs + lagMs, timeZone),
     sync_status: 0,
     sync_time: null,
     emp: null,

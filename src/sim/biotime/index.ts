@@ -19,18 +19,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenPort, openSockets } from '../http-server.js';
 import { TransactionTable, type NewTransaction, type SimTransaction } from './store.js';
 
 export { TransactionTable, type NewTransaction, type SimTransaction } from './store.js';
-export {
-  generateTransactions,
-  hostileTransactions,
-  SIM_TERMINALS,
-  transaction,
-  wallClock,
-  empCodeOf,
-} from './generate.js';
+export { generateTransactions, hostileTransactions, SIM_TERMINALS, transaction, empCodeOf } from './generate.js';
 
 export const DEFAULT_BIOTIME_USER = 'admin';
 export const DEFAULT_BIOTIME_PASSWORD = 'Sim-passw0rd';
@@ -111,7 +104,6 @@ export async function startBiotimeSim(o: BioSimOptions = {}): Promise<BiotimeSim
   /** token -> scheme and when it was given. */
   let tokens = new Map<string, { scheme: 'JWT' | 'Token'; at: number; uses: number }>();
   const log: BioSimRequest[] = [];
-  const sockets = new Set<Socket>();
   let base = '';
 
   const json = (res: ServerResponse, status: number, body: unknown) => {
@@ -273,15 +265,8 @@ export async function startBiotimeSim(o: BioSimOptions = {}): Promise<BiotimeSim
   const server: Server = createServer((req, res) => {
     handle(req, res).catch(() => res.destroy());
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const sockets = openSockets(server);
+  const port = await listenPort(server, o.host ?? '127.0.0.1', o.port ?? 0);
   base = `http://${o.host ?? '127.0.0.1'}:${port}`;
   return {
     url: base,

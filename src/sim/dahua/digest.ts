@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { digestResponse, parseDigestAuthorization } from '../../sources/http-digest.js';
+import { expectedDigestResponse, parseDigestAuthorization } from '../../sources/http-digest.js';
 
 /**
  * The device side of Digest authentication as Dahua firmware behaves: qop=auth, a realm
@@ -49,17 +49,7 @@ export class DahuaDigest {
     const algorithm = (p.get('algorithm') ?? 'MD5').toUpperCase();
     const allowed = this.o.offer === 'both' ? ['MD5', 'SHA-256'] : [this.o.offer === 'md5' ? 'MD5' : 'SHA-256'];
     const nonce = p.get('nonce') ?? '';
-    const expected = digestResponse(
-      { realm: this.o.realm, nonce, algorithm, stale: false, ...(p.get('qop') ? { qop: 'auth' as const } : {}) },
-      {
-        username: this.o.username,
-        password: this.o.password,
-        method,
-        uri: p.get('uri') ?? '',
-        nc: parseInt(p.get('nc') ?? '0', 16),
-        cnonce: p.get('cnonce') ?? '',
-      },
-    );
+    const expected = expectedDigestResponse(p, this.o, method);
     const right =
       allowed.includes(algorithm) && p.get('username') === this.o.username && p.get('response') === expected;
     if (right && this.nonces.has(nonce)) {

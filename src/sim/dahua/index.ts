@@ -16,7 +16,7 @@
  */
 import { createServer as createHttp, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttps } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenPort, openSockets } from '../http-server.js';
 import { DahuaDigest, type DahuaAuthStats, type DigestOffer } from './digest.js';
 import { recordLines, type NewRecord, type SimRecord } from './records.js';
 import { SimUsers, type SimUser } from './users.js';
@@ -269,16 +269,8 @@ export async function startDahuaSim(o: DahuaSimOptions = {}): Promise<DahuaSim> 
     });
   };
   const server: Server = o.tls ? createHttps({ cert: o.tls.cert, key: o.tls.key }, handler) : createHttp(handler);
-  const sockets = new Set<Socket>();
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const sockets = openSockets(server);
+  const port = await listenPort(server, o.host ?? '127.0.0.1', o.port ?? 0);
   const sim: DahuaSim = {
     url: `${o.tls ? 'https' : 'http'}://${o.host ?? '127.0.0.1'}:${port}`,
     port,

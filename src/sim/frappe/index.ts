@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import { listenHttp } from '../http-server.js';
 import { handleFrappeAdmin } from './admin.js';
 import { FrappeFaultState } from './faults.js';
 import { createFrappeServer, type FrappeServerState } from './server.js';
@@ -53,26 +53,6 @@ export async function startFrappeSim(opts: FrappeSimOptions): Promise<FrappeSim>
     log: opts.log ?? (() => {}),
   };
   const server = createFrappeServer(state);
-  const host = opts.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  let stopped: Promise<void> | null = null;
-  return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    port,
-    ...admin,
-    stop: () => {
-      stopped ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      return stopped;
-    },
-  };
+  const { port, urlHost, stop } = await listenHttp(server, opts.host ?? '127.0.0.1', opts.port ?? 0);
+  return { url: `http://${urlHost}:${port}`, port, ...admin, stop };
 }

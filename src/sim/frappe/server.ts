@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { BodyTooLargeError, isJsonType, parseForm, readBody, tryJson } from '../hrms/body.js';
+import { createLoggedServer } from '../http-server.js';
 import { addCheckin } from './checkin.js';
 import type { FrappeFaultState } from './faults.js';
 import { BAD_GATEWAY_PAGE, lockTimeout, MSG, thrown, type FrappeReply } from './messages.js';
@@ -171,15 +172,9 @@ function notFoundPage(): FrappeReply {
 }
 
 export function createFrappeServer(s: FrappeServerState): Server {
-  return createServer((req, res) => {
-    const started = Date.now();
-    const path = new URL(req.url ?? '/', 'http://sim.invalid').pathname;
-    handle(req, res, s).then(
-      (outcome) => s.log(`${req.method} ${path} -> ${outcome} (${Date.now() - started} ms)`),
-      (e: unknown) => {
-        s.log(`${req.method} ${path} -> 500 ${e instanceof Error ? e.message : String(e)}`);
-        send(res, thrown(500, 'InternalError'));
-      },
-    );
-  });
+  return createLoggedServer(
+    (req, res) => handle(req, res, s),
+    s.log,
+    (res) => send(res, thrown(500, 'InternalError')),
+  );
 }

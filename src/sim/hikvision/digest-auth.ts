@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { digestResponse, parseDigestAuthorization } from '../../sources/http-digest.js';
+import { expectedDigestResponse, parseDigestAuthorization } from '../../sources/http-digest.js';
 import type { HikAuthStats } from './types.js';
 
 export type AuthOutcome =
@@ -66,24 +66,7 @@ export class DigestServer {
       return { ok: false, kind: 'locked', headers: this.challenge(false), body: this.userCheck() };
     }
     const nonce = p.get('nonce') ?? '';
-    const qop = p.get('qop');
-    const expected = digestResponse(
-      {
-        realm: this.o.realm,
-        nonce,
-        algorithm: (p.get('algorithm') ?? 'MD5').toUpperCase(),
-        stale: false,
-        ...(qop ? { qop: 'auth' as const } : {}),
-      },
-      {
-        username: this.o.username,
-        password: this.o.password,
-        method,
-        uri: p.get('uri') ?? '',
-        nc: parseInt(p.get('nc') ?? '0', 16),
-        cnonce: p.get('cnonce') ?? '',
-      },
-    );
+    const expected = expectedDigestResponse(p, this.o, method);
     const right = p.get('username') === this.o.username && p.get('response') === expected;
     const issued = this.nonces.get(nonce);
     const fresh = issued !== undefined && now - issued < this.o.nonceTtlMs;

@@ -6,7 +6,7 @@
  */
 import { createServer as createHttp, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttps } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenPort, openSockets } from '../http-server.js';
 import { DigestServer } from './digest-auth.js';
 import { epochOf, EventLog, isoAtOffset, offsetMinutes } from './event-log.js';
 import { People, responseStatus, type Answer } from './people.js';
@@ -307,11 +307,7 @@ export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<Hi
     });
   };
   const server: Server = o.tls ? createHttps({ cert: o.tls.cert, key: o.tls.key }, onRequest) : createHttp(onRequest);
-  const sockets = new Set<Socket>();
-  server.on('connection', (s: Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
+  const sockets = openSockets(server);
   const heartbeat = setInterval(() => {
     const part = alertPart(
       {
@@ -326,11 +322,7 @@ export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<Hi
   }, o.heartbeatMs ?? 10_000);
   heartbeat.unref();
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port ?? 0, o.host ?? '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenPort(server, o.host ?? '127.0.0.1', o.port ?? 0);
   const host = o.host ?? '127.0.0.1';
   return {
     ...sim,

@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import { listenHttp } from '../http-server.js';
 import { DEFAULT_ATTENDANCE_PATH } from '../../config/schema.js';
 import type { AdminTarget } from './admin.js';
 import { FaultState } from './faults.js';
@@ -100,28 +100,6 @@ export async function startHrmsSim(opts: HrmsSimOptions = {}): Promise<HrmsSim> 
   };
 
   const server = createHrmsServer(state);
-  const host = opts.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const urlHost = host.includes(':') ? `[${host}]` : host;
-
-  let stopped: Promise<void> | null = null;
-  return {
-    url: `http://${urlHost}:${port}${state.basePath}`,
-    port,
-    ...admin,
-    stop: () => {
-      stopped ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      return stopped;
-    },
-  };
+  const { port, urlHost, stop } = await listenHttp(server, opts.host ?? '127.0.0.1', opts.port ?? 0);
+  return { url: `http://${urlHost}:${port}${state.basePath}`, port, ...admin, stop };
 }

@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createLoggedServer } from '../http-server.js';
 import { handleAdmin, type AdminTarget } from './admin.js';
 import { handleAttendance, type AttendanceContext } from './attendance.js';
 import { BodyTooLargeError, isJsonType, parseForm, readBody, tryJson } from './body.js';
@@ -148,17 +149,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, s: ServerState)
 }
 
 export function createHrmsServer(s: ServerState): Server {
-  return createServer((req, res) => {
-    const started = Date.now();
-    // The path only: a query string is the client's and is not ours to log.
-    const path = new URL(req.url ?? '/', 'http://sim.invalid').pathname;
-    handle(req, res, s).then(
-      (outcome) => s.log(`${req.method} ${path} -> ${outcome} (${Date.now() - started} ms)`),
-      (e: unknown) => {
-        // A bug in the simulator must not take it down: answer 500 and keep serving.
-        s.log(`${req.method} ${path} -> 500 ${e instanceof Error ? e.message : String(e)}`);
-        send(res, failure(500, 'Internal simulator error'));
-      },
-    );
-  });
+  return createLoggedServer(
+    (req, res) => handle(req, res, s),
+    s.log,
+    (res) => send(res, failure(500, 'Internal simulator error')),
+  );
 }

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenPort } from '../http-server.js';
 import { seededRandom } from '../../util/seeded-random.js';
 import { readBody } from '../hrms/body.js';
 import { OdooError, OdooStore, userError, type SimAttendance, type SimEmployee } from './store.js';
@@ -336,11 +336,7 @@ export async function startOdooSim(opts: OdooSimOptions = {}): Promise<OdooSim> 
         if (!isAdmin) stats.inFlight--;
       });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenPort(server, opts.host ?? '127.0.0.1', opts.port ?? 0);
   const host = opts.host ?? '127.0.0.1';
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,

@@ -1,4 +1,4 @@
-import { formatLogTime, wallClockAt } from '../../punch.js';
+import { utcWallClock, wallClockAt } from '../../punch.js';
 import type { Clock } from '../../util/clock.js';
 import { seededRandom } from '../../util/seeded-random.js';
 
@@ -54,7 +54,7 @@ export class SimLines {
       return codes && codes.length > 0 ? (codes[i % codes.length] as string) : String(FIRST_CARD + i).padStart(10, '0');
     }
     const list = codes && codes.length > 0 ? codes : DEFAULT_REGEX_CODES;
-    return `${list[i % list.length] as string},${calendarMsToWall(this.nextWall(i))}`;
+    return `${list[i % list.length] as string},${utcWallClock(this.nextWall(i))}`;
   }
 
   /** A noise line to send after the punch, or null (chance `noise`). */
@@ -91,16 +91,4 @@ export class SimLines {
 function wallToCalendarMs(wall: string): number {
   const [y, mo, d, h, mi, s] = wall.split(/[- :]/).map(Number) as [number, number, number, number, number, number];
   return Date.UTC(y, mo - 1, d, h, mi, s);
-}
-
-function calendarMsToWall(ms: number): string {
-  const t = new Date(ms);
-  return formatLogTime(
-    t.getUTCFullYear(),
-    t.getUTCMonth() + 1,
-    t.getUTCDate(),
-    t.getUTCHours(),
-    t.getUTCMinutes(),
-    t.getUTCSeconds(),
-  );
 }

@@ -2,7 +2,7 @@
  * The simulated terminal's wall clock: zone-less `YYYY-MM-DD HH:mm:ss` text that runs
  * with real time from whatever it was last set to (at start or by SET_TIME).
  */
-import { formatLogTime, isLogTime, wallClockAt } from '../../punch.js';
+import { isLogTime, utcWallClock, wallClockAt } from '../../punch.js';
 
 const LOG_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
 
@@ -11,15 +11,7 @@ export function addSeconds(logTime: string, seconds: number): string {
   const m = LOG_TIME.exec(logTime);
   if (!m) throw new RangeError(`not a log time: ${logTime}`);
   const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number];
-  const t = new Date(Date.UTC(y, mo - 1, d, h, mi, s) + Math.trunc(seconds) * 1000);
-  return formatLogTime(
-    t.getUTCFullYear(),
-    t.getUTCMonth() + 1,
-    t.getUTCDate(),
-    t.getUTCHours(),
-    t.getUTCMinutes(),
-    t.getUTCSeconds(),
-  );
+  return utcWallClock(Date.UTC(y, mo - 1, d, h, mi, s) + Math.trunc(seconds) * 1000);
 }
 
 export class TerminalClock {

@@ -4,6 +4,7 @@ import { readCappedBody } from '../capped-body.js';
 import { netErrorText, routeWords, undiciWords } from '../net-error-words.js';
 import { BioConnectionError, BioSetupError } from './errors.js';
 import { MAX_ANSWER_BYTES } from './limits.js';
+import { loadUndiciOr, peerOf, targetUnder, type Undici } from '../undici-http.js';
 
 /**
  * Plain HTTP(S) to one ZKBioTime server on undici, one keep-alive connection, every exchange
@@ -11,19 +12,13 @@ import { MAX_ANSWER_BYTES } from './limits.js';
  * timeouts) and a size cap (an answer larger than MAX_ANSWER_BYTES is refused unread).
  * undici is loaded on first use (a box without a BioTime server never loads it).
  */
-type Undici = typeof import('undici');
-let undiciModule: Promise<Undici> | undefined;
-
 function loadUndici(): Promise<Undici> {
-  if ((globalThis as { WebAssembly?: unknown }).WebAssembly === undefined) {
-    return Promise.reject(
+  return loadUndiciOr(
+    () =>
       new BioSetupError(
         'a BioTime server needs WebAssembly (the HTTP client parses with it), and this Node runs without it (--jitless in NODE_OPTIONS): remove --jitless (sudo systemctl edit punchgate)',
       ),
-    );
-  }
-  undiciModule ??= import('undici');
-  return undiciModule;
+  );
 }
 
 export interface BioResponse {
@@ -51,8 +46,7 @@ export class BioHttp {
     private readonly opts: BioHttpOptions,
   ) {
     this.base = new URL(opts.baseUrl);
-    const port = this.base.port || (this.base.protocol === 'https:' ? '443' : '80');
-    this.peer = `${this.base.hostname}:${port}`;
+    this.peer = peerOf(this.base);
   }
 
   static async open(opts: BioHttpOptions): Promise<BioHttp> {
@@ -61,7 +55,7 @@ export class BioHttp {
 
   /** The request target: the base URL's path prefix (if any) and the API path. */
   target(path: string): string {
-    return `${this.base.pathname.replace(/\/+$/, '')}${path}`;
+    return targetUnder(this.base, path);
   }
 
   /** One request; the answer read whole (within the bounds). Throws BioConnectionError. */

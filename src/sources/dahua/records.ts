@@ -1,4 +1,4 @@
-import { formatLogTime, UNKNOWN_CARD_PREFIX, unpadded, wallClockAt, type Punch } from '../../punch.js';
+import { UNKNOWN_CARD_PREFIX, unpadded, utcWallClock, wallClockAt, type Punch } from '../../punch.js';
 
 /**
  * Which Dahua access records are punches, and what a punch carries.
@@ -56,15 +56,7 @@ export function punchStateOf(r: Pick<DahuaRecord, 'attendanceState' | 'type'>): 
 /** CreateTime as the device's wall clock. */
 export function wallClockOf(seconds: number, recordClock: 'local' | 'utc', timezone: string | undefined): string {
   if (recordClock === 'utc') return wallClockAt(seconds * 1000, timezone);
-  const d = new Date(seconds * 1000);
-  return formatLogTime(
-    d.getUTCFullYear(),
-    d.getUTCMonth() + 1,
-    d.getUTCDate(),
-    d.getUTCHours(),
-    d.getUTCMinutes(),
-    d.getUTCSeconds(),
-  );
+  return utcWallClock(seconds * 1000);
 }
 
 /** The longest time text kept from a device that sends something that is not a time. */

@@ -1,5 +1,5 @@
 import type { IngestResult } from '../../journal/types.js';
-import { formatLogTime, type Punch } from '../../punch.js';
+import { utcWallClock, type Punch } from '../../punch.js';
 import type { Logger } from '../../util/logger.js';
 import type { ReadCounts } from '../http-poll.js';
 import type { DeviceTime, EventQuery, HikvisionClient } from './client.js';
@@ -119,15 +119,7 @@ export function wallClockMinus(wall: string, minutes: number): string {
   const [d, t] = wall.split(' ') as [string, string];
   const [y, mo, da] = d.split('-').map(Number) as [number, number, number];
   const [h, mi, s] = t.split(':').map(Number) as [number, number, number];
-  const x = new Date(Date.UTC(y, mo - 1, da, h, mi, s) - minutes * 60_000);
-  return formatLogTime(
-    x.getUTCFullYear(),
-    x.getUTCMonth() + 1,
-    x.getUTCDate(),
-    x.getUTCHours(),
-    x.getUTCMinutes(),
-    x.getUTCSeconds(),
-  );
+  return utcWallClock(Date.UTC(y, mo - 1, da, h, mi, s) - minutes * 60_000);
 }
 
 const isoAt = (wall: string, offset: string) => `${wall.replace(' ', 'T')}${offset}`;

@@ -5,6 +5,7 @@ import { digestAuthorization, parseDigestChallenge, type DigestChallenge } from 
 import { HikAuthError, HikConnectionError, HikSetupError } from './errors.js';
 import { apiError, describeNetError, lockInfo, type HikResponse } from './http-errors.js';
 import { MAX_ANSWER_BYTES } from './limits.js';
+import { loadUndiciOr, peerOf, targetUnder, type Undici } from '../undici-http.js';
 import { trustingConnector, type TlsTrust } from './tls.js';
 
 /**
@@ -14,19 +15,13 @@ import { trustingConnector, type TlsTrust } from './tls.js';
  * parses HTTP with WebAssembly, which Node's --jitless turns off: that is said plainly
  * (HikSetupError) instead of crashing the process.
  */
-type Undici = typeof import('undici');
-let undiciModule: Promise<Undici> | undefined;
-
 export function loadUndici(): Promise<Undici> {
-  if ((globalThis as { WebAssembly?: unknown }).WebAssembly === undefined) {
-    return Promise.reject(
+  return loadUndiciOr(
+    () =>
       new HikSetupError(
         'Hikvision terminals need WebAssembly (the HTTP client parses with it), and this Node runs without it (--jitless in NODE_OPTIONS): remove --jitless (sudo systemctl edit punchgate)',
       ),
-    );
-  }
-  undiciModule ??= import('undici');
-  return undiciModule;
+  );
 }
 
 export interface HikHttpOptions extends TlsTrust {
@@ -70,8 +65,7 @@ export class HikHttp {
     private readonly opts: HikHttpOptions,
   ) {
     this.base = new URL(opts.url);
-    const port = this.base.port || (this.base.protocol === 'https:' ? '443' : '80');
-    this.peer = `${this.base.hostname}:${port}`;
+    this.peer = peerOf(this.base);
   }
 
   static async open(opts: HikHttpOptions): Promise<HikHttp> {
@@ -92,8 +86,7 @@ export class HikHttp {
 
   /** The request target: the url's path prefix (if any) and the ISAPI path. */
   private target(path: string): string {
-    const prefix = this.base.pathname.replace(/\/+$/, '');
-    return `${prefix}${path}`;
+    return targetUnder(this.base, path);
   }
 
   private authorization(method: string, uri: string): string | undefined {
