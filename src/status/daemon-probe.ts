@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import { OwnerLock } from '../journal/lock.js';
+import { listenerFacts } from './listeners.js';
 import type { DaemonLiveness, LiveFacts, StatusReport } from './types.js';
 
 /** Slack on top of three missed rewrites before the status log counts as stale. */
@@ -47,7 +48,9 @@ function readLive(path: string): LiveFacts | undefined {
     const next = r.delivery?.nextTryAt ? Date.parse(r.delivery.nextTryAt) : null;
     const loop = r.eventLoop;
     const loopSince = loop ? Date.parse(loop.since) : NaN;
+    const listeners = listenerFacts(r.listeners);
     return {
+      ...(listeners ? { listeners } : {}),
       journalBusySince: Number.isFinite(busy) ? busy : null,
       heldPunches: r.journal?.heldPunches ?? 0,
       ...(r.config ? { config: r.config } : {}),
