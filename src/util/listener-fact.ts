@@ -30,6 +30,11 @@ export class ListenerTrouble {
     return was;
   }
 
+  /** It failed its last try (and has not listened since). */
+  get failing(): boolean {
+    return this.down !== undefined;
+  }
+
   fact(listener: ListenerFact['listener'], listen: string, up: boolean): ListenerFact {
     const d = up ? undefined : this.down;
     return { listener, listen, up, downSince: d?.since ?? null, code: d?.code ?? null, nextTryAt: d?.nextTryAt ?? null };

@@ -45,10 +45,11 @@ export class StatusServer {
     return this.listening?.url;
   }
 
-  /** Whether it listens on `status.listen` now (none when that is false). */
+  /** Whether it listens on `status.listen` now (none when that is false, or before its first try). */
   listenerFact(): ListenerFact | undefined {
     const listen = this.d.config().listen;
-    if (listen === false) return undefined;
+    // Not tried yet (the daemon writes its first status before it opens the page): nothing to say.
+    if (listen === false || (!this.listening && !this.trouble.failing)) return undefined;
     return this.trouble.fact('status', listen, this.listening !== undefined);
   }
 
