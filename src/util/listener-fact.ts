@@ -37,6 +37,13 @@ export class ListenerTrouble {
 
   fact(listener: ListenerFact['listener'], listen: string, up: boolean): ListenerFact {
     const d = up ? undefined : this.down;
-    return { listener, listen, up, downSince: d?.since ?? null, code: d?.code ?? null, nextTryAt: d?.nextTryAt ?? null };
+    return {
+      listener,
+      listen,
+      up,
+      downSince: d?.since ?? null,
+      code: d?.code ?? null,
+      nextTryAt: d?.nextTryAt ?? null,
+    };
   }
 }

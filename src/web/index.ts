@@ -67,10 +67,7 @@ export class StatusWeb {
         contentType: () => this.ensureMetrics().contentType,
       },
       live: d.live,
-      notReady: () => [
-        ...notReadyReasons(d.journal, d.config().journal.path),
-        ...listenerNotReady(d.pushListener?.()),
-      ],
+      notReady: () => [...notReadyReasons(d.journal, d.config().journal.path), ...listenerNotReady(d.pushListener?.())],
       logger: d.ctx.logger,
       secrets: d.ctx.secrets,
       now: () => d.ctx.clock.now(),

@@ -29,7 +29,12 @@ interface StatusJson {
 }
 
 const users = (k: number) =>
-  Array.from({ length: 4 }, (_, i) => ({ pin: String((k + 1) * 1000 + i), name: `U${k}-${i}`, privilege: 0, card: '' }));
+  Array.from({ length: 4 }, (_, i) => ({
+    pin: String((k + 1) * 1000 + i),
+    name: `U${k}-${i}`,
+    privilege: 0,
+    card: '',
+  }));
 
 async function stopDaemon(d: DaemonProcess): Promise<void> {
   d.child.kill('SIGTERM');
