@@ -102,6 +102,10 @@ describe('a port punchgate run cannot take is said at once, and taken when it is
       expect(ready.body).toContain(`the push terminal receiver cannot listen on ${listen} (EADDRINUSE)`);
       const text = (await runPunchgate(['--config', stack.configPath, 'status'])).stdout;
       expect(text).toContain(`the push terminal receiver cannot listen on ${listen}`);
+      // `check` does not take the other program's answer on the port for the receiver.
+      const check = await runPunchgate(['--config', stack.configPath, 'check']);
+      expect(check.stdout).toMatch(/adms receiver.*the push terminal receiver cannot listen on 127\.0\.0\.1:\d+ since/);
+      expect(check.stdout).not.toContain(`listening on ${listen}`);
 
       // The other program goes: the receiver takes the port on its next try (backoff 1 s, 2 s, 4 s...).
       await release(blocker);
@@ -128,6 +132,7 @@ describe('a port punchgate run cannot take is said at once, and taken when it is
       await waitFor(async () => (await cli()).terminals.every((t) => t.online), 20_000, 'both terminals online');
       const after = await cli();
       expect(after.listeners?.find((l) => l.listener === 'push')).toMatchObject({ up: true, downSince: null });
+      expect((await runPunchgate(['--config', stack.configPath, 'check'])).stdout).toContain(`listening on ${listen}`);
     } finally {
       for (const s of sims) await s.stop();
       if (blocker) await release(blocker);
