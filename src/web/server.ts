@@ -63,6 +63,8 @@ export class StatusServer {
     if (this.listening?.key === key(this.d.config()) || (this.server && !this.listening)) return;
     await this.close();
     this.retry.reset();
+    // A new status.listen is tried afresh: a failure of the old one is not its history.
+    this.trouble.listening();
     await this.open();
   }
 
