@@ -176,6 +176,8 @@ describe('a port punchgate run cannot take is said at once, and taken when it is
       expect(status.terminals[0]?.problem?.cause ?? '').not.toContain('receiver');
       // Freed: the page is served on its next try, and says nothing of it any more.
       await release(blocker);
+      // Its tries come after 5 s, 10 s more, 20 s more...
+      await waitFor(() => /status page on http/.test(d.output()), 60_000, 'the status page listening');
       const page = await statusUrl(d);
       await waitFor(
         async () => {
