@@ -517,7 +517,11 @@ export const ALERT = {
       names.push.length > 0
         ? `push terminals ${names.push.join(', ')} cannot send their punches (they wait on the terminals)`
         : 'push terminals cannot send their punches (they wait on the terminals)';
-    const polled = names.posting.length > 0 ? `; ${names.posting.join(', ')} are only polled meanwhile` : '';
+    const posting = names.posting.length;
+    const polled =
+      posting > 0
+        ? `; Hikvision ${posting === 1 ? 'terminal' : 'terminals'} ${names.posting.join(', ')} ${posting === 1 ? 'is' : 'are'} only polled meanwhile`
+        : '';
     return {
       kind: 'push-not-listening',
       cause: `the push terminal receiver cannot listen on ${l.listen}${since}: ${why}; ${waiting}${polled}`,

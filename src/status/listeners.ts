@@ -3,6 +3,7 @@ import type { ListenerFact } from '../util/listener-fact.js';
 import { ALERT, type Alert } from './alert-words.js';
 import type { ListenerStatus, LiveFacts, StatusReport } from './types.js';
 
+const port = (listen: string) => /:(\d+)$/.exec(listen)?.[1] ?? listen;
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /**
@@ -21,22 +22,21 @@ export function addListenerStatus(report: StatusReport, config: Config, live: Li
       out.push(ALERT.listenerDown(l, { push: [], posting: [] }));
       continue;
     }
-    const push: string[] = [];
-    for (const t of report.terminals) {
-      if (t.kind !== 'adms') continue;
-      push.push(t.name);
+    const push = report.terminals.filter((t) => t.kind === 'adms');
+    const posting = config.terminals.filter((t) => t.kind === 'hikvision' && t.listen).map((t) => t.name);
+    const alert = ALERT.listenerDown(l, { push: push.map((t) => t.name), posting });
+    out.push(alert);
+    for (const t of push) {
       Object.assign(t, {
         online: false,
         stale: t.lastSuccessAt !== null,
         listenerDown: 'push',
         problem: {
           cause: `it cannot send: the push terminal receiver cannot listen on ${l.listen}`,
-          fix: 'see the alert push-not-listening',
+          fix: `free port ${port(l.listen)} or change adms.listen (the alert above says how)`,
         },
       });
     }
-    const posting = config.terminals.filter((t) => t.kind === 'hikvision' && t.listen).map((t) => t.name);
-    out.push(ALERT.listenerDown(l, { push, posting }));
   }
   return out;
 }

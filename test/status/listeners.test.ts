@@ -65,7 +65,7 @@ describe('a port the daemon cannot take, in the status', () => {
       const alerts = r.alertItems.filter((a) => a.kind === 'push-not-listening');
       expect(alerts).toHaveLength(1);
       expect(alerts[0]!.cause).toMatch(
-        /^the push terminal receiver cannot listen on 0\.0\.0\.0:8081 since .+: another program holds that port; push terminals lobby, door cannot send their punches \(they wait on the terminals\); reception are only polled meanwhile$/,
+        /^the push terminal receiver cannot listen on 0\.0\.0\.0:8081 since .+: another program holds that port; push terminals lobby, door cannot send their punches \(they wait on the terminals\); Hikvision terminal reception is only polled meanwhile$/,
       );
       expect(alerts[0]!.fix).toMatch(
         /^find it with ss -ltnp 'sport = :8081' and stop it, or set adms\.listen to a free port \(and the terminals' server port to match\) and sudo systemctl restart punchgate; punchgate keeps trying \(next try .+\)$/,
@@ -73,7 +73,10 @@ describe('a port the daemon cannot take, in the status', () => {
       for (const name of ['lobby', 'door']) {
         const t = r.terminals.find((x) => x.name === name)!;
         expect(t.online, name).toBe(false);
-        expect(t.problem?.cause, name).toBe('it cannot send: the push terminal receiver cannot listen on 0.0.0.0:8081');
+        expect(t.problem, name).toEqual({
+          cause: 'it cannot send: the push terminal receiver cannot listen on 0.0.0.0:8081',
+          fix: 'free port 8081 or change adms.listen (the alert above says how)',
+        });
       }
       expect(r.terminals.find((t) => t.name === 'gate')?.listenerDown).toBeUndefined();
       expect(r.listeners).toEqual([
