@@ -217,10 +217,7 @@ export class Daemon {
               ]),
             ),
             eventLoop: this.loop.figures(),
-            listeners: [
-              ...(this.pushReceiver ? [this.pushReceiver.listenerFact()] : []),
-              ...(this.web.listenerFact() ? [this.web.listenerFact()!] : []),
-            ],
+            listeners: [this.pushReceiver?.listenerFact(), this.web.listenerFact()].filter((l) => l !== undefined),
           },
         }),
       ),
@@ -466,12 +463,12 @@ export class Daemon {
     }
   }
 
-  /** While the journal is busy the status log says so, updated every few seconds; and once more when it is free. */
   /** A port it listens on was lost or taken again: the status, the page and /metrics say so now, not at the next interval. */
   private listenerChanged(): void {
     if (this.started && !this.stopping) this.statusLog.write();
   }
 
+  /** While the journal is busy the status log says so, updated every few seconds; and once more when it is free. */
   private busyChanged(since: number | null): void {
     clearInterval(this.busyTimer);
     this.busyTimer = undefined;
