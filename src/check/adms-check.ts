@@ -5,7 +5,9 @@ import type { AdmsTerminalConfig } from '../config/terminals.js';
 import { PushStore } from '../journal/push-store.js';
 import { Database } from '../journal/sqlite-driver.js';
 import { REFUSALS_BEYOND, type PushRefusal, type PushTerminalRecord, type TerminalRecord } from '../journal/types.js';
-import { pass, warn, type CheckResult } from './types.js';
+import { ALERT } from '../status/alert-words.js';
+import type { ListenerStatus } from '../status/types.js';
+import { fail, pass, warn, type CheckResult } from './types.js';
 
 /** Refused pushers seen this recently are shown. */
 export const REFUSALS_SHOWN_MS = 24 * 3_600_000;
@@ -41,8 +43,15 @@ const readOnlySink = {
 
 const ago = (ms: number) => (ms < 120_000 ? `${Math.round(ms / 1000)} s ago` : `${Math.round(ms / 60_000)} min ago`);
 
-/** The receiver's port takes connections (punchgate run holds it while it runs). */
-export async function checkAdmsReceiver(adms: AdmsConfig): Promise<CheckResult> {
+/**
+ * The receiver's port takes connections (punchgate run holds it while it runs). `daemon`: what a
+ * running daemon says of it: another program answering on the port is not the receiver.
+ */
+export async function checkAdmsReceiver(adms: AdmsConfig, daemon?: ListenerStatus): Promise<CheckResult> {
+  if (daemon && !daemon.up && daemon.downSince !== null) {
+    const a = ALERT.listenerDown(daemon, { push: [], posting: [] });
+    return fail('adms receiver', a.cause, a.fix);
+  }
   const where = admsListenAddress(adms);
   const host = where.host === '0.0.0.0' ? '127.0.0.1' : where.host === '::' ? '::1' : where.host;
   const reachable = await new Promise<boolean>((resolve) => {

@@ -11,6 +11,7 @@ import { EXIT } from '../util/exit-codes.js';
 import { containerZoneWarning, type ZoneFacts } from '../util/container-zone.js';
 import { Secrets } from '../util/secrets.js';
 import { punchgateVersion } from '../util/version.js';
+import { runningListener } from '../status/daemon-probe.js';
 import { checkAdmsReceiver, checkAdmsTerminal, checkPushRefusals, readPushState } from './adms-check.js';
 import { checkConfig } from './config-check.js';
 import { checkDaemon } from './daemon-check.js';
@@ -143,7 +144,7 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
   const sinkChecks = checkOtherSinks(config, { env, secrets });
   const [hrms, receiver, ...terminals] = await Promise.all([
     checkHrms(config, { env, secrets, sender: opts.hrmsSender }),
-    config.adms ? checkAdmsReceiver(config.adms) : null,
+    config.adms ? checkAdmsReceiver(config.adms, runningListener(config, 'push')) : null,
     ...terminalChecks,
   ]);
   if (receiver) checks.push(receiver);

@@ -172,6 +172,7 @@ export class Daemon {
       reports,
       live: () => this.healthy(),
       ctx,
+      pushListener: () => this.pushReceiver?.listenerFact(),
     });
     this.deliveries = new SinkDeliveries({
       journal: this.journal,
@@ -216,6 +217,7 @@ export class Daemon {
               ]),
             ),
             eventLoop: this.loop.figures(),
+            listeners: [this.pushReceiver?.listenerFact(), this.web.listenerFact()].filter((l) => l !== undefined),
           },
         }),
       ),
@@ -317,6 +319,7 @@ export class Daemon {
       this.ctx,
       (fn) => this.loop.run('push terminals (journal)', () => this.guard(fn)),
       wake,
+      () => this.listenerChanged(),
     );
     this.deps.pushReceiver = this.pushReceiver;
     this.deps.listeners = this.pushReceiver;
@@ -458,6 +461,11 @@ export class Daemon {
     } catch (e) {
       if (!isBusyJournalError(e)) this.ctx.logger.error({ err: String(e) }, 'could not look for stale claims');
     }
+  }
+
+  /** A port it listens on was lost or taken again: the status, the page and /metrics say so now, not at the next interval. */
+  private listenerChanged(): void {
+    if (this.started && !this.stopping) this.statusLog.write();
   }
 
   /** While the journal is busy the status log says so, updated every few seconds; and once more when it is free. */

@@ -16,6 +16,7 @@ export function createPushReceiver(
   ctx: AppContext,
   guard: <T>(fn: () => T) => T,
   onPunches: (added: number) => void,
+  onListenChange?: () => void,
 ): AdmsReceiver {
   const store = new PushStore(journal.db, journal, ctx.clock);
   const guarded: PushJournal = {
@@ -32,5 +33,12 @@ export function createPushReceiver(
     takeCommands: (...a) => guard(() => store.takeCommands(...a)),
     settleCommands: (...a) => guard(() => store.settleCommands(...a)),
   };
-  return new AdmsReceiver({ settings: adms, journal: guarded, logger: ctx.logger, clock: ctx.clock, onPunches });
+  return new AdmsReceiver({
+    settings: adms,
+    journal: guarded,
+    logger: ctx.logger,
+    clock: ctx.clock,
+    onPunches,
+    ...(onListenChange ? { onListenChange } : {}),
+  });
 }

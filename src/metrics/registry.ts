@@ -109,7 +109,10 @@ export class PunchgateMetrics {
       registers,
       collect() {
         this.reset();
-        for (const t of read().terminals) this.set({ terminal: t.name }, t.record?.online ? 1 : 0);
+        const { terminals, report } = read();
+        // A push terminal cannot reach a receiver that does not listen, whatever the ledger last recorded.
+        const cut = new Set(report.terminals.filter((t) => t.listenerDown).map((t) => t.name));
+        for (const t of terminals) this.set({ terminal: t.name }, t.record?.online && !cut.has(t.name) ? 1 : 0);
       },
     });
     new Gauge({
@@ -262,6 +265,16 @@ export class PunchgateMetrics {
       registers,
       collect() {
         this.set(read().report.alertItems.length);
+      },
+    });
+    new Gauge({
+      name: 'punchgate_listener_up',
+      help: 'Whether punchgate run listens on its port (1) or cannot take it and keeps trying (0): listener push (adms.listen, the push terminal receiver), status (status.listen).',
+      labelNames: ['listener'],
+      registers,
+      collect() {
+        this.reset();
+        for (const l of read().report.listeners ?? []) this.set({ listener: l.listener }, l.up ? 1 : 0);
       },
     });
     const kept = () =>

@@ -1,7 +1,7 @@
 import { localTime } from '../util/local-time.js';
 import { humanBytes } from '../util/disk.js';
 import { REFUSALS_BEYOND } from '../journal/types.js';
-import type { Alert, ConfigStatus, TerminalStatus } from './types.js';
+import type { Alert, ConfigStatus, ListenerStatus, TerminalStatus } from './types.js';
 
 export type { Alert } from './types.js';
 
@@ -478,6 +478,57 @@ export const ALERT = {
     cause: `BioTime server ${server}: ${n.cause} (last seen ${localTime(n.at)})`,
     fix: n.fix,
   }),
+  /**
+   * A port the daemon cannot take (it keeps trying): the push terminal receiver (its terminals
+   * cannot send) or the status page (not served). `push`: the push terminals waiting, the
+   * Hikvision terminals that post (polled meanwhile).
+   */
+  listenerDown: (l: ListenerStatus, names: { push: string[]; posting: string[] }): Alert => {
+    const port = /:(\d+)$/.exec(l.listen)?.[1] ?? l.listen;
+    const since = l.downSince ? ` since ${localTime(Date.parse(l.downSince))}` : '';
+    const why =
+      l.code === 'EADDRINUSE'
+        ? 'another program holds that port'
+        : l.code === 'EACCES'
+          ? 'a port below 1024 needs permission'
+          : l.code === 'EADDRNOTAVAIL'
+            ? 'this box has no such address'
+            : `the system refuses it (${l.code ?? 'error'})`;
+    const key = l.listener === 'push' ? 'adms.listen' : 'status.listen';
+    const apply = l.listener === 'push' ? 'sudo systemctl restart punchgate' : 'sudo systemctl reload punchgate';
+    const also = l.listener === 'push' ? " (and the terminals' server port to match)" : '';
+    const fix =
+      l.code === 'EADDRINUSE'
+        ? `find it with ss -ltnp 'sport = :${port}' and stop it, or set ${key} to a free port${also} and ${apply}`
+        : l.code === 'EACCES'
+          ? `set ${key} to a port above 1024${also} and ${apply}`
+          : l.code === 'EADDRNOTAVAIL'
+            ? `set ${key} to an address of this box (ip -br addr) or 0.0.0.0, then ${apply}`
+            : `check ${key}, then ${apply}`;
+    const next = l.nextTryAt ? ` (next try ${localTime(Date.parse(l.nextTryAt))})` : '';
+    if (l.listener === 'status') {
+      return {
+        kind: 'status-not-listening',
+        cause: `the status page cannot listen on ${l.listen}${since}: ${why}; the page, /status.json, /metrics and /readyz are not served (punches are collected and delivered as usual)`,
+        fix: `${fix}; punchgate keeps trying${next}`,
+      };
+    }
+    const waiting =
+      names.push.length > 0
+        ? `push terminals ${names.push.join(', ')} cannot send their punches (they wait on the terminals)`
+        : 'push terminals cannot send their punches (they wait on the terminals)';
+    const posting = names.posting.length;
+    const polled =
+      posting > 0
+        ? `; Hikvision ${posting === 1 ? 'terminal' : 'terminals'} ${names.posting.join(', ')} ${posting === 1 ? 'is' : 'are'} only polled meanwhile`
+        : '';
+    return {
+      kind: 'push-not-listening',
+      cause: `the push terminal receiver cannot listen on ${l.listen}${since}: ${why}; ${waiting}${polled}`,
+      fix: `${fix}; punchgate keeps trying${next}`,
+    };
+  },
+
   /** A BioTime poll ended at a bound, or transactions were numbered implausibly. */
   biotimeReading: (server: string, n: BioTimeNote): Alert => ({
     kind: 'biotime-reading',

@@ -127,7 +127,7 @@ function terminalAlerts(
   const since = ms(t.offlineSince);
   if (!t.online && needsAdmin(t) && t.problem) {
     out.push(ALERT.terminalNeedsAdmin(t, t.problem));
-  } else if (!t.online && since !== null && now - since >= OFFLINE_ALERT_MS) {
+  } else if (!t.online && !t.listenerDown && since !== null && now - since >= OFFLINE_ALERT_MS) {
     out.push(
       t.push ? ALERT.pushSilent(t, now) : ALERT.terminalUnreachable(t, now - since, t.problem ?? unknownProblem(t)),
     );

@@ -1,7 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import { OwnerLock } from '../journal/lock.js';
-import type { DaemonLiveness, LiveFacts, StatusReport } from './types.js';
+import { listenerFacts } from './listeners.js';
+import type { DaemonLiveness, ListenerStatus, LiveFacts, StatusReport } from './types.js';
 
 /** Slack on top of three missed rewrites before the status log counts as stale. */
 const SLACK_MS = 30_000;
@@ -47,7 +48,9 @@ function readLive(path: string): LiveFacts | undefined {
     const next = r.delivery?.nextTryAt ? Date.parse(r.delivery.nextTryAt) : null;
     const loop = r.eventLoop;
     const loopSince = loop ? Date.parse(loop.since) : NaN;
+    const listeners = listenerFacts(r.listeners);
     return {
+      ...(listeners ? { listeners } : {}),
       journalBusySince: Number.isFinite(busy) ? busy : null,
       heldPunches: r.journal?.heldPunches ?? 0,
       ...(r.config ? { config: r.config } : {}),
@@ -65,6 +68,18 @@ function readLive(path: string): LiveFacts | undefined {
           }
         : {}),
     };
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a running `punchgate run` last said of one of its listeners (its status.json); none when it does not run or did not say. */
+export function runningListener(config: Config, which: ListenerStatus['listener']): ListenerStatus | undefined {
+  const path = config.status.path;
+  if (!path || !OwnerLock.isHeld(config.journal.path)) return undefined;
+  try {
+    const shown = (JSON.parse(readFileSync(statusJsonPath(path), 'utf8')) as Partial<StatusReport>).listeners;
+    return Array.isArray(shown) ? shown.find((l) => l.listener === which) : undefined;
   } catch {
     return undefined;
   }

@@ -8,6 +8,7 @@ import { ALERT, alertLine } from './alert-words.js';
 import { dahuaAlerts } from './dahua.js';
 import { addBiotimeDevices, biotimeAlerts } from './biotime.js';
 import { hikvisionAlerts } from './hikvision.js';
+import { addListenerStatus } from './listeners.js';
 import { addPushStatus, pushAlerts } from './push.js';
 import { addSinkStatus, shiftSyncAlerts } from './sinks.js';
 import { terminalProblem } from './terminal-problem.js';
@@ -128,7 +129,9 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
     refusedRecords: journal.refusedRecords.list(now - REFUSED_RECORDS_SHOWN_MS),
     clockSteps: steps,
   };
-  const alerts = alertsFor(report, facts, now);
+  // Before the terminals' alerts: push terminals that cannot reach a receiver that does not listen say that instead.
+  const listenerAlerts = addListenerStatus(report, config, live);
+  const alerts = [...listenerAlerts, ...alertsFor(report, facts, now)];
   alerts.push(...pushAlerts(report, now));
   alerts.push(...hikvisionAlerts(journal, config, now));
   alerts.push(...dahuaAlerts(journal, config, now));

@@ -1,5 +1,6 @@
 import type { JournalCounts } from '../journal/types.js';
 import type { ClockStep } from '../util/clock-steps.js';
+import type { ListenerFact } from '../util/listener-fact.js';
 
 /** A label's tasks that held the daemon's event loop 20 ms or more in a window: how many, the longest, and all together (ms). */
 export interface LongTasks {
@@ -37,6 +38,8 @@ export interface TerminalStatus {
   previousSerial: string | null;
   /** Firmware the terminal reported, if known. */
   firmware?: string | null;
+  /** Set while the listener it sends to (`push`: the push terminal receiver) cannot listen: the listener's alert says it. */
+  listenerDown?: 'push';
   /** Push terminals (kind adms): what the receiver saw of them. `lastPollAt` is their last contact. */
   push?: PushTerminalStatus;
   /**
@@ -175,6 +178,20 @@ export interface LiveFacts {
   clockSteps?: readonly ClockStep[];
   /** The daemon's event-loop delay since its last status (src/daemon/event-loop-watch.ts). */
   eventLoop?: { p50Ms: number; p99Ms: number; maxMs: number; since: number; longTasks?: LongTasks[] };
+  /** The ports it listens on (push terminal receiver, status page) and whether it does (src/status/listeners.ts). */
+  listeners?: readonly ListenerFact[];
+}
+
+/** A port the daemon listens on, as the status shows it (ListenerFact with times as ISO text). */
+export interface ListenerStatus {
+  /** `push`: the push terminal receiver (`adms.listen`); `status`: the status page (`status.listen`). */
+  listener: 'push' | 'status';
+  listen: string;
+  up: boolean;
+  /** While it cannot listen: since when, the error code (EADDRINUSE, EACCES, ...), its next try. */
+  downSince: string | null;
+  code: string | null;
+  nextTryAt: string | null;
 }
 
 /** Whether `punchgate run` is alive, as a one-shot `punchgate status` sees it. */
@@ -258,6 +275,8 @@ export interface StatusReport {
     /** The daemon's labelled jobs that held the loop 20 ms or more in the window (count, longest, all together). */
     longTasks?: LongTasks[];
   };
+  /** The ports the daemon listens on and whether it does; absent where the daemon does not run. */
+  listeners?: ListenerStatus[];
   /** Null inside the daemon (it is running); `punchgate status` fills it in. */
   daemon: { running: boolean; statusLogAt: string | null; stale: boolean } | null;
   /** Each alert as one line, `cause: fix` (alertItems, joined). */

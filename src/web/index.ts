@@ -9,8 +9,9 @@ import { JournalTotals } from '../metrics/journal-totals.js';
 import { PunchgateMetrics } from '../metrics/registry.js';
 import type { LatestReport } from '../status/latest.js';
 import { boxZoneLabel } from '../util/box-zone.js';
+import type { ListenerFact } from '../util/listener-fact.js';
 import { punchgateVersion } from '../util/version.js';
-import { notReadyReasons } from './readiness.js';
+import { listenerNotReady, notReadyReasons } from './readiness.js';
 import { scrubReport } from './scrub.js';
 import { StatusServer } from './server.js';
 
@@ -22,6 +23,8 @@ export interface StatusWebDeps {
   /** The daemon's own health test (the systemd watchdog's): its loops make progress. */
   live: () => boolean;
   ctx: Pick<AppContext, 'logger' | 'clock' | 'secrets'>;
+  /** The push terminal receiver's port, when `adms.listen` is set: not listening is not ready. */
+  pushListener?: () => ListenerFact | undefined;
 }
 
 /** A person reloading the page, or several, share one report per second. */
@@ -64,9 +67,10 @@ export class StatusWeb {
         contentType: () => this.ensureMetrics().contentType,
       },
       live: d.live,
-      notReady: () => notReadyReasons(d.journal, d.config().journal.path),
+      notReady: () => [...notReadyReasons(d.journal, d.config().journal.path), ...listenerNotReady(d.pushListener?.())],
       logger: d.ctx.logger,
       secrets: d.ctx.secrets,
+      now: () => d.ctx.clock.now(),
     });
     if (d.config().status.listen !== false) this.ensureMetrics();
   }
@@ -84,6 +88,11 @@ export class StatusWeb {
       return c?.series;
     }
     return this.charts.series;
+  }
+
+  /** Whether the status page listens on `status.listen` now (none when that is false). */
+  listenerFact(): ListenerFact | undefined {
+    return this.server.listenerFact();
   }
 
   /** The URL it listens on, once it does. */

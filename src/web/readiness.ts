@@ -2,6 +2,7 @@ import { statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Journal } from '../journal/journal.js';
 import { errorCode } from '../util/errors.js';
+import type { ListenerFact } from '../util/listener-fact.js';
 import { localTime } from '../util/local-time.js';
 
 /** Below this much free space the journal cannot be trusted to take the next punches. */
@@ -57,4 +58,15 @@ function writeLockProblem(journal: Journal): string | undefined {
   } finally {
     db.pragma(`busy_timeout = ${timeout}`);
   }
+}
+
+/**
+ * The push terminal receiver not listening is not ready: unlike a terminal being away, it is
+ * punchgate that cannot take the punches of every push terminal now (they wait on the terminals).
+ */
+export function listenerNotReady(f: ListenerFact | undefined): string[] {
+  if (!f || f.up || f.downSince === null) return [];
+  return [
+    `the push terminal receiver cannot listen on ${f.listen} (${f.code ?? 'error'}) since ${localTime(f.downSince)}: push terminals cannot send their punches; punchgate keeps trying`,
+  ];
 }

@@ -4,6 +4,7 @@ import { parseListen } from '../config/listen.js';
 import type { StatusConfig } from '../config/schema.js';
 import { Backoff } from '../util/backoff.js';
 import { errorCode } from '../util/errors.js';
+import { ListenerTrouble, type ListenerFact } from '../util/listener-fact.js';
 import type { Logger } from '../util/logger.js';
 import type { Secrets } from '../util/secrets.js';
 import { StatusAuth } from './auth.js';
@@ -16,6 +17,8 @@ export interface StatusServerDeps extends Omit<RouteDeps, 'allows' | 'logger'> {
   config: () => StatusConfig;
   logger: Logger;
   secrets: Secrets;
+  /** The clock's now (epoch ms): when a listen failed. */
+  now?: () => number;
 }
 
 /** Retries of a listen that failed (the address is not up yet at boot, the port is taken). */
@@ -31,6 +34,8 @@ export class StatusServer {
   private listening: { key: string; url: string } | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly retry = new Backoff(RETRY, false);
+  /** Whether `status.listen` could not be taken, since when, and the next try (`punchgate status` says so). */
+  private readonly trouble = new ListenerTrouble();
   private stopped = false;
 
   constructor(private readonly d: StatusServerDeps) {}
@@ -38,6 +43,14 @@ export class StatusServer {
   /** The address it listens on, once it does (tests use port 0). */
   url(): string | undefined {
     return this.listening?.url;
+  }
+
+  /** Whether it listens on `status.listen` now (none when that is false, or before its first try). */
+  listenerFact(): ListenerFact | undefined {
+    const listen = this.d.config().listen;
+    // Not tried yet (the daemon writes its first status before it opens the page): nothing to say.
+    if (listen === false || (!this.listening && !this.trouble.failing)) return undefined;
+    return this.trouble.fact('status', listen, this.listening !== undefined);
   }
 
   async start(): Promise<void> {
@@ -50,6 +63,8 @@ export class StatusServer {
     if (this.listening?.key === key(this.d.config()) || (this.server && !this.listening)) return;
     await this.close();
     this.retry.reset();
+    // A new status.listen is tried afresh: a failure of the old one is not its history.
+    this.trouble.listening();
     await this.open();
   }
 
@@ -104,6 +119,7 @@ export class StatusServer {
     const url = `http://${at.host.includes(':') ? `[${at.host}]` : at.host}:${port}/`;
     this.listening = { key: key(cfg), url };
     this.retry.reset();
+    this.trouble.listening();
     this.d.logger.info(
       { url, auth: auth ? 'token' : 'none' },
       `status page on ${url} (also /status.json, /metrics, /livez, /readyz)`,
@@ -121,6 +137,7 @@ export class StatusServer {
             ? 'ports below 1024 need privileges: use a port above 1024'
             : (e as Error).message;
     const delayMs = this.retry.next();
+    this.trouble.failed(this.d.now?.() ?? Date.now(), code ?? null, delayMs);
     this.d.logger.error(
       { listen, code, retryInSeconds: Math.round(delayMs / 1000) },
       `status page not served on ${listen}: ${why}; punches are collected and delivered as usual`,

@@ -5,7 +5,8 @@ import { parseConfig } from '../../src/config/load.js';
 import { Journal } from '../../src/journal/index.js';
 import { JournalTotals } from '../../src/metrics/journal-totals.js';
 import { PunchgateMetrics } from '../../src/metrics/registry.js';
-import { buildStatus, LatestReport } from '../../src/status/index.js';
+import { buildStatus, LatestReport, type LiveFacts } from '../../src/status/index.js';
+import type { ListenerFact } from '../../src/util/listener-fact.js';
 import { systemClock } from '../../src/util/clock.js';
 import { tempDir } from '../helpers/tmp.js';
 import { declaredMetrics } from './helpers.js';
@@ -16,7 +17,7 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
   let journal: Journal;
   let exposition: string;
   /** The metrics of a journal, as punchgate run serves them. */
-  let metricsOf: (j: Journal, live?: { journalBusySince: number; heldPunches: number }) => PunchgateMetrics;
+  let metricsOf: (j: Journal, live?: LiveFacts) => PunchgateMetrics;
 
   beforeAll(async () => {
     tmp = tempDir('punchgate-contrib-');
@@ -43,7 +44,16 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
         clock: systemClock,
         version: '0.0.0-test',
       });
-    const metrics = metricsOf(journal);
+    // A daemon with a push terminal receiver that listens (its gauge has its label).
+    const push: ListenerFact = {
+      listener: 'push',
+      listen: '0.0.0.0:8081',
+      up: true,
+      downSince: null,
+      code: null,
+      nextTryAt: null,
+    };
+    const metrics = metricsOf(journal, { journalBusySince: null, heldPunches: 0, listeners: [push] });
     metrics.observeHrms({ kind: 'answered', httpStatus: 200, overall: true, results: [] }, 3, 0.01);
     exposition = await metrics.text();
   });
@@ -236,6 +246,8 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
       punchgate_box_clock_steps: 'gauge',
       punchgate_box_clock_behind_seconds: 'gauge',
       punchgate_status_alerts: 'gauge',
+      // A port punchgate run cannot take (the push terminal receiver, the status page).
+      punchgate_listener_up: 'gauge',
     });
     for (const line of [
       'punchgate_punches_journaled_total{terminal="gate-1"} 1',

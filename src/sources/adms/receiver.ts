@@ -5,6 +5,8 @@ import type { AdmsTerminalConfig } from '../../config/terminals.js';
 import type { PushJournal } from '../../journal/types.js';
 import { Backoff } from '../../util/backoff.js';
 import type { Clock } from '../../util/clock.js';
+import { errorCode } from '../../util/errors.js';
+import { ListenerTrouble, type ListenerFact } from '../../util/listener-fact.js';
 import type { Logger } from '../../util/logger.js';
 import { listenKey, type ListenEndpoint, type ListenRegistry } from '../listen.js';
 import type { PushTerminalRegistry } from '../types.js';
@@ -35,6 +37,8 @@ export interface AdmsReceiverOptions {
   onPunches?: (added: number) => void;
   /** How often contacts and refusals are written to the journal. */
   flushMs?: number;
+  /** Called when it starts or stops being able to listen (the status says so at once). */
+  onListenChange?: () => void;
 }
 
 type Handler = (ctx: ReceiverContext, p: PushRequest) => void | Promise<void>;
@@ -111,6 +115,8 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
   private flushTimer: NodeJS.Timeout | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly listenBackoff = new Backoff({ baseMs: 1000, maxMs: 60_000 }, false);
+  /** Whether `adms.listen` could not be taken, since when, and the next try (the status's alert). */
+  private readonly listenTrouble = new ListenerTrouble();
   private stopped = false;
   private bound: { host: string; port: number } | undefined;
 
@@ -147,6 +153,11 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
     return this.bound;
   }
 
+  /** Whether it listens on `adms.listen` now, and if not since when and why (status, /metrics, /readyz). */
+  listenerFact(): ListenerFact {
+    return this.listenTrouble.fact('push', this.settings.listen, this.bound !== undefined);
+  }
+
   /**
    * Starts listening on `adms.listen`. When the port cannot be taken (in use, no permission),
    * says so and keeps trying with backoff: the other terminals are collected meanwhile.
@@ -179,13 +190,22 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
         });
       });
     } catch (e) {
+      if (this.stopped) return;
       const delay = this.listenBackoff.next();
+      const code = errorCode(e) ?? null;
+      const first = this.listenBackoff.failures === 1;
+      this.listenTrouble.failed(this.opts.clock.now(), code, delay);
       this.opts.logger.error(
         { listen: this.settings.listen, err: (e as Error).message, retryInMs: delay },
-        `the push terminal receiver cannot listen on ${this.settings.listen}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message} (another program on that port, or a port below 1024 without permission); trying again`,
+        `the push terminal receiver cannot listen on ${this.settings.listen}: ${code ?? (e as Error).message} (another program on that port, or a port below 1024 without permission); trying again`,
       );
       this.retryTimer = setTimeout(() => void this.listen(), delay);
       this.retryTimer.unref();
+      if (first) this.opts.onListenChange?.();
+      return;
+    }
+    if (this.stopped) {
+      server.close();
       return;
     }
     this.listenBackoff.reset();
@@ -195,6 +215,7 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
     this.bound = { host: a.address, port: a.port };
     // Its terminals are added as their sources start, after this: each says so in its own line.
     this.opts.logger.info({ listen: `${a.address}:${a.port}` }, 'push terminal receiver listening');
+    if (this.listenTrouble.listening()) this.opts.onListenChange?.();
   }
 
   private createServer(): Server {
