@@ -238,7 +238,9 @@ export function terminalPollLoop<R extends PollOutcome>(
   poll: () => Promise<R>,
 ): PollLoop<R> {
   return new PollLoop({
-    spec: { expression: cfg.schedule, timezone: cfg.timezone },
+    // Spread over the minute as ZK terminals are (spreadOffsetMs): many Dahua or Hikvision
+    // terminals on `* * * * *` would otherwise all be polled in the same second.
+    spec: { expression: cfg.schedule, timezone: cfg.timezone, offsetMs: spreadOffsetMs(cfg.name, cfg.schedule) },
     scheduler: scheduler ?? cronScheduler(deps.logger, deps.clockSteps),
     poll,
     onError: (e) => deps.logger.error({ terminal: cfg.name, err: String(e) }, 'poll ended with an error'),
