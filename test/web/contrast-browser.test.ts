@@ -266,6 +266,28 @@ function everyAlert(): StatusReport {
     }),
     ALERT.biotimeServerBehind('hq', { ...WORDS.lag(180, 'Canteen (BOCK201960155)'), at: NOW - 60_000 }),
     ALERT.biotimeReading('hq', { ...WORDS.poll('2000 pages read in one poll'), at: NOW - 60_000 }),
+    ALERT.listenerDown(
+      {
+        listener: 'push',
+        listen: '0.0.0.0:8081',
+        up: false,
+        downSince: iso(5),
+        code: 'EADDRINUSE',
+        nextTryAt: new Date(NOW + 30_000).toISOString(),
+      },
+      { push: ['lobby'], posting: [] },
+    ),
+    ALERT.listenerDown(
+      {
+        listener: 'status',
+        listen: '127.0.0.1:9330',
+        up: false,
+        downSince: iso(5),
+        code: 'EACCES',
+        nextTryAt: null,
+      },
+      { push: [], posting: [] },
+    ),
     {
       kind: 'refused',
       cause: '14 punches refused: employee not found for codes 1042, 1043',
