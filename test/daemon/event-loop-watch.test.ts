@@ -14,6 +14,21 @@ describe('event-loop watch', () => {
   let watch: EventLoopWatch | undefined;
   afterEach(() => watch?.stop());
 
+  /** A started watch on a fake monotonic clock: each task lasts what it says, without a timed wait. */
+  function startOnFakeMono(): { w: EventLoopWatch; advance: (ms: number) => void } {
+    let mono = 0;
+    const w = new EventLoopWatch(
+      { warn: (() => undefined) as never },
+      Date.now,
+      () => 0,
+      () => 60_000,
+      () => mono,
+    );
+    watch = w;
+    w.start();
+    return { w, advance: (ms) => void (mono += ms) };
+  }
+
   it('says a stall over 1 s in the log, naming the labelled task that ran', async () => {
     const warnings: { fields: Record<string, unknown>; msg: string }[] = [];
     // Its CPU time runs with the clock, as on a box that gives it the CPU (a loaded test machine may not).
@@ -121,18 +136,8 @@ describe('event-loop watch', () => {
     expect(watch.figures()!.maxMs).toBeLessThan(STALL_WARN_MS);
   });
   it('tallies per label the tasks that held the loop 20 ms or more in the window, longest in all first', async () => {
-    // A fake monotonic clock: each task lasts what it says, without a timed wait.
-    let mono = 0;
-    const w = new EventLoopWatch(
-      { warn: (() => undefined) as never },
-      Date.now,
-      () => 0,
-      () => 60_000,
-      () => mono,
-    );
-    watch = w;
-    w.start();
-    const task = (label: string, ms: number) => w.run(label, () => void (mono += ms));
+    const { w, advance } = startOnFakeMono();
+    const task = (label: string, ms: number) => w.run(label, () => advance(ms));
     task('delivery batch (settle and claim)', 30);
     task('delivery batch (settle and claim)', 45);
     task('push terminals (journal)', 60);
@@ -152,17 +157,8 @@ describe('event-loop watch', () => {
   });
 
   it('no long task in the window: no longTasks in the figures', async () => {
-    let mono = 0;
-    const w = new EventLoopWatch(
-      { warn: (() => undefined) as never },
-      Date.now,
-      () => 0,
-      () => 60_000,
-      () => mono,
-    );
-    watch = w;
-    w.start();
-    for (let i = 0; i < 50; i++) w.run('delivery batch (claim)', () => void (mono += 5));
+    const { w, advance } = startOnFakeMono();
+    for (let i = 0; i < 50; i++) w.run('delivery batch (claim)', () => advance(5));
     await waitFor(() => w.figures() !== undefined, 5000, 'the first figures');
     expect(w.figures()!.longTasks).toBeUndefined();
   });
