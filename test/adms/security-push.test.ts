@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PushStore } from '../../src/journal/push-store.js';
 import { reparseKept } from '../../src/sources/adms/reparse.js';
 import { attlog, http, startReceiver, terminal } from './harness.js';
+import { expectNoSecret } from '../helpers/secret.js';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 const SN = 'CRJP230860129';
@@ -82,7 +83,7 @@ describe('Security PUSH (rtlog terminals) through the receiver', () => {
       FirmVer: 'ZAM180-NF-Ver1.1.17',
       MaxUserCount: '10000',
     });
-    expect(JSON.stringify(reg.facts)).not.toContain('123456');
+    expectNoSecret(JSON.stringify(reg.facts), '123456');
     // getrequest, devicecmd and ping with the cookie.
     expect(await http(r.url, 'GET', `/iclock/getrequest?SN=${SN}`, undefined, { Cookie: cookie })).toEqual({
       status: 200,
@@ -166,7 +167,7 @@ describe('Security PUSH (rtlog terminals) through the receiver', () => {
     r.journal.db.pragma('wal_checkpoint(TRUNCATE)');
     const dump =
       JSON.stringify(r.journal.db.prepare('SELECT * FROM push_kept').all()) + JSON.stringify(r.store.pushEvents());
-    expect(dump).not.toContain('4321');
+    expectNoSecret(dump, '4321');
     expect(dump).not.toContain('QUJDREVG');
     expect(r.store.keptUploads().map((k) => [k.table, k.lines, k.body])).toEqual([
       ['tabledata:userauthorize', 1, auth],

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { problemsOf } from '../../src/config/issues.js';
 import { tempDir } from '../helpers/tmp.js';
+import { expectNoSecret } from '../helpers/secret.js';
 
 /**
  * What a site admin sees for a config mistake: `punchgate` as a child process on a real file,
@@ -64,7 +65,7 @@ terminals:
       `${r.file}:19: terminals[1] (gate-2).port: must be at most 65535, got the number 70000`,
       `${r.file}:20: terminals[1] (gate-2).transport: must be one of "tcp", "udp", "auto", got the text "tcpp" (did you mean "tcp"?)`,
     ]);
-    expect(r.stderr).not.toContain('013579');
+    expectNoSecret(r.stderr, '013579');
     expect(r.stderr).not.toContain('is required');
   });
 

@@ -8,6 +8,7 @@ import { decodeFreeSizes } from '../../src/sources/zk/protocol/free-sizes.js';
 import { decodeUsers } from '../../src/sources/zk/protocol/records.js';
 import { RawTcp, waitFor, WRRQ_USERS } from './raw-client.js';
 import { tempDir } from '../helpers/tmp.js';
+import { expectNoSecret } from '../helpers/secret.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/sim-cli.mjs', import.meta.url));
 
@@ -75,7 +76,7 @@ describe('punchgate sim terminal', () => {
     c.close();
     r.child.kill('SIGTERM');
     expect(await r.exit).toBe(0);
-    expect(r.out() + r.err()).not.toContain('987654');
+    expectNoSecret(r.out() + r.err(), '987654');
   });
 
   it('loads users and punches from CSV and JSON files, reports bad lines, exits 65 after SIGINT', async () => {
