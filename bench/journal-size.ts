@@ -12,8 +12,10 @@
  * pending punches, 200 ZK terminals polled every minute, 20 ATTLOG and 20 Security PUSH terminals
  * posting batches of 100 with 500 ms between an OK and the next POST, the status log every 10 s
  * and /metrics scraped every 5 s, for BENCH_BUSY_SECONDS (default 300; 30 s at BENCH_SCALE < 1).
- * Measured: the daemon's event-loop delay (prom-client's nodejs_eventloop_lag_* of each scrape:
- * p99 and max of each 5 s window), each POST's time to OK, each scrape's time. Baseline: the same
+ * Measured: the daemon's event-loop delay over the whole span (a histogram the daemon preloads,
+ * bench/loop-recorder.ts: the issue's "p99 over 5 minutes") and per 5 s window (prom-client's
+ * nodejs_eventloop_lag_* of each scrape; the worst window is held to the same limit, stricter than
+ * the issue), each POST's time to OK, each scrape's time. Baseline: the same
  * workload on an empty journal, for a fifth of the time (at least 30 s).
  *
  * Where the time went, printed for each side (info rows): the CPU time of the daemon, of the
@@ -25,8 +27,9 @@
  * window by window). The simulators stay at normal priority: they used 6 to 14 % of one core in
  * the runs of 2026-11-28 (the daemon 38 to 56 %), so they are not what the daemon waits for.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseConfig } from '../src/config/load.js';
 import { Journal } from '../src/journal/index.js';
 import type { Punch } from '../src/punch.js';
@@ -44,6 +47,7 @@ import { BENCH_SITE, scratchDir } from './lib/setup.js';
 import { fmt, log, type BenchRow } from './lib/table.js';
 import { median, nowMs, percentile, sleep } from './lib/timing.js';
 import type { PushLoadResult } from './child-push.js';
+import type { LoopRecord } from './loop-recorder.js';
 
 const TERMINALS = 200;
 const BUILD_LIMIT_MS = 10;
@@ -169,6 +173,8 @@ export async function benchStatusSize(): Promise<BenchRow[]> {
 }
 
 interface BusyResult {
+  /** The daemon's event-loop delay over the whole measured span (bench/loop-recorder.ts), ms past the 10 ms period. */
+  whole: { p99: number; max: number; samples: number } | undefined;
   loopP99: number[];
   loopMax: number[];
   scrapes: number[];
@@ -225,6 +231,29 @@ function gauge(text: string, name: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/** The three largest of some times (ms), largest first: with 60 scrapes, p99 is the worst one or two. */
+function slowest(times: readonly number[]): string {
+  return [...times]
+    .sort((x, y) => y - x)
+    .slice(0, 3)
+    .map((t) => `${fmt(t, 1)} ms`)
+    .join(', ');
+}
+
+/** The loop recorder the daemon preloads (dist/bench/loop-recorder.js, beside this file's folder). */
+const LOOP_RECORDER = fileURLToPath(new URL('./loop-recorder.js', import.meta.url));
+
+const LOOP_FILE = 'bench-loop.json';
+
+/** The recorder's figures, as last written, or undefined. */
+function loopRecord(file: string): LoopRecord | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as LoopRecord;
+  } catch {
+    return undefined;
+  }
+}
+
 async function busyRun(seconds: number, delivered: number, pending: number): Promise<BusyResult> {
   const statusPort = await freePort();
   const admsPort = await freePort();
@@ -245,6 +274,9 @@ async function busyRun(seconds: number, delivered: number, pending: number): Pro
         adms: { listen: `127.0.0.1:${admsPort}`, maxConnectionsPerAddress: 1000 },
         log: { level: 'warn' },
       },
+      nodeArgs: ['--import', LOOP_RECORDER],
+      // Relative: the daemon's working folder is the rig's (rig.dir).
+      env: { BENCH_LOOP_FILE: LOOP_FILE },
       beforeStart: (path) => {
         if (delivered > 0) bigJournal(path, delivered, TERMINALS);
         const j = Journal.open({ path, site: BENCH_SITE, mode: 'owner' });
@@ -279,8 +311,10 @@ async function busyRun(seconds: number, delivered: number, pending: number): Pro
     const loopMax: number[] = [];
     const scrapes: number[] = [];
     const end = nowMs() + seconds * 1000;
-    // The first scrape resets the delay figures gathered during the warm-up.
+    // The first scrape resets the delay figures gathered during the warm-up; so does the recorder's reset file.
     const first = await fetch(url).then((r) => r.text());
+    const loopFile = join(rig.dir, LOOP_FILE);
+    writeFileSync(`${loopFile}.reset`, '');
     const cpu = new CpuShares({
       daemon: [rig.daemon.pid ?? -1],
       simulators: [rig.hrms.pid, rig.terminals.pid, load.pid, load2.pid],
@@ -304,11 +338,21 @@ async function busyRun(seconds: number, delivered: number, pending: number): Pro
       if (max !== undefined) loopMax.push(Math.max(0, max * 1000 - PROM_CLIENT_SAMPLE_MS));
     }
     const shares = cpu.end();
+    const record = loopRecord(loopFile);
     const gc0 = sumOf(first, 'nodejs_gc_duration_seconds_sum');
     const gc1 = sumOf(text, 'nodejs_gc_duration_seconds_sum');
     const [a, r] = await Promise.all([attlog, rtlog]);
     const stats = await hrmsStats(rig.hrms);
     return {
+      // No record, or one from before the reset: the preload did not run; said as missing, not as a figure.
+      whole:
+        record && record.samples > 0 && !existsSync(`${loopFile}.reset`)
+          ? {
+              p99: Math.max(0, record.p99 - PROM_CLIENT_SAMPLE_MS),
+              max: Math.max(0, record.max - PROM_CLIENT_SAMPLE_MS),
+              samples: record.samples,
+            }
+          : undefined,
       loopP99,
       loopMax,
       scrapes,
@@ -351,11 +395,12 @@ export async function benchBusyBox(): Promise<BenchRow[]> {
   const ours = await busyRun(seconds, delivered, pending);
   const say = (name: string, r: BusyResult) =>
     log(
-      `  ${name}: event loop delay p99 (worst 5 s window) ${fmt(Math.max(...r.loopP99), 1)} ms, median window ${fmt(median(r.loopP99), 1)} ms, ` +
+      `  ${name}: event loop delay p99 over the whole span ${r.whole ? `${fmt(r.whole.p99, 1)} ms (max ${fmt(r.whole.max, 1)} ms, ${fmt(r.whole.samples)} samples)` : 'not recorded'}, ` +
+        `p99 of the worst 5 s window ${fmt(Math.max(...r.loopP99), 1)} ms, median window ${fmt(median(r.loopP99), 1)} ms, ` +
         `max ${fmt(Math.max(...r.loopMax), 1)} ms (past prom-client's ${PROM_CLIENT_SAMPLE_MS} ms sampling period, which its gauges include); ATTLOG POST->OK p99 ${fmt(percentile(r.attlog.latencies, 99), 1)} ms ` +
         `(${fmt(r.attlog.latencies.length)} posts, ${r.attlog.failed} failed), rtlog p99 ${fmt(percentile(r.rtlog.latencies, 99), 1)} ms ` +
         `(${fmt(r.rtlog.latencies.length)} posts, ${r.rtlog.failed} failed); /metrics p99 ${fmt(percentile(r.scrapes, 99), 1)} ms ` +
-        `(${r.scrapes.length} scrapes); punches at the HRMS: ${fmt(r.delivered)}`,
+        `(${r.scrapes.length} scrapes: median ${fmt(median(r.scrapes), 1)} ms, slowest ${slowest(r.scrapes)}); punches at the HRMS: ${fmt(r.delivered)}`,
     );
   // Where the time went: who had the CPU (shares of one core; the box has two), the daemon's
   // garbage collection, and which of its labelled jobs held the loop 20 ms or more.
@@ -389,14 +434,25 @@ export async function benchBusyBox(): Promise<BenchRow[]> {
   const note = `${fmt(seconds)} s over ${fmt(delivered)} delivered punches; baseline: empty journal, ${baseSeconds} s`;
   return [
     {
+      // Issue 35's figure: the p99 of the delay over the whole run ("over 5 minutes").
       bench: 'busy-box',
-      metric: 'event-loop delay p99 (worst 5 s window)',
+      metric: 'event-loop delay p99 over the whole run',
+      unit: 'ms',
+      ours: ours.whole?.p99 ?? NaN,
+      baseline: base.whole?.p99 ?? NaN,
+      target: `<= ${LOOP_P99_LIMIT_MS} ms`,
+      pass: ours.whole !== undefined && ours.whole.p99 <= LOOP_P99_LIMIT_MS,
+      note,
+    },
+    {
+      // Stricter than the issue asks: the same limit for each 5 s window (a bad minute is not averaged away).
+      bench: 'busy-box',
+      metric: 'event-loop delay p99, worst 5 s window (stricter than issue 35)',
       unit: 'ms',
       ours: loopP99,
       baseline: Math.max(...base.loopP99),
       target: `<= ${LOOP_P99_LIMIT_MS} ms`,
       pass: loopP99 <= LOOP_P99_LIMIT_MS,
-      note,
     },
     {
       bench: 'busy-box',

@@ -48,6 +48,10 @@ export interface RigOptions {
   extraTerminals?: Record<string, unknown>[];
   /** Runs before the daemon starts, with the journal's path (e.g. to fill it). */
   beforeStart?: (journalPath: string) => void | Promise<void>;
+  /** Node flags before the bundle (e.g. a bench's `--import` preload). */
+  nodeArgs?: string[];
+  /** Environment added to the unit's. */
+  env?: Record<string, string>;
 }
 
 /** Starts the simulators and the daemon, and waits until every initial punch reached the HRMS. */
@@ -94,14 +98,18 @@ export async function startDaemonRig(o: RigOptions, warmupTimeoutMs: number): Pr
 
   let tail = '';
   // The daemon runs as the systemd unit runs it: with the unit's environment (NODE_OPTIONS, MALLOC_ARENA_MAX).
-  const env = unitEnv();
+  const env = { ...unitEnv(), ...o.env };
   // BENCH_DAEMON_NODE_ARGS: node flags for a look inside (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
   const extra = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const daemon = spawn(process.execPath, [...unitNodeArgs(), ...extra, CLI, '--config', configFile, 'run'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    cwd: scratch.dir,
-    env,
-  });
+  const daemon = spawn(
+    process.execPath,
+    [...unitNodeArgs(), ...(o.nodeArgs ?? []), ...extra, CLI, '--config', configFile, 'run'],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      cwd: scratch.dir,
+      env,
+    },
+  );
   daemon.stderr?.setEncoding('utf8').on('data', (d: string) => {
     tail = (tail + d).slice(-4000);
   });
