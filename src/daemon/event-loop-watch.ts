@@ -10,7 +10,11 @@ export const STALL_WARN_MS = 1000;
 const TICK_MS = 500;
 /** Labelled tasks shorter than this are not remembered as what held the loop. */
 const NOTED_MS = 20;
-/** A window younger than this shows the last whole one instead (too few turns to say anything). */
+/**
+ * A window younger than this, or than half a window, shows the last whole one instead: too few
+ * turns to say anything, and a stall just past stays in sight for half an interval at least (for
+ * the page, a scrape and `status`, not only the one status log write between two rolls).
+ */
 const MIN_WINDOW_MS = 1000;
 /** Labels tallied per window at most (each terminal's journal write has its own); the rest are counted together. */
 const TALLIED_LABELS = 64;
@@ -129,13 +133,14 @@ export class EventLoopWatch {
 
   /**
    * The delay over the current window, or over the last whole one while the current is younger
-   * than a second. Reading never starts a new window: the page, /metrics and `status` read the
+   * than a second or half a window. Reading never starts a new window: the page, /metrics and `status` read the
    * same figures the status log does, whoever asked last (before, each reading began a window, so
    * a scrape just before `status --json` left it all zeros). The window rolls by time (`tick`).
    */
   figures(): EventLoopFigures | undefined {
     const current = this.windowFigures();
-    if (this.previous && (performance.now() - this.windowStartMono < MIN_WINDOW_MS || !current)) return this.previous;
+    const young = performance.now() - this.windowStartMono < Math.max(MIN_WINDOW_MS, this.windowMs() / 2);
+    if (this.previous && (young || !current)) return this.previous;
     return current;
   }
 

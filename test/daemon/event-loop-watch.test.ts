@@ -126,6 +126,20 @@ describe('event-loop watch', () => {
     expect(w.figures()!.maxMs).toBeLessThan(300);
   });
 
+  it('a longer window shows the last whole one until it has run half its length', async () => {
+    const w = new EventLoopWatch({ warn: (() => undefined) as never }, Date.now, undefined, () => 2600);
+    watch = w;
+    w.start();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    block(300);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const stalled = w.figures()!;
+    expect(stalled.maxMs).toBeGreaterThanOrEqual(300 - SAMPLE_MS);
+    // The next window can only be shown late, never early: once shown, it has run 1.3 s (half of 2.6 s).
+    await waitFor(() => (w.figures()?.since ?? 0) > stalled.since, 8000, 'a later window shown');
+    expect(Date.now() - w.figures()!.since).toBeGreaterThanOrEqual(1250);
+  });
+
   it('short tasks are no stall: nothing said', async () => {
     const warnings: unknown[] = [];
     watch = new EventLoopWatch({ warn: ((...a: unknown[]) => warnings.push(a)) as never });
