@@ -7,6 +7,7 @@ import type { ReceivedPunch } from '../../src/sim/hrms/index.js';
 import { runPunchgate } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 import { COMM_KEY, punchTimes, spawnDaemon, startStack, TOKEN, type DaemonProcess } from './stack.js';
+import { expectNoSecret } from '../helpers/secret.js';
 
 /**
  * docs/backup.md, "Replacing a box", step by step with real processes: an old box (punchgate run
@@ -114,7 +115,7 @@ describe('replacing a box (docs/backup.md), with real processes', () => {
     // The backup holds no secret: neither the HRMS token nor the terminal's comm key.
     const bytes = readFileSync(`${old.dir}/nightly.db`).toString('latin1');
     expect(bytes).not.toContain(TOKEN);
-    expect(bytes).not.toContain(String(COMM_KEY));
+    expectNoSecret(bytes, String(COMM_KEY));
 
     // The new box: the backup restored (copied over from the old one), then started.
     const box = s.box('new');
