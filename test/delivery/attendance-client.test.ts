@@ -7,6 +7,7 @@ import {
   parseRetryAfter,
   type AttendanceAnswer,
 } from '../../src/hrms/attendance.js';
+import { freePort } from '../../bench/lib/ports.js';
 import { compilePatterns } from '../../src/delivery/outcomes.js';
 
 const TOKEN = 'client-secret-token-42';
@@ -241,10 +242,8 @@ describe('AttendanceClient', () => {
   });
 
   it('a connection refused is transient and known not to have reached the HRMS', async () => {
-    const probe = createServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-    const port = (probe.address() as AddressInfo).port;
-    await new Promise<void>((r) => probe.close(() => r()));
+    // A port below the ephemeral range: one from a closed listen(0) could go to another test's server meanwhile.
+    const port = await freePort();
     const a = await send(client({ baseUrl: `http://127.0.0.1:${port}` }));
     expect(a).toMatchObject({ kind: 'transient', afterSending: false });
     expect((a as { message: string }).message).toMatch(/ECONNREFUSED/);
