@@ -42,7 +42,7 @@ describe('event-loop watch', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     watch.run('delivery batch (claim)', () => block(30));
     expect(watch.run('status report', () => (block(STALL_WARN_MS + 200), 42))).toBe(42);
-    await waitFor(() => warnings.length > 0, 5000, 'the stall warning');
+    await waitFor(() => warnings.length > 0, 20_000, 'the stall warning');
     expect(warnings[0]!.fields).toMatchObject({ task: 'status report' });
     expect(warnings[0]!.fields.stallMs as number).toBeGreaterThan(STALL_WARN_MS);
     expect(warnings[0]!.msg).toMatch(/^the daemon was blocked for 1\.\d s: status report ran 1\.\d s/);
@@ -65,7 +65,7 @@ describe('event-loop watch', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     // Longer than the stall bound plus the watch's tick (500 ms): its next tick comes over 1 s late.
     block(STALL_WARN_MS + 700);
-    await waitFor(() => warnings.length > 0, 5000, 'the stall warning');
+    await waitFor(() => warnings.length > 0, 20_000, 'the stall warning');
     expect(warnings[0]).toMatch(/no labelled task of the daemon ran long/);
     watch.stop();
     // The same stall with no CPU time counted meanwhile: the box held the process.
@@ -74,7 +74,7 @@ describe('event-loop watch', () => {
     watch.start();
     await new Promise((resolve) => setTimeout(resolve, 50));
     block(STALL_WARN_MS + 700);
-    await waitFor(() => warnings.length > 0, 5000, 'the stall warning');
+    await waitFor(() => warnings.length > 0, 20_000, 'the stall warning');
     expect(warnings[0]).toMatch(/the daemon itself ran only 0\.0 s of it: the box did not give it the CPU/);
   });
 
@@ -122,7 +122,7 @@ describe('event-loop watch', () => {
     const stalled = w.figures()!;
     expect(stalled.maxMs).toBeGreaterThanOrEqual(300 - SAMPLE_MS);
     // The window rolls at the watch's tick once it is 1 s old; the next one is shown once it has run 1 s.
-    await waitFor(() => (w.figures()?.since ?? 0) > stalled.since, 5000, 'a later window shown');
+    await waitFor(() => (w.figures()?.since ?? 0) > stalled.since, 20_000, 'a later window shown');
     expect(w.figures()!.maxMs).toBeLessThan(300);
   });
 
@@ -144,7 +144,7 @@ describe('event-loop watch', () => {
     task('status report', 19); // under 20 ms: not counted
     for (let i = 0; i < 100; i++) task('delivery batch (claim)', 1);
     // The monitor's first turn, so the window has figures.
-    await waitFor(() => w.figures() !== undefined, 5000, 'the first figures');
+    await waitFor(() => w.figures() !== undefined, 20_000, 'the first figures');
     expect(w.figures()!.longTasks).toEqual([
       { label: 'delivery batch (settle and claim)', count: 2, maxMs: 45, totalMs: 75 },
       { label: 'push terminals (journal)', count: 1, maxMs: 60, totalMs: 60 },
@@ -159,7 +159,7 @@ describe('event-loop watch', () => {
   it('no long task in the window: no longTasks in the figures', async () => {
     const { w, advance } = startOnFakeMono();
     for (let i = 0; i < 50; i++) w.run('delivery batch (claim)', () => advance(5));
-    await waitFor(() => w.figures() !== undefined, 5000, 'the first figures');
+    await waitFor(() => w.figures() !== undefined, 20_000, 'the first figures');
     expect(w.figures()!.longTasks).toBeUndefined();
   });
 });

@@ -201,7 +201,7 @@ describe('under systemd, the log is what journalctl shows: plain lines with thei
     });
     const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
     expect(code).toBe(78);
-    await waitFor(() => atMost(j.entries, 3).length > 0, 5000, 'the error lines');
+    await waitFor(() => atMost(j.entries, 3).length > 0, 20_000, 'the error lines');
     expect(atMost(j.entries, 3).map((e) => e.message)).toContain(
       `${config}:5: hrms.baseURL: unknown key: did you mean baseUrl?`,
     );

@@ -64,7 +64,7 @@ describe('the log tells a site admin where each punch went (info level, plain wo
     const d = spawnDaemon(stack.configPath);
     cleanups.push(() => d.child.exitCode === null && d.child.kill('SIGKILL'));
     await waitFor(() => stack.hrms.received().length === 35, 15_000, 'the polled punches sent');
-    await waitFor(() => infoMessages(d).some((m) => m.startsWith('delivered')), 5000, 'the delivery line');
+    await waitFor(() => infoMessages(d).some((m) => m.startsWith('delivered')), 20_000, 'the delivery line');
     const afterPoll = infoMessages(d);
     expect(afterPoll).toContain('terminal gate-1: 35 new punches (2 already journalled)');
     expect(afterPoll).toContain('delivered 35 punches to the HRMS (3 refused), 0 pending');
@@ -74,7 +74,7 @@ describe('the log tells a site admin where each punch went (info level, plain wo
     await waitFor(() => stack.hrms.attendance().length === 33, 10_000, 'the real-time punch delivered');
     await waitFor(
       () => infoMessages(d).includes('delivered 1 punch to the HRMS, 0 pending'),
-      5000,
+      20_000,
       'its delivery line',
     );
     expect(infoMessages(d)).toContain('terminal gate-1: received 1 punch in real time (1 new)');
@@ -86,7 +86,7 @@ describe('the log tells a site admin where each punch went (info level, plain wo
       };
       return Date.parse(s.terminals[0]!.lastPollAt);
     };
-    await waitFor(() => polledAt() > 0, 5000, 'a poll recorded');
+    await waitFor(() => polledAt() > 0, 20_000, 'a poll recorded');
     const since = polledAt();
     await waitFor(() => polledAt() >= since + 2000, 10_000, 'two more polls');
     const info = infoMessages(d);
@@ -170,7 +170,7 @@ describe('the log tells a site admin where each punch went (info level, plain wo
     });
     cleanups.push(() => lobby.stop());
     await waitFor(() => stack.hrms.attendance().length === 12, 15_000, 'the pushed punches delivered');
-    await waitFor(() => infoMessages(d).some((m) => m.startsWith('delivered')), 5000, 'the delivery line');
+    await waitFor(() => infoMessages(d).some((m) => m.startsWith('delivered')), 20_000, 'the delivery line');
     const info = infoMessages(d);
     expect(info).toContain('terminal lobby pushed 12 punches (12 new)');
     expect(info).toContain('delivered 12 punches to the HRMS, 0 pending');

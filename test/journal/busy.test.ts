@@ -62,7 +62,7 @@ describe('a journal another connection holds', () => {
     expect(isBusyJournalError(claimError)).toBe(true);
 
     other.exec('COMMIT');
-    await waitFor(() => journal.keptWrites === 0, 5000, 'the kept writes written');
+    await waitFor(() => journal.keptWrites === 0, 20_000, 'the kept writes written');
     expect(journal.busySince()).toBeNull();
     expect(journal.counts()).toMatchObject({ delivered: 1, pending: 1, rejected: 1, inflight: 0 });
     const fresh = new Database(tmp.path('j.db'), { readonly: true });

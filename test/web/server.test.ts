@@ -206,7 +206,11 @@ describe('status page server', () => {
     try {
       const port = (squatter.address() as { port: number }).port;
       expect(await start({ listen: `127.0.0.1:${port}` })).toBeUndefined();
-      await waitFor(() => /status page not served on 127\.0\.0\.1:\d+: the port is in use/.test(logs), 2000, 'logged');
+      await waitFor(
+        () => /status page not served on 127\.0\.0\.1:\d+: the port is in use/.test(logs),
+        20_000,
+        'logged',
+      );
       expect(logs).toMatch(/"retryInSeconds":5/);
     } finally {
       squatter.close();
