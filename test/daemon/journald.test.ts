@@ -4,6 +4,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTerminalSim } from '../../src/sim/terminal/index.js';
 import { createLogger, journalLine } from '../../src/util/logger.js';
+import { freePort } from '../../bench/lib/ports.js';
 import { unitEnvironment, unitNodeArgs } from '../../bench/lib/unit.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
@@ -103,7 +104,8 @@ describe('under systemd, the log is what journalctl shows: plain lines with thei
   });
 
   it('info for each punch, warning when a terminal is away, info when it is back; journalctl -p warning selects the right lines; no secret', async () => {
-    const stack = await startStack({ delivery: { batchSize: 100 } });
+    // The terminal is stopped and started again on its port: one below the ephemeral range.
+    const stack = await startStack({ delivery: { batchSize: 100 }, terminalPorts: [await freePort()] });
     cleanups.push(() => stack.stop());
     const j = await fakeJournald(stack.tmp.dir);
     cleanups.push(() => new Promise((r) => j.server.close(r)));

@@ -26,6 +26,12 @@ export async function startStack(
     commKey?: number;
     /** Firmware switches of the simulated terminals, and settings merged into their config. */
     firmware?: SimFirmware;
+    /**
+     * Fixed ports of the simulated terminals (default: any free one). A test that stops a terminal
+     * and starts it again on its port takes one from freePort: a port from listen(0) may meanwhile
+     * become the local port of any outgoing connection on the box, and the restart would fail.
+     */
+    terminalPorts?: number[];
     zk?: Record<string, unknown>;
   } = {},
 ) {
@@ -41,6 +47,7 @@ export async function startStack(
         users: [{ uid: 1, userId: '1001', name: 'A' }],
         punches: [],
         firmwareQuirks: opts.firmware,
+        ...(opts.terminalPorts?.[i] !== undefined ? { port: opts.terminalPorts[i] } : {}),
       }),
     );
   }
