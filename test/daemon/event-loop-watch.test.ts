@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventLoopWatch, OTHER_LABELS, SAMPLE_MS, STALL_WARN_MS } from '../../src/daemon/event-loop-watch.js';
 import { waitFor } from '../helpers/wait.js';
@@ -45,7 +46,8 @@ describe('event-loop watch', () => {
     await waitFor(() => warnings.length > 0, 20_000, 'the stall warning');
     expect(warnings[0]!.fields).toMatchObject({ task: 'status report' });
     expect(warnings[0]!.fields.stallMs as number).toBeGreaterThan(STALL_WARN_MS);
-    expect(warnings[0]!.msg).toMatch(/^the daemon was blocked for 1\.\d s: status report ran 1\.\d s/);
+    // 1.2 s of work; a loaded box may stretch it past 2 s: the words are tested, not the figure.
+    expect(warnings[0]!.msg).toMatch(/^the daemon was blocked for \d+\.\d s: status report ran \d+\.\d s/);
     // The delay figures saw it (at the monitor's next turn).
     await new Promise((resolve) => setTimeout(resolve, 50));
     const f = watch.figures()!;
@@ -104,12 +106,21 @@ describe('event-loop watch', () => {
   it("shows how late the loop was, not the monitor's own sampling period", async () => {
     // Node's monitor records the interval between turns of its 10 ms timer: an idle loop read
     // 10.1 ms as its median delay before the period was taken off.
+    // A monitor of the test's own, on the same loop over the same time, reads the raw intervals: on
+    // a loaded CI box the loop itself may be late by 10 ms or more, so the watch's figure is held
+    // against that reading, not against a fixed bound (which such a box could break by chance).
+    const raw = monitorEventLoopDelay({ resolution: SAMPLE_MS });
+    raw.enable();
     watch = new EventLoopWatch({ warn: (() => undefined) as never });
     watch.start();
     await new Promise((resolve) => setTimeout(resolve, 300));
     const f = watch.figures()!;
+    raw.disable();
+    const rawP50Ms = raw.percentile(50) / 1e6;
+    expect(rawP50Ms).toBeGreaterThanOrEqual(SAMPLE_MS);
     expect(f.p50Ms).toBeGreaterThanOrEqual(0);
-    expect(f.p50Ms).toBeLessThan(SAMPLE_MS);
+    // The period taken off: well under the raw median (which holds it), whatever the load.
+    expect(f.p50Ms).toBeLessThan(rawP50Ms - SAMPLE_MS / 2);
   });
 
   it('rolls its window by time: a stall is shown until the window after it has run a second', async () => {
