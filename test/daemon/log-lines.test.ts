@@ -121,7 +121,7 @@ describe('the log tells a site admin where each punch went (info level, plain wo
     expect(warned).toEqual(ids);
     const table = await runPunchgate(['--config', stack.configPath, 'punches', '--state', 'rejected']);
     for (const id of ids) expect(table.stdout).toMatch(new RegExp(`^${id}  `, 'm'));
-  });
+  }, 120_000);
 
   // 100,000 at the fake clock's pace: test/delivery/burst-line.test.ts. Here the daemon itself, on a
   // backlog a loaded machine delivers well within a minute.

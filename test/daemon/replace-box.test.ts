@@ -133,7 +133,7 @@ describe('replacing a box (docs/backup.md), with real processes', () => {
     expect((await d2.exited).code).toBe(0);
     const status = await box.cli('punches', '--state', 'inflight');
     expect(status.stdout.trim()).toBe('no punches match');
-  });
+  }, 120_000);
 
   for (const dedupBy of ['devicelogId', 'code-time'] as const) {
     it(`(b) the old box is lost with its disk; a new box with an empty journal reads the same terminals (HRMS dedup by ${dedupBy})`, async () => {
@@ -152,6 +152,6 @@ describe('replacing a box (docs/backup.md), with real processes', () => {
       await s.allRecorded('new punches through the new box');
       // The whole logs were sent again: the HRMS recognised each resend.
       expect(s.stack.hrms.received().filter((p) => p.outcome === 'duplicate').length).toBeGreaterThanOrEqual(12);
-    });
+    }, 120_000);
   }
 });
