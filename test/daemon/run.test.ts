@@ -46,8 +46,9 @@ describe('punchgate run (child process)', () => {
     cleanups.push(() => stack.stop());
     const t = stack.terminals[0]!;
     for (let i = 0; i < 50; i++) t.addPunch({ userId: String(2000 + i), logTime: nextTime() });
-    // The HRMS would answer after 30 s: an exit well before that did not wait for the answer,
-    // with room for a loaded CI box (a 1.5 s answer against a 3 s bound failed by chance).
+    // The HRMS would answer after 30 s (the stack's deadline is 25 s): an exit well before that did
+    // not wait for the answer, with room for a loaded CI box (a 1.5 s answer against a 3 s bound
+    // failed by chance).
     stack.hrms.setFaults({ latencyMs: 30_000 });
     const d = daemon(stack.configPath);
     await waitFor(() => stack.hrms.requests() > 0, 10_000, 'a request in flight');
