@@ -46,7 +46,9 @@ export async function startSite(opts: { terminal?: TerminalSimOptions; journal?:
     const cfg: Record<string, unknown> = {
       site: 'chk',
       journal: { path: 'journal.db' },
-      hrms: { baseUrl: hrms.url, tokenFile: 'token', timeoutMs: 2000, connectTimeoutMs: 1000 },
+      // Long timeouts: the simulators answer from the test's own process, which a loaded CI box
+      // may hold for a second or more (a check of an unreachable device sets its own short one).
+      hrms: { baseUrl: hrms.url, tokenFile: 'token', timeoutMs: 20_000, connectTimeoutMs: 5000 },
       terminals: [
         {
           name: 'gate-1',
@@ -55,7 +57,7 @@ export async function startSite(opts: { terminal?: TerminalSimOptions; journal?:
           port: terminal.port,
           transport: 'tcp',
           commKey: COMM_KEY,
-          timeoutMs: 1000,
+          timeoutMs: 5000,
         },
       ],
     };
