@@ -37,9 +37,14 @@ describe('Deliverer.run', () => {
   });
 
   it('an abort during a request releases its punches; the HRMS may have kept them: resent, they come back duplicate', async () => {
-    // The answer takes 4 s: an abort that waited for it would take that long; the bound below
-    // leaves room for a loaded CI box (a 600 ms answer against a 300 ms bound failed by chance).
-    rig = await startRig({ delivery: { pollIntervalMs: 10 }, sim: { faults: { latencyMs: 4000 } } });
+    // The answer takes 6 s (within the request's 20 s deadline): an abort that waited for it would
+    // take that long; the bound below leaves room for a loaded CI box (a 600 ms answer against a
+    // 300 ms bound failed by chance).
+    rig = await startRig({
+      delivery: { pollIntervalMs: 10 },
+      hrms: { timeoutMs: 20_000 },
+      sim: { faults: { latencyMs: 6000 } },
+    });
     const d = liveDeliverer(rig);
     const punches = makePunches(6);
     rig.journal.ingest(punches);
@@ -49,7 +54,7 @@ describe('Deliverer.run', () => {
     const t = Date.now();
     stop.abort();
     await running;
-    expect(Date.now() - t).toBeLessThan(2500);
+    expect(Date.now() - t).toBeLessThan(3000);
     expect(rig.journal.queries.counts()).toMatchObject({ pending: 6, inflight: 0, delivered: 0 });
     expect(rig.journal.queries.list().every((p) => p.attempts === 0)).toBe(true);
     expect(d.counters().batches.aborted).toBe(1);
