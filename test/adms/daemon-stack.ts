@@ -26,7 +26,9 @@ export async function startPushStack(opts: {
   const config = (terminals: PushTerminalEntry[]) => ({
     site: 'plant-p',
     journal: { path: tmp.path('journal.db') },
-    hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 2000, connectTimeoutMs: 1000 },
+    // Long: the HRMS simulator answers from the test's own process, which a loaded CI box may hold
+    // for seconds (a 2 s deadline then made a resend, and log lines other than the ones tested).
+    hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 20_000, connectTimeoutMs: 5000 },
     delivery: { batchSize: 100, pollIntervalMs: 100, retry: { baseMs: 50, maxMs: 500 } },
     status: { intervalMs: 300, ...opts.status },
     adms: { listen: `127.0.0.1:${port}`, delay: 1, errorDelay: 1, ...opts.adms },

@@ -87,7 +87,7 @@ describe('push dialects', () => {
     r = await startReceiver({ terminals: [terminal('old', SN)] });
     await http(r.url, 'GET', `/iclock/cdata?SN=${SN}&options=all`);
     // Registrations are written every few seconds (RegistrationBook.flush): wait for this one.
-    await waitFor(() => r!.store.registration('old', SN)?.facts.PushDialect === '2.0.1', 5000, 'dialect kept');
+    await waitFor(() => r!.store.registration('old', SN)?.facts.PushDialect === '2.0.1', 20_000, 'dialect kept');
     const dir = r.tmp;
     await r.stop(true);
     r = await startReceiver({ terminals: [terminal('old', SN)], dir });

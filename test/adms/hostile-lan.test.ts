@@ -99,7 +99,7 @@ describe('a push request changes only what its terminal could have changed', () 
     // address it came from (sightings are written every few seconds: RegistrationBook.flush).
     expect(r.journal.counts().pending).toBe(30);
     const statusNow = () => statusOf(r!, [{ name: 'lobby', serial: SN }]);
-    await waitFor(() => statusNow().alerts.some((a) => a.includes(' was seen pushing from ')), 5000, 'the sighting');
+    await waitFor(() => statusNow().alerts.some((a) => a.includes(' was seen pushing from ')), 20_000, 'the sighting');
     const status = statusNow();
     expect(status.alerts).toEqual(
       expect.arrayContaining([

@@ -72,7 +72,7 @@ describe('ADMS receiver: OK only once the batch is durable', () => {
       errorDelayMs: 30,
       timeMode: 'sequence',
     });
-    await waitFor(() => sim!.stats().failedRequests >= 5, 5000, 'refused uploads');
+    await waitFor(() => sim!.stats().failedRequests >= 5, 20_000, 'refused uploads');
     expect(sim.acked()).toEqual([]);
     refusing = false;
     await waitFor(() => sim!.pending() === 0, 10_000, 'all acknowledged');

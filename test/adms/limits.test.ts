@@ -52,7 +52,7 @@ describe('ADMS receiver: the one port open to the LAN', () => {
       `POST /iclock/cdata?SN=${SN}&table=ATTLOG&Stamp=2 HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 20)}`,
     );
     c.socket.destroy();
-    await waitFor(() => c.closed(), 2000, 'client gone');
+    await waitFor(() => c.closed(), 20_000, 'client gone');
     const ok = await http(r.url, 'POST', `/iclock/cdata?SN=${SN}&table=ATTLOG&Stamp=2`, body);
     expect(ok.body).toBe('OK:2');
     expect(r.journal.queries.list()).toHaveLength(2);
@@ -76,13 +76,17 @@ describe('ADMS receiver: the one port open to the LAN', () => {
   it('bounds the connections of one address (adms.maxConnectionsPerAddress)', async () => {
     r = await startReceiver({ terminals: [terminal('lobby', SN)], adms: { maxConnectionsPerAddress: 3 } });
     const clients = await Promise.all(Array.from({ length: 5 }, () => rawClient(r!.port)));
-    await waitFor(() => clients.filter((c) => c.closed()).length === 2, 5000, 'two connections over the bound closed');
+    await waitFor(
+      () => clients.filter((c) => c.closed()).length === 2,
+      20_000,
+      'two connections over the bound closed',
+    );
     const open = clients.filter((c) => !c.closed());
     open[0]!.socket.write(`GET /iclock/ping?SN=${SN} HTTP/1.1\r\nHost: x\r\n\r\n`);
-    await waitFor(() => open[0]!.received().includes('\r\n\r\nOK'), 5000, 'an open connection still served');
+    await waitFor(() => open[0]!.received().includes('\r\n\r\nOK'), 20_000, 'an open connection still served');
     for (const c of clients) c.socket.destroy();
     // Once they are gone, the address may connect again.
-    await waitFor(() => clients.every((c) => c.closed()), 2000, 'clients closed');
+    await waitFor(() => clients.every((c) => c.closed()), 20_000, 'clients closed');
     expect((await http(r.url, 'GET', `/iclock/ping?SN=${SN}`)).body).toBe('OK');
   });
 
@@ -91,7 +95,7 @@ describe('ADMS receiver: the one port open to the LAN', () => {
     const clients = await Promise.all(Array.from({ length: 7 }, () => rawClient(r!.port)));
     await waitFor(
       () => clients.filter((c) => c.closed()).length === 3,
-      5000,
+      20_000,
       'three connections over the bound closed',
     );
     for (const c of clients) c.socket.destroy();
@@ -101,7 +105,7 @@ describe('ADMS receiver: the one port open to the LAN', () => {
     r = await startReceiver({ terminals: [terminal('lobby', SN)] });
     const c = await rawClient(r.port);
     c.socket.write('\u0000\u0001garbage\r\n\r\n');
-    await waitFor(() => c.closed(), 5000, 'closed');
+    await waitFor(() => c.closed(), 20_000, 'closed');
     expect(c.received()).toMatch(/^HTTP\/1.1 400/);
   });
 });

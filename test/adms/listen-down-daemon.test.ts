@@ -114,11 +114,11 @@ describe('a port punchgate run cannot take is said at once, and taken when it is
       // Said at once (the daemon rewrites its status when the port is taken), not at the next interval only.
       await waitFor(
         async () => !(await cli()).alertItems.some((a) => a.kind === 'push-not-listening'),
-        5_000,
+        20_000,
         'the alert gone from status --json',
       );
       expect(await metric()).toBe('punchgate_listener_up{listener="push"} 1');
-      await waitFor(async () => (await get('/readyz')).status === 200, 5_000, '/readyz ready');
+      await waitFor(async () => (await get('/readyz')).status === 200, 20_000, '/readyz ready');
 
       // Both kinds of push terminal now reach it: every punch gets to the HRMS.
       const common = { server: stack.url, punches: 6, timeMode: 'sequence' as const, delayMs: 100, errorDelayMs: 100 };

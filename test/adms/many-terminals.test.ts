@@ -39,7 +39,7 @@ describe('ADMS receiver: 200 terminals at once', () => {
       expect(r.receiver.openConnections()).toBeGreaterThanOrEqual(TERMINALS);
       await waitFor(
         () => r.store.pushTerminals().filter((t) => t.lastContactAt !== null).length === TERMINALS,
-        5000,
+        20_000,
         'contacts',
       );
       expect(r.store.users('t0', serials[0]!)).toHaveLength(5);

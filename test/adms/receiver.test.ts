@@ -160,7 +160,11 @@ describe('ADMS receiver: the protocol', () => {
     r = await startReceiver({ terminals: [terminal('lobby', SN)] });
     await http(r.url, 'GET', `/iclock/cdata?SN=${SN}&options=all&pushver=2.4.1`);
     await http(r.url, 'GET', `/iclock/getrequest?SN=${SN}&INFO=Ver%208.0.4.2-20191206,12,10,4120,192.168.1.201,10,7`);
-    await waitFor(() => r!.journal.terminals.get('lobby')?.firmware === 'Ver 8.0.4.2-20191206', 5000, 'ledger written');
+    await waitFor(
+      () => r!.journal.terminals.get('lobby')?.firmware === 'Ver 8.0.4.2-20191206',
+      20_000,
+      'ledger written',
+    );
     const t = r.journal.terminals.get('lobby')!;
     expect(t).toMatchObject({ online: true, serial: SN, users: 12, records: 4120, offlineSince: null });
     expect(r.store.pushTerminal('lobby')).toMatchObject({ address: '127.0.0.1', pushVersion: '2.4.1' });

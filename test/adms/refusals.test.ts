@@ -29,7 +29,7 @@ describe('ADMS receiver: who may push', () => {
     expect((await http(r.url, 'GET', '/iclock/getrequest?SN=STRANGER01')).status).toBe(403);
     expect((await http(r.url, 'GET', '/iclock/ping?SN=STRANGER01')).status).toBe(403);
     expect(r.journal.queries.list()).toEqual([]);
-    await waitFor(() => r!.store.refusals()[0]?.count === 4, 5000, 'the four refusals recorded');
+    await waitFor(() => r!.store.refusals()[0]?.count === 4, 20_000, 'the four refusals recorded');
     expect(r.store.refusals()[0]).toMatchObject({
       serial: 'STRANGER01',
       address: '127.0.0.1',
@@ -65,7 +65,7 @@ describe('ADMS receiver: who may push', () => {
     );
     expect(ok).toEqual({ status: 200, body: 'OK:1' });
     expect(r.journal.queries.list().map((p) => p.terminal)).toEqual(['door']);
-    await waitFor(() => r!.store.refusals().length === 1, 5000, 'refusal recorded');
+    await waitFor(() => r!.store.refusals().length === 1, 20_000, 'refusal recorded');
     expect(r.store.refusals()[0]).toMatchObject({ serial: 'CQZ7232160001', reason: 'address', terminal: 'lobby' });
   });
 
@@ -79,13 +79,13 @@ describe('ADMS receiver: who may push', () => {
       errorDelayMs: 50,
       timeMode: 'sequence',
     });
-    await waitFor(() => sim!.stats().failedRequests >= 3, 5000, 'refusals seen by the terminal');
+    await waitFor(() => sim!.stats().failedRequests >= 3, 20_000, 'refusals seen by the terminal');
     expect(sim.acked()).toEqual([]);
     r.receiver.register(terminal('late', 'LATE0001'));
     await waitFor(() => sim!.pending() === 0, 10_000, 'every punch acknowledged');
     expect(r.journal.counts().pending).toBe(30);
     // Accepted now: the refusal is no longer news.
-    await waitFor(() => r!.store.refusals().length === 0, 5000, 'refusal forgotten after acceptance');
+    await waitFor(() => r!.store.refusals().length === 0, 20_000, 'refusal forgotten after acceptance');
   });
 });
 
@@ -97,14 +97,14 @@ describe('ADMS receiver: a flood of invented serials', () => {
         const a = await http(r.url, 'GET', `/iclock/cdata?SN=FAKE${i}&options=all`);
         expect(a.status).toBe(403);
       }
-      await waitFor(() => r.store.refusals().length > 0, 5000, 'refusals recorded');
+      await waitFor(() => r.store.refusals().length > 0, 20_000, 'refusals recorded');
       const lines = r.log.lines().filter((l) => String(l.msg).includes('is pushing but is not configured'));
       expect(lines.length).toBeLessThanOrEqual(20);
       // 200 serials by name and one row summing the rest: every refused request is counted.
       expect(r.store.refusals().length).toBeLessThanOrEqual(201);
       await waitFor(
         () => r.store.refusals().reduce((n, x) => n + x.count, 0) === 400,
-        5000,
+        20_000,
         'every refused request counted',
       );
     } finally {

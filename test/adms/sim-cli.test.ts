@@ -33,7 +33,7 @@ describe('punchgate sim push-terminal', () => {
       child.stderr.on('data', (d: Buffer) => (out += d.toString()));
       const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
       await waitFor(() => r.journal.counts().pending === 250, 20_000, 'punches journalled');
-      await waitFor(() => (r.store.pushTerminal('lobby')?.malformed ?? 0) >= 5, 5000, 'malformed lines counted');
+      await waitFor(() => (r.store.pushTerminal('lobby')?.malformed ?? 0) >= 5, 20_000, 'malformed lines counted');
       child.kill('SIGINT');
       expect(await exited).toBe(0);
       expect(out).toContain('push terminal simulator SN=CLI0001 (attendance protocol) pushing to');
@@ -63,7 +63,7 @@ describe('punchgate sim push-terminal', () => {
       child.stderr.on('data', (d: Buffer) => (out += d.toString()));
       const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
       await waitFor(() => r.journal.counts().pending === 30, 20_000, 'passes journalled');
-      await waitFor(() => r.journal.counts().quarantined === 2, 5000, 'unset-clock rows quarantined');
+      await waitFor(() => r.journal.counts().quarantined === 2, 20_000, 'unset-clock rows quarantined');
       child.kill('SIGINT');
       expect(await exited).toBe(0);
       expect(out).toContain('push terminal simulator SN=CLISEC01 (Security PUSH) pushing to');

@@ -31,7 +31,7 @@ describe('push terminal faults against the receiver', () => {
           .map((x) => `${x.pin}@${x.logTime}`)
           .sort(),
       );
-      await waitFor(() => (r.store.pushTerminal('lobby')?.malformed ?? 0) > 0, 5000, 'malformed counted');
+      await waitFor(() => (r.store.pushTerminal('lobby')?.malformed ?? 0) > 0, 20_000, 'malformed counted');
     } finally {
       await sim.stop();
       await r.stop();

@@ -12,6 +12,7 @@ import {
   type BiotimeSim,
   type SimTransaction,
 } from '../../src/sim/biotime/index.js';
+import { freePort } from '../../bench/lib/ports.js';
 import { startHrmsSim } from '../../src/sim/hrms/index.js';
 import { everythingWritten, keys, spawnDaemon, statusUrl } from '../daemon/stack.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -78,9 +79,12 @@ describe('punchgate run with a BioTime server', () => {
       generateTransactions({ count: 3000, users: 40, startMs: Date.now() - 6 * 3_600_000, timeZone: ZONE, seed: 9 }),
       50_001,
     );
+    // The server restarts on its port below: one below the ephemeral range, where no outgoing
+    // connection of the box can take it while the server is down.
     let sim: BiotimeSim = await startBiotimeSim({
       password: PASSWORD,
       table,
+      port: await freePort(),
       variant: { tokenTtlMs: 1500, maxPageSize: 200 },
     });
     const port = sim.port;

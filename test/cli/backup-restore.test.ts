@@ -225,7 +225,7 @@ describe('punchgate restore', () => {
     expect(readdirSync(s.tmp.dir).filter((f) => /before-restore|\.restore-\d+/.test(f))).toEqual([]);
     // The same other-site backup with --force.
     expect((await s.cli('restore', '--force', s.tmp.path('plant-b.db'))).status).toBe(0);
-  });
+  }, 120_000);
 
   it('run as root, the restored journal and its lock belong to the owner of the journal folder', async () => {
     if (process.getuid?.() !== 0) return; // only root can give files away

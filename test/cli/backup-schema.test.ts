@@ -175,7 +175,7 @@ describe('restore restores punchgate’s journal, nothing else', () => {
     expect((await s.importPunches(4)).stdout).toContain('4 new, 0 duplicates');
     expect((await s.cli('flush', '--max-wait', '20')).status).toBe(0);
     expect(s.hrms.received()).toHaveLength(7);
-  });
+  }, 120_000);
 
   it('compares against a journal of the same version built from MIGRATIONS: every older version of a fresh journal passes, a migrated one equals a fresh one', () => {
     for (let v = 1; v <= MIGRATIONS.length; v++) {
@@ -283,5 +283,5 @@ describe('backup --keep removes only backups punchgate made, never the one just 
     const db = new Database(s.journal, { readonly: true });
     expect(db.pragma('application_id', { simple: true })).toBe(0);
     db.close();
-  });
+  }, 120_000);
 });

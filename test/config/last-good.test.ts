@@ -4,6 +4,7 @@ import { findLastGood, lastGoodPathFor, saveLastGood, SECRET_KEPT_OUT } from '..
 import { loadConfigFile } from '../../src/config/load.js';
 import { checkTerminalConfig } from '../../src/sources/build.js';
 import { tempDir } from '../helpers/tmp.js';
+import { expectNoSecret } from '../helpers/secret.js';
 
 /**
  * The copy of the last config that loaded (kept beside the journal for a restart with a broken
@@ -58,7 +59,7 @@ describe('the last good copy of the config', () => {
     expect(text).toContain('tokenFile: token');
     expect(text).toContain('passwordFile: lobby-password');
     // Values never: not the token (it was never in the config), not the comm key, not the proxy's password.
-    for (const secret of [TOKEN, '918273', 'Pr0xyPassw0rd', 'Hik-Pa55word']) expect(text).not.toContain(secret);
+    for (const secret of [TOKEN, '918273', 'Pr0xyPassw0rd', 'Hik-Pa55word']) expectNoSecret(text, secret);
     expect(text).toContain(`commKey: ${SECRET_KEPT_OUT}`);
     // The whole userinfo: a proxy user name can be a credential too.
     expect(text).toContain(`"http://${SECRET_KEPT_OUT}@proxy.example:3128"`);

@@ -96,7 +96,7 @@ describe('a box clock that steps', () => {
     // The status goes on being written (by the box's clock, now an hour earlier).
     await waitFor(
       () => (JSON.parse(readFileSync(statusJson, 'utf8')).generatedAt as string) !== writtenAt,
-      5000,
+      20_000,
       'the status rewritten',
     );
     // `status` on the real clock: libfaketime steps the daemon's clock, not the file times the kernel

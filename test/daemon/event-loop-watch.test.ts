@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventLoopWatch, OTHER_LABELS, SAMPLE_MS, STALL_WARN_MS } from '../../src/daemon/event-loop-watch.js';
 import { waitFor } from '../helpers/wait.js';
@@ -42,10 +43,11 @@ describe('event-loop watch', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     watch.run('delivery batch (claim)', () => block(30));
     expect(watch.run('status report', () => (block(STALL_WARN_MS + 200), 42))).toBe(42);
-    await waitFor(() => warnings.length > 0, 5000, 'the stall warning');
+    await waitFor(() => warnings.length > 0, 20_000, 'the stall warning');
     expect(warnings[0]!.fields).toMatchObject({ task: 'status report' });
     expect(warnings[0]!.fields.stallMs as number).toBeGreaterThan(STALL_WARN_MS);
-    expect(warnings[0]!.msg).toMatch(/^the daemon was blocked for 1\.\d s: status report ran 1\.\d s/);
+    // 1.2 s of work; a loaded box may stretch it past 2 s: the words are tested, not the figure.
+    expect(warnings[0]!.msg).toMatch(/^the daemon was blocked for \d+\.\d s: status report ran \d+\.\d s/);
     // The delay figures saw it (at the monitor's next turn).
     await new Promise((resolve) => setTimeout(resolve, 50));
     const f = watch.figures()!;
@@ -65,7 +67,7 @@ describe('event-loop watch', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     // Longer than the stall bound plus the watch's tick (500 ms): its next tick comes over 1 s late.
     block(STALL_WARN_MS + 700);
-    await waitFor(() => warnings.length > 0, 5000, 'the stall warning');
+    await waitFor(() => warnings.length > 0, 20_000, 'the stall warning');
     expect(warnings[0]).toMatch(/no labelled task of the daemon ran long/);
     watch.stop();
     // The same stall with no CPU time counted meanwhile: the box held the process.
@@ -74,7 +76,7 @@ describe('event-loop watch', () => {
     watch.start();
     await new Promise((resolve) => setTimeout(resolve, 50));
     block(STALL_WARN_MS + 700);
-    await waitFor(() => warnings.length > 0, 5000, 'the stall warning');
+    await waitFor(() => warnings.length > 0, 20_000, 'the stall warning');
     expect(warnings[0]).toMatch(/the daemon itself ran only 0\.0 s of it: the box did not give it the CPU/);
   });
 
@@ -104,12 +106,21 @@ describe('event-loop watch', () => {
   it("shows how late the loop was, not the monitor's own sampling period", async () => {
     // Node's monitor records the interval between turns of its 10 ms timer: an idle loop read
     // 10.1 ms as its median delay before the period was taken off.
+    // A monitor of the test's own, on the same loop over the same time, reads the raw intervals: on
+    // a loaded CI box the loop itself may be late by 10 ms or more, so the watch's figure is held
+    // against that reading, not against a fixed bound (which such a box could break by chance).
+    const raw = monitorEventLoopDelay({ resolution: SAMPLE_MS });
+    raw.enable();
     watch = new EventLoopWatch({ warn: (() => undefined) as never });
     watch.start();
     await new Promise((resolve) => setTimeout(resolve, 300));
     const f = watch.figures()!;
+    raw.disable();
+    const rawP50Ms = raw.percentile(50) / 1e6;
+    expect(rawP50Ms).toBeGreaterThanOrEqual(SAMPLE_MS);
     expect(f.p50Ms).toBeGreaterThanOrEqual(0);
-    expect(f.p50Ms).toBeLessThan(SAMPLE_MS);
+    // The period taken off: well under the raw median (which holds it), whatever the load.
+    expect(f.p50Ms).toBeLessThan(rawP50Ms - SAMPLE_MS / 2);
   });
 
   it('rolls its window by time: a stall is shown until the window after it has run a second', async () => {
@@ -122,7 +133,7 @@ describe('event-loop watch', () => {
     const stalled = w.figures()!;
     expect(stalled.maxMs).toBeGreaterThanOrEqual(300 - SAMPLE_MS);
     // The window rolls at the watch's tick once it is 1 s old; the next one is shown once it has run 1 s.
-    await waitFor(() => (w.figures()?.since ?? 0) > stalled.since, 5000, 'a later window shown');
+    await waitFor(() => (w.figures()?.since ?? 0) > stalled.since, 20_000, 'a later window shown');
     expect(w.figures()!.maxMs).toBeLessThan(300);
   });
 
@@ -141,13 +152,16 @@ describe('event-loop watch', () => {
   });
 
   it('short tasks are no stall: nothing said', async () => {
-    const warnings: unknown[] = [];
+    const warnings: unknown[][] = [];
     watch = new EventLoopWatch({ warn: ((...a: unknown[]) => warnings.push(a)) as never });
     watch.start();
     for (let i = 0; i < 5; i++) watch.run('status report', () => block(50));
     await new Promise((resolve) => setTimeout(resolve, 1200)); // two of the watch's ticks
-    expect(warnings).toEqual([]);
-    expect(watch.figures()!.maxMs).toBeLessThan(STALL_WARN_MS);
+    // A loaded CI box may hold this process past a second meanwhile: that stall is the box's, and
+    // said so (the process got too little CPU); it is no stall of these tasks, so it is let be.
+    const byTheBox = (w: unknown[]) => /the box did not give it the CPU/.test(String(w[1]));
+    expect(warnings.filter((w) => !byTheBox(w))).toEqual([]);
+    if (!warnings.some(byTheBox)) expect(watch.figures()!.maxMs).toBeLessThan(STALL_WARN_MS);
   });
   it('tallies per label the tasks that held the loop 20 ms or more in the window, longest in all first', async () => {
     const { w, advance } = startOnFakeMono();
@@ -158,7 +172,7 @@ describe('event-loop watch', () => {
     task('status report', 19); // under 20 ms: not counted
     for (let i = 0; i < 100; i++) task('delivery batch (claim)', 1);
     // The monitor's first turn, so the window has figures.
-    await waitFor(() => w.figures() !== undefined, 5000, 'the first figures');
+    await waitFor(() => w.figures() !== undefined, 20_000, 'the first figures');
     expect(w.figures()!.longTasks).toEqual([
       { label: 'delivery batch (settle and claim)', count: 2, maxMs: 45, totalMs: 75 },
       { label: 'push terminals (journal)', count: 1, maxMs: 60, totalMs: 60 },
@@ -173,7 +187,7 @@ describe('event-loop watch', () => {
   it('no long task in the window: no longTasks in the figures', async () => {
     const { w, advance } = startOnFakeMono();
     for (let i = 0; i < 50; i++) w.run('delivery batch (claim)', () => advance(5));
-    await waitFor(() => w.figures() !== undefined, 5000, 'the first figures');
+    await waitFor(() => w.figures() !== undefined, 20_000, 'the first figures');
     expect(w.figures()!.longTasks).toBeUndefined();
   });
 });

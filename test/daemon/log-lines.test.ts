@@ -4,6 +4,7 @@ import { Journal } from '../../src/journal/journal.js';
 import { startPushTerminalSim } from '../../src/sim/push-terminal/index.js';
 import { startPushStack } from '../adms/daemon-stack.js';
 import { runPunchgate } from '../helpers/cli.js';
+import { expectNoSecret } from '../helpers/secret.js';
 import { waitFor } from '../helpers/wait.js';
 import { spawnDaemon, startStack, type DaemonProcess } from './stack.js';
 
@@ -63,7 +64,7 @@ describe('the log tells a site admin where each punch went (info level, plain wo
     const d = spawnDaemon(stack.configPath);
     cleanups.push(() => d.child.exitCode === null && d.child.kill('SIGKILL'));
     await waitFor(() => stack.hrms.received().length === 35, 15_000, 'the polled punches sent');
-    await waitFor(() => infoMessages(d).some((m) => m.startsWith('delivered')), 5000, 'the delivery line');
+    await waitFor(() => infoMessages(d).some((m) => m.startsWith('delivered')), 20_000, 'the delivery line');
     const afterPoll = infoMessages(d);
     expect(afterPoll).toContain('terminal gate-1: 35 new punches (2 already journalled)');
     expect(afterPoll).toContain('delivered 35 punches to the HRMS (3 refused), 0 pending');
@@ -73,7 +74,7 @@ describe('the log tells a site admin where each punch went (info level, plain wo
     await waitFor(() => stack.hrms.attendance().length === 33, 10_000, 'the real-time punch delivered');
     await waitFor(
       () => infoMessages(d).includes('delivered 1 punch to the HRMS, 0 pending'),
-      5000,
+      20_000,
       'its delivery line',
     );
     expect(infoMessages(d)).toContain('terminal gate-1: received 1 punch in real time (1 new)');
@@ -85,7 +86,7 @@ describe('the log tells a site admin where each punch went (info level, plain wo
       };
       return Date.parse(s.terminals[0]!.lastPollAt);
     };
-    await waitFor(() => polledAt() > 0, 5000, 'a poll recorded');
+    await waitFor(() => polledAt() > 0, 20_000, 'a poll recorded');
     const since = polledAt();
     await waitFor(() => polledAt() >= since + 2000, 10_000, 'two more polls');
     const info = infoMessages(d);
@@ -98,7 +99,9 @@ describe('the log tells a site admin where each punch went (info level, plain wo
     ]);
     expect(info.some((m) => m.includes('no new punches'))).toBe(false);
     // The codes are not listed at info level (the refusals themselves are warnings quoting the HRMS).
-    for (const l of logLines(d).filter((x) => x.level === INFO)) expect(JSON.stringify(l)).not.toMatch(/900[0-2]/);
+    // A code counts where it stands alone: the line's millisecond time or pid may hold "9001".
+    for (const l of logLines(d).filter((x) => x.level === INFO))
+      for (const code of ['9000', '9001', '9002']) expectNoSecret(JSON.stringify(l), code);
     d.child.kill('SIGTERM');
     expect((await d.exited).code).toBe(0);
     // Each refusal's warning names the punch by the id its listing shows (the devicelogId sent).
@@ -118,7 +121,7 @@ describe('the log tells a site admin where each punch went (info level, plain wo
     expect(warned).toEqual(ids);
     const table = await runPunchgate(['--config', stack.configPath, 'punches', '--state', 'rejected']);
     for (const id of ids) expect(table.stdout).toMatch(new RegExp(`^${id}  `, 'm'));
-  });
+  }, 120_000);
 
   // 100,000 at the fake clock's pace: test/delivery/burst-line.test.ts. Here the daemon itself, on a
   // backlog a loaded machine delivers well within a minute.
@@ -167,7 +170,7 @@ describe('the log tells a site admin where each punch went (info level, plain wo
     });
     cleanups.push(() => lobby.stop());
     await waitFor(() => stack.hrms.attendance().length === 12, 15_000, 'the pushed punches delivered');
-    await waitFor(() => infoMessages(d).some((m) => m.startsWith('delivered')), 5000, 'the delivery line');
+    await waitFor(() => infoMessages(d).some((m) => m.startsWith('delivered')), 20_000, 'the delivery line');
     const info = infoMessages(d);
     expect(info).toContain('terminal lobby pushed 12 punches (12 new)');
     expect(info).toContain('delivered 12 punches to the HRMS, 0 pending');

@@ -55,9 +55,10 @@ describe('a paused delivery ends when its cause is gone', () => {
 
       const fixedAt = Date.now();
       write(stack.tmp.path('token'));
-      await waitFor(() => stack.hrms.attendance().length === 30, 15_000, 'the 30 punches with the fixed token');
+      // Far sooner than authRetryMs (3 min); the bound leaves room for a loaded CI box.
+      await waitFor(() => stack.hrms.attendance().length === 30, 40_000, 'the 30 punches with the fixed token');
       const took = Date.now() - fixedAt;
-      expect(took, 'a fixed token is tried within seconds').toBeLessThan(10_000);
+      expect(took, 'a fixed token is tried within seconds').toBeLessThan(40_000);
       expect(d.output()).toContain('the HRMS token changed: delivery tries the new one at once');
       expect(keys(stack.hrms.attendance())).toHaveLength(30);
       expect(stack.hrms.requests()).toBeGreaterThan(refused);
@@ -65,7 +66,7 @@ describe('a paused delivery ends when its cause is gone', () => {
       for (let i = 0; i < 5; i++) t.addPunch({ userId: String(3100 + i), logTime: at() });
       await waitFor(() => stack.hrms.attendance().length === 35, 15_000, 'later punches');
       expect(keys(stack.hrms.attendance())).toHaveLength(35);
-    }, 60_000);
+    }, 120_000);
   }
 
   it('a flush that delivers beside the daemon ends its backoff: later punches go out at once', async () => {
@@ -95,11 +96,12 @@ describe('a paused delivery ends when its cause is gone', () => {
 
     const after = Date.now();
     for (let i = 0; i < 10; i++) t.addPunch({ userId: String(4100 + i), logTime: at() });
-    await waitFor(() => stack.hrms.attendance().length === 30, 15_000, 'the punches after the flush');
-    expect(Date.now() - after).toBeLessThan(10_000);
+    // Far sooner than the 4 min backoff; the bound leaves room for a loaded CI box.
+    await waitFor(() => stack.hrms.attendance().length === 30, 40_000, 'the punches after the flush');
+    expect(Date.now() - after).toBeLessThan(40_000);
     expect(d.output()).toContain('punches were delivered by another process (punchgate flush) during the pause');
     expect(keys(stack.hrms.attendance())).toHaveLength(30);
-  }, 60_000);
+  }, 120_000);
 });
 
 /** Waits until the status log has been rewritten `n` times (a wait that lets the daemon's timers run). */

@@ -39,7 +39,7 @@ describe('secrets are redacted by structure, not by searching text', () => {
       for (let i = 0; i < 5; i++) t.addPunch({ userId: String(1000 + i), logTime: `2026-11-22 08:0${i}:00` });
       const d = spawnDaemon(stack.configPath);
       await waitFor(() => stack.hrms.attendance().length === 5, 20_000, 'punches delivered');
-      await waitFor(() => /2026-/.test(readStatus(stack.tmp.path('status.txt'))), 5000, 'status log written');
+      await waitFor(() => /2026-/.test(readStatus(stack.tmp.path('status.txt'))), 20_000, 'status log written');
       const status = await cli(stack.configPath, 'status');
       const statusJson = await cli(stack.configPath, 'status', '--json');
       const terminals = await cli(stack.configPath, 'terminals');
@@ -100,7 +100,7 @@ describe('secrets are redacted by structure, not by searching text', () => {
       for (let i = 0; i < 8; i++) t.addPunch({ userId: String(1000 + i), logTime: `2026-11-22 08:0${i}:00` });
       const d = spawnDaemon(stack.configPath);
       await waitFor(() => hrms.seen.reduce((n, r) => n + r.punches.length, 0) >= 8, 20_000, 'punches sent');
-      await waitFor(() => /rejected/.test(readStatus(stack.tmp.path('status.txt'))), 5000, 'status shows rejections');
+      await waitFor(() => /rejected/.test(readStatus(stack.tmp.path('status.txt'))), 20_000, 'status shows rejections');
       const outputs = [
         await cli(stack.configPath, 'status'),
         await cli(stack.configPath, 'status', '--json'),

@@ -13,7 +13,8 @@ import { expectNoSecret } from '../helpers/secret.js';
  */
 describe('secrets', () => {
   it('never appear in logs, status, journal or command output', async () => {
-    const stack = await startStack({ terminals: 2 });
+    // A dropped reply below times out in 1 s, so that the session goes on within the waits.
+    const stack = await startStack({ terminals: 2, zk: { timeoutMs: 1000 } });
     try {
       const [good, bad] = stack.terminals as [(typeof stack.terminals)[0], (typeof stack.terminals)[0]];
       good.addPunch({ userId: '1001', logTime: '2026-11-22 08:00:00' });

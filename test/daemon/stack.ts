@@ -26,6 +26,12 @@ export async function startStack(
     commKey?: number;
     /** Firmware switches of the simulated terminals, and settings merged into their config. */
     firmware?: SimFirmware;
+    /**
+     * Fixed ports of the simulated terminals (default: any free one). A test that stops a terminal
+     * and starts it again on its port takes one from freePort: a port from listen(0) may meanwhile
+     * become the local port of any outgoing connection on the box, and the restart would fail.
+     */
+    terminalPorts?: number[];
     zk?: Record<string, unknown>;
   } = {},
 ) {
@@ -41,6 +47,7 @@ export async function startStack(
         users: [{ uid: 1, userId: '1001', name: 'A' }],
         punches: [],
         firmwareQuirks: opts.firmware,
+        ...(opts.terminalPorts?.[i] !== undefined ? { port: opts.terminalPorts[i] } : {}),
       }),
     );
   }
@@ -54,13 +61,17 @@ export async function startStack(
     commKey,
     schedule: '* * * * * *',
     realtime: true,
-    timeoutMs: 1000,
+    // The simulators answer from the test's own process, which a loaded CI box may hold for a
+    // second or more: a 1 s timeout then failed polls by chance (a test that wants a terminal's
+    // timeout quick sets zk.timeoutMs).
+    timeoutMs: 5000,
     ...opts.zk,
   });
   const config = (ts: TerminalSim[] = terminals) => ({
     site: 'plant-t',
     journal: { path: tmp.path('journal.db') },
-    hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 2000, connectTimeoutMs: 1000 },
+    // Long, as the terminals' timeout above: the HRMS simulator answers from the test's process.
+    hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 20_000, connectTimeoutMs: 5000 },
     delivery: { batchSize: 20, pollIntervalMs: 100, retry: { baseMs: 50, maxMs: 500 }, ...opts.delivery },
     status: { intervalMs: 300, listen: '127.0.0.1:0', ...opts.status },
     terminals: [...ts.map(terminalConfig), ...(opts.extraTerminals ?? [])],

@@ -147,7 +147,7 @@ describe('punchgate run with a Dahua terminal and its event stream', () => {
       expect(keys(s.hrms.attendance())).toEqual(expectedPunches(sim.records()));
       // A status page names no trouble.
       const status = s.tmp.path('status.txt');
-      await waitFor(() => existsSync(status), 5000, 'the status file');
+      await waitFor(() => existsSync(status), 20_000, 'the status file');
       expect(readFileSync(status, 'utf8')).not.toMatch(/front-door.*(refuses|cannot|error)/i);
       d.child.kill('SIGTERM');
       expect(await d.exited).toEqual({ code: 0, signal: null });

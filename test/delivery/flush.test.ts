@@ -109,7 +109,8 @@ describe('punchgate flush', () => {
     await sim.stop();
     const t = Date.now();
     expect(await flush(cfg, '--max-wait', '0.2')).toBe(75);
-    expect(Date.now() - t).toBeLessThan(5000);
+    // Its 0.2 s, not the 60 s default; room for a loaded CI box.
+    expect(Date.now() - t).toBeLessThan(20_000);
     expect(err.join('')).toMatch(/HRMS not reachable within --max-wait: .*ECONNREFUSED/);
     expect(out.join('')).toMatch(/left: 4 pending/);
   });

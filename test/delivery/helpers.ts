@@ -75,7 +75,9 @@ export async function startRig(opts: RigOptions = {}): Promise<Rig> {
     {
       site: SITE,
       journal: { path: tmp.path('journal.db') },
-      hrms: { baseUrl: sim.url, tokenFile, timeoutMs: 2000, connectTimeoutMs: 1000, ...opts.hrms },
+      // A long deadline: the simulator answers from this same process, which a loaded CI box may
+      // hold for a second or more (a test of deadlines sets its own, as faults.test does).
+      hrms: { baseUrl: sim.url, tokenFile, timeoutMs: 20_000, connectTimeoutMs: 5000, ...opts.hrms },
       delivery: { batchSize: 10, ...opts.delivery },
     },
     tmp.dir,

@@ -144,5 +144,5 @@ describe('flush against a hostile HRMS (real process)', () => {
       expect(r.code, r.err).toBe(75);
       expect(untouched()).toBe(true);
     }
-  });
+  }, 120_000);
 });

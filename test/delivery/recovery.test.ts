@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from '../../bench/lib/ports.js';
 import { startHrmsSim, type HrmsSim } from '../../src/sim/hrms/index.js';
 import { buildStatus, formatStatus } from '../../src/status/index.js';
 import { renderPage } from '../../src/web/page.js';
@@ -92,8 +93,10 @@ describe('delivery comes back within 30 s of the HRMS, whatever the backoff', ()
   for (const kind of ['refused', 'http-503', 'reset'] as const) {
     for (const minutes of [1, 5, 30]) {
       it(`after ${minutes} min of an HRMS that ${kind === 'refused' ? 'refuses connections' : kind === 'http-503' ? 'answers 503' : 'resets connections'}`, async () => {
-        // The default backoff: 1 s doubling to 5 min, with full jitter.
-        rig = await startRig({ delivery: { batchSize: 10 } });
+        // The default backoff: 1 s doubling to 5 min, with full jitter. The HRMS that refuses
+        // connections is started again on its port: one below the ephemeral range, which no
+        // outgoing connection of the box can take meanwhile.
+        rig = await startRig({ delivery: { batchSize: 10 }, sim: { port: await freePort() } });
         const r = await outage(rig, kind, minutes);
         if (process.env.SHOW_DELAYS) console.log(`DELAY ${kind} ${minutes} min: ${r.delayMs} ms`);
         expect(r.delayMs).toBeGreaterThanOrEqual(0);
@@ -103,14 +106,14 @@ describe('delivery comes back within 30 s of the HRMS, whatever the backoff', ()
   }
 
   it('without the probe, the backoff alone comes back minutes late after a long outage (what the probe cures)', async () => {
-    rig = await startRig({ delivery: { batchSize: 10 } });
+    rig = await startRig({ delivery: { batchSize: 10 }, sim: { port: await freePort() } });
     const r = await outage(rig, 'refused', 30, { probeIntervalMs: 0 });
     if (process.env.SHOW_DELAYS) console.log(`DELAY no probe: ${r.delayMs} ms`);
     expect(r.delayMs).toBeGreaterThan(30_000);
   }, 120_000);
 
   it('an alert after delivery.alertAfterMinutes (10) of failing, with the reason, the next try and flush; none before', async () => {
-    rig = await startRig({ delivery: { batchSize: 10 } });
+    rig = await startRig({ delivery: { batchSize: 10 }, sim: { port: await freePort() } });
     const r = await outage(rig, 'refused', 30);
     expect(r.at9.filter((a) => a.startsWith('delivery failing'))).toEqual([]);
     const alert = r.at11.find((a) => a.startsWith('delivery failing'));

@@ -98,7 +98,7 @@ describe('punchgate sim hikvision and the Hikvision commands', () => {
     const list = await punchgate(['terminals', ...cfg]);
     expect(list.stdout).toMatch(/^reception +hikvision +online /m);
     for (const r of [poll, users, check, list]) expect(r.stdout + r.stderr).not.toContain(SIM_PASSWORD);
-  });
+  }, 120_000);
 
   it('a wrong password: poll says so plainly, and check and terminals users then keep to the wait', async () => {
     const sim = await startCliSim(['--events', '3']);

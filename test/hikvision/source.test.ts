@@ -30,11 +30,11 @@ describe('Hikvision source', () => {
     const s = manualSchedule();
     source = new HikvisionSource(hikConfig(sim), fx.deps, { scheduler: s.scheduler, env: passwordEnv() });
     await source.start();
-    await waitFor(() => fx!.journal.queries.list().length === 50, 5000, 'the first poll');
+    await waitFor(() => fx!.journal.queries.list().length === 50, 20_000, 'the first poll');
     sim.addEvents([{ major: 5, minor: 75, employeeNoString: 'TICK' }]);
     s.tick();
     s.tick(); // while the first runs: skipped
-    await waitFor(() => journalKeys(fx!.journal).length === 51, 5000, 'the ticked poll');
+    await waitFor(() => journalKeys(fx!.journal).length === 51, 20_000, 'the ticked poll');
     expect(searches(sim).filter((c) => c.searchResultPosition === 0)).toHaveLength(2);
   });
 
@@ -49,7 +49,7 @@ describe('Hikvision source', () => {
     await source.start();
     await waitFor(
       () => sim!.streams() === 1 && fx!.journal.queries.list().length === 10,
-      5000,
+      20_000,
       'stream open, log read',
     );
     // Real time: no tick, the punch arrives through the stream (door events with it are not punches).
@@ -57,11 +57,11 @@ describe('Hikvision source', () => {
       { major: 5, minor: 38, employeeNoString: 'LIVE' },
       { major: 5, minor: 21, doorNo: 1 },
     ]);
-    await waitFor(() => journalKeys(fx!.journal).some((k) => k.startsWith('LIVE@')), 5000, 'the live punch');
+    await waitFor(() => journalKeys(fx!.journal).some((k) => k.startsWith('LIVE@')), 20_000, 'the live punch');
     expect(fx.journal.queries.list()).toHaveLength(11);
 
     // The stream drops; what happens meanwhile is read by serial number once it is back.
-    await waitFor(() => !source!.polling, 5000, 'no poll running');
+    await waitFor(() => !source!.polling, 20_000, 'no poll running');
     // The journalled cursor: the polls read up to here (the live punches came by the stream).
     const cursor = JSON.parse(fx.journal.sourceState.get('reception', `events:${DEFAULT_HIK_SERIAL}`)!) as {
       serialNo: number;
@@ -84,9 +84,9 @@ describe('Hikvision source', () => {
       env: passwordEnv('wrong'),
     });
     await source.start();
-    await waitFor(() => sim!.auth().failures === 1 && !source!.polling, 5000, 'the first poll refused');
+    await waitFor(() => sim!.auth().failures === 1 && !source!.polling, 20_000, 'the first poll refused');
     for (let i = 0; i < 5; i++) s.tick();
-    await waitFor(() => !source!.polling, 5000, 'the ticks done');
+    await waitFor(() => !source!.polling, 20_000, 'the ticks done');
     expect(sim.auth().failures).toBe(1);
     expect(sim.requests().filter((r) => r.path.endsWith('alertStream'))).toEqual([]);
   });

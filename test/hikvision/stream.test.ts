@@ -96,8 +96,10 @@ describe('the alert stream', () => {
     const seconds = (Date.now() - t0) / 1000;
     // Backoff 50, 100, 200, 400, 400... ms plus the 4 MB each time: a reset on every open would
     // reconnect every 50 ms (50 in 2.5 s).
-    expect(opened).toBeGreaterThanOrEqual(3);
     expect(opened).toBeLessThanOrEqual(4 + Math.ceil(seconds / 0.4));
+    // It does reconnect: waited for, as a loaded CI box may take seconds over each 4 MB part
+    // (a count of 3 expected within the fixed 2.5 s could fail by chance).
+    await waitFor(() => sim!.streamsOpened() >= 3, 20_000, 'the stream reopened twice');
     const note = readNotes(fx.journal.sourceState, 'reception').find((n) => n.topic === 'stream');
     expect(note?.message).toMatch(/^its alert stream sent a part of more than 4 MB without an end: punchgate dropped/);
 

@@ -66,7 +66,8 @@ describe('HrmsHttp (undici)', () => {
     const http = new HrmsHttp(cfg);
     const t0 = Date.now();
     expect(await codeOf(http.request(post(`https://127.0.0.1:${port}/x`)))).toBe('CONNECT_TIMEOUT');
-    expect(Date.now() - t0).toBeLessThan(1000);
+    // The code tells the connect timeout from the deadline; the bound only says: not a hang.
+    expect(Date.now() - t0).toBeLessThan(5000);
     http.close();
     for (const c of accepted) c.destroy();
   });

@@ -51,7 +51,8 @@ describe('a journal another connection holds', () => {
     // Writes that must be durable at once fail as busy, quickly.
     const t0 = Date.now();
     expect(() => journal.ingest([punch(4)])).toThrow(expect.objectContaining({ code: 'SQLITE_BUSY' }));
-    expect(Date.now() - t0).toBeLessThan(1000);
+    // After its 50 ms busy timeout, not the 5 s default; room for a loaded CI box.
+    expect(Date.now() - t0).toBeLessThan(3000);
     let claimError: unknown;
     try {
       journal.claim(5);
@@ -61,7 +62,7 @@ describe('a journal another connection holds', () => {
     expect(isBusyJournalError(claimError)).toBe(true);
 
     other.exec('COMMIT');
-    await waitFor(() => journal.keptWrites === 0, 5000, 'the kept writes written');
+    await waitFor(() => journal.keptWrites === 0, 20_000, 'the kept writes written');
     expect(journal.busySince()).toBeNull();
     expect(journal.counts()).toMatchObject({ delivered: 1, pending: 1, rejected: 1, inflight: 0 });
     const fresh = new Database(tmp.path('j.db'), { readonly: true });

@@ -62,7 +62,7 @@ describe('claims without a disk sync of their own', () => {
     expect(next).toHaveLength(1);
     expect(j.db.pragma('synchronous', { simple: true })).toBe(FULL);
     expect(j.counts()).toMatchObject({ delivered: 1, inflight: 1, pending: 1 });
-    await waitFor(() => j.walSyncs > syncs, 5000, 'the WAL synced after the transaction');
+    await waitFor(() => j.walSyncs > syncs, 20_000, 'the WAL synced after the transaction');
   });
 
   it('a claim that fails leaves synchronous FULL', () => {

@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
 import { tempDir } from '../helpers/tmp.js';
 
-/** Kills a writer with SIGKILL at random moments and counts punches after each reopen. */
+/**
+ * Kills a writer with SIGKILL at a random moment `afterMs` after its first acknowledged batch, and
+ * gives the last batch it acknowledged. Timed from the first batch, not from the spawn: on a loaded
+ * CI box starting node and opening the journal may take longer than the whole wait, and a writer
+ * killed before it wrote anything proves nothing (five such rounds failed the test by chance).
+ */
 function runUntilKilled(path: string, afterMs: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['test/fixtures/ingest-loop.mjs', path], {
@@ -11,13 +16,20 @@ function runUntilKilled(path: string, afterMs: number): Promise<number> {
     });
     let acked = 0;
     let buf = '';
+    let killAt: NodeJS.Timeout | undefined;
     child.stdout.on('data', (d: Buffer) => {
       buf += d.toString();
       const lines = buf.split('\n');
       buf = lines.pop()!;
       for (const l of lines) acked = Math.max(acked, Number(l));
+      if (acked > 0) killAt ??= setTimeout(() => child.kill('SIGKILL'), afterMs);
     });
-    setTimeout(() => child.kill('SIGKILL'), afterMs);
+    // A writer that never acknowledges anything is ended too (and the test fails on ackedTotal).
+    const never = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('exit', () => {
+      clearTimeout(never);
+      clearTimeout(killAt);
+    });
     child.on('error', reject);
     child.on('exit', () => resolve(acked));
   });
@@ -31,7 +43,7 @@ describe('journal under SIGKILL', () => {
       let ackedTotal = 0;
       for (let round = 0; round < 5; round++) {
         // Each round restarts from n=0: the first rounds' punches come again and must deduplicate.
-        const acked = await runUntilKilled(path, 300 + Math.floor(Math.random() * 500));
+        const acked = await runUntilKilled(path, Math.floor(Math.random() * 500));
         ackedTotal = Math.max(ackedTotal, acked);
         const j = Journal.open({ path, site: 'kill', mode: 'owner' });
         const c = j.counts();
@@ -48,5 +60,5 @@ describe('journal under SIGKILL', () => {
     } finally {
       tmp.cleanup();
     }
-  });
+  }, 120_000);
 });

@@ -80,7 +80,7 @@ describe('a journal that cannot be used', () => {
       /FAIL journal: \S+journal\.db is empty \(0 bytes\).*restore the journal from a backup/,
     );
     expect(statSync(journal).size).toBe(0);
-  });
+  }, 120_000);
 
   it('read-only commands never create a journal; run creates one only where no file exists', async () => {
     const { config, journal } = setup();

@@ -84,7 +84,7 @@ describe('unplugging and replugging the adapter', () => {
     expect(away.nextAttemptAt).not.toBeNull();
 
     const second = await plug();
-    await waitFor(() => source.status().online, 5000, 'the source to reopen the replugged device');
+    await waitFor(() => source.status().online, 20_000, 'the source to reopen the replugged device');
     const after: string[] = [];
     await startSerialSim({
       path: second.peerPath,
@@ -119,7 +119,7 @@ describe('unplugging and replugging the adapter', () => {
     await waitFor(() => !source.status().online, 10_000, 'the unplug');
 
     const second = await plug();
-    await waitFor(() => source.status().online, 5000, 'the reopen');
+    await waitFor(() => source.status().online, 20_000, 'the reopen');
     const after: string[] = [];
     await startSerialSim({
       path: second.peerPath,

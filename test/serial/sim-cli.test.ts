@@ -43,8 +43,7 @@ describe('punchgate sim serial', () => {
     const c = io();
     const run = runSimSerial({ ...base, link, format: 'card', count: 20, quiet: true, linger: 100 }, c.io);
     await waitFor(() => existsSync(link), 10_000, 'the device link');
-    await new Promise((r) => setTimeout(r, 200));
-    expect(c.err.join('')).toMatch(/waiting for a reader/);
+    await waitFor(() => /waiting for a reader/.test(c.err.join('')), 20_000, 'the waiting message');
     expect(existsSync(`${link}.sim`)).toBe(false);
 
     const sink = new MemorySink();

@@ -239,7 +239,7 @@ describe('SerialSource with a fake device', () => {
     await new Promise((r) => setTimeout(r, 120));
     expect(source.status().online).toBe(true);
     rmSync(path);
-    await waitFor(() => !source.status().online, 2000, 'the source going offline');
+    await waitFor(() => !source.status().online, 20_000, 'the source going offline');
     expect(device.closed).toBe(1);
     expect(source.status().lastError).toMatch(/disappeared/);
     await source.stop();

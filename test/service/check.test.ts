@@ -27,6 +27,7 @@ import {
   WRONG_TOKEN,
   type Site,
 } from './helpers.js';
+import { expectNoSecret } from '../helpers/secret.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -63,7 +64,7 @@ function byName(report: CheckReport, name: string): CheckResult {
 /** Neither the token nor the comm key may appear anywhere in what a person or a machine sees. */
 function expectNoSecrets(...outputs: string[]): void {
   for (const out of outputs) {
-    for (const secret of [GOOD_TOKEN, WRONG_TOKEN, String(COMM_KEY), '1357911']) expect(out).not.toContain(secret);
+    for (const secret of [GOOD_TOKEN, WRONG_TOKEN, String(COMM_KEY), '1357911']) expectNoSecret(out, secret);
   }
 }
 
@@ -197,7 +198,8 @@ describe('punchgate check against the simulators', () => {
     });
     const started = Date.now();
     const { report, text } = await check(s);
-    expect(Date.now() - started).toBeLessThan(5000);
+    // Their 500 ms timeouts, not the 10 s default; room for a loaded CI box.
+    expect(Date.now() - started).toBeLessThan(9000);
     expect(report.exitCode).toBe(1);
     expect(byName(report, 'terminal gate-1').status).toBe('pass');
     expect(line(text, 'terminal gate-2')).toBe(

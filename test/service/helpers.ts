@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { freePort } from '../../bench/lib/ports.js';
 import { Journal } from '../../src/journal/journal.js';
 import { startHrmsSim, type HrmsSim } from '../../src/sim/hrms/index.js';
 import { startTerminalSim, type TerminalSim, type TerminalSimOptions } from '../../src/sim/terminal/index.js';
@@ -45,7 +46,9 @@ export async function startSite(opts: { terminal?: TerminalSimOptions; journal?:
     const cfg: Record<string, unknown> = {
       site: 'chk',
       journal: { path: 'journal.db' },
-      hrms: { baseUrl: hrms.url, tokenFile: 'token', timeoutMs: 2000, connectTimeoutMs: 1000 },
+      // Long timeouts: the simulators answer from the test's own process, which a loaded CI box
+      // may hold for a second or more (a check of an unreachable device sets its own short one).
+      hrms: { baseUrl: hrms.url, tokenFile: 'token', timeoutMs: 20_000, connectTimeoutMs: 5000 },
       terminals: [
         {
           name: 'gate-1',
@@ -54,7 +57,7 @@ export async function startSite(opts: { terminal?: TerminalSimOptions; journal?:
           port: terminal.port,
           transport: 'tcp',
           commKey: COMM_KEY,
-          timeoutMs: 1000,
+          timeoutMs: 5000,
         },
       ],
     };
@@ -78,13 +81,13 @@ export async function startSite(opts: { terminal?: TerminalSimOptions; journal?:
   };
 }
 
-/** A loopback port where nothing listens (bound, then closed). */
+/**
+ * A loopback port where nothing listens (bound, then closed). Taken below the kernel's ephemeral
+ * range (freePort): a port from inside it (a listen on port 0, closed again) could be handed to
+ * another test's `listen(0)` meanwhile, and the refused terminal would answer by chance.
+ */
 export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  return freePort();
 }
 
 /** A TCP server that accepts connections and never answers: a terminal held or hung. */

@@ -38,7 +38,8 @@ function notifySocket(): { path: string; messages: string[]; next: (n: number) =
   server.bind(path);
   cleanups.push(dir.cleanup, () => server.close());
   const next = async (n: number) => {
-    const deadline = Date.now() + 3000;
+    // Generous: a loaded CI box may take seconds to deliver a datagram to this process.
+    const deadline = Date.now() + 20_000;
     while (messages.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     return messages.slice(0, n);
   };

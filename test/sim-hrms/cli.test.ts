@@ -28,7 +28,7 @@ describe('punchgate sim hrms', () => {
       { out: (t) => (out += t), err: (t) => (err += t), until },
     );
     await expect
-      .poll(() => out, { timeout: 5000 })
+      .poll(() => out, { timeout: 20_000 })
       .toMatch(/^HRMS simulator listening on http:\/\/127\.0\.0\.1:\d+\n$/);
     const url = out.trim().split(' ').pop()!;
     const res = await request(`${url}${ATT_PATH}?token=${SECRET}`, {
@@ -115,7 +115,7 @@ describe('punchgate sim hrms', () => {
       { ...base, roster: file },
       { out: (t) => (out += t), err: (t) => warnings.push(t), until: new Promise((r) => (stop = r)) },
     );
-    await expect.poll(() => out, { timeout: 5000 }).toContain('listening');
+    await expect.poll(() => out, { timeout: 20_000 }).toContain('listening');
     const url = out.trim().split(' ').pop()!;
     const emps = (await (await request(`${url}/__sim/employees`)).body.json()) as Array<{
       fields: { username: string };

@@ -72,7 +72,7 @@ describe('punchgate sim terminal', () => {
     const sizes = decodeFreeSizes((await c.request(CMD.GET_FREE_SIZES)).data);
     expect(sizes.users).toBe(3);
     expect(sizes.records).toBeGreaterThanOrEqual(5);
-    await waitFor(() => (r.out().match(/"msg":"punch"/g) ?? []).length >= 2, 5000, 'punch log lines');
+    await waitFor(() => (r.out().match(/"msg":"punch"/g) ?? []).length >= 2, 20_000, 'punch log lines');
     c.close();
     r.child.kill('SIGTERM');
     expect(await r.exit).toBe(0);

@@ -172,7 +172,7 @@ describe('connection faults', () => {
     expect(await c.closedWithin(1000)).toBe(true);
     expect(h.sim.sessions()).toBe(2);
     a.close();
-    await waitFor(() => h.sim.sessions() === 1, 1000, 'session count');
+    await waitFor(() => h.sim.sessions() === 1, 20_000, 'session count');
     const d = await tcp();
     expect((await d.connect()).command).toBe(CMD.ACK_OK);
     expect(h.sim.sessions()).toBe(2);

@@ -49,6 +49,23 @@ type ZKLibCtor = new (ip: string, port: number, timeout: number, inport: number)
 
 const ZKLib = createRequire(import.meta.url)('node-zklib') as ZKLibCtor;
 
+/**
+ * The terminal's answer to the REG_EVENT that node-zklib's getRealTimeLogs sends without awaiting
+ * it: once it came, the terminal has the subscription (it sets it before it answers). Waited for on
+ * the library's own socket, registered after getRealTimeLogs so that its own listener is in place
+ * first (it adds one only where none is). A fixed 100 ms wait instead missed a slow answer on a
+ * loaded CI box by chance, and the punch made meanwhile never came as an event.
+ */
+function subscribed(lib: ZKLibInstance): Promise<void> {
+  const inner = lib as unknown as {
+    zklibTcp: { socket: NodeJS.EventEmitter | null };
+    zklibUdp: { socket: NodeJS.EventEmitter | null };
+  };
+  return lib.connectionType === 'tcp'
+    ? new Promise((resolve) => inner.zklibTcp.socket!.once('data', () => resolve()))
+    : new Promise((resolve) => inner.zklibUdp.socket!.once('message', () => resolve()));
+}
+
 /** node-zklib builds dates in the process zone from the wall-clock fields: read them back the same way. */
 const wall = (d: Date) =>
   formatLogTime(d.getFullYear(), d.getMonth() + 1, d.getDate(), d.getHours(), d.getMinutes(), d.getSeconds());
@@ -141,9 +158,9 @@ describe('node-zklib 1.3.0 over TCP', () => {
     await zk.createSocket();
     const seen: { userId: string | number; attTime: Date }[] = [];
     await zk.getRealTimeLogs((e) => seen.push(e));
-    await new Promise((r) => setTimeout(r, 100)); // its REG_EVENT is not awaited
+    await subscribed(zk); // its REG_EVENT is not awaited
     sim.addPunch({ userId: '2', logTime: '2025-01-15 07:59:01' });
-    await waitFor(() => seen.length === 1, 2000, 'real-time event');
+    await waitFor(() => seen.length === 1, 20_000, 'real-time event');
     expect([seen[0]!.userId, wall(seen[0]!.attTime)]).toEqual(['2', '2025-01-15 07:59:01']);
   });
 });
@@ -176,9 +193,9 @@ describe('node-zklib 1.3.0 over UDP', () => {
     await zk.createSocket();
     const seen: { userId: string | number; attTime: Date }[] = [];
     await zk.getRealTimeLogs((e) => seen.push(e));
-    await new Promise((r) => setTimeout(r, 100));
+    await subscribed(zk);
     sim.addPunch({ userId: '3', logTime: '2025-01-15 18:00:30' });
-    await waitFor(() => seen.length === 1, 2000, 'real-time event');
+    await waitFor(() => seen.length === 1, 20_000, 'real-time event');
     expect([seen[0]!.userId, wall(seen[0]!.attTime)]).toEqual([3, '2025-01-15 18:00:30']);
   });
 });

@@ -27,7 +27,7 @@ describe('punchgate sim frappe', () => {
       { out: (t) => (out += t), err: (t) => (err += t), until },
     );
     await expect
-      .poll(() => out, { timeout: 5000 })
+      .poll(() => out, { timeout: 20_000 })
       .toMatch(/^Frappe simulator listening on http:\/\/127\.0\.0\.1:\d+\n$/);
     const url = out.trim().split(' ').pop()!;
     const post = async (body: Record<string, unknown>, auth = `token ${KEY}:${SECRET}`) => {

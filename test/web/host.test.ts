@@ -95,7 +95,7 @@ describe('the status page answers loopback names only (DNS rebinding)', () => {
     }
     // HTTP/1.0 without Host (no browser sends it): the box's own tools.
     expect(await getWithoutHost(url, '/livez')).toMatch(/^HTTP\/1\.[01] 200/);
-    await waitFor(() => /refused a request for another name/.test(d.output()), 5000, 'the refusal logged');
+    await waitFor(() => /refused a request for another name/.test(d.output()), 20_000, 'the refusal logged');
     const lines = d
       .output()
       .split('\n')

@@ -35,7 +35,8 @@ describe('ZkClient faults', () => {
     expect((err as Error).message).toBe(
       `no reply from 127.0.0.1:${t.port} to GET_TIME(201) within 200 ms; connection closed`,
     );
-    expect(Date.now() - started).toBeLessThan(1500);
+    // Not a hang; room for a loaded CI box.
+    expect(Date.now() - started).toBeLessThan(5000);
     expect(t.zk.connected).toBe(false);
     await t.zk.connect();
     expect(await t.zk.getTime()).toBe('2018-06-25 17:41:05');

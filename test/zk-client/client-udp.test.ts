@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ZkAuthError, ZkTimeoutError } from '../../src/sources/zk/client/index.js';
 import { CMD, EF, encodeRealtimeUdp, MAX_CHUNK, type ZkRealtimeAttlog } from '../../src/sources/zk/protocol/index.js';
 import { dataset16, makeAttendances, setup, USERS, users28 } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 let cleanup: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -73,8 +74,7 @@ describe('ZkClient over UDP', () => {
     await t.zk.subscribeRealtime((e) => events.push(e));
     const e = { userId: '1005', verifyType: 1, state: 0, logTime: '2024-03-31 02:30:00' };
     t.terminal.pushEvent(EF.ATTLOG, encodeRealtimeUdp(e));
-    const end = Date.now() + 2000;
-    while (events.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
+    await waitFor(() => events.length > 0, 20_000, 'the real-time event');
     expect(events).toEqual([e]);
   });
 });

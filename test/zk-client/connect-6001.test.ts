@@ -61,6 +61,7 @@ describe('a CONNECT answered with 6001', () => {
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(ZkTimeoutError);
-    expect(Date.now() - started).toBeLessThan(3000);
+    // Not a hang; room for a loaded CI box.
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });

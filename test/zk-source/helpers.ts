@@ -15,7 +15,9 @@ export function zkConfig(port: number, extra: Partial<ZkTerminalConfig> = {}): Z
     commKey: 0,
     schedule: '* * * * *',
     realtime: false,
-    timeoutMs: 1000,
+    // The simulator answers from this same process, which a loaded CI box may hold for a second
+    // or more (a 1 s timeout then failed a poll by chance); a test of timeouts sets its own.
+    timeoutMs: 5000,
     pollDeadlineMs: 60_000,
     pollDeadlinePerRecordMs: 5,
     syncClock: false,

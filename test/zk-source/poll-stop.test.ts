@@ -36,7 +36,9 @@ describe('a ZK poll stopped by shutdown', () => {
     expect(record?.offlineSince ?? null).toBeNull();
 
     sim.setFaults({ slowLinkBytesPerSecond: null });
-    for (let i = 0; i < 100 && sim.sessions() > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    // The terminal notices the closed session a moment later (a loaded CI box: maybe seconds); it
+    // holds one session at a time, so the next poll must wait for it (a 2 s loop failed by chance).
+    await waitFor(() => sim.sessions() === 0, 20_000, 'the terminal noticing the session closed');
     const next = await pollTerminal(cfg, fx.deps);
     expect(next.ok, next.error).toBe(true);
     expect(journalKeys(fx.journal)).toEqual([...new Set(sim.punches().map((p) => `${p.userId}@${p.logTime}`))].sort());
