@@ -22,7 +22,7 @@ describe('BioTime through the CLI', () => {
       username: 'admin',
       passwordFile: 'hq.pass',
       timezone: ZONE,
-      timeoutMs: 2000,
+      timeoutMs: 5000,
     };
     const s = cliSandbox({ terminals: [server] });
     cleanups.push(() => s.tmp.cleanup());

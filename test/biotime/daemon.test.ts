@@ -33,7 +33,7 @@ async function bioDaemonStack(url: string, terminal: Record<string, unknown> = {
     stringify({
       site: 'plant-b',
       journal: { path: tmp.path('journal.db') },
-      hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 2000, connectTimeoutMs: 1000 },
+      hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 20_000, connectTimeoutMs: 5000 },
       delivery: { batchSize: 200, pollIntervalMs: 100, retry: { baseMs: 50, maxMs: 500 } },
       status: { intervalMs: 300, listen: '127.0.0.1:0' },
       terminals: [
@@ -45,7 +45,7 @@ async function bioDaemonStack(url: string, terminal: Record<string, unknown> = {
           passwordFile: 'hq.pass',
           schedule: '* * * * * *',
           timezone: ZONE,
-          timeoutMs: 1000,
+          timeoutMs: 5000,
           pageSize: 200,
           ...terminal,
         },

@@ -45,7 +45,9 @@ export function bioConfig(sim: { url: string }, extra: Partial<BiotimeTerminalCo
     auth: 'auto',
     pageSize: 100,
     schedule: '* * * * *',
-    timeoutMs: 2000,
+    // The simulator answers from the test's own process, which a loaded CI box may hold for a
+    // second or more: a 2 s timeout failed polls by chance (a test of timeouts sets its own).
+    timeoutMs: 5000,
     overlapMinutes: 1440,
     lagAlertMinutes: 60,
     enabled: true,

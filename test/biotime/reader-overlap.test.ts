@@ -20,7 +20,7 @@ describe('BioTime reader: reading and journalling overlap', () => {
       username: 'admin',
       password: PASSWORD,
       auth: 'auto',
-      timeoutMs: 2000,
+      timeoutMs: 5000,
     });
     cleanups.push(
       () => sim.stop(),

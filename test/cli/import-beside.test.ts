@@ -6,11 +6,16 @@ import { cliSandbox } from '../helpers/cli.js';
 
 const LINES = 100_000;
 /**
- * The longest a write of the daemon may wait behind the import. The import holds the write lock
- * for one chunk of 500 punches at a time (milliseconds); the whole file in one transaction would
- * hold it for seconds. Generous for a loaded machine, far under what one transaction takes.
+ * The longest a write of the daemon may wait behind the import, at the least. The import holds the
+ * write lock for one chunk of 500 punches at a time (milliseconds: 34 ms the longest wait on a quiet
+ * box); a stalled or hung import holds it for seconds. The whole file in one transaction held it
+ * 0.5 s of a 1.3 s run on a quiet box: `during` below is what tells that apart. What is measured is
+ * wall time in this process, which a loaded CI box may hold for a second or more (at 2 s the test
+ * failed by chance): the bound is this or a quarter of the import's run, whichever is longer.
  */
-const WAIT_BOUND_MS = 2000;
+const WAIT_BOUND_MS = 3000;
+/** The share of the import's whole run a single daemon write may wait: one chunk is 1/200 of it. */
+const WAIT_SHARE = 0.25;
 
 /**
  * `punchgate import` of a large file beside the running daemon (issue 35): the daemon's own
@@ -42,6 +47,7 @@ describe('import of a large file beside the daemon', () => {
     // a daemon write out, not the disk's own time to sync it.
     const daemon = Journal.open({ path: box.tmp.path('journal.db'), site: 'plant-a', mode: 'owner', busyTimeoutMs: 0 });
     try {
+      const spawned = performance.now();
       const child = spawn(process.execPath, ['dist/punchgate.js', '--config', box.config, 'import', file], {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
@@ -49,8 +55,10 @@ describe('import of a large file beside the daemon', () => {
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (out += d.toString()));
       let exited: number | null | undefined;
+      let importMs = 0;
       const done = new Promise<void>((resolve) =>
         child.on('exit', (code) => {
+          importMs = performance.now() - spawned;
           exited = code;
           resolve();
         }),
@@ -92,8 +100,11 @@ describe('import of a large file beside the daemon', () => {
       // The import was cut in chunks the daemon's writes went between (one transaction would allow none)...
       expect(during).toBeGreaterThanOrEqual(5);
       // ...and none of them was kept out for more than a chunk or so (the daemon gives up on a write after 200 ms and
-      // keeps its punches to write later: that must stay rare while an import runs).
-      expect(longest).toBeLessThan(WAIT_BOUND_MS);
+      // keeps its punches to write later: that must stay rare while an import runs). A load that slows
+      // the import slows all of it; a write kept out by a hold of the whole file waits most of its run.
+      expect(longest, `import ran ${Math.round(importMs)} ms`).toBeLessThan(
+        Math.max(WAIT_BOUND_MS, importMs * WAIT_SHARE),
+      );
     } finally {
       daemon.close();
     }

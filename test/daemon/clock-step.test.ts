@@ -40,7 +40,7 @@ describe('a box clock that steps', () => {
           passwordFile: 'reception.pass',
           schedule: '* * * * * *',
           timezone: 'UTC',
-          timeoutMs: 2000,
+          timeoutMs: 5000,
           realtime: false,
         },
       ],

@@ -93,7 +93,7 @@ describe('device texts through every source', () => {
       stringify({
         site: 'plant-x',
         journal: { path: tmp.path('journal.db') },
-        hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 2000, connectTimeoutMs: 1000 },
+        hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 20_000, connectTimeoutMs: 5000 },
         delivery: { batchSize: 100, pollIntervalMs: 100, retry: { baseMs: 50, maxMs: 500 } },
         status: { intervalMs: 300, listen: '127.0.0.1:0' },
         adms: { listen: `127.0.0.1:${admsPort}`, delay: 1, errorDelay: 1 },
@@ -106,7 +106,7 @@ describe('device texts through every source', () => {
             transport: 'tcp',
             schedule: '* * * * * *',
             realtime: true,
-            timeoutMs: 1000,
+            timeoutMs: 5000,
           },
           {
             name: 'reception',
@@ -116,7 +116,7 @@ describe('device texts through every source', () => {
             passwordFile: 'reception.pass',
             schedule: '* * * * * *',
             timezone: 'UTC',
-            timeoutMs: 2000,
+            timeoutMs: 5000,
             realtime: true,
           },
           { name: 'lobby', kind: 'adms', serial: 'LOBBY0001', timezone: 'UTC' },

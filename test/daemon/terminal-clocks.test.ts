@@ -87,7 +87,7 @@ describe('terminal clocks on the wrong time', () => {
       transport: 'tcp',
       schedule: '* * * * * *',
       realtime: true,
-      timeoutMs: 1000,
+      timeoutMs: 5000,
       timezone: 'UTC',
     });
     const hikEntry = (name: string, h: HikvisionSim, timezone = 'UTC') => ({
@@ -98,7 +98,7 @@ describe('terminal clocks on the wrong time', () => {
       passwordFile: 'hik.pass',
       schedule: '* * * * * *',
       timezone,
-      timeoutMs: 2000,
+      timeoutMs: 5000,
     });
     const configPath = tmp.path('punchgate.yaml');
     writeFileSync(
@@ -106,7 +106,7 @@ describe('terminal clocks on the wrong time', () => {
       stringify({
         site: 'plant-c',
         journal: { path: tmp.path('journal.db') },
-        hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 2000, connectTimeoutMs: 1000 },
+        hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 20_000, connectTimeoutMs: 5000 },
         delivery: { batchSize: 100, pollIntervalMs: 100, retry: { baseMs: 50, maxMs: 500 } },
         status: { intervalMs: 300, listen: '127.0.0.1:0' },
         adms: { listen: `127.0.0.1:${admsPort}`, delay: 1, errorDelay: 1 },
@@ -125,7 +125,7 @@ describe('terminal clocks on the wrong time', () => {
             passwordFile: 'hik.pass',
             schedule: '* * * * * *',
             timezone: 'UTC',
-            timeoutMs: 2000,
+            timeoutMs: 5000,
           },
           { name: 'lobby', kind: 'adms', serial: 'LOBBY0001', timezone: 'UTC' },
         ],

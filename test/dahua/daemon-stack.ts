@@ -22,7 +22,8 @@ export async function dahuaDaemonStack(port: number, terminal: Record<string, un
     stringify({
       site: 'plant-d',
       journal: { path: tmp.path('journal.db') },
-      hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 2000, connectTimeoutMs: 1000 },
+      // Long, as the terminal's timeout: the HRMS simulator answers from the test's own process.
+      hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 20_000, connectTimeoutMs: 5000 },
       delivery: { batchSize: 200, pollIntervalMs: 100, retry: { baseMs: 50, maxMs: 500 } },
       status: { intervalMs: 300, listen: '127.0.0.1:0' },
       terminals: [
@@ -35,7 +36,9 @@ export async function dahuaDaemonStack(port: number, terminal: Record<string, un
           passwordFile: 'front-door.pass',
           schedule: '* * * * * *',
           timezone: ZONE,
-          timeoutMs: 2000,
+          // The simulator answers from the test's own process, which a loaded CI box may hold for a
+          // second or more: a shorter timeout failed polls by chance (a test of timeouts sets its own).
+          timeoutMs: 5000,
           pageSize: 100,
           ...terminal,
         },

@@ -34,7 +34,9 @@ export function dahuaConfig(sim: { port: number }, extra: Partial<DahuaTerminalC
     username: 'admin',
     schedule: '* * * * *',
     realtime: false,
-    timeoutMs: 2000,
+    // The simulator answers from the test's own process, which a loaded CI box may hold for a
+    // second or more: a 2 s timeout failed polls by chance (a test of timeouts sets its own).
+    timeoutMs: 5000,
     pageSize: 100,
     recordClock: 'local',
     userApi: 'auto',

@@ -8,7 +8,11 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function setup(n: number, simOpts: Parameters<typeof startDahuaSim>[0] = {}) {
+async function setup(
+  n: number,
+  simOpts: Parameters<typeof startDahuaSim>[0] = {},
+  config: Partial<Parameters<typeof dahuaConfig>[1]> = {},
+) {
   const f = journalFixture();
   cleanups.push(f.cleanup);
   const now = Math.floor(Date.now() / 1000) + OFFSET_MIN * 60;
@@ -19,7 +23,7 @@ async function setup(n: number, simOpts: Parameters<typeof startDahuaSim>[0] = {
     ...simOpts,
   });
   cleanups.push(() => sim.stop());
-  const poller = new DahuaPoller(dahuaConfig(sim, { passwordFile: f.passwordFile }), f.deps);
+  const poller = new DahuaPoller(dahuaConfig(sim, { passwordFile: f.passwordFile, ...config }), f.deps);
   cleanups.push(() => poller.destroy());
   return { ...f, sim, poller };
 }
@@ -100,7 +104,8 @@ describe('Dahua poll against the simulator', () => {
   });
 
   it('a huge or endless answer is cut at its bound: the poll fails in words, the next one goes on', async () => {
-    const s = await setup(20);
+    // The answer deadline is three timeouts: 2 s here (6 s), not the helper's 5 s (15 s).
+    const s = await setup(20, {}, { timeoutMs: 2000 });
     s.sim.faults({ search: 'huge', hugeMb: 20 });
     const huge = await s.poller.poll();
     expect(huge.ok).toBe(false);

@@ -54,7 +54,7 @@ describe.each(['accessUser', 'recordUpdater'] as const)('sync-users on a Dahua t
             host: '127.0.0.1',
             port: sim.port,
             passwordFile: tmp.path('front-door.pass'),
-            timeoutMs: 2000,
+            timeoutMs: 5000,
             timezone: 'UTC',
           },
         ],

@@ -59,14 +59,16 @@ afterAll(async () => {
   await new Promise<void>((r) => server.close(() => r()));
 });
 
-function client(over: { baseUrl?: string; timeoutMs?: number } = {}): AttendanceClient {
+function client(over: { baseUrl?: string; timeoutMs?: number; connectTimeoutMs?: number } = {}): AttendanceClient {
   return new AttendanceClient({
     hrms: {
       baseUrl: over.baseUrl ?? base,
       attendancePath: PATH,
       // Long by default, so that the short deadlines and the abort below stand far from it.
       timeoutMs: over.timeoutMs ?? 10_000,
-      connectTimeoutMs: 1000,
+      // 5 s (was 1 s): the server is in this process, and a loaded CI box holding it past the connect
+      // timeout failed a request by chance (the connect timer fires before the connection is seen).
+      connectTimeoutMs: over.connectTimeoutMs ?? 5000,
     },
     authPatterns: AUTH,
   });
@@ -257,7 +259,7 @@ describe('AttendanceClient', () => {
   it('times out on a silent server and aborts at once on the caller signal', async () => {
     respond = () => {};
     const t0 = Date.now();
-    const a = await send(client({ timeoutMs: 100 }));
+    const a = await send(client({ timeoutMs: 100, connectTimeoutMs: 1000 })); // deadline 1.1 s
     expect(a).toMatchObject({ kind: 'transient', afterSending: true });
     expect((a as { message: string }).message).toMatch(/timeout/i);
     // Its own 100 ms deadline, not the 10 s default: a bound a loaded CI box keeps.

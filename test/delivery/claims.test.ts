@@ -35,7 +35,7 @@ describe('claims held by a live process', () => {
       stringify({
         site: 'plant-c',
         journal: { path: 'journal.db' },
-        hrms: { baseUrl: hrms.url, tokenFile: 'token', timeoutMs: 10_000, connectTimeoutMs: 1000 },
+        hrms: { baseUrl: hrms.url, tokenFile: 'token', timeoutMs: 10_000, connectTimeoutMs: 5000 },
         delivery: { batchSize: 50, pollIntervalMs: 100 },
         status: { intervalMs: 500 },
         terminals: [],

@@ -37,7 +37,7 @@ describe('flush against a hostile HRMS (real process)', () => {
       [
         'site: plant-h',
         'journal: { path: journal.db }',
-        `hrms: { baseUrl: "${hrms.url}", tokenFile: token, timeoutMs: 2000, connectTimeoutMs: 1000 }`,
+        `hrms: { baseUrl: "${hrms.url}", tokenFile: token, timeoutMs: 20000, connectTimeoutMs: 5000 }`,
         'delivery: { batchSize: 20, retry: { baseMs: 10, maxMs: 20 } }',
       ].join('\n'),
     );

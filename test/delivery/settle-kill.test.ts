@@ -41,7 +41,7 @@ describe('SIGKILL around the settle-and-claim of a batch', () => {
       stringify({
         site: SITE,
         journal: { path: 'journal.db' },
-        hrms: { baseUrl: proxy.url, tokenFile: 'token', timeoutMs: 30_000, connectTimeoutMs: 1000 },
+        hrms: { baseUrl: proxy.url, tokenFile: 'token', timeoutMs: 30_000, connectTimeoutMs: 5000 },
         delivery: { batchSize: BATCH, pollIntervalMs: 100 },
         status: { intervalMs: 500 },
         terminals: [],

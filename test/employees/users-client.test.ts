@@ -32,7 +32,10 @@ async function cannedHrms(
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/prefix`, seen, server };
 }
 
-function client(baseUrl: string, opts: { method?: 'GET' | 'POST'; timeoutMs?: number } = {}): HrmsUsers {
+function client(
+  baseUrl: string,
+  opts: { method?: 'GET' | 'POST'; timeoutMs?: number; connectTimeoutMs?: number } = {},
+): HrmsUsers {
   const secrets = new Secrets();
   secrets.add(SECRET);
   return new HrmsUsers({
@@ -45,7 +48,9 @@ function client(baseUrl: string, opts: { method?: 'GET' | 'POST'; timeoutMs?: nu
         params: { status: 'state', department: 'dept', designation: 'desig' },
       },
       timeoutMs: opts.timeoutMs ?? 5000,
-      connectTimeoutMs: 1000,
+      // 5 s (was 1 s): the server is in this process, and a loaded CI box holding it past the connect
+      // timeout failed a request by chance (the connect timer fires before the connection is seen).
+      connectTimeoutMs: opts.connectTimeoutMs ?? 5000,
     },
     token: { get: () => SECRET },
     secrets,
@@ -161,7 +166,11 @@ describe('HrmsUsers', () => {
   });
 
   it('a slow HRMS is a transient failure at timeoutMs', async () => {
-    const { c } = await against([{ status: 200, body: '{"status":true}', delayMs: 1500 }], { timeoutMs: 300 });
+    const { c } = await against([{ status: 200, body: '{"status":true}', delayMs: 1500 }], {
+      // The deadline is connect + answer timeouts: 1.3 s, under the 1.5 s answer.
+      timeoutMs: 300,
+      connectTimeoutMs: 1000,
+    });
     const a = await c.send({ username: 'x' });
     expect(a.kind).toBe('transient');
     expect(a.message).toMatch(/timeout/i);

@@ -22,7 +22,7 @@ async function check(url: string, env: NodeJS.ProcessEnv, extra: Record<string, 
       site: 's',
       journal: { path: tmp.path('j.db') },
       hrms: { baseUrl: 'http://127.0.0.1:9' },
-      terminals: [{ name: 'reception', kind: 'hikvision', url, timeoutMs: 2000, timezone: 'Asia/Kolkata', ...extra }],
+      terminals: [{ name: 'reception', kind: 'hikvision', url, timeoutMs: 5000, timezone: 'Asia/Kolkata', ...extra }],
     }),
   );
   const report = await runChecks({ configPath: tmp.path('pg.yaml'), env });

@@ -41,7 +41,7 @@ function configFor(url: string, extra: Record<string, unknown> = {}) {
       journal: { path: 'journal.db' },
       hrms: { baseUrl: 'http://127.0.0.1:9', tokenFile: 'token' },
       terminals: [
-        { name: 'reception', kind: 'hikvision', url, passwordFile: 'reception.pass', timeoutMs: 2000, ...extra },
+        { name: 'reception', kind: 'hikvision', url, passwordFile: 'reception.pass', timeoutMs: 5000, ...extra },
       ],
     }),
   );
@@ -56,7 +56,7 @@ describe('punchgate sim hikvision and the Hikvision commands', () => {
     expect(sim.out()).toMatch(
       /^Hikvision terminal simulator SIM-HIK-1 listening on http:\/\/127\.0\.0\.1:\d+ \(user admin, \d+ events, serial filters yes, pages of 10\)/,
     );
-    const c = await HikvisionClient.open({ url: sim.url, username: 'admin', password: SIM_PASSWORD, timeoutMs: 2000 });
+    const c = await HikvisionClient.open({ url: sim.url, username: 'admin', password: SIM_PASSWORD, timeoutMs: 5000 });
     const page = await c.eventPage({ major: 5, minor: 0, maxResults: 30 }, 'x', 0);
     expect(page.numOfMatches).toBe(10);
     expect(page.status).toBe('MORE');

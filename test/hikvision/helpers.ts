@@ -61,7 +61,9 @@ export function hikConfig(sim: { url: string }, extra: Partial<HikvisionTerminal
     schedule: '* * * * *',
     minors: [...DEFAULT_HIKVISION_MINORS],
     realtime: false,
-    timeoutMs: 2000,
+    // The simulator answers from the test's own process, which a loaded CI box may hold for a
+    // second or more: a 2 s timeout failed polls by chance (a test of timeouts sets its own).
+    timeoutMs: 5000,
     syncClock: false,
     skewThresholdSeconds: 60,
     overlapMinutes: 10,
@@ -79,7 +81,7 @@ export function openClient(
   password = PASSWORD,
   extra: Partial<Parameters<typeof HikvisionClient.open>[0]> = {},
 ) {
-  return HikvisionClient.open({ url: sim.url, username: 'admin', password, timeoutMs: 2000, ...extra });
+  return HikvisionClient.open({ url: sim.url, username: 'admin', password, timeoutMs: 5000, ...extra });
 }
 
 /** A client factory that counts the clients it made. */

@@ -31,7 +31,7 @@ function configFor(sim: HikvisionSim, listen: string | undefined, extra: Record<
           kind: 'hikvision',
           url: sim.url,
           passwordFile: 'reception.pass',
-          timeoutMs: 2000,
+          timeoutMs: 5000,
           ...extra,
         },
         { name: 'old-zk', kind: 'zk', host: '127.0.0.1' },

@@ -185,13 +185,15 @@ describe('Hikvision poll', () => {
     sim = await startSim(0, { clockOffsetSeconds: -600 });
     fx = journalFixture();
     const r = await poller(sim).poll();
-    expect(r.skewSeconds).toBeGreaterThan(-605);
-    expect(r.skewSeconds).toBeLessThan(-595);
+    // 600 s behind, give or take what a loaded CI box may hold this process between the answer and
+    // its reading (a hiccup of seconds); a wrong sign or zone would be hours or 1200 s off.
+    expect(r.skewSeconds).toBeGreaterThan(-620);
+    expect(r.skewSeconds).toBeLessThan(-580);
     expect(fx.journal.terminals.get('reception')!.skewSeconds).toBe(r.skewSeconds);
     const synced = await poller(sim, { syncClock: true }).poll();
     expect(synced.ok).toBe(true);
     const again = await poller(sim).poll();
-    expect(Math.abs(again.skewSeconds!)).toBeLessThan(3);
+    expect(Math.abs(again.skewSeconds!)).toBeLessThan(20); // set: not 600 s off (20: room for a loaded box)
   });
 
   it('a wrong password backs off for minutes and never locks the account; a fixed password file is tried at once', async () => {

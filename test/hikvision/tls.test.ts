@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 const connect = async (url: string, trust: { tlsFingerprint?: string; ca?: string }) => {
-  const c = await HikvisionClient.open({ url, username: 'admin', password: PASSWORD, timeoutMs: 2000, ...trust });
+  const c = await HikvisionClient.open({ url, username: 'admin', password: PASSWORD, timeoutMs: 5000, ...trust });
   try {
     return await c.deviceInfo();
   } finally {
@@ -69,7 +69,7 @@ describe('TLS to Hikvision terminals', () => {
             site: 's',
             journal: { path: tmp.path('j.db') },
             hrms: { baseUrl: 'http://127.0.0.1:9' },
-            terminals: [{ name: 'reception', kind: 'hikvision', url: sim.url, timeoutMs: 2000, ...extra }],
+            terminals: [{ name: 'reception', kind: 'hikvision', url: sim.url, timeoutMs: 5000, ...extra }],
           }),
         );
       const env = { PUNCHGATE_TERMINAL_RECEPTION_PASSWORD: PASSWORD };

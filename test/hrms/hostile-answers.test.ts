@@ -34,7 +34,7 @@ afterAll(async () => {
 async function answer(reply: (r: SeenRequest) => ScriptedReply, sent = punches): Promise<AttendanceAnswer> {
   hrms.reply = reply;
   const c = new AttendanceClient({
-    hrms: { baseUrl: hrms.url, attendancePath: '/att', timeoutMs: 2000, connectTimeoutMs: 1000 },
+    hrms: { baseUrl: hrms.url, attendancePath: '/att', timeoutMs: 20_000, connectTimeoutMs: 5000 },
     authPatterns: AUTH,
     env: {},
   });

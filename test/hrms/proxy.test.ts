@@ -70,7 +70,9 @@ function client(
   env: NodeJS.ProcessEnv = {},
 ) {
   return new AttendanceClient({
-    hrms: { baseUrl, attendancePath: '/att', timeoutMs: 3000, connectTimeoutMs: 2000, ...over },
+    // Long: the proxy and the HRMS answer from the test's own process, which a loaded CI box may
+    // hold for a second or more (no test here waits for a timeout).
+    hrms: { baseUrl, attendancePath: '/att', timeoutMs: 20_000, connectTimeoutMs: 5000, ...over },
     authPatterns: AUTH,
     env,
   });
@@ -175,7 +177,7 @@ describe('check and flush through a proxy (real processes)', () => {
         `  baseUrl: ${tls.url}`,
         '  tokenFile: token',
         `  caFile: ${caFile}`,
-        '  timeoutMs: 3000',
+        '  timeoutMs: 20000',
         proxyLine,
         'delivery: { retry: { baseMs: 10, maxMs: 20 } }',
       ].join('\n'),

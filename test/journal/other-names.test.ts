@@ -41,7 +41,7 @@ describe('the journal through another path', () => {
         stringify({
           site: 'plant-n',
           journal: { path: journalPath },
-          hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 10_000, connectTimeoutMs: 1000 },
+          hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 10_000, connectTimeoutMs: 5000 },
           delivery: { batchSize: 25, pollIntervalMs: 100 },
           status: { intervalMs: 500, listen: '127.0.0.1:0', path: tmp.path(`${name}.status.txt`) },
           terminals: [],

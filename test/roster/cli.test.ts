@@ -58,8 +58,8 @@ describe('punchgate terminals sync-users, copy-templates, restore-user, backups 
         journal: { path: 'journal.db' },
         hrms: { baseUrl: 'http://127.0.0.1:9' },
         terminals: [
-          { name: 'enrol', kind: 'zk', host: '127.0.0.1', port: enrol, transport: 'tcp', timeoutMs: 2000 },
-          { name: 'door', kind: 'zk', host: '127.0.0.1', port: door, transport: 'tcp', timeoutMs: 2000 },
+          { name: 'enrol', kind: 'zk', host: '127.0.0.1', port: enrol, transport: 'tcp', timeoutMs: 5000 },
+          { name: 'door', kind: 'zk', host: '127.0.0.1', port: door, transport: 'tcp', timeoutMs: 5000 },
         ],
         terminalUsers: { backupRetentionDays: 30 },
       }),

@@ -61,7 +61,9 @@ export function useUserSync() {
           host: '127.0.0.1',
           port: sim.port,
           transport: opts.transport ?? 'tcp',
-          timeoutMs: 2000,
+          // The simulators answer from the test's own process, which a loaded CI box may hold for a
+          // second or more: a 2 s timeout failed a sync by chance.
+          timeoutMs: 5000,
         });
       }
       env.config = parseConfig(

@@ -72,7 +72,7 @@ describe('sync-users on a Hikvision terminal', () => {
           url: sim.url,
           username: 'admin',
           passwordFile: tmp.path('reception.pass'),
-          timeoutMs: 2000,
+          timeoutMs: 5000,
           timezone: 'UTC',
         },
       ],

@@ -50,7 +50,7 @@ describe('a Frappe sink beside the seed HRMS', () => {
             baseUrl: frappe.url,
             apiKeyFile: stack.tmp.path('erp.key'),
             apiSecretFile: stack.tmp.path('erp.secret'),
-            timeoutMs: 2000,
+            timeoutMs: 20_000,
           },
         ],
       });

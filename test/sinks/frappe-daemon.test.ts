@@ -59,7 +59,7 @@ describe('Frappe sink through the daemon', () => {
             apiKeyFile: stack.tmp.path('erp.key'),
             apiSecretFile: stack.tmp.path('erp.secret'),
             concurrency: 4,
-            timeoutMs: 2000,
+            timeoutMs: 20_000,
           },
         ],
       });

@@ -32,9 +32,11 @@ afterAll(async () => {
 
 async function answer(reply: () => ScriptedReply, n = 2): Promise<AttendanceAnswer> {
   site.reply = reply;
+  // Long: the scripted site answers from the test's own process, which a loaded CI box may hold for a
+  // second or more (the hang tests below set their own short deadlines).
   const s = new FrappeSender(
-    { baseUrl: site.url, method: 'hrms', employeeFieldname: 'attendance_device_id', concurrency: 2, timeoutMs: 1500 },
-    { name: 'frappe-hr', connectTimeoutMs: 500, env: {} },
+    { baseUrl: site.url, method: 'hrms', employeeFieldname: 'attendance_device_id', concurrency: 2, timeoutMs: 20_000 },
+    { name: 'frappe-hr', connectTimeoutMs: 5000, env: {} },
   );
   try {
     const a = await s.send(

@@ -42,8 +42,15 @@ function seed(): void {
 
 function sender(o: Partial<FrappeSinkOptions> = {}, url = sim.url): FrappeSender {
   const s = new FrappeSender(
-    { baseUrl: url, method: 'hrms', employeeFieldname: 'attendance_device_id', concurrency: 4, timeoutMs: 2000, ...o },
-    { name: 'frappe-hr', connectTimeoutMs: 1000, env: {} },
+    {
+      baseUrl: url,
+      method: 'hrms',
+      employeeFieldname: 'attendance_device_id',
+      concurrency: 4,
+      timeoutMs: 20_000,
+      ...o,
+    },
+    { name: 'frappe-hr', connectTimeoutMs: 5000, env: {} },
   );
   senders.push(s);
   return s;

@@ -43,7 +43,7 @@ describe('frappe shift sync in the daemon', () => {
             baseUrl: frappe.url,
             apiKeyFile: stack.tmp.path('key'),
             apiSecretFile: stack.tmp.path('secret'),
-            timeoutMs: 2000,
+            timeoutMs: 20_000,
             shiftSyncIntervalSeconds: 1,
             shiftSync: [
               { shiftType: 'Day', terminals: ['gate', 'yard'] },

@@ -69,7 +69,7 @@ describe('setLastSync against the Frappe simulator', () => {
       keys: [{ key: 'k3y-abcdef1234', secret: 's3cret-abcdef5678' }],
       shiftTypes: [{ name: 'Day Shift' }],
     });
-    http = new HrmsHttp({ baseUrl: sim.url, timeoutMs: 2000, connectTimeoutMs: 1000 }, { env: {} });
+    http = new HrmsHttp({ baseUrl: sim.url, timeoutMs: 20_000, connectTimeoutMs: 5000 }, { env: {} });
   });
   afterAll(async () => {
     await http.close();

@@ -80,7 +80,7 @@ describe('Odoo sink through the daemon', () => {
             api: 'json2',
             apiKeyFile: stack.tmp.path('odoo.key'),
             concurrency: 4,
-            timeoutMs: 2000,
+            timeoutMs: 20_000,
             longestShiftHours: 12,
           },
         ],

@@ -37,8 +37,8 @@ describe('two sinks', () => {
             kind: 'hrms',
             baseUrl: b.url,
             tokenFile: stack.tmp.path('b-token'),
-            timeoutMs: 2000,
-            connectTimeoutMs: 1000,
+            timeoutMs: 20_000,
+            connectTimeoutMs: 5000,
           },
         ],
       });

@@ -173,7 +173,7 @@ describe('ZkClient faults', () => {
     });
     probe.destroy();
     expect(refused).toBe(true);
-    const zk = new ZkClient({ host: '127.0.0.1', port: t.port, transport: 'auto', timeoutMs: 400 });
+    const zk = new ZkClient({ host: '127.0.0.1', port: t.port, transport: 'auto', timeoutMs: 5000 });
     await zk.connect();
     expect(zk.transportKind).toBe('udp');
     expect(await zk.getTime()).toBe('2018-06-25 17:41:05');

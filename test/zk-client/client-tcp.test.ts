@@ -63,7 +63,7 @@ describe('ZkClient over TCP', () => {
   it('downloads 100,000 40-byte records in 65472-byte chunks split and coalesced at random', async () => {
     const records = makeAttendances(100_000);
     const data = dataset40(records);
-    const t = await setup({ transport: 'tcp', attendance: data, seed: 42 }, { timeoutMs: 2000 });
+    const t = await setup({ transport: 'tcp', attendance: data, seed: 42 }, { timeoutMs: 5000 });
     cleanup = t.cleanup;
     await t.zk.connect();
     const progress: number[] = [];

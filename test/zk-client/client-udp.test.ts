@@ -14,7 +14,7 @@ describe('ZkClient over UDP', () => {
   it('downloads 10,000 16-byte records in 1024-byte datagrams', async () => {
     const records = makeAttendances(10_000, false);
     const data = dataset16(records);
-    const t = await setup({ transport: 'udp', attendance: data }, { timeoutMs: 1000 });
+    const t = await setup({ transport: 'udp', attendance: data }, { timeoutMs: 5000 });
     cleanup = t.cleanup;
     await t.zk.connect();
     expect(t.zk.transportKind).toBe('udp');

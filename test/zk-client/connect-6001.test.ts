@@ -22,7 +22,9 @@ describe('a CONNECT answered with 6001', () => {
 
   async function connect(firmware: SimFirmware, terminalKey: number, clientKey: number, extra = {}) {
     sim = await startTerminalSim({ commKey: terminalKey, firmwareQuirks: firmware, punches: [], ...extra });
-    zk = new ZkClient({ host: '127.0.0.1', port: sim.port, transport: 'tcp', commKey: clientKey, timeoutMs: 500 });
+    // 3 s: the simulator answers from the test's own process, which a loaded CI box may hold for a
+    // second or more (at 500 ms a login failed by chance); still far under the hang bound below.
+    zk = new ZkClient({ host: '127.0.0.1', port: sim.port, transport: 'tcp', commKey: clientKey, timeoutMs: 3000 });
     await zk.connect();
     return zk;
   }

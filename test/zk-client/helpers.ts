@@ -50,11 +50,15 @@ export const users72 = () => encodeDataset(USERS.map(encodeUser72));
 export const users28 = () =>
   encodeDataset(USERS.map((u, i) => encodeUser28({ ...u, userId: String(1000 + i), name: u.name.slice(0, 4) })));
 
-/** Starts a fake terminal and a client connected to it; `cleanup` stops both. */
+/**
+ * Starts a fake terminal and a client connected to it; `cleanup` stops both. The client's timeout
+ * is 5 s (was 400 ms): the fake answers from the test's own process, which a loaded CI box may hold
+ * for a second or more; a test of timeouts sets its own.
+ */
 export async function setup(term: FakeTerminalOptions, client: Partial<ZkClientOptions> = {}) {
   const terminal = new FakeTerminal(term);
   const port = await terminal.start();
-  const zk = new ZkClient({ host: '127.0.0.1', port, transport: term.transport, timeoutMs: 400, ...client });
+  const zk = new ZkClient({ host: '127.0.0.1', port, transport: term.transport, timeoutMs: 5000, ...client });
   return {
     terminal,
     zk,

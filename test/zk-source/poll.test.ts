@@ -118,7 +118,7 @@ describe('ZK polling source: one poll', () => {
     expect(r.ok).toBe(true);
     expect(r.skewSeconds!).toBeLessThan(-86400 * 365);
     const r2 = await pollTerminal(zkConfig(sim.port), deps);
-    expect(Math.abs(r2.skewSeconds!)).toBeLessThan(5);
+    expect(Math.abs(r2.skewSeconds!)).toBeLessThan(20); // set: not years off (20: room for a loaded box)
     expect(journal.terminals.get('gate-1')!.skewSeconds).toBe(r2.skewSeconds);
   });
 

@@ -18,7 +18,7 @@ afterEach(async () => {
 
 async function open(opts: TerminalSimOptions, transport: 'tcp' | 'udp' = 'tcp') {
   sim = await startTerminalSim(opts);
-  client = new ZkClient({ host: '127.0.0.1', port: sim.port, transport, timeoutMs: 2000 });
+  client = new ZkClient({ host: '127.0.0.1', port: sim.port, transport, timeoutMs: 5000 });
   await client.connect();
   return { sim, zk: client };
 }
