@@ -1,6 +1,12 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EventLoopWatch, OTHER_LABELS, SAMPLE_MS, STALL_WARN_MS } from '../../src/daemon/event-loop-watch.js';
+import {
+  EventLoopWatch,
+  OTHER_LABELS,
+  SAMPLE_MS,
+  STALL_WARN_MS,
+  type EventLoopFigures,
+} from '../../src/daemon/event-loop-watch.js';
 import { waitFor } from '../helpers/wait.js';
 
 /** Holds the thread for `ms` (what a long synchronous journal query does). */
@@ -28,6 +34,22 @@ describe('event-loop watch', () => {
     watch = w;
     w.start();
     return { w, advance: (ms) => void (mono += ms) };
+  }
+
+  /** A started watch with windows of `windowMs`, after a stall of `ms` in its first window: that window's figures. */
+  async function watchAfterStall(
+    windowMs: () => number,
+    ms: number,
+  ): Promise<{ w: EventLoopWatch; stalled: EventLoopFigures }> {
+    const w = new EventLoopWatch({ warn: (() => undefined) as never }, Date.now, undefined, windowMs);
+    watch = w;
+    w.start();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    block(ms);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const stalled = w.figures()!;
+    expect(stalled.maxMs).toBeGreaterThanOrEqual(ms - SAMPLE_MS);
+    return { w, stalled };
   }
 
   it('says a stall over 1 s in the log, naming the labelled task that ran', async () => {
@@ -127,17 +149,10 @@ describe('event-loop watch', () => {
     // The window is long while the stall is made, so no tick rolls it between the stall and the
     // monitor's recording of it (both are due when the stall ends), then 1 s.
     let windowMs = 60_000;
-    const w = new EventLoopWatch({ warn: (() => undefined) as never }, Date.now, undefined, () => windowMs);
-    watch = w;
-    w.start();
-    await new Promise((resolve) => setTimeout(resolve, 50));
     // A stall far longer than any hiccup of a loaded CI box (which may hold this process a second
     // or more: a 300 ms stall could then be matched in the later window by chance).
     const STALL_MS = 2500;
-    block(STALL_MS);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const stalled = w.figures()!;
-    expect(stalled.maxMs).toBeGreaterThanOrEqual(STALL_MS - SAMPLE_MS);
+    const { w, stalled } = await watchAfterStall(() => windowMs, STALL_MS);
     windowMs = 1000;
     // The window rolls at the watch's tick once it is 1 s old; the next one is shown once it has run 1 s.
     await waitFor(() => (w.figures()?.since ?? 0) > stalled.since, 20_000, 'a later window shown');
@@ -145,14 +160,7 @@ describe('event-loop watch', () => {
   });
 
   it('a longer window shows the last whole one until it has run half its length', async () => {
-    const w = new EventLoopWatch({ warn: (() => undefined) as never }, Date.now, undefined, () => 2600);
-    watch = w;
-    w.start();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    block(300);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const stalled = w.figures()!;
-    expect(stalled.maxMs).toBeGreaterThanOrEqual(300 - SAMPLE_MS);
+    const { w, stalled } = await watchAfterStall(() => 2600, 300);
     // The next window can only be shown late, never early: once shown, it has run 1.3 s (half of 2.6 s).
     await waitFor(() => (w.figures()?.since ?? 0) > stalled.since, 8000, 'a later window shown');
     expect(Date.now() - w.figures()!.since).toBeGreaterThanOrEqual(1250);
