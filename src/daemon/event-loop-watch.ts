@@ -13,7 +13,7 @@ const NOTED_MS = 20;
 /**
  * A window younger than this, or than half a window, shows the last whole one instead: too few
  * turns to say anything, and a stall just past stays in sight for half an interval at least (for
- * the page, a scrape and `status`, not only the one status log write between two rolls).
+ * `/status.json` and `status`, not only the one status log write between two rolls).
  */
 const MIN_WINDOW_MS = 1000;
 /** Labels tallied per window at most (each terminal's journal write has its own); the rest are counted together. */
@@ -133,9 +133,10 @@ export class EventLoopWatch {
 
   /**
    * The delay over the current window, or over the last whole one while the current is younger
-   * than a second or half a window. Reading never starts a new window: the page, /metrics and `status` read the
-   * same figures the status log does, whoever asked last (before, each reading began a window, so
-   * a scrape just before `status --json` left it all zeros). The window rolls by time (`tick`).
+   * than a second or half a window. Reading never starts a new window: `/status.json`, /metrics and
+   * `status` read the same figures the status log does, whoever asked last (before, each reading
+   * began a window, so a scrape just before `status --json` left it all zeros). The window rolls by
+   * time (`tick`).
    */
   figures(): EventLoopFigures | undefined {
     const current = this.windowFigures();
