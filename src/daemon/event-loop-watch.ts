@@ -133,8 +133,8 @@ export class EventLoopWatch {
 
   /**
    * The delay over the current window, or over the last whole one while the current is younger
-   * than a second or half a window. Reading never starts a new window: `/status.json`, /metrics and
-   * `status` read the same figures the status log does, whoever asked last (before, each reading
+   * than a second or half a window. Reading never starts a new window: `/status.json` and `status`
+   * read the same figures the status log does, whoever asked last (before, each reading
    * began a window, so a scrape just before `status --json` left it all zeros). The window rolls by
    * time (`tick`).
    */
