@@ -199,11 +199,13 @@ function sumOf(text: string, name: string): number | undefined {
 
 /** The event-loop window of the status log's status.json (its `since` says which), if it has one. */
 function statusLoop(dir: string): { since: string; longTasks?: LongTasks[] } | undefined {
+  return daemonJson<{ eventLoop?: { since: string; longTasks?: LongTasks[] } }>(join(dir, 'status.json'))?.eventLoop;
+}
+
+/** A JSON file the running daemon rewrites (status.json, the loop recorder's), or undefined while it has none. */
+function daemonJson<T>(path: string): T | undefined {
   try {
-    const r = JSON.parse(readFileSync(join(dir, 'status.json'), 'utf8')) as {
-      eventLoop?: { since: string; longTasks?: LongTasks[] };
-    };
-    return r.eventLoop;
+    return JSON.parse(readFileSync(path, 'utf8')) as T;
   } catch {
     return undefined;
   }
@@ -244,15 +246,6 @@ function slowest(times: readonly number[]): string {
 const LOOP_RECORDER = fileURLToPath(new URL('./loop-recorder.js', import.meta.url));
 
 const LOOP_FILE = 'bench-loop.json';
-
-/** The recorder's figures, as last written, or undefined. */
-function loopRecord(file: string): LoopRecord | undefined {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as LoopRecord;
-  } catch {
-    return undefined;
-  }
-}
 
 async function busyRun(seconds: number, delivered: number, pending: number): Promise<BusyResult> {
   const statusPort = await freePort();
@@ -338,7 +331,7 @@ async function busyRun(seconds: number, delivered: number, pending: number): Pro
       if (max !== undefined) loopMax.push(Math.max(0, max * 1000 - PROM_CLIENT_SAMPLE_MS));
     }
     const shares = cpu.end();
-    const record = loopRecord(loopFile);
+    const record = daemonJson<LoopRecord>(loopFile);
     const gc0 = sumOf(first, 'nodejs_gc_duration_seconds_sum');
     const gc1 = sumOf(text, 'nodejs_gc_duration_seconds_sum');
     const [a, r] = await Promise.all([attlog, rtlog]);
