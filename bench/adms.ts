@@ -20,7 +20,7 @@ import { systemClock } from '../src/util/clock.js';
 import { silentLogger } from '../src/util/logger.js';
 import type { PushLoadResult } from './child-push.js';
 import { BenchChild } from './lib/child.js';
-import { logTimeAt } from './lib/punches.js';
+import { logTimeAt, pushSerialOf } from './lib/punches.js';
 import { scaled } from './lib/scale.js';
 import { BENCH_SITE, scratchDir } from './lib/setup.js';
 import { fmt, log, ratioRow, type BenchRow } from './lib/table.js';
@@ -35,8 +35,6 @@ const MIN_RATIO = 0.5;
 const P99_LIMIT_MS = 50;
 const START_MS = Date.UTC(2024, 0, 2, 6, 0, 0);
 
-const serialOf = (i: number) => `BENCHPUSH${String(i).padStart(4, '0')}`;
-
 /** The same punches the terminals post, as a source would hand them to the journal. */
 function batchesOf(terminals: number, batches: number, round: number): Punch[][] {
   const out: Punch[][] = [];
@@ -47,7 +45,7 @@ function batchesOf(terminals: number, batches: number, round: number): Punch[][]
         const n = (round * batches + b) * BATCH + k;
         batch.push({
           terminal: `t${i}`,
-          device: serialOf(i),
+          device: pushSerialOf(i),
           biometricCode: String(1000 + (n % 500)),
           logTime: logTimeAt(START_MS + n * 7000),
           verifyType: 1,
@@ -80,7 +78,7 @@ async function withReceiver<T>(path: string, terminals: number, fn: (url: string
     clock: systemClock,
   });
   for (let i = 0; i < terminals; i++)
-    receiver.register({ name: `t${i}`, kind: 'adms', serial: serialOf(i), enabled: true });
+    receiver.register({ name: `t${i}`, kind: 'adms', serial: pushSerialOf(i), enabled: true });
   const where = await receiver.start();
   try {
     return await fn(`http://127.0.0.1:${where!.port}`);

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { announceReady, serve } from './lib/child-rpc.js';
-import { logTimeAt } from './lib/punches.js';
+import { logTimeAt, pushSerialOf as serialOf } from './lib/punches.js';
 import { nowMs, sleep } from './lib/timing.js';
 
 const START_MS = Date.UTC(2024, 0, 2, 6, 0, 0);
@@ -21,7 +21,7 @@ interface RunRequest {
   pauseMs: number;
   /** Distinguishes rounds (fresh punches each round). */
   round: number;
-  /** Serial numbers from serialOf(offset) on (default 0). */
+  /** Serial numbers from pushSerialOf(offset) on (default 0). */
   offset?: number;
   /** attendance (ATTLOG, default) or security (registry, push, then rtlog with the cookie). */
   protocol?: 'attendance' | 'security';
@@ -33,8 +33,6 @@ export interface PushLoadResult {
   failed: number;
   latencies: number[];
 }
-
-export const serialOf = (i: number) => `BENCHPUSH${String(i).padStart(4, '0')}`;
 
 function post(
   agent: Agent,

@@ -2,6 +2,9 @@ import type { Punch } from '../../src/punch.js';
 
 const START_MS = Date.UTC(2024, 0, 2, 6, 0, 0);
 
+/** The serial number of bench push terminal `i` (the push benches' terminals and their config). */
+export const pushSerialOf = (i: number) => `BENCHPUSH${String(i).padStart(4, '0')}`;
+
 /** `YYYY-MM-DD HH:mm:ss` of a UTC instant (synthetic wall clock: no zone involved). */
 export function logTimeAt(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
