@@ -84,8 +84,8 @@ interface Workload {
  * push terminals, 19 in use without a pause (a punch every 2 s each: a face or a card takes a
  * second or two, then the next person steps up) and 1 back from an outage uploading its stored
  * punches (batches of 100, 500 ms after each OK, about 190 punches/s), beside the 200 ZK terminals
- * polled every minute and the 50,000 punches already waiting. About 400 punches/s in all: some 40
- * times a shift change of 2,000 people over ten minutes at 200 terminals (3 to 4 punches/s).
+ * polled every minute and the 50,000 punches already waiting. About 400 punches/s in all: some 35
+ * times a large site's shift change (10,000 people punching in within 15 minutes, about 11/s).
  */
 const SITE_PEAK: Workload = {
   name: 'site peak',
@@ -95,7 +95,7 @@ const SITE_PEAK: Workload = {
 
 /**
  * Stress, beyond the issue's workload: all 40 push terminals upload backlogs at once (about 7,700
- * punches/s on this box, some 2,000 times that shift change). Measured on the same journal and
+ * punches/s on this box, some 700 times that shift change). Measured on the same journal and
  * shown against the same limits, so that a site can see where the daemon's one thread runs out.
  */
 const FLOOD: Workload = {
