@@ -12,9 +12,8 @@ export class StatusLog {
   private timer: NodeJS.Timeout | undefined;
   /** Writes begun (and stops): a write in steps goes on only while it is the last one. */
   private written = 0;
-  /** Each file scrubbed a line at a time, the lines it had last time not read again (secrets.ts). */
-  private readonly scrubJson: (text: string) => string;
-  private readonly scrubText: (text: string) => string;
+  /** The report's strings scrubbed, those it had last time not read again (secrets.ts); both files are rendered from it. */
+  private readonly scrub: <T>(report: T) => T;
 
   constructor(
     private readonly path: string,
@@ -26,8 +25,7 @@ export class StatusLog {
       run?: <T>(label: string, fn: () => T) => T;
     },
   ) {
-    this.scrubJson = deps.secrets.lines();
-    this.scrubText = deps.secrets.lines();
+    this.scrub = deps.secrets.reports();
   }
 
   start(intervalMs: number): void {
@@ -46,8 +44,9 @@ export class StatusLog {
       const report = this.build();
       const run = this.deps.run ?? ((_label, fn) => fn());
       run('status log (scrub and write)', () => {
-        this.writeJson(report);
-        this.writeText(report);
+        const safe = this.scrub(report);
+        this.writeJson(safe);
+        this.writeText(safe);
       });
       return report;
     } catch (e) {
@@ -57,18 +56,18 @@ export class StatusLog {
   }
 
   /**
-   * The interval's write, in three turns of the event loop: the report, then status.json, then
-   * the status log, each scrubbed a line at a time. At once, the three held the loop up to 90 ms
-   * every interval with 240 terminals (busy-box bench); between the steps the daemon serves what
-   * waited (a push terminal's OK, a scrape). A write made meanwhile (reload, stop) wins: the
-   * steps left of this one are dropped.
+   * The interval's write, in three turns of the event loop: the report (and its strings
+   * scrubbed), then status.json, then the status log. At once, the three held the loop up to 90 ms
+   * every interval with 240 terminals (busy-box bench, when the files were scrubbed whole);
+   * between the steps the daemon serves what waited (a push terminal's OK, a scrape). A write made
+   * meanwhile (reload, stop) wins: the steps left of this one are dropped.
    */
   writeInSteps(): void {
     const seq = ++this.written;
     const run = this.deps.run ?? ((_label, fn) => fn());
     let report: StatusReport;
     try {
-      report = this.build();
+      report = this.scrub(this.build());
     } catch (e) {
       this.failed(e);
       return;
@@ -97,12 +96,13 @@ export class StatusLog {
     this.written++;
   }
 
+  /** `report` is the scrubbed copy: every text from outside in it is one of its strings. */
   private writeJson(report: StatusReport): void {
-    replaceFile(statusJsonPath(this.path), this.scrubJson(statusJson(report)));
+    replaceFile(statusJsonPath(this.path), statusJson(report));
   }
 
   private writeText(report: StatusReport): void {
-    replaceFile(this.path, this.scrubText(formatStatus(report)));
+    replaceFile(this.path, formatStatus(report));
   }
 
   private failed(e: unknown): void {

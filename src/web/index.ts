@@ -12,7 +12,6 @@ import { boxZoneLabel } from '../util/box-zone.js';
 import type { ListenerFact } from '../util/listener-fact.js';
 import { punchgateVersion } from '../util/version.js';
 import { listenerNotReady, notReadyReasons } from './readiness.js';
-import { scrubReport } from './scrub.js';
 import { StatusServer } from './server.js';
 
 export interface StatusWebDeps {
@@ -52,9 +51,11 @@ export class StatusWeb {
   constructor(private readonly d: StatusWebDeps) {
     this.startedAt = d.ctx.clock.now();
     const version = punchgateVersion();
+    // Every string of the report scrubbed (the page, /status.json); those it had last time not read again.
+    const scrub = d.ctx.secrets.reports();
     this.server = new StatusServer({
       config: () => d.config().status,
-      report: () => scrubReport(d.reports.get(PAGE_REPORT_MAX_AGE_MS), d.ctx.secrets),
+      report: () => scrub(d.reports.get(PAGE_REPORT_MAX_AGE_MS)),
       pageInfo: () => ({
         version,
         uptimeSeconds: Math.max(0, (d.ctx.clock.now() - this.startedAt) / 1000),

@@ -51,33 +51,51 @@ describe('scrubbing the same text again', () => {
     expect(look).toHaveBeenCalledTimes(1001);
   });
 
-  it('a file rewritten every interval is scrubbed a line at a time, its unchanged lines not read again', () => {
+  it('a report rebuilt every interval has every string scrubbed, keys and nested ones too, its unchanged strings not read again', () => {
     const secrets = new Secrets();
     secrets.add(TOKEN);
-    const scrub = secrets.lines();
-    const terminals = (at: string) =>
-      Array.from(
-        { length: 200 },
-        (_, i) => `t${i + 1}  online  last poll ${at}  ${i === 7 ? `error: ${TOKEN}` : 'ok'}`,
-      );
+    const scrub = secrets.reports();
+    const reversed = [...TOKEN].reverse().join('');
+    const report = (at: string) => ({
+      site: 'plant',
+      generatedAt: at,
+      count: 3,
+      ok: true,
+      none: null,
+      terminals: Array.from({ length: 200 }, (_, i) => ({
+        name: `t${i + 1}`,
+        lastPollAt: at,
+        lastError: i === 7 ? `error: ${TOKEN}` : null,
+      })),
+      // Fields of any shape: a sink's message, a refusal keyed by what the stranger sent, a Date.
+      sinks: [{ name: 'frappe', lastError: `HTTP 401 for ${reversed}` }],
+      refusals: { [`serial ${TOKEN}`]: 2 },
+      when: new Date(Date.UTC(2026, 10, 29)),
+    });
     const look = vi.spyOn(SecretRuns.prototype, 'redact');
-    const first = scrub(['punchgate status', ...terminals('12:00:00'), 'delivery: running'].join('\n')).split('\n');
-    expect(first).toHaveLength(202);
-    expect(first[8]).toBe(`t8  online  last poll 12:00:00  error: ${REDACTED}`);
-    expect(first.join('\n')).not.toContain(TOKEN);
-    expect(look).toHaveBeenCalledTimes(202);
-    // Ten seconds later: two lines changed, the rest read from the last write.
-    const lines = ['punchgate status', ...terminals('12:00:00'), 'delivery: running'];
-    lines[1] = `t1  online  last poll 12:00:10  ok`;
-    lines[8] = `t8  online  last poll 12:00:10  error: ${TOKEN}`;
-    const second = scrub(lines.join('\n')).split('\n');
-    expect(second[8]).toBe(`t8  online  last poll 12:00:10  error: ${REDACTED}`);
-    expect(second.slice(2, 8)).toEqual(first.slice(2, 8));
-    expect(look).toHaveBeenCalledTimes(204);
-    // A secret added since: every line is read again.
+    const first = scrub(report('2026-11-29T12:00:00.000Z'));
+    expect(first.terminals[7]!.lastError).toBe(`error: ${REDACTED}`);
+    expect(first.sinks[0]!.lastError).toBe(`HTTP 401 for ${REDACTED}`);
+    expect(Object.keys(first.refusals)).toEqual([`serial ${REDACTED}`]);
+    expect(first.when).toBe('2026-11-29T00:00:00.000Z');
+    expect({ count: first.count, ok: first.ok, none: first.none }).toEqual({ count: 3, ok: true, none: null });
+    expect(JSON.stringify(first)).not.toContain(TOKEN);
+    expect(JSON.stringify(first)).not.toContain(reversed);
+    // Each distinct string read once; the daemon's own times not read at all.
+    const distinct = look.mock.calls.length;
+    expect(distinct).toBeGreaterThan(200);
+    expect(look.mock.calls.map(([t]) => t)).not.toContain('2026-11-29T12:00:00.000Z');
+    // Ten seconds later: only the new string is read.
+    const later = report('2026-11-29T12:00:10.000Z');
+    later.terminals[3]!.lastError = 'connection refused';
+    const second = scrub(later);
+    expect(second.terminals[7]!.lastError).toBe(`error: ${REDACTED}`);
+    expect(second.terminals[3]!.lastError).toBe('connection refused');
+    expect(look).toHaveBeenCalledTimes(distinct + 1);
+    // A secret added since: every string is read again.
     secrets.add('line-secret-Qz81', { runs: false });
-    lines[100] = 'note line-secret-Qz81';
-    expect(scrub(lines.join('\n')).split('\n')[100]).toBe(`note ${REDACTED}`);
-    expect(look).toHaveBeenCalledTimes(204 + 202);
+    later.terminals[100]!.lastError = 'note line-secret-Qz81';
+    expect(scrub(later).terminals[100]!.lastError).toBe(`note ${REDACTED}`);
+    expect(look.mock.calls.length).toBeGreaterThan(distinct + 1 + 200);
   });
 });
