@@ -52,12 +52,14 @@ export interface RigOptions {
   nodeArgs?: string[];
   /** Environment added to the unit's. */
   env?: Record<string, string>;
+  /** The HRMS simulator's answer delay (a cloud HRMS over the Internet; default none). */
+  hrmsLatencyMs?: number;
 }
 
 /** Starts the simulators and the daemon, and waits until every initial punch reached the HRMS. */
 export async function startDaemonRig(o: RigOptions, warmupTimeoutMs: number): Promise<DaemonRig> {
   const scratch = scratchDir('daemon');
-  const hrms = await startHrmsChild();
+  const hrms = await startHrmsChild({ latencyMs: o.hrmsLatencyMs });
   const terminals = await startTerminalChild(
     Array.from({ length: o.terminals }, (_, i) => ({
       users: o.usersPerTerminal,
