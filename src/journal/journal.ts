@@ -50,6 +50,7 @@ import type {
   PunchState,
 } from './types.js';
 import { WalSync } from './wal-sync.js';
+import { CheckpointWorker } from './checkpoint-worker.js';
 import { WriteGate } from './write-gate.js';
 import { FutureJudge, signed, type FutureCall } from './future-judge.js';
 
@@ -90,6 +91,11 @@ export interface JournalOptions {
   deadAfterDays?: number;
   /** How often a claim first looks for claims of processes that are gone (default 30 s). */
   claimRecoveryMs?: number;
+  /**
+   * Only the daemon ('owner'): checkpoints in a worker thread, off the event loop
+   * (checkpoint-worker.ts). Short commands keep SQLite's automatic checkpoint.
+   */
+  checkpointInWorker?: boolean | { intervalMs?: number; failWith?: string };
 }
 
 type Settings = Required<
@@ -148,7 +154,11 @@ function memoLast<T>(fn: (s: string) => T): (s: string) => T {
 const EARLIEST_PLAUSIBLE = '2000-01-01 00:00:00';
 /** Rows per transaction of the journal's own bulk work (prune), so other processes never wait long. */
 const CHUNK_ROWS = 5000;
-/** After this many rows written, a passive checkpoint (the WAL is then cut back to its size limit). */
+/**
+ * After this many rows written, a passive checkpoint (the WAL is then cut back to its size limit).
+ * With the checkpoint worker: only when the worker completed none meanwhile (stuck on a slow disk),
+ * so that the WAL cannot grow without bound.
+ */
 const CHECKPOINT_AFTER_ROWS = 20_000;
 /** How long closing waits for a busy journal to take the writes kept for it. */
 const CLOSE_TIMEOUT_MS = 5000;
@@ -204,6 +214,13 @@ export class Journal implements PunchSink, DeliveryQueue {
   private readonly future: FutureJudge;
   /** The disk sync of `together`, off the event loop (wal-sync.ts). */
   private readonly walSync: WalSync;
+  /** The daemon's checkpoints, off the event loop (checkpoint-worker.ts). */
+  private checkpointer: CheckpointWorker | undefined;
+  /** The worker's completed checkpoints at the last fallback look (wrote). */
+  private checkpointsSeen = 0;
+  private checkpointerStuck = false;
+  /** Checkpoints run on this (the main) connection by `wrote` (tests: none while the worker works). */
+  mainCheckpoints = 0;
 
   private constructor(
     readonly db: Database.Database,
@@ -374,6 +391,7 @@ export class Journal implements PunchSink, DeliveryQueue {
         if (isBusyJournalError(e)) throw new JournalBusyError(options.path);
         throw describeJournalFailure(options.path, e);
       }
+      if (options.checkpointInWorker) journal.checkpointInWorker(options.checkpointInWorker);
     }
     return journal;
   }
@@ -1003,16 +1021,65 @@ export class Journal implements PunchSink, DeliveryQueue {
     })();
   }
 
+  /**
+   * The checkpoints move to a worker thread: SQLite's automatic one (inside the commit that crosses
+   * 1000 pages, with a sync of the database file) is turned off on this connection. If the worker
+   * cannot start or fails later, the journal checkpoints itself as before.
+   */
+  private checkpointInWorker(opts: true | { intervalMs?: number; failWith?: string }): void {
+    const back = () => {
+      this.checkpointer = undefined;
+      if (this.db.open) this.db.pragma('wal_autocheckpoint = 1000');
+    };
+    try {
+      this.checkpointer = new CheckpointWorker(this.opts.path, {
+        logger: this.extra.logger,
+        onFailed: back,
+        ...(opts === true ? {} : opts),
+      });
+      this.db.pragma('wal_autocheckpoint = 0');
+    } catch (e) {
+      this.extra.logger?.warn(
+        { err: e instanceof Error ? e.message : String(e) },
+        'the journal checkpoint thread could not start; the journal checkpoints on its main thread',
+      );
+      back();
+    }
+  }
+
   /** Counts rows written; after many, a passive checkpoint lets the WAL be cut back to its size limit. */
   private wrote(rows: number): void {
+    this.checkpointer?.wrote(rows);
     this.writtenSinceCheckpoint += rows;
     if (this.writtenSinceCheckpoint < CHECKPOINT_AFTER_ROWS) return;
     this.writtenSinceCheckpoint = 0;
+    const worker = this.checkpointer;
+    if (worker?.active) {
+      const progressed = worker.progressed !== this.checkpointsSeen;
+      this.checkpointsSeen = worker.progressed;
+      if (progressed) {
+        this.checkpointerStuck = false;
+        return;
+      }
+      if (!this.checkpointerStuck)
+        this.extra.logger?.warn(
+          { rows: CHECKPOINT_AFTER_ROWS },
+          'the journal checkpoint thread has not finished a checkpoint for a while (slow disk?); the journal checkpoints on its main thread meanwhile',
+        );
+      this.checkpointerStuck = true;
+    }
     try {
+      this.mainCheckpoints++;
       this.db.pragma('wal_checkpoint(PASSIVE)');
     } catch {
       // a checkpoint is an optimisation: the next one will do
     }
+  }
+
+  /** The checkpoint worker's checkpoints so far (undefined: none runs; tests). */
+  get workerCheckpoints(): Pick<CheckpointWorker, 'completed' | 'progressed' | 'last'> | undefined {
+    const w = this.checkpointer;
+    return w && { completed: w.completed, progressed: w.progressed, last: w.last };
   }
 
   close(): void {
@@ -1030,6 +1097,7 @@ export class Journal implements PunchSink, DeliveryQueue {
           );
       }
       this.gate.stop();
+      this.checkpointer?.close();
       if (this.isOwner) {
         try {
           this.db.pragma('wal_checkpoint(TRUNCATE)');
@@ -1038,6 +1106,7 @@ export class Journal implements PunchSink, DeliveryQueue {
         }
       }
     } finally {
+      this.checkpointer?.close();
       this.walSync.close();
       this.db.close();
       this.holder?.release(this.opts.path);

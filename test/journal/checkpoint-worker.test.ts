@@ -1,0 +1,103 @@
+import { statSync } from 'node:fs';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Journal } from '../../src/journal/index.js';
+import { fakeClock, tempDir } from '../helpers/tmp.js';
+import { waitFor } from '../helpers/wait.js';
+
+/** `rows` punches of one terminal, minute after minute from `from` (a distinct set per call). */
+function punches(round: number, rows: number) {
+  return Array.from({ length: rows }, (_, i) => ({
+    terminal: `t${i % 20}`,
+    biometricCode: String(round),
+    logTime: new Date(Date.UTC(2026, 0, 1) + (round * rows + i) * 60_000).toISOString().slice(0, 19).replace('T', ' '),
+  }));
+}
+
+function capturingLogger() {
+  const lines: { level: number; msg: string; err?: string }[] = [];
+  const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s)) });
+  return { logger, lines };
+}
+
+/**
+ * The daemon's checkpoints run in a worker thread (issue 35): its main connection has SQLite's
+ * automatic checkpoint off, never checkpoints itself while the worker works, and the WAL is still
+ * copied into the database and started over, so it stays small however much is ingested.
+ */
+describe('journal checkpoints in a worker thread', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let j: Journal | undefined;
+  beforeEach(() => {
+    tmp = tempDir();
+  });
+  afterEach(() => {
+    j?.close();
+    tmp.cleanup();
+  });
+
+  it('keeps the WAL bounded while punches are ingested, with no checkpoint on the main connection', async () => {
+    const path = tmp.path('j.db');
+    j = Journal.open({
+      path,
+      site: 's',
+      clock: fakeClock(),
+      mode: 'owner',
+      checkpointInWorker: { intervalMs: 60_000 },
+    });
+    expect(j.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    const rounds = 40;
+    const perRound = 2000;
+    let framesNoCheckpoint = 0;
+    for (let r = 0; r < rounds; r++) {
+      const before = j.workerCheckpoints!.progressed;
+      j.ingest(punches(r, perRound));
+      // Asked for after CHECKPOINT_KICK_ROWS rows (not on a timer here: its interval is a minute).
+      await waitFor(() => j!.workerCheckpoints!.progressed > before, 10_000, 'a worker checkpoint');
+      framesNoCheckpoint = Math.max(framesNoCheckpoint, j.workerCheckpoints!.last!.log);
+    }
+    const wal = statSync(`${path}-wal`).size;
+    const db = statSync(path).size;
+    expect(j.counts().pending).toBe(rounds * perRound);
+    expect(j.mainCheckpoints).toBe(0);
+    expect(j.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    // Each checkpoint found only about a round's frames: the WAL started over after each.
+    const pageSize = j.db.pragma('page_size', { simple: true }) as number;
+    expect(framesNoCheckpoint * pageSize).toBeLessThan(db / 4);
+    // The WAL file is no larger than about two rounds of writes, far less than all of them.
+    expect(wal).toBeLessThan(3 * framesNoCheckpoint * pageSize + 64 * 1024);
+    // All of it is in the database file: a second connection reads every punch from it.
+    j.close();
+    j = undefined;
+    const again = Journal.open({ path, site: 's', clock: fakeClock(), mode: 'readonly' });
+    expect(again.counts().pending).toBe(rounds * perRound);
+    again.close();
+  });
+
+  it('a failing worker is a logged warning, and the journal checkpoints on its main thread again', async () => {
+    const { logger, lines } = capturingLogger();
+    j = Journal.open({
+      path: tmp.path('j.db'),
+      site: 's',
+      clock: fakeClock(),
+      mode: 'owner',
+      logger,
+      checkpointInWorker: { failWith: 'disk I/O error (test)' },
+    });
+    j.ingest(punches(0, 1500));
+    await waitFor(() => j!.workerCheckpoints === undefined, 10_000, 'the worker given up');
+    const warning = lines.find((l) => l.msg.includes('checkpoint thread failed'));
+    expect(warning).toMatchObject({ level: 40, err: 'disk I/O error (test)' });
+    expect(j.db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    // Every 20,000 rows a checkpoint of its own, as before.
+    for (let r = 1; r <= 12; r++) j.ingest(punches(r, 2000));
+    expect(j.mainCheckpoints).toBeGreaterThan(0);
+    expect(j.counts().pending).toBe(1500 + 12 * 2000);
+  });
+
+  it("short commands keep SQLite's automatic checkpoint and start no worker", () => {
+    j = Journal.open({ path: tmp.path('j.db'), site: 's', clock: fakeClock(), mode: 'owner' });
+    expect(j.db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    expect(j.workerCheckpoints).toBeUndefined();
+  });
+});
