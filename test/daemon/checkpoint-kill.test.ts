@@ -1,0 +1,59 @@
+import { statSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { keys, spawnDaemon, startStack } from './stack.js';
+import { waitFor } from '../helpers/wait.js';
+
+/** The journal file's size and modification time: with its own checkpoints off, only the checkpoint worker writes it. */
+function dbStamp(path: string): string {
+  const st = statSync(path);
+  return `${st.size}:${st.mtimeMs}`;
+}
+
+/**
+ * The daemon's checkpoints run in a worker thread (issue 35). Killed (SIGKILL) while that worker
+ * copies the WAL into the database file, the daemon loses no punch: SQLite's checkpoint is
+ * crash-safe (the WAL keeps every frame until the copy is synced), and the next start finds every
+ * punch journalled and delivers it.
+ */
+describe('a kill during a checkpoint of the worker', () => {
+  it('loses no punch, the database file being written by the worker when the daemon is killed', async () => {
+    const stack = await startStack({ delivery: { batchSize: 200 } });
+    const t = stack.terminals[0]!;
+    for (let n = 0; n < 12_000; n++)
+      t.addPunch({
+        userId: String(1000 + (n % 97)),
+        logTime: `2026-11-${String(1 + Math.floor(n / 1440)).padStart(2, '0')} ${String(Math.floor(n / 60) % 24).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}:00`,
+      });
+    const journal = stack.tmp.path('journal.db');
+    let killedWhileWriting = 0;
+    try {
+      for (let kill = 0; kill < 4; kill++) {
+        const d = spawnDaemon(stack.configPath);
+        await waitFor(() => d.output().includes('punchgate running'), 15_000, 'the daemon running');
+        const before = dbStamp(journal);
+        // The database file changes only by a checkpoint, and only the worker checkpoints.
+        await waitFor(() => dbStamp(journal) !== before || d.child.exitCode !== null, 15_000, 'a worker checkpoint');
+        d.child.kill('SIGKILL');
+        const exit = await d.exited;
+        expect(exit.signal, d.output().slice(-2000)).toBe('SIGKILL');
+        killedWhileWriting++;
+      }
+      expect(killedWhileWriting).toBe(4);
+      const d = spawnDaemon(stack.configPath);
+      const expected = keys(t.punches());
+      await waitFor(
+        () => keys(stack.hrms.attendance()).length === expected.length,
+        60_000,
+        'every punch delivered after the kills',
+      );
+      expect(keys(stack.hrms.attendance())).toEqual(expected);
+      expect(d.output()).not.toContain('checkpoint thread failed');
+      await waitFor(() => d.output().includes('punchgate running'), 15_000, 'the last daemon running');
+      // A clean stop ends the worker first, then the journal's own closing checkpoint runs.
+      d.child.kill('SIGTERM');
+      expect(await d.exited, d.output().slice(-2000)).toEqual({ code: 0, signal: null });
+    } finally {
+      await stack.stop();
+    }
+  }, 180_000);
+});
