@@ -26,6 +26,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 const closed = new Int32Array(workerData.closed);
 let db;
 function checkpoint() {
+  if (workerData.stall) return;
   try {
     if (!db) {
       const Database = require(workerData.driver);
@@ -59,6 +60,8 @@ export interface CheckpointWorkerOptions {
   intervalMs?: number;
   /** Tests: every checkpoint of the worker throws this message. */
   failWith?: string;
+  /** Tests: the worker never finishes a checkpoint (as on a disk that does not answer). */
+  stall?: boolean;
 }
 
 /**
@@ -94,6 +97,7 @@ export class CheckpointWorker {
         intervalMs: opts.intervalMs ?? CHECKPOINT_INTERVAL_MS,
         closed: this.closedFlag.buffer,
         fail: opts.failWith,
+        stall: opts.stall === true,
       },
       // Only SQLite's pages are its work: a small heap is plenty.
       resourceLimits: { maxOldGenerationSizeMb: 16 },

@@ -95,7 +95,7 @@ export interface JournalOptions {
    * Only the daemon ('owner'): checkpoints in a worker thread, off the event loop
    * (checkpoint-worker.ts). Short commands keep SQLite's automatic checkpoint.
    */
-  checkpointInWorker?: boolean | { intervalMs?: number; failWith?: string };
+  checkpointInWorker?: boolean | { intervalMs?: number; failWith?: string; stall?: boolean };
 }
 
 type Settings = Required<
@@ -1026,7 +1026,7 @@ export class Journal implements PunchSink, DeliveryQueue {
    * 1000 pages, with a sync of the database file) is turned off on this connection. If the worker
    * cannot start or fails later, the journal checkpoints itself as before.
    */
-  private checkpointInWorker(opts: true | { intervalMs?: number; failWith?: string }): void {
+  private checkpointInWorker(opts: true | { intervalMs?: number; failWith?: string; stall?: boolean }): void {
     const back = () => {
       this.checkpointer = undefined;
       if (this.db.open) this.db.pragma('wal_autocheckpoint = 1000');

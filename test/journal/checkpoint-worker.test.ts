@@ -95,6 +95,25 @@ describe('journal checkpoints in a worker thread', () => {
     expect(j.counts().pending).toBe(1500 + 12 * 2000);
   });
 
+  it('a worker that finishes no checkpoint for 20,000 rows: the main connection checkpoints meanwhile, said once', () => {
+    const { logger, lines } = capturingLogger();
+    j = Journal.open({
+      path: tmp.path('j.db'),
+      site: 's',
+      clock: fakeClock(),
+      mode: 'owner',
+      logger,
+      checkpointInWorker: { stall: true },
+    });
+    for (let r = 0; r < 9; r++) j.ingest(punches(r, 5000));
+    // 45,000 rows: two looks at 20,000 found no progress, so two checkpoints of its own.
+    expect(j.mainCheckpoints).toBe(2);
+    expect(lines.filter((l) => l.msg.includes('has not finished a checkpoint'))).toHaveLength(1);
+    // Still the worker's job (it may be only slow): SQLite's automatic checkpoint stays off.
+    expect(j.workerCheckpoints).toMatchObject({ completed: 0 });
+    expect(j.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+  });
+
   it("short commands keep SQLite's automatic checkpoint and start no worker", () => {
     j = Journal.open({ path: tmp.path('j.db'), site: 's', clock: fakeClock(), mode: 'owner' });
     expect(j.db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
