@@ -100,7 +100,7 @@ export class CheckpointWorker {
         stall: opts.stall === true,
       },
       // Only SQLite's pages are its work: a small heap is plenty.
-      resourceLimits: { maxOldGenerationSizeMb: 16 },
+      resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 1, stackSizeMb: 1 },
     });
     this.worker.unref();
     this.worker.on('message', (m: WorkerMessage) => this.message(m));

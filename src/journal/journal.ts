@@ -50,7 +50,7 @@ import type {
   PunchState,
 } from './types.js';
 import { WalSync } from './wal-sync.js';
-import { CheckpointWorker } from './checkpoint-worker.js';
+import { CHECKPOINT_KICK_ROWS, CheckpointWorker } from './checkpoint-worker.js';
 import { WriteGate } from './write-gate.js';
 import { FutureJudge, signed, type FutureCall } from './future-judge.js';
 
@@ -216,6 +216,13 @@ export class Journal implements PunchSink, DeliveryQueue {
   private readonly walSync: WalSync;
   /** The daemon's checkpoints, off the event loop (checkpoint-worker.ts). */
   private checkpointer: CheckpointWorker | undefined;
+  /**
+   * The worker's options until it starts: at the first CHECKPOINT_KICK_ROWS rows written or the
+   * first delivery batch, not before. A worker thread costs about 9 MB of memory; a daemon that
+   * writes little keeps SQLite's automatic checkpoint, which then has little to copy.
+   */
+  private checkpointerWanted: { intervalMs?: number; failWith?: string; stall?: boolean } | undefined;
+  private rowsBeforeCheckpointer = 0;
   /** The worker's completed checkpoints at the last fallback look (wrote). */
   private checkpointsSeen = 0;
   private checkpointerStuck = false;
@@ -391,7 +398,8 @@ export class Journal implements PunchSink, DeliveryQueue {
         if (isBusyJournalError(e)) throw new JournalBusyError(options.path);
         throw describeJournalFailure(options.path, e);
       }
-      if (options.checkpointInWorker) journal.checkpointInWorker(options.checkpointInWorker);
+      if (options.checkpointInWorker)
+        journal.checkpointerWanted = options.checkpointInWorker === true ? {} : options.checkpointInWorker;
     }
     return journal;
   }
@@ -723,6 +731,7 @@ export class Journal implements PunchSink, DeliveryQueue {
    * journal; nothing of `fn` is then written, and an error inside `fn` undoes all of it.
    */
   together<T>(fn: () => T): T {
+    if (this.checkpointerWanted) this.startCheckpointer();
     // Its commit without a sync of its own, the WAL synced right after off the event loop (wal-sync.ts).
     const relax = !this.db.inTransaction && !this.readonly && this.walSync.available();
     if (relax) this.stmt.syncNormal.run();
@@ -1026,7 +1035,10 @@ export class Journal implements PunchSink, DeliveryQueue {
    * 1000 pages, with a sync of the database file) is turned off on this connection. If the worker
    * cannot start or fails later, the journal checkpoints itself as before.
    */
-  private checkpointInWorker(opts: true | { intervalMs?: number; failWith?: string; stall?: boolean }): void {
+  private startCheckpointer(): void {
+    const opts = this.checkpointerWanted;
+    this.checkpointerWanted = undefined;
+    if (!opts || !this.db.open) return;
     const back = () => {
       this.checkpointer = undefined;
       if (this.db.open) this.db.pragma('wal_autocheckpoint = 1000');
@@ -1035,7 +1047,7 @@ export class Journal implements PunchSink, DeliveryQueue {
       this.checkpointer = new CheckpointWorker(this.opts.path, {
         logger: this.extra.logger,
         onFailed: back,
-        ...(opts === true ? {} : opts),
+        ...opts,
       });
       this.db.pragma('wal_autocheckpoint = 0');
     } catch (e) {
@@ -1049,6 +1061,8 @@ export class Journal implements PunchSink, DeliveryQueue {
 
   /** Counts rows written; after many, a passive checkpoint lets the WAL be cut back to its size limit. */
   private wrote(rows: number): void {
+    if (this.checkpointerWanted && (this.rowsBeforeCheckpointer += rows) >= CHECKPOINT_KICK_ROWS)
+      this.startCheckpointer();
     this.checkpointer?.wrote(rows);
     this.writtenSinceCheckpoint += rows;
     if (this.writtenSinceCheckpoint < CHECKPOINT_AFTER_ROWS) return;

@@ -19,19 +19,25 @@ describe('a kill during a checkpoint of the worker', () => {
   it('loses no punch, the database file being written by the worker when the daemon is killed', async () => {
     const stack = await startStack({ delivery: { batchSize: 200 } });
     const t = stack.terminals[0]!;
-    for (let n = 0; n < 12_000; n++)
-      t.addPunch({
-        userId: String(1000 + (n % 97)),
-        logTime: `2026-11-${String(1 + Math.floor(n / 1440)).padStart(2, '0')} ${String(Math.floor(n / 60) % 24).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}:00`,
-      });
+    // Each life of the daemon has 3000 new punches to journal (and deliver): its checkpoint worker
+    // starts at its first 1000 rows written and has work to do.
+    let n = 0;
+    const punchMore = () => {
+      for (const end = n + 3000; n < end; n++)
+        t.addPunch({
+          userId: String(1000 + (n % 97)),
+          logTime: `2026-11-${String(1 + Math.floor(n / 1440)).padStart(2, '0')} ${String(Math.floor(n / 60) % 24).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}:00`,
+        });
+    };
     const journal = stack.tmp.path('journal.db');
     let killedWhileWriting = 0;
     try {
       for (let kill = 0; kill < 4; kill++) {
+        punchMore();
         const d = spawnDaemon(stack.configPath);
         await waitFor(() => d.output().includes('punchgate running'), 15_000, 'the daemon running');
         const before = dbStamp(journal);
-        // The database file changes only by a checkpoint, and only the worker checkpoints.
+        // The database file changes only by a checkpoint: the worker's, once the first 1000 rows started it.
         await waitFor(() => dbStamp(journal) !== before || d.child.exitCode !== null, 15_000, 'a worker checkpoint');
         d.child.kill('SIGKILL');
         const exit = await d.exited;
