@@ -20,6 +20,28 @@ const CLOSE_WAIT_MS = 5000;
  * is copied, the next commit starts the WAL from its beginning again, and `journal_size_limit`
  * cuts the file back (open-db.ts). Results and errors go back as messages; `close` closes the
  * connection and says so through the shared flag (the main thread waits for it synchronously).
+ *
+ * Why this checkpoint cannot lose what `together` commits without its own sync (wal-sync.ts:
+ * synchronous NORMAL, the WAL fsynced afterwards in the thread pool). Read in SQLite's wal.c
+ * (walCheckpoint, walRestartLog, sqlite3WalFrames; 3.53) and the PRAGMA synchronous page ("in WAL
+ * mode when synchronous is NORMAL, the WAL file is synchronized before each checkpoint and the
+ * database file is synchronized after each completed checkpoint and the WAL file header is
+ * synchronized when a WAL file begins to be reused after a checkpoint"):
+ * - A commit's frames are in the WAL file before its commit returns; a checkpoint copies only
+ *   frames up to the last commit it saw (mxFrame of its snapshot), never a transaction under way.
+ * - Before copying, the checkpoint fsyncs the WAL itself (with this connection's synchronous FULL),
+ *   so frames it copies are durable in the WAL first, whether or not WalSync's fsync ran yet.
+ * - The database file is fsynced when all of the WAL was copied, and only after that fsync is the
+ *   WAL marked as all copied (nBackfill = mxFrame). Only then may the writer (the main connection)
+ *   start the WAL over at its next commit ("WAL reset": walRestartLog needs every frame copied and
+ *   no reader on the WAL); the first frame of a new WAL writes a new header (new salt) and fsyncs
+ *   it before any frame is written (unless synchronous OFF, which punchgate never uses), so old
+ *   frames never pass for new ones after a power cut.
+ * - WalSync's file descriptor stays on the same file: the WAL is reset in place and cut back by
+ *   `journal_size_limit` (truncated, not replaced); SQLite deletes it only when the last
+ *   connection closes, and the journal closes this worker and WalSync before its own connection.
+ * So a checkpoint can only make a `together` commit durable earlier than WalSync would, never
+ * undo one; a power cut before WalSync's fsync loses what wal-sync.ts says it may lose, no more.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
