@@ -1050,6 +1050,8 @@ export class Journal implements PunchSink, DeliveryQueue {
         ...opts,
       });
       this.db.pragma('wal_autocheckpoint = 0');
+      // Said at debug level: a test (and an admin looking at threads) can tell when it started.
+      this.extra.logger?.debug('the journal checkpoint thread started');
     } catch (e) {
       this.extra.logger?.warn(
         { err: e instanceof Error ? e.message : String(e) },

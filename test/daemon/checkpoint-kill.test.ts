@@ -34,10 +34,16 @@ describe('a kill during a checkpoint of the worker', () => {
     try {
       for (let kill = 0; kill < 4; kill++) {
         punchMore();
-        const d = spawnDaemon(stack.configPath);
-        await waitFor(() => d.output().includes('punchgate running'), 15_000, 'the daemon running');
+        // At debug level the daemon says when its checkpoint thread starts.
+        const d = spawnDaemon(stack.configPath, ['--log-level', 'debug']);
+        await waitFor(
+          () => d.output().includes('the journal checkpoint thread started') || d.child.exitCode !== null,
+          15_000,
+          'the checkpoint thread started',
+        );
         const before = dbStamp(journal);
-        // The database file changes only by a checkpoint: the worker's, once the first 1000 rows started it.
+        // From now on the database file changes only by a checkpoint of the worker (the main
+        // connection's automatic checkpoint is off, and its own fallback needs 20,000 rows).
         await waitFor(() => dbStamp(journal) !== before || d.child.exitCode !== null, 15_000, 'a worker checkpoint');
         d.child.kill('SIGKILL');
         const exit = await d.exited;
