@@ -16,7 +16,7 @@ import { printable } from '../util/terminal-text.js';
 import { ClaimHolder } from './claim-holder.js';
 import { describeJournalFailure, isBusyJournalError, JournalBusyError } from './errors.js';
 import { JournalLockedError, OwnerLock } from './lock.js';
-import { openJournalDb } from './open-db.js';
+import { openJournalDb, WAL_SIZE_LIMIT_BYTES } from './open-db.js';
 import { PunchHistory } from './history.js';
 import { CountMoves, PunchCounts } from './punch-counts.js';
 import { PunchIds } from './punch-id.js';
@@ -226,7 +226,10 @@ export class Journal implements PunchSink, DeliveryQueue {
   /** The worker's completed checkpoints at the last fallback look (wrote). */
   private checkpointsSeen = 0;
   private checkpointerStuck = false;
-  /** Checkpoints run on this (the main) connection by `wrote` (tests: none while the worker works). */
+  /** A checkpoint asked for inside a transaction, to run after it (checkpointHere). */
+  private checkpointDue = false;
+  private pageBytes: number | undefined;
+  /** Checkpoints run on this (the main) connection by `wrote`, counted when SQLite ran them (tests). */
   mainCheckpoints = 0;
 
   private constructor(
@@ -1075,21 +1078,49 @@ export class Journal implements PunchSink, DeliveryQueue {
       this.checkpointsSeen = worker.progressed;
       if (progressed) {
         this.checkpointerStuck = false;
-        return;
+        // The worker copies only the frames committed when it starts; while commits follow each
+        // other without a pause it never finds all of the WAL copied, so the WAL is never started
+        // over and grows (200,000 punches without a pause: 70 MB). Past its size limit, this
+        // connection copies the rest itself, between two of its own commits.
+        const frames = worker.last?.log ?? 0;
+        if (frames * this.pageSize() <= WAL_SIZE_LIMIT_BYTES) return;
+      } else {
+        if (!this.checkpointerStuck)
+          this.extra.logger?.warn(
+            { rows: CHECKPOINT_AFTER_ROWS },
+            'the journal checkpoint thread has not finished a checkpoint for a while (slow disk?); the journal checkpoints on its main thread meanwhile',
+          );
+        this.checkpointerStuck = true;
       }
-      if (!this.checkpointerStuck)
-        this.extra.logger?.warn(
-          { rows: CHECKPOINT_AFTER_ROWS },
-          'the journal checkpoint thread has not finished a checkpoint for a while (slow disk?); the journal checkpoints on its main thread meanwhile',
-        );
-      this.checkpointerStuck = true;
+    }
+    this.checkpointHere();
+  }
+
+  /**
+   * A passive checkpoint on this connection. Not inside a transaction (a push terminal's upload
+   * ingests inside the transaction of its stamp), where SQLite refuses it (SQLITE_LOCKED): then
+   * right after the transaction, in the next turn of the event loop.
+   */
+  private checkpointHere(): void {
+    if (this.db.inTransaction) {
+      if (this.checkpointDue) return;
+      this.checkpointDue = true;
+      setImmediate(() => {
+        this.checkpointDue = false;
+        if (this.db.open) this.checkpointHere();
+      });
+      return;
     }
     try {
-      this.mainCheckpoints++;
       this.db.pragma('wal_checkpoint(PASSIVE)');
+      this.mainCheckpoints++;
     } catch {
       // a checkpoint is an optimisation: the next one will do
     }
+  }
+
+  private pageSize(): number {
+    return (this.pageBytes ??= this.db.pragma('page_size', { simple: true }) as number);
   }
 
   /** The checkpoint worker's checkpoints so far (undefined: none runs; tests). */

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
+import { PushStore } from '../../src/journal/push-store.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -114,6 +115,24 @@ describe('journal checkpoints in a worker thread', () => {
     // Still the worker's job (it may be only slow): SQLite's automatic checkpoint stays off.
     expect(j.workerCheckpoints).toMatchObject({ completed: 0 });
     expect(j.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+  });
+
+  it("a push terminal's uploads (ingested inside the transaction of their stamp): the main connection's checkpoint runs right after the transaction", async () => {
+    const clock = fakeClock();
+    j = Journal.open({ path: tmp.path('j.db'), site: 's', clock, mode: 'owner', checkpointInWorker: { stall: true } });
+    const store = new PushStore(j.db, j, clock);
+    const upload = (round: number) => ({
+      upload: { terminal: 't0', serial: 'SN-0', table: 'ATTLOG', stamp: String(round), at: clock.now() },
+      punches: punches(round, 5000),
+      malformed: { count: 0, first: null },
+    });
+    for (let r = 0; r < 9; r++) store.commitPunches([upload(r)]);
+    // Inside a transaction SQLite refuses a checkpoint (SQLITE_LOCKED): none ran yet.
+    expect(j.mainCheckpoints).toBe(0);
+    await new Promise((resolve) => setImmediate(resolve));
+    // Two looks at 20,000 rows found the worker stuck: one checkpoint, after the transaction.
+    expect(j.mainCheckpoints).toBe(1);
+    expect(j.counts().pending).toBe(45_000);
   });
 
   it('starts with the first delivery batch (together) when little is ingested', () => {
