@@ -156,8 +156,9 @@ const EARLIEST_PLAUSIBLE = '2000-01-01 00:00:00';
 const CHUNK_ROWS = 5000;
 /**
  * After this many rows written, a passive checkpoint (the WAL is then cut back to its size limit).
- * With the checkpoint worker: only when the worker completed none meanwhile (stuck on a slow disk),
- * so that the WAL cannot grow without bound.
+ * With the checkpoint worker: only when the worker completed none meanwhile (stuck on a slow disk)
+ * or the WAL passed its size limit (commits without a pause), so that the WAL cannot grow without
+ * bound.
  */
 const CHECKPOINT_AFTER_ROWS = 20_000;
 /** How long closing waits for a busy journal to take the writes kept for it. */
@@ -1081,7 +1082,8 @@ export class Journal implements PunchSink, DeliveryQueue {
         // The worker copies only the frames committed when it starts; while commits follow each
         // other without a pause it never finds all of the WAL copied, so the WAL is never started
         // over and grows (200,000 punches without a pause: 70 MB). Past its size limit, this
-        // connection copies the rest itself, between two of its own commits.
+        // connection copies the rest itself, between two of its own commits: only the frames the
+        // worker has not copied yet (about its last 1000 rows) and a sync of the database file.
         const frames = worker.last?.log ?? 0;
         if (frames * this.pageSize() <= WAL_SIZE_LIMIT_BYTES) return;
       } else {
