@@ -7,6 +7,13 @@ import type { Logger } from '../util/logger.js';
 export const CHECKPOINT_KICK_ROWS = 1000;
 /** The worker also checkpoints this often on its own (delivery's settles write without counting rows). */
 export const CHECKPOINT_INTERVAL_MS = 1000;
+/**
+ * Without a punch written or a batch delivered for this long (and all of the WAL copied), the
+ * worker ends: a worker thread costs the daemon about 6 MB of memory (daemon-idle bench), and
+ * while little is written SQLite's automatic checkpoint has little to copy. The next 1000 rows or
+ * the next batch delivered start one again (a few milliseconds of a core).
+ */
+export const CHECKPOINT_RETIRE_MS = 30_000;
 /** How long closing waits for the worker to finish a checkpoint and let the file go. */
 const CLOSE_WAIT_MS = 5000;
 
@@ -84,7 +91,15 @@ export interface CheckpointWorkerOptions {
   failWith?: string;
   /** Tests: the worker never finishes a checkpoint (as on a disk that does not answer). */
   stall?: boolean;
+  /** Nothing written for `retireAfterMs` (default CHECKPOINT_RETIRE_MS): the worker ended itself. */
+  onIdle?: () => void;
+  retireAfterMs?: number;
+  /** Monotonic milliseconds (the journal's clock). */
+  elapsed?: () => number;
 }
+
+/** What the journal's option `checkpointInWorker` may set (tests). */
+export type CheckpointTuning = Pick<CheckpointWorkerOptions, 'intervalMs' | 'failWith' | 'stall' | 'retireAfterMs'>;
 
 /**
  * The journal's checkpoints in a worker thread, off the event loop (issue 35): SQLite's automatic
@@ -100,6 +115,8 @@ export class CheckpointWorker {
   private rows = 0;
   private asked = false;
   private ended = false;
+  /** When a punch was last written or a batch delivered (elapsed ms). */
+  private lastUsed: number;
   /** Checkpoints the worker completed (busy or not). */
   completed = 0;
   /** ... of which not busy (another checkpoint, e.g. another process's, held the file). */
@@ -111,6 +128,7 @@ export class CheckpointWorker {
     journalPath: string,
     private readonly opts: CheckpointWorkerOptions,
   ) {
+    this.lastUsed = this.elapsed();
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: {
@@ -140,11 +158,17 @@ export class CheckpointWorker {
   /** Rows written on the main connection: past CHECKPOINT_KICK_ROWS, a checkpoint is asked for. */
   wrote(rows: number): void {
     if (this.ended) return;
+    this.used();
     this.rows += rows;
     if (this.rows < CHECKPOINT_KICK_ROWS || this.asked) return;
     this.rows = 0;
     this.asked = true;
     this.worker.postMessage('checkpoint');
+  }
+
+  /** A batch delivered (or anything else written that keeps the worker busy): not idle. */
+  used(): void {
+    this.lastUsed = this.elapsed();
   }
 
   /**
@@ -166,9 +190,18 @@ export class CheckpointWorker {
       this.completed++;
       if (!m.busy) this.progressed++;
       this.last = { busy: m.busy, log: m.log, checkpointed: m.checkpointed };
+      const idle = this.elapsed() - this.lastUsed >= (this.opts.retireAfterMs ?? CHECKPOINT_RETIRE_MS);
+      if (this.opts.onIdle && idle && !m.busy && m.log === m.checkpointed) {
+        this.close();
+        this.opts.onIdle();
+      }
       return;
     }
     this.fail(m.code ? `${m.code}: ${m.message}` : m.message);
+  }
+
+  private elapsed(): number {
+    return this.opts.elapsed ? this.opts.elapsed() : performance.now();
   }
 
   private fail(why: string): void {

@@ -10,7 +10,7 @@ import {
   type Punch,
 } from '../punch.js';
 import { backoffDelay } from '../util/backoff.js';
-import { systemClock, type Clock } from '../util/clock.js';
+import { elapsedMs, systemClock, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { printable } from '../util/terminal-text.js';
 import { ClaimHolder } from './claim-holder.js';
@@ -50,7 +50,7 @@ import type {
   PunchState,
 } from './types.js';
 import { WalSync } from './wal-sync.js';
-import { CHECKPOINT_KICK_ROWS, CheckpointWorker } from './checkpoint-worker.js';
+import { CHECKPOINT_KICK_ROWS, CheckpointWorker, type CheckpointTuning } from './checkpoint-worker.js';
 import { WriteGate } from './write-gate.js';
 import { FutureJudge, signed, type FutureCall } from './future-judge.js';
 
@@ -95,7 +95,7 @@ export interface JournalOptions {
    * Only the daemon ('owner'): checkpoints in a worker thread, off the event loop
    * (checkpoint-worker.ts). Short commands keep SQLite's automatic checkpoint.
    */
-  checkpointInWorker?: boolean | { intervalMs?: number; failWith?: string; stall?: boolean };
+  checkpointInWorker?: boolean | CheckpointTuning;
 }
 
 type Settings = Required<
@@ -219,10 +219,10 @@ export class Journal implements PunchSink, DeliveryQueue {
   private checkpointer: CheckpointWorker | undefined;
   /**
    * The worker's options until it starts: at the first CHECKPOINT_KICK_ROWS rows written or the
-   * first delivery batch, not before. A worker thread costs about 9 MB of memory; a daemon that
+   * first delivery batch, not before (and so again after it ended idle, CHECKPOINT_RETIRE_MS). A worker thread costs about 9 MB of memory; a daemon that
    * writes little keeps SQLite's automatic checkpoint, which then has little to copy.
    */
-  private checkpointerWanted: { intervalMs?: number; failWith?: string; stall?: boolean } | undefined;
+  private checkpointerWanted: CheckpointTuning | undefined;
   private rowsBeforeCheckpointer = 0;
   /** The worker's completed checkpoints at the last fallback look (wrote). */
   private checkpointsSeen = 0;
@@ -736,6 +736,7 @@ export class Journal implements PunchSink, DeliveryQueue {
    */
   together<T>(fn: () => T): T {
     if (this.checkpointerWanted) this.startCheckpointer();
+    else this.checkpointer?.used();
     // Its commit without a sync of its own, the WAL synced right after off the event loop (wal-sync.ts).
     const relax = !this.db.inTransaction && !this.readonly && this.walSync.available();
     if (relax) this.stmt.syncNormal.run();
@@ -1047,10 +1048,21 @@ export class Journal implements PunchSink, DeliveryQueue {
       this.checkpointer = undefined;
       if (this.db.open) this.db.pragma('wal_autocheckpoint = 1000');
     };
+    // Idle: the worker has ended; SQLite's automatic checkpoint until the next one starts.
+    const idle = () => {
+      back();
+      this.checkpointerWanted = opts;
+      this.rowsBeforeCheckpointer = 0;
+      this.checkpointsSeen = 0;
+      this.checkpointerStuck = false;
+      this.extra.logger?.debug('the journal checkpoint thread ended: little was written for a while');
+    };
     try {
       this.checkpointer = new CheckpointWorker(this.opts.path, {
         logger: this.extra.logger,
         onFailed: back,
+        onIdle: idle,
+        elapsed: () => elapsedMs(this.clock),
         ...opts,
       });
       this.db.pragma('wal_autocheckpoint = 0');

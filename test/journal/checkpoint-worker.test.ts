@@ -135,6 +135,38 @@ describe('journal checkpoints in a worker thread', () => {
     expect(j.counts().pending).toBe(45_000);
   });
 
+  it('ends after a while with nothing written (automatic checkpoint back), and starts again with the next punches', async () => {
+    const clock = fakeClock();
+    j = Journal.open({
+      path: tmp.path('j.db'),
+      site: 's',
+      clock,
+      mode: 'owner',
+      checkpointInWorker: { intervalMs: 20, retireAfterMs: 30_000 },
+    });
+    const autocheckpoint = () => j!.db.pragma('wal_autocheckpoint', { simple: true });
+    const completed = () => j!.workerCheckpoints?.completed ?? 0;
+    j.ingest(punches(0, 1500));
+    expect(autocheckpoint()).toBe(0);
+    await waitFor(() => completed() >= 3, 10_000, 'worker checkpoints');
+    // Its checkpoints found nothing left to copy, but the clock has not moved: it stays.
+    expect(j.workerCheckpoints).toBeDefined();
+    clock.advance(30_000);
+    await waitFor(() => j!.workerCheckpoints === undefined, 10_000, 'the idle worker ended');
+    expect(autocheckpoint()).toBe(1000);
+    expect(j.mainCheckpoints).toBe(0);
+    j.ingest(punches(1, 1500));
+    expect(j.workerCheckpoints).toMatchObject({ completed: 0 });
+    expect(autocheckpoint()).toBe(0);
+    // A delivery batch counts as use: 31 s after the punches but 2 s after the batch, it stays.
+    clock.advance(29_000);
+    j.together(() => j!.claim(10));
+    clock.advance(2000);
+    await waitFor(() => completed() >= 3, 10_000, 'worker checkpoints after the batch');
+    expect(j.workerCheckpoints).toBeDefined();
+    expect(j.counts().pending + j.counts().inflight).toBe(3000);
+  });
+
   it('starts with the first delivery batch (together) when little is ingested', () => {
     j = Journal.open({
       path: tmp.path('j.db'),
