@@ -192,7 +192,10 @@ export class CheckpointWorker {
       this.last = { busy: m.busy, log: m.log, checkpointed: m.checkpointed };
       const idle = this.elapsed() - this.lastUsed >= (this.opts.retireAfterMs ?? CHECKPOINT_RETIRE_MS);
       if (this.opts.onIdle && idle && !m.busy && m.log === m.checkpointed) {
-        this.close();
+        // Not waited for (close): the thread closes its connection and ends on its own, and a
+        // checkpoint it may have begun meanwhile makes the main connection's wait at most busy.
+        this.ended = true;
+        this.worker.postMessage('close');
         this.opts.onIdle();
       }
       return;
