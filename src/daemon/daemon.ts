@@ -4,7 +4,7 @@ import { messageOf } from '../util/errors.js';
 import { ConfigWatch } from './config-watch.js';
 import type { Config } from '../config/schema.js';
 import type { AppContext } from '../context.js';
-import { Journal } from '../journal/journal.js';
+import { Journal, type JournalOptions } from '../journal/journal.js';
 import { UserBackupStore } from '../journal/user-backups.js';
 import { isBusyJournalError, isFatalJournalError } from '../journal/errors.js';
 import type { AdmsReceiver } from '../sources/adms/index.js';
@@ -58,6 +58,8 @@ export interface DaemonOptions {
   onFatal: (err: unknown) => void;
   /** The senders of sink kinds beyond the seed HRMS (Frappe, Odoo), where this build has them. */
   sinkMakers?: SinkMakers;
+  /** The journal's checkpoints in a worker thread (default; tests turn it off or make it fail). */
+  checkpointInWorker?: JournalOptions['checkpointInWorker'];
 }
 
 /**
@@ -108,6 +110,8 @@ export class Daemon {
       clock: ctx.clock,
       mode: 'owner',
       busyTimeoutMs: DAEMON_BUSY_TIMEOUT_MS,
+      // Checkpoints off the event loop (issue 35).
+      checkpointInWorker: opts.checkpointInWorker ?? true,
       scrub: (text) => ctx.secrets.scrub(text),
       logger: ctx.logger,
       onFatal: (e) => opts.onFatal(e),

@@ -10,13 +10,13 @@ import {
   type Punch,
 } from '../punch.js';
 import { backoffDelay } from '../util/backoff.js';
-import { systemClock, type Clock } from '../util/clock.js';
+import { elapsedMs, systemClock, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { printable } from '../util/terminal-text.js';
 import { ClaimHolder } from './claim-holder.js';
 import { describeJournalFailure, isBusyJournalError, JournalBusyError } from './errors.js';
 import { JournalLockedError, OwnerLock } from './lock.js';
-import { openJournalDb } from './open-db.js';
+import { openJournalDb, WAL_SIZE_LIMIT_BYTES } from './open-db.js';
 import { PunchHistory } from './history.js';
 import { CountMoves, PunchCounts } from './punch-counts.js';
 import { PunchIds } from './punch-id.js';
@@ -50,6 +50,7 @@ import type {
   PunchState,
 } from './types.js';
 import { WalSync } from './wal-sync.js';
+import { CHECKPOINT_KICK_ROWS, CheckpointWorker, type CheckpointTuning } from './checkpoint-worker.js';
 import { WriteGate } from './write-gate.js';
 import { FutureJudge, signed, type FutureCall } from './future-judge.js';
 
@@ -90,6 +91,11 @@ export interface JournalOptions {
   deadAfterDays?: number;
   /** How often a claim first looks for claims of processes that are gone (default 30 s). */
   claimRecoveryMs?: number;
+  /**
+   * Only the daemon ('owner'): checkpoints in a worker thread, off the event loop
+   * (checkpoint-worker.ts). Short commands keep SQLite's automatic checkpoint.
+   */
+  checkpointInWorker?: boolean | CheckpointTuning;
 }
 
 type Settings = Required<
@@ -148,7 +154,12 @@ function memoLast<T>(fn: (s: string) => T): (s: string) => T {
 const EARLIEST_PLAUSIBLE = '2000-01-01 00:00:00';
 /** Rows per transaction of the journal's own bulk work (prune), so other processes never wait long. */
 const CHUNK_ROWS = 5000;
-/** After this many rows written, a passive checkpoint (the WAL is then cut back to its size limit). */
+/**
+ * After this many rows written, a passive checkpoint (the WAL is then cut back to its size limit).
+ * With the checkpoint worker: only when the worker completed none meanwhile (stuck on a slow disk)
+ * or the WAL passed its size limit (commits without a pause), so that the WAL cannot grow without
+ * bound.
+ */
 const CHECKPOINT_AFTER_ROWS = 20_000;
 /** How long closing waits for a busy journal to take the writes kept for it. */
 const CLOSE_TIMEOUT_MS = 5000;
@@ -204,6 +215,23 @@ export class Journal implements PunchSink, DeliveryQueue {
   private readonly future: FutureJudge;
   /** The disk sync of `together`, off the event loop (wal-sync.ts). */
   private readonly walSync: WalSync;
+  /** The daemon's checkpoints, off the event loop (checkpoint-worker.ts). */
+  private checkpointer: CheckpointWorker | undefined;
+  /**
+   * The worker's options until it starts: at the first CHECKPOINT_KICK_ROWS rows written or the
+   * first delivery batch, not before (and so again after it ended idle, CHECKPOINT_RETIRE_MS). A worker thread costs about 9 MB of memory; a daemon that
+   * writes little keeps SQLite's automatic checkpoint, which then has little to copy.
+   */
+  private checkpointerWanted: CheckpointTuning | undefined;
+  private rowsBeforeCheckpointer = 0;
+  /** The worker's completed checkpoints at the last fallback look (wrote). */
+  private checkpointsSeen = 0;
+  private checkpointerStuck = false;
+  /** A checkpoint asked for inside a transaction, to run after it (checkpointHere). */
+  private checkpointDue = false;
+  private pageBytes: number | undefined;
+  /** Checkpoints run on this (the main) connection by `wrote`, counted when SQLite ran them (tests). */
+  mainCheckpoints = 0;
 
   private constructor(
     readonly db: Database.Database,
@@ -374,6 +402,8 @@ export class Journal implements PunchSink, DeliveryQueue {
         if (isBusyJournalError(e)) throw new JournalBusyError(options.path);
         throw describeJournalFailure(options.path, e);
       }
+      if (options.checkpointInWorker)
+        journal.checkpointerWanted = options.checkpointInWorker === true ? {} : options.checkpointInWorker;
     }
     return journal;
   }
@@ -705,6 +735,8 @@ export class Journal implements PunchSink, DeliveryQueue {
    * journal; nothing of `fn` is then written, and an error inside `fn` undoes all of it.
    */
   together<T>(fn: () => T): T {
+    if (this.checkpointerWanted) this.startCheckpointer();
+    else this.checkpointer?.used();
     // Its commit without a sync of its own, the WAL synced right after off the event loop (wal-sync.ts).
     const relax = !this.db.inTransaction && !this.readonly && this.walSync.available();
     if (relax) this.stmt.syncNormal.run();
@@ -1003,16 +1035,112 @@ export class Journal implements PunchSink, DeliveryQueue {
     })();
   }
 
+  /**
+   * The checkpoints move to a worker thread: SQLite's automatic one (inside the commit that crosses
+   * 1000 pages, with a sync of the database file) is turned off on this connection. If the worker
+   * cannot start or fails later, the journal checkpoints itself as before.
+   */
+  private startCheckpointer(): void {
+    const opts = this.checkpointerWanted;
+    this.checkpointerWanted = undefined;
+    if (!opts || !this.db.open) return;
+    const back = () => {
+      this.checkpointer = undefined;
+      if (this.db.open) this.db.pragma('wal_autocheckpoint = 1000');
+    };
+    // Idle: the worker has ended; SQLite's automatic checkpoint until the next one starts.
+    const idle = () => {
+      back();
+      this.checkpointerWanted = opts;
+      this.rowsBeforeCheckpointer = 0;
+      this.checkpointsSeen = 0;
+      this.checkpointerStuck = false;
+      this.extra.logger?.debug('the journal checkpoint thread ended: little was written for a while');
+    };
+    try {
+      this.checkpointer = new CheckpointWorker(this.opts.path, {
+        logger: this.extra.logger,
+        onFailed: back,
+        onIdle: idle,
+        elapsed: () => elapsedMs(this.clock),
+        ...opts,
+      });
+      this.db.pragma('wal_autocheckpoint = 0');
+      // Said at debug level: a test (and an admin looking at threads) can tell when it started.
+      this.extra.logger?.debug('the journal checkpoint thread started');
+    } catch (e) {
+      this.extra.logger?.warn(
+        { err: e instanceof Error ? e.message : String(e) },
+        'the journal checkpoint thread could not start; the journal checkpoints on its main thread',
+      );
+      back();
+    }
+  }
+
   /** Counts rows written; after many, a passive checkpoint lets the WAL be cut back to its size limit. */
   private wrote(rows: number): void {
+    if (this.checkpointerWanted && (this.rowsBeforeCheckpointer += rows) >= CHECKPOINT_KICK_ROWS)
+      this.startCheckpointer();
+    this.checkpointer?.wrote(rows);
     this.writtenSinceCheckpoint += rows;
     if (this.writtenSinceCheckpoint < CHECKPOINT_AFTER_ROWS) return;
     this.writtenSinceCheckpoint = 0;
+    const worker = this.checkpointer;
+    if (worker?.active) {
+      const progressed = worker.progressed !== this.checkpointsSeen;
+      this.checkpointsSeen = worker.progressed;
+      if (progressed) {
+        this.checkpointerStuck = false;
+        // The worker copies only the frames committed when it starts; while commits follow each
+        // other without a pause it never finds all of the WAL copied, so the WAL is never started
+        // over and grows (200,000 punches without a pause: 70 MB). Past its size limit, this
+        // connection copies the rest itself, between two of its own commits: only the frames the
+        // worker has not copied yet (about its last 1000 rows) and a sync of the database file.
+        const frames = worker.last?.log ?? 0;
+        if (frames * this.pageSize() <= WAL_SIZE_LIMIT_BYTES) return;
+      } else {
+        if (!this.checkpointerStuck)
+          this.extra.logger?.warn(
+            { rows: CHECKPOINT_AFTER_ROWS },
+            'the journal checkpoint thread has not finished a checkpoint for a while (slow disk?); the journal checkpoints on its main thread meanwhile',
+          );
+        this.checkpointerStuck = true;
+      }
+    }
+    this.checkpointHere();
+  }
+
+  /**
+   * A passive checkpoint on this connection. Not inside a transaction (a push terminal's upload
+   * ingests inside the transaction of its stamp), where SQLite refuses it (SQLITE_LOCKED): then
+   * right after the transaction, in the next turn of the event loop.
+   */
+  private checkpointHere(): void {
+    if (this.db.inTransaction) {
+      if (this.checkpointDue) return;
+      this.checkpointDue = true;
+      setImmediate(() => {
+        this.checkpointDue = false;
+        if (this.db.open) this.checkpointHere();
+      });
+      return;
+    }
     try {
       this.db.pragma('wal_checkpoint(PASSIVE)');
+      this.mainCheckpoints++;
     } catch {
       // a checkpoint is an optimisation: the next one will do
     }
+  }
+
+  private pageSize(): number {
+    return (this.pageBytes ??= this.db.pragma('page_size', { simple: true }) as number);
+  }
+
+  /** The checkpoint worker's checkpoints so far (undefined: none runs; tests). */
+  get workerCheckpoints(): Pick<CheckpointWorker, 'completed' | 'progressed' | 'last'> | undefined {
+    const w = this.checkpointer;
+    return w && { completed: w.completed, progressed: w.progressed, last: w.last };
   }
 
   close(): void {
@@ -1030,6 +1158,7 @@ export class Journal implements PunchSink, DeliveryQueue {
           );
       }
       this.gate.stop();
+      this.checkpointer?.close();
       if (this.isOwner) {
         try {
           this.db.pragma('wal_checkpoint(TRUNCATE)');
@@ -1038,6 +1167,7 @@ export class Journal implements PunchSink, DeliveryQueue {
         }
       }
     } finally {
+      this.checkpointer?.close();
       this.walSync.close();
       this.db.close();
       this.holder?.release(this.opts.path);

@@ -10,18 +10,22 @@ import type BetterSqlite3 from 'better-sqlite3';
  * and ships prebuilt binaries, but needs Node 22 or later. So both are dependencies (13 as
  * the optional `better-sqlite3-napi`, which npm skips on Node 20) and the newest that loads wins.
  */
-function loadDriver(): typeof BetterSqlite3 {
+function loadDriver(): { driver: typeof BetterSqlite3; file: string } {
   const require = createRequire(import.meta.url);
   const major = Number(process.versions.node.split('.')[0]);
   if (major >= 22) {
     try {
-      return require('better-sqlite3-napi') as typeof BetterSqlite3;
+      const driver = require('better-sqlite3-napi') as typeof BetterSqlite3;
+      return { driver, file: require.resolve('better-sqlite3-napi') };
     } catch {
       // Not installed, or no prebuilt binary for this platform: the source build below.
     }
   }
-  return require('better-sqlite3') as typeof BetterSqlite3;
+  return { driver: require('better-sqlite3') as typeof BetterSqlite3, file: require.resolve('better-sqlite3') };
 }
 
-export const Database = loadDriver();
+const loaded = loadDriver();
+export const Database = loaded.driver;
+/** Where the loaded binding's module is: a worker thread loads the same one (checkpoint-worker.ts). */
+export const DRIVER_FILE = loaded.file;
 export type Database = BetterSqlite3.Database;
