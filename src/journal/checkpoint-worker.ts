@@ -11,7 +11,7 @@ export const CHECKPOINT_INTERVAL_MS = 1000;
  * Without a punch written or a batch delivered for this long (and all of the WAL copied), the
  * worker ends: a worker thread costs the daemon about 5 MB (daemon-idle bench: 87 MB, 82.6 MB
  * once it ended), and while little is written SQLite's automatic checkpoint has little to copy.
- * The next 1000 rows or the next batch delivered start one again (a few milliseconds of a core).
+ * The next 1000 rows written or delivered start one again (a few milliseconds of a core).
  */
 export const CHECKPOINT_RETIRE_MS = 30_000;
 /** How long closing waits for the worker to finish a checkpoint and let the file go. */

@@ -218,9 +218,11 @@ export class Journal implements PunchSink, DeliveryQueue {
   /** The daemon's checkpoints, off the event loop (checkpoint-worker.ts). */
   private checkpointer: CheckpointWorker | undefined;
   /**
-   * The worker's options until it starts: at the first CHECKPOINT_KICK_ROWS rows written or the
-   * first delivery batch, not before (and so again after it ended idle, CHECKPOINT_RETIRE_MS). A worker thread costs about 9 MB of memory; a daemon that
-   * writes little keeps SQLite's automatic checkpoint, which then has little to copy.
+   * The worker's options until it starts: once CHECKPOINT_KICK_ROWS rows were written, punches
+   * journalled or rows claimed and settled by delivery (and so again after it ended idle,
+   * CHECKPOINT_RETIRE_MS). A worker thread costs about 5 to 9 MB of memory; a daemon that writes
+   * little (a site delivering a punch now and then) keeps SQLite's automatic checkpoint, which then
+   * has little to copy, and starts no thread per batch.
    */
   private checkpointerWanted: CheckpointTuning | undefined;
   private rowsBeforeCheckpointer = 0;
@@ -735,8 +737,7 @@ export class Journal implements PunchSink, DeliveryQueue {
    * journal; nothing of `fn` is then written, and an error inside `fn` undoes all of it.
    */
   together<T>(fn: () => T): T {
-    if (this.checkpointerWanted) this.startCheckpointer();
-    else this.checkpointer?.used();
+    this.checkpointer?.used();
     // Its commit without a sync of its own, the WAL synced right after off the event loop (wal-sync.ts).
     const relax = !this.db.inTransaction && !this.readonly && this.walSync.available();
     if (relax) this.stmt.syncNormal.run();
@@ -756,6 +757,22 @@ export class Journal implements PunchSink, DeliveryQueue {
   }
 
   private claimRows(limit: number, opts: ClaimOptions, now: number, holder: string): OutboundPunch[] {
+    const claimed = this.claimRowsNow(limit, opts, now, holder);
+    this.deliveryWrote(claimed.length);
+    return claimed;
+  }
+
+  /**
+   * Rows claimed or settled by delivery: they count toward starting the checkpoint worker (their
+   * writes are not counted by `wrote`, which bounds the WAL by punches journalled).
+   */
+  private deliveryWrote(rows: number): void {
+    this.checkpointer?.used();
+    if (this.checkpointerWanted && (this.rowsBeforeCheckpointer += rows) >= CHECKPOINT_KICK_ROWS)
+      this.startCheckpointer();
+  }
+
+  private claimRowsNow(limit: number, opts: ClaimOptions, now: number, holder: string): OutboundPunch[] {
     return this.gate.attempt(() =>
       this.db
         .transaction(() => {
@@ -822,6 +839,7 @@ export class Journal implements PunchSink, DeliveryQueue {
 
   settle(outcomes: readonly PunchOutcome[]): void {
     if (outcomes.length === 0) return;
+    this.deliveryWrote(outcomes.length);
     const now = this.clock.now();
     const holder = this.holder?.id ?? '';
     const scrub = scrubEachOnce(this.extra.scrub);

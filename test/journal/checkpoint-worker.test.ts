@@ -167,7 +167,11 @@ describe('journal checkpoints in a worker thread', () => {
     expect(j.counts().pending + j.counts().inflight).toBe(3000);
   });
 
-  it('starts with the first delivery batch (together) when little is ingested', () => {
+  it('starts once delivery has claimed and settled 1000 rows, not for a batch now and then', () => {
+    // A backlog journalled by another process (an import): this daemon ingests nothing itself.
+    const filler = Journal.open({ path: tmp.path('j.db'), site: 's', clock: fakeClock(), mode: 'owner' });
+    filler.ingest(punches(0, 1500));
+    filler.close();
     j = Journal.open({
       path: tmp.path('j.db'),
       site: 's',
@@ -175,11 +179,17 @@ describe('journal checkpoints in a worker thread', () => {
       mode: 'owner',
       checkpointInWorker: true,
     });
-    j.ingest(punches(0, 10));
+    const settleAll = (batch: readonly { id: number }[]) =>
+      j!.settle(batch.map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    // A site delivering a few punches at a time: no thread for them.
+    for (let i = 0; i < 4; i++) settleAll(j.together(() => j!.claim(10)));
     expect(j.workerCheckpoints).toBeUndefined();
-    j.together(() => j!.claim(10));
+    expect(j.db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    // A backlog: 80 rows so far, then 500 claimed and settled (1080 rows).
+    settleAll(j.together(() => j!.claim(500)));
     expect(j.workerCheckpoints).toMatchObject({ completed: 0 });
     expect(j.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    expect(j.counts().delivered).toBe(540);
   });
 
   it("short commands keep SQLite's automatic checkpoint and start no worker", () => {
