@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Journal } from '../../src/journal/index.js';
+import { Journal, type JournalOptions } from '../../src/journal/index.js';
 import { PushStore } from '../../src/journal/push-store.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
@@ -36,6 +36,9 @@ describe('journal checkpoints in a worker thread', () => {
     j?.close();
     tmp.cleanup();
   });
+  /** The daemon's journal (owner) at tmp/j.db, with the worker as given. */
+  const openOwner = (checkpointInWorker: JournalOptions['checkpointInWorker'], logger?: pino.Logger) =>
+    Journal.open({ path: tmp.path('j.db'), site: 's', clock: fakeClock(), mode: 'owner', logger, checkpointInWorker });
 
   it('keeps the WAL bounded while punches are ingested, with no checkpoint on the main connection', async () => {
     const path = tmp.path('j.db');
@@ -79,14 +82,7 @@ describe('journal checkpoints in a worker thread', () => {
 
   it('a failing worker is a logged warning, and the journal checkpoints on its main thread again', async () => {
     const { logger, lines } = capturingLogger();
-    j = Journal.open({
-      path: tmp.path('j.db'),
-      site: 's',
-      clock: fakeClock(),
-      mode: 'owner',
-      logger,
-      checkpointInWorker: { failWith: 'disk I/O error (test)' },
-    });
+    j = openOwner({ failWith: 'disk I/O error (test)' }, logger);
     j.ingest(punches(0, 1500));
     await waitFor(() => j!.workerCheckpoints === undefined, 10_000, 'the worker given up');
     const warning = lines.find((l) => l.msg.includes('checkpoint thread failed'));
@@ -100,14 +96,7 @@ describe('journal checkpoints in a worker thread', () => {
 
   it('a worker that finishes no checkpoint for 20,000 rows: the main connection checkpoints meanwhile, said once', () => {
     const { logger, lines } = capturingLogger();
-    j = Journal.open({
-      path: tmp.path('j.db'),
-      site: 's',
-      clock: fakeClock(),
-      mode: 'owner',
-      logger,
-      checkpointInWorker: { stall: true },
-    });
+    j = openOwner({ stall: true }, logger);
     for (let r = 0; r < 9; r++) j.ingest(punches(r, 5000));
     // 45,000 rows: two looks at 20,000 found no progress, so two checkpoints of its own.
     expect(j.mainCheckpoints).toBe(2);
@@ -172,13 +161,7 @@ describe('journal checkpoints in a worker thread', () => {
     const filler = Journal.open({ path: tmp.path('j.db'), site: 's', clock: fakeClock(), mode: 'owner' });
     filler.ingest(punches(0, 1500));
     filler.close();
-    j = Journal.open({
-      path: tmp.path('j.db'),
-      site: 's',
-      clock: fakeClock(),
-      mode: 'owner',
-      checkpointInWorker: true,
-    });
+    j = openOwner(true);
     const settleAll = (batch: readonly { id: number }[]) =>
       j!.settle(batch.map((p) => ({ id: p.id, kind: 'delivered' as const })));
     // A site delivering a few punches at a time: no thread for them.
