@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { COMMAND_ADDRESS_MIGRATION } from './command-address.js';
 import { PUNCH_REFUSALS_MIGRATION } from './history.js';
+import { OWED_BY_TIME_MIGRATION } from './owed-by-time.js';
 import { PUNCH_COUNTS_MIGRATION } from './punch-counts.js';
 import { PUNCH_IDS_MIGRATION } from './punch-id.js';
 import { REFUSED_RECORDS_MIGRATION } from './refused-records.js';
@@ -321,6 +322,9 @@ export const MIGRATIONS: readonly string[] = [
   //     OR (same rows): SQLite built a temporary B-tree of such a list for every punch inserted or
   //     moved (state-terms.ts).
   STATE_TERMS_MIGRATION,
+  // 17: the indexes of what each sink owes keyed by log time first, not terminal: a batch spread
+  //     over 200 terminals touched 200 of their pages (owed-by-time.ts, issue 35).
+  OWED_BY_TIME_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

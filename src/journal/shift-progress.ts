@@ -14,8 +14,9 @@ import { OWED_TERM } from './state-terms.js';
  * (above its cursor, sink-deliveries.ts) is owed to it too.
  *
  * The partial indexes below hold undelivered punches only: the cost of a query grows with what
- * is waiting, never with the delivered history. (A later migration made them again with the same
- * rows and a cheaper WHERE, OWED_TERM of state-terms.ts, which the queries repeat.)
+ * is waiting, never with the delivered history. (Later migrations made them again with the same
+ * rows and a cheaper WHERE, OWED_TERM of state-terms.ts, which the queries repeat, and then keyed
+ * by log time first, owed-by-time.ts: one walk, bounded by OWED_SCAN_LIMIT, serves all terminals.)
  */
 export const SHIFT_PROGRESS_MIGRATION = `
   CREATE INDEX punches_owed_by_terminal ON punches (terminal, log_time)
@@ -24,16 +25,27 @@ export const SHIFT_PROGRESS_MIGRATION = `
     WHERE state IN ('pending', 'inflight', 'rejected');
 `;
 
-/** The oldest punch of a terminal the default sink owes (on punches_owed_by_terminal, made again with OWED_TERM). */
-export const OWED_DEFAULT_SQL = `SELECT log_time AS t FROM punches
-          WHERE terminal = ? AND ${OWED_TERM} ORDER BY log_time LIMIT 1`;
 /**
- * The same for another sink (on sink_owed_by_terminal); the join leaves out quarantined punches
- * (a sink row stays pending while its punch is held).
+ * What the default sink owes, oldest first (on punches_owed_by_time, owed-by-time.ts): each punch's
+ * terminal and log time, read from the index alone.
  */
-export const OWED_SINK_SQL = `SELECT d.log_time AS t FROM sink_deliveries d JOIN punches p ON p.id = d.punch_id
-          WHERE d.sink = ? AND d.terminal = ? AND ${OWED_TERM.replaceAll('state', 'd.state')}
-            AND p.state <> 'quarantined' ORDER BY d.log_time LIMIT 1`;
+export const OWED_DEFAULT_SQL = `SELECT terminal, log_time AS t FROM punches
+          WHERE ${OWED_TERM} ORDER BY log_time`;
+/**
+ * The same for another sink (on sink_owed_by_time), with whether the punch is quarantined (a sink
+ * row stays pending while its punch is held): such rows owe nothing yet, but count as read.
+ */
+export const OWED_SINK_SQL = `SELECT d.terminal, d.log_time AS t, p.state = 'quarantined' AS held
+          FROM sink_deliveries d JOIN punches p ON p.id = d.punch_id
+          WHERE d.sink = ? AND ${OWED_TERM.replaceAll('state', 'd.state')} ORDER BY d.log_time`;
+
+/**
+ * At most this many owed punches are read per round (about 3 ms): past them, a terminal not yet
+ * met is given the log time reached as its oldest owed. That is never later than its true oldest
+ * (every punch before it was read), so the shift sync only waits longer, never runs ahead of a
+ * punch Frappe has not got. Below this many punches waiting, every terminal's figure is exact.
+ */
+export const OWED_SCAN_LIMIT = 5000;
 
 /** One terminal's progress, as the shift sync takes it (TerminalProgress there). */
 export interface TerminalReadProgress {
@@ -46,7 +58,11 @@ export interface TerminalReadProgress {
 export class ShiftProgressQueries {
   private readonly st: Record<string, Statement>;
 
-  constructor(private readonly db: Database) {
+  /** `scanLimit`: OWED_SCAN_LIMIT (tests set a small one). */
+  constructor(
+    private readonly db: Database,
+    private readonly scanLimit = OWED_SCAN_LIMIT,
+  ) {
     this.st = {
       owedDefault: db.prepare(OWED_DEFAULT_SQL),
       owedSink: db.prepare(OWED_SINK_SQL),
@@ -71,6 +87,7 @@ export class ShiftProgressQueries {
     const out = new Map<string, TerminalReadProgress>();
     this.db
       .transaction(() => {
+        const oldest = this.oldestOwed(sink, new Set(terminals.map((t) => t.name)));
         for (const t of terminals) {
           const p: TerminalReadProgress = {};
           const r = this.st.read!.get(t.name) as
@@ -80,19 +97,41 @@ export class ShiftProgressQueries {
             const at = r.pollAt != null && r.pollAt <= r.successAt ? r.pollAt : r.successAt;
             p.readUpTo = wallClockAt(at, t.timezone);
           }
-          const owed = (
+          const taken =
             sink === undefined
-              ? [this.st.owedDefault!.get(t.name)]
-              : [this.st.owedSink!.get(sink, t.name), this.st.notTakenIn!.get(sink, t.name)]
-          )
-            .map((x) => (x as { t: string | null } | undefined)?.t)
-            .filter((x): x is string => typeof x === 'string')
-            .sort();
+              ? undefined
+              : (this.st.notTakenIn!.get(sink, t.name) as { t: string | null } | undefined)?.t;
+          const owed = [oldest.get(t.name), taken].filter((x): x is string => typeof x === 'string').sort();
           if (owed[0] !== undefined) p.oldestUndelivered = owed[0];
           out.set(t.name, p);
         }
       })
       .deferred();
+    return out;
+  }
+
+  /**
+   * The oldest owed punch of each of `wanted`, read in one walk of what `sink` owes, oldest first,
+   * until each was met or OWED_SCAN_LIMIT punches were read; then each terminal not met gets the
+   * log time reached (a bound: see OWED_SCAN_LIMIT). A terminal absent from the map owes nothing.
+   */
+  private oldestOwed(sink: string | undefined, wanted: ReadonlySet<string>): Map<string, string> {
+    const out = new Map<string, string>();
+    if (wanted.size === 0) return out;
+    const rows = (sink === undefined ? this.st.owedDefault!.iterate() : this.st.owedSink!.iterate(sink)) as Iterable<{
+      terminal: string;
+      t: string;
+      held?: number;
+    }>;
+    let read = 0;
+    for (const r of rows) {
+      if (!r.held && wanted.has(r.terminal) && !out.has(r.terminal)) out.set(r.terminal, r.t);
+      if (out.size === wanted.size) break;
+      if (++read >= this.scanLimit) {
+        for (const name of wanted) if (!out.has(name)) out.set(name, r.t);
+        break; // leaving the loop ends the statement (better-sqlite3 resets it): the rest is never read
+      }
+    }
     return out;
   }
 }

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
-import { OWED_DEFAULT_SQL, OWED_SINK_SQL } from '../../src/journal/shift-progress.js';
+import { OWED_DEFAULT_SQL, OWED_SINK_SQL, ShiftProgressQueries } from '../../src/journal/shift-progress.js';
 import type { Punch } from '../../src/punch.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
 
@@ -88,10 +88,52 @@ describe('journal: shift sync progress', () => {
     expect(j.shiftSyncProgress(undefined, terminals).get('gate')?.readUpTo).toBe('2026-11-22 09:59:30');
   });
 
-  it('reads the partial indexes of what is owed, never the delivered history', () => {
+  it('reads the partial indexes of what is owed, in log-time order, never the delivered history', () => {
     const plan = (sql: string, ...args: unknown[]) =>
       (j.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as { detail: string }[]).map((r) => r.detail).join('\n');
-    expect(plan(OWED_DEFAULT_SQL, 'gate')).toMatch(/USING (COVERING )?INDEX punches_owed_by_terminal/);
-    expect(plan(OWED_SINK_SQL, 'erp', 'gate')).toMatch(/USING (COVERING )?INDEX sink_owed_by_terminal/);
+    const def = plan(OWED_DEFAULT_SQL);
+    expect(def).toMatch(/USING (COVERING )?INDEX punches_owed_by_time/);
+    const sink = plan(OWED_SINK_SQL, 'erp');
+    expect(sink).toMatch(/USING INDEX sink_owed_by_time/);
+    // Read in the index's order: no sort of everything owed before the first row.
+    for (const p of [def, sink]) expect(p).not.toMatch(/TEMP B-TREE/);
+  });
+
+  it('one walk of what is owed serves every terminal; past its bound a terminal not met gets the time reached, never a later one', () => {
+    // gate owes five punches (08:01-08:05), yard one at 08:10, dock none.
+    j.ingest([1, 2, 3, 4, 5].map((m) => punch(String(m), at(m))));
+    j.ingest([punch('9', at(10), 'yard')]);
+    const all = [...terminals, { name: 'dock' }];
+    const owed = (q: ShiftProgressQueries, sink?: string) =>
+      Object.fromEntries([...q.progress(sink, all)].map(([name, p]) => [name, p.oldestUndelivered]));
+
+    // Below the bound: exact, and a terminal that owes nothing has no figure.
+    expect(owed(new ShiftProgressQueries(j.db))).toEqual({ gate: at(1), yard: at(10), dock: undefined });
+    expect(owed(new ShiftProgressQueries(j.db), 'erp')).toEqual({ gate: at(1), yard: at(10), dock: undefined });
+
+    // A bound of three punches read: yard and dock were not met by then; both get 08:03, which is
+    // before anything either owes (the shift sync waits longer, it never runs ahead).
+    expect(owed(new ShiftProgressQueries(j.db, 3))).toEqual({ gate: at(1), yard: at(3), dock: at(3) });
+    j.sinkQueue('erp').claim(100); // taken in by erp: its walk reads its own rows
+    expect(owed(new ShiftProgressQueries(j.db, 3), 'erp')).toEqual({ gate: at(1), yard: at(3), dock: at(3) });
+
+    // Delivered to the default sink: nothing owed there, whatever the bound.
+    j.settle(j.claim(100).map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    expect(owed(new ShiftProgressQueries(j.db, 3))).toEqual({ gate: undefined, yard: undefined, dock: undefined });
+  });
+
+  it('quarantined punches a sink has rows for count toward the bound but hold nothing back', () => {
+    // Quarantined (before 2000: a terminal whose clock was reset): they sort first by log time.
+    j.ingest([1, 2, 3].map((m) => punch(`q${m}`, `1999-01-01 08:0${m}:00`)));
+    j.ingest([punch('1', at(1), 'yard')]);
+    expect(j.counts().quarantined).toBe(3);
+    j.sinkQueue('erp').claim(100);
+    const q = (limit?: number) =>
+      Object.fromEntries(
+        [...new ShiftProgressQueries(j.db, limit).progress('erp', terminals)].map(([n, p]) => [n, p.oldestUndelivered]),
+      );
+    expect(q()).toEqual({ gate: undefined, yard: at(1) });
+    // Three rows read, all quarantined: both terminals get the time reached, before yard's punch.
+    expect(q(3)).toEqual({ gate: '1999-01-01 08:03:00', yard: '1999-01-01 08:03:00' });
   });
 });

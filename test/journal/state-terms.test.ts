@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/journal/migrations.js';
+import { OWED_BY_TIME_INDEXES } from '../../src/journal/owed-by-time.js';
 import { PUNCH_COUNTS_MIGRATION } from '../../src/journal/punch-counts.js';
 import { schemaProblems } from '../../src/journal/schema-check.js';
 import { SHIFT_PROGRESS_MIGRATION } from '../../src/journal/shift-progress.js';
@@ -30,7 +31,8 @@ function backToPreviousVersion(path: string): void {
   expect(before).toBeGreaterThan(0);
   const db = new Database(path);
   try {
-    for (const name of REMADE) db.exec(`DROP INDEX ${name}`);
+    // The objects of a later migration first (owed-by-time.ts replaced two of the three).
+    for (const name of [...REMADE, ...OWED_BY_TIME_INDEXES]) db.exec(`DROP INDEX IF EXISTS ${name}`);
     for (const s of olderIndexStatements()) db.exec(s);
     db.pragma(`user_version = ${before}`);
     // Exactly what punchgate made at that version (the restore's schema check says so).

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
 import { MIGRATIONS } from '../../src/journal/migrations.js';
+import { OWED_BY_TIME_INDEXES } from '../../src/journal/owed-by-time.js';
 import { SINK_DELIVERIES_MIGRATION } from '../../src/journal/sink-deliveries.js';
 import { Database } from '../../src/journal/sqlite-driver.js';
 import { startHrmsSim } from '../../src/sim/hrms/index.js';
@@ -33,8 +34,9 @@ describe('a journal from before sinks', () => {
     const before = MIGRATIONS.indexOf(SINK_DELIVERIES_MIGRATION);
     const db = new Database(path);
     for (const t of ['sinks', 'sink_deliveries', 'sink_counts', 'sink_state']) db.exec(`DROP TABLE ${t}`);
-    // And the objects of later migrations on the tables it keeps (the shift sync's index, shift-progress.ts).
-    db.exec(`DROP INDEX IF EXISTS punches_owed_by_terminal`);
+    // And the objects of later migrations on the tables it keeps (the shift sync's indexes,
+    // shift-progress.ts and owed-by-time.ts).
+    for (const name of ['punches_owed_by_terminal', ...OWED_BY_TIME_INDEXES]) db.exec(`DROP INDEX IF EXISTS ${name}`);
     // And punches_refused as the counts' migration made it (a later one made it again, state-terms.ts).
     db.exec(`DROP INDEX punches_refused`);
     db.exec(
