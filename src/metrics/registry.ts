@@ -10,6 +10,7 @@ import type { StatusReport } from '../status/index.js';
 import type { LatestReport } from '../status/latest.js';
 import type { Clock } from '../util/clock.js';
 import { printable } from '../util/terminal-text.js';
+import { familyText, type Sample } from './exposition.js';
 import { HRMS_OUTCOMES, hrmsOutcome } from './hrms-outcome.js';
 import type { JournalTotals } from './journal-totals.js';
 
@@ -59,26 +60,6 @@ export class PunchgateMetrics {
     const registers = [this.registry];
     const read = () => this.scrape ?? this.read();
 
-    new Counter({
-      name: 'punchgate_punches_journaled_total',
-      help: 'Punches written to the journal (duplicates not counted), per terminal.',
-      labelNames: ['terminal'],
-      registers,
-      collect() {
-        this.reset();
-        for (const [terminal, n] of read().journaled) this.inc({ terminal: label(terminal) }, n);
-      },
-    });
-    new Counter({
-      name: 'punchgate_punches_delivered_total',
-      help: 'Punches the HRMS accepted (or already had), per terminal.',
-      labelNames: ['terminal'],
-      registers,
-      collect() {
-        this.reset();
-        for (const [terminal, n] of read().delivered) this.inc({ terminal: label(terminal) }, n);
-      },
-    });
     new Gauge({
       name: 'punchgate_journal_punches',
       help: 'Punches in the journal by state: pending (waiting or being sent), refused (by the HRMS, retried later), dead, quarantined.',
@@ -100,32 +81,6 @@ export class PunchgateMetrics {
         const { report, now } = read();
         const queuedAt = report.oldestPending?.queuedAt;
         this.set(queuedAt ? Math.max(0, (now - Date.parse(queuedAt)) / 1000) : 0);
-      },
-    });
-    new Gauge({
-      name: 'punchgate_terminal_up',
-      help: 'Whether the terminal answered at its last contact (1) or not (0), per enabled terminal.',
-      labelNames: ['terminal'],
-      registers,
-      collect() {
-        this.reset();
-        const { terminals, report } = read();
-        // A push terminal cannot reach a receiver that does not listen, whatever the ledger last recorded.
-        const cut = new Set(report.terminals.filter((t) => t.listenerDown).map((t) => t.name));
-        for (const t of terminals) this.set({ terminal: t.name }, t.record?.online && !cut.has(t.name) ? 1 : 0);
-      },
-    });
-    new Gauge({
-      name: 'punchgate_terminal_last_success_timestamp_seconds',
-      help: 'When the terminal last answered (Unix time); absent while it never has.',
-      labelNames: ['terminal'],
-      registers,
-      collect() {
-        this.reset();
-        for (const t of read().terminals) {
-          const at = seconds(t.record?.lastSuccessAt);
-          if (at !== undefined) this.set({ terminal: t.name }, at);
-        }
       },
     });
     this.hrmsRequests = new Counter({
@@ -277,38 +232,6 @@ export class PunchgateMetrics {
         for (const l of read().report.listeners ?? []) this.set({ listener: l.listener }, l.up ? 1 : 0);
       },
     });
-    const kept = () =>
-      read().report.terminals.flatMap((t) => (t.push?.kept ?? []).map((k) => ({ terminal: t.name, ...k })));
-    new Counter({
-      name: 'punchgate_push_kept_uploads_total',
-      help: 'Push uploads answered OK that were not turned into punches or known records, kept raw in the journal, per terminal and table.',
-      labelNames: ['terminal', 'table'],
-      registers,
-      collect() {
-        this.reset();
-        for (const k of kept()) this.inc({ terminal: label(k.terminal), table: label(k.table) }, k.uploads);
-      },
-    });
-    new Gauge({
-      name: 'punchgate_push_kept_held',
-      help: 'Kept push uploads still in the journal (not yet turned into punches or dropped), per terminal and table.',
-      labelNames: ['terminal', 'table'],
-      registers,
-      collect() {
-        this.reset();
-        for (const k of kept()) this.set({ terminal: label(k.terminal), table: label(k.table) }, k.held);
-      },
-    });
-    new Counter({
-      name: 'punchgate_push_kept_dropped_total',
-      help: 'Kept push uploads dropped to stay within adms.keptUploads (oldest first), per terminal and table.',
-      labelNames: ['terminal', 'table'],
-      registers,
-      collect() {
-        this.reset();
-        for (const k of kept()) this.inc({ terminal: label(k.terminal), table: label(k.table) }, k.dropped);
-      },
-    });
     new Gauge({
       name: 'punchgate_push_refused_requests',
       help: 'Push requests refused, as the status shows them: unknown serials and serials from outside their allowFrom (last 24 h), and requests with a terminal serial from another address than its trusted one. One series per reason, however many serials, addresses or tables a device invents.',
@@ -342,11 +265,12 @@ export class PunchgateMetrics {
     this.hrmsDuration.observe({ sink: label(sink) }, durationSeconds);
   }
 
-  /** The Prometheus text exposition. */
+  /** The Prometheus text exposition: prom-client's families, then the per-terminal ones (perTerminalText). */
   async text(): Promise<string> {
-    this.scrape = this.read();
+    const scrape = this.read();
+    this.scrape = scrape;
     try {
-      return await this.registry.metrics();
+      return `${await this.registry.metrics()}\n${perTerminalText(scrape)}\n`;
     } finally {
       this.scrape = undefined;
     }
@@ -379,6 +303,94 @@ export class PunchgateMetrics {
     const interval = this.d.config().status.intervalMs || 60_000;
     return interval + Math.min(interval, REPORT_SLACK_MS);
   }
+}
+
+/**
+ * The families with a series per terminal, written as text (exposition.ts says why): punches
+ * journalled and delivered, up and last success, and the push uploads kept, per terminal and table.
+ */
+function perTerminalText(s: Scrape): string {
+  // A push terminal cannot reach a receiver that does not listen, whatever the ledger last recorded.
+  const cut = new Set(s.report.terminals.filter((t) => t.listenerDown).map((t) => t.name));
+  const kept = s.report.terminals.flatMap((t) => (t.push?.kept ?? []).map((k) => ({ terminal: t.name, ...k })));
+  const keptBy = (figure: (k: (typeof kept)[number]) => number) =>
+    summed(kept.map((k) => [['terminal', label(k.terminal), 'table', label(k.table)], figure(k)]));
+  return [
+    familyText(
+      {
+        name: 'punchgate_punches_journaled_total',
+        help: 'Punches written to the journal (duplicates not counted), per terminal.',
+        type: 'counter',
+      },
+      summed([...s.journaled].map(([terminal, n]) => [['terminal', label(terminal)], n])),
+    ),
+    familyText(
+      {
+        name: 'punchgate_punches_delivered_total',
+        help: 'Punches the HRMS accepted (or already had), per terminal.',
+        type: 'counter',
+      },
+      summed([...s.delivered].map(([terminal, n]) => [['terminal', label(terminal)], n])),
+    ),
+    familyText(
+      {
+        name: 'punchgate_terminal_up',
+        help: 'Whether the terminal answered at its last contact (1) or not (0), per enabled terminal.',
+        type: 'gauge',
+      },
+      s.terminals.map((t) => [['terminal', t.name], t.record?.online && !cut.has(t.name) ? 1 : 0]),
+    ),
+    familyText(
+      {
+        name: 'punchgate_terminal_last_success_timestamp_seconds',
+        help: 'When the terminal last answered (Unix time); absent while it never has.',
+        type: 'gauge',
+      },
+      s.terminals.flatMap((t): Sample[] => {
+        const at = seconds(t.record?.lastSuccessAt);
+        return at === undefined ? [] : [[['terminal', t.name], at]];
+      }),
+    ),
+    familyText(
+      {
+        name: 'punchgate_push_kept_uploads_total',
+        help: 'Push uploads answered OK that were not turned into punches or known records, kept raw in the journal, per terminal and table.',
+        type: 'counter',
+      },
+      keptBy((k) => k.uploads),
+    ),
+    familyText(
+      {
+        name: 'punchgate_push_kept_held',
+        help: 'Kept push uploads still in the journal (not yet turned into punches or dropped), per terminal and table.',
+        type: 'gauge',
+      },
+      keptBy((k) => k.held),
+    ),
+    familyText(
+      {
+        name: 'punchgate_push_kept_dropped_total',
+        help: 'Kept push uploads dropped to stay within adms.keptUploads (oldest first), per terminal and table.',
+        type: 'counter',
+      },
+      keptBy((k) => k.dropped),
+    ),
+  ].join('\n\n');
+}
+
+/**
+ * Samples whose labels came out the same added up into one: two names the journal holds may read
+ * alike once escaped and cut to 64 characters (label()), and one series must not appear twice.
+ */
+function summed(samples: readonly Sample[]): Sample[] {
+  const byKey = new Map<string, [readonly string[], number]>();
+  for (const [labels, value] of samples) {
+    const key = labels.join('\u0000');
+    const had = byKey.get(key);
+    if (had) had[1] += value;
+    else byKey.set(key, [labels, value]);
+  }
+  return [...byKey.values()];
 }
 
 interface Scrape {
