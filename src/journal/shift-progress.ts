@@ -26,8 +26,8 @@ export const SHIFT_PROGRESS_MIGRATION = `
 `;
 
 /**
- * What the default sink owes, oldest first (on punches_owed_by_time, owed-by-time.ts): each punch's
- * terminal and log time, read from the index alone.
+ * What the default sink owes, oldest first (in the order of punches_owed_by_time, owed-by-time.ts):
+ * each punch's terminal and log time.
  */
 export const OWED_DEFAULT_SQL = `SELECT terminal, log_time AS t FROM punches
           WHERE ${OWED_TERM} ORDER BY log_time`;
@@ -40,7 +40,7 @@ export const OWED_SINK_SQL = `SELECT d.terminal, d.log_time AS t, p.state = 'qua
           WHERE d.sink = ? AND ${OWED_TERM.replaceAll('state', 'd.state')} ORDER BY d.log_time`;
 
 /**
- * At most this many owed punches are read per round (about 3 ms): past them, a terminal not yet
+ * At most this many owed punches are read per round (a few milliseconds): past them, a terminal not yet
  * met is given the log time reached as its oldest owed. That is never later than its true oldest
  * (every punch before it was read), so the shift sync only waits longer, never runs ahead of a
  * punch Frappe has not got. Below this many punches waiting, every terminal's figure is exact.
