@@ -10,6 +10,7 @@ import { benchBackup } from './backup.js';
 import { benchBiotime } from './biotime.js';
 import { benchDaemonIdle } from './daemon-idle.js';
 import { benchDaemonLatency } from './daemon-latency.js';
+import { benchDeliveryTurn } from './delivery-turn.js';
 import { benchDrain } from './drain.js';
 import { benchDrainRss } from './drain-rss.js';
 import { benchIngest } from './ingest.js';
@@ -34,6 +35,10 @@ interface Benchmark {
 const BENCHMARKS: Record<string, Benchmark> = {
   ingest: { describe: 'journal ingest incl. dedup vs a bare better-sqlite3 insert loop', run: benchIngest },
   drain: { describe: 'journal -> HRMS simulator at batch 200 and 1000 vs a bare undici POST loop', run: benchDrain },
+  'delivery-turn': {
+    describe: 'the loop time of a settle + claim of 200, punches from 200 terminals vs one; a year of history vs none',
+    run: benchDeliveryTurn,
+  },
   rss: { describe: 'peak RSS while draining 1,000,000 punches (batch 1000)', run: benchDrainRss },
   'zk-download': {
     describe: 'download + journal 100,000 punches: our ZK client vs node-zklib 1.3.0 (paced)',
