@@ -14,9 +14,8 @@
  */
 import { Journal } from '../src/journal/index.js';
 import type { OutboundPunch } from '../src/journal/types.js';
-import type { Punch } from '../src/punch.js';
 import { bigJournal } from './lib/big-journal.js';
-import { logTimeAt } from './lib/punches.js';
+import { backlogPunches } from './lib/punches.js';
 import { scaled } from './lib/scale.js';
 import { BENCH_SITE, scratchDir } from './lib/setup.js';
 import { fmt, log, type BenchRow } from './lib/table.js';
@@ -29,22 +28,11 @@ const DELIVERED = 1_000_000;
 /** The spread over 200 terminals and the year of punches may each cost at most this much more. */
 const MAX_RATIO = 2;
 
-/** `n` waiting punches from `terminals` terminals in turn, later than any delivered history. */
-function waiting(n: number, terminals: number): Punch[] {
-  const start = Date.now() - 86_400_000;
-  return Array.from({ length: n }, (_, i) => ({
-    terminal: `t${(i % terminals) + 1}`,
-    device: `LIVE${i % terminals}`,
-    biometricCode: String(2000 + (i % 300)),
-    logTime: logTimeAt(start + i * 1000),
-  }));
-}
-
 /** Times of settle-and-claim turns (ms) over a journal at `path` (already holding `delivered`). */
 function turns(path: string, terminals: number, batches: number): number[] {
   const j = Journal.open({ path, site: BENCH_SITE, mode: 'owner' });
   try {
-    const punches = waiting(WAITING, terminals);
+    const punches = backlogPunches(WAITING, terminals);
     for (let i = 0; i < punches.length; i += 5000) j.ingest(punches.slice(i, i + 5000));
     const times: number[] = [];
     let held: OutboundPunch[] = [];

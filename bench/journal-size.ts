@@ -36,7 +36,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseConfig } from '../src/config/load.js';
 import { Journal } from '../src/journal/index.js';
-import type { Punch } from '../src/punch.js';
 import { buildStatus } from '../src/status/index.js';
 import type { LongTasks } from '../src/status/types.js';
 import { bigJournal } from './lib/big-journal.js';
@@ -44,7 +43,7 @@ import { CpuShares } from './lib/box-cpu.js';
 import { BenchChild } from './lib/child.js';
 import { daemonAvailable, startDaemonRig } from './lib/daemon.js';
 import { freePort } from './lib/ports.js';
-import { logTimeAt, pushSerialOf } from './lib/punches.js';
+import { backlogPunches, pushSerialOf } from './lib/punches.js';
 import { benchScale, scaled } from './lib/scale.js';
 import { BENCH_SITE, scratchDir } from './lib/setup.js';
 import { fmt, log, type BenchRow } from './lib/table.js';
@@ -112,17 +111,6 @@ const FLOOD: Workload = {
   hrmsLatencyMs: 0,
 };
 
-/** `n` pending punches spread over the terminals t1..tN, later than the delivered history. */
-function backlog(n: number, terminals: number, offset = 0): Punch[] {
-  const start = Date.now() - 86_400_000;
-  return Array.from({ length: n }, (_, i) => ({
-    terminal: `t${(i % terminals) + 1}`,
-    device: `LIVE${i % terminals}`,
-    biometricCode: String(2000 + (i % 300)),
-    logTime: logTimeAt(start + (offset + i) * 1000),
-  }));
-}
-
 function statusConfig(dir: string, journalPath: string) {
   return parseConfig(
     {
@@ -150,7 +138,7 @@ export async function benchStatusSize(): Promise<BenchRow[]> {
     const big = Journal.open({ path: bigPath, site: BENCH_SITE, mode: 'owner' });
     const empty = Journal.open({ path: emptyPath, site: BENCH_SITE, mode: 'owner' });
     try {
-      for (let i = 0; i < pending; i += 5000) big.ingest(backlog(Math.min(5000, pending - i), TERMINALS, i));
+      for (let i = 0; i < pending; i += 5000) big.ingest(backlogPunches(Math.min(5000, pending - i), TERMINALS, i));
       big.claim(200); // a batch in flight
       const bigConfig = statusConfig(scratch.dir, bigPath);
       const emptyConfig = statusConfig(scratch.dir, emptyPath);
@@ -327,7 +315,7 @@ async function busyRun(seconds: number, delivered: number, pending: number, work
         if (delivered > 0) bigJournal(path, delivered, TERMINALS);
         const j = Journal.open({ path, site: BENCH_SITE, mode: 'owner' });
         try {
-          for (let i = 0; i < pending; i += 5000) j.ingest(backlog(Math.min(5000, pending - i), TERMINALS, i));
+          for (let i = 0; i < pending; i += 5000) j.ingest(backlogPunches(Math.min(5000, pending - i), TERMINALS, i));
         } finally {
           j.close();
         }

@@ -36,3 +36,17 @@ export function syntheticPunches(from: number, count: number, terminal?: string)
 export function* syntheticBatches(total: number, size: number, terminal?: string): Generator<Punch[]> {
   for (let from = 0; from < total; from += size) yield syntheticPunches(from, Math.min(size, total - from), terminal);
 }
+
+/**
+ * `n` waiting punches from the terminals t1..tN in turn (a shift change), one a second from a day
+ * ago: later than any delivered history the benches build. `offset` continues an earlier call's run.
+ */
+export function backlogPunches(n: number, terminals: number, offset = 0): Punch[] {
+  const start = Date.now() - 86_400_000;
+  return Array.from({ length: n }, (_, i) => ({
+    terminal: `t${(i % terminals) + 1}`,
+    device: `LIVE${i % terminals}`,
+    biometricCode: String(2000 + (i % 300)),
+    logTime: logTimeAt(start + (offset + i) * 1000),
+  }));
+}
