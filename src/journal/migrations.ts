@@ -7,15 +7,28 @@ import { PUNCH_IDS_MIGRATION } from './punch-id.js';
 import { REFUSED_RECORDS_MIGRATION } from './refused-records.js';
 import { SHIFT_PROGRESS_MIGRATION } from './shift-progress.js';
 import { SINK_DELIVERIES_MIGRATION } from './sink-deliveries.js';
+import { rewriteStateChecks } from './state-check.js';
 import { STATE_TERMS_MIGRATION } from './state-terms.js';
 import { TERMINAL_DEVICES_MIGRATION } from './terminal-devices.js';
 import { USER_BACKUPS_MIGRATION } from './user-backups.js';
 
 /**
+ * One migration: SQL, or (for what SQL alone cannot say) code run on the connection, inside the
+ * migration's transaction like the SQL.
+ */
+export type Migration = string | ((db: Database) => void);
+
+/** Applies one migration (the caller holds the transaction). */
+export function applyMigration(db: Database, m: Migration): void {
+  if (typeof m === 'string') db.exec(m);
+  else m(db);
+}
+
+/**
  * Schema migrations, applied in order inside one transaction each; `PRAGMA user_version`
  * records how far a journal file has come. Never edit a released migration: add one.
  */
-export const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly Migration[] = [
   // 1: punches, terminal records and the delivery state.
   `
   CREATE TABLE punches (
@@ -325,6 +338,9 @@ export const MIGRATIONS: readonly string[] = [
   // 17: the indexes of what each sink owes keyed by log time first, not terminal: a batch spread
   //     over 200 terminals touched 200 of their pages (owed-by-time.ts, issue 35).
   OWED_BY_TIME_MIGRATION,
+  // 18: the tables' CHECK on a punch's state made comparisons joined by OR, like the indexes of 16:
+  //     SQLite built a temporary B-tree of the list for every punch inserted or moved (state-check.ts).
+  rewriteStateChecks,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -339,7 +355,7 @@ export function migrate(db: Database): void {
   }
   for (let v = current; v < MIGRATIONS.length; v++) {
     db.transaction(() => {
-      db.exec(MIGRATIONS[v]!);
+      applyMigration(db, MIGRATIONS[v]!);
       db.pragma(`user_version = ${v + 1}`);
     }).immediate();
   }

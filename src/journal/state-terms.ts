@@ -8,9 +8,8 @@
  * program). Two such indexes cost an insert of one punch about 2 µs of the 7.5 SQLite spent on
  * it (a bare better-sqlite3 loop on the punches table, 100,000 rows in transactions of 1,000): a
  * quarter of the journal's own cost of a BioTime or Dahua page (issue 33). Comparisons cost next to
- * nothing. A list of two values is compared directly (punches_queue keeps its `IN`). The table's
- * own CHECK on state (six values) costs the same way, but its text can change only by rebuilding
- * the table: it stays.
+ * nothing. A list of two values is compared directly (punches_queue keeps its `IN`). The tables'
+ * own CHECK on state (six values) cost the same way; migration 18 rewrote them (state-check.ts).
  *
  * A query uses a partial index only when its WHERE repeats the index's term word for word (a term
  * `state IN (...)` no longer matches): every query on these indexes takes its term from here.

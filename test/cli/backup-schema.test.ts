@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
-import { MIGRATIONS } from '../../src/journal/migrations.js';
+import { applyMigration, MIGRATIONS } from '../../src/journal/migrations.js';
 import { schemaProblems } from '../../src/journal/schema-check.js';
 import { Database } from '../../src/journal/sqlite-driver.js';
 import { startHrmsSim, type HrmsSim } from '../../src/sim/hrms/index.js';
@@ -180,7 +180,7 @@ describe('restore restores punchgate’s journal, nothing else', () => {
   it('compares against a journal of the same version built from MIGRATIONS: every older version of a fresh journal passes, a migrated one equals a fresh one', () => {
     for (let v = 1; v <= MIGRATIONS.length; v++) {
       const db = new Database(':memory:');
-      for (const m of MIGRATIONS.slice(0, v)) db.exec(m);
+      for (const m of MIGRATIONS.slice(0, v)) applyMigration(db, m);
       db.pragma(`user_version = ${v}`);
       expect(schemaProblems(db), `version ${v}`).toEqual([]);
       db.close();
@@ -188,7 +188,7 @@ describe('restore restores punchgate’s journal, nothing else', () => {
     const s = cliSandbox();
     cleanups.push(s.tmp.cleanup);
     const db = new Database(s.tmp.path('old.db'));
-    db.exec(MIGRATIONS[0]!);
+    applyMigration(db, MIGRATIONS[0]!);
     db.pragma('user_version = 1');
     db.close();
     // punchgate run upgrades it: the upgraded journal is exactly a fresh one.

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
-import { MIGRATIONS } from '../../src/journal/migrations.js';
+import { applyMigration, MIGRATIONS } from '../../src/journal/migrations.js';
 import { Database } from '../../src/journal/sqlite-driver.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
 
@@ -35,7 +35,7 @@ describe('a punch is known by its device', () => {
     const path = tmp.path('old.db');
     const old = new Database(path);
     old.pragma('journal_mode = WAL');
-    old.exec(MIGRATIONS[0]!);
+    applyMigration(old, MIGRATIONS[0]!);
     old.pragma('user_version = 1');
     const ins =
       old.prepare(`INSERT INTO punches (id, terminal, device, biometric_code, log_time, site, state, claimed_from,

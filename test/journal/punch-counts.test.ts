@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
-import { MIGRATIONS } from '../../src/journal/migrations.js';
+import { applyMigration, MIGRATIONS } from '../../src/journal/migrations.js';
 import { PUNCH_COUNTS_MIGRATION } from '../../src/journal/punch-counts.js';
 import { Database } from '../../src/journal/sqlite-driver.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
@@ -151,7 +151,7 @@ describe('punch counts kept with every write', () => {
     const db = new Database(path);
     // Made by the punchgate before the counts (the migrations after it run at open too).
     const before = MIGRATIONS.indexOf(PUNCH_COUNTS_MIGRATION);
-    for (const m of MIGRATIONS.slice(0, before)) db.exec(m);
+    for (const m of MIGRATIONS.slice(0, before)) applyMigration(db, m);
     db.pragma(`user_version = ${before}`);
     const ins =
       db.prepare(`INSERT INTO punches (terminal, biometric_code, log_time, site, state, created_at, updated_at)

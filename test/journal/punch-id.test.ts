@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
-import { MIGRATIONS, SCHEMA_VERSION } from '../../src/journal/migrations.js';
+import { applyMigration, MIGRATIONS, SCHEMA_VERSION } from '../../src/journal/migrations.js';
 import { hashedPunchId, PUNCH_IDS_MIGRATION } from '../../src/journal/punch-id.js';
 import { Database } from '../../src/journal/sqlite-driver.js';
 import type { Punch } from '../../src/punch.js';
@@ -137,7 +137,7 @@ describe('devicelogId: never the same for two punches of a site, the same for on
     expect(before).toBeGreaterThan(0);
     const db = new Database(path);
     db.pragma('journal_mode = WAL');
-    for (const m of MIGRATIONS.slice(0, before)) db.exec(m);
+    for (const m of MIGRATIONS.slice(0, before)) applyMigration(db, m);
     db.pragma(`user_version = ${before}`);
     const ins = db.prepare(`INSERT INTO punches (id, terminal, device, biometric_code, log_time, site, state,
         created_at, updated_at, delivered_at) VALUES (?, 'gate-1', 'SN-1', ?, ?, 'plant', ?, 0, 0, ?)`);
