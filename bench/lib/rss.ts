@@ -10,7 +10,11 @@ export interface ProcMemory {
   file: number;
 }
 
-/** RSS figures of a process, in bytes, from /proc/PID/status (Linux); null when it is gone. */
+/**
+ * RSS figures of a process, in bytes, from /proc/PID/status (Linux); null when it is gone, or
+ * has ended and is not reaped yet (a zombie's status has no memory lines: read as figures, they
+ * were NaN, and one such sample at a drainer's exit wiped its peak and VmHWM from the rss bench).
+ */
 export function procMemory(pid: number): ProcMemory | null {
   let text: string;
   try {
@@ -19,7 +23,8 @@ export function procMemory(pid: number): ProcMemory | null {
     return null;
   }
   const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN) * 1024;
-  return { rss: kb('VmRSS'), hwm: kb('VmHWM'), anon: kb('RssAnon'), file: kb('RssFile') };
+  const m = { rss: kb('VmRSS'), hwm: kb('VmHWM'), anon: kb('RssAnon'), file: kb('RssFile') };
+  return Number.isFinite(m.rss) && Number.isFinite(m.hwm) ? m : null;
 }
 
 export interface RssSummary {
