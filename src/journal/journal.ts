@@ -113,12 +113,6 @@ type Settings = Required<
   >
 >;
 
-/** A claimed row as read, before its devicelogId is made. */
-type PickedRow = Omit<OutboundPunch, 'devicelogId'> & {
-  site: string;
-  sentAs: string | null;
-};
-
 /** A picked row as the raw statement gives it (the columns of `pick`, in order). */
 type PickedTuple = [
   id: number,
@@ -802,39 +796,34 @@ export class Journal implements PunchSink, DeliveryQueue {
             for (const r of rows) moves.move(r.terminal, r.previousState, 'inflight');
             this.punchCounts.apply(moves);
           }
-          return rows.map((r): OutboundPunch => ({
-            id: r.id,
-            devicelogId: this.ids.idOf(r),
-            biometricCode: r.biometricCode,
-            logTime: r.logTime,
-            terminal: r.terminal,
-            device: r.device,
-            punchState: r.punchState,
-            attempts: r.attempts,
-            previousState: r.previousState,
-          }));
+          return rows;
         })
         .immediate(),
     );
   }
 
-  /** The queue's first `limit` due rows, in queue order (log time, then id). */
-  private pickRows(now: number, limit: number, opts: ClaimOptions): PickedRow[] {
+  /**
+   * The queue's first `limit` due rows, in queue order (log time, then id), each made once into
+   * the punch delivery sends (one object a row, not a row object and then a punch: issue 35).
+   */
+  private pickRows(now: number, limit: number, opts: ClaimOptions): OutboundPunch[] {
     const raw = this.stmt.pick.all({ now, limit, all: opts.ignoreBackoff ? 1 : 0 }) as PickedTuple[];
-    return raw.map(
-      ([id, site, terminal, device, biometricCode, logTime, punchState, sentAs, attempts, previousState]) => ({
+    const out = new Array<OutboundPunch>(raw.length);
+    for (let i = 0; i < raw.length; i++) {
+      const [id, site, terminal, device, biometricCode, logTime, punchState, sentAs, attempts, previousState] = raw[i]!;
+      out[i] = {
         id,
-        site,
-        terminal,
-        device,
+        devicelogId: this.ids.idOf({ id, site, terminal, device, biometricCode, logTime, sentAs }),
         biometricCode,
         logTime,
+        terminal,
+        device,
         punchState,
-        sentAs,
         attempts,
         previousState,
-      }),
-    );
+      };
+    }
+    return out;
   }
 
   settle(outcomes: readonly PunchOutcome[]): void {
