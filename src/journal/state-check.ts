@@ -21,7 +21,7 @@ import type { Database } from 'better-sqlite3';
  * migration turns it off for its own statements only. Rebuilding the tables instead would copy a
  * year of punches at start, while the terminals wait.
  *
- * The text replaced must be the list punchgate wrote (its spacing and case aside): anything else
+ * The text replaced must be the list punchgate wrote (spacing, case and quotes aside): anything else
  * stops the migration, which then changes nothing (the journal stays at the version before).
  */
 
