@@ -51,19 +51,35 @@ export function orCheck(states: readonly string[]): string {
 /** Migration 18 (see above); runs inside the migration's transaction. */
 export function rewriteStateChecks(db: Database): void {
   const edits = STATE_CHECKS.map(({ table, states }) => {
-    const sql = db.prepare(`SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?`).pluck().get(table) as
-      string | undefined;
+    const sql = tableText(db, table);
     const list = listCheck(states);
     if (sql === undefined || !list.test(sql))
       throw new Error(`the ${table} table's CHECK on state is not the one punchgate wrote: it cannot be migrated`);
     return { table, sql: sql.replace(list, orCheck(states)) };
   });
+  rewriteTableText(db, edits);
+}
+
+/** A table's text as sqlite_schema keeps it (undefined: no such table). */
+export function tableText(db: Database, table: string): string | undefined {
+  return db.prepare(`SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?`).pluck().get(table) as
+    string | undefined;
+}
+
+/**
+ * Replaces the text of tables in sqlite_schema by SQLite's procedure (see above): writable_schema
+ * on, the text written, the schema version raised so that every connection reads it again. Only
+ * for a change that leaves what is stored valid (a CHECK said another way); run it inside a
+ * transaction, so that a failure half way changes nothing. The one place punchgate edits its
+ * schema so (tests put a journal back to an older version with it too).
+ */
+export function rewriteTableText(db: Database, edits: readonly { table: string; sql: string }[]): void {
   const version = db.pragma('schema_version', { simple: true }) as number;
   db.unsafeMode(true);
   try {
     db.pragma('writable_schema = ON');
-    const write = db.prepare(`UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?`);
-    for (const e of edits) write.run(e.sql, e.table);
+    const write = db.prepare(`UPDATE sqlite_schema SET sql = @sql WHERE type = 'table' AND name = @table`);
+    for (const e of edits) if (write.run(e).changes !== 1) throw new Error(`no table ${e.table} to rewrite`);
     db.pragma(`schema_version = ${version + 1}`);
   } finally {
     db.pragma('writable_schema = OFF');

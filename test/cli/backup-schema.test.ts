@@ -48,7 +48,7 @@ async function sandbox() {
 
 /**
  * Bytes of a SQLite file replaced where they stand (same length), as a program that writes the
- * schema table itself (sqlite3's `PRAGMA writable_schema`, which better-sqlite3 does not allow)
+ * schema table itself (sqlite3's `PRAGMA writable_schema`, which better-sqlite3's defensive mode refuses)
  * leaves a file: a name SQLite reserves, a literal of another case.
  */
 function patchBytes(path: string, from: string, to: string): void {

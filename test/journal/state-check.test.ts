@@ -3,15 +3,14 @@ import { Journal } from '../../src/journal/index.js';
 import { SCHEMA_VERSION } from '../../src/journal/migrations.js';
 import { schemaProblems } from '../../src/journal/schema-check.js';
 import { Database } from '../../src/journal/sqlite-driver.js';
-import { listCheckText, orCheck, STATE_CHECKS } from '../../src/journal/state-check.js';
+import { listCheckText, orCheck, rewriteTableText, STATE_CHECKS, tableText } from '../../src/journal/state-check.js';
 import { putStateListChecksBack } from '../helpers/older-journal.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
 
 /** A box clock after the punches' times (a punch from the future is quarantined). */
 const NOON = Date.UTC(2026, 10, 29, 12, 0, 0);
 
-const tableSql = (db: Database, table: string) =>
-  db.prepare(`SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?`).pluck().get(table) as string;
+const tableSql = (db: Database, table: string) => tableText(db, table) ?? '';
 
 /** Temporary B-trees in a statement's program (a CHECK or partial index listing three states or more builds one per row). */
 const ephemeral = (db: Database, sql: string) =>
@@ -133,18 +132,11 @@ describe('journal: the tables’ CHECK on state as comparisons, not a list (migr
     Journal.open({ path, site: 's', clock: fakeClock(NOON), mode: 'owner' }).close();
     const db = new Database(path);
     putStateListChecksBack(db);
-    const version = db.pragma('schema_version', { simple: true }) as number;
-    db.unsafeMode(true);
-    db.pragma('writable_schema = ON');
     const [punches, sinks] = STATE_CHECKS;
     const variant = `check ( "state"   in ( ${punches.states.map((s) => `'${s}'`).join(' , ')} ) )`;
-    db.prepare(`UPDATE sqlite_schema SET sql = replace(sql, ?, ?) WHERE name = 'punches'`).run(
-      listCheckText(punches.states),
-      variant,
-    );
-    db.pragma(`schema_version = ${version + 1}`);
-    db.pragma('writable_schema = OFF');
-    db.unsafeMode(false);
+    rewriteTableText(db, [
+      { table: 'punches', sql: tableSql(db, 'punches').replace(listCheckText(punches.states), variant) },
+    ]);
     db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
     expect(tableSql(db, 'punches')).toContain(variant);
     expect(schemaProblems(db)).toEqual([]);
@@ -166,16 +158,9 @@ describe('journal: the tables’ CHECK on state as comparisons, not a list (migr
     const db = new Database(path);
     try {
       expect(tableSql(db, 'punches')).toMatch(/-- The device's serial number, '' when[\s\S]*state = 'quarantined'/);
-      const version = db.pragma('schema_version', { simple: true }) as number;
-      db.unsafeMode(true);
-      db.pragma('writable_schema = ON');
-      db.prepare(`UPDATE sqlite_schema SET sql = replace(sql, ?, ?) WHERE type = 'table' AND name = 'punches'`).run(
-        `state = 'quarantined'`,
-        `state = 'QUARANTINED'`,
-      );
-      db.pragma(`schema_version = ${version + 1}`);
-      db.pragma('writable_schema = OFF');
-      db.unsafeMode(false);
+      rewriteTableText(db, [
+        { table: 'punches', sql: tableSql(db, 'punches').replace(`state = 'quarantined'`, `state = 'QUARANTINED'`) },
+      ]);
       expect(schemaProblems(db)).toEqual(['the table punches is not as punchgate makes it']);
     } finally {
       db.close();
