@@ -12,6 +12,7 @@ import {
 } from './errors.js';
 import { refuseOpenElsewhere, refuseOtherNames } from './journal-file.js';
 import { refuseForeignSchema } from './schema-check.js';
+import { SchemaTextError } from './state-check.js';
 
 /** The tables every punchgate journal has had since its first version. */
 const OWN_TABLES = ['punches', 'terminals', 'delivery_state'];
@@ -141,7 +142,17 @@ function checkVersion(db: Database, path: string, mayMigrate: boolean): void {
       `was written by an older punchgate (schema ${version}; this one needs ${SCHEMA_VERSION})`,
       'restart punchgate run once (it upgrades the journal), then run this command again',
     );
-  migrate(db);
+  try {
+    migrate(db);
+  } catch (e) {
+    if (!(e instanceof SchemaTextError)) throw e;
+    throw new JournalUnusableError(
+      path,
+      `cannot be upgraded to schema ${SCHEMA_VERSION}: ${e.message}`,
+      `put that text back as punchgate wrote it (sqlite3 ${path} '.schema ${e.table}' shows it), or use a backup made by punchgate backup; the journal is left as it was`,
+      'SCHEMA',
+    );
+  }
 }
 
 /**

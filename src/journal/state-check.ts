@@ -48,13 +48,24 @@ export function orCheck(states: readonly string[]): string {
   return `CHECK (${states.map((s) => `state = '${s}'`).join(' OR ')})`;
 }
 
+/** A table's text is not what punchgate wrote, so a migration cannot take it (the journal is left as it was). */
+export class SchemaTextError extends Error {
+  constructor(
+    readonly table: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SchemaTextError';
+  }
+}
+
 /** Migration 18 (see above); runs inside the migration's transaction. */
 export function rewriteStateChecks(db: Database): void {
   const edits = STATE_CHECKS.map(({ table, states }) => {
     const sql = tableText(db, table);
     const list = listCheck(states);
     if (sql === undefined || !list.test(sql))
-      throw new Error(`the ${table} table's CHECK on state is not the one punchgate wrote: it cannot be migrated`);
+      throw new SchemaTextError(table, `the ${table} table's CHECK on state is not the one punchgate wrote`);
     return { table, sql: sql.replace(list, orCheck(states)) };
   });
   rewriteTableText(db, edits);

@@ -166,4 +166,47 @@ describe('journal: the tables’ CHECK on state as comparisons, not a list (migr
       db.close();
     }
   });
+
+  it('a CHECK that is not the list punchgate wrote stops the migration: the journal stays as it was, every punch in it, and the error names the table', () => {
+    const path = tmp.path('j.db');
+    const clock = fakeClock(NOON);
+    const j = Journal.open({ path, site: 's', clock, mode: 'owner' });
+    const before = fill(j, clock);
+    j.close();
+    const db = new Database(path);
+    putStateListChecksBack(db);
+    const [punches] = STATE_CHECKS;
+    // A comment inside the list: the schema check reads past it, the migration does not take it.
+    const odd = listCheckText(punches.states).replace(`'pending',`, `'pending', /* queued */`);
+    rewriteTableText(db, [
+      { table: 'punches', sql: tableSql(db, 'punches').replace(listCheckText(punches.states), odd) },
+    ]);
+    db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+    expect(schemaProblems(db)).toEqual([]);
+    db.close();
+
+    let refusal: unknown;
+    try {
+      Journal.open({ path, site: 's', clock, mode: 'owner' }).close();
+    } catch (e) {
+      refusal = e;
+    }
+    // Exit 74 (journal unusable), with the path, what is wrong and the fix.
+    expect(refusal).toMatchObject({ exitCode: 74, code: 'SCHEMA' });
+    expect((refusal as Error).message).toBe(
+      `the journal ${path} cannot be upgraded to schema ${SCHEMA_VERSION}: the punches table's CHECK on state is not the one punchgate wrote: ` +
+        `put that text back as punchgate wrote it (sqlite3 ${path} '.schema punches' shows it), or use a backup made by punchgate backup; the journal is left as it was`,
+    );
+    const after = new Database(path, { readonly: true });
+    try {
+      expect(after.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION - 1);
+      expect(tableSql(after, 'punches')).toContain(odd);
+      expect(tableSql(after, 'sink_deliveries')).toContain(listCheckText(STATE_CHECKS[1].states));
+      expect(after.prepare(`SELECT id, state, attempts, claimed_by FROM punches ORDER BY id`).all()).toEqual(
+        before.rows,
+      );
+    } finally {
+      after.close();
+    }
+  });
 });
