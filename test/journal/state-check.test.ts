@@ -25,7 +25,16 @@ const WRITES = [
   `UPDATE sink_deliveries SET state = 'inflight', claimed_from = state WHERE sink = 'erp' AND punch_id = 1`,
 ];
 
-/** Rows of every state in both tables, and what the journal says of them. */
+/** A journal at `path` with rows of every state in both tables, closed; what it said of them. */
+function filledJournal(path: string, clock: ReturnType<typeof fakeClock>) {
+  const j = Journal.open({ path, site: 's', clock, mode: 'owner' });
+  try {
+    return fill(j, clock);
+  } finally {
+    j.close();
+  }
+}
+
 function fill(j: Journal, clock: ReturnType<typeof fakeClock>) {
   j.useSinks({ defaultSink: 'hrms', others: ['erp'] });
   j.ingest(
@@ -84,9 +93,7 @@ describe('journal: the tables’ CHECK on state as comparisons, not a list (migr
   it('a journal of the version before migrates in place: same rows and figures, exactly a fresh schema, and another connection open meanwhile reads the new CHECK too', () => {
     const path = tmp.path('j.db');
     const clock = fakeClock(NOON);
-    const j = Journal.open({ path, site: 's', clock, mode: 'owner' });
-    const before = fill(j, clock);
-    j.close();
+    const before = filledJournal(path, clock);
     expect(before.counts).toMatchObject({ delivered: 1, rejected: 1, inflight: 1, pending: 2, quarantined: 1 });
 
     const old = new Database(path);
@@ -170,9 +177,7 @@ describe('journal: the tables’ CHECK on state as comparisons, not a list (migr
   it('a CHECK that is not the list punchgate wrote stops the migration: the journal stays as it was, every punch in it, and the error names the table', () => {
     const path = tmp.path('j.db');
     const clock = fakeClock(NOON);
-    const j = Journal.open({ path, site: 's', clock, mode: 'owner' });
-    const before = fill(j, clock);
-    j.close();
+    const before = filledJournal(path, clock);
     const db = new Database(path);
     putStateListChecksBack(db);
     const [punches] = STATE_CHECKS;
