@@ -9,10 +9,11 @@ import type { DeliveryRecord } from '../journal/types.js';
 import type { StatusReport } from '../status/index.js';
 import type { LatestReport } from '../status/latest.js';
 import type { Clock } from '../util/clock.js';
-import { printable } from '../util/terminal-text.js';
-import { familyText, type Sample } from './exposition.js';
+import { seconds } from './exposition.js';
 import { HRMS_OUTCOMES, hrmsOutcome } from './hrms-outcome.js';
 import type { JournalTotals } from './journal-totals.js';
+import { pushRegistryLines } from './registry-text.js';
+import { label, TerminalSeries } from './terminal-series.js';
 
 export interface MetricsDeps {
   journal: Journal;
@@ -26,9 +27,6 @@ export interface MetricsDeps {
 
 /** Slack on top of the status log's interval (at most one interval) before /metrics builds a report of its own. */
 const REPORT_SLACK_MS = 5000;
-/** A label value from the journal (a terminal name an imported file gave): escaped and bounded, as on a terminal. */
-const label = (text: string) => printable(text, 64);
-const seconds = (ms: number | null | undefined) => (ms === null || ms === undefined ? undefined : ms / 1000);
 
 /**
  * Sets a gauge without labels, or leaves it with no sample at all when there is no value: the
@@ -55,6 +53,7 @@ export class PunchgateMetrics {
 
   /** What one scrape reads, read once for all the metrics of that scrape. */
   private scrape: Scrape | undefined;
+  private readonly terminalSeries = new TerminalSeries();
 
   constructor(private readonly d: MetricsDeps) {
     const registers = [this.registry];
@@ -265,12 +264,17 @@ export class PunchgateMetrics {
     this.hrmsDuration.observe({ sink: label(sink) }, durationSeconds);
   }
 
-  /** The Prometheus text exposition: prom-client's families, then the per-terminal ones (perTerminalText). */
+  /** The Prometheus text exposition: prom-client's families (pushRegistryLines), then the per-terminal ones (TerminalSeries). */
   async text(): Promise<string> {
     const scrape = this.read();
     this.scrape = scrape;
     try {
-      return `${await this.registry.metrics()}\n${perTerminalText(scrape)}\n`;
+      // One array of lines joined once: the text is made flat at once, not copied again for its length and its bytes.
+      const lines: string[] = [];
+      await pushRegistryLines(this.registry, lines);
+      this.terminalSeries.write(lines, scrape);
+      lines.push('');
+      return lines.join('\n');
     } finally {
       this.scrape = undefined;
     }
@@ -303,94 +307,6 @@ export class PunchgateMetrics {
     const interval = this.d.config().status.intervalMs || 60_000;
     return interval + Math.min(interval, REPORT_SLACK_MS);
   }
-}
-
-/**
- * The families with a series per terminal, written as text (exposition.ts says why): punches
- * journalled and delivered, up and last success, and the push uploads kept, per terminal and table.
- */
-function perTerminalText(s: Scrape): string {
-  // A push terminal cannot reach a receiver that does not listen, whatever the ledger last recorded.
-  const cut = new Set(s.report.terminals.filter((t) => t.listenerDown).map((t) => t.name));
-  const kept = s.report.terminals.flatMap((t) => (t.push?.kept ?? []).map((k) => ({ terminal: t.name, ...k })));
-  const keptBy = (figure: (k: (typeof kept)[number]) => number) =>
-    summed(kept.map((k) => [['terminal', label(k.terminal), 'table', label(k.table)], figure(k)]));
-  return [
-    familyText(
-      {
-        name: 'punchgate_punches_journaled_total',
-        help: 'Punches written to the journal (duplicates not counted), per terminal.',
-        type: 'counter',
-      },
-      summed([...s.journaled].map(([terminal, n]) => [['terminal', label(terminal)], n])),
-    ),
-    familyText(
-      {
-        name: 'punchgate_punches_delivered_total',
-        help: 'Punches the HRMS accepted (or already had), per terminal.',
-        type: 'counter',
-      },
-      summed([...s.delivered].map(([terminal, n]) => [['terminal', label(terminal)], n])),
-    ),
-    familyText(
-      {
-        name: 'punchgate_terminal_up',
-        help: 'Whether the terminal answered at its last contact (1) or not (0), per enabled terminal.',
-        type: 'gauge',
-      },
-      s.terminals.map((t) => [['terminal', t.name], t.record?.online && !cut.has(t.name) ? 1 : 0]),
-    ),
-    familyText(
-      {
-        name: 'punchgate_terminal_last_success_timestamp_seconds',
-        help: 'When the terminal last answered (Unix time); absent while it never has.',
-        type: 'gauge',
-      },
-      s.terminals.flatMap((t): Sample[] => {
-        const at = seconds(t.record?.lastSuccessAt);
-        return at === undefined ? [] : [[['terminal', t.name], at]];
-      }),
-    ),
-    familyText(
-      {
-        name: 'punchgate_push_kept_uploads_total',
-        help: 'Push uploads answered OK that were not turned into punches or known records, kept raw in the journal, per terminal and table.',
-        type: 'counter',
-      },
-      keptBy((k) => k.uploads),
-    ),
-    familyText(
-      {
-        name: 'punchgate_push_kept_held',
-        help: 'Kept push uploads still in the journal (not yet turned into punches or dropped), per terminal and table.',
-        type: 'gauge',
-      },
-      keptBy((k) => k.held),
-    ),
-    familyText(
-      {
-        name: 'punchgate_push_kept_dropped_total',
-        help: 'Kept push uploads dropped to stay within adms.keptUploads (oldest first), per terminal and table.',
-        type: 'counter',
-      },
-      keptBy((k) => k.dropped),
-    ),
-  ].join('\n\n');
-}
-
-/**
- * Samples whose labels came out the same added up into one: two names the journal holds may read
- * alike once escaped and cut to 64 characters (label()), and one series must not appear twice.
- */
-function summed(samples: readonly Sample[]): Sample[] {
-  const byKey = new Map<string, [readonly string[], number]>();
-  for (const [labels, value] of samples) {
-    const key = labels.join('\u0000');
-    const had = byKey.get(key);
-    if (had) had[1] += value;
-    else byKey.set(key, [labels, value]);
-  }
-  return [...byKey.values()];
 }
 
 interface Scrape {

@@ -47,13 +47,15 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, d
     reply = text(500, 'internal error: see the punchgate log');
   }
   if (res.headersSent || res.destroyed) return;
+  // The body as bytes once: a string would be joined to the head and then copied again to be sent.
+  const body = Buffer.from(reply.body);
   res.writeHead(reply.status, {
     ...COMMON_HEADERS,
     'content-type': reply.type,
-    'content-length': Buffer.byteLength(reply.body),
+    'content-length': body.length,
     ...reply.headers,
   });
-  res.end(req.method === 'HEAD' ? undefined : reply.body);
+  res.end(req.method === 'HEAD' ? undefined : body);
 }
 
 function pathOf(req: IncomingMessage): string {

@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
-import { Counter, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { Journal } from '../../src/journal/index.js';
 import { familyText, type Sample } from '../../src/metrics/exposition.js';
 import { JournalTotals } from '../../src/metrics/journal-totals.js';
+import { pushRegistryLines } from '../../src/metrics/registry-text.js';
 import { PunchgateMetrics } from '../../src/metrics/registry.js';
 import { buildStatus } from '../../src/status/index.js';
 import { LatestReport } from '../../src/status/latest.js';
@@ -63,6 +64,77 @@ describe('the per-terminal families written as text (exposition.ts)', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+/** Lines as pushRegistryLines pushes them, as one text. */
+async function ourRegistryText(registry: Registry): Promise<string> {
+  const lines: string[] = [];
+  await pushRegistryLines(registry, lines);
+  return lines.join('\n');
+}
+
+describe("prom-client's families written as text (registry-text.ts)", () => {
+  const label = fc.string({ unit: 'binary', maxLength: 12 });
+  const value = fc.oneof(fc.double(), fc.integer(), fc.constantFrom(NaN, Infinity, -Infinity, 0));
+
+  it('write what its registry writes: counters, gauges and histograms, with any label text and value (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(label, fc.nat({ max: 1000 })), { maxLength: 5 }),
+        fc.array(fc.tuple(label, label, value), { maxLength: 5 }),
+        fc.array(fc.tuple(label, fc.double({ min: 0, max: 100, noNaN: true })), { maxLength: 8 }),
+        value,
+        async (counts, gauges, observations, bare) => {
+          const registry = new Registry();
+          const registers = [registry];
+          const counter = new Counter({
+            name: 'c_total',
+            help: 'Count \\ with\nnewline.',
+            labelNames: ['outcome'],
+            registers,
+          });
+          for (const [outcome, n] of counts) counter.inc({ outcome }, n);
+          const gauge = new Gauge({ name: 'g', help: 'A gauge.', labelNames: ['terminal', 'table'], registers });
+          for (const [terminal, table, v] of gauges) gauge.set({ terminal, table }, v);
+          new Gauge({
+            name: 'g_bare',
+            help: 'No labels.',
+            registers,
+            collect() {
+              this.set(bare);
+            },
+          });
+          const histogram = new Histogram({
+            name: 'h_seconds',
+            help: 'A histogram.',
+            buckets: [0.05, 1, 40],
+            labelNames: ['sink'],
+            registers,
+          });
+          for (const [sink, v] of observations) histogram.observe({ sink }, v);
+          new Histogram({ name: 'h_empty', help: 'Never observed.', registers });
+          expect(await ourRegistryText(registry)).toBe(await registry.metrics());
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it("write punchgate's own registry, Node's default metrics with it, family for family as its registry does", async () => {
+    const registry = new Registry();
+    collectDefaultMetrics({ register: registry });
+    new Histogram({ name: 'h_seconds', help: 'A histogram.', labelNames: ['sink'], registers: [registry] }).observe(
+      { sink: 'hrms' },
+      0.2,
+    );
+    // The values move between two calls (CPU, memory, handles): the families and their series' names must not.
+    const shape = (text: string) => text.split('\n').map((l) => (l.startsWith('#') ? l : l.replace(/ [^ ]+$/, '')));
+    const ours = shape(await ourRegistryText(registry));
+    const theirs = shape(await registry.metrics());
+    expect(ours.filter((l) => l.startsWith('# '))).toEqual(theirs.filter((l) => l.startsWith('# ')));
+    expect(ours.filter((l) => l.startsWith('h_seconds'))).toEqual(theirs.filter((l) => l.startsWith('h_seconds')));
+    expect(ours.length).toBeGreaterThan(100);
   });
 });
 
