@@ -20,6 +20,7 @@ import { scaled } from './lib/scale.js';
 import {
   drainJournal,
   hrmsStats,
+  journalOnlyDrain,
   outboundPunch,
   preparedJournal,
   rawPostLoop,
@@ -103,6 +104,28 @@ export async function benchDrain(): Promise<BenchRow[]> {
           minRatio: MIN_RATIO,
         }),
       );
+      // The journal's share alone (no request): its rate against the bare loop shows how much of
+      // the wire's pace one thread has left for the HTTP client once the journal has written.
+      const journalMs: number[] = [];
+      for (let round = 1; round <= ROUNDS; round++) {
+        const path = preparedJournal(scratch.dir, `journal-only-${size}-${round}.db`, total);
+        collectGarbage();
+        const run = journalOnlyDrain(path, size);
+        if (run.delivered !== total) throw new Error(`journal-only drain settled ${run.delivered} of ${total}`);
+        journalMs.push(run.ms);
+      }
+      const journalRate = rate(total, median(journalMs));
+      log(`  batch ${size}: the journal's claim and settle alone, no request: ${fmt(journalRate)}/s`);
+      rows.push({
+        bench: 'drain',
+        metric: `the journal's claim + settle alone (no request), batch ${size}`,
+        unit: 'punches/s',
+        ours: journalRate,
+        baseline: rate(total, median(raw)),
+        ratio: journalRate / rate(total, median(raw)),
+        target: 'info',
+        note: 'what the journal work costs on its own; the drain does it and the HTTP client on one thread',
+      });
       // The same drain as the service runs it: the bundle in its own process, with the unit's
       // NODE_OPTIONS (and, to show what they do, without any).
       for (const nodeOptions of [unitNodeOptions(), '']) {

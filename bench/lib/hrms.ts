@@ -31,6 +31,33 @@ export function preparedJournal(dir: string, name: string, total: number, ingest
   return path;
 }
 
+/**
+ * The journal's share of a drain alone: each batch's answers settled (all delivered, with the
+ * delivery state, as a success writes it) and the next batch claimed in one transaction, as the
+ * deliverer does while a request is out, but with no request. What a drain could reach if the
+ * HRMS and the HTTP client cost nothing; on one thread, the journal work and the client's work add up.
+ */
+export function journalOnlyDrain(path: string, batchSize: number): { delivered: number; ms: number } {
+  const journal = Journal.open({ path, site: BENCH_SITE, mode: 'owner' });
+  try {
+    const t0 = nowMs();
+    let delivered = 0;
+    let batch = journal.claim(batchSize);
+    while (batch.length > 0) {
+      const answers = batch.map((p) => ({ id: p.id, kind: 'delivered' as const }));
+      batch = journal.together(() => {
+        journal.settle(answers);
+        journal.deliveryState.update({ lastSuccessAt: Date.now() });
+        return journal.claim(batchSize);
+      });
+      delivered += answers.length;
+    }
+    return { delivered, ms: nowMs() - t0 };
+  } finally {
+    journal.close();
+  }
+}
+
 /** What the journal sends for punch `i` of the synthetic log (ids follow insertion order). */
 export function outboundPunch(i: number): { biometriccode: string; logDate: string; devicelogId: string } {
   const p = syntheticPunch(i);
