@@ -21,6 +21,8 @@ export function createPushReceiver(
   const store = new PushStore(journal.db, journal, ctx.clock);
   const guarded: PushJournal = {
     commitPunches: (...a) => guard(() => store.commitPunches(...a)),
+    // The disk sync off the event loop: the terminal is answered once it is done (GroupCommit).
+    commitPunchesSyncedLater: (...a) => guard(() => journal.syncedLater(() => store.commitPunches(...a))),
     commitUsers: (...a) => guard(() => store.commitUsers(...a)),
     commitRecords: (...a) => guard(() => store.commitRecords(...a)),
     registration: (...a) => guard(() => store.registration(...a)),

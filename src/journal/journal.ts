@@ -685,6 +685,7 @@ export class Journal implements PunchSink, DeliveryQueue {
         settings: this.opts,
         beginClaim: (now) => this.beginClaim(now),
         holder: () => this.holder?.id ?? '',
+        syncedApart: this.syncedApart,
       },
       name,
       notFor,
@@ -732,17 +733,49 @@ export class Journal implements PunchSink, DeliveryQueue {
    */
   together<T>(fn: () => T): T {
     this.checkpointer?.used();
-    // Its commit without a sync of its own, the WAL synced right after off the event loop (wal-sync.ts).
-    const relax = !this.db.inTransaction && !this.readonly && this.walSync.available();
-    if (relax) this.stmt.syncNormal.run();
+    return this.syncedApart(() => this.gate.attempt(() => this.db.transaction(fn).immediate()));
+  }
+
+  /**
+   * Runs `fn` (its own transaction) committed without a disk sync on the event loop, the WAL
+   * synced right after in the thread pool (wal-sync.ts). For delivery's writes (a settle, a
+   * return, the settle with the next claim): lost in a power cut, their punches are inflight
+   * under a process that is gone, go back to the queue at the next start and are sent again, and
+   * the HRMS answers "already there". Inside a transaction, or where the WAL cannot be synced
+   * apart, `fn` commits as it would (its own sync).
+   */
+  private readonly syncedApart = <T>(fn: () => T): T => {
+    if (!this.canSyncApart()) return fn();
+    this.stmt.syncNormal.run();
     try {
-      return this.gate.attempt(() => this.db.transaction(fn).immediate());
+      return fn();
     } finally {
-      if (relax) {
-        this.stmt.syncFull.run();
-        this.walSync.request();
-      }
+      this.stmt.syncFull.run();
+      this.walSync.request();
     }
+  };
+
+  /**
+   * Runs `fn` (transactions of its own, such as a group of push uploads) committed without a
+   * disk sync on the event loop; `synced` resolves once the WAL is synced off it (wal-sync.ts),
+   * and only then may a terminal be told its punches are kept. Inside another transaction, or
+   * where the WAL cannot be synced apart, `fn`'s commits sync themselves and `synced` is resolved.
+   */
+  syncedLater<T>(fn: () => T): { value: T; synced: Promise<void> } {
+    if (!this.canSyncApart()) return { value: fn(), synced: Promise.resolve() };
+    this.stmt.syncNormal.run();
+    let value: T;
+    try {
+      value = fn();
+    } finally {
+      this.stmt.syncFull.run();
+    }
+    return { value, synced: this.walSync.synced() };
+  }
+
+  /** Whether a write may commit now without its own sync: outside a transaction, with the WAL file at hand. */
+  private canSyncApart(): boolean {
+    return !this.db.inTransaction && !this.readonly && this.walSync.available();
   }
 
   /** WAL syncs done off the event loop after a `together` (for tests). */
@@ -849,64 +882,68 @@ export class Journal implements PunchSink, DeliveryQueue {
       const g = groups.get(key) ?? groups.set(key, { kind: o.kind, message, ids: [] }).get(key)!;
       g.ids.push(o.id);
     }
-    this.gate.defer(undefined, () =>
-      this.db
-        .transaction(() => {
-          const moves = new CountMoves();
-          for (const g of groups.values()) {
-            const ids = JSON.stringify(g.ids);
-            if (g.kind === 'unknown')
-              for (const r of this.stmt.unclaim.all({ ids, message: g.message, now, holder }) as Returned[])
-                moves.move(r.terminal, 'inflight', r.state);
-            else
-              for (const terminal of this.stmt.delivered.all({
-                ids,
-                duplicate: g.kind === 'duplicate' ? 1 : 0,
-                message: g.message,
+    this.syncedApart(() =>
+      this.gate.defer(undefined, () =>
+        this.db
+          .transaction(() => {
+            const moves = new CountMoves();
+            for (const g of groups.values()) {
+              const ids = JSON.stringify(g.ids);
+              if (g.kind === 'unknown')
+                for (const r of this.stmt.unclaim.all({ ids, message: g.message, now, holder }) as Returned[])
+                  moves.move(r.terminal, 'inflight', r.state);
+              else
+                for (const terminal of this.stmt.delivered.all({
+                  ids,
+                  duplicate: g.kind === 'duplicate' ? 1 : 0,
+                  message: g.message,
+                  now,
+                  holder,
+                }) as string[])
+                  moves.move(terminal, 'inflight', 'delivered');
+            }
+            for (const o of rejected) {
+              const row = this.stmt.getInflight.get(o.id, holder) as
+                { terminal: string; attempts: number; firstRejectedAt: number | null } | undefined;
+              if (!row) continue;
+              const attempts = row.attempts + 1;
+              const firstRejectedAt = row.firstRejectedAt ?? now;
+              const dead =
+                attempts >= this.opts.deadAfterAttempts || now - firstRejectedAt >= this.opts.deadAfterDays * DAY_MS;
+              const delay = backoffDelay(attempts - 1, this.opts.rejectedRetry);
+              moves.move(row.terminal, 'inflight', dead ? 'dead' : 'rejected');
+              this.stmt.rejected.run({
+                id: o.id,
+                state: dead ? 'dead' : 'rejected',
+                attempts,
+                firstRejectedAt,
+                next: dead ? null : now + delay,
+                message: o.message,
                 now,
                 holder,
-              }) as string[])
-                moves.move(terminal, 'inflight', 'delivered');
-          }
-          for (const o of rejected) {
-            const row = this.stmt.getInflight.get(o.id, holder) as
-              { terminal: string; attempts: number; firstRejectedAt: number | null } | undefined;
-            if (!row) continue;
-            const attempts = row.attempts + 1;
-            const firstRejectedAt = row.firstRejectedAt ?? now;
-            const dead =
-              attempts >= this.opts.deadAfterAttempts || now - firstRejectedAt >= this.opts.deadAfterDays * DAY_MS;
-            const delay = backoffDelay(attempts - 1, this.opts.rejectedRetry);
-            moves.move(row.terminal, 'inflight', dead ? 'dead' : 'rejected');
-            this.stmt.rejected.run({
-              id: o.id,
-              state: dead ? 'dead' : 'rejected',
-              attempts,
-              firstRejectedAt,
-              next: dead ? null : now + delay,
-              message: o.message,
-              now,
-              holder,
-            });
-            this.history.refused({
-              id: o.id,
-              at: now,
-              attempt: attempts,
-              state: dead ? 'dead' : 'rejected',
-              message: o.message,
-            });
-          }
-          this.punchCounts.apply(moves);
-        })
-        .immediate(),
+              });
+              this.history.refused({
+                id: o.id,
+                at: now,
+                attempt: attempts,
+                state: dead ? 'dead' : 'rejected',
+                message: o.message,
+              });
+            }
+            this.punchCounts.apply(moves);
+          })
+          .immediate(),
+      ),
     );
   }
 
   release(ids: readonly number[]): void {
     if (ids.length === 0) return;
     const args = { ids: JSON.stringify(ids), message: null, now: this.clock.now(), holder: this.holder?.id ?? '' };
-    this.gate.defer(undefined, () =>
-      this.db.transaction(() => this.unclaimed(this.stmt.unclaim.all(args) as Returned[]))(),
+    this.syncedApart(() =>
+      this.gate.defer(undefined, () =>
+        this.db.transaction(() => this.unclaimed(this.stmt.unclaim.all(args) as Returned[]))(),
+      ),
     );
   }
 

@@ -564,6 +564,12 @@ export interface PushJournal {
    * stamp, all in one transaction: one disk sync for every upload that arrived together.
    */
   commitPunches(uploads: readonly PunchUpload[]): IngestResult[];
+  /**
+   * The same transaction committed without a disk sync on the event loop: `synced` resolves once
+   * it is on the disk (the WAL synced in the thread pool), rejects when that fails. Optional: a
+   * journal without it syncs each commit itself (commitPunches).
+   */
+  commitPunchesSyncedLater?(uploads: readonly PunchUpload[]): { value: IngestResult[]; synced: Promise<void> };
   /** Saves the users of one OPERLOG/USERINFO upload and its stamp, in one transaction. */
   commitUsers(upload: PushUpload, users: readonly PushUser[], malformed: PushMalformed, extra?: PushExtra): void;
   /** Saves what an upload without punches or users carried (kept lines, event counts) and its stamp. */

@@ -2,26 +2,41 @@ import { closeSync, fsync, fsyncSync, openSync } from 'node:fs';
 import { canonicalJournalPath } from './journal-file.js';
 
 /**
- * The disk sync of the deliverer's transaction (a batch's settle with the next claim), done off
- * the event loop: the transaction commits without a sync of its own (synchronous NORMAL: in the
- * WAL, in order, safe from a crash of the process), then the WAL file is synced in libuv's thread
- * pool while the next request is on the wire. Still one disk sync per batch, but the event loop
- * does not wait for it.
+ * Disk syncs of the journal's write-ahead log done off the event loop: a transaction commits
+ * without a sync of its own (synchronous NORMAL: in the WAL, in order, safe from a crash of the
+ * process), then the WAL file is synced in libuv's thread pool. The event loop does not wait for
+ * the disk: on an SD card a sync takes 5 to 50 ms, and every terminal, scrape and delivery would
+ * wait that long behind each one.
  *
- * What it costs: a power cut in the moment between the commit and the sync loses that batch's
- * settle, exactly as a power cut a moment earlier (before the commit) would: its punches are
- * inflight under a process that is gone, go back to the queue at the next start and are sent
- * again, and the HRMS answers "already there" (by devicelogId). A punch's journalling (ingest)
- * keeps its own synchronous commit.
+ * Two users:
+ * - The deliverer's transaction (a batch's settle with the next claim): synced while the next
+ *   request is on the wire (`request`). A power cut between the commit and the sync loses that
+ *   batch's settle, exactly as a power cut a moment earlier (before the commit) would: its
+ *   punches are inflight under a process that is gone, go back to the queue at the next start
+ *   and are sent again, and the HRMS answers "already there" (by devicelogId).
+ * - The push terminals' group commit (`synced`): a terminal is answered OK only once a sync that
+ *   began after its upload's commit has ended, so the punches it is told are kept are on the
+ *   disk. Uploads committed while a sync runs share the next one (a group commit across turns).
+ * Other ingests keep their own synchronous commit.
  *
- * When the WAL file cannot be opened, or a sync fails, `available` says no and the transaction
- * commits with its own sync (synchronous FULL), as before.
+ * When the WAL file cannot be opened, `available` says no and the transaction commits with its
+ * own sync (synchronous FULL), as before. When a sync fails, its waiters are refused (a terminal
+ * is told to retry, never OK) and from then on every transaction syncs itself.
  */
+interface Waiter {
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
 export class WalSync {
   /** The WAL file, opened at the first use (tried again while it cannot be); null: a sync failed. */
   private fd: number | null | undefined;
   private running = false;
   private again = false;
+  /** Waiting for a sync that has not begun yet (their commits came after the running one began). */
+  private waiting: Waiter[] = [];
+  /** Waiting for the sync under way. */
+  private covered: Waiter[] = [];
   private closed = false;
   /** Syncs completed (for tests). */
   done = 0;
@@ -29,6 +44,8 @@ export class WalSync {
   constructor(
     private readonly journalPath: string,
     private readonly onError: (e: unknown) => void,
+    /** The disk sync (fs.fsync; a stand-in in tests, which make it slow or fail). */
+    private readonly syncFile: typeof fsync = fsync,
   ) {}
 
   /** Whether a transaction may commit without its own sync (the WAL file can be synced here). */
@@ -46,39 +63,76 @@ export class WalSync {
   /** Syncs the WAL soon: at most one sync at a time, and one more after it for commits made meanwhile. */
   request(): void {
     const fd = this.fd;
-    if (typeof fd !== 'number' || this.closed) return;
+    if (typeof fd !== 'number' || this.closed) {
+      this.refuseAll(new Error('the journal cannot sync its write-ahead log'));
+      return;
+    }
     if (this.running) {
       this.again = true;
       return;
     }
     this.running = true;
-    fsync(fd, (err) => {
+    // Every commit made before this point is in the file: this sync covers the waiters so far.
+    this.covered = this.waiting;
+    this.waiting = [];
+    this.syncFile(fd, (err) => {
       this.running = false;
-      if (this.closed) return;
+      if (this.closed) return; // close() synced and answered them
+      const covered = this.covered;
+      this.covered = [];
       if (err) {
         this.fd = null; // from now on each commit syncs itself
         this.onError(err);
+        for (const w of covered) w.reject(err);
+        this.refuseAll(err);
         return;
       }
       this.done++;
-      if (this.again) {
+      for (const w of covered) w.resolve();
+      if (this.again || this.waiting.length > 0) {
         this.again = false;
         this.request();
       }
     });
   }
 
-  /** Before the journal closes: a last sync (waited for) and the file let go. */
+  /**
+   * Resolves once a sync that began after this call has ended: what was committed before it is
+   * on the disk. Rejects when that sync fails (or none can be made).
+   */
+  synced(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      this.request();
+    });
+  }
+
+  private refuseAll(e: unknown): void {
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const w of waiting) w.reject(e);
+  }
+
+  /** Before the journal closes: a last sync (waited for, and answering every waiter) and the file let go. */
   close(): void {
     const fd = this.fd;
     this.closed = true;
     this.fd = null;
-    if (typeof fd !== 'number') return;
-    try {
-      fsyncSync(fd);
-    } catch {
-      // the journal's own close checkpoints and syncs what matters
-    }
-    closeSync(fd);
+    const waiters = [...this.covered, ...this.waiting];
+    this.covered = [];
+    this.waiting = [];
+    let failure: unknown;
+    if (typeof fd === 'number') {
+      try {
+        fsyncSync(fd);
+      } catch (e) {
+        // the journal's own close checkpoints and syncs what matters; the waiters are not told OK
+        failure = e;
+      }
+      closeSync(fd);
+    } else failure = new Error('the journal cannot sync its write-ahead log');
+    for (const w of waiters)
+      if (failure === undefined) w.resolve();
+      else w.reject(failure);
   }
 }

@@ -105,4 +105,77 @@ describe('group commit of uploads', () => {
       tmp.cleanup();
     }
   });
+
+  it('with the disk sync off the event loop: answers an upload only once its sync has ended, commits the next group meanwhile, refuses on a failed sync', async () => {
+    const ok: IngestResult = { added: 1, duplicates: 0, quarantined: 0 };
+    const syncs: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+    const committed: string[][] = [];
+    const g = new GroupCommit({
+      commitPunches: () => {
+        throw new Error('not used: the journal syncs apart');
+      },
+      commitPunchesSyncedLater: (uploads) => {
+        committed.push(uploads.map((u) => u.upload.terminal));
+        const synced = new Promise<void>((resolve, reject) => syncs.push({ resolve, reject }));
+        return { value: uploads.map(() => ok), synced };
+      },
+    });
+    const answered: string[] = [];
+    const track = (p: Promise<IngestResult>, name: string) =>
+      p.then(
+        () => answered.push(`${name} ok`),
+        () => answered.push(`${name} refused`),
+      );
+    const a = track(g.submit(upload('a', 1, '1')), 'a');
+    const b = track(g.submit(upload('b', 1, '1')), 'b');
+    await new Promise((r) => setImmediate(r));
+    expect(committed).toEqual([['a', 'b']]);
+    expect(answered).toEqual([]); // committed, not yet on the disk: no OK
+    // The next upload is committed while the first group's sync still runs.
+    const c = track(g.submit(upload('c', 1, '1')), 'c');
+    await new Promise((r) => setImmediate(r));
+    expect(committed).toEqual([['a', 'b'], ['c']]);
+    expect(answered).toEqual([]);
+    syncs[0]!.resolve();
+    await Promise.all([a, b]);
+    expect(answered).toEqual(['a ok', 'b ok']);
+    syncs[1]!.reject(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }));
+    await c;
+    expect(answered).toEqual(['a ok', 'b ok', 'c refused']); // the terminal keeps it and sends it again
+  });
+
+  it('through a real journal: committed without a sync on the event loop, answered after the WAL sync, every punch there after a reopen', async () => {
+    const tmp = tempDir();
+    const path = tmp.path('j.db');
+    const journal = Journal.open({ path, site: 'g', mode: 'owner' });
+    try {
+      const store = new PushStore(journal.db, journal, systemClock);
+      let inside = -1;
+      const g = new GroupCommit({
+        commitPunches: (u) => store.commitPunches(u),
+        commitPunchesSyncedLater: (u) =>
+          journal.syncedLater(() => {
+            inside = journal.db.pragma('synchronous', { simple: true }) as number;
+            return store.commitPunches(u);
+          }),
+      });
+      // The first upload may sync itself (the WAL file is opened once it exists); the rest sync apart.
+      await g.submit(upload('first', 1, '1'));
+      const before = journal.walSyncs;
+      const results = await Promise.all(Array.from({ length: 5 }, (_, i) => g.submit(upload(`t${i}`, 20, '1'))));
+      expect(inside).toBe(1); // NORMAL: no sync in the commit
+      expect(journal.db.pragma('synchronous', { simple: true })).toBe(2); // FULL again after it
+      expect(journal.walSyncs).toBeGreaterThan(before); // answered after a sync of the WAL
+      expect(results.map((r) => r.added)).toEqual([20, 20, 20, 20, 20]);
+    } finally {
+      journal.close();
+    }
+    const again = Journal.open({ path, site: 'g', mode: 'owner' });
+    try {
+      expect(again.counts().pending).toBe(101);
+    } finally {
+      again.close();
+      tmp.cleanup();
+    }
+  });
 });

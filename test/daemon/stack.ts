@@ -105,15 +105,27 @@ export interface DaemonProcess {
 /** `punchgate run` as a real child process, run as the systemd unit runs it (its node flags and environment, `env` on top). */
 export { unitEnvironment };
 
-export function spawnDaemon(configPath: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): DaemonProcess {
-  const child = spawn(
+export function spawnDaemon(
+  configPath: string,
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+  /** A command the daemon runs under (e.g. strace and its options); none: node itself. */
+  under: string[] = [],
+): DaemonProcess {
+  const command = [
+    ...under,
     process.execPath,
-    [...unitNodeArgs(), 'dist/punchgate.js', 'run', '--config', configPath, ...args],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...unitEnvironment(), NOTIFY_SOCKET: '', PUNCHGATE_HRMS_TOKEN: '', ...env },
-    },
-  );
+    ...unitNodeArgs(),
+    'dist/punchgate.js',
+    'run',
+    '--config',
+    configPath,
+    ...args,
+  ];
+  const child = spawn(command[0]!, command.slice(1), {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...unitEnvironment(), NOTIFY_SOCKET: '', PUNCHGATE_HRMS_TOKEN: '', ...env },
+  });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));

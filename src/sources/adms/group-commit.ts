@@ -5,8 +5,8 @@ import type { IngestResult, PunchUpload, PushJournal } from '../../journal/types
 const MAX_UPLOADS = 64;
 /**
  * Punches in one transaction at most (a group always takes its first upload, however large).
- * A commit costs about 10 to 20 microseconds a punch on a 2-core box plus a disk sync, all of it
- * on the event loop: 40 terminals each pushing 100 punches at once made one turn of 40 to 80 ms
+ * A commit costs about 10 to 20 microseconds a punch on a 2-core box, on the event loop (its disk
+ * sync is not, where the journal offers that): 40 terminals each pushing 100 punches at once made one turn of 40 to 80 ms
  * (busy-box bench), during which no other terminal, scrape or delivery was served. 500 punches
  * keep a turn near 10 ms there; the rest goes in the next turn, after the loop served what waited.
  */
@@ -22,15 +22,17 @@ interface Job {
  * Group commit: uploads whose bodies complete while a commit is under way (or in the same turn
  * of the event loop) are journalled together in the next transaction, so 20 terminals pushing
  * at once cost one disk sync, not 20 in a row. Each upload is answered only when the
- * transaction holding it is durable. A failure of the whole group (journal busy, disk full)
- * fails every upload in it; any other failure is retried upload by upload, so one bad upload
- * cannot keep the others out.
+ * transaction holding it is durable: where the journal syncs apart (commitPunchesSyncedLater),
+ * once the disk sync that follows the commit has ended, in the thread pool, while the event loop
+ * serves the next uploads (whose commits share the next sync); a failed sync fails the uploads it
+ * was to cover. A failure of the whole group (journal busy, disk full) fails every upload in it;
+ * any other failure is retried upload by upload, so one bad upload cannot keep the others out.
  */
 export class GroupCommit {
   private queue: Job[] = [];
   private scheduled = false;
 
-  constructor(private readonly journal: Pick<PushJournal, 'commitPunches'>) {}
+  constructor(private readonly journal: Pick<PushJournal, 'commitPunches' | 'commitPunchesSyncedLater'>) {}
 
   submit(upload: PunchUpload): Promise<IngestResult> {
     return new Promise((resolve, reject) => {
@@ -57,8 +59,7 @@ export class GroupCommit {
       setImmediate(() => this.flush());
     }
     try {
-      const results = this.journal.commitPunches(group.map((j) => j.upload));
-      group.forEach((j, i) => j.resolve(results[i]!));
+      answerWhenSynced(group, this.commit(group.map((j) => j.upload)));
     } catch (e) {
       if (group.length === 1 || whole(e)) {
         for (const j of group) j.reject(e);
@@ -66,13 +67,29 @@ export class GroupCommit {
       }
       for (const j of group) {
         try {
-          j.resolve(this.journal.commitPunches([j.upload])[0]!);
+          answerWhenSynced([j], this.commit([j.upload]));
         } catch (each) {
           j.reject(each);
         }
       }
     }
   }
+
+  /** One transaction; `synced` when its disk sync comes after (undefined: it synced itself). */
+  private commit(uploads: readonly PunchUpload[]): { value: IngestResult[]; synced?: Promise<void> } {
+    const j = this.journal;
+    return j.commitPunchesSyncedLater ? j.commitPunchesSyncedLater(uploads) : { value: j.commitPunches(uploads) };
+  }
+}
+
+/** Answers each upload with its result once its transaction is on the disk; none if the sync failed. */
+function answerWhenSynced(jobs: readonly Job[], c: { value: IngestResult[]; synced?: Promise<void> }): void {
+  const answer = () => jobs.forEach((j, i) => j.resolve(c.value[i]!));
+  if (!c.synced) answer();
+  else
+    c.synced.then(answer, (e: unknown) => {
+      for (const j of jobs) j.reject(e);
+    });
 }
 
 /** Errors of the journal as a whole (busy, locked, full, unwritable): retrying one by one cannot help. */

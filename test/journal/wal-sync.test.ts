@@ -1,0 +1,96 @@
+import { writeFileSync } from 'node:fs';
+import type { fsync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WalSync } from '../../src/journal/wal-sync.js';
+import { tempDir } from '../helpers/tmp.js';
+
+type Done = (err: NodeJS.ErrnoException | null) => void;
+
+/**
+ * The WAL's disk syncs off the event loop, and who may be told "on the disk": a waiter is
+ * answered only by a sync that began after it asked, never by one already running (whose start
+ * may have come before its commit was written).
+ */
+describe('WalSync: syncs of the write-ahead log in the thread pool', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  /** The syncs begun and not yet ended, in order: end one with its callback. */
+  let pending: Done[];
+  let errors: unknown[];
+  let sync: WalSync;
+  const heldSync = ((_fd: number, cb: Done) => void pending.push(cb)) as unknown as typeof fsync;
+
+  beforeEach(() => {
+    tmp = tempDir();
+    writeFileSync(tmp.path('j.db-wal'), '');
+    pending = [];
+    errors = [];
+    sync = new WalSync(tmp.path('j.db'), (e) => errors.push(e), heldSync);
+    expect(sync.available()).toBe(true);
+  });
+  afterEach(() => {
+    sync.close();
+    tmp.cleanup();
+  });
+
+  /** Whether each promise has settled yet, after the microtasks ran. */
+  async function states(ps: Promise<void>[]): Promise<string[]> {
+    const out = ps.map(() => 'waiting');
+    ps.forEach((p, i) =>
+      p.then(
+        () => (out[i] = 'synced'),
+        () => (out[i] = 'refused'),
+      ),
+    );
+    await new Promise((r) => setImmediate(r));
+    return out;
+  }
+
+  it('answers a waiter only after a sync that began after it asked; those who ask meanwhile share the next one', async () => {
+    const first = sync.synced();
+    expect(pending).toHaveLength(1);
+    // Commits made while the first sync runs: not covered by it.
+    const second = sync.synced();
+    const third = sync.synced();
+    expect(pending).toHaveLength(1); // one sync at a time
+    expect(await states([first, second, third])).toEqual(['waiting', 'waiting', 'waiting']);
+    pending.shift()!(null);
+    expect(await states([first, second, third])).toEqual(['synced', 'waiting', 'waiting']);
+    expect(pending).toHaveLength(1); // the next sync began at once, for both
+    pending.shift()!(null);
+    expect(await states([second, third])).toEqual(['synced', 'synced']);
+    expect(pending).toHaveLength(0); // nobody left waiting: no more syncs
+    expect(sync.done).toBe(2);
+  });
+
+  it('a failed sync refuses its waiters and those after it; from then on commits must sync themselves', async () => {
+    const first = sync.synced();
+    const second = sync.synced();
+    pending.shift()!(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }));
+    expect(await states([first, second])).toEqual(['refused', 'refused']);
+    expect(errors).toHaveLength(1);
+    expect(sync.available()).toBe(false);
+    expect(await states([sync.synced()])).toEqual(['refused']);
+    expect(pending).toHaveLength(0);
+  });
+
+  it('closing syncs once more and answers everyone still waiting', async () => {
+    const running = sync.synced();
+    const next = sync.synced();
+    sync.close();
+    expect(await states([running, next])).toEqual(['synced', 'synced']);
+    // The sync that was running ends after the close: it answers nobody twice, and nothing breaks.
+    pending.shift()!(null);
+    expect(await states([running, next])).toEqual(['synced', 'synced']);
+  });
+
+  it('plain requests (the deliverer) coalesce the same way and need no waiter', () => {
+    sync.request();
+    sync.request();
+    sync.request();
+    expect(pending).toHaveLength(1);
+    pending.shift()!(null);
+    expect(pending).toHaveLength(1); // one more, for the commits made meanwhile
+    pending.shift()!(null);
+    expect(pending).toHaveLength(0);
+  });
+});
