@@ -433,6 +433,8 @@ export async function benchBusyBox(): Promise<BenchRow[]> {
   const floodSeconds = Number(process.env.BENCH_FLOOD_SECONDS ?? Math.max(30, Math.round(seconds / 5)));
   const delivered = scaled(1_000_000, { step: 10_000 });
   const pending = scaled(50_000, { step: 1000 });
+  const slow = process.env.BENCH_SLOW_FSYNC_MS;
+  if (slow) log(`busy-box: every disk sync of the daemon ${slow} ms slower (BENCH_SLOW_FSYNC_MS, as on an SD card)`);
   return [
     ...(await busyBox(SITE_PEAK, seconds, delivered, pending)),
     ...(await busyBox(FLOOD, floodSeconds, delivered, pending)),

@@ -15,6 +15,7 @@ import { BENCH_SITE, BENCH_TOKEN, scratchDir } from './setup.js';
 import { waitUntil } from './timing.js';
 import { unitEnvironment, unitNodeArgs } from './unit.js';
 import { startTerminalChild } from './zk.js';
+import { slowFsyncEnv } from './slow-fsync.js';
 
 export { unitEnvironment, unitNodeArgs };
 
@@ -100,7 +101,8 @@ export async function startDaemonRig(o: RigOptions, warmupTimeoutMs: number): Pr
 
   let tail = '';
   // The daemon runs as the systemd unit runs it: with the unit's environment (NODE_OPTIONS, MALLOC_ARENA_MAX).
-  const env = { ...unitEnv(), ...o.env };
+  // BENCH_SLOW_FSYNC_MS: the daemon's disk syncs made as slow as an SD card's (slow-fsync.ts).
+  const env = { ...unitEnv(), ...slowFsyncEnv(scratch.dir), ...o.env };
   // BENCH_DAEMON_NODE_ARGS: node flags for a look inside (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
   const extra = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const daemon = spawn(
