@@ -9,8 +9,8 @@ import { canonicalJournalPath } from './journal-file.js';
  * wait that long behind each one.
  *
  * Two users:
- * - The deliverer's transaction (a batch's settle with the next claim): synced while the next
- *   request is on the wire (`request`). A power cut between the commit and the sync loses that
+ * - Delivery's writes (a batch's settle, alone or with the next claim; punches returned to the
+ *   queue): synced without anyone waiting (`request`). A power cut between the commit and the sync loses that
  *   batch's settle, exactly as a power cut a moment earlier (before the commit) would: its
  *   punches are inflight under a process that is gone, go back to the queue at the next start
  *   and are sent again, and the HRMS answers "already there" (by devicelogId).
