@@ -745,14 +745,9 @@ export class Journal implements PunchSink, DeliveryQueue {
    * apart, `fn` commits as it would (its own sync).
    */
   private readonly syncedApart = <T>(fn: () => T): T => {
-    if (!this.canSyncApart()) return fn();
-    this.stmt.syncNormal.run();
-    try {
-      return fn();
-    } finally {
-      this.stmt.syncFull.run();
-      this.walSync.request();
-    }
+    const { value, apart } = this.withoutSync(fn);
+    if (apart) this.walSync.request();
+    return value;
   };
 
   /**
@@ -762,20 +757,23 @@ export class Journal implements PunchSink, DeliveryQueue {
    * where the WAL cannot be synced apart, `fn`'s commits sync themselves and `synced` is resolved.
    */
   syncedLater<T>(fn: () => T): { value: T; synced: Promise<void> } {
-    if (!this.canSyncApart()) return { value: fn(), synced: Promise.resolve() };
+    const { value, apart } = this.withoutSync(fn);
+    return { value, synced: apart ? this.walSync.synced() : Promise.resolve() };
+  }
+
+  /**
+   * Runs `fn` at synchronous NORMAL (its commits without a sync of their own) when the WAL can be
+   * synced apart afterwards (`apart`): outside a transaction, with the WAL file at hand. Otherwise
+   * as it is, each commit with its own sync.
+   */
+  private withoutSync<T>(fn: () => T): { value: T; apart: boolean } {
+    if (this.db.inTransaction || this.readonly || !this.walSync.available()) return { value: fn(), apart: false };
     this.stmt.syncNormal.run();
-    let value: T;
     try {
-      value = fn();
+      return { value: fn(), apart: true };
     } finally {
       this.stmt.syncFull.run();
     }
-    return { value, synced: this.walSync.synced() };
-  }
-
-  /** Whether a write may commit now without its own sync: outside a transaction, with the WAL file at hand. */
-  private canSyncApart(): boolean {
-    return !this.db.inTransaction && !this.readonly && this.walSync.available();
   }
 
   /** WAL syncs done off the event loop after a `together` (for tests). */
