@@ -686,6 +686,7 @@ export class Journal implements PunchSink, DeliveryQueue {
         beginClaim: (now) => this.beginClaim(now),
         holder: () => this.holder?.id ?? '',
         syncedApart: this.syncedApart,
+        deferApart: (fn) => this.deferApart(fn),
       },
       name,
       notFor,
@@ -749,6 +750,11 @@ export class Journal implements PunchSink, DeliveryQueue {
     if (apart) this.walSync.request();
     return value;
   };
+
+  /** A delivery write that may wait for a busy journal (WriteGate.defer), without a sync on the event loop (syncedApart). */
+  private deferApart(fn: () => void): void {
+    this.syncedApart(() => this.gate.defer(undefined, fn));
+  }
 
   /**
    * Runs `fn` (transactions of its own, such as a group of push uploads) committed without a
@@ -880,69 +886,63 @@ export class Journal implements PunchSink, DeliveryQueue {
       const g = groups.get(key) ?? groups.set(key, { kind: o.kind, message, ids: [] }).get(key)!;
       g.ids.push(o.id);
     }
-    this.syncedApart(() =>
-      this.gate.defer(undefined, () =>
-        this.db
-          .transaction(() => {
-            const moves = new CountMoves();
-            for (const g of groups.values()) {
-              const ids = JSON.stringify(g.ids);
-              if (g.kind === 'unknown')
-                for (const r of this.stmt.unclaim.all({ ids, message: g.message, now, holder }) as Returned[])
-                  moves.move(r.terminal, 'inflight', r.state);
-              else
-                for (const terminal of this.stmt.delivered.all({
-                  ids,
-                  duplicate: g.kind === 'duplicate' ? 1 : 0,
-                  message: g.message,
-                  now,
-                  holder,
-                }) as string[])
-                  moves.move(terminal, 'inflight', 'delivered');
-            }
-            for (const o of rejected) {
-              const row = this.stmt.getInflight.get(o.id, holder) as
-                { terminal: string; attempts: number; firstRejectedAt: number | null } | undefined;
-              if (!row) continue;
-              const attempts = row.attempts + 1;
-              const firstRejectedAt = row.firstRejectedAt ?? now;
-              const dead =
-                attempts >= this.opts.deadAfterAttempts || now - firstRejectedAt >= this.opts.deadAfterDays * DAY_MS;
-              const delay = backoffDelay(attempts - 1, this.opts.rejectedRetry);
-              moves.move(row.terminal, 'inflight', dead ? 'dead' : 'rejected');
-              this.stmt.rejected.run({
-                id: o.id,
-                state: dead ? 'dead' : 'rejected',
-                attempts,
-                firstRejectedAt,
-                next: dead ? null : now + delay,
-                message: o.message,
+    this.deferApart(() =>
+      this.db
+        .transaction(() => {
+          const moves = new CountMoves();
+          for (const g of groups.values()) {
+            const ids = JSON.stringify(g.ids);
+            if (g.kind === 'unknown')
+              for (const r of this.stmt.unclaim.all({ ids, message: g.message, now, holder }) as Returned[])
+                moves.move(r.terminal, 'inflight', r.state);
+            else
+              for (const terminal of this.stmt.delivered.all({
+                ids,
+                duplicate: g.kind === 'duplicate' ? 1 : 0,
+                message: g.message,
                 now,
                 holder,
-              });
-              this.history.refused({
-                id: o.id,
-                at: now,
-                attempt: attempts,
-                state: dead ? 'dead' : 'rejected',
-                message: o.message,
-              });
-            }
-            this.punchCounts.apply(moves);
-          })
-          .immediate(),
-      ),
+              }) as string[])
+                moves.move(terminal, 'inflight', 'delivered');
+          }
+          for (const o of rejected) {
+            const row = this.stmt.getInflight.get(o.id, holder) as
+              { terminal: string; attempts: number; firstRejectedAt: number | null } | undefined;
+            if (!row) continue;
+            const attempts = row.attempts + 1;
+            const firstRejectedAt = row.firstRejectedAt ?? now;
+            const dead =
+              attempts >= this.opts.deadAfterAttempts || now - firstRejectedAt >= this.opts.deadAfterDays * DAY_MS;
+            const delay = backoffDelay(attempts - 1, this.opts.rejectedRetry);
+            moves.move(row.terminal, 'inflight', dead ? 'dead' : 'rejected');
+            this.stmt.rejected.run({
+              id: o.id,
+              state: dead ? 'dead' : 'rejected',
+              attempts,
+              firstRejectedAt,
+              next: dead ? null : now + delay,
+              message: o.message,
+              now,
+              holder,
+            });
+            this.history.refused({
+              id: o.id,
+              at: now,
+              attempt: attempts,
+              state: dead ? 'dead' : 'rejected',
+              message: o.message,
+            });
+          }
+          this.punchCounts.apply(moves);
+        })
+        .immediate(),
     );
   }
 
   release(ids: readonly number[]): void {
     if (ids.length === 0) return;
     const args = { ids: JSON.stringify(ids), message: null, now: this.clock.now(), holder: this.holder?.id ?? '' };
-    this.syncedApart(() =>
-      this.gate.defer(undefined, () =>
-        this.db.transaction(() => this.unclaimed(this.stmt.unclaim.all(args) as Returned[]))(),
-      ),
-    );
+    this.deferApart(() => this.db.transaction(() => this.unclaimed(this.stmt.unclaim.all(args) as Returned[]))());
   }
 
   /** Counts claims returned to the queue (rows as RETURNING gives them: the state they went back to). */

@@ -206,8 +206,10 @@ export interface SinkQueueDeps {
   beginClaim(now: number): string;
   /** This process's claim holder ('' before its first claim). */
   holder(): string;
-  /** Runs a delivery write committed without a disk sync on the event loop (Journal's syncedApart); default: as it is. */
-  syncedApart?<T>(fn: () => T): T;
+  /** Runs a delivery write committed without a disk sync on the event loop (Journal's syncedApart). */
+  syncedApart<T>(fn: () => T): T;
+  /** A delivery write that may wait for a busy journal, without a disk sync on the event loop (Journal's deferApart). */
+  deferApart(fn: () => void): void;
 }
 
 type Row = Record<string, unknown>;
@@ -344,12 +346,7 @@ export class SinkQueue implements DeliveryQueue {
 
   /** As Journal.together: `fn` in one IMMEDIATE transaction, one commit (one disk sync). */
   together<T>(fn: () => T): T {
-    return this.apart(() => this.d.gate.attempt(() => this.d.db.transaction(fn).immediate()));
-  }
-
-  /** A delivery write, its disk sync off the event loop where the journal can (as the journal's own queue). */
-  private apart<T>(fn: () => T): T {
-    return this.d.syncedApart ? this.d.syncedApart(fn) : fn();
+    return this.d.syncedApart(() => this.d.gate.attempt(() => this.d.db.transaction(fn).immediate()));
   }
 
   settle(outcomes: readonly PunchOutcome[]): void {
@@ -359,53 +356,51 @@ export class SinkQueue implements DeliveryQueue {
     const scrub = scrubEachOnce(this.d.scrub);
     const { settings } = this.d;
     const sink = this.sink;
-    this.apart(() =>
-      this.d.gate.defer(undefined, () =>
-        this.d.db
-          .transaction(() => {
-            const moves = new SinkMoves();
-            for (const o of outcomes) {
-              const message = o.message === undefined ? null : scrub(o.message);
-              const ids = JSON.stringify([o.id]);
-              if (o.kind === 'unknown') {
-                for (const r of this.stmt.unclaim!.all({ sink, ids, message, now, holder }) as { state: SinkState }[])
-                  moves.move(sink, 'inflight', r.state);
-              } else if (o.kind !== 'rejected') {
-                const n = this.stmt.delivered!.all({
-                  sink,
-                  ids,
-                  duplicate: o.kind === 'duplicate' ? 1 : 0,
-                  message,
-                  now,
-                  holder,
-                }).length;
-                moves.move(sink, 'inflight', 'delivered', n);
-              } else {
-                const row = this.stmt.getInflight!.get(sink, o.id, holder) as
-                  { attempts: number; firstRejectedAt: number | null } | undefined;
-                if (!row) continue;
-                const attempts = row.attempts + 1;
-                const firstRejectedAt = row.firstRejectedAt ?? now;
-                const dead =
-                  attempts >= settings.deadAfterAttempts || now - firstRejectedAt >= settings.deadAfterDays * DAY_MS;
-                moves.move(sink, 'inflight', dead ? 'dead' : 'rejected');
-                this.stmt.rejected!.run({
-                  sink,
-                  id: o.id,
-                  state: dead ? 'dead' : 'rejected',
-                  attempts,
-                  firstRejectedAt,
-                  next: dead ? null : now + backoffDelay(attempts - 1, settings.rejectedRetry),
-                  message,
-                  now,
-                  holder,
-                });
-              }
+    this.d.deferApart(() =>
+      this.d.db
+        .transaction(() => {
+          const moves = new SinkMoves();
+          for (const o of outcomes) {
+            const message = o.message === undefined ? null : scrub(o.message);
+            const ids = JSON.stringify([o.id]);
+            if (o.kind === 'unknown') {
+              for (const r of this.stmt.unclaim!.all({ sink, ids, message, now, holder }) as { state: SinkState }[])
+                moves.move(sink, 'inflight', r.state);
+            } else if (o.kind !== 'rejected') {
+              const n = this.stmt.delivered!.all({
+                sink,
+                ids,
+                duplicate: o.kind === 'duplicate' ? 1 : 0,
+                message,
+                now,
+                holder,
+              }).length;
+              moves.move(sink, 'inflight', 'delivered', n);
+            } else {
+              const row = this.stmt.getInflight!.get(sink, o.id, holder) as
+                { attempts: number; firstRejectedAt: number | null } | undefined;
+              if (!row) continue;
+              const attempts = row.attempts + 1;
+              const firstRejectedAt = row.firstRejectedAt ?? now;
+              const dead =
+                attempts >= settings.deadAfterAttempts || now - firstRejectedAt >= settings.deadAfterDays * DAY_MS;
+              moves.move(sink, 'inflight', dead ? 'dead' : 'rejected');
+              this.stmt.rejected!.run({
+                sink,
+                id: o.id,
+                state: dead ? 'dead' : 'rejected',
+                attempts,
+                firstRejectedAt,
+                next: dead ? null : now + backoffDelay(attempts - 1, settings.rejectedRetry),
+                message,
+                now,
+                holder,
+              });
             }
-            moves.apply(this.d.db);
-          })
-          .immediate(),
-      ),
+          }
+          moves.apply(this.d.db);
+        })
+        .immediate(),
     );
   }
 
@@ -418,15 +413,13 @@ export class SinkQueue implements DeliveryQueue {
       now: this.d.clock.now(),
       holder: this.d.holder(),
     };
-    this.apart(() =>
-      this.d.gate.defer(undefined, () =>
-        this.d.db.transaction(() => {
-          const moves = new SinkMoves();
-          for (const r of this.stmt.unclaim!.all(args) as { state: SinkState }[])
-            moves.move(this.sink, 'inflight', r.state);
-          moves.apply(this.d.db);
-        })(),
-      ),
+    this.d.deferApart(() =>
+      this.d.db.transaction(() => {
+        const moves = new SinkMoves();
+        for (const r of this.stmt.unclaim!.all(args) as { state: SinkState }[])
+          moves.move(this.sink, 'inflight', r.state);
+        moves.apply(this.d.db);
+      })(),
     );
   }
 
