@@ -1,4 +1,10 @@
-import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
+import {
+  PerformanceObserver,
+  constants as perfConstants,
+  monitorEventLoopDelay,
+  performance,
+  type IntervalHistogram,
+} from 'node:perf_hooks';
 import { withTogether } from '../journal/together.js';
 import type { DeliveryQueue } from '../journal/types.js';
 import type { LongTasks } from '../status/types.js';
@@ -18,6 +24,8 @@ const NOTED_MS = 20;
 const MIN_WINDOW_MS = 1000;
 /** Labels tallied per window at most (each terminal's journal write has its own); the rest are counted together. */
 const TALLIED_LABELS = 64;
+/** The label of the garbage collector's pauses of NOTED_MS or more, by their kind (V8's own words). */
+export const GC_LABEL = 'garbage collection';
 /** Labels shown with the figures, the ones that held the loop longest in all. */
 const SHOWN_LABELS = 5;
 /** Where labels past TALLIED_LABELS are counted. */
@@ -41,8 +49,10 @@ export interface EventLoopFigures {
   since: number;
   /**
    * The labelled tasks that held the loop 20 ms or more in the window, longest in all first (at
-   * most five labels): which of the daemon's own jobs made the delay. None: no labelled task did
-   * (the delay came from unlabelled work, the garbage collector, or a box too busy to run it).
+   * most five labels): which of the daemon's own jobs made the delay, and the garbage collector's
+   * pauses of 20 ms or more (`garbage collection (major)`...; a pause inside a labelled task is
+   * counted in both). None: neither did (the delay came from unlabelled work or a box too busy
+   * to run it).
    */
   longTasks?: LongTasks[];
 }
@@ -73,6 +83,8 @@ export class EventLoopWatch {
 
   /** CPU time of the process (ms) at the last tick: a stall with little of it was the box's, not the daemon's. */
   private lastCpu = 0;
+  /** Ends the watch on the garbage collector's pauses. */
+  private stopGcWatch: (() => void) | undefined;
 
   constructor(
     private readonly logger: Pick<Logger, 'warn'>,
@@ -83,6 +95,8 @@ export class EventLoopWatch {
     private readonly windowMs: () => number = () => 60_000,
     /** The monotonic clock a task is timed with (tests give their own: a task's length without a timed wait). */
     private readonly monoNow: () => number = () => performance.now(),
+    /** Where the garbage collector's pauses are heard (tests give their own); returns how to stop. */
+    private readonly gcPauses: (listener: (kind: string, ms: number) => void) => () => void = watchGcPauses,
   ) {
     this.windowStart = wallNow();
   }
@@ -93,12 +107,26 @@ export class EventLoopWatch {
     this.lastCpu = this.cpuMs();
     this.timer = setInterval(() => this.tick(), TICK_MS);
     this.timer.unref();
+    this.stopGcWatch = this.gcPauses((kind, ms) => this.gcPaused(kind, ms));
   }
 
   stop(): void {
     clearInterval(this.timer);
     this.timer = undefined;
     this.histogram.disable();
+    this.stopGcWatch?.();
+    this.stopGcWatch = undefined;
+  }
+
+  /**
+   * A pause of the garbage collector: one of NOTED_MS or more is tallied like a labelled task, so
+   * that the status names it when it, not one of the daemon's jobs, held the loop.
+   */
+  private gcPaused(kind: string, ms: number): void {
+    if (ms < NOTED_MS) return;
+    const label = `${GC_LABEL} (${kind})`;
+    this.tally(label, ms);
+    if (ms > (this.longest?.ms ?? 0)) this.longest = { label, ms };
   }
 
   /** The task running now (its label), if a labelled one is. */
@@ -225,7 +253,7 @@ export class EventLoopWatch {
         : box
       : longest
         ? `${longest.label} ran ${(longest.ms / 1000).toFixed(1)} s`
-        : 'no labelled task of the daemon ran long (a terminal burst, a large answer, the garbage collector)';
+        : 'no labelled task of the daemon, nor a pause of its garbage collector, ran long (a terminal burst, a large answer)';
     this.logger.warn(
       {
         stallMs: Math.round(ms),
@@ -236,6 +264,30 @@ export class EventLoopWatch {
       `the daemon was blocked for ${(ms / 1000).toFixed(1)} s: ${what}; terminals, scrapes and delivery waited meanwhile`,
     );
   }
+}
+
+/** V8's kinds of pause, as Node reports them (PerformanceEntry detail.kind). */
+const GC_KINDS: Record<number, string> = {
+  [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+  [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+  [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+  [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks',
+};
+
+/**
+ * The garbage collector's pauses of this thread (perf_hooks' `gc` entries: one per pause, read in
+ * batches after the pause, so a few microseconds each). Returns how to stop listening.
+ */
+function watchGcPauses(listener: (kind: string, ms: number) => void): () => void {
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      // `detail.kind` since Node 16 (the entry's own `kind` is deprecated); not in every @types/node.
+      const kind = ((e as { detail?: unknown }).detail as { kind?: number } | null | undefined)?.kind;
+      listener((kind !== undefined && GC_KINDS[kind]) || 'other', e.duration);
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return () => observer.disconnect();
 }
 
 function processCpuMs(): number {

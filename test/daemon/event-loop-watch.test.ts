@@ -1,13 +1,19 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   EventLoopWatch,
+  GC_LABEL,
   OTHER_LABELS,
   SAMPLE_MS,
   STALL_WARN_MS,
   type EventLoopFigures,
 } from '../../src/daemon/event-loop-watch.js';
 import { waitFor } from '../helpers/wait.js';
+
+/** No garbage collector heard (tests whose words a pause of the test worker's own would change). */
+const noGc = () => () => undefined;
 
 /** Holds the thread for `ms` (what a long synchronous journal query does). */
 function block(ms: number): void {
@@ -21,19 +27,28 @@ describe('event-loop watch', () => {
   let watch: EventLoopWatch | undefined;
   afterEach(() => watch?.stop());
 
-  /** A started watch on a fake monotonic clock: each task lasts what it says, without a timed wait. */
-  function startOnFakeMono(): { w: EventLoopWatch; advance: (ms: number) => void } {
+  /**
+   * A started watch on a fake monotonic clock: each task lasts what it says, without a timed wait;
+   * the garbage collector's pauses are the test's own (`gc`), the worker's real ones unheard.
+   */
+  function startOnFakeMono(): {
+    w: EventLoopWatch;
+    advance: (ms: number) => void;
+    gc: (kind: string, ms: number) => void;
+  } {
     let mono = 0;
+    let heard: ((kind: string, ms: number) => void) | undefined;
     const w = new EventLoopWatch(
       { warn: (() => undefined) as never },
       Date.now,
       () => 0,
       () => 60_000,
       () => mono,
+      (listener) => ((heard = listener), () => (heard = undefined)),
     );
     watch = w;
     w.start();
-    return { w, advance: (ms) => void (mono += ms) };
+    return { w, advance: (ms) => void (mono += ms), gc: (kind, ms) => heard?.(kind, ms) };
   }
 
   /** A started watch with windows of `windowMs`, after a stall of `ms` in its first window: that window's figures. */
@@ -84,17 +99,18 @@ describe('event-loop watch', () => {
     const warnings: string[] = [];
     const warn = ((_f: unknown, msg: string) => warnings.push(msg)) as never;
     // Busy itself (its CPU time ran with the clock, as on a box that gives it the CPU): not the box's doing.
-    watch = new EventLoopWatch({ warn }, Date.now, () => performance.now());
+    // The test worker's own garbage collection unheard: a pause of its over 20 ms would be named.
+    watch = new EventLoopWatch({ warn }, Date.now, () => performance.now(), undefined, undefined, noGc);
     watch.start();
     await new Promise((resolve) => setTimeout(resolve, 50));
     // Longer than the stall bound plus the watch's tick (500 ms): its next tick comes over 1 s late.
     block(STALL_WARN_MS + 700);
     await waitFor(() => warnings.length > 0, 20_000, 'the stall warning');
-    expect(warnings[0]).toMatch(/no labelled task of the daemon ran long/);
+    expect(warnings[0]).toMatch(/no labelled task of the daemon, nor a pause of its garbage collector, ran long/);
     watch.stop();
     // The same stall with no CPU time counted meanwhile: the box held the process.
     warnings.length = 0;
-    watch = new EventLoopWatch({ warn }, Date.now, () => 0);
+    watch = new EventLoopWatch({ warn }, Date.now, () => 0, undefined, undefined, noGc);
     watch.start();
     await new Promise((resolve) => setTimeout(resolve, 50));
     block(STALL_WARN_MS + 700);
@@ -197,6 +213,49 @@ describe('event-loop watch', () => {
     const long = w.figures()!.longTasks!;
     expect(long).toHaveLength(5);
     expect(long.find((t) => t.label === OTHER_LABELS)).toMatchObject({ count: 100 - 62, totalMs: 20 * 38 });
+  });
+
+  it("names the garbage collector's pauses of 20 ms or more among what held the loop, by kind", async () => {
+    const { w, advance, gc } = startOnFakeMono();
+    w.run('delivery batch (settle and claim)', () => advance(25));
+    gc('major', 80);
+    gc('major', 30);
+    gc('minor', 19); // under 20 ms: not counted
+    gc('minor', 3);
+    await waitFor(() => w.figures() !== undefined, 20_000, 'the first figures');
+    expect(w.figures()!.longTasks).toEqual([
+      { label: `${GC_LABEL} (major)`, count: 2, maxMs: 80, totalMs: 110 },
+      { label: 'delivery batch (settle and claim)', count: 1, maxMs: 25, totalMs: 25 },
+    ]);
+    // Stopped: it hears no more.
+    w.stop();
+    gc('major', 500);
+    expect(w.figures()!.longTasks![0]).toMatchObject({ count: 2, maxMs: 80 });
+  });
+
+  it("hears the runtime's own garbage collector: a full collection of a large heap is named", async () => {
+    // A forced full collection (V8's gc(), made available to this test only) over a few million
+    // live objects holds the thread for tens of milliseconds, as a major collection of a big heap does.
+    setFlagsFromString('--expose-gc');
+    const collect = runInNewContext('gc') as () => void;
+    const w = new EventLoopWatch({ warn: (() => undefined) as never });
+    watch = w;
+    w.start();
+    const live = Array.from({ length: 4_000_000 }, (_, i) => ({ i, next: null as unknown }));
+    let slowest = 0;
+    // Until one collection of 20 ms or more was made (a fast machine may need a second one).
+    for (let i = 0; i < 5 && slowest < 20; i++) {
+      const t0 = performance.now();
+      collect();
+      slowest = Math.max(slowest, performance.now() - t0);
+    }
+    expect(slowest, 'a full collection of this heap took 20 ms or more').toBeGreaterThanOrEqual(20);
+    await waitFor(
+      () => w.figures()?.longTasks?.some((t) => t.label === `${GC_LABEL} (major)`) === true,
+      20_000,
+      'the collection named in the figures',
+    );
+    expect(live.length).toBe(4_000_000);
   });
 
   it('no long task in the window: no longTasks in the figures', async () => {
