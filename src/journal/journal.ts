@@ -787,6 +787,14 @@ export class Journal implements PunchSink, DeliveryQueue {
     return this.walSync.done;
   }
 
+  /**
+   * Tells `listener` how long each disk sync of the write-ahead log made off the event loop took
+   * (seconds): the disk's pace, for /metrics. Returns how to stop.
+   */
+  onDiskSync(listener: (seconds: number) => void): () => void {
+    return this.walSync.onSynced(listener);
+  }
+
   private claimRows(limit: number, opts: ClaimOptions, now: number, holder: string): OutboundPunch[] {
     const claimed = this.claimRowsNow(limit, opts, now, holder);
     this.deliveryWrote(claimed.length);

@@ -38,6 +38,8 @@ export class WalSync {
   /** Waiting for the sync under way. */
   private covered: Waiter[] = [];
   private closed = false;
+  /** Told how long each completed sync took (seconds): the disk's own pace, for /metrics. */
+  private readonly timed = new Set<(seconds: number) => void>();
   /** Syncs completed (for tests). */
   done = 0;
 
@@ -75,6 +77,7 @@ export class WalSync {
     // Every commit made before this point is in the file: this sync covers the waiters so far.
     this.covered = this.waiting;
     this.waiting = [];
+    const began = performance.now();
     this.syncFile(fd, (err) => {
       this.running = false;
       if (this.closed) return; // close() synced and answered them
@@ -89,11 +92,18 @@ export class WalSync {
       }
       this.done++;
       for (const w of covered) w.resolve();
+      this.tell((performance.now() - began) / 1000);
       if (this.again || this.waiting.length > 0) {
         this.again = false;
         this.request();
       }
     });
+  }
+
+  /** Tells `listener` how long each completed sync took (seconds, thread pool wait included); returns how to stop. */
+  onSynced(listener: (seconds: number) => void): () => void {
+    this.timed.add(listener);
+    return () => void this.timed.delete(listener);
   }
 
   /**
@@ -105,6 +115,19 @@ export class WalSync {
       this.waiting.push({ resolve, reject });
       this.request();
     });
+  }
+
+  /**
+   * Tells the listeners a sync's time, after its waiters were answered. A listener that throws
+   * (a figure for /metrics, never a reason to fail a sync) is dropped and not asked again.
+   */
+  private tell(seconds: number): void {
+    for (const listener of this.timed)
+      try {
+        listener(seconds);
+      } catch {
+        this.timed.delete(listener);
+      }
   }
 
   private refuseAll(e: unknown): void {

@@ -179,6 +179,15 @@ export class PunchgateMetrics {
         setOrAbsent(this, read().fs?.size);
       },
     });
+    // Issue 35: the disk's pace under the journal. A worn SD card syncs in hundreds of ms: every
+    // push terminal's OK waits that long (PunchgateJournalDiskSlow).
+    const diskSync = new Histogram({
+      name: 'punchgate_journal_disk_sync_seconds',
+      help: "Time each disk sync of the journal's write-ahead log took (made beside the event loop; a push terminal's OK waits for one).",
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    });
+    d.journal.onDiskSync((s) => diskSync.observe(s));
     // Issue 34: what the central side's alerts need beyond the above (contrib/prometheus/alerts.yml).
     new Gauge({
       name: 'punchgate_journal_busy_since_timestamp_seconds',

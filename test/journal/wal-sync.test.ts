@@ -83,6 +83,40 @@ describe('WalSync: syncs of the write-ahead log in the thread pool', () => {
     expect(await states([running, next])).toEqual(['synced', 'synced']);
   });
 
+  it('tells how long each completed sync took, after its waiters were answered; a listener that throws is dropped, the sync still answers', async () => {
+    const times: number[] = [];
+    const stop = sync.onSynced((s) => times.push(s));
+    sync.onSynced(() => {
+      throw new Error('a broken listener');
+    });
+    const waiter = sync.synced();
+    const began = performance.now();
+    while (performance.now() - began < 30) {
+      // the disk takes 30 ms
+    }
+    pending.shift()!(null);
+    expect(await states([waiter])).toEqual(['synced']);
+    expect(times).toHaveLength(1);
+    expect(times[0]).toBeGreaterThanOrEqual(0.03);
+    expect(times[0]).toBeLessThan(10);
+    // The broken listener is gone; the good one hears the next sync; a failed sync tells no time.
+    const second = sync.synced();
+    pending.shift()!(null);
+    expect(await states([second])).toEqual(['synced']);
+    expect(times).toHaveLength(2);
+    stop();
+    const third = sync.synced();
+    pending.shift()!(null);
+    expect(await states([third])).toEqual(['synced']);
+    expect(times).toHaveLength(2);
+    sync.onSynced((s) => times.push(s));
+    const failing = sync.synced();
+    pending.shift()!(Object.assign(new Error('EIO'), { code: 'EIO' }));
+    expect(await states([failing])).toEqual(['refused']);
+    expect(times).toHaveLength(2);
+    expect(errors).toHaveLength(1);
+  });
+
   it('plain requests (the deliverer) coalesce the same way and need no waiter', () => {
     sync.request();
     sync.request();

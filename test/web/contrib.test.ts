@@ -248,6 +248,8 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
       punchgate_status_alerts: 'gauge',
       // A port punchgate run cannot take (the push terminal receiver, the status page).
       punchgate_listener_up: 'gauge',
+      // Issue 35: the disk's pace under the journal (PunchgateJournalDiskSlow).
+      punchgate_journal_disk_sync_seconds: 'histogram',
     });
     for (const line of [
       'punchgate_punches_journaled_total{terminal="gate-1"} 1',

@@ -137,6 +137,11 @@ describe('/metrics of punchgate run', () => {
       'outcomes add up to the requests the HRMS saw',
     );
     expect(m.value('punchgate_hrms_request_duration_seconds_count{sink="hrms"}')).toBe(stack.hrms.requests());
+    // Delivery's settles synced the journal's WAL beside the event loop: each sync timed.
+    expect(m.value('punchgate_journal_disk_sync_seconds_count')).toBeGreaterThan(0);
+    expect(m.value('punchgate_journal_disk_sync_seconds_bucket{le="+Inf"}')).toBe(
+      m.value('punchgate_journal_disk_sync_seconds_count'),
+    );
 
     // A terminal that stops answering is down.
     await b.stop();
