@@ -15,6 +15,7 @@ import { ClockStepWatch, describeStep, type ClockStep } from '../util/clock-step
 import { elapsedMs } from '../util/clock.js';
 import { punchgateVersion } from '../util/version.js';
 import { StatusWeb } from '../web/index.js';
+import { DiskSyncWatch } from './disk-sync-watch.js';
 import { EventLoopWatch, labelledQueue } from './event-loop-watch.js';
 import { createPushReceiver } from './push-receiver.js';
 import { StatusLog } from './status-log.js';
@@ -82,6 +83,8 @@ export class Daemon {
   private readonly clockSteps: ClockStepWatch;
   /** The event loop's delay, and stalls said with what ran (labelled tasks). */
   private readonly loop: EventLoopWatch;
+  /** How long the journal's disk takes to sync (the status, and its alert on a disk going bad). */
+  private readonly diskSyncs = new DiskSyncWatch();
   /** The status page, /metrics and the health endpoints (status.listen). */
   readonly web: StatusWeb;
   private timers: NodeJS.Timeout[] = [];
@@ -131,6 +134,7 @@ export class Daemon {
       () => this.config.status.intervalMs,
     );
     this.clockSteps.onStep((s) => this.clockStepped(s));
+    this.journal.onDiskSync(this.diskSyncs.record);
     const ledger = this.journal.terminals;
     const boxStep = () => this.clockSteps.recent().reduce((n, s) => n + s.deltaMs, 0);
     const deps: SourceDeps = {
@@ -221,6 +225,7 @@ export class Daemon {
               ]),
             ),
             eventLoop: this.loop.figures(),
+            diskSync: this.diskSyncs.figures(),
             listeners: [this.pushReceiver?.listenerFact(), this.web.listenerFact()].filter((l) => l !== undefined),
           },
         }),

@@ -17,6 +17,12 @@ const INFLIGHT_ALERT_MS = 15 * MIN;
 /** A terminal offline for less than this is a blip, not an alert. */
 export const OFFLINE_ALERT_MS = 5 * MIN;
 const SKEW_ALERT_SECONDS = 120;
+/**
+ * The journal's disk is slow when one sync in ten takes this long or more (a healthy SD card takes
+ * 5 to 50 ms, an SSD under 1), over enough syncs that one hiccup is not the disk.
+ */
+export const SLOW_DISK_SYNC_MS = 500;
+export const SLOW_DISK_MIN_SYNCS = 10;
 
 /**
  * A terminal whose trouble only the admin can fix (a Hikvision terminal "reception refuses the
@@ -65,6 +71,9 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
   }
   const free = r.journal.freeBytes;
   if (free !== null && free < DISK_WARN_BYTES) out.push(ALERT.disk(free, free < DISK_FAIL_BYTES));
+  const sync = r.journal.diskSync;
+  if (sync && sync.syncs >= SLOW_DISK_MIN_SYNCS && sync.p90Ms >= SLOW_DISK_SYNC_MS)
+    out.push(ALERT.journalDiskSlow(sync));
   if (r.delivery.auth === 'failed' && r.delivery.lastError?.startsWith(NO_TOKEN)) {
     // Nothing was sent: the HRMS did not refuse anything, punchgate has no token to send.
     out.push(ALERT.noToken(r.delivery.lastError, ms(r.delivery.authFailedSince)));

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import { OwnerLock } from '../journal/lock.js';
 import { listenerFacts } from './listeners.js';
-import type { DaemonLiveness, ListenerStatus, LiveFacts, StatusReport } from './types.js';
+import type { DaemonLiveness, DiskSyncFigures, ListenerStatus, LiveFacts, StatusReport } from './types.js';
 
 /** Slack on top of three missed rewrites before the status log counts as stale. */
 const SLACK_MS = 30_000;
@@ -49,10 +49,12 @@ function readLive(path: string): LiveFacts | undefined {
     const loop = r.eventLoop;
     const loopSince = loop ? Date.parse(loop.since) : NaN;
     const listeners = listenerFacts(r.listeners);
+    const disk: unknown = r.journal?.diskSync;
     return {
       ...(listeners ? { listeners } : {}),
       journalBusySince: Number.isFinite(busy) ? busy : null,
       heldPunches: r.journal?.heldPunches ?? 0,
+      ...(isDiskSync(disk) ? { diskSync: disk } : {}),
       ...(r.config ? { config: r.config } : {}),
       delivery: { nextTryAt: Number.isFinite(next) ? next : null, probing: next !== null },
       ...(clockSteps.length > 0 ? { clockSteps } : {}),
@@ -71,6 +73,17 @@ function readLive(path: string): LiveFacts | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Whether the daemon's status.json holds disk sync figures in their shape. */
+function isDiskSync(d: unknown): d is DiskSyncFigures {
+  const f = d as Partial<DiskSyncFigures> | undefined;
+  return (
+    typeof f?.syncs === 'number' &&
+    typeof f.p90Ms === 'number' &&
+    typeof f.maxMs === 'number' &&
+    typeof f.windowMinutes === 'number'
+  );
 }
 
 /** What a running `punchgate run` last said of one of its listeners (its status.json); none when it does not run or did not say. */

@@ -100,6 +100,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
       heldPunches: live?.heldPunches ?? 0,
       freeBytes: probes.freeBytes !== undefined ? probes.freeBytes : measureFree(journal.path),
       inflightSince: iso(claim?.claimedAt),
+      ...(live?.diskSync ? { diskSync: live.diskSync } : {}),
     },
     config: live?.config ?? probes.config ?? null,
     daemon: probes.daemon

@@ -154,6 +154,17 @@ export interface ConfigStatus {
   };
 }
 
+/** The disk syncs of the journal's write-ahead log over the last minutes (src/daemon/disk-sync-watch.ts). */
+export interface DiskSyncFigures {
+  /** How many were made in the window. */
+  syncs: number;
+  /** The 90th percentile and the slowest, in milliseconds. */
+  p90Ms: number;
+  maxMs: number;
+  /** How far back the window reaches. */
+  windowMinutes: number;
+}
+
 /** What only the running daemon knows (it is in its memory, not in the journal). */
 export interface LiveFacts {
   /** Epoch ms since which another process has held the journal's write lock; null when free. */
@@ -178,6 +189,8 @@ export interface LiveFacts {
   clockSteps?: readonly ClockStep[];
   /** The daemon's event-loop delay since its last status (src/daemon/event-loop-watch.ts). */
   eventLoop?: { p50Ms: number; p99Ms: number; maxMs: number; since: number; longTasks?: LongTasks[] };
+  /** How long the journal's disk took to sync lately; absent when it made none. */
+  diskSync?: DiskSyncFigures;
   /** The ports it listens on (push terminal receiver, status page) and whether it does (src/status/listeners.ts). */
   listeners?: readonly ListenerFact[];
 }
@@ -253,6 +266,8 @@ export interface StatusReport {
     freeBytes: number | null;
     /** The oldest claim still in flight, and how many punches are in flight. */
     inflightSince: string | null;
+    /** How long its disk took to sync lately (the daemon's figure; absent where it does not run, or made no sync). */
+    diskSync?: DiskSyncFigures;
   };
   /** The configuration punchgate run runs on (null: not known, the daemon does not run or is stuck). */
   config: ConfigStatus | null;

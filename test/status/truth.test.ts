@@ -51,6 +51,27 @@ describe('the status tells the truth', () => {
     expect(formatStatus(r)).toContain('! journal busy for 42 s (another process holds it)');
   });
 
+  it("says when the journal's disk is slow to sync (one sync in ten half a second or more), not for a hiccup", () => {
+    const withSyncs = (syncs: number, p90Ms: number, maxMs: number) =>
+      buildStatus(journal, config(), clock.now(), {
+        freeBytes: null,
+        live: { journalBusySince: null, heldPunches: 0, diskSync: { syncs, p90Ms, maxMs, windowMinutes: 10 } },
+      });
+    const slow = withSyncs(40, 820, 2400);
+    expect(slow.journal.diskSync).toEqual({ syncs: 40, p90Ms: 820, maxMs: 2400, windowMinutes: 10 });
+    expect(slow.alertItems.map((a) => a.kind)).toEqual(['journal-disk-slow']);
+    expect(slow.alerts[0]).toBe(
+      "the journal's disk is slow: one sync in ten took 0.8 s or more in the last 10 min (40 syncs, the slowest 2.4 s; a healthy SD card takes under 0.05 s): punches are kept, but push terminals wait that long for each OK: a worn SD card or a failing disk does this: look at the kernel log (journalctl -k), and move journal.path to better storage (docs/operate.md)",
+    );
+    expect(formatStatus(slow)).toContain("! the journal's disk is slow");
+    // A fast disk with one slow sync, and too few syncs to judge: no alert, the figures still shown.
+    expect(withSyncs(40, 12, 3000).alerts).toEqual([]);
+    expect(withSyncs(9, 900, 900).alerts).toEqual([]);
+    expect(withSyncs(9, 900, 900).journal.diskSync).toMatchObject({ syncs: 9 });
+    // Where the daemon does not run (or made no sync): no figures at all.
+    expect(buildStatus(journal, config(), clock.now(), { freeBytes: null }).journal.diskSync).toBeUndefined();
+  });
+
   it('says when the disk is nearly full, and almost full', () => {
     const near = buildStatus(journal, config(), clock.now(), { freeBytes: 100 * 1024 * 1024 });
     expect(near.alerts).toContain(
