@@ -11,7 +11,7 @@ import { EXIT } from '../util/exit-codes.js';
 import { containerZoneWarning, type ZoneFacts } from '../util/container-zone.js';
 import { Secrets } from '../util/secrets.js';
 import { punchgateVersion } from '../util/version.js';
-import { runningListener } from '../status/daemon-probe.js';
+import { runningDiskSync, runningListener } from '../status/daemon-probe.js';
 import { checkAdmsReceiver, checkAdmsTerminal, checkPushRefusals, readPushState } from './adms-check.js';
 import { checkConfig } from './config-check.js';
 import { checkDaemon } from './daemon-check.js';
@@ -98,7 +98,7 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
     return finish(checks, secrets, quick);
   }
   checks.push(checkDaemon(config, clock, { required: false }));
-  checks.push(checkDisk(config.journal.path));
+  checks.push(checkDisk(config.journal.path, undefined, runningDiskSync(config)));
   const zone = containerZoneWarning(config.terminals, opts.zoneFacts);
   if (zone) checks.push(warn('time zone', zone.detail, zone.fix));
   checks.push(checkNotify(opts.notify));

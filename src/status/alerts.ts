@@ -5,7 +5,7 @@ import { describeStep, stepSize, type ClockStep } from '../util/clock-steps.js';
 import { DISK_FAIL_BYTES, DISK_WARN_BYTES } from '../util/disk.js';
 import { ALERT, deliveryTrouble, type Alert } from './alert-words.js';
 import { refusalAlerts } from './refusals.js';
-import type { StatusReport, TerminalStatus } from './types.js';
+import type { DiskSyncFigures, StatusReport, TerminalStatus } from './types.js';
 
 export { punches, seconds, span } from './alert-words.js';
 
@@ -23,6 +23,9 @@ const SKEW_ALERT_SECONDS = 120;
  */
 export const SLOW_DISK_SYNC_MS = 500;
 export const SLOW_DISK_MIN_SYNCS = 10;
+/** Whether the journal's disk syncs say it is slow (the status's alert, and `punchgate check`'s warning). */
+export const diskIsSlow = (d: DiskSyncFigures): boolean =>
+  d.syncs >= SLOW_DISK_MIN_SYNCS && d.p90Ms >= SLOW_DISK_SYNC_MS;
 
 /**
  * A terminal whose trouble only the admin can fix (a Hikvision terminal "reception refuses the
@@ -72,8 +75,7 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
   const free = r.journal.freeBytes;
   if (free !== null && free < DISK_WARN_BYTES) out.push(ALERT.disk(free, free < DISK_FAIL_BYTES));
   const sync = r.journal.diskSync;
-  if (sync && sync.syncs >= SLOW_DISK_MIN_SYNCS && sync.p90Ms >= SLOW_DISK_SYNC_MS)
-    out.push(ALERT.journalDiskSlow(sync));
+  if (sync && diskIsSlow(sync)) out.push(ALERT.journalDiskSlow(sync));
   if (r.delivery.auth === 'failed' && r.delivery.lastError?.startsWith(NO_TOKEN)) {
     // Nothing was sent: the HRMS did not refuse anything, punchgate has no token to send.
     out.push(ALERT.noToken(r.delivery.lastError, ms(r.delivery.authFailedSince)));

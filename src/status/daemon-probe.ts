@@ -97,3 +97,19 @@ export function runningListener(config: Config, which: ListenerStatus['listener'
     return undefined;
   }
 }
+
+/**
+ * How long a running `punchgate run` said its journal's disk took to sync (its status.json);
+ * none when it does not run, did not say, or made no sync.
+ */
+export function runningDiskSync(config: Config): DiskSyncFigures | undefined {
+  const path = config.status.path;
+  if (!path || !OwnerLock.isHeld(config.journal.path)) return undefined;
+  try {
+    const shown: unknown = (JSON.parse(readFileSync(statusJsonPath(path), 'utf8')) as Partial<StatusReport>).journal
+      ?.diskSync;
+    return isDiskSync(shown) ? shown : undefined;
+  } catch {
+    return undefined;
+  }
+}

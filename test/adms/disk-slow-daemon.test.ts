@@ -3,6 +3,7 @@ import { slowFsyncEnv } from '../../bench/lib/slow-fsync.js';
 import { Database } from '../../src/journal/sqlite-driver.js';
 import type { StatusReport } from '../../src/status/types.js';
 import { spawnDaemon, statusUrl } from '../daemon/stack.js';
+import { runPunchgate } from '../helpers/cli.js';
 import { parseMetrics } from '../web/helpers.js';
 import { waitFor } from '../helpers/wait.js';
 import { startPushStack } from './daemon-stack.js';
@@ -66,6 +67,9 @@ describe('a journal disk slow to sync, through punchgate run', () => {
       expect(count).toBeGreaterThanOrEqual(10);
       // Not one of them within half a second.
       expect(m.get('punchgate_journal_disk_sync_seconds_bucket{le="0.5"}')).toBe(0);
+      // punchgate check says the same, from the daemon's status.json.
+      const check = await runPunchgate(['check', '--config', stack.configPath]);
+      expect(check.stdout).toMatch(/^WARN disk: .* free at .*, but the journal's disk is slow: one sync in ten took/m);
       d.child.kill('SIGTERM');
       expect(await d.exited, d.output().slice(-3000)).toMatchObject({ code: 0 });
       const db = new Database(stack.tmp.path('journal.db'), { readonly: true });

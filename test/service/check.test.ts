@@ -407,6 +407,18 @@ describe('journal, disk, serial and notify checks', () => {
     const full = checkDisk(journal, fake(4 * 1024 ** 2));
     expect(full.status).toBe('fail');
     expect(full.fix).toContain('journalctl --vacuum-size');
+    // The daemon's own figures of its disk syncs (status.json): slow is a warning with the status's words.
+    const slow = checkDisk(journal, fake(10 * 1024 ** 3), { syncs: 30, p90Ms: 700, maxMs: 1900, windowMinutes: 10 });
+    expect(slow.status).toBe('warn');
+    expect(slow.detail).toBe(
+      `10.0 GiB free at ${tmp.dir}, but the journal's disk is slow: one sync in ten took 0.7 s or more in the last 10 min (30 syncs, the slowest 1.9 s; a healthy SD card takes under 0.05 s): punches are kept, but push terminals wait that long for each OK`,
+    );
+    expect(slow.fix).toMatch(/^a worn SD card or a failing disk does this: look at the kernel log/);
+    const fast = checkDisk(journal, fake(10 * 1024 ** 3), { syncs: 30, p90Ms: 4, maxMs: 900, windowMinutes: 10 });
+    expect(fast).toMatchObject({
+      status: 'pass',
+      detail: `10.0 GiB free at ${tmp.dir}; nine syncs in ten took 0.00 s or less over the last 10 min`,
+    });
     tmp.cleanup();
   });
 
