@@ -1,7 +1,7 @@
 import { localTime } from '../util/local-time.js';
 import { humanBytes } from '../util/disk.js';
 import { REFUSALS_BEYOND } from '../journal/types.js';
-import type { Alert, ConfigStatus, ListenerStatus, TerminalStatus } from './types.js';
+import type { Alert, ConfigStatus, DiskSyncFigures, ListenerStatus, TerminalStatus } from './types.js';
 
 export type { Alert } from './types.js';
 
@@ -127,7 +127,7 @@ export const ALERT = {
   }),
 
   /** The journal's disk syncs slowly (src/daemon/disk-sync-watch.ts): p90 and slowest in ms. */
-  journalDiskSlow: (d: { syncs: number; p90Ms: number; maxMs: number; windowMinutes: number }): Alert => ({
+  journalDiskSlow: (d: DiskSyncFigures): Alert => ({
     kind: 'journal-disk-slow',
     cause: `the journal's disk is slow: one sync in ten took ${(d.p90Ms / 1000).toFixed(1)} s or more in the last ${d.windowMinutes} min (${d.syncs} syncs, the slowest ${(d.maxMs / 1000).toFixed(1)} s; a healthy SD card takes under 0.05 s): punches are kept, but push terminals wait that long for each OK`,
     fix: 'a worn SD card or a failing disk does this: look at the kernel log (journalctl -k), and move journal.path to better storage (docs/operate.md)',

@@ -86,16 +86,21 @@ function isDiskSync(d: unknown): d is DiskSyncFigures {
   );
 }
 
-/** What a running `punchgate run` last said of one of its listeners (its status.json); none when it does not run or did not say. */
-export function runningListener(config: Config, which: ListenerStatus['listener']): ListenerStatus | undefined {
+/** What a running `punchgate run` last wrote in its status.json; none when it does not run or the file cannot be read. */
+function runningReport(config: Config): Partial<StatusReport> | undefined {
   const path = config.status.path;
   if (!path || !OwnerLock.isHeld(config.journal.path)) return undefined;
   try {
-    const shown = (JSON.parse(readFileSync(statusJsonPath(path), 'utf8')) as Partial<StatusReport>).listeners;
-    return Array.isArray(shown) ? shown.find((l) => l.listener === which) : undefined;
+    return JSON.parse(readFileSync(statusJsonPath(path), 'utf8')) as Partial<StatusReport>;
   } catch {
     return undefined;
   }
+}
+
+/** What a running `punchgate run` last said of one of its listeners (its status.json); none when it does not run or did not say. */
+export function runningListener(config: Config, which: ListenerStatus['listener']): ListenerStatus | undefined {
+  const shown: unknown = runningReport(config)?.listeners;
+  return Array.isArray(shown) ? (shown as ListenerStatus[]).find((l) => l.listener === which) : undefined;
 }
 
 /**
@@ -103,13 +108,6 @@ export function runningListener(config: Config, which: ListenerStatus['listener'
  * none when it does not run, did not say, or made no sync.
  */
 export function runningDiskSync(config: Config): DiskSyncFigures | undefined {
-  const path = config.status.path;
-  if (!path || !OwnerLock.isHeld(config.journal.path)) return undefined;
-  try {
-    const shown: unknown = (JSON.parse(readFileSync(statusJsonPath(path), 'utf8')) as Partial<StatusReport>).journal
-      ?.diskSync;
-    return isDiskSync(shown) ? shown : undefined;
-  } catch {
-    return undefined;
-  }
+  const shown: unknown = runningReport(config)?.journal?.diskSync;
+  return isDiskSync(shown) ? shown : undefined;
 }
