@@ -5,6 +5,8 @@ import { ConfigWatch } from './config-watch.js';
 import type { Config } from '../config/schema.js';
 import type { AppContext } from '../context.js';
 import { Journal, type JournalOptions } from '../journal/journal.js';
+import type { IngestOptions } from '../journal/types.js';
+import type { Punch } from '../punch.js';
 import { UserBackupStore } from '../journal/user-backups.js';
 import { isBusyJournalError, isFatalJournalError } from '../journal/errors.js';
 import type { AdmsReceiver } from '../sources/adms/index.js';
@@ -137,18 +139,26 @@ export class Daemon {
     this.journal.onDiskSync(this.diskSyncs.record);
     const ledger = this.journal.terminals;
     const boxStep = () => this.clockSteps.recent().reduce((n, s) => n + s.deltaMs, 0);
+    /** A source's journal write, labelled, with the box clock's recent step. */
+    const write = <T>(
+      p: readonly Punch[],
+      o: IngestOptions | undefined,
+      fn: (o: IngestOptions | undefined) => T,
+    ): T => {
+      const step = boxStep();
+      return this.loop.run(`journal write (${p[0]?.terminal ?? 'punches'})`, () =>
+        this.guard(() => fn(step === 0 ? o : { ...o, boxStepMs: step })),
+      );
+    };
     const deps: SourceDeps = {
       sink: {
-        ingest: (p, o) => {
-          const step = boxStep();
-          return this.loop.run(`journal write (${p[0]?.terminal ?? 'punches'})`, () =>
-            this.guard(() => this.journal.ingest(p, step === 0 ? o : { ...o, boxStepMs: step })),
-          );
-        },
+        ingest: (p, o) => write(p, o, (opts) => this.journal.ingest(p, opts)),
+        ingestSyncedLater: (p, o) => write(p, o, (opts) => this.journal.ingestSyncedLater(p, opts)),
       },
       ledger: {
         get: (name) => ledger.get(name),
-        update: (name, patch) => this.guard(() => ledger.update(name, patch)),
+        // Status figures, written again at the next poll: never a disk sync on the event loop.
+        update: (name, patch) => this.guard(() => this.journal.syncedApart(() => ledger.update(name, patch))),
       },
       deliveryCheck: this.journal.queries,
       state: this.journal.sourceState,

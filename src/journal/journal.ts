@@ -739,13 +739,17 @@ export class Journal implements PunchSink, DeliveryQueue {
 
   /**
    * Runs `fn` (its own transaction) committed without a disk sync on the event loop, the WAL
-   * synced right after in the thread pool (wal-sync.ts). For delivery's writes (a settle, a
-   * return, the settle with the next claim): lost in a power cut, their punches are inflight
-   * under a process that is gone, go back to the queue at the next start and are sent again, and
-   * the HRMS answers "already there". Inside a transaction, or where the WAL cannot be synced
-   * apart, `fn` commits as it would (its own sync).
+   * synced right after in the thread pool (wal-sync.ts), no one waiting. Inside a transaction, or
+   * where the WAL cannot be synced apart, `fn` commits as it would (its own sync). For writes
+   * whose loss in a power cut (between the commit and the sync) costs nothing but a repeat:
+   * - delivery's writes (a settle, a return, the settle with the next claim): their punches are
+   *   inflight under a process that is gone, go back to the queue at the next start and are sent
+   *   again, and the HRMS answers "already there";
+   * - a terminal's record in the ledger (last poll, serial, clock, read up to): figures for the
+   *   status, written again at the next poll; a record older than its punches only makes the next
+   *   poll judge their clock with an older `readUpTo`.
    */
-  private readonly syncedApart = <T>(fn: () => T): T => {
+  readonly syncedApart = <T>(fn: () => T): T => {
     const { value, apart } = this.withoutSync(fn);
     if (apart) this.walSync.request();
     return value;
@@ -765,6 +769,22 @@ export class Journal implements PunchSink, DeliveryQueue {
   syncedLater<T>(fn: () => T): { value: T; synced: Promise<void> } {
     const { value, apart } = this.withoutSync(fn);
     return { value, synced: apart ? this.walSync.synced() : Promise.resolve() };
+  }
+
+  /**
+   * `ingest`, committed without a disk sync on the event loop: `synced` resolves once the punches
+   * are on the disk (a sync of the WAL begun after the commit, in the thread pool), and rejects
+   * when that sync fails. A source that would tell its terminal anything (clear its log, answer
+   * it) waits for it; until then a power cut loses the punches as it would have a moment before
+   * the commit, and the terminal still holds them. A rejection nobody waits for is no crash.
+   */
+  ingestSyncedLater(
+    punches: readonly Punch[],
+    opts: IngestOptions = {},
+  ): { result: IngestResult; synced: Promise<void> } {
+    const { value, synced } = this.syncedLater(() => this.ingest(punches, opts));
+    synced.catch(() => undefined);
+    return { result: value, synced };
   }
 
   /**

@@ -132,6 +132,12 @@ export interface RefusedRecords {
  */
 export interface PunchSink {
   ingest(punches: readonly Punch[], opts?: IngestOptions): IngestResult;
+  /**
+   * The same, its disk sync made beside the event loop: `synced` resolves once the punches are on
+   * the disk (rejects if that sync fails). A source that then tells its terminal anything (clears
+   * its log) waits for it. Absent: `ingest` syncs before it returns.
+   */
+  ingestSyncedLater?(punches: readonly Punch[], opts?: IngestOptions): { result: IngestResult; synced: Promise<void> };
 }
 
 /** A punch as delivery sends it. */

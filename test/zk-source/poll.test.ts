@@ -3,6 +3,8 @@ import { pollTerminal, REDOWNLOAD_AFTER_MS } from '../../src/sources/zk/poll.js'
 import { startTerminalSim, type TerminalSim } from '../../src/sim/terminal/index.js';
 import { journalFixture, journalKeys, zkConfig } from './helpers.js';
 import { expectNoSecret } from '../helpers/secret.js';
+import { waitFor } from '../helpers/wait.js';
+import type { Journal } from '../../src/journal/index.js';
 
 const simKeys = (sim: TerminalSim) => [...new Set(sim.punches().map((p) => `${p.userId}@${p.logTime}`))].sort();
 
@@ -150,6 +152,51 @@ describe('ZK polling source: one poll', () => {
     expect(sim.clearCount()).toBe(1);
     expect(sim.punches()).toHaveLength(0);
     expect(journal.counts().delivered).toBe(3);
+  });
+
+  it("clears the log only once this poll's punches are on the disk; a failed disk sync clears nothing", async () => {
+    const { sim, journal, deps } = await setup({
+      punches: [
+        { userId: '1', logTime: '2025-01-01 08:00:00' },
+        { userId: '2', logTime: '2025-01-01 09:00:00' },
+      ],
+      generate: undefined,
+    });
+    const cfg = zkConfig(sim.port, { clearAfterDays: 30 });
+    // Journalled (synced beside the event loop, through the real journal) and delivered.
+    expect((await pollTerminal(cfg, deps)).added).toBe(2);
+    journal.settle(journal.claim(10).map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    // A journal whose disk sync the test ends by hand.
+    let endSync: (e?: Error) => void = () => undefined;
+    let ingested = false;
+    const heldSink = {
+      ingest: journal.ingest.bind(journal),
+      ingestSyncedLater: (p: Parameters<Journal['ingest']>[0], o: Parameters<Journal['ingest']>[1]) => {
+        ingested = true;
+        return {
+          result: journal.ingest(p, o),
+          synced: new Promise<void>((resolve, reject) => (endSync = (e) => (e ? reject(e) : resolve()))),
+        };
+      },
+    };
+    const failing = pollTerminal(cfg, { ...deps, sink: heldSink });
+    await waitFor(() => ingested, 10_000, 'the download journalled');
+    endSync(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' }));
+    const failed = await failing;
+    expect(failed).toMatchObject({ ok: false, cleared: false });
+    expect(failed.error).toMatch(/EIO/);
+    expect(sim.clearCount()).toBe(0);
+    expect(sim.punches()).toHaveLength(2);
+    // The sync ends well: only then is the log cleared.
+    ingested = false;
+    const clearing = pollTerminal(cfg, { ...deps, sink: heldSink });
+    await waitFor(() => ingested, 10_000, 'the download journalled');
+    await new Promise((r) => setImmediate(r));
+    expect(sim.clearCount()).toBe(0);
+    endSync();
+    expect(await clearing).toMatchObject({ ok: true, cleared: true });
+    expect(sim.clearCount()).toBe(1);
+    expect(journal.counts().delivered).toBe(2);
   });
 
   it('does not clear a log whose records are younger than clearAfterDays', async () => {

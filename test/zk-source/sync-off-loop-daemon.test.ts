@@ -1,0 +1,89 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { Database } from '../../src/journal/sqlite-driver.js';
+import { spawnDaemon, startStack } from '../daemon/stack.js';
+import { waitFor } from '../helpers/wait.js';
+
+const POLLS = 6;
+
+/** `tid fsync(fd</path>) = 0` lines of strace -f -y, as [thread, path]. */
+function syncsOf(trace: string): { tid: number; path: string }[] {
+  const out: { tid: number; path: string }[] = [];
+  for (const m of trace.matchAll(/^(\d+)\s+f(?:data)?sync\(\d+<([^>]*)>\)\s+=\s+0/gm))
+    out.push({ tid: Number(m[1]), path: m[2]! });
+  return out;
+}
+
+/**
+ * Issue 35: a ZK terminal's poll journals its punches and records the terminal without a disk
+ * sync on the event loop (on an SD card each takes 5 to 50 ms, and a site polls 200 terminals a
+ * minute). `punchgate run` under strace, which names the thread of every sync of the journal's
+ * write-ahead log: with a new punch on the terminal before each poll, the polls' syncs are made by
+ * other threads (libuv's pool). The poll waits for its sync before it goes on (and before any
+ * clear: test/zk-source/poll.test.ts); every punch is in the journal after a SIGTERM.
+ */
+describe('ZK polls: the write-ahead log synced off the event loop, through punchgate run', () => {
+  it('journals every poll with its syncs made by threads other than the main one', async () => {
+    const stack = await startStack({ terminals: 1, zk: { realtime: false } });
+    const sim = stack.terminals[0]!;
+    const trace = stack.tmp.path('strace.txt');
+    const d = spawnDaemon(stack.configPath, [], {}, [
+      'strace',
+      '-f',
+      '-y',
+      '-qq',
+      '-e',
+      'trace=execve,fsync,fdatasync',
+      '-o',
+      trace,
+    ]);
+    let nodePid = 0;
+    const journalled = () => {
+      const db = new Database(stack.tmp.path('journal.db'), { readonly: true, fileMustExist: true });
+      try {
+        return (db.prepare(`SELECT count(*) AS n FROM punches`).get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    try {
+      sim.addPunch({ userId: '1001', logTime: '2026-11-29 07:00:00' });
+      await waitFor(() => journalledSafe() >= 1, 60_000, 'the first poll');
+      nodePid = Number(/^(\d+)\s+execve\(/m.exec(readFileSync(trace, 'utf8'))?.[1]);
+      expect(nodePid).toBeGreaterThan(0);
+      const before = readFileSync(trace, 'utf8').length;
+      for (let i = 1; i <= POLLS; i++) {
+        sim.addPunch({ userId: '1001', logTime: `2026-11-29 07:0${i}:00` });
+        await waitFor(() => journalledSafe() >= 1 + i, 20_000, `poll ${i}`);
+      }
+      const during = syncsOf(readFileSync(trace, 'utf8').slice(before)).filter((s) =>
+        s.path.endsWith('journal.db-wal'),
+      );
+      const onLoop = during.filter((s) => s.tid === nodePid);
+      const offLoop = during.filter((s) => s.tid !== nodePid);
+      // Each poll journalled its punch and recorded the terminal: before, two syncs on the main
+      // thread a poll (the punches, the terminal's record); now both are made beside it.
+      expect(offLoop.length, JSON.stringify(during)).toBeGreaterThanOrEqual(POLLS);
+      expect(onLoop.length, JSON.stringify(during)).toBeLessThanOrEqual(2);
+      process.kill(nodePid, 'SIGTERM');
+      expect(await d.exited, d.output().slice(-3000)).toMatchObject({ code: 0 });
+      expect(journalled()).toBe(1 + POLLS);
+    } finally {
+      if (d.child.exitCode === null) {
+        if (nodePid > 0) process.kill(nodePid, 'SIGKILL');
+        d.child.kill('SIGKILL');
+        await d.exited;
+      }
+      await stack.stop();
+    }
+
+    /** The count, or 0 while the journal is not there yet. */
+    function journalledSafe(): number {
+      try {
+        return journalled();
+      } catch {
+        return 0;
+      }
+    }
+  }, 120_000);
+});
