@@ -1,22 +1,14 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Database } from '../../src/journal/sqlite-driver.js';
 import { spawnDaemon } from '../daemon/stack.js';
 import { waitFor } from '../helpers/wait.js';
+import { traceLength, tracedMainPid, walSyncTracer, walSyncsSince } from '../helpers/wal-syncs.js';
 import { startPushStack } from './daemon-stack.js';
 import { attlog, http } from './harness.js';
 
 const SERIAL = 'SYNC00001';
 const UPLOADS = 12;
 const PER_UPLOAD = 5;
-
-/** `tid fsync(fd</path>) = 0` lines of strace -f -y, as [thread, path]. */
-function syncsOf(trace: string): { tid: number; path: string }[] {
-  const out: { tid: number; path: string }[] = [];
-  for (const m of trace.matchAll(/^(\d+)\s+f(?:data)?sync\(\d+<([^>]*)>\)\s+=\s+0/gm))
-    out.push({ tid: Number(m[1]), path: m[2]! });
-  return out;
-}
 
 /**
  * Issue 35: the disk sync of a push upload's commit is not made on the event loop (on an SD card
@@ -29,24 +21,14 @@ describe('push uploads: the write-ahead log synced off the event loop, through p
   it('answers each upload OK with its punches journalled, the syncs of the uploads made by threads other than the main one', async () => {
     const stack = await startPushStack({ terminals: [{ name: 'lobby', serial: SERIAL }] });
     const trace = stack.tmp.path('strace.txt');
-    const d = spawnDaemon(stack.configPath, [], {}, [
-      'strace',
-      '-f',
-      '-y',
-      '-qq',
-      '-e',
-      'trace=execve,fsync,fdatasync',
-      '-o',
-      trace,
-    ]);
+    const d = spawnDaemon(stack.configPath, [], {}, walSyncTracer(trace));
     let nodePid = 0;
     try {
       await waitFor(() => /push terminal receiver listening/.test(d.output()), 30_000, 'the receiver');
-      // The main thread is the process that strace started: its execve line names it.
-      nodePid = Number(/^(\d+)\s+execve\(/m.exec(readFileSync(trace, 'utf8'))?.[1]);
+      nodePid = tracedMainPid(trace);
       expect(nodePid).toBeGreaterThan(0);
       expect((await http(stack.url, 'GET', `/iclock/cdata?SN=${SERIAL}&options=all&pushver=2.4.1`)).status).toBe(200);
-      const before = readFileSync(trace, 'utf8').length;
+      const before = traceLength(trace);
       for (let u = 0; u < UPLOADS; u++) {
         const lines = Array.from(
           { length: PER_UPLOAD },
@@ -56,11 +38,7 @@ describe('push uploads: the write-ahead log synced off the event loop, through p
           await http(stack.url, 'POST', `/iclock/cdata?SN=${SERIAL}&table=ATTLOG&Stamp=${100 + u}`, attlog(lines)),
         ).toEqual({ status: 200, body: `OK:${PER_UPLOAD}` });
       }
-      const during = syncsOf(readFileSync(trace, 'utf8').slice(before)).filter((s) =>
-        s.path.endsWith('journal.db-wal'),
-      );
-      const onLoop = during.filter((s) => s.tid === nodePid);
-      const offLoop = during.filter((s) => s.tid !== nodePid);
+      const { onLoop, offLoop, all: during } = walSyncsSince(trace, before, nodePid);
       // Every upload was answered after a sync of the WAL, and neither those syncs nor the ones of
       // delivering the punches held the event loop (before: one on it per upload, and one per batch
       // delivered). Another write of the daemon (a terminal's contact) may still sync on it.

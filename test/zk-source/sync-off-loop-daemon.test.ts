@@ -1,18 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Database } from '../../src/journal/sqlite-driver.js';
 import { spawnDaemon, startStack } from '../daemon/stack.js';
 import { waitFor } from '../helpers/wait.js';
+import { traceLength, tracedMainPid, walSyncTracer, walSyncsSince } from '../helpers/wal-syncs.js';
 
 const POLLS = 6;
-
-/** `tid fsync(fd</path>) = 0` lines of strace -f -y, as [thread, path]. */
-function syncsOf(trace: string): { tid: number; path: string }[] {
-  const out: { tid: number; path: string }[] = [];
-  for (const m of trace.matchAll(/^(\d+)\s+f(?:data)?sync\(\d+<([^>]*)>\)\s+=\s+0/gm))
-    out.push({ tid: Number(m[1]), path: m[2]! });
-  return out;
-}
 
 /**
  * Issue 35: a ZK terminal's poll journals its punches and records the terminal without a disk
@@ -27,16 +19,7 @@ describe('ZK polls: the write-ahead log synced off the event loop, through punch
     const stack = await startStack({ terminals: 1, zk: { realtime: false } });
     const sim = stack.terminals[0]!;
     const trace = stack.tmp.path('strace.txt');
-    const d = spawnDaemon(stack.configPath, [], {}, [
-      'strace',
-      '-f',
-      '-y',
-      '-qq',
-      '-e',
-      'trace=execve,fsync,fdatasync',
-      '-o',
-      trace,
-    ]);
+    const d = spawnDaemon(stack.configPath, [], {}, walSyncTracer(trace));
     let nodePid = 0;
     const journalled = () => {
       const db = new Database(stack.tmp.path('journal.db'), { readonly: true, fileMustExist: true });
@@ -49,18 +32,14 @@ describe('ZK polls: the write-ahead log synced off the event loop, through punch
     try {
       sim.addPunch({ userId: '1001', logTime: '2026-11-29 07:00:00' });
       await waitFor(() => journalledSafe() >= 1, 60_000, 'the first poll');
-      nodePid = Number(/^(\d+)\s+execve\(/m.exec(readFileSync(trace, 'utf8'))?.[1]);
+      nodePid = tracedMainPid(trace);
       expect(nodePid).toBeGreaterThan(0);
-      const before = readFileSync(trace, 'utf8').length;
+      const before = traceLength(trace);
       for (let i = 1; i <= POLLS; i++) {
         sim.addPunch({ userId: '1001', logTime: `2026-11-29 07:0${i}:00` });
         await waitFor(() => journalledSafe() >= 1 + i, 20_000, `poll ${i}`);
       }
-      const during = syncsOf(readFileSync(trace, 'utf8').slice(before)).filter((s) =>
-        s.path.endsWith('journal.db-wal'),
-      );
-      const onLoop = during.filter((s) => s.tid === nodePid);
-      const offLoop = during.filter((s) => s.tid !== nodePid);
+      const { onLoop, offLoop, all: during } = walSyncsSince(trace, before, nodePid);
       // Each poll journalled its punch and recorded the terminal: before, two syncs on the main
       // thread a poll (the punches, the terminal's record); now both are made beside it.
       expect(offLoop.length, JSON.stringify(during)).toBeGreaterThanOrEqual(POLLS);
