@@ -39,7 +39,13 @@ describe('secrets are redacted by structure, not by searching text', () => {
       for (let i = 0; i < 5; i++) t.addPunch({ userId: String(1000 + i), logTime: `2026-11-22 08:0${i}:00` });
       const d = spawnDaemon(stack.configPath);
       await waitFor(() => stack.hrms.attendance().length === 5, 20_000, 'punches delivered');
-      await waitFor(() => /2026-/.test(readStatus(stack.tmp.path('status.txt'))), 20_000, 'status log written');
+      // The terminal's line (its last poll, read by `terminals` below) once its poll has ended: a
+      // little after its punches are journalled and delivered (the poll waits for the disk sync).
+      await waitFor(
+        () => /gate-2026\s+online\s+last poll \d{4}-\d\d-\d\d/.test(readStatus(stack.tmp.path('status.txt'))),
+        20_000,
+        'status log written, the terminal polled',
+      );
       const status = await cli(stack.configPath, 'status');
       const statusJson = await cli(stack.configPath, 'status', '--json');
       const terminals = await cli(stack.configPath, 'terminals');

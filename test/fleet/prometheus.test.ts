@@ -19,6 +19,7 @@ import { punchTimes, spawnDaemon, startStack, statusUrl, type DaemonProcess } fr
 import { problemsIn } from '../helpers/promql.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
+import { parseMetrics } from '../web/helpers.js';
 
 const SITE = 'plant-t';
 /** A second box, of another site, sending to the same central Prometheus. */
@@ -79,6 +80,21 @@ describe('a Prometheus agent on the box sends punchgate metrics to a central Pro
     cleanups.push(() => d.child.exitCode === null && d.child.kill('SIGKILL'));
     const url = await statusUrl(d);
     await waitFor(() => box.hrms.attendance().length === terminals * 4, 30_000, `the punches of ${site} delivered`);
+    // A healthy box: its terminals up. A terminal's record says it answered once its poll has ended,
+    // a little after its punches are journalled and delivered (the poll waits for the disk sync); a
+    // first scrape before that would make PunchgateTerminalDown pending at the central Prometheus.
+    const up = async () =>
+      parseMetrics(
+        await (await fetch(`${url}metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text(),
+      );
+    await waitFor(
+      async () => {
+        const m = await up();
+        return box.terminals.every((_, i) => m.get(`punchgate_terminal_up{terminal="gate-${i + 1}"}`) === 1);
+      },
+      10_000,
+      `the terminals of ${site} up once their first poll ended`,
+    );
     const target = new URL(url).host;
 
     const agentConfig = readFileSync('contrib/prometheus/agent.yml', 'utf8')

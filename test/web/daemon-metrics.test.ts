@@ -68,8 +68,15 @@ describe('/metrics of punchgate run', () => {
       20_000,
       'one ok per HRMS request',
     );
-    expect(m.value('punchgate_terminal_up{terminal="gate-1"}')).toBe(1);
-    expect(m.value('punchgate_terminal_up{terminal="gate-2"}')).toBe(1);
+    // A terminal's record says it answered once its poll has ended, a little after its punches are
+    // journalled and may already be delivered (the poll waits for the disk sync, then disconnects).
+    await waitFor(
+      () =>
+        m.value('punchgate_terminal_up{terminal="gate-1"}') === 1 &&
+        m.value('punchgate_terminal_up{terminal="gate-2"}') === 1,
+      10_000,
+      'both terminals up once their first poll ended',
+    );
     // The queue figures are those of the status report (rebuilt with the status log).
     await waitFor(() => m.value('punchgate_journal_punches{state="pending"}') === 0, 20_000, 'nothing pending');
     expect(m.value('punchgate_journal_punches{state="dead"}')).toBe(0);

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { StatusReport } from '../../src/status/index.js';
 import { punchTimes, spawnDaemon, startStack, statusUrl } from '../daemon/stack.js';
 import { launchChromium } from '../helpers/browser.js';
 import { waitFor } from '../helpers/wait.js';
@@ -25,6 +26,17 @@ describe('the status page in a real browser', () => {
     cleanups.push(() => d.child.exitCode === null && d.child.kill('SIGKILL'));
     const url = await statusUrl(d);
     await waitFor(() => stack.hrms.attendance().length === 10, 15_000, 'first punches delivered');
+    // A terminal's record (online, its serial) says it answered once its poll has ended, a little
+    // after its punches are journalled and delivered (the poll waits for the disk sync); the page
+    // shows the same report as /status.json, at least as recent.
+    await waitFor(
+      async () => {
+        const r = (await (await fetch(`${url}status.json`)).json()) as StatusReport;
+        return r.terminals.length === 2 && r.terminals.every((t) => t.online);
+      },
+      10_000,
+      'both terminals online once their first poll ended',
+    );
 
     const { context, close } = await launchChromium({
       viewport: { width: 390, height: 844 },
