@@ -349,15 +349,4 @@ export class JournalQueries {
                 WHERE id IN (SELECT value FROM json_each(?)) AND state = 'delivered' GROUP BY terminal`,
     ).all(JSON.stringify(ids)) as { terminal: string; count: number }[];
   }
-
-  /** Each terminal's last contact as the ledger has it (the few columns /metrics reads per scrape). */
-  terminalContacts(): { name: string; online: boolean; lastSuccessAt: number | null }[] {
-    return (
-      this.prepare(`SELECT name, online, last_success_at AS lastSuccessAt FROM terminals`).all() as {
-        name: string;
-        online: number;
-        lastSuccessAt: number | null;
-      }[]
-    ).map((r) => ({ name: r.name, online: r.online === 1, lastSuccessAt: r.lastSuccessAt }));
-  }
 }

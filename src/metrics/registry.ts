@@ -292,7 +292,7 @@ export class PunchgateMetrics {
   /** Everything a scrape shows, each source read once (the ledger of 200 terminals is one query). */
   private read(): Scrape {
     const d = this.d;
-    const records = new Map(d.journal.queries.terminalContacts().map((r) => [r.name, r]));
+    const records = new Map(d.journal.terminals.contacts().map((r) => [r.name, r]));
     const report = d.reports.get(this.reportMaxAgeMs());
     return {
       now: d.clock.now(),

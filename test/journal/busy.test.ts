@@ -47,6 +47,8 @@ describe('a journal another connection holds', () => {
     expect(journal.busySince()).not.toBeNull();
     // Until then, what was kept reads as written.
     expect(journal.terminals.get('gate-1')).toMatchObject({ online: true, lastError: 'x' });
+    // /metrics' narrow read of every terminal's contact too (it once read the table alone: 0).
+    expect(journal.terminals.contacts()).toEqual([{ name: 'gate-1', online: true, lastSuccessAt: null }]);
     expect(journal.deliveryState.get()).toMatchObject({ auth: 'ok', lastResult: '3 sent' });
     // Writes that must be durable at once fail as busy, quickly.
     const t0 = Date.now();
@@ -71,6 +73,7 @@ describe('a journal another connection holds', () => {
       e: 'x',
     });
     fresh.close();
+    expect(journal.terminals.contacts()).toEqual([{ name: 'gate-1', online: true, lastSuccessAt: null }]);
   });
 
   it('a busy probe clears once the lock is let go, even with nothing kept', () => {
