@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Database } from '../../src/journal/sqlite-driver.js';
 import { spawnDaemon } from '../daemon/stack.js';
 import { waitFor } from '../helpers/wait.js';
-import { traceLength, tracedMainPid, walSyncTracer, walSyncsSince } from '../helpers/wal-syncs.js';
+import { killTraced, traceLength, tracedMainPid, walSyncTracer, walSyncsSince } from '../helpers/wal-syncs.js';
 import { startPushStack } from './daemon-stack.js';
 import { attlog, http } from './harness.js';
 
@@ -54,11 +54,7 @@ describe('push uploads: the write-ahead log synced off the event loop, through p
         db.close();
       }
     } finally {
-      if (d.child.exitCode === null) {
-        if (nodePid > 0) process.kill(nodePid, 'SIGKILL');
-        d.child.kill('SIGKILL');
-        await d.exited;
-      }
+      await killTraced(d, nodePid);
       await stack.stop();
     }
   }, 120_000);

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 /**
@@ -34,4 +35,15 @@ export function walSyncsSince(
     offLoop: all.filter((s) => s.tid !== mainPid).map((s) => s.tid),
     all,
   };
+}
+
+/**
+ * Ends a daemon under strace that is still running (a test's cleanup): the traced node process
+ * (`mainPid`) first, as a SIGKILL of strace itself would leave it running, then strace.
+ */
+export async function killTraced(d: { child: ChildProcess; exited: Promise<unknown> }, mainPid: number): Promise<void> {
+  if (d.child.exitCode !== null) return;
+  if (mainPid > 0) process.kill(mainPid, 'SIGKILL');
+  d.child.kill('SIGKILL');
+  await d.exited;
 }
