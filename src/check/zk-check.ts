@@ -92,10 +92,14 @@ function describeFailure(e: unknown, name: string, key: string, peer: string, cf
   return fail(name, detail, f.fix);
 }
 
-/** `in step`, `12 s ahead`, `5 min 3 s behind`, `2 h behind`. */
+/**
+ * `in step`, `12 s ahead`, `5 min 3 s behind`, `2 h behind`. A second either way is in step: a
+ * terminal tells its time in whole seconds, read over the network, so a reading a second off is
+ * the reading's own error (a second boundary passed between the terminal's read and the box's).
+ */
 export function describeSkew(seconds: number): string {
   const s = Math.round(seconds);
-  if (s === 0) return 'in step';
+  if (Math.abs(s) <= 1) return 'in step';
   const abs = Math.abs(s);
   const h = Math.floor(abs / 3600);
   const m = Math.floor((abs % 3600) / 60);

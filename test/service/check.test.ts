@@ -485,6 +485,10 @@ describe('journal, disk, serial and notify checks', () => {
 
   it('describes clock skew in plain words', () => {
     expect(describeSkew(0.4)).toBe('in step');
+    // A second either way is the reading's own error (whole seconds, read over the network).
+    expect(describeSkew(-1)).toBe('in step');
+    expect(describeSkew(1.4)).toBe('in step');
+    expect(describeSkew(2)).toBe('2 s ahead');
     expect(describeSkew(12)).toBe('12 s ahead');
     expect(describeSkew(-303)).toBe('5 min 3 s behind');
     expect(describeSkew(-7200)).toBe('2 h behind');
