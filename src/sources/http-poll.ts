@@ -9,6 +9,7 @@ import { isBusyJournalError } from '../journal/errors.js';
 import type { IngestResult, TerminalRecord } from '../journal/types.js';
 import type { Punch } from '../punch.js';
 import type { Logger } from '../util/logger.js';
+import { journalReadAgain } from './journal-synced-apart.js';
 import { clearRefusal } from './password-refusals.js';
 import { BUSY_JOURNAL_POLL_ERROR, noteWorking, recordFailedPoll, type TerminalFault } from './poll-outcome.js';
 import type { SourceDeps, TerminalLedger } from './types.js';
@@ -141,8 +142,10 @@ export function checkSerial(
 }
 
 /**
- * Journals a page of punches and the read position after it in one transaction; punches "in the
- * future" are judged against the terminal's own clock as read in this poll (`skewSeconds`).
+ * Journals a page of punches and the read position after it in one transaction, its disk sync
+ * beside the event loop (journalReadAgain: lost together at a power cut, read again together);
+ * punches "in the future" are judged against the terminal's own clock as read in this poll
+ * (`skewSeconds`).
  */
 export function cursorCommit<C>(
   deps: Pick<SourceDeps, 'sink' | 'onPunches'>,
@@ -150,7 +153,7 @@ export function cursorCommit<C>(
   format: (cursor: C) => string,
 ): (punches: Punch[], cursor: C) => IngestResult {
   return (punches, cursor) => {
-    const r = deps.sink.ingest(punches, {
+    const r = journalReadAgain(deps.sink, punches, {
       timezone: at.timezone,
       currentSkewSeconds: at.skewSeconds ?? undefined,
       state: { terminal: at.terminal, key: at.key, value: format(cursor) },

@@ -3,6 +3,7 @@ import type { IngestOptions, IngestResult, PunchSink } from '../journal/types.js
 import type { Punch } from '../punch.js';
 import { backoffDelay } from '../util/backoff.js';
 import type { Logger } from '../util/logger.js';
+import { journalReadAgain } from './journal-synced-apart.js';
 
 /** Punches one source keeps in memory at most while the journal cannot take them (about 3 MB). */
 export const PUNCH_BUFFER_CAPACITY = 10_000;
@@ -19,6 +20,12 @@ export interface PunchBufferOptions<T extends BufferedPunch> {
   sink: PunchSink;
   /** Read at each write (a terminal's serial number may be learnt meanwhile). */
   ingestOptions: () => IngestOptions;
+  /**
+   * The terminal keeps every punch in its own log, which a poll reads again (ZK real-time events):
+   * each write's disk sync is made beside the event loop, waited for by no one (journalReadAgain).
+   * Absent: each write syncs before it returns (a serial line's punch exists nowhere else).
+   */
+  readAgainByPoll?: boolean;
   log: Logger;
   capacity?: number;
   /** The punches of one write are in the journal (new, duplicate or quarantined). */
@@ -117,10 +124,10 @@ export class PunchBuffer<T extends BufferedPunch> {
     const batch = this.held;
     let result: IngestResult;
     try {
-      result = this.o.sink.ingest(
-        batch.map((q) => q.punch),
-        this.o.ingestOptions(),
-      );
+      const punches = batch.map((q) => q.punch);
+      result = this.o.readAgainByPoll
+        ? journalReadAgain(this.o.sink, punches, this.o.ingestOptions())
+        : this.o.sink.ingest(punches, this.o.ingestOptions());
     } catch (e) {
       this.failed(e);
       return e;

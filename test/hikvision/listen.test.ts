@@ -140,6 +140,39 @@ describe('the HTTP Listening endpoint of a Hikvision terminal', () => {
     ]);
   });
 
+  it('answers 200 only once the punch is on the disk (its sync made beside the event loop); a failed sync is a 503, and the post again is kept once', async () => {
+    const syncs: { end: (error?: Error) => void }[] = [];
+    const f = await endpointFixture({
+      deps: (d) => ({
+        ...d,
+        sink: {
+          ingest: (p, o) => d.sink.ingest(p, o),
+          ingestSyncedLater: (p, o) => {
+            const synced = new Promise<void>((resolve, reject) =>
+              syncs.push({ end: (error) => (error ? reject(error) : resolve()) }),
+            );
+            return { result: d.sink.ingest(p, o), synced };
+          },
+        },
+      }),
+    });
+    const { type, body } = postBody(event(12), { format: 'json', pictureBytes: 0, device });
+    let answered: number | undefined;
+    const first = post(f.port, body, type).then((r) => (answered = r.status));
+    await waitFor(() => syncs.length === 1, 10_000, 'the punch committed, its sync begun');
+    expect(f.journal.queries.list()).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(answered).toBeUndefined(); // not answered before its sync ends
+    syncs[0]!.end(new Error('EIO: i/o error, fsync'));
+    expect(await first).toBe(503);
+    // The device posts it again: the same punch, answered once its sync ends.
+    const again = post(f.port, body, type);
+    await waitFor(() => syncs.length === 2, 10_000, 'the second sync begun');
+    syncs[1]!.end();
+    expect((await again).status).toBe(200);
+    expect(f.journal.queries.list()).toHaveLength(1);
+  });
+
   it('refuses a post from another address than the terminal (403), keeps nothing, and counts it for the status', async () => {
     const f = await endpointFixture();
     const { type, body } = postBody(event(11), { format: 'json', pictureBytes: 0, device });

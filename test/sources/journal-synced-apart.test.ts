@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
 import type { PunchSink } from '../../src/journal/types.js';
 import { cursorCommit } from '../../src/sources/http-poll.js';
-import { journalReadAgain } from '../../src/sources/journal-read-again.js';
+import { journalReadAgain } from '../../src/sources/journal-synced-apart.js';
 import { PunchBuffer } from '../../src/sources/punch-buffer.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { crashJournal } from '../helpers/crash.js';

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { BiotimeTerminalConfig } from '../../config/terminals.js';
 import { isBusyJournalError } from '../../journal/errors.js';
 import { wallClockAt, type Punch } from '../../punch.js';
+import { journalReadAgain } from '../journal-synced-apart.js';
 import { logPolled } from '../punch-log.js';
 import {
   BUSY_JOURNAL_POLL_ERROR,
@@ -154,7 +155,8 @@ export class BiotimePoller {
       }
       const client = await this.clientFor(pw.password);
       const commit = (punches: Punch[], cursor: BioCursor) => {
-        const res = deps.sink.ingest(punches, {
+        // With its cursor, its disk sync beside the event loop: the server keeps every transaction.
+        const res = journalReadAgain(deps.sink, punches, {
           timezone: cfg.timezone,
           state: { terminal: cfg.name, key: CURSOR_KEY, value: formatCursor(cursor) },
         });

@@ -3,6 +3,7 @@ import type { HikvisionTerminalConfig } from '../../config/terminals.js';
 import { allowed, allowList } from '../../util/allow-list.js';
 import { LogBudget } from '../../util/log-budget.js';
 import { answer } from '../http-answer.js';
+import { journalSyncedApart } from '../journal-synced-apart.js';
 import type { ListenEndpoint, ListenedPost } from '../listen.js';
 import { logReceived } from '../punch-log.js';
 import type { SourceDeps } from '../types.js';
@@ -129,7 +130,7 @@ export class HikvisionListenEndpoint implements ListenEndpoint {
     try {
       const now = this.deps.clock.now();
       const skew = this.deps.ledger.get(this.cfg.name)?.skewSeconds ?? undefined;
-      const r = this.deps.sink.ingest([c.punch], {
+      const { result: r, synced } = journalSyncedApart(this.deps.sink, [c.punch], {
         timezone: this.cfg.timezone,
         currentSkewSeconds: skew,
         state: { terminal: this.cfg.name, key: LISTEN_KEY, value: JSON.stringify({ lastPostAt: now }) },
@@ -137,6 +138,8 @@ export class HikvisionListenEndpoint implements ListenEndpoint {
       this.contactWrittenAt = now;
       if (r.added > 0) this.deps.onPunches?.(r.added);
       logReceived(log, this.cfg.name, 1, r);
+      // Answered OK only once the punch is on the disk; the sync is made beside the event loop.
+      await synced;
     } catch (err) {
       log.warn(
         { err: err instanceof Error ? err.message : String(err) },

@@ -1,6 +1,7 @@
 import type { HikvisionTerminalConfig } from '../../config/terminals.js';
 import type { Punch } from '../../punch.js';
 import { backoffDelay, type BackoffBounds } from '../../util/backoff.js';
+import { journalReadAgain } from '../journal-synced-apart.js';
 import { logReceived } from '../punch-log.js';
 import type { SourceDeps } from '../types.js';
 import { splitIsoTime, type HikvisionClient } from './client.js';
@@ -318,7 +319,8 @@ export class AlertStreamLink {
     try {
       // Judged against the terminal's clock as its last poll read it.
       const skew = this.deps.ledger.get(this.cfg.name)?.skewSeconds ?? undefined;
-      const r = this.deps.sink.ingest(punches, { timezone: this.cfg.timezone, currentSkewSeconds: skew });
+      // The device keeps them in its log, read again by the poll: the disk sync is made beside the event loop.
+      const r = journalReadAgain(this.deps.sink, punches, { timezone: this.cfg.timezone, currentSkewSeconds: skew });
       if (r.added > 0) this.deps.onPunches?.(r.added);
       logReceived(log, this.cfg.name, punches.length, r);
       log.debug({ punches: punches.length, added: r.added }, 'real-time punches');

@@ -1,6 +1,7 @@
 import type { ZkTerminalConfig } from '../../config/terminals.js';
 import { isBusyJournalError } from '../../journal/errors.js';
 import { codeProblem, deviceIdentity, wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
+import { journalSyncedApart } from '../journal-synced-apart.js';
 import { logPolled } from '../punch-log.js';
 import {
   BUSY_JOURNAL_POLL_ERROR,
@@ -173,14 +174,13 @@ export async function pollTerminal(
       };
       // The disk sync beside the event loop where the journal can (on an SD card it takes 5 to
       // 50 ms, and 200 terminals are polled a minute): the poll waits for it, the daemon does not.
-      const later = deps.sink.ingestSyncedLater?.(punches, ingestOptions);
-      const ingest = later ? later.result : deps.sink.ingest(punches, ingestOptions);
+      const { result: ingest, synced } = journalSyncedApart(deps.sink, punches, ingestOptions);
       Object.assign(result, ingest);
       logPolled(log, cfg.name, ingest);
       if (ingest.added > 0) deps.onPunches?.(ingest.added);
       // On the disk before the poll goes on: only then may the terminal's log be cleared. A failed
       // sync fails the poll (nothing cleared; the log is read again at the next one).
-      if (later) await later.synced;
+      await synced;
       // Punches can be added between GET_FREE_SIZES and the download, never removed.
       if (records.length < info.records) {
         throw new Error(`downloaded ${records.length} of ${info.records} records; will read the log again next poll`);

@@ -45,6 +45,8 @@ export class RealtimeLink {
         return { timezone: cfg.timezone, live: true, clockSkewSeconds: skew, currentSkewSeconds: skew };
       },
       log: this.log,
+      // The terminal keeps each punch in its log; the poll reads it again (and clears only after its own sync).
+      readAgainByPoll: true,
       onWritten: (items, r) => {
         if (r.added > 0) this.deps.onPunches?.(r.added);
         logReceived(this.log, cfg.name, items.length, r);
