@@ -23,6 +23,16 @@ describe('ZK polling source: one poll', () => {
     return { sim, ...fx };
   }
 
+  /** A terminal with two punches of 2025 on it (old enough for clearAfterDays: 30), nothing generated. */
+  const twoOldPunches = () =>
+    setup({
+      punches: [
+        { userId: '1', logTime: '2025-01-01 08:00:00' },
+        { userId: '2', logTime: '2025-01-01 09:00:00' },
+      ],
+      generate: undefined,
+    });
+
   it('journals every punch once, records the terminal, and a second poll adds nothing', async () => {
     const { sim, journal, deps, woken } = await setup({ serialNumber: 'SN-A', clock: '2026-11-22 12:00:30' });
     const r1 = await pollTerminal(zkConfig(sim.port), deps);
@@ -125,13 +135,7 @@ describe('ZK polling source: one poll', () => {
   });
 
   it('clears the log only when every record is delivered and old enough', async () => {
-    const { sim, journal, deps } = await setup({
-      punches: [
-        { userId: '1', logTime: '2025-01-01 08:00:00' },
-        { userId: '2', logTime: '2025-01-01 09:00:00' },
-      ],
-      generate: undefined,
-    });
+    const { sim, journal, deps } = await twoOldPunches();
     const cfg = zkConfig(sim.port, { clearAfterDays: 30 });
     const first = await pollTerminal(cfg, deps);
     expect(first.cleared).toBe(false);
@@ -155,13 +159,7 @@ describe('ZK polling source: one poll', () => {
   });
 
   it("clears the log only once this poll's punches are on the disk; a failed disk sync clears nothing", async () => {
-    const { sim, journal, deps } = await setup({
-      punches: [
-        { userId: '1', logTime: '2025-01-01 08:00:00' },
-        { userId: '2', logTime: '2025-01-01 09:00:00' },
-      ],
-      generate: undefined,
-    });
+    const { sim, journal, deps } = await twoOldPunches();
     const cfg = zkConfig(sim.port, { clearAfterDays: 30 });
     // Journalled (synced beside the event loop, through the real journal) and delivered.
     expect((await pollTerminal(cfg, deps)).added).toBe(2);
