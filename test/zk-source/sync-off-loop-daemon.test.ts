@@ -16,7 +16,7 @@ const PUNCHES = 6;
  */
 async function syncsWhileJournalling(
   zk: Record<string, unknown>,
-  ready: (sim: { sessions(): number }) => Promise<void>,
+  ready: (run: { sessions(): number; output(): string }) => Promise<void>,
   offLoop: number,
 ): Promise<ReturnType<typeof walSyncsSince>> {
   const stack = await startStack({ terminals: 1, zk });
@@ -40,7 +40,7 @@ async function syncsWhileJournalling(
   try {
     sim.addPunch({ userId: '1001', logTime: '2026-11-29 07:00:00' });
     await waitFor(() => journalled() >= 1, 60_000, 'the first poll');
-    await ready(sim);
+    await ready({ sessions: () => sim.sessions(), output: () => d.output() });
     nodePid = tracedMainPid(trace);
     expect(nodePid).toBeGreaterThan(0);
     const before = traceLength(trace);
@@ -86,7 +86,12 @@ describe('ZK terminals: the write-ahead log synced off the event loop, through p
     // One poll at the start, none after (1 January only): every later punch comes in real time.
     const { onLoop, offLoop, all } = await syncsWhileJournalling(
       { realtime: true, schedule: '0 0 0 1 1 *' },
-      (sim) => waitFor(() => sim.sessions() === 1, 20_000, 'the poll gone, the real-time link open'),
+      (run) =>
+        waitFor(
+          () => /real-time events subscribed/.test(run.output()) && run.sessions() === 1,
+          20_000,
+          'the real-time link subscribed, the poll gone',
+        ),
       1,
     );
     // Before: one sync on the main thread per real-time punch. Now beside it: one sync for all the
