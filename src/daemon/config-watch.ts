@@ -31,6 +31,9 @@ export class ConfigWatch {
   /** Running on the copy: what the broken file still says that the copy may not override (fallback.ts). */
   private fallback: FallbackDecision | null = null;
   private mark: FileMark | undefined;
+  /** The config that loaded, not yet kept beside the journal (this process does not own it yet). */
+  private unsaved: { text: string; at: number } | undefined;
+  private journalOwned = false;
 
   constructor(
     file: string,
@@ -72,7 +75,12 @@ export class ConfigWatch {
     }
   }
 
-  /** The file loaded (at start or on reload): keep a copy of it, forget any failure. */
+  /**
+   * The file loaded (at start or on reload): forget any failure, and keep a copy of it beside the
+   * journal once this process owns the journal (ownsJournal). A `punchgate run` refused because
+   * another one holds the journal, or because the journal cannot be used, must not replace the
+   * running daemon's copy with its own file: that copy is what a restart with a broken file runs on.
+   */
   loaded(loaded: LoadedConfig): void {
     const now = this.deps.clock.now();
     this.runningOn = 'file';
@@ -81,8 +89,22 @@ export class ConfigWatch {
     this.secretsMissing = [];
     this.fallback = null;
     this.mark = markOf(this.file);
+    this.unsaved = { text: loaded.text, at: now };
+    if (this.journalOwned) this.keepCopy();
+  }
+
+  /** This process holds the journal's lock: the config it loaded is kept beside it from now on. */
+  ownsJournal(): void {
+    this.journalOwned = true;
+    this.keepCopy();
+  }
+
+  private keepCopy(): void {
+    const unsaved = this.unsaved;
+    if (!unsaved) return;
+    this.unsaved = undefined;
     try {
-      this.lastGood = saveLastGood(this.journalPath, this.file, loaded.text, now);
+      this.lastGood = saveLastGood(this.journalPath, this.file, unsaved.text, unsaved.at);
     } catch (e) {
       this.lastGood = null;
       this.deps.logger.warn(

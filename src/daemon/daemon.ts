@@ -128,6 +128,8 @@ export class Daemon {
       deadAfterAttempts: c.delivery.deadAfterAttempts,
       deadAfterDays: c.delivery.deadAfterDays,
     });
+    // Only now, with the journal's lock taken, is the config this process runs kept beside it.
+    this.configWatch.ownsJournal();
     this.clockSteps = new ClockStepWatch(ctx.clock);
     this.loop = new EventLoopWatch(
       ctx.logger,

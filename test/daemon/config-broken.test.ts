@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LAST_GOOD_FILE } from '../../src/config/last-good.js';
 import type { StatusReport } from '../../src/status/index.js';
@@ -316,6 +316,41 @@ describe('a config file that does not load', () => {
     await waitFor(async () => Date.parse((await web.json()).generatedAt) - since >= 1500, 10_000, 'a while');
     expect(stack.hrms.attendance()).toHaveLength(0);
   }, 60_000);
+
+  it("a second punchgate run, refused because the journal is in use, leaves the running daemon's copy alone: a restart with a broken file still runs on it", async () => {
+    const stack = await startStack();
+    cleanups.push(() => stack.stop());
+    const d = spawnDaemon(stack.configPath);
+    await running(stack, d);
+    const copyPath = stack.tmp.path(LAST_GOOD_FILE);
+    await waitFor(() => existsSync(copyPath), 10_000, 'the copy of the running config');
+    const copy = readFileSync(copyPath, 'utf8');
+
+    // A test config made from the same file, with the same journal.path, and another HRMS.
+    const other = stack.tmp.path('other.yaml');
+    writeFileSync(other, readFileSync(stack.configPath, 'utf8').replace(/batchSize: \d+/, 'batchSize: 7'));
+    const refused = await runPunchgate(['--config', other, 'run']);
+    expect(refused.status).toBe(75);
+    expect(refused.stderr).toMatch(/in use/);
+    expect(readFileSync(copyPath, 'utf8')).toBe(copy);
+
+    // Power cut, then the file is broken: the restart runs on the running daemon's copy.
+    d.child.kill('SIGKILL');
+    await d.exited;
+    writeFileSync(stack.configPath, readFileSync(stack.configPath, 'utf8').replace('batchSize:', 'batchSise:'));
+    const again = spawnDaemon(stack.configPath);
+    const web = await running(stack, again);
+    await waitFor(async () => (await web.json()).config.runningOn === 'last-good', 10_000, 'running on the copy');
+  }, 60_000);
+
+  it('a punchgate run refused because its journal cannot be used keeps no copy beside it', async () => {
+    const stack = await startStack();
+    cleanups.push(() => stack.stop());
+    writeFileSync(stack.tmp.path('journal.db'), '');
+    const refused = await runPunchgate(['--config', stack.configPath, 'run']);
+    expect(refused.status).toBe(74);
+    expect(existsSync(stack.tmp.path(LAST_GOOD_FILE))).toBe(false);
+  }, 30_000);
 
   it('no copy yet (the very first start): exit 78 with the file lines, as before', async () => {
     const stack = await startStack();
