@@ -12,10 +12,15 @@ export function isSecretKey(key: PropertyKey | undefined): boolean {
 
 const MAX_TEXT = 60;
 
-/** `"text"` with control characters escaped, a long text cut short, and a URL's password left out. */
+/**
+ * `"text"` with control characters escaped, a URL's user and password left out, and a long text
+ * cut short. The credentials go first: a long password cut in half would no longer be followed by
+ * its `@`. They run to the last `@` of the authority (`u:p@ss@host` is password `p@ss`), and a user
+ * name alone (`https://TOKEN@host`) is as secret as a password.
+ */
 export function quoted(s: string): string {
-  const cut = s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT)}...` : s;
-  return JSON.stringify(cut.replace(/(\/\/)[^/@\s]*:[^/@\s]*@/g, '$1(user and password not shown)@'));
+  const shown = s.replace(/(\/\/)[^\s/"#?]*@/g, '$1(user and password not shown)@');
+  return JSON.stringify(shown.length > MAX_TEXT ? `${shown.slice(0, MAX_TEXT)}...` : shown);
 }
 
 /** What a value is, as found in the file: `the text "24370"`, `the number 5`, `true`, `a list`. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { webAddress } from './web-address.js';
 
 /** The seed contract's path of the bulk attendance push. */
 export const DEFAULT_ATTENDANCE_PATH = '/api.php/hrm/syncattendanceshiftwise/fetchBulkAttendanceFromAttendanceServer';
@@ -11,7 +12,7 @@ export function isLoopbackHost(host: string): boolean {
 /** The keys of the seed HRMS (the `hrms:` block, and a sink of `kind: hrms`). */
 export const hrmsFields = {
   /** The seed's {base_url}: scheme, host, optional port and path prefix. */
-  baseUrl: z.string().refine((s) => URL.canParse(s), 'must be a URL such as https://hr.example.com'),
+  baseUrl: webAddress('https://hr.example.com'),
   /** File holding the bearer token; re-read when it changes. Env PUNCHGATE_HRMS_TOKEN wins when set. */
   tokenFile: z.string().optional(),
   allowInsecureHttp: z.boolean().default(false),

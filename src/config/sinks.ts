@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { checkHrms, completeHrms, hrmsFields, isLoopbackHost, type HrmsConfig } from './hrms.js';
+import { webAddress } from './web-address.js';
 import { EXIT, ExitError } from '../util/exit-codes.js';
 import { terminalName } from './terminals.js';
 
@@ -20,7 +21,7 @@ export const FRAPPE_METHODS = {
 /** The name the `hrms:` block's sink has. */
 export const DEFAULT_SINK_NAME = 'hrms';
 
-const url = z.string().refine((s) => URL.canParse(s), 'must be a URL such as https://hr.example.com');
+const url = webAddress('https://hr.example.com');
 const secretFile = z.string().min(1, 'must name a file that holds the secret');
 const concurrency = z.number().int().min(1).max(16).default(4);
 

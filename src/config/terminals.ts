@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { validate as validCron } from 'node-cron';
+import { webAddress } from './web-address.js';
 import { ATTENDANCE_STATUS_STATES } from '../punch/states.js';
 
 /** Terminal names appear in devicelog ids, file names and status lines: keep them plain. */
@@ -180,9 +181,7 @@ export const hikvisionTerminalSchema = z
     ...common,
     kind: z.literal('hikvision'),
     /** The device's web address: https://192.168.1.64 (or http://). */
-    url: z
-      .string()
-      .refine((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol), 'must be an http:// or https:// URL'),
+    url: webAddress('https://192.168.1.64', { httpOnly: true }),
     username: z.string().min(1, 'must name the device account').default('admin'),
     /** File holding the password; env PUNCHGATE_TERMINAL_<NAME>_PASSWORD wins when set. */
     passwordFile: z.string().optional(),
@@ -285,9 +284,7 @@ export const biotimeTerminalSchema = z.strictObject({
   ...common,
   kind: z.literal('biotime'),
   /** The server's web address: http://192.168.1.20:8081 (or https://). */
-  baseUrl: z
-    .string()
-    .refine((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol), 'must be an http:// or https:// URL'),
+  baseUrl: webAddress('http://192.168.1.20:8081', { httpOnly: true }),
   username: z.string().min(1, 'must name an account of the BioTime server'),
   /** File holding the password; env PUNCHGATE_TERMINAL_<NAME>_PASSWORD wins when set. */
   passwordFile: z.string().optional(),

@@ -175,6 +175,47 @@ hrms:
     expect(r.lines[1]).toMatch(/:6: hrms\.tokenFile\\x1b\[2J: unknown key \(the keys here are: baseUrl, tokenFile, /);
   });
 
+  it('refuses a user name or password in the address of a server (never sent), and never repeats it, however long', () => {
+    const longPassword = `pw-${'x'.repeat(70)}-end`;
+    const r = run(`site: plant-a
+journal:
+  path: j.db
+hrms:
+  baseUrl: https://admin:${longPassword}@hr.example.com
+  tokenFile: token
+sinks:
+  - name: odoo
+    kind: odoo
+    baseUrl: https://apitoken-123456789@odoo.example.com
+    database: prod
+    login: punchgate
+    apiKeyFile: key
+terminals:
+  - name: gate-cam
+    kind: hikvision
+    url: http://admin:Cam-Pass-77@192.168.1.64
+  - name: biotime
+    kind: biotime
+    baseUrl: http://u:p@ss-word-99@192.168.1.20:8081
+    username: admin
+`);
+    expect(r.status).toBe(78);
+    const refused = (line: number, path: string) =>
+      expect(r.lines).toContainEqual(
+        expect.stringMatching(
+          new RegExp(
+            `^${r.file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:${line}: ${path}: must not hold a user name or password`,
+          ),
+        ),
+      );
+    refused(5, 'hrms\\.baseUrl');
+    refused(10, 'sinks\\[0\\] \\(odoo\\)\\.baseUrl');
+    refused(17, 'terminals\\[0\\] \\(gate-cam\\)\\.url');
+    refused(20, 'terminals\\[1\\] \\(biotime\\)\\.baseUrl');
+    for (const secret of ['pw-xxxxxxxx', 'apitoken-123456789', 'Cam-Pass-77', 'ss-word-99', 'admin:'])
+      expect(r.stderr).not.toContain(secret);
+  });
+
   it('check shows the same lines and exits 78', () => {
     const r = run(`${head}delivery:\n  batchSize: "200"\n`, 'check');
     expect(r.status).toBe(78);

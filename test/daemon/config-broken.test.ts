@@ -340,7 +340,7 @@ describe('a config file that does not load', () => {
     writeFileSync(stack.configPath, readFileSync(stack.configPath, 'utf8').replace('batchSize:', 'batchSise:'));
     const again = spawnDaemon(stack.configPath);
     const web = await running(stack, again);
-    await waitFor(async () => (await web.json()).config.runningOn === 'last-good', 10_000, 'running on the copy');
+    await waitFor(async () => (await web.json()).config?.runningOn === 'last-good', 10_000, 'running on the copy');
   }, 60_000);
 
   it('a punchgate run refused because its journal cannot be used keeps no copy beside it', async () => {

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+
+/**
+ * The address of a server punchgate talks to (the HRMS, a sink, a Hikvision terminal, a BioTime
+ * server). It never holds credentials: punchgate's HTTP client does not send a URL's
+ * `user:password@` (so an HRMS behind basic auth would refuse every batch while the config looks
+ * right), and an address is shown wherever its server is named (check, status, the page, logs).
+ * The secret goes in the file its setting names. A proxy address (`hrms.proxy`) is not one of
+ * these: its credentials are used, and kept out of every output (src/hrms/proxy.ts).
+ */
+export function webAddress(shape: string, opts: { httpOnly?: boolean } = {}) {
+  return z
+    .string()
+    .refine(
+      (s) => URL.canParse(s) && (!opts.httpOnly || /^https?:$/.test(new URL(s).protocol)),
+      opts.httpOnly ? 'must be an http:// or https:// URL' : `must be a URL such as ${shape}`,
+    )
+    .refine(
+      (s) => !URL.canParse(s) || (new URL(s).username === '' && new URL(s).password === ''),
+      'must not hold a user name or password (user:password@): punchgate does not send them; put the secret in the file its setting names (tokenFile, passwordFile...) and write the address without it',
+    );
+}
