@@ -4,6 +4,23 @@ import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { escapeControls } from '../../util/terminal-text.js';
 import { action, withJournal } from '../common.js';
 import { terminalNamesHint } from '../terminal-names.js';
+import type { TerminalConfig } from '../../config/terminals.js';
+
+/**
+ * Why punches cannot be filed under terminal `name` (from --terminal or a CSV's terminal column),
+ * or undefined when they can: it must be a terminal of the config (or the import's own name), so
+ * that an imported punch has the identity its terminal gives it, never a second one under a typo.
+ */
+function terminalProblem(name: string, terminals: readonly TerminalConfig[]): string | undefined {
+  if (name === IMPORT_SOURCE) return undefined;
+  const t = terminals.find((x) => x.name === name);
+  if (!t) return `no terminal named "${escapeControls(name)}" in the config${terminalNamesHint(name, terminals)}`;
+  // A BioTime server has many devices behind it and a file does not say which one a line came
+  // from: filed under the server, a line would land on whichever device it learnt last.
+  if (t.kind === 'biotime')
+    return `${escapeControls(name)} is a BioTime server, with several terminals behind it: add the terminal itself to the config (its serial as a push terminal, or kind zk) and import under its name`;
+  return undefined;
+}
 
 export function registerImport(program: Command): void {
   program
@@ -17,24 +34,9 @@ export function registerImport(program: Command): void {
     .action(
       action((files: string[], opts: { terminal?: string }, cmd: Command) =>
         withJournal(cmd, async (ctx, journal) => {
-          if (
-            opts.terminal &&
-            opts.terminal !== IMPORT_SOURCE &&
-            !ctx.config.terminals.some((t) => t.name === opts.terminal)
-          ) {
-            throw new ExitError(
-              `--terminal: no terminal named "${escapeControls(opts.terminal)}" in the config${terminalNamesHint(opts.terminal, ctx.config.terminals)}`,
-              EXIT.CONFIG,
-            );
-          }
-          // A BioTime server has many devices behind it and a file does not say which one a line came
-          // from: filed under the server, a line would land on whichever device it learnt last.
-          if (ctx.config.terminals.some((t) => t.name === opts.terminal && t.kind === 'biotime')) {
-            throw new ExitError(
-              `--terminal: ${escapeControls(opts.terminal!)} is a BioTime server, with several terminals behind it: add the terminal itself to the config (its serial as a push terminal, or kind zk) and import under its name`,
-              EXIT.CONFIG,
-            );
-          }
+          const unusable = (name: string) => terminalProblem(name, ctx.config.terminals);
+          const refused = opts.terminal === undefined ? undefined : unusable(opts.terminal);
+          if (refused !== undefined) throw new ExitError(`--terminal: ${refused}`, EXIT.CONFIG);
           // A push terminal's punches carry its configured serial (the device its uploads are stored
           // under); any other terminal's are filed by the journal under the device it is known to be,
           // now or once its first poll tells it (terminal-devices.ts): one identity either way.
@@ -47,7 +49,7 @@ export function registerImport(program: Command): void {
             const shown = escapeControls(file);
             let r;
             try {
-              r = await importFile(file, journal, { terminal: opts.terminal, deviceOf }, (b) =>
+              r = await importFile(file, journal, { terminal: opts.terminal, deviceOf, refuse: unusable }, (b) =>
                 process.stderr.write(`${shown}:${b.line}: ${escapeControls(b.reason)}\n`),
               );
             } catch (e) {

@@ -12,6 +12,12 @@ export interface ImportTarget {
   terminal?: string;
   /** The serial number last seen for a terminal name, so imported punches match polled ones. */
   deviceOf: (terminal: string) => string;
+  /**
+   * Why a name from the file's `terminal` column cannot be used (undefined: it can): a name that
+   * is not a terminal of the config would give the same punch a second identity beside its
+   * terminal's (a typo, `gate2` for `gate-2`), so such a line is bad, not filed under the typo.
+   */
+  refuse?: (terminal: string) => string | undefined;
 }
 
 export interface FileReport extends IngestResult {
@@ -49,10 +55,10 @@ export async function importFile(
   chunkSize = IMPORT_CHUNK,
 ): Promise<FileReport> {
   const format = detectFormat(basename(file), await firstLine(file));
-  const resolve = (name: string | undefined) => {
-    const terminal = target.terminal ?? name ?? IMPORT_SOURCE;
-    return { terminal, device: terminal === IMPORT_SOURCE ? '' : target.deviceOf(terminal) };
-  };
+  const place = (terminal: string) => ({
+    terminal,
+    device: terminal === IMPORT_SOURCE ? '' : target.deviceOf(terminal),
+  });
   const report: FileReport = { file, format, bad: 0, added: 0, duplicates: 0, quarantined: 0 };
   let chunk: Punch[] = [];
   const commit = () => {
@@ -63,8 +69,11 @@ export async function importFile(
     report.duplicates += r.duplicates;
     report.quarantined += r.quarantined;
   };
-  const attlogTarget = resolve(undefined);
-  const csv = new CsvPunchReader(resolve);
+  const attlogTarget = place(target.terminal ?? IMPORT_SOURCE);
+  // --terminal wins over the file's column; a name in the column must be a terminal of the config.
+  const csv = new CsvPunchReader((name) =>
+    target.terminal !== undefined || name === undefined ? attlogTarget : (target.refuse?.(name) ?? place(name)),
+  );
   let headerSeen = false;
   const options = format === 'csv' ? {} : { delimiter: '\t', quotes: false };
   for await (const records of streamCsv(createReadStream(file, { highWaterMark: READ_CHUNK }), options)) {

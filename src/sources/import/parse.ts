@@ -8,8 +8,11 @@ export interface BadLine {
   reason: string;
 }
 
-/** Where a punch counts: its terminal name and that terminal's device serial ('' when unknown). */
-export type TerminalFor = (name: string | undefined) => { terminal: string; device: string };
+/**
+ * Where a punch counts: its terminal name and that terminal's device serial ('' when unknown), or
+ * why the name cannot be used (a CSV `terminal` cell that names no terminal of the config).
+ */
+export type TerminalFor = (name: string | undefined) => { terminal: string; device: string } | string;
 
 /** The CSV `terminal` column names a terminal of the config: the same rule as the config's names. */
 const TERMINAL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -62,8 +65,8 @@ export const CSV_HEADER_PROBLEM = 'the header must name the columns biometriccod
 /** CSV with a header `biometriccode,logDate[,terminal]` (any column order, case-insensitive). */
 export class CsvPunchReader {
   private columns: { code: number; time: number; terminal: number } | undefined;
-  /** Where each terminal named in the file counts, looked up once per name. */
-  private readonly targets = new Map<string, { terminal: string; device: string }>();
+  /** Where each terminal named in the file counts (or why it cannot), looked up once per name. */
+  private readonly targets = new Map<string, { terminal: string; device: string } | string>();
 
   constructor(private readonly terminalFor: TerminalFor) {}
 
@@ -88,6 +91,7 @@ export class CsvPunchReader {
       at = this.terminalFor(name || undefined);
       if (this.targets.size < 1000) this.targets.set(name, at);
     }
+    if (typeof at === 'string') return at;
     return punchOf(at, unpad(rec.cells[c.code]), unpad(rec.cells[c.time]), 'logDate');
   }
 }
