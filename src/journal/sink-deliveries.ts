@@ -12,6 +12,7 @@ import type {
   OutboundPunch,
   PunchOutcome,
   PunchState,
+  RefusedPunches,
   StoredPunch,
 } from './types.js';
 import type { WriteGate } from './write-gate.js';
@@ -280,7 +281,25 @@ export class SinkQueue implements DeliveryQueue {
           WHERE d.sink = @sink AND d.state IN ('pending', 'rejected')
             AND (d.state = 'pending' OR @all OR d.next_attempt_at <= @now) AND p.state <> 'quarantined' LIMIT @limit)`),
       counts: db.prepare(`SELECT state, n FROM sink_counts WHERE sink = ?`),
+      // On sink_undelivered (the backlog, never the history): by the sink's name alone, its primary
+      // key would read every punch it was ever sent.
+      refused: db.prepare(`SELECT d.last_message AS message, p.biometric_code AS code, d.state, count(*) AS count
+          FROM sink_deliveries d INDEXED BY sink_undelivered JOIN punches p ON p.id = d.punch_id
+          WHERE d.state <> 'delivered' AND d.sink = ? AND d.state IN ('rejected', 'dead')
+          GROUP BY d.last_message, p.biometric_code, d.state`),
     };
+  }
+
+  /** The sink's refused and given-up punches, grouped by its HRMS's message and code (the status's alerts). */
+  refused(): RefusedPunches[] {
+    return (
+      this.stmt.refused!.all(this.sink) as {
+        message: string | null;
+        code: string;
+        state: 'rejected' | 'dead';
+        count: number;
+      }[]
+    ).map((r) => ({ ...r, message: r.message ?? '' }));
   }
 
   private cursor(): number {

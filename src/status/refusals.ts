@@ -86,11 +86,15 @@ function codeList(codes: Map<string, number>): string {
     : `codes ${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}`;
 }
 
-/** What to run once the cause is fixed: rejected punches and given-up (dead) ones are retried apart. */
-function retryAdvice(g: Group): string {
-  if (g.dead === 0) return 'then `punchgate punches retry`';
-  if (g.dead === g.count) return `then \`punchgate punches retry --state dead\` (given up after too many refusals)`;
-  return `then \`punchgate punches retry\` and, for the ${g.dead} given up, \`punchgate punches retry --state dead\``;
+/**
+ * What to run once the cause is fixed: rejected punches and given-up (dead) ones are retried apart,
+ * a sink's other than the first with `--sink` (its own copy of each punch).
+ */
+function retryAdvice(g: Group, sink: string | undefined): string {
+  const retry = `punchgate punches retry${sink === undefined ? '' : ` --sink ${sink}`}`;
+  if (g.dead === 0) return `then \`${retry}\``;
+  if (g.dead === g.count) return `then \`${retry} --state dead\` (given up after too many refusals)`;
+  return `then \`${retry}\` and, for the ${g.dead} given up, \`${retry} --state dead\``;
 }
 
 /**
@@ -98,7 +102,9 @@ function retryAdvice(g: Group): string {
  * few, then how many more), and what to do. The counts are always whole: causes beyond the
  * shown ones are summed in a last line.
  */
-export function refusalAlerts(rows: readonly RefusedPunches[]): Alert[] {
+export function refusalAlerts(rows: readonly RefusedPunches[], sink?: string): Alert[] {
+  // A sink other than the first: its name first, as its other alerts say it.
+  const of = sink === undefined ? '' : `sink ${sink}: `;
   const groups = new Map<string, Group>();
   for (const r of rows) {
     const { key, cause } = causeOf(r.message, r.code);
@@ -115,8 +121,8 @@ export function refusalAlerts(rows: readonly RefusedPunches[]): Alert[] {
     const words = only === undefined ? g.cause.words : g.cause.words.split(PLACEHOLDER).join(only);
     return {
       kind: 'refused',
-      cause: `${punches(g.count)} refused: ${words} for ${codeList(g.codes)}`,
-      fix: `${g.cause.fix(only !== undefined)}, ${retryAdvice(g)}`,
+      cause: `${of}${punches(g.count)} refused: ${words} for ${codeList(g.codes)}`,
+      fix: `${g.cause.fix(only !== undefined)}, ${retryAdvice(g, sink)}`,
     };
   });
   const rest = sorted.slice(CAUSES_SHOWN);
@@ -124,8 +130,8 @@ export function refusalAlerts(rows: readonly RefusedPunches[]): Alert[] {
     const n = rest.reduce((s, g) => s + g.count, 0);
     lines.push({
       kind: 'refused',
-      cause: `${punches(n)} refused for ${rest.length} other reasons`,
-      fix: 'see `punchgate punches --state rejected --history`',
+      cause: `${of}${punches(n)} refused for ${rest.length} other reasons`,
+      fix: `see \`punchgate punches${sink === undefined ? '' : ` --sink ${sink}`} --state rejected --history\``,
     });
   }
   return lines;

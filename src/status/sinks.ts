@@ -5,6 +5,7 @@ import type { Journal } from '../journal/journal.js';
 import { printable } from '../util/terminal-text.js';
 import { localTimeOf } from '../util/local-time.js';
 import { ALERT, deliveryTrouble, type Alert } from './alert-words.js';
+import { refusalAlerts } from './refusals.js';
 import type { LiveFacts, SinkStatus, StatusReport } from './types.js';
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
@@ -29,11 +30,12 @@ export function addSinkStatus(
     const isDefault = i === 0;
     const d = journal.deliveryStateOf(isDefault ? undefined : s.name).get();
     const l = live?.sinks?.[s.name];
+    const queue = isDefault ? undefined : journal.sinkQueue(s.name, terminalsNotFor(config, s.name));
     const status: SinkStatus = {
       name: s.name,
       kind: s.kind,
       default: isDefault,
-      punches: isDefault ? report.punches : journal.sinkQueue(s.name, terminalsNotFor(config, s.name)).counts(),
+      punches: queue ? queue.counts() : report.punches,
       delivery: isDefault
         ? report.delivery
         : {
@@ -49,7 +51,11 @@ export function addSinkStatus(
             probing: l?.probing ?? false,
           },
     };
-    if (!isDefault) alerts.push(...sinkAlerts(status, config.delivery.alertAfterMinutes * 60_000, now));
+    if (queue) {
+      alerts.push(...sinkAlerts(status, config.delivery.alertAfterMinutes * 60_000, now));
+      // The default sink's refusals are the report's own alerts (alerts.ts); each other sink has its own.
+      alerts.push(...refusalAlerts(queue.refused(), s.name));
+    }
     return status;
   });
   return alerts;

@@ -48,6 +48,26 @@ describe('status per sink', () => {
     expect(formatStatus(r)).toMatch(/\n {2}erp +hrms +FAILING +pending 3 /);
   });
 
+  it("says a sink's refused punches, with its own retry command; the first sink's refusals are not counted for it", () => {
+    const erpQueue = j.sinkQueue('erp');
+    const claimed = erpQueue.claim(10);
+    expect(claimed).toHaveLength(3);
+    erpQueue.settle([
+      { id: claimed[0]!.id, kind: 'rejected', message: 'Employee not found' },
+      { id: claimed[1]!.id, kind: 'rejected', message: 'Employee not found' },
+      { id: claimed[2]!.id, kind: 'delivered' },
+    ]);
+    const r = buildStatus(j, config(erp), clock.now(), { freeBytes: 1e12 });
+    const refused = r.alertItems.filter((a) => a.kind === 'refused');
+    expect(refused).toEqual([
+      {
+        kind: 'refused',
+        cause: 'sink erp: 2 punches refused: employee not found for codes 1 and 2',
+        fix: 'add them in the HRMS, then `punchgate punches retry --sink erp`',
+      },
+    ]);
+  });
+
   it('says a sink refusing its credential; a config of one sink shows no sinks at all, as before', () => {
     j.deliveryStateOf('erp').update({ auth: 'failed', authFailedSince: clock.now() - MIN, lastError: 'HTTP 401' });
     const r = buildStatus(j, config(erp), clock.now(), { freeBytes: 1e12 });

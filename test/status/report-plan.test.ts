@@ -60,7 +60,9 @@ function capture(db: Database, fn: () => unknown): Promise<Ran[]> {
  */
 function smallIndexes(db: Database): Set<string> {
   const rows = db
-    .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'punches' AND sql IS NOT NULL`)
+    .prepare(
+      `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('punches', 'sink_deliveries') AND sql IS NOT NULL`,
+    )
     .all() as { name: string; sql: string }[];
   const out = new Set<string>();
   for (const r of rows) {
@@ -72,7 +74,7 @@ function smallIndexes(db: Database): Set<string> {
         (
           db
             .prepare(
-              `SELECT (${where}) AS ok FROM (SELECT 'delivered' AS state, ${device} AS device, 'card:1' AS biometric_code)`,
+              `SELECT (${where}) AS ok FROM (SELECT 'delivered' AS state, ${device} AS device, 'card:1' AS biometric_code, 'erp' AS sink)`,
             )
             .get() as { ok: number | null }
         ).ok === 1,
@@ -82,7 +84,7 @@ function smallIndexes(db: Database): Set<string> {
   return out;
 }
 
-/** The plan lines of `ran` that read the whole punches table (or an index as large as it). */
+/** The plan lines of `ran` that read the whole punches table or a sink's whole copy of it (or an index as large). */
 function fullScans(db: Database, ran: readonly Ran[]): string[] {
   const small = smallIndexes(db);
   const bad: string[] = [];
@@ -92,14 +94,17 @@ function fullScans(db: Database, ran: readonly Ran[]): string[] {
     seen.add(r.sql);
     const plan = db.prepare(`EXPLAIN QUERY PLAN ${r.sql}`).all(...r.args) as { detail: string }[];
     // The plan names a table by its alias where it has one (`FROM punches r JOIN punches t`: SCAN t).
-    const names = new Set(['punches']);
-    for (const m of r.sql.matchAll(/\bpunches\s+(?:AS\s+)?(\w+)/gi))
+    const names = new Set(['punches', 'sink_deliveries']);
+    for (const m of r.sql.matchAll(/\b(?:punches|sink_deliveries)\s+(?:AS\s+)?(\w+)/gi))
       if (!/^(WHERE|JOIN|ON|SET|GROUP|ORDER|LIMIT|INNER|LEFT|CROSS|USING|INDEXED|NOT|VALUES)$/i.test(m[1]!))
         names.add(m[1]!);
     for (const { detail } of plan) {
       const scan = /^SCAN (\w+)\b(?: USING (?:COVERING )?INDEX (\w+))?/.exec(detail);
       if (scan && names.has(scan[1]!) && !(scan[2] && small.has(scan[2])))
         bad.push(`${detail}  <-  ${r.sql.replace(/\s+/g, ' ').trim()}`);
+      // A sink's rows found by its name alone: every punch it was ever sent, its whole history.
+      const whole = /^SEARCH (\w+) USING (?:COVERING )?(?:PRIMARY KEY|INDEX \w+) \(sink=\?\)$/.exec(detail);
+      if (whole && names.has(whole[1]!)) bad.push(`${detail}  <-  ${r.sql.replace(/\s+/g, ' ').trim()}`);
     }
   }
   return bad;
@@ -117,6 +122,7 @@ describe('status report queries stay on indexes', () => {
         site: 'plant-a',
         journal: { path: tmp.path('j.db') },
         hrms: { baseUrl: 'https://hr.example.com', tokenFile: 'token' },
+        sinks: [{ name: 'erp', kind: 'hrms', baseUrl: 'https://erp.example.com', tokenFile: 'token' }],
         terminals: [
           { name: 'gate-1', kind: 'zk', host: '10.0.0.1' },
           { name: 'gate-2', kind: 'zk', host: '10.0.0.2' },
@@ -126,6 +132,7 @@ describe('status report queries stay on indexes', () => {
       tmp.dir,
     );
     journal = Journal.open({ path: tmp.path('j.db'), site: 'plant-a', clock, mode: 'owner', deadAfterAttempts: 2 });
+    journal.useSinks({ defaultSink: 'hrms', others: ['erp'] });
     const at = (i: number) => {
       const m = i % 1440;
       return `2026-11-${String(1 + Math.floor(i / 1440)).padStart(2, '0')} ${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}:00`;
@@ -146,6 +153,12 @@ describe('status report queries stay on indexes', () => {
     const again = journal.claim(10, { ignoreBackoff: true });
     journal.settle(again.map((p) => ({ id: p.id, kind: 'rejected' as const, message: 'refused again' })));
     journal.claim(20); // left in flight
+    // The second sink: its own delivered history, refusals and backlog.
+    const erp = journal.sinkQueue('erp');
+    for (let c = erp.claim(1000); c.length > 0 && c[0]!.logTime < at(3000); c = erp.claim(1000))
+      erp.settle(c.map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    const erpRefused = erp.claim(20);
+    erp.settle(erpRefused.map((p) => ({ id: p.id, kind: 'rejected' as const, message: 'Employee not found' })));
     journal.ingest([{ terminal: 'gate-1', biometricCode: '7', logTime: '2099-01-01 00:00:00' }]); // quarantined
   });
   afterAll(() => {
