@@ -1,3 +1,4 @@
+import { malformedLine, type MalformedLine } from './malformed.js';
 import { isLogTime } from '../../punch.js';
 import { codeProblem, unpadded } from '../../punch.js';
 import { printable } from '../../util/terminal-text.js';
@@ -18,12 +19,7 @@ export interface AttlogRecord {
   verify: number | null;
 }
 
-export interface MalformedLine {
-  line: number;
-  reason: string;
-  /** The line, control characters escaped and cut short: safe to log. */
-  text: string;
-}
+export type { MalformedLine } from './malformed.js';
 
 export interface ParsedAttlog {
   records: AttlogRecord[];
@@ -54,7 +50,7 @@ export function parseAttlog(body: string): ParsedAttlog {
     if (raw.endsWith('\r')) raw = raw.slice(0, -1);
     if (raw.trim() === '') continue;
     const line = i + 1;
-    const bad = (reason: string) => malformed.push({ line, reason, text: printable(raw) });
+    const bad = (reason: string) => malformed.push(malformedLine(line, reason, raw));
     const tab = raw.indexOf('\t');
     if (tab < 0) {
       bad('no tab between the fields');

@@ -1,5 +1,6 @@
 import type { AdmsConfig } from '../../config/adms.js';
 import type { KeptBounds, KeptUpload } from '../../journal/types.js';
+import { redactSecrets } from './malformed.js';
 
 /**
  * What an upload answered OK carried that punchgate did not turn into punches or known records:
@@ -7,14 +8,6 @@ import type { KeptBounds, KeptUpload } from '../../journal/types.js';
  * silence, and a punchgate that learns the format can turn it into punches
  * (`punchgate terminals reparse`).
  */
-
-/** Values of these fields are never kept: a user's terminal password, a comm key. */
-const SECRET_FIELD = /((?:^|[\t ,&])~?[\w]*(?:passw(?:or)?d|pwd|commkey|comkey|secret)[\w]*=)[^\t ,&\n]*/gi;
-
-/** `line` with the value of every password or key field replaced by `***`. */
-export function redactSecrets(line: string): string {
-  return line.replace(SECRET_FIELD, '$1***');
-}
 
 /** The lines `numbers` (1-based) of `body`, secrets redacted. */
 export function linesOf(body: string, numbers: readonly number[]): string[] {

@@ -1,3 +1,4 @@
+import { malformedLine } from './malformed.js';
 import type { PushUser } from '../../journal/types.js';
 import { codeProblem } from '../../punch.js';
 import { printable } from '../../util/terminal-text.js';
@@ -79,16 +80,11 @@ export function parseOperlog(body: string): ParsedOperlog {
     if (userFields === undefined) {
       // FP, FACE, BIODATA, USERPIC, OPLOG...: read, counted, not kept (templates and photos are biometric).
       if (KNOWN_RECORDS.has(kind)) known.set(kind, (known.get(kind) ?? 0) + 1);
-      else
-        malformed.push({
-          line: i + 1,
-          reason: `unknown record type "${printable(kind, 20)}"`,
-          text: printable(raw.slice(0, 40)),
-        });
+      else malformed.push(malformedLine(i + 1, `unknown record type "${printable(kind, 20)}"`, raw, 40));
       continue;
     }
     const u = parseUserFields(userFields);
-    if ('problem' in u) malformed.push({ line: i + 1, reason: u.problem, text: printable(raw.slice(0, 40)) });
+    if ('problem' in u) malformed.push(malformedLine(i + 1, u.problem, raw, 40));
     else users.push(u);
   }
   return { users, processed, malformed, known };

@@ -1,3 +1,4 @@
+import { malformedLine } from './malformed.js';
 import { codeProblem, isLogTime } from '../../punch.js';
 import { printable } from '../../util/terminal-text.js';
 import type { MalformedLine } from './attlog.js';
@@ -45,7 +46,7 @@ export function parseRtlog(body: string): ParsedRtlog {
     if (raw.endsWith('\r')) raw = raw.slice(0, -1);
     if (raw.trim() === '') continue;
     const line = i + 1;
-    const bad = (reason: string) => malformed.push({ line, reason, text: printable(raw) });
+    const bad = (reason: string) => malformed.push(malformedLine(line, reason, raw));
     const kv = keyValueFields(raw);
     if (kv === undefined) {
       bad('not TAB-separated key=value fields');

@@ -1,3 +1,4 @@
+import { malformedLine } from './malformed.js';
 import type { PushUser } from '../../journal/types.js';
 import { codeProblem } from '../../punch.js';
 import { printable } from '../../util/terminal-text.js';
@@ -55,7 +56,7 @@ export function parseTableRows(body: string, table: string): ParsedTable {
     if (raw.trim() === '') continue;
     received++;
     const fields = keyValueFields(raw.replace(prefix, ''));
-    if (fields === undefined) malformed.push({ line: i + 1, reason: 'not key=value fields', text: printable(raw) });
+    if (fields === undefined) malformed.push(malformedLine(i + 1, 'not key=value fields', raw));
     else rows.push({ line: i + 1, fields });
   }
   return { rows, received, malformed };

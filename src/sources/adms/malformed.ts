@@ -1,0 +1,32 @@
+import { printable } from '../../util/terminal-text.js';
+
+/** A line of an upload that could not be read. */
+export interface MalformedLine {
+  line: number;
+  reason: string;
+  /** The line, its secrets left out, control characters escaped and cut short: safe to log and show. */
+  text: string;
+}
+
+/**
+ * A password or key field of a terminal's line, in the forms firmware writes (`Passwd=99`,
+ * `~ComKey=1234`, `password = x`, `"pwd":"x"`): its value is the whole quoted text, or runs to the
+ * next tab, `&`, `,` or line end (the separators of push bodies), or to a space before another
+ * `name=` field; a password with a space in it is left out whole.
+ */
+const SECRET_FIELD =
+  /((?:^|[\t ,&{"'])~?\w*(?:passw(?:or)?d|pwd|commkey|comkey|secret)\w*["']?[ \t]*[=:][ \t]*)("[^"\n]*"|'[^'\n]*'|[^\t&,\n]*?(?=$|[\t&,\n]| [^\s=]+=))/gi;
+
+/** `line` with the value of every password or key field replaced by `***`. */
+export function redactSecrets(line: string): string {
+  return line.replace(SECRET_FIELD, '$1***');
+}
+
+/**
+ * A line that could not be read, as every log line, status field and kept copy shows it: its
+ * secrets left out first (a value cut in half would no longer be recognised), then made printable.
+ */
+export function malformedLine(line: number, reason: string, raw: string, maxChars?: number): MalformedLine {
+  const shown = redactSecrets(raw);
+  return { line, reason, text: printable(maxChars === undefined ? shown : shown.slice(0, maxChars)) };
+}

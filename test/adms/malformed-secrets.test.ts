@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { malformedLine, redactSecrets } from '../../src/sources/adms/malformed.js';
+import { attlog, http, startReceiver, terminal } from './harness.js';
+
+/**
+ * A line a push terminal sends that punchgate cannot read is logged, counted in the status and
+ * kept raw: a password or comm key in it (a user record of odd firmware, a stranger's probe) is
+ * left out of every one of them, not only of the kept copy (found by an adversarial trial).
+ */
+describe('secrets in lines punchgate cannot read', () => {
+  let r: Awaited<ReturnType<typeof startReceiver>> | undefined;
+  afterEach(async () => {
+    await r?.stop();
+    r = undefined;
+  });
+
+  it('leaves the value of every password or key field out, in the forms firmware and probes write', () => {
+    const cases: [string, string][] = [
+      ['USER PIN=1\tPasswd=99\tName=A', 'USER PIN=1\tPasswd=***\tName=A'],
+      ['ComKey=AttlogLeak1 Password=AttlogLeak2', 'ComKey=*** Password=***'],
+      ['OPTION Password=first SecondHalf\tX=1', 'OPTION Password=***\tX=1'],
+      [
+        'time=2026-11-29 08:31:00\tpin=5005\tcomkey=Leak3\tpassword=Leak4',
+        'time=2026-11-29 08:31:00\tpin=5005\tcomkey=***\tpassword=***',
+      ],
+      ['{"pin":"1","passwd":"JsonLeak77"}', '{"pin":"1","passwd":***}'],
+      ['Passwd = SpacedLeak88\tPIN=2', 'Passwd = ***\tPIN=2'],
+      ['~ComKey=1234&SN=X', '~ComKey=***&SN=X'],
+      ['1001\t2026-11-29 08:00:00\t0\t1', '1001\t2026-11-29 08:00:00\t0\t1'],
+    ];
+    for (const [line, shown] of cases) expect(redactSecrets(line), line).toBe(shown);
+    // Left out before the line is cut short: a value cut in half is still left out.
+    expect(malformedLine(3, 'x', `WEIRD ${'A'.repeat(30)} Passwd=CutInHalf99`, 40).text).not.toContain('CutIn');
+  });
+
+  it('logs and counts a malformed ATTLOG, OPERLOG and rtlog line without the secrets in it', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', 'CQZ1')] });
+    const posts: [string, string][] = [
+      ['ATTLOG', 'ComKey=AttlogLeak1 Password=AttlogLeak2'],
+      ['OPERLOG', 'OPTION Password=OpPw999x\tComKey=OpCk999x'],
+      ['rtlog', 'time=2026-11-29 08:31:00\tpin=5005\tcomkey=RtlogLeak3\tpassword=RtlogLeak4'],
+    ];
+    for (const [table, line] of posts) {
+      const answer = await http(r.url, 'POST', `/iclock/cdata?SN=CQZ1&table=${table}&Stamp=9999`, attlog([line]));
+      expect(answer.status, table).toBe(200);
+    }
+    const logged = r.log.text();
+    expect(logged).toContain('malformed ATTLOG line');
+    expect(logged).toContain('malformed OPERLOG line');
+    expect(logged).toContain('malformed rtlog line');
+    for (const secret of ['AttlogLeak1', 'AttlogLeak2', 'OpPw999x', 'OpCk999x', 'RtlogLeak3', 'RtlogLeak4'])
+      expect(logged, secret).not.toContain(secret);
+    const kept = r.store
+      .keptUploads()
+      .map((k) => k.body)
+      .join('\n');
+    expect(kept).toContain('Password=***');
+    for (const secret of ['AttlogLeak2', 'OpPw999x', 'RtlogLeak4']) expect(kept).not.toContain(secret);
+  });
+});
