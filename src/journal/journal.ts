@@ -23,7 +23,7 @@ import { PunchIds } from './punch-id.js';
 import { PunchInserts } from './punch-inserts.js';
 import { ShiftProgressQueries, type TerminalReadProgress } from './shift-progress.js';
 import { HourlyStats } from './hourly-stats.js';
-import { JournalQueries } from './queries.js';
+import { JournalQueries, NO_REAL_TIME } from './queries.js';
 import { RefusedRecordStore } from './refused-records.js';
 import {
   PRUNE_GUARD,
@@ -505,7 +505,7 @@ export class Journal implements PunchSink, DeliveryQueue {
               deviceOf.set(p.terminal, (device = reported));
             } else if (device === undefined) deviceOf.set(p.terminal, (device = this.devices.deviceOf(p.terminal)));
             const reason = !isLogTime(p.logTime)
-              ? 'not a valid time'
+              ? NO_REAL_TIME
               : p.logTime < EARLIEST_PLAUSIBLE
                 ? 'before 2000: the terminal clock was probably reset'
                 : (future.reason(p.terminal, p.logTime) ??

@@ -79,6 +79,14 @@ function where(f: PunchFilter & { ids?: readonly number[]; codes?: readonly stri
   return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
 }
 
+/** Why a punch whose time does not exist is quarantined (after "quarantined: " in its last_message). */
+export const NO_REAL_TIME = 'not a valid time';
+/**
+ * A punch's time is a real time of the calendar (what isLogTime accepts): SQLite's own reading of
+ * it gives it back, and its hour is not 24 (which SQLite reads as the day's end, on some days).
+ */
+export const REAL_TIME = `(datetime(log_time) IS log_time AND substr(log_time, 12, 2) < '24')`;
+
 /** Read-side and admin operations over the journal (status, CLI, clear policy). */
 /** Quarantined punches of one terminal and reason (JournalQueries.quarantineSummary). */
 export interface QuarantineGroup {
@@ -172,14 +180,27 @@ export class JournalQueries {
     return this.inChunks((from, to) => this.moved(stmt.all(this.clock.now(), ...w.params, from, to), filter.state));
   }
 
-  /** Releases quarantined punches to the queue (an admin checked their times), a chunk at a time. */
+  /**
+   * Releases quarantined punches to the queue (an admin checked their times), a chunk at a time.
+   * A punch whose time does not exist (`2026-02-30 08:00:00`, `24:00:00`: a broken clock or
+   * firmware) is never released: an HRMS would refuse it, or worse read it as another day.
+   * `datetime(t) IS t` holds exactly for the times isLogTime accepts (the test says so).
+   */
   releaseQuarantined(filter: { terminal?: string; ids?: readonly number[] } = {}): Promise<number> {
     const w = where({ ...filter, state: 'quarantined' });
     const stmt = this.db.prepare(
-      `UPDATE punches SET state = 'pending', last_message = NULL, updated_at = ? ${w.sql} AND id >= ? AND id < ?
-        RETURNING terminal`,
+      `UPDATE punches SET state = 'pending', last_message = NULL, updated_at = ? ${w.sql} AND ${REAL_TIME}
+        AND id >= ? AND id < ? RETURNING terminal`,
     );
     return this.inChunks((from, to) => this.moved(stmt.all(this.clock.now(), ...w.params, from, to), 'quarantined'));
+  }
+
+  /** Quarantined punches whose time does not exist (never released), with one of those times. */
+  quarantinedWithoutTime(filter: { terminal?: string } = {}): { count: number; example: string | null } {
+    const w = where({ ...filter, state: 'quarantined' });
+    return this.db
+      .prepare(`SELECT count(*) AS count, min(log_time) AS example FROM punches ${w.sql} AND NOT ${REAL_TIME}`)
+      .get(...w.params) as { count: number; example: string | null };
   }
 
   /** Counts rows an UPDATE ... RETURNING terminal moved from `from` to pending. */
@@ -224,7 +245,8 @@ export class JournalQueries {
   quarantineSummary(): QuarantineGroup[] {
     // SQLite: a bare column beside max() is read from the row that has the max.
     return this.prepare(
-      `SELECT terminal, CASE WHEN last_message LIKE '%clock was behind%' THEN 'behind'
+      `SELECT terminal, CASE WHEN NOT ${REAL_TIME} THEN 'no-time'
+                WHEN last_message LIKE '%clock was behind%' THEN 'behind'
                 WHEN last_message LIKE '%future%' THEN 'future' ELSE 'implausible' END AS reason,
               count(*) AS count, min(log_time) AS "from", max(log_time) AS "to", max(id) AS newest, last_message AS message
           FROM punches WHERE ${REFUSED_TERM} AND state = 'quarantined' GROUP BY 1, 2 ORDER BY count DESC LIMIT 20`,

@@ -1,4 +1,5 @@
 import { localTime } from '../util/local-time.js';
+import { printable } from '../util/terminal-text.js';
 import { humanBytes } from '../util/disk.js';
 import { REFUSALS_BEYOND } from '../journal/types.js';
 import type { Alert, ConfigStatus, DiskSyncFigures, ListenerStatus, TerminalStatus } from './types.js';
@@ -309,6 +310,13 @@ export const ALERT = {
     kind: 'quarantined-behind',
     cause: `terminal ${q.terminal}: ${punches(q.count)} quarantined, dated ${q.from.slice(0, 16)} to ${q.to.slice(0, 16)}: recorded while its clock was behind`,
     fix: `check them (punchgate punches --state quarantined --terminal ${q.terminal}); punchgate punches release --terminal ${q.terminal} sends them with these times`,
+  }),
+
+  /** Punches whose time does not exist (`2026-02-30`, `24:00:00`): kept, never sent. */
+  quarantinedNoTime: (q: { terminal: string; count: number; from: string }): Alert => ({
+    kind: 'quarantined-no-time',
+    cause: `terminal ${q.terminal}: ${punches(q.count)} quarantined with a time that does not exist (such as "${printable(q.from, 32)}"): no HRMS can take them, so they are kept in the journal and never sent`,
+    fix: `check the terminal's clock and firmware; punchgate punches --state quarantined --terminal ${q.terminal} lists them (the person and the moment may be read there and entered by hand in the HRMS)`,
   }),
 
   quarantined: (n: number): Alert => ({

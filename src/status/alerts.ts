@@ -122,6 +122,12 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
     const t = r.terminals.find((x) => x.name === q.terminal);
     out.push(ALERT.quarantinedFuture({ ...q, offsetSeconds: Number(offset), push: t?.kind === 'adms' }));
   }
+  // A time that does not exist: nothing can send them, so no release is offered.
+  for (const q of facts.quarantine) {
+    if (q.reason !== 'no-time') continue;
+    behind += q.count;
+    out.push(ALERT.quarantinedNoTime(q));
+  }
   const other = r.punches.quarantined - behind;
   if (other > 0) out.push(ALERT.quarantined(other));
   return out;

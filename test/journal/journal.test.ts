@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Journal, JournalLockedError } from '../../src/journal/index.js';
-import type { Punch } from '../../src/punch.js';
+import { isLogTime, type Punch } from '../../src/punch.js';
+import { REAL_TIME } from '../../src/journal/queries.js';
 import { crashJournal } from '../helpers/crash.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
 
@@ -54,17 +55,50 @@ describe('journal', () => {
     expect(b!.devicelogId).toBe(a!.devicelogId);
   });
 
-  it('quarantines times in the future beyond the tolerance and before 2000, until released', async () => {
+  it('quarantines times in the future beyond the tolerance, before 2000 and that do not exist; releases only real times', async () => {
     const r = j.ingest([
       punch('1', '2026-11-22 12:09:00'), // within 10 min tolerance
       punch('2', '2026-11-22 12:30:00'),
       punch('3', '1999-12-31 23:59:59'),
       punch('4', '2026-02-30 08:00:00'),
+      punch('5', '2026-11-22 24:00:00'),
     ]);
-    expect(r).toEqual({ added: 1, duplicates: 0, quarantined: 3 });
+    expect(r).toEqual({ added: 1, duplicates: 0, quarantined: 4 });
     expect(j.claim(10).map((p) => p.biometricCode)).toEqual(['1']);
-    expect(await j.queries.releaseQuarantined({})).toBe(3);
-    expect(j.counts().pending).toBe(3);
+    // A time that does not exist is never released: an HRMS would refuse it, or read it as 2 March.
+    expect(await j.queries.releaseQuarantined({})).toBe(2);
+    expect(j.counts()).toMatchObject({ pending: 2, quarantined: 2 });
+    expect(j.queries.quarantinedWithoutTime()).toEqual({ count: 2, example: '2026-02-30 08:00:00' });
+    expect(j.claim(10).map((p) => p.biometricCode)).toEqual(['3', '2']);
+    expect(j.queries.quarantineSummary().map((q) => [q.reason, q.count])).toEqual([['no-time', 2]]);
+  });
+
+  it('reads a real time exactly as the ingest rule does (isLogTime), in SQL', () => {
+    const times = [
+      '2026-11-29 08:00:00',
+      '2024-02-29 23:59:59',
+      '2023-02-29 00:00:00',
+      '2026-04-31 12:00:00',
+      '2026-11-29 24:00:00',
+      '2026-11-22 24:00:00',
+      '2026-11-22 24:00:01',
+      '2026-11-29 08:60:00',
+      '2026-11-29 08:00:60',
+      '2026-13-01 00:00:00',
+      '0000-01-01 00:00:00',
+      '9999-12-31 23:59:59',
+      '2026-11-29T08:00:00',
+      '2026-11-29 08:00:00.5',
+      ' 2026-11-29 08:00:00',
+      '1971--10--29 -23:-27',
+    ];
+    const sql = j.db.prepare(`SELECT ${REAL_TIME.replace(/log_time/g, '@t')} AS ok`);
+    // Every day of a leap and a common year at 24:00:00 and 23:59:59 too.
+    for (let d = Date.UTC(2023, 0, 1); d < Date.UTC(2025, 0, 1); d += 86_400_000) {
+      const day = new Date(d).toISOString().slice(0, 10);
+      times.push(`${day} 24:00:00`, `${day} 23:59:59`);
+    }
+    for (const t of times) expect(Boolean((sql.get({ t }) as { ok: number }).ok), t).toBe(isLogTime(t));
   });
 
   it('judges "the future" in the terminal time zone', () => {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { StoredPunch } from '../../journal/types.js';
 import { directionShower } from '../../punch/direction.js';
 import { csvRecord } from '../../util/csv.js';
+import { escapeControls } from '../../util/terminal-text.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, withJournal } from '../common.js';
 import { addListOptions, collectCodes, listPunches, parseState, type ListOptions } from './punches-list.js';
@@ -132,8 +133,14 @@ export function registerPunches(program: Command): void {
     .action(
       action((_opts: unknown, cmd: Command) =>
         withJournal(cmd, async (_ctx, journal) => {
-          const n = await journal.queries.releaseQuarantined({ terminal: subOptions(cmd).terminal });
+          const terminal = subOptions(cmd).terminal;
+          const n = await journal.queries.releaseQuarantined({ terminal });
           process.stdout.write(`${n} quarantined punches released\n`);
+          const left = journal.queries.quarantinedWithoutTime({ terminal });
+          if (left.count > 0)
+            process.stdout.write(
+              `${left.count} kept quarantined: their time does not exist (such as "${escapeControls(left.example ?? '')}"), so no HRMS can take them; punchgate punches --state quarantined lists them\n`,
+            );
         }),
       ),
     );
