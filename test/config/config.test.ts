@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseConfig } from '../../src/config/load.js';
 import { checkTerminalConfig } from '../../src/sources/build.js';
@@ -23,6 +23,16 @@ describe('config', () => {
   it('accepts the shipped example and demo configs', () => {
     expect(loadConfig('config/punchgate.example.yaml', checkTerminalConfig).terminals).toHaveLength(2);
     expect(loadConfig('config/demo.yaml', checkTerminalConfig).terminals[0]!.kind).toBe('zk');
+  });
+
+  it('the shipped example loads alone where the package and install.md put it (/etc/punchgate: no file beside it)', () => {
+    const dir = tempDir();
+    try {
+      writeFileSync(dir.path('punchgate.yaml'), readFileSync('config/punchgate.example.yaml'));
+      expect(loadConfig(dir.path('punchgate.yaml'), checkTerminalConfig).terminals).toHaveLength(2);
+    } finally {
+      dir.cleanup();
+    }
   });
 
   it('fills defaults and resolves relative paths against the config file', () => {
