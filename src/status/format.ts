@@ -73,11 +73,13 @@ export function formatStatus(r: StatusReport): string {
           ? 'token accepted'
           : 'not tried yet';
   lines.push(`  HRMS: ${auth}`);
-  lines.push(
-    `  last success: ${when(r.delivery.lastSuccessAt)}${r.delivery.lastResult ? ` (${printable(r.delivery.lastResult, 300)})` : ''}`,
-  );
-  if (r.delivery.lastError)
-    lines.push(`  last error: ${when(r.delivery.lastErrorAt)}: ${printable(r.delivery.lastError, 500)}`);
+  // The last attempt's result goes with the line of what that attempt was: a success or an error.
+  const d = r.delivery;
+  const result = d.lastResult ? ` (${printable(d.lastResult, 300)})` : '';
+  const ofError = resultOfError(d);
+  lines.push(`  last success: ${when(d.lastSuccessAt)}${ofError ? '' : result}`);
+  if (d.lastError)
+    lines.push(`  last error: ${when(d.lastErrorAt)}: ${printable(d.lastError, 500)}${ofError ? result : ''}`);
   if (r.delivery.failingSince) {
     const next = r.delivery.nextTryAt ? `next try ${when(r.delivery.nextTryAt)}; ` : '';
     lines.push(
@@ -103,6 +105,14 @@ export function formatStatus(r: StatusReport): string {
     }
   }
   return lines.join('\n') + '\n';
+}
+
+/**
+ * Whether the last attempt's result (`lastResult`) is the last error's, not the last success's:
+ * each goes on the line of what that attempt was.
+ */
+export function resultOfError(d: { lastErrorAt: string | null; lastSuccessAt: string | null }): boolean {
+  return d.lastErrorAt !== null && (d.lastSuccessAt === null || d.lastErrorAt > d.lastSuccessAt);
 }
 
 /** ": the HRMS refuses connections: ..." for a failing delivery whose error has plain words. */

@@ -7,7 +7,7 @@ export {
   type StatusReport,
   type TerminalStatus,
 } from './report.js';
-export { failingWords, formatStatus } from './format.js';
+export { failingWords, formatStatus, resultOfError } from './format.js';
 export { statusJson } from './json.js';
 export { notWellYet, summaryLine, terminalShown } from './summary.js';
 export { probeDaemon, statusJsonPath } from './daemon-probe.js';

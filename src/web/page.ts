@@ -5,6 +5,7 @@ import { span, type Alert } from '../status/alert-words.js';
 import {
   failingWords,
   notWellYet,
+  resultOfError,
   terminalShown,
   type ConfigStatus,
   type StatusReport,
@@ -206,6 +207,7 @@ function sinkSection(s: NonNullable<StatusReport['sinks']>[number], now: number)
 
 function deliveryRows(d: StatusReport['delivery'], now: number, sink?: string): Html {
   const noToken = d.auth === 'failed' && d.lastError?.startsWith(NO_TOKEN);
+  const ofError = resultOfError(d);
   const auth =
     d.auth === 'failed'
       ? html`<span class="bad"
@@ -219,13 +221,19 @@ function deliveryRows(d: StatusReport['delivery'], now: number, sink?: string): 
   return html`<dt>${sink === undefined ? 'HRMS' : 'state'}</dt>
     <dd id="${sink === undefined ? 'hrms' : `sink-${sink}-state`}">${auth}</dd>
     <dt>last success</dt>
-    <dd>${when(d.lastSuccessAt, now)}${d.lastResult ? html` <span class="muted">${d.lastResult}</span>` : ''}</dd>
+    <dd>
+      ${when(d.lastSuccessAt, now)}${d.lastResult && !ofError ? html` <span class="muted">${d.lastResult}</span>` : ''}
+    </dd>
     <dt>last attempt</dt>
     <dd>${when(d.lastAttemptAt, now)}</dd>
     ${
       d.lastError
         ? html`<dt>last error</dt>
-            <dd>${when(d.lastErrorAt, now)}: <span class="err">${d.lastError}</span></dd>`
+            <dd>
+              ${when(d.lastErrorAt, now)}:
+              <span class="err">${d.lastError}</span
+              >${d.lastResult && ofError ? html` <span class="muted">${d.lastResult}</span>` : ''}
+            </dd>`
         : ''
     }
     ${

@@ -5,6 +5,7 @@ import { StatusLog } from '../../src/daemon/status-log.js';
 import { Journal } from '../../src/journal/index.js';
 import { buildStatus, formatStatus } from '../../src/status/index.js';
 import { silentLogger } from '../../src/util/logger.js';
+import { renderPage } from '../../src/web/page.js';
 import { Secrets } from '../../src/util/secrets.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
 
@@ -60,6 +61,32 @@ describe('status report and status log', () => {
     expect(text).toMatch(/gate-2\s+not polled yet/);
     expect(text).toContain('HRMS: token accepted');
     expect(text).toContain('last success: 2026-11-22 12:00:00 +00:00 (1 sent: 1 delivered)');
+  });
+
+  it("puts the last attempt's result on the line of what it was: a failure after a success is not shown as the success's", () => {
+    journal.deliveryState.update({
+      auth: 'ok',
+      lastSuccessAt: clock.now() - 60_000,
+      lastResult: '3 sent: 3 delivered',
+    });
+    journal.deliveryState.update({
+      lastError: 'HTTP 503 Service Unavailable',
+      lastErrorAt: clock.now(),
+      lastResult: '3 not delivered: temporary failure',
+      failingSince: clock.now(),
+    });
+    const r = buildStatus(journal, config(), clock.now());
+    const text = formatStatus(r);
+    expect(text).toContain('  last success: 2026-11-22 11:59:00 +00:00\n');
+    expect(text).toContain(
+      '  last error: 2026-11-22 12:00:00 +00:00: HTTP 503 Service Unavailable (3 not delivered: temporary failure)\n',
+    );
+    // The page says the same: the result beside the error, not beside the success.
+    const page = renderPage(r, { version: '0', uptimeSeconds: 60, zone: 'UTC', refreshSeconds: 10 });
+    const success = /<dt>last success<\/dt>\s*<dd>([\s\S]*?)<\/dd>/.exec(page)?.[1] ?? '';
+    const error = /<dt>last error<\/dt>\s*<dd>([\s\S]*?)<\/dd>/.exec(page)?.[1] ?? '';
+    expect(success).not.toContain('not delivered');
+    expect(error).toContain('3 not delivered: temporary failure');
   });
 
   it('says what is wrong in plain words', () => {
