@@ -7,6 +7,7 @@ import { problemsOf, pathLabel, type ConfigProblem } from './issues.js';
 import { configSchema, type Config } from './schema.js';
 import type { TerminalConfig } from './terminals.js';
 import { lineOf } from './yaml-position.js';
+import { yamlProblems } from './yaml-problems.js';
 
 /**
  * Checks of one terminal that the schema cannot make (a serial pattern compiles, a code map is
@@ -171,13 +172,6 @@ export function parseConfigText(text: string, file: string, baseDir: string, che
   const lines = new LineCounter();
   // Merge keys (`<<: *defaults`) are allowed: a site with many alike terminals writes their common keys once.
   const doc = parseDocument(text, { prettyErrors: true, lineCounter: lines, merge: true });
-  if (doc.errors.length > 0) {
-    throw new ConfigError(
-      doc.errors.map((e) => {
-        const line = e.linePos?.[0]?.line;
-        return `${file}${line ? `:${line}` : ''}: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`;
-      }),
-    );
-  }
+  if (doc.errors.length > 0) throw new ConfigError(yamlProblems(doc.errors, text, file));
   return parseConfig(doc.toJS(), baseDir, checkTerminal, { file, doc, lines });
 }

@@ -216,6 +216,38 @@ terminals:
       expect(r.stderr).not.toContain(secret);
   });
 
+  it('says a YAML slip (a tab, an indent, a missing "- ", a key twice, an open quote) once a line, in plain words with the fix', () => {
+    const terminals = 'terminals:\n  - name: gate-1\n    kind: zk\n';
+    const slips: [string, string][] = [
+      [
+        `${head}${terminals}\thost: 10.0.0.3\n`,
+        ':10: expected spaces before the text, found a tab: YAML indents with spaces only',
+      ],
+      [
+        `${head}${terminals}      port: 4370\n`,
+        ':9: expected one "key: value" here, found more: the next line is indented deeper',
+      ],
+      [
+        `${head}${terminals}   port: 4370\n`,
+        ':10: expected this line to line up with the keys above it, or to start a new list item with "- "',
+      ],
+      [
+        `${head}${terminals}    host: x\n    name: gate-2\n`,
+        ':11: expected each key once in a block, found "name" a second time (keep one; if it starts another list item, put "- " before its first key)',
+      ],
+      [
+        `site: "plant-a\n${head.slice(head.indexOf('journal'))}`,
+        ':7: expected the quote opened at line 1 to be closed, found none',
+      ],
+    ];
+    for (const [yaml, said] of slips) {
+      const r = run(yaml);
+      expect(r.status, yaml).toBe(78);
+      expect(r.lines, yaml).toHaveLength(1);
+      expect(r.lines[0], yaml).toContain(`${r.file}${said}`);
+    }
+  });
+
   it('check shows the same lines and exits 78', () => {
     const r = run(`${head}delivery:\n  batchSize: "200"\n`, 'check');
     expect(r.status).toBe(78);

@@ -1,0 +1,61 @@
+import type { YAMLError } from 'yaml';
+
+/**
+ * A config file that is not valid YAML, in the words of the person who wrote it: one line per
+ * place (`file:line: expected ..., found ...`, with what to do), not the parser's terms. The
+ * parser reports one slip several times (a tab before a key is also "a nested mapping in a compact
+ * mapping" and "an implicit key on two lines"): the first report of a line stands for all of them.
+ */
+export function yamlProblems(errors: readonly YAMLError[], text: string, file: string): string[] {
+  const lines = text.split(/\r?\n/);
+  const out: string[] = [];
+  const seen = new Set<number>();
+  for (const e of errors) {
+    const line = e.linePos?.[0]?.line;
+    if (line !== undefined) {
+      if (seen.has(line)) continue;
+      seen.add(line);
+    }
+    out.push(`${file}${line ? `:${line}` : ''}: ${plainWords(e, text, lines, line)}`);
+  }
+  return out;
+}
+
+function plainWords(e: YAMLError, text: string, lines: readonly string[], line: number | undefined): string {
+  const said = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+  switch (e.code) {
+    case 'TAB_AS_INDENT':
+      return 'expected spaces before the text, found a tab: YAML indents with spaces only (replace the tab with spaces, as many as the lines around it have)';
+    case 'BLOCK_AS_IMPLICIT_KEY':
+    case 'MULTILINE_IMPLICIT_KEY':
+      return 'expected one "key: value" here, found more: the next line is indented deeper than this one, or a value holds ": " (line up the keys of one block at one column; put such a value in quotes)';
+    case 'DUPLICATE_KEY': {
+      const key = /^[^:\s]+/.exec(text.slice(e.pos[0]))?.[0] ?? 'a key';
+      return `expected each key once in a block, found "${key}" a second time (keep one; if it starts another list item, put "- " before its first key)`;
+    }
+    case 'BAD_INDENT':
+      if (/^Flow map/.test(said)) return 'expected the "{" opened above to be closed with "}" on its line, found none';
+      if (/^Flow sequence/.test(said))
+        return 'expected the "[" opened above to be closed with "]" on its line, found none';
+      return 'expected this key to line up with the keys above it, found it at another column (indent it like them; a new list item starts with "- ")';
+    case 'MISSING_CHAR':
+      if (/^Sequence item without - indicator/.test(said))
+        return 'expected this line to line up with the keys above it, or to start a new list item with "- ", found it indented in between';
+      if (/quote/i.test(said)) {
+        const opened = line === undefined ? undefined : lineOfOpenQuote(lines, line);
+        return `expected the quote ${opened ? `opened at line ${opened} ` : ''}to be closed, found none (close it on the line it opens)`;
+      }
+      return `${said} (check the indentation and quotes of this line and the one before)`;
+    default:
+      return `${said} (check the indentation and quotes of this line and the one before)`;
+  }
+}
+
+/** The last line before `line` (1-based) with an odd number of double quotes: where one was opened and not closed. */
+function lineOfOpenQuote(lines: readonly string[], line: number): number | undefined {
+  for (let n = line - 1; n >= 1; n--) {
+    const quotes = (lines[n - 1]!.replace(/\\"/g, '').match(/"/g) ?? []).length;
+    if (quotes % 2 === 1) return n;
+  }
+  return undefined;
+}
