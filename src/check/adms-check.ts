@@ -1,17 +1,15 @@
-import { connect } from 'node:net';
 import { existsSync } from 'node:fs';
 import { admsListenAddress, pushOfflineAfterMs, type AdmsConfig } from '../config/adms.js';
 import type { AdmsTerminalConfig } from '../config/terminals.js';
 import { PushStore } from '../journal/push-store.js';
 import { Database } from '../journal/sqlite-driver.js';
 import { REFUSALS_BEYOND, type PushRefusal, type PushTerminalRecord, type TerminalRecord } from '../journal/types.js';
-import { ALERT } from '../status/alert-words.js';
 import type { ListenerStatus } from '../status/types.js';
-import { fail, pass, warn, type CheckResult } from './types.js';
+import { checkListener } from './listen-check.js';
+import { pass, warn, type CheckResult } from './types.js';
 
 /** Refused pushers seen this recently are shown. */
 export const REFUSALS_SHOWN_MS = 24 * 3_600_000;
-const CONNECT_TIMEOUT_MS = 2000;
 
 /** What `punchgate run` last recorded about push terminals, read from the journal read-only. */
 export function readPushState(
@@ -43,33 +41,14 @@ const readOnlySink = {
 
 const ago = (ms: number) => (ms < 120_000 ? `${Math.round(ms / 1000)} s ago` : `${Math.round(ms / 60_000)} min ago`);
 
-/**
- * The receiver's port takes connections (punchgate run holds it while it runs). `daemon`: what a
- * running daemon says of it: another program answering on the port is not the receiver.
- */
-export async function checkAdmsReceiver(adms: AdmsConfig, daemon?: ListenerStatus): Promise<CheckResult> {
-  if (daemon && !daemon.up && daemon.downSince !== null) {
-    const a = ALERT.listenerDown(daemon, { push: [], posting: [] });
-    return fail('adms receiver', a.cause, a.fix);
-  }
-  const where = admsListenAddress(adms);
-  const host = where.host === '0.0.0.0' ? '127.0.0.1' : where.host === '::' ? '::1' : where.host;
-  const reachable = await new Promise<boolean>((resolve) => {
-    const socket = connect({ host, port: where.port });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(CONNECT_TIMEOUT_MS, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
-  if (reachable) return pass('adms receiver', `listening on ${adms.listen}`);
-  return warn(
-    'adms receiver',
-    `nothing answers on ${adms.listen} yet`,
-    'punchgate run opens it when it starts; if it runs, its log says why it cannot listen (port in use, or below 1024)',
-  );
+/** The push terminal receiver's port (adms.listen): see checkListener. */
+export function checkAdmsReceiver(
+  adms: AdmsConfig,
+  daemon: ListenerStatus | undefined,
+  running: boolean,
+): Promise<CheckResult> {
+  const { host, port } = admsListenAddress(adms);
+  return checkListener({ name: 'adms receiver', listener: 'push', listen: adms.listen, host, port, daemon, running });
 }
 
 /** A push terminal cannot be reached from here: what the receiver last saw of it tells how it is doing. */

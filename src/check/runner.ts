@@ -15,6 +15,9 @@ import { runningDiskSync, runningListener } from '../status/daemon-probe.js';
 import { checkAdmsReceiver, checkAdmsTerminal, checkPushRefusals, readPushState } from './adms-check.js';
 import { checkConfig } from './config-check.js';
 import { checkDaemon } from './daemon-check.js';
+import { checkListener } from './listen-check.js';
+import { OwnerLock } from '../journal/lock.js';
+import { parseListen } from '../config/listen.js';
 import { checkDisk } from './disk-check.js';
 import { checkHrms } from './hrms-check.js';
 import { checkOtherSinks } from './sink-check.js';
@@ -142,12 +145,27 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
     }
   });
   const sinkChecks = checkOtherSinks(config, { env, secrets });
-  const [hrms, receiver, ...terminals] = await Promise.all([
+  const running = OwnerLock.isHeld(config.journal.path);
+  const page = config.status.listen === false ? undefined : parseListen(config.status.listen);
+  const [hrms, receiver, statusPage, ...terminals] = await Promise.all([
     checkHrms(config, { env, secrets, sender: opts.hrmsSender }),
-    config.adms ? checkAdmsReceiver(config.adms, runningListener(config, 'push')) : null,
+    config.adms ? checkAdmsReceiver(config.adms, runningListener(config, 'push'), running) : null,
+    // Port 0 (tests, a throwaway run) is any free port: nothing to check before the daemon has one.
+    page && typeof page !== 'string' && page.port !== 0
+      ? checkListener({
+          name: 'status page',
+          listener: 'status',
+          listen: config.status.listen as string,
+          host: page.host,
+          port: page.port,
+          daemon: runningListener(config, 'status'),
+          running,
+        })
+      : null,
     ...terminalChecks,
   ]);
   if (receiver) checks.push(receiver);
+  if (statusPage) checks.push(statusPage);
   for (const t of terminals) if (t) checks.push(t);
   const listening = config.terminals.filter((t) => t.kind === 'hikvision' && t.enabled && t.listen);
   const heard = readListenStates(
