@@ -2,6 +2,8 @@
 export const EXIT = {
   OK: 0,
   FAILURE: 1,
+  /** A command typed wrong: an unknown option, a missing or bad argument (sysexits EX_USAGE). */
+  USAGE: 64,
   /** Bad input lines (some were skipped). */
   DATAERR: 65,
   /** An input file cannot be read. */

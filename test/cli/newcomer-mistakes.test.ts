@@ -17,6 +17,26 @@ describe('a newcomer’s first commands', () => {
 
   const head = 'site: plant-a\njournal:\n  path: journal.db\nhrms:\n  baseUrl: https://hr.example.com\n';
 
+  it('a command typed wrong: exit 64 with one line and where the options are, never the whole help nor exit 1', async () => {
+    for (const args of [
+      ['punches', '--since', '2026-13-01'],
+      ['status', '--nope'],
+      ['bogus'],
+      ['employees', 'create'],
+      [],
+    ]) {
+      const r = await runPunchgate(['--config', tmp.path('punchgate.yaml'), ...args]);
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(64);
+      if (args.length === 0) continue; // no command at all: the list of commands is the answer
+      expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(2);
+      expect(r.stderr).toMatch(/^error: /);
+      expect(r.stderr).toContain('(add --help to the command to see its options)');
+    }
+    const help = await runPunchgate(['punches', '--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('--since');
+  });
+
   it('a command without --config, with no config at the default path: exit 78 naming --config and the example', async () => {
     const missing = tmp.path('punchgate.yaml');
     for (const command of ['status', 'punches', 'flush']) {
