@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { IngestResult, PunchUpload } from '../../src/journal/types.js';
-import { GroupCommit, MAX_GROUP_PUNCHES } from '../../src/sources/adms/group-commit.js';
+import { BUSY_WINDOW_MS, GroupCommit, MAX_GROUP_PUNCHES } from '../../src/sources/adms/group-commit.js';
 import { Journal } from '../../src/journal/index.js';
 import { PushStore } from '../../src/journal/push-store.js';
 import { systemClock } from '../../src/util/clock.js';
@@ -44,19 +44,30 @@ describe('group commit of uploads', () => {
   it('fails every upload of a group when the journal is busy, and isolates any other failure', async () => {
     const ok: IngestResult = { added: 1, duplicates: 0, quarantined: 0 };
     let busy = true;
+    let elapsed = 0;
     const calls: string[][] = [];
-    const g = new GroupCommit({
-      commitPunches: (uploads) => {
-        calls.push(uploads.map((u) => u.upload.terminal));
-        if (busy) throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
-        if (uploads.some((u) => u.upload.terminal === 'poison')) throw new Error('something odd in this one');
-        return uploads.map(() => ok);
+    const g = new GroupCommit(
+      {
+        commitPunches: (uploads) => {
+          calls.push(uploads.map((u) => u.upload.terminal));
+          if (busy) throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+          if (uploads.some((u) => u.upload.terminal === 'poison')) throw new Error('something odd in this one');
+          return uploads.map(() => ok);
+        },
       },
-    });
+      () => elapsed,
+    );
     const first = await Promise.allSettled([g.submit(upload('a', 1, '1')), g.submit(upload('b', 1, '1'))]);
     expect(first.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     expect(calls).toEqual([['a', 'b']]); // busy: not retried one by one (each would wait for the lock again)
+    // Within the busy window the next groups are refused without asking the journal (no wait on the loop).
     busy = false;
+    elapsed += BUSY_WINDOW_MS - 1;
+    const refused = await Promise.allSettled([g.submit(upload('d', 1, '1'))]);
+    expect(refused.map((r) => r.status)).toEqual(['rejected']);
+    expect((refused[0] as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_BUSY' });
+    expect(calls).toEqual([['a', 'b']]);
+    elapsed += 1;
     calls.length = 0;
     const second = await Promise.allSettled([
       g.submit(upload('a', 1, '2')),

@@ -12,6 +12,16 @@ const MAX_UPLOADS = 64;
  */
 export const MAX_GROUP_PUNCHES = 500;
 
+/**
+ * After the journal was found busy (another process holds its write lock: an import, a backup, an
+ * sqlite3 shell), groups within this long are refused at once, without asking SQLite: each ask
+ * waits for the lock for the daemon's busy timeout (200 ms) on the event loop, and terminals that
+ * retry every few seconds would hold the loop that long, group after group (a trial saw pings take
+ * 1.2 s). One group a window asks again; each refused upload is answered "try later" (503), which
+ * is what it would have got after the wait.
+ */
+export const BUSY_WINDOW_MS = 500;
+
 interface Job {
   upload: PunchUpload;
   resolve: (r: IngestResult) => void;
@@ -31,8 +41,14 @@ interface Job {
 export class GroupCommit {
   private queue: Job[] = [];
   private scheduled = false;
+  /** When the journal was last found busy (elapsed ms), and that error. */
+  private busy: { at: number; error: unknown } | undefined;
 
-  constructor(private readonly journal: Pick<PushJournal, 'commitPunches' | 'commitPunchesSyncedLater'>) {}
+  constructor(
+    private readonly journal: Pick<PushJournal, 'commitPunches' | 'commitPunchesSyncedLater'>,
+    /** Monotonic milliseconds: the busy window is real time, whatever a test does to the wall clock. */
+    private readonly elapsed: () => number = () => performance.now(),
+  ) {}
 
   submit(upload: PunchUpload): Promise<IngestResult> {
     return new Promise((resolve, reject) => {
@@ -58,9 +74,15 @@ export class GroupCommit {
       this.scheduled = true;
       setImmediate(() => this.flush());
     }
+    if (this.busy && this.elapsed() - this.busy.at < BUSY_WINDOW_MS) {
+      for (const j of group) j.reject(this.busy.error);
+      return;
+    }
+    this.busy = undefined;
     try {
       answerWhenSynced(group, this.commit(group.map((j) => j.upload)));
     } catch (e) {
+      if (isBusy(e)) this.busy = { at: this.elapsed(), error: e };
       if (group.length === 1 || whole(e)) {
         for (const j of group) j.reject(e);
         return;
@@ -94,6 +116,10 @@ function answerWhenSynced(jobs: readonly Job[], c: { value: IngestResult[]; sync
 
 /** Errors of the journal as a whole (busy, locked, full, unwritable): retrying one by one cannot help. */
 function whole(e: unknown): boolean {
+  return isFatalJournalError(e) || isBusy(e);
+}
+
+function isBusy(e: unknown): boolean {
   const code = (e as { code?: unknown }).code;
-  return isFatalJournalError(e) || (typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(code));
+  return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(code);
 }
