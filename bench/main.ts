@@ -12,6 +12,7 @@ import { benchDaemonIdle } from './daemon-idle.js';
 import { benchDaemonLatency } from './daemon-latency.js';
 import { benchDeliveryTurn } from './delivery-turn.js';
 import { benchDrain } from './drain.js';
+import { benchDrainDesigns } from './drain-designs.js';
 import { benchDrainRss } from './drain-rss.js';
 import { benchIngest } from './ingest.js';
 import { benchBusyBox, benchStatusSize } from './journal-size.js';
@@ -38,6 +39,11 @@ const BENCHMARKS: Record<string, Benchmark> = {
   'delivery-turn': {
     describe: 'the loop time of a settle + claim of 200, punches from 200 terminals vs one; a year of history vs none',
     run: benchDeliveryTurn,
+  },
+  'drain-designs': {
+    describe:
+      "why the drain is not nearer the wire: the journal's SQL per punch under other claim designs; the journal work on a worker thread",
+    run: benchDrainDesigns,
   },
   rss: { describe: 'peak RSS while draining 1,000,000 punches (batch 1000)', run: benchDrainRss },
   'zk-download': {

@@ -64,6 +64,28 @@ export function outboundPunch(i: number): { biometriccode: string; logDate: stri
   return { biometriccode: p.biometricCode, logDate: p.logTime, devicelogId: `${BENCH_SITE}-${i + 1}` };
 }
 
+/** One POST of `batch` to the simulator's bulk endpoint, as the baseline sends it; throws unless each punch got an answer. */
+export async function postBatch(
+  url: string,
+  batch: ReadonlyArray<ReturnType<typeof outboundPunch>>,
+  dispatcher: Dispatcher,
+): Promise<void> {
+  const form = new FormData();
+  form.set('punches_data', JSON.stringify(batch));
+  const res = await request(url.replace(/\/+$/, '') + DEFAULT_ATTENDANCE_PATH, {
+    method: 'POST',
+    body: form,
+    headers: { authorization: `Bearer ${BENCH_TOKEN}` },
+    dispatcher,
+  });
+  const body = (await res.body.json()) as { Status?: boolean; Payload?: unknown[] };
+  if (res.statusCode !== 200 || body.Payload?.length !== batch.length) {
+    throw new Error(
+      `baseline POST: HTTP ${res.statusCode}, ${body.Payload?.length ?? 'no'} results for ${batch.length} punches`,
+    );
+  }
+}
+
 /**
  * The baseline: the same batches POSTed with bare undici, one after another, multipart
  * `punches_data`, bearer token, reading each JSON answer. Returns the requests made.
@@ -73,23 +95,7 @@ export async function rawPostLoop(
   batches: ReadonlyArray<ReadonlyArray<ReturnType<typeof outboundPunch>>>,
   dispatcher: Dispatcher,
 ): Promise<number> {
-  const target = url.replace(/\/+$/, '') + DEFAULT_ATTENDANCE_PATH;
-  for (const batch of batches) {
-    const form = new FormData();
-    form.set('punches_data', JSON.stringify(batch));
-    const res = await request(target, {
-      method: 'POST',
-      body: form,
-      headers: { authorization: `Bearer ${BENCH_TOKEN}` },
-      dispatcher,
-    });
-    const body = (await res.body.json()) as { Status?: boolean; Payload?: unknown[] };
-    if (res.statusCode !== 200 || body.Payload?.length !== batch.length) {
-      throw new Error(
-        `baseline POST: HTTP ${res.statusCode}, ${body.Payload?.length ?? 'no'} results for ${batch.length} punches`,
-      );
-    }
-  }
+  for (const batch of batches) await postBatch(url, batch, dispatcher);
   return batches.length;
 }
 
