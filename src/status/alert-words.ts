@@ -406,17 +406,19 @@ export const ALERT = {
     // Serials beyond the kept bound are one row (REFUSALS_BEYOND): counted in the requests, not by name.
     const named = unknown.filter((r) => r.serial !== REFUSALS_BEYOND);
     const beyond = named.length < unknown.length;
+    // Rows are (serial, address) pairs: one serial pushing from two addresses is one serial.
+    const serials = [...new Set(named.map((r) => r.serial))];
     const addresses = [...new Set(named.map((r) => r.address))];
     const requests = unknown.reduce((n, r) => n + r.count, 0);
     const more =
       addresses.length > 5 ? ` and ${addresses.length - 5} more addresses` : beyond ? ' and other addresses' : '';
-    const examples = named
+    const examples = serials
       .slice(0, 3)
-      .map((r) => `SN=${r.serial}`)
+      .map((s) => `SN=${s}`)
       .join(', ');
     return {
       kind: 'push-unknown-many',
-      cause: `${beyond ? 'more than ' : ''}${named.length} unknown serials pushing (${requests} requests refused, from ${addresses.slice(0, 5).join(', ')}${more}; e.g. ${examples}): a device on the LAN is inventing serials, or many terminals are not configured`,
+      cause: `${beyond ? 'more than ' : ''}${serials.length} unknown serials pushing (${requests} requests refused, from ${addresses.slice(0, 5).join(', ')}${more}; e.g. ${examples}): a device on the LAN is inventing serials, or many terminals are not configured`,
       fix: "add the genuine ones to terminals with kind: adms, and keep the receiver's port to the terminals' network",
     };
   },
