@@ -456,11 +456,26 @@ export const ALERT = {
       lastAt: string | null;
       lastReason: string | null;
     },
-  ): Alert => ({
-    kind: 'push-kept',
-    cause: `terminal ${t.name}: ${k.held} ${k.table} upload(s) answered OK could not be turned into punches (${k.lines} lines in all, last ${k.lastAt ? localTime(Date.parse(k.lastAt)) : '-'}: ${k.lastReason ?? '-'}${k.dropped > 0 ? `; ${k.dropped} dropped to stay within adms.keptUploads` : ''}); they are kept raw in the journal`,
-    fix: `${k.table === 'rtlog' ? `if they are passes, add their event code to punchEvents of ${t.name}, reload,` : 'update the terminal firmware or punchgate,'} then run punchgate terminals reparse ${t.name}`,
-  }),
+  ): Alert => {
+    const last = `last ${k.lastAt ? localTime(Date.parse(k.lastAt)) : '-'}: ${k.lastReason ?? '-'}`;
+    const what = `terminal ${t.name}: ${k.held + k.dropped} ${k.table} upload(s) answered OK could not be turned into punches`;
+    const learn =
+      k.table === 'rtlog'
+        ? `if they are passes, add their event code to punchEvents of ${t.name}, reload,`
+        : 'update the terminal firmware or punchgate,';
+    // Every one dropped (the bound is small, or they were many): none is left to read again.
+    if (k.held === 0)
+      return {
+        kind: 'push-kept',
+        cause: `${what} (${last}); all ${k.dropped} were dropped to stay within adms.keptUploads, none is kept`,
+        fix: `${learn} and raise adms.keptUploads to keep the next ones for punchgate terminals reparse ${t.name}`,
+      };
+    return {
+      kind: 'push-kept',
+      cause: `${what} (${k.lines} lines in all, ${last}): ${k.held} kept raw in the journal${k.dropped > 0 ? `, ${k.dropped} more dropped to stay within adms.keptUploads` : ''}`,
+      fix: `${learn} then run punchgate terminals reparse ${t.name}`,
+    };
+  },
 
   /**
    * A Dahua terminal misbehaved lately (src/sources/dahua/notes.ts): a poll stopped at a bound,

@@ -85,7 +85,7 @@ describe('push terminals in the status', () => {
         '! terminal SN=STRANGER is pushing but is not configured (from 192.168.10.99, last 2026-11-22 09:00:00 +00:00): add it to terminals with kind: adms and serial: STRANGER, then reload',
       );
       expect(text).toContain(
-        '! terminal lobby: 1 ATTLOG upload(s) answered OK could not be turned into punches (2 lines in all, last 2026-11-22 09:00:00 +00:00: line 3: no tab between the fields); they are kept raw in the journal: update the terminal firmware or punchgate, then run punchgate terminals reparse lobby',
+        '! terminal lobby: 1 ATTLOG upload(s) answered OK could not be turned into punches (2 lines in all, last 2026-11-22 09:00:00 +00:00: line 3: no tab between the fields): 1 kept raw in the journal: update the terminal firmware or punchgate, then run punchgate terminals reparse lobby',
       );
 
       // Silent for 12 minutes: offline, judged now (the daemon may not be running to say so).

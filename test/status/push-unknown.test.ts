@@ -18,3 +18,19 @@ describe('unknown serials pushing, summed up', () => {
     );
   });
 });
+
+describe('uploads kept raw, said as they are', () => {
+  const t = { name: 'door' } as Parameters<typeof ALERT.pushKept>[0];
+  const k = { table: 'OPERLOG', lines: 4, lastAt: null, lastReason: 'unknown record type "OPTION"' };
+
+  it('says how many are kept and how many were dropped, and never "they are kept" when none is', () => {
+    expect(ALERT.pushKept(t, { ...k, held: 2, dropped: 1 }).cause).toBe(
+      'terminal door: 3 OPERLOG upload(s) answered OK could not be turned into punches (4 lines in all, last -: unknown record type "OPTION"): 2 kept raw in the journal, 1 more dropped to stay within adms.keptUploads',
+    );
+    const none = ALERT.pushKept(t, { ...k, held: 0, lines: 0, dropped: 2 });
+    expect(none.cause).toBe(
+      'terminal door: 2 OPERLOG upload(s) answered OK could not be turned into punches (last -: unknown record type "OPTION"); all 2 were dropped to stay within adms.keptUploads, none is kept',
+    );
+    expect(none.fix).toContain('raise adms.keptUploads');
+  });
+});
