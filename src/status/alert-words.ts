@@ -1,5 +1,6 @@
 import { localTime } from '../util/local-time.js';
 import { printable } from '../util/terminal-text.js';
+import { MAX_CLOCK_AHEAD_SECONDS } from '../journal/future-judge.js';
 import { humanBytes } from '../util/disk.js';
 import { REFUSALS_BEYOND } from '../journal/types.js';
 import type { Alert, ConfigStatus, DiskSyncFigures, ListenerStatus, TerminalStatus } from './types.js';
@@ -294,11 +295,22 @@ export const ALERT = {
     to: string;
     offsetSeconds: number;
     push: boolean;
-  }): Alert => ({
-    kind: 'quarantined-future',
-    cause: `terminal ${q.terminal}: ${punches(q.count)} quarantined as in the future, dated ${q.from.slice(0, 16)} to ${q.to.slice(0, 16)}: the newest ${q.offsetSeconds >= 0 ? '+' : ''}${q.offsetSeconds} s (${clockSpan(q.offsetSeconds)}) after it arrived (punch time minus receive time)${q.push ? '; several more at the same offset are taken as its clock and delivered' : ''}`,
-    fix: `set the terminal's clock${q.push ? '' : ' (or syncClock: true)'}; if only its zone differs, set timezone for ${q.terminal} to the zone it runs in; journal.futureToleranceMinutes: ${Math.ceil(Math.abs(q.offsetSeconds) / 60) + 10} lets such punches through; punchgate punches release --terminal ${q.terminal} sends these with their times`,
-  }),
+  }): Alert => {
+    const dated = `terminal ${q.terminal}: ${punches(q.count)} quarantined as in the future, dated ${q.from.slice(0, 16)} to ${q.to.slice(0, 16)}: the newest ${q.offsetSeconds >= 0 ? '+' : ''}${q.offsetSeconds} s (${clockSpan(q.offsetSeconds)}) after it arrived (punch time minus receive time)`;
+    // Beyond a day and 3 hours no zone or DST explains it, no clock is learnt from it, and no
+    // tolerance should be widened for it: the clock is wrong (or the upload is not genuine).
+    if (Math.abs(q.offsetSeconds) > MAX_CLOCK_AHEAD_SECONDS)
+      return {
+        kind: 'quarantined-future',
+        cause: `${dated}: further than any time zone could explain, so they stay quarantined`,
+        fix: `set the terminal's clock${q.push ? '' : ' (or syncClock: true)'}; check these punches (punchgate punches --state quarantined --terminal ${q.terminal}): punchgate punches release --terminal ${q.terminal} sends them with these times, only if they are right`,
+      };
+    return {
+      kind: 'quarantined-future',
+      cause: `${dated}${q.push ? '; several more at the same offset are taken as its clock and delivered' : ''}`,
+      fix: `set the terminal's clock${q.push ? '' : ' (or syncClock: true)'}; if only its zone differs, set timezone for ${q.terminal} to the zone it runs in; journal.futureToleranceMinutes: ${Math.ceil(Math.abs(q.offsetSeconds) / 60) + 10} lets such punches through; punchgate punches release --terminal ${q.terminal} sends these with their times`,
+    };
+  },
 
   sameSerial: (serial: string, names: readonly string[]): Alert => ({
     kind: 'same-serial',

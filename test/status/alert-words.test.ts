@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+
+/** Alert words built from what the status knows: each says what is, in numbers that add up (found by an adversarial trial). */
 import { ALERT } from '../../src/status/alert-words.js';
 
 /** The summary of unknown push serials counts serials, not (serial, address) pairs (an adversarial trial saw "6" for 4). */
@@ -32,5 +34,28 @@ describe('uploads kept raw, said as they are', () => {
       'terminal door: 2 OPERLOG upload(s) answered OK could not be turned into punches (last -: unknown record type "OPTION"); all 2 were dropped to stay within adms.keptUploads, none is kept',
     );
     expect(none.fix).toContain('raise adms.keptUploads');
+  });
+});
+
+describe('punches quarantined as in the future', () => {
+  const q = { terminal: 'door', count: 4, from: '2099-01-01 08:00:00', to: '2099-01-01 08:03:00', push: true };
+
+  it('far beyond any time zone: no clock learnt, no tolerance offered, release only if right', () => {
+    const a = ALERT.quarantinedFuture({ ...q, offsetSeconds: 2_303_684_340 });
+    expect(a.cause).toMatch(/: further than any time zone could explain, so they stay quarantined$/);
+    expect(a.cause).not.toContain('taken as its clock');
+    expect(a.fix).not.toContain('futureToleranceMinutes');
+    expect(a.fix).toContain('only if they are right');
+  });
+
+  it('within a day: the zone, the tolerance and the clock learnt from a push terminal, as before', () => {
+    const a = ALERT.quarantinedFuture({
+      ...q,
+      from: '2026-11-22 10:00:00',
+      to: '2026-11-22 10:00:00',
+      offsetSeconds: 7196,
+    });
+    expect(a.cause).toContain('several more at the same offset are taken as its clock and delivered');
+    expect(a.fix).toContain('journal.futureToleranceMinutes: 130');
   });
 });
