@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
-/** Alert words built from what the status knows: each says what is, in numbers that add up (found by an adversarial trial). */
 import { ALERT } from '../../src/status/alert-words.js';
+
+/** Alert words built from what the status knows: each says what is, in numbers that add up (found by an adversarial trial). */
 
 /** The summary of unknown push serials counts serials, not (serial, address) pairs (an adversarial trial saw "6" for 4). */
 describe('unknown serials pushing, summed up', () => {
