@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-
 import { ALERT } from '../../src/status/alert-words.js';
 
 /** Alert words built from what the status knows: each says what is, in numbers that add up (found by an adversarial trial). */
