@@ -39,7 +39,7 @@ describe('a trickling terminal', () => {
     const poll = await box.cli('poll');
     expect(poll.status, poll.stdout + poll.stderr).toBe(75);
     expect(poll.stdout).toMatch(
-      /^gate-1: FAILED: poll did not finish within its deadline \(2\.5 s for 1000 records: pollDeadlineMs \+ pollDeadlinePerRecordMs per record\); (\d+) of 40004 bytes of its log had arrived: the terminal answers too slowly\n$/,
+      /^gate-1: FAILED: poll did not finish within its deadline \(2\.5 s for 1000 records: pollDeadlineMs \+ pollDeadlinePerRecordMs per record\); (\d+) of 40004 bytes of its log had arrived: the terminal answers too slowly — raise terminals\[0\]\.pollDeadlineMs \(or pollDeadlinePerRecordMs\), or let punchgate clear its log once delivered \(terminals\[0\]\.clearAfterDays\); nothing is lost, the log is read again\n$/,
     );
     const arrived = Number(/; (\d+) of 40004 bytes/.exec(poll.stdout)![1]);
     expect(arrived).toBeLessThan(40004);

@@ -80,14 +80,19 @@ export function registerPoll(program: Command): void {
           );
           const zk = chosen.filter((t): t is ZkTerminalConfig => t.kind === 'zk');
           const results = await Promise.all(zk.map((t) => pollTerminal(t, deps)));
-          for (const r of await hikResults) process.stdout.write(hikLine(r, (s) => ctx.secrets.scrub(s)));
-          for (const r of await dahuaResults) process.stdout.write(dahuaLine(r, (s) => ctx.secrets.scrub(s)));
-          for (const r of await bioResults) process.stdout.write(bioLine(r, (s) => ctx.secrets.scrub(s)));
+          const scrub = (s: string) => ctx.secrets.scrub(s);
+          const fixOf: FixOf = (terminal, error) => {
+            const t = journal.terminals.get(terminal);
+            return t?.lastError === error ? (t.lastErrorFix ?? undefined) : undefined;
+          };
+          for (const r of await hikResults) process.stdout.write(hikLine(r, scrub, fixOf));
+          for (const r of await dahuaResults) process.stdout.write(dahuaLine(r, scrub, fixOf));
+          for (const r of await bioResults) process.stdout.write(bioLine(r, scrub, fixOf));
           for (const r of results) {
             process.stdout.write(
               r.ok
                 ? `${r.terminal}: ok, ${r.records} records (${r.added} new, ${r.duplicates} known${r.quarantined ? `, ${r.quarantined} quarantined` : ''}${r.badCodes ? `, ${r.badCodes} with unusable codes not journalled` : ''}), ${r.users} users, clock ${fmtSkew(r.skewSeconds)}${r.cleared ? ', log cleared' : ''}\n`
-                : `${r.terminal}: FAILED: ${escapeControls(ctx.secrets.scrub(r.error ?? 'unknown error'))}\n`,
+                : failedLine(r.terminal, r.error, scrub, fixOf),
             );
           }
           return results.every((r) => r.ok) &&
@@ -101,34 +106,46 @@ export function registerPoll(program: Command): void {
     );
 }
 
+/**
+ * `NAME: FAILED: cause — fix`: the fix the poll recorded with its failure in the terminal's record
+ * (the status and check say the same), when the record holds this very failure.
+ */
+type FixOf = (terminal: string, error: string) => string | undefined;
+
+function failedLine(terminal: string, error: string | undefined, scrub: (s: string) => string, fixOf: FixOf): string {
+  const cause = error ?? 'unknown error';
+  const fix = fixOf(terminal, cause);
+  return `${terminal}: FAILED: ${escapeControls(scrub(cause))}${fix ? ` — ${escapeControls(scrub(fix))}` : ''}\n`;
+}
+
 export function fmtSkew(s: number | null): string {
   if (s === null) return 'unknown';
   return `${s >= 0 ? '+' : ''}${Math.round(s)} s`;
 }
 
-function hikLine(r: HikPollResult, scrub: (s: string) => string): string {
+function hikLine(r: HikPollResult, scrub: (s: string) => string, fixOf: FixOf): string {
   const quarantined = r.quarantined ? `, ${r.quarantined} quarantined` : '';
   const mode = r.mode === 'time' ? ', read by time window (no serial filters)' : '';
   const read = `${r.rows} events read, ${r.passes} punches (${r.added} new, ${r.duplicates} known${quarantined})${mode}`;
   // Stopped at a bound: what it read is journalled, and said with the reason.
   if (r.stopped) return `${r.terminal}: STOPPED EARLY: ${escapeControls(scrub(r.stopped))}; ${read}\n`;
-  if (!r.ok) return `${r.terminal}: FAILED: ${escapeControls(scrub(r.error ?? 'unknown error'))}\n`;
+  if (!r.ok) return failedLine(r.terminal, r.error, scrub, fixOf);
   return `${r.terminal}: ok, ${read}, ${r.users ?? '?'} users, clock ${fmtSkew(r.skewSeconds)}\n`;
 }
 
-function dahuaLine(r: DahuaPollResult, scrub: (s: string) => string): string {
+function dahuaLine(r: DahuaPollResult, scrub: (s: string) => string, fixOf: FixOf): string {
   const quarantined = r.quarantined ? `, ${r.quarantined} quarantined` : '';
   const read = `${r.rows} records read in ${r.pages} pages (${r.added} new punches, ${r.duplicates} known${quarantined})`;
   if (r.stopped) return `${r.terminal}: STOPPED EARLY: ${escapeControls(scrub(r.stopped))}; ${read}\n`;
-  if (!r.ok) return `${r.terminal}: FAILED: ${escapeControls(scrub(r.error ?? 'unknown error'))}\n`;
+  if (!r.ok) return failedLine(r.terminal, r.error, scrub, fixOf);
   return `${r.terminal}: ok, ${read}, clock ${fmtSkew(r.skewSeconds)}\n`;
 }
 
-function bioLine(r: BioPollResult, scrub: (s: string) => string): string {
+function bioLine(r: BioPollResult, scrub: (s: string) => string, fixOf: FixOf): string {
   const extra = `${r.quarantined ? `, ${r.quarantined} quarantined` : ''}${r.refused ? `, ${r.refused} refused` : ''}`;
   const mode = r.mode === 'time' ? ', read by time window (this server does not order by id)' : '';
   const read = `${r.rows} transactions read (${r.added} new, ${r.duplicates} known${extra}) in ${r.pages} ${r.pages === 1 ? 'page' : 'pages'}${mode}`;
   if (r.stopped) return `${r.terminal}: STOPPED EARLY: ${escapeControls(scrub(r.stopped))}; ${read}\n`;
-  if (!r.ok) return `${r.terminal}: FAILED: ${escapeControls(scrub(r.error ?? 'unknown error'))}\n`;
+  if (!r.ok) return failedLine(r.terminal, r.error, scrub, fixOf);
   return `${r.terminal}: ok, ${read}\n`;
 }
