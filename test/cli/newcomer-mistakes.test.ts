@@ -17,6 +17,17 @@ describe('a newcomer’s first commands', () => {
 
   const head = 'site: plant-a\njournal:\n  path: journal.db\nhrms:\n  baseUrl: https://hr.example.com\n';
 
+  it('terminals users of a ZK terminal that cannot be reached: exit 75 with the plain words and the setting to check', async () => {
+    const config = tmp.path('punchgate.yaml');
+    writeFileSync(config, `${head}terminals:\n  - name: gate-2\n    kind: zk\n    host: 127.0.0.1\n    port: 1\n`);
+    const r = await runPunchgate(['--config', config, 'terminals', 'users', 'gate-2']);
+    expect(r.status, r.stderr).toBe(75);
+    expect(r.stderr).toContain(
+      'gate-2: 127.0.0.1:1 refused the connection — check terminals[0].host and terminals[0].port (4370 unless changed on the terminal)',
+    );
+    expect(r.stderr).not.toMatch(/CONNECT\(1000\)|ECONNREFUSED/);
+  });
+
   it('a command typed wrong: exit 64 with one line and where the options are, never the whole help nor exit 1', async () => {
     for (const args of [
       ['punches', '--since', '2026-13-01'],

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { defaultClientFactory } from '../../sources/zk/poll.js';
 import { buildStatus, statusJson } from '../../status/index.js';
 import { codeProblem } from '../../punch.js';
+import { describeZkFault } from '../../sources/zk/fault.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { printable, safeJson } from '../../util/terminal-text.js';
 import { textTableLines } from '../../util/text-table.js';
@@ -160,8 +161,10 @@ export function registerTerminals(program: Command): void {
           }
         } catch (e) {
           client.destroy();
+          // In the words the status and check use, with the setting to look at.
+          const f = describeZkFault(e, t, `terminals[${ctx.config.terminals.indexOf(t)}]`);
           throw new ExitError(
-            `${name}: ${printable(ctx.secrets.scrub(e instanceof Error ? e.message : String(e)), 500)}`,
+            `${name}: ${printable(ctx.secrets.scrub(f.cause), 500)} — ${printable(ctx.secrets.scrub(f.fix), 500)}`,
             EXIT.TEMPFAIL,
           );
         }
