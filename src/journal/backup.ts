@@ -2,7 +2,7 @@ import { closeSync, constants, fdatasyncSync, fsyncSync, openSync, renameSync, r
 import { basename, dirname, join } from 'node:path';
 import { describeJournalFailure, isBusyJournalError, JournalBusyError, JournalUnusableError } from './errors.js';
 import { BACKUP_APPLICATION_ID } from './backup-mark.js';
-import { refuseForeign } from './open-db.js';
+import { emptyJournalError, refuseForeign } from './open-db.js';
 import { Database } from './sqlite-driver.js';
 
 /**
@@ -83,9 +83,10 @@ export async function backupJournal(journalPath: string, target: string): Promis
   const started = performance.now();
   let src: Database;
   try {
-    statSync(journalPath);
+    if (statSync(journalPath).size === 0) throw emptyJournalError(journalPath);
     src = new Database(journalPath, { readonly: true, fileMustExist: true, timeout: 5000 });
   } catch (e) {
+    if (e instanceof JournalUnusableError) throw e;
     if ((e as { code?: string }).code === 'ENOENT')
       throw new JournalUnusableError(
         journalPath,

@@ -31,6 +31,15 @@ export interface OpenDbOptions {
   busyTimeoutMs: number;
 }
 
+/** A journal file of 0 bytes, as every command says it (open, backup): never taken over, what to do. */
+export function emptyJournalError(path: string): JournalUnusableError {
+  return new JournalUnusableError(
+    path,
+    'is empty (0 bytes): it is not a punchgate journal, and punchgate never replaces a file it did not make',
+    `if a crash or a full disk left it, restore the journal from a backup; if you are sure it held nothing, remove it (rm ${path}) and punchgate run makes a new one`,
+  );
+}
+
 /**
  * Opens the journal with the durability settings punchgate promises: WAL, and
  * synchronous=FULL so that a punch acknowledged to its source survives a power cut, not only
@@ -65,12 +74,7 @@ export function openJournalDb(path: string, opts: OpenDbOptions): Database {
     createJournal(path);
     size = statSync(path).size;
   }
-  if (size === 0)
-    throw new JournalUnusableError(
-      path,
-      'is empty (0 bytes): it is not a punchgate journal, and punchgate never replaces a file it did not make',
-      `if a crash or a full disk left it, restore the journal from a backup; if you are sure it held nothing, remove it (rm ${path}) and punchgate run makes a new one`,
-    );
+  if (size === 0) throw emptyJournalError(path);
 
   let db: Database;
   try {

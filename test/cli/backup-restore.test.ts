@@ -103,6 +103,13 @@ describe('punchgate backup', () => {
     const r = await none.cli('backup', none.tmp.path('b.db'));
     expect(r.status).toBe(74);
     expect(r.stderr).toContain('other.db does not exist');
+    // An empty journal file: the words every other command uses, not "a SQLite file without tables".
+    writeFileSync(none.tmp.path('other.db'), '');
+    const empty = await none.cli('backup', none.tmp.path('b.db'));
+    const status = await none.cli('status');
+    expect(empty.status).toBe(74);
+    expect(empty.stderr).toContain('is empty (0 bytes)');
+    expect(empty.stderr.trim()).toBe(status.stderr.trim());
   });
 });
 
