@@ -45,7 +45,7 @@ export function notWellYet(r: StatusReport): string[] {
     const lasted = since !== null && now >= since ? now - since : null;
     out.push(
       lasted !== null && lasted < OFFLINE_ALERT_MS
-        ? `${t.name} OFFLINE for ${span(lasted)} (an alert at ${span(OFFLINE_ALERT_MS)})`
+        ? `${t.name} OFFLINE for ${lasted < 60_000 ? `${Math.round(lasted / 1000)} s` : span(lasted)} (an alert at ${span(OFFLINE_ALERT_MS)})`
         : `${t.name} OFFLINE`,
     );
   }

@@ -68,7 +68,7 @@ describe('the status summary says what the rows show', () => {
       expect(page, `minute ${minute}`).not.toContain('All good');
       if (r.alerts.length === 0) {
         expect(text).toContain(
-          `Not all well (no alert yet): gate-2 OFFLINE for ${Math.max(1, minute)} min (an alert at 5 min)`,
+          `Not all well (no alert yet): gate-2 OFFLINE for ${minute === 0 ? '0 s' : `${minute} min`} (an alert at 5 min)`,
         );
         expect(page).toContain('Not all well (no alert yet): gate-2 OFFLINE');
       } else {
@@ -168,7 +168,8 @@ describe('the status of a real daemon whose terminal just went away', () => {
     await waitFor(async () => /gate-1\s+OFFLINE/.test(await status()), 20_000, 'gate-1 OFFLINE');
     const text = await status();
     expect(text).not.toContain('No alerts.');
-    expect(text).toMatch(/Not all well \(no alert yet\): gate-1 OFFLINE for 1 min \(an alert at 5 min\)/);
+    // Seconds after it went offline: said in seconds, not rounded up to a minute (new-user trial).
+    expect(text).toMatch(/Not all well \(no alert yet\): gate-1 OFFLINE for (\d+ s|1 min) \(an alert at 5 min\)/);
     const page = await (await fetch(url)).text();
     expect(page).toContain('Not all well (no alert yet): gate-1 OFFLINE');
     expect(page).not.toContain('All good');
