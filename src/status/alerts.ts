@@ -67,7 +67,9 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
   const c = r.config;
   if (c?.runningOn === 'last-good') out.push(ALERT.configOnCopy(c));
   if (c?.runningOn === 'last-good' && c.fallback?.deliveryHeld) out.push(ALERT.configHoldsDelivery(c));
-  else if (c?.failure) out.push(ALERT.configBroken(c));
+  // Running on the copy, that alert says the file does not load; "would start on its last good
+  // copy" is for a daemon that still runs on what it loaded.
+  else if (c?.failure && c.runningOn !== 'last-good') out.push(ALERT.configBroken(c));
   const busy = ms(r.journal.busySince);
   if (busy !== null && now - busy >= BUSY_ALERT_MS) {
     out.push(ALERT.journalBusy(now - busy, r.journal.heldPunches, r.journal.path));

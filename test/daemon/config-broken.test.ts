@@ -130,6 +130,8 @@ describe('a config file that does not load', () => {
         `^punchgate run runs on the last good config \\(loaded .*, kept at ${escape(copyPath)}\\) because ${escape(stack.configPath)} does not load since .*: ${escape(stack.configPath)}:${line}: delivery\\.batchSise`,
       ),
     );
+    // One alert for it: not also "would start on its last good copy", which it already runs on.
+    expect(r2.alertItems.filter((a) => a.kind === 'config-broken')).toEqual([]);
     expect((await web2.metrics()).get('punchgate_config_last_good_in_use')).toBe(1);
     const check2 = await runPunchgate(['--config', stack.configPath, 'check']);
     expect(check2.stdout).toMatch(
