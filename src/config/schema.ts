@@ -173,15 +173,21 @@ export const configSchema = z
     log: logSchema,
   })
   .superRefine((c, ctx) => {
-    const seen = new Set<string>();
+    // Names are typed in commands (`--terminal gate-1`) and shown everywhere: two that differ only
+    // in letter case would be two terminals an admin cannot tell apart.
+    const seen = new Map<string, number>();
     c.terminals.forEach((t, i) => {
-      if (seen.has(t.name))
+      const first = seen.get(t.name.toLowerCase());
+      if (first !== undefined)
         ctx.addIssue({
           code: 'custom',
           path: ['terminals', i, 'name'],
-          message: `duplicate terminal name "${t.name}"`,
+          message:
+            c.terminals[first]!.name === t.name
+              ? `duplicate terminal name "${t.name}": terminals[${first}] has it already; give each terminal its own name`
+              : `terminal name "${t.name}" differs only in letter case from terminals[${first}] ("${c.terminals[first]!.name}"): give each terminal a name of its own`,
         });
-      seen.add(t.name);
+      else seen.set(t.name.toLowerCase(), i);
     });
     checkPushTerminals(c, ctx);
     checkSinks(c, ctx);

@@ -248,6 +248,25 @@ terminals:
     }
   });
 
+  it('refuses a terminal name given twice, or twice but for letter case, saying where the first one is', () => {
+    const r = run(`${head}terminals:
+  - name: gate-1
+    kind: zk
+    host: 10.0.0.1
+  - name: gate-1
+    kind: zk
+    host: 10.0.0.2
+  - name: GATE-1
+    kind: zk
+    host: 10.0.0.3
+`);
+    expect(r.status).toBe(78);
+    expect(r.lines).toEqual([
+      `${r.file}:11: terminals[1] (gate-1).name: duplicate terminal name "gate-1": terminals[0] has it already; give each terminal its own name`,
+      `${r.file}:14: terminals[2] (GATE-1).name: terminal name "GATE-1" differs only in letter case from terminals[0] ("gate-1"): give each terminal a name of its own`,
+    ]);
+  });
+
   it('check shows the same lines and exits 78', () => {
     const r = run(`${head}delivery:\n  batchSize: "200"\n`, 'check');
     expect(r.status).toBe(78);
