@@ -21,6 +21,26 @@ describe('import: the CSV terminal column', () => {
       .map((p) => `${p.biometricCode}@${p.terminal}`)
       .sort();
 
+  it('a row with more filled cells than the header names is a bad line (a comma in an unquoted cell); a trailing comma is fine', async () => {
+    box = cliSandbox({ terminals: [{ name: 'gate-2', kind: 'zk', host: '127.0.0.1', port: 4370 }] });
+    const csv = box.tmp.path('cells.csv');
+    writeFileSync(
+      csv,
+      [
+        'biometriccode,logDate',
+        '7001,2026-11-28 09:00:00,',
+        '7002,2026-11-28 09:01:00,Smith, Jo',
+        '"7003",2026-11-28 09:02:00',
+      ].join('\n') + '\n',
+    );
+    const r = await box.cli('import', csv);
+    expect(r.status, r.stderr).toBe(65);
+    expect(r.stderr).toContain(
+      'cells.csv:3: 4 cells, the header names 2: a comma inside a cell needs the cell in double quotes',
+    );
+    expect(r.stdout).toContain('cells.csv: 2 new, 0 duplicates, 1 bad');
+  });
+
   it('names no terminal of the config: the line is bad, never filed under the typo; the punch imported once', async () => {
     box = cliSandbox({
       terminals: [

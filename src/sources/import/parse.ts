@@ -64,7 +64,7 @@ export const CSV_HEADER_PROBLEM = 'the header must name the columns biometriccod
 
 /** CSV with a header `biometriccode,logDate[,terminal]` (any column order, case-insensitive). */
 export class CsvPunchReader {
-  private columns: { code: number; time: number; terminal: number } | undefined;
+  private columns: { code: number; time: number; terminal: number; count: number } | undefined;
   /** Where each terminal named in the file counts (or why it cannot), looked up once per name. */
   private readonly targets = new Map<string, { terminal: string; device: string } | string>();
 
@@ -76,7 +76,7 @@ export class CsvPunchReader {
     const code = names.indexOf('biometriccode');
     const time = names.indexOf('logdate');
     if (rec.error || code < 0 || time < 0) return CSV_HEADER_PROBLEM;
-    this.columns = { code, time, terminal: names.indexOf('terminal') };
+    this.columns = { code, time, terminal: names.indexOf('terminal'), count: names.length };
     return undefined;
   }
 
@@ -84,6 +84,10 @@ export class CsvPunchReader {
     if (rec.error) return rec.error;
     const c = this.columns;
     if (!c) return CSV_HEADER_PROBLEM;
+    // More filled cells than the header names: a comma in an unquoted cell moved the columns, so
+    // the code or the time may be another column's. (Empty cells beyond it, a trailing comma, are fine.)
+    if (rec.cells.length > c.count && rec.cells.slice(c.count).some((cell) => cell.trim() !== ''))
+      return `${rec.cells.length} cells, the header names ${c.count}: a comma inside a cell needs the cell in double quotes`;
     const name = c.terminal >= 0 ? unpad(rec.cells[c.terminal]) : '';
     let at = this.targets.get(name);
     if (!at) {
