@@ -58,3 +58,25 @@ describe('secrets in lines punchgate cannot read', () => {
     for (const secret of ['AttlogLeak2', 'OpPw999x', 'RtlogLeak4']) expect(kept).not.toContain(secret);
   });
 });
+
+describe('an upload that starts with a UTF-8 byte order mark', () => {
+  let r: Awaited<ReturnType<typeof startReceiver>> | undefined;
+  afterEach(async () => {
+    await r?.stop();
+    r = undefined;
+  });
+
+  it('reads its first line as a punch, not as a malformed line', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', 'CQZ1')] });
+    const body = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from(attlog(['1001\t2026-11-29 08:00:00\t0\t1'])),
+    ]);
+    expect(await http(r.url, 'POST', '/iclock/cdata?SN=CQZ1&table=ATTLOG&Stamp=1', body)).toEqual({
+      status: 200,
+      body: 'OK:1',
+    });
+    expect(r.journal.queries.list().map((p) => p.biometricCode)).toEqual(['1001']);
+    expect(r.store.keptUploads()).toEqual([]);
+  });
+});

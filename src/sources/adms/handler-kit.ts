@@ -97,7 +97,9 @@ export async function bodyOf(ctx: ReceiverContext, p: PushRequest, discard = fal
   const outcome: BodyOutcome = await readBody(p.req, { maxBytes, budget: ctx.budget, discard });
   switch (outcome.kind) {
     case 'body':
-      return outcome.data;
+      // A UTF-8 byte order mark (firmware or a proxy that writes text files so) is not the first
+      // line's text: with it, line 1 of an ATTLOG upload read as malformed.
+      return hasBom(outcome.data) ? outcome.data.subarray(3) : outcome.data;
     case 'too-large':
       ctx.logger.warn(
         { terminal: p.terminal.cfg.name, bytes: outcome.bytes, maxBodyBytes: maxBytes },
@@ -114,6 +116,8 @@ export async function bodyOf(ctx: ReceiverContext, p: PushRequest, discard = fal
       return undefined;
   }
 }
+
+const hasBom = (b: Buffer) => b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;
 
 /** After a body arrived, the terminal may have been removed or changed (SIGHUP). */
 export function stillAccepted(ctx: ReceiverContext, p: PushRequest): PushTerminal | undefined {
