@@ -23,8 +23,9 @@ export interface ListenerToCheck {
 /**
  * A port punchgate run listens on. While the daemon runs, its own word decides (a listener it
  * could not open is a failure with the reason). While it does not, something answering on the
- * port is another program, which will keep punchgate run from listening there: a failure now,
- * not a PASS that turns into a restart loop of "address in use" once the service starts.
+ * port is another program, which will keep punchgate run from listening there: said now (a
+ * failure for the push receiver, a warning for the status page), not a PASS that turns into
+ * "address in use" in the log once the service starts.
  */
 export async function checkListener(l: ListenerToCheck): Promise<CheckResult> {
   if (l.daemon && !l.daemon.up && l.daemon.downSince !== null) {
@@ -42,8 +43,10 @@ export async function checkListener(l: ListenerToCheck): Promise<CheckResult> {
       'punchgate run opens it at start and tries again while it cannot; its log says why (port in use, or below 1024)',
     );
   }
+  // The receiver is how push terminals deliver: without it their punches wait on them, a failure.
+  // The page is for people: a warning (punchgate run keeps trying the port and says so).
   if (answers)
-    return fail(
+    return (l.listener === 'push' ? fail : warn)(
       l.name,
       `another program answers on ${l.listen} while punchgate run is not running: punchgate run cannot listen there while it does${l.listener === 'push' ? ' (a ZKBioTime server also takes 8081)' : ''}`,
       `find it with sudo ss -ltnp 'sport = :${l.port}', then stop it or set ${key} to a free port${l.listener === 'push' ? " (and the terminals' Cloud Server port with it)" : ''}`,
