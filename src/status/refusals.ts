@@ -90,8 +90,8 @@ function codeList(codes: Map<string, number>): string {
  * What to run once the cause is fixed: rejected punches and given-up (dead) ones are retried apart,
  * a sink's other than the first with `--sink` (its own copy of each punch).
  */
-function retryAdvice(g: Group, sink: string | undefined): string {
-  const retry = `punchgate punches retry${sink === undefined ? '' : ` --sink ${sink}`}`;
+function retryAdvice(g: Group, sinkFlag: string): string {
+  const retry = `punchgate punches retry${sinkFlag}`;
   if (g.dead === 0) return `then \`${retry}\``;
   if (g.dead === g.count) return `then \`${retry} --state dead\` (given up after too many refusals)`;
   return `then \`${retry}\` and, for the ${g.dead} given up, \`${retry} --state dead\``;
@@ -105,6 +105,7 @@ function retryAdvice(g: Group, sink: string | undefined): string {
 export function refusalAlerts(rows: readonly RefusedPunches[], sink?: string): Alert[] {
   // A sink other than the first: its name first, as its other alerts say it.
   const of = sink === undefined ? '' : `sink ${sink}: `;
+  const sinkFlag = sink === undefined ? '' : ` --sink ${sink}`;
   const groups = new Map<string, Group>();
   for (const r of rows) {
     const { key, cause } = causeOf(r.message, r.code);
@@ -122,7 +123,7 @@ export function refusalAlerts(rows: readonly RefusedPunches[], sink?: string): A
     return {
       kind: 'refused',
       cause: `${of}${punches(g.count)} refused: ${words} for ${codeList(g.codes)}`,
-      fix: `${g.cause.fix(only !== undefined)}, ${retryAdvice(g, sink)}`,
+      fix: `${g.cause.fix(only !== undefined)}, ${retryAdvice(g, sinkFlag)}`,
     };
   });
   const rest = sorted.slice(CAUSES_SHOWN);
@@ -131,7 +132,7 @@ export function refusalAlerts(rows: readonly RefusedPunches[], sink?: string): A
     lines.push({
       kind: 'refused',
       cause: `${of}${punches(n)} refused for ${rest.length} other reasons`,
-      fix: `see \`punchgate punches${sink === undefined ? '' : ` --sink ${sink}`} --state rejected --history\``,
+      fix: `see \`punchgate punches${sinkFlag} --state rejected --history\``,
     });
   }
   return lines;
