@@ -3,6 +3,7 @@ import { seedHrmsOf } from '../config/sinks.js';
 import { compilePatterns } from '../delivery/outcomes.js';
 import { AttendanceClient, type AttendanceAnswer, type AttendanceSender } from '../hrms/attendance.js';
 import { TokenSource } from '../hrms/token.js';
+import { hrmsReachFix } from '../hrms/reach-fix.js';
 import type { Secrets } from '../util/secrets.js';
 import { errorText, fail, pass, warn, type CheckResult } from './types.js';
 
@@ -66,7 +67,7 @@ export async function checkHrms(config: Config, deps: HrmsCheckDeps): Promise<Ch
     const answer = await sender.send([], { token });
     return describeAnswer(answer, hrms.baseUrl, route, Date.now() - started, where);
   } catch (e) {
-    return fail(NAME, `cannot reach the HRMS at ${hrms.baseUrl}: ${errorText(e)}${route}`, reachFix(errorText(e)));
+    return fail(NAME, `cannot reach the HRMS at ${hrms.baseUrl}: ${errorText(e)}${route}`, hrmsReachFix(errorText(e)));
   } finally {
     if (!deps.sender) await sender.close?.();
   }
@@ -93,7 +94,7 @@ function describeAnswer(answer: AttendanceAnswer, url: string, route: string, ms
       return fail(
         NAME,
         `cannot reach the HRMS at ${url}: ${answer.message}${answer.message.includes(route.slice(10)) ? '' : route}`,
-        reachFix(answer.message),
+        hrmsReachFix(answer.message),
       );
     case 'request-failed':
       if (answer.httpStatus === 407)
@@ -142,13 +143,4 @@ function tokenPlace(tokens: TokenSource, tokenFile: string | undefined, env: Nod
   if (file === undefined && !tokenFile) return 'PUNCHGATE_HRMS_TOKEN (or a file named by hrms.tokenFile)';
   if (file === undefined) return `PUNCHGATE_HRMS_TOKEN (it overrides ${tokenFile})`;
   return `${file} (or PUNCHGATE_HRMS_TOKEN)`;
-}
-
-function reachFix(message: string): string {
-  if (/CERT|certificate|self[- ]signed|TLS|SSL/i.test(message)) {
-    return "the HRMS certificate is not trusted: if it comes from a private CA, set hrms.caFile to that CA's PEM file; check the box's clock too";
-  }
-  if (/ENOTFOUND|EAI_AGAIN/.test(message))
-    return 'check the host name in hrms.baseUrl and the DNS settings of this box';
-  return 'check hrms.baseUrl, the network route and firewall or proxy between this box and the HRMS, and that the HRMS is up';
 }

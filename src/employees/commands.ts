@@ -160,7 +160,10 @@ function report(answer: UserAnswer, deps: EmployeeDeps, json: boolean | undefine
   }
   if (!answer.ok) {
     const http = answer.httpStatus === undefined ? '' : ` (HTTP ${answer.httpStatus})`;
-    deps.err.write(`punchgate: ${FAILURE_TEXT[answer.kind] ?? 'failed'}${http}: ${escapeControls(answer.message)}\n`);
+    const fix = answer.fix ? ` — ${answer.fix}` : '';
+    deps.err.write(
+      `punchgate: ${FAILURE_TEXT[answer.kind] ?? 'failed'}${http}: ${escapeControls(answer.message)}${fix}\n`,
+    );
   }
   return exitCodeOfAnswer(answer.kind);
 }

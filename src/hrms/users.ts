@@ -5,6 +5,7 @@ import { errorCode } from '../util/errors.js';
 import { scrubberFor } from '../util/secrets.js';
 import { HrmsHttp, hrmsUrl } from './http.js';
 import { requestFailure } from './request-failure.js';
+import { userCallFix } from './reach-fix.js';
 import { outsideText } from './text.js';
 
 /**
@@ -33,6 +34,8 @@ export interface UserAnswer {
   httpStatus?: number;
   /** The HRMS's own message, or ours when it gave none (network error, not JSON). */
   message: string;
+  /** What to try, for failures the HRMS's own message does not explain (unreachable, token refused, 5xx). */
+  fix?: string;
   /** The answer's `data`, as given. */
   data?: unknown;
   /** The body as received (first 4000 characters, scrubbed), for reports and debugging. */
@@ -114,6 +117,7 @@ export class HrmsUsers {
         ok: false,
         kind: 'transient',
         message: 'the HRMS fetch answer holds no list of employees',
+        fix: 'check hrms.employeeFetch (its path and method) against the HRMS instance: its answer must carry the list in data',
         records: [],
       };
     }
@@ -158,12 +162,12 @@ export class HrmsUsers {
       const why = code && !detail.includes(code) ? `${detail} (${code})` : detail;
       const message = scrub(`cannot reach the HRMS at ${where.origin}${where.pathname}: ${why}`);
       this.opts.logger?.warn({ path: where.pathname, error: code ?? detail }, 'HRMS user call failed');
-      return { ok: false, kind: 'transient', message };
+      return withFix({ ok: false, kind: 'transient', message });
     }
     // Scrubbed before parsing: an HRMS that echoes the token back must not carry it into a message or data.
     const clean = scrub(text);
     const raw = clean.length > RAW_LIMIT ? clean.slice(0, RAW_LIMIT) : clean;
-    const answer = this.classify(status, parseBody(clean), raw);
+    const answer = withFix(this.classify(status, parseBody(clean), raw));
     this.opts.logger?.debug({ path: where.pathname, httpStatus: status, kind: answer.kind }, 'HRMS user call answered');
     return answer;
   }
@@ -209,6 +213,12 @@ export class HrmsUsers {
       return { ...withData, ok: false, kind: 'validation', message: text };
     return { ...withData, ok: false, kind: 'refused', message: text };
   }
+}
+
+/** The answer with what to try, when it failed for a reason its message does not explain. */
+function withFix(answer: UserAnswer): UserAnswer {
+  const fix = answer.ok ? undefined : userCallFix(answer.kind, answer.httpStatus, answer.message);
+  return fix === undefined ? answer : { ...answer, fix };
 }
 
 /** JSON of the body; PHP notices printed before the JSON object are tolerated. */

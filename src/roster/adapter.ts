@@ -4,6 +4,7 @@
  * queue, results are 'queued' until the terminal confirms them) and Hikvision terminals (hikvision/: ISAPI).
  */
 import type { Change, ChangeResult, TerminalProfile, TerminalUser } from './types.js';
+import type { TerminalFault } from '../sources/poll-outcome.js';
 
 /** A fingerprint template as backed up (biometric data: never logged or exported). */
 export interface UserTemplate {
@@ -49,6 +50,8 @@ export interface UserSyncAdapter {
   read(): Promise<TerminalSnapshot>;
   /** Applies the changes of a plan made from the last read(). Never throws for a single change. */
   apply(changes: readonly Change[], backups: BackupSink): Promise<ApplyOutcome>;
+  /** Why `read` could not reach the terminal, in the words of the status and `check`, with the fix. */
+  describeFault?(e: unknown): TerminalFault;
   /** Lets go of the terminal (never throws). */
   close(): Promise<void>;
 }

@@ -34,7 +34,10 @@ const FETCH_EXIT: Record<string, number> = { auth: EXIT.NOPERM, transient: EXIT.
 export async function fetchRoster(hrms: EmployeeFetcher, cfg: TerminalUsersConfig): Promise<Roster> {
   const answer = await hrms.fetch(cfg.filter);
   if (!answer.ok) {
-    throw new ExitError(`the HRMS employee fetch failed: ${answer.message}`, FETCH_EXIT[answer.kind] ?? EXIT.FAILURE);
+    throw new ExitError(
+      `the HRMS employee fetch failed: ${answer.message}${answer.fix ? ` — ${answer.fix}` : ''}`,
+      FETCH_EXIT[answer.kind] ?? EXIT.FAILURE,
+    );
   }
   return checkUsable(rosterFromEmployees(answer.records, cfg.fields), 'the HRMS');
 }

@@ -104,7 +104,9 @@ export function formatText(
   for (const r of reports) {
     const head = `${r.terminal} (${r.kind} ${r.address})`;
     if (!r.reached) {
-      out.push(`${head}: NOT REACHED: ${scrub(r.error ?? 'unknown error')}; nothing changed`);
+      out.push(
+        `${head}: NOT REACHED: ${scrub(r.error ?? 'unknown error')}; nothing changed${r.fix ? ` — ${scrub(r.fix)}` : ''}`,
+      );
       continue;
     }
     const c = countsOf(r);
@@ -165,6 +167,7 @@ export function toJson(
       address: r.address,
       reached: r.reached,
       ...(r.error ? { error: scrub(r.error) } : {}),
+      ...(r.fix ? { fix: scrub(r.fix) } : {}),
       counts: countsOf(r),
       changes: r.changes.map(({ change, result }) => ({
         ...change,

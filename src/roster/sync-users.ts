@@ -19,6 +19,8 @@ export interface TerminalSyncReport {
   /** False when the terminal could not be reached or read: nothing was changed. */
   reached: boolean;
   error?: string;
+  /** What to try when the terminal could not be reached (the status's and `check`'s words). */
+  fix?: string;
   plan: Plan | null;
   changes: { change: Change; result: ChangeResult }[];
   warnings: string[];
@@ -57,7 +59,9 @@ export async function syncTerminal(
     report.warnings = outcome.warnings;
     report.notes.push(...(outcome.notes ?? []));
   } catch (e) {
-    report.error = messageOf(e);
+    const fault = report.reached ? undefined : adapter.describeFault?.(e);
+    report.error = fault?.cause ?? messageOf(e);
+    if (fault) report.fix = fault.fix;
     // Changes of a plan whose apply broke off before any result: none was made.
     if (report.plan && report.changes.length === 0) {
       report.changes = report.plan.changes.map((change) => ({

@@ -1,6 +1,6 @@
 /** The terminals a user command works on, and the adapter for each kind. */
 import type { Config } from '../config/schema.js';
-import type { TerminalConfig, ZkTerminalConfig } from '../config/terminals.js';
+import { configKeyIn, type TerminalConfig, type ZkTerminalConfig } from '../config/terminals.js';
 import { PushStore } from '../journal/push-store.js';
 import { sourceDepsFor } from '../sources/deps.js';
 import { EXIT, ExitError } from '../util/exit-codes.js';
@@ -45,16 +45,17 @@ export function zkTerminal(config: Config, name: string, option: string): ZkTerm
 
 export function syncAdapterFor(
   t: TerminalConfig,
-  deps: Pick<UserCommandDeps, 'journal' | 'now' | 'clientFactory' | 'hikClientFactory' | 'logger'>,
+  deps: Pick<UserCommandDeps, 'config' | 'journal' | 'now' | 'clientFactory' | 'hikClientFactory' | 'logger'>,
 ): UserSyncAdapter {
   const clock = { now: deps.now };
-  if (t.kind === 'zk') return new ZkSyncAdapter(new ZkUserTerminal(t, deps.clientFactory));
+  const key = configKeyIn(deps.config, t.name);
+  if (t.kind === 'zk') return new ZkSyncAdapter(new ZkUserTerminal(t, deps.clientFactory, key));
   if (t.kind === 'adms') return new PushSyncAdapter(t, new PushStore(deps.journal.db, deps.journal, clock), deps.now);
   if (t.kind === 'hikvision') {
     const source = sourceDepsFor(deps.journal, deps.logger ?? silentLogger(), clock);
-    return new HikSyncAdapter(t, source, deps.hikClientFactory);
+    return new HikSyncAdapter(t, source, key, deps.hikClientFactory);
   }
   if (t.kind === 'dahua')
-    return new DahuaSyncAdapter(t, sourceDepsFor(deps.journal, deps.logger ?? silentLogger(), clock));
+    return new DahuaSyncAdapter(t, sourceDepsFor(deps.journal, deps.logger ?? silentLogger(), clock), key);
   throw new ExitError(`${t.name}: a ${t.kind} terminal holds no users`, EXIT.CONFIG);
 }

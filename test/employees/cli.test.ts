@@ -120,6 +120,7 @@ describe('punchgate employees (CLI)', () => {
     writeFileSync(tmp.path('token'), wrong);
     expect(await run('disable', 'jdoe')).toBe(77);
     expect(err).toContain('the HRMS refused the token (HTTP 401): Bearer token is not correct');
+    expect(err).toContain('— put a valid token where hrms.tokenFile (or PUNCHGATE_HRMS_TOKEN) points');
     expect(out + err).not.toContain(wrong);
     writeFileSync(tmp.path('token'), TOKEN);
     expect(await run('disable', 'jdoe')).toBe(1);

@@ -205,7 +205,9 @@ describe('token and reachability', () => {
       expect(await disableEmployee('jdoe', {}, rig.deps)).toBe(77);
       expect(await fetchEmployees({}, { json: true }, rig.deps)).toBe(77);
       expect(rig.err.text.split('\n').filter(Boolean)).toEqual(
-        Array(4).fill('punchgate: the HRMS refused the token (HTTP 401): Bearer token is not correct'),
+        Array(4).fill(
+          'punchgate: the HRMS refused the token (HTTP 401): Bearer token is not correct — put a valid token where hrms.tokenFile (or PUNCHGATE_HRMS_TOKEN) points; punchgate check tells whether the HRMS takes it',
+        ),
       );
       expect(rig.out.text + rig.err.text).not.toContain(secret);
       expect(rig.sim.employees()).toEqual([]);
@@ -221,7 +223,7 @@ describe('token and reachability', () => {
       rig.sim.setFaults({ errorRate: 1 });
       expect(await createEmployee(JDOE, rig.deps)).toBe(75);
       expect(rig.err.text).toBe(
-        'punchgate: no usable answer from the HRMS (HTTP 503): Service temporarily unavailable\n',
+        'punchgate: no usable answer from the HRMS (HTTP 503): Service temporarily unavailable — try again later, or show this message to the HRMS administrator\n',
       );
       rig.sim.setFaults({ errorRate: 0, nonJsonRate: 1 });
       rig.err.text = '';
@@ -233,7 +235,7 @@ describe('token and reachability', () => {
       rig.err.text = '';
       expect(await createEmployee(JDOE, rig.deps)).toBe(75);
       expect(rig.err.text).toMatch(
-        /^punchgate: no usable answer from the HRMS: cannot reach the HRMS at http:\/\/127\.0\.0\.1:\d+\/api\.php\/system\/hrms\/updateUser: .*(ECONNREFUSED|UND_ERR_SOCKET|ECONNRESET)/,
+        /^punchgate: no usable answer from the HRMS: cannot reach the HRMS at http:\/\/127\.0\.0\.1:\d+\/api\.php\/system\/hrms\/updateUser: .*(ECONNREFUSED|UND_ERR_SOCKET|ECONNRESET).* — check hrms\.baseUrl, the network route and firewall or proxy between this box and the HRMS, and that the HRMS is up\n$/,
       );
     } finally {
       await rig.close();

@@ -202,6 +202,7 @@ describe('HrmsUsers', () => {
       message: expect.stringMatching(
         /^cannot reach the HRMS at http:\/\/127\.0\.0\.1:\d+\/prefix\/api\.php\/system\/acme\/updateUser: .*ECONNREFUSED/,
       ),
+      fix: 'check hrms.baseUrl, the network route and firewall or proxy between this box and the HRMS, and that the HRMS is up',
     });
   });
 

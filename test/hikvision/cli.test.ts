@@ -115,6 +115,8 @@ describe('punchgate sim hikvision and the Hikvision commands', () => {
     const users = await punchgate(['terminals', 'users', 'reception', ...cfg]);
     expect(users.status).toBe(75);
     expect(users.stderr).toMatch(/reception refuses the password/);
+    // With the fix the status gives, naming the setting.
+    expect(users.stderr).toMatch(/ — put the password of the device account "admin" in terminals\[0\]\.passwordFile/);
     const status = await punchgate(['status', ...cfg]);
     expect(status.stdout).toMatch(/! terminal reception refuses the password/);
     // One try in all: the device counted one failure, far from its lock.

@@ -69,4 +69,28 @@ describe('sync-users --from-hrms', () => {
       await client.close();
     }
   });
+
+  it('an HRMS that cannot be reached ends with 75, says what to check, and changes nothing', async () => {
+    hrms = await startHrmsSim({ tokens: ['right'] });
+    const url = hrms.url;
+    await hrms.stop();
+    hrms = null;
+    const { gate } = await env.start({ gate: { users: [{ uid: 1, userId: '1', name: 'A' }] } });
+    const client = new HrmsUsers({
+      hrms: { ...env.config.hrms!, baseUrl: url },
+      token: { get: () => 'right' },
+      secrets: new Secrets(),
+    });
+    try {
+      await expect(env.sync({ fromHrms: true, removeAbsent: true }, { hrms: () => client })).rejects.toMatchObject({
+        exitCode: 75,
+        message: expect.stringMatching(
+          /^the HRMS employee fetch failed: cannot reach the HRMS at .* — check hrms\.baseUrl, the network route/,
+        ),
+      });
+      expect(gate.writeCount()).toBe(0);
+    } finally {
+      await client.close();
+    }
+  });
 });

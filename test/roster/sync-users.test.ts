@@ -222,7 +222,11 @@ describe('terminals sync-users', () => {
     ]);
     const run = await env.sync({ roster: env.writeRoster(['code,name', '1,A']) });
     expect(run.code).toBe(75);
-    expect(run.out).toMatch(/gone \(zk 127\.0\.0\.1:1\): NOT REACHED: .*ECONNREFUSED.*; nothing changed/);
+    // In the status's words, with the setting to look at (terminals[1], after the gate).
+    expect(run.out).toContain(
+      'gone (zk 127.0.0.1:1): NOT REACHED: 127.0.0.1:1 refused the connection; nothing changed — check terminals[1].host and terminals[1].port',
+    );
+    expect(run.out).not.toMatch(/CONNECT\(1000\)|ECONNREFUSED/);
     expect(gate.users().map((u) => u.userId)).toEqual(['1']);
   });
 

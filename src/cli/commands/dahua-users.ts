@@ -1,11 +1,12 @@
 /** `punchgate terminals users NAME` for a Dahua terminal: its people as it holds them. */
-import type { DahuaTerminalConfig } from '../../config/terminals.js';
+import { configKeyIn, type DahuaTerminalConfig } from '../../config/terminals.js';
+import { terminalFaultError } from '../terminal-fault.js';
 import type { AppContext } from '../../context.js';
 import type { Journal } from '../../journal/journal.js';
 import { codeProblem } from '../../punch.js';
 import { DahuaSyncAdapter } from '../../roster/dahua/dahua-sync.js';
 import { sourceDepsFor } from '../../sources/deps.js';
-import { EXIT, ExitError } from '../../util/exit-codes.js';
+import { EXIT } from '../../util/exit-codes.js';
 import { printable, safeJson } from '../../util/terminal-text.js';
 
 export async function listDahuaUsers(
@@ -15,13 +16,15 @@ export async function listDahuaUsers(
   json: boolean,
 ): Promise<number> {
   let users;
+  const adapter = new DahuaSyncAdapter(
+    t,
+    sourceDepsFor(journal, ctx.logger, ctx.clock),
+    configKeyIn(ctx.config, t.name),
+  );
   try {
-    users = (await new DahuaSyncAdapter(t, sourceDepsFor(journal, ctx.logger, ctx.clock)).read()).users;
+    users = (await adapter.read()).users;
   } catch (e) {
-    throw new ExitError(
-      `${t.name}: ${printable(ctx.secrets.scrub(e instanceof Error ? e.message : String(e)), 500)}`,
-      EXIT.TEMPFAIL,
-    );
+    throw terminalFaultError(ctx, t.name, adapter.describeFault(e));
   }
   if (json) {
     process.stdout.write(safeJson(users, 2) + '\n');

@@ -1,10 +1,11 @@
 import { printable, safeJson } from '../../util/terminal-text.js';
-import type { HikvisionTerminalConfig } from '../../config/terminals.js';
+import { configKeyIn, type HikvisionTerminalConfig } from '../../config/terminals.js';
+import { terminalFaultError } from '../terminal-fault.js';
 import type { AppContext } from '../../context.js';
 import type { Journal } from '../../journal/journal.js';
 import { sourceDepsFor } from '../../sources/deps.js';
-import { HikvisionPoller, type HikCard, type HikUser } from '../../sources/hikvision/index.js';
-import { EXIT, ExitError } from '../../util/exit-codes.js';
+import { describeHikFault, HikvisionPoller, type HikCard, type HikUser } from '../../sources/hikvision/index.js';
+import { EXIT } from '../../util/exit-codes.js';
 
 /**
  * `punchgate terminals users NAME` for a Hikvision terminal: every user with its cards. A
@@ -27,10 +28,7 @@ export async function listHikvisionUsers(
       cards: await c.users.cards().catch(() => []),
     })));
   } catch (e) {
-    throw new ExitError(
-      `${cfg.name}: ${printable(ctx.secrets.scrub(e instanceof Error ? e.message : String(e)), 500)}`,
-      EXIT.TEMPFAIL,
-    );
+    throw terminalFaultError(ctx, cfg.name, describeHikFault(e, cfg, configKeyIn(ctx.config, cfg.name)));
   }
   const cardsOf = (u: HikUser) => cards.filter((c) => c.employeeNo === u.employeeNo).map((c) => c.cardNo);
   if (json) {

@@ -17,6 +17,8 @@ import { localTime, localTimeOf } from '../../util/local-time.js';
 import { readListenContact } from '../../sources/hikvision/listen-state.js';
 import { escapeControls } from '../../util/terminal-text.js';
 import { terminalNamesHint } from '../terminal-names.js';
+import { terminalFaultError } from '../terminal-fault.js';
+import { configKeyIn } from '../../config/terminals.js';
 
 const when = (iso: string | null) => localTimeOf(iso);
 
@@ -162,11 +164,7 @@ export function registerTerminals(program: Command): void {
         } catch (e) {
           client.destroy();
           // In the words the status and check use, with the setting to look at.
-          const f = describeZkFault(e, t, `terminals[${ctx.config.terminals.indexOf(t)}]`);
-          throw new ExitError(
-            `${name}: ${printable(ctx.secrets.scrub(f.cause), 500)} — ${printable(ctx.secrets.scrub(f.fix), 500)}`,
-            EXIT.TEMPFAIL,
-          );
+          throw terminalFaultError(ctx, name, describeZkFault(e, t, configKeyIn(ctx.config, t.name)));
         }
       }),
     );

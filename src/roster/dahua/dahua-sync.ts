@@ -12,6 +12,7 @@ import type { DahuaTerminalConfig } from '../../config/terminals.js';
 import {
   DahuaApiError,
   DahuaPoller,
+  describeDahuaFault,
   dahuaUrl,
   type DahuaClientFactory,
   type DahuaUser,
@@ -19,6 +20,7 @@ import {
 } from '../../sources/dahua/index.js';
 import type { DahuaClient } from '../../sources/dahua/index.js';
 import type { SourceDeps } from '../../sources/types.js';
+import type { TerminalFault } from '../../sources/poll-outcome.js';
 import type { ApplyOutcome, BackupSink, TerminalSnapshot, UserSyncAdapter } from '../adapter.js';
 import { ADMINISTRATOR, applyInOrder, cardNumber, HTTP_TERMINAL_PROFILE } from '../http-terminal-sync.js';
 import { verifyByReadBack } from '../read-back.js';
@@ -47,14 +49,20 @@ export class DahuaSyncAdapter implements UserSyncAdapter {
   private api: UserApi | undefined;
   private users = new Map<string, DahuaUser>();
 
+  /** `key` names the terminal in the config (`terminals[2]`), for the fixes of describeFault. */
   constructor(
     private readonly cfg: DahuaTerminalConfig,
     deps: SourceDeps,
+    private readonly key: string,
     factory?: DahuaClientFactory,
   ) {
     this.terminal = cfg.name;
     this.address = dahuaUrl(cfg);
     this.poller = new DahuaPoller(cfg, deps, factory);
+  }
+
+  describeFault(e: unknown): TerminalFault {
+    return describeDahuaFault(e, this.cfg, this.key);
   }
 
   private async apiOf(c: DahuaClient): Promise<UserApi> {

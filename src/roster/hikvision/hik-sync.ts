@@ -11,6 +11,7 @@
  */
 import type { HikvisionTerminalConfig } from '../../config/terminals.js';
 import {
+  describeHikFault,
   HikApiError,
   HikvisionPoller,
   type HikCard,
@@ -18,6 +19,7 @@ import {
   type HikvisionClient,
 } from '../../sources/hikvision/index.js';
 import type { SourceDeps } from '../../sources/types.js';
+import type { TerminalFault } from '../../sources/poll-outcome.js';
 import type { ApplyOutcome, BackupSink, TerminalSnapshot, UserSyncAdapter } from '../adapter.js';
 import { applyInOrder } from '../http-terminal-sync.js';
 import { backUpBeforeRemoval } from '../removal-backup.js';
@@ -33,10 +35,20 @@ export class HikSyncAdapter implements UserSyncAdapter {
   private serial = '';
   private cards: HikCard[] = [];
 
-  constructor(cfg: HikvisionTerminalConfig, deps: SourceDeps, factory?: HikClientFactory) {
+  /** `key` names the terminal in the config (`terminals[2]`), for the fixes of describeFault. */
+  constructor(
+    private readonly cfg: HikvisionTerminalConfig,
+    deps: SourceDeps,
+    private readonly key: string,
+    factory?: HikClientFactory,
+  ) {
     this.terminal = cfg.name;
     this.address = cfg.url;
     this.poller = new HikvisionPoller(cfg, deps, factory);
+  }
+
+  describeFault(e: unknown): TerminalFault {
+    return describeHikFault(e, this.cfg, this.key);
   }
 
   async read(): Promise<TerminalSnapshot> {

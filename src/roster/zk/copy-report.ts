@@ -26,6 +26,8 @@ export interface CopyReport {
   address: string;
   reached: boolean;
   error?: string;
+  /** What to try when the terminal could not be reached (the status's and `check`'s words). */
+  fix?: string;
   /** Why nothing was copied to this terminal (another fingerprint algorithm). */
   refused?: string;
   changes: CopyChange[];
@@ -46,7 +48,9 @@ export function formatCopyText(
   for (const r of reports) {
     const head = `${r.terminal} (zk ${r.address})`;
     if (!r.reached) {
-      out.push(`${head}: NOT REACHED: ${scrub(r.error ?? 'unknown error')}; nothing copied`);
+      out.push(
+        `${head}: NOT REACHED: ${scrub(r.error ?? 'unknown error')}; nothing copied${r.fix ? ` — ${scrub(r.fix)}` : ''}`,
+      );
       continue;
     }
     if (r.refused) {
@@ -93,6 +97,7 @@ export function copyJson(
       address: r.address,
       reached: r.reached,
       ...(r.error ? { error: scrub(r.error) } : {}),
+      ...(r.fix ? { fix: scrub(r.fix) } : {}),
       ...(r.refused ? { refused: r.refused } : {}),
       kept: r.kept,
       // Never the template bytes or the raw records: which fingers, not what they hold.

@@ -13,7 +13,8 @@ import { storedCode, storedName, UidPool } from '../plan.js';
 import type { UserCommandDeps } from '../command-deps.js';
 import { zkTerminal } from '../terminals.js';
 import { messageOf } from '../../util/errors.js';
-import { isConnectionLoss, ZkUserTerminal, type ZkUserRow } from './zk-terminal.js';
+import { faultText, isConnectionLoss, ZkUserTerminal, type ZkUserRow } from './zk-terminal.js';
+import { configKeyIn } from '../../config/terminals.js';
 import { safeJson } from '../../util/terminal-text.js';
 
 interface SourceUser {
@@ -32,7 +33,12 @@ export async function runCopyTemplates(opts: CopyOptions, deps: UserCommandDeps)
 
   const reports = await Promise.all(
     targets.map(async (cfg) =>
-      copyTo(new ZkUserTerminal(cfg, deps.clientFactory), users, fpVersion, Boolean(opts.dryRun)),
+      copyTo(
+        new ZkUserTerminal(cfg, deps.clientFactory, configKeyIn(deps.config, cfg.name)),
+        users,
+        fpVersion,
+        Boolean(opts.dryRun),
+      ),
     ),
   );
   const code = exitCode(reports, unknownCodes.length > 0);
@@ -42,7 +48,11 @@ export async function runCopyTemplates(opts: CopyOptions, deps: UserCommandDeps)
 }
 
 async function readSource(name: string, deps: UserCommandDeps, codes: string[] | undefined) {
-  const t = new ZkUserTerminal(zkTerminal(deps.config, name, '--from'), deps.clientFactory);
+  const t = new ZkUserTerminal(
+    zkTerminal(deps.config, name, '--from'),
+    deps.clientFactory,
+    configKeyIn(deps.config, name),
+  );
   try {
     const rows = await t.readUsers();
     const templates = await t.readTemplates();
@@ -59,7 +69,7 @@ async function readSource(name: string, deps: UserCommandDeps, codes: string[] |
     return { users, fpVersion, unknownCodes };
   } catch (e) {
     throw new ExitError(
-      `--from ${name}: ${deps.scrub(messageOf(e))}`,
+      `--from ${name}: ${deps.scrub(faultText(t, e))}`,
       isConnectionLoss(e) ? EXIT.TEMPFAIL : EXIT.FAILURE,
     );
   } finally {
@@ -119,7 +129,8 @@ async function copyTo(
     });
     await verify(t, report);
   } catch (e) {
-    report.error = messageOf(e);
+    if (report.reached) report.error = messageOf(e);
+    else ({ cause: report.error, fix: report.fix } = t.fault(e));
     for (const c of report.changes)
       if (c.result.status === 'planned') c.result = { status: 'not-attempted', error: report.error };
   } finally {

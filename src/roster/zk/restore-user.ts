@@ -12,7 +12,8 @@ import { storedCode, UidPool } from '../plan.js';
 import type { UserCommandDeps } from '../command-deps.js';
 import { zkTerminal } from '../terminals.js';
 import { messageOf } from '../../util/errors.js';
-import { isConnectionLoss, ZkUserTerminal } from './zk-terminal.js';
+import { faultText, isConnectionLoss, ZkUserTerminal } from './zk-terminal.js';
+import { configKeyIn } from '../../config/terminals.js';
 import { localTime } from '../../util/local-time.js';
 
 export async function runRestoreUser(terminalName: string, code: string, deps: UserCommandDeps): Promise<number> {
@@ -27,7 +28,7 @@ export async function runRestoreUser(terminalName: string, code: string, deps: U
       EXIT.FAILURE,
     );
   }
-  const t = new ZkUserTerminal(cfg, deps.clientFactory);
+  const t = new ZkUserTerminal(cfg, deps.clientFactory, configKeyIn(deps.config, cfg.name));
   try {
     const rows = await t.readUsers();
     const fp = await t.fingerprintVersion();
@@ -97,7 +98,7 @@ export async function runRestoreUser(terminalName: string, code: string, deps: U
   } catch (e) {
     if (e instanceof ExitError) throw e;
     throw new ExitError(
-      `${terminalName}: ${deps.scrub(messageOf(e))}`,
+      `${terminalName}: ${deps.scrub(faultText(t, e))}`,
       isConnectionLoss(e) ? EXIT.TEMPFAIL : EXIT.FAILURE,
     );
   } finally {

@@ -11,6 +11,7 @@ import { verifyByReadBack } from '../read-back.js';
 import { backUpBeforeRemoval } from '../removal-backup.js';
 import type { Change, ChangeResult } from '../types.js';
 import { messageOf } from '../../util/errors.js';
+import type { TerminalFault } from '../../sources/poll-outcome.js';
 import { isConnectionLoss, toTerminalUser, type ZkUserRow, type ZkUserTerminal } from './zk-terminal.js';
 
 export class ZkSyncAdapter implements UserSyncAdapter {
@@ -25,6 +26,10 @@ export class ZkSyncAdapter implements UserSyncAdapter {
 
   get address(): string {
     return this.t.address;
+  }
+
+  describeFault(e: unknown): TerminalFault {
+    return this.t.fault(e);
   }
 
   async read(): Promise<TerminalSnapshot> {

@@ -16,12 +16,24 @@ import {
 } from '../../sources/zk/client/index.js';
 import { defaultClientFactory, type ClientFactory } from '../../sources/zk/poll.js';
 import { nameBytesOf, numericUserIds } from '../../sources/zk/protocol/index.js';
+import { describeZkFault } from '../../sources/zk/fault.js';
+import type { TerminalFault } from '../../sources/poll-outcome.js';
 import type { TerminalProfile, TerminalUser } from '../types.js';
 import { messageOf } from '../../util/errors.js';
 
 export interface ZkUserRow {
   user: ZkUser;
   raw: Buffer;
+}
+
+/**
+ * An error of a ZK terminal in one line for a command's message: a connection lost or refused
+ * in the status's words with the fix; anything else (a refusal, a protocol error) as it is.
+ */
+export function faultText(t: ZkUserTerminal, e: unknown): string {
+  if (!isConnectionLoss(e)) return messageOf(e);
+  const f = t.fault(e);
+  return `${f.cause} — ${f.fix}`;
 }
 
 /** True for errors after which the connection is gone (the next operation needs a new one). */
@@ -38,13 +50,20 @@ export class ZkUserTerminal {
   private fpVersion: string | null | undefined;
   private size: UserRecordSize = 72;
 
+  /** `key` names the terminal in the config (`terminals[2]`), for the fixes of `fault`. */
   constructor(
     readonly cfg: ZkTerminalConfig,
     factory: ClientFactory = defaultClientFactory,
+    private readonly key = `terminals[${cfg.name}]`,
   ) {
     this.client = factory(cfg);
     this.name = cfg.name;
     this.address = `${cfg.host}:${cfg.port}`;
+  }
+
+  /** Why the terminal could not be reached or read, in the words of the status and `check`, with the fix. */
+  fault(e: unknown): TerminalFault {
+    return describeZkFault(e, this.cfg, this.key);
   }
 
   get serial(): string {

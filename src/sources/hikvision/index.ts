@@ -7,6 +7,7 @@ export {
   type EventQuery,
 } from './client.js';
 export { HikApiError, HikAuthError, HikConnectionError, HikSetupError, HikTlsError } from './errors.js';
+export { describeHikFault } from './fault.js';
 export { HikvisionPoller, defaultHikClientFactory, type HikClientFactory, type HikPollResult } from './poll.js';
 export { readTerminalPassword, type TerminalPassword } from './password.js';
 export { HikvisionSource, type HikvisionSourceOptions, type Scheduler } from './source.js';

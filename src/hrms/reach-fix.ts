@@ -1,0 +1,21 @@
+/**
+ * What to try when the HRMS could not be reached, from the error's words: one helper for
+ * `check`, the employee commands and the roster's fetch, so that they give the same advice.
+ */
+export function hrmsReachFix(message: string): string {
+  if (/CERT|certificate|self[- ]signed|TLS|SSL/i.test(message)) {
+    return "the HRMS certificate is not trusted: if it comes from a private CA, set hrms.caFile to that CA's PEM file; check the box's clock too";
+  }
+  if (/ENOTFOUND|EAI_AGAIN/.test(message))
+    return 'check the host name in hrms.baseUrl and the DNS settings of this box';
+  return 'check hrms.baseUrl, the network route and firewall or proxy between this box and the HRMS, and that the HRMS is up';
+}
+
+/** What to try after a user call's failure of this kind; none for answers the HRMS's own message explains. */
+export function userCallFix(kind: string, httpStatus: number | undefined, message: string): string | undefined {
+  if (kind === 'auth')
+    return 'put a valid token where hrms.tokenFile (or PUNCHGATE_HRMS_TOKEN) points; punchgate check tells whether the HRMS takes it';
+  if (kind !== 'transient') return undefined;
+  if (httpStatus === undefined) return hrmsReachFix(message);
+  return 'try again later, or show this message to the HRMS administrator';
+}
