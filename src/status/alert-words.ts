@@ -195,13 +195,19 @@ export const ALERT = {
     reason: string;
     nextTryAt: number | null;
     probing: boolean;
+    /** punchgate run is not running: nothing tries again by itself, and `forMs` ran until it stopped. */
+    stopped?: boolean;
   }): Alert => ({
     kind: 'delivery-failing',
-    cause: `delivery failing for ${span(d.forMs)}: ${punches(d.waiting)} waiting, kept safely; ${d.reason}`,
+    cause: d.stopped
+      ? `delivery was failing for ${span(d.forMs)} when punchgate run stopped: ${punches(d.waiting)} waiting, kept safely; ${d.reason}`
+      : `delivery failing for ${span(d.forMs)}: ${punches(d.waiting)} waiting, kept safely; ${d.reason}`,
     fix:
-      `${d.nextTryAt !== null ? `next try at ${localTime(d.nextTryAt)}` : 'punchgate tries again by itself'}` +
-      `${d.probing ? ' (the HRMS is asked every few seconds: delivery resumes within 30 s of its return)' : ''}; ` +
-      'to try now: sudo -u punchgate punchgate flush; punchgate check says whether this box reaches the HRMS',
+      (d.stopped
+        ? 'start punchgate run (see above)'
+        : `${d.nextTryAt !== null ? `next try at ${localTime(d.nextTryAt)}` : 'punchgate tries again by itself'}` +
+          `${d.probing ? ' (the HRMS is asked every few seconds: delivery resumes within 30 s of its return)' : ''}`) +
+      '; to try now: sudo -u punchgate punchgate flush; punchgate check says whether this box reaches the HRMS',
   }),
 
   inflightStuck: (n: number, ms: number, holders: number): Alert => ({
@@ -217,21 +223,32 @@ export const ALERT = {
     fix: problem.fix,
   }),
 
-  terminalUnreachable: (t: TerminalStatus, forMs: number, problem: { cause: string; fix: string }): Alert => ({
+  /** `lastPollAt`: given when punchgate run is not running; `forMs` then runs to that poll, and the words say so. */
+  terminalUnreachable: (
+    t: TerminalStatus,
+    forMs: number,
+    problem: { cause: string; fix: string },
+    lastPollAt: number | null = null,
+  ): Alert => ({
     kind: 'terminal-unreachable',
-    cause: `terminal ${t.name} unreachable for ${span(forMs)} (${problem.cause}): its punches wait on the terminal`,
+    cause:
+      lastPollAt !== null
+        ? `terminal ${t.name} was unreachable for ${span(forMs)} at its last poll, ${localTime(lastPollAt)} (${problem.cause}); nobody polls it while punchgate run is stopped: its punches wait on the terminal`
+        : `terminal ${t.name} unreachable for ${span(forMs)} (${problem.cause}): its punches wait on the terminal`,
     fix: problem.fix,
   }),
 
-  pushSilent: (t: TerminalStatus, now: number): Alert => {
+  /** `until`: now, or when punchgate run stopped (`stopped`: then no terminal can push at all). */
+  pushSilent: (t: TerminalStatus, until: number, stopped = false): Alert => {
     const last = t.push?.lastContactAt ? Date.parse(t.push.lastContactAt) : null;
     const from = t.push?.address ? ` from ${t.push.address}` : '';
+    const when = stopped ? ' when punchgate run stopped' : '';
     return {
       kind: 'push-silent',
       cause:
         last === null
-          ? `terminal ${t.name} has not pushed yet`
-          : `terminal ${t.name} has not pushed for ${span(now - last)} (last contact ${localTime(last)}${from}): its punches wait on the terminal`,
+          ? `terminal ${t.name} ${stopped ? 'had' : 'has'} not pushed yet${when}`
+          : `terminal ${t.name} ${stopped ? 'had' : 'has'} not pushed for ${span(until - last)}${when} (last contact ${localTime(last)}${from}): its punches wait on the terminal`,
       fix: "check its power and network, and that its Cloud Server Setting names this box's address and adms.listen port",
     };
   },

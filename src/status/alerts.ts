@@ -62,6 +62,9 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
   // A terminal off the box by what the box stepped agrees with the box's clock before the step: the box stepped.
   const boxStepExplains = (skew: number) => Math.abs(netS) >= 2 && Math.abs(skew + netS) < SKEW_ALERT_SECONDS;
 
+  // With punchgate run stopped nobody polls, listens or delivers: what it last saw is said as of
+  // when it stopped (its last status log), not as if it went on for as long as it has been stopped.
+  const stoppedAt = r.daemon && !r.daemon.running ? Math.min(ms(r.daemon.statusLogAt) ?? now, now) : null;
   if (r.daemon && !r.daemon.running) out.push(ALERT.daemonDown());
   else if (r.daemon?.stale) out.push(ALERT.daemonStuck(ms(r.daemon.statusLogAt)));
   const c = r.config;
@@ -85,10 +88,12 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
     out.push(ALERT.tokenRefused(ms(r.delivery.authFailedSince)));
   }
   const failing = ms(r.delivery.failingSince);
-  if (r.delivery.auth !== 'failed' && failing !== null && now - failing >= facts.deliveryAlertAfterMs) {
+  const deliveredUntil = Math.max(stoppedAt ?? now, failing ?? 0);
+  if (r.delivery.auth !== 'failed' && failing !== null && deliveredUntil - failing >= facts.deliveryAlertAfterMs) {
     out.push(
       ALERT.deliveryFailing({
-        forMs: now - failing,
+        forMs: deliveredUntil - failing,
+        stopped: stoppedAt !== null,
         waiting: r.punches.pending + r.punches.inflight,
         reason: deliveryTrouble(r.delivery.lastError),
         nextTryAt: ms(r.delivery.nextTryAt),
@@ -97,7 +102,7 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
     );
   }
   out.push(...clockStepAlerts(steps, behindS));
-  for (const t of r.terminals) out.push(...terminalAlerts(t, facts, now, boxStepExplains));
+  for (const t of r.terminals) out.push(...terminalAlerts(t, facts, now, stoppedAt, boxStepExplains));
   const bySerial = new Map<string, string[]>();
   for (const t of r.terminals) if (t.serial) bySerial.set(t.serial, [...(bySerial.get(t.serial) ?? []), t.name]);
   for (const [serial, names] of bySerial) if (names.length > 1) out.push(ALERT.sameSerial(serial, names));
@@ -135,25 +140,33 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
   return out;
 }
 
+/** `stoppedAt`: when punchgate run stopped, if it is not running (its last status log). */
 function terminalAlerts(
   t: TerminalStatus,
   facts: AlertFacts,
   now: number,
+  stoppedAt: number | null,
   boxStepExplains: (skewSeconds: number) => boolean,
 ): Alert[] {
   const out: Alert[] = [];
   const ms = (s: string | null) => (s ? Date.parse(s) : null);
   const since = ms(t.offlineSince);
+  const finished = ms(t.lastSuccessAt);
+  const polled = ms(t.lastPollAt);
+  // Stopped, a terminal is known unreachable until its last poll (`punchgate poll` may have polled
+  // since), and a push terminal silent until the receiver stopped.
+  const seenUntil = stoppedAt === null ? now : Math.min(t.push ? stoppedAt : (polled ?? stoppedAt), now);
   if (!t.online && needsAdmin(t) && t.problem) {
     out.push(ALERT.terminalNeedsAdmin(t, t.problem));
-  } else if (!t.online && !t.listenerDown && since !== null && now - since >= OFFLINE_ALERT_MS) {
+  } else if (!t.online && !t.listenerDown && since !== null && seenUntil - since >= OFFLINE_ALERT_MS) {
+    const stopped = stoppedAt !== null;
     out.push(
-      t.push ? ALERT.pushSilent(t, now) : ALERT.terminalUnreachable(t, now - since, t.problem ?? unknownProblem(t)),
+      t.push
+        ? ALERT.pushSilent(t, seenUntil, stopped)
+        : ALERT.terminalUnreachable(t, seenUntil - since, t.problem ?? unknownProblem(t), stopped ? seenUntil : null),
     );
   }
   // Reached, but the last poll did not finish (a poll deadline passed, a reply dropped, a short download).
-  const finished = ms(t.lastSuccessAt);
-  const polled = ms(t.lastPollAt);
   if (t.kind === 'zk' && t.online && t.problem && polled !== null && (finished === null || finished < polled)) {
     out.push(ALERT.pollsDoNotFinish(t, finished, t.problem));
   }

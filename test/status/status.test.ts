@@ -89,6 +89,46 @@ describe('status report and status log', () => {
     expect(error).toContain('3 not delivered: temporary failure');
   });
 
+  it('with punchgate run stopped, says what it last saw as of then, not as if it had gone on watching', () => {
+    // The daemon stopped at 09:00 after two hours of an unreachable terminal and failing delivery;
+    // `punchgate status` runs at 12:00 (found by a trial: "unreachable for 10 min" grew with the clock).
+    const stoppedAt = clock.now() - 3 * HOUR;
+    journal.terminals.update('gate-2', {
+      online: false,
+      lastPollAt: stoppedAt - 30_000,
+      offlineSince: stoppedAt - 2 * HOUR,
+      lastError: 'no reply from 10.0.0.2:4370',
+    });
+    journal.deliveryState.update({
+      lastError: 'HTTP 503 Service Unavailable',
+      lastErrorAt: stoppedAt,
+      failingSince: stoppedAt - HOUR,
+      nextTryAt: stoppedAt + 60_000,
+    });
+    const daemon = { running: false, statusLogAt: stoppedAt, stale: true };
+    const r = buildStatus(journal, config(), clock.now(), { daemon });
+    const kinds = r.alertItems.map((a) => a.kind);
+    expect(kinds).toEqual(['daemon-down', 'delivery-failing', 'terminal-unreachable']);
+    const [, failing, unreachable] = r.alertItems;
+    expect(failing!.cause).toMatch(/^delivery was failing for 1 h when punchgate run stopped: /);
+    expect(failing!.fix).not.toContain('next try at');
+    expect(unreachable!.cause).toMatch(
+      /^terminal gate-2 was unreachable for 1 h at its last poll, 2026-11-22 08:59:30 \+00:00 \(no reply from 10\.0\.0\.2:4370\); nobody polls it while punchgate run is stopped/,
+    );
+
+    // A terminal offline only briefly before the stop is no alert, however long the stop lasts.
+    journal.terminals.update('gate-2', { offlineSince: stoppedAt - 60_000 });
+    const brief = buildStatus(journal, config(), clock.now(), { daemon });
+    expect(brief.alertItems.map((a) => a.kind)).not.toContain('terminal-unreachable');
+
+    // Running, the same records are measured to now, as before.
+    const running = buildStatus(journal, config(), clock.now(), {
+      daemon: { running: true, statusLogAt: clock.now(), stale: false },
+    });
+    expect(running.alerts.join('\n')).toMatch(/delivery failing for 4 h: /);
+    expect(running.alerts.join('\n')).toMatch(/terminal gate-2 unreachable for 3 h \(no reply/);
+  });
+
   it('says what is wrong in plain words', () => {
     journal.deliveryState.update({
       auth: 'failed',
