@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { loneCrToLf } from '../../src/sources/adms/handler-kit.js';
 import { malformedLine, redactSecrets } from '../../src/sources/adms/malformed.js';
 import { attlog, http, startReceiver, terminal } from './harness.js';
 
@@ -78,5 +79,37 @@ describe('an upload that starts with a UTF-8 byte order mark', () => {
     });
     expect(r.journal.queries.list().map((p) => p.biometricCode)).toEqual(['1001']);
     expect(r.store.keptUploads()).toEqual([]);
+  });
+});
+
+describe('an upload whose lines end in a lone CR', () => {
+  let r: Awaited<ReturnType<typeof startReceiver>> | undefined;
+  afterEach(async () => {
+    await r?.stop();
+    r = undefined;
+  });
+
+  it('reads each line as a punch (lone CR, CRLF and LF alike), none kept raw', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', 'CQZ1')] });
+    // Lone CRs between the first three, CRLF and LF after: one upload of old Mac line ends, mixed.
+    const body =
+      '1001\t2026-11-29 08:00:00\t0\t1\r1002\t2026-11-29 08:01:00\t0\t1\r1003\t2026-11-29 08:02:00\t0\t1\r\n1004\t2026-11-29 08:03:00\t0\t1\n';
+    expect(await http(r.url, 'POST', '/iclock/cdata?SN=CQZ1&table=ATTLOG&Stamp=1', body)).toEqual({
+      status: 200,
+      body: 'OK:4',
+    });
+    expect(
+      r.journal.queries
+        .list()
+        .map((p) => p.biometricCode)
+        .sort(),
+    ).toEqual(['1001', '1002', '1003', '1004']);
+    expect(r.store.keptUploads()).toEqual([]);
+  });
+
+  it('turns lone CRs into LF and leaves CRLF and a body without CR as they are', () => {
+    expect(loneCrToLf(Buffer.from('a\rb\r\nc\r')).toString()).toBe('a\nb\r\nc\n');
+    const plain = Buffer.from('a\nb\n');
+    expect(loneCrToLf(plain)).toBe(plain);
   });
 });

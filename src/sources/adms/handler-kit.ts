@@ -99,7 +99,7 @@ export async function bodyOf(ctx: ReceiverContext, p: PushRequest, discard = fal
     case 'body':
       // A UTF-8 byte order mark (firmware or a proxy that writes text files so) is not the first
       // line's text: with it, line 1 of an ATTLOG upload read as malformed.
-      return hasBom(outcome.data) ? outcome.data.subarray(3) : outcome.data;
+      return loneCrToLf(hasBom(outcome.data) ? outcome.data.subarray(3) : outcome.data);
     case 'too-large':
       ctx.logger.warn(
         { terminal: p.terminal.cfg.name, bytes: outcome.bytes, maxBodyBytes: maxBytes },
@@ -118,6 +118,20 @@ export async function bodyOf(ctx: ReceiverContext, p: PushRequest, discard = fal
 }
 
 const hasBom = (b: Buffer) => b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;
+
+/**
+ * Line ends as the parsers split them: a lone CR (a terminal or a proxy that writes old Mac line
+ * ends) becomes LF; CRLF stays, each parser drops the CR. Without this a whole upload was one
+ * malformed line, kept raw: nothing lost, but no punch journalled until reparse. Bodies here are
+ * text (photos are discarded unread), so a CR byte is never part of a value.
+ */
+export function loneCrToLf(b: Buffer): Buffer {
+  let i = b.indexOf(0x0d);
+  if (i < 0) return b;
+  const out = Buffer.from(b);
+  for (; i >= 0; i = out.indexOf(0x0d, i + 1)) if (out[i + 1] !== 0x0a) out[i] = 0x0a;
+  return out;
+}
 
 /** After a body arrived, the terminal may have been removed or changed (SIGHUP). */
 export function stillAccepted(ctx: ReceiverContext, p: PushRequest): PushTerminal | undefined {
