@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { PushStore } from '../../src/journal/push-store.js';
 import { loneCrToLf } from '../../src/sources/adms/handler-kit.js';
+import { reparseKept } from '../../src/sources/adms/reparse.js';
 import { malformedLine, redactSecrets } from '../../src/sources/adms/malformed.js';
 import { attlog, http, startReceiver, terminal } from './harness.js';
 
@@ -105,6 +107,26 @@ describe('an upload whose lines end in a lone CR', () => {
         .sort(),
     ).toEqual(['1001', '1002', '1003', '1004']);
     expect(r.store.keptUploads()).toEqual([]);
+  });
+
+  it('reparse reads an upload kept whole before lone CRs were line ends, and journals each punch once', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', 'CQZ1')] });
+    const body = '1001\t2026-11-29 08:00:00\t0\t1\r1002\t2026-11-29 08:01:00\t0\t1';
+    // As an older punchgate kept it: one malformed line of the whole upload.
+    r.journal.db
+      .prepare(
+        `INSERT INTO push_kept (terminal, serial, tbl, reason, received_at, lines, bytes, body) VALUES ('lobby', 'CQZ1', 'ATTLOG', 'control character in the line', 0, 1, ?, ?)`,
+      )
+      .run(body.length, body);
+    const store = new PushStore(r.journal.db, r.journal, { now: () => Date.now() });
+    expect(reparseKept(store, terminal('lobby', 'CQZ1'))).toMatchObject({ uploads: 1, added: 2, stillKept: 0 });
+    expect(
+      r.journal.queries
+        .list()
+        .map((p) => p.biometricCode)
+        .sort(),
+    ).toEqual(['1001', '1002']);
+    expect(reparseKept(store, terminal('lobby', 'CQZ1'))).toMatchObject({ uploads: 0, added: 0 });
   });
 
   it('turns lone CRs into LF and leaves CRLF and a body without CR as they are', () => {

@@ -103,7 +103,6 @@ describe('status report and status log', () => {
       lastError: 'HTTP 503 Service Unavailable',
       lastErrorAt: stoppedAt,
       failingSince: stoppedAt - HOUR,
-      nextTryAt: stoppedAt + 60_000,
     });
     const daemon = { running: false, statusLogAt: stoppedAt, stale: true };
     const r = buildStatus(journal, config(), clock.now(), { daemon });

@@ -3,6 +3,7 @@ import type { KeptStore } from '../../journal/types.js';
 import type { Punch } from '../../punch.js';
 import { inoutStatusState } from '../../punch/states.js';
 import { parseAttlog } from './attlog.js';
+import { loneCrToLf } from './handler-kit.js';
 import { linesOf } from './kept.js';
 import { parseRtlog } from './rtlog.js';
 import { classifyRtlog, punchEventsOf } from './rtlog-events.js';
@@ -30,7 +31,9 @@ export interface ReparseResult {
 export function reparseKept(store: KeptStore, cfg: AdmsTerminalConfig): ReparseResult {
   const out: ReparseResult = { uploads: 0, added: 0, duplicates: 0, quarantined: 0, stillKept: 0, unread: 0 };
   const punchEvents = punchEventsOf(cfg);
-  for (const kept of store.keptUploads(cfg.name)) {
+  for (const stored of store.keptUploads(cfg.name)) {
+    // Kept before lone CRs were read as line ends: read with the receiver's line ends now.
+    const kept = { ...stored, body: loneCrToLf(Buffer.from(stored.body)).toString() };
     const punch = (pin: string, logTime: string, verify: number | null, state: number | null): Punch => ({
       terminal: cfg.name,
       device: kept.serial,
