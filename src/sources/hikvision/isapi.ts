@@ -41,10 +41,17 @@ export function xmlField(text: string, name: string): string | undefined {
   return m ? decodeXml(m[1]!.trim()) : undefined;
 }
 
+/**
+ * The five predefined entities and character references (`&#49;`, `&#x31;`), in one pass (so
+ * `&amp;lt;` stays `&lt;`). No other entity exists without a DTD, and a DTD is never read: no
+ * expansion can grow a value. A reference to no character is left as written.
+ */
 function decodeXml(s: string): string {
-  return s.replace(/&(lt|gt|amp|quot|apos);/g, (_, e: string) =>
-    e === 'lt' ? '<' : e === 'gt' ? '>' : e === 'amp' ? '&' : e === 'quot' ? '"' : "'",
-  );
+  return s.replace(/&(lt|gt|amp|quot|apos|#\d{1,7}|#x[0-9a-fA-F]{1,6});/g, (whole, e: string) => {
+    if (e[0] !== '#') return e === 'lt' ? '<' : e === 'gt' ? '>' : e === 'amp' ? '&' : e === 'quot' ? '"' : "'";
+    const code = e[1] === 'x' ? parseInt(e.slice(2), 16) : Number(e.slice(1));
+    return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : whole;
+  });
 }
 
 export function escapeXml(s: string): string {
