@@ -49,7 +49,7 @@ export class JournalBusyError extends Error {
   readonly code = 'SQLITE_BUSY';
   constructor(readonly path: string) {
     super(
-      `the journal ${path} is busy: another process holds its write lock (an import, a backup, an sqlite3 shell); try again in a moment`,
+      `the journal ${path} is busy: another process holds its write lock (an import, a backup, an sqlite3 shell); try again in a moment; if it lasts, find the process (fuser -v ${path}) and end it`,
     );
     this.name = 'JournalBusyError';
   }

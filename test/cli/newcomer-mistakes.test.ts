@@ -28,6 +28,28 @@ describe('a newcomer’s first commands', () => {
     expect(r.stderr).not.toMatch(/CONNECT\(1000\)|ECONNREFUSED/);
   });
 
+  it('a journal another process holds: exit 75, try again, and how to find the process if it lasts', async () => {
+    const config = tmp.path('punchgate.yaml');
+    writeFileSync(config, `${head}terminals: []\n`);
+    Journal.open({ path: tmp.path('journal.db'), site: 'plant-a', mode: 'owner' }).close();
+    const holder = spawn(process.execPath, ['test/fixtures/hold-write-lock.mjs', tmp.path('journal.db'), '60000'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      let out = '';
+      holder.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      await waitFor(() => out.includes('held'), 15_000, 'the other process holding the write lock');
+      writeFileSync(tmp.path('punches.csv'), 'biometriccode,logDate\n1001,2026-11-29 08:00:00\n');
+      const r = await runPunchgate(['--config', config, 'import', tmp.path('punches.csv')]);
+      expect(r.status, r.stderr).toBe(75);
+      expect(r.stderr).toContain(
+        `the journal ${tmp.path('journal.db')} is busy: another process holds its write lock (an import, a backup, an sqlite3 shell); try again in a moment; if it lasts, find the process (fuser -v ${tmp.path('journal.db')}) and end it`,
+      );
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  });
+
   it('a command typed wrong: exit 64 with one line and where the options are, never the whole help nor exit 1', async () => {
     for (const args of [
       ['punches', '--since', '2026-13-01'],
