@@ -173,11 +173,13 @@ export const ALERT = {
     waiting: number;
     reason: string;
     nextTryAt: number | null;
+    /** punchgate run is not running: nothing tries again by itself, and `forMs` ran until it stopped. */
+    stopped?: boolean;
   }): Alert => ({
     kind: 'sink-failing',
-    cause: `delivery to sink ${d.sink} failing for ${span(d.forMs)}: ${punches(d.waiting)} waiting for it, kept safely; ${d.reason}`,
+    cause: `delivery to sink ${d.sink} ${d.stopped ? 'was failing' : 'failing'} for ${span(d.forMs)}${d.stopped ? ' when punchgate run stopped' : ''}: ${punches(d.waiting)} waiting for it, kept safely; ${d.reason}`,
     fix:
-      `${d.nextTryAt !== null ? `next try at ${localTime(d.nextTryAt)}` : 'punchgate tries again by itself'}; ` +
+      `${d.stopped ? 'start punchgate run (see above)' : d.nextTryAt !== null ? `next try at ${localTime(d.nextTryAt)}` : 'punchgate tries again by itself'}; ` +
       `to try now: sudo -u punchgate punchgate flush --sink ${d.sink}`,
   }),
 

@@ -52,6 +52,16 @@ export interface AlertFacts {
   clockSteps?: readonly ClockStep[];
 }
 
+/**
+ * When punchgate run stopped (its last status log), or null while it runs. Stopped, nobody polls,
+ * listens or delivers: what it last saw is said as of then, not as if it had gone on for as long
+ * as it has been stopped.
+ */
+export function daemonStoppedAt(r: Pick<StatusReport, 'daemon'>, now: number): number | null {
+  if (!r.daemon || r.daemon.running) return null;
+  return Math.min(r.daemon.statusLogAt ? Date.parse(r.daemon.statusLogAt) : now, now);
+}
+
 /** Active alerts, most urgent first: each a cause and its fix (alert-words.ts has every wording). */
 export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Alert[] {
   const out: Alert[] = [];
@@ -62,9 +72,7 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
   // A terminal off the box by what the box stepped agrees with the box's clock before the step: the box stepped.
   const boxStepExplains = (skew: number) => Math.abs(netS) >= 2 && Math.abs(skew + netS) < SKEW_ALERT_SECONDS;
 
-  // With punchgate run stopped nobody polls, listens or delivers: what it last saw is said as of
-  // when it stopped (its last status log), not as if it went on for as long as it has been stopped.
-  const stoppedAt = r.daemon && !r.daemon.running ? Math.min(ms(r.daemon.statusLogAt) ?? now, now) : null;
+  const stoppedAt = daemonStoppedAt(r, now);
   if (r.daemon && !r.daemon.running) out.push(ALERT.daemonDown());
   else if (r.daemon?.stale) out.push(ALERT.daemonStuck(ms(r.daemon.statusLogAt)));
   const c = r.config;

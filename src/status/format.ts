@@ -81,7 +81,8 @@ export function formatStatus(r: StatusReport): string {
   if (d.lastError)
     lines.push(`  last error: ${when(d.lastErrorAt)}: ${printable(d.lastError, 500)}${ofError ? result : ''}`);
   if (r.delivery.failingSince) {
-    const next = r.delivery.nextTryAt ? `next try ${when(r.delivery.nextTryAt)}; ` : '';
+    // A next try only a running daemon makes.
+    const next = r.delivery.nextTryAt && r.daemon?.running !== false ? `next try ${when(r.delivery.nextTryAt)}; ` : '';
     lines.push(
       `  failing since ${when(r.delivery.failingSince)}: ${next}to try now: sudo -u punchgate punchgate flush`,
     );

@@ -5,6 +5,7 @@ import type { Journal } from '../journal/journal.js';
 import { printable } from '../util/terminal-text.js';
 import { localTimeOf } from '../util/local-time.js';
 import { ALERT, deliveryTrouble, type Alert } from './alert-words.js';
+import { daemonStoppedAt } from './alerts.js';
 import { refusalAlerts } from './refusals.js';
 import type { LiveFacts, SinkStatus, StatusReport } from './types.js';
 
@@ -52,7 +53,7 @@ export function addSinkStatus(
           },
     };
     if (queue) {
-      alerts.push(...sinkAlerts(status, config.delivery.alertAfterMinutes * 60_000, now));
+      alerts.push(...sinkAlerts(status, config.delivery.alertAfterMinutes * 60_000, now, daemonStoppedAt(report, now)));
       // The default sink's refusals are the report's own alerts (alerts.ts); each other sink has its own.
       alerts.push(...refusalAlerts(queue.refused(), s.name));
     }
@@ -76,7 +77,8 @@ export function shiftSyncAlerts(config: Config, live: LiveFacts | undefined, now
   return out;
 }
 
-function sinkAlerts(s: SinkStatus, alertAfterMs: number, now: number): Alert[] {
+/** `stoppedAt`: when punchgate run stopped, if it is not running (then failing is measured to then). */
+function sinkAlerts(s: SinkStatus, alertAfterMs: number, now: number, stoppedAt: number | null): Alert[] {
   const d = s.delivery;
   if (d.auth === 'failed')
     return [
@@ -88,14 +90,16 @@ function sinkAlerts(s: SinkStatus, alertAfterMs: number, now: number): Alert[] {
       }),
     ];
   const failing = ms(d.failingSince);
-  if (failing !== null && now - failing >= alertAfterMs)
+  const until = Math.max(stoppedAt ?? now, failing ?? 0);
+  if (failing !== null && until - failing >= alertAfterMs)
     return [
       ALERT.sinkFailing({
         sink: s.name,
-        forMs: now - failing,
+        forMs: until - failing,
         waiting: s.punches.pending + s.punches.inflight,
         reason: deliveryTrouble(d.lastError),
         nextTryAt: ms(d.nextTryAt),
+        stopped: stoppedAt !== null,
       }),
     ];
   return [];

@@ -46,6 +46,20 @@ describe('status per sink', () => {
     expect(r.alerts[0]).toContain('punchgate flush --sink erp');
     expect(r.sinks?.map((s) => s.name)).toEqual(['hrms', 'erp']);
     expect(formatStatus(r)).toMatch(/\n {2}erp +hrms +FAILING +pending 3 /);
+
+    // punchgate run stopped 15 min ago: failing for 5 min when it stopped, and no next try by itself.
+    const stopped = buildStatus(j, config(erp), clock.now(), {
+      freeBytes: 1e12,
+      daemon: { running: false, statusLogAt: clock.now() - 15 * MIN, stale: true },
+    });
+    expect(stopped.alertItems.map((a) => a.kind)).toEqual(['daemon-down']);
+    const longer = buildStatus(j, config(erp), clock.now() + 30 * MIN, {
+      freeBytes: 1e12,
+      daemon: { running: false, statusLogAt: clock.now() + 5 * MIN, stale: true },
+    });
+    const failing = longer.alertItems.find((a) => a.kind === 'sink-failing')!;
+    expect(failing.cause).toContain('delivery to sink erp was failing for 25 min when punchgate run stopped');
+    expect(failing.fix).toMatch(/^start punchgate run \(see above\); to try now: .*--sink erp$/);
   });
 
   it("says a sink's refused punches, with its own retry command; the first sink's refusals are not counted for it", () => {
