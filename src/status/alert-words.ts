@@ -78,9 +78,10 @@ const CONFIG_FIX = (file: string) =>
   `correct ${file}, check it with punchgate check --config-only, then sudo systemctl reload punchgate`;
 
 export const ALERT = {
-  daemonDown: (): Alert => ({
+  /** `lastLogAt`: when it last wrote its status log (about when it stopped), if it ever did. */
+  daemonDown: (lastLogAt: number | null = null): Alert => ({
     kind: 'daemon-down',
-    cause: 'punchgate run is not running (nothing holds the journal lock): no punch is collected or delivered',
+    cause: `punchgate run is not running (nothing holds the journal lock${lastLogAt === null ? '' : `; its status log was last written at ${localTime(lastLogAt)}, and what follows is as it saw it then`}): no punch is collected or delivered`,
     fix: 'start it: sudo systemctl start punchgate (journalctl -u punchgate -n 50 says why it stopped)',
   }),
 

@@ -73,7 +73,7 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
   const boxStepExplains = (skew: number) => Math.abs(netS) >= 2 && Math.abs(skew + netS) < SKEW_ALERT_SECONDS;
 
   const stoppedAt = daemonStoppedAt(r, now);
-  if (r.daemon && !r.daemon.running) out.push(ALERT.daemonDown());
+  if (r.daemon && !r.daemon.running) out.push(ALERT.daemonDown(ms(r.daemon.statusLogAt)));
   else if (r.daemon?.stale) out.push(ALERT.daemonStuck(ms(r.daemon.statusLogAt)));
   const c = r.config;
   if (c?.runningOn === 'last-good') out.push(ALERT.configOnCopy(c));

@@ -52,7 +52,7 @@ describe('check knows whether the daemon runs', () => {
     const fullDead = await runPunchgate(['--config', stack.configPath, 'check']);
     expect(daemonLine(fullDead.stdout)).toMatch(/^WARN daemon: punchgate run is not running/);
     const status = await runPunchgate(['--config', stack.configPath, 'status']);
-    expect(status.stdout).toContain('! punchgate run is not running (nothing holds the journal lock)');
+    expect(status.stdout).toContain('! punchgate run is not running (nothing holds the journal lock');
 
     // Started again: PASS again, with the new process's pid.
     const d2 = spawnDaemon(stack.configPath);
