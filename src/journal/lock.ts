@@ -2,7 +2,19 @@ import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { canonicalJournalPath } from './journal-file.js';
 import { Database } from './sqlite-driver.js';
-import { ensurePrivateFile } from '../util/private-file.js';
+import { ensurePrivateFile, notPlainFile } from '../util/private-file.js';
+import { JournalUnusableError } from './errors.js';
+
+/** A lock file that is a link (or not a plain file): never followed, never replaced (a live holder may hold what it names). */
+export class UnsafeLockFileError extends Error {
+  constructor(
+    readonly path: string,
+    readonly problem: string,
+  ) {
+    super(`the lock file ${path} ${problem}: punchgate never follows it`);
+    this.name = 'UnsafeLockFileError';
+  }
+}
 
 /** Thrown when another `punchgate run` already owns the journal. */
 export class JournalLockedError extends Error {
@@ -25,10 +37,16 @@ export class FileLock {
     private readonly db: Database,
   ) {}
 
-  /** Takes the lock, or returns undefined when another holds it. */
+  /**
+   * Takes the lock, or returns undefined when another holds it. Throws UnsafeLockFileError when
+   * the name is a link or not a plain file: SQLite would open (and create) whatever it points at,
+   * and a restore run as root hands the lock file to the service user.
+   */
   static tryAcquire(path: string): FileLock | undefined {
     mkdirSync(dirname(path), { recursive: true });
     ensurePrivateFile(path);
+    const unsafe = notPlainFile(path);
+    if (unsafe) throw new UnsafeLockFileError(path, unsafe);
     const db = new Database(path, { timeout: 0 });
     try {
       db.pragma('locking_mode = EXCLUSIVE');
@@ -86,7 +104,17 @@ export class OwnerLock {
   }
 
   static acquire(journalPath: string): OwnerLock {
-    const lock = FileLock.tryAcquire(OwnerLock.pathFor(journalPath));
+    let lock: FileLock | undefined;
+    try {
+      lock = FileLock.tryAcquire(OwnerLock.pathFor(journalPath));
+    } catch (e) {
+      if (!(e instanceof UnsafeLockFileError)) throw e;
+      throw new JournalUnusableError(
+        journalPath,
+        `cannot be locked: its lock file ${e.path} ${e.problem}, which punchgate never follows (it would write where the link points)`,
+        `remove it (rm ${e.path}; punchgate makes a plain file in its place), and find out who put it there`,
+      );
+    }
     if (!lock) throw new JournalLockedError(journalPath);
     return new OwnerLock(lock);
   }

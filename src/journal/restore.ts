@@ -1,6 +1,5 @@
 import {
   chmodSync,
-  chownSync,
   closeSync,
   constants,
   copyFileSync,
@@ -14,6 +13,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { EXIT, ExitError } from '../util/exit-codes.js';
+import { chownPlainFile } from '../util/private-file.js';
 import { summarize, syncFolder, type JournalSummary } from './backup.js';
 import { ClaimHolder } from './claim-holder.js';
 import { describeJournalFailure, JournalUnusableError } from './errors.js';
@@ -320,7 +320,7 @@ const runAsRoot = () => typeof process.getuid === 'function' && process.getuid()
 function matchOwner(copy: string, journalPath: string): void {
   if (!runAsRoot()) return;
   const ref = existsSync(journalPath) ? statSync(journalPath) : statSync(dirname(journalPath));
-  chownSync(copy, ref.uid, ref.gid);
+  chownPlainFile(copy, ref.uid, ref.gid);
   if (existsSync(journalPath)) chmodSync(copy, ref.mode & 0o777);
 }
 
@@ -328,5 +328,5 @@ function matchOwner(copy: string, journalPath: string): void {
 function ownLikeFolder(journalPath: string, files: readonly string[]): void {
   if (!runAsRoot()) return;
   const ref = statSync(dirname(journalPath));
-  for (const f of files) if (existsSync(f)) chownSync(f, ref.uid, ref.gid);
+  for (const f of files) if (existsSync(f)) chownPlainFile(f, ref.uid, ref.gid);
 }

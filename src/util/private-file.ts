@@ -1,4 +1,15 @@
-import { closeSync, constants, fchmodSync, openSync, renameSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fchownSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  renameSync,
+  writeSync,
+} from 'node:fs';
 
 /**
  * Files beside the journal hold punches (personal data) or the site's settings: they are the
@@ -45,4 +56,46 @@ export function writePrivateFile(path: string, text: string): void {
     closeSync(fd);
   }
   renameSync(tmp, path);
+}
+
+/**
+ * Why `path` is not a plain file of its own (a symbolic link, a hard link to another name, a
+ * device or a folder), or undefined when it is one or is not there. A name in a folder the
+ * service user can write may be such a thing planted for a command run as root to follow.
+ */
+export function notPlainFile(path: string): string | undefined {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return undefined;
+  }
+  if (st.isSymbolicLink()) {
+    let target = '?';
+    try {
+      target = readlinkSync(path);
+    } catch {
+      // gone meanwhile: still not followed
+    }
+    return `is a symbolic link (to ${target})`;
+  }
+  if (!st.isFile()) return 'is not a plain file';
+  if (st.nlink > 1) return `has ${st.nlink} names (hard links)`;
+  return undefined;
+}
+
+/**
+ * Hands the plain file `path` to uid:gid, never through a link: opened with O_NOFOLLOW and
+ * changed on the open file (fchown), refused when it is not a plain file with one name.
+ */
+export function chownPlainFile(path: string, uid: number, gid: number): void {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.nlink > 1)
+      throw new Error(`${path} is not a plain file with one name: its owner is left as it is`);
+    fchownSync(fd, uid, gid);
+  } finally {
+    closeSync(fd);
+  }
 }

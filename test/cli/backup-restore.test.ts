@@ -1,5 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClaimHolder } from '../../src/journal/claim-holder.js';
 import { Journal } from '../../src/journal/index.js';
@@ -246,5 +256,35 @@ describe('punchgate restore', () => {
     const r = await box.cli('restore', s.tmp.path('b.db'));
     expect(r.status, r.stderr).toBe(0);
     for (const f of ['journal.db', 'journal.db.lock']) expect(statSync(box.tmp.path(`state/${f}`)).uid, f).toBe(4321);
+  });
+
+  it('run as root, never follows a link the service user planted at the lock: nothing made or given away where it points (74)', async () => {
+    // Found by an adversarial trial: SQLite opened the lock through the link (creating its target)
+    // and the restore handed the target to the folder's owner: with /etc/ld.so.preload, root.
+    const s = sandbox();
+    s.punch(1, 'delivered');
+    expect((await s.cli('backup', s.tmp.path('b.db'))).status).toBe(0);
+    const box = cliSandbox({ journal: { path: 'state/journal.db' } });
+    cleanups.push(box.tmp.cleanup);
+    mkdirSync(box.tmp.path('state'));
+    mkdirSync(box.tmp.path('rootonly'));
+    writeFileSync(box.tmp.path('rootonly/empty'), '');
+    for (const target of ['rootonly/made-here', 'rootonly/empty']) {
+      rmSync(box.tmp.path('state/journal.db.lock'), { force: true });
+      symlinkSync(box.tmp.path(target), box.tmp.path('state/journal.db.lock'));
+      if (process.getuid?.() === 0) chownSync(box.tmp.path('state'), 4321, 4321);
+      const r = await box.cli('restore', '--force', s.tmp.path('b.db'));
+      expect(r.status, r.stderr).toBe(74);
+      expect(r.stderr).toContain(
+        `its lock file ${box.tmp.path('state/journal.db.lock')} is a symbolic link (to ${box.tmp.path(target)}), which punchgate never follows`,
+      );
+      expect(r.stderr).toContain(`remove it (rm ${box.tmp.path('state/journal.db.lock')}`);
+      expect(existsSync(box.tmp.path('state/journal.db')), target).toBe(false);
+    }
+    expect(existsSync(box.tmp.path('rootonly/made-here'))).toBe(false);
+    expect(statSync(box.tmp.path('rootonly/empty')).uid).toBe(process.getuid?.() ?? 0);
+    // The link removed, the restore goes through.
+    rmSync(box.tmp.path('state/journal.db.lock'));
+    expect((await box.cli('restore', s.tmp.path('b.db'))).status).toBe(0);
   });
 });
