@@ -1,6 +1,6 @@
 import type { HttpHeaders } from './http.js';
 import { requestFailure } from './request-failure.js';
-import { outsideText, parseRetryAfter } from './text.js';
+import { outsideText, pageExcerpt, parseRetryAfter } from './text.js';
 
 /** One punch as the seed's `punches_data` array carries it. */
 export interface AttendancePunch {
@@ -266,6 +266,6 @@ export function countContainers(text: string): number {
 }
 
 function snippet(text: string, clean: (s: string) => string): string {
-  const s = clean(text.trim().replace(/\s+/g, ' ').slice(0, 80));
+  const s = pageExcerpt(text, clean);
   return s === '' ? '(empty)' : `"${s}"`;
 }

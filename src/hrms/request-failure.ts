@@ -1,4 +1,5 @@
 import type { HttpHeaders } from './http.js';
+import { pageExcerpt } from './text.js';
 
 /**
  * The plain words of a request that did not reach the attendance endpoint as it should. None of
@@ -54,8 +55,7 @@ export const requestFailure = {
 
   /** A 4xx answer that is not the HRMS's JSON: a firewall, a proxy or a web server's error page. */
   notTheHrms(status: number, text: string, clean: (s: string) => string): Failure {
-    const title = /<title[^>]*>([^<]{1,120})<\/title>/i.exec(text)?.[1];
-    const shown = clean((title ?? text).trim().replace(/\s+/g, ' ').slice(0, 80));
+    const shown = pageExcerpt(text, clean);
     return {
       kind: 'request-failed',
       httpStatus: status,

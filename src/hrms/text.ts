@@ -27,3 +27,21 @@ export function parseRetryAfter(v: string | string[] | undefined, now = Date.now
   const t = Date.parse(s);
   return Number.isNaN(t) ? undefined : Math.max(0, t - now);
 }
+
+/** Characters kept past an excerpt's end before scrubbing: longer than any secret, so none is cut before it is found. */
+const EXCERPT_MARGIN = 4096;
+
+/**
+ * A short excerpt of a body from outside for a message: its page title when it has one, else its
+ * start, whitespace collapsed, at most `max` characters. `clean` (the scrubber) sees the text
+ * past the cut: a token cut in half first would no longer be recognised (found by an adversarial
+ * trial: an echoed token at the 80th character left its first letters in the log).
+ */
+export function pageExcerpt(text: string, clean: (s: string) => string, max = 80): string {
+  const title = /<title[^>]*>([^<]{1,4096})<\/title>/i.exec(text)?.[1];
+  const part = (title ?? text)
+    .slice(0, max + EXCERPT_MARGIN)
+    .trim()
+    .replace(/\s+/g, ' ');
+  return clean(part).slice(0, max);
+}

@@ -1,6 +1,6 @@
 import type { AttendanceAnswer, PunchResult } from '../../hrms/answer.js';
 import type { HttpHeaders } from '../../hrms/http.js';
-import { outsideText, parseRetryAfter } from '../../hrms/text.js';
+import { outsideText, pageExcerpt, parseRetryAfter } from '../../hrms/text.js';
 import { frappeSaid, readFrappeBody, type FrappeBody } from './frappe-json.js';
 
 /**
@@ -176,8 +176,7 @@ function redirect(status: number, headers: HttpHeaders, ctx: CallContext, clean:
 
 /** An answer that is not Frappe's JSON: a login page, a proxy's or firewall's page. */
 function notFrappe(status: number, text: string, ctx: CallContext, clean: (s: string) => string): FailureAnswer {
-  const title = /<title[^>]*>([^<]{1,120})<\/title>/i.exec(text)?.[1];
-  const shown = clean((title ?? text).trim().replace(/\s+/g, ' ').slice(0, 80));
+  const shown = pageExcerpt(text, clean);
   const login = /login|sign in|log in/i.test(shown) ? ' (a login page: the key and secret were not taken)' : '';
   return {
     kind: 'request-failed',

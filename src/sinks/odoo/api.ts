@@ -1,7 +1,7 @@
 import { BEFORE_SENDING } from '../../hrms/attendance.js';
 import { HrmsHttp, hrmsUrl, type HttpResponse } from '../../hrms/http.js';
 import { requestFailure } from '../../hrms/request-failure.js';
-import { outsideText, parseRetryAfter } from '../../hrms/text.js';
+import { outsideText, pageExcerpt, parseRetryAfter } from '../../hrms/text.js';
 import { errorCode } from '../../util/errors.js';
 import { OdooCallError, odooException, type OdooFailure } from './failure.js';
 
@@ -143,7 +143,7 @@ function notOdoo(res: HttpResponse, path: string, clean: (s: string) => string):
       kind: 'unknown',
       afterSending: true,
       httpStatus: res.status,
-      message: `HTTP ${res.status} with an answer that is not Odoo's JSON: "${clean(res.text.trim().slice(0, 80))}"`,
+      message: `HTTP ${res.status} with an answer that is not Odoo's JSON: "${pageExcerpt(res.text, clean)}"`,
     };
   return requestFailure.notTheHrms(res.status, res.text, clean);
 }
