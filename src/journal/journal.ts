@@ -24,9 +24,9 @@ import { PunchInserts } from './punch-inserts.js';
 import { ShiftProgressQueries, type TerminalReadProgress } from './shift-progress.js';
 import { HourlyStats } from './hourly-stats.js';
 import { JournalQueries, NO_REAL_TIME } from './queries.js';
+import { PRUNE_GUARD } from './state-terms.js';
 import { RefusedRecordStore } from './refused-records.js';
 import {
-  PRUNE_GUARD,
   pruneSinkRows,
   recoverSinkClaims,
   registerSinks,
@@ -323,7 +323,7 @@ export class Journal implements PunchSink, DeliveryQueue {
       dueCount: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM punches
           WHERE state IN ('pending', 'rejected') AND (state = 'pending' OR @all OR next_attempt_at <= @now) LIMIT @limit)`),
       // The newest row always stays, so that row ids are never handed out twice (nor the old "<site>-<n>" devicelogIds).
-      // Never a punch another sink still owes (PRUNE_GUARD, sink-deliveries.ts).
+      // Never a punch another sink still owes (PRUNE_GUARD, state-terms.ts).
       prune: db.prepare(`DELETE FROM punches WHERE id IN (SELECT id FROM punches
             WHERE state = 'delivered' AND delivered_at < @cutoff AND ${PRUNE_GUARD} ORDER BY delivered_at LIMIT @limit)
           AND id < (SELECT max(id) FROM punches) RETURNING id, terminal`),

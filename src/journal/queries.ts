@@ -2,7 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { deviceIdentity } from '../punch.js';
 import type { Clock } from '../util/clock.js';
 import { CountMoves, UNKNOWN_CARDS_TERM, type PunchCounts } from './punch-counts.js';
-import { REFUSED_TERM } from './state-terms.js';
+import { PRUNE_GUARD, REFUSED_TERM } from './state-terms.js';
 import type { PunchIds } from './punch-id.js';
 import {
   type JournalCounts,
@@ -283,18 +283,22 @@ export class JournalQueries {
     punches: readonly { biometricCode: string; logTime: string }[],
   ): number {
     const device = serial ? deviceIdentity(serial) : serial;
+    // Delivered to every sink, not only the first: the log of a terminal is its last copy of the
+    // punches another sink still owes (found by a new-user trial: Odoo refused them all, and the
+    // log was cleared). The same rule as retention's (PRUNE_GUARD).
+    const everySink = `state = 'delivered' AND ${PRUNE_GUARD}`;
     const stmt = device
       ? this.db.prepare(
-          `SELECT state FROM punches WHERE device = ? AND device <> '' AND log_time = ? AND biometric_code = ?`,
+          `SELECT ${everySink} AS done FROM punches WHERE device = ? AND device <> '' AND log_time = ? AND biometric_code = ?`,
         )
       : this.db.prepare(
-          `SELECT state FROM punches WHERE terminal = ? AND device = '' AND log_time = ? AND biometric_code = ?`,
+          `SELECT ${everySink} AS done FROM punches WHERE terminal = ? AND device = '' AND log_time = ? AND biometric_code = ?`,
         );
     const key = device || terminal;
     let n = 0;
     for (const p of punches) {
-      const r = stmt.get(key, p.logTime, p.biometricCode) as { state: string } | undefined;
-      if (r?.state === 'delivered') n++;
+      const r = stmt.get(key, p.logTime, p.biometricCode) as { done: number } | undefined;
+      if (r?.done === 1) n++;
     }
     return n;
   }

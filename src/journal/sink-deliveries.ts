@@ -37,7 +37,7 @@ import type { WriteGate } from './write-gate.js';
  * until it is released: quarantine is a fact about the punch, not about a sink.
  *
  * Retention deletes a delivered punch only when every active sink has it delivered (or never
- * had to): see PRUNE_GUARD. Counts per sink and state are kept in sink_counts by the writes that
+ * had to): see PRUNE_GUARD (state-terms.ts). Counts per sink and state are kept in sink_counts by the writes that
  * move rows (issue 35: no status figure counts the delivered history).
  */
 export const SINK_DELIVERIES_MIGRATION = `
@@ -91,14 +91,6 @@ export const SINK_DELIVERIES_MIGRATION = `
     failing_since     INTEGER
   ) WITHOUT ROWID;
 `;
-
-/**
- * The extra WHERE of the retention's delete (journal.ts, on `punches`): no active sink still owes
- * the punch, and every active sink has taken it in.
- */
-export const PRUNE_GUARD = `NOT EXISTS (SELECT 1 FROM sink_deliveries d WHERE d.punch_id = punches.id
-      AND d.state <> 'delivered' AND d.sink IN (SELECT name FROM sinks WHERE active = 1 AND is_default = 0))
-    AND id <= (SELECT coalesce(min(cursor), 9007199254740991) FROM sinks WHERE active = 1 AND is_default = 0)`;
 
 type SinkState = Exclude<PunchState, 'quarantined'>;
 /**

@@ -33,3 +33,13 @@ export const STATE_TERMS_MIGRATION = `
   DROP INDEX IF EXISTS sink_owed_by_terminal;
   CREATE INDEX sink_owed_by_terminal ON sink_deliveries (sink, terminal, log_time) WHERE ${OWED_TERM};
 `;
+
+/**
+ * No other sink still owes the punch: every active sink has taken it in (its cursor is past it)
+ * and none holds it undelivered (sink-deliveries.ts). With `state = 'delivered'`, the punch is
+ * delivered everywhere it goes: the rule of retention's delete (journal.ts) and of clearing a
+ * terminal's log (queries.ts, deliveredAmong).
+ */
+export const PRUNE_GUARD = `NOT EXISTS (SELECT 1 FROM sink_deliveries d WHERE d.punch_id = punches.id
+      AND d.state <> 'delivered' AND d.sink IN (SELECT name FROM sinks WHERE active = 1 AND is_default = 0))
+    AND id <= (SELECT coalesce(min(cursor), 9007199254740991) FROM sinks WHERE active = 1 AND is_default = 0)`;

@@ -158,6 +158,26 @@ describe('ZK polling source: one poll', () => {
     expect(journal.counts().delivered).toBe(3);
   });
 
+  it('does not clear the log while another sink has not delivered every record (found by a new-user trial)', async () => {
+    const { sim, journal, deps } = await twoOldPunches();
+    // An Odoo sink beside the HRMS, there before the punches: it owes them all.
+    journal.useSinks({ defaultSink: 'hrms', others: ['odoo'] });
+    const cfg = zkConfig(sim.port, { clearAfterDays: 30 });
+    expect((await pollTerminal(cfg, deps)).cleared).toBe(false);
+    journal.settle(journal.claim(10).map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    // Delivered to the HRMS, refused by Odoo: the terminal's log is their last copy, kept.
+    const odoo = journal.sinkQueue('odoo');
+    const owed = odoo.claim(10);
+    expect(owed).toHaveLength(2);
+    odoo.settle(owed.map((p) => ({ id: p.id, kind: 'rejected' as const, message: 'no employee with this badge' })));
+    expect((await pollTerminal(cfg, deps)).cleared).toBe(false);
+    expect(sim.clearCount()).toBe(0);
+    // Delivered to Odoo too: cleared.
+    journal.db.prepare(`UPDATE sink_deliveries SET state = 'delivered' WHERE sink = 'odoo'`).run();
+    expect((await pollTerminal(cfg, deps)).cleared).toBe(true);
+    expect(sim.clearCount()).toBe(1);
+  });
+
   it("clears the log only once this poll's punches are on the disk; a failed disk sync clears nothing", async () => {
     const { sim, journal, deps } = await twoOldPunches();
     const cfg = zkConfig(sim.port, { clearAfterDays: 30 });
