@@ -149,7 +149,7 @@ describe('punchgate sim hikvision and the Hikvision commands', () => {
     const users = await punchgate(['terminals', 'users', 'reception', ...cfg]);
     expect(users.status).toBe(75);
     expect(users.stderr).toMatch(
-      /^punchgate: reception: \/ISAPI\/AccessControl\/UserInfo\/Search: the device sent a page it had sent already/,
+      /^punchgate: reception: \/ISAPI\/AccessControl\/UserInfo\/Search: the device sent a page it had sent already.* — restart the terminal, and update its firmware if it goes on\n$/,
     );
     const { requests } = await sim.admin<{ requests: { path: string; auth: string; cond?: unknown }[] }>(
       'GET',

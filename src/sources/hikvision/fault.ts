@@ -1,5 +1,6 @@
 import type { HikvisionTerminalConfig } from '../../config/terminals.js';
 import type { TerminalFault } from '../poll-outcome.js';
+import { SEARCH_FAULTS } from './client.js';
 import { HikApiError, HikAuthError, HikConnectionError, HikSetupError, HikTlsError } from './errors.js';
 
 /**
@@ -36,6 +37,10 @@ export function describeHikFault(e: unknown, cfg: HikvisionTerminalConfig, key: 
       cause: e.message,
       fix: `check the power and cable of the terminal and ${key}.url (its address and http/https)`,
     };
+  // A search the terminal does not end (or a list larger than any terminal holds): it is the
+  // terminal, answering wrongly, not another device.
+  if (e instanceof HikApiError && (SEARCH_FAULTS.has(e.subStatusCode ?? '') || e.subStatusCode === 'tooMany'))
+    return { cause: e.message, fix: 'restart the terminal, and update its firmware if it goes on' };
   if (e instanceof HikApiError)
     return {
       cause: `${cfg.url} answered, but not as a Hikvision access-control terminal does: ${e.message}`,
