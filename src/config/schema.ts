@@ -40,7 +40,16 @@ const deliverySchema = z
       .strictObject({
         duplicate: z
           .array(z.string())
-          .default(['already exist', 'duplicate', 'already (been )?(added|recorded|marked)']),
+          // "duplicate" alone also matched refusals of a punch not recorded at all ("duplicate
+          // employee records match this code"), which were then counted delivered: the word must
+          // be about the record (found by an adversarial trial).
+          .default([
+            'already exist',
+            'already (been )?(added|recorded|marked)',
+            'duplicate (entry|record|punch|log|attendance|check-?in|devicelog ?id|key)',
+            'is a duplicate',
+            '^\\W*duplicate\\W*$',
+          ]),
         authFailure: z
           .array(z.string())
           .default(['bearer token', 'token (is )?(not correct|invalid|expired)', 'unauthori[sz]ed']),

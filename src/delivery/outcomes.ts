@@ -49,7 +49,8 @@ export function classifyOutcomes(
     if (!overall && (r.status || r.message.trim() === ''))
       return { id: p.id, kind: 'unknown', message: 'the HRMS said the request failed as a whole: not confirmed' };
     if (r.status) return { id: p.id, kind: 'delivered', message: r.message };
-    if (matchesAny(r.message, duplicatePatterns)) return { id: p.id, kind: 'duplicate', message: r.message };
+    if (r.duplicate || matchesAny(r.message, duplicatePatterns))
+      return { id: p.id, kind: 'duplicate', message: r.message };
     return { id: p.id, kind: 'rejected', message: r.message || 'refused by the HRMS without a message' };
   });
 }

@@ -95,6 +95,10 @@ export async function sendClaimed(
     const work = new SplitQueue(batch);
     /** Evidence that the HRMS takes requests: some part answered, or the empty probe. */
     let hrmsTakesRequests = false;
+    /** A part of this batch the HRMS answered (not the empty probe). */
+    let partWentThrough = false;
+    /** Punches refused alone without a word, before any part went through: judged at the end. */
+    const unexplained: { punch: OutboundPunch; message: string; httpStatus: number }[] = [];
     let badReply: string | undefined;
     for (let part = work.next(); part; part = work.next()) {
       if (signal?.aborted) return { failure: { kind: 'aborted' }, failedSize: 0 };
@@ -115,6 +119,7 @@ export async function sendClaimed(
         }
         settle(outcomes);
         hrmsTakesRequests = true;
+        partWentThrough = true;
         if (!answer.overall && outcomes.some((o) => o.kind === 'unknown'))
           badReply =
             'the HRMS said the request failed as a whole (Status false) but listed results: only its clear refusals were taken';
@@ -132,6 +137,25 @@ export async function sendClaimed(
         work.split(part);
         continue;
       }
+      // Refused without a word of why: the HRMS taking an empty batch proves nothing about this
+      // punch (an HRMS whose empty answer works while every real request fails would have every
+      // punch charged: found by an adversarial trial). Only a part of this batch that went
+      // through shows the refusal is about it; else the batch goes back uncharged.
+      if (answer.wordless && !partWentThrough) {
+        // The rest of the batch first: if some of it goes through, this refusal was about this punch.
+        if (work.splitting) {
+          unexplained.push({ punch: only, message: answer.message, httpStatus: answer.httpStatus });
+          continue;
+        }
+        return {
+          failure: {
+            kind: 'request-failed',
+            httpStatus: answer.httpStatus,
+            message: `the HRMS refused every request with punches without saying why (HTTP ${answer.httpStatus}, status false, no message): ask the HRMS administrator to look at its log`,
+          },
+          failedSize: 1,
+        };
+      }
       if (!hrmsTakesRequests && only.attempts === 0 && only.previousState === 'pending') {
         const probe = await send([]);
         if (probe.kind === 'refused')
@@ -146,6 +170,16 @@ export async function sendClaimed(
         { id: only.id, kind: 'rejected', message: `${answer.message} (HTTP ${answer.httpStatus}, request refused)` },
       ]);
     }
+    // Refused without a word while another part went through: about them after all. (Had none
+    // gone through, the loop returned the failure above and they go back uncharged.)
+    if (unexplained.length > 0)
+      settle(
+        unexplained.map((u) => ({
+          id: u.punch.id,
+          kind: 'rejected' as const,
+          message: `${u.message} (HTTP ${u.httpStatus}, request refused)`,
+        })),
+      );
     return { failedSize: 0, ...(badReply ? { badReply } : {}) };
   } finally {
     // Whatever happened, no claimed punch stays inflight: the unanswered go back to the queue.

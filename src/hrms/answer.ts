@@ -18,6 +18,8 @@ export interface PunchResult {
    * punch per call: src/sinks/types.ts): neither delivered nor refused, back to the queue uncharged.
    */
   unknown?: boolean;
+  /** The server said, in its own structured way, that it has this punch already (a sink's own reading, never the patterns'). */
+  duplicate?: boolean;
 }
 
 /**
@@ -48,7 +50,8 @@ export type AttendanceAnswer =
    */
   | { kind: 'request-failed'; httpStatus?: number; message: string }
   /** The HRMS's own answer (JSON, `status: false`) refusing the whole request, not for its size or the token. */
-  | { kind: 'refused'; httpStatus: number; message: string };
+  /** `wordless`: the HRMS refused the request without a word of why (no message): no evidence about any punch. */
+  | { kind: 'refused'; httpStatus: number; message: string; wordless?: boolean };
 
 export interface ClassifyOptions {
   /** Case-insensitive patterns of a token refusal in a `status: false` message. */
@@ -61,8 +64,20 @@ export interface ClassifyOptions {
   url?: string;
 }
 
-/** The usual words of a refusal for size ("Request Entity Too Large", "batch exceeds the maximum of 500"). */
-export const SIZE_REFUSAL = [/too (large|big|long|many)/i, /exceed/i, /maximum (batch|size|number|of)/i, /size limit/i];
+/**
+ * The usual words of a refusal for the request's size ("Request Entity Too Large", "Batch exceeds
+ * the maximum of 500", "too many punches in one request"): each names the request, its body or
+ * the batch. A refusal about a punch ("exceeds the maximum of 4 punches per day") is no size
+ * refusal: read as one, it shrank the batch to that punch and held it at the head of the queue
+ * for ever (found by an adversarial trial).
+ */
+export const SIZE_REFUSAL = [
+  /\b(request|payload|body|batch|entity|content)\b[^.;:]{0,40}\b(too (large|big|long)|exceed)/i,
+  /\btoo many\b[^.;:]{0,40}\b(in|per) (the |one |a |each )?(request|batch|call|payload)\b/i,
+  /\bexceed[^.;:]{0,40}\b(request|payload|body|batch) (size|limit)\b/i,
+  /\bmaximum (batch|request|payload|body) size\b/i,
+  /\bsize limit\b/i,
+];
 /** The seed's answer to a wrong path: "... provide a valid group, plugin name and API function ...". */
 const ENDPOINT_PROBLEM = /valid group|plugin name|api function/i;
 
@@ -132,7 +147,12 @@ export function classifyResponse(
     const sizePatterns = o.sizePatterns ?? SIZE_REFUSAL;
     if (bodyMessage !== undefined && sizePatterns.some((p) => p.test(bodyMessage)))
       return { kind: 'too-large', httpStatus: status, message: message('refused for its size') };
-    return { kind: 'refused', httpStatus: status, message: message(`HTTP ${status}: status false`) };
+    return {
+      kind: 'refused',
+      httpStatus: status,
+      message: message(`HTTP ${status}: status false`),
+      ...(bodyMessage === undefined ? { wordless: true } : {}),
+    };
   }
   if (!ok) return requestFailure.notTheHrms(status, res.text, clean);
   if (overall === true && sent.length === 0) return { kind: 'answered', httpStatus: status, overall, results: [] };

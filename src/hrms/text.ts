@@ -19,13 +19,20 @@ export function outsideText(s: string, scrub: (s: string) => string): string {
   return out.length > MAX_MESSAGE ? `${out.slice(0, MAX_MESSAGE)}...` : out;
 }
 
-/** Retry-After as seconds or an HTTP date; undefined when absent or unreadable. */
+/**
+ * The longest pause a server's Retry-After may ask for: an hour. A server's word is a hint, not a
+ * command: a misconfigured or hostile answer (`Retry-After: 86400000`, a date in 2099) once
+ * stopped delivery for years (found by an adversarial trial).
+ */
+export const MAX_RETRY_AFTER_MS = 3_600_000;
+
+/** Retry-After as seconds or an HTTP date, at most MAX_RETRY_AFTER_MS; undefined when absent or unreadable. */
 export function parseRetryAfter(v: string | string[] | undefined, now = Date.now()): number | undefined {
   const s = Array.isArray(v) ? v[0] : v;
   if (!s) return undefined;
-  if (/^\d+(\.\d+)?$/.test(s.trim())) return Math.round(Number(s) * 1000);
+  if (/^\d+(\.\d+)?$/.test(s.trim())) return Math.min(Math.round(Number(s) * 1000), MAX_RETRY_AFTER_MS);
   const t = Date.parse(s);
-  return Number.isNaN(t) ? undefined : Math.max(0, t - now);
+  return Number.isNaN(t) ? undefined : Math.min(Math.max(0, t - now), MAX_RETRY_AFTER_MS);
 }
 
 /** Characters kept past an excerpt's end before scrubbing: longer than any secret, so none is cut before it is found. */

@@ -229,6 +229,33 @@ describe('AttendanceClient', () => {
       [404, '<html>Not Found</html>', {}, { kind: 'request-failed', httpStatus: 404 }],
       [200, { status: false, message: 'Input parameters are not valid' }, {}, { kind: 'refused', httpStatus: 200 }],
       [200, { Status: true }, {}, { kind: 'bad-reply' }],
+      // Size refusals name the request, its body or the batch; a refusal about a punch does not.
+      [200, { status: false, message: 'Batch exceeds the maximum of 100 punches' }, {}, { kind: 'too-large' }],
+      [200, { status: false, message: 'Too many punches in one request' }, {}, { kind: 'too-large' }],
+      [200, { status: false, message: 'Request body too large' }, {}, { kind: 'too-large' }],
+      [
+        200,
+        { status: false, message: 'Batch too large: 300 punches, at most 200 per request' },
+        {},
+        { kind: 'too-large' },
+      ],
+      [
+        400,
+        { status: false, message: 'Punch for employee 1005 exceeds the maximum of 4 punches per day' },
+        {},
+        { kind: 'refused', httpStatus: 400 },
+      ],
+      [200, { status: false, message: 'Too many punches today for employee 7' }, {}, { kind: 'refused' }],
+      // A refusal without a word says so.
+      [200, { Status: false }, {}, { kind: 'refused', wordless: true }],
+      // A server's Retry-After is honoured up to an hour.
+      [503, { message: 'down' }, { 'retry-after': '86400000' }, { kind: 'transient', retryAfterMs: 3_600_000 }],
+      [
+        429,
+        { message: 'slow down' },
+        { 'retry-after': 'Thu, 01 Jan 2099 00:00:00 GMT' },
+        { kind: 'transient', retryAfterMs: 3_600_000 },
+      ],
     ];
     for (const [status, body, headers, expected] of cases) {
       answerWith(status, body, headers);

@@ -124,6 +124,57 @@ describe('flush against a hostile HRMS (real process)', () => {
     expect(rows().every((p) => p.state === 'delivered' && p.attempts === 1)).toBe(true);
   });
 
+  it('a refusal without a word, while an empty batch is taken: nothing charged; with the rest going through, only the punch refused', async () => {
+    // Found by an adversarial trial: every punch was charged (and would have gone dead) by an HRMS
+    // whose empty answer works while every real request fails.
+    hrms.reply = (req) => ({ body: req.punches.length === 0 ? { Status: true, Payload: [] } : { Status: false } });
+    const r = await flush();
+    expect(r.code, r.err).toBe(75);
+    expect(r.err).toContain('the HRMS refused every request with punches without saying why');
+    expect(untouched()).toBe(true);
+    // One punch the HRMS refuses without a word, the others taken: that one alone is charged.
+    const bad = rows()[0]!.biometricCode;
+    hrms.reply = (req) =>
+      req.punches.some((p) => p.biometriccode === bad) ? { body: { Status: false } } : acceptEvery(req);
+    expect((await flush()).code).toBe(0);
+    const after = rows();
+    expect(after.filter((p) => p.state === 'delivered')).toHaveLength(19);
+    expect(after.find((p) => p.biometricCode === bad)).toMatchObject({ state: 'rejected', attempts: 1 });
+  });
+
+  it('a refusal about one punch in words of size, or naming a duplicate that is no record, is that punch refused, never the batch held', async () => {
+    // Found by an adversarial trial: "exceeds the maximum of 4 punches per day" was read as the
+    // batch's size, shrank it to that punch and held it at the head of the queue for ever; and a
+    // refusal naming "duplicate employee records" counted the punch delivered.
+    const [first, second] = rows();
+    hrms.reply = (req) => {
+      if (req.punches.some((p) => p.biometriccode === first!.biometricCode))
+        return {
+          status: 400,
+          body: {
+            status: false,
+            message: `Punch for employee ${first!.biometricCode} exceeds the maximum of 4 punches per day`,
+          },
+        };
+      return {
+        body: {
+          Status: true,
+          Payload: req.punches.map((p) =>
+            p.biometriccode === second!.biometricCode
+              ? { status: false, message: 'Punch not saved: duplicate employee records match this biometric code' }
+              : { status: true, message: 'Attendance added' },
+          ),
+        },
+      };
+    };
+    const r = await flush();
+    expect(r.code, r.err).toBe(0);
+    const after = rows();
+    expect(after.filter((p) => p.state === 'delivered')).toHaveLength(18);
+    expect(after.find((p) => p.biometricCode === first!.biometricCode)).toMatchObject({ state: 'rejected' });
+    expect(after.find((p) => p.biometricCode === second!.biometricCode)).toMatchObject({ state: 'rejected' });
+  });
+
   it('answers that do not match the batch confirm nothing: still pending, uncharged, exit 75', async () => {
     const wrong: Array<(punches: number) => unknown> = [
       // more results than punches

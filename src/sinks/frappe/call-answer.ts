@@ -19,8 +19,8 @@ export type FailureAnswer = Exclude<AttendanceAnswer, { kind: 'answered' }>;
  */
 export const DUPLICATE_SAID = /already has a log with the same timestamp/i;
 /**
- * A duplicate's result message, written so that delivery.patterns.duplicate's defaults ('already
- * exist', 'duplicate') match it: the punch counts as delivered, never as refused.
+ * A duplicate's result message. The result is marked `duplicate` itself (the punch counts as
+ * delivered, never as refused), whatever delivery.patterns.duplicate says.
  */
 export const DUPLICATE_PREFIX = 'duplicate: Frappe already has this check-in: ';
 
@@ -125,7 +125,7 @@ export function classifyCall(
   // 409 DuplicateEntryError: a clash of the document's name (its naming series), not of the punch.
   if (status === 409) return unknown(`HTTP 409 ${body.excType ?? ''}`.trim() + quoted, status, res.headers);
   if (said !== undefined && DUPLICATE_SAID.test(said))
-    return { kind: 'result', result: { status: false, message: clean(DUPLICATE_PREFIX + said) } };
+    return { kind: 'result', result: { status: false, duplicate: true, message: clean(DUPLICATE_PREFIX + said) } };
   // Any other refusal of this punch (417 ValidationError and its kin): Frappe's own words.
   return {
     kind: 'result',
