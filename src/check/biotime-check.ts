@@ -11,6 +11,7 @@ import {
   type BioTimeClient,
 } from '../sources/biotime/index.js';
 import { fail, pass, warn, type CheckResult } from './types.js';
+import { addressShown } from '../config/web-address.js';
 
 export interface BioCheckDeps {
   factory?: BioClientFactory;
@@ -67,13 +68,13 @@ export async function checkBiotimeServer(
       return fail(
         name,
         `${cfg.name}: ${e.message}`,
-        `check ${key}.baseUrl (${cfg.baseUrl}) names the BioTime server's web address and port`,
+        `check ${key}.baseUrl (${addressShown(cfg.baseUrl)}) names the BioTime server's web address and port`,
       );
     if (e instanceof BioConnectionError)
       return fail(
         name,
         `${cfg.name}: ${e.message}`,
-        `check that the BioTime server is up and ${key}.baseUrl (${cfg.baseUrl}); the box must reach it`,
+        `check that the BioTime server is up and ${key}.baseUrl (${addressShown(cfg.baseUrl)}); the box must reach it`,
       );
     return warn(name, `${cfg.name}: ${e instanceof Error ? e.message : String(e)}`, 'run punchgate check again');
   }

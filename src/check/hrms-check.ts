@@ -6,6 +6,7 @@ import { TokenSource } from '../hrms/token.js';
 import { hrmsReachFix } from '../hrms/reach-fix.js';
 import type { Secrets } from '../util/secrets.js';
 import { errorText, fail, pass, warn, type CheckResult } from './types.js';
+import { addressShown } from '../config/web-address.js';
 
 const NAME = 'hrms';
 
@@ -65,9 +66,13 @@ export async function checkHrms(config: Config, deps: HrmsCheckDeps): Promise<Ch
   const started = Date.now();
   try {
     const answer = await sender.send([], { token });
-    return describeAnswer(answer, hrms.baseUrl, route, Date.now() - started, where);
+    return describeAnswer(answer, addressShown(hrms.baseUrl), route, Date.now() - started, where);
   } catch (e) {
-    return fail(NAME, `cannot reach the HRMS at ${hrms.baseUrl}: ${errorText(e)}${route}`, hrmsReachFix(errorText(e)));
+    return fail(
+      NAME,
+      `cannot reach the HRMS at ${addressShown(hrms.baseUrl)}: ${errorText(e)}${route}`,
+      hrmsReachFix(errorText(e)),
+    );
   } finally {
     if (!deps.sender) await sender.close?.();
   }

@@ -5,6 +5,7 @@ import { BUILT_IN_MAKERS, buildSinkSender, SinkKindUnavailableError, sinkTokens 
 import type { SinkSender } from '../sinks/types.js';
 import type { Secrets } from '../util/secrets.js';
 import { errorText, fail, pass, warn, type CheckResult } from './types.js';
+import { addressShown } from '../config/web-address.js';
 
 /**
  * The sinks beyond the seed HRMS (issue 32; that one is checked as `hrms`, hrms-check.ts): each gets
@@ -61,25 +62,25 @@ async function checkSink(
       case 'answered':
         return pass(
           name,
-          `${sink.baseUrl} (${sink.kind}) accepted the credential (an empty test batch: nothing recorded) in ${ms} ms`,
+          `${addressShown(sink.baseUrl)} (${sink.kind}) accepted the credential (an empty test batch: nothing recorded) in ${ms} ms`,
         );
       case 'auth':
         return fail(
           name,
-          `${sink.baseUrl} refused the credential (${a.message})`,
+          `${addressShown(sink.baseUrl)} refused the credential (${a.message})`,
           `put a valid credential in ${files} (re-read without a restart)`,
         );
       default:
         return fail(
           name,
-          `${sink.baseUrl}: ${a.message}`,
+          `${addressShown(sink.baseUrl)}: ${a.message}`,
           'check its baseUrl and the way from this box to it; punchgate run keeps its punches and retries',
         );
     }
   } catch (e) {
     return fail(
       name,
-      `cannot reach ${sink.baseUrl}: ${errorText(e)}`,
+      `cannot reach ${addressShown(sink.baseUrl)}: ${errorText(e)}`,
       'check its baseUrl and the way from this box to it',
     );
   } finally {

@@ -13,13 +13,16 @@ export function isSecretKey(key: PropertyKey | undefined): boolean {
 const MAX_TEXT = 60;
 
 /**
- * `"text"` with control characters escaped, a URL's user and password left out, and a long text
+ * `"text"` with control characters escaped, a URL's user and password, query and fragment left out, and a long text
  * cut short. The credentials go first: a long password cut in half would no longer be followed by
  * its `@`. They run to the last `@` of the authority (`u:p@ss@host` is password `p@ss`), and a user
  * name alone (`https://TOKEN@host`) is as secret as a password.
  */
 export function quoted(s: string): string {
-  const shown = s.replace(/(\/\/)[^\s/"#?]*@/g, '$1(user and password not shown)@');
+  const shown = s
+    .replace(/(\/\/)[^\s/"#?]*@/g, '$1(user and password not shown)@')
+    // A URL's query and fragment may hold a key (`?api_key=...`): left out too, whole.
+    .replace(/(\/\/[^\s"]*?)([?#])[^\s"]*/g, '$1$2(not shown)');
   return JSON.stringify(shown.length > MAX_TEXT ? `${shown.slice(0, MAX_TEXT)}...` : shown);
 }
 

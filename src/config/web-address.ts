@@ -20,3 +20,14 @@ export function webAddress(shape: string, opts: { httpOnly?: boolean } = {}) {
       'must not hold a user name or password (user:password@): punchgate does not send them; put the secret in the file its setting names (tokenFile, passwordFile...) and write the address without it',
     );
 }
+
+/**
+ * A server's address as punchgate shows it (check, messages): its origin and path, without a
+ * query or fragment, which may hold a key (`?access_token=...`, a supported form of the HRMS's
+ * address: issue 30) and were printed whole by check (found by an adversarial trial).
+ */
+export function addressShown(address: string): string {
+  if (!URL.canParse(address)) return address.replace(/[?#].*$/s, '');
+  const u = new URL(address);
+  return `${u.origin}${u.pathname === '/' && !address.endsWith('/') ? '' : u.pathname}${u.search || u.hash ? '?(not shown)' : ''}`;
+}

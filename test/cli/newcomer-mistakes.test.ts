@@ -50,6 +50,18 @@ describe('a newcomer’s first commands', () => {
     }
   });
 
+  it('check never prints a key in the query of a server address (found by an adversarial trial)', async () => {
+    const config = tmp.path('punchgate.yaml');
+    writeFileSync(tmp.path('token'), 'tok-123456789\n');
+    writeFileSync(
+      config,
+      'site: plant-a\njournal:\n  path: journal.db\nhrms:\n  baseUrl: http://127.0.0.1:9/?api_key=QueryKeyLEAK123\n  tokenFile: token\n  connectTimeoutMs: 500\nterminals: []\n',
+    );
+    const r = await runPunchgate(['--config', config, 'check']);
+    expect(r.stdout).toContain('cannot reach the HRMS at http://127.0.0.1:9?(not shown)');
+    expect(r.stdout + r.stderr).not.toContain('QueryKeyLEAK123');
+  });
+
   it('a command typed wrong: exit 64 with one line and where the options are, never the whole help nor exit 1', async () => {
     for (const args of [
       ['punches', '--since', '2026-13-01'],
