@@ -178,7 +178,12 @@ function createJournal(path: string): void {
     ensurePrivateFile(tmp);
     const db = new Database(tmp);
     try {
-      db.pragma('journal_mode = WAL');
+      // Built with a rollback journal, not the WAL: each of its commits is in the file itself, so
+      // the file linked into place is whole. In WAL mode a full disk let close() leave the last
+      // commits in the -wal beside the temporary name, and an incomplete file became the journal
+      // (found by an adversarial trial: "damaged" at every start after). The open that follows
+      // turns the WAL on, as at every open.
+      db.pragma('journal_mode = DELETE');
       db.pragma('synchronous = FULL');
       migrate(db);
     } finally {
@@ -197,7 +202,7 @@ function createJournal(path: string): void {
     }
   } catch (e) {
     // Nothing half made stays behind (a full disk would otherwise keep its space).
-    for (const f of [tmp, `${tmp}-wal`, `${tmp}-shm`]) rmSync(f, { force: true });
+    for (const f of [tmp, `${tmp}-journal`, `${tmp}-wal`, `${tmp}-shm`]) rmSync(f, { force: true });
     throw describeJournalFailure(path, e);
   }
 }
