@@ -322,8 +322,10 @@ describe('SerialSource framing problems (fake device, fake timers)', () => {
     device.send('3');
     await vi.advanceTimersByTimeAsync(100);
     device.send('0000123478\r\n');
+    // A frame of the RDM6300's length garbled by line noise is no card (a new-user trial saw it delivered).
+    device.send('\x02ZZ000000QQ10\x03');
     expect(sink.punches.map((p) => p.biometricCode)).toEqual([String(0x0044fc28).padStart(10, '0'), '0000123478']);
-    expect(source.status()).toMatchObject({ badChecksums: 1, keypadKeys: 1, malformed: 1, accepted: 2 });
+    expect(source.status()).toMatchObject({ badChecksums: 1, keypadKeys: 1, malformed: 2, accepted: 2 });
     await source.stop();
   });
 });

@@ -68,6 +68,14 @@ export class ReaderSteps {
     private readonly opts: { codes?: readonly string[]; noise?: number; seed?: number },
   ) {
     this.random = seededRandom(opts.seed ?? 1);
+    // An RDM6300 sends the number printed on the tag as 8 hex digits: a code that is no such
+    // number made a frame of "nan" that was read as a card (found by a new-user trial).
+    if (reader === 'rdm6300' || reader === 'rdm6300-held')
+      for (const code of opts.codes ?? [])
+        if (!/^\d{1,10}$/.test(code) || Number(code) > 0xffffffff)
+          throw new Error(
+            `--codes ${code}: an ${reader} reader sends the number printed on the tag: up to 10 decimal digits, at most 4294967295`,
+          );
   }
 
   /** The steps of the next read (and what may go with it). */

@@ -18,6 +18,8 @@ export type CardNumberStyle = 'printed' | 'hex' | 'wiegand26';
 
 export type Rdm6300Read = { kind: 'card'; card: string } | { kind: 'bad-checksum'; reason: string };
 
+/** Characters between STX and ETX: 10 of data, 2 of checksum. */
+export const RDM6300_TEXT_LENGTH = 12;
 const FRAME = /^[0-9A-Fa-f]{12}$/;
 
 /** The frame's text between STX and ETX, when it has the RDM6300 shape; null when it has not. */

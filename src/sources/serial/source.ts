@@ -9,7 +9,7 @@ import { ReloadingCodeMap } from './code-map.js';
 import { createLineParser, EDGE_CONTROL, type LineParser, type ParsedLine } from './line-parser.js';
 import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
 import { FrameSplitter, type Frame, type FrameResult } from './frame-splitter.js';
-import { decodeRdm6300 } from './rdm6300.js';
+import { decodeRdm6300, RDM6300_TEXT_LENGTH } from './rdm6300.js';
 import { CardRepeats } from './card-repeats.js';
 import { keypadKey } from './keypad.js';
 import { elapsedMs } from '../../util/clock.js';
@@ -310,6 +310,10 @@ export class SerialSource {
       const read = decodeRdm6300(text, this.cfg.cardNumber);
       if (read?.kind === 'bad-checksum') return { kind: 'malformed', reason: read.reason, badChecksum: true };
       if (read) return this.parse(read.card);
+      // An RDM6300 frame's length with bytes that are no hex digits: line noise in a read, never
+      // a card (found by a new-user trial: "ZZ000000QQ10" was journalled and delivered).
+      if (text.length === RDM6300_TEXT_LENGTH)
+        return { kind: 'malformed', reason: 'an RDM6300 frame with bytes that are not hex digits (line noise?)' };
     }
     return this.parse(frame.text);
   }
