@@ -109,6 +109,9 @@ export class SerialStats {
     this.s.openedAt = at;
     this.s.offlineSince = null;
     this.s.nextAttemptAt = null;
+    // Open again: the unplug or open failure is over (the status showed it for a minute after,
+    // found by a new-user trial); the gaps keep its history.
+    this.s.lastError = null;
   }
 
   /** The device went away while open: a gap starts. */
