@@ -12,6 +12,18 @@ import { addressShown } from '../config/web-address.js';
  * an empty batch, as the HRMS check sends, which records nothing: whether it is reached and takes
  * its credential. One line per sink, `sink NAME`.
  */
+/**
+ * What a sink's empty probe shows, said as it is: the seed HRMS takes an empty batch; Frappe and
+ * Odoo only say whether they take the credential, not whether the user may write check-ins (a
+ * new-user trial saw "accepted ... an empty test batch" for a Frappe user who may not).
+ */
+const PROBED: Record<string, string> = {
+  hrms: 'accepted the credential (an empty test batch: nothing recorded)',
+  frappe:
+    'took the API key and secret (frappe.auth.get_logged_user: nothing recorded); whether its user may create Employee Checkins shows at the first delivery',
+  odoo: "took the login and API key and read an employee's code field (nothing recorded); whether its user may write attendances shows at the first delivery",
+};
+
 export function checkOtherSinks(
   config: Config,
   deps: { env: NodeJS.ProcessEnv; secrets: Secrets },
@@ -62,7 +74,7 @@ async function checkSink(
       case 'answered':
         return pass(
           name,
-          `${addressShown(sink.baseUrl)} (${sink.kind}) accepted the credential (an empty test batch: nothing recorded) in ${ms} ms`,
+          `${addressShown(sink.baseUrl)} (${sink.kind}) ${PROBED[sink.kind] ?? PROBED.hrms} in ${ms} ms`,
         );
       case 'auth':
         return fail(

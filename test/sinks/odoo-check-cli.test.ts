@@ -54,6 +54,9 @@ describe('punchgate check of an Odoo sink', () => {
 
       const good = await check(base);
       expect(good.line.status, good.line.detail).toBe('pass');
+      // What it tested, and no more: the right to write attendances shows at the first delivery.
+      expect(good.line.detail).toContain('took the login and API key');
+      expect(good.line.detail).toContain('whether its user may write attendances shows at the first delivery');
       expect(good.status).toBe(0);
       expect(sim.store.attendances).toHaveLength(0);
 
