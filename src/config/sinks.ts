@@ -198,3 +198,15 @@ export function requireSeedHrms(c: WithSinks, what: string): HrmsConfig {
     throw new ExitError(`${what} needs the seed HRMS: an hrms: block, or a sink of kind hrms in sinks:`, EXIT.CONFIG);
   return h;
 }
+
+/**
+ * Where a sink's credential is set, for a fix to name: the `hrms:` block's tokenFile, or the
+ * files of `sinks[NAME]` by its kind (a Frappe sink has a key and a secret, Odoo a key only).
+ * `fromHrmsBlock`: the sink is the config's `hrms:` block.
+ */
+export function credentialPlace(sink: { name: string; kind: string }, fromHrmsBlock = false): string {
+  if (fromHrmsBlock) return 'hrms.tokenFile';
+  if (sink.kind === 'frappe') return `sinks[${sink.name}].apiKeyFile and apiSecretFile`;
+  if (sink.kind === 'odoo') return `sinks[${sink.name}].apiKeyFile`;
+  return `sinks[${sink.name}].tokenFile`;
+}

@@ -159,12 +159,19 @@ export const ALERT = {
   }),
 
   /** A sink other than the default refuses its credential, or none can be read (issue 32). */
-  sinkToken: (d: { sink: string; since: number | null; noToken: boolean; lastError: string | null }): Alert => ({
+  /** `place`: where its credential is set (credentialPlace). */
+  sinkToken: (d: {
+    sink: string;
+    place: string;
+    since: number | null;
+    noToken: boolean;
+    lastError: string | null;
+  }): Alert => ({
     kind: 'sink-token',
     cause: d.noToken
       ? `sink ${d.sink}: no usable credential${d.since !== null ? ` since ${localTime(d.since)}` : ''} (${d.lastError ?? ''}): nothing is delivered to it, punches are kept`
       : `sink ${d.sink} refuses the credential${d.since !== null ? ` since ${localTime(d.since)}` : ''}: nothing is delivered to it, punches are kept`,
-    fix: `put a valid credential in the files sinks[${d.sink}] names (tokenFile; apiKeyFile and apiSecretFile): they are re-read without a restart`,
+    fix: `put a valid credential in the files ${d.place} name: they are re-read without a restart`,
   }),
 
   /** A sink other than the default has failed for a while; the other sinks go on (issue 32). */

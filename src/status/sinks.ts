@@ -1,4 +1,4 @@
-import { sinksOf, terminalsNotFor } from '../config/sinks.js';
+import { credentialPlace, sinksOf, terminalsNotFor } from '../config/sinks.js';
 import type { Config } from '../config/schema.js';
 import { NO_TOKEN } from '../delivery/health.js';
 import type { Journal } from '../journal/journal.js';
@@ -84,6 +84,7 @@ function sinkAlerts(s: SinkStatus, alertAfterMs: number, now: number, stoppedAt:
     return [
       ALERT.sinkToken({
         sink: s.name,
+        place: credentialPlace(s),
         since: ms(d.authFailedSince),
         noToken: d.lastError?.startsWith(NO_TOKEN) ?? false,
         lastError: d.lastError,

@@ -87,6 +87,10 @@ describe('status per sink', () => {
     const r = buildStatus(j, config(erp), clock.now(), { freeBytes: 1e12 });
     expect(r.alertItems.map((a) => a.kind)).toEqual(['sink-token']);
     expect(r.alerts[0]).toMatch(/^sink erp refuses the credential since/);
+    // The files of its own kind (a seed HRMS sink: its tokenFile), not every kind's.
+    expect(r.alertItems[0]!.fix).toBe(
+      'put a valid credential in the files sinks[erp].tokenFile name: they are re-read without a restart',
+    );
     const one = buildStatus(j, config(''), clock.now(), { freeBytes: 1e12 });
     expect(one.sinks).toBeUndefined();
     expect(formatStatus(one)).not.toContain('Sinks');

@@ -168,7 +168,13 @@ function everyAlert(): StatusReport {
       nextTryAt: NOW + 7000,
       probing: true,
     }),
-    ALERT.sinkToken({ sink: 'erp', since: NOW - 120_000, noToken: false, lastError: 'HTTP 401' }),
+    ALERT.sinkToken({
+      sink: 'erp',
+      place: 'sinks[erp].apiKeyFile and apiSecretFile',
+      since: NOW - 120_000,
+      noToken: false,
+      lastError: 'HTTP 401',
+    }),
     ALERT.sinkFailing({
       sink: 'erp',
       forMs: 12 * 60_000,

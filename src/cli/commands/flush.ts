@@ -2,7 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { AppContext } from '../../context.js';
 import { Deliverer, type DrainReport } from '../../delivery/index.js';
 import { NO_TOKEN } from '../../delivery/health.js';
-import { sinksOf, terminalsNotFor } from '../../config/sinks.js';
+import { credentialPlace, sinksOf, terminalsNotFor } from '../../config/sinks.js';
 import { compilePatterns } from '../../delivery/outcomes.js';
 import type { AttendanceSender } from '../../hrms/attendance.js';
 import { BUILT_IN_MAKERS, buildSinkSender, sinkPunchContext, sinkTokens } from '../../sinks/build.js';
@@ -102,7 +102,11 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
         const counts = isDefault ? journal.queries.counts() : (queue as ReturnType<typeof journal.sinkQueue>).counts();
         const label = isDefault ? 'flush' : `flush (sink ${sink.name})`;
         out(summaryLine(report, counts, label));
-        const problem = problemLine(report);
+        const problem = problemLine(
+          report,
+          credentialPlace(sink, isDefault && !!config.hrms),
+          sink.kind === 'hrms' ? 'HRMS' : sink.kind === 'frappe' ? 'Frappe' : 'Odoo',
+        );
         if (problem) err(ctx.secrets.scrub(isDefault ? problem : `sink ${sink.name}: ${problem}`));
         // Anything but a clean finish means something deliverable is still waiting: try again later.
         if (!(report.stoppedBy === 'done' && counts.pending === 0)) code = EXIT.TEMPFAIL;
@@ -132,11 +136,14 @@ function summaryLine(r: DrainReport, c: JournalCounts, label = 'flush'): string 
   return `${label}: ${sent} (${r.requests} request${r.requests === 1 ? '' : 's'}); left: ${left}`;
 }
 
-function problemLine(r: DrainReport): string | undefined {
+/** `credential`: where the sink's credential is set (credentialPlace). */
+function problemLine(r: DrainReport, credential: string, what: string): string | undefined {
   switch (r.stoppedBy) {
     case 'auth':
       if (r.message?.startsWith(NO_TOKEN)) return `${r.message} (then run flush again)`;
-      return `HRMS refused the token: ${r.message ?? 'no reason given'} (write a valid token to hrms.tokenFile and run flush again)`;
+      return what === 'HRMS'
+        ? `HRMS refused the token: ${r.message ?? 'no reason given'} (write a valid token to ${credential} and run flush again)`
+        : `${what} refused the credential: ${r.message ?? 'no reason given'} (put a valid one in ${credential} and run flush again)`;
     case 'request-failed':
       return `HRMS request failed: ${r.message ?? 'no reason given'}`;
     case 'max-wait':
