@@ -56,7 +56,12 @@ export function formatStatus(r: StatusReport): string {
   }
   lines.push('');
   lines.push('Queue');
-  lines.push(`  pending ${p.pending}   in flight ${p.inflight}   delivered ${p.delivered}`);
+  // With punchgate run stopped, its claims hold no request (a kill -9 left them): said as they are.
+  const stranded =
+    r.daemon?.running === false && p.inflight > 0
+      ? ' (punchgate run is stopped: back in the queue at its next start, unless a punchgate flush is sending them)'
+      : '';
+  lines.push(`  pending ${p.pending}   in flight ${p.inflight}${stranded}   delivered ${p.delivered}`);
   lines.push(`  rejected ${p.rejected}   dead ${p.dead}   quarantined ${p.quarantined}`);
   if (r.oldestPending)
     lines.push(`  oldest waiting punch: ${r.oldestPending.logTime} (terminal clock) from ${r.oldestPending.terminal}`);

@@ -115,6 +115,13 @@ describe('status report and status log', () => {
       /^terminal gate-2 was unreachable for 1 h at its last poll, 2026-11-22 08:59:30 \+00:00 \(no reply from 10\.0\.0\.2:4370\); nobody polls it while punchgate run is stopped/,
     );
 
+    // Claims a killed daemon left: said as such, not as punches on the wire.
+    journal.ingest([{ terminal: 'gate-1', biometricCode: '5', logTime: '2026-11-22 07:00:00' }]);
+    journal.claim(1);
+    expect(formatStatus(buildStatus(journal, config(), clock.now(), { daemon }))).toContain(
+      'in flight 1 (punchgate run is stopped: back in the queue at its next start, unless a punchgate flush is sending them)',
+    );
+
     // A terminal offline only briefly before the stop is no alert, however long the stop lasts.
     journal.terminals.update('gate-2', { offlineSince: stoppedAt - 60_000 });
     const brief = buildStatus(journal, config(), clock.now(), { daemon });
