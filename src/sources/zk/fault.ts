@@ -27,7 +27,13 @@ export function describeZkFault(
     return { cause: `comm key refused by ${peer}`, fix: commKeyFix };
   }
   const seconds = `${Math.round(cfg.timeoutMs / 100) / 10} s`;
-  const reachFix = `check the cable/power, the IP address (${key}.host), and that nothing else holds the terminal's single TCP session`;
+  // With realtime on, punchgate's own real-time connection may be what holds a terminal's only
+  // session (a new-user trial: punches flowed in real time while every poll was refused).
+  const ownSession =
+    'realtime' in cfg && cfg.realtime
+      ? `; if its punches still arrive in real time, the terminal takes one session and punchgate's real-time connection holds it: set ${key}.realtime: false`
+      : '';
+  const reachFix = `check the cable/power, the IP address (${key}.host), and that nothing else holds the terminal's single TCP session${ownSession}`;
   if (e instanceof ZkTimeoutError) return { cause: `no answer from ${peer} within ${seconds}`, fix: reachFix };
   if (e instanceof ZkConnectionError) {
     const code = e.code ?? '';
@@ -39,7 +45,7 @@ export function describeZkFault(
     if (code === 'ECONNREFUSED')
       return {
         cause: `${peer} refused the connection`,
-        fix: `check ${key}.host and ${key}.port (4370 unless changed on the terminal), and that nothing else holds the terminal's single TCP session`,
+        fix: `check ${key}.host and ${key}.port (4370 unless changed on the terminal), and that nothing else holds the terminal's single TCP session${ownSession}`,
       };
     if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
       return { cause: `no route to ${peer} (${code})`, fix: reachFix };
