@@ -281,6 +281,19 @@ describe('SerialSource with a fake device', () => {
 });
 
 describe('SerialSource framing problems (fake device, fake timers)', () => {
+  it('a stray line of text that reads as nothing is no framing problem; a line of noise still is (found by a new-user trial)', async () => {
+    const { device, source } = make({ format: 'card', noFrameAlertSeconds: 60 });
+    device.failOpen = null;
+    await source.start();
+    device.send('garbage line\r\n');
+    await vi.advanceTimersByTimeAsync(61_000);
+    expect(source.status()).toMatchObject({ malformed: 1, framingProblem: null });
+    device.send('\x81\xfe\x13\x7f\r\n');
+    await vi.advanceTimersByTimeAsync(61_000);
+    expect(source.status().framingProblem?.cause).toMatch(/sends bytes that make no card read or line/);
+    await source.stop();
+  });
+
   it('bytes that make no read for noFrameAlertSeconds are a problem naming the terminal and the framing; a read clears it', async () => {
     const { device, source, sink } = make({ format: 'card', framing: 'line', noFrameAlertSeconds: 60 });
     device.failOpen = null;

@@ -19,6 +19,8 @@ import { framingProblem } from './framing-problem.js';
 import { listSerialPorts, openFailureHint, openSerialPort, type OpenSerialLink, type SerialLink } from './port.js';
 import { SerialStats, type SerialSourceStatus } from './status.js';
 
+/** A frame of printable ASCII only: text a person or a reader wrote, not line noise. */
+const PRINTABLE = /^[\x20-\x7e]+$/;
 /**
  * How long a key of `keypadStates` waits for its card: a person presses "check-out", then shows the
  * card within seconds. A key left pressed alone chooses nothing for a card shown later.
@@ -276,6 +278,10 @@ export class SerialSource {
           framed = true;
           this.stats.markBadChecksum();
         }
+        // A line of plain text that reads as nothing (a stray "garbage line") still shows the
+        // framing works: only bytes that make no line at all, or noise, are a framing problem
+        // (found by a new-user trial: one such line raised the alert to change a working framing).
+        if ((frame.end === 'line' || frame.end === 'etx') && PRINTABLE.test(frame.text)) framed = true;
         this.noise.note(parsed.reason, frame.text);
         continue;
       }
