@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { deviceIdentity } from '../punch.js';
+import { deviceIdentity, UNKNOWN_CARD_PREFIX } from '../punch.js';
 import type { Clock } from '../util/clock.js';
 import { CountMoves, UNKNOWN_CARDS_TERM, type PunchCounts } from './punch-counts.js';
 import { PRUNE_GUARD, REFUSED_TERM } from './state-terms.js';
@@ -178,6 +178,43 @@ export class JournalQueries {
         ${w.sql} AND id >= ? AND id < ? RETURNING terminal`,
     );
     return this.inChunks((from, to) => this.moved(stmt.all(this.clock.now(), ...w.params, from, to), filter.state));
+  }
+
+  /**
+   * Punches of unknown badge cards (`card:<number>`) of `terminal` not yet delivered nor in flight,
+   * whose card `lookup` maps now (the admin added it to the code map): their code becomes the
+   * mapped one, so that a retry sends it (found by a new-user trial: the retried punch went out as
+   * `card:...` again and could only end dead). A punch already journalled under the mapped code
+   * (the same read) is left as it is and counted in `kept`. The state does not change, so no count.
+   */
+  remapUnknownCards(
+    terminal: string,
+    lookup: (card: string) => string | undefined,
+  ): { remapped: number; kept: number } {
+    const rows = this.db
+      .prepare(
+        `SELECT id, biometric_code AS code FROM punches WHERE ${UNKNOWN_CARDS_TERM} AND terminal = ? AND state <> 'inflight'`,
+      )
+      .all(terminal) as { id: number; code: string }[];
+    const update = this.db.prepare(
+      `UPDATE punches SET biometric_code = ?, updated_at = ? WHERE id = ? AND biometric_code = ? AND state <> 'inflight'`,
+    );
+    const out = { remapped: 0, kept: 0 };
+    const now = this.clock.now();
+    this.db.transaction(() => {
+      for (const r of rows) {
+        const mapped = lookup(r.code.slice(UNKNOWN_CARD_PREFIX.length));
+        if (mapped === undefined) continue;
+        try {
+          out.remapped += update.run(mapped, now, r.id, r.code).changes;
+        } catch (e) {
+          if (!/^SQLITE_CONSTRAINT/.test((e as { code?: string }).code ?? '')) throw e;
+          out.kept++;
+        }
+      }
+    })();
+    this.wrote(out.remapped);
+    return out;
   }
 
   /**

@@ -7,6 +7,7 @@ import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, withJournal } from '../common.js';
 import { addListOptions, collectCodes, listPunches, parseState, type ListOptions } from './punches-list.js';
 import { listSinkPunches, sinkQueueOf } from './punches-sink.js';
+import { remapCards } from './remap-cards.js';
 
 interface SubOptions {
   state?: string;
@@ -115,6 +116,8 @@ export function registerPunches(program: Command): void {
             return;
           }
           if (opts.older) throw new ExitError('--older goes with --sink NAME', EXIT.CONFIG);
+          // Cards added to a code map since their punches were refused: sent under the mapped code now.
+          for (const line of remapCards(ctx.config, journal, opts.terminal)) process.stdout.write(`${line}\n`);
           // A chunk of rows per transaction: the daemon keeps writing meanwhile.
           const n = await journal.queries.retry({ state, terminal: opts.terminal, codes: opts.code });
           const of = [

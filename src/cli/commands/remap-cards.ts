@@ -1,0 +1,23 @@
+import type { Config } from '../../config/schema.js';
+import type { Journal } from '../../journal/journal.js';
+import { readCodeMap } from '../../sources/serial/index.js';
+
+/**
+ * Before `punches retry`: the punches of unknown badge cards of each serial terminal with a code
+ * map (or of `terminal` alone) whose cards the map holds now are given their mapped codes. One
+ * line per terminal where any changed, for the admin to see what the retry sends.
+ */
+export function remapCards(config: Config, journal: Journal, terminal?: string): string[] {
+  const lines: string[] = [];
+  for (const t of config.terminals) {
+    if (t.kind !== 'serial' || !t.codeMap || (terminal !== undefined && t.name !== terminal)) continue;
+    // A file that cannot be read maps nothing: those punches stay as they are (check says why).
+    const { map } = readCodeMap(t.codeMap);
+    const r = journal.queries.remapUnknownCards(t.name, (card) => map.lookup(card));
+    if (r.remapped + r.kept === 0) continue;
+    lines.push(
+      `${t.name}: ${r.remapped === 1 ? '1 punch of an unknown card now has the code' : `${r.remapped} punches of unknown cards now have the codes`} its code map gives${r.kept ? `; ${r.kept} left as they are (the same punch is journalled under the mapped code)` : ''}`,
+    );
+  }
+  return lines;
+}
