@@ -62,6 +62,20 @@ describe('a newcomer’s first commands', () => {
     expect(r.stdout + r.stderr).not.toContain('QueryKeyLEAK123');
   });
 
+  it('terminals users of a terminal that holds no users says its kind, not that the config has none (found by a new-user trial)', async () => {
+    const config = tmp.path('punchgate.yaml');
+    writeFileSync(
+      config,
+      `${head}terminals:\n  - name: bench-clock\n    kind: serial\n    path: /dev/ttyUSB0\n    format: card\n`,
+    );
+    const kind = await runPunchgate(['--config', config, 'terminals', 'users', 'bench-clock']);
+    expect(kind.stderr).toContain(
+      'bench-clock is a serial terminal: it holds no users (terminals users reads zk, hikvision, dahua and push terminals)',
+    );
+    const none = await runPunchgate(['--config', config, 'terminals', 'users', 'nope']);
+    expect(none.stderr).toContain('(the config has no zk, hikvision, dahua or push terminals)');
+  });
+
   it('a command typed wrong: exit 64 with one line and where the options are, never the whole help nor exit 1', async () => {
     for (const args of [
       ['punches', '--since', '2026-13-01'],

@@ -131,11 +131,17 @@ export function registerTerminals(program: Command): void {
             journal.close();
           }
         }
-        if (!t || t.kind !== 'zk')
+        if (t && t.kind !== 'zk')
+          throw new ExitError(
+            `${escapeControls(name)} is a ${t.kind} terminal: it holds no users (terminals users reads zk, hikvision, dahua and push terminals)`,
+            EXIT.CONFIG,
+          );
+        if (!t)
           throw new ExitError(
             `no zk, hikvision, dahua or push terminal named "${escapeControls(name)}" in the config${terminalNamesHint(
               name,
               ctx.config.terminals.filter((x) => ['zk', 'hikvision', 'dahua', 'adms'].includes(x.kind)),
+              'zk, hikvision, dahua or push terminals',
             )}`,
             EXIT.CONFIG,
           );
