@@ -73,7 +73,9 @@ describe('a newcomer’s first commands', () => {
       'bench-clock is a serial terminal: it holds no users (terminals users reads zk, hikvision, dahua and push terminals)',
     );
     const none = await runPunchgate(['--config', config, 'terminals', 'users', 'nope']);
-    expect(none.stderr).toContain('(the config has no zk, hikvision, dahua or push terminals)');
+    expect(none.stderr).toContain(
+      'no zk, hikvision, dahua or push terminal named "nope" in the config (it has none of those kinds)',
+    );
   });
 
   it('a command typed wrong: exit 64 with one line and where the options are, never the whole help nor exit 1', async () => {

@@ -136,15 +136,17 @@ export function registerTerminals(program: Command): void {
             `${escapeControls(name)} is a ${t.kind} terminal: it holds no users (terminals users reads zk, hikvision, dahua and push terminals)`,
             EXIT.CONFIG,
           );
-        if (!t)
+        if (!t) {
+          const holders = ctx.config.terminals.filter((x) => ['zk', 'hikvision', 'dahua', 'adms'].includes(x.kind));
           throw new ExitError(
-            `no zk, hikvision, dahua or push terminal named "${escapeControls(name)}" in the config${terminalNamesHint(
-              name,
-              ctx.config.terminals.filter((x) => ['zk', 'hikvision', 'dahua', 'adms'].includes(x.kind)),
-              'zk, hikvision, dahua or push terminals',
-            )}`,
+            `no zk, hikvision, dahua or push terminal named "${escapeControls(name)}" in the config${
+              holders.length === 0 && ctx.config.terminals.length > 0
+                ? ' (it has none of those kinds)'
+                : terminalNamesHint(name, holders)
+            }`,
             EXIT.CONFIG,
           );
+        }
         const client = defaultClientFactory(t);
         try {
           await client.connect();
