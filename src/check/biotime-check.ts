@@ -55,27 +55,27 @@ export async function checkBiotimeServer(
     if (e instanceof BioAuthError)
       return fail(
         name,
-        `${cfg.name}: ${e.message}`,
+        `${e.message}`,
         `put the account's current password in ${key}.passwordFile${cfg.passwordFile ? ` (${cfg.passwordFile})` : ''}, or correct ${key}.username`,
       );
     if (e instanceof BioRefusedError)
       return fail(
         name,
-        `${cfg.name}: ${e.message}: the server's licence does not include the API, or the account may not use it`,
+        `${e.message}: the server's licence does not include the API, or the account may not use it`,
         "have the server's licence extended to the API (ZKTeco or your reseller), or give the account API access in BioTime",
       );
     if (e instanceof BioApiError)
       return fail(
         name,
-        `${cfg.name}: ${e.message}`,
+        `${e.message}`,
         `check ${key}.baseUrl (${addressShown(cfg.baseUrl)}) names the BioTime server's web address and port`,
       );
     if (e instanceof BioConnectionError)
       return fail(
         name,
-        `${cfg.name}: ${e.message}`,
+        `${e.message}`,
         `check that the BioTime server is up and ${key}.baseUrl (${addressShown(cfg.baseUrl)}); the box must reach it`,
       );
-    return warn(name, `${cfg.name}: ${e instanceof Error ? e.message : String(e)}`, 'run punchgate check again');
+    return warn(name, `${e instanceof Error ? e.message : String(e)}`, 'run punchgate check again');
   }
 }

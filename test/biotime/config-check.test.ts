@@ -65,6 +65,8 @@ describe('kind: biotime config and check', () => {
     const wrong = await checkBiotimeServer(bioConfig(sim), 0, { env: passwordEnv('nope') });
     expect(wrong).toMatchObject({ status: 'fail' });
     expect(wrong.detail).toMatch(/refuses the username and password/);
+    // Once, as the check line names it already ("terminal hq: ..."): not "hq: hq: ...".
+    expect(wrong.detail.startsWith(`${bioConfig(sim).name}:`)).toBe(false);
     expect(wrong.detail).not.toContain('nope');
     sim.setVariant({ licenceRefuses: true });
     const lic = await checkBiotimeServer(bioConfig(sim), 0, { env: passwordEnv() });
