@@ -51,10 +51,21 @@ export class MemorySink implements PunchSink {
 export interface CapturedLog {
   logger: Logger;
   entries: Array<Record<string, unknown> & { msg: string; level: number }>;
+  /** The lines as written (JSON.parse keeps the last of a key written twice). */
+  raw: string[];
 }
 
 export function captureLogger(level = 'debug'): CapturedLog {
   const entries: CapturedLog['entries'] = [];
-  const logger = pino({ level }, { write: (s: string) => void entries.push(JSON.parse(s)) });
-  return { logger, entries };
+  const raw: string[] = [];
+  const logger = pino(
+    { level },
+    {
+      write: (s: string) => {
+        raw.push(s);
+        entries.push(JSON.parse(s));
+      },
+    },
+  );
+  return { logger, entries, raw };
 }

@@ -282,12 +282,15 @@ describe('SerialSource with a fake device', () => {
 
 describe('SerialSource framing problems (fake device, fake timers)', () => {
   it('a stray line of text that reads as nothing is no framing problem; a line of noise still is (found by a new-user trial)', async () => {
-    const { device, source } = make({ format: 'card', noFrameAlertSeconds: 60 });
+    const { device, source, log } = make({ format: 'card', noFrameAlertSeconds: 60 });
     device.failOpen = null;
     await source.start();
     device.send('garbage line\r\n');
     await vi.advanceTimersByTimeAsync(61_000);
     expect(source.status()).toMatchObject({ malformed: 1, framingProblem: null });
+    // Its log line names the terminal once (the JSON had the key twice).
+    const line = log.raw.find((l) => l.includes('malformed line from serial terminal'))!;
+    expect(line.match(/"terminal":/g)).toHaveLength(1);
     device.send('\x81\xfe\x13\x7f\r\n');
     await vi.advanceTimersByTimeAsync(61_000);
     expect(source.status().framingProblem?.cause).toMatch(/sends bytes that make no card read or line/);

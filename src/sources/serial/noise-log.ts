@@ -13,7 +13,8 @@ export class NoiseLog {
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly deps: { logger: Logger; clock: Clock; terminal: string },
+    /** `logger`: the source's, which names the terminal already (a second `terminal` key doubled it in JSON). */
+    private readonly deps: { logger: Logger; clock: Clock },
     private readonly windowMs = 10_000,
   ) {}
 
@@ -38,7 +39,6 @@ export class NoiseLog {
     if (this.held === 0 || !this.sample) return;
     this.deps.logger.warn(
       {
-        terminal: this.deps.terminal,
         count: this.held,
         reason: this.sample.reason,
         sample: printable(this.sample.line),

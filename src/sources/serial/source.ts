@@ -100,7 +100,7 @@ export class SerialSource {
       keypadMaxBytes: this.cfg.keypadMaxBytes,
     });
     this.repeats = new CardRepeats(this.cfg.format === 'card' ? this.cfg.cardRepeatMs : 0);
-    this.noise = new NoiseLog({ logger: this.log, clock: this.clock, terminal: this.cfg.name });
+    this.noise = new NoiseLog({ logger: this.log, clock: this.clock });
     this.stats = new SerialStats(this.cfg.name, this.cfg.path);
     this.journal = new JournalWriter({
       sink: opts.sink,
