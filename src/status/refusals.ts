@@ -57,11 +57,19 @@ interface Group {
 
 const punches = (n: number) => `${n} ${n === 1 ? 'punch' : 'punches'}`;
 
-/** The message with the punch's own code taken out, so that "Foo 1042" and "Foo 1043" are one cause. */
+/** A date and time in a message (Odoo names the punch's: "a check-out at 2026-11-29 22:09:04 UTC"). */
+const A_TIME = /\b\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?/g;
+
+/**
+ * The message with the punch's own code and times taken out, so that "Foo 1042" and "Foo 1043",
+ * or the same refusal of punches at two times, are one cause (a new-user trial saw one alert line
+ * per Odoo refusal, and the other causes cut off).
+ */
 function template(message: string, code: string): string {
-  if (!code) return message;
+  const timeless = message.replace(A_TIME, '<time>');
+  if (!code) return timeless;
   const escaped = code.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return message.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu'), PLACEHOLDER);
+  return timeless.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu'), PLACEHOLDER);
 }
 
 function causeOf(message: string, code: string): { key: string; cause: Cause } {
@@ -131,7 +139,7 @@ export function refusalAlerts(rows: readonly RefusedPunches[], sink?: string): A
     const n = rest.reduce((s, g) => s + g.count, 0);
     lines.push({
       kind: 'refused',
-      cause: `${of}${punches(n)} refused for ${rest.length} other reasons`,
+      cause: `${of}${punches(n)} refused for ${rest.length} other ${rest.length === 1 ? 'reason' : 'reasons'}`,
       fix: `see \`punchgate punches${sinkFlag} --state rejected --history\``,
     });
   }

@@ -106,6 +106,18 @@ describe('refusal alerts', () => {
     ]);
   });
 
+  it('the same refusal of punches at other times is one cause (an Odoo sink names each punch time; found by a new-user trial)', () => {
+    const odoo = (at: string) => () =>
+      `a check-out at ${at} UTC, but the employee has no open attendance in Odoo to close`;
+    refuse('1', 1, odoo('2026-11-29 22:09:04'));
+    refuse('2', 1, odoo('2026-11-29 23:10:05'));
+    refuse('3', 1, odoo('2026-11-30T06:00:00Z'));
+    const r = buildStatus(journal, config(), clock.now());
+    expect(r.alerts).toEqual([
+      '3 punches refused: the HRMS said "a check-out at <time> UTC, but the employee has no open attendance in Odoo to close" for codes 1, 2 and 3: correct what it says in the HRMS, then `punchgate punches retry`',
+    ]);
+  });
+
   it('codes and messages from outside are shown escaped; many causes end in a counted last line', () => {
     refuse('77\u001b[2J', 2, (c) => `Unknown biometric code ${c}`, 1, true);
     for (let i = 0; i < 8; i++) refuse(`60${i}`, 1, () => `Rule ${i} broken\u202e`);
