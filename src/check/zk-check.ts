@@ -86,7 +86,9 @@ function withDaemonHint(result: CheckResult, cfg: ZkTerminalConfig, key: string,
 }
 
 function describeFailure(e: unknown, name: string, key: string, peer: string, cfg: ZkTerminalConfig): CheckResult {
-  const f = describeZkFault(e, cfg, key, peer);
+  // Without the fault's own real-time hint: check says it itself, knowing when punchgate run last
+  // reached the terminal (withDaemonHint, above).
+  const f = describeZkFault(e, { ...cfg, realtime: false }, key, peer);
   // A protocol error keeps its detail here: check is where the admin looks closer.
   const detail = e instanceof ZkProtocolError ? `${f.cause}: ${e.message}` : f.cause;
   return fail(name, detail, f.fix);
