@@ -166,13 +166,22 @@ export const ALERT = {
     since: number | null;
     noToken: boolean;
     lastError: string | null;
-  }): Alert => ({
-    kind: 'sink-token',
-    cause: d.noToken
-      ? `sink ${d.sink}: no usable credential${d.since !== null ? ` since ${localTime(d.since)}` : ''} (${d.lastError ?? ''}): nothing is delivered to it, punches are kept`
-      : `sink ${d.sink} refuses the credential${d.since !== null ? ` since ${localTime(d.since)}` : ''}: nothing is delivered to it, punches are kept`,
-    fix: `put a valid credential in the files ${d.place} name: they are re-read without a restart`,
-  }),
+  }): Alert =>
+    // Frappe took the key but refuses its user the right (HTTP 403 PermissionError): a role to
+    // give, not a credential to replace (found by a new-user trial).
+    /refused the API user the right/.test(d.lastError ?? '')
+      ? {
+          kind: 'sink-token',
+          cause: `sink ${d.sink}: Frappe takes its API key but refuses its user the right to deliver${d.since !== null ? ` since ${localTime(d.since)}` : ''}: nothing is delivered to it, punches are kept`,
+          fix: 'give the API user the HR User role in Frappe (create Employee Checkin, read Employee, write Shift Type); punchgate tries again by itself',
+        }
+      : {
+          kind: 'sink-token',
+          cause: d.noToken
+            ? `sink ${d.sink}: no usable credential${d.since !== null ? ` since ${localTime(d.since)}` : ''} (${d.lastError ?? ''}): nothing is delivered to it, punches are kept`
+            : `sink ${d.sink} refuses the credential${d.since !== null ? ` since ${localTime(d.since)}` : ''}: nothing is delivered to it, punches are kept`,
+          fix: `put a valid credential in the files ${d.place} name: they are re-read without a restart`,
+        },
 
   /** A sink other than the default has failed for a while; the other sinks go on (issue 32). */
   sinkFailing: (d: {

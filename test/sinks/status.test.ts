@@ -91,6 +91,14 @@ describe('status per sink', () => {
     expect(r.alertItems[0]!.fix).toBe(
       'put a valid credential in the files sinks[erp].tokenFile name: they are re-read without a restart',
     );
+    // Frappe taking the key but refusing its user the right: a role to give, not a key to replace.
+    j.deliveryStateOf('erp').update({
+      lastError:
+        'HRMS refused the token: Frappe refused the API user the right (HTTP 403 PermissionError): give the API user the HR User role (create Employee Checkin, read Employee, write Shift Type)',
+    });
+    const rights = buildStatus(j, config(erp), clock.now(), { freeBytes: 1e12 }).alertItems[0]!;
+    expect(rights.cause).toMatch(/^sink erp: Frappe takes its API key but refuses its user the right to deliver since/);
+    expect(rights.fix).toMatch(/^give the API user the HR User role in Frappe/);
     const one = buildStatus(j, config(''), clock.now(), { freeBytes: 1e12 });
     expect(one.sinks).toBeUndefined();
     expect(formatStatus(one)).not.toContain('Sinks');
