@@ -17,6 +17,13 @@ import { addressShown } from '../config/web-address.js';
  * Odoo only say whether they take the credential, not whether the user may write check-ins (a
  * new-user trial saw "accepted ... an empty test batch" for a Frappe user who may not).
  */
+/** The settings of a sink's kind that an answer can prove wrong (Odoo names a database or field it lacks). */
+const SETTINGS: Record<string, string> = {
+  hrms: 'check its baseUrl',
+  frappe: 'check its baseUrl and method',
+  odoo: 'check its baseUrl, database, login and employeeField (the message says which)',
+};
+
 const PROBED: Record<string, string> = {
   hrms: 'accepted the credential (an empty test batch: nothing recorded)',
   frappe:
@@ -86,7 +93,7 @@ async function checkSink(
         return fail(
           name,
           `${addressShown(sink.baseUrl)}: ${a.message}`,
-          'check its baseUrl and the way from this box to it; punchgate run keeps its punches and retries',
+          `${SETTINGS[sink.kind] ?? SETTINGS.hrms} against the server, and the way from this box to it; punchgate run keeps its punches and retries`,
         );
     }
   } catch (e) {

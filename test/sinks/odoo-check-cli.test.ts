@@ -69,6 +69,8 @@ describe('punchgate check of an Odoo sink', () => {
       const wrongField = await check({ ...base, employeeField: 'x_no_such_field' });
       expect(wrongField.line.status).toBe('fail');
       expect(wrongField.line.detail).toContain('x_no_such_field');
+      // The fix names the settings an answer can prove wrong, not only the address (a new-user trial).
+      expect(wrongField.line.fix).toContain('database, login and employeeField (the message says which)');
 
       if (version < 19) {
         const wrongDb = await check({ ...base, database: 'prod' });
