@@ -1,4 +1,6 @@
+import net from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { defaultClientFactory } from '../../src/sources/zk/poll.js';
 import { zkTerminalSchema } from '../../src/config/terminals.js';
 import { ZkConnectionError, ZkTimeoutError } from '../../src/sources/zk/client/index.js';
 import { describeZkFault } from '../../src/sources/zk/fault.js';
@@ -18,6 +20,28 @@ describe('a ZK terminal that refuses or drops the poll', () => {
         "punchgate's real-time connection holds it: set terminals[0].realtime: false",
       );
       expect(describeZkFault(e, cfg(false), 'terminals[0]').fix).not.toContain('realtime');
+    }
+  });
+
+  it('a port that answers bytes that are no ZK packet and closes is said as another service, not the cable (found by an adversarial trial)', async () => {
+    const server = net.createServer((socket) =>
+      socket.once('data', () => socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n')),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as net.AddressInfo).port;
+      const cfg = zkTerminalSchema.parse({ name: 'gate-1', kind: 'zk', host: '127.0.0.1', port, timeoutMs: 2000 });
+      const client = defaultClientFactory(cfg);
+      const err = await client.connect().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      client.destroy();
+      const fault = describeZkFault(err, cfg, 'terminals[0]');
+      expect(fault.cause).toBe(`127.0.0.1:${port} answered, but not as a ZK terminal does`);
+      expect(fault.fix).toContain('check that terminals[0].host and terminals[0].port point at the terminal');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });

@@ -6,7 +6,15 @@
  * request's reply id. Everything else (a late reply after a timeout, a separate trailing ACK,
  * an unsolicited packet) is logged and dropped. Real-time events (cmd REG_EVENT) go to `onEvent`.
  */
-import { CMD, commandName, encodePacket, ZkConnectionError, ZkTimeoutError, type ZkPacket } from '../protocol/index.js';
+import {
+  CMD,
+  commandName,
+  encodePacket,
+  ZkConnectionError,
+  ZkProtocolError,
+  ZkTimeoutError,
+  type ZkPacket,
+} from '../protocol/index.js';
 import type { ZkLogger, ZkTransport } from './transport.js';
 
 /** Looks at each reply packet of one request; returns `{ done: true, value }` when it has all it needs. Throw to fail. */
@@ -56,6 +64,7 @@ export class ZkExchange {
       const during = this.waiter ? ` during ${commandName(this.waiter.command)}` : '';
       const reason =
         this.closedWith ??
+        (err instanceof ZkProtocolError ? err : undefined) ??
         new ZkConnectionError(
           `connection to ${transport.peer} closed${during}${err ? `: ${code ?? err.message}` : ''}`,
           { cause: err, code },

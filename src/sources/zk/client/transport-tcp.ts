@@ -5,6 +5,7 @@ import {
   TcpFramer,
   wrapTcp,
   ZkConnectionError,
+  ZkProtocolError,
   ZkTimeoutError,
   type ZkPacket,
 } from '../protocol/index.js';
@@ -27,6 +28,8 @@ class TcpTransport implements ZkTransport {
   private readonly framer = new TcpFramer();
   private lastError: Error | undefined;
   private reportedSkipped = 0;
+  /** ZK packets received: none, with bytes skipped, means the peer is no ZK terminal. */
+  private packets = 0;
 
   constructor(
     private readonly socket: net.Socket,
@@ -40,7 +43,19 @@ class TcpTransport implements ZkTransport {
     socket.on('error', (err: Error) => {
       this.lastError = err;
     });
-    socket.once('close', () => this.onClose(this.lastError));
+    socket.once('close', () => this.onClose(this.notZk() ?? this.lastError));
+  }
+
+  /**
+   * A peer that sent only bytes that are no ZK packet and closed (a web server's "400 Bad
+   * Request", another service on the port): said as such, not as a cable problem (found by an
+   * adversarial trial).
+   */
+  private notZk(): ZkProtocolError | undefined {
+    if (this.packets > 0 || this.framer.skippedBytes === 0) return undefined;
+    return new ZkProtocolError(
+      `${this.peer} sent ${this.framer.skippedBytes} bytes that are no ZK packet, then closed the connection`,
+    );
   }
 
   send(packet: Buffer): void {
@@ -61,7 +76,10 @@ class TcpTransport implements ZkTransport {
   }
 
   private receive(chunk: Buffer): void {
-    for (const raw of this.framer.push(chunk)) this.onPacket(decodePacket(raw));
+    for (const raw of this.framer.push(chunk)) {
+      this.packets++;
+      this.onPacket(decodePacket(raw));
+    }
     if (this.framer.skippedBytes !== this.reportedSkipped) {
       this.logger.warn(
         { peer: this.peer, skippedBytes: this.framer.skippedBytes - this.reportedSkipped },
