@@ -66,6 +66,17 @@ const rows = (path: string, sql: string) => {
   }
 };
 
+/** A backup `b.db` of a journal with one delivered punch, and a new box whose journal goes in `state/`. */
+async function backupAndNewBox() {
+  const s = sandbox();
+  s.punch(1, 'delivered');
+  expect((await s.cli('backup', s.tmp.path('b.db'))).status).toBe(0);
+  const box = cliSandbox({ journal: { path: 'state/journal.db' } });
+  cleanups.push(box.tmp.cleanup);
+  mkdirSync(box.tmp.path('state'));
+  return { s, box };
+}
+
 describe('punchgate backup', () => {
   it('copies the journal while another process writes it: one consistent file, mode 0600, checked, nothing else beside it', async () => {
     const s = sandbox();
@@ -246,12 +257,7 @@ describe('punchgate restore', () => {
 
   it('run as root, the restored journal and its lock belong to the owner of the journal folder', async () => {
     if (process.getuid?.() !== 0) return; // only root can give files away
-    const s = sandbox();
-    s.punch(1, 'delivered');
-    expect((await s.cli('backup', s.tmp.path('b.db'))).status).toBe(0);
-    const box = cliSandbox({ journal: { path: 'state/journal.db' } });
-    cleanups.push(box.tmp.cleanup);
-    mkdirSync(box.tmp.path('state'));
+    const { s, box } = await backupAndNewBox();
     chownSync(box.tmp.path('state'), 4321, 4321);
     const r = await box.cli('restore', s.tmp.path('b.db'));
     expect(r.status, r.stderr).toBe(0);
@@ -261,12 +267,7 @@ describe('punchgate restore', () => {
   it('run as root, never follows a link the service user planted at the lock: nothing made or given away where it points (74)', async () => {
     // Found by an adversarial trial: SQLite opened the lock through the link (creating its target)
     // and the restore handed the target to the folder's owner: with /etc/ld.so.preload, root.
-    const s = sandbox();
-    s.punch(1, 'delivered');
-    expect((await s.cli('backup', s.tmp.path('b.db'))).status).toBe(0);
-    const box = cliSandbox({ journal: { path: 'state/journal.db' } });
-    cleanups.push(box.tmp.cleanup);
-    mkdirSync(box.tmp.path('state'));
+    const { s, box } = await backupAndNewBox();
     mkdirSync(box.tmp.path('rootonly'));
     writeFileSync(box.tmp.path('rootonly/empty'), '');
     for (const target of ['rootonly/made-here', 'rootonly/empty']) {
