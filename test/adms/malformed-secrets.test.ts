@@ -5,18 +5,19 @@ import { reparseKept } from '../../src/sources/adms/reparse.js';
 import { malformedLine, redactSecrets } from '../../src/sources/adms/malformed.js';
 import { attlog, http, startReceiver, terminal } from './harness.js';
 
+/** The receiver of the test under way, stopped after it. */
+let r: Awaited<ReturnType<typeof startReceiver>> | undefined;
+afterEach(async () => {
+  await r?.stop();
+  r = undefined;
+});
+
 /**
  * A line a push terminal sends that punchgate cannot read is logged, counted in the status and
  * kept raw: a password or comm key in it (a user record of odd firmware, a stranger's probe) is
  * left out of every one of them, not only of the kept copy (found by an adversarial trial).
  */
 describe('secrets in lines punchgate cannot read', () => {
-  let r: Awaited<ReturnType<typeof startReceiver>> | undefined;
-  afterEach(async () => {
-    await r?.stop();
-    r = undefined;
-  });
-
   it('leaves the value of every password or key field out, in the forms firmware and probes write', () => {
     const cases: [string, string][] = [
       ['USER PIN=1\tPasswd=99\tName=A', 'USER PIN=1\tPasswd=***\tName=A'],
@@ -63,12 +64,6 @@ describe('secrets in lines punchgate cannot read', () => {
 });
 
 describe('an upload that starts with a UTF-8 byte order mark', () => {
-  let r: Awaited<ReturnType<typeof startReceiver>> | undefined;
-  afterEach(async () => {
-    await r?.stop();
-    r = undefined;
-  });
-
   it('reads its first line as a punch, not as a malformed line', async () => {
     r = await startReceiver({ terminals: [terminal('lobby', 'CQZ1')] });
     const body = Buffer.concat([
@@ -85,12 +80,6 @@ describe('an upload that starts with a UTF-8 byte order mark', () => {
 });
 
 describe('an upload whose lines end in a lone CR', () => {
-  let r: Awaited<ReturnType<typeof startReceiver>> | undefined;
-  afterEach(async () => {
-    await r?.stop();
-    r = undefined;
-  });
-
   it('reads each line as a punch (lone CR, CRLF and LF alike), none kept raw', async () => {
     r = await startReceiver({ terminals: [terminal('lobby', 'CQZ1')] });
     // Lone CRs between the first three, CRLF and LF after: one upload of old Mac line ends, mixed.
