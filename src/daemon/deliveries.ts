@@ -1,7 +1,7 @@
 import type { Config } from '../config/schema.js';
-import { sinksOf, terminalsNotFor, type SinkConfig } from '../config/sinks.js';
+import { credentialPlace, sinksOf, terminalsNotFor, type SinkConfig } from '../config/sinks.js';
 import type { AppContext } from '../context.js';
-import { Deliverer } from '../delivery/index.js';
+import { credentialWords, Deliverer } from '../delivery/index.js';
 import { compilePatterns } from '../delivery/outcomes.js';
 import { isFatalJournalError } from '../journal/errors.js';
 import type { Journal } from '../journal/journal.js';
@@ -99,6 +99,10 @@ export class SinkDeliveries {
         logger: isDefault ? ctx.logger : ctx.logger.child({ sink: sink.name }),
         clock: ctx.clock,
         sinkSender: sender,
+        credential: credentialWords(
+          sink.kind,
+          credentialPlace(sink, isDefault && sink.name === 'hrms' && !!config.hrms),
+        ),
         ...(isDefault ? {} : { sink: sink.name }),
         ...punchContext,
       });

@@ -10,7 +10,7 @@ import { Backoff } from '../util/backoff.js';
 import { BatchSizer } from './batch-size.js';
 import { emptyCounters, type DeliveryCounters } from './counters.js';
 import { drainQueue, type DrainOptions, type DrainReport } from './drain.js';
-import { DeliveryHealth, NO_TOKEN, type DeliveryStateAccess } from './health.js';
+import { DeliveryHealth, NO_TOKEN, type CredentialWords, type DeliveryStateAccess } from './health.js';
 import { compilePatterns, describeTally, type OutcomeTally } from './outcomes.js';
 import { countingQueue, PendingCount } from './pending.js';
 import { sendClaimed, type Failure } from './send-claimed.js';
@@ -55,6 +55,8 @@ export interface DelivererOptions {
   sender?: AttendanceSender;
   /** Any sink's sender (Frappe, Odoo, the seed through SeedSinkSender): wins over `sender`. */
   sinkSender?: SinkSender;
+  /** How the log and the state name the sink's credential and where it is set; default the seed HRMS's token. */
+  credential?: CredentialWords;
   /** The sink's name, for the log lines; undefined: the default sink, said "the HRMS" as ever. */
   sink?: string;
   /** A terminal's IANA time zone (its `timezone`), for sinks that store UTC; default the box's. */
@@ -142,7 +144,7 @@ export class Deliverer {
     this.duplicatePatterns = compilePatterns(o.delivery.patterns.duplicate);
     this.backoff = new Backoff(o.delivery.retry, o.random);
     this.sizer = new BatchSizer(o.delivery.batchSize);
-    this.health = new DeliveryHealth(o.state, o.logger, o.clock);
+    this.health = new DeliveryHealth(o.state, o.logger, o.clock, o.credential);
     this.sleep = o.sleep ?? abortableSleep;
   }
 
@@ -548,7 +550,7 @@ export class Deliverer {
       report.waitMs = delivery.authRetryMs;
       this.health.authFailed(
         failure.message,
-        withCause('HRMS refused the token'),
+        withCause(this.health.refusedWords),
         report.waitMs,
         this.o.tokens.file?.(),
       );

@@ -12,6 +12,24 @@ export const NO_TOKEN = 'no usable HRMS token';
 
 type Trouble = 'auth' | 'no-token' | 'request' | 'bad-reply' | 'transient';
 
+/** How delivery's log and state name a sink's credential: the seed's token, Frappe's key and secret, Odoo's key. */
+export interface CredentialWords {
+  /** Who answers: "HRMS", "Frappe", "Odoo". */
+  who: string;
+  /** What it refused: "token", "API key and secret". */
+  what: string;
+  /** Where it is set (config.credentialPlace), when known. */
+  place?: string;
+}
+
+/** The words for a sink of `kind` ('hrms', 'frappe', 'odoo'); `place`: where its credential is set. */
+export function credentialWords(kind: string, place?: string): CredentialWords {
+  const at = place ? { place } : {};
+  if (kind === 'frappe') return { who: 'Frappe', what: 'API key and secret', ...at };
+  if (kind === 'odoo') return { who: 'Odoo', what: 'API key', ...at };
+  return { who: 'HRMS', what: 'token', ...at };
+}
+
 /**
  * Keeps the persisted delivery state (read by `status`) and decides what is worth a log line.
  * A problem is logged loudly once when it starts and once when it ends; the retries in between
@@ -29,7 +47,13 @@ export class DeliveryHealth {
     private readonly state: DeliveryStateAccess,
     private readonly logger: Logger,
     private readonly clock: Clock,
+    private readonly credential: CredentialWords = credentialWords('hrms'),
   ) {}
+
+  /** "HRMS refused the token", "Frappe refused the API key and secret": how the log and state say it. */
+  get refusedWords(): string {
+    return `${this.credential.who} refused the ${this.credential.what}`;
+  }
 
   attempted(at: number): void {
     this.attemptAt = at;
@@ -43,7 +67,7 @@ export class DeliveryHealth {
     const now = this.clock.now();
     const previous = this.state.get();
     if (this.trouble === 'auth' || this.trouble === 'no-token' || previous.auth === 'failed') {
-      this.logger.info('HRMS accepts the token again: delivery resumed');
+      this.logger.info(`${this.credential.who} accepts the ${this.credential.what} again: delivery resumed`);
     } else if (this.trouble) {
       this.logger.info({ failedAttempts: this.failures }, 'HRMS answering again: delivery resumed');
     }
@@ -59,22 +83,25 @@ export class DeliveryHealth {
     return held;
   }
 
-  /** The token was refused (or none could be read). */
+  /** The credential was refused (`tokenFile`: the file it was read from, when the words name no place). */
   authFailed(message: string, lastResult: string, retryMs: number, tokenFile: string | undefined): void {
     const now = this.clock.now();
     const previous = this.state.get();
+    const refused = this.refusedWords;
+    const { what } = this.credential;
+    const place = this.credential.place ?? tokenFile;
     this.note('auth', () =>
       this.logger.error(
         { retryInSeconds: Math.round(retryMs / 1000), ...(tokenFile ? { tokenFile } : {}) },
-        `AUTH FAILED: HRMS refused the token (${message}). Delivery is paused, punches keep accumulating; ` +
-          `no attempt is charged. Put a valid token in place${tokenFile ? ` (${tokenFile})` : ''}; it is picked up without a restart.`,
+        `AUTH FAILED: ${refused} (${message}). Delivery is paused, punches keep accumulating; ` +
+          `no attempt is charged. Put a valid ${what} in place${place ? ` (${place})` : ''}; it is picked up without a restart.`,
       ),
     );
     this.write({
       auth: 'failed',
       authFailedSince: previous.auth === 'failed' && previous.authFailedSince !== null ? previous.authFailedSince : now,
       failingSince: previous.failingSince ?? now,
-      lastError: `HRMS refused the token: ${message}`,
+      lastError: `${refused}: ${message}`,
       lastErrorAt: now,
       lastResult,
     });

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { credentialWords } from '../../src/delivery/index.js';
 import { createLogger } from '../../src/util/logger.js';
 import { expectDeliveredExactlyOnce, makePunches, startRig, TOKEN, type Rig } from './helpers.js';
 
@@ -62,6 +63,26 @@ describe('delivery when the HRMS refuses the token', () => {
     expect(rig.journal.deliveryState.get()).toMatchObject({ auth: 'ok', authFailedSince: null });
     expect(log.lines.some((l) => l.level === 30 && /accepts the token again/.test(String(l.msg)))).toBe(true);
     expectDeliveredExactlyOnce(rig, punches);
+  });
+
+  it('a Frappe or Odoo sink is named with its own credential and files, in the log and the state', async () => {
+    rig = await startRig({ token: 'stale-token-000' });
+    for (const [kind, who, place] of [
+      ['frappe', 'Frappe refused the API key and secret', 'sinks[erp].apiKeyFile and apiSecretFile'],
+      ['odoo', 'Odoo refused the API key', 'sinks[erp].apiKeyFile'],
+    ] as const) {
+      const log = captureLogger();
+      const d = rig.makeDeliverer({ logger: log.logger, credential: credentialWords(kind, place) });
+      rig.journal.ingest(makePunches(3, { start: kind === 'frappe' ? 0 : 100 }));
+      expect((await d.deliverBatch()).result).toBe('auth');
+      const error = log.lines.find((l) => l.level === 50);
+      expect(String(error?.msg)).toContain(`AUTH FAILED: ${who} (Bearer token is not correct)`);
+      expect(String(error?.msg)).toContain(`(${place})`);
+      expect(String(error?.msg)).not.toMatch(/HRMS|token in place/);
+      expect(rig.journal.deliveryState.get().lastError).toBe(`${who}: Bearer token is not correct`);
+      expect(log.raw.join('')).not.toContain('stale-token-000');
+      await d.close();
+    }
   });
 
   it('token expiry (tokenExpiresAt): delivery pauses at expiry without charging attempts', async () => {

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { AppContext } from '../../context.js';
-import { Deliverer, type DrainReport } from '../../delivery/index.js';
+import { credentialWords, Deliverer, type DrainReport } from '../../delivery/index.js';
 import { NO_TOKEN } from '../../delivery/health.js';
 import { credentialPlace, sinksOf, terminalsNotFor } from '../../config/sinks.js';
 import { compilePatterns } from '../../delivery/outcomes.js';
@@ -79,6 +79,7 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
         code = EXIT.TEMPFAIL;
         continue;
       }
+      const place = credentialPlace(sink, isDefault && !!config.hrms);
       const deliverer = new Deliverer({
         queue,
         state: journal.deliveryStateOf(isDefault ? undefined : sink.name),
@@ -90,6 +91,7 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
         logger: ctx.logger,
         clock: ctx.clock,
         sinkSender: sender,
+        credential: credentialWords(sink.kind, place),
         ...(isDefault ? {} : { sink: sink.name }),
         ...punchContext,
       });
@@ -104,7 +106,7 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
         out(summaryLine(report, counts, label));
         const problem = problemLine(
           report,
-          credentialPlace(sink, isDefault && !!config.hrms),
+          place,
           sink.kind === 'hrms' ? 'HRMS' : sink.kind === 'frappe' ? 'Frappe' : 'Odoo',
         );
         if (problem) err(ctx.secrets.scrub(isDefault ? problem : `sink ${sink.name}: ${problem}`));
