@@ -20,6 +20,15 @@ export interface ShiftSyncFacts {
   /** last_sync_of_checkin punchgate set, per shift type, since the daemon started. */
   lastSet: Record<string, string>;
   lastSetAt: number | null;
+  /** Shift types that stand at a punch this sink refused, by name, since when (the last round's reading). */
+  held: Record<string, ShiftSyncHeld>;
+}
+
+/** A shift type held at a refused punch: the punch's terminal and log time, and since when it holds it. */
+export interface ShiftSyncHeld {
+  terminal: string;
+  logTime: string;
+  since: number;
 }
 
 export interface ShiftSyncRunnerDeps {
@@ -52,6 +61,7 @@ export class ShiftSyncRunner {
   private lastError: string | null = null;
   private lastLoggedAt = -Infinity;
   private lastSetAt: number | null = null;
+  private held: Record<string, ShiftSyncHeld> = {};
 
   constructor(private readonly d: ShiftSyncRunnerDeps) {
     const s = d.sink;
@@ -93,6 +103,7 @@ export class ShiftSyncRunner {
       lastError: this.lastError,
       lastSet: Object.fromEntries(this.sync.state()),
       lastSetAt: this.lastSetAt,
+      held: this.held,
     };
   }
 
@@ -107,6 +118,7 @@ export class ShiftSyncRunner {
       if (isBusyJournalError(e)) return;
       return this.failed(`reading the journal: ${messageOf(e)}`);
     }
+    this.noteHolds(progress);
     let token: string;
     try {
       token = this.d.tokens.get();
@@ -124,6 +136,23 @@ export class ShiftSyncRunner {
     if (this.failingSince !== null) logger.info({ sink: sink.name }, `shift sync of sink ${sink.name} works again`);
     this.failingSince = null;
     this.lastError = null;
+  }
+
+  /** Keeps which shift types stand at a refused punch, and since when (the same punch: the same since). */
+  private noteHolds(progress: Parameters<FrappeShiftSync['holds']>[0]): void {
+    const now = this.d.clock.now();
+    const next: Record<string, ShiftSyncHeld> = {};
+    for (const h of this.sync.holds(progress)) {
+      const before = this.held[h.shiftType];
+      const same = before && before.terminal === h.terminal && before.logTime === h.logTime;
+      next[h.shiftType] = { terminal: h.terminal, logTime: h.logTime, since: same ? before.since : now };
+      if (!same)
+        this.d.logger.warn(
+          { sink: this.d.sink.name, shiftType: h.shiftType, terminal: h.terminal, logTime: h.logTime },
+          `shift sync of sink ${this.d.sink.name}: Shift Type ${h.shiftType} waits at ${h.logTime}, where a punch of ${h.terminal} was refused by Frappe; Auto Attendance of that shift waits until it is delivered`,
+        );
+    }
+    this.held = next;
   }
 
   private failed(message: string): void {

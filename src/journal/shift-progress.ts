@@ -29,13 +29,14 @@ export const SHIFT_PROGRESS_MIGRATION = `
  * What the default sink owes, oldest first (in the order of punches_owed_by_time, owed-by-time.ts):
  * each punch's terminal and log time.
  */
-export const OWED_DEFAULT_SQL = `SELECT terminal, log_time AS t FROM punches
+export const OWED_DEFAULT_SQL = `SELECT terminal, log_time AS t, state = 'rejected' AS refused FROM punches
           WHERE ${OWED_TERM} ORDER BY log_time`;
 /**
  * The same for another sink (on sink_owed_by_time), with whether the punch is quarantined (a sink
  * row stays pending while its punch is held): such rows owe nothing yet, but count as read.
  */
-export const OWED_SINK_SQL = `SELECT d.terminal, d.log_time AS t, p.state = 'quarantined' AS held
+export const OWED_SINK_SQL = `SELECT d.terminal, d.log_time AS t, p.state = 'quarantined' AS held,
+          d.state = 'rejected' AS refused
           FROM sink_deliveries d JOIN punches p ON p.id = d.punch_id
           WHERE d.sink = ? AND ${OWED_TERM.replaceAll('state', 'd.state')} ORDER BY d.log_time`;
 
@@ -53,6 +54,8 @@ export interface TerminalReadProgress {
   readUpTo?: string;
   /** The log time of the oldest punch of the terminal the sink has not got; absent: none. */
   oldestUndelivered?: string;
+  /** That oldest punch was refused by the sink and waits for its retry (it holds the shift sync there). */
+  oldestRefused?: true;
 }
 
 export class ShiftProgressQueries {
@@ -101,8 +104,10 @@ export class ShiftProgressQueries {
             sink === undefined
               ? undefined
               : (this.st.notTakenIn!.get(sink, t.name) as { t: string | null } | undefined)?.t;
-          const owed = [oldest.get(t.name), taken].filter((x): x is string => typeof x === 'string').sort();
+          const first = oldest.get(t.name);
+          const owed = [first?.t, taken].filter((x): x is string => typeof x === 'string').sort();
           if (owed[0] !== undefined) p.oldestUndelivered = owed[0];
+          if (first?.refused && first.t === owed[0]) p.oldestRefused = true;
           out.set(t.name, p);
         }
       })
@@ -115,20 +120,25 @@ export class ShiftProgressQueries {
    * until each was met or OWED_SCAN_LIMIT punches were read; then each terminal not met gets the
    * log time reached (a bound: see OWED_SCAN_LIMIT). A terminal absent from the map owes nothing.
    */
-  private oldestOwed(sink: string | undefined, wanted: ReadonlySet<string>): Map<string, string> {
-    const out = new Map<string, string>();
+  private oldestOwed(
+    sink: string | undefined,
+    wanted: ReadonlySet<string>,
+  ): Map<string, { t: string; refused?: boolean }> {
+    const out = new Map<string, { t: string; refused?: boolean }>();
     if (wanted.size === 0) return out;
     const rows = (sink === undefined ? this.st.owedDefault!.iterate() : this.st.owedSink!.iterate(sink)) as Iterable<{
       terminal: string;
       t: string;
       held?: number;
+      refused: number;
     }>;
     let read = 0;
     for (const r of rows) {
-      if (!r.held && wanted.has(r.terminal) && !out.has(r.terminal)) out.set(r.terminal, r.t);
+      if (!r.held && wanted.has(r.terminal) && !out.has(r.terminal))
+        out.set(r.terminal, r.refused ? { t: r.t, refused: true } : { t: r.t });
       if (out.size === wanted.size) break;
       if (++read >= this.scanLimit) {
-        for (const name of wanted) if (!out.has(name)) out.set(name, r.t);
+        for (const name of wanted) if (!out.has(name)) out.set(name, { t: r.t });
         break; // leaving the loop ends the statement (better-sqlite3 resets it): the rest is never read
       }
     }

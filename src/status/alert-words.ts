@@ -207,6 +207,30 @@ export const ALERT = {
     fix: `give the API user of sink ${d.sink} write access to Shift Type, and check that each shiftType in sinks[${d.sink}].shiftSync is a Shift Type's exact name in Frappe; punchgate tries again by itself`,
   }),
 
+  /**
+   * A Frappe sink's shift types stand at a punch Frappe refused (docs/sinks-frappe.md, "Shift
+   * sync"): Auto Attendance of the whole shift waits for that one punch.
+   */
+  shiftSyncHeld: (d: {
+    sink: string;
+    forMs: number;
+    held: readonly { shiftType: string; terminal: string; logTime: string }[];
+  }): Alert => {
+    const [first] = d.held;
+    const types = d.held.map((h) => h.shiftType).join(', ');
+    const many = d.held.length > 1;
+    return {
+      kind: 'shift-sync-held',
+      cause:
+        `sink ${d.sink}: Shift Type${many ? 's' : ''} ${types} ${many ? 'have' : 'has'} waited ${span(d.forMs)} at ${first!.logTime}, where a punch of ` +
+        `${first!.terminal} was refused by Frappe and waits for its retry: Auto Attendance marks nobody of ` +
+        `${many ? 'those shifts' : 'that shift'} after that time until the punch is delivered`,
+      fix:
+        `see why it was refused (punchgate punches --sink ${d.sink} --state rejected --terminal ${first!.terminal}), ` +
+        `correct it in Frappe (usually the employee's attendance device ID), then sudo -u punchgate punchgate punches retry --sink ${d.sink}`,
+    };
+  },
+
   /** Delivery has failed for a while (the HRMS away, failing, or refusing requests). */
   deliveryFailing: (d: {
     forMs: number;

@@ -73,6 +73,12 @@ export function shiftSyncAlerts(config: Config, live: LiveFacts | undefined, now
     const since = l.shiftSync?.failingSince ?? null;
     if (since !== null && now - since >= alertAfterMs)
       out.push(ALERT.shiftSyncFailing({ sink, forMs: now - since, lastError: l.shiftSync?.lastError ?? null }));
+    const held = Object.entries(l.shiftSync?.held ?? {})
+      .filter(([, h]) => now - h.since >= alertAfterMs)
+      .map(([shiftType, h]) => ({ shiftType, ...h }))
+      .sort((a, b) => (a.logTime < b.logTime ? -1 : a.logTime > b.logTime ? 1 : 0));
+    if (held.length > 0)
+      out.push(ALERT.shiftSyncHeld({ sink, forMs: now - Math.min(...held.map((h) => h.since)), held }));
   }
   return out;
 }

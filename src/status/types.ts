@@ -182,7 +182,13 @@ export interface LiveFacts {
       nextTryAt: number | null;
       probing: boolean;
       /** A Frappe sink's shift sync (src/daemon/shift-sync-runner.ts), where it has one. */
-      shiftSync?: { failingSince: number | null; lastError: string | null; lastSet: Record<string, string> };
+      shiftSync?: {
+        failingSince: number | null;
+        lastError: string | null;
+        lastSet: Record<string, string>;
+        /** Shift types standing at a punch the sink refused: its terminal and log time, since when. */
+        held?: Record<string, { terminal: string; logTime: string; since: number }>;
+      };
     }
   >;
   /** Steps of the box's wall clock the daemon saw lately (ClockStepWatch.recent). */

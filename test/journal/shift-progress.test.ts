@@ -53,19 +53,31 @@ describe('journal: shift sync progress', () => {
       { id: second.id, kind: 'delivered' },
     ]);
     erp.release(got.filter((p) => p !== first && p !== second).map((p) => p.id));
-    // Refused, waiting for its retry: still owed.
-    expect(j.shiftSyncProgress('erp', terminals).get('gate')?.oldestUndelivered).toBe(at(1));
+    // Refused, waiting for its retry: still owed, and said to be the refused one.
+    expect(j.shiftSyncProgress('erp', terminals).get('gate')).toEqual({
+      oldestUndelivered: at(1),
+      oldestRefused: true,
+    });
     // Refused twice: dead, no longer holding the shift back; the next owed one does.
     clock.advance(86_400_000);
     const again = erp.claim(10, { ignoreBackoff: true });
     erp.settle(again.filter((p) => p.id === first.id).map((p) => ({ id: p.id, kind: 'rejected', message: 'x' })));
     erp.release(again.filter((p) => p.id !== first.id).map((p) => p.id));
     expect(erp.counts().dead).toBe(1);
-    expect(j.shiftSyncProgress('erp', terminals).get('gate')?.oldestUndelivered).toBe(at(3));
+    expect(j.shiftSyncProgress('erp', terminals).get('gate')).toEqual({ oldestUndelivered: at(3) });
     // The default sink's own state is the punches table's: all three of gate owed.
     expect(j.shiftSyncProgress(undefined, terminals).get('gate')?.oldestUndelivered).toBe(at(1));
     const def = j.claim(10);
-    j.settle(def.map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    const refused = def.find((p) => p.logTime === at(1))!;
+    j.settle([{ id: refused.id, kind: 'rejected', message: 'No Employee found' }]);
+    j.release(def.filter((p) => p !== refused).map((p) => p.id));
+    expect(j.shiftSyncProgress(undefined, terminals).get('gate')).toEqual({
+      oldestUndelivered: at(1),
+      oldestRefused: true,
+    });
+    clock.advance(86_400_000);
+    const all = j.claim(10, { ignoreBackoff: true });
+    j.settle(all.map((p) => ({ id: p.id, kind: 'delivered' as const })));
     expect(j.shiftSyncProgress(undefined, terminals).get('gate')).toEqual({});
     // A quarantined punch (in the future by the box clock) is owed to nobody until released.
     j.ingest([punch('5', '2026-12-30 08:00:00')]);

@@ -98,4 +98,39 @@ describe('shift sync runner', () => {
     expect(sim.shiftTypes()[0]!.last_sync_of_checkin).toBe('2026-11-22 09:58:00');
     await r.stop();
   });
+
+  it('a punch Frappe refused holds the shift type: logged once, kept with since when, gone once it is delivered', async () => {
+    token = 'k:s';
+    j.terminals.update('gate', { readUpTo: '2026-11-22 09:58:00' });
+    j.ingest([
+      { terminal: 'gate', biometricCode: '7', logTime: '2026-11-22 09:30:00' },
+      { terminal: 'gate', biometricCode: '8', logTime: '2026-11-22 09:40:00' },
+    ]);
+    const claimed = j.claim(10);
+    const refused = claimed.find((p) => p.biometricCode === '7')!;
+    j.settle([{ id: refused.id, kind: 'rejected', message: 'No Employee found for 7' }]);
+    j.settle(claimed.filter((p) => p !== refused).map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    const r = runner();
+    const since = clock.now();
+    for (let i = 0; i < 3; i++) {
+      await r.kick();
+      clock.advance(MIN);
+    }
+    expect(sim.shiftTypes()[0]!.last_sync_of_checkin).toBe('2026-11-22 09:30:00');
+    expect(r.facts().held).toEqual({ Day: { terminal: 'gate', logTime: '2026-11-22 09:30:00', since } });
+    expect(warns).toEqual([
+      'shift sync of sink erp: Shift Type Day waits at 2026-11-22 09:30:00, where a punch of gate was refused by Frappe; Auto Attendance of that shift waits until it is delivered',
+    ]);
+    // A pending punch holding it is no hold: only refused ones are.
+    clock.advance(86_400_000);
+    j.settle(j.claim(10, { ignoreBackoff: true }).map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    await r.kick();
+    expect(r.facts().held).toEqual({});
+    expect(sim.shiftTypes()[0]!.last_sync_of_checkin).toBe('2026-11-22 09:58:00');
+    j.ingest([{ terminal: 'gate', biometricCode: '9', logTime: '2026-11-22 09:50:00' }]);
+    await r.kick();
+    expect(r.facts().held).toEqual({});
+    expect(warns).toHaveLength(1);
+    await r.stop();
+  });
 });

@@ -56,4 +56,31 @@ describe('status: shift sync', () => {
     expect(a.fix).toContain('write access to Shift Type');
     expect(r.alerts).toContain(`${a.cause}: ${a.fix}`);
   });
+
+  it('a shift type standing at a refused punch: an alert past alertAfterMinutes naming the punch, the shift and the fix', () => {
+    const held = (since: number) => ({
+      journalBusySince: null,
+      heldPunches: 0,
+      sinks: {
+        erp: {
+          nextTryAt: null,
+          probing: false,
+          shiftSync: {
+            failingSince: null,
+            lastError: null,
+            lastSet: { Day: '2026-11-22 09:30:00' },
+            held: { Day: { terminal: 'gate-1', logTime: '2026-11-22 09:30:00', since } },
+          },
+        },
+      },
+    });
+    const at = (since: number) => buildStatus(j, config(), clock.now(), { live: held(since) }).alertItems ?? [];
+    expect(at(clock.now() - 9 * MIN).map((a) => a.kind)).not.toContain('shift-sync-held');
+    const a = at(clock.now() - 11 * MIN).find((x) => x.kind === 'shift-sync-held')!;
+    expect(a.cause).toBe(
+      'sink erp: Shift Type Day has waited 11 min at 2026-11-22 09:30:00, where a punch of gate-1 was refused by Frappe and waits for its retry: Auto Attendance marks nobody of that shift after that time until the punch is delivered',
+    );
+    expect(a.fix).toContain('punchgate punches --sink erp --state rejected --terminal gate-1');
+    expect(a.fix).toContain('punchgate punches retry --sink erp');
+  });
 });

@@ -35,6 +35,16 @@ export interface ShiftSyncRule {
 export interface TerminalProgress {
   readUpTo?: string;
   oldestUndelivered?: string;
+  /** The oldest undelivered punch was refused by the sink and waits for its retry. */
+  oldestRefused?: true;
+}
+
+/** A shift type held where a punch the sink refused stands (shiftSyncHolds). */
+export interface ShiftSyncHold {
+  shiftType: string;
+  /** The terminal of the refused punch, and its log time: the shift type stays before it. */
+  terminal: string;
+  logTime: string;
 }
 
 export interface ShiftSyncTarget {
@@ -82,6 +92,34 @@ export function shiftSyncTargets(
     const before = lastSet.get(rule.shiftType);
     if (before !== undefined && bound <= before) continue;
     out.push({ shiftType: rule.shiftType, lastSync: bound });
+  }
+  return out;
+}
+
+/**
+ * The shift types whose last_sync_of_checkin stands at a refused punch: the earliest bound over
+ * their terminals is a punch the sink refused (it waits for its retry, or for an admin), so Auto
+ * Attendance of the whole shift waits for that one punch. Pure, like shiftSyncTargets.
+ */
+export function shiftSyncHolds(
+  rules: readonly ShiftSyncRule[],
+  progress: ReadonlyMap<string, TerminalProgress>,
+): ShiftSyncHold[] {
+  const out: ShiftSyncHold[] = [];
+  for (const rule of rules) {
+    let least: { terminal: string; bound: string; refused: boolean } | undefined;
+    for (const t of rule.terminals) {
+      const p = progress.get(t);
+      if (!p?.readUpTo || !WALL.test(p.readUpTo)) {
+        least = undefined;
+        break;
+      }
+      const owed = p.oldestUndelivered;
+      const byPunch = owed !== undefined && WALL.test(owed) && owed <= p.readUpTo;
+      const bound = byPunch ? owed : p.readUpTo;
+      if (!least || bound < least.bound) least = { terminal: t, bound, refused: byPunch && p.oldestRefused === true };
+    }
+    if (least?.refused) out.push({ shiftType: rule.shiftType, terminal: least.terminal, logTime: least.bound });
   }
   return out;
 }
@@ -174,6 +212,11 @@ export class FrappeShiftSync {
       if (a.kind === 'auth') break;
     }
     return out;
+  }
+
+  /** The shift types held at a refused punch by `progress` (shiftSyncHolds). */
+  holds(progress: ReadonlyMap<string, TerminalProgress>): ShiftSyncHold[] {
+    return shiftSyncHolds(this.rules, progress);
   }
 
   /** What was last set, per shift type (for the status). */
