@@ -7,9 +7,11 @@ import {
   lstatSync,
   openSync,
   readlinkSync,
+  realpathSync,
   renameSync,
   writeSync,
 } from 'node:fs';
+import { join, resolve } from 'node:path';
 
 /**
  * Files beside the journal hold punches (personal data) or the site's settings: they are the
@@ -98,4 +100,41 @@ export function chownPlainFile(path: string, uid: number, gid: number): void {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The first symbolic link on `path` (any folder on the way, or the name itself) that a user other
+ * than root owns, when the caller is root; undefined otherwise. Root following such a link writes
+ * where that user chose (the kernel's fs.protected_symlinks rule, which covers only sticky
+ * world-writable folders, applied to every folder). Links root owns (/var/run -> /run) are fine.
+ */
+export function foreignLinkOnPath(
+  path: string,
+  uid: number | undefined = process.getuid?.(),
+): { link: string; owner: number; target: string } | undefined {
+  if (uid !== 0) return undefined;
+  let at = '/';
+  for (const part of resolve(path).split('/').filter(Boolean)) {
+    at = join(at, part);
+    let st;
+    try {
+      st = lstatSync(at);
+    } catch {
+      return undefined; // not there yet: nothing further on the way exists either
+    }
+    if (!st.isSymbolicLink()) continue;
+    let target = '?';
+    try {
+      target = readlinkSync(at);
+    } catch {
+      // gone meanwhile
+    }
+    if (st.uid !== 0) return { link: at, owner: st.uid, target };
+    try {
+      at = realpathSync(at);
+    } catch {
+      return undefined; // a root link to nowhere: nothing is written through it
+    }
+  }
+  return undefined;
 }

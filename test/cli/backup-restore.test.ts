@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import {
   chownSync,
   existsSync,
+  lchownSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -287,5 +288,30 @@ describe('punchgate restore', () => {
     // The link removed, the restore goes through.
     rmSync(box.tmp.path('state/journal.db.lock'));
     expect((await box.cli('restore', s.tmp.path('b.db'))).status).toBe(0);
+  });
+
+  it('run as root, never writes a backup through a link another user owns on the way; a link root owns is followed', async () => {
+    // Found by an adversarial trial: the service user replaced its backup folder by a link, and the
+    // nightly root `backup --keep` wrote (and pruned) where the link pointed.
+    if (process.getuid?.() !== 0) return; // only root can own links for another user
+    const s = sandbox();
+    s.punch(1, 'delivered');
+    mkdirSync(s.tmp.path('rootonly'));
+    const link = s.tmp.path('backups');
+    symlinkSync(s.tmp.path('rootonly'), link);
+    lchownSync(link, 4321, 4321);
+    for (const target of [link, `${link}/one.db`]) {
+      const r = await s.cli('backup', target, ...(target === link ? ['--keep', '2'] : []));
+      expect(r.status, r.stderr).toBe(74);
+      expect(r.stderr).toContain(
+        `${link} is a symbolic link (to ${s.tmp.path('rootonly')}) owned by uid 4321, not root: root does not write backups through another user's link`,
+      );
+    }
+    expect(readdirSync(s.tmp.path('rootonly'))).toEqual([]);
+    // Root's own link (as /var/run -> /run): followed.
+    lchownSync(link, 0, 0);
+    const r = await s.cli('backup', link, '--keep', '2');
+    expect(r.status, r.stderr).toBe(0);
+    expect(readdirSync(s.tmp.path('rootonly'))).toHaveLength(1);
   });
 });

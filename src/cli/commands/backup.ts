@@ -6,6 +6,7 @@ import { makeBackupFolder, newBackupPath, pruneBackups } from '../../journal/bac
 import { SCHEMA_VERSION } from '../../journal/migrations.js';
 import { restoreJournal } from '../../journal/restore.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
+import { foreignLinkOnPath } from '../../util/private-file.js';
 import { action, loadContext } from '../common.js';
 import { int } from '../option-values.js';
 
@@ -55,6 +56,14 @@ export function registerBackup(program: Command): void {
     .action(
       action(async (target: string, opts: { keep?: number }, cmd: Command) => {
         const { config } = loadContext(cmd, { logToStderr: true });
+        // Root writes (and with --keep removes) files there: never where another user's link points.
+        const link = foreignLinkOnPath(target);
+        if (link)
+          throw new ExitError(
+            `${target}: ${link.link} is a symbolic link (to ${link.target}) owned by uid ${link.owner}, not root: ` +
+              "root does not write backups through another user's link; name the real folder if it is meant, or remove the link",
+            EXIT.IOERR,
+          );
         const folder = isFolderTarget(target, opts.keep !== undefined);
         if (opts.keep !== undefined && !folder)
           throw new ExitError(
