@@ -46,6 +46,7 @@ ul.alerts li{border-left:4px solid var(--bad);padding:.4rem .6rem;margin:.3rem 0
 .cause{font-weight:600}.fix{display:block;color:var(--fix)}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
+td.name{overflow-wrap:anywhere;min-width:9rem}
 td.num,th.num{text-align:right}
 .online{color:var(--ok);font-weight:600}.offline{color:var(--bad);font-weight:600}.unknown{color:var(--muted)}
 .stale{color:var(--muted)}
@@ -61,7 +62,7 @@ svg .label{fill:var(--muted);font-size:11px}svg .axis{stroke:var(--muted);stroke
 .key{display:inline-block;width:.8em;height:.8em;vertical-align:baseline}.key-ok{background:var(--ok)}.key-bad{background:var(--bad)}.key-warn{background:var(--warn)}
 footer{margin-top:2rem;font-size:.9rem}
 footer a{color:inherit}
-@media (max-width:40rem){
+@media (max-width:60rem){
  table,thead,tbody,tr,td{display:block}thead{display:none}
  tr{border:1px solid var(--line);border-radius:.4rem;margin:.5rem 0;padding:.3rem .5rem}
  td{border:0;padding:.15rem 0;text-align:left!important}
@@ -124,7 +125,7 @@ function terminalRow(t: TerminalStatus, now: number, charts: HourlySeries | unde
         ? html`<span class="stale" title="as of its last answer">${v}*</span>`
         : html`${v}`;
   return html`<tr>
-    <td data-label="terminal">
+    <td data-label="terminal" class="name">
       <strong>${t.name}</strong>
       <span class="muted"
         >${t.kind}${t.serial ? ` · ${t.serial}` : ''}${t.direction ? ` · direction ${t.direction}` : ''}</span

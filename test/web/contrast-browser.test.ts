@@ -183,6 +183,11 @@ function everyAlert(): StatusReport {
       nextTryAt: NOW + 5000,
     }),
     ALERT.shiftSyncFailing({ sink: 'erp', forMs: 15 * 60_000, lastError: 'Shift Type Day: HTTP 403: Not permitted' }),
+    ALERT.shiftSyncHeld({
+      sink: 'erp',
+      forMs: 40 * 60_000,
+      held: [{ shiftType: 'Night', terminal: 'gate-1', logTime: '2026-11-22 05:58:12' }],
+    }),
     ALERT.inflightStuck(200, 20 * 60_000, 1),
     ALERT.terminalNeedsAdmin(offline, { cause: 'reception refuses the password', fix: 'put the right password' }),
     ALERT.terminalUnreachable(offline, 3 * 3_600_000, offline.problem!),
@@ -317,7 +322,13 @@ function everyAlert(): StatusReport {
       nextTryAt: new Date(NOW + 7000).toISOString(),
       probing: true,
     },
-    terminals: [gate1, offline, push],
+    terminals: [
+      gate1,
+      offline,
+      push,
+      // Hikvision serials are long, unbroken words: the table must wrap them, never scroll sideways.
+      online('hik-door-with-a-long-name', { kind: 'hikvision', serial: 'DS-K1T671MF20210101V030200ENF12345678901234' }),
+    ],
     journal: {
       path: '/var/lib/punchgate/journal.db',
       busySince: iso(1),
@@ -448,5 +459,18 @@ describe('the status page meets WCAG AA contrast, in Chromium', () => {
         }
       }, 60_000);
     }
+    for (const width of [1200, 1000, 800, 390])
+      it(`${state}, ${width} px wide: nothing wider than the window (no sideways scrolling)`, async () => {
+        const page = await show(make(), 'light');
+        try {
+          await page.setViewportSize({ width, height: 900 });
+          const [scroll, client] = (await page.evaluate(
+            '[document.documentElement.scrollWidth, document.documentElement.clientWidth]',
+          )) as [number, number];
+          expect(scroll).toBeLessThanOrEqual(client);
+        } finally {
+          await page.close();
+        }
+      }, 60_000);
   }
 });
