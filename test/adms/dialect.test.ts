@@ -94,6 +94,29 @@ describe('push dialects', () => {
     expect((await http(r.url, 'POST', `/iclock/cdata?SN=${SN}&table=ATTLOG&Stamp=2`, batch)).body).toBe('OK');
   });
 
+  it('a users query answered on querydata leaves an attendance terminal in the attendance protocol', async () => {
+    // Found by an adversarial trial: the answer's tabledata made the receiver take the terminal for
+    // Security PUSH; its next handshake got a bare OK (no stamps, no TransFlag) and it uploaded nothing more.
+    r = await startReceiver({ terminals: [terminal('a1', SN)] });
+    const hello = `/iclock/cdata?SN=${SN}&options=all&pushver=2.4.1`;
+    expect((await http(r.url, 'GET', hello)).body).toContain('TransFlag=');
+    const answer = await http(
+      r.url,
+      'POST',
+      `/iclock/querydata?SN=${SN}&type=tabledata&tablename=user&cmdid=5&count=1`,
+      'user uid=1\tpin=42\tname=Ann\n',
+    );
+    expect(answer.status).toBe(200);
+    const again = await http(r.url, 'GET', hello);
+    expect(again.body).toContain('TransFlag=');
+    expect(again.body).toContain('ATTLOGStamp=');
+    expect(await http(r.url, 'POST', `/iclock/cdata?SN=${SN}&table=ATTLOG&Stamp=2`, batch)).toEqual({
+      status: 200,
+      body: 'OK:2',
+    });
+    expect(r.journal.queries.list()).toHaveLength(2);
+  });
+
   it('querydata with cmdid settles the command from the trusted address only', async () => {
     r = await startReceiver({ terminals: [terminal('a1', SN)] });
     // The terminal's address is trusted at its first contact.

@@ -329,7 +329,7 @@ export function handlePing(ctx: ReceiverContext, p: PushRequest): void {
  */
 export async function handleQueryData(ctx: ReceiverContext, p: PushRequest): Promise<void> {
   if ((p.query.get('type') ?? '').toLowerCase() === 'tabledata')
-    await handleTabledata(ctx, p, p.query.get('tablename'));
+    await handleTabledata(ctx, p, p.query.get('tablename'), 'query answer');
   else await handleCounted(ctx, p, p.query.get('tablename') ?? 'file');
   settleQueryAnswer(ctx, p);
 }

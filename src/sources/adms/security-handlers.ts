@@ -280,7 +280,12 @@ export async function handleRtstate(ctx: ReceiverContext, p: PushRequest): Promi
  * photos and templates are counted, never kept; other tables are kept raw. Answered
  * `<t>=<rows received>`, as the document asks.
  */
-export async function handleTabledata(ctx: ReceiverContext, p: PushRequest, rawName: string | null): Promise<void> {
+export async function handleTabledata(
+  ctx: ReceiverContext,
+  p: PushRequest,
+  rawName: string | null,
+  how: 'upload' | 'query answer' = 'upload',
+): Promise<void> {
   const name = tableName(rawName);
   const biometric = name !== undefined && BIOMETRIC_TABLES.has(name);
   const body = await bodyOf(ctx, p, biometric);
@@ -288,7 +293,9 @@ export async function handleTabledata(ctx: ReceiverContext, p: PushRequest, rawN
   const t = stillAccepted(ctx, p);
   if (!t) return retryLater(ctx, p);
   checkCookie(ctx, p);
-  noteSecurity(ctx, t);
+  // An answer to a query is no sign of the protocol: attendance firmware (a BioFace A1) answers a
+  // users query on querydata with tabledata too, and answered as Security PUSH it stops uploading.
+  if (how === 'upload') noteSecurity(ctx, t);
   const label = `tabledata:${name ?? tableLabel(rawName)}`;
   const text = body.toString('utf8');
   let received: number;

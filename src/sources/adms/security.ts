@@ -6,8 +6,10 @@ import type { PushProtocol, PushRegistration } from '../../journal/types.js';
  * the attendance protocol at the handshake. Both share `/iclock/*`; one terminal kind speaks
  * both, and the device tells which:
  * 1. `DeviceType=` in the handshake's query (`acc`: Security PUSH; any other value: attendance);
- * 2. else what it said before (kept with its registration): a `DeviceType=acc` registry body, or
- *    a call of `/iclock/registry` or `/iclock/push`, which the attendance protocol does not have;
+ * 2. else what it said before (kept with its registration): a `DeviceType=acc` registry body, a
+ *    call of `/iclock/registry` or `/iclock/push`, or an upload of a table only Security PUSH has
+ *    (`cdata` with rtlog, rtstate, tabledata). An answer to a query on `/iclock/querydata` is no
+ *    sign: attendance firmware answers a users query with tabledata there too;
  * 3. else the attendance protocol (`pushver=3.x` alone tells nothing: attendance firmware sends it too).
  *
  * Registration: an unregistered device's handshake is answered `OK`; it posts its facts to
