@@ -133,6 +133,10 @@ type Returned = { terminal: string; state: PunchState };
 const DAY_MS = 86_400_000;
 
 /** `fn` remembering its last argument and answer (the same terminal and device punch after punch). */
+/** Two serials of one device: equal but for letter case (ZKTeco's push receiver compares them so). */
+const sameSerial = (known: string, reported: string) =>
+  known !== '' && known.length === reported.length && known.toUpperCase() === reported.toUpperCase();
+
 function memoLast<T>(fn: (s: string) => T): (s: string) => T {
   let key: string | undefined;
   let value: T;
@@ -497,12 +501,19 @@ export class Journal implements PunchSink, DeliveryQueue {
             const reported = identity(p.device ?? '');
             let device = deviceOf.get(p.terminal);
             if (reported !== '' && device !== reported) {
-              // Learning a device may move punches filed by name: the ones gathered go in first.
-              inserts.flush();
-              const a = this.devices.learn(p.terminal, reported, now);
-              if (a && (a.moved || a.superseded || a.bothSent))
-                adopted.push({ terminal: p.terminal, device: reported, a });
-              deviceOf.set(p.terminal, (device = reported));
+              device ??= this.devices.deviceOf(p.terminal);
+              if (sameSerial(device, reported)) {
+                // The serial the terminal is known by in other letter case (a push terminal's serial
+                // retyped in the config: the receiver matches serials so): one device, one spelling.
+                deviceOf.set(p.terminal, device);
+              } else {
+                // Learning a device may move punches filed by name: the ones gathered go in first.
+                inserts.flush();
+                const a = this.devices.learn(p.terminal, reported, now);
+                if (a && (a.moved || a.superseded || a.bothSent))
+                  adopted.push({ terminal: p.terminal, device: reported, a });
+                deviceOf.set(p.terminal, (device = reported));
+              }
             } else if (device === undefined) deviceOf.set(p.terminal, (device = this.devices.deviceOf(p.terminal)));
             const reason = !isLogTime(p.logTime)
               ? NO_REAL_TIME

@@ -171,6 +171,29 @@ describe('the journal files a punch without a serial under its terminal’s devi
     }
   });
 
+  it('a serial written in other letter case is the same device: the punch again is a duplicate, a new one files under the known spelling', () => {
+    // Found by an adversarial trial: a push terminal's serial retyped in lower case in the config
+    // (the receiver matches serials whatever their case) made every punch it sent again a new punch.
+    const tmp = tempDir('punchgate-identity-');
+    try {
+      const j = Journal.open({ path: tmp.path('journal.db'), site: 's', mode: 'owner' });
+      j.ingest([{ terminal: 'lobby', device: 'ADVSIM0001', biometricCode: '1023', logTime: at(1) }]);
+      const r = j.ingest([
+        { terminal: 'lobby', device: 'advsim0001', biometricCode: '1023', logTime: at(1) },
+        { terminal: 'lobby', device: 'advsim0001', biometricCode: '1024', logTime: at(2) },
+      ]);
+      expect(r).toMatchObject({ added: 1, duplicates: 1 });
+      expect(j.queries.list({ limit: 10 }).map((p) => p.device)).toEqual(['ADVSIM0001', 'ADVSIM0001']);
+      // Another device (not a case variant) is learnt as before.
+      expect(j.ingest([{ terminal: 'lobby', device: 'ADVSIM0002', biometricCode: '1023', logTime: at(1) }]).added).toBe(
+        1,
+      );
+      j.close();
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
   it('a journal that holds a punch twice (under the name and under the device): the copy never sent leaves the queue, kept in punches_superseded; two sent copies stay as sent', () => {
     const tmp = tempDir('punchgate-identity-');
     try {
