@@ -1008,6 +1008,11 @@ export class Journal implements PunchSink, DeliveryQueue {
     return this.queries.counts();
   }
 
+  /** Each terminal whose device (serial) the journal knows, with it (terminal-devices.ts). */
+  knownDevices(): Map<string, string> {
+    return this.devices.known();
+  }
+
   /**
    * Since when (epoch ms) another process has kept this one from writing, or null. While writes
    * wait, tries them; otherwise checks that the write lock can be had now.

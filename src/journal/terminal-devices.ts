@@ -92,6 +92,11 @@ export class TerminalDevices {
     };
   }
 
+  /** Every terminal whose device is known, with that device. */
+  known(): Map<string, string> {
+    return new Map((this.stmt.all.all() as { terminal: string; device: string }[]).map((r) => [r.terminal, r.device]));
+  }
+
   /** The device terminal `name` is known to be ('' when none is known). */
   deviceOf(terminal: string): string {
     return (this.stmt.get.get(terminal) as string | undefined) ?? '';

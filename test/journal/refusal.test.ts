@@ -242,7 +242,7 @@ describe('every journal refusal, for every command', () => {
     // Made here by the test's user (root on CI), 0600 as punchgate makes them: each case opens up
     // what it needs, so that the refusal met is the one it sets up, not a lock file nobody may read.
     for (const f of readdirSync(tmp.path('state'))) chmodSync(tmp.path(`state/${f}`), 0o644);
-    const importFile = tmp.path('usb_attlog.dat');
+    const importFile = tmp.path('1_attlog.dat');
     writeFileSync(
       importFile,
       Array.from(

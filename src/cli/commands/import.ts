@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { importFile, IMPORT_SOURCE } from '../../sources/import/import-files.js';
+import { importFile, IMPORT_SOURCE, serialOfExportName } from '../../sources/import/import-files.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { escapeControls } from '../../util/terminal-text.js';
 import { action, withJournal } from '../common.js';
@@ -44,12 +44,35 @@ export function registerImport(program: Command): void {
             const t = ctx.config.terminals.find((x) => x.name === name);
             return t?.kind === 'adms' ? t.serial : '';
           };
+          // A terminal's USB export is named by its serial: without --terminal, the terminal of that
+          // serial (a push terminal's, or the device the journal knows a terminal to be) takes its
+          // punches, so they are the same punches as the ones it sent or was polled for.
+          const known = journal.knownDevices();
+          const terminalOfSerial = (serial: string): string | undefined => {
+            const s = serial.toUpperCase();
+            const push = ctx.config.terminals.find((t) => t.kind === 'adms' && t.serial.toUpperCase() === s);
+            if (push) return push.name;
+            for (const [terminal, device] of known)
+              if (device.toUpperCase() === s && unusable(terminal) === undefined) return terminal;
+            return undefined;
+          };
           let anyBad = false;
           for (const file of files) {
             const shown = escapeControls(file);
+            const serial = opts.terminal === undefined ? serialOfExportName(file) : undefined;
+            const terminal = serial === undefined ? opts.terminal : terminalOfSerial(serial);
+            if (serial !== undefined && terminal !== undefined)
+              process.stdout.write(
+                `${shown}: the serial ${escapeControls(serial)} in its name is terminal ${escapeControls(terminal)}'s: its punches are counted as that terminal's\n`,
+              );
+            else if (serial !== undefined)
+              process.stderr.write(
+                `${shown}: no terminal of the config is known by the serial ${escapeControls(serial)} in its name: its punches are counted under "${IMPORT_SOURCE}", apart from any terminal's. ` +
+                  `If the file is a terminal's, import it with --terminal NAME instead (punches counted under "${IMPORT_SOURCE}" would be counted again under the terminal); --terminal ${IMPORT_SOURCE} says this is meant\n`,
+              );
             let r;
             try {
-              r = await importFile(file, journal, { terminal: opts.terminal, deviceOf, refuse: unusable }, (b) =>
+              r = await importFile(file, journal, { terminal, deviceOf, refuse: unusable }, (b) =>
                 process.stderr.write(`${shown}:${b.line}: ${escapeControls(b.reason)}\n`),
               );
             } catch (e) {

@@ -29,6 +29,13 @@ export interface FileReport extends IngestResult {
 
 export const IMPORT_SOURCE = 'import';
 
+/** The serial number in a ZKTeco USB export's name (`<serial>_attlog.dat`), if it has one. */
+export function serialOfExportName(file: string): string | undefined {
+  const m = /^([A-Za-z0-9][A-Za-z0-9-]{2,63})_attlog\.dat$/i.exec(basename(file));
+  // "1_attlog.dat": older terminals name the file by their machine number, not their serial.
+  return m && !/^\d{1,3}$/.test(m[1]!) ? m[1] : undefined;
+}
+
 /**
  * Punches per journal transaction. An import of any size holds the journal's write lock for one
  * chunk at a time (a few milliseconds), so the daemon's own writes never wait long behind it.

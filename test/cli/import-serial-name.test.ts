@@ -1,0 +1,81 @@
+import { writeFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Journal } from '../../src/journal/index.js';
+import { cliSandbox } from '../helpers/cli.js';
+
+/**
+ * A terminal's USB export is named by its serial (`<serial>_attlog.dat`). Found by an adversarial
+ * trial: imported without --terminal, its punches were counted under "import", a second identity
+ * beside the ones the terminal had sent, and delivered again. The serial in the name now finds
+ * the terminal; a serial no terminal is known by is said, and the punches counted apart.
+ */
+describe('import names the terminal of the serial in a USB export’s name', () => {
+  let box: ReturnType<typeof cliSandbox>;
+  afterEach(() => box.tmp.cleanup());
+
+  const rows = () => {
+    const j = Journal.open({ path: box.tmp.path('journal.db'), site: 'plant-a', mode: 'readonly' });
+    try {
+      return j.queries
+        .list({ limit: 100 })
+        .map((p) => `${p.terminal}/${p.device}/${p.biometricCode}`)
+        .sort();
+    } finally {
+      j.close();
+    }
+  };
+  const lines = (...codes: string[]) =>
+    codes.map((c, i) => `${c}\t2026-11-20 08:0${i}:00\t1\t0\t0\t0`).join('\n') + '\n';
+
+  it('a push terminal’s serial (any letter case) and a polled terminal’s known serial; the same punches are duplicates', async () => {
+    box = cliSandbox({
+      adms: { listen: '127.0.0.1:0' },
+      terminals: [
+        { name: 'lobby', kind: 'adms', serial: 'ADVSIM0005' },
+        { name: 'gate-1', kind: 'zk', host: '127.0.0.1' },
+      ],
+    });
+    const j = Journal.open({ path: box.tmp.path('journal.db'), site: 'plant-a', mode: 'owner' });
+    // What the terminals sent or were polled for.
+    j.ingest([
+      { terminal: 'lobby', device: 'ADVSIM0005', biometricCode: '1001', logTime: '2026-11-20 08:00:00' },
+      { terminal: 'gate-1', device: 'BJ2C190860001', biometricCode: '2001', logTime: '2026-11-20 08:00:00' },
+    ]);
+    j.close();
+    writeFileSync(box.tmp.path('advsim0005_attlog.dat'), lines('1001', '1002'));
+    writeFileSync(box.tmp.path('BJ2C190860001_attlog.dat'), lines('2001', '2002'));
+    const r = await box.cli('import', box.tmp.path('advsim0005_attlog.dat'), box.tmp.path('BJ2C190860001_attlog.dat'));
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain("the serial advsim0005 in its name is terminal lobby's");
+    expect(r.stdout).toContain('advsim0005_attlog.dat: 1 new, 1 duplicates, 0 bad');
+    expect(r.stdout).toContain("the serial BJ2C190860001 in its name is terminal gate-1's");
+    expect(r.stdout).toContain('BJ2C190860001_attlog.dat: 1 new, 1 duplicates, 0 bad');
+    expect(rows()).toEqual([
+      'gate-1/BJ2C190860001/2001',
+      'gate-1/BJ2C190860001/2002',
+      'lobby/ADVSIM0005/1001',
+      'lobby/ADVSIM0005/1002',
+    ]);
+  });
+
+  it('a serial no terminal is known by: said on stderr, counted under "import"; a machine number is no serial; --terminal wins', async () => {
+    box = cliSandbox({
+      adms: { listen: '127.0.0.1:0' },
+      terminals: [{ name: 'lobby', kind: 'adms', serial: 'ADVSIM0005' }],
+    });
+    writeFileSync(box.tmp.path('OTHER0009_attlog.dat'), lines('3001'));
+    writeFileSync(box.tmp.path('1_attlog.dat'), lines('4001'));
+    writeFileSync(box.tmp.path('ADVSIM0005_attlog.dat'), lines('5001'));
+    const r = await box.cli('import', box.tmp.path('OTHER0009_attlog.dat'), box.tmp.path('1_attlog.dat'));
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      'OTHER0009_attlog.dat: no terminal of the config is known by the serial OTHER0009 in its name: its punches are counted under "import"',
+    );
+    expect(r.stderr).toContain('import it with --terminal NAME instead');
+    expect(r.stderr).not.toContain('1_attlog.dat');
+    const meant = await box.cli('import', '--terminal', 'import', box.tmp.path('ADVSIM0005_attlog.dat'));
+    expect(meant.status, meant.stderr).toBe(0);
+    expect(meant.stdout + meant.stderr).not.toContain('in its name');
+    expect(rows()).toEqual(['import//3001', 'import//4001', 'import//5001']);
+  });
+});
