@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
+import { attlogPunch } from '../../src/sources/import/parse.js';
 import { cliSandbox } from '../helpers/cli.js';
 
 /**
@@ -77,5 +78,14 @@ describe('import names the terminal of the serial in a USB export’s name', () 
     expect(meant.status, meant.stderr).toBe(0);
     expect(meant.stdout + meant.stderr).not.toContain('in its name');
     expect(rows()).toEqual(['import//3001', 'import//4001', 'import//5001']);
+  });
+});
+
+describe('a USB export line', () => {
+  it('is code, time, machine number, state, verify type, work code (published exports: the state is the fourth column)', () => {
+    const read = (line: string) =>
+      attlogPunch({ line: 1, cells: line.split('\t') }, { terminal: 't', device: '' });
+    expect(read('        1\t2026-10-03 08:59:01\t1\t0\t1\t0')).toMatchObject({ punchState: 0, verifyType: 1 });
+    expect(read('        1\t2026-10-03 18:10:22\t1\t1\t15\t0')).toMatchObject({ punchState: 1, verifyType: 15 });
   });
 });

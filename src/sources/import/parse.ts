@@ -42,15 +42,17 @@ function punchOf(at: { terminal: string; device: string }, code: string, time: s
 }
 
 /**
- * ZKTeco USB export (`*_attlog.dat`): tab-separated PIN, date-time, verify type, punch state,
- * work code...; the PIN is often padded with spaces. Read with quotes off: a quote is text.
+ * ZKTeco USB export (`*_attlog.dat`): tab-separated PIN, date-time, machine number, punch state,
+ * verify type, work code...; the PIN is often padded with spaces. Read with quotes off: a quote is
+ * text. (Published exports: `1\t2026-10-03 08:59:01\t1\t0\t1\t0` and, later that day, `...\t1\t1\t1\t0`
+ * from a `1_attlog.dat`, machine 1: the fourth column is the state, in then out.)
  */
 export function attlogPunch(rec: CsvRecord, at: { terminal: string; device: string }): Punch | string {
   if (rec.error) return rec.error;
   const f = rec.cells;
   const p = punchOf(at, unpad(f[0]), unpad(f[1]), 'date-time');
   if (typeof p === 'string') return p;
-  p.verifyType = small(unpad(f[2]));
+  p.verifyType = small(unpad(f[4]));
   p.punchState = small(unpad(f[3]));
   return p;
 }
