@@ -40,10 +40,19 @@ const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)([^\s/"#?]*)@/gi;
 const NAMED_SECRET =
   /(^|[^A-Za-z0-9_])([A-Za-z0-9_.-]*(?:pass(?:word)?|passwd|pwd|secret|token|credentials?|api[_-]?key))([ \t]*[=:][ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s#,&}\]"']+)/gi;
 
-/** `text` with every credential in it (URL userinfo, named secrets) replaced by SECRET_KEPT_OUT. */
+/**
+ * A URL's query: kept out whole, whatever its names (`?key=`, `?sig=`, `?auth=`...): a config may
+ * put a credential there (issue 30), and no list of names covers every vendor's.
+ */
+const URL_QUERY = /([a-z][a-z0-9+.-]*:\/\/[^\s"'?#]*)\?([^\s"'#]+)/gi;
+
+/** `text` with every credential in it (URL userinfo and query, named secrets) replaced by SECRET_KEPT_OUT. */
 export function scrubText(text: string): string {
   return text
     .replace(URL_USERINFO, `$1${SECRET_KEPT_OUT}@`)
+    .replace(URL_QUERY, (all, head: string, query: string) =>
+      query === SECRET_KEPT_OUT ? all : `${head}?${SECRET_KEPT_OUT}`,
+    )
     .replace(NAMED_SECRET, (all, pre: string, name: string, sep: string, value: string) =>
       /(file|path)$/i.test(name) || value === SECRET_KEPT_OUT ? all : `${pre}${name}${sep}${SECRET_KEPT_OUT}`,
     );
@@ -86,8 +95,36 @@ export function withoutSecrets(text: string): string {
   for (const c of [...new Map(cuts.map((c) => [c.from, c])).values()].sort((a, b) => b.from - a.from)) {
     out = out.slice(0, c.from) + c.text + out.slice(c.to);
   }
-  // What is left: comments (and any form the parse did not show as a value).
-  return scrubText(out);
+  // What is left: comments (and any form the parse did not show as a value). A secret kept out of
+  // a value may be written again in a comment in words no pattern knows (`# the password is ...`).
+  return withoutInComments(scrubText(out), keptOut(text, scrubText(out)));
+}
+
+/** The secret values scrubText took out of `text` (long enough to be told from ordinary words). */
+function keptOut(text: string, scrubbed: string): string[] {
+  const out = new Set<string>();
+  const take = (v: string | undefined) => {
+    const bare = v?.replace(/^["']|["']$/g, '');
+    if (bare && bare.length >= 6 && bare !== SECRET_KEPT_OUT) out.add(bare);
+  };
+  for (const m of text.matchAll(URL_USERINFO)) for (const part of m[2]!.split(':')) take(part);
+  for (const m of text.matchAll(URL_QUERY)) for (const pair of m[2]!.split('&')) take(pair.split('=')[1]);
+  for (const m of text.matchAll(NAMED_SECRET)) if (!/(file|path)$/i.test(m[2]!)) take(m[4]);
+  return scrubbed === text ? [] : [...out];
+}
+
+/** `text` with each of `secrets` replaced by SECRET_KEPT_OUT in its comment lines (whole-line comments). */
+function withoutInComments(text: string, secrets: readonly string[]): string {
+  if (secrets.length === 0) return text;
+  return text
+    .split('\n')
+    .map((line) => {
+      if (!/^\s*#/.test(line)) return line;
+      let l = line;
+      for (const s of secrets) l = l.split(s).join(SECRET_KEPT_OUT);
+      return l;
+    })
+    .join('\n');
 }
 
 /** A comm key other than 0 (0 means none: nothing to keep out). */

@@ -1,4 +1,5 @@
 import type { TerminalConfig } from '../config/terminals.js';
+import { addressShown } from '../config/web-address.js';
 import type { TerminalRecord } from '../journal/types.js';
 
 /**
@@ -10,7 +11,7 @@ function generalFix(cfg: TerminalConfig): string {
     case 'zk':
       return `check the terminal's power and cable and its host (${cfg.host}) in the config; punchgate check tests it and says more`;
     case 'hikvision':
-      return `check the terminal's power and cable and its url (${cfg.url}) in the config; punchgate check tests it and says more`;
+      return `check the terminal's power and cable and its url (${addressShown(cfg.url)}) in the config; punchgate check tests it and says more`;
     case 'serial':
       return `check that the reader is plugged in and its path (${cfg.path}) in the config (ls -l /dev/serial/by-id/); punchgate check tests it`;
     case 'dahua':
@@ -18,7 +19,7 @@ function generalFix(cfg: TerminalConfig): string {
     case 'adms':
       return "check its power and network, and that its Cloud Server Setting names this box's address and adms.listen port";
     case 'biotime':
-      return `check that the BioTime server is up and its baseUrl (${cfg.baseUrl}) in the config; punchgate check tests it and says more`;
+      return `check that the BioTime server is up and its baseUrl (${addressShown(cfg.baseUrl)}) in the config; punchgate check tests it and says more`;
   }
 }
 

@@ -100,10 +100,13 @@ describe('the last good copy of the config', () => {
       // [what is in the file, the secret that must not be in the copy]
       ['  proxy: http://onlytoken7f3@proxy.example:3128', 'onlytoken7f3'],
       ["  proxy: 'https://u5er:p%40ss%2Fw0rd9@proxy.example:8443'", 'p%40ss%2Fw0rd9'],
-      ['  baseUrl: https://hr.example.com/?access_token=qz81KEYx', 'qz81KEYx'],
+      ['  baseUrl: https://hr.example.com/?access_token=qz81KEYx&key=Hk9Zt4Lw', 'Hk9Zt4Lw'],
       ['# the old proxy was http://olduser:0ldPassw0rd@proxy.example:3128', '0ldPassw0rd'],
       ['# PROXY_PASSWORD=Env5ecret HTTPS_PROXY=http://eu:EnvUrlPw@p:1', 'Env5ecret'],
       ['# proxy password: "Quoted Pw 42"', 'Quoted Pw 42'],
+      // Found by an adversarial trial: a query under a name no pattern knew, and a secret written
+      // again in a comment in plain words.
+      ['# ask IT: the proxy login is still onlytoken7f3, and the HR key Hk9Zt4Lw', 'Hk9Zt4Lw'],
     ] as const;
     const text = `site: plant-a
 journal:
@@ -111,6 +114,7 @@ journal:
 ${forms[3][0]}
 ${forms[4][0]}
 ${forms[5][0]}
+${forms[6][0]}
 hrms:
 ${forms[2][0]}
   tokenFile: token
@@ -123,14 +127,14 @@ terminals: []
     const copyPath = saveLastGood(loaded.config.journal.path, file, loaded.text, Date.UTC(2026, 10, 22, 9, 0));
     const copy = readFileSync(copyPath, 'utf8');
     for (const [, secret] of forms) expect(copy).not.toContain(secret);
-    for (const s of ['EnvUrlPw', 'olduser', 'onlytoken7f3']) expect(copy).not.toContain(s);
+    for (const s of ['EnvUrlPw', 'olduser', 'onlytoken7f3', 'qz81KEYx']) expect(copy).not.toContain(s);
     // References to files stay as written; the copy still loads (its secrets read back from the file).
     expect(copy).toContain('tokenFile: token');
     writeFileSync(file, text.replace('terminals: []', 'terminals: []\nbogus: 1'));
     const back = findLastGood(file, checkTerminalConfig, {});
     expect(back?.secretsMissing).toEqual([]);
     expect(back?.config.hrms!.proxy).toBe('http://onlytoken7f3@proxy.example:3128');
-    expect(back?.config.hrms!.baseUrl).toBe('https://hr.example.com/?access_token=qz81KEYx');
+    expect(back?.config.hrms!.baseUrl).toBe('https://hr.example.com/?access_token=qz81KEYx&key=Hk9Zt4Lw');
     // The second proxy form, in its own file.
     writeFileSync(file, text.replace(forms[0][0], forms[1][0]));
     const again = loadConfigFile(file, checkTerminalConfig);

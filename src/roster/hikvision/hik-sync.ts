@@ -10,6 +10,7 @@
  * message. The backup before a removal is the user record only: ISAPI gives no templates back.
  */
 import type { HikvisionTerminalConfig } from '../../config/terminals.js';
+import { addressShown } from '../../config/web-address.js';
 import {
   describeHikFault,
   HikApiError,
@@ -43,7 +44,7 @@ export class HikSyncAdapter implements UserSyncAdapter {
     factory?: HikClientFactory,
   ) {
     this.terminal = cfg.name;
-    this.address = cfg.url;
+    this.address = addressShown(cfg.url);
     this.poller = new HikvisionPoller(cfg, deps, factory);
   }
 

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { addressShown } from '../../config/web-address.js';
 import type { BiotimeTerminalConfig } from '../../config/terminals.js';
 import { isBusyJournalError } from '../../journal/errors.js';
 import { wallClockAt, type Punch } from '../../punch.js';
@@ -265,7 +266,7 @@ export class BiotimePoller {
         }
         fault = {
           cause: e.message,
-          fix: `check that the BioTime server is up and baseUrl of ${configKeyOf(deps, cfg.name)} (${cfg.baseUrl}); punchgate check tests it`,
+          fix: `check that the BioTime server is up and baseUrl of ${configKeyOf(deps, cfg.name)} (${addressShown(cfg.baseUrl)}); punchgate check tests it`,
         };
       } else {
         fault = {

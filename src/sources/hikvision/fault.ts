@@ -1,4 +1,5 @@
 import type { HikvisionTerminalConfig } from '../../config/terminals.js';
+import { addressShown } from '../../config/web-address.js';
 import type { TerminalFault } from '../poll-outcome.js';
 import { SEARCH_FAULTS } from './client.js';
 import { HikApiError, HikAuthError, HikConnectionError, HikSetupError, HikTlsError } from './errors.js';
@@ -43,11 +44,11 @@ export function describeHikFault(e: unknown, cfg: HikvisionTerminalConfig, key: 
     return { cause: e.message, fix: 'restart the terminal, and update its firmware if it goes on' };
   if (e instanceof HikApiError)
     return {
-      cause: `${cfg.url} answered, but not as a Hikvision access-control terminal does: ${e.message}`,
+      cause: `${addressShown(cfg.url)} answered, but not as a Hikvision access-control terminal does: ${e.message}`,
       fix: `check that ${key}.url points at the terminal (not a camera or an NVR) and that its ISAPI is enabled`,
     };
   return {
-    cause: `${cfg.url}: ${e instanceof Error ? e.message : String(e)}`,
+    cause: `${addressShown(cfg.url)}: ${e instanceof Error ? e.message : String(e)}`,
     fix: `check ${key}.url and the terminal`,
   };
 }
