@@ -41,6 +41,7 @@ export function createPushReceiver(
     logger: ctx.logger,
     clock: ctx.clock,
     onPunches,
+    notes: journal.sourceState,
     ...(onListenChange ? { onListenChange } : {}),
   });
 }

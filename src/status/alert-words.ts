@@ -558,6 +558,12 @@ export const ALERT = {
     cause: `terminal ${terminal}: ${n.cause} (last at ${localTime(n.at)})`,
     fix: n.fix,
   }),
+  /** A push terminal's upload the receiver refused lately (src/sources/adms/notes.ts): too large. */
+  pushNote: (terminal: string, n: { topic: string; cause: string; fix: string; at: number }): Alert => ({
+    kind: `push-${n.topic}`,
+    cause: `terminal ${terminal}: ${n.cause} (last at ${localTime(n.at)})`,
+    fix: n.fix,
+  }),
   /** A BioTime server whose licence (or account) refuses the API: no punches are read. */
   biotimeApiRefused: (server: string, n: BioTimeNote): Alert => ({
     kind: 'biotime-api-refused',

@@ -5,7 +5,7 @@ import { freeBytesAt } from '../util/disk.js';
 import { punchgateVersion } from '../util/version.js';
 import { alertsFor, type AlertFacts } from './alerts.js';
 import { ALERT, alertLine } from './alert-words.js';
-import { dahuaAlerts } from './dahua.js';
+import { deviceNoteAlerts } from './dahua.js';
 import { addBiotimeDevices, biotimeAlerts } from './biotime.js';
 import { hikvisionAlerts } from './hikvision.js';
 import { addListenerStatus } from './listeners.js';
@@ -135,7 +135,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
   const alerts = [...listenerAlerts, ...alertsFor(report, facts, now)];
   alerts.push(...pushAlerts(report, now));
   alerts.push(...hikvisionAlerts(journal, config, now));
-  alerts.push(...dahuaAlerts(journal, config, now));
+  alerts.push(...deviceNoteAlerts(journal, config, now));
   alerts.push(...biotimeAlerts(journal, config, now));
   for (const u of journal.queries.unknownCards()) alerts.push(ALERT.unknownCards(u));
   alerts.push(...addSinkStatus(report, journal, config, live, now));

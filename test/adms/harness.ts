@@ -51,6 +51,8 @@ export async function startReceiver(
     clock?: Clock;
     wrap?: (store: PushJournal) => PushJournal;
     dir?: ReturnType<typeof tempDir>;
+    /** Keep the notes for the status in the journal, as punchgate run does. */
+    notes?: boolean;
   } = {},
 ) {
   const tmp = opts.dir ?? tempDir('punchgate-adms-');
@@ -66,6 +68,7 @@ export async function startReceiver(
     clock,
     flushMs: 100,
     onPunches: (n) => (woken += n),
+    ...(opts.notes ? { notes: journal.sourceState } : {}),
   });
   for (const t of opts.terminals ?? []) receiver.register(t);
   const where = await receiver.start();

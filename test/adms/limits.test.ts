@@ -1,5 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { admsSchema } from '../../src/config/adms.js';
+import { activePushNotes } from '../../src/sources/adms/index.js';
+import { ALERT } from '../../src/status/index.js';
 import { waitFor } from '../helpers/wait.js';
 import { attlog, http, startReceiver, terminal } from './harness.js';
 
@@ -42,6 +45,38 @@ describe('ADMS receiver: the one port open to the LAN', () => {
     expect(chunked.status).toBe(413);
     expect(r.journal.queries.list()).toEqual([]);
     expect(r.store.stamps('lobby', SN)).toEqual({});
+  });
+
+  it('an upload refused as too large is a contact and an alert with the fix; the alert ends when the upload goes through', async () => {
+    // Found by an adversarial trial: the status showed the terminal OFFLINE ("no call since"), the
+    // refusal was in the log only, and the terminal sent the same upload for ever.
+    r = await startReceiver({ terminals: [terminal('lobby', SN)], adms: { maxBodyBytes: 2048 }, notes: true });
+    const lines = Array.from(
+      { length: 100 },
+      (_, i) => `${1000 + i}\t2026-11-01 08:00:${String(i % 60).padStart(2, '0')}\t0\t1`,
+    );
+    const upload = `/iclock/cdata?SN=${SN}&table=ATTLOG&Stamp=1`;
+    expect((await http(r.url, 'POST', upload, attlog(lines))).status).toBe(413);
+    const notes = () => activePushNotes(r!.journal.sourceState, 'lobby', Date.now());
+    expect(notes()).toHaveLength(1);
+    const alert = ALERT.pushNote('lobby', notes()[0]!);
+    expect(alert.kind).toBe('push-too-large');
+    expect(alert.cause).toMatch(
+      /^terminal lobby: an upload \(ATTLOG\) of [\d,]+ bytes or more was refused: larger than adms.maxBodyBytes \(2,048\)/,
+    );
+    expect(alert.fix).toMatch(/raise adms.maxBodyBytes above [\d,]+ .* and reload/);
+    await waitFor(
+      () => r!.store.pushTerminals().some((t) => t.terminal === 'lobby' && t.lastContactAt !== null),
+      5000,
+      'the refused upload counted as contact',
+    );
+    // A command result does not end it; the upload itself, once the limit is raised, does.
+    await http(r.url, 'POST', `/iclock/devicecmd?SN=${SN}`, 'ID=1&Return=0&CMD=INFO\n');
+    expect(notes()).toHaveLength(1);
+    r.receiver.configure({ ...admsSchema.parse({ listen: '127.0.0.1:0' }), maxBodyBytes: 1_048_576 });
+    expect((await http(r.url, 'POST', upload, attlog(lines))).body).toBe('OK:100');
+    expect(notes()).toEqual([]);
+    expect(r.journal.queries.list({ limit: 1000 })).toHaveLength(100);
   });
 
   it('stores nothing of a body cut off mid-way (a dropped connection), then takes the batch whole', async () => {

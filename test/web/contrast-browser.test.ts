@@ -246,6 +246,13 @@ function everyAlert(): StatusReport {
       lastReason: 'biometric code has a control character',
       lastCode: '10\\u001b42',
     }),
+    ALERT.pushNote('lobby', {
+      topic: 'too-large',
+      cause:
+        'an upload (ATTLOG) of 2,580,000 bytes or more was refused: larger than adms.maxBodyBytes (2,097,152); the terminal sends it again and again, and its later punches wait on the terminal behind it',
+      fix: "raise adms.maxBodyBytes above 2,580,000 (twice that is safe) and reload (sudo systemctl reload punchgate): the terminal's next try goes through",
+      at: NOW - 60_000,
+    }),
     ALERT.dahuaNote('front-door', {
       topic: 'cursor',
       cause:

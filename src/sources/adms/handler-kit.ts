@@ -1,6 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdmsConfig } from '../../config/adms.js';
-import type { IngestResult, KeptUpload, PushJournal, PushMalformed, PushRegistration } from '../../journal/types.js';
+import type {
+  IngestResult,
+  KeptUpload,
+  PushJournal,
+  PushMalformed,
+  PushRegistration,
+  SourceStateStore,
+} from '../../journal/types.js';
 import { logPushed } from '../punch-log.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
@@ -10,6 +17,7 @@ import type { PushTerminal, TerminalDirectory } from './directory.js';
 import type { GroupCommit } from './group-commit.js';
 import { answer, readBody, type BodyBudget, type BodyOutcome } from './http-body.js';
 import { LogBudget } from './log-budget.js';
+import { hasPushNote, tooLargeWords, writePushNote } from './notes.js';
 
 /**
  * What every protocol handler of the push receiver works with, and the steps they share:
@@ -27,6 +35,10 @@ export interface ReceiverContext {
   clock: Clock;
   settings: () => AdmsConfig;
   onPunches?: (added: number) => void;
+  /** Where notes for the status are kept (notes.ts); absent: refusals are logged only. */
+  notes?: SourceStateStore;
+  /** Per terminal, the table of its upload refused as too large (null: none), as far as known since start. */
+  tooLarge?: Map<string, string | null>;
 }
 
 /** One request of a known terminal, from an allowed address. */
@@ -97,16 +109,31 @@ export async function bodyOf(ctx: ReceiverContext, p: PushRequest, discard = fal
   const outcome: BodyOutcome = await readBody(p.req, { maxBytes, budget: ctx.budget, discard });
   switch (outcome.kind) {
     case 'body':
+      tooLargeOver(ctx, p);
       // A UTF-8 byte order mark (firmware or a proxy that writes text files so) is not the first
       // line's text: with it, line 1 of an ATTLOG upload read as malformed.
       return loneCrToLf(hasBom(outcome.data) ? outcome.data.subarray(3) : outcome.data);
-    case 'too-large':
+    case 'too-large': {
       ctx.logger.warn(
         { terminal: p.terminal.cfg.name, bytes: outcome.bytes, maxBodyBytes: maxBytes },
         'push terminal sent a body larger than adms.maxBodyBytes: refused (raise adms.maxBodyBytes if this terminal is genuine)',
       );
+      // The terminal called: it is there, and its trouble is this refusal, not silence.
+      noteContact(ctx, p.terminal, p.address);
+      const table = tableOf(p);
+      ctx.tooLarge?.set(p.terminal.cfg.name, table);
+      if (ctx.notes)
+        writePushNote(
+          ctx.notes,
+          p.terminal.cfg.name,
+          'too-large',
+          tooLargeWords(outcome.bytes, maxBytes, table),
+          ctx.clock.now(),
+          ctx.logger,
+        );
       answer(p.req, p.res, 413, 'ERROR: body too large');
       return undefined;
+    }
     case 'busy':
       ctx.logger.warn({ terminal: p.terminal.cfg.name }, 'too many uploads in memory at once: asked to retry');
       retryLater(ctx, p);
@@ -115,6 +142,34 @@ export async function bodyOf(ctx: ReceiverContext, p: PushRequest, discard = fal
       ctx.logger.debug({ terminal: p.terminal.cfg.name }, 'push terminal dropped the connection mid-body');
       return undefined;
   }
+}
+
+/** The table an upload names (`table=`, `tablename=`), else its path's last part. */
+const tableOf = (p: PushRequest) =>
+  (
+    p.query.get('table') ??
+    p.query.get('tablename') ??
+    (p.req.url ?? '').split('?')[0]!.split('/').pop() ??
+    'upload'
+  ).slice(0, 40);
+
+/**
+ * An upload of the table refused as too large went through: its note is over. After a start the
+ * receiver does not know which table a note was about: the first upload that goes through ends it.
+ */
+function tooLargeOver(ctx: ReceiverContext, p: PushRequest): void {
+  if (!ctx.notes || !ctx.tooLarge || p.req.method !== 'POST') return;
+  const name = p.terminal.cfg.name;
+  let table = ctx.tooLarge.get(name);
+  if (table === undefined) {
+    // Only an upload of a table says uploads go through (a command's result does not).
+    if (p.query.get('table') === null && p.query.get('tablename') === null) return;
+    table = hasPushNote(ctx.notes, name, 'too-large') ? tableOf(p) : null;
+    ctx.tooLarge.set(name, table);
+  }
+  if (table === null || table !== tableOf(p)) return;
+  ctx.tooLarge.set(name, null);
+  writePushNote(ctx.notes, name, 'too-large', null, ctx.clock.now(), ctx.logger);
 }
 
 const hasBom = (b: Buffer) => b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;

@@ -12,3 +12,4 @@ export {
   type AdminCommand,
 } from './commands.js';
 export { parseAttlog, type AttlogRecord, type MalformedLine, type ParsedAttlog } from './attlog.js';
+export { activePushNotes, type PushNote } from './notes.js';

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { admsListenAddress, pushOfflineAfterMs, type AdmsConfig } from '../../config/adms.js';
 import type { AdmsTerminalConfig } from '../../config/terminals.js';
-import type { PushJournal } from '../../journal/types.js';
+import type { PushJournal, SourceStateStore } from '../../journal/types.js';
 import { Backoff } from '../../util/backoff.js';
 import type { Clock } from '../../util/clock.js';
 import { errorCode } from '../../util/errors.js';
@@ -39,6 +39,8 @@ export interface AdmsReceiverOptions {
   flushMs?: number;
   /** Called when it starts or stops being able to listen (the status says so at once). */
   onListenChange?: () => void;
+  /** Where notes for the status are kept (an upload refused as too large); absent: logged only. */
+  notes?: SourceStateStore;
 }
 
 type Handler = (ctx: ReceiverContext, p: PushRequest) => void | Promise<void>;
@@ -134,6 +136,7 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
       clock: opts.clock,
       settings: () => this.settings,
       onPunches: opts.onPunches,
+      ...(opts.notes ? { notes: opts.notes, tooLarge: new Map<string, string | null>() } : {}),
     };
     this.gate = new TrustGate(this.ctx.registrations, opts.clock, opts.logger);
   }

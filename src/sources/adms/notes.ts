@@ -1,0 +1,48 @@
+import type { SourceStateStore } from '../../journal/types.js';
+import type { Logger } from '../../util/logger.js';
+import * as shared from '../device-notes.js';
+import type { NoteShelf, NoteWords, StoredNote } from '../device-notes.js';
+
+/**
+ * What a push terminal did that the receiver had to refuse, kept in the journal so that the status
+ * raises an alert naming it (src/status/push.ts): an upload larger than adms.maxBodyBytes, which
+ * the terminal sends again and again while its later punches wait behind it. Cleared by the next
+ * upload of the terminal that goes through. The reading and writing is src/sources/device-notes.ts.
+ */
+export type PushNoteTopic = 'too-large';
+
+export type PushNote = StoredNote<PushNoteTopic>;
+
+// Rewritten at most once a minute while the same words hold: a terminal retrying every few
+// seconds does not cost the journal a write each time.
+const SHELF: NoteShelf<PushNoteTopic> = { key: 'push-notes', topics: ['too-large'], keepSameForMs: 60_000 };
+
+/** The notes to show now. */
+export function activePushNotes(state: Pick<SourceStateStore, 'get'>, terminal: string, now: number): PushNote[] {
+  return shared.activeNotes(SHELF, state, terminal, now);
+}
+
+/** Writes (or, with null, clears) one topic's note. Never throws (a busy journal is logged). */
+export function writePushNote(
+  state: SourceStateStore,
+  terminal: string,
+  topic: PushNoteTopic,
+  words: NoteWords | null,
+  now: number,
+  log: Logger,
+): void {
+  shared.writeNote(SHELF, state, terminal, topic, words, now, log);
+}
+
+/** Whether the terminal has a note on `topic` (so a working upload clears it only then). */
+export function hasPushNote(state: Pick<SourceStateStore, 'get'>, terminal: string, topic: PushNoteTopic): boolean {
+  return shared.readNotes(SHELF, state, terminal).some((n) => n.topic === topic);
+}
+
+/** The words of an upload refused as too large. */
+export function tooLargeWords(bytes: number, maxBytes: number, table: string): NoteWords {
+  return {
+    cause: `an upload (${table}) of ${bytes.toLocaleString('en-US')} bytes or more was refused: larger than adms.maxBodyBytes (${maxBytes.toLocaleString('en-US')}); the terminal sends it again and again, and its later punches wait on the terminal behind it`,
+    fix: `raise adms.maxBodyBytes above ${bytes.toLocaleString('en-US')} (twice that is safe) and reload (sudo systemctl reload punchgate): the terminal's next try goes through`,
+  };
+}
