@@ -3,8 +3,16 @@ import { admsListenAddress, pushOfflineAfterMs, type AdmsConfig } from '../confi
 import type { AdmsTerminalConfig } from '../config/terminals.js';
 import { PushStore } from '../journal/push-store.js';
 import { Database } from '../journal/sqlite-driver.js';
-import { REFUSALS_BEYOND, type PushRefusal, type PushTerminalRecord, type TerminalRecord } from '../journal/types.js';
-import type { ListenerStatus } from '../status/types.js';
+import {
+  REFUSALS_BEYOND,
+  type PushRefusal,
+  type PushRegistration,
+  type PushTerminalRecord,
+  type TerminalRecord,
+} from '../journal/types.js';
+import { ALERT } from '../status/alert-words.js';
+import { otherSightingOf } from '../status/push.js';
+import type { ListenerStatus, TerminalStatus } from '../status/types.js';
 import { checkListener } from './listen-check.js';
 import { pass, warn, type CheckResult } from './types.js';
 
@@ -15,8 +23,8 @@ export const REFUSALS_SHOWN_MS = 24 * 3_600_000;
 export function readPushState(
   journalPath: string,
   now: number,
-): { terminals: Map<string, PushTerminalRecord>; refusals: PushRefusal[] } {
-  const empty = { terminals: new Map<string, PushTerminalRecord>(), refusals: [] };
+): { terminals: Map<string, PushTerminalRecord>; refusals: PushRefusal[]; registrations: PushRegistration[] } {
+  const empty = { terminals: new Map<string, PushTerminalRecord>(), refusals: [], registrations: [] };
   if (!existsSync(journalPath)) return empty;
   let db: Database | undefined;
   try {
@@ -25,6 +33,7 @@ export function readPushState(
     return {
       terminals: new Map(store.pushTerminals().map((t) => [t.terminal, t])),
       refusals: store.refusals(now - REFUSALS_SHOWN_MS),
+      registrations: store.registrations(),
     };
   } catch {
     return empty; // an older journal without the push tables, or none readable: the journal check says so
@@ -54,9 +63,26 @@ export function checkAdmsReceiver(
 /** A push terminal cannot be reached from here: what the receiver last saw of it tells how it is doing. */
 export function checkAdmsTerminal(
   cfg: AdmsTerminalConfig,
-  deps: { adms: AdmsConfig | undefined; ledger?: TerminalRecord; push?: PushTerminalRecord; now: number },
+  deps: {
+    adms: AdmsConfig | undefined;
+    ledger?: TerminalRecord;
+    push?: PushTerminalRecord;
+    registration?: PushRegistration;
+    now: number;
+  },
 ): CheckResult {
   const name = `terminal ${cfg.name}`;
+  // Another device sending with its serial is news whatever the terminal's own state (the status's words).
+  const other = deps.registration && otherSightingOf(deps.registration);
+  if (other?.lastAt && deps.now - Date.parse(other.lastAt) <= REFUSALS_SHOWN_MS) {
+    const shown = {
+      name: cfg.name,
+      serial: cfg.serial,
+      push: { trustedAddress: deps.registration?.trustedAddress ?? null },
+    };
+    const a = ALERT.pushOtherAddress(shown as TerminalStatus, { ...other, lastAt: other.lastAt });
+    return warn(name, a.cause, a.fix);
+  }
   const last = deps.push?.lastContactAt ?? null;
   const listen = deps.adms?.listen ?? 'adms.listen';
   if (last === null || deps.push?.serial.toUpperCase() !== cfg.serial.toUpperCase()) {

@@ -496,11 +496,23 @@ export const ALERT = {
   },
 
   /** A configured serial seen from another address than the one it is trusted at (trust on first use). */
-  pushOtherAddress: (t: TerminalStatus, other: { address: string; count: number; lastAt: string }): Alert => ({
-    kind: 'push-other-address',
-    cause: `terminal ${t.name} (SN=${t.serial}) was seen pushing from ${other.address} (${other.count} requests, last ${localTime(Date.parse(other.lastAt))}), but it pushes from ${t.push?.trustedAddress ?? '-'}: another device may be using its serial (its requests were refused and changed nothing: no punch, user, stamp, command, protocol or contact)`,
-    fix: `if the terminal itself moved to ${other.address}, set allowFrom: [${other.address}] for ${t.name} and reload (punchgate then trusts that address); else set allowFrom to its address ${t.push?.trustedAddress ?? ''} to refuse the other device at the door`,
-  }),
+  pushOtherAddress: (
+    t: TerminalStatus,
+    other: { address: string; addresses?: readonly string[]; more?: boolean; count: number; lastAt: string },
+  ): Alert => {
+    const addresses = other.addresses?.length ? other.addresses : [other.address];
+    const one = addresses.length === 1 && !other.more;
+    const from = one
+      ? other.address
+      : `${other.more ? 'more than ' : ''}${addresses.length} addresses (${addresses.join(', ')}${other.more ? ', ...' : ''})`;
+    return {
+      kind: 'push-other-address',
+      cause: `terminal ${t.name} (SN=${t.serial}) was seen pushing from ${from} (${other.count} requests, last ${localTime(Date.parse(other.lastAt))}), but it pushes from ${t.push?.trustedAddress ?? '-'}: ${one ? 'another device may be using its serial' : 'other devices are using its serial'} (their requests were refused and changed nothing: no punch, user, stamp, command, protocol or contact)`,
+      fix: one
+        ? `if the terminal itself moved to ${other.address}, set allowFrom: [${other.address}] for ${t.name} and reload (punchgate then trusts that address); else set allowFrom to its address ${t.push?.trustedAddress ?? ''} to refuse the other device at the door`
+        : `set allowFrom to the terminal's own address ${t.push?.trustedAddress ?? ''} for ${t.name} to refuse the others at the door, and find the devices sending with its serial (a terminal moves to one address, never to several)`,
+    };
+  },
 
   /** Posts to a listening Hikvision terminal's path from another address than the terminal's: refused. */
   hikvisionListenStranger: (

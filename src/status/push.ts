@@ -2,10 +2,11 @@ import { pushOfflineAfterMs } from '../config/adms.js';
 import type { Config } from '../config/schema.js';
 import type { Journal } from '../journal/journal.js';
 import { PushStore } from '../journal/push-store.js';
-import { REFUSALS_BEYOND } from '../journal/types.js';
+import { REFUSALS_BEYOND, type PushRegistration } from '../journal/types.js';
 import { ALERT, type Alert } from './alert-words.js';
 import { localTime } from '../util/local-time.js';
 import { shownFacts } from '../sources/adms/security.js';
+import { otherAddressesOf } from '../sources/adms/trust-gate.js';
 import type { PushDeviceFacts, PushRefusalStatus, StatusReport, TerminalStatus } from './types.js';
 
 /** Refused pushers seen this recently are shown. */
@@ -114,10 +115,27 @@ function pushDetails(
       .map((e) => ({ table: e.table, code: e.code, count: e.count })),
     trustedAddress: reg?.trustedAddress ?? null,
     // A sighting from before the trust last moved (to that very address, say) is history, not news.
-    otherAddress:
-      reg?.otherAddress && reg.otherAddress !== reg.trustedAddress && (reg.otherLastAt ?? 0) > (reg.trustedAt ?? 0)
-        ? { address: reg.otherAddress, count: reg.otherCount, lastAt: iso(reg.otherLastAt) }
-        : null,
+    otherAddress: reg ? otherSightingOf(reg) : null,
+  };
+}
+
+/**
+ * The other devices seen sending with a terminal's serial since it was last trusted, as the status
+ * and `punchgate check` show them; null: none. A sighting from before the trust last moved (to
+ * that very address, say) is history, not news.
+ */
+export function otherSightingOf(
+  reg: Pick<PushRegistration, 'otherAddress' | 'otherCount' | 'otherLastAt' | 'trustedAddress' | 'trustedAt'>,
+): NonNullable<NonNullable<TerminalStatus['push']>['otherAddress']> | null {
+  if (!reg.otherAddress || reg.otherAddress === reg.trustedAddress || (reg.otherLastAt ?? 0) <= (reg.trustedAt ?? 0))
+    return null;
+  const { addresses, more } = otherAddressesOf(reg.otherAddress);
+  return {
+    address: addresses[0] ?? reg.otherAddress,
+    addresses,
+    more,
+    count: reg.otherCount,
+    lastAt: iso(reg.otherLastAt),
   };
 }
 

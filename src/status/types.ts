@@ -89,7 +89,11 @@ export interface PushTerminalStatus {
   /** Trust on first use: the address its serial pushes from. */
   trustedAddress?: string | null;
   /** Another address seen with its serial (its requests changed nothing): the last one, how often, when. */
-  otherAddress?: { address: string; count: number; lastAt: string | null } | null;
+  /**
+   * Other devices seen sending with its serial since it was last trusted: the first addresses
+   * (`address` is the first), whether there were more, the requests in all.
+   */
+  otherAddress?: { address: string; addresses: string[]; more: boolean; count: number; lastAt: string | null } | null;
 }
 
 /** What a Security PUSH terminal said about itself at `/iclock/registry`. */

@@ -239,15 +239,22 @@ describe('trust does not move to whoever calls while the terminal is silent', ()
       }
     }
     expect(r.store.commands('lobby')[0]).toMatchObject({ state: 'sent' });
+    // A fourth address, last: it cannot make the alert name it (found by an adversarial trial,
+    // the alert named the last address alone and told the admin to trust it).
+    expect((await http(r.url, 'GET', `/iclock/getrequest?SN=${SN}`, undefined, {}, '127.0.0.9')).status).toBe(403);
+    n++;
     r.receiver['ctx'].registrations.flush();
     const status = statusOf(r, [{ name: 'lobby', serial: SN }]);
     expect(status.terminals[0]!.push).toMatchObject({
       trustedAddress: '127.0.0.1',
-      otherAddress: { address: '127.0.0.8', count: n },
+      otherAddress: { address: '127.0.0.2', addresses: ['127.0.0.2', '127.0.0.7', '127.0.0.8'], more: true, count: n },
     });
-    expect(status.alerts.find((a) => a.includes('was seen pushing from'))).toMatch(
-      /^terminal lobby \(SN=CQZ7232160001\) was seen pushing from 127\.0\.0\.8 .* but it pushes from 127\.0\.0\.1/,
+    const alert = status.alertItems.find((a) => a.kind === 'push-other-address')!;
+    expect(alert.cause).toMatch(
+      /^terminal lobby \(SN=CQZ7232160001\) was seen pushing from more than 3 addresses \(127\.0\.0\.2, 127\.0\.0\.7, 127\.0\.0\.8, \.\.\.\) .* but it pushes from 127\.0\.0\.1: other devices are using its serial/,
     );
+    expect(alert.fix).toContain("set allowFrom to the terminal's own address 127.0.0.1");
+    expect(alert.fix).not.toMatch(/allowFrom: \[127\.0\.0\.[2789]\]/);
     // The admin says the terminal is now at 127.0.0.7 (allowFrom, reload): trusted there, refused at the old address.
     r.receiver.register(terminal('lobby', SN, { allowFrom: ['127.0.0.7'] }));
     expect((await http(r.url, 'GET', `/iclock/ping?SN=${SN}`, undefined, {}, '127.0.0.7')).status).toBe(200);

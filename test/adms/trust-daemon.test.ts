@@ -194,7 +194,16 @@ describe('only the terminal changes its state, through punchgate run', () => {
       );
       const status = await statusOf(stack.configPath);
       const seen = status.alerts.filter((a) => a.includes('was seen pushing from'));
-      for (const a of seen) expect(a).toMatch(/was seen pushing from 127\.0\.0\.[245] \(\d+ requests/);
+      // Every stranger named (the first three), none chosen by who sent last.
+      for (const a of seen)
+        expect(a).toMatch(
+          /was seen pushing from 3 addresses \(127\.0\.0\.2, 127\.0\.0\.4, 127\.0\.0\.5\) \(\d+ requests/,
+        );
+      // punchgate check says it too (found by a new-user trial: it said PASS for the terminal).
+      const check = await runPunchgate(['--config', stack.configPath, 'check']);
+      expect(check.stdout).toMatch(
+        /WARN\s+terminal lobby\W+terminal lobby \(SN=\S+\) was seen pushing from 3 addresses/,
+      );
       expect(status.terminals.find((t) => t.name === 'lobby')?.push).toMatchObject({
         protocol: 'attendance',
         trustedAddress: '127.0.0.1',

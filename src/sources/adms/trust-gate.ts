@@ -96,7 +96,15 @@ export class TrustGate {
       );
       return { kind: 'trusted' };
     }
-    this.registrations.remember(t, { otherAddress: address, otherCount: (reg?.otherCount ?? 0) + 1, otherLastAt: now });
+    this.registrations.remember(t, {
+      otherAddress: withOtherAddress(
+        // A sighting from before the trust last moved is history: the list starts again.
+        (reg?.otherLastAt ?? 0) > (reg?.trustedAt ?? 0) ? reg?.otherAddress : null,
+        address,
+      ),
+      otherCount: (reg?.otherLastAt ?? 0) > (reg?.trustedAt ?? 0) ? (reg?.otherCount ?? 0) + 1 : 1,
+      otherLastAt: now,
+    });
     const budget = this.logged.get(t.cfg) ?? new LogBudget(STRANGER_LOG.max, STRANGER_LOG.windowMs);
     this.logged.set(t.cfg, budget);
     const held = budget.take(now);
@@ -107,4 +115,27 @@ export class TrustGate {
       );
     return { kind: 'stranger', trustedAddress: trusted };
   }
+}
+
+/** Other addresses kept by name at most; more are one `+` (the alert says "and more"). */
+const OTHER_ADDRESSES_NAMED = 3;
+
+/**
+ * The addresses seen sending with a terminal's serial, as kept (`a,b,c` and `+` for more): the
+ * first ones stay, so that a stranger cannot make the alert name an address of its choosing by
+ * sending last (found by an adversarial trial: the alert named only the last address, and told
+ * the admin to trust it).
+ */
+export function withOtherAddress(kept: string | null | undefined, address: string): string {
+  const parts = (kept ?? '').split(',').filter(Boolean);
+  if (parts.includes(address)) return parts.join(',');
+  const named = parts.filter((p) => p !== '+');
+  if (named.length < OTHER_ADDRESSES_NAMED) return [...named, address, ...(parts.includes('+') ? ['+'] : [])].join(',');
+  return [...named, '+'].join(',');
+}
+
+/** The kept list read back: the addresses named, and whether there were more. */
+export function otherAddressesOf(kept: string): { addresses: string[]; more: boolean } {
+  const parts = kept.split(',').filter(Boolean);
+  return { addresses: parts.filter((p) => p !== '+'), more: parts.includes('+') };
 }
