@@ -9,7 +9,7 @@ export {
 } from './report.js';
 export { failingWords, formatStatus, resultOfError } from './format.js';
 export { statusJson } from './json.js';
-export { notWellYet, summaryLine, terminalShown } from './summary.js';
+export { notAlertedYet, notWellYet, summaryLine, terminalShown } from './summary.js';
 export { probeDaemon, statusJsonPath } from './daemon-probe.js';
 export { LatestReport } from './latest.js';
 export { ALERT, alertLine, type Alert } from './alert-words.js';

@@ -59,9 +59,35 @@ export function notWellYet(r: StatusReport): string[] {
   return out;
 }
 
-/** The summary line: `ALERTS`, `No alerts.`, or what is not well while no alert says it yet. */
+/**
+ * What notWellYet says that no alert of the report says yet: shown beside older alerts, so that a
+ * fresh outage is not hidden behind an alert raised hours ago (found by a new-user trial: with a
+ * day-old quarantine alert up, the HRMS down and every terminal OFFLINE were in the rows only).
+ */
+export function notAlertedYet(r: StatusReport): string[] {
+  const kinds = new Set((r.alertItems ?? []).map((a) => a.kind));
+  const causes = (r.alertItems ?? []).map((a) => a.cause);
+  return notWellYet(r).filter((phrase) => {
+    if (phrase.startsWith('HRMS delivery'))
+      return !['delivery-failing', 'token-refused', 'no-token', 'daemon-down', 'config-delivery-held'].some((k) =>
+        kinds.has(k),
+      );
+    const sink = /^sink (\S+) delivery/.exec(phrase)?.[1];
+    if (sink !== undefined) return !causes.some((c) => c.includes(`sink ${sink}`));
+    // A terminal: its OFFLINE alert comes at OFFLINE_ALERT_MS; any alert naming it says it already.
+    const name = phrase.slice(0, phrase.lastIndexOf(' OFFLINE'));
+    return !causes.some(
+      (c) => c.includes(`terminal ${name} `) || c.includes(`terminal ${name}:`) || c.includes(`${name} (`),
+    );
+  });
+}
+
+/** The summary line: `ALERTS` (and what no alert says yet), `No alerts.`, or what is not well while no alert says it yet. */
 export function summaryLine(r: StatusReport): string {
-  if (r.alerts.length > 0) return 'ALERTS';
+  if (r.alerts.length > 0) {
+    const fresh = notAlertedYet(r);
+    return fresh.length === 0 ? 'ALERTS' : `ALERTS; also not well (no alert yet): ${fresh.join('; ')}`;
+  }
   const trouble = notWellYet(r);
   return trouble.length === 0 ? 'No alerts.' : `Not all well (no alert yet): ${trouble.join('; ')}`;
 }

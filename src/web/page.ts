@@ -4,6 +4,7 @@ import type { HourlySeries } from '../journal/hourly-stats.js';
 import { span, type Alert } from '../status/alert-words.js';
 import {
   failingWords,
+  notAlertedYet,
   notWellYet,
   resultOfError,
   terminalShown,
@@ -290,10 +291,15 @@ export function renderPage(r: StatusReport, info: PageInfo, charts?: HourlySerie
   const p = r.punches;
   const items: Alert[] = r.alertItems ?? r.alerts.map((a) => ({ kind: 'alert', cause: a, fix: '' }));
   // Never "All good" above a row that says OFFLINE or FAILING (summary.ts).
-  const notWell = items.length === 0 ? notWellYet(r) : [];
+  const notWell = items.length === 0 ? notWellYet(r) : notAlertedYet(r);
   const verdict =
     items.length > 0
-      ? html`<p class="verdict bad">${items.length} ${items.length === 1 ? 'alert' : 'alerts'}</p>`
+      ? html`<p class="verdict bad">
+          ${items.length}
+          ${items.length === 1 ? 'alert' : 'alerts'}${
+            notWell.length > 0 ? `; also not well (no alert yet): ${notWell.join('; ')}` : ''
+          }
+        </p>`
       : notWell.length > 0
         ? html`<p class="verdict bad">Not all well (no alert yet): ${notWell.join('; ')}</p>`
         : html`<p class="verdict ok">All good: no alerts</p>`;

@@ -80,6 +80,29 @@ describe('the status summary says what the rows show', () => {
     }
   });
 
+  it('an older alert up: what no alert says yet is still said at the top, and nothing an alert says is said twice', () => {
+    // Found by a new-user trial: with a day-old alert up, the HRMS down and every terminal OFFLINE
+    // were in the rows only; the top said "2 alerts", both about other things.
+    journal.ingest([{ terminal: 'gate-1', biometricCode: '7', logTime: '2027-06-01 08:00:00' }]);
+    journal.terminals.update('gate-2', { online: false, offlineSince: clock.now() - 2 * MIN, lastPollAt: clock.now() });
+    journal.deliveryState.update({ failingSince: clock.now() - MIN, lastError: 'HTTP 503', lastErrorAt: clock.now() });
+    const { r, text, page } = outputs();
+    expect(r.alertItems.map((a) => a.kind)).toEqual(expect.arrayContaining([expect.stringMatching(/quarantine/)]));
+    expect(r.alertItems.some((a) => a.kind === 'delivery-failing' || a.kind === 'terminal-unreachable')).toBe(false);
+    const also = 'also not well (no alert yet): gate-2 OFFLINE for 2 min (an alert at 5 min); HRMS delivery FAILING';
+    expect(text).toContain(`\nALERTS; ${also}\n`);
+    expect(page).toContain(also);
+    // Past their alerts' time: said by the alerts, not twice.
+    clock.advance(15 * MIN);
+    journal.terminals.update('gate-1', { online: true, lastPollAt: clock.now() });
+    const later = outputs();
+    expect(later.r.alertItems.map((a) => a.kind)).toEqual(
+      expect.arrayContaining(['terminal-unreachable', 'delivery-failing']),
+    );
+    expect(later.text).toContain('\nALERTS\n');
+    expect(later.page).not.toContain('also not well');
+  });
+
   it('delivery failing, the token refused or missing: never "No alerts." above the delivery row that says so', () => {
     const states = [
       { failingSince: clock.now(), lastError: 'HTTP 503', lastErrorAt: clock.now() },
