@@ -285,6 +285,10 @@ function configRows(c: ConfigStatus, now: number): Html {
     }`;
 }
 
+/** "3 alerts", and what no alert says yet beside them (summary.ts notAlertedYet). */
+const alertCount = (n: number, notYet: readonly string[]) =>
+  `${n} ${n === 1 ? 'alert' : 'alerts'}${notYet.length > 0 ? `; also not well (no alert yet): ${notYet.join('; ')}` : ''}`;
+
 /** The status page: what `punchgate status` shows, for a browser (a phone too), without any script. */
 export function renderPage(r: StatusReport, info: PageInfo, charts?: HourlySeries): string {
   const now = Date.parse(r.generatedAt);
@@ -294,12 +298,7 @@ export function renderPage(r: StatusReport, info: PageInfo, charts?: HourlySerie
   const notWell = items.length === 0 ? notWellYet(r) : notAlertedYet(r);
   const verdict =
     items.length > 0
-      ? html`<p class="verdict bad">
-          ${items.length}
-          ${items.length === 1 ? 'alert' : 'alerts'}${
-            notWell.length > 0 ? `; also not well (no alert yet): ${notWell.join('; ')}` : ''
-          }
-        </p>`
+      ? html`<p class="verdict bad">${alertCount(items.length, notWell)}</p>`
       : notWell.length > 0
         ? html`<p class="verdict bad">Not all well (no alert yet): ${notWell.join('; ')}</p>`
         : html`<p class="verdict ok">All good: no alerts</p>`;
