@@ -59,6 +59,19 @@ describe('import names the terminal of the serial in a USB export’s name', () 
     ]);
   });
 
+  it('a device, a pipe or a folder is refused at once (66), never read for ever', async () => {
+    // Found by an adversarial trial: /dev/zero or a FIFO never finished.
+    box = cliSandbox();
+    for (const [path, kind] of [
+      ['/dev/zero', 'not a file (a device or a pipe)'],
+      [box.tmp.path(''), 'a folder'],
+    ] as const) {
+      const r = await box.cli('import', path);
+      expect(r.status, r.stderr).toBe(66);
+      expect(r.stderr).toContain(`cannot read (${kind}): name the exported file`);
+    }
+  });
+
   it('a serial no terminal is known by: said on stderr, counted under "import"; a machine number is no serial; --terminal wins', async () => {
     box = cliSandbox({
       adms: { listen: '127.0.0.1:0' },
@@ -83,9 +96,10 @@ describe('import names the terminal of the serial in a USB export’s name', () 
 
 describe('a USB export line', () => {
   it('is code, time, machine number, state, verify type, work code (published exports: the state is the fourth column)', () => {
-    const read = (line: string) =>
-      attlogPunch({ line: 1, cells: line.split('\t') }, { terminal: 't', device: '' });
+    const read = (line: string) => attlogPunch({ line: 1, cells: line.split('\t') }, { terminal: 't', device: '' });
     expect(read('        1\t2026-10-03 08:59:01\t1\t0\t1\t0')).toMatchObject({ punchState: 0, verifyType: 1 });
     expect(read('        1\t2026-10-03 18:10:22\t1\t1\t15\t0')).toMatchObject({ punchState: 1, verifyType: 15 });
+    // Found by a new-user trial: a line of text was "biometric code has a blank (U+0020)".
+    expect(read('garbage line here')).toBe('not a punch line: no tab between a code and a date-time');
   });
 });

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { importFile, IMPORT_SOURCE, serialOfExportName } from '../../sources/import/import-files.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
@@ -70,6 +71,15 @@ export function registerImport(program: Command): void {
                 `${shown}: no terminal of the config is known by the serial ${escapeControls(serial)} in its name: its punches are counted under "${IMPORT_SOURCE}", apart from any terminal's. ` +
                   `If the file is a terminal's, import it with --terminal NAME instead (punches counted under "${IMPORT_SOURCE}" would be counted again under the terminal); --terminal ${IMPORT_SOURCE} says this is meant\n`,
               );
+            // A device or a pipe (/dev/zero, a FIFO) never ends: only files are read.
+            let kind: string | undefined;
+            try {
+              const st = statSync(file);
+              kind = st.isFile() ? undefined : st.isDirectory() ? 'a folder' : 'not a file (a device or a pipe)';
+            } catch {
+              // not there, or not readable: importFile says which
+            }
+            if (kind) throw new ExitError(`${shown}: cannot read (${kind}): name the exported file`, EXIT.NOINPUT);
             let r;
             try {
               r = await importFile(file, journal, { terminal, deviceOf, refuse: unusable }, (b) =>

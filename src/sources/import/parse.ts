@@ -50,6 +50,9 @@ function punchOf(at: { terminal: string; device: string }, code: string, time: s
 export function attlogPunch(rec: CsvRecord, at: { terminal: string; device: string }): Punch | string {
   if (rec.error) return rec.error;
   const f = rec.cells;
+  // One cell: no tab between a code and a time, not a punch line at all (a note, a header, a
+  // line of another file): said so, not as a code with a blank in it.
+  if (f.length < 2) return 'not a punch line: no tab between a code and a date-time';
   const p = punchOf(at, unpad(f[0]), unpad(f[1]), 'date-time');
   if (typeof p === 'string') return p;
   p.verifyType = small(unpad(f[4]));
