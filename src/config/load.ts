@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { LineCounter, parseDocument, type Document } from 'yaml';
+import { LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { EXIT, ExitError } from '../util/exit-codes.js';
 import { escapeControls } from '../util/terminal-text.js';
 import { problemsOf, pathLabel, type ConfigProblem } from './issues.js';
@@ -173,5 +173,24 @@ export function parseConfigText(text: string, file: string, baseDir: string, che
   // Merge keys (`<<: *defaults`) are allowed: a site with many alike terminals writes their common keys once.
   const doc = parseDocument(text, { prettyErrors: true, lineCounter: lines, merge: true });
   if (doc.errors.length > 0) throw new ConfigError(yamlProblems(doc.errors, text, file));
-  return parseConfig(doc.toJS(), baseDir, checkTerminal, { file, doc, lines });
+  let raw: unknown;
+  try {
+    raw = doc.toJS();
+  } catch (e) {
+    // Aliases that expand without end (a "billion laughs" file): said at the first alias's line.
+    let at = 1;
+    visit(doc, {
+      Alias(_, node) {
+        if (node.range) at = lines.linePos(node.range[0]).line;
+        return visit.BREAK;
+      },
+    });
+    const why = e instanceof Error ? e.message : String(e);
+    throw new ConfigError([
+      /alias/i.test(why)
+        ? `${file}:${at}: aliases (*name): expected a config of reasonable size, found aliases that expand to too many values: write the values out`
+        : `${file}:${at}: ${why}`,
+    ]);
+  }
+  return parseConfig(raw, baseDir, checkTerminal, { file, doc, lines });
 }
