@@ -96,7 +96,17 @@ export function registerTerminalCommands(terminals: Command): void {
           const t = pushTerminal(ctx, name);
           const to = opts.to ?? wallClockAt(ctx.clock.now(), t.timezone);
           if (opts.from > to) throw new ExitError(`--from ${opts.from} is after --to ${to}`, EXIT.CONFIG);
-          const c = storeOf(ctx, journal).enqueue(name, backfillCommand(opts.from, to));
+          const store = storeOf(ctx, journal);
+          // Security PUSH firmware has no ATTLOG query (it answers the attendance protocol's
+          // commands -1002, unsupported): a command it can only refuse is not queued.
+          if (store.registration(name, t.serial)?.protocol === 'security')
+            throw new ExitError(
+              `${name} speaks Security PUSH, whose firmware takes no ATTLOG query: backfill is not available for it. ` +
+                'Its events stay in its own log: export them to a USB stick and run punchgate import --terminal ' +
+                `${name} (what the journal has already stays once)`,
+              EXIT.CONFIG,
+            );
+          const c = store.enqueue(name, backfillCommand(opts.from, to));
           process.stdout.write(
             opts.json ? safeJson(c, 2) + '\n' : queued(c, name, `a backfill of ${opts.from} to ${to}`),
           );
