@@ -166,6 +166,10 @@ export function registerReparse(terminals: Command): void {
           process.stdout.write(
             `${name}: ${r.uploads} kept upload(s) read again: ${r.added} new punch(es) journalled, ${r.duplicates} already in the journal, ${r.quarantined} quarantined (implausible time); ${r.stillKept} line(s) still not understood, kept\n`,
           );
+          if (r.stillKept > 0)
+            process.stdout.write(
+              `the lines still not understood are no punches this punchgate reads: they stay kept as evidence for adms.keptUploads.maxAgeDays (${ctx.config.adms?.keptUploads.maxAgeDays ?? 30} days), and the status's alert ends a day after the last such upload\n`,
+            );
           if (r.unread > 0)
             process.stdout.write(
               `${r.unread} kept upload(s) of tables this punchgate does not read stay kept (see punchgate status)\n`,
