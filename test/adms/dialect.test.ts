@@ -117,6 +117,24 @@ describe('push dialects', () => {
     expect(r.journal.queries.list()).toHaveLength(2);
   });
 
+  it('a terminal taken for Security PUSH by an upload alone is answered as attendance again when its handshake says pushver 2.x', async () => {
+    // An earlier punchgate took a query answer for Security PUSH, and the terminal stopped
+    // uploading: the handshake of attendance firmware now wins over that guess, and is remembered.
+    r = await startReceiver({ terminals: [terminal('a1', SN)] });
+    await http(r.url, 'GET', `/iclock/cdata?SN=${SN}&options=all&pushver=2.4.1`);
+    // Uploads only Security PUSH sends mark it so (rtlog), as the old guess did.
+    await http(r.url, 'POST', `/iclock/cdata?SN=${SN}&table=rtlog`, 'time=2026-11-05 08:00:00\tpin=1\tevent=0\n');
+    expect((await http(r.url, 'GET', `/iclock/cdata?SN=${SN}&options=all`)).body).not.toContain('TransFlag=');
+    const hello = await http(r.url, 'GET', `/iclock/cdata?SN=${SN}&options=all&pushver=2.4.1`);
+    expect(hello.body).toContain('TransFlag=');
+    // Remembered: a handshake without pushver is answered alike.
+    expect((await http(r.url, 'GET', `/iclock/cdata?SN=${SN}&options=all`)).body).toContain('TransFlag=');
+    // A Security PUSH handshake (pushver 3.x) of a registered device is not touched by this.
+    expect(
+      (await http(r.url, 'GET', `/iclock/cdata?SN=${SN}&options=all&pushver=3.1.2&DeviceType=acc`)).body,
+    ).not.toContain('TransFlag=');
+  });
+
   it('querydata with cmdid settles the command from the trusted address only', async () => {
     r = await startReceiver({ terminals: [terminal('a1', SN)] });
     // The terminal's address is trusted at its first contact.

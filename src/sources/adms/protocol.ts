@@ -52,8 +52,9 @@ export function handleOptions(ctx: ReceiverContext, p: PushRequest): void {
   try {
     const known = ctx.registrations.get(p.terminal);
     const protocol = protocolOf(p.query, known);
-    // The device said which protocol it speaks: remembered, so that a later handshake without DeviceType= is answered alike.
-    if (declaredProtocol(p.query) !== undefined && known?.protocol !== protocol)
+    // The device said which protocol it speaks (DeviceType=, or attendance firmware's pushver over
+    // a guess): remembered, so that a later handshake without it is answered alike.
+    if (known?.protocol !== protocol && (declaredProtocol(p.query) !== undefined || known?.protocol === 'security'))
       ctx.registrations.remember(p.terminal, { protocol });
     if (protocol === 'security') {
       noteContact(ctx, p.terminal, p.address, { pushVersion });

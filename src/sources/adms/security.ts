@@ -30,9 +30,27 @@ export function declaredProtocol(query: URLSearchParams): PushProtocol | undefin
   return undefined;
 }
 
-/** The protocol to answer a handshake in. */
+/**
+ * The protocol a handshake tells by its `pushver`: below 3, attendance (PushSDK 3.x is Security
+ * PUSH's; attendance firmware sends 2.x); undefined when it tells nothing (none, or 3.x, which
+ * attendance firmware sends too).
+ */
+function protocolOfVersion(query: URLSearchParams): PushProtocol | undefined {
+  const v = /^(\d+)\./.exec(query.get('pushver') ?? '')?.[1];
+  return v !== undefined && Number(v) < 3 ? 'attendance' : undefined;
+}
+
+/**
+ * The protocol to answer a handshake in. Security PUSH remembered from an upload alone (the
+ * device never registered) gives way to a handshake of attendance firmware (`pushver=2.x`): an
+ * earlier punchgate took a query answer for Security PUSH, and such a terminal stopped uploading.
+ */
 export function protocolOf(query: URLSearchParams, known: PushRegistration | undefined): PushProtocol {
-  return declaredProtocol(query) ?? known?.protocol ?? 'attendance';
+  const declared = declaredProtocol(query);
+  if (declared) return declared;
+  if (known?.protocol === 'security' && !known.registryCode && protocolOfVersion(query) === 'attendance')
+    return 'attendance';
+  return known?.protocol ?? 'attendance';
 }
 
 /** A code or session id of `bytes` random bytes, hex (the protocol allows up to 32 characters). */
