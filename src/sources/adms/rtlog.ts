@@ -52,7 +52,11 @@ export function parseRtlog(body: string): ParsedRtlog {
       bad('not TAB-separated key=value fields');
       continue;
     }
-    const time = kv.get('time');
+    // `2026-11-30T01:02:03` is the same wall clock written as ISO 8601 does (no zone: a zone would
+    // make it another time, and stays an unreadable one).
+    const sent = kv.get('time');
+    const time =
+      sent !== undefined && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/.test(sent) ? sent.replace('T', ' ') : sent;
     const pin = kv.get('pin') ?? '';
     const event = int(kv.get('event'));
     if (time === undefined) {
