@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/load.js';
 import { Journal } from '../../src/journal/index.js';
 import { buildStatus } from '../../src/status/report.js';
+import type { LiveFacts } from '../../src/status/types.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
 
 const MIN = 60_000;
@@ -31,17 +32,14 @@ describe('status: shift sync', () => {
       tmp.path('p.yaml'),
       tmp.path(''),
     );
-  const live = (failingSince: number | null) => ({
+  /** The daemon's live facts with sink erp's shift sync as given. */
+  const liveWith = (shiftSync: NonNullable<NonNullable<LiveFacts['sinks']>[string]['shiftSync']>) => ({
     journalBusySince: null,
     heldPunches: 0,
-    sinks: {
-      erp: {
-        nextTryAt: null,
-        probing: false,
-        shiftSync: { failingSince, lastError: 'Shift Type Day: HTTP 403: Not permitted', lastSet: {} },
-      },
-    },
+    sinks: { erp: { nextTryAt: null, probing: false, shiftSync } },
   });
+  const live = (failingSince: number | null) =>
+    liveWith({ failingSince, lastError: 'Shift Type Day: HTTP 403: Not permitted', lastSet: {} });
   const kinds = (failingSince: number | null) =>
     buildStatus(j, config(), clock.now(), { live: live(failingSince) }).alertItems!.map((a) => a.kind);
 
@@ -58,22 +56,13 @@ describe('status: shift sync', () => {
   });
 
   it('a shift type standing at a refused punch: an alert past alertAfterMinutes naming the punch, the shift and the fix', () => {
-    const held = (since: number) => ({
-      journalBusySince: null,
-      heldPunches: 0,
-      sinks: {
-        erp: {
-          nextTryAt: null,
-          probing: false,
-          shiftSync: {
-            failingSince: null,
-            lastError: null,
-            lastSet: { Day: '2026-11-22 09:30:00' },
-            held: { Day: { terminal: 'gate-1', logTime: '2026-11-22 09:30:00', since } },
-          },
-        },
-      },
-    });
+    const held = (since: number) =>
+      liveWith({
+        failingSince: null,
+        lastError: null,
+        lastSet: { Day: '2026-11-22 09:30:00' },
+        held: { Day: { terminal: 'gate-1', logTime: '2026-11-22 09:30:00', since } },
+      });
     const at = (since: number) => buildStatus(j, config(), clock.now(), { live: held(since) }).alertItems ?? [];
     expect(at(clock.now() - 9 * MIN).map((a) => a.kind)).not.toContain('shift-sync-held');
     const a = at(clock.now() - 11 * MIN).find((x) => x.kind === 'shift-sync-held')!;

@@ -68,27 +68,8 @@ export function shiftSyncTargets(
 ): ShiftSyncTarget[] {
   const out: ShiftSyncTarget[] = [];
   for (const rule of rules) {
-    if (rule.terminals.length === 0) continue;
-    let bound: string | undefined;
-    let known = true;
-    for (const t of rule.terminals) {
-      const p = progress.get(t);
-      if (!p?.readUpTo || !WALL.test(p.readUpTo)) {
-        known = false;
-        break;
-      }
-      let b = p.readUpTo;
-      if (p.oldestUndelivered !== undefined) {
-        // A punch whose time cannot be read holds the shift back: nothing is known past it.
-        if (!WALL.test(p.oldestUndelivered)) {
-          known = false;
-          break;
-        }
-        if (p.oldestUndelivered < b) b = p.oldestUndelivered;
-      }
-      if (bound === undefined || b < bound) bound = b;
-    }
-    if (!known || bound === undefined) continue;
+    const bound = ruleBound(rule, progress)?.at;
+    if (bound === undefined) continue;
     const before = lastSet.get(rule.shiftType);
     if (before !== undefined && bound <= before) continue;
     out.push({ shiftType: rule.shiftType, lastSync: bound });
@@ -107,21 +88,41 @@ export function shiftSyncHolds(
 ): ShiftSyncHold[] {
   const out: ShiftSyncHold[] = [];
   for (const rule of rules) {
-    let least: { terminal: string; bound: string; refused: boolean } | undefined;
-    for (const t of rule.terminals) {
-      const p = progress.get(t);
-      if (!p?.readUpTo || !WALL.test(p.readUpTo)) {
-        least = undefined;
-        break;
-      }
-      const owed = p.oldestUndelivered;
-      const byPunch = owed !== undefined && WALL.test(owed) && owed <= p.readUpTo;
-      const bound = byPunch ? owed : p.readUpTo;
-      if (!least || bound < least.bound) least = { terminal: t, bound, refused: byPunch && p.oldestRefused === true };
-    }
-    if (least?.refused) out.push({ shiftType: rule.shiftType, terminal: least.terminal, logTime: least.bound });
+    const b = ruleBound(rule, progress);
+    if (b?.refused) out.push({ shiftType: rule.shiftType, terminal: b.terminal, logTime: b.at });
   }
   return out;
+}
+
+/**
+ * How far a shift type is known: the earliest bound over its terminals, with the terminal that
+ * sets it and whether a refused punch does; undefined when it is not known (no terminals, one
+ * never read).
+ */
+function ruleBound(
+  rule: ShiftSyncRule,
+  progress: ReadonlyMap<string, TerminalProgress>,
+): { at: string; terminal: string; refused: boolean } | undefined {
+  let least: { at: string; terminal: string; refused: boolean } | undefined;
+  for (const t of rule.terminals) {
+    const b = terminalBound(progress.get(t));
+    if (b === undefined) return undefined;
+    if (!least || b.at < least.at) least = { ...b, terminal: t };
+  }
+  return least;
+}
+
+/**
+ * One terminal's bound: the earlier of the time its log is read up to and its oldest punch the
+ * sink has not got (`refused`: that punch was refused); undefined when it is not known.
+ */
+function terminalBound(p: TerminalProgress | undefined): { at: string; refused: boolean } | undefined {
+  if (!p?.readUpTo || !WALL.test(p.readUpTo)) return undefined;
+  const owed = p.oldestUndelivered;
+  if (owed === undefined) return { at: p.readUpTo, refused: false };
+  // A punch whose time cannot be read holds the shift back: nothing is known past it.
+  if (!WALL.test(owed)) return undefined;
+  return owed < p.readUpTo ? { at: owed, refused: p.oldestRefused === true } : { at: p.readUpTo, refused: false };
 }
 
 export type ShiftSyncAnswer =
