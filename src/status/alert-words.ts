@@ -556,7 +556,7 @@ export const ALERT = {
       };
     return {
       kind: 'push-kept',
-      cause: `${what} (${k.lines} lines in all, ${last}): ${k.held} kept raw in the journal${k.dropped > 0 ? `, ${k.dropped} more dropped to stay within adms.keptUploads` : ''}`,
+      cause: `${what} (${k.lines} ${k.lines === 1 ? 'line' : 'lines'} in all, ${last}): ${k.held} kept raw in the journal${k.dropped > 0 ? `, ${k.dropped} more dropped to stay within adms.keptUploads` : ''}`,
       fix:
         `${learn} then run punchgate terminals reparse ${t.name}; lines it still cannot read are no punches this punchgate reads: ` +
         'they stay kept as evidence (adms.keptUploads.maxAgeDays), and this alert ends a day after the last such upload',
