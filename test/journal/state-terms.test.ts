@@ -93,7 +93,7 @@ describe('journal: the partial indexes on three states, made again without a lis
       const expected = figures(j);
       expect(expected.counts).toMatchObject({ delivered: 1, rejected: 1, pending: 1, quarantined: 1 });
       expect(expected.refused).toEqual([{ message: 'unknown employee', code: '2', state: 'rejected', count: 1 }]);
-      expect(expected.owed).toEqual({ gate: { oldestUndelivered: '2026-11-22 08:01:00' } });
+      expect(expected.owed).toEqual({ gate: { oldestUndelivered: '2026-11-22 08:01:00', oldestRefused: true } });
       j.close();
 
       backToPreviousVersion(path);
