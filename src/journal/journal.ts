@@ -132,11 +132,11 @@ type Returned = { terminal: string; state: PunchState };
 
 const DAY_MS = 86_400_000;
 
-/** `fn` remembering its last argument and answer (the same terminal and device punch after punch). */
 /** Two serials of one device: equal but for letter case (ZKTeco's push receiver compares them so). */
 const sameSerial = (known: string, reported: string) =>
   known !== '' && known.length === reported.length && known.toUpperCase() === reported.toUpperCase();
 
+/** `fn` remembering its last argument and answer (the same terminal and device punch after punch). */
 function memoLast<T>(fn: (s: string) => T): (s: string) => T {
   let key: string | undefined;
   let value: T;
