@@ -68,6 +68,15 @@ function wholeHalfHours(seconds: number): number | null {
 /** "1 punch", "14 punches". */
 export const punches = (n: number) => `${n} ${n === 1 ? 'punch' : 'punches'}`;
 
+/** The alert of a terminal's note (src/sources/device-notes.ts): its kind `<source>-<topic>`, its words and when. */
+const noteAlert =
+  (source: string) =>
+  (terminal: string, n: { topic: string; cause: string; fix: string; at: number }): Alert => ({
+    kind: `${source}-${n.topic}`,
+    cause: `terminal ${terminal}: ${n.cause} (last at ${localTime(n.at)})`,
+    fix: n.fix,
+  });
+
 /** A config file's problems, the first one whole: `file:12: hrms.baseUrl: ... (and 2 more)`. */
 function problemsOf(c: ConfigStatus): string {
   const p = c.failure?.problems ?? [];
@@ -567,17 +576,9 @@ export const ALERT = {
    * A Dahua terminal misbehaved lately (src/sources/dahua/notes.ts): a poll stopped at a bound,
    * records dated implausibly, a log renumbered or cleared, an event stream beyond its bounds.
    */
-  dahuaNote: (terminal: string, n: { topic: string; cause: string; fix: string; at: number }): Alert => ({
-    kind: `dahua-${n.topic}`,
-    cause: `terminal ${terminal}: ${n.cause} (last at ${localTime(n.at)})`,
-    fix: n.fix,
-  }),
+  dahuaNote: noteAlert('dahua'),
   /** A push terminal's upload the receiver refused lately (src/sources/adms/notes.ts): too large. */
-  pushNote: (terminal: string, n: { topic: string; cause: string; fix: string; at: number }): Alert => ({
-    kind: `push-${n.topic}`,
-    cause: `terminal ${terminal}: ${n.cause} (last at ${localTime(n.at)})`,
-    fix: n.fix,
-  }),
+  pushNote: noteAlert('push'),
   /** A BioTime server whose licence (or account) refuses the API: no punches are read. */
   biotimeApiRefused: (server: string, n: BioTimeNote): Alert => ({
     kind: 'biotime-api-refused',

@@ -17,6 +17,7 @@ import type { PushTerminal, TerminalDirectory } from './directory.js';
 import type { GroupCommit } from './group-commit.js';
 import { answer, readBody, type BodyBudget, type BodyOutcome } from './http-body.js';
 import { LogBudget } from './log-budget.js';
+import { tableLabel } from './kept.js';
 import { hasPushNote, tooLargeWords, writePushNote } from './notes.js';
 
 /**
@@ -144,14 +145,11 @@ export async function bodyOf(ctx: ReceiverContext, p: PushRequest, discard = fal
   }
 }
 
-/** The table an upload names (`table=`, `tablename=`), else its path's last part. */
-const tableOf = (p: PushRequest) =>
-  (
-    p.query.get('table') ??
-    p.query.get('tablename') ??
-    (p.req.url ?? '').split('?')[0]!.split('/').pop() ??
-    'upload'
-  ).slice(0, 40);
+/** The table an upload names (`table=`, `tablename=`), as kept uploads show it; else its path's last part. */
+const tableOf = (p: PushRequest) => {
+  const named = p.query.get('table') ?? p.query.get('tablename');
+  return named !== null ? tableLabel(named) : tableLabel((p.req.url ?? '').split('?')[0]!.split('/').pop());
+};
 
 /**
  * An upload of the table refused as too large went through: its note is over. After a start the
