@@ -48,4 +48,34 @@ describe('the status server’s connection bounds', () => {
     expect(late.destroyed).toBe(true);
     expect([a2, ...others, scraper].some((s) => s.destroyed)).toBe(false);
   });
+
+  it('holders that come back at once when put out do not take turns putting out a scraper before its request is read', () => {
+    let now = 0;
+    const b = new ConnectionBounds({ loopback: 2, lan: 48, perAddress: 4 }, () => now);
+    // 70 addresses, 2 idle connections each: more than the LAN's 48 places. Each one put out comes back 50 ms later.
+    const back: string[] = [];
+    const hold = (address: string) => {
+      const s = socket(address);
+      s.once('close', () => back.push(address));
+      b.admit(s);
+    };
+    for (let a = 0; a < 70; a++) for (let k = 0; k < 2; k++) hold(`10.0.3.${a}`);
+    const tick = () => {
+      now += 50;
+      for (const address of back.splice(0)) hold(address);
+    };
+    for (let i = 0; i < 40; i++) tick(); // 2 s of holders coming back
+    // A scraper connects; its request is read within 2 ticks (100 ms), on a slow box.
+    const scraper = socket('10.0.4.1');
+    expect(b.admit(scraper)).toBe(true);
+    tick();
+    tick();
+    expect(scraper.destroyed).toBe(false);
+    b.busy(scraper, true);
+    expect(b.counts().lan).toBe(48);
+    // Benches are bounded: 10,000 strangers put out leave at most 4,096 remembered.
+    const many = new ConnectionBounds({ loopback: 1, lan: 1, perAddress: 1 }, () => now);
+    for (let i = 0; i < 10_000; i++) many.admit(socket(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`));
+    expect((many as unknown as { benched: Map<string, unknown> }).benched.size).toBe(4_096);
+  });
 });
