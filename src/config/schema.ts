@@ -181,26 +181,37 @@ export const configSchema = z
     terminalUsers: terminalUsersSchema,
     log: logSchema,
   })
+  // Run even when other keys are wrong, so a duplicate name is reported with them, not only after they are fixed.
+  .superRefine((c, ctx) => checkTerminalNames(c.terminals, ctx), { when: () => true })
   .superRefine((c, ctx) => {
-    // Names are typed in commands (`--terminal gate-1`) and shown everywhere: two that differ only
-    // in letter case would be two terminals an admin cannot tell apart.
-    const seen = new Map<string, number>();
-    c.terminals.forEach((t, i) => {
-      const first = seen.get(t.name.toLowerCase());
-      if (first !== undefined)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['terminals', i, 'name'],
-          message:
-            c.terminals[first]!.name === t.name
-              ? `duplicate terminal name "${t.name}": terminals[${first}] has it already; give each terminal its own name`
-              : `terminal name "${t.name}" differs only in letter case from terminals[${first}] ("${c.terminals[first]!.name}"): give each terminal a name of its own`,
-        });
-      else seen.set(t.name.toLowerCase(), i);
-    });
     checkPushTerminals(c, ctx);
     checkSinks(c, ctx);
   });
+
+/**
+ * Names are typed in commands (`--terminal gate-1`) and shown everywhere: two that differ only in
+ * letter case would be two terminals an admin cannot tell apart. It may see the config as written
+ * (other keys failed), so it reads only the entries that are objects with a text name.
+ */
+function checkTerminalNames(terminals: unknown, ctx: z.RefinementCtx): void {
+  if (!Array.isArray(terminals)) return;
+  const seen = new Map<string, { index: number; name: string }>();
+  terminals.forEach((t: unknown, i) => {
+    const name = typeof t === 'object' && t !== null ? (t as { name?: unknown }).name : undefined;
+    if (typeof name !== 'string') return;
+    const first = seen.get(name.toLowerCase());
+    if (first !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['terminals', i, 'name'],
+        message:
+          first.name === name
+            ? `duplicate terminal name "${name}": terminals[${first.index}] has it already; give each terminal its own name`
+            : `terminal name "${name}" differs only in letter case from terminals[${first.index}] ("${first.name}"): give each terminal a name of its own`,
+      });
+    else seen.set(name.toLowerCase(), { index: i, name });
+  });
+}
 
 /** Push terminals need the receiver, and each serial number names one terminal. */
 function checkPushTerminals(

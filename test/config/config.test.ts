@@ -68,6 +68,7 @@ describe('config', () => {
       'delivery.batchSize: must be at least 1, got the number 0',
       'terminals[0] (g).host: is required',
       'terminals[1] (g).schedule: must be a cron expression such as "* * * * *" (every minute), got the text "often"',
+      'terminals[1] (g).name: duplicate terminal name "g": terminals[0] has it already; give each terminal its own name',
     ]);
     const pth = problems({ ...base, journal: { path: 'x', pth: 'y' } });
     expect(pth).toHaveLength(1);

@@ -152,6 +152,8 @@ terminals:
 `);
     expect(r.status).toBe(78);
     expect(r.lines).toEqual([
+      // The whole first terminal again (*gate): its name is a duplicate, written at the anchor.
+      `${r.file}:9: terminals[2] (gate-1).name: duplicate terminal name "gate-1": terminals[0] has it already; give each terminal its own name`,
       `${r.file}:12: terminals[0] (gate-1).port: must be a number, got the text "4370"`,
       `${r.file}:12: terminals[1] (gate-2).port: must be a number, got the text "4370"`,
       `${r.file}:12: terminals[2] (gate-1).port: must be a number, got the text "4370"`,
@@ -265,6 +267,31 @@ terminals:
       `${r.file}:11: terminals[1] (gate-1).name: duplicate terminal name "gate-1": terminals[0] has it already; give each terminal its own name`,
       `${r.file}:14: terminals[2] (GATE-1).name: terminal name "GATE-1" differs only in letter case from terminals[0] ("gate-1"): give each terminal a name of its own`,
     ]);
+  });
+
+  it('reports a duplicate name together with other wrong keys, not only once they are fixed', () => {
+    const r = run(`${head}delivery:
+  batchSize: "200"
+terminals:
+  - name: gate-1
+    kind: zk
+    host: 10.0.0.1
+  - name: gate-1
+    kind: zk
+    host: 10.0.0.2
+    port: many
+  - name: 7
+    kind: zk
+    host: 10.0.0.3
+`);
+    expect(r.status).toBe(78);
+    expect(r.lines).toEqual(
+      expect.arrayContaining([
+        `${r.file}:8: delivery.batchSize: must be a number, got the text "200"`,
+        `${r.file}:13: terminals[1] (gate-1).name: duplicate terminal name "gate-1": terminals[0] has it already; give each terminal its own name`,
+      ]),
+    );
+    expect(r.lines.filter((l) => l.includes('duplicate'))).toHaveLength(1);
   });
 
   it('check shows the same lines and exits 78', () => {
