@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { admsSchema } from './adms.js';
+import { checkDuplicates } from './duplicates.js';
 import { DEFAULT_STATUS_LISTEN, LISTEN_FORMAT, parseListen } from './listen.js';
 import { hrmsSchema } from './hrms.js';
 import { checkSinks, sinkListSchema } from './sinks.js';
@@ -181,44 +182,18 @@ export const configSchema = z
     terminalUsers: terminalUsersSchema,
     log: logSchema,
   })
-  // Run even when other keys are wrong, so a duplicate name is reported with them, not only after they are fixed.
-  .superRefine((c, ctx) => checkTerminalNames(c.terminals, ctx), { when: () => true })
+  // Run even when other keys are wrong, so a name given twice is reported with them (duplicates.ts).
+  .superRefine((c, ctx) => checkDuplicates(c, ctx), { when: () => true })
   .superRefine((c, ctx) => {
     checkPushTerminals(c, ctx);
     checkSinks(c, ctx);
   });
 
-/**
- * Names are typed in commands (`--terminal gate-1`) and shown everywhere: two that differ only in
- * letter case would be two terminals an admin cannot tell apart. It may see the config as written
- * (other keys failed), so it reads only the entries that are objects with a text name.
- */
-function checkTerminalNames(terminals: unknown, ctx: z.RefinementCtx): void {
-  if (!Array.isArray(terminals)) return;
-  const seen = new Map<string, { index: number; name: string }>();
-  terminals.forEach((t: unknown, i) => {
-    const name = typeof t === 'object' && t !== null ? (t as { name?: unknown }).name : undefined;
-    if (typeof name !== 'string') return;
-    const first = seen.get(name.toLowerCase());
-    if (first !== undefined)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['terminals', i, 'name'],
-        message:
-          first.name === name
-            ? `duplicate terminal name "${name}": terminals[${first.index}] has it already; give each terminal its own name`
-            : `terminal name "${name}" differs only in letter case from terminals[${first.index}] ("${first.name}"): give each terminal a name of its own`,
-      });
-    else seen.set(name.toLowerCase(), { index: i, name });
-  });
-}
-
-/** Push terminals need the receiver, and each serial number names one terminal. */
+/** Push terminals (and Hikvision terminals that post) need the receiver. */
 function checkPushTerminals(
   c: { adms?: unknown; terminals: readonly { kind: string; name: string; serial?: string; listen?: boolean }[] },
   ctx: z.RefinementCtx,
 ): void {
-  const serials = new Map<string, string>();
   c.terminals.forEach((t, i) => {
     if (t.kind === 'hikvision' && t.listen === true && !c.adms)
       ctx.addIssue({
@@ -234,14 +209,6 @@ function checkPushTerminals(
         path: ['terminals', i, 'kind'],
         message: 'a push terminal (kind: adms) needs the receiver: set adms.listen, e.g. 0.0.0.0:8081',
       });
-    const other = serials.get(t.serial.toUpperCase());
-    if (other !== undefined)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['terminals', i, 'serial'],
-        message: `serial ${t.serial} is already the serial of terminal "${other}"`,
-      });
-    serials.set(t.serial.toUpperCase(), t.name);
   });
 }
 

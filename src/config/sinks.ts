@@ -130,7 +130,7 @@ export function terminalsNotFor(c: WithSinks, sink: string): string[] {
   return c.terminals.filter((t) => t.sinks !== undefined && !t.sinks.includes(sink)).map((t) => t.name);
 }
 
-/** Checks across sections: one HRMS at least, sink names unique, terminals naming sinks that exist. */
+/** Checks across sections: one HRMS at least, terminals naming sinks that exist (names given twice: duplicates.ts). */
 export function checkSinks(
   c: { hrms?: unknown; sinks: readonly { name: string; kind: string; shiftSync?: { terminals: string[] }[] }[] } & {
     terminals: readonly { name: string; sinks?: readonly string[] | undefined }[];
@@ -141,19 +141,8 @@ export function checkSinks(
     ctx.addIssue({ code: 'custom', path: ['hrms'], message: 'is required (or list the HRMS in sinks:)' });
     return;
   }
-  const names = new Set<string>(c.hrms !== undefined ? [DEFAULT_SINK_NAME] : []);
-  c.sinks.forEach((s, i) => {
-    if (names.has(s.name))
-      ctx.addIssue({
-        code: 'custom',
-        path: ['sinks', i, 'name'],
-        message:
-          s.name === DEFAULT_SINK_NAME && c.hrms !== undefined
-            ? `"${s.name}" is the name of the sink the hrms: block makes: give this one another name`
-            : `duplicate sink name "${s.name}"`,
-      });
-    names.add(s.name);
-  });
+  // Names given twice are reported by checkDuplicates (duplicates.ts).
+  const names = new Set<string>([...(c.hrms !== undefined ? [DEFAULT_SINK_NAME] : []), ...c.sinks.map((s) => s.name)]);
   const terminals = new Set(c.terminals.map((t) => t.name));
   c.sinks.forEach((s, i) =>
     s.shiftSync?.forEach((m, j) =>

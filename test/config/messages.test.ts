@@ -292,6 +292,32 @@ terminals:
       ]),
     );
     expect(r.lines.filter((l) => l.includes('duplicate'))).toHaveLength(1);
+    // The same for a push terminal's serial and a sink's name.
+    const more = run(`${head}adms:
+  listen: 127.0.0.1:0
+sinks:
+  - name: odoo
+    kind: odoo
+    baseUrl: 7
+  - name: odoo
+    kind: odoo
+terminals:
+  - name: a
+    kind: adms
+    serial: CQZ1
+  - name: b
+    kind: adms
+    serial: cqz1
+    timezone: Mars/Olympus
+`);
+    expect(more.status).toBe(78);
+    expect(more.lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/:13: sinks\[1\] \(odoo\)\.name: duplicate sink name "odoo"$/),
+        expect.stringMatching(/:21: terminals\[1\] \(b\)\.serial: serial cqz1 is already the serial of terminal "a"$/),
+        expect.stringMatching(/:22: terminals\[1\] \(b\)\.timezone: /),
+      ]),
+    );
   });
 
   it('check shows the same lines and exits 78', () => {
