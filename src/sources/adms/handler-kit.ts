@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setImmediate as nextCheckPhase } from 'node:timers/promises';
 import type { AdmsConfig } from '../../config/adms.js';
 import type {
   IngestResult,
@@ -104,6 +105,18 @@ export function retryLater(ctx: ReceiverContext, p: PushRequest): void {
 }
 
 /** Reads a body; answers the request itself and returns undefined when there is none to use. */
+/** An upload this long (characters) is read, kept and journalled in steps with a pause between. */
+const LARGE_UPLOAD_CHARS = 256 * 1024;
+
+/**
+ * Lets the event loop serve others (other terminals' OKs, scrapes) between the steps of a large
+ * upload (issue 35): reading 2 MB of lines, keeping those it cannot read and journalling them held
+ * it for 100 ms and more in one piece.
+ */
+export async function pauseIfLarge(text: string): Promise<void> {
+  if (text.length >= LARGE_UPLOAD_CHARS) await nextCheckPhase();
+}
+
 export async function bodyOf(ctx: ReceiverContext, p: PushRequest, discard = false): Promise<Buffer | undefined> {
   const s = ctx.settings();
   const maxBytes = discard ? s.maxBodyBytes * DISCARD_FACTOR : s.maxBodyBytes;

@@ -9,6 +9,7 @@ import {
   errText,
   malformedSummary,
   noteContact,
+  pauseIfLarge,
   reportKept,
   reportJournalled,
   reportMalformed,
@@ -119,6 +120,7 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest): Promise<void>
   const { cfg } = t;
   const text = body.toString('utf8');
   const parsed = parseAttlog(text);
+  await pauseIfLarge(text);
   reportMalformed(ctx, t, 'ATTLOG', parsed.malformed);
   const punches: Punch[] = parsed.records.map((r) => ({
     terminal: cfg.name,
@@ -138,6 +140,7 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest): Promise<void>
     ),
   );
   const upload = { terminal: cfg.name, serial: cfg.serial, table: 'ATTLOG', stamp: stampOf(ctx, p) };
+  await pauseIfLarge(text);
   try {
     const r = await ctx.commits.submit({
       upload: { ...upload, at: ctx.clock.now() },
@@ -166,6 +169,7 @@ async function handleOperlog(ctx: ReceiverContext, p: PushRequest, table: string
   if (!t) return retryLater(ctx, p);
   const text = body.toString('utf8');
   const parsed = parseOperlog(text);
+  await pauseIfLarge(text);
   reportMalformed(ctx, t, table, parsed.malformed);
   const malformed: PushMalformed = malformedSummary(parsed.malformed);
   const kept = keptOf(
@@ -176,6 +180,7 @@ async function handleOperlog(ctx: ReceiverContext, p: PushRequest, table: string
       parsed.malformed.map((m) => m.line),
     ),
   );
+  await pauseIfLarge(text);
   try {
     ctx.journal.commitUsers(
       {

@@ -9,6 +9,7 @@ import {
   errText,
   malformedSummary,
   noteContact,
+  pauseIfLarge,
   reportKept,
   reportJournalled,
   reportMalformed,
@@ -178,6 +179,7 @@ export async function handleRtlog(ctx: ReceiverContext, p: PushRequest): Promise
   const { cfg } = t;
   const text = body.toString('utf8');
   const parsed = parseRtlog(text);
+  await pauseIfLarge(text);
   reportMalformed(ctx, t, 'rtlog', parsed.malformed);
   const punchEvents = punchEventsOf(cfg);
   const punches: Punch[] = [];
@@ -213,6 +215,7 @@ export async function handleRtlog(ctx: ReceiverContext, p: PushRequest): Promise
     linesOf(text, unknown),
   );
   const kept = [unreadable, unnamed].filter((k): k is KeptUpload => k !== undefined);
+  await pauseIfLarge(text);
   try {
     const r = await ctx.commits.submit({
       upload: { terminal: cfg.name, serial: cfg.serial, table: 'rtlog', stamp: null, at: ctx.clock.now() },
@@ -309,6 +312,7 @@ export async function handleTabledata(
     events.push({ table: label, code: /photo|pic/.test(name) ? 'photo' : 'template', count: received });
   } else {
     const parsed = parseTableRows(text, name ?? '');
+    await pauseIfLarge(text);
     received = parsed.received;
     const bad = parsed.malformed.map((m) => m.line);
     let firstProblem = parsed.malformed[0] ? `line ${parsed.malformed[0].line}: ${parsed.malformed[0].reason}` : '';
@@ -342,6 +346,7 @@ export async function handleTabledata(
       if (k) kept.push(k);
     }
   }
+  await pauseIfLarge(text);
   try {
     const upload = { terminal: t.cfg.name, serial: t.cfg.serial, table: label, stamp: null, at: ctx.clock.now() };
     const extra = { kept, events, keptBounds: keptBounds(ctx.settings()) };
