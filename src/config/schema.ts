@@ -43,10 +43,11 @@ const deliverySchema = z
           .array(z.string())
           // "duplicate" alone also matched refusals of a punch not recorded at all ("duplicate
           // employee records match this code"), which were then counted delivered: the word must
-          // be about the record (found by an adversarial trial).
+          // be about the record (found by an adversarial trial). "already marked" is not one either:
+          // "Attendance ... is already marked as On Leave for this date" refuses the punch.
           .default([
             'already exist',
-            'already (been )?(added|recorded|marked)',
+            'already (been )?(added|recorded)',
             'duplicate (entry|record|punch|log|attendance|check-?in|devicelog ?id|key)',
             'is a duplicate',
             '^\\W*duplicate\\W*$',

@@ -145,8 +145,9 @@ describe('flush against a hostile HRMS (real process)', () => {
   it('a refusal about one punch in words of size, or naming a duplicate that is no record, is that punch refused, never the batch held', async () => {
     // Found by an adversarial trial: "exceeds the maximum of 4 punches per day" was read as the
     // batch's size, shrank it to that punch and held it at the head of the queue for ever; and a
-    // refusal naming "duplicate employee records" counted the punch delivered.
-    const [first, second] = rows();
+    // refusal naming "duplicate employee records" counted the punch delivered; so did one saying
+    // the day is "already marked as On Leave" (a later trial).
+    const [first, second, third] = rows();
     hrms.reply = (req) => {
       if (req.punches.some((p) => p.biometriccode === first!.biometricCode))
         return {
@@ -162,7 +163,12 @@ describe('flush against a hostile HRMS (real process)', () => {
           Payload: req.punches.map((p) =>
             p.biometriccode === second!.biometricCode
               ? { status: false, message: 'Punch not saved: duplicate employee records match this biometric code' }
-              : { status: true, message: 'Attendance added' },
+              : p.biometriccode === third!.biometricCode
+                ? {
+                    status: false,
+                    message: `Attendance for ${p.biometriccode} is already marked as On Leave for this date: punch refused`,
+                  }
+                : { status: true, message: 'Attendance added' },
           ),
         },
       };
@@ -170,9 +176,9 @@ describe('flush against a hostile HRMS (real process)', () => {
     const r = await flush();
     expect(r.code, r.err).toBe(0);
     const after = rows();
-    expect(after.filter((p) => p.state === 'delivered')).toHaveLength(18);
-    expect(after.find((p) => p.biometricCode === first!.biometricCode)).toMatchObject({ state: 'rejected' });
-    expect(after.find((p) => p.biometricCode === second!.biometricCode)).toMatchObject({ state: 'rejected' });
+    expect(after.filter((p) => p.state === 'delivered')).toHaveLength(17);
+    for (const refused of [first, second, third])
+      expect(after.find((p) => p.biometricCode === refused!.biometricCode)).toMatchObject({ state: 'rejected' });
   });
 
   it('answers that do not match the batch confirm nothing: still pending, uncharged, exit 75', async () => {
