@@ -277,7 +277,10 @@ export class Deliverer {
     await claimingAhead;
     if (sent.held) this.held = sent.held;
     // Anything but a clean answer means a pause or a smaller batch: the batch claimed ahead goes back.
-    if (sent.failure) this.releaseAhead();
+    // So does an answer that left punches unknown (a call lost, a lock): they go back to the queue
+    // and are sent again before the batch claimed ahead, which may hold the same people's later
+    // punches (an HRMS that pairs check-ins and check-outs, Odoo, refused the earlier ones after it).
+    if (sent.failure || report.unknown > 0) this.releaseAhead();
     if (claimError !== undefined) {
       this.flushHeld();
       throw claimError;

@@ -303,6 +303,42 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
     expect(journal.queries.counts()).toMatchObject({ delivered: 15, inflight: 0, pending: 8 });
   });
 
+  it('an answer that leaves punches unknown hands back the batch claimed ahead: the unknown ones go out first, in log-time order', async () => {
+    // Found by an adversarial trial: Odoo's answer lost for one call of a batch, the batch claimed
+    // ahead (the same people's later punches) went out before the punches it left unknown, and
+    // Odoo then refused those or paired them across days.
+    class NetworkSender extends ScriptedSender {
+      override async send(
+        punches: readonly AttendancePunch[],
+        opts: Parameters<ScriptedSender['send']>[1],
+      ): Promise<AttendanceAnswer> {
+        await new Promise((r) => setTimeout(r, 5));
+        return super.send(punches, opts);
+      }
+    }
+    const lostCall = (b: readonly AttendancePunch[]): AttendanceAnswer => ({
+      kind: 'answered',
+      httpStatus: 200,
+      overall: true,
+      results: b.map((_, i) =>
+        i >= 3
+          ? { status: false, unknown: true, message: 'its call failed: not confirmed' }
+          : { status: true, message: 'ok' },
+      ),
+    });
+    const sender = new NetworkSender([lostCall, acceptAll, acceptAll, acceptAll, acceptAll]);
+    const d = make(sender, { batchSize: 5 });
+    const punches = makePunches(15);
+    journal.ingest(punches);
+    expect(await d.deliverBatch()).toMatchObject({ result: 'ok', delivered: 3, unknown: 2 });
+    // Nothing claimed ahead is kept: all 12 not delivered are in the queue again.
+    expect(journal.queries.counts()).toMatchObject({ delivered: 3, inflight: 0, pending: 12 });
+    while ((await d.deliverBatch()).claimed > 0);
+    const codes = (b: readonly { biometriccode: string }[]) => b.map((p) => p.biometriccode);
+    expect(sender.sent.slice(1).flatMap(codes)).toEqual(punches.slice(3).map((p) => p.biometricCode));
+    expect(journal.queries.counts()).toMatchObject({ delivered: 15, inflight: 0, pending: 0 });
+  });
+
   it('413 halves the batch, and a run of successes grows it back', async () => {
     const sender = new ScriptedSender([
       (b) => (b.length > 4 ? { kind: 'too-large', httpStatus: 413, message: 'too large' } : acceptAll(b)),
