@@ -327,9 +327,13 @@ export class Journal implements PunchSink, DeliveryQueue {
       dueCount: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM punches
           WHERE state IN ('pending', 'rejected') AND (state = 'pending' OR @all OR next_attempt_at <= @now) LIMIT @limit)`),
       // The newest row always stays, so that row ids are never handed out twice (nor the old "<site>-<n>" devicelogIds).
-      // Never a punch another sink still owes (PRUNE_GUARD, state-terms.ts).
+      // Never a punch another sink still owes (PRUNE_GUARD, state-terms.ts). Nor one whose own time
+      // is within the retention (@logCutoff): delivered while the box's clock was far behind (a dead
+      // RTC before NTP), its delivered_at looks old once the clock is right, yet the terminal still
+      // holds it and would hand it in again as new.
       prune: db.prepare(`DELETE FROM punches WHERE id IN (SELECT id FROM punches
-            WHERE state = 'delivered' AND delivered_at < @cutoff AND ${PRUNE_GUARD} ORDER BY delivered_at LIMIT @limit)
+            WHERE state = 'delivered' AND delivered_at < @cutoff AND log_time < @logCutoff AND ${PRUNE_GUARD}
+            ORDER BY delivered_at LIMIT @limit)
           AND id < (SELECT max(id) FROM punches) RETURNING id, terminal`),
       // A punch of a terminal that does not deliver to the default sink: settled for it, never sent.
       notForDefault:
@@ -1109,7 +1113,10 @@ export class Journal implements PunchSink, DeliveryQueue {
   /** One chunk of prune, with its counts, in one transaction. */
   private pruneChunk(cutoff: number): number {
     return this.db.transaction(() => {
-      const rows = this.stmt.prune.all({ cutoff, limit: CHUNK_ROWS }) as { id: number; terminal: string }[];
+      const rows = this.stmt.prune.all({ cutoff, logCutoff: logTimeCutoff(cutoff), limit: CHUNK_ROWS }) as {
+        id: number;
+        terminal: string;
+      }[];
       const moves = new CountMoves();
       for (const r of rows) moves.add(r.terminal, 'delivered', -1);
       this.punchCounts.apply(moves);
@@ -1260,4 +1267,12 @@ export class Journal implements PunchSink, DeliveryQueue {
       this.lock?.release();
     }
   }
+}
+
+/**
+ * The retention's cutoff as a punch's own time (a terminal's wall clock, "YYYY-MM-DD HH:MM:SS"), a
+ * day earlier than the cutoff in UTC: no terminal's zone is that far from UTC.
+ */
+function logTimeCutoff(cutoffMs: number): string {
+  return new Date(cutoffMs - DAY_MS).toISOString().slice(0, 19).replace('T', ' ');
 }

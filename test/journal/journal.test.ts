@@ -203,6 +203,25 @@ describe('journal', () => {
     expect(newer!.id).toBe(2);
   });
 
+  it('a punch delivered while the box clock was far behind stays once the clock is right: the terminal still holds it', async () => {
+    // Found by an adversarial trial: a box with a dead RTC (500 days behind) delivered the day's
+    // punches; once NTP set the clock, their delivered_at was past the retention, the prune
+    // deleted them, and the terminal's log handed them in again as new (and they were sent twice).
+    const behind = clock.now();
+    j.ingest([punch('1', '2028-04-06 09:00:00'), punch('2', '2028-04-06 10:00:00'), punch('3', '2028-04-06 11:00:00')]);
+    // Dated 500 days ahead of the box: quarantined, then released by the admin (`punches release`).
+    expect(await j.queries.releaseQuarantined()).toBe(3);
+    for (const p of j.claim(3)) j.settle([{ id: p.id, kind: 'delivered' }]);
+    expect(j.counts().delivered).toBe(3);
+    clock.advance(500 * 24 * HOUR); // the clock set right: 2028-04-06, the punches' own day
+    expect(behind).toBeLessThan(clock.now());
+    expect(j.prune()).toBe(0);
+    expect(j.ingest([punch('1', '2028-04-06 09:00:00')]).duplicates).toBe(1);
+    // Once their own time is past the retention too, they go (the newest row stays, as ever).
+    clock.advance(402 * 24 * HOUR);
+    expect(j.prune()).toBe(2);
+  });
+
   it('records terminal and delivery state for one-shot commands', () => {
     j.terminals.update('gate-1', { serial: 'SN1', online: true, lastPollAt: 5, skewSeconds: -3 });
     expect(j.terminals.get('gate-1')).toMatchObject({ serial: 'SN1', online: true, skewSeconds: -3 });
