@@ -113,18 +113,32 @@ function keptOut(text: string, scrubbed: string): string[] {
   return scrubbed === text ? [] : [...out];
 }
 
-/** `text` with each of `secrets` replaced by SECRET_KEPT_OUT in its comment lines (whole-line comments). */
+/**
+ * `text` with each of `secrets` replaced by SECRET_KEPT_OUT in its comments: whole-line ones and
+ * those after a value (`proxy: "..."  # pw ...`). Values are left alone: a user name kept out of a
+ * URL may also be a terminal's `username`, which the copy must keep.
+ */
 function withoutInComments(text: string, secrets: readonly string[]): string {
   if (secrets.length === 0) return text;
   return text
     .split('\n')
     .map((line) => {
-      if (!/^\s*#/.test(line)) return line;
-      let l = line;
-      for (const s of secrets) l = l.split(s).join(SECRET_KEPT_OUT);
-      return l;
+      const at = commentStart(line);
+      if (at < 0) return line;
+      let comment = line.slice(at);
+      for (const s of secrets) comment = comment.split(s).join(SECRET_KEPT_OUT);
+      return line.slice(0, at) + comment;
     })
     .join('\n');
+}
+
+/**
+ * Where a YAML comment may start in `line`: the first `#` at its start or after a blank, or -1. A
+ * `#` so placed inside a quoted value is taken for one too: that errs towards keeping a secret out.
+ */
+function commentStart(line: string): number {
+  const m = /(^|[ \t])#/.exec(line);
+  return m ? m.index + m[1]!.length : -1;
 }
 
 /** A comm key other than 0 (0 means none: nothing to keep out). */

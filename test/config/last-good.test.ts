@@ -118,6 +118,8 @@ ${forms[6][0]}
 hrms:
 ${forms[2][0]}
   tokenFile: token
+  # A later trial: a secret written again in a comment after a value, not on a line of its own.
+  timeoutMs: 30000 # the proxy login is onlytoken7f3, the key Hk9Zt4Lw
 ${forms[0][0]}
 terminals: []
 `;
