@@ -7,6 +7,7 @@ import { isFatalJournalError } from '../journal/errors.js';
 import type { Journal } from '../journal/journal.js';
 import type { DeliveryQueue } from '../journal/types.js';
 import { BUILT_IN_MAKERS, buildSinkSender, sinkPunchContext, sinkTokens, type SinkMakers } from '../sinks/build.js';
+import { renamedTerminals } from '../sinks/renamed.js';
 import { elapsedMs } from '../util/clock.js';
 import { messageOf } from '../util/errors.js';
 import { ShiftSyncRunner } from './shift-sync-runner.js';
@@ -68,7 +69,14 @@ export class SinkDeliveries {
       // Busy: the sinks the journal knew stay as they were; new ones are registered at the next start or reload.
       ctx.logger.warn({ err: messageOf(e) }, 'could not record the sinks in the journal (busy): retried at reload');
     }
-    const punchContext = sinkPunchContext(config.terminals);
+    const punchContext = sinkPunchContext(
+      config.terminals,
+      renamedTerminals(
+        config.terminals,
+        () => journal.terminalDevices(),
+        () => elapsedMs(ctx.clock),
+      ),
+    );
     for (const sink of sinks) {
       const isDefault = sink === first;
       let inner;

@@ -717,7 +717,7 @@ export class Journal implements PunchSink, DeliveryQueue {
     terminals: readonly { name: string; timezone?: string | undefined }[],
   ): Map<string, TerminalReadProgress> {
     this.shiftProgress ??= new ShiftProgressQueries(this.db);
-    return this.shiftProgress.progress(sink, terminals);
+    return this.shiftProgress.progress(sink, terminals, this.terminalDevices());
   }
 
   /** A sink's delivery state (auth, last success, failing since) for status; the default's is deliveryState. */
@@ -1015,6 +1015,16 @@ export class Journal implements PunchSink, DeliveryQueue {
   /** Each terminal whose device (serial) the journal knows, with it (terminal-devices.ts). */
   knownDevices(): Map<string, string> {
     return this.devices.known();
+  }
+
+  /**
+   * Each terminal's device: the one it is known by (knownDevices), else the serial it last
+   * reported (a terminal renamed has reported it under its new name before any punch came).
+   */
+  terminalDevices(): Map<string, string> {
+    const out = this.devices.known();
+    for (const t of this.terminals.list()) if (t.serial && !out.has(t.name)) out.set(t.name, t.serial);
+    return out;
   }
 
   /**

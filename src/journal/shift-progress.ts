@@ -86,11 +86,17 @@ export class ShiftProgressQueries {
   progress(
     sink: string | undefined,
     terminals: readonly { name: string; timezone?: string | undefined }[],
+    /** Terminal name -> device serial, as the journal knows them: an old name of a renamed terminal counts as it. */
+    knownDevices: ReadonlyMap<string, string> = new Map(),
   ): Map<string, TerminalReadProgress> {
     const out = new Map<string, TerminalReadProgress>();
     this.db
       .transaction(() => {
-        const oldest = this.oldestOwed(sink, new Set(terminals.map((t) => t.name)));
+        const oldest = this.oldestOwed(
+          sink,
+          new Set(terminals.map((t) => t.name)),
+          oldNamesOf(terminals, knownDevices),
+        );
         for (const t of terminals) {
           const p: TerminalReadProgress = {};
           const r = this.st.read!.get(t.name) as
@@ -123,6 +129,7 @@ export class ShiftProgressQueries {
   private oldestOwed(
     sink: string | undefined,
     wanted: ReadonlySet<string>,
+    oldNames: ReadonlyMap<string, string>,
   ): Map<string, { t: string; refused?: boolean }> {
     const out = new Map<string, { t: string; refused?: boolean }>();
     if (wanted.size === 0) return out;
@@ -134,8 +141,9 @@ export class ShiftProgressQueries {
     }>;
     let read = 0;
     for (const r of rows) {
-      if (!r.held && wanted.has(r.terminal) && !out.has(r.terminal))
-        out.set(r.terminal, r.refused ? { t: r.t, refused: true } : { t: r.t });
+      const terminal = oldNames.get(r.terminal) ?? r.terminal;
+      if (!r.held && wanted.has(terminal) && !out.has(terminal))
+        out.set(terminal, r.refused ? { t: r.t, refused: true } : { t: r.t });
       if (out.size === wanted.size) break;
       if (++read >= this.scanLimit) {
         for (const name of wanted) if (!out.has(name)) out.set(name, { t: r.t });
@@ -144,4 +152,27 @@ export class ShiftProgressQueries {
     }
     return out;
   }
+}
+
+/**
+ * Old names of `terminals`: a name the journal knows that is not among them, whose device is one
+ * of theirs (a terminal renamed with punches still owed under its old name). Those punches hold the
+ * shift sync as the terminal's own do: without it, a rename moved the sync past a refused punch.
+ */
+function oldNamesOf(
+  terminals: readonly { name: string }[],
+  knownDevices: ReadonlyMap<string, string>,
+): Map<string, string> {
+  const names = new Set(terminals.map((t) => t.name));
+  const byDevice = new Map<string, string>();
+  for (const t of terminals) {
+    const device = knownDevices.get(t.name);
+    if (device) byDevice.set(device.toUpperCase(), t.name);
+  }
+  const out = new Map<string, string>();
+  for (const [name, device] of knownDevices) {
+    const now = byDevice.get(device.toUpperCase());
+    if (!names.has(name) && now !== undefined) out.set(name, now);
+  }
+  return out;
 }

@@ -39,12 +39,21 @@ export const BUILT_IN_MAKERS: SinkMakers = {
  * zone (for sinks storing UTC) and the direction its `direction` setting gives (docs/direction.md).
  * One place for the daemon's loops and `punchgate flush`.
  */
-export function sinkPunchContext(terminals: readonly TerminalConfig[]): {
+export function sinkPunchContext(
+  terminals: readonly TerminalConfig[],
+  /** The configured terminal an old name stands for (renamed.ts); none by default. */
+  renamedTo: (terminal: string) => string | undefined = () => undefined,
+): {
   timezoneOf: (terminal: string) => string | undefined;
   directionOf: DirectionOf;
 } {
   const zones = new Map(terminals.map((t) => [t.name, t.timezone]));
-  return { timezoneOf: (t) => zones.get(t), directionOf: directionResolver(terminals) };
+  const direction = directionResolver(terminals);
+  const current = (t: string) => renamedTo(t) ?? t;
+  return {
+    timezoneOf: (t) => zones.get(current(t)),
+    directionOf: (p) => direction({ terminal: current(p.terminal), punchState: p.punchState }),
+  };
 }
 
 /** A sink kind this punchgate cannot deliver to (its sender was not built in). */

@@ -36,6 +36,31 @@ describe('journal: shift sync progress', () => {
     { name: 'yard', timezone: 'UTC' },
   ];
 
+  it('a terminal renamed (its device kept) is held by the punches still owed under its old name', () => {
+    // Found by an adversarial trial: gate-1 renamed gate-a by a reload, a refused punch journalled
+    // as gate-1 no longer held the shift sync of gate-a, which moved past it.
+    const withDevice = (code: string, logTime: string, terminal: string): Punch => ({
+      ...punch(code, logTime, terminal),
+      device: 'CQZ7232160001',
+    });
+    j.ingest([withDevice('1', at(1), 'gate-1')]);
+    const [owed] = j.claim(1);
+    j.settle([{ id: owed!.id, kind: 'rejected', message: 'No Employee found' }]);
+    // Renamed: the new name has reported the device (a poll) but journalled nothing yet.
+    j.terminals.update('gate-a', { serial: 'CQZ7232160001', online: true, lastPollAt: 5 });
+    const renamed = [{ name: 'gate-a', timezone: 'Europe/Berlin' }];
+    expect(j.shiftSyncProgress(undefined, renamed).get('gate-a')).toMatchObject({
+      oldestUndelivered: at(1),
+      oldestRefused: true,
+    });
+    // Once it journals under the new name, still held by the old one's refused punch.
+    j.ingest([withDevice('2', at(5), 'gate-a')]);
+    expect(j.shiftSyncProgress(undefined, renamed).get('gate-a')?.oldestUndelivered).toBe(at(1));
+    // Another device's old name does not hold it.
+    j.ingest([{ ...punch('3', at(0), 'other-old'), device: 'OTHER' }]);
+    expect(j.shiftSyncProgress(undefined, renamed).get('gate-a')?.oldestUndelivered).toBe(at(1));
+  });
+
   it('per sink: the oldest punch pending, in flight or refused; dead and quarantined ones do not hold it back', () => {
     j.ingest([punch('1', at(1)), punch('2', at(2)), punch('3', at(3)), punch('4', at(4), 'yard')]);
     // Not yet taken in by sink erp: owed all the same.

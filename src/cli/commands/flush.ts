@@ -6,6 +6,7 @@ import { credentialPlace, sinksOf, terminalsNotFor } from '../../config/sinks.js
 import { compilePatterns } from '../../delivery/outcomes.js';
 import type { AttendanceSender } from '../../hrms/attendance.js';
 import { BUILT_IN_MAKERS, buildSinkSender, sinkPunchContext, sinkTokens } from '../../sinks/build.js';
+import { renamedTerminals } from '../../sinks/renamed.js';
 import { SeedSinkSender } from '../../sinks/seed.js';
 import type { SinkSender } from '../../sinks/types.js';
 import { messageOf } from '../../util/errors.js';
@@ -59,7 +60,10 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
         others: others.map((s) => s.name),
         defaultNotFor: terminalsNotFor(config, first.name),
       });
-    const punchContext = sinkPunchContext(config.terminals);
+    const punchContext = sinkPunchContext(
+      config.terminals,
+      renamedTerminals(config.terminals, () => journal.terminalDevices(), Date.now),
+    );
     for (const sink of sinks) {
       if (opts.sink !== undefined && sink.name !== opts.sink) continue;
       const isDefault = sink === first;
