@@ -5,17 +5,16 @@ import type { CallContext, OdooApi } from './api.js';
 export type EmployeeMatch =
   { kind: 'one'; id: number; name: string } | { kind: 'none' } | { kind: 'many'; names: string[] };
 
-/** A code not found is looked up again at most this often (the admin may be adding the employee now). */
-export const MISS_RETRY_MS = 60_000;
-
 /**
  * hr.employee records found by the field holding the terminal's code (`barcode`, `pin` or a
- * custom field), one search_read for all the codes of a batch not known yet. A found employee is
- * kept for `cacheSeconds`; a code not found is asked again after a minute at most, so a batch of
- * punches by someone Odoo does not know costs no call per punch.
+ * custom field), one search_read for all the codes of a batch not known yet: a batch of punches by
+ * someone Odoo does not know costs no call per punch. A found employee is kept for `cacheSeconds`.
+ * A code not found (or found twice) is asked again with the next batch: the admin adds the employee
+ * and runs `punchgate punches retry` at once, as the status says; a minute's memory of the miss
+ * refused those punches again and put them off for an hour (a new-user trial).
  */
 export class EmployeeDirectory {
-  private readonly known = new Map<string, { at: number; match: EmployeeMatch }>();
+  private readonly known = new Map<string, { at: number; match: Extract<EmployeeMatch, { kind: 'one' }> }>();
 
   constructor(
     private readonly field: string,
@@ -29,8 +28,7 @@ export class EmployeeDirectory {
     const ask: string[] = [];
     for (const code of new Set(codes)) {
       const k = this.known.get(code);
-      const fresh = k && now - k.at < (k.match.kind === 'one' ? this.cacheSeconds * 1000 : MISS_RETRY_MS);
-      if (k && fresh) out.set(code, k.match);
+      if (k && now - k.at < this.cacheSeconds * 1000) out.set(code, k.match);
       else ask.push(code);
     }
     if (ask.length === 0) return out;
@@ -60,7 +58,8 @@ export class EmployeeDirectory {
           : list.length === 0
             ? { kind: 'none' }
             : { kind: 'many', names: list.map((e) => e.name) };
-      this.known.set(code, { at: now, match });
+      if (match.kind === 'one') this.known.set(code, { at: now, match });
+      else this.known.delete(code);
       out.set(code, match);
     }
     return out;
