@@ -51,7 +51,7 @@ export function registerTerminalUserCommands(terminals: Command): void {
     .option('--from-hrms', 'the roster from the HRMS employee fetch (config terminalUsers.fields)')
     .option(
       '--terminal <name>',
-      'only this terminal (repeatable); default every enabled ZK, push (adms) and Hikvision terminal',
+      'only this terminal (repeatable); default every enabled ZK, push (adms), Hikvision and Dahua terminal',
       collect,
     )
     .option('--dry-run', 'print the plan per terminal and change nothing')
