@@ -35,7 +35,8 @@ export function rateText(name: string, v: string | undefined): number | undefine
 }
 
 /** Commander's collector of a repeatable option. */
-export const collect = (v: string, prev: string[]) => [...prev, v];
+// No default list given to commander: it would show "(default: [])" in --help.
+export const collect = (v: string, prev: string[] = []) => [...prev, v];
 
 /**
  * Starts a simulator on host:port: a port taken or not allowed exits 75 (try again or another

@@ -69,6 +69,19 @@ it('the built sim frappe takes check-ins from the sender and stops on SIGTERM', 
     expect(stats.checkinCalls).toBe(80);
     expect(stats.maxInFlight).toBeLessThanOrEqual(4);
     expect(((await (await fetch(`${url}/__sim/checkins`)).json()) as unknown[]).length).toBe(40);
+    // An employee added through the admin API as docs/simulators.md shows it (the field beside the
+    // name, not under "fields"): found by its code at once (a new-user trial's came out with none).
+    const added = await fetch(`${url}/__sim/employees`, {
+      method: 'POST',
+      body: JSON.stringify({ employee_name: 'New Hire', attendance_device_id: '1005' }),
+    });
+    expect(((await added.json()) as { fields: Record<string, string> }).fields).toEqual({
+      attendance_device_id: '1005',
+    });
+    const hire = await sender.send([{ ...punches[0]!, devicelogId: 'c-new', biometricCode: '1005' }], {
+      token: 'prockey0001:procsecret0001',
+    });
+    expect(hire.kind === 'answered' && hire.results[0]!.status).toBe(true);
   } finally {
     await sender.close();
     child.kill('SIGTERM');

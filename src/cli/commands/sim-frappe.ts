@@ -10,7 +10,7 @@ import { badOption as bad, collect, intText as int, rateText as rate, serveSim }
 export interface SimFrappeCliOptions {
   host: string;
   port: string;
-  key: string[];
+  key?: string[];
   keyFile?: string;
   employees?: string;
   shiftType: string[];
@@ -88,7 +88,10 @@ function readEmployees(path: string, warn: (l: string) => void): Array<Partial<S
 }
 
 export function buildFrappeSimOptions(o: SimFrappeCliOptions, warn: (line: string) => void): FrappeSimOptions {
-  const keys = [...o.key.map((k, i) => pair(k, `--key #${i + 1}`)), ...(o.keyFile ? readKeyFile(o.keyFile) : [])];
+  const keys = [
+    ...(o.key ?? []).map((k, i) => pair(k, `--key #${i + 1}`)),
+    ...(o.keyFile ? readKeyFile(o.keyFile) : []),
+  ];
   if (keys.length === 0) throw bad('give the accepted API key and secret: --key KEY:SECRET or --key-file FILE');
   const faults: Partial<FrappeFaults> = {};
   const set = <K extends keyof FrappeFaults>(k: K, v: FrappeFaults[K] | undefined) => {
@@ -136,7 +139,7 @@ export function registerSimFrappe(program: Command): void {
     )
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port (0: any free port)', '8000')
-    .option('--key <key:secret>', 'accepted API key and secret (repeatable)', collect, [])
+    .option('--key <key:secret>', 'accepted API key and secret (repeatable)', collect)
     .option('--key-file <file>', 'file with accepted API_KEY:API_SECRET pairs, one a line')
     .option(
       '--employees <csv>',

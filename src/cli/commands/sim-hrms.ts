@@ -10,7 +10,7 @@ import { badOption as bad, collect, intText as int, rateText as rate, serveSim }
 export interface SimHrmsCliOptions {
   host: string;
   port: string;
-  token: string[];
+  token?: string[];
   tokenFile?: string;
   mapping?: string;
   roster?: string;
@@ -31,7 +31,7 @@ export interface SimHrmsCliOptions {
   tokenExpiresAt?: string;
   rateLimit?: string;
   maxBatch?: string;
-  poison: string[];
+  poison?: string[];
   seed?: string;
 }
 
@@ -75,7 +75,7 @@ const list = (v: string | undefined) =>
 
 /** Turns the command line into simulator options; throws ExitError(78) on a bad value. */
 export function buildSimOptions(o: SimHrmsCliOptions, warn: (line: string) => void): HrmsSimOptions {
-  const tokens = [...o.token, ...(o.tokenFile ? readTokenFile(o.tokenFile) : [])];
+  const tokens = [...(o.token ?? []), ...(o.tokenFile ? readTokenFile(o.tokenFile) : [])];
   let mapping;
   try {
     mapping = o.mapping ? loadMappingFile(o.mapping) : defaultMapping();
@@ -96,7 +96,7 @@ export function buildSimOptions(o: SimHrmsCliOptions, warn: (line: string) => vo
   set('seed', int('--seed', o.seed, 0));
   if (o.resetAfterProcessing) faults.resetAfterProcessing = true;
   if (o.tokenExpiresAt !== undefined) faults.tokenExpiresAt = instant('--token-expires-at', o.tokenExpiresAt);
-  const poison = o.poison.flatMap((p) => list(p));
+  const poison = (o.poison ?? []).flatMap((p) => list(p));
   if (poison.length) faults.poisonCodes = poison;
 
   const check = oneOf('--roster-check', o.rosterCheck, ['auto', 'on', 'off'] as const);
@@ -151,7 +151,7 @@ export function registerSimHrms(program: Command): void {
     )
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port (0: any free port)', '8080')
-    .option('--token <token>', 'accepted bearer token (repeatable)', collect, [])
+    .option('--token <token>', 'accepted bearer token (repeatable)', collect)
     .option('--token-file <file>', 'file with accepted tokens, one a line: TOKEN [EXPIRES-ISO]')
     .option(
       '--mapping <file>',
@@ -192,7 +192,6 @@ export function registerSimHrms(program: Command): void {
       '--poison <code>',
       'a batch holding this biometric code is refused with HTTP 400 (repeatable, or comma-separated)',
       collect,
-      [],
     )
     .option('--seed <n>', 'seed of the fault rates')
     .action(action((o: SimHrmsCliOptions) => withConsoleIo((io) => runSimHrms(o, io))));

@@ -20,7 +20,7 @@ export interface SimOdooCliOptions {
   odooVersion: string;
   database: string;
   login: string;
-  apiKey: string[];
+  apiKey?: string[];
   apiKeyFile?: string;
   employees?: string;
   demoEmployees?: string;
@@ -94,7 +94,7 @@ export function buildOdooSimOptions(o: SimOdooCliOptions): OdooSimOptions {
   set('seed', int('--seed', o.seed, 0));
   const refuse = o.refuse.flatMap((r) => r.split(',').map((s) => s.trim())).filter(Boolean);
   if (refuse.length) faults.refuseCodes = refuse;
-  const keys = [...o.apiKey, ...(o.apiKeyFile ? readKeys(o.apiKeyFile) : [])];
+  const keys = [...(o.apiKey ?? []), ...(o.apiKeyFile ? readKeys(o.apiKeyFile) : [])];
   return {
     host: o.host,
     port: int('--port', o.port, 0, 65535)!,
@@ -128,7 +128,7 @@ export function registerSimOdoo(program: Command): void {
     .option('--odoo-version <n>', 'major version reported: 19 and later speak JSON-2 too, 16-18 JSON-RPC only', '19')
     .option('--database <name>', 'database name', 'odoo')
     .option('--login <login>', "the API user's login (JSON-RPC authenticate)", 'punchgate')
-    .option('--api-key <key>', 'accepted API key (repeatable; default "sim-odoo-key")', collect, [])
+    .option('--api-key <key>', 'accepted API key (repeatable; default "sim-odoo-key")', collect)
     .option('--api-key-file <file>', 'file with accepted API keys, one a line')
     .option('--employees <file>', 'employees CSV with a header name,barcode,pin,x_punch_code')
     .option(

@@ -18,7 +18,7 @@ import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { createLogger } from '../../util/logger.js';
 import { aborted, abortOnStopSignal } from '../../util/signals.js';
 import { action, globalOptions, simCommand } from '../common.js';
-import { listenOrTempfail } from '../sim-options.js';
+import { collect, listenOrTempfail } from '../sim-options.js';
 import { escapeControls } from '../../util/terminal-text.js';
 import { int, seconds } from '../option-values.js';
 
@@ -27,7 +27,7 @@ interface SimTerminalOptions {
   port: number;
   users?: number;
   punches?: number;
-  file: string[];
+  file?: string[];
   punchEvery?: number;
   commKey?: number;
   serial?: string;
@@ -63,8 +63,6 @@ function commandCode(v: string, prev: number[]): number[] {
   return [...prev, code];
 }
 
-const collect = (v: string, prev: string[]) => [...prev, v];
-
 function oneOf<T extends number>(allowed: readonly T[]) {
   return (v: string): T => {
     const n = Number(v);
@@ -91,7 +89,7 @@ export function registerSimTerminal(program: Command): void {
     .option('--port <port>', 'TCP and UDP port', int(0, 65535), 4370)
     .option('--users <n>', 'generate N users', int(0, 65535))
     .option('--punches <m>', 'generate M punches of those users', int(0))
-    .option('--file <file>', 'users/punches from a JSON or CSV file (repeatable)', collect, [])
+    .option('--file <file>', 'users/punches from a JSON or CSV file (repeatable)', collect)
     .option('--punch-every <seconds>', 'make a punch every SECONDS (pushed as a real-time event)', seconds)
     .option('--comm-key <k>', 'require this comm key (CMD_AUTH)', int(0, 0xffffffff))
     .option('--serial <sn>', 'serial number (~SerialNumber)')
@@ -154,9 +152,10 @@ async function runSimTerminal(opts: SimTerminalOptions, cmd: Command): Promise<n
   let punches: SimPunch[] = [];
   let templates: SimTemplate[] = [];
   let skipped = 0;
-  if (opts.file.length > 0) {
+  const files = opts.file ?? [];
+  if (files.length > 0) {
     try {
-      const data = loadDataFiles(opts.file);
+      const data = loadDataFiles(files);
       ({ users, punches, templates } = data);
       for (const p of data.problems) process.stderr.write(`punchgate: ${escapeControls(p)} (skipped)\n`);
       skipped = data.problems.length;
@@ -165,7 +164,7 @@ async function runSimTerminal(opts: SimTerminalOptions, cmd: Command): Promise<n
       throw e;
     }
   }
-  const noData = opts.file.length === 0 && opts.users === undefined && opts.punches === undefined;
+  const noData = files.length === 0 && opts.users === undefined && opts.punches === undefined;
   const genUsers = opts.users ?? (noData ? 10 : 0);
   const genPunches = opts.punches ?? (noData ? 100 : 0);
   if ((genPunches > 0 || opts.punchEvery) && genUsers === 0 && users.length === 0) {

@@ -1,5 +1,8 @@
 /** The simulator's data: Employees, Employee Checkins, Shift Types, as Frappe keeps them. */
 
+/** The keys of SimEmployee itself: any other key given to addEmployee is a field. */
+const KNOWN_EMPLOYEE_KEYS = new Set(['name', 'employee_name', 'status', 'fields', 'default_shift']);
+
 export interface SimEmployee {
   /** Frappe's document name, HR-EMP-00001. */
   name: string;
@@ -45,11 +48,16 @@ export class FrappeStore {
 
   addEmployee(e: Partial<SimEmployee> & { fields?: Record<string, string> }): SimEmployee {
     const name = e.name ?? `HR-EMP-${String(++this.employeeSeq).padStart(5, '0')}`;
+    // Other text keys given beside `fields` ({"attendance_device_id": "1005"}, as Frappe's own
+    // Employee has them) are fields too: a new-user trial's employee came out with none, in silence.
+    const loose = Object.entries(e as Record<string, unknown>).filter(
+      ([k, v]) => !KNOWN_EMPLOYEE_KEYS.has(k) && (typeof v === 'string' || typeof v === 'number'),
+    );
     const rec: SimEmployee = {
       name,
       employee_name: e.employee_name ?? name,
       status: e.status ?? 'Active',
-      fields: { ...(e.fields ?? {}) },
+      fields: { ...Object.fromEntries(loose.map(([k, v]) => [k, String(v)])), ...(e.fields ?? {}) },
       ...(e.default_shift ? { default_shift: e.default_shift } : {}),
     };
     this.employees.set(name, rec);
