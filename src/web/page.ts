@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { cannotStart } from '../delivery/cannot-start.js';
 import { NO_TOKEN } from '../delivery/health.js';
 import type { HourlySeries } from '../journal/hourly-stats.js';
 import { span, type Alert } from '../status/alert-words.js';
@@ -215,11 +216,15 @@ function deliveryRows(d: StatusReport['delivery'], now: number, sink?: string): 
       ? html`<span class="bad"
           >${noToken ? 'NO TOKEN: nothing can be sent' : 'AUTH FAILED: the HRMS refuses the token'}</span
         >`
-      : d.failingSince
-        ? html`<span class="bad">FAILING since ${when(d.failingSince, now)}${failingWords(d.lastError)}</span>`
-        : d.auth === 'ok'
-          ? html`token accepted, delivering`
-          : html`<span class="muted">not tried yet</span>`;
+      : cannotStart({ failingSince: d.failingSince ? Date.parse(d.failingSince) : null, lastError: d.lastError })
+        ? html`<span class="bad"
+            >CANNOT START since ${when(d.failingSince, now)}: nothing is sent (see the last error)</span
+          >`
+        : d.failingSince
+          ? html`<span class="bad">FAILING since ${when(d.failingSince, now)}${failingWords(d.lastError)}</span>`
+          : d.auth === 'ok'
+            ? html`token accepted, delivering`
+            : html`<span class="muted">not tried yet</span>`;
   return html`<dt>${sink === undefined ? 'HRMS' : 'state'}</dt>
     <dd id="${sink === undefined ? 'hrms' : `sink-${sink}-state`}">${auth}</dd>
     <dt>last success</dt>
