@@ -7,6 +7,7 @@ import { hrmsReachFix } from '../hrms/reach-fix.js';
 import type { Secrets } from '../util/secrets.js';
 import { errorText, fail, pass, warn, type CheckResult } from './types.js';
 import { addressShown } from '../config/web-address.js';
+import { buildProblem } from '../sinks/build-problem.js';
 
 const NAME = 'hrms';
 
@@ -26,6 +27,9 @@ export interface HrmsCheckDeps {
 export async function checkHrms(config: Config, deps: HrmsCheckDeps): Promise<CheckResult> {
   const hrms = seedHrmsOf(config);
   if (!hrms) return pass(NAME, 'no seed HRMS configured (sinks of other kinds are checked by their own senders)');
+  // Where its keys are: the hrms: block, else the first sink of kind hrms.
+  const prefix = config.hrms ? 'hrms' : `sinks[${config.sinks.find((s) => s.kind === 'hrms')?.name ?? 'hrms'}]`;
+  const ca = hrms.caFile ? { key: `${prefix}.caFile`, file: hrms.caFile } : undefined;
   const tokens = new TokenSource({ tokenFile: hrms.tokenFile, env: deps.env, secrets: deps.secrets });
   const where = tokenPlace(tokens, hrms.tokenFile, deps.env);
   let token: string;
@@ -58,27 +62,35 @@ export async function checkHrms(config: Config, deps: HrmsCheckDeps): Promise<Ch
         env: deps.env,
       });
   } catch (e) {
-    const problem = errorText(e);
-    return fail(NAME, problem, 'make hrms.proxyCredentialsFile readable by this user and hold one line user:password');
+    // The words name the key whose file failed (a missing caFile is not a proxy problem).
+    const { problem, fix } = buildProblem(e, prefix);
+    return fail(NAME, problem, fix);
   }
   // Which way the requests go, never with the proxy's credentials.
   const route = sender instanceof AttendanceClient ? `; reached ${sender.route()}` : '';
   const started = Date.now();
   try {
     const answer = await sender.send([], { token });
-    return describeAnswer(answer, addressShown(hrms.baseUrl), route, Date.now() - started, where);
+    return describeAnswer(answer, addressShown(hrms.baseUrl), route, Date.now() - started, where, ca);
   } catch (e) {
     return fail(
       NAME,
       `cannot reach the HRMS at ${addressShown(hrms.baseUrl)}: ${errorText(e)}${route}`,
-      hrmsReachFix(errorText(e)),
+      hrmsReachFix(errorText(e), ca),
     );
   } finally {
     if (!deps.sender) await sender.close?.();
   }
 }
 
-function describeAnswer(answer: AttendanceAnswer, url: string, route: string, ms: number, where: string): CheckResult {
+function describeAnswer(
+  answer: AttendanceAnswer,
+  url: string,
+  route: string,
+  ms: number,
+  where: string,
+  ca: { key: string; file: string } | undefined,
+): CheckResult {
   switch (answer.kind) {
     case 'answered':
       return pass(NAME, `${url} accepted the token (an empty test batch: nothing recorded) in ${ms} ms${route}`);
@@ -99,7 +111,7 @@ function describeAnswer(answer: AttendanceAnswer, url: string, route: string, ms
       return fail(
         NAME,
         `cannot reach the HRMS at ${url}: ${answer.message}${answer.message.includes(route.slice(10)) ? '' : route}`,
-        hrmsReachFix(answer.message),
+        hrmsReachFix(answer.message, ca),
       );
     case 'request-failed':
       if (answer.httpStatus === 407)

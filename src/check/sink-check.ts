@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.js';
 import { sinksOf, type SinkConfig } from '../config/sinks.js';
 import { compilePatterns } from '../delivery/outcomes.js';
 import { BUILT_IN_MAKERS, buildSinkSender, SinkKindUnavailableError, sinkTokens } from '../sinks/build.js';
+import { buildProblem } from '../sinks/build-problem.js';
 import type { SinkSender } from '../sinks/types.js';
 import type { Secrets } from '../util/secrets.js';
 import { errorText, fail, pass, warn, type CheckResult } from './types.js';
@@ -71,7 +72,8 @@ async function checkSink(
   } catch (e) {
     if (e instanceof SinkKindUnavailableError)
       return warn(name, e.message, 'its punches wait in the journal: install a punchgate that delivers to it');
-    return fail(name, errorText(e), `check sinks[${sink.name}] in the config`);
+    const { problem, fix } = buildProblem(e, `sinks[${sink.name}]`);
+    return fail(name, problem, fix);
   }
   const started = Date.now();
   try {
@@ -93,16 +95,26 @@ async function checkSink(
         return fail(
           name,
           `${addressShown(sink.baseUrl)}: ${a.message}`,
-          `${SETTINGS[sink.kind] ?? SETTINGS.hrms} against the server, and the way from this box to it; punchgate run keeps its punches and retries`,
+          tlsFix(a.message, sink) ??
+            `${SETTINGS[sink.kind] ?? SETTINGS.hrms} against the server, and the way from this box to it; punchgate run keeps its punches and retries`,
         );
     }
   } catch (e) {
     return fail(
       name,
       `cannot reach ${addressShown(sink.baseUrl)}: ${errorText(e)}`,
-      'check its baseUrl and the way from this box to it',
+      tlsFix(errorText(e), sink) ?? 'check its baseUrl and the way from this box to it',
     );
   } finally {
     await sender.close?.();
   }
+}
+
+/** A certificate the sink's server shows that is not trusted: whether its caFile is the wrong CA, or one is needed. */
+function tlsFix(message: string, sink: SinkConfig): string | undefined {
+  if (!/CERT|certificate|self[- ]signed|\bTLS\b|\bSSL\b/i.test(message)) return undefined;
+  const key = `sinks[${sink.name}].caFile`;
+  return sink.caFile
+    ? `the CA in ${key} (${sink.caFile}) does not sign the server's certificate: put in that file the PEM certificate of the CA that issued it; check the box's clock too`
+    : `the server's certificate is not trusted: if it comes from a private CA, set ${key} to that CA's PEM file; check the box's clock too`;
 }

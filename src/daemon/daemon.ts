@@ -297,8 +297,9 @@ export class Daemon {
     this.config = next;
     this.ctx.config = next;
     this.opts.notifier.reloading();
-    // Delivery held while running on the last good copy starts with the file that loads.
-    if (hrmsChanged || !this.deliveries.running) {
+    // Delivery held while running on the last good copy starts with the file that loads; a sink
+    // that could not be built (a missing caFile) is built again, its file may be there now.
+    if (hrmsChanged || !this.deliveries.running || this.deliveries.incomplete) {
       await this.stopDelivery();
       this.startDelivery();
     }

@@ -1,12 +1,14 @@
 import type { Config } from '../config/schema.js';
 import { credentialPlace, sinksOf, terminalsNotFor, type SinkConfig } from '../config/sinks.js';
 import type { AppContext } from '../context.js';
+import { clearCannotStart, markCannotStart } from '../delivery/cannot-start.js';
 import { credentialWords, Deliverer } from '../delivery/index.js';
 import { compilePatterns } from '../delivery/outcomes.js';
 import { isFatalJournalError } from '../journal/errors.js';
 import type { Journal } from '../journal/journal.js';
 import type { DeliveryQueue } from '../journal/types.js';
 import { BUILT_IN_MAKERS, buildSinkSender, sinkPunchContext, sinkTokens, type SinkMakers } from '../sinks/build.js';
+import { buildProblem, sinkKeyPrefix } from '../sinks/build-problem.js';
 import { renamedTerminals } from '../sinks/renamed.js';
 import { elapsedMs } from '../util/clock.js';
 import { messageOf } from '../util/errors.js';
@@ -49,6 +51,8 @@ export interface DeliveriesDeps {
  */
 export class SinkDeliveries {
   private runs: SinkRun[] = [];
+  /** The sinks of the last start whose sender could not be built: a reload builds them again. */
+  private unbuilt: string[] = [];
 
   constructor(private readonly d: DeliveriesDeps) {}
 
@@ -77,8 +81,11 @@ export class SinkDeliveries {
         () => elapsedMs(ctx.clock),
       ),
     );
+    this.unbuilt = [];
     for (const sink of sinks) {
       const isDefault = sink === first;
+      const fromHrmsBlock = isDefault && sink.name === 'hrms' && !!config.hrms;
+      const state = journal.deliveryStateOf(isDefault ? undefined : sink.name);
       let inner;
       try {
         inner = buildSinkSender(sink, {
@@ -86,31 +93,30 @@ export class SinkDeliveries {
           makers: this.d.makers ?? BUILT_IN_MAKERS,
         });
       } catch (e) {
-        ctx.logger.error(
-          { sink: sink.name },
-          `${messageOf(e)}: its punches wait in the journal until a punchgate that has it runs`,
-        );
+        // No loop can run for it: its state says so, so that the status, the page, /metrics and
+        // /readyz show it at once (a log line alone went unseen while punches waited).
+        const { problem, fix } = buildProblem(e, sinkKeyPrefix(sink, fromHrmsBlock));
+        const words = `${problem}: ${fix}; its punches wait in the journal`;
+        ctx.logger.error({ sink: sink.name }, `delivery to sink ${sink.name} cannot start: ${words}`);
+        markCannotStart(state, ctx.clock, `${problem}: ${fix}`);
+        this.unbuilt.push(sink.name);
         continue;
       }
+      clearCannotStart(state);
       const sender = new TimedSender(inner, () => elapsedMs(ctx.clock), this.d.observe(sink.name, isDefault));
       const queue = isDefault
         ? this.d.defaultQueue()
         : this.d.wrapQueue(journal.sinkQueue(sink.name, terminalsNotFor(config, sink.name)));
-      const tokens = sinkTokens(sink, ctx.secrets, {
-        fromHrmsBlock: isDefault && sink.name === 'hrms' && !!config.hrms,
-      });
+      const tokens = sinkTokens(sink, ctx.secrets, { fromHrmsBlock });
       const deliverer = new Deliverer({
         queue,
-        state: journal.deliveryStateOf(isDefault ? undefined : sink.name),
+        state,
         tokens,
         delivery: config.delivery,
         logger: isDefault ? ctx.logger : ctx.logger.child({ sink: sink.name }),
         clock: ctx.clock,
         sinkSender: sender,
-        credential: credentialWords(
-          sink.kind,
-          credentialPlace(sink, isDefault && sink.name === 'hrms' && !!config.hrms),
-        ),
+        credential: credentialWords(sink.kind, credentialPlace(sink, fromHrmsBlock)),
         ...(isDefault ? {} : { sink: sink.name }),
         ...punchContext,
       });
@@ -154,6 +160,11 @@ export class SinkDeliveries {
 
   get running(): boolean {
     return this.runs.length > 0;
+  }
+
+  /** Whether a sink of the last start could not be built: a reload tries it again (its file may be fixed now). */
+  get incomplete(): boolean {
+    return this.unbuilt.length > 0;
   }
 
   /** New punches: every idle loop looks at its queue. */

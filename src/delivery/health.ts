@@ -10,6 +10,13 @@ export interface DeliveryStateAccess {
 /** How the delivery state's lastError begins when no token could be read (the status tells it apart). */
 export const NO_TOKEN = 'no usable HRMS token';
 
+/**
+ * How the delivery state's lastError begins when the sink's sender could not be built (a caFile
+ * that is not there...): nothing can be sent until the config or the file is put right, so the
+ * status says it at once, not after delivery.alertAfterMinutes (cannot-start.ts).
+ */
+export const CANNOT_START = 'cannot start delivery';
+
 type Trouble = 'auth' | 'no-token' | 'request' | 'bad-reply' | 'transient';
 
 /** How delivery's log and state name a sink's credential: the seed's token, Frappe's key and secret, Odoo's key. */

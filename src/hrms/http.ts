@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import {
   Agent,
   buildConnector,
@@ -13,6 +12,7 @@ import type { Socket } from 'node:net';
 import type { HrmsConfig } from '../config/schema.js';
 import { errorCode } from '../util/errors.js';
 import { describeRoute, proxySettings, type ProxySettings } from './proxy.js';
+import { readCaFile } from './setting-file.js';
 
 /**
  * The HTTP client of the HRMS calls, on undici: one keep-alive dispatcher per HRMS (an Agent,
@@ -151,7 +151,7 @@ export class HrmsHttp {
 function createDispatcher(cfg: HrmsHttpConfig, proxy: ProxySettings): Dispatcher {
   // A private CA (`hrms.caFile`), when set, is the only CA trusted for the HRMS: an internal
   // HRMS usually has its own.
-  const ca = cfg.caFile ? readFileSync(cfg.caFile, 'utf8') : undefined;
+  const ca = cfg.caFile ? readCaFile(cfg.caFile) : undefined;
   const tls = { timeout: cfg.connectTimeoutMs, ...(ca ? { ca } : {}) };
   // The phase timeouts back up the deadline of request(), which comes first.
   const backstop = cfg.connectTimeoutMs + cfg.timeoutMs + 1000;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { HrmsConfig } from '../config/schema.js';
-import { EXIT, ExitError } from '../util/exit-codes.js';
+import { SettingFileError } from './setting-file.js';
 
 /**
  * How the HRMS is reached: directly, or through an HTTP proxy (CONNECT, so the TLS session is
@@ -112,14 +112,16 @@ function readCredentials(file: string): { pair: string; password: string } {
     text = readFileSync(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? 'error';
-    throw new ExitError(`hrms.proxyCredentialsFile: cannot read ${file} (${code})`, EXIT.CONFIG);
+    throw new SettingFileError('proxyCredentialsFile', file, code, `cannot read ${file} (${code})`);
   }
   const pair = text.split(/\r?\n/)[0]!.trim();
   const colon = pair.indexOf(':');
   if (colon <= 0) {
-    throw new ExitError(
-      `hrms.proxyCredentialsFile: ${file} must hold one line user:password (the first line has no "user:")`,
-      EXIT.CONFIG,
+    throw new SettingFileError(
+      'proxyCredentialsFile',
+      file,
+      'FORMAT',
+      `${file} must hold one line user:password (the first line has no "user:")`,
     );
   }
   return { pair, password: pair.slice(colon + 1) };

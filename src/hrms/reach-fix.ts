@@ -2,8 +2,11 @@
  * What to try when the HRMS could not be reached, from the error's words: one helper for
  * `check`, the employee commands and the roster's fetch, so that they give the same advice.
  */
-export function hrmsReachFix(message: string): string {
+export function hrmsReachFix(message: string, ca?: { key: string; file: string }): string {
   if (/CERT|certificate|self[- ]signed|TLS|SSL/i.test(message)) {
+    // With a caFile set, "set caFile" is no help: the CA in it is not the one that signed the server.
+    if (ca)
+      return `the CA in ${ca.key} (${ca.file}) does not sign the HRMS's certificate: put in that file the PEM certificate of the CA that issued it (ask the HRMS administrator); check the box's clock too`;
     return "the HRMS certificate is not trusted: if it comes from a private CA, set hrms.caFile to that CA's PEM file; check the box's clock too";
   }
   if (/ENOTFOUND|EAI_AGAIN/.test(message))

@@ -192,6 +192,27 @@ export const ALERT = {
           fix: `put a valid credential in the files ${d.place} name: they are re-read without a restart`,
         },
 
+  /**
+   * A sink's sender could not be built (its caFile is missing...): nothing is sent to it until the
+   * file or the config is put right. Said at once: no retry mends it by itself.
+   */
+  cannotStart: (d: {
+    sink: string;
+    /** The default sink (the report's own delivery row), as delivery-failing is to sink-failing. */
+    isDefault: boolean;
+    lastError: string;
+    since: number | null;
+    waiting: number;
+  }): Alert => {
+    const words = d.lastError.replace(/^cannot start delivery: /, '');
+    const [what, fix] = splitFix(words);
+    return {
+      kind: d.isDefault ? 'delivery-cannot-start' : 'sink-cannot-start',
+      cause: `delivery to sink ${d.sink} cannot start${d.since !== null ? ` (since ${localTime(d.since)})` : ''}: ${what}; nothing is sent to it, ${punches(d.waiting)} waiting, kept safely`,
+      fix: `${fix ?? `check the sink ${d.sink} in the config`}; then systemctl reload punchgate (or restart punchgate run)`,
+    };
+  },
+
   /** A sink other than the default has failed for a while; the other sinks go on (issue 32). */
   sinkFailing: (d: {
     sink: string;
@@ -693,6 +714,6 @@ export function deliveryTroubleWords(e: string): string | undefined {
 
 /** "what happened: put the token ..." into its two halves at the first instruction (check does the same). */
 function splitFix(text: string): [string, string | undefined] {
-  const m = /^(.*?): ((?:put|set|make|give|check|run|add|correct) .*)$/s.exec(text);
+  const m = /^(.*?): ((?:put|set|make|give|check|run|add|correct|install) .*)$/s.exec(text);
   return m ? [m[1]!, m[2]!] : [text, undefined];
 }

@@ -1,3 +1,4 @@
+import { cannotStart } from '../delivery/cannot-start.js';
 import { NO_TOKEN } from '../delivery/health.js';
 import type { OldestClaim, RefusedPunches, RefusedRecords } from '../journal/types.js';
 import { STAND_IN_SERIAL } from '../punch.js';
@@ -97,7 +98,24 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
   }
   const failing = ms(r.delivery.failingSince);
   const deliveredUntil = Math.max(stoppedAt ?? now, failing ?? 0);
-  if (r.delivery.auth !== 'failed' && failing !== null && deliveredUntil - failing >= facts.deliveryAlertAfterMs) {
+  const unbuilt =
+    r.delivery.auth !== 'failed' && cannotStart({ failingSince: failing, lastError: r.delivery.lastError });
+  if (unbuilt) {
+    // No retry mends it: said at once, not after delivery.alertAfterMinutes.
+    out.push(
+      ALERT.cannotStart({
+        sink: r.sinks?.find((s) => s.default)?.name ?? 'hrms',
+        isDefault: true,
+        lastError: r.delivery.lastError ?? '',
+        since: failing,
+        waiting: r.punches.pending + r.punches.inflight,
+      }),
+    );
+  } else if (
+    r.delivery.auth !== 'failed' &&
+    failing !== null &&
+    deliveredUntil - failing >= facts.deliveryAlertAfterMs
+  ) {
     out.push(
       ALERT.deliveryFailing({
         forMs: deliveredUntil - failing,

@@ -1,3 +1,4 @@
+import { cannotStart } from '../delivery/cannot-start.js';
 import { NO_TOKEN } from '../delivery/health.js';
 import { printable } from '../util/terminal-text.js';
 import { localTimeOf, localTime } from '../util/local-time.js';
@@ -68,15 +69,18 @@ export function formatStatus(r: StatusReport): string {
   lines.push('');
   lines.push('Delivery');
   const noToken = r.delivery.auth === 'failed' && r.delivery.lastError?.startsWith(NO_TOKEN);
+  const unbuilt = r.delivery.auth !== 'failed' && cannotStart(stateTimes(r.delivery));
   const auth = noToken
     ? 'NO TOKEN'
     : r.delivery.auth === 'failed'
       ? 'AUTH FAILED'
-      : r.delivery.failingSince
-        ? `FAILING${failingWords(r.delivery.lastError)}`
-        : r.delivery.auth === 'ok'
-          ? 'token accepted'
-          : 'not tried yet';
+      : unbuilt
+        ? 'CANNOT START: nothing is sent (see the alert and the last error)'
+        : r.delivery.failingSince
+          ? `FAILING${failingWords(r.delivery.lastError)}`
+          : r.delivery.auth === 'ok'
+            ? 'token accepted'
+            : 'not tried yet';
   lines.push(`  HRMS: ${auth}`);
   // The last attempt's result goes with the line of what that attempt was: a success or an error.
   const d = r.delivery;
@@ -85,7 +89,12 @@ export function formatStatus(r: StatusReport): string {
   lines.push(`  last success: ${when(d.lastSuccessAt)}${ofError ? '' : result}`);
   if (d.lastError)
     lines.push(`  last error: ${when(d.lastErrorAt)}: ${printable(d.lastError, 500)}${ofError ? result : ''}`);
-  if (r.delivery.failingSince) {
+  if (unbuilt && r.delivery.failingSince) {
+    // No loop runs for it: nothing tries again until the file or the config is put right.
+    lines.push(
+      `  cannot start since ${when(r.delivery.failingSince)}: put right what the last error says, then systemctl reload punchgate`,
+    );
+  } else if (r.delivery.failingSince) {
     // A next try only a running daemon makes.
     const next = r.delivery.nextTryAt && r.daemon?.running !== false ? `next try ${when(r.delivery.nextTryAt)}; ` : '';
     lines.push(
@@ -125,4 +134,12 @@ export function resultOfError(d: { lastErrorAt: string | null; lastSuccessAt: st
 export function failingWords(lastError: string | null): string {
   const words = lastError ? deliveryTroubleWords(lastError) : undefined;
   return words ? `: ${words}` : '';
+}
+
+/** The delivery row's times as the state keeps them (cannot-start.ts reads them so). */
+export function stateTimes(d: { failingSince: string | null; lastError: string | null }): {
+  failingSince: number | null;
+  lastError: string | null;
+} {
+  return { failingSince: d.failingSince ? Date.parse(d.failingSince) : null, lastError: d.lastError };
 }

@@ -1,5 +1,6 @@
 import { credentialPlace, sinksOf, terminalsNotFor } from '../config/sinks.js';
 import type { Config } from '../config/schema.js';
+import { cannotStart } from '../delivery/cannot-start.js';
 import { NO_TOKEN } from '../delivery/health.js';
 import type { Journal } from '../journal/journal.js';
 import { printable } from '../util/terminal-text.js';
@@ -97,6 +98,16 @@ function sinkAlerts(s: SinkStatus, alertAfterMs: number, now: number, stoppedAt:
       }),
     ];
   const failing = ms(d.failingSince);
+  if (cannotStart({ failingSince: failing, lastError: d.lastError }))
+    return [
+      ALERT.cannotStart({
+        sink: s.name,
+        isDefault: false,
+        lastError: d.lastError ?? '',
+        since: failing,
+        waiting: s.punches.pending + s.punches.inflight,
+      }),
+    ];
   const until = Math.max(stoppedAt ?? now, failing ?? 0);
   if (failing !== null && until - failing >= alertAfterMs)
     return [
@@ -121,11 +132,13 @@ export function sinkLines(r: StatusReport): string[] {
     const state =
       d.auth === 'failed'
         ? 'AUTH FAILED'
-        : d.failingSince
-          ? 'FAILING'
-          : d.auth === 'ok'
-            ? 'delivering'
-            : 'not tried yet';
+        : cannotStart({ failingSince: ms(d.failingSince), lastError: d.lastError })
+          ? 'CANNOT START'
+          : d.failingSince
+            ? 'FAILING'
+            : d.auth === 'ok'
+              ? 'delivering'
+              : 'not tried yet';
     const p = s.punches;
     lines.push(
       `  ${s.name.padEnd(16)} ${s.kind.padEnd(6)} ${state}  pending ${p.pending}  in flight ${p.inflight}  delivered ${p.delivered}  rejected ${p.rejected}  dead ${p.dead}  last success ${localTimeOf(d.lastSuccessAt)}`,

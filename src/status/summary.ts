@@ -1,3 +1,4 @@
+import { cannotStart } from '../delivery/cannot-start.js';
 import { NO_TOKEN } from '../delivery/health.js';
 import { span } from './alert-words.js';
 import { OFFLINE_ALERT_MS } from './alerts.js';
@@ -29,6 +30,8 @@ export function deliveryShown(r: StatusReport): string | undefined {
 /** How a delivery row (the HRMS's, or a sink's under Sinks) names its trouble, or undefined. */
 function troubleOf(d: StatusReport['delivery']): string | undefined {
   if (d.auth === 'failed') return d.lastError?.startsWith(NO_TOKEN) ? 'NO TOKEN' : 'AUTH FAILED';
+  if (cannotStart({ failingSince: d.failingSince ? Date.parse(d.failingSince) : null, lastError: d.lastError }))
+    return 'CANNOT START';
   return d.failingSince ? 'FAILING' : undefined;
 }
 
@@ -69,9 +72,14 @@ export function notAlertedYet(r: StatusReport): string[] {
   const causes = (r.alertItems ?? []).map((a) => a.cause);
   return notWellYet(r).filter((phrase) => {
     if (phrase.startsWith('HRMS delivery'))
-      return !['delivery-failing', 'token-refused', 'no-token', 'daemon-down', 'config-delivery-held'].some((k) =>
-        kinds.has(k),
-      );
+      return ![
+        'delivery-failing',
+        'delivery-cannot-start',
+        'token-refused',
+        'no-token',
+        'daemon-down',
+        'config-delivery-held',
+      ].some((k) => kinds.has(k));
     const sink = /^sink (\S+) delivery/.exec(phrase)?.[1];
     if (sink !== undefined) return !causes.some((c) => c.includes(`sink ${sink}`));
     // A terminal: its OFFLINE alert comes at OFFLINE_ALERT_MS; any alert naming it says it already.

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { cannotStart } from '../delivery/cannot-start.js';
 import { NO_TOKEN } from '../delivery/health.js';
 import type { HourlySeries } from '../journal/hourly-stats.js';
 import { span, type Alert } from '../status/alert-words.js';
@@ -210,16 +211,25 @@ function sinkSection(s: NonNullable<StatusReport['sinks']>[number], now: number)
 function deliveryRows(d: StatusReport['delivery'], now: number, sink?: string): Html {
   const noToken = d.auth === 'failed' && d.lastError?.startsWith(NO_TOKEN);
   const ofError = resultOfError(d);
+  // No loop runs for a sink that cannot start: no next try, and a flush would not build it either.
+  const unbuilt = cannotStart({
+    failingSince: d.failingSince ? Date.parse(d.failingSince) : null,
+    lastError: d.lastError,
+  });
   const auth =
     d.auth === 'failed'
       ? html`<span class="bad"
           >${noToken ? 'NO TOKEN: nothing can be sent' : 'AUTH FAILED: the HRMS refuses the token'}</span
         >`
-      : d.failingSince
-        ? html`<span class="bad">FAILING since ${when(d.failingSince, now)}${failingWords(d.lastError)}</span>`
-        : d.auth === 'ok'
-          ? html`token accepted, delivering`
-          : html`<span class="muted">not tried yet</span>`;
+      : unbuilt
+        ? html`<span class="bad"
+            >CANNOT START since ${when(d.failingSince, now)}: nothing is sent (see the last error)</span
+          >`
+        : d.failingSince
+          ? html`<span class="bad">FAILING since ${when(d.failingSince, now)}${failingWords(d.lastError)}</span>`
+          : d.auth === 'ok'
+            ? html`token accepted, delivering`
+            : html`<span class="muted">not tried yet</span>`;
   return html`<dt>${sink === undefined ? 'HRMS' : 'state'}</dt>
     <dd id="${sink === undefined ? 'hrms' : `sink-${sink}-state`}">${auth}</dd>
     <dt>last success</dt>
@@ -239,7 +249,7 @@ function deliveryRows(d: StatusReport['delivery'], now: number, sink?: string): 
         : ''
     }
     ${
-      d.failingSince
+      d.failingSince && !unbuilt
         ? html`<dt>next try</dt>
             <dd id="${sink === undefined ? 'next-try' : `sink-${sink}-next-try`}">
               ${d.nextTryAt ? when(d.nextTryAt, now) : html`<span class="muted">when punchgate run tries again</span>`}${

@@ -1,5 +1,6 @@
 import { statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { cannotStart } from '../delivery/cannot-start.js';
 import type { Journal } from '../journal/journal.js';
 import { errorCode } from '../util/errors.js';
 import type { ListenerFact } from '../util/listener-fact.js';
@@ -11,8 +12,9 @@ const MIN_FREE_BYTES = 4 * 1024 * 1024;
 /**
  * Why the daemon is not ready to do its job, in plain words (none: ready). Ready means a punch
  * can be journalled now (the journal takes a write lock at once, and its disk has room) and
- * the HRMS does not refuse the token. A terminal or the HRMS being away does not make it
- * unready: punches then wait in the journal, which is the design.
+ * the HRMS does not refuse the token, nor is there no token to send. A terminal or the HRMS being
+ * away does not make it unready: punches then wait in the journal, which is the design. A delivery
+ * that cannot start (its caFile missing...) is like no token: nothing is sent until a person acts.
  */
 export function notReadyReasons(journal: Journal, journalPath: string): string[] {
   const reasons: string[] = [];
@@ -31,6 +33,8 @@ export function notReadyReasons(journal: Journal, journalPath: string): string[]
   if (d.auth === 'failed') {
     const since = d.authFailedSince === null ? '' : ` since ${localTime(d.authFailedSince)}`;
     reasons.push(`the HRMS refuses the token${since}: put a valid token in the token file`);
+  } else if (cannotStart(d)) {
+    reasons.push(`${d.lastError ?? 'delivery cannot start'} (since ${localTime(d.failingSince!)})`);
   }
   return reasons;
 }

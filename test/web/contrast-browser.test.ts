@@ -182,6 +182,14 @@ function everyAlert(): StatusReport {
       reason: 'the HRMS refuses connections: it is down or restarting (connect ECONNREFUSED 10.0.0.6:443)',
       nextTryAt: NOW + 5000,
     }),
+    ALERT.cannotStart({
+      sink: 'payroll',
+      isDefault: false,
+      lastError:
+        'cannot start delivery: sinks[payroll].caFile: /etc/punchgate/payroll-ca-certificate-bundle.pem does not exist: put the CA certificate (PEM) there, or remove caFile',
+      since: NOW - 60_000,
+      waiting: 12,
+    }),
     ALERT.shiftSyncFailing({ sink: 'erp', forMs: 15 * 60_000, lastError: 'Shift Type Day: HTTP 403: Not permitted' }),
     ALERT.shiftSyncHeld({
       sink: 'erp',
