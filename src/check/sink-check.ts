@@ -91,6 +91,21 @@ async function checkSink(
           `${addressShown(sink.baseUrl)} refused the credential (${a.message})`,
           `put a valid credential in ${files} (re-read without a restart)`,
         );
+      case 'transient':
+        // Down, restarting or overloaded (5xx, 429): no setting of the sink's is wrong for that (a
+        // new-user trial was sent to check "baseUrl, database, login and employeeField").
+        if (a.httpStatus !== undefined)
+          return fail(
+            name,
+            `${addressShown(sink.baseUrl)} is up but failing (${a.message})`,
+            'the server or a proxy in front of it is down, restarting or overloaded: try again later, or ask its administrator; punchgate run keeps the punches and retries',
+          );
+        return fail(
+          name,
+          `cannot reach ${addressShown(sink.baseUrl)}: ${a.message}`,
+          tlsFix(a.message, sink) ??
+            'is the server up, and is the way from this box to it open (a firewall, a proxy)? check its baseUrl; punchgate run keeps the punches and retries',
+        );
       default:
         return fail(
           name,
