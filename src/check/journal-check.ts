@@ -96,7 +96,15 @@ export function checkJournal(path: string, opts: { quick: boolean }): CheckResul
         writableFix(dir),
       );
     }
-    return pass(NAME, `${path}: ${integrity}${pending}`);
+    // Punches the HRMS refused wait for a person: a PASS would say all is well (a new-user trial
+    // saw "all checks passed" with 25 punches refused for codes the HRMS did not know).
+    if (pending.refused > 0 || pending.dead > 0)
+      return warn(
+        NAME,
+        `${path}: ${integrity}${pending.text}: ${refusedWords(pending.refused, pending.dead)}`,
+        'see why: punchgate punches list --state rejected (or dead); correct it in the HRMS (the employee, the code), then: punchgate punches retry (--state dead for those given up)',
+      );
+    return pass(NAME, `${path}: ${integrity}${pending.text}`);
   } catch (e) {
     const code = errorCode(e) ?? '';
     if (/^SQLITE_(NOTADB|CORRUPT)/.test(code)) {
@@ -124,7 +132,16 @@ export function checkJournal(path: string, opts: { quick: boolean }): CheckResul
   }
 }
 
-function countByState(db: Database): string {
+function refusedWords(refused: number, dead: number): string {
+  const words = [
+    ...(refused > 0 ? [`${refused} punch${refused === 1 ? '' : 'es'} refused by the HRMS wait for a fix`] : []),
+    ...(dead > 0 ? [`${dead} punch${dead === 1 ? '' : 'es'} given up after every attempt`] : []),
+  ];
+  return words.join('; ');
+}
+
+/** The queue of the default sink in words, and its punches refused (rejected) and given up (dead). */
+function countByState(db: Database): { text: string; refused: number; dead: number } {
   // The counts kept with every write (punch-counts.ts); a journal not yet brought up to date counts its table.
   const kept = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'punch_counts'`).get();
   const rows = db
@@ -138,5 +155,9 @@ function countByState(db: Database): string {
   const parts = ['pending', 'inflight', 'rejected', 'dead', 'quarantined']
     .filter((s) => (by.get(s) ?? 0) > 0)
     .map((s) => `${by.get(s)} ${s}`);
-  return parts.length ? `queue ${parts.join(', ')}` : 'queue empty';
+  return {
+    text: parts.length ? `queue ${parts.join(', ')}` : 'queue empty',
+    refused: by.get('rejected') ?? 0,
+    dead: by.get('dead') ?? 0,
+  };
 }

@@ -91,28 +91,29 @@ async function checkSink(
           `${addressShown(sink.baseUrl)} refused the credential (${a.message})`,
           `put a valid credential in ${files} (re-read without a restart)`,
         );
-      case 'transient':
-        // Down, restarting or overloaded (5xx, 429): no setting of the sink's is wrong for that (a
-        // new-user trial was sent to check "baseUrl, database, login and employeeField").
-        if (a.httpStatus !== undefined)
+      case 'transient': {
+        // Down, restarting or overloaded (a proxy's 502-504, 429), or nothing there: no setting of
+        // the sink's is wrong for that (a new-user trial was sent to check "baseUrl, database, login
+        // and employeeField" for an Odoo that was down). Odoo's own errors (a field it lacks) are
+        // transient to the sender too: those keep the settings' words below.
+        const down = down5xx(a.httpStatus);
+        if (down)
           return fail(
             name,
             `${addressShown(sink.baseUrl)} is up but failing (${a.message})`,
             'the server or a proxy in front of it is down, restarting or overloaded: try again later, or ask its administrator; punchgate run keeps the punches and retries',
           );
-        return fail(
-          name,
-          `cannot reach ${addressShown(sink.baseUrl)}: ${a.message}`,
-          tlsFix(a.message, sink) ??
-            'is the server up, and is the way from this box to it open (a firewall, a proxy)? check its baseUrl; punchgate run keeps the punches and retries',
-        );
+        if (a.httpStatus === undefined && UNREACHABLE.test(a.message))
+          return fail(
+            name,
+            `cannot reach ${addressShown(sink.baseUrl)}: ${a.message}`,
+            tlsFix(a.message, sink) ??
+              'is the server up, and is the way from this box to it open (a firewall, a proxy)? check its baseUrl; punchgate run keeps the punches and retries',
+          );
+        return settingsFail(name, sink, a.message);
+      }
       default:
-        return fail(
-          name,
-          `${addressShown(sink.baseUrl)}: ${a.message}`,
-          tlsFix(a.message, sink) ??
-            `${SETTINGS[sink.kind] ?? SETTINGS.hrms} against the server, and the way from this box to it; punchgate run keeps its punches and retries`,
-        );
+        return settingsFail(name, sink, a.message);
     }
   } catch (e) {
     return fail(
@@ -124,6 +125,23 @@ async function checkSink(
     await sender.close?.();
   }
 }
+
+/** An answer that proves a setting of the sink's wrong, or may: the settings to check (the message says which). */
+function settingsFail(name: string, sink: SinkConfig, message: string): CheckResult {
+  return fail(
+    name,
+    `${addressShown(sink.baseUrl)}: ${message}`,
+    tlsFix(message, sink) ??
+      `${SETTINGS[sink.kind] ?? SETTINGS.hrms} against the server, and the way from this box to it; punchgate run keeps its punches and retries`,
+  );
+}
+
+/** HTTP statuses of a server down, restarting or overloaded, or of the proxy in front of it. */
+const down5xx = (status: number | undefined) => status === 429 || status === 502 || status === 503 || status === 504;
+
+/** Errors of a server not reached at all (nothing listening, no route, no name, no answer in time). */
+const UNREACHABLE =
+  /ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|timed? ?out|no answer/i;
 
 /** A certificate the sink's server shows that is not trusted: whether its caFile is the wrong CA, or one is needed. */
 function tlsFix(message: string, sink: SinkConfig): string | undefined {
