@@ -128,7 +128,7 @@ export function sinkLines(r: StatusReport): string[] {
             : 'not tried yet';
     const p = s.punches;
     lines.push(
-      `  ${s.name.padEnd(16)} ${s.kind.padEnd(6)} ${state}  pending ${p.pending}  in flight ${p.inflight}  delivered ${p.delivered}  rejected ${p.rejected}  dead ${p.dead}  last success ${localTimeOf(d.lastSuccessAt)}`,
+      `  ${s.name.padEnd(16)} ${s.kind.padEnd(6)} ${state}  pending ${p.pending}  in flight ${p.inflight}  delivered ${p.delivered}  rejected ${p.rejected}  dead ${p.dead}  quarantined ${p.quarantined}  last success ${localTimeOf(d.lastSuccessAt)}`,
     );
     if (d.lastError && (d.failingSince || d.auth === 'failed'))
       lines.push(`    ${s.name}: last error ${localTimeOf(d.lastErrorAt)}: ${printable(d.lastError, 300)}`);

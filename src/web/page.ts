@@ -193,13 +193,15 @@ function sinkSection(s: NonNullable<StatusReport['sinks']>[number], now: number)
     <h2>Sink ${s.name} <span class="muted">(${s.kind})</span></h2>
     <dl>
       <dt>waiting to be sent</dt>
-      <dd>${p.pending}</dd>
+      <dd id="sink-${s.name}-pending">${p.pending}</dd>
       <dt>being sent now</dt>
       <dd>${p.inflight}</dd>
       <dt>refused (retried later)</dt>
       <dd>${count(p.rejected, true)}</dd>
       <dt>dead (given up, kept)</dt>
       <dd>${count(p.dead, true)}</dd>
+      <dt>quarantined (implausible time)</dt>
+      <dd id="sink-${s.name}-quarantined">${count(p.quarantined, true)}</dd>
       <dt>delivered (kept in the journal)</dt>
       <dd>${p.delivered}</dd>
       ${deliveryRows(s.delivery, now, s.name)}

@@ -3,6 +3,7 @@ import { parseConfigText } from '../../src/config/load.js';
 import { Journal } from '../../src/journal/index.js';
 import { buildStatus } from '../../src/status/report.js';
 import { formatStatus } from '../../src/status/format.js';
+import { renderPage } from '../../src/web/page.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
 
 const MIN = 60_000;
@@ -60,6 +61,34 @@ describe('status per sink', () => {
     const failing = longer.alertItems.find((a) => a.kind === 'sink-failing')!;
     expect(failing.cause).toContain('delivery to sink erp was failing for 25 min when punchgate run stopped');
     expect(failing.fix).toMatch(/^start punchgate run \(see above\); to try now: .*--sink erp$/);
+  });
+
+  it('counts a quarantined punch as quarantined for every sink, not as waiting (taken in or not yet)', async () => {
+    // Future-dated: quarantined in the journal; erp has not taken it in yet (no claim since).
+    j.ingest([{ terminal: 'gate-1', biometricCode: '9', logTime: '2099-01-01 00:00:00' }]);
+    const before = buildStatus(j, config(erp), clock.now(), { freeBytes: 1e12 });
+    expect(before.punches).toMatchObject({ pending: 3, quarantined: 1 });
+    expect(before.sinks?.find((s) => s.name === 'erp')?.punches).toMatchObject({ pending: 3, quarantined: 1 });
+    // erp takes it in with its next claim (as pending in its rows), and sends the three others.
+    const erpQueue = j.sinkQueue('erp');
+    const claimed = erpQueue.claim(10);
+    expect(claimed.map((p) => p.biometricCode)).toEqual(['1', '2', '3']);
+    erpQueue.settle(claimed.map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    const r = buildStatus(j, config(erp), clock.now(), { freeBytes: 1e12 });
+    expect(r.sinks?.find((s) => s.name === 'erp')?.punches).toMatchObject({
+      pending: 0,
+      inflight: 0,
+      delivered: 3,
+      quarantined: 1,
+    });
+    expect(formatStatus(r)).toMatch(/\n {2}erp +hrms .* pending 0 .* quarantined 1 /);
+    expect(formatStatus(r)).toMatch(/\n {2}hrms +hrms .* pending 3 .* quarantined 1 /);
+    const page = renderPage(r, { version: '0', uptimeSeconds: 1, zone: 'UTC', refreshSeconds: 10 });
+    expect(page).toContain('<dd id="sink-erp-pending">0</dd>');
+    expect(page).toMatch(/<dd id="sink-erp-quarantined"><span class="bad">1<\/span><\/dd>/);
+    // Released: waiting for erp again, and sent.
+    expect(await j.queries.releaseQuarantined()).toBe(1);
+    expect(erpQueue.counts()).toMatchObject({ pending: 1, quarantined: 0 });
   });
 
   it("says a sink's refused punches, with its own retry command; the first sink's refusals are not counted for it", () => {
