@@ -1,4 +1,4 @@
-import { credentialPlace, sinksOf, terminalsNotFor } from '../config/sinks.js';
+import { sinksOf, terminalsNotFor } from '../config/sinks.js';
 import type { Config } from '../config/schema.js';
 import { NO_TOKEN } from '../delivery/health.js';
 import type { Journal } from '../journal/journal.js';
@@ -6,6 +6,7 @@ import { printable } from '../util/terminal-text.js';
 import { localTimeOf } from '../util/local-time.js';
 import { ALERT, deliveryTrouble, type Alert } from './alert-words.js';
 import { daemonStoppedAt } from './alerts.js';
+import { sinkCredential } from './credential.js';
 import { refusalAlerts } from './refusals.js';
 import type { LiveFacts, SinkStatus, StatusReport } from './types.js';
 
@@ -50,6 +51,7 @@ export function addSinkStatus(
             failingSince: iso(d.failingSince),
             nextTryAt: iso(l?.nextTryAt),
             probing: l?.probing ?? false,
+            credential: sinkCredential(s, false),
           },
     };
     if (queue) {
@@ -90,7 +92,7 @@ function sinkAlerts(s: SinkStatus, alertAfterMs: number, now: number, stoppedAt:
     return [
       ALERT.sinkToken({
         sink: s.name,
-        place: credentialPlace(s),
+        credential: d.credential ?? sinkCredential(s, false),
         since: ms(d.authFailedSince),
         noToken: d.lastError?.startsWith(NO_TOKEN) ?? false,
         lastError: d.lastError,

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { NO_TOKEN } from '../delivery/health.js';
 import type { HourlySeries } from '../journal/hourly-stats.js';
 import { span, type Alert } from '../status/alert-words.js';
+import { credentialLabel } from '../status/credential-words.js';
 import {
   failingWords,
   notAlertedYet,
@@ -212,17 +213,21 @@ function sinkSection(s: NonNullable<StatusReport['sinks']>[number], now: number)
 function deliveryRows(d: StatusReport['delivery'], now: number, sink?: string): Html {
   const noToken = d.auth === 'failed' && d.lastError?.startsWith(NO_TOKEN);
   const ofError = resultOfError(d);
+  // The sink's own words: Odoo refuses an API key, Frappe a key and secret; only the seed HRMS has a token.
+  const c = d.credential;
+  const what = c?.what ?? 'token';
+  const refuses = !c || c.hrmsBlock ? 'the HRMS refuses the token' : `${c.who} refuses the ${what} (${c.place})`;
   const auth =
     d.auth === 'failed'
       ? html`<span class="bad"
-          >${noToken ? 'NO TOKEN: nothing can be sent' : 'AUTH FAILED: the HRMS refuses the token'}</span
+          >${noToken ? `NO ${what.toUpperCase()}: nothing can be sent` : `AUTH FAILED: ${refuses}`}</span
         >`
       : d.failingSince
         ? html`<span class="bad">FAILING since ${when(d.failingSince, now)}${failingWords(d.lastError)}</span>`
         : d.auth === 'ok'
-          ? html`token accepted, delivering`
+          ? html`${what} accepted, delivering`
           : html`<span class="muted">not tried yet</span>`;
-  return html`<dt>${sink === undefined ? 'HRMS' : 'state'}</dt>
+  return html`<dt>${sink === undefined ? credentialLabel(c) : 'state'}</dt>
     <dd id="${sink === undefined ? 'hrms' : `sink-${sink}-state`}">${auth}</dd>
     <dt>last success</dt>
     <dd>
