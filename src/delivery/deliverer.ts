@@ -365,10 +365,12 @@ export class Deliverer {
         token = undefined; // still none usable
       }
       if (token !== undefined && token !== pause.refusedToken) {
+        // In the sink's own words: an Odoo sink's API key changed, not an HRMS token.
+        const { who, what } = this.o.credential ?? { who: 'HRMS', what: 'token' };
         this.o.logger.info(
           pause.refusedToken === ''
-            ? 'an HRMS token can be read now: delivery tries it at once'
-            : 'the HRMS token changed: delivery tries the new one at once',
+            ? `${who === 'HRMS' ? 'an HRMS' : `the ${who}`} ${what} can be read now: delivery tries it at once`
+            : `the ${who} ${what} changed: delivery tries the new one at once`,
         );
         this.pause = undefined;
         return true;

@@ -18,12 +18,18 @@ export interface JournalSummary {
   /** Schema version (`PRAGMA user_version`). */
   schema: number;
   punches: number;
-  /** Punches not delivered yet (pending, in flight, refused for now, quarantined). */
+  /**
+   * Punches some sink still owes (pending, in flight, refused for now, quarantined, or not taken
+   * in yet by a sink of the config), whichever sink it is: the default sink's state in punches,
+   * every other sink's in sink_deliveries.
+   */
   waiting: number;
-  /** Punches the HRMS refused for good (dead): not delivered either. */
+  /** Punches a sink refused for good (dead) and no sink still owes: not delivered either. */
   dead: number;
   /** Punches claimed by a process for delivery when the file was written. */
   inflight: number;
+  /** Sinks of the config besides the default one, when the file was written (their words say "every sink"). */
+  otherSinks: number;
   /** The sites its punches were journalled under. */
   sites: string[];
   /** The newest log time, or null with no punch. */
@@ -31,16 +37,46 @@ export interface JournalSummary {
   bytes: number;
 }
 
+/**
+ * Whether a punch is owed to, or refused for good by, a sink other than the default one: its row
+ * of sink_deliveries (looked up per punch on the small index of undelivered rows), or a punch
+ * above the cursor of a sink that has not taken it in yet. Only the sinks of the config count: a
+ * sink taken out of it is owed nothing more (its punches are not sent). A journal older than the
+ * sinks has none of this.
+ */
+function otherSinkTerms(db: Database): { owed: string; dead: string; sinks: number } {
+  const has = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sinks'`).get();
+  if (!has) return { owed: '0', dead: '0', sinks: 0 };
+  const sinks = (
+    db.prepare(`SELECT count(*) AS n FROM sinks WHERE active = 1 AND is_default = 0`).get() as { n: number }
+  ).n;
+  const active = `(SELECT name FROM sinks WHERE active = 1 AND is_default = 0)`;
+  const row = (states: string) =>
+    `EXISTS (SELECT 1 FROM sink_deliveries d INDEXED BY sink_undelivered WHERE d.punch_id = p.id
+      AND d.state <> 'delivered' AND d.state ${states} AND d.sink IN ${active})`;
+  return {
+    owed: `(${row(`<> 'dead'`)} OR p.id > (SELECT coalesce(min(cursor), 9007199254740991) FROM sinks WHERE active = 1 AND is_default = 0))`,
+    dead: row(`= 'dead'`),
+    sinks,
+  };
+}
+
 /** Counts a journal's punches by what they wait for: one pass over the table, no sorting. */
 export function summarize(db: Database, path: string): JournalSummary {
+  const other = otherSinkTerms(db);
   const r = db
     .prepare(
-      `SELECT count(*) AS punches, coalesce(sum(state NOT IN ('delivered', 'dead')), 0) AS waiting,
-          coalesce(sum(state = 'dead'), 0) AS dead, coalesce(sum(state = 'inflight'), 0) AS inflight,
+      `SELECT count(*) AS punches, coalesce(sum(owed), 0) AS waiting, coalesce(sum(dead AND NOT owed), 0) AS dead,
+          coalesce(sum(state = 'inflight'), 0) AS inflight,
           max(log_time) AS newest, min(site) AS first, max(site) AS last
-        FROM punches`,
+        FROM (SELECT p.state, p.log_time, p.site, p.state NOT IN ('delivered', 'dead') OR ${other.owed} AS owed,
+            p.state = 'dead' OR ${other.dead} AS dead
+          FROM punches p)`,
     )
-    .get() as Omit<JournalSummary, 'schema' | 'sites' | 'bytes'> & { first: string | null; last: string | null };
+    .get() as Omit<JournalSummary, 'schema' | 'sites' | 'bytes' | 'otherSinks'> & {
+    first: string | null;
+    last: string | null;
+  };
   const sites =
     r.first === null
       ? []
@@ -55,6 +91,7 @@ export function summarize(db: Database, path: string): JournalSummary {
     waiting: r.waiting,
     dead: r.dead,
     inflight: r.inflight,
+    otherSinks: other.sinks,
     sites,
     newest: r.newest,
     bytes: statSync(path).size,

@@ -52,6 +52,7 @@ import type {
 import { WalSync } from './wal-sync.js';
 import { CHECKPOINT_KICK_ROWS, CheckpointWorker, type CheckpointTuning } from './checkpoint-worker.js';
 import { WriteGate } from './write-gate.js';
+import { owedToRemovedSinks, removedSinkWords } from './removed-sinks.js';
 import { FutureJudge, signed, type FutureCall } from './future-judge.js';
 
 export interface JournalOptions {
@@ -680,7 +681,15 @@ export class Journal implements PunchSink, DeliveryQueue {
   useSinks(roster: SinkRoster & { defaultNotFor?: readonly string[] }): void {
     this.defaultNotFor = new Set(roster.defaultNotFor ?? []);
     if (this.readonly) return;
+    // Read before the roster is recorded: which sinks it takes out now.
+    const removed = owedToRemovedSinks(this.db, roster);
     const before = this.gate.attempt(() => registerSinks(this.db, this.clock.now(), roster));
+    // A sink taken out now is a warning; one taken out earlier is said again at each start, quietly.
+    for (const r of removed)
+      this.extra.logger?.[r.justRemoved ? 'warn' : 'info'](
+        { sink: r.sink, owed: r.owed },
+        removedSinkWords(r, this.opts.retentionDays),
+      );
     if (before !== undefined)
       this.extra.logger?.warn(
         { was: before, now: roster.defaultSink },

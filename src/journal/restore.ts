@@ -272,7 +272,7 @@ function refuseToReplace(journalPath: string, current: Current): void {
   const s = current.summary;
   if (s && s.waiting === 0 && s.dead === 0) return;
   const what = s
-    ? `holds ${(s.waiting + s.dead).toLocaleString('en-US')} punches not delivered (${s.waiting.toLocaleString('en-US')} waiting, ${s.dead.toLocaleString('en-US')} refused for good)`
+    ? `holds ${(s.waiting + s.dead).toLocaleString('en-US')} punches not delivered${s.otherSinks > 0 ? ' to every sink' : ''} (${s.waiting.toLocaleString('en-US')} waiting, ${s.dead.toLocaleString('en-US')} refused for good)`
     : `cannot be read (${current.unreadable}), so it may hold punches not delivered`;
   throw new ExitError(
     `the journal ${journalPath} ${what}: deliver them first (start punchgate and wait until punchgate status shows none waiting), or restore with --force (the journal is then kept beside it as ${basename(journalPath)}.before-restore-<time>)`,

@@ -4,6 +4,7 @@ import type { Clock } from '../util/clock.js';
 import type { PunchIds } from './punch-id.js';
 import { toStored } from './queries.js';
 import { scrubEachOnce, type Scrub } from './state-stores.js';
+import { REFUSED_TERM } from './state-terms.js';
 import type {
   ClaimOptions,
   DeliveryQueue,
@@ -273,6 +274,13 @@ export class SinkQueue implements DeliveryQueue {
           WHERE d.sink = @sink AND d.state IN ('pending', 'rejected')
             AND (d.state = 'pending' OR @all OR d.next_attempt_at <= @now) AND p.state <> 'quarantined' LIMIT @limit)`),
       counts: db.prepare(`SELECT state, n FROM sink_counts WHERE sink = ?`),
+      // The sink's punches held in quarantine (not sent until released): taken in as pending, or
+      // not taken in yet. Read through punches_refused (the quarantined punches only, never the
+      // history), each looked up by the sink's primary key.
+      quarantined: db.prepare(`SELECT count(*) AS n FROM punches p
+          WHERE ${REFUSED_TERM} AND state = 'quarantined'
+            AND ((p.id > @cursor AND p.terminal NOT IN (SELECT value FROM json_each(@notFor)))
+              OR EXISTS (SELECT 1 FROM sink_deliveries d WHERE d.sink = @sink AND d.punch_id = p.id AND d.state = 'pending'))`),
       // On sink_undelivered (the backlog, never the history): by the sink's name alone, its primary
       // key would read every punch it was ever sent.
       refused: db.prepare(`SELECT d.last_message AS message, p.biometric_code AS code, d.state, count(*) AS count
@@ -459,12 +467,22 @@ export class SinkQueue implements DeliveryQueue {
     return limit < 0 ? n + this.notTakenIn() : Math.min(limit, n + this.notTakenIn(limit));
   }
 
-  /** The sink's punches by state, from the kept counts (pending includes punches not taken in yet). */
+  /**
+   * The sink's punches by state, from the kept counts (pending includes punches not taken in yet).
+   * Quarantined punches are counted apart, as the default sink's are: a quarantined punch is
+   * pending in the sink's rows (quarantine is a fact of the punch), but it is not sent until it
+   * is released, so counting it as pending showed punches waiting that nothing would send.
+   */
   counts(): JournalCounts {
     const out: JournalCounts = { pending: 0, inflight: 0, delivered: 0, rejected: 0, dead: 0, quarantined: 0 };
     for (const r of this.stmt.counts!.all(this.sink) as { state: SinkState; n: number }[])
       if (r.state in out) out[r.state] = r.n;
-    out.pending += this.notTakenIn();
+    const cursor = this.cursor();
+    out.quarantined =
+      cursor === Infinity
+        ? 0
+        : (this.stmt.quarantined!.get({ sink: this.sink, cursor, notFor: this.notFor }) as { n: number }).n;
+    out.pending += this.notTakenIn() - out.quarantined;
     return out;
   }
 

@@ -3,7 +3,8 @@ import { printable } from '../util/terminal-text.js';
 import { MAX_CLOCK_AHEAD_SECONDS } from '../journal/future-judge.js';
 import { humanBytes } from '../util/disk.js';
 import { REFUSALS_BEYOND } from '../journal/types.js';
-import type { Alert, ConfigStatus, DiskSyncFigures, ListenerStatus, TerminalStatus } from './types.js';
+import { credentialFix, refusesWords } from './credential-words.js';
+import type { Alert, ConfigStatus, DiskSyncFigures, ListenerStatus, SinkCredential, TerminalStatus } from './types.js';
 
 export type { Alert } from './types.js';
 
@@ -161,17 +162,18 @@ export const ALERT = {
     };
   },
 
-  tokenRefused: (since: number | null): Alert => ({
+  /** `credential`: the default sink's words (an Odoo or Frappe sink has no token file). */
+  tokenRefused: (since: number | null, credential?: SinkCredential): Alert => ({
     kind: 'token-refused',
-    cause: `HRMS refuses the token${since !== null ? ` since ${localTime(since)}` : ''}`,
-    fix: 'put a valid token in the token file (it is re-read without a restart)',
+    cause: `${refusesWords(credential)}${since !== null ? ` since ${localTime(since)}` : ''}`,
+    fix: credentialFix(credential),
   }),
 
   /** A sink other than the default refuses its credential, or none can be read (issue 32). */
-  /** `place`: where its credential is set (credentialPlace). */
+  /** `credential`: its kind's words and the config keys of its files (status/credential.ts). */
   sinkToken: (d: {
     sink: string;
-    place: string;
+    credential: SinkCredential;
     since: number | null;
     noToken: boolean;
     lastError: string | null;
@@ -187,9 +189,9 @@ export const ALERT = {
       : {
           kind: 'sink-token',
           cause: d.noToken
-            ? `sink ${d.sink}: no usable credential${d.since !== null ? ` since ${localTime(d.since)}` : ''} (${d.lastError ?? ''}): nothing is delivered to it, punches are kept`
-            : `sink ${d.sink} refuses the credential${d.since !== null ? ` since ${localTime(d.since)}` : ''}: nothing is delivered to it, punches are kept`,
-          fix: `put a valid credential in the files ${d.place} name: they are re-read without a restart`,
+            ? `sink ${d.sink}: no usable ${d.credential.what}${d.since !== null ? ` since ${localTime(d.since)}` : ''} (${d.lastError ?? ''}): nothing is delivered to it, punches are kept`
+            : `${refusesWords(d.credential)}${d.since !== null ? ` since ${localTime(d.since)}` : ''}: nothing is delivered to it, punches are kept`,
+          fix: credentialFix(d.credential),
         },
 
   /**

@@ -94,7 +94,7 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
     // Nothing was sent: the HRMS did not refuse anything, punchgate has no token to send.
     out.push(ALERT.noToken(r.delivery.lastError, ms(r.delivery.authFailedSince)));
   } else if (r.delivery.auth === 'failed') {
-    out.push(ALERT.tokenRefused(ms(r.delivery.authFailedSince)));
+    out.push(ALERT.tokenRefused(ms(r.delivery.authFailedSince), r.delivery.credential));
   }
   const failing = ms(r.delivery.failingSince);
   const deliveredUntil = Math.max(stoppedAt ?? now, failing ?? 0);

@@ -5,6 +5,7 @@ import { localTimeOf, localTime } from '../util/local-time.js';
 import type { StatusReport, TerminalStatus } from './report.js';
 import { deliveryTroubleWords } from './alert-words.js';
 import { sinkLines } from './sinks.js';
+import { credentialLabel } from './credential-words.js';
 import { summaryLine, terminalShown } from './summary.js';
 
 const when = (s: string | null) => localTimeOf(s);
@@ -70,8 +71,10 @@ export function formatStatus(r: StatusReport): string {
   lines.push('Delivery');
   const noToken = r.delivery.auth === 'failed' && r.delivery.lastError?.startsWith(NO_TOKEN);
   const unbuilt = r.delivery.auth !== 'failed' && cannotStart(stateTimes(r.delivery));
+  // The default sink's own words: an Odoo sink's API key is accepted, not a token (credential-words.ts).
+  const what = r.delivery.credential?.what ?? 'token';
   const auth = noToken
-    ? 'NO TOKEN'
+    ? `NO ${what.toUpperCase()}`
     : r.delivery.auth === 'failed'
       ? 'AUTH FAILED'
       : unbuilt
@@ -79,9 +82,9 @@ export function formatStatus(r: StatusReport): string {
         : r.delivery.failingSince
           ? `FAILING${failingWords(r.delivery.lastError)}`
           : r.delivery.auth === 'ok'
-            ? 'token accepted'
+            ? `${what} accepted`
             : 'not tried yet';
-  lines.push(`  HRMS: ${auth}`);
+  lines.push(`  ${credentialLabel(r.delivery.credential)}: ${auth}`);
   // The last attempt's result goes with the line of what that attempt was: a success or an error.
   const d = r.delivery;
   const result = d.lastResult ? ` (${printable(d.lastResult, 300)})` : '';

@@ -12,7 +12,8 @@ import { addListenerStatus } from './listeners.js';
 import { addPushStatus, pushAlerts } from './push.js';
 import { addSinkStatus, shiftSyncAlerts } from './sinks.js';
 import { terminalProblem } from './terminal-problem.js';
-import type { ConfigStatus, DaemonLiveness, LiveFacts, StatusReport, TerminalStatus } from './types.js';
+import { defaultCredential } from './credential.js';
+import type { ConfigStatus, DaemonLiveness, LiveFacts, SinkCredential, StatusReport, TerminalStatus } from './types.js';
 
 export type { ConfigStatus, DaemonLiveness, LiveFacts, StatusReport, TerminalStatus } from './types.js';
 
@@ -92,6 +93,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
       failingSince: iso(d.failingSince),
       nextTryAt: iso(live?.delivery?.nextTryAt),
       probing: live?.delivery?.probing ?? false,
+      ...credentialOf(defaultCredential(config)),
     },
     terminals,
     journal: {
@@ -149,6 +151,11 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
 function requestBound(sink: SinkConfig | undefined): number {
   if (!sink) return 30_000;
   return sink.kind === 'hrms' ? sink.connectTimeoutMs + sink.timeoutMs : sink.timeoutMs * 2;
+}
+
+/** The `credential` key, where there is a sink (absent keys stay absent in status.json). */
+function credentialOf(c: SinkCredential | undefined): { credential?: SinkCredential } {
+  return c ? { credential: c } : {};
 }
 
 function measureFree(path: string): number | null {

@@ -1,4 +1,4 @@
-import { credentialPlace, sinksOf, terminalsNotFor } from '../config/sinks.js';
+import { sinksOf, terminalsNotFor } from '../config/sinks.js';
 import type { Config } from '../config/schema.js';
 import { cannotStart } from '../delivery/cannot-start.js';
 import { NO_TOKEN } from '../delivery/health.js';
@@ -7,6 +7,7 @@ import { printable } from '../util/terminal-text.js';
 import { localTimeOf } from '../util/local-time.js';
 import { ALERT, deliveryTrouble, type Alert } from './alert-words.js';
 import { daemonStoppedAt } from './alerts.js';
+import { sinkCredential } from './credential.js';
 import { refusalAlerts } from './refusals.js';
 import type { LiveFacts, SinkStatus, StatusReport } from './types.js';
 
@@ -51,6 +52,7 @@ export function addSinkStatus(
             failingSince: iso(d.failingSince),
             nextTryAt: iso(l?.nextTryAt),
             probing: l?.probing ?? false,
+            credential: sinkCredential(s, false),
           },
     };
     if (queue) {
@@ -91,7 +93,7 @@ function sinkAlerts(s: SinkStatus, alertAfterMs: number, now: number, stoppedAt:
     return [
       ALERT.sinkToken({
         sink: s.name,
-        place: credentialPlace(s),
+        credential: d.credential ?? sinkCredential(s, false),
         since: ms(d.authFailedSince),
         noToken: d.lastError?.startsWith(NO_TOKEN) ?? false,
         lastError: d.lastError,
@@ -141,7 +143,7 @@ export function sinkLines(r: StatusReport): string[] {
               : 'not tried yet';
     const p = s.punches;
     lines.push(
-      `  ${s.name.padEnd(16)} ${s.kind.padEnd(6)} ${state}  pending ${p.pending}  in flight ${p.inflight}  delivered ${p.delivered}  rejected ${p.rejected}  dead ${p.dead}  last success ${localTimeOf(d.lastSuccessAt)}`,
+      `  ${s.name.padEnd(16)} ${s.kind.padEnd(6)} ${state}  pending ${p.pending}  in flight ${p.inflight}  delivered ${p.delivered}  rejected ${p.rejected}  dead ${p.dead}  quarantined ${p.quarantined}  last success ${localTimeOf(d.lastSuccessAt)}`,
     );
     if (d.lastError && (d.failingSince || d.auth === 'failed'))
       lines.push(`    ${s.name}: last error ${localTimeOf(d.lastErrorAt)}: ${printable(d.lastError, 300)}`);

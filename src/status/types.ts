@@ -229,6 +229,20 @@ export interface DaemonLiveness {
   live?: LiveFacts;
 }
 
+/** How a sink's credential is named, for the status words (status/credential.ts). */
+export interface SinkCredential {
+  sink: string;
+  kind: 'hrms' | 'frappe' | 'odoo';
+  /** Who answers: "HRMS", "Frappe", "Odoo". */
+  who: string;
+  /** What it takes: "token", "API key and secret", "API key". */
+  what: string;
+  /** The config keys of the files it is read from: "hrms.tokenFile", "sinks[odoo].apiKeyFile". */
+  place: string;
+  /** The seed HRMS of the `hrms:` block: said "HRMS" and "token", as ever. */
+  hrmsBlock: boolean;
+}
+
 /** One sink's figures and delivery state (issue 32). */
 export interface SinkStatus {
   name: string;
@@ -260,6 +274,8 @@ export interface StatusReport {
     nextTryAt: string | null;
     /** The HRMS was unreachable: punchgate run asks it every few seconds while it waits. */
     probing: boolean;
+    /** How the sink's credential is named (its kind's words, its files' config keys): the status and page say them. */
+    credential?: SinkCredential;
   };
   terminals: TerminalStatus[];
   /** Every sink, the default first: only where the config has more than one (the default's are `punches` and `delivery`). */

@@ -11,6 +11,7 @@ import type { LatestReport } from '../status/latest.js';
 import { boxZoneLabel } from '../util/box-zone.js';
 import type { ListenerFact } from '../util/listener-fact.js';
 import { punchgateVersion } from '../util/version.js';
+import { defaultCredential } from '../status/credential.js';
 import { listenerNotReady, notReadyReasons } from './readiness.js';
 import { StatusServer } from './server.js';
 
@@ -68,7 +69,10 @@ export class StatusWeb {
         contentType: () => this.ensureMetrics().contentType,
       },
       live: d.live,
-      notReady: () => [...notReadyReasons(d.journal, d.config().journal.path), ...listenerNotReady(d.pushListener?.())],
+      notReady: () => [
+        ...notReadyReasons(d.journal, d.config().journal.path, defaultCredential(d.config())),
+        ...listenerNotReady(d.pushListener?.()),
+      ],
       logger: d.ctx.logger,
       secrets: d.ctx.secrets,
       now: () => d.ctx.clock.now(),

@@ -3,6 +3,7 @@ import { cannotStart } from '../delivery/cannot-start.js';
 import { NO_TOKEN } from '../delivery/health.js';
 import type { HourlySeries } from '../journal/hourly-stats.js';
 import { span, type Alert } from '../status/alert-words.js';
+import { credentialLabel } from '../status/credential-words.js';
 import {
   failingWords,
   notAlertedYet,
@@ -194,13 +195,15 @@ function sinkSection(s: NonNullable<StatusReport['sinks']>[number], now: number)
     <h2>Sink ${s.name} <span class="muted">(${s.kind})</span></h2>
     <dl>
       <dt>waiting to be sent</dt>
-      <dd>${p.pending}</dd>
+      <dd id="sink-${s.name}-pending">${p.pending}</dd>
       <dt>being sent now</dt>
       <dd>${p.inflight}</dd>
       <dt>refused (retried later)</dt>
       <dd>${count(p.rejected, true)}</dd>
       <dt>dead (given up, kept)</dt>
       <dd>${count(p.dead, true)}</dd>
+      <dt>quarantined (implausible time)</dt>
+      <dd id="sink-${s.name}-quarantined">${count(p.quarantined, true)}</dd>
       <dt>delivered (kept in the journal)</dt>
       <dd>${p.delivered}</dd>
       ${deliveryRows(s.delivery, now, s.name)}
@@ -216,10 +219,14 @@ function deliveryRows(d: StatusReport['delivery'], now: number, sink?: string): 
     failingSince: d.failingSince ? Date.parse(d.failingSince) : null,
     lastError: d.lastError,
   });
+  // The sink's own words: Odoo refuses an API key, Frappe a key and secret; only the seed HRMS has a token.
+  const c = d.credential;
+  const what = c?.what ?? 'token';
+  const refuses = !c || c.hrmsBlock ? 'the HRMS refuses the token' : `${c.who} refuses the ${what} (${c.place})`;
   const auth =
     d.auth === 'failed'
       ? html`<span class="bad"
-          >${noToken ? 'NO TOKEN: nothing can be sent' : 'AUTH FAILED: the HRMS refuses the token'}</span
+          >${noToken ? `NO ${what.toUpperCase()}: nothing can be sent` : `AUTH FAILED: ${refuses}`}</span
         >`
       : unbuilt
         ? html`<span class="bad"
@@ -228,9 +235,9 @@ function deliveryRows(d: StatusReport['delivery'], now: number, sink?: string): 
         : d.failingSince
           ? html`<span class="bad">FAILING since ${when(d.failingSince, now)}${failingWords(d.lastError)}</span>`
           : d.auth === 'ok'
-            ? html`token accepted, delivering`
+            ? html`${what} accepted, delivering`
             : html`<span class="muted">not tried yet</span>`;
-  return html`<dt>${sink === undefined ? 'HRMS' : 'state'}</dt>
+  return html`<dt>${sink === undefined ? credentialLabel(c) : 'state'}</dt>
     <dd id="${sink === undefined ? 'hrms' : `sink-${sink}-state`}">${auth}</dd>
     <dt>last success</dt>
     <dd>

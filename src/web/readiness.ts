@@ -5,6 +5,8 @@ import type { Journal } from '../journal/journal.js';
 import { errorCode } from '../util/errors.js';
 import type { ListenerFact } from '../util/listener-fact.js';
 import { localTime } from '../util/local-time.js';
+import { credentialFix, refusesWords } from '../status/credential-words.js';
+import type { SinkCredential } from '../status/types.js';
 
 /** Below this much free space the journal cannot be trusted to take the next punches. */
 const MIN_FREE_BYTES = 4 * 1024 * 1024;
@@ -12,11 +14,11 @@ const MIN_FREE_BYTES = 4 * 1024 * 1024;
 /**
  * Why the daemon is not ready to do its job, in plain words (none: ready). Ready means a punch
  * can be journalled now (the journal takes a write lock at once, and its disk has room) and
- * the HRMS does not refuse the token, nor is there no token to send. A terminal or the HRMS being
- * away does not make it unready: punches then wait in the journal, which is the design. A delivery
- * that cannot start (its caFile missing...) is like no token: nothing is sent until a person acts.
+ * the default sink does not refuse its credential. A terminal or the HRMS being away does not make it
+ * unready: punches then wait in the journal, which is the design. A delivery that cannot start (its
+ * caFile missing...) is like no credential: nothing is sent until a person acts.
  */
-export function notReadyReasons(journal: Journal, journalPath: string): string[] {
+export function notReadyReasons(journal: Journal, journalPath: string, credential?: SinkCredential): string[] {
   const reasons: string[] = [];
   const lock = writeLockProblem(journal);
   if (lock) reasons.push(`journal ${journalPath} ${lock}`);
@@ -32,7 +34,12 @@ export function notReadyReasons(journal: Journal, journalPath: string): string[]
   const d = journal.deliveryState.get();
   if (d.auth === 'failed') {
     const since = d.authFailedSince === null ? '' : ` since ${localTime(d.authFailedSince)}`;
-    reasons.push(`the HRMS refuses the token${since}: put a valid token in the token file`);
+    // The default sink's own words (an Odoo or Frappe sink has no token file).
+    reasons.push(
+      credential && !credential.hrmsBlock
+        ? `${refusesWords(credential)}${since}: ${credentialFix(credential)}`
+        : `the HRMS refuses the token${since}: put a valid token in the token file`,
+    );
   } else if (cannotStart(d)) {
     reasons.push(`${d.lastError ?? 'delivery cannot start'} (since ${localTime(d.failingSince!)})`);
   }

@@ -135,6 +135,37 @@ describe('punchgate backup', () => {
   });
 });
 
+describe('backup and restore count what every sink still owes', () => {
+  it('a punch the default sink has delivered but another sink has not is "not delivered to every sink yet"', async () => {
+    const s = sandbox();
+    const j = Journal.open({ path: s.journal, site: 'plant-a', mode: 'owner' });
+    j.useSinks({ defaultSink: 'hrms', others: ['odoo'] });
+    j.ingest(
+      [0, 1, 2, 3].map((i) => ({
+        terminal: 'gate-1',
+        biometricCode: String(1000 + i),
+        logTime: `2026-11-20 08:00:0${i}`,
+      })),
+    );
+    j.settle(j.claim(100).map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    // odoo: one delivered, one refused for good, two still owed (one taken in, one not yet).
+    const odoo = j.sinkQueue('odoo');
+    const [a, b, c] = odoo.claim(3);
+    odoo.settle([{ id: a!.id, kind: 'delivered' }]);
+    odoo.release([c!.id]);
+    j.close();
+    const dead = new Database(s.journal);
+    dead.prepare(`UPDATE sink_deliveries SET state = 'dead', claimed_by = NULL WHERE punch_id = ?`).run(b!.id);
+    dead.close();
+    const r = await s.cli('backup', s.tmp.path('b.db'));
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain(': 4 punches (3 not delivered to every sink yet, 1 of them refused for good), newest');
+    const refused = await s.cli('restore', s.tmp.path('b.db'));
+    expect(refused.status).toBe(75);
+    expect(refused.stderr).toContain('holds 3 punches not delivered to every sink (2 waiting, 1 refused for good)');
+  });
+});
+
 describe('punchgate restore', () => {
   it('puts a backup in place: claims of the old box back in the queue, stale claim files gone, the old journal kept aside', async () => {
     const s = sandbox();

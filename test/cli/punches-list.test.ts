@@ -284,6 +284,9 @@ describe('punchgate punches', () => {
     // The one left: gate-2's 1042, still refused.
     const left = punchgate(['punches', '--state', 'rejected']);
     expect(left.lines.slice(1).map((l) => l.split(/ {2,}/).slice(1, 3))).toEqual([['gate-2', '1042']]);
+    // One punch is one punch ("1 rejected punches" read wrong).
+    const last = punchgate(['punches', 'retry']);
+    expect(last.out).toBe('1 rejected punch queued again\n');
   });
 
   it('keeps refused answers as long as journal.retentionDays, no longer', () => {

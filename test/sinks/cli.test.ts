@@ -65,7 +65,7 @@ sinks:
 
     const retry = cli('punches', 'retry', '--sink', 'erp');
     expect(retry.status, retry.err).toBe(0);
-    expect(retry.out).toBe('1 punches of sink erp queued again\n');
+    expect(retry.out).toBe('1 punch of sink erp queued again\n');
     expect(cli('punches', '--sink', 'erp', '--state', 'pending', '--count').out.trim()).toBe('2');
     expect(cli('punches', '--sink', 'erp', '--state', 'undelivered', '--count').out.trim()).toBe('2');
 

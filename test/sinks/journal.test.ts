@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
 import type { Punch } from '../../src/punch.js';
+import { createLogger } from '../../src/util/logger.js';
 import { crashJournal } from '../helpers/crash.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
 
@@ -96,6 +97,55 @@ describe('journal: a punch per sink', () => {
     j.settle(rest.map((p) => ({ id: p.id, kind: 'delivered' as const })));
     clock.advance(11 * DAY);
     expect(j.prune()).toBe(1);
+  });
+
+  it('says, naming the sink, what it was still owed when the config takes it out, and again at a later start', () => {
+    j.ingest(punches(4));
+    const b = j.sinkQueue('b');
+    const got = b.claim(2);
+    b.settle([{ id: got[0]!.id, kind: 'delivered' }]);
+    b.release([got[1]!.id]);
+    j.ingest([punch('9', '2026-11-22 09:00:00')]); // not taken in by b yet: owed all the same
+    j.close();
+    let logs = '';
+    const reopen = () =>
+      Journal.open({
+        path: tmp.path('journal.db'),
+        site: 'plant-a',
+        clock,
+        mode: 'owner',
+        retentionDays: 10,
+        logger: createLogger({ destination: { write: (s: string) => void (logs += s) } }),
+      });
+    j = reopen();
+    j.useSinks({ defaultSink: 'hrms', others: ['b'] });
+    expect(logs).toBe('');
+    // The reload that takes b out.
+    j.useSinks({ defaultSink: 'hrms', others: [] });
+    const line = JSON.parse(logs.trim()) as { level: number; sink: string; owed: number; msg: string };
+    expect(line).toMatchObject({ sink: 'b', owed: 4 });
+    expect(line.level).toBe(40);
+    expect(line.msg).toBe(
+      'sink b was taken out of the config while it was still owed 4 punches: they are not sent to it, and retention no longer waits for it (each is deleted 10 days after the sinks still in the config have it delivered, journal.retentionDays); to deliver them, put sink b back in the config and reload (it then also gets the punches journalled meanwhile)',
+    );
+    // A later start: said again, as a fact (its 3 taken-in punches; those journalled since are not its own).
+    j.close();
+    logs = '';
+    j = reopen();
+    j.ingest([punch('10', '2026-11-22 10:00:00')]);
+    j.useSinks({ defaultSink: 'hrms', others: [] });
+    expect(JSON.parse(logs.trim())).toMatchObject({ level: 30, sink: 'b', owed: 3 });
+    expect(logs).toContain('sink b is not in the config and is still owed 3 punches from before it was taken out');
+    // Put back: delivered, and nothing said.
+    logs = '';
+    j.useSinks({ defaultSink: 'hrms', others: ['b'] });
+    expect(logs).toBe('');
+    expect(
+      j
+        .sinkQueue('b')
+        .claim(10)
+        .map((p) => p.biometricCode),
+    ).toEqual(['101', '102', '103', '9', '10']);
   });
 
   it('a sink added later gets the punches journalled from then on; retry --all queues the older ones', () => {

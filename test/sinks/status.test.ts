@@ -3,6 +3,7 @@ import { parseConfigText } from '../../src/config/load.js';
 import { Journal } from '../../src/journal/index.js';
 import { buildStatus } from '../../src/status/report.js';
 import { formatStatus } from '../../src/status/format.js';
+import { renderPage } from '../../src/web/page.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
 
 const MIN = 60_000;
@@ -62,6 +63,86 @@ describe('status per sink', () => {
     expect(failing.fix).toMatch(/^start punchgate run \(see above\); to try now: .*--sink erp$/);
   });
 
+  it('counts a quarantined punch as quarantined for every sink, not as waiting (taken in or not yet)', async () => {
+    // Future-dated: quarantined in the journal; erp has not taken it in yet (no claim since).
+    j.ingest([{ terminal: 'gate-1', biometricCode: '9', logTime: '2099-01-01 00:00:00' }]);
+    const before = buildStatus(j, config(erp), clock.now(), { freeBytes: 1e12 });
+    expect(before.punches).toMatchObject({ pending: 3, quarantined: 1 });
+    expect(before.sinks?.find((s) => s.name === 'erp')?.punches).toMatchObject({ pending: 3, quarantined: 1 });
+    // erp takes it in with its next claim (as pending in its rows), and sends the three others.
+    const erpQueue = j.sinkQueue('erp');
+    const claimed = erpQueue.claim(10);
+    expect(claimed.map((p) => p.biometricCode)).toEqual(['1', '2', '3']);
+    erpQueue.settle(claimed.map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    const r = buildStatus(j, config(erp), clock.now(), { freeBytes: 1e12 });
+    expect(r.sinks?.find((s) => s.name === 'erp')?.punches).toMatchObject({
+      pending: 0,
+      inflight: 0,
+      delivered: 3,
+      quarantined: 1,
+    });
+    expect(formatStatus(r)).toMatch(/\n {2}erp +hrms .* pending 0 .* quarantined 1 /);
+    expect(formatStatus(r)).toMatch(/\n {2}hrms +hrms .* pending 3 .* quarantined 1 /);
+    const page = renderPage(r, { version: '0', uptimeSeconds: 1, zone: 'UTC', refreshSeconds: 10 });
+    expect(page).toContain('<dd id="sink-erp-pending">0</dd>');
+    expect(page).toMatch(/<dd id="sink-erp-quarantined"><span class="bad">1<\/span><\/dd>/);
+    // Released: waiting for erp again, and sent.
+    expect(await j.queries.releaseQuarantined()).toBe(1);
+    expect(erpQueue.counts()).toMatchObject({ pending: 1, quarantined: 0 });
+  });
+
+  it("says an Odoo or Frappe sink's refused credential in its own words, naming the sink and its files, never a token file", () => {
+    // No hrms: block: Odoo is the default sink, Frappe another.
+    const c = parseConfigText(
+      `site: plant-a\njournal:\n  path: ${tmp.path('j.db')}\nsinks:\n` +
+        `  - name: odoo\n    kind: odoo\n    baseUrl: https://odoo.example.com\n    database: hr\n    apiKeyFile: /etc/punchgate/odoo-key\n` +
+        `  - name: erp\n    kind: frappe\n    baseUrl: https://erp.example.com\n    apiKeyFile: /etc/punchgate/erp-key\n    apiSecretFile: /etc/punchgate/erp-secret\n`,
+      tmp.path('p.yaml'),
+      tmp.path(''),
+    );
+    j.useSinks({ defaultSink: 'odoo', others: ['erp'] });
+    j.deliveryState.update({ auth: 'ok', lastSuccessAt: clock.now() - MIN, lastResult: 'HTTP 200' });
+    const ok = buildStatus(j, c, clock.now(), { freeBytes: 1e12 });
+    expect(formatStatus(ok)).toContain('\n  Odoo (sink odoo): API key accepted\n');
+    const okPage = renderPage(ok, { version: '0', uptimeSeconds: 1, zone: 'UTC', refreshSeconds: 10 });
+    expect(okPage).toContain('<dt>Odoo (sink odoo)</dt>');
+    expect(okPage).toContain('API key accepted, delivering');
+    expect(okPage).not.toMatch(/token accepted/);
+
+    j.deliveryState.update({
+      auth: 'failed',
+      authFailedSince: clock.now() - MIN,
+      lastError: 'Odoo refused the API key: HTTP 401',
+    });
+    j.deliveryStateOf('erp').update({
+      auth: 'failed',
+      authFailedSince: clock.now() - MIN,
+      lastError: 'Frappe refused the API key and secret: HTTP 401',
+    });
+    const r = buildStatus(j, c, clock.now(), { freeBytes: 1e12 });
+    const odoo = r.alertItems.find((a) => a.kind === 'token-refused')!;
+    expect(odoo.cause).toMatch(/^sink odoo: Odoo refuses the API key since /);
+    expect(odoo.fix).toBe('put a valid API key in the file sinks[odoo].apiKeyFile names (re-read without a restart)');
+    const erpAlert = r.alertItems.find((a) => a.kind === 'sink-token')!;
+    expect(erpAlert.cause).toMatch(
+      /^sink erp: Frappe refuses the API key and secret since .*: nothing is delivered to it/,
+    );
+    expect(erpAlert.fix).toBe(
+      'put a valid API key and secret in the files sinks[erp].apiKeyFile and apiSecretFile name (re-read without a restart)',
+    );
+    const text = formatStatus(r);
+    expect(text).toContain('\n  Odoo (sink odoo): AUTH FAILED\n');
+    const page = renderPage(r, { version: '0', uptimeSeconds: 1, zone: 'UTC', refreshSeconds: 10 });
+    expect(page).toContain('AUTH FAILED: Odoo refuses the API key (sinks[odoo].apiKeyFile)');
+    expect(page).toContain(
+      'AUTH FAILED: Frappe refuses the API key and secret (sinks[erp].apiKeyFile and apiSecretFile)',
+    );
+    for (const out of [text, page, JSON.stringify(r)]) {
+      expect(out).not.toMatch(/token file|refuses the token|HRMS refuses/);
+      expect(out).not.toContain('/etc/punchgate/token');
+    }
+  });
+
   it("says a sink's refused punches, with its own retry command; the first sink's refusals are not counted for it", () => {
     const erpQueue = j.sinkQueue('erp');
     const claimed = erpQueue.claim(10);
@@ -86,10 +167,10 @@ describe('status per sink', () => {
     j.deliveryStateOf('erp').update({ auth: 'failed', authFailedSince: clock.now() - MIN, lastError: 'HTTP 401' });
     const r = buildStatus(j, config(erp), clock.now(), { freeBytes: 1e12 });
     expect(r.alertItems.map((a) => a.kind)).toEqual(['sink-token']);
-    expect(r.alerts[0]).toMatch(/^sink erp refuses the credential since/);
-    // The files of its own kind (a seed HRMS sink: its tokenFile), not every kind's.
+    expect(r.alerts[0]).toMatch(/^sink erp: HRMS refuses the token since/);
+    // The file of its own kind (a seed HRMS sink: its tokenFile), not every kind's.
     expect(r.alertItems[0]!.fix).toBe(
-      'put a valid credential in the files sinks[erp].tokenFile name: they are re-read without a restart',
+      'put a valid token in the file sinks[erp].tokenFile names (re-read without a restart)',
     );
     // Frappe taking the key but refusing its user the right: a role to give, not a key to replace.
     j.deliveryStateOf('erp').update({

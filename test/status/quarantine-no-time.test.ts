@@ -42,7 +42,7 @@ describe('quarantined punches whose time does not exist', () => {
     const r = await box.cli('punches', 'release', '--terminal', 'door');
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toBe(
-      '1 quarantined punches released\n' +
+      '1 quarantined punch released\n' +
         '2 kept quarantined: their time does not exist (such as "2026-02-30 08:00:00"), so no HRMS can take them; punchgate punches --state quarantined lists them\n',
     );
   });

@@ -170,7 +170,14 @@ function everyAlert(): StatusReport {
     }),
     ALERT.sinkToken({
       sink: 'erp',
-      place: 'sinks[erp].apiKeyFile and apiSecretFile',
+      credential: {
+        sink: 'erp',
+        kind: 'frappe',
+        who: 'Frappe',
+        what: 'API key and secret',
+        place: 'sinks[erp].apiKeyFile and apiSecretFile',
+        hrmsBlock: false,
+      },
       since: NOW - 120_000,
       noToken: false,
       lastError: 'HTTP 401',

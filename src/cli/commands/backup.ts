@@ -13,13 +13,18 @@ import { int } from '../option-values.js';
 const count = (n: number) => n.toLocaleString('en-US');
 const megabytes = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
 
-/** `12,345 punches (3 not delivered yet), newest 2026-11-22 08:00:00`. */
+/**
+ * `12,345 punches (3 not delivered yet), newest 2026-11-22 08:00:00`. With more than one sink, what
+ * any of them still owes ("not delivered to every sink yet"): the default sink's count alone said
+ * 60 while another sink was owed 63.
+ */
 function contents(s: JournalSummary): string {
   const open = s.waiting + s.dead;
+  const where = s.otherSinks > 0 ? ' to every sink' : '';
   const parts = [
     `${count(s.punches)} ${s.punches === 1 ? 'punch' : 'punches'}`,
     open > 0
-      ? ` (${count(open)} not delivered yet${s.dead > 0 ? `, ${count(s.dead)} of them refused for good` : ''})`
+      ? ` (${count(open)} not delivered${where} yet${s.dead > 0 ? `, ${count(s.dead)} of them refused for good` : ''})`
       : '',
     s.newest ? `, newest ${s.newest}` : '',
   ];

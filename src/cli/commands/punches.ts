@@ -9,6 +9,9 @@ import { addListOptions, collectCodes, listPunches, parseState, type ListOptions
 import { listSinkPunches, sinkQueueOf } from './punches-sink.js';
 import { remapCards } from './remap-cards.js';
 
+/** "1 punch", "2 punches": the counts these commands print ("1 rejected punches queued again" read wrong). */
+const punchWord = (n: number) => (n === 1 ? 'punch' : 'punches');
+
 interface SubOptions {
   state?: string;
   terminal?: string;
@@ -112,7 +115,7 @@ export function registerPunches(program: Command): void {
               ...(opts.terminal ? { terminal: opts.terminal } : {}),
               all: opts.older ?? false,
             });
-            process.stdout.write(`${n} punches of sink ${q.sink} queued again\n`);
+            process.stdout.write(`${n} ${punchWord(n)} of sink ${q.sink} queued again\n`);
             return;
           }
           if (opts.older) throw new ExitError('--older goes with --sink NAME', EXIT.CONFIG);
@@ -124,7 +127,9 @@ export function registerPunches(program: Command): void {
             opts.terminal ? `of terminal ${opts.terminal}` : '',
             opts.code?.length ? `with code ${opts.code.join(', ')}` : '',
           ].filter(Boolean);
-          process.stdout.write(`${n} ${state} punches ${of.length > 0 ? `${of.join(' ')} ` : ''}queued again\n`);
+          process.stdout.write(
+            `${n} ${state} ${punchWord(n)} ${of.length > 0 ? `${of.join(' ')} ` : ''}queued again\n`,
+          );
         });
       }),
     );
@@ -138,11 +143,13 @@ export function registerPunches(program: Command): void {
         withJournal(cmd, async (_ctx, journal) => {
           const terminal = subOptions(cmd).terminal;
           const n = await journal.queries.releaseQuarantined({ terminal });
-          process.stdout.write(`${n} quarantined punches released\n`);
+          process.stdout.write(`${n} quarantined ${punchWord(n)} released\n`);
           const left = journal.queries.quarantinedWithoutTime({ terminal });
           if (left.count > 0)
             process.stdout.write(
-              `${left.count} kept quarantined: their time does not exist (such as "${escapeControls(left.example ?? '')}"), so no HRMS can take them; punchgate punches --state quarantined lists them\n`,
+              left.count === 1
+                ? `1 kept quarantined: its time does not exist ("${escapeControls(left.example ?? '')}"), so no HRMS can take it; punchgate punches --state quarantined lists it\n`
+                : `${left.count} kept quarantined: their time does not exist (such as "${escapeControls(left.example ?? '')}"), so no HRMS can take them; punchgate punches --state quarantined lists them\n`,
             );
         }),
       ),
