@@ -9,6 +9,8 @@ const KEPT_HOURS = 48;
 
 /** What the status page's charts show, one figure per hour, oldest first (`hours` are the hours' starts). */
 export interface HourlySeries {
+  /** When these figures were counted (epoch ms): the page reads them again once a minute, not at every view. */
+  countedAt: number;
   hours: number[];
   /** Punches journalled per hour, by terminal (when they reached the box). */
   punchesByTerminal: Map<string, number[]>;
@@ -117,6 +119,7 @@ export class HourlyStats {
       else if (r.name === 'requests_failed') failedRequests[i] = r.value;
     }
     return {
+      countedAt: now,
       hours: slots,
       punchesByTerminal,
       queueMax,

@@ -385,6 +385,10 @@ export function renderPage(r: StatusReport, info: PageInfo, charts?: HourlySerie
           charts
             ? html`<section id="charts">
                 <h2>Last 24 hours</h2>
+                <p class="muted small">
+                  Counted at ${localTime(charts.countedAt)}, again each minute: the queue below is counted now, so its
+                  figures may be ahead of these.
+                </p>
                 <div class="charts">${queueChart(charts)} ${deliveryChart(charts)}</div>
               </section>`
             : ''

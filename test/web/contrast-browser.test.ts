@@ -27,6 +27,7 @@ function series(trouble: boolean): HourlySeries {
   const hours = Array.from({ length: 24 }, (_, i) => Math.floor(NOW / 3_600_000) * 3_600_000 - (23 - i) * 3_600_000);
   const wave = (scale: number) => hours.map((_, i) => Math.round(scale * (1 + Math.sin(i / 3)) * (i > 5 ? 1 : 0.2)));
   return {
+    countedAt: NOW - 30_000,
     hours,
     punchesByTerminal: new Map([
       ['gate-1', wave(40)],

@@ -256,6 +256,19 @@ describe('the status page', () => {
     expect(page).toContain('2026-11-22 09:11:42 from gate-1');
     expect(page).toMatch(/punchgate 1\.2\.3 &middot; up 3 d 4 h/);
     expect(page).not.toMatch(/<script|https?:\/\//);
+    // The charts say when they were counted: the queue below is counted at each view (a new-user
+    // trial saw "delivered 75" in the charts beside 108 delivered and took one for wrong).
+    const day = Array.from({ length: 24 }, () => 0);
+    const charted = renderPage(report(), info, {
+      countedAt: Date.parse('2026-11-22T09:14:00Z'),
+      hours: day.map((_, i) => Date.parse('2026-11-21T10:00:00Z') + i * 3_600_000),
+      punchesByTerminal: new Map(),
+      queueMax: day.map(() => null),
+      delivered: day,
+      refused: day,
+      failedRequests: day,
+    });
+    expect(charted).toMatch(/Counted at 2026-11-22 09:14:00 \+00:00, again each minute/);
     // No alert yet, but rows that say OFFLINE and AUTH FAILED: the verdict says so, never "All good".
     const quiet = renderPage(report({ alerts: [], alertItems: [] }), info);
     expect(quiet).not.toContain('All good');
