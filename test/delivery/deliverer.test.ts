@@ -8,6 +8,17 @@ import { fakeClock, tempDir } from '../helpers/tmp.js';
 import { acceptAll, fakeSleep, makePunches, ScriptedSender } from './helpers.js';
 
 const HOUR = 3_600_000;
+
+/** A ScriptedSender whose answers come a turn of the event loop later, as from a network. */
+class NetworkSender extends ScriptedSender {
+  override async send(
+    punches: readonly AttendancePunch[],
+    opts: Parameters<ScriptedSender['send']>[1],
+  ): Promise<AttendanceAnswer> {
+    await new Promise((r) => setTimeout(r, 5));
+    return super.send(punches, opts);
+  }
+}
 const transient: AttendanceAnswer = { kind: 'transient', message: 'HTTP 503', afterSending: true, httpStatus: 503 };
 const refuse =
   (code: string) =>
@@ -261,15 +272,6 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
     // While the first request is out, the next full batch is already claimed (inflight). The
     // answers of a batch are written while the next request is out, with the claim of the batch
     // after it (one transaction). The answers come a turn of the event loop later, as from a network.
-    class NetworkSender extends ScriptedSender {
-      override async send(
-        punches: readonly AttendancePunch[],
-        opts: Parameters<ScriptedSender['send']>[1],
-      ): Promise<AttendanceAnswer> {
-        await new Promise((r) => setTimeout(r, 5));
-        return super.send(punches, opts);
-      }
-    }
     let inflightDuringSend = -1;
     let duringSecond: ReturnType<typeof journal.queries.counts> | undefined;
     const sender = new NetworkSender([
@@ -307,15 +309,6 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
     // Found by an adversarial trial: Odoo's answer lost for one call of a batch, the batch claimed
     // ahead (the same people's later punches) went out before the punches it left unknown, and
     // Odoo then refused those or paired them across days.
-    class NetworkSender extends ScriptedSender {
-      override async send(
-        punches: readonly AttendancePunch[],
-        opts: Parameters<ScriptedSender['send']>[1],
-      ): Promise<AttendanceAnswer> {
-        await new Promise((r) => setTimeout(r, 5));
-        return super.send(punches, opts);
-      }
-    }
     const lostCall = (b: readonly AttendancePunch[]): AttendanceAnswer => ({
       kind: 'answered',
       httpStatus: 200,
