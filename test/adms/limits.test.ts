@@ -79,6 +79,38 @@ describe('ADMS receiver: the one port open to the LAN', () => {
     expect(r.journal.queries.list({ limit: 1000 })).toHaveLength(100);
   });
 
+  it('a large upload (256 KB and more), read and journalled in steps, keeps every punch and every line it cannot read; others are served meanwhile', async () => {
+    // Issue 35: a 2 MB upload held the event loop over 100 ms in one piece; it is now read, kept
+    // and journalled with a pause between the steps (handler-kit.ts, pauseIfLarge). Counted here.
+    const OTHER = 'CQZ7232160002';
+    r = await startReceiver({
+      terminals: [terminal('lobby', SN), terminal('gate', OTHER)],
+      adms: { maxBodyBytes: 4 * 1024 * 1024 },
+    });
+    const lines: string[] = [];
+    for (let i = 0; i < 8_000; i++) {
+      const t = new Date(Date.UTC(2026, 10, 1, 6) + i * 1000).toISOString().slice(0, 19).replace('T', ' ');
+      lines.push(`${1000 + (i % 300)}\t${t}\t0\t1\t0\t0\t0`);
+      if (i % 8 === 0) lines.push(`junk line ${i} with no tab in it, padded ${'x'.repeat(20)}`);
+    }
+    const body = attlog(lines);
+    expect(body.length).toBeGreaterThan(256 * 1024);
+    const big = http(r.url, 'POST', `/iclock/cdata?SN=${SN}&table=ATTLOG&Stamp=1`, body);
+    const small = http(
+      r.url,
+      'POST',
+      `/iclock/cdata?SN=${OTHER}&table=ATTLOG&Stamp=1`,
+      attlog(['7\t2026-11-01 09:00:00\t0\t1']),
+    );
+    const [b, s] = await Promise.all([big, small]);
+    expect([b.status, s.status]).toEqual([200, 200]);
+    expect(b.body).toContain('OK:8000');
+    const rows = r.journal.queries.list();
+    expect(rows.filter((p) => p.terminal === 'lobby')).toHaveLength(8_000);
+    expect(rows.filter((p) => p.terminal === 'gate')).toHaveLength(1);
+    expect(r.store.keptUploads('lobby').map((k) => k.lines)).toEqual([1_000]);
+  });
+
   it('stores nothing of a body cut off mid-way (a dropped connection), then takes the batch whole', async () => {
     r = await startReceiver({ terminals: [terminal('lobby', SN)] });
     const body = attlog(['1001\t2026-11-01 08:00:00\t0\t1', '1002\t2026-11-01 08:00:01\t0\t1']);
