@@ -112,7 +112,7 @@ export class PunchgateMetrics {
     });
     new Gauge({
       name: 'punchgate_hrms_token_refused',
-      help: 'Whether each sink refuses its token now (1) or not (0); delivery to it waits until it is fixed.',
+      help: 'Whether each sink refuses its credential now (1) or not (0): the seed HRMS its token, Frappe its API key and secret, Odoo its API key; delivery to it waits until it is fixed.',
       labelNames: ['sink'],
       registers,
       collect() {
