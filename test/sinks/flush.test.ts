@@ -85,6 +85,32 @@ sinks:
     expect(r.out).not.toContain('tok-b');
   });
 
+  it('a sink that cannot be built (its caFile missing) leaves the other delivered, names the key and its fix, exit 75', async () => {
+    writeFileSync(
+      tmp.path('p.yaml'),
+      `site: plant-f
+journal:
+  path: j.db
+hrms:
+  baseUrl: ${a.url}
+  tokenFile: a-token
+sinks:
+  - name: b
+    kind: hrms
+    baseUrl: ${b.url}
+    tokenFile: b-token
+    caFile: missing-ca.pem
+`,
+    );
+    const r = await flush('--max-wait', '5');
+    expect(r.code, r.out).toBe(75);
+    expect(a.attendance()).toHaveLength(12);
+    expect(b.requests()).toBe(0);
+    expect(r.out).toMatch(
+      /sink b: sinks\[b\]\.caFile: \S*missing-ca\.pem does not exist: put the CA certificate \(PEM\) there, or remove caFile/,
+    );
+  });
+
   it('punchgate check says each sink: reached and its credential taken, or refused, with the files to fix', async () => {
     const run = async () => {
       const child = spawn(process.execPath, ['dist/punchgate.js', '--config', tmp.path('p.yaml'), 'check', '--json'], {

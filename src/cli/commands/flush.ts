@@ -6,10 +6,10 @@ import { credentialPlace, sinksOf, terminalsNotFor } from '../../config/sinks.js
 import { compilePatterns } from '../../delivery/outcomes.js';
 import type { AttendanceSender } from '../../hrms/attendance.js';
 import { BUILT_IN_MAKERS, buildSinkSender, sinkPunchContext, sinkTokens } from '../../sinks/build.js';
+import { buildProblem, sinkKeyPrefix } from '../../sinks/build-problem.js';
 import { renamedTerminals } from '../../sinks/renamed.js';
 import { SeedSinkSender } from '../../sinks/seed.js';
 import type { SinkSender } from '../../sinks/types.js';
-import { messageOf } from '../../util/errors.js';
 import type { JournalCounts } from '../../journal/types.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { abortOnStopSignal } from '../../util/signals.js';
@@ -79,7 +79,9 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
                 ...(opts.env ? { env: opts.env } : {}),
               });
       } catch (e) {
-        err(`sink ${sink.name}: ${messageOf(e)}`);
+        // The words the daemon's status and `check` give (build-problem.ts): the key that failed and its fix.
+        const p = buildProblem(e, sinkKeyPrefix(sink, isDefault && sink.name === 'hrms' && !!config.hrms));
+        err(`sink ${sink.name}: ${p.problem}: ${p.fix}`);
         code = EXIT.TEMPFAIL;
         continue;
       }
