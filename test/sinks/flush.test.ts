@@ -10,12 +10,8 @@ describe('flush per sink', () => {
   let tmp: ReturnType<typeof tempDir>;
   let a: HrmsSim;
   let b: HrmsSim;
-  beforeEach(async () => {
-    tmp = tempDir();
-    a = await startHrmsSim({ tokens: ['tok-a'] });
-    b = await startHrmsSim({ tokens: ['tok-b'] });
-    writeFileSync(tmp.path('a-token'), 'tok-a\n');
-    writeFileSync(tmp.path('b-token'), 'tok-b\n');
+  /** The config: the seed HRMS a and sink b, `bExtra` added to b's keys. */
+  const writeConfig = (bExtra = '') =>
     writeFileSync(
       tmp.path('p.yaml'),
       `site: plant-f
@@ -29,8 +25,15 @@ sinks:
     kind: hrms
     baseUrl: ${b.url}
     tokenFile: b-token
-`,
+${bExtra}`,
     );
+  beforeEach(async () => {
+    tmp = tempDir();
+    a = await startHrmsSim({ tokens: ['tok-a'] });
+    b = await startHrmsSim({ tokens: ['tok-b'] });
+    writeFileSync(tmp.path('a-token'), 'tok-a\n');
+    writeFileSync(tmp.path('b-token'), 'tok-b\n');
+    writeConfig();
     const j = Journal.open({ path: tmp.path('j.db'), site: 'plant-f', mode: 'owner' });
     j.useSinks({ defaultSink: 'hrms', others: ['b'] });
     j.ingest(
@@ -86,22 +89,7 @@ sinks:
   });
 
   it('a sink that cannot be built (its caFile missing) leaves the other delivered, names the key and its fix, exit 75', async () => {
-    writeFileSync(
-      tmp.path('p.yaml'),
-      `site: plant-f
-journal:
-  path: j.db
-hrms:
-  baseUrl: ${a.url}
-  tokenFile: a-token
-sinks:
-  - name: b
-    kind: hrms
-    baseUrl: ${b.url}
-    tokenFile: b-token
-    caFile: missing-ca.pem
-`,
-    );
+    writeConfig('    caFile: missing-ca.pem\n');
     const r = await flush('--max-wait', '5');
     expect(r.code, r.out).toBe(75);
     expect(a.attendance()).toHaveLength(12);
