@@ -120,9 +120,13 @@ describe('codec properties', () => {
     fc.assert(
       fc.property(fc.array(attendance16Real, { maxLength: 40 }), (recs) => check(recs, encodeAttendance16, 16)),
     );
-    // Any bytes at all: the record count the terminal announced settles the size.
+    // Any bytes in the other fields: the record count the terminal announced settles the size
+    // while at least half its records have a time after 2000. (A log whose records mostly do not
+    // look real yields to a size that reads the same bytes as records that all do: a terminal
+    // that announces more records than it hands over; codec.test.ts.)
+    const mostlyAfter2000 = (recs: ZkAttendance[]) => recs.filter((r) => r.logTime >= '2001').length * 2 >= recs.length;
     fc.assert(
-      fc.property(fc.array(attendance16, { maxLength: 40 }), (recs) =>
+      fc.property(fc.array(attendance16, { maxLength: 40 }).filter(mostlyAfter2000), (recs) =>
         check(recs, encodeAttendance16, 16, recs.length),
       ),
     );

@@ -224,6 +224,40 @@ describe('records', () => {
       ['7', '2018-06-25 17:50:35', 0], // index 7 is not in the user list: kept as the index
     ]);
   });
+
+  it('a record count that does not fit yields to records that all look real (found by an adversarial trial)', () => {
+    const at = (userId: string, logTime: string) =>
+      encodeAttendance40({ uid: 1, userId, verifyType: 1, state: 0, logTime });
+    // Two 40-byte records announced as five: 80 bytes, five 16-byte records by the count.
+    const forty = decodeAttendances(
+      encodeDataset([at('4001', '2026-11-20 08:00:00'), at('4002', '2026-11-20 08:05:00')]),
+      { count: 5 },
+    );
+    expect(forty.recordSize).toBe(40);
+    expect(forty.records.map((r) => `${r.userId}@${r.logTime}`)).toEqual([
+      '4001@2026-11-20 08:00:00',
+      '4002@2026-11-20 08:05:00',
+    ]);
+    // An 8-byte log announced as one record, downloaded as two (a punch came in meanwhile).
+    const eight = decodeAttendances(encodeDataset([hex('0300 01 31b16823 01'), hex('0700 00 6bb36823 00')]), {
+      count: 1,
+    });
+    expect(eight.recordSize).toBe(8);
+    expect(eight.records.map((r) => r.uid)).toEqual([3, 7]);
+    // A 16-byte log of a clock reset to 2000 keeps the size its count names: the other reading
+    // is not all real records.
+    const reset = [0, 1].map((i) =>
+      encodeAttendance16({
+        uid: 0,
+        userId: String(10 + i),
+        verifyType: 1,
+        state: 0,
+        logTime: '2000-01-01 00:0' + i + ':00',
+        workCode: 0,
+      }),
+    );
+    expect(decodeAttendances(encodeDataset(reset), { count: 2 }).recordSize).toBe(16);
+  });
 });
 
 describe('real-time events', () => {

@@ -43,6 +43,7 @@ interface SimTerminalOptions {
   errorOnWrrq?: boolean;
   failWriteAfter?: number;
   failWriteMode: 'disconnect' | 'error';
+  recordCountOffset: number;
   userCapacity?: number;
   fingers?: number;
   fpVersion?: string;
@@ -109,6 +110,12 @@ export function registerSimTerminal(program: Command): void {
       'how that write fails: disconnect (no reply, connection cut) or error (ACK_ERROR)',
       writeMode,
       'disconnect',
+    )
+    .option(
+      '--record-count-offset <n>',
+      'announce N more records than the log holds (firmware that lies), or fewer (punches recorded during the download)',
+      int(-100_000, 100_000),
+      0,
     )
     .option('--user-capacity <n>', 'users the terminal holds at most (default 3000)', int(1, 65535))
     .option('--fingers <n>', 'give each generated user N stand-in fingerprint templates', int(0, 10))
@@ -184,6 +191,7 @@ async function runSimTerminal(opts: SimTerminalOptions, cmd: Command): Promise<n
     errorOnDataWrrq: Boolean(opts.errorOnWrrq),
     failWriteAfter: opts.failWriteAfter ?? null,
     failWriteMode: opts.failWriteMode,
+    recordCountOffset: opts.recordCountOffset,
   };
   const sim = await listenOrTempfail(
     opts.host,

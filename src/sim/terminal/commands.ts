@@ -62,7 +62,7 @@ export function runCommand(s: ZkSession, req: ZkPacket): WriteUnit[] {
       const data = encodeFreeSizes({
         users,
         fingerprints,
-        records,
+        records: Math.max(0, records + s.ctx.faults.current.recordCountOffset),
         admins: state.userView().filter((u) => (u.privilege ?? 0) >= 14).length,
         fingerprintCapacity,
         userCapacity,

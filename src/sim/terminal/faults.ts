@@ -17,6 +17,7 @@ export const DEFAULT_FAULTS: TerminalFaults = {
   errorOnDataWrrq: false,
   failWriteAfter: null,
   failWriteMode: 'disconnect',
+  recordCountOffset: 0,
 };
 
 function positiveOrNull(v: number | null | undefined, what: string, min = 1): number | null {
@@ -51,6 +52,9 @@ export function checkFaults(f: Partial<TerminalFaults>): Partial<TerminalFaults>
   if ('failWriteAfter' in f) out.failWriteAfter = positiveOrNull(f.failWriteAfter, 'failWriteAfter', 0);
   if (f.failWriteMode !== undefined && f.failWriteMode !== 'disconnect' && f.failWriteMode !== 'error') {
     throw new RangeError(`fault failWriteMode must be 'disconnect' or 'error': ${String(f.failWriteMode)}`);
+  }
+  if (f.recordCountOffset !== undefined && !Number.isInteger(f.recordCountOffset)) {
+    throw new RangeError(`fault recordCountOffset must be an integer: ${String(f.recordCountOffset)}`);
   }
   return out;
 }

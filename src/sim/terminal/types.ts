@@ -70,6 +70,12 @@ export interface TerminalFaults {
   failWriteAfter: number | null;
   /** How that write fails: 'disconnect' cuts the connection without a reply (UDP: no reply); 'error' answers ACK_ERROR. */
   failWriteMode: 'disconnect' | 'error';
+  /**
+   * Added to the record count GET_FREE_SIZES announces (0 = the truth). Above 0: firmware that
+   * announces records it does not hand over; below 0: punches recorded between the count and the
+   * download, as a busy terminal's log grows.
+   */
+  recordCountOffset: number;
 }
 
 /** Firmware switches of the simulated terminal (`punchgate sim terminal --att-record ...`). */

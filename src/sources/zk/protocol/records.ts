@@ -288,19 +288,21 @@ function decodeDataset<T>(
 function pickLayout<T>(body: Buffer, declared: number, layouts: Layout<T>[], opts: DecodeDatasetOptions): Layout<T> {
   const forced = layouts.find((l) => l.size === opts.recordSize);
   if (forced) return forced;
-  if (opts.count && opts.count > 0) {
-    const count = opts.count;
-    const byCount = layouts.find((l) => l.size * count === declared);
-    if (byCount) return byCount;
-    // Punches recorded between GET_FREE_SIZES and the download: a log only grows meanwhile, so
-    // the size is the largest one that gives at least the announced count (an 8-byte log read as
-    // 16-byte records would have shrunk to half).
-    const grown = layouts.find((l) => declared % l.size === 0 && declared / l.size >= count);
-    if (grown) return grown;
-  }
   let candidates = layouts.filter((l) => declared % l.size === 0);
   if (candidates.length === 0) candidates = layouts;
+  const hinted = countHint(declared, candidates, opts.count);
   if (candidates.length === 1) return candidates[0] as Layout<T>;
+  if (hinted) {
+    // The announced count settles the size, whatever the bytes look like, unless its records
+    // mostly look wrong and another size reads the same bytes as two or more records that all
+    // look real. A terminal that announces more records than it hands over (firmware that lies,
+    // or punches recorded between GET_FREE_SIZES and the download: an 8-byte log announced as
+    // 1 record and downloaded as 2 is one 16-byte record by the count) would otherwise have its
+    // log read at the wrong size: garbage punches journalled and delivered, the real ones never.
+    if (plausibility(body, hinted) >= 0.5) return hinted;
+    const real = candidates.find((l) => l !== hinted && body.length >= 2 * l.size && plausibility(body, l) === 1);
+    return real ?? hinted;
+  }
   // Several sizes divide the length (e.g. 80 bytes = 2 x 40 = 5 x 16): keep the layout whose
   // records look like real ones; ties go to the first (TCP firmware) layout.
   let best = candidates[0] as Layout<T>;
@@ -313,6 +315,19 @@ function pickLayout<T>(body: Buffer, declared: number, layouts: Layout<T>[], opt
     }
   }
   return best;
+}
+
+/**
+ * The layout the announced record count names: size x count is the log's size, or, for punches
+ * recorded between GET_FREE_SIZES and the download (a log only grows meanwhile), the largest size
+ * that gives at least the count (an 8-byte log read as 16-byte records would have shrunk to half).
+ */
+function countHint<T>(declared: number, candidates: Layout<T>[], count: number | undefined): Layout<T> | undefined {
+  if (!count || count <= 0) return undefined;
+  return (
+    candidates.find((l) => l.size * count === declared) ??
+    candidates.find((l) => declared % l.size === 0 && declared / l.size >= count)
+  );
 }
 
 /** Share of sampled whole records that look real (at most 64 samples spread over the body). */
