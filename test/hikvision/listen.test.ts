@@ -84,6 +84,54 @@ describe('the HTTP Listening endpoint of a Hikvision terminal', () => {
     },
   );
 
+  it('journals the post of a DS-K1T323 whose body writes the boundary in another case than its header (a published capture)', async () => {
+    const f = await endpointFixture();
+    // As captured from a production terminal: `boundary=mime_boundary` in the header,
+    // `--MIME_boundary` in the body, the event part named AccessControllerEvent, JSON laid out with TABs.
+    const json = [
+      '{',
+      '\t"dateTime":\t"2026-09-19T18:02:38+03:00",',
+      '\t"activePostCount":\t1,',
+      '\t"eventType":\t"AccessControllerEvent",',
+      '\t"eventState":\t"active",',
+      '\t"AccessControllerEvent":\t{',
+      '\t\t"deviceName":\t"Access Controller",',
+      '\t\t"majorEventType":\t5,',
+      '\t\t"subEventType":\t38,',
+      '\t\t"employeeNoString":\t"000015",',
+      '\t\t"serialNo":\t217,',
+      '\t\t"currentVerifyMode":\t"cardOrFaceOrFp",',
+      '\t\t"attendanceStatus":\t"undefined"',
+      '\t}',
+      '}',
+    ].join('\r\n');
+    const body = Buffer.from(
+      '--MIME_boundary\r\nContent-Disposition: form-data; name="AccessControllerEvent"\r\n' +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}\r\n--MIME_boundary--\r\n`,
+    );
+    expect((await post(f.port, body, 'multipart/form-data; boundary=mime_boundary')).status).toBe(200);
+    expect(journalKeys(f.journal)).toEqual(['000015@2026-09-19 18:02:38']);
+  });
+
+  it('journals a JSON event wrapped in EventNotificationAlert, as the XML form is', async () => {
+    const f = await endpointFixture();
+    const body = JSON.stringify({
+      EventNotificationAlert: {
+        dateTime: '2026-09-15T18:05:00+06:00',
+        eventType: 'AccessControllerEvent',
+        AccessControllerEvent: {
+          employeeNoString: 'EMP001',
+          majorEventType: 5,
+          subEventType: 75,
+          attendanceStatus: 'checkOut',
+          serialNo: 100003,
+        },
+      },
+    });
+    expect((await post(f.port, body, 'application/json')).status).toBe(200);
+    expect(journalKeys(f.journal)).toEqual(['EMP001@2026-09-15 18:05:00']);
+  });
+
   it('answers 200 and keeps nothing for door events, failures and other event types; 400 for what it cannot read', async () => {
     const f = await endpointFixture();
     for (const e of [event(8, { major: 5, minor: 21, doorNo: 1 }), event(9, { major: 5, minor: 39 })]) {

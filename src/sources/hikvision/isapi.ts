@@ -23,6 +23,23 @@ export function parseDeviceJson(text: string): unknown {
   return JSON.parse(text.replace(LONG_ID, '$1"$2"'));
 }
 
+/**
+ * A JSON event as a terminal posts or streams it, or undefined when it is not a JSON object. The
+ * alert itself (`{"eventType": ...}`), or the same wrapped in `{"EventNotificationAlert": {...}}`,
+ * the root the XML form has (posted so by some firmware, per an integration guide that quotes it):
+ * unwrapped, so that every reader of an event sees the alert.
+ */
+export function eventJsonOf(text: string): Json | undefined {
+  let o: unknown;
+  try {
+    o = parseDeviceJson(text);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(o)) return undefined;
+  return o.eventType === undefined && isObject(o.EventNotificationAlert) ? o.EventNotificationAlert : o;
+}
+
 /** The JSON object of an answer, or undefined when it is not JSON. */
 export function jsonOf(res: HikResponse): Json | undefined {
   const t = res.text.trimStart();

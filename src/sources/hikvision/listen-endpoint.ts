@@ -8,7 +8,7 @@ import type { ListenEndpoint, ListenedPost } from '../listen.js';
 import { logReceived } from '../punch-log.js';
 import type { SourceDeps } from '../types.js';
 import { classify } from './events.js';
-import { isObject, parseDeviceJson, xmlField } from './isapi.js';
+import { eventJsonOf, xmlField } from './isapi.js';
 import { readPost } from './listen-post.js';
 import { LISTEN_KEY, LISTEN_REFUSED_KEY, MAC_KEY, sameMac, type ListenRefusals } from './listen-state.js';
 import { accessEventOf } from './realtime.js';
@@ -237,22 +237,13 @@ export class HikvisionListenEndpoint implements ListenEndpoint {
 function macOf(body: Buffer): string | undefined {
   const text = body.toString('utf8').trim();
   if (text.startsWith('<')) return xmlField(text, 'macAddress') || undefined;
-  try {
-    const o = parseDeviceJson(text);
-    return isObject(o) && typeof o.macAddress === 'string' && o.macAddress !== '' ? o.macAddress : undefined;
-  } catch {
-    return undefined;
-  }
+  const o = eventJsonOf(text);
+  return typeof o?.macAddress === 'string' && o.macAddress !== '' ? o.macAddress : undefined;
 }
 
 /** A readable event of another type than AccessControllerEvent (JSON or XML). */
 function isAnotherEvent(body: Buffer): boolean {
   const text = body.toString('utf8').trim();
   if (text.startsWith('<')) return xmlField(text, 'eventType') !== undefined;
-  try {
-    const o = parseDeviceJson(text);
-    return isObject(o) && typeof o.eventType === 'string';
-  } catch {
-    return false;
-  }
+  return typeof eventJsonOf(text)?.eventType === 'string';
 }

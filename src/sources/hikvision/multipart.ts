@@ -96,7 +96,9 @@ type State =
 
 export class MultipartStreamParser {
   private readonly q = new ByteQueue();
-  private readonly delimiter: Buffer;
+  private delimiter: Buffer;
+  /** The delimiter as the body spells it was found once (until then its case may differ). */
+  private delimiterSeen = false;
   private readonly bounds: StreamBounds;
   private state: State = { at: 'seek' };
   /** Where the next search in the held bytes starts (all before it was searched already). */
@@ -131,8 +133,9 @@ export class MultipartStreamParser {
   }
 
   private seek(): boolean {
+    let i = this.q.indexOf(this.delimiter, this.scan);
+    if (i < 0 && !this.delimiterSeen) i = this.adoptDelimiterSpelling();
     const d = this.delimiter;
-    const i = this.q.indexOf(d, this.scan);
     if (i < 0) {
       // Keep what could be the start of a boundary; the rest is not part of any part.
       const keep = Math.min(this.q.length, d.length - 1);
@@ -141,8 +144,22 @@ export class MultipartStreamParser {
     }
     this.skip(i);
     this.q.drop(d.length);
+    this.delimiterSeen = true;
     this.state = { at: 'head', headers: new Map(), lines: 0 };
     return true;
+  }
+
+  /**
+   * Before the first delimiter: the boundary the header names, found in the body in another case.
+   * A DS-K1T323 posts `boundary=mime_boundary` in its Content-Type and `--MIME_boundary` in its
+   * body (a capture published from a production terminal): read as written, every post of it was
+   * refused and its punches were lost to HTTP Listening. The body's own spelling is adopted.
+   * Returns where it starts, or -1.
+   */
+  private adoptDelimiterSpelling(): number {
+    const i = this.q.text(0, this.q.length).toLowerCase().indexOf(this.delimiter.toString('latin1').toLowerCase());
+    if (i >= 0) this.delimiter = this.q.copy(i, i + this.delimiter.length);
+    return i;
   }
 
   private skip(n: number): void {

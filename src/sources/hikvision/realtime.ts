@@ -8,7 +8,7 @@ import { splitIsoTime, type HikvisionClient } from './client.js';
 import { HikAuthError } from './errors.js';
 import { cursorKey, parseCursor, type EventCursor } from './event-reader.js';
 import { classify, fromAlert, type AccessEvent } from './events.js';
-import { isObject, parseDeviceJson, xmlField, type Json } from './isapi.js';
+import { eventJsonOf, isObject, xmlField, type Json } from './isapi.js';
 import { monotonicNow, STREAM_HEALTHY_MS } from './limits.js';
 import { boundaryOf, MultipartStreamParser, StreamBoundError, type StreamPart } from './multipart.js';
 import { writeNote, type NoteWords } from './notes.js';
@@ -31,13 +31,8 @@ const BACKFILL_EVERY_MS = 5000;
 export function accessEventOf(part: StreamPart): AccessEvent | undefined {
   const text = part.body.toString('utf8').trim();
   if (text.startsWith('{')) {
-    let o: unknown;
-    try {
-      o = parseDeviceJson(text);
-    } catch {
-      return undefined;
-    }
-    if (!isObject(o) || o.eventType !== 'AccessControllerEvent' || !isObject(o.AccessControllerEvent)) return undefined;
+    const o = eventJsonOf(text);
+    if (!o || o.eventType !== 'AccessControllerEvent' || !isObject(o.AccessControllerEvent)) return undefined;
     return fromAlert(o, o.AccessControllerEvent);
   }
   if (text.startsWith('<') && xmlField(text, 'eventType') === 'AccessControllerEvent') {
