@@ -48,9 +48,9 @@ export function dahuaConfig(sim: { port: number }, extra: Partial<DahuaTerminalC
 }
 
 /** A real journal on a temp file, the source deps around it, and a password file. */
-export function journalFixture() {
+/** A journal and the source deps around it; `now` is the box's clock (default the real one). */
+export function journalFixture(now: () => number = () => Date.now()) {
   const tmp = tempDir('punchgate-dahua-');
-  const now = () => Date.now();
   const journal = Journal.open({ path: tmp.path('journal.db'), site: 'test', mode: 'owner', clock: { now } });
   const deps: SourceDeps = sourceDepsFor(journal, silentLogger(), { now });
   const passwordFile = tmp.path('front-door.pass');

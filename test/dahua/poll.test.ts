@@ -12,8 +12,9 @@ async function setup(
   n: number,
   simOpts: Parameters<typeof startDahuaSim>[0] = {},
   config: Partial<Parameters<typeof dahuaConfig>[1]> = {},
+  boxNow?: () => number,
 ) {
-  const f = journalFixture();
+  const f = journalFixture(boxNow);
   cleanups.push(f.cleanup);
   const now = Math.floor(Date.now() / 1000) + OFFSET_MIN * 60;
   const sim = await startDahuaSim({
@@ -89,6 +90,25 @@ describe('Dahua poll against the simulator', () => {
     s.sim.addRecords([{ UserID: 'BEHIND-1' }, { UserID: 'BEHIND-2' }]);
     const r = await s.poller.poll();
     expect(r.added).toBe(2);
+    expect(journalKeys(s.journal)).toEqual(passes(s.sim));
+  });
+
+  it('a clock set back, then a poll more than 10 minutes later: every record stored meanwhile is read (found by an adversarial trial)', async () => {
+    let boxAhead = 0;
+    const s = await setup(5, {}, {}, () => Date.now() + boxAhead);
+    await s.poller.poll();
+    // Set back an hour; a record then; 20 minutes later (box and device alike) another, then a poll.
+    s.sim.faults({ clockOffsetSeconds: -3600 });
+    s.sim.addRecords([{ UserID: 'SET-BACK-1' }]);
+    boxAhead += 20 * 60_000;
+    s.sim.faults({ clockOffsetSeconds: -3600 + 20 * 60 });
+    s.sim.addRecords([{ UserID: 'SET-BACK-2' }]);
+    expect((await s.poller.poll()).added).toBe(2);
+    // Once the clock is past the cursor again, the log goes on from there.
+    boxAhead += 45 * 60_000;
+    s.sim.faults({ clockOffsetSeconds: 300 });
+    s.sim.addRecords([{ UserID: 'AHEAD-AGAIN' }]);
+    expect((await s.poller.poll()).added).toBe(1);
     expect(journalKeys(s.journal)).toEqual(passes(s.sim));
   });
 

@@ -52,6 +52,19 @@ describe('Dahua answers and records', () => {
       },
     });
     expect(classify(rec({ CreateTime: t, UserID: '1042', Status: '0' }), ctx)).toEqual({ kind: 'other' });
+    // No Status field, as in the example of Dahua's API document (found by a trial replaying it):
+    // a punch, unless an ErrorCode says the door refused.
+    expect(
+      classify(
+        rec({ RecNo: '12345', CreateTime: t, CardNo: '12001', UserID: 'ZhangSan', Type: 'Entry', Method: '1' }),
+        ctx,
+      ),
+    ).toMatchObject({
+      kind: 'punch',
+      punch: { biometricCode: 'ZhangSan', logTime: '2026-11-02 07:58:01', punchState: 0 },
+    });
+    expect(classify(rec({ CreateTime: t, UserID: '1042', ErrorCode: '0' }), ctx).kind).toBe('punch');
+    expect(classify(rec({ CreateTime: t, UserID: '1042', ErrorCode: '16' }), ctx)).toEqual({ kind: 'other' });
     expect(classify(rec({ CreateTime: t, CardNo: '4521236', Status: '1' }), ctx)).toMatchObject({
       punch: { biometricCode: 'card:4521236' },
     });

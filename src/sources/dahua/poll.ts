@@ -196,6 +196,7 @@ export class DahuaPoller {
         pageSize: cfg.pageSize,
         deviceNowSeconds:
           cfg.recordClock === 'local' ? wallSeconds(deviceWall) : Math.floor(clock.now() / 1000 + result.skewSeconds),
+        boxNowMs: clock.now(),
         commit,
         log,
         signal,

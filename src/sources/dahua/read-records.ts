@@ -22,12 +22,15 @@ import { classify } from './records.js';
  * or cleared: a device holding fewer records than at the last poll (cleared, reset), or a record
  * at or after the cursor numbered below it (a restart that numbers from 1 again), has the whole
  * log read again, deduplicated, and the status says so. A device clock behind the cursor (set
- * back) has the window open OVERLAP_SECONDS before the device's clock instead.
+ * back) has the window open before the device's clock by the time since the log was last read
+ * (see behindStart).
  */
 export interface RecordCursor {
   recNo?: number;
   time?: number;
   total?: number;
+  /** The box's clock (ms) at the start of the poll that wrote this cursor: how long ago the log was read. */
+  readAt?: number;
 }
 
 export const cursorKey = (device: string) => `records:${device}`;
@@ -41,6 +44,7 @@ export function parseCursor(s: string | undefined): RecordCursor {
     if (n(o.recNo) !== undefined) c.recNo = n(o.recNo);
     if (n(o.time) !== undefined) c.time = n(o.time);
     if (n(o.total) !== undefined) c.total = n(o.total);
+    if (n(o.readAt) !== undefined) c.readAt = n(o.readAt);
     return c;
   } catch {
     return {};
@@ -58,6 +62,8 @@ export interface ReadOptions {
   pageSize: number;
   /** The device's clock now, as seconds in the encoding of its records. */
   deviceNowSeconds: number;
+  /** The box's clock now (ms): with the cursor's readAt, how long since the log was last read. */
+  boxNowMs: number;
   commit: (punches: Punch[], cursor: RecordCursor) => IngestResult;
   log: Logger;
   signal?: AbortSignal;
@@ -77,12 +83,28 @@ export interface ReadResult extends ReadCounts {
 
 /** How far before a device clock that is behind the cursor the window opens. */
 const OVERLAP_SECONDS = 600;
+
+/**
+ * Where the window opens when the device's clock is behind the cursor (set back): at the device's
+ * clock less the time since the log was last read (box clock) and OVERLAP_SECONDS. Every record
+ * stored since then is dated after that by the device's clock, whenever it was set back and
+ * however long the poll interval or an outage was (a window of only OVERLAP_SECONDS before the
+ * clock lost the records of a longer gap: found by an adversarial trial). A cursor that does not
+ * say when it was read (written by an older punchgate) reads the log from its start, once
+ * (deduplicated). A box clock that went back counts as no time.
+ */
+function behindStart(o: ReadOptions): number {
+  if (o.cursor.readAt === undefined) return 0;
+  const sinceRead = Math.max(0, Math.ceil((o.boxNowMs - o.cursor.readAt) / 1000));
+  return Math.max(0, o.deviceNowSeconds - sinceRead - OVERLAP_SECONDS);
+}
 /** The largest page firmware gives (a larger count is cut to it). */
 const MAX_COUNT = 1024;
 
 export async function readRecords(o: ReadOptions): Promise<ReadResult> {
   const r: ReadResult = {
-    cursor: { ...o.cursor },
+    // Written with the punches this poll reads: the log was read as of now.
+    cursor: { ...o.cursor, readAt: o.boxNowMs },
     form: o.form,
     pages: 0,
     rows: 0,
@@ -141,7 +163,7 @@ async function pages(o: ReadOptions, r: ReadResult, deadline: number, maxPages: 
   // they stored the records, not by time).
   const cursorTime = r.cursor.time;
   const behind = cursorTime !== undefined && cursorTime > o.deviceNowSeconds;
-  let start = cursorTime === undefined ? 0 : behind ? Math.max(0, o.deviceNowSeconds - OVERLAP_SECONDS) : cursorTime;
+  let start = cursorTime === undefined ? 0 : behind ? behindStart(o) : cursorTime;
   const end = behind ? o.deviceNowSeconds + OVERLAP_SECONDS : LATEST_SECONDS;
   // Where the pages have got to: the newest plausible second in the window read so far.
   const inWindow = Math.min(latest, end);

@@ -18,7 +18,10 @@ export interface DahuaRecord {
   cardNo: string;
   type: string;
   method: number | null;
+  /** '' when the record has no Status field. */
   status: string;
+  /** ErrorCode: why the door refused (0 or absent: no error). */
+  errorCode: number | undefined;
   attendanceState: number | null;
 }
 
@@ -35,6 +38,7 @@ export function fromFields(f: ReadonlyMap<string, string>): DahuaRecord {
     type: f.get('Type') ?? '',
     method: int(f.get('Method')) ?? null,
     status: (f.get('Status') ?? '').trim(),
+    errorCode: int(f.get('ErrorCode')),
     attendanceState: int(f.get('AttendanceState')) ?? null,
   };
 }
@@ -69,7 +73,19 @@ export type Classified =
   | { kind: 'malformed'; reason: string };
 
 /**
- * A punch from a record the door accepted (Status 1): UserID as the code (a card not enrolled as
+ * Whether the door accepted the record: Status 1 (or true). A record without a Status field (the
+ * example of Dahua's own API document, and devices other integrations describe) is accepted unless
+ * its ErrorCode says why it was refused: dropping it dropped every punch of such a terminal, in
+ * silence.
+ */
+function accepted(r: DahuaRecord): boolean {
+  const s = r.status.toLowerCase();
+  if (s === '') return r.errorCode === undefined || r.errorCode === 0;
+  return s === '1' || s === 'true';
+}
+
+/**
+ * A punch from a record the door accepted (see accepted): UserID as the code (a card not enrolled as
  * `card:<number>`, so it is seen, never dropped), the device's wall clock, Method as verify type,
  * the attendance state or entry/exit as punch state. A refused try is no punch. A time that is
  * not a number is kept as sent: the journal quarantines it, visibly.
@@ -78,7 +94,7 @@ export function classify(
   r: DahuaRecord,
   ctx: { terminal: string; device: string; recordClock: 'local' | 'utc'; timezone?: string },
 ): Classified {
-  if (r.status !== '1' && r.status.toLowerCase() !== 'true') return { kind: 'other' };
+  if (!accepted(r)) return { kind: 'other' };
   const code = r.userId || (r.cardNo ? `${UNKNOWN_CARD_PREFIX}${r.cardNo}` : '');
   if (!code) return { kind: 'malformed', reason: `record ${r.recNo ?? '?'} without a user or card` };
   return {
