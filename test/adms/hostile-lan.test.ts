@@ -158,19 +158,23 @@ describe('every path of the receiver passes the trust gate', () => {
     for (const { path, methods } of PUSH_ROUTES)
       for (const method of methods)
         for (const q of queries)
-          for (const suffix of ['', '.aspx']) {
+          for (const [prefix, suffix] of [
+            ['', ''],
+            ['', '.aspx'],
+            ['/iclock', ''],
+          ]) {
             const a = await http(
               r.url,
               method as 'GET' | 'POST',
-              `${path}${suffix}?SN=${SN}${q}`,
+              `${prefix}${path}${suffix}?SN=${SN}${q}`,
               method === 'POST' ? body : undefined,
               {},
               FORGER,
             );
-            expect(a.status, `${method} ${path}${suffix}${q}`).toBe(403);
+            expect(a.status, `${method} ${prefix}${path}${suffix}${q}`).toBe(403);
             sent++;
           }
-    expect(sent).toBeGreaterThanOrEqual(PUSH_ROUTES.length * queries.length * 2);
+    expect(sent).toBeGreaterThanOrEqual(PUSH_ROUTES.length * queries.length * 3);
     r.receiver['contacts'].flush();
     r.receiver['ctx'].registrations.flush();
     expect(journalSnapshot(r)).toBe(before);

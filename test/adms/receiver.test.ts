@@ -63,6 +63,23 @@ describe('ADMS receiver: the protocol', () => {
     expect(a.body).toContain('TimeZone=330\n'); // India: +5:30 in minutes
   });
 
+  it('takes the protocol path after a server address with a path of its own: /iclock/iclock/cdata, /attendance/iclock/cdata', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+    // A real unit whose server address was typed ending in /iclock (a published server's test).
+    const doubled = await http(
+      r.url,
+      'POST',
+      `/iclock/iclock/cdata?SN=${SN}&table=ATTLOG&Stamp=1`,
+      attlog(['603\t2026-08-23 07:12:04\t0\t1']),
+    );
+    expect(doubled).toEqual({ status: 200, body: 'OK:1' });
+    const prefixed = await http(r.url, 'GET', `/attendance/iclock/cdata?SN=${SN}&options=all`);
+    expect(prefixed.status).toBe(200);
+    expect(prefixed.body).toContain('Stamp=');
+    expect((await http(r.url, 'GET', `/iclock/nothing?SN=${SN}`)).status).toBe(404);
+    expect(r.journal.queries.list().map((p) => p.biometricCode)).toEqual(['603']);
+  });
+
   it('keeps the good lines of a batch with malformed ones, reports each bad line with the serial and its number', async () => {
     r = await startReceiver({ terminals: [terminal('lobby', SN)] });
     const body = attlog([

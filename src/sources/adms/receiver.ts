@@ -78,6 +78,19 @@ export const PUSH_ROUTES: readonly { path: string; methods: readonly string[] }[
 );
 
 const SERIAL = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * The protocol path of a request: from its last `/iclock/` on, lower case, without the `.aspx`
+ * some firmware adds. A terminal appends `/iclock/cdata` to its server address as the admin typed
+ * it: an address that already ends in `/iclock` (a real unit did exactly this, per a published
+ * server's test) or has a path of its own asks `/iclock/iclock/cdata` or `/attendance/iclock/cdata`,
+ * and was answered 404 with no word, the terminal offline for no reason anyone could see.
+ */
+function protocolPath(pathname: string): string {
+  const path = pathname.replace(/\.aspx$/i, '').toLowerCase();
+  const at = path.lastIndexOf('/iclock/');
+  return at > 0 ? path.slice(at) : path;
+}
 /** Bodies held in memory at once, all terminals together. */
 const BODY_BUDGET_FACTOR = 32;
 const FLUSH_MS = 5000;
@@ -337,7 +350,7 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
       if (req.method !== 'POST') return answer(req, res, 405, '');
       return endpoint.handle({ req, res, address: normalizeAddress(req.socket.remoteAddress) });
     }
-    const route = ROUTES[url.pathname.replace(/\.aspx$/i, '').toLowerCase()];
+    const route = ROUTES[protocolPath(url.pathname)];
     if (!route) return answer(req, res, 404, '');
     if (!route.methods.includes(req.method ?? '')) return answer(req, res, 405, '');
     const serial = url.searchParams.get('SN') ?? '';
