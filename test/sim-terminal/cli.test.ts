@@ -117,6 +117,22 @@ describe('punchgate sim terminal', () => {
     expect(await r.exit).toBe(65);
   });
 
+  it('--seed: the same seed makes the same users and punches, another seed others (several terminals in one rehearsal)', async () => {
+    const usersOf = async (seed: string) => {
+      const r = run(['--port', '0', '--no-udp', '--users', '5', '--punches', '20', '--seed', seed]);
+      const c = await RawTcp.open(await listening(r));
+      await c.connect();
+      const users = decodeUsers((await c.request(CMD.DATA_WRRQ, WRRQ_USERS)).data, { recordSize: 72 }).records;
+      c.close();
+      r.child.kill('SIGTERM');
+      await r.exit;
+      return users.map((u) => `${u.userId} ${u.name}`);
+    };
+    const one = await usersOf('1');
+    expect(await usersOf('1')).toEqual(one);
+    expect(await usersOf('2')).not.toEqual(one);
+  });
+
   it('exits 65 on a file it cannot read', async () => {
     const r = run(['--port', '0', '--file', '/nonexistent/punches.csv']);
     expect(await r.exit).toBe(65);

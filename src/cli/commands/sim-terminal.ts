@@ -44,6 +44,7 @@ interface SimTerminalOptions {
   failWriteAfter?: number;
   failWriteMode: 'disconnect' | 'error';
   recordCountOffset: number;
+  seed: number;
   userCapacity?: number;
   fingers?: number;
   fpVersion?: string;
@@ -90,6 +91,7 @@ export function registerSimTerminal(program: Command): void {
     .option('--port <port>', 'TCP and UDP port', int(0, 65535), 4370)
     .option('--users <n>', 'generate N users', int(0, 65535))
     .option('--punches <m>', 'generate M punches of those users', int(0))
+    .option('--seed <n>', 'seed of the generated users and punches: give each simulated terminal its own', int(0), 1)
     .option('--file <file>', 'users/punches from a JSON or CSV file (repeatable)', collect)
     .option('--punch-every <seconds>', 'make a punch every SECONDS (pushed as a real-time event)', seconds)
     .option('--comm-key <k>', 'require this comm key (CMD_AUTH)', int(0, 0xffffffff))
@@ -216,7 +218,7 @@ async function runSimTerminal(opts: SimTerminalOptions, cmd: Command): Promise<n
       fpVersion: opts.fpVersion,
       generate:
         genUsers > 0 || genPunches > 0
-          ? { users: genUsers, punches: genPunches, fingersPerUser: opts.fingers }
+          ? { users: genUsers, punches: genPunches, fingersPerUser: opts.fingers, seed: opts.seed }
           : undefined,
       faults,
       logger,
