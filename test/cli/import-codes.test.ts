@@ -143,4 +143,30 @@ describe('import refuses hostile biometric codes line by line', () => {
     expect(r.stderr).toContain('d.csv:2: bad logDate "\\x1b[31m2026-11-20"');
     expect(r.stderr).not.toContain('\u001b');
   });
+
+  it('a UTF-16 export is said once for what it is; an empty CSV says it has no header (found by an adversarial trial)', async () => {
+    box = cliSandbox();
+    const text = 'biometriccode,logDate\r\n1001,2026-11-20 08:00:00\r\n';
+    writeFileSync(box.tmp.path('le.csv'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+    writeFileSync(box.tmp.path('nobom.csv'), Buffer.from(text, 'utf16le'));
+    writeFileSync(box.tmp.path('empty.csv'), '');
+    writeFileSync(box.tmp.path('empty_attlog.dat'), '\n');
+    for (const name of ['le.csv', 'nobom.csv']) {
+      const r = await box.cli('import', box.tmp.path(name));
+      expect(r.status, name).toBe(65);
+      expect(r.stderr.trim()).toBe(
+        `${box.tmp.path(name)}:1: the file is UTF-16 ("Unicode text"), not UTF-8: save it as "CSV UTF-8", or convert it: iconv -f UTF-16 -t UTF-8 FILE > FILE.utf8.csv`,
+      );
+    }
+    const empty = await box.cli('import', box.tmp.path('empty.csv'));
+    expect(empty.status).toBe(65);
+    expect(empty.stderr).toContain(
+      'empty.csv:1: the file is empty: the header must name the columns biometriccode and logDate',
+    );
+    // An empty USB export is a terminal with no punches.
+    const dat = await box.cli('import', '--terminal', 'import', box.tmp.path('empty_attlog.dat'));
+    expect(dat.status, dat.stderr).toBe(0);
+    expect(dat.stdout).toContain('0 new, 0 duplicates, 0 bad');
+    expect(await journalCodes()).toEqual([]);
+  });
 });

@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import type { IngestResult, PunchSink } from '../../journal/types.js';
 import type { Punch } from '../../punch.js';
 import { streamCsv } from '../../util/csv.js';
-import { attlogPunch, CsvPunchReader, detectFormat, type BadLine } from './parse.js';
+import { attlogPunch, CSV_HEADER_PROBLEM, CsvPunchReader, detectFormat, type BadLine } from './parse.js';
 
 /** Where punches of an import count: a named terminal (so they deduplicate with polling) or "import". */
 export interface ImportTarget {
@@ -61,7 +61,8 @@ export async function importFile(
   onBad: (bad: BadLine) => void,
   chunkSize = IMPORT_CHUNK,
 ): Promise<FileReport> {
-  const format = detectFormat(basename(file), await firstLine(file));
+  const head = await sniff(file);
+  const format = detectFormat(basename(file), head.firstLine);
   const place = (terminal: string) => ({
     terminal,
     device: terminal === IMPORT_SOURCE ? '' : target.deviceOf(terminal),
@@ -81,6 +82,20 @@ export async function importFile(
   const csv = new CsvPunchReader((name) =>
     target.terminal !== undefined || name === undefined ? attlogTarget : (target.refuse?.(name) ?? place(name)),
   );
+  if (head.notText) {
+    // Read as UTF-8 every line would be bad, each with a reason that hides the cause.
+    report.bad++;
+    onBad({ line: 1, reason: head.notText });
+    return report;
+  }
+  if (head.empty) {
+    // An empty USB export is a terminal with no punches; a CSV without even its header is not one.
+    if (format === 'csv') {
+      report.bad++;
+      onBad({ line: 1, reason: `the file is empty: ${CSV_HEADER_PROBLEM}` });
+    }
+    return report;
+  }
   let headerSeen = false;
   const options = format === 'csv' ? {} : { delimiter: '\t', quotes: false };
   for await (const records of streamCsv(createReadStream(file, { highWaterMark: READ_CHUNK }), options)) {
@@ -108,13 +123,27 @@ export async function importFile(
   return report;
 }
 
-/** The first line of a file (at most 4 KiB of it), to tell a CSV from a USB export. */
-async function firstLine(file: string): Promise<string> {
+/** What the first 4 KiB of a file say: its first line (to tell a CSV from a USB export), and whether it is text at all. */
+async function sniff(file: string): Promise<{ firstLine: string; empty: boolean; notText?: string }> {
   const fh = await open(file, 'r');
   try {
     const buf = Buffer.alloc(4096);
     const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    return buf.toString('utf8', 0, bytesRead).split(/\r\n|\n|\r/, 1)[0] ?? '';
+    const head = buf.subarray(0, bytesRead);
+    const firstLine = head.toString('utf8').split(/\r\n|\n|\r/, 1)[0] ?? '';
+    // Spreadsheets save "Unicode text" as UTF-16: a byte-order mark, or without one a NUL beside
+    // each ASCII letter (a NUL or two in a line of UTF-8 is that line's problem, reported with it).
+    const bom = (head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff);
+    let nuls = 0;
+    for (const b of head) if (b === 0) nuls++;
+    if (bom || (bytesRead >= 8 && nuls * 3 >= bytesRead))
+      return {
+        firstLine,
+        empty: false,
+        notText:
+          'the file is UTF-16 ("Unicode text"), not UTF-8: save it as "CSV UTF-8", or convert it: iconv -f UTF-16 -t UTF-8 FILE > FILE.utf8.csv',
+      };
+    return { firstLine, empty: bytesRead < buf.length && head.toString('utf8').trim() === '' };
   } finally {
     await fh.close();
   }
