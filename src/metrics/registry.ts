@@ -15,6 +15,13 @@ import type { JournalTotals } from './journal-totals.js';
 import { pushRegistryLines } from './registry-text.js';
 import { label, TerminalSeries } from './terminal-series.js';
 
+/** prom-client's default gauges named like counters (see the constructor). */
+const NOT_COUNTERS_NAMED_TOTAL = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+] as const;
+
 export interface MetricsDeps {
   journal: Journal;
   /** The running config (it changes on reload). */
@@ -265,6 +272,10 @@ export class PunchgateMetrics {
       registers,
     }).set({ version: d.version }, 1);
     collectDefaultMetrics({ register: this.registry });
+    // Gauges whose names end in _total, which Prometheus keeps for counters: `promtool check
+    // metrics` flags them (exit 3) on a fleet admin's first check. Each is the sum of its
+    // by-type family beside it (nodejs_active_handles...), which stays.
+    for (const name of NOT_COUNTERS_NAMED_TOTAL) this.registry.removeSingleMetric(name);
   }
 
   /** Counts one attendance request: what it ended in, and how long it took. */

@@ -219,8 +219,9 @@ describe('/metrics with the per-terminal families as text', () => {
   it('Prometheus reads it: promtool check metrics finds no error', () => {
     const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
     if (r.error) throw new Error(`promtool: ${r.error.message} (Debian: apt-get install prometheus)`);
-    // Exit 0, or 3 for lint advice alone (prom-client's own nodejs_* names draw some); never a parse error.
-    expect(r.stderr + r.stdout).not.toMatch(/error while linting|parse error|text format parsing error/i);
-    expect([0, 3]).toContain(r.status);
+    // No parse error and no lint advice either (exit 3): prom-client's gauges named *_total are
+    // left out (found by a new-user trial: a fleet admin's first check).
+    expect(r.stderr + r.stdout).toBe('');
+    expect(r.status).toBe(0);
   });
 });
