@@ -4,6 +4,7 @@ import { defaultClientFactory } from '../../src/sources/zk/poll.js';
 import { zkTerminalSchema } from '../../src/config/terminals.js';
 import { ZkConnectionError, ZkTimeoutError } from '../../src/sources/zk/client/index.js';
 import { describeZkFault } from '../../src/sources/zk/fault.js';
+import { CMD, decodePacket, encodePacket, wrapTcp } from '../../src/sources/zk/protocol/index.js';
 
 /** The fix for a ZK terminal polls cannot reach names what can hold its one session: punchgate's own real-time connection too. */
 describe('a ZK terminal that refuses or drops the poll', () => {
@@ -40,6 +41,52 @@ describe('a ZK terminal that refuses or drops the poll', () => {
       const fault = describeZkFault(err, cfg, 'terminals[0]');
       expect(fault.cause).toBe(`127.0.0.1:${port} answered, but not as a ZK terminal does`);
       expect(fault.fix).toContain('check that terminals[0].host and terminals[0].port point at the terminal');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('a terminal that answers every request with another reply id is said to answer, not to be unreachable (found by an adversarial trial)', async () => {
+    // Answers CONNECT with ACK_OK, numbered one past the request's reply id.
+    const server = net.createServer((socket) =>
+      socket.on('data', (b: Buffer) => {
+        const req = decodePacket(b.subarray(8));
+        socket.write(
+          wrapTcp(
+            encodePacket({
+              command: CMD.ACK_OK,
+              sessionId: 7,
+              replyId: (req.replyId + 1) & 0xffff,
+              data: Buffer.alloc(0),
+            }),
+          ),
+        );
+      }),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as net.AddressInfo).port;
+      const cfg = zkTerminalSchema.parse({
+        name: 'gate-1',
+        kind: 'zk',
+        host: '127.0.0.1',
+        port,
+        timeoutMs: 500,
+        transport: 'tcp',
+      });
+      const client = defaultClientFactory(cfg);
+      const err = await client.connect().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      client.destroy();
+      const fault = describeZkFault(err, cfg, 'terminals[0]');
+      expect(fault.cause).toBe(
+        `127.0.0.1:${port} answered within 0.5 s, but never to punchgate's request (1 packet numbered for another request)`,
+      );
+      expect(fault.fix).toContain('no other program talks to the terminal at the same time');
+      expect(fault.fix).toContain('terminals[0].transport: udp');
+      expect(fault.fix).not.toContain('cable');
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }

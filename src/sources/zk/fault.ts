@@ -34,6 +34,12 @@ export function describeZkFault(
       ? `; if its punches still arrive in real time, the terminal takes one session and punchgate's real-time connection holds it: set ${key}.realtime: false`
       : '';
   const reachFix = `check the cable/power, the IP address (${key}.host), and that nothing else holds the terminal's single TCP session${ownSession}`;
+  if (e instanceof ZkTimeoutError && e.strays > 0)
+    // It answered, just never this request: the cable is fine (an adversarial trial was told to check it).
+    return {
+      cause: `${peer} answered within ${seconds}, but never to punchgate's request (${e.strays} packet${e.strays === 1 ? '' : 's'} numbered for another request)`,
+      fix: `check that no other program talks to the terminal at the same time (attendance software, another gateway); if none does, its firmware numbers its replies its own way: try ${key}.transport: ${cfg.transport === 'udp' ? 'tcp' : cfg.transport === 'tcp' ? 'udp' : 'tcp or udp'}`,
+    };
   if (e instanceof ZkTimeoutError) return { cause: `no answer from ${peer} within ${seconds}`, fix: reachFix };
   if (e instanceof ZkConnectionError) {
     const code = e.code ?? '';

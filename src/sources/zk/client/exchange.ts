@@ -31,6 +31,8 @@ interface Waiter {
   resolve: (v: unknown) => void;
   reject: (e: Error) => void;
   timer: NodeJS.Timeout;
+  /** Packets received while waiting that carried another reply id (dropped). */
+  strays: number;
 }
 
 export interface ExchangeOptions {
@@ -118,6 +120,7 @@ export class ZkExchange {
         resolve: resolve as (v: unknown) => void,
         reject,
         timer: this.startTimer(limit),
+        strays: 0,
       };
       this.waiter = waiter;
       try {
@@ -159,7 +162,13 @@ export class ZkExchange {
     return setTimeout(() => {
       const w = this.waiter;
       const what = w ? commandName(w.command) : 'a request';
-      this.fail(new ZkTimeoutError(`no reply from ${this.peer} to ${what} within ${ms} ms; connection closed`));
+      const strays = w?.strays ?? 0;
+      const others = strays > 0 ? ` (it sent ${strays} packet${strays === 1 ? '' : 's'} with another reply id)` : '';
+      this.fail(
+        new ZkTimeoutError(`no reply from ${this.peer} to ${what} within ${ms} ms${others}; connection closed`, {
+          strays,
+        }),
+      );
     }, ms);
   }
 
@@ -172,6 +181,7 @@ export class ZkExchange {
       }
       const w = this.waiter;
       if (!w || p.replyId !== w.replyId) {
+        if (w) w.strays++;
         this.logger.debug(
           { peer: this.peer, command: commandName(p.command), replyId: p.replyId, expected: w?.replyId ?? null },
           'ignored a packet that answers no pending request',

@@ -13,9 +13,12 @@ export class ZkProtocolError extends Error {
 
 /** An exchange got no (complete) reply in time; the connection has been torn down. */
 export class ZkTimeoutError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** Packets the terminal sent meanwhile that answered no request of ours (another reply id). */
+  readonly strays: number;
+  constructor(message: string, options?: { cause?: unknown; strays?: number }) {
     super(message, options);
     this.name = 'ZkTimeoutError';
+    this.strays = options?.strays ?? 0;
   }
 }
 
