@@ -25,70 +25,48 @@ describe('a ZK terminal that refuses or drops the poll', () => {
   });
 
   it('a port that answers bytes that are no ZK packet and closes is said as another service, not the cable (found by an adversarial trial)', async () => {
-    const server = net.createServer((socket) =>
-      socket.once('data', () => socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n')),
+    const { fault, port } = await faultOfConnect(
+      (socket) => socket.once('data', () => socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n')),
+      { timeoutMs: 2000 },
     );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const port = (server.address() as net.AddressInfo).port;
-      const cfg = zkTerminalSchema.parse({ name: 'gate-1', kind: 'zk', host: '127.0.0.1', port, timeoutMs: 2000 });
-      const client = defaultClientFactory(cfg);
-      const err = await client.connect().then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      client.destroy();
-      const fault = describeZkFault(err, cfg, 'terminals[0]');
-      expect(fault.cause).toBe(`127.0.0.1:${port} answered, but not as a ZK terminal does`);
-      expect(fault.fix).toContain('check that terminals[0].host and terminals[0].port point at the terminal');
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
+    expect(fault.cause).toBe(`127.0.0.1:${port} answered, but not as a ZK terminal does`);
+    expect(fault.fix).toContain('check that terminals[0].host and terminals[0].port point at the terminal');
   });
 
   it('a terminal that answers every request with another reply id is said to answer, not to be unreachable (found by an adversarial trial)', async () => {
     // Answers CONNECT with ACK_OK, numbered one past the request's reply id.
-    const server = net.createServer((socket) =>
-      socket.on('data', (b: Buffer) => {
-        const req = decodePacket(b.subarray(8));
-        socket.write(
-          wrapTcp(
-            encodePacket({
-              command: CMD.ACK_OK,
-              sessionId: 7,
-              replyId: (req.replyId + 1) & 0xffff,
-              data: Buffer.alloc(0),
-            }),
-          ),
-        );
-      }),
+    const { fault, port } = await faultOfConnect(
+      (socket) =>
+        socket.on('data', (b: Buffer) => {
+          const replyId = (decodePacket(b.subarray(8)).replyId + 1) & 0xffff;
+          socket.write(wrapTcp(encodePacket({ command: CMD.ACK_OK, sessionId: 7, replyId, data: Buffer.alloc(0) })));
+        }),
+      { timeoutMs: 500, transport: 'tcp' },
     );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const port = (server.address() as net.AddressInfo).port;
-      const cfg = zkTerminalSchema.parse({
-        name: 'gate-1',
-        kind: 'zk',
-        host: '127.0.0.1',
-        port,
-        timeoutMs: 500,
-        transport: 'tcp',
-      });
-      const client = defaultClientFactory(cfg);
-      const err = await client.connect().then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      client.destroy();
-      const fault = describeZkFault(err, cfg, 'terminals[0]');
-      expect(fault.cause).toBe(
-        `127.0.0.1:${port} answered within 0.5 s, but never to punchgate's request (1 packet numbered for another request)`,
-      );
-      expect(fault.fix).toContain('no other program talks to the terminal at the same time');
-      expect(fault.fix).toContain('terminals[0].transport: udp');
-      expect(fault.fix).not.toContain('cable');
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
+    expect(fault.cause).toBe(
+      `127.0.0.1:${port} answered within 0.5 s, but never to punchgate's request (1 packet numbered for another request)`,
+    );
+    expect(fault.fix).toContain('no other program talks to the terminal at the same time');
+    expect(fault.fix).toContain('terminals[0].transport: udp');
+    expect(fault.fix).not.toContain('cable');
   });
 });
+
+/** What the status says of a connect to a fake terminal on 127.0.0.1 that answers as `peer` does. */
+async function faultOfConnect(peer: (socket: net.Socket) => void, extra: Record<string, unknown>) {
+  const server = net.createServer(peer);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const port = (server.address() as net.AddressInfo).port;
+    const cfg = zkTerminalSchema.parse({ name: 'gate-1', kind: 'zk', host: '127.0.0.1', port, ...extra });
+    const client = defaultClientFactory(cfg);
+    const err = await client.connect().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    client.destroy();
+    return { fault: describeZkFault(err, cfg, 'terminals[0]'), port };
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
