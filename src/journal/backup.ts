@@ -4,6 +4,7 @@ import { describeJournalFailure, isBusyJournalError, JournalBusyError, JournalUn
 import { BACKUP_APPLICATION_ID } from './backup-mark.js';
 import { emptyJournalError, refuseForeign } from './open-db.js';
 import { Database } from './sqlite-driver.js';
+import { asFolderWriter } from '../util/folder-writer.js';
 
 /**
  * Pages copied per step of the online backup (4 MB at SQLite's default 4 KB pages). After each
@@ -140,51 +141,62 @@ export async function backupJournal(journalPath: string, target: string): Promis
     } catch (e) {
       throw describeJournalFailure(journalPath, e);
     }
-    // The copy's file exists (with its mode) before SQLite writes into it; synced after each step.
-    // Made new, never through a link: a name planted in the folder (a link to a root file, when
-    // root runs the backup into the service user's folder) is removed, not written through.
-    let fd: number;
-    try {
-      rmSync(partial, { force: true });
-      fd = openSync(partial, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-    } catch (e) {
-      throw targetFailure(target, e);
-    }
-    try {
+    // Run as root into a folder the service user owns: made, and on failure removed, as that user (folder-writer.ts).
+    summary = await asFolderWriter(dirname(target), async () => {
       try {
-        src.exec('BEGIN');
-        // The read transaction starts at the first read: from here on the snapshot is fixed.
-        src.prepare('SELECT count(*) FROM sqlite_master').get();
+        return await writeCopy(src, journalPath, target, partial);
       } catch (e) {
-        if (isBusyJournalError(e)) throw new JournalBusyError(journalPath);
-        throw describeJournalFailure(journalPath, e);
+        for (const f of [partial, `${partial}-journal`, `${partial}-wal`, `${partial}-shm`]) rmSync(f, { force: true });
+        throw e;
       }
-      try {
-        await src.backup(partial, {
-          progress: () => {
-            fdatasyncSync(fd);
-            return PAGES_PER_STEP;
-          },
-        });
-      } catch (e) {
-        throw failureOf(e, journalPath, target);
-      } finally {
-        if (src.inTransaction) src.exec('COMMIT');
-      }
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    summary = sealCopy(partial, target);
-    renameSync(partial, target);
-    syncFolder(dirname(target));
-  } catch (e) {
-    for (const f of [partial, `${partial}-journal`, `${partial}-wal`, `${partial}-shm`]) rmSync(f, { force: true });
-    throw e;
+    });
   } finally {
     src.close();
   }
   return { ...summary, path: target, ms: performance.now() - started };
+}
+
+/** The copy made at `partial`, synced step by step, sealed and renamed to `target`. */
+async function writeCopy(src: Database, journalPath: string, target: string, partial: string): Promise<JournalSummary> {
+  // The copy's file exists (with its mode) before SQLite writes into it; synced after each step.
+  // Made new, never through a link: a name planted in the folder (a link to a root file, when
+  // root runs the backup into the service user's folder) is removed, not written through.
+  let fd: number;
+  try {
+    rmSync(partial, { force: true });
+    fd = openSync(partial, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  } catch (e) {
+    throw targetFailure(target, e);
+  }
+  try {
+    try {
+      src.exec('BEGIN');
+      // The read transaction starts at the first read: from here on the snapshot is fixed.
+      src.prepare('SELECT count(*) FROM sqlite_master').get();
+    } catch (e) {
+      if (isBusyJournalError(e)) throw new JournalBusyError(journalPath);
+      throw describeJournalFailure(journalPath, e);
+    }
+    try {
+      await src.backup(partial, {
+        progress: () => {
+          fdatasyncSync(fd);
+          return PAGES_PER_STEP;
+        },
+      });
+    } catch (e) {
+      throw failureOf(e, journalPath, target);
+    } finally {
+      if (src.inTransaction) src.exec('COMMIT');
+    }
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  const summary = sealCopy(partial, target);
+  renameSync(partial, target);
+  syncFolder(dirname(target));
+  return summary;
 }
 
 /** Makes the copy a single file (no -wal), checks it, and counts what it holds. */

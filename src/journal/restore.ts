@@ -1,3 +1,4 @@
+import { asFolderWriter } from '../util/folder-writer.js';
 import {
   chmodSync,
   closeSync,
@@ -56,8 +57,19 @@ export interface RestoreResult {
  * and claim files of processes that are gone are removed, so `punchgate run` starts clean.
  */
 export async function restoreJournal(o: RestoreOptions): Promise<RestoreResult> {
+  checkBackupFile(o.backupPath, o.journalPath);
+  // Read as the caller (root may restore a backup only root can read); the journal's folder is
+  // written as its owner when root runs this (folder-writer.ts).
+  const src = openBackup(o.backupPath);
+  try {
+    return await asFolderWriter(dirname(o.journalPath), () => restoreFrom(src, o));
+  } finally {
+    src.close();
+  }
+}
+
+async function restoreFrom(src: Database, o: RestoreOptions): Promise<RestoreResult> {
   const { journalPath, backupPath } = o;
-  checkBackupFile(backupPath, journalPath);
   let lock: OwnerLock;
   try {
     lock = OwnerLock.acquire(journalPath);
@@ -79,7 +91,7 @@ export async function restoreJournal(o: RestoreOptions): Promise<RestoreResult> 
         `another punchgate process (punchgate flush, pid ${live.map((id) => id.split('-')[0]).join(', ')}) is delivering punches from the journal ${journalPath}: let it finish, then run the restore again`,
         EXIT.TEMPFAIL,
       );
-    await copyBackup(backupPath, copy, journalPath);
+    await copyBackup(src, backupPath, copy, journalPath);
     const { summary: restored, returnedClaims } = checkCopy(copy, backupPath, o);
     const current = existsSync(journalPath) ? inspectCurrent(journalPath) : null;
     if (current && !o.force) refuseToReplace(journalPath, current);
@@ -139,14 +151,16 @@ function checkBackupFile(path: string, journalPath: string): void {
     );
 }
 
-/** Copies the backup beside the journal through SQLite (mode 0600, as the service's journal). */
-async function copyBackup(backupPath: string, copy: string, journalPath: string): Promise<void> {
-  let src: Database;
+function openBackup(backupPath: string): Database {
   try {
-    src = new Database(backupPath, { readonly: true, fileMustExist: true });
+    return new Database(backupPath, { readonly: true, fileMustExist: true });
   } catch (e) {
     throw badBackup(backupPath, e);
   }
+}
+
+/** Copies the backup beside the journal through SQLite (mode 0600, as the service's journal). */
+async function copyBackup(src: Database, backupPath: string, copy: string, journalPath: string): Promise<void> {
   try {
     // Made new, never through a link planted under the copy's name in the journal's folder.
     rmSync(copy, { force: true });
@@ -156,8 +170,6 @@ async function copyBackup(backupPath: string, copy: string, journalPath: string)
     const code = (e as { code?: string }).code ?? '';
     if (/^SQLITE_(NOTADB|CORRUPT)/.test(code)) throw badBackup(backupPath, e);
     throw describeJournalFailure(journalPath, e);
-  } finally {
-    src.close();
   }
 }
 

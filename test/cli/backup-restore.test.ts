@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
+  chmodSync,
   chownSync,
   existsSync,
   lchownSync,
@@ -290,7 +291,7 @@ describe('punchgate restore', () => {
   it('run as root, the restored journal and its lock belong to the owner of the journal folder', async () => {
     if (process.getuid?.() !== 0) return; // only root can give files away
     const { s, box } = await backupAndNewBox();
-    chownSync(box.tmp.path('state'), 4321, 4321);
+    giveStateTo(box, 4321);
     const r = await box.cli('restore', s.tmp.path('b.db'));
     expect(r.status, r.stderr).toBe(0);
     for (const f of ['journal.db', 'journal.db.lock']) expect(statSync(box.tmp.path(`state/${f}`)).uid, f).toBe(4321);
@@ -305,7 +306,7 @@ describe('punchgate restore', () => {
     for (const target of ['rootonly/made-here', 'rootonly/empty']) {
       rmSync(box.tmp.path('state/journal.db.lock'), { force: true });
       symlinkSync(box.tmp.path(target), box.tmp.path('state/journal.db.lock'));
-      if (process.getuid?.() === 0) chownSync(box.tmp.path('state'), 4321, 4321);
+      if (process.getuid?.() === 0) giveStateTo(box, 4321);
       const r = await box.cli('restore', '--force', s.tmp.path('b.db'));
       expect(r.status, r.stderr).toBe(74);
       expect(r.stderr).toContain(
@@ -319,6 +320,27 @@ describe('punchgate restore', () => {
     // The link removed, the restore goes through.
     rmSync(box.tmp.path('state/journal.db.lock'));
     expect((await box.cli('restore', s.tmp.path('b.db'))).status).toBe(0);
+  });
+
+  it('run as root, a backup in a folder the service user owns is made as that user; a root folder others may write is refused (found by an adversarial trial)', async () => {
+    // The trial's service user swapped the backup's file for a link to a root file while SQLite
+    // wrote it, and root wrote the backup over that file. Made as the folder's owner, a link can
+    // only lead where that user may write anyway.
+    if (process.getuid?.() !== 0) return; // only root can act as another user
+    const s = sandbox();
+    s.punch(1, 'delivered');
+    chmodSync(s.tmp.dir, 0o711);
+    mkdirSync(s.tmp.path('backups'));
+    chownSync(s.tmp.path('backups'), 4321, 4321);
+    const r = await s.cli('backup', s.tmp.path('backups/one.db'));
+    expect(r.status, r.stderr).toBe(0);
+    expect(statSync(s.tmp.path('backups/one.db')).uid).toBe(4321);
+    mkdirSync(s.tmp.path('shared'));
+    chmodSync(s.tmp.path('shared'), 0o777);
+    const shared = await s.cli('backup', s.tmp.path('shared/two.db'));
+    expect(shared.status).toBe(74);
+    expect(shared.stderr).toContain(`${s.tmp.path('shared')} is root's but other users may write in it (mode 0777)`);
+    expect(readdirSync(s.tmp.path('shared'))).toEqual([]);
   });
 
   it('run as root, never writes a backup through a link another user owns on the way; a link root owns is followed', async () => {
@@ -346,3 +368,12 @@ describe('punchgate restore', () => {
     expect(readdirSync(s.tmp.path('rootonly'))).toHaveLength(1);
   });
 });
+
+/**
+ * The box's state folder handed to the service user `uid`, as /var/lib/punchgate is: its way in
+ * traversable (run as root, restore writes there as that user: src/util/folder-writer.ts).
+ */
+function giveStateTo(box: { tmp: { dir: string; path: (name: string) => string } }, uid: number): void {
+  chmodSync(box.tmp.dir, 0o711);
+  chownSync(box.tmp.path('state'), uid, uid);
+}
