@@ -9,6 +9,7 @@ import {
   readlinkSync,
   realpathSync,
   renameSync,
+  rmSync,
   writeSync,
 } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -43,12 +44,18 @@ export function ensurePrivateFile(path: string): void {
   }
 }
 
-/** Replaces `path` whole with `text` (a temporary file, then a rename: a reader never sees half), 0600. */
+/**
+ * Replaces `path` whole with `text` (a temporary file, then a rename: a reader never sees half), 0600.
+ * The temporary name is made new (O_EXCL): whatever another user left there (a link, or a FIFO,
+ * whose open blocked a root daemon for good, deaf to SIGTERM: found by an adversarial trial) is
+ * removed first, and never opened.
+ */
 export function writePrivateFile(path: string, text: string): void {
   const tmp = `${path}.tmp`;
+  rmSync(tmp, { force: true });
   const fd = openSync(
     tmp,
-    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW | constants.O_NONBLOCK,
     PRIVATE_MODE,
   );
   try {
