@@ -5,6 +5,7 @@ import type { Config } from '../config/schema.js';
 import { sinksOf } from '../config/sinks.js';
 import type { AttendanceAnswer } from '../hrms/attendance.js';
 import type { Journal } from '../journal/journal.js';
+import { credentialTrouble } from '../delivery/credential-trouble.js';
 import type { DeliveryRecord } from '../journal/types.js';
 import type { StatusReport } from '../status/index.js';
 import type { LatestReport } from '../status/latest.js';
@@ -117,7 +118,18 @@ export class PunchgateMetrics {
       registers,
       collect() {
         this.reset();
-        for (const s of read().sinks) this.set({ sink: s.sink }, s.auth === 'failed' ? 1 : 0);
+        // Only a refusal by the server: no credential to send is the metric below (nothing was sent).
+        for (const s of read().sinks) this.set({ sink: s.sink }, credentialTrouble(s) === 'refused' ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'punchgate_hrms_token_unusable',
+      help: 'Whether no usable credential can be read for each sink now (1) or one can (0): its file is missing, empty, unreadable or holds more than one line, so nothing is sent to it until it is put right.',
+      labelNames: ['sink'],
+      registers,
+      collect() {
+        this.reset();
+        for (const s of read().sinks) this.set({ sink: s.sink }, credentialTrouble(s) === 'none' ? 1 : 0);
       },
     });
     new Gauge({
@@ -324,7 +336,14 @@ interface Scrape {
   /** The enabled terminals of the config, with what the ledger last recorded of each (any kind). */
   terminals: { name: string; record: { online: boolean; lastSuccessAt: number | null } | undefined }[];
   /** Each sink's delivery state: the default sink's live from the journal, the others' as the status report has them. */
-  sinks: { sink: string; auth: DeliveryRecord['auth']; lastSuccessAt: number | null; failingSince: number | null }[];
+  sinks: {
+    sink: string;
+    auth: DeliveryRecord['auth'];
+    /** Tells no usable credential from a refused one (credentialTrouble). */
+    lastError: string | null;
+    lastSuccessAt: number | null;
+    failingSince: number | null;
+  }[];
   journaled: ReadonlyMap<string, number>;
   delivered: ReadonlyMap<string, number>;
   fs: { avail: number; size: number } | undefined;
@@ -348,6 +367,7 @@ function sinkFigures(config: Config, live: DeliveryRecord, report: StatusReport)
       return {
         sink: label(s.name),
         auth: live.auth,
+        lastError: live.lastError,
         lastSuccessAt: live.lastSuccessAt,
         failingSince: at(report.delivery.failingSince),
       };
@@ -355,6 +375,7 @@ function sinkFigures(config: Config, live: DeliveryRecord, report: StatusReport)
     return {
       sink: label(s.name),
       auth: r?.auth ?? 'unknown',
+      lastError: r?.lastError ?? null,
       lastSuccessAt: at(r?.lastSuccessAt ?? null),
       failingSince: at(r?.failingSince ?? null),
     };

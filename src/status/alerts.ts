@@ -1,10 +1,10 @@
 import { cannotStart } from '../delivery/cannot-start.js';
-import { NO_TOKEN } from '../delivery/health.js';
 import type { OldestClaim, RefusedPunches, RefusedRecords } from '../journal/types.js';
 import { STAND_IN_SERIAL } from '../punch.js';
 import { describeStep, stepSize, type ClockStep } from '../util/clock-steps.js';
 import { DISK_FAIL_BYTES, DISK_WARN_BYTES } from '../util/disk.js';
 import { ALERT, deliveryTrouble, type Alert } from './alert-words.js';
+import { defaultCredentialAlert } from './credential-alert.js';
 import { refusalAlerts } from './refusals.js';
 import type { DiskSyncFigures, StatusReport, TerminalStatus } from './types.js';
 
@@ -90,12 +90,9 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
   if (free !== null && free < DISK_WARN_BYTES) out.push(ALERT.disk(free, free < DISK_FAIL_BYTES));
   const sync = r.journal.diskSync;
   if (sync && diskIsSlow(sync)) out.push(ALERT.journalDiskSlow(sync));
-  if (r.delivery.auth === 'failed' && r.delivery.lastError?.startsWith(NO_TOKEN)) {
-    // Nothing was sent: the HRMS did not refuse anything, punchgate has no token to send.
-    out.push(ALERT.noToken(r.delivery.lastError, ms(r.delivery.authFailedSince)));
-  } else if (r.delivery.auth === 'failed') {
-    out.push(ALERT.tokenRefused(ms(r.delivery.authFailedSince), r.delivery.credential));
-  }
+  // No usable token (nothing was sent) or one the HRMS refused: the same words as /readyz.
+  const credential = defaultCredentialAlert(r.delivery, ms(r.delivery.authFailedSince), r.delivery.credential);
+  if (credential) out.push(credential);
   const failing = ms(r.delivery.failingSince);
   const deliveredUntil = Math.max(stoppedAt ?? now, failing ?? 0);
   const unbuilt =

@@ -1,5 +1,5 @@
 import { cannotStart } from '../delivery/cannot-start.js';
-import { NO_TOKEN } from '../delivery/health.js';
+import { credentialTrouble } from '../delivery/credential-trouble.js';
 import { printable } from '../util/terminal-text.js';
 import { localTimeOf, localTime } from '../util/local-time.js';
 import type { StatusReport, TerminalStatus } from './report.js';
@@ -69,7 +69,7 @@ export function formatStatus(r: StatusReport): string {
     lines.push(`  oldest waiting punch: ${r.oldestPending.logTime} (terminal clock) from ${r.oldestPending.terminal}`);
   lines.push('');
   lines.push('Delivery');
-  const noToken = r.delivery.auth === 'failed' && r.delivery.lastError?.startsWith(NO_TOKEN);
+  const noToken = credentialTrouble(r.delivery) === 'none';
   const unbuilt = r.delivery.auth !== 'failed' && cannotStart(stateTimes(r.delivery));
   // The default sink's own words: an Odoo sink's API key is accepted, not a token (credential-words.ts).
   const what = r.delivery.credential?.what ?? 'token';
