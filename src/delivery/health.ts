@@ -1,4 +1,5 @@
 import type { AttendanceAnswer } from '../hrms/answer.js';
+import { isStartCopy, tokenPickup } from '../hrms/token-pickup.js';
 import type { DeliveryRecord } from '../journal/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -102,7 +103,7 @@ export class DeliveryHealth {
       this.logger.error(
         { retryInSeconds: Math.round(retryMs / 1000), ...(tokenFile ? { tokenFile } : {}) },
         `AUTH FAILED: ${refused} (${message}). Delivery is paused, punches keep accumulating; ` +
-          `no attempt is charged. Put a valid ${what} in place${place ? ` (${place})` : ''}; it is picked up without a restart.`,
+          `no attempt is charged. Put a valid ${what} in place${place ? ` (${place})` : ''}; ${this.pickup(tokenFile)}.`,
       ),
     );
     this.write({
@@ -113,6 +114,13 @@ export class DeliveryHealth {
       lastErrorAt: now,
       lastResult,
     });
+  }
+
+  /** How a new credential takes effect: re-read, or (systemd's copy made at start) at a restart. */
+  private pickup(tokenFile: string | undefined): string {
+    // The file punchgate itself cannot read: systemd's copy is what it reads, made once at start.
+    const copy = isStartCopy(tokenFile, process.env);
+    return copy ? tokenPickup(true) : 'it is picked up without a restart';
   }
 
   /** No token could be read (none configured, or its file unusable): nothing was sent. */
