@@ -168,6 +168,14 @@ export class PunchgateMetrics {
       },
     });
     new Gauge({
+      name: 'punchgate_config_restart_pending',
+      help: 'How many settings of the reloaded config file take effect only after a restart (adms.listen, journal.path...); 0 when the file is fully in force.',
+      registers,
+      collect() {
+        this.set(read().report.config?.restartPending?.length ?? 0);
+      },
+    });
+    new Gauge({
       name: 'punchgate_config_delivery_held',
       help: 'Whether delivery is held (1) because punchgate run runs on the last good config and the broken file names another HRMS, or none that can be read.',
       registers,

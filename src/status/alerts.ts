@@ -82,6 +82,8 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
   // Running on the copy, that alert says the file does not load; "would start on its last good
   // copy" is for a daemon that still runs on what it loaded.
   else if (c?.failure && c.runningOn !== 'last-good') out.push(ALERT.configBroken(c));
+  // A reload that could not apply some settings: the file is not fully in force until a restart.
+  if (c?.restartPending?.length) out.push(ALERT.restartPending(c.file, c.restartPending, c.loadedAt));
   const busy = ms(r.journal.busySince);
   if (busy !== null && now - busy >= BUSY_ALERT_MS) {
     out.push(ALERT.journalBusy(now - busy, r.journal.heldPunches, r.journal.path));

@@ -114,6 +114,10 @@ export function formatStatus(r: StatusReport): string {
         ? `  running on the LAST GOOD COPY ${c.lastGood ?? ''} (loaded ${when(c.loadedAt)} from ${c.file})`
         : `  running on ${c.file} as loaded ${when(c.loadedAt)}${c.lastGood ? ` (a copy is kept at ${c.lastGood})` : ''}`,
     );
+    if (c.restartPending?.length)
+      lines.push(
+        `  WAITING FOR A RESTART: ${c.restartPending.join(', ')} (the reload could not apply them; see the alert)`,
+      );
     if (c.fallback?.deliveryHeld) lines.push(`  delivery HELD: ${printable(c.fallback.deliveryHeld, 500)}`);
     for (const t of c.fallback?.notStarted ?? [])
       lines.push(`  not collected from: ${t.name}: ${printable(t.why, 300)}`);

@@ -280,6 +280,15 @@ function configRows(c: ConfigStatus, now: number): Html {
       }
     </dd>
     ${
+      c.restartPending?.length
+        ? html`<dt>waiting for a restart</dt>
+            <dd id="config-restart-pending">
+              <span class="bad">${c.restartPending.join(', ')}</span>: the reload could not apply them (sudo systemctl
+              restart punchgate)
+            </dd>`
+        : ''
+    }
+    ${
       c.fallback?.deliveryHeld
         ? html`<dt>delivery</dt>
             <dd id="config-delivery-held"><span class="bad">held</span>: ${c.fallback.deliveryHeld}</dd>`

@@ -239,6 +239,7 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
       punchgate_config_load_failed: 'gauge',
       punchgate_config_load_failed_since_timestamp_seconds: 'gauge',
       punchgate_config_last_good_in_use: 'gauge',
+      punchgate_config_restart_pending: 'gauge',
       // Issue 30: on the last good copy while the broken file names another HRMS.
       punchgate_config_delivery_held: 'gauge',
       punchgate_delivery_failing_since_timestamp_seconds: 'gauge',
