@@ -39,11 +39,12 @@ export async function checkHrms(config: Config, deps: HrmsCheckDeps): Promise<Ch
   } catch (e) {
     const problem = errorText(e).replace(/^hrms\.tokenFile: /, '');
     if (/EACCES/.test(problem)) {
-      // The installed token file is root:root 0600 on purpose: systemd hands it to the service.
+      // The installed token file is root:punchgate 0640 on purpose (packaging/debian/postinst): the
+      // service reads it itself, an admin outside the group does not.
       return fail(
         NAME,
         `cannot read the HRMS token file ${tokens.file() ?? ''}: permission denied`,
-        'run the check as root (sudo punchgate check); the token file stays readable by root only, systemd hands it to the service with LoadCredential=',
+        'run the check as root (sudo punchgate check); the token file stays readable by root and the group punchgate only (root:punchgate 0640), which the service reads it with',
       );
     }
     if (problem.startsWith('no token configured'))

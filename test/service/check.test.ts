@@ -152,7 +152,7 @@ describe('punchgate check against the simulators', () => {
     const r = await runCheckCli(['--config', s.configPath, 'check'], {}, asRoot ? { uid: 65534, gid: 65534 } : {});
     expect(r.status).toBe(1);
     expect(r.stdout).toContain(
-      `FAIL hrms: cannot read the HRMS token file ${s.tokenPath}: permission denied — run the check as root (sudo punchgate check); the token file stays readable by root only, systemd hands it to the service with LoadCredential=`,
+      `FAIL hrms: cannot read the HRMS token file ${s.tokenPath}: permission denied — run the check as root (sudo punchgate check); the token file stays readable by root and the group punchgate only (root:punchgate 0640), which the service reads it with`,
     );
     // Run as another user, the read-only journal open is refused too, and says what to fix.
     if (asRoot)
