@@ -25,7 +25,29 @@ export function restartOnlyChanges(running: Config, next: Config): string[] {
   return RESTART_ONLY.filter(([, of]) => JSON.stringify(of(next)) !== JSON.stringify(of(running))).map(([key]) => key);
 }
 
-/** `next` with what a reload cannot apply kept as it runs (what the rest of the daemon reads). */
+/**
+ * `next` with what a reload cannot apply kept as it runs: the rest of the daemon reads the running
+ * values, and the next reload still finds them pending (compared with the running config).
+ */
 export function keepRestartOnly(running: Config, next: Config): Config {
-  return { ...next, site: running.site, journal: { ...next.journal, path: running.journal.path } };
+  const j = running.journal;
+  const d = running.delivery;
+  return {
+    ...next,
+    site: running.site,
+    journal: {
+      ...next.journal,
+      path: j.path,
+      futureToleranceMinutes: j.futureToleranceMinutes,
+      pastToleranceHours: j.pastToleranceHours,
+    },
+    delivery: {
+      ...next.delivery,
+      rejectedRetry: d.rejectedRetry,
+      deadAfterAttempts: d.deadAfterAttempts,
+      deadAfterDays: d.deadAfterDays,
+    },
+    status: { ...next.status, path: running.status.path, intervalMs: running.status.intervalMs },
+    log: { ...next.log, level: running.log.level },
+  };
 }
