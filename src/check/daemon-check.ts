@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import { OwnerLock } from '../journal/lock.js';
+import { ALERT } from '../status/alert-words.js';
 import { statusJsonPath } from '../status/daemon-probe.js';
 import type { ConfigStatus, StatusReport } from '../status/types.js';
 import type { Clock } from '../util/clock.js';
@@ -57,8 +58,13 @@ export function checkDaemon(config: Config, clock: Clock, opts: { required: bool
         result,
         `correct ${running_.file}, check it with punchgate check --config-only, then sudo systemctl reload punchgate`,
       )
-    : pass('daemon', result);
+    : running_?.restartPending?.length
+      ? // A reload loaded the file but could not apply these: the status's alert, in its words.
+        warn('daemon', alertOf(running_).cause, alertOf(running_).fix)
+      : pass('daemon', result);
 }
+
+const alertOf = (c: ConfigStatus) => ALERT.restartPending(c.file, c.restartPending ?? [], c.loadedAt);
 
 /** Which config the daemon says it runs on (its status.json), if it says. */
 export function runningConfig(statusPath: string | undefined): ConfigStatus | undefined {

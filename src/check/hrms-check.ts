@@ -3,6 +3,7 @@ import { seedHrmsOf } from '../config/sinks.js';
 import { compilePatterns } from '../delivery/outcomes.js';
 import { AttendanceClient, type AttendanceAnswer, type AttendanceSender } from '../hrms/attendance.js';
 import { TokenSource } from '../hrms/token.js';
+import { isStartCopy, serviceCanRead, tokenPickup } from '../hrms/token-pickup.js';
 import { hrmsReachFix } from '../hrms/reach-fix.js';
 import type { Secrets } from '../util/secrets.js';
 import { errorText, fail, pass, warn, type CheckResult } from './types.js';
@@ -38,11 +39,12 @@ export async function checkHrms(config: Config, deps: HrmsCheckDeps): Promise<Ch
   } catch (e) {
     const problem = errorText(e).replace(/^hrms\.tokenFile: /, '');
     if (/EACCES/.test(problem)) {
-      // The installed token file is root:root 0600 on purpose: systemd hands it to the service.
+      // The installed token file is root:punchgate 0640 on purpose (packaging/debian/postinst): the
+      // service reads it itself, an admin outside the group does not.
       return fail(
         NAME,
         `cannot read the HRMS token file ${tokens.file() ?? ''}: permission denied`,
-        'run the check as root (sudo punchgate check); the token file stays readable by root only, systemd hands it to the service with LoadCredential=',
+        'run the check as root (sudo punchgate check); the token file stays readable by root and the group punchgate only (root:punchgate 0640), which the service reads it with',
       );
     }
     if (problem.startsWith('no token configured'))
@@ -71,7 +73,11 @@ export async function checkHrms(config: Config, deps: HrmsCheckDeps): Promise<Ch
   const started = Date.now();
   try {
     const answer = await sender.send([], { token });
-    return describeAnswer(answer, addressShown(hrms.baseUrl), route, Date.now() - started, where, ca);
+    // Re-read without a restart, unless the service can only read systemd's copy made at its start.
+    const file = tokens.file();
+    const fromCopy = isStartCopy(file, deps.env) || (file !== undefined && serviceCanRead(file) === false);
+    const pickup = tokenPickup(fromCopy, fromCopy && !isStartCopy(file, deps.env) ? file : undefined);
+    return describeAnswer(answer, addressShown(hrms.baseUrl), route, Date.now() - started, where, ca, pickup);
   } catch (e) {
     return fail(
       NAME,
@@ -90,6 +96,8 @@ function describeAnswer(
   ms: number,
   where: string,
   ca: { key: string; file: string } | undefined,
+  /** How a new token takes effect (token-pickup.ts). */
+  pickup: string,
 ): CheckResult {
   switch (answer.kind) {
     case 'answered':
@@ -98,7 +106,7 @@ function describeAnswer(
       return fail(
         NAME,
         `the HRMS refused the token (${answer.httpStatus ? `HTTP ${answer.httpStatus}: ` : ''}${answer.message})`,
-        `put a valid token in ${where}; then, under systemd, systemctl restart punchgate (LoadCredential= copies the token at start; elsewhere a new token file is picked up by itself)`,
+        `put a valid token in ${where}; ${pickup}`,
       );
     case 'transient':
       if (answer.httpStatus !== undefined) {

@@ -32,8 +32,18 @@ export async function checkListener(l: ListenerToCheck): Promise<CheckResult> {
     const a = ALERT.listenerDown(l.daemon, { push: [], posting: [] });
     return fail(l.name, a.cause, a.fix);
   }
-  if (l.running && l.daemon?.up) return pass(l.name, `listening on ${l.daemon.listen}`);
   const key = l.listener === 'push' ? 'adms.listen' : 'status.listen';
+  // The daemon listens elsewhere than the config says: a reload cannot move the push receiver
+  // (a restart does); the status page moves at the next reload.
+  if (l.running && l.daemon?.up && l.daemon.listen !== l.listen) {
+    const act = l.listener === 'push' ? 'restart' : 'reload';
+    return warn(
+      l.name,
+      `listening on ${l.daemon.listen}, but ${key} in the config says ${l.listen}: it takes effect only after a ${act}`,
+      `sudo systemctl ${act} punchgate`,
+    );
+  }
+  if (l.running && l.daemon?.up) return pass(l.name, `listening on ${l.daemon.listen}`);
   const answers = await answersOn(l.host, l.port);
   if (l.running) {
     if (answers) return pass(l.name, `listening on ${l.listen}`);

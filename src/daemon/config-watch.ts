@@ -31,6 +31,8 @@ export class ConfigWatch {
   /** Running on the copy: what the broken file still says that the copy may not override (fallback.ts). */
   private fallback: FallbackDecision | null = null;
   private mark: FileMark | undefined;
+  /** Settings of the loaded file that wait for a restart (a reload could not apply them). */
+  private restartPending: string[] = [];
   /** The config that loaded, not yet kept beside the journal (this process does not own it yet). */
   private unsaved: { text: string; at: number } | undefined;
   private journalOwned = false;
@@ -88,9 +90,18 @@ export class ConfigWatch {
     this.failure = null;
     this.secretsMissing = [];
     this.fallback = null;
+    this.restartPending = [];
     this.mark = markOf(this.file);
     this.unsaved = { text: loaded.text, at: now };
     if (this.journalOwned) this.keepCopy();
+  }
+
+  /**
+   * The reload that just loaded the file could not apply these settings (their names): the status
+   * says so, with the fix, until a restart (or a reload of a file that no longer changes them).
+   */
+  waitForRestart(keys: readonly string[]): void {
+    this.restartPending = [...keys];
   }
 
   /** This process holds the journal's lock: the config it loaded is kept beside it from now on. */
@@ -161,6 +172,7 @@ export class ConfigWatch {
         ? { problems: this.failure.problems, since: new Date(this.failure.since).toISOString() }
         : null,
       secretsMissing: this.secretsMissing,
+      ...(this.restartPending.length > 0 ? { restartPending: this.restartPending } : {}),
       ...(this.fallback ? { fallback: this.fallback } : {}),
     };
   }

@@ -13,6 +13,7 @@ import type { AdmsReceiver } from '../sources/adms/index.js';
 import { checkTerminalConfig, createSource, terminalSecrets } from '../sources/build.js';
 import type { SourceDeps } from '../sources/types.js';
 import { buildStatus, LatestReport, type StatusReport } from '../status/index.js';
+import { ALERT, alertLine } from '../status/alert-words.js';
 import { ClockStepWatch, describeStep, type ClockStep } from '../util/clock-steps.js';
 import { elapsedMs } from '../util/clock.js';
 import { punchgateVersion } from '../util/version.js';
@@ -21,6 +22,7 @@ import { DiskSyncWatch } from './disk-sync-watch.js';
 import { EventLoopWatch, labelledQueue } from './event-loop-watch.js';
 import { createPushReceiver } from './push-receiver.js';
 import { StatusLog } from './status-log.js';
+import { keepRestartOnly, restartOnlyChanges } from './restart-only.js';
 import { SourceSet, type SourceFactory } from './sources.js';
 import { SinkDeliveries } from './deliveries.js';
 import type { SinkMakers } from '../sinks/build.js';
@@ -286,10 +288,9 @@ export class Daemon {
     }
     let next = loaded.config;
     this.configWatch.loaded(loaded);
-    if (next.journal.path !== this.config.journal.path || next.site !== this.config.site) {
-      logger.warn('journal.path and site changes take effect only after a restart');
-      next = { ...next, journal: this.config.journal, site: this.config.site };
-    }
+    // What a reload cannot apply waits for a restart: said in the log and, until then, the status.
+    const later = restartOnlyChanges(this.config, next);
+    next = keepRestartOnly(this.config, next);
     for (const s of terminalSecrets(next.terminals)) this.ctx.secrets.add(s, { runs: false });
     // The sinks, delivery's settings, and which terminal goes to which sink.
     const routes = (c: Config) => [c.hrms, c.sinks, c.delivery, c.terminals.map((t) => [t.name, t.sinks, t.timezone])];
@@ -303,7 +304,9 @@ export class Daemon {
       await this.stopDelivery();
       this.startDelivery();
     }
-    await this.reloadPushReceiver(next);
+    later.push(...(await this.reloadPushReceiver(next)));
+    this.configWatch.waitForRestart(later);
+    if (later.length > 0) logger.warn({ keys: later }, alertLine(ALERT.restartPending(this.configWatch.file, later)));
     await this.sources.apply(next.terminals);
     await this.web.reload();
     this.statusLog.write();
@@ -347,19 +350,18 @@ export class Daemon {
     this.deps.listeners = this.pushReceiver;
   }
 
-  /** A reload keeps the receiver and its connections: new delays and limits apply, a new port only after a restart. */
-  private async reloadPushReceiver(next: Config): Promise<void> {
-    if (!next.adms) {
-      if (this.pushReceiver) this.ctx.logger.warn('removing adms takes effect only after a restart');
-      return;
-    }
+  /**
+   * A reload keeps the receiver and its connections: new delays and limits apply, a new port only
+   * after a restart. Returns the adms settings that wait for a restart.
+   */
+  private async reloadPushReceiver(next: Config): Promise<string[]> {
+    if (!next.adms) return this.pushReceiver ? ['adms (its removal)'] : [];
     if (!this.pushReceiver) {
       this.attachPushReceiver(next.adms);
       await this.pushReceiver!.start();
-      return;
+      return [];
     }
-    const later = this.pushReceiver.configure(next.adms);
-    if (later.length > 0) this.ctx.logger.warn({ keys: later }, 'these adms changes take effect only after a restart');
+    return this.pushReceiver.configure(next.adms);
   }
 
   private startDelivery(): void {

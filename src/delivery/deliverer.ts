@@ -418,7 +418,7 @@ export class Deliverer {
         { answer: answer.kind, httpStatus: answer.httpStatus },
         up ? 'HRMS probe: it answers' : 'HRMS probe: still unreachable',
       );
-      if (up) this.health.reachable();
+      if (up) this.health.reachable(answer);
       return up;
     } catch (e) {
       this.o.logger.debug({ err: e instanceof Error ? e.message : String(e) }, 'HRMS probe failed');

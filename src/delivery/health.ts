@@ -1,3 +1,5 @@
+import type { AttendanceAnswer } from '../hrms/answer.js';
+import { isStartCopy, tokenPickup } from '../hrms/token-pickup.js';
 import type { DeliveryRecord } from '../journal/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -101,7 +103,7 @@ export class DeliveryHealth {
       this.logger.error(
         { retryInSeconds: Math.round(retryMs / 1000), ...(tokenFile ? { tokenFile } : {}) },
         `AUTH FAILED: ${refused} (${message}). Delivery is paused, punches keep accumulating; ` +
-          `no attempt is charged. Put a valid ${what} in place${place ? ` (${place})` : ''}; it is picked up without a restart.`,
+          `no attempt is charged. Put a valid ${what} in place${place ? ` (${place})` : ''}; ${this.pickup(tokenFile)}.`,
       ),
     );
     this.write({
@@ -112,6 +114,13 @@ export class DeliveryHealth {
       lastErrorAt: now,
       lastResult,
     });
+  }
+
+  /** How a new credential takes effect: re-read, or (systemd's copy made at start) at a restart. */
+  private pickup(tokenFile: string | undefined): string {
+    // The file punchgate itself cannot read: systemd's copy is what it reads, made once at start.
+    const copy = isStartCopy(tokenFile, process.env);
+    return copy ? tokenPickup(true) : 'it is picked up without a restart';
   }
 
   /** No token could be read (none configured, or its file unusable): nothing was sent. */
@@ -177,14 +186,24 @@ export class DeliveryHealth {
     this.write({ lastError: message, lastErrorAt: now, lastResult, failingSince });
   }
 
-  /** The HRMS answers an empty probe again after being unreachable: said once, at info. */
-  reachable(): void {
+  /**
+   * The HRMS answers an empty probe again after being unreachable: said once, at info, with what it
+   * answered. Any answer but a 5xx counts as "up", so a refused token or a 404 is not "accepted":
+   * the log said "an empty test batch was accepted" over a 401 (a new-user trial).
+   */
+  reachable(answer: AttendanceAnswer): void {
     if (this.trouble !== 'transient') return;
-    this.logger.info(
-      { failedAttempts: this.failures },
-      'the HRMS answers again: delivery resumes now (an empty test batch was accepted)',
-    );
+    this.logger.info({ failedAttempts: this.failures }, `the HRMS answers again${this.probeWords(answer)}`);
     this.trouble = undefined;
+  }
+
+  /** What the probe's answer means for delivery, in plain words. */
+  private probeWords(answer: AttendanceAnswer): string {
+    if (answer.kind === 'answered') return ': delivery resumes now (an empty test batch was accepted)';
+    const got = 'message' in answer ? answerText(answer) : '';
+    if (answer.kind === 'auth')
+      return `, but it refused the ${this.credential.what} of an empty test batch (${got}): nothing is delivered until a valid ${this.credential.what} is in place`;
+    return `: delivery resumes now (an empty test batch was not accepted: ${got})`;
   }
 
   private write(patch: Partial<DeliveryRecord>, hold = false): void {
@@ -202,4 +221,11 @@ export class DeliveryHealth {
     else this.logger.debug({ failures: this.failures }, `HRMS delivery still failing (${kind})`);
     this.trouble = kind;
   }
+}
+
+/** "HTTP 401: Invalid token": an answer's status (unless its message names it already) and message. */
+function answerText(a: { httpStatus?: number; message: string }): string {
+  const status =
+    a.httpStatus === undefined || a.message.includes(`HTTP ${a.httpStatus}`) ? '' : `HTTP ${a.httpStatus}: `;
+  return `${status}${a.message}`;
 }

@@ -5,6 +5,7 @@ import type { Config } from '../config/schema.js';
 import { sinksOf } from '../config/sinks.js';
 import type { AttendanceAnswer } from '../hrms/attendance.js';
 import type { Journal } from '../journal/journal.js';
+import { credentialTrouble } from '../delivery/credential-trouble.js';
 import type { DeliveryRecord } from '../journal/types.js';
 import type { StatusReport } from '../status/index.js';
 import type { LatestReport } from '../status/latest.js';
@@ -124,7 +125,18 @@ export class PunchgateMetrics {
       registers,
       collect() {
         this.reset();
-        for (const s of read().sinks) this.set({ sink: s.sink }, s.auth === 'failed' ? 1 : 0);
+        // Only a refusal by the server: no credential to send is the metric below (nothing was sent).
+        for (const s of read().sinks) this.set({ sink: s.sink }, credentialTrouble(s) === 'refused' ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'punchgate_hrms_token_unusable',
+      help: 'Whether no usable credential can be read for each sink now (1) or one can (0): its file is missing, empty, unreadable or holds more than one line, so nothing is sent to it until it is put right.',
+      labelNames: ['sink'],
+      registers,
+      collect() {
+        this.reset();
+        for (const s of read().sinks) this.set({ sink: s.sink }, credentialTrouble(s) === 'none' ? 1 : 0);
       },
     });
     new Gauge({
@@ -160,6 +172,14 @@ export class PunchgateMetrics {
       registers,
       collect() {
         this.set(read().report.config?.runningOn === 'last-good' ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'punchgate_config_restart_pending',
+      help: 'How many settings of the reloaded config file take effect only after a restart (adms.listen, journal.path...); 0 when the file is fully in force.',
+      registers,
+      collect() {
+        this.set(read().report.config?.restartPending?.length ?? 0);
       },
     });
     new Gauge({
@@ -335,7 +355,14 @@ interface Scrape {
   /** The enabled terminals of the config, with what the ledger last recorded of each (any kind). */
   terminals: { name: string; record: { online: boolean; lastSuccessAt: number | null } | undefined }[];
   /** Each sink's delivery state: the default sink's live from the journal, the others' as the status report has them. */
-  sinks: { sink: string; auth: DeliveryRecord['auth']; lastSuccessAt: number | null; failingSince: number | null }[];
+  sinks: {
+    sink: string;
+    auth: DeliveryRecord['auth'];
+    /** Tells no usable credential from a refused one (credentialTrouble). */
+    lastError: string | null;
+    lastSuccessAt: number | null;
+    failingSince: number | null;
+  }[];
   journaled: ReadonlyMap<string, number>;
   delivered: ReadonlyMap<string, number>;
   fs: { avail: number; size: number } | undefined;
@@ -359,6 +386,7 @@ function sinkFigures(config: Config, live: DeliveryRecord, report: StatusReport)
       return {
         sink: label(s.name),
         auth: live.auth,
+        lastError: live.lastError,
         lastSuccessAt: live.lastSuccessAt,
         failingSince: at(report.delivery.failingSince),
       };
@@ -366,6 +394,7 @@ function sinkFigures(config: Config, live: DeliveryRecord, report: StatusReport)
     return {
       sink: label(s.name),
       auth: r?.auth ?? 'unknown',
+      lastError: r?.lastError ?? null,
       lastSuccessAt: at(r?.lastSuccessAt ?? null),
       failingSince: at(r?.failingSince ?? null),
     };

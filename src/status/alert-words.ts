@@ -108,6 +108,17 @@ export const ALERT = {
     fix: CONFIG_FIX(c.file),
   }),
 
+  /**
+   * A reload loaded the file, but some of its settings take effect only at a restart
+   * (daemon/restart-only.ts, the adms receiver's listen): the daemon runs on with their old values.
+   * Said in the reload's log line, the status, the page and `punchgate check` alike.
+   */
+  restartPending: (file: string, keys: readonly string[], loadedAt?: string): Alert => ({
+    kind: 'config-restart-pending',
+    cause: `${file} was reloaded${loadedAt ? ` at ${localTime(Date.parse(loadedAt))}` : ''}, but ${keys.length === 1 ? `${keys[0]} takes` : `${keys.join(', ')} take`} effect only after a restart: punchgate run still runs with the value${keys.length === 1 ? '' : 's'} it started with`,
+    fix: 'sudo systemctl restart punchgate (punches are kept; terminals are polled again at start)',
+  }),
+
   /** The daemon started on the kept copy because the file did not load. */
   configOnCopy: (c: ConfigStatus): Alert => ({
     kind: 'config-last-good',

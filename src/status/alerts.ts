@@ -1,10 +1,10 @@
 import { cannotStart } from '../delivery/cannot-start.js';
-import { NO_TOKEN } from '../delivery/health.js';
 import type { OldestClaim, RefusedPunches, RefusedRecords } from '../journal/types.js';
 import { STAND_IN_SERIAL } from '../punch.js';
 import { describeStep, stepSize, type ClockStep } from '../util/clock-steps.js';
 import { DISK_FAIL_BYTES, DISK_WARN_BYTES } from '../util/disk.js';
 import { ALERT, deliveryTrouble, type Alert } from './alert-words.js';
+import { defaultCredentialAlert } from './credential-alert.js';
 import { refusalAlerts } from './refusals.js';
 import type { DiskSyncFigures, StatusReport, TerminalStatus } from './types.js';
 
@@ -82,6 +82,8 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
   // Running on the copy, that alert says the file does not load; "would start on its last good
   // copy" is for a daemon that still runs on what it loaded.
   else if (c?.failure && c.runningOn !== 'last-good') out.push(ALERT.configBroken(c));
+  // A reload that could not apply some settings: the file is not fully in force until a restart.
+  if (c?.restartPending?.length) out.push(ALERT.restartPending(c.file, c.restartPending, c.loadedAt));
   const busy = ms(r.journal.busySince);
   if (busy !== null && now - busy >= BUSY_ALERT_MS) {
     out.push(ALERT.journalBusy(now - busy, r.journal.heldPunches, r.journal.path));
@@ -90,12 +92,9 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
   if (free !== null && free < DISK_WARN_BYTES) out.push(ALERT.disk(free, free < DISK_FAIL_BYTES));
   const sync = r.journal.diskSync;
   if (sync && diskIsSlow(sync)) out.push(ALERT.journalDiskSlow(sync));
-  if (r.delivery.auth === 'failed' && r.delivery.lastError?.startsWith(NO_TOKEN)) {
-    // Nothing was sent: the HRMS did not refuse anything, punchgate has no token to send.
-    out.push(ALERT.noToken(r.delivery.lastError, ms(r.delivery.authFailedSince)));
-  } else if (r.delivery.auth === 'failed') {
-    out.push(ALERT.tokenRefused(ms(r.delivery.authFailedSince), r.delivery.credential));
-  }
+  // No usable token (nothing was sent) or one the HRMS refused: the same words as /readyz.
+  const credential = defaultCredentialAlert(r.delivery, ms(r.delivery.authFailedSince), r.delivery.credential);
+  if (credential) out.push(credential);
   const failing = ms(r.delivery.failingSince);
   const deliveredUntil = Math.max(stoppedAt ?? now, failing ?? 0);
   const unbuilt =

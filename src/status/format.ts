@@ -1,5 +1,5 @@
 import { cannotStart } from '../delivery/cannot-start.js';
-import { NO_TOKEN } from '../delivery/health.js';
+import { credentialTrouble } from '../delivery/credential-trouble.js';
 import { printable } from '../util/terminal-text.js';
 import { localTimeOf, localTime } from '../util/local-time.js';
 import type { StatusReport, TerminalStatus } from './report.js';
@@ -69,7 +69,7 @@ export function formatStatus(r: StatusReport): string {
     lines.push(`  oldest waiting punch: ${r.oldestPending.logTime} (terminal clock) from ${r.oldestPending.terminal}`);
   lines.push('');
   lines.push('Delivery');
-  const noToken = r.delivery.auth === 'failed' && r.delivery.lastError?.startsWith(NO_TOKEN);
+  const noToken = credentialTrouble(r.delivery) === 'none';
   const unbuilt = r.delivery.auth !== 'failed' && cannotStart(stateTimes(r.delivery));
   // The default sink's own words: an Odoo sink's API key is accepted, not a token (credential-words.ts).
   const what = r.delivery.credential?.what ?? 'token';
@@ -114,6 +114,10 @@ export function formatStatus(r: StatusReport): string {
         ? `  running on the LAST GOOD COPY ${c.lastGood ?? ''} (loaded ${when(c.loadedAt)} from ${c.file})`
         : `  running on ${c.file} as loaded ${when(c.loadedAt)}${c.lastGood ? ` (a copy is kept at ${c.lastGood})` : ''}`,
     );
+    if (c.restartPending?.length)
+      lines.push(
+        `  WAITING FOR A RESTART: ${c.restartPending.join(', ')} (the reload could not apply them; see the alert)`,
+      );
     if (c.fallback?.deliveryHeld) lines.push(`  delivery HELD: ${printable(c.fallback.deliveryHeld, 500)}`);
     for (const t of c.fallback?.notStarted ?? [])
       lines.push(`  not collected from: ${t.name}: ${printable(t.why, 300)}`);

@@ -1,7 +1,7 @@
 import { sinksOf, terminalsNotFor } from '../config/sinks.js';
 import type { Config } from '../config/schema.js';
 import { cannotStart } from '../delivery/cannot-start.js';
-import { NO_TOKEN } from '../delivery/health.js';
+import { credentialTrouble } from '../delivery/credential-trouble.js';
 import type { Journal } from '../journal/journal.js';
 import { printable } from '../util/terminal-text.js';
 import { localTimeOf } from '../util/local-time.js';
@@ -95,7 +95,7 @@ function sinkAlerts(s: SinkStatus, alertAfterMs: number, now: number, stoppedAt:
         sink: s.name,
         credential: d.credential ?? sinkCredential(s, false),
         since: ms(d.authFailedSince),
-        noToken: d.lastError?.startsWith(NO_TOKEN) ?? false,
+        noToken: credentialTrouble(d) === 'none',
         lastError: d.lastError,
       }),
     ];

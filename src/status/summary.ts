@@ -1,5 +1,5 @@
 import { cannotStart } from '../delivery/cannot-start.js';
-import { NO_TOKEN } from '../delivery/health.js';
+import { credentialTrouble } from '../delivery/credential-trouble.js';
 import { span } from './alert-words.js';
 import { OFFLINE_ALERT_MS } from './alerts.js';
 import type { StatusReport, TerminalStatus } from './types.js';
@@ -29,7 +29,8 @@ export function deliveryShown(r: StatusReport): string | undefined {
 
 /** How a delivery row (the HRMS's, or a sink's under Sinks) names its trouble, or undefined. */
 function troubleOf(d: StatusReport['delivery']): string | undefined {
-  if (d.auth === 'failed') return d.lastError?.startsWith(NO_TOKEN) ? 'NO TOKEN' : 'AUTH FAILED';
+  const credential = credentialTrouble(d);
+  if (credential) return credential === 'none' ? 'NO TOKEN' : 'AUTH FAILED';
   if (cannotStart({ failingSince: d.failingSince ? Date.parse(d.failingSince) : null, lastError: d.lastError }))
     return 'CANNOT START';
   return d.failingSince ? 'FAILING' : undefined;

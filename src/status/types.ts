@@ -149,6 +149,11 @@ export interface ConfigStatus {
   failure: { problems: string[]; since: string } | null;
   /** Running on the copy: secrets kept out of it that could not be read back, in words. */
   secretsMissing: string[];
+  /**
+   * Settings of the loaded file a reload could not apply (adms.listen, journal.path...): they take
+   * effect at the next restart, the daemon runs with their old values meanwhile. Absent: none.
+   */
+  restartPending?: string[];
   /** Running on the copy: what the broken file still says that the copy does not override (config/fallback.ts). */
   fallback?: {
     deliveryHeld: string | null;

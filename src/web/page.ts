@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { cannotStart } from '../delivery/cannot-start.js';
-import { NO_TOKEN } from '../delivery/health.js';
+import { credentialTrouble } from '../delivery/credential-trouble.js';
 import type { HourlySeries } from '../journal/hourly-stats.js';
 import { span, type Alert } from '../status/alert-words.js';
 import { credentialLabel } from '../status/credential-words.js';
@@ -212,7 +212,7 @@ function sinkSection(s: NonNullable<StatusReport['sinks']>[number], now: number)
 }
 
 function deliveryRows(d: StatusReport['delivery'], now: number, sink?: string): Html {
-  const noToken = d.auth === 'failed' && d.lastError?.startsWith(NO_TOKEN);
+  const noToken = credentialTrouble(d) === 'none';
   const ofError = resultOfError(d);
   // No loop runs for a sink that cannot start: no next try, and a flush would not build it either.
   const unbuilt = cannotStart({
@@ -279,6 +279,15 @@ function configRows(c: ConfigStatus, now: number): Html {
           : html`${c.file}, loaded ${when(c.loadedAt, now)}`
       }
     </dd>
+    ${
+      c.restartPending?.length
+        ? html`<dt>waiting for a restart</dt>
+            <dd id="config-restart-pending">
+              <span class="bad">${c.restartPending.join(', ')}</span>: the reload could not apply them (sudo systemctl
+              restart punchgate)
+            </dd>`
+        : ''
+    }
     ${
       c.fallback?.deliveryHeld
         ? html`<dt>delivery</dt>

@@ -5,7 +5,8 @@ import type { Journal } from '../journal/journal.js';
 import { errorCode } from '../util/errors.js';
 import type { ListenerFact } from '../util/listener-fact.js';
 import { localTime } from '../util/local-time.js';
-import { credentialFix, refusesWords } from '../status/credential-words.js';
+import { alertLine } from '../status/alert-words.js';
+import { defaultCredentialAlert } from '../status/credential-alert.js';
 import type { SinkCredential } from '../status/types.js';
 
 /** Below this much free space the journal cannot be trusted to take the next punches. */
@@ -14,7 +15,7 @@ const MIN_FREE_BYTES = 4 * 1024 * 1024;
 /**
  * Why the daemon is not ready to do its job, in plain words (none: ready). Ready means a punch
  * can be journalled now (the journal takes a write lock at once, and its disk has room) and
- * the default sink does not refuse its credential. A terminal or the HRMS being away does not make it
+ * the default sink has a usable credential it does not refuse. A terminal or the HRMS being away does not make it
  * unready: punches then wait in the journal, which is the design. A delivery that cannot start (its
  * caFile missing...) is like no credential: nothing is sent until a person acts.
  */
@@ -32,14 +33,10 @@ export function notReadyReasons(journal: Journal, journalPath: string, credentia
     reasons.push(`journal folder ${dirname(journalPath)} cannot be examined (${errorCode(e) ?? String(e)})`);
   }
   const d = journal.deliveryState.get();
-  if (d.auth === 'failed') {
-    const since = d.authFailedSince === null ? '' : ` since ${localTime(d.authFailedSince)}`;
-    // The default sink's own words (an Odoo or Frappe sink has no token file).
-    reasons.push(
-      credential && !credential.hrmsBlock
-        ? `${refusesWords(credential)}${since}: ${credentialFix(credential)}`
-        : `the HRMS refuses the token${since}: put a valid token in the token file`,
-    );
+  // The status's own words: no usable token (nothing was sent) is not the HRMS refusing it.
+  const credentialAlert = defaultCredentialAlert(d, d.authFailedSince, credential);
+  if (credentialAlert) {
+    reasons.push(alertLine(credentialAlert));
   } else if (cannotStart(d)) {
     reasons.push(`${d.lastError ?? 'delivery cannot start'} (since ${localTime(d.failingSince!)})`);
   }

@@ -1,8 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnDaemon, startStack, TOKEN } from './stack.js';
+import { spawnDaemon, startStack, statusUrl, TOKEN } from './stack.js';
 import { waitFor } from '../helpers/wait.js';
+import { parseMetrics } from '../web/helpers.js';
 
 const read = (p: string) => {
   try {
@@ -61,5 +62,30 @@ describe('punchgate run without a usable token', () => {
     writeFileSync(stack.tmp.path('token'), `${TOKEN}\n`);
     await waitFor(() => stack.hrms.attendance().length === 1, 15_000, 'the punch delivered with the fixed token');
     expect(d.output()).not.toContain(TOKEN);
+  });
+
+  it('an empty token file: /readyz, /metrics, status.json and the page say no usable token, never a refusal', async () => {
+    const { stack, d, status } = await setup((_c, s) => writeFileSync(s.tmp.path('token'), ''));
+    const problem = `no usable HRMS token: the token file ${stack.tmp.path('token')} is empty`;
+    await waitFor(() => status().includes(problem), 15_000, 'the status alert');
+    const url = await statusUrl(d);
+    const get = async (path: string) => {
+      const r = await fetch(url + path);
+      return { status: r.status, text: await r.text() };
+    };
+    // /readyz in the status's words (the same alert line), not "the HRMS refuses the token".
+    const ready = await get('readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.text).toMatch(/^not ready: no usable HRMS token: the token file .* is empty/);
+    expect(status()).toContain(ready.text.replace(/^not ready: /, '').trim());
+    // The refused gauge (PunchgateTokenRefused) stays 0: no request was sent; the unusable one says it.
+    const metrics = parseMetrics((await get('metrics')).text);
+    expect(metrics.get('punchgate_hrms_token_refused{sink="hrms"}')).toBe(0);
+    expect(metrics.get('punchgate_hrms_token_unusable{sink="hrms"}')).toBe(1);
+    const page = (await get('')).text;
+    expect(page).toContain('NO TOKEN');
+    for (const body of [ready.text, page, (await get('status.json')).text, status()])
+      expect(body).not.toMatch(/refuses the token|AUTH FAILED/);
+    expect(stack.hrms.requests()).toBe(0);
   });
 });

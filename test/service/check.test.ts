@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OwnerLock } from '../../src/journal/lock.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -100,11 +100,26 @@ describe('punchgate check against the simulators', () => {
     const { report, text, json } = await check(s);
     expect(report.exitCode).toBe(1);
     expect(line(text, 'hrms')).toBe(
-      `FAIL hrms: the HRMS refused the token (HTTP 401: Bearer token is not correct) — put a valid token in ${s.tokenPath} (or PUNCHGATE_HRMS_TOKEN); then, under systemd, systemctl restart punchgate (LoadCredential= copies the token at start; elsewhere a new token file is picked up by itself)`,
+      `FAIL hrms: the HRMS refused the token (HTTP 401: Bearer token is not correct) — put a valid token in ${s.tokenPath} (or PUNCHGATE_HRMS_TOKEN); punchgate run re-reads it without a restart`,
     );
     expect(byName(report, 'terminal gate-1').status).toBe('pass');
     expect(s.hrms.received()).toEqual([]);
     expectNoSecrets(text, json);
+  });
+
+  it("a refused token read from systemd's copy (LoadCredential=): only then does the fix say to restart", async () => {
+    const s = await site();
+    s.writeConfig((c) => {
+      delete (c.hrms as Record<string, unknown>).tokenFile;
+    });
+    const credentials = join(s.dir, 'credentials');
+    mkdirSync(credentials);
+    writeFileSync(join(credentials, 'token'), WRONG_TOKEN);
+    const { text } = await check(s, { env: { CREDENTIALS_DIRECTORY: credentials } });
+    expect(line(text, 'hrms')).toMatch(
+      /— put a valid token in the file the unit's LoadCredential=token: names \(\/etc\/punchgate\/token\); then sudo systemctl restart punchgate, as the service does not re-read the token file \(it reads the copy LoadCredential= made at its start\)/,
+    );
+    expectNoSecrets(text);
   });
 
   it('a refused token from PUNCHGATE_HRMS_TOKEN names the variable that overrides the file', async () => {
@@ -137,7 +152,7 @@ describe('punchgate check against the simulators', () => {
     const r = await runCheckCli(['--config', s.configPath, 'check'], {}, asRoot ? { uid: 65534, gid: 65534 } : {});
     expect(r.status).toBe(1);
     expect(r.stdout).toContain(
-      `FAIL hrms: cannot read the HRMS token file ${s.tokenPath}: permission denied — run the check as root (sudo punchgate check); the token file stays readable by root only, systemd hands it to the service with LoadCredential=`,
+      `FAIL hrms: cannot read the HRMS token file ${s.tokenPath}: permission denied — run the check as root (sudo punchgate check); the token file stays readable by root and the group punchgate only (root:punchgate 0640), which the service reads it with`,
     );
     // Run as another user, the read-only journal open is refused too, and says what to fix.
     if (asRoot)

@@ -148,6 +148,7 @@ function everyAlert(): StatusReport {
     ALERT.daemonStuck(NOW - 600_000),
     ALERT.configBroken({ ...broken, runningOn: 'file' }),
     ALERT.configOnCopy(broken),
+    ALERT.restartPending(broken.file, ['journal.pastToleranceHours', 'adms.listen'], broken.loadedAt),
     ALERT.configHoldsDelivery({
       ...broken,
       fallback: {
@@ -359,7 +360,8 @@ function everyAlert(): StatusReport {
       freeBytes: 120 * 2 ** 20,
       inflightSince: iso(20),
     },
-    config: broken,
+    // The row of settings waiting for a restart shows with the rest (a reload after the copy).
+    config: { ...broken, restartPending: ['journal.pastToleranceHours', 'adms.listen'] },
     daemon: { running: true, statusLogAt: iso(10), stale: true },
   });
 }

@@ -122,6 +122,7 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
     );
     expect(byMetric('punchgate_journal_punches')[0]?.expr).toBe('punchgate_journal_punches{state="dead"} > 0');
     expect(byMetric('punchgate_hrms_token_refused')).toHaveLength(1);
+    expect(byMetric('punchgate_hrms_token_unusable')).toHaveLength(1);
     expect(byMetric('punchgate_journal_filesystem_avail_bytes')).toHaveLength(1);
     // A config file that does not load (issue 24): an alert of its own, and a louder one on the last good copy.
     expect(byMetric('punchgate_config_load_failed')[0]).toMatchObject({
@@ -225,6 +226,7 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
       punchgate_hrms_request_duration_seconds: 'histogram',
       punchgate_delivery_last_success_timestamp_seconds: 'gauge',
       punchgate_hrms_token_refused: 'gauge',
+      punchgate_hrms_token_unusable: 'gauge',
       punchgate_journal_filesystem_avail_bytes: 'gauge',
       punchgate_journal_filesystem_size_bytes: 'gauge',
       punchgate_push_kept_uploads_total: 'counter',
@@ -237,6 +239,7 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
       punchgate_config_load_failed: 'gauge',
       punchgate_config_load_failed_since_timestamp_seconds: 'gauge',
       punchgate_config_last_good_in_use: 'gauge',
+      punchgate_config_restart_pending: 'gauge',
       // Issue 30: on the last good copy while the broken file names another HRMS.
       punchgate_config_delivery_held: 'gauge',
       punchgate_delivery_failing_since_timestamp_seconds: 'gauge',

@@ -114,7 +114,7 @@ describe('/metrics of punchgate run', () => {
     await waitFor(() => m.value('punchgate_hrms_token_refused{sink="hrms"}') === 1, 20_000, 'token refused gauge');
     await waitFor(() => ready.status() === 503, 20_000, '/readyz 503 while the token is refused');
     expect(ready.latest()).toMatch(
-      /^not ready: the HRMS refuses the token since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d: put a valid token/,
+      /^not ready: HRMS refuses the token since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d: put a valid token/,
     );
     // Every endpoint while the token is refused: the state is there (the page and /status.json share
     // a report up to a second old), the token and comm key are not.
