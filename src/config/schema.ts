@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { admsSchema } from './adms.js';
 import { checkDuplicates } from './duplicates.js';
+import { checkListenCollisions } from './listen-collisions.js';
 import { DEFAULT_STATUS_LISTEN, LISTEN_FORMAT, parseListen } from './listen.js';
 import { hrmsSchema } from './hrms.js';
 import { checkSinks, sinkListSchema } from './sinks.js';
@@ -185,6 +186,8 @@ export const configSchema = z
   })
   // Run even when other keys are wrong, so a name given twice is reported with them (duplicates.ts).
   .superRefine((c, ctx) => checkDuplicates(c, ctx), { when: () => true })
+  // Likewise two listeners on one port (listen-collisions.ts).
+  .superRefine((c, ctx) => checkListenCollisions(c, ctx), { when: () => true })
   .superRefine((c, ctx) => {
     checkPushTerminals(c, ctx);
     checkSinks(c, ctx);
