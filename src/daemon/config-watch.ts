@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, loadConfigFile, type LoadedConfig, type TerminalCheck } from '../config/load.js';
 import { decideFallback, type FallbackDecision } from '../config/fallback.js';
+import { secretFilesReadableByAll } from '../config/secret-files.js';
 import { findLastGood, saveLastGood, type LastGood } from '../config/last-good.js';
 import type { ConfigStatus } from '../status/types.js';
 import type { Clock } from '../util/clock.js';
@@ -98,6 +99,8 @@ export class ConfigWatch {
     this.mark = markOf(this.file);
     this.unsaved = { text: loaded.text, at: now };
     if (this.journalOwned) this.keepCopy();
+    // Once per load (start, reload): a secret any user of the box may read is said, never refused.
+    for (const f of secretFilesReadableByAll(this.named, loaded.config)) this.deps.logger.warn(`${f.detail}: ${f.fix}`);
   }
 
   /** This process holds the journal's lock: the config it loaded is kept beside it from now on. */
