@@ -14,6 +14,7 @@ import { punchgateVersion } from '../util/version.js';
 import { runningDiskSync, runningListener } from '../status/daemon-probe.js';
 import { checkAdmsReceiver, checkAdmsTerminal, checkPushRefusals, readPushState } from './adms-check.js';
 import { checkConfig } from './config-check.js';
+import { secretFilesReadableByAll } from '../config/secret-files.js';
 import { checkDaemon } from './daemon-check.js';
 import { checkListener } from './listen-check.js';
 import { OwnerLock } from '../journal/lock.js';
@@ -100,6 +101,8 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
     checks.push(checkDaemon(config, clock, { required: true }));
     return finish(checks, secrets, quick);
   }
+  // A secret file any user may read: said, not refused (the daemon says it at start and reload too).
+  for (const f of secretFilesReadableByAll(opts.configPath, config)) checks.push(warn('secret file', f.detail, f.fix));
   checks.push(checkDaemon(config, clock, { required: false }));
   checks.push(checkDisk(config.journal.path, undefined, runningDiskSync(config)));
   const zone = containerZoneWarning(config.terminals, opts.zoneFacts);

@@ -24,7 +24,9 @@ export const admsSchema = z.strictObject({
           code: 'custom',
           message: at === LISTEN_FORMAT ? 'must be HOST:PORT such as 0.0.0.0:8081 or [::]:8081' : at,
         });
-    }),
+    })
+    // What it expects, said when it is missing (issues.ts).
+    .describe('HOST:PORT where push terminals send their punches (e.g. 0.0.0.0:8081)'),
   /** `Delay=`: seconds between a terminal's command polls (the protocol suggests 2-60). */
   delay: z.number().int().min(1).max(600).default(10),
   /** `ErrorDelay=`: seconds a terminal waits before retrying after a failed request (30-300 suggested). */

@@ -12,7 +12,10 @@ export function isLoopbackHost(host: string): boolean {
 /** The keys of the seed HRMS (the `hrms:` block, and a sink of `kind: hrms`). */
 export const hrmsFields = {
   /** The seed's {base_url}: scheme, host, optional port and path prefix. */
-  baseUrl: webAddress('https://hr.example.com'),
+  // `.describe()`: what it expects, said when it is missing (issues.ts).
+  baseUrl: webAddress('https://hr.example.com').describe(
+    "the HRMS's address: scheme, host, optional port and path prefix (e.g. https://hr.example.com)",
+  ),
   /** File holding the bearer token; re-read when it changes. Env PUNCHGATE_HRMS_TOKEN wins when set. */
   tokenFile: z.string().optional(),
   allowInsecureHttp: z.boolean().default(false),

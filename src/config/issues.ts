@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { choice, expectedType, foundValue, isSecretKey, quoted, scalarText } from './found.js';
 import { nearMiss } from './near-miss.js';
-import { keysAt } from './schema-keys.js';
+import { descriptionAt, keysAt } from './schema-keys.js';
 
 /** One problem of a config: where (a path into the config as written) and what, in plain words. */
 export interface ConfigProblem {
@@ -220,8 +220,16 @@ export function problemsOf(issues: readonly Issue[], schema: z.ZodType, raw: unk
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') out.push(...unknownKeys(issue, schema, raw, suggested));
     else if (issue.code === 'invalid_union' && 'discriminator' in issue) out.push(discriminator(issue));
-    else out.push({ path: [...issue.path], message: describe(asWritten(issue, raw)) });
+    else
+      out.push({ path: [...issue.path], message: required(describe(asWritten(issue, raw)), issue.path, schema, raw) });
   }
   // "did you mean baseUrl?" already says that baseUrl is missing.
-  return out.filter((p) => !(p.message === 'is required' && suggested.has(JSON.stringify(p.path))));
+  return out.filter((p) => !(p.message.startsWith('is required') && suggested.has(JSON.stringify(p.path))));
+}
+
+/** A bare `is required` with what the key expects, as its schema describes it (schema-keys.ts). */
+function required(message: string, path: readonly PropertyKey[], schema: z.ZodType, raw: unknown): string {
+  if (message !== 'is required') return message;
+  const expected = descriptionAt(schema, path, raw);
+  return expected ? `is required: ${expected}` : message;
 }

@@ -26,3 +26,18 @@ export function parseListen(text: string): ListenAddress | string {
   const loopback = host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
   return { host, port, loopback };
 }
+
+const WILDCARDS = new Set(['0.0.0.0', '::']);
+const LOOPBACK_NAMES = new Map([['localhost', ['127.0.0.1', '::1']]]);
+
+/**
+ * Whether two listeners cannot both have their address: one port (0 is a free port chosen by the
+ * system, never shared) and the same address, or a wildcard address (0.0.0.0, ::) on either side,
+ * which takes the port on every address of the box.
+ */
+export function listenersCollide(a: ListenAddress, b: ListenAddress): boolean {
+  if (a.port !== b.port || a.port === 0) return false;
+  if (WILDCARDS.has(a.host) || WILDCARDS.has(b.host)) return true;
+  const hosts = (l: ListenAddress) => LOOPBACK_NAMES.get(l.host) ?? [l.host];
+  return hosts(a).some((h) => hosts(b).includes(h));
+}

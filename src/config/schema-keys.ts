@@ -21,11 +21,16 @@ interface Def {
 
 const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
 
-/** The schema under its wrappers (optional, default, prefault, a transform's input...). */
+/** The schema one wrapper in (optional, default, prefault, a transform's input...), if it is one. */
+function inner(s: z.ZodType): z.ZodType | undefined {
+  const d = defOf(s);
+  return d.innerType ?? (d.type === 'pipe' ? d.in : undefined) ?? d.getter?.();
+}
+
+/** The schema under its wrappers. */
 function unwrap(s: z.ZodType): z.ZodType {
   for (let i = 0; i < 20; i++) {
-    const d = defOf(s);
-    const next = d.innerType ?? (d.type === 'pipe' ? d.in : undefined) ?? d.getter?.();
+    const next = inner(s);
     if (!next) return s;
     s = next;
   }
@@ -62,14 +67,39 @@ function childSchemas(s: z.ZodType, seg: PropertyKey, raw: unknown): z.ZodType[]
 const childRaw = (raw: unknown, seg: PropertyKey): unknown =>
   raw && typeof raw === 'object' ? (raw as Record<PropertyKey, unknown>)[seg] : undefined;
 
-/** The keys accepted in the section at `path`; empty when it is not a section with fixed keys. */
-export function keysAt(schema: z.ZodType, path: readonly PropertyKey[], raw: unknown): string[] {
+/** The schemas of the place at `path` (one per union member that fits), and the value written there. */
+function schemasAt(
+  schema: z.ZodType,
+  path: readonly PropertyKey[],
+  raw: unknown,
+): { here: z.ZodType[]; value: unknown } {
   let here = [schema];
   let value = raw;
   for (const seg of path) {
     here = here.flatMap((s) => childSchemas(s, seg, value));
     value = childRaw(value, seg);
   }
+  return { here, value };
+}
+
+/**
+ * What the key at `path` expects, in the words its schema was described with (`.describe()`, on
+ * the key or under its wrappers): `is required` says it (issues.ts).
+ */
+export function descriptionAt(schema: z.ZodType, path: readonly PropertyKey[], raw: unknown): string | undefined {
+  for (let s of schemasAt(schema, path, raw).here)
+    for (let i = 0; i < 20 && s; i++) {
+      if (s.description) return s.description;
+      const next = inner(s);
+      if (!next) break;
+      s = next;
+    }
+  return undefined;
+}
+
+/** The keys accepted in the section at `path`; empty when it is not a section with fixed keys. */
+export function keysAt(schema: z.ZodType, path: readonly PropertyKey[], raw: unknown): string[] {
+  const { here, value } = schemasAt(schema, path, raw);
   const keys = new Set<string>();
   for (const s of here)
     for (const m of members(unwrap(s), value)) for (const k of Object.keys(defOf(unwrap(m)).shape ?? {})) keys.add(k);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { admsSchema } from './adms.js';
 import { checkDuplicates } from './duplicates.js';
+import { checkListenCollisions } from './listen-collisions.js';
 import { DEFAULT_STATUS_LISTEN, LISTEN_FORMAT, parseListen } from './listen.js';
 import { hrmsSchema } from './hrms.js';
 import { checkSinks, sinkListSchema } from './sinks.js';
@@ -60,8 +61,12 @@ const deliverySchema = z
   })
   .prefault({});
 
+// `.describe()` on a required key: what it expects, said when it is missing (issues.ts).
 const journalSchema = z.strictObject({
-  path: z.string().min(1),
+  path: z
+    .string()
+    .min(1)
+    .describe('the file of the journal, where punches wait until delivered (e.g. /var/lib/punchgate/journal.db)'),
   /** Delivered punches are kept this long so that an old terminal log never enqueues them again. */
   retentionDays: z.number().int().min(1).default(400),
   /**
@@ -168,8 +173,13 @@ const logSchema = z
 
 export const configSchema = z
   .strictObject({
-    site: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/, 'must be 1-32 letters, digits, "_" or "-"'),
-    journal: journalSchema,
+    site: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/, 'must be 1-32 letters, digits, "_" or "-"')
+      .describe(
+        'a name of this site, 1-32 letters, digits, "_" or "-", that starts every devicelogId sent: unique per gateway (e.g. plant-a)',
+      ),
+    journal: journalSchema.describe('the journal section, with its path (e.g. path: /var/lib/punchgate/journal.db)'),
     /** The seed HRMS: the default sink `hrms` (src/config/sinks.ts). */
     hrms: hrmsSchema.optional(),
     /** Further HRMS to deliver to (issue 32). */
@@ -185,6 +195,8 @@ export const configSchema = z
   })
   // Run even when other keys are wrong, so a name given twice is reported with them (duplicates.ts).
   .superRefine((c, ctx) => checkDuplicates(c, ctx), { when: () => true })
+  // Likewise two listeners on one port (listen-collisions.ts).
+  .superRefine((c, ctx) => checkListenCollisions(c, ctx), { when: () => true })
   .superRefine((c, ctx) => {
     checkPushTerminals(c, ctx);
     checkSinks(c, ctx);

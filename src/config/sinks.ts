@@ -23,6 +23,10 @@ export const DEFAULT_SINK_NAME = 'hrms';
 
 const url = webAddress('https://hr.example.com');
 const secretFile = z.string().min(1, 'must name a file that holds the secret');
+// `.describe()`: what a required key expects, said when it is missing (issues.ts).
+const sinkName = terminalName.describe(
+  "a name of the sink's own, used in the status and by punches --sink, and by terminals' sinks: (e.g. erp)",
+);
 const concurrency = z.number().int().min(1).max(16).default(4);
 
 /** https, or http to a loopback host, or http where allowInsecureHttp says so. */
@@ -39,19 +43,23 @@ function checkHttps(s: { baseUrl: string; allowInsecureHttp: boolean }, ctx: z.R
 }
 
 const seedSinkSchema = z
-  .strictObject({ name: terminalName, kind: z.literal('hrms'), ...hrmsFields })
+  .strictObject({ name: sinkName, kind: z.literal('hrms'), ...hrmsFields })
   .superRefine(checkHrms)
   .transform(completeHrms);
 
 const frappeSinkSchema = z
   .strictObject({
-    name: terminalName,
+    name: sinkName,
     kind: z.literal('frappe'),
     /** The site's address: https://erp.example.com. */
-    baseUrl: url,
+    baseUrl: url.describe("the Frappe site's address (e.g. https://erp.example.com)"),
     /** Files holding the API user's key and secret (sent as `token key:secret`). */
-    apiKeyFile: secretFile,
-    apiSecretFile: secretFile,
+    apiKeyFile: secretFile.describe(
+      "the file holding the API user's key, mode 0640 root:punchgate (e.g. /etc/punchgate/frappe-api-key)",
+    ),
+    apiSecretFile: secretFile.describe(
+      "the file holding the API user's secret, mode 0640 root:punchgate (e.g. /etc/punchgate/frappe-api-secret)",
+    ),
     /** hrms (Frappe HR, ERPNext 14 and later) or erpnext (ERPNext 13 and older): FRAPPE_METHODS. */
     method: z.enum(['hrms', 'erpnext']).default('hrms'),
     /** The Employee field that holds the code on the terminal. */
@@ -63,7 +71,15 @@ const frappeSinkSchema = z
     allowInsecureHttp: z.boolean().default(false),
     /** Shift types whose last_sync_of_checkin punchgate sets, with the terminals of each. */
     shiftSync: z
-      .array(z.strictObject({ shiftType: z.string().min(1), terminals: z.array(terminalName).min(1) }))
+      .array(
+        z.strictObject({
+          shiftType: z.string().min(1).describe('the name of a Shift Type in Frappe (e.g. Night)'),
+          terminals: z
+            .array(terminalName)
+            .min(1)
+            .describe('the names of the terminals whose punches count for this shift type (e.g. [gate-1])'),
+        }),
+      )
       .optional(),
     /** How often the daemon sets the shift types (seconds). */
     shiftSyncIntervalSeconds: z.number().int().min(1).max(3600).default(60),
@@ -72,16 +88,18 @@ const frappeSinkSchema = z
 
 const odooSinkSchema = z
   .strictObject({
-    name: terminalName,
+    name: sinkName,
     kind: z.literal('odoo'),
-    baseUrl: url,
-    database: z.string().min(1),
+    baseUrl: url.describe("the Odoo server's address (e.g. https://odoo.example.com)"),
+    database: z.string().min(1).describe('the name of the Odoo database, the one chosen at sign-in (e.g. mycompany)'),
     /** json2 (Odoo 19 and later), jsonrpc (16 to 18), or auto: from the server's version. */
     api: z.enum(['auto', 'json2', 'jsonrpc']).default('auto'),
     /** The API user's login (JSON-RPC on Odoo 16-18 authenticates with it and the key). */
     login: z.string().min(1).optional(),
     /** File holding the API key. */
-    apiKeyFile: secretFile,
+    apiKeyFile: secretFile.describe(
+      "the file holding the Odoo user's API key, mode 0640 root:punchgate (e.g. /etc/punchgate/odoo-api-key)",
+    ),
     /** The hr.employee field that holds the code on the terminal: barcode, pin or a custom field. */
     employeeField: z
       .string()

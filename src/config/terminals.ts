@@ -26,8 +26,9 @@ export const cronSchedule = z
   .string()
   .refine((s) => validCron(s), 'must be a cron expression such as "* * * * *" (every minute)');
 
+// `.describe()`: what a required key expects, said when it is missing (issues.ts).
 const common = {
-  name: terminalName,
+  name: terminalName.describe("a name of the terminal's own, used in commands, logs and the status (e.g. gate-1)"),
   /** IANA zone of the terminal's clock; default the box's zone. */
   timezone: timezone.optional(),
   /** Set false to keep a terminal in the config without polling it. */
@@ -73,7 +74,8 @@ const terminalHost = z
         code: 'custom',
         message: `must be the address alone, got the text "${host}": write the port in port: (host: ${host.slice(0, host.lastIndexOf(':'))}, port: ${host.slice(host.lastIndexOf(':') + 1)})`,
       });
-  });
+  })
+  .describe("the terminal's IP address or host name (e.g. 192.168.1.201)");
 
 export const zkTerminalSchema = z.strictObject({
   ...common,
@@ -111,7 +113,10 @@ export const zkTerminalSchema = z.strictObject({
 export const serialTerminalSchema = z.strictObject({
   ...common,
   kind: z.literal('serial'),
-  path: z.string().min(1, 'must name a device such as /dev/ttyUSB0'),
+  path: z
+    .string()
+    .min(1, 'must name a device such as /dev/ttyUSB0')
+    .describe('the serial device the reader is attached to (e.g. /dev/ttyUSB0)'),
   baudRate: z.number().int().positive().default(9600),
   dataBits: z.union([z.literal(5), z.literal(6), z.literal(7), z.literal(8)]).default(8),
   parity: z.enum(['none', 'even', 'odd', 'mark', 'space']).default('none'),
@@ -181,7 +186,9 @@ export const hikvisionTerminalSchema = z
     ...common,
     kind: z.literal('hikvision'),
     /** The device's web address: https://192.168.1.64 (or http://). */
-    url: webAddress('https://192.168.1.64', { httpOnly: true }),
+    url: webAddress('https://192.168.1.64', { httpOnly: true }).describe(
+      "the terminal's web address, as its web page is opened (e.g. https://192.168.1.64)",
+    ),
     username: z.string().min(1, 'must name the device account').default('admin'),
     /** File holding the password; env PUNCHGATE_TERMINAL_<NAME>_PASSWORD wins when set. */
     passwordFile: z.string().optional(),
@@ -284,8 +291,13 @@ export const biotimeTerminalSchema = z.strictObject({
   ...common,
   kind: z.literal('biotime'),
   /** The server's web address: http://192.168.1.20:8081 (or https://). */
-  baseUrl: webAddress('http://192.168.1.20:8081', { httpOnly: true }),
-  username: z.string().min(1, 'must name an account of the BioTime server'),
+  baseUrl: webAddress('http://192.168.1.20:8081', { httpOnly: true }).describe(
+    "the BioTime server's web address (e.g. http://192.168.1.20:8081)",
+  ),
+  username: z
+    .string()
+    .min(1, 'must name an account of the BioTime server')
+    .describe('an account of the BioTime server that punchgate signs in with (e.g. punchgate)'),
   /** File holding the password; env PUNCHGATE_TERMINAL_<NAME>_PASSWORD wins when set. */
   passwordFile: z.string().optional(),
   /** How to get a token: `jwt` (/jwt-api-token-auth/), `token` (/api-token-auth/), or `auto` (jwt, else token). */
@@ -335,7 +347,8 @@ export const admsTerminalSchema = z.strictObject({
   /** The `SN=` the terminal sends (Menu > System Info > Device Info > Serial Number). */
   serial: z
     .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be the serial number the terminal sends, e.g. CQZ7232160001'),
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be the serial number the terminal sends, e.g. CQZ7232160001')
+    .describe("the terminal's serial number, as its System Info shows it and the SN= it sends (e.g. CQZ7232160001)"),
   /** Addresses (or CIDR networks) this serial may push from; default anywhere. */
   allowFrom: z
     .array(

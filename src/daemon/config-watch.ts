@@ -2,11 +2,13 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, loadConfigFile, type LoadedConfig, type TerminalCheck } from '../config/load.js';
 import { decideFallback, type FallbackDecision } from '../config/fallback.js';
+import { secretFilesReadableByAll } from '../config/secret-files.js';
 import { findLastGood, saveLastGood, type LastGood } from '../config/last-good.js';
 import type { ConfigStatus } from '../status/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { messageOf } from '../util/errors.js';
+import { localTime } from '../util/local-time.js';
 
 /** What the config file looked like when last read: a change is seen without reading it. */
 interface FileMark {
@@ -23,6 +25,11 @@ interface FileMark {
  */
 export class ConfigWatch {
   readonly file: string;
+  /**
+   * The file as it was named (--config), as check, the start and a reload (SIGHUP) name it: every
+   * message says it so, and one broken line reads the same whether a reload or this watch found it.
+   */
+  private readonly named: string;
   private runningOn: ConfigStatus['runningOn'] = 'file';
   private loadedAt: number;
   private lastGood: string | null = null;
@@ -43,6 +50,7 @@ export class ConfigWatch {
     private readonly deps: { clock: Clock; logger: Logger; checkTerminal: TerminalCheck },
   ) {
     this.file = resolve(file);
+    this.named = file;
     this.loadedAt = deps.clock.now();
   }
 
@@ -94,6 +102,8 @@ export class ConfigWatch {
     this.mark = markOf(this.file);
     this.unsaved = { text: loaded.text, at: now };
     if (this.journalOwned) this.keepCopy();
+    // Once per load (start, reload): a secret any user of the box may read is said, never refused.
+    for (const f of secretFilesReadableByAll(this.named, loaded.config)) this.deps.logger.warn(`${f.detail}: ${f.fix}`);
   }
 
   /**
@@ -120,7 +130,7 @@ export class ConfigWatch {
       this.lastGood = null;
       this.deps.logger.warn(
         { err: messageOf(e) },
-        `could not keep a copy of the config beside the journal: a restart with a broken ${this.file} would stop punchgate`,
+        `could not keep a copy of the config beside the journal: a restart with a broken ${this.named} would stop punchgate`,
       );
     }
   }
@@ -133,7 +143,7 @@ export class ConfigWatch {
     if (before === null || before.problems.join('\n') !== problems.join('\n')) {
       this.deps.logger.error(
         { problems },
-        `${this.file} does not load (${problems[0] ?? 'unknown problem'}${problems.length > 1 ? `; and ${problems.length - 1} more` : ''}): ` +
+        `${this.named} does not load (${problems[0] ?? 'unknown problem'}${problems.length > 1 ? `; and ${problems.length - 1} more` : ''}): ` +
           `punchgate keeps running on ${this.runningOn === 'file' ? 'the config it loaded' : 'the last good config'}; correct the file, check it with punchgate check --config-only, then systemctl reload punchgate`,
       );
     }
@@ -147,18 +157,18 @@ export class ConfigWatch {
     const now = markOf(this.file);
     if (sameMark(now, this.mark)) return;
     try {
-      loadConfigFile(this.file, this.deps.checkTerminal);
+      loadConfigFile(this.named, this.deps.checkTerminal);
       this.mark = now;
       if (this.failure) {
         this.failure = null;
         this.deps.logger.info(
           this.runningOn === 'file'
-            ? `${this.file} loads again`
-            : `${this.file} loads again; punchgate still runs on the last good config: systemctl reload punchgate applies the file`,
+            ? `${this.named} loads again`
+            : `${this.named} loads again; punchgate still runs on the last good config: systemctl reload punchgate applies the file`,
         );
       }
     } catch (e) {
-      this.failed(e instanceof ConfigError ? e.problems : [`${this.file}: ${messageOf(e)}`]);
+      this.failed(e instanceof ConfigError ? e.problems : [`${this.named}: ${messageOf(e)}`]);
     }
   }
 
@@ -192,12 +202,15 @@ export class ConfigWatch {
     this.mark = markOf(this.file);
     this.deps.logger.error(
       { problems, lastGood: copy.path },
-      `${this.file} does not load (${problems[0] ?? 'unknown problem'}${problems.length > 1 ? `; and ${problems.length - 1} more` : ''}): ` +
-        `punchgate runs on the last good config, loaded ${new Date(copy.loadedAt).toISOString()} and kept at ${copy.path}` +
+      `${this.named} does not load (${problems[0] ?? 'unknown problem'}${problems.length > 1 ? `; and ${problems.length - 1} more` : ''}): ` +
+        `punchgate runs on the last good config, loaded ${localTime(copy.loadedAt)} and kept at ${copy.path}` +
         `${copy.secretsMissing.length ? `, without ${copy.secretsMissing.join(' and ')}` : ''}; correct the file, check it with punchgate check --config-only, then systemctl reload punchgate`,
     );
     for (const line of fallbackWords(decision))
-      this.deps.logger.error({ lastGood: copy.path }, `${line}: correct ${this.file}, then systemctl reload punchgate`);
+      this.deps.logger.error(
+        { lastGood: copy.path },
+        `${line}: correct ${this.named}, then systemctl reload punchgate`,
+      );
   }
 
   /** When the file was last changed (its breaking, most likely), never later than now. */

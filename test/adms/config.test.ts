@@ -70,7 +70,7 @@ describe('config of push terminals', () => {
         ],
       }),
     ).toEqual([
-      'terminals[0] (a).serial: is required',
+      "terminals[0] (a).serial: is required: the terminal's serial number, as its System Info shows it and the SN= it sends (e.g. CQZ7232160001)",
       'terminals[1] (b).serial: must be the serial number the terminal sends, e.g. CQZ7232160001, got the text "SN 1"',
       'terminals[1] (b).allowFrom[0]: must be an address or a network such as 192.168.10.0/24, got the text "192.168.10.0/33"',
       'terminals[1] (b).allowFrom[1]: must be an address or a network such as 192.168.10.0/24, got the text "lobby"',

@@ -66,7 +66,7 @@ describe('config', () => {
     ).toEqual([
       'site: must be 1-32 letters, digits, "_" or "-", got the text "a b"',
       'delivery.batchSize: must be at least 1, got the number 0',
-      'terminals[0] (g).host: is required',
+      "terminals[0] (g).host: is required: the terminal's IP address or host name (e.g. 192.168.1.201)",
       'terminals[1] (g).schedule: must be a cron expression such as "* * * * *" (every minute), got the text "often"',
       'terminals[1] (g).name: duplicate terminal name "g": terminals[0] has it already; give each terminal its own name',
     ]);

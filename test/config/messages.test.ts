@@ -113,9 +113,9 @@ terminals:
 `);
     expect(r.status).toBe(78);
     expect(r.lines).toEqual([
-      `${r.file}:8: terminals[0] (gate-1).host: is required`,
+      `${r.file}:8: terminals[0] (gate-1).host: is required: the terminal's IP address or host name (e.g. 192.168.1.201)`,
       `${r.file}:11: terminals[1] (door).kind: must be one of "zk", "serial", "hikvision", "adms", "dahua", "biotime", got the text "modem"`,
-      `${r.file}:12: terminals[2].name: is required`,
+      `${r.file}:12: terminals[2].name: is required: a name of the terminal's own, used in commands, logs and the status (e.g. gate-1)`,
       `${r.file}:15: terminals[2].dataBits: must be one of 5, 6, 7, 8, got the number 9`,
     ]);
   });

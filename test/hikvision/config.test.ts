@@ -74,7 +74,9 @@ describe('hikvision terminal config', () => {
     expect(problems({ url: 'https://h', password: 'x' })).toEqual([
       'terminals[0] (reception).password: unknown key: did you mean passwordFile?',
     ]);
-    expect(problems({})).toEqual(['terminals[0] (reception).url: is required']);
+    expect(problems({})).toEqual([
+      "terminals[0] (reception).url: is required: the terminal's web address, as its web page is opened (e.g. https://192.168.1.64)",
+    ]);
   });
 
   it('names the password variable after the terminal', () => {

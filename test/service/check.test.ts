@@ -309,7 +309,9 @@ describe('punchgate check against the simulators', () => {
     expect(r.stdout).toContain(
       `FAIL config: ${s.configPath} cannot be used (2 problems) — correct the lines below in ${s.configPath}, then run punchgate check again`,
     );
-    expect(r.stdout).toMatch(/\n {2}\S+punchgate\.yaml:\d+: terminals\[0\] \(gate-1\)\.host: is required\n/);
+    expect(r.stdout).toMatch(
+      /\n {2}\S+punchgate\.yaml:\d+: terminals\[0\] \(gate-1\)\.host: is required: the terminal's IP address or host name \(e\.g\. 192\.168\.1\.201\)\n/,
+    );
     expect(r.stdout).toMatch(
       /\n {2}\S+punchgate\.yaml:\d+: delivery\.batchSize: must be at least 1, got the number 0\n/,
     );

@@ -122,7 +122,7 @@ sinks:
     expect(r.lines).toEqual([
       `${r.file}:9: sinks[0] (erp).baseUrl: must be an https:// URL (http:// is accepted for loopback hosts, or with allowInsecureHttp: true)`,
       `${r.file}:12: sinks[0] (erp).concurrency: must be at most 16, got the number 40`,
-      `${r.file}:13: sinks[1] (erp).database: is required`,
+      `${r.file}:13: sinks[1] (erp).database: is required: the name of the Odoo database, the one chosen at sign-in (e.g. mycompany)`,
       `${r.file}:13: sinks[1] (erp).name: duplicate sink name "erp"`,
       `${r.file}:18: sinks[2] (x).kind: must be one of "hrms", "frappe", "odoo", got the text "sap"`,
       expect.stringMatching(/:25: sinks\[3\] \(y\)\.apiSecret: unknown key/),
