@@ -42,7 +42,12 @@ describe('Dahua event stream: a part is measured by its real bytes however it is
           Promise.resolve({
             contentType: `multipart/x-mixed-replace; boundary=${BOUNDARY}`,
             // 8 bytes at a time, as a proxy forwarded them.
-            body: Readable.from(splitAt(stream, Array.from({ length: stream.length / 8 }, (_, i) => i * 8))),
+            body: Readable.from(
+              splitAt(
+                stream,
+                Array.from({ length: stream.length / 8 }, (_, i) => i * 8),
+              ),
+            ),
           }),
       },
     } as unknown as DahuaClient;
