@@ -613,6 +613,8 @@ export const ALERT = {
   dahuaNote: noteAlert('dahua'),
   /** A push terminal's upload the receiver refused lately (src/sources/adms/notes.ts): too large. */
   pushNote: noteAlert('push'),
+  /** A ZK terminal misbehaved lately (src/sources/zk/notes.ts): a real-time connection that keeps dropping. */
+  zkNote: noteAlert('zk'),
   /** A BioTime server whose licence (or account) refuses the API: no punches are read. */
   biotimeApiRefused: (server: string, n: BioTimeNote): Alert => ({
     kind: 'biotime-api-refused',

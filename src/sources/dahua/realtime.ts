@@ -1,8 +1,10 @@
 import type { DahuaTerminalConfig } from '../../config/terminals.js';
 import { backoffDelay } from '../../util/backoff.js';
 import type { Logger } from '../../util/logger.js';
+import { STREAM_HEALTHY_MS } from '../link-health.js';
 import { DahuaClient } from './client.js';
 import { DahuaAuthError } from './errors.js';
+import { EventStreamScanner } from './event-scanner.js';
 import { HEARTBEAT_SECONDS, MAX_PART_BYTES, STREAM_IDLE_MS } from './limits.js';
 
 /**
@@ -38,8 +40,6 @@ export interface EventLinkOptions {
   retryBaseMs?: number;
   retryMaxMs?: number;
 }
-
-const HEALTHY_MS = 60_000;
 
 export class EventLink {
   private stopped = false;
@@ -104,7 +104,7 @@ export class EventLink {
       } else broke = e instanceof Error ? e.message : String(e);
     }
     if (this.stopped) return;
-    if (performance.now() - openedAt >= HEALTHY_MS) this.failures = 0;
+    if (performance.now() - openedAt >= STREAM_HEALTHY_MS) this.failures = 0;
     const wait = backoffDelay(this.failures++, {
       baseMs: this.opts.retryBaseMs ?? 1000,
       maxMs: this.opts.retryMaxMs ?? 60_000,
@@ -119,8 +119,10 @@ export class EventLink {
     const idleMs = this.opts.idleMs ?? STREAM_IDLE_MS;
     const marker = `--${boundary}`;
     return new Promise((resolve) => {
-      let carry = '';
-      let partBytes = 0;
+      const scanner = new EventStreamScanner(marker, () => {
+        this.events++;
+        this.hooks.backfill();
+      });
       let done = false;
       let idle: NodeJS.Timeout | undefined;
       const finish = (why: string) => {
@@ -140,25 +142,7 @@ export class EventLink {
       body.on('data', (chunk: Buffer) => {
         armIdle();
         // Only the words that matter are looked for: a part boundary and an access event.
-        const text = carry + chunk.toString('latin1');
-        let from = 0;
-        for (;;) {
-          const b = text.indexOf(marker, from);
-          const ev = text.indexOf('Code=AccessControl', from);
-          if (b < 0 && ev < 0) break;
-          if (ev >= 0 && (b < 0 || ev < b)) {
-            this.events++;
-            this.hooks.backfill();
-            partBytes += ev + 18 - from;
-            from = ev + 18;
-          } else {
-            partBytes = 0;
-            from = b + marker.length;
-          }
-        }
-        partBytes += text.length - from;
-        // Keep a tail for a word split between chunks.
-        carry = text.slice(Math.max(from, text.length - 32));
+        const partBytes = scanner.push(chunk);
         if (partBytes > MAX_PART_BYTES) {
           const words = {
             cause: `its event stream sent a part of more than ${Math.round(MAX_PART_BYTES / 1024)} kB (no event is that large): the stream was closed and is opened again; the records are read by the poll meanwhile`,

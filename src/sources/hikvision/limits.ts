@@ -31,10 +31,9 @@ export const MAX_PART_BYTES = 4 * 1024 * 1024;
 export const MAX_PART_HEAD_BYTES = 16 * 1024;
 /**
  * The alert stream counts as healthy (its reconnect backoff starts again from 1 s) only once it
- * has stayed open this long without breaking a bound: a device that opens the stream and then
- * misbehaves at once is reconnected to less and less often, not every second.
+ * has stayed open this long without breaking a bound: the rule of every device link.
  */
-export const STREAM_HEALTHY_MS = 60_000;
+export { STREAM_HEALTHY_MS } from '../link-health.js';
 
 /** Milliseconds on the monotonic clock (never steps with the box's wall clock). */
 export const monotonicNow = (): number => performance.now();

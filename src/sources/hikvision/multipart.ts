@@ -174,11 +174,12 @@ export class MultipartStreamParser {
   /** One line of a part's head (CRLF or bare LF); an empty line ends the head. */
   private headLine(s: Extract<State, { at: 'head' }>): boolean {
     const nl = this.q.indexOf('\n', this.scan);
+    // The bound holds for the line however it arrived: in pieces, or whole in one chunk.
+    if ((nl < 0 ? this.q.length : nl) > this.bounds.maxHeadBytes) {
+      throw new StreamBoundError(`a part head of more than ${kb(this.bounds.maxHeadBytes)}`);
+    }
     if (nl < 0) {
       this.scan = this.q.length;
-      if (this.q.length > this.bounds.maxHeadBytes) {
-        throw new StreamBoundError(`a part head of more than ${kb(this.bounds.maxHeadBytes)}`);
-      }
       return false;
     }
     const line = this.q.text(0, nl).replace(/\r$/, '');
@@ -212,11 +213,14 @@ export class MultipartStreamParser {
       end = s.length;
     } else {
       const i = this.q.indexOf(this.delimiter, this.scan);
+      // The body is what comes before its delimiter: the last bytes held may be the delimiter's
+      // start, and are not counted. So a part is measured the same whole or in pieces.
+      const bodyBytes = i >= 0 ? i : this.q.length - (this.delimiter.length - 1);
+      if (bodyBytes > this.bounds.maxPartBytes) {
+        throw new StreamBoundError(`a part of more than ${kb(this.bounds.maxPartBytes)} without an end`);
+      }
       if (i < 0) {
         this.scan = Math.max(0, this.q.length - (this.delimiter.length - 1));
-        if (this.q.length > this.bounds.maxPartBytes) {
-          throw new StreamBoundError(`a part of more than ${kb(this.bounds.maxPartBytes)} without an end`);
-        }
         return false;
       }
       end = i;

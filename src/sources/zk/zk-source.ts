@@ -2,7 +2,7 @@ import type { ZkTerminalConfig } from '../../config/terminals.js';
 import { cronScheduler, PollLoop, spreadOffsetMs, type Scheduler } from '../schedule.js';
 import type { Source, SourceDeps } from '../types.js';
 import { defaultClientFactory, pollTerminal, type ClientFactory, type DownloadMark, type PollResult } from './poll.js';
-import { RealtimeLink } from './realtime.js';
+import { RealtimeLink, type RealtimeOptions } from './realtime.js';
 
 /**
  * One ZK terminal as a source: polled on its cron schedule in its time zone (one poll at a time,
@@ -20,7 +20,7 @@ export class ZkSource implements Source {
   constructor(
     private readonly cfg: ZkTerminalConfig,
     private readonly deps: SourceDeps,
-    private readonly opts: { scheduler?: Scheduler; clientFactory?: ClientFactory } = {},
+    private readonly opts: { scheduler?: Scheduler; clientFactory?: ClientFactory; realtime?: RealtimeOptions } = {},
   ) {
     this.name = cfg.name;
     this.loop = new PollLoop({
@@ -43,6 +43,7 @@ export class ZkSource implements Source {
         this.deps,
         this.opts.clientFactory ?? defaultClientFactory,
         () => this.deps.ledger.get(this.cfg.name)?.serial ?? '',
+        this.opts.realtime,
       );
       this.realtime.start();
     }
