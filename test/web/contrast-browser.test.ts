@@ -270,6 +270,13 @@ function everyAlert(): StatusReport {
       fix: "raise adms.maxBodyBytes above 2,580,000 (twice that is safe) and reload (sudo systemctl reload punchgate): the terminal's next try goes through",
       at: NOW - 60_000,
     }),
+    ALERT.zkNote('gate-3', {
+      topic: 'realtime',
+      cause:
+        'its real-time connection keeps dropping soon after it opens (6 times in a row): punchgate reconnects less and less often (next in 32 s, at most a minute apart), and polls read every punch meanwhile',
+      fix: "check what sits between this box and the terminal (a proxy, a firewall or NAT that cuts TCP connections) and the terminal's network settings; set realtime: false for it if this goes on",
+      at: NOW - 60_000,
+    }),
     ALERT.dahuaNote('front-door', {
       topic: 'cursor',
       cause:
