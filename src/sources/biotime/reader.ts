@@ -312,9 +312,16 @@ async function readAll(
 }
 
 /**
- * An id-mode read that found nothing newer than the cursor: is the server's newest id below it?
- * Then its table was cleared or renumbered (restored from a backup, a new database): the cursor
- * goes back, and the table is read again from overlapMinutes before the newest punch read.
+ * An id-mode read that found nothing newer than the cursor: is the transaction at the cursor gone,
+ * the server's newest id below it? Then its table was cleared or renumbered (restored from a
+ * backup, a new database): the cursor goes back, and the table is read again from overlapMinutes
+ * before the newest punch read.
+ *
+ * Decided by the id filter, which id mode has shown the server obeys, never by `ordering=-id`
+ * alone: a server that ignores the ordering answers its oldest transaction to "the newest", and
+ * was taken for a renumbered one at every poll that found nothing new (an alert and a day read
+ * again each time; found by an adversarial trial). The descending answer only names the newest id
+ * in the alert's words, once checked to be the newest.
  */
 async function checkRenumbered(
   o: ReadOptions,
@@ -322,16 +329,28 @@ async function checkRenumbered(
   after: number,
   take: (rows: readonly RowFacts[], cursor: BioCursor) => void,
 ): Promise<void> {
-  const q = new URLSearchParams({ page_size: '1', ordering: '-id' });
-  r.pages++;
-  const page = await o.client.transactions(q, o.signal);
-  const newest = page.rows[0] ? rowId(page.rows[0]) : undefined;
+  const ask = (q: Record<string, string>): Promise<BioPage> => {
+    r.pages++;
+    return o.client.transactions(new URLSearchParams({ page_size: '1', ...q }), o.signal);
+  };
+  // The transaction at the cursor (or one after it) is still there: nothing was renumbered.
+  const kept = await ask({ ordering: 'id', id__gt: String(after - 1) });
+  if (kept.rows.length > 0) return;
+  const page = await ask({ ordering: '-id' });
+  let newest = page.rows[0] ? rowId(page.rows[0]) : undefined;
   if (page.rows.length > 0 && (newest === undefined || newest >= after)) return;
+  if (newest !== undefined && (await ask({ ordering: 'id', id__gt: String(newest) })).rows.length > 0) {
+    o.log.warn(
+      { answered: newest },
+      'the BioTime server ignores ordering=-id (its "newest" transaction has newer ones): the newest id is not named',
+    );
+    newest = undefined;
+  }
   const from = r.cursor.time ? shiftWallClock(r.cursor.time, -o.overlapMinutes * 60) : undefined;
   r.renumbered =
     page.rows.length === 0
       ? `the server's transaction table is empty, but punchgate had read up to id ${after}: it was cleared or replaced`
-      : `the server's newest transaction is id ${newest}, below the ${after} punchgate had read up to: its transaction table was renumbered (restored or replaced)`;
+      : `the server's newest transaction is ${newest !== undefined ? `id ${newest}, ` : ''}below the ${after} punchgate had read up to: its transaction table was renumbered (restored or replaced)`;
   const cursor: BioCursor = { id: 0, ...(r.cursor.time ? { time: r.cursor.time } : {}), ...(from ? { from } : {}) };
   o.log.warn(
     { after, newest: newest ?? null, from: from ?? null },
