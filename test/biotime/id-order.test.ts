@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BiotimePoller } from '../../src/sources/biotime/index.js';
 import { readNotes } from '../../src/sources/biotime/notes.js';
 import type { BioServerVariant } from '../../src/sim/biotime/index.js';
-import { bioConfig, journalFixture, journalKeys, listQueries, passwordEnv, startSim } from './helpers.js';
+import { bioConfig, expectedKeys, journalFixture, journalKeys, listQueries, passwordEnv, startSim } from './helpers.js';
 
 /**
  * Id mode against servers that do not answer as the manual says (found by an adversarial trial):
@@ -40,5 +40,19 @@ describe('BioTime id mode and servers that order or number differently', () => {
     const table = notes(j).find((n) => n.topic === 'table');
     expect(table?.cause).toMatch(/newest transaction is below the 50 punchgate had read up to/);
     expect(journalKeys(j.journal)).toHaveLength(50);
+  });
+
+  it('an id that shows after higher ones were read (uploads committed out of order) is read by the next poll, once', async () => {
+    const { sim, j, poller } = await setup(20, { hiddenIds: [15] }, { pageSize: 10 });
+    expect(await poller.poll()).toMatchObject({ ok: true, added: 19 });
+    sim.setVariant({ hiddenIds: [] });
+    expect(await poller.poll()).toMatchObject({ ok: true, added: 1, duplicates: 0 });
+    expect(journalKeys(j.journal)).toEqual(expectedKeys(sim.table.all()));
+    // Bounded: the window (a page less one) is the poll's only request when nothing is new.
+    const before = listQueries(sim).length;
+    expect(await poller.poll()).toMatchObject({ ok: true, added: 0, duplicates: 0 });
+    const q = listQueries(sim).slice(before);
+    expect(q.map((x) => x.get('id__gt'))).toEqual(['11']);
+    expect(notes(j).map((n) => n.topic)).toEqual([]);
   });
 });
