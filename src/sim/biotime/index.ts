@@ -35,6 +35,13 @@ export interface BioServerVariant {
   envelope: 'biotime' | 'drf';
   /** false: a version that ignores `ordering` and `id__gt` (newest first, always). */
   idOrder: boolean;
+  /** false: a version that obeys `id__gt` but ignores `ordering` (ascending by id, whatever is asked). */
+  descending: boolean;
+  /**
+   * Transactions not answered yet although their ids are given: two terminals' uploads committed
+   * out of order in the server's database, so a lower id shows after higher ones were read.
+   */
+  hiddenIds: readonly number[];
   /** Rows per page at most, whatever is asked. */
   maxPageSize: number;
   /** A JWT is refused this long after it was given (`Signature has expired.`); 0: never. */
@@ -91,6 +98,8 @@ export async function startBiotimeSim(o: BioSimOptions = {}): Promise<BiotimeSim
     auth: 'both',
     envelope: 'biotime',
     idOrder: true,
+    descending: true,
+    hiddenIds: [],
     maxPageSize: 1000,
     tokenTtlMs: 0,
     tokenUses: 0,
@@ -195,12 +204,16 @@ export async function startBiotimeSim(o: BioSimOptions = {}): Promise<BiotimeSim
     const end = q.get('end_time');
     const sn = q.get('terminal_sn');
     const emp = q.get('emp_code');
+    if (variant.hiddenIds.length > 0) {
+      const hidden = new Set(variant.hiddenIds);
+      rows = rows.filter((r) => !hidden.has(r.id));
+    }
     if (start) rows = rows.filter((r) => r.punch_time >= start);
     if (end) rows = rows.filter((r) => r.punch_time <= end);
     if (sn) rows = rows.filter((r) => r.terminal_sn === sn);
     if (emp) rows = rows.filter((r) => r.emp_code === emp);
     if (variant.idOrder) {
-      if (q.get('ordering') === '-id') rows = [...rows].reverse();
+      if (q.get('ordering') === '-id' && variant.descending) rows = [...rows].reverse();
     } else {
       rows = [...rows].reverse(); // this version lists newest first, whatever is asked
     }

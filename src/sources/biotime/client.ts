@@ -1,4 +1,6 @@
 import { BioApiError, BioAuthError, BioRefusedError } from './errors.js';
+import { decodedText, quotedWords } from '../answer-words.js';
+import { HeldSecrets } from '../held-secrets.js';
 import { BioHttp, type BioResponse } from './http.js';
 
 /**
@@ -32,8 +34,16 @@ const JWT_PATH = '/jwt-api-token-auth/';
 const TOKEN_PATH = '/api-token-auth/';
 export const TRANSACTIONS_PATH = '/iclock/api/transactions/';
 
-/** The server's words in an answer (`detail`, `msg`, `non_field_errors`...), quoted short. */
-export function saidIn(text: string): string {
+/** What takes the secrets a client holds out of a server's words (HeldSecrets#scrub). */
+export type Scrub = (text: string) => string;
+
+/**
+ * The server's words in an answer (`detail`, `msg`, `non_field_errors`...), quoted short, with
+ * every secret `scrub` knows taken out of them as the server meant them (JSON decoded first: a
+ * password echoed in an error is escaped in the raw body). Every quote of an answer in this
+ * source is made here: a server's text reaches no message, log or status any other way.
+ */
+export function saidIn(text: string, scrub: Scrub): string {
   let words = '';
   try {
     const o = JSON.parse(text) as Record<string, unknown>;
@@ -41,19 +51,15 @@ export function saidIn(text: string): string {
       typeof v === 'string' ? v : Array.isArray(v) ? v.map(pick).filter(Boolean).join('; ') : '';
     words = pick(o.detail) || pick(o.msg) || pick(o.message) || pick(o.non_field_errors) || pick(o.error);
   } catch {
-    words = /<title>([^<]*)<\/title>/i.exec(text)?.[1] ?? text;
+    words = decodedText(/<title>([^<]*)<\/title>/i.exec(text)?.[1] ?? text);
   }
   // Text from outside: printable, one line, short (the status and the page escape it too).
-  return words
-    .replace(/[^\x20-\x7e]/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, 120);
+  return quotedWords(words, scrub);
 }
 
 /** An answer saying the licence has no API, or the account may not use it. */
-function refusal(res: BioResponse, what: string, peer: string): BioRefusedError {
-  const said = saidIn(res.text);
+function refusal(res: BioResponse, what: string, peer: string, scrub: Scrub): BioRefusedError {
+  const said = saidIn(res.text, scrub);
   return new BioRefusedError(
     `${peer} refuses ${what} (HTTP ${res.status}${said ? `: "${said}"` : ''})`,
     res.status,
@@ -65,11 +71,17 @@ export class BioTimeClient {
   private token: { scheme: 'JWT' | 'Token'; value: string } | undefined;
   /** Learnt per process: the server has only the Token endpoint. */
   private onlyToken = false;
+  /** The password and the tokens given: taken out of every answer quoted (a server may echo either). */
+  private readonly held: HeldSecrets;
+  private readonly scrub: Scrub;
 
   constructor(
     readonly http: BioHttp,
     private readonly account: { username: string; password: string; auth: AuthMode },
-  ) {}
+  ) {
+    this.held = new HeldSecrets(account.password);
+    this.scrub = (text) => this.held.scrub(text);
+  }
 
   get scheme(): 'JWT' | 'Token' | undefined {
     return this.token?.scheme;
@@ -84,7 +96,7 @@ export class BioTimeClient {
     const body = { username: this.account.username, password: this.account.password };
     const tryJwt = this.account.auth === 'jwt' || (this.account.auth === 'auto' && !this.onlyToken);
     if (tryJwt) {
-      const res = this.scrubbed(await this.http.request('POST', JWT_PATH, { json: body, signal }));
+      const res = await this.http.request('POST', JWT_PATH, { json: body, signal });
       if (res.status !== 404 && res.status !== 405) {
         this.token = { scheme: 'JWT', value: this.tokenFrom(res, 'JWT') };
         return;
@@ -93,26 +105,17 @@ export class BioTimeClient {
         throw new BioApiError(`${this.http.peer} has no ${JWT_PATH} (HTTP ${res.status}): set auth: token`, res.status);
       this.onlyToken = true;
     }
-    const res = this.scrubbed(await this.http.request('POST', TOKEN_PATH, { json: body, signal }));
+    const res = await this.http.request('POST', TOKEN_PATH, { json: body, signal });
     this.token = { scheme: 'Token', value: this.tokenFrom(res, 'Token') };
-  }
-
-  /**
-   * The answer with the password taken out: a server that quotes it back (in an error's words)
-   * must not carry it into the status, the log or the journal's notes.
-   */
-  private scrubbed(res: BioResponse): BioResponse {
-    const pw = this.account.password;
-    return pw.length >= 4 && res.text.includes(pw) ? { ...res, text: res.text.split(pw).join('***') } : res;
   }
 
   private tokenFrom(res: BioResponse, scheme: string): string {
     const peer = this.http.peer;
     if (res.status === 400 || res.status === 401) {
-      const said = saidIn(res.text);
+      const said = saidIn(res.text, this.scrub);
       throw new BioAuthError(`${peer} refuses the username and password${said ? ` ("${said}")` : ''}`);
     }
-    if (res.status === 403) throw refusal(res, 'to give a token', peer);
+    if (res.status === 403) throw refusal(res, 'to give a token', peer, this.scrub);
     if (res.status < 200 || res.status > 299)
       throw new BioApiError(`${peer} answers its token request with HTTP ${res.status}`, res.status);
     let token: unknown;
@@ -126,6 +129,7 @@ export class BioTimeClient {
     }
     if (typeof token !== 'string' || token === '' || token.length > 8192 || /[\r\n]/.test(token))
       throw new BioApiError(`${peer} answers its token request without a ${scheme} token`, res.status);
+    this.held.addToken(token);
     return token;
   }
 
@@ -134,14 +138,12 @@ export class BioTimeClient {
     for (let attempt = 0; ; attempt++) {
       if (!this.token) await this.login(signal);
       const t = this.token!;
-      const res = this.scrubbed(
-        await this.http.request('GET', path, { authorization: `${t.scheme} ${t.value}`, signal }),
-      );
+      const res = await this.http.request('GET', path, { authorization: `${t.scheme} ${t.value}`, signal });
       if (res.status !== 401) return res;
       this.token = undefined;
       if (attempt >= 1) {
         // A token given a moment ago and refused at once: not the password, the account's rights (or the licence).
-        throw refusal(res, 'the token it just gave (the account may not use the API)', this.http.peer);
+        throw refusal(res, 'the token it just gave (the account may not use the API)', this.http.peer, this.scrub);
       }
     }
   }
@@ -151,23 +153,25 @@ export class BioTimeClient {
     const path = `${TRANSACTIONS_PATH}?${query.toString()}`;
     const res = await this.get(path, signal);
     const peer = this.http.peer;
-    if (res.status === 403) throw refusal(res, 'the API', peer);
+    if (res.status === 403) throw refusal(res, 'the API', peer, this.scrub);
     if (res.status === 404)
       throw new BioApiError(
         `${peer} has no ${TRANSACTIONS_PATH} (HTTP 404): is baseUrl the BioTime server's address?`,
         404,
       );
-    if (res.status < 200 || res.status > 299)
+    if (res.status < 200 || res.status > 299) {
+      const said = saidIn(res.text, this.scrub);
       throw new BioApiError(
-        `${peer} answers ${TRANSACTIONS_PATH} with HTTP ${res.status}${saidIn(res.text) ? ` ("${saidIn(res.text)}")` : ''}`,
+        `${peer} answers ${TRANSACTIONS_PATH} with HTTP ${res.status}${said ? ` ("${said}")` : ''}`,
         res.status,
       );
-    return parsePage(res.text, peer);
+    }
+    return parsePage(res.text, peer, this.scrub);
   }
 }
 
 /** A page in any of the envelopes (see above); anything else is the server's fault (BioApiError). */
-export function parsePage(text: string, peer: string): BioPage {
+export function parsePage(text: string, peer: string, scrub: Scrub): BioPage {
   let o: unknown;
   try {
     o = JSON.parse(text);
@@ -179,7 +183,7 @@ export function parsePage(text: string, peer: string): BioPage {
   // `{code, msg}`: a code other than 0 is an error in words (BioTime's own envelope).
   const code = o.code;
   if (code !== undefined && code !== 0 && code !== '0' && code !== null) {
-    const said = saidIn(text);
+    const said = saidIn(text, scrub);
     if (/api|licen[cs]e|permission|forbidden/i.test(said))
       throw new BioRefusedError(`${peer} refuses the API ("${said}")`, 200, said);
     throw new BioApiError(

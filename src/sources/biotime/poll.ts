@@ -101,6 +101,8 @@ export class BiotimePoller {
   /** Learnt per process: a server that ignores the id order is read by time window. */
   private mode: ReadMode = 'id';
   private refusal: { at: number; changedAt: number | null } | undefined;
+  /** The ids of the id window journalled by this process (reader.ts: not journalled again at each poll). */
+  private readonly seen = new Set<string>();
 
   constructor(
     private readonly cfg: BiotimeTerminalConfig,
@@ -173,6 +175,7 @@ export class BiotimePoller {
         mode: this.mode,
         cursor: parseCursor(deps.state.get(cfg.name, CURSOR_KEY)),
         overlapMinutes: cfg.overlapMinutes,
+        seen: this.seen,
         nowWall: wallClockAt(clock.now(), cfg.timezone),
         accept: (f) => (!serials || serials.has(f.serial)) && (!areas || areas.has(namesOf(f.row).area)),
         commit,

@@ -13,8 +13,9 @@ import { namesOf, rowFacts, rowId, uploadOf, type RowFacts } from './rows.js';
  * journal and written in the same transaction as the punches read with it: a crash leaves it
  * behind the punches (read again, deduplicated), never ahead of them.
  *
- * - id mode (the normal case): `ordering=id&id__gt=<cursor>`, always the first page of what is
- *   newer than the cursor (so rows arriving while we read shift nothing).
+ * - id mode (the normal case): `ordering=id&id__gt=<cursor less idOverlap>`, then always the
+ *   first page of what is newer than the last id read (so rows arriving while we read shift
+ *   nothing). The window below the cursor catches an id that shows after higher ones.
  * - time mode, for a server that ignores the id filter or the ordering (its rows come back out of
  *   order or at or below the cursor): `start_time` (the punch_time filter) from `overlapMinutes`
  *   before the newest punch read, every page; what the overlap reads again is deduplicated.
@@ -54,6 +55,16 @@ export function parseCursor(s: string | undefined): BioCursor {
 
 export const formatCursor = (c: BioCursor): string => JSON.stringify(c);
 
+/**
+ * Ids below the cursor read again at each poll in id mode, at most: BioTime gives ids when an
+ * upload begins and shows a row when it commits, so a terminal's upload that commits after
+ * another's shows a lower id after higher ones were read. Bounded by the page size, so the
+ * window costs at most one page more per poll; what it reads again is not doubled.
+ */
+export const ID_OVERLAP = 200;
+/** One less than a page: a poll that finds nothing new asks one short page, and is done. */
+export const idOverlap = (pageSize: number): number => Math.max(1, Math.min(pageSize - 1, ID_OVERLAP));
+
 /** An id more than this above the cursor is implausible unless JUMP_CONFIRMED rows carry on from it. */
 export const MAX_ID_STEP = 1_000_000;
 const JUMP_CONFIRMED = 3;
@@ -74,6 +85,11 @@ export interface ReadOptions {
   log: Logger;
   signal?: AbortSignal;
   limits: { maxPages: number; deadline: number; monotonic: () => number };
+  /**
+   * The transactions of the id window (idOverlap) this process journalled already (seenKey), kept
+   * by the poller between polls: read again, they are not journalled again.
+   */
+  seen?: Set<string>;
   /** Journal at least every this many rows (default COMMIT_ROWS). */
   commitRows?: number;
 }
@@ -207,6 +223,13 @@ export async function readTransactions(o: ReadOptions): Promise<ReadResult> {
   return r;
 }
 
+/**
+ * A transaction as the id window remembers it: its id and what it says, so that another
+ * transaction under the same id (a renumbered table) is not taken for one journalled already.
+ */
+const seenKey = (f: RowFacts): string =>
+  `${f.id} ${f.punch.biometricCode} ${f.punch.logTime} ${f.punch.device} ${f.punch.punchState}`;
+
 /** One turn of the event loop, up to its check phase: a request asked for just now is on the wire after it. */
 const sentBeforeJournalling = (): Promise<void> => nextCheckPhase();
 
@@ -222,13 +245,21 @@ async function readAll(
       if (r.cursor.from) q.set('start_time', r.cursor.from);
       return q;
     };
-    let next = fetchPage(query(r.cursor.id ?? 0));
+    const startId = r.cursor.id ?? 0;
+    // Each poll starts a window of ids below the cursor: a transaction committed after higher ids
+    // were read (two uploads finishing out of order in the server's database) is read then.
+    const window = idOverlap(o.pageSize);
+    const seen = o.seen ?? new Set<string>();
+    /** The highest id read this poll: below the cursor's, the transaction at the cursor is gone. */
+    let highest = 0;
+    const gone = () => startId > 0 && !r.cursor.from && highest < startId;
+    let asked = Math.max(0, startId - window);
+    let next = fetchPage(query(asked));
     for (;;) {
-      const after = r.cursor.id ?? 0;
       const page = await next;
       if (!page) return r;
       if (page.rows.length === 0) {
-        if (r.pages === 1 && after > 0 && !r.cursor.from) await checkRenumbered(o, r, after, take);
+        if (gone()) await checkRenumbered(o, r, startId, take);
         else if (r.cursor.from) {
           // The re-read after a renumbered table is done: on by id alone from here.
           const c = { ...r.cursor };
@@ -238,22 +269,24 @@ async function readAll(
         return r;
       }
       const facts = page.rows.map((row) => rowFacts(row, o.source));
-      // A server that ignores the ordering or the id filter: its rows come out of order, or at or below the cursor.
+      // A server that ignores the ordering or the id filter: its rows come out of order, or at or below what was asked.
       const ids = facts.map((f) => f.id).filter((id): id is number => id !== undefined);
-      if (ids.length === 0 || ids.some((id, i) => id <= (i === 0 ? after : ids[i - 1]!))) {
+      if (ids.length === 0 || ids.some((id, i) => id <= (i === 0 ? asked : ids[i - 1]!))) {
         r.mode = 'time';
         r.switchedToTime =
           ids.length === 0
             ? 'its transactions carry no id'
-            : `it answers transactions out of id order (ordering=id&id__gt=${after} is ignored)`;
+            : `it answers transactions out of id order (ordering=id&id__gt=${asked} is ignored)`;
         o.log.warn(
-          { after, first: ids[0] },
+          { after: asked, first: ids[0] },
           'the BioTime server ignores the id order: its transactions are read by time window from now on',
         );
         break;
       }
+      highest = Math.max(highest, ids[ids.length - 1]!);
       const cursor = { ...r.cursor };
-      let last = after;
+      const top = cursor.id ?? 0;
+      let last = asked;
       for (let i = 0; i < facts.length; i++) {
         const id = facts[i]!.id;
         if (id === undefined) continue;
@@ -267,12 +300,14 @@ async function readAll(
         }
         last = id;
       }
-      if (last > after) cursor.id = last;
+      // The cursor never goes back within a poll: the window's ids are below it.
+      if (last > top) cursor.id = last;
       // No progress possible (an implausible id): the next poll tries again. The last page: done.
-      const stuck = last <= after || last < ids[ids.length - 1]!;
+      const stuck = last <= asked || last < ids[ids.length - 1]!;
       const done = stuck || (page.rows.length < o.pageSize && !page.hasNext);
       // The next page is asked for before this one is journalled: the server prepares it meanwhile.
       if (!done) {
+        asked = last;
         next = fetchPage(query(last));
         next.catch(() => undefined); // awaited below; not left unhandled if journalling this page throws
         // undici writes a request on a kept-alive connection only at the event loop's next check
@@ -281,9 +316,19 @@ async function readAll(
         // start on the page only then: one turn of the loop sends it first, so both work at once.
         await sentBeforeJournalling();
       }
+      // The window's rows this process journalled already are not journalled again (the journal
+      // would find them duplicates: a disk sync and a count of doubles at every idle poll for nothing).
+      const fresh = facts.filter((f) => f.id === undefined || f.id > top || !seen.has(seenKey(f)));
       // Rows past an implausible id are journalled too; the cursor stays below it.
-      take(facts, cursor);
+      if (fresh.length > 0 || cursor.id !== r.cursor.id) take(fresh, cursor);
+      for (const f of fresh) if (f.id !== undefined) seen.add(seenKey(f));
+      const floor = (r.cursor.id ?? 0) - window;
+      for (const k of seen) if (Number(k.slice(0, k.indexOf(' '))) <= floor) seen.delete(k);
       if (done) {
+        if (!stuck && gone()) {
+          await checkRenumbered(o, r, startId, take);
+          return r;
+        }
         if (!stuck && r.cursor.from) {
           const c = { ...r.cursor };
           delete c.from;
@@ -312,9 +357,16 @@ async function readAll(
 }
 
 /**
- * An id-mode read that found nothing newer than the cursor: is the server's newest id below it?
- * Then its table was cleared or renumbered (restored from a backup, a new database): the cursor
- * goes back, and the table is read again from overlapMinutes before the newest punch read.
+ * An id-mode read that found nothing newer than the cursor: is the transaction at the cursor gone,
+ * the server's newest id below it? Then its table was cleared or renumbered (restored from a
+ * backup, a new database): the cursor goes back, and the table is read again from overlapMinutes
+ * before the newest punch read.
+ *
+ * Decided by the id filter, which id mode has shown the server obeys, never by `ordering=-id`
+ * alone: a server that ignores the ordering answers its oldest transaction to "the newest", and
+ * was taken for a renumbered one at every poll that found nothing new (an alert and a day read
+ * again each time; found by an adversarial trial). The descending answer only names the newest id
+ * in the alert's words, once checked to be the newest.
  */
 async function checkRenumbered(
   o: ReadOptions,
@@ -322,16 +374,28 @@ async function checkRenumbered(
   after: number,
   take: (rows: readonly RowFacts[], cursor: BioCursor) => void,
 ): Promise<void> {
-  const q = new URLSearchParams({ page_size: '1', ordering: '-id' });
-  r.pages++;
-  const page = await o.client.transactions(q, o.signal);
-  const newest = page.rows[0] ? rowId(page.rows[0]) : undefined;
+  const ask = (q: Record<string, string>): Promise<BioPage> => {
+    r.pages++;
+    return o.client.transactions(new URLSearchParams({ page_size: '1', ...q }), o.signal);
+  };
+  // The transaction at the cursor (or one after it) is still there: nothing was renumbered.
+  const kept = await ask({ ordering: 'id', id__gt: String(after - 1) });
+  if (kept.rows.length > 0) return;
+  const page = await ask({ ordering: '-id' });
+  let newest = page.rows[0] ? rowId(page.rows[0]) : undefined;
   if (page.rows.length > 0 && (newest === undefined || newest >= after)) return;
+  if (newest !== undefined && (await ask({ ordering: 'id', id__gt: String(newest) })).rows.length > 0) {
+    o.log.warn(
+      { answered: newest },
+      'the BioTime server ignores ordering=-id (its "newest" transaction has newer ones): the newest id is not named',
+    );
+    newest = undefined;
+  }
   const from = r.cursor.time ? shiftWallClock(r.cursor.time, -o.overlapMinutes * 60) : undefined;
   r.renumbered =
     page.rows.length === 0
       ? `the server's transaction table is empty, but punchgate had read up to id ${after}: it was cleared or replaced`
-      : `the server's newest transaction is id ${newest}, below the ${after} punchgate had read up to: its transaction table was renumbered (restored or replaced)`;
+      : `the server's newest transaction is ${newest !== undefined ? `id ${newest}, ` : ''}below the ${after} punchgate had read up to: its transaction table was renumbered (restored or replaced)`;
   const cursor: BioCursor = { id: 0, ...(r.cursor.time ? { time: r.cursor.time } : {}), ...(from ? { from } : {}) };
   o.log.warn(
     { after, newest: newest ?? null, from: from ?? null },
