@@ -9,7 +9,8 @@ import type { Config } from './schema.js';
  * the schema is one too. The config file itself holds secrets (comm keys, a proxy's password).
  */
 export function secretFilesOf(configFile: string, config: Config): { key: string; file: string }[] {
-  const out: { key: string; file: string }[] = [{ key: 'the config file', file: configFile }];
+  const out: { key: string; file: string }[] = [];
+  let holdsSecret = false;
   const walk = (v: unknown, at: string): void => {
     if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${at}[${i}]`));
     else if (v && typeof v === 'object')
@@ -17,11 +18,14 @@ export function secretFilesOf(configFile: string, config: Config): { key: string
         const key = at ? `${at}.${k}` : k;
         if (typeof x === 'string' && k.endsWith('File') && isSecretKey(k.slice(0, -'File'.length)))
           out.push({ key, file: x });
+        else if (isSecretKey(k) && x !== undefined && x !== null && x !== '' && x !== 0) holdsSecret = true;
         else walk(x, key);
       }
   };
   walk(config, '');
-  return out;
+  // The config file itself only when it holds a secret value (a comm key other than 0): one with
+  // its secrets in files beside it (as the docs and the demo write it) may be read by all.
+  return holdsSecret ? [{ key: 'the config file', file: configFile }, ...out] : out;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { writePrivateFile } from '../util/private-file.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -89,7 +90,8 @@ export function parseDemoHrms(s: string): DemoHrms {
 /** A secret file as punchgate wants them: one line, readable by this user only. */
 function writeSecret(dir: string, name: string, value: string): string {
   const path = join(dir, name);
-  writeFileSync(path, `${value}\n`, { mode: 0o600 });
+  // Replaced whole with a 0600 file (writeFileSync's mode applies only to a file it creates).
+  writePrivateFile(path, `${value}\n`);
   return path;
 }
 
@@ -116,8 +118,10 @@ export function writeDemoRunConfig(baseConfig: string, hrms: DemoHrms, kinds: re
   if (!doc.hrms) throw new ExitError(`${baseConfig}: the demo config needs an hrms: block (its address)`, EXIT.CONFIG);
   const baseUrl = doc.hrms.baseUrl;
   if (hrms === 'seed') {
-    doc.hrms.tokenFile = at(doc.hrms.tokenFile);
-    secrets.seedToken = readFileSync(doc.hrms.tokenFile, 'utf8').trim();
+    // Copied into a 0600 file beside the run config, as the other sinks' secrets are: the
+    // repository's copy is as git checks it out (0644), which check and run warn about.
+    secrets.seedToken = readFileSync(at(doc.hrms.tokenFile), 'utf8').trim();
+    doc.hrms.tokenFile = writeSecret(dir, 'demo-token', secrets.seedToken);
   } else {
     delete doc.hrms;
     if (hrms === 'frappe') {

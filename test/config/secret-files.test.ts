@@ -17,7 +17,7 @@ describe('secret files readable by every user', () => {
   afterEach(() => tmp.cleanup());
 
   const secrets = ['token', 'proxy-cred', 'key', 'secret', 'odoo-key', 'cam-pass', 'page-token'];
-  const write = (mode: number) => {
+  const write = (mode: number, commKey = true) => {
     for (const f of [...secrets, 'ca.pem']) {
       writeFileSync(tmp.path(f), 'x');
       chmodSync(tmp.path(f), mode);
@@ -50,7 +50,7 @@ terminals:
     kind: hikvision
     url: https://192.168.1.64
     passwordFile: cam-pass
-status:
+${commKey ? '  - name: gate\n    kind: zk\n    host: 192.168.1.201\n    commKey: 123456\n' : ''}status:
   authTokenFile: page-token
 `,
     );
@@ -72,6 +72,13 @@ status:
       `status.authTokenFile: ${tmp.path('page-token')} is mode 0644, readable by every user of this box`,
     ]);
     expect(said[1]!.fix).toBe(`chmod 0640 ${tmp.path('token')}; chown root:punchgate ${tmp.path('token')}`);
+  });
+
+  it('a config file that holds no secret itself (its secrets in files, as the demo writes it) may be read by all', () => {
+    const file = write(0o644, false);
+    const said = secretFilesReadableByAll(file, loadConfig(file, checkTerminalConfig));
+    expect(said.map((s) => s.detail)).toHaveLength(secrets.length);
+    expect(said.some((s) => s.detail.startsWith('the config file'))).toBe(false);
   });
 
   it('0640 (group read, as the docs ask) and 0600 are fine', () => {
