@@ -56,7 +56,8 @@ describe('Dahua event stream: a part is measured by its real bytes however it is
       backfill: () => void backfills++,
       authWaitUntil: () => undefined,
       onAuthRefused: () => {},
-      onFault: (w) => faults.push(w.cause),
+      note: (w) => void (w && faults.push(w.cause)),
+      now: () => Date.now(),
     });
     link.start();
     await waitFor(() => link!.events >= 1 || faults.length > 0, 10_000, 'the event read or a fault');

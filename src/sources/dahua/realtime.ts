@@ -1,7 +1,8 @@
 import type { DahuaTerminalConfig } from '../../config/terminals.js';
-import { backoffDelay } from '../../util/backoff.js';
 import type { Logger } from '../../util/logger.js';
-import { STREAM_HEALTHY_MS } from '../link-health.js';
+import type { NoteWords } from '../device-notes.js';
+import { LinkDrops } from '../link-drops.js';
+import { LinkHealth } from '../link-health.js';
 import { DahuaClient } from './client.js';
 import { DahuaAuthError } from './errors.js';
 import { EventStreamScanner } from './event-scanner.js';
@@ -22,7 +23,9 @@ import { HEARTBEAT_SECONDS, MAX_PART_BYTES, STREAM_IDLE_MS } from './limits.js';
  *
  * Bounds: a silence longer than STREAM_IDLE_MS (several heartbeats) is a dead link; a part of
  * more than MAX_PART_BYTES is no device's event. Either closes the stream, which is opened again
- * after a wait doubling from 1 s to a minute (from 1 s again once it stayed up a minute).
+ * by the rule of every device link (src/sources/link-health.ts, link-drops.ts): after a wait
+ * doubling from 1 s to a minute, from 1 s again once it stayed up a minute; a stream that keeps
+ * dropping soon after it opens is said once in the log and in the status, not at every drop.
  */
 export interface EventLinkHooks {
   client: () => DahuaClient;
@@ -31,21 +34,28 @@ export interface EventLinkHooks {
   /** When the stream may (re)connect: after a poll proved the password, outside a refusal's wait. */
   authWaitUntil: () => number | undefined;
   onAuthRefused: (e: DahuaAuthError) => void;
-  /** A bound broken, in words (for the status). */
-  onFault: (words: { cause: string; fix: string }) => void;
+  /** Writes the stream's status note (a bound broken, a stream that keeps dropping); null clears it. */
+  note: (words: NoteWords | null) => void;
+  /** The box's clock (when things are said). */
+  now: () => number;
 }
 
 export interface EventLinkOptions {
   idleMs?: number;
   retryBaseMs?: number;
   retryMaxMs?: number;
+  /** How long a stream must stay open before its backoff starts again and its trouble is over. */
+  healthyMs?: number;
 }
 
 export class EventLink {
   private stopped = false;
   private abort = new AbortController();
   private timer: NodeJS.Timeout | undefined;
-  private failures = 0;
+  private readonly health: LinkHealth;
+  private readonly drops: LinkDrops;
+  /** Said once per run of trouble: "paused" (the first drop), then LinkDrops. */
+  private saidPaused = false;
   private running: Promise<void> | undefined;
   /** Events seen on the stream (tests). */
   events = 0;
@@ -55,7 +65,26 @@ export class EventLink {
     private readonly log: Logger,
     private readonly hooks: EventLinkHooks,
     private readonly opts: EventLinkOptions = {},
-  ) {}
+  ) {
+    this.health = new LinkHealth({
+      reconnect: { baseMs: opts.retryBaseMs ?? 1000, maxMs: opts.retryMaxMs ?? 60_000 },
+      healthyMs: opts.healthyMs,
+      onHealthy: () => {
+        this.saidPaused = false;
+        // Any trouble is over: a bound's note, a link that kept dropping, a previous run's note.
+        if (this.drops.count > 0) this.drops.healthy();
+        else this.hooks.note(null);
+      },
+    });
+    this.drops = new LinkDrops({
+      terminal: cfg.name,
+      link: 'event stream',
+      meanwhile: 'polls read every record meanwhile',
+      log,
+      now: () => hooks.now(),
+      note: (words) => hooks.note(words),
+    });
+  }
 
   start(): void {
     this.schedule(0);
@@ -83,19 +112,23 @@ export class EventLink {
   }
 
   private async runOnce(): Promise<void> {
-    const openedAt = performance.now();
     let broke: string | undefined;
+    let boundBroken = false;
     try {
       const client = this.hooks.client();
       const { contentType, body } = await client.http.stream(
         DahuaClient.attachPath(HEARTBEAT_SECONDS),
         this.abort.signal,
       );
-      this.log.info(`terminal ${this.cfg.name}: event stream open`);
+      this.health.opened();
+      if (this.saidPaused) this.log.info(`terminal ${this.cfg.name}: event stream open again`);
+      else this.log.info(`terminal ${this.cfg.name}: event stream open`);
       // Whatever happened while it was closed is read now.
       this.hooks.backfill();
       const boundary = /boundary="?([^";\s]+)"?/i.exec(contentType)?.[1] ?? 'myboundary';
-      broke = await this.read(body, boundary.replace(/^--/, ''));
+      const end = await this.read(body, boundary.replace(/^--/, ''));
+      broke = end.why;
+      boundBroken = end.boundBroken;
     } catch (e) {
       if (this.stopped) return;
       if (e instanceof DahuaAuthError) {
@@ -104,18 +137,27 @@ export class EventLink {
       } else broke = e instanceof Error ? e.message : String(e);
     }
     if (this.stopped) return;
-    if (performance.now() - openedAt >= STREAM_HEALTHY_MS) this.failures = 0;
-    const wait = backoffDelay(this.failures++, {
-      baseMs: this.opts.retryBaseMs ?? 1000,
-      maxMs: this.opts.retryMaxMs ?? 60_000,
-    });
-    this.log.warn({ err: broke, retryInMs: wait }, `terminal ${this.cfg.name}: event stream closed`);
+    const down = this.health.down();
+    // The first drop of a run of trouble is said; the reconnects after it at debug, and a stream
+    // that keeps dropping young in words (LinkDrops) and the status, not a warning a minute.
+    if (!this.saidPaused)
+      this.log.warn(
+        { err: broke, retryInMs: down.delay },
+        `terminal ${this.cfg.name}: event stream closed (${broke}): polls go on, nothing is missed`,
+      );
+    else this.log.debug({ err: broke, retryInMs: down.delay }, 'event stream down, reconnecting');
+    this.saidPaused = true;
+    // A bound broken has its own note (onFault's words); a try that failed is the poll's to say.
+    if (down.diedYoung && !boundBroken) this.drops.diedYoung(down.delay);
     this.abort = new AbortController();
-    this.schedule(wait);
+    this.schedule(down.delay);
   }
 
   /** Reads the stream until it ends or breaks a bound; returns why it stopped. */
-  private read(body: NodeJS.ReadableStream & { destroy(): void }, boundary: string): Promise<string> {
+  private read(
+    body: NodeJS.ReadableStream & { destroy(): void },
+    boundary: string,
+  ): Promise<{ why: string; boundBroken: boolean }> {
     const idleMs = this.opts.idleMs ?? STREAM_IDLE_MS;
     const marker = `--${boundary}`;
     return new Promise((resolve) => {
@@ -125,12 +167,12 @@ export class EventLink {
       });
       let done = false;
       let idle: NodeJS.Timeout | undefined;
-      const finish = (why: string) => {
+      const finish = (why: string, boundBroken = false) => {
         if (done) return;
         done = true;
         clearTimeout(idle);
         body.destroy();
-        resolve(why);
+        resolve({ why, boundBroken });
       };
       const armIdle = () => {
         clearTimeout(idle);
@@ -148,8 +190,8 @@ export class EventLink {
             cause: `its event stream sent a part of more than ${Math.round(MAX_PART_BYTES / 1024)} kB (no event is that large): the stream was closed and is opened again; the records are read by the poll meanwhile`,
             fix: 'restart the terminal, and update its firmware if it goes on',
           };
-          this.hooks.onFault(words);
-          finish('a part beyond the bound');
+          this.hooks.note(words);
+          finish('a part beyond the bound', true);
         }
       });
       body.on('end', () => finish('the device ended the stream'));
@@ -160,6 +202,7 @@ export class EventLink {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.health.stop();
     this.abort.abort();
     await this.running;
   }

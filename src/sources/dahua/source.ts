@@ -51,8 +51,8 @@ export class DahuaSource implements Source {
           backfill: () => this.loop.pollAgain(),
           authWaitUntil: () => streamMayConnectAt(this.deps.clock.now(), this.poller),
           onAuthRefused: (e) => this.poller.refused(e),
-          onFault: (words) =>
-            writeDahuaNote(this.deps.state, this.cfg.name, 'stream', words, this.deps.clock.now(), log),
+          note: (words) => writeDahuaNote(this.deps.state, this.cfg.name, 'stream', words, this.deps.clock.now(), log),
+          now: () => this.deps.clock.now(),
         },
         this.opts.stream,
       );

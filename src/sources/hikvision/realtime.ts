@@ -2,6 +2,7 @@ import type { HikvisionTerminalConfig } from '../../config/terminals.js';
 import type { Punch } from '../../punch.js';
 import { backoffDelay, type BackoffBounds } from '../../util/backoff.js';
 import { journalReadAgain } from '../journal-synced-apart.js';
+import { LinkDrops } from '../link-drops.js';
 import { logReceived } from '../punch-log.js';
 import type { SourceDeps } from '../types.js';
 import { splitIsoTime, type HikvisionClient } from './client.js';
@@ -102,6 +103,10 @@ export class AlertStreamLink {
   /** When the current stream opened (monotonic), and whether a note about it is in the status. */
   private openedAt: number | undefined;
   private noted = false;
+  /** Streams that dropped soon after opening, said by the rule of every device link. */
+  private readonly drops: LinkDrops;
+  /** The current stream was judged healthy (it stayed open healthyMs within its bounds). */
+  private judgedHealthy = false;
   /** Events happening now, waiting for their group's transaction. */
   private group: AccessEvent[] = [];
   private groupTimer: NodeJS.Timeout | undefined;
@@ -120,6 +125,14 @@ export class AlertStreamLink {
     this.reconnect = opts.reconnect ?? RECONNECT;
     this.healthyMs = opts.healthyMs ?? STREAM_HEALTHY_MS;
     this.mono = opts.monotonic ?? monotonicNow;
+    this.drops = new LinkDrops({
+      terminal: cfg.name,
+      link: 'alert stream',
+      meanwhile: 'polls read every event meanwhile',
+      log: this.log(),
+      now: () => deps.clock.now(),
+      note: (words) => this.note(words, true),
+    });
   }
 
   start(): void {
@@ -180,6 +193,7 @@ export class AlertStreamLink {
           : `terminal ${this.cfg.name}: real-time events subscribed (alert stream open)`,
       );
       this.openedAt = this.mono();
+      this.judgedHealthy = false;
       this.replayed = 0;
       this.backfill(true);
       const parser = new MultipartStreamParser(boundary, (part) => this.onPart(part));
@@ -205,9 +219,13 @@ export class AlertStreamLink {
     if (this.replayed > 0) {
       this.log().info({ replayed: this.replayed }, 'the alert stream replayed stored events: the poll reads them');
     }
-    const healthy = this.openedAt !== undefined && !broke && this.mono() - this.openedAt >= this.healthyMs;
+    const opened = this.openedAt !== undefined;
+    const healthy = opened && !broke && this.mono() - this.openedAt! >= this.healthyMs;
     this.openedAt = undefined;
-    if (healthy) this.failures = 0;
+    if (healthy) {
+      this.failures = 0;
+      this.wasHealthy();
+    }
     if (this.stopped) return;
     this.failures++;
     const delay = backoffDelay(this.failures - 1, this.reconnect);
@@ -226,19 +244,34 @@ export class AlertStreamLink {
         { err: err instanceof Error ? err.message : String(err), retryInMs: delay },
         'alert stream down, reconnecting',
       );
+      // Opened, then dropped before it was healthy (a try that failed is the poll's to say).
+      if (opened && !healthy) this.drops.diedYoung(delay);
     }
     this.schedule(delay);
   }
 
-  private note(words: NoteWords | null): void {
-    if (words === null && !this.noted) return;
+  /**
+   * Writes the stream's status note. A clearing is skipped when this run wrote none, unless
+   * `always` (once a stream turns healthy: a note a previous run of the daemon left goes too).
+   */
+  private note(words: NoteWords | null, always = false): void {
+    if (words === null && !this.noted && !always) return;
     this.noted = words !== null;
     writeNote(this.deps.state, this.cfg.name, 'stream', words, this.deps.clock.now(), this.log());
   }
 
+  /** The current stream stayed open within its bounds healthyMs: any trouble is over (once a stream). */
+  private wasHealthy(): void {
+    if (this.judgedHealthy) return;
+    this.judgedHealthy = true;
+    if (this.drops.count > 0) this.drops.healthy();
+    else this.note(null, true);
+  }
+
   private onPart(part: StreamPart): void {
     // A stream that stays within its bounds for a while is healthy again: the status says no more.
-    if (this.noted && this.openedAt !== undefined && this.mono() - this.openedAt >= this.healthyMs) this.note(null);
+    if (!this.judgedHealthy && this.openedAt !== undefined && this.mono() - this.openedAt >= this.healthyMs)
+      this.wasHealthy();
     const e = accessEventOf(part);
     if (!e) return;
     if (e.currentEvent === false) {

@@ -2,6 +2,7 @@ import type { ZkTerminalConfig } from '../../config/terminals.js';
 import { codeProblem, deviceIdentity, wallClockAt, wallClockDiffSeconds, type Punch } from '../../punch.js';
 import type { BackoffBounds } from '../../util/backoff.js';
 import { printable } from '../../util/terminal-text.js';
+import { LinkDrops } from '../link-drops.js';
 import { LinkHealth } from '../link-health.js';
 import { PunchBuffer } from '../punch-buffer.js';
 import { logReceived } from '../punch-log.js';
@@ -17,18 +18,13 @@ import type { ClientFactory } from './poll.js';
  * down (or refused by a full buffer). Reconnects by itself until stopped, by the rule of every
  * device link (src/sources/link-health.ts): the waits grow while connections die young and start
  * again only once one stayed up a minute. A terminal (or a proxy before it) that cuts every
- * connection soon after it opens is said once in the log, then at most every SAY_AGAIN_MS, and
- * in the status: not two log lines per drop for ever behind a "No alerts".
+ * connection soon after it opens is said in the log and the status by the rule of every device
+ * link (src/sources/link-drops.ts): not two log lines per drop for ever behind a "No alerts".
  */
 export interface RealtimeOptions {
   reconnect?: BackoffBounds;
   healthyMs?: number;
 }
-
-/** Connections dying young in a row before the link is said to keep dropping (one may be a blip). */
-const KEEPS_DROPPING_AFTER = 3;
-/** A link that keeps dropping is said again (log and status note) at most this often. */
-const SAY_AGAIN_MS = 10 * 60_000;
 
 export class RealtimeLink {
   private client: ZkClient | undefined;
@@ -36,10 +32,9 @@ export class RealtimeLink {
   private timer: NodeJS.Timeout | undefined;
   private readonly health: LinkHealth;
   /** This run of trouble (since the last healthy connection): what was said of it. */
-  private youngDrops = 0;
+  private readonly drops: LinkDrops;
   private saidPaused = false;
   private saidBack = false;
-  private saidDroppingAt: number | undefined;
   private subscribedOnce = false;
   /** The serial number this link's terminal answered with at connect ('' when it did not say). */
   private device = '';
@@ -57,7 +52,15 @@ export class RealtimeLink {
     opts: RealtimeOptions = {},
   ) {
     this.log = deps.logger.child({ terminal: cfg.name, link: 'realtime' });
-    this.health = new LinkHealth({ ...opts, onHealthy: (n) => this.healthy(n) });
+    this.health = new LinkHealth({ ...opts, onHealthy: () => this.healthy() });
+    this.drops = new LinkDrops({
+      terminal: cfg.name,
+      link: 'real-time connection',
+      meanwhile: 'polls read every punch meanwhile',
+      log: this.log,
+      now: () => deps.clock.now(),
+      note: (words) => writeZkNote(deps.state, cfg.name, 'realtime', words, deps.clock.now(), this.log),
+    });
     this.buffer = new PunchBuffer({
       sink: deps.sink,
       // The terminal's clock as last measured (by a poll, else at this link's connect).
@@ -155,46 +158,22 @@ export class RealtimeLink {
   private retry(log: SourceDeps['logger'], err: unknown): void {
     if (this.stopped) return;
     const down = this.health.down();
-    if (down.diedYoung) this.youngDrops++;
     const detail = { err: err instanceof Error ? err.message : String(err), retryInMs: down.delay };
     if (!this.saidPaused)
       log.info(`terminal ${this.cfg.name}: real-time events paused (the link dropped): polls go on, nothing is missed`);
-    // Paused and back are said once per run of trouble; what follows, by keepsDropping.
+    // Paused and back are said once per run of trouble; what follows, by LinkDrops.
     this.saidPaused = true;
     log.debug(detail, 'real-time link down, reconnecting');
-    if (down.diedYoung && this.youngDrops >= KEEPS_DROPPING_AFTER) this.keepsDropping(log, down.delay);
+    if (down.diedYoung) this.drops.diedYoung(down.delay);
     clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.connect(), down.delay);
     this.timer.unref?.();
   }
 
-  /** Connections die young again and again: said in the log and the status, at a bounded rate. */
-  private keepsDropping(log: SourceDeps['logger'], delay: number): void {
-    const now = this.deps.clock.now();
-    const at = this.saidDroppingAt;
-    // A box clock set back is no reason to stay silent for the hours it went back.
-    if (at !== undefined && now >= at && now - at < SAY_AGAIN_MS) return;
-    this.saidDroppingAt = now;
-    const words = {
-      cause: `its real-time connection keeps dropping soon after it opens (${this.youngDrops} times in a row): punchgate reconnects less and less often (next in ${Math.round(delay / 1000)} s, at most a minute apart), and polls read every punch meanwhile`,
-      fix: "check what sits between this box and the terminal (a proxy, a firewall or NAT that cuts TCP connections) and the terminal's network settings; set realtime: false for it if this goes on",
-    };
-    log.warn({ drops: this.youngDrops, retryInMs: delay }, `terminal ${this.cfg.name}: ${words.cause}`);
-    writeZkNote(this.deps.state, this.cfg.name, 'realtime', words, now, log);
-  }
-
   /** A connection stayed up long enough: any trouble is over. */
-  private healthy(failures: number): void {
-    if (this.saidDroppingAt !== undefined)
-      this.log.info(
-        { failures },
-        `terminal ${this.cfg.name}: the real-time connection stays up again (it dropped ${this.youngDrops} times soon after opening)`,
-      );
-    // Also a note a previous run of the daemon left (writing null where there is none writes nothing).
-    writeZkNote(this.deps.state, this.cfg.name, 'realtime', null, this.deps.clock.now(), this.log);
-    this.youngDrops = 0;
+  private healthy(): void {
+    this.drops.healthy();
     this.saidPaused = false;
     this.saidBack = false;
-    this.saidDroppingAt = undefined;
   }
 }
