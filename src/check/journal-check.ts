@@ -1,5 +1,6 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { plantedLink } from '../journal/errors.js';
 import { journalOpeners, otherNamesProblem } from '../journal/journal-file.js';
 import { foreignSchemaFix, schemaProblems } from '../journal/schema-check.js';
 import { Database } from '../journal/sqlite-driver.js';
@@ -122,6 +123,8 @@ export function checkJournal(path: string, opts: { quick: boolean }): CheckResul
       );
     }
     if (code === 'SQLITE_CANTOPEN' || code === 'EACCES' || /SQLITE_(PERM|READONLY)/.test(code)) {
+      const planted = plantedLink(path, code);
+      if (planted) return fail(NAME, `${path} ${planted.problem}`, planted.fix);
       return fail(NAME, `${path} cannot be opened by this user (${code})`, writableFix(dir));
     }
     if (code === 'SQLITE_BUSY')

@@ -1,4 +1,4 @@
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, lstatSync, readlinkSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { freeBytesAt } from '../util/disk.js';
 
@@ -35,7 +35,7 @@ export class JournalUnusableError extends Error {
   readonly exitCode = JOURNAL_UNUSABLE_EXIT;
   constructor(
     readonly path: string,
-    problem: string,
+    readonly problem: string,
     readonly fix: string,
     readonly code?: string,
   ) {
@@ -83,12 +83,46 @@ function ownerOf(path: string): string {
 }
 
 /**
+ * A symbolic link where SQLite keeps the journal's own side files (`-wal`, `-shm`, `-journal`).
+ * SQLite opens them without following links (SQLITE_OPEN_NOFOLLOW) and fails: the cause to name
+ * is the link, not this user's permissions. Nobody makes such a link but someone who wants a
+ * command run as root to write where it points (the service user may write the folder), so the
+ * fix is to remove it and find out who made it. The journal file itself may be a link.
+ */
+export function plantedLink(path: string, code: string): JournalUnusableError | undefined {
+  for (const side of [`${path}-wal`, `${path}-shm`, `${path}-journal`]) {
+    let st;
+    try {
+      st = lstatSync(side);
+    } catch {
+      continue;
+    }
+    if (!st.isSymbolicLink()) continue;
+    let target = '?';
+    try {
+      target = readlinkSync(side);
+    } catch {
+      // gone meanwhile: the link is still what to name
+    }
+    return new JournalUnusableError(
+      path,
+      `cannot be opened: ${side} is a symbolic link (to ${target}, made by uid ${st.uid}), and punchgate never follows a link beside its journal (${code})`,
+      `remove the link (rm ${side}) and find out who made it: a link there is no punchgate or SQLite file, and may be planted to make a command run as root write elsewhere; then run the command again`,
+      code,
+    );
+  }
+  return undefined;
+}
+
+/**
  * Why this process cannot read or write the journal, asked of the file system itself
  * (access(2) answers for this user, and says EROFS for a read-only file system), so that the one
  * line names the real cause: a read-only mount, a file or a folder of another user. Undefined
  * when the file system allows everything (the failure is elsewhere).
  */
 export function journalAccessProblem(path: string, code: string): JournalUnusableError | undefined {
+  const planted = plantedLink(path, code);
+  if (planted) return planted;
   const dir = dirname(path);
   const fileExists = denied(path, constants.F_OK) === undefined;
   const rofs = [fileExists ? denied(path, constants.W_OK) : undefined, denied(dir, constants.W_OK)].includes('EROFS');

@@ -8,6 +8,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
@@ -384,6 +385,35 @@ describe('every journal refusal, for every command', () => {
     expect(db.pragma('quick_check', { simple: true })).toBe('ok');
     db.close();
   }, 60_000);
+
+  it("a link planted at the journal's -wal or -shm file: the link is named, never followed (found by an adversarial trial)", async () => {
+    // The service user may write the journal's folder: a link there aims a command run as root
+    // (this test's user on CI) at another file. SQLite refuses to follow it; the words named
+    // this user's permissions instead of the link.
+    for (const side of ['-wal', '-shm']) {
+      const { config, journal, state, importFile } = sandbox();
+      chown(state);
+      chown(journal);
+      const victim = tmp.path(`victim${side}`);
+      symlinkSync(victim, `${journal}${side}`);
+      for (const args of [...readers, ...writers(importFile)]) {
+        const r = await runPunchgate(['--config', config, ...args], { timeoutMs: 20_000 });
+        const what = `${args.join(' ')}: exit ${r.status}, stderr ${r.stderr}`;
+        expect(r.status, what).toBe(74);
+        expect(r.stderr.trim().split('\n'), what).toHaveLength(1);
+        expect(r.stderr, what).toContain(
+          `${journal}${side} is a symbolic link (to ${victim}, made by uid ${process.getuid?.() ?? 0})`,
+        );
+        expect(r.stderr, what).toContain(`rm ${journal}${side}`);
+        expect(r.stderr, what).not.toMatch(/chown|sudo -u/);
+      }
+      const check = await runPunchgate(['--config', config, 'check', '--quick']);
+      expect(check.stdout).toContain(`FAIL journal: ${journal} cannot be opened: ${journal}${side} is a symbolic link`);
+      expect(existsSync(victim)).toBe(false);
+      chmodRecursive(tmp.dir);
+      tmp.cleanup();
+    }
+  }, 240_000);
 
   it("another program's SQLite file at journal.path", async () => {
     const { config, journal, importFile } = sandbox();
