@@ -135,8 +135,16 @@ export class ConfigWatch {
     }
   }
 
-  /** The file did not load (a reload, or a change seen by `poll`): the running config stays. */
-  failed(problems: string[]): void {
+  /**
+   * Loading the file threw (a reload, or a change seen by `poll`): a config error's own lines, any
+   * other failure named by the file, as every message names it.
+   */
+  failedToLoad(e: unknown): void {
+    this.failed(e instanceof ConfigError ? e.problems : [`${this.named}: ${messageOf(e)}`]);
+  }
+
+  /** The file did not load: the running config stays. */
+  private failed(problems: string[]): void {
     const before = this.failure;
     this.failure = { problems, since: before?.since ?? this.changedAt() };
     this.mark = markOf(this.file);
@@ -168,7 +176,7 @@ export class ConfigWatch {
         );
       }
     } catch (e) {
-      this.failed(e instanceof ConfigError ? e.problems : [`${this.named}: ${messageOf(e)}`]);
+      this.failedToLoad(e);
     }
   }
 

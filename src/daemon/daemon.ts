@@ -1,4 +1,4 @@
-import { ConfigError, loadConfigFile, type LoadedConfig } from '../config/load.js';
+import { loadConfigFile, type LoadedConfig } from '../config/load.js';
 import { configKeyIn } from '../config/terminals.js';
 import { messageOf } from '../util/errors.js';
 import { ConfigWatch } from './config-watch.js';
@@ -282,7 +282,7 @@ export class Daemon {
       loaded = loadConfigFile(this.opts.configPath, checkTerminalConfig);
     } catch (e) {
       // Said in the log (with the file's lines), and an alert on the status, the page and /metrics.
-      this.configWatch.failed(e instanceof ConfigError ? e.problems : [messageOf(e)]);
+      this.configWatch.failedToLoad(e);
       this.statusLog.write();
       return;
     }

@@ -46,6 +46,20 @@ describe('the config watch of punchgate run', () => {
     expect(lines[0]).not.toMatch(new RegExp(`(^|[ (])${tmp.dir}`));
   });
 
+  it('a failure to load that is no config error (a reload that threw) is named by the file too', () => {
+    const file = relative(process.cwd(), tmp.path('good.yaml'));
+    writeFileSync(file, good(tmp.dir));
+    const { watch } = ConfigWatch.startWith(file, deps());
+    watch.failedToLoad(new Error('EIO: i/o error, read'));
+    expect(lines).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^${file.replace(/[.]/g, '\\.')} does not load \\(${file.replace(/[.]/g, '\\.')}: EIO: i/o error, read\\)`,
+        ),
+      ),
+    ]);
+  });
+
   it('running on the last good copy: when it was loaded, in the one time format', () => {
     const file = tmp.path('good.yaml');
     writeFileSync(file, good(tmp.dir));
