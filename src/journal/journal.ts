@@ -149,8 +149,12 @@ function memoLast<T>(fn: (s: string) => T): (s: string) => T {
     return value;
   };
 }
-/** Punches before this are implausible (a terminal whose clock was reset). */
-const EARLIEST_PLAUSIBLE = '2000-01-01 00:00:00';
+/**
+ * Punches before this are implausible (a terminal whose clock was reset). 2000-01-01 00:00:00
+ * itself is too: it is a ZK terminal's time 0 (its packed time counts from it), what a reset
+ * clock or an empty record reads as.
+ */
+const EARLIEST_PLAUSIBLE = '2000-01-01 00:00:01';
 /** Rows per transaction of the journal's own bulk work (prune), so other processes never wait long. */
 const CHUNK_ROWS = 5000;
 /**
@@ -523,7 +527,7 @@ export class Journal implements PunchSink, DeliveryQueue {
             const reason = !isLogTime(p.logTime)
               ? NO_REAL_TIME
               : p.logTime < EARLIEST_PLAUSIBLE
-                ? 'before 2000: the terminal clock was probably reset'
+                ? 'before 2000 (or at its very first second): the terminal clock was probably reset'
                 : (future.reason(p.terminal, p.logTime) ??
                   (liveFloor !== undefined && p.logTime < liveFloor
                     ? `recorded while the terminal clock was behind: received ${wallClockAt(now, opts.timezone).slice(0, 16)} (box clock)`

@@ -62,14 +62,17 @@ describe('journal', () => {
       punch('3', '1999-12-31 23:59:59'),
       punch('4', '2026-02-30 08:00:00'),
       punch('5', '2026-11-22 24:00:00'),
+      // A ZK terminal's time 0 (a reset clock, an empty record): implausible too.
+      punch('6', '2000-01-01 00:00:00'),
+      punch('7', '2000-01-01 00:00:01'),
     ]);
-    expect(r).toEqual({ added: 1, duplicates: 0, quarantined: 4 });
-    expect(j.claim(10).map((p) => p.biometricCode)).toEqual(['1']);
+    expect(r).toEqual({ added: 2, duplicates: 0, quarantined: 5 });
+    expect(j.claim(10).map((p) => p.biometricCode)).toEqual(['7', '1']);
     // A time that does not exist is never released: an HRMS would refuse it, or read it as 2 March.
-    expect(await j.queries.releaseQuarantined({})).toBe(2);
-    expect(j.counts()).toMatchObject({ pending: 2, quarantined: 2 });
+    expect(await j.queries.releaseQuarantined({})).toBe(3);
+    expect(j.counts()).toMatchObject({ pending: 3, quarantined: 2 });
     expect(j.queries.quarantinedWithoutTime()).toEqual({ count: 2, example: '2026-02-30 08:00:00' });
-    expect(j.claim(10).map((p) => p.biometricCode)).toEqual(['3', '2']);
+    expect(j.claim(10).map((p) => p.biometricCode)).toEqual(['3', '6', '2']);
     expect(j.queries.quarantineSummary().map((q) => [q.reason, q.count])).toEqual([['no-time', 2]]);
   });
 
