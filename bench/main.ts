@@ -14,6 +14,7 @@ import { benchDeliveryTurn } from './delivery-turn.js';
 import { benchDrain } from './drain.js';
 import { benchDrainDesigns } from './drain-designs.js';
 import { benchDrainRss } from './drain-rss.js';
+import { benchDrainWire } from './drain-wire.js';
 import { benchIngest } from './ingest.js';
 import { benchBusyBox, benchStatusSize } from './journal-size.js';
 import { benchPackage } from './package.js';
@@ -44,6 +45,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
     describe:
       "why the drain is not nearer the wire: the journal's SQL per punch under other claim designs; the journal work on a worker thread",
     run: benchDrainDesigns,
+  },
+  'drain-wire': {
+    describe: 'the drain vs a bare POST loop with the HRMS answering after 5 ms (a LAN) and 30 ms (a cloud HRMS)',
+    run: benchDrainWire,
   },
   rss: { describe: 'peak RSS while draining 1,000,000 punches (batch 1000)', run: benchDrainRss },
   'zk-download': {
