@@ -20,7 +20,15 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Database } from '../src/journal/sqlite-driver.js';
 import { Agent } from 'undici';
-import { outboundPunch, postBatch, preparedJournal, rawPostLoop, startHrmsChild, type HrmsChild } from './lib/hrms.js';
+import {
+  outboundPunch,
+  postBatch,
+  preparedJournal,
+  inBatches,
+  startHrmsChild,
+  timedRawPostLoop,
+  type HrmsChild,
+} from './lib/hrms.js';
 import { scaled } from './lib/scale.js';
 import { scratchDir } from './lib/setup.js';
 import { fmt, log, type BenchRow } from './lib/table.js';
@@ -211,19 +219,12 @@ async function workerRows(sim: HrmsChild, dir: string, total: number): Promise<B
   const url = sim.ready.url;
   const all = Array.from({ length: total }, (_, i) => outboundPunch(i));
   for (const size of SIZES) {
-    const batches: (typeof all)[] = [];
-    for (let i = 0; i < total; i += size) batches.push(all.slice(i, i + size));
+    const batches = inBatches(all, size);
     const raw: number[] = [];
     const ours: number[] = [];
     const busy: number[] = [];
     for (let round = 0; round <= ROUNDS; round++) {
-      await sim.call('reset');
-      collectGarbage();
-      const agent = new Agent();
-      const t0 = nowMs();
-      await rawPostLoop(url, batches, agent);
-      const rawMs = nowMs() - t0;
-      await agent.close();
+      const rawMs = await timedRawPostLoop(sim, batches);
       await sim.call('reset');
       const path = preparedJournal(dir, `worker-${size}-${round}.db`, total);
       collectGarbage();

@@ -7,12 +7,19 @@
  * the journal's work of the next batch is done while a request is on the wire, and what a site
  * sees is how near the wire's own pace the drain comes.
  */
-import { Agent } from 'undici';
 import { scaled } from './lib/scale.js';
-import { drainJournal, hrmsStats, outboundPunch, preparedJournal, rawPostLoop, startHrmsChild } from './lib/hrms.js';
+import {
+  drainJournal,
+  hrmsStats,
+  outboundPunch,
+  preparedJournal,
+  inBatches,
+  startHrmsChild,
+  timedRawPostLoop,
+} from './lib/hrms.js';
 import { scratchDir } from './lib/setup.js';
 import { fmt, log, type BenchRow } from './lib/table.js';
-import { collectGarbage, nowMs, rate } from './lib/timing.js';
+import { collectGarbage, rate } from './lib/timing.js';
 
 const LATENCIES_MS = [5, 30] as const;
 const SIZES = [200, 1000] as const;
@@ -31,15 +38,7 @@ export async function benchDrainWire(): Promise<BenchRow[]> {
       try {
         const url = sim.ready.url;
         for (const size of SIZES) {
-          const batches: (typeof all)[] = [];
-          for (let i = 0; i < total; i += size) batches.push(all.slice(i, i + size));
-          await sim.call('reset');
-          collectGarbage();
-          const agent = new Agent();
-          const t0 = nowMs();
-          await rawPostLoop(url, batches, agent);
-          const rawMs = nowMs() - t0;
-          await agent.close();
+          const rawMs = await timedRawPostLoop(sim, inBatches(all, size));
 
           await sim.call('reset');
           collectGarbage();

@@ -23,13 +23,15 @@ import {
   journalOnlyDrain,
   outboundPunch,
   preparedJournal,
+  inBatches,
   rawPostLoop,
+  timedRawPostLoop,
   startHrmsChild,
   type HrmsChild,
 } from './lib/hrms.js';
 import { scratchDir } from './lib/setup.js';
 import { fmt, log, ratioRow, type BenchRow } from './lib/table.js';
-import { collectGarbage, median, nowMs, rate } from './lib/timing.js';
+import { collectGarbage, median, rate } from './lib/timing.js';
 
 const ROUNDS = 3;
 /** Issue 35: at least half the bare loop (issue 2 asked 0.3). */
@@ -67,20 +69,13 @@ export async function benchDrain(): Promise<BenchRow[]> {
     const all = Array.from({ length: total }, (_, i) => outboundPunch(i));
     await warmUp(sim, scratch.dir, all);
     for (const size of SIZES) {
-      const batches: (typeof all)[] = [];
-      for (let i = 0; i < total; i += size) batches.push(all.slice(i, i + size));
+      const batches = inBatches(all, size);
       const raw: number[] = [];
       const ours: number[] = [];
       for (let round = 1; round <= ROUNDS; round++) {
         const path = preparedJournal(scratch.dir, `journal-${size}-${round}.db`, total);
 
-        await sim.call('reset');
-        collectGarbage();
-        const agent = new Agent();
-        const t0 = nowMs();
-        await rawPostLoop(url, batches, agent);
-        raw.push(nowMs() - t0);
-        await agent.close();
+        raw.push(await timedRawPostLoop(sim, batches));
         await expectAdded(sim, total, 'baseline');
 
         await sim.call('reset');

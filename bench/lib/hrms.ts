@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { FormData, request, type Dispatcher } from 'undici';
+import { Agent, FormData, request, type Dispatcher } from 'undici';
 import { DEFAULT_ATTENDANCE_PATH } from '../../src/config/schema.js';
 import { Deliverer, type DrainReport } from '../../src/delivery/index.js';
 import { Journal } from '../../src/journal/index.js';
@@ -8,7 +8,7 @@ import { silentLogger } from '../../src/util/logger.js';
 import type { HrmsChildReady, HrmsStats } from '../child-hrms.js';
 import { BenchChild } from './child.js';
 import { syntheticBatches, syntheticPunch } from './punches.js';
-import { nowMs } from './timing.js';
+import { collectGarbage, nowMs } from './timing.js';
 import { BENCH_SITE, BENCH_TOKEN, deliverySettings } from './setup.js';
 
 export type HrmsChild = BenchChild<HrmsChildReady>;
@@ -97,6 +97,31 @@ export async function rawPostLoop(
 ): Promise<number> {
   for (const batch of batches) await postBatch(url, batch, dispatcher);
   return batches.length;
+}
+
+/** The punches in batches of `size`, in order. */
+export function inBatches<T>(all: readonly T[], size: number): T[][] {
+  const batches: T[][] = [];
+  for (let i = 0; i < all.length; i += size) batches.push(all.slice(i, i + size));
+  return batches;
+}
+
+/**
+ * The baseline, timed: the simulator reset (every punch new to it), garbage collected, then every
+ * batch POSTed in turn on a fresh undici agent. Returns the ms of the loop alone.
+ */
+export async function timedRawPostLoop(
+  sim: HrmsChild,
+  batches: ReadonlyArray<ReadonlyArray<ReturnType<typeof outboundPunch>>>,
+): Promise<number> {
+  await sim.call('reset');
+  collectGarbage();
+  const agent = new Agent();
+  const t0 = nowMs();
+  await rawPostLoop(sim.ready.url, batches, agent);
+  const ms = nowMs() - t0;
+  await agent.close();
+  return ms;
 }
 
 /**
