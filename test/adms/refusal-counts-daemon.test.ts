@@ -146,7 +146,7 @@ describe('refusals of strangers are bounded and their counts whole, through punc
     expect(check).toMatch(
       /WARN terminal SN=CQZ7232169502: .*\(fenced\) is pushing from more than 200 addresses outside its allowFrom \(210 requests refused/,
     );
-    expect(check.split('\n').filter((l) => /SN=FAKE|SN=CQZ7232169502|unknown serials/.test(l))).toHaveLength(2);
+    expect(check.split('\n').filter((l) => /pushing/.test(l))).toHaveLength(2);
     expect(check).not.toContain('SN=*');
     // The terminal's own punch, once.
     await waitFor(() => stack.hrms.attendance().length >= 1, 20_000, 'its punch delivered');
