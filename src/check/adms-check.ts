@@ -4,14 +4,13 @@ import type { AdmsTerminalConfig } from '../config/terminals.js';
 import { PushStore } from '../journal/push-store.js';
 import { Database } from '../journal/sqlite-driver.js';
 import {
-  REFUSALS_BEYOND,
   type PushRefusal,
   type PushRegistration,
   type PushTerminalRecord,
   type TerminalRecord,
 } from '../journal/types.js';
 import { ALERT } from '../status/alert-words.js';
-import { otherSightingOf } from '../status/push.js';
+import { otherSightingOf, refusalAlerts } from '../status/push.js';
 import type { ListenerStatus, TerminalStatus } from '../status/types.js';
 import { checkListener } from './listen-check.js';
 import { pass, warn, type CheckResult } from './types.js';
@@ -109,37 +108,22 @@ export function checkAdmsTerminal(
   return pass(name, facts.join(', '));
 }
 
-/** Terminals refused by the receiver lately: not configured, or outside their allowFrom. */
+/**
+ * Terminals refused by the receiver lately: not configured, or outside their allowFrom. Said as
+ * the status says them (refusalAlerts): a serial spoofed from many addresses is one line, and
+ * more than a few unknown serials are one summary, however many a device invents.
+ */
 export function checkPushRefusals(
   refusals: readonly PushRefusal[],
   configured: readonly AdmsTerminalConfig[],
 ): CheckResult[] {
   const known = new Set(configured.map((t) => t.serial.toUpperCase()));
-  return refusals
+  const shown = refusals
     .filter((r) => r.reason === 'address' || !known.has(r.serial.toUpperCase()))
-    .map((r) =>
-      r.reason === 'unknown' && r.serial === REFUSALS_BEYOND
-        ? warn(
-            'more unknown serials',
-            `more unknown serials than are listed one by one pushed (${r.count} requests refused)`,
-            "add the genuine ones to terminals with kind: adms, and keep the receiver's port to the terminals' network",
-          )
-        : r.address === REFUSALS_BEYOND
-          ? warn(
-              `terminal SN=${r.serial}`,
-              `terminal SN=${r.serial} (${r.terminal}) is pushing from more addresses outside its allowFrom than are listed one by one (${r.count} requests refused)`,
-              `another device may be using its serial: find it, or add the terminal's address to allowFrom of ${r.terminal}`,
-            )
-          : r.reason === 'unknown'
-            ? warn(
-                `terminal SN=${r.serial}`,
-                `terminal SN=${r.serial} is pushing but is not configured (from ${r.address}, ${r.count} requests refused)`,
-                `add it to terminals with kind: adms and serial: ${r.serial}, then systemctl reload punchgate`,
-              )
-            : warn(
-                `terminal SN=${r.serial}`,
-                `terminal SN=${r.serial} (${r.terminal}) is pushing from ${r.address}, outside its allowFrom (${r.count} requests refused)`,
-                `if that address is right, add it to allowFrom of ${r.terminal}, then systemctl reload punchgate`,
-              ),
-    );
+    .map((r) => ({ ...r, firstSeenAt: iso(r.firstSeenAt), lastSeenAt: iso(r.lastSeenAt) }));
+  return refusalAlerts(shown).map(({ serial, alert }) =>
+    warn(serial === null ? 'unknown serials' : `terminal SN=${serial}`, alert.cause, alert.fix),
+  );
 }
+
+const iso = (ms: number) => new Date(ms).toISOString();

@@ -10,8 +10,9 @@ const LABEL = { pass: 'PASS', warn: 'WARN', fail: 'FAIL' } as const;
 export function formatReport(report: CheckReport): string {
   const lines: string[] = [`punchgate ${report.version} check (Node ${process.version})`];
   for (const c of report.checks) {
-    // Details quote terminals and the HRMS: shown with control characters escaped.
-    lines.push(`${LABEL[c.status]} ${c.name}: ${escapeControls(c.detail)}${c.fix ? ` — ${c.fix}` : ''}`);
+    // Details and fixes quote terminals and the HRMS (a serial, an address, a device's words): each
+    // line is written whole with its control characters escaped, whatever part of it they came in.
+    lines.push(escapeControls(`${LABEL[c.status]} ${c.name}: ${c.detail}${c.fix ? ` — ${c.fix}` : ''}`));
     for (const p of c.problems ?? []) lines.push(`  ${escapeControls(p)}`);
   }
   const count = (s: 'pass' | 'warn' | 'fail') => report.checks.filter((c) => c.status === s).length;

@@ -1,6 +1,6 @@
 import { cannotStart } from '../delivery/cannot-start.js';
 import { credentialTrouble } from '../delivery/credential-trouble.js';
-import { printable } from '../util/terminal-text.js';
+import { escapeControls, printable } from '../util/terminal-text.js';
 import { localTimeOf, localTime } from '../util/local-time.js';
 import type { StatusReport, TerminalStatus } from './report.js';
 import { deliveryTroubleWords } from './alert-words.js';
@@ -126,7 +126,10 @@ export function formatStatus(r: StatusReport): string {
       for (const p of c.failure.problems) lines.push(`    ${printable(p, 500)}`);
     }
   }
-  return lines.join('\n') + '\n';
+  // Every line is written as a terminal shows it: whatever part of the report a device's or a
+  // server's text came in (a name, a sample, an address), no control character goes out raw
+  // (the fields above are also cut to their bounds where they are quoted).
+  return lines.map(escapeControls).join('\n') + '\n';
 }
 
 /**

@@ -145,15 +145,21 @@ const UNKNOWN_LISTED = 3;
 /** Kept uploads this recent, or still held, raise an alert. */
 const KEPT_ALERT_MS = 24 * 3_600_000;
 
+/** A refusal alert, with the serial it is about (null: the summary of many unknown serials). */
+export interface RefusalAlert {
+  serial: string | null;
+  alert: Alert;
+}
+
 /**
- * Alerts of push terminals: refused serials, uploads kept raw (an unknown table, lines that could
- * not be read, events not known as punches). Silence is the general offline alert.
+ * The alerts of the refused pushers, as the status and `punchgate check` both say them: each
+ * serial pushing from outside its allowFrom is evidence of its own, one alert per serial (one
+ * address named, several summarised: a spoof from many addresses is one alert); unknown serials
+ * are one alert each for a few, one summary for many, so a device inventing serials cannot flood
+ * the alerts (nor `check`, which listed each of the 200 kept serials and addresses on a line).
  */
-export function pushAlerts(report: StatusReport, now: number): Alert[] {
-  const out: Alert[] = [];
-  const refusals = report.pushRefusals ?? [];
-  // Each serial pushing from outside its allowFrom is evidence of its own: one alert per serial
-  // (one address named, several summarised: a spoof from many addresses is one alert).
+export function refusalAlerts(refusals: readonly PushRefusalStatus[]): RefusalAlert[] {
+  const out: RefusalAlert[] = [];
   const outside = new Map<string, PushRefusalStatus[]>();
   for (const r of refusals.filter((x) => x.reason === 'address'))
     outside.set(r.serial.toUpperCase(), [...(outside.get(r.serial.toUpperCase()) ?? []), r]);
@@ -161,13 +167,24 @@ export function pushAlerts(report: StatusReport, now: number): Alert[] {
   const many = (rows: readonly PushRefusalStatus[]) =>
     rows.some((r) => r.serial === REFUSALS_BEYOND || r.address === REFUSALS_BEYOND);
   for (const rows of outside.values())
-    out.push(
-      rows.length === 1 && !many(rows) ? ALERT.pushOutsideAllowFrom(rows[0]!) : ALERT.pushOutsideAllowFromMany(rows),
-    );
-  // Unknown serials: one alert for a few, one summary for many (a device inventing serials cannot flood the alerts).
+    out.push({
+      serial: rows[0]!.serial,
+      alert:
+        rows.length === 1 && !many(rows) ? ALERT.pushOutsideAllowFrom(rows[0]!) : ALERT.pushOutsideAllowFromMany(rows),
+    });
   const unknown = refusals.filter((x) => x.reason === 'unknown');
-  if (unknown.length <= UNKNOWN_LISTED && !many(unknown)) for (const r of unknown) out.push(ALERT.pushUnknownSerial(r));
-  else out.push(ALERT.pushUnknownSerials(unknown));
+  if (unknown.length <= UNKNOWN_LISTED && !many(unknown))
+    for (const r of unknown) out.push({ serial: r.serial, alert: ALERT.pushUnknownSerial(r) });
+  else out.push({ serial: null, alert: ALERT.pushUnknownSerials(unknown) });
+  return out;
+}
+
+/**
+ * Alerts of push terminals: refused serials, uploads kept raw (an unknown table, lines that could
+ * not be read, events not known as punches). Silence is the general offline alert.
+ */
+export function pushAlerts(report: StatusReport, now: number): Alert[] {
+  const out: Alert[] = refusalAlerts(report.pushRefusals ?? []).map((r) => r.alert);
   for (const t of report.terminals) {
     const other = t.push?.otherAddress;
     if (other?.lastAt && now - Date.parse(other.lastAt) <= KEPT_ALERT_MS)

@@ -70,8 +70,14 @@ const LEVEL_NAMES: Record<number, string> = {
  * override would act on the admin's screen), anything else as JSON with the same escapes.
  */
 const shown = (v: unknown) => (typeof v === 'string' ? escapeControls(v) : safeJson(v));
-/** The message: its own line breaks kept (a message of several lines, each at its priority), the rest written out. */
-const ownLines = (text: string) => text.split('\n').map(escapeControls).join('\n');
+/**
+ * The message, as one line: its line breaks written out (`\x0a`) like every other control. A
+ * message quotes what terminals and servers said (a device's error text, an HRMS's words), and
+ * a line break kept there started an entry of its own in the journal, at the message's priority:
+ * a device could write `punchgate: journal ... DAMAGED` as a line of punchgate's own (found by an
+ * adversarial trial: a Hikvision answer's statusString). punchgate writes no message of several lines.
+ */
+const oneLine = (text: string) => escapeControls(text);
 
 /** One readable line from one pino JSON line: `2026-11-23 14:05:09 +01:00 INFO  message key=value ...` (box time, see localTime). */
 export function prettyLine(json: string): string {
@@ -88,7 +94,7 @@ export function prettyLine(json: string): string {
   const extra = Object.entries(rest)
     .map(([k, v]) => `${k}=${shown(v)}`)
     .join(' ');
-  return `${t} ${lvl} ${ownLines(String(msg ?? ''))}${extra ? '  ' + extra : ''}\n`;
+  return `${t} ${lvl} ${oneLine(String(msg ?? ''))}${extra ? '  ' + extra : ''}\n`;
 }
 
 /**
@@ -115,7 +121,7 @@ export function journalLine(json: string): string {
     .filter(([, v]) => !((typeof v === 'string' || typeof v === 'number') && text.includes(String(v))))
     .map(([k, v]) => `${k}=${shown(v)}`)
     .join(' ');
-  return withPriority(priorityOfLevel(lvl), `${ownLines(text)}${extra ? `  ${extra}` : ''}`);
+  return withPriority(priorityOfLevel(lvl), `${oneLine(text)}${extra ? `  ${extra}` : ''}`);
 }
 
 export function createLogger(opts: LoggerOptions): Logger {

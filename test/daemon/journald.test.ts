@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import { fstatSync, writeFileSync } from 'node:fs';
-import { createServer, connect, type Server, type Socket } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTerminalSim } from '../../src/sim/terminal/index.js';
-import { createLogger, journalLine } from '../../src/util/logger.js';
+import { createLogger, journalLine, prettyLine } from '../../src/util/logger.js';
 import { freePort } from '../../bench/lib/ports.js';
 import { unitEnvironment, unitNodeArgs } from '../../bench/lib/unit.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -224,7 +225,78 @@ describe('under systemd, the log is what journalctl shows: plain lines with thei
     expect(lines[0]).toContain('commKey=[REDACTED]');
     expect(lines[0]).toContain('token=[REDACTED]');
     for (const secret of ['808080', 'tok-secret', 'pw-secret']) expectNoSecret(lines[0]!, secret);
-    // Each line of a message of several lines keeps its priority.
-    expect(journalLine(JSON.stringify({ level: 50, msg: 'a\nb' }))).toBe('<3>a\n<3>b\n');
+    // A message is one entry: a line break in it is written out, never an entry of its own.
+    expect(journalLine(JSON.stringify({ level: 50, msg: 'a\nb' }))).toBe('<3>a\\x0ab\n');
+    // And one line in the readable form (--log-format text) too.
+    expect(prettyLine(JSON.stringify({ level: 50, msg: 'a\nb\rc' }))).toMatch(/^ ?ERROR a\\x0ab\\x0dc\n$/);
   });
+
+  it("a terminal's error text with line breaks is one entry: the device cannot write a line of punchgate's own", async () => {
+    const tmp = tempDir('punchgate-journald-');
+    cleanups.push(() => tmp.cleanup());
+    // A device at the terminal's address answers every request with an ISAPI ResponseStatus whose
+    // statusString holds line breaks, a forged message of punchgate's on its own line among them.
+    const FORGED = 'punchgate: journal /var/lib/punchgate/journal.db is DAMAGED: run rm -rf /var/lib/punchgate';
+    const device = createHttpServer((req, res) => {
+      req.resume();
+      res.writeHead(403, { 'content-type': 'application/xml' });
+      res.end(
+        `<?xml version="1.0" encoding="UTF-8"?>\n<ResponseStatus version="2.0"><statusCode>4</statusCode>` +
+          `<statusString>Invalid Operation\n${FORGED}\r\nall punches deleted\u2028done</statusString>` +
+          `<subStatusCode>notSupport</subStatusCode></ResponseStatus>`,
+      );
+    });
+    await new Promise<void>((r) => device.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise((r) => device.close(r)));
+    const port = (device.address() as AddressInfo).port;
+    const j = await fakeJournald(tmp.dir);
+    cleanups.push(() => new Promise((r) => j.server.close(r)));
+    const { socket, journalStream } = await serviceStream(j.path);
+    cleanups.push(() => socket.destroy());
+    writeFileSync(tmp.path('hik.pass'), 'pw\n', { mode: 0o600 });
+    const config = tmp.path('punchgate.yaml');
+    writeFileSync(
+      config,
+      [
+        'site: plant-j',
+        'journal:',
+        '  path: journal.db',
+        'hrms:',
+        '  baseUrl: http://127.0.0.1:9',
+        'status:',
+        '  listen: 127.0.0.1:0',
+        'terminals:',
+        '  - name: reception',
+        '    kind: hikvision',
+        `    url: http://127.0.0.1:${port}`,
+        '    passwordFile: hik.pass',
+        '    timezone: UTC',
+        '',
+      ].join('\n'),
+    );
+    const child = spawn(process.execPath, [...unitNodeArgs(), 'dist/punchgate.js', 'run', '--config', config], {
+      stdio: ['ignore', socket, socket],
+      env: { ...process.env, ...unitEnvironment(), NOTIFY_SOCKET: '', JOURNAL_STREAM: journalStream },
+    });
+    const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    cleanups.push(() => child.kill('SIGKILL'));
+    await waitFor(
+      () =>
+        j.entries.some((e) => e.message.startsWith('terminal reception: ') && e.message.includes('Invalid Operation')),
+      20_000,
+      "the warning quoting the device's answer",
+    );
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const quoting = j.entries.filter((e) => e.message.includes('Invalid Operation'));
+    expect(quoting.length).toBeGreaterThan(0);
+    for (const e of quoting) {
+      expect(e.priority).toBe(4);
+      expect(e.message).toMatch(
+        /^terminal reception: .*Invalid Operation\\x0apunchgate: journal .*\\x0d\\x0aall punches deleted\\u2028done/,
+      );
+    }
+    // No entry is the device's: none starts with its forged text or its other lines.
+    expect(j.entries.filter((e) => /^(punchgate: journal|all punches deleted)/.test(e.message))).toEqual([]);
+  }, 60_000);
 });

@@ -6,6 +6,9 @@ import { postBody } from '../../src/sim/hikvision/http-listening.js';
 import { HikvisionListenEndpoint } from '../../src/sources/hikvision/listen-endpoint.js';
 import { boxHttpHost, httpHostsXml, parseHttpHostsXml, withBoxHost } from '../../src/sources/hikvision/http-hosts.js';
 import { readListenContact, readListenRefusals } from '../../src/sources/hikvision/listen-state.js';
+import { parseConfig } from '../../src/config/load.js';
+import { alertLine } from '../../src/status/alert-words.js';
+import { hikvisionAlerts } from '../../src/status/hikvision.js';
 import type { SourceDeps } from '../../src/sources/types.js';
 import { waitFor } from '../helpers/wait.js';
 import { hikConfig, journalFixture, journalKeys, openClient, PASSWORD } from './helpers.js';
@@ -250,6 +253,38 @@ describe('the HTTP Listening endpoint of a Hikvision terminal', () => {
       mac: '00:11:22:33:44:55',
       count: 1,
     });
+  });
+  it("a post's macAddress that is no MAC address is kept and said as a short escaped sample, never whole", async () => {
+    const f = await endpointFixture();
+    f.journal.sourceState.set({ terminal: 'reception', key: 'mac', value: '44-19-B6-00-00-01' });
+    // From the terminal's address (a device given it, or broken firmware): 200 kB of text with controls.
+    const hostile = `<script>\u001b[2J\nFORGED\u202e${'M'.repeat(200_000)}`;
+    const other = postBody(event(14), { format: 'json', pictureBytes: 0, device: { ...device, macAddress: hostile } });
+    expect((await post(f.port, other.body, other.type)).status).toBe(403);
+    f.endpoint.stop();
+    const kept = readListenRefusals(f.journal.sourceState, 'reception')!;
+    expect(kept.mac).toMatch(/^<script>\\x1b\[2J\\x0aFORGED\\u202eM+\.\.\. \(200020 chars\) \(not a MAC address\)$/);
+    // What the status says of it (its text, status.json, the page; check words it the same way).
+    const alerts = hikvisionAlerts(
+      f.journal,
+      parseConfig(
+        {
+          site: 'test',
+          journal: { path: f.tmp.path('journal.db') },
+          hrms: { baseUrl: 'https://hr.example.com' },
+          adms: { listen: '127.0.0.1:0' },
+          terminals: [
+            { name: 'reception', kind: 'hikvision', url: 'http://127.0.0.1:1', listen: true, timezone: 'UTC' },
+          ],
+        },
+        f.tmp.dir,
+      ),
+      Date.now(),
+    );
+    expect(alerts).toHaveLength(1);
+    expect(alertLine(alerts[0]!).length).toBeLessThan(1000);
+    // eslint-disable-next-line no-control-regex -- no raw control character may reach the alert
+    expect(alertLine(alerts[0]!)).not.toMatch(/[\u0000-\u001f\u202e]/);
   });
 });
 

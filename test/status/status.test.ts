@@ -63,6 +63,23 @@ describe('status report and status log', () => {
     expect(text).toContain('last success: 2026-11-22 12:00:00 +00:00 (1 sent: 1 delivered)');
   });
 
+  it('writes every line with its control characters escaped, whichever field of the report they came in', () => {
+    journal.terminals.update('gate-1', { online: true, lastPollAt: clock.now(), serial: 'A' });
+    const r = buildStatus(journal, config(), clock.now());
+    // Fields the text quotes without a bound of their own (names, the oldest punch's terminal).
+    r.terminals[0]!.name = 'gate\u001b[2J\nFORGED';
+    r.oldestPending = {
+      logTime: '2026-11-22 08:00:00',
+      terminal: 'x\u202e\r\nPASS',
+      queuedAt: '2026-11-22T08:00:00Z',
+    } as never;
+    const text = formatStatus(r);
+    expect(text).toContain('gate\\x1b[2J\\x0aFORGED');
+    expect(text).toContain('from x\\u202e\\x0d\\x0aPASS');
+    // eslint-disable-next-line no-control-regex -- no raw control character may reach the text
+    expect(text.replace(/\n/g, '')).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+  });
+
   it("puts the last attempt's result on the line of what it was: a failure after a success is not shown as the success's", () => {
     journal.deliveryState.update({
       auth: 'ok',

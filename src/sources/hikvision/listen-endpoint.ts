@@ -10,7 +10,7 @@ import type { SourceDeps } from '../types.js';
 import { classify } from './events.js';
 import { eventJsonOf, xmlField } from './isapi.js';
 import { readPost } from './listen-post.js';
-import { LISTEN_KEY, LISTEN_REFUSED_KEY, MAC_KEY, sameMac, type ListenRefusals } from './listen-state.js';
+import { LISTEN_KEY, LISTEN_REFUSED_KEY, MAC_KEY, macShown, sameMac, type ListenRefusals } from './listen-state.js';
 import { accessEventOf } from './realtime.js';
 
 export interface ListenHooks {
@@ -103,7 +103,7 @@ export class HikvisionListenEndpoint implements ListenEndpoint {
     const known = this.knownMac();
     if (mac && known && !sameMac(mac, known)) {
       // From the terminal's address but another device (the address was given to it): not its events.
-      return this.refuse(req, res, address, { mac, known });
+      return this.refuse(req, res, address, { mac: macShown(mac), known });
     }
     let device: string;
     try {

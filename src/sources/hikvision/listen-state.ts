@@ -1,4 +1,5 @@
 import type { SourceStateStore } from '../../journal/types.js';
+import { printable } from '../../util/terminal-text.js';
 
 /**
  * What a listening Hikvision terminal's endpoint keeps in the journal for the status and
@@ -13,9 +14,21 @@ export const MAC_KEY = 'mac';
 export const sameMac = (a: string, b: string) =>
   a.replace(/[^0-9a-f]/gi, '').toLowerCase() === b.replace(/[^0-9a-f]/gi, '').toLowerCase();
 
+/** `44:19:b6:00:00:01`, `44-19-B6-00-00-01`, `4419b6000001`. */
+const MAC_ADDRESS = /^[0-9a-f]{2}([:-]?[0-9a-f]{2}){5}$/i;
+
+/**
+ * A MAC address a post carried, as it is kept and shown (refusals, the status, `check`, the log):
+ * itself when it is one, else a short escaped sample said to be none. The post's text is the
+ * sender's: unchecked, a 200 kB `macAddress` with control characters went whole into the
+ * journal, status.json (four times) and a line of `punchgate check`.
+ */
+export const macShown = (text: string) =>
+  MAC_ADDRESS.test(text) ? text : `${printable(text, 32)} (not a MAC address)`;
+
 /** Keeps the device's MAC address when it changed (one write per change, never throws). */
 export function rememberMac(state: SourceStateStore, terminal: string, mac: string): void {
-  if (!/^[0-9a-f]{2}([:-]?[0-9a-f]{2}){5}$/i.test(mac)) return;
+  if (!MAC_ADDRESS.test(mac)) return;
   try {
     const known = state.get(terminal, MAC_KEY);
     if (known === undefined || !sameMac(known, mac)) state.set({ terminal, key: MAC_KEY, value: mac });
