@@ -89,7 +89,7 @@ export function planTerminal(
   opts: PlanOptions,
   guard: PlanGuard = NO_GUARD,
 ): Plan {
-  const plan: Plan = { changes: [], kept: 0, leftAlone: 0, protectedAdmins: [], refused: [] };
+  const plan: Plan = { changes: [], kept: 0, leftAlone: 0, protectedAdmins: [], refused: [], heldRemovals: null };
   const removes: RemoveChange[] = [];
   const updates: UpdateChange[] = [];
   const adds: AddChange[] = [];
@@ -195,8 +195,24 @@ export function planTerminal(
       else plan.leftAlone++;
     }
   }
-  plan.changes = [...removes, ...updates, ...adds];
+  const limit = removalLimit(opts.maxRemovals, current.length);
+  if (removes.length > limit) {
+    // Too many at once to be HR's intent: an HRMS or file that lost people, or marks everyone
+    // blocked. Nobody is removed; the additions and updates still go.
+    plan.heldRemovals = { removals: removes, limit, users: current.length };
+    plan.changes = [...updates, ...adds];
+  } else plan.changes = [...removes, ...updates, ...adds];
   return plan;
+}
+
+/** Share of a terminal's users one run may remove by default, and the least it may always remove. */
+export const DEFAULT_REMOVAL_SHARE = 0.1;
+export const DEFAULT_REMOVAL_FLOOR = 3;
+
+/** The most users one run may remove from a terminal holding `users` users. */
+export function removalLimit(max: number | 'default', users: number): number {
+  if (max !== 'default') return max;
+  return Math.max(DEFAULT_REMOVAL_FLOOR, Math.floor(users * DEFAULT_REMOVAL_SHARE));
 }
 
 /** The users a terminal holds once `changes` are applied (what a terminal does with them). */

@@ -20,6 +20,8 @@ export interface SyncCommandOptions {
   removeAbsent?: boolean;
   /** true: every administrator may be removed; a comma-separated list: only those codes. */
   includeAdmins?: boolean | string;
+  /** The most users this run may remove from each terminal (overrides terminalUsers.maxRemovals). */
+  maxRemovals?: string;
   json?: boolean;
 }
 
@@ -27,6 +29,7 @@ export async function runSyncUsers(opts: SyncCommandOptions, deps: UserCommandDe
   if (Boolean(opts.roster) === Boolean(opts.fromHrms)) {
     throw new ExitError('sync-users needs either --roster FILE.csv or --from-hrms', EXIT.FAILURE);
   }
+  const maxRemovals = maxRemovalsOption(opts.maxRemovals, deps.config.terminalUsers.maxRemovals);
   const terminals = selectTerminals(deps.config, opts.terminal);
   const source = opts.roster ?? 'the HRMS';
   let roster;
@@ -49,7 +52,12 @@ export async function runSyncUsers(opts: SyncCommandOptions, deps: UserCommandDe
     terminals.map((t) => syncAdapterFor(t, deps)),
     roster.entries,
     protectedCodes(roster),
-    { dryRun, removeAbsent: Boolean(opts.removeAbsent), includeAdmins: adminsOption(opts.includeAdmins) },
+    {
+      dryRun,
+      removeAbsent: Boolean(opts.removeAbsent),
+      includeAdmins: adminsOption(opts.includeAdmins),
+      maxRemovals,
+    },
     sink,
   );
   const code = syncExitCode(roster, reports);
@@ -67,6 +75,15 @@ export async function runSyncUsers(opts: SyncCommandOptions, deps: UserCommandDe
     );
   }
   return code;
+}
+
+/** `--max-removals N` for this run, else the config's, else the default share of each terminal. */
+function maxRemovalsOption(cli: string | undefined, configured: number | undefined): number | 'default' {
+  if (cli === undefined) return configured ?? 'default';
+  if (!/^\d+$/.test(cli.trim())) {
+    throw new ExitError(`--max-removals: expected a whole number of users (0 or more), found "${cli}"`, EXIT.USAGE);
+  }
+  return Number(cli.trim());
 }
 
 /** `--include-admins` alone: every administrator; `--include-admins 1001,1002`: only those. */
