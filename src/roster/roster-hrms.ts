@@ -47,11 +47,11 @@ export function rosterFromEmployees(records: readonly EmployeeRecord[], fields: 
     const name = parseName(text(r[fields.name]));
     const card = parseCard(fields.card ? text(r[fields.card]) : '');
     const rawActive = activeField ? text(r[activeField]) : '';
-    const active = parseActive(rawActive);
+    const active = parseActive(rawActive, invert);
     if (!name.ok) return void fail(`${fields.name}: ${name.message}`);
     if (!card.ok) return void fail(`${fields.card}: ${card.message}`);
     if (!active.ok) return void fail(`${activeField}: ${active.message}`);
-    const isActive = rawActive.trim() !== '' && invert ? !active.value : active.value;
+    const isActive = active.value;
     if (isActive && name.value === '') return void fail(`code ${code.value}: ${fields.name} is empty`);
     entries.push({ code: code.value, name: name.value, card: card.value, active: isActive, where });
   });

@@ -181,7 +181,9 @@ describe('terminals sync-users', () => {
     expect(run.code).toBe(65);
     expect(run.err).toContain(`${roster}:2: card "abc" is not a decimal number (row skipped)`);
     expect(run.err).toContain(`${roster}:4: code is empty (row skipped)`);
-    expect(run.err).toContain(`${roster}:5: active "maybe" is not one of 1/0, true/false, yes/no (row skipped)`);
+    expect(run.err).toContain(
+      `${roster}:5: active "maybe" is not one of 1/0, true/false, yes/no, active/blocked (row skipped)`,
+    );
     // Line 4 has no code: who is absent is not certain, so Eight stays; Seven (bad row) stays as it was.
     expect(run.err).toContain('nobody was removed as absent');
     expect(usersOf(gate)).toEqual(['1 7 Seven 0 0', '2 8 Eight 0 0', '3 9 Nine 0 0']);
