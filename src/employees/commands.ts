@@ -115,6 +115,15 @@ export async function fetchEmployees(
     deps.out.write(employeeTable(answer.records, deps.identifyBy ?? 'username'));
     deps.err.write(`${answer.records.length} employee${answer.records.length === 1 ? '' : 's'}\n`);
   }
+  if (answer.unreadable.length > 0) {
+    const where = answer.unreadable
+      .slice(0, 10)
+      .map((u) => `${u.position} (${u.found})`)
+      .join(', ');
+    deps.err.write(
+      `punchgate: ${answer.unreadable.length} entries of the HRMS's list are not employee records and are not shown: ${where}${answer.unreadable.length > 10 ? ', ...' : ''}\n`,
+    );
+  }
   return EXIT.OK;
 }
 

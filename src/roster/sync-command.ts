@@ -10,7 +10,7 @@ import { formatText, syncExitCode, toJson } from './report.js';
 import { syncAll } from './sync-users.js';
 import { selectTerminals, syncAdapterFor } from './terminals.js';
 import { protectedCodes } from './types.js';
-import { safeJson } from '../util/terminal-text.js';
+import { escapeControls, safeJson } from '../util/terminal-text.js';
 
 export interface SyncCommandOptions {
   roster?: string;
@@ -38,7 +38,9 @@ export async function runSyncUsers(opts: SyncCommandOptions, deps: UserCommandDe
     if (!deps.hrms) throw new ExitError('--from-hrms: no HRMS client', EXIT.CONFIG);
     roster = await fetchRoster(deps.hrms(), deps.config.terminalUsers);
   }
-  for (const p of roster.problems) deps.err.write(`punchgate: ${p.where}: ${p.message} (row skipped)\n`);
+  // The HRMS's text (a username, a name) is escaped: it must not drive the admin's terminal.
+  for (const p of roster.problems)
+    deps.err.write(`punchgate: ${escapeControls(`${p.where}: ${p.message}`)} (row skipped)\n`);
   if (terminals.length === 0) {
     deps.err.write(
       'punchgate: no terminal that holds users is configured (kind: zk, adms, hikvision or dahua); nothing to do\n',
