@@ -1,6 +1,7 @@
 /**
- * `employees fetch` against an HRMS whose list is huge or odd: 200,000 employees (the table once
- * overflowed the call stack: "Maximum call stack size exceeded", exit 1), a field of its own on
+ * `employees fetch` against an HRMS whose list is huge or odd: 200,000 employees (the token
+ * scrubber and the table once overflowed the call stack: "Maximum call stack size exceeded",
+ * exit 1, for sync-users --from-hrms too), a field of its own on
  * every record (a column each: thousands of columns, minutes and gigabytes), a name of 5,000
  * characters (every row padded to it), entries that are not employees. The table stays a table.
  */
@@ -21,7 +22,12 @@ afterEach(async () => {
   server = null;
 });
 
+const TOKEN = 'tok-9f2c41d7e5';
+
 async function fetchFrom(list: unknown[]): Promise<{ code: number; out: string; err: string }> {
+  // As the CLI has it: the token is a known secret, and every answer is scrubbed of it.
+  const secrets = new Secrets();
+  secrets.add(TOKEN);
   const body = JSON.stringify({ status: true, data: list });
   server = createServer((req, res) => {
     req.resume();
@@ -43,8 +49,8 @@ async function fetchFrom(list: unknown[]): Promise<{ code: number; out: string; 
       timeoutMs: 20_000,
       connectTimeoutMs: 2000,
     },
-    token: { get: () => 't0k3n' },
-    secrets: new Secrets(),
+    token: { get: () => TOKEN },
+    secrets,
   });
   const out = new Sink();
   const err = new Sink();
@@ -53,14 +59,14 @@ async function fetchFrom(list: unknown[]): Promise<{ code: number; out: string; 
 }
 
 describe('employees fetch with a huge or odd list', () => {
-  it('200,000 employees make a table, not a stack overflow', async () => {
+  it('200,000 employees make a table, not a stack overflow (in the table, nor in the token scrubber)', async () => {
     const run = await fetchFrom(
       Array.from({ length: 200_000 }, (_, i) => ({ username: `u${i}`, biometriccode: i + 1 })),
     );
     expect(run.err).toBe('200000 employees\n');
     expect(run.code).toBe(0);
     expect(run.out.split('\n')).toHaveLength(200_002);
-  });
+  }, 60_000);
 
   it('a field of its own on every record: at most 12 columns, the rest named under the table', async () => {
     const run = await fetchFrom(
