@@ -24,6 +24,13 @@ export interface RosterFields {
 function fieldText(v: unknown, flag = false): Parsed<string> {
   if (v === undefined || v === null) return { ok: true, value: '' };
   if (typeof v === 'string') return { ok: true, value: v };
+  // JSON numbers past 2^53 arrive rounded (12345678901234567891 reads as ...7000): another
+  // person's code, or a card no reader gives. Such a value must come as text.
+  if (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v))
+    return {
+      ok: false,
+      message: `the number ${String(v)} is too large to be read exactly: the HRMS must send it as text`,
+    };
   if (typeof v === 'number') return { ok: true, value: String(v) };
   if (typeof v === 'boolean' && flag) return { ok: true, value: String(v) };
   const found = Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : String(v);

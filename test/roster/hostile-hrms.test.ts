@@ -101,6 +101,7 @@ describe('sync-users --from-hrms against an HRMS answer that is not the whole li
         person(2, { biometriccode: true }),
         person(3, { name: ['Cy'] }),
         person(4, { username: 'evil\u001b]0;owned\u0007', name: 'Bad\u0007Name' }),
+        person(6, { biometriccode: Number('12345678901234567891') }),
         person(5),
       ],
     });
@@ -112,6 +113,9 @@ describe('sync-users --from-hrms against an HRMS answer that is not the whole li
     );
     expect(run.err).toContain('HRMS employee 3 (w3): name: expected text or a number, found a list (row skipped)');
     expect(run.err).toContain('HRMS employee 4 (evil\\x1b]0;owned\\x07)');
+    expect(run.err).toContain(
+      'HRMS employee 5 (w6): biometriccode: the number 12345678901234567000 is too large to be read exactly: the HRMS must send it as text (row skipped)',
+    );
     expect([...run.err].some((ch) => ch === '\u001b' || ch === '\u0007')).toBe(false);
     expect(usersOf(gate)).toEqual(['1 5 Worker 5 0 0']);
   });
