@@ -125,6 +125,7 @@ export function formatText(
       c.failed ? `${c.failed} FAILED` : '',
       c.unknown ? `${c.unknown} UNKNOWN` : '',
       c.notAttempted ? `${c.notAttempted} NOT ATTEMPTED` : '',
+      r.plan?.heldRemovals ? `${r.plan.heldRemovals.removals.length} removals HELD BACK` : '',
     ].filter(Boolean);
     out.push(`${head}: ${summary}; ${extra.join(', ')}${dryRun ? ' (dry run: nothing changed)' : ''}`);
     for (const { change, result } of r.changes) {

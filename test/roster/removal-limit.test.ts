@@ -51,7 +51,9 @@ describe('sync-users never empties a terminal on a roster that lost people', () 
     expect(gate.users()).toHaveLength(40);
     // The rest of the plan still goes.
     expect(gate.users().find((u) => u.userId === '1001')?.name).toBe('Worker 1 Renamed');
-    expect(run.out).toContain('1 updated, 0 removed');
+    expect(run.out).toContain(
+      `gate (zk 127.0.0.1:${gate.port}): 0 added, 1 updated, 0 removed; 0 unchanged, 0 not in the roster (left alone), 39 removals HELD BACK`,
+    );
     expect(run.out).toContain(
       'REMOVALS HELD BACK: the roster would have removed 39 of the 40 users on this terminal (1002, 1003, 1004, 1005, 1006 and 34 more), more than the limit of 4 a run may remove; nobody was removed.',
     );
