@@ -144,6 +144,12 @@ const terminalUsersSchema = z
   .strictObject({
     /** Backups of removed users (record and fingerprint templates) are deleted after this many days. */
     backupRetentionDays: z.number().int().min(1).max(3650).default(90),
+    /**
+     * The most users one sync-users run removes from one terminal (leavers and, with
+     * --remove-absent, strangers); more and nobody is removed. Default: a tenth of the users
+     * the terminal holds, at least 3.
+     */
+    maxRemovals: z.number().int().min(0).optional(),
     /** `--from-hrms`: the employee record fields holding each roster column ("!field" reads a flag inverted). */
     fields: z
       .strictObject({

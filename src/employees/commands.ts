@@ -115,25 +115,50 @@ export async function fetchEmployees(
     deps.out.write(employeeTable(answer.records, deps.identifyBy ?? 'username'));
     deps.err.write(`${answer.records.length} employee${answer.records.length === 1 ? '' : 's'}\n`);
   }
+  if (answer.unreadable.length > 0) {
+    const where = answer.unreadable
+      .slice(0, 10)
+      .map((u) => `${u.position} (${u.found})`)
+      .join(', ');
+    deps.err.write(
+      `punchgate: ${answer.unreadable.length} entries of the HRMS's list are not employee records and are not shown: ${where}${answer.unreadable.length > 10 ? ', ...' : ''}\n`,
+    );
+  }
   return EXIT.OK;
 }
 
-/** Every field any record has, identifier first, as one table. */
+/** Columns the table shows at most; the others are named under it (--json gives every field). */
+const TABLE_COLUMNS = 12;
+/** Characters a cell shows at most: one long value must not pad every row of the table. */
+const CELL_CHARS = 60;
+
+/**
+ * The fields the records have, identifier first, as one table: at most TABLE_COLUMNS columns
+ * (the commonest fields) and CELL_CHARS characters a cell, whatever an HRMS sends (a field of its
+ * own on every record, a name of 5,000 characters).
+ */
 export function employeeTable(records: readonly EmployeeRecord[], identifyBy: string): string {
-  const cols: string[] = [];
-  for (const r of records) for (const k of Object.keys(r)) if (!cols.includes(k)) cols.push(k);
-  const order = [identifyBy, 'employeeId', 'name', 'email'].filter((c) => cols.includes(c));
-  const head = [...order, ...cols.filter((c) => !order.includes(c))];
-  return textTable(
+  const seen = new Map<string, number>();
+  for (const r of records) for (const k of Object.keys(r)) seen.set(k, (seen.get(k) ?? 0) + 1);
+  const order = [identifyBy, 'employeeId', 'name', 'email'].filter((c) => seen.has(c));
+  // The commonest fields first after those, in the order first met (a stable sort).
+  const rest = [...seen.keys()].filter((c) => !order.includes(c)).sort((a, b) => seen.get(b)! - seen.get(a)!);
+  const head = [...order, ...rest].slice(0, TABLE_COLUMNS);
+  const table = textTable(
     head,
     records.map((r) => head.map((c) => cell(r[c]))),
   );
+  const hidden = seen.size - head.length;
+  return hidden > 0
+    ? `${table}(${hidden} more field${hidden === 1 ? '' : 's'} not shown: --json shows every field)\n`
+    : table;
 }
 
 function cell(v: unknown): string {
   if (v === null || v === undefined) return '';
-  if (typeof v === 'object') return JSON.stringify(v);
-  return String(v as string | number | boolean).replace(/\s*[\r\n]+\s*/g, ' ');
+  const text =
+    typeof v === 'object' ? JSON.stringify(v) : String(v as string | number | boolean).replace(/\s*[\r\n]+\s*/g, ' ');
+  return text.length > CELL_CHARS ? `${text.slice(0, CELL_CHARS - 3)}...` : text;
 }
 
 function invalid(deps: EmployeeDeps, problems: string[]): number {

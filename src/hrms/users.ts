@@ -7,6 +7,7 @@ import { HrmsHttp, hrmsUrl } from './http.js';
 import { requestFailure } from './request-failure.js';
 import { userCallFix } from './reach-fix.js';
 import { outsideText } from './text.js';
+import { employeeListOf } from './fetch-list.js';
 
 /**
  * The HRMS user operations (create, update, disable: one POST of a JSON object to
@@ -47,6 +48,11 @@ export type EmployeeRecord = Record<string, unknown>;
 export interface FetchAnswer extends UserAnswer {
   /** The employee records of a successful fetch; empty otherwise. */
   records: EmployeeRecord[];
+  /**
+   * Entries of the list that are not employee objects (their place in the list, 1-based, and
+   * what was found): not in `records`, and not to be mistaken for employees who left.
+   */
+  unreadable: { position: number; found: string }[];
 }
 
 export interface EmployeeFilter {
@@ -89,7 +95,7 @@ export class HrmsUsers {
   /** One user operation: the payload is sent as given (build it with employees/payload.ts). */
   async send(payload: Readonly<Record<string, unknown>>): Promise<UserAnswer> {
     const url = hrmsUrl(this.opts.hrms.baseUrl, this.opts.hrms.userPath);
-    return this.call('POST', url, JSON.stringify(payload));
+    return (await this.call('POST', url, JSON.stringify(payload))).answer;
   }
 
   /** Fetch Employee Master Data, filtered by the given criteria only. */
@@ -108,10 +114,12 @@ export class HrmsUsers {
     } else {
       body = JSON.stringify(params);
     }
-    const answer = await this.call(f.method, url, body);
-    if (!answer.ok) return { ...answer, records: [] };
-    const list = recordsOf(answer.data);
-    if (!list) {
+    const { answer, body: parsed } = await this.call(f.method, url, body);
+    if (!answer.ok) return { ...answer, records: [], unreadable: [] };
+    // The answer's top-level fields too: some instances put their paging beside data.
+    const envelope = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : {};
+    const found = employeeListOf(answer.data, envelope as Record<string, unknown>);
+    if (!found) {
       return {
         ...answer,
         ok: false,
@@ -119,23 +127,43 @@ export class HrmsUsers {
         message: 'the HRMS fetch answer holds no list of employees',
         fix: 'check hrms.employeeFetch (its path and method) against the HRMS instance: its answer must carry the list in data',
         records: [],
+        unreadable: [],
       };
     }
-    const records = list.filter((r): r is EmployeeRecord => typeof r === 'object' && r !== null && !Array.isArray(r));
-    if (records.length !== list.length) {
-      this.opts.logger?.warn(
-        { skipped: list.length - records.length },
-        'fetch: entries that are not employee objects were skipped',
-      );
+    if (found.partial !== undefined) {
+      // One page taken for the whole list would make everyone on the other pages look gone.
+      return {
+        ...answer,
+        ok: false,
+        kind: 'refused',
+        message: `the HRMS answered only part of its employee list: ${found.partial}; punchgate reads one answer and does not use a partial list`,
+        fix: 'make hrms.employeeFetch return every employee in one answer (a page-size parameter in its path, e.g. ?limit=100000), or ask the HRMS administrator how',
+        records: [],
+        unreadable: [],
+      };
     }
-    return { ...answer, records };
+    const records: EmployeeRecord[] = [];
+    const unreadable: FetchAnswer['unreadable'] = [];
+    found.list.forEach((r, i) => {
+      if (typeof r === 'object' && r !== null && !Array.isArray(r)) records.push(r as EmployeeRecord);
+      else unreadable.push({ position: i + 1, found: r === null ? 'null' : Array.isArray(r) ? 'a list' : typeof r });
+    });
+    if (unreadable.length > 0) {
+      this.opts.logger?.warn({ unreadable: unreadable.length }, 'fetch: entries that are not employee objects');
+    }
+    return { ...answer, records, unreadable };
   }
 
   async close(): Promise<void> {
     if (this.ownsHttp) await this.http.close();
   }
 
-  private async call(method: 'GET' | 'POST', url: string, body: string | undefined): Promise<UserAnswer> {
+  /** The classified answer, and the body as parsed (undefined when none came or it is not JSON). */
+  private async call(
+    method: 'GET' | 'POST',
+    url: string,
+    body: string | undefined,
+  ): Promise<{ answer: UserAnswer; body?: unknown }> {
     const proxySecrets = scrubberFor(this.http.secretValues());
     const scrub = (s: string) => this.opts.secrets.scrub(proxySecrets(s));
     const where = new URL(url);
@@ -153,23 +181,25 @@ export class HrmsUsers {
       // Never followed (the token would go with it), and said in plain words.
       if (status >= 300 && status < 400) {
         const r = requestFailure.redirect(status, res.headers, url, (t) => outsideText(t, scrub));
-        return { ok: false, kind: 'refused', httpStatus: status, message: r.message };
+        return { answer: { ok: false, kind: 'refused', httpStatus: status, message: r.message } };
       }
     } catch (e) {
       const code = errorCode(e);
-      if (code === 'PROXY_AUTH') return { ok: false, kind: 'refused', message: requestFailure.proxyAuth().message };
+      if (code === 'PROXY_AUTH')
+        return { answer: { ok: false, kind: 'refused', message: requestFailure.proxyAuth().message } };
       const detail = e instanceof Error ? e.message : String(e);
       const why = code && !detail.includes(code) ? `${detail} (${code})` : detail;
       const message = scrub(`cannot reach the HRMS at ${where.origin}${where.pathname}: ${why}`);
       this.opts.logger?.warn({ path: where.pathname, error: code ?? detail }, 'HRMS user call failed');
-      return withFix({ ok: false, kind: 'transient', message });
+      return { answer: withFix({ ok: false, kind: 'transient', message }) };
     }
     // Scrubbed before parsing: an HRMS that echoes the token back must not carry it into a message or data.
     const clean = scrub(text);
     const raw = clean.length > RAW_LIMIT ? clean.slice(0, RAW_LIMIT) : clean;
-    const answer = withFix(this.classify(status, parseBody(clean), raw));
+    const parsed = parseBody(clean);
+    const answer = withFix(this.classify(status, parsed, raw));
     this.opts.logger?.debug({ path: where.pathname, httpStatus: status, kind: answer.kind }, 'HRMS user call answered');
-    return answer;
+    return { answer, body: parsed };
   }
 
   private classify(httpStatus: number, body: unknown, raw: string): UserAnswer {
@@ -256,16 +286,5 @@ function messageOf(body: unknown): string | undefined {
   const m = o.message ?? o.Message ?? o.error ?? o.msg;
   if (typeof m === 'string') return m;
   if (m !== undefined && m !== null) return JSON.stringify(m);
-  return undefined;
-}
-
-/** The list of employees in a fetch answer's data: an array, or an array under a common key. */
-function recordsOf(data: unknown): unknown[] | undefined {
-  if (Array.isArray(data)) return data;
-  if (typeof data === 'object' && data !== null) {
-    const o = data as Record<string, unknown>;
-    for (const k of ['employees', 'records', 'rows', 'items', 'data'])
-      if (Array.isArray(o[k])) return o[k] as unknown[];
-  }
   return undefined;
 }

@@ -39,7 +39,7 @@ export async function fetchRoster(hrms: EmployeeFetcher, cfg: TerminalUsersConfi
       FETCH_EXIT[answer.kind] ?? EXIT.FAILURE,
     );
   }
-  return checkUsable(rosterFromEmployees(answer.records, cfg.fields), 'the HRMS');
+  return checkUsable(rosterFromEmployees(answer.records, cfg.fields, answer.unreadable), 'the HRMS');
 }
 
 /** A roster with no usable row is refused whole: an empty or wrong file must never empty the terminals. */

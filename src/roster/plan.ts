@@ -46,15 +46,39 @@ function terminalKey(code: string, profile: TerminalProfile): string {
   return profile.numericCodes && /^\d+$/.test(code) ? String(Number(code)) : code;
 }
 
-/** The name as the terminal keeps it: cut to its field at a character boundary, no trailing blank. */
+const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * The name as the terminal keeps it: cut to its field between two characters as a reader sees
+ * them (a grapheme: a letter with its accents, a family or flag emoji), never inside one, which
+ * would leave half a character or a different emoji on the screen; no trailing blank.
+ */
 export function storedName(name: string, profile: TerminalProfile): string {
-  let bytes = Buffer.from(name.trim(), 'utf8');
-  if (bytes.length > profile.nameBytes) {
-    let end = profile.nameBytes;
-    while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
-    bytes = bytes.subarray(0, end);
+  const text = name.trim();
+  if (Buffer.byteLength(text) <= profile.nameBytes) return text;
+  let kept = '';
+  let bytes = 0;
+  for (const { segment } of GRAPHEMES.segment(text)) {
+    const size = Buffer.byteLength(segment);
+    if (bytes + size > profile.nameBytes) break;
+    kept += segment;
+    bytes += size;
   }
-  return bytes.toString('utf8').trimEnd();
+  // One character wider than the whole field (an emoji sequence on an 8-byte terminal): its
+  // first code points, rather than no name at all.
+  if (kept.trim() === '') kept = cutAtCodePoint(text, profile.nameBytes);
+  return kept.trimEnd();
+}
+
+function cutAtCodePoint(text: string, maxBytes: number): string {
+  const bytes = Buffer.from(text, 'utf8');
+  let end = maxBytes;
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+  // A joiner or variation selector left at the end would join or restyle nothing.
+  return bytes
+    .subarray(0, end)
+    .toString('utf8')
+    .replace(/(?:\u200d|\ufe0e|\ufe0f)+$/u, '');
 }
 
 /** Hands out the smallest uids not in use, from 1 up to `max`. */
@@ -89,7 +113,7 @@ export function planTerminal(
   opts: PlanOptions,
   guard: PlanGuard = NO_GUARD,
 ): Plan {
-  const plan: Plan = { changes: [], kept: 0, leftAlone: 0, protectedAdmins: [], refused: [] };
+  const plan: Plan = { changes: [], kept: 0, leftAlone: 0, protectedAdmins: [], refused: [], heldRemovals: null };
   const removes: RemoveChange[] = [];
   const updates: UpdateChange[] = [];
   const adds: AddChange[] = [];
@@ -195,8 +219,24 @@ export function planTerminal(
       else plan.leftAlone++;
     }
   }
-  plan.changes = [...removes, ...updates, ...adds];
+  const limit = removalLimit(opts.maxRemovals, current.length);
+  if (removes.length > limit) {
+    // Too many at once to be HR's intent: an HRMS or file that lost people, or marks everyone
+    // blocked. Nobody is removed; the additions and updates still go.
+    plan.heldRemovals = { removals: removes, limit, users: current.length };
+    plan.changes = [...updates, ...adds];
+  } else plan.changes = [...removes, ...updates, ...adds];
   return plan;
+}
+
+/** Share of a terminal's users one run may remove by default, and the least it may always remove. */
+export const DEFAULT_REMOVAL_SHARE = 0.1;
+export const DEFAULT_REMOVAL_FLOOR = 3;
+
+/** The most users one run may remove from a terminal holding `users` users. */
+export function removalLimit(max: number | 'default', users: number): number {
+  if (max !== 'default') return max;
+  return Math.max(DEFAULT_REMOVAL_FLOOR, Math.floor(users * DEFAULT_REMOVAL_SHARE));
 }
 
 /** The users a terminal holds once `changes` are applied (what a terminal does with them). */

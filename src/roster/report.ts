@@ -5,7 +5,7 @@
 import { printable } from '../util/terminal-text.js';
 import { EXIT } from '../util/exit-codes.js';
 import type { TerminalSyncReport } from './sync-users.js';
-import type { Change, ChangeResult, Roster } from './types.js';
+import type { Change, ChangeResult, Plan, Roster } from './types.js';
 
 export interface SyncCounts {
   added: number;
@@ -50,7 +50,8 @@ export function countsOf(r: TerminalSyncReport): SyncCounts {
 
 /**
  * 75 when a terminal could not be reached or a run broke off (run again later); 1 when a terminal
- * refused a change; 65 when a roster row was bad; 0 otherwise. The first that applies wins.
+ * refused a change; 65 when a roster row was bad or removals were held back; 0 otherwise. The first
+ * that applies wins.
  */
 export function syncExitCode(roster: Roster | null, reports: readonly TerminalSyncReport[]): number {
   const counts = reports.map(countsOf);
@@ -59,6 +60,8 @@ export function syncExitCode(roster: Roster | null, reports: readonly TerminalSy
   }
   if (counts.some((c) => c.failed > 0 || c.refused > 0)) return EXIT.FAILURE;
   if (roster && roster.problems.length > 0) return EXIT.DATAERR;
+  // The roster looked wrong for a terminal: its removals were held back.
+  if (reports.some((r) => r.plan?.heldRemovals)) return EXIT.DATAERR;
   return EXIT.OK;
 }
 
@@ -122,6 +125,7 @@ export function formatText(
       c.failed ? `${c.failed} FAILED` : '',
       c.unknown ? `${c.unknown} UNKNOWN` : '',
       c.notAttempted ? `${c.notAttempted} NOT ATTEMPTED` : '',
+      r.plan?.heldRemovals ? `${r.plan.heldRemovals.removals.length} removals HELD BACK` : '',
     ].filter(Boolean);
     out.push(`${head}: ${summary}; ${extra.join(', ')}${dryRun ? ' (dry run: nothing changed)' : ''}`);
     for (const { change, result } of r.changes) {
@@ -136,11 +140,29 @@ export function formatText(
       );
     }
     for (const f of r.plan?.refused ?? []) out.push(`  ! refuse ${f.code.padEnd(12)} ${f.where}: ${f.reason}`);
+    const held = r.plan?.heldRemovals;
+    if (held) out.push(heldText(held, dryRun));
     for (const w of r.warnings) out.push(`  warning: ${scrub(w)}`);
     for (const n of r.notes) out.push(`  note: ${scrub(n)}`);
     if (r.error) out.push(`  ERROR: ${scrub(r.error)}`);
   }
   return out.join('\n') + '\n';
+}
+
+/** Removals held back by the limit, in plain words with the way on. */
+function heldText(held: NonNullable<Plan['heldRemovals']>, dryRun: boolean): string {
+  const n = held.removals.length;
+  const sample = held.removals
+    .slice(0, 5)
+    .map((c) => c.code)
+    .join(', ');
+  const more = n > 5 ? ` and ${n - 5} more` : '';
+  return (
+    `  ! REMOVALS HELD BACK: the roster ${dryRun ? 'would remove' : 'would have removed'} ${n} of the ${held.users} users on this terminal ` +
+    `(${sample}${more}), more than the limit of ${held.limit} a run may remove; nobody was removed. ` +
+    `A roster that suddenly lost people (an HRMS answering part of its list, everyone blocked, a cut file) must not empty the terminals. ` +
+    `Check the roster; if these removals are right, run again with --max-removals ${n} (or set terminalUsers.maxRemovals)`
+  );
 }
 
 export function toJson(
@@ -177,6 +199,7 @@ export function toJson(
       })),
       protectedAdmins: r.plan?.protectedAdmins ?? [],
       refused: r.plan?.refused ?? [],
+      heldRemovals: r.plan?.heldRemovals ?? null,
       warnings: r.warnings.map(scrub),
       notes: r.notes.map(scrub),
     })),

@@ -10,7 +10,7 @@ import { formatText, syncExitCode, toJson } from './report.js';
 import { syncAll } from './sync-users.js';
 import { selectTerminals, syncAdapterFor } from './terminals.js';
 import { protectedCodes } from './types.js';
-import { safeJson } from '../util/terminal-text.js';
+import { escapeControls, safeJson } from '../util/terminal-text.js';
 
 export interface SyncCommandOptions {
   roster?: string;
@@ -20,6 +20,8 @@ export interface SyncCommandOptions {
   removeAbsent?: boolean;
   /** true: every administrator may be removed; a comma-separated list: only those codes. */
   includeAdmins?: boolean | string;
+  /** The most users this run may remove from each terminal (overrides terminalUsers.maxRemovals). */
+  maxRemovals?: string;
   json?: boolean;
 }
 
@@ -27,6 +29,7 @@ export async function runSyncUsers(opts: SyncCommandOptions, deps: UserCommandDe
   if (Boolean(opts.roster) === Boolean(opts.fromHrms)) {
     throw new ExitError('sync-users needs either --roster FILE.csv or --from-hrms', EXIT.FAILURE);
   }
+  const maxRemovals = maxRemovalsOption(opts.maxRemovals, deps.config.terminalUsers.maxRemovals);
   const terminals = selectTerminals(deps.config, opts.terminal);
   const source = opts.roster ?? 'the HRMS';
   let roster;
@@ -35,7 +38,9 @@ export async function runSyncUsers(opts: SyncCommandOptions, deps: UserCommandDe
     if (!deps.hrms) throw new ExitError('--from-hrms: no HRMS client', EXIT.CONFIG);
     roster = await fetchRoster(deps.hrms(), deps.config.terminalUsers);
   }
-  for (const p of roster.problems) deps.err.write(`punchgate: ${p.where}: ${p.message} (row skipped)\n`);
+  // The HRMS's text (a username, a name) is escaped: it must not drive the admin's terminal.
+  for (const p of roster.problems)
+    deps.err.write(`punchgate: ${escapeControls(`${p.where}: ${p.message}`)} (row skipped)\n`);
   if (terminals.length === 0) {
     deps.err.write(
       'punchgate: no terminal that holds users is configured (kind: zk, adms, hikvision or dahua); nothing to do\n',
@@ -49,7 +54,12 @@ export async function runSyncUsers(opts: SyncCommandOptions, deps: UserCommandDe
     terminals.map((t) => syncAdapterFor(t, deps)),
     roster.entries,
     protectedCodes(roster),
-    { dryRun, removeAbsent: Boolean(opts.removeAbsent), includeAdmins: adminsOption(opts.includeAdmins) },
+    {
+      dryRun,
+      removeAbsent: Boolean(opts.removeAbsent),
+      includeAdmins: adminsOption(opts.includeAdmins),
+      maxRemovals,
+    },
     sink,
   );
   const code = syncExitCode(roster, reports);
@@ -67,6 +77,15 @@ export async function runSyncUsers(opts: SyncCommandOptions, deps: UserCommandDe
     );
   }
   return code;
+}
+
+/** `--max-removals N` for this run, else the config's, else the default share of each terminal. */
+function maxRemovalsOption(cli: string | undefined, configured: number | undefined): number | 'default' {
+  if (cli === undefined) return configured ?? 'default';
+  if (!/^\d+$/.test(cli.trim())) {
+    throw new ExitError(`--max-removals: expected a whole number of users (0 or more), found "${cli}"`, EXIT.USAGE);
+  }
+  return Number(cli.trim());
 }
 
 /** `--include-admins` alone: every administrator; `--include-admins 1001,1002`: only those. */

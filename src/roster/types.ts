@@ -64,6 +64,12 @@ export interface PlanOptions {
   removeAbsent: boolean;
   /** Administrators may be removed too: all of them (true), or only those with these codes. */
   includeAdmins: boolean | ReadonlySet<string>;
+  /**
+   * The most users one run removes from one terminal: a number, or 'default' (a tenth of the users
+   * the terminal holds, at least 3). A plan that would remove more removes nobody (see
+   * Plan.heldRemovals): a roster that suddenly lost people must never empty a terminal.
+   */
+  maxRemovals: number | 'default';
 }
 
 export type ChangeAction = 'add' | 'update' | 'remove';
@@ -116,6 +122,11 @@ export interface Plan {
   /** Administrators the roster would remove, kept (no --include-admins). */
   protectedAdmins: { code: string; uid: number | null; name: string; reason: 'inactive' | 'absent' }[];
   refused: Refusal[];
+  /**
+   * Removals held back because there were more than the limit (PlanOptions.maxRemovals): none of
+   * them is in `changes`. Null when the removals were within the limit.
+   */
+  heldRemovals: { removals: RemoveChange[]; limit: number; users: number } | null;
 }
 
 /**

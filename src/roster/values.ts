@@ -15,8 +15,12 @@ const bad = <T>(message: string): Parsed<T> => ({ ok: false, message });
 export const MAX_CODE_BYTES = 24;
 export const MAX_CARD = 0xffffffff;
 
-const TRUE = new Set(['1', 'true', 'yes', 'y', 'active', 'enabled']);
-const FALSE = new Set(['0', 'false', 'no', 'n', 'inactive', 'blocked', 'disabled']);
+/** Flags: what they mean depends on the field (`!block` reads them inverted). */
+const FLAG_TRUE = new Set(['1', 'true', 'yes', 'y']);
+const FLAG_FALSE = new Set(['0', 'false', 'no', 'n']);
+/** Status words: they say what they mean whatever the field, so they are never inverted. */
+const WORD_TRUE = new Set(['active', 'enabled']);
+const WORD_FALSE = new Set(['inactive', 'blocked', 'disabled']);
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -49,11 +53,17 @@ export function parseCard(raw: string): Parsed<number | null> {
   return ok(n);
 }
 
-/** 1/0, true/false, yes/no (any case); blank = active. */
-export function parseActive(raw: string): Parsed<boolean> {
+/**
+ * 1/0, true/false, yes/no (any case), or a status word (active/enabled, inactive/blocked/disabled);
+ * blank = active. `inverted` (a field such as `block`, where 1 means blocked) turns the flags
+ * round, never the words: "Blocked" in a block field is a leaver, "Active" is not.
+ */
+export function parseActive(raw: string, inverted = false): Parsed<boolean> {
   const t = raw.trim().toLowerCase();
   if (t === '') return ok(true);
-  if (TRUE.has(t)) return ok(true);
-  if (FALSE.has(t)) return ok(false);
-  return bad(`active "${raw.trim()}" is not one of 1/0, true/false, yes/no`);
+  if (WORD_TRUE.has(t)) return ok(true);
+  if (WORD_FALSE.has(t)) return ok(false);
+  if (FLAG_TRUE.has(t)) return ok(!inverted);
+  if (FLAG_FALSE.has(t)) return ok(inverted);
+  return bad(`active "${raw.trim()}" is not one of 1/0, true/false, yes/no, active/blocked`);
 }

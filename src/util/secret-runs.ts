@@ -383,12 +383,11 @@ function views(text: string): View[] {
   const k = compatibilityFolded(text);
   if (k) out.push({ ...k, spelled: true });
   const bases = out.slice();
+  // One push per view, not push(...views): a large answer (an employee list of 200,000, every
+  // number a hex run) gives more views than a call can take arguments (a stack overflow).
   for (const base of bases)
-    out.push(
-      ...hexDecoded(base.text).map((v) => remap(v, base)),
-      ...base64Decoded(base.text).map((v) => remap(v, base)),
-      ...base32Decoded(base.text).map((v) => remap(v, base)),
-    );
+    for (const decoded of [hexDecoded(base.text), base64Decoded(base.text), base32Decoded(base.text)])
+      for (const v of decoded) out.push(remap(v, base));
   // The letter shifts of the text as written and unescaped: same positions, other characters.
   for (const base of bases) out.push({ ...base, text: rot13(base.text) }, { ...base, text: rot47(base.text) });
   return out;

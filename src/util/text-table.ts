@@ -24,7 +24,9 @@ export function textTableLines(
   const rows = body.map((r) => r.map(escapeControls));
   const heads = head.map(escapeControls);
   const right = new Set(opts.right ?? []);
-  const widths = heads.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  // A loop, not Math.max(...rows): a spread of 200,000 rows overflows the call stack.
+  const widths = heads.map((h) => h.length);
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
   const line = (cells: readonly string[]) =>
     cells
       .map((c, i) =>

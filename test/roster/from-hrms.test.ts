@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { HrmsUsers } from '../../src/hrms/users.js';
-import { startHrmsSim, type HrmsSim } from '../../src/sim/hrms/index.js';
+import { defaultMapping, startHrmsSim, type HrmsSim } from '../../src/sim/hrms/index.js';
 import { Secrets } from '../../src/util/secrets.js';
 import { usersOf, useUserSync } from './helpers.js';
 
@@ -47,6 +47,40 @@ describe('sync-users --from-hrms', () => {
       expect(run.code).toBe(0);
       expect(run.out).toContain('roster the HRMS: 2 people, 1 without a code (skipped)');
       expect(usersOf(gate)).toEqual(['2 2001 ANN 0 0']);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('status words in an inverted field mean what they say: "Blocked" is a leaver, "Active" is not', async () => {
+    // An instance whose "blocked" column holds a flag for some and a status word for others.
+    hrms = await startHrmsSim({
+      tokens: ['t0k3n'],
+      mapping: { ...defaultMapping(), blocked: { field: 'Blocked', type: 'string' } },
+      employees: [
+        employee('ann', { biometriccode: '2001', blocked: 'Active' }),
+        employee('bob', { biometriccode: '2002', blocked: 'Blocked' }),
+        employee('cy', { biometriccode: '2003', blocked: 'disabled' }),
+        employee('dee', { biometriccode: '2004', blocked: 'yes' }),
+        employee('eve', { biometriccode: '2005', blocked: '0' }),
+      ],
+    });
+    const users = ['2001', '2002', '2003', '2004', '2005'].map((id, i) => ({
+      uid: i + 1,
+      userId: id,
+      name: ['ANN', 'BOB', 'CY', 'DEE', 'EVE'][i]!,
+    }));
+    const { gate } = await env.start({ gate: { users } }, [], { terminalUsers: { fields: { active: '!blocked' } } });
+    const client = new HrmsUsers({
+      hrms: { ...env.config.hrms!, baseUrl: hrms.url },
+      token: { get: () => 't0k3n' },
+      secrets: new Secrets(),
+    });
+    try {
+      const run = await env.sync({ fromHrms: true }, { hrms: () => client });
+      expect(run.err).toBe('');
+      expect(run.code).toBe(0);
+      expect(usersOf(gate)).toEqual(['1 2001 ANN 0 0', '5 2005 EVE 0 0']);
     } finally {
       await client.close();
     }

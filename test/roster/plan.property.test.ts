@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyChanges, isAdministrator, planTerminal, storedCode } from '../../src/roster/plan.js';
+import { applyChanges, isAdministrator, planTerminal, removalLimit, storedCode } from '../../src/roster/plan.js';
 import type { RosterEntry, TerminalProfile, TerminalUser } from '../../src/roster/types.js';
 
 const WIDE: TerminalProfile = { nameBytes: 24, codeBytes: 24, numericCodes: false, maxCard: 0xffffffff, maxUid: 65535 };
@@ -54,6 +54,9 @@ const caseArb = fc.constantFrom(WIDE, NARROW).chain((profile) =>
   }),
 );
 
+/** No removal limit: the rules other than the limit, on their own. */
+const ALL = Infinity;
+
 const key = (code: string, p: TerminalProfile) => {
   const s = storedCode(code, p);
   return 'code' in s ? s.code : `!${code}`;
@@ -63,7 +66,7 @@ describe('planTerminal (properties)', () => {
   it('applying a plan and planning again changes nothing', () => {
     fc.assert(
       fc.property(caseArb, ({ profile, roster, current, removeAbsent, includeAdmins }) => {
-        const opts = { removeAbsent, includeAdmins };
+        const opts = { removeAbsent, includeAdmins, maxRemovals: ALL };
         const first = planTerminal(roster, current, profile, opts);
         const after = applyChanges(current, first.changes);
         const second = planTerminal(roster, after, profile, opts);
@@ -80,7 +83,11 @@ describe('planTerminal (properties)', () => {
         caseArb,
         fc.subarray(['1', '2', '3', '007', 'EMP-1']),
         ({ profile, roster, current, removeAbsent }, named) => {
-          const plan = planTerminal(roster, current, profile, { removeAbsent, includeAdmins: new Set(named) });
+          const plan = planTerminal(roster, current, profile, {
+            removeAbsent,
+            includeAdmins: new Set(named),
+            maxRemovals: ALL,
+          });
           const namedKeys = new Set(named.map((c) => key(c, profile)));
           for (const c of plan.changes) {
             if (c.action === 'remove' && isAdministrator(c.privilege))
@@ -95,7 +102,7 @@ describe('planTerminal (properties)', () => {
   it('never removes an administrator without includeAdmins', () => {
     fc.assert(
       fc.property(caseArb, ({ profile, roster, current, removeAbsent }) => {
-        const plan = planTerminal(roster, current, profile, { removeAbsent, includeAdmins: false });
+        const plan = planTerminal(roster, current, profile, { removeAbsent, includeAdmins: false, maxRemovals: ALL });
         for (const c of plan.changes) {
           if (c.action === 'remove') expect(isAdministrator(c.privilege)).toBe(false);
         }
@@ -116,7 +123,7 @@ describe('planTerminal (properties)', () => {
   it('leaves users the roster does not mention untouched without removeAbsent', () => {
     fc.assert(
       fc.property(caseArb, ({ profile, roster, current, includeAdmins }) => {
-        const plan = planTerminal(roster, current, profile, { removeAbsent: false, includeAdmins });
+        const plan = planTerminal(roster, current, profile, { removeAbsent: false, includeAdmins, maxRemovals: ALL });
         const mentioned = new Set(roster.map((e) => key(e.code, profile)));
         const strangers = current.filter((u) => !mentioned.has(key(u.code, profile)));
         const touched = new Set(plan.changes.map((c) => c.uid));
@@ -130,7 +137,7 @@ describe('planTerminal (properties)', () => {
   it('gives new users the smallest free uids and never one in use', () => {
     fc.assert(
       fc.property(caseArb, ({ profile, roster, current, removeAbsent, includeAdmins }) => {
-        const plan = planTerminal(roster, current, profile, { removeAbsent, includeAdmins });
+        const plan = planTerminal(roster, current, profile, { removeAbsent, includeAdmins, maxRemovals: ALL });
         const used = new Set(current.map((u) => u.uid));
         const added = plan.changes.filter((c) => c.action === 'add').map((c) => c.uid as number);
         const expected: number[] = [];
@@ -150,7 +157,7 @@ describe('planTerminal (properties)', () => {
           rest,
           current,
           profile,
-          { removeAbsent: true, includeAdmins },
+          { removeAbsent: true, includeAdmins, maxRemovals: ALL },
           { codes: guardedCodes, unknown },
         );
         const guardedUids = new Set(current.slice(0, 3).map((u) => u.uid));
@@ -161,6 +168,32 @@ describe('planTerminal (properties)', () => {
           }
         }
       }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('never removes more than the limit: over it, nobody is removed and the rest of the plan still goes', () => {
+    fc.assert(
+      fc.property(
+        caseArb,
+        fc.oneof(fc.constant<'default'>('default'), fc.nat(6)),
+        ({ profile, roster, current, removeAbsent, includeAdmins }, maxRemovals) => {
+          const opts = { removeAbsent, includeAdmins, maxRemovals };
+          const plan = planTerminal(roster, current, profile, opts);
+          const unlimited = planTerminal(roster, current, profile, { ...opts, maxRemovals: ALL });
+          const limit = removalLimit(maxRemovals, current.length);
+          const removals = (p: typeof plan) => p.changes.filter((c) => c.action === 'remove');
+          const others = (p: typeof plan) => p.changes.filter((c) => c.action !== 'remove');
+          if (removals(unlimited).length > limit) {
+            expect(removals(plan)).toEqual([]);
+            expect(plan.heldRemovals?.removals).toEqual(removals(unlimited));
+          } else {
+            expect(plan.heldRemovals).toBeNull();
+            expect(removals(plan)).toEqual(removals(unlimited));
+          }
+          expect(others(plan)).toEqual(others(unlimited));
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -39,7 +39,11 @@ describe('readRosterCsv', () => {
       { where: 'r.csv:5', code: '3', message: 'code 3: name is empty' },
       { where: 'r.csv:6', message: 'a quoted cell (cell 2) is never closed' },
       { where: 'r.csv:7', code: '5', message: 'card 99999999999 is larger than 4294967295' },
-      { where: 'r.csv:8', code: '6', message: 'active "perhaps" is not one of 1/0, true/false, yes/no' },
+      {
+        where: 'r.csv:8',
+        code: '6',
+        message: 'active "perhaps" is not one of 1/0, true/false, yes/no, active/blocked',
+      },
       { where: 'r.csv:10', message: 'code "a-very-long-code-of-more-than-24-bytes" is 38 bytes; a terminal holds 24' },
     ]);
   });
@@ -64,7 +68,11 @@ describe('rosterFromEmployees', () => {
       { code: '15', name: 'E', card: null, active: true, where: 'HRMS employee 5 (e)' },
     ]);
     expect(r.problems).toEqual([
-      { where: 'HRMS employee 4 (d)', code: '14', message: 'block: active "x" is not one of 1/0, true/false, yes/no' },
+      {
+        where: 'HRMS employee 4 (d)',
+        code: '14',
+        message: 'block: active "x" is not one of 1/0, true/false, yes/no, active/blocked',
+      },
     ]);
   });
 });

@@ -80,7 +80,7 @@ describe('sync-users when a write fails midway', () => {
       new ZkSyncAdapter(new ZkUserTerminal(cfg)),
       [{ code: '1', name: 'Leaver', card: null, active: false, where: 'x:2' }],
       { codes: new Set(), unknown: false },
-      { dryRun: false, removeAbsent: false, includeAdmins: false },
+      { dryRun: false, removeAbsent: false, includeAdmins: false, maxRemovals: 'default' },
       refusing,
     );
     expect(report.changes.map((c) => c.result)).toEqual([

@@ -181,10 +181,37 @@ describe('terminals sync-users', () => {
     expect(run.code).toBe(65);
     expect(run.err).toContain(`${roster}:2: card "abc" is not a decimal number (row skipped)`);
     expect(run.err).toContain(`${roster}:4: code is empty (row skipped)`);
-    expect(run.err).toContain(`${roster}:5: active "maybe" is not one of 1/0, true/false, yes/no (row skipped)`);
+    expect(run.err).toContain(
+      `${roster}:5: active "maybe" is not one of 1/0, true/false, yes/no, active/blocked (row skipped)`,
+    );
     // Line 4 has no code: who is absent is not certain, so Eight stays; Seven (bad row) stays as it was.
     expect(run.err).toContain('nobody was removed as absent');
     expect(usersOf(gate)).toEqual(['1 7 Seven 0 0', '2 8 Eight 0 0', '3 9 Nine 0 0']);
+  });
+
+  it('a long name is cut between characters as a person reads them, never inside an accent or an emoji', async () => {
+    const { gate, old } = await env.start({
+      gate: { users: [] },
+      old: { transport: 'udp', tcp: false, users: [] },
+    });
+    const family = '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u200D\u{1F466}'; // one emoji, 25 bytes
+    const roster = env.writeRoster([
+      'code,name',
+      `1,Person \u015D 10 ${family} Family`,
+      `2,${'x'.repeat(23)}e\u0301`,
+      `3,${family}`,
+    ]);
+    const run = await env.sync({ roster });
+    expect(run.code).toBe(0);
+    expect(gate.users().map((u) => u.name)).toEqual([
+      'Person \u015D 10',
+      'x'.repeat(23),
+      '\u{1F468}\u200D\u{1F469}\u200D\u{1F467}',
+    ]);
+    // 8 bytes: the emoji alone is wider than the field, so its first code points are kept, not nothing.
+    expect(old.users().map((u) => u.name)).toEqual(['Person', 'xxxxxxxx', '\u{1F468}']);
+    // and a second run finds every name as it should be
+    expect((await env.sync({ roster })).out).toContain('0 added, 0 updated, 0 removed; 3 unchanged');
   });
 
   it('an old-firmware terminal over UDP: numeric codes, 8-byte names, and still nothing on the second run', async () => {

@@ -45,7 +45,7 @@ export function registerTerminalUserCommands(terminals: Command): void {
   terminals
     .command('sync-users')
     .description(
-      'put the roster onto the terminals: add new hires, update names and cards, remove leavers (exit 0 done, 65 a roster row was bad, 1 a terminal refused a change, 75 a terminal could not be reached)',
+      'put the roster onto the terminals: add new hires, update names and cards, remove leavers (exit 0 done, 65 a roster row was bad or removals were held back, 1 a terminal refused a change, 75 a terminal could not be reached)',
     )
     .option('--roster <file.csv>', 'the roster: code,name[,card][,active] with a header')
     .option('--from-hrms', 'the roster from the HRMS employee fetch (config terminalUsers.fields)')
@@ -57,6 +57,10 @@ export function registerTerminalUserCommands(terminals: Command): void {
     .option('--dry-run', 'print the plan per terminal and change nothing')
     .option('--remove-absent', 'also remove users the roster does not mention')
     .option('--include-admins [codes]', 'administrators may be removed too (all, or only these comma-separated codes)')
+    .option(
+      '--max-removals <n>',
+      'the most users this run may remove from each terminal (default terminalUsers.maxRemovals, else a tenth of its users, at least 3); more and nobody is removed',
+    )
     .option('--json', 'machine-readable output: every change with its result')
     .action(
       action((opts: SyncCommandOptions, cmd: Command) =>

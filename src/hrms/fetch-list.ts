@@ -1,0 +1,93 @@
+/**
+ * The list of employees in a Fetch Employee Master Data answer, and whether the answer itself says
+ * it is only part of the list. The contract leaves the answer's shape open; instances that page
+ * their lists say so with a total, a next link or a page count. punchgate reads one answer, so a
+ * page taken for the whole list would make every employee on later pages look gone: the roster
+ * would then remove them from the terminals. Such an answer is named, never used.
+ */
+
+/** Where the list may be: the data itself, or an array under one of these keys of it. */
+const LIST_KEYS = ['employees', 'records', 'rows', 'items', 'data'] as const;
+const TOTAL_KEYS = [
+  'total',
+  'totalCount',
+  'total_count',
+  'totalRecords',
+  'total_records',
+  'recordsTotal',
+  'totalItems',
+  'total_items',
+  'count',
+];
+const NEXT_KEYS = [
+  'next',
+  'nextPage',
+  'next_page',
+  'next_page_url',
+  'nextPageUrl',
+  'nextPageToken',
+  'next_page_token',
+  'nextCursor',
+  'next_cursor',
+];
+const MORE_KEYS = ['hasMore', 'has_more', 'more', 'hasNextPage', 'has_next_page'];
+const PAGES_KEYS = ['totalPages', 'total_pages', 'last_page', 'lastPage', 'pages', 'pageCount', 'page_count'];
+
+export interface EmployeeList {
+  list: unknown[];
+  /** Why the answer is only part of the list, in plain words; undefined when nothing says so. */
+  partial?: string;
+}
+
+/**
+ * The list in `data`; `envelope` is the answer's other top-level fields (where some instances put
+ * their paging). Undefined when there is no list.
+ */
+export function employeeListOf(data: unknown, envelope: Record<string, unknown> = {}): EmployeeList | undefined {
+  let list: unknown[] | undefined;
+  const holders: Record<string, unknown>[] = [envelope];
+  if (Array.isArray(data)) list = data;
+  else if (isObject(data)) {
+    holders.push(data);
+    for (const k of LIST_KEYS) {
+      const v = data[k];
+      if (Array.isArray(v)) {
+        list = v;
+        break;
+      }
+    }
+  }
+  if (!list) return undefined;
+  const partial = holders.map((h) => partialOf(h, list.length)).find((p) => p !== undefined);
+  return partial === undefined ? { list } : { list, partial };
+}
+
+function partialOf(o: Record<string, unknown>, got: number): string | undefined {
+  const links = isObject(o.links) ? o.links : isObject(o.pagination) ? o.pagination : isObject(o.meta) ? o.meta : {};
+  const all = { ...links, ...o };
+  for (const k of TOTAL_KEYS) {
+    const n = count(all[k]);
+    if (n !== undefined && n > got) return `it holds ${got} and says ${k} ${n}`;
+  }
+  for (const k of NEXT_KEYS) {
+    const v = all[k];
+    if ((typeof v === 'string' && v.trim() !== '') || v === true || (typeof v === 'number' && v > 0))
+      return `it holds ${got} and names a next page (${k})`;
+  }
+  for (const k of MORE_KEYS) if (all[k] === true) return `it holds ${got} and says ${k}`;
+  for (const k of PAGES_KEYS) {
+    const n = count(all[k]);
+    if (n !== undefined && n > 1) return `it holds ${got} and says ${k} ${n}`;
+  }
+  return undefined;
+}
+
+function count(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
+  if (typeof v === 'string' && /^\d{1,15}$/.test(v.trim())) return Number(v.trim());
+  return undefined;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
