@@ -2,6 +2,7 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { journalOpeners, otherNamesProblem } from '../journal/journal-file.js';
 import { foreignSchemaFix, schemaProblems } from '../journal/schema-check.js';
+import { schemaVersionProblem } from '../journal/schema-version.js';
 import { Database } from '../journal/sqlite-driver.js';
 import { errorCode, errorText, fail, pass, warn, type CheckResult } from './types.js';
 
@@ -61,6 +62,11 @@ export function checkJournal(path: string, opts: { quick: boolean }): CheckResul
   let db: Database | undefined;
   try {
     db = new Database(path, { readonly: true, fileMustExist: true, timeout: 5000 });
+    // Before anything is read by this punchgate's idea of the tables: a journal a newer punchgate
+    // wrote (a package rolled back) is refused by punchgate run with exit 74, so check fails it too.
+    const version = schemaVersionProblem(db.pragma('user_version', { simple: true }) as number);
+    if (version?.kind === 'newer')
+      return fail(NAME, `${path} ${version.problem}: punchgate run and every command refuse it (exit 74)`, version.fix);
     const pending = countByState(db);
     const elsewhere = journalOpeners(path).elsewhere;
     if (elsewhere.length > 0)
@@ -96,6 +102,14 @@ export function checkJournal(path: string, opts: { quick: boolean }): CheckResul
         writableFix(dir),
       );
     }
+    // An older journal is what an upgrade leaves until the daemon restarts: run upgrades it, the
+    // other commands refuse it meanwhile.
+    if (version?.kind === 'older')
+      return warn(
+        NAME,
+        `${path}: ${integrity}${pending.text}; it ${version.problem}: punchgate run upgrades it at its next start, and until then the other commands refuse it`,
+        'restart the service once (sudo systemctl restart punchgate), then run punchgate check again',
+      );
     // Punches the HRMS refused wait for a person: a PASS would say all is well (a new-user trial
     // saw "all checks passed" with 25 punches refused for codes the HRMS did not know).
     if (pending.refused > 0 || pending.dead > 0)

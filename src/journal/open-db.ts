@@ -12,6 +12,7 @@ import {
 } from './errors.js';
 import { refuseOpenElsewhere, refuseOtherNames } from './journal-file.js';
 import { refuseForeignSchema } from './schema-check.js';
+import { schemaVersionProblem } from './schema-version.js';
 import { SchemaTextError } from './state-check.js';
 
 /** The tables every punchgate journal has had since its first version. */
@@ -97,6 +98,9 @@ export function openJournalDb(path: string, opts: OpenDbOptions): Database {
     refuseOpenElsewhere(path);
     // Exactly punchgate's schema: another program's trigger or view could change or drop punches.
     refuseForeignSchema(db, path);
+    // A newer punchgate's journal is refused before anything below can write to it (switching a
+    // journal in another mode to WAL rewrites its header): "left untouched" is then true.
+    refuseNewerSchema(db, path);
     if (!opts.readonly) {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
@@ -131,21 +135,15 @@ export function refuseForeign(db: Database, path: string): void {
   }
 }
 
+function refuseNewerSchema(db: Database, path: string): void {
+  const problem = schemaVersionProblem(db.pragma('user_version', { simple: true }) as number);
+  if (problem?.kind === 'newer') throw new JournalUnusableError(path, problem.problem, problem.fix);
+}
+
 function checkVersion(db: Database, path: string, mayMigrate: boolean): void {
-  const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > SCHEMA_VERSION)
-    throw new JournalUnusableError(
-      path,
-      `was written by a newer punchgate (schema ${version}; this one knows up to ${SCHEMA_VERSION})`,
-      'install that punchgate version again (or a newer one); the journal is left untouched',
-    );
-  if (version === SCHEMA_VERSION) return;
-  if (!mayMigrate)
-    throw new JournalUnusableError(
-      path,
-      `was written by an older punchgate (schema ${version}; this one needs ${SCHEMA_VERSION})`,
-      'restart punchgate run once (it upgrades the journal), then run this command again',
-    );
+  const problem = schemaVersionProblem(db.pragma('user_version', { simple: true }) as number);
+  if (!problem) return;
+  if (problem.kind === 'newer' || !mayMigrate) throw new JournalUnusableError(path, problem.problem, problem.fix);
   try {
     migrate(db);
   } catch (e) {
