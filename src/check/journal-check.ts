@@ -1,5 +1,6 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { journalAccessProblem } from '../journal/errors.js';
 import { journalOpeners, otherNamesProblem } from '../journal/journal-file.js';
 import { foreignSchemaFix, schemaProblems } from '../journal/schema-check.js';
 import { schemaVersionProblem } from '../journal/schema-version.js';
@@ -10,6 +11,26 @@ const NAME = 'journal';
 
 function writableFix(dir: string): string {
   return `make ${dir} writable for the user punchgate runs as: under systemd keep journal.path in /var/lib/punchgate (StateDirectory=punchgate sets the owner); by hand: chown -R punchgate: ${dir}; in Docker: the volume must belong to the image's user`;
+}
+
+/** The errno access(2) gives for writing `path` (EROFS on a read-only mount), or undefined. */
+function writeErrno(path: string): string | undefined {
+  try {
+    accessSync(path, constants.W_OK);
+    return undefined;
+  } catch (e) {
+    return errorCode(e) ?? 'EACCES';
+  }
+}
+
+/**
+ * A journal on a read-only mount, in punchgate run's words (remount it): not a matter of owners,
+ * which chown cannot fix. Found after an upgrade whose journal migration met a read-only disk.
+ */
+function readOnlyMount(path: string, code: string): CheckResult | undefined {
+  if (![writeErrno(path), writeErrno(dirname(path))].includes('EROFS')) return undefined;
+  const access = journalAccessProblem(path, code);
+  return access ? fail(NAME, `${path} ${access.problem}`, access.fix) : undefined;
 }
 
 function canWrite(path: string): boolean {
@@ -96,6 +117,8 @@ export function checkJournal(path: string, opts: { quick: boolean }): CheckResul
       integrity = 'quick_check ok, ';
     }
     if (!canWrite(path) || !canWrite(dir)) {
+      const readOnly = readOnlyMount(path, 'EROFS');
+      if (readOnly) return readOnly;
       return fail(
         NAME,
         `${path} opens but ${canWrite(path) ? dir : path} is not writable by this user`,
@@ -136,6 +159,8 @@ export function checkJournal(path: string, opts: { quick: boolean }): CheckResul
       );
     }
     if (code === 'SQLITE_CANTOPEN' || code === 'EACCES' || /SQLITE_(PERM|READONLY)/.test(code)) {
+      const readOnly = readOnlyMount(path, code);
+      if (readOnly) return readOnly;
       return fail(NAME, `${path} cannot be opened by this user (${code})`, writableFix(dir));
     }
     if (code === 'SQLITE_BUSY')
