@@ -1,7 +1,7 @@
 import { existsSync, linkSync, mkdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Database } from './sqlite-driver.js';
-import { ensurePrivateFile } from '../util/private-file.js';
+import { ensurePrivateFile, makeExistingFilePrivate } from '../util/private-file.js';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
 import {
   describeJournalFailure,
@@ -101,6 +101,10 @@ export function openJournalDb(path: string, opts: OpenDbOptions): Database {
     // A newer punchgate's journal is refused before anything below can write to it (switching a
     // journal in another mode to WAL rewrites its header): "left untouched" is then true.
     refuseNewerSchema(db, path);
+    // The daemon's open: a journal an older punchgate left readable by others is made 0600 like a
+    // new one, before the WAL pragma below makes any -wal or -shm with its mode.
+    if (opts.migrate && !opts.readonly)
+      for (const f of [path, `${path}-wal`, `${path}-shm`]) makeExistingFilePrivate(f);
     if (!opts.readonly) {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
