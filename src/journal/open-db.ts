@@ -30,6 +30,8 @@ export interface OpenDbOptions {
   openTimeoutMs: number;
   /** ... and afterwards. */
   busyTimeoutMs: number;
+  /** Told before each step of an older journal's upgrade (schema `from` to `from + 1`, of `target`). */
+  onMigrationStep?: (from: number, target: number) => void;
 }
 
 /** A journal file of 0 bytes, as every command says it (open, backup): never taken over, what to do. */
@@ -113,7 +115,7 @@ export function openJournalDb(path: string, opts: OpenDbOptions): Database {
       db.pragma('cache_size = -2000');
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     }
-    checkVersion(db, path, opts.migrate);
+    checkVersion(db, path, opts.migrate, opts.onMigrationStep);
     db.pragma('foreign_keys = ON');
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs))}`);
   } catch (e) {
@@ -144,12 +146,17 @@ function refuseNewerSchema(db: Database, path: string): void {
   if (problem?.kind === 'newer') throw new JournalUnusableError(path, problem.problem, problem.fix);
 }
 
-function checkVersion(db: Database, path: string, mayMigrate: boolean): void {
+function checkVersion(
+  db: Database,
+  path: string,
+  mayMigrate: boolean,
+  onStep?: (from: number, target: number) => void,
+): void {
   const problem = schemaVersionProblem(db.pragma('user_version', { simple: true }) as number);
   if (!problem) return;
   if (problem.kind === 'newer' || !mayMigrate) throw new JournalUnusableError(path, problem.problem, problem.fix);
   try {
-    migrate(db);
+    migrate(db, onStep);
   } catch (e) {
     if (!(e instanceof SchemaTextError)) throw e;
     throw new JournalUnusableError(
