@@ -1,8 +1,9 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { plantedLink } from '../journal/errors.js';
+import { journalAccessProblem, plantedLink } from '../journal/errors.js';
 import { journalOpeners, otherNamesProblem } from '../journal/journal-file.js';
 import { foreignSchemaFix, schemaProblems } from '../journal/schema-check.js';
+import { schemaVersionProblem } from '../journal/schema-version.js';
 import { Database } from '../journal/sqlite-driver.js';
 import { errorCode, errorText, fail, pass, warn, type CheckResult } from './types.js';
 
@@ -10,6 +11,26 @@ const NAME = 'journal';
 
 function writableFix(dir: string): string {
   return `make ${dir} writable for the user punchgate runs as: under systemd keep journal.path in /var/lib/punchgate (StateDirectory=punchgate sets the owner); by hand: chown -R punchgate: ${dir}; in Docker: the volume must belong to the image's user`;
+}
+
+/** The errno access(2) gives for writing `path` (EROFS on a read-only mount), or undefined. */
+function writeErrno(path: string): string | undefined {
+  try {
+    accessSync(path, constants.W_OK);
+    return undefined;
+  } catch (e) {
+    return errorCode(e) ?? 'EACCES';
+  }
+}
+
+/**
+ * A journal on a read-only mount, in punchgate run's words (remount it): not a matter of owners,
+ * which chown cannot fix. Found after an upgrade whose journal migration met a read-only disk.
+ */
+function readOnlyMount(path: string, code: string): CheckResult | undefined {
+  if (![writeErrno(path), writeErrno(dirname(path))].includes('EROFS')) return undefined;
+  const access = journalAccessProblem(path, code);
+  return access ? fail(NAME, `${path} ${access.problem}`, access.fix) : undefined;
 }
 
 function canWrite(path: string): boolean {
@@ -62,6 +83,11 @@ export function checkJournal(path: string, opts: { quick: boolean }): CheckResul
   let db: Database | undefined;
   try {
     db = new Database(path, { readonly: true, fileMustExist: true, timeout: 5000 });
+    // Before anything is read by this punchgate's idea of the tables: a journal a newer punchgate
+    // wrote (a package rolled back) is refused by punchgate run with exit 74, so check fails it too.
+    const version = schemaVersionProblem(db.pragma('user_version', { simple: true }) as number);
+    if (version?.kind === 'newer')
+      return fail(NAME, `${path} ${version.problem}: punchgate run and every command refuse it (exit 74)`, version.fix);
     const pending = countByState(db);
     const elsewhere = journalOpeners(path).elsewhere;
     if (elsewhere.length > 0)
@@ -91,12 +117,22 @@ export function checkJournal(path: string, opts: { quick: boolean }): CheckResul
       integrity = 'quick_check ok, ';
     }
     if (!canWrite(path) || !canWrite(dir)) {
+      const readOnly = readOnlyMount(path, 'EROFS');
+      if (readOnly) return readOnly;
       return fail(
         NAME,
         `${path} opens but ${canWrite(path) ? dir : path} is not writable by this user`,
         writableFix(dir),
       );
     }
+    // An older journal is what an upgrade leaves until the daemon restarts: run upgrades it, the
+    // other commands refuse it meanwhile.
+    if (version?.kind === 'older')
+      return warn(
+        NAME,
+        `${path}: ${integrity}${pending.text}; it ${version.problem}: punchgate run upgrades it at its next start, and until then the other commands refuse it`,
+        'restart the service once (sudo systemctl restart punchgate), then run punchgate check again',
+      );
     // Punches the HRMS refused wait for a person: a PASS would say all is well (a new-user trial
     // saw "all checks passed" with 25 punches refused for codes the HRMS did not know).
     if (pending.refused > 0 || pending.dead > 0)
@@ -125,6 +161,8 @@ export function checkJournal(path: string, opts: { quick: boolean }): CheckResul
     if (code === 'SQLITE_CANTOPEN' || code === 'EACCES' || /SQLITE_(PERM|READONLY)/.test(code)) {
       const planted = plantedLink(path, code);
       if (planted) return fail(NAME, `${path} ${planted.problem}`, planted.fix);
+      const readOnly = readOnlyMount(path, code);
+      if (readOnly) return readOnly;
       return fail(NAME, `${path} cannot be opened by this user (${code})`, writableFix(dir));
     }
     if (code === 'SQLITE_BUSY')

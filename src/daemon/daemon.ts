@@ -37,6 +37,8 @@ const DAY_MS = 86_400_000;
  * asynchronously (sources' PunchBuffer, the journal's kept writes, delivery's backoff).
  */
 export const DAEMON_BUSY_TIMEOUT_MS = 200;
+/** How long systemd is asked to wait for each step of a journal's schema upgrade (bounded: a hung step still ends the start). */
+const MIGRATION_STEP_ALLOWANCE_MS = 15 * 60_000;
 /** How often claims of processes that are gone (a killed flush) are looked for and returned. */
 const CLAIM_RECOVERY_MS = 30_000;
 /** While the journal is busy, the status log is rewritten this often (it says so). */
@@ -117,6 +119,14 @@ export class Daemon {
       clock: ctx.clock,
       mode: 'owner',
       busyTimeoutMs: DAEMON_BUSY_TIMEOUT_MS,
+      // An older journal's upgrade at the first start of a new version: on a large journal and a
+      // slow card one step may outlast systemd's start timeout, and then be killed and rolled back
+      // at every start, for ever (the service down). Each step extends the wait instead.
+      onMigrationStep: (from, target) =>
+        opts.notifier.extendTimeout(
+          MIGRATION_STEP_ALLOWANCE_MS,
+          `upgrading the journal to schema ${target}: step ${from + 1} of ${target}`,
+        ),
       // Checkpoints off the event loop (issue 35).
       checkpointInWorker: opts.checkpointInWorker ?? true,
       scrub: (text) => ctx.secrets.scrub(text),

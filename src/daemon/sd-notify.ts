@@ -33,6 +33,11 @@ export interface Notifier {
   stopping(status?: string): void;
   /** WATCHDOG=1: call only when the pipeline made progress, at least every watchdogIntervalMs(). */
   watchdog(): void;
+  /**
+   * EXTEND_TIMEOUT_USEC (plus STATUS=): the start, or whatever systemd waits for, may take `ms`
+   * more from now (a journal's schema upgrade at the first start of a new version).
+   */
+  extendTimeout(ms: number, status: string): void;
   /** STATUS=...: one line shown by `systemctl status`. */
   status(text: string): void;
   /** Half of WATCHDOG_USEC in ms when the watchdog is on for this process, else null. */
@@ -118,6 +123,8 @@ export function createNotifier(
     reloading: () => send(`RELOADING=1\nMONOTONIC_USEC=${process.hrtime.bigint() / 1000n}`),
     stopping: (status) => send(status === undefined ? 'STOPPING=1' : `STOPPING=1\nSTATUS=${oneLine(status)}`),
     watchdog: () => send('WATCHDOG=1'),
+    extendTimeout: (ms, status) =>
+      send(`EXTEND_TIMEOUT_USEC=${Math.max(0, Math.round(ms)) * 1000}\nSTATUS=${oneLine(status)}`),
     status: (text) => send(`STATUS=${oneLine(text)}`),
     watchdogIntervalMs: () => (dgram ? watchdogInterval(env, pid) : null),
     close: () => {

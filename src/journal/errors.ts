@@ -35,6 +35,7 @@ export class JournalUnusableError extends Error {
   readonly exitCode = JOURNAL_UNUSABLE_EXIT;
   constructor(
     readonly path: string,
+    /** What is wrong, after the path (`is on a read-only file system (EROFS)`): check says it too. */
     readonly problem: string,
     readonly fix: string,
     readonly code?: string,

@@ -72,6 +72,8 @@ export interface JournalOptions {
    * How long a write waits for another process's write lock before it fails as busy (default
    * 5 s). SQLite waits synchronously, so the daemon keeps this short and retries asynchronously.
    */
+  /** 'owner': told before each step of an older journal's schema upgrade (the daemon tells systemd). */
+  onMigrationStep?: (from: number, target: number) => void;
   busyTimeoutMs?: number;
   /** The same while opening: migration and recovery of stale claims (default 30 s for 'owner'). */
   openTimeoutMs?: number;
@@ -370,6 +372,7 @@ export class Journal implements PunchSink, DeliveryQueue {
         readonly: mode === 'readonly',
         openTimeoutMs,
         busyTimeoutMs,
+        onMigrationStep: options.onMigrationStep,
       });
       journal = new Journal(
         db,

@@ -345,8 +345,12 @@ export const MIGRATIONS: readonly Migration[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Brings the schema up to date. Refuses a journal written by a newer punchgate. */
-export function migrate(db: Database): void {
+/**
+ * Brings the schema up to date. Refuses a journal written by a newer punchgate. `beforeStep` is
+ * told each step before it runs (the daemon tells systemd, whose start timeout a large journal's
+ * upgrade could otherwise outlast: killed, the step is rolled back and the next start begins it again).
+ */
+export function migrate(db: Database, beforeStep?: (from: number, target: number) => void): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > MIGRATIONS.length) {
     throw new Error(
@@ -354,6 +358,7 @@ export function migrate(db: Database): void {
     );
   }
   for (let v = current; v < MIGRATIONS.length; v++) {
+    beforeStep?.(v, MIGRATIONS.length);
     db.transaction(() => {
       applyMigration(db, MIGRATIONS[v]!);
       db.pragma(`user_version = ${v + 1}`);

@@ -1,7 +1,7 @@
 import { existsSync, linkSync, mkdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Database } from './sqlite-driver.js';
-import { ensurePrivateFile } from '../util/private-file.js';
+import { ensurePrivateFile, makeExistingFilePrivate } from '../util/private-file.js';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
 import {
   describeJournalFailure,
@@ -12,6 +12,7 @@ import {
 } from './errors.js';
 import { refuseOpenElsewhere, refuseOtherNames } from './journal-file.js';
 import { refuseForeignSchema } from './schema-check.js';
+import { schemaVersionProblem } from './schema-version.js';
 import { SchemaTextError } from './state-check.js';
 
 /** The tables every punchgate journal has had since its first version. */
@@ -29,6 +30,8 @@ export interface OpenDbOptions {
   openTimeoutMs: number;
   /** ... and afterwards. */
   busyTimeoutMs: number;
+  /** Told before each step of an older journal's upgrade (schema `from` to `from + 1`, of `target`). */
+  onMigrationStep?: (from: number, target: number) => void;
 }
 
 /** A journal file of 0 bytes, as every command says it (open, backup): never taken over, what to do. */
@@ -97,6 +100,13 @@ export function openJournalDb(path: string, opts: OpenDbOptions): Database {
     refuseOpenElsewhere(path);
     // Exactly punchgate's schema: another program's trigger or view could change or drop punches.
     refuseForeignSchema(db, path);
+    // A newer punchgate's journal is refused before anything below can write to it (switching a
+    // journal in another mode to WAL rewrites its header): "left untouched" is then true.
+    refuseNewerSchema(db, path);
+    // The daemon's open: a journal an older punchgate left readable by others is made 0600 like a
+    // new one, before the WAL pragma below makes any -wal or -shm with its mode.
+    if (opts.migrate && !opts.readonly)
+      for (const f of [path, `${path}-wal`, `${path}-shm`]) makeExistingFilePrivate(f);
     if (!opts.readonly) {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
@@ -105,7 +115,7 @@ export function openJournalDb(path: string, opts: OpenDbOptions): Database {
       db.pragma('cache_size = -2000');
       db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     }
-    checkVersion(db, path, opts.migrate);
+    checkVersion(db, path, opts.migrate, opts.onMigrationStep);
     db.pragma('foreign_keys = ON');
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs))}`);
   } catch (e) {
@@ -131,23 +141,22 @@ export function refuseForeign(db: Database, path: string): void {
   }
 }
 
-function checkVersion(db: Database, path: string, mayMigrate: boolean): void {
-  const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > SCHEMA_VERSION)
-    throw new JournalUnusableError(
-      path,
-      `was written by a newer punchgate (schema ${version}; this one knows up to ${SCHEMA_VERSION})`,
-      'install that punchgate version again (or a newer one); the journal is left untouched',
-    );
-  if (version === SCHEMA_VERSION) return;
-  if (!mayMigrate)
-    throw new JournalUnusableError(
-      path,
-      `was written by an older punchgate (schema ${version}; this one needs ${SCHEMA_VERSION})`,
-      'restart punchgate run once (it upgrades the journal), then run this command again',
-    );
+function refuseNewerSchema(db: Database, path: string): void {
+  const problem = schemaVersionProblem(db.pragma('user_version', { simple: true }) as number);
+  if (problem?.kind === 'newer') throw new JournalUnusableError(path, problem.problem, problem.fix);
+}
+
+function checkVersion(
+  db: Database,
+  path: string,
+  mayMigrate: boolean,
+  onStep?: (from: number, target: number) => void,
+): void {
+  const problem = schemaVersionProblem(db.pragma('user_version', { simple: true }) as number);
+  if (!problem) return;
+  if (problem.kind === 'newer' || !mayMigrate) throw new JournalUnusableError(path, problem.problem, problem.fix);
   try {
-    migrate(db);
+    migrate(db, onStep);
   } catch (e) {
     if (!(e instanceof SchemaTextError)) throw e;
     throw new JournalUnusableError(

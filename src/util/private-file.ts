@@ -1,4 +1,5 @@
 import {
+  chmodSync,
   closeSync,
   constants,
   fchmodSync,
@@ -12,7 +13,7 @@ import {
   rmSync,
   writeSync,
 } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 /**
  * Files beside the journal hold punches (personal data) or the site's settings: they are the
@@ -144,4 +145,31 @@ export function foreignLinkOnPath(
     }
   }
   return undefined;
+}
+
+/**
+ * Takes the group and other bits off a file of this user that exists already: the journal an older
+ * punchgate made (before its files were 0600 whatever the umask) stayed 0644 after an upgrade, with
+ * its -wal and -shm, while a new box's is 0600. Only bits are taken away, never added.
+ *
+ * By path, never by opening the file: closing any descriptor of a file drops every POSIX lock this
+ * process holds on it, SQLite's included (a connection of this process may have it open). A link,
+ * anything but a plain file, a file of another user, and (as root) a file in a folder that others
+ * may write (where a name could be swapped for a link between the look and the change) are left.
+ */
+export function makeExistingFilePrivate(path: string): void {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return; // absent
+  }
+  if (!st.isFile() || (st.mode & 0o077) === 0) return;
+  const uid = process.geteuid?.();
+  if (uid === undefined || st.uid !== uid) return;
+  if (uid === 0) {
+    const dir = lstatSync(dirname(path));
+    if (dir.uid !== 0 || (dir.mode & 0o022) !== 0) return;
+  }
+  chmodSync(path, st.mode & 0o700);
 }
