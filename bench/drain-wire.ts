@@ -16,6 +16,7 @@ import {
   inBatches,
   startHrmsChild,
   timedRawPostLoop,
+  warmUpDrain,
 } from './lib/hrms.js';
 import { scratchDir } from './lib/setup.js';
 import { fmt, log, type BenchRow } from './lib/table.js';
@@ -25,7 +26,7 @@ const LATENCIES_MS = [5, 30] as const;
 const SIZES = [200, 1000] as const;
 
 export async function benchDrainWire(): Promise<BenchRow[]> {
-  const total = scaled(20_000, { step: 1000 });
+  const total = scaled(50_000, { step: 1000 });
   log(
     `drain-wire: ${fmt(total)} punches per run, batch sizes ${SIZES.join(' and ')}, HRMS answering after ${LATENCIES_MS.join(' or ')} ms`,
   );
@@ -37,6 +38,7 @@ export async function benchDrainWire(): Promise<BenchRow[]> {
       const sim = await startHrmsChild({ latencyMs });
       try {
         const url = sim.ready.url;
+        await warmUpDrain(sim, scratch.dir, all);
         for (const size of SIZES) {
           const rawMs = await timedRawPostLoop(sim, inBatches(all, size));
 

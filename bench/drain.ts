@@ -13,7 +13,6 @@
  * Node flags; info rows add `punchgate flush` itself (the bundle, in its own process) with the
  * service's NODE_OPTIONS and with none.
  */
-import { Agent } from 'undici';
 import { unitNodeArgs, unitNodeOptions } from './lib/daemon.js';
 import { flushInChild } from './lib/flush.js';
 import { scaled } from './lib/scale.js';
@@ -24,7 +23,7 @@ import {
   outboundPunch,
   preparedJournal,
   inBatches,
-  rawPostLoop,
+  warmUpDrain,
   timedRawPostLoop,
   startHrmsChild,
   type HrmsChild,
@@ -44,17 +43,6 @@ async function expectAdded(sim: HrmsChild, total: number, who: string): Promise<
     throw new Error(`${who}: the simulator recorded ${s.added} added of ${s.received} received, expected ${total}`);
 }
 
-/** One untimed pass of each side, so that neither pays the JIT and the simulator's first requests. */
-async function warmUp(sim: HrmsChild, dir: string, all: ReturnType<typeof outboundPunch>[]): Promise<void> {
-  const n = Math.min(2000, all.length);
-  const agent = new Agent();
-  await rawPostLoop(sim.ready.url, [all.slice(0, n / 2), all.slice(n / 2, n)], agent);
-  await agent.close();
-  await sim.call('reset');
-  await drainJournal(preparedJournal(dir, 'warm-up.db', n), sim.ready.url, 200);
-  await sim.call('reset');
-}
-
 export async function benchDrain(): Promise<BenchRow[]> {
   const total = scaled(50_000, { step: 1000 });
   log(
@@ -67,7 +55,7 @@ export async function benchDrain(): Promise<BenchRow[]> {
   try {
     const url = sim.ready.url;
     const all = Array.from({ length: total }, (_, i) => outboundPunch(i));
-    await warmUp(sim, scratch.dir, all);
+    await warmUpDrain(sim, scratch.dir, all);
     for (const size of SIZES) {
       const batches = inBatches(all, size);
       const raw: number[] = [];

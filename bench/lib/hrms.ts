@@ -159,3 +159,12 @@ export async function drainJournal(
     journal.close();
   }
 }
+
+/** One untimed pass of each side, so that neither pays the JIT and the simulator's first requests. */
+export async function warmUpDrain(sim: HrmsChild, dir: string, all: ReturnType<typeof outboundPunch>[]): Promise<void> {
+  const n = Math.min(2000, all.length);
+  await timedRawPostLoop(sim, [all.slice(0, n / 2), all.slice(n / 2, n)]);
+  await sim.call('reset');
+  await drainJournal(preparedJournal(dir, 'warm-up.db', n), sim.ready.url, 200);
+  await sim.call('reset');
+}
