@@ -192,7 +192,7 @@ export function encodeDataset(records: Buffer[]): Buffer {
 export interface DecodeDatasetOptions {
   /** Record count from GET_FREE_SIZES, when known: size / count names the record size. */
   count?: number;
-  /** Force a record size (e.g. 40, 16 or 8). */
+  /** Force a record size (e.g. 40, 49, 16 or 8). */
   recordSize?: number;
   /** 16-byte attendance records: the byte holding the in/out state (default 8). */
   stateByte?: StateByte16;
@@ -224,8 +224,27 @@ const USER_LAYOUTS: Layout<ZkUser>[] = [
   { size: 28, decode: decodeUser28, plausible: (u) => u.userId !== '0' && (u.name === '' || isPrintable(u.name)) },
 ];
 
+const plausible40 = (a: ZkAttendance) => isRealZkTime(a.logTime) && isPrintable(a.userId);
+
+/**
+ * Records wider than 40 bytes that begin with the 40-byte layout. ZKTeco firmware of 2022 on
+ * (MB560-VL, MB40-VL) keeps 49-byte records: u16 uid, char[24] user id, u8 verify, u32 packed
+ * time, u8 state, then 17 more bytes (fananimi/pyzk issue #174 and PR #166, which steps through
+ * the log by the record size and reads the first 40 bytes of each; PR #247: `<H24sB4sB12s5x>`).
+ * Read 40 bytes apart, every record after the first is garbage: wrong codes and times journalled,
+ * the real punches never.
+ */
+export const WIDE_ATTENDANCE_SIZES: readonly number[] = [49];
+
+const wideLayout = (size: number): Layout<ZkAttendance> => ({
+  size,
+  decode: decodeAttendance40,
+  plausible: plausible40,
+});
+
 const attLayouts = (stateByte: StateByte16 | undefined): Layout<ZkAttendance>[] => [
-  { size: 40, decode: decodeAttendance40, plausible: (a) => isRealZkTime(a.logTime) && isPrintable(a.userId) },
+  { size: 40, decode: decodeAttendance40, plausible: plausible40 },
+  ...WIDE_ATTENDANCE_SIZES.map(wideLayout),
   {
     size: 16,
     decode: (b, o) => decodeAttendance16(b, o, stateByte),
@@ -253,7 +272,7 @@ export function decodeUsers(dataset: Buffer, opts: DecodeDatasetOptions = {}): D
 }
 
 /**
- * Attendance from a whole dataset: 40-, 16- or 8-byte records (8-byte ones name users by index:
+ * Attendance from a whole dataset: 40-, 49-, 16- or 8-byte records (8-byte ones name users by index:
  * see withUserIds). Never throws on bad data.
  */
 export function decodeAttendances(dataset: Buffer, opts: DecodeDatasetOptions = {}): DecodedDataset<ZkAttendance> {
