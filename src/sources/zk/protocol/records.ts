@@ -171,6 +171,33 @@ export function encodeAttendance8(a: ZkAttendance): Buffer {
 }
 
 /**
+ * 8-byte records with the time at byte 4: u16 uid, u8 verify type, u8 state, u32 time. Seen on
+ * MA300-BT, ZEM500 and Mini TA terminals (fananimi/pyzk issues #56, #92, #99, #211: read with the
+ * time at byte 3 their punches came out dated 2000, 2026 or 2083; the fix there is `<HBB4s`).
+ * Published records (pyzk #99): `07002800a8eba71e` is uid 7 at 2016-01-01 19:02:00. Like the
+ * other 8-byte form they name the user by internal index (see withUserIds).
+ */
+export function decodeAttendance8TimeAt4(b: Buffer, o = 0): ZkAttendance {
+  const uid = b.readUInt16LE(o);
+  return {
+    uid,
+    userId: String(uid),
+    verifyType: b.readUInt8(o + 2),
+    state: b.readUInt8(o + 3),
+    logTime: decodeZkTime(b.readUInt32LE(o + 4)),
+  };
+}
+
+export function encodeAttendance8TimeAt4(a: ZkAttendance): Buffer {
+  const b = Buffer.alloc(8);
+  b.writeUInt16LE(a.uid & 0xffff, 0);
+  b.writeUInt8(a.verifyType & 0xff, 2);
+  b.writeUInt8(a.state & 0xff, 3);
+  b.writeUInt32LE(encodeZkTime(a.logTime), 4);
+  return b;
+}
+
+/**
  * 8-byte records name the user by internal index: the user's PIN from the terminal's user list
  * (as pyzk does); an index not in the list stays the index, as the terminal's own reports show it.
  */
@@ -224,6 +251,8 @@ const USER_LAYOUTS: Layout<ZkUser>[] = [
   { size: 28, decode: decodeUser28, plausible: (u) => u.userId !== '0' && (u.name === '' || isPrintable(u.name)) },
 ];
 
+const plausible8 = (a: ZkAttendance) => isRealZkTime(a.logTime) && a.uid !== 0 && a.state < 16 && laterThan2000(a);
+
 const plausible40 = (a: ZkAttendance) => isRealZkTime(a.logTime) && isPrintable(a.userId);
 
 /**
@@ -251,11 +280,10 @@ const attLayouts = (stateByte: StateByte16 | undefined): Layout<ZkAttendance>[] 
     plausible: (a) => isRealZkTime(a.logTime) && a.userId !== '0' && laterThan2000(a),
   },
   // Last: every 16- or 40-byte log also divides by 8, so 8 wins only when its records look more real.
-  {
-    size: 8,
-    decode: decodeAttendance8,
-    plausible: (a) => isRealZkTime(a.logTime) && a.uid !== 0 && a.state < 16 && laterThan2000(a),
-  },
+  { size: 8, decode: decodeAttendance8, plausible: plausible8 },
+  // The same size with the time at byte 4: the records' own bytes tell the two apart (read the
+  // other way, the state byte is a byte of the time, and the time a shifted one).
+  { size: 8, decode: decodeAttendance8TimeAt4, plausible: plausible8 },
 ];
 
 /**
@@ -309,7 +337,7 @@ function pickLayout<T>(body: Buffer, declared: number, layouts: Layout<T>[], opt
   if (forced) return forced;
   let candidates = layouts.filter((l) => declared % l.size === 0);
   if (candidates.length === 0) candidates = layouts;
-  const hinted = countHint(declared, candidates, opts.count);
+  const hinted = mostPlausibleOfSize(body, candidates, countHint(declared, candidates, opts.count));
   if (candidates.length === 1) return candidates[0] as Layout<T>;
   if (hinted) {
     // The announced count settles the size, whatever the bytes look like, unless its records
@@ -347,6 +375,22 @@ function countHint<T>(declared: number, candidates: Layout<T>[], count: number |
     candidates.find((l) => l.size * count === declared) ??
     candidates.find((l) => declared % l.size === 0 && declared / l.size >= count)
   );
+}
+
+/** Of the layouts of the hinted size (two 8-byte forms), the one whose records look most real; ties to the first. */
+function mostPlausibleOfSize<T>(body: Buffer, candidates: Layout<T>[], hinted: Layout<T> | undefined) {
+  if (!hinted) return undefined;
+  let best = hinted;
+  let bestScore = plausibility(body, hinted);
+  for (const l of candidates) {
+    if (l.size !== hinted.size || l === hinted) continue;
+    const score = plausibility(body, l);
+    if (score > bestScore) {
+      best = l;
+      bestScore = score;
+    }
+  }
+  return best;
 }
 
 /** Share of sampled whole records that look real (at most 64 samples spread over the body). */
