@@ -4,6 +4,7 @@
  * needs the count happens (no clearing on a guess).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { checkZkTerminal } from '../../src/check/zk-check.js';
 import { pollTerminal } from '../../src/sources/zk/poll.js';
 import { CMD } from '../../src/sources/zk/protocol/index.js';
 import { FakeTerminal, reply } from '../zk-client/fake-terminal.js';
@@ -36,5 +37,29 @@ describe('a terminal that reports no record counts', () => {
     expect(again).toMatchObject({ ok: true, unchanged: false, records: 30, duplicates: 30, cleared: false });
     expect(terminal.requests.some((q) => q.command === CMD.CLEAR_ATTLOG)).toBe(false);
     expect(fx.journal.terminals.get('gate-1')).toMatchObject({ online: true, lastError: null, records: 30 });
+  });
+});
+
+describe('punchgate check of a terminal that reports no record counts', () => {
+  it('warns with what the poll does and the fix, instead of failing', async () => {
+    const terminal: FakeTerminal = new FakeTerminal({
+      transport: 'tcp',
+      attendance: dataset40(makeAttendances(3)),
+      hook: (req, replies, conn) =>
+        req.command === CMD.GET_FREE_SIZES
+          ? [reply(req, CMD.ACK_OK, conn.sessionId, Buffer.from('00000000', 'hex'))]
+          : replies,
+    });
+    const port = await terminal.start();
+    try {
+      const r = await checkZkTerminal(zkConfig(port, { skewThresholdSeconds: 1e9 }), 0, {
+        clock: { now: () => Date.now() },
+      });
+      expect(r.status).toBe('warn');
+      expect(r.detail).toMatch(/does not report its record counts.*never clears it/);
+      expect(r.fix).toMatch(/clear its log at the terminal/);
+    } finally {
+      await terminal.stop();
+    }
   });
 });
