@@ -6,7 +6,13 @@ import { numericId } from './realtime.js';
 import { isPrintable, readCString, writeCString } from './strings.js';
 import { decodeZkTime, encodeZkTime, isRealZkTime } from './time.js';
 
-export { decodeRealtimeAttlog, encodeRealtimeTcp, encodeRealtimeUdp, type ZkRealtimeAttlog } from './realtime.js';
+export {
+  decodeRealtimeAttlog,
+  decodeRealtimeAttlogs,
+  encodeRealtimeTcp,
+  encodeRealtimeUdp,
+  type ZkRealtimeAttlog,
+} from './realtime.js';
 export { decodeFreeSizes, encodeFreeSizes, FREE_SIZES_LENGTH, type ZkFreeSizes } from './free-sizes.js';
 
 export interface ZkUser {
