@@ -33,7 +33,11 @@ export async function checkZkTerminal(cfg: ZkTerminalConfig, index: number, deps
     const transport = client.transportKind ?? cfg.transport;
     const serial = (await client.getSerialNumber().catch(() => '')).trim();
     const firmware = await client.getFirmware().catch(() => '');
-    const info = await client.getInfo();
+    // A terminal with no usable counts (a WL20 answers with one 4-byte 0) is still polled: say so.
+    const info = await client.getInfo().catch((e: unknown) => {
+      if (e instanceof ZkProtocolError) return null;
+      throw e;
+    });
     const terminalTime = await client.getTime();
     const skew = wallClockDiffSeconds(terminalTime, wallClockAt(deps.clock.now(), cfg.timezone));
     await client.disconnect();
@@ -41,8 +45,8 @@ export async function checkZkTerminal(cfg: ZkTerminalConfig, index: number, deps
     const facts = [
       `${client.peer} over ${transport}`,
       `serial ${serial || 'unknown'}${firmware ? `, firmware ${firmware.trim()}` : ''}`,
-      `${info.users} user${info.users === 1 ? '' : 's'}`,
-      `${info.records}${info.recordCapacity > 0 ? ` of ${info.recordCapacity}` : ''} records`,
+      info ? `${info.users} user${info.users === 1 ? '' : 's'}` : 'no user or record counts reported',
+      ...(info ? [`${info.records}${info.recordCapacity > 0 ? ` of ${info.recordCapacity}` : ''} records`] : []),
       `clock ${describeSkew(skew)} (${zone})`,
     ].join(', ');
     const problems: string[] = [];
@@ -51,7 +55,13 @@ export async function checkZkTerminal(cfg: ZkTerminalConfig, index: number, deps
       problems.push(`the terminal clock is ${describeSkew(skew)}`);
       fixes.push(skewFix(skew, cfg, key, zone));
     }
-    if (info.recordCapacity > 0 && info.records / info.recordCapacity >= NEARLY_FULL) {
+    if (!info) {
+      problems.push(
+        'it does not report its record counts, so punchgate reads its whole log at every poll and never clears it',
+      );
+      fixes.push('clear its log at the terminal once punchgate status shows nothing pending for it');
+    }
+    if (info && info.recordCapacity > 0 && info.records / info.recordCapacity >= NEARLY_FULL) {
       problems.push(`its log is ${Math.floor((100 * info.records) / info.recordCapacity)} % full`);
       fixes.push(
         `let punchgate clear it once everything is delivered (${key}.clearAfterDays), or clear it on the terminal after checking that punchgate status shows nothing pending`,

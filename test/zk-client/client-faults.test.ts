@@ -162,6 +162,20 @@ describe('ZkClient faults', () => {
     expect(ended).toBeInstanceOf(ZkConnectionError);
   });
 
+  it('a packet carrying two padded (52-byte) events delivers both (as pyzk reads them, 52 bytes at a time)', async () => {
+    const t = await setup({ transport: 'tcp', seed: 19 });
+    cleanup = t.cleanup;
+    await t.zk.connect();
+    const events: ZkRealtimeAttlog[] = [];
+    await t.zk.subscribeRealtime((e) => events.push(e));
+    const e1 = { userId: '2001', verifyType: 15, state: 0, logTime: '2026-11-20 08:00:00' };
+    const e2 = { userId: '2002', verifyType: 1, state: 1, logTime: '2026-11-20 08:00:02' };
+    t.terminal.pushEvent(EF.ATTLOG, Buffer.concat([encodeRealtimeTcp(e1, 52), encodeRealtimeTcp(e2, 52)]));
+    t.terminal.pushEvent(EF.ATTLOG, encodeRealtimeTcp({ ...e2, logTime: '2026-11-20 08:00:03' }, 32));
+    await waitFor(() => events.length === 3);
+    expect(events).toEqual([e1, e2, { ...e2, logTime: '2026-11-20 08:00:03' }]);
+  });
+
   it('auto transport falls back to UDP when TCP is refused', async () => {
     const t = await setup({ transport: 'udp' });
     cleanup = t.cleanup;

@@ -52,7 +52,8 @@ interface SimTerminalOptions {
   udp: boolean;
   /** The terminal's clock minus the box's (seconds): a clock on the wrong zone, DST not applied. */
   clockOffset: number;
-  attRecord?: 40 | 16 | 8;
+  attRecord?: 40 | 49 | 16 | 8;
+  timeByte?: 3 | 4;
   stateByte?: 8 | 9;
   connectReply?: number;
   connectAuth: 'accept' | 'refuse';
@@ -132,8 +133,13 @@ export function registerSimTerminal(program: Command): void {
     .option('--no-udp', 'TCP only')
     .option(
       '--att-record <bytes>',
-      'firmware: attendance records of 40, 16 (old firmware) or 8 bytes (black-and-white); default 40 on TCP, 16 on UDP',
-      oneOf([40, 16, 8] as const),
+      'firmware: attendance records of 40, 49 (2022+ firmware), 16 (old firmware) or 8 bytes (black-and-white); default 40 on TCP, 16 on UDP',
+      oneOf([40, 49, 16, 8] as const),
+    )
+    .option(
+      '--time-byte <n>',
+      'firmware: the byte an 8-byte record keeps its time at (3, or 4 as on MA300-BT / ZEM500)',
+      oneOf([3, 4] as const),
     )
     .option(
       '--state-byte <n>',
@@ -207,6 +213,7 @@ async function runSimTerminal(opts: SimTerminalOptions, cmd: Command): Promise<n
       commKey: opts.commKey ?? 0,
       firmwareQuirks: {
         attendanceRecord: opts.attRecord,
+        timeByte8: opts.timeByte,
         stateByte: opts.stateByte,
         connectReply: opts.connectReply,
         connectAuth: opts.connectAuth,

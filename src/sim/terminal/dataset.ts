@@ -7,6 +7,7 @@ import { encodeTemplateRecord } from '../../sources/zk/protocol/templates.js';
 import {
   encodeAttendance16,
   encodeAttendance8,
+  encodeAttendance8TimeAt4,
   encodeAttendance40,
   encodeDataset,
   encodeUser28,
@@ -52,17 +53,18 @@ export function buildDataset(kind: DatasetKind, transport: Transport, state: Ter
   }
   const uidOf = new Map<string, number>();
   for (const u of state.userView()) uidOf.set(u.userId, u.uid);
-  const { attendanceRecord, stateByte } = state.quirks;
+  const { attendanceRecord, stateByte, timeByte8 } = state.quirks;
   const size = attendanceRecord ?? (transport === 'tcp' ? 40 : 16);
   const records = state.punchView().map((p) => {
     const a = {
       uid: uidOf.get(p.userId) ?? 0,
-      userId: size === 40 ? p.userId : numericOrZero(p.userId),
+      userId: size === 40 || size === 49 ? p.userId : numericOrZero(p.userId),
       verifyType: p.verifyType ?? 1,
       state: p.state ?? 0,
       logTime: p.logTime,
     };
-    if (size === 8) return encodeAttendance8(a);
+    if (size === 8) return timeByte8 === 4 ? encodeAttendance8TimeAt4(a) : encodeAttendance8(a);
+    if (size === 49) return Buffer.concat([encodeAttendance40(a), WIDE_TAIL]);
     return size === 40 ? encodeAttendance40(a) : encodeAttendance16(a, stateByte);
   });
   return encodeDataset(records);
@@ -84,3 +86,6 @@ export class DatasetCache {
     return dataset;
   }
 }
+
+/** The 9 bytes a 49-byte record carries after the 40-byte layout (zero on the simulated terminal). */
+const WIDE_TAIL = Buffer.alloc(9);

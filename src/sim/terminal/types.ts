@@ -83,9 +83,12 @@ export interface SimFirmware {
   /**
    * Size of its attendance records: 40 (TCP firmware), 16 (old firmware's extended records,
    * `TExtendAttLog`), 8 (black-and-white firmware, `TAttLog`: the user's internal index, not the
-   * PIN). Default: 40 over TCP, 16 over UDP.
+   * PIN), 49 (firmware of 2022 on, MB560-VL: the 40-byte record and 9 more bytes). Default: 40
+   * over TCP, 16 over UDP.
    */
-  attendanceRecord?: 40 | 16 | 8;
+  attendanceRecord?: 40 | 49 | 16 | 8;
+  /** 8-byte records: the byte their time starts at (3 as `TAttLog`; 4 on MA300-BT, ZEM500, Mini TA). Default 3. */
+  timeByte8?: 3 | 4;
   /** 16-byte records: the byte holding the in/out state (8 as ZKTeco's struct; 9 the other way round). Default 8. */
   stateByte?: 8 | 9;
   /**

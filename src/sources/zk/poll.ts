@@ -13,9 +13,9 @@ import {
 import { describeZkFault } from './fault.js';
 import { agreesBeforeBoxStep, BOX_STEPPED_NOT_SET, type SourceDeps } from '../types.js';
 import { ZkAuthError, ZkClient, ZkConnectionError, ZkProtocolError, ZkTimeoutError } from './client/index.js';
-import { decideClear } from './clear-policy.js';
+import { decideClear, type ClearDecision } from './clear-policy.js';
 import { PollDeadline } from './poll-deadline.js';
-import type { ZkAttendance } from './protocol/index.js';
+import type { ZkAttendance, ZkFreeSizes } from './protocol/index.js';
 
 export interface PollResult {
   terminal: string;
@@ -127,9 +127,9 @@ export async function pollTerminal(
       );
       ledger.update(cfg.name, { previousSerial: known.serial, serialChangedAt: clock.now() });
     }
-    const info = await client.getInfo();
-    result.users = info.users;
-    deadline.recordsAnnounced(info.records);
+    const info = await readCounts(client, log);
+    result.users = info?.users ?? 0;
+    if (info) deadline.recordsAnnounced(info.records);
 
     const terminalTime = await client.getTime();
     const boxTime = wallClockAt(clock.now(), cfg.timezone);
@@ -148,12 +148,13 @@ export async function pollTerminal(
 
     // An unknown serial (the terminal did not say) never counts as the same device.
     result.unchanged =
+      info !== null &&
       previous !== undefined &&
       serial !== '' &&
       previous.serial === serial &&
       previous.records === info.records &&
       clock.now() - previous.at < REDOWNLOAD_AFTER_MS;
-    if (result.unchanged) {
+    if (result.unchanged && info) {
       result.records = info.records;
       log.debug({ records: info.records }, `terminal ${cfg.name}: no new punches (its log is unchanged)`);
     } else {
@@ -182,19 +183,21 @@ export async function pollTerminal(
       // sync fails the poll (nothing cleared; the log is read again at the next one).
       await synced;
       // Punches can be added between GET_FREE_SIZES and the download, never removed.
-      if (records.length < info.records) {
+      if (info && records.length < info.records) {
         throw new Error(`downloaded ${records.length} of ${info.records} records; will read the log again next poll`);
       }
 
-      const decision = decideClear({
-        terminal: cfg.name,
-        device: serial,
-        records,
-        clearAfterDays: cfg.clearAfterDays,
-        timezone: cfg.timezone,
-        now: clock.now(),
-        check: deps.deliveryCheck,
-      });
+      const decision: ClearDecision = !info
+        ? { clear: false, reason: 'the terminal does not report its record count, which clearing needs' }
+        : decideClear({
+            terminal: cfg.name,
+            device: serial,
+            records,
+            clearAfterDays: cfg.clearAfterDays,
+            timezone: cfg.timezone,
+            now: clock.now(),
+            check: deps.deliveryCheck,
+          });
       if (decision.clear) {
         const again = await client.getInfo();
         if (again.records === records.length) {
@@ -228,8 +231,8 @@ export async function pollTerminal(
       offlineSince: null,
       lastError: null,
       skewSeconds: result.skewSeconds,
-      records: result.cleared ? 0 : Math.max(info.records, result.records),
-      users: info.users,
+      records: result.cleared ? 0 : Math.max(info?.records ?? 0, result.records),
+      users: info?.users ?? known?.users ?? 0,
       firmware,
       ...(result.readUpTo ? { readUpTo: result.readUpTo } : {}),
     });
@@ -265,6 +268,25 @@ export async function pollTerminal(
     signal?.removeEventListener('abort', onAbort);
   }
   return result;
+}
+
+/**
+ * GET_FREE_SIZES, or null when the terminal gives no usable counts: a WL20 answers it with a single
+ * 4-byte 0 (fananimi/pyzk issue #76), newer firmware with other layouts (pyzk #126). Its log is still
+ * read (the record size then comes from the data); what needs the count (skipping an unchanged
+ * log, the short-download check, clearing) is left out, so nothing is cleared on a guess.
+ */
+async function readCounts(client: ZkClient, log: SourceDeps['logger']): Promise<ZkFreeSizes | null> {
+  try {
+    return await client.getInfo();
+  } catch (e) {
+    if (!(e instanceof ZkProtocolError)) throw e;
+    log.warn(
+      { err: e.message },
+      'terminal does not report its record counts: its whole log is read at every poll and never cleared by punchgate',
+    );
+    return null;
+  }
 }
 
 /** At most this many bad records are named in the log per poll; the count covers them all. */

@@ -52,11 +52,14 @@ export async function readDataset(ex: ZkExchange, req: BulkReadRequest, opts: Bu
     );
   }
   const out = Buffer.alloc(total);
-  for (let start = 0; start < total; start += chunkSize) {
+  // A terminal may serve fewer bytes than asked (PREPARE_DATA says how many): the next request
+  // starts where the served bytes end, so nothing is skipped and nothing read twice.
+  for (let start = 0; start < total;) {
     const length = Math.min(chunkSize, total - start);
     const chunk = await readChunk(ex, start, length, (got) => opts.onProgress?.(start + got, total));
     chunk.copy(out, start);
-    opts.onProgress?.(start + length, total);
+    start += chunk.length;
+    opts.onProgress?.(start, total);
   }
   await freeData(ex);
   return out;
@@ -87,28 +90,35 @@ function chunkCollector(
   const parts: Buffer[] = [];
   let got = 0;
   let prepared = false;
+  /** Bytes this chunk carries: as asked, or fewer when PREPARE_DATA says the terminal serves less. */
+  let expected = length;
   const where = `chunk at ${start} (${length} bytes) from ${peer}`;
   return (p) => {
     switch (p.command) {
       case CMD.PREPARE_DATA: {
         const announced = p.data.length >= 4 ? p.data.readUInt32LE(0) : -1;
-        if (announced !== length) {
+        // Fewer bytes than asked is a terminal with a smaller chunk limit (the caller asks for the
+        // rest next); more, none, or a second PREPARE_DATA is not a chunk of this request.
+        if (prepared || got > 0 || announced <= 0 || announced > length) {
           throw new ZkProtocolError(`PREPARE_DATA announced ${announced} bytes for the ${where}`);
         }
+        expected = announced;
         prepared = true;
         return { done: false };
       }
       case CMD.DATA: {
         parts.push(Buffer.from(p.data));
         got += p.data.length;
-        if (got > length) throw new ZkProtocolError(`received ${got} bytes for the ${where}`);
+        if (got > expected) throw new ZkProtocolError(`received ${got} bytes for the ${where}`);
         // Some firmware answers DATA_RDY with one CMD_DATA and no PREPARE_DATA/ACK_OK.
         if (!prepared && got === length) return { done: true, value: Buffer.concat(parts, got) };
         progress(got);
         return { done: false };
       }
       case CMD.ACK_OK: {
-        if (got !== length) throw new ZkProtocolError(`chunk ended after ${got} bytes for the ${where}`);
+        if (got !== expected) {
+          throw new ZkProtocolError(`chunk ended after ${got} of ${expected} bytes for the ${where}`);
+        }
         return { done: true, value: Buffer.concat(parts, got) };
       }
       default:

@@ -168,7 +168,7 @@ export class ZkClient {
   }
 
   /**
-   * The whole attendance log (40-, 16- or 8-byte records), in the terminal's order. The record size
+   * The whole attendance log (40-, 49-, 16- or 8-byte records), in the terminal's order. The record size
    * is derived from the data; `hint.count` (records from getInfo, the last one's by default) or
    * `hint.recordSize` settles it. 8-byte records name users by index: the user list names them.
    */

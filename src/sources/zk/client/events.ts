@@ -1,5 +1,5 @@
 /** Real-time event packets -> callbacks; a callback that throws is logged, never left unhandled. */
-import { CMD, decodeRealtimeAttlog, EF, type ZkPacket, type ZkRealtimeAttlog } from '../protocol/index.js';
+import { CMD, decodeRealtimeAttlogs, EF, type ZkPacket, type ZkRealtimeAttlog } from '../protocol/index.js';
 import type { ZkExchange } from './exchange.js';
 import type { ZkLogger } from './transport.js';
 
@@ -25,13 +25,13 @@ export function attlogEventHandler(
       logger.debug({ peer, event: p.sessionId }, 'ignored a real-time event other than EF_ATTLOG');
       return;
     }
-    let event: ZkRealtimeAttlog;
+    let events: ZkRealtimeAttlog[];
     try {
-      event = decodeRealtimeAttlog(p.data);
+      events = decodeRealtimeAttlogs(p.data);
     } catch (err) {
       logger.warn({ peer, err: String(err), bytes: p.data.length }, 'ignored a malformed real-time event');
       return;
     }
-    safeCall(() => onEvent(event), logger, peer);
+    for (const event of events) safeCall(() => onEvent(event), logger, peer);
   };
 }

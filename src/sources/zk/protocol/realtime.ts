@@ -45,6 +45,24 @@ export function decodeRealtimeAttlog(data: Buffer): ZkRealtimeAttlog {
   throw new ZkProtocolError(`real-time attendance event of ${data.length} bytes (expected 10, 12, 14 or >= 32)`);
 }
 
+/** Size of the padded TCP event (24-char user id, verify, state, 6-byte time, 20 bytes). */
+const PADDED_EVENT = 52;
+
+/**
+ * Every EF_ATTLOG event in one packet's data. Firmware that pads events to 52 bytes may send
+ * several in one packet: pyzk's live_capture reads them 52 bytes at a time (fananimi/pyzk
+ * zk/base.py). Reading only the first would drop the others from the real-time feed.
+ */
+export function decodeRealtimeAttlogs(data: Buffer): ZkRealtimeAttlog[] {
+  if (data.length > PADDED_EVENT && data.length % PADDED_EVENT === 0) {
+    const out: ZkRealtimeAttlog[] = [];
+    for (let o = 0; o < data.length; o += PADDED_EVENT)
+      out.push(decodeRealtimeAttlog(data.subarray(o, o + PADDED_EVENT)));
+    return out;
+  }
+  return [decodeRealtimeAttlog(data)];
+}
+
 /** TCP form: 32 bytes, or more with zero padding (`size` 36, 37, 52 are seen on devices). */
 export function encodeRealtimeTcp(e: ZkRealtimeAttlog, size = 32): Buffer {
   const buf = Buffer.alloc(Math.max(32, size));

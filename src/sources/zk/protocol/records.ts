@@ -6,7 +6,13 @@ import { numericId } from './realtime.js';
 import { isPrintable, readCString, writeCString } from './strings.js';
 import { decodeZkTime, encodeZkTime, isRealZkTime } from './time.js';
 
-export { decodeRealtimeAttlog, encodeRealtimeTcp, encodeRealtimeUdp, type ZkRealtimeAttlog } from './realtime.js';
+export {
+  decodeRealtimeAttlog,
+  decodeRealtimeAttlogs,
+  encodeRealtimeTcp,
+  encodeRealtimeUdp,
+  type ZkRealtimeAttlog,
+} from './realtime.js';
 export { decodeFreeSizes, encodeFreeSizes, FREE_SIZES_LENGTH, type ZkFreeSizes } from './free-sizes.js';
 
 export interface ZkUser {
@@ -171,6 +177,33 @@ export function encodeAttendance8(a: ZkAttendance): Buffer {
 }
 
 /**
+ * 8-byte records with the time at byte 4: u16 uid, u8 verify type, u8 state, u32 time. Seen on
+ * MA300-BT, ZEM500 and Mini TA terminals (fananimi/pyzk issues #56, #92, #99, #211: read with the
+ * time at byte 3 their punches came out dated 2000, 2026 or 2083; the fix there is `<HBB4s`).
+ * Published records (pyzk #99): `07002800a8eba71e` is uid 7 at 2016-01-01 19:02:00. Like the
+ * other 8-byte form they name the user by internal index (see withUserIds).
+ */
+export function decodeAttendance8TimeAt4(b: Buffer, o = 0): ZkAttendance {
+  const uid = b.readUInt16LE(o);
+  return {
+    uid,
+    userId: String(uid),
+    verifyType: b.readUInt8(o + 2),
+    state: b.readUInt8(o + 3),
+    logTime: decodeZkTime(b.readUInt32LE(o + 4)),
+  };
+}
+
+export function encodeAttendance8TimeAt4(a: ZkAttendance): Buffer {
+  const b = Buffer.alloc(8);
+  b.writeUInt16LE(a.uid & 0xffff, 0);
+  b.writeUInt8(a.verifyType & 0xff, 2);
+  b.writeUInt8(a.state & 0xff, 3);
+  b.writeUInt32LE(encodeZkTime(a.logTime), 4);
+  return b;
+}
+
+/**
  * 8-byte records name the user by internal index: the user's PIN from the terminal's user list
  * (as pyzk does); an index not in the list stays the index, as the terminal's own reports show it.
  */
@@ -192,7 +225,7 @@ export function encodeDataset(records: Buffer[]): Buffer {
 export interface DecodeDatasetOptions {
   /** Record count from GET_FREE_SIZES, when known: size / count names the record size. */
   count?: number;
-  /** Force a record size (e.g. 40, 16 or 8). */
+  /** Force a record size (e.g. 40, 49, 16 or 8). */
   recordSize?: number;
   /** 16-byte attendance records: the byte holding the in/out state (default 8). */
   stateByte?: StateByte16;
@@ -224,19 +257,39 @@ const USER_LAYOUTS: Layout<ZkUser>[] = [
   { size: 28, decode: decodeUser28, plausible: (u) => u.userId !== '0' && (u.name === '' || isPrintable(u.name)) },
 ];
 
+const plausible8 = (a: ZkAttendance) => isRealZkTime(a.logTime) && a.uid !== 0 && a.state < 16 && laterThan2000(a);
+
+const plausible40 = (a: ZkAttendance) => isRealZkTime(a.logTime) && isPrintable(a.userId);
+
+/**
+ * Records wider than 40 bytes that begin with the 40-byte layout. ZKTeco firmware of 2022 on
+ * (MB560-VL, MB40-VL) keeps 49-byte records: u16 uid, char[24] user id, u8 verify, u32 packed
+ * time, u8 state, then 17 more bytes (fananimi/pyzk issue #174 and PR #166, which steps through
+ * the log by the record size and reads the first 40 bytes of each; PR #247: `<H24sB4sB12s5x>`).
+ * Read 40 bytes apart, every record after the first is garbage: wrong codes and times journalled,
+ * the real punches never.
+ */
+export const WIDE_ATTENDANCE_SIZES: readonly number[] = [49];
+
+const wideLayout = (size: number): Layout<ZkAttendance> => ({
+  size,
+  decode: decodeAttendance40,
+  plausible: plausible40,
+});
+
 const attLayouts = (stateByte: StateByte16 | undefined): Layout<ZkAttendance>[] => [
-  { size: 40, decode: decodeAttendance40, plausible: (a) => isRealZkTime(a.logTime) && isPrintable(a.userId) },
+  { size: 40, decode: decodeAttendance40, plausible: plausible40 },
+  ...WIDE_ATTENDANCE_SIZES.map(wideLayout),
   {
     size: 16,
     decode: (b, o) => decodeAttendance16(b, o, stateByte),
     plausible: (a) => isRealZkTime(a.logTime) && a.userId !== '0' && laterThan2000(a),
   },
   // Last: every 16- or 40-byte log also divides by 8, so 8 wins only when its records look more real.
-  {
-    size: 8,
-    decode: decodeAttendance8,
-    plausible: (a) => isRealZkTime(a.logTime) && a.uid !== 0 && a.state < 16 && laterThan2000(a),
-  },
+  { size: 8, decode: decodeAttendance8, plausible: plausible8 },
+  // The same size with the time at byte 4: the records' own bytes tell the two apart (read the
+  // other way, the state byte is a byte of the time, and the time a shifted one).
+  { size: 8, decode: decodeAttendance8TimeAt4, plausible: plausible8 },
 ];
 
 /**
@@ -253,7 +306,7 @@ export function decodeUsers(dataset: Buffer, opts: DecodeDatasetOptions = {}): D
 }
 
 /**
- * Attendance from a whole dataset: 40-, 16- or 8-byte records (8-byte ones name users by index:
+ * Attendance from a whole dataset: 40-, 49-, 16- or 8-byte records (8-byte ones name users by index:
  * see withUserIds). Never throws on bad data.
  */
 export function decodeAttendances(dataset: Buffer, opts: DecodeDatasetOptions = {}): DecodedDataset<ZkAttendance> {
@@ -290,7 +343,7 @@ function pickLayout<T>(body: Buffer, declared: number, layouts: Layout<T>[], opt
   if (forced) return forced;
   let candidates = layouts.filter((l) => declared % l.size === 0);
   if (candidates.length === 0) candidates = layouts;
-  const hinted = countHint(declared, candidates, opts.count);
+  const hinted = mostPlausibleOfSize(body, candidates, countHint(declared, candidates, opts.count));
   if (candidates.length === 1) return candidates[0] as Layout<T>;
   if (hinted) {
     // The announced count settles the size, whatever the bytes look like, unless its records
@@ -328,6 +381,22 @@ function countHint<T>(declared: number, candidates: Layout<T>[], count: number |
     candidates.find((l) => l.size * count === declared) ??
     candidates.find((l) => declared % l.size === 0 && declared / l.size >= count)
   );
+}
+
+/** Of the layouts of the hinted size (two 8-byte forms), the one whose records look most real; ties to the first. */
+function mostPlausibleOfSize<T>(body: Buffer, candidates: Layout<T>[], hinted: Layout<T> | undefined) {
+  if (!hinted) return undefined;
+  let best = hinted;
+  let bestScore = plausibility(body, hinted);
+  for (const l of candidates) {
+    if (l.size !== hinted.size || l === hinted) continue;
+    const score = plausibility(body, l);
+    if (score > bestScore) {
+      best = l;
+      bestScore = score;
+    }
+  }
+  return best;
 }
 
 /** Share of sampled whole records that look real (at most 64 samples spread over the body). */
