@@ -72,9 +72,9 @@ export interface JournalOptions {
    * How long a write waits for another process's write lock before it fails as busy (default
    * 5 s). SQLite waits synchronously, so the daemon keeps this short and retries asynchronously.
    */
+  busyTimeoutMs?: number;
   /** 'owner': told before each step of an older journal's schema upgrade (the daemon tells systemd). */
   onMigrationStep?: (from: number, target: number) => void;
-  busyTimeoutMs?: number;
   /** The same while opening: migration and recovery of stale claims (default 30 s for 'owner'). */
   openTimeoutMs?: number;
   /** Applied to every text from outside stored in the journal (HRMS messages, terminal strings). */
