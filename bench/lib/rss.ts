@@ -35,7 +35,10 @@ export interface RssSummary {
   last: number;
   /** Median of the samples. */
   median: number;
-  /** Kernel high-water mark (VmHWM) at the last sample: the true peak, between samples too. */
+  /**
+   * Kernel high-water mark (VmHWM) at the last sample: catches peaks between samples, but the kernel
+   * raises it lazily, so it can stand a few pages below a sampled peak: take the larger of the two.
+   */
   hwm: number;
   /** Highest sampled RssAnon / RssFile (NaN when sampling this process). */
   peakAnon: number;

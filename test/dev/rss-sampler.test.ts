@@ -52,7 +52,9 @@ describe('the benches’ RSS sampler (bench/lib/rss.ts)', () => {
     expect(s.samples).toBeGreaterThan(2);
     expect(s.peak).toBeGreaterThan(1024 * 1024);
     expect(s.median).toBeGreaterThan(1024 * 1024);
-    expect(s.hwm).toBeGreaterThanOrEqual(s.peak);
+    // Not `>= s.peak`: the kernel raises its mark lazily (at unmaps and at exit), so a sampled VmRSS
+    // can stand a few pages above it (CI saw 60 kB); the benches take the larger of the two.
+    expect(s.hwm).toBeGreaterThan(1024 * 1024);
     expect(Number.isFinite(s.peakAnon) && Number.isFinite(s.peakFile)).toBe(true);
   });
 });
