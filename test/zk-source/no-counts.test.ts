@@ -6,7 +6,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkZkTerminal } from '../../src/check/zk-check.js';
 import { pollTerminal } from '../../src/sources/zk/poll.js';
+import { sourceDepsFor } from '../../src/sources/deps.js';
 import { CMD } from '../../src/sources/zk/protocol/index.js';
+import { createLogger } from '../../src/util/logger.js';
 import { FakeTerminal, reply } from '../zk-client/fake-terminal.js';
 import { dataset40, makeAttendances } from '../zk-client/helpers.js';
 import { journalFixture, zkConfig } from './helpers.js';
@@ -37,6 +39,32 @@ describe('a terminal that reports no record counts', () => {
     expect(again).toMatchObject({ ok: true, unchanged: false, records: 30, duplicates: 30, cleared: false });
     expect(terminal.requests.some((q) => q.command === CMD.CLEAR_ATTLOG)).toBe(false);
     expect(fx.journal.terminals.get('gate-1')).toMatchObject({ online: true, lastError: null, records: 30 });
+  });
+
+  it('is warned about once, not at every poll (a poll a minute made 1,440 warnings a day)', async () => {
+    const terminal: FakeTerminal = new FakeTerminal({
+      transport: 'tcp',
+      attendance: dataset40(makeAttendances(5)),
+      hook: (req, replies, conn) =>
+        req.command === CMD.GET_FREE_SIZES
+          ? [reply(req, CMD.ACK_OK, conn.sessionId, Buffer.from('00000000', 'hex'))]
+          : replies,
+    });
+    const port = await terminal.start();
+    const fx = journalFixture();
+    cleanups.push(() => terminal.stop(), fx.cleanup);
+    const lines: { level: number; msg: string }[] = [];
+    const logger = createLogger({
+      level: 'debug',
+      destination: { write: (s: string) => void lines.push(JSON.parse(s)) },
+    });
+    const deps = sourceDepsFor(fx.journal, logger, { now: () => Date.now() }, () => {});
+    const cfg = zkConfig(port);
+    let mark = (await pollTerminal(cfg, deps)).download;
+    for (let i = 0; i < 3; i++) mark = (await pollTerminal(cfg, deps, undefined, undefined, mark)).download;
+    const said = lines.filter((l) => l.msg.includes('does not report its record counts'));
+    expect(said.map((l) => l.level)).toEqual([40, 20, 20, 20]);
+    expect(fx.journal.queries.list()).toHaveLength(5);
   });
 });
 

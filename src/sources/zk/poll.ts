@@ -52,6 +52,8 @@ export interface DownloadMark {
   serial: string;
   records: number;
   at: number;
+  /** The terminal gave no record counts (readCounts): said once as a warning, then at debug. */
+  countless?: boolean;
 }
 
 export const REDOWNLOAD_AFTER_MS = 3_600_000;
@@ -127,7 +129,7 @@ export async function pollTerminal(
       );
       ledger.update(cfg.name, { previousSerial: known.serial, serialChangedAt: clock.now() });
     }
-    const info = await readCounts(client, log);
+    const info = await readCounts(client, log, previous?.countless === true && previous.serial === serial);
     result.users = info?.users ?? 0;
     if (info) deadline.recordsAnnounced(info.records);
 
@@ -213,7 +215,12 @@ export async function pollTerminal(
       } else if (cfg.clearAfterDays) {
         log.debug({ reason: decision.reason }, 'not clearing the terminal log');
       }
-      result.download = { serial, records: result.cleared ? 0 : records.length, at: startedAt };
+      result.download = {
+        serial,
+        records: result.cleared ? 0 : records.length,
+        at: startedAt,
+        ...(info === null ? { countless: true } : {}),
+      };
       // Read up to the terminal's clock at the start, unless it runs ahead of the box's (a punch
       // of a clock set back from the future is genuine); never back.
       const upTo = terminalTime < boxTime ? terminalTime : boxTime;
@@ -274,14 +281,20 @@ export async function pollTerminal(
  * GET_FREE_SIZES, or null when the terminal gives no usable counts: a WL20 answers it with a single
  * 4-byte 0 (fananimi/pyzk issue #76), newer firmware with other layouts (pyzk #126). Its log is still
  * read (the record size then comes from the data); what needs the count (skipping an unchanged
- * log, the short-download check, clearing) is left out, so nothing is cleared on a guess.
+ * log, the short-download check, clearing) is left out, so nothing is cleared on a guess. Warned
+ * about once (`saidBefore`: the last complete download of this device had no counts either).
  */
-async function readCounts(client: ZkClient, log: SourceDeps['logger']): Promise<ZkFreeSizes | null> {
+async function readCounts(
+  client: ZkClient,
+  log: SourceDeps['logger'],
+  saidBefore: boolean,
+): Promise<ZkFreeSizes | null> {
   try {
     return await client.getInfo();
   } catch (e) {
     if (!(e instanceof ZkProtocolError)) throw e;
-    log.warn(
+    // Once a run (and again after a restart or a device swap): the same words every minute bury the log.
+    log[saidBefore ? 'debug' : 'warn'](
       { err: e.message },
       'terminal does not report its record counts: its whole log is read at every poll and never cleared by punchgate',
     );
