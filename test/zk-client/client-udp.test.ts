@@ -66,6 +66,50 @@ describe('ZkClient over UDP', () => {
     expect((await t.zk.getInfo()).users).toBe(2);
   });
 
+  it('asks a chunk again when a datagram of it was lost (a lossy link), and reads every record once', async () => {
+    const records = makeAttendances(10_000, false);
+    const data = dataset16(records);
+    let tries = 0;
+    const seen = new Set<string>();
+    const t = await setup(
+      {
+        transport: 'udp',
+        attendance: data,
+        // Loses one data datagram of each chunk's first try: the terminal's ACK_OK comes short.
+        hook: (req, replies) => {
+          if (req.command !== CMD.DATA_RDY) return;
+          tries++;
+          const key = `${req.data.readUInt32LE(0)}`;
+          if (seen.has(key)) return;
+          seen.add(key);
+          return replies.filter((_, i) => i !== 3);
+        },
+      },
+      { timeoutMs: 5000 },
+    );
+    cleanup = t.cleanup;
+    await t.zk.connect();
+    expect(await t.zk.getAttendances()).toEqual(records);
+    const chunks = Math.ceil(data.length / MAX_CHUNK);
+    expect(tries).toBe(2 * chunks);
+    // A chunk short at every try still fails the download (the poll tries again later; nothing is cleared).
+    const never = await setup(
+      {
+        transport: 'udp',
+        attendance: data,
+        hook: (req, r) => (req.command === CMD.DATA_RDY ? r.filter((_, i) => i !== 3) : undefined),
+      },
+      { timeoutMs: 5000 },
+    );
+    try {
+      await never.zk.connect();
+      await expect(never.zk.getAttendances()).rejects.toThrow(/chunk ended after 64448 of 65472 bytes/);
+      expect(never.terminal.requests.filter((r) => r.command === CMD.DATA_RDY)).toHaveLength(3);
+    } finally {
+      await never.cleanup();
+    }
+  });
+
   it('decodes 10-byte real-time events with the full u16 user id', async () => {
     const t = await setup({ transport: 'udp' });
     cleanup = t.cleanup;

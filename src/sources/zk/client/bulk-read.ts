@@ -56,7 +56,7 @@ export async function readDataset(ex: ZkExchange, req: BulkReadRequest, opts: Bu
   // starts where the served bytes end, so nothing is skipped and nothing read twice.
   for (let start = 0; start < total;) {
     const length = Math.min(chunkSize, total - start);
-    const chunk = await readChunk(ex, start, length, (got) => opts.onProgress?.(start + got, total));
+    const chunk = await readChunkTrying(ex, start, length, (got) => opts.onProgress?.(start + got, total));
     chunk.copy(out, start);
     start += chunk.length;
     opts.onProgress?.(start, total);
@@ -72,6 +72,34 @@ export async function freeData(ex: ZkExchange): Promise<void> {
     throw new ZkProtocolError(`${ex.peer} answered FREE_DATA(1502) with ${commandName(reply.command)}`);
   }
 }
+
+/** Tries a chunk gets before the download fails (pyzk's __read_chunk tries 3 times too). */
+const CHUNK_TRIES = 3;
+
+/**
+ * One chunk, asked again when it came short: over UDP a datagram lost on the way (Wi-Fi, a busy
+ * switch) leaves the chunk short when the terminal's ACK_OK arrives. A log of 4 MB is about 4,000
+ * datagrams; without a second try a loss of one in a thousand failed nearly every poll of it,
+ * whole, for good. The terminal keeps its prepared buffer, so the same range is served again;
+ * packets of the short try carry the old reply id and are not taken for the new one.
+ */
+async function readChunkTrying(
+  ex: ZkExchange,
+  start: number,
+  length: number,
+  progress: (got: number) => void,
+): Promise<Buffer> {
+  for (let tried = 1; ; tried++) {
+    try {
+      return await readChunk(ex, start, length, progress);
+    } catch (e) {
+      if (!(e instanceof ShortChunkError) || tried >= CHUNK_TRIES) throw e;
+    }
+  }
+}
+
+/** A chunk's ACK_OK came before all its bytes (datagrams lost): worth asking again. */
+class ShortChunkError extends ZkProtocolError {}
 
 function readChunk(ex: ZkExchange, start: number, length: number, progress: (got: number) => void): Promise<Buffer> {
   const req = Buffer.alloc(8);
@@ -117,7 +145,7 @@ function chunkCollector(
       }
       case CMD.ACK_OK: {
         if (got !== expected) {
-          throw new ZkProtocolError(`chunk ended after ${got} of ${expected} bytes for the ${where}`);
+          throw new ShortChunkError(`chunk ended after ${got} of ${expected} bytes for the ${where}`);
         }
         return { done: true, value: Buffer.concat(parts, got) };
       }
