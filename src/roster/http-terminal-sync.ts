@@ -20,9 +20,17 @@ export const HTTP_TERMINAL_PROFILE: TerminalProfile = {
 /** The privilege user sync gives a user the terminal marks as an administrator (never removed without --include-admins). */
 export const ADMINISTRATOR = 14;
 
-/** A card number as the roster writes it (decimal, no leading zeros), or 0 when it is not one. */
+/** A terminal's card as a number (leading zeros are the same card), or 0 when it is not one. */
 export const cardNumber = (cardNo: string): number =>
-  /^\d{1,10}$/.test(cardNo) && Number(cardNo) <= 0xffffffff ? Number(cardNo) : 0;
+  /^\d{1,20}$/.test(cardNo) && Number(cardNo) <= 0xffffffff ? Number(cardNo) : 0;
+
+/** What a change gives the terminal as its card ('' = none): the roster's spelling, leading zeros kept. */
+export const cardTextOf = (c: { card: number; cardText?: string }): string =>
+  c.card ? (c.cardText ?? String(c.card)) : '';
+
+/** Whether the cards a terminal shows are exactly the change's card (compared as numbers). */
+export const holdsCard = (cards: readonly string[], card: number): boolean =>
+  card ? cards.length === 1 && cardNumber(cards[0] ?? '') === card : cards.length === 0;
 
 /**
  * Applies the changes in order through one use of the terminal (`withClient`). A change the

@@ -186,7 +186,7 @@ export function planTerminal(
           continue;
         }
       }
-      adds.push({ action: 'add', code, uid, name, card: e.card ?? 0, where: e.where });
+      adds.push({ action: 'add', code, uid, name, card: e.card ?? 0, ...spelling(e), where: e.where });
       continue;
     }
     for (const u of matches) {
@@ -203,6 +203,7 @@ export function planTerminal(
         uid: u.uid,
         name,
         card: e.card ?? u.card,
+        ...(e.card !== null ? spelling(e) : {}),
         privilege: u.privilege,
         before: { name: u.name, card: u.card },
         fields,
@@ -250,3 +251,6 @@ export function applyChanges(current: readonly TerminalUser[], changes: readonly
   }
   return users;
 }
+
+/** The roster's spelling of its card, carried into a change (RosterEntry.cardText). */
+const spelling = (e: RosterEntry): { cardText?: string } => (e.cardText !== undefined ? { cardText: e.cardText } : {});

@@ -6,7 +6,7 @@
  */
 import { readCsv } from '../util/csv.js';
 import type { Roster, RosterEntry, RosterProblem } from './types.js';
-import { parseActive, parseCard, parseCode, parseName } from './values.js';
+import { cardSpelling, parseActive, parseCard, parseCode, parseName } from './values.js';
 
 /** A file that cannot be a roster at all (no header, a required column missing). */
 export class RosterFileError extends Error {
@@ -66,7 +66,15 @@ export function readRosterCsv(text: string, file: string): Roster {
     else if (!card.ok) fail(card.message);
     else if (!active.ok) fail(active.message);
     else if (active.value && name.value === '') fail(`code ${code.value}: name is empty`);
-    else entries.push({ code: code.value, name: name.value, card: card.value, active: active.value, where });
+    else
+      entries.push({
+        code: code.value,
+        name: name.value,
+        card: card.value,
+        ...cardSpelling(cell('card'), card.value),
+        active: active.value,
+        where,
+      });
   }
   return { entries, problems, rows: records.length, skipped: 0 };
 }

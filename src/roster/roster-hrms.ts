@@ -7,7 +7,7 @@
  */
 import type { EmployeeRecord } from '../hrms/users.js';
 import type { Roster, RosterEntry, RosterProblem } from './types.js';
-import { parseActive, parseCard, parseCode, parseName, type Parsed } from './values.js';
+import { cardSpelling, parseActive, parseCard, parseCode, parseName, type Parsed } from './values.js';
 
 export interface RosterFields {
   code: string;
@@ -72,7 +72,8 @@ export function rosterFromEmployees(
     if (earlier !== undefined) return void fail(`code ${code.value} is also ${earlier}'s`);
     seen.set(code.value, where);
     const name = then(fieldText(r[fields.name]), parseName);
-    const card = then(fields.card ? fieldText(r[fields.card]) : { ok: true, value: '' }, parseCard);
+    const cardText: Parsed<string> = fields.card ? fieldText(r[fields.card]) : { ok: true, value: '' };
+    const card = then(cardText, parseCard);
     const active = then(activeField ? fieldText(r[activeField], true) : { ok: true, value: '' }, (t) =>
       parseActive(t, invert),
     );
@@ -81,7 +82,14 @@ export function rosterFromEmployees(
     if (!active.ok) return void fail(`${activeField}: ${active.message}`);
     const isActive = active.value;
     if (isActive && name.value === '') return void fail(`code ${code.value}: ${fields.name} is empty`);
-    entries.push({ code: code.value, name: name.value, card: card.value, active: isActive, where });
+    entries.push({
+      code: code.value,
+      name: name.value,
+      card: card.value,
+      ...(cardText.ok ? cardSpelling(cardText.value, card.value) : {}),
+      active: isActive,
+      where,
+    });
   });
   return { entries, problems, rows: records.length + unreadable.length, skipped };
 }

@@ -11,6 +11,12 @@ export interface RosterEntry {
   name: string;
   /** Card number; null = not given (a terminal's card is then left as it is; a new user gets none). */
   card: number | null;
+  /**
+   * The card as the roster spells it, when that is not the number's own spelling (leading zeros:
+   * `0012345678`, as printed on many EM cards). Terminals that keep cards as text (Hikvision,
+   * Dahua) are given this spelling; ZK terminals keep a number. Cards are compared as numbers.
+   */
+  cardText?: string;
   /** false = a leaver: removed from the terminals. */
   active: boolean;
   /** Where the entry came from, for messages: `roster.csv:12` or `HRMS employee 14`. */
@@ -81,6 +87,8 @@ interface ChangeBase {
   uid: number | null;
   name: string;
   card: number;
+  /** The roster's spelling of `card` (RosterEntry.cardText), for terminals that keep cards as text. */
+  cardText?: string;
 }
 
 export interface AddChange extends ChangeBase {

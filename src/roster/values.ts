@@ -54,6 +54,15 @@ export function parseCard(raw: string): Parsed<number | null> {
 }
 
 /**
+ * The spelling of a card parseCard read, when it is not the number's own (leading zeros), and
+ * short enough for any terminal that keeps cards as text (20 digits: the longest 64-bit number).
+ */
+export function cardSpelling(raw: string, card: number | null): { cardText: string } | Record<string, never> {
+  const t = raw.trim();
+  return card !== null && t !== String(card) && t.length <= 20 ? { cardText: t } : {};
+}
+
+/**
  * 1/0, true/false, yes/no (any case), or a status word (active/enabled, inactive/blocked/disabled);
  * blank = active. `inverted` (a field such as `block`, where 1 means blocked) turns the flags
  * round, never the words: "Blocked" in a block field is a leaver, "Active" is not.

@@ -95,5 +95,21 @@ describe.each(['accessUser', 'recordUpdater'] as const)('sync-users on a Dahua t
     expect(listed.status, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(/^1004 +New Hire +user +444$/m);
     expect(sim.auth().failures).toBe(0);
+
+    // Cards as spelt on the roster (leading zeros, as printed on EM cards): a new card goes on as
+    // spelt; a card equal as a number ("0000000222" is 222) is the same card, nothing written.
+    writeFileSync(
+      tmp.path('roster.csv'),
+      ['code,name,card', '1002,Ben,0000000222', '1004,New Hire,0000000555'].join('\n') + '\n',
+    );
+    const spelt = await runPunchgate(args);
+    expect(spelt.status, spelt.stderr + spelt.stdout).toBe(0);
+    expect(spelt.stdout).toContain('0 added, 1 updated, 0 removed');
+    expect(people()).toEqual([
+      '1001 Ana One [111]',
+      '1002 Ben [222]',
+      '1004 New Hire [0000000555]',
+      '9001 Site Admin []',
+    ]);
   });
 });

@@ -149,6 +149,31 @@ describe('sync-users on a Hikvision terminal', () => {
     expect(sim!.requests().filter((r) => r.path === '/ISAPI/AccessControl/UserInfo/Search').length).toBe(2);
   });
 
+  it('gives the roster card as spelt (leading zeros kept, as printed on EM cards), and compares cards as numbers', async () => {
+    const { config, roster } = await setup();
+    // 1001's card 111 is on the terminal as "111": "0000000111" is the same card, nothing is written.
+    writeFileSync(
+      roster,
+      ['code,name,card', '1001,Ana,0000000111', '1002,Ben,0000000222', '1004,New Hire,0012345678'].join('\n') + '\n',
+    );
+    const run = await sync(config, { roster });
+    expect(run.code, run.out + run.err).toBe(0);
+    const cards = (code: string) =>
+      sim!
+        .cards()
+        .filter((c) => c.employeeNo === code)
+        .map((c) => c.cardNo);
+    expect(cards('1001')).toEqual(['111']);
+    expect(cards('1002')).toEqual(['0000000222']);
+    expect(cards('1004')).toEqual(['0012345678']);
+    // Read back as applied, and a second run finds nothing to change.
+    expect(run.out).not.toMatch(/not applied|failed/i);
+    sim!.clearRequests();
+    const again = await sync(config, { roster });
+    expect(again.out).toContain('0 added, 0 updated, 0 removed; 3 unchanged');
+    expect(writes()).toEqual([]);
+  });
+
   it('a write failing midway: the report says what was applied, what failed, what was not attempted; a rerun finishes', async () => {
     const { config, roster } = await setup();
     // Two writes go through (the removal, the rename), then the device answers errors.

@@ -11,7 +11,8 @@ describe('readRosterCsv', () => {
     expect(r.problems).toEqual([]);
     expect(r.rows).toBe(3);
     expect(r.entries).toEqual([
-      { code: '1001', name: 'Doe, Jane', card: 42, active: true, where: 'r.csv:2' },
+      // The card's spelling is kept for terminals that store cards as text (Hikvision, Dahua).
+      { code: '1001', name: 'Doe, Jane', card: 42, cardText: '0042', active: true, where: 'r.csv:2' },
       { code: '1002', name: 'Bob Ray', card: null, active: true, where: 'r.csv:4' },
       { code: '1003', name: 'O"Brien', card: null, active: false, where: 'r.csv:5' },
     ]);
@@ -57,7 +58,7 @@ describe('rosterFromEmployees', () => {
         { username: 'b', name: 'B', biometriccode: '12', block: 1 },
         { username: 'c', name: 'C', block: 0 },
         { username: 'd', name: 'D', biometriccode: '14', block: 'x' },
-        { username: 'e', name: 'E', biometriccode: '15' },
+        { username: 'e', name: 'E', biometriccode: '15', badge: '0012345678' },
       ],
       { code: 'biometriccode', name: 'name', card: 'badge', active: '!block' },
     );
@@ -65,7 +66,7 @@ describe('rosterFromEmployees', () => {
     expect(r.entries).toEqual([
       { code: '11', name: 'A', card: 77, active: true, where: 'HRMS employee 1 (a)' },
       { code: '12', name: 'B', card: null, active: false, where: 'HRMS employee 2 (b)' },
-      { code: '15', name: 'E', card: null, active: true, where: 'HRMS employee 5 (e)' },
+      { code: '15', name: 'E', card: 12345678, cardText: '0012345678', active: true, where: 'HRMS employee 5 (e)' },
     ]);
     expect(r.problems).toEqual([
       {

@@ -22,7 +22,14 @@ import type { DahuaClient } from '../../sources/dahua/index.js';
 import type { SourceDeps } from '../../sources/types.js';
 import type { TerminalFault } from '../../sources/poll-outcome.js';
 import type { ApplyOutcome, BackupSink, TerminalSnapshot, UserSyncAdapter } from '../adapter.js';
-import { ADMINISTRATOR, applyInOrder, cardNumber, HTTP_TERMINAL_PROFILE } from '../http-terminal-sync.js';
+import {
+  ADMINISTRATOR,
+  applyInOrder,
+  cardNumber,
+  cardTextOf,
+  holdsCard,
+  HTTP_TERMINAL_PROFILE,
+} from '../http-terminal-sync.js';
 import { verifyByReadBack } from '../read-back.js';
 import { backUpBeforeRemoval } from '../removal-backup.js';
 import type { Change, ChangeResult, TerminalProfile, TerminalUser } from '../types.js';
@@ -104,7 +111,7 @@ export class DahuaSyncAdapter implements UserSyncAdapter {
         if (c.action === 'remove') return !u;
         if (!u || u.name.trim() !== c.name) return false;
         const cardTouched = c.action === 'add' ? c.card !== 0 : c.fields.includes('card');
-        return !cardTouched || (c.card ? u.cards.join() === String(c.card) : u.cards.length === 0);
+        return !cardTouched || holdsCard(u.cards, c.card);
       },
     );
   }
@@ -117,7 +124,7 @@ export class DahuaSyncAdapter implements UserSyncAdapter {
       await c.users.remove(api, { userId: change.code, recNo: had?.recNo });
       return { status: 'applied' };
     }
-    const card = change.card ? String(change.card) : '';
+    const card = cardTextOf(change);
     if (change.action === 'add') {
       await c.users.add(api, { userId: change.code, name: change.name, card });
       return { status: 'applied' };

@@ -22,7 +22,7 @@ import {
 import type { SourceDeps } from '../../sources/types.js';
 import type { TerminalFault } from '../../sources/poll-outcome.js';
 import type { ApplyOutcome, BackupSink, TerminalSnapshot, UserSyncAdapter } from '../adapter.js';
-import { applyInOrder } from '../http-terminal-sync.js';
+import { applyInOrder, cardTextOf, holdsCard } from '../http-terminal-sync.js';
 import { backUpBeforeRemoval } from '../removal-backup.js';
 import { verifyByReadBack } from '../read-back.js';
 import type { Change, ChangeResult } from '../types.js';
@@ -84,17 +84,16 @@ export class HikSyncAdapter implements UserSyncAdapter {
         if (!(e instanceof HikApiError && e.unsupported)) throw e;
         await c.users.setUp({ employeeNo: change.code, name: change.name }, undefined, 'record');
       }
-      if (change.card) await this.giveCard(c, change.code, change.card);
+      if (change.card) await this.giveCard(c, change.code, cardTextOf(change));
       return { status: 'applied' };
     }
     if (change.fields.includes('name')) await c.users.rename(change.code, change.name);
-    if (change.fields.includes('card')) await this.giveCard(c, change.code, change.card);
+    if (change.fields.includes('card')) await this.giveCard(c, change.code, cardTextOf(change));
     return { status: 'applied' };
   }
 
-  /** The roster's card becomes the user's only card (0: no card). */
-  private async giveCard(c: HikvisionClient, employeeNo: string, card: number): Promise<void> {
-    const cardNo = card ? String(card) : '';
+  /** The roster's card becomes the user's only card ('': no card). */
+  private async giveCard(c: HikvisionClient, employeeNo: string, cardNo: string): Promise<void> {
     if (cardNo) await c.users.setUpCard({ employeeNo, cardNo });
     await c.users.deleteCards(cardsOf(this.cards, employeeNo).filter((n) => n !== cardNo));
   }
@@ -113,7 +112,7 @@ export class HikSyncAdapter implements UserSyncAdapter {
       (c, now) => {
         const u = now.get(c.code);
         const cardTouched = c.action === 'add' ? c.card !== 0 : c.action === 'update' && c.fields.includes('card');
-        const cardHeld = !u || !cardTouched || (c.card ? u.cards.join() === String(c.card) : u.cards.length === 0);
+        const cardHeld = !u || !cardTouched || holdsCard(u.cards, c.card);
         return c.action === 'remove' ? !u : u !== undefined && u.name.trim() === c.name && cardHeld;
       },
     );
