@@ -112,7 +112,8 @@ export async function fetchEmployees(
   if (!answer.ok) return report(answer, deps, opts.json);
   if (opts.json) deps.out.write(safeJson(answer.records, 2) + '\n');
   else {
-    deps.out.write(employeeTable(answer.records, deps.identifyBy ?? 'username'));
+    // No records, no table (an empty one printed a blank line above "0 employees").
+    if (answer.records.length > 0) deps.out.write(employeeTable(answer.records, deps.identifyBy ?? 'username'));
     deps.err.write(`${answer.records.length} employee${answer.records.length === 1 ? '' : 's'}\n`);
   }
   if (answer.unreadable.length > 0) {

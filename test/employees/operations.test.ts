@@ -190,6 +190,10 @@ describe('employee operations against the simulator', () => {
     expect(await json({ status: 'blocked' })).toEqual(['asmith']);
     expect(await json({ department: 'sales' })).toEqual(['asmith']);
     expect(await json({ designation: 'Engineer' })).toEqual(['jdoe']);
+    // Nobody matches: no table at all (an empty one was a blank line), and the count says so.
+    rig.out.text = rig.err.text = '';
+    expect(await fetchEmployees({ department: 'nowhere' }, {}, rig.deps)).toBe(0);
+    expect([rig.out.text, rig.err.text]).toEqual(['', '0 employees\n']);
     expect(await fetchEmployees({ status: 'sleeping' }, {}, rig.deps)).toBe(1);
     expect(rig.err.text).toContain('Validation failed: status: must be active, blocked or all');
   });
