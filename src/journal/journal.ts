@@ -218,6 +218,8 @@ export class Journal implements PunchSink, DeliveryQueue {
   private shiftProgress: ShiftProgressQueries | undefined;
   /** Judges "in the future" against each terminal's clock (future-judge.ts). */
   private readonly future: FutureJudge;
+  /** The box clock's recent net step (ms; negative: back), as the daemon watches it: followBoxClockSteps. */
+  private boxStep: () => number = () => 0;
   /** The disk sync of `together`, off the event loop (wal-sync.ts). */
   private readonly walSync: WalSync;
   /** The daemon's checkpoints, off the event loop (checkpoint-worker.ts). */
@@ -458,10 +460,19 @@ export class Journal implements PunchSink, DeliveryQueue {
     return returned;
   }
 
+  /**
+   * Every ingest from now on judges punch times against the box's clock as it ran before its
+   * recent steps as well (`step`: the net step in ms, negative back), whichever path the punches
+   * come by (polled sources, push terminals, event streams): the daemon's watch of the box clock.
+   */
+  followBoxClockSteps(step: () => number): void {
+    this.boxStep = step;
+  }
+
   ingest(punches: readonly Punch[], opts: IngestOptions = {}): IngestResult {
     const now = this.clock.now();
     // A box clock stepped back leaves terminals ahead of it, one stepped forward behind it: neither is theirs.
-    const step = opts.boxStepMs ?? 0;
+    const step = opts.boxStepMs ?? this.boxStep();
     const future = this.future.begin(now, opts, step);
     const pastSeconds = this.opts.pastToleranceHours * 3600;
     // The terminal's clock is (or just was) behind by more than the tolerance; unknown for a serial line.
