@@ -152,18 +152,12 @@ export class Daemon {
     this.clockSteps.onStep((s) => this.clockStepped(s));
     this.journal.onDiskSync(this.diskSyncs.record);
     const ledger = this.journal.terminals;
-    const boxStep = () => this.clockSteps.recent().reduce((n, s) => n + s.deltaMs, 0);
-    /** A source's journal write, labelled, with the box clock's recent step. */
-    const write = <T>(
-      p: readonly Punch[],
-      o: IngestOptions | undefined,
-      fn: (o: IngestOptions | undefined) => T,
-    ): T => {
-      const step = boxStep();
-      return this.loop.run(`journal write (${p[0]?.terminal ?? 'punches'})`, () =>
-        this.guard(() => fn(step === 0 ? o : { ...o, boxStepMs: step })),
-      );
-    };
+    // Every journal write (sources, push terminals, event streams) judges punch times with the box
+    // clock's recent step: a push terminal's punches after a step back are not "in the future".
+    this.journal.followBoxClockSteps(() => this.clockSteps.recent().reduce((n, s) => n + s.deltaMs, 0));
+    /** A source's journal write, labelled. */
+    const write = <T>(p: readonly Punch[], o: IngestOptions | undefined, fn: (o: IngestOptions | undefined) => T): T =>
+      this.loop.run(`journal write (${p[0]?.terminal ?? 'punches'})`, () => this.guard(() => fn(o)));
     const deps: SourceDeps = {
       sink: {
         ingest: (p, o) => write(p, o, (opts) => this.journal.ingest(p, opts)),

@@ -1,4 +1,5 @@
 import { wallClockAt, wallClockDiffSeconds } from '../punch.js';
+import { latestWallClockUpTo } from './latest-wall-clock.js';
 import { PushedClocks } from './pushed-clocks.js';
 import type { IngestOptions } from './types.js';
 
@@ -107,7 +108,9 @@ export class FutureCall {
             ? (this.judge.pushed.offset(terminal) ?? 0) * 1000
             : 0;
       const taken = ahead <= MAX_CLOCK_AHEAD_SECONDS * 1000 ? ahead : 0;
-      l = wallClockAt(this.now + this.judge.tolerance + Math.max(this.stepAheadMs, taken), this.opts.timezone);
+      // The latest wall clock up to then, not the one at then: in the hour after the clocks fall
+      // back, punches of the hour before the change are dated later than the wall clock now.
+      l = latestWallClockUpTo(this.now + this.judge.tolerance + Math.max(this.stepAheadMs, taken), this.opts.timezone);
       this.latestBy.set(terminal, l);
     }
     return l;

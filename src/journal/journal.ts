@@ -157,6 +157,11 @@ function memoLast<T>(fn: (s: string) => T): (s: string) => T {
  * clock or an empty record reads as.
  */
 const EARLIEST_PLAUSIBLE = '2000-01-01 00:00:01';
+/**
+ * How far the box's clock may run ahead of the newest punch journalled before the retention goes
+ * by the punches' own times instead (logTimeCutoffFor).
+ */
+const BOX_AHEAD_OF_PUNCHES_MS = 30 * DAY_MS;
 /** Rows per transaction of the journal's own bulk work (prune), so other processes never wait long. */
 const CHUNK_ROWS = 5000;
 /**
@@ -218,6 +223,8 @@ export class Journal implements PunchSink, DeliveryQueue {
   private shiftProgress: ShiftProgressQueries | undefined;
   /** Judges "in the future" against each terminal's clock (future-judge.ts). */
   private readonly future: FutureJudge;
+  /** The box clock's recent net step (ms; negative: back), as the daemon watches it: followBoxClockSteps. */
+  private boxStep: () => number = () => 0;
   /** The disk sync of `together`, off the event loop (wal-sync.ts). */
   private readonly walSync: WalSync;
   /** The daemon's checkpoints, off the event loop (checkpoint-worker.ts). */
@@ -342,6 +349,10 @@ export class Journal implements PunchSink, DeliveryQueue {
             WHERE state = 'delivered' AND delivered_at < @cutoff AND log_time < @logCutoff AND ${PRUNE_GUARD}
             ORDER BY delivered_at LIMIT @limit)
           AND id < (SELECT max(id) FROM punches) RETURNING id, terminal`),
+      // The newest own time among the punches journalled last (not quarantined): the terminals'
+      // clocks, a second opinion on the box's for the retention (pruneSteps).
+      newestLogTime: db.prepare(`SELECT max(log_time) AS t FROM (SELECT log_time FROM punches
+          WHERE state <> 'quarantined' ORDER BY id DESC LIMIT 1000)`),
       // A punch of a terminal that does not deliver to the default sink: settled for it, never sent.
       notForDefault:
         db.prepare(`UPDATE punches SET state = 'delivered', claimed_from = NULL, claimed_by = NULL, last_message = @message,
@@ -458,10 +469,19 @@ export class Journal implements PunchSink, DeliveryQueue {
     return returned;
   }
 
+  /**
+   * Every ingest from now on judges punch times against the box's clock as it ran before its
+   * recent steps as well (`step`: the net step in ms, negative back), whichever path the punches
+   * come by (polled sources, push terminals, event streams): the daemon's watch of the box clock.
+   */
+  followBoxClockSteps(step: () => number): void {
+    this.boxStep = step;
+  }
+
   ingest(punches: readonly Punch[], opts: IngestOptions = {}): IngestResult {
     const now = this.clock.now();
     // A box clock stepped back leaves terminals ahead of it, one stepped forward behind it: neither is theirs.
-    const step = opts.boxStepMs ?? 0;
+    const step = opts.boxStepMs ?? this.boxStep();
     const future = this.future.begin(now, opts, step);
     const pastSeconds = this.opts.pastToleranceHours * 3600;
     // The terminal's clock is (or just was) behind by more than the tolerance; unknown for a serial line.
@@ -1123,6 +1143,7 @@ export class Journal implements PunchSink, DeliveryQueue {
    */
   private *pruneSteps(): Generator<number> {
     const cutoff = this.clock.now() - this.opts.retentionDays * DAY_MS;
+    const logCutoff = this.logTimeCutoffFor(cutoff);
     // Refused attempts of that age go too (a chunk per transaction, like the punches below).
     for (let n = CHUNK_ROWS; n === CHUNK_ROWS;) {
       n = this.gate.attempt(() => this.history.prune(cutoff, CHUNK_ROWS));
@@ -1130,16 +1151,35 @@ export class Journal implements PunchSink, DeliveryQueue {
       yield 0;
     }
     for (let n = CHUNK_ROWS; n === CHUNK_ROWS;) {
-      n = this.gate.attempt(() => this.pruneChunk(cutoff));
+      n = this.gate.attempt(() => this.pruneChunk(cutoff, logCutoff));
       this.wrote(n);
       yield n;
     }
   }
 
+  /**
+   * The retention's cutoff as a punch's own time. The box's clock may be far ahead (set to the
+   * wrong year, a bad NTP answer, a wrong RTC at boot): the terminals' clocks, as the punches
+   * journalled last show them, then say where the retention ends. Without this a box clock a year
+   * ahead deleted the delivered punches of the last months that terminals still hold, and their
+   * logs, read again, enqueued them as new (sent twice). A box ahead of the newest punch by less
+   * than BOX_AHEAD_OF_PUNCHES_MS (a quiet month: holidays) is taken as it is; a quiet month only delays
+   * the retention by that long.
+   */
+  private logTimeCutoffFor(cutoff: number): string {
+    const byBox = logTimeCutoff(cutoff);
+    const newest = (this.stmt.newestLogTime.get() as { t: string | null }).t;
+    if (newest === null || !isLogTime(newest)) return byBox;
+    const boxNow = logTimeCutoff(this.clock.now() + DAY_MS);
+    if (newest >= shiftWallClock(boxNow, -BOX_AHEAD_OF_PUNCHES_MS / 1000)) return byBox;
+    const byTerminals = shiftWallClock(newest, -(this.opts.retentionDays + 1) * 86_400);
+    return byTerminals < byBox ? byTerminals : byBox;
+  }
+
   /** One chunk of prune, with its counts, in one transaction. */
-  private pruneChunk(cutoff: number): number {
+  private pruneChunk(cutoff: number, logCutoff: string): number {
     return this.db.transaction(() => {
-      const rows = this.stmt.prune.all({ cutoff, logCutoff: logTimeCutoff(cutoff), limit: CHUNK_ROWS }) as {
+      const rows = this.stmt.prune.all({ cutoff, logCutoff, limit: CHUNK_ROWS }) as {
         id: number;
         terminal: string;
       }[];

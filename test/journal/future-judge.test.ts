@@ -117,4 +117,25 @@ describe('the future judge', () => {
     j.terminals.update('gate-1', { skewSeconds: 7200 });
     expect(j.ingest([punch('1', '2026-11-22 14:00:00')], { timezone: 'UTC', pushed: true }).added).toBe(1);
   });
+
+  it('the hour the clocks fall back: punches of the hour before the change are not in the future', () => {
+    // Europe/Berlin, 2026-10-25: 03:00 summer time (01:00 UTC) becomes 02:00 winter time.
+    const berlin = { timezone: 'Europe/Berlin' };
+    clock.set(Date.UTC(2026, 9, 25, 0, 55, 0)); // 02:55 summer time
+    // Read at once, with a right clock: the limit is 03:05 summer time, which the wall clock shows as 02:05.
+    expect(j.ingest([punch('1', '2026-10-25 02:55:00')], { ...berlin, currentSkewSeconds: 0 })).toMatchObject({
+      added: 1,
+      quarantined: 0,
+    });
+    clock.advance(10 * 60_000); // 02:05 winter time
+    // Recorded before the change, read after it: a pushed upload, a serial line, an import.
+    expect(j.ingest([punch('2', '2026-10-25 02:58:00')], { ...berlin, pushed: true })).toMatchObject({
+      added: 1,
+      quarantined: 0,
+    });
+    expect(j.ingest([punch('3', '2026-10-25 02:59:59')], berlin)).toMatchObject({ added: 1, quarantined: 0 });
+    // Past the latest wall clock there was (02:59:59 summer time) plus the tolerance: still the future.
+    expect(j.ingest([punch('4', '2026-10-25 03:20:00')], berlin)).toMatchObject({ added: 0, quarantined: 1 });
+    expect(j.queries.list({ state: 'quarantined' }).map((p) => p.biometricCode)).toEqual(['4']);
+  });
 });

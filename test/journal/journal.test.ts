@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Journal, JournalLockedError } from '../../src/journal/index.js';
-import { isLogTime, type Punch } from '../../src/punch.js';
+import { isLogTime, wallClockAt, type Punch } from '../../src/punch.js';
 import { REAL_TIME } from '../../src/journal/queries.js';
 import { crashJournal } from '../helpers/crash.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
@@ -220,8 +220,32 @@ describe('journal', () => {
     expect(behind).toBeLessThan(clock.now());
     expect(j.prune()).toBe(0);
     expect(j.ingest([punch('1', '2028-04-06 09:00:00')]).duplicates).toBe(1);
-    // Once their own time is past the retention too, they go (the newest row stays, as ever).
+    // Once their own time is past the retention too, and the terminals' newest punches say so, they go.
     clock.advance(402 * 24 * HOUR);
+    j.ingest([punch('4', wallClockAt(clock.now(), 'UTC'))]);
+    expect(j.prune()).toBe(3);
+  });
+
+  it('a box clock a year ahead deletes no punch the terminals still hold: the retention goes by their clocks then', () => {
+    // Found by a trial of box clock steps: a box clock set a year ahead (the wrong year, a bad NTP
+    // answer) made the retention delete the punches delivered in the months before, which the
+    // terminals still hold; their logs, read again, enqueued them as new and they were sent twice.
+    const deliver = () => {
+      for (const p of j.claim(10)) j.settle([{ id: p.id, kind: 'delivered' }]);
+    };
+    clock.set(Date.UTC(2026, 9, 1, 12, 0, 0));
+    j.ingest([punch('1', '2026-10-01 09:00:00'), punch('2', '2026-10-01 10:00:00')]);
+    deliver();
+    clock.set(Date.UTC(2026, 10, 22, 12, 0, 0));
+    j.ingest([punch('3', '2026-11-22 09:00:00')]);
+    deliver();
+    clock.advance(365 * 24 * HOUR); // the box clock stepped (or started) a year ahead
+    expect(j.prune()).toBe(0);
+    expect(j.ingest([punch('1', '2026-10-01 09:00:00'), punch('2', '2026-10-01 10:00:00')]).duplicates).toBe(2);
+    expect(j.counts()).toMatchObject({ pending: 0, delivered: 3 });
+    // Once the terminals' punches are a retention old too, they go (the newest row stays, as ever).
+    j.ingest([punch('4', '2027-11-22 09:00:00')]);
+    deliver();
     expect(j.prune()).toBe(2);
   });
 

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -31,7 +32,7 @@ describe('contrib/systemd: the nightly backup', () => {
     expect(r.status, r.output).toBe(0);
     const wrong = verify(
       SERVICE.replace('Type=oneshot', 'Type=oneshot\nNicee=10'),
-      TIMER.replace('02:30:00', '26:30:00'),
+      TIMER.replace('04:30:00', '26:30:00'),
     );
     expect(wrong.findings.join('\n')).toContain("Unknown key 'Nicee'");
     expect(wrong.output).toContain('26:30:00');
@@ -54,6 +55,33 @@ describe('contrib/systemd: the nightly backup', () => {
       .map((d) => `/var/lib/${d}`);
     expect(states).toContain(folder);
     expect(states).toContain(`/var/lib/${one(MAIN, 'Service', 'StateDirectory')}`);
+  });
+
+  it('runs on every night, the nights the clocks change too, in zones whose clocks change at any hour from 00:00 to 04:00', () => {
+    // systemd skips a calendar time the clocks jump over (systemd issue 5595, Debian bug 1033548):
+    // at 02:30, the backup of the night summer time begins was skipped in Europe and America.
+    requireTool('systemd-analyze');
+    const when = one(TIMER, 'Timer', 'OnCalendar');
+    const nights: [zone: string, day: string][] = [
+      ['Europe/Berlin', '2027-03-28'], // 02:00 -> 03:00
+      ['Europe/Helsinki', '2027-03-28'], // 03:00 -> 04:00
+      ['Europe/London', '2027-03-28'], // 01:00 -> 02:00
+      ['America/New_York', '2027-03-14'], // 02:00 -> 03:00
+      ['America/Santiago', '2027-09-05'], // 00:00 -> 01:00 (the night is looked at from 01:00)
+      ['Australia/Sydney', '2026-10-04'], // 02:00 -> 03:00
+      ['Europe/Berlin', '2026-10-25'], // 03:00 -> 02:00: the hour twice
+    ];
+    for (const [zone, day] of nights) {
+      const start = zone === 'America/Santiago' ? '01:00:00' : '00:00:00';
+      const r = spawnSync('faketime', [`${day} ${start}`, 'systemd-analyze', 'calendar', when], {
+        env: { ...process.env, TZ: zone },
+        encoding: 'utf8',
+      });
+      expect(r.error, 'faketime (Debian package faketime)').toBeUndefined();
+      expect(r.status, r.stderr).toBe(0);
+      const next = /Next elapse: \w+ (\d{4}-\d{2}-\d{2}) /.exec(r.stdout)?.[1];
+      expect(next, `${zone} ${day}: ${r.stdout}`).toBe(day);
+    }
   });
 
   it('its command, run for real: a dated backup in the folder, the newest 14 kept', async () => {
