@@ -1,4 +1,4 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, symlinkSync, writeSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/journal.js';
 import type { TerminalRecord } from '../../src/journal/types.js';
@@ -103,6 +103,24 @@ describe('a reload that changes a serial terminal keeps its device open', () => 
     );
     write('2002,2026-11-22 08:00:01\r\n');
     await waitFor(() => codes().includes('2002'), 10_000, 'a line at the new rate');
+    expect(log.entries.some((e) => /cannot open/.test(e.msg))).toBe(false);
+  });
+  it('a new path to the same device (a by-id name for the tty) opens it at once: the old one is not held', async () => {
+    const { path, sources, codes, write, log } = await setup();
+    await sources.apply([serialConfig({ path })]);
+    write('3001,2026-11-22 08:00:00\r\n');
+    await waitFor(() => codes().includes('3001'), 10_000, 'the first line');
+    const alias = `${path}-by-id`;
+    symlinkSync(path, alias);
+    await sources.apply([serialConfig({ path: alias })]);
+    await waitFor(
+      () => log.entries.filter((e) => e.msg === 'serial device open').length === 2,
+      10_000,
+      'the device opened by its new name',
+    );
+    write('3002,2026-11-22 08:00:01\r\n');
+    await waitFor(() => codes().includes('3002'), 10_000, 'a line read by the new name');
+    // Held open for the old path, the device would be locked against its new name for seconds.
     expect(log.entries.some((e) => /cannot open/.test(e.msg))).toBe(false);
   });
 });

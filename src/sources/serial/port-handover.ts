@@ -29,7 +29,7 @@ const PARKED_BYTES = 64 * 1024;
 /** A parked device no reader took within this time (its terminal went away) is closed. */
 const PARKED_MS = 10_000;
 
-const settingsOf = (o: SerialLinkOptions) => JSON.stringify([o.baudRate, o.dataBits, o.parity, o.stopBits]);
+const settingsOf = (o: SerialLinkOptions) => JSON.stringify([o.path, o.baudRate, o.dataBits, o.parity, o.stopBits]);
 
 /**
  * Keeps a serial device open while its reader is restarted (a reload that changed the terminal's
@@ -38,13 +38,15 @@ const settingsOf = (o: SerialLinkOptions) => JSON.stringify([o.baudRate, o.dataB
  * two (its head lost with the old reader, its tail refused by the new one). The old reader parks
  * the open device with the bytes of its unfinished line; the new one takes it, with everything
  * that arrived meanwhile, when it reads the same path with the same line settings. Otherwise (a
- * new baud rate, another path) the parked device is closed first, so the path can be opened anew.
+ * new baud rate, another path, maybe another name of the same device) the parked device is closed
+ * first, so the device can be opened anew. Parked under the terminal's name: only its own next
+ * reader takes it.
  */
 export class SerialPortHandover {
   private readonly parked = new Map<string, Parked>();
 
-  park(path: string, options: SerialLinkOptions, link: SerialLink, route: LinkRoute, unfinished: Buffer): void {
-    void this.release(path);
+  park(terminal: string, options: SerialLinkOptions, link: SerialLink, route: LinkRoute, unfinished: Buffer): void {
+    void this.release(terminal);
     const p: Parked = {
       link,
       route,
@@ -52,7 +54,7 @@ export class SerialPortHandover {
       chunks: unfinished.length > 0 ? [unfinished] : [],
       size: unfinished.length,
       closed: false,
-      timer: setTimeout(() => void this.release(path), PARKED_MS),
+      timer: setTimeout(() => void this.release(terminal), PARKED_MS),
     };
     p.timer.unref();
     route.target = {
@@ -65,35 +67,35 @@ export class SerialPortHandover {
         p.closed = true;
       },
     };
-    this.parked.set(path, p);
+    this.parked.set(terminal, p);
   }
 
   /**
-   * The device parked for `path`, if its line settings are `options`: from now on its bytes go to
+   * The device parked for `terminal`, if its path and line settings are `options`: from now on its bytes go to
    * `handlers`; `pending` are the bytes it gave while parked (the old reader's unfinished line first).
    */
   async take(
-    path: string,
+    terminal: string,
     options: SerialLinkOptions,
     handlers: SerialLinkHandlers,
   ): Promise<{ link: SerialLink; route: LinkRoute; pending: Buffer } | undefined> {
-    const p = this.parked.get(path);
+    const p = this.parked.get(terminal);
     if (!p) return undefined;
     if (p.closed || p.settings !== settingsOf(options)) {
-      await this.release(path);
+      await this.release(terminal);
       return undefined;
     }
-    this.parked.delete(path);
+    this.parked.delete(terminal);
     clearTimeout(p.timer);
     p.route.target = handlers;
     return { link: p.link, route: p.route, pending: Buffer.concat(p.chunks) };
   }
 
-  /** Closes the device parked for `path`, if any. */
-  async release(path: string): Promise<void> {
-    const p = this.parked.get(path);
+  /** Closes the device parked for `terminal`, if any. */
+  async release(terminal: string): Promise<void> {
+    const p = this.parked.get(terminal);
     if (!p) return;
-    this.parked.delete(path);
+    this.parked.delete(terminal);
     clearTimeout(p.timer);
     await p.link.close();
   }

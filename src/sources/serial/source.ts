@@ -145,7 +145,7 @@ export class SerialSource {
     this.link = this.route = null;
     // Handed over with the line it was reading: the next reader goes on with it.
     if (link && route && opts.handOver && this.handover)
-      this.handover.park(this.cfg.path, this.cfg, link, route, this.splitter.unfinished());
+      this.handover.park(this.cfg.name, this.cfg, link, route, this.splitter.unfinished());
     else if (link) await link.close();
     this.stats.markStopped(this.clock.now());
     await this.journal.stop();
@@ -170,7 +170,7 @@ export class SerialSource {
     let route: LinkRoute;
     let pending: Buffer | undefined;
     try {
-      const taken = await this.handover?.take(this.cfg.path, this.cfg, handlers);
+      const taken = await this.handover?.take(this.cfg.name, this.cfg, handlers);
       if (taken) {
         ({ link, route, pending } = taken);
       } else {
