@@ -12,6 +12,7 @@ import { isBusyJournalError, isFatalJournalError } from '../journal/errors.js';
 import type { AdmsReceiver } from '../sources/adms/index.js';
 import { checkTerminalConfig, createSource, terminalSecrets } from '../sources/build.js';
 import type { SourceDeps } from '../sources/types.js';
+import { SerialPortHandover } from '../sources/serial/index.js';
 import { buildStatus, LatestReport, type StatusReport } from '../status/index.js';
 import { ALERT, alertLine } from '../status/alert-words.js';
 import { ClockStepWatch, describeStep, type ClockStep } from '../util/clock-steps.js';
@@ -175,6 +176,7 @@ export class Daemon {
       onPunches: () => this.deliveries.wake(),
       configKey: (name) => configKeyIn(this.config, name),
       clockSteps: this.clockSteps,
+      serialHandover: new SerialPortHandover(),
     };
     this.deps = deps;
     if (c.adms) this.attachPushReceiver(c.adms);

@@ -35,7 +35,7 @@ export class SourceSet {
       const next = wanted.get(name);
       if (!next || JSON.stringify(next) !== JSON.stringify(r.cfg)) {
         this.running.delete(name);
-        await r.source.stop();
+        await r.source.stop(next ? 'restart' : undefined);
         this.logger.info({ terminal: name }, next ? 'terminal changed: restarting its source' : 'terminal removed');
       }
     }

@@ -35,7 +35,13 @@ class SerialTerminalSource implements Source {
     private readonly deps: SourceDeps,
   ) {
     this.name = cfg.name;
-    this.reader = new SerialSource({ config: cfg, sink: wakingSink(deps), logger: deps.logger, clock: deps.clock });
+    this.reader = new SerialSource({
+      config: cfg,
+      sink: wakingSink(deps),
+      logger: deps.logger,
+      clock: deps.clock,
+      handover: deps.serialHandover,
+    });
   }
 
   async start(): Promise<void> {
@@ -80,9 +86,9 @@ class SerialTerminalSource implements Source {
     }
   }
 
-  async stop(): Promise<void> {
+  async stop(why?: 'restart'): Promise<void> {
     clearInterval(this.timer);
-    await this.reader.stop();
+    await this.reader.stop({ handOver: why === 'restart' });
     this.record();
   }
 }

@@ -4,6 +4,7 @@ import type { ClockStep } from '../util/clock-steps.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { ListenRegistry } from './listen.js';
+import type { SerialPortHandover } from './serial/port-handover.js';
 
 /** Where a source records what its terminal last reported (the journal's terminals table). */
 export interface TerminalLedger {
@@ -74,14 +75,19 @@ export interface SourceDeps {
   configKey?: (terminal: string) => string;
   /** Steps of the box clock (the daemon's ClockStepWatch): cron schedules are re-armed after each. */
   clockSteps?: ClockSteps;
+  /** Keeps a serial device open while its terminal's reader restarts (a reload). */
+  serialHandover?: SerialPortHandover;
 }
 
 /** A running source of punches (one per terminal). */
 export interface Source {
   readonly name: string;
   start(): Promise<void>;
-  /** Stops collecting; resolves when no write to the journal is under way. */
-  stop(): Promise<void>;
+  /**
+   * Stops collecting; resolves when no write to the journal is under way. `restart`: a source for
+   * the same terminal starts next (its config changed), which may take over what this one holds open.
+   */
+  stop(why?: 'restart'): Promise<void>;
   /** Punches received but not yet in the journal (it is busy): held in memory by the source. */
   readonly held?: number;
 }

@@ -72,6 +72,27 @@ describe('import names the terminal of the serial in a USB export’s name', () 
     }
   });
 
+  it('a file that cannot be read among several is said and skipped; the files after it are still imported (66)', async () => {
+    // Found by a trial: `import a.dat FOLDER b.dat` imported a.dat, stopped at the folder and said
+    // nothing of b.dat, which was never read.
+    box = cliSandbox();
+    writeFileSync(box.tmp.path('1_attlog.dat'), lines('4001'));
+    writeFileSync(box.tmp.path('2_attlog.dat'), lines('4002', '4003'));
+    const r = await box.cli(
+      'import',
+      box.tmp.path('1_attlog.dat'),
+      box.tmp.path(''),
+      box.tmp.path('missing_attlog.dat'),
+      box.tmp.path('2_attlog.dat'),
+    );
+    expect(r.status, r.stderr).toBe(66);
+    expect(r.stderr).toContain('cannot read (a folder): name the exported file');
+    expect(r.stderr).toContain('missing_attlog.dat: cannot read (ENOENT)');
+    expect(r.stderr).toContain('2 of 4 files could not be read');
+    expect(r.stdout).toContain('2_attlog.dat: 2 new, 0 duplicates, 0 bad');
+    expect(rows()).toEqual(['import//4001', 'import//4002', 'import//4003']);
+  });
+
   it('a serial no terminal is known by: said on stderr, counted under "import"; a machine number is no serial; --terminal wins', async () => {
     box = cliSandbox({
       adms: { listen: '127.0.0.1:0' },

@@ -58,6 +58,13 @@ export function registerImport(program: Command): void {
             return undefined;
           };
           let anyBad = false;
+          // A file that cannot be read is said and skipped: the files after it are still imported
+          // (an unreadable one among several stopped the rest, with no word about them).
+          const unreadable: string[] = [];
+          const cannotRead = (shown: string, why: string) => {
+            process.stderr.write(`punchgate: ${shown}: cannot read ${why}\n`);
+            unreadable.push(shown);
+          };
           for (const file of files) {
             const shown = escapeControls(file);
             const serial = opts.terminal === undefined ? serialOfExportName(file) : undefined;
@@ -79,7 +86,10 @@ export function registerImport(program: Command): void {
             } catch {
               // not there, or not readable: importFile says which
             }
-            if (kind) throw new ExitError(`${shown}: cannot read (${kind}): name the exported file`, EXIT.NOINPUT);
+            if (kind) {
+              cannotRead(shown, `(${kind}): name the exported file`);
+              continue;
+            }
             let r;
             try {
               r = await importFile(file, journal, { terminal, deviceOf, refuse: unusable }, (b) =>
@@ -87,15 +97,21 @@ export function registerImport(program: Command): void {
               );
             } catch (e) {
               const code = (e as NodeJS.ErrnoException).code;
-              if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR')
-                throw new ExitError(`${shown}: cannot read (${code})`, EXIT.NOINPUT);
+              if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') {
+                cannotRead(shown, `(${code})`);
+                continue;
+              }
               throw e;
             }
             anyBad ||= r.bad > 0;
             const q = r.quarantined ? `, ${r.quarantined} quarantined (implausible time)` : '';
             process.stdout.write(`${shown}: ${r.added} new, ${r.duplicates} duplicates, ${r.bad} bad${q}\n`);
           }
-          return anyBad ? EXIT.DATAERR : EXIT.OK;
+          if (unreadable.length > 0 && files.length > 1)
+            process.stderr.write(
+              `punchgate: ${unreadable.length} of ${files.length} files could not be read (${unreadable.join(', ')}); the others were imported as said above\n`,
+            );
+          return unreadable.length > 0 ? EXIT.NOINPUT : anyBad ? EXIT.DATAERR : EXIT.OK;
         }),
       ),
     );

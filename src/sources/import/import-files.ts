@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import type { IngestResult, PunchSink } from '../../journal/types.js';
 import type { Punch } from '../../punch.js';
 import { streamCsv } from '../../util/csv.js';
-import { attlogPunch, CSV_HEADER_PROBLEM, CsvPunchReader, detectFormat, type BadLine } from './parse.js';
+import { attlogPunch, CSV_HEADER_PROBLEM, csvDelimiter, CsvPunchReader, detectFormat, type BadLine } from './parse.js';
 
 /** Where punches of an import count: a named terminal (so they deduplicate with polling) or "import". */
 export interface ImportTarget {
@@ -97,7 +97,7 @@ export async function importFile(
     return report;
   }
   let headerSeen = false;
-  const options = format === 'csv' ? {} : { delimiter: '\t', quotes: false };
+  const options = format === 'csv' ? { delimiter: csvDelimiter(head.firstLine) } : { delimiter: '\t', quotes: false };
   for await (const records of streamCsv(createReadStream(file, { highWaterMark: READ_CHUNK }), options)) {
     for (const rec of records) {
       if (format === 'csv' && !headerSeen) {

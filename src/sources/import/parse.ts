@@ -1,6 +1,7 @@
 import { codeProblem, isLogTime, type Punch } from '../../punch.js';
 import type { CsvRecord } from '../../util/csv.js';
 import { escapeControls } from '../../util/terminal-text.js';
+import { FORMULA_FIX, spreadsheetValue } from './spreadsheet-cell.js';
 
 /** A line that could not be read, with its 1-based line number. */
 export interface BadLine {
@@ -93,7 +94,9 @@ export class CsvPunchReader {
     // the code or the time may be another column's. (Empty cells beyond it, a trailing comma, are fine.)
     if (rec.cells.length > c.count && rec.cells.slice(c.count).some((cell) => cell.trim() !== ''))
       return `${rec.cells.length} cells, the header names ${c.count}: a comma inside a cell needs the cell in double quotes`;
-    const name = c.terminal >= 0 ? unpad(rec.cells[c.terminal]) : '';
+    const cell = spreadsheetValue(c.terminal >= 0 ? unpad(rec.cells[c.terminal]) : '');
+    if ('formula' in cell) return `terminal ${quoted(cell.formula)} is ${FORMULA_FIX}`;
+    const name = cell.value;
     let at = this.targets.get(name);
     if (!at) {
       if (name !== '' && !TERMINAL_NAME.test(name)) return `bad terminal name ${quoted(name)}`;
@@ -101,8 +104,27 @@ export class CsvPunchReader {
       if (this.targets.size < 1000) this.targets.set(name, at);
     }
     if (typeof at === 'string') return at;
-    return punchOf(at, unpad(rec.cells[c.code]), unpad(rec.cells[c.time]), 'logDate');
+    const code = spreadsheetValue(unpad(rec.cells[c.code]));
+    if ('formula' in code) return `biometric code ${quoted(code.formula)} is ${FORMULA_FIX}`;
+    const time = spreadsheetValue(unpad(rec.cells[c.time]));
+    if ('formula' in time) return `logDate ${quoted(time.formula)} is ${FORMULA_FIX}`;
+    return punchOf(at, code.value, time.value, 'logDate');
   }
+}
+
+/**
+ * The cell separator of a punch CSV, read from its header line: a comma, or the semicolon a
+ * spreadsheet writes where the comma is the decimal mark (Excel in most of Europe, South
+ * America...), or a tab. Read with commas, `biometriccode;logDate` was one cell and every line
+ * of the file was refused for a header that does name both columns.
+ */
+export function csvDelimiter(headerLine: string): ',' | ';' | '\t' {
+  const names = (d: string) => headerLine.split(d).map((h) => h.trim().replace(/^"|"$/g, '').toLowerCase());
+  for (const d of [',', ';', '\t'] as const) {
+    const n = names(d);
+    if (n.includes('biometriccode') && n.includes('logdate')) return d;
+  }
+  return ',';
 }
 
 /** Picks the format from the name, then from the first line. */

@@ -21,7 +21,9 @@ export function describeSerialFault(error: string, cfg: SerialTerminalConfig, ke
       cause: `${cfg.path} is in use by another program`,
       fix: `find the holder with: fuser -v ${cfg.path}, and end it`,
     };
-  if (/ENOTTY|Inappropriate ioctl/i.test(error))
+  // A folder (a path one level short, such as /dev/serial/by-id): the status said to check the
+  // baud rate and parity, which have nothing to do with it (found by a trial).
+  if (/ENOTTY|Inappropriate ioctl|EISDIR|Is a directory/i.test(error))
     return {
       cause: `${cfg.path} is not a serial device`,
       fix: `set ${key}.path to the adapter (ls -l /dev/serial/by-id/)`,

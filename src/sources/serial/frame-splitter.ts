@@ -102,6 +102,16 @@ export class FrameSplitter {
     return out;
   }
 
+  /**
+   * The bytes of the frame not ended yet, as read (its STX included), so that a reader taking the
+   * device over (a reload) can go on with it. Empty inside an over-long frame being dropped.
+   */
+  unfinished(): Buffer {
+    if (this.lines) return this.lines.unfinished();
+    if (this.discarding || (this.bytes.length === 0 && !this.stx)) return Buffer.alloc(0);
+    return Buffer.from(this.stx ? [STX, ...this.bytes] : this.bytes);
+  }
+
   /** Forgets a partial frame (the device went away); true when there was one. */
   reset(): boolean {
     if (this.lines) return this.lines.reset();

@@ -1,5 +1,6 @@
 /** Serial terminals (RS232/RS485, USB-serial readers) as a punch source. */
-export { SerialSource, type SerialSourceOptions } from './source.js';
+export { SerialSource, type SerialSourceOptions, type SerialStopOptions } from './source.js';
+export { SerialPortHandover } from './port-handover.js';
 export type { SerialSourceStatus } from './status.js';
 export { validateSerialTerminal } from './validate.js';
 export {

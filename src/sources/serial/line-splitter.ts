@@ -52,6 +52,11 @@ export class LineSplitter {
     return out;
   }
 
+  /** The bytes of the line not ended yet (empty inside an over-long line being dropped). */
+  unfinished(): Buffer {
+    return this.discarding ? Buffer.alloc(0) : Buffer.concat(this.parts);
+  }
+
   /** Forgets a partial line (the device went away); true when there was one. */
   reset(): boolean {
     const had = this.size > 0 || this.discarding;

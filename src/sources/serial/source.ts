@@ -17,6 +17,7 @@ import { JournalWriter, type QueuedPunch } from './journal-writer.js';
 import { NoiseLog } from './noise-log.js';
 import { framingProblem } from './framing-problem.js';
 import { listSerialPorts, openFailureHint, openSerialPort, type OpenSerialLink, type SerialLink } from './port.js';
+import { LinkRoute, type SerialPortHandover } from './port-handover.js';
 import { SerialStats, type SerialSourceStatus } from './status.js';
 
 /** A frame of printable ASCII only: text a person or a reader wrote, not line noise. */
@@ -49,6 +50,13 @@ export interface SerialSourceOptions {
   onJournalFatal?: (err: unknown) => void;
   /** Most punches held in memory while the journal cannot take them (default PUNCH_BUFFER_CAPACITY). */
   bufferCapacity?: number;
+  /** Keeps the device open from this reader to the one that replaces it (a reload). */
+  handover?: SerialPortHandover;
+}
+
+export interface SerialStopOptions {
+  /** A reader for the same terminal starts next (a reload): leave the device open for it. */
+  handOver?: boolean;
 }
 
 /**
@@ -77,6 +85,9 @@ export class SerialSource {
 
   private running = false;
   private link: SerialLink | null = null;
+  /** Where the open device's bytes go: this reader, until it hands the device over. */
+  private route: LinkRoute | null = null;
+  private readonly handover: SerialPortHandover | undefined;
   private attempt = 0;
   private lastOpenError: string | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
@@ -88,6 +99,7 @@ export class SerialSource {
     this.clock = opts.clock;
     this.openLink = opts.openLink ?? openSerialPort;
     this.presenceCheckMs = opts.presenceCheckMs ?? 1000;
+    this.handover = opts.handover;
     this.parse = createLineParser(this.cfg, this.clock);
     this.codeMap = this.cfg.codeMap
       ? new ReloadingCodeMap(this.cfg.codeMap, { clock: this.clock, logger: this.log })
@@ -122,15 +134,19 @@ export class SerialSource {
     await this.connect();
   }
 
-  async stop(): Promise<void> {
+  async stop(opts: SerialStopOptions = {}): Promise<void> {
     this.running = false;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     if (this.presenceTimer) clearInterval(this.presenceTimer);
     if (this.gapTimer) clearTimeout(this.gapTimer);
     this.reconnectTimer = this.presenceTimer = this.gapTimer = null;
     const link = this.link;
-    this.link = null;
-    if (link) await link.close();
+    const route = this.route;
+    this.link = this.route = null;
+    // Handed over with the line it was reading: the next reader goes on with it.
+    if (link && route && opts.handOver && this.handover)
+      this.handover.park(this.cfg.name, this.cfg, link, route, this.splitter.unfinished());
+    else if (link) await link.close();
     this.stats.markStopped(this.clock.now());
     await this.journal.stop();
     this.noise.flush();
@@ -145,13 +161,22 @@ export class SerialSource {
     this.reconnectTimer = null;
     if (!this.running) return;
     let link: SerialLink | null = null;
+    const handlers = {
+      onData: (chunk: Buffer) => this.onChunk(chunk),
+      onClose: (err: Error | null) => {
+        if (link) this.onLost(link, err);
+      },
+    };
+    let route: LinkRoute;
+    let pending: Buffer | undefined;
     try {
-      link = await this.openLink(this.cfg, {
-        onData: (chunk) => this.onChunk(chunk),
-        onClose: (err) => {
-          if (link) this.onLost(link, err);
-        },
-      });
+      const taken = await this.handover?.take(this.cfg.name, this.cfg, handlers);
+      if (taken) {
+        ({ link, route, pending } = taken);
+      } else {
+        route = new LinkRoute(handlers);
+        link = await this.openLink(this.cfg, route.handlers);
+      }
     } catch (e) {
       this.onOpenFailed(e);
       return;
@@ -161,13 +186,20 @@ export class SerialSource {
       return;
     }
     this.link = link;
+    this.route = route;
     this.attempt = 0;
     this.lastOpenError = null;
     this.splitter.reset();
     this.stats.markOpened(this.clock.now());
-    this.log.info({ path: this.cfg.path, baudRate: this.cfg.baudRate }, 'serial device open');
+    this.log.info(
+      { path: this.cfg.path, baudRate: this.cfg.baudRate },
+      pending ? 'serial device open (kept open across the reload)' : 'serial device open',
+    );
     if (this.journal.full) link.pause();
+    else if (pending) link.resume();
     this.watchPresence(link);
+    // What the reader printed while the terminal was being reloaded, its unfinished line first.
+    if (pending && pending.length > 0) this.onChunk(pending);
   }
 
   private onOpenFailed(e: unknown): void {
