@@ -38,7 +38,8 @@ function punchOf(at: { terminal: string; device: string }, code: string, time: s
   const problem = codeProblem(code);
   if (problem) return problem;
   const logTime = normaliseTime(time);
-  if (!isLogTime(logTime)) return `bad ${what} ${quoted(time)}`;
+  // The form it must have, said with it: `20/11/2026 11:01` or a date that does not exist is not one.
+  if (!isLogTime(logTime)) return `bad ${what} ${quoted(time)}: expected a real date and time as YYYY-MM-DD HH:mm:ss`;
   return { terminal: at.terminal, device: at.device, biometricCode: code, logTime };
 }
 
