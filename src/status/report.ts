@@ -1,9 +1,10 @@
 import type { Config } from '../config/schema.js';
-import { sinksOf, type SinkConfig } from '../config/sinks.js';
+import { holdsBehindRefused, sinksOf, type SinkConfig } from '../config/sinks.js';
 import type { Journal } from '../journal/journal.js';
 import { freeBytesAt } from '../util/disk.js';
 import { punchgateVersion } from '../util/version.js';
 import { alertsFor, type AlertFacts } from './alerts.js';
+import { heldBehindRefusedCount } from './refusals.js';
 import { ALERT, alertLine } from './alert-words.js';
 import { deviceNoteAlerts } from './dahua.js';
 import { addBiotimeDevices, biotimeAlerts } from './biotime.js';
@@ -124,6 +125,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
   addBiotimeDevices(report, journal, config);
   const facts: AlertFacts = {
     refused: journal.queries.refusedPunches(),
+    heldBehindRefused: holdsBehindRefused(sinksOf(config)[0] ?? { kind: '' }) ? heldBehindRefusedCount(journal) : 0,
     quarantine: journal.queries.quarantineSummary(),
     inflight: claim,
     requestBoundMs: requestBound(sinksOf(config)[0]),

@@ -20,6 +20,9 @@ export interface OdooSenderDeps {
 /** The message of a punch that is already in Odoo: the default delivery.patterns.duplicate match "already recorded". */
 export const ALREADY_RECORDED = 'already recorded in Odoo';
 
+/** The message of a punch held behind an earlier refused punch of the same employee (it goes back to the queue). */
+export const HELD_PREFIX = 'held: an earlier punch of this employee';
+
 /** The first Odoo version with the JSON-2 API. */
 const JSON2_SINCE = 19;
 
@@ -120,14 +123,26 @@ export class OdooSender implements SinkSender {
 
     const runOne = async (code: string, q: Array<{ i: number; at: string }>) => {
       const match = matches.get(code)!;
+      // A refused punch holds this employee's later ones: paired without it, they would make wrong
+      // records for good (journal/held-behind-refused.ts holds them in later batches).
+      let refusedAt: string | undefined;
       for (const { i, at } of q) {
         if (stop) return;
         const p = punches[i]!;
+        if (refusedAt !== undefined) {
+          results[i] = {
+            status: false,
+            unknown: true,
+            message: `${HELD_PREFIX} at ${refusedAt} UTC was refused by Odoo; this one waits until it is in`,
+          };
+          continue;
+        }
         if (match.kind === 'none') {
           results[i] = {
             status: false,
             message: `no employee in Odoo has ${this.options.employeeField} "${ctx.scrub(code)}" (or that employee is archived)`,
           };
+          refusedAt = at;
           continue;
         }
         if (match.kind === 'many') {
@@ -135,14 +150,18 @@ export class OdooSender implements SinkSender {
             status: false,
             message: `${match.names.length} employees in Odoo have ${this.options.employeeField} "${ctx.scrub(code)}" (${outsideText(match.names.slice(0, 3).join(', '), ctx.scrub)}): give each a code of its own`,
           };
+          refusedAt = at;
           continue;
         }
         try {
           results[i] = await this.apply(api, match.id, at, p, ctx);
+          if (!results[i]!.status) refusedAt = at;
         } catch (e) {
           const f = failureOf(e);
-          if (f.kind === 'refused') results[i] = { status: false, message: f.message };
-          else if (f.kind === 'unknown') {
+          if (f.kind === 'refused') {
+            results[i] = { status: false, message: f.message };
+            refusedAt = at;
+          } else if (f.kind === 'unknown') {
             results[i] = { status: false, unknown: true, message: f.message };
             lastUnknown = f;
             // The employee's later punches wait: one after a failed one may pair wrongly.
