@@ -222,6 +222,7 @@ export class OdooSender implements SinkSender {
       },
       ctx,
     );
+    if (!Array.isArray(rows)) throw notAnAnswer('the attendance read', rows, ctx);
     const records = readAttendances(rows);
     const step = pairStep(records, at, p.direction, longest);
     switch (step.kind) {
@@ -239,15 +240,21 @@ export class OdooSender implements SinkSender {
           },
           ctx,
         );
-        const id = Array.isArray(ids) ? ids[0] : ids;
-        return { status: true, message: `checked in: attendance ${String(id)} opened at ${at} UTC` };
+        const id = Array.isArray(ids) && ids.length === 1 ? ids[0] : ids;
+        // Only a new record's id says it was written; anything else may or may not have been (the
+        // punch goes back to the queue, and the read before the next write finds it if it was).
+        if (typeof id !== 'number' || !Number.isInteger(id) || id <= 0) throw notAnAnswer('the check-in', ids, ctx);
+        return { status: true, message: `checked in: attendance ${id} opened at ${at} UTC` };
       }
-      case 'close':
-        await api.call(
+      case 'close': {
+        const done = await api.call(
           { model: 'hr.attendance', method: 'write', ids: [step.id], kwargs: { vals: { check_out: at } } },
           ctx,
         );
+        // Odoo's write answers true; anything else (an error inside a 200, a proxy's JSON) is no proof.
+        if (done !== true) throw notAnAnswer('the check-out', done, ctx);
         return { status: true, message: `checked out: attendance ${step.id} closed at ${at} UTC` };
+      }
     }
   }
 
@@ -300,6 +307,20 @@ function readAttendances(rows: unknown): Attendance[] {
     out.push({ id: o.id, checkIn: o.check_in, checkOut: typeof o.check_out === 'string' ? o.check_out : null });
   }
   return out;
+}
+
+/**
+ * An answer of HTTP 200 that is not what Odoo answers to the call (an error inside it, a proxy's
+ * or another app's JSON): the call may or may not have written, so the punch is tried again
+ * uncharged, never counted as delivered; the next try's read finds it if it was written.
+ */
+function notAnAnswer(what: string, value: unknown, ctx: CallContext): OdooCallError {
+  const shown = outsideText(JSON.stringify(value) ?? String(value), ctx.scrub).slice(0, 160);
+  return new OdooCallError({
+    kind: 'unknown',
+    afterSending: true,
+    message: `Odoo's answer to ${what} is not what Odoo answers (${shown}): not taken as done, tried again`,
+  });
 }
 
 function failureOf(e: unknown): OdooFailure {
