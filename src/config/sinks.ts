@@ -18,16 +18,6 @@ export const FRAPPE_METHODS = {
   erpnext: 'erpnext.hr.doctype.employee_checkin.employee_checkin.add_log_based_on_employee_field',
 } as const;
 
-/**
- * Whether a sink pairs each person's punches in time order, so that a person's later punches must
- * wait while an earlier one is refused (journal/held-behind-refused.ts): Odoo's hr.attendance
- * records are pairs made from consecutive punches. Frappe and the seed HRMS keep each punch as it
- * is (Frappe's Auto Attendance reads them all again at its own time): nothing waits there.
- */
-export function holdsBehindRefused(sink: { kind: string }): boolean {
-  return sink.kind === 'odoo';
-}
-
 /** The name the `hrms:` block's sink has. */
 export const DEFAULT_SINK_NAME = 'hrms';
 

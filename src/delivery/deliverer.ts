@@ -16,6 +16,7 @@ import { countingQueue, PendingCount } from './pending.js';
 import { sendClaimed, type Failure } from './send-claimed.js';
 import { abortableSleep, type Sleep } from './sleep.js';
 import type { BatchOptions, BatchReport } from './types.js';
+import type { HoldPolicy } from '../sinks/hold-policy.js';
 
 export type { BatchOptions, BatchReport } from './types.js';
 
@@ -67,7 +68,7 @@ export interface DelivererOptions {
    * The sink pairs each person's punches in time order (Odoo): a person's later punches wait while
    * an earlier one is refused (journal/held-behind-refused.ts). Default false.
    */
-  holdBehindRefused?: boolean;
+  holdBehindRefused?: HoldPolicy;
 }
 
 const BOX_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -519,7 +520,9 @@ export class Deliverer {
     const limit = size + skip.size;
     const claimed = this.queue.claim(limit, {
       ignoreBackoff: opts.ignoreBackoff ?? false,
-      ...(this.o.holdBehindRefused ? { holdBehindRefused: true } : {}),
+      ...(this.o.holdBehindRefused
+        ? { holdBehindRefused: true, holdNothing: this.o.holdBehindRefused.holdNothing }
+        : {}),
     });
     const wanted = claimed.filter((p) => !skip.has(p.id));
     const batch = wanted.slice(0, size);

@@ -14,6 +14,7 @@
  * The refused punches are few (they are not delivered): their codes and earliest log times are read
  * first, in the claim's transaction, and given to the queue's statement as a JSON object.
  * Log times are the terminals' wall clocks, compared as text, as the queue's own order is.
+ * Refusals whose message matches one of the sink's `holdNothing` patterns (SQL LIKE) hold nothing.
  */
 
 /** The punches a held claim leaves out: those with a refused punch of the same code before them. */
@@ -29,12 +30,16 @@ export interface RefusedFirst {
 
 /** The default sink's (punches table): read through the queue index (`state IN (...)` repeated). */
 export const DEFAULT_REFUSED_FIRST = `SELECT biometric_code AS code, min(log_time) AS t FROM punches
-  WHERE state IN ('pending', 'rejected') AND state = 'rejected' GROUP BY biometric_code`;
+  WHERE state IN ('pending', 'rejected') AND state = 'rejected'
+    AND NOT EXISTS (SELECT 1 FROM json_each(@free) f WHERE last_message LIKE f.value)
+  GROUP BY biometric_code`;
 
 /** Another sink's (sink_deliveries), by @sink. */
 export const SINK_REFUSED_FIRST = `SELECT p.biometric_code AS code, min(d.log_time) AS t
   FROM sink_deliveries d JOIN punches p ON p.id = d.punch_id
-  WHERE d.sink = @sink AND d.state IN ('pending', 'rejected') AND d.state = 'rejected' GROUP BY p.biometric_code`;
+  WHERE d.sink = @sink AND d.state IN ('pending', 'rejected') AND d.state = 'rejected'
+    AND NOT EXISTS (SELECT 1 FROM json_each(@free) f WHERE d.last_message LIKE f.value)
+  GROUP BY p.biometric_code`;
 
 /** The @held parameter: {"<code>": "<earliest refused log time>"}. */
 export function heldParam(rows: readonly RefusedFirst[]): string {
@@ -42,4 +47,9 @@ export function heldParam(rows: readonly RefusedFirst[]): string {
   const held = Object.create(null) as Record<string, string>;
   for (const r of rows) held[r.code] = r.t;
   return JSON.stringify(held);
+}
+
+/** The @free parameter: the LIKE patterns of refusals that hold nothing. */
+export function freeParam(opts: { holdNothing?: readonly string[] }): string {
+  return JSON.stringify(opts.holdNothing ?? []);
 }

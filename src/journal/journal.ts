@@ -14,7 +14,7 @@ import { elapsedMs, systemClock, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { printable } from '../util/terminal-text.js';
 import { ClaimHolder } from './claim-holder.js';
-import { DEFAULT_REFUSED_FIRST, heldParam, notHeldTerm, type RefusedFirst } from './held-behind-refused.js';
+import { DEFAULT_REFUSED_FIRST, freeParam, heldParam, notHeldTerm, type RefusedFirst } from './held-behind-refused.js';
 import { describeJournalFailure, isBusyJournalError, JournalBusyError } from './errors.js';
 import { JournalLockedError, OwnerLock } from './lock.js';
 import { openJournalDb, WAL_SIZE_LIMIT_BYTES } from './open-db.js';
@@ -921,7 +921,7 @@ export class Journal implements PunchSink, DeliveryQueue {
     const all = opts.ignoreBackoff ? 1 : 0;
     const raw = (
       opts.holdBehindRefused
-        ? this.stmt.pickHeld.all({ now, limit, all, held: this.heldCodes() })
+        ? this.stmt.pickHeld.all({ now, limit, all, held: this.heldCodes(opts) })
         : this.stmt.pick.all({ now, limit, all })
     ) as PickedTuple[];
     const out = new Array<OutboundPunch>(raw.length);
@@ -1042,14 +1042,14 @@ export class Journal implements PunchSink, DeliveryQueue {
     const limit = opts.atMost ?? -1;
     const args = { now: this.clock.now(), all: opts.ignoreBackoff ? 1 : 0, limit };
     const row = opts.holdBehindRefused
-      ? this.stmt.dueCountHeld.get({ ...args, held: this.heldCodes() })
+      ? this.stmt.dueCountHeld.get({ ...args, held: this.heldCodes(opts) })
       : this.stmt.dueCount.get(args);
     return (row as { n: number }).n;
   }
 
   /** The codes with a refused punch waiting, and the earliest such punch's log time (held-behind-refused.ts). */
-  private heldCodes(): string {
-    return heldParam(this.stmt.refusedFirst.all() as RefusedFirst[]);
+  private heldCodes(opts: ClaimOptions): string {
+    return heldParam(this.stmt.refusedFirst.all({ free: freeParam(opts) }) as RefusedFirst[]);
   }
 
   counts(): JournalCounts {

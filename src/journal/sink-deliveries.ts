@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { backoffDelay } from '../util/backoff.js';
 import type { Clock } from '../util/clock.js';
-import { heldParam, notHeldTerm, SINK_REFUSED_FIRST, type RefusedFirst } from './held-behind-refused.js';
+import { freeParam, heldParam, notHeldTerm, SINK_REFUSED_FIRST, type RefusedFirst } from './held-behind-refused.js';
 import type { PunchIds } from './punch-id.js';
 import { toStored } from './queries.js';
 import { scrubEachOnce, type Scrub } from './state-stores.js';
@@ -317,8 +317,8 @@ export class SinkQueue implements DeliveryQueue {
   }
 
   /** The codes with a refused punch waiting here, and the earliest such punch's log time (held-behind-refused.ts). */
-  private heldCodes(): string {
-    return heldParam(this.stmt.refusedFirst!.all({ sink: this.sink }) as RefusedFirst[]);
+  private heldCodes(opts: ClaimOptions): string {
+    return heldParam(this.stmt.refusedFirst!.all({ sink: this.sink, free: freeParam(opts) }) as RefusedFirst[]);
   }
 
   private cursor(): number {
@@ -354,7 +354,7 @@ export class SinkQueue implements DeliveryQueue {
             const args = { sink: this.sink, now, limit, all: opts.ignoreBackoff ? 1 : 0 };
             const rows = (
               opts.holdBehindRefused
-                ? this.stmt.pickHeld!.all({ ...args, held: this.heldCodes() })
+                ? this.stmt.pickHeld!.all({ ...args, held: this.heldCodes(opts) })
                 : this.stmt.pick!.all(args)
             ) as PickedRow[];
             if (rows.length > 0) {
@@ -478,7 +478,7 @@ export class SinkQueue implements DeliveryQueue {
     const args = { sink: this.sink, now: this.d.clock.now(), all: opts.ignoreBackoff ? 1 : 0, limit };
     const n = (
       (opts.holdBehindRefused
-        ? this.stmt.dueCountHeld!.get({ ...args, held: this.heldCodes() })
+        ? this.stmt.dueCountHeld!.get({ ...args, held: this.heldCodes(opts) })
         : this.stmt.dueCount!.get(args)) as { n: number }
     ).n;
     return limit < 0 ? n + this.notTakenIn() : Math.min(limit, n + this.notTakenIn(limit));

@@ -176,6 +176,8 @@ export interface ClaimOptions {
    * sinks that pair a person's punches in order (Odoo); see held-behind-refused.ts.
    */
   holdBehindRefused?: boolean;
+  /** With holdBehindRefused: refused punches whose message is LIKE one of these hold nothing. */
+  holdNothing?: readonly string[];
 }
 
 export interface DueCountOptions extends ClaimOptions {

@@ -1,4 +1,5 @@
 import type { DeliveryQueue, RefusedPunches } from '../journal/types.js';
+import type { HoldPolicy } from '../sinks/hold-policy.js';
 import type { Alert } from './alert-words.js';
 import { escapeControls, printable } from '../util/terminal-text.js';
 
@@ -166,6 +167,8 @@ export function heldBehindRefusedAlert(held: number, sink?: string): Alert[] {
 }
 
 /** How many queued punches (pending or refused) a claim that holds behind refused ones leaves out. */
-export function heldBehindRefusedCount(queue: Pick<DeliveryQueue, 'dueCount'>): number {
-  return queue.dueCount({ ignoreBackoff: true }) - queue.dueCount({ ignoreBackoff: true, holdBehindRefused: true });
+export function heldBehindRefusedCount(queue: Pick<DeliveryQueue, 'dueCount'>, policy: HoldPolicy | undefined): number {
+  if (!policy) return 0;
+  const held = { ignoreBackoff: true, holdBehindRefused: true, holdNothing: policy.holdNothing };
+  return queue.dueCount({ ignoreBackoff: true }) - queue.dueCount(held);
 }

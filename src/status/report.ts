@@ -1,5 +1,6 @@
 import type { Config } from '../config/schema.js';
-import { holdsBehindRefused, sinksOf, type SinkConfig } from '../config/sinks.js';
+import { sinksOf, type SinkConfig } from '../config/sinks.js';
+import { holdPolicy } from '../sinks/hold-policy.js';
 import type { Journal } from '../journal/journal.js';
 import { freeBytesAt } from '../util/disk.js';
 import { punchgateVersion } from '../util/version.js';
@@ -125,7 +126,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
   addBiotimeDevices(report, journal, config);
   const facts: AlertFacts = {
     refused: journal.queries.refusedPunches(),
-    heldBehindRefused: holdsBehindRefused(sinksOf(config)[0] ?? { kind: '' }) ? heldBehindRefusedCount(journal) : 0,
+    heldBehindRefused: heldBehindRefusedCount(journal, holdPolicy(sinksOf(config)[0] ?? { kind: '' })),
     quarantine: journal.queries.quarantineSummary(),
     inflight: claim,
     requestBoundMs: requestBound(sinksOf(config)[0]),

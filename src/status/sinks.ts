@@ -1,4 +1,5 @@
-import { holdsBehindRefused, sinksOf, terminalsNotFor } from '../config/sinks.js';
+import { sinksOf, terminalsNotFor } from '../config/sinks.js';
+import { holdPolicy } from '../sinks/hold-policy.js';
 import type { Config } from '../config/schema.js';
 import { cannotStart } from '../delivery/cannot-start.js';
 import { credentialTrouble } from '../delivery/credential-trouble.js';
@@ -59,7 +60,7 @@ export function addSinkStatus(
       alerts.push(...sinkAlerts(status, config.delivery.alertAfterMinutes * 60_000, now, daemonStoppedAt(report, now)));
       // The default sink's refusals are the report's own alerts (alerts.ts); each other sink has its own.
       alerts.push(...refusalAlerts(queue.refused(), s.name));
-      if (holdsBehindRefused(s)) alerts.push(...heldBehindRefusedAlert(heldBehindRefusedCount(queue), s.name));
+      alerts.push(...heldBehindRefusedAlert(heldBehindRefusedCount(queue, holdPolicy(s)), s.name));
     }
     return status;
   });

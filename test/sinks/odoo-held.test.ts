@@ -5,6 +5,7 @@ import { Deliverer } from '../../src/delivery/index.js';
 import { TokenSource } from '../../src/hrms/token.js';
 import { Journal } from '../../src/journal/index.js';
 import type { Punch } from '../../src/punch.js';
+import { holdOption } from '../../src/sinks/hold-policy.js';
 import { OdooSender } from '../../src/sinks/odoo/sender.js';
 import { DEFAULT_SIM_KEY, startOdooSim, type OdooSim } from '../../src/sim/odoo/index.js';
 import { silentLogger } from '../../src/util/logger.js';
@@ -54,7 +55,7 @@ async function rig(batchSize = 200) {
     sinkSender: sender,
     timezoneOf: () => 'UTC',
     directionOf: (p) => (p.punchState === 0 ? 'in' : 'out'),
-    holdBehindRefused: true,
+    ...holdOption({ kind: 'odoo' }),
   });
   open.push(
     () => tmp.cleanup(),
@@ -120,5 +121,22 @@ describe('Odoo: a refused punch holds the same person’s later punches', () => 
     await r.deliverer.deliverBatch();
     expect(r.records()).toEqual(['2026-11-03 08:00:00 -> open', '2026-11-04 09:00:00 -> 2026-11-04 18:00:00']);
     expect(r.journal.queries.counts().pending).toBe(1);
+  });
+
+  it('a code Odoo does not know holds nothing: each of its punches is refused (and goes dead) on its own', async () => {
+    const r = await rig();
+    const stranger = (logTime: string, punchState: number): Punch => ({
+      terminal: 'gate',
+      biometricCode: '9009',
+      logTime,
+      punchState,
+    });
+    r.journal.ingest([stranger('2026-11-03 08:00:00', 0), stranger('2026-11-03 17:00:00', 1)]);
+    await r.deliverer.deliverBatch();
+    r.journal.ingest([stranger('2026-11-04 08:00:00', 0)]);
+    await r.deliverer.deliverBatch();
+    const c = r.journal.queries.counts();
+    expect([c.rejected, c.pending]).toEqual([3, 0]);
+    expect(r.records()).toEqual([]);
   });
 });

@@ -2,7 +2,8 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { AppContext } from '../../context.js';
 import { credentialWords, Deliverer, type DrainReport } from '../../delivery/index.js';
 import { NO_TOKEN } from '../../delivery/health.js';
-import { credentialPlace, holdsBehindRefused, sinksOf, terminalsNotFor } from '../../config/sinks.js';
+import { credentialPlace, sinksOf, terminalsNotFor } from '../../config/sinks.js';
+import { holdOption } from '../../sinks/hold-policy.js';
 import { compilePatterns } from '../../delivery/outcomes.js';
 import type { AttendanceSender } from '../../hrms/attendance.js';
 import { BUILT_IN_MAKERS, buildSinkSender, sinkPunchContext, sinkTokens } from '../../sinks/build.js';
@@ -100,7 +101,7 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
         credential: credentialWords(sink.kind, place),
         ...(isDefault ? {} : { sink: sink.name }),
         ...punchContext,
-        holdBehindRefused: holdsBehindRefused(sink),
+        ...holdOption(sink),
       });
       try {
         const report = await deliverer.drain({

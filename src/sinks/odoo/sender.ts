@@ -9,6 +9,7 @@ import { EmployeeDirectory, type EmployeeMatch } from './employees.js';
 import { OdooCallError, type OdooFailure } from './failure.js';
 import { odooDefaults, type OdooSinkOptions, type ResolvedOdooOptions } from './options.js';
 import { pairStep, type Attendance } from './pairing.js';
+import { EMPLOYEES_HAVE, NO_EMPLOYEE } from './refusal-words.js';
 import { formatUtc, parseUtc, wallClockToUtc } from './utc-time.js';
 
 export interface OdooSenderDeps {
@@ -140,17 +141,15 @@ export class OdooSender implements SinkSender {
         if (match.kind === 'none') {
           results[i] = {
             status: false,
-            message: `no employee in Odoo has ${this.options.employeeField} "${ctx.scrub(code)}" (or that employee is archived)`,
+            message: `${NO_EMPLOYEE} ${this.options.employeeField} "${ctx.scrub(code)}" (or that employee is archived)`,
           };
-          refusedAt = at;
           continue;
         }
         if (match.kind === 'many') {
           results[i] = {
             status: false,
-            message: `${match.names.length} employees in Odoo have ${this.options.employeeField} "${ctx.scrub(code)}" (${outsideText(match.names.slice(0, 3).join(', '), ctx.scrub)}): give each a code of its own`,
+            message: `${match.names.length} ${EMPLOYEES_HAVE} ${this.options.employeeField} "${ctx.scrub(code)}" (${outsideText(match.names.slice(0, 3).join(', '), ctx.scrub)}): give each a code of its own`,
           };
-          refusedAt = at;
           continue;
         }
         try {
