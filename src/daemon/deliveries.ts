@@ -1,5 +1,6 @@
 import type { Config } from '../config/schema.js';
 import { credentialPlace, sinksOf, terminalsNotFor, type SinkConfig } from '../config/sinks.js';
+import { holdOption } from '../sinks/hold-policy.js';
 import type { AppContext } from '../context.js';
 import { clearCannotStart, markCannotStart } from '../delivery/cannot-start.js';
 import { credentialWords, Deliverer } from '../delivery/index.js';
@@ -119,6 +120,7 @@ export class SinkDeliveries {
         credential: credentialWords(sink.kind, credentialPlace(sink, fromHrmsBlock)),
         ...(isDefault ? {} : { sink: sink.name }),
         ...punchContext,
+        ...holdOption(sink),
       });
       const abort = new AbortController();
       const done = deliverer.run(abort.signal).catch((e) => {

@@ -16,6 +16,7 @@ import { countingQueue, PendingCount } from './pending.js';
 import { sendClaimed, type Failure } from './send-claimed.js';
 import { abortableSleep, type Sleep } from './sleep.js';
 import type { BatchOptions, BatchReport } from './types.js';
+import type { HoldPolicy } from '../sinks/hold-policy.js';
 
 export type { BatchOptions, BatchReport } from './types.js';
 
@@ -63,6 +64,11 @@ export interface DelivererOptions {
   timezoneOf?: (terminal: string) => string | undefined;
   /** A punch's direction where its terminal's `direction` setting gives one (src/punch/direction.ts). */
   directionOf?: (punch: OutboundPunch) => Direction | undefined;
+  /**
+   * The sink pairs each person's punches in time order (Odoo): a person's later punches wait while
+   * an earlier one is refused (journal/held-behind-refused.ts). Default false.
+   */
+  holdBehindRefused?: HoldPolicy;
 }
 
 const BOX_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -280,7 +286,9 @@ export class Deliverer {
     // So does an answer that left punches unknown (a call lost, a lock): they go back to the queue
     // and are sent again before the batch claimed ahead, which may hold the same people's later
     // punches (an HRMS that pairs check-ins and check-outs, Odoo, refused the earlier ones after it).
-    if (sent.failure || report.unknown > 0) this.releaseAhead();
+    // With a sink that holds a person's later punches behind a refused one, a refusal too: the batch
+    // claimed ahead was claimed before it was written, and may hold that person's later punches.
+    if (sent.failure || report.unknown > 0 || (this.o.holdBehindRefused && report.rejected > 0)) this.releaseAhead();
     if (claimError !== undefined) {
       this.flushHeld();
       throw claimError;
@@ -510,7 +518,12 @@ export class Deliverer {
     // A punch answered earlier in this drain may be due again at once (always with ignoreBackoff):
     // claim enough to get past those, then hand them straight back.
     const limit = size + skip.size;
-    const claimed = this.queue.claim(limit, { ignoreBackoff: opts.ignoreBackoff ?? false });
+    const claimed = this.queue.claim(limit, {
+      ignoreBackoff: opts.ignoreBackoff ?? false,
+      ...(this.o.holdBehindRefused
+        ? { holdBehindRefused: true, holdNothing: this.o.holdBehindRefused.holdNothing }
+        : {}),
+    });
     const wanted = claimed.filter((p) => !skip.has(p.id));
     const batch = wanted.slice(0, size);
     const back = [...claimed.filter((p) => skip.has(p.id)), ...wanted.slice(size)];

@@ -14,6 +14,7 @@ import { elapsedMs, systemClock, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { printable } from '../util/terminal-text.js';
 import { ClaimHolder } from './claim-holder.js';
+import { DEFAULT_REFUSED_FIRST, freeParam, heldParam, notHeldTerm, type RefusedFirst } from './held-behind-refused.js';
 import { describeJournalFailure, isBusyJournalError, JournalBusyError } from './errors.js';
 import { JournalLockedError, OwnerLock } from './lock.js';
 import { openJournalDb, WAL_SIZE_LIMIT_BYTES } from './open-db.js';
@@ -300,6 +301,17 @@ export class Journal implements PunchSink, DeliveryQueue {
           ORDER BY log_time, id LIMIT @limit`,
         )
         .raw(),
+      // The same, leaving out the punches held behind a refused one (held-behind-refused.ts).
+      pickHeld: db
+        .prepare(
+          `SELECT id, site, terminal, device, biometric_code, log_time, punch_state, sent_as, attempts, state
+          FROM punches
+          WHERE state IN ('pending', 'rejected') AND (state = 'pending' OR @all OR next_attempt_at <= @now)
+            AND ${notHeldTerm('biometric_code', 'log_time')}
+          ORDER BY log_time, id LIMIT @limit`,
+        )
+        .raw(),
+      refusedFirst: db.prepare(DEFAULT_REFUSED_FIRST),
       markInflight:
         db.prepare(`UPDATE punches SET claimed_from = state, claimed_by = @holder, state = 'inflight', updated_at = @now
           WHERE id IN (SELECT value FROM json_each(@ids))`),
@@ -340,6 +352,9 @@ export class Journal implements PunchSink, DeliveryQueue {
       // LIMIT -1 is no limit; a bounded count stops early (counting 50,000 punches takes milliseconds).
       dueCount: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM punches
           WHERE state IN ('pending', 'rejected') AND (state = 'pending' OR @all OR next_attempt_at <= @now) LIMIT @limit)`),
+      dueCountHeld: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM punches
+          WHERE state IN ('pending', 'rejected') AND (state = 'pending' OR @all OR next_attempt_at <= @now)
+            AND ${notHeldTerm('biometric_code', 'log_time')} LIMIT @limit)`),
       // The newest row always stays, so that row ids are never handed out twice (nor the old "<site>-<n>" devicelogIds).
       // Never a punch another sink still owes (PRUNE_GUARD, state-terms.ts). Nor one whose own time
       // is within the retention (@logCutoff): delivered while the box's clock was far behind (a dead
@@ -923,7 +938,12 @@ export class Journal implements PunchSink, DeliveryQueue {
    * the punch delivery sends (one object a row, not a row object and then a punch: issue 35).
    */
   private pickRows(now: number, limit: number, opts: ClaimOptions): OutboundPunch[] {
-    const raw = this.stmt.pick.all({ now, limit, all: opts.ignoreBackoff ? 1 : 0 }) as PickedTuple[];
+    const all = opts.ignoreBackoff ? 1 : 0;
+    const raw = (
+      opts.holdBehindRefused
+        ? this.stmt.pickHeld.all({ now, limit, all, held: this.heldCodes(opts) })
+        : this.stmt.pick.all({ now, limit, all })
+    ) as PickedTuple[];
     const out = new Array<OutboundPunch>(raw.length);
     for (let i = 0; i < raw.length; i++) {
       const [id, site, terminal, device, biometricCode, logTime, punchState, sentAs, attempts, previousState] = raw[i]!;
@@ -1040,8 +1060,16 @@ export class Journal implements PunchSink, DeliveryQueue {
 
   dueCount(opts: DueCountOptions = {}): number {
     const limit = opts.atMost ?? -1;
-    return (this.stmt.dueCount.get({ now: this.clock.now(), all: opts.ignoreBackoff ? 1 : 0, limit }) as { n: number })
-      .n;
+    const args = { now: this.clock.now(), all: opts.ignoreBackoff ? 1 : 0, limit };
+    const row = opts.holdBehindRefused
+      ? this.stmt.dueCountHeld.get({ ...args, held: this.heldCodes(opts) })
+      : this.stmt.dueCount.get(args);
+    return (row as { n: number }).n;
+  }
+
+  /** The codes with a refused punch waiting, and the earliest such punch's log time (held-behind-refused.ts). */
+  private heldCodes(opts: ClaimOptions): string {
+    return heldParam(this.stmt.refusedFirst.all({ free: freeParam(opts) }) as RefusedFirst[]);
   }
 
   counts(): JournalCounts {

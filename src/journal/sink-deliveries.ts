@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { backoffDelay } from '../util/backoff.js';
 import type { Clock } from '../util/clock.js';
+import { freeParam, heldParam, notHeldTerm, SINK_REFUSED_FIRST, type RefusedFirst } from './held-behind-refused.js';
 import type { PunchIds } from './punch-id.js';
 import { toStored } from './queries.js';
 import { scrubEachOnce, type Scrub } from './state-stores.js';
@@ -247,6 +248,14 @@ export class SinkQueue implements DeliveryQueue {
           WHERE d.sink = @sink AND d.state IN ('pending', 'rejected')
             AND (d.state = 'pending' OR @all OR d.next_attempt_at <= @now) AND p.state <> 'quarantined'
           ORDER BY d.log_time, d.punch_id LIMIT @limit`),
+      pickHeld: db.prepare(`SELECT d.punch_id AS id, p.site, p.terminal, p.device, p.biometric_code AS biometricCode,
+            p.log_time AS logTime, p.punch_state AS punchState, p.sent_as AS sentAs, d.attempts, d.state AS previousState
+          FROM sink_deliveries d JOIN punches p ON p.id = d.punch_id
+          WHERE d.sink = @sink AND d.state IN ('pending', 'rejected')
+            AND (d.state = 'pending' OR @all OR d.next_attempt_at <= @now) AND p.state <> 'quarantined'
+            AND ${notHeldTerm('p.biometric_code', 'd.log_time')}
+          ORDER BY d.log_time, d.punch_id LIMIT @limit`),
+      refusedFirst: db.prepare(SINK_REFUSED_FIRST),
       markInflight:
         db.prepare(`UPDATE sink_deliveries SET claimed_from = state, claimed_by = @holder, state = 'inflight',
           updated_at = @now WHERE sink = @sink AND punch_id IN (SELECT value FROM json_each(@ids))`),
@@ -273,6 +282,11 @@ export class SinkQueue implements DeliveryQueue {
         db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM sink_deliveries d JOIN punches p ON p.id = d.punch_id
           WHERE d.sink = @sink AND d.state IN ('pending', 'rejected')
             AND (d.state = 'pending' OR @all OR d.next_attempt_at <= @now) AND p.state <> 'quarantined' LIMIT @limit)`),
+      dueCountHeld:
+        db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM sink_deliveries d JOIN punches p ON p.id = d.punch_id
+          WHERE d.sink = @sink AND d.state IN ('pending', 'rejected')
+            AND (d.state = 'pending' OR @all OR d.next_attempt_at <= @now) AND p.state <> 'quarantined'
+            AND ${notHeldTerm('p.biometric_code', 'd.log_time')} LIMIT @limit)`),
       counts: db.prepare(`SELECT state, n FROM sink_counts WHERE sink = ?`),
       // The sink's punches held in quarantine (not sent until released): taken in as pending, or
       // not taken in yet. Read through punches_refused (the quarantined punches only, never the
@@ -300,6 +314,11 @@ export class SinkQueue implements DeliveryQueue {
         count: number;
       }[]
     ).map((r) => ({ ...r, message: r.message ?? '' }));
+  }
+
+  /** The codes with a refused punch waiting here, and the earliest such punch's log time (held-behind-refused.ts). */
+  private heldCodes(opts: ClaimOptions): string {
+    return heldParam(this.stmt.refusedFirst!.all({ sink: this.sink, free: freeParam(opts) }) as RefusedFirst[]);
   }
 
   private cursor(): number {
@@ -332,12 +351,12 @@ export class SinkQueue implements DeliveryQueue {
         db
           .transaction(() => {
             this.takeIn(now);
-            const rows = this.stmt.pick!.all({
-              sink: this.sink,
-              now,
-              limit,
-              all: opts.ignoreBackoff ? 1 : 0,
-            }) as PickedRow[];
+            const args = { sink: this.sink, now, limit, all: opts.ignoreBackoff ? 1 : 0 };
+            const rows = (
+              opts.holdBehindRefused
+                ? this.stmt.pickHeld!.all({ ...args, held: this.heldCodes(opts) })
+                : this.stmt.pick!.all(args)
+            ) as PickedRow[];
             if (rows.length > 0) {
               this.stmt.markInflight!.run({ sink: this.sink, now, holder, ids: JSON.stringify(rows.map((r) => r.id)) });
               const moves = new SinkMoves();
@@ -456,13 +475,11 @@ export class SinkQueue implements DeliveryQueue {
 
   dueCount(opts: DueCountOptions = {}): number {
     const limit = opts.atMost ?? -1;
+    const args = { sink: this.sink, now: this.d.clock.now(), all: opts.ignoreBackoff ? 1 : 0, limit };
     const n = (
-      this.stmt.dueCount!.get({
-        sink: this.sink,
-        now: this.d.clock.now(),
-        all: opts.ignoreBackoff ? 1 : 0,
-        limit,
-      }) as { n: number }
+      (opts.holdBehindRefused
+        ? this.stmt.dueCountHeld!.get({ ...args, held: this.heldCodes(opts) })
+        : this.stmt.dueCount!.get(args)) as { n: number }
     ).n;
     return limit < 0 ? n + this.notTakenIn() : Math.min(limit, n + this.notTakenIn(limit));
   }

@@ -171,6 +171,13 @@ export type PunchOutcome =
 export interface ClaimOptions {
   /** Also take rejected punches whose retry time has not come yet (`flush --all`). */
   ignoreBackoff?: boolean;
+  /**
+   * Leave out the punches of a code that has an earlier refused punch waiting for its retry: for
+   * sinks that pair a person's punches in order (Odoo); see held-behind-refused.ts.
+   */
+  holdBehindRefused?: boolean;
+  /** With holdBehindRefused: refused punches whose message is LIKE one of these hold nothing. */
+  holdNothing?: readonly string[];
 }
 
 export interface DueCountOptions extends ClaimOptions {

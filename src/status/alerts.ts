@@ -5,7 +5,7 @@ import { describeStep, stepSize, type ClockStep } from '../util/clock-steps.js';
 import { DISK_FAIL_BYTES, DISK_WARN_BYTES } from '../util/disk.js';
 import { ALERT, deliveryTrouble, type Alert } from './alert-words.js';
 import { defaultCredentialAlert } from './credential-alert.js';
-import { refusalAlerts } from './refusals.js';
+import { heldBehindRefusedAlert, refusalAlerts } from './refusals.js';
 import type { DiskSyncFigures, StatusReport, TerminalStatus } from './types.js';
 
 export { punches, seconds, span } from './alert-words.js';
@@ -39,6 +39,8 @@ const needsAdmin = (t: { name: string; lastError: string | null }) => t.lastErro
 export interface AlertFacts {
   /** Refused punches (rejected and dead) by message, code and state: grouped by cause in the alerts. */
   refused: readonly RefusedPunches[];
+  /** Punches of a sink that pairs punches in order (Odoo) waiting behind a refused one of the same person. */
+  heldBehindRefused?: number;
   quarantine: { terminal: string; reason: string; count: number; from: string; to: string; message?: string | null }[];
   inflight: OldestClaim | undefined;
   /** The longest one HRMS request may take (connect + answer deadlines). */
@@ -138,6 +140,7 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
   for (const x of facts.refusedRecords ?? []) out.push(ALERT.refusedRecords(x));
   // Refused and given-up punches, one line per cause (dead punches are refused ones the HRMS kept refusing).
   out.push(...refusalAlerts(facts.refused));
+  out.push(...heldBehindRefusedAlert(facts.heldBehindRefused ?? 0));
   // Punches recorded while a terminal's clock was behind keep saying so after its clock is right again.
   let behind = 0;
   for (const q of facts.quarantine) {

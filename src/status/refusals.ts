@@ -1,4 +1,5 @@
-import type { RefusedPunches } from '../journal/types.js';
+import type { DeliveryQueue, RefusedPunches } from '../journal/types.js';
+import type { HoldPolicy } from '../sinks/hold-policy.js';
 import type { Alert } from './alert-words.js';
 import { escapeControls, printable } from '../util/terminal-text.js';
 
@@ -144,4 +145,30 @@ export function refusalAlerts(rows: readonly RefusedPunches[], sink?: string): A
     });
   }
   return lines;
+}
+
+/**
+ * Punches of a sink that pairs each person's punches in order (Odoo) waiting behind a refused punch
+ * of the same person (journal/held-behind-refused.ts): they are not lost, and they go in, in order,
+ * once the refused one is delivered. Said beside the refusals so that a growing pending count has
+ * its reason on the status page.
+ */
+export function heldBehindRefusedAlert(held: number, sink?: string): Alert[] {
+  if (held <= 0) return [];
+  const of = sink === undefined ? '' : `sink ${sink}: `;
+  const sinkFlag = sink === undefined ? '' : ` --sink ${sink}`;
+  return [
+    {
+      kind: 'held-behind-refused',
+      cause: `${of}${punches(held)} ${held === 1 ? 'waits' : 'wait'} behind a refused punch of the same person (Odoo pairs each person's punches in time order)`,
+      fix: `correct the refusal in Odoo, then \`punchgate punches retry${sinkFlag}\`: the refused punch goes in, then these; or \`punchgate punches${sinkFlag} --state rejected --history\` to see it`,
+    },
+  ];
+}
+
+/** How many queued punches (pending or refused) a claim that holds behind refused ones leaves out. */
+export function heldBehindRefusedCount(queue: Pick<DeliveryQueue, 'dueCount'>, policy: HoldPolicy | undefined): number {
+  if (!policy) return 0;
+  const held = { ignoreBackoff: true, holdBehindRefused: true, holdNothing: policy.holdNothing };
+  return queue.dueCount({ ignoreBackoff: true }) - queue.dueCount(held);
 }

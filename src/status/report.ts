@@ -1,9 +1,11 @@
 import type { Config } from '../config/schema.js';
 import { sinksOf, type SinkConfig } from '../config/sinks.js';
+import { holdPolicy } from '../sinks/hold-policy.js';
 import type { Journal } from '../journal/journal.js';
 import { freeBytesAt } from '../util/disk.js';
 import { punchgateVersion } from '../util/version.js';
 import { alertsFor, type AlertFacts } from './alerts.js';
+import { heldBehindRefusedCount } from './refusals.js';
 import { ALERT, alertLine } from './alert-words.js';
 import { deviceNoteAlerts } from './dahua.js';
 import { addBiotimeDevices, biotimeAlerts } from './biotime.js';
@@ -124,6 +126,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
   addBiotimeDevices(report, journal, config);
   const facts: AlertFacts = {
     refused: journal.queries.refusedPunches(),
+    heldBehindRefused: heldBehindRefusedCount(journal, holdPolicy(sinksOf(config)[0] ?? { kind: '' })),
     quarantine: journal.queries.quarantineSummary(),
     inflight: claim,
     requestBoundMs: requestBound(sinksOf(config)[0]),

@@ -1,4 +1,5 @@
 import { sinksOf, terminalsNotFor } from '../config/sinks.js';
+import { holdPolicy } from '../sinks/hold-policy.js';
 import type { Config } from '../config/schema.js';
 import { cannotStart } from '../delivery/cannot-start.js';
 import { credentialTrouble } from '../delivery/credential-trouble.js';
@@ -8,7 +9,7 @@ import { localTimeOf } from '../util/local-time.js';
 import { ALERT, deliveryTrouble, type Alert } from './alert-words.js';
 import { daemonStoppedAt } from './alerts.js';
 import { sinkCredential } from './credential.js';
-import { refusalAlerts } from './refusals.js';
+import { heldBehindRefusedAlert, heldBehindRefusedCount, refusalAlerts } from './refusals.js';
 import type { LiveFacts, SinkStatus, StatusReport } from './types.js';
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
@@ -59,6 +60,7 @@ export function addSinkStatus(
       alerts.push(...sinkAlerts(status, config.delivery.alertAfterMinutes * 60_000, now, daemonStoppedAt(report, now)));
       // The default sink's refusals are the report's own alerts (alerts.ts); each other sink has its own.
       alerts.push(...refusalAlerts(queue.refused(), s.name));
+      alerts.push(...heldBehindRefusedAlert(heldBehindRefusedCount(queue, holdPolicy(s)), s.name));
     }
     return status;
   });

@@ -57,7 +57,8 @@ const records = (sim: OdooSim) => {
  * and fall-back nights; a second terminal that sends no direction), Odoo down
  * while they arrive, one employee's attendances refused by Odoo, the daemon SIGKILLed twice
  * mid-delivery, two answers lost after Odoo wrote: Odoo ends with exactly the expected check-in/check-out pairs in UTC, none twice,
- * none crossed; the refused punches are `rejected` with Odoo's message; the API key is in nothing
+ * none crossed; the refused employee's first punch is `rejected` with Odoo's message, the later ones
+ * held behind it (pending); the API key is in nothing
  * the daemon wrote.
  */
 describe('Odoo sink through the daemon', () => {
@@ -153,7 +154,11 @@ describe('Odoo sink through the daemon', () => {
       await waitFor(
         async () => {
           const rows = await sinkPunches(stack.configPath, 'odoo');
-          return rows.length === punches.length && rows.every((r) => r.state === 'delivered' || r.state === 'rejected');
+          // The refused employee's later punches wait behind the first refused one (pending).
+          return (
+            rows.length === punches.length &&
+            rows.every((r) => r.state === 'delivered' || r.state === 'rejected' || r.biometricCode === REFUSED)
+          );
         },
         20_000,
         'every punch settled for sink odoo',
@@ -164,8 +169,11 @@ describe('Odoo sink through the daemon', () => {
       const rows = await sinkPunches(stack.configPath, 'odoo');
       outputs.push(JSON.stringify(rows));
       const refused = rows.filter((r) => r.state === 'rejected');
-      expect(refused.map((r) => r.biometricCode)).toEqual([REFUSED, REFUSED, REFUSED]);
-      for (const r of refused) expect(r.lastMessage).toMatch(/refuses attendances of this employee/);
+      expect(refused.map((r) => [r.biometricCode, r.logTime])).toEqual([[REFUSED, shifts[3]![0]]]);
+      expect(refused[0]!.lastMessage).toMatch(/refuses attendances of this employee/);
+      // Its later punches are held, never sent past it: Odoo would pair them without it.
+      const held = rows.filter((r) => r.biometricCode === REFUSED && r.state !== 'rejected');
+      expect(held.map((r) => r.state)).toEqual(['pending', 'pending']);
 
       d.child.kill('SIGTERM');
       expect(await d.exited).toEqual({ code: 0, signal: null });

@@ -3,6 +3,8 @@ import type { AppContext } from '../../context.js';
 import { credentialWords, Deliverer, type DrainReport } from '../../delivery/index.js';
 import { NO_TOKEN } from '../../delivery/health.js';
 import { credentialPlace, sinksOf, terminalsNotFor } from '../../config/sinks.js';
+import { holdOption, holdPolicy } from '../../sinks/hold-policy.js';
+import { heldBehindRefusedAlert, heldBehindRefusedCount } from '../../status/refusals.js';
 import { compilePatterns } from '../../delivery/outcomes.js';
 import type { AttendanceSender } from '../../hrms/attendance.js';
 import { BUILT_IN_MAKERS, buildSinkSender, sinkPunchContext, sinkTokens } from '../../sinks/build.js';
@@ -100,6 +102,7 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
         credential: credentialWords(sink.kind, place),
         ...(isDefault ? {} : { sink: sink.name }),
         ...punchContext,
+        ...holdOption(sink),
       });
       try {
         const report = await deliverer.drain({
@@ -116,6 +119,10 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
           sink.kind === 'hrms' ? 'HRMS' : sink.kind === 'frappe' ? 'Frappe' : 'Odoo',
         );
         if (problem) err(ctx.secrets.scrub(isDefault ? problem : `sink ${sink.name}: ${problem}`));
+        // Pending punches left behind a refused one of the same person (Odoo): say why they stayed.
+        const held = heldBehindRefusedCount(queue, holdPolicy(sink));
+        for (const a of heldBehindRefusedAlert(held, isDefault ? undefined : sink.name))
+          err(escapeControls(`${a.cause}: ${a.fix}`));
         // Anything but a clean finish means something deliverable is still waiting: try again later.
         if (!(report.stoppedBy === 'done' && counts.pending === 0)) code = EXIT.TEMPFAIL;
       } finally {

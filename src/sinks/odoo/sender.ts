@@ -9,6 +9,7 @@ import { EmployeeDirectory, type EmployeeMatch } from './employees.js';
 import { OdooCallError, type OdooFailure } from './failure.js';
 import { odooDefaults, type OdooSinkOptions, type ResolvedOdooOptions } from './options.js';
 import { pairStep, type Attendance } from './pairing.js';
+import { EMPLOYEES_HAVE, NO_EMPLOYEE } from './refusal-words.js';
 import { formatUtc, parseUtc, wallClockToUtc } from './utc-time.js';
 
 export interface OdooSenderDeps {
@@ -19,6 +20,9 @@ export interface OdooSenderDeps {
 
 /** The message of a punch that is already in Odoo: the default delivery.patterns.duplicate match "already recorded". */
 export const ALREADY_RECORDED = 'already recorded in Odoo';
+
+/** The message of a punch held behind an earlier refused punch of the same employee (it goes back to the queue). */
+export const HELD_PREFIX = 'held: an earlier punch of this employee';
 
 /** The first Odoo version with the JSON-2 API. */
 const JSON2_SINCE = 19;
@@ -120,29 +124,43 @@ export class OdooSender implements SinkSender {
 
     const runOne = async (code: string, q: Array<{ i: number; at: string }>) => {
       const match = matches.get(code)!;
+      // A refused punch holds this employee's later ones: paired without it, they would make wrong
+      // records for good (journal/held-behind-refused.ts holds them in later batches).
+      let refusedAt: string | undefined;
       for (const { i, at } of q) {
         if (stop) return;
         const p = punches[i]!;
+        if (refusedAt !== undefined) {
+          results[i] = {
+            status: false,
+            unknown: true,
+            message: `${HELD_PREFIX} at ${refusedAt} UTC was refused by Odoo; this one waits until it is in`,
+          };
+          continue;
+        }
         if (match.kind === 'none') {
           results[i] = {
             status: false,
-            message: `no employee in Odoo has ${this.options.employeeField} "${ctx.scrub(code)}" (or that employee is archived)`,
+            message: `${NO_EMPLOYEE} ${this.options.employeeField} "${ctx.scrub(code)}" (or that employee is archived)`,
           };
           continue;
         }
         if (match.kind === 'many') {
           results[i] = {
             status: false,
-            message: `${match.names.length} employees in Odoo have ${this.options.employeeField} "${ctx.scrub(code)}" (${outsideText(match.names.slice(0, 3).join(', '), ctx.scrub)}): give each a code of its own`,
+            message: `${match.names.length} ${EMPLOYEES_HAVE} ${this.options.employeeField} "${ctx.scrub(code)}" (${outsideText(match.names.slice(0, 3).join(', '), ctx.scrub)}): give each a code of its own`,
           };
           continue;
         }
         try {
           results[i] = await this.apply(api, match.id, at, p, ctx);
+          if (!results[i]!.status) refusedAt = at;
         } catch (e) {
           const f = failureOf(e);
-          if (f.kind === 'refused') results[i] = { status: false, message: f.message };
-          else if (f.kind === 'unknown') {
+          if (f.kind === 'refused') {
+            results[i] = { status: false, message: f.message };
+            refusedAt = at;
+          } else if (f.kind === 'unknown') {
             results[i] = { status: false, unknown: true, message: f.message };
             lastUnknown = f;
             // The employee's later punches wait: one after a failed one may pair wrongly.
@@ -203,6 +221,7 @@ export class OdooSender implements SinkSender {
       },
       ctx,
     );
+    if (!Array.isArray(rows)) throw notAnAnswer('the attendance read', rows, ctx);
     const records = readAttendances(rows);
     const step = pairStep(records, at, p.direction, longest);
     switch (step.kind) {
@@ -220,15 +239,21 @@ export class OdooSender implements SinkSender {
           },
           ctx,
         );
-        const id = Array.isArray(ids) ? ids[0] : ids;
-        return { status: true, message: `checked in: attendance ${String(id)} opened at ${at} UTC` };
+        const id = Array.isArray(ids) && ids.length === 1 ? ids[0] : ids;
+        // Only a new record's id says it was written; anything else may or may not have been (the
+        // punch goes back to the queue, and the read before the next write finds it if it was).
+        if (typeof id !== 'number' || !Number.isInteger(id) || id <= 0) throw notAnAnswer('the check-in', ids, ctx);
+        return { status: true, message: `checked in: attendance ${id} opened at ${at} UTC` };
       }
-      case 'close':
-        await api.call(
+      case 'close': {
+        const done = await api.call(
           { model: 'hr.attendance', method: 'write', ids: [step.id], kwargs: { vals: { check_out: at } } },
           ctx,
         );
+        // Odoo's write answers true; anything else (an error inside a 200, a proxy's JSON) is no proof.
+        if (done !== true) throw notAnAnswer('the check-out', done, ctx);
         return { status: true, message: `checked out: attendance ${step.id} closed at ${at} UTC` };
+      }
     }
   }
 
@@ -281,6 +306,20 @@ function readAttendances(rows: unknown): Attendance[] {
     out.push({ id: o.id, checkIn: o.check_in, checkOut: typeof o.check_out === 'string' ? o.check_out : null });
   }
   return out;
+}
+
+/**
+ * An answer of HTTP 200 that is not what Odoo answers to the call (an error inside it, a proxy's
+ * or another app's JSON): the call may or may not have written, so the punch is tried again
+ * uncharged, never counted as delivered; the next try's read finds it if it was written.
+ */
+function notAnAnswer(what: string, value: unknown, ctx: CallContext): OdooCallError {
+  const shown = outsideText(JSON.stringify(value) ?? String(value), ctx.scrub).slice(0, 160);
+  return new OdooCallError({
+    kind: 'unknown',
+    afterSending: true,
+    message: `Odoo's answer to ${what} is not what Odoo answers (${shown}): not taken as done, tried again`,
+  });
 }
 
 function failureOf(e: unknown): OdooFailure {

@@ -1,0 +1,88 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AttendanceAnswer } from '../../src/hrms/answer.js';
+import { OdooSender } from '../../src/sinks/odoo/sender.js';
+import type { SinkPunch } from '../../src/sinks/types.js';
+import { DEFAULT_SIM_KEY, startOdooSim, type OdooSim } from '../../src/sim/odoo/index.js';
+
+/**
+ * A server in front of the Odoo simulator that answers one model method with a lie in an HTTP 200
+ * (JSON-2's path): an error envelope as JSON-RPC has it, a proxy's JSON, a bare value that is no
+ * id. The punch must never be counted as delivered on such an answer (it goes back to the queue,
+ * and the next try's read finds what was written), nor refused on a misread of the records.
+ */
+let open: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const f of open.reverse()) await f();
+  open = [];
+});
+
+async function liar(sim: OdooSim, method: string, lie: unknown) {
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      if (req.url === `/json/2/hr.attendance/${method}`) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(lie));
+        return;
+      }
+      const up = http.request(`${sim.url}${req.url}`, { method: req.method, headers: req.headers }, (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      });
+      up.end(body);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  open.push(() => new Promise<void>((r) => server.close(() => r())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const punch = (logTime: string, direction: 'in' | 'out'): SinkPunch => ({
+  devicelogId: logTime,
+  biometricCode: '1001',
+  logTime,
+  terminal: 'gate',
+  device: '',
+  timezone: 'UTC',
+  direction,
+});
+
+const ENVELOPE = {
+  jsonrpc: '2.0',
+  id: null,
+  error: { code: 200, message: 'Odoo Server Error', data: { name: 'odoo.exceptions.ValidationError', message: 'no' } },
+};
+
+describe('Odoo answers that are not what Odoo answers (HTTP 200)', () => {
+  it.each([
+    ['write', 'an error envelope', ENVELOPE],
+    ['write', 'false', false],
+    ['create', 'an error envelope', ENVELOPE],
+    ['create', 'an empty list', []],
+    ['create', 'a proxy JSON', { status: 'ok' }],
+    ['search_read', 'an object instead of the records', { result: [] }],
+  ])('%s answered with %s: not delivered, not refused, tried again', async (method, _what, lie) => {
+    const sim = await startOdooSim({ employees: [{ name: 'Ann Lee', barcode: '1001' }] });
+    open.push(() => sim.stop());
+    const sender = new OdooSender({ baseUrl: await liar(sim, method, lie), database: 'odoo', api: 'json2' });
+    open.push(() => sender.close());
+    // A record to close for the check-out (made straight at the simulator).
+    const direct = new OdooSender({ baseUrl: sim.url, database: 'odoo', api: 'json2' });
+    open.push(() => direct.close());
+    const first = await direct.send([punch('2026-11-02 08:00:00', 'in')], { token: DEFAULT_SIM_KEY });
+    expect(first.kind === 'answered' && first.results[0]!.status).toBe(true);
+
+    const p = method === 'create' ? punch('2026-11-03 08:00:00', 'in') : punch('2026-11-02 17:00:00', 'out');
+    if (method === 'create') await direct.send([punch('2026-11-02 17:00:00', 'out')], { token: DEFAULT_SIM_KEY }); // nothing open now
+    const a: AttendanceAnswer = await sender.send([p], { token: DEFAULT_SIM_KEY });
+    const r = a.kind === 'answered' ? a.results[0]! : undefined;
+    // Never delivered, never refused: the batch (of one) fails as transient, or the punch is unknown.
+    expect(a.kind === 'transient' || (r?.unknown === true && !r.status), JSON.stringify(a)).toBe(true);
+    // Sent again to the real Odoo, it goes in once.
+    const again = await direct.send([p], { token: DEFAULT_SIM_KEY });
+    expect(again.kind === 'answered' && again.results[0]!.status, JSON.stringify(again)).toBe(true);
+  });
+});
