@@ -38,7 +38,7 @@ describe('punches export, retry and release given an option of the listing', () 
       expect(r.stderr).toContain('nothing was done');
     }
     // Nothing was released by the refused line.
-    const after = Journal.open({ path, site: 'plant-a', mode: 'reader' });
+    const after = Journal.open({ path, site: 'plant-a', mode: 'readonly' });
     expect(after.queries.list({ state: 'quarantined' })).toHaveLength(2);
     after.close();
     // The options each takes.
