@@ -30,6 +30,8 @@ describe('punches export, retry and release given an option of the listing', () 
       [['punches', 'release', '--code', '1042'], 'punches release does not take --code'],
       [['punches', 'retry', '--since', '2026-11-01'], 'punches retry does not take --since'],
       [['punches', '--until', '2026-11-02', 'export'], 'punches export does not take --until'],
+      // Every group alike: `terminals --json` is not an option of `terminals listen`.
+      [['terminals', 'listen', 'gate-1', '--print', '--json'], 'terminals listen does not take --json'],
     ];
     for (const [args, said] of cases) {
       const r = await box.cli(...args);

@@ -29,28 +29,6 @@ function subOptions(cmd: Command): SubOptions {
   return cmd.optsWithGlobals<SubOptions>();
 }
 
-/**
- * Refuses the listing's options given to a subcommand that does not take them (`punches export
- * --since 2026-11-01`): commander hands them to `punches` itself, so the subcommand never saw
- * them and exported, retried or released everything they were meant to narrow (a new-user trial).
- * Exit 64, before anything is done.
- */
-function refuseListingOptions(cmd: Command): void {
-  const parent = cmd.parent;
-  if (!parent) return;
-  const own = new Set(cmd.options.map((o) => o.attributeName()));
-  const stray = parent.options.filter(
-    (o) => !own.has(o.attributeName()) && parent.getOptionValueSource(o.attributeName()) === 'cli',
-  );
-  if (stray.length === 0) return;
-  const named = stray.map((o) => o.long ?? o.flags).join(', ');
-  const takes = cmd.options.map((o) => o.long ?? o.flags).join(', ');
-  throw new ExitError(
-    `punches ${cmd.name()} does not take ${named} (${stray.length === 1 ? 'it is an option' : 'they are options'} of the listing, punchgate punches): it takes ${takes}; nothing was done`,
-    EXIT.USAGE,
-  );
-}
-
 /** A journal value as a CSV cell: text stays text (made safe for spreadsheets), numbers stay numbers. */
 function cellOf(v: StoredPunch[keyof StoredPunch]): string | number | null {
   if (typeof v === 'boolean') return v ? 1 : 0;
@@ -126,7 +104,6 @@ export function registerPunches(program: Command): void {
     .option('--older', 'with --sink: also queue the punches journalled before the sink was added')
     .action(
       action((_opts: unknown, cmd: Command) => {
-        refuseListingOptions(cmd);
         const opts = subOptions(cmd);
         const state = opts.state ?? 'rejected';
         if (state !== 'rejected' && state !== 'dead')
@@ -167,7 +144,6 @@ export function registerPunches(program: Command): void {
     .action(
       action((_opts: unknown, cmd: Command) =>
         withJournal(cmd, async (ctx, journal) => {
-          refuseListingOptions(cmd);
           const terminal = subOptions(cmd).terminal;
           checkTerminalFilter(terminal, ctx.config.terminals, journal);
           const n = await journal.queries.releaseQuarantined({ terminal });
@@ -195,7 +171,6 @@ export function registerPunches(program: Command): void {
         withJournal(
           cmd,
           async (ctx, journal) => {
-            refuseListingOptions(cmd);
             const opts = subOptions(cmd);
             const show = directionShower(ctx.config.terminals);
             // Read before the header: a wrong --state must not leave a header-only file behind.
