@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { refuseGroupOptions } from './parent-options.js';
 import { statSync } from 'node:fs';
 import { ConfigError, loadConfig } from '../config/load.js';
 import { findLastGood, type LastGood } from '../config/last-good.js';
@@ -142,6 +143,9 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<number |
   return async (...args: A): Promise<void> => {
     try {
       withOptionsGivenToParents(args);
+      // A group's option that the subcommand does not take is refused, never ignored.
+      const cmd = args.at(-1) as Command | undefined;
+      if (cmd && typeof cmd.getOptionValueSource === 'function') refuseGroupOptions(cmd);
       const code = await fn(...args);
       process.exitCode = code ?? EXIT.OK;
     } catch (e) {

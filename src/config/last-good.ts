@@ -205,7 +205,10 @@ export function findLastGood(
 /** What the broken config file still says (YAML parses as far as it can), or undefined. */
 function brokenRaw(file: string): unknown {
   try {
-    return parseDocument(readFileSync(file, 'utf8'), { merge: true }).toJS();
+    // Silent: a broken file read as far as it goes made the YAML library print its own warning
+    // ("Keys with collection values will be stringified...", with the file's text) under the
+    // config's problem lines.
+    return parseDocument(readFileSync(file, 'utf8'), { merge: true, logLevel: 'error' }).toJS();
   } catch {
     return undefined;
   }

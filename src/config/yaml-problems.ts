@@ -10,22 +10,56 @@ export function yamlProblems(errors: readonly YAMLError[], text: string, file: s
   const lines = text.split(/\r?\n/);
   const out: string[] = [];
   const seen = new Set<number>();
+  // One line indented wrong makes the parser stumble on every correct line of its block after it
+  // (a new-user trial: one slip, six problems, five of them on lines that were right). The first
+  // slip of the structure is said; the lines it drags along are named in it, not as problems.
+  let slip: { at: number; line: number; after: number[] } | undefined;
   for (const e of errors) {
     const line = e.linePos?.[0]?.line;
     if (line !== undefined) {
       if (seen.has(line)) continue;
       seen.add(line);
     }
+    if (line !== undefined && isStructural(e)) {
+      if (slip && line > slip.line) {
+        slip.after.push(line);
+        continue;
+      }
+      slip ??= { at: out.length, line, after: [] };
+    }
     out.push(`${file}${line ? `:${line}` : ''}: ${plainWords(e, text, lines, line)}`);
   }
+  if (slip && slip.after.length > 0) out[slip.at] += `; ${dragged(slip.after)}`;
   return out;
 }
 
+/** Codes of a slip in the indentation or the list marks, which upsets the lines after it too. */
+const STRUCTURE = new Set(['TAB_AS_INDENT', 'BLOCK_AS_IMPLICIT_KEY', 'MULTILINE_IMPLICIT_KEY', 'BAD_INDENT']);
+
+function isStructural(e: YAMLError): boolean {
+  return STRUCTURE.has(e.code) || (e.code === 'MISSING_CHAR' && /^Sequence item without - indicator/.test(e.message));
+}
+
+/** The lines a slip upset after it, in words: `the parser also stumbled on lines 20, 21 and 25 ...`. */
+function dragged(after: readonly number[]): string {
+  const shown = after.slice(0, 8);
+  const list =
+    shown.length === 1
+      ? `line ${shown[0]}`
+      : `lines ${shown.slice(0, -1).join(', ')}${after.length > 8 ? ', ...' : ` and ${shown.at(-1)}`}`;
+  return `the parser also stumbled on ${list} after it, most likely only because of this one: correct this line first, then run punchgate check again`;
+}
+
+const TAB =
+  'expected spaces before the text, found a tab: YAML indents with spaces only (replace the tab with spaces, as many as the lines around it have)';
+
 function plainWords(e: YAMLError, text: string, lines: readonly string[], line: number | undefined): string {
   const said = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+  // A tab among the spaces before a key (`  \t  port: 4370`) reads as "another column": say the tab.
+  if (line !== undefined && isStructural(e) && /^[ ]*\t/.test(lines[line - 1] ?? '')) return TAB;
   switch (e.code) {
     case 'TAB_AS_INDENT':
-      return 'expected spaces before the text, found a tab: YAML indents with spaces only (replace the tab with spaces, as many as the lines around it have)';
+      return TAB;
     case 'BLOCK_AS_IMPLICIT_KEY':
     case 'MULTILINE_IMPLICIT_KEY':
       return 'expected one "key: value" here, found more: the next line is indented deeper than this one, or a value holds ": " (line up the keys of one block at one column; put such a value in quotes)';

@@ -201,6 +201,10 @@ export class Daemon {
       live: () => this.healthy(),
       ctx,
       pushListener: () => this.pushReceiver?.listenerFact(),
+      // A status page that cannot take its port is an alert of the status log at once (not after status.intervalMs).
+      onListenChange: () => {
+        if (this.started && !this.stopping) this.statusLog.write();
+      },
     });
     this.deliveries = new SinkDeliveries({
       journal: this.journal,

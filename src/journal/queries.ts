@@ -153,6 +153,14 @@ export class JournalQueries {
     ).map((r) => toStored(r, this.ids));
   }
 
+  /**
+   * Whether any punch is filed under this terminal name (a terminal since removed from the config
+   * keeps its punches). Asked only for a name the config does not have: a scan, on a typo's path.
+   */
+  hasTerminal(terminal: string): boolean {
+    return this.prepare('SELECT 1 FROM punches WHERE terminal = ? LIMIT 1').get(terminal) !== undefined;
+  }
+
   /** Iterates punches without loading them all (export of large journals). */
   *iterate(filter: PunchFilter = {}): IterableIterator<StoredPunch> {
     const w = where(filter);

@@ -75,7 +75,9 @@ class SerialTerminalSource implements Source {
       this.deps.ledger.update(this.cfg.name, {
         online: s.online,
         offlineSince: s.offlineSince,
-        lastPollAt: s.lastLineAt ?? s.openedAt,
+        // A device that never opened was tried all the same: its row says OFFLINE with the
+        // cause, as a ZK terminal that never answered does, not "not polled yet" under an alert.
+        lastPollAt: s.lastLineAt ?? s.openedAt ?? s.lastOpenFailedAt,
         // While the port is open, its last line (or its opening) is the last contact.
         lastSuccessAt: s.online ? (s.lastLineAt ?? s.openedAt ?? undefined) : undefined,
         lastError: fault?.cause ?? null,

@@ -315,14 +315,21 @@ export const ALERT = {
     forMs: number,
     problem: { cause: string; fix: string },
     lastPollAt: number | null = null,
-  ): Alert => ({
-    kind: 'terminal-unreachable',
-    cause:
-      lastPollAt !== null
-        ? `terminal ${t.name} was unreachable for ${span(forMs)} at its last poll, ${localTime(lastPollAt)} (${problem.cause}); nobody polls it while punchgate run is stopped: its punches wait on the terminal`
-        : `terminal ${t.name} unreachable for ${span(forMs)} (${problem.cause}): its punches wait on the terminal`,
-    fix: problem.fix,
-  }),
+  ): Alert => {
+    // A serial reader only prints: what it reads while nobody listens is gone, unless it keeps a log of its own.
+    const meanwhile =
+      t.kind === 'serial'
+        ? 'what it reads meanwhile is lost, unless the reader keeps a log of its own'
+        : 'its punches wait on the terminal';
+    return {
+      kind: 'terminal-unreachable',
+      cause:
+        lastPollAt !== null
+          ? `terminal ${t.name} was unreachable for ${span(forMs)} at its last poll, ${localTime(lastPollAt)} (${problem.cause}); nobody polls it while punchgate run is stopped: ${meanwhile}`
+          : `terminal ${t.name} unreachable for ${span(forMs)} (${problem.cause}): ${meanwhile}`,
+      fix: problem.fix,
+    };
+  },
 
   /** `until`: now, or when punchgate run stopped (`stopped`: then no terminal can push at all). */
   pushSilent: (t: TerminalStatus, until: number, stopped = false): Alert => {

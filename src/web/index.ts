@@ -25,6 +25,8 @@ export interface StatusWebDeps {
   ctx: Pick<AppContext, 'logger' | 'clock' | 'secrets'>;
   /** The push terminal receiver's port, when `adms.listen` is set: not listening is not ready. */
   pushListener?: () => ListenerFact | undefined;
+  /** The status page could not take `status.listen`, or takes it again: the status log is rewritten at once. */
+  onListenChange?: () => void;
 }
 
 /** A person reloading the page, or several, share one report per second. */
@@ -76,6 +78,7 @@ export class StatusWeb {
       logger: d.ctx.logger,
       secrets: d.ctx.secrets,
       now: () => d.ctx.clock.now(),
+      ...(d.onListenChange ? { onListenChange: d.onListenChange } : {}),
     });
     if (d.config().status.listen !== false) this.ensureMetrics();
   }

@@ -19,6 +19,12 @@ export interface StatusServerDeps extends Omit<RouteDeps, 'allows' | 'logger'> {
   secrets: Secrets;
   /** The clock's now (epoch ms): when a listen failed. */
   now?: () => number;
+  /**
+   * Called when `status.listen` cannot be taken after it could (or at the first try), and when it
+   * is taken after failing: the daemon rewrites its status log at once, so that `punchgate status`
+   * says the page is not served within seconds, not at the next `status.intervalMs`.
+   */
+  onListenChange?: () => void;
 }
 
 /** Retries of a listen that failed (the address is not up yet at boot, the port is taken). */
@@ -119,11 +125,12 @@ export class StatusServer {
     const url = `http://${at.host.includes(':') ? `[${at.host}]` : at.host}:${port}/`;
     this.listening = { key: key(cfg), url };
     this.retry.reset();
-    this.trouble.listening();
+    const wasFailing = this.trouble.listening();
     this.d.logger.info(
       { url, auth: auth ? 'token' : 'none' },
       `status page on ${url} (also /status.json, /metrics, /livez, /readyz)`,
     );
+    if (wasFailing) this.d.onListenChange?.();
   }
 
   private failed(listen: string, e: unknown): void {
@@ -137,6 +144,7 @@ export class StatusServer {
             ? 'ports below 1024 need privileges: use a port above 1024'
             : (e as Error).message;
     const delayMs = this.retry.next();
+    const first = !this.trouble.failing;
     this.trouble.failed(this.d.now?.() ?? Date.now(), code ?? null, delayMs);
     this.d.logger.error(
       { listen, code, retryInSeconds: Math.round(delayMs / 1000) },
@@ -144,6 +152,7 @@ export class StatusServer {
     );
     this.retryTimer = setTimeout(() => void this.open(), delayMs);
     this.retryTimer.unref();
+    if (first) this.d.onListenChange?.();
   }
 
   private async close(): Promise<void> {

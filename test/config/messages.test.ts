@@ -250,6 +250,29 @@ terminals:
     }
   });
 
+  it('says one slip in the middle of a block once, naming the correct lines after it the parser stumbled on, not as problems of their own', () => {
+    // A new-user trial: host indented by 3 spaces among keys at 4 made six problems, five on correct lines.
+    const rest =
+      '    port: 4370\n    transport: auto\n    commKey: 0\n  - name: gate-2\n    kind: zk\n    host: 10.0.0.4\n';
+    const slips: [string, string][] = [
+      [
+        `${head}terminals:\n  - name: gate-1\n    kind: zk\n   host: 10.0.0.3\n${rest}`,
+        ':10: expected this line to line up with the keys above it, or to start a new list item with "- ", found it indented in between; the parser also stumbled on lines 11 and 12 after it, most likely only because of this one: correct this line first, then run punchgate check again',
+      ],
+      // A tab among the spaces: said as the tab, not as "another column".
+      [
+        `${head}terminals:\n  - name: gate-1\n    kind: zk\n  \t  host: 10.0.0.3\n${rest}`,
+        ':10: expected spaces before the text, found a tab: YAML indents with spaces only',
+      ],
+    ];
+    for (const [yaml, said] of slips) {
+      const r = run(yaml);
+      expect(r.status, yaml).toBe(78);
+      expect(r.lines, yaml).toHaveLength(1);
+      expect(r.lines[0], yaml).toContain(`${r.file}${said}`);
+    }
+  });
+
   it('refuses a terminal name given twice, or twice but for letter case, saying where the first one is', () => {
     const r = run(`${head}terminals:
   - name: gate-1

@@ -5,6 +5,7 @@ import { csvRecord } from '../../util/csv.js';
 import { escapeControls } from '../../util/terminal-text.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, withJournal } from '../common.js';
+import { checkTerminalFilter } from '../punch-terminal-filter.js';
 import { addListOptions, collectCodes, listPunches, parseState, type ListOptions } from './punches-list.js';
 import { listSinkPunches, sinkQueueOf } from './punches-sink.js';
 import { remapCards } from './remap-cards.js';
@@ -83,6 +84,7 @@ export function registerPunches(program: Command): void {
       withJournal(
         cmd,
         (ctx, journal) => {
+          checkTerminalFilter(opts.terminal, ctx.config.terminals, journal);
           const q = opts.sink === undefined ? undefined : sinkQueueOf(ctx.config, journal, opts.sink);
           if (q) listSinkPunches(q, opts, (l) => process.stdout.write(`${l}\n`));
           else listPunches(journal, opts, undefined, undefined, ctx.config.terminals);
@@ -107,6 +109,7 @@ export function registerPunches(program: Command): void {
         if (state !== 'rejected' && state !== 'dead')
           throw new ExitError('--state: must be rejected or dead', EXIT.CONFIG);
         return withJournal(cmd, async (ctx, journal) => {
+          checkTerminalFilter(opts.terminal, ctx.config.terminals, journal);
           const q = opts.sink === undefined ? undefined : sinkQueueOf(ctx.config, journal, opts.sink);
           if (q) {
             if (opts.code?.length) throw new ExitError('--code is not available with --sink', EXIT.CONFIG);
@@ -140,8 +143,9 @@ export function registerPunches(program: Command): void {
     .option('--terminal <name>', 'only this terminal')
     .action(
       action((_opts: unknown, cmd: Command) =>
-        withJournal(cmd, async (_ctx, journal) => {
+        withJournal(cmd, async (ctx, journal) => {
           const terminal = subOptions(cmd).terminal;
+          checkTerminalFilter(terminal, ctx.config.terminals, journal);
           const n = await journal.queries.releaseQuarantined({ terminal });
           process.stdout.write(`${n} quarantined ${punchWord(n)} released\n`);
           const left = journal.queries.quarantinedWithoutTime({ terminal });
@@ -171,6 +175,7 @@ export function registerPunches(program: Command): void {
             const show = directionShower(ctx.config.terminals);
             // Read before the header: a wrong --state must not leave a header-only file behind.
             const state = parseState(opts.state);
+            checkTerminalFilter(opts.terminal, ctx.config.terminals, journal);
             await write(csvRecord([...CSV_COLUMNS, ...DIRECTION_COLUMNS]));
             for (const r of journal.queries.iterate({ state, terminal: opts.terminal })) {
               const d = show(r);

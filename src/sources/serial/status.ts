@@ -5,6 +5,8 @@ export interface SerialSourceStatus {
   online: boolean;
   /** When the device was last opened (epoch ms). */
   openedAt: number | null;
+  /** When opening it last failed (epoch ms): a device that never opened was still tried. */
+  lastOpenFailedAt: number | null;
   /** Since when the device has been closed or unreachable (epoch ms); null when online. */
   offlineSince: number | null;
   lastLineAt: number | null;
@@ -65,6 +67,7 @@ export class SerialStats {
       path,
       online: false,
       openedAt: null,
+      lastOpenFailedAt: null,
       offlineSince: null,
       lastLineAt: null,
       lines: 0,
@@ -126,6 +129,7 @@ export class SerialStats {
   }
 
   markOpenFailed(at: number, error: string, nextAttemptAt: number | null): void {
+    this.s.lastOpenFailedAt = at;
     this.s.offlineSince ??= at;
     this.s.lastError = error;
     this.s.nextAttemptAt = nextAttemptAt;
