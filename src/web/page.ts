@@ -70,6 +70,7 @@ footer a{color:inherit}
  tr{border:1px solid var(--line);border-radius:.4rem;margin:.5rem 0;padding:.3rem .5rem}
  td{border:0;padding:.15rem 0;text-align:left!important}
  td[data-label]::before{content:attr(data-label) ": ";color:var(--muted)}
+ td:empty{display:none}
 }`;
 
 /** One value, so that formatting the template around it can never change the hashed text. */
