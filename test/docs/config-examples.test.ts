@@ -74,7 +74,7 @@ function asConfig(block: Block): string | undefined {
   let text = block.text;
   let parsed: unknown;
   try {
-    parsed = parse(text);
+    parsed = parse(text, { logLevel: 'error' }); // Ansible blocks carry tags (!unsafe) this reader need not know
   } catch {
     parsed = undefined;
   }
