@@ -13,6 +13,18 @@ import { FakeTerminal, reply } from '../zk-client/fake-terminal.js';
 import { dataset40, makeAttendances } from '../zk-client/helpers.js';
 import { journalFixture, zkConfig } from './helpers.js';
 
+/** A terminal answering GET_FREE_SIZES with a single 4-byte 0, as the WL20 of pyzk #76 does. */
+function countlessTerminal(punches: ReturnType<typeof makeAttendances>): FakeTerminal {
+  return new FakeTerminal({
+    transport: 'tcp',
+    attendance: dataset40(punches),
+    hook: (req, replies, conn) =>
+      req.command === CMD.GET_FREE_SIZES
+        ? [reply(req, CMD.ACK_OK, conn.sessionId, Buffer.from('00000000', 'hex'))]
+        : replies,
+  });
+}
+
 describe('a terminal that reports no record counts', () => {
   const cleanups: (() => Promise<void> | void)[] = [];
   afterEach(async () => {
@@ -21,14 +33,7 @@ describe('a terminal that reports no record counts', () => {
 
   it('is polled: every record journalled, its log never cleared', async () => {
     const punches = makeAttendances(30);
-    const terminal: FakeTerminal = new FakeTerminal({
-      transport: 'tcp',
-      attendance: dataset40(punches),
-      hook: (req, replies, conn) =>
-        req.command === CMD.GET_FREE_SIZES
-          ? [reply(req, CMD.ACK_OK, conn.sessionId, Buffer.from('00000000', 'hex'))]
-          : replies,
-    });
+    const terminal = countlessTerminal(punches);
     const port = await terminal.start();
     const fx = journalFixture(() => Date.parse('2030-01-01T12:00:00Z'));
     cleanups.push(() => terminal.stop(), fx.cleanup);
@@ -42,14 +47,7 @@ describe('a terminal that reports no record counts', () => {
   });
 
   it('is warned about once, not at every poll (a poll a minute made 1,440 warnings a day)', async () => {
-    const terminal: FakeTerminal = new FakeTerminal({
-      transport: 'tcp',
-      attendance: dataset40(makeAttendances(5)),
-      hook: (req, replies, conn) =>
-        req.command === CMD.GET_FREE_SIZES
-          ? [reply(req, CMD.ACK_OK, conn.sessionId, Buffer.from('00000000', 'hex'))]
-          : replies,
-    });
+    const terminal = countlessTerminal(makeAttendances(5));
     const port = await terminal.start();
     const fx = journalFixture();
     cleanups.push(() => terminal.stop(), fx.cleanup);
@@ -70,14 +68,7 @@ describe('a terminal that reports no record counts', () => {
 
 describe('punchgate check of a terminal that reports no record counts', () => {
   it('warns with what the poll does and the fix, instead of failing', async () => {
-    const terminal: FakeTerminal = new FakeTerminal({
-      transport: 'tcp',
-      attendance: dataset40(makeAttendances(3)),
-      hook: (req, replies, conn) =>
-        req.command === CMD.GET_FREE_SIZES
-          ? [reply(req, CMD.ACK_OK, conn.sessionId, Buffer.from('00000000', 'hex'))]
-          : replies,
-    });
+    const terminal = countlessTerminal(makeAttendances(3));
     const port = await terminal.start();
     try {
       const r = await checkZkTerminal(zkConfig(port, { skewThresholdSeconds: 1e9 }), 0, {
