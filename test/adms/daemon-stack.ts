@@ -30,7 +30,9 @@ export async function startPushStack(opts: {
     // for seconds (a 2 s deadline then made a resend, and log lines other than the ones tested).
     hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 20_000, connectTimeoutMs: 5000 },
     delivery: { batchSize: 100, pollIntervalMs: 100, retry: { baseMs: 50, maxMs: 500 } },
-    status: { intervalMs: 300, ...opts.status },
+    // The page on a port of its own: the default 9330 is taken by whichever test daemon ran first,
+    // and the others then carry a "cannot listen" alert.
+    status: { intervalMs: 300, listen: '127.0.0.1:0', ...opts.status },
     adms: { listen: `127.0.0.1:${port}`, delay: 1, errorDelay: 1, ...opts.adms },
     terminals: terminals.map((t) => ({ kind: 'adms', timezone: 'UTC', ...t })),
   });

@@ -171,7 +171,9 @@ describe('punchgate status says whether the daemon runs', () => {
         site: 'plant-s',
         journal: { path: 'journal.db' },
         hrms: { baseUrl: 'http://127.0.0.1:9', tokenFile: 'token', connectTimeoutMs: 500, timeoutMs: 500 },
-        status: { intervalMs: 1000 },
+        // The page on a port of its own: another test's daemon on the default 9330 made the alert
+        // "the status page cannot listen" appear where this test expects "No alerts." (CI, Node 24).
+        status: { intervalMs: 1000, listen: '127.0.0.1:0' },
         terminals: [],
       }),
     );
