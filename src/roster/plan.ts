@@ -203,7 +203,7 @@ export function planTerminal(
         uid: u.uid,
         name,
         card: e.card ?? u.card,
-        ...(e.card !== null ? spelling(e) : {}),
+        ...(fields.includes('card') ? spelling(e) : {}),
         privilege: u.privilege,
         before: { name: u.name, card: u.card },
         fields,

@@ -100,14 +100,15 @@ describe.each(['accessUser', 'recordUpdater'] as const)('sync-users on a Dahua t
     // spelt; a card equal as a number ("0000000222" is 222) is the same card, nothing written.
     writeFileSync(
       tmp.path('roster.csv'),
-      ['code,name,card', '1002,Ben,0000000222', '1004,New Hire,0000000555'].join('\n') + '\n',
+      ['code,name,card', '1002,Benjamin,0000000222', '1004,New Hire,0000000555'].join('\n') + '\n',
     );
     const spelt = await runPunchgate(args);
     expect(spelt.status, spelt.stderr + spelt.stdout).toBe(0);
-    expect(spelt.stdout).toContain('0 added, 1 updated, 0 removed');
+    // Ben's name changes; his card (the same number) keeps the terminal's spelling.
+    expect(spelt.stdout).toContain('0 added, 2 updated, 0 removed');
     expect(people()).toEqual([
       '1001 Ana One [111]',
-      '1002 Ben [222]',
+      '1002 Benjamin [222]',
       '1004 New Hire [0000000555]',
       '9001 Site Admin []',
     ]);

@@ -124,7 +124,10 @@ export class DahuaSyncAdapter implements UserSyncAdapter {
       await c.users.remove(api, { userId: change.code, recNo: had?.recNo });
       return { status: 'applied' };
     }
-    const card = cardTextOf(change);
+    // A change that leaves the card alone keeps it as the terminal spells it (the record update
+    // of older firmware rewrites it, and `0012` is the same card as `12`: nothing to respell).
+    const keepsCard = change.action === 'update' && !change.fields.includes('card') && had?.cards[0] !== undefined;
+    const card = keepsCard ? had.cards[0]! : cardTextOf(change);
     if (change.action === 'add') {
       await c.users.add(api, { userId: change.code, name: change.name, card });
       return { status: 'applied' };
