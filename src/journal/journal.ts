@@ -27,6 +27,7 @@ import { HourlyStats } from './hourly-stats.js';
 import { JournalQueries, NO_REAL_TIME } from './queries.js';
 import { PRUNE_GUARD } from './state-terms.js';
 import { RefusedRecordStore } from './refused-records.js';
+import { RetentionMarks, type PrunedPunch } from './retention-marks.js';
 import {
   pruneSinkRows,
   recoverSinkClaims,
@@ -202,6 +203,7 @@ export class Journal implements PunchSink, DeliveryQueue {
   readonly hourly: HourlyStats;
   /** Records refused at the journal's door, per terminal (for the status). */
   readonly refusedRecords: RefusedRecordStore;
+  private readonly retentionMarks: RetentionMarks;
   /** Punches per terminal and state, kept by every write that moves them (punch-counts.ts). */
   readonly punchCounts: PunchCounts;
   readonly isOwner: boolean;
@@ -274,6 +276,7 @@ export class Journal implements PunchSink, DeliveryQueue {
     this.history = new PunchHistory(db, this.ids);
     this.hourly = new HourlyStats(db, this.gate);
     this.refusedRecords = new RefusedRecordStore(db);
+    this.retentionMarks = new RetentionMarks(db);
     this.inserts = new PunchInserts(db);
     this.future = new FutureJudge(
       opts.futureToleranceMinutes * 60_000,
@@ -363,7 +366,7 @@ export class Journal implements PunchSink, DeliveryQueue {
       prune: db.prepare(`DELETE FROM punches WHERE id IN (SELECT id FROM punches
             WHERE state = 'delivered' AND delivered_at < @cutoff AND log_time < @logCutoff AND ${PRUNE_GUARD}
             ORDER BY delivered_at LIMIT @limit)
-          AND id < (SELECT max(id) FROM punches) RETURNING id, terminal`),
+          AND id < (SELECT max(id) FROM punches) RETURNING id, terminal, device, log_time`),
       // The newest own time among the punches journalled last (not quarantined): the terminals'
       // clocks, a second opinion on the box's for the retention (pruneSteps).
       newestLogTime: db.prepare(`SELECT max(log_time) AS t FROM (SELECT log_time FROM punches
@@ -517,6 +520,13 @@ export class Journal implements PunchSink, DeliveryQueue {
     // Most calls carry one terminal and one device: each is judged once.
     const terminalProblem = memoLast((t: string) => textProblem(t, TERMINAL_RULE));
     const identity = memoLast((d: string) => deviceIdentity(d));
+    const marks = new Map<string, string | undefined>();
+    const markOf = (device: string, terminal: string) => {
+      const key = device === '' ? `\u0000${terminal}` : device;
+      if (!marks.has(key)) marks.set(key, this.retentionMarks.upTo(device, terminal));
+      return marks.get(key);
+    };
+    let forgotten = 0;
     const adopted: { terminal: string; device: string; a: Adopted }[] = [];
     this.gate.attempt(() =>
       this.db
@@ -525,7 +535,8 @@ export class Journal implements PunchSink, DeliveryQueue {
           adopted.length = 0;
           // The device each terminal of this write is filed under (read once per terminal).
           const deviceOf = new Map<string, string>();
-          result.added = result.duplicates = result.quarantined = refusedCount = 0;
+          result.added = result.duplicates = result.quarantined = refusedCount = forgotten = 0;
+          marks.clear();
           const moves = new CountMoves();
           // Written a run of punches at a time (punch-inserts.ts): how many of each run were new.
           const inserts = this.inserts.begin((terminal, state, added, offered) => {
@@ -562,6 +573,12 @@ export class Journal implements PunchSink, DeliveryQueue {
                 deviceOf.set(p.terminal, (device = reported));
               }
             } else if (device === undefined) deviceOf.set(p.terminal, (device = this.devices.deviceOf(p.terminal)));
+            // Delivered once, then deleted by the retention: the terminal's old log read again.
+            const forgottenUpTo = markOf(device, p.terminal);
+            if (forgottenUpTo !== undefined && isLogTime(p.logTime) && p.logTime <= forgottenUpTo) {
+              forgotten++;
+              continue;
+            }
             const reason = !isLogTime(p.logTime)
               ? NO_REAL_TIME
               : p.logTime < EARLIEST_PLAUSIBLE
@@ -586,6 +603,7 @@ export class Journal implements PunchSink, DeliveryQueue {
             );
           }
           inserts.flush();
+          result.duplicates += forgotten;
           this.punchCounts.apply(moves);
           this.recordRefusals(refusals, now);
           result.released = this.settleClocks(future, now) || undefined;
@@ -600,6 +618,13 @@ export class Journal implements PunchSink, DeliveryQueue {
     }
     this.logStandIns(punches, identity);
     for (const x of adopted) this.logAdopted(x.terminal, x.device, x.a);
+    if (forgotten > 0) {
+      result.forgotten = forgotten;
+      this.extra.logger?.debug(
+        { forgotten, retentionDays: this.opts.retentionDays },
+        'punches delivered before and since deleted by the retention were read again (a terminal keeps its old log): not journalled again',
+      );
+    }
     this.wrote(result.added + result.quarantined);
     if (result.released === undefined) delete result.released;
     return result;
@@ -1207,10 +1232,8 @@ export class Journal implements PunchSink, DeliveryQueue {
   /** One chunk of prune, with its counts, in one transaction. */
   private pruneChunk(cutoff: number, logCutoff: string): number {
     return this.db.transaction(() => {
-      const rows = this.stmt.prune.all({ cutoff, logCutoff, limit: CHUNK_ROWS }) as {
-        id: number;
-        terminal: string;
-      }[];
+      const rows = this.stmt.prune.all({ cutoff, logCutoff, limit: CHUNK_ROWS }) as (PrunedPunch & { id: number })[];
+      this.retentionMarks.record(rows);
       const moves = new CountMoves();
       for (const r of rows) moves.add(r.terminal, 'delivered', -1);
       this.punchCounts.apply(moves);

@@ -5,6 +5,7 @@ import { OWED_BY_TIME_MIGRATION } from './owed-by-time.js';
 import { PUNCH_COUNTS_MIGRATION } from './punch-counts.js';
 import { PUNCH_IDS_MIGRATION } from './punch-id.js';
 import { REFUSED_RECORDS_MIGRATION } from './refused-records.js';
+import { RETENTION_MARKS_MIGRATION } from './retention-marks.js';
 import { SHIFT_PROGRESS_MIGRATION } from './shift-progress.js';
 import { SINK_DELIVERIES_MIGRATION } from './sink-deliveries.js';
 import { rewriteStateChecks } from './state-check.js';
@@ -341,6 +342,9 @@ export const MIGRATIONS: readonly Migration[] = [
   // 18: the tables' CHECK on a punch's state made comparisons joined by OR, like the indexes of 16:
   //     SQLite built a temporary B-tree of the list for every punch inserted or moved (state-check.ts).
   rewriteStateChecks,
+  // 19: what the retention forgot, per device: a terminal's old log read again after its delivered
+  //     punches were deleted no longer journals them as new (retention-marks.ts).
+  RETENTION_MARKS_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

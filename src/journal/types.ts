@@ -95,6 +95,11 @@ export interface IngestResult {
   /** Which ones and why (the first 100 of one call), by their index in the punches given. */
   refusals?: IngestRefusal[];
   /**
+   * Of the duplicates, punches the journal no longer holds: delivered, then deleted by the
+   * retention (retention-marks.ts), and read again from a terminal's old log. Set only when some were.
+   */
+  forgotten?: number;
+  /**
    * Punches quarantined earlier as in the future that this call released to the queue: the push
    * terminal's offset became steady (its clock explains them). Set only when some were.
    */

@@ -2,11 +2,12 @@ import type { Database } from 'better-sqlite3';
 import { listCheckText, orCheck, rewriteTableText, STATE_CHECKS, tableText } from '../../src/journal/state-check.js';
 
 /**
- * Puts the tables' CHECK on state back to the list the journal had before migration 18
- * (state-check.ts), by the same edit of sqlite_schema: for tests that turn a journal back into one
- * of an older version.
+ * Turns a journal back into one of the version before migration 18, for tests of the migrations up
+ * to it: the objects of later migrations go (retention-marks.ts, 19), and the tables' CHECK on
+ * state goes back to the list it had (state-check.ts), by the same edit of sqlite_schema.
  */
-export function putStateListChecksBack(db: Database): void {
+export function backBeforeStateChecks(db: Database): void {
+  db.exec('DROP TABLE retention_marks');
   rewriteTableText(
     db,
     STATE_CHECKS.map(({ table, states }) => {

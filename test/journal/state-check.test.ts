@@ -1,13 +1,22 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
-import { SCHEMA_VERSION } from '../../src/journal/migrations.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src/journal/migrations.js';
 import { schemaProblems } from '../../src/journal/schema-check.js';
 import { Database } from '../../src/journal/sqlite-driver.js';
-import { listCheckText, orCheck, rewriteTableText, STATE_CHECKS, tableText } from '../../src/journal/state-check.js';
-import { putStateListChecksBack } from '../helpers/older-journal.js';
+import {
+  listCheckText,
+  orCheck,
+  rewriteStateChecks,
+  rewriteTableText,
+  STATE_CHECKS,
+  tableText,
+} from '../../src/journal/state-check.js';
+import { backBeforeStateChecks } from '../helpers/older-journal.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
 
 /** A box clock after the punches' times (a punch from the future is quarantined). */
+/** The schema version of a journal before the CHECKs were rewritten (later migrations run after it). */
+const BEFORE_STATE_CHECKS = MIGRATIONS.indexOf(rewriteStateChecks);
 const NOON = Date.UTC(2026, 10, 29, 12, 0, 0);
 
 const tableSql = (db: Database, table: string) => tableText(db, table) ?? '';
@@ -97,8 +106,8 @@ describe('journal: the tables’ CHECK on state as comparisons, not a list (migr
     expect(before.counts).toMatchObject({ delivered: 1, rejected: 1, inflight: 1, pending: 2, quarantined: 1 });
 
     const old = new Database(path);
-    putStateListChecksBack(old);
-    old.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+    backBeforeStateChecks(old);
+    old.pragma(`user_version = ${BEFORE_STATE_CHECKS}`);
     expect(schemaProblems(old)).toEqual([]);
     for (const { table, states } of STATE_CHECKS) expect(tableSql(old, table)).toContain(listCheckText(states));
     // The list builds a temporary B-tree for every punch written.
@@ -138,13 +147,13 @@ describe('journal: the tables’ CHECK on state as comparisons, not a list (migr
     const path = tmp.path('j.db');
     Journal.open({ path, site: 's', clock: fakeClock(NOON), mode: 'owner' }).close();
     const db = new Database(path);
-    putStateListChecksBack(db);
+    backBeforeStateChecks(db);
     const [punches, sinks] = STATE_CHECKS;
     const variant = `check ( "state"   in ( ${punches.states.map((s) => `'${s}'`).join(' , ')} ) )`;
     rewriteTableText(db, [
       { table: 'punches', sql: tableSql(db, 'punches').replace(listCheckText(punches.states), variant) },
     ]);
-    db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+    db.pragma(`user_version = ${BEFORE_STATE_CHECKS}`);
     expect(tableSql(db, 'punches')).toContain(variant);
     expect(schemaProblems(db)).toEqual([]);
     db.close();
@@ -179,14 +188,14 @@ describe('journal: the tables’ CHECK on state as comparisons, not a list (migr
     const clock = fakeClock(NOON);
     const before = filledJournal(path, clock);
     const db = new Database(path);
-    putStateListChecksBack(db);
+    backBeforeStateChecks(db);
     const [punches] = STATE_CHECKS;
     // A comment inside the list: the schema check reads past it, the migration does not take it.
     const odd = listCheckText(punches.states).replace(`'pending',`, `'pending', /* queued */`);
     rewriteTableText(db, [
       { table: 'punches', sql: tableSql(db, 'punches').replace(listCheckText(punches.states), odd) },
     ]);
-    db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+    db.pragma(`user_version = ${BEFORE_STATE_CHECKS}`);
     expect(schemaProblems(db)).toEqual([]);
     db.close();
 
@@ -204,7 +213,7 @@ describe('journal: the tables’ CHECK on state as comparisons, not a list (migr
     );
     const after = new Database(path, { readonly: true });
     try {
-      expect(after.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION - 1);
+      expect(after.pragma('user_version', { simple: true })).toBe(BEFORE_STATE_CHECKS);
       expect(tableSql(after, 'punches')).toContain(odd);
       expect(tableSql(after, 'sink_deliveries')).toContain(listCheckText(STATE_CHECKS[1].states));
       expect(after.prepare(`SELECT id, state, attempts, claimed_by FROM punches ORDER BY id`).all()).toEqual(

@@ -9,7 +9,7 @@ import { Database } from '../../src/journal/sqlite-driver.js';
 import { STATE_TERMS_MIGRATION } from '../../src/journal/state-terms.js';
 import type { Punch } from '../../src/punch.js';
 import { keys, spawnDaemon, startStack } from '../daemon/stack.js';
-import { putStateListChecksBack } from '../helpers/older-journal.js';
+import { backBeforeStateChecks } from '../helpers/older-journal.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -35,7 +35,7 @@ function backToPreviousVersion(path: string): void {
     // The objects of a later migration first (owed-by-time.ts replaced two of the three).
     for (const name of [...REMADE, ...OWED_BY_TIME_INDEXES]) db.exec(`DROP INDEX IF EXISTS ${name}`);
     for (const s of olderIndexStatements()) db.exec(s);
-    putStateListChecksBack(db);
+    backBeforeStateChecks(db);
     db.pragma(`user_version = ${before}`);
     // Exactly what punchgate made at that version (the restore's schema check says so).
     expect(schemaProblems(db)).toEqual([]);

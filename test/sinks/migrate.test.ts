@@ -7,7 +7,7 @@ import { SINK_DELIVERIES_MIGRATION } from '../../src/journal/sink-deliveries.js'
 import { Database } from '../../src/journal/sqlite-driver.js';
 import { startHrmsSim } from '../../src/sim/hrms/index.js';
 import { keys, spawnDaemon, startStack } from '../daemon/stack.js';
-import { putStateListChecksBack } from '../helpers/older-journal.js';
+import { backBeforeStateChecks } from '../helpers/older-journal.js';
 import { waitFor } from '../helpers/wait.js';
 
 /**
@@ -35,7 +35,7 @@ describe('a journal from before sinks', () => {
     const before = MIGRATIONS.indexOf(SINK_DELIVERIES_MIGRATION);
     const db = new Database(path);
     // The CHECK on state as it was then (state-check.ts), before its table is dropped.
-    putStateListChecksBack(db);
+    backBeforeStateChecks(db);
     for (const t of ['sinks', 'sink_deliveries', 'sink_counts', 'sink_state']) db.exec(`DROP TABLE ${t}`);
     // And the objects of later migrations on the tables it keeps (the shift sync's indexes,
     // shift-progress.ts and owed-by-time.ts).
