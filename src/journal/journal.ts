@@ -7,6 +7,7 @@ import {
   shiftWallClock,
   textProblem,
   wallClockAt,
+  wallClockDiffSeconds,
   type Punch,
 } from '../punch.js';
 import { backoffDelay } from '../util/backoff.js';
@@ -159,6 +160,21 @@ function memoLast<T>(fn: (s: string) => T): (s: string) => T {
  * clock or an empty record reads as.
  */
 const EARLIEST_PLAUSIBLE = '2000-01-01 00:00:01';
+/**
+ * How much earlier than the newest punch a push terminal sent a new one may be dated, beyond
+ * journal.pastToleranceHours, before it counts as recorded by a clock set back: a clock that ran
+ * ahead by a zone's worth (up to 27 h, future-judge.ts) and was then set right dates its next
+ * punches that much before its last ones.
+ */
+const PUSHED_CLOCK_SLACK_SECONDS = 27 * 3600;
+
+/** Why a pushed punch was recorded while its terminal's clock was behind (pushedFloorOf), or undefined. */
+function pushedBehind(f: { newest: string; floor: string } | undefined, logTime: string): string | undefined {
+  if (f === undefined || logTime >= f.floor) return undefined;
+  const behind = wallClockDiffSeconds(f.newest, logTime);
+  const words = behind >= 2 * 86_400 ? `${Math.floor(behind / 86_400)} days` : `${Math.floor(behind / 3600)} h`;
+  return `recorded while the terminal clock was behind: dated ${words} before the newest punch it sent before (${f.newest.slice(0, 16)}): its clock was reset or set back`;
+}
 /**
  * How far the box's clock may run ahead of the newest punch journalled before the retention goes
  * by the punches' own times instead (logTimeCutoffFor).
@@ -369,6 +385,12 @@ export class Journal implements PunchSink, DeliveryQueue {
           AND id < (SELECT max(id) FROM punches) RETURNING id, terminal, device, log_time`),
       // The newest own time among the punches journalled last (not quarantined): the terminals'
       // clocks, a second opinion on the box's for the retention (pruneSteps).
+      // The newest punch a device journalled that is not quarantined: the push terminals' floor (ingest).
+      newestOfDevice: db
+        .prepare(
+          `SELECT log_time FROM punches WHERE device = ? AND device <> '' AND state <> 'quarantined' ORDER BY log_time DESC LIMIT 1`,
+        )
+        .pluck(),
       newestLogTime: db.prepare(`SELECT max(log_time) AS t FROM (SELECT log_time FROM punches
           WHERE state <> 'quarantined' ORDER BY id DESC LIMIT 1000)`),
       // A punch of a terminal that does not deliver to the default sink: settled for it, never sent.
@@ -514,6 +536,17 @@ export class Journal implements PunchSink, DeliveryQueue {
       behind === true && opts.readUpTo !== undefined && isLogTime(opts.readUpTo)
         ? shiftWallClock(opts.readUpTo, -pastSeconds)
         : undefined;
+    // A push terminal sends what it records after what it sent before (an outage's backlog too):
+    // a new punch dated well before the newest one it sent, and before the box's clock, was recorded
+    // by a clock reset (to 2000) or set back. Its clock cannot be read; its own punches are the evidence.
+    const pushedFloorOf = memoLast((device: string) => {
+      if (!opts.pushed || device === '') return undefined;
+      const newest = this.stmt.newestOfDevice.get(device) as string | undefined;
+      if (newest === undefined || !isLogTime(newest)) return undefined;
+      const floor = shiftWallClock(newest, -(pastSeconds + PUSHED_CLOCK_SLACK_SECONDS));
+      const boxFloor = wallClockAt(now - pastSeconds * 1000 - Math.max(0, step), opts.timezone);
+      return { newest, floor: floor < boxFloor ? floor : boxFloor };
+    });
     const result: IngestResult = { added: 0, duplicates: 0, quarantined: 0 };
     let refusedCount = 0;
     const refusals: (IngestRefusal & { terminal: string })[] = [];
@@ -588,7 +621,7 @@ export class Journal implements PunchSink, DeliveryQueue {
                     ? `recorded while the terminal clock was behind: received ${wallClockAt(now, opts.timezone).slice(0, 16)} (box clock)`
                     : readFloor !== undefined && p.logTime < readFloor
                       ? `recorded while the terminal clock was behind: new after its log was read up to ${opts.readUpTo!.slice(0, 16)}`
-                      : undefined));
+                      : pushedBehind(pushedFloorOf(device), p.logTime)));
             inserts.add(
               p.terminal,
               device,
