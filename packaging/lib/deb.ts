@@ -20,6 +20,19 @@ import type { Target } from './target.js';
 export const MAINTAINER_SCRIPTS = ['postinst', 'prerm', 'postrm'] as const;
 export const CONFFILES = ['/etc/punchgate/punchgate.yaml'];
 
+/**
+ * A maintainer script as the package and the tarball ship it: `@VERSION@` is the version being
+ * installed (dpkg hands postinst only the version it replaces; postinst compares the two to say
+ * an upgrade from a downgrade).
+ */
+export function maintainerScript(
+  packaging: string,
+  name: (typeof MAINTAINER_SCRIPTS)[number],
+  version: string,
+): string {
+  return readFileSync(join(packaging, 'debian', name), 'utf8').replaceAll('@VERSION@', version);
+}
+
 function walkFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
     e.isDirectory() ? walkFiles(join(dir, e.name)) : e.isFile() ? [join(dir, e.name)] : [],
@@ -127,7 +140,7 @@ export function buildDeb(p: DebInput): string {
   rmSync(debian, { recursive: true, force: true });
   mkdirSync(debian, { mode: 0o755 });
   for (const s of MAINTAINER_SCRIPTS) {
-    copyFileSync(join(p.packaging, 'debian', s), join(debian, s));
+    writeFileSync(join(debian, s), maintainerScript(p.packaging, s, p.version));
     chmodSync(join(debian, s), 0o755);
   }
   writeFileSync(join(debian, 'conffiles'), `${CONFFILES.join('\n')}\n`);

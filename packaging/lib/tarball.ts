@@ -1,6 +1,6 @@
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { MAINTAINER_SCRIPTS } from './deb.js';
+import { MAINTAINER_SCRIPTS, maintainerScript } from './deb.js';
 import { run, say } from './run.js';
 import type { Target } from './target.js';
 
@@ -27,7 +27,7 @@ export function buildTarball(p: {
   rmSync(join(dir, 'root', 'DEBIAN'), { recursive: true, force: true });
   rmSync(join(dir, 'root', 'usr/share/lintian'), { recursive: true, force: true });
   for (const s of MAINTAINER_SCRIPTS) {
-    copyFileSync(join(p.packaging, 'debian', s), join(dir, s));
+    writeFileSync(join(dir, s), maintainerScript(p.packaging, s, p.version));
     chmodSync(join(dir, s), 0o755);
   }
   const install = readFileSync(join(p.packaging, 'install.sh'), 'utf8')

@@ -89,4 +89,21 @@ describe('contrib/prometheus/alerts.yml under promtool', () => {
     expect(byExpr('punchgate_box_clock_steps')).toContain('PunchgateBoxClockStepped');
     expect(byExpr('punchgate_hrms_requests_total')).toContain('PunchgateHrmsUnreachable');
   });
+
+  // Each state of the config file that the daemon exports (src/metrics/registry.ts) is a rule of its
+  // own: a config change pushed by Ansible that waits for a restart was reported "changed" and
+  // "reloaded" by the role, and the central side said nothing but the info-level catch-all an hour
+  // later (a fleet trial).
+  // (A `_timestamp_seconds` gauge says since when, for the dashboards, of a state another one flags.)
+  it('every punchgate_config_* gauge the daemon exports is read by a rule', () => {
+    const exported = [...readFileSync('src/metrics/registry.ts', 'utf8').matchAll(/name: '(punchgate_config_\w+)'/g)]
+      .map((m) => m[1]!)
+      .filter((name) => !name.endsWith('_timestamp_seconds'));
+    expect(exported.length).toBeGreaterThan(3);
+    for (const metric of exported)
+      expect(
+        rules.filter((r) => new RegExp(`\\b${metric}\\b`).test(r.expr)).map((r) => r.alert),
+        `${metric}: no rule reads it`,
+      ).not.toEqual([]);
+  });
 });
