@@ -63,6 +63,11 @@ export interface TerminalProfile {
   maxCard: number;
   /** Highest uid to hand out (ZK: 65535); null when the terminal assigns none. */
   maxUid: number | null;
+  /**
+   * Users the terminal holds at most, as it reports (ZK: its user capacity); absent when it does
+   * not say. Hires past it are refused in the plan, so that a dry run says they will not fit.
+   */
+  maxUsers?: number;
 }
 
 export interface PlanOptions {
