@@ -190,7 +190,12 @@ export class HrmsUsers {
       if (code === 'RESPONSE_TOO_LARGE') return { answer: tooLarge(e, method) };
       const detail = e instanceof Error ? e.message : String(e);
       const why = code && !detail.includes(code) ? `${detail} (${code})` : detail;
-      const message = scrub(`cannot reach the HRMS at ${where.origin}${where.pathname}: ${why}`);
+      // DEADLINE: connected, asked, and no whole answer in time: reached, but slow (a whole list can take it long).
+      const message = scrub(
+        code === 'DEADLINE'
+          ? `the HRMS at ${where.origin}${where.pathname} did not answer within hrms.timeoutMs: ${why}`
+          : `cannot reach the HRMS at ${where.origin}${where.pathname}: ${why}`,
+      );
       this.opts.logger?.warn({ path: where.pathname, error: code ?? detail }, 'HRMS user call failed');
       return { answer: withFix({ ok: false, kind: 'transient', message }) };
     }

@@ -111,4 +111,33 @@ describe('employees fetch with a huge or odd list', () => {
     expect(run.err).toContain('more than 32 MiB');
     expect(run.err).toContain('terminalUsers.filter');
   }, 30_000);
+
+  it('an HRMS slower than hrms.timeoutMs: said as slow, with the setting to raise; not "cannot reach", not "check the network route"', async () => {
+    server = createServer((req) => req.resume());
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    client = new HrmsUsers({
+      hrms: {
+        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        userPath: '/api.php/system/hrms/updateUser',
+        employeeFetch: {
+          path: '/fetchEmployees',
+          method: 'GET',
+          params: { status: 's', department: 'd', designation: 'g' },
+        },
+        timeoutMs: 150,
+        connectTimeoutMs: 100,
+      },
+      token: { get: () => TOKEN },
+      secrets: new Secrets(),
+    });
+    const out = new Sink();
+    const err = new Sink();
+    const code = await fetchEmployees({}, {}, { client, out, err, identifyBy: 'username' });
+    server.closeAllConnections();
+    expect(code).toBe(75);
+    expect(err.text).not.toContain('cannot reach');
+    expect(err.text).not.toContain('network route');
+    expect(err.text).toContain('did not answer within');
+    expect(err.text).toContain('raise hrms.timeoutMs');
+  });
 });
