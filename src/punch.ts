@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { printable } from './util/terminal-text.js';
+import { boundedText } from './util/bounded-text.js';
 
 /**
  * The one record that flows terminals -> sources -> journal -> delivery -> HRMS.
@@ -181,14 +181,14 @@ export function deviceIdentity(serial: string): string {
 }
 
 /**
- * A user name or card number as a terminal reported it, as it is kept: as it is when it follows
- * the text rule (blanks allowed, at most 64 characters), else as printable text (escaped, cut):
- * it only describes a user, so keeping it readable beats refusing the user.
+ * A user name or card number as a terminal reported it, as it is kept: as the terminal holds it,
+ * cut to 64 characters. Never escaped here: the roster onto the terminals compares it with the
+ * HRMS's name, and an escape kept as data (`\u200c` for the zero-width non-joiner of a Persian
+ * name, a joiner in an emoji or an Indic name) differs from it, so every run rewrote that user.
+ * Whatever shows a name escapes it then (util/terminal-text.ts: listings, reports, JSON).
  */
 export function userText(text: string): string {
-  return textProblem(text, { what: 'text', max: MAX_NAME_LENGTH, blanks: true }) === undefined
-    ? text
-    : printable(text, MAX_NAME_LENGTH);
+  return boundedText(text, MAX_NAME_LENGTH);
 }
 
 /** Whether a serial is a stand-in made by deviceIdentity. */

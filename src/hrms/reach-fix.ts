@@ -9,6 +9,8 @@ export function hrmsReachFix(message: string, ca?: { key: string; file: string }
       return `the CA in ${ca.key} (${ca.file}) does not sign the HRMS's certificate: put in that file the PEM certificate of the CA that issued it (ask the HRMS administrator); check the box's clock too`;
     return "the HRMS certificate is not trusted: if it comes from a private CA, set hrms.caFile to that CA's PEM file; check the box's clock too";
   }
+  if (/\(DEADLINE\)/.test(message))
+    return 'the HRMS is slow to answer (a whole employee list can take it long): raise hrms.timeoutMs (e.g. 120000), or try again when it is less busy';
   if (/ENOTFOUND|EAI_AGAIN/.test(message))
     return 'check the host name in hrms.baseUrl and the DNS settings of this box';
   return 'check hrms.baseUrl, the network route and firewall or proxy between this box and the HRMS, and that the HRMS is up';

@@ -3,7 +3,7 @@ import type { Logger } from '../util/logger.js';
 import type { Secrets } from '../util/secrets.js';
 import { errorCode } from '../util/errors.js';
 import { scrubberFor } from '../util/secrets.js';
-import { HrmsHttp, hrmsUrl } from './http.js';
+import { HrmsHttp, hrmsUrl, MAX_RESPONSE_BYTES } from './http.js';
 import { requestFailure } from './request-failure.js';
 import { userCallFix } from './reach-fix.js';
 import { outsideText } from './text.js';
@@ -187,9 +187,15 @@ export class HrmsUsers {
       const code = errorCode(e);
       if (code === 'PROXY_AUTH')
         return { answer: { ok: false, kind: 'refused', message: requestFailure.proxyAuth().message } };
+      if (code === 'RESPONSE_TOO_LARGE') return { answer: tooLarge(e, method) };
       const detail = e instanceof Error ? e.message : String(e);
       const why = code && !detail.includes(code) ? `${detail} (${code})` : detail;
-      const message = scrub(`cannot reach the HRMS at ${where.origin}${where.pathname}: ${why}`);
+      // DEADLINE: connected, asked, and no whole answer in time: reached, but slow (a whole list can take it long).
+      const message = scrub(
+        code === 'DEADLINE'
+          ? `the HRMS at ${where.origin}${where.pathname} did not answer within hrms.timeoutMs: ${why}`
+          : `cannot reach the HRMS at ${where.origin}${where.pathname}: ${why}`,
+      );
       this.opts.logger?.warn({ path: where.pathname, error: code ?? detail }, 'HRMS user call failed');
       return { answer: withFix({ ok: false, kind: 'transient', message }) };
     }
@@ -243,6 +249,26 @@ export class HrmsUsers {
       return { ...withData, ok: false, kind: 'validation', message: text };
     return { ...withData, ok: false, kind: 'refused', message: text };
   }
+}
+
+/**
+ * An answer past the cap (MAX_RESPONSE_BYTES) was reached and refused unread: not "cannot reach
+ * the HRMS", and not temporary either, since the same request gets the same answer. For a fetch
+ * (a large company's whole list, every record with many fields) the fix is a smaller list.
+ */
+function tooLarge(e: unknown, method: 'GET' | 'POST'): UserAnswer {
+  const status = (e as { httpStatus?: number }).httpStatus;
+  const mib = MAX_RESPONSE_BYTES / (1024 * 1024);
+  return {
+    ok: false,
+    kind: 'refused',
+    ...(status !== undefined ? { httpStatus: status } : {}),
+    message: `the HRMS answered${status !== undefined ? ` HTTP ${status}` : ''} with more than ${mib} MiB, the most punchgate reads of one answer (refused unread)`,
+    fix:
+      method === 'GET' || status === undefined || status < 300
+        ? 'fetch fewer employees at once: one department or site (terminalUsers.filter for sync-users, --department for employees fetch), or ask the HRMS administrator to leave the fields punchgate does not use out of the fetch'
+        : 'show this message to the HRMS administrator',
+  };
 }
 
 /** The answer with what to try, when it failed for a reason its message does not explain. */

@@ -6,7 +6,7 @@
  */
 import { messageOf } from '../util/errors.js';
 import type { ApplyOutcome } from './adapter.js';
-import type { Change, ChangeResult, TerminalProfile } from './types.js';
+import { OTHER_CARDS, type Change, type ChangeResult, type TerminalProfile } from './types.js';
 
 /** Both keep 32 bytes of a name and of a user's code (Dahua UserID, ISAPI employeeNo); card numbers are text. */
 export const HTTP_TERMINAL_PROFILE: TerminalProfile = {
@@ -23,6 +23,18 @@ export const ADMINISTRATOR = 14;
 /** A terminal's card as a number (leading zeros are the same card), or 0 when it is not one. */
 export const cardNumber = (cardNo: string): number =>
   /^\d{1,20}$/.test(cardNo) && Number(cardNo) <= 0xffffffff ? Number(cardNo) : 0;
+
+/**
+ * The card of a person holding `cards` (Hikvision, Dahua: text), as the planner compares it with
+ * the roster's: 0 for none, the number of one card the roster can name, else OTHER_CARDS. Taking
+ * the first card alone, or 0 for one past 4294967295 (a 7-byte UID), made "card 0" (a lost badge
+ * revoked) or "card 111" (the only card) look done while another card still opened the door.
+ */
+export function heldCard(cards: readonly string[]): number {
+  if (cards.length === 0) return 0;
+  const n = cards.length === 1 ? cardNumber(cards[0]!) : 0;
+  return n !== 0 ? n : OTHER_CARDS;
+}
 
 /** What a change gives the terminal as its card ('' = none): the roster's spelling, leading zeros kept. */
 export const cardTextOf = (c: { card: number; cardText?: string }): string =>

@@ -221,13 +221,33 @@ export function planTerminal(
     }
   }
   const limit = removalLimit(opts.maxRemovals, current.length);
-  if (removes.length > limit) {
+  const held = removes.length > limit;
+  if (held) {
     // Too many at once to be HR's intent: an HRMS or file that lost people, or marks everyone
     // blocked. Nobody is removed; the additions and updates still go.
     plan.heldRemovals = { removals: removes, limit, users: current.length };
-    plan.changes = [...updates, ...adds];
-  } else plan.changes = [...removes, ...updates, ...adds];
+  }
+  const fitting = withinCapacity(adds, current.length - (held ? 0 : removes.length), profile, plan);
+  plan.changes = held ? [...updates, ...fitting] : [...removes, ...updates, ...fitting];
   return plan;
+}
+
+/**
+ * The hires a terminal has room for, in roster order (after this run's removals); the others are
+ * refused with the reason. Tried, they would each fail as "refused by the terminal" and the dry
+ * run would have promised them.
+ */
+function withinCapacity(adds: AddChange[], holding: number, profile: TerminalProfile, plan: Plan): AddChange[] {
+  if (profile.maxUsers === undefined) return adds;
+  const room = Math.max(0, profile.maxUsers - holding);
+  for (const a of adds.slice(room)) {
+    plan.refused.push({
+      code: a.code,
+      where: a.where,
+      reason: `the terminal is full: it holds at most ${profile.maxUsers} users (${holding} after this run's removals); remove leavers or users not in the roster (--remove-absent) to make room`,
+    });
+  }
+  return adds.slice(0, room);
 }
 
 /** Share of a terminal's users one run may remove by default, and the least it may always remove. */

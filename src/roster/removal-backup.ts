@@ -5,7 +5,7 @@
  */
 import { messageOf } from '../util/errors.js';
 import type { BackupSink, UserTemplate } from './adapter.js';
-import type { ChangeResult, RemoveChange } from './types.js';
+import { OTHER_CARDS, type ChangeResult, type RemoveChange } from './types.js';
 
 /** Why sync-users removed a user, as kept with its backup (and shown by `terminals backups`). */
 const REASONS: Record<RemoveChange['reason'], string> = {
@@ -40,7 +40,8 @@ export function backUpBeforeRemoval(
         uid: kept.uid ?? null,
         code: change.code,
         name: change.name,
-        card: change.card,
+        // Cards a terminal holds as text beyond one number (OTHER_CARDS) have no number to keep.
+        card: change.card === OTHER_CARDS ? 0 : change.card,
         privilege: change.privilege,
       },
       reason: REASONS[change.reason],

@@ -5,7 +5,7 @@
 import { printable } from '../util/terminal-text.js';
 import { EXIT } from '../util/exit-codes.js';
 import type { TerminalSyncReport } from './sync-users.js';
-import type { Change, ChangeResult, Plan, Roster } from './types.js';
+import { OTHER_CARDS, type Change, type ChangeResult, type Plan, type Roster } from './types.js';
 
 export interface SyncCounts {
   added: number;
@@ -74,7 +74,10 @@ function describe(c: Change): string {
   if (c.action === 'update') {
     const parts: string[] = [];
     if (c.fields.includes('name')) parts.push(`name ${q(c.before.name)} -> ${q(c.name)}`);
-    if (c.fields.includes('card')) parts.push(`card ${c.before.card || 'none'} -> ${c.card || 'none'}`);
+    if (c.fields.includes('card'))
+      parts.push(
+        `card ${c.before.card === OTHER_CARDS ? 'other card(s)' : c.before.card || 'none'} -> ${c.card || 'none'}`,
+      );
     return `${parts.join(', ')}${uid ? ` (${uid})` : ''}`;
   }
   const why = c.reason === 'inactive' ? 'inactive in the roster' : 'not in the roster';

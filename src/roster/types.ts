@@ -52,6 +52,13 @@ export interface TerminalUser {
 }
 
 /** What a terminal can store: the planner writes only what the terminal will read back the same. */
+/**
+ * A TerminalUser's card when what the terminal holds is not one card the roster can name (several
+ * cards, or a number past 4294967295): equal to no roster card, so any card in the roster
+ * (0 included) is written. It is never written to a terminal.
+ */
+export const OTHER_CARDS = -1;
+
 export interface TerminalProfile {
   /** UTF-8 bytes a name keeps (ZK: 24, or 8 on 28-byte records). Longer names are cut at a character. */
   nameBytes: number;
@@ -63,6 +70,11 @@ export interface TerminalProfile {
   maxCard: number;
   /** Highest uid to hand out (ZK: 65535); null when the terminal assigns none. */
   maxUid: number | null;
+  /**
+   * Users the terminal holds at most, as it reports (ZK: its user capacity); absent when it does
+   * not say. Hires past it are refused in the plan, so that a dry run says they will not fit.
+   */
+  maxUsers?: number;
 }
 
 export interface PlanOptions {

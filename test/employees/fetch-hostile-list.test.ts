@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fetchEmployees } from '../../src/employees/commands.js';
+import { MAX_RESPONSE_BYTES } from '../../src/hrms/http.js';
 import { HrmsUsers } from '../../src/hrms/users.js';
 import { Secrets } from '../../src/util/secrets.js';
 import { Sink } from './helpers.js';
@@ -98,5 +99,45 @@ describe('employees fetch with a huge or odd list', () => {
     expect(run.err).toContain(
       "punchgate: 2 entries of the HRMS's list are not employee records and are not shown: 3 (a list), 4 (null)",
     );
+  });
+
+  it('a list larger than punchgate reads is said as such, with what to do: not "cannot reach the HRMS", not "try again later"', async () => {
+    const run = await fetchFrom([{ username: 'big', name: 'N'.repeat(MAX_RESPONSE_BYTES) }]);
+    // The HRMS was reached and answered: running again gives the same answer (exit 1, not 75).
+    expect(run.code).toBe(1);
+    expect(run.err).not.toContain('cannot reach');
+    expect(run.err).not.toContain('network route');
+    expect(run.err).toContain('HTTP 200');
+    expect(run.err).toContain('more than 32 MiB');
+    expect(run.err).toContain('terminalUsers.filter');
+  }, 30_000);
+
+  it('an HRMS slower than hrms.timeoutMs: said as slow, with the setting to raise; not "cannot reach", not "check the network route"', async () => {
+    server = createServer((req) => req.resume());
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    client = new HrmsUsers({
+      hrms: {
+        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        userPath: '/api.php/system/hrms/updateUser',
+        employeeFetch: {
+          path: '/fetchEmployees',
+          method: 'GET',
+          params: { status: 's', department: 'd', designation: 'g' },
+        },
+        timeoutMs: 150,
+        connectTimeoutMs: 100,
+      },
+      token: { get: () => TOKEN },
+      secrets: new Secrets(),
+    });
+    const out = new Sink();
+    const err = new Sink();
+    const code = await fetchEmployees({}, {}, { client, out, err, identifyBy: 'username' });
+    server.closeAllConnections();
+    expect(code).toBe(75);
+    expect(err.text).not.toContain('cannot reach');
+    expect(err.text).not.toContain('network route');
+    expect(err.text).toContain('did not answer within');
+    expect(err.text).toContain('raise hrms.timeoutMs');
   });
 });

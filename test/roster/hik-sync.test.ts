@@ -174,6 +174,30 @@ describe('sync-users on a Hikvision terminal', () => {
     expect(writes()).toEqual([]);
   });
 
+  it('a card the roster cannot name (a 7-byte UID past 4294967295) or a second card is never taken for the roster card: revoked with 0, replaced by the roster one', async () => {
+    const { config, roster } = await setup();
+    const c = await openClient(sim!, PASSWORD);
+    // Enrolled at the terminal by hand: a MIFARE 7-byte UID in decimal, on Ana (1001 also holds 111).
+    await c.users.setUpCard({ employeeNo: '1001', cardNo: '04123456789012' });
+    await c.users.setUpCard({ employeeNo: '5000', cardNo: '98765432109876' });
+    await c.http.close();
+    // HR revokes 5000's lost badge (card 0) and gives Ana 111 as her only card; Ben (200 and 201) keeps 200 only.
+    writeFileSync(roster, ['code,name,card', '1001,Ana,111', '1002,Ben,200', '5000,Stranger 0,0'].join('\n') + '\n');
+    const run = await sync(config, { roster });
+    expect(run.code, run.out + run.err).toBe(0);
+    expect(run.out).toContain('0 added, 3 updated, 0 removed');
+    const cards = (code: string) =>
+      sim!
+        .cards()
+        .filter((x) => x.employeeNo === code)
+        .map((x) => x.cardNo)
+        .sort();
+    expect(cards('1001')).toEqual(['111']);
+    expect(cards('1002')).toEqual(['200']);
+    expect(cards('5000')).toEqual([]);
+    expect((await sync(config, { roster })).out).toContain('0 added, 0 updated, 0 removed; 3 unchanged');
+  });
+
   it('a write failing midway: the report says what was applied, what failed, what was not attempted; a rerun finishes', async () => {
     const { config, roster } = await setup();
     // Two writes go through (the removal, the rename), then the device answers errors.

@@ -256,6 +256,43 @@ describe('sync-users on a push terminal', () => {
     expect((await sync(config, { roster })).out).toContain('0 added, 0 updated, 0 removed');
   });
 
+  it.each(['attendance', 'security'] as const)(
+    'names with joiners and variation selectors are kept as the terminal holds them: a rerun rewrites nobody (%s protocol)',
+    async (protocol) => {
+      r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+      const { config } = setup();
+      // A Persian name with a zero-width non-joiner, a family emoji (joiners), a heart with VS16.
+      const names = ['فاطمه\u200cزهرا', '\u{1F469}\u200d\u{1F467} Li', 'Ana \u2764\ufe0f'];
+      const users = names.map((name, i) => ({ pin: String(2001 + i), name, privilege: 0, card: '' }));
+      const first = terminalUp(users, 60_000, protocol);
+      await waitFor(() => r!.store.users('lobby', SN).length === 3, 10_000, 'users uploaded');
+      await first.stop();
+      sims.splice(0);
+      // What the journal keeps is the name itself, not its escaped display form.
+      expect(
+        r.store
+          .users('lobby', SN)
+          .map((u) => u.name)
+          .sort(),
+      ).toEqual([...names].sort());
+      const roster = r.tmp.path('names.csv');
+      writeFileSync(
+        roster,
+        ['code,name', ...users.map((u) => `${u.pin},${u.name}`), '2004,\u{1F469}\u200d\u{1F466} New'].join('\n') + '\n',
+      );
+      const once = await sync(config, { roster });
+      expect(once.out).toContain('1 added, 0 updated, 0 removed; 3 unchanged');
+      // The queued add, laid over the known users, is the same name too: nothing planned again.
+      const again = await sync(config, { roster });
+      expect(again.out).toContain('0 added, 0 updated, 0 removed; 4 unchanged');
+      expect(
+        r.store
+          .commands('lobby')
+          .filter((c) => c.command.startsWith('DATA UPDATE user ') || c.command.startsWith('DATA UPDATE USERINFO')),
+      ).toHaveLength(1);
+    },
+  );
+
   it('a terminal that never reported its users is asked for them first; one that never called is not reached', async () => {
     r = await startReceiver({ terminals: [terminal('lobby', SN)] });
     const { config, roster } = setup();

@@ -229,17 +229,35 @@ describe('terminals sync-users', () => {
     expect(old.writeCount()).toBe(writes);
   });
 
-  it('a full terminal refuses the hires it has no room for (exit 1) and takes the rest', async () => {
-    const { gate } = await env.start({ gate: { users: [{ uid: 1, userId: '1', name: 'A' }], userCapacity: 2 } });
-    const run = await env.sync({ roster: env.writeRoster(['code,name', '1,A', '2,B', '3,C']), json: true });
+  it('a full terminal: the plan (dry run too) says which hires do not fit and why; nothing is tried past its capacity', async () => {
+    const { gate } = await env.start({
+      gate: {
+        users: [
+          { uid: 1, userId: '1', name: 'A' },
+          { uid: 2, userId: '9', name: 'Leaver' },
+        ],
+        userCapacity: 3,
+      },
+    });
+    // The leaver's place is free once it is removed: two hires fit, the third does not.
+    const roster = env.writeRoster(['code,name,active', '1,A,', '9,Leaver,0', '2,B,', '3,C,', '4,D,']);
+    const dry = await env.sync({ roster, dryRun: true });
+    expect(dry.code).toBe(1);
+    expect(dry.out).toContain('would add 2, update 0, remove 1');
+    expect(dry.out).toMatch(/! refuse 4 .*the terminal is full: it holds at most 3 users/);
+    expect(dry.out).not.toMatch(/add +4 /);
+    expect(gate.writeCount()).toBe(0);
+
+    const run = await env.sync({ roster, json: true });
     expect(run.code).toBe(1);
-    const changes = JSON.parse(run.out).terminals[0].changes;
-    expect(changes.map((c: { code: string; status: string }) => `${c.code} ${c.status}`)).toEqual([
+    const t = JSON.parse(run.out).terminals[0];
+    expect(t.changes.map((c: { code: string; status: string }) => `${c.code} ${c.status}`)).toEqual([
+      '9 applied',
       '2 applied',
-      '3 failed',
+      '3 applied',
     ]);
-    expect(changes[1].error).toMatch(/refused by the terminal: .*USER_WRQ\(8\) for uid 3 with ACK_ERROR/);
-    expect(gate.users().map((u) => u.userId)).toEqual(['1', '2']);
+    expect(t.refused).toEqual([expect.objectContaining({ code: '4', reason: expect.stringContaining('is full') })]);
+    expect(gate.users().map((u) => u.userId)).toEqual(['1', '2', '3']);
     expect(gate.deviceEnabled()).toBe(true);
   });
 

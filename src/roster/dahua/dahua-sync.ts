@@ -25,7 +25,7 @@ import type { ApplyOutcome, BackupSink, TerminalSnapshot, UserSyncAdapter } from
 import {
   ADMINISTRATOR,
   applyInOrder,
-  cardNumber,
+  heldCard,
   cardTextOf,
   holdsCard,
   HTTP_TERMINAL_PROFILE,
@@ -42,7 +42,7 @@ export function toTerminalUsers(users: readonly DahuaUser[]): TerminalUser[] {
     uid: null,
     code: u.userId,
     name: u.name,
-    card: cardNumber(u.cards[0] ?? ''),
+    card: heldCard(u.cards),
     privilege: u.admin ? ADMINISTRATOR : 0,
   }));
 }

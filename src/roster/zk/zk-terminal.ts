@@ -98,6 +98,10 @@ export class ZkUserTerminal {
       numericCodes: numericUserIds(this.size),
       maxCard: 0xffffffff,
       maxUid: 0xffff,
+      // A capacity of 0, or below what it holds, is firmware that does not say: no limit then.
+      ...(this.info && this.info.userCapacity > 0 && this.info.userCapacity >= this.info.users
+        ? { maxUsers: this.info.userCapacity }
+        : {}),
     };
   }
 

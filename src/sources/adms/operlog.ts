@@ -1,6 +1,7 @@
 import { malformedLine } from './malformed.js';
 import type { PushUser } from '../../journal/types.js';
 import { codeProblem } from '../../punch.js';
+import { boundedText } from '../../util/bounded-text.js';
 import { printable } from '../../util/terminal-text.js';
 import type { MalformedLine } from './attlog.js';
 
@@ -56,8 +57,8 @@ export function parseUserFields(rest: string): PushUser | { problem: string } {
   const pri = kv.get('Pri') ?? kv.get('Privilege');
   return {
     pin,
-    name: printable(kv.get('Name') ?? '', 64),
-    card: printable(kv.get('Card') ?? kv.get('CardNo') ?? '', 32),
+    name: boundedText(kv.get('Name') ?? '', 64),
+    card: boundedText(kv.get('Card') ?? kv.get('CardNo') ?? '', 32),
     privilege: pri !== undefined && /^\d{1,3}$/.test(pri) ? Number(pri) : null,
   };
 }

@@ -1,7 +1,7 @@
 import { malformedLine } from './malformed.js';
 import type { PushUser } from '../../journal/types.js';
 import { codeProblem } from '../../punch.js';
-import { printable } from '../../util/terminal-text.js';
+import { boundedText } from '../../util/bounded-text.js';
 import type { MalformedLine } from './attlog.js';
 import { keyValueFields } from './key-values.js';
 
@@ -71,8 +71,8 @@ export function userOfRow(row: TableRow): PushUser | { problem: string } {
   const pri = f.get('privilege') ?? f.get('pri');
   return {
     pin,
-    name: printable(f.get('name') ?? '', 64),
-    card: printable(f.get('cardno') ?? f.get('card') ?? '', 32),
+    name: boundedText(f.get('name') ?? '', 64),
+    card: boundedText(f.get('cardno') ?? f.get('card') ?? '', 32),
     privilege: pri !== undefined && /^\d{1,3}$/.test(pri) ? Number(pri) : null,
   };
 }
