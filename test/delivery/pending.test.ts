@@ -42,7 +42,10 @@ describe('the pending figure of the delivery log line', () => {
     const slow = {
       ...queue,
       dueCount: (o?: { atMost?: number }) => {
-        if (o?.atMost === undefined) (full++, clock.advance(1000));
+        if (o?.atMost === undefined) {
+          full++;
+          clock.advance(1000);
+        }
         return queue.dueCount(o);
       },
     };
