@@ -53,7 +53,7 @@ import type {
 import { WalSync } from './wal-sync.js';
 import { CHECKPOINT_KICK_ROWS, CheckpointWorker, type CheckpointTuning } from './checkpoint-worker.js';
 import { WriteGate } from './write-gate.js';
-import { owedToRemovedSinks, removedSinkWords } from './removed-sinks.js';
+import { owedToRemovedSinks, removedSinkWords, type RemovedSinkOwed } from './removed-sinks.js';
 import { FutureJudge, signed, type FutureCall } from './future-judge.js';
 
 export interface JournalOptions {
@@ -737,6 +737,14 @@ export class Journal implements PunchSink, DeliveryQueue {
         { was: before, now: roster.defaultSink },
         `the first sink of the config is now ${roster.defaultSink}, it was ${before}: the journal's punches keep their state, which was ${before}'s (punches delivered to ${before} are not sent to ${roster.defaultSink}); put ${before} first again, or queue them with punches retry --sink`,
       );
+  }
+
+  /**
+   * The sinks the journal knows that `roster` (the config's) does not name, with the punches they
+   * are still owed (never sent while they are out of the config): for the status.
+   */
+  owedToRemovedSinks(roster: SinkRoster): RemovedSinkOwed[] {
+    return owedToRemovedSinks(this.db, roster);
   }
 
   /** The queue of a sink other than the default (sink-deliveries.ts); `notFor`: terminals that leave it out. */
