@@ -1075,8 +1075,14 @@ export class Journal implements PunchSink, DeliveryQueue {
     return (row as { n: number }).n;
   }
 
+  refusedWaiting(): number {
+    return this.counts().rejected;
+  }
+
   /** The codes with a refused punch waiting, and the earliest such punch's log time (held-behind-refused.ts). */
   private heldCodes(opts: ClaimOptions): string {
+    // None refused (the kept counts): none held, without reading the backlog for refused rows.
+    if (this.refusedWaiting() === 0) return heldParam([]);
     return heldParam(this.stmt.refusedFirst.all({ free: freeParam(opts) }) as RefusedFirst[]);
   }
 

@@ -293,6 +293,7 @@ export class SinkQueue implements DeliveryQueue {
             AND (d.state = 'pending' OR @all OR d.next_attempt_at <= @now) AND p.state <> 'quarantined'
             AND ${notHeldTerm('p.biometric_code', 'd.log_time')} LIMIT @limit)`),
       counts: db.prepare(`SELECT state, n FROM sink_counts WHERE sink = ?`),
+      keptCount: db.prepare(`SELECT n FROM sink_counts WHERE sink = @sink AND state = @state`),
       // The sink's punches held in quarantine (not sent until released): taken in as pending, or
       // not taken in yet. Read through punches_refused (the quarantined punches only, never the
       // history), each looked up by the sink's primary key.
@@ -311,6 +312,8 @@ export class SinkQueue implements DeliveryQueue {
 
   /** The sink's refused and given-up punches, grouped by its HRMS's message and code (the status's alerts). */
   refused(): RefusedPunches[] {
+    // None refused or dead (the kept counts): nothing to read through the backlog.
+    if (this.kept('rejected') + this.kept('dead') === 0) return [];
     return (
       this.stmt.refused!.all(this.sink) as {
         message: string | null;
@@ -321,8 +324,19 @@ export class SinkQueue implements DeliveryQueue {
     ).map((r) => ({ ...r, message: r.message ?? '' }));
   }
 
+  /** The sink's punches by state from sink_counts alone (no count of rows). */
+  private kept(state: SinkState): number {
+    return (this.stmt.keptCount!.get({ sink: this.sink, state }) as { n: number } | undefined)?.n ?? 0;
+  }
+
+  refusedWaiting(): number {
+    return this.kept('rejected');
+  }
+
   /** The codes with a refused punch waiting here, and the earliest such punch's log time (held-behind-refused.ts). */
   private heldCodes(opts: ClaimOptions): string {
+    // None refused (the kept counts): none held, without reading the backlog for refused rows.
+    if (this.refusedWaiting() === 0) return heldParam([]);
     return heldParam(this.stmt.refusedFirst!.all({ sink: this.sink, free: freeParam(opts) }) as RefusedFirst[]);
   }
 
