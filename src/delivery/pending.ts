@@ -4,6 +4,14 @@ import type { DeliveryQueue } from '../journal/types.js';
 const EXACT_UP_TO = 1000;
 /** A longer queue is counted in full at most this often; in between, the count follows this process's claims. */
 const RECOUNT_MS = 5000;
+/**
+ * ... and at most once per this many times what its last full count took: a backlog of 300,000
+ * takes about half a second to count, and counted every 5 s for each sink it took a fifth of the
+ * event loop from the catch-up it reports on (the figure is "about" meanwhile, so nothing is lost).
+ */
+const RECOUNT_COST_SHARE = 50;
+/** Never longer apart than this (a clock step during a count must not freeze the figure for hours). */
+const RECOUNT_MAX_MS = 300_000;
 
 /** How many punches still wait for delivery, for the line logged after each batch. */
 export interface PendingFigure {
@@ -19,7 +27,7 @@ export interface PendingFigure {
  * claimed and returned since (the figure is then "about").
  */
 export class PendingCount {
-  private base: { n: number; at: number; moved: number } | undefined;
+  private base: { n: number; at: number; moved: number; tookMs: number } | undefined;
   /** Punches this process took out of the queue (claims) minus those it put back (releases). */
   private moved = 0;
 
@@ -39,7 +47,10 @@ export class PendingCount {
   /** The punches due now (not counting those this process holds claimed). */
   read(): PendingFigure {
     const t = this.now();
-    if (this.base && t - this.base.at < RECOUNT_MS) {
+    if (
+      this.base &&
+      t - this.base.at < Math.min(RECOUNT_MAX_MS, Math.max(RECOUNT_MS, this.base.tookMs * RECOUNT_COST_SHARE))
+    ) {
       const n = this.base.n - (this.moved - this.base.moved);
       if (n > EXACT_UP_TO) return { n, exact: false };
     }
@@ -49,7 +60,8 @@ export class PendingCount {
       return { n: bounded, exact: true };
     }
     const n = this.queue.dueCount();
-    this.base = { n, at: t, moved: this.moved };
+    const at = this.now();
+    this.base = { n, at, moved: this.moved, tookMs: Math.max(0, at - t) };
     return { n, exact: true };
   }
 }

@@ -55,7 +55,7 @@ import type {
 import { WalSync } from './wal-sync.js';
 import { CHECKPOINT_KICK_ROWS, CheckpointWorker, type CheckpointTuning } from './checkpoint-worker.js';
 import { WriteGate } from './write-gate.js';
-import { owedToRemovedSinks, removedSinkWords } from './removed-sinks.js';
+import { owedToRemovedSinks, removedSinkWords, type RemovedSinkOwed } from './removed-sinks.js';
 import { FutureJudge, signed, type FutureCall } from './future-judge.js';
 
 export interface JournalOptions {
@@ -797,6 +797,14 @@ export class Journal implements PunchSink, DeliveryQueue {
       );
   }
 
+  /**
+   * The sinks the journal knows that `roster` (the config's) does not name, with the punches they
+   * are still owed (never sent while they are out of the config): for the status.
+   */
+  owedToRemovedSinks(roster: SinkRoster): RemovedSinkOwed[] {
+    return owedToRemovedSinks(this.db, roster);
+  }
+
   /** The queue of a sink other than the default (sink-deliveries.ts); `notFor`: terminals that leave it out. */
   sinkQueue(name: string, notFor: readonly string[] = []): SinkQueue {
     return new SinkQueue(
@@ -1125,8 +1133,14 @@ export class Journal implements PunchSink, DeliveryQueue {
     return (row as { n: number }).n;
   }
 
+  refusedWaiting(): number {
+    return this.counts().rejected;
+  }
+
   /** The codes with a refused punch waiting, and the earliest such punch's log time (held-behind-refused.ts). */
   private heldCodes(opts: ClaimOptions): string {
+    // None refused (the kept counts): none held, without reading the backlog for refused rows.
+    if (this.refusedWaiting() === 0) return heldParam([]);
     return heldParam(this.stmt.refusedFirst.all({ free: freeParam(opts) }) as RefusedFirst[]);
   }
 

@@ -239,6 +239,9 @@ export class SinkQueue implements DeliveryQueue {
           SELECT @sink, id, log_time, terminal, 'pending', @now FROM punches
           WHERE id > @from AND id <= @to AND terminal NOT IN (SELECT value FROM json_each(@notFor))
           ON CONFLICT DO NOTHING`),
+      // The oldest log time among the punches not taken in yet (a rowid range: the backlog's tail only).
+      oldestNotTakenIn: db.prepare(`SELECT min(log_time) AS t FROM punches
+          WHERE id > @from AND state <> 'quarantined' AND terminal NOT IN (SELECT value FROM json_each(@notFor))`),
       moveCursor: db.prepare(`UPDATE sinks SET cursor = @to WHERE name = @sink AND cursor < @to`),
       notTakenIn: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM punches
           WHERE id > @from AND terminal NOT IN (SELECT value FROM json_each(@notFor)) LIMIT @limit)`),
@@ -247,6 +250,7 @@ export class SinkQueue implements DeliveryQueue {
           FROM sink_deliveries d JOIN punches p ON p.id = d.punch_id
           WHERE d.sink = @sink AND d.state IN ('pending', 'rejected')
             AND (d.state = 'pending' OR @all OR d.next_attempt_at <= @now) AND p.state <> 'quarantined'
+            AND (@before IS NULL OR d.log_time <= @before)
           ORDER BY d.log_time, d.punch_id LIMIT @limit`),
       pickHeld: db.prepare(`SELECT d.punch_id AS id, p.site, p.terminal, p.device, p.biometric_code AS biometricCode,
             p.log_time AS logTime, p.punch_state AS punchState, p.sent_as AS sentAs, d.attempts, d.state AS previousState
@@ -254,6 +258,7 @@ export class SinkQueue implements DeliveryQueue {
           WHERE d.sink = @sink AND d.state IN ('pending', 'rejected')
             AND (d.state = 'pending' OR @all OR d.next_attempt_at <= @now) AND p.state <> 'quarantined'
             AND ${notHeldTerm('p.biometric_code', 'd.log_time')}
+            AND (@before IS NULL OR d.log_time <= @before)
           ORDER BY d.log_time, d.punch_id LIMIT @limit`),
       refusedFirst: db.prepare(SINK_REFUSED_FIRST),
       markInflight:
@@ -288,6 +293,7 @@ export class SinkQueue implements DeliveryQueue {
             AND (d.state = 'pending' OR @all OR d.next_attempt_at <= @now) AND p.state <> 'quarantined'
             AND ${notHeldTerm('p.biometric_code', 'd.log_time')} LIMIT @limit)`),
       counts: db.prepare(`SELECT state, n FROM sink_counts WHERE sink = ?`),
+      keptCount: db.prepare(`SELECT n FROM sink_counts WHERE sink = @sink AND state = @state`),
       // The sink's punches held in quarantine (not sent until released): taken in as pending, or
       // not taken in yet. Read through punches_refused (the quarantined punches only, never the
       // history), each looked up by the sink's primary key.
@@ -306,6 +312,8 @@ export class SinkQueue implements DeliveryQueue {
 
   /** The sink's refused and given-up punches, grouped by its HRMS's message and code (the status's alerts). */
   refused(): RefusedPunches[] {
+    // None refused or dead (the kept counts): nothing to read through the backlog.
+    if (this.kept('rejected') + this.kept('dead') === 0) return [];
     return (
       this.stmt.refused!.all(this.sink) as {
         message: string | null;
@@ -316,8 +324,19 @@ export class SinkQueue implements DeliveryQueue {
     ).map((r) => ({ ...r, message: r.message ?? '' }));
   }
 
+  /** The sink's punches by state from sink_counts alone (no count of rows). */
+  private kept(state: SinkState): number {
+    return (this.stmt.keptCount!.get({ sink: this.sink, state }) as { n: number } | undefined)?.n ?? 0;
+  }
+
+  refusedWaiting(): number {
+    return this.kept('rejected');
+  }
+
   /** The codes with a refused punch waiting here, and the earliest such punch's log time (held-behind-refused.ts). */
   private heldCodes(opts: ClaimOptions): string {
+    // None refused (the kept counts): none held, without reading the backlog for refused rows.
+    if (this.refusedWaiting() === 0) return heldParam([]);
     return heldParam(this.stmt.refusedFirst!.all({ sink: this.sink, free: freeParam(opts) }) as RefusedFirst[]);
   }
 
@@ -350,13 +369,25 @@ export class SinkQueue implements DeliveryQueue {
       return this.d.gate.attempt(() =>
         db
           .transaction(() => {
-            this.takeIn(now);
-            const args = { sink: this.sink, now, limit, all: opts.ignoreBackoff ? 1 : 0 };
-            const rows = (
-              opts.holdBehindRefused
-                ? this.stmt.pickHeld!.all({ ...args, held: this.heldCodes(opts) })
-                : this.stmt.pick!.all(args)
-            ) as PickedRow[];
+            // A backlog longer than one take-in goes out oldest log time first over all of it, as the
+            // default sink's does: nothing is picked that is newer than a punch not taken in yet (a
+            // terminal that uploads its older log late has the higher ids). Where that leaves nothing,
+            // the next rows are taken in at once (a claim never comes back empty while punches wait).
+            const held = opts.holdBehindRefused ? this.heldCodes(opts) : undefined;
+            let rows: PickedRow[];
+            for (;;) {
+              this.takeIn(now);
+              const from = this.cursor();
+              const before =
+                from === Infinity
+                  ? null
+                  : (this.stmt.oldestNotTakenIn!.get({ from, notFor: this.notFor }) as { t: string | null }).t;
+              const args = { sink: this.sink, now, limit, all: opts.ignoreBackoff ? 1 : 0, before };
+              rows = (
+                held !== undefined ? this.stmt.pickHeld!.all({ ...args, held }) : this.stmt.pick!.all(args)
+              ) as PickedRow[];
+              if (rows.length > 0 || before === null) break;
+            }
             if (rows.length > 0) {
               this.stmt.markInflight!.run({ sink: this.sink, now, holder, ids: JSON.stringify(rows.map((r) => r.id)) });
               const moves = new SinkMoves();

@@ -216,6 +216,11 @@ export interface DeliveryQueue {
   nextDueAt(): number | null;
   /** Count of punches deliverable now (at most `atMost` when given: a cheap count of a long queue). */
   dueCount(opts?: DueCountOptions): number;
+  /**
+   * Punches refused and waiting for their retry (`rejected`), from the counts kept with every
+   * write: cheap at any backlog. Zero: nothing is held behind a refused punch (held-behind-refused.ts).
+   */
+  refusedWaiting?(): number;
 }
 
 export interface StoredPunch {

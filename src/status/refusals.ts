@@ -167,8 +167,13 @@ export function heldBehindRefusedAlert(held: number, sink?: string): Alert[] {
 }
 
 /** How many queued punches (pending or refused) a claim that holds behind refused ones leaves out. */
-export function heldBehindRefusedCount(queue: Pick<DeliveryQueue, 'dueCount'>, policy: HoldPolicy | undefined): number {
+export function heldBehindRefusedCount(
+  queue: Pick<DeliveryQueue, 'dueCount' | 'refusedWaiting'>,
+  policy: HoldPolicy | undefined,
+): number {
   if (!policy) return 0;
+  // Nothing refused, nothing held: no count of a backlog that may be hundreds of thousands long.
+  if (queue.refusedWaiting?.() === 0) return 0;
   const held = { ignoreBackoff: true, holdBehindRefused: true, holdNothing: policy.holdNothing };
   return queue.dueCount({ ignoreBackoff: true }) - queue.dueCount(held);
 }

@@ -28,6 +28,14 @@ export function addSinkStatus(
   now: number,
 ): Alert[] {
   const sinks = sinksOf(config);
+  // A sink taken out of the config (or renamed) while owed punches: said whatever the sinks left.
+  // Only once punchgate run took it out (a start or reload did): a config edited but not reloaded
+  // yet still has the daemon deliver to it.
+  const removed = journal
+    .owedToRemovedSinks({ defaultSink: sinks[0]?.name ?? '', others: sinks.slice(1).map((s) => s.name) })
+    .filter((r) => !r.justRemoved)
+    .map((r) => ({ name: r.sink, owed: r.owed }));
+  if (removed.length > 0) report.removedSinks = removed;
   if (sinks.length < 2) return [];
   const alerts: Alert[] = [];
   report.sinks = sinks.map((s, i): SinkStatus => {
@@ -129,9 +137,9 @@ function sinkAlerts(s: SinkStatus, alertAfterMs: number, now: number, stoppedAt:
 
 /** The lines of `punchgate status` under "Sinks": one per sink. */
 export function sinkLines(r: StatusReport): string[] {
-  if (!r.sinks) return [];
+  if (!r.sinks && !r.removedSinks) return [];
   const lines = ['', 'Sinks'];
-  for (const s of r.sinks) {
+  for (const s of r.sinks ?? []) {
     const d = s.delivery;
     const state =
       d.auth === 'failed'
@@ -150,5 +158,9 @@ export function sinkLines(r: StatusReport): string[] {
     if (d.lastError && (d.failingSince || d.auth === 'failed'))
       lines.push(`    ${s.name}: last error ${localTimeOf(d.lastErrorAt)}: ${printable(d.lastError, 300)}`);
   }
+  for (const s of r.removedSinks ?? [])
+    lines.push(
+      `  ${s.name}: not in the config, still owed ${s.owed} ${s.owed === 1 ? 'punch' : 'punches'}: they are not sent to it; to deliver them, put sink ${s.name} back in the config and reload`,
+    );
   return lines;
 }

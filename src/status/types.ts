@@ -285,6 +285,11 @@ export interface StatusReport {
   terminals: TerminalStatus[];
   /** Every sink, the default first: only where the config has more than one (the default's are `punches` and `delivery`). */
   sinks?: SinkStatus[];
+  /**
+   * Sinks the journal knows that the config no longer names (taken out, or renamed), still owed
+   * punches: those are never sent unless the sink is put back (removed-sinks.ts). Absent: none.
+   */
+  removedSinks?: { name: string; owed: number }[];
   /** Push terminals refused in the last 24 h (empty without adms.listen). */
   pushRefusals?: PushRefusalStatus[];
   journal: {

@@ -33,6 +33,35 @@ describe('the pending figure of the delivery log line', () => {
     expect(pending.read()).toEqual({ n: 861, exact: true });
   });
 
+  it('counts a long queue in full no more than a small share of the time: a catch-up is not slowed by its own figure', () => {
+    const clock = fakeClock(0);
+    const queue = new MemoryQueue(() => clock.now());
+    for (let i = 0; i < 3000; i++) queue.add(`x${i}`, '2026-11-22 09:00:00');
+    let full = 0;
+    // A full count of a backlog of hundreds of thousands takes about a second of the event loop.
+    const slow = {
+      ...queue,
+      dueCount: (o?: { atMost?: number }) => {
+        if (o?.atMost === undefined) {
+          full++;
+          clock.advance(1000);
+        }
+        return queue.dueCount(o);
+      },
+    };
+    const pending = new PendingCount(slow, () => clock.now());
+    expect(pending.read()).toEqual({ n: 3000, exact: true });
+    expect(full).toBe(1);
+    // Five seconds on: a count that took a second is not made again yet (the figure is followed).
+    clock.advance(5000);
+    expect(pending.read()).toEqual({ n: 3000, exact: false });
+    expect(full).toBe(1);
+    // Fifty times what it took after it: counted again.
+    clock.advance(45_000);
+    expect(pending.read()).toEqual({ n: 3000, exact: true });
+    expect(full).toBe(2);
+  });
+
   it('says what the HRMS did with the batch in plain words', () => {
     const t = { delivered: 197, duplicates: 0, rejected: 3, unknown: 0 };
     expect(deliveredLine(200, t, 41)).toBe('delivered 200 punches to the HRMS (3 refused), 41 pending');

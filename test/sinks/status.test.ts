@@ -63,6 +63,20 @@ describe('status per sink', () => {
     expect(failing.fix).toMatch(/^start punchgate run \(see above\); to try now: .*--sink erp$/);
   });
 
+  it('says the punches still owed to a sink taken out of the config (or renamed): never sent, and how to send them', () => {
+    // erp took the punches in, then the config lost it (a rename, a removal): they wait for nobody.
+    j.sinkQueue('erp').claim(1);
+    j.useSinks({ defaultSink: 'hrms', others: [] });
+    const r = buildStatus(j, config(''), clock.now(), { freeBytes: 1e12 });
+    expect(r.removedSinks).toEqual([{ name: 'erp', owed: 3 }]);
+    expect(formatStatus(r)).toContain(
+      'erp: not in the config, still owed 3 punches: they are not sent to it; to deliver them, put sink erp back in the config and reload',
+    );
+    // Put back, it owes nothing any more: no line.
+    j.useSinks({ defaultSink: 'hrms', others: ['erp'] });
+    expect(buildStatus(j, config(erp), clock.now(), { freeBytes: 1e12 }).removedSinks).toBeUndefined();
+  });
+
   it('counts a quarantined punch as quarantined for every sink, not as waiting (taken in or not yet)', async () => {
     // Future-dated: quarantined in the journal; erp has not taken it in yet (no claim since).
     j.ingest([{ terminal: 'gate-1', biometricCode: '9', logTime: '2099-01-01 00:00:00' }]);
