@@ -239,9 +239,6 @@ export class SinkQueue implements DeliveryQueue {
           SELECT @sink, id, log_time, terminal, 'pending', @now FROM punches
           WHERE id > @from AND id <= @to AND terminal NOT IN (SELECT value FROM json_each(@notFor))
           ON CONFLICT DO NOTHING`),
-      // The oldest log time among the punches not taken in yet (a rowid range: the backlog's tail only).
-      oldestNotTakenIn: db.prepare(`SELECT min(log_time) AS t FROM punches
-          WHERE id > @from AND state <> 'quarantined' AND terminal NOT IN (SELECT value FROM json_each(@notFor))`),
       moveCursor: db.prepare(`UPDATE sinks SET cursor = @to WHERE name = @sink AND cursor < @to`),
       notTakenIn: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM punches
           WHERE id > @from AND terminal NOT IN (SELECT value FROM json_each(@notFor)) LIMIT @limit)`),
@@ -250,7 +247,6 @@ export class SinkQueue implements DeliveryQueue {
           FROM sink_deliveries d JOIN punches p ON p.id = d.punch_id
           WHERE d.sink = @sink AND d.state IN ('pending', 'rejected')
             AND (d.state = 'pending' OR @all OR d.next_attempt_at <= @now) AND p.state <> 'quarantined'
-            AND (@before IS NULL OR d.log_time <= @before)
           ORDER BY d.log_time, d.punch_id LIMIT @limit`),
       pickHeld: db.prepare(`SELECT d.punch_id AS id, p.site, p.terminal, p.device, p.biometric_code AS biometricCode,
             p.log_time AS logTime, p.punch_state AS punchState, p.sent_as AS sentAs, d.attempts, d.state AS previousState
@@ -258,7 +254,6 @@ export class SinkQueue implements DeliveryQueue {
           WHERE d.sink = @sink AND d.state IN ('pending', 'rejected')
             AND (d.state = 'pending' OR @all OR d.next_attempt_at <= @now) AND p.state <> 'quarantined'
             AND ${notHeldTerm('p.biometric_code', 'd.log_time')}
-            AND (@before IS NULL OR d.log_time <= @before)
           ORDER BY d.log_time, d.punch_id LIMIT @limit`),
       refusedFirst: db.prepare(SINK_REFUSED_FIRST),
       markInflight:
@@ -369,25 +364,13 @@ export class SinkQueue implements DeliveryQueue {
       return this.d.gate.attempt(() =>
         db
           .transaction(() => {
-            // A backlog longer than one take-in goes out oldest log time first over all of it, as the
-            // default sink's does: nothing is picked that is newer than a punch not taken in yet (a
-            // terminal that uploads its older log late has the higher ids). Where that leaves nothing,
-            // the next rows are taken in at once (a claim never comes back empty while punches wait).
-            const held = opts.holdBehindRefused ? this.heldCodes(opts) : undefined;
-            let rows: PickedRow[];
-            for (;;) {
-              this.takeIn(now);
-              const from = this.cursor();
-              const before =
-                from === Infinity
-                  ? null
-                  : (this.stmt.oldestNotTakenIn!.get({ from, notFor: this.notFor }) as { t: string | null }).t;
-              const args = { sink: this.sink, now, limit, all: opts.ignoreBackoff ? 1 : 0, before };
-              rows = (
-                held !== undefined ? this.stmt.pickHeld!.all({ ...args, held }) : this.stmt.pick!.all(args)
-              ) as PickedRow[];
-              if (rows.length > 0 || before === null) break;
-            }
+            this.takeIn(now);
+            const args = { sink: this.sink, now, limit, all: opts.ignoreBackoff ? 1 : 0 };
+            const rows = (
+              opts.holdBehindRefused
+                ? this.stmt.pickHeld!.all({ ...args, held: this.heldCodes(opts) })
+                : this.stmt.pick!.all(args)
+            ) as PickedRow[];
             if (rows.length > 0) {
               this.stmt.markInflight!.run({ sink: this.sink, now, holder, ids: JSON.stringify(rows.map((r) => r.id)) });
               const moves = new SinkMoves();
