@@ -75,7 +75,7 @@ export class JournalFileIdentity {
     return new JournalFileGoneError(
       path,
       'wal',
-      `${walPath} (its write-ahead log, which holds the newest punches) ${wal ? 'was replaced by another file' : 'was deleted'} while punchgate run was writing it`,
+      `lost its write-ahead log (${walPath}, which holds the newest punches): it ${wal ? 'was replaced by another file' : 'was deleted'} while punchgate run was writing it`,
       'never remove the -wal or -shm files beside the journal (they are part of it); find out what removed it and stop it; punchgate copies what the log held into the journal before it exits and starts again by itself',
     );
   }

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { existsSync, linkSync, renameSync, unlinkSync } from 'node:fs';
+import { existsSync, linkSync, rmSync, unlinkSync } from 'node:fs';
 import {
   codeProblem,
   deviceIdentity,
@@ -1393,9 +1393,8 @@ export class Journal implements PunchSink, DeliveryQueue {
       this.db.prepare('VACUUM INTO ?').run(aside);
       if (existsSync(path))
         return `what it held is saved as ${aside}: stop punchgate and put that file in place of the new one if it is the journal to keep`;
-      // The old -wal and -shm still carry the deleted file's pages: never replayed onto the copy.
-      for (const side of [`${path}-wal`, `${path}-shm`])
-        if (existsSync(side)) renameSync(side, `${aside}${side.slice(path.length)}.stale`);
+      // The old -wal and -shm carry the deleted file's pages (all in the copy now): never replayed onto it.
+      for (const side of [`${path}-wal`, `${path}-shm`]) rmSync(side, { force: true });
       linkSync(aside, path);
       unlinkSync(aside);
       return `what it held is saved back as ${path}`;

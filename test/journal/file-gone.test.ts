@@ -52,7 +52,7 @@ describe('a journal file deleted under the process writing it', () => {
     expect(() => journal.ingestSyncedLater([punch(3)])).toThrow(JournalFileGoneError);
     expect(fatal[0]).toBeInstanceOf(JournalFileGoneError);
     expect(String(fatal[0])).toMatch(
-      /j\.db-wal .*was deleted while punchgate run was writing it; all it held .* is copied into/,
+      /j\.db-wal.*was deleted while punchgate run was writing it; all it held .* is copied into/,
     );
     // Every later write is refused as well: nothing more goes into the deleted log.
     expect(() => journal.ingest([punch(4)])).toThrow(JournalFileGoneError);
