@@ -101,10 +101,18 @@ export class Daemon {
   private started = false;
   private stopping: Promise<void> | undefined;
 
+  private readonly opts: DaemonOptions;
+
   constructor(
     private readonly ctx: AppContext,
-    private readonly opts: DaemonOptions,
+    given: DaemonOptions,
   ) {
+    // Every fatal end passes here: a journal file found deleted is saved first (journal.ts).
+    const opts: DaemonOptions = {
+      ...given,
+      onFatal: (e) => given.onFatal((this.journal as Journal | undefined)?.saveBeforeExit() ?? e),
+    };
+    this.opts = opts;
     this.config = ctx.config;
     const c = ctx.config;
     this.configWatch =

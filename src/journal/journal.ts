@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { existsSync, linkSync, rmSync, unlinkSync } from 'node:fs';
 import {
   codeProblem,
   deviceIdentity,
@@ -17,6 +18,8 @@ import { printable } from '../util/terminal-text.js';
 import { ClaimHolder } from './claim-holder.js';
 import { DEFAULT_REFUSED_FIRST, freeParam, heldParam, notHeldTerm, type RefusedFirst } from './held-behind-refused.js';
 import { describeJournalFailure, isBusyJournalError, JournalBusyError } from './errors.js';
+import { JournalFileGoneError, JournalFileIdentity } from './file-identity.js';
+import { canonicalJournalPath } from './journal-file.js';
 import { JournalLockedError, OwnerLock } from './lock.js';
 import { openJournalDb, WAL_SIZE_LIMIT_BYTES } from './open-db.js';
 import { PunchHistory } from './history.js';
@@ -244,6 +247,12 @@ export class Journal implements PunchSink, DeliveryQueue {
   private readonly future: FutureJudge;
   /** The box clock's recent net step (ms; negative: back), as the daemon watches it: followBoxClockSteps. */
   private boxStep: () => number = () => 0;
+  /** Whether the journal's files are still the ones opened (file-identity.ts); none for a reader. */
+  private readonly files: JournalFileIdentity | undefined;
+  /** Once a file was found gone: why (every later write is refused with it). */
+  private gone: JournalFileGoneError | undefined;
+  /** ... and what the connection holds is not saved yet (saveBeforeExit). */
+  private savePending = false;
   /** The disk sync of `together`, off the event loop (wal-sync.ts). */
   private readonly walSync: WalSync;
   /** The daemon's checkpoints, off the event loop (checkpoint-worker.ts). */
@@ -276,11 +285,13 @@ export class Journal implements PunchSink, DeliveryQueue {
     this.clock = clock;
     this.isOwner = lock !== undefined;
     this.readonly = extra.mode === 'readonly';
+    this.files = extra.mode === 'readonly' ? undefined : new JournalFileIdentity(opts.path);
     this.gate = new WriteGate({
       clock,
       logger: extra.logger,
       onFatal: extra.onFatal,
       onBusyChange: extra.onBusyChange,
+      check: () => this.filesGone(),
     });
     this.terminals = new TerminalStateStore(db, this.gate, extra.scrub);
     this.deliveryState = new DeliveryStateStore(db, this.gate, extra.scrub);
@@ -298,11 +309,16 @@ export class Journal implements PunchSink, DeliveryQueue {
       opts.futureToleranceMinutes * 60_000,
       (t) => this.terminals.get(t)?.skewSeconds ?? null,
     );
-    this.walSync = new WalSync(opts.path, (e) =>
-      extra.logger?.error(
-        { err: e instanceof Error ? e.message : String(e) },
-        'the journal could not sync its write-ahead log; delivery writes sync themselves from now on',
-      ),
+    this.walSync = new WalSync(
+      opts.path,
+      (e) =>
+        extra.logger?.error(
+          { err: e instanceof Error ? e.message : String(e) },
+          'the journal could not sync its write-ahead log; delivery writes sync themselves from now on',
+        ),
+      undefined,
+      // A sync ends before its waiters (a push terminal) are told OK: the file it synced must still be the journal's.
+      () => this.filesGone(),
     );
     this.stmt = {
       syncNormal: db.prepare('PRAGMA synchronous = NORMAL'),
@@ -1400,6 +1416,63 @@ export class Journal implements PunchSink, DeliveryQueue {
     return w && { completed: w.completed, progressed: w.progressed, last: w.last };
   }
 
+  /**
+   * Undefined while the journal's files are the ones this process opened. Otherwise (the first
+   * time) the error every later write gets, and what the open connection still holds is saved:
+   * a deleted write-ahead log is copied into the journal file (a checkpoint reads it through the
+   * open handle); a deleted journal is written out whole (VACUUM INTO) and put back under its
+   * name when nothing took its place, else kept beside it. A terminal is then never told OK for
+   * a punch in a file that is gone, and no punch written before is lost. Inside a transaction
+   * (a push upload's) the saving waits until it is undone: saveBeforeExit.
+   */
+  private filesGone(): JournalFileGoneError | undefined {
+    if (this.gone || !this.files) return this.gone;
+    const problem = this.files.problem(this.opts.path);
+    if (!problem) return undefined;
+    this.gone = problem;
+    this.savePending = true;
+    if (this.db.inTransaction) return problem;
+    // The daemon exits now (74) and starts again on the file now under the name.
+    this.extra.onFatal?.(this.saveBeforeExit());
+    return this.gone;
+  }
+
+  /**
+   * Before the process exits on a fatal journal error: when a journal file was found gone, saves
+   * what the connection holds (once, outside a transaction) and returns the error saying where.
+   */
+  saveBeforeExit(): JournalFileGoneError | undefined {
+    const gone = this.gone;
+    if (!gone || !this.savePending || this.db.inTransaction) return gone;
+    this.savePending = false;
+    this.gone = new JournalFileGoneError(gone.path, gone.gone, `${gone.problem}; ${this.saveFrom(gone)}`, gone.fix);
+    this.extra.logger?.error({ code: 'FILE_GONE' }, this.gone.message);
+    return this.gone;
+  }
+
+  /** Saves what the open connection holds after a file was found gone; says what it did. */
+  private saveFrom(problem: JournalFileGoneError): string {
+    const path = canonicalJournalPath(this.opts.path);
+    try {
+      if (problem.gone === 'wal') {
+        const r = (this.db.pragma('wal_checkpoint(FULL)') as { busy: number; log: number; checkpointed: number }[])[0];
+        if (r && r.busy === 0 && r.log === r.checkpointed) return `all it held (${r.log} pages) is copied into ${path}`;
+        return `only part of it could be copied into ${path} (another process reads the journal)`;
+      }
+      const aside = `${path}.saved-${fileStamp(this.clock.now())}`;
+      this.db.prepare('VACUUM INTO ?').run(aside);
+      if (existsSync(path))
+        return `what it held is saved as ${aside}: stop punchgate and put that file in place of the new one if it is the journal to keep`;
+      // The old -wal and -shm carry the deleted file's pages (all in the copy now): never replayed onto it.
+      for (const side of [`${path}-wal`, `${path}-shm`]) rmSync(side, { force: true });
+      linkSync(aside, path);
+      unlinkSync(aside);
+      return `what it held is saved back as ${path}`;
+    } catch (e) {
+      return `saving what it held failed (${e instanceof Error ? e.message : String(e)})`;
+    }
+  }
+
   close(): void {
     if (!this.db.open) return;
     try {
@@ -1432,6 +1505,9 @@ export class Journal implements PunchSink, DeliveryQueue {
     }
   }
 }
+
+/** `20261130T165700Z`: a file name's time. */
+const fileStamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
 
 /**
  * The retention's cutoff as a punch's own time (a terminal's wall clock, "YYYY-MM-DD HH:MM:SS"), a

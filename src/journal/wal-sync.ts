@@ -48,6 +48,11 @@ export class WalSync {
     private readonly onError: (e: unknown) => void,
     /** The disk sync (fs.fsync; a stand-in in tests, which make it slow or fail). */
     private readonly syncFile: typeof fsync = fsync,
+    /**
+     * Asked after each sync, before its waiters are answered: an error when the file synced is no
+     * longer the journal's (deleted under it, file-identity.ts). The waiters are then refused.
+     */
+    private readonly stillKept: () => unknown = () => undefined,
   ) {}
 
   /** Whether a transaction may commit without its own sync (the WAL file can be synced here). */
@@ -83,6 +88,7 @@ export class WalSync {
       if (this.closed) return; // close() synced and answered them
       const covered = this.covered;
       this.covered = [];
+      err ??= (this.stillKept() as NodeJS.ErrnoException | undefined) ?? null;
       if (err) {
         this.fd = null; // from now on each commit syncs itself
         this.onError(err);

@@ -13,6 +13,11 @@ export interface WriteGateOptions {
   onFatal?: (e: unknown) => void;
   /** The journal became busy (since when) or free again (null). */
   onBusyChange?: (since: number | null) => void;
+  /**
+   * Asked after each write: an error when what was just written cannot be kept (the journal's
+   * file was deleted under it). That write is then refused as failed, as is every later one.
+   */
+  check?: () => unknown;
 }
 
 /**
@@ -46,14 +51,20 @@ export class WriteGate {
   /** Runs one write now. A busy journal is noted and the error thrown on; a success clears it. */
   attempt<T>(fn: () => T): T {
     if (this.fatal !== undefined) throw this.fatal;
+    let result: T;
     try {
-      const result = fn();
+      result = fn();
       this.free();
-      return result;
     } catch (e) {
       if (isBusyJournalError(e)) this.busy();
       throw e;
     }
+    const lost = this.o.check?.();
+    if (lost !== undefined) {
+      this.fatal = lost;
+      throw lost;
+    }
+    return result;
   }
 
   /**

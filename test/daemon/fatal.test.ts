@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
+import { copyFileSync, renameSync, rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/journal.js';
+import { Database } from '../../src/journal/sqlite-driver.js';
 import { startStack } from './stack.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -22,23 +24,8 @@ describe('fatal journal conditions', () => {
       Journal.open({ path: stack.tmp.path('journal.db'), site: 'plant-t', mode: 'owner' }).close();
       // ulimit -f in 512-byte blocks: the journal may not grow past ~96 KiB. SIGXFSZ is ignored so
       // the write fails with EFBIG instead of killing the process.
-      const child = spawn(
-        'sh',
-        [
-          '-c',
-          `trap '' XFSZ; ulimit -f 192; exec "${process.execPath}" dist/punchgate.js run --config "${stack.configPath}"`,
-        ],
-        {
-          stdio: ['ignore', 'pipe', 'pipe'],
-          env: { ...process.env, NOTIFY_SOCKET: '' },
-        },
-      );
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
-      await waitFor(() => child.exitCode !== null, 20_000, 'the daemon exits');
-      expect(await exited).toBe(74);
+      const { code, out } = await runWithFileLimit(stack.configPath, 192);
+      expect(code).toBe(74);
       const fatalLines = out.split('\n').filter((l) => /"level":60/.test(l));
       expect(fatalLines).toHaveLength(1);
       // One line: the path, what is wrong, and what to do.
@@ -49,4 +36,60 @@ describe('fatal journal conditions', () => {
       await stack.stop();
     }
   });
+  it('exits 74 with one clear line when the journal fails at its first write of the start', async () => {
+    // A journal left by a crash on a full disk (a trial: "punchgate: database or disk is full",
+    // exit 1, no path, no fix): its WAL holds commits not yet copied into the file, so the
+    // start's first write (delivery's sinks) must grow the WAL, which the disk refuses.
+    const stack = await startStack();
+    try {
+      const path = stack.tmp.path('journal.db');
+      Journal.open({ path, site: 'plant-t', mode: 'owner' }).close();
+      const db = new Database(path);
+      db.pragma('wal_autocheckpoint = 0');
+      const add = db.prepare(
+        `INSERT INTO punches (terminal, biometric_code, log_time, site, state, created_at, updated_at, delivered_at)
+         VALUES ('gate-1', ?, '2026-11-01 08:00:00', 'plant-t', 'delivered', 1, 1, 1)`,
+      );
+      for (let i = 0; i < 30; i++) add.run(String(1000 + i));
+      // The files as a crash leaves them: the WAL not checkpointed.
+      copyFileSync(path, `${path}.crash`);
+      copyFileSync(`${path}-wal`, `${path}.crash-wal`);
+      db.close();
+      renameSync(`${path}.crash`, path);
+      renameSync(`${path}.crash-wal`, `${path}-wal`);
+      rmSync(`${path}-shm`, { force: true });
+      // 32 KiB: room for the -shm, not for one more frame of the WAL (over 300 KiB).
+      const { code, out } = await runWithFileLimit(stack.configPath, 64);
+      expect(code).toBe(74);
+      const fatalLines = out.split('\n').filter((l) => /"level":60/.test(l));
+      expect(fatalLines).toHaveLength(1);
+      expect(fatalLines[0]).toMatch(
+        /fatal: the journal \S+journal\.db cannot (grow|be written)[^"]*\(SQLITE_(FULL|IOERR)[^"]*: (free space|check the disk)/,
+      );
+    } finally {
+      await stack.stop();
+    }
+  });
 });
+
+/**
+ * `punchgate run` with files limited to `blocks` of 512 bytes (a disk with no room stands in):
+ * SIGXFSZ is ignored so that a write past the limit fails with EFBIG instead of killing the
+ * process. Resolves with its exit code and everything it wrote.
+ */
+async function runWithFileLimit(configPath: string, blocks: number): Promise<{ code: number | null; out: string }> {
+  const child = spawn(
+    'sh',
+    [
+      '-c',
+      `trap '' XFSZ; ulimit -f ${blocks}; exec "${process.execPath}" dist/punchgate.js run --config "${configPath}"`,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NOTIFY_SOCKET: '' } },
+  );
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+  await waitFor(() => child.exitCode !== null, 20_000, 'the daemon exits');
+  return { code: await exited, out };
+}

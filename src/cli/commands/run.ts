@@ -5,7 +5,7 @@ import { NO_TOKEN } from '../../delivery/health.js';
 import { TokenSource, TokenUnavailableError } from '../../hrms/token.js';
 import { createNotifier } from '../../daemon/sd-notify.js';
 import { JournalLockedError } from '../../journal/lock.js';
-import { describeJournalFailure } from '../../journal/errors.js';
+import { describeJournalFailure, isFatalJournalError } from '../../journal/errors.js';
 import { containerZoneWarning } from '../../util/container-zone.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { handleSignals } from '../../util/signals.js';
@@ -59,7 +59,7 @@ export function registerRun(program: Command): void {
         if (zone) logger.warn(`${zone.detail}: ${zone.fix}`);
         const notifier = createNotifier(process.env, logger);
         let daemon: Daemon;
-        const fatal = (err: unknown) => {
+        const fatal = (err: unknown): never => {
           const e = describeJournalFailure(ctx.config.journal.path, err);
           logger.fatal({ code: e.code }, `fatal: ${e.message}; exiting so that systemd restarts punchgate`);
           process.exit(EXIT.IOERR);
@@ -75,11 +75,16 @@ export function registerRun(program: Command): void {
           if (e instanceof JournalLockedError) throw new ExitError(e.message, EXIT.TEMPFAIL);
           throw e;
         }
+        // A journal that cannot be written, met anywhere (the start's first write, a timer's), is
+        // said as every such failure is: one line with the path and the fix, exit 74. Thrown raw,
+        // it ended the process with exit 1 and SQLite's bare "database or disk is full".
         process.on('uncaughtException', (e) => {
+          if (isFatalJournalError(e)) fatal(e);
           logger.fatal({ err: e }, 'unexpected error; exiting so that systemd restarts punchgate');
           process.exit(70);
         });
         process.on('unhandledRejection', (e) => {
+          if (isFatalJournalError(e)) fatal(e);
           logger.fatal({ err: e }, 'unexpected error; exiting so that systemd restarts punchgate');
           process.exit(70);
         });
@@ -111,7 +116,12 @@ export function registerRun(program: Command): void {
             void daemon.reload();
           },
         });
-        await daemon.start();
+        try {
+          await daemon.start();
+        } catch (e) {
+          if (isFatalJournalError(e)) fatal(e);
+          throw e;
+        }
       }),
     );
 }
