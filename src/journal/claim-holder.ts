@@ -39,13 +39,20 @@ export class ClaimHolder {
     return FileLock.isHeld(ClaimHolder.pathFor(journalPath, id));
   }
 
-  /** Removes the lock file of a holder that is gone (its claims were returned). */
+  /**
+   * Removes the lock file of a holder that is gone (its claims were returned), and the rollback
+   * journal SQLite keeps beside it while the lock is held (left by a holder that crashed: 512 bytes
+   * a crash, piling up beside the journal).
+   */
   static forget(journalPath: string, id: string | null): void {
     if (id === null || !/^[\w-]+$/.test(id)) return;
-    try {
-      unlinkSync(ClaimHolder.pathFor(journalPath, id));
-    } catch {
-      // already gone, or not ours to remove: harmless
+    const path = ClaimHolder.pathFor(journalPath, id);
+    for (const file of [path, `${path}-journal`]) {
+      try {
+        unlinkSync(file);
+      } catch {
+        // already gone, or not ours to remove: harmless
+      }
     }
   }
 

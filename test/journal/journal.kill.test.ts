@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -57,6 +58,8 @@ describe('journal under SIGKILL', () => {
         j.close();
       }
       expect(ackedTotal).toBeGreaterThan(0);
+      // The killed writers' claim-holder files are gone with their claims, the lock's rollback journal too.
+      expect(readdirSync(tmp.dir).filter((f) => f.includes('.claim-'))).toEqual([]);
     } finally {
       tmp.cleanup();
     }
