@@ -60,12 +60,21 @@ export function writePrivateFile(path: string, text: string): void {
     PRIVATE_MODE,
   );
   try {
-    fchmodSync(fd, PRIVATE_MODE);
-    writeSync(fd, text);
-  } finally {
-    closeSync(fd);
+    try {
+      fchmodSync(fd, PRIVATE_MODE);
+      // writeSync may write less than asked (a disk that fills: the next write then fails); a
+      // short write renamed into place would be a truncated file taken as whole.
+      const bytes = Buffer.from(text, 'utf8');
+      for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (e) {
+    // A full disk: the half-written temporary file goes, the file under its name stays as it was.
+    rmSync(tmp, { force: true });
+    throw e;
   }
-  renameSync(tmp, path);
 }
 
 /**
