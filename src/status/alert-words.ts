@@ -709,16 +709,19 @@ export const ALERT = {
  * Why delivery fails, in words, from its last error (the HRMS client's message, kept after it in
  * brackets for whoever must look further): what an admin can tell the HRMS's people.
  */
-export function deliveryTrouble(lastError: string | null): string {
+export function deliveryTrouble(lastError: string | null, keys = 'hrms'): string {
   if (!lastError) return 'the HRMS did not take the last batch';
-  const words = deliveryTroubleWords(lastError);
+  const words = deliveryTroubleWords(lastError, keys);
   return words ? `${words} (${lastError})` : `last error: ${lastError}`;
 }
 
-/** The plain words for a delivery error that has them ("the HRMS refuses connections: ..."), else undefined. */
-export function deliveryTroubleWords(e: string): string | undefined {
+/**
+ * The plain words for a delivery error that has them ("the HRMS refuses connections: ..."), else
+ * undefined. `keys`: where the sink's settings are in the config (`hrms`, or `sinks[erp]`).
+ */
+export function deliveryTroubleWords(e: string, keys = 'hrms'): string | undefined {
   return /ECONNREFUSED/.test(e)
-    ? 'the HRMS refuses connections: it is down or restarting (or hrms.baseUrl names the wrong port)'
+    ? `the HRMS refuses connections: it is down or restarting (or ${keys}.baseUrl names the wrong port)`
     : /ENOTFOUND|EAI_AGAIN/.test(e)
       ? "the HRMS's host name is not found (DNS)"
       : /TIMEOUT|timed? ?out|DEADLINE|did not answer|within \d/i.test(e)
@@ -728,7 +731,7 @@ export function deliveryTroubleWords(e: string): string | undefined {
           : /EHOSTUNREACH|ENETUNREACH/.test(e)
             ? 'no route from this box to the HRMS (network)'
             : /CERT|certificate|self[- ]signed|\bTLS\b|\bSSL\b/i.test(e)
-              ? "the HRMS's certificate is not trusted (hrms.caFile, or the box's clock)"
+              ? `the HRMS's certificate is not trusted (${keys}.caFile, or the box's clock)`
               : /^HTTP 5\d\d/.test(e)
                 ? 'the HRMS is up but failing'
                 : undefined;

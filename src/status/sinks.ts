@@ -1,4 +1,5 @@
-import { sinksOf, terminalsNotFor } from '../config/sinks.js';
+import { DEFAULT_SINK_NAME, sinksOf, terminalsNotFor } from '../config/sinks.js';
+import { sinkKeyPrefix } from '../sinks/build-problem.js';
 import { holdPolicy } from '../sinks/hold-policy.js';
 import type { Config } from '../config/schema.js';
 import { cannotStart } from '../delivery/cannot-start.js';
@@ -65,7 +66,11 @@ export function addSinkStatus(
           },
     };
     if (queue) {
-      alerts.push(...sinkAlerts(status, config.delivery.alertAfterMinutes * 60_000, now, daemonStoppedAt(report, now)));
+      // Where its settings are, for the words that name one: `hrms` for the hrms: block, else sinks[NAME].
+      const keys = sinkKeyPrefix(s, s.name === DEFAULT_SINK_NAME && config.hrms !== undefined);
+      alerts.push(
+        ...sinkAlerts(status, config.delivery.alertAfterMinutes * 60_000, now, daemonStoppedAt(report, now), keys),
+      );
       // The default sink's refusals are the report's own alerts (alerts.ts); each other sink has its own.
       alerts.push(...refusalAlerts(queue.refused(), s.name));
       alerts.push(...heldBehindRefusedAlert(heldBehindRefusedCount(queue, holdPolicy(s)), s.name));
@@ -97,7 +102,7 @@ export function shiftSyncAlerts(config: Config, live: LiveFacts | undefined, now
 }
 
 /** `stoppedAt`: when punchgate run stopped, if it is not running (then failing is measured to then). */
-function sinkAlerts(s: SinkStatus, alertAfterMs: number, now: number, stoppedAt: number | null): Alert[] {
+function sinkAlerts(s: SinkStatus, alertAfterMs: number, now: number, stoppedAt: number | null, keys: string): Alert[] {
   const d = s.delivery;
   if (d.auth === 'failed')
     return [
@@ -127,7 +132,7 @@ function sinkAlerts(s: SinkStatus, alertAfterMs: number, now: number, stoppedAt:
         sink: s.name,
         forMs: until - failing,
         waiting: s.punches.pending + s.punches.inflight,
-        reason: deliveryTrouble(d.lastError),
+        reason: deliveryTrouble(d.lastError, keys),
         nextTryAt: ms(d.nextTryAt),
         stopped: stoppedAt !== null,
       }),

@@ -45,6 +45,8 @@ describe('status per sink', () => {
     expect(r.alertItems.map((a) => a.kind)).toEqual(['sink-failing']);
     expect(r.alerts[0]).toContain('delivery to sink erp failing for 20 min: 3 punches waiting for it');
     expect(r.alerts[0]).toContain('punchgate flush --sink erp');
+    // The setting to check is the sink's own, as the config names it.
+    expect(r.alerts[0]).toContain('(or sinks[erp].baseUrl names the wrong port)');
     expect(r.sinks?.map((s) => s.name)).toEqual(['hrms', 'erp']);
     expect(formatStatus(r)).toMatch(/\n {2}erp +hrms +FAILING +pending 3 /);
 
