@@ -25,13 +25,7 @@ describe('fatal journal conditions', () => {
       // ulimit -f in 512-byte blocks: the journal may not grow past ~96 KiB. SIGXFSZ is ignored so
       // the write fails with EFBIG instead of killing the process.
       const { code, out } = await runWithFileLimit(stack.configPath, 192);
-      expect(code).toBe(74);
-      const fatalLines = out.split('\n').filter((l) => /"level":60/.test(l));
-      expect(fatalLines).toHaveLength(1);
-      // One line: the path, what is wrong, and what to do.
-      expect(fatalLines[0]).toMatch(
-        /fatal: the journal \S+journal\.db cannot (grow|be written)[^"]*\(SQLITE_(FULL|IOERR)[^"]*: (free space|check the disk)/,
-      );
+      expectOneFullDiskLine(code, out);
     } finally {
       await stack.stop();
     }
@@ -60,12 +54,7 @@ describe('fatal journal conditions', () => {
       rmSync(`${path}-shm`, { force: true });
       // 32 KiB: room for the -shm, not for one more frame of the WAL (over 300 KiB).
       const { code, out } = await runWithFileLimit(stack.configPath, 64);
-      expect(code).toBe(74);
-      const fatalLines = out.split('\n').filter((l) => /"level":60/.test(l));
-      expect(fatalLines).toHaveLength(1);
-      expect(fatalLines[0]).toMatch(
-        /fatal: the journal \S+journal\.db cannot (grow|be written)[^"]*\(SQLITE_(FULL|IOERR)[^"]*: (free space|check the disk)/,
-      );
+      expectOneFullDiskLine(code, out);
     } finally {
       await stack.stop();
     }
@@ -92,4 +81,14 @@ async function runWithFileLimit(configPath: string, blocks: number): Promise<{ c
   const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
   await waitFor(() => child.exitCode !== null, 20_000, 'the daemon exits');
   return { code: await exited, out };
+}
+
+/** Exit 74 and one fatal line: the journal's path, what is wrong (it cannot grow), and what to do. */
+function expectOneFullDiskLine(code: number | null, out: string): void {
+  expect(code).toBe(74);
+  const fatalLines = out.split('\n').filter((l) => /"level":60/.test(l));
+  expect(fatalLines).toHaveLength(1);
+  expect(fatalLines[0]).toMatch(
+    /fatal: the journal \S+journal\.db cannot (grow|be written)[^"]*\(SQLITE_(FULL|IOERR)[^"]*: (free space|check the disk)/,
+  );
 }

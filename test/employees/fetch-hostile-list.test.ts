@@ -38,24 +38,34 @@ async function fetchFrom(list: unknown[]): Promise<{ code: number; out: string; 
     });
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-  client = new HrmsUsers({
+  return runFetch(clientOf(server, 20_000, secrets));
+}
+
+/** The employee client of the CLI against `server`, with its bounds. */
+function clientOf(srv: Server, timeoutMs: number, secrets: Secrets): HrmsUsers {
+  return new HrmsUsers({
     hrms: {
-      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      baseUrl: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`,
       userPath: '/api.php/system/hrms/updateUser',
       employeeFetch: {
         path: '/fetchEmployees',
         method: 'GET',
         params: { status: 's', department: 'd', designation: 'g' },
       },
-      timeoutMs: 20_000,
-      connectTimeoutMs: 2000,
+      timeoutMs,
+      connectTimeoutMs: Math.min(2000, timeoutMs),
     },
     token: { get: () => TOKEN },
     secrets,
   });
+}
+
+/** `employees fetch` through `c` (kept for afterEach to close). */
+async function runFetch(c: HrmsUsers): Promise<{ code: number; out: string; err: string }> {
+  client = c;
   const out = new Sink();
   const err = new Sink();
-  const code = await fetchEmployees({}, {}, { client, out, err, identifyBy: 'username' });
+  const code = await fetchEmployees({}, {}, { client: c, out, err, identifyBy: 'username' });
   return { code, out: out.text, err: err.text };
 }
 
@@ -115,29 +125,12 @@ describe('employees fetch with a huge or odd list', () => {
   it('an HRMS slower than hrms.timeoutMs: said as slow, with the setting to raise; not "cannot reach", not "check the network route"', async () => {
     server = createServer((req) => req.resume());
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-    client = new HrmsUsers({
-      hrms: {
-        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        userPath: '/api.php/system/hrms/updateUser',
-        employeeFetch: {
-          path: '/fetchEmployees',
-          method: 'GET',
-          params: { status: 's', department: 'd', designation: 'g' },
-        },
-        timeoutMs: 150,
-        connectTimeoutMs: 100,
-      },
-      token: { get: () => TOKEN },
-      secrets: new Secrets(),
-    });
-    const out = new Sink();
-    const err = new Sink();
-    const code = await fetchEmployees({}, {}, { client, out, err, identifyBy: 'username' });
+    const run = await runFetch(clientOf(server, 150, new Secrets()));
     server.closeAllConnections();
-    expect(code).toBe(75);
-    expect(err.text).not.toContain('cannot reach');
-    expect(err.text).not.toContain('network route');
-    expect(err.text).toContain('did not answer within');
-    expect(err.text).toContain('raise hrms.timeoutMs');
+    expect(run.code).toBe(75);
+    expect(run.err).not.toContain('cannot reach');
+    expect(run.err).not.toContain('network route');
+    expect(run.err).toContain('did not answer within');
+    expect(run.err).toContain('raise hrms.timeoutMs');
   });
 });
