@@ -100,6 +100,9 @@ export interface QuarantineGroup {
 }
 
 export class JournalQueries {
+  /** What the retention deleted, per device (retention-marks.ts): made at its first use. */
+  private retentionMarks: RetentionMarks | undefined;
+
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
@@ -342,7 +345,7 @@ export class JournalQueries {
         );
     const key = device || terminal;
     // Delivered, then deleted by the retention: not in the journal, delivered all the same.
-    const forgottenUpTo = new RetentionMarks(this.db).upTo(device, terminal);
+    const forgottenUpTo = (this.retentionMarks ??= new RetentionMarks(this.db)).upTo(device, terminal);
     let n = 0;
     for (const p of punches) {
       const r = stmt.get(key, p.logTime, p.biometricCode) as { done: number } | undefined;
