@@ -597,7 +597,12 @@ export class Deliverer {
       report.result = failure.kind === 'too-large' ? 'too-large' : 'transient';
       report.message = failure.message;
       const retryAfter = failure.kind === 'transient' ? (failure.retryAfterMs ?? 0) : 0;
-      report.waitMs = Math.max(this.backoff.next(), retryAfter);
+      // A server that names its time is asked again then, not after a backoff grown by earlier
+      // failures (20 s asked would wait up to 5 min: a catch-up resuming late). The failure is
+      // still counted, so a server that stops naming a time meets the backoff where it was; a
+      // hint under the backoff's base (0, 1 ms) does not make us ask faster than that.
+      const backoffWait = this.backoff.next();
+      report.waitMs = retryAfter > 0 ? Math.max(retryAfter, this.o.delivery.retry.baseMs) : backoffWait;
       this.health.transient(failure.message, withCause(`temporary failure: ${failure.message}`), report.waitMs);
     }
     this.stats.batches[report.result]++;

@@ -101,6 +101,22 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
     expect((await d.deliverBatch()).waitMs).toBe(7000);
   });
 
+  it('waits what Retry-After asks, not the grown backoff, once failures have stretched it (a catch-up resumes on time)', async () => {
+    const busy = { kind: 'transient' as const, message: 'HTTP 503', afterSending: false };
+    // Ten failures without a hint grow the backoff's ceiling to its maximum (5 min by default).
+    const script = [...Array.from({ length: 10 }, () => busy), { ...busy, message: 'HTTP 429', retryAfterMs: 20_000 }];
+    const d = make(new ScriptedSender(script), {}, { random: () => 0.99 });
+    journal.ingest(makePunches(1));
+    const waits: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      const r = await d.deliverBatch({ ignoreBackoff: true });
+      waits.push(r.waitMs);
+    }
+    expect(waits, JSON.stringify(waits)).toHaveLength(11);
+    expect(waits[9]).toBeGreaterThan(60_000);
+    expect(waits[10]).toBe(20_000);
+  });
+
   it('settles per-punch outcomes: delivered, duplicate by pattern, rejected onto the slow schedule', async () => {
     const sender = new ScriptedSender([
       (b) => ({
