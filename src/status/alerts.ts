@@ -47,6 +47,8 @@ export interface AlertFacts {
   requestBoundMs: number;
   /** Delivery failing this long is an alert (delivery.alertAfterMinutes). */
   deliveryAlertAfterMs: number;
+  /** Where the default sink's settings are in the config, for words that name one: `hrms`, or `sinks[NAME]`. */
+  defaultSinkKeys?: string;
   /** Terminals whose clock punchgate sets (syncClock: true). */
   syncClock: ReadonlySet<string>;
   /** Records the journal refused at its door lately (a code against the text rule), per terminal. */
@@ -122,7 +124,7 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
         forMs: deliveredUntil - failing,
         stopped: stoppedAt !== null,
         waiting: r.punches.pending + r.punches.inflight,
-        reason: deliveryTrouble(r.delivery.lastError),
+        reason: deliveryTrouble(r.delivery.lastError, facts.defaultSinkKeys),
         nextTryAt: ms(r.delivery.nextTryAt),
         probing: r.delivery.probing,
       }),

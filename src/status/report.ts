@@ -1,5 +1,5 @@
 import type { Config } from '../config/schema.js';
-import { sinksOf, type SinkConfig } from '../config/sinks.js';
+import { DEFAULT_SINK_NAME, sinksOf, type SinkConfig } from '../config/sinks.js';
 import { holdPolicy } from '../sinks/hold-policy.js';
 import type { Journal } from '../journal/journal.js';
 import { freeBytesAt } from '../util/disk.js';
@@ -12,7 +12,7 @@ import { addBiotimeDevices, biotimeAlerts } from './biotime.js';
 import { hikvisionAlerts } from './hikvision.js';
 import { addListenerStatus } from './listeners.js';
 import { addPushStatus, pushAlerts } from './push.js';
-import { addSinkStatus, shiftSyncAlerts } from './sinks.js';
+import { addSinkStatus, shiftSyncAlerts, sinkKeysOf } from './sinks.js';
 import { terminalProblem } from './terminal-problem.js';
 import { defaultCredential } from './credential.js';
 import type { ConfigStatus, DaemonLiveness, LiveFacts, SinkCredential, StatusReport, TerminalStatus } from './types.js';
@@ -131,6 +131,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
     inflight: claim,
     requestBoundMs: requestBound(sinksOf(config)[0]),
     deliveryAlertAfterMs: config.delivery.alertAfterMinutes * 60_000,
+    defaultSinkKeys: sinkKeysOf(config, sinksOf(config)[0] ?? { name: DEFAULT_SINK_NAME }),
     syncClock: new Set(config.terminals.filter((t) => 'syncClock' in t && t.syncClock).map((t) => t.name)),
     refusedRecords: journal.refusedRecords.list(now - REFUSED_RECORDS_SHOWN_MS),
     clockSteps: steps,

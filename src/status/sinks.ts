@@ -66,8 +66,7 @@ export function addSinkStatus(
           },
     };
     if (queue) {
-      // Where its settings are, for the words that name one: `hrms` for the hrms: block, else sinks[NAME].
-      const keys = sinkKeyPrefix(s, s.name === DEFAULT_SINK_NAME && config.hrms !== undefined);
+      const keys = sinkKeysOf(config, s);
       alerts.push(
         ...sinkAlerts(status, config.delivery.alertAfterMinutes * 60_000, now, daemonStoppedAt(report, now), keys),
       );
@@ -78,6 +77,11 @@ export function addSinkStatus(
     return status;
   });
   return alerts;
+}
+
+/** Where a sink's settings are, for the words that name one: `hrms` for the hrms: block, else `sinks[NAME]`. */
+export function sinkKeysOf(config: Config, sink: { name: string }): string {
+  return sinkKeyPrefix(sink, sink.name === DEFAULT_SINK_NAME && config.hrms !== undefined);
 }
 
 /**

@@ -34,6 +34,27 @@ describe('status per sink', () => {
     );
   const erp = 'sinks:\n  - name: erp\n    kind: hrms\n    baseUrl: https://erp.example.com\n';
 
+  it('names the setting of a default sink declared under sinks: (no hrms: block) as sinks[NAME], not hrms', () => {
+    const only = parseConfigText(
+      `site: plant-a\njournal:\n  path: ${tmp.path('j.db')}\nsinks:\n  - name: main\n    kind: hrms\n    baseUrl: https://hr.example.com\n`,
+      tmp.path('p.yaml'),
+      tmp.path(''),
+    );
+    j.deliveryState.update({
+      auth: 'ok',
+      failingSince: clock.now() - 20 * MIN,
+      lastError: 'connect ECONNREFUSED 10.0.0.5:443',
+      lastErrorAt: clock.now() - MIN,
+    });
+    const r = buildStatus(j, only, clock.now(), { freeBytes: 1e12 });
+    expect(r.alertItems.map((a) => a.kind)).toEqual(['delivery-failing']);
+    expect(r.alerts[0]).toContain('(or sinks[main].baseUrl names the wrong port)');
+    // With an hrms: block the default sink's settings are there.
+    j.deliveryStateOf('erp').update({ failingSince: null });
+    const both = buildStatus(j, config(erp), clock.now(), { freeBytes: 1e12 });
+    expect(both.alerts.find((a) => a.includes('wrong port'))).toContain('(or hrms.baseUrl names the wrong port)');
+  });
+
   it('says a sink failing past delivery.alertAfterMinutes, with its waiting punches, and its line', () => {
     j.deliveryStateOf('erp').update({
       auth: 'ok',
