@@ -69,6 +69,14 @@ function where(f: PunchFilter & { ids?: readonly number[]; codes?: readonly stri
     parts.push('terminal = ?');
     params.push(f.terminal);
   }
+  if (f.since) {
+    parts.push('log_time >= ?');
+    params.push(f.since);
+  }
+  if (f.until) {
+    parts.push('log_time <= ?');
+    params.push(f.until);
+  }
   if (f.codes && f.codes.length > 0) {
     parts.push('biometric_code IN (SELECT value FROM json_each(?))');
     params.push(JSON.stringify(f.codes));

@@ -247,6 +247,9 @@ export interface PunchFilter {
   state?: PunchState;
   terminal?: string;
   limit?: number;
+  /** Log times from this one on, and up to this one (the terminals' wall clock, `2026-11-22 08:00:00`). */
+  since?: string;
+  until?: string;
 }
 
 /** Punches the HRMS refused (rejected, or given up: dead) with one message, of one code. */

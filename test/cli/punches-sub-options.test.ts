@@ -2,7 +2,8 @@
  * The listing's options given to a punches subcommand that does not take them: commander hands
  * them to `punches`, so `punches export --since 2026-11-30` exported every punch of the journal,
  * and `punches release --code 1042` released every quarantined punch of every code, exit 0
- * (a new-user trial). They are refused now (exit 64), before anything is done.
+ * (a new-user trial). They are refused now (exit 64), before anything is done; export takes the
+ * dates and codes of the listing (a month's punches).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
@@ -25,11 +26,11 @@ describe('punches export, retry and release given an option of the listing', () 
     ]);
     j.close();
     const cases: [string[], string][] = [
-      [['punches', 'export', '--since', '2026-11-30'], 'punches export does not take --since'],
-      [['punches', 'export', '--code', '1002', '--limit', '1'], 'punches export does not take --code, --limit'],
+      [['punches', 'export', '--json'], 'punches export does not take --json'],
+      [['punches', 'export', '--code', '1002', '--limit', '1'], 'punches export does not take --limit'],
       [['punches', 'release', '--code', '1042'], 'punches release does not take --code'],
       [['punches', 'retry', '--since', '2026-11-01'], 'punches retry does not take --since'],
-      [['punches', '--until', '2026-11-02', 'export'], 'punches export does not take --until'],
+      [['punches', '--by-delivery', 'export'], 'punches export does not take --by-delivery'],
       // Every group alike: `terminals --json` is not an option of `terminals listen`.
       [['terminals', 'listen', 'gate-1', '--print', '--json'], 'terminals listen does not take --json'],
     ];
@@ -47,6 +48,21 @@ describe('punches export, retry and release given an option of the listing', () 
     const exported = await box.cli('punches', 'export', '--state', 'pending', '--terminal', 'gate-1');
     expect(exported.status).toBe(0);
     expect(exported.stdout.trim().split('\r\n')).toHaveLength(3);
+    // export takes the listing's dates and codes (a month's punches for a payroll check), wherever they stand.
+    const codesOf = (csv: string) =>
+      csv
+        .trim()
+        .split('\r\n')
+        .slice(1)
+        .map((l) => l.split(',')[3]);
+    expect(codesOf((await box.cli('punches', 'export', '--since', '2026-11-30')).stdout)).toEqual(['1002']);
+    expect(codesOf((await box.cli('punches', '--until', '2026-11-02', 'export')).stdout)).toEqual([
+      '1042',
+      '1043',
+      '1001',
+    ]);
+    const both = await box.cli('punches', 'export', '--code', '1001,1043', '--since', '1999-01-01 08:30');
+    expect({ status: both.status, codes: codesOf(both.stdout) }).toEqual({ status: 0, codes: ['1043', '1001'] });
     const retried = await box.cli('punches', 'retry', '--code', '1001', '--terminal', 'gate-1');
     expect(retried.status).toBe(0);
   });

@@ -53,7 +53,7 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?$/;
  * `2026-11-22`, `2026-11-22 08:00` or `2026-11-22 08:00:30`. `--since` starts at its first
  * second, `--until` ends with its last (a day, a minute, or the second given).
  */
-function logTime(edge: 'since' | 'until') {
+export function logTime(edge: 'since' | 'until') {
   return (v: string): string => {
     const m = DATE.exec(v.trim());
     const [y, mo, d, h, mi, s] = (m ?? []).slice(1).map((x) => (x === undefined ? undefined : Number(x)));

@@ -6,7 +6,7 @@ import { escapeControls } from '../../util/terminal-text.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, withJournal } from '../common.js';
 import { checkTerminalFilter } from '../punch-terminal-filter.js';
-import { addListOptions, collectCodes, listPunches, parseState, type ListOptions } from './punches-list.js';
+import { addListOptions, collectCodes, listPunches, logTime, parseState, type ListOptions } from './punches-list.js';
 import { listSinkPunches, sinkQueueOf } from './punches-sink.js';
 import { remapCards } from './remap-cards.js';
 
@@ -19,6 +19,8 @@ interface SubOptions {
   code?: string[];
   sink?: string;
   older?: boolean;
+  since?: string;
+  until?: string;
 }
 
 /**
@@ -166,6 +168,9 @@ export function registerPunches(program: Command): void {
     )
     .option('--state <state>', 'only this state')
     .option('--terminal <name>', 'only this terminal')
+    .option('--code <code>', 'only this biometric code (repeat it, or 1042,1043, for several)', collectCodes)
+    .option('--since <date>', 'log times from this day or time on (2026-11-22, or 2026-11-22 08:00)', logTime('since'))
+    .option('--until <date>', 'log times up to the end of this day or time', logTime('until'))
     .action(
       action((_opts: unknown, cmd: Command) =>
         withJournal(
@@ -177,7 +182,14 @@ export function registerPunches(program: Command): void {
             const state = parseState(opts.state);
             checkTerminalFilter(opts.terminal, ctx.config.terminals, journal);
             await write(csvRecord([...CSV_COLUMNS, ...DIRECTION_COLUMNS]));
-            for (const r of journal.queries.iterate({ state, terminal: opts.terminal })) {
+            const filter = {
+              state,
+              terminal: opts.terminal,
+              ...(opts.code ? { codes: opts.code } : {}),
+              ...(opts.since ? { since: opts.since } : {}),
+              ...(opts.until ? { until: opts.until } : {}),
+            };
+            for (const r of journal.queries.iterate(filter)) {
               const d = show(r);
               await write(csvRecord([...CSV_COLUMNS.map((c) => cellOf(r[c])), d.stateName || null, d.direction]));
             }
