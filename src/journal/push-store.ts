@@ -27,6 +27,7 @@ import type {
 } from './types.js';
 
 import { REFUSALS_BEYOND } from './types.js';
+import { PreparedStatements } from './prepared.js';
 
 type Row = Record<string, unknown>;
 
@@ -172,15 +173,19 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
    * leaves the figure high: the bound is then kept a little early, never passed.
    */
   private keptBytes: KeptBytes | undefined;
+  /** Each statement prepared once: an upload's commit ran six, prepared again at each upload. */
+  private readonly statements: PreparedStatements;
 
   constructor(
     private readonly db: Database,
     private readonly sink: PunchSink,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.statements = new PreparedStatements(db);
+  }
 
   commitPunches(uploads: readonly PunchUpload[]): IngestResult[] {
-    const counters = this.db.prepare(
+    const counters = this.statements.get(
       `INSERT INTO push_terminals (terminal, serial, last_upload_at, uploads, received, malformed, last_malformed, last_malformed_at)
        VALUES (@terminal, @serial, @at, 1, @received, @malformed, @first, @firstAt)
        ON CONFLICT (terminal) DO UPDATE SET serial = excluded.serial, last_upload_at = excluded.last_upload_at,
@@ -220,8 +225,8 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
         if (stored > 0 || keptSomething(extra)) this.saveStamp(upload);
         this.writeExtra(upload, extra);
         if (malformed.count > 0)
-          this.db
-            .prepare(
+          this.statements
+            .get(
               `INSERT INTO push_terminals (terminal, serial, malformed, last_malformed, last_malformed_at)
                VALUES (@terminal, @serial, @malformed, @first, @firstAt)
                ON CONFLICT (terminal) DO UPDATE SET malformed = malformed + excluded.malformed,
@@ -237,8 +242,8 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
       .transaction(() => {
         if (keptSomething(extra)) this.saveStamp(upload);
         this.writeExtra(upload, extra);
-        this.db
-          .prepare(
+        this.statements
+          .get(
             `INSERT INTO push_terminals (terminal, serial, last_upload_at, uploads) VALUES (?, ?, ?, 1)
              ON CONFLICT (terminal) DO UPDATE SET last_upload_at = excluded.last_upload_at, uploads = uploads + 1`,
           )
@@ -254,10 +259,14 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
    */
   private fileUnder(terminal: string, table: string, from: 'push_kept_counts' | 'push_events'): string {
     if (PROTOCOL_TABLES.has(table.toLowerCase())) return table;
-    const known = this.db.prepare(`SELECT 1 FROM ${from} WHERE terminal = ? AND tbl = ? LIMIT 1`).get(terminal, table);
+    const known = this.statements
+      .get(`SELECT 1 FROM ${from} WHERE terminal = ? AND tbl = ? LIMIT 1`)
+      .get(terminal, table);
     if (known) return table;
     const n = (
-      this.db.prepare(`SELECT count(DISTINCT tbl) AS n FROM ${from} WHERE terminal = ?`).get(terminal) as { n: number }
+      this.statements.get(`SELECT count(DISTINCT tbl) AS n FROM ${from} WHERE terminal = ?`).get(terminal) as {
+        n: number;
+      }
     ).n;
     return n < MAX_TABLES ? table : OTHER_TABLES;
   }
@@ -265,12 +274,14 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
   /** The code a count is filed under: its own while its table has fewer than MAX_CODES, else OTHER_CODES. */
   private codeUnder(terminal: string, table: string, code: string): string {
     const c = code.slice(0, 40);
-    const known = this.db
-      .prepare(`SELECT 1 FROM push_events WHERE terminal = ? AND tbl = ? AND code = ?`)
+    const known = this.statements
+      .get(`SELECT 1 FROM push_events WHERE terminal = ? AND tbl = ? AND code = ?`)
       .get(terminal, table, c);
     if (known) return c;
     const n = (
-      this.db.prepare(`SELECT count(*) AS n FROM push_events WHERE terminal = ? AND tbl = ?`).get(terminal, table) as {
+      this.statements
+        .get(`SELECT count(*) AS n FROM push_events WHERE terminal = ? AND tbl = ?`)
+        .get(terminal, table) as {
         n: number;
       }
     ).n;
@@ -282,10 +293,10 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
     if (!extra) return;
     const { terminal, serial, at } = upload;
     if (extra.kept && extra.kept.length > 0) {
-      const insert = this.db.prepare(
+      const insert = this.statements.get(
         `INSERT INTO push_kept (terminal, serial, tbl, reason, received_at, lines, bytes, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       );
-      const count = this.db.prepare(
+      const count = this.statements.get(
         `INSERT INTO push_kept_counts (terminal, tbl, uploads, lines, last_at, last_reason) VALUES (?, ?, 1, ?, ?, ?)
          ON CONFLICT (terminal, tbl) DO UPDATE SET uploads = uploads + 1, lines = lines + excluded.lines,
            last_at = excluded.last_at, last_reason = excluded.last_reason`,
@@ -302,7 +313,7 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
       this.pruneKept(extra.keptBounds ?? DEFAULT_KEPT_BOUNDS, at);
     }
     if (extra.events && extra.events.length > 0) {
-      const event = this.db.prepare(
+      const event = this.statements.get(
         `INSERT INTO push_events (terminal, tbl, code, count, last_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (terminal, tbl, code) DO UPDATE SET count = count + excluded.count, last_at = excluded.last_at`,
       );
@@ -327,8 +338,8 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
       dropped.set(key, d);
     };
     const kept = this.keptNow();
-    const old = this.db
-      .prepare(`DELETE FROM push_kept WHERE received_at < ? RETURNING terminal, tbl, bytes`)
+    const old = this.statements
+      .get(`DELETE FROM push_kept WHERE received_at < ? RETURNING terminal, tbl, bytes`)
       .all(now - bounds.maxAgeMs) as { terminal: string; tbl: string; bytes: number }[];
     old.forEach(note);
     for (const r of old) keptTaken(kept, r.terminal, r.bytes);
@@ -336,7 +347,7 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
       // The terminal holding the most gives up its oldest first: one terminal's flood of odd
       // uploads cannot push another terminal's kept lines out of the shared bound.
       const held = new Map([...kept.byTerminal].filter(([, n]) => n > 0));
-      const oldest = this.db.prepare(
+      const oldest = this.statements.get(
         `SELECT id, tbl, bytes FROM push_kept WHERE terminal = ? AND id > ? ORDER BY id LIMIT 1`,
       );
       const after = new Map<string, number>();
@@ -357,9 +368,13 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
         held.set(terminal, held.get(terminal)! - r.bytes);
         keptTaken(kept, terminal, r.bytes);
       }
-      this.db.prepare(`DELETE FROM push_kept WHERE id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(ids));
+      this.statements
+        .get(`DELETE FROM push_kept WHERE id IN (SELECT value FROM json_each(?))`)
+        .run(JSON.stringify(ids));
     }
-    const count = this.db.prepare(`UPDATE push_kept_counts SET dropped = dropped + ? WHERE terminal = ? AND tbl = ?`);
+    const count = this.statements.get(
+      `UPDATE push_kept_counts SET dropped = dropped + ? WHERE terminal = ? AND tbl = ?`,
+    );
     let n = 0;
     for (const d of dropped.values()) {
       count.run(d.n, d.terminal, d.tbl);
@@ -372,7 +387,7 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
   private keptNow(): KeptBytes {
     const version = this.db.pragma('data_version', { simple: true }) as number;
     if (this.keptBytes?.version === version) return this.keptBytes;
-    const rows = this.db.prepare(`SELECT terminal, sum(bytes) AS n FROM push_kept GROUP BY terminal`).all() as {
+    const rows = this.statements.get(`SELECT terminal, sum(bytes) AS n FROM push_kept GROUP BY terminal`).all() as {
       terminal: string;
       n: number;
     }[];
@@ -399,16 +414,16 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
   keptUploads(terminal?: string): KeptUploadRecord[] {
     const rows =
       terminal === undefined
-        ? this.db.prepare(`SELECT * FROM push_kept ORDER BY id`).all()
-        : this.db.prepare(`SELECT * FROM push_kept WHERE terminal = ? ORDER BY id`).all(terminal);
+        ? this.statements.get(`SELECT * FROM push_kept ORDER BY id`).all()
+        : this.statements.get(`SELECT * FROM push_kept WHERE terminal = ? ORDER BY id`).all(terminal);
     return (rows as Row[]).map(toKept);
   }
 
   /** Kept uploads per terminal and table. */
   keptCounts(): KeptCount[] {
     return (
-      this.db
-        .prepare(
+      this.statements
+        .get(
           `SELECT c.*, (SELECT count(*) FROM push_kept k WHERE k.terminal = c.terminal AND k.tbl = c.tbl) AS held
            FROM push_kept_counts c ORDER BY c.terminal, c.tbl`,
         )
@@ -428,7 +443,7 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
 
   /** Records read that were not punches, per terminal, table and code. */
   pushEvents(): PushEventRecord[] {
-    return (this.db.prepare(`SELECT * FROM push_events ORDER BY terminal, tbl, count DESC`).all() as Row[]).map(
+    return (this.statements.get(`SELECT * FROM push_events ORDER BY terminal, tbl, count DESC`).all() as Row[]).map(
       (r) => ({
         terminal: r.terminal as string,
         table: r.tbl as string,
@@ -452,13 +467,13 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
     return this.db
       .transaction(() => {
         const r = this.sink.ingest(punches, { timezone });
-        if (rest === null || rest.lines === 0) this.db.prepare(`DELETE FROM push_kept WHERE id = ?`).run(kept.id);
+        if (rest === null || rest.lines === 0) this.statements.get(`DELETE FROM push_kept WHERE id = ?`).run(kept.id);
         else
-          this.db
-            .prepare(`UPDATE push_kept SET body = ?, lines = ?, bytes = ? WHERE id = ?`)
+          this.statements
+            .get(`UPDATE push_kept SET body = ?, lines = ?, bytes = ? WHERE id = ?`)
             .run(rest.body, rest.lines, Buffer.byteLength(rest.body), kept.id);
-        this.db
-          .prepare(`UPDATE push_kept_counts SET reparsed = reparsed + ? WHERE terminal = ? AND tbl = ?`)
+        this.statements
+          .get(`UPDATE push_kept_counts SET reparsed = reparsed + ? WHERE terminal = ? AND tbl = ?`)
           .run(kept.lines - (rest?.lines ?? 0), kept.terminal, kept.table);
         return r;
       })
@@ -466,14 +481,15 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
   }
 
   registration(terminal: string, serial: string): PushRegistration | undefined {
-    const r = this.db.prepare(`SELECT * FROM push_registry WHERE terminal = ? AND serial = ?`).get(terminal, serial) as
-      Row | undefined;
+    const r = this.statements
+      .get(`SELECT * FROM push_registry WHERE terminal = ? AND serial = ?`)
+      .get(terminal, serial) as Row | undefined;
     return r ? toRegistration(r) : undefined;
   }
 
   /** Every registration kept (for the status). */
   registrations(): PushRegistration[] {
-    return (this.db.prepare(`SELECT * FROM push_registry ORDER BY terminal`).all() as Row[]).map(toRegistration);
+    return (this.statements.get(`SELECT * FROM push_registry ORDER BY terminal`).all() as Row[]).map(toRegistration);
   }
 
   /** Writes several registrations in one transaction (one disk sync for all: see RegistrationBook.flush). */
@@ -504,8 +520,8 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
       >,
   ): PushRegistration {
     return toRegistration(
-      this.db
-        .prepare(
+      this.statements
+        .get(
           `INSERT INTO push_registry (terminal, serial, protocol, registry_code, session_id, facts, registered_at,
              trusted_address, trusted_at, other_address, other_count, other_last_at, updated_at)
            VALUES (@terminal, @serial, @protocol, @registryCode, @sessionId, @facts, @registeredAt,
@@ -547,8 +563,8 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
 
   private saveStamp(upload: PushUpload): void {
     if (upload.stamp === null) return;
-    this.db
-      .prepare(
+    this.statements
+      .get(
         `INSERT INTO push_stamps (terminal, serial, tbl, stamp, updated_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (terminal, serial, tbl) DO UPDATE SET stamp = excluded.stamp, updated_at = excluded.updated_at`,
       )
@@ -559,8 +575,8 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
   private upsertUser(terminal: string, serial: string, u: PushUser, at: number): boolean {
     // The door of users a push terminal reports: a PIN must be a code (the parser checks it too).
     if (codeProblem(u.pin) !== undefined) return false;
-    this.db
-      .prepare(
+    this.statements
+      .get(
         `INSERT INTO terminal_users (terminal, serial, pin, name, card, privilege, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (terminal, serial, pin) DO UPDATE SET name = excluded.name, card = excluded.card,
            privilege = excluded.privilege, updated_at = excluded.updated_at`,
@@ -570,25 +586,25 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
   }
 
   stamps(terminal: string, serial: string): Record<string, string> {
-    const rows = this.db
-      .prepare(`SELECT tbl, stamp FROM push_stamps WHERE terminal = ? AND serial = ?`)
+    const rows = this.statements
+      .get(`SELECT tbl, stamp FROM push_stamps WHERE terminal = ? AND serial = ?`)
       .all(terminal, serial) as { tbl: string; stamp: string }[];
     return Object.fromEntries(rows.map((r) => [r.tbl, r.stamp]));
   }
 
   pushTerminals(): PushTerminalRecord[] {
-    return (this.db.prepare(`SELECT * FROM push_terminals ORDER BY terminal`).all() as Row[]).map(toPushTerminal);
+    return (this.statements.get(`SELECT * FROM push_terminals ORDER BY terminal`).all() as Row[]).map(toPushTerminal);
   }
 
   recordContacts(contacts: readonly PushContact[]): void {
     if (contacts.length === 0) return;
-    const push = this.db.prepare(
+    const push = this.statements.get(
       `INSERT INTO push_terminals (terminal, serial, last_contact_at, address, push_version)
        VALUES (@terminal, @serial, @at, @address, @pushVersion)
        ON CONFLICT (terminal) DO UPDATE SET serial = excluded.serial, last_contact_at = excluded.last_contact_at,
          address = excluded.address, push_version = coalesce(excluded.push_version, push_version)`,
     );
-    const ledger = this.db.prepare(
+    const ledger = this.statements.get(
       `INSERT INTO terminals (name, serial, online, last_poll_at, last_success_at, offline_since, last_error, firmware, records, users)
        VALUES (@terminal, @serial, @online, @at, @at, @offlineSince, NULL, @firmware, @records, @users)
        ON CONFLICT (name) DO UPDATE SET serial = excluded.serial, online = excluded.online,
@@ -597,7 +613,7 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
          firmware = coalesce(excluded.firmware, firmware), records = coalesce(excluded.records, records),
          users = coalesce(excluded.users, users)`,
     );
-    const forgive = this.db.prepare(
+    const forgive = this.statements.get(
       `DELETE FROM push_refusals WHERE serial = ? AND (reason = 'unknown' OR address = ?)`,
     );
     this.db
@@ -627,7 +643,7 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
   recordRefusals(refusals: readonly PushRefusal[]): void {
     if (refusals.length === 0) return;
     const now = this.clock.now();
-    const upsert = this.db.prepare(
+    const upsert = this.statements.get(
       `INSERT INTO push_refusals (serial, address, reason, terminal, first_seen_at, last_seen_at, count)
        VALUES (@serial, @address, @reason, @terminal, @firstSeenAt, @lastSeenAt, @count)
        ON CONFLICT (serial, address) DO UPDATE SET reason = excluded.reason, terminal = excluded.terminal,
@@ -636,19 +652,19 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
     this.db
       .transaction(() => {
         for (const r of refusals) upsert.run(r);
-        this.db.prepare(`DELETE FROM push_refusals WHERE last_seen_at < ?`).run(now - REFUSAL_KEEP_MS);
+        this.statements.get(`DELETE FROM push_refusals WHERE last_seen_at < ?`).run(now - REFUSAL_KEEP_MS);
         // Bounded per reason: a flood of invented serials cannot evict the evidence of a serial
         // pushing from outside its allowFrom. What goes is summed in the reason's row beyond the
         // bound (REFUSALS_BEYOND), so that the counts the status gives stay whole.
-        const fold = this.db.prepare(
+        const fold = this.statements.get(
           `INSERT INTO push_refusals (serial, address, reason, terminal, first_seen_at, last_seen_at, count)
            VALUES (@serial, '${REFUSALS_BEYOND}', @reason, @terminal, @firstSeenAt, @lastSeenAt, @count)
            ON CONFLICT (serial, address) DO UPDATE SET count = count + excluded.count,
              first_seen_at = min(first_seen_at, excluded.first_seen_at), last_seen_at = max(last_seen_at, excluded.last_seen_at)`,
         );
         for (const reason of ['unknown', 'address'] as const) {
-          const excess = this.db
-            .prepare(
+          const excess = this.statements
+            .get(
               `DELETE FROM push_refusals WHERE reason = @reason AND address <> '${REFUSALS_BEYOND}' AND rowid NOT IN
                  (SELECT rowid FROM push_refusals WHERE reason = @reason AND address <> '${REFUSALS_BEYOND}'
                   ORDER BY last_seen_at DESC LIMIT @max)
@@ -667,8 +683,8 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
   /** Refused pushers seen since `sinceMs`, most recent first. */
   refusals(sinceMs = 0): PushRefusal[] {
     return (
-      this.db
-        .prepare(`SELECT * FROM push_refusals WHERE last_seen_at >= ? ORDER BY last_seen_at DESC`)
+      this.statements
+        .get(`SELECT * FROM push_refusals WHERE last_seen_at >= ? ORDER BY last_seen_at DESC`)
         .all(sinceMs) as Row[]
     ).map(toRefusal);
   }
@@ -676,8 +692,8 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
   /** The users a push terminal reported (for its current serial), by PIN. */
   users(terminal: string, serial: string): (PushUser & { updatedAt: number })[] {
     return (
-      this.db
-        .prepare(
+      this.statements
+        .get(
           `SELECT pin, name, card, privilege, updated_at AS updatedAt FROM terminal_users
            WHERE terminal = ? AND serial = ? ORDER BY length(pin), pin`,
         )
@@ -691,14 +707,14 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
     }
     return this.db
       .transaction(() => {
-        const open = this.db
-          .prepare(
+        const open = this.statements
+          .get(
             `SELECT * FROM terminal_commands WHERE terminal = ? AND command = ? AND state IN ('queued', 'sent') ORDER BY id LIMIT 1`,
           )
           .get(terminal, command) as Row | undefined;
         if (open) return { command: toCommand(open), created: false };
-        const r = this.db
-          .prepare(
+        const r = this.statements
+          .get(
             `INSERT INTO terminal_commands (terminal, command, state, created_at) VALUES (?, ?, 'queued', ?) RETURNING *`,
           )
           .get(terminal, command, this.clock.now()) as Row;
@@ -710,24 +726,24 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
   commands(terminal: string, opts: { limit?: number } = {}): TerminalCommand[] {
     const limit = Math.max(1, Math.floor(opts.limit ?? 50));
     return (
-      this.db
-        .prepare(`SELECT * FROM terminal_commands WHERE terminal = ? ORDER BY id DESC LIMIT ?`)
+      this.statements
+        .get(`SELECT * FROM terminal_commands WHERE terminal = ? ORDER BY id DESC LIMIT ?`)
         .all(terminal, limit) as Row[]
     ).map(toCommand);
   }
 
   openCommands(terminal: string): TerminalCommand[] {
     return (
-      this.db
-        .prepare(`SELECT * FROM terminal_commands WHERE terminal = ? AND state IN ('queued', 'sent') ORDER BY id`)
+      this.statements
+        .get(`SELECT * FROM terminal_commands WHERE terminal = ? AND state IN ('queued', 'sent') ORDER BY id`)
         .all(terminal) as Row[]
     ).map(toCommand);
   }
 
   takeCommands(terminal: string, now: number, limits: CommandTakeLimits): TerminalCommand[] {
     const candidates = (
-      this.db
-        .prepare(
+      this.statements
+        .get(
           `SELECT * FROM terminal_commands WHERE terminal = ? AND state IN ('queued', 'sent')
            AND (state = 'queued' OR sent_at <= ?) ORDER BY id LIMIT ?`,
         )
@@ -743,8 +759,8 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
       if (limits.isLast(c.command)) break;
     }
     if (out.length === 0) return out;
-    this.db
-      .prepare(
+    this.statements
+      .get(
         `UPDATE terminal_commands SET state = 'sent', sent_at = ?, sent_count = sent_count + 1, sent_to = ?
          WHERE id IN (SELECT value FROM json_each(?)) AND state IN ('queued', 'sent')`,
       )
@@ -763,14 +779,14 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
     // Only a command handed to this terminal, at the address the result comes from, and not yet
     // settled: a result for a command still queued (never sent), settled already, another
     // terminal's, or handed to another address, changes nothing.
-    const get = this.db.prepare(
+    const get = this.statements.get(
       `SELECT * FROM terminal_commands WHERE id = ? AND terminal = ? AND state = 'sent'
        AND (sent_to IS NULL OR @from IS NULL OR sent_to = @from)`,
     );
-    const settle = this.db.prepare(
+    const settle = this.statements.get(
       `UPDATE terminal_commands SET state = ?, done_at = ?, return_code = ?, result = ? WHERE id = ? RETURNING *`,
     );
-    const removeUser = this.db.prepare(`DELETE FROM terminal_users WHERE terminal = ? AND serial = ? AND pin = ?`);
+    const removeUser = this.statements.get(`DELETE FROM terminal_users WHERE terminal = ? AND serial = ? AND pin = ?`);
     const settled: TerminalCommand[] = [];
     const unknown: string[] = [];
     this.db
@@ -798,7 +814,7 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
 
   /** The receiver's record of one terminal. */
   pushTerminal(terminal: string): PushTerminalRecord | undefined {
-    const r = this.db.prepare(`SELECT * FROM push_terminals WHERE terminal = ?`).get(terminal) as Row | undefined;
+    const r = this.statements.get(`SELECT * FROM push_terminals WHERE terminal = ?`).get(terminal) as Row | undefined;
     return r ? toPushTerminal(r) : undefined;
   }
 }

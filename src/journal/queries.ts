@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { PreparedStatements } from './prepared.js';
 import { deviceIdentity, UNKNOWN_CARD_PREFIX } from '../punch.js';
 import type { Clock } from '../util/clock.js';
 import { CountMoves, UNKNOWN_CARDS_TERM, type PunchCounts } from './punch-counts.js';
@@ -118,14 +119,14 @@ export class JournalQueries {
     private readonly punchCounts: PunchCounts,
     /** Told how many rows a bulk operation wrote (the journal checkpoints after many). */
     private readonly wrote: (rows: number) => void = () => undefined,
-  ) {}
+  ) {
+    this.prepared = new PreparedStatements(db);
+  }
 
   /** Statements prepared once (the status asks the same ones every interval; preparing costs as much as running them). */
-  private readonly prepared = new Map<string, Statement>();
+  private readonly prepared: PreparedStatements;
   private prepare(sql: string): Statement {
-    let st = this.prepared.get(sql);
-    if (!st) this.prepared.set(sql, (st = this.db.prepare(sql)));
-    return st;
+    return this.prepared.get(sql);
   }
 
   /** The punches by state, from the counts kept with every write (punch-counts.ts): never a count of the table. */
