@@ -87,6 +87,31 @@ function problemsOf(c: ConfigStatus): string {
 const CONFIG_FIX = (file: string) =>
   `correct ${file}, check it with punchgate check --config-only, then sudo systemctl reload punchgate`;
 
+/** Tables of user records (attendance OPERLOG and USERINFO, Security PUSH tabledata of the user table). */
+const USER_TABLES = /^(OPERLOG|USERINFO|tabledata:user)$/i;
+
+/** Lines of user uploads kept raw: no punch is in them, and reparse does not read them. */
+function pushKeptUsers(
+  t: { name: string },
+  k: { table: string; held: number; lines: number; dropped: number },
+  last: string,
+): Alert {
+  const what = `terminal ${t.name}: ${k.held + k.dropped} ${k.table} upload(s) answered OK held user records punchgate could not read`;
+  const noPunch = 'user records carry no punch: no attendance is missing';
+  const cause =
+    k.held === 0
+      ? `${what} (${last}); all ${k.dropped} were dropped to stay within adms.keptUploads, none is kept; ${noPunch}`
+      : `${what} (${k.lines} ${k.lines === 1 ? 'line' : 'lines'} in all, ${last}): ${k.held} kept raw in the journal` +
+        `${k.dropped > 0 ? `, ${k.dropped} more dropped to stay within adms.keptUploads` : ''}; ${noPunch}`;
+  return {
+    kind: 'push-kept',
+    cause,
+    fix:
+      `punchgate terminals users ${t.name} lists the users it did read; if such uploads recur, update the terminal firmware or punchgate ` +
+      '(the lines stay kept as evidence for adms.keptUploads.maxAgeDays), and this alert ends a day after the last such upload',
+  };
+}
+
 export const ALERT = {
   /** `lastLogAt`: when it last wrote its status log (about when it stopped), if it ever did. */
   daemonDown: (lastLogAt: number | null = null): Alert => ({
@@ -592,6 +617,9 @@ export const ALERT = {
     },
   ): Alert => {
     const last = `last ${k.lastAt ? localTime(Date.parse(k.lastAt)) : '-'}: ${k.lastReason ?? '-'}`;
+    // User uploads carry no punch, and reparse reads only punch tables (ATTLOG, rtlog): their
+    // alert says what they are and sends no one to a reparse that would not read them.
+    if (USER_TABLES.test(k.table)) return pushKeptUsers(t, k, last);
     const what = `terminal ${t.name}: ${k.held + k.dropped} ${k.table} upload(s) answered OK could not be turned into punches`;
     const learn =
       k.table === 'rtlog'

@@ -23,17 +23,34 @@ describe('unknown serials pushing, summed up', () => {
 
 describe('uploads kept raw, said as they are', () => {
   const t = { name: 'door' } as Parameters<typeof ALERT.pushKept>[0];
-  const k = { table: 'OPERLOG', lines: 4, lastAt: null, lastReason: 'unknown record type "OPTION"' };
+  const k = { table: 'ATTLOG', lines: 4, lastAt: null, lastReason: 'line 1: no tab between the fields' };
 
   it('says how many are kept and how many were dropped, and never "they are kept" when none is', () => {
     expect(ALERT.pushKept(t, { ...k, held: 2, dropped: 1 }).cause).toBe(
-      'terminal door: 3 OPERLOG upload(s) answered OK could not be turned into punches (4 lines in all, last -: unknown record type "OPTION"): 2 kept raw in the journal, 1 more dropped to stay within adms.keptUploads',
+      'terminal door: 3 ATTLOG upload(s) answered OK could not be turned into punches (4 lines in all, last -: line 1: no tab between the fields): 2 kept raw in the journal, 1 more dropped to stay within adms.keptUploads',
     );
     const none = ALERT.pushKept(t, { ...k, held: 0, lines: 0, dropped: 2 });
     expect(none.cause).toBe(
-      'terminal door: 2 OPERLOG upload(s) answered OK could not be turned into punches (last -: unknown record type "OPTION"); all 2 were dropped to stay within adms.keptUploads, none is kept',
+      'terminal door: 2 ATTLOG upload(s) answered OK could not be turned into punches (last -: line 1: no tab between the fields); all 2 were dropped to stay within adms.keptUploads, none is kept',
     );
     expect(none.fix).toContain('raise adms.keptUploads');
+  });
+
+  it('says user uploads carry no punch and sends no one to a reparse that does not read them', () => {
+    for (const table of ['OPERLOG', 'USERINFO', 'tabledata:user']) {
+      const a = ALERT.pushKept(t, {
+        ...k,
+        table,
+        lastReason: 'line 1: unknown record type "OPTION"',
+        held: 1,
+        dropped: 0,
+      });
+      expect(a.cause).toBe(
+        `terminal door: 1 ${table} upload(s) answered OK held user records punchgate could not read (4 lines in all, last -: line 1: unknown record type "OPTION"): 1 kept raw in the journal; user records carry no punch: no attendance is missing`,
+      );
+      expect(a.fix).not.toContain('reparse');
+      expect(a.fix).toContain('punchgate terminals users door');
+    }
   });
 });
 

@@ -21,12 +21,23 @@ const SECRET_FIELD =
 const SECRET_NAME = /passw(?:or)?d|pwd|commkey|comkey|secret/i;
 
 /**
- * `line` with the value of every password or key field replaced by `***`. Most lines name none:
- * they skip SECRET_FIELD, which tries every word start (a 2 MB upload of junk lines spent about
- * 100 ms in it, the receiver's event loop held meanwhile).
+ * A fingerprint, face or palm template or a photo in a terminal's line: `TMP=` (FP, FACE), `Tmp=`
+ * (BIODATA), `Content=` (USERPIC, BIOPHOTO), Security PUSH's `template=`, `tmp=`, `content=`.
+ * punchgate keeps no biometric data, not even in a line kept raw because it could not be read
+ * (a record type it does not know, a separator it did not expect): the value (base64, so
+ * without TAB, `&`, `,` or space) is left out.
+ */
+const BIOMETRIC_FIELD = /((?:^|[\t ,&])(?:tmp|template\w*|content)[ \t]*=[ \t]*)[^\t&,\n ]+/gi;
+const BIOMETRIC_NAME = /tmp|template|content/i;
+
+/**
+ * `line` with the value of every password or key field, and every biometric template or photo,
+ * replaced by `***`. Most lines name none: they skip SECRET_FIELD, which tries every word start
+ * (a 2 MB upload of junk lines spent about 100 ms in it, the receiver's event loop held meanwhile).
  */
 export function redactSecrets(line: string): string {
-  return SECRET_NAME.test(line) ? line.replace(SECRET_FIELD, '$1***') : line;
+  const out = SECRET_NAME.test(line) ? line.replace(SECRET_FIELD, '$1***') : line;
+  return BIOMETRIC_NAME.test(out) ? out.replace(BIOMETRIC_FIELD, '$1***') : out;
 }
 
 /**

@@ -74,8 +74,11 @@ export function parseOperlog(body: string): ParsedOperlog {
     if (raw.endsWith('\r')) raw = raw.slice(0, -1);
     if (raw.trim() === '') continue;
     processed++;
-    const m = /^(\w+) (.*)$/s.exec(raw);
-    const kind = m?.[1] ?? '';
+    // The record type ends at a space (ZKTeco's document: `USER PIN=..`) or a TAB (`USER\tPIN=..`,
+    // `OPLOG\t4\t..`: eSSL K30 Pro units as a deployed server's code notes them, and other
+    // published servers' fixtures); either way the fields after it are TAB-separated.
+    const m = /^(\w+)[ \t]+(.*)$/s.exec(raw);
+    const kind = m?.[1]?.toUpperCase() ?? '';
     // USERINFO uploads carry the fields without the leading record type.
     const userFields = kind === 'USER' ? m![2]! : raw.startsWith('PIN=') ? raw : undefined;
     if (userFields === undefined) {
