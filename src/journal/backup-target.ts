@@ -12,6 +12,8 @@ export class BackupTargetError extends Error {
   constructor(
     readonly path: string,
     reason: string,
+    /** The disk is full: the folder's own older backups may be what fills it. */
+    readonly diskFull = false,
   ) {
     super(`cannot write the backup ${path}: ${reason}`);
     this.name = 'BackupTargetError';
@@ -112,7 +114,7 @@ export function targetFailure(target: string, e: unknown): BackupTargetError {
   const code = (e as { code?: string }).code ?? '';
   const text = e instanceof Error ? e.message : String(e);
   if (code === 'ENOSPC' || /^SQLITE_FULL/.test(code))
-    return new BackupTargetError(target, `the disk is full (${code}): free space, or write the backup elsewhere`);
+    return new BackupTargetError(target, `the disk is full (${code}): free space, or write the backup elsewhere`, true);
   if (/^(ENOENT|ENOTDIR|EACCES|EPERM|EROFS)$/.test(code) || /^SQLITE_(CANTOPEN|READONLY|PERM)/.test(code)) {
     const said = folderProblem(dirname(target), /^SQLITE_/.test(code) ? '' : code);
     if (said) return new BackupTargetError(target, said);
@@ -121,5 +123,10 @@ export function targetFailure(target: string, e: unknown): BackupTargetError {
       `this user may not write in ${dirname(target)} (${code}): pick a folder it owns, or run as the user punchgate runs as`,
     );
   }
+  if (/^SQLITE_IOERR/.test(code))
+    return new BackupTargetError(
+      target,
+      `the disk of ${dirname(target)} reports an I/O error (${code}): it may be full, over a file size limit, or failing (df -h, dmesg); write the backup elsewhere, and if that fails too, run punchgate check (the journal may be what cannot be read)`,
+    );
   return new BackupTargetError(target, `${code || 'error'}: ${text}`);
 }

@@ -244,7 +244,10 @@ function sealCopy(partial: string, target: string): JournalSummary {
 function failureOf(e: unknown, journalPath: string, target: string): Error {
   const code = (e as { code?: string }).code ?? '';
   // SQLite reports both sides' errors on the backup: a full disk or an unwritable folder is the target's.
+  // So is an I/O error that is not a read: the journal is opened read-only, only the copy is written
+  // (a bare SQLITE_IOERR, the backup's usual word, blamed the journal for a backup disk over its limit).
   if (/^SQLITE_(FULL|CANTOPEN|READONLY|PERM)/.test(code) || /^E/.test(code)) return targetFailure(target, e);
+  if (/^SQLITE_IOERR/.test(code) && !/^SQLITE_IOERR_(SHORT_)?READ/.test(code)) return targetFailure(target, e);
   if (isBusyJournalError(e)) return new JournalBusyError(journalPath);
   return describeJournalFailure(journalPath, e);
 }

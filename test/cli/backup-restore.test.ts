@@ -18,7 +18,7 @@ import { ClaimHolder } from '../../src/journal/claim-holder.js';
 import { Journal } from '../../src/journal/index.js';
 import { SCHEMA_VERSION } from '../../src/journal/migrations.js';
 import { Database } from '../../src/journal/sqlite-driver.js';
-import { cliSandbox } from '../helpers/cli.js';
+import { cliSandbox, runPunchgate } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 
 const cleanups: (() => unknown)[] = [];
@@ -170,6 +170,22 @@ describe('punchgate backup: where it never writes', () => {
     expect(folder.status).toBe(74);
     expect(folder.stderr).toContain(`${s.tmp.path('afile')} is a file, not a folder (ENOTDIR): name a folder`);
     expect(readFileSync(s.tmp.path('afile'), 'utf8')).toBe('notes');
+  });
+});
+
+describe('punchgate backup: a failing backup disk', () => {
+  it("an I/O error writing the copy (here a file size limit) is said as the backup disk's, not the journal's (74, nothing left)", async () => {
+    const s = sandbox();
+    s.punch(1);
+    const r = await runPunchgate(['--config', s.config, 'backup', s.tmp.path('b.db')], {
+      shell: "trap '' XFSZ; ulimit -f 100;",
+    });
+    expect(r.status).toBe(74);
+    expect(r.stderr).toContain(
+      `cannot write the backup ${s.tmp.path('b.db')}: the disk of ${s.tmp.dir} reports an I/O error`,
+    );
+    expect(r.stderr).not.toContain('punchgate: the journal');
+    expect(readdirSync(s.tmp.dir).filter((f) => f.startsWith('b.db'))).toEqual([]);
   });
 });
 

@@ -1,6 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { backupJournal } from '../../src/journal/backup.js';
+import { ownBackupsFilling } from '../../src/journal/backup-folder.js';
 import { folderProblem, targetFailure } from '../../src/journal/backup-target.js';
+import { Journal } from '../../src/journal/index.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const cleanups: (() => unknown)[] = [];
@@ -34,5 +37,32 @@ describe('what a backup that cannot be written says (found by an adversarial tri
       `the folder ${t.path('d/x')} does not exist`,
     );
     expect(targetFailure(t.path('b.db'), errno('ENOSPC')).message).toContain('the disk is full (ENOSPC)');
+  });
+
+  it('a full disk where the dated backups go names how many of them fill it and the oldest to remove: --keep never removes before a new one is written', async () => {
+    const t = tempDir('punchgate-target-');
+    cleanups.push(t.cleanup);
+    const journal = t.path('journal.db');
+    const j = Journal.open({ path: journal, site: 'plant-a', mode: 'owner' });
+    j.ingest([{ terminal: 'gate-1', biometricCode: '1001', logTime: '2026-11-20 08:00:00' }]);
+    mkdirSync(t.path('bk'));
+    await backupJournal(journal, t.path('bk/punchgate-plant-a-20261120T043000Z.db'));
+    j.ingest([{ terminal: 'gate-1', biometricCode: '1002', logTime: '2026-11-21 08:00:00' }]);
+    j.close();
+    await backupJournal(journal, t.path('bk/punchgate-plant-a-20261121T043000Z.db'));
+    expect(targetFailure(t.path('bk/x.db'), errno('SQLITE_FULL')).diskFull).toBe(true);
+    expect(ownBackupsFilling(t.path('bk'), 'plant-a')).toMatch(
+      new RegExp(
+        `^; the folder holds 2 backups of plant-a \\([\\d.]+ MB\\): --keep removes older ones only after a new one is written, so remove the oldest by hand \\(rm ${t.path('bk/punchgate-plant-a-20261120T043000Z.db')}\\), or keep fewer$`,
+      ),
+    );
+    expect(ownBackupsFilling(t.path('bk'), 'plant-b')).toBe('');
+  });
+
+  it("an I/O error of the copy is the backup disk's, not the journal's (the journal is only read)", () => {
+    const e = targetFailure('/mnt/usb/b.db', errno('SQLITE_IOERR'));
+    expect(e.message).toContain(
+      'cannot write the backup /mnt/usb/b.db: the disk of /mnt/usb reports an I/O error (SQLITE_IOERR)',
+    );
   });
 });

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { backupJournal, BackupTargetError, type JournalSummary } from '../../journal/backup.js';
 import { folderProblem } from '../../journal/backup-target.js';
-import { makeBackupFolder, newBackupPath, pruneBackups } from '../../journal/backup-folder.js';
+import { makeBackupFolder, newBackupPath, ownBackupsFilling, pruneBackups } from '../../journal/backup-folder.js';
 import { SCHEMA_VERSION } from '../../journal/migrations.js';
 import { restoreJournal } from '../../journal/restore.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
@@ -95,7 +95,11 @@ export function registerBackup(program: Command): void {
         try {
           done = await backupJournal(config.journal.path, file);
         } catch (e) {
-          if (e instanceof BackupTargetError) throw new ExitError(e.message, EXIT.IOERR);
+          if (e instanceof BackupTargetError)
+            throw new ExitError(
+              `${e.message}${e.diskFull && folder ? ownBackupsFilling(target, config.site) : ''}`,
+              EXIT.IOERR,
+            );
           throw e;
         }
         process.stdout.write(
