@@ -2,8 +2,9 @@ import { readFileSync, statSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import { OwnerLock } from '../journal/lock.js';
 import { ALERT } from '../status/alert-words.js';
+import { BUSY_ALERT_MS } from '../status/alerts.js';
 import { statusJsonPath } from '../status/daemon-probe.js';
-import type { ConfigStatus, StatusReport } from '../status/types.js';
+import type { Alert, ConfigStatus, StatusReport } from '../status/types.js';
 import type { Clock } from '../util/clock.js';
 import { localTimeOf } from '../util/local-time.js';
 import { fail, pass, warn, type CheckResult } from './types.js';
@@ -48,6 +49,10 @@ export function checkDaemon(config: Config, clock: Clock, opts: { required: bool
       'look at journalctl -u punchgate -n 50, then sudo systemctl restart punchgate',
     );
   }
+  // Running, yet kept from writing by another process: journal-check's quick_check only reads
+  // and passed (found by an adversarial trial: PASS while a BEGIN IMMEDIATE held it 20 s).
+  const busy = journalBusy(path, clock);
+  if (busy) return warn('daemon', `punchgate run is running, but ${busy.cause}`, busy.fix);
   const running_ = runningConfig(path);
   const on = running_ ? `; ${describeRunningConfig(running_)}` : '';
   const pid = OwnerLock.holderPid(config.journal.path);
@@ -65,6 +70,19 @@ export function checkDaemon(config: Config, clock: Clock, opts: { required: bool
 }
 
 const alertOf = (c: ConfigStatus) => ALERT.restartPending(c.file, c.restartPending ?? [], c.loadedAt);
+
+/** The journal-busy alert of the daemon's status.json, when it says another process has held the journal long enough. */
+function journalBusy(statusPath: string | undefined, clock: Clock): Alert | undefined {
+  if (!statusPath) return undefined;
+  try {
+    const j = (JSON.parse(readFileSync(statusJsonPath(statusPath), 'utf8')) as Partial<StatusReport>).journal;
+    const since = j?.busySince ? Date.parse(j.busySince) : NaN;
+    if (!j || !Number.isFinite(since) || clock.now() - since < BUSY_ALERT_MS) return undefined;
+    return ALERT.journalBusy(clock.now() - since, j.heldPunches, j.path);
+  } catch {
+    return undefined;
+  }
+}
 
 /** Which config the daemon says it runs on (its status.json), if it says. */
 export function runningConfig(statusPath: string | undefined): ConfigStatus | undefined {

@@ -13,6 +13,7 @@ import {
   isFatalJournalError,
   JournalBusyError,
   JournalUnusableError,
+  oneShotMessage,
 } from '../journal/errors.js';
 import { DEFAULT_CONFIG_PATH, type Config } from '../config/schema.js';
 import type { AppContext } from '../context.js';
@@ -149,7 +150,8 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<number |
       const code = await fn(...args);
       process.exitCode = code ?? EXIT.OK;
     } catch (e) {
-      reportError(e);
+      const cmd = args.at(-1) as Command | undefined;
+      reportError(e, typeof cmd?.name === 'function' ? cmd.name() : undefined);
     }
   };
 }
@@ -176,7 +178,7 @@ function withOptionsGivenToParents(args: unknown[]): void {
   }
 }
 
-export function reportError(e: unknown): void {
+export function reportError(e: unknown, command?: string): void {
   // Under systemd each line carries its priority, so that `journalctl -p err` shows why it stopped.
   const write = (text: string) =>
     process.stderr.write(isJournalStream(2) ? withPriority(PRIORITY.err, text) : `${text}\n`);
@@ -188,7 +190,8 @@ export function reportError(e: unknown): void {
     write(`punchgate: ${e.message}`);
     process.exitCode = e.exitCode;
   } else if (e instanceof JournalUnusableError) {
-    write(`punchgate: ${e.message}`);
+    // Only the daemon is started again by systemd; any other command is run again by the admin.
+    write(`punchgate: ${command === 'run' ? e.message : oneShotMessage(e)}`);
     process.exitCode = EXIT.IOERR;
   } else if (e instanceof JournalBusyError || isBusyJournalError(e)) {
     const text =

@@ -112,11 +112,25 @@ export interface Pruned {
   notBackups: string[];
 }
 
-/** Keeps the `keep` newest backups of `site` in `folder`, `written` (just made) always among them. */
-export function pruneBackups(folder: string, site: string, keep: number, written: string): Pruned {
+/** A backup of this site in a folder, as --keep judges it. */
+export interface FolderBackup {
+  name: string;
+  newestRow: number;
+  bytes: number;
+}
+
+/**
+ * The backups of `site` punchgate made in `folder`, newest first (by what they hold), `except` the
+ * file at that path; and the files that only have a backup's name.
+ */
+export function listBackups(
+  folder: string,
+  site: string,
+  except?: string,
+): { backups: FolderBackup[]; notBackups: string[] } {
   const pattern = namePattern(site);
-  const mine = statSync(written);
-  const backups: { name: string; newestRow: number }[] = [];
+  const mine = except === undefined ? undefined : statSync(except);
+  const backups: FolderBackup[] = [];
   const notBackups: string[] = [];
   for (const name of readdirSync(folder).filter((n) => pattern.test(n))) {
     const path = join(folder, name);
@@ -126,16 +140,43 @@ export function pruneBackups(folder: string, site: string, keep: number, written
     } catch {
       continue;
     }
-    if (st.ino === mine.ino && st.dev === mine.dev) continue;
+    if (mine && st.ino === mine.ino && st.dev === mine.dev) continue;
     const content = st.isFile() ? backupContent(path, site) : undefined;
-    if (content) backups.push({ name, ...content });
+    if (content) backups.push({ name, ...content, bytes: st.size });
     else notBackups.push(name);
   }
   backups.sort((a, b) => b.newestRow - a.newestRow || (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+  return { backups, notBackups };
+}
+
+/** Keeps the `keep` newest backups of `site` in `folder`, `written` (just made) always among them. */
+export function pruneBackups(folder: string, site: string, keep: number, written: string): Pruned {
+  const { backups, notBackups } = listBackups(folder, site, written);
   const removed: string[] = [];
   for (const b of backups.slice(Math.max(0, keep - 1))) {
     rmSync(join(folder, b.name));
     removed.push(b.name);
   }
   return { removed, notBackups };
+}
+
+/**
+ * A full disk where the dated backups go: --keep removes the old ones only after a new one is
+ * written, so once they fill the disk every nightly run failed and none was ever removed (found by
+ * an adversarial trial). Says how many there are and which one to remove by hand.
+ */
+export function ownBackupsFilling(folder: string, site: string): string {
+  let backups;
+  try {
+    backups = listBackups(folder, site).backups;
+  } catch {
+    return '';
+  }
+  if (backups.length === 0) return '';
+  const total = backups.reduce((n, b) => n + b.bytes, 0);
+  const oldest = backups[backups.length - 1]!.name;
+  return (
+    `; the folder holds ${backups.length} ${backups.length === 1 ? 'backup' : 'backups'} of ${site} (${(total / 1_048_576).toFixed(1)} MB): ` +
+    `--keep removes older ones only after a new one is written, so remove the oldest by hand (rm ${join(folder, oldest)}), or keep fewer`
+  );
 }

@@ -5,6 +5,9 @@ import { BACKUP_APPLICATION_ID } from './backup-mark.js';
 import { emptyJournalError, refuseForeign } from './open-db.js';
 import { Database } from './sqlite-driver.js';
 import { asFolderWriter } from '../util/folder-writer.js';
+import { refuseJournalFiles, targetFailure } from './backup-target.js';
+
+export { BackupTargetError } from './backup-target.js';
 
 /**
  * Pages copied per step of the online backup (4 MB at SQLite's default 4 KB pages). After each
@@ -119,6 +122,7 @@ export interface BackupResult extends JournalSummary {
  */
 export async function backupJournal(journalPath: string, target: string): Promise<BackupResult> {
   const started = performance.now();
+  refuseJournalFiles(journalPath, target);
   let src: Database;
   try {
     if (statSync(journalPath).size === 0) throw emptyJournalError(journalPath);
@@ -146,7 +150,7 @@ export async function backupJournal(journalPath: string, target: string): Promis
       try {
         return await writeCopy(src, journalPath, target, partial);
       } catch (e) {
-        for (const f of [partial, `${partial}-journal`, `${partial}-wal`, `${partial}-shm`]) rmSync(f, { force: true });
+        removeLeftovers(partial);
         throw e;
       }
     });
@@ -154,6 +158,19 @@ export async function backupJournal(journalPath: string, target: string): Promis
     src.close();
   }
   return { ...summary, path: target, ms: performance.now() - started };
+}
+
+/**
+ * Removes what a failed copy left, never failing itself: a failure here (ENOTDIR when the target's
+ * "folder" is a file) hid the copy's own error behind a bare errno, with exit 1.
+ */
+function removeLeftovers(partial: string): void {
+  for (const f of [partial, `${partial}-journal`, `${partial}-wal`, `${partial}-shm`])
+    try {
+      rmSync(f, { force: true });
+    } catch {
+      // nothing there to remove, or nowhere to look: the copy's own error says why
+    }
 }
 
 /** The copy made at `partial`, synced step by step, sealed and renamed to `target`. */
@@ -227,34 +244,12 @@ function sealCopy(partial: string, target: string): JournalSummary {
 function failureOf(e: unknown, journalPath: string, target: string): Error {
   const code = (e as { code?: string }).code ?? '';
   // SQLite reports both sides' errors on the backup: a full disk or an unwritable folder is the target's.
+  // So is an I/O error that is not a read: the journal is opened read-only, only the copy is written
+  // (a bare SQLITE_IOERR, the backup's usual word, blamed the journal for a backup disk over its limit).
   if (/^SQLITE_(FULL|CANTOPEN|READONLY|PERM)/.test(code) || /^E/.test(code)) return targetFailure(target, e);
+  if (/^SQLITE_IOERR/.test(code) && !/^SQLITE_IOERR_(SHORT_)?READ/.test(code)) return targetFailure(target, e);
   if (isBusyJournalError(e)) return new JournalBusyError(journalPath);
   return describeJournalFailure(journalPath, e);
-}
-
-/** The backup cannot be written where it was asked (a missing folder, permissions, a full disk). */
-export class BackupTargetError extends Error {
-  constructor(
-    readonly path: string,
-    reason: string,
-  ) {
-    super(`cannot write the backup ${path}: ${reason}`);
-    this.name = 'BackupTargetError';
-  }
-}
-
-function targetFailure(target: string, e: unknown): BackupTargetError {
-  const code = (e as { code?: string }).code ?? '';
-  const text = e instanceof Error ? e.message : String(e);
-  if (code === 'ENOENT') return new BackupTargetError(target, `the folder ${dirname(target)} does not exist`);
-  if (/^(EACCES|EPERM|EROFS)$/.test(code) || /^SQLITE_(CANTOPEN|READONLY|PERM)/.test(code))
-    return new BackupTargetError(
-      target,
-      `this user may not write in ${dirname(target)} (${code}): pick a folder it owns, or run as the user punchgate runs as`,
-    );
-  if (code === 'ENOSPC' || /^SQLITE_FULL/.test(code))
-    return new BackupTargetError(target, `the disk is full (${code}): free space, or write the backup elsewhere`);
-  return new BackupTargetError(target, `${code || 'error'}: ${text}`);
 }
 
 /** Makes a rename in `dir` durable (its entry is written), as far as the file system allows. */

@@ -31,6 +31,20 @@ export const JOURNAL_UNUSABLE_EXIT = 74;
  * empty, not a punchgate journal, damaged, unwritable, read-only or on a full disk. The message
  * is one line with the path and what to do; commands exit 74 with it.
  */
+/**
+ * The end of a fix that only `punchgate run` can keep (systemd starts it again); a one-shot command
+ * says "run it again" instead (reportError in cli/common.ts): an import stopped by a full disk told
+ * the admin it would start again by itself.
+ */
+export const RESTARTS_ITSELF = 'punchgate starts again by itself';
+
+/** A journal error's message for a one-shot command, which nothing starts again. */
+export function oneShotMessage(e: JournalUnusableError): string {
+  return e.message.endsWith(`; ${RESTARTS_ITSELF}`)
+    ? `${e.message.slice(0, -RESTARTS_ITSELF.length)}then run the command again`
+    : e.message;
+}
+
 export class JournalUnusableError extends Error {
   readonly exitCode = JOURNAL_UNUSABLE_EXIT;
   constructor(
@@ -131,7 +145,7 @@ export function journalAccessProblem(path: string, code: string): JournalUnusabl
     return new JournalUnusableError(
       path,
       `is on a read-only file system (${code})`,
-      `remount it read-write (mount -o remount,rw on the file system of ${dir}), or move journal.path to a writable disk; punchgate starts again by itself`,
+      `remount it read-write (mount -o remount,rw on the file system of ${dir}), or move journal.path to a writable disk; ${RESTARTS_ITSELF}`,
       code,
     );
   if (denied(dir, constants.X_OK) || (fileExists && denied(path, constants.R_OK)))
@@ -198,7 +212,7 @@ export function describeJournalFailure(path: string, e: unknown): JournalUnusabl
     return new JournalUnusableError(
       path,
       `cannot grow: the disk is full (${code})`,
-      `free space on its file system (apt-get clean, journalctl --vacuum-size=100M, old files), or move journal.path to a larger disk; punchgate starts again by itself`,
+      `free space on its file system (apt-get clean, journalctl --vacuum-size=100M, old files), or move journal.path to a larger disk; ${RESTARTS_ITSELF}`,
       code,
     );
   if (/^SQLITE_(READONLY|CANTOPEN|PERM|AUTH)/.test(code) || /^E(ACCES|PERM|ROFS)$/.test(code)) {
@@ -218,7 +232,7 @@ export function describeJournalFailure(path: string, e: unknown): JournalUnusabl
     return new JournalUnusableError(
       path,
       `cannot be written: the disk reports an I/O error (${code}: ${text})`,
-      'check the disk (dmesg, df -h, a full or failing device); punchgate starts again by itself',
+      `check the disk (dmesg, df -h, a full or failing device); ${RESTARTS_ITSELF}`,
       code,
     );
   return new JournalUnusableError(path, `cannot be used (${code}: ${text})`, `check the file and its folder`, code);

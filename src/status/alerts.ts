@@ -12,7 +12,7 @@ export { punches, seconds, span } from './alert-words.js';
 
 const MIN = 60_000;
 /** The journal busy for less than this is ordinary contention, not an alert. */
-const BUSY_ALERT_MS = 2000;
+export const BUSY_ALERT_MS = 2000;
 /** Punches in flight longer than this (or 4 request deadlines, if longer) are stuck, not slow. */
 const INFLIGHT_ALERT_MS = 15 * MIN;
 /** A terminal offline for less than this is a blip, not an alert. */

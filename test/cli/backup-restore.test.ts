@@ -13,11 +13,12 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { backupJournal } from '../../src/journal/backup.js';
 import { ClaimHolder } from '../../src/journal/claim-holder.js';
 import { Journal } from '../../src/journal/index.js';
 import { SCHEMA_VERSION } from '../../src/journal/migrations.js';
 import { Database } from '../../src/journal/sqlite-driver.js';
-import { cliSandbox } from '../helpers/cli.js';
+import { cliSandbox, runPunchgate } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 
 const cleanups: (() => unknown)[] = [];
@@ -133,6 +134,58 @@ describe('punchgate backup', () => {
     expect(empty.status).toBe(74);
     expect(empty.stderr).toContain('is empty (0 bytes)');
     expect(empty.stderr.trim()).toBe(status.stderr.trim());
+  });
+});
+
+describe('punchgate backup: where it never writes', () => {
+  it('never over the journal or a file of its own beside it, by any spelling (74, the journal untouched); a file on the way is named (found by an adversarial trial)', async () => {
+    const s = sandbox();
+    s.punch(1);
+    const before = statSync(s.journal).ino;
+    const r = await s.cli('backup', s.journal);
+    expect(r.status).toBe(74);
+    expect(r.stderr).toContain(`cannot write the backup ${s.journal}: it is the journal itself`);
+    mkdirSync(s.tmp.path('sub'));
+    for (const [target, words] of [
+      [`${s.tmp.dir}/./sub/../journal.db`, 'it is the journal itself'],
+      [`${s.journal}-wal`, "it is one of the journal's own files"],
+      [`${s.journal}.lock`, "it is one of the journal's own files"],
+      [`${s.journal}.before-restore-20261130T000000Z`, "it is one of the journal's own files"],
+    ] as const)
+      await expect(backupJournal(s.journal, target), target).rejects.toThrow(
+        `cannot write the backup ${target}: ${words}`,
+      );
+    expect(statSync(s.journal).ino).toBe(before);
+    expect(rows(s.journal, 'SELECT count(*) AS n FROM punches')).toEqual([{ n: 1 }]);
+    expect(readdirSync(s.tmp.dir).filter((f) => f.includes('partial') || f.includes('before-restore'))).toEqual([]);
+    // A folder of backups named after the journal is not one of its files.
+    mkdirSync(`${s.journal}.backups`);
+    await expect(backupJournal(s.journal, `${s.journal}.backups/b.db`)).resolves.toMatchObject({ punches: 1 });
+    // A file where a folder is meant: named with the fix, exit 74 (was a bare ENOTDIR, exit 1).
+    writeFileSync(s.tmp.path('afile'), 'notes');
+    await expect(backupJournal(s.journal, s.tmp.path('afile/b.db'))).rejects.toThrow(
+      `${s.tmp.path('afile')} is a file, not a folder (ENOTDIR): name a folder`,
+    );
+    const folder = await s.cli('backup', s.tmp.path('afile/'));
+    expect(folder.status).toBe(74);
+    expect(folder.stderr).toContain(`${s.tmp.path('afile')} is a file, not a folder (ENOTDIR): name a folder`);
+    expect(readFileSync(s.tmp.path('afile'), 'utf8')).toBe('notes');
+  });
+});
+
+describe('punchgate backup: a failing backup disk', () => {
+  it("an I/O error writing the copy (here a file size limit) is said as the backup disk's, not the journal's (74, nothing left)", async () => {
+    const s = sandbox();
+    s.punch(1);
+    const r = await runPunchgate(['--config', s.config, 'backup', s.tmp.path('b.db')], {
+      shell: "trap '' XFSZ; ulimit -f 100;",
+    });
+    expect(r.status).toBe(74);
+    expect(r.stderr).toContain(
+      `cannot write the backup ${s.tmp.path('b.db')}: the disk of ${s.tmp.dir} reports an I/O error`,
+    );
+    expect(r.stderr).not.toContain('punchgate: the journal');
+    expect(readdirSync(s.tmp.dir).filter((f) => f.startsWith('b.db'))).toEqual([]);
   });
 });
 

@@ -2,7 +2,8 @@ import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { backupJournal, BackupTargetError, type JournalSummary } from '../../journal/backup.js';
-import { makeBackupFolder, newBackupPath, pruneBackups } from '../../journal/backup-folder.js';
+import { folderProblem } from '../../journal/backup-target.js';
+import { makeBackupFolder, newBackupPath, ownBackupsFilling, pruneBackups } from '../../journal/backup-folder.js';
 import { SCHEMA_VERSION } from '../../journal/migrations.js';
 import { restoreJournal } from '../../journal/restore.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
@@ -80,8 +81,11 @@ export function registerBackup(program: Command): void {
             if (makeBackupFolder(target, config.journal.path))
               process.stdout.write(`made the folder ${target} (mode 0700) for the backups\n`);
           } catch (e) {
+            const code = (e as { code?: string }).code ?? '';
+            // mkdir's bare errno misled: ENOENT on a read-only disk, ENOTDIR for a file on the way.
+            const said = code ? folderProblem(target, code, true) : '';
             throw new ExitError(
-              `cannot make the backup folder ${target}: ${(e as { code?: string }).code ?? String(e)}; make it writable for this user, or pick another folder`,
+              `cannot make the backup folder ${target}: ${said || `${code || String(e)}; make it writable for this user, or pick another folder`}`,
               EXIT.IOERR,
             );
           }
@@ -91,7 +95,11 @@ export function registerBackup(program: Command): void {
         try {
           done = await backupJournal(config.journal.path, file);
         } catch (e) {
-          if (e instanceof BackupTargetError) throw new ExitError(e.message, EXIT.IOERR);
+          if (e instanceof BackupTargetError)
+            throw new ExitError(
+              `${e.message}${e.diskFull && folder ? ownBackupsFilling(target, config.site) : ''}`,
+              EXIT.IOERR,
+            );
           throw e;
         }
         process.stdout.write(

@@ -1,6 +1,11 @@
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { importFile, IMPORT_SOURCE, serialOfExportName } from '../../sources/import/import-files.js';
+import {
+  importFile,
+  IMPORT_SOURCE,
+  ImportStoppedError,
+  serialOfExportName,
+} from '../../sources/import/import-files.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { escapeControls } from '../../util/terminal-text.js';
 import { action, withJournal } from '../common.js';
@@ -96,6 +101,16 @@ export function registerImport(program: Command): void {
                 process.stderr.write(`${shown}:${b.line}: ${escapeControls(b.reason)}\n`),
               );
             } catch (e) {
+              if (e instanceof ImportStoppedError) {
+                // Said before the journal's own error (exit 74 or 75, from reportError): what stays, and how to go on.
+                const rest = files.slice(files.indexOf(file) + 1).map(escapeControls);
+                process.stderr.write(
+                  `${shown}: stopped after line ${e.through}: ${e.report.added} new, ${e.report.duplicates} duplicates journalled before it (kept)` +
+                    `${rest.length ? `; not imported: ${rest.join(', ')}` : ''}; once the journal is mended, run the same import again: ` +
+                    'what is already journalled counts as a duplicate, never twice\n',
+                );
+                throw e.cause;
+              }
               const code = (e as NodeJS.ErrnoException).code;
               if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') {
                 cannotRead(shown, `(${code})`);

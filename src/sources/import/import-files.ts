@@ -49,6 +49,24 @@ export const IMPORT_CHUNK = 500;
 const READ_CHUNK = 1 << 13;
 
 /**
+ * The journal failed in the middle of a file (a full disk, another process's lock): what was
+ * journalled before stays (`report`, the lines up to `through`), the rest of the file was not read
+ * on. Said by the import with the journal's own error (`cause`), so that the admin knows that a
+ * run of the same import once it is mended adds only what is missing.
+ */
+export class ImportStoppedError extends Error {
+  constructor(
+    readonly file: string,
+    readonly report: FileReport,
+    readonly through: number,
+    override readonly cause: unknown,
+  ) {
+    super(`${file}: the import stopped after line ${through}`);
+    this.name = 'ImportStoppedError';
+  }
+}
+
+/**
  * Reads one file as a stream and journals its good lines chunk by chunk: memory stays bounded
  * whatever the file size. Each bad line goes to `onBad` as soon as it is read. A chunk that is
  * journalled stays journalled if a later one fails; importing the same file again adds only what
@@ -69,9 +87,17 @@ export async function importFile(
   });
   const report: FileReport = { file, format, bad: 0, added: 0, duplicates: 0, quarantined: 0 };
   let chunk: Punch[] = [];
+  let lastLine = 0;
+  let journalledThrough = 0;
   const commit = () => {
     if (chunk.length === 0) return;
-    const r = sink.ingest(chunk);
+    let r;
+    try {
+      r = sink.ingest(chunk);
+    } catch (e) {
+      throw new ImportStoppedError(file, { ...report }, journalledThrough, e);
+    }
+    journalledThrough = lastLine;
     chunk = [];
     report.added += r.added;
     report.duplicates += r.duplicates;
@@ -116,6 +142,7 @@ export async function importFile(
         continue;
       }
       chunk.push(outcome);
+      lastLine = rec.line;
       if (chunk.length >= chunkSize) commit();
     }
   }

@@ -1,0 +1,62 @@
+import { writeFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkDaemon } from '../../src/check/daemon-check.js';
+import type { Config } from '../../src/config/schema.js';
+import { Journal } from '../../src/journal/index.js';
+import { OwnerLock } from '../../src/journal/lock.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const cleanups: (() => unknown)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0).reverse()) c();
+});
+
+/**
+ * A running daemon (it holds the owner lock, its status log is fresh) whose status.json says what
+ * it last saw of the journal: busy since `busyFor` ms ago, or free.
+ */
+function runningDaemon(busyFor: number | null) {
+  const t = tempDir('punchgate-busy-');
+  cleanups.push(t.cleanup);
+  const journal = t.path('journal.db');
+  Journal.open({ path: journal, site: 'plant-a', mode: 'owner' }).close();
+  const lock = OwnerLock.acquire(journal);
+  cleanups.push(() => lock.release());
+  const now = Date.now();
+  writeFileSync(t.path('status.txt'), 'status\n');
+  writeFileSync(
+    t.path('status.json'),
+    JSON.stringify({
+      journal: {
+        path: journal,
+        busySince: busyFor === null ? null : new Date(now - busyFor).toISOString(),
+        heldPunches: 3,
+        freeBytes: null,
+      },
+    }),
+  );
+  const config = {
+    journal: { path: journal },
+    status: { path: t.path('status.txt'), intervalMs: 10_000 },
+  } as unknown as Config;
+  return { config, journal, clock: { now: () => now } };
+}
+
+describe('punchgate check: a running daemon kept from its journal (found by an adversarial trial)', () => {
+  it('warns with the status words and who to look for while another process has held the journal 2 s or more', () => {
+    const d = runningDaemon(20_000);
+    const r = checkDaemon(d.config, d.clock, { required: false });
+    expect(r.status).toBe('warn');
+    expect(r.detail).toContain(
+      'punchgate run is running, but journal busy for 20 s (another process holds it): 3 punches held in memory',
+    );
+    expect(r.fix).toContain(`fuser -v ${d.journal}`);
+  });
+
+  it('passes when the journal is free, or busy only for an ordinary moment', () => {
+    for (const busy of [null, 500]) {
+      const d = runningDaemon(busy);
+      expect(checkDaemon(d.config, d.clock, { required: false }).status).toBe('pass');
+    }
+  });
+});
