@@ -27,11 +27,6 @@ export function isBusyJournalError(e: unknown): boolean {
 export const JOURNAL_UNUSABLE_EXIT = 74;
 
 /**
- * The journal cannot be used as it is: missing (for a command other than `punchgate run`),
- * empty, not a punchgate journal, damaged, unwritable, read-only or on a full disk. The message
- * is one line with the path and what to do; commands exit 74 with it.
- */
-/**
  * The end of a fix that only `punchgate run` can keep (systemd starts it again); a one-shot command
  * says "run it again" instead (reportError in cli/common.ts): an import stopped by a full disk told
  * the admin it would start again by itself.
@@ -45,6 +40,11 @@ export function oneShotMessage(e: JournalUnusableError): string {
     : e.message;
 }
 
+/**
+ * The journal cannot be used as it is: missing (for a command other than `punchgate run`),
+ * empty, not a punchgate journal, damaged, unwritable, read-only or on a full disk. The message
+ * is one line with the path and what to do; commands exit 74 with it.
+ */
 export class JournalUnusableError extends Error {
   readonly exitCode = JOURNAL_UNUSABLE_EXIT;
   constructor(
