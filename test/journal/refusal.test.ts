@@ -374,11 +374,13 @@ describe('every journal refusal, for every command', () => {
       shell: `trap '' XFSZ; ulimit -f ${blocks};`,
     });
     expect(r.status, r.stderr).toBe(74);
+    // What stays and how to go on (test/cli/import-stopped.test.ts), then the journal's own line.
     const lines = r.stderr.trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(journal);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/stopped after line \d+: \d+ new, 0 duplicates journalled before it \(kept\)/);
+    expect(lines[1]).toContain(journal);
     // (A file size limit reads as an I/O error; a real full disk as "the disk is full".)
-    expect(lines[0]).toMatch(/(disk is full|I\/O error).*(free space|check the disk)/);
+    expect(lines[1]).toMatch(/(disk is full|I\/O error).*(free space|check the disk)/);
     // What was journalled before stays; the journal is whole.
     const db = new Database(journal, { readonly: true });
     expect((db.prepare('SELECT count(*) AS n FROM punches').get() as { n: number }).n).toBeGreaterThanOrEqual(400);
