@@ -1205,23 +1205,39 @@ export class Journal implements PunchSink, DeliveryQueue {
   }
 
   /**
-   * The box clock stepped back by `deltaMs` (negative): the refused punches' next attempts, kept
-   * as wall-clock times, move back with it, so that none waits the step on top of its retry
-   * delay. A step forward only brings retries early, which costs nothing. Returns how many moved.
-   * Throws (busy) when another process holds the journal.
+   * The box clock stepped by `deltaMs` (negative: back), in every sink's queue. The time of a
+   * punch's first refusal moves with it either way: deadAfterDays counts the time it waited, not
+   * the step (30 days forward gave up punches refused two minutes before). A step back moves the
+   * next attempts, kept as wall-clock times, back too, so that none waits the step on top of its
+   * retry delay; a step forward only brings retries early, which costs nothing. Returns how many
+   * rows moved. Throws (busy) when another process holds the journal.
    */
   clockStepped(deltaMs: number): number {
-    if (deltaMs >= 0 || this.readonly) return 0;
+    if (this.readonly || deltaMs === 0) return 0;
     const now = this.clock.now();
-    return this.gate.attempt(
-      () =>
-        this.db
+    const delta = Math.round(deltaMs);
+    return this.gate.attempt(() => {
+      let changed = 0;
+      // For every sink (the default sink's state is the punch's own): a step is no time waited.
+      for (const table of ['punches', 'sink_deliveries'] as const) {
+        // deadAfterDays counts from the first refusal: a step forward must not give a punch up.
+        changed += this.db
           .prepare(
-            `UPDATE punches SET next_attempt_at = max(@now, next_attempt_at + @delta)
-             WHERE state IN ('pending', 'rejected') AND state = 'rejected' AND next_attempt_at > @now`,
+            `UPDATE ${table} SET first_rejected_at = first_rejected_at + @delta
+             WHERE state IN ('pending', 'rejected') AND first_rejected_at IS NOT NULL`,
           )
-          .run({ now, delta: Math.round(deltaMs) }).changes,
-    );
+          .run({ delta }).changes;
+        // A retry time moves back with a step back (not to wait the step again); forward, it is due.
+        if (delta < 0)
+          changed += this.db
+            .prepare(
+              `UPDATE ${table} SET next_attempt_at = max(@now, next_attempt_at + @delta)
+               WHERE state IN ('pending', 'rejected') AND state = 'rejected' AND next_attempt_at > @now`,
+            )
+            .run({ now, delta }).changes;
+      }
+      return changed;
+    });
   }
 
   /**

@@ -39,62 +39,66 @@ export function spreadOffsetMs(name: string, expression: string): number {
 /** Starts calling `tick` at each time the spec names; returns the function that stops it. Tests pass their own. */
 export type Scheduler = (spec: ScheduleSpec, tick: () => void) => () => void;
 
-/**
- * How late a tick may still run. node-cron drops a tick that comes more than a second late (the
- * box asleep, the event loop held by a long journal write, the clock stepped forward); with a
- * daily schedule that would skip the day's poll. Here a late tick runs once, unless the next one
- * is already due (node-cron never runs one slot twice or two slots at once).
- */
-export const LATE_TICK_TOLERANCE_MS = 86_400_000;
+/** A timer is never set further ahead than this: a longer wait is made of several (Node caps a timer at 24.8 days). */
+const MAX_TIMER_MS = 86_400_000;
 
 /**
- * The real scheduler: node-cron, in the spec's time zone. node-cron's own log lines go to
- * `logger` at debug level, never to the console: a skipped tick is normal here (see PollLoop).
+ * The real scheduler: the expression's slots as node-cron reads them (its syntax, in the spec's
+ * time zone), waited for on a timer of our own. node-cron's own timer is not used: after the box
+ * clock stepped forward (NTP after a boot at 2000, a VM restored, a box asleep) it walks every
+ * slot it jumped, one by one, before the next tick, and that walk held the event loop 77 s for a
+ * step of 30 days on a 10 s schedule (years for a clock reset to 2000), while the push terminals,
+ * the polls and the delivery waited. Here a tick that comes late runs once (a daily poll is not
+ * skipped), and the next slot is the first after the clock as it reads then: no slot is walked.
  *
- * node-cron plans its next tick on the wall clock and then waits on a timer: after the box clock
- * stepped back an hour it would wait that hour (and, stepped forward, count every slot it jumped
- * as missed). So after each step of the box clock (`steps`) the task is made again, planned from
- * the clock as it reads now.
+ * The slots are planned on the wall clock and waited for on a timer (the monotonic clock): after
+ * a step (`steps`) the wait is planned again from the clock as it reads now, so a step back of an
+ * hour does not hold the polls for an hour; a slot that a step forward passed runs at once.
  */
 export function cronScheduler(logger?: Logger, steps?: ClockSteps): Scheduler {
   const log = logger?.child({ component: 'schedule' });
-  const sink = {
-    info: (m: string) => log?.debug(m),
-    warn: (m: string) => log?.debug(m),
-    error: (m: string | Error) => log?.error({ err: String(m) }, 'scheduler error'),
-    debug: (m: string | Error) => log?.debug(String(m)),
-  };
   return ({ expression, timezone, offsetMs = 0 }, tick) => {
-    // Ticks waiting out their offset (spreadOffsetMs); a stop cancels them.
-    const waiting = new Set<NodeJS.Timeout>();
-    const fire = () => {
-      if (offsetMs <= 0) return tick();
-      const t = setTimeout(() => {
-        waiting.delete(t);
-        tick();
-      }, offsetMs);
-      waiting.add(t);
+    // Never started: only its reading of the expression (its next slots) is used.
+    const slots = createTask(expression, () => undefined, { timezone });
+    let timer: NodeJS.Timeout | undefined;
+    let stopped = false;
+    /** The slot waited for (epoch ms). */
+    let slot = 0;
+    const nextSlot = (after: number): number => {
+      const [first, second] = slots.getNextRuns(2).map((d) => d.getTime());
+      return first! > after ? first! : second!;
     };
-    const arm = () => {
-      const t = createTask(expression, fire, {
-        timezone,
-        logger: sink,
-        missedExecutionTolerance: LATE_TICK_TOLERANCE_MS,
-      });
-      void t.start();
-      return t;
+    const wait = () => {
+      clearTimeout(timer);
+      const ms = Math.min(Math.max(0, slot + offsetMs - Date.now()), MAX_TIMER_MS);
+      timer = setTimeout(due, ms);
     };
-    let task = arm();
+    // The timer ran: the slot's time (plus its offset) has come, or a long wait goes on.
+    const due = () => {
+      if (stopped) return;
+      if (Date.now() < slot + offsetMs) return wait();
+      const ran = slot;
+      slot = nextSlot(ran);
+      wait();
+      tick();
+    };
+    slot = nextSlot(Date.now());
+    wait();
     const unsubscribe = steps?.onStep(() => {
-      void task.destroy();
-      task = arm();
-      log?.debug({ expression }, 'schedule re-armed after a step of the box clock');
+      if (stopped) return;
+      // Forward past the slot waited for: it runs now (late, once); back: the wait is planned anew.
+      if (Date.now() >= slot + offsetMs) return due();
+      slot = nextSlot(Date.now());
+      wait();
+      log?.debug({ expression }, 'schedule planned again after a step of the box clock');
     });
     return () => {
+      stopped = true;
       unsubscribe?.();
-      void task.destroy();
-      for (const t of waiting) clearTimeout(t);
-      waiting.clear();
+      clearTimeout(timer);
+      timer = undefined;
+      // node-cron keeps every task it made in a list of its own until destroyed.
+      void slots.destroy();
     };
   };
 }

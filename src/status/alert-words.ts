@@ -453,10 +453,15 @@ export const ALERT = {
     fix: 'remove the extra entry from the config',
   }),
 
-  quarantinedBehind: (q: { terminal: string; count: number; from: string; to: string }): Alert => ({
+  /**
+   * Punches of a terminal whose clock was reset or set back. The alert stays after the clock is set
+   * right, so its fix gives every step: the clock first (else more are held), then the held ones,
+   * released with the wrong dates they carry or left.
+   */
+  quarantinedBehind: (q: { terminal: string; count: number; from: string; to: string; push: boolean }): Alert => ({
     kind: 'quarantined-behind',
     cause: `terminal ${q.terminal}: ${punches(q.count)} quarantined, dated ${q.from.slice(0, 16)} to ${q.to.slice(0, 16)}: recorded while its clock was behind`,
-    fix: `check them (punchgate punches --state quarantined --terminal ${q.terminal}); punchgate punches release --terminal ${q.terminal} sends them with these times`,
+    fix: `set the terminal's clock right if it is not yet (${q.push ? 'its menu: System > Date/Time; its next punches go in at once' : `syncClock: true for ${q.terminal} sets it at each poll`}); then check them (punchgate punches --state quarantined --terminal ${q.terminal}): punchgate punches release --terminal ${q.terminal} sends them with the dates it recorded (correct them in the HRMS), or leave them quarantined`,
   }),
 
   /** Punches whose time does not exist (`2026-02-30`, `24:00:00`): kept, never sent. */

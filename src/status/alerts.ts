@@ -148,7 +148,8 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
   for (const q of facts.quarantine) {
     if (q.reason !== 'behind') continue;
     behind += q.count;
-    out.push(ALERT.quarantinedBehind(q));
+    const t = r.terminals.find((x) => x.name === q.terminal);
+    out.push(ALERT.quarantinedBehind({ ...q, push: t?.kind === 'adms' }));
   }
   // In the future: per terminal, with the offset seen and the setting that lets such punches through.
   for (const q of facts.quarantine) {

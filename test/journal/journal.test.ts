@@ -161,6 +161,23 @@ describe('journal', () => {
     expect(j.claim(10)).toHaveLength(1);
   });
 
+  it('a step of the box clock forward is no time a refused punch waited: it is not given up for it', () => {
+    // A box clock stepped 30 days forward (found by an adversarial trial under faketime) made
+    // punches refused two minutes before dead at their next attempt: deadAfterDays had "passed".
+    j.close();
+    j = open('owner', { deadAfterAttempts: 100, deadAfterDays: 30 });
+    j.ingest([punch('x', '2026-11-22 09:00:00')]);
+    const [p] = j.claim(10);
+    j.settle([{ id: p!.id, kind: 'rejected', message: 'no' }]);
+    const step = 31 * 24 * HOUR;
+    clock.set(clock.now() + step + 2 * HOUR);
+    j.clockStepped(step);
+    const [again] = j.claim(10);
+    j.settle([{ id: again!.id, kind: 'rejected', message: 'no' }]);
+    expect(j.counts().dead).toBe(0);
+    expect(j.counts().rejected).toBe(1);
+  });
+
   it('flush --all takes rejected punches before their retry time', () => {
     j.ingest([punch('x', '2026-11-22 09:00:00')]);
     const [p] = j.claim(1);

@@ -8,6 +8,10 @@ import {
   ticksToSkip,
   type Scheduler,
 } from '../../src/sources/schedule.js';
+import type { ClockStep } from '../../src/util/clock-steps.js';
+
+/** The real monotonic clock, taken before any test fakes the timers (they fake process.hrtime too). */
+const realHrtime = process.hrtime.bigint.bind(process.hrtime);
 
 const iso = (ms: number) => new Date(ms).toISOString().slice(0, 19) + 'Z';
 
@@ -69,6 +73,57 @@ describe('cronScheduler (node-cron) runs a schedule in the terminal time zone', 
     await vi.advanceTimersByTimeAsync(3_600_000);
     expect(seen).toHaveLength(1);
     stop();
+  });
+
+  it('a step of the box clock forward (days, or years after a boot at 2000) ticks once, without walking every slot it jumped', async () => {
+    vi.setSystemTime(Date.UTC(2026, 0, 5, 8, 0, 0));
+    const seen: string[] = [];
+    // No step watch told yet: the schedule's own timer comes first (it does, one time in ten, on a 10 s schedule).
+    const stop = cronScheduler()({ expression: '* * * * * *', timezone: 'Europe/Berlin' }, () =>
+      seen.push(iso(Date.now())),
+    );
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(seen).toEqual(['2026-01-05T08:00:01Z']);
+    vi.setSystemTime(Date.UTC(2026, 0, 5, 14, 0, 0)); // 6 h forward: 21,600 slots of this schedule
+    const started = realHrtime();
+    await vi.advanceTimersByTimeAsync(1_000);
+    const tookMs = Number(realHrtime() - started) / 1e6;
+    expect(seen).toEqual(['2026-01-05T08:00:01Z', '2026-01-05T14:00:01Z']);
+    // Walking the slots one by one held the event loop 77 s after a step of 30 days (a 10 s schedule).
+    expect(tookMs).toBeLessThan(1_500);
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(seen.slice(2)).toEqual(['2026-01-05T14:00:02Z', '2026-01-05T14:00:03Z']);
+    stop();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('told of a step: back, the wait is planned anew; forward past the slot, it runs at once and once', async () => {
+    const listeners = new Set<(s: ClockStep) => void>();
+    const steps = {
+      onStep: (l: (s: ClockStep) => void) => (listeners.add(l), () => void listeners.delete(l)),
+      netStepMs: () => 0,
+    };
+    const step = (to: number) => {
+      vi.setSystemTime(to);
+      for (const l of [...listeners]) l({ at: to, deltaMs: 0 });
+    };
+    vi.setSystemTime(Date.UTC(2026, 0, 5, 9, 0, 0));
+    const seen: string[] = [];
+    const stop = cronScheduler(undefined, steps)({ expression: '30 9 * * *', timezone: 'UTC' }, () =>
+      seen.push(iso(Date.now())),
+    );
+    step(Date.UTC(2026, 0, 5, 8, 0, 0)); // back 1 h: 09:30 is 90 min away, not 30
+    await vi.advanceTimersByTimeAsync(30 * 60_000);
+    expect(seen).toEqual([]);
+    await vi.advanceTimersByTimeAsync(60 * 60_000);
+    expect(seen).toEqual(['2026-01-05T09:30:00Z']);
+    step(Date.UTC(2026, 0, 9, 12, 0, 0)); // forward past four slots: one tick, now
+    expect(seen).toEqual(['2026-01-05T09:30:00Z', '2026-01-09T12:00:00Z']);
+    await vi.advanceTimersByTimeAsync(22 * 3_600_000);
+    expect(seen.slice(2)).toEqual(['2026-01-10T09:30:00Z']);
+    stop();
+    expect(listeners.size).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it('stops: no tick and no timer left', async () => {

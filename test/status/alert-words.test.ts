@@ -76,3 +76,14 @@ describe('punches quarantined as in the future', () => {
     expect(a.fix).toContain('journal.futureToleranceMinutes: 130');
   });
 });
+
+/** Punches of a reset clock: the alert stays after the clock is right, so it gives the whole fix (an adversarial trial). */
+describe('punches recorded while a clock was behind', () => {
+  const q = { terminal: 'lobby', count: 13, from: '2000-01-01 00:05:00', to: '2000-01-01 00:05:31' };
+
+  it('says to set the clock first (on the terminal for a push terminal), and that a release sends the wrong dates', () => {
+    expect(ALERT.quarantinedBehind({ ...q, push: true }).fix).toBe(
+      "set the terminal's clock right if it is not yet (its menu: System > Date/Time; its next punches go in at once); then check them (punchgate punches --state quarantined --terminal lobby): punchgate punches release --terminal lobby sends them with the dates it recorded (correct them in the HRMS), or leave them quarantined",
+    );
+  });
+});

@@ -112,7 +112,7 @@ describe('the status tells the truth', () => {
     journal.terminals.update('gate-1', { online: true, serial: 'SN-1', skewSeconds: 1, lastPollAt: clock.now() });
     const r = buildStatus(journal, config(), clock.now(), { freeBytes: null });
     expect(r.alerts).toEqual([
-      'terminal gate-1: 2 punches quarantined, dated 2019-01-01 00:05 to 2019-01-01 02:10: recorded while its clock was behind: check them (punchgate punches --state quarantined --terminal gate-1); punchgate punches release --terminal gate-1 sends them with these times',
+      "terminal gate-1: 2 punches quarantined, dated 2019-01-01 00:05 to 2019-01-01 02:10: recorded while its clock was behind: set the terminal's clock right if it is not yet (syncClock: true for gate-1 sets it at each poll); then check them (punchgate punches --state quarantined --terminal gate-1): punchgate punches release --terminal gate-1 sends them with the dates it recorded (correct them in the HRMS), or leave them quarantined",
     ]);
     const rows = journal.queries.list({ state: 'quarantined' });
     expect(rows.map((p) => p.lastMessage)).toEqual([

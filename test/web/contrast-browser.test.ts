@@ -217,7 +217,13 @@ function everyAlert(): StatusReport {
     ALERT.serialChanged(offline),
     ALERT.clockSkew(offline, false),
     ALERT.sameSerial('SN-7', ['gate-3', 'gate-4']),
-    ALERT.quarantinedBehind({ terminal: 'gate-1', count: 4, from: '2000-01-01 00:01:00', to: '2000-01-01 02:00:00' }),
+    ALERT.quarantinedBehind({
+      terminal: 'gate-1',
+      count: 4,
+      from: '2000-01-01 00:01:00',
+      to: '2000-01-01 02:00:00',
+      push: false,
+    }),
     ALERT.quarantined(2),
     ALERT.quarantinedNoTime({ terminal: 'door', count: 2, from: '2026-02-30 08:00:00' }),
     ALERT.quarantinedFuture({

@@ -1,5 +1,5 @@
 import { REFUSALS_BEYOND, type PushContact, type PushJournal, type PushRefusal } from '../../journal/types.js';
-import type { Clock } from '../../util/clock.js';
+import { elapsedMs, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import type { DeviceInfo } from './device-info.js';
 import type { PushTerminal } from './directory.js';
@@ -16,6 +16,11 @@ const FLUSH_ERROR_LOG_MS = 60_000;
 interface Contact {
   serial: string;
   lastContactAt: number;
+  /**
+   * The monotonic clock at that contact (null: a contact carried over a restart). Silence is
+   * measured on it: a step of the box's wall clock is no time passing.
+   */
+  lastContactElapsed: number | null;
   address: string;
   online: boolean;
   offlineSince: number | null;
@@ -53,6 +58,7 @@ export class ContactBook {
       this.contacts.set(r.terminal, {
         serial: r.serial,
         lastContactAt: r.lastContactAt,
+        lastContactElapsed: null,
         address: r.address ?? '',
         online,
         offlineSince: online ? null : r.lastContactAt,
@@ -65,9 +71,11 @@ export class ContactBook {
 
   seen(t: PushTerminal, address: string, extra: { pushVersion?: string; info?: DeviceInfo } = {}): void {
     const prev = this.contacts.get(t.cfg.name);
+    const silence = prev ? this.silenceMs(prev) : 0;
     this.contacts.set(t.cfg.name, {
       serial: t.cfg.serial,
       lastContactAt: this.clock.now(),
+      lastContactElapsed: elapsedMs(this.clock),
       address,
       online: true,
       offlineSince: null,
@@ -78,7 +86,7 @@ export class ContactBook {
     if (prev && !prev.online)
       this.logger.info(
         { terminal: t.cfg.name, address },
-        `terminal ${t.cfg.name} calls again (from ${address}) after ${minutes(this.clock.now() - prev.lastContactAt)} of silence`,
+        `terminal ${t.cfg.name} calls again (from ${address}) after ${minutes(silence)} of silence`,
       );
   }
 
@@ -87,6 +95,13 @@ export class ContactBook {
     let n = 0;
     for (const r of this.refusals.values()) if (r.reason === 'address') n++;
     return n;
+  }
+
+  /** How long `c` has been silent: on the monotonic clock when its contact was seen by this run. */
+  private silenceMs(c: Contact): number {
+    return c.lastContactElapsed !== null
+      ? elapsedMs(this.clock) - c.lastContactElapsed
+      : this.clock.now() - c.lastContactAt;
   }
 
   lastContactAt(name: string): number | null {
@@ -146,13 +161,14 @@ export class ContactBook {
     const limit = this.offlineAfterMs();
     const changed: [string, Contact][] = [];
     for (const [name, c] of this.contacts) {
-      if (c.online && now - c.lastContactAt > limit) {
+      const silence = this.silenceMs(c);
+      if (c.online && silence > limit) {
         c.online = false;
         c.offlineSince = c.lastContactAt;
         c.dirty = true;
         this.logger.warn(
           { terminal: name, lastContactAt: new Date(c.lastContactAt).toISOString() },
-          `terminal ${name} has stopped calling (no contact for ${minutes(now - c.lastContactAt)}): check its power and network, and that its Cloud Server Setting names this box`,
+          `terminal ${name} has stopped calling (no contact for ${minutes(silence)}): check its power and network, and that its Cloud Server Setting names this box`,
         );
       }
       if (c.dirty) changed.push([name, c]);
