@@ -263,4 +263,40 @@ describe('punchgate status says whether the daemon runs', () => {
       longTasks,
     });
   });
+  it("`punchgate status` says the HRMS is probed only when the daemon said so, and each sink's next try, from its status.json", () => {
+    // A refused token waits authRetryMs without probing: status --json said "probing": true there
+    // (taken from nextTryAt alone), /status.json false; another sink's next try was never shown.
+    const { tmp } = site();
+    Journal.open({ path: tmp.path('journal.db'), site: 'plant-s', mode: 'owner' }).close();
+    const lock = OwnerLock.acquire(tmp.path('journal.db'));
+    cleanups.push(() => lock.release());
+    writeFileSync(tmp.path('status.txt'), 'now\n');
+    const next = new Date(Date.now() + 170_000).toISOString();
+    const probeNext = new Date(Date.now() + 5000).toISOString();
+    writeFileSync(
+      tmp.path('status.json'),
+      JSON.stringify({
+        delivery: { nextTryAt: next, probing: false },
+        sinks: [
+          { name: 'hrms', delivery: { nextTryAt: next, probing: false } },
+          { name: 'erp', delivery: { nextTryAt: probeNext, probing: true } },
+        ],
+      }),
+    );
+    const config = parseConfig(
+      {
+        site: 'plant-s',
+        journal: { path: 'journal.db' },
+        hrms: { baseUrl: 'http://127.0.0.1:9', tokenFile: 'token' },
+        status: { intervalMs: 60_000 },
+      },
+      tmp.dir,
+    );
+    const probe = probeDaemon(config, Date.now());
+    expect(probe.live?.delivery).toEqual({ nextTryAt: Date.parse(next), probing: false });
+    expect(probe.live?.sinks).toEqual({
+      hrms: { nextTryAt: Date.parse(next), probing: false },
+      erp: { nextTryAt: Date.parse(probeNext), probing: true },
+    });
+  });
 });
