@@ -82,6 +82,18 @@ describe('the status tells the truth', () => {
     expect(buildStatus(journal, config(), clock.now(), { freeBytes: 10 * 1024 ** 3 }).alerts).toEqual([]);
   });
 
+  it('a daemon stopped on an almost full disk: the not-running alert sends the admin to the space first', () => {
+    // A trial on a 3 MB tmpfs: "start it" came first, and starting it only met the full disk again.
+    const down = { running: false, statusLogAt: null, stale: false };
+    const full = buildStatus(journal, config(), clock.now(), { freeBytes: 100 * 1024, daemon: down });
+    expect(full.alerts[0]).toBe(
+      "punchgate run is not running (nothing holds the journal lock): no punch is collected or delivered; the journal's disk is almost full, which stops it: free space on the journal's disk first (the disk alert below), then start it: sudo systemctl start punchgate (journalctl -u punchgate -n 50 says why it stopped)",
+    );
+    expect(full.alerts[1]).toMatch(/^disk almost full: only 100 KiB free for the journal/);
+    const roomy = buildStatus(journal, config(), clock.now(), { freeBytes: 10 * 1024 ** 3, daemon: down });
+    expect(roomy.alerts[0]).toMatch(/no punch is collected or delivered: start it: sudo systemctl start punchgate/);
+  });
+
   it('alerts when punches are in flight far longer than a request can take', () => {
     journal.ingest([{ terminal: 'gate-1', biometricCode: '1', logTime: '2026-11-22 08:00:00' }]);
     journal.claim(10);
