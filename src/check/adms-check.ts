@@ -29,7 +29,12 @@ export function readPushState(
   /** The journal is there but this user cannot read it: what the receiver saw is unknown, not "nothing". */
   unreadable: boolean;
 } {
-  const empty = { terminals: new Map<string, PushTerminalRecord>(), refusals: [], registrations: [], unreadable: false };
+  const empty = {
+    terminals: new Map<string, PushTerminalRecord>(),
+    refusals: [],
+    registrations: [],
+    unreadable: false,
+  };
   if (!existsSync(journalPath)) return empty;
   let db: Database | undefined;
   try {

@@ -19,7 +19,9 @@ describe('punchgate check on a push terminal when the journal cannot be read', (
       { adms: undefined, push: push.terminals.get('push1'), unreadable: push.unreadable, now: Date.now() },
     );
     expect(r.status).toBe('warn');
-    expect(r.detail).toBe('cannot tell whether the push terminal SN=CPUSH0001 has called: this user cannot read the journal');
+    expect(r.detail).toBe(
+      'cannot tell whether the push terminal SN=CPUSH0001 has called: this user cannot read the journal',
+    );
     expect(r.fix).toMatch(/^run the check as the service user: sudo -u punchgate punchgate check/);
     expect(r.detail).not.toMatch(/no contact/);
   });

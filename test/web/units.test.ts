@@ -283,7 +283,9 @@ describe('the status page', () => {
     const r = report();
     r.delivery = { ...r.delivery, auth: 'ok', authFailedSince: null, nextTryAt: '2026-11-22T09:14:25.000Z' };
     const page = renderPage(r, info);
-    expect(page).toContain('<time datetime="2026-11-22T09:14:25.000Z">2026-11-22 09:14:25 +00:00</time> <span class="muted">(in 25 s)</span>');
+    expect(page).toContain(
+      '<time datetime="2026-11-22T09:14:25.000Z">2026-11-22 09:14:25 +00:00</time> <span class="muted">(in 25 s)</span>',
+    );
     r.delivery = { ...r.delivery, nextTryAt: '2026-11-22T09:19:30.000Z' };
     expect(renderPage(r, info)).toContain('(in 5 min)');
     expect(renderPage(r, info)).not.toContain('in the future');
