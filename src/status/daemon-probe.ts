@@ -58,7 +58,7 @@ function readLive(path: string): LiveFacts | undefined {
       ...(r.config ? { config: r.config } : {}),
       // Probing is the daemon's word, not a next try's: a refused token or a Retry-After waits unprobed.
       delivery: { nextTryAt: Number.isFinite(next) ? next : null, probing: r.delivery?.probing === true },
-      ...sinksLive(r.sinks),
+      ...sinksLive(r.sinks, r.shiftSync),
       ...(clockSteps.length > 0 ? { clockSteps } : {}),
       ...(loop && Number.isFinite(loopSince)
         ? {
@@ -78,13 +78,17 @@ function readLive(path: string): LiveFacts | undefined {
 }
 
 /** Each sink's next try and probing, as the daemon's status.json says them (its `sinks`, with two sinks or more). */
-function sinksLive(sinks: unknown): Pick<LiveFacts, 'sinks'> {
-  if (!Array.isArray(sinks)) return {};
+function sinksLive(sinks: unknown, shiftSync: StatusReport['shiftSync']): Pick<LiveFacts, 'sinks'> {
   const out: NonNullable<LiveFacts['sinks']> = {};
-  for (const s of sinks as Array<Partial<SinkStatus>>) {
+  for (const s of Array.isArray(sinks) ? (sinks as Array<Partial<SinkStatus>>) : []) {
     if (typeof s?.name !== 'string') continue;
     const next = s.delivery?.nextTryAt ? Date.parse(s.delivery.nextTryAt) : NaN;
     out[s.name] = { nextTryAt: Number.isFinite(next) ? next : null, probing: s.delivery?.probing === true };
+  }
+  // A Frappe sink's shift sync is known to the daemon alone: its facts as it wrote them.
+  for (const [name, f] of Object.entries(shiftSync ?? {})) {
+    if (typeof f !== 'object' || f === null) continue;
+    out[name] = { ...(out[name] ?? { nextTryAt: null, probing: false }), shiftSync: f };
   }
   return Object.keys(out).length > 0 ? { sinks: out } : {};
 }

@@ -311,4 +311,39 @@ describe('punchgate status says whether the daemon runs', () => {
       erp: { nextTryAt: Date.parse(probeNext), probing: true },
     });
   });
+  it("a Frappe sink's shift sync failing is said by `punchgate status` as by the page, from the daemon's status.json", () => {
+    // Known only to the daemon: the page said it, `punchgate status` never did (a new-admin trial).
+    const { tmp } = site();
+    Journal.open({ path: tmp.path('journal.db'), site: 'plant-s', mode: 'owner' }).close();
+    const lock = OwnerLock.acquire(tmp.path('journal.db'));
+    cleanups.push(() => lock.release());
+    const config = parseConfig(
+      {
+        site: 'plant-s',
+        journal: { path: 'journal.db' },
+        hrms: { baseUrl: 'http://127.0.0.1:9', tokenFile: 'token' },
+        status: { intervalMs: 60_000 },
+      },
+      tmp.dir,
+    );
+    const facts = { failingSince: Date.now() - 20 * MIN, lastError: 'Shift Type Night not found', lastSet: {} };
+    const j = Journal.open({ path: tmp.path('journal.db'), site: 'plant-s', mode: 'readonly' });
+    cleanups.push(() => j.close());
+    const daemonView = buildStatus(j, config, Date.now(), {
+      freeBytes: null,
+      live: {
+        journalBusySince: null,
+        heldPunches: 0,
+        sinks: { erp: { nextTryAt: null, probing: false, shiftSync: facts } },
+      },
+    });
+    writeFileSync(tmp.path('status.txt'), 'now\n');
+    writeFileSync(tmp.path('status.json'), JSON.stringify(daemonView));
+    const probe = probeDaemon(config, Date.now());
+    expect(probe.live?.sinks?.erp?.shiftSync).toEqual(facts);
+    const cli = buildStatus(j, config, Date.now(), { freeBytes: null, daemon: probe });
+    const said = daemonView.alerts.filter((a) => /shift/i.test(a));
+    expect(said).toHaveLength(1);
+    expect(cli.alerts.filter((a) => /shift/i.test(a))).toEqual(said);
+  });
 });
