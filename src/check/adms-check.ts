@@ -22,8 +22,19 @@ export const REFUSALS_SHOWN_MS = 24 * 3_600_000;
 export function readPushState(
   journalPath: string,
   now: number,
-): { terminals: Map<string, PushTerminalRecord>; refusals: PushRefusal[]; registrations: PushRegistration[] } {
-  const empty = { terminals: new Map<string, PushTerminalRecord>(), refusals: [], registrations: [] };
+): {
+  terminals: Map<string, PushTerminalRecord>;
+  refusals: PushRefusal[];
+  registrations: PushRegistration[];
+  /** The journal is there but this user cannot read it: what the receiver saw is unknown, not "nothing". */
+  unreadable: boolean;
+} {
+  const empty = {
+    terminals: new Map<string, PushTerminalRecord>(),
+    refusals: [],
+    registrations: [],
+    unreadable: false,
+  };
   if (!existsSync(journalPath)) return empty;
   let db: Database | undefined;
   try {
@@ -33,9 +44,12 @@ export function readPushState(
       terminals: new Map(store.pushTerminals().map((t) => [t.terminal, t])),
       refusals: store.refusals(now - REFUSALS_SHOWN_MS),
       registrations: store.registrations(),
+      unreadable: false,
     };
-  } catch {
-    return empty; // an older journal without the push tables, or none readable: the journal check says so
+  } catch (e) {
+    // An older journal without the push tables has heard no push terminal; any other error (no
+    // rights, not a database) leaves it unknown, and the journal check says why.
+    return { ...empty, unreadable: !/no such table/i.test(e instanceof Error ? e.message : String(e)) };
   } finally {
     db?.close();
   }
@@ -67,10 +81,18 @@ export function checkAdmsTerminal(
     ledger?: TerminalRecord;
     push?: PushTerminalRecord;
     registration?: PushRegistration;
+    /** The journal could not be read (readPushState): nothing is known of the terminal's calls. */
+    unreadable?: boolean;
     now: number;
   },
 ): CheckResult {
   const name = `terminal ${cfg.name}`;
+  if (deps.unreadable)
+    return warn(
+      name,
+      `cannot tell whether the push terminal SN=${cfg.serial} has called: this user cannot read the journal`,
+      'run the check as the service user: sudo -u punchgate punchgate check (the journal line says what keeps this user out)',
+    );
   // Another device sending with its serial is news whatever the terminal's own state (the status's words).
   const other = deps.registration && otherSightingOf(deps.registration);
   if (other?.lastAt && deps.now - Date.parse(other.lastAt) <= REFUSALS_SHOWN_MS) {

@@ -143,6 +143,7 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
           adms: config.adms,
           ledger: ledger.get(t.name),
           push: push.terminals.get(t.name),
+          unreadable: push.unreadable,
           registration: push.registrations.find(
             (r) => r.terminal === t.name && r.serial.toUpperCase() === t.serial.toUpperCase(),
           ),

@@ -90,7 +90,8 @@ function withDaemonHint(result: CheckResult, cfg: ZkTerminalConfig, key: string,
   if (ago < 0 || ago > RECENT_MS) return result;
   return {
     ...result,
-    detail: `${result.detail}; punchgate run reached it ${Math.round(ago / 60_000)} min ago`,
+    // Within the minute "just now", as the page says it: "0 min ago" read as a broken clock.
+    detail: `${result.detail}; punchgate run reached it ${ago < 60_000 ? 'just now' : `${Math.round(ago / 60_000)} min ago`}`,
     fix: `punchgate run holds a real-time session with it (${key}.realtime: true) and many terminals allow only one: if punchgate status shows it online, nothing is wrong; otherwise ${result.fix ?? ''}`,
   };
 }

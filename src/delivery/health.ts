@@ -182,8 +182,12 @@ export class DeliveryHealth {
   failed(message: string, lastResult: string): void {
     const now = this.clock.now();
     // Since when delivery fails (kept across restarts): the alert comes after delivery.alertAfterMinutes.
-    const failingSince = this.state.get().failingSince ?? now;
-    this.write({ lastError: message, lastErrorAt: now, lastResult, failingSince });
+    const previous = this.state.get();
+    const failingSince = previous.failingSince ?? now;
+    // The last answer was no refusal of the credential: a status still saying "refuses the token"
+    // would send the admin to a token already put right. Whether it is accepted shows at the next answer.
+    const authCleared = previous.auth === 'failed' ? { auth: 'unknown' as const, authFailedSince: null } : {};
+    this.write({ lastError: message, lastErrorAt: now, lastResult, failingSince, ...authCleared });
   }
 
   /**

@@ -114,10 +114,11 @@ function pushKeptUsers(
 
 export const ALERT = {
   /** `lastLogAt`: when it last wrote its status log (about when it stopped), if it ever did. */
-  daemonDown: (lastLogAt: number | null = null): Alert => ({
+  /** `diskFull`: the journal's disk is almost full, which stops it (exit 74) however often it is started. */
+  daemonDown: (lastLogAt: number | null = null, diskFull = false): Alert => ({
     kind: 'daemon-down',
-    cause: `punchgate run is not running (nothing holds the journal lock${lastLogAt === null ? '' : `; its status log was last written at ${localTime(lastLogAt)}, and what follows is as it saw it then`}): no punch is collected or delivered`,
-    fix: 'start it: sudo systemctl start punchgate (journalctl -u punchgate -n 50 says why it stopped)',
+    cause: `punchgate run is not running (nothing holds the journal lock${lastLogAt === null ? '' : `; its status log was last written at ${localTime(lastLogAt)}, and what follows is as it saw it then`}): no punch is collected or delivered${diskFull ? "; the journal's disk is almost full, which stops it" : ''}`,
+    fix: `${diskFull ? "free space on the journal's disk first (the disk alert below), then " : ''}start it: sudo systemctl start punchgate (journalctl -u punchgate -n 50 says why it stopped)`,
   }),
 
   daemonStuck: (statusLogAt: number | null): Alert => ({

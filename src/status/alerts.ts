@@ -78,7 +78,10 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
   const boxStepExplains = (skew: number) => Math.abs(netS) >= 2 && Math.abs(skew + netS) < SKEW_ALERT_SECONDS;
 
   const stoppedAt = daemonStoppedAt(r, now);
-  if (r.daemon && !r.daemon.running) out.push(ALERT.daemonDown(ms(r.daemon.statusLogAt)));
+  const free = r.journal.freeBytes;
+  // A daemon stopped by a full disk only stops again when started: the fix is the space first.
+  const diskFull = free !== null && free < DISK_FAIL_BYTES;
+  if (r.daemon && !r.daemon.running) out.push(ALERT.daemonDown(ms(r.daemon.statusLogAt), diskFull));
   else if (r.daemon?.stale) out.push(ALERT.daemonStuck(ms(r.daemon.statusLogAt)));
   const c = r.config;
   if (c?.runningOn === 'last-good') out.push(ALERT.configOnCopy(c));
@@ -92,7 +95,6 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
   if (busy !== null && now - busy >= BUSY_ALERT_MS) {
     out.push(ALERT.journalBusy(now - busy, r.journal.heldPunches, r.journal.path));
   }
-  const free = r.journal.freeBytes;
   if (free !== null && free < DISK_WARN_BYTES) out.push(ALERT.disk(free, free < DISK_FAIL_BYTES));
   const sync = r.journal.diskSync;
   if (sync && diskIsSlow(sync)) out.push(ALERT.journalDiskSlow(sync));

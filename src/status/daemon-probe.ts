@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import { OwnerLock } from '../journal/lock.js';
 import { listenerFacts } from './listeners.js';
-import type { DaemonLiveness, DiskSyncFigures, ListenerStatus, LiveFacts, StatusReport } from './types.js';
+import type { DaemonLiveness, DiskSyncFigures, ListenerStatus, LiveFacts, SinkStatus, StatusReport } from './types.js';
 
 /** Slack on top of three missed rewrites before the status log counts as stale. */
 const SLACK_MS = 30_000;
@@ -56,7 +56,9 @@ function readLive(path: string): LiveFacts | undefined {
       heldPunches: r.journal?.heldPunches ?? 0,
       ...(isDiskSync(disk) ? { diskSync: disk } : {}),
       ...(r.config ? { config: r.config } : {}),
-      delivery: { nextTryAt: Number.isFinite(next) ? next : null, probing: next !== null },
+      // Probing is the daemon's word, not a next try's: a refused token or a Retry-After waits unprobed.
+      delivery: { nextTryAt: Number.isFinite(next) ? next : null, probing: r.delivery?.probing === true },
+      ...sinksLive(r.sinks, r.shiftSync),
       ...(clockSteps.length > 0 ? { clockSteps } : {}),
       ...(loop && Number.isFinite(loopSince)
         ? {
@@ -73,6 +75,22 @@ function readLive(path: string): LiveFacts | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Each sink's next try and probing, as the daemon's status.json says them (its `sinks`, with two sinks or more). */
+function sinksLive(sinks: unknown, shiftSync: StatusReport['shiftSync']): Pick<LiveFacts, 'sinks'> {
+  const out: NonNullable<LiveFacts['sinks']> = {};
+  for (const s of Array.isArray(sinks) ? (sinks as Array<Partial<SinkStatus>>) : []) {
+    if (typeof s?.name !== 'string') continue;
+    const next = s.delivery?.nextTryAt ? Date.parse(s.delivery.nextTryAt) : NaN;
+    out[s.name] = { nextTryAt: Number.isFinite(next) ? next : null, probing: s.delivery?.probing === true };
+  }
+  // A Frappe sink's shift sync is known to the daemon alone: its facts as it wrote them.
+  for (const [name, f] of Object.entries(shiftSync ?? {})) {
+    if (typeof f !== 'object' || f === null) continue;
+    out[name] = { ...(out[name] ?? { nextTryAt: null, probing: false }), shiftSync: f };
+  }
+  return Object.keys(out).length > 0 ? { sinks: out } : {};
 }
 
 /** Whether the daemon's status.json holds disk sync figures in their shape. */

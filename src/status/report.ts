@@ -146,6 +146,8 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
   for (const u of journal.queries.unknownCards()) alerts.push(ALERT.unknownCards(u));
   alerts.push(...addSinkStatus(report, journal, config, live, now));
   alerts.push(...shiftSyncAlerts(config, live, now));
+  const shiftSync = Object.entries(live?.sinks ?? {}).filter(([, l]) => l.shiftSync !== undefined);
+  if (shiftSync.length > 0) report.shiftSync = Object.fromEntries(shiftSync.map(([name, l]) => [name, l.shiftSync!]));
   report.alertItems = alerts;
   report.alerts = alerts.map(alertLine);
   return report;

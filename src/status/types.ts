@@ -286,6 +286,11 @@ export interface StatusReport {
   /** Every sink, the default first: only where the config has more than one (the default's are `punches` and `delivery`). */
   sinks?: SinkStatus[];
   /**
+   * A Frappe sink's shift sync as the daemon knows it (LiveFacts), by sink: carried in status.json
+   * so that `punchgate status` says the same shift-sync alerts as the page. Absent: none runs.
+   */
+  shiftSync?: Record<string, NonNullable<NonNullable<LiveFacts['sinks']>[string]['shiftSync']>>;
+  /**
    * Sinks the journal knows that the config no longer names (taken out, or renamed), still owed
    * punches: those are never sent unless the sink is put back (removed-sinks.ts). Absent: none.
    */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { cannotStart } from '../delivery/cannot-start.js';
 import { credentialTrouble } from '../delivery/credential-trouble.js';
 import type { HourlySeries } from '../journal/hourly-stats.js';
-import { span, type Alert } from '../status/alert-words.js';
+import { seconds, span, type Alert } from '../status/alert-words.js';
 import { credentialLabel } from '../status/credential-words.js';
 import {
   failingWords,
@@ -92,6 +92,13 @@ function when(iso: string | null, now: number): Html {
   const ms = Date.parse(iso);
   const ago = now - ms;
   const rel = ago < 60_000 && ago >= 0 ? 'just now' : ago >= 0 ? `${span(ago)} ago` : 'in the future';
+  return html`<time datetime="${iso}">${localTime(ms)}</time> <span class="muted">(${rel})</span>`;
+}
+
+/** A time to come (the next try) with how soon: "(in 25 s)", "(in 5 min)"; one already past is "due now". */
+function whenNext(iso: string, now: number): Html {
+  const ms = Date.parse(iso);
+  const rel = ms > now ? `in ${seconds(ms - now)}` : 'due now';
   return html`<time datetime="${iso}">${localTime(ms)}</time> <span class="muted">(${rel})</span>`;
 }
 
@@ -260,7 +267,7 @@ function deliveryRows(d: StatusReport['delivery'], now: number, sink?: string): 
       d.failingSince && !unbuilt
         ? html`<dt>next try</dt>
             <dd id="${sink === undefined ? 'next-try' : `sink-${sink}-next-try`}">
-              ${d.nextTryAt ? when(d.nextTryAt, now) : html`<span class="muted">when punchgate run tries again</span>`}${
+              ${d.nextTryAt ? whenNext(d.nextTryAt, now) : html`<span class="muted">when punchgate run tries again</span>`}${
                 d.probing ? html` <span class="muted">(the HRMS is asked every few seconds meanwhile)</span>` : ''
               }
             </dd>

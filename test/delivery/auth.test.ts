@@ -104,6 +104,23 @@ describe('delivery when the HRMS refuses the token', () => {
     expectDeliveredExactlyOnce(rig, punches);
   });
 
+  it('a refused token followed by another failure (an error page) no longer says the token is refused', async () => {
+    // A site admin fixed the token while a proxy answered 200 with an HTML page: the status kept
+    // "AUTH FAILED: put a valid token" over an HRMS that no longer refused it (a new-admin trial).
+    rig = await startRig({ token: 'stale-token-000', delivery: { authRetryMs: 60_000 } });
+    rig.journal.ingest(makePunches(3));
+    expect((await rig.deliverer.deliverBatch()).result).toBe('auth');
+    expect(rig.journal.deliveryState.get()).toMatchObject({ auth: 'failed' });
+    writeFileSync(rig.tokenFile, `${TOKEN}\n`);
+    rig.sim.setFaults({ nonJsonRate: 1 });
+    rig.clock.advance(60_000);
+    expect((await rig.deliverer.deliverBatch()).result).not.toBe('auth');
+    const state = rig.journal.deliveryState.get();
+    expect(state).toMatchObject({ auth: 'unknown', authFailedSince: null });
+    expect(state.failingSince).not.toBeNull();
+    expect(state.lastError).toMatch(/not a JSON object/);
+  });
+
   it('an unreadable token file counts as an auth failure (nothing sent, nothing charged)', async () => {
     rig = await startRig();
     rig.journal.ingest(makePunches(3));

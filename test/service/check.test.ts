@@ -235,6 +235,7 @@ describe('punchgate check against the simulators', () => {
     const journal = Journal.open({ path: s.journalPath, site: 'chk', mode: 'shared' });
     journal.terminals.update('gate-2', { online: true, lastSuccessAt: Date.now() - 60_000 });
     journal.terminals.update('gate-3', { online: true, lastSuccessAt: Date.now() - 3 * 3600_000 });
+    journal.terminals.update('gate-4', { online: true, lastSuccessAt: Date.now() - 20_000 });
     journal.close();
     s.writeConfig((c) => {
       const ts = c.terminals as Array<Record<string, unknown>>;
@@ -256,8 +257,11 @@ describe('punchgate check against the simulators', () => {
         timeoutMs: 300,
         realtime: true,
       });
+      ts.push({ ...ts[ts.length - 1], name: 'gate-4' });
     });
     const { text } = await check(s);
+    // Reached 20 s ago: "just now", as the page says it, never "0 min ago" (a new-admin trial).
+    expect(line(text, 'terminal gate-4')).toContain('; punchgate run reached it just now — ');
     expect(line(text, 'terminal gate-2')).toBe(
       `FAIL terminal gate-2: no answer from 127.0.0.1:${silent.port} within 0.3 s; punchgate run reached it 1 min ago — punchgate run holds a real-time session with it (terminals[1].realtime: true) and many terminals allow only one: if punchgate status shows it online, nothing is wrong; otherwise check the cable/power, the IP address (terminals[1].host), and that nothing else holds the terminal's single TCP session`,
     );

@@ -82,6 +82,18 @@ describe('the status tells the truth', () => {
     expect(buildStatus(journal, config(), clock.now(), { freeBytes: 10 * 1024 ** 3 }).alerts).toEqual([]);
   });
 
+  it('a daemon stopped on an almost full disk: the not-running alert sends the admin to the space first', () => {
+    // A trial on a 3 MB tmpfs: "start it" came first, and starting it only met the full disk again.
+    const down = { running: false, statusLogAt: null, stale: false };
+    const full = buildStatus(journal, config(), clock.now(), { freeBytes: 100 * 1024, daemon: down });
+    expect(full.alerts[0]).toBe(
+      "punchgate run is not running (nothing holds the journal lock): no punch is collected or delivered; the journal's disk is almost full, which stops it: free space on the journal's disk first (the disk alert below), then start it: sudo systemctl start punchgate (journalctl -u punchgate -n 50 says why it stopped)",
+    );
+    expect(full.alerts[1]).toMatch(/^disk almost full: only 100 KiB free for the journal/);
+    const roomy = buildStatus(journal, config(), clock.now(), { freeBytes: 10 * 1024 ** 3, daemon: down });
+    expect(roomy.alerts[0]).toMatch(/no punch is collected or delivered: start it: sudo systemctl start punchgate/);
+  });
+
   it('alerts when punches are in flight far longer than a request can take', () => {
     journal.ingest([{ terminal: 'gate-1', biometricCode: '1', logTime: '2026-11-22 08:00:00' }]);
     journal.claim(10);
@@ -262,5 +274,76 @@ describe('punchgate status says whether the daemon runs', () => {
       since: Date.parse(since),
       longTasks,
     });
+  });
+  it("`punchgate status` says the HRMS is probed only when the daemon said so, and each sink's next try, from its status.json", () => {
+    // A refused token waits authRetryMs without probing: status --json said "probing": true there
+    // (taken from nextTryAt alone), /status.json false; another sink's next try was never shown.
+    const { tmp } = site();
+    Journal.open({ path: tmp.path('journal.db'), site: 'plant-s', mode: 'owner' }).close();
+    const lock = OwnerLock.acquire(tmp.path('journal.db'));
+    cleanups.push(() => lock.release());
+    writeFileSync(tmp.path('status.txt'), 'now\n');
+    const next = new Date(Date.now() + 170_000).toISOString();
+    const probeNext = new Date(Date.now() + 5000).toISOString();
+    writeFileSync(
+      tmp.path('status.json'),
+      JSON.stringify({
+        delivery: { nextTryAt: next, probing: false },
+        sinks: [
+          { name: 'hrms', delivery: { nextTryAt: next, probing: false } },
+          { name: 'erp', delivery: { nextTryAt: probeNext, probing: true } },
+        ],
+      }),
+    );
+    const config = parseConfig(
+      {
+        site: 'plant-s',
+        journal: { path: 'journal.db' },
+        hrms: { baseUrl: 'http://127.0.0.1:9', tokenFile: 'token' },
+        status: { intervalMs: 60_000 },
+      },
+      tmp.dir,
+    );
+    const probe = probeDaemon(config, Date.now());
+    expect(probe.live?.delivery).toEqual({ nextTryAt: Date.parse(next), probing: false });
+    expect(probe.live?.sinks).toEqual({
+      hrms: { nextTryAt: Date.parse(next), probing: false },
+      erp: { nextTryAt: Date.parse(probeNext), probing: true },
+    });
+  });
+  it("a Frappe sink's shift sync failing is said by `punchgate status` as by the page, from the daemon's status.json", () => {
+    // Known only to the daemon: the page said it, `punchgate status` never did (a new-admin trial).
+    const { tmp } = site();
+    Journal.open({ path: tmp.path('journal.db'), site: 'plant-s', mode: 'owner' }).close();
+    const lock = OwnerLock.acquire(tmp.path('journal.db'));
+    cleanups.push(() => lock.release());
+    const config = parseConfig(
+      {
+        site: 'plant-s',
+        journal: { path: 'journal.db' },
+        hrms: { baseUrl: 'http://127.0.0.1:9', tokenFile: 'token' },
+        status: { intervalMs: 60_000 },
+      },
+      tmp.dir,
+    );
+    const facts = { failingSince: Date.now() - 20 * MIN, lastError: 'Shift Type Night not found', lastSet: {} };
+    const j = Journal.open({ path: tmp.path('journal.db'), site: 'plant-s', mode: 'readonly' });
+    cleanups.push(() => j.close());
+    const daemonView = buildStatus(j, config, Date.now(), {
+      freeBytes: null,
+      live: {
+        journalBusySince: null,
+        heldPunches: 0,
+        sinks: { erp: { nextTryAt: null, probing: false, shiftSync: facts } },
+      },
+    });
+    writeFileSync(tmp.path('status.txt'), 'now\n');
+    writeFileSync(tmp.path('status.json'), JSON.stringify(daemonView));
+    const probe = probeDaemon(config, Date.now());
+    expect(probe.live?.sinks?.erp?.shiftSync).toEqual(facts);
+    const cli = buildStatus(j, config, Date.now(), { freeBytes: null, daemon: probe });
+    const said = daemonView.alerts.filter((a) => /shift/i.test(a));
+    expect(said).toHaveLength(1);
+    expect(cli.alerts.filter((a) => /shift/i.test(a))).toEqual(said);
   });
 });

@@ -278,6 +278,19 @@ describe('the status page', () => {
     expect(renderPage(well, info)).toContain('All good: no alerts');
   });
 
+  it('says how soon the next try is, never "in the future"', () => {
+    // A new-admin trial read "next try 19:44:06 (in the future)" beside a failing HRMS.
+    const r = report();
+    r.delivery = { ...r.delivery, auth: 'ok', authFailedSince: null, nextTryAt: '2026-11-22T09:14:25.000Z' };
+    const page = renderPage(r, info);
+    expect(page).toContain(
+      '<time datetime="2026-11-22T09:14:25.000Z">2026-11-22 09:14:25 +00:00</time> <span class="muted">(in 25 s)</span>',
+    );
+    r.delivery = { ...r.delivery, nextTryAt: '2026-11-22T09:19:30.000Z' };
+    expect(renderPage(r, info)).toContain('(in 5 min)');
+    expect(renderPage(r, info)).not.toContain('in the future');
+  });
+
   it("lists a BioTime server's devices under it, each after an arrow (an HTML entity: the bundle stays one byte per character)", () => {
     const server = {
       ...report().terminals[0]!,
