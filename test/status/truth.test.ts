@@ -172,6 +172,26 @@ describe('punchgate status says whether the daemon runs', () => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
 
+  /** A site whose daemon holds the journal's lock and rewrote its status log just now; `statusJson`: its status.json. */
+  function runningSite(statusJson?: unknown) {
+    const { tmp } = site();
+    Journal.open({ path: tmp.path('journal.db'), site: 'plant-s', mode: 'owner' }).close();
+    const lock = OwnerLock.acquire(tmp.path('journal.db'));
+    cleanups.push(() => lock.release());
+    writeFileSync(tmp.path('status.txt'), 'now\n');
+    if (statusJson !== undefined) writeFileSync(tmp.path('status.json'), JSON.stringify(statusJson));
+    const config = parseConfig(
+      {
+        site: 'plant-s',
+        journal: { path: 'journal.db' },
+        hrms: { baseUrl: 'http://127.0.0.1:9', tokenFile: 'token' },
+        status: { intervalMs: 60_000 },
+      },
+      tmp.dir,
+    );
+    return { tmp, config };
+  }
+
   function site() {
     const tmp = tempDir('punchgate-status-');
     cleanups.push(() => tmp.cleanup());
@@ -246,26 +266,9 @@ describe('punchgate status says whether the daemon runs', () => {
     );
   });
   it("a running daemon's event-loop figures, with the jobs that held its loop, reach `punchgate status` from its status.json", () => {
-    const { tmp } = site();
-    Journal.open({ path: tmp.path('journal.db'), site: 'plant-s', mode: 'owner' }).close();
-    const lock = OwnerLock.acquire(tmp.path('journal.db'));
-    cleanups.push(() => lock.release());
-    writeFileSync(tmp.path('status.txt'), 'now\n');
     const longTasks = [{ label: 'delivery batch (settle and claim)', count: 3, maxMs: 41.5, totalMs: 97.2 }];
     const since = new Date(Date.now() - 5000).toISOString();
-    writeFileSync(
-      tmp.path('status.json'),
-      JSON.stringify({ eventLoop: { p50Ms: 10.1, p99Ms: 22.3, maxMs: 41.9, since, longTasks } }),
-    );
-    const config = parseConfig(
-      {
-        site: 'plant-s',
-        journal: { path: 'journal.db' },
-        hrms: { baseUrl: 'http://127.0.0.1:9', tokenFile: 'token' },
-        status: { intervalMs: 60_000 },
-      },
-      tmp.dir,
-    );
+    const { config } = runningSite({ eventLoop: { p50Ms: 10.1, p99Ms: 22.3, maxMs: 41.9, since, longTasks } });
     const probe = probeDaemon(config, Date.now());
     expect(probe.live?.eventLoop).toEqual({
       p50Ms: 10.1,
@@ -278,32 +281,15 @@ describe('punchgate status says whether the daemon runs', () => {
   it("`punchgate status` says the HRMS is probed only when the daemon said so, and each sink's next try, from its status.json", () => {
     // A refused token waits authRetryMs without probing: status --json said "probing": true there
     // (taken from nextTryAt alone), /status.json false; another sink's next try was never shown.
-    const { tmp } = site();
-    Journal.open({ path: tmp.path('journal.db'), site: 'plant-s', mode: 'owner' }).close();
-    const lock = OwnerLock.acquire(tmp.path('journal.db'));
-    cleanups.push(() => lock.release());
-    writeFileSync(tmp.path('status.txt'), 'now\n');
     const next = new Date(Date.now() + 170_000).toISOString();
     const probeNext = new Date(Date.now() + 5000).toISOString();
-    writeFileSync(
-      tmp.path('status.json'),
-      JSON.stringify({
-        delivery: { nextTryAt: next, probing: false },
-        sinks: [
-          { name: 'hrms', delivery: { nextTryAt: next, probing: false } },
-          { name: 'erp', delivery: { nextTryAt: probeNext, probing: true } },
-        ],
-      }),
-    );
-    const config = parseConfig(
-      {
-        site: 'plant-s',
-        journal: { path: 'journal.db' },
-        hrms: { baseUrl: 'http://127.0.0.1:9', tokenFile: 'token' },
-        status: { intervalMs: 60_000 },
-      },
-      tmp.dir,
-    );
+    const { config } = runningSite({
+      delivery: { nextTryAt: next, probing: false },
+      sinks: [
+        { name: 'hrms', delivery: { nextTryAt: next, probing: false } },
+        { name: 'erp', delivery: { nextTryAt: probeNext, probing: true } },
+      ],
+    });
     const probe = probeDaemon(config, Date.now());
     expect(probe.live?.delivery).toEqual({ nextTryAt: Date.parse(next), probing: false });
     expect(probe.live?.sinks).toEqual({
@@ -313,19 +299,7 @@ describe('punchgate status says whether the daemon runs', () => {
   });
   it("a Frappe sink's shift sync failing is said by `punchgate status` as by the page, from the daemon's status.json", () => {
     // Known only to the daemon: the page said it, `punchgate status` never did (a new-admin trial).
-    const { tmp } = site();
-    Journal.open({ path: tmp.path('journal.db'), site: 'plant-s', mode: 'owner' }).close();
-    const lock = OwnerLock.acquire(tmp.path('journal.db'));
-    cleanups.push(() => lock.release());
-    const config = parseConfig(
-      {
-        site: 'plant-s',
-        journal: { path: 'journal.db' },
-        hrms: { baseUrl: 'http://127.0.0.1:9', tokenFile: 'token' },
-        status: { intervalMs: 60_000 },
-      },
-      tmp.dir,
-    );
+    const { tmp, config } = runningSite();
     const facts = { failingSince: Date.now() - 20 * MIN, lastError: 'Shift Type Night not found', lastSet: {} };
     const j = Journal.open({ path: tmp.path('journal.db'), site: 'plant-s', mode: 'readonly' });
     cleanups.push(() => j.close());
