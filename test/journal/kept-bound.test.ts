@@ -39,6 +39,19 @@ describe('the bound of kept uploads', () => {
   });
 
   it('reads the kept uploads whole once, then keeps the bound from what it added and dropped', () => {
+    // The SQL each statement runs while `recording`: the store prepares a statement once and keeps
+    // it, so what a later upload runs is seen at each run, not at its prepare.
+    const ran: string[] = [];
+    let recording = false;
+    const prepare = j.db.prepare.bind(j.db);
+    j.db.prepare = ((sql: string) => {
+      const st = prepare(sql) as unknown as Record<'run' | 'get' | 'all', (...a: unknown[]) => unknown>;
+      for (const m of ['run', 'get', 'all'] as const) {
+        const f = st[m].bind(st);
+        st[m] = (...a: unknown[]) => (recording && ran.push(sql), f(...a));
+      }
+      return st;
+    }) as never;
     for (let i = 0; i < 900; i++) {
       keep(i % 3 === 0 ? 'gate-a' : 'gate-b', i);
       clock.advance(1000);
@@ -53,12 +66,11 @@ describe('the bound of kept uploads', () => {
     for (const r of per) expect(r.n).toBeGreaterThan(BOUNDS.maxBytes * 0.4);
 
     // Every statement of a further upload kept: none reads the whole of push_kept.
-    const ran: string[] = [];
-    const prepare = j.db.prepare.bind(j.db);
-    j.db.prepare = ((sql: string) => (ran.push(sql), prepare(sql))) as never;
+    recording = true;
     try {
       keep('gate-b', 9999);
     } finally {
+      recording = false;
       j.db.prepare = prepare as never;
     }
     const scans = ran.flatMap((sql) =>
