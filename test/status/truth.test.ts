@@ -173,7 +173,7 @@ describe('punchgate status says whether the daemon runs', () => {
   });
 
   /** A site whose daemon holds the journal's lock and rewrote its status log just now; `statusJson`: its status.json. */
-  function runningSite(statusJson?: unknown) {
+  function runningSite(statusJson?: unknown, intervalMs = 60_000) {
     const { tmp } = site();
     Journal.open({ path: tmp.path('journal.db'), site: 'plant-s', mode: 'owner' }).close();
     const lock = OwnerLock.acquire(tmp.path('journal.db'));
@@ -185,7 +185,7 @@ describe('punchgate status says whether the daemon runs', () => {
         site: 'plant-s',
         journal: { path: 'journal.db' },
         hrms: { baseUrl: 'http://127.0.0.1:9', tokenFile: 'token' },
-        status: { intervalMs: 60_000 },
+        status: { intervalMs },
       },
       tmp.dir,
     );
@@ -240,22 +240,9 @@ describe('punchgate status says whether the daemon runs', () => {
   }, 60_000);
 
   it('a daemon that holds its lock but no longer rewrites its status log is named stuck', () => {
-    const { tmp } = site();
-    Journal.open({ path: tmp.path('journal.db'), site: 'plant-s', mode: 'owner' }).close();
-    const lock = OwnerLock.acquire(tmp.path('journal.db'));
-    cleanups.push(() => lock.release());
-    writeFileSync(tmp.path('status.txt'), 'old\n');
+    const { tmp, config } = runningSite(undefined, 1000);
     const tenMinutesAgo = (Date.now() - 10 * MIN) / 1000;
     utimesSync(tmp.path('status.txt'), tenMinutesAgo, tenMinutesAgo);
-    const config = parseConfig(
-      {
-        site: 'plant-s',
-        journal: { path: 'journal.db' },
-        hrms: { baseUrl: 'http://127.0.0.1:9', tokenFile: 'token' },
-        status: { intervalMs: 1000 },
-      },
-      tmp.dir,
-    );
     const probe = probeDaemon(config, Date.now());
     expect(probe).toMatchObject({ running: true, stale: true });
     const j = Journal.open({ path: tmp.path('journal.db'), site: 'plant-s', mode: 'readonly' });
