@@ -1,5 +1,5 @@
 import type { Config } from '../config/schema.js';
-import { sinksOf, type SinkConfig } from '../config/sinks.js';
+import { sinksOf, sinksOfTerminal, type SinkConfig } from '../config/sinks.js';
 import { compilePatterns } from '../delivery/outcomes.js';
 import { BUILT_IN_MAKERS, buildSinkSender, SinkKindUnavailableError, sinkTokens } from '../sinks/build.js';
 import { buildProblem } from '../sinks/build-problem.js';
@@ -80,11 +80,17 @@ async function checkSink(
     const a = await sender.send([], { token, signal: AbortSignal.timeout(sink.timeoutMs) });
     const ms = Date.now() - started;
     switch (a.kind) {
-      case 'answered':
-        return pass(
-          name,
-          `${addressShown(sink.baseUrl)} (${sink.kind}) ${PROBED[sink.kind] ?? PROBED.hrms} in ${ms} ms`,
-        );
+      case 'answered': {
+        const said = `${addressShown(sink.baseUrl)} (${sink.kind}) ${PROBED[sink.kind] ?? PROBED.hrms} in ${ms} ms`;
+        const zones = sink.kind === 'frappe' && !sink.timezone ? zonesOfTerminals(config, sink.name) : [];
+        if (zones.length > 1)
+          return warn(
+            name,
+            `${said}; but its terminals keep ${zones.length} time zones (${zones.join('; ')}) and Frappe stores each time as sent, in the site's zone: some check-ins are off by the difference`,
+            `set sinks[${sink.name}].timezone to the site's zone (Frappe: System Settings → Time Zone): punchgate then converts each punch to it`,
+          );
+        return pass(name, said);
+      }
       case 'auth':
         return fail(
           name,
@@ -124,6 +130,19 @@ async function checkSink(
   } finally {
     await sender.close?.();
   }
+}
+
+const BOX_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+/** The time zones of the terminals delivering to `sink` (their `timezone`, else the box's), each with its terminals. */
+function zonesOfTerminals(config: Config, sink: string): string[] {
+  const byZone = new Map<string, string[]>();
+  for (const t of config.terminals) {
+    if (!sinksOfTerminal(config, t.name).includes(sink)) continue;
+    const zone = (t as { timezone?: string }).timezone ?? BOX_ZONE;
+    byZone.set(zone, [...(byZone.get(zone) ?? []), t.name]);
+  }
+  return [...byZone].map(([zone, names]) => `${zone}${zone === BOX_ZONE ? " (the box's)" : ''}: ${names.join(', ')}`);
 }
 
 /** An answer that proves a setting of the sink's wrong, or may: the settings to check (the message says which). */

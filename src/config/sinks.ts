@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { checkHrms, completeHrms, hrmsFields, isLoopbackHost, type HrmsConfig } from './hrms.js';
 import { webAddress } from './web-address.js';
 import { EXIT, ExitError } from '../util/exit-codes.js';
-import { terminalName } from './terminals.js';
+import { terminalName, timezone } from './terminals.js';
 
 /**
  * The HRMS punchgate delivers to: the `sinks:` list (issue 32). Each sink has a `name` (the text
@@ -83,6 +83,8 @@ const frappeSinkSchema = z
       .optional(),
     /** How often the daemon sets the shift types (seconds). */
     shiftSyncIntervalSeconds: z.number().int().min(1).max(3600).default(60),
+    /** The site's zone (System Settings → Time Zone): punch times and shift syncs converted to it. */
+    timezone: timezone.optional(),
   })
   .superRefine(checkHttps);
 

@@ -9,7 +9,8 @@ export const terminalName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, ".", "_" or "-"');
 
-const timezone = z.string().refine((tz) => {
+/** An IANA zone name this Node knows (its ICU data). */
+export const timezone = z.string().refine((tz) => {
   try {
     new Intl.DateTimeFormat('en', { timeZone: tz });
     return true;

@@ -82,6 +82,31 @@ function results(a: AttendanceAnswer) {
 describe('FrappeSender', () => {
   beforeAll(() => seed());
 
+  it("with the site's timezone, each punch's time is the site's wall clock at that instant; without, as recorded", async () => {
+    const batch = () => [
+      punch('101', '2026-07-01 08:00:00', { timezone: 'Europe/Berlin' }), // 06:00 UTC
+      punch('102', '2026-12-01 08:00:00', { timezone: 'Europe/Berlin' }), // 07:00 UTC (winter)
+      punch('103', '2026-07-01 09:15:00', { timezone: 'Asia/Kolkata' }), // the site's own zone
+      punch('104', '2026-03-29 02:30:00', { timezone: 'Asia/Kolkata' }), // untouched in its own zone
+    ];
+    results(await sender({ timezone: 'Asia/Kolkata' }).send(batch(), { token: TOKEN }));
+    expect(
+      sim
+        .checkins()
+        .map((x) => x.time)
+        .sort(),
+    ).toEqual(['2026-03-29 02:30:00', '2026-07-01 09:15:00', '2026-07-01 11:30:00', '2026-12-01 12:30:00']);
+    sim.reset();
+    seed();
+    results(await sender().send(batch(), { token: TOKEN }));
+    expect(
+      sim
+        .checkins()
+        .map((x) => x.time)
+        .sort(),
+    ).toEqual(['2026-03-29 02:30:00', '2026-07-01 08:00:00', '2026-07-01 09:15:00', '2026-12-01 08:00:00']);
+  });
+
   it('delivers one Employee Checkin per punch with time, device, log type and the employee field', async () => {
     const a = await sender().send(
       [

@@ -3,6 +3,7 @@ import { HrmsHttp } from '../../src/hrms/http.js';
 import { startFrappeSim, type FrappeSim } from '../../src/sim/frappe/index.js';
 import {
   FrappeShiftSync,
+  progressInZone,
   setLastSync,
   shiftSyncTargets,
   type TerminalProgress,
@@ -57,6 +58,30 @@ describe('shiftSyncTargets', () => {
       ['Night', '2026-11-02 19:00:00'],
     ]);
     expect(shiftSyncTargets(rules, p, last)).toEqual([]);
+  });
+});
+
+describe("progressInZone (a sink with the site's timezone)", () => {
+  it("a terminal in another zone is judged on the site's wall clock: the shift type set in the site's time", () => {
+    const zones: Record<string, string> = { gate: 'Europe/Berlin', yard: 'Asia/Kolkata' };
+    const p = progressInZone(
+      progress({
+        // 18:00 in Berlin (summer) is 21:30 in Kolkata; its owed punch 08:01 Berlin is 11:31 there.
+        gate: { readUpTo: '2026-07-02 18:00:00', oldestUndelivered: '2026-07-02 08:01:00', oldestRefused: true },
+        yard: { readUpTo: '2026-07-02 19:00:00' },
+      }),
+      (t) => zones[t]!,
+      'Asia/Kolkata',
+    );
+    expect(Object.fromEntries(p)).toEqual({
+      gate: { readUpTo: '2026-07-02 21:30:00', oldestUndelivered: '2026-07-02 11:31:00', oldestRefused: true },
+      yard: { readUpTo: '2026-07-02 19:00:00' },
+    });
+    // Day stands at gate's owed punch as Frappe will store it (11:31 site time), not at 08:01.
+    expect(shiftSyncTargets(rules, p, new Map())).toEqual([
+      { shiftType: 'Day', lastSync: '2026-07-02 11:31:00' },
+      { shiftType: 'Night', lastSync: '2026-07-02 19:00:00' },
+    ]);
   });
 });
 

@@ -35,7 +35,7 @@ const later = (local: string, minutes: number) =>
  * The UTC time Odoo keeps for a Berlin wall time, by the calendar rather than by the code under
  * test: summer time (UTC+2) from 2026-03-29 03:00 to 2026-10-25 03:00 (the hour 02:00-03:00 that
  * happens twice taken as its first, summer-time occurrence; the spring-forward hour that does not
- * exist read with winter time: src/sinks/odoo/utc-time.ts), winter time (UTC+1) otherwise.
+ * exist read with winter time: src/punch/wall-clock-utc.ts), winter time (UTC+1) otherwise.
  */
 const utcOf = (local: string) => {
   const summer = local >= '2026-03-29 03:00:00' && local < '2026-10-25 03:00:00';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { wallClockToUtc } from '../../src/sinks/odoo/utc-time.js';
+import { wallClockToUtc } from '../../src/punch/wall-clock-utc.js';
 
 /** The box's own zone (Europe/Berlin here) never changes what a terminal's zone makes of its punch. */
 describe('wallClockToUtc on a box in Europe/Berlin', () => {

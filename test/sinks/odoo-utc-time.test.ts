@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { odooException } from '../../src/sinks/odoo/failure.js';
 import { pairStep } from '../../src/sinks/odoo/pairing.js';
-import { wallClockToUtc } from '../../src/sinks/odoo/utc-time.js';
+import { wallClockToUtc } from '../../src/punch/wall-clock-utc.js';
 
 describe('wallClockToUtc', () => {
   it.each([

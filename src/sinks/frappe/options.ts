@@ -21,6 +21,12 @@ export interface FrappeSinkOptions {
   caFile?: string;
   /** Accept http:// to a host other than loopback (the key and secret then cross the network in clear). */
   allowInsecureHttp?: boolean;
+  /**
+   * The site's time zone (System Settings → Time Zone), IANA. Set: each punch's time is sent as
+   * the site's wall clock at that instant (read in its terminal's zone); unset: as the terminal
+   * recorded it (Frappe stores a check-in's time as given, in the site's zone, unconverted).
+   */
+  timezone?: string;
 }
 
 export const FRAPPE_DEFAULTS = {

@@ -2,6 +2,7 @@ import { answerBudgetBytes, type AttendanceAnswer, type PunchResult } from '../.
 import { BEFORE_SENDING } from '../../hrms/attendance.js';
 import { HrmsHttp } from '../../hrms/http.js';
 import { outsideText } from '../../hrms/text.js';
+import { wallClockInZone } from '../../punch/wall-clock-utc.js';
 import { errorCode } from '../../util/errors.js';
 import { scrubberFor } from '../../util/secrets.js';
 import type { SinkPunch, SinkSender, SinkSendOptions } from '../types.js';
@@ -135,7 +136,7 @@ export class FrappeSender implements SinkSender {
   private async call(p: SinkPunch, token: string, ctx: CallContext, signal?: AbortSignal): Promise<CallAnswer> {
     const body: Record<string, string> = {
       employee_field_value: p.biometricCode,
-      timestamp: p.logTime,
+      timestamp: this.o.timezone ? wallClockInZone(p.logTime, p.timezone, this.o.timezone) : p.logTime,
       device_id: p.terminal,
       employee_fieldname: this.o.employeeFieldname,
     };

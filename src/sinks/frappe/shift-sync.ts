@@ -4,6 +4,7 @@ import { errorCode } from '../../util/errors.js';
 import { scrubberFor } from '../../util/secrets.js';
 import { readFrappeBody, frappeSaid } from './frappe-json.js';
 import { shiftTypeUrl, splitToken } from './options.js';
+import { wallClockInZone } from '../../punch/wall-clock-utc.js';
 
 /**
  * Shift sync: Frappe HR's Auto Attendance (hrms shift_type.py process_auto_attendance) marks
@@ -54,6 +55,29 @@ export interface ShiftSyncTarget {
 }
 
 const WALL = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+
+/**
+ * Each terminal's progress as the site's wall clock (a sink with `timezone`: its punches are sent
+ * converted to it, so what Frappe compares last_sync_of_checkin with is in it too). `zoneOf`: each
+ * terminal's zone (its `timezone`, else the box's).
+ */
+export function progressInZone(
+  progress: ReadonlyMap<string, TerminalProgress>,
+  zoneOf: (terminal: string) => string,
+  siteZone: string,
+): Map<string, TerminalProgress> {
+  const out = new Map<string, TerminalProgress>();
+  for (const [name, p] of progress) {
+    const from = zoneOf(name);
+    const to = (t: string) => (WALL.test(t) ? wallClockInZone(t, from, siteZone) : t);
+    out.set(name, {
+      ...p,
+      ...(p.readUpTo !== undefined ? { readUpTo: to(p.readUpTo) } : {}),
+      ...(p.oldestUndelivered !== undefined ? { oldestUndelivered: to(p.oldestUndelivered) } : {}),
+    });
+  }
+  return out;
+}
 
 /**
  * The last_sync_of_checkin to set now, per shift type: the earliest, over its terminals, of the

@@ -1,5 +1,5 @@
 import type { Direction } from '../types.js';
-import { parseUtc } from './utc-time.js';
+import { parseUtc } from '../../punch/wall-clock-utc.js';
 
 /** An hr.attendance record as read back (check_out false while open). */
 export interface Attendance {

@@ -10,7 +10,7 @@ import { OdooCallError, type OdooFailure } from './failure.js';
 import { odooDefaults, type OdooSinkOptions, type ResolvedOdooOptions } from './options.js';
 import { pairStep, type Attendance } from './pairing.js';
 import { EMPLOYEES_HAVE, NO_EMPLOYEE } from './refusal-words.js';
-import { formatUtc, parseUtc, wallClockToUtc } from './utc-time.js';
+import { formatUtc, parseUtc, wallClockToUtc } from '../../punch/wall-clock-utc.js';
 
 export interface OdooSenderDeps {
   clock?: Clock;

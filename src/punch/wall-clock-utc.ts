@@ -1,8 +1,8 @@
-import { wallClockAt } from '../../punch.js';
+import { wallClockAt } from '../punch.js';
 
 /**
- * A terminal's wall-clock time ('YYYY-MM-DD HH:mm:ss' in IANA zone `zone`) as the UTC time Odoo
- * stores in hr.attendance ('YYYY-MM-DD HH:MM:SS', naive UTC: odoo/fields.py Datetime).
+ * A terminal's wall-clock time ('YYYY-MM-DD HH:mm:ss' in IANA zone `zone`) as naive UTC text
+ * ('YYYY-MM-DD HH:MM:SS'), as Odoo stores it in hr.attendance (odoo/fields.py Datetime).
  *
  * Two wall-clock readings are not one instant, and the choice is the same as JavaScript's
  * Temporal 'compatible' disambiguation (and Python's fold=0):
@@ -22,6 +22,16 @@ export function wallClockToUtc(logTime: string, zone: string): string {
   const candidates = [wall - before, wall - after].filter((t) => wallClockAt(t, zone) === logTime);
   const t = candidates.length > 0 ? Math.min(...candidates) : wall - before;
   return formatUtc(t);
+}
+
+/**
+ * A wall-clock time of zone `from` as the wall clock of zone `to` at the same instant (a Frappe
+ * site stores check-ins in its own zone). The same zone: the time as it is, untouched (a time in
+ * the spring-forward gap or the repeated autumn hour is not moved by a round trip).
+ */
+export function wallClockInZone(logTime: string, from: string, to: string): string {
+  if (from === to) return logTime;
+  return wallClockAt(parseUtc(wallClockToUtc(logTime, from)), to);
 }
 
 /** Odoo's naive UTC text of instant `ms`. */
