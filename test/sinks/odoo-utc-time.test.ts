@@ -69,6 +69,14 @@ describe('pairStep', () => {
     expect(pairStep([open], '2026-07-01 22:00:00', undefined, L)).toEqual({ kind: 'close', id: 1 });
     expect(pairStep([open], '2026-07-01 22:00:01', undefined, L)).toEqual({ kind: 'open' });
   });
+  it('a check-out never closes a record left open longer than the longest shift: refused, saying why', () => {
+    expect(pairStep([open], '2026-07-01 22:00:00', 'out', L)).toEqual({ kind: 'close', id: 1 });
+    const late = pairStep([open], '2026-07-03 17:00:00', 'out', L);
+    expect(late.kind).toBe('refuse');
+    expect(late.kind === 'refuse' && late.message).toMatch(
+      /open attendance in Odoo began at 2026-07-01 06:00:00 UTC, more than longestShiftHours \(16\) earlier \(a forgotten check-out\).*punches retry/,
+    );
+  });
   it('never closes an open record begun after the punch', () => {
     expect(pairStep([open], '2026-07-01 05:00:00', 'out', L).kind).toBe('refuse');
     expect(pairStep([open], '2026-07-01 05:00:00', undefined, L).kind).toBe('open');

@@ -23,7 +23,8 @@ export type PairStep =
  *   (a crash after Odoo wrote, a replayed journal) costs no second record.
  * - `in` opens a record. If one is open, Odoo refuses it with its own words ("... hasn't checked
  *   out since ..."): we let Odoo say it rather than guess its phrasing.
- * - `out` closes the open record begun before it; with none, the punch is refused.
+ * - `out` closes the open record begun before it and at most `longestShiftMs` ago; with none, or
+ *   one begun longer ago (a forgotten check-out), the punch is refused.
  * - no direction: alternate. The open record begun before it and at most `longestShiftMs` ago is
  *   closed (an overnight shift stays one record); otherwise a new record opens.
  * Odoo checks every write against overlaps (hr_attendance._check_validity), so a punch that falls
@@ -47,7 +48,17 @@ export function pairStep(
   const openBefore = open && parseUtc(open.checkIn) < t ? open : undefined;
   if (direction === 'in') return { kind: 'open' };
   if (direction === 'out') {
-    if (openBefore) return { kind: 'close', id: openBefore.id };
+    if (openBefore && t - parseUtc(openBefore.checkIn) <= longestShiftMs) return { kind: 'close', id: openBefore.id };
+    // Closed, a record left open days ago (a forgotten check-out, and this shift's check-in never
+    // punched) would become one attendance of days, for good: refused, for someone to correct.
+    if (openBefore)
+      return {
+        kind: 'refuse',
+        message:
+          `a check-out at ${at} UTC, but the employee's open attendance in Odoo began at ${openBefore.checkIn} UTC, ` +
+          `more than longestShiftHours (${longestShiftMs / 3_600_000}) earlier (a forgotten check-out): not closed; ` +
+          "close that attendance in Odoo (and add this shift's check-in), then run punchgate punches retry",
+      };
     return {
       kind: 'refuse',
       message: open
