@@ -31,7 +31,7 @@ import { HourlyStats } from './hourly-stats.js';
 import { JournalQueries, NO_REAL_TIME } from './queries.js';
 import { PRUNE_GUARD } from './state-terms.js';
 import { RefusedRecordStore } from './refused-records.js';
-import { RetentionMarks, type PrunedPunch } from './retention-marks.js';
+import { RetentionMarks, wasForgotten, type ForgottenSpan, type PrunedPunch } from './retention-marks.js';
 import {
   pruneSinkRows,
   recoverSinkClaims,
@@ -569,10 +569,10 @@ export class Journal implements PunchSink, DeliveryQueue {
     // Most calls carry one terminal and one device: each is judged once.
     const terminalProblem = memoLast((t: string) => textProblem(t, TERMINAL_RULE));
     const identity = memoLast((d: string) => deviceIdentity(d));
-    const marks = new Map<string, string | undefined>();
+    const marks = new Map<string, ForgottenSpan | undefined>();
     const markOf = (device: string, terminal: string) => {
       const key = device === '' ? `\u0000${terminal}` : device;
-      if (!marks.has(key)) marks.set(key, this.retentionMarks.upTo(device, terminal));
+      if (!marks.has(key)) marks.set(key, this.retentionMarks.span(device, terminal));
       return marks.get(key);
     };
     let forgotten = 0;
@@ -623,8 +623,7 @@ export class Journal implements PunchSink, DeliveryQueue {
               }
             } else if (device === undefined) deviceOf.set(p.terminal, (device = this.devices.deviceOf(p.terminal)));
             // Delivered once, then deleted by the retention: the terminal's old log read again.
-            const forgottenUpTo = markOf(device, p.terminal);
-            if (forgottenUpTo !== undefined && isLogTime(p.logTime) && p.logTime <= forgottenUpTo) {
+            if (isLogTime(p.logTime) && wasForgotten(markOf(device, p.terminal), p.logTime)) {
               forgotten++;
               continue;
             }

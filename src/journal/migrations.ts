@@ -5,7 +5,7 @@ import { OWED_BY_TIME_MIGRATION } from './owed-by-time.js';
 import { PUNCH_COUNTS_MIGRATION } from './punch-counts.js';
 import { PUNCH_IDS_MIGRATION } from './punch-id.js';
 import { REFUSED_RECORDS_MIGRATION } from './refused-records.js';
-import { RETENTION_MARKS_MIGRATION } from './retention-marks.js';
+import { RETENTION_MARKS_FROM_MIGRATION, RETENTION_MARKS_MIGRATION } from './retention-marks.js';
 import { SHIFT_PROGRESS_MIGRATION } from './shift-progress.js';
 import { SINK_DELIVERIES_MIGRATION } from './sink-deliveries.js';
 import { rewriteStateChecks } from './state-check.js';
@@ -345,6 +345,9 @@ export const MIGRATIONS: readonly Migration[] = [
   // 19: what the retention forgot, per device: a terminal's old log read again after its delivered
   //     punches were deleted no longer journals them as new (retention-marks.ts).
   RETENTION_MARKS_MIGRATION,
+  // 20: ...and from how far back: a punch dated before every deleted one (a clock reset to 2000)
+  //     was never journalled, so it is not one of them (retention-marks.ts).
+  RETENTION_MARKS_FROM_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -5,7 +5,7 @@ import type { Clock } from '../util/clock.js';
 import { CountMoves, UNKNOWN_CARDS_TERM, type PunchCounts } from './punch-counts.js';
 import { PRUNE_GUARD, REFUSED_TERM } from './state-terms.js';
 import type { PunchIds } from './punch-id.js';
-import { RetentionMarks } from './retention-marks.js';
+import { RetentionMarks, wasForgotten } from './retention-marks.js';
 import {
   type JournalCounts,
   type OldestClaim,
@@ -354,11 +354,11 @@ export class JournalQueries {
         );
     const key = device || terminal;
     // Delivered, then deleted by the retention: not in the journal, delivered all the same.
-    const forgottenUpTo = (this.retentionMarks ??= new RetentionMarks(this.db)).upTo(device, terminal);
+    const forgotten = (this.retentionMarks ??= new RetentionMarks(this.db)).span(device, terminal);
     let n = 0;
     for (const p of punches) {
       const r = stmt.get(key, p.logTime, p.biometricCode) as { done: number } | undefined;
-      if (r?.done === 1 || (r === undefined && forgottenUpTo !== undefined && p.logTime <= forgottenUpTo)) n++;
+      if (r?.done === 1 || (r === undefined && wasForgotten(forgotten, p.logTime))) n++;
     }
     return n;
   }

@@ -94,4 +94,52 @@ describe('punches the retention deleted, read again from the terminal', () => {
     const dayMinus1 = wall(clock.now() - 406 * DAY_MS);
     expect(j.ingest([{ terminal: 'gate-1', device: 'S1', biometricCode: '1001', logTime: dayMinus1 }]).added).toBe(1);
   });
+
+  it('a clock reset after a prune (a flat RTC battery: 2000-01-01): its new punches are quarantined, never taken as known', () => {
+    j.ingest(log('gate-1', 'S1', 30));
+    deliverAll();
+    clock.advance(420 * DAY_MS);
+    j.ingest(log('gate-1', 'S1', 1));
+    deliverAll();
+    expect(j.prune()).toBe(60);
+    // The battery goes flat: the terminal records today's punches from 2000-01-01 on. Every one
+    // of them is dated before the mark (the deleted punches of 2026), and none was ever journalled.
+    const reset = ['2000-01-01 00:04:10', '2000-01-01 08:02:00', '2000-01-03 17:30:00'].map((logTime) => ({
+      terminal: 'gate-1',
+      device: 'S1',
+      biometricCode: '1001',
+      logTime,
+    }));
+    // Without any evidence of the clock (an import), they go in as they are.
+    expect(j.ingest([reset[0]!], {})).toEqual({ added: 1, duplicates: 0, quarantined: 0 });
+    // A ZK download: its clock read 26 years behind, its log read up to yesterday before that.
+    const r = j.ingest([...log('gate-1', 'S1', 30, 420), ...reset], {
+      clockSkewSeconds: -26 * 365 * 86_400,
+      readUpTo: wall(clock.now() - DAY_MS),
+    });
+    expect(r).toMatchObject({ added: 0, quarantined: 2, forgotten: 60 });
+    expect(j.counts().quarantined).toBe(2);
+    // The old log between the earliest and the latest deleted punch is still known.
+    expect(j.queries.deliveredAmong('gate-1', 'S1', reset)).toBe(0);
+    expect(j.queries.deliveredAmong('gate-1', 'S1', log('gate-1', 'S1', 30, 420))).toBe(60);
+  });
+
+  it('a mark made before the span was kept (down_from NULL) keeps the old rule: everything up to it is known', () => {
+    j.ingest(log('gate-1', 'S1', 30));
+    deliverAll();
+    clock.advance(420 * DAY_MS);
+    j.ingest(log('gate-1', 'S1', 1));
+    deliverAll();
+    expect(j.prune()).toBe(60);
+    j.db.prepare('UPDATE retention_marks SET down_from = NULL').run();
+    const older = [
+      { terminal: 'gate-1', device: 'S1', biometricCode: '1001', logTime: wall(clock.now() - 500 * DAY_MS) },
+    ];
+    expect(j.ingest(older)).toMatchObject({ added: 0, quarantined: 0, forgotten: 1 });
+    // A later prune does not make it look known: the span stays open below.
+    clock.advance(2 * DAY_MS);
+    deliverAll();
+    j.prune();
+    expect(j.db.prepare('SELECT down_from FROM retention_marks').pluck().all()).toEqual([null]);
+  });
 });
