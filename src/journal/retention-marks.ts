@@ -62,10 +62,11 @@ export class RetentionMarks {
   private readonly read: Statement;
 
   constructor(db: Database) {
-    // A mark of before (down_from NULL) stays open below: its earlier deletions are not known.
+    // A mark of before (down_from NULL) stays open below, its earlier deletions not known: SQLite's
+    // min() of several values is NULL when one is.
     this.raise = db.prepare(`INSERT INTO retention_marks (device, terminal, up_to, down_from) VALUES (?, ?, ?, ?)
         ON CONFLICT (device, terminal) DO UPDATE SET up_to = max(up_to, excluded.up_to),
-          down_from = CASE WHEN down_from IS NULL THEN NULL ELSE min(down_from, excluded.down_from) END`);
+          down_from = min(down_from, excluded.down_from)`);
     this.read = db.prepare(
       'SELECT up_to AS upTo, down_from AS "from" FROM retention_marks WHERE device = ? AND terminal = ?',
     );
