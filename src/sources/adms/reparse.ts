@@ -7,6 +7,10 @@ import { loneCrToLf } from './handler-kit.js';
 import { linesOf } from './kept.js';
 import { parseRtlog } from './rtlog.js';
 import { classifyRtlog, punchEventsOf } from './rtlog-events.js';
+import { parseTransactions } from './transaction.js';
+
+/** The access events of the `transaction` table, as they are kept (by table name, upper case). */
+const TRANSACTION_TABLES = new Set(['TRANSACTION', 'TABLEDATA:TRANSACTION']);
 
 /** What `punchgate terminals reparse` did. */
 export interface ReparseResult {
@@ -49,8 +53,8 @@ export function reparseKept(store: KeptStore, cfg: AdmsTerminalConfig): ReparseR
       const parsed = parseAttlog(kept.body);
       punches = parsed.records.map((r) => punch(r.pin, r.logTime, r.verify, r.status));
       rest = parsed.malformed.map((m) => m.line);
-    } else if (table === 'RTLOG') {
-      const parsed = parseRtlog(kept.body);
+    } else if (table === 'RTLOG' || TRANSACTION_TABLES.has(table)) {
+      const parsed = table === 'RTLOG' ? parseRtlog(kept.body) : parseTransactions(kept.body);
       punches = [];
       rest = parsed.malformed.map((m) => m.line);
       for (const row of parsed.rows) {
