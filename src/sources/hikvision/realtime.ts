@@ -40,7 +40,16 @@ export function accessEventOf(part: StreamPart): AccessEvent | undefined {
   if (text.startsWith('<') && xmlField(text, 'eventType') === 'AccessControllerEvent') {
     const inner: Json = {};
     // Numbers as text, as XML has them: events.ts reads them (and refuses what is not a number).
-    for (const f of ['majorEventType', 'subEventType', 'serialNo', 'employeeNoString', 'employeeNo', 'cardNo', 'attendanceStatus', 'currentEvent']) {
+    for (const f of [
+      'majorEventType',
+      'subEventType',
+      'serialNo',
+      'employeeNoString',
+      'employeeNo',
+      'cardNo',
+      'attendanceStatus',
+      'currentEvent',
+    ]) {
       const v = xmlField(text, f);
       if (v !== undefined) inner[f] = v;
     }
