@@ -11,6 +11,8 @@ import { alertLine } from '../../src/status/alert-words.js';
 import { hikvisionAlerts } from '../../src/status/hikvision.js';
 import type { SourceDeps } from '../../src/sources/types.js';
 import { waitFor } from '../helpers/wait.js';
+import { createLogger } from '../../src/util/logger.js';
+import { classify, fromSearchRow } from '../../src/sources/hikvision/events.js';
 import { hikConfig, journalFixture, journalKeys, openClient, PASSWORD } from './helpers.js';
 
 const SERIAL = 'DS-K1T502-TEST';
@@ -330,5 +332,54 @@ describe('httpHosts', () => {
         })
       ).status,
     ).toBe(400);
+  });
+});
+
+describe('event codes sent as strings (firmware that quotes majorEventType/subEventType)', () => {
+  /** A post as such firmware sends it: JSON laid out with TABs, CRLF, the codes quoted. */
+  const quoted = (major: string, minor: string, employee: string, serialNo: string) =>
+    [
+      '{',
+      '\t"ipAddress":\t"127.0.0.1",',
+      '\t"macAddress":\t"44:19:b6:00:00:01",',
+      '\t"dateTime":\t"2026-11-02T07:58:01+05:30",',
+      '\t"eventType":\t"AccessControllerEvent",',
+      '\t"AccessControllerEvent":\t{',
+      `\t\t"majorEventType":\t${major},`,
+      `\t\t"subEventType":\t${minor},`,
+      `\t\t"employeeNoString":\t"${employee}",`,
+      `\t\t"serialNo":\t${serialNo},`,
+      '\t\t"attendanceStatus":\t"checkIn"',
+      '\t}',
+      '}',
+    ].join('\r\n');
+
+  it('journals a pass whose codes are numeric strings, and refuses garbage codes with a log line', async () => {
+    const lines: string[] = [];
+    const f = await endpointFixture({
+      deps: (d) => ({ ...d, logger: createLogger({ level: 'debug', destination: { write: (s) => lines.push(s) } }) }),
+    });
+    expect((await post(f.port, quoted('"5"', '"75"', '100054', '"8"'), 'application/json')).status).toBe(200);
+    expect(journalKeys(f.journal)).toEqual(['100054@2026-11-02 07:58:01']);
+    // XML has nothing but text: the same pass there.
+    const xml =
+      '<?xml version="1.0" encoding="UTF-8"?>\r\n<EventNotificationAlert><dateTime>2026-11-02T08:01:00+05:30</dateTime>' +
+      '<eventType>AccessControllerEvent</eventType><AccessControllerEvent><majorEventType> 5 </majorEventType>' +
+      '<subEventType>75</subEventType><employeeNoString>100055</employeeNoString><serialNo>9</serialNo>' +
+      '</AccessControllerEvent></EventNotificationAlert>';
+    expect((await post(f.port, xml, 'application/xml')).status).toBe(200);
+    expect(journalKeys(f.journal)).toEqual(['100054@2026-11-02 07:58:01', '100055@2026-11-02 08:01:00']);
+    // Garbage is not taken for a door event in silence: refused, logged (the poll reads the log).
+    expect((await post(f.port, quoted('"5"', '"7five"', '100056', '10'), 'application/json')).status).toBe(200);
+    expect(f.journal.queries.list()).toHaveLength(2);
+    expect(lines.join('')).toContain('subEventType \\"7five\\" is not a number');
+  });
+
+  it('reads them in the event search rows too (the poll)', () => {
+    const e = fromSearchRow({ major: '5', minor: '75', employeeNoString: '7', serialNo: '12', time: 'x' });
+    expect(e).toMatchObject({ major: 5, minor: 75, serialNo: 12 });
+    expect(classify(e, 'reception', SERIAL, new Set([75])).kind).toBe('punch');
+    const bad = fromSearchRow({ major: 5, minor: 'seventy', employeeNoString: '7', time: 'x' });
+    expect(classify(bad, 'reception', SERIAL, new Set([75]))).toMatchObject({ kind: 'malformed' });
   });
 });

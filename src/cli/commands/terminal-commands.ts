@@ -161,11 +161,12 @@ export function registerReparse(terminals: Command): void {
           const t = pushTerminal(ctx, name);
           const r = reparseKept(storeOf(ctx, journal), t);
           if (opts.json) return void process.stdout.write(safeJson(r, 2) + '\n');
-          if (r.uploads === 0 && r.unread === 0)
+          if (r.uploads === 0 && r.unread === 0 && r.users === 0)
             return void process.stdout.write(`no kept uploads of ${name}: nothing to read again\n`);
-          process.stdout.write(
-            `${name}: ${r.uploads} kept upload(s) read again: ${r.added} new punch(es) journalled, ${r.duplicates} already in the journal, ${r.quarantined} quarantined (implausible time); ${r.stillKept} line(s) still not understood, kept\n`,
-          );
+          if (r.uploads > 0 || r.unread > 0)
+            process.stdout.write(
+              `${name}: ${r.uploads} kept upload(s) read again: ${r.added} new punch(es) journalled, ${r.duplicates} already in the journal, ${r.quarantined} quarantined (implausible time); ${r.stillKept} line(s) still not understood, kept\n`,
+            );
           if (r.stillKept > 0)
             process.stdout.write(
               `the lines still not understood are no punches this punchgate reads: they stay kept as evidence for adms.keptUploads.maxAgeDays (${ctx.config.adms?.keptUploads.maxAgeDays ?? 30} days), and the status's alert ends a day after the last such upload\n`,
@@ -173,6 +174,11 @@ export function registerReparse(terminals: Command): void {
           if (r.unread > 0)
             process.stdout.write(
               `${r.unread} kept upload(s) of tables this punchgate does not read stay kept (see punchgate status)\n`,
+            );
+          // User records carry no punch: said as what they are, not as punches that failed.
+          if (r.users > 0)
+            process.stdout.write(
+              `${r.users} kept upload(s) of user records (OPERLOG, USERINFO, user table) hold lines of users punchgate could not read, not punches: reparse leaves them as they are, no attendance is missing; punchgate terminals users ${name} lists the users it did read, and the lines stay kept as evidence for adms.keptUploads.maxAgeDays (${ctx.config.adms?.keptUploads.maxAgeDays ?? 30} days)\n`,
             );
         }),
       ),

@@ -30,6 +30,22 @@ export interface ParsedAttlog {
 // eslint-disable-next-line no-control-regex -- matching control characters is the point here
 const CONTROL_BUT_TAB = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 const SMALL_INT = /^-?\d{1,6}$/;
+// eslint-disable-next-line no-control-regex -- NUL padding is what is matched
+const TRAILING_NULS = /\u0000+$/;
+/**
+ * A line whose fields are separated by runs of spaces instead of TABs (some eSSL and clone
+ * firmware): PIN, the date-time (whose own space separates the date from the time), then status,
+ * verify... Read only when unambiguous: one PIN token, then a full `YYYY-MM-DD HH:MM:SS`, then
+ * small numbers if anything, each after a run of two spaces or more (a single space is how a
+ * date is written, not a field separator: such a line is no firmware's); else kept raw, as before.
+ */
+const SPACED = /^ *(\S+) {2,}(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})((?: {2,}-?\d{1,6})*) *$/;
+
+function spaceSeparated(raw: string): string[] | undefined {
+  const m = SPACED.exec(raw);
+  if (!m) return undefined;
+  return [m[1]!, m[2]!, ...m[3]!.split(/ +/).filter((f) => f !== '')];
+}
 
 const optionalInt = (field: string | undefined): number | null => {
   const f = field?.trim() ?? '';
@@ -48,19 +64,21 @@ export function parseAttlog(body: string): ParsedAttlog {
   for (let i = 0; i < lines.length; i++) {
     let raw = lines[i]!;
     if (raw.endsWith('\r')) raw = raw.slice(0, -1);
+    // Some eSSL and clone firmware pads its lines (or the body's end) with NUL bytes, as a C
+    // buffer would be: padding, not data. A NUL anywhere else still makes the line unreadable.
+    raw = raw.replace(TRAILING_NULS, '');
     if (raw.trim() === '') continue;
     const line = i + 1;
     const bad = (reason: string) => malformed.push(malformedLine(line, reason, raw));
-    const tab = raw.indexOf('\t');
-    if (tab < 0) {
-      bad('no tab between the fields');
-      continue;
-    }
     if (CONTROL_BUT_TAB.test(raw)) {
       bad('control character in the line');
       continue;
     }
-    const fields = raw.split('\t');
+    const fields = raw.includes('\t') ? raw.split('\t') : spaceSeparated(raw);
+    if (!fields) {
+      bad('no tab between the fields');
+      continue;
+    }
     const pin = unpadded(fields[0]!);
     const problem = codeProblem(pin);
     if (problem) {

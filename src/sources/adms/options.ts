@@ -25,10 +25,15 @@ export const SERVER_VERSION = '2.4.1';
  * quarter-hour zones (e.g. 330 for India), as the protocol asks.
  */
 export function timeZoneOption(now: number, timeZone?: string): number {
+  const minutes = utcOffsetMinutes(now, timeZone);
+  return minutes % 60 === 0 ? minutes / 60 : minutes;
+}
+
+/** The UTC offset of the terminal's clock now, in minutes (the gateway's zone when none is set). */
+export function utcOffsetMinutes(now: number, timeZone?: string): number {
   const wall = wallClockAt(now, timeZone);
   const asUtc = Date.parse(`${wall.replace(' ', 'T')}Z`);
-  const minutes = Math.round((asUtc - Math.floor(now / 1000) * 1000) / 60_000);
-  return minutes % 60 === 0 ? minutes / 60 : minutes;
+  return Math.round((asUtc - Math.floor(now / 1000) * 1000) / 60_000);
 }
 
 /**

@@ -26,7 +26,7 @@ import { handshakeDialect, uploadDialect } from './dialect.js';
 import { settleQueryAnswer } from './querydata.js';
 import { settleFrom } from './command-results.js';
 import { optionBlock, registeredBlock, timeZoneOption, uploadAnswer } from './options.js';
-import { checkCookie, handleRtlog, handleRtstate, handleTabledata } from './security-handlers.js';
+import { checkCookie, handleRtlog, handleRtstate, handleTabledata, handleTransactions } from './security-handlers.js';
 import { declaredProtocol, protocolOf } from './security.js';
 import { BIOMETRIC_TABLES } from './tabledata.js';
 
@@ -100,6 +100,7 @@ export async function handleUpload(ctx: ReceiverContext, p: PushRequest): Promis
   if (table === 'ATTLOG') return handleAttlog(ctx, p);
   if (table === 'OPERLOG' || table === 'USERINFO') return handleOperlog(ctx, p, table);
   if (table === 'RTLOG') return handleRtlog(ctx, p);
+  if (table === 'TRANSACTION') return handleTransactions(ctx, p, { label: 'transaction', answer: 'OK', query: false });
   if (table === 'RTSTATE') return handleRtstate(ctx, p);
   if (table === 'TABLEDATA') return handleTabledata(ctx, p, p.query.get('tablename'));
   if (table === 'OPTIONS') {

@@ -26,6 +26,7 @@ import {
   type ReceiverContext,
 } from './protocol.js';
 import { checkCookie, handlePushConfig, handleRegistry } from './security-handlers.js';
+import { handleRtdata } from './server-time.js';
 import { TrustGate } from './trust-gate.js';
 
 export interface AdmsReceiverOptions {
@@ -66,6 +67,7 @@ const ROUTES: Record<string, { methods: readonly string[]; handler: Handler }> =
     },
   },
   '/iclock/ping': { methods: ['GET'], handler: handlePing },
+  '/iclock/rtdata': { methods: ['GET'], handler: handleRtdata },
   '/iclock/registry': { methods: ['POST'], handler: handleRegistry },
   '/iclock/push': { methods: ['GET', 'POST'], handler: handlePushConfig },
   '/iclock/querydata': { methods: ['POST'], handler: handleQueryData },

@@ -7,6 +7,10 @@ import { loneCrToLf } from './handler-kit.js';
 import { linesOf } from './kept.js';
 import { parseRtlog } from './rtlog.js';
 import { classifyRtlog, punchEventsOf } from './rtlog-events.js';
+import { parseTransactions } from './transaction.js';
+
+/** The access events of the `transaction` table, as they are kept (by table name, upper case). */
+const TRANSACTION_TABLES = new Set(['TRANSACTION', 'TABLEDATA:TRANSACTION']);
 
 /** What `punchgate terminals reparse` did. */
 export interface ReparseResult {
@@ -20,7 +24,15 @@ export interface ReparseResult {
   stillKept: number;
   /** Kept uploads of tables this punchgate does not read (untouched). */
   unread: number;
+  /**
+   * Kept uploads of user records (OPERLOG, USERINFO, tabledata of the user table): lines of users
+   * the receiver could not read. They hold users, not punches: never read as punches, untouched.
+   */
+  users: number;
 }
+
+/** Tables of user records, by the name they are kept under (upper case). */
+const USER_TABLES = new Set(['OPERLOG', 'USERINFO', 'TABLEDATA:USER']);
 
 /**
  * Reads a terminal's kept uploads again with this punchgate's parsers and the terminal's
@@ -29,7 +41,15 @@ export interface ReparseResult {
  * upload in one transaction.
  */
 export function reparseKept(store: KeptStore, cfg: AdmsTerminalConfig): ReparseResult {
-  const out: ReparseResult = { uploads: 0, added: 0, duplicates: 0, quarantined: 0, stillKept: 0, unread: 0 };
+  const out: ReparseResult = {
+    uploads: 0,
+    added: 0,
+    duplicates: 0,
+    quarantined: 0,
+    stillKept: 0,
+    unread: 0,
+    users: 0,
+  };
   const punchEvents = punchEventsOf(cfg);
   for (const stored of store.keptUploads(cfg.name)) {
     // Kept before lone CRs were read as line ends: read with the receiver's line ends now.
@@ -49,8 +69,8 @@ export function reparseKept(store: KeptStore, cfg: AdmsTerminalConfig): ReparseR
       const parsed = parseAttlog(kept.body);
       punches = parsed.records.map((r) => punch(r.pin, r.logTime, r.verify, r.status));
       rest = parsed.malformed.map((m) => m.line);
-    } else if (table === 'RTLOG') {
-      const parsed = parseRtlog(kept.body);
+    } else if (table === 'RTLOG' || TRANSACTION_TABLES.has(table)) {
+      const parsed = table === 'RTLOG' ? parseRtlog(kept.body) : parseTransactions(kept.body);
       punches = [];
       rest = parsed.malformed.map((m) => m.line);
       for (const row of parsed.rows) {
@@ -59,6 +79,9 @@ export function reparseKept(store: KeptStore, cfg: AdmsTerminalConfig): ReparseR
         else if (kind === 'unknown') rest.push(row.line);
       }
       rest.sort((a, b) => a - b);
+    } else if (USER_TABLES.has(table)) {
+      out.users++;
+      continue;
     } else {
       out.unread++;
       continue;

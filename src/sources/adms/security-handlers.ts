@@ -22,7 +22,8 @@ import { answer } from './http-body.js';
 import { keptBounds, keptOf, linesOf, tableLabel } from './kept.js';
 import { LogBudget } from './log-budget.js';
 import { pushBlock, timeZoneOption } from './options.js';
-import { parseRtlog } from './rtlog.js';
+import { parseRtlog, type ParsedRtlog } from './rtlog.js';
+import { parseTransactions } from './transaction.js';
 import { classifyRtlog, punchEventsOf } from './rtlog-events.js';
 import { cookieToken, mintCode, parseRegistryBody, sameSecret, sessionToken } from './security.js';
 import { BIOMETRIC_TABLES, parseTableRows, tableName, userOfRow } from './tabledata.js';
@@ -176,11 +177,55 @@ export async function handleRtlog(ctx: ReceiverContext, p: PushRequest): Promise
   if (!t) return retryLater(ctx, p);
   checkCookie(ctx, p);
   noteSecurity(ctx, t);
-  const { cfg } = t;
   const text = body.toString('utf8');
-  const parsed = parseRtlog(text);
+  await journalAccessEvents(ctx, p, t, { table: 'rtlog', text, parsed: parseRtlog(text), ok: 'OK' });
+}
+
+/**
+ * The stored access events of the `transaction` table (transaction.ts): `table=transaction`
+ * (answered `OK`), `table=tabledata&tablename=transaction` and the answer to a `DATA QUERY` of
+ * it (answered `transaction=<rows received>`). Read as rtlog is: the same events, under the
+ * access-control SDK's field names; which are punches is decided alike (punchEvents).
+ */
+export async function handleTransactions(
+  ctx: ReceiverContext,
+  p: PushRequest,
+  how: { label: string; answer: 'OK' | 'count'; query: boolean },
+): Promise<void> {
+  const body = await bodyOf(ctx, p);
+  if (body === undefined) return;
+  const t = stillAccepted(ctx, p);
+  if (!t) return retryLater(ctx, p);
+  checkCookie(ctx, p);
+  // An answer to a query is no sign of the protocol (as for tabledata, below).
+  if (!how.query) noteSecurity(ctx, t);
+  const text = body.toString('utf8');
+  const parsed = parseTransactions(text);
+  const received = text.split('\n').filter((l) => l.trim() !== '').length;
+  await journalAccessEvents(ctx, p, t, {
+    table: how.label,
+    text,
+    parsed,
+    ok: how.answer === 'OK' ? 'OK' : `transaction=${received}`,
+  });
+}
+
+/**
+ * Access events read (rtlog, transaction): passes of a person (punchEvents) are journalled as
+ * punches with the terminal's wall-clock time; a row with an impossible time is journalled and
+ * quarantined; refusals, door and alarm events are counted; rows that cannot be read, and events
+ * of a person the vendor's table does not name, are kept raw. All in one transaction, then `ok`.
+ */
+async function journalAccessEvents(
+  ctx: ReceiverContext,
+  p: PushRequest,
+  t: PushTerminal,
+  u: { table: string; text: string; parsed: ParsedRtlog; ok: string },
+): Promise<void> {
+  const { cfg } = t;
+  const { table, text, parsed } = u;
   await pauseIfLarge(text);
-  reportMalformed(ctx, t, 'rtlog', parsed.malformed);
+  reportMalformed(ctx, t, table, parsed.malformed);
   const punchEvents = punchEventsOf(cfg);
   const punches: Punch[] = [];
   const events = new Map<string, number>();
@@ -202,7 +247,7 @@ export async function handleRtlog(ctx: ReceiverContext, p: PushRequest): Promise
   }
   const firstUnknown = parsed.rows.find((r) => r.line === unknown[0]);
   const unreadable = keptOf(
-    'rtlog',
+    table,
     malformedSummary(parsed.malformed).first ?? '',
     linesOf(
       text,
@@ -210,7 +255,7 @@ export async function handleRtlog(ctx: ReceiverContext, p: PushRequest): Promise
     ),
   );
   const unnamed = keptOf(
-    'rtlog',
+    table,
     `event ${firstUnknown?.event} of a user is not in the vendor's event table (nor in punchEvents)`,
     linesOf(text, unknown),
   );
@@ -218,11 +263,11 @@ export async function handleRtlog(ctx: ReceiverContext, p: PushRequest): Promise
   await pauseIfLarge(text);
   try {
     const r = await ctx.commits.submit({
-      upload: { terminal: cfg.name, serial: cfg.serial, table: 'rtlog', stamp: null, at: ctx.clock.now() },
+      upload: { terminal: cfg.name, serial: cfg.serial, table, stamp: null, at: ctx.clock.now() },
       punches,
       timezone: cfg.timezone,
       malformed: malformedSummary(parsed.malformed),
-      extra: { kept, events: countEvents(events, 'rtlog'), keptBounds: keptBounds(ctx.settings()) },
+      extra: { kept, events: countEvents(events, table), keptBounds: keptBounds(ctx.settings()) },
     });
     reportJournalled(ctx, cfg.name, punches.length, r, 'passes');
   } catch (e) {
@@ -235,7 +280,7 @@ export async function handleRtlog(ctx: ReceiverContext, p: PushRequest): Promise
   reportKept(ctx, t, [unnamed]);
   noteContact(ctx, t, p.address);
   // Only now: the punches and the lines kept raw are on disk.
-  answer(p.req, p.res, 200, 'OK');
+  answer(p.req, p.res, 200, u.ok);
 }
 
 /** `POST /iclock/cdata?table=rtstate`: door, relay and alarm states. Not punches: counted; unreadable rows kept raw. */
@@ -290,6 +335,8 @@ export async function handleTabledata(
   how: 'upload' | 'query answer' = 'upload',
 ): Promise<void> {
   const name = tableName(rawName);
+  if (name === 'transaction')
+    return handleTransactions(ctx, p, { label: 'tabledata:transaction', answer: 'count', query: how !== 'upload' });
   const biometric = name !== undefined && BIOMETRIC_TABLES.has(name);
   const body = await bodyOf(ctx, p, biometric);
   if (body === undefined) return;

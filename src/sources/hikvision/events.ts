@@ -24,10 +24,33 @@ export interface AccessEvent {
    * reconnect some firmware replays the whole log so), true or undefined for one happening now.
    */
   currentEvent?: boolean;
+  /** Its major, minor or serial number is there but not a number: refused with this reason, logged. */
+  unreadable?: string;
 }
 
 const text = (v: unknown) => (typeof v === 'string' ? unpadded(v) : typeof v === 'number' ? String(v) : '');
-const int = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : undefined);
+
+/**
+ * An event code or number as firmware sends it: a JSON number, or a numeric string (`"5"`,
+ * `"75"`: some firmware quotes them in its HTTP Listening posts and alert stream, and XML has
+ * nothing but text). Undefined when absent; `null` when present but not a whole number (garbage:
+ * the event is refused with a log line, never taken for another kind of event in silence).
+ */
+function eventCode(v: unknown): number | null | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v === 'number') return Number.isSafeInteger(v) && v >= 0 ? v : null;
+  if (typeof v === 'string' && /^\s*\d{1,15}\s*$/.test(v)) return Number(v.trim());
+  return null;
+}
+
+/** The fields `names` of `o` that are present but not numbers, as a reason. */
+function unreadableCodes(o: Json, names: readonly string[]): string | undefined {
+  const bad = names.filter((n) => eventCode(o[n]) === null);
+  if (bad.length === 0) return undefined;
+  return bad.map((n) => `${n} ${JSON.stringify(String(o[n])).slice(0, 24)} is not a number`).join(', ');
+}
+
+const int = (v: unknown) => eventCode(v) ?? undefined;
 
 /** An AcsEvent search row. */
 export function fromSearchRow(row: Json): AccessEvent {
@@ -40,7 +63,13 @@ export function fromSearchRow(row: Json): AccessEvent {
     cardNo: text(row.cardNo),
     serialNo: int(row.serialNo),
     attendanceStatus: row.attendanceStatus,
+    ...unreadableOf(row, ['major', 'minor', 'serialNo']),
   };
+}
+
+function unreadableOf(o: Json, names: readonly string[]): { unreadable?: string } {
+  const u = unreadableCodes(o, names);
+  return u === undefined ? {} : { unreadable: u };
 }
 
 /** An alert-stream event (`eventType: AccessControllerEvent`); its time is the outer `dateTime`. */
@@ -54,6 +83,7 @@ export function fromAlert(alert: Json, inner: Json): AccessEvent {
     serialNo: int(inner.serialNo),
     attendanceStatus: inner.attendanceStatus,
     ...(inner.currentEvent === false || inner.currentEvent === 'false' ? { currentEvent: false } : {}),
+    ...unreadableOf(inner, ['majorEventType', 'subEventType', 'serialNo']),
   };
 }
 
@@ -73,6 +103,7 @@ const MAX_RAW_TIME = 40;
  * A time that does not parse is kept as sent: the journal quarantines it, visibly.
  */
 export function classify(e: AccessEvent, terminal: string, device: string, minors: ReadonlySet<number>): Classified {
+  if (e.unreadable) return { kind: 'malformed', reason: `event not read: ${e.unreadable}` };
   if (e.major !== 5 || !minors.has(e.minor)) return { kind: 'other' };
   const code = e.employeeNo || (e.cardNo ? `${UNKNOWN_CARD_PREFIX}${e.cardNo}` : '');
   if (!code) return { kind: 'malformed', reason: `pass ${e.major}/${e.minor} without an employee number or card` };

@@ -1,6 +1,7 @@
 import type { HikvisionTerminalConfig } from '../../config/terminals.js';
 import type { Punch } from '../../punch.js';
 import { backoffDelay, type BackoffBounds } from '../../util/backoff.js';
+import { LogBudget } from '../../util/log-budget.js';
 import { journalReadAgain } from '../journal-synced-apart.js';
 import { LinkDrops } from '../link-drops.js';
 import { logReceived } from '../punch-log.js';
@@ -38,11 +39,17 @@ export function accessEventOf(part: StreamPart): AccessEvent | undefined {
   }
   if (text.startsWith('<') && xmlField(text, 'eventType') === 'AccessControllerEvent') {
     const inner: Json = {};
-    for (const f of ['majorEventType', 'subEventType', 'serialNo']) {
-      const v = xmlField(text, f);
-      if (v !== undefined && /^\d+$/.test(v)) inner[f] = Number(v);
-    }
-    for (const f of ['employeeNoString', 'employeeNo', 'cardNo', 'attendanceStatus', 'currentEvent']) {
+    // Numbers as text, as XML has them: events.ts reads them (and refuses what is not a number).
+    for (const f of [
+      'majorEventType',
+      'subEventType',
+      'serialNo',
+      'employeeNoString',
+      'employeeNo',
+      'cardNo',
+      'attendanceStatus',
+      'currentEvent',
+    ]) {
       const v = xmlField(text, f);
       if (v !== undefined) inner[f] = v;
     }
@@ -97,6 +104,8 @@ export class AlertStreamLink {
   private abort: AbortController | undefined;
   private closeStream: (() => void) | undefined;
   private readonly minors: ReadonlySet<number>;
+  /** Events the stream brought that cannot be read (a code that is not a number): a few log lines per 10 minutes. */
+  private readonly unreadableLog = new LogBudget(5, 10 * 60_000);
   private readonly reconnect: BackoffBounds;
   private readonly healthyMs: number;
   private readonly mono: () => number;
@@ -333,6 +342,7 @@ export class AlertStreamLink {
     let behind = false;
     for (const e of events) {
       const c = classify(e, this.cfg.name, device, this.minors);
+      if (c.kind === 'malformed') this.unreadable(c.reason, e.serialNo);
       if (c.kind !== 'punch') continue;
       if (e.serialNo !== undefined && cursor.serialNo !== undefined && e.serialNo <= cursor.serialNo) {
         const wall = splitIsoTime(e.time)?.wallClock;
@@ -360,6 +370,16 @@ export class AlertStreamLink {
       );
       this.backfill();
     }
+  }
+
+  /** An event of the stream skipped: said (the poll reads the device's log, and skips it alike, saying so). */
+  private unreadable(reason: string, serialNo: number | undefined): void {
+    const held = this.unreadableLog.take(this.mono());
+    if (held === undefined) return;
+    this.log().warn(
+      { serialNo, reason, ...(held > 0 ? { notLogged: held } : {}) },
+      `terminal ${this.cfg.name} streamed an event punchgate cannot read (${reason}): skipped`,
+    );
   }
 
   private schedule(ms: number): void {
