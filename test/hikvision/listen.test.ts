@@ -381,5 +381,9 @@ describe('event codes sent as strings (firmware that quotes majorEventType/subEv
     expect(classify(e, 'reception', SERIAL, new Set([75])).kind).toBe('punch');
     const bad = fromSearchRow({ major: 5, minor: 'seventy', employeeNoString: '7', time: 'x' });
     expect(classify(bad, 'reception', SERIAL, new Set([75]))).toMatchObject({ kind: 'malformed' });
+    // A serial number that is not one costs the pass nothing: it is read without it, as before.
+    const noSerial = fromSearchRow({ major: 5, minor: 75, employeeNoString: '7', serialNo: 'n/a', time: 'x' });
+    expect(noSerial.serialNo).toBeUndefined();
+    expect(classify(noSerial, 'reception', SERIAL, new Set([75])).kind).toBe('punch');
   });
 });

@@ -24,7 +24,7 @@ export interface AccessEvent {
    * reconnect some firmware replays the whole log so), true or undefined for one happening now.
    */
   currentEvent?: boolean;
-  /** Its major, minor or serial number is there but not a number: refused with this reason, logged. */
+  /** Its major or minor code is there but not a number: refused with this reason, logged. */
   unreadable?: string;
 }
 
@@ -63,7 +63,7 @@ export function fromSearchRow(row: Json): AccessEvent {
     cardNo: text(row.cardNo),
     serialNo: int(row.serialNo),
     attendanceStatus: row.attendanceStatus,
-    ...unreadableOf(row, ['major', 'minor', 'serialNo']),
+    ...unreadableOf(row, ['major', 'minor']),
   };
 }
 
@@ -83,7 +83,7 @@ export function fromAlert(alert: Json, inner: Json): AccessEvent {
     serialNo: int(inner.serialNo),
     attendanceStatus: inner.attendanceStatus,
     ...(inner.currentEvent === false || inner.currentEvent === 'false' ? { currentEvent: false } : {}),
-    ...unreadableOf(inner, ['majorEventType', 'subEventType', 'serialNo']),
+    ...unreadableOf(inner, ['majorEventType', 'subEventType']),
   };
 }
 
