@@ -1,5 +1,6 @@
 import type { JournalCounts } from '../journal/types.js';
 import type { ClockStep } from '../util/clock-steps.js';
+import type { BackupStatus } from './backup.js';
 import type { ListenerFact } from '../util/listener-fact.js';
 
 /** A label's tasks that held the daemon's event loop 20 ms or more in a window: how many, the longest, and all together (ms). */
@@ -312,6 +313,8 @@ export interface StatusReport {
   };
   /** The configuration punchgate run runs on (null: not known, the daemon does not run or is stuck). */
   config: ConfigStatus | null;
+  /** The last backup `punchgate backup` recorded beside the journal (status/backup.ts). */
+  backup?: BackupStatus;
   /**
    * Steps of the box's wall clock the daemon saw in the last 24 h (wall clock against its
    * monotonic clock), and how far the box clock is now behind where it ran before them.
