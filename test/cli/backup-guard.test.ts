@@ -1,6 +1,9 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { parseConfig } from '../../src/config/load.js';
 import { Journal } from '../../src/journal/index.js';
+import { buildStatus, formatStatus } from '../../src/status/index.js';
 import { cliSandbox } from '../helpers/cli.js';
 
 const cleanups: (() => unknown)[] = [];
@@ -66,7 +69,7 @@ describe('punchgate backup FILE over an existing file', () => {
     const forced = await s.cli('backup', notes, '--force');
     expect(forced.status).toBe(0);
     expect(statSync(notes).size).toBeGreaterThan(27);
-  });
+  }, 60_000);
 
   it('never writes over the journal itself, --force or not; --keep into a folder still prunes', async () => {
     const s = sandbox();
@@ -77,21 +80,25 @@ describe('punchgate backup FILE over an existing file', () => {
     for (let i = 0; i < 2; i++) expect((await s.cli('backup', folder, '--keep', '2')).status).toBe(0);
     const last = await s.cli('backup', folder, '--keep', '2');
     expect(last.stdout).toContain('removed 1 older backup of plant-a');
-  });
+  }, 60_000);
 });
 
 describe('the last backup in status, status --json and check', () => {
   it('records each backup beside the journal; says when and where, and warns once it is older than journal.backupAlertAfterDays', async () => {
     const s = sandbox({ journal: { path: 'journal.db', backupAlertAfterDays: 3 } });
-    const none = await s.cli('status');
-    expect(none.stdout).toContain('last backup: none recorded on this box');
+    const config = parseConfig(parse(readFileSync(s.config, 'utf8')), s.tmp.dir);
+    const report = (now: number) => {
+      const j = Journal.open({ path: s.journal, site: 'plant-a', mode: 'shared' });
+      try {
+        return buildStatus(j, config, now, { freeBytes: null });
+      } finally {
+        j.close();
+      }
+    };
+    expect(formatStatus(report(Date.now()))).toContain('\nBackup\n  last backup: none recorded on this box');
 
     const file = s.tmp.path('b.db');
     expect((await s.cli('backup', file)).status).toBe(0);
-    const text = await s.cli('status');
-    expect(text.stdout).toMatch(
-      /\nBackup\n {2}last backup: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d, .*b\.db \(1 punches\)\n/,
-    );
     const json = JSON.parse((await s.cli('status', '--json')).stdout) as {
       backup: { lastAt: string; path: string; punches: number; alertAfterDays: number };
       alertItems: { kind: string }[];
@@ -99,22 +106,29 @@ describe('the last backup in status, status --json and check', () => {
     expect(json.backup.path).toBe(file);
     expect(json.backup.punches).toBe(1);
     expect(json.backup.alertAfterDays).toBe(3);
-    expect(Date.now() - Date.parse(json.backup.lastAt)).toBeLessThan(60_000);
+    const at = Date.parse(json.backup.lastAt);
+    expect(Date.now() - at).toBeLessThan(60_000);
     expect(json.alertItems.map((a) => a.kind)).not.toContain('backup-old');
+    expect(formatStatus(report(at + 3 * 86_400_000))).toMatch(
+      /\nBackup\n {2}last backup: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d, .*b\.db \(1 punches\)\n/,
+    );
+    expect(report(at + 3 * 86_400_000).alertItems.map((a) => a.kind)).not.toContain('backup-old');
 
-    // Four days later (the record's time moved back, as a timer that stopped would leave it).
+    // Four days on: an alert in the status, a warning in check (the record's time moved back, as a timer that stopped leaves it).
+    const old = report(at + 4 * 86_400_000 + 1000).alertItems.find((a) => a.kind === 'backup-old')!;
+    expect(old.cause).toContain('the last backup of the journal is 4 days old');
+    expect(old.cause).toContain('journal.backupAlertAfterDays: 3');
+    expect(old.fix).toContain('journalctl -u punchgate-backup');
     const record = `${s.journal}.last-backup.json`;
     const r = JSON.parse(readFileSync(record, 'utf8')) as { at: string };
-    writeFileSync(record, JSON.stringify({ ...r, at: new Date(Date.now() - 4 * 86_400_000).toISOString() }));
-    const old = await s.cli('status');
-    expect(old.stdout).toContain('the last backup of the journal is 4 days old');
-    expect(old.stdout).toContain('journal.backupAlertAfterDays: 3');
-    expect(old.stdout).toContain('journalctl -u punchgate-backup');
+    writeFileSync(record, JSON.stringify({ ...r, at: new Date(Date.now() - 4 * 86_400_000 - 1000).toISOString() }));
     const check = await s.cli('check');
     expect(check.stdout).toContain('WARN backup: the last backup of the journal is 4 days old');
 
     // A record that cannot be read is said, not taken for "none".
     writeFileSync(record, 'garbage');
-    expect((await s.cli('status')).stdout).toContain('when the journal was last backed up is not known');
-  });
+    expect(report(Date.now()).alertItems.find((a) => a.kind === 'backup-unknown')?.cause).toContain(
+      'when the journal was last backed up is not known',
+    );
+  }, 60_000);
 });
