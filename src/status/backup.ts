@@ -1,26 +1,8 @@
 import { readLastBackup } from '../journal/last-backup.js';
 import { localTimeOf } from '../util/local-time.js';
-import type { Alert } from './types.js';
+import type { Alert, BackupStatus } from './types.js';
 
 const DAY = 86_400_000;
-
-/**
- * The last backup `punchgate backup` recorded beside the journal (journal/last-backup.ts), as the
- * status, status --json, the page and `punchgate check` show it. Read from its file each time:
- * the daemon keeps nothing of it.
- */
-export interface BackupStatus {
-  /** When the last backup was written (null: none recorded on this box). */
-  lastAt: string | null;
-  /** Where it was written. */
-  path: string | null;
-  /** The punches it holds. */
-  punches: number | null;
-  /** Backups older than this many days are an alert (journal.backupAlertAfterDays; 0: never). */
-  alertAfterDays: number;
-  /** The record is there but cannot be read: why. */
-  unreadable?: string;
-}
 
 export function backupStatus(journalPath: string, alertAfterDays: number): BackupStatus {
   const r = readLastBackup(journalPath);

@@ -1,6 +1,5 @@
 import type { JournalCounts } from '../journal/types.js';
 import type { ClockStep } from '../util/clock-steps.js';
-import type { BackupStatus } from './backup.js';
 import type { ListenerFact } from '../util/listener-fact.js';
 
 /** A label's tasks that held the daemon's event loop 20 ms or more in a window: how many, the longest, and all together (ms). */
@@ -354,4 +353,22 @@ export interface Alert {
   kind: string;
   cause: string;
   fix: string;
+}
+
+/**
+ * The last backup `punchgate backup` recorded beside the journal (journal/last-backup.ts), as the
+ * status, status --json, the page and `punchgate check` show it. Read from its file each time:
+ * the daemon keeps nothing of it.
+ */
+export interface BackupStatus {
+  /** When the last backup was written (null: none recorded on this box). */
+  lastAt: string | null;
+  /** Where it was written. */
+  path: string | null;
+  /** The punches it holds. */
+  punches: number | null;
+  /** Backups older than this many days are an alert (journal.backupAlertAfterDays; 0: never). */
+  alertAfterDays: number;
+  /** The record is there but cannot be read: why. */
+  unreadable?: string;
 }
