@@ -4,6 +4,7 @@ import type { Alert, BackupStatus } from './types.js';
 
 const DAY = 86_400_000;
 
+/** The last backup as the status shows it, read from its record each time (the daemon keeps nothing of it). */
 export function backupStatus(journalPath: string, alertAfterDays: number): BackupStatus {
   const r = readLastBackup(journalPath);
   if (r.kind === 'made') return { lastAt: r.backup.at, path: r.backup.path, punches: r.backup.punches, alertAfterDays };
