@@ -75,10 +75,11 @@ const alertOf = (c: ConfigStatus) => ALERT.restartPending(c.file, c.restartPendi
 function journalBusy(statusPath: string | undefined, clock: Clock): Alert | undefined {
   if (!statusPath) return undefined;
   try {
-    const j = (JSON.parse(readFileSync(statusJsonPath(statusPath), 'utf8')) as Partial<StatusReport>).journal;
+    const r = JSON.parse(readFileSync(statusJsonPath(statusPath), 'utf8')) as Partial<StatusReport>;
+    const j = r.journal;
     const since = j?.busySince ? Date.parse(j.busySince) : NaN;
     if (!j || !Number.isFinite(since) || clock.now() - since < BUSY_ALERT_MS) return undefined;
-    return ALERT.journalBusy(clock.now() - since, j.heldPunches, j.path);
+    return ALERT.journalBusy(clock.now() - since, j.heldPunches, j.path, Array.isArray(r.terminals) ? r.terminals : []);
   } catch {
     return undefined;
   }

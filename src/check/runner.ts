@@ -20,6 +20,7 @@ import { checkListener } from './listen-check.js';
 import { OwnerLock } from '../journal/lock.js';
 import { parseListen } from '../config/listen.js';
 import { checkDisk } from './disk-check.js';
+import { checkBackup } from './backup-check.js';
 import { checkHrms } from './hrms-check.js';
 import { checkOtherSinks } from './sink-check.js';
 import { checkJournal } from './journal-check.js';
@@ -105,6 +106,7 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
   for (const f of secretFilesReadableByAll(opts.configPath, config)) checks.push(warn('secret file', f.detail, f.fix));
   checks.push(checkDaemon(config, clock, { required: false }));
   checks.push(checkDisk(config.journal.path, undefined, runningDiskSync(config)));
+  checks.push(checkBackup(config.journal.path, config.journal.backupAlertAfterDays, clock.now()));
   const zone = containerZoneWarning(config.terminals, opts.zoneFacts);
   if (zone) checks.push(warn('time zone', zone.detail, zone.fix));
   checks.push(checkNotify(opts.notify));

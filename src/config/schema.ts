@@ -80,6 +80,12 @@ const journalSchema = z.strictObject({
    * was recorded while the terminal's clock was behind, and is quarantined.
    */
   pastToleranceHours: z.number().min(1).default(24),
+  /**
+   * Once `punchgate backup` has written a backup on this box, a last backup older than this many
+   * days is an alert (status, page, check): the nightly timer runs every night, so 2 lets one
+   * night be missed and not a second. 0: never.
+   */
+  backupAlertAfterDays: z.number().min(0).max(3650).default(2),
 });
 
 const statusSchema = z

@@ -67,6 +67,14 @@ export function makeBackupFolder(folder: string, journalPath: string): boolean {
   return true;
 }
 
+/**
+ * Whether `path` is a backup punchgate made of `site`'s journal (or of one with no punches yet):
+ * the only file `punchgate backup FILE` writes over without --force.
+ */
+export function isBackupOfSite(path: string, site: string): boolean {
+  return backupContent(path, site) !== undefined;
+}
+
 /** What a backup file holds, for ordering; undefined when it is not a backup punchgate made. */
 function backupContent(path: string, site: string): { newestRow: number } | undefined {
   // The header first, read as bytes: SQLite is not let near a file in WAL mode (it would make a

@@ -141,6 +141,9 @@ function checkBackupFile(path: string, journalPath: string): void {
     throw new ExitError(`cannot read the backup ${path}: ${(e as { code?: string }).code ?? String(e)}`, EXIT.NOINPUT);
   }
   if (!st.isFile()) throw new ExitError(`the backup ${path} is not a file`, EXIT.NOINPUT);
+  // Said as what it is: "not a punchgate journal" sent the admin looking for the wrong file, when
+  // an empty file is a backup whose run never wrote it (stopped, or the disk was full).
+  if (st.size === 0) throw new ExitError(emptyBackupWords(path), EXIT.DATAERR);
   const journal = existsSync(journalPath) ? statSync(journalPath) : undefined;
   if (journal && journal.ino === st.ino && journal.dev === st.dev)
     throw new ExitError(`${path} is the journal itself (journal.path), not a backup of it`, EXIT.DATAERR);
@@ -149,6 +152,19 @@ function checkBackupFile(path: string, journalPath: string): void {
       `${path} has a write-ahead log beside it (${path}-wal): it is a journal in use or a copy of one, not a whole backup; make one with punchgate backup (it works while punchgate runs)`,
       EXIT.DATAERR,
     );
+}
+
+/**
+ * The refusal of a 0-byte backup: what leaves one, and what to try. punchgate backup never leaves
+ * one (its copy is renamed into place whole): an empty file is a copy that failed or a full disk.
+ */
+export function emptyBackupWords(path: string): string {
+  return (
+    `${path} cannot be restored: it is empty (0 bytes), a backup that was never written into it ` +
+    '(a copy with cp, scp or rsync that failed, or a disk that was full; punchgate backup itself never leaves an empty file); ' +
+    'nothing was changed: restore another backup (ls -l its folder: a whole one is a few hundred KB or more), ' +
+    'and check the free space where it was written (df -h)'
+  );
 }
 
 function openBackup(backupPath: string): Database {

@@ -7,9 +7,10 @@ import { wallClockAt } from '../punch.js';
  * Two wall-clock readings are not one instant, and the choice is the same as JavaScript's
  * Temporal 'compatible' disambiguation (and Python's fold=0):
  * - the fall-back hour happens twice (02:30 in Europe/Berlin on the last Sunday of October is
- *   00:30 UTC and 01:30 UTC): the FIRST occurrence is taken (summer time, 00:30 UTC). A terminal
- *   cannot say which it meant; a shift rarely starts or ends in that hour, and a pair inside it
- *   stays in order because both punches are read the same way.
+ *   00:30 UTC and 01:30 UTC): the FIRST occurrence is taken (summer time, 00:30 UTC). A ZK
+ *   terminal cannot say which it meant, and the journal keeps the wall clock only. A pair inside
+ *   that hour stays in order only while the out's wall time is later than the in's: in 02:50
+ *   summer time and out 02:10 winter time come out reversed (a known limitation, docs/sinks-odoo.md).
  * - the spring-forward hour does not exist (02:30 in Berlin on the last Sunday of March): the
  *   time is read with the offset before the change (winter time, 01:30 UTC, i.e. 03:30 summer
  *   time), as a terminal whose clock had not yet moved would mean it.

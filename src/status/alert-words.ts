@@ -170,11 +170,29 @@ export const ALERT = {
     fix: `${CONFIG_FIX(c.file)} (the punches waiting are delivered then)`,
   }),
 
-  journalBusy: (ms: number, held: number, path: string): Alert => ({
-    kind: 'journal-busy',
-    cause: `journal busy for ${seconds(ms)} (another process holds it): ${punches(held)} held in memory, written as soon as it is free`,
-    fix: `if it lasts, find the process (fuser -v ${path}) and end it`,
-  }),
+  /**
+   * `terminals`: the config's, by kind. Push terminals' uploads are not held in memory: each is
+   * answered "try later" (503) and stays on the terminal, which sends it again. Said so, "0
+   * punches held in memory" alone read as if their punches were lost (a trial's finding).
+   */
+  journalBusy: (
+    ms: number,
+    held: number,
+    path: string,
+    terminals: readonly { name: string; kind: string }[] = [],
+  ): Alert => {
+    const push = terminals.filter((t) => t.kind === 'adms').map((t) => t.name);
+    const pushed =
+      push.length === 0
+        ? ''
+        : `; push ${push.length === 1 ? 'terminal' : 'terminals'} ${push.slice(0, 5).join(', ')}${push.length > 5 ? ` and ${push.length - 5} more` : ''} ` +
+          `${push.length === 1 ? 'keeps its' : 'keep their'} punches (each upload is answered "try later") and ${push.length === 1 ? 'sends them' : 'send them'} again once it is free`;
+    return {
+      kind: 'journal-busy',
+      cause: `journal busy for ${seconds(ms)} (another process holds it): ${punches(held)} held in memory, written as soon as it is free${pushed}`,
+      fix: `if it lasts, find the process (fuser -v ${path}) and end it`,
+    };
+  },
 
   /** The journal's disk syncs slowly (src/daemon/disk-sync-watch.ts): p90 and slowest in ms. */
   journalDiskSlow: (d: DiskSyncFigures): Alert => ({

@@ -93,7 +93,7 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
   if (c?.restartPending?.length) out.push(ALERT.restartPending(c.file, c.restartPending, c.loadedAt));
   const busy = ms(r.journal.busySince);
   if (busy !== null && now - busy >= BUSY_ALERT_MS) {
-    out.push(ALERT.journalBusy(now - busy, r.journal.heldPunches, r.journal.path));
+    out.push(ALERT.journalBusy(now - busy, r.journal.heldPunches, r.journal.path, r.terminals));
   }
   if (free !== null && free < DISK_WARN_BYTES) out.push(ALERT.disk(free, free < DISK_FAIL_BYTES));
   const sync = r.journal.diskSync;

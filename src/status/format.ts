@@ -5,6 +5,7 @@ import { localTimeOf, localTime } from '../util/local-time.js';
 import type { StatusReport, TerminalStatus } from './report.js';
 import { deliveryTroubleWords } from './alert-words.js';
 import { sinkLines } from './sinks.js';
+import { backupLine } from './backup.js';
 import { credentialLabel } from './credential-words.js';
 import { summaryLine, terminalShown } from './summary.js';
 
@@ -105,6 +106,11 @@ export function formatStatus(r: StatusReport): string {
     );
   }
   lines.push(...sinkLines(r));
+  if (r.backup) {
+    lines.push('');
+    lines.push('Backup');
+    lines.push(`  ${printable(backupLine(r.backup), 1000)}`);
+  }
   const c = r.config;
   if (c) {
     lines.push('');

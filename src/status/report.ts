@@ -12,6 +12,7 @@ import { addBiotimeDevices, biotimeAlerts } from './biotime.js';
 import { hikvisionAlerts } from './hikvision.js';
 import { addListenerStatus } from './listeners.js';
 import { addPushStatus, pushAlerts } from './push.js';
+import { backupAlert, backupStatus } from './backup.js';
 import { addSinkStatus, shiftSyncAlerts, sinkKeysOf } from './sinks.js';
 import { terminalProblem } from './terminal-problem.js';
 import { defaultCredential } from './credential.js';
@@ -107,6 +108,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
       ...(live?.diskSync ? { diskSync: live.diskSync } : {}),
     },
     config: live?.config ?? probes.config ?? null,
+    backup: backupStatus(journal.path, config.journal.backupAlertAfterDays),
     daemon: probes.daemon
       ? { running: probes.daemon.running, statusLogAt: iso(probes.daemon.statusLogAt), stale: probes.daemon.stale }
       : null,
@@ -146,6 +148,8 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
   for (const u of journal.queries.unknownCards()) alerts.push(ALERT.unknownCards(u));
   alerts.push(...addSinkStatus(report, journal, config, live, now));
   alerts.push(...shiftSyncAlerts(config, live, now));
+  const backupOld = backupAlert(report.backup!, now);
+  if (backupOld) alerts.push(backupOld);
   const shiftSync = Object.entries(live?.sinks ?? {}).filter(([, l]) => l.shiftSync !== undefined);
   if (shiftSync.length > 0) report.shiftSync = Object.fromEntries(shiftSync.map(([name, l]) => [name, l.shiftSync!]));
   report.alertItems = alerts;

@@ -312,6 +312,8 @@ export interface StatusReport {
   };
   /** The configuration punchgate run runs on (null: not known, the daemon does not run or is stuck). */
   config: ConfigStatus | null;
+  /** The last backup `punchgate backup` recorded beside the journal (status/backup.ts). */
+  backup?: BackupStatus;
   /**
    * Steps of the box's wall clock the daemon saw in the last 24 h (wall clock against its
    * monotonic clock), and how far the box clock is now behind where it ran before them.
@@ -351,4 +353,22 @@ export interface Alert {
   kind: string;
   cause: string;
   fix: string;
+}
+
+/**
+ * The last backup `punchgate backup` recorded beside the journal (journal/last-backup.ts), as the
+ * status, status --json, the page and `punchgate check` show it. Read from its file each time:
+ * the daemon keeps nothing of it.
+ */
+export interface BackupStatus {
+  /** When the last backup was written (null: none recorded on this box). */
+  lastAt: string | null;
+  /** Where it was written. */
+  path: string | null;
+  /** The punches it holds. */
+  punches: number | null;
+  /** Backups older than this many days are an alert (journal.backupAlertAfterDays; 0: never). */
+  alertAfterDays: number;
+  /** The record is there but cannot be read: why. */
+  unreadable?: string;
 }

@@ -1,8 +1,10 @@
 import { statSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { backupJournal, BackupTargetError, type JournalSummary } from '../../journal/backup.js';
-import { folderProblem } from '../../journal/backup-target.js';
+import { folderProblem, refuseJournalFiles } from '../../journal/backup-target.js';
+import { refuseOverwrite } from '../../journal/backup-overwrite.js';
+import { lastBackupFile, recordBackup } from '../../journal/last-backup.js';
 import { makeBackupFolder, newBackupPath, ownBackupsFilling, pruneBackups } from '../../journal/backup-folder.js';
 import { SCHEMA_VERSION } from '../../journal/migrations.js';
 import { restoreJournal } from '../../journal/restore.js';
@@ -59,8 +61,9 @@ export function registerBackup(program: Command): void {
       'with a folder (made if missing): keep the newest N backups of this site there (by the punches they hold), remove older ones punchgate made',
       int(1),
     )
+    .option('--force', 'write over an existing file that is not a punchgate backup of this site')
     .action(
-      action(async (target: string, opts: { keep?: number }, cmd: Command) => {
+      action(async (target: string, opts: { keep?: number; force?: boolean }, cmd: Command) => {
         const { config } = loadContext(cmd, { logToStderr: true });
         // Root writes (and with --keep removes) files there: never where another user's link points.
         const link = foreignLinkOnPath(target);
@@ -93,6 +96,11 @@ export function registerBackup(program: Command): void {
         const file = folder ? newBackupPath(target, config.site, new Date()) : target;
         let done;
         try {
+          if (!folder) {
+            // The journal's own files first: --force never writes over them.
+            refuseJournalFiles(config.journal.path, file);
+            refuseOverwrite(file, config.site, opts.force ?? false);
+          }
           done = await backupJournal(config.journal.path, file);
         } catch (e) {
           if (e instanceof BackupTargetError)
@@ -105,6 +113,21 @@ export function registerBackup(program: Command): void {
         process.stdout.write(
           `backup of ${config.journal.path} written to ${file}: ${contents(done)}; ${megabytes(done.bytes)} in ${(done.ms / 1000).toFixed(1)} s\n`,
         );
+        // For punchgate status and check ("last backup: ..."). The backup itself is whole: a record
+        // that cannot be written is said, and the backup still counts (exit 0).
+        try {
+          await recordBackup(config.journal.path, {
+            at: new Date().toISOString(),
+            path: resolve(file),
+            punches: done.punches,
+            newest: done.newest,
+            bytes: done.bytes,
+          });
+        } catch (e) {
+          process.stderr.write(
+            `the backup is whole, but it could not be recorded in ${lastBackupFile(config.journal.path)} (${(e as { code?: string }).code ?? String(e)}), so punchgate status does not show it: make that folder writable for this user\n`,
+          );
+        }
         if (folder && opts.keep !== undefined) {
           const p = pruneBackups(target, config.site, opts.keep, file);
           if (p.removed.length > 0)
