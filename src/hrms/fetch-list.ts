@@ -32,6 +32,14 @@ const NEXT_KEYS = [
 ];
 const MORE_KEYS = ['hasMore', 'has_more', 'more', 'hasNextPage', 'has_next_page'];
 const PAGES_KEYS = ['totalPages', 'total_pages', 'last_page', 'lastPage', 'pages', 'pageCount', 'page_count'];
+/**
+ * Paging that names no total (found by a trial): the page answered and its size. A page after the
+ * first, or a start past 0, is not the beginning of the list; a list exactly as long as the page
+ * size may have more after it. (`size` alone is left out: some answers use it for the list's own length.)
+ */
+const PAGE_KEYS = ['page', 'currentPage', 'current_page', 'pageNumber', 'page_number', 'pageNo', 'page_no'];
+const OFFSET_KEYS = ['offset', 'skip', 'start', 'from_index'];
+const PAGE_SIZE_KEYS = ['per_page', 'perPage', 'page_size', 'pageSize', 'limit', 'rows_per_page', 'rowsPerPage'];
 
 export interface EmployeeList {
   list: unknown[];
@@ -78,6 +86,18 @@ function partialOf(o: Record<string, unknown>, got: number): string | undefined 
   for (const k of PAGES_KEYS) {
     const n = count(all[k]);
     if (n !== undefined && n > 1) return `it holds ${got} and says ${k} ${n}`;
+  }
+  for (const k of PAGE_KEYS) {
+    const n = count(all[k]);
+    if (n !== undefined && n > 1) return `it holds ${got} and is page ${n} (${k})`;
+  }
+  for (const k of OFFSET_KEYS) {
+    const n = count(all[k]);
+    if (n !== undefined && n > 0) return `it holds ${got} and starts at ${k} ${n}`;
+  }
+  for (const k of PAGE_SIZE_KEYS) {
+    const n = count(all[k]);
+    if (n !== undefined && n > 0 && n === got) return `it holds ${got} and fills a page of ${k} ${n}: more may follow`;
   }
   return undefined;
 }

@@ -48,8 +48,14 @@ export interface UserSyncAdapter {
   readonly address: string;
   /** Connects and reads the users and what the terminal can store. Throws when it cannot be reached. */
   read(): Promise<TerminalSnapshot>;
-  /** Applies the changes of a plan made from the last read(). Never throws for a single change. */
-  apply(changes: readonly Change[], backups: BackupSink): Promise<ApplyOutcome>;
+  /**
+   * Applies the changes of a plan made from the last read(). Never throws for a single change.
+   * Called with no change too (a real run with nothing to do): a ZK terminal is then enabled, in
+   * case an earlier run broke off while it was disabled.
+   * Once `stop` aborts (the admin interrupted the command), the change in progress ends and the
+   * others are not attempted; the terminal is let go as after any run.
+   */
+  apply(changes: readonly Change[], backups: BackupSink, stop?: AbortSignal): Promise<ApplyOutcome>;
   /** Why `read` could not reach the terminal, in the words of the status and `check`, with the fix. */
   describeFault?(e: unknown): TerminalFault;
   /** Lets go of the terminal (never throws). */

@@ -25,4 +25,9 @@ export interface UserCommandDeps {
   hikClientFactory?: HikClientFactory;
   /** Where a refused Hikvision password is logged (as the daemon logs it); default silent. */
   logger?: Logger;
+  /**
+   * Aborts when the admin interrupts the command (Ctrl-C, SIGTERM): the write in progress ends,
+   * the rest are not attempted, and ZK terminals are enabled again (interrupt.ts).
+   */
+  stop?: AbortSignal;
 }

@@ -6,6 +6,7 @@
  */
 import { messageOf } from '../util/errors.js';
 import type { ApplyOutcome } from './adapter.js';
+import { INTERRUPTED, isStopped } from './interrupt.js';
 import { OTHER_CARDS, type Change, type ChangeResult, type TerminalProfile } from './types.js';
 
 /** Both keep 32 bytes of a name and of a user's code (Dahua UserID, ISAPI employeeNo); card numbers are text. */
@@ -58,6 +59,8 @@ export async function applyInOrder<C>(
     isRefusal: (e: unknown) => boolean;
     applyOne: (client: C, change: Change) => Promise<ChangeResult>;
     verify: (results: ChangeResult[], warnings: string[]) => Promise<void>;
+    /** Aborts when the admin interrupts the command: the changes after the one in progress are not attempted. */
+    stop?: AbortSignal;
   },
 ): Promise<ApplyOutcome> {
   const { withClient, isRefusal, applyOne } = steps;
@@ -68,8 +71,9 @@ export async function applyInOrder<C>(
     await withClient(async (c) => {
       let broken: string | null = null;
       for (const [i, change] of changes.entries()) {
-        if (broken) {
-          results[i] = { status: 'not-attempted', error: broken };
+        const skip = broken ?? (isStopped(steps.stop) ? INTERRUPTED : null);
+        if (skip) {
+          results[i] = { status: 'not-attempted', error: skip };
           continue;
         }
         try {

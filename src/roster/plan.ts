@@ -118,9 +118,13 @@ export function planTerminal(
   const updates: UpdateChange[] = [];
   const adds: AddChange[] = [];
   const byKey = new Map<string, TerminalUser[]>();
+  // The same codes whatever their letter case: an HRMS that changes AB100 to ab100 means the
+  // person the terminal holds as AB100, not a new one.
+  const byFolded = new Map<string, string[]>();
   for (const u of current) {
     const k = terminalKey(u.code, profile);
     byKey.set(k, [...(byKey.get(k) ?? []), u]);
+    byFolded.set(k.toLowerCase(), [...(byFolded.get(k.toLowerCase()) ?? []), k]);
   }
   const uids = new UidPool(new Set(current.flatMap((u) => (u.uid === null ? [] : [u.uid]))), profile.maxUid ?? 0);
   const mentioned = new Map<string, string>();
@@ -173,6 +177,20 @@ export function planTerminal(
       continue;
     }
     const name = storedName(e.name, profile);
+    const otherCase = matches.length === 0 ? (byFolded.get(code.toLowerCase()) ?? []) : [];
+    if (otherCase.length > 0) {
+      // A second user for the same person would lack the first one's fingerprints, and punches
+      // would come under both codes. The user held is left alone (mentioned: never "absent").
+      for (const k of otherCase) mentioned.set(k, e.where);
+      const held = otherCase.flatMap((k) => byKey.get(k) ?? []);
+      const names = held.map((u) => `${u.code}${u.uid === null ? '' : ` (uid ${u.uid})`}`).join(', ');
+      plan.refused.push({
+        code: e.code,
+        where: e.where,
+        reason: `this terminal holds ${names}, the same code in other letters: not added as a second user. If it is the same person, give the code its old spelling in the HRMS (or the roster); if the change is meant, remove ${held[0]?.code ?? ''} from the terminal first (the next run adds ${code})`,
+      });
+      continue;
+    }
     if (matches.length === 0) {
       let uid: number | null = null;
       if (profile.maxUid !== null) {

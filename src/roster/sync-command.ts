@@ -59,6 +59,7 @@ export async function runSyncUsers(opts: SyncCommandOptions, deps: UserCommandDe
       removeAbsent: Boolean(opts.removeAbsent),
       includeAdmins: adminsOption(opts.includeAdmins),
       maxRemovals,
+      ...(deps.stop ? { stop: deps.stop } : {}),
     },
     sink,
   );

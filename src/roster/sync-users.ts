@@ -7,9 +7,12 @@ import type { BackupSink, UserSyncAdapter } from './adapter.js';
 import { planTerminal, type PlanGuard } from './plan.js';
 import type { Change, ChangeResult, Plan, PlanOptions, RosterEntry } from './types.js';
 import { messageOf } from '../util/errors.js';
+import { INTERRUPTED, isStopped } from './interrupt.js';
 
 export interface SyncOptions extends PlanOptions {
   dryRun: boolean;
+  /** Aborts when the admin interrupts the command: the changes not yet made are not attempted. */
+  stop?: AbortSignal;
 }
 
 export interface TerminalSyncReport {
@@ -50,11 +53,18 @@ export async function syncTerminal(
     report.notes.push(...(snapshot.notes ?? []));
     const plan = planTerminal(roster, snapshot.users, snapshot.profile, opts, guard);
     report.plan = plan;
-    if (opts.dryRun || plan.changes.length === 0) {
+    if (opts.dryRun) {
       report.changes = plan.changes.map((change) => ({ change, result: { status: 'planned' } }));
       return report;
     }
-    const outcome = await adapter.apply(plan.changes, backups);
+    if (isStopped(opts.stop)) {
+      report.changes = plan.changes.map((change) => ({
+        change,
+        result: { status: 'not-attempted', error: INTERRUPTED },
+      }));
+      return report;
+    }
+    const outcome = await adapter.apply(plan.changes, backups, opts.stop);
     report.changes = plan.changes.map((change, i) => ({ change, result: outcome.results[i]! }));
     report.warnings = outcome.warnings;
     report.notes.push(...(outcome.notes ?? []));

@@ -22,9 +22,6 @@ const FLAG_FALSE = new Set(['0', 'false', 'no', 'n']);
 const WORD_TRUE = new Set(['active', 'enabled']);
 const WORD_FALSE = new Set(['inactive', 'blocked', 'disabled']);
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
-
 export function parseCode(raw: string): Parsed<string> {
   const code = raw.trim();
   if (code === '') return bad('code is empty');
@@ -37,9 +34,27 @@ export function parseCode(raw: string): Parsed<string> {
   return ok(code);
 }
 
+/**
+ * Control characters, the C1 ones too (U+0085 is a line break to some readers), and the
+ * bidirectional controls (U+202E shows "exe.moc" as "com.exe"): what makes a name on a terminal,
+ * in an ADMS command line or on the admin's screen other than it reads. Joiners and variation
+ * selectors stay: emoji (a family, a skin tone) are made of them.
+ */
+const NAME_REFUSED = /[\p{Cc}\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+
+/**
+ * A name as terminals get it: blanks between words (a tab, a line break from an HRMS field)
+ * become one space; a control or bidirectional character is a bad row. Every script, its
+ * combining marks and emoji stay as they are.
+ */
 export function parseName(raw: string): Parsed<string> {
   const name = raw.trim().replace(/\s+/g, ' ');
-  if (CONTROL.test(name)) return bad(`name ${JSON.stringify(name)} holds a control character`);
+  const m = NAME_REFUSED.exec(name);
+  if (m) {
+    const cp = m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    const what = /\p{Cc}/u.test(m[0]) ? 'a control character' : 'a bidirectional control';
+    return bad(`name ${JSON.stringify(name)} holds ${what} (U+${cp})`);
+  }
   return ok(name);
 }
 

@@ -55,6 +55,14 @@ describe('sync-users --from-hrms against an HRMS answer that is not the whole li
     ['a total above what it holds', { employees: [1, 2, 3].map((i) => person(i)), total: 20 }, 'says total 20'],
     ['a next page', { rows: [1, 2, 3].map((i) => person(i)), next_page_url: '/fetch?page=2' }, 'names a next page'],
     ['a page count', { items: [1, 2, 3].map((i) => person(i)), meta: { last_page: 7 } }, 'says last_page 7'],
+    // Found by a trial: paging that gives no total, only the page it answered and its size.
+    [
+      'a full page and no total',
+      { employees: [1, 2, 3].map((i) => person(i)), page: 1, per_page: 3 },
+      'fills a page of per_page 3',
+    ],
+    ['a page after the first', { employees: [1, 2, 3].map((i) => person(i)), page: 2 }, 'is page 2'],
+    ['an offset', { employees: [1, 2, 3].map((i) => person(i)), offset: 100, limit: 50 }, 'starts at offset 100'],
   ])('one page (%s) is refused whole: nobody removed, exit 1, said in plain words', async (_, data, why) => {
     const { gate } = await env.start({ gate: { users: staff(20) } });
     const c = await hrmsAnswering({ status: true, data });
@@ -74,7 +82,15 @@ describe('sync-users --from-hrms against an HRMS answer that is not the whole li
 
   it('a paging envelope around the whole list is fine', async () => {
     const { gate } = await env.start({ gate: { users: staff(3) } });
-    const c = await hrmsAnswering({ status: true, total: 3, next: null, data: [1, 2, 3].map((i) => person(i)) });
+    const c = await hrmsAnswering({
+      status: true,
+      total: 3,
+      next: null,
+      page: 1,
+      per_page: 50,
+      offset: 0,
+      data: [1, 2, 3].map((i) => person(i)),
+    });
     const run = await env.sync({ fromHrms: true, removeAbsent: true }, { hrms: () => c });
     expect(run.code).toBe(0);
     expect(gate.users()).toHaveLength(3);

@@ -77,3 +77,35 @@ describe('rosterFromEmployees', () => {
     ]);
   });
 });
+
+describe('names put on terminals: the one rule of src/punch.ts for names', () => {
+  // Found by a trial: a C1 control (U+0085, "next line") or a bidirectional override in an HRMS
+  // name went onto the terminals and into the ADMS command lines; only ASCII controls were refused.
+  it.each([
+    ['Nel\u0085x', 'a control character (U+0085)'],
+    ['Evil\u202Emoc.exe', 'a bidirectional control (U+202E)'],
+    ['Isolate\u2067x', 'a bidirectional control (U+2067)'],
+  ])('%j is a bad row, with its line', (name, why) => {
+    const r = readRosterCsv(`code,name\n1001,${name}\n1002,Good\n`, 'roster.csv');
+    expect(r.entries.map((e) => e.code)).toEqual(['1002']);
+    expect(r.problems).toEqual([{ where: 'roster.csv:2', code: '1001', message: expect.stringContaining(why) }]);
+  });
+
+  it('names of every script stay as they are; tabs and line breaks between words become one space', () => {
+    const names = [
+      'José Müller',
+      'محمد عبد الله',
+      '王小明',
+      'देवनागरी',
+      'Thumbs 👍🏽',
+      'Family 👨\u200D👩\u200D👧',
+      'A=B Pri=14',
+    ];
+    const r = readRosterCsv(
+      ['code,name', ...names.map((n, i) => `${i + 1},${n}`), `9,"Tab\tand\nline"`].join('\n') + '\n',
+      'roster.csv',
+    );
+    expect(r.problems).toEqual([]);
+    expect(r.entries.map((e) => e.name)).toEqual([...names, 'Tab and line']);
+  });
+});

@@ -15,6 +15,7 @@ import { listBackups } from '../../roster/backups.js';
 import type { AppContext } from '../../context.js';
 import type { Journal } from '../../journal/journal.js';
 import { action, withJournal } from '../common.js';
+import { interruptible } from '../interruptible.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
@@ -68,7 +69,9 @@ export function registerTerminalUserCommands(terminals: Command): void {
           const deps = depsOf(ctx, journal);
           const hrms = opts.fromHrms ? deps.hrms!() : undefined;
           try {
-            return await runSyncUsers(opts, { ...deps, hrms: hrms && (() => hrms) });
+            return await interruptible(deps.err, (stop) =>
+              runSyncUsers(opts, { ...deps, hrms: hrms && (() => hrms), stop }),
+            );
           } finally {
             await (hrms as HrmsUsers | undefined)?.close();
           }
@@ -85,7 +88,9 @@ export function registerTerminalUserCommands(terminals: Command): void {
     .argument('<code>', "the user's code")
     .action(
       action((terminal: string, code: string, _opts: unknown, cmd: Command) =>
-        withJournal(cmd, (ctx, journal) => runRestoreUser(terminal, code, depsOf(ctx, journal))),
+        withJournal(cmd, (ctx, journal) =>
+          interruptible(process.stderr, (stop) => runRestoreUser(terminal, code, { ...depsOf(ctx, journal), stop })),
+        ),
       ),
     );
 
@@ -101,7 +106,9 @@ export function registerTerminalUserCommands(terminals: Command): void {
     .option('--json', 'machine-readable output')
     .action(
       action((opts: CopyOptions, cmd: Command) =>
-        withJournal(cmd, (ctx, journal) => runCopyTemplates(opts, depsOf(ctx, journal))),
+        withJournal(cmd, (ctx, journal) =>
+          interruptible(process.stderr, (stop) => runCopyTemplates(opts, { ...depsOf(ctx, journal), stop })),
+        ),
       ),
     );
 

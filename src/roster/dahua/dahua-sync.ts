@@ -90,12 +90,13 @@ export class DahuaSyncAdapter implements UserSyncAdapter {
     });
   }
 
-  apply(changes: readonly Change[], backups: BackupSink): Promise<ApplyOutcome> {
+  apply(changes: readonly Change[], backups: BackupSink, stop?: AbortSignal): Promise<ApplyOutcome> {
     return applyInOrder<{ c: DahuaClient; api: UserApi }>(changes, {
       withClient: (fn) => this.poller.withClient(async (c) => fn({ c, api: await this.apiOf(c) })),
       isRefusal: (e) => e instanceof DahuaApiError,
       applyOne: ({ c, api }, change) => this.applyOne(c, api, change, backups),
       verify: (results, warnings) => this.verify(changes, results, warnings),
+      stop,
     });
   }
 

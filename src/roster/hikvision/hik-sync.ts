@@ -61,12 +61,13 @@ export class HikSyncAdapter implements UserSyncAdapter {
     });
   }
 
-  apply(changes: readonly Change[], backups: BackupSink): Promise<ApplyOutcome> {
+  apply(changes: readonly Change[], backups: BackupSink, stop?: AbortSignal): Promise<ApplyOutcome> {
     return applyInOrder<HikvisionClient>(changes, {
       withClient: (fn) => this.poller.withClient(fn),
       isRefusal: (e) => e instanceof HikApiError,
       applyOne: (c, change) => this.applyOne(c, change, backups),
       verify: (results, warnings) => this.verify(changes, results, warnings),
+      stop,
     });
   }
 

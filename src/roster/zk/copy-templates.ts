@@ -16,6 +16,7 @@ import { messageOf } from '../../util/errors.js';
 import { faultText, isConnectionLoss, ZkUserTerminal, type ZkUserRow } from './zk-terminal.js';
 import { configKeyIn } from '../../config/terminals.js';
 import { safeJson } from '../../util/terminal-text.js';
+import { INTERRUPTED, isStopped } from '../interrupt.js';
 
 interface SourceUser {
   row: ZkUserRow;
@@ -38,6 +39,7 @@ export async function runCopyTemplates(opts: CopyOptions, deps: UserCommandDeps)
         users,
         fpVersion,
         Boolean(opts.dryRun),
+        deps.stop,
       ),
     ),
   );
@@ -84,6 +86,7 @@ async function copyTo(
   users: readonly SourceUser[],
   fpVersion: string | null,
   dryRun: boolean,
+  stop?: AbortSignal,
 ): Promise<CopyReport> {
   const report: CopyReport = {
     terminal: t.name,
@@ -104,15 +107,22 @@ async function copyTo(
     }
     const held = users.length > 0 ? await t.readTemplates() : new Map();
     plan(t, rows, held, users, report);
-    if (dryRun || report.changes.length === 0) {
+    if (dryRun) {
       for (const c of report.changes) c.result = { status: 'planned' };
+      return report;
+    }
+    // Nothing to copy: still enable the terminal, which an earlier run that broke off may have left disabled.
+    if (report.changes.length === 0) {
+      report.warnings = await t.enableAgain();
       return report;
     }
     let broken: string | null = null;
     report.warnings = await t.withDeviceDisabled(async () => {
       for (const c of report.changes) {
-        if (broken) {
-          c.result = { status: 'not-attempted', error: broken };
+        // Interrupted: stop writing, so that the terminal is enabled again at once.
+        const skip = broken ?? (isStopped(stop) ? INTERRUPTED : null);
+        if (skip) {
+          c.result = { status: 'not-attempted', error: skip };
           continue;
         }
         try {

@@ -9,6 +9,7 @@ import { encodeUserRecord, patchUserRecord } from '../../sources/zk/protocol/ind
 import type { ApplyOutcome, BackupSink, TerminalSnapshot, UserSyncAdapter } from '../adapter.js';
 import { verifyByReadBack } from '../read-back.js';
 import { backUpBeforeRemoval } from '../removal-backup.js';
+import { INTERRUPTED, isStopped } from '../interrupt.js';
 import type { Change, ChangeResult } from '../types.js';
 import { messageOf } from '../../util/errors.js';
 import type { TerminalFault } from '../../sources/poll-outcome.js';
@@ -37,9 +38,9 @@ export class ZkSyncAdapter implements UserSyncAdapter {
     return { users: this.rows.map((r) => toTerminalUser(r.user)), profile: this.t.profile() };
   }
 
-  async apply(changes: readonly Change[], backups: BackupSink): Promise<ApplyOutcome> {
+  async apply(changes: readonly Change[], backups: BackupSink, stop?: AbortSignal): Promise<ApplyOutcome> {
     const results: ChangeResult[] = changes.map(() => ({ status: 'not-attempted' }));
-    if (changes.length === 0) return { results, warnings: [] };
+    if (changes.length === 0) return { results, warnings: await this.t.enableAgain() };
     const rawByUid = new Map(this.rows.map((r) => [r.user.uid, r.raw]));
     const warnings: string[] = [];
 
@@ -59,8 +60,10 @@ export class ZkSyncAdapter implements UserSyncAdapter {
     warnings.push(
       ...(await this.t.withDeviceDisabled(async () => {
         for (const [i, c] of changes.entries()) {
-          if (broken) {
-            results[i] = { status: 'not-attempted', error: broken };
+          // Interrupted: stop writing, so that the terminal is enabled again at once.
+          const skip = broken ?? (isStopped(stop) ? INTERRUPTED : null);
+          if (skip) {
+            results[i] = { status: 'not-attempted', error: skip };
             continue;
           }
           try {

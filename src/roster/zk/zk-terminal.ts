@@ -152,6 +152,23 @@ export class ZkUserTerminal {
     return warnings;
   }
 
+  /**
+   * ENABLEDEVICE alone, for a real run with nothing to write: an earlier run that broke off
+   * between its DISABLEDEVICE and its ENABLEDEVICE (killed, the box's power cut, the connection
+   * lost at that moment) left the terminal showing "working", taking no punches, and the protocol
+   * cannot tell. Enabling an enabled terminal changes nothing. Returns a warning when it failed.
+   */
+  async enableAgain(): Promise<string[]> {
+    try {
+      await this.client.enableDevice();
+      return [];
+    } catch (e) {
+      return [
+        `could not make sure ${this.name} is enabled (${messageOf(e)}): if it shows "working", run the command again or restart the terminal`,
+      ];
+    }
+  }
+
   /** Best effort: a new connection when the last one broke. */
   private async reconnectIfLost(warnings: string[]): Promise<void> {
     if (this.client.connected) return;
