@@ -155,6 +155,7 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
           ledger: ledger.get(t.name),
           push: push.terminals.get(t.name),
           unreadable: push.unreadable,
+          kept: push.kept,
           registration: push.registrations.find(
             (r) => r.terminal === t.name && r.serial.toUpperCase() === t.serial.toUpperCase(),
           ),
