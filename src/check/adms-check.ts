@@ -10,7 +10,7 @@ import {
   type TerminalRecord,
 } from '../journal/types.js';
 import { ALERT } from '../status/alert-words.js';
-import { otherSightingOf, refusalAlerts } from '../status/push.js';
+import { keptAlerts, otherSightingOf, refusalAlerts } from '../status/push.js';
 import type { ListenerStatus, TerminalStatus } from '../status/types.js';
 import { checkListener } from './listen-check.js';
 import { pass, warn, type CheckResult } from './types.js';
@@ -26,6 +26,8 @@ export function readPushState(
   terminals: Map<string, PushTerminalRecord>;
   refusals: PushRefusal[];
   registrations: PushRegistration[];
+  /** Uploads kept raw, per terminal and table (PushStore.keptCounts). */
+  kept: ReturnType<PushStore['keptCounts']>;
   /** The journal is there but this user cannot read it: what the receiver saw is unknown, not "nothing". */
   unreadable: boolean;
 } {
@@ -33,6 +35,7 @@ export function readPushState(
     terminals: new Map<string, PushTerminalRecord>(),
     refusals: [],
     registrations: [],
+    kept: [],
     unreadable: false,
   };
   if (!existsSync(journalPath)) return empty;
@@ -44,6 +47,7 @@ export function readPushState(
       terminals: new Map(store.pushTerminals().map((t) => [t.terminal, t])),
       refusals: store.refusals(now - REFUSALS_SHOWN_MS),
       registrations: store.registrations(),
+      kept: store.keptCounts(),
       unreadable: false,
     };
   } catch (e) {
@@ -83,9 +87,24 @@ export function checkAdmsTerminal(
     registration?: PushRegistration;
     /** The journal could not be read (readPushState): nothing is known of the terminal's calls. */
     unreadable?: boolean;
+    /** Its uploads kept raw (readPushState's `kept`, any terminal's: this one's are picked). */
+    kept?: ReturnType<PushStore['keptCounts']>;
     now: number;
   },
 ): CheckResult {
+  const result = checkAdmsContact(cfg, deps);
+  if (result.status !== 'pass') return result;
+  // Uploads answered OK but kept raw: the status alerts on them, so check says it in its words.
+  const shown = (deps.kept ?? [])
+    .filter((k) => k.terminal === cfg.name)
+    .map((k) => ({ ...k, lastAt: k.lastAt === null ? null : new Date(k.lastAt).toISOString() }));
+  const alerts = keptAlerts({ name: cfg.name }, shown, deps.now);
+  if (alerts.length === 0) return result;
+  return warn(result.name, alerts.map((a) => a.cause).join('; '), alerts.map((a) => a.fix).join('; '));
+}
+
+/** What the receiver last saw of the terminal's calls. */
+function checkAdmsContact(cfg: AdmsTerminalConfig, deps: Parameters<typeof checkAdmsTerminal>[1]): CheckResult {
   const name = `terminal ${cfg.name}`;
   if (deps.unreadable)
     return warn(

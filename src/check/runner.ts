@@ -117,11 +117,22 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
     config.terminals.filter((t) => t.kind === 'hikvision' || t.kind === 'dahua').map((t) => t.name),
   );
   const push = readPushState(config.journal.path, clock.now());
+  // The config punchgate run loaded (its last good copy), while it runs: an edit not reloaded yet.
+  const loaded = OwnerLock.isHeld(config.journal.path) ? lastGoodOf(opts.configPath)?.config : undefined;
+  const runningAt = (name: string) => {
+    const t = loaded?.terminals.find((r) => r.name === name);
+    return t?.kind === 'zk' ? { host: t.host, port: t.port } : undefined;
+  };
   const terminalChecks = config.terminals.map((t, i) => {
     if (!t.enabled) return null;
     switch (t.kind) {
       case 'zk':
-        return checkZkTerminal(t, i, { clock, factory: opts.zkClientFactory, lastSeen: ledger.get(t.name) });
+        return checkZkTerminal(t, i, {
+          clock,
+          factory: opts.zkClientFactory,
+          lastSeen: ledger.get(t.name),
+          runningAt: runningAt(t.name),
+        });
       case 'hikvision':
         return checkHikvisionTerminal(t, i, {
           clock,
@@ -146,6 +157,7 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
           ledger: ledger.get(t.name),
           push: push.terminals.get(t.name),
           unreadable: push.unreadable,
+          kept: push.kept,
           registration: push.registrations.find(
             (r) => r.terminal === t.name && r.serial.toUpperCase() === t.serial.toUpperCase(),
           ),

@@ -13,6 +13,12 @@ export interface ZkCheckDeps {
   lastSeen?: TerminalRecord;
   /** How clients are made (tests point it at a simulator with their own options). */
   factory?: ClientFactory;
+  /**
+   * The address punchgate run polls this terminal at (from the config it loaded: its last good
+   * copy), when it runs. Check judges the address in the file; the daemon's words ("reached it
+   * just now") are about the address it runs, which differs while an edit waits for a reload.
+   */
+  runningAt?: { host: string; port: number };
 }
 
 /** Share of the attendance capacity above which the terminal's log is "nearly full". */
@@ -67,13 +73,32 @@ export async function checkZkTerminal(cfg: ZkTerminalConfig, index: number, deps
         `let punchgate clear it once everything is delivered (${key}.clearAfterDays), or clear it on the terminal after checking that punchgate status shows nothing pending`,
       );
     }
+    const moved = movedFrom(cfg, deps);
+    if (moved) {
+      problems.push(`punchgate run still polls ${moved} until it reloads the config`);
+      fixes.push(`sudo systemctl reload punchgate so that it polls ${cfg.host}:${cfg.port}`);
+    }
     const result =
       problems.length > 0 ? warn(name, `${facts}; ${problems.join('; ')}`, fixes.join('; ')) : pass(name, facts);
     return serial ? { ...result, serial } : result;
   } catch (e) {
     client.destroy();
-    return withDaemonHint(describeFailure(e, name, key, client.peer, cfg), cfg, key, deps);
+    const failed = describeFailure(e, name, key, client.peer, cfg);
+    const moved = movedFrom(cfg, deps);
+    if (!moved) return withDaemonHint(failed, cfg, key, deps);
+    // What punchgate run reached was the old address: it says nothing of the new one.
+    return {
+      ...failed,
+      detail: `${failed.detail}; punchgate run still polls the address it loaded, ${moved}, until it reloads the config`,
+      fix: `${failed.fix ?? ''}; a reload (sudo systemctl reload punchgate) would move punchgate run to this failing address: correct ${key}.host/port first`,
+    };
   }
+}
+
+/** The address punchgate run polls when the file says another ("10.0.0.5:4370"), else undefined. */
+function movedFrom(cfg: ZkTerminalConfig, deps: ZkCheckDeps): string | undefined {
+  const r = deps.runningAt;
+  return r && (r.host !== cfg.host || r.port !== cfg.port) ? `${r.host}:${r.port}` : undefined;
 }
 
 /** Reached by punchgate run in the last 10 minutes. */

@@ -20,6 +20,7 @@ import { elapsedMs } from '../util/clock.js';
 import { punchgateVersion } from '../util/version.js';
 import { StatusWeb } from '../web/index.js';
 import { DiskSyncWatch } from './disk-sync-watch.js';
+import { warnLowDiskAtStart } from './disk-at-start.js';
 import { EventLoopWatch, labelledQueue } from './event-loop-watch.js';
 import { createPushReceiver } from './push-receiver.js';
 import { StatusLog } from './status-log.js';
@@ -290,6 +291,7 @@ export class Daemon {
       },
       'punchgate running',
     );
+    warnLowDiskAtStart(this.config.journal.path, logger);
   }
 
   /** SIGHUP: re-read the config and the token file; keep the running config if the new one is invalid. */

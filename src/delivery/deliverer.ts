@@ -112,8 +112,14 @@ export class Deliverer {
    * of the box clock neither stretches nor cuts the wait.
    */
   private retryAt = 0;
-  /** The last failure left the HRMS unreachable (refused, timeout, 5xx): it is probed during the backoff. */
-  private unreachable = false;
+  /**
+   * The last failure is one a probe (an empty batch, nothing recorded) can see cured, so it is
+   * probed during the backoff: 'unreachable' (refused, timeout, 5xx) is cured by any HTTP answer
+   * below 500; 'unusable' (a 2xx page that is not the HRMS's JSON, such as a captive portal or a
+   * proxy's login page, or a request that did not reach the endpoint) only by a usable answer.
+   * Without it a cured portal waited out the backoff (minutes) while a cured outage took 30 s.
+   */
+  private unreachable: 'unreachable' | 'unusable' | false = false;
   /** When the next probe goes out (epoch ms), while one is planned. */
   private probeAt: number | null = null;
   /**
@@ -421,7 +427,9 @@ export class Deliverer {
     const deadline = AbortSignal.timeout(PROBE_DEADLINE_MS);
     try {
       const answer = await this.sender.send([], { token, signal: AbortSignal.any([signal, deadline]) });
-      const up = answer.kind !== 'transient' || (answer.httpStatus !== undefined && answer.httpStatus < 500);
+      const answers = answer.kind !== 'transient' || (answer.httpStatus !== undefined && answer.httpStatus < 500);
+      const usable = answer.kind !== 'transient' && answer.kind !== 'bad-reply' && answer.kind !== 'request-failed';
+      const up = this.unreachable === 'unusable' ? usable : answers;
       this.o.logger.debug(
         { answer: answer.kind, httpStatus: answer.httpStatus },
         up ? 'HRMS probe: it answers' : 'HRMS probe: still unreachable',
@@ -616,10 +624,12 @@ export class Deliverer {
           }
         : undefined;
     // Unreachable (no answer, or a 5xx) without the HRMS naming a time: probed meanwhile (see run).
-    this.unreachable =
+    const unreachable =
       failure?.kind === 'transient' &&
       (failure.httpStatus === undefined || failure.httpStatus >= 500) &&
       failure.retryAfterMs === undefined;
+    const unusable = failure?.kind === 'bad-reply' || failure?.kind === 'request-failed';
+    this.unreachable = unreachable ? 'unreachable' : unusable ? 'unusable' : false;
   }
 
   /**

@@ -18,8 +18,12 @@ export function refusesWords(c: SinkCredential | undefined): string {
 
 /** What to do about it: the files of its own kind, by their config keys. */
 export function credentialFix(c: SinkCredential | undefined): string {
-  if (!c || c.hrmsBlock) return 'put a valid token in the token file (it is re-read without a restart)';
+  // The file itself, as `punchgate check` names it: "the token file" left the admin to find which.
+  const at = c?.files?.length ? ` (${c.files.join(' and ')})` : '';
+  if (!c) return 'put a valid token in the token file (it is re-read without a restart)';
+  if (c.hrmsBlock)
+    return `put a valid token in the file hrms.tokenFile names${at}, or in PUNCHGATE_HRMS_TOKEN (the file is re-read without a restart)`;
   const files = c.kind === 'frappe' ? 'files' : 'file';
   const name = c.kind === 'frappe' ? 'name' : 'names';
-  return `put a valid ${c.what} in the ${files} ${c.place} ${name} (re-read without a restart)`;
+  return `put a valid ${c.what} in the ${files} ${c.place} ${name}${at} (re-read without a restart)`;
 }

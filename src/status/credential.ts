@@ -11,11 +11,27 @@ import type { SinkCredential } from './types.js';
  * ("HRMS", "token", hrms.tokenFile).
  */
 export function sinkCredential(
-  sink: { name: string; kind: SinkCredential['kind'] },
+  sink: { name: string; kind: SinkCredential['kind'] } & CredentialFiles,
   hrmsBlock: boolean,
 ): SinkCredential {
   const w = credentialWords(sink.kind, credentialPlace(sink, hrmsBlock));
-  return { sink: sink.name, kind: sink.kind, who: w.who, what: w.what, place: w.place!, hrmsBlock };
+  const files = [sink.tokenFile, sink.apiKeyFile, sink.apiSecretFile].filter((f): f is string => !!f);
+  return {
+    sink: sink.name,
+    kind: sink.kind,
+    who: w.who,
+    what: w.what,
+    place: w.place!,
+    hrmsBlock,
+    ...(files.length > 0 ? { files } : {}),
+  };
+}
+
+/** The secret files a sink's config may name (paths only: a file's contents are never read here). */
+interface CredentialFiles {
+  tokenFile?: string | undefined;
+  apiKeyFile?: string | undefined;
+  apiSecretFile?: string | undefined;
 }
 
 /** The default sink's (the first of the config); undefined without any sink. */

@@ -7,7 +7,7 @@ import { ALERT, type Alert } from './alert-words.js';
 import { localTime } from '../util/local-time.js';
 import { shownFacts } from '../sources/adms/security.js';
 import { otherAddressesOf } from '../sources/adms/trust-gate.js';
-import type { PushDeviceFacts, PushRefusalStatus, StatusReport, TerminalStatus } from './types.js';
+import type { PushDeviceFacts, PushKeptStatus, PushRefusalStatus, StatusReport, TerminalStatus } from './types.js';
 
 /** Refused pushers seen this recently are shown. */
 const REFUSALS_SHOWN_MS = 24 * 3_600_000;
@@ -189,10 +189,17 @@ export function pushAlerts(report: StatusReport, now: number): Alert[] {
     const other = t.push?.otherAddress;
     if (other?.lastAt && now - Date.parse(other.lastAt) <= KEPT_ALERT_MS)
       out.push(ALERT.pushOtherAddress(t, { ...other, lastAt: other.lastAt }));
-    for (const k of t.push?.kept ?? []) {
-      const recent = k.lastAt !== null && now - Date.parse(k.lastAt) <= KEPT_ALERT_MS;
-      if (k.held > 0 || recent) out.push(ALERT.pushKept(t, k));
-    }
+    out.push(...keptAlerts(t, t.push?.kept ?? [], now));
   }
   return out;
+}
+
+/**
+ * The alerts of one push terminal's uploads kept raw: while any is held, or one came in the last
+ * day. The one rule of the status and of `punchgate check` (check passed while the status alerted).
+ */
+export function keptAlerts(t: Pick<TerminalStatus, 'name'>, kept: readonly PushKeptStatus[], now: number): Alert[] {
+  return kept
+    .filter((k) => k.held > 0 || (k.lastAt !== null && now - Date.parse(k.lastAt) <= KEPT_ALERT_MS))
+    .map((k) => ALERT.pushKept(t as TerminalStatus, k));
 }

@@ -246,6 +246,11 @@ export interface SinkCredential {
   place: string;
   /** The seed HRMS of the `hrms:` block: said "HRMS" and "token", as ever. */
   hrmsBlock: boolean;
+  /**
+   * The files the config names at `place` (absolute paths, never their contents), so that the
+   * fix says which file to correct as `punchgate check` does. Absent: none set, or an older report.
+   */
+  files?: string[];
 }
 
 /** One sink's figures and delivery state (issue 32). */

@@ -4,6 +4,8 @@ import { Journal } from '../../src/journal/index.js';
 import { PushStore } from '../../src/journal/push-store.js';
 import { buildStatus, formatStatus } from '../../src/status/index.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
+import { checkAdmsTerminal, readPushState } from '../../src/check/adms-check.js';
+import type { AdmsTerminalConfig } from '../../src/config/terminals.js';
 
 const MIN = 60_000;
 
@@ -87,6 +89,17 @@ describe('push terminals in the status', () => {
       expect(text).toContain(
         '! terminal lobby: 1 ATTLOG upload(s) answered OK could not be turned into punches (2 lines in all, last 2026-11-22 09:00:00 +00:00: line 3: no tab between the fields): 1 kept raw in the journal: update the terminal firmware or punchgate, then run punchgate terminals reparse lobby',
       );
+
+      // check says the kept uploads in the status's very words, with the fix (it passed meanwhile).
+      const kept = now.alertItems.find((a) => a.kind === 'push-kept')!;
+      const seen = readPushState(tmp.path('j.db'), clock.now());
+      const checked = checkAdmsTerminal(config.terminals[0] as AdmsTerminalConfig, {
+        adms: config.adms,
+        push: seen.terminals.get('lobby'),
+        kept: seen.kept,
+        now: clock.now(),
+      });
+      expect(checked).toMatchObject({ status: 'warn', name: 'terminal lobby', detail: kept.cause, fix: kept.fix });
 
       // Silent for 12 minutes: offline, judged now (the daemon may not be running to say so).
       clock.advance(12 * MIN);

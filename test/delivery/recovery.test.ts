@@ -7,7 +7,7 @@ import { makePunches, startRig, TOKEN, type Rig } from './helpers.js';
 
 const MIN = 60_000;
 
-type Outage = 'refused' | 'http-503' | 'reset';
+type Outage = 'refused' | 'http-503' | 'reset' | 'html-200';
 
 interface Recovery {
   /** Fake-clock ms from the HRMS's return to the first punch it took. */
@@ -41,6 +41,7 @@ async function outage(
   let down = true;
   if (kind === 'refused') await sim.stop();
   else if (kind === 'http-503') sim.setFaults({ errorRate: 1 });
+  else if (kind === 'html-200') sim.setFaults({ nonJsonRate: 1 });
   else sim.setFaults({ resetRate: 1 });
 
   const stop = new AbortController();
@@ -69,7 +70,7 @@ async function outage(
       // The HRMS is back from backAt on: nothing asked it between backAt and now.
       down = false;
       if (kind === 'refused') sim = await startHrmsSim({ tokens: [TOKEN], now: rig.clock.now, port });
-      else sim.setFaults({ errorRate: 0, resetRate: 0 });
+      else sim.setFaults({ errorRate: 0, resetRate: 0, nonJsonRate: 0 });
     }
     if (rig.journal.queries.counts().delivered === punches.length) stop.abort();
     // Let the event loop breathe (real sockets answer between the fake waits).
@@ -104,6 +105,18 @@ describe('delivery comes back within 30 s of the HRMS, whatever the backoff', ()
       }, 120_000);
     }
   }
+
+  it('after 30 min of an HTML page answered with 200 (a captive portal, a proxy login page): probed as an outage is', async () => {
+    rig = await startRig({ delivery: { batchSize: 10 }, sim: { port: await freePort() } });
+    const r = await outage(rig, 'html-200', 30);
+    expect(r.delayMs).toBeGreaterThanOrEqual(0);
+    expect(r.delayMs).toBeLessThanOrEqual(30_000);
+    // The alert says the HRMS is asked every few seconds, and when the next try is.
+    expect(r.at11.join('\n')).toContain(
+      '(the HRMS is asked every few seconds: delivery resumes within 30 s of its return)',
+    );
+    expect(r.statusText).toMatch(/next try \d{4}-\d\d-\d\d \d\d:\d\d:\d\d/);
+  }, 120_000);
 
   it('without the probe, the backoff alone comes back minutes late after a long outage (what the probe cures)', async () => {
     rig = await startRig({ delivery: { batchSize: 10 }, sim: { port: await freePort() } });

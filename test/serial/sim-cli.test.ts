@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { registerSimSerial, runSimSerial, type SimSerialCliOptions } from '../../src/cli/commands/sim-serial.js';
@@ -157,6 +157,37 @@ describe('punchgate sim serial', () => {
     stop();
     expect(await run).toBe(EXIT.OK);
     expect(existsSync(link)).toBe(false);
+  });
+
+  it('stops at once on SIGTERM while a reader has the device open but does not read (its buffer full)', async () => {
+    const dir = tempDir();
+    cleanups.push(dir.cleanup);
+    const link = dir.path('ttySIM');
+    let stop: () => void = () => {};
+    const c = io(new Promise<void>((r) => (stop = r)));
+    const run = runSimSerial({ ...base, link, linger: 0 }, c.io);
+    await waitFor(() => existsSync(link), 10_000, 'the device link');
+    // A reader that opens the device and never reads: the pseudo-terminal's buffer fills and the
+    // simulator's write waits for room that never comes (a stuck daemon, a reader on a breakpoint).
+    const fd = openSync(link, 'r');
+    cleanups.push(() => closeSync(fd));
+    // The buffer is full once the lines written stop growing (three looks in a row).
+    let seen = -1;
+    let same = 0;
+    await waitFor(
+      () => {
+        const n = c.out.length;
+        same = n > 0 && n === seen ? same + 1 : 0;
+        seen = n;
+        return same >= 3;
+      },
+      10_000,
+      'the reader buffer to fill',
+    );
+    stop();
+    const code = await Promise.race([run, new Promise((r) => setTimeout(() => r('still running'), 3000))]);
+    expect(code).toBe(EXIT.OK);
+    expect(c.err.join('')).toMatch(/wrote \d+ punch lines/);
   });
 
   it('refuses --link with --device, and says clearly when socat is missing', async () => {

@@ -1,4 +1,5 @@
-import { chmodSync, existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { saveLastGood } from '../../src/config/last-good.js';
 import { join } from 'node:path';
 import { OwnerLock } from '../../src/journal/lock.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -226,6 +227,43 @@ describe('punchgate check against the simulators', () => {
     // A disabled terminal is not contacted.
     expect(report.checks.map((c) => c.name)).not.toContain('terminal gate-4');
     expect(line(text, 'config')).toContain('3 terminals enabled, 1 disabled');
+  });
+
+  it('an address edited but not reloaded: check judges the file, and says punchgate run still polls the old one', async () => {
+    const s = await site();
+    const refused = await closedPort();
+    const journal = Journal.open({ path: s.journalPath, site: 'chk', mode: 'shared' });
+    journal.terminals.update('gate-1', { online: true, lastSuccessAt: Date.now() - 20_000 });
+    journal.close();
+    // punchgate run loaded the config with the simulator's address (it keeps that copy) ...
+    s.writeConfig((c) => ((c.terminals as Array<Record<string, unknown>>)[0]!.realtime = true));
+    saveLastGood(s.journalPath, s.configPath, readFileSync(s.configPath, 'utf8'), Date.now() - 60_000);
+    // ... then the admin edits the port, and runs check before the reload.
+    s.writeConfig((c) => {
+      const t = (c.terminals as Array<Record<string, unknown>>)[0]!;
+      Object.assign(t, { realtime: true, port: refused, timeoutMs: 300 });
+    });
+    const lock = OwnerLock.acquire(s.journalPath);
+    try {
+      const failed = line((await check(s)).text, 'terminal gate-1');
+      expect(failed).toMatch(new RegExp(`^FAIL terminal gate-1: 127\\.0\\.0\\.1:${refused} refused the connection`));
+      // "reached it just now" was about the old address.
+      expect(failed).not.toContain('reached it');
+      expect(failed).toContain(
+        `; punchgate run still polls the address it loaded, 127.0.0.1:${s.terminal.port}, until it reloads the config — `,
+      );
+      expect(failed).toContain('correct terminals[0].host/port first');
+      // An edit to an address that answers: a warning until the reload, not a silent pass.
+      s.writeConfig((c) => ((c.terminals as Array<Record<string, unknown>>)[0]!.port = refused));
+      saveLastGood(s.journalPath, s.configPath, readFileSync(s.configPath, 'utf8'), Date.now());
+      s.writeConfig();
+      const moved = line((await check(s)).text, 'terminal gate-1');
+      expect(moved).toMatch(/^WARN terminal gate-1: /);
+      expect(moved).toContain(`punchgate run still polls 127.0.0.1:${refused} until it reloads the config`);
+      expect(moved).toContain(`sudo systemctl reload punchgate so that it polls 127.0.0.1:${s.terminal.port}`);
+    } finally {
+      lock.release();
+    }
   });
 
   it('a real-time terminal that punchgate run reached a minute ago: the failure says the daemon may hold its only session', async () => {

@@ -186,7 +186,8 @@ describe('status report and status log', () => {
     );
     const r = buildStatus(journal, config(), clock.now());
     expect(r.alerts).toEqual([
-      'HRMS refuses the token since 2026-11-22 09:12:00 +00:00: put a valid token in the token file (it is re-read without a restart)',
+      // The key and the file it names, as `punchgate check` says (never the token).
+      `HRMS refuses the token since 2026-11-22 09:12:00 +00:00: put a valid token in the file hrms.tokenFile names (${tmp.path('token')}), or in PUNCHGATE_HRMS_TOKEN (the file is re-read without a restart)`,
       'terminal gate-1 now answers with serial NEW instead of OLD: device swapped or address changed (its punches are kept apart): if the device was replaced on purpose, nothing is lost; otherwise check its host in the config (two terminals may have swapped addresses)',
       'terminal gate-1: its clock is 10 min behind the box (-600 s); likely it drifted or was set by hand. Its punches are delivered with the times it recorded: set syncClock: true for gate-1 so that punchgate sets its clock at each poll, or set it by hand; if it shows the right time for another zone, set timezone for gate-1 in the config to the zone it runs in',
       // A cause recorded without a fix (an older punchgate): the fix for its kind.

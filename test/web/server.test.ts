@@ -152,7 +152,7 @@ describe('status page server', () => {
     expect(refused.status).toBe(503);
     expect(refused.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(refused.text).toBe(
-      'not ready: HRMS refuses the token since 2026-11-22 09:12:00 +00:00: put a valid token in the token file (it is re-read without a restart)\n',
+      `not ready: HRMS refuses the token since 2026-11-22 09:12:00 +00:00: put a valid token in the file hrms.tokenFile names (${tmp.path('hrms-token')}), or in PUNCHGATE_HRMS_TOKEN (the file is re-read without a restart)\n`,
     );
     journal.deliveryState.update({ auth: 'ok', authFailedSince: null });
     expect((await get('/readyz')).status).toBe(200);

@@ -50,28 +50,43 @@ export interface SerialSimResult {
 export interface SerialSimRun {
   /** Resolves when `count` lines are written or after stop(); rejects when the device fails. */
   readonly done: Promise<SerialSimResult>;
-  /** Stops after the line being written and resolves with what was written. */
+  /**
+   * Stops at once and resolves with what was written: a write or drain still waiting (a reader
+   * that opened the device but does not read, so its buffer is full) is given up, never awaited.
+   */
   stop(): Promise<SerialSimResult>;
 }
+
+/** What a write, drain or pause waiting at stop() rejects with: not a device failure. */
+const STOPPED = Symbol('serial sim stopped');
 
 /** Lines written in one write when running flat out: fewer system calls, same bytes. */
 const BATCH = 64;
 
 export function startSerialSim(opts: SerialSimOptions): SerialSimRun {
-  let stopped = false;
-  const done = run(opts, () => stopped);
+  const stop = new AbortController();
+  const done = run(opts, stop.signal);
   // A failing device rejects `done`; callers may only look at it later (after a stop()).
   done.catch(() => undefined);
   return {
     done,
     stop: async () => {
-      stopped = true;
+      stop.abort();
       return done;
     },
   };
 }
 
-async function run(opts: SerialSimOptions, isStopped: () => boolean): Promise<SerialSimResult> {
+async function run(opts: SerialSimOptions, signal: AbortSignal): Promise<SerialSimResult> {
+  const isStopped = () => signal.aborted;
+  // Every wait races the stop: a write to a full pty buffer never completes, and a SIGTERM must
+  // not wait for a reader that does not read.
+  const halted = new Promise<never>((_, reject) =>
+    signal.addEventListener('abort', () => reject(STOPPED), { once: true }),
+  );
+  halted.catch(() => undefined);
+  const untilStopped = <T>(p: Promise<T>): Promise<T> => Promise.race([p, halted]);
+  const pause = (ms: number) => untilStopped(sleep(ms, undefined, { signal }));
   const count = opts.count ?? Infinity;
   const rate = opts.rate ?? 1;
   const eol = ENDINGS[opts.lineEnding ?? 'crlf'];
@@ -93,16 +108,19 @@ async function run(opts: SerialSimOptions, isStopped: () => boolean): Promise<Se
     // Write errors reach the write callbacks below; this only keeps the process alive.
   });
   const write = (text: string) =>
-    new Promise<void>((resolve, reject) => {
-      const buf = Buffer.from(text, 'latin1');
-      port.write(buf, (e) => (e ? reject(e) : resolve()));
-      result.bytes += buf.length;
-    });
+    untilStopped(
+      new Promise<void>((resolve, reject) => {
+        const buf = Buffer.from(text, 'latin1');
+        // Counted once written: bytes given up at a stop are not claimed.
+        port.write(buf, (e) => (e ? reject(e) : ((result.bytes += buf.length), resolve())));
+      }),
+    );
+  const flush = () => untilStopped(drain(port));
 
   const started = Date.now();
   try {
     if (opts.reader) {
-      await runReader(opts, opts.reader, count, rate, result, write, () => drain(port), isStopped);
+      await runReader(opts, opts.reader, count, rate, result, write, flush, pause, isStopped);
       return result;
     }
     while (result.punches < count && !isStopped()) {
@@ -110,7 +128,7 @@ async function run(opts: SerialSimOptions, isStopped: () => boolean): Promise<Se
       const due = rate > 0 ? Math.floor(((Date.now() - started) * rate) / 1000) + 1 : Infinity;
       const n = Math.min(count - result.punches, due - result.punches, opts.split ? 1 : BATCH);
       if (n <= 0) {
-        await sleep(Math.max(1, started + (result.punches * 1000) / rate - Date.now()));
+        await pause(Math.max(1, started + (result.punches * 1000) / rate - Date.now()));
         continue;
       }
       const batch: { line: string; kind: 'punch' | 'noise' }[] = [];
@@ -123,8 +141,8 @@ async function run(opts: SerialSimOptions, isStopped: () => boolean): Promise<Se
         const text = item.line + eol;
         const cut = Math.max(1, Math.floor(text.length / 2));
         await write(text.slice(0, cut));
-        await drain(port);
-        await sleep(opts.splitPauseMs ?? 20);
+        await flush();
+        await pause(opts.splitPauseMs ?? 20);
         await write(text.slice(cut));
       }
       if (!opts.split) await write(batch.map((b) => b.line + eol).join(''));
@@ -134,7 +152,9 @@ async function run(opts: SerialSimOptions, isStopped: () => boolean): Promise<Se
         opts.onLine?.(b.line, b.kind);
       }
     }
-    await drain(port);
+    await flush();
+  } catch (e) {
+    if (!isStopped() || !(e === STOPPED || (e instanceof Error && e.name === 'AbortError'))) throw e;
   } finally {
     await new Promise<void>((resolve) => (port.isOpen ? port.close(() => resolve()) : resolve()));
   }
@@ -150,6 +170,7 @@ async function runReader(
   result: SerialSimResult,
   write: (text: string) => Promise<void>,
   flush: () => Promise<void>,
+  pause: (ms: number) => Promise<unknown>,
   isStopped: () => boolean,
 ): Promise<void> {
   const steps = new ReaderSteps(reader, { codes: opts.codes, noise: opts.noise, seed: opts.seed });
@@ -157,7 +178,7 @@ async function runReader(
   for (let n = 0; n < count && !isStopped(); n++) {
     if (rate > 0) {
       const due = started + (n * 1000) / rate;
-      if (due > Date.now()) await sleep(due - Date.now());
+      if (due > Date.now()) await pause(due - Date.now());
     }
     for (const step of steps.next()) {
       await write(step.bytes);
@@ -167,7 +188,7 @@ async function runReader(
       else if (step.kind === 'repeat') result.repeats++;
       else result.noise++;
       opts.onLine?.(step.shown, step.kind);
-      if (step.pauseMs > 0) await sleep(step.pauseMs);
+      if (step.pauseMs > 0) await pause(step.pauseMs);
     }
   }
 }
