@@ -14,9 +14,9 @@ import type { Database, Statement } from 'better-sqlite3';
  * latest own time of the punches deleted) is taken as one of those: counted as a duplicate
  * (IngestResult.forgotten), not journalled. A punch still in the journal is a duplicate anyway.
  * The marks sit more than `retentionDays` in the past, so a punch recorded now by a clock that is
- * right is never near one. One dated before the earliest was never journalled, so it was never
- * deleted either: a clock reset (a flat RTC battery: 2000-01-01) records punches there, and they
- * go on to the clock checks (quarantined as recorded by a clock reset), never dropped as known.
+ * right is never near one. One dated before the earliest was never deleted: absent from the
+ * journal, it is new. A clock reset (a flat RTC battery: 2000-01-01) records punches there, and
+ * they go on to the clock checks (quarantined as recorded by a clock reset), never dropped as known.
  * Keyed as the punches' own uniqueness is: the device's serial, or the terminal's name for
  * punches filed without one (terminal = '' when device is set).
  */
