@@ -250,6 +250,24 @@ export class PunchgateMetrics {
       },
     });
     new Gauge({
+      name: 'punchgate_backup_last_timestamp_seconds',
+      help: 'When `punchgate backup` last wrote a backup of this journal (Unix time, from its record beside the journal); absent while none is recorded on the box.',
+      registers,
+      collect() {
+        const at = read().report.backup?.lastAt;
+        setOrAbsent(this, at ? Date.parse(at) / 1000 : undefined);
+      },
+    });
+    new Gauge({
+      name: 'punchgate_backup_overdue',
+      help: 'Whether the status alerts on the backups (1) or not (0): the last backup older than journal.backupAlertAfterDays, or its record unreadable. 0 while no backup was ever recorded on the box.',
+      registers,
+      collect() {
+        const overdue = read().report.alertItems.some((a) => a.kind === 'backup-old' || a.kind === 'backup-unknown');
+        this.set(overdue ? 1 : 0);
+      },
+    });
+    new Gauge({
       name: 'punchgate_status_alerts',
       help: 'How many alerts the status page shows now (each with its cause and fix there).',
       registers,

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
@@ -253,6 +253,9 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
       punchgate_listener_up: 'gauge',
       // Issue 35: the disk's pace under the journal (PunchgateJournalDiskSlow).
       punchgate_journal_disk_sync_seconds: 'histogram',
+      // The last backup `punchgate backup` recorded, and whether the status alerts on it (PunchgateBackupOverdue).
+      punchgate_backup_last_timestamp_seconds: 'gauge',
+      punchgate_backup_overdue: 'gauge',
     });
     for (const line of [
       'punchgate_punches_journaled_total{terminal="gate-1"} 1',
@@ -303,6 +306,31 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
     expect(lines).toContain(`punchgate_journal_busy_since_timestamp_seconds ${since / 1000}`);
     expect(lines).toContain('punchgate_journal_held_punches 17');
     expect(lines.find((l) => l.startsWith('punchgate_status_alerts '))).toMatch(/^punchgate_status_alerts [1-9]/);
+  });
+
+  it('the last backup: absent and not overdue with none recorded; its time, and overdue once older than the setting', async () => {
+    const none = (await metricsOf(journal).text()).split('\n');
+    expect(none.filter((l) => l.startsWith('punchgate_backup_last_timestamp_seconds'))).toEqual([]);
+    expect(none).toContain('punchgate_backup_overdue 0');
+    const record = `${journal.path}.last-backup.json`;
+    const write = (at: number) =>
+      writeFileSync(
+        record,
+        JSON.stringify({ at: new Date(at).toISOString(), path: '/b/x.db', punches: 1, newest: null, bytes: 1 }),
+      );
+    try {
+      const fresh = Date.now() - 3_600_000;
+      write(fresh);
+      const lines = (await metricsOf(journal).text()).split('\n');
+      expect(lines).toContain(`punchgate_backup_last_timestamp_seconds ${fresh / 1000}`);
+      expect(lines).toContain('punchgate_backup_overdue 0');
+      write(Date.now() - 3 * 86_400_000); // journal.backupAlertAfterDays: 2
+      expect((await metricsOf(journal).text()).split('\n')).toContain('punchgate_backup_overdue 1');
+      writeFileSync(record, 'not json');
+      expect((await metricsOf(journal).text()).split('\n')).toContain('punchgate_backup_overdue 1');
+    } finally {
+      rmSync(record, { force: true });
+    }
   });
 
   it('a failing delivery: the gauge says since when; a success afterwards makes it absent again', async () => {
