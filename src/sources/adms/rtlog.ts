@@ -32,7 +32,8 @@ export interface ParsedRtlog {
 }
 
 const SMALL_INT = /^-?\d{1,6}$/;
-const int = (s: string | undefined): number | null => (s !== undefined && SMALL_INT.test(s) ? Number(s) : null);
+/** A small whole number of a field, or null when absent or not one. */
+export const int = (s: string | undefined): number | null => (s !== undefined && SMALL_INT.test(s) ? Number(s) : null);
 /** The longest time text journalled for a row whose time is not valid (quarantined, shown to the admin). */
 const MAX_BAD_TIME = 32;
 
@@ -52,44 +53,60 @@ export function parseRtlog(body: string): ParsedRtlog {
       bad('not TAB-separated key=value fields');
       continue;
     }
-    // `2026-11-30T01:02:03` is the same wall clock written as ISO 8601 does (no zone: a zone would
-    // make it another time, and stays an unreadable one).
-    const sent = kv.get('time');
-    const time =
-      sent !== undefined && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/.test(sent) ? sent.replace('T', ' ') : sent;
-    const pin = kv.get('pin') ?? '';
-    const event = int(kv.get('event'));
-    if (time === undefined) {
-      bad('no time= field');
-      continue;
-    }
-    if (event === null) {
-      bad('no event= code');
-      continue;
-    }
-    if (pin !== '' && pin !== '0') {
-      const problem = codeProblem(pin);
-      if (problem) {
-        bad(problem);
-        continue;
-      }
-    }
-    const validTime = isLogTime(time);
-    if (!validTime && (/\p{Cc}|\p{Cf}/u.test(time) || time === '')) {
-      bad(`bad time "${printable(time, 30)}"`);
-      continue;
-    }
-    rows.push({
+    const row = accessRow(
       line,
-      time: validTime ? time : time.slice(0, MAX_BAD_TIME),
-      validTime,
-      pin,
-      event,
-      verify: int(kv.get('verifytype')),
-      inout: int(kv.get('inoutstatus')),
-    });
+      {
+        time: kv.get('time'),
+        pin: kv.get('pin') ?? '',
+        event: int(kv.get('event')),
+        verify: int(kv.get('verifytype')),
+        inout: int(kv.get('inoutstatus')),
+      },
+      { time: 'no time= field', event: 'no event= code' },
+    );
+    if (typeof row === 'string') bad(row);
+    else rows.push(row);
   }
   return { rows, malformed };
+}
+
+/** An access event's fields, as a table names them (rtlog, transaction). */
+export interface AccessFields {
+  time: string | undefined;
+  pin: string;
+  event: number | null;
+  verify: number | null;
+  inout: number | null;
+}
+
+/**
+ * The row of one access event (rtlog, the transaction table), or why the line cannot be read (it is
+ * then kept raw). `missing`: what to say of an absent time or event, in the table's own field names.
+ * A time that is there but not valid is kept (journalled and quarantined, visibly), unless it holds
+ * control characters or nothing.
+ */
+export function accessRow(line: number, f: AccessFields, missing: { time: string; event: string }): RtlogRow | string {
+  // `2026-11-30T01:02:03` is the same wall clock written as ISO 8601 does (no zone: a zone would
+  // make it another time, and stays an unreadable one).
+  const time =
+    f.time !== undefined && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/.test(f.time) ? f.time.replace('T', ' ') : f.time;
+  if (time === undefined) return missing.time;
+  if (f.event === null) return missing.event;
+  if (!isNobody(f.pin)) {
+    const problem = codeProblem(f.pin);
+    if (problem) return problem;
+  }
+  const validTime = isLogTime(time);
+  if (!validTime && (/\p{Cc}|\p{Cf}/u.test(time) || time === '')) return `bad time "${printable(time, 30)}"`;
+  return {
+    line,
+    time: validTime ? time : time.slice(0, MAX_BAD_TIME),
+    validTime,
+    pin: f.pin,
+    event: f.event,
+    verify: f.verify,
+    inout: f.inout,
+  };
 }
 
 /** `pin` empty or 0: nobody (a door event, an unregistered card). */

@@ -1,7 +1,7 @@
-import { codeProblem, formatLogTime, isLogTime } from '../../punch.js';
+import { formatLogTime, isLogTime } from '../../punch.js';
 import { printable } from '../../util/terminal-text.js';
 import { malformedLine } from './malformed.js';
-import type { ParsedRtlog, RtlogRow } from './rtlog.js';
+import { accessRow, int, type ParsedRtlog, type RtlogRow } from './rtlog.js';
 import { parseTableRows } from './tabledata.js';
 
 /**
@@ -16,8 +16,6 @@ import { parseTableRows } from './tabledata.js';
  * rows, so that which are punches is decided as for rtlog (rtlog-events.ts).
  */
 
-const SMALL_INT = /^-?\d{1,6}$/;
-const int = (s: string | undefined): number | null => (s !== undefined && SMALL_INT.test(s) ? Number(s) : null);
 /** Packed times from 2000 to 2099 only: anything larger is not a time this SDK writes. */
 const MAX_PACKED = 100 * 372 * 86_400;
 
@@ -47,40 +45,24 @@ export function parseTransactions(body: string): ParsedRtlog {
   const lines = body.split('\n');
   for (const { line, fields } of table.rows) {
     const bad = (reason: string) => malformed.push(malformedLine(line, reason, lines[line - 1]!.replace(/\r$/, '')));
-    const sent = fields.get('time');
     const packed = fields.get('time_second');
-    const time = sent !== undefined ? sent.replace(/^(\d{4}-\d{2}-\d{2})T/, '$1 ') : packed && unpackTime(packed);
-    const event = int(fields.get('eventtype') ?? fields.get('event'));
-    const pin = fields.get('pin') ?? '';
-    if (time === undefined) {
-      bad(packed === undefined ? 'no time= or time_second= field' : `bad time_second "${printable(packed, 20)}"`);
-      continue;
-    }
-    if (event === null) {
-      bad('no eventtype= code');
-      continue;
-    }
-    if (pin !== '' && pin !== '0') {
-      const problem = codeProblem(pin);
-      if (problem) {
-        bad(problem);
-        continue;
-      }
-    }
-    const validTime = isLogTime(time);
-    if (!validTime && (/\p{Cc}|\p{Cf}/u.test(time) || time === '')) {
-      bad(`bad time "${printable(time, 30)}"`);
-      continue;
-    }
-    rows.push({
+    const time = fields.get('time') ?? (packed === undefined ? undefined : unpackTime(packed));
+    const row = accessRow(
       line,
-      time: validTime ? time : time.slice(0, 32),
-      validTime,
-      pin,
-      event,
-      verify: int(fields.get('verified') ?? fields.get('verifytype')),
-      inout: int(fields.get('inoutstate') ?? fields.get('inoutstatus')),
-    });
+      {
+        time,
+        pin: fields.get('pin') ?? '',
+        event: int(fields.get('eventtype') ?? fields.get('event')),
+        verify: int(fields.get('verified') ?? fields.get('verifytype')),
+        inout: int(fields.get('inoutstate') ?? fields.get('inoutstatus')),
+      },
+      {
+        time: packed === undefined ? 'no time= or time_second= field' : `bad time_second "${printable(packed, 20)}"`,
+        event: 'no eventtype= code',
+      },
+    );
+    if (typeof row === 'string') bad(row);
+    else rows.push(row);
   }
   malformed.sort((a, b) => a.line - b.line);
   return { rows, malformed };
