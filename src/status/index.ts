@@ -1,5 +1,6 @@
 export {
   buildStatus,
+  type BackupStatus,
   type ConfigStatus,
   type DaemonLiveness,
   type LiveFacts,

@@ -18,7 +18,7 @@ import { terminalProblem } from './terminal-problem.js';
 import { defaultCredential } from './credential.js';
 import type { ConfigStatus, DaemonLiveness, LiveFacts, SinkCredential, StatusReport, TerminalStatus } from './types.js';
 
-export type { ConfigStatus, DaemonLiveness, LiveFacts, StatusReport, TerminalStatus } from './types.js';
+export type { BackupStatus, ConfigStatus, DaemonLiveness, LiveFacts, StatusReport, TerminalStatus } from './types.js';
 
 /** Records refused at the journal's door are an alert for a day after the last one. */
 const REFUSED_RECORDS_SHOWN_MS = 86_400_000;

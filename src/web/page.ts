@@ -10,6 +10,7 @@ import {
   notWellYet,
   resultOfError,
   terminalShown,
+  type BackupStatus,
   type ConfigStatus,
   type StatusReport,
   type TerminalStatus,
@@ -93,6 +94,22 @@ function when(iso: string | null, now: number): Html {
   const ago = now - ms;
   const rel = ago < 60_000 && ago >= 0 ? 'just now' : ago >= 0 ? `${span(ago)} ago` : 'in the future';
   return html`<time datetime="${iso}">${localTime(ms)}</time> <span class="muted">(${rel})</span>`;
+}
+
+/** The last backup `punchgate backup` recorded (status/backup.ts), as `punchgate status` says it. */
+function backupSection(b: BackupStatus, now: number): Html {
+  const last = b.unreadable
+    ? html`not known: ${b.unreadable}`
+    : b.lastAt
+      ? html`${when(b.lastAt, now)}, ${b.path ?? ''} (${(b.punches ?? 0).toLocaleString('en-US')} punches)`
+      : html`<span class="muted">none recorded on this box</span>`;
+  return html`<section id="backup">
+    <h2>Backup</h2>
+    <dl>
+      <dt>last backup</dt>
+      <dd id="last-backup">${last}</dd>
+    </dl>
+  </section>`;
 }
 
 /** A time to come (the next try) with how soon: "(in 25 s)", "(in 5 min)"; one already past is "due now". */
@@ -444,6 +461,7 @@ export function renderPage(r: StatusReport, info: PageInfo, charts?: HourlySerie
               </section>`
             : ''
         }
+        ${r.backup ? backupSection(r.backup, now) : ''}
         <footer class="muted">
           punchgate ${info.version} &middot; up ${uptime(info.uptimeSeconds)} &middot;
           <a href="status.json">status.json</a> &middot;

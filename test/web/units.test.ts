@@ -278,6 +278,22 @@ describe('the status page', () => {
     expect(renderPage(well, info)).toContain('All good: no alerts');
   });
 
+  it('shows the last backup as punchgate status says it: when, where, how many; none; or why not known', () => {
+    const base = { path: null, punches: null, alertAfterDays: 2 };
+    expect(renderPage(report(), info)).not.toContain('id="backup"');
+    const made = renderPage(
+      report({ backup: { ...base, lastAt: '2026-11-22T03:31:02.000Z', path: '/b/<x>.db', punches: 48090 } }),
+      info,
+    );
+    expect(made).toMatch(
+      /<dd id="last-backup"><time datetime="2026-11-22T03:31:02.000Z">2026-11-22 03:31:02 \+00:00<\/time> <span class="muted">\(5 h ago\)<\/span>, \/b\/&lt;x&gt;\.db \(48,090 punches\)<\/dd>/,
+    );
+    expect(renderPage(report({ backup: { ...base, lastAt: null } }), info)).toContain('none recorded on this box');
+    expect(renderPage(report({ backup: { ...base, lastAt: null, unreadable: 'x.json: EACCES' } }), info)).toContain(
+      'not known: x.json: EACCES',
+    );
+  });
+
   it('says how soon the next try is, never "in the future"', () => {
     // A new-admin trial read "next try 19:44:06 (in the future)" beside a failing HRMS.
     const r = report();
