@@ -159,13 +159,15 @@ describe('status per sink', () => {
     const r = buildStatus(j, c, clock.now(), { freeBytes: 1e12 });
     const odoo = r.alertItems.find((a) => a.kind === 'token-refused')!;
     expect(odoo.cause).toMatch(/^sink odoo: Odoo refuses the API key since /);
-    expect(odoo.fix).toBe('put a valid API key in the file sinks[odoo].apiKeyFile names (re-read without a restart)');
+    expect(odoo.fix).toBe(
+      'put a valid API key in the file sinks[odoo].apiKeyFile names (/etc/punchgate/odoo-key) (re-read without a restart)',
+    );
     const erpAlert = r.alertItems.find((a) => a.kind === 'sink-token')!;
     expect(erpAlert.cause).toMatch(
       /^sink erp: Frappe refuses the API key and secret since .*: nothing is delivered to it/,
     );
     expect(erpAlert.fix).toBe(
-      'put a valid API key and secret in the files sinks[erp].apiKeyFile and apiSecretFile name (re-read without a restart)',
+      'put a valid API key and secret in the files sinks[erp].apiKeyFile and apiSecretFile name (/etc/punchgate/erp-key and /etc/punchgate/erp-secret) (re-read without a restart)',
     );
     const text = formatStatus(r);
     expect(text).toContain('\n  Odoo (sink odoo): AUTH FAILED\n');
