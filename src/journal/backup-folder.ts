@@ -68,15 +68,16 @@ export function makeBackupFolder(folder: string, journalPath: string): boolean {
 }
 
 /**
- * Whether `path` is a backup punchgate made of `site`'s journal (or of one with no punches yet):
- * the only file `punchgate backup FILE` writes over without --force.
+ * Whether `path` is a backup punchgate made of `site`'s journal (or of one with no punches yet),
+ * carrying the backup mark (a copy without it is not): the only file `punchgate backup FILE`
+ * writes over without --force.
  */
-export function isBackupOfSite(path: string, site: string): boolean {
-  return backupContent(path, site) !== undefined;
+export function isMarkedBackupOfSite(path: string, site: string): boolean {
+  return backupContent(path, site)?.marked === true;
 }
 
 /** What a backup file holds, for ordering; undefined when it is not a backup punchgate made. */
-function backupContent(path: string, site: string): { newestRow: number } | undefined {
+function backupContent(path: string, site: string): { newestRow: number; marked: boolean } | undefined {
   // The header first, read as bytes: SQLite is not let near a file in WAL mode (it would make a
   // -wal and -shm beside a file that is not ours). A backup is always a single file.
   const header = Buffer.alloc(100);
@@ -106,7 +107,7 @@ function backupContent(path: string, site: string): { newestRow: number } | unde
     const r = db.prepare('SELECT id, site FROM punches ORDER BY id DESC LIMIT 1').get() as
       { id: number; site: string } | undefined;
     if (r && r.site !== site) return undefined;
-    return { newestRow: r?.id ?? 0 };
+    return { newestRow: r?.id ?? 0, marked };
   } catch {
     return undefined;
   } finally {

@@ -1,6 +1,5 @@
-import { closeSync, lstatSync, openSync, readSync } from 'node:fs';
-import { isBackupOfSite } from './backup-folder.js';
-import { BACKUP_APPLICATION_ID } from './backup-mark.js';
+import { lstatSync } from 'node:fs';
+import { isMarkedBackupOfSite } from './backup-folder.js';
 import { BackupTargetError } from './backup-target.js';
 
 /**
@@ -18,7 +17,7 @@ export function refuseOverwrite(target: string, site: string, force: boolean): v
   } catch {
     return; // nothing there (or nothing this user can see: the copy then says why it cannot write)
   }
-  if (st.isFile() && marked(target) && isBackupOfSite(target, site)) return;
+  if (st.isFile() && isMarkedBackupOfSite(target, site)) return;
   const what = st.isSymbolicLink()
     ? 'a symbolic link'
     : st.isFile()
@@ -29,19 +28,4 @@ export function refuseOverwrite(target: string, site: string, force: boolean): v
     `it exists and is ${what}, and a backup replaces its target: name a new file, or a folder for dated backups ` +
       '(such as /var/lib/punchgate/backups); --force writes over it',
   );
-}
-
-/** Whether the file carries the mark of a backup punchgate made (SQLite's application_id, header offset 68). */
-function marked(path: string): boolean {
-  const header = Buffer.alloc(72);
-  try {
-    const fd = openSync(path, 'r');
-    try {
-      return readSync(fd, header, 0, 72, 0) === 72 && header.readUInt32BE(68) === BACKUP_APPLICATION_ID;
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return false;
-  }
 }
