@@ -13,6 +13,7 @@ import type { Clock } from '../util/clock.js';
 import { clockVerdict, deviceWords, refusalStopsCheck, transportWords } from './http-terminal-check.js';
 import { fail, type CheckResult } from './types.js';
 import { describeSkew } from './zk-check.js';
+import { boxIanaZone } from '../util/box-zone.js';
 
 export interface DahuaCheckDeps {
   clock: Clock;
@@ -33,7 +34,7 @@ export async function checkDahuaTerminal(
 ): Promise<CheckResult> {
   const name = `terminal ${cfg.name}`;
   const key = `terminals[${index}]`;
-  const zone = cfg.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const zone = cfg.timezone ?? boxIanaZone();
   let client: DahuaClient | undefined;
   try {
     const pw = readDahuaPassword(cfg, deps.env);

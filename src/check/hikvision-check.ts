@@ -18,6 +18,7 @@ import { clockVerdict, deviceWords, refusalStopsCheck, transportWords } from './
 import { fail, type CheckResult } from './types.js';
 import { describeSkew } from './zk-check.js';
 import { localTime } from '../util/local-time.js';
+import { boxIanaZone } from '../util/box-zone.js';
 
 export interface HikCheckDeps {
   clock: Clock;
@@ -62,7 +63,7 @@ export async function checkHikvisionTerminal(
 ): Promise<CheckResult> {
   const name = `terminal ${cfg.name}`;
   const key = `terminals[${index}]`;
-  const zone = cfg.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const zone = cfg.timezone ?? boxIanaZone();
   let client: HikvisionClient | undefined;
   try {
     const pw = readTerminalPassword(cfg, deps.env);

@@ -7,6 +7,7 @@ import type { SinkSender } from '../sinks/types.js';
 import type { Secrets } from '../util/secrets.js';
 import { errorText, fail, pass, warn, type CheckResult } from './types.js';
 import { addressShown } from '../config/web-address.js';
+import { boxIanaZone } from '../util/box-zone.js';
 
 /**
  * The sinks beyond the seed HRMS (issue 32; that one is checked as `hrms`, hrms-check.ts): each gets
@@ -132,17 +133,17 @@ async function checkSink(
   }
 }
 
-const BOX_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
-
 /** The time zones of the terminals delivering to `sink` (their `timezone`, else the box's), each with its terminals. */
 function zonesOfTerminals(config: Config, sink: string): string[] {
   const byZone = new Map<string, string[]>();
   for (const t of config.terminals) {
     if (!sinksOfTerminal(config, t.name).includes(sink)) continue;
-    const zone = (t as { timezone?: string }).timezone ?? BOX_ZONE;
+    const zone = (t as { timezone?: string }).timezone ?? boxIanaZone();
     byZone.set(zone, [...(byZone.get(zone) ?? []), t.name]);
   }
-  return [...byZone].map(([zone, names]) => `${zone}${zone === BOX_ZONE ? " (the box's)" : ''}: ${names.join(', ')}`);
+  return [...byZone].map(
+    ([zone, names]) => `${zone}${zone === boxIanaZone() ? " (the box's)" : ''}: ${names.join(', ')}`,
+  );
 }
 
 /** An answer that proves a setting of the sink's wrong, or may: the settings to check (the message says which). */

@@ -6,6 +6,7 @@ import { defaultClientFactory, type ClientFactory } from '../sources/zk/poll.js'
 import type { TerminalRecord } from '../journal/types.js';
 import type { Clock } from '../util/clock.js';
 import { fail, pass, warn, type CheckResult } from './types.js';
+import { boxIanaZone } from '../util/box-zone.js';
 
 export interface ZkCheckDeps {
   clock: Clock;
@@ -33,7 +34,7 @@ export async function checkZkTerminal(cfg: ZkTerminalConfig, index: number, deps
   const name = `terminal ${cfg.name}`;
   const key = `terminals[${index}]`;
   const client = (deps.factory ?? defaultClientFactory)(cfg);
-  const zone = cfg.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const zone = cfg.timezone ?? boxIanaZone();
   try {
     await client.connect();
     const transport = client.transportKind ?? cfg.transport;

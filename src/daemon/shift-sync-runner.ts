@@ -8,8 +8,7 @@ import { FrappeShiftSync, progressInZone } from '../sinks/frappe/shift-sync.js';
 import type { Clock } from '../util/clock.js';
 import { messageOf } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-
-const BOX_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
+import { boxIanaZone } from '../util/box-zone.js';
 
 /** A failing shift sync is logged at most this often (the first failure and the recovery always). */
 export const SHIFT_SYNC_LOG_EVERY_MS = 10 * 60_000;
@@ -129,8 +128,8 @@ export class ShiftSyncRunner {
     }
     // The site's zone set: the punches went converted to it, so the shift types are set in it too.
     const site = this.d.sink.timezone;
-    const zoneOf = new Map(this.zones.map((z) => [z.name, z.timezone ?? BOX_ZONE]));
-    const told = site ? progressInZone(progress, (t) => zoneOf.get(t) ?? BOX_ZONE, site) : progress;
+    const zoneOf = new Map(this.zones.map((z) => [z.name, z.timezone ?? boxIanaZone()]));
+    const told = site ? progressInZone(progress, (t) => zoneOf.get(t) ?? boxIanaZone(), site) : progress;
     const answers = await this.sync.round(told, { token, signal: this.abort.signal });
     if (this.abort.signal.aborted) return;
     const set = answers.filter((a) => a.kind === 'set');

@@ -17,6 +17,7 @@ import { sendClaimed, type Failure } from './send-claimed.js';
 import { abortableSleep, type Sleep } from './sleep.js';
 import type { BatchOptions, BatchReport } from './types.js';
 import type { HoldPolicy } from '../sinks/hold-policy.js';
+import { boxIanaZone } from '../util/box-zone.js';
 
 export type { BatchOptions, BatchReport } from './types.js';
 
@@ -71,8 +72,6 @@ export interface DelivererOptions {
   holdBehindRefused?: HoldPolicy;
 }
 
-const BOX_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
-
 /** A claimed punch as a sink sender takes it (SinkPunch). */
 export function sinkPunchOf(p: OutboundPunch, o: Pick<DelivererOptions, 'timezoneOf' | 'directionOf'> = {}): SinkPunch {
   const terminal = p.terminal ?? '';
@@ -83,7 +82,7 @@ export function sinkPunchOf(p: OutboundPunch, o: Pick<DelivererOptions, 'timezon
     logTime: p.logTime,
     terminal,
     device: p.device ?? '',
-    timezone: o.timezoneOf?.(terminal) ?? BOX_ZONE,
+    timezone: o.timezoneOf?.(terminal) ?? boxIanaZone(),
     ...(direction ? { direction } : {}),
   };
 }

@@ -26,3 +26,14 @@ export function zoneName(env: NodeJS.ProcessEnv = process.env): string | undefin
 
 /** UTC by another name (`Etc/UTC`, `Zulu`, `GMT`...). */
 export const isUtcName = (name: string) => /^(Etc\/)?(UTC|UCT|Universal|Zulu|GMT)$/.test(name);
+
+let ianaZone: string | undefined;
+
+/**
+ * The box's IANA zone as this Node reads it (Intl), for times converted between zones: a terminal
+ * without its own `timezone` keeps the box's. Read once, at the first need (Intl's locale data costs
+ * memory a box whose terminals all name their zone need not pay).
+ */
+export function boxIanaZone(): string {
+  return (ianaZone ??= Intl.DateTimeFormat().resolvedOptions().timeZone);
+}
