@@ -61,6 +61,24 @@ describe('ADMS receiver: OK only once the batch is durable', () => {
     );
   });
 
+  it('a Security PUSH transaction upload refused by the journal: an error, not transaction=N; resent, each pass once', async () => {
+    let refusing = true;
+    r = await startReceiver({ terminals: [terminal('lobby', SN)], wrap: refusingWhile(() => refusing) });
+    const rows = [
+      'transaction cardno=0\tpin=2\tverified=15\tdoorid=1\teventtype=0\tinoutstate=0\ttime=2026-11-30 08:01:02',
+      'transaction cardno=0\tpin=7\tverified=1\tdoorid=1\teventtype=0\tinoutstate=1\ttime=2026-11-30 17:30:00',
+    ].join('\r\n');
+    const path = `/iclock/cdata?SN=${SN}&table=tabledata&tablename=transaction&count=2`;
+    const refused = await http(r.url, 'POST', path, rows);
+    expect(refused.status).toBe(503);
+    expect(refused.body).not.toMatch(/^transaction=/);
+    expect(r.journal.queries.list()).toEqual([]);
+    refusing = false;
+    expect(await http(r.url, 'POST', path, rows)).toEqual({ status: 200, body: 'transaction=2' });
+    expect(await http(r.url, 'POST', path, rows)).toEqual({ status: 200, body: 'transaction=2' });
+    expect(r.journal.queries.list().map((p) => p.biometricCode)).toEqual(['2', '7']);
+  });
+
   it('a simulated terminal keeps what was refused and resends it until it is stored', async () => {
     let refusing = true;
     r = await startReceiver({ terminals: [terminal('lobby', SN)], wrap: refusingWhile(() => refusing) });
