@@ -42,6 +42,16 @@ export function backupAlert(b: BackupStatus, now: number): Alert | undefined {
     };
   if (!b.lastAt || b.alertAfterDays <= 0) return undefined;
   const age = now - Date.parse(b.lastAt);
+  // A record dated ahead of the clock (made while the box's clock ran ahead, later set right) would
+  // never grow old enough to alert: the backups could stop for as long as the clock was ahead, unsaid.
+  if (age < -DAY) {
+    const days = Math.floor(-age / DAY);
+    return {
+      kind: 'backup-unknown',
+      cause: `the last backup's record is dated ${localTimeOf(b.lastAt)}, ${days} ${days === 1 ? 'day' : 'days'} ahead of this box's clock (the clock ran ahead when it was made, or is behind now): whether backups still run cannot be told from it`,
+      fix: `check the box's clock (timedatectl); the next punchgate backup records it again; ${BACKUP_FIX}`,
+    };
+  }
   if (age <= b.alertAfterDays * DAY) return undefined;
   const days = Math.floor(age / DAY);
   return {
