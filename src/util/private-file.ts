@@ -46,12 +46,13 @@ export function ensurePrivateFile(path: string): void {
 }
 
 /**
- * Replaces `path` whole with `text` (a temporary file, then a rename: a reader never sees half), 0600.
+ * Replaces `path` whole with `text` (a temporary file, then a rename: a reader never sees half), 0600,
+ * owned by `owner` when given (root handing a file to the service user).
  * The temporary name is made new (O_EXCL): whatever another user left there (a link, or a FIFO,
  * whose open blocked a root daemon for good, deaf to SIGTERM: found by an adversarial trial) is
  * removed first, and never opened.
  */
-export function writePrivateFile(path: string, text: string): void {
+export function writePrivateFile(path: string, text: string, owner?: { uid: number; gid: number }): void {
   const tmp = `${path}.tmp`;
   rmSync(tmp, { force: true });
   const fd = openSync(
@@ -62,6 +63,10 @@ export function writePrivateFile(path: string, text: string): void {
   try {
     try {
       fchmodSync(fd, PRIVATE_MODE);
+      // Handed over on the open file, before it takes its name: a chown by name after the rename
+      // follows whatever the folder's owner put there meanwhile (a link to /etc/shadow, which root
+      // then gave away: found by an adversarial trial racing `sudo punchgate import-config`).
+      if (owner) fchownSync(fd, owner.uid, owner.gid);
       // writeSync may write less than asked (a disk that fills: the next write then fails); a
       // short write renamed into place would be a truncated file taken as whole.
       const bytes = Buffer.from(text, 'utf8');

@@ -1,4 +1,4 @@
-import { chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { lchownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { convertFrappeSync, FrappeSyncInputError } from '../../config/import/frappe-sync.js';
@@ -63,14 +63,16 @@ export function runImportFrappeSync(file: string, o: ImportConfigOptions, io: Im
   if (o.secretsDir) {
     try {
       const made = mkdirSync(dir, { recursive: true, mode: 0o700 });
-      if (made !== undefined && handTo) chownSync(dir, handTo.uid, handTo.gid);
+      // lchown: never through a link another user put at that name since.
+      if (made !== undefined && handTo) lchownSync(dir, handTo.uid, handTo.gid);
       for (const [path, value] of [
         [apiKeyFile, r.secrets.apiKey],
         [apiSecretFile, r.secrets.apiSecret],
       ] as const) {
         if (!value) continue;
-        writePrivateFile(path, `${value}\n`);
-        if (handTo) chownSync(path, handTo.uid, handTo.gid);
+        // Handed to the service user on the open file: the folder may be that user's (this command
+        // made it so on an earlier run), who could swap the name for a link before a chown by name.
+        writePrivateFile(path, `${value}\n`, handTo);
       }
     } catch (e) {
       throw new ExitError(
