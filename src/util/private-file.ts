@@ -125,6 +125,21 @@ export function chownPlainFile(path: string, uid: number, gid: number): void {
 }
 
 /**
+ * Hands the folder `path` (just made by root) to uid:gid, never through whatever was put at its name
+ * since: opened with O_NOFOLLOW | O_DIRECTORY and changed on the open folder (fchown). A chown by name
+ * followed a link the owner of the parent folder swapped in between the mkdir and the chown, and
+ * gave away the link's target (found by an adversarial trial).
+ */
+export function chownNewFolder(path: string, uid: number, gid: number): void {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  try {
+    fchownSync(fd, uid, gid);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * The first symbolic link on `path` (any folder on the way, or the name itself) that a user other
  * than root owns, when the caller is root; undefined otherwise. Root following such a link writes
  * where that user chose (the kernel's fs.protected_symlinks rule, which covers only sticky

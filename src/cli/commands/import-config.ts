@@ -1,9 +1,9 @@
-import { lchownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { convertFrappeSync, FrappeSyncInputError } from '../../config/import/frappe-sync.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
-import { writePrivateFile } from '../../util/private-file.js';
+import { chownNewFolder, writePrivateFile } from '../../util/private-file.js';
 import { localUser, SERVICE_USER } from '../../util/service-user.js';
 import { escapeControls } from '../../util/terminal-text.js';
 import { action } from '../common.js';
@@ -63,8 +63,7 @@ export function runImportFrappeSync(file: string, o: ImportConfigOptions, io: Im
   if (o.secretsDir) {
     try {
       const made = mkdirSync(dir, { recursive: true, mode: 0o700 });
-      // lchown: never through a link another user put at that name since.
-      if (made !== undefined && handTo) lchownSync(dir, handTo.uid, handTo.gid);
+      if (made !== undefined && handTo) chownNewFolder(dir, handTo.uid, handTo.gid);
       for (const [path, value] of [
         [apiKeyFile, r.secrets.apiKey],
         [apiSecretFile, r.secrets.apiSecret],
