@@ -33,7 +33,7 @@ describe('PollDeadline with a deadline longer than a timer can wait', () => {
   });
 
   it('a configured deadline beyond a timer (pollDeadlineMs of 30 days) waits that long', () => {
-    const { d, expired } = deadline({ pollDeadlineMs: 30 * 86_400_000, pollDeadlinePerRecordMs: 0 });
+    const { expired } = deadline({ pollDeadlineMs: 30 * 86_400_000, pollDeadlinePerRecordMs: 0 });
     vi.advanceTimersByTime(29 * 86_400_000);
     expect(expired).not.toHaveBeenCalled();
     vi.advanceTimersByTime(86_400_000);
