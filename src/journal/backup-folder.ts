@@ -1,5 +1,4 @@
 import {
-  chownSync,
   closeSync,
   existsSync,
   lstatSync,
@@ -16,6 +15,7 @@ import { refuseForeign } from './open-db.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { schemaProblems } from './schema-check.js';
 import { Database } from './sqlite-driver.js';
+import { chownNewFolder } from '../util/private-file.js';
 
 /**
  * A folder of dated backups (`punchgate backup FOLDER --keep N`). What is removed is decided by
@@ -57,11 +57,21 @@ export function makeBackupFolder(folder: string, journalPath: string): boolean {
   if (existsSync(folder)) return false;
   mkdirSync(folder, { recursive: true, mode: 0o700 });
   if (typeof process.getuid === 'function' && process.getuid() === 0) {
+    let ref;
     try {
-      const ref = statSync(dirname(journalPath));
-      chownSync(folder, ref.uid, ref.gid);
+      ref = statSync(dirname(journalPath));
     } catch {
       // no journal folder to take the owner from: root keeps it
+    }
+    if (ref) {
+      try {
+        chownNewFolder(folder, ref.uid, ref.gid);
+      } catch {
+        // Not the folder just made (a link or a file put at its name since): nothing is written there.
+        throw new Error(
+          `${folder} was replaced by another file or a link while it was being made: nothing was written there; find out who writes in ${dirname(folder)} (only root and the service user should)`,
+        );
+      }
     }
   }
   return true;

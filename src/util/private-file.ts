@@ -46,12 +46,13 @@ export function ensurePrivateFile(path: string): void {
 }
 
 /**
- * Replaces `path` whole with `text` (a temporary file, then a rename: a reader never sees half), 0600.
+ * Replaces `path` whole with `text` (a temporary file, then a rename: a reader never sees half), 0600,
+ * owned by `owner` when given (root handing a file to the service user).
  * The temporary name is made new (O_EXCL): whatever another user left there (a link, or a FIFO,
  * whose open blocked a root daemon for good, deaf to SIGTERM: found by an adversarial trial) is
  * removed first, and never opened.
  */
-export function writePrivateFile(path: string, text: string): void {
+export function writePrivateFile(path: string, text: string, owner?: { uid: number; gid: number }): void {
   const tmp = `${path}.tmp`;
   rmSync(tmp, { force: true });
   const fd = openSync(
@@ -62,6 +63,10 @@ export function writePrivateFile(path: string, text: string): void {
   try {
     try {
       fchmodSync(fd, PRIVATE_MODE);
+      // Handed over on the open file, before it takes its name: a chown by name after the rename
+      // follows whatever the folder's owner put there meanwhile (a link to /etc/shadow, which root
+      // then gave away: found by an adversarial trial racing `sudo punchgate import-config`).
+      if (owner) fchownSync(fd, owner.uid, owner.gid);
       // writeSync may write less than asked (a disk that fills: the next write then fails); a
       // short write renamed into place would be a truncated file taken as whole.
       const bytes = Buffer.from(text, 'utf8');
@@ -113,6 +118,21 @@ export function chownPlainFile(path: string, uid: number, gid: number): void {
     const st = fstatSync(fd);
     if (!st.isFile() || st.nlink > 1)
       throw new Error(`${path} is not a plain file with one name: its owner is left as it is`);
+    fchownSync(fd, uid, gid);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Hands the folder `path` (just made by root) to uid:gid, never through whatever was put at its name
+ * since: opened with O_NOFOLLOW | O_DIRECTORY and changed on the open folder (fchown). A chown by name
+ * followed a link the owner of the parent folder swapped in between the mkdir and the chown, and
+ * gave away the link's target (found by an adversarial trial).
+ */
+export function chownNewFolder(path: string, uid: number, gid: number): void {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  try {
     fchownSync(fd, uid, gid);
   } finally {
     closeSync(fd);

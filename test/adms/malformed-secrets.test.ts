@@ -3,6 +3,7 @@ import { PushStore } from '../../src/journal/push-store.js';
 import { loneCrToLf } from '../../src/sources/adms/handler-kit.js';
 import { reparseKept } from '../../src/sources/adms/reparse.js';
 import { malformedLine, redactSecrets } from '../../src/sources/adms/malformed.js';
+import { parseAttlog } from '../../src/sources/adms/attlog.js';
 import { attlog, http, startReceiver, terminal } from './harness.js';
 
 /** The receiver of the test under way, stopped after it. */
@@ -35,6 +36,18 @@ describe('secrets in lines punchgate cannot read', () => {
     for (const [line, shown] of cases) expect(redactSecrets(line), line).toBe(shown);
     // Left out before the line is cut short: a value cut in half is still left out.
     expect(malformedLine(3, 'x', `WEIRD ${'A'.repeat(30)} Passwd=CutInHalf99`, 40).text).not.toContain('CutIn');
+  });
+
+  it('leaves them out of the reason too, which quotes the field it could not read', () => {
+    // Found by an adversarial trial: the text was redacted, but the reason (`bad date "Passwd=..."`)
+    // carried the value into the log, the journal, the status, /status.json and the page.
+    const { malformed } = parseAttlog('1\tPasswd=ReasonLeak55\t0\t1\n2\tComKey=ReasonLeak56\n');
+    expect(malformed).toHaveLength(2);
+    for (const m of malformed) {
+      expect(m.reason).not.toContain('ReasonLeak');
+      expect(m.reason).toContain('***');
+    }
+    expect(malformed[0]!.reason).toBe('bad date "Passwd=***" (expected YYYY-MM-DD HH:MM:SS)');
   });
 
   it('logs and counts a malformed ATTLOG, OPERLOG and rtlog line without the secrets in it', async () => {

@@ -1,9 +1,9 @@
-import { chownSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { convertFrappeSync, FrappeSyncInputError } from '../../config/import/frappe-sync.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
-import { writePrivateFile } from '../../util/private-file.js';
+import { chownNewFolder, writePrivateFile } from '../../util/private-file.js';
 import { localUser, SERVICE_USER } from '../../util/service-user.js';
 import { escapeControls } from '../../util/terminal-text.js';
 import { action } from '../common.js';
@@ -63,14 +63,15 @@ export function runImportFrappeSync(file: string, o: ImportConfigOptions, io: Im
   if (o.secretsDir) {
     try {
       const made = mkdirSync(dir, { recursive: true, mode: 0o700 });
-      if (made !== undefined && handTo) chownSync(dir, handTo.uid, handTo.gid);
+      if (made !== undefined && handTo) chownNewFolder(dir, handTo.uid, handTo.gid);
       for (const [path, value] of [
         [apiKeyFile, r.secrets.apiKey],
         [apiSecretFile, r.secrets.apiSecret],
       ] as const) {
         if (!value) continue;
-        writePrivateFile(path, `${value}\n`);
-        if (handTo) chownSync(path, handTo.uid, handTo.gid);
+        // Handed to the service user on the open file: the folder may be that user's (this command
+        // made it so on an earlier run), who could swap the name for a link before a chown by name.
+        writePrivateFile(path, `${value}\n`, handTo);
       }
     } catch (e) {
       throw new ExitError(

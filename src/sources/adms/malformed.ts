@@ -46,5 +46,27 @@ export function redactSecrets(line: string): string {
  */
 export function malformedLine(line: number, reason: string, raw: string, maxChars?: number): MalformedLine {
   const shown = redactSecrets(raw);
-  return { line, reason, text: printable(maxChars === undefined ? shown : shown.slice(0, maxChars)) };
+  return {
+    line,
+    reason: redactReason(reason),
+    text: printable(maxChars === undefined ? shown : shown.slice(0, maxChars)),
+  };
+}
+
+/**
+ * The reason with the secrets of the line left out too: it quotes the field that could not be read
+ * (`bad date "Passwd=99"`), and goes wherever the text goes (the log, the journal, the status, the
+ * page: found by an adversarial trial). Each quoted part is redacted on its own, so that a value
+ * runs to its closing quote, not over the words after it.
+ */
+function redactReason(reason: string): string {
+  if (!SECRET_NAME.test(reason) && !BIOMETRIC_NAME.test(reason)) return reason;
+  return reason
+    .split(/("[^"]*")/)
+    .map((part) =>
+      part.startsWith('"') && part.endsWith('"') && part.length > 1
+        ? `"${redactSecrets(part.slice(1, -1))}"`
+        : redactSecrets(part),
+    )
+    .join('');
 }

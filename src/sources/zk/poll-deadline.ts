@@ -1,4 +1,20 @@
 import type { ZkTerminalConfig } from '../../config/terminals.js';
+import { MAX_DATASET } from './client/bulk-read.js';
+
+/**
+ * The longest a Node timer waits (2^31-1 ms, ~24.8 days). A longer delay fires after 1 ms: a
+ * terminal announcing 2^31-1 records (a corrupt count, or a device answering in its place) made the
+ * deadline that long, and the poll was cut at once with a message blaming a slow terminal. Longer
+ * deadlines are waited out in steps of this.
+ */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The most records a log can hold that punchgate downloads at all (its dataset bound, in the
+ * smallest, 8-byte records): a count announced above it adds no time, so a lying count cannot hold
+ * a trickling poll for months.
+ */
+const MAX_COUNTED_RECORDS = Math.floor(MAX_DATASET / 8);
 
 /**
  * The overall deadline of one poll. Each exchange with a terminal has its own inactivity timeout
@@ -27,7 +43,8 @@ export class PollDeadline {
   /** The terminal announced its record count: the deadline grows with it. */
   recordsAnnounced(records: number): void {
     this.records = records;
-    this.limitMs = this.cfg.pollDeadlineMs + Math.ceil(records * this.cfg.pollDeadlinePerRecordMs);
+    const counted = Math.min(Math.max(0, records), MAX_COUNTED_RECORDS);
+    this.limitMs = this.cfg.pollDeadlineMs + Math.ceil(counted * this.cfg.pollDeadlinePerRecordMs);
     this.arm();
   }
 
@@ -46,7 +63,9 @@ export class PollDeadline {
     const limit =
       this.records === null
         ? `pollDeadlineMs ${s(this.cfg.pollDeadlineMs)}`
-        : `${s(this.limitMs)} for ${this.records} records: pollDeadlineMs + pollDeadlinePerRecordMs per record`;
+        : this.records > MAX_COUNTED_RECORDS
+          ? `${s(this.limitMs)}: the terminal announced ${this.records} records, more than a log punchgate reads can hold, so only ${MAX_COUNTED_RECORDS} were counted: pollDeadlineMs + pollDeadlinePerRecordMs per record`
+          : `${s(this.limitMs)} for ${this.records} records: pollDeadlineMs + pollDeadlinePerRecordMs per record`;
     const got = this.received ? `; ${this.received.bytes} of ${this.received.total} bytes of its log had arrived` : '';
     return `poll did not finish within its deadline (${limit})${got}: the terminal answers too slowly`;
   }
@@ -59,10 +78,14 @@ export class PollDeadline {
   private arm(): void {
     clearTimeout(this.timer);
     const left = Math.max(0, this.startedAt + this.limitMs - this.now());
-    this.timer = setTimeout(() => {
-      this.expired = true;
-      this.onExpire();
-    }, left);
+    this.timer = setTimeout(
+      () => {
+        if (left > MAX_TIMER_MS) return this.arm(); // a step of a longer wait: wait the rest
+        this.expired = true;
+        this.onExpire();
+      },
+      Math.min(left, MAX_TIMER_MS),
+    );
     this.timer.unref?.();
   }
 }

@@ -22,7 +22,7 @@ export interface BulkReadOptions {
 }
 
 /** Refuse to allocate for an absurd announced size (a corrupt stat): 64 MiB is ~1.6 M attendance records. */
-const MAX_DATASET = 64 * 1024 * 1024;
+export const MAX_DATASET = 64 * 1024 * 1024;
 
 /** Downloads one whole dataset (u32 size prefix + records) and frees it on the terminal. */
 export async function readDataset(ex: ZkExchange, req: BulkReadRequest, opts: BulkReadOptions = {}): Promise<Buffer> {
