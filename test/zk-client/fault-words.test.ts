@@ -24,6 +24,13 @@ describe('a ZK terminal that refuses or drops the poll', () => {
     }
   });
 
+  it('a UDP terminal that refuses: the fix speaks of its UDP port, not of a TCP session (found by an adversarial trial)', () => {
+    const udp = zkTerminalSchema.parse({ name: 'u', kind: 'zk', host: '127.0.0.1', port: 24372, transport: 'udp' });
+    const fault = describeZkFault(new ZkConnectionError('refused', { code: 'ECONNREFUSED' }), udp, 'terminals[0]');
+    expect(fault.fix).toContain('the terminal takes ZK over UDP; if not, set terminals[0].transport: tcp');
+    expect(fault.fix).not.toContain('TCP session');
+  });
+
   it('a port that answers bytes that are no ZK packet and closes is said as another service, not the cable (found by an adversarial trial)', async () => {
     const { fault, port } = await faultOfConnect(
       (socket) => socket.once('data', () => socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n')),

@@ -51,7 +51,11 @@ export function describeZkFault(
     if (code === 'ECONNREFUSED')
       return {
         cause: `${peer} refused the connection`,
-        fix: `check ${key}.host and ${key}.port (4370 unless changed on the terminal), and that nothing else holds the terminal's single TCP session${ownSession}`,
+        // Over UDP a refusal is the box's word that nothing listens on that port: no session is held.
+        fix:
+          cfg.transport === 'udp'
+            ? `check ${key}.host and ${key}.port (4370 unless changed on the terminal), and that the terminal takes ZK over UDP; if not, set ${key}.transport: tcp`
+            : `check ${key}.host and ${key}.port (4370 unless changed on the terminal), and that nothing else holds the terminal's single TCP session${ownSession}`,
       };
     if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
       return { cause: `no route to ${peer} (${code})`, fix: reachFix };

@@ -317,7 +317,10 @@ export class ZkClient {
   private op<T>(fn: (ex: ZkExchange) => Promise<T>): Promise<T> {
     return this.queue.run(async () => {
       const ex = this.ex;
-      if (!ex?.isOpen) throw new ZkConnectionError(`not connected to ${this.peer}; call connect() first`);
+      if (!ex?.isOpen)
+        throw new ZkConnectionError(
+          `the session with ${this.peer} was closed before this request (an earlier request failed)`,
+        );
       return fn(ex);
     });
   }
