@@ -1,8 +1,8 @@
 import { textTable } from '../util/text-table.js';
-import { writeFileSync, renameSync } from 'node:fs';
 import type { UserAnswerKind } from '../hrms/users.js';
 import { EXIT } from '../util/exit-codes.js';
 import { safeJson } from '../util/terminal-text.js';
+import { writePrivateFile } from '../util/private-file.js';
 
 /**
  * Results of employee operations: the per-row table, the JSON report of an import, and the exit
@@ -97,11 +97,13 @@ export interface ImportReport {
   rows: RowResult[];
 }
 
-/** Writes the JSON report whole or not at all (temp file then rename). */
+/**
+ * Writes the JSON report whole or not at all, readable by its owner only (it names people), by way of
+ * writePrivateFile: its temporary name is made new, never opened through a link another user planted
+ * there (root running the import in a folder the service user writes: found by an adversarial trial).
+ */
 export function writeReport(path: string, report: ImportReport): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, safeJson(report, 2) + '\n');
-  renameSync(tmp, path);
+  writePrivateFile(path, safeJson(report, 2) + '\n');
 }
 
 function oneLine(s: string): string {
