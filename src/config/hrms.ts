@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkApiPath } from './api-path.js';
 import { webAddress } from './web-address.js';
 
 /** The seed contract's path of the bulk attendance push. */
@@ -87,6 +88,8 @@ export function checkHrms(h: HrmsFields, ctx: z.RefinementCtx): void {
     }
   }
   if (!URL.canParse(h.baseUrl)) return;
+  const userPath = h.userPath ?? `/api.php/system/${h.serviceWord}/updateUser`;
+  checkApiPath(h, [h.attendancePath, userPath], 'attendancePath', ctx);
   const u = new URL(h.baseUrl);
   if (u.protocol === 'https:') return;
   if (u.protocol !== 'http:') {
