@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { checkHrms, completeHrms, hrmsFields, isLoopbackHost, type HrmsConfig } from './hrms.js';
 import { checkApiPath } from './api-path.js';
-import { webAddress } from './web-address.js';
+import { hasScheme, webAddress } from './web-address.js';
 import { EXIT, ExitError } from '../util/exit-codes.js';
 import { terminalName, timezone } from './terminals.js';
 
@@ -35,7 +35,7 @@ const ODOO_API_PATHS = ['/json/2', '/jsonrpc', '/web/version'];
 
 /** https, or http to a loopback host, or http where allowInsecureHttp says so. */
 function checkHttps(s: { baseUrl: string; allowInsecureHttp: boolean }, ctx: z.RefinementCtx): void {
-  if (!URL.canParse(s.baseUrl)) return;
+  if (!URL.canParse(s.baseUrl) || !hasScheme(s.baseUrl)) return;
   const u = new URL(s.baseUrl);
   if (u.protocol === 'https:') return;
   if (u.protocol !== 'http:' || (!isLoopbackHost(u.hostname) && !s.allowInsecureHttp))
