@@ -14,9 +14,7 @@ interface DemoDoc {
 }
 
 /** Writes `demo.yaml` (and its token) into the folder of `path`, every port free; returns the parsed shipped config. */
-export async function demoConfigOnFreePorts(
-  path: (name: string) => string,
-): Promise<{
+export async function demoConfigOnFreePorts(path: (name: string) => string): Promise<{
   config: string;
   shipped: DemoDoc;
   ports: { zk: number; hrms: number; push: number; biotime: number; dahua: number };
