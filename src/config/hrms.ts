@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { webAddress } from './web-address.js';
+import { checkApiPath } from './api-path.js';
+import { hasScheme, webAddress } from './web-address.js';
 
 /** The seed contract's path of the bulk attendance push. */
 export const DEFAULT_ATTENDANCE_PATH = '/api.php/hrm/syncattendanceshiftwise/fetchBulkAttendanceFromAttendanceServer';
@@ -86,7 +87,10 @@ export function checkHrms(h: HrmsFields, ctx: z.RefinementCtx): void {
       });
     }
   }
-  if (!URL.canParse(h.baseUrl)) return;
+  // Without its scheme the address has its own message (webAddress): not a second one here.
+  if (!URL.canParse(h.baseUrl) || !hasScheme(h.baseUrl)) return;
+  const userPath = h.userPath ?? `/api.php/system/${h.serviceWord}/updateUser`;
+  checkApiPath(h, [h.attendancePath, userPath], 'attendancePath', ctx);
   const u = new URL(h.baseUrl);
   if (u.protocol === 'https:') return;
   if (u.protocol !== 'http:') {

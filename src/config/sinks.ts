@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { checkHrms, completeHrms, hrmsFields, isLoopbackHost, type HrmsConfig } from './hrms.js';
-import { webAddress } from './web-address.js';
+import { checkApiPath } from './api-path.js';
+import { hasScheme, webAddress } from './web-address.js';
 import { EXIT, ExitError } from '../util/exit-codes.js';
 import { terminalName, timezone } from './terminals.js';
 
@@ -28,10 +29,13 @@ const sinkName = terminalName.describe(
   "a name of the sink's own, used in the status and by punches --sink, and by terminals' sinks: (e.g. erp)",
 );
 const concurrency = z.number().int().min(1).max(16).default(4);
+/** The paths punchgate adds to a Frappe site's and an Odoo server's address (src/sinks/frappe, odoo/api.ts). */
+const FRAPPE_API_PATHS = ['/api/method', '/api/resource'];
+const ODOO_API_PATHS = ['/json/2', '/jsonrpc', '/web/version'];
 
 /** https, or http to a loopback host, or http where allowInsecureHttp says so. */
 function checkHttps(s: { baseUrl: string; allowInsecureHttp: boolean }, ctx: z.RefinementCtx): void {
-  if (!URL.canParse(s.baseUrl)) return;
+  if (!URL.canParse(s.baseUrl) || !hasScheme(s.baseUrl)) return;
   const u = new URL(s.baseUrl);
   if (u.protocol === 'https:') return;
   if (u.protocol !== 'http:' || (!isLoopbackHost(u.hostname) && !s.allowInsecureHttp))
@@ -86,7 +90,8 @@ const frappeSinkSchema = z
     /** The site's zone (System Settings → Time Zone): punch times and shift syncs converted to it. */
     timezone: timezone.optional(),
   })
-  .superRefine(checkHttps);
+  .superRefine(checkHttps)
+  .superRefine((s, ctx) => checkApiPath(s, FRAPPE_API_PATHS, 'its API path /api/method/...', ctx));
 
 const odooSinkSchema = z
   .strictObject({
@@ -116,7 +121,8 @@ const odooSinkSchema = z
     /** How long the employees read from Odoo are used before they are read again. */
     employeeCacheSeconds: z.number().int().min(0).default(300),
   })
-  .superRefine(checkHttps);
+  .superRefine(checkHttps)
+  .superRefine((s, ctx) => checkApiPath(s, ODOO_API_PATHS, 'its API paths /json/2/..., /jsonrpc, /web/version', ctx));
 
 export const sinkSchema = z.discriminatedUnion('kind', [seedSinkSchema, frappeSinkSchema, odooSinkSchema]);
 export const sinkListSchema = z.array(sinkSchema).default([]);

@@ -8,17 +8,31 @@ import { z } from 'zod';
  * The secret goes in the file its setting names. A proxy address (`hrms.proxy`) is not one of
  * these: its credentials are used, and kept out of every output (src/hrms/proxy.ts).
  */
+/** Written with its scheme and `//` (`https://host`), not `host:port`, which URL reads as a scheme. */
+export function hasScheme(address: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(address);
+}
+
 export function webAddress(shape: string, opts: { httpOnly?: boolean } = {}) {
-  return z
-    .string()
-    .refine(
-      (s) => URL.canParse(s) && (!opts.httpOnly || /^https?:$/.test(new URL(s).protocol)),
-      opts.httpOnly ? 'must be an http:// or https:// URL' : `must be a URL such as ${shape}`,
-    )
-    .refine(
-      (s) => !URL.canParse(s) || (new URL(s).username === '' && new URL(s).password === ''),
-      'must not hold a user name or password (user:password@): punchgate does not send them; put the secret in the file its setting names (tokenFile, passwordFile...) and write the address without it',
-    );
+  return (
+    z
+      .string()
+      .refine(
+        (s) => URL.canParse(s) && (!opts.httpOnly || /^https?:$/.test(new URL(s).protocol)),
+        opts.httpOnly ? 'must be an http:// or https:// URL' : `must be a URL such as ${shape}`,
+      )
+      // `hr.example.com:443` and `localhost:8080` parse as URLs of the schemes `hr.example.com:` and
+      // `localhost:`: said as a missing scheme with what was written (it was a bare "must be an
+      // https:// URL", the value not shown; found by a new-user trial).
+      .refine(
+        (s) => !URL.canParse(s) || (opts.httpOnly === true && !/^https?:$/.test(new URL(s).protocol)) || hasScheme(s),
+        `must begin with its scheme and two slashes, such as ${shape}`,
+      )
+      .refine(
+        (s) => !URL.canParse(s) || (new URL(s).username === '' && new URL(s).password === ''),
+        'must not hold a user name or password (user:password@): punchgate does not send them; put the secret in the file its setting names (tokenFile, passwordFile...) and write the address without it',
+      )
+  );
 }
 
 /**

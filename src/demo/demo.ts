@@ -11,11 +11,14 @@ import { cliEntry } from '../util/package-paths.js';
 import { handleSignals } from '../util/signals.js';
 import { startDemoHrms } from './hrms-sims.js';
 import { startDemoHttpTerminals } from './http-terminals.js';
+import { startOnDemoPort, stopAndThrow } from './port-taken.js';
 import { writeDemoRunConfig, type DemoHrms } from './run-config.js';
 
 export interface DemoOptions {
   /** The demo config (config/demo.yaml): the daemon runs a config written from it (run-config.ts). */
   configPath: string;
+  /** The demo config a message tells to copy (the installed one, where configPath is a temporary copy). */
+  configShown: string;
   /** The HRMS simulated and delivered to. */
   hrms: DemoHrms;
   /** The terminal kinds simulated (the demo config's terminals of other kinds are left out). */
@@ -110,35 +113,45 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     destination: { write: (s: string) => void say(out, 'terminal', s.trimEnd().replace(LOG_TIME, '')) },
   });
   const zk = config.terminals.find((t) => t.kind === 'zk');
+  const where = { demoConfig: opts.configShown };
   const terminal =
     zk?.kind === 'zk'
-      ? await startTerminalSim({
-          host: zk.host,
-          port: zk.port,
-          serialNumber: 'DEMO0001',
-          logger: simLogger,
-          users: [0, 1, 2, 3].map((i) => ({
-            uid: i + 1,
-            userId: String(DEMO_CODES.zk + i),
-            name: `Demo User ${i + 1}`,
-          })),
-          punches: [],
-        })
+      ? await startOnDemoPort(
+          { ...where, what: 'ZK terminal simulator', address: `${zk.host}:${zk.port}`, key: `${zk.name}'s port` },
+          () =>
+            startTerminalSim({
+              host: zk.host,
+              port: zk.port,
+              serialNumber: 'DEMO0001',
+              logger: simLogger,
+              users: [0, 1, 2, 3].map((i) => ({
+                uid: i + 1,
+                userId: String(DEMO_CODES.zk + i),
+                name: `Demo User ${i + 1}`,
+              })),
+              punches: [],
+            }),
+        )
       : undefined;
-  const hrms = await startDemoHrms({
-    hrms: opts.hrms,
-    baseUrl: sink.baseUrl,
-    secrets: run.secrets,
-    codes: ALL_DEMO_CODES,
-    log: (line) => say(out, 'hrms', line),
-  });
+  const hrms = await startOnDemoPort(
+    { ...where, what: 'HRMS simulator', address: new URL(sink.baseUrl).host, key: 'hrms.baseUrl' },
+    () =>
+      startDemoHrms({
+        hrms: opts.hrms,
+        baseUrl: sink.baseUrl,
+        secrets: run.secrets,
+        codes: ALL_DEMO_CODES,
+        log: (line) => say(out, 'hrms', line),
+      }),
+  ).catch((e: unknown) => stopAndThrow([terminal], e));
   const http = await startDemoHttpTerminals({
     terminals: config.terminals,
     passwords: { biotime: run.secrets.biotime, dahua: run.secrets.dahua },
     codes: DEMO_CODES,
     punchEveryMs: opts.punchEverySeconds * 1000,
     say: (who, line) => say(out, who, line),
-  });
+    demoConfig: opts.configShown,
+  }).catch((e: unknown) => stopAndThrow([terminal, hrms], e));
   say(
     out,
     'demo',

@@ -1,5 +1,6 @@
 import { SIM_TERMINALS, startBiotimeSim, transaction, type BiotimeSim } from '../sim/biotime/index.js';
 import { startDahuaSim, type DahuaSim } from '../sim/dahua/index.js';
+import { startOnDemoPort, stopAndThrow } from './port-taken.js';
 
 /** The demo's terminals that punchgate reads over HTTP: a BioTime server and a Dahua terminal. */
 export interface DemoHttpTerminals {
@@ -26,6 +27,8 @@ export async function startDemoHttpTerminals(o: {
   codes: { biotime: number; dahua: number };
   punchEveryMs: number;
   say: (who: string, line: string) => void;
+  /** The demo config, named in the message when a simulator's port is taken (port-taken.ts). */
+  demoConfig: string;
 }): Promise<DemoHttpTerminals> {
   const timers: NodeJS.Timeout[] = [];
   const sims: Array<BiotimeSim | DahuaSim> = [];
@@ -36,12 +39,16 @@ export async function startDemoHttpTerminals(o: {
   };
   const bio = o.terminals.find((t) => t.kind === 'biotime');
   if (bio?.baseUrl) {
-    const sim = await startBiotimeSim({
-      host: '127.0.0.1',
-      port: Number(new URL(bio.baseUrl).port),
-      username: 'admin',
-      password: o.passwords.biotime!,
-    });
+    const port = Number(new URL(bio.baseUrl).port);
+    const sim = await startOnDemoPort(
+      {
+        what: 'BioTime server simulator',
+        address: `127.0.0.1:${port}`,
+        key: `${bio.name}'s baseUrl`,
+        demoConfig: o.demoConfig,
+      },
+      () => startBiotimeSim({ host: '127.0.0.1', port, username: 'admin', password: o.passwords.biotime! }),
+    );
     sims.push(sim);
     started.push(`BioTime server simulator on ${sim.url} (${bio.name})`);
     every(o.punchEveryMs * 1.3, (n) => {
@@ -54,12 +61,25 @@ export async function startDemoHttpTerminals(o: {
   }
   const dahua = o.terminals.find((t) => t.kind === 'dahua');
   if (dahua?.port) {
-    const sim = await startDahuaSim({
-      host: '127.0.0.1',
-      port: dahua.port,
-      username: 'admin',
-      password: o.passwords.dahua!,
-      utcOffsetMinutes: 0,
+    const port = dahua.port;
+    const sim = await startOnDemoPort(
+      {
+        what: 'Dahua terminal simulator',
+        address: `127.0.0.1:${port}`,
+        key: `${dahua.name}'s port`,
+        demoConfig: o.demoConfig,
+      },
+      () =>
+        startDahuaSim({
+          host: '127.0.0.1',
+          port,
+          username: 'admin',
+          password: o.passwords.dahua!,
+          utcOffsetMinutes: 0,
+        }),
+    ).catch(async (e: unknown) => {
+      timers.forEach(clearInterval);
+      return stopAndThrow(sims, e);
     });
     sims.push(sim);
     started.push(`Dahua terminal simulator on ${sim.url} (${dahua.name})`);

@@ -120,7 +120,10 @@ export function writeDemoRunConfig(baseConfig: string, hrms: DemoHrms, kinds: re
   if (hrms === 'seed') {
     // Copied into a 0600 file beside the run config, as the other sinks' secrets are: the
     // repository's copy is as git checks it out (0644), which check and run warn about.
-    secrets.seedToken = readFileSync(at(doc.hrms.tokenFile), 'utf8').trim();
+    // A copy of the demo config (demo.md: to move its ports) often leaves demo-token behind: it
+    // is a throwaway for the simulator, so one is made up, as the other sinks' secrets are.
+    const tokenFile = at(doc.hrms.tokenFile);
+    secrets.seedToken = existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : made();
     doc.hrms.tokenFile = writeSecret(dir, 'demo-token', secrets.seedToken);
   } else {
     delete doc.hrms;

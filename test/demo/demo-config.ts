@@ -14,9 +14,11 @@ interface DemoDoc {
 }
 
 /** Writes `demo.yaml` (and its token) into the folder of `path`, every port free; returns the parsed shipped config. */
-export async function demoConfigOnFreePorts(
-  path: (name: string) => string,
-): Promise<{ config: string; shipped: DemoDoc }> {
+export async function demoConfigOnFreePorts(path: (name: string) => string): Promise<{
+  config: string;
+  shipped: DemoDoc;
+  ports: { zk: number; hrms: number; push: number; biotime: number; dahua: number };
+}> {
   const [zk, hrms, push, biotime, dahua] = await Promise.all([
     freePort(),
     freePort(),
@@ -39,5 +41,5 @@ export async function demoConfigOnFreePorts(
     stringify({ ...demo, journal: { path: 'journal.db' }, status: { ...demo.status, path: 'status.txt' } }),
   );
   copyFileSync('config/demo-token', path('demo-token'));
-  return { config, shipped };
+  return { config, shipped, ports: { zk, hrms, push, biotime, dahua } };
 }

@@ -14,7 +14,7 @@ import { action } from '../common.js';
  * place for data as root): there the demo runs on a copy in a fresh temporary folder, removed
  * when the demo ends.
  */
-function shippedDemo(): { config: string; cleanup?: () => void } {
+function shippedDemo(): { config: string; shown?: string; cleanup?: () => void } {
   const root = packageRoot();
   const config = join(root, 'config', 'demo.yaml');
   if (existsSync(join(root, 'src'))) return { config };
@@ -22,7 +22,12 @@ function shippedDemo(): { config: string; cleanup?: () => void } {
   mkdirSync(join(dir, 'config'));
   for (const f of ['demo.yaml', 'demo-token']) copyFileSync(join(root, 'config', f), join(dir, 'config', f));
   process.stdout.write(`[demo    ] the demo's journal and status log are in ${dir} until it ends\n`);
-  return { config: join(dir, 'config', 'demo.yaml'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    config: join(dir, 'config', 'demo.yaml'),
+    // The copy is removed when the demo ends: a message says to copy the installed one.
+    shown: config,
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 export function registerDemo(program: Command): void {
@@ -42,10 +47,13 @@ export function registerDemo(program: Command): void {
       action(async (opts: { demoConfig?: string; punchEvery: string; hrms: string; terminals?: string }) => {
         const hrms = parseDemoHrms(opts.hrms);
         const terminals = parseDemoTerminals(opts.terminals);
-        const demo = opts.demoConfig ? { config: opts.demoConfig } : shippedDemo();
+        const demo: { config: string; shown?: string; cleanup?: () => void } = opts.demoConfig
+          ? { config: opts.demoConfig }
+          : shippedDemo();
         try {
           return await runDemo({
             configPath: demo.config,
+            configShown: demo.shown ?? demo.config,
             hrms,
             terminals,
             punchEverySeconds: Number(opts.punchEvery) || 3,
