@@ -735,7 +735,7 @@ export const ALERT = {
     }
     const waiting =
       names.push.length > 0
-        ? `push terminals ${names.push.join(', ')} cannot send their punches (they wait on the terminals)`
+        ? `${names.push.length === 1 ? 'push terminal' : 'push terminals'} ${names.push.join(', ')} cannot send their punches (they wait on the ${names.push.length === 1 ? 'terminal' : 'terminals'})`
         : 'push terminals cannot send their punches (they wait on the terminals)';
     const posting = names.posting.length;
     const polled =

@@ -3,6 +3,7 @@ import { parseConfig } from '../../src/config/load.js';
 import { Journal } from '../../src/journal/index.js';
 import { PushStore } from '../../src/journal/push-store.js';
 import { buildStatus, formatStatus } from '../../src/status/index.js';
+import { ALERT } from '../../src/status/alert-words.js';
 import { listenerFacts } from '../../src/status/listeners.js';
 import type { ListenerFact } from '../../src/util/listener-fact.js';
 import { ListenerTrouble } from '../../src/util/listener-fact.js';
@@ -143,5 +144,15 @@ describe('a port the daemon cannot take, in the status', () => {
     expect(t.listening()).toBe(true);
     expect(t.listening()).toBe(false);
     expect(t.fact('push', 'x:1', true)).toMatchObject({ up: true, downSince: null, code: null });
+  });
+});
+
+describe('the push receiver alert, one terminal', () => {
+  it('says "push terminal lobby ... the terminal" for one, not the plural (found by a new-user trial)', () => {
+    const a = ALERT.listenerDown(
+      { listener: 'push', listen: '0.0.0.0:8081', up: false, downSince: null, code: 'EADDRINUSE', nextTryAt: null },
+      { push: ['lobby'], posting: [] },
+    );
+    expect(a.cause).toContain('push terminal lobby cannot send their punches (they wait on the terminal)');
   });
 });
