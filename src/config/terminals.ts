@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { validate as validCron } from 'node-cron';
+import { nearMiss } from './near-miss.js';
 import { webAddress } from './web-address.js';
 import { ATTENDANCE_STATUS_STATES } from '../punch/states.js';
 
@@ -10,14 +11,25 @@ export const terminalName = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, ".", "_" or "-"');
 
 /** An IANA zone name this Node knows (its ICU data). */
-export const timezone = z.string().refine((tz) => {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}, 'must be an IANA time zone name such as Europe/Berlin');
+export const timezone = z.string().refine(
+  (tz) => {
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: tz });
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  {
+    // A zone misspelt by a letter (`Europe/Berln`) is named: found by a new-user trial.
+    error: (issue) => {
+      const expected = 'must be an IANA time zone name such as Europe/Berlin';
+      if (typeof issue.input !== 'string') return expected;
+      const hint = nearMiss(issue.input, Intl.supportedValuesOf('timeZone'));
+      return hint ? `${expected}, got the text ${JSON.stringify(issue.input)} (did you mean "${hint}"?)` : expected;
+    },
+  },
+);
 
 /**
  * A polled terminal's `schedule`: a cron expression as node-cron reads it (5 fields, or 6 with

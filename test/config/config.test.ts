@@ -79,6 +79,10 @@ describe('config', () => {
     expect(problems({ ...base, terminals: [{ name: 'g', kind: 'zk', host: 'h', timezone: 'Mars/Base' }] })).toEqual([
       'terminals[0] (g).timezone: must be an IANA time zone name such as Europe/Berlin, got the text "Mars/Base"',
     ]);
+    // A zone a letter off is named (found by a new-user trial).
+    expect(problems({ ...base, terminals: [{ name: 'g', kind: 'zk', host: 'h', timezone: 'Europe/Berln' }] })).toEqual([
+      'terminals[0] (g).timezone: must be an IANA time zone name such as Europe/Berlin, got the text "Europe/Berln" (did you mean "Europe/Berlin"?)',
+    ]);
   });
 
   it('exits 78 with path: message lines on a bad config, and names YAML syntax errors with their line', () => {
