@@ -48,7 +48,7 @@ export class TokenSource {
     try {
       st = statSync(file);
     } catch (e) {
-      throw new TokenUnavailableError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw new TokenUnavailableError(`cannot read ${file} ${readProblem(e)}`);
     }
     const c = this.cached;
     const stamp = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
@@ -57,7 +57,7 @@ export class TokenSource {
     try {
       text = readFileSync(file, 'utf8');
     } catch (e) {
-      throw new TokenUnavailableError(`cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw new TokenUnavailableError(`cannot read ${file} ${readProblem(e)}`);
     }
     // The unit's SetCredential=token:\n stands in when LoadCredential= found no file: no token.
     if (file === credentialPath(env) && !text.trim()) throw new TokenUnavailableError(this.noCredential());
@@ -73,18 +73,34 @@ export class TokenSource {
     if (!configured) {
       return `no token configured: put the token in /etc/punchgate/token (the file the unit's LoadCredential=token: names), hrms.tokenFile or PUNCHGATE_HRMS_TOKEN`;
     }
-    let why = 'not readable';
+    let why = '(not readable)';
     try {
       accessSync(configured, constants.R_OK);
     } catch (e) {
-      why = (e as NodeJS.ErrnoException).code ?? why;
+      why = readProblem(e);
     }
-    return `cannot read ${configured} (${why}), and the systemd credential "token" is empty: put the token in ${configured}`;
+    return `cannot read ${configured} ${why}, and the systemd credential "token" is empty: put the token in ${configured}`;
   }
 }
 
 const credentialPath = (env: NodeJS.ProcessEnv) =>
   env.CREDENTIALS_DIRECTORY ? join(env.CREDENTIALS_DIRECTORY, 'token') : undefined;
+
+/** A read's failure with its code and plain words (`(ENOENT): no such file`), as the config file's: found by a new-user trial. */
+function readProblem(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  const words =
+    code === 'ENOENT'
+      ? 'no such file'
+      : code === 'EACCES' || code === 'EPERM'
+        ? 'permission denied'
+        : code === 'EISDIR'
+          ? 'a folder, not a file'
+          : code === 'ENOTDIR'
+            ? 'a part of its path is not a folder'
+            : undefined;
+  return words ? `(${code}): ${words}` : `(${code ?? 'error'})`;
+}
 
 const NO_TOKEN = 'no token configured: put the token in hrms.tokenFile or PUNCHGATE_HRMS_TOKEN';
 

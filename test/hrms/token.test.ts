@@ -73,7 +73,7 @@ describe('TokenSource', () => {
       "no token configured: put the token in /etc/punchgate/token (the file the unit's LoadCredential=token: names), hrms.tokenFile or PUNCHGATE_HRMS_TOKEN",
     );
     expect(() => new TokenSource({ tokenFile: tmp.path('gone'), env, secrets: new Secrets() }).get()).toThrow(
-      `cannot read ${tmp.path('gone')} (ENOENT), and the systemd credential "token" is empty: put the token in ${tmp.path('gone')}`,
+      `cannot read ${tmp.path('gone')} (ENOENT): no such file, and the systemd credential "token" is empty: put the token in ${tmp.path('gone')}`,
     );
     // The token from the environment wins over the empty credential.
     expect(new TokenSource({ env: { ...env, PUNCHGATE_HRMS_TOKEN: 'env-token' }, secrets: new Secrets() }).get()).toBe(
