@@ -8,6 +8,7 @@ import { lastBackupFile, recordBackup } from '../../journal/last-backup.js';
 import { makeBackupFolder, newBackupPath, ownBackupsFilling, pruneBackups } from '../../journal/backup-folder.js';
 import { SCHEMA_VERSION } from '../../journal/migrations.js';
 import { restoreJournal } from '../../journal/restore.js';
+import type { SealCheck } from '../../journal/backup-seal.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { foreignLinkOnPath } from '../../util/private-file.js';
 import { action, loadContext } from '../common.js';
@@ -47,6 +48,15 @@ function isFolderTarget(path: string, keep: boolean): boolean {
   } catch {
     return path.endsWith('/') || !/.\.[^.]+$/.test(basename(path)) || (keep && !/\.db$/i.test(path));
   }
+}
+
+/** What restore says of a backup it could not verify (backup-seal.ts), or undefined when it could. */
+export function sealWarning(file: string, seal: SealCheck): string | undefined {
+  if (seal.state === 'none')
+    return `warning: ${file} carries no digest of its content (made by a punchgate before backups were sealed, or a copy of a stopped journal): SQLite's check passed, but a byte changed inside a punch cannot be found; compare the restored punches with the terminals' logs or the HRMS if in doubt`;
+  if (seal.state === 'changed')
+    return `warning: ${file} was restored with --force although ${seal.why}: some punches may differ from what was journalled; compare them with the terminals' logs or the HRMS`;
+  return undefined;
 }
 
 export function registerBackup(program: Command): void {
@@ -175,6 +185,8 @@ export function registerBackup(program: Command): void {
           );
         lines.push('next: start punchgate (sudo systemctl start punchgate), then punchgate status');
         process.stdout.write(`${lines.join('\n')}\n`);
+        const unsure = sealWarning(file, r.seal);
+        if (unsure) process.stderr.write(`${unsure}\n`);
       }),
     );
 }
