@@ -109,7 +109,7 @@ export function registerBackup(program: Command): void {
           if (!folder) {
             // The journal's own files first: --force never writes over them.
             refuseJournalFiles(config.journal.path, file);
-            refuseOverwrite(file, config.site, opts.force ?? false);
+            refuseOverwrite(file, config.site, opts.force ?? false, config.journal.path);
           }
           done = await backupJournal(config.journal.path, file);
         } catch (e) {
