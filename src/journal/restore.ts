@@ -143,7 +143,7 @@ function refuseSharedFile(journalPath: string): void {
 }
 
 /** The backup file must be readable, and whole in itself (not a journal in use with its -wal beside it). */
-function checkBackupFile(path: string, journalPath: string): void {
+export function checkBackupFile(path: string, journalPath: string): void {
   let st;
   try {
     st = statSync(path);
@@ -177,7 +177,7 @@ export function emptyBackupWords(path: string): string {
   );
 }
 
-function openBackup(backupPath: string): Database {
+export function openBackup(backupPath: string): Database {
   try {
     return new Database(backupPath, { readonly: true, fileMustExist: true });
   } catch (e) {

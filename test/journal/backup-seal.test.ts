@@ -5,6 +5,7 @@ import { backupJournal } from '../../src/journal/backup.js';
 import { checkSeal } from '../../src/journal/backup-seal.js';
 import { Journal } from '../../src/journal/index.js';
 import { restoreJournal } from '../../src/journal/restore.js';
+import { verifyBackup } from '../../src/journal/verify-backup.js';
 import { schemaProblems } from '../../src/journal/schema-check.js';
 import { Database } from '../../src/journal/sqlite-driver.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -98,6 +99,21 @@ describe('a backup whose bytes were changed inside a row is not restored in sile
     expect(r2.seal).toEqual({ state: 'none' });
     expect(sealWarning(backup, r2.seal)).toMatch(/carries no digest of its content .* cannot be found/);
     expect(codes(t.path('new2.db'))).toHaveLength(20);
+  });
+
+  it('restore --check finds the same without restoring (the journal untouched): a sealed backup passes, a changed one is refused, an unsealed one passes unverified', async () => {
+    const { t, journal, backup } = await journalWithBackup(40);
+    expect(verifyBackup(backup, journal)).toMatchObject({ seal: { state: 'ok' }, summary: { punches: 40 } });
+    const changed = t.path('changed.db');
+    writeFileSync(changed, readFileSync(backup));
+    flip(changed, '700111', '700811');
+    expect(() => verifyBackup(changed, journal)).toThrow(
+      `${changed} would not be restored: what it holds does not match the digest written into it when it was made`,
+    );
+    const old = new Database(backup);
+    old.exec('DROP TABLE backup_seal');
+    old.close();
+    expect(verifyBackup(backup, journal)).toMatchObject({ seal: { state: 'none' }, summary: { punches: 40 } });
   });
 
   it('a flipped time of a punch is found too, and a seal of another shape is not trusted', async () => {
