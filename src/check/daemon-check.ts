@@ -53,6 +53,9 @@ export function checkDaemon(config: Config, clock: Clock, opts: { required: bool
   // and passed (found by an adversarial trial: PASS while a BEGIN IMMEDIATE held it 20 s).
   const busy = journalBusy(path, clock);
   if (busy) return warn('daemon', `punchgate run is running, but ${busy.cause}`, busy.fix);
+  // Running, with its checkpoints on its main thread since the checkpoint thread failed: the status's words.
+  const checkpoints = checkpointsFailed(path);
+  if (checkpoints) return warn('daemon', `punchgate run is running, but ${checkpoints.cause}`, checkpoints.fix);
   const running_ = runningConfig(path);
   const on = running_ ? `; ${describeRunningConfig(running_)}` : '';
   const pid = OwnerLock.holderPid(config.journal.path);
@@ -80,6 +83,20 @@ function journalBusy(statusPath: string | undefined, clock: Clock): Alert | unde
     const since = j?.busySince ? Date.parse(j.busySince) : NaN;
     if (!j || !Number.isFinite(since) || clock.now() - since < BUSY_ALERT_MS) return undefined;
     return ALERT.journalBusy(clock.now() - since, j.heldPunches, j.path, Array.isArray(r.terminals) ? r.terminals : []);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The checkpoint alert of the daemon's status.json, while it says its checkpoint thread failed. */
+function checkpointsFailed(statusPath: string | undefined): Alert | undefined {
+  if (!statusPath) return undefined;
+  try {
+    const c = (JSON.parse(readFileSync(statusJsonPath(statusPath), 'utf8')) as Partial<StatusReport>).journal
+      ?.checkpoints;
+    if (c?.thread !== 'failed') return undefined;
+    const at = c.failedAt ? Date.parse(c.failedAt) : NaN;
+    return ALERT.checkpointsOnMainThread(Number.isFinite(at) ? at : null, c.error ?? null, c.failures ?? 1);
   } catch {
     return undefined;
   }

@@ -240,6 +240,7 @@ export class Daemon {
         buildStatus(this.journal, this.config, this.ctx.clock.now(), {
           live: {
             journalBusySince: this.journal.busySince(),
+            checkpoints: this.journal.checkpointState(),
             heldPunches: this.sources.held(),
             config: this.configWatch.status(),
             clockSteps: this.clockSteps.recent(),

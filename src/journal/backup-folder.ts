@@ -78,16 +78,11 @@ export function makeBackupFolder(folder: string, journalPath: string): boolean {
 }
 
 /**
- * Whether `path` is a backup punchgate made of `site`'s journal (or of one with no punches yet),
- * carrying the backup mark (a copy without it is not): the only file `punchgate backup FILE`
- * writes over without --force.
+ * What a backup file holds, for ordering (--keep) and for `backup FILE` writing over it
+ * (backup-overwrite.ts): whether it carries the mark; undefined when it is not a backup of
+ * `site` punchgate made (or, without the mark, a single-file journal of exactly its schema).
  */
-export function isMarkedBackupOfSite(path: string, site: string): boolean {
-  return backupContent(path, site)?.marked === true;
-}
-
-/** What a backup file holds, for ordering; undefined when it is not a backup punchgate made. */
-function backupContent(path: string, site: string): { newestRow: number; marked: boolean } | undefined {
+export function backupContent(path: string, site: string): { newestRow: number; marked: boolean } | undefined {
   // The header first, read as bytes: SQLite is not let near a file in WAL mode (it would make a
   // -wal and -shm beside a file that is not ours). A backup is always a single file.
   const header = Buffer.alloc(100);

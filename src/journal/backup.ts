@@ -2,6 +2,7 @@ import { closeSync, constants, fdatasyncSync, fsyncSync, openSync, renameSync, r
 import { basename, dirname, join } from 'node:path';
 import { describeJournalFailure, isBusyJournalError, JournalBusyError, JournalUnusableError } from './errors.js';
 import { BACKUP_APPLICATION_ID } from './backup-mark.js';
+import { sealBackup } from './backup-seal.js';
 import { emptyJournalError, refuseForeign } from './open-db.js';
 import { Database } from './sqlite-driver.js';
 import { asFolderWriter } from '../util/folder-writer.js';
@@ -216,7 +217,7 @@ async function writeCopy(src: Database, journalPath: string, target: string, par
   return summary;
 }
 
-/** Makes the copy a single file (no -wal), checks it, and counts what it holds. */
+/** Makes the copy a single file (no -wal), checks it, seals it (backup-seal.ts) and counts what it holds. */
 function sealCopy(partial: string, target: string): JournalSummary {
   let db: Database | undefined;
   try {
@@ -232,6 +233,8 @@ function sealCopy(partial: string, target: string): JournalSummary {
         `(the backup just made) fails SQLite's check: ${check}`,
         'the journal itself is probably damaged: run punchgate check, and keep the backups you have',
       );
+    // A digest of what it holds, checked by restore: a byte changed inside a row later is found.
+    sealBackup(db);
     return summarize(db, partial);
   } catch (e) {
     if (e instanceof JournalUnusableError) throw e;

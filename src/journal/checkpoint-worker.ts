@@ -14,6 +14,29 @@ export const CHECKPOINT_INTERVAL_MS = 1000;
  * The next 1000 rows written or delivered start one again (a few milliseconds of a core).
  */
 export const CHECKPOINT_RETIRE_MS = 30_000;
+/**
+ * After the worker failed, a new one is started no sooner than this (doubling with each failure in
+ * a row, up to CHECKPOINT_RETRY_MAX_MS), at the next CHECKPOINT_KICK_ROWS rows written: a failure
+ * is often passing (a disk full for a while), and one that is not costs a warning per wait.
+ */
+export const CHECKPOINT_RETRY_MS = 30_000;
+export const CHECKPOINT_RETRY_MAX_MS = 30 * 60_000;
+
+/** How the journal's checkpoints run, for the status (Journal.checkpointState). */
+export interface CheckpointState {
+  /**
+   * `running`: in the worker thread; `idle`: on the main thread, little written (no thread needed);
+   * `failed`: on the main thread since the thread failed (a new one is tried later);
+   * `restarted`: a new thread started after a failure, no checkpoint of its own completed yet.
+   */
+  thread: 'running' | 'idle' | 'failed' | 'restarted';
+  /** Epoch ms of the last failure (null: none since the last checkpoint of a thread). */
+  failedAt: number | null;
+  error: string | null;
+  /** Failures in a row. */
+  failures: number;
+}
+
 /** How long closing waits for the worker to finish a checkpoint and let the file go. */
 const CLOSE_WAIT_MS = 5000;
 
@@ -84,8 +107,13 @@ parentPort.on('message', (m) => {
 
 export interface CheckpointWorkerOptions {
   logger?: Logger;
-  /** The worker failed (an error thrown, the thread gone): the journal checkpoints itself from now on. */
-  onFailed: () => void;
+  /**
+   * The worker failed (an error thrown, the thread gone), with why: the journal checkpoints itself
+   * until it starts a new worker (journal.ts: a disk that was full for a while is free again later).
+   */
+  onFailed: (why: string) => void;
+  /** A checkpoint that was not busy completed (the journal says the thread is back after a failure). */
+  onProgress?: () => void;
   intervalMs?: number;
   /** Tests: every checkpoint of the worker throws this message. */
   failWith?: string;
@@ -107,7 +135,8 @@ export type CheckpointTuning = Pick<CheckpointWorkerOptions, 'intervalMs' | 'fai
  * disk sync of the database file. The daemon's connection turns it off (wal_autocheckpoint = 0)
  * and this worker's own connection does the work. At most one checkpoint runs at a time (the
  * worker is one thread and a checkpoint is one synchronous call there). Its failure is logged,
- * never fatal: `onFailed` lets the journal go back to checkpointing itself.
+ * never fatal: `onFailed` lets the journal go back to checkpointing itself, and start a new worker
+ * later (a failure is often passing: a disk full for a while).
  */
 export class CheckpointWorker {
   private readonly worker: Worker;
@@ -188,7 +217,10 @@ export class CheckpointWorker {
     if (m.kind === 'done') {
       this.asked = false;
       this.completed++;
-      if (!m.busy) this.progressed++;
+      if (!m.busy) {
+        this.progressed++;
+        this.opts.onProgress?.();
+      }
       this.last = { busy: m.busy, log: m.log, checkpointed: m.checkpointed };
       const idle = this.elapsed() - this.lastUsed >= (this.opts.retireAfterMs ?? CHECKPOINT_RETIRE_MS);
       if (this.opts.onIdle && idle && !m.busy && m.log === m.checkpointed) {
@@ -212,10 +244,10 @@ export class CheckpointWorker {
     this.ended = true;
     this.opts.logger?.warn(
       { err: why },
-      'the journal checkpoint thread failed; the journal checkpoints on its main thread from now on (nothing is lost; under heavy load the daemon answers a little more slowly)',
+      'the journal checkpoint thread failed; the journal checkpoints on its main thread until a new thread is started (nothing is lost; under heavy load the daemon answers a little more slowly)',
     );
     void this.worker.terminate().catch(() => undefined);
-    this.opts.onFailed();
+    this.opts.onFailed(why);
   }
 }
 

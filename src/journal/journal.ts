@@ -56,7 +56,14 @@ import type {
   PunchState,
 } from './types.js';
 import { WalSync } from './wal-sync.js';
-import { CHECKPOINT_KICK_ROWS, CheckpointWorker, type CheckpointTuning } from './checkpoint-worker.js';
+import {
+  CHECKPOINT_KICK_ROWS,
+  CHECKPOINT_RETRY_MAX_MS,
+  CHECKPOINT_RETRY_MS,
+  CheckpointWorker,
+  type CheckpointState,
+  type CheckpointTuning,
+} from './checkpoint-worker.js';
 import { WriteGate } from './write-gate.js';
 import { owedToRemovedSinks, removedSinkWords, type RemovedSinkOwed } from './removed-sinks.js';
 import { FutureJudge, signed, type FutureCall } from './future-judge.js';
@@ -269,6 +276,13 @@ export class Journal implements PunchSink, DeliveryQueue {
   /** The worker's completed checkpoints at the last fallback look (wrote). */
   private checkpointsSeen = 0;
   private checkpointerStuck = false;
+  /**
+   * The last failure of the checkpoint worker, until a new one completes a checkpoint: the journal
+   * checkpoints on its main thread meanwhile, and starts a new worker once `retryAt` (elapsed ms)
+   * has passed (a disk full for a while: the first worker never came back, found by an
+   * adversarial trial). Failures in a row wait longer, up to CHECKPOINT_RETRY_MAX_MS.
+   */
+  private checkpointerFailure: { at: number; why: string; failures: number; retryAt: number } | undefined;
   /** A checkpoint asked for inside a transaction, to run after it (checkpointHere). */
   private checkpointDue = false;
   private pageBytes: number | undefined;
@@ -974,8 +988,32 @@ export class Journal implements PunchSink, DeliveryQueue {
    */
   private deliveryWrote(rows: number): void {
     this.checkpointer?.used();
-    if (this.checkpointerWanted && (this.rowsBeforeCheckpointer += rows) >= CHECKPOINT_KICK_ROWS)
-      this.startCheckpointer();
+    this.countTowardCheckpointer(rows);
+  }
+
+  /** Rows written count toward starting the worker (again after it failed, once its wait is over). */
+  private countTowardCheckpointer(rows: number): void {
+    if (!this.checkpointerWanted || (this.rowsBeforeCheckpointer += rows) < CHECKPOINT_KICK_ROWS) return;
+    const failed = this.checkpointerFailure;
+    if (failed && elapsedMs(this.clock) < failed.retryAt) return;
+    this.startCheckpointer();
+  }
+
+  /**
+   * How the journal's checkpoints run now, for the status: in the worker thread, on the main
+   * thread after the worker failed (since when, why, and when a new one is tried), or on the main
+   * thread because little is written (no worker wanted, or one not started yet).
+   */
+  checkpointState(): CheckpointState {
+    const f = this.checkpointerFailure;
+    if (f)
+      return {
+        thread: this.checkpointer ? 'restarted' : 'failed',
+        failedAt: f.at,
+        error: f.why,
+        failures: f.failures,
+      };
+    return { thread: this.checkpointer ? 'running' : 'idle', failedAt: null, error: null, failures: 0 };
   }
 
   private claimRowsNow(limit: number, opts: ClaimOptions, now: number, holder: string): OutboundPunch[] {
@@ -1336,6 +1374,25 @@ export class Journal implements PunchSink, DeliveryQueue {
       this.checkpointer = undefined;
       if (this.db.open) this.db.pragma('wal_autocheckpoint = 1000');
     };
+    // Failed: the main thread checkpoints meanwhile; a new worker once the wait is over.
+    const failed = (why: string) => {
+      back();
+      const failures = (this.checkpointerFailure?.failures ?? 0) + 1;
+      const wait = Math.min(CHECKPOINT_RETRY_MS * 2 ** (failures - 1), CHECKPOINT_RETRY_MAX_MS);
+      this.checkpointerFailure = { at: this.clock.now(), why, failures, retryAt: elapsedMs(this.clock) + wait };
+      this.checkpointerWanted = opts;
+      this.rowsBeforeCheckpointer = 0;
+      this.checkpointsSeen = 0;
+      this.checkpointerStuck = false;
+    };
+    const progressed = () => {
+      if (!this.checkpointerFailure) return;
+      this.extra.logger?.info(
+        { failedAt: new Date(this.checkpointerFailure.at).toISOString() },
+        'the journal checkpoint thread is back: checkpoints run off the main thread again',
+      );
+      this.checkpointerFailure = undefined;
+    };
     // Idle: the worker has ended; SQLite's automatic checkpoint until the next one starts.
     const idle = () => {
       back();
@@ -1348,7 +1405,8 @@ export class Journal implements PunchSink, DeliveryQueue {
     try {
       this.checkpointer = new CheckpointWorker(this.opts.path, {
         logger: this.extra.logger,
-        onFailed: back,
+        onFailed: failed,
+        onProgress: progressed,
         onIdle: idle,
         elapsed: () => elapsedMs(this.clock),
         ...opts,
@@ -1357,18 +1415,18 @@ export class Journal implements PunchSink, DeliveryQueue {
       // Said at debug level: a test (and an admin looking at threads) can tell when it started.
       this.extra.logger?.debug('the journal checkpoint thread started');
     } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
       this.extra.logger?.warn(
-        { err: e instanceof Error ? e.message : String(e) },
-        'the journal checkpoint thread could not start; the journal checkpoints on its main thread',
+        { err: why },
+        'the journal checkpoint thread could not start; the journal checkpoints on its main thread until a new thread starts',
       );
-      back();
+      failed(why);
     }
   }
 
   /** Counts rows written; after many, a passive checkpoint lets the WAL be cut back to its size limit. */
   private wrote(rows: number): void {
-    if (this.checkpointerWanted && (this.rowsBeforeCheckpointer += rows) >= CHECKPOINT_KICK_ROWS)
-      this.startCheckpointer();
+    this.countTowardCheckpointer(rows);
     this.checkpointer?.wrote(rows);
     this.writtenSinceCheckpoint += rows;
     if (this.writtenSinceCheckpoint < CHECKPOINT_AFTER_ROWS) return;

@@ -16,6 +16,7 @@ import { basename, dirname, join } from 'node:path';
 import { EXIT, ExitError } from '../util/exit-codes.js';
 import { chownPlainFile } from '../util/private-file.js';
 import { summarize, syncFolder, type JournalSummary } from './backup.js';
+import { checkSeal, removeSeal, type SealCheck } from './backup-seal.js';
 import { ClaimHolder } from './claim-holder.js';
 import { describeJournalFailure, JournalUnusableError } from './errors.js';
 import { journalOpeners, otherNamesProblem } from './journal-file.js';
@@ -31,7 +32,10 @@ export interface RestoreOptions {
   backupPath: string;
   /** The config's site: a backup of another site is refused unless `force`. */
   site: string;
-  /** Replace a journal that holds punches not delivered yet (it is kept aside all the same), or restore another site's backup. */
+  /**
+   * Replace a journal that holds punches not delivered yet (it is kept aside all the same), restore
+   * another site's backup, or one whose content no longer matches its seal (the only copy there is).
+   */
   force?: boolean;
   /** Names the file the replaced journal is kept as. */
   now: Date;
@@ -41,6 +45,12 @@ export interface RestoreResult {
   restored: JournalSummary;
   /** Punches claimed for delivery in the backup (by a process of the old box): back in the queue. */
   returnedClaims: number;
+  /**
+   * The backup's seal (backup-seal.ts): `ok` its content is as written; `none` it carries none (made
+   * before backups were sealed, or a copy of a stopped journal): it cannot be verified; `changed`
+   * restored with force although its content is not as written.
+   */
+  seal: SealCheck;
   /** The replaced journal, and where it is kept (null: there was none). */
   replaced: { summary: JournalSummary | null; keptAs: string } | null;
 }
@@ -92,7 +102,7 @@ async function restoreFrom(src: Database, o: RestoreOptions): Promise<RestoreRes
         EXIT.TEMPFAIL,
       );
     await copyBackup(src, backupPath, copy, journalPath);
-    const { summary: restored, returnedClaims } = checkCopy(copy, backupPath, o);
+    const { summary: restored, returnedClaims, seal } = checkCopy(copy, backupPath, o);
     const current = existsSync(journalPath) ? inspectCurrent(journalPath) : null;
     if (current && !o.force) refuseToReplace(journalPath, current);
     matchOwner(copy, journalPath);
@@ -102,7 +112,7 @@ async function restoreFrom(src: Database, o: RestoreOptions): Promise<RestoreRes
     renameSync(copy, journalPath);
     syncFolder(dirname(journalPath));
     for (const id of ClaimHolder.list(journalPath)) ClaimHolder.forget(journalPath, id);
-    return { restored, returnedClaims, replaced };
+    return { restored, returnedClaims, seal, replaced };
   } finally {
     for (const f of [copy, `${copy}-journal`, `${copy}-wal`, `${copy}-shm`]) rmSync(f, { force: true });
     lock.release();
@@ -133,7 +143,7 @@ function refuseSharedFile(journalPath: string): void {
 }
 
 /** The backup file must be readable, and whole in itself (not a journal in use with its -wal beside it). */
-function checkBackupFile(path: string, journalPath: string): void {
+export function checkBackupFile(path: string, journalPath: string): void {
   let st;
   try {
     st = statSync(path);
@@ -167,7 +177,7 @@ export function emptyBackupWords(path: string): string {
   );
 }
 
-function openBackup(backupPath: string): Database {
+export function openBackup(backupPath: string): Database {
   try {
     return new Database(backupPath, { readonly: true, fileMustExist: true });
   } catch (e) {
@@ -206,7 +216,7 @@ function checkCopy(
   copy: string,
   backupPath: string,
   o: RestoreOptions,
-): { summary: JournalSummary; returnedClaims: number } {
+): { summary: JournalSummary; returnedClaims: number; seal: SealCheck } {
   const refuse = (problem: string) =>
     new ExitError(`${backupPath} cannot be restored: ${problem}; nothing was changed`, EXIT.DATAERR);
   const db = new Database(copy, { fileMustExist: true });
@@ -224,6 +234,12 @@ function checkCopy(
     } catch (e) {
       throw refuse(e instanceof JournalUnusableError ? 'it is not a punchgate journal' : String(e));
     }
+    // First: a newer punchgate may seal its backups in a way this one does not know.
+    const schema = db.pragma('user_version', { simple: true }) as number;
+    if (schema > SCHEMA_VERSION)
+      throw refuse(
+        `it was written by a newer punchgate (schema ${schema}; this one knows up to ${SCHEMA_VERSION}): install that punchgate version or a newer one first`,
+      );
     // Exactly the schema punchgate makes at its version: a trigger or view of anyone else's
     // would act on every punch journalled after the restore.
     const foreign = schemaProblems(db);
@@ -232,13 +248,16 @@ function checkCopy(
         `${backupPath} cannot be restored: it holds a schema that is not punchgate's (${foreign.slice(0, 4).join('; ')}${foreign.length > 4 ? `; and ${foreign.length - 4} more` : ''}), and another program's objects can change or drop punches; nothing was changed: ${foreignSchemaFix(backupPath)}`,
         EXIT.IOERR,
       );
-    // The mark that tells a backup from a journal (backup.ts) is not the journal's.
-    db.pragma('application_id = 0');
-    const schema = db.pragma('user_version', { simple: true }) as number;
-    if (schema > SCHEMA_VERSION)
+    // The rows as they were written: SQLite's integrity check sees the file's structure, not a byte
+    // changed inside a row (an employee code, a time), which the seal's digest does.
+    const seal = checkSeal(db);
+    if (seal.state === 'changed' && !o.force)
       throw refuse(
-        `it was written by a newer punchgate (schema ${schema}; this one knows up to ${SCHEMA_VERSION}): install that punchgate version or a newer one first`,
+        `${seal.why}: a byte of it was changed after it was written (a failing disk or copy), so it may hold other punches than were journalled: use another backup (an older one, or another copy of this one); --force restores it anyway`,
       );
+    // The mark that tells a backup from a journal (backup.ts), and its seal, are not the journal's.
+    db.pragma('application_id = 0');
+    removeSeal(db);
     db.pragma('journal_mode = DELETE');
     // Claims of the old box's processes: back to the state they were claimed from, as `punchgate
     // run` does at its start for processes that are gone (schema 1 journals have no claimed_by).
@@ -256,7 +275,7 @@ function checkCopy(
       throw refuse(
         `its punches are of site ${summary.sites.join(', ')}, and this config's site is ${o.site}: check that it is this box's backup (or set site: in the config); --force restores it anyway`,
       );
-    return { summary, returnedClaims };
+    return { summary, returnedClaims, seal };
   } finally {
     db.close();
   }

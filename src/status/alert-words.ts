@@ -201,6 +201,17 @@ export const ALERT = {
     fix: 'a worn SD card or a failing disk does this: look at the kernel log (journalctl -k), and move journal.path to better storage (docs/operate.md)',
   }),
 
+  /**
+   * The checkpoint thread failed (checkpoint-worker.ts): nothing is lost, the daemon copies its
+   * write-ahead log on its main thread meanwhile (slower answers under load) and tries a new thread
+   * after a wait. Said while it lasts, so that a thread that failed for good is not a silent state.
+   */
+  checkpointsOnMainThread: (since: number | null, error: string | null, failures: number): Alert => ({
+    kind: 'journal-checkpoints',
+    cause: `the journal's checkpoint thread failed${since !== null ? ` at ${localTime(since)}` : ''}${failures > 1 ? ` (${failures} times in a row)` : ''}${error ? `: ${error}` : ''}; punches are kept, and the daemon copies its write-ahead log on its main thread meanwhile (it answers terminals a little more slowly under load); a new thread is tried after a wait`,
+    fix: `a full or failing disk does this: free space on the journal's disk (df -h) or look at the kernel log (journalctl -k); the alert ends by itself once a new thread works`,
+  }),
+
   disk: (free: number, almostFull: boolean): Alert => ({
     kind: 'disk',
     cause: `disk ${almostFull ? 'almost full' : 'nearly full'}: only ${humanBytes(free)} free for the journal`,

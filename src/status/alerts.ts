@@ -98,6 +98,8 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
   if (free !== null && free < DISK_WARN_BYTES) out.push(ALERT.disk(free, free < DISK_FAIL_BYTES));
   const sync = r.journal.diskSync;
   if (sync && diskIsSlow(sync)) out.push(ALERT.journalDiskSlow(sync));
+  const cp = r.journal.checkpoints;
+  if (cp?.thread === 'failed') out.push(ALERT.checkpointsOnMainThread(ms(cp.failedAt), cp.error, cp.failures));
   // No usable token (nothing was sent) or one the HRMS refused: the same words as /readyz.
   const credential = defaultCredentialAlert(r.delivery, ms(r.delivery.authFailedSince), r.delivery.credential);
   if (credential) out.push(credential);

@@ -50,11 +50,23 @@ function readLive(path: string): LiveFacts | undefined {
     const loopSince = loop ? Date.parse(loop.since) : NaN;
     const listeners = listenerFacts(r.listeners);
     const disk: unknown = r.journal?.diskSync;
+    const cp = r.journal?.checkpoints;
+    const cpAt = cp?.failedAt ? Date.parse(cp.failedAt) : NaN;
     return {
       ...(listeners ? { listeners } : {}),
       journalBusySince: Number.isFinite(busy) ? busy : null,
       heldPunches: r.journal?.heldPunches ?? 0,
       ...(isDiskSync(disk) ? { diskSync: disk } : {}),
+      ...(cp && typeof cp.thread === 'string'
+        ? {
+            checkpoints: {
+              thread: cp.thread,
+              failedAt: Number.isFinite(cpAt) ? cpAt : null,
+              error: typeof cp.error === 'string' ? cp.error : null,
+              failures: typeof cp.failures === 'number' ? cp.failures : 0,
+            },
+          }
+        : {}),
       ...(r.config ? { config: r.config } : {}),
       // Probing is the daemon's word, not a next try's: a refused token or a Retry-After waits unprobed.
       delivery: { nextTryAt: Number.isFinite(next) ? next : null, probing: r.delivery?.probing === true },

@@ -106,6 +106,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
       freeBytes: probes.freeBytes !== undefined ? probes.freeBytes : measureFree(journal.path),
       inflightSince: iso(claim?.claimedAt),
       ...(live?.diskSync ? { diskSync: live.diskSync } : {}),
+      ...(live?.checkpoints ? { checkpoints: { ...live.checkpoints, failedAt: iso(live.checkpoints.failedAt) } } : {}),
     },
     config: live?.config ?? probes.config ?? null,
     backup: backupStatus(journal.path, config.journal.backupAlertAfterDays),

@@ -1,3 +1,4 @@
+import type { CheckpointState } from '../journal/checkpoint-worker.js';
 import type { JournalCounts } from '../journal/types.js';
 import type { ClockStep } from '../util/clock-steps.js';
 import type { ListenerFact } from '../util/listener-fact.js';
@@ -180,6 +181,8 @@ export interface LiveFacts {
   journalBusySince: number | null;
   /** Punches the sources hold in memory meanwhile. */
   heldPunches: number;
+  /** How the journal's checkpoints run (Journal.checkpointState); absent where no daemon runs. */
+  checkpoints?: CheckpointState;
   /** The configuration it runs on. */
   config?: ConfigStatus;
   /** Delivery's next try (epoch ms; null: not waiting) and whether the HRMS is being probed. */
@@ -314,6 +317,16 @@ export interface StatusReport {
     inflightSince: string | null;
     /** How long its disk took to sync lately (the daemon's figure; absent where it does not run, or made no sync). */
     diskSync?: DiskSyncFigures;
+    /**
+     * How the daemon's checkpoints run (checkpoint-worker.ts): `failed` is on the main thread since
+     * the checkpoint thread failed (`failedAt`, `error`); absent where no daemon runs.
+     */
+    checkpoints?: {
+      thread: CheckpointState['thread'];
+      failedAt: string | null;
+      error: string | null;
+      failures: number;
+    };
   };
   /** The configuration punchgate run runs on (null: not known, the daemon does not run or is stuck). */
   config: ConfigStatus | null;

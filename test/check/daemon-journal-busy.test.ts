@@ -15,7 +15,7 @@ afterEach(() => {
  * A running daemon (it holds the owner lock, its status log is fresh) whose status.json says what
  * it last saw of the journal: busy since `busyFor` ms ago, or free.
  */
-function runningDaemon(busyFor: number | null) {
+function runningDaemon(busyFor: number | null, checkpoints?: object) {
   const t = tempDir('punchgate-busy-');
   cleanups.push(t.cleanup);
   const journal = t.path('journal.db');
@@ -32,6 +32,7 @@ function runningDaemon(busyFor: number | null) {
         busySince: busyFor === null ? null : new Date(now - busyFor).toISOString(),
         heldPunches: 3,
         freeBytes: null,
+        ...(checkpoints ? { checkpoints } : {}),
       },
     }),
   );
@@ -51,6 +52,23 @@ describe('punchgate check: a running daemon kept from its journal (found by an a
       'punchgate run is running, but journal busy for 20 s (another process holds it): 3 punches held in memory',
     );
     expect(r.fix).toContain(`fuser -v ${d.journal}`);
+  });
+
+  it("warns while the daemon's checkpoint thread has failed (a disk full for a while), and passes once it is back", () => {
+    const failed = runningDaemon(null, {
+      thread: 'failed',
+      failedAt: new Date().toISOString(),
+      error: 'SQLITE_FULL: database or disk is full',
+      failures: 1,
+    });
+    const r = checkDaemon(failed.config, failed.clock, { required: false });
+    expect(r.status).toBe('warn');
+    expect(r.detail).toMatch(
+      /^punchgate run is running, but the journal's checkpoint thread failed at .*: SQLITE_FULL: database or disk is full; punches are kept/,
+    );
+    expect(r.fix).toContain('df -h');
+    const back = runningDaemon(null, { thread: 'running', failedAt: null, error: null, failures: 0 });
+    expect(checkDaemon(back.config, back.clock, { required: false }).status).toBe('pass');
   });
 
   it('passes when the journal is free, or busy only for an ordinary moment', () => {

@@ -14,6 +14,7 @@ import {
 } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { backupJournal } from '../../src/journal/backup.js';
+import { sealBackup } from '../../src/journal/backup-seal.js';
 import { ClaimHolder } from '../../src/journal/claim-holder.js';
 import { Journal } from '../../src/journal/index.js';
 import { SCHEMA_VERSION } from '../../src/journal/migrations.js';
@@ -320,7 +321,11 @@ describe('punchgate restore', () => {
       ],
       [
         'other site',
-        variant('plant-b.db', good, (db) => db.exec(`UPDATE punches SET site = 'plant-b'`)),
+        variant('plant-b.db', good, (db) => {
+          db.exec(`UPDATE punches SET site = 'plant-b'`);
+          // Another box's backup is sealed as it was made (backup-seal.ts).
+          sealBackup(db);
+        }),
         65,
         'its punches are of site plant-b',
       ],

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CHECKPOINT_RETRY_MS, type CheckpointTuning } from '../../src/journal/checkpoint-worker.js';
 import { Journal, type JournalOptions } from '../../src/journal/index.js';
 import { PushStore } from '../../src/journal/push-store.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
@@ -92,6 +93,44 @@ describe('journal checkpoints in a worker thread', () => {
     for (let r = 1; r <= 12; r++) j.ingest(punches(r, 2000));
     expect(j.mainCheckpoints).toBeGreaterThan(0);
     expect(j.counts().pending).toBe(1500 + 12 * 2000);
+  });
+
+  it('a passing failure (a disk full for a while): the main thread checkpoints meanwhile, the status says so, and a new thread takes over once the wait is over (adversarial trial)', async () => {
+    const { logger, lines } = capturingLogger();
+    const clock = fakeClock();
+    // The disk is "full" while the tuning says so: every worker started meanwhile fails.
+    const tuning: CheckpointTuning = { failWith: 'SQLITE_FULL: database or disk is full (test)', intervalMs: 20 };
+    j = Journal.open({ path: tmp.path('j.db'), site: 's', clock, mode: 'owner', logger, checkpointInWorker: tuning });
+    j.ingest(punches(0, 1500));
+    await waitFor(() => j!.checkpointState().thread === 'failed', 10_000, 'the worker failed');
+    expect(j.checkpointState()).toMatchObject({ failures: 1, error: expect.stringContaining('SQLITE_FULL') });
+    expect(j.db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    // Within the wait: no new thread, however much is written.
+    j.ingest(punches(1, 2000));
+    expect(j.workerCheckpoints).toBeUndefined();
+    // Still full after the wait: a second thread fails too, and the next wait is twice as long.
+    clock.advance(CHECKPOINT_RETRY_MS);
+    j.ingest(punches(2, 1500));
+    await waitFor(() => j!.checkpointState().failures === 2, 10_000, 'the second worker failed');
+    expect(j.checkpointState().thread).toBe('failed');
+    clock.advance(CHECKPOINT_RETRY_MS);
+    j.ingest(punches(3, 1500));
+    expect(j.workerCheckpoints).toBeUndefined();
+    // Space is back. After the wait, the next rows start a thread that works.
+    delete tuning.failWith;
+    clock.advance(CHECKPOINT_RETRY_MS);
+    j.ingest(punches(4, 1500));
+    expect(j.checkpointState().thread).toBe('restarted');
+    await waitFor(() => j!.checkpointState().thread === 'running', 10_000, 'the thread back');
+    expect(j.checkpointState()).toEqual({ thread: 'running', failedAt: null, error: null, failures: 0 });
+    expect(j.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    expect(lines.filter((l) => l.msg.includes('checkpoint thread failed'))).toHaveLength(2);
+    expect(lines.filter((l) => l.msg.includes('checkpoint thread is back'))).toHaveLength(1);
+    // And the WAL is the worker's to keep small again: all of it copied, none of it by the main thread's own look.
+    const before = j.workerCheckpoints!.progressed;
+    j.ingest(punches(5, 1500));
+    await waitFor(() => j!.workerCheckpoints!.progressed > before, 10_000, 'a checkpoint of the new thread');
+    expect(j.counts().pending).toBe(1500 + 2000 + 1500 * 4);
   });
 
   it('a worker that finishes no checkpoint for 20,000 rows: the main connection checkpoints meanwhile, said once', () => {

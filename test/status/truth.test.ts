@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { Journal, OwnerLock } from '../../src/journal/index.js';
 import { buildStatus, formatStatus, probeDaemon } from '../../src/status/index.js';
+import type { LiveFacts } from '../../src/status/types.js';
 import { spawnDaemon } from '../daemon/stack.js';
 import { runPunchgate } from '../helpers/cli.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
@@ -49,6 +50,32 @@ describe('the status tells the truth', () => {
       `journal busy for 42 s (another process holds it): 17 punches held in memory, written as soon as it is free: if it lasts, find the process (fuser -v ${tmp.path('j.db')}) and end it`,
     );
     expect(formatStatus(r)).toContain('! journal busy for 42 s (another process holds it)');
+  });
+
+  it("says while the journal's checkpoints run on the main thread because the checkpoint thread failed, and not once it is back", () => {
+    const withCheckpoints = (checkpoints: NonNullable<LiveFacts['checkpoints']>) =>
+      buildStatus(journal, config(), clock.now(), {
+        freeBytes: null,
+        live: { journalBusySince: null, heldPunches: 0, checkpoints },
+      });
+    const failed = withCheckpoints({
+      thread: 'failed',
+      failedAt: clock.now() - 5 * MIN,
+      error: 'SQLITE_FULL: database or disk is full',
+      failures: 2,
+    });
+    expect(failed.journal.checkpoints).toEqual({
+      thread: 'failed',
+      failedAt: '2026-11-22T11:55:00.000Z',
+      error: 'SQLITE_FULL: database or disk is full',
+      failures: 2,
+    });
+    expect(failed.alertItems.map((a) => a.kind)).toEqual(['journal-checkpoints']);
+    expect(formatStatus(failed)).toMatch(
+      /! the journal's checkpoint thread failed at .* \(2 times in a row\): SQLITE_FULL: database or disk is full; punches are kept, .*: free space on the journal's disk \(df -h\)/,
+    );
+    for (const thread of ['running', 'idle', 'restarted'] as const)
+      expect(withCheckpoints({ thread, failedAt: null, error: null, failures: 0 }).alerts).toEqual([]);
   });
 
   it("says when the journal's disk is slow to sync (one sync in ten half a second or more), not for a hiccup", () => {
@@ -263,6 +290,20 @@ describe('punchgate status says whether the daemon runs', () => {
       maxMs: 41.9,
       since: Date.parse(since),
       longTasks,
+    });
+  });
+  it("a running daemon's failed checkpoint thread reaches `punchgate status` from its status.json", () => {
+    const failedAt = new Date(Date.now() - 60_000).toISOString();
+    const { config } = runningSite({
+      journal: {
+        checkpoints: { thread: 'failed', failedAt, error: 'SQLITE_FULL: database or disk is full', failures: 1 },
+      },
+    });
+    expect(probeDaemon(config, Date.now()).live?.checkpoints).toEqual({
+      thread: 'failed',
+      failedAt: Date.parse(failedAt),
+      error: 'SQLITE_FULL: database or disk is full',
+      failures: 1,
     });
   });
   it("`punchgate status` says the HRMS is probed only when the daemon said so, and each sink's next try, from its status.json", () => {

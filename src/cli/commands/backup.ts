@@ -8,6 +8,8 @@ import { lastBackupFile, recordBackup } from '../../journal/last-backup.js';
 import { makeBackupFolder, newBackupPath, ownBackupsFilling, pruneBackups } from '../../journal/backup-folder.js';
 import { SCHEMA_VERSION } from '../../journal/migrations.js';
 import { restoreJournal } from '../../journal/restore.js';
+import { verifyBackup } from '../../journal/verify-backup.js';
+import type { SealCheck } from '../../journal/backup-seal.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { foreignLinkOnPath } from '../../util/private-file.js';
 import { action, loadContext } from '../common.js';
@@ -47,6 +49,15 @@ function isFolderTarget(path: string, keep: boolean): boolean {
   } catch {
     return path.endsWith('/') || !/.\.[^.]+$/.test(basename(path)) || (keep && !/\.db$/i.test(path));
   }
+}
+
+/** What restore says of a backup it could not verify (backup-seal.ts), or undefined when it could. */
+export function sealWarning(file: string, seal: SealCheck): string | undefined {
+  if (seal.state === 'none')
+    return `warning: ${file} carries no digest of its content (made by a punchgate before backups were sealed, or a copy of a stopped journal): SQLite's check passed, but a byte changed inside a punch cannot be found; compare its punches with the terminals' logs or the HRMS if in doubt`;
+  if (seal.state === 'changed')
+    return `warning: ${file} was restored with --force although ${seal.why}: some punches may differ from what was journalled; compare them with the terminals' logs or the HRMS`;
+  return undefined;
 }
 
 export function registerBackup(program: Command): void {
@@ -99,7 +110,7 @@ export function registerBackup(program: Command): void {
           if (!folder) {
             // The journal's own files first: --force never writes over them.
             refuseJournalFiles(config.journal.path, file);
-            refuseOverwrite(file, config.site, opts.force ?? false);
+            refuseOverwrite(file, config.site, opts.force ?? false, config.journal.path);
           }
           done = await backupJournal(config.journal.path, file);
         } catch (e) {
@@ -148,11 +159,24 @@ export function registerBackup(program: Command): void {
       "put a backup in the journal's place, punchgate stopped; checked first, the replaced journal is kept beside it",
     )
     .argument('<file>', 'a file made by punchgate backup (or a copy of a stopped journal)')
-    .option('--force', 'replace a journal that holds punches not delivered yet, or restore a backup of another site')
+    .option(
+      '--force',
+      'replace a journal that holds punches not delivered yet, restore a backup of another site, or one whose content no longer matches its seal',
+    )
+    .option('--check', 'only check the backup (damage, schema, its seal), change nothing; punchgate may run')
     .action(
-      action(async (file: string, opts: { force?: boolean }, cmd: Command) => {
+      action(async (file: string, opts: { force?: boolean; check?: boolean }, cmd: Command) => {
         const { config } = loadContext(cmd, { logToStderr: true });
         const path = config.journal.path;
+        if (opts.check) {
+          const v = verifyBackup(file, path);
+          process.stdout.write(
+            `${file} can be restored: ${contents(v.summary)}${v.seal.state === 'ok' ? '; its content matches the digest written into it when it was made' : ''}\n`,
+          );
+          const unsure = sealWarning(file, v.seal);
+          if (unsure) process.stderr.write(`${unsure}\n`);
+          return;
+        }
         const r = await restoreJournal({
           journalPath: path,
           backupPath: file,
@@ -175,6 +199,8 @@ export function registerBackup(program: Command): void {
           );
         lines.push('next: start punchgate (sudo systemctl start punchgate), then punchgate status');
         process.stdout.write(`${lines.join('\n')}\n`);
+        const unsure = sealWarning(file, r.seal);
+        if (unsure) process.stderr.write(`${unsure}\n`);
       }),
     );
 }
