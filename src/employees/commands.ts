@@ -173,6 +173,7 @@ const FAILURE_TEXT: Record<string, string> = {
   'not-found': 'the HRMS found no such employee',
   refused: 'the HRMS refused the request',
   transient: 'no usable answer from the HRMS',
+  contract: 'the HRMS answer is not shaped as the settings expect',
 };
 
 /** The answer as the HRMS gave it: its message (and data) on stdout when it succeeded, on stderr when not. */
