@@ -3,6 +3,7 @@ import { EXIT } from '../util/exit-codes.js';
 import type { UsersClient } from './import.js';
 import { buildPayload, disablePayload, formatErrors, parseFieldOption, type FieldType } from './payload.js';
 import { textTable } from '../util/text-table.js';
+import { cutToWidth } from '../util/display-width.js';
 import { exitCodeOfAnswer } from './report.js';
 import { escapeControls, safeJson } from '../util/terminal-text.js';
 
@@ -130,7 +131,7 @@ export async function fetchEmployees(
 
 /** Columns the table shows at most; the others are named under it (--json gives every field). */
 const TABLE_COLUMNS = 12;
-/** Characters a cell shows at most: one long value must not pad every row of the table. */
+/** Columns a cell shows at most: one long value must not pad every row of the table. */
 const CELL_CHARS = 60;
 
 /**
@@ -159,7 +160,8 @@ function cell(v: unknown): string {
   if (v === null || v === undefined) return '';
   const text =
     typeof v === 'object' ? JSON.stringify(v) : String(v as string | number | boolean).replace(/\s*[\r\n]+\s*/g, ' ');
-  return text.length > CELL_CHARS ? `${text.slice(0, CELL_CHARS - 3)}...` : text;
+  // Cut by display columns and whole characters: a slice of UTF-16 units could halve an emoji.
+  return cutToWidth(text, CELL_CHARS);
 }
 
 function invalid(deps: EmployeeDeps, problems: string[]): number {
@@ -173,6 +175,7 @@ const FAILURE_TEXT: Record<string, string> = {
   'not-found': 'the HRMS found no such employee',
   refused: 'the HRMS refused the request',
   transient: 'no usable answer from the HRMS',
+  contract: 'the HRMS answer is not shaped as the settings expect',
 };
 
 /** The answer as the HRMS gave it: its message (and data) on stdout when it succeeded, on stderr when not. */

@@ -10,6 +10,7 @@ import { writePrivateFile } from '../util/private-file.js';
  *
  * Exit codes (the most serious condition wins, in this order):
  * - 77 the HRMS refused the token (sysexits EX_NOPERM): fix the token, nothing else will work;
+ * - 78 an answer not shaped as the contract says (a fetch's list under another key): fix hrms.employeeFetch;
  * - 75 the HRMS could not be reached or gave no usable answer: try again later;
  * - 65 a row (or a command-line value) was invalid and was not sent: fix the data;
  * - 1  the HRMS refused a row or a request (validation, not found): fix the data or the mapping;
@@ -44,6 +45,9 @@ export function exitCodeOfAnswer(kind: UserAnswerKind): number {
       return EXIT_TOKEN_REFUSED;
     case 'transient':
       return EXIT.TEMPFAIL;
+    // Asking again gets the same answer: the settings (hrms.employeeFetch) must change.
+    case 'contract':
+      return EXIT.CONFIG;
     default:
       return EXIT.FAILURE;
   }

@@ -70,6 +70,31 @@ export function employeeListOf(data: unknown, envelope: Record<string, unknown> 
   return partial === undefined ? { list } : { list, partial };
 }
 
+/**
+ * Where an answer with no list where punchgate reads it keeps one, if anywhere, in plain words: a
+ * list under another key is the contract's shape or the setting's path being wrong, not a
+ * passing failure (found by a trial: it was reported as temporary, exit 75, and retried for ever).
+ */
+export function listNotFound(
+  data: unknown,
+  envelope: Record<string, unknown> = {},
+): { expected: string; found: string } {
+  const lists: string[] = [];
+  for (const [k, v] of Object.entries(envelope))
+    if (k !== 'data' && Array.isArray(v)) lists.push(`a list of ${v.length} under the top-level key "${k}"`);
+  if (isObject(data))
+    for (const [k, v] of Object.entries(data))
+      if (Array.isArray(v)) lists.push(`a list of ${v.length} under data.${k}`);
+  const where = `data itself, or ${LIST_KEYS.map((k) => `data.${k}`).join(', ')}`;
+  const found =
+    lists.length > 0
+      ? lists.slice(0, 3).join(', ')
+      : data === undefined || data === null
+        ? `no data and no list (top-level keys: ${Object.keys(envelope).slice(0, 8).join(', ') || 'none'})`
+        : `data is ${Array.isArray(data) ? 'a list' : typeof data === 'object' ? 'an object with no list in it' : `a ${typeof data}`}`;
+  return { expected: where, found };
+}
+
 function partialOf(o: Record<string, unknown>, got: number): string | undefined {
   const links = isObject(o.links) ? o.links : isObject(o.pagination) ? o.pagination : isObject(o.meta) ? o.meta : {};
   const all = { ...links, ...o };

@@ -7,7 +7,7 @@ import { HrmsHttp, hrmsUrl, MAX_RESPONSE_BYTES } from './http.js';
 import { requestFailure } from './request-failure.js';
 import { userCallFix } from './reach-fix.js';
 import { outsideText } from './text.js';
-import { employeeListOf } from './fetch-list.js';
+import { employeeListOf, listNotFound } from './fetch-list.js';
 
 /**
  * The HRMS user operations (create, update, disable: one POST of a JSON object to
@@ -25,8 +25,10 @@ import { employeeListOf } from './fetch-list.js';
  * - not-found: the identifier names no employee.
  * - refused: any other status false (a wrong path gets "input parameters are not valid" here).
  * - transient: no usable answer: network error, timeout, HTTP 5xx or 429, a body that is not JSON.
+ * - contract: an answer that says status true but is not shaped as the contract and the settings
+ *   say (a fetch's list under another key): asking again gets the same; the settings must change.
  */
-export type UserAnswerKind = 'ok' | 'auth' | 'validation' | 'not-found' | 'refused' | 'transient';
+export type UserAnswerKind = 'ok' | 'auth' | 'validation' | 'not-found' | 'refused' | 'transient' | 'contract';
 
 export interface UserAnswer {
   ok: boolean;
@@ -120,12 +122,14 @@ export class HrmsUsers {
     const envelope = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : {};
     const found = employeeListOf(answer.data, envelope as Record<string, unknown>);
     if (!found) {
+      const missing = listNotFound(answer.data, envelope as Record<string, unknown>);
       return {
         ...answer,
         ok: false,
-        kind: 'transient',
-        message: 'the HRMS fetch answer holds no list of employees',
-        fix: 'check hrms.employeeFetch (its path and method) against the HRMS instance: its answer must carry the list in data',
+        kind: 'contract',
+        // The keys come from the HRMS: made safe to print, and short.
+        message: `the HRMS fetch answer holds no list of employees where the contract puts it: expected it in ${missing.expected}; found ${outsideText(missing.found, (t) => t)}`,
+        fix: 'check hrms.employeeFetch (its path and method) against the HRMS instance: its answer must be {"status": true, "data": [...]} with the employees in data; ask the HRMS administrator for the fetch that answers so',
         records: [],
         unreadable: [],
       };

@@ -11,7 +11,7 @@ import { SINK_DELIVERIES_MIGRATION } from './sink-deliveries.js';
 import { rewriteStateChecks } from './state-check.js';
 import { STATE_TERMS_MIGRATION } from './state-terms.js';
 import { TERMINAL_DEVICES_MIGRATION } from './terminal-devices.js';
-import { USER_BACKUPS_MIGRATION } from './user-backups.js';
+import { USER_BACKUP_CARDS_MIGRATION, USER_BACKUPS_MIGRATION } from './user-backups.js';
 
 /**
  * One migration: SQL, or (for what SQL alone cannot say) code run on the connection, inside the
@@ -348,6 +348,8 @@ export const MIGRATIONS: readonly Migration[] = [
   // 20: ...and from how far back: a punch dated before every deleted one (a clock reset to 2000)
   //     was never journalled, so it is not one of them (retention-marks.ts).
   RETENTION_MARKS_FROM_MIGRATION,
+  // 21: a removed user's backup keeps every card, as the terminal spells them (user-backups.ts).
+  USER_BACKUP_CARDS_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -37,6 +37,15 @@ export const USER_BACKUPS_MIGRATION = `
   );
 `;
 
+/**
+ * Migration: every card of the user, as the terminal spells them (JSON list of text). A person may
+ * hold several cards on Hikvision and Dahua terminals, or one with leading zeros; `card` (one
+ * number) kept none of them. NULL on backups taken before.
+ */
+export const USER_BACKUP_CARDS_MIGRATION = `
+  ALTER TABLE user_backups ADD COLUMN cards TEXT;
+`;
+
 export interface BackupTemplate {
   finger: number;
   valid: number;
@@ -51,6 +60,8 @@ export interface UserBackupInput {
   uid: number | null;
   name: string;
   card: number;
+  /** Every card as the terminal spells them; null on backups taken before they were kept. */
+  cards?: readonly string[] | null;
   privilege: number;
   /** Why the user was removed, e.g. `sync-users: inactive in the roster`. */
   reason: string;
@@ -81,12 +92,23 @@ function toSummary(r: Row): UserBackupSummary {
     uid: r.uid as number | null,
     name: r.name as string,
     card: r.card as number,
+    cards: cardsOf(r.cards),
     privilege: r.privilege as number,
     reason: r.reason as string,
     takenAt: r.taken_at as number,
     restoredAt: r.restored_at as number | null,
     fingers: (r.fingers as number | undefined) ?? 0,
   };
+}
+
+function cardsOf(v: unknown): string[] | null {
+  if (typeof v !== 'string') return null;
+  try {
+    const list = JSON.parse(v) as unknown;
+    return Array.isArray(list) ? list.map(String) : null;
+  } catch {
+    return null;
+  }
 }
 
 export class UserBackupStore {
@@ -101,10 +123,22 @@ export class UserBackupStore {
       .transaction(() => {
         const { lastInsertRowid } = this.db
           .prepare(
-            `INSERT INTO user_backups (terminal, serial, fp_version, code, uid, name, card, privilege, reason, taken_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+            `INSERT INTO user_backups (terminal, serial, fp_version, code, uid, name, card, cards, privilege, reason, taken_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
-          .run(b.terminal, b.serial, b.fpVersion, b.code, b.uid, b.name, b.card, b.privilege, b.reason, this.now());
+          .run(
+            b.terminal,
+            b.serial,
+            b.fpVersion,
+            b.code,
+            b.uid,
+            b.name,
+            b.card,
+            b.cards ? JSON.stringify(b.cards) : null,
+            b.privilege,
+            b.reason,
+            this.now(),
+          );
         const id = Number(lastInsertRowid);
         const put = this.db.prepare(
           'INSERT OR REPLACE INTO user_backup_templates (backup_id, finger, valid, template) VALUES (?, ?, ?, ?)',

@@ -21,6 +21,7 @@ export function journalBackups(journal: Journal, now: () => number): { sink: Bac
           uid: b.user.uid,
           name: b.user.name,
           card: b.user.card,
+          cards: b.user.cards ?? (b.user.card > 0 ? [String(b.user.card)] : []),
           privilege: b.user.privilege,
           reason: b.reason,
           templates: b.templates,
@@ -44,17 +45,19 @@ export function listBackups(terminal: string | undefined, json: boolean, deps: U
   }
   deps.out.write(
     textTable(
-      ['TERMINAL', 'CODE', 'NAME', 'FINGERS', 'TAKEN', 'DELETED AFTER', 'RESTORED'],
+      ['TERMINAL', 'CODE', 'NAME', 'CARDS', 'FINGERS', 'TAKEN', 'DELETED AFTER', 'RESTORED'],
       list.map((b) => [
         b.terminal,
         b.code,
         b.name,
+        // Backups taken before cards were kept whole know one number at most.
+        (b.cards ?? (b.card > 0 ? [String(b.card)] : [])).join(' ') || '-',
         String(b.fingers),
         iso(b.takenAt),
         iso(b.expiresAt),
         b.restoredAt ? iso(b.restoredAt) : '-',
       ]),
-      { right: [3] },
+      { right: [4] },
     ),
   );
   return 0;

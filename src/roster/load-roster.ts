@@ -29,7 +29,7 @@ export interface EmployeeFetcher {
   fetch(filter: { status?: string; department?: string; designation?: string }): Promise<FetchAnswer>;
 }
 
-const FETCH_EXIT: Record<string, number> = { auth: EXIT.NOPERM, transient: EXIT.TEMPFAIL };
+const FETCH_EXIT: Record<string, number> = { auth: EXIT.NOPERM, transient: EXIT.TEMPFAIL, contract: EXIT.CONFIG };
 
 export async function fetchRoster(hrms: EmployeeFetcher, cfg: TerminalUsersConfig): Promise<Roster> {
   const answer = await hrms.fetch(cfg.filter);

@@ -147,6 +147,7 @@ export function planTerminal(
       card: u.card,
       privilege: u.privilege,
       reason,
+      ...(u.cards ? { cards: u.cards } : {}),
     });
   };
 

@@ -40,8 +40,10 @@ export function backUpBeforeRemoval(
         uid: kept.uid ?? null,
         code: change.code,
         name: change.name,
-        // Cards a terminal holds as text beyond one number (OTHER_CARDS) have no number to keep.
+        // Several cards, or one past 4294967295 (OTHER_CARDS), have no one number: `cards` keeps
+        // them all as the terminal spells them (found by a trial: such a person's backup kept none).
         card: change.card === OTHER_CARDS ? 0 : change.card,
+        cards: change.cards ?? (change.card > 0 ? [String(change.card)] : []),
         privilege: change.privilege,
       },
       reason: REASONS[change.reason],

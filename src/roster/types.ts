@@ -47,6 +47,12 @@ export interface TerminalUser {
   code: string;
   name: string;
   card: number;
+  /**
+   * Every card the terminal holds for the user, as it spells them (Hikvision, Dahua, push
+   * terminals keep cards as text, and a person may have several): what a removal's backup keeps.
+   * Absent where `card` says it all (ZK).
+   */
+  cards?: readonly string[];
   /** 0 user; 14 administrator (ZK: bit 0 = disabled, bits 1-3 the level). */
   privilege: number;
 }
@@ -121,6 +127,8 @@ export interface RemoveChange extends ChangeBase {
   /** 'inactive': the roster says so; 'absent': not in the roster, with --remove-absent. */
   reason: 'inactive' | 'absent';
   privilege: number;
+  /** The user's cards as the terminal spells them (TerminalUser.cards), kept in the backup. */
+  cards?: readonly string[];
 }
 
 export type Change = AddChange | UpdateChange | RemoveChange;

@@ -1,3 +1,4 @@
+import { displayWidth, padWidth } from './display-width.js';
 import { escapeControls } from './terminal-text.js';
 
 /**
@@ -5,7 +6,8 @@ import { escapeControls } from './terminal-text.js';
  * included), two spaces between columns, the last column not padded, so that headers and rows
  * always line up whatever the cells hold (`hikvision`, a time with its offset, a long name).
  * Cells often come from outside (terminals, the HRMS): they are shown with control characters
- * escaped. `right`: columns of numbers, aligned to the right.
+ * escaped. Widths are display columns (a CJK character or an emoji takes two), not UTF-16 units.
+ * `right`: columns of numbers, aligned to the right.
  */
 export function textTable(
   head: readonly string[],
@@ -25,12 +27,12 @@ export function textTableLines(
   const heads = head.map(escapeControls);
   const right = new Set(opts.right ?? []);
   // A loop, not Math.max(...rows): a spread of 200,000 rows overflows the call stack.
-  const widths = heads.map((h) => h.length);
-  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
+  const widths = heads.map(displayWidth);
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, displayWidth(c))));
   const line = (cells: readonly string[]) =>
     cells
       .map((c, i) =>
-        right.has(i) ? c.padStart(widths[i] ?? 0) : i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0),
+        right.has(i) ? padWidth(c, widths[i] ?? 0, 'start') : i === cells.length - 1 ? c : padWidth(c, widths[i] ?? 0),
       )
       .join('  ')
       .trimEnd();

@@ -420,8 +420,9 @@ export function renderPage(r: StatusReport, info: PageInfo, charts?: HourlySerie
             ? html`<section id="charts">
                 <h2>Last 24 hours</h2>
                 <p class="muted small">
-                  Counted at ${localTime(charts.countedAt)}, again each minute: the queue below is counted now, so its
-                  figures may be ahead of these.
+                  Counted at ${localTime(charts.countedAt)}, again each minute; the queue below was counted at
+                  ${localTime(now)} (the status report, renewed every status interval), so the two may differ by the
+                  punches that came or went in between.
                 </p>
                 <div class="charts">${queueChart(charts)} ${deliveryChart(charts)}</div>
               </section>`

@@ -159,8 +159,9 @@ describe('HrmsUsers', () => {
     const { c } = await against([{ status: 200, body: '{"status":true,"message":"ok"}' }]);
     expect(await c.fetch()).toMatchObject({
       ok: false,
-      kind: 'transient',
-      message: 'the HRMS fetch answer holds no list of employees',
+      // Asking again gets the same answer: a settings problem (exit 78), not a temporary one.
+      kind: 'contract',
+      message: expect.stringContaining('the HRMS fetch answer holds no list of employees') as unknown,
       records: [],
     });
   });

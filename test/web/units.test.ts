@@ -259,7 +259,7 @@ describe('the status page', () => {
     // The charts say when they were counted: the queue below is counted at each view (a new-user
     // trial saw "delivered 75" in the charts beside 108 delivered and took one for wrong).
     const day = Array.from({ length: 24 }, () => 0);
-    const charted = renderPage(report(), info, {
+    const charted = renderPage(report({ generatedAt: '2026-11-22T09:13:30.000Z' }), info, {
       countedAt: Date.parse('2026-11-22T09:14:00Z'),
       hours: day.map((_, i) => Date.parse('2026-11-21T10:00:00Z') + i * 3_600_000),
       punchesByTerminal: new Map(),
@@ -269,6 +269,10 @@ describe('the status page', () => {
       failedRequests: day,
     });
     expect(charted).toMatch(/Counted at 2026-11-22 09:14:00 \+00:00, again each minute/);
+    // The queue comes from the status report, not from the moment the page is viewed: its words say
+    // the report's time (a trial found "the queue below is counted now" untrue).
+    expect(charted).toMatch(/the queue below was counted at\s+2026-11-22 09:13:30 \+00:00/);
+    expect(charted).not.toContain('counted now');
     // No alert yet, but rows that say OFFLINE and AUTH FAILED: the verdict says so, never "All good".
     const quiet = renderPage(report({ alerts: [], alertItems: [] }), info);
     expect(quiet).not.toContain('All good');

@@ -8,6 +8,7 @@ import { DahuaSyncAdapter } from '../../roster/dahua/dahua-sync.js';
 import { sourceDepsFor } from '../../sources/deps.js';
 import { EXIT } from '../../util/exit-codes.js';
 import { printable, safeJson } from '../../util/terminal-text.js';
+import { padWidth } from '../../util/display-width.js';
 
 export async function listDahuaUsers(
   ctx: AppContext,
@@ -35,7 +36,7 @@ export async function listDahuaUsers(
     // A user id that is not a usable biometric code: its punches are refused (reported, never sent).
     const bad = codeProblem(u.code);
     process.stdout.write(
-      `${printable(u.code, 64).padEnd(24)} ${printable(u.name, 64).padEnd(24)} ${(u.privilege === 14 ? 'admin' : 'user').padEnd(6)} ${u.card || ''}${bad ? `  ! ${bad}: its punches are not accepted` : ''}\n`,
+      `${printable(u.code, 64).padEnd(24)} ${padWidth(printable(u.name, 64), 24)} ${(u.privilege === 14 ? 'admin' : 'user').padEnd(6)} ${u.card || ''}${bad ? `  ! ${bad}: its punches are not accepted` : ''}\n`,
     );
   }
   return EXIT.OK;

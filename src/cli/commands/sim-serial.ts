@@ -104,6 +104,15 @@ export async function runSimSerial(o: SimSerialCliOptions, io: ConsoleIo): Promi
     // Removing the pty at once would look like an unplug while the last lines are in flight.
     if (pair) await Promise.race([sleep(o.linger ?? 1000), stopped]);
     return EXIT.OK;
+  } catch (e) {
+    // A stop sent to the process group reaches socat too, maybe before us: a clean stop, not a
+    // failure. The write may fail before socat's exit is seen: give that a moment to arrive.
+    if (pair) await Promise.race([pair.exited, sleep(500)]);
+    if (pair?.stoppedFromOutside()) {
+      io.err(`socat was stopped by a signal along with the simulator; stopping\n`);
+      return EXIT.OK;
+    }
+    throw e;
   } finally {
     await pair?.close();
   }

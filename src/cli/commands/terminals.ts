@@ -19,6 +19,7 @@ import { escapeControls } from '../../util/terminal-text.js';
 import { terminalNamesHint } from '../terminal-names.js';
 import { terminalFaultError } from '../terminal-fault.js';
 import { configKeyIn } from '../../config/terminals.js';
+import { padWidth } from '../../util/display-width.js';
 
 const when = (iso: string | null) => localTimeOf(iso);
 
@@ -166,7 +167,7 @@ export function registerTerminals(program: Command): void {
             // A user id that is not a usable biometric code: its punches are refused (reported, never sent).
             const bad = codeProblem(u.userId);
             process.stdout.write(
-              `${String(u.uid).padStart(5)}  ${printable(u.userId, 64).padEnd(24)} ${printable(u.name, 64).padEnd(24)} ${(u.privilege === 14 ? 'admin' : 'user').padEnd(6)} ${printable(String(u.card || ''), 64)}${bad ? `  ! ${bad}: its punches are not accepted` : ''}\n`,
+              `${String(u.uid).padStart(5)}  ${printable(u.userId, 64).padEnd(24)} ${padWidth(printable(u.name, 64), 24)} ${(u.privilege === 14 ? 'admin' : 'user').padEnd(6)} ${printable(String(u.card || ''), 64)}${bad ? `  ! ${bad}: its punches are not accepted` : ''}\n`,
             );
           }
         } catch (e) {

@@ -43,6 +43,7 @@ export function toTerminalUsers(users: readonly DahuaUser[]): TerminalUser[] {
     code: u.userId,
     name: u.name,
     card: heldCard(u.cards),
+    cards: u.cards,
     privilege: u.admin ? ADMINISTRATOR : 0,
   }));
 }

@@ -18,6 +18,7 @@ export function toTerminalUsers(users: readonly HikUser[], cards: readonly HikCa
     code: u.employeeNo,
     name: u.name,
     card: heldCard(held.get(u.employeeNo) ?? []),
+    cards: held.get(u.employeeNo) ?? [],
     privilege: u.localUIRight ? ADMINISTRATOR : 0,
   }));
 }

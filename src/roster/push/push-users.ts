@@ -13,7 +13,8 @@ export const cardNumber = (card: string): number => (/^\d{1,10}$/.test(card.trim
 
 export function toTerminalUser(u: PushUser): TerminalUser {
   // A record without Pri counts as a user: push firmware always sends Pri with USER records.
-  return { uid: null, code: u.pin, name: u.name, card: cardNumber(u.card), privilege: u.privilege ?? 0 };
+  const cards = u.card.trim() ? [u.card.trim()] : [];
+  return { uid: null, code: u.pin, name: u.name, card: cardNumber(u.card), cards, privilege: u.privilege ?? 0 };
 }
 
 /** The users once the waiting commands (oldest first) are done; and how many of them are user commands. */

@@ -19,7 +19,15 @@ export interface PtyPair {
   waitForPeer(timeoutMs?: number): Promise<void>;
   /** Ends socat (SIGTERM, so it removes its links) and waits for it. */
   close(): Promise<void>;
+  /**
+   * Whether socat ended on a stop signal that did not come from close(): a SIGTERM or Ctrl-C sent
+   * to the whole process group reaches socat too, and may be seen before the simulator's own.
+   */
+  stoppedFromOutside(): boolean;
 }
+
+/** socat's exit codes after SIGHUP, SIGINT, SIGTERM. */
+const STOP_EXITS = new Set([129, 130, 143]);
 
 export interface PtyPairOptions {
   /**
@@ -70,6 +78,8 @@ export async function createPtyPair(linkPath: string, opts: PtyPairOptions = {})
   });
 
   let exitCode: number | null | undefined;
+  let exitSignal: NodeJS.Signals | null = null;
+  let closing = false;
   let spawnError: Error | undefined;
   const exited = new Promise<number | null>((resolve) => {
     child.once('error', (e: NodeJS.ErrnoException) => {
@@ -77,7 +87,8 @@ export async function createPtyPair(linkPath: string, opts: PtyPairOptions = {})
       exitCode = null;
       resolve(null);
     });
-    child.once('exit', (code) => {
+    child.once('exit', (code, signal) => {
+      exitSignal = signal;
       exitCode = code;
       resolve(code);
     });
@@ -95,6 +106,7 @@ export async function createPtyPair(linkPath: string, opts: PtyPairOptions = {})
   };
 
   const close = async () => {
+    closing = true;
     if (exitCode === undefined) {
       child.kill('SIGTERM');
       const hard = setTimeout(() => child.kill('SIGKILL'), 2000);
@@ -124,5 +136,9 @@ export async function createPtyPair(linkPath: string, opts: PtyPairOptions = {})
     exited,
     waitForPeer: (timeoutMs) => waitFor([peerPath], timeoutMs),
     close,
+    // socat traps SIGTERM/SIGINT/SIGHUP and exits 128 + the signal ("exiting on signal 15").
+    stoppedFromOutside: () =>
+      !closing &&
+      (STOP_EXITS.has(exitCode ?? -1) || (exitSignal !== null && ['SIGTERM', 'SIGINT', 'SIGHUP'].includes(exitSignal))),
   };
 }
