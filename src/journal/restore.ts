@@ -16,7 +16,8 @@ import { basename, dirname, join } from 'node:path';
 import { EXIT, ExitError } from '../util/exit-codes.js';
 import { chownPlainFile } from '../util/private-file.js';
 import { summarize, syncFolder, type JournalSummary } from './backup.js';
-import { checkSeal, removeSeal, type SealCheck } from './backup-seal.js';
+import { inspectBackup } from './backup-checks.js';
+import { removeSeal, type SealCheck } from './backup-seal.js';
 import { ClaimHolder } from './claim-holder.js';
 import { describeJournalFailure, JournalUnusableError } from './errors.js';
 import { journalOpeners, otherNamesProblem } from './journal-file.js';
@@ -24,7 +25,7 @@ import { JournalLockedError, OwnerLock } from './lock.js';
 import { recountPunches } from './punch-counts.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { refuseForeign } from './open-db.js';
-import { foreignSchemaFix, schemaProblems } from './schema-check.js';
+import { foreignSchemaFix } from './schema-check.js';
 import { Database } from './sqlite-driver.js';
 
 export interface RestoreOptions {
@@ -222,35 +223,22 @@ function checkCopy(
   const db = new Database(copy, { fileMustExist: true });
   try {
     db.pragma('cache_size = -2000');
-    let check: string;
-    try {
-      check = (db.pragma('integrity_check', { simple: true }) as string | undefined) ?? 'no answer';
-    } catch (e) {
-      check = e instanceof Error ? e.message : String(e);
-    }
-    if (check !== 'ok') throw refuse(`it is damaged (SQLite's integrity check: ${check}): use an older backup`);
-    try {
-      refuseForeign(db, backupPath);
-    } catch (e) {
-      throw refuse(e instanceof JournalUnusableError ? 'it is not a punchgate journal' : String(e));
-    }
-    // First: a newer punchgate may seal its backups in a way this one does not know.
-    const schema = db.pragma('user_version', { simple: true }) as number;
-    if (schema > SCHEMA_VERSION)
+    const found = inspectBackup(db, backupPath);
+    if (found.kind === 'damaged')
+      throw refuse(`it is damaged (SQLite's integrity check: ${found.detail}): use an older backup`);
+    if (found.kind === 'not-journal') throw refuse(found.detail);
+    if (found.kind === 'newer')
       throw refuse(
-        `it was written by a newer punchgate (schema ${schema}; this one knows up to ${SCHEMA_VERSION}): install that punchgate version or a newer one first`,
+        `it was written by a newer punchgate (schema ${found.schema}; this one knows up to ${SCHEMA_VERSION}): install that punchgate version or a newer one first`,
       );
-    // Exactly the schema punchgate makes at its version: a trigger or view of anyone else's
-    // would act on every punch journalled after the restore.
-    const foreign = schemaProblems(db);
-    if (foreign.length > 0)
+    if (found.kind === 'foreign-schema') {
+      const foreign = found.problems;
       throw new ExitError(
         `${backupPath} cannot be restored: it holds a schema that is not punchgate's (${foreign.slice(0, 4).join('; ')}${foreign.length > 4 ? `; and ${foreign.length - 4} more` : ''}), and another program's objects can change or drop punches; nothing was changed: ${foreignSchemaFix(backupPath)}`,
         EXIT.IOERR,
       );
-    // The rows as they were written: SQLite's integrity check sees the file's structure, not a byte
-    // changed inside a row (an employee code, a time), which the seal's digest does.
-    const seal = checkSeal(db);
+    }
+    const { schema, seal } = found;
     if (seal.state === 'changed' && !o.force)
       throw refuse(
         `${seal.why}: a byte of it was changed after it was written (a failing disk or copy), so it may hold other punches than were journalled: use another backup (an older one, or another copy of this one); --force restores it anyway`,

@@ -1,11 +1,9 @@
 import { EXIT, ExitError } from '../util/exit-codes.js';
 import { summarize, type JournalSummary } from './backup.js';
-import { checkSeal, type SealCheck } from './backup-seal.js';
-import { JournalUnusableError } from './errors.js';
+import { inspectBackup } from './backup-checks.js';
+import type { SealCheck } from './backup-seal.js';
 import { SCHEMA_VERSION } from './migrations.js';
-import { refuseForeign } from './open-db.js';
 import { checkBackupFile, openBackup } from './restore.js';
-import { schemaProblems } from './schema-check.js';
 
 export interface VerifiedBackup {
   summary: JournalSummary;
@@ -26,25 +24,17 @@ export function verifyBackup(path: string, journalPath: string): VerifiedBackup 
   const refuse = (problem: string, code: number = EXIT.DATAERR) =>
     new ExitError(`${path} would not be restored: ${problem}`, code);
   try {
-    let check: string;
-    try {
-      check = (db.pragma('integrity_check', { simple: true }) as string | undefined) ?? 'no answer';
-    } catch (e) {
-      check = e instanceof Error ? e.message : String(e);
-    }
-    if (check !== 'ok') throw refuse(`it is damaged (SQLite's integrity check: ${check}): use an older backup`);
-    try {
-      refuseForeign(db, path);
-    } catch (e) {
-      throw refuse(e instanceof JournalUnusableError ? 'it is not a punchgate journal' : String(e));
-    }
-    const schema = db.pragma('user_version', { simple: true }) as number;
-    if (schema > SCHEMA_VERSION)
-      throw refuse(`it was written by a newer punchgate (schema ${schema}; this one knows up to ${SCHEMA_VERSION})`);
-    const foreign = schemaProblems(db);
-    if (foreign.length > 0)
-      throw refuse(`it holds a schema that is not punchgate's (${foreign.slice(0, 4).join('; ')})`, EXIT.IOERR);
-    const seal = checkSeal(db);
+    const found = inspectBackup(db, path);
+    if (found.kind === 'damaged')
+      throw refuse(`it is damaged (SQLite's integrity check: ${found.detail}): use an older backup`);
+    if (found.kind === 'not-journal') throw refuse(found.detail);
+    if (found.kind === 'newer')
+      throw refuse(
+        `it was written by a newer punchgate (schema ${found.schema}; this one knows up to ${SCHEMA_VERSION})`,
+      );
+    if (found.kind === 'foreign-schema')
+      throw refuse(`it holds a schema that is not punchgate's (${found.problems.slice(0, 4).join('; ')})`, EXIT.IOERR);
+    const seal = found.seal;
     if (seal.state === 'changed')
       throw refuse(
         `${seal.why}: a byte of it was changed after it was written (a failing disk or copy): use another copy of it, or another backup`,
