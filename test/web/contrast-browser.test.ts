@@ -341,6 +341,7 @@ function everyAlert(): StatusReport {
       },
       { push: [], posting: [] },
     ),
+    ALERT.checkpointsOnMainThread(NOW - 600_000, 'SQLITE_FULL: database or disk is full', 2),
     {
       kind: 'refused',
       cause: '14 punches refused: employee not found for codes 1042, 1043',
