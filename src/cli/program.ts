@@ -3,7 +3,6 @@ import { EXIT } from '../util/exit-codes.js';
 import { DEFAULT_CONFIG_PATH } from '../config/schema.js';
 import { versionLine } from '../util/version.js';
 import { registerCommands } from './commands/index.js';
-import { releaseEarlyStopSignals } from '../util/signals.js';
 
 /** Commander's own exits: help and version as it asks (0), every error of the command line 64. */
 function usageExit(e: CommanderError): never {
@@ -37,11 +36,6 @@ export function buildProgram(): Command {
         return root === cmd ? [] : root.options.filter((o) => !o.hidden && o.long !== '--version');
       },
     });
-  // Only the simulators keep a stop signal that came while loading (they stop cleanly on it once
-  // listening); every other command ends on it as it always did.
-  program.hook('preAction', (_root, command) => {
-    if (command.parent?.name() !== 'sim') releaseEarlyStopSignals();
-  });
   registerCommands(program);
   return program;
 }

@@ -12,42 +12,6 @@ export interface SignalHandlers {
   reload?(): void;
 }
 
-/**
- * Stop signals that came while punchgate was still loading, before the command that will handle
- * them listened (found by a trial: a simulator sent SIGTERM in its first second died of it, exit
- * 143, where a clean stop is 0). The process's signals are one per process, so this is too: held
- * from main.ts's first module (holdEarlyStopSignals), handed to the first handleSignals, or let act
- * as Node's default would (releaseEarlyStopSignals) by a command that handles none.
- */
-interface Held {
-  pending: NodeJS.Signals[];
-  listener: (s: NodeJS.Signals) => void;
-}
-let early: Held | undefined;
-
-/** Holds stop signals until a command handles them or lets them go. */
-export function holdEarlyStopSignals(): void {
-  if (early) return;
-  const pending: NodeJS.Signals[] = [];
-  const held: Held = { pending, listener: (s: NodeJS.Signals) => void pending.push(s) };
-  early = held;
-  for (const s of STOP_SIGNALS) process.on(s, held.listener);
-}
-
-/** Stops holding; a stop signal held meanwhile now ends the process as it would have (128 + signal). */
-export function releaseEarlyStopSignals(): void {
-  const held = takeEarly();
-  if (held[0]) process.kill(process.pid, held[0]);
-}
-
-function takeEarly(): NodeJS.Signals[] {
-  if (!early) return [];
-  for (const s of STOP_SIGNALS) process.off(s, early.listener);
-  const { pending } = early;
-  early = undefined;
-  return pending;
-}
-
 /** Routes the process's signals to `handlers` until the returned function is called. */
 export function handleSignals(handlers: SignalHandlers): () => void {
   let count = 0;
@@ -55,8 +19,6 @@ export function handleSignals(handlers: SignalHandlers): () => void {
   const onHup = () => handlers.reload?.();
   for (const s of STOP_SIGNALS) process.on(s, onStop);
   if (handlers.reload) process.on('SIGHUP', onHup);
-  // Signals that came before anyone listened are this handler's, in order, once it is in place.
-  for (const s of takeEarly()) process.nextTick(onStop, s);
   return () => {
     for (const s of STOP_SIGNALS) process.off(s, onStop);
     process.off('SIGHUP', onHup);

@@ -241,9 +241,8 @@ async function runSimTerminal(opts: SimTerminalOptions, cmd: Command): Promise<n
 
   const stop = abortOnStopSignal();
   await aborted(stop.signal);
-  // Still listening while it stops: a second signal then must not kill it half-stopped (exit 143).
-  await sim.stop();
   stop.dispose();
+  await sim.stop();
   logger.info('terminal simulator stopped');
   return skipped > 0 ? EXIT.DATAERR : EXIT.OK;
 }
