@@ -130,6 +130,36 @@ describe('FrappeSender against a hostile or misconfigured site', () => {
     expect(a.kind === 'answered' && a.results[0]!.message).toBe('Bad header token [REDACTED] & more');
   });
 
+  it("a duplicate said in the site's language is known by its link to the Employee Checkin already there", async () => {
+    // hrms EmployeeCheckin.validate_duplicate_log throws _("This employee already has a log with the same
+    // timestamp.{0}") with "<Br>" + frappe.get_desk_link("Employee Checkin", name): the words are translated
+    // into the site's (or API user's) language, the link's path is not. Seen in frappe/hrms
+    // employee_checkin.py and frappe/frappe __init__.py get_desk_link (v14/v15: /app/Form/<doctype>/<name>;
+    // v12/v13: #Form/<doctype>/<name>).
+    const said = (text: string) => () => ({
+      status: 417,
+      body: {
+        exc_type: 'ValidationError',
+        _server_messages: JSON.stringify([JSON.stringify({ message: text, title: 'Nachricht', indicator: 'red' })]),
+      },
+    });
+    for (const text of [
+      'Dieser Mitarbeiter hat bereits ein Protokoll mit demselben Zeitstempel.<Br><a href="/app/Form/Employee Checkin/EMP-CKIN-11-2026-000007" style="font-weight: bold;">Mitarbeiter-Checkin EMP-CKIN-11-2026-000007</a>',
+      'Cet employé a déjà un journal avec le même horodatage.<Br><a href="#Form/Employee Checkin/EMP-CKIN-00012" style="font-weight: bold;">Enregistrement EMP-CKIN-00012</a>',
+      'هذا الموظف لديه بالفعل سجل بنفس الطابع الزمني.<Br><a href="/app/employee-checkin/EMP-CKIN-3" target="_self">EMP-CKIN-3</a>',
+    ]) {
+      const a = await answer(said(text), 1);
+      expect(a.kind === 'answered' && a.results[0]).toMatchObject({ status: false, duplicate: true });
+    }
+    // Any other refusal in another language stays a refusal, even with a link to something else.
+    const other = await answer(
+      said('Kein Mitarbeiter gefunden. <a href="/app/Form/Employee/HR-EMP-1">HR-EMP-1</a>'),
+      1,
+    );
+    expect(other.kind === 'answered' && other.results[0]).toMatchObject({ status: false });
+    expect(other.kind === 'answered' && other.results[0]!.duplicate).toBeFalsy();
+  });
+
   it('plainText: line breaks, links, entities', () => {
     expect(
       plainText('This employee already has a log with the same timestamp.<Br><a href="/app/x">EMP-CKIN-1</a>'),

@@ -19,6 +19,14 @@ export type FailureAnswer = Exclude<AttendanceAnswer, { kind: 'answered' }>;
  */
 export const DUPLICATE_SAID = /already has a log with the same timestamp/i;
 /**
+ * The same refusal in any language: its words are translated into the site's (or the API user's)
+ * language, "Dieser Mitarbeiter hat bereits ein Protokoll...", but the desk link it ends with is not:
+ * frappe.get_desk_link("Employee Checkin", name) is `/app/Form/Employee Checkin/<name>` (v14, v15),
+ * `#Form/Employee Checkin/<name>` (v12, v13) or `/app/employee-checkin/<name>` (newer). In
+ * add_log_based_on_employee_field no other refusal links to an existing check-in.
+ */
+const DUPLICATE_LINK = /(?:^|[#/])Form\/Employee(?: |%20|\+)Checkin\/|\/app\/employee-checkin\/[^/?#]/i;
+/**
  * A duplicate's result message. The result is marked `duplicate` itself (the punch counts as
  * delivered, never as refused), whatever delivery.patterns.duplicate says.
  */
@@ -124,7 +132,7 @@ export function classifyCall(
   if (!body) return failure(notFrappe(status, res.text, ctx, clean));
   // 409 DuplicateEntryError: a clash of the document's name (its naming series), not of the punch.
   if (status === 409) return unknown(`HTTP 409 ${body.excType ?? ''}`.trim() + quoted, status, res.headers);
-  if (said !== undefined && DUPLICATE_SAID.test(said))
+  if ((said !== undefined && DUPLICATE_SAID.test(said)) || body.links.some((l) => DUPLICATE_LINK.test(l)))
     return { kind: 'result', result: { status: false, duplicate: true, message: clean(DUPLICATE_PREFIX + said) } };
   // Any other refusal of this punch (417 ValidationError and its kin): Frappe's own words.
   return {

@@ -14,6 +14,11 @@ export interface FrappeBody {
   excType?: string;
   /** What frappe.throw / msgprint said, HTML removed, in order. */
   messages: string[];
+  /**
+   * The `href` of every link in those messages, as sent: a link's path is never translated, its
+   * words are (a refusal is said in the site's or the API user's language).
+   */
+  links: string[];
   /** The `exception` line without its "module.Class: " prefix, when the site sends it. */
   exception?: string;
   /** `message` of a success: the returned document's name, when it is one. */
@@ -30,7 +35,8 @@ export function readFrappeBody(text: string): FrappeBody | undefined {
   if (text.length > MAX_PARSED) return undefined;
   const obj = parseObject(text);
   if (!obj) return undefined;
-  const out: FrappeBody = { messages: serverMessages(obj._server_messages) };
+  const raw = serverMessages(obj._server_messages);
+  const out: FrappeBody = { messages: raw.map(plainText).filter(Boolean), links: raw.flatMap(hrefs) };
   if (typeof obj.exc_type === 'string') out.excType = obj.exc_type;
   if (typeof obj.exception === 'string') {
     const line = obj.exception.trim().split('\n').pop() ?? '';
@@ -57,14 +63,14 @@ export function frappeSaid(b: FrappeBody): string | undefined {
   return b.excType;
 }
 
-/** `_server_messages`: '["{\"message\": \"...\"}", ...]', each inner string JSON again; plain strings kept. */
+/** `_server_messages`: '["{\"message\": \"...\"}", ...]', each inner string JSON again; plain strings kept. HTML as sent. */
 function serverMessages(v: unknown): string[] {
   if (typeof v !== 'string') return [];
   let list: unknown;
   try {
     list = JSON.parse(v);
   } catch {
-    return [plainText(v)].filter(Boolean);
+    return [v];
   }
   if (!Array.isArray(list)) return [];
   const out: string[] = [];
@@ -78,12 +84,14 @@ function serverMessages(v: unknown): string[] {
         msg = el;
       }
     } else if (el && typeof el === 'object') msg = (el as Record<string, unknown>).message;
-    if (typeof msg === 'string') {
-      const t = plainText(msg);
-      if (t) out.push(t);
-    }
+    if (typeof msg === 'string') out.push(msg);
   }
   return out;
+}
+
+/** The `href` values of the links in `html` (at most a few: a message carries one or two). */
+function hrefs(html: string): string[] {
+  return [...html.matchAll(/<a\s[^>]{0,500}?href\s*=\s*["']([^"']{1,500})["']/gi)].slice(0, 8).map((m) => m[1]!);
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', '#39': "'" };
