@@ -28,6 +28,7 @@ import {
 import { checkCookie, handlePushConfig, handleRegistry } from './security-handlers.js';
 import { handleRtdata } from './server-time.js';
 import { TrustGate } from './trust-gate.js';
+import { protocolQuery } from './query-keys.js';
 
 export interface AdmsReceiverOptions {
   settings: AdmsConfig;
@@ -355,7 +356,8 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
     const route = ROUTES[protocolPath(url.pathname)];
     if (!route) return answer(req, res, 404, '');
     if (!route.methods.includes(req.method ?? '')) return answer(req, res, 405, '');
-    const serial = url.searchParams.get('SN') ?? '';
+    const query = protocolQuery(url.searchParams);
+    const serial = query.get('SN') ?? '';
     if (!SERIAL.test(serial)) return answer(req, res, 400, 'ERROR: SN= missing or not a serial number');
     const address = normalizeAddress(req.socket.remoteAddress);
     const r = this.directory.resolve(serial, address, this.opts.clock.now());
@@ -381,7 +383,7 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
         return route.handler(this.ctx, {
           req,
           res,
-          query: url.searchParams,
+          query,
           terminal: r.terminal,
           address,
         });
