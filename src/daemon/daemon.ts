@@ -437,10 +437,10 @@ export class Daemon {
       `${describeStep(s)} (its wall clock against its monotonic clock): schedules re-armed${behind > 0 ? '; terminal times that far ahead of the box are not held against the terminals' : ''}`,
     );
     try {
+      // Kept by the journal and done once it is free when another process holds it.
       this.guard(() => this.journal.clockStepped(s.deltaMs));
     } catch (e) {
-      if (!isBusyJournalError(e))
-        this.ctx.logger.error({ err: String(e) }, 'could not move retry times after the clock step');
+      this.ctx.logger.error({ err: String(e) }, 'could not move retry times after the clock step');
     }
     this.deliveries.wake();
     if (this.started && !this.stopping) this.statusLog.write();

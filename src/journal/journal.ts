@@ -1244,37 +1244,41 @@ export class Journal implements PunchSink, DeliveryQueue {
   /**
    * The box clock stepped by `deltaMs` (negative: back), in every sink's queue. The time of a
    * punch's first refusal moves with it either way: deadAfterDays counts the time it waited, not
-   * the step (30 days forward gave up punches refused two minutes before). A step back moves the
-   * next attempts, kept as wall-clock times, back too, so that none waits the step on top of its
-   * retry delay; a step forward only brings retries early, which costs nothing. Returns how many
-   * rows moved. Throws (busy) when another process holds the journal.
+   * the step (30 days forward gave up punches refused two minutes before). That holds for a punch
+   * in flight at the step too: its refusal is settled against the clock after the step. A step
+   * back moves the next attempts, kept as wall-clock times, back too, so that none waits the step
+   * on top of its retry delay; a step forward only brings retries early, which costs nothing.
+   * One transaction (never half applied, so never applied twice to a table), kept and done once
+   * the journal is free when another process holds it (a busy journal at the step once left the
+   * times unmoved, and punches were given up at their next refusal).
    */
-  clockStepped(deltaMs: number): number {
-    if (this.readonly || deltaMs === 0) return 0;
-    const now = this.clock.now();
+  clockStepped(deltaMs: number): void {
+    if (this.readonly || deltaMs === 0) return;
     const delta = Math.round(deltaMs);
-    return this.gate.attempt(() => {
-      let changed = 0;
+    const move = () => {
+      const now = this.clock.now();
       // For every sink (the default sink's state is the punch's own): a step is no time waited.
       for (const table of ['punches', 'sink_deliveries'] as const) {
         // deadAfterDays counts from the first refusal: a step forward must not give a punch up.
-        changed += this.db
-          .prepare(
-            `UPDATE ${table} SET first_rejected_at = first_rejected_at + @delta
-             WHERE state IN ('pending', 'rejected') AND first_rejected_at IS NOT NULL`,
-          )
-          .run({ delta }).changes;
+        // Queued and in-flight rows apart, each by its small index (a million delivered are not read).
+        for (const states of [`state IN ('pending', 'rejected')`, `state = 'inflight'`])
+          this.db
+            .prepare(
+              `UPDATE ${table} SET first_rejected_at = first_rejected_at + @delta
+               WHERE ${states} AND first_rejected_at IS NOT NULL`,
+            )
+            .run({ delta });
         // A retry time moves back with a step back (not to wait the step again); forward, it is due.
         if (delta < 0)
-          changed += this.db
+          this.db
             .prepare(
               `UPDATE ${table} SET next_attempt_at = max(@now, next_attempt_at + @delta)
                WHERE state IN ('pending', 'rejected') AND state = 'rejected' AND next_attempt_at > @now`,
             )
-            .run({ now, delta }).changes;
+            .run({ now, delta });
       }
-      return changed;
-    });
+    };
+    this.deferApart(() => this.db.transaction(move).immediate());
   }
 
   /**
