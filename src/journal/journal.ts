@@ -244,6 +244,7 @@ export class Journal implements PunchSink, DeliveryQueue {
   /** The INSERT of ingest, many punches per statement (punch-inserts.ts). */
   private readonly inserts: PunchInserts;
   private holder: ClaimHolder | undefined;
+  /** When claims were last recovered, on the monotonic clock (a step back of the wall clock once held it off for the step). */
   private lastRecovery = -Infinity;
   /** Terminals whose punches do not go to the default sink (useSinks). */
   private defaultNotFor = new Set<string>();
@@ -512,7 +513,7 @@ export class Journal implements PunchSink, DeliveryQueue {
   recoverStaleClaims(opts: { sweepFiles?: boolean } = {}): number {
     if (this.readonly) return 0;
     const now = this.clock.now();
-    this.lastRecovery = now;
+    this.lastRecovery = elapsedMs(this.clock);
     const own = this.holder?.id;
     const holders = new Set((this.stmt.holders.all() as { holder: string | null }[]).map((r) => r.holder));
     for (const h of sinkHolders(this.db)) holders.add(h);
@@ -798,7 +799,7 @@ export class Journal implements PunchSink, DeliveryQueue {
     // Earlier returns first (they may free punches this claim should see); busy: try later.
     this.gate.flush();
     this.holder ??= ClaimHolder.create(this.opts.path, now);
-    if (now - this.lastRecovery >= this.opts.claimRecoveryMs) this.recoverStaleClaims();
+    if (elapsedMs(this.clock) - this.lastRecovery >= this.opts.claimRecoveryMs) this.recoverStaleClaims();
     return this.holder.id;
   }
 

@@ -72,3 +72,28 @@ describe('a box clock step and the punches the HRMS refused', () => {
     expect(j.counts()).toMatchObject({ rejected: 1, dead: 0 });
   });
 });
+
+describe('a box clock step and the claims of a process that is gone', () => {
+  it('returns them to the queue on time after a step back (the interval runs on the monotonic clock)', async () => {
+    const { crashJournal } = await import('../helpers/crash.js');
+    const tmp = tempDir();
+    const clock = fakeClock(Date.UTC(2026, 10, 22, 12, 0, 0));
+    const open = (mode: 'owner' | 'shared') =>
+      Journal.open({ path: tmp.path('journal.db'), site: 'plant-a', clock, mode, claimRecoveryMs: 30_000 });
+    const j = open('owner');
+    try {
+      expect(j.claim(10)).toHaveLength(0);
+      // A `punchgate flush` claims the punch, then is killed.
+      const flush = open('shared');
+      flush.ingest([punch]);
+      expect(flush.claim(10)).toHaveLength(1);
+      crashJournal(flush);
+      clock.step(-2 * HOUR);
+      clock.advance(31_000);
+      expect(j.claim(10)).toHaveLength(1);
+    } finally {
+      j.close();
+      tmp.cleanup();
+    }
+  });
+});
