@@ -132,7 +132,8 @@ export class Deliverer {
   private wakePending = false;
   /**
    * Answers of the batches of the burst under way (batches sent back to back while punches wait),
-   * for its one info line; `since`: when its counting started.
+   * for its one info line; `since`: when its counting started, on the monotonic clock (a step
+   * back of the box clock once held the once-a-minute line for the length of the step).
    */
   private burst: (OutcomeTally & { since: number }) | undefined;
   /** The next batch, claimed while the previous request was out, with the size and option it was claimed under. */
@@ -636,12 +637,13 @@ export class Deliverer {
    * on, and during a long one says how far it got once a minute.
    */
   private noteBurst(r: BatchReport, goesOn: boolean): void {
-    const b = (this.burst ??= { delivered: 0, duplicates: 0, rejected: 0, unknown: 0, since: this.o.clock.now() });
+    const now = elapsedMs(this.o.clock);
+    const b = (this.burst ??= { delivered: 0, duplicates: 0, rejected: 0, unknown: 0, since: now });
     b.delivered += r.delivered;
     b.duplicates += r.duplicates;
     b.rejected += r.rejected;
     b.unknown += r.unknown;
-    if (!goesOn || this.o.clock.now() - b.since >= BURST_LINE_EVERY_MS) this.endBurst();
+    if (!goesOn || now - b.since >= BURST_LINE_EVERY_MS) this.endBurst();
   }
 
   /**

@@ -41,7 +41,7 @@ function rig(n: number, batchSize: number, msPerRequest: number, hrms = acceptAl
     ]),
   });
   const info = () => lines.filter((l) => l.level === 30 && l.msg.startsWith('delivered ')).map((l) => l.msg);
-  return { deliverer, info, lines };
+  return { deliverer, info, lines, clock };
 }
 
 describe('the delivery line of the log: one per burst of batches, with its totals', () => {
@@ -58,6 +58,22 @@ describe('the delivery line of the log: one per burst of batches, with its total
     await r.deliverer.drain({ maxWaitMs: 600_000 });
     const lines = r.info();
     expect(lines).toEqual([
+      'delivered 500 punches to the HRMS, 500 pending',
+      'delivered 500 punches to the HRMS, 0 pending',
+    ]);
+  });
+
+  it('a long burst says how far it got once a minute through a step back of the box clock', async () => {
+    // The minute runs on the monotonic clock: a step back of 2 h once held the line for 2 h.
+    let calls = 0;
+    let stepBack = () => {};
+    const r = rig(1000, 50, 7000, (b) => {
+      if (++calls === 3) stepBack();
+      return acceptAll(b);
+    });
+    stepBack = () => r.clock.step(-2 * 3_600_000);
+    await r.deliverer.drain({ maxWaitMs: 600_000 });
+    expect(r.info()).toEqual([
       'delivered 500 punches to the HRMS, 500 pending',
       'delivered 500 punches to the HRMS, 0 pending',
     ]);
