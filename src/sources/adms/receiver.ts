@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { admsListenAddress, pushOfflineAfterMs, type AdmsConfig } from '../../config/adms.js';
 import type { AdmsTerminalConfig } from '../../config/terminals.js';
-import type { PushJournal, SourceStateStore } from '../../journal/types.js';
+import { NO_SERIAL, type PushJournal, type SourceStateStore } from '../../journal/types.js';
 import { Backoff } from '../../util/backoff.js';
 import type { Clock } from '../../util/clock.js';
 import { errorCode } from '../../util/errors.js';
@@ -358,8 +358,12 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
     if (!route.methods.includes(req.method ?? '')) return answer(req, res, 405, '');
     const query = protocolQuery(url.searchParams);
     const serial = query.get('SN') ?? '';
-    if (!SERIAL.test(serial)) return answer(req, res, 400, 'ERROR: SN= missing or not a serial number');
     const address = normalizeAddress(req.socket.remoteAddress);
+    if (!SERIAL.test(serial)) {
+      // Said in the log and the status as an unknown terminal is: a 400 alone left its admin nothing to see.
+      this.contacts.refused(NO_SERIAL, address, 'unknown', null, serial);
+      return answer(req, res, 400, 'ERROR: SN= missing or not a serial number');
+    }
     const r = this.directory.resolve(serial, address, this.opts.clock.now());
     switch (r.kind) {
       case 'unknown':
