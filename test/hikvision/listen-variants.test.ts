@@ -5,11 +5,11 @@ import { HikvisionListenEndpoint } from '../../src/sources/hikvision/listen-endp
 import { hikConfig, journalFixture, journalKeys } from './helpers.js';
 
 /**
- * HTTP Listening posts as Hikvision firmware sends them, reconstructed (minimal) from published
- * captures: the ISAPI "Event Notification" chapter (multipart `event_log` + `Picture` parts),
- * https://github.com/aljaxus/hikvision-isapi-listener/issues and the Home Assistant thread
- * https://community.home-assistant.io/t/hikvision-access-control-events/ (heartbeats every
- * ~30 s, door events with no person, `employeeNoString`, `+08:00` offsets, LF part heads).
+ * HTTP Listening posts as Hikvision firmware sends them, each a minimal reconstruction of the
+ * variant named in the reference notes (/work/shared/docs/hikvision-isapi.md "HTTP listening",
+ * docs/terminals-hikvision.md): multipart `event_log` + `Picture` parts in either order, the event
+ * part typed text/plain or not at all, quoted and bare boundaries, LF part heads, a bare JSON
+ * body, heartbeats (`eventType: heartBeat`) and door events with no person, `+08:00` offsets.
  */
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -76,7 +76,11 @@ const punchJson = (extra: Record<string, unknown> = {}) =>
       ...extra,
     },
   });
-const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(3000, 0x41), Buffer.from([0xff, 0xd9])]);
+const JPEG = Buffer.concat([
+  Buffer.from([0xff, 0xd8, 0xff, 0xe0]),
+  Buffer.alloc(3000, 0x41),
+  Buffer.from([0xff, 0xd9]),
+]);
 
 interface Part {
   name: string;
@@ -146,9 +150,13 @@ describe('HTTP Listening posts as real firmware sends them', () => {
       eventDescription: 'heartBeat',
     });
     expect(await post(f.port, heartbeat, 'application/json')).toBe(200);
-    expect(await post(f.port, multipart('hb', [ev('application/json', heartbeat)]), 'multipart/form-data; boundary=hb')).toBe(200);
+    expect(
+      await post(f.port, multipart('hb', [ev('application/json', heartbeat)]), 'multipart/form-data; boundary=hb'),
+    ).toBe(200);
     const door = punchJson({ majorEventType: 5, subEventType: 21, employeeNoString: undefined, name: undefined });
-    expect(await post(f.port, multipart('d', [ev('application/json', door)]), 'multipart/form-data; boundary=d')).toBe(200);
+    expect(await post(f.port, multipart('d', [ev('application/json', door)]), 'multipart/form-data; boundary=d')).toBe(
+      200,
+    );
     expect(journalKeys(f.journal)).toEqual([]);
   });
 });
