@@ -4,6 +4,7 @@ import type { AdmsTerminalConfig } from '../config/terminals.js';
 import { PushStore } from '../journal/push-store.js';
 import { Database } from '../journal/sqlite-driver.js';
 import {
+  NO_SERIAL,
   type PushRefusal,
   type PushRegistration,
   type PushTerminalRecord,
@@ -163,7 +164,11 @@ export function checkPushRefusals(
     .filter((r) => r.reason === 'address' || !known.has(r.serial.toUpperCase()))
     .map((r) => ({ ...r, firstSeenAt: iso(r.firstSeenAt), lastSeenAt: iso(r.lastSeenAt) }));
   return refusalAlerts(shown).map(({ serial, alert }) =>
-    warn(serial === null ? 'unknown serials' : `terminal SN=${serial}`, alert.cause, alert.fix),
+    warn(
+      serial === null ? 'unknown serials' : serial === NO_SERIAL ? 'push without SN=' : `terminal SN=${serial}`,
+      alert.cause,
+      alert.fix,
+    ),
   );
 }
 

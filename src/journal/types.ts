@@ -506,6 +506,13 @@ export interface PushContact {
  */
 export const REFUSALS_BEYOND = '*';
 
+/**
+ * The serial of a refusal row of requests that named no usable serial (no `SN=`, or one that is
+ * not a serial number): kept with the unknown serials, so the admin of such a terminal sees its
+ * address where unknown terminals show, not nothing.
+ */
+export const NO_SERIAL = '';
+
 export interface PushRefusal {
   /** REFUSALS_BEYOND for the sum of the unknown serials beyond the bound. */
   serial: string;

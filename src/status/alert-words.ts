@@ -2,7 +2,7 @@ import { localTime } from '../util/local-time.js';
 import { printable } from '../util/terminal-text.js';
 import { MAX_CLOCK_AHEAD_SECONDS } from '../journal/future-judge.js';
 import { humanBytes } from '../util/disk.js';
-import { REFUSALS_BEYOND } from '../journal/types.js';
+import { NO_SERIAL, REFUSALS_BEYOND } from '../journal/types.js';
 import { credentialFix, refusesWords } from './credential-words.js';
 import type { Alert, ConfigStatus, DiskSyncFigures, ListenerStatus, SinkCredential, TerminalStatus } from './types.js';
 
@@ -554,6 +554,13 @@ export const ALERT = {
     fix: `add it to terminals with kind: adms and serial: ${r.serial}, then reload`,
   }),
 
+  /** Requests that named no usable serial (no SN=, or not a serial number): answered 400. */
+  pushNoSerial: (r: { address: string; count: number; lastSeenAt: string }): Alert => ({
+    kind: 'push-unknown',
+    cause: `a device is pushing without a serial number (SN=) from ${r.address} (${r.count} requests answered 400, last ${localTime(Date.parse(r.lastSeenAt))}): its punches stay on it`,
+    fix: "if it is a terminal, check that nothing between it and this box (a proxy) drops the query string, and that its firmware sends SN= (update it); if it is not a terminal, keep it off the receiver's port",
+  }),
+
   pushOutsideAllowFrom: (r: {
     serial: string;
     address: string;
@@ -596,7 +603,7 @@ export const ALERT = {
       addresses.length > 5 ? ` and ${addresses.length - 5} more addresses` : beyond ? ' and other addresses' : '';
     const examples = serials
       .slice(0, 3)
-      .map((s) => `SN=${s}`)
+      .map((s) => (s === NO_SERIAL ? 'no SN=' : `SN=${s}`))
       .join(', ');
     return {
       kind: 'push-unknown-many',

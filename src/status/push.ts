@@ -2,7 +2,7 @@ import { pushOfflineAfterMs } from '../config/adms.js';
 import type { Config } from '../config/schema.js';
 import type { Journal } from '../journal/journal.js';
 import { PushStore } from '../journal/push-store.js';
-import { REFUSALS_BEYOND, type PushRegistration } from '../journal/types.js';
+import { NO_SERIAL, REFUSALS_BEYOND, type PushRegistration } from '../journal/types.js';
 import { ALERT, type Alert } from './alert-words.js';
 import { localTime } from '../util/local-time.js';
 import { shownFacts } from '../sources/adms/security.js';
@@ -174,7 +174,11 @@ export function refusalAlerts(refusals: readonly PushRefusalStatus[]): RefusalAl
     });
   const unknown = refusals.filter((x) => x.reason === 'unknown');
   if (unknown.length <= UNKNOWN_LISTED && !many(unknown))
-    for (const r of unknown) out.push({ serial: r.serial, alert: ALERT.pushUnknownSerial(r) });
+    for (const r of unknown)
+      out.push({
+        serial: r.serial,
+        alert: r.serial === NO_SERIAL ? ALERT.pushNoSerial(r) : ALERT.pushUnknownSerial(r),
+      });
   else out.push({ serial: null, alert: ALERT.pushUnknownSerials(unknown) });
   return out;
 }

@@ -1,4 +1,10 @@
-import { REFUSALS_BEYOND, type PushContact, type PushJournal, type PushRefusal } from '../../journal/types.js';
+import {
+  NO_SERIAL,
+  REFUSALS_BEYOND,
+  type PushContact,
+  type PushJournal,
+  type PushRefusal,
+} from '../../journal/types.js';
 import { elapsedMs, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import type { DeviceInfo } from './device-info.js';
@@ -108,7 +114,14 @@ export class ContactBook {
     return this.contacts.get(name)?.lastContactAt ?? null;
   }
 
-  refused(serial: string, address: string, reason: PushRefusal['reason'], terminal: string | null): void {
+  /** `sent`: what a request without a usable serial gave as `SN=` (logged, cut short; never stored). */
+  refused(
+    serial: string,
+    address: string,
+    reason: PushRefusal['reason'],
+    terminal: string | null,
+    sent?: string,
+  ): void {
     const now = this.clock.now();
     const key = `${serial.toUpperCase()} ${address}`;
     const room =
@@ -140,7 +153,12 @@ export class ContactBook {
     if (this.refusalLogged.size >= MAX_PENDING_REFUSALS) this.refusalLogged.clear();
     this.refusalLogged.set(key, now);
     const extra = held > 0 ? { refusalsNotLogged: held } : {};
-    if (reason === 'unknown')
+    if (serial === NO_SERIAL)
+      this.logger.warn(
+        { address, ...(sent ? { sent: sent.slice(0, 80) } : {}), ...extra },
+        `a device at ${address} is pushing without a serial number (SN= ${sent ? 'is not a serial number' : 'missing'}): answered 400; if it is a terminal, check that nothing between it and this box (a proxy) drops the query string, and that its firmware sends SN=`,
+      );
+    else if (reason === 'unknown')
       this.logger.warn(
         { serial, address, ...extra },
         `terminal SN=${serial} is pushing but is not configured: add it to terminals (kind: adms, serial: ${serial}) to accept its punches`,

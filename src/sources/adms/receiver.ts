@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { admsListenAddress, pushOfflineAfterMs, type AdmsConfig } from '../../config/adms.js';
 import type { AdmsTerminalConfig } from '../../config/terminals.js';
-import type { PushJournal, SourceStateStore } from '../../journal/types.js';
+import { NO_SERIAL, type PushJournal, type SourceStateStore } from '../../journal/types.js';
 import { Backoff } from '../../util/backoff.js';
 import type { Clock } from '../../util/clock.js';
 import { errorCode } from '../../util/errors.js';
@@ -28,6 +28,7 @@ import {
 import { checkCookie, handlePushConfig, handleRegistry } from './security-handlers.js';
 import { handleRtdata } from './server-time.js';
 import { TrustGate } from './trust-gate.js';
+import { UnknownPaths } from './unknown-paths.js';
 import { protocolQuery } from './query-keys.js';
 
 export interface AdmsReceiverOptions {
@@ -114,6 +115,7 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
   private readonly directory = new TerminalDirectory();
   /** Terminals that post in their own format (Hikvision HTTP Listening), by path: each checks its own sender. */
   private readonly listened = new Map<string, ListenEndpoint>();
+  private readonly unknownPaths: UnknownPaths;
   private readonly contacts: ContactBook;
   private readonly ctx: ReceiverContext;
   /** Every request of a configured serial passes here before any handler: only its terminal changes its state. */
@@ -155,6 +157,7 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
       ...(opts.notes ? { notes: opts.notes, tooLarge: new Map<string, string | null>() } : {}),
     };
     this.gate = new TrustGate(this.ctx.registrations, opts.clock, opts.logger);
+    this.unknownPaths = new UnknownPaths(opts.logger);
   }
 
   /** No contact for this long: offline. */
@@ -354,12 +357,24 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
       return endpoint.handle({ req, res, address: normalizeAddress(req.socket.remoteAddress) });
     }
     const route = ROUTES[protocolPath(url.pathname)];
-    if (!route) return answer(req, res, 404, '');
+    if (!route) {
+      this.unknownPaths.seen(
+        url.pathname,
+        req.method ?? '',
+        normalizeAddress(req.socket.remoteAddress),
+        this.opts.clock.now(),
+      );
+      return answer(req, res, 404, '');
+    }
     if (!route.methods.includes(req.method ?? '')) return answer(req, res, 405, '');
     const query = protocolQuery(url.searchParams);
     const serial = query.get('SN') ?? '';
-    if (!SERIAL.test(serial)) return answer(req, res, 400, 'ERROR: SN= missing or not a serial number');
     const address = normalizeAddress(req.socket.remoteAddress);
+    if (!SERIAL.test(serial)) {
+      // Said in the log and the status as an unknown terminal is: a 400 alone left its admin nothing to see.
+      this.contacts.refused(NO_SERIAL, address, 'unknown', null, serial);
+      return answer(req, res, 400, 'ERROR: SN= missing or not a serial number');
+    }
     const r = this.directory.resolve(serial, address, this.opts.clock.now());
     switch (r.kind) {
       case 'unknown':

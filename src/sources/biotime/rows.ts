@@ -39,14 +39,15 @@ function state(v: unknown): number | null {
  * `punch_time` as recorded: the terminal's wall clock. `2024-05-01 08:00:00` as it is; the ISO
  * forms some builds send (`2024-05-01T08:00:00`, with fractions or an offset) by their wall-clock
  * part (the offset is not applied: the time is the terminal's, as the other kinds keep it);
+ * a time without seconds (`2024-05-01 08:00`, as some builds write it) at :00 of its minute;
  * anything else kept as sent (cut short), which the journal quarantines, visibly.
  */
 export function wallClockOf(v: unknown): string {
   // The usual form, as it is (checked by the journal): no pattern to run for each of 100,000 rows.
   if (typeof v === 'string' && v.length === 19 && v.charCodeAt(10) === 0x20 && v.charCodeAt(4) === 0x2d) return v;
   const s = text(v);
-  const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?$/.exec(s);
-  return m ? `${m[1]} ${m[2]}` : s.slice(0, MAX_RAW);
+  const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?$/.exec(s);
+  return m ? `${m[1]} ${m[2]}:${m[3]?.slice(1, 3) ?? '00'}` : s.slice(0, MAX_RAW);
 }
 
 /** The row's id when it is one (a positive safe integer; numeric strings accepted). */
