@@ -556,7 +556,7 @@ export const ALERT = {
 
   /** Requests that named no usable serial (no SN=, or not a serial number): answered 400. */
   pushNoSerial: (r: { address: string; count: number; lastSeenAt: string }): Alert => ({
-    kind: 'push-unknown',
+    kind: 'push-no-serial',
     cause: `a device is pushing without a serial number (SN=) from ${r.address} (${r.count} requests answered 400, last ${localTime(Date.parse(r.lastSeenAt))}): its punches stay on it`,
     fix: "if it is a terminal, check that nothing between it and this box (a proxy) drops the query string, and that its firmware sends SN= (update it); if it is not a terminal, keep it off the receiver's port",
   }),

@@ -240,6 +240,7 @@ function everyAlert(): StatusReport {
     }),
     ALERT.unknownCards({ terminal: 'reader', count: 3, codes: ['0012345', '0099887'] }),
     ALERT.pushUnknownSerial({ serial: 'SN-NEW', address: '192.168.1.90', lastSeenAt: iso(2) }),
+    ALERT.pushNoSerial({ address: '192.168.1.91', count: 12, lastSeenAt: iso(2) }),
     ALERT.pushOutsideAllowFrom({ serial: 'SN-L', address: '10.9.9.9', terminal: 'lobby', lastSeenAt: iso(3) }),
     ALERT.pushUnknownSerials([
       { serial: 'X1', address: '192.168.1.91', count: 40 },
