@@ -1,5 +1,5 @@
 import type { Config } from '../config/schema.js';
-import { sinksOf, sinksOfTerminal, type SinkConfig } from '../config/sinks.js';
+import { odooAccountHint, sinksOf, sinksOfTerminal, type SinkConfig } from '../config/sinks.js';
 import { compilePatterns } from '../delivery/outcomes.js';
 import { BUILT_IN_MAKERS, buildSinkSender, SinkKindUnavailableError, sinkTokens } from '../sinks/build.js';
 import { buildProblem } from '../sinks/build-problem.js';
@@ -96,7 +96,8 @@ async function checkSink(
         return fail(
           name,
           `${addressShown(sink.baseUrl)} refused the credential (${a.message})`,
-          `put a valid credential in ${files} (re-read without a restart)`,
+          `put a valid credential in ${files} (re-read without a restart)` +
+            (sink.kind === 'odoo' ? `; ${odooAccountHint(sink.name)}` : ''),
         );
       case 'transient': {
         // Down, restarting or overloaded (a proxy's 502-504, 429), or nothing there: no setting of

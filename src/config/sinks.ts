@@ -225,3 +225,12 @@ export function credentialPlace(sink: { name: string; kind: string }, fromHrmsBl
   if (sink.kind === 'odoo') return `sinks[${sink.name}].apiKeyFile`;
   return `sinks[${sink.name}].tokenFile`;
 }
+
+/**
+ * What else an Odoo refusal can mean: Odoo answers a wrong database or login the way it answers a
+ * wrong key (authenticate answers false), so the fix names all three. "Put a valid credential in
+ * the key file" alone sent a new-user trial to replace a right key when the login was wrong.
+ */
+export function odooAccountHint(sinkName: string): string {
+  return `check sinks[${sinkName}].database and, for Odoo 16-18 (JSON-RPC), sinks[${sinkName}].login: the database and the user the API key belongs to`;
+}

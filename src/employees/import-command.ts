@@ -84,7 +84,14 @@ export async function importEmployees(file: string, opts: ImportCommandOptions, 
   return outcome.exitCode;
 }
 
-/** The file as UTF-8; a spreadsheet's legacy encoding is refused rather than sent garbled. */
+/**
+ * The file's text. Bytes that are not UTF-8 (a spreadsheet saved as Windows-1252 or Latin-1) are
+ * read as U+FFFD, which the CSV reader makes an error of the row holding them: that row is
+ * reported `invalid` with its line and never sent garbled, the other rows go on, as the roster
+ * and the punch import do (a new-user trial found one accented name refusing the whole file, with
+ * no line, while the docs promise a line per bad row). A header that is not UTF-8 still refuses
+ * the whole file, with its line.
+ */
 function readCsvText(file: string): string {
   let bytes: Buffer;
   try {
@@ -92,9 +99,5 @@ function readCsvText(file: string): string {
   } catch (e) {
     throw new ExitError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`, EXIT_NO_INPUT);
   }
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new ExitError(`${file}: not UTF-8 text; save it as "CSV UTF-8" and try again`, EXIT.DATAERR);
-  }
+  return new TextDecoder('utf-8').decode(bytes);
 }

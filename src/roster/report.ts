@@ -68,15 +68,23 @@ export function syncExitCode(roster: Roster | null, reports: readonly TerminalSy
 /** A name or code from a terminal or the HRMS, quoted: escaped and bounded (a bidi override is not escaped by JSON). */
 const q = (s: string) => `"${printable(s, 64)}"`;
 
-function describe(c: Change): string {
+/**
+ * The card as the terminal is given it: Hikvision and Dahua keep a card as text, so `0012345678`
+ * is written with its zeros and said so (the report said `12345678` for a card written as
+ * `0012345678`: found by a new-user trial); ZK and push terminals keep a number.
+ */
+const TEXT_CARD_KINDS = new Set(['hikvision', 'dahua']);
+
+function describe(c: Change, kind: string): string {
   const uid = c.uid === null ? '' : `uid ${c.uid}`;
-  if (c.action === 'add') return `${q(c.name)}${c.card ? ` card ${c.card}` : ''} (${uid || 'new'})`;
+  const card = !c.card ? '' : TEXT_CARD_KINDS.has(kind) ? (c.cardText ?? String(c.card)) : String(c.card);
+  if (c.action === 'add') return `${q(c.name)}${card ? ` card ${card}` : ''} (${uid || 'new'})`;
   if (c.action === 'update') {
     const parts: string[] = [];
     if (c.fields.includes('name')) parts.push(`name ${q(c.before.name)} -> ${q(c.name)}`);
     if (c.fields.includes('card'))
       parts.push(
-        `card ${c.before.card === OTHER_CARDS ? 'other card(s)' : c.before.card || 'none'} -> ${c.card || 'none'}`,
+        `card ${c.before.card === OTHER_CARDS ? 'other card(s)' : c.before.card || 'none'} -> ${card || 'none'}`,
       );
     return `${parts.join(', ')}${uid ? ` (${uid})` : ''}`;
   }
@@ -133,7 +141,7 @@ export function formatText(
     out.push(`${head}: ${summary}; ${extra.join(', ')}${dryRun ? ' (dry run: nothing changed)' : ''}`);
     for (const { change, result } of r.changes) {
       out.push(
-        `  ${SIGN[change.action]} ${change.action.padEnd(6)} ${change.code.padEnd(12)} ${describe(change)}: ${scrub(outcome(result))}`,
+        `  ${SIGN[change.action]} ${change.action.padEnd(6)} ${change.code.padEnd(12)} ${describe(change, r.kind)}: ${scrub(outcome(result))}`,
       );
     }
     for (const a of r.plan?.protectedAdmins ?? []) {

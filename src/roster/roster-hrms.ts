@@ -51,6 +51,12 @@ export function rosterFromEmployees(
     where: `HRMS list entry ${u.position}`,
     message: `expected an employee record, found ${u.found}`,
   }));
+  const missing = fieldsNoRecordHolds(records, fields);
+  const held = missing.filter((m) => m.key !== 'active');
+  problems.push(...missing.map((m) => ({ where: `terminalUsers.fields.${m.key}`, message: m.message })));
+  // A code or name field no employee has is a mapping mistake, not a roster where nobody punches:
+  // every employee would be "skipped" or "empty" and the run would say nothing about why.
+  if (held.length > 0) return { entries: [], problems, rows: records.length + unreadable.length, skipped: 0 };
   const seen = new Map<string, string>();
   let skipped = 0;
   const invert = fields.active?.startsWith('!') ?? false;
@@ -96,4 +102,38 @@ export function rosterFromEmployees(
 
 function then<T>(text: Parsed<string>, parse: (t: string) => Parsed<T>): Parsed<T> {
   return text.ok ? parse(text.value) : text;
+}
+
+/**
+ * The fields of `terminalUsers.fields` that no record of the answer holds at all (a name mistyped
+ * in the config, `biometric_code` for `biometriccode`), each with the fields the records do hold.
+ * Found by a new-user trial: a wrong code field ended in "no usable roster row" with no reason,
+ * a wrong name field in "fullname is empty" for every employee. The card is left out: an HRMS
+ * may omit a field nobody has a value for yet. An active field no record holds is said too
+ * (everyone would count as active, and no leaver would ever be removed).
+ */
+function fieldsNoRecordHolds(
+  records: readonly EmployeeRecord[],
+  fields: RosterFields,
+): { key: 'code' | 'name' | 'active'; message: string }[] {
+  if (records.length === 0) return [];
+  const present = new Set(records.flatMap((r) => Object.keys(r)));
+  const shown = [...present].slice(0, 20).map((k) => JSON.stringify(k));
+  const theirs = `the records hold ${shown.join(', ')}${present.size > 20 ? ', ...' : ''}`;
+  const out: { key: 'code' | 'name' | 'active'; message: string }[] = [];
+  const check = (key: 'code' | 'name' | 'active', field: string | undefined, what: string) => {
+    if (field === undefined || present.has(field)) return;
+    out.push({
+      key,
+      message: `no employee record of the HRMS has a field "${field}" (${theirs}): set terminalUsers.fields.${key} to the field that holds ${what}`,
+    });
+  };
+  check('code', fields.code, "each person's terminal code");
+  check('name', fields.name, 'the name to show on the terminals');
+  check(
+    'active',
+    fields.active?.replace(/^!/, ''),
+    'whether the person is active (everyone counts as active meanwhile)',
+  );
+  return out;
 }

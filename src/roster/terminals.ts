@@ -35,11 +35,22 @@ export function selectTerminals(
   });
 }
 
-/** A ZK terminal by name, for restore-user and copy-templates. */
+/**
+ * A ZK terminal by name, for restore-user and copy-templates. A terminal of another kind is named
+ * as what it is, with the way that works for it: "no zk terminal of that name" sent a new-user
+ * trial looking for a typo in a name that was right.
+ */
 export function zkTerminal(config: Config, name: string, option: string): ZkTerminalConfig {
   const t = config.terminals.find((x) => x.name === name);
-  if (!t || t.kind !== 'zk')
-    throw new ExitError(`${option} ${name}: no zk terminal of that name in the config`, EXIT.CONFIG);
+  if (!t) throw new ExitError(`${option} ${name}: no terminal of that name in the config`, EXIT.CONFIG);
+  if (t.kind !== 'zk') {
+    const way =
+      option === 'restore-user'
+        ? `restore-user writes to ZK terminals only: put the person back on ${name} through the roster (their row active again, then terminals sync-users) and give back the cards terminals backups lists`
+        : 'fingerprint templates are copied between ZK terminals (kind: zk) only';
+    const a = /^[aeiou]/.test(t.kind) ? 'an' : 'a';
+    throw new ExitError(`${option} ${name}: ${name} is ${a} ${t.kind} terminal, not a zk one; ${way}`, EXIT.CONFIG);
+  }
   return t;
 }
 

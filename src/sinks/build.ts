@@ -1,6 +1,6 @@
 import type { FrappeSinkConfig, OdooSinkConfig, SinkConfig } from '../config/sinks.js';
 import { AttendanceClient } from '../hrms/attendance.js';
-import { TokenSource } from '../hrms/token.js';
+import { TokenSource, TokenUnavailableError } from '../hrms/token.js';
 import type { Secrets } from '../util/secrets.js';
 import type { TerminalConfig } from '../config/terminals.js';
 import { directionResolver, type DirectionOf } from '../punch/direction.js';
@@ -108,7 +108,7 @@ export function sinkTokens(
       const secret = own(sink.apiSecretFile);
       return {
         get: () => {
-          const both = `${key.get()}:${secret.get()}`;
+          const both = `${frappePart(key, sink.name, 'apiKeyFile')}:${frappePart(secret, sink.name, 'apiSecretFile')}`;
           secrets.add(both);
           return both;
         },
@@ -118,4 +118,30 @@ export function sinkTokens(
     case 'odoo':
       return own(sink.apiKeyFile);
   }
+}
+
+const FRAPPE_SHAPE =
+  'it holds the API key alone (apiKeyFile) or the API secret alone (apiSecretFile), one line each: not "key:secret", not "token key:secret"';
+
+/**
+ * One half of a Frappe credential, refused before it is sent when it cannot be one: Frappe's keys
+ * and secrets are hex words, never with a colon or a space. An integrator copying Frappe's
+ * `Authorization: token key:secret` into the key file otherwise met only "Frappe refused the API
+ * key and secret" (or "a token is one word"), which does not say what to change (a new-user trial).
+ * The message names the config key and never quotes the file.
+ */
+function frappePart(source: TokenSource, sinkName: string, key: 'apiKeyFile' | 'apiSecretFile'): string {
+  const where = `sinks[${sinkName}].${key} (${source.file() ?? 'not set'})`;
+  let text: string;
+  try {
+    text = source.get();
+  } catch (e) {
+    if (e instanceof TokenUnavailableError) throw new TokenUnavailableError(`${where}: ${e.message}; ${FRAPPE_SHAPE}`);
+    throw e;
+  }
+  if (text.includes(':'))
+    throw new TokenUnavailableError(
+      `${where} holds a colon, as in "key:secret": ${FRAPPE_SHAPE}; put the part before the colon in apiKeyFile and the part after it in apiSecretFile`,
+    );
+  return text;
 }

@@ -1,3 +1,4 @@
+import { odooAccountHint } from '../config/sinks.js';
 import type { SinkCredential } from './types.js';
 
 /*
@@ -25,5 +26,6 @@ export function credentialFix(c: SinkCredential | undefined): string {
     return `put a valid token in the file hrms.tokenFile names${at}, or in PUNCHGATE_HRMS_TOKEN (the file is re-read without a restart)`;
   const files = c.kind === 'frappe' ? 'files' : 'file';
   const name = c.kind === 'frappe' ? 'name' : 'names';
-  return `put a valid ${c.what} in the ${files} ${c.place} ${name}${at} (re-read without a restart)`;
+  const odoo = c.kind === 'odoo' ? `; ${odooAccountHint(c.sink)}` : '';
+  return `put a valid ${c.what} in the ${files} ${c.place} ${name}${at} (re-read without a restart)${odoo}`;
 }

@@ -303,13 +303,29 @@ describe('employees import against the simulator', () => {
         'no column gives the required field "username" (employees.columns maps "Login" to it)',
       ),
     });
-    writeFileSync(tmp.path('latin1.csv'), Buffer.from('Login,Full Name\nu1,Jos\xe9\n', 'latin1'));
-    await expect(importEmployees(tmp.path('latin1.csv'), {}, deps)).rejects.toMatchObject({
+    writeFileSync(tmp.path('latin1-head.csv'), Buffer.from('Login,Nom de l\xe9gende\nu1,x\n', 'latin1'));
+    await expect(importEmployees(tmp.path('latin1-head.csv'), {}, deps)).rejects.toMatchObject({
       exitCode: 65,
-      message: expect.stringContaining('not UTF-8'),
+      message: expect.stringContaining('line 1: the header is not valid UTF-8 text'),
     });
     await expect(importEmployees(tmp.path('missing.csv'), {}, deps)).rejects.toMatchObject({ exitCode: 66 });
     expect(userRequests).toBe(0);
+  });
+
+  it('a file saved as Windows-1252: each row that is not UTF-8 is invalid with its line, the others are sent', async () => {
+    const file = tmp.path('cp1252.csv');
+    // Excel's "CSV" on a Western European Windows: é and ü as one byte each, CRLF line ends.
+    const text = [HEADER, row(1, { 'Full Name': 'Jos\xe9 Pe\xf1a' }), row(2), row(3, { 'Full Name': 'Max M\xfcller' })];
+    writeFileSync(file, Buffer.from(text.join('\r\n') + '\r\n', 'latin1'));
+    expect(await importEmployees(file, { report: tmp.path('cp1252.json') }, deps)).toBe(65);
+    const r = report(tmp.path('cp1252.json'));
+    expect(r.rows.map((x) => [x.line, x.action, x.message])).toEqual([
+      [2, 'invalid', 'is not valid UTF-8 text (save the file as UTF-8, e.g. "CSV UTF-8")'],
+      [3, 'created', expect.any(String)],
+      [4, 'invalid', 'is not valid UTF-8 text (save the file as UTF-8, e.g. "CSV UTF-8")'],
+    ]);
+    // Only the good row reached the HRMS, and no name was sent garbled.
+    expect(rig.sim.employees().map((e) => e.fields.username)).toEqual(['user2']);
   });
 
   it('an instance that identifies employees by e-mail: matched without case, so a re-run changes nothing', async () => {

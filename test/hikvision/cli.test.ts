@@ -9,6 +9,7 @@ import { waitFor } from '../helpers/wait.js';
 import { unitEnvironment } from '../daemon/stack.js';
 import { startSimProcess } from './sim-process.js';
 import { Journal } from '../../src/journal/journal.js';
+import { displayWidth } from '../../src/util/display-width.js';
 
 const SIM_PASSWORD = 'Cli-sim-passw0rd';
 
@@ -65,6 +66,27 @@ describe('punchgate sim hikvision and the Hikvision commands', () => {
     await waitFor(() => sim.child.exitCode !== null, 10_000, 'the simulator to stop');
     expect(sim.child.exitCode).toBe(0);
     expect(sim.out()).not.toContain(SIM_PASSWORD);
+  });
+
+  it('terminals users lines up its columns for Chinese, Arabic and accented names (a new-user trial)', async () => {
+    const sim = await startCliSim(['--events', '0', '--users', '1']);
+    const c = await HikvisionClient.open({ url: sim.url, username: 'admin', password: SIM_PASSWORD, timeoutMs: 5000 });
+    for (const [employeeNo, name] of [
+      ['1001', 'John Doe'],
+      ['1002', 'أحمد علي'],
+      ['1003', '王丽'],
+      ['1004', 'François Béyoncé'],
+    ] as const)
+      await c.users.setUp({ employeeNo, name });
+    await c.http.close();
+    const tmp = configFor(sim.url);
+    const users = await punchgate(['terminals', 'users', 'reception', '--config', tmp.path('pg.yaml')]);
+    expect(users.status).toBe(0);
+    const lines = users.stdout.split('\n').filter((l) => /^100[1-4] /.test(l));
+    expect(lines).toHaveLength(4);
+    // The TYPE column starts at the same screen column on every row: 王丽 takes 4 columns, not 2.
+    const typeAt = lines.map((l) => displayWidth(l.slice(0, l.indexOf('normal'))));
+    expect(typeAt).toEqual([42, 42, 42, 42]);
   });
 
   it('poll journals the passes; terminals users lists the people; check passes; none prints the password', async () => {

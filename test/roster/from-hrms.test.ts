@@ -127,4 +127,56 @@ describe('sync-users --from-hrms', () => {
       await client.close();
     }
   });
+
+  it('a code or name field no employee has: said with the fields they do have, nothing changed (exit 65)', async () => {
+    hrms = await startHrmsSim({
+      tokens: ['t0k3n'],
+      employees: [
+        employee('ann', { biometriccode: '2001', block: 0 }),
+        employee('bob', { biometriccode: '2002', block: 1 }),
+      ],
+    });
+    const { gate } = await env.start({ gate: { users: [{ uid: 1, userId: '2002', name: 'BOB' }] } }, [], {
+      terminalUsers: { fields: { code: 'biometric_code' } },
+    });
+    const client = new HrmsUsers({
+      hrms: { ...env.config.hrms!, baseUrl: hrms.url },
+      token: { get: () => 't0k3n' },
+      secrets: new Secrets(),
+    });
+    try {
+      await expect(env.sync({ fromHrms: true, removeAbsent: true }, { hrms: () => client })).rejects.toMatchObject({
+        exitCode: 65,
+        message: expect.stringMatching(
+          /terminalUsers\.fields\.code: no employee record of the HRMS has a field "biometric_code" \(the records hold .*"biometriccode".*\): set terminalUsers\.fields\.code to the field that holds each person's terminal code/,
+        ),
+      });
+      expect(gate.writeCount()).toBe(0);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('an active field no employee has: the others are applied, no leaver is assumed, exit 65 says why', async () => {
+    hrms = await startHrmsSim({
+      tokens: ['t0k3n'],
+      employees: [employee('ann', { biometriccode: '2001', block: 0 })],
+    });
+    const { gate } = await env.start({ gate: { users: [] } }, [], {
+      terminalUsers: { fields: { active: '!blocked' } },
+    });
+    const client = new HrmsUsers({
+      hrms: { ...env.config.hrms!, baseUrl: hrms.url },
+      token: { get: () => 't0k3n' },
+      secrets: new Secrets(),
+    });
+    try {
+      const run = await env.sync({ fromHrms: true }, { hrms: () => client });
+      expect(run.code).toBe(65);
+      expect(run.err).toContain('terminalUsers.fields.active: no employee record of the HRMS has a field "blocked"');
+      expect(usersOf(gate)).toEqual(['1 2001 ANN 0 0']);
+    } finally {
+      await client.close();
+    }
+  });
 });

@@ -166,6 +166,9 @@ describe('sync-users on a Hikvision terminal', () => {
     expect(cards('1001')).toEqual(['111']);
     expect(cards('1002')).toEqual(['0000000222']);
     expect(cards('1004')).toEqual(['0012345678']);
+    // The report says the card as written, zeros included (it said 12345678: a new-user trial).
+    expect(run.out).toMatch(/\+ add +1004 +"New Hire" card 0012345678 \(new\): applied/);
+    expect(run.out).toMatch(/~ update +1002 +card .* -> 0000000222: applied/);
     // Read back as applied, and a second run finds nothing to change.
     expect(run.out).not.toMatch(/not applied|failed/i);
     sim!.clearRequests();

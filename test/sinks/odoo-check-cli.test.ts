@@ -76,9 +76,14 @@ describe('punchgate check of an Odoo sink', () => {
         const wrongDb = await check({ ...base, database: 'prod' });
         expect(wrongDb.line.status).toBe('fail');
         expect(wrongDb.line.detail).toContain('"prod"');
+        // Odoo answers a wrong database or login as a wrong key: the fix names all three (a new-user trial).
+        expect(wrongDb.line.fix).toContain(
+          'check sinks[odoo].database and, for Odoo 16-18 (JSON-RPC), sinks[odoo].login',
+        );
         const noLogin = await check({ baseUrl: sim.url });
         expect(noLogin.line.status).toBe('fail');
         expect(noLogin.line.detail).toContain('needs the API user');
+        expect(noLogin.line.fix).toContain('sinks[odoo].login');
       }
 
       const url = new URL(sim.url);

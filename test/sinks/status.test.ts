@@ -160,7 +160,7 @@ describe('status per sink', () => {
     const odoo = r.alertItems.find((a) => a.kind === 'token-refused')!;
     expect(odoo.cause).toMatch(/^sink odoo: Odoo refuses the API key since /);
     expect(odoo.fix).toBe(
-      'put a valid API key in the file sinks[odoo].apiKeyFile names (/etc/punchgate/odoo-key) (re-read without a restart)',
+      'put a valid API key in the file sinks[odoo].apiKeyFile names (/etc/punchgate/odoo-key) (re-read without a restart); check sinks[odoo].database and, for Odoo 16-18 (JSON-RPC), sinks[odoo].login: the database and the user the API key belongs to',
     );
     const erpAlert = r.alertItems.find((a) => a.kind === 'sink-token')!;
     expect(erpAlert.cause).toMatch(

@@ -1,4 +1,5 @@
 import { printable, safeJson } from '../../util/terminal-text.js';
+import { padWidth } from '../../util/display-width.js';
 import { configKeyIn, type HikvisionTerminalConfig } from '../../config/terminals.js';
 import { terminalFaultError } from '../terminal-fault.js';
 import type { AppContext } from '../../context.js';
@@ -11,7 +12,8 @@ import { EXIT } from '../../util/exit-codes.js';
  * `punchgate terminals users NAME` for a Hikvision terminal: every user with its cards. A
  * password refused earlier (by punchgate run or here) is not tried again before its wait is
  * over, and a refusal here is recorded for the daemon too: the device locks the account after
- * a few failures, whoever makes them.
+ * a few failures, whoever makes them. Names are padded by screen columns (padWidth), as the ZK
+ * and Dahua lists are: a Chinese name takes two columns a character.
  */
 export async function listHikvisionUsers(
   ctx: AppContext,
@@ -45,7 +47,7 @@ export async function listHikvisionUsers(
   );
   for (const u of users) {
     process.stdout.write(
-      `${printable(u.employeeNo, 64).padEnd(16)} ${printable(u.name, 64).padEnd(24)} ${printable(u.userType, 16).padEnd(8)} ${String(u.numOfFP).padStart(3)} ${String(u.numOfFace).padStart(4)}  ${cardsOf(
+      `${printable(u.employeeNo, 64).padEnd(16)} ${padWidth(printable(u.name, 64), 24)} ${printable(u.userType, 16).padEnd(8)} ${String(u.numOfFP).padStart(3)} ${String(u.numOfFace).padStart(4)}  ${cardsOf(
         u,
       )
         .map((c) => printable(c, 64))
