@@ -3,6 +3,8 @@
 // memory settings of the systemd unit (see systemd/punchgate.service and BENCHMARKS.md). `env -S`
 // sets the environment and node's flags: GNU coreutils 8.30 or newer (Debian 10, Ubuntu 20.04,
 // RHEL 8 and later); busybox's env has no -S (docs/operate.md says what to run there).
+// First: a simulator's stop signals that come while the rest loads are held for it (early-signals.ts).
+import './early-signals.js';
 import { endQuietlyOnBrokenPipe } from './common.js';
 import { buildProgram } from './program.js';
 
