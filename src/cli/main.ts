@@ -7,7 +7,15 @@
 import './early-signals.js';
 import { endQuietlyOnBrokenPipe } from './common.js';
 import { buildProgram } from './program.js';
+import { unknownCommandOf } from './unknown-command.js';
+import { EXIT } from '../util/exit-codes.js';
 
 endQuietlyOnBrokenPipe();
 
-await buildProgram().parseAsync(process.argv);
+const program = buildProgram();
+const unknown = unknownCommandOf(program, process.argv.slice(2));
+if (unknown !== undefined) {
+  process.stderr.write(`${unknown}\n(add --help to the command to see its options)\n`);
+  process.exit(EXIT.USAGE);
+}
+await program.parseAsync(process.argv);
