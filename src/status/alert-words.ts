@@ -548,20 +548,26 @@ export const ALERT = {
     fix: 'add them to the code map, then punchgate punches retry',
   }),
 
-  pushUnknownSerial: (r: { serial: string; address: string; lastSeenAt: string }): Alert => ({
+  /** `stopped`: punchgate run is not running (the status read from its journal): said in the past, with when. */
+  pushUnknownSerial: (r: { serial: string; address: string; lastSeenAt: string }, stopped = false): Alert => ({
     kind: 'push-unknown',
-    cause: `terminal SN=${r.serial} is pushing but is not configured (from ${r.address}, last ${localTime(Date.parse(r.lastSeenAt))})`,
+    cause: stopped
+      ? `terminal SN=${r.serial} was pushing but is not configured (from ${r.address}, last seen ${localTime(Date.parse(r.lastSeenAt))}, before punchgate run stopped)`
+      : `terminal SN=${r.serial} is pushing but is not configured (from ${r.address}, last ${localTime(Date.parse(r.lastSeenAt))})`,
     fix: `add it to terminals with kind: adms and serial: ${r.serial}, then reload`,
   }),
 
-  pushOutsideAllowFrom: (r: {
-    serial: string;
-    address: string;
-    terminal: string | null;
-    lastSeenAt: string;
-  }): Alert => ({
+  pushOutsideAllowFrom: (
+    r: {
+      serial: string;
+      address: string;
+      terminal: string | null;
+      lastSeenAt: string;
+    },
+    stopped = false,
+  ): Alert => ({
     kind: 'push-address',
-    cause: `terminal SN=${r.serial} (${r.terminal}) is pushing from ${r.address}, outside its allowFrom (last ${localTime(Date.parse(r.lastSeenAt))}): refused`,
+    cause: `terminal SN=${r.serial} (${r.terminal}) ${stopped ? 'was' : 'is'} pushing from ${r.address}, outside its allowFrom (last${stopped ? ' seen' : ''} ${localTime(Date.parse(r.lastSeenAt))}${stopped ? ', before punchgate run stopped' : ''}): refused`,
     fix: 'add the address to allowFrom if it is right',
   }),
 
