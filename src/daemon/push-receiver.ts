@@ -32,6 +32,9 @@ export function createPushReceiver(
     pushTerminals: () => guard(() => store.pushTerminals()),
     recordContacts: (...a) => guard(() => store.recordContacts(...a)),
     recordRefusals: (...a) => guard(() => store.recordRefusals(...a)),
+    zoneTold: (...a) => guard(() => store.zoneTold(...a)),
+    zone: (...a) => guard(() => store.zone(...a)),
+    askZoneCheck: (...a) => guard(() => store.askZoneCheck(...a)),
     takeCommands: (...a) => guard(() => store.takeCommands(...a)),
     settleCommands: (...a) => guard(() => store.settleCommands(...a)),
   };

@@ -4,6 +4,7 @@ import { PUNCH_REFUSALS_MIGRATION } from './history.js';
 import { OWED_BY_TIME_MIGRATION } from './owed-by-time.js';
 import { PUNCH_COUNTS_MIGRATION } from './punch-counts.js';
 import { PUNCH_IDS_MIGRATION } from './punch-id.js';
+import { PUSH_ZONES_MIGRATION } from './push-zones.js';
 import { REFUSED_RECORDS_MIGRATION } from './refused-records.js';
 import { RETENTION_MARKS_FROM_MIGRATION, RETENTION_MARKS_MIGRATION } from './retention-marks.js';
 import { SHIFT_PROGRESS_MIGRATION } from './shift-progress.js';
@@ -350,6 +351,9 @@ export const MIGRATIONS: readonly Migration[] = [
   RETENTION_MARKS_FROM_MIGRATION,
   // 21: a removed user's backup keeps every card, as the terminal spells them (user-backups.ts).
   USER_BACKUP_CARDS_MIGRATION,
+  // 22: the UTC offset each push terminal was told, and the offset a CHECK was queued for: a
+  //     terminal told its zone before a DST change is asked to read its options again (push-zones.ts).
+  PUSH_ZONES_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

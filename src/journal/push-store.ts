@@ -28,6 +28,7 @@ import type {
 
 import { REFUSALS_BEYOND } from './types.js';
 import { PreparedStatements } from './prepared.js';
+import { PushZones, type PushZone } from './push-zones.js';
 
 type Row = Record<string, unknown>;
 
@@ -175,6 +176,7 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
   private keptBytes: KeptBytes | undefined;
   /** Each statement prepared once: an upload's commit ran six, prepared again at each upload. */
   private readonly statements: PreparedStatements;
+  private readonly zones: PushZones;
 
   constructor(
     private readonly db: Database,
@@ -182,6 +184,33 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
     private readonly clock: Clock,
   ) {
     this.statements = new PreparedStatements(db);
+    this.zones = new PushZones(this.statements);
+  }
+
+  /** A terminal fetched its options and was told this UTC offset (minutes). */
+  zoneTold(terminal: string, serial: string, minutes: number): void {
+    this.zones.told(terminal, serial, minutes, this.clock.now());
+  }
+
+  /** The offset a terminal was told and any CHECK queued since (push-zones.ts). */
+  zone(terminal: string, serial: string): PushZone | undefined {
+    return this.zones.get(terminal, serial);
+  }
+
+  /** Every push terminal's zone record (status). */
+  zonesTold(): (PushZone & { terminal: string; serial: string })[] {
+    return this.zones.all();
+  }
+
+  /** Queues `CHECK` for a terminal to learn the offset `minutes`, and records that it was asked. */
+  askZoneCheck(terminal: string, serial: string, minutes: number): TerminalCommand {
+    return this.db
+      .transaction(() => {
+        const { command } = this.enqueue(terminal, 'CHECK');
+        this.zones.asked(terminal, serial, minutes, this.clock.now());
+        return command;
+      })
+      .immediate();
   }
 
   commitPunches(uploads: readonly PunchUpload[]): IngestResult[] {

@@ -1,4 +1,5 @@
 import type { Punch } from '../punch.js';
+import type { PushZone } from './push-zones.js';
 
 /**
  * The journal's narrow interfaces. Sources see only `PunchSink`; delivery sees only
@@ -637,6 +638,12 @@ export interface PushJournal {
   recordContacts(contacts: readonly PushContact[]): void;
   /** Refused pushers since the last call, merged into the kept ones (bounded). */
   recordRefusals(refusals: readonly PushRefusal[]): void;
+  /** A terminal fetched its options and was told this UTC offset, in minutes (push-zones.ts). */
+  zoneTold(terminal: string, serial: string, minutes: number): void;
+  /** The offset a terminal was last told, and the offset a CHECK was queued for since. */
+  zone(terminal: string, serial: string): PushZone | undefined;
+  /** Queues `CHECK` so the terminal reads its options (its zone) again; records it was asked for `minutes`. */
+  askZoneCheck(terminal: string, serial: string, minutes: number): TerminalCommand;
   /** Hands out the next commands of a terminal (marks them sent). */
   takeCommands(terminal: string, now: number, limits: CommandTakeLimits): TerminalCommand[];
   /**

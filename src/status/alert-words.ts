@@ -548,27 +548,33 @@ export const ALERT = {
     fix: 'add them to the code map, then punchgate punches retry',
   }),
 
-  pushUnknownSerial: (r: { serial: string; address: string; lastSeenAt: string }): Alert => ({
+  /** `stopped`: punchgate run is not running (the status read from its journal): said in the past, with when. */
+  pushUnknownSerial: (r: { serial: string; address: string; lastSeenAt: string }, stopped = false): Alert => ({
     kind: 'push-unknown',
-    cause: `terminal SN=${r.serial} is pushing but is not configured (from ${r.address}, last ${localTime(Date.parse(r.lastSeenAt))})`,
+    cause: stopped
+      ? `terminal SN=${r.serial} was pushing but is not configured (from ${r.address}, last seen ${localTime(Date.parse(r.lastSeenAt))}, before punchgate run stopped)`
+      : `terminal SN=${r.serial} is pushing but is not configured (from ${r.address}, last ${localTime(Date.parse(r.lastSeenAt))})`,
     fix: `add it to terminals with kind: adms and serial: ${r.serial}, then reload`,
   }),
 
   /** Requests that named no usable serial (no SN=, or not a serial number): answered 400. */
-  pushNoSerial: (r: { address: string; count: number; lastSeenAt: string }): Alert => ({
+  pushNoSerial: (r: { address: string; count: number; lastSeenAt: string }, stopped = false): Alert => ({
     kind: 'push-no-serial',
-    cause: `a device is pushing without a serial number (SN=) from ${r.address} (${r.count} requests answered 400, last ${localTime(Date.parse(r.lastSeenAt))}): its punches stay on it`,
+    cause: `a device ${stopped ? 'was' : 'is'} pushing without a serial number (SN=) from ${r.address} (${r.count} requests answered 400, last${stopped ? ' seen' : ''} ${localTime(Date.parse(r.lastSeenAt))}${stopped ? ', before punchgate run stopped' : ''}): its punches stay on it`,
     fix: "if it is a terminal, check that nothing between it and this box (a proxy) drops the query string, and that its firmware sends SN= (update it); if it is not a terminal, keep it off the receiver's port",
   }),
 
-  pushOutsideAllowFrom: (r: {
-    serial: string;
-    address: string;
-    terminal: string | null;
-    lastSeenAt: string;
-  }): Alert => ({
+  pushOutsideAllowFrom: (
+    r: {
+      serial: string;
+      address: string;
+      terminal: string | null;
+      lastSeenAt: string;
+    },
+    stopped = false,
+  ): Alert => ({
     kind: 'push-address',
-    cause: `terminal SN=${r.serial} (${r.terminal}) is pushing from ${r.address}, outside its allowFrom (last ${localTime(Date.parse(r.lastSeenAt))}): refused`,
+    cause: `terminal SN=${r.serial} (${r.terminal}) ${stopped ? 'was' : 'is'} pushing from ${r.address}, outside its allowFrom (last${stopped ? ' seen' : ''} ${localTime(Date.parse(r.lastSeenAt))}${stopped ? ', before punchgate run stopped' : ''}): refused`,
     fix: 'add the address to allowFrom if it is right',
   }),
 

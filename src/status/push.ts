@@ -158,7 +158,7 @@ export interface RefusalAlert {
  * are one alert each for a few, one summary for many, so a device inventing serials cannot flood
  * the alerts (nor `check`, which listed each of the 200 kept serials and addresses on a line).
  */
-export function refusalAlerts(refusals: readonly PushRefusalStatus[]): RefusalAlert[] {
+export function refusalAlerts(refusals: readonly PushRefusalStatus[], stopped = false): RefusalAlert[] {
   const out: RefusalAlert[] = [];
   const outside = new Map<string, PushRefusalStatus[]>();
   for (const r of refusals.filter((x) => x.reason === 'address'))
@@ -170,14 +170,16 @@ export function refusalAlerts(refusals: readonly PushRefusalStatus[]): RefusalAl
     out.push({
       serial: rows[0]!.serial,
       alert:
-        rows.length === 1 && !many(rows) ? ALERT.pushOutsideAllowFrom(rows[0]!) : ALERT.pushOutsideAllowFromMany(rows),
+        rows.length === 1 && !many(rows)
+          ? ALERT.pushOutsideAllowFrom(rows[0]!, stopped)
+          : ALERT.pushOutsideAllowFromMany(rows),
     });
   const unknown = refusals.filter((x) => x.reason === 'unknown');
   if (unknown.length <= UNKNOWN_LISTED && !many(unknown))
     for (const r of unknown)
       out.push({
         serial: r.serial,
-        alert: r.serial === NO_SERIAL ? ALERT.pushNoSerial(r) : ALERT.pushUnknownSerial(r),
+        alert: r.serial === NO_SERIAL ? ALERT.pushNoSerial(r, stopped) : ALERT.pushUnknownSerial(r, stopped),
       });
   else out.push({ serial: null, alert: ALERT.pushUnknownSerials(unknown) });
   return out;
@@ -188,7 +190,9 @@ export function refusalAlerts(refusals: readonly PushRefusalStatus[]): RefusalAl
  * not be read, events not known as punches). Silence is the general offline alert.
  */
 export function pushAlerts(report: StatusReport, now: number): Alert[] {
-  const out: Alert[] = refusalAlerts(report.pushRefusals ?? []).map((r) => r.alert);
+  // Read from the journal of a stopped daemon: nothing is pushing now; said in the past, with when.
+  const stopped = report.daemon !== undefined && report.daemon !== null && !report.daemon.running;
+  const out: Alert[] = refusalAlerts(report.pushRefusals ?? [], stopped).map((r) => r.alert);
   for (const t of report.terminals) {
     const other = t.push?.otherAddress;
     if (other?.lastAt && now - Date.parse(other.lastAt) <= KEPT_ALERT_MS)

@@ -53,16 +53,25 @@ export function ensurePrivateFile(path: string): void {
  * removed first, and never opened.
  */
 export function writePrivateFile(path: string, text: string, owner?: { uid: number; gid: number }): void {
+  writeFileWhole(path, text, PRIVATE_MODE, owner);
+}
+
+/**
+ * The same for a file anyone may read (a config without secrets: `import-config --output`): a
+ * new temporary file renamed over `path`, so a link planted at `path` is replaced, never followed
+ * (root writing through it would overwrite the link's target).
+ */
+export function writeFileWhole(path: string, text: string, mode: number, owner?: { uid: number; gid: number }): void {
   const tmp = `${path}.tmp`;
   rmSync(tmp, { force: true });
   const fd = openSync(
     tmp,
     constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW | constants.O_NONBLOCK,
-    PRIVATE_MODE,
+    mode,
   );
   try {
     try {
-      fchmodSync(fd, PRIVATE_MODE);
+      fchmodSync(fd, mode);
       // Handed over on the open file, before it takes its name: a chown by name after the rename
       // follows whatever the folder's owner put there meanwhile (a link to /etc/shadow, which root
       // then gave away: found by an adversarial trial racing `sudo punchgate import-config`).

@@ -12,6 +12,31 @@ export interface SignalHandlers {
   reload?(): void;
 }
 
+/**
+ * Stop signals that came while a simulator was still loading, before it listened (a simulator
+ * sent SIGTERM in its first second died of it, exit 143, where a clean stop is 0). Held only for
+ * `punchgate sim ...`, decided from the command line before the rest loads (cli/early-signals.ts):
+ * never for `run` or any other command, which end on an early signal as Node's default does.
+ * Module state, not a singleton by choice: a process has one set of signal dispositions.
+ */
+let early: { pending: NodeJS.Signals[]; listener: (s: NodeJS.Signals) => void } | undefined;
+
+/** Holds stop signals until the first handleSignals takes them. */
+export function holdEarlyStopSignals(): void {
+  if (early) return;
+  const pending: NodeJS.Signals[] = [];
+  early = { pending, listener: (s) => void pending.push(s) };
+  for (const s of STOP_SIGNALS) process.on(s, early.listener);
+}
+
+function takeEarly(): NodeJS.Signals[] {
+  if (!early) return [];
+  for (const s of STOP_SIGNALS) process.off(s, early.listener);
+  const { pending } = early;
+  early = undefined;
+  return pending;
+}
+
 /** Routes the process's signals to `handlers` until the returned function is called. */
 export function handleSignals(handlers: SignalHandlers): () => void {
   let count = 0;
@@ -19,6 +44,8 @@ export function handleSignals(handlers: SignalHandlers): () => void {
   const onHup = () => handlers.reload?.();
   for (const s of STOP_SIGNALS) process.on(s, onStop);
   if (handlers.reload) process.on('SIGHUP', onHup);
+  // Stop signals held while a simulator loaded are its own, in order, now that it listens.
+  for (const s of takeEarly()) process.nextTick(onStop, s);
   return () => {
     for (const s of STOP_SIGNALS) process.off(s, onStop);
     process.off('SIGHUP', onHup);

@@ -9,6 +9,8 @@ export interface PushTerminalEntry {
   name: string;
   serial: string;
   allowFrom?: string[];
+  /** The terminal's zone (default UTC). */
+  timezone?: string;
 }
 
 /** An HRMS simulator and a config whose daemon receives push terminals on a fixed loopback port. */

@@ -86,6 +86,13 @@ describe('push terminals in the status', () => {
       expect(text).toContain(
         '! terminal SN=STRANGER is pushing but is not configured (from 192.168.10.99, last 2026-11-22 09:00:00 +00:00): add it to terminals with kind: adms and serial: STRANGER, then reload',
       );
+      // Read from the journal of a stopped daemon: nothing is pushing now; said in the past, with when.
+      const daemon = { running: false, statusLogAt: clock.now(), stale: true };
+      const stoppedText = formatStatus(buildStatus(journal, config, clock.now(), { daemon }));
+      expect(stoppedText).toContain(
+        '! terminal SN=STRANGER was pushing but is not configured (from 192.168.10.99, last seen 2026-11-22 09:00:00 +00:00, before punchgate run stopped)',
+      );
+      expect(stoppedText).not.toContain('is pushing');
       expect(text).toContain(
         '! terminal lobby: 1 ATTLOG upload(s) answered OK could not be turned into punches (2 lines in all, last 2026-11-22 09:00:00 +00:00: line 3: no tab between the fields): 1 kept raw in the journal: update the terminal firmware or punchgate, then run punchgate terminals reparse lobby',
       );

@@ -98,6 +98,26 @@ describe('a newcomer’s first commands', () => {
     expect(help.stdout).toContain('--since');
   });
 
+  it('an unknown command or simulator kind, with --help or not: exit 64 naming the commands there are, never the group’s help', async () => {
+    for (const [args, group, one] of [
+      [['sim', 'zk', '--help'], 'punchgate sim', 'push-terminal'],
+      [['sim', 'zk'], 'punchgate sim', 'terminal'],
+      [['terminals', 'bogus', '-h'], 'punchgate terminals', 'users'],
+      [['zk', '--help'], 'punchgate', 'sim'],
+    ] as const) {
+      const r = await runPunchgate(['--config', tmp.path('punchgate.yaml'), ...args]);
+      expect(r.status, `${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(64);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(
+        new RegExp(`^error: unknown command '${args[0] === 'zk' ? 'zk' : args[1]}' for '${group}'`),
+      );
+      expect(r.stderr).toContain(one);
+    }
+    const known = await runPunchgate(['sim', 'hrms', '--help']);
+    expect(known.status).toBe(0);
+    expect(known.stdout).toContain('Usage: punchgate sim hrms');
+  });
+
   it('a command without --config, with no config at the default path: exit 78 naming --config and the example', async () => {
     const missing = tmp.path('punchgate.yaml');
     for (const command of ['status', 'punches', 'flush']) {

@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runImportFrappeSync } from '../../src/cli/commands/import-config.js';
@@ -222,6 +222,25 @@ describe('punchgate import-config frappe-sync', () => {
     expect(err).toMatch(
       new RegExp(`${file.replace(/[.]/g, '\\.')}:17: devices\\[1\\]\\.clear_from_device_on_fetch: not mapped`),
     );
+  });
+
+  it('--output replaces a link planted at its name (a new file renamed into place), never writes through it', () => {
+    const file = dir.path('local_config.py');
+    writeFileSync(file, TEMPLATE_LIKE);
+    const victim = dir.path('victim');
+    writeFileSync(victim, 'not to be overwritten\n');
+    const out = dir.path('planted.yaml');
+    symlinkSync(victim, out);
+    const code = runImportFrappeSync(
+      file,
+      { secretsDir: dir.path('secrets-link'), output: out },
+      { out: () => undefined, err: () => undefined },
+    );
+    expect(code).toBe(0);
+    expect(readFileSync(victim, 'utf8')).toBe('not to be overwritten\n');
+    expect(lstatSync(out).isFile()).toBe(true);
+    expect(statSync(out).mode & 0o777).toBe(0o644);
+    expect(readFileSync(out, 'utf8')).toContain('frappe-api-key');
   });
 
   it('the built CLI: bad input exits 65 with file:line, a missing file 66', async () => {

@@ -1,9 +1,9 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { convertFrappeSync, FrappeSyncInputError } from '../../config/import/frappe-sync.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
-import { chownNewFolder, writePrivateFile } from '../../util/private-file.js';
+import { chownNewFolder, writeFileWhole, writePrivateFile } from '../../util/private-file.js';
 import { localUser, SERVICE_USER } from '../../util/service-user.js';
 import { escapeControls } from '../../util/terminal-text.js';
 import { action } from '../common.js';
@@ -82,7 +82,7 @@ export function runImportFrappeSync(file: string, o: ImportConfigOptions, io: Im
   }
   if (o.output) {
     try {
-      writeFileSync(o.output, r.yaml, { mode: 0o644 });
+      writeFileWhole(o.output, r.yaml, 0o644);
     } catch (e) {
       throw new ExitError(
         `--output: cannot write ${escapeControls(o.output)} (${(e as NodeJS.ErrnoException).code ?? 'error'})`,

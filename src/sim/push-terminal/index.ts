@@ -111,6 +111,7 @@ class PushTerminal implements PushTerminalSim {
     malformedSent: 0,
     lastError: null,
     serverStamp: null,
+    timeZone: null,
     connections: 0,
     registrations: 0,
     registeredHandshakes: 0,
@@ -240,6 +241,7 @@ class PushTerminal implements PushTerminalSim {
     if (legacy)
       this.transAttlog = /^[01]{10}$/.test(options.get('TransFlag') ?? '') && options.get('TransFlag')![0] === '1';
     this.st.serverStamp = stamp;
+    this.st.timeZone = options.get('TimeZone') ?? null;
     // As push firmware does: resume after the server's stamp ("0" or "None": from the start).
     this.pointer = /^\d+$/.test(stamp) ? Math.min(Number(stamp), this.log.size) : 0;
     const delay = Number(options.get('Delay'));

@@ -142,6 +142,8 @@ export interface PushSimStats {
   lastError: string | null;
   /** The ATTLOGStamp of the last handshake. */
   serverStamp: string | null;
+  /** The `TimeZone=` of the last option block (the zone the terminal's firmware now assumes). */
+  timeZone: string | null;
   /** TCP connections opened (one is kept alive between requests while the server allows). */
   connections: number;
   /** Security PUSH: registrations made (POST /iclock/registry) and handshakes answered `registry=ok`. */

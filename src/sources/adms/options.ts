@@ -25,9 +25,11 @@ export const SERVER_VERSION = '2.4.1';
  * quarter-hour zones (e.g. 330 for India), as the protocol asks.
  */
 export function timeZoneOption(now: number, timeZone?: string): number {
-  const minutes = utcOffsetMinutes(now, timeZone);
-  return minutes % 60 === 0 ? minutes / 60 : minutes;
+  return timeZoneOptionOf(utcOffsetMinutes(now, timeZone));
 }
+
+/** `TimeZone=` for an offset in minutes east of UTC. */
+export const timeZoneOptionOf = (minutes: number): number => (minutes % 60 === 0 ? minutes / 60 : minutes);
 
 /** The UTC offset of the terminal's clock now, in minutes (the gateway's zone when none is set). */
 export function utcOffsetMinutes(now: number, timeZone?: string): number {

@@ -25,10 +25,11 @@ import { parseOperlog } from './operlog.js';
 import { handshakeDialect, uploadDialect } from './dialect.js';
 import { settleQueryAnswer } from './querydata.js';
 import { settleFrom } from './command-results.js';
-import { optionBlock, registeredBlock, timeZoneOption, uploadAnswer } from './options.js';
+import { optionBlock, registeredBlock, timeZoneOption, timeZoneOptionOf, uploadAnswer } from './options.js';
 import { checkCookie, handleRtlog, handleRtstate, handleTabledata, handleTransactions } from './security-handlers.js';
 import { declaredProtocol, protocolOf } from './security.js';
 import { BIOMETRIC_TABLES } from './tabledata.js';
+import { askIfZoneStale, noteZoneTold, zoneNow } from './zone-check.js';
 
 export type { PushRequest, ReceiverContext } from './handler-kit.js';
 
@@ -78,11 +79,13 @@ export function handleOptions(ctx: ReceiverContext, p: PushRequest): void {
     return retryLater(ctx, p);
   }
   noteContact(ctx, p.terminal, p.address, { pushVersion });
+  const zone = zoneNow(ctx, p.terminal);
+  noteZoneTold(ctx, p.terminal, zone);
   const body = optionBlock({
     serial: cfg.serial,
     stamps,
     settings: ctx.settings(),
-    timeZone: timeZoneOption(ctx.clock.now(), cfg.timezone),
+    timeZone: timeZoneOptionOf(zone),
     pushVersion,
     dialect: handshakeDialect(ctx, p.terminal, pushVersion),
   });
@@ -281,6 +284,7 @@ async function handleUnknownTable(ctx: ReceiverContext, p: PushRequest, raw: str
 export function handleGetRequest(ctx: ReceiverContext, p: PushRequest): void {
   const info = p.query.get('INFO');
   noteContact(ctx, p.terminal, p.address, { info: info ? parseInfoParam(info) : undefined });
+  askIfZoneStale(ctx, p.terminal);
   let commands: TerminalCommand[];
   try {
     commands = ctx.journal.takeCommands(p.terminal.cfg.name, ctx.clock.now(), {
