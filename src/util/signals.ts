@@ -21,11 +21,32 @@ export interface SignalHandlers {
  */
 let early: { pending: NodeJS.Signals[]; listener: (s: NodeJS.Signals) => void } | undefined;
 
-/** Holds stop signals until the first handleSignals takes them. */
-export function holdEarlyStopSignals(): void {
+/**
+ * A held signal not taken by then ends the process as Node's default would: a simulator that
+ * fails or hangs before it listens must never make a stop signal vanish.
+ */
+const EARLY_HOLD_MS = 10_000;
+
+/**
+ * Holds stop signals until the first handleSignals takes them. A second one (the operator
+ * insists), or one held longer than EARLY_HOLD_MS, ends the process by that signal at once.
+ */
+export function holdEarlyStopSignals(holdMs = EARLY_HOLD_MS): void {
   if (early) return;
   const pending: NodeJS.Signals[] = [];
-  early = { pending, listener: (s) => void pending.push(s) };
+  const release = (s: NodeJS.Signals) => {
+    if (!early) return;
+    takeEarly();
+    process.kill(process.pid, s);
+  };
+  early = {
+    pending,
+    listener: (s) => {
+      pending.push(s);
+      if (pending.length > 1) release(s);
+      else setTimeout(release, holdMs, s).unref();
+    },
+  };
   for (const s of STOP_SIGNALS) process.on(s, early.listener);
 }
 
