@@ -172,10 +172,9 @@ describe('a journal that cannot be used', () => {
           readdirSync(folder).filter((f) => f.includes('.new-')),
           size,
         ).toEqual([]);
-        if (r.status === 74) {
-          expect(existsSync(journal), size).toBe(false);
-          continue;
-        }
+        // Exit 74 either while the journal is made (then there is none) or at a later write once
+        // a whole one was made (its size decides which): either way never a partial journal.
+        if (r.status === 74 && !existsSync(journal)) continue;
         const db = new Database(journal, { readonly: true });
         try {
           expect(db.pragma('integrity_check', { simple: true }), size).toBe('ok');
