@@ -61,7 +61,9 @@ const CONFIG = '/etc/punchgate/punchgate.yaml';
  */
 const HRMS_TOKEN = `ansible-{{vaulted}}:'hrms'"token"{%raw%}#5e1f`;
 const FRAPPE_KEY = 'ansible-frappe-key-{#7c3a#}';
-const FRAPPE_SECRET = `frappe-{%if%}:{#y#}'q"-s3cr3t-{{z}}`;
+// No colon: Frappe splits `token key:secret` at it, so a secret holding one can never work, and
+// punchgate refuses it before sending (the token above keeps one: YAML and Jinja must carry it).
+const FRAPPE_SECRET = `frappe-{%if%}{#y#}'q"-s3cr3t-{{z}}`;
 /** Pieces of the secrets no output may hold. */
 const SECRET_PIECES = ['5e1f', '7c3a', 's3cr3t'];
 const COMM_KEY = 4711;
