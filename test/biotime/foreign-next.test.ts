@@ -6,7 +6,7 @@ import { bioConfig, journalFixture, journalKeys, passwordEnv, PASSWORD } from '.
 
 /**
  * A BioTime server as some installs answer (minimal reconstruction of the variants the capture
- * trial names, rows as in /work/shared/docs/sinks-and-sources-2.md): only `/api-token-auth/`
+ * trial names, rows as in the reference notes' sinks-and-sources-2.md): only `/api-token-auth/`
  * with the token under `data.token`; a token that expires in the middle of the paging (401);
  * `next` an absolute URL on another host and port (a server behind a proxy or a load balancer
  * that writes its own address); `count` changing from page to page (punches arriving);

@@ -10,7 +10,7 @@ afterEach(async () => {
 
 /**
  * `punch_time` with and without seconds (`2026-11-02 08:15:30`, `2026-11-02 08:16`), a minimal
- * reconstruction of the variant the capture trial names (rows as in /work/shared/docs/
+ * reconstruction of the variant the capture trial names (rows as in the reference notes'
  * sinks-and-sources-2.md, BioTime). A time without seconds was kept raw and refused as not a time:
  * the punch never reached the HRMS. It is that minute at :00.
  */

@@ -6,7 +6,7 @@ import { hikConfig, journalFixture, journalKeys } from './helpers.js';
 
 /**
  * HTTP Listening posts as Hikvision firmware sends them, each a minimal reconstruction of the
- * variant named in the reference notes (/work/shared/docs/hikvision-isapi.md "HTTP listening",
+ * variant named in the reference notes (hikvision-isapi.md "HTTP listening",
  * docs/terminals-hikvision.md): multipart `event_log` + `Picture` parts in either order, the event
  * part typed text/plain or not at all, quoted and bare boundaries, LF part heads, a bare JSON
  * body, heartbeats (`eventType: heartBeat`) and door events with no person, `+08:00` offsets.
