@@ -5,6 +5,7 @@
 import { printable } from '../util/terminal-text.js';
 import { EXIT } from '../util/exit-codes.js';
 import type { TerminalSyncReport } from './sync-users.js';
+import { cardTextOf } from './http-terminal-sync.js';
 import { OTHER_CARDS, type Change, type ChangeResult, type Plan, type Roster } from './types.js';
 
 export interface SyncCounts {
@@ -77,7 +78,7 @@ const TEXT_CARD_KINDS = new Set(['hikvision', 'dahua']);
 
 function describe(c: Change, kind: string): string {
   const uid = c.uid === null ? '' : `uid ${c.uid}`;
-  const card = !c.card ? '' : TEXT_CARD_KINDS.has(kind) ? (c.cardText ?? String(c.card)) : String(c.card);
+  const card = !c.card ? '' : TEXT_CARD_KINDS.has(kind) ? cardTextOf(c) : String(c.card);
   if (c.action === 'add') return `${q(c.name)}${card ? ` card ${card}` : ''} (${uid || 'new'})`;
   if (c.action === 'update') {
     const parts: string[] = [];
