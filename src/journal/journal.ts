@@ -1568,10 +1568,19 @@ export class Journal implements PunchSink, DeliveryQueue {
       this.gate.stop();
       this.checkpointer?.close();
       if (this.isOwner) {
+        // Only a tidy-up: the write-ahead log keeps every commit, and the next open copies it.
+        // So a checkpoint the disk refuses (full, failing) is said, never thrown: thrown, it hid
+        // the failure that made a start close the journal ("database or disk is full", exit 1).
         try {
           this.db.pragma('wal_checkpoint(TRUNCATE)');
         } catch (e) {
-          if (!isBusyJournalError(e)) throw e;
+          if (!isBusyJournalError(e)) {
+            const failure = describeJournalFailure(this.opts.path, e);
+            this.extra.logger?.warn(
+              { code: failure.code },
+              `the journal's last checkpoint at close failed (its write-ahead log keeps what it holds): ${failure.message}`,
+            );
+          }
         }
       }
     } finally {

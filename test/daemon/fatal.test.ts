@@ -59,6 +59,39 @@ describe('fatal journal conditions', () => {
       await stack.stop();
     }
   });
+  it('exits 74 with one clear line when the start cannot return a dead process claims (found by a resource trial)', async () => {
+    // A daemon ended by a full disk while it delivered leaves a claim: the next start returns it
+    // to the queue first, which the full disk refuses; the journal is then closed, and that
+    // close's checkpoint failed too and hid the first failure ("punchgate: database or disk is
+    // full", exit 1, no path, no fix).
+    const stack = await startStack();
+    try {
+      const path = stack.tmp.path('journal.db');
+      Journal.open({ path, site: 'plant-t', mode: 'owner' }).close();
+      const db = new Database(path);
+      db.pragma('wal_autocheckpoint = 0');
+      const add = db.prepare(
+        `INSERT INTO punches (terminal, biometric_code, log_time, site, state, created_at, updated_at, claimed_by, claimed_from)
+         VALUES ('gate-1', ?, '2026-11-01 08:00:00', 'plant-t', 'inflight', 1, 1, 'gone-holder', 'pending')`,
+      );
+      for (let i = 0; i < 30; i++) add.run(String(1000 + i));
+      copyFileSync(path, `${path}.crash`);
+      copyFileSync(`${path}-wal`, `${path}.crash-wal`);
+      db.close();
+      renameSync(`${path}.crash`, path);
+      renameSync(`${path}.crash-wal`, `${path}-wal`);
+      rmSync(`${path}-shm`, { force: true });
+      const { code, out } = await runWithFileLimit(stack.configPath, 64);
+      // Said before the daemon's log starts: one line on stderr, as every failed start says it.
+      expect(code, out).toBe(74);
+      expect(out).toMatch(
+        /^punchgate: the journal \S+journal\.db cannot (grow|be written)[^\n]*\(SQLITE_(FULL|IOERR)[^\n]*: (free space|check the disk)/m,
+      );
+      expect(out).not.toMatch(/database or disk is full\n|disk I\/O error\n/);
+    } finally {
+      await stack.stop();
+    }
+  });
 });
 
 /**
