@@ -30,6 +30,9 @@ import { SinkDeliveries } from './deliveries.js';
 import type { SinkMakers } from '../sinks/build.js';
 import { hrmsOutcome } from '../metrics/hrms-outcome.js';
 import type { Notifier } from './sd-notify.js';
+import { boundByFileHandles } from './file-handles.js';
+import { openFilesLimit } from '../util/file-limit.js';
+import { fileHandlesShort } from '../status/file-handle-words.js';
 
 const DAY_MS = 86_400_000;
 /**
@@ -358,14 +361,20 @@ export class Daemon {
 
   private attachPushReceiver(adms: NonNullable<Config['adms']>): void {
     const wake = () => this.deliveries.wake();
+    const bounded = boundByFileHandles(adms, this.config.terminals.length, openFilesLimit());
+    if (bounded.shortage) {
+      const a = fileHandlesShort(bounded.shortage);
+      this.ctx.logger.warn({ ...bounded.shortage }, `${a.cause}: ${a.fix}`);
+    }
     // Its journal work under a label: a long group commit is named if it holds the event loop.
     this.pushReceiver = createPushReceiver(
-      adms,
+      bounded.adms,
       this.journal,
       this.ctx,
       (fn) => this.loop.run('push terminals (journal)', () => this.guard(fn)),
       wake,
       () => this.listenerChanged(),
+      bounded.shortage,
     );
     this.deps.pushReceiver = this.pushReceiver;
     this.deps.listeners = this.pushReceiver;

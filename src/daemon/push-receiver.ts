@@ -4,6 +4,7 @@ import type { Journal } from '../journal/journal.js';
 import { PushStore } from '../journal/push-store.js';
 import type { PushJournal } from '../journal/types.js';
 import { AdmsReceiver } from '../sources/adms/index.js';
+import type { FileHandleShortage } from '../util/file-limit.js';
 
 /**
  * The push terminal receiver of `punchgate run` (when `adms.listen` is set), writing through
@@ -17,6 +18,7 @@ export function createPushReceiver(
   guard: <T>(fn: () => T) => T,
   onPunches: (added: number) => void,
   onListenChange?: () => void,
+  fileHandles?: FileHandleShortage,
 ): AdmsReceiver {
   const store = new PushStore(journal.db, journal, ctx.clock);
   const guarded: PushJournal = {
@@ -46,5 +48,6 @@ export function createPushReceiver(
     onPunches,
     notes: journal.sourceState,
     ...(onListenChange ? { onListenChange } : {}),
+    ...(fileHandles ? { fileHandles } : {}),
   });
 }

@@ -1,6 +1,8 @@
 import type { Config } from '../config/schema.js';
 import type { ListenerFact } from '../util/listener-fact.js';
 import { ALERT, type Alert } from './alert-words.js';
+import { fileHandlesShort } from './file-handle-words.js';
+import type { FileHandleShortage } from '../util/file-limit.js';
 import type { ListenerStatus, LiveFacts, StatusReport } from './types.js';
 
 const port = (listen: string) => /:(\d+)$/.exec(listen)?.[1] ?? listen;
@@ -17,6 +19,7 @@ export function addListenerStatus(report: StatusReport, config: Config, live: Li
   report.listeners = facts.map(listenerStatus);
   const out: Alert[] = [];
   for (const l of report.listeners) {
+    if (l.fileHandles) out.push(fileHandlesShort(l.fileHandles));
     if (l.up || l.downSince === null) continue;
     if (l.listener === 'status') {
       out.push(ALERT.listenerDown(l, { push: [], posting: [] }));
@@ -49,6 +52,7 @@ function listenerStatus(f: ListenerFact): ListenerStatus {
     downSince: iso(f.downSince),
     code: f.code,
     nextTryAt: iso(f.nextTryAt),
+    ...(f.fileHandles ? { fileHandles: f.fileHandles } : {}),
   };
 }
 
@@ -68,5 +72,16 @@ export function listenerFacts(shown: readonly ListenerStatus[] | undefined): Lis
       downSince: ms(l.downSince),
       code: typeof l.code === 'string' ? l.code : null,
       nextTryAt: ms(l.nextTryAt),
+      ...(shortage(l.fileHandles) ? { fileHandles: l.fileHandles } : {}),
     }));
+}
+
+/** A shortage read back from status.json: every figure a number (a file written by another version may lack them). */
+function shortage(x: unknown): x is FileHandleShortage {
+  const s = x as Partial<FileHandleShortage> | undefined;
+  return (
+    typeof s === 'object' &&
+    s !== null &&
+    [s.limit, s.configured, s.maxConnections, s.wanted].every((n) => typeof n === 'number')
+  );
 }

@@ -1,6 +1,7 @@
 import type { CheckpointState } from '../journal/checkpoint-worker.js';
 import type { JournalCounts } from '../journal/types.js';
 import type { ClockStep } from '../util/clock-steps.js';
+import type { FileHandleShortage } from '../util/file-limit.js';
 import type { ListenerFact } from '../util/listener-fact.js';
 
 /** A label's tasks that held the daemon's event loop 20 ms or more in a window: how many, the longest, and all together (ms). */
@@ -223,6 +224,8 @@ export interface ListenerStatus {
   downSince: string | null;
   code: string | null;
   nextTryAt: string | null;
+  /** The push receiver held below adms.maxConnections by the file handle limit (an alert). */
+  fileHandles?: FileHandleShortage;
 }
 
 /** Whether `punchgate run` is alive, as a one-shot `punchgate status` sees it. */

@@ -1,3 +1,5 @@
+import type { FileHandleShortage } from './file-limit.js';
+
 /**
  * One port the daemon listens on (the push terminal receiver, the status page) and whether it
  * does now. Both retry a port they cannot take; while they cannot, the status, the page,
@@ -13,6 +15,8 @@ export interface ListenerFact {
   downSince: number | null;
   code: string | null;
   nextTryAt: number | null;
+  /** The push receiver held below adms.maxConnections by the process's file handle limit. */
+  fileHandles?: FileHandleShortage;
 }
 
 /** What a listener remembers of its failing tries: the first failure of the run, the last code, the next try. */

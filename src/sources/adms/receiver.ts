@@ -6,6 +6,7 @@ import { NO_SERIAL, type PushJournal, type SourceStateStore } from '../../journa
 import { Backoff } from '../../util/backoff.js';
 import type { Clock } from '../../util/clock.js';
 import { errorCode } from '../../util/errors.js';
+import type { FileHandleShortage } from '../../util/file-limit.js';
 import { ListenerTrouble, type ListenerFact } from '../../util/listener-fact.js';
 import type { Logger } from '../../util/logger.js';
 import { listenKey, type ListenEndpoint, type ListenRegistry } from '../listen.js';
@@ -44,6 +45,8 @@ export interface AdmsReceiverOptions {
   onListenChange?: () => void;
   /** Where notes for the status are kept (an upload refused as too large); absent: logged only. */
   notes?: SourceStateStore;
+  /** `settings` hold lower connection bounds than configured, for the file handle limit (daemon/file-handles.ts). */
+  fileHandles?: FileHandleShortage;
 }
 
 type Handler = (ctx: ReceiverContext, p: PushRequest) => void | Promise<void>;
@@ -177,7 +180,8 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
 
   /** Whether it listens on `adms.listen` now, and if not since when and why (status, /metrics, /readyz). */
   listenerFact(): ListenerFact {
-    return this.listenTrouble.fact('push', this.settings.listen, this.bound !== undefined);
+    const fact = this.listenTrouble.fact('push', this.settings.listen, this.bound !== undefined);
+    return this.opts.fileHandles ? { ...fact, fileHandles: this.opts.fileHandles } : fact;
   }
 
   /**
@@ -427,13 +431,20 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
    * once; `listen` and `maxConnections` only after a restart.
    */
   configure(next: AdmsConfig): string[] {
+    // Compared with what the config said at start, not with the bound a file handle limit set.
+    const started = {
+      ...this.settings,
+      maxConnections: this.opts.fileHandles?.configured ?? this.settings.maxConnections,
+    };
     const restartOnly = (['listen', 'maxConnections', 'requestTimeoutMs'] as const).filter(
-      (k) => next[k] !== this.settings[k],
+      (k) => next[k] !== started[k],
     );
     this.settings = {
       ...next,
       listen: this.settings.listen,
       maxConnections: this.settings.maxConnections,
+      // One address never takes more than all: under a file handle limit that is less than configured.
+      maxConnectionsPerAddress: Math.min(next.maxConnectionsPerAddress, this.settings.maxConnections),
       requestTimeoutMs: this.settings.requestTimeoutMs,
     };
     return restartOnly.map((k) => `adms.${k}`);
