@@ -273,6 +273,8 @@ interface Current {
   summary: JournalSummary | null;
   /** Why it could not be read (a damaged journal), when it could not. */
   unreadable?: string;
+  /** The error itself: an SQLite one says what is wrong with the file and how to save its punches. */
+  error?: unknown;
 }
 
 /** What the journal to be replaced holds (read only: nothing is changed before the decision). */
@@ -283,7 +285,7 @@ function inspectCurrent(journalPath: string): Current {
     refuseForeign(db, journalPath);
     return { summary: summarize(db, journalPath) };
   } catch (e) {
-    return { summary: null, unreadable: e instanceof Error ? e.message : String(e) };
+    return { summary: null, unreadable: e instanceof Error ? e.message : String(e), error: e };
   } finally {
     db?.close();
   }
@@ -306,6 +308,16 @@ function foldLog(journalPath: string): boolean {
 function refuseToReplace(journalPath: string, current: Current): void {
   const s = current.summary;
   if (s && s.waiting === 0 && s.dead === 0) return;
+  // A journal SQLite cannot read (damaged, not a database) cannot be delivered from: punchgate run
+  // stops on it too. Said as run and check say it (74), with the way to save what it holds first.
+  const code = (current.error as { code?: unknown } | undefined)?.code;
+  if (!s && typeof code === 'string' && /^SQLITE_/.test(code)) {
+    const failure = describeJournalFailure(journalPath, current.error);
+    throw new ExitError(
+      `the journal ${journalPath} ${failure.problem}: it may hold punches not delivered, and punchgate run cannot start on it; ${failure.fix}; nothing was changed`,
+      EXIT.IOERR,
+    );
+  }
   const what = s
     ? `holds ${(s.waiting + s.dead).toLocaleString('en-US')} punches not delivered${s.otherSinks > 0 ? ' to every sink' : ''} (${s.waiting.toLocaleString('en-US')} waiting, ${s.dead.toLocaleString('en-US')} refused for good)`
     : `cannot be read (${current.unreadable}), so it may hold punches not delivered`;

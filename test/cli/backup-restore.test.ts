@@ -1,16 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
+  closeSync,
   chmodSync,
   chownSync,
   existsSync,
   lchownSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { backupJournal } from '../../src/journal/backup.js';
@@ -281,6 +284,29 @@ describe('punchgate restore', () => {
     expect(existsSync(s.tmp.path(`${kept}-wal`))).toBe(false);
     expect(rows(s.tmp.path(kept), 'SELECT count(*) AS n FROM punches')[0]!.n).toBeGreaterThanOrEqual(2 + w.acked());
     expect(rows(s.journal, 'SELECT count(*) AS n FROM punches')).toEqual([{ n: 1 }]);
+  });
+
+  it('a damaged journal: without --force, 74 and the way to save its punches, never "start punchgate and wait" (found by a resource trial)', async () => {
+    const s = sandbox();
+    for (let i = 0; i < 60; i++) s.punch(i);
+    expect((await s.cli('backup', s.tmp.path('b.db'))).status).toBe(0);
+    // Its pages past the first overwritten with zeros (a failing disk, a bad copy), punchgate stopped.
+    const db = new Database(s.journal);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+    const size = statSync(s.journal).size;
+    const fd = openSync(s.journal, 'r+');
+    writeSync(fd, Buffer.alloc(size - 4096), 0, size - 4096, 4096);
+    closeSync(fd);
+    const before = readFileSync(s.journal);
+    const refused = await s.cli('restore', s.tmp.path('b.db'));
+    expect(refused.status, refused.stderr).toBe(74);
+    expect(refused.stderr).toContain(`the journal ${s.journal} is damaged`);
+    expect(refused.stderr).toMatch(/sqlite3 \S+journal\.db \.recover/);
+    expect(refused.stderr).toContain('--force');
+    expect(refused.stderr).not.toContain('start punchgate and wait');
+    expect(readFileSync(s.journal).equals(before)).toBe(true);
+    expect((await s.cli('restore', '--force', s.tmp.path('b.db'))).status).toBe(0);
   });
 
   it('checks the backup before it touches the journal: damaged, not a journal, newer schema, in use, another site, missing (65/66)', async () => {
