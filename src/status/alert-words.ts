@@ -3,8 +3,17 @@ import { printable } from '../util/terminal-text.js';
 import { MAX_CLOCK_AHEAD_SECONDS } from '../journal/future-judge.js';
 import { humanBytes } from '../util/disk.js';
 import { NO_SERIAL, REFUSALS_BEYOND } from '../journal/types.js';
+import { offsetLabel } from '../sources/adms/options.js';
 import { credentialFix, refusesWords } from './credential-words.js';
-import type { Alert, ConfigStatus, DiskSyncFigures, ListenerStatus, SinkCredential, TerminalStatus } from './types.js';
+import type {
+  Alert,
+  ConfigStatus,
+  DiskSyncFigures,
+  ListenerStatus,
+  PushZoneStatus,
+  SinkCredential,
+  TerminalStatus,
+} from './types.js';
 
 export type { Alert } from './types.js';
 
@@ -636,6 +645,20 @@ export const ALERT = {
         : `set allowFrom to the terminal's own address ${t.push?.trustedAddress ?? ''} for ${t.name} to refuse the others at the door, and find the devices sending with its serial (a terminal moves to one address, never to several)`,
     };
   },
+
+  /**
+   * A push terminal whose UTC offset changed (DST, a changed `timezone`) refused the CHECK that
+   * asks it to read its options again, or has not acted on it: it keeps the old offset.
+   */
+  pushZoneStale: (name: string, z: PushZoneStatus): Alert => ({
+    kind: 'push-zone-stale',
+    cause: `terminal ${name} keeps a stale time zone: it was told ${offsetLabel(z.told)} when it last read its options, its zone is ${offsetLabel(z.now)} now, and ${
+      z.check === 'failed'
+        ? `it refused to read them again (CHECK answered ${z.returnCode ?? '?'}${z.doneAt ? ` at ${localTime(Date.parse(z.doneAt))}` : ''})`
+        : `it has not read them again since it was asked (CHECK queued ${z.askedAt ? localTime(Date.parse(z.askedAt)) : '-'})`
+    }: its punches are stamped in the old offset`,
+    fix: `restart the terminal (it reads its options when it starts), or set its time zone on its menu (System > Date Time) to ${offsetLabel(z.now)}`,
+  }),
 
   /** Posts to a listening Hikvision terminal's path from another address than the terminal's: refused. */
   hikvisionListenStranger: (

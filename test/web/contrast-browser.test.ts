@@ -258,6 +258,15 @@ function everyAlert(): StatusReport {
       })),
     ),
     ALERT.pushOtherAddress(push, { address: '192.168.1.66', count: 7, lastAt: iso(1) }),
+    ALERT.pushZoneStale('lobby', {
+      told: 120,
+      toldAt: iso(600),
+      now: 60,
+      askedAt: iso(90),
+      check: 'failed',
+      returnCode: -1002,
+      doneAt: iso(89),
+    }),
     ALERT.hikvisionListenStranger('door-hik', '192.168.1.64', {
       address: '192.168.1.67',
       count: 3,
