@@ -179,12 +179,14 @@ function checkAdmsContact(cfg: AdmsTerminalConfig, deps: Parameters<typeof check
 export function checkPushRefusals(
   refusals: readonly PushRefusal[],
   configured: readonly AdmsTerminalConfig[],
+  /** punchgate run is not running: what its journal says was pushing, said in the past. */
+  stopped = false,
 ): CheckResult[] {
   const known = new Set(configured.map((t) => t.serial.toUpperCase()));
   const shown = refusals
     .filter((r) => r.reason === 'address' || !known.has(r.serial.toUpperCase()))
     .map((r) => ({ ...r, firstSeenAt: iso(r.firstSeenAt), lastSeenAt: iso(r.lastSeenAt) }));
-  return refusalAlerts(shown).map(({ serial, alert }) =>
+  return refusalAlerts(shown, stopped).map(({ serial, alert }) =>
     warn(
       serial === null ? 'unknown serials' : serial === NO_SERIAL ? 'push without SN=' : `terminal SN=${serial}`,
       alert.cause,

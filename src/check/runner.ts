@@ -207,6 +207,7 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
       ...checkPushRefusals(
         push.refusals,
         config.terminals.filter((t) => t.kind === 'adms'),
+        !running,
       ),
     );
   checks.push(hrms!);

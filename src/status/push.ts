@@ -184,7 +184,7 @@ export function refusalAlerts(refusals: readonly PushRefusalStatus[], stopped = 
       alert:
         rows.length === 1 && !many(rows)
           ? ALERT.pushOutsideAllowFrom(rows[0]!, stopped)
-          : ALERT.pushOutsideAllowFromMany(rows),
+          : ALERT.pushOutsideAllowFromMany(rows, stopped),
     });
   const unknown = refusals.filter((x) => x.reason === 'unknown');
   if (unknown.length <= UNKNOWN_LISTED && !many(unknown))
@@ -193,7 +193,7 @@ export function refusalAlerts(refusals: readonly PushRefusalStatus[], stopped = 
         serial: r.serial,
         alert: r.serial === NO_SERIAL ? ALERT.pushNoSerial(r, stopped) : ALERT.pushUnknownSerial(r, stopped),
       });
-  else out.push({ serial: null, alert: ALERT.pushUnknownSerials(unknown) });
+  else out.push({ serial: null, alert: ALERT.pushUnknownSerials(unknown, stopped) });
   return out;
 }
 
