@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusReport, TerminalStatus } from '../../src/status/index.js';
+import { statusJson } from '../../src/status/json.js';
 import { renderPage } from '../../src/web/page.js';
 import { launchChromium } from '../helpers/browser.js';
 
@@ -60,13 +61,44 @@ const door: TerminalStatus = {
   },
 };
 
-const report = {
-  generatedAt: new Date(NOW).toISOString(),
+const report: StatusReport = {
   site: 'hq',
+  version: '1.2.3',
+  generatedAt: new Date(NOW).toISOString(),
+  punches: { pending: 0, inflight: 0, delivered: 240, rejected: 0, dead: 0, quarantined: 0 },
+  oldestPending: null,
+  delivery: {
+    auth: 'ok',
+    authFailedSince: null,
+    lastAttemptAt: iso(1),
+    lastSuccessAt: iso(1),
+    lastResult: '200 sent: 200 delivered',
+    lastError: null,
+    lastErrorAt: null,
+    failingSince: null,
+    nextTryAt: null,
+    probing: false,
+  },
   terminals: [door],
+  journal: {
+    path: '/var/lib/punchgate/journal.db',
+    busySince: null,
+    heldPunches: 0,
+    freeBytes: 20e9,
+    inflightSince: null,
+  },
+  config: {
+    file: '/etc/punchgate/punchgate.yaml',
+    runningOn: 'file',
+    loadedAt: iso(300),
+    lastGood: '/var/lib/punchgate/config.last-good.yaml',
+    failure: null,
+    secretsMissing: [],
+  },
+  daemon: null,
   alerts: [],
   alertItems: [],
-} as unknown as StatusReport;
+};
 
 /**
  * A Security PUSH terminal's cell on the status page listed every capacity it announced (a
@@ -83,12 +115,7 @@ describe('a Security PUSH terminal on the status page', () => {
   });
 
   it('shows its kind, model, firmware and last contact, not its capacities', async () => {
-    let html: string;
-    try {
-      html = renderPage(report, { version: 't', uptimeSeconds: 60, zone: 'UTC', refreshSeconds: 30 });
-    } catch (e) {
-      throw new Error(`render: ${String(e)}`);
-    }
+    const html = renderPage(report, { version: 't', uptimeSeconds: 60, zone: 'UTC', refreshSeconds: 30 });
     const page = await browser.context.newPage();
     await page.setContent(html);
     const cell = (await page.locator('td[data-label="terminal"]').first().innerText()).replace(/\s+/g, ' ').trim();
@@ -96,8 +123,10 @@ describe('a Security PUSH terminal on the status page', () => {
     expect(cell).not.toMatch(/Max|Count/);
     const row = (await page.locator('tbody tr').first().innerText()).replace(/\s+/g, ' ');
     expect(row).toContain('1 min ago');
-    if (process.env.PUNCHGATE_SCREENSHOTS) await page.screenshot({ path: process.env.PUNCHGATE_SCREENSHOTS, fullPage: true });
-    // The full list stays in `status --json` (the report itself).
-    expect(Object.keys(door.push!.device!.capacities)).toHaveLength(12);
+    if (process.env.PUNCHGATE_SCREENSHOTS)
+      await page.screenshot({ path: process.env.PUNCHGATE_SCREENSHOTS, fullPage: true });
+    // The full list stays in `status --json`.
+    const json = JSON.parse(statusJson(report)) as StatusReport;
+    expect(json.terminals[0]!.push!.device!.capacities).toEqual(CAPACITIES);
   });
 });
