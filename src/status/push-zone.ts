@@ -23,7 +23,14 @@ export function pushZoneOf(
   cfg: { name: string; serial: string; timezone?: string | undefined },
   now: number,
 ): PushZoneStatus | null {
-  const zone = store.zone(cfg.name, cfg.serial);
+  let zone;
+  try {
+    zone = store.zone(cfg.name, cfg.serial);
+  } catch (e) {
+    // A journal from before migration 22 (read by check while an older daemon runs) told no zone.
+    if (/no such table/i.test(e instanceof Error ? e.message : String(e))) return null;
+    throw e;
+  }
   if (!zone) return null;
   const today = utcOffsetMinutes(now, cfg.timezone);
   if (zone.told === today) return null;

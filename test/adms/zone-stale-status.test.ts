@@ -3,7 +3,9 @@ import { checkAdmsTerminal, readPushState } from '../../src/check/adms-check.js'
 import { parseConfig } from '../../src/config/load.js';
 import type { AdmsTerminalConfig } from '../../src/config/terminals.js';
 import { buildStatus, formatStatus } from '../../src/status/index.js';
+import { pushZoneOf } from '../../src/status/push-zone.js';
 import { renderPage } from '../../src/web/page.js';
+import { waitFor } from '../helpers/wait.js';
 import { http, startReceiver, terminal } from './harness.js';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
@@ -63,6 +65,9 @@ describe('a push terminal that refuses the CHECK after its offset changed', () =
     await http(r.url, 'POST', `/iclock/devicecmd?SN=${SN}`, `ID=${id}&Return=-1002&CMD=CHECK`);
     expect(await poll()).toBe('OK');
 
+    // Contacts are written in batches: wait until the last poll is in the journal (online).
+    const online = () => buildStatus(r!.journal, config, now).terminals.find((t) => t.name === 'lobby')!.online;
+    await waitFor(online, 5000, 'the poll after the CHECK recorded');
     const stale = said();
     expect(stale.alert).toEqual({
       kind: 'push-zone-stale',
@@ -81,9 +86,27 @@ describe('a push terminal that refuses the CHECK after its offset changed', () =
 
     // Restarted: it reads its options and is told the new offset; nothing stale is said any more.
     expect(await options()).toBe('1');
+    await waitFor(online, 5000, 'the option fetch recorded');
     const mended = said();
     expect(mended.alert).toBeUndefined();
     expect(mended.status.terminals.find((t) => t.name === 'lobby')!.problem).toBeNull();
     expect(mended.checked.status).toBe('pass');
+  });
+
+  it('a journal from before the zones were kept tells no zone (check reads it while an older daemon runs)', () => {
+    const store = {
+      zone: () => {
+        throw new Error('no such table: push_zones');
+      },
+      latestCommand: () => undefined,
+    };
+    expect(pushZoneOf(store, { name: 'lobby', serial: SN }, Date.UTC(2026, 9, 25))).toBeNull();
+    const broken = {
+      ...store,
+      zone: () => {
+        throw new Error('disk I/O error');
+      },
+    };
+    expect(() => pushZoneOf(broken, { name: 'lobby', serial: SN }, Date.UTC(2026, 9, 25))).toThrow('disk I/O error');
   });
 });
