@@ -11,8 +11,9 @@ import {
   type TerminalRecord,
 } from '../journal/types.js';
 import { ALERT } from '../status/alert-words.js';
-import { keptAlerts, otherSightingOf, refusalAlerts } from '../status/push.js';
-import type { ListenerStatus, TerminalStatus } from '../status/types.js';
+import { keptAlerts, otherSightingOf, refusalAlerts, zoneAlerts } from '../status/push.js';
+import { pushZoneOf } from '../status/push-zone.js';
+import type { ListenerStatus, PushZoneStatus, TerminalStatus } from '../status/types.js';
 import { checkListener } from './listen-check.js';
 import { pass, warn, type CheckResult } from './types.js';
 
@@ -23,12 +24,16 @@ export const REFUSALS_SHOWN_MS = 24 * 3_600_000;
 export function readPushState(
   journalPath: string,
   now: number,
+  /** The configured push terminals: their zones are judged against today's offset. */
+  configured: readonly AdmsTerminalConfig[] = [],
 ): {
   terminals: Map<string, PushTerminalRecord>;
   refusals: PushRefusal[];
   registrations: PushRegistration[];
   /** Uploads kept raw, per terminal and table (PushStore.keptCounts). */
   kept: ReturnType<PushStore['keptCounts']>;
+  /** Per configured terminal: told another offset than today's (push-zone.ts). */
+  zones: Map<string, PushZoneStatus>;
   /** The journal is there but this user cannot read it: what the receiver saw is unknown, not "nothing". */
   unreadable: boolean;
 } {
@@ -37,6 +42,7 @@ export function readPushState(
     refusals: [],
     registrations: [],
     kept: [],
+    zones: new Map<string, PushZoneStatus>(),
     unreadable: false,
   };
   if (!existsSync(journalPath)) return empty;
@@ -49,6 +55,7 @@ export function readPushState(
       refusals: store.refusals(now - REFUSALS_SHOWN_MS),
       registrations: store.registrations(),
       kept: store.keptCounts(),
+      zones: zonesOf(store, configured, now),
       unreadable: false,
     };
   } catch (e) {
@@ -58,6 +65,15 @@ export function readPushState(
   } finally {
     db?.close();
   }
+}
+
+function zonesOf(store: PushStore, configured: readonly AdmsTerminalConfig[], now: number) {
+  const out = new Map<string, PushZoneStatus>();
+  for (const t of configured) {
+    const z = pushZoneOf(store, t, now);
+    if (z) out.set(t.name, z);
+  }
+  return out;
 }
 
 const readOnlySink = {
@@ -90,6 +106,8 @@ export function checkAdmsTerminal(
     unreadable?: boolean;
     /** Its uploads kept raw (readPushState's `kept`, any terminal's: this one's are picked). */
     kept?: ReturnType<PushStore['keptCounts']>;
+    /** Zones told other than today's (readPushState's `zones`, any terminal's: this one's is picked). */
+    zones?: ReadonlyMap<string, PushZoneStatus>;
     now: number;
   },
 ): CheckResult {
@@ -99,7 +117,10 @@ export function checkAdmsTerminal(
   const shown = (deps.kept ?? [])
     .filter((k) => k.terminal === cfg.name)
     .map((k) => ({ ...k, lastAt: k.lastAt === null ? null : new Date(k.lastAt).toISOString() }));
-  const alerts = keptAlerts({ name: cfg.name }, shown, deps.now);
+  const alerts = [
+    ...keptAlerts({ name: cfg.name }, shown, deps.now),
+    ...zoneAlerts(cfg.name, deps.zones?.get(cfg.name), deps.now),
+  ];
   if (alerts.length === 0) return result;
   return warn(result.name, alerts.map((a) => a.cause).join('; '), alerts.map((a) => a.fix).join('; '));
 }
@@ -158,12 +179,14 @@ function checkAdmsContact(cfg: AdmsTerminalConfig, deps: Parameters<typeof check
 export function checkPushRefusals(
   refusals: readonly PushRefusal[],
   configured: readonly AdmsTerminalConfig[],
+  /** punchgate run is not running: what its journal says was pushing, said in the past. */
+  stopped = false,
 ): CheckResult[] {
   const known = new Set(configured.map((t) => t.serial.toUpperCase()));
   const shown = refusals
     .filter((r) => r.reason === 'address' || !known.has(r.serial.toUpperCase()))
     .map((r) => ({ ...r, firstSeenAt: iso(r.firstSeenAt), lastSeenAt: iso(r.lastSeenAt) }));
-  return refusalAlerts(shown).map(({ serial, alert }) =>
+  return refusalAlerts(shown, stopped).map(({ serial, alert }) =>
     warn(
       serial === null ? 'unknown serials' : serial === NO_SERIAL ? 'push without SN=' : `terminal SN=${serial}`,
       alert.cause,

@@ -116,7 +116,11 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
     config.journal.path,
     config.terminals.filter((t) => t.kind === 'hikvision' || t.kind === 'dahua').map((t) => t.name),
   );
-  const push = readPushState(config.journal.path, clock.now());
+  const push = readPushState(
+    config.journal.path,
+    clock.now(),
+    config.terminals.filter((t) => t.kind === 'adms'),
+  );
   // The config punchgate run loaded (its last good copy), while it runs: an edit not reloaded yet.
   const loaded = OwnerLock.isHeld(config.journal.path) ? lastGoodOf(opts.configPath)?.config : undefined;
   const runningAt = (name: string) => {
@@ -158,6 +162,7 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
           push: push.terminals.get(t.name),
           unreadable: push.unreadable,
           kept: push.kept,
+          zones: push.zones,
           registration: push.registrations.find(
             (r) => r.terminal === t.name && r.serial.toUpperCase() === t.serial.toUpperCase(),
           ),
@@ -202,6 +207,7 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
       ...checkPushRefusals(
         push.refusals,
         config.terminals.filter((t) => t.kind === 'adms'),
+        !running,
       ),
     );
   checks.push(hrms!);

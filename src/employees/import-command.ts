@@ -4,7 +4,7 @@ import type { EmployeeDeps } from './commands.js';
 import { runImport, type RunOptions } from './import.js';
 import { planImport } from './import-plan.js';
 import { createProgress, type ProgressStream } from './progress.js';
-import { resultTable, summarize, summaryLine, writeReport, type ImportReport } from './report.js';
+import { exitConditions, resultTable, summarize, summaryLine, writeReport, type ImportReport } from './report.js';
 import { escapeControls } from '../util/terminal-text.js';
 
 /** sysexits EX_NOINPUT: the CSV file cannot be read. */
@@ -65,6 +65,8 @@ export async function importEmployees(file: string, opts: ImportCommandOptions, 
   const summary = summarize(outcome.rows);
   deps.out.write(summaryLine(summary, opts.dryRun) + '\n');
   if (outcome.stopped) deps.err.write(`punchgate: import stopped: ${escapeControls(outcome.stopped.message)}\n`);
+  const conditions = opts.dryRun ? undefined : exitConditions(outcome.rows, outcome.exitCode, outcome.stopped?.kind);
+  if (conditions) deps.err.write(`punchgate: ${conditions}\n`);
 
   if (opts.report) {
     const report: ImportReport = {

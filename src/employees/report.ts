@@ -8,11 +8,13 @@ import { writePrivateFile } from '../util/private-file.js';
  * Results of employee operations: the per-row table, the JSON report of an import, and the exit
  * codes, in one place so that the commands and the documentation agree.
  *
- * Exit codes (the most serious condition wins, in this order):
+ * Exit codes (when several conditions meet, the first in this order wins, and exitConditions
+ * names them all on stderr):
  * - 77 the HRMS refused the token (sysexits EX_NOPERM): fix the token, nothing else will work;
  * - 78 an answer not shaped as the contract says (a fetch's list under another key): fix hrms.employeeFetch;
  * - 75 the HRMS could not be reached or gave no usable answer: try again later;
- * - 65 a row (or a command-line value) was invalid and was not sent: fix the data;
+ * - 65 a row (or a command-line value) was invalid and was not sent: fix the data (the standard's
+ *      exit for bad input lines reported and skipped; it wins over 1: both mean "fix the rows");
  * - 1  the HRMS refused a row or a request (validation, not found): fix the data or the mapping;
  * - 0  everything was applied (or needed no change).
  */
@@ -60,6 +62,30 @@ export function exitCodeOf(rows: readonly RowResult[], stoppedBy?: UserAnswerKin
   if (rows.some((r) => r.action === 'invalid')) return EXIT.DATAERR;
   if (rows.some((r) => r.action === 'failed')) return EXIT.FAILURE;
   return EXIT.OK;
+}
+
+/**
+ * The closing line when one exit code stands for more than one condition (a file with invalid
+ * rows and rows the HRMS refused ends 65): every condition, the winning one first, each with what
+ * to do, so the lesser one is not missed. Undefined when there is one condition or none.
+ */
+export function exitConditions(
+  rows: readonly RowResult[],
+  exitCode: number,
+  stoppedBy?: UserAnswerKind,
+): string | undefined {
+  const n = (k: number) => `${k} row${k === 1 ? '' : 's'}`;
+  const invalid = rows.filter((r) => r.action === 'invalid').length;
+  // The row whose answer stopped the import is said by the stop, not as a refusal.
+  const refused = rows.filter((r) => r.action === 'failed' && r.kind !== 'transient' && r.kind !== 'auth').length;
+  const said = [
+    ...(stoppedBy === 'auth' ? ['the HRMS refused the token (check the token in hrms.tokenFile)'] : []),
+    ...(stoppedBy === 'transient' ? ['the HRMS could not be reached (run again later)'] : []),
+    ...(invalid > 0 ? [`${n(invalid)} invalid, not sent (fix ${invalid === 1 ? 'it' : 'them'} in the file)`] : []),
+    ...(refused > 0 ? [`${n(refused)} refused by the HRMS (read its message, fix the data or the mapping)`] : []),
+  ];
+  if (said.length < 2) return undefined;
+  return `exit ${exitCode}: ${said.join('; ')}; the rows applied stay done: run the same file again`;
 }
 
 export type Summary = Record<RowAction | 'rows', number>;

@@ -761,6 +761,14 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
     ).map(toCommand);
   }
 
+  /** The newest `command` queued for the terminal, whatever its state (the status's zone check). */
+  latestCommand(terminal: string, command: string): TerminalCommand | undefined {
+    const r = this.statements
+      .get(`SELECT * FROM terminal_commands WHERE terminal = ? AND command = ? ORDER BY id DESC LIMIT 1`)
+      .get(terminal, command) as Row | undefined;
+    return r ? toCommand(r) : undefined;
+  }
+
   openCommands(terminal: string): TerminalCommand[] {
     return (
       this.statements

@@ -3,8 +3,17 @@ import { printable } from '../util/terminal-text.js';
 import { MAX_CLOCK_AHEAD_SECONDS } from '../journal/future-judge.js';
 import { humanBytes } from '../util/disk.js';
 import { NO_SERIAL, REFUSALS_BEYOND } from '../journal/types.js';
+import { offsetLabel } from '../sources/adms/options.js';
 import { credentialFix, refusesWords } from './credential-words.js';
-import type { Alert, ConfigStatus, DiskSyncFigures, ListenerStatus, SinkCredential, TerminalStatus } from './types.js';
+import type {
+  Alert,
+  ConfigStatus,
+  DiskSyncFigures,
+  ListenerStatus,
+  PushZoneStatus,
+  SinkCredential,
+  TerminalStatus,
+} from './types.js';
 
 export type { Alert } from './types.js';
 
@@ -28,6 +37,13 @@ export interface BioTimeNote {
  * - `fix`: what to try first, as a command to type or a config key to set; never empty.
  * The status log shows `cause: fix` on one line; the page shows the fix below the cause.
  */
+/**
+ * When a refused pusher was last heard: "last <time>" while punchgate run runs; read from a
+ * stopped daemon's journal, "last seen <time>, before punchgate run stopped" (nothing pushes now).
+ */
+const lastSeen = (at: number, stopped: boolean): string =>
+  stopped ? `last seen ${localTime(at)}, before punchgate run stopped` : `last ${localTime(at)}`;
+
 /** The one-line form: `cause: fix` (status log, `punchgate status`, `alerts` in status.json). */
 export const alertLine = (a: Alert): string => `${a.cause}: ${a.fix}`;
 
@@ -581,6 +597,7 @@ export const ALERT = {
   /** One serial pushing from several addresses outside its allowFrom: one summary (spoofs from 200 addresses are one alert). */
   pushOutsideAllowFromMany: (
     rows: readonly { serial: string; address: string; terminal: string | null; lastSeenAt: string; count: number }[],
+    stopped = false,
   ): Alert => {
     const r = rows[0]!;
     const requests = rows.reduce((n, x) => n + x.count, 0);
@@ -591,13 +608,16 @@ export const ALERT = {
     const shown = named.slice(0, 3).map((x) => x.address);
     return {
       kind: 'push-address',
-      cause: `terminal SN=${r.serial} (${r.terminal}) is pushing from ${addresses} addresses outside its allowFrom (${requests} requests refused, e.g. ${shown.join(', ')}; last ${localTime(last)}): another device may be using its serial`,
+      cause: `terminal SN=${r.serial} (${r.terminal}) ${stopped ? 'was' : 'is'} pushing from ${addresses} addresses outside its allowFrom (${requests} requests refused, e.g. ${shown.join(', ')}; ${lastSeen(last, stopped)}): another device may be using its serial`,
       fix: 'if one of them is the terminal, add that address to allowFrom; else find the device sending with its serial',
     };
   },
 
   /** Many unknown serials: one summary (a device inventing serials cannot flood the alerts). */
-  pushUnknownSerials: (unknown: readonly { serial: string; address: string; count: number }[]): Alert => {
+  pushUnknownSerials: (
+    unknown: readonly { serial: string; address: string; count: number; lastSeenAt: string }[],
+    stopped = false,
+  ): Alert => {
     // Serials beyond the kept bound are one row (REFUSALS_BEYOND): counted in the requests, not by name.
     const named = unknown.filter((r) => r.serial !== REFUSALS_BEYOND);
     const beyond = named.length < unknown.length;
@@ -605,6 +625,7 @@ export const ALERT = {
     const serials = [...new Set(named.map((r) => r.serial))];
     const addresses = [...new Set(named.map((r) => r.address))];
     const requests = unknown.reduce((n, r) => n + r.count, 0);
+    const last = Math.max(...unknown.map((r) => Date.parse(r.lastSeenAt)));
     const more =
       addresses.length > 5 ? ` and ${addresses.length - 5} more addresses` : beyond ? ' and other addresses' : '';
     const examples = serials
@@ -613,7 +634,7 @@ export const ALERT = {
       .join(', ');
     return {
       kind: 'push-unknown-many',
-      cause: `${beyond ? 'more than ' : ''}${serials.length} unknown serials pushing (${requests} requests refused, from ${addresses.slice(0, 5).join(', ')}${more}; e.g. ${examples}): a device on the LAN is inventing serials, or many terminals are not configured`,
+      cause: `${beyond ? 'more than ' : ''}${serials.length} unknown serials ${stopped ? 'were' : 'are'} pushing (${requests} requests refused, from ${addresses.slice(0, 5).join(', ')}${more}; e.g. ${examples}; ${lastSeen(last, stopped)}): a device on the LAN is inventing serials, or many terminals are not configured`,
       fix: "add the genuine ones to terminals with kind: adms, and keep the receiver's port to the terminals' network",
     };
   },
@@ -636,6 +657,20 @@ export const ALERT = {
         : `set allowFrom to the terminal's own address ${t.push?.trustedAddress ?? ''} for ${t.name} to refuse the others at the door, and find the devices sending with its serial (a terminal moves to one address, never to several)`,
     };
   },
+
+  /**
+   * A push terminal whose UTC offset changed (DST, a changed `timezone`) refused the CHECK that
+   * asks it to read its options again, or has not acted on it: it keeps the old offset.
+   */
+  pushZoneStale: (name: string, z: PushZoneStatus): Alert => ({
+    kind: 'push-zone-stale',
+    cause: `terminal ${name} keeps a stale time zone: it was told ${offsetLabel(z.told)} when it last read its options, its zone is ${offsetLabel(z.now)} now, and ${
+      z.check === 'failed'
+        ? `it refused to read them again (CHECK answered ${z.returnCode ?? '?'}${z.doneAt ? ` at ${localTime(Date.parse(z.doneAt))}` : ''})`
+        : `it has not read them again since it was asked (CHECK queued ${z.askedAt ? localTime(Date.parse(z.askedAt)) : '-'})`
+    }: its punches are stamped in the old offset`,
+    fix: `restart the terminal (it reads its options when it starts), or set its time zone on its menu (System > Date Time) to ${offsetLabel(z.now)}`,
+  }),
 
   /** Posts to a listening Hikvision terminal's path from another address than the terminal's: refused. */
   hikvisionListenStranger: (

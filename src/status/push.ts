@@ -7,7 +7,15 @@ import { ALERT, type Alert } from './alert-words.js';
 import { localTime } from '../util/local-time.js';
 import { shownFacts } from '../sources/adms/security.js';
 import { otherAddressesOf } from '../sources/adms/trust-gate.js';
-import type { PushDeviceFacts, PushKeptStatus, PushRefusalStatus, StatusReport, TerminalStatus } from './types.js';
+import { pushZoneOf, zoneIsStale } from './push-zone.js';
+import type {
+  PushDeviceFacts,
+  PushKeptStatus,
+  PushRefusalStatus,
+  PushZoneStatus,
+  StatusReport,
+  TerminalStatus,
+} from './types.js';
 
 /** Refused pushers seen this recently are shown. */
 const REFUSALS_SHOWN_MS = 24 * 3_600_000;
@@ -34,6 +42,9 @@ export function addPushStatus(report: StatusReport, journal: Journal, config: Co
     const sameDevice = r !== undefined && r.serial.toUpperCase() === cfg.serial.toUpperCase();
     const last = sameDevice ? r.lastContactAt : null;
     const online = last !== null && now - last <= limit;
+    // Told another offset than today's and it did not read its options again when asked (push-zone.ts).
+    const zone = sameDevice ? pushZoneOf(store, cfg, now) : null;
+    const staleZone = zone && zoneIsStale(zone, now) ? ALERT.pushZoneStale(cfg.name, zone) : null;
     Object.assign(t, {
       serial: cfg.serial,
       online,
@@ -41,7 +52,7 @@ export function addPushStatus(report: StatusReport, journal: Journal, config: Co
       lastSuccessAt: iso(last),
       offlineSince: online ? null : iso(last),
       problem: online
-        ? null
+        ? staleZone && { cause: staleZone.cause, fix: staleZone.fix }
         : {
             cause: last === null ? 'it has not called this box yet' : `no call since ${localTime(last)}`,
             fix: "check its power and network, and that its Cloud Server Setting names this box's address and adms.listen port",
@@ -57,6 +68,7 @@ export function addPushStatus(report: StatusReport, journal: Journal, config: Co
         lastMalformed: sameDevice ? r.lastMalformed : null,
         lastMalformedAt: sameDevice ? iso(r.lastMalformedAt) : null,
         ...pushDetails(cfg.name, cfg.serial, registrations, kept, events),
+        ...(zone ? { zone } : {}),
       },
     } satisfies Partial<TerminalStatus>);
     if (t.push?.device?.firmware) t.firmware = t.push.device.firmware;
@@ -172,7 +184,7 @@ export function refusalAlerts(refusals: readonly PushRefusalStatus[], stopped = 
       alert:
         rows.length === 1 && !many(rows)
           ? ALERT.pushOutsideAllowFrom(rows[0]!, stopped)
-          : ALERT.pushOutsideAllowFromMany(rows),
+          : ALERT.pushOutsideAllowFromMany(rows, stopped),
     });
   const unknown = refusals.filter((x) => x.reason === 'unknown');
   if (unknown.length <= UNKNOWN_LISTED && !many(unknown))
@@ -181,7 +193,7 @@ export function refusalAlerts(refusals: readonly PushRefusalStatus[], stopped = 
         serial: r.serial,
         alert: r.serial === NO_SERIAL ? ALERT.pushNoSerial(r, stopped) : ALERT.pushUnknownSerial(r, stopped),
       });
-  else out.push({ serial: null, alert: ALERT.pushUnknownSerials(unknown) });
+  else out.push({ serial: null, alert: ALERT.pushUnknownSerials(unknown, stopped) });
   return out;
 }
 
@@ -198,8 +210,14 @@ export function pushAlerts(report: StatusReport, now: number): Alert[] {
     if (other?.lastAt && now - Date.parse(other.lastAt) <= KEPT_ALERT_MS)
       out.push(ALERT.pushOtherAddress(t, { ...other, lastAt: other.lastAt }));
     out.push(...keptAlerts(t, t.push?.kept ?? [], now));
+    out.push(...zoneAlerts(t.name, t.push?.zone, now));
   }
   return out;
+}
+
+/** The stale-zone alert of one push terminal, as the status and `punchgate check` both say it. */
+export function zoneAlerts(name: string, zone: PushZoneStatus | null | undefined, now: number): Alert[] {
+  return zone && zoneIsStale(zone, now) ? [ALERT.pushZoneStale(name, zone)] : [];
 }
 
 /**

@@ -96,6 +96,23 @@ export interface PushTerminalStatus {
    * (`address` is the first), whether there were more, the requests in all.
    */
   otherAddress?: { address: string; addresses: string[]; more: boolean; count: number; lastAt: string | null } | null;
+  /** Its UTC offset changed since it last read its options (push-zone.ts); absent: it was told today's. */
+  zone?: PushZoneStatus | null;
+}
+
+/** A push terminal told another UTC offset than today's, and the CHECK queued for it to read its options again. */
+export interface PushZoneStatus {
+  /** Minutes east of UTC told at its last option fetch, and when. */
+  told: number;
+  toldAt: string;
+  /** Minutes east of UTC of its zone now. */
+  now: number;
+  /** When CHECK was queued for the new offset (null: not yet: it has not polled since). */
+  askedAt: string | null;
+  /** That command's state, and the terminal's answer (`Return=`) and when. */
+  check: 'queued' | 'sent' | 'done' | 'failed' | null;
+  returnCode: number | null;
+  doneAt: string | null;
 }
 
 /** What a Security PUSH terminal said about itself at `/iclock/registry`. */

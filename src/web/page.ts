@@ -188,17 +188,20 @@ function behindServer(t: TerminalStatus): Html | string {
   )}`;
 }
 
-/** A push terminal's protocol and what it said about itself (model, firmware, capacities). */
+/**
+ * A push terminal's protocol and what it said about itself: model and firmware, what a site
+ * admin looks for (its last contact is the row's). The capacities a Security PUSH terminal
+ * announces (a dozen `MaxUserCount 10000`...) buried its name: they stay in `status --json`
+ * and `punchgate terminals`.
+ */
 function pushFacts(t: TerminalStatus): Html | string {
   const p = t.push;
   if (!p?.protocol) return '';
   const d = p.device;
-  const caps = d ? Object.entries(d.capacities).map(([k, v]) => `${k} ${v}`) : [];
   const facts = [
     p.protocol === 'security' ? 'Security PUSH' : 'attendance protocol',
     ...(d?.model ? [d.model] : []),
     ...(d?.firmware ? [`firmware ${d.firmware}`] : []),
-    ...caps,
   ];
   return html`<br /><span class="muted">${facts.join(' · ')}</span>`;
 }

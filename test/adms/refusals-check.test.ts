@@ -48,7 +48,7 @@ describe('punchgate check on strangers pushing', () => {
       /^terminal SN=CQZ7232160002 \(fenced\) is pushing from 12 addresses outside its allowFrom \(12 requests refused/,
     );
     expect(checks[1]!.detail).toMatch(
-      /^more than 200 unknown serials pushing \(300 requests refused, from 127\.0\.0\.1\d/,
+      /^more than 200 unknown serials are pushing \(300 requests refused, from 127\.0\.0\.1\d/,
     );
 
     // The same words as the status's alerts.

@@ -187,6 +187,38 @@ describe('employees import against the simulator', () => {
     expect(rig.sim.employees().map((e) => e.fields.username)).toEqual(['a', 'b']);
   });
 
+  it('invalid rows and rows the HRMS refuses in one file: exit 65, and the end says both', async () => {
+    const file = tmp.path('both.csv');
+    // Row 2 is invalid (never sent); row 3 reuses row 1's e-mail: the HRMS refuses it.
+    writeFileSync(
+      file,
+      [
+        'Login,E-mail,Full Name,Birth date',
+        'a,a@example.com,A,1990-01-02',
+        'b,b@example.com,B,1991-02-29',
+        'c,a@example.com,C,1990-01-02',
+      ].join('\n'),
+    );
+    expect(await importEmployees(file, { report: tmp.path('r.json') }, deps)).toBe(65);
+    const r = report(tmp.path('r.json'));
+    expect(r.exitCode).toBe(65);
+    expect(r.rows.map((x) => x.action)).toEqual(['created', 'invalid', 'failed']);
+    expect(rig.err.text).toContain(
+      'punchgate: exit 65: 1 row invalid, not sent (fix it in the file); 1 row refused by the HRMS (read its message, fix the data or the mapping); the rows applied stay done: run the same file again',
+    );
+
+    // The HRMS unreachable besides: 75 wins (run again later), and the end still names the invalid row.
+    rig.sim.setFaults({ errorRate: 1 });
+    writeFileSync(
+      file,
+      ['Login,E-mail,Full Name,Birth date', 'b,b@example.com,B,1991-02-29', 'd,d@example.com,D,'].join('\n'),
+    );
+    expect(await importEmployees(file, {}, deps)).toBe(75);
+    expect(rig.err.text).toContain(
+      'punchgate: exit 75: the HRMS could not be reached (run again later); 1 row invalid, not sent (fix it in the file)',
+    );
+  });
+
   it('a refused token stops the import before anything is sent (exit 77, every row skipped)', async () => {
     const bad = await startRig({}, 'not-the-token');
     try {

@@ -243,10 +243,10 @@ function everyAlert(): StatusReport {
     ALERT.pushNoSerial({ address: '192.168.1.91', count: 12, lastSeenAt: iso(2) }),
     ALERT.pushOutsideAllowFrom({ serial: 'SN-L', address: '10.9.9.9', terminal: 'lobby', lastSeenAt: iso(3) }),
     ALERT.pushUnknownSerials([
-      { serial: 'X1', address: '192.168.1.91', count: 40 },
-      { serial: 'X2', address: '192.168.1.92', count: 12 },
-      { serial: 'X3', address: '192.168.1.91', count: 9 },
-      { serial: 'X4', address: '192.168.1.93', count: 1 },
+      { serial: 'X1', address: '192.168.1.91', count: 40, lastSeenAt: iso(2) },
+      { serial: 'X2', address: '192.168.1.92', count: 12, lastSeenAt: iso(2) },
+      { serial: 'X3', address: '192.168.1.91', count: 9, lastSeenAt: iso(2) },
+      { serial: 'X4', address: '192.168.1.93', count: 1, lastSeenAt: iso(2) },
     ]),
     ALERT.pushOutsideAllowFromMany(
       Array.from({ length: 5 }, (_, i) => ({
@@ -258,6 +258,15 @@ function everyAlert(): StatusReport {
       })),
     ),
     ALERT.pushOtherAddress(push, { address: '192.168.1.66', count: 7, lastAt: iso(1) }),
+    ALERT.pushZoneStale('lobby', {
+      told: 120,
+      toldAt: iso(600),
+      now: 60,
+      askedAt: iso(90),
+      check: 'failed',
+      returnCode: -1002,
+      doneAt: iso(89),
+    }),
     ALERT.hikvisionListenStranger('door-hik', '192.168.1.64', {
       address: '192.168.1.67',
       count: 3,

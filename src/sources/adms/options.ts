@@ -38,6 +38,13 @@ export function utcOffsetMinutes(now: number, timeZone?: string): number {
   return Math.round((asUtc - Math.floor(now / 1000) * 1000) / 60_000);
 }
 
+/** An offset in minutes east of UTC as the log and the status say it: `UTC+01:00`. */
+export function offsetLabel(minutes: number): string {
+  const sign = minutes < 0 ? '-' : '+';
+  const m = Math.abs(minutes);
+  return `UTC${sign}${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
+}
+
 /**
  * Which `TransFlag` form a firmware reads. The attendance document advises the string form
  * (`TransData AttLog\tOpLog...`), which PushSDK 2.x firmware reads; PushSDK 3.x firmware was

@@ -1,6 +1,6 @@
 import { errText, type ReceiverContext } from './handler-kit.js';
 import type { PushTerminal } from './directory.js';
-import { utcOffsetMinutes } from './options.js';
+import { offsetLabel as label, utcOffsetMinutes } from './options.js';
 
 /**
  * A push terminal learns its zone (`TimeZone=`) only from the option block, which it fetches
@@ -13,12 +13,6 @@ import { utcOffsetMinutes } from './options.js';
  * Should firmware send its whole log again instead, every punch is journalled once: punches are
  * unique on device, time and code, and a repeated one is counted a duplicate, not delivered again.
  */
-
-const label = (minutes: number): string => {
-  const sign = minutes < 0 ? '-' : '+';
-  const m = Math.abs(minutes);
-  return `UTC${sign}${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
-};
 
 /** The terminal's offset now, in minutes east of UTC (its configured zone, else the gateway's). */
 export const zoneNow = (ctx: ReceiverContext, t: PushTerminal): number =>
