@@ -31,7 +31,10 @@ export const IMPORT_SOURCE = 'import';
 
 /** The serial number in a ZKTeco USB export's name (`<serial>_attlog.dat`), if it has one. */
 export function serialOfExportName(file: string): string | undefined {
-  const m = /^([A-Za-z0-9][A-Za-z0-9-]{2,63})_attlog\.dat$/i.exec(basename(file));
+  // A copy keeps its serial: file managers and browsers name a second copy "X_attlog (1).dat",
+  // "X_attlog(1).dat" or "X_attlog - Copy.dat". Read as naming no serial, such a copy of a stick
+  // already imported was counted under "import" and sent again (found by a capture trial).
+  const m = /^([A-Za-z0-9][A-Za-z0-9-]{2,63})_attlog(?: - Copy)?(?: ?\(\d{1,4}\))?\.dat$/i.exec(basename(file));
   // "1_attlog.dat": older terminals name the file by their machine number, not their serial.
   return m && !/^\d{1,3}$/.test(m[1]!) ? m[1] : undefined;
 }
