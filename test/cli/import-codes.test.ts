@@ -180,6 +180,16 @@ describe('import refuses hostile biometric codes line by line', () => {
     expect(bin.stderr.trim()).toBe(
       `${box.tmp.path('image_attlog.dat')}:1: the file is not text (NUL bytes all through it): not a USB export or a CSV`,
     );
+    // A short export whose tail is NUL padding (a stick pulled before the write was flushed): its
+    // lines are kept, the padding is one bad line.
+    writeFileSync(
+      box.tmp.path('padded_attlog.dat'),
+      Buffer.concat([Buffer.from('1006\t2026-11-20 08:06:00\t1\t0\t1\t0\r\n'), Buffer.alloc(600)]),
+    );
+    const padded = await box.cli('import', '--terminal', 'import', box.tmp.path('padded_attlog.dat'));
+    expect(padded.status).toBe(65);
+    expect(padded.stdout).toContain('1 new, 0 duplicates, 1 bad');
+    expect(padded.stderr).toMatch(/padded_attlog\.dat:2: /);
     const empty = await box.cli('import', box.tmp.path('empty.csv'));
     expect(empty.status).toBe(65);
     expect(empty.stderr).toContain(
@@ -189,6 +199,6 @@ describe('import refuses hostile biometric codes line by line', () => {
     const dat = await box.cli('import', '--terminal', 'import', box.tmp.path('empty_attlog.dat'));
     expect(dat.status, dat.stderr).toBe(0);
     expect(dat.stdout).toContain('0 new, 0 duplicates, 0 bad');
-    expect(await journalCodes()).toEqual(['1001', '1002', '1003', '1004', '1005']);
+    expect(await journalCodes()).toEqual(['1001', '1002', '1003', '1004', '1005', '1006']);
   });
 });

@@ -169,7 +169,13 @@ async function sniff(
     const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
     const head = buf.subarray(0, bytesRead);
     const encoding = utf16Order(head) ?? 'utf-8';
-    if (encoding === 'utf-8' && nulShare(head).all * 3 >= bytesRead && bytesRead >= 8)
+    // NUL bytes after the text are padding (a stick pulled before the terminal's write was
+    // flushed), not the file's kind: judged on them, a short export with its good lines was
+    // refused whole (found by a capture trial). They are read as a bad line of their own.
+    let end = head.length;
+    while (end > 0 && head[end - 1] === 0) end--;
+    const body = head.subarray(0, end);
+    if (encoding === 'utf-8' && bytesRead >= 8 && (end === 0 || nulShare(body).all * 3 >= end))
       return {
         firstLine: '',
         empty: false,
