@@ -288,16 +288,20 @@ export function readCsv(text: string, options: CsvReadOptions = {}): CsvRecord[]
   return parseFramed(framed, opts);
 }
 
+/** The text encodings a stream of CSV bytes may be in: UTF-8, or the UTF-16 Windows tools save. */
+export type CsvEncoding = 'utf-8' | 'utf-16le' | 'utf-16be';
+
 /**
  * Reads CSV from a stream of chunks (a file read stream), yielding the records of each chunk as
- * they are complete. Bytes are decoded as UTF-8; memory stays bounded whatever the input size.
+ * they are complete. Bytes are decoded as `encoding` (default UTF-8; a byte-order mark is
+ * dropped); memory stays bounded whatever the input size.
  */
 export async function* streamCsv(
   chunks: AsyncIterable<Uint8Array | string>,
-  options: CsvReadOptions = {},
+  options: CsvReadOptions & { encoding?: CsvEncoding } = {},
 ): AsyncGenerator<CsvRecord[]> {
   const opts = withDefaults(options);
-  const decoder = new TextDecoder('utf-8');
+  const decoder = new TextDecoder(options.encoding ?? 'utf-8');
   let framed: Framed[] = [];
   const framer = new Framer(opts, (r) => framed.push(r));
   const take = () => {

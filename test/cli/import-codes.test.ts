@@ -144,29 +144,57 @@ describe('import refuses hostile biometric codes line by line', () => {
     expect(r.stderr).not.toContain('\u001b');
   });
 
-  it('a UTF-16 export is said once for what it is; an empty CSV says it has no header (found by an adversarial trial)', async () => {
+  it('a UTF-16 CSV or USB export (Windows tools, "Unicode text") is read, with or without a BOM, either byte order (found by capture trials: the fix once given, iconv to FILE.utf8.csv, made a USB export a CSV without a header)', async () => {
     box = cliSandbox();
-    const text = 'biometriccode,logDate\r\n1001,2026-11-20 08:00:00\r\n';
-    writeFileSync(box.tmp.path('le.csv'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
-    writeFileSync(box.tmp.path('nobom.csv'), Buffer.from(text, 'utf16le'));
+    const utf16 = (text: string, order: 'le' | 'be', bom: boolean) => {
+      const le = Buffer.from(text, 'utf16le');
+      const body = order === 'le' ? le : Buffer.from(le).swap16();
+      const mark = order === 'le' ? [0xff, 0xfe] : [0xfe, 0xff];
+      return bom ? Buffer.concat([Buffer.from(mark), body]) : body;
+    };
+    const csv = (code: string) => `biometriccode,logDate\r\n${code},2026-11-20 08:00:00\r\n`;
+    writeFileSync(box.tmp.path('le.csv'), utf16(csv('1001'), 'le', true));
+    writeFileSync(box.tmp.path('nobom.csv'), utf16(csv('1002'), 'le', false));
+    writeFileSync(box.tmp.path('be.csv'), utf16(csv('1003'), 'be', true));
+    // A USB export saved again by a Windows editor as "Unicode": BOM, CRLF, a padded PIN, a bad line.
+    const exportText = '  1004\t2026-11-20 08:04:00\t1\t0\t1\t0\r\nbroken\r\n1005\t2026-11-20 08:05:00\t1\t1\t1\t0\r\n';
+    writeFileSync(box.tmp.path('u16_attlog.dat'), utf16(exportText, 'le', true));
+    const names = ['le.csv', 'nobom.csv', 'be.csv', 'u16_attlog.dat'];
+    const r = await box.cli('import', '--terminal', 'import', ...names.map((n) => box.tmp.path(n)));
+    expect(r.status).toBe(65);
+    for (const name of names.slice(0, 3)) expect(r.stdout).toContain(`${name}: 1 new, 0 duplicates, 0 bad`);
+    expect(r.stdout).toContain('u16_attlog.dat: 2 new, 0 duplicates, 1 bad');
+    expect(r.stderr.trim()).toBe(
+      `${box.tmp.path('u16_attlog.dat')}:2: not a punch line: no tab between a code and a date-time`,
+    );
+    expect(await journalCodes()).toEqual(['1001', '1002', '1003', '1004', '1005']);
+  });
+
+  it('a file that is not text is said once; NUL padding after an export is one bad line; an empty CSV has no header; an empty export has no punches', async () => {
+    box = cliSandbox();
+    // Not text at all (NUL bytes on both sides of each pair): said once, nothing journalled from it.
+    writeFileSync(box.tmp.path('image_attlog.dat'), Buffer.alloc(256));
+    // A short export whose tail is NUL padding (a stick pulled before the write was flushed): its
+    // lines are kept (found by a capture trial: the whole file was refused as not text).
+    writeFileSync(
+      box.tmp.path('padded_attlog.dat'),
+      Buffer.concat([Buffer.from('1006\t2026-11-20 08:06:00\t1\t0\t1\t0\r\n'), Buffer.alloc(600)]),
+    );
     writeFileSync(box.tmp.path('empty.csv'), '');
     writeFileSync(box.tmp.path('empty_attlog.dat'), '\n');
-    for (const name of ['le.csv', 'nobom.csv']) {
-      const r = await box.cli('import', box.tmp.path(name));
-      expect(r.status, name).toBe(65);
-      expect(r.stderr.trim()).toBe(
-        `${box.tmp.path(name)}:1: the file is UTF-16 ("Unicode text"), not UTF-8: save it as "CSV UTF-8", or convert it: iconv -f UTF-16 -t UTF-8 FILE > FILE.utf8.csv`,
-      );
-    }
-    const empty = await box.cli('import', box.tmp.path('empty.csv'));
-    expect(empty.status).toBe(65);
-    expect(empty.stderr).toContain(
+    const names = ['image_attlog.dat', 'padded_attlog.dat', 'empty.csv', 'empty_attlog.dat'];
+    const r = await box.cli('import', '--terminal', 'import', ...names.map((n) => box.tmp.path(n)));
+    expect(r.status).toBe(65);
+    expect(r.stderr).toContain(
+      `${box.tmp.path('image_attlog.dat')}:1: the file is not text (NUL bytes all through it): not a USB export or a CSV`,
+    );
+    expect(r.stdout).toContain('padded_attlog.dat: 1 new, 0 duplicates, 1 bad');
+    expect(r.stderr).toMatch(/padded_attlog\.dat:2: /);
+    expect(r.stderr).toContain(
       'empty.csv:1: the file is empty: the header must name the columns biometriccode and logDate',
     );
     // An empty USB export is a terminal with no punches.
-    const dat = await box.cli('import', '--terminal', 'import', box.tmp.path('empty_attlog.dat'));
-    expect(dat.status, dat.stderr).toBe(0);
-    expect(dat.stdout).toContain('0 new, 0 duplicates, 0 bad');
-    expect(await journalCodes()).toEqual([]);
+    expect(r.stdout).toContain('empty_attlog.dat: 0 new, 0 duplicates, 0 bad');
+    expect(await journalCodes()).toEqual(['1006']);
   });
 });

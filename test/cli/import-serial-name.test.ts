@@ -59,6 +59,30 @@ describe('import names the terminal of the serial in a USB export’s name', () 
     ]);
   });
 
+  it('a copy of an export keeps its serial: "(1)" and "- Copy" that file managers and browsers add find the same terminal', async () => {
+    // Found by a capture trial: the stick copied twice to a laptop, "BJ2C201460456_attlog (1).dat"
+    // named no serial, its punches were counted under "import" beside gate-2's and sent again.
+    box = cliSandbox({
+      adms: { listen: '127.0.0.1:0' },
+      terminals: [{ name: 'gate-2', kind: 'adms', serial: 'BJ2C201460456' }],
+    });
+    const names = [
+      'BJ2C201460456_attlog.dat',
+      'BJ2C201460456_attlog (1).dat',
+      'BJ2C201460456_attlog(2).dat',
+      'BJ2C201460456_attlog - Copy.dat',
+      'BJ2C201460456_attlog - Copy (3).dat',
+    ];
+    for (const n of names) writeFileSync(box.tmp.path(n), lines('1001', '1002'));
+    const r = await box.cli('import', ...names.map((n) => box.tmp.path(n)));
+    expect(r.status, r.stderr).toBe(0);
+    for (const n of names.slice(1)) {
+      expect(r.stdout).toContain(`${n}: the serial BJ2C201460456 in its name is terminal gate-2's`);
+      expect(r.stdout).toContain(`${n}: 0 new, 2 duplicates, 0 bad`);
+    }
+    expect(rows()).toEqual(['gate-2/BJ2C201460456/1001', 'gate-2/BJ2C201460456/1002']);
+  });
+
   it('a device, a pipe or a folder is refused at once (66), never read for ever', async () => {
     // Found by an adversarial trial: /dev/zero or a FIFO never finished.
     box = cliSandbox();

@@ -71,6 +71,29 @@ describe('line pattern and parser', () => {
     expect(parse('hello')).toMatchObject({ kind: 'malformed', reason: 'does not match the pattern' });
   });
 
+  it('regex format without a pattern reads the time the timeFormat describes (found by a capture trial: a day-first clock with only timeFormat set lost every line as "does not match the pattern")', () => {
+    // A clock that prints CODE,DD/MM/YYYY HH:mm:ss (the default pattern's comma layout, day first).
+    const parse = createLineParser(serialConfig({ path: '/dev/null', timeFormat: 'DD/MM/YYYY HH:mm:ss' }), {
+      now: () => 0,
+    });
+    expect(parse('1044,22/11/2026 08:00:00\r')).toEqual({
+      kind: 'punch',
+      code: '1044',
+      logTime: '2026-11-22 08:00:00',
+    });
+    expect(parse('1045, 03/04/2026 17:30:05')).toEqual({ kind: 'punch', code: '1045', logTime: '2026-04-03 17:30:05' });
+    // A time that is not the format's is still no punch, and the reason names the format.
+    expect(parse('1046,2026-11-22 08:00:00')).toMatchObject({ kind: 'malformed' });
+    expect(parse('1046,31/02/2026 08:00:00')).toMatchObject({
+      kind: 'malformed',
+      reason: expect.stringMatching(/does not fit DD\/MM\/YYYY/),
+    });
+    // The default timeFormat reads the documented default layout as before.
+    const iso = createLineParser(serialConfig({ path: '/dev/null' }), { now: () => 0 });
+    expect(iso('1042,2026-11-22 08:00:01')).toEqual({ kind: 'punch', code: '1042', logTime: '2026-11-22 08:00:01' });
+    expect(iso('1042,22/11/2026 08:00:01')).toMatchObject({ kind: 'malformed' });
+  });
+
   it('card format: a card number stamped with the box clock in the terminal zone', () => {
     const at = Date.UTC(2026, 10, 22, 23, 30, 0);
     const parse = createLineParser(serialConfig({ path: '/dev/null', format: 'card', timezone: 'Asia/Tokyo' }), {

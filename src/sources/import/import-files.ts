@@ -3,7 +3,7 @@ import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { IngestResult, PunchSink } from '../../journal/types.js';
 import type { Punch } from '../../punch.js';
-import { streamCsv } from '../../util/csv.js';
+import { streamCsv, type CsvEncoding } from '../../util/csv.js';
 import { attlogPunch, CSV_HEADER_PROBLEM, csvDelimiter, CsvPunchReader, detectFormat, type BadLine } from './parse.js';
 
 /** Where punches of an import count: a named terminal (so they deduplicate with polling) or "import". */
@@ -31,7 +31,10 @@ export const IMPORT_SOURCE = 'import';
 
 /** The serial number in a ZKTeco USB export's name (`<serial>_attlog.dat`), if it has one. */
 export function serialOfExportName(file: string): string | undefined {
-  const m = /^([A-Za-z0-9][A-Za-z0-9-]{2,63})_attlog\.dat$/i.exec(basename(file));
+  // A copy keeps its serial: file managers and browsers name a second copy "X_attlog (1).dat",
+  // "X_attlog(1).dat" or "X_attlog - Copy.dat". Read as naming no serial, such a copy of a stick
+  // already imported was counted under "import" and sent again (found by a capture trial).
+  const m = /^([A-Za-z0-9][A-Za-z0-9-]{2,63})_attlog(?: - Copy)?(?: ?\(\d{1,4}\))?\.dat$/i.exec(basename(file));
   // "1_attlog.dat": older terminals name the file by their machine number, not their serial.
   return m && !/^\d{1,3}$/.test(m[1]!) ? m[1] : undefined;
 }
@@ -123,7 +126,10 @@ export async function importFile(
     return report;
   }
   let headerSeen = false;
-  const options = format === 'csv' ? { delimiter: csvDelimiter(head.firstLine) } : { delimiter: '\t', quotes: false };
+  const options = {
+    encoding: head.encoding,
+    ...(format === 'csv' ? { delimiter: csvDelimiter(head.firstLine) } : { delimiter: '\t', quotes: false }),
+  };
   for await (const records of streamCsv(createReadStream(file, { highWaterMark: READ_CHUNK }), options)) {
     for (const rec of records) {
       if (format === 'csv' && !headerSeen) {
@@ -150,28 +156,66 @@ export async function importFile(
   return report;
 }
 
-/** What the first 4 KiB of a file say: its first line (to tell a CSV from a USB export), and whether it is text at all. */
-async function sniff(file: string): Promise<{ firstLine: string; empty: boolean; notText?: string }> {
+/**
+ * What the first 4 KiB of a file say: its text encoding, its first line (to tell a CSV from a USB
+ * export), and whether it is text at all.
+ */
+async function sniff(
+  file: string,
+): Promise<{ firstLine: string; empty: boolean; encoding: CsvEncoding; notText?: string }> {
   const fh = await open(file, 'r');
   try {
     const buf = Buffer.alloc(4096);
     const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
     const head = buf.subarray(0, bytesRead);
-    const firstLine = head.toString('utf8').split(/\r\n|\n|\r/, 1)[0] ?? '';
-    // Spreadsheets save "Unicode text" as UTF-16: a byte-order mark, or without one a NUL beside
-    // each ASCII letter (a NUL or two in a line of UTF-8 is that line's problem, reported with it).
-    const bom = (head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff);
-    let nuls = 0;
-    for (const b of head) if (b === 0) nuls++;
-    if (bom || (bytesRead >= 8 && nuls * 3 >= bytesRead))
+    const encoding = utf16Order(head) ?? 'utf-8';
+    // NUL bytes after the text are padding (a stick pulled before the terminal's write was
+    // flushed), not the file's kind: judged on them, a short export with its good lines was
+    // refused whole (found by a capture trial). They are read as a bad line of their own.
+    let end = head.length;
+    while (end > 0 && head[end - 1] === 0) end--;
+    const body = head.subarray(0, end);
+    if (encoding === 'utf-8' && bytesRead >= 8 && (end === 0 || nulShare(body).all * 3 >= end))
       return {
-        firstLine,
+        firstLine: '',
         empty: false,
-        notText:
-          'the file is UTF-16 ("Unicode text"), not UTF-8: save it as "CSV UTF-8", or convert it: iconv -f UTF-16 -t UTF-8 FILE > FILE.utf8.csv',
+        encoding,
+        notText: 'the file is not text (NUL bytes all through it): not a USB export or a CSV',
       };
-    return { firstLine, empty: bytesRead < buf.length && head.toString('utf8').trim() === '' };
+    const text = new TextDecoder(encoding).decode(head);
+    const firstLine = text.split(/\r\n|\n|\r/, 1)[0] ?? '';
+    return { firstLine, encoding, empty: bytesRead < buf.length && text.trim() === '' };
   } finally {
     await fh.close();
   }
+}
+
+/**
+ * UTF-16 and its byte order, or undefined for UTF-8. Windows tools ("Unicode text" in a spreadsheet,
+ * Notepad's "Unicode", PowerShell 5's Out-File) save UTF-16, little-endian mostly, with a byte-order
+ * mark or without one: then a NUL beside each ASCII letter, on its high side. Refused, a USB export
+ * saved so was a stick of punches not imported (found by capture trials). A NUL or two in a line of
+ * UTF-8 is that line's problem, reported with it.
+ */
+function utf16Order(head: Buffer): 'utf-16le' | 'utf-16be' | undefined {
+  if (head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
+  if (head[0] === 0xfe && head[1] === 0xff) return 'utf-16be';
+  if (head.length < 8) return undefined;
+  const { even, odd } = nulShare(head);
+  const pairs = Math.floor(head.length / 2);
+  // Most characters of an attendance file are ASCII: the high byte of nearly every unit is NUL.
+  if (odd * 10 >= pairs * 9 && even * 10 <= pairs) return 'utf-16le';
+  if (even * 10 >= pairs * 9 && odd * 10 <= pairs) return 'utf-16be';
+  return undefined;
+}
+
+function nulShare(head: Buffer): { even: number; odd: number; all: number } {
+  let even = 0;
+  let odd = 0;
+  for (let i = 0; i < head.length; i++) {
+    if (head[i] !== 0) continue;
+    if (i % 2 === 0) even++;
+    else odd++;
+  }
+  return { even, odd, all: even + odd };
 }

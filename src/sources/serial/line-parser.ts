@@ -18,6 +18,16 @@ import { compileTimeFormat, type TimeFormat } from './time-format.js';
 export const DEFAULT_SERIAL_PATTERN = '^(?<code>[^,\\s]+)\\s*,\\s*(?<time>\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2})$';
 
 /**
+ * The pattern of a `format: regex` terminal that names none: `CODE,TIME`, the time being what its
+ * `timeFormat` reads. A clock that prints `1044,22/11/2026 08:00:00` needs only
+ * `timeFormat: DD/MM/YYYY HH:mm:ss`; with the default pattern's fixed ISO time group every line of
+ * it was malformed while the config passed its check (found by a capture trial).
+ */
+export function defaultSerialPattern(time: TimeFormat): string {
+  return `^(?<code>[^,\\s]+)\\s*,\\s*(?<time>${time.expression})$`;
+}
+
+/**
  * Serial lines are read byte for byte (latin1), so a code is also held to ASCII: a byte above 0x7e
  * in a code is line noise (a wrong baud rate or parity), not a letter.
  */
@@ -59,8 +69,10 @@ export function compileLinePattern(pattern: string): CompiledPattern {
 
 export function createLineParser(cfg: SerialTerminalConfig, clock: Clock): LineParser {
   if (cfg.format === 'card') return (line) => parseCardLine(line, clock, cfg.timezone);
-  const pattern = compileLinePattern(cfg.pattern ?? DEFAULT_SERIAL_PATTERN);
   const time = compileTimeFormat(cfg.timeFormat);
+  const pattern = compileLinePattern(
+    cfg.pattern ?? (time.format ? defaultSerialPattern(time.format) : DEFAULT_SERIAL_PATTERN),
+  );
   if (!pattern.regex || !time.format) {
     throw new Error(`terminal ${cfg.name}: ${[...pattern.problems, ...time.problems].join('; ')}`);
   }

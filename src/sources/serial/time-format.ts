@@ -38,6 +38,11 @@ const TOKEN_LETTERS = new Set(['Y', 'M', 'D', 'H', 'h', 'm', 's', 'A']);
 
 export interface TimeFormat {
   readonly source: string;
+  /**
+   * A regular expression (no anchors, no named groups) for the text the format reads: the time
+   * group of the default line pattern, so that a clock given only a `timeFormat` is read by it.
+   */
+  readonly expression: string;
   /** `YYYY-MM-DD HH:mm:ss`, or null when `text` does not fit the format or is no real time. */
   parse(text: string): string | null;
 }
@@ -91,6 +96,7 @@ export function compileTimeFormat(source: string): CompiledTimeFormat {
     problems,
     format: {
       source,
+      expression: re,
       parse(text: string): string | null {
         const m = regex.exec(text.trim());
         if (!m) return null;
