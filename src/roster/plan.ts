@@ -325,7 +325,7 @@ export function applyChanges(current: readonly TerminalUser[], changes: readonly
 }
 
 function unreadableName(u: TerminalUser, profile: TerminalProfile): string {
-  return `the terminal's name for user ${u.code} is no text in ${profile.encoding ?? 'utf-8'} (bytes ${u.nameUnreadable}); what it says is unknown. If the terminal shows names in another character set (GBK, Big5, windows-1256...), set encoding: for this terminal in the config`;
+  return `the terminal's name for user ${u.code} is no text in ${profile.encoding ?? 'utf-8'} (${u.nameUnreadable}); what it says is unknown. If the terminal shows names in another character set (GBK, Big5, windows-1256...), set encoding: for this terminal in the config`;
 }
 
 /** The roster's spelling of its card, carried into a change (RosterEntry.cardText). */

@@ -57,7 +57,7 @@ export interface TerminalUser {
   privilege: number;
   /**
    * Set when the name's bytes on the terminal are no text in its character set (its `encoding`),
-   * its bytes in hex (`d5 c5 c8 fd`): what the name means is unknown, so it is never written
+   * what is known of it (`bytes d5 c5 c8 fd`): what the name means is unknown, so it is never written
    * back, and never replaced (the character set configured is likely not the terminal's).
    */
   nameUnreadable?: string;

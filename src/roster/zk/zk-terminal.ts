@@ -26,7 +26,7 @@ export interface ZkUserRow {
   /** The user, its name read in the terminal's character set (`encoding`). */
   user: ZkUser;
   raw: Buffer;
-  /** The name's bytes in hex (`d5 c5 c8 fd`) when they are no text in that character set. */
+  /** `bytes d5 c5 c8 fd`: the name's bytes when they are no text in that character set. */
   nameUnreadable?: string;
 }
 
@@ -103,7 +103,7 @@ export class ZkUserTerminal {
     const bytes = userNameBytes(row.raw);
     const { text, valid } = this.names.decode(bytes);
     const user = { ...row.user, name: text };
-    return valid ? { user, raw: row.raw } : { user, raw: row.raw, nameUnreadable: hexBytes(bytes) };
+    return valid ? { user, raw: row.raw } : { user, raw: row.raw, nameUnreadable: `bytes ${hexBytes(bytes)}` };
   }
 
   /** A name's bytes in the terminal's character set, or null when it cannot hold them. */

@@ -21,6 +21,7 @@ import {
 } from './handler-kit.js';
 import { answer } from './http-body.js';
 import { keptBody, keptBounds, keptOf, linesOf, tableLabel } from './kept.js';
+import { NameCodec } from '../../util/name-codec.js';
 import { parseOperlog } from './operlog.js';
 import { handshakeDialect, uploadDialect } from './dialect.js';
 import { settleQueryAnswer } from './querydata.js';
@@ -171,7 +172,8 @@ async function handleOperlog(ctx: ReceiverContext, p: PushRequest, table: string
   if (body === undefined) return;
   const t = stillAccepted(ctx, p);
   if (!t) return retryLater(ctx, p);
-  const text = body.toString('utf8');
+  // User names come in the terminal's own character set (its `encoding`: GBK, Big5...); the rest is ASCII.
+  const text = new NameCodec(t.cfg.encoding).decode(body).text;
   const parsed = parseOperlog(text);
   await pauseIfLarge(text);
   reportMalformed(ctx, t, table, parsed.malformed);
@@ -303,7 +305,30 @@ export function handleGetRequest(ctx: ReceiverContext, p: PushRequest): void {
   if (commands.length === 0) return answer(p.req, p.res, 200, 'OK');
   for (const c of commands)
     ctx.logger.info({ terminal: p.terminal.cfg.name, id: c.id, command: c.command.split('\t')[0] }, 'command sent');
-  answer(p.req, p.res, 200, commands.map((c) => `C:${c.id}:${c.command}\n`).join(''));
+  const text = commands.map((c) => `C:${c.id}:${c.command}\n`).join('');
+  const encoding = p.terminal.cfg.encoding;
+  if (encoding === undefined || encoding === 'utf-8') return answer(p.req, p.res, 200, text);
+  answerInCharset(ctx, p, commands, new NameCodec(encoding));
+}
+
+/**
+ * Commands in the terminal's own character set (names in `DATA UPDATE USERINFO`). A command whose
+ * text that set cannot hold (queued before `encoding` was set) is not sent as garbage: it is left
+ * out, and said in the log; sync-users refuses such names before it queues them.
+ */
+function answerInCharset(ctx: ReceiverContext, p: PushRequest, commands: TerminalCommand[], codec: NameCodec): void {
+  const parts: Buffer[] = [];
+  for (const c of commands) {
+    const bytes = codec.encode(`C:${c.id}:${c.command}\n`);
+    if (bytes) parts.push(bytes);
+    else
+      ctx.logger.warn(
+        { terminal: p.terminal.cfg.name, id: c.id, encoding: codec.encoding },
+        `command ${c.id} not sent: its text has characters ${codec.encoding} (the terminal's encoding) cannot hold; it is not sent as garbage (punchgate terminals commands ${p.terminal.cfg.name} lists it)`,
+      );
+  }
+  if (parts.length === 0) return answer(p.req, p.res, 200, 'OK');
+  answer(p.req, p.res, 200, Buffer.concat(parts), { 'Content-Type': `text/plain; charset=${codec.encoding}` });
 }
 
 /** `POST /iclock/devicecmd`: results of the commands, recorded against them. */
