@@ -89,6 +89,7 @@ describe('push terminal names in their character set', () => {
   it('a GBK terminal left at UTF-8: its unknown names are never sent back, not even with a card change', async () => {
     r = await startReceiver({ terminals: [terminal('hall', 'UTF0001')] });
     await upload('UTF0001', ['USER PIN=2001\tName=张三\tPri=0\tCard=5']);
+    expect(r.log.text()).toMatch(/hall: 1 user name\(s\) are no text in utf-8 \(PIN 2001\).*set encoding: for it/);
     const run = await sync(['code,name,card', '2001,张三,555'], 'hall');
     expect(run.out).toMatch(/refuse 2001 .*name not changed: the terminal's name for user 2001 is no text in utf-8/);
     expect(run.out).toMatch(/update 2001 .*not queued: the terminal's name for 2001 is unknown/);

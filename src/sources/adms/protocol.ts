@@ -1,4 +1,5 @@
-import type { PushMalformed, TerminalCommand } from '../../journal/types.js';
+import type { PushMalformed, PushUser, TerminalCommand } from '../../journal/types.js';
+import type { AdmsTerminalConfig } from '../../config/terminals.js';
 import type { Punch } from '../../punch.js';
 import { parseAttlog } from './attlog.js';
 import { isLastInAnswer, mayResend } from './commands.js';
@@ -177,6 +178,7 @@ async function handleOperlog(ctx: ReceiverContext, p: PushRequest, table: string
   const parsed = parseOperlog(text);
   await pauseIfLarge(text);
   reportMalformed(ctx, t, table, parsed.malformed);
+  reportUnreadableNames(ctx, t.cfg, parsed.users);
   const malformed: PushMalformed = malformedSummary(parsed.malformed);
   const kept = keptOf(
     table,
@@ -309,6 +311,20 @@ export function handleGetRequest(ctx: ReceiverContext, p: PushRequest): void {
   const encoding = p.terminal.cfg.encoding;
   if (encoding === undefined || encoding === 'utf-8') return answer(p.req, p.res, 200, text);
   answerInCharset(ctx, p, commands, new NameCodec(encoding));
+}
+
+/**
+ * Names that are no text in the terminal's character set (kept with U+FFFD): said once per upload,
+ * with the PINs, since sync-users never writes them back and the roster shows them unknown.
+ */
+function reportUnreadableNames(ctx: ReceiverContext, cfg: AdmsTerminalConfig, users: readonly PushUser[]): void {
+  const pins = users.filter((u) => u.name.includes('\ufffd')).map((u) => u.pin);
+  if (pins.length === 0) return;
+  const encoding = cfg.encoding ?? 'utf-8';
+  ctx.logger.warn(
+    { terminal: cfg.name, pins: pins.slice(0, 20), count: pins.length, encoding },
+    `${cfg.name}: ${pins.length} user name(s) are no text in ${encoding} (PIN ${pins.slice(0, 5).join(', ')}${pins.length > 5 ? ', ...' : ''}): kept as unknown and never sent back to the terminal. If it shows names in another character set (GBK, Big5, windows-1256...), set encoding: for it in the config`,
+  );
 }
 
 /**
