@@ -4,6 +4,7 @@ import { validate as validCron } from 'node-cron';
 import { nearMiss } from './near-miss.js';
 import { webAddress } from './web-address.js';
 import { ATTENDANCE_STATUS_STATES } from '../punch/states.js';
+import { canonicalEncoding } from '../util/name-codec.js';
 
 /** Terminal names appear in devicelog ids, file names and status lines: keep them plain. */
 export const terminalName = z
@@ -30,6 +31,41 @@ export const timezone = z.string().refine(
     },
   },
 );
+
+/** Character sets site admins are likely to need, for the message of a misspelt one. */
+const COMMON_ENCODINGS = [
+  'utf-8',
+  'gbk',
+  'gb18030',
+  'big5',
+  'shift_jis',
+  'euc-kr',
+  'windows-1250',
+  'windows-1251',
+  'windows-1252',
+  'windows-1253',
+  'windows-1254',
+  'windows-1256',
+  'windows-874',
+  'iso-8859-2',
+];
+
+/**
+ * `encoding`: the character set the terminal keeps user names in (its firmware's language: GBK
+ * on Simplified Chinese units, Big5 on Traditional Chinese ones, windows-1256 on Arabic ones...),
+ * as Node's TextDecoder names it; kept in its standard spelling (`cp1252` -> `windows-1252`).
+ */
+export const nameEncoding = z
+  .string()
+  .refine((s) => canonicalEncoding(s) !== null, {
+    error: (issue) => {
+      const expected = 'must be a character set such as utf-8, gbk, gb18030, big5, windows-1252 or windows-1256';
+      if (typeof issue.input !== 'string') return expected;
+      const hint = nearMiss(issue.input.toLowerCase(), COMMON_ENCODINGS);
+      return hint ? `${expected}, got the text ${JSON.stringify(issue.input)} (did you mean "${hint}"?)` : expected;
+    },
+  })
+  .transform((s) => canonicalEncoding(s)!);
 
 /**
  * A polled terminal's `schedule`: a cron expression as node-cron reads it (5 fields, or 6 with
@@ -121,6 +157,8 @@ export const zkTerminalSchema = z.strictObject({
    * that keeps them the other way round (every punch then shows as check-in with 8).
    */
   stateByte: z.union([z.literal(8), z.literal(9)]).default(8),
+  /** The character set of user names on the terminal; absent: UTF-8 (see nameEncoding). */
+  encoding: nameEncoding.optional(),
 });
 
 export const serialTerminalSchema = z.strictObject({
@@ -386,6 +424,8 @@ export const admsTerminalSchema = z.strictObject({
    * its handshake shows (no `pushver`, or one below 2.2, is 2.0.1).
    */
   pushDialect: z.enum(['2.0.1', 'current']).optional(),
+  /** The character set of user names the terminal sends and is sent; absent: UTF-8 (see nameEncoding). */
+  encoding: nameEncoding.optional(),
 });
 
 export const terminalSchema = z

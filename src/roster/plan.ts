@@ -55,6 +55,19 @@ const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
  */
 export function storedName(name: string, profile: TerminalProfile): string {
   const text = name.trim();
+  const encode = profile.encodeName;
+  if (encode) {
+    // A legacy character set (GBK, Big5...): cut between graphemes by their bytes there. A name
+    // it cannot hold comes back whole, for nameProblem to refuse.
+    if (encode(text) === null) return text;
+    if (encode(text)!.length <= profile.nameBytes) return text;
+    let kept = '';
+    for (const { segment } of GRAPHEMES.segment(text)) {
+      if ((encode(kept + segment)?.length ?? Infinity) > profile.nameBytes) break;
+      kept += segment;
+    }
+    return kept.trimEnd();
+  }
   if (Buffer.byteLength(text) <= profile.nameBytes) return text;
   let kept = '';
   let bytes = 0;
@@ -79,6 +92,13 @@ function cutAtCodePoint(text: string, maxBytes: number): string {
     .subarray(0, end)
     .toString('utf8')
     .replace(/(?:\u200d|\ufe0e|\ufe0f)+$/u, '');
+}
+
+/** Why a name (from storedName) cannot be written to the terminal, or null when it can. */
+export function nameProblem(name: string, profile: TerminalProfile): string | null {
+  if (!profile.encodeName || profile.encodeName(name) !== null) return null;
+  const bad = [...new Set(name)].filter((ch) => profile.encodeName!(ch) === null).slice(0, 5);
+  return `name "${name}" has characters this terminal's character set (${profile.encoding ?? 'its encoding'}) cannot hold: ${bad.map((c) => `"${c}" (U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`).join(', ')}; not written rather than shown wrong. Spell the name in characters of that set in the HRMS, or set the terminal's encoding to the one its firmware uses`;
 }
 
 /** Hands out the smallest uids not in use, from 1 up to `max`. */
@@ -178,6 +198,7 @@ export function planTerminal(
       continue;
     }
     const name = storedName(e.name, profile);
+    const unwritable = nameProblem(name, profile);
     const otherCase = matches.length === 0 ? (byFolded.get(code.toLowerCase()) ?? []) : [];
     if (otherCase.length > 0) {
       // A second user for the same person would lack the first one's fingerprints, and punches
@@ -193,6 +214,10 @@ export function planTerminal(
       continue;
     }
     if (matches.length === 0) {
+      if (unwritable) {
+        plan.refused.push({ code: e.code, where: e.where, reason: `not added: ${unwritable}` });
+        continue;
+      }
       let uid: number | null = null;
       if (profile.maxUid !== null) {
         uid = uids.take();
@@ -210,19 +235,27 @@ export function planTerminal(
     }
     for (const u of matches) {
       const fields: ('name' | 'card')[] = [];
-      if (u.name.trim() !== name) fields.push('name');
+      const nameDiffers = u.nameUnreadable === undefined ? u.name.trim() !== name : true;
+      // A name whose bytes are no text in the terminal's character set, or one that set cannot
+      // hold, is left as the terminal has it (the card is still changed): never written as garbage.
+      const nameHeld = u.nameUnreadable !== undefined ? unreadableName(u, profile) : nameDiffers ? unwritable : null;
+      if (nameDiffers && nameHeld === null) fields.push('name');
+      if (nameHeld !== null)
+        plan.refused.push({ code: e.code, where: e.where, reason: `name not changed: ${nameHeld}` });
       if (e.card !== null && e.card !== u.card) fields.push('card');
       if (fields.length === 0) {
-        plan.kept++;
+        if (nameHeld === null) plan.kept++;
         continue;
       }
       updates.push({
         action: 'update',
         code: u.code,
         uid: u.uid,
-        name,
+        // The name the terminal keeps when it is not changed (an update writes only its fields).
+        name: fields.includes('name') ? name : u.name,
         card: e.card ?? u.card,
         ...(fields.includes('card') ? spelling(e) : {}),
+
         privilege: u.privilege,
         before: { name: u.name, card: u.card },
         fields,
@@ -289,6 +322,10 @@ export function applyChanges(current: readonly TerminalUser[], changes: readonly
     else users.push({ uid: c.uid, code: c.code, name: c.name, card: c.card, privilege: 0 });
   }
   return users;
+}
+
+function unreadableName(u: TerminalUser, profile: TerminalProfile): string {
+  return `the terminal's name for user ${u.code} is no text in ${profile.encoding ?? 'utf-8'} (${u.nameUnreadable}); what it says is unknown. If the terminal shows names in another character set (GBK, Big5, windows-1256...), set encoding: for this terminal in the config`;
 }
 
 /** The roster's spelling of its card, carried into a change (RosterEntry.cardText). */

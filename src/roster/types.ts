@@ -55,6 +55,12 @@ export interface TerminalUser {
   cards?: readonly string[];
   /** 0 user; 14 administrator (ZK: bit 0 = disabled, bits 1-3 the level). */
   privilege: number;
+  /**
+   * Set when the name's bytes on the terminal are no text in its character set (its `encoding`),
+   * what is known of it (`bytes d5 c5 c8 fd`): what the name means is unknown, so it is never written
+   * back, and never replaced (the character set configured is likely not the terminal's).
+   */
+  nameUnreadable?: string;
 }
 
 /** What a terminal can store: the planner writes only what the terminal will read back the same. */
@@ -66,8 +72,15 @@ export interface TerminalUser {
 export const OTHER_CARDS = -1;
 
 export interface TerminalProfile {
-  /** UTF-8 bytes a name keeps (ZK: 24, or 8 on 28-byte records). Longer names are cut at a character. */
+  /** Bytes a name keeps (ZK: 24, or 8 on 28-byte records). Longer names are cut at a character. */
   nameBytes: number;
+  /**
+   * The name's bytes in the terminal's character set (its `encoding`), or null when that set
+   * cannot hold every character of it; absent: UTF-8.
+   */
+  encodeName?: (text: string) => Buffer | null;
+  /** The character set's name, for messages (absent: UTF-8). */
+  encoding?: string;
   /** Bytes a code may have. */
   codeBytes: number;
   /** Codes are stored as numbers (ZK 28-byte records): digits only, leading zeros are dropped. */

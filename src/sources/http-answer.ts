@@ -14,11 +14,12 @@ export function answer(
   req: IncomingMessage,
   res: ServerResponse,
   status: number,
-  body: string,
+  /** Text (sent in UTF-8), or bytes already in the character set `headers` name. */
+  body: string | Buffer,
   headers: Record<string, string> = {},
 ): void {
   if (res.headersSent || res.destroyed) return;
-  const text = Buffer.from(body, 'utf8');
+  const text = Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
   const close = hasBody(req) && !req.complete;
   res.writeHead(status, {
     'Content-Type': 'text/plain; charset=utf-8',

@@ -41,7 +41,7 @@ export function useUserSync() {
 
     /** Starts one simulator per entry and a config naming them (plus `extra` terminals). */
     async start<K extends string>(
-      terminals: Record<K, TerminalSimOptions & { transport?: 'tcp' | 'udp' }>,
+      terminals: Record<K, TerminalSimOptions & { transport?: 'tcp' | 'udp'; encoding?: string }>,
       extra: Record<string, unknown>[] = [],
       more: Record<string, unknown> = {},
     ): Promise<Record<K, TerminalSim>> {
@@ -50,7 +50,7 @@ export function useUserSync() {
       const list: Record<string, unknown>[] = [];
       for (const [name, opts] of Object.entries(terminals) as [
         K,
-        TerminalSimOptions & { transport?: 'tcp' | 'udp' },
+        TerminalSimOptions & { transport?: 'tcp' | 'udp'; encoding?: string },
       ][]) {
         const sim = await startTerminalSim(opts);
         sims.push(sim);
@@ -64,6 +64,7 @@ export function useUserSync() {
           // The simulators answer from the test's own process, which a loaded CI box may hold for a
           // second or more: a 2 s timeout failed a sync by chance.
           timeoutMs: 5000,
+          ...(opts.encoding !== undefined ? { encoding: opts.encoding } : {}),
         });
       }
       env.config = parseConfig(

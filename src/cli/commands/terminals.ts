@@ -1,3 +1,5 @@
+import { NameCodec } from '../../util/name-codec.js';
+import { userNameBytes } from '../../sources/zk/protocol/user-records.js';
 import type { Command } from 'commander';
 import { defaultClientFactory } from '../../sources/zk/poll.js';
 import { buildStatus, statusJson } from '../../status/index.js';
@@ -151,7 +153,12 @@ export function registerTerminals(program: Command): void {
         const client = defaultClientFactory(t);
         try {
           await client.connect();
-          const users = await client.getUsers();
+          // Names in the terminal's own character set (its `encoding`, UTF-8 by default).
+          const names = new NameCodec(t.encoding);
+          const users = (await client.getUserTable()).users.map(({ user, raw }) => ({
+            ...user,
+            name: names.decode(userNameBytes(raw)).text,
+          }));
           await client.disconnect();
           if (opts.json)
             return void process.stdout.write(

@@ -21,10 +21,19 @@ import {
 } from '../../sources/adms/index.js';
 import type { ApplyOutcome, BackupSink, TerminalSnapshot, UserSyncAdapter } from '../adapter.js';
 import { backUpBeforeRemoval } from '../removal-backup.js';
-import type { Change, ChangeResult, TerminalProfile } from '../types.js';
+import type { Change, ChangeResult, TerminalProfile, TerminalUser } from '../types.js';
 import { messageOf } from '../../util/errors.js';
 import { localTime } from '../../util/local-time.js';
 import { withPending } from './push-users.js';
+import { NameCodec } from '../../util/name-codec.js';
+
+/**
+ * A name the journal holds with U+FFFD came in bytes that were no text in the terminal's
+ * character set (a GBK terminal left at UTF-8): its meaning is unknown, it is never written back.
+ */
+function markUnreadable(u: TerminalUser): TerminalUser {
+  return u.name.includes('\ufffd') ? { ...u, nameUnreadable: 'kept as U+FFFD in the journal' } : u;
+}
 
 /** ZK push firmware keeps 24 bytes of a name and of a PIN; cards are 32-bit numbers. */
 const PUSH_PROFILE: TerminalProfile = {
@@ -48,6 +57,8 @@ export class PushSyncAdapter implements UserSyncAdapter {
   readonly kind = 'adms';
   readonly terminal: string;
   readonly address: string;
+  /** Names in the terminal's character set (`encoding`, UTF-8 by default). */
+  private readonly names: NameCodec;
 
   constructor(
     private readonly cfg: AdmsTerminalConfig,
@@ -55,6 +66,7 @@ export class PushSyncAdapter implements UserSyncAdapter {
     private readonly now: () => number,
   ) {
     this.terminal = cfg.name;
+    this.names = new NameCodec(cfg.encoding);
     const seenFrom = store.pushTerminal(cfg.name)?.address;
     this.address = `SN=${cfg.serial}${seenFrom ? ` from ${seenFrom}` : ''}`;
   }
@@ -88,7 +100,7 @@ export class PushSyncAdapter implements UserSyncAdapter {
             `${pending} user command(s) queued earlier are not confirmed yet: counted as done, not queued again (punchgate terminals commands ${cfg.name})`,
           ]
         : [];
-    return { users, profile: PUSH_PROFILE, notes };
+    return { users: users.map(markUnreadable), profile: this.profile(), notes };
   }
 
   /** The newest request for the terminal's users, if one of the recent commands is one. */
@@ -97,6 +109,12 @@ export class PushSyncAdapter implements UserSyncAdapter {
   }
 
   /** The protocol the terminal registered with: its commands must be in that form. */
+  /** The push profile, with the terminal's character set for names when it is not UTF-8. */
+  private profile(): TerminalProfile {
+    if (this.names.isUtf8) return PUSH_PROFILE;
+    return { ...PUSH_PROFILE, encodeName: (t) => this.names.encode(t), encoding: this.names.encoding };
+  }
+
   private protocol(): PushProtocol {
     return this.store.registration(this.cfg.name, this.cfg.serial)?.protocol ?? 'attendance';
   }
@@ -122,6 +140,14 @@ export class PushSyncAdapter implements UserSyncAdapter {
           results.push(unsaved);
           continue;
         }
+      }
+      if (c.action !== 'remove' && c.name.includes('\ufffd')) {
+        // The push protocol writes the whole user: its unknown name would go back as garbage.
+        results.push({
+          status: 'failed',
+          error: `not queued: the terminal's name for ${c.code} is unknown (it came in another character set than the terminal's encoding, ${this.names.encoding}), and a push command rewrites the name; set encoding: for this terminal and let it upload its users again`,
+        });
+        continue;
       }
       const protocol = this.protocol();
       const commands =

@@ -35,7 +35,7 @@ export class ZkSyncAdapter implements UserSyncAdapter {
 
   async read(): Promise<TerminalSnapshot> {
     this.rows = await this.t.readUsers();
-    return { users: this.rows.map((r) => toTerminalUser(r.user)), profile: this.t.profile() };
+    return { users: this.rows.map((r) => toTerminalUser(r.user, r.nameUnreadable)), profile: this.t.profile() };
   }
 
   async apply(changes: readonly Change[], backups: BackupSink, stop?: AbortSignal): Promise<ApplyOutcome> {
@@ -93,9 +93,12 @@ export class ZkSyncAdapter implements UserSyncAdapter {
   ): Promise<ChangeResult> {
     const uid = c.uid as number;
     if (c.action === 'add') {
+      const name = this.nameBytes(c.name);
+      if (name === null) return { status: 'failed', error: this.unwritable(c.name) };
       const record = encodeUserRecord(
         { uid, privilege: 0, password: '', name: c.name, card: c.card, group: 1, userId: c.code },
         this.t.recordSize,
+        name,
       );
       await this.t.client.writeUser(record);
       return { status: 'applied' };
@@ -103,7 +106,14 @@ export class ZkSyncAdapter implements UserSyncAdapter {
     if (c.action === 'update') {
       const raw = rawByUid.get(uid);
       if (!raw) return { status: 'failed', error: `uid ${uid} was not in the user table read` };
-      await this.t.client.writeUser(patchUserRecord(raw, { name: c.name, card: c.card }));
+      // Only the fields changed: a name left alone keeps the terminal's own bytes (whatever they mean).
+      if (!c.fields.includes('name')) {
+        await this.t.client.writeUser(patchUserRecord(raw, { card: c.card }));
+        return { status: 'applied' };
+      }
+      const name = this.nameBytes(c.name);
+      if (name === null) return { status: 'failed', error: this.unwritable(c.name) };
+      await this.t.client.writeUser(patchUserRecord(raw, { name: name ?? c.name, card: c.card }));
       return { status: 'applied' };
     }
     if (templateError) return { status: 'failed', error: templateError };
@@ -112,6 +122,18 @@ export class ZkSyncAdapter implements UserSyncAdapter {
     if (unsaved) return unsaved;
     await this.t.client.deleteUser(uid);
     return { status: 'applied', backedUpFingers: fingers.length };
+  }
+
+  /**
+   * The name's bytes in the terminal's character set; undefined for UTF-8 (written as text, cut at
+   * a character); null when the character set cannot hold it (the planner refuses those first).
+   */
+  private nameBytes(name: string): Buffer | undefined | null {
+    return this.t.names.isUtf8 ? undefined : this.t.encodeName(name);
+  }
+
+  private unwritable(name: string): string {
+    return `name "${name}" cannot be written in ${this.t.names.encoding} (the terminal's encoding): not written rather than shown wrong`;
   }
 
   /** Reads the users back: a change is applied only if the terminal shows it. */

@@ -15,15 +15,19 @@ import {
   type UserRecordSize,
 } from '../../sources/zk/client/index.js';
 import { defaultClientFactory, type ClientFactory } from '../../sources/zk/poll.js';
-import { nameBytesOf, numericUserIds } from '../../sources/zk/protocol/index.js';
+import { nameBytesOf, numericUserIds, userNameBytes } from '../../sources/zk/protocol/index.js';
+import { hexBytes, NameCodec } from '../../util/name-codec.js';
 import { describeZkFault } from '../../sources/zk/fault.js';
 import type { TerminalFault } from '../../sources/poll-outcome.js';
 import type { TerminalProfile, TerminalUser } from '../types.js';
 import { messageOf } from '../../util/errors.js';
 
 export interface ZkUserRow {
+  /** The user, its name read in the terminal's character set (`encoding`). */
   user: ZkUser;
   raw: Buffer;
+  /** `bytes d5 c5 c8 fd`: the name's bytes when they are no text in that character set. */
+  nameUnreadable?: string;
 }
 
 /**
@@ -49,6 +53,8 @@ export class ZkUserTerminal {
   private serialNumber = '';
   private fpVersion: string | null | undefined;
   private size: UserRecordSize = 72;
+  /** Names in the terminal's character set (`encoding`, UTF-8 by default). */
+  readonly names: NameCodec;
 
   /** `key` names the terminal in the config (`terminals[2]`), for the fixes of `fault`. */
   constructor(
@@ -59,6 +65,7 @@ export class ZkUserTerminal {
     this.client = factory(cfg);
     this.name = cfg.name;
     this.address = `${cfg.host}:${cfg.port}`;
+    this.names = new NameCodec(cfg.encoding);
   }
 
   /** Why the terminal could not be reached or read, in the words of the status and `check`, with the fix. */
@@ -88,12 +95,26 @@ export class ZkUserTerminal {
     this.info = await this.client.getInfo();
     const table = await this.client.getUserTable({ count: this.info.users });
     this.size = table.recordSize ?? (this.client.transportKind === 'udp' ? 28 : 72);
-    return table.users;
+    return table.users.map((row) => this.withName(row));
+  }
+
+  /** The row with its name read from the record's bytes in the terminal's character set. */
+  private withName(row: { user: ZkUser; raw: Buffer }): ZkUserRow {
+    const bytes = userNameBytes(row.raw);
+    const { text, valid } = this.names.decode(bytes);
+    const user = { ...row.user, name: text };
+    return valid ? { user, raw: row.raw } : { user, raw: row.raw, nameUnreadable: `bytes ${hexBytes(bytes)}` };
+  }
+
+  /** A name's bytes in the terminal's character set, or null when it cannot hold them. */
+  encodeName(text: string): Buffer | null {
+    return this.names.encode(text);
   }
 
   profile(): TerminalProfile {
     return {
       nameBytes: nameBytesOf(this.size),
+      ...(this.names.isUtf8 ? {} : { encodeName: (t: string) => this.names.encode(t), encoding: this.names.encoding }),
       codeBytes: 24,
       numericCodes: numericUserIds(this.size),
       maxCard: 0xffffffff,
@@ -188,6 +209,13 @@ export class ZkUserTerminal {
   }
 }
 
-export function toTerminalUser(u: ZkUser): TerminalUser {
-  return { uid: u.uid, code: u.userId, name: u.name, card: u.card, privilege: u.privilege };
+export function toTerminalUser(u: ZkUser, nameUnreadable?: string): TerminalUser {
+  return {
+    uid: u.uid,
+    code: u.userId,
+    name: u.name,
+    card: u.card,
+    privilege: u.privilege,
+    ...(nameUnreadable !== undefined ? { nameUnreadable } : {}),
+  };
 }

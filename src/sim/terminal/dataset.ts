@@ -14,6 +14,7 @@ import {
   encodeUser72,
   type ZkUser,
 } from '../../sources/zk/protocol/records.js';
+import { patchUserRecord } from '../../sources/zk/protocol/user-records.js';
 import type { Transport } from './types.js';
 import type { TerminalState } from './terminal-state.js';
 import type { SimUser } from './types.js';
@@ -49,7 +50,15 @@ export function buildDataset(kind: DatasetKind, transport: Transport, state: Ter
   if (kind === 'templates') return encodeDataset(state.people.templateView().map(encodeTemplateRecord));
   if (kind === 'users') {
     const encode = transport === 'tcp' ? encodeUser72 : encodeUser28;
-    return encodeDataset(state.userView().map((u) => encode(toZkUser(u, transport))));
+    return encodeDataset(
+      state.userView().map((u) => {
+        const record = encode(toZkUser(u, transport));
+        // The firmware's own bytes (a legacy code page), cut to the field as the firmware would.
+        return u.nameBytes
+          ? patchUserRecord(record, { name: u.nameBytes.subarray(0, record.length === 28 ? 8 : 24) })
+          : record;
+      }),
+    );
   }
   const uidOf = new Map<string, number>();
   for (const u of state.userView()) uidOf.set(u.userId, u.uid);

@@ -44,7 +44,8 @@ export function normalizeUser(u: SimUser): SimUser {
   }
   const name = u.name ?? '';
   const password = u.password ?? '';
-  if (Buffer.byteLength(name) > 24) throw new RangeError(`user name must be at most 24 bytes: ${JSON.stringify(name)}`);
+  if ((u.nameBytes ? u.nameBytes.length : Buffer.byteLength(name)) > 24)
+    throw new RangeError(`user name must be at most 24 bytes: ${JSON.stringify(name)}`);
   if (Buffer.byteLength(password) > 8) throw new RangeError(`user ${u.userId}: password must be at most 8 bytes`);
   const privilege = u.privilege ?? 0;
   if (!Number.isInteger(privilege) || privilege < 0 || privilege > 255)
@@ -59,6 +60,7 @@ export function normalizeUser(u: SimUser): SimUser {
     privilege,
     card,
     password,
+    ...(u.nameBytes ? { nameBytes: Buffer.from(u.nameBytes) } : {}),
   };
 }
 

@@ -17,6 +17,12 @@ export interface SimUser {
   privilege?: number;
   card?: number;
   password?: string;
+  /**
+   * The name field's bytes as the firmware keeps them, when they are not `name` in UTF-8: a
+   * terminal sold with a Chinese, Arabic... firmware keeps names in its own code page (GBK...).
+   * A terminal stores the bytes it is sent; a user written to the simulator keeps them here.
+   */
+  nameBytes?: Buffer;
 }
 
 /** A fingerprint template held by the simulated terminal (biometric data: never logged). */

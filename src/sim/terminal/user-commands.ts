@@ -7,7 +7,7 @@ import { CMD } from '../../sources/zk/protocol/constants.js';
 import { ZkProtocolError } from '../../sources/zk/protocol/errors.js';
 import type { ZkPacket } from '../../sources/zk/protocol/packet.js';
 import { decodeUserTemplatesUpload } from '../../sources/zk/protocol/templates.js';
-import { decodeUserRecord, isUserRecordSize } from '../../sources/zk/protocol/user-records.js';
+import { decodeUserRecord, isUserRecordSize, userNameBytes } from '../../sources/zk/protocol/user-records.js';
 import type { SessionState, WriteUnit } from './session-state.js';
 import { normalizeUser } from './terminal-state.js';
 import type { SimUser } from './types.js';
@@ -100,5 +100,7 @@ function toSimUser(raw: Buffer): SimUser {
     privilege: u.privilege,
     card: u.card,
     password: u.password,
+    // The bytes as sent: a terminal does not read them, it shows them in its own code page.
+    ...(userNameBytes(raw).equals(Buffer.from(u.name, 'utf8')) ? {} : { nameBytes: userNameBytes(raw) }),
   });
 }

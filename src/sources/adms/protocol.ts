@@ -1,4 +1,5 @@
-import type { PushMalformed, TerminalCommand } from '../../journal/types.js';
+import type { PushMalformed, PushUser, TerminalCommand } from '../../journal/types.js';
+import type { AdmsTerminalConfig } from '../../config/terminals.js';
 import type { Punch } from '../../punch.js';
 import { parseAttlog } from './attlog.js';
 import { isLastInAnswer, mayResend } from './commands.js';
@@ -21,6 +22,7 @@ import {
 } from './handler-kit.js';
 import { answer } from './http-body.js';
 import { keptBody, keptBounds, keptOf, linesOf, tableLabel } from './kept.js';
+import { NameCodec } from '../../util/name-codec.js';
 import { parseOperlog } from './operlog.js';
 import { handshakeDialect, uploadDialect } from './dialect.js';
 import { settleQueryAnswer } from './querydata.js';
@@ -171,10 +173,12 @@ async function handleOperlog(ctx: ReceiverContext, p: PushRequest, table: string
   if (body === undefined) return;
   const t = stillAccepted(ctx, p);
   if (!t) return retryLater(ctx, p);
-  const text = body.toString('utf8');
+  // User names come in the terminal's own character set (its `encoding`: GBK, Big5...); the rest is ASCII.
+  const text = new NameCodec(t.cfg.encoding).decode(body).text;
   const parsed = parseOperlog(text);
   await pauseIfLarge(text);
   reportMalformed(ctx, t, table, parsed.malformed);
+  reportUnreadableNames(ctx, t.cfg, parsed.users);
   const malformed: PushMalformed = malformedSummary(parsed.malformed);
   const kept = keptOf(
     table,
@@ -303,7 +307,44 @@ export function handleGetRequest(ctx: ReceiverContext, p: PushRequest): void {
   if (commands.length === 0) return answer(p.req, p.res, 200, 'OK');
   for (const c of commands)
     ctx.logger.info({ terminal: p.terminal.cfg.name, id: c.id, command: c.command.split('\t')[0] }, 'command sent');
-  answer(p.req, p.res, 200, commands.map((c) => `C:${c.id}:${c.command}\n`).join(''));
+  const text = commands.map((c) => `C:${c.id}:${c.command}\n`).join('');
+  const encoding = p.terminal.cfg.encoding;
+  if (encoding === undefined || encoding === 'utf-8') return answer(p.req, p.res, 200, text);
+  answerInCharset(ctx, p, commands, new NameCodec(encoding));
+}
+
+/**
+ * Names that are no text in the terminal's character set (kept with U+FFFD): said once per upload,
+ * with the PINs, since sync-users never writes them back and the roster shows them unknown.
+ */
+function reportUnreadableNames(ctx: ReceiverContext, cfg: AdmsTerminalConfig, users: readonly PushUser[]): void {
+  const pins = users.filter((u) => u.name.includes('\ufffd')).map((u) => u.pin);
+  if (pins.length === 0) return;
+  const encoding = cfg.encoding ?? 'utf-8';
+  ctx.logger.warn(
+    { terminal: cfg.name, pins: pins.slice(0, 20), count: pins.length, encoding },
+    `${cfg.name}: ${pins.length} user name(s) are no text in ${encoding} (PIN ${pins.slice(0, 5).join(', ')}${pins.length > 5 ? ', ...' : ''}): kept as unknown and never sent back to the terminal. If it shows names in another character set (GBK, Big5, windows-1256...), set encoding: for it in the config`,
+  );
+}
+
+/**
+ * Commands in the terminal's own character set (names in `DATA UPDATE USERINFO`). A command whose
+ * text that set cannot hold (queued before `encoding` was set) is not sent as garbage: it is left
+ * out, and said in the log; sync-users refuses such names before it queues them.
+ */
+function answerInCharset(ctx: ReceiverContext, p: PushRequest, commands: TerminalCommand[], codec: NameCodec): void {
+  const parts: Buffer[] = [];
+  for (const c of commands) {
+    const bytes = codec.encode(`C:${c.id}:${c.command}\n`);
+    if (bytes) parts.push(bytes);
+    else
+      ctx.logger.warn(
+        { terminal: p.terminal.cfg.name, id: c.id, encoding: codec.encoding },
+        `command ${c.id} not sent: its text has characters ${codec.encoding} (the terminal's encoding) cannot hold; it is not sent as garbage (punchgate terminals commands ${p.terminal.cfg.name} lists it)`,
+      );
+  }
+  if (parts.length === 0) return answer(p.req, p.res, 200, 'OK');
+  answer(p.req, p.res, 200, Buffer.concat(parts), { 'Content-Type': `text/plain; charset=${codec.encoding}` });
 }
 
 /** `POST /iclock/devicecmd`: results of the commands, recorded against them. */

@@ -1,10 +1,22 @@
 /** Fixed-width string fields: UTF-8, NUL-terminated within the field (a full field has no NUL). */
 
 export function readCString(buf: Buffer, offset: number, width: number): string {
+  return readCBytes(buf, offset, width).toString('utf8');
+}
+
+/** The bytes of a NUL-terminated field (for names in a terminal's own character set). */
+export function readCBytes(buf: Buffer, offset: number, width: number): Buffer {
   const end = Math.min(offset + width, buf.length);
   let stop = buf.indexOf(0, offset);
   if (stop < 0 || stop > end) stop = end;
-  return buf.toString('utf8', offset, stop);
+  return buf.subarray(offset, stop);
+}
+
+/** Writes bytes already in the field's character set into a NUL-padded field; throws when they do not fit. */
+export function writeCBytes(buf: Buffer, bytes: Buffer, offset: number, width: number, field: string): void {
+  if (bytes.length > width) throw new RangeError(`${field} is ${bytes.length} bytes; the field holds ${width}`);
+  buf.fill(0, offset, offset + width);
+  bytes.copy(buf, offset);
 }
 
 /**

@@ -4,7 +4,7 @@
  * so bytes this code does not interpret (group, time zones, password) stay as the terminal had them.
  */
 import { decodeUser28, decodeUser72, encodeUser28, encodeUser72, type ZkUser } from './records.js';
-import { writeCString } from './strings.js';
+import { readCBytes, writeCBytes, writeCString } from './strings.js';
 
 export type UserRecordSize = 72 | 28;
 
@@ -34,20 +34,37 @@ export function isUserRecordSize(n: number): n is UserRecordSize {
   return n === 72 || n === 28;
 }
 
-export function encodeUserRecord(u: ZkUser, size: UserRecordSize): Buffer {
-  return size === 72 ? encodeUser72(u) : encodeUser28(u);
+/** `name`: the name's bytes in the terminal's character set, when it is not UTF-8 (written as they are). */
+export function encodeUserRecord(u: ZkUser, size: UserRecordSize, name?: Buffer): Buffer {
+  const record =
+    size === 72 ? encodeUser72(name ? { ...u, name: '' } : u) : encodeUser28(name ? { ...u, name: '' } : u);
+  return name ? patchUserRecord(record, { name }) : record;
+}
+
+/** The name field's bytes as the terminal keeps them (in its own character set). */
+export function userNameBytes(raw: Buffer): Buffer {
+  if (!isUserRecordSize(raw.length)) throw new RangeError(`a user record is 72 or 28 bytes, not ${raw.length}`);
+  const l = LAYOUTS[raw.length];
+  return Buffer.from(readCBytes(raw, l.nameAt, l.nameBytes));
 }
 
 export function decodeUserRecord(raw: Buffer): ZkUser {
   return raw.length === 28 ? decodeUser28(raw) : decodeUser72(raw);
 }
 
-/** A copy of `raw` with the given fields replaced (names too long for the field are cut at a character). */
-export function patchUserRecord(raw: Buffer, patch: { name?: string; card?: number; privilege?: number }): Buffer {
+/**
+ * A copy of `raw` with the given fields replaced. A name as text is written in UTF-8 (cut at a
+ * character when too long); as bytes (the terminal's own character set), as they are, and they must fit.
+ */
+export function patchUserRecord(
+  raw: Buffer,
+  patch: { name?: string | Buffer; card?: number; privilege?: number },
+): Buffer {
   if (!isUserRecordSize(raw.length)) throw new RangeError(`a user record is 72 or 28 bytes, not ${raw.length}`);
   const l = LAYOUTS[raw.length];
   const out = Buffer.from(raw);
-  if (patch.name !== undefined) writeCString(out, patch.name, l.nameAt, l.nameBytes, 'name', true);
+  if (Buffer.isBuffer(patch.name)) writeCBytes(out, patch.name, l.nameAt, l.nameBytes, 'name');
+  else if (patch.name !== undefined) writeCString(out, patch.name, l.nameAt, l.nameBytes, 'name', true);
   if (patch.card !== undefined) out.writeUInt32LE(patch.card >>> 0, l.cardAt);
   if (patch.privilege !== undefined) out.writeUInt8(patch.privilege & 0xff, l.privilegeAt);
   return out;
