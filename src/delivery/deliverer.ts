@@ -122,10 +122,11 @@ export class Deliverer {
   /** When the next probe goes out (epoch ms), while one is planned. */
   private probeAt: number | null = null;
   /**
-   * The pause under way (see PAUSE_WATCH_MS): when it began (epoch ms), and for a refused or
-   * missing token, the token that was refused ('' for none), so that another one ends it at once.
+   * The pause under way (see PAUSE_WATCH_MS): the last success the state held when it began
+   * (undefined: unreadable then), and for a refused or missing token, the token that was refused
+   * ('' for none), so that another one ends it at once. Its length is retryAt's (monotonic).
    */
-  private pause: { since: number; refusedToken?: string } | undefined;
+  private pause: { successSeen: number | null | undefined; refusedToken?: string } | undefined;
   /** The token the last request was sent with. */
   private lastToken = '';
   private wakeIdle: (() => void) | undefined;
@@ -396,7 +397,12 @@ export class Deliverer {
     } catch {
       return false; // a busy journal: looked at again in a moment
     }
-    if (lastSuccessAt !== null && lastSuccessAt >= pause.since) {
+    // A success written since the pause began (only another process writes one meanwhile: this
+    // one sends nothing) is told by the value changing, not by comparing it with the wall clock:
+    // after a step back of the box clock the older success read as new, ending every pause at
+    // once (the refused token sent every second for the length of the step), and a flush's success
+    // after a step back read as old (the pause held on after the flush got through).
+    if (pause.successSeen !== undefined && lastSuccessAt !== null && lastSuccessAt !== pause.successSeen) {
       this.o.logger.info(
         'punches were delivered by another process (punchgate flush) during the pause: delivery resumes now',
       );
@@ -404,6 +410,15 @@ export class Deliverer {
       return true;
     }
     return false;
+  }
+
+  /** The last success the delivery state holds (undefined: the journal could not be read now). */
+  private successSeen(): number | null | undefined {
+    try {
+      return this.o.state.get().lastSuccessAt;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Between half and all of delivery.probeIntervalMs (jittered, like the backoff, so sites do not probe in step). */
@@ -619,7 +634,7 @@ export class Deliverer {
     this.pause =
       report.waitMs > 0
         ? {
-            since: clock.now(),
+            successSeen: this.successSeen(),
             ...(tokenTrouble ? { refusedToken: failure.kind === 'auth' ? this.lastToken : '' } : {}),
           }
         : undefined;
