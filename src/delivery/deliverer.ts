@@ -13,6 +13,7 @@ import { drainQueue, type DrainOptions, type DrainReport } from './drain.js';
 import { DeliveryHealth, NO_TOKEN, type CredentialWords, type DeliveryStateAccess } from './health.js';
 import { compilePatterns, describeTally, type OutcomeTally } from './outcomes.js';
 import { countingQueue, PendingCount } from './pending.js';
+import { retryAfterWait, retryAfterWords } from './retry-after.js';
 import { sendClaimed, type Failure } from './send-claimed.js';
 import { abortableSleep, type Sleep } from './sleep.js';
 import type { BatchOptions, BatchReport } from './types.js';
@@ -618,15 +619,19 @@ export class Deliverer {
     } else {
       // Transient, or a 413 that a smaller batch cannot cure: back off with full jitter.
       report.result = failure.kind === 'too-large' ? 'too-large' : 'transient';
-      report.message = failure.message;
-      const retryAfter = failure.kind === 'transient' ? (failure.retryAfterMs ?? 0) : 0;
-      // A server that names its time is asked again then, not after a backoff grown by earlier
-      // failures (20 s asked would wait up to 5 min: a catch-up resuming late). The failure is
-      // still counted, so a server that stops naming a time meets the backoff where it was; a
-      // hint under the backoff's base (0, 1 ms) does not make us ask faster than that.
+      const asked = failure.kind === 'transient' ? (failure.retryAfterMs ?? 0) : 0;
+      // A server that names its time is asked again then (at most delivery.retryAfterMaxMs), not
+      // after a backoff grown by earlier failures (20 s asked would wait up to 5 min: a catch-up
+      // resuming late). The failure is still counted, so a server that stops naming a time meets
+      // the backoff where it was.
       const backoffWait = this.backoff.next();
-      report.waitMs = retryAfter > 0 ? Math.max(retryAfter, this.o.delivery.retry.baseMs) : backoffWait;
-      this.health.transient(failure.message, withCause(`temporary failure: ${failure.message}`), report.waitMs);
+      const bound = { retryAfterMaxMs: delivery.retryAfterMaxMs, baseMs: delivery.retry.baseMs };
+      report.waitMs = asked > 0 ? retryAfterWait(asked, bound) : backoffWait;
+      const who = this.o.credential?.who ?? 'HRMS';
+      const message =
+        asked > 0 ? `${failure.message}; ${retryAfterWords(who, clock.now(), asked, report.waitMs)}` : failure.message;
+      report.message = message;
+      this.health.transient(message, withCause(`temporary failure: ${failure.message}`), report.waitMs);
     }
     this.stats.batches[report.result]++;
     this.retryAt = report.waitMs > 0 ? elapsedMs(clock) + report.waitMs : 0;
