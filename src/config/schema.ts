@@ -29,6 +29,12 @@ const deliverySchema = z
     deadAfterDays: z.number().min(0).default(30),
     /** While the token is refused, try again this often (no attempt is charged to punches). */
     authRetryMs: durationMs.default(180_000),
+    /**
+     * The longest wait a server's Retry-After is honoured for: it is asked again after this (one
+     * request; answered with the same Retry-After, another wait). An HRMS asking for a day (a
+     * misconfigured rate limit, `Retry-After: 86400`) held delivery an hour without a word.
+     */
+    retryAfterMaxMs: durationMs.min(1000).max(3_600_000).default(300_000),
     /** Delivery failing this long (no batch taken since the first failure) is an alert. */
     alertAfterMinutes: z.number().min(1).max(10_080).default(10),
     /**

@@ -24,9 +24,10 @@ export function markCannotStart(state: DeliveryStateAccess, clock: Clock, words:
 
 /**
  * The sender was built: a "cannot start" left by an earlier start or reload no longer holds. The
- * failing time goes with it; the loop sets it again if the server then fails.
+ * failing time goes with it, and so does the error: the status said the file was missing after it
+ * was put in place. The loop sets both again if the server then fails.
  */
 export function clearCannotStart(state: DeliveryStateAccess): void {
   if (!cannotStart(state.get())) return;
-  state.update({ failingSince: null, lastResult: 'the sink started' });
+  state.update({ failingSince: null, lastError: null, lastErrorAt: null, lastResult: 'the sink started' });
 }

@@ -13,6 +13,7 @@ import { drainQueue, type DrainOptions, type DrainReport } from './drain.js';
 import { DeliveryHealth, NO_TOKEN, type CredentialWords, type DeliveryStateAccess } from './health.js';
 import { compilePatterns, describeTally, type OutcomeTally } from './outcomes.js';
 import { countingQueue, PendingCount } from './pending.js';
+import { retryAfterWait, retryAfterWords } from './retry-after.js';
 import { sendClaimed, type Failure } from './send-claimed.js';
 import { abortableSleep, type Sleep } from './sleep.js';
 import type { BatchOptions, BatchReport } from './types.js';
@@ -122,10 +123,11 @@ export class Deliverer {
   /** When the next probe goes out (epoch ms), while one is planned. */
   private probeAt: number | null = null;
   /**
-   * The pause under way (see PAUSE_WATCH_MS): when it began (epoch ms), and for a refused or
-   * missing token, the token that was refused ('' for none), so that another one ends it at once.
+   * The pause under way (see PAUSE_WATCH_MS): the last success the state held when it began
+   * (undefined: unreadable then), and for a refused or missing token, the token that was refused
+   * ('' for none), so that another one ends it at once. Its length is retryAt's (monotonic).
    */
-  private pause: { since: number; refusedToken?: string } | undefined;
+  private pause: { successSeen: number | null | undefined; refusedToken?: string } | undefined;
   /** The token the last request was sent with. */
   private lastToken = '';
   private wakeIdle: (() => void) | undefined;
@@ -396,7 +398,12 @@ export class Deliverer {
     } catch {
       return false; // a busy journal: looked at again in a moment
     }
-    if (lastSuccessAt !== null && lastSuccessAt >= pause.since) {
+    // A success written since the pause began (only another process writes one meanwhile: this
+    // one sends nothing) is told by the value changing, not by comparing it with the wall clock:
+    // after a step back of the box clock the older success read as new, ending every pause at
+    // once (the refused token sent every second for the length of the step), and a flush's success
+    // after a step back read as old (the pause held on after the flush got through).
+    if (pause.successSeen !== undefined && lastSuccessAt !== null && lastSuccessAt !== pause.successSeen) {
       this.o.logger.info(
         'punches were delivered by another process (punchgate flush) during the pause: delivery resumes now',
       );
@@ -404,6 +411,15 @@ export class Deliverer {
       return true;
     }
     return false;
+  }
+
+  /** The last success the delivery state holds (undefined: the journal could not be read now). */
+  private successSeen(): number | null | undefined {
+    try {
+      return this.o.state.get().lastSuccessAt;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Between half and all of delivery.probeIntervalMs (jittered, like the backoff, so sites do not probe in step). */
@@ -603,15 +619,19 @@ export class Deliverer {
     } else {
       // Transient, or a 413 that a smaller batch cannot cure: back off with full jitter.
       report.result = failure.kind === 'too-large' ? 'too-large' : 'transient';
-      report.message = failure.message;
-      const retryAfter = failure.kind === 'transient' ? (failure.retryAfterMs ?? 0) : 0;
-      // A server that names its time is asked again then, not after a backoff grown by earlier
-      // failures (20 s asked would wait up to 5 min: a catch-up resuming late). The failure is
-      // still counted, so a server that stops naming a time meets the backoff where it was; a
-      // hint under the backoff's base (0, 1 ms) does not make us ask faster than that.
+      const asked = failure.kind === 'transient' ? (failure.retryAfterMs ?? 0) : 0;
+      // A server that names its time is asked again then (at most delivery.retryAfterMaxMs), not
+      // after a backoff grown by earlier failures (20 s asked would wait up to 5 min: a catch-up
+      // resuming late). The failure is still counted, so a server that stops naming a time meets
+      // the backoff where it was.
       const backoffWait = this.backoff.next();
-      report.waitMs = retryAfter > 0 ? Math.max(retryAfter, this.o.delivery.retry.baseMs) : backoffWait;
-      this.health.transient(failure.message, withCause(`temporary failure: ${failure.message}`), report.waitMs);
+      const bound = { retryAfterMaxMs: delivery.retryAfterMaxMs, baseMs: delivery.retry.baseMs };
+      report.waitMs = asked > 0 ? retryAfterWait(asked, bound) : backoffWait;
+      const who = this.o.credential?.who ?? 'HRMS';
+      const message =
+        asked > 0 ? `${failure.message}; ${retryAfterWords(who, clock.now(), asked, report.waitMs)}` : failure.message;
+      report.message = message;
+      this.health.transient(message, withCause(`temporary failure: ${failure.message}`), report.waitMs);
     }
     this.stats.batches[report.result]++;
     this.retryAt = report.waitMs > 0 ? elapsedMs(clock) + report.waitMs : 0;
@@ -619,7 +639,7 @@ export class Deliverer {
     this.pause =
       report.waitMs > 0
         ? {
-            since: clock.now(),
+            successSeen: this.successSeen(),
             ...(tokenTrouble ? { refusedToken: failure.kind === 'auth' ? this.lastToken : '' } : {}),
           }
         : undefined;

@@ -1,5 +1,5 @@
 import type { DeliveryQueue } from '../journal/types.js';
-import type { Clock } from '../util/clock.js';
+import { elapsedMs, type Clock } from '../util/clock.js';
 import type { BatchOptions, BatchReport } from './types.js';
 import type { Sleep } from './sleep.js';
 
@@ -43,7 +43,9 @@ export async function drainQueue(
   sleep: Sleep,
   opts: DrainOptions,
 ): Promise<DrainReport> {
-  const deadline = clock.now() + opts.maxWaitMs;
+  // A duration: on the monotonic clock, so a step of the box clock neither stretches the wait
+  // (a step back held a flush for the length of the step) nor cuts it.
+  const deadline = elapsedMs(clock) + opts.maxWaitMs;
   const answered = new Set<number>();
   const out: DrainReport = {
     delivered: 0,
@@ -78,7 +80,7 @@ export async function drainQueue(
       break;
     }
     if (r.waitMs > 0 || r.result === 'transient') {
-      if (clock.now() + r.waitMs >= deadline) {
+      if (elapsedMs(clock) + r.waitMs >= deadline) {
         out.stoppedBy = 'max-wait';
         if (r.message) out.message = r.message;
         break;

@@ -82,7 +82,14 @@ export class DeliveryHealth {
     }
     this.trouble = undefined;
     this.failures = 0;
-    this.write({ auth: 'ok', authFailedSince: null, failingSince: null, lastSuccessAt: now, lastResult }, hold);
+    // The error the last failure left no longer holds: kept, `status --json`, the page and the
+    // status log went on saying "HTTP 503" hours after batches went through again (a trial).
+    // What it was stays in the log, which said when it began and when delivery resumed.
+    const cleared = { lastError: null, lastErrorAt: null };
+    this.write(
+      { auth: 'ok', authFailedSince: null, failingSince: null, lastSuccessAt: now, lastResult, ...cleared },
+      hold,
+    );
   }
 
   /** The state held with a batch's settle, handed over to be written with it (state.update); undefined: none. */

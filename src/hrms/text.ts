@@ -20,13 +20,14 @@ export function outsideText(s: string, scrub: (s: string) => string): string {
 }
 
 /**
- * The longest pause a server's Retry-After may ask for: an hour. A server's word is a hint, not a
- * command: a misconfigured or hostile answer (`Retry-After: 86400000`, a date in 2099) once
- * stopped delivery for years (found by an adversarial trial).
+ * The longest Retry-After read: a hundred years, only so that the time asked can be shown (a date
+ * in 2099 is said as asked). How long delivery waits on it is bounded by delivery.retryAfterMaxMs
+ * (deliverer.ts): a server's word is a hint, not a command (`Retry-After: 86400000`, a date in
+ * 2099 once stopped delivery for years: found by an adversarial trial).
  */
-export const MAX_RETRY_AFTER_MS = 3_600_000;
+export const MAX_RETRY_AFTER_MS = 100 * 365 * 86_400_000;
 
-/** Retry-After as seconds or an HTTP date, at most MAX_RETRY_AFTER_MS; undefined when absent or unreadable. */
+/** Retry-After as seconds or an HTTP date: the wait asked (at most MAX_RETRY_AFTER_MS); undefined when absent or unreadable. */
 export function parseRetryAfter(v: string | string[] | undefined, now = Date.now()): number | undefined {
   const s = Array.isArray(v) ? v[0] : v;
   if (!s) return undefined;

@@ -831,21 +831,24 @@ export function deliveryTrouble(lastError: string | null, keys = 'hrms'): string
  * undefined. `keys`: where the sink's settings are in the config (`hrms`, or `sinks[erp]`).
  */
 export function deliveryTroubleWords(e: string, keys = 'hrms'): string | undefined {
-  return /ECONNREFUSED/.test(e)
-    ? `the HRMS refuses connections: it is down or restarting (or ${keys}.baseUrl names the wrong port)`
-    : /ENOTFOUND|EAI_AGAIN/.test(e)
-      ? "the HRMS's host name is not found (DNS)"
-      : /TIMEOUT|timed? ?out|DEADLINE|did not answer|within \d/i.test(e)
-        ? 'the HRMS does not answer in time'
-        : /ECONNRESET|UND_ERR_SOCKET|socket hang up|closed the connection|other side closed/i.test(e)
-          ? 'the HRMS closes the connection without an answer'
-          : /EHOSTUNREACH|ENETUNREACH/.test(e)
-            ? 'no route from this box to the HRMS (network)'
-            : /CERT|certificate|self[- ]signed|\bTLS\b|\bSSL\b/i.test(e)
-              ? `the HRMS's certificate is not trusted (${keys}.caFile, or the box's clock)`
-              : /^HTTP 5\d\d/.test(e)
-                ? 'the HRMS is up but failing'
-                : undefined;
+  // First: the server answered and named its time (retry-after.ts says it, and the bound).
+  return /asked to wait until .* \(Retry-After\)/.test(e)
+    ? 'the HRMS asked punchgate to wait (Retry-After: see the last error)'
+    : /ECONNREFUSED/.test(e)
+      ? `the HRMS refuses connections: it is down or restarting (or ${keys}.baseUrl names the wrong port)`
+      : /ENOTFOUND|EAI_AGAIN/.test(e)
+        ? "the HRMS's host name is not found (DNS)"
+        : /TIMEOUT|timed? ?out|DEADLINE|did not answer|within \d/i.test(e)
+          ? 'the HRMS does not answer in time'
+          : /ECONNRESET|UND_ERR_SOCKET|socket hang up|closed the connection|other side closed/i.test(e)
+            ? 'the HRMS closes the connection without an answer'
+            : /EHOSTUNREACH|ENETUNREACH/.test(e)
+              ? 'no route from this box to the HRMS (network)'
+              : /CERT|certificate|self[- ]signed|\bTLS\b|\bSSL\b/i.test(e)
+                ? `the HRMS's certificate is not trusted (${keys}.caFile, or the box's clock)`
+                : /^HTTP 5\d\d/.test(e)
+                  ? 'the HRMS is up but failing'
+                  : undefined;
 }
 
 /** "what happened: put the token ..." into its two halves at the first instruction (check does the same). */

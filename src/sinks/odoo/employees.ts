@@ -1,4 +1,4 @@
-import type { Clock } from '../../util/clock.js';
+import { elapsedMs, type Clock } from '../../util/clock.js';
 import type { CallContext, OdooApi } from './api.js';
 
 /** What the code on a terminal names in Odoo. */
@@ -23,7 +23,9 @@ export class EmployeeDirectory {
   ) {}
 
   async resolve(codes: Iterable<string>, api: OdooApi, ctx: CallContext): Promise<Map<string, EmployeeMatch>> {
-    const now = this.clock.now();
+    // How long an employee is kept is a duration: on the monotonic clock, so a step back of the
+    // box clock does not keep one moved or archived in Odoo for the length of the step.
+    const now = elapsedMs(this.clock);
     const out = new Map<string, EmployeeMatch>();
     const ask: string[] = [];
     for (const code of new Set(codes)) {
