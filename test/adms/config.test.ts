@@ -74,7 +74,7 @@ describe('config of push terminals', () => {
       'terminals[1] (b).serial: must be the serial number the terminal sends, e.g. CQZ7232160001, got the text "SN 1"',
       'terminals[1] (b).allowFrom[0]: must be an address or a network such as 192.168.10.0/24, got the text "192.168.10.0/33"',
       'terminals[1] (b).allowFrom[1]: must be an address or a network such as 192.168.10.0/24, got the text "lobby"',
-      'terminals[2] (c).host: unknown key (the keys here are: name, timezone, enabled, direction, directionStates, sinks, kind, serial, allowFrom, punchEvents, pushDialect)',
+      'terminals[2] (c).host: unknown key (the keys here are: name, timezone, enabled, direction, directionStates, sinks, kind, serial, allowFrom, punchEvents, pushDialect, encoding)',
       'adms.listen: must be HOST:PORT such as 0.0.0.0:8081 or [::]:8081, got the text "8081"',
     ]);
     expect(
