@@ -4,7 +4,7 @@ import { validate as validCron } from 'node-cron';
 import { nearMiss } from './near-miss.js';
 import { webAddress } from './web-address.js';
 import { ATTENDANCE_STATUS_STATES } from '../punch/states.js';
-import { canonicalEncoding } from '../util/name-codec.js';
+import { canonicalEncoding, unusableEncoding } from '../util/name-codec.js';
 
 /** Terminal names appear in devicelog ids, file names and status lines: keep them plain. */
 export const terminalName = z
@@ -61,8 +61,11 @@ export const nameEncoding = z
     error: (issue) => {
       const expected = 'must be a character set such as utf-8, gbk, gb18030, big5, windows-1252 or windows-1256';
       if (typeof issue.input !== 'string') return expected;
+      const got = `got the text ${JSON.stringify(issue.input)}`;
+      const unusable = unusableEncoding(issue.input);
+      if (unusable) return `${expected} a terminal keeps names in, ${got}: ${unusable}`;
       const hint = nearMiss(issue.input.toLowerCase(), COMMON_ENCODINGS);
-      return hint ? `${expected}, got the text ${JSON.stringify(issue.input)} (did you mean "${hint}"?)` : expected;
+      return hint ? `${expected}, ${got} (did you mean "${hint}"?)` : `${expected}, ${got}`;
     },
   })
   .transform((s) => canonicalEncoding(s)!);

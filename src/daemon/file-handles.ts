@@ -28,10 +28,14 @@ export function boundByFileHandles(
 ): { adms: AdmsConfig; shortage?: FileHandleShortage } {
   if (limit === undefined) return { adms };
   const others = BASE_HANDLES + STATUS_PAGE_HANDLES + PER_TERMINAL_HANDLES * terminals;
-  // The receiver's own backstop lets one address's share past maxConnections (receiver.ts).
-  const wanted = others + adms.maxConnections + adms.maxConnectionsPerAddress;
+  // The receiver's own backstop lets one address's share past maxConnections (receiver.ts); that
+  // share is never more than all (the receiver caps it so), so a lowered maxConnections counts
+  // twice, not plus the default 64: lowering it, as the fix says, must be able to clear the alert.
+  const perAddress = Math.min(adms.maxConnectionsPerAddress, adms.maxConnections);
+  const wanted = others + adms.maxConnections + perAddress;
   if (wanted <= limit) return { adms };
-  const room = Math.max(MIN_RECEIVER_CONNECTIONS, Math.floor((limit - others) / 2));
+  const fits = Math.floor((limit - others) / 2);
+  const room = Math.max(MIN_RECEIVER_CONNECTIONS, fits);
   const maxConnections = Math.min(adms.maxConnections, room);
   return {
     adms: {
@@ -39,6 +43,13 @@ export function boundByFileHandles(
       maxConnections,
       maxConnectionsPerAddress: Math.min(adms.maxConnectionsPerAddress, maxConnections),
     },
-    shortage: { limit, configured: adms.maxConnections, maxConnections, wanted },
+    shortage: {
+      limit,
+      configured: adms.maxConnections,
+      maxConnections,
+      wanted,
+      // None when the terminals and the page alone take the limit: only raising it helps.
+      ...(fits >= 1 ? { fitsWith: fits } : {}),
+    },
   };
 }

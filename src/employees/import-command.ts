@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { readProblem } from '../util/read-problem.js';
 import { EXIT, ExitError } from '../util/exit-codes.js';
 import type { EmployeeDeps } from './commands.js';
 import { runImport, type RunOptions } from './import.js';
@@ -99,7 +100,7 @@ function readCsvText(file: string): string {
   try {
     bytes = readFileSync(file);
   } catch (e) {
-    throw new ExitError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`, EXIT_NO_INPUT);
+    throw new ExitError(`${file}: cannot read ${readProblem(e)}`, EXIT_NO_INPUT);
   }
   return new TextDecoder('utf-8').decode(bytes);
 }

@@ -1,4 +1,5 @@
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { readProblem } from '../util/read-problem.js';
 import { join } from 'node:path';
 import { EXIT, ExitError } from '../util/exit-codes.js';
 import type { Secrets } from '../util/secrets.js';
@@ -85,22 +86,6 @@ export class TokenSource {
 
 const credentialPath = (env: NodeJS.ProcessEnv) =>
   env.CREDENTIALS_DIRECTORY ? join(env.CREDENTIALS_DIRECTORY, 'token') : undefined;
-
-/** A read's failure with its code and plain words (`(ENOENT): no such file`), as the config file's: found by a new-user trial. */
-function readProblem(e: unknown): string {
-  const code = (e as NodeJS.ErrnoException).code;
-  const words =
-    code === 'ENOENT'
-      ? 'no such file'
-      : code === 'EACCES' || code === 'EPERM'
-        ? 'permission denied'
-        : code === 'EISDIR'
-          ? 'a folder, not a file'
-          : code === 'ENOTDIR'
-            ? 'a part of its path is not a folder'
-            : undefined;
-  return words ? `(${code}): ${words}` : `(${code ?? 'error'})`;
-}
 
 const NO_TOKEN = 'no token configured: put the token in hrms.tokenFile or PUNCHGATE_HRMS_TOKEN';
 

@@ -1,5 +1,6 @@
 /** Where a roster comes from: a CSV file (`--roster`) or the HRMS employee fetch (`--from-hrms`). */
 import { readFileSync } from 'node:fs';
+import { readProblem } from '../util/read-problem.js';
 import type { TerminalUsersConfig } from '../config/schema.js';
 import type { FetchAnswer } from '../hrms/users.js';
 import { EXIT, ExitError } from '../util/exit-codes.js';
@@ -12,10 +13,7 @@ export function loadRosterFile(file: string): Roster {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new ExitError(
-      `cannot read the roster ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
-      EXIT.NOINPUT,
-    );
+    throw new ExitError(`cannot read the roster ${file} ${readProblem(e)}`, EXIT.NOINPUT);
   }
   try {
     return checkUsable(readRosterCsv(text, file), file);

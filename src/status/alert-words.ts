@@ -48,6 +48,11 @@ const lastSeen = (at: number, stopped: boolean): string =>
 export const alertLine = (a: Alert): string => `${a.cause}: ${a.fix}`;
 
 const MIN = 60_000;
+/**
+ * How to set the clock of a terminal punchgate cannot set (a serial clock, a Dahua terminal, a
+ * BioTime server's terminals): the fix once named `syncClock: true`, a key their config refuses.
+ */
+const NO_CLOCK_SETTING = 'on the terminal itself (its menu or keypad): punchgate cannot set this kind of clock';
 
 /** "45 s" below two minutes, else as `span`. */
 export function seconds(ms: number): string {
@@ -476,6 +481,8 @@ export const ALERT = {
     to: string;
     offsetSeconds: number;
     push: boolean;
+    /** As for quarantinedBehind: whether `syncClock` is a key of this terminal's kind. */
+    syncClock?: boolean;
   }): Alert => {
     const dated = `terminal ${q.terminal}: ${punches(q.count)} quarantined as in the future, dated ${q.from.slice(0, 16)} to ${q.to.slice(0, 16)}: the newest ${q.offsetSeconds >= 0 ? '+' : ''}${q.offsetSeconds} s (${clockSpan(q.offsetSeconds)}) after it arrived (punch time minus receive time)`;
     // Beyond a day and 3 hours no zone or DST explains it, no clock is learnt from it, and no
@@ -484,12 +491,12 @@ export const ALERT = {
       return {
         kind: 'quarantined-future',
         cause: `${dated}: further than any time zone could explain, so they stay quarantined`,
-        fix: `set the terminal's clock${q.push ? '' : ' (or syncClock: true)'}; check these punches (punchgate punches --state quarantined --terminal ${q.terminal}): punchgate punches release --terminal ${q.terminal} sends them with these times, only if they are right`,
+        fix: `set the terminal's clock${q.syncClock ? ' (or syncClock: true)' : ''}; check these punches (punchgate punches --state quarantined --terminal ${q.terminal}): punchgate punches release --terminal ${q.terminal} sends them with these times, only if they are right`,
       };
     return {
       kind: 'quarantined-future',
       cause: `${dated}${q.push ? '; several more at the same offset are taken as its clock and delivered' : ''}`,
-      fix: `set the terminal's clock${q.push ? '' : ' (or syncClock: true)'}; if only its zone differs, set timezone for ${q.terminal} to the zone it runs in; journal.futureToleranceMinutes: ${Math.ceil(Math.abs(q.offsetSeconds) / 60) + 10} lets such punches through; punchgate punches release --terminal ${q.terminal} sends these with their times`,
+      fix: `set the terminal's clock${q.syncClock ? ' (or syncClock: true)' : ''}; if only its zone differs, set timezone for ${q.terminal} to the zone it runs in; journal.futureToleranceMinutes: ${Math.ceil(Math.abs(q.offsetSeconds) / 60) + 10} lets such punches through; punchgate punches release --terminal ${q.terminal} sends these with their times`,
     };
   },
 
@@ -504,10 +511,18 @@ export const ALERT = {
    * right, so its fix gives every step: the clock first (else more are held), then the held ones,
    * released with the wrong dates they carry or left.
    */
-  quarantinedBehind: (q: { terminal: string; count: number; from: string; to: string; push: boolean }): Alert => ({
+  quarantinedBehind: (q: {
+    terminal: string;
+    count: number;
+    from: string;
+    to: string;
+    push: boolean;
+    /** The terminal's kind has `syncClock` (ZK, Hikvision): else the fix must not name a key it refuses. */
+    syncClock?: boolean;
+  }): Alert => ({
     kind: 'quarantined-behind',
     cause: `terminal ${q.terminal}: ${punches(q.count)} quarantined, dated ${q.from.slice(0, 16)} to ${q.to.slice(0, 16)}: recorded while its clock was behind`,
-    fix: `set the terminal's clock right if it is not yet (${q.push ? 'its menu: System > Date/Time; its next punches go in at once' : `syncClock: true for ${q.terminal} sets it at each poll`}); then check them (punchgate punches --state quarantined --terminal ${q.terminal}): punchgate punches release --terminal ${q.terminal} sends them with the dates it recorded (correct them in the HRMS), or leave them quarantined`,
+    fix: `set the terminal's clock right if it is not yet (${q.push ? 'its menu: System > Date/Time; its next punches go in at once' : q.syncClock ? `syncClock: true for ${q.terminal} sets it at each poll` : NO_CLOCK_SETTING}); then check them (punchgate punches --state quarantined --terminal ${q.terminal}): punchgate punches release --terminal ${q.terminal} sends them with the dates it recorded (correct them in the HRMS), or leave them quarantined`,
   }),
 
   /** Punches whose time does not exist (`2026-02-30`, `24:00:00`): kept, never sent. */

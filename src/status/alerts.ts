@@ -153,7 +153,7 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
     if (q.reason !== 'behind') continue;
     behind += q.count;
     const t = r.terminals.find((x) => x.name === q.terminal);
-    out.push(ALERT.quarantinedBehind({ ...q, push: t?.kind === 'adms' }));
+    out.push(ALERT.quarantinedBehind({ ...q, push: t?.kind === 'adms', syncClock: setsClock(t?.kind) }));
   }
   // In the future: per terminal, with the offset seen and the setting that lets such punches through.
   for (const q of facts.quarantine) {
@@ -162,7 +162,14 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
     if (offset === undefined) continue;
     behind += q.count;
     const t = r.terminals.find((x) => x.name === q.terminal);
-    out.push(ALERT.quarantinedFuture({ ...q, offsetSeconds: Number(offset), push: t?.kind === 'adms' }));
+    out.push(
+      ALERT.quarantinedFuture({
+        ...q,
+        offsetSeconds: Number(offset),
+        push: t?.kind === 'adms',
+        syncClock: setsClock(t?.kind),
+      }),
+    );
   }
   // A time that does not exist: nothing can send them, so no release is offered.
   for (const q of facts.quarantine) {
@@ -233,4 +240,9 @@ function clockStepAlerts(steps: readonly ClockStep[], behindS: number): Alert[] 
   const out = steps.slice(-5).map((s) => ALERT.clockStep(describeStep(s), s.deltaMs < 0, steps.length));
   if (behindS > 0) out.push(ALERT.boxClockBehind(stepSize(behindS * 1000)));
   return out;
+}
+
+/** The kinds of terminal whose config has `syncClock` (punchgate sets their clock): ZK and Hikvision. */
+function setsClock(kind: string | undefined): boolean {
+  return kind === 'zk' || kind === 'hikvision';
 }

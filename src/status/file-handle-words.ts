@@ -11,6 +11,6 @@ export function fileHandlesShort(s: FileHandleShortage): Alert {
   return {
     kind: 'file-handles-short',
     cause: `punchgate run may hold only ${s.limit} files and connections open at once (its file handle limit, ulimit -n), fewer than its terminals, status page and adms.maxConnections ${s.configured} need (about ${s.wanted}): the push terminal receiver takes at most ${s.maxConnections} connections at once, so that the journal, the status and the polled terminals keep theirs`,
-    fix: `raise the limit: sudo systemctl edit punchgate, add the lines [Service] and LimitNOFILE=${want}, then sudo systemctl restart punchgate (in a container: docker run --ulimit nofile=${want}); or lower adms.maxConnections`,
+    fix: `raise the limit: sudo systemctl edit punchgate, add the lines [Service] and LimitNOFILE=${want}, then sudo systemctl restart punchgate (in a container: docker run --ulimit nofile=${want})${s.fitsWith !== undefined ? `; or set adms.maxConnections to ${s.fitsWith} or fewer (then sudo systemctl restart punchgate)` : ''}`,
   };
 }

@@ -82,6 +82,7 @@ function shortage(x: unknown): x is FileHandleShortage {
   return (
     typeof s === 'object' &&
     s !== null &&
-    [s.limit, s.configured, s.maxConnections, s.wanted].every((n) => typeof n === 'number')
+    [s.limit, s.configured, s.maxConnections, s.wanted].every((n) => typeof n === 'number') &&
+    (s.fitsWith === undefined || typeof s.fitsWith === 'number')
   );
 }

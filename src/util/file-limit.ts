@@ -29,4 +29,10 @@ export interface FileHandleShortage {
   maxConnections: number;
   /** About how many handles the config wants: the limit to set at least. */
   wanted: number;
+  /**
+   * The largest `adms.maxConnections` this limit serves whole (the alert then goes), when there is
+   * one: the fix names it, as "lower adms.maxConnections" alone left the admin guessing, and a
+   * guess under what the bound counts kept the alert (a trial: 8 under `ulimit -n 128`).
+   */
+  fitsWith?: number;
 }

@@ -18,6 +18,22 @@ export function canonicalEncoding(label: string): string | null {
   }
 }
 
+/**
+ * Why a label Node's TextDecoder knows is still no terminal's `encoding` (UTF-16, `replacement`),
+ * or null when it is usable or unknown: the config error then says it is a character set, but the
+ * wrong kind, rather than "must be a character set" for one that plainly is.
+ */
+export function unusableEncoding(label: string): string | null {
+  try {
+    const enc = new TextDecoder(label.trim()).encoding;
+    if (enc.startsWith('utf-16')) return `${enc} keeps two bytes per character, and no terminal keeps names so`;
+    if (enc === 'replacement') return `"${label.trim()}" is a label Node reads as nothing but U+FFFD`;
+    return null;
+  } catch {
+    return null;
+  }
+}
+
 export const DEFAULT_ENCODING = 'utf-8';
 
 /** A name field read: its text, or (`valid: false`) bytes that are no text in the character set. */

@@ -74,6 +74,16 @@ describe('ZK names in the terminal character set', () => {
     expect(() => bad()).toThrow(
       /terminals\[0\] \(gate\)\.encoding: must be a character set such as utf-8, gbk.*got the text "gbkk" \(did you mean "gbk"\?\)/,
     );
+    // A trial: `utf-16le` is a character set TextDecoder knows (the docs said any such name is
+    // accepted), yet it was refused as "must be a character set", with no why.
+    const wide = () =>
+      parseConfig({ ...base, terminals: [{ name: 'gate', kind: 'zk', host: 'h', encoding: 'UTF-16LE' }] }, '/tmp');
+    expect(wide).toThrow(
+      /encoding: must be a character set such as utf-8, .* a terminal keeps names in, got the text "UTF-16LE": utf-16le keeps two bytes per character, and no terminal keeps names so/,
+    );
+    expect(() =>
+      parseConfig({ ...base, terminals: [{ name: 'gate', kind: 'zk', host: 'h', encoding: 'hex' }] }, '/tmp'),
+    ).toThrow(/encoding: must be a character set such as .*windows-1256, got the text "hex"$/m);
     const ok = parseConfig(
       {
         ...base,

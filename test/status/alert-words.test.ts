@@ -86,4 +86,20 @@ describe('punches recorded while a clock was behind', () => {
       "set the terminal's clock right if it is not yet (its menu: System > Date/Time; its next punches go in at once); then check them (punchgate punches --state quarantined --terminal lobby): punchgate punches release --terminal lobby sends them with the dates it recorded (correct them in the HRMS), or leave them quarantined",
     );
   });
+
+  // A trial: a serial clock's punches a week old were held, and the fix said "syncClock: true for
+  // clock-1 sets it at each poll": a serial terminal's config refuses that key (exit 78).
+  it('names syncClock only for a kind that has it; another is set on the terminal itself', () => {
+    const serial = ALERT.quarantinedBehind({ ...q, terminal: 'clock-1', push: false, syncClock: false });
+    expect(serial.fix).not.toContain('syncClock');
+    expect(serial.fix).toContain(
+      'on the terminal itself (its menu or keypad): punchgate cannot set this kind of clock',
+    );
+    expect(ALERT.quarantinedBehind({ ...q, push: false, syncClock: true }).fix).toContain(
+      'syncClock: true for lobby sets it at each poll',
+    );
+    const future = { ...q, to: q.from, offsetSeconds: 7196, push: false };
+    expect(ALERT.quarantinedFuture({ ...future, syncClock: false }).fix).not.toContain('syncClock');
+    expect(ALERT.quarantinedFuture({ ...future, syncClock: true }).fix).toContain('(or syncClock: true)');
+  });
 });

@@ -1,4 +1,5 @@
 import { mkdirSync, readFileSync } from 'node:fs';
+import { readProblem } from '../../util/read-problem.js';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { convertFrappeSync, FrappeSyncInputError } from '../../config/import/frappe-sync.js';
@@ -36,7 +37,7 @@ export function runImportFrappeSync(file: string, o: ImportConfigOptions, io: Im
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new ExitError(`${shown}: cannot read (${(e as NodeJS.ErrnoException).code ?? 'error'})`, EXIT.NOINPUT);
+    throw new ExitError(`${shown}: cannot read ${readProblem(e)}`, EXIT.NOINPUT);
   }
   const dir = resolve(o.secretsDir ?? DEFAULT_SECRETS_DIR);
   const apiKeyFile = resolve(dir, 'frappe-api-key');

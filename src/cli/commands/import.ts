@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { readProblem } from '../../util/read-problem.js';
 import type { Command } from 'commander';
 import {
   importFile,
@@ -113,7 +114,7 @@ export function registerImport(program: Command): void {
               }
               const code = (e as NodeJS.ErrnoException).code;
               if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') {
-                cannotRead(shown, `(${code})`);
+                cannotRead(shown, readProblem(e));
                 continue;
               }
               throw e;
