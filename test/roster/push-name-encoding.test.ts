@@ -87,6 +87,21 @@ describe('push terminal names in their character set', () => {
     expect(answer.toString('utf8')).not.toContain('王五');
   });
 
+  it('reads Security PUSH user tables (tabledata) in the terminal character set, and says names that are no text', async () => {
+    r = await startReceiver({
+      terminals: [terminal('door', 'SEC0001', { encoding: 'gbk' }), terminal('hall', 'UTF0001')],
+    });
+    const rows = GBK('user uid=1\tpin=3001\tname=张三\tprivilege=0\tcardno=9\n');
+    for (const sn of ['SEC0001', 'UTF0001']) {
+      const res = await http(r.url, 'POST', `/iclock/cdata?SN=${sn}&table=tabledata&tablename=user&count=1`, rows);
+      expect(res).toEqual({ status: 200, body: 'user=1' });
+    }
+    expect(r.store.users('door', 'SEC0001').map((u) => `${u.pin} ${u.name}`)).toEqual(['3001 张三']);
+    expect(r.store.users('hall', 'UTF0001')[0]!.name).toContain('\ufffd');
+    expect(r.log.text()).toMatch(/hall: 1 user name\(s\) are no text in utf-8 \(PIN 3001\).*set encoding: for it/);
+    expect(r.log.text()).not.toMatch(/door: .*no text/);
+  });
+
   it('a command GBK cannot hold (queued before encoding was set) is settled failed once, never said sent, never sent again', async () => {
     const clock = fakeClock();
     r = await startReceiver({ terminals: [terminal('lobby', 'GBK0001', { encoding: 'gbk' })], clock });

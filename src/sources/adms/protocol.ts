@@ -1,5 +1,4 @@
-import type { PushMalformed, PushUser, TerminalCommand } from '../../journal/types.js';
-import type { AdmsTerminalConfig } from '../../config/terminals.js';
+import type { PushMalformed, TerminalCommand } from '../../journal/types.js';
 import type { Punch } from '../../punch.js';
 import { parseAttlog } from './attlog.js';
 import { isLastInAnswer, mayResend } from './commands.js';
@@ -22,7 +21,8 @@ import {
 } from './handler-kit.js';
 import { answer } from './http-body.js';
 import { keptBody, keptBounds, keptOf, linesOf, tableLabel } from './kept.js';
-import { NameCodec } from '../../util/name-codec.js';
+import type { NameCodec } from '../../util/name-codec.js';
+import { reportUnreadableNames } from './unreadable-names.js';
 import { parseOperlog } from './operlog.js';
 import { handshakeDialect, uploadDialect } from './dialect.js';
 import { settleQueryAnswer } from './querydata.js';
@@ -333,20 +333,6 @@ function unsendable(codec: NameCodec, command: string): string | null {
     .unencodable(command)
     .map((c) => `"${c}" (U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`);
   return `not sent: its text has characters ${codec.encoding} (the terminal's encoding) cannot hold: ${chars.join(', ')}; queue it again in characters of that set (sync-users does)`;
-}
-
-/**
- * Names that are no text in the terminal's character set (kept with U+FFFD): said once per upload,
- * with the PINs, since sync-users never writes them back and the roster shows them unknown.
- */
-function reportUnreadableNames(ctx: ReceiverContext, cfg: AdmsTerminalConfig, users: readonly PushUser[]): void {
-  const pins = users.filter((u) => u.name.includes('\ufffd')).map((u) => u.pin);
-  if (pins.length === 0) return;
-  const encoding = cfg.encoding ?? 'utf-8';
-  ctx.logger.warn(
-    { terminal: cfg.name, pins: pins.slice(0, 20), count: pins.length, encoding },
-    `${cfg.name}: ${pins.length} user name(s) are no text in ${encoding} (PIN ${pins.slice(0, 5).join(', ')}${pins.length > 5 ? ', ...' : ''}): kept as unknown and never sent back to the terminal. If it shows names in another character set (GBK, Big5, windows-1256...), set encoding: for it in the config`,
-  );
 }
 
 /** `POST /iclock/devicecmd`: results of the commands, recorded against them. */
