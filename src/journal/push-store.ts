@@ -787,22 +787,43 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
         .all(terminal, now - limits.resendAfterMs, limits.max * 2) as Row[]
     ).map(toCommand);
     const out: TerminalCommand[] = [];
+    const failed: TerminalCommand[] = [];
     let bytes = 0;
     for (const c of candidates) {
       if (c.state === 'sent' && !limits.mayResend(c.command)) continue;
+      const why = limits.unsendable?.(c.command) ?? null;
+      if (why !== null) {
+        failed.push({ ...c, state: 'failed', doneAt: now, returnCode: null, result: why });
+        continue;
+      }
       bytes += c.command.length + 24;
       if (out.length >= limits.max || (out.length > 0 && bytes > limits.maxBytes)) break;
       out.push(c);
       if (limits.isLast(c.command)) break;
     }
-    if (out.length === 0) return out;
-    this.statements
-      .get(
-        `UPDATE terminal_commands SET state = 'sent', sent_at = ?, sent_count = sent_count + 1, sent_to = ?
-         WHERE id IN (SELECT value FROM json_each(?)) AND state IN ('queued', 'sent')`,
-      )
-      .run(now, limits.to ?? null, JSON.stringify(out.map((c) => c.id)));
-    return out.map((c) => ({ ...c, state: 'sent', sentAt: now, sentCount: c.sentCount + 1 }));
+    if (out.length === 0 && failed.length === 0) return out;
+    this.db
+      .transaction(() => {
+        // Settled here, not marked sent: it could never be sent, and would otherwise wait (and be
+        // warned about) at every resend for ever.
+        const fail = this.statements.get(
+          `UPDATE terminal_commands SET state = 'failed', done_at = ?, return_code = NULL, result = ?
+           WHERE id = ? AND state IN ('queued', 'sent')`,
+        );
+        for (const c of failed) fail.run(now, c.result, c.id);
+        if (out.length > 0)
+          this.statements
+            .get(
+              `UPDATE terminal_commands SET state = 'sent', sent_at = ?, sent_count = sent_count + 1, sent_to = ?
+               WHERE id IN (SELECT value FROM json_each(?)) AND state IN ('queued', 'sent')`,
+            )
+            .run(now, limits.to ?? null, JSON.stringify(out.map((c) => c.id)));
+      })
+      .immediate();
+    return [
+      ...out.map((c): TerminalCommand => ({ ...c, state: 'sent', sentAt: now, sentCount: c.sentCount + 1 })),
+      ...failed,
+    ];
   }
 
   settleCommands(

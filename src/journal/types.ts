@@ -586,6 +586,11 @@ export interface CommandTakeLimits {
   isLast: (command: string) => boolean;
   /** The address the commands are handed to: only a result from there settles them. */
   to?: string;
+  /**
+   * Why a command can never be sent to this terminal (text its character set cannot hold), or
+   * null. Such a command is settled `failed` with that as its result, never handed out.
+   */
+  unsendable?: (command: string) => string | null;
 }
 
 /**
@@ -645,6 +650,10 @@ export interface PushJournal {
   /** Queues `CHECK` so the terminal reads its options (its zone) again; records it was asked for `minutes`. */
   askZoneCheck(terminal: string, serial: string, minutes: number): TerminalCommand;
   /** Hands out the next commands of a terminal (marks them sent). */
+  /**
+   * The commands to hand out now, marked `sent`; with them, in state `failed`, those settled
+   * because `limits.unsendable` refused them (to be said once, never sent).
+   */
   takeCommands(terminal: string, now: number, limits: CommandTakeLimits): TerminalCommand[];
   /**
    * Records results against the terminal's commands; a confirmed user command updates the

@@ -9,6 +9,7 @@ import { parseConfig } from '../../src/config/load.js';
 import { runSyncUsers } from '../../src/roster/sync-command.js';
 import { NameCodec } from '../../src/util/name-codec.js';
 import { http, startReceiver, terminal } from '../adms/harness.js';
+import { fakeClock } from '../helpers/tmp.js';
 
 const gbk = new NameCodec('gbk');
 const GBK = (s: string) => gbk.encode(s)!;
@@ -84,6 +85,54 @@ describe('push terminal names in their character set', () => {
     expect(answer.includes(GBK('PIN=1002\tName=王五\t'))).toBe(true);
     expect(answer.includes(GBK('PIN=1003\tName=李四\t'))).toBe(true);
     expect(answer.toString('utf8')).not.toContain('王五');
+  });
+
+  it('reads Security PUSH user tables (tabledata) in the terminal character set, and says names that are no text', async () => {
+    r = await startReceiver({
+      terminals: [terminal('door', 'SEC0001', { encoding: 'gbk' }), terminal('hall', 'UTF0001')],
+    });
+    const rows = GBK('user uid=1\tpin=3001\tname=张三\tprivilege=0\tcardno=9\n');
+    for (const sn of ['SEC0001', 'UTF0001']) {
+      const res = await http(r.url, 'POST', `/iclock/cdata?SN=${sn}&table=tabledata&tablename=user&count=1`, rows);
+      expect(res).toEqual({ status: 200, body: 'user=1' });
+    }
+    expect(r.store.users('door', 'SEC0001').map((u) => `${u.pin} ${u.name}`)).toEqual(['3001 张三']);
+    expect(r.store.users('hall', 'UTF0001')[0]!.name).toContain('\ufffd');
+    expect(r.log.text()).toMatch(/hall: 1 user name\(s\) are no text in utf-8 \(PIN 3001\).*set encoding: for it/);
+    expect(r.log.text()).not.toMatch(/door: .*no text/);
+  });
+
+  it('a command GBK cannot hold (queued before encoding was set) is settled failed once, never said sent, never sent again', async () => {
+    const clock = fakeClock();
+    r = await startReceiver({ terminals: [terminal('lobby', 'GBK0001', { encoding: 'gbk' })], clock });
+    const bad = r.store.enqueue('lobby', 'DATA UPDATE USERINFO PIN=7\tName=محمد\tPri=0').command;
+    const good = r.store.enqueue('lobby', 'DATA UPDATE USERINFO PIN=8\tName=张三\tPri=0').command;
+    const answer = await getBytes(`${r.url}/iclock/getrequest?SN=GBK0001`);
+    expect(answer.equals(GBK(`C:${good.id}:DATA UPDATE USERINFO PIN=8\tName=张三\tPri=0\n`))).toBe(true);
+    const failed = r.store.commands('lobby').find((c) => c.id === bad.id)!;
+    expect(failed).toMatchObject({ state: 'failed', returnCode: null, sentCount: 0 });
+    expect(failed.result).toMatch(
+      /not sent: its text has characters gbk \(the terminal's encoding\) cannot hold: "م" \(U\+0645\)/,
+    );
+    const sentLines = () =>
+      r!.log
+        .text()
+        .split('\n')
+        .filter((l) => l.includes('command sent'));
+    expect(sentLines()).toHaveLength(1);
+    expect(sentLines()[0]).toContain(`"id":${good.id}`);
+    const warned = () =>
+      r!.log
+        .text()
+        .split('\n')
+        .filter((l) => l.includes(`command ${bad.id} failed, not sent`));
+    expect(warned()).toHaveLength(1);
+
+    // Past the resend time: the good one may go again, the failed one stays settled and unsaid.
+    clock.advance(11 * 60_000);
+    await getBytes(`${r.url}/iclock/getrequest?SN=GBK0001`);
+    expect(warned()).toHaveLength(1);
+    expect(r.store.commands('lobby').find((c) => c.id === bad.id)).toMatchObject({ state: 'failed', sentCount: 0 });
   });
 
   it('a GBK terminal left at UTF-8: its unknown names are never sent back, not even with a card change', async () => {

@@ -141,6 +141,10 @@ export function registerTerminalCommands(terminals: Command): void {
               { right: [0, 4] },
             ),
           );
+          // A command punchgate settled itself (no RETURN from the terminal) says why underneath.
+          for (const c of list)
+            if (c.state === 'failed' && c.returnCode === null && c.result)
+              process.stdout.write(`command ${c.id} failed: ${c.result}\n`);
         }),
       ),
     );

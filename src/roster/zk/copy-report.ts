@@ -17,6 +17,8 @@ export interface CopyChange {
   /** Finger indexes copied. */
   fingers: number[];
   result: ChangeResult;
+  /** Said beside the change: why the user went without its name. */
+  note?: string;
   record: Buffer;
   templates: { finger: number; template: Buffer }[];
 }
@@ -74,6 +76,7 @@ export function formatCopyText(
             ? 'applied'
             : `${c.result.status.toUpperCase()}: ${scrub(c.result.error ?? '')}`;
       out.push(`  ${what} fingers ${c.fingers.join(',')}: ${status}`);
+      if (c.note) out.push(`    without its name: ${scrub(c.note)}`);
     }
     for (const s of r.skipped) out.push(`  ! skip    ${s.code.padEnd(12)} ${s.reason}`);
     for (const w of r.warnings) out.push(`  warning: ${scrub(w)}`);
@@ -109,6 +112,7 @@ export function copyJson(
         fingers: c.fingers,
         status: c.result.status,
         ...(c.result.error ? { error: scrub(c.result.error) } : {}),
+        ...(c.note ? { note: scrub(c.note) } : {}),
       })),
       skipped: r.skipped,
       warnings: r.warnings.map(scrub),

@@ -9,7 +9,7 @@
 import { encodeUserRecord } from '../../sources/zk/protocol/index.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { copyJson, formatCopyText, type CopyChange, type CopyOptions, type CopyReport } from './copy-report.js';
-import { storedCode, storedName, UidPool } from '../plan.js';
+import { storedCode, UidPool } from '../plan.js';
 import type { UserCommandDeps } from '../command-deps.js';
 import { zkTerminal } from '../terminals.js';
 import { messageOf } from '../../util/errors.js';
@@ -172,12 +172,19 @@ function plan(
         continue;
       }
       const s = u.row.user;
-      const name = storedName(s.name, profile);
+      // Read in the source's character set, written in the target's; a name that was no text at
+      // the source (U+FFFD) or that the target cannot hold is left out, the user and fingers still copied.
+      const name = t.nameForRecord(s.name);
+      const text = 'refused' in name ? '' : name.name;
       const record = encodeUserRecord(
-        { uid, privilege: 0, password: '', name, card: s.card, group: 1, userId: sc.code },
+        { uid, privilege: 0, password: '', name: text, card: s.card, group: 1, userId: sc.code },
         t.recordSize,
+        'bytes' in name ? name.bytes : undefined,
       );
-      report.changes.push(change('add', sc.code, uid, name, record, u.fingers));
+      const c = change('add', sc.code, uid, text, record, u.fingers);
+      if ('refused' in name)
+        c.note = `${name.refused}${u.row.nameUnreadable ? ` (the source holds ${u.row.nameUnreadable})` : ''}`;
+      report.changes.push(c);
       continue;
     }
     const theirs = held.get(present.user.uid) ?? [];
@@ -234,6 +241,7 @@ async function verify(t: ZkUserTerminal, report: CopyReport): Promise<void> {
 function exitCode(reports: readonly CopyReport[], badCodes: boolean): number {
   const all = reports.flatMap((r) => r.changes.map((c) => c.result.status));
   if (reports.some((r) => r.error) || all.some((s) => s === 'not-attempted' || s === 'unknown')) return EXIT.TEMPFAIL;
-  if (reports.some((r) => r.refused || r.skipped.length > 0) || all.includes('failed')) return EXIT.FAILURE;
+  const nameless = reports.some((r) => r.changes.some((c) => c.note));
+  if (reports.some((r) => r.refused || r.skipped.length > 0) || all.includes('failed') || nameless) return EXIT.FAILURE;
   return badCodes ? EXIT.DATAERR : EXIT.OK;
 }

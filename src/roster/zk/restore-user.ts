@@ -43,6 +43,8 @@ export async function runRestoreUser(terminalName: string, code: string, deps: U
     const present = rows.find((r) => r.user.userId === sc.code);
     let record: Buffer;
     let uid: number;
+    let restoredName = '';
+    let nameNote: string | null = null;
     if (present) {
       record = present.raw;
       uid = present.user.uid;
@@ -50,17 +52,24 @@ export async function runRestoreUser(terminalName: string, code: string, deps: U
       const used = new Set(rows.map((r) => r.user.uid));
       uid = backup.uid !== null && !used.has(backup.uid) ? backup.uid : (new UidPool(used, 0xffff).take() ?? -1);
       if (uid < 0) throw new ExitError(`${terminalName}: no free uid; nothing changed`, EXIT.FAILURE);
+      // The name in the terminal's character set; one it cannot take is left out, the user still restored.
+      const name = t.nameForRecord(backup.name);
+      if ('refused' in name) {
+        nameNote = name.refused;
+        deps.err.write(`punchgate: ${terminalName}: ${backup.code}: ${name.refused}\n`);
+      } else restoredName = name.name;
       record = encodeUserRecord(
         {
           uid,
           privilege: backup.privilege,
           password: '',
-          name: backup.name,
+          name: restoredName,
           card: backup.card,
           group: 1,
           userId: sc.code,
         },
         t.recordSize,
+        'bytes' in name ? name.bytes : undefined,
       );
     }
     const entry: UserTemplatesEntry = {
@@ -92,9 +101,10 @@ export async function runRestoreUser(terminalName: string, code: string, deps: U
     }
     store.markRestored(backup.id);
     deps.out.write(
-      `${terminalName}: ${present ? 'fingerprints restored to' : 'restored'} ${backup.code} ${JSON.stringify(present ? present.user.name : backup.name)} (uid ${uid}) with ${entry.templates.length} fingerprint(s) from the backup of ${localTime(backup.takenAt)}\n`,
+      `${terminalName}: ${present ? 'fingerprints restored to' : 'restored'} ${backup.code} ${JSON.stringify(present ? present.user.name : restoredName)} (uid ${uid}) with ${entry.templates.length} fingerprint(s) from the backup of ${localTime(backup.takenAt)}${nameNote ? ' (without its name: see above)' : ''}\n`,
     );
-    return warnings.length > 0 ? EXIT.TEMPFAIL : EXIT.OK;
+    if (warnings.length > 0) return EXIT.TEMPFAIL;
+    return nameNote ? EXIT.FAILURE : EXIT.OK;
   } catch (e) {
     if (e instanceof ExitError) throw e;
     throw new ExitError(

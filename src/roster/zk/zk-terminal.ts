@@ -21,6 +21,7 @@ import { describeZkFault } from '../../sources/zk/fault.js';
 import type { TerminalFault } from '../../sources/poll-outcome.js';
 import type { TerminalProfile, TerminalUser } from '../types.js';
 import { messageOf } from '../../util/errors.js';
+import { nameProblem, storedName } from '../plan.js';
 
 export interface ZkUserRow {
   /** The user, its name read in the terminal's character set (`encoding`). */
@@ -109,6 +110,27 @@ export class ZkUserTerminal {
   /** A name's bytes in the terminal's character set, or null when it cannot hold them. */
   encodeName(text: string): Buffer | null {
     return this.names.encode(text);
+  }
+
+  /**
+   * A name from elsewhere (a backup, another terminal) as a new record on this terminal takes it:
+   * cut to the field, with its bytes in the terminal's character set (none for UTF-8: written as
+   * text). `refused`: why it cannot be written (then the user goes on without a name): a name kept
+   * with U+FFFD (its bytes were no text where it was read) would put that garbage on the screen,
+   * and one the character set cannot hold would show as other characters.
+   */
+  nameForRecord(name: string): { name: string; bytes?: Buffer } | { refused: string } {
+    if (name.includes('\ufffd')) {
+      return {
+        refused: `name ${JSON.stringify(name)} was no text when it was read (kept with U+FFFD); written without a name rather than as garbage. Set the name again with sync-users, or set the terminal's encoding to the one its firmware uses`,
+      };
+    }
+    const profile = this.profile();
+    const stored = storedName(name, profile);
+    const problem = nameProblem(stored, profile);
+    if (problem) return { refused: `${problem}; written without a name` };
+    const bytes = this.names.isUtf8 ? undefined : this.names.encode(stored);
+    return bytes ? { name: stored, bytes } : { name: stored };
   }
 
   profile(): TerminalProfile {

@@ -1,6 +1,7 @@
 import type { BlockList } from 'node:net';
 import { allowed, allowList } from '../../util/allow-list.js';
 import type { AdmsTerminalConfig } from '../../config/terminals.js';
+import { NameCodec } from '../../util/name-codec.js';
 
 export { allowed };
 
@@ -9,6 +10,11 @@ export interface PushTerminal {
   cfg: AdmsTerminalConfig;
   /** Null: any address may push for it. */
   allow: BlockList | null;
+  /**
+   * Its names' character set (`encoding`). One per terminal, kept while it is configured: the
+   * table for writing a legacy set costs some 26,000 decodes, too much for every poll.
+   */
+  names: NameCodec;
 }
 
 export type Resolution =
@@ -38,7 +44,7 @@ export class TerminalDirectory {
 
   add(cfg: AdmsTerminalConfig): void {
     const key = cfg.serial.toUpperCase();
-    this.bySerial.set(key, { cfg, allow: allowList(cfg.allowFrom) });
+    this.bySerial.set(key, { cfg, allow: allowList(cfg.allowFrom), names: new NameCodec(cfg.encoding) });
     this.retired.delete(key);
   }
 

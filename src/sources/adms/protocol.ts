@@ -1,5 +1,4 @@
-import type { PushMalformed, PushUser, TerminalCommand } from '../../journal/types.js';
-import type { AdmsTerminalConfig } from '../../config/terminals.js';
+import type { PushMalformed, TerminalCommand } from '../../journal/types.js';
 import type { Punch } from '../../punch.js';
 import { parseAttlog } from './attlog.js';
 import { isLastInAnswer, mayResend } from './commands.js';
@@ -22,7 +21,8 @@ import {
 } from './handler-kit.js';
 import { answer } from './http-body.js';
 import { keptBody, keptBounds, keptOf, linesOf, tableLabel } from './kept.js';
-import { NameCodec } from '../../util/name-codec.js';
+import type { NameCodec } from '../../util/name-codec.js';
+import { reportUnreadableNames } from './unreadable-names.js';
 import { parseOperlog } from './operlog.js';
 import { handshakeDialect, uploadDialect } from './dialect.js';
 import { settleQueryAnswer } from './querydata.js';
@@ -174,7 +174,7 @@ async function handleOperlog(ctx: ReceiverContext, p: PushRequest, table: string
   const t = stillAccepted(ctx, p);
   if (!t) return retryLater(ctx, p);
   // User names come in the terminal's own character set (its `encoding`: GBK, Big5...); the rest is ASCII.
-  const text = new NameCodec(t.cfg.encoding).decode(body).text;
+  const text = t.names.decode(body).text;
   const parsed = parseOperlog(text);
   await pauseIfLarge(text);
   reportMalformed(ctx, t, table, parsed.malformed);
@@ -289,62 +289,50 @@ export function handleGetRequest(ctx: ReceiverContext, p: PushRequest): void {
   const info = p.query.get('INFO');
   noteContact(ctx, p.terminal, p.address, { info: info ? parseInfoParam(info) : undefined });
   askIfZoneStale(ctx, p.terminal);
-  let commands: TerminalCommand[];
+  const codec = p.terminal.names;
+  let taken: TerminalCommand[];
   try {
-    commands = ctx.journal.takeCommands(p.terminal.cfg.name, ctx.clock.now(), {
+    taken = ctx.journal.takeCommands(p.terminal.cfg.name, ctx.clock.now(), {
       ...COMMANDS_PER_ANSWER,
       resendAfterMs: RESEND_AFTER_MS,
       mayResend,
       isLast: isLastInAnswer,
       // Only a result from this address settles them (the trust gate admitted it: trust-gate.ts).
       to: p.address,
+      unsendable: (command) => unsendable(codec, command),
     });
   } catch (e) {
     // Commands wait for the next poll; the terminal itself is fine.
     ctx.logger.debug({ terminal: p.terminal.cfg.name, err: errText(e) }, 'cannot read the command queue now');
-    commands = [];
+    taken = [];
   }
+  for (const c of taken.filter((x) => x.state === 'failed'))
+    ctx.logger.warn(
+      { terminal: p.terminal.cfg.name, id: c.id, command: c.command.split('\t')[0], encoding: codec.encoding },
+      `${p.terminal.cfg.name}: command ${c.id} failed, not sent: ${c.result} (punchgate terminals commands ${p.terminal.cfg.name} shows it)`,
+    );
+  const commands = taken.filter((c) => c.state === 'sent');
   if (commands.length === 0) return answer(p.req, p.res, 200, 'OK');
   for (const c of commands)
     ctx.logger.info({ terminal: p.terminal.cfg.name, id: c.id, command: c.command.split('\t')[0] }, 'command sent');
   const text = commands.map((c) => `C:${c.id}:${c.command}\n`).join('');
-  const encoding = p.terminal.cfg.encoding;
-  if (encoding === undefined || encoding === 'utf-8') return answer(p.req, p.res, 200, text);
-  answerInCharset(ctx, p, commands, new NameCodec(encoding));
+  if (codec.isUtf8) return answer(p.req, p.res, 200, text);
+  // Every command here was checked by `unsendable`: its text is in the terminal's character set.
+  const bytes = Buffer.concat(commands.map((c) => codec.encode(`C:${c.id}:${c.command}\n`)!));
+  answer(p.req, p.res, 200, bytes, { 'Content-Type': `text/plain; charset=${codec.encoding}` });
 }
 
 /**
- * Names that are no text in the terminal's character set (kept with U+FFFD): said once per upload,
- * with the PINs, since sync-users never writes them back and the roster shows them unknown.
+ * Why a command cannot go to a terminal in its own character set (names in `DATA UPDATE
+ * USERINFO`): text the set cannot hold, queued before `encoding` was set. It is never sent as
+ * garbage; sync-users refuses such names before it queues them.
  */
-function reportUnreadableNames(ctx: ReceiverContext, cfg: AdmsTerminalConfig, users: readonly PushUser[]): void {
-  const pins = users.filter((u) => u.name.includes('\ufffd')).map((u) => u.pin);
-  if (pins.length === 0) return;
-  const encoding = cfg.encoding ?? 'utf-8';
-  ctx.logger.warn(
-    { terminal: cfg.name, pins: pins.slice(0, 20), count: pins.length, encoding },
-    `${cfg.name}: ${pins.length} user name(s) are no text in ${encoding} (PIN ${pins.slice(0, 5).join(', ')}${pins.length > 5 ? ', ...' : ''}): kept as unknown and never sent back to the terminal. If it shows names in another character set (GBK, Big5, windows-1256...), set encoding: for it in the config`,
-  );
-}
-
-/**
- * Commands in the terminal's own character set (names in `DATA UPDATE USERINFO`). A command whose
- * text that set cannot hold (queued before `encoding` was set) is not sent as garbage: it is left
- * out, and said in the log; sync-users refuses such names before it queues them.
- */
-function answerInCharset(ctx: ReceiverContext, p: PushRequest, commands: TerminalCommand[], codec: NameCodec): void {
-  const parts: Buffer[] = [];
-  for (const c of commands) {
-    const bytes = codec.encode(`C:${c.id}:${c.command}\n`);
-    if (bytes) parts.push(bytes);
-    else
-      ctx.logger.warn(
-        { terminal: p.terminal.cfg.name, id: c.id, encoding: codec.encoding },
-        `command ${c.id} not sent: its text has characters ${codec.encoding} (the terminal's encoding) cannot hold; it is not sent as garbage (punchgate terminals commands ${p.terminal.cfg.name} lists it)`,
-      );
-  }
-  if (parts.length === 0) return answer(p.req, p.res, 200, 'OK');
-  answer(p.req, p.res, 200, Buffer.concat(parts), { 'Content-Type': `text/plain; charset=${codec.encoding}` });
+function unsendable(codec: NameCodec, command: string): string | null {
+  if (codec.isUtf8 || codec.encode(command) !== null) return null;
+  const chars = codec
+    .unencodable(command)
+    .map((c) => `"${c}" (U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`);
+  return `not sent: its text has characters ${codec.encoding} (the terminal's encoding) cannot hold: ${chars.join(', ')}; queue it again in characters of that set (sync-users does)`;
 }
 
 /** `POST /iclock/devicecmd`: results of the commands, recorded against them. */

@@ -4,6 +4,7 @@ import { inoutStatusState } from '../../punch/states.js';
 import { printable } from '../../util/terminal-text.js';
 import { parseInfoPairs } from './device-info.js';
 import type { PushTerminal } from './directory.js';
+import { reportUnreadableNames } from './unreadable-names.js';
 import {
   bodyOf,
   errText,
@@ -347,7 +348,8 @@ export async function handleTabledata(
   // users query on querydata with tabledata too, and answered as Security PUSH it stops uploading.
   if (how === 'upload') noteSecurity(ctx, t);
   const label = `tabledata:${name ?? tableLabel(rawName)}`;
-  const text = body.toString('utf8');
+  // User names come in the terminal's own character set (its `encoding`), as on OPERLOG; the rest is ASCII.
+  const text = t.names.decode(body).text;
   let received: number;
   const users: PushUser[] = [];
   const kept: KeptUpload[] = [];
@@ -372,6 +374,7 @@ export async function handleTabledata(
         } else users.push(u);
       }
       reportMalformed(ctx, t, label, parsed.malformed);
+      reportUnreadableNames(ctx, t.cfg, users);
       const k = keptOf(
         label,
         firstProblem,

@@ -69,6 +69,7 @@ export const defaultClientFactory: ClientFactory = (cfg) =>
     commKey: cfg.commKey,
     timeoutMs: cfg.timeoutMs,
     stateByte: cfg.stateByte,
+    encoding: cfg.encoding,
   });
 
 /**

@@ -26,7 +26,9 @@ import {
   type ZkRealtimeAttlog,
   type ZkUser,
   type UserTemplatesEntry,
+  userNameBytes,
 } from '../protocol/index.js';
+import { NameCodec } from '../../../util/name-codec.js';
 import { readDataset } from './bulk-read.js';
 import {
   deleteUserAt,
@@ -61,6 +63,8 @@ export interface ZkClientOptions {
   initialReplyId?: number;
   /** 16-byte attendance records: the byte that holds the in/out state (8 as ZKTeco lays it out; 9 on some firmware). */
   stateByte?: StateByte16;
+  /** The character set of user names (the terminal's `encoding`: gbk, big5...); default utf-8. */
+  encoding?: string;
 }
 
 /** Called while a download runs: bytes so far and total bytes of the dataset. */
@@ -74,7 +78,11 @@ export class ZkClient {
   readonly port: number;
   /** `host:port`, for messages. */
   readonly peer: string;
-  private readonly opts: Required<Omit<ZkClientOptions, 'logger' | 'initialReplyId'>> & { initialReplyId?: number };
+  private readonly opts: Required<Omit<ZkClientOptions, 'logger' | 'initialReplyId' | 'encoding'>> & {
+    initialReplyId?: number;
+  };
+  /** User names in the terminal's character set. */
+  private readonly names: NameCodec;
   /** Records the terminal announced at the last getInfo: the log's size / this count is its record size. */
   private announcedRecords: number | undefined;
   private readonly logger: ZkLogger;
@@ -98,6 +106,7 @@ export class ZkClient {
       initialReplyId: options.initialReplyId,
       stateByte: options.stateByte ?? DEFAULT_STATE_BYTE_16,
     };
+    this.names = new NameCodec(options.encoding);
   }
 
   /** True while a session is open. */
@@ -163,7 +172,15 @@ export class ZkClient {
   getUsers(onProgress?: ZkProgress, hint?: DecodeDatasetOptions): Promise<ZkUser[]> {
     return this.op(async (ex) => {
       const data = await readDataset(ex, { command: CMD.USERTEMP_RRQ, fct: FCT_USER }, this.readOptions(onProgress));
-      return this.keepStats('users', decodeUsers(data, hint));
+      const decoded = decodeUsers(data, hint);
+      const users = this.keepStats('users', decoded);
+      if (this.names.isUtf8) return users;
+      // Names in the terminal's own character set, from each record's name bytes.
+      const size = decoded.recordSize;
+      return users.map((u, i) => ({
+        ...u,
+        name: this.names.decode(userNameBytes(data.subarray(4 + i * size, 4 + (i + 1) * size))).text,
+      }));
     });
   }
 

@@ -252,9 +252,14 @@ interface Layout<T> {
   plausible: (r: T) => boolean;
 }
 
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
 const USER_LAYOUTS: Layout<ZkUser>[] = [
   { size: 72, decode: decodeUser72, plausible: (u) => isPrintable(u.userId) },
-  { size: 28, decode: decodeUser28, plausible: (u) => u.userId !== '0' && (u.name === '' || isPrintable(u.name)) },
+  // The name may be in the terminal's own character set (GBK, Big5...), which reads here as U+FFFD:
+  // only control bytes count against the layout, never a name that is no text in UTF-8.
+  { size: 28, decode: decodeUser28, plausible: (u) => u.userId !== '0' && !CONTROL.test(u.name) },
 ];
 
 const plausible8 = (a: ZkAttendance) => isRealZkTime(a.logTime) && a.uid !== 0 && a.state < 16 && laterThan2000(a);
