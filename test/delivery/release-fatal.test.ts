@@ -18,6 +18,7 @@ const punch = (id: number): OutboundPunch => ({
   device: '',
   punchState: null,
   attempts: 0,
+  previousState: 'pending',
 });
 
 function rig(answer: AttendanceAnswer) {
