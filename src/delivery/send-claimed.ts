@@ -2,6 +2,7 @@ import type { AttendanceAnswer } from '../hrms/attendance.js';
 import type { SinkPunch, SinkSender } from '../sinks/types.js';
 import type { DeliveryQueue, OutboundPunch, PunchOutcome } from '../journal/types.js';
 import type { Logger } from '../util/logger.js';
+import { isFatalJournalError } from '../journal/errors.js';
 import { SplitQueue } from './batch-split.js';
 import type { DeliveryCounters } from './counters.js';
 import { classifyOutcomes, tally, type OutcomeTally } from './outcomes.js';
@@ -84,6 +85,8 @@ export async function sendClaimed(
     count(outcomes, t, deps, idOf);
   };
 
+  /** The batch ended by an exception (a journal error settling): that one is what the caller sees. */
+  let threw = false;
   try {
     let token: string;
     try {
@@ -181,16 +184,29 @@ export async function sendClaimed(
         })),
       );
     return { failedSize: 0, ...(badReply ? { badReply } : {}) };
+  } catch (e) {
+    threw = true;
+    throw e;
   } finally {
     // Whatever happened, no claimed punch stays inflight: the unanswered go back to the queue.
     if (open.size > 0) {
       try {
         release([...open.values()]);
       } catch (e) {
-        deps.logger.error(
-          { err: e },
-          'could not return claimed punches to the queue (they are recovered at the next start)',
-        );
+        // A journal that cannot be written (damaged, the disk full) ends the daemon with one
+        // line that says so and the fix: this is only its echo (an error line with SQLite's stack
+        // came before that line), kept at debug. Met here first (the request failed, nothing
+        // else wrote), it is thrown, so that the daemon says it now rather than at the next write.
+        if (!isFatalJournalError(e))
+          deps.logger.error(
+            { err: e },
+            'could not return claimed punches to the queue (they are recovered at the next start)',
+          );
+        else {
+          deps.logger.debug({ err: e }, 'could not return claimed punches to the queue: the journal cannot be written');
+          // eslint-disable-next-line no-unsafe-finally -- the journal's fatal error, when nothing else is thrown
+          if (!threw) throw e;
+        }
       }
     }
   }

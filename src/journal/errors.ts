@@ -190,6 +190,11 @@ function nearlyNoRoom(path: string): boolean {
   }
 }
 
+/** The journal's pages are damaged (`detail` says how it was found): recover or restore it. */
+export function damagedJournal(path: string, detail: string, code = 'SQLITE_CORRUPT'): JournalUnusableError {
+  return new JournalUnusableError(path, `is damaged (${detail})`, recoverFix(path), code);
+}
+
 /** Names an SQLite (or file system) failure of the journal in one line with the path and the fix. */
 export function describeJournalFailure(path: string, e: unknown): JournalUnusableError {
   if (e instanceof JournalUnusableError) return e;
@@ -202,8 +207,7 @@ export function describeJournalFailure(path: string, e: unknown): JournalUnusabl
       `point journal.path at the punchgate journal; if this is it, it is damaged: ${recoverFix(path)}`,
       code,
     );
-  if (/^SQLITE_CORRUPT/.test(code))
-    return new JournalUnusableError(path, `is damaged (${code}: ${text})`, recoverFix(path), code);
+  if (/^SQLITE_CORRUPT/.test(code)) return damagedJournal(path, `${code}: ${text}`, code);
   if (
     /^SQLITE_FULL/.test(code) ||
     /EFBIG|ENOSPC|file too large/i.test(text) ||

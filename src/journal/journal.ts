@@ -67,6 +67,7 @@ import {
 import { WriteGate } from './write-gate.js';
 import { owedToRemovedSinks, removedSinkWords, type RemovedSinkOwed } from './removed-sinks.js';
 import { FutureJudge, signed, type FutureCall } from './future-judge.js';
+import { assertIntact } from './integrity.js';
 
 export interface JournalOptions {
   path: string;
@@ -1200,6 +1201,14 @@ export class Journal implements PunchSink, DeliveryQueue {
 
   counts(): JournalCounts {
     return this.queries.counts();
+  }
+
+  /**
+   * Throws the journal's "is damaged" error (exit 74) when SQLite's quick_check finds damaged
+   * pages: reads the whole file (integrity.ts says the cost), so only before a large write.
+   */
+  assertIntact(): void {
+    assertIntact(this.db, this.opts.path);
   }
 
   /** Each terminal whose device (serial) the journal knows, with it (terminal-devices.ts). */

@@ -13,7 +13,7 @@ export function registerCheck(program: Command): void {
     .option('--json', 'machine-readable output')
     .option(
       '--quick',
-      'health check: config, journal (read-only) and whether punchgate run runs (it holds the journal lock); no network; exit 0 or 1',
+      'health check: config, journal (read-only; its pages are not checked) and whether punchgate run runs (it holds the journal lock); no network; exit 0 or 1',
     )
     .option('--config-only', 'only the config file (systemctl reload runs it first): exit 0, or 78 with its problems')
     .action(

@@ -11,6 +11,7 @@ import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { handleSignals } from '../../util/signals.js';
 import { action, commandLogFormat, contextWith, globalOptions } from '../common.js';
 import { ConfigWatch } from '../../daemon/config-watch.js';
+import { fatalLine } from '../../daemon/fatal-line.js';
 import { checkTerminalConfig } from '../../sources/build.js';
 import { systemClock } from '../../util/clock.js';
 import { createLogger } from '../../util/logger.js';
@@ -61,7 +62,7 @@ export function registerRun(program: Command): void {
         let daemon: Daemon;
         const fatal = (err: unknown): never => {
           const e = describeJournalFailure(ctx.config.journal.path, err);
-          logger.fatal({ code: e.code }, `fatal: ${e.message}; exiting so that systemd restarts punchgate`);
+          logger.fatal({ code: e.code }, fatalLine(e));
           process.exit(EXIT.IOERR);
         };
         try {
