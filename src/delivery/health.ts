@@ -175,7 +175,8 @@ export class DeliveryHealth {
   /** A temporary failure of the whole request. */
   transient(message: string, lastResult: string, retryMs: number): void {
     this.note('transient', () =>
-      this.logger.warn({ retryInMs: retryMs }, `HRMS delivery failed, will retry with backoff: ${message}`),
+      // "in N s": the backoff's wait or the one the HRMS asked for (Retry-After), not always a backoff.
+      this.logger.warn({ retryInMs: retryMs }, `HRMS delivery failed, will retry in ${retryIn(retryMs)}: ${message}`),
     );
     this.failed(message, lastResult);
   }
@@ -239,4 +240,9 @@ function answerText(a: { httpStatus?: number; message: string }): string {
   const status =
     a.httpStatus === undefined || a.message.includes(`HTTP ${a.httpStatus}`) ? '' : `HTTP ${a.httpStatus}: `;
   return `${status}${a.message}`;
+}
+
+/** A wait for the log: "3 s", "5 min". */
+function retryIn(ms: number): string {
+  return ms < 120_000 ? `${Math.max(1, Math.round(ms / 1000))} s` : `${Math.round(ms / 60_000)} min`;
 }

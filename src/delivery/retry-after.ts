@@ -12,13 +12,11 @@ export function retryAfterWait(askedMs: number, o: { retryAfterMaxMs: number; ba
 
 /**
  * "the HRMS asked to wait until <time> (Retry-After)", and where punchgate asks before that time,
- * when it asks again, the key that bounds it and how to try sooner. `who`: "HRMS", "Frappe", "Odoo".
+ * when it asks again and the key that bounds it (the status and the page add how to try now: said
+ * twice it was read as two different fixes). `who`: "HRMS", "Frappe", "Odoo".
  */
 export function retryAfterWords(who: string, now: number, askedMs: number, waitMs: number): string {
   const asked = `${who === 'HRMS' ? 'the HRMS' : who} asked to wait until ${localTime(now + askedMs)} (Retry-After)`;
   if (waitMs >= askedMs) return asked;
-  return (
-    `${asked}; punchgate asks again at ${localTime(now + waitMs)}, waiting at most delivery.retryAfterMaxMs: ` +
-    `to try sooner: sudo -u punchgate punchgate flush`
-  );
+  return `${asked}; punchgate asks again at ${localTime(now + waitMs)}, waiting at most delivery.retryAfterMaxMs`;
 }

@@ -104,7 +104,7 @@ export function summaryLine(s: Summary, dryRun = false): string {
   const parts = (['created', 'updated', 'unchanged', 'failed', 'invalid', 'skipped'] as const).map((k) =>
     dryRun && (k === 'created' || k === 'updated') ? `${s[k]} would be ${k}` : `${s[k]} ${k}`,
   );
-  return `${dryRun ? 'dry run, nothing sent: ' : ''}${s.rows} rows: ${parts.join(', ')}`;
+  return `${dryRun ? 'dry run, nothing sent: ' : ''}${s.rows} ${s.rows === 1 ? 'row' : 'rows'}: ${parts.join(', ')}`;
 }
 
 export function resultTable(rows: readonly RowResult[]): string {
