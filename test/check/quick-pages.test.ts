@@ -1,7 +1,7 @@
-import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Database } from '../../src/journal/sqlite-driver.js';
 import { cliSandbox } from '../helpers/cli.js';
+import { zeroOldPunchPage } from '../helpers/damaged-journal.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(() => {
@@ -18,14 +18,7 @@ describe('punchgate check --quick on a journal with zeroed pages (found by a res
     writeFileSync(s.tmp.path('a.csv'), csv(3000));
     expect((await s.cli('import', s.tmp.path('a.csv'))).status).toBe(0);
     const journal = s.tmp.path('journal.db');
-    const db = new Database(journal, { readonly: true, fileMustExist: true });
-    const { pageno } = db
-      .prepare("SELECT pageno FROM dbstat WHERE name = 'punches' AND pagetype = 'leaf' ORDER BY path LIMIT 1 OFFSET 1")
-      .get() as { pageno: number };
-    db.close();
-    const fd = openSync(journal, 'r+');
-    writeSync(fd, Buffer.alloc(4096), 0, 4096, (pageno - 1) * 4096);
-    closeSync(fd);
+    zeroOldPunchPage(journal);
 
     const journalLine = (out: string) => out.split('\n').find((l) => / journal: /.test(l)) ?? '';
     const quick = await s.cli('check', '--quick');

@@ -1,7 +1,7 @@
-import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Database } from '../../src/journal/sqlite-driver.js';
 import { cliSandbox } from '../helpers/cli.js';
+import { zeroOldPunchPage } from '../helpers/damaged-journal.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(() => {
@@ -21,14 +21,7 @@ describe('punchgate import into a damaged journal (found by a resource trial)', 
     expect((await s.cli('import', s.tmp.path('a.csv'))).status).toBe(0);
     // A page of the stopped journal overwritten with zeros (a failing card): one that holds the
     // oldest punches, which the appends of a later import never touch, so SQLite itself says nothing.
-    const db = new Database(journal, { readonly: true, fileMustExist: true });
-    const { pageno } = db
-      .prepare("SELECT pageno FROM dbstat WHERE name = 'punches' AND pagetype = 'leaf' ORDER BY path LIMIT 1 OFFSET 1")
-      .get() as { pageno: number };
-    db.close();
-    const fd = openSync(journal, 'r+');
-    writeSync(fd, Buffer.alloc(4096), 0, 4096, (pageno - 1) * 4096);
-    closeSync(fd);
+    zeroOldPunchPage(journal);
     const r = await s.cli('import', s.tmp.path('b.csv'));
     expect(r.status).toBe(74);
     expect(r.stdout).not.toContain('new,');
