@@ -36,22 +36,11 @@ describe('fatal journal conditions', () => {
     // start's first write (delivery's sinks) must grow the WAL, which the disk refuses.
     const stack = await startStack();
     try {
-      const path = stack.tmp.path('journal.db');
-      Journal.open({ path, site: 'plant-t', mode: 'owner' }).close();
-      const db = new Database(path);
-      db.pragma('wal_autocheckpoint = 0');
-      const add = db.prepare(
+      leaveCrashedJournal(
+        stack.tmp.path('journal.db'),
         `INSERT INTO punches (terminal, biometric_code, log_time, site, state, created_at, updated_at, delivered_at)
          VALUES ('gate-1', ?, '2026-11-01 08:00:00', 'plant-t', 'delivered', 1, 1, 1)`,
       );
-      for (let i = 0; i < 30; i++) add.run(String(1000 + i));
-      // The files as a crash leaves them: the WAL not checkpointed.
-      copyFileSync(path, `${path}.crash`);
-      copyFileSync(`${path}-wal`, `${path}.crash-wal`);
-      db.close();
-      renameSync(`${path}.crash`, path);
-      renameSync(`${path}.crash-wal`, `${path}-wal`);
-      rmSync(`${path}-shm`, { force: true });
       // 32 KiB: room for the -shm, not for one more frame of the WAL (over 300 KiB).
       const { code, out } = await runWithFileLimit(stack.configPath, 64);
       expectOneFullDiskLine(code, out);
@@ -66,21 +55,11 @@ describe('fatal journal conditions', () => {
     // full", exit 1, no path, no fix).
     const stack = await startStack();
     try {
-      const path = stack.tmp.path('journal.db');
-      Journal.open({ path, site: 'plant-t', mode: 'owner' }).close();
-      const db = new Database(path);
-      db.pragma('wal_autocheckpoint = 0');
-      const add = db.prepare(
+      leaveCrashedJournal(
+        stack.tmp.path('journal.db'),
         `INSERT INTO punches (terminal, biometric_code, log_time, site, state, created_at, updated_at, claimed_by, claimed_from)
          VALUES ('gate-1', ?, '2026-11-01 08:00:00', 'plant-t', 'inflight', 1, 1, 'gone-holder', 'pending')`,
       );
-      for (let i = 0; i < 30; i++) add.run(String(1000 + i));
-      copyFileSync(path, `${path}.crash`);
-      copyFileSync(`${path}-wal`, `${path}.crash-wal`);
-      db.close();
-      renameSync(`${path}.crash`, path);
-      renameSync(`${path}.crash-wal`, `${path}-wal`);
-      rmSync(`${path}-shm`, { force: true });
       const { code, out } = await runWithFileLimit(stack.configPath, 64);
       // Said before the daemon's log starts: one line on stderr, as every failed start says it.
       expect(code, out).toBe(74);
@@ -124,4 +103,23 @@ function expectOneFullDiskLine(code: number | null, out: string): void {
   expect(fatalLines[0]).toMatch(
     /fatal: the journal \S+journal\.db cannot (grow|be written)[^"]*\(SQLITE_(FULL|IOERR)[^"]*: (free space|check the disk)/,
   );
+}
+
+/**
+ * A journal at `path` holding 30 punches added by `insert` (one `?`: the code) only in its WAL,
+ * the files as a crash leaves them (the WAL not checkpointed, no -shm): the next start must grow
+ * the WAL before it can write anything.
+ */
+function leaveCrashedJournal(path: string, insert: string): void {
+  Journal.open({ path, site: 'plant-t', mode: 'owner' }).close();
+  const db = new Database(path);
+  db.pragma('wal_autocheckpoint = 0');
+  const add = db.prepare(insert);
+  for (let i = 0; i < 30; i++) add.run(String(1000 + i));
+  copyFileSync(path, `${path}.crash`);
+  copyFileSync(`${path}-wal`, `${path}.crash-wal`);
+  db.close();
+  renameSync(`${path}.crash`, path);
+  renameSync(`${path}.crash-wal`, `${path}-wal`);
+  rmSync(`${path}-shm`, { force: true });
 }
