@@ -2,6 +2,7 @@ import type { AttendanceAnswer } from '../hrms/answer.js';
 import { isStartCopy, tokenPickup } from '../hrms/token-pickup.js';
 import type { DeliveryRecord } from '../journal/types.js';
 import type { Clock } from '../util/clock.js';
+import { stepSize } from '../util/clock-steps.js';
 import type { Logger } from '../util/logger.js';
 
 export interface DeliveryStateAccess {
@@ -176,7 +177,7 @@ export class DeliveryHealth {
   transient(message: string, lastResult: string, retryMs: number): void {
     this.note('transient', () =>
       // "in N s": the backoff's wait or the one the HRMS asked for (Retry-After), not always a backoff.
-      this.logger.warn({ retryInMs: retryMs }, `HRMS delivery failed, will retry in ${retryIn(retryMs)}: ${message}`),
+      this.logger.warn({ retryInMs: retryMs }, `HRMS delivery failed, will retry in ${stepSize(retryMs)}: ${message}`),
     );
     this.failed(message, lastResult);
   }
@@ -240,9 +241,4 @@ function answerText(a: { httpStatus?: number; message: string }): string {
   const status =
     a.httpStatus === undefined || a.message.includes(`HTTP ${a.httpStatus}`) ? '' : `HTTP ${a.httpStatus}: `;
   return `${status}${a.message}`;
-}
-
-/** A wait for the log: "3 s", "5 min". */
-function retryIn(ms: number): string {
-  return ms < 120_000 ? `${Math.max(1, Math.round(ms / 1000))} s` : `${Math.round(ms / 60_000)} min`;
 }
