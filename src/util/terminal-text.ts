@@ -19,9 +19,22 @@ function escapeOne(c: string): string {
   return n <= 0xffff ? `\\u${n.toString(16).padStart(4, '0')}` : `\\u{${n.toString(16)}}`;
 }
 
-/** `text` with every control or invisible formatting character written as `\xNN`, `\uNNNN` or `\u{NNNNN}`. */
+/**
+ * Combining marks that stack on one letter (nonspacing and enclosing marks) kept as they are: a
+ * letter of any script carries at most a few (Vietnamese two, Thai two, Hebrew with its points and
+ * a cantillation mark four). More is no writing but a tower of marks ("Zalgo" text) that a browser
+ * and a terminal draw above and below the line, over the lines around it: a device's or an HRMS's
+ * text could cover the status page's figures next to it (found by an adversarial trial).
+ */
+const MAX_STACKED_MARKS = 4;
+const MARK_TOWER = new RegExp(`(?<=[\\p{Mn}\\p{Me}]{${MAX_STACKED_MARKS}})[\\p{Mn}\\p{Me}]`, 'gu');
+
+/**
+ * `text` with every control or invisible formatting character written as `\xNN`, `\uNNNN` or
+ * `\u{NNNNN}`, and so is every combining mark past the MAX_STACKED_MARKS-th in a row.
+ */
 export function escapeControls(text: string): string {
-  return text.replace(HIDDEN, escapeOne);
+  return text.replace(HIDDEN, escapeOne).replace(MARK_TOWER, escapeOne);
 }
 
 /** A sample of outside text for a log line: escaped (see escapeControls), at most `max` characters shown. */
