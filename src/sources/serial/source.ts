@@ -110,6 +110,8 @@ export class SerialSource {
       frameBytes: this.cfg.frameBytes,
       gapMs: this.cfg.gapMs,
       keypadMaxBytes: this.cfg.keypadMaxBytes,
+      // Keypads come with card readers: a clock's line is never cut at an 8-bit key byte.
+      burstKeys: this.cfg.format === 'card' && this.cfg.keypadMaxBytes > 0,
     });
     this.repeats = new CardRepeats(this.cfg.format === 'card' ? this.cfg.cardRepeatMs : 0);
     this.noise = new NoiseLog({ logger: this.log, clock: this.clock });
