@@ -2,6 +2,7 @@ import type { SerialTerminalConfig } from '../../config/terminals.js';
 import { codeProblem, wallClockAt } from '../../punch.js';
 import type { Clock } from '../../util/clock.js';
 import { compileTimeFormat, type TimeFormat } from './time-format.js';
+import { CHECK_THE_CLOCK } from '../../util/impossible-date.js';
 
 /**
  * Turns one serial line into a punch's code and time.
@@ -110,15 +111,35 @@ function parseRegexLine(line: string, regex: RegExp, format: TimeFormat): Parsed
   const text = clean(line);
   if (typeof text !== 'string') return text;
   const m = regex.exec(text);
-  if (!m) return { kind: 'malformed', reason: 'does not match the pattern' };
+  if (!m) return { kind: 'malformed', reason: regexMismatch(text, regex, format) };
   const code = m.groups?.code?.replace(/^ +| +$/g, '') ?? '';
   const rawTime = m.groups?.time ?? '';
   const bad = codeProblem(code) ?? (ASCII.test(code) ? undefined : 'biometric code is not ASCII (line noise?)');
   if (bad) return { kind: 'malformed', reason: bad };
   const logTime = format.parse(rawTime);
-  if (logTime === null)
-    return { kind: 'malformed', reason: `time "${rawTime.slice(0, 40)}" does not fit ${format.source}` };
+  if (logTime === null) {
+    const impossible = format.impossible(rawTime);
+    return {
+      kind: 'malformed',
+      reason: impossible
+        ? `impossible date "${rawTime.slice(0, 40)}": ${impossible}: ${CHECK_THE_CLOCK}`
+        : `time "${rawTime.slice(0, 40)}" does not fit ${format.source}`,
+    };
+  }
   return { kind: 'punch', code, logTime };
+}
+
+/**
+ * Why a clock line does not match: its time impossible (a pattern whose time group checks its
+ * digits, e.g. `(?<time>[0-2]\d:[0-5]\d)`, turns "24:00" into a mismatch), or the pattern.
+ */
+function regexMismatch(text: string, regex: RegExp, format: TimeFormat): string {
+  // The time the format reads, wherever it stands in the line.
+  const found = new RegExp(format.expression).exec(text);
+  const impossible = found ? format.impossible(found[0]) : undefined;
+  return found && impossible
+    ? `impossible date "${found[0].slice(0, 40)}": ${impossible}: ${CHECK_THE_CLOCK}`
+    : 'does not match the pattern';
 }
 
 function parseCardLine(
@@ -141,7 +162,7 @@ function parseCardLine(
     };
   const code = m.groups?.code?.trim() ?? '';
   if (!CARD_CHARS.test(code))
-    return { kind: 'malformed', reason: 'the pattern\'s code is not a card number (1-32 letters or digits)' };
+    return { kind: 'malformed', reason: "the pattern's code is not a card number (1-32 letters or digits)" };
   return { kind: 'punch', code, logTime: wallClockAt(clock.now(), timezone) };
 }
 
