@@ -8,6 +8,7 @@
 
 const EOF_MARK = '\x1a';
 /** What may follow the mark and still be the end of the file. */
+// eslint-disable-next-line no-control-regex -- NUL padding is what it matches
 const END_TAIL = /^[\x00\r\n]*$/;
 /** The held tail is given back as text past this (a mark in the middle of a long run of NULs). */
 const MAX_HELD = 1 << 20;
