@@ -13,7 +13,7 @@
  *
  * Framing rules (RFC 4180, read leniently): a quote opens a quoted cell only at the start of a
  * cell; inside, `""` is a quote and `"` closes; line ends are LF, CRLF or CR, mixed freely; a
- * UTF-8 BOM is dropped; lines of blanks are skipped (and `#` comment lines, when asked). A quote
+ * UTF-8 BOM is dropped; a DOS end-of-file mark (Ctrl-Z) after the last line ends the text; lines of blanks are skipped (and `#` comment lines, when asked). A quote
  * elsewhere in a cell is text (`O"Brien`). A quoted cell still open after MAX_RECORD_LINES lines or
  * MAX_RECORD_CHARS characters, or at
  * the end of the input is reported at the line it opened on, and reading resumes on the next
@@ -29,6 +29,7 @@
  */
 import { parse, type Options as CsvParseOptions } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
+import { DosEofFilter, withoutDosEof } from './dos-eof.js';
 
 export interface CsvReadOptions {
   /** Cell separator; default ','. */
@@ -283,7 +284,7 @@ export function readCsv(text: string, options: CsvReadOptions = {}): CsvRecord[]
   const opts = withDefaults(options);
   const framed: Framed[] = [];
   const framer = new Framer(opts, (r) => framed.push(r));
-  framer.push(text);
+  framer.push(withoutDosEof(text));
   framer.end();
   return parseFramed(framed, opts);
 }
@@ -309,11 +310,13 @@ export async function* streamCsv(
     framed = [];
     return out;
   };
+  // A Ctrl-Z after the last line is the DOS end of the file, not a line (dos-eof.ts).
+  const dosEnd = new DosEofFilter();
   for await (const chunk of chunks) {
-    framer.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+    framer.push(dosEnd.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true })));
     if (framed.length > 0) yield take();
   }
-  framer.push(decoder.decode());
+  framer.push(dosEnd.push(decoder.decode()) + dosEnd.end());
   framer.end();
   if (framed.length > 0) yield take();
 }

@@ -77,7 +77,7 @@ describe('import of a 1,000,000-line file', () => {
 
       expect(stderr.trim().split('\n')).toEqual([
         `${file}:2: biometric code has a control character (U+001B)`,
-        `${file}:500001: bad logDate "2025-02-30 08:00:00": expected a real date and time as YYYY-MM-DD HH:mm:ss`,
+        `${file}:500001: impossible logDate "2025-02-30 08:00:00": there is no day 30 in February (it has 28 days): check the terminal's date and time`,
         `${file}:${LINES + 1}: a quoted cell (cell 1) is never closed`,
       ]);
       expect(stdout).toBe(`${file}: ${LINES - 3} new, 0 duplicates, 3 bad\n`);

@@ -64,9 +64,10 @@ describe('line pattern and parser', () => {
     });
     expect(parse('   ')).toEqual({ kind: 'blank' });
     expect(parse('\u0000\u0001')).toMatchObject({ kind: 'malformed' });
+    // A date that cannot exist is said as such: the clock is wrong, not the pattern.
     expect(parse('U1042 31/02/26 08:00 I')).toMatchObject({
       kind: 'malformed',
-      reason: expect.stringMatching(/does not fit/),
+      reason: expect.stringMatching(/^impossible date "31\/02\/26 08:00": there is no day 31 in February/),
     });
     expect(parse('hello')).toMatchObject({ kind: 'malformed', reason: 'does not match the pattern' });
   });
@@ -82,11 +83,11 @@ describe('line pattern and parser', () => {
       logTime: '2026-11-22 08:00:00',
     });
     expect(parse('1045, 03/04/2026 17:30:05')).toEqual({ kind: 'punch', code: '1045', logTime: '2026-04-03 17:30:05' });
-    // A time that is not the format's is still no punch, and the reason names the format.
+    // A time that is not the format's is still no punch; one that cannot exist is said so.
     expect(parse('1046,2026-11-22 08:00:00')).toMatchObject({ kind: 'malformed' });
     expect(parse('1046,31/02/2026 08:00:00')).toMatchObject({
       kind: 'malformed',
-      reason: expect.stringMatching(/does not fit DD\/MM\/YYYY/),
+      reason: expect.stringMatching(/^impossible date "31\/02\/2026 08:00:00"/),
     });
     // The default timeFormat reads the documented default layout as before.
     const iso = createLineParser(serialConfig({ path: '/dev/null' }), { now: () => 0 });

@@ -33,9 +33,13 @@ describe('validateSerialTerminal', () => {
       `terminals[1].codeMap: ${dir.path('missing.csv')}: cannot read the code map (ENOENT)`,
       'terminals[1].reconnectMinMs: must not be more than reconnectMaxMs (1000)',
     ]);
+    // format: card: a pattern finds the card (group code); the time is the box's clock.
     expect(validateSerialTerminal(serialConfig({ path: '/dev/x', format: 'card', pattern: '.' }))).toEqual([
-      'terminals.clock1.pattern: is only used with format: regex (this terminal has format: card)',
+      'terminals.clock1.pattern: needs a named group "code", written (?<code>...)',
     ]);
+    expect(
+      validateSerialTerminal(serialConfig({ path: '/dev/x', format: 'card', pattern: 'DECIMAL = (?<code>\\d+)' })),
+    ).toEqual([]);
   });
 });
 

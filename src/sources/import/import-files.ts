@@ -174,6 +174,10 @@ async function sniff(
     // refused whole (found by a capture trial). They are read as a bad line of their own.
     let end = head.length;
     while (end > 0 && head[end - 1] === 0) end--;
+    // So is a DOS end-of-file mark (Ctrl-Z) with NULs or line ends after it (util/dos-eof.ts).
+    const mark = head.lastIndexOf(0x1a);
+    if (mark >= 0 && head.subarray(mark + 1).every((b) => b === 0 || b === 0x0d || b === 0x0a))
+      end = Math.min(end, mark);
     const body = head.subarray(0, end);
     if (encoding === 'utf-8' && bytesRead >= 8 && (end === 0 || nulShare(body).all * 3 >= end))
       return {

@@ -1,6 +1,7 @@
 import { codeProblem, isLogTime, type Punch } from '../../punch.js';
 import type { CsvRecord } from '../../util/csv.js';
 import { escapeControls } from '../../util/terminal-text.js';
+import { CHECK_THE_CLOCK, impossibleLogTime } from '../../util/impossible-date.js';
 import { FORMULA_FIX, spreadsheetValue } from './spreadsheet-cell.js';
 
 /** A line that could not be read, with its 1-based line number. */
@@ -39,7 +40,12 @@ function punchOf(at: { terminal: string; device: string }, code: string, time: s
   if (problem) return problem;
   const logTime = normaliseTime(time);
   // The form it must have, said with it: `20/11/2026 11:01` or a date that does not exist is not one.
-  if (!isLogTime(logTime)) return `bad ${what} ${quoted(time)}: expected a real date and time as YYYY-MM-DD HH:mm:ss`;
+  if (!isLogTime(logTime)) {
+    // The right form, a date that cannot be: the terminal's clock is wrong, not the file's layout.
+    const impossible = impossibleLogTime(logTime);
+    if (impossible) return `impossible ${what} ${quoted(time)}: ${impossible}: ${CHECK_THE_CLOCK}`;
+    return `bad ${what} ${quoted(time)}: expected a real date and time as YYYY-MM-DD HH:mm:ss`;
+  }
   return { terminal: at.terminal, device: at.device, biometricCode: code, logTime };
 }
 

@@ -1,4 +1,5 @@
 import { LineSplitter } from './line-splitter.js';
+import { isBurstKeyByte } from './keypad.js';
 
 /**
  * Cuts a serial byte stream into frames: what one read of the reader (a card, a key, a line) is.
@@ -14,6 +15,12 @@ import { LineSplitter } from './line-splitter.js';
  *   their own. That last rule keeps a keypad key that a Wiegand-to-RS232 converter sends as one
  *   bare byte ("one byte will be output without the suffix 0D 0A") apart from the card line that
  *   follows it, and it never cuts a longer line that arrives in pieces.
+ *   With `burstKeys`, a keypad's 8-bit burst byte (key in the low nibble, its complement in the
+ *   high one) at the start of a frame is a frame of its own whatever comes after it and however
+ *   late we read: the byte carries its own check, so the key never needs a silence to end it
+ *   (a loaded daemon read `*` (0x5A, "Z") and card 0000123479 in one read as "Z0000123479").
+ *   The four burst bytes that are printable (x, i, Z, K: keys 8, 9, `*`, `#`) are cut off only
+ *   when a digit or another burst byte follows (a label such as "id=..." stays whole).
  * Everything unambiguous is found in `auto`; a fixed length is not (any stream can be cut in
  * N-byte pieces), nor is a reader that frames only by silence: those are set by `framing:`.
  *
@@ -24,7 +31,7 @@ import { LineSplitter } from './line-splitter.js';
 export type Framing = 'auto' | 'line' | 'etx' | 'length' | 'gap';
 
 /** How a frame ended: its terminator, its length, a silence, or an STX that opened the next one. */
-export type FrameEnd = 'line' | 'etx' | 'length' | 'gap' | 'stx';
+export type FrameEnd = 'line' | 'etx' | 'length' | 'gap' | 'stx' | 'key';
 
 export interface Frame {
   /** The frame's bytes without STX, ETX or line end, as latin1. */
@@ -49,12 +56,15 @@ export interface FrameSplitterOptions {
   gapMs: number;
   /** `auto`: at most this many bytes before a silence are a frame (a key); 0 = never. */
   keypadMaxBytes: number;
+  /** `auto`: an 8-bit keypad burst byte opening a frame is a key frame of its own (see above). */
+  burstKeys?: boolean;
 }
 
 const STX = 0x02;
 const ETX = 0x03;
 const LF = 0x0a;
 const CR = 0x0d;
+const isDigit = (b: number) => b >= 0x30 && b <= 0x39;
 
 export class FrameSplitter {
   private readonly lines: LineSplitter | null;
@@ -175,7 +185,30 @@ export class FrameSplitter {
       return;
     }
     this.afterCR = false;
+    if (f === 'auto' && this.o.burstKeys && !this.stx && !this.discarding && this.cutsBurstKey(b, out)) return;
     this.keep(b, out);
+  }
+
+  /**
+   * An 8-bit burst key at the start of a frame: emitted as a key frame of its own. Returns true
+   * when `b` itself was that key (nothing more to do with it).
+   */
+  private cutsBurstKey(b: number, out: FrameResult): boolean {
+    if (this.bytes.length === 0) {
+      if (!isBurstKeyByte(b) || b <= 0x7e) return false;
+      // Above 0x7e: never the first byte of a card or a line's text.
+      out.frames.push({ text: String.fromCharCode(b), end: 'key', stx: false });
+      return true;
+    }
+    // A printable burst byte held as a frame's first byte: a key when a digit or a key follows.
+    if (this.bytes.length === 1 && isBurstKeyByte(this.bytes[0] as number) && (isDigit(b) || isBurstKeyByte(b))) {
+      this.end('key', out);
+      if (isBurstKeyByte(b) && b > 0x7e) {
+        out.frames.push({ text: String.fromCharCode(b), end: 'key', stx: false });
+        return true;
+      }
+    }
+    return false;
   }
 
   private keep(b: number, out: FrameResult): void {

@@ -13,13 +13,22 @@ import { printable } from '../../util/terminal-text.js';
 const PRINTABLE = /^[\x21-\x7e]+$/;
 const KEYS = '0123456789*#';
 
+/**
+ * A keypad's 8-bit burst: the key (0-9, 10 for `*`, 11 for `#`) in the low nibble and its
+ * complement in the high one. The byte checks itself, so it is a key wherever a frame begins.
+ */
+export function isBurstKeyByte(b: number): boolean {
+  const low = b & 0x0f;
+  return low < KEYS.length && b >> 4 === (~low & 0x0f);
+}
+
 /** The key a short frame is (shown as printable text), or null when it is not one. */
 export function keypadKey(text: string, maxBytes: number): string | null {
   if (text.length === 0 || text.length > maxBytes) return null;
   if (text.length === 1) {
     const b = text.charCodeAt(0);
-    const low = b & 0x0f;
-    if (b > 0x7e && b <= 0xff && b >> 4 === (~low & 0x0f) && low < KEYS.length) return KEYS[low] as string;
+    // Printable ones too (0x5A "Z" is `*`): a 4-bit converter sends only 0-9, A and B.
+    if (b <= 0xff && isBurstKeyByte(b)) return KEYS[b & 0x0f] as string;
   }
   return PRINTABLE.test(text) ? printable(text) : null;
 }

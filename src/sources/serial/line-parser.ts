@@ -2,6 +2,7 @@ import type { SerialTerminalConfig } from '../../config/terminals.js';
 import { codeProblem, wallClockAt } from '../../punch.js';
 import type { Clock } from '../../util/clock.js';
 import { compileTimeFormat, type TimeFormat } from './time-format.js';
+import { CHECK_THE_CLOCK } from '../../util/impossible-date.js';
 
 /**
  * Turns one serial line into a punch's code and time.
@@ -34,6 +35,15 @@ export function defaultSerialPattern(time: TimeFormat): string {
 const ASCII = /^[\x21-\x7e]*$/;
 /** A card number as card readers print it. */
 const CARD_CHARS = /^[0-9A-Za-z]{1,32}$/;
+/**
+ * What a `format: card` terminal with no `pattern` reads: a card number alone, or after one of the
+ * labels readers and converters print before it, then `:`, `=` or `#` (blanks around it allowed):
+ * `W26:0012345678`, `EM4100: 0A00123456`, `Card: 12345`, `ID=12345`, `UID: 04A1B2C3`, `Tag = 1E256`.
+ * Only these labels: a line such as `Error: 3` or `Ready=1` is never a card 3 or 1; any other
+ * layout (several numbers on a line, another label) is read with a `pattern` naming the `code`.
+ */
+export const DEFAULT_CARD_PATTERN =
+  '^(?:(?:card(?: ?(?:no\\.?|number|id))?|id|uid|tag|rfid|badge|em ?4100|em|w ?26|w ?34|wiegand ?(?:26|34)?)\\s*[:=#]\\s*)?(?<code>[0-9A-Za-z]{1,32})$';
 /** Blanks and control characters around a line (STX/ETX framing, stray NULs). */
 // eslint-disable-next-line no-control-regex -- matching control bytes is the point here
 const EDGE_JUNK = /^[\x00-\x20\x7f]+|[\x00-\x20\x7f]+$/g;
@@ -51,8 +61,11 @@ export interface CompiledPattern {
   problems: string[];
 }
 
-/** Compiles a `pattern` and checks that it has the named groups `code` and `time`. */
-export function compileLinePattern(pattern: string): CompiledPattern {
+/**
+ * Compiles a `pattern` and checks that it has the named groups `code` and `time` (`format: regex`),
+ * or `code` alone (`format: card`: the time is the box's clock).
+ */
+export function compileLinePattern(pattern: string, needs: readonly string[] = ['code', 'time']): CompiledPattern {
   let regex: RegExp;
   try {
     regex = new RegExp(pattern);
@@ -61,14 +74,21 @@ export function compileLinePattern(pattern: string): CompiledPattern {
   }
   // An empty alternative makes the pattern match '', which lists every named group.
   const groups = Object.keys(new RegExp(`(?:${pattern})|`).exec('')?.groups ?? {});
-  const problems = ['code', 'time']
+  const problems = needs
     .filter((g) => !groups.includes(g))
     .map((g) => `needs a named group "${g}", written (?<${g}>...)`);
   return problems.length > 0 ? { problems } : { regex, problems };
 }
 
 export function createLineParser(cfg: SerialTerminalConfig, clock: Clock): LineParser {
-  if (cfg.format === 'card') return (line) => parseCardLine(line, clock, cfg.timezone);
+  if (cfg.format === 'card') {
+    const custom = cfg.pattern !== undefined;
+    const card = compileLinePattern(cfg.pattern ?? DEFAULT_CARD_PATTERN, ['code']);
+    if (!card.regex) throw new Error(`terminal ${cfg.name}: ${card.problems.join('; ')}`);
+    // The labels of the default are matched in any letter case; a site's own pattern as written.
+    const regex = custom ? card.regex : new RegExp(card.regex.source, 'i');
+    return (line) => parseCardLine(line, regex, custom, clock, cfg.timezone);
+  }
   const time = compileTimeFormat(cfg.timeFormat);
   const pattern = compileLinePattern(
     cfg.pattern ?? (time.format ? defaultSerialPattern(time.format) : DEFAULT_SERIAL_PATTERN),
@@ -91,20 +111,62 @@ function parseRegexLine(line: string, regex: RegExp, format: TimeFormat): Parsed
   const text = clean(line);
   if (typeof text !== 'string') return text;
   const m = regex.exec(text);
-  if (!m) return { kind: 'malformed', reason: 'does not match the pattern' };
+  if (!m) return { kind: 'malformed', reason: regexMismatch(text, regex, format) };
   const code = m.groups?.code?.replace(/^ +| +$/g, '') ?? '';
   const rawTime = m.groups?.time ?? '';
   const bad = codeProblem(code) ?? (ASCII.test(code) ? undefined : 'biometric code is not ASCII (line noise?)');
   if (bad) return { kind: 'malformed', reason: bad };
   const logTime = format.parse(rawTime);
-  if (logTime === null)
-    return { kind: 'malformed', reason: `time "${rawTime.slice(0, 40)}" does not fit ${format.source}` };
+  if (logTime === null) {
+    const impossible = format.impossible(rawTime);
+    return {
+      kind: 'malformed',
+      reason: impossible
+        ? `impossible date "${rawTime.slice(0, 40)}": ${impossible}: ${CHECK_THE_CLOCK}`
+        : `time "${rawTime.slice(0, 40)}" does not fit ${format.source}`,
+    };
+  }
   return { kind: 'punch', code, logTime };
 }
 
-function parseCardLine(line: string, clock: Clock, timezone: string | undefined): ParsedLine {
+/**
+ * Why a clock line does not match: its time impossible (a pattern whose time group checks its
+ * digits, e.g. `(?<time>[0-2]\d:[0-5]\d)`, turns "24:00" into a mismatch), or the pattern.
+ */
+function regexMismatch(text: string, regex: RegExp, format: TimeFormat): string {
+  // The time the format reads, wherever it stands in the line.
+  const found = new RegExp(format.expression).exec(text);
+  const impossible = found ? format.impossible(found[0]) : undefined;
+  return found && impossible
+    ? `impossible date "${found[0].slice(0, 40)}": ${impossible}: ${CHECK_THE_CLOCK}`
+    : 'does not match the pattern';
+}
+
+function parseCardLine(
+  line: string,
+  regex: RegExp,
+  custom: boolean,
+  clock: Clock,
+  timezone: string | undefined,
+): ParsedLine {
   const text = clean(line);
   if (typeof text !== 'string') return text;
-  if (!CARD_CHARS.test(text)) return { kind: 'malformed', reason: 'not a card number (1-32 letters or digits)' };
-  return { kind: 'punch', code: text, logTime: wallClockAt(clock.now(), timezone) };
+  const m = regex.exec(text);
+  // Never the line itself as a card: a label stays out of the code (the line goes to the log).
+  if (!m)
+    return {
+      kind: 'malformed',
+      reason: custom
+        ? 'does not match the pattern'
+        : 'not a card number (1-32 letters or digits, alone or after a label such as "Card:", "ID=", "W26:"; other layouts need a pattern)',
+    };
+  const code = m.groups?.code?.trim() ?? '';
+  if (!CARD_CHARS.test(code))
+    return { kind: 'malformed', reason: "the pattern's code is not a card number (1-32 letters or digits)" };
+  return { kind: 'punch', code, logTime: wallClockAt(clock.now(), timezone) };
+}
+
+/** A card an RDM6300-type frame carried (checked by its checksum): a punch at the box's clock. */
+export function cardPunch(card: string, clock: Clock, timezone: string | undefined): ParsedLine {
+  return { kind: 'punch', code: card, logTime: wallClockAt(clock.now(), timezone) };
 }

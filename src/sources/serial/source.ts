@@ -6,7 +6,7 @@ import type { Logger } from '../../util/logger.js';
 import { backoffDelay } from '../../util/backoff.js';
 import { UNKNOWN_CARD_PREFIX } from '../../punch.js';
 import { ReloadingCodeMap } from './code-map.js';
-import { createLineParser, EDGE_CONTROL, type LineParser, type ParsedLine } from './line-parser.js';
+import { cardPunch, createLineParser, EDGE_CONTROL, type LineParser, type ParsedLine } from './line-parser.js';
 import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
 import { FrameSplitter, type Frame, type FrameResult } from './frame-splitter.js';
 import { decodeRdm6300, RDM6300_TEXT_LENGTH } from './rdm6300.js';
@@ -110,6 +110,8 @@ export class SerialSource {
       frameBytes: this.cfg.frameBytes,
       gapMs: this.cfg.gapMs,
       keypadMaxBytes: this.cfg.keypadMaxBytes,
+      // Keypads come with card readers: a clock's line is never cut at an 8-bit key byte.
+      burstKeys: this.cfg.format === 'card' && this.cfg.keypadMaxBytes > 0,
     });
     this.repeats = new CardRepeats(this.cfg.format === 'card' ? this.cfg.cardRepeatMs : 0);
     this.noise = new NoiseLog({ logger: this.log, clock: this.clock });
@@ -347,7 +349,8 @@ export class SerialSource {
     if (frame.stx && this.cfg.format === 'card') {
       const read = decodeRdm6300(text, this.cfg.cardNumber);
       if (read?.kind === 'bad-checksum') return { kind: 'malformed', reason: read.reason, badChecksum: true };
-      if (read) return this.parse(read.card);
+      // Checked by its checksum: a card as it is, whatever `pattern` says of printed lines.
+      if (read) return cardPunch(read.card, this.clock, this.cfg.timezone);
       // An RDM6300 frame's length with bytes that are no hex digits: line noise in a read, never
       // a card (found by a new-user trial: "ZZ000000QQ10" was journalled and delivered).
       if (text.length === RDM6300_TEXT_LENGTH)

@@ -1,4 +1,5 @@
 import { formatLogTime, isLogTime } from '../../punch.js';
+import { impossibleLogTime } from '../../util/impossible-date.js';
 
 /**
  * Reads a terminal's printed time with a small pattern language (`timeFormat`):
@@ -45,6 +46,11 @@ export interface TimeFormat {
   readonly expression: string;
   /** `YYYY-MM-DD HH:mm:ss`, or null when `text` does not fit the format or is no real time. */
   parse(text: string): string | null;
+  /**
+   * Why `text` fits the format but is no real time (31/11, hour 24, a 12-hour hour of 13), or
+   * undefined: for saying so, instead of "does not fit", once `parse` gave null.
+   */
+  impossible(text: string): string | undefined;
 }
 
 export interface CompiledTimeFormat {
@@ -92,23 +98,42 @@ export function compileTimeFormat(source: string): CompiledTimeFormat {
   if (problems.length > 0) return { problems };
 
   const regex = new RegExp(`^${re}$`);
+  const read = (text: string): Partial<Record<Field, string>> | null => {
+    const m = regex.exec(text.trim());
+    if (!m) return null;
+    const v: Partial<Record<Field, string>> = {};
+    fields.forEach((f, k) => (v[f] = m[k + 1]));
+    return v;
+  };
   return {
     problems,
     format: {
       source,
       expression: re,
       parse(text: string): string | null {
-        const m = regex.exec(text.trim());
-        if (!m) return null;
-        const v: Partial<Record<Field, string>> = {};
-        fields.forEach((f, k) => (v[f] = m[k + 1]));
-        return buildLogTime(v);
+        const v = read(text);
+        return v ? buildLogTime(v) : null;
+      },
+      impossible(text: string): string | undefined {
+        const v = read(text);
+        if (!v) return undefined;
+        if (v.hour12 !== undefined && (Number(v.hour12) < 1 || Number(v.hour12) > 12))
+          return `there is no hour ${v.hour12} on a 12-hour clock`;
+        const raw = rawLogTime(v);
+        return raw === null ? undefined : impossibleLogTime(raw);
       },
     },
   };
 }
 
 function buildLogTime(v: Partial<Record<Field, string>>): string | null {
+  const out = rawLogTime(v);
+  if (out === null) return null;
+  return isLogTime(out) ? out : null;
+}
+
+/** The fields as `YYYY-MM-DD HH:mm:ss`, unchecked (null for a 12-hour hour out of 1-12). */
+function rawLogTime(v: Partial<Record<Field, string>>): string | null {
   const num = (s: string | undefined) => (s === undefined ? 0 : Number(s));
   const year = v.year4 !== undefined ? num(v.year4) : 2000 + num(v.year2);
   let hour = num(v.hour24);
@@ -118,6 +143,5 @@ function buildLogTime(v: Partial<Record<Field, string>>): string | null {
     const pm = (v.ampm ?? '').toUpperCase() === 'PM';
     hour = (h12 % 12) + (pm ? 12 : 0);
   }
-  const out = formatLogTime(year, num(v.month), num(v.day), hour, num(v.minute), num(v.second));
-  return isLogTime(out) ? out : null;
+  return formatLogTime(year, num(v.month), num(v.day), hour, num(v.minute), num(v.second));
 }

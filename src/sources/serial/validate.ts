@@ -5,7 +5,7 @@ import { compileTimeFormat } from './time-format.js';
 
 /**
  * Checks of a serial terminal that the zod schema cannot make: the pattern compiles and
- * has the groups `code` and `time`, the time format is understood, the code map is readable
+ * has the groups `code` and `time` (only `code` with `format: card`), the time format is understood, the code map is readable
  * and well formed, the backoff bounds are in order. Returns `path: message` lines (empty
  * when all is well); `at` is the terminal's place in the config, e.g. `terminals[2]`.
  * The device path is not checked: an adapter may be unplugged when the config is loaded.
@@ -17,7 +17,8 @@ export function validateSerialTerminal(cfg: SerialTerminalConfig, at = `terminal
       problems.push(`${at}.pattern: ${p}`);
     for (const p of compileTimeFormat(cfg.timeFormat).problems) problems.push(`${at}.timeFormat: ${p}`);
   } else if (cfg.pattern !== undefined) {
-    problems.push(`${at}.pattern: is only used with format: regex (this terminal has format: card)`);
+    // format: card: the pattern finds the card in a reader's line; the time is the box's clock.
+    for (const p of compileLinePattern(cfg.pattern, ['code']).problems) problems.push(`${at}.pattern: ${p}`);
   }
   if (cfg.codeMap !== undefined) {
     for (const p of readCodeMap(cfg.codeMap).problems) problems.push(`${at}.codeMap: ${p}`);
