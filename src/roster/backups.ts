@@ -51,13 +51,11 @@ export function listBackups(terminal: string | undefined, json: boolean, deps: U
   const store = new UserBackupStore(deps.journal.db, deps.now);
   const days = deps.config.terminalUsers.backupRetentionDays;
   store.prune(days);
-  const list = store
-    .list(terminal)
-    .map((b) => ({
-      ...b,
-      expiresAt: b.takenAt + days * DAY_MS,
-      ...(unreadable(b.name) ? { nameUnreadable: true } : {}),
-    }));
+  const list = store.list(terminal).map((b) => ({
+    ...b,
+    expiresAt: b.takenAt + days * DAY_MS,
+    ...(unreadable(b.name) ? { nameUnreadable: true } : {}),
+  }));
   if (json) {
     deps.out.write(safeJson(list, 2) + '\n');
     return 0;
