@@ -31,6 +31,19 @@ export function journalBackups(journal: Journal, now: () => number): { sink: Bac
 }
 
 const DAY_MS = 86_400_000;
+
+/**
+ * A name kept with U+FFFD: its bytes were no text in the terminal's character set when it was
+ * read. restore-user writes such a user without a name (zk-terminal.ts nameForRecord), so the
+ * listing says so first, with the code and the fix.
+ */
+const unreadable = (name: string) => name.includes('\ufffd');
+
+const unreadableNote = (b: { terminal: string; code: string }) =>
+  `backup of code ${b.code} from ${b.terminal}: its name was no text when it was read (kept with U+FFFD); ` +
+  `punchgate terminals restore-user ${b.terminal} ${b.code} writes the user without a name rather than as garbage. ` +
+  `After restoring, set the name again with sync-users; if ${b.terminal} shows names in another character set ` +
+  `(GBK, Big5, windows-1256...), set encoding: for ${b.terminal} in the config so that names are read right from then on`;
 const iso = (ms: number) => localTime(ms);
 
 /** `terminals backups`: what is kept, until when; counts of fingerprints, never their bytes. */
@@ -38,7 +51,11 @@ export function listBackups(terminal: string | undefined, json: boolean, deps: U
   const store = new UserBackupStore(deps.journal.db, deps.now);
   const days = deps.config.terminalUsers.backupRetentionDays;
   store.prune(days);
-  const list = store.list(terminal).map((b) => ({ ...b, expiresAt: b.takenAt + days * DAY_MS }));
+  const list = store.list(terminal).map((b) => ({
+    ...b,
+    expiresAt: b.takenAt + days * DAY_MS,
+    ...(unreadable(b.name) ? { nameUnreadable: true } : {}),
+  }));
   if (json) {
     deps.out.write(safeJson(list, 2) + '\n');
     return 0;
@@ -60,5 +77,6 @@ export function listBackups(terminal: string | undefined, json: boolean, deps: U
       { right: [4] },
     ),
   );
+  for (const b of list) if (b.nameUnreadable) deps.out.write(unreadableNote(b) + '\n');
   return 0;
 }
