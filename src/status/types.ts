@@ -102,7 +102,7 @@ export interface PushTerminalStatus {
 
 /** A push terminal told another UTC offset than today's, and the CHECK queued for it to read its options again. */
 export interface PushZoneStatus {
-  /** Minutes east of UTC told at its last option fetch, and when. */
+  /** Minutes east of UTC told at its last option fetch, and since when it has been told that offset. */
   told: number;
   toldAt: string;
   /** Minutes east of UTC of its zone now. */

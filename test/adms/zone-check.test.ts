@@ -38,4 +38,28 @@ describe('ADMS receiver: the zone told to a push terminal', () => {
     expect(await poll()).toBe('OK');
     expect(r.store.commands('lobby').map((c) => c.command)).toEqual(['CHECK']);
   });
+
+  it('writes nothing when an option fetch tells the offset the terminal was told already', async () => {
+    let now = Date.UTC(2026, 9, 24, 12, 0, 0);
+    r = await startReceiver({
+      terminals: [terminal('lobby', SN, { timezone: 'Europe/Berlin' })],
+      clock: { now: () => now, elapsed: () => now },
+    });
+    const options = () => http(r!.url, 'GET', `/iclock/cdata?SN=${SN}&options=all&pushver=2.4.1`);
+    await options();
+    const first = r.store.zone('lobby', SN)!;
+    // Each option fetch of each push terminal was a write with a disk sync in its request path.
+    const changes = () => (r!.journal.db.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
+    const before = changes();
+    for (let i = 0; i < 5; i++) {
+      now += 60_000;
+      await options();
+    }
+    expect(changes()).toBe(before);
+    expect(r.store.zone('lobby', SN)).toEqual(first);
+    // A new offset is still written at once.
+    now = Date.UTC(2026, 9, 25, 2, 0, 0);
+    await options();
+    expect(r.store.zone('lobby', SN)).toMatchObject({ told: 60, toldAt: now });
+  });
 });
