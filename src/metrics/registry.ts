@@ -33,6 +33,17 @@ export interface MetricsDeps {
   version: string;
 }
 
+/**
+ * Each sink's punch counts as the status report has them: its `sinks` where there is more than one
+ * sink, else the report's own counts, which are the one sink's.
+ */
+function sinkQueues(report: StatusReport, config: Config): { sink: string; punches: StatusReport['punches'] }[] {
+  if (report.sinks && report.sinks.length > 0)
+    return report.sinks.map((s) => ({ sink: label(s.name), punches: s.punches }));
+  const first = sinksOf(config)[0];
+  return first ? [{ sink: label(first.name), punches: report.punches }] : [];
+}
+
 /** Slack on top of the status log's interval (at most one interval) before /metrics builds a report of its own. */
 const REPORT_SLACK_MS = 5000;
 
@@ -78,6 +89,23 @@ export class PunchgateMetrics {
         this.set({ state: 'refused' }, p.rejected);
         this.set({ state: 'dead' }, p.dead);
         this.set({ state: 'quarantined' }, p.quarantined);
+      },
+    });
+    new Gauge({
+      name: 'punchgate_sink_punches',
+      help: "Each sink's punches by state: pending (waiting for it or being sent), refused (by that HRMS, retried later), dead, quarantined.",
+      labelNames: ['sink', 'state'],
+      registers,
+      collect() {
+        // punchgate_journal_punches is the default sink's queue only: a second HRMS refusing or
+        // owed punches showed nowhere in /metrics. Read where the status's "Sinks" lines are read.
+        this.reset();
+        for (const { sink, punches: p } of sinkQueues(read().report, d.config())) {
+          this.set({ sink, state: 'pending' }, p.pending + p.inflight);
+          this.set({ sink, state: 'refused' }, p.rejected);
+          this.set({ sink, state: 'dead' }, p.dead);
+          this.set({ sink, state: 'quarantined' }, p.quarantined);
+        }
       },
     });
     new Gauge({

@@ -256,6 +256,8 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
       // The last backup `punchgate backup` recorded, and whether the status alerts on it (PunchgateBackupOverdue).
       punchgate_backup_last_timestamp_seconds: 'gauge',
       punchgate_backup_overdue: 'gauge',
+      // Trial Z3: each sink's queue (punchgate_journal_punches is the first sink's only).
+      punchgate_sink_punches: 'gauge',
     });
     for (const line of [
       'punchgate_punches_journaled_total{terminal="gate-1"} 1',
