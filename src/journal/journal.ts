@@ -36,6 +36,7 @@ import {
   pruneSinkRows,
   recoverSinkClaims,
   registerSinks,
+  sinksNewToJournal,
   sinkHolders,
   SinkQueue,
   type SinkRoster,
@@ -814,7 +815,16 @@ export class Journal implements PunchSink, DeliveryQueue {
     if (this.readonly) return;
     // Read before the roster is recorded: which sinks it takes out now.
     const removed = owedToRemovedSinks(this.db, roster);
+    const added = sinksNewToJournal(this.db, roster.others);
     const before = this.gate.attempt(() => registerSinks(this.db, this.clock.now(), roster));
+    // A sink new to the journal starts at its newest punch (sink-deliveries.ts): the punches
+    // already in it are never sent there unless asked, which the log says once, with the command.
+    for (const a of added)
+      if (a.older > 0)
+        this.extra.logger?.info(
+          { sink: a.sink, notSent: a.older },
+          `sink ${a.sink} is new in the config: it gets the punches journalled from now on, not the ${a.older} already in the journal; to send it those too: sudo -u punchgate punchgate punches retry --sink ${a.sink} --older`,
+        );
     // A sink taken out now is a warning; one taken out earlier is said again at each start, quietly.
     for (const r of removed)
       this.extra.logger?.[r.justRemoved ? 'warn' : 'info'](

@@ -133,6 +133,19 @@ export function registerSinks(db: Database, now: number, roster: SinkRoster): st
     .immediate();
 }
 
+/**
+ * The sinks of `names` the journal has never recorded (registerSinks starts them at its newest
+ * punch), each with the punches already journalled, which it is not sent unless asked.
+ */
+export function sinksNewToJournal(db: Database, names: readonly string[]): { sink: string; older: number }[] {
+  const known = db.prepare(`SELECT 1 FROM sinks WHERE name = ?`);
+  const fresh = names.filter((n) => known.get(n) === undefined);
+  if (fresh.length === 0) return [];
+  // Once per start or reload, and only when a sink is new: a count of the punches table.
+  const older = (db.prepare(`SELECT count(*) AS n FROM punches`).get() as { n: number }).n;
+  return fresh.map((sink) => ({ sink, older }));
+}
+
 /** Claim holders with sink rows in flight. */
 export function sinkHolders(db: Database): (string | null)[] {
   return (

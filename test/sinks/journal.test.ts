@@ -159,6 +159,36 @@ describe('journal: a punch per sink', () => {
     expect(c.claim(10)).toHaveLength(3);
   });
 
+  it('says, naming it, that a sink new in the config is not sent the punches already journalled, and how to send them', () => {
+    // Trial Z3: a sink added by a reload got the new punches only, as documented, but the log
+    // said nothing of the punches it was not sent: the site admin saw a working sink and a gap.
+    j.ingest(punches(3));
+    j.close();
+    let logs = '';
+    j = Journal.open({
+      path: tmp.path('journal.db'),
+      site: 'plant-a',
+      clock,
+      mode: 'owner',
+      retentionDays: 10,
+      logger: createLogger({ destination: { write: (s: string) => void (logs += s) } }),
+    });
+    j.useSinks({ defaultSink: 'hrms', others: ['b', 'c'] });
+    const lines = logs
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { level: number; sink: string; msg: string });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ sink: 'c', level: 30 });
+    expect(lines[0]!.msg).toBe(
+      'sink c is new in the config: it gets the punches journalled from now on, not the 3 already in the journal; to send it those too: sudo -u punchgate punchgate punches retry --sink c --older',
+    );
+    // Known from then on: not said again.
+    logs = '';
+    j.useSinks({ defaultSink: 'hrms', others: ['b', 'c'] });
+    expect(logs).toBe('');
+  });
+
   it('leaves out terminals that do not name a sink, for the default sink and the others', () => {
     j.useSinks({ defaultSink: 'hrms', others: ['b'], defaultNotFor: ['gate-b'] });
     j.ingest([...punches(2, 'gate-a'), ...punches(3, 'gate-b')]);
