@@ -96,8 +96,9 @@ export const SINK_DELIVERIES_MIGRATION = `
 
 type SinkState = Exclude<PunchState, 'quarantined'>;
 /**
- * Punch ids a claim takes in at most: after a long outage of a sink (its cursor stood still while
- * punches came in), it catches up a few thousand rows per claim, never in one long transaction.
+ * Punch ids one transaction takes in at most: after a long outage of a sink (its cursor stood
+ * still while punches came in), a claim catches up a few thousand rows a transaction, never in
+ * one long transaction, and picks only once every punch is taken in (catchUp).
  */
 const TAKE_IN_ROWS = 5000;
 const DAY_MS = 86_400_000;
@@ -352,18 +353,35 @@ export class SinkQueue implements DeliveryQueue {
     return (this.stmt.cursor!.get(this.sink) as { cursor: number } | undefined)?.cursor ?? Infinity;
   }
 
-  /** Takes in the punches journalled since the last claim (inside the claim's transaction). */
-  private takeIn(now: number): void {
+  /**
+   * Takes in up to TAKE_IN_ROWS punches journalled since the last claim (inside a transaction);
+   * true while more wait above the cursor.
+   */
+  private takeIn(now: number): boolean {
     const from = this.cursor();
-    if (from === Infinity) return; // not registered (a journal opened without the config's sinks)
+    if (from === Infinity) return false; // not registered (a journal opened without the config's sinks)
     const top = (this.stmt.top!.get() as { m: number }).m;
-    if (top <= from) return;
+    if (top <= from) return false;
     const to = Math.min(top, from + TAKE_IN_ROWS);
     const n = this.stmt.takeIn!.run({ sink: this.sink, now, from, to, notFor: this.notFor }).changes;
     this.stmt.moveCursor!.run({ sink: this.sink, to });
     const moves = new SinkMoves();
     moves.add(this.sink, 'pending', n);
     moves.apply(this.d.db);
+    return to < top;
+  }
+
+  /**
+   * Takes in every punch journalled since the last claim before one is picked, TAKE_IN_ROWS a
+   * transaction (none long). Why all of them: a claim picks the oldest log times among the rows
+   * taken in, so with part of a long backlog taken in (a sink back after an outage), a punch a
+   * terminal uploaded late, behind the part, went out after newer punches of the same person:
+   * Odoo paired a 17:00 check-out before its 08:00 check-in. The default sink's queue orders its
+   * whole backlog; this sink now does the same.
+   */
+  private catchUp(now: number): void {
+    const { db } = this.d;
+    while (this.d.gate.attempt(() => db.transaction(() => this.takeIn(now)).immediate()));
   }
 
   claim(limit: number, opts: ClaimOptions = {}): OutboundPunch[] {
@@ -374,6 +392,7 @@ export class SinkQueue implements DeliveryQueue {
     const relax = !db.inTransaction;
     if (relax) db.pragma('synchronous = NORMAL');
     try {
+      this.catchUp(now);
       return this.d.gate.attempt(() =>
         db
           .transaction(() => {

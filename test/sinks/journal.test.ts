@@ -228,4 +228,26 @@ describe('journal: a punch per sink', () => {
     expect(b.counts()).toMatchObject({ delivered: 12_000, pending: 0, inflight: 0 });
     expect(b.nextDueAt()).toBeNull();
   });
+
+  it('a sink back after an outage sends its whole backlog oldest first, a late upload behind 5,000 others too', () => {
+    // The known left-out of a second sink's catch-up: a check-out at 17:00 journalled early and
+    // the same person's 08:00 check-in uploaded late by another terminal, behind more than one
+    // take-in of backlog, went out check-out first: Odoo paired them the wrong way round.
+    const backlog = Array.from({ length: 6_000 }, (_, i) =>
+      punch(
+        String(1000 + i),
+        `2026-11-21 17:${String(Math.floor(i / 100) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}`,
+      ),
+    );
+    j.ingest([punch('7', '2026-11-21 17:00:00'), ...backlog]);
+    j.ingest([punch('7', '2026-11-21 08:00:00', 'gate-2')]);
+    const b = j.sinkQueue('b');
+    const first = b.claim(10);
+    expect(first.map((p) => `${p.biometricCode} ${p.logTime}`).slice(0, 2)).toEqual([
+      '7 2026-11-21 08:00:00',
+      '7 2026-11-21 17:00:00',
+    ]);
+    b.settle(first.map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    expect(b.counts()).toMatchObject({ delivered: 10, pending: 5_992, inflight: 0 });
+  });
 });
