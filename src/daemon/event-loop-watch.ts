@@ -5,7 +5,7 @@ import {
   performance,
   type IntervalHistogram,
 } from 'node:perf_hooks';
-import { withTogether } from '../journal/together.js';
+import { withTakeIn, withTogether } from '../journal/together.js';
 import type { DeliveryQueue } from '../journal/types.js';
 import type { LongTasks } from '../status/types.js';
 import type { Logger } from '../util/logger.js';
@@ -302,6 +302,7 @@ export function labelledQueue(queue: DeliveryQueue, watch: Pick<EventLoopWatch, 
     settle: (outcomes) => watch.run('delivery batch (settle)', () => queue.settle(outcomes)),
     release: (ids) => watch.run('delivery batch (release)', () => queue.release(ids)),
     ...withTogether(queue, (fn) => watch.run('delivery batch (settle and claim)', fn)),
+    ...withTakeIn(queue, (fn) => watch.run("delivery (a sink's backlog taken in)", fn)),
     nextDueAt: () => queue.nextDueAt(),
     dueCount: (opts) => watch.run('delivery (queue count)', () => queue.dueCount(opts)),
   };

@@ -19,6 +19,7 @@ import { abortableSleep, type Sleep } from './sleep.js';
 import type { BatchOptions, BatchReport } from './types.js';
 import type { HoldPolicy } from '../sinks/hold-policy.js';
 import { boxIanaZone } from '../util/box-zone.js';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 
 export type { BatchOptions, BatchReport } from './types.js';
 
@@ -203,6 +204,18 @@ export class Deliverer {
     else this.wakePending = true;
   }
 
+  /**
+   * Takes in a second sink's backlog (punches journalled while it was away, SinkQueue.takeInStep)
+   * a bounded step at a time, the event loop free between steps: its claim picks the oldest only
+   * once every punch is taken in (a late older punch first), and would otherwise take in a long
+   * backlog in one go. Nothing for a queue that has no steps (the default sink's).
+   */
+  private async takeInBacklog(signal: AbortSignal | undefined): Promise<void> {
+    const step = this.queue.takeInStep;
+    if (!step) return;
+    while (!signal?.aborted && step()) await yieldToLoop();
+  }
+
   /** Claims up to the working batch size, sends it (splitting it if refused), settles and reports. */
   async deliverBatch(opts: BatchOptions = {}): Promise<BatchReport> {
     const { clock } = this.o;
@@ -219,6 +232,8 @@ export class Deliverer {
       rejected: 0,
       unknown: 0,
     };
+    // A sink's backlog taken in before the claim, a step at a time with the loop free between.
+    await this.takeInBacklog(opts.signal);
     // The answers of the batch before, if held: written while this batch is on the wire (with the
     // claim of the next one), or now with this claim when nothing was claimed ahead.
     let prev = this.held;

@@ -85,6 +85,8 @@ export function countingQueue(queue: DeliveryQueue, count: PendingCount): Delive
     },
     // One transaction for a settle and the next claim (the deliverer), where the queue has it.
     ...(queue.together ? { together: queue.together.bind(queue) } : {}),
+    // A sink's backlog taken in a step at a time by the deliverer, where the queue has steps.
+    ...(queue.takeInStep ? { takeInStep: queue.takeInStep.bind(queue) } : {}),
     nextDueAt: () => queue.nextDueAt(),
     dueCount: (opts) => queue.dueCount(opts),
   };

@@ -380,8 +380,17 @@ export class SinkQueue implements DeliveryQueue {
    * whole backlog; this sink now does the same.
    */
   private catchUp(now: number): void {
+    while (this.takeInOnce(now));
+  }
+
+  /** One step of catchUp in its own transaction (the deliverer yields between steps): true while more wait. */
+  takeInStep(): boolean {
+    return this.takeInOnce(this.d.clock.now());
+  }
+
+  private takeInOnce(now: number): boolean {
     const { db } = this.d;
-    while (this.d.gate.attempt(() => db.transaction(() => this.takeIn(now)).immediate()));
+    return this.d.gate.attempt(() => db.transaction(() => this.takeIn(now)).immediate());
   }
 
   claim(limit: number, opts: ClaimOptions = {}): OutboundPunch[] {

@@ -12,3 +12,16 @@ export function withTogether(
   const together = queue.together?.bind(queue);
   return together ? { together: <T>(fn: () => T): T => around(() => together(fn)) } : {};
 }
+
+/**
+ * The `takeInStep` of a queue a wrapper passes on (sink-deliveries.ts), run under `around` (a
+ * label): without it the deliverer could not take a sink's backlog in a step at a time, and the
+ * claim would take it all in one go.
+ */
+export function withTakeIn(
+  queue: DeliveryQueue,
+  around: <T>(fn: () => T) => T = (fn) => fn(),
+): Pick<DeliveryQueue, 'takeInStep'> {
+  const step = queue.takeInStep?.bind(queue);
+  return step ? { takeInStep: () => around(step) } : {};
+}

@@ -222,6 +222,13 @@ export interface DeliveryQueue {
    * write: cheap at any backlog. Zero: nothing is held behind a refused punch (held-behind-refused.ts).
    */
   refusedWaiting?(): number;
+  /**
+   * A queue that takes in the journal's punches in steps (a second sink, sink-deliveries.ts):
+   * takes in one bounded step, true while more wait. The deliverer calls it before a claim,
+   * letting the event loop run between steps, so a claim never takes in a long backlog (a sink
+   * back after an outage) in one go. Optional: a claim takes in what is left by itself.
+   */
+  takeInStep?(): boolean;
 }
 
 export interface StoredPunch {

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import type { AttendanceAnswer } from '../hrms/attendance.js';
 import type { HourlySeries } from '../journal/hourly-stats.js';
 import type { Journal } from '../journal/journal.js';
-import { withTogether } from '../journal/together.js';
+import { withTakeIn, withTogether } from '../journal/together.js';
 import type { DeliveryQueue } from '../journal/types.js';
 import { JournalTotals } from '../metrics/journal-totals.js';
 import { PunchgateMetrics } from '../metrics/registry.js';
@@ -170,6 +170,7 @@ export class StatusWeb {
       },
       release: (ids) => queue.release(ids),
       ...withTogether(queue),
+      ...withTakeIn(queue),
       nextDueAt: () => queue.nextDueAt(),
       dueCount: (opts) => queue.dueCount(opts),
     };

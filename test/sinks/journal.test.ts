@@ -250,4 +250,20 @@ describe('journal: a punch per sink', () => {
     b.settle(first.map((p) => ({ id: p.id, kind: 'delivered' as const })));
     expect(b.counts()).toMatchObject({ delivered: 10, pending: 5_992, inflight: 0 });
   });
+
+  it('takes a backlog in a step at a time for the deliverer, then picks its oldest', () => {
+    const backlog = Array.from({ length: 12_000 }, (_, i) =>
+      punch(
+        String(1000 + i),
+        `2026-11-21 17:${String(Math.floor(i / 100) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}`,
+      ),
+    );
+    j.ingest(backlog);
+    j.ingest([punch('7', '2026-11-21 08:00:00', 'gate-2')]);
+    const b = j.sinkQueue('b');
+    // 12,001 punches above its cursor: three steps of at most 5,000, the last says nothing more waits.
+    expect([b.takeInStep(), b.takeInStep(), b.takeInStep()]).toEqual([true, true, false]);
+    expect(b.takeInStep()).toBe(false);
+    expect(b.claim(1).map((p) => `${p.biometricCode} ${p.logTime}`)).toEqual(['7 2026-11-21 08:00:00']);
+  });
 });
