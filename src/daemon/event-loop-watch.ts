@@ -8,12 +8,21 @@ import {
 import { withTakeIn, withTogether } from '../journal/together.js';
 import type { DeliveryQueue } from '../journal/types.js';
 import type { LongTasks } from '../status/types.js';
+import { LogBudget } from '../util/log-budget.js';
 import type { Logger } from '../util/logger.js';
 
 /** A turn of the event loop longer than this is said in the log as a warning, naming what ran. */
 export const STALL_WARN_MS = 1000;
 /** How often the watch looks whether the loop was held up (a timer: late by as long as the loop was). */
 const TICK_MS = 500;
+/**
+ * Stall lines at most, per window (monotonic): a box that stays starved (a neighbour eating the
+ * CPU, a swapping SD card) stalls every tick, and a line each made ~50,000 lines a day, enough for
+ * journald's rate limit to drop other lines. The rest are counted in the next line, and the
+ * status's eventLoop figures keep every stall.
+ */
+const STALL_LINES = 10;
+const STALL_LINES_WINDOW_MS = 10 * 60_000;
 /** Labelled tasks shorter than this are not remembered as what held the loop. */
 const NOTED_MS = 20;
 /**
@@ -80,6 +89,7 @@ export class EventLoopWatch {
   private previous: EventLoopFigures | undefined;
   /** This window's labelled tasks of NOTED_MS or longer, per label. */
   private tasks = new Map<string, LongTasks>();
+  private readonly stallLog = new LogBudget(STALL_LINES, STALL_LINES_WINDOW_MS);
 
   /** CPU time of the process (ms) at the last tick: a stall with little of it was the box's, not the daemon's. */
   private lastCpu = 0;
@@ -245,6 +255,8 @@ export class EventLoopWatch {
   ): void {
     // The process used the CPU for less than half of the span: the box did not give it the CPU
     // (other work on a busy box, a stopped process, a starved virtual machine).
+    const held = this.stallLog.take(this.monoNow());
+    if (held === undefined) return;
     const starved = cpuMs < (ms + spanExtraMs) / 2;
     const box = `the daemon itself ran only ${(cpuMs / 1000).toFixed(1)} s of it: the box did not give it the CPU (other work on the box, or the process was stopped)`;
     const what = starved
@@ -260,8 +272,13 @@ export class EventLoopWatch {
         task: longest?.label ?? null,
         taskMs: longest ? Math.round(longest.ms) : null,
         cpuMs: Math.round(cpuMs),
+        ...(held > 0 ? { stallsNotLogged: held } : {}),
       },
-      `the daemon was blocked for ${(ms / 1000).toFixed(1)} s: ${what}; terminals, scrapes and delivery waited meanwhile`,
+      `the daemon was blocked for ${(ms / 1000).toFixed(1)} s: ${what}; terminals, scrapes and delivery waited meanwhile${
+        held > 0
+          ? ` (${held} more stalls since the last such line were not logged: at most ${STALL_LINES} such lines per ${STALL_LINES_WINDOW_MS / 60_000} min; status --json eventLoop has the figures)`
+          : ''
+      }`,
     );
   }
 }

@@ -137,6 +137,12 @@ const MAX_CODES = 32;
 const OTHER_CODES = '(other)';
 /** The protocol's own tables: always filed under their name (reparse reads them by it). */
 const PROTOCOL_TABLES = new Set(['attlog', 'operlog', 'userinfo', 'rtlog', 'rtstate', 'tabledata:user', 'attphoto']);
+/**
+ * The tables whose Stamp= is ever read back: the handshake tells ATTLOG, OPERLOG and ATTPHOTO
+ * (options.ts), sync-users looks at OPERLOG and USERINFO. Only these are kept: a stamp of any
+ * other table is never read, and a device inventing table names would add a row per name forever.
+ */
+const STAMPED_TABLES = new Set(['ATTLOG', 'OPERLOG', 'USERINFO', 'ATTPHOTO']);
 
 /**
  * Whether an upload's extra holds anything taken in: records counted, or a table punchgate does
@@ -591,7 +597,7 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
   }
 
   private saveStamp(upload: PushUpload): void {
-    if (upload.stamp === null) return;
+    if (upload.stamp === null || !STAMPED_TABLES.has(upload.table.toUpperCase())) return;
     this.statements
       .get(
         `INSERT INTO push_stamps (terminal, serial, tbl, stamp, updated_at) VALUES (?, ?, ?, ?, ?)

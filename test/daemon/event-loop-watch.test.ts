@@ -265,3 +265,34 @@ describe('event-loop watch', () => {
     expect(w.figures()!.longTasks).toBeUndefined();
   });
 });
+
+/**
+ * A box that stays starved stalls the daemon at every tick: a line each was ~50,000 lines a day
+ * (found by a long-life trial; a fast clock makes every tick late). At most 10 lines per 10 min,
+ * the rest counted in the next line.
+ */
+describe('event-loop watch on a box that stays starved', () => {
+  it('says a bounded number of stalls, and how many it did not say', () => {
+    let mono = 0;
+    const lines: string[] = [];
+    const w = new EventLoopWatch(
+      { warn: ((_o: unknown, m: string) => void lines.push(m)) as never },
+      Date.now,
+      () => 0,
+      () => 60_000,
+      () => mono,
+      () => () => undefined,
+    );
+    w.start();
+    try {
+      for (let i = 0; i < 100; i++) w.run('delivery batch (claim)', () => void (mono += STALL_WARN_MS + 500));
+      expect(lines).toHaveLength(10);
+      mono += 10 * 60_000;
+      w.run('delivery batch (claim)', () => void (mono += STALL_WARN_MS + 500));
+      expect(lines).toHaveLength(11);
+      expect(lines[10]).toContain('(90 more stalls since the last such line were not logged');
+    } finally {
+      w.stop();
+    }
+  });
+});

@@ -9,6 +9,7 @@ import { elapsedMs, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import type { DeviceInfo } from './device-info.js';
 import type { PushTerminal } from './directory.js';
+import { FlapLog } from './flap-log.js';
 import { LogBudget } from './log-budget.js';
 import { minutes } from '../poll-outcome.js';
 
@@ -18,6 +19,9 @@ const MAX_PENDING_REFUSALS = 200;
 const REFUSAL_LOG_MS = 10 * 60_000;
 /** A failing write of contacts is logged at most this often. */
 const FLUSH_ERROR_LOG_MS = 60_000;
+/** "Stopped calling" and "calls again" lines per push terminal at most, per window (flap-log.ts). */
+const FLAP_LINES = 6;
+const FLAP_WINDOW_MS = 60 * 60_000;
 
 interface Contact {
   serial: string;
@@ -33,6 +37,8 @@ interface Contact {
   pushVersion?: string;
   info: DeviceInfo;
   dirty: boolean;
+  /** Went silent while its lines were held back (FlapLog): said at a later flush. */
+  silenceUnsaid?: boolean;
 }
 
 /**
@@ -47,6 +53,8 @@ export class ContactBook {
   /** Refusal lines in all (many invented serials must not flood the log). */
   private readonly refusalBudget = new LogBudget(20, 60_000);
   private lastFlushError = 0;
+  /** A terminal going silent and calling again every few minutes must not flood the log. */
+  private readonly flapLog = new FlapLog(FLAP_LINES, FLAP_WINDOW_MS);
 
   constructor(
     private readonly journal: PushJournal,
@@ -89,11 +97,15 @@ export class ContactBook {
       info: { ...prev?.info, ...definedOnly(extra.info ?? {}) },
       dirty: true,
     });
-    if (prev && !prev.online)
-      this.logger.info(
-        { terminal: t.cfg.name, address },
-        `terminal ${t.cfg.name} calls again (from ${address}) after ${minutes(silence)} of silence`,
-      );
+    if (!prev || prev.online) return;
+    // A silence never said is a change not logged too: the next line counts it.
+    if (prev.silenceUnsaid) this.flapLog.held(t.cfg.name);
+    const held = this.flapLog.take(t.cfg.name, elapsedMs(this.clock));
+    if (held === undefined) return this.flapLog.held(t.cfg.name);
+    this.logger.info(
+      { terminal: t.cfg.name, address, ...heldField(held) },
+      `terminal ${t.cfg.name} calls again (from ${address}) after ${minutes(silence)} of silence${heldWords(held)}`,
+    );
   }
 
   /** Pending refusals of configured serials from outside their allowFrom (kept apart from unknown serials). */
@@ -184,10 +196,19 @@ export class ContactBook {
         c.online = false;
         c.offlineSince = c.lastContactAt;
         c.dirty = true;
-        this.logger.warn(
-          { terminal: name, lastContactAt: new Date(c.lastContactAt).toISOString() },
-          `terminal ${name} has stopped calling (no contact for ${minutes(silence)}): check its power and network, and that its Cloud Server Setting names this box`,
-        );
+        c.silenceUnsaid = true;
+      }
+      // Said now, or at a later flush once its flap lines have room again (a real outage after
+      // an hour of flapping still reaches the log, with its whole silence).
+      if (!c.online && c.silenceUnsaid) {
+        const held = this.flapLog.take(name, elapsedMs(this.clock));
+        if (held !== undefined) {
+          c.silenceUnsaid = false;
+          this.logger.warn(
+            { terminal: name, lastContactAt: new Date(c.lastContactAt).toISOString(), ...heldField(held) },
+            `terminal ${name} has stopped calling (no contact for ${minutes(silence)}): check its power and network, and that its Cloud Server Setting names this box${heldWords(held)}`,
+          );
+        }
       }
       if (c.dirty) changed.push([name, c]);
     }
@@ -208,6 +229,17 @@ export class ContactBook {
       }
     }
   }
+}
+
+function heldField(held: number): { changesNotLogged?: number } {
+  return held > 0 ? { changesNotLogged: held } : {};
+}
+
+/** What a flap line adds when changes before it were held back (FlapLog). */
+function heldWords(held: number): string {
+  return held > 0
+    ? ` (${held} more changes between silent and calling since the last such line were not logged: at most ${FLAP_LINES} such lines an hour per terminal; if it keeps going silent, check that its Delay and network let it call within the offline limit)`
+    : '';
 }
 
 /** The row that sums the refusals beyond the bound: all unknown serials, or one configured serial's addresses. */

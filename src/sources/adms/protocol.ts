@@ -220,7 +220,8 @@ async function handleOperlog(ctx: ReceiverContext, p: PushRequest, table: string
 /**
  * Photos and biometric templates (ATTPHOTO, BIODATA, USERPIC...): read to the end, counted per
  * terminal and table, never kept (punchgate keeps no biometric data; the pass itself comes in
- * ATTLOG or rtlog). Their stamp is kept so that the terminal does not send them again at each start.
+ * ATTLOG or rtlog). The stamp of ATTPHOTO is kept and told back in the handshake, so that the
+ * terminal does not send its photos again at each start (no other table's stamp is ever told).
  */
 async function handleCounted(ctx: ReceiverContext, p: PushRequest, raw: string): Promise<void> {
   const body = await bodyOf(ctx, p, true);
