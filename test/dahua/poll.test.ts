@@ -123,6 +123,20 @@ describe('Dahua poll against the simulator', () => {
     expect(journalKeys(s.journal).some((k) => k.startsWith('AFTER@'))).toBe(true);
   });
 
+  it('a CreateTime beyond any date (15 digits) with recordClock utc is quarantined, not a failed poll (found by an adversarial trial)', async () => {
+    // A device on UTC, so its records' seconds are real UTC; a named zone (the formatter that threw).
+    const s = await setup(5, { utcOffsetMinutes: 0 }, { recordClock: 'utc', timezone: 'UTC' });
+    // Sent as text so the simulator serves it whatever the search window; the source reads it as seconds.
+    s.sim.addRecords([{ UserID: 'FAR', CreateTime: '999999999999999' }, { UserID: 'NEAR' }]);
+    const r = await s.poller.poll();
+    expect(r.ok).toBe(true);
+    expect(r.implausible).toBeGreaterThan(0);
+    const state = (code: string) => s.journal.queries.list().find((p) => p.biometricCode === code)?.state;
+    expect(state('NEAR')).toBe('pending');
+    // Kept, visibly, as a punch whose time is no time: never sent, never dropped.
+    expect(state('FAR')).toBe('quarantined');
+  });
+
   it('a huge or endless answer is cut at its bound: the poll fails in words, the next one goes on', async () => {
     // The answer deadline is three timeouts: 2 s here (6 s), not the helper's 5 s (15 s).
     const s = await setup(20, {}, { timeoutMs: 2000 });

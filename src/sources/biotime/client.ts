@@ -1,4 +1,4 @@
-import { BioApiError, BioAuthError, BioRefusedError } from './errors.js';
+import { BioApiError, BioAuthError, BioConnectionError, BioRefusedError } from './errors.js';
 import { decodedText, quotedWords } from '../answer-words.js';
 import { HeldSecrets } from '../held-secrets.js';
 import { BioHttp, type BioResponse } from './http.js';
@@ -96,7 +96,7 @@ export class BioTimeClient {
     const body = { username: this.account.username, password: this.account.password };
     const tryJwt = this.account.auth === 'jwt' || (this.account.auth === 'auto' && !this.onlyToken);
     if (tryJwt) {
-      const res = await this.http.request('POST', JWT_PATH, { json: body, signal });
+      const res = await this.tokenRequest(JWT_PATH, body, signal);
       if (res.status !== 404 && res.status !== 405) {
         this.token = { scheme: 'JWT', value: this.tokenFrom(res, 'JWT') };
         return;
@@ -105,8 +105,28 @@ export class BioTimeClient {
         throw new BioApiError(`${this.http.peer} has no ${JWT_PATH} (HTTP ${res.status}): set auth: token`, res.status);
       this.onlyToken = true;
     }
-    const res = await this.http.request('POST', TOKEN_PATH, { json: body, signal });
+    const res = await this.tokenRequest(TOKEN_PATH, body, signal);
     this.token = { scheme: 'Token', value: this.tokenFrom(res, 'Token') };
+  }
+
+  /**
+   * One token request. An answer cut at a bound (larger than any answer, or never finished) is no
+   * token, and nothing was read: said as the token request's trouble, not as a poll "ended early"
+   * with what it read kept (those words are for a page of transactions cut so).
+   */
+  private async tokenRequest(path: string, json: unknown, signal?: AbortSignal): Promise<BioResponse> {
+    try {
+      return await this.http.request('POST', path, { json, signal });
+    } catch (e) {
+      if (e instanceof BioConnectionError && e.code === 'ANSWER_TOO_LARGE')
+        throw new BioApiError(
+          `${this.http.peer} answers its token request (${path}) with more than any token: is baseUrl the BioTime server's address?`,
+          200,
+        );
+      if (e instanceof BioConnectionError && e.code === 'DEADLINE')
+        throw new BioConnectionError(`${e.message} to its token request (${path})`, 'TOKEN_DEADLINE');
+      throw e;
+    }
   }
 
   private tokenFrom(res: BioResponse, scheme: string): string {

@@ -57,8 +57,16 @@ export function punchStateOf(r: Pick<DahuaRecord, 'attendanceState' | 'type'>): 
   return null;
 }
 
-/** CreateTime as the device's wall clock. */
+/** The largest instant a JavaScript Date holds (ms either side of 1970): 275,760 years. */
+const MAX_DATE_MS = 8.64e15;
+
+/**
+ * CreateTime as the device's wall clock. Seconds no date can hold (a 15-digit CreateTime from a
+ * broken firmware) are kept as sent, which the journal quarantines: turned into a date, they
+ * threw a RangeError in a named zone, which failed every poll of the terminal from then on.
+ */
 export function wallClockOf(seconds: number, recordClock: 'local' | 'utc', timezone: string | undefined): string {
+  if (!(Math.abs(seconds * 1000) <= MAX_DATE_MS)) return String(seconds).slice(0, MAX_RAW_TIME);
   if (recordClock === 'utc') return wallClockAt(seconds * 1000, timezone);
   return utcWallClock(seconds * 1000);
 }

@@ -34,11 +34,19 @@ export function describeZkFault(
       ? `; if its punches still arrive in real time, the terminal takes one session and punchgate's real-time connection holds it: set ${key}.realtime: false`
       : '';
   const reachFix = `check the cable/power, the IP address (${key}.host), and that nothing else holds the terminal's single TCP session${ownSession}`;
+  const notZkFix = `check that ${key}.host and ${key}.port point at the terminal, and try ${key}.transport: tcp or udp`;
   if (e instanceof ZkTimeoutError && e.strays > 0)
     // It answered, just never this request: the cable is fine (an adversarial trial was told to check it).
     return {
       cause: `${peer} answered within ${seconds}, but never to punchgate's request (${e.strays} packet${e.strays === 1 ? '' : 's'} numbered for another request)`,
       fix: `check that no other program talks to the terminal at the same time (attendance software, another gateway); if none does, its firmware numbers its replies its own way: try ${key}.transport: ${cfg.transport === 'udp' ? 'tcp' : cfg.transport === 'tcp' ? 'udp' : 'tcp or udp'}`,
+    };
+  if (e instanceof ZkTimeoutError && e.noise > 0)
+    // It sends plenty, none of it ZK (another service on the port, a device that took the address):
+    // no cable to check (an adversarial trial's 64 kB bursts were said as "no answer").
+    return {
+      cause: `${peer} answered, but not as a ZK terminal does (${e.noise} bytes within ${seconds}, none a ZK packet)`,
+      fix: notZkFix,
     };
   if (e instanceof ZkTimeoutError) return { cause: `no answer from ${peer} within ${seconds}`, fix: reachFix };
   if (e instanceof ZkConnectionError) {
@@ -63,10 +71,6 @@ export function describeZkFault(
       return { cause: `${peer} closed the connection`, fix: reachFix };
     return { cause: `no answer from ${peer}${code ? ` (${code})` : ''}`, fix: reachFix };
   }
-  if (e instanceof ZkProtocolError)
-    return {
-      cause: `${peer} answered, but not as a ZK terminal does`,
-      fix: `check that ${key}.host and ${key}.port point at the terminal, and try ${key}.transport: tcp or udp`,
-    };
+  if (e instanceof ZkProtocolError) return { cause: `${peer} answered, but not as a ZK terminal does`, fix: notZkFix };
   return { cause: `${peer}: ${e instanceof Error ? e.message : String(e)}`, fix: reachFix };
 }

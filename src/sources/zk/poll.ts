@@ -190,17 +190,25 @@ export async function pollTerminal(
         throw new Error(`downloaded ${records.length} of ${info.records} records; will read the log again next poll`);
       }
 
+      // Bytes of the log that made no whole record may be part of a punch not read: a log read so
+      // is never cleared (its whole records are journalled; the terminal keeps the rest).
+      const stray = client.lastDownload?.malformedBytes ?? 0;
       const decision: ClearDecision = !info
         ? { clear: false, reason: 'the terminal does not report its record count, which clearing needs' }
-        : decideClear({
-            terminal: cfg.name,
-            device: serial,
-            records,
-            clearAfterDays: cfg.clearAfterDays,
-            timezone: cfg.timezone,
-            now: clock.now(),
-            check: deps.deliveryCheck,
-          });
+        : stray > 0
+          ? {
+              clear: false,
+              reason: `its log held ${stray} bytes that make no whole record (part of a punch not read?)`,
+            }
+          : decideClear({
+              terminal: cfg.name,
+              device: serial,
+              records,
+              clearAfterDays: cfg.clearAfterDays,
+              timezone: cfg.timezone,
+              now: clock.now(),
+              check: deps.deliveryCheck,
+            });
       if (decision.clear) {
         const again = await client.getInfo();
         if (again.records === records.length) {
@@ -214,7 +222,8 @@ export async function pollTerminal(
           );
         }
       } else if (cfg.clearAfterDays) {
-        log.debug({ reason: decision.reason }, 'not clearing the terminal log');
+        // Said as a warning when the log itself is in doubt, not at every poll of a young log.
+        log[stray > 0 ? 'warn' : 'debug']({ reason: decision.reason }, 'not clearing the terminal log');
       }
       result.download = {
         serial,

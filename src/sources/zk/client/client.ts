@@ -158,7 +158,7 @@ export class ZkClient {
   getSerialNumber(): Promise<string> {
     return this.op(async (ex) => {
       const r = await ex.request<ZkPacket>(CMD.OPTIONS_RRQ, Buffer.from('~SerialNumber\0', 'ascii'));
-      return optionValue(expectOk(r, 'OPTIONS_RRQ(~SerialNumber)', this.peer).data);
+      return optionValue(expectOk(r, 'OPTIONS_RRQ(~SerialNumber)', this.peer).data, '~SerialNumber', this.peer);
     });
   }
 
@@ -236,7 +236,7 @@ export class ZkClient {
     return this.op(async (ex) => {
       const r = await ex.request<ZkPacket>(CMD.OPTIONS_RRQ, Buffer.from(`${key}\0`, 'latin1'));
       if (r.command === CMD.ACK_ERROR) return null;
-      return optionValue(expectOk(r, `OPTIONS_RRQ(${key})`, this.peer).data);
+      return optionValue(expectOk(r, `OPTIONS_RRQ(${key})`, this.peer).data, key, this.peer);
     });
   }
 

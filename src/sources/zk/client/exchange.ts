@@ -163,10 +163,17 @@ export class ZkExchange {
       const w = this.waiter;
       const what = w ? commandName(w.command) : 'a request';
       const strays = w?.strays ?? 0;
-      const others = strays > 0 ? ` (it sent ${strays} packet${strays === 1 ? '' : 's'} with another reply id)` : '';
+      const noise = this.transport.noise ?? 0;
+      const others =
+        strays > 0
+          ? ` (it sent ${strays} packet${strays === 1 ? '' : 's'} with another reply id)`
+          : noise > 0
+            ? ` (it sent ${noise} bytes that are no ZK packet)`
+            : '';
       this.fail(
         new ZkTimeoutError(`no reply from ${this.peer} to ${what} within ${ms} ms${others}; connection closed`, {
           strays,
+          noise,
         }),
       );
     }, ms);

@@ -16,9 +16,21 @@ export function replyString(data: Buffer): string {
   return data.toString('utf8', 0, end < 0 ? data.length : end).trim();
 }
 
-/** The value of an OPTIONS_RRQ reply: "~SerialNumber=ABC123\0" -> "ABC123". */
-export function optionValue(data: Buffer): string {
+/**
+ * The value of an OPTIONS_RRQ reply: "~SerialNumber=ABC123\0" -> "ABC123"; a bare value (no `=`,
+ * as pyzk also reads it) as it is. A reply naming another option, or cut inside an option's name
+ * ("~Serial"), answers nothing asked: a ZkProtocolError, never taken for the value. (Taken for the
+ * serial, it made the terminal another device, and its whole log was journalled again under it.)
+ */
+export function optionValue(data: Buffer, key: string, peer: string): string {
   const s = replyString(data);
   const eq = s.indexOf('=');
+  const name = (eq < 0 ? '' : s.slice(0, eq)).trim().replace(/^~/, '').toLowerCase();
+  const asked = key.replace(/^~/, '').toLowerCase();
+  if (eq < 0 ? s.startsWith('~') : name !== asked) {
+    throw new ZkProtocolError(
+      `${peer} answered OPTIONS_RRQ(${key}) with ${JSON.stringify(s.slice(0, 40))}, not that option's value`,
+    );
+  }
   return eq < 0 ? s : s.slice(eq + 1);
 }

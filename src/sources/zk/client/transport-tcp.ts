@@ -51,6 +51,10 @@ class TcpTransport implements ZkTransport {
    * Request", another service on the port): said as such, not as a cable problem (found by an
    * adversarial trial).
    */
+  get noise(): number {
+    return this.packets > 0 ? 0 : this.framer.skippedBytes;
+  }
+
   private notZk(): ZkProtocolError | undefined {
     if (this.packets > 0 || this.framer.skippedBytes === 0) return undefined;
     return new ZkProtocolError(

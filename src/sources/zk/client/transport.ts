@@ -20,6 +20,11 @@ export interface ZkTransport {
   close(): void;
   /** Immediate teardown; pending bytes are dropped. */
   destroy(): void;
+  /**
+   * Bytes received that were no ZK packet while no packet came at all (TCP), 0 otherwise: a peer
+   * that answers, but not as a ZK terminal does, is told apart from one that is silent.
+   */
+  readonly noise?: number;
 }
 
 /** The subset of a pino logger the client uses (a pino Logger fits). */

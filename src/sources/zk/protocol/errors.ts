@@ -15,10 +15,13 @@ export class ZkProtocolError extends Error {
 export class ZkTimeoutError extends Error {
   /** Packets the terminal sent meanwhile that answered no request of ours (another reply id). */
   readonly strays: number;
-  constructor(message: string, options?: { cause?: unknown; strays?: number }) {
+  /** Bytes the peer sent meanwhile that were no ZK packet, none being one (see ZkTransport.noise). */
+  readonly noise: number;
+  constructor(message: string, options?: { cause?: unknown; strays?: number; noise?: number }) {
     super(message, options);
     this.name = 'ZkTimeoutError';
     this.strays = options?.strays ?? 0;
+    this.noise = options?.noise ?? 0;
   }
 }
 
