@@ -241,13 +241,46 @@ function count(
   stats.duplicates += n.duplicates;
   stats.rejected += n.rejected;
   stats.unknown += n.unknown;
-  for (const o of outcomes) {
-    if (o.kind !== 'rejected') continue;
-    t.rejectedIds.push(o.id);
-    const devicelogId = idOf.get(o.id);
+  const refused = outcomes.filter((o) => o.kind === 'rejected');
+  for (const o of refused) t.rejectedIds.push(o.id);
+  logRefused(refused, logger, where === 'the HRMS' ? 'HRMS' : where, idOf);
+}
+
+/** Ids a refusal line names at most (a batch of 1,000 refused would make a 30 KB line). */
+const REFUSED_IDS_SHOWN = 100;
+/** Distinct answers a refusal line's fields keep at most. */
+const REFUSED_ANSWERS_KEPT = 10;
+
+/**
+ * The refusals of one answer in one warning: a line per punch made 200 lines at once for a batch
+ * of unknown employees, again at each of its ~30 retries (found by a long-life trial), enough for
+ * journald's rate limit to drop other lines. One refusal keeps its own sentence; more are named
+ * by their ids (searchable as before), the HRMS's answers in the line's fields.
+ */
+function logRefused(
+  refused: readonly PunchOutcome[],
+  logger: Logger,
+  who: string,
+  idOf: ReadonlyMap<number, string>,
+): void {
+  const only = refused.length === 1 ? refused[0] : undefined;
+  if (only) {
+    const devicelogId = idOf.get(only.id);
     logger.warn(
-      { devicelogId, message: o.message },
-      `${where === 'the HRMS' ? 'HRMS' : where} refused punch ${devicelogId}; it is retried on the slow schedule`,
+      { devicelogId, message: only.message },
+      `${who} refused punch ${devicelogId}; it is retried on the slow schedule`,
     );
+    return;
   }
+  if (refused.length === 0) return;
+  const ids = refused.map((o) => idOf.get(o.id) ?? String(o.id));
+  const shown = ids.slice(0, REFUSED_IDS_SHOWN);
+  const more = ids.length - shown.length;
+  const messages = [...new Set(refused.map((o) => o.message ?? ''))].slice(0, REFUSED_ANSWERS_KEPT);
+  logger.warn(
+    { refused: ids.length, devicelogIds: shown, messages },
+    `${who} refused ${ids.length} punches; they are retried on the slow schedule: ${shown.join(', ')}${
+      more > 0 ? ` and ${more} more (punchgate punches --state rejected lists them)` : ''
+    }`,
+  );
 }

@@ -104,10 +104,13 @@ describe('the log tells a site admin where each punch went (info level, plain wo
       for (const code of ['9000', '9001', '9002']) expectNoSecret(JSON.stringify(l), code);
     d.child.kill('SIGTERM');
     expect((await d.exited).code).toBe(0);
-    // Each refusal's warning names the punch by the id its listing shows (the devicelogId sent).
-    const warned = logLines(d)
-      .map((l) => /^HRMS refused punch (\S+); it is retried on the slow schedule$/.exec(l.msg)?.[1])
-      .filter((id): id is string => id !== undefined)
+    // One warning for the answer's refusals (not a line each: a batch of 200 made 200 lines at
+    // each retry), naming each punch by the id its listing shows (the devicelogId sent).
+    const refusalLines = logLines(d).filter((l) => /^HRMS refused /.test(l.msg));
+    expect(refusalLines).toHaveLength(1);
+    const warned = /^HRMS refused 3 punches; they are retried on the slow schedule: (.+)$/
+      .exec(refusalLines[0]!.msg)![1]!
+      .split(', ')
       .sort();
     const listed = await runPunchgate(['--config', stack.configPath, 'punches', '--state', 'rejected', '--json']);
     expect(listed.status, listed.stderr).toBe(0);
