@@ -28,6 +28,8 @@ export interface BioPage {
   count: number | null;
   /** The server says another page follows. */
   hasNext: boolean;
+  /** Items of the list that are no transaction at all (null, a string, a number): left out, and said. */
+  notRows: number;
 }
 
 const JWT_PATH = '/jwt-api-token-auth/';
@@ -198,7 +200,7 @@ export function parsePage(text: string, peer: string, scrub: Scrub): BioPage {
   } catch {
     throw new BioApiError(`${peer} answers ${TRANSACTIONS_PATH} with something that is not JSON`, 200);
   }
-  if (Array.isArray(o)) return { rows: o.filter(isRow), count: o.length, hasNext: false };
+  if (Array.isArray(o)) return { ...rowsOf(o), count: o.length, hasNext: false };
   if (!isRow(o)) throw new BioApiError(`${peer} answers ${TRANSACTIONS_PATH} with JSON that is not a page`, 200);
   // `{code, msg}`: a code other than 0 is an error in words (BioTime's own envelope).
   const code = o.code;
@@ -215,7 +217,13 @@ export function parsePage(text: string, peer: string, scrub: Scrub): BioPage {
   if (!Array.isArray(list))
     throw new BioApiError(`${peer} answers ${TRANSACTIONS_PATH} without a list of transactions`, 200);
   const count = typeof o.count === 'number' && Number.isSafeInteger(o.count) ? o.count : null;
-  return { rows: list.filter(isRow), count, hasNext: typeof o.next === 'string' && o.next !== '' };
+  return { ...rowsOf(list), count, hasNext: typeof o.next === 'string' && o.next !== '' };
+}
+
+/** The list's transactions, and how many of its items were none (never dropped unsaid). */
+function rowsOf(list: readonly unknown[]): { rows: BioRow[]; notRows: number } {
+  const rows = list.filter(isRow);
+  return { rows, notRows: list.length - rows.length };
 }
 
 function isRow(v: unknown): v is BioRow {

@@ -313,6 +313,11 @@ export class BiotimePoller {
     }
     this.note('poll', read.stopped ? WORDS.poll(read.stopped) : null);
     if (read.implausible > 0) this.note('rows', WORDS.rows(read.implausible, read.implausibleExample ?? ''));
+    if (read.notRows > 0)
+      deps.logger.warn(
+        { terminal: cfg.name, notTransactions: read.notRows },
+        `terminal ${cfg.name}: the server's transaction list held ${read.notRows} ${read.notRows === 1 ? 'item' : 'items'} that ${read.notRows === 1 ? 'is' : 'are'} no transaction (null, text or a number), left out; the transactions around them are kept: if it goes on, check the BioTime server's version and its API`,
+      );
   }
 
   destroy(): void {

@@ -106,6 +106,8 @@ export interface ReadResult {
   refused: number;
   implausible: number;
   implausibleExample?: string;
+  /** List items that were no transaction (null, a string): left out, said by the poller. */
+  notRows: number;
   /** Reading stopped at a bound (pages, deadline): the rest is read by the next poll. */
   stopped?: string;
   /** Set when the server's newest id was found below the cursor (in words). */
@@ -133,6 +135,7 @@ export async function readTransactions(o: ReadOptions): Promise<ReadResult> {
     quarantined: 0,
     refused: 0,
     implausible: 0,
+    notRows: 0,
     devices: new Map(),
   };
   const latestPlausible = shiftWallClock(o.nowWall, 86_400);
@@ -147,7 +150,9 @@ export async function readTransactions(o: ReadOptions): Promise<ReadResult> {
       return undefined;
     }
     r.pages++;
-    return o.client.transactions(q, o.signal);
+    const page = await o.client.transactions(q, o.signal);
+    r.notRows += page.notRows;
+    return page;
   };
 
   // Pages are journalled (with the cursor after the last of them) once COMMIT_ROWS rows or
