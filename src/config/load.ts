@@ -4,6 +4,7 @@ import { LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { EXIT, ExitError } from '../util/exit-codes.js';
 import { escapeControls } from '../util/terminal-text.js';
 import { problemsOf, pathLabel, type ConfigProblem } from './issues.js';
+import { pastedSecretProblems } from './pasted-secrets.js';
 import { configSchema, type Config } from './schema.js';
 import type { TerminalConfig } from './terminals.js';
 import { lineOf } from './yaml-position.js';
@@ -66,17 +67,23 @@ export function parseConfig(
   source?: ConfigSource,
 ): Config {
   const input = raw ?? {};
+  // A secret pasted where a file name belongs: said with the other problems, never echoed.
+  const pasted = pastedSecretProblems(input, baseDir);
   const result = configSchema.safeParse(input, { reportInput: true });
   if (!result.success) {
-    throw new ConfigError(problemLines(problemsOf(result.error.issues, configSchema, input), input, source));
+    const problems = [...problemsOf(result.error.issues, configSchema, input), ...pasted];
+    throw new ConfigError(problemLines(problems, input, source));
   }
   const config = resolvePaths(result.data, baseDir);
   // Checks the schema cannot express (a serial terminal's pattern, time format and code map).
-  const problems = checkTerminal
-    ? config.terminals.flatMap((t, i) =>
-        checkTerminal(t, `terminals[${i}]`).map((l) => checkProblem(l, ['terminals', i], `terminals[${i}]`)),
-      )
-    : [];
+  const problems = [
+    ...pasted,
+    ...(checkTerminal
+      ? config.terminals.flatMap((t, i) =>
+          checkTerminal(t, `terminals[${i}]`).map((l) => checkProblem(l, ['terminals', i], `terminals[${i}]`)),
+        )
+      : []),
+  ];
   if (problems.length > 0) throw new ConfigError(problemLines(problems, input, source));
   return config;
 }

@@ -23,8 +23,8 @@ function distance(a: string, b: string): number {
 
 /**
  * Other names a newcomer gives a terminal or sink kind (the vendor's name, the protocol's, the
- * docs' words "push terminal"), far in letters from the kind they mean. Used only where that kind
- * is accepted.
+ * docs' words "push terminal") or a key, far in letters from the one they mean. Used only where
+ * that one is accepted.
  */
 const OTHER_NAMES: Readonly<Record<string, string>> = {
   zkteco: 'zk',
@@ -44,6 +44,13 @@ const OTHER_NAMES: Readonly<Record<string, string>> = {
   rs485: 'serial',
   erpnext: 'frappe',
   frappehr: 'frappe',
+  // A terminal's address, in the words of its own menus and of other tools (a new-user trial
+  // wrote `adress:` and was given the list of every key).
+  address: 'host',
+  adress: 'host',
+  ip: 'host',
+  ipaddress: 'host',
+  hostname: 'host',
 };
 
 /** The accepted word closest to `word`, when it is close enough to be what was meant. */

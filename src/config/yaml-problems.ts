@@ -21,7 +21,9 @@ export function yamlProblems(errors: readonly YAMLError[], text: string, file: s
       seen.add(line);
     }
     if (line !== undefined && isStructural(e)) {
-      if (slip && line > slip.line) {
+      // The same slip made again further down (a block copied with its wrong indentation, another
+      // tab) is a problem of its own: named as dragged, it was left for a second and third run.
+      if (slip && line > slip.line && !sameSlipAgain(e, lines[line - 1] ?? '', lines[slip.line - 1] ?? '')) {
         slip.after.push(line);
         continue;
       }
@@ -38,6 +40,18 @@ const STRUCTURE = new Set(['TAB_AS_INDENT', 'BLOCK_AS_IMPLICIT_KEY', 'MULTILINE_
 
 function isStructural(e: YAMLError): boolean {
   return STRUCTURE.has(e.code) || (e.code === 'MISSING_CHAR' && /^Sequence item without - indicator/.test(e.message));
+}
+
+/**
+ * Whether a later line shows, in its own text, the slip of the first one: a tab among the spaces
+ * before its key, or a key indented in between, by as many spaces as the first slip. Correct lines
+ * that the parser only stumbled on after a slip have neither.
+ */
+function sameSlipAgain(e: YAMLError, text: string, slipText: string): boolean {
+  if (/^[ ]*\t/.test(text)) return true;
+  const inBetween = e.code === 'MISSING_CHAR' && /^Sequence item without - indicator/.test(e.message);
+  const indent = (t: string) => /^ */.exec(t)![0].length;
+  return inBetween && indent(text) === indent(slipText);
 }
 
 /** The lines a slip upset after it, in words: `the parser also stumbled on lines 20, 21 and 25 ...`. */
