@@ -97,7 +97,7 @@ describe('import -> flush against the HRMS simulator (child processes)', () => {
     const r = await cli('import', tmp.path('mixed.csv'));
     expect(r.status).toBe(65);
     expect(r.stderr).toContain('mixed.csv:3: empty biometric code');
-    expect(r.stderr).toContain('mixed.csv:4: bad logDate "2026-13-01 08:00:00"');
+    expect(r.stderr).toContain('mixed.csv:4: impossible logDate "2026-13-01 08:00:00": there is no month 13');
     expect(r.stdout).toContain('mixed.csv: 2 new, 0 duplicates, 2 bad');
     expect((await cli('import', tmp.path('missing.csv'))).status).toBe(66);
     expect((await cli('import', '--terminal', 'nope', tmp.path('mixed.csv'))).status).toBe(78);
