@@ -608,7 +608,14 @@ export const ALERT = {
       cause: `terminal ${u.terminal}: ${head}${parts.length ? `: ${parts.join('; ')}` : ''}`,
       fix: [
         add,
-        ...(waiting > 0 ? ['then punchgate punches retry sends the waiting ones under the mapped codes'] : []),
+        // Only a code map gives a journalled punch another code (remap-cards.ts): elsewhere it keeps card:<number>.
+        ...(waiting > 0
+          ? [
+              u.codeMap
+                ? 'then punchgate punches retry sends the waiting ones under the mapped codes'
+                : 'the waiting ones keep card:<number> (the HRMS takes them only under that code)',
+            ]
+          : []),
         ...(delivered > 0
           ? [
               'punchgate never sends a delivered punch again (the HRMS would then hold both): correct the delivered ones in the HRMS (punchgate punches --code card:<number> lists them)',
