@@ -5,6 +5,8 @@ import { journalOpeners, otherNamesProblem } from '../journal/journal-file.js';
 import { foreignSchemaFix, schemaProblems } from '../journal/schema-check.js';
 import { schemaVersionProblem } from '../journal/schema-version.js';
 import { Database } from '../journal/sqlite-driver.js';
+import type { Config } from '../config/schema.js';
+import { unknownCardAlerts } from '../status/unknown-cards.js';
 import { errorCode, errorText, fail, pass, warn, type CheckResult } from './types.js';
 
 const NAME = 'journal';
@@ -55,7 +57,14 @@ function existingAncestor(dir: string): string {
  * `quick` only proves the file opens and its queue can be read (cheap enough for a health check),
  * and says that its pages were not checked.
  */
-export function checkJournal(path: string, opts: { quick: boolean }): CheckResult {
+/**
+ * `terminals` and `now`: to say the punches of badge cards not in a code map (delivered ones too:
+ * an HRMS that takes any code took them, and check passed).
+ */
+export function checkJournal(
+  path: string,
+  opts: { quick: boolean; terminals?: Config['terminals']; now?: number },
+): CheckResult {
   const dir = dirname(path);
   if (!existsSync(path)) {
     const base = existingAncestor(dir);
@@ -141,11 +150,22 @@ export function checkJournal(path: string, opts: { quick: boolean }): CheckResul
       );
     // Punches the HRMS refused wait for a person: a PASS would say all is well (a new-user trial
     // saw "all checks passed" with 25 punches refused for codes the HRMS did not know).
-    if (pending.refused > 0 || pending.dead > 0)
+    const cards = opts.now === undefined ? [] : unknownCardAlerts(db, opts.terminals ?? [], opts.now);
+    const refused =
+      pending.refused > 0 || pending.dead > 0
+        ? [
+            {
+              cause: refusedWords(pending.refused, pending.dead),
+              fix: 'see why: punchgate punches list --state rejected (or dead); correct it in the HRMS (the employee, the code), then: punchgate punches retry (--state dead for those given up)',
+            },
+          ]
+        : [];
+    const problems = [...refused, ...cards];
+    if (problems.length > 0)
       return warn(
         NAME,
-        `${path}: ${integrity}${pending.text}: ${refusedWords(pending.refused, pending.dead)}`,
-        'see why: punchgate punches list --state rejected (or dead); correct it in the HRMS (the employee, the code), then: punchgate punches retry (--state dead for those given up)',
+        `${path}: ${integrity}${pending.text}: ${problems.map((p) => p.cause).join('; ')}`,
+        problems.map((p) => p.fix).join('; '),
       );
     return pass(NAME, `${path}: ${integrity}${pending.text}`);
   } catch (e) {

@@ -87,7 +87,9 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
     );
     if (quick) {
       checks[0] = { ...checks[0]!, status: 'warn' };
-      checks.push(checkJournal(copy.config.journal.path, { quick }));
+      checks.push(
+        checkJournal(copy.config.journal.path, { quick, terminals: copy.config.terminals, now: clock.now() }),
+      );
       checks.push(checkDaemon(copy.config, clock, { required: true }));
       return finish(checks, secrets, quick);
     }
@@ -97,7 +99,7 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
   const env = opts.env ?? process.env;
   for (const s of terminalSecrets(config.terminals, env)) secrets.add(s, { runs: false });
 
-  checks.push(checkJournal(config.journal.path, { quick }));
+  checks.push(checkJournal(config.journal.path, { quick, terminals: config.terminals, now: clock.now() }));
   if (quick) {
     checks.push(checkDaemon(config, clock, { required: true }));
     return finish(checks, secrets, quick);

@@ -12,6 +12,7 @@ import { SINK_DELIVERIES_MIGRATION } from './sink-deliveries.js';
 import { rewriteStateChecks } from './state-check.js';
 import { STATE_TERMS_MIGRATION } from './state-terms.js';
 import { TERMINAL_DEVICES_MIGRATION } from './terminal-devices.js';
+import { CARD_CODES_MIGRATION } from './unknown-cards.js';
 import { USER_BACKUP_CARDS_MIGRATION, USER_BACKUPS_MIGRATION } from './user-backups.js';
 
 /**
@@ -354,6 +355,9 @@ export const MIGRATIONS: readonly Migration[] = [
   // 22: the UTC offset each push terminal was told, and the offset a CHECK was queued for: a
   //     terminal told its zone before a DST change is asked to read its options again (push-zones.ts).
   PUSH_ZONES_MIGRATION,
+  // 23: every punch of an unknown badge card by the time it was journalled, delivered ones too: an
+  //     HRMS that takes any code took them and the status said nothing (unknown-cards.ts).
+  CARD_CODES_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -6,6 +6,7 @@ import { CountMoves, UNKNOWN_CARDS_TERM, type PunchCounts } from './punch-counts
 import { PRUNE_GUARD, REFUSED_TERM } from './state-terms.js';
 import type { PunchIds } from './punch-id.js';
 import { RetentionMarks, wasForgotten } from './retention-marks.js';
+import { waitingUnknownCards } from './unknown-cards.js';
 import {
   type JournalCounts,
   type OldestClaim,
@@ -368,15 +369,7 @@ export class JournalQueries {
    * read through their own partial index, whatever the journal holds besides.
    */
   unknownCards(): { terminal: string; count: number; codes: string[] }[] {
-    const rows = this.prepare(
-      `SELECT terminal, count(*) AS count, group_concat(DISTINCT biometric_code) AS codes FROM punches
-                WHERE ${UNKNOWN_CARDS_TERM} GROUP BY terminal`,
-    ).all() as { terminal: string; count: number; codes: string | null }[];
-    return rows.map((r) => ({
-      terminal: r.terminal,
-      count: r.count,
-      codes: (r.codes ?? '').split(',').filter(Boolean).slice(0, 10),
-    }));
+    return waitingUnknownCards(this.db);
   }
 
   /**

@@ -573,11 +573,57 @@ export const ALERT = {
     fix: "correct that user's code on the terminal (punchgate punches shows what was journalled)",
   }),
 
-  unknownCards: (u: { terminal: string; count: number; codes: readonly string[] }): Alert => ({
-    kind: 'unknown-cards',
-    cause: `terminal ${u.terminal}: ${punches(u.count)} from cards not in its code map (${u.codes.join(', ')})`,
-    fix: 'add them to the code map, then punchgate punches retry',
-  }),
+  /**
+   * Punches of badge cards not in a terminal's code map (codes `card:<number>`), delivered or not:
+   * an HRMS that takes any code takes them, and the alert once went with their delivery.
+   * `recent`: those journalled in the last `days` days; `waiting`: those not delivered (any age).
+   */
+  unknownCards: (u: {
+    terminal: string;
+    days: number;
+    recent?: { punches: number; cards: number; delivered: number; newestCode: string; newestLogTime: string };
+    waiting?: { count: number; codes: readonly string[] };
+    /** The code map file of a serial terminal; none: a terminal that sends the card of a user with no number. */
+    codeMap?: string;
+  }): Alert => {
+    const r = u.recent;
+    const waiting = u.waiting?.count ?? 0;
+    const delivered = r?.delivered ?? 0;
+    const head = r
+      ? `${punches(r.punches)} from ${r.cards === 1 ? '1 card' : `${r.cards} cards`} not in the code map in the last ${u.days} days (newest ${r.newestCode} at ${r.newestLogTime.slice(0, 16)})`
+      : `${punches(waiting)} from cards not in the code map (${(u.waiting?.codes ?? []).join(', ')})`;
+    const parts = [
+      ...(delivered > 0
+        ? [
+            `${delivered === 1 ? '1 was' : `${delivered} were`} delivered: the HRMS holds ${delivered === 1 ? 'it' : 'them'} under card:<number>, not under an employee's code`,
+          ]
+        : []),
+      ...(waiting > 0 ? [`${waiting === 1 ? '1 waits' : `${waiting} wait`} in the journal`] : []),
+    ];
+    const add = u.codeMap
+      ? `add the cards to the code map file ${u.codeMap} (card,biometriccode) and reload`
+      : 'give the cards a user with an employee number on the terminal';
+    return {
+      kind: 'unknown-cards',
+      cause: `terminal ${u.terminal}: ${head}${parts.length ? `: ${parts.join('; ')}` : ''}`,
+      fix: [
+        add,
+        // Only a code map gives a journalled punch another code (remap-cards.ts): elsewhere it keeps card:<number>.
+        ...(waiting > 0
+          ? [
+              u.codeMap
+                ? 'then punchgate punches retry sends the waiting ones under the mapped codes'
+                : 'the waiting ones keep card:<number> (the HRMS takes them only under that code)',
+            ]
+          : []),
+        ...(delivered > 0
+          ? [
+              'punchgate never sends a delivered punch again (the HRMS would then hold both): correct the delivered ones in the HRMS (punchgate punches --code card:<number> lists them)',
+            ]
+          : []),
+      ].join('; '),
+    };
+  },
 
   /** `stopped`: punchgate run is not running (the status read from its journal): said in the past, with when. */
   pushUnknownSerial: (r: { serial: string; address: string; lastSeenAt: string }, stopped = false): Alert => ({

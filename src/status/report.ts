@@ -6,7 +6,7 @@ import { freeBytesAt } from '../util/disk.js';
 import { punchgateVersion } from '../util/version.js';
 import { alertsFor, type AlertFacts } from './alerts.js';
 import { heldBehindRefusedCount } from './refusals.js';
-import { ALERT, alertLine } from './alert-words.js';
+import { alertLine } from './alert-words.js';
 import { deviceNoteAlerts } from './dahua.js';
 import { addBiotimeDevices, biotimeAlerts } from './biotime.js';
 import { hikvisionAlerts } from './hikvision.js';
@@ -15,6 +15,7 @@ import { addPushStatus, pushAlerts } from './push.js';
 import { backupAlert, backupStatus } from './backup.js';
 import { addSinkStatus, shiftSyncAlerts, sinkKeysOf } from './sinks.js';
 import { terminalProblem } from './terminal-problem.js';
+import { unknownCardAlerts } from './unknown-cards.js';
 import { defaultCredential } from './credential.js';
 import type { ConfigStatus, DaemonLiveness, LiveFacts, SinkCredential, StatusReport, TerminalStatus } from './types.js';
 
@@ -146,7 +147,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
   alerts.push(...hikvisionAlerts(journal, config, now));
   alerts.push(...deviceNoteAlerts(journal, config, now));
   alerts.push(...biotimeAlerts(journal, config, now));
-  for (const u of journal.queries.unknownCards()) alerts.push(ALERT.unknownCards(u));
+  alerts.push(...unknownCardAlerts(journal.db, config.terminals, now));
   alerts.push(...addSinkStatus(report, journal, config, live, now));
   alerts.push(...shiftSyncAlerts(config, live, now));
   const backupOld = backupAlert(report.backup!, now);

@@ -8,7 +8,7 @@ import { action, withJournal } from '../common.js';
 import { checkTerminalFilter } from '../punch-terminal-filter.js';
 import { addListOptions, collectCodes, listPunches, logTime, parseState, type ListOptions } from './punches-list.js';
 import { listSinkPunches, sinkQueueOf } from './punches-sink.js';
-import { remapCards } from './remap-cards.js';
+import { deliveredCardLines, remapCards } from './remap-cards.js';
 
 /** "1 punch", "2 punches": the counts these commands print ("1 rejected punches queued again" read wrong). */
 const punchWord = (n: number) => (n === 1 ? 'punch' : 'punches');
@@ -135,6 +135,7 @@ export function registerPunches(program: Command): void {
           process.stdout.write(
             `${n} ${state} ${punchWord(n)} ${of.length > 0 ? `${of.join(' ')} ` : ''}queued again\n`,
           );
+          for (const line of deliveredCardLines(journal, opts.terminal)) process.stdout.write(`${line}\n`);
         });
       }),
     );

@@ -1,5 +1,6 @@
 import type { Config } from '../../config/schema.js';
 import type { Journal } from '../../journal/journal.js';
+import { recentUnknownCards } from '../../journal/unknown-cards.js';
 import { readCodeMap } from '../../sources/serial/index.js';
 
 /**
@@ -20,4 +21,19 @@ export function remapCards(config: Config, journal: Journal, terminal?: string):
     );
   }
   return lines;
+}
+
+/**
+ * After `punches retry`: the punches of unknown cards already delivered (an HRMS that takes any
+ * code took them under `card:<number>`). The retry leaves them: sent again under the mapped code,
+ * the HRMS would hold both. Said, so that "0 rejected punches queued again" does not read as if
+ * nothing had been sent (a new-user trial expected them sent again).
+ */
+export function deliveredCardLines(journal: Journal, terminal?: string): string[] {
+  return recentUnknownCards(journal.db, 0)
+    .filter((r) => r.delivered > 0 && (terminal === undefined || r.terminal === terminal))
+    .map(
+      (r) =>
+        `${r.terminal}: ${r.delivered === 1 ? '1 punch of a card not in the code map was' : `${r.delivered} punches of cards not in the code map were`} delivered before (newest ${r.newestCode} at ${r.newestLogTime.slice(0, 16)}): the HRMS holds ${r.delivered === 1 ? 'it' : 'them'} under card:<number>; retry does not send delivered punches again (the HRMS would then hold both): correct ${r.delivered === 1 ? 'it' : 'them'} in the HRMS (punchgate punches --terminal ${r.terminal} --code ${r.newestCode} lists them)`,
+    );
 }

@@ -1,0 +1,107 @@
+import { writeFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checkJournal } from '../../src/check/journal-check.js';
+import { parseConfig } from '../../src/config/load.js';
+import type { Config } from '../../src/config/schema.js';
+import { Journal } from '../../src/journal/index.js';
+import { buildStatus, formatStatus, statusJson } from '../../src/status/index.js';
+import { runPunchgate } from '../helpers/cli.js';
+import { fakeClock, tempDir } from '../helpers/tmp.js';
+
+/**
+ * A badge card not in a reader's code map is journalled as `card:<number>`. An HRMS that takes
+ * any code (the contract does not say it must refuse one) took 33 of them, and the status, the
+ * page and `check` said "No alerts": the alert counted only the punches still waiting (a new-user
+ * trial). Now they say them whatever their state, and `punches retry` says it leaves the
+ * delivered ones (sent again under the mapped code, the HRMS would hold both).
+ */
+describe('punches of cards not in the code map, delivered to an HRMS that took them', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  beforeEach(() => (tmp = tempDir('punchgate-unknown-cards-')));
+  afterEach(() => tmp.cleanup());
+
+  const DAY = 86_400_000;
+
+  function setUp(): { config: Config; journal: Journal; clock: ReturnType<typeof fakeClock> } {
+    writeFileSync(tmp.path('cards.csv'), 'card,biometriccode\n0004521000,1042\n');
+    writeFileSync(tmp.path('token'), 'secret-token\n');
+    const yaml = [
+      'site: plant-a',
+      'journal:\n  path: journal.db',
+      'hrms:\n  baseUrl: http://127.0.0.1:9\n  tokenFile: token',
+      'terminals:',
+      '  - name: door\n    kind: serial\n    path: /dev/ttyUSB9\n    format: card\n    codeMap: cards.csv',
+    ].join('\n');
+    writeFileSync(tmp.path('punchgate.yaml'), `${yaml}\n`);
+    const config = parseConfig(
+      {
+        site: 'plant-a',
+        journal: { path: tmp.path('journal.db') },
+        hrms: { baseUrl: 'http://127.0.0.1:9', tokenFile: 'token' },
+        terminals: [{ name: 'door', kind: 'serial', path: '/dev/ttyUSB9', format: 'card', codeMap: 'cards.csv' }],
+      },
+      tmp.dir,
+    );
+    const clock = fakeClock(Date.UTC(2026, 10, 29, 9, 0, 0));
+    const journal = Journal.open({ path: tmp.path('journal.db'), site: 'plant-a', clock, mode: 'owner' });
+    journal.ingest([
+      { terminal: 'door', biometricCode: '1042', logTime: '2026-11-29 07:58:00' },
+      { terminal: 'door', biometricCode: 'card:0004521200', logTime: '2026-11-29 07:59:00' },
+      { terminal: 'door', biometricCode: 'card:0004521299', logTime: '2026-11-29 08:00:00' },
+      { terminal: 'door', biometricCode: 'card:0004521299', logTime: '2026-11-29 08:01:00' },
+    ]);
+    // The HRMS takes every code.
+    journal.settle(journal.claim(10).map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    return { config, journal, clock };
+  }
+
+  it('the status (text, --json, the page) and check say them after delivery, with the fix', () => {
+    const { config, journal, clock } = setUp();
+    try {
+      expect(journal.counts().delivered).toBe(4);
+      const report = buildStatus(journal, config, clock.now(), { freeBytes: 1e12 });
+      const alert = report.alertItems.find((a) => a.kind === 'unknown-cards');
+      expect(alert?.cause).toBe(
+        "terminal door: 3 punches from 2 cards not in the code map in the last 7 days (newest card:0004521299 at 2026-11-29 08:01): 3 were delivered: the HRMS holds them under card:<number>, not under an employee's code",
+      );
+      expect(alert?.fix).toContain(`add the cards to the code map file ${tmp.path('cards.csv')}`);
+      expect(alert?.fix).toContain('punchgate never sends a delivered punch again (the HRMS would then hold both)');
+      expect(formatStatus(report)).toContain('3 punches from 2 cards not in the code map');
+      expect(statusJson(report)).toContain('3 punches from 2 cards not in the code map');
+
+      const check = checkJournal(tmp.path('journal.db'), {
+        quick: true,
+        terminals: config.terminals,
+        now: clock.now(),
+      });
+      expect(check.status).toBe('warn');
+      expect(check.detail).toContain('3 punches from 2 cards not in the code map in the last 7 days');
+
+      // A week later, with no new punch of an unknown card: nothing left to say.
+      clock.advance(8 * DAY);
+      const later = buildStatus(journal, config, clock.now(), { freeBytes: 1e12 });
+      expect(later.alertItems.filter((a) => a.kind === 'unknown-cards')).toEqual([]);
+    } finally {
+      journal.close();
+    }
+  });
+
+  it('punches retry says the delivered ones exist and that it does not send them again', async () => {
+    const { journal } = setUp();
+    journal.close();
+    // The admin adds the card, then retries.
+    writeFileSync(tmp.path('cards.csv'), 'card,biometriccode\n0004521000,1042\n0004521299,1299\n');
+    const r = await runPunchgate(['--config', tmp.path('punchgate.yaml'), 'punches', 'retry']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('0 rejected punches queued again');
+    expect(r.stdout).toContain(
+      'door: 3 punches of cards not in the code map were delivered before (newest card:0004521299 at 2026-11-29 08:01): the HRMS holds them under card:<number>; retry does not send delivered punches again',
+    );
+    const after = Journal.open({ path: tmp.path('journal.db'), site: 'plant-a', mode: 'shared' });
+    try {
+      expect(after.counts()).toMatchObject({ delivered: 4, pending: 0 });
+    } finally {
+      after.close();
+    }
+  });
+});
