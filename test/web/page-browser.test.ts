@@ -77,9 +77,21 @@ describe('the status page in a real browser', () => {
     expect(body).toMatch(/punchgate \d+\.\d+\.\d+\S* · up \d+/);
     expect(problems).toEqual([]);
     // Usable on a phone: nothing wider than the screen.
-    const widths = (await page.evaluate(
-      '[document.documentElement.scrollWidth, document.documentElement.clientWidth]',
-    )) as [number, number];
+    // The page reloads itself (meta refresh): on a loaded box a reload can begin during the
+    // evaluation, which then has no page to answer; measured again on the page loaded next.
+    const measure = async (): Promise<[number, number]> => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return (await page.evaluate(
+            '[document.documentElement.scrollWidth, document.documentElement.clientWidth]',
+          )) as [number, number];
+        } catch (e) {
+          if (attempt >= 5 || !/context was destroyed|navigat/i.test(String(e))) throw e;
+          await page.waitForLoadState('load');
+        }
+      }
+    };
+    const widths = await measure();
     expect(widths[0]).toBeLessThanOrEqual(widths[1]);
 
     // New punches: the page, reloading itself, shows them delivered.
