@@ -11,6 +11,14 @@ const punch = (code: string, logTime: string, terminal = 'gate-1'): Punch => ({
   biometricCode: code,
   logTime,
 });
+/** `n` punches of codes 1000 on, all in the 17:00 hour of 2026-11-21 (a day's evening backlog). */
+const eveningBacklog = (n: number) =>
+  Array.from({ length: n }, (_, i) =>
+    punch(
+      String(1000 + i),
+      `2026-11-21 17:${String(Math.floor(i / 100) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}`,
+    ),
+  );
 const punches = (n: number, terminal = 'gate-1') =>
   Array.from({ length: n }, (_, i) =>
     punch(String(100 + i), `2026-11-22 08:${String(i).padStart(2, '0')}:00`, terminal),
@@ -23,6 +31,16 @@ describe('journal: a punch per sink', () => {
   let j: Journal;
   const open = () =>
     Journal.open({ path: tmp.path('journal.db'), site: 'plant-a', clock, mode: 'owner', retentionDays: 10 });
+  /** The same journal opened with its log lines given to `write`. */
+  const openLogged = (write: (line: string) => void) =>
+    Journal.open({
+      path: tmp.path('journal.db'),
+      site: 'plant-a',
+      clock,
+      mode: 'owner',
+      retentionDays: 10,
+      logger: createLogger({ destination: { write } }),
+    });
 
   beforeEach(() => {
     tmp = tempDir();
@@ -108,15 +126,7 @@ describe('journal: a punch per sink', () => {
     j.ingest([punch('9', '2026-11-22 09:00:00')]); // not taken in by b yet: owed all the same
     j.close();
     let logs = '';
-    const reopen = () =>
-      Journal.open({
-        path: tmp.path('journal.db'),
-        site: 'plant-a',
-        clock,
-        mode: 'owner',
-        retentionDays: 10,
-        logger: createLogger({ destination: { write: (s: string) => void (logs += s) } }),
-      });
+    const reopen = () => openLogged((s) => void (logs += s));
     j = reopen();
     j.useSinks({ defaultSink: 'hrms', others: ['b'] });
     expect(logs).toBe('');
@@ -165,14 +175,7 @@ describe('journal: a punch per sink', () => {
     j.ingest(punches(3));
     j.close();
     let logs = '';
-    j = Journal.open({
-      path: tmp.path('journal.db'),
-      site: 'plant-a',
-      clock,
-      mode: 'owner',
-      retentionDays: 10,
-      logger: createLogger({ destination: { write: (s: string) => void (logs += s) } }),
-    });
+    j = openLogged((s) => void (logs += s));
     j.useSinks({ defaultSink: 'hrms', others: ['b', 'c'] });
     const lines = logs
       .trim()
@@ -233,12 +236,7 @@ describe('journal: a punch per sink', () => {
     // The known left-out of a second sink's catch-up: a check-out at 17:00 journalled early and
     // the same person's 08:00 check-in uploaded late by another terminal, behind more than one
     // take-in of backlog, went out check-out first: Odoo paired them the wrong way round.
-    const backlog = Array.from({ length: 6_000 }, (_, i) =>
-      punch(
-        String(1000 + i),
-        `2026-11-21 17:${String(Math.floor(i / 100) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}`,
-      ),
-    );
+    const backlog = eveningBacklog(6_000);
     j.ingest([punch('7', '2026-11-21 17:00:00'), ...backlog]);
     j.ingest([punch('7', '2026-11-21 08:00:00', 'gate-2')]);
     const b = j.sinkQueue('b');
@@ -252,12 +250,7 @@ describe('journal: a punch per sink', () => {
   });
 
   it('takes a backlog in a step at a time for the deliverer, then picks its oldest', () => {
-    const backlog = Array.from({ length: 12_000 }, (_, i) =>
-      punch(
-        String(1000 + i),
-        `2026-11-21 17:${String(Math.floor(i / 100) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}`,
-      ),
-    );
+    const backlog = eveningBacklog(12_000);
     j.ingest(backlog);
     j.ingest([punch('7', '2026-11-21 08:00:00', 'gate-2')]);
     const b = j.sinkQueue('b');
