@@ -29,7 +29,7 @@ describe('the retention of terminal commands', () => {
     store.settleCommands(
       terminal,
       'SN1',
-      sent.map((c) => ({ id: String(c.id), returnCode: 0 })),
+      sent.map((c) => ({ id: String(c.id), returnCode: 0, cmd: 'DATA' })),
       clock.now(),
     );
   };
