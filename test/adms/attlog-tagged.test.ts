@@ -37,6 +37,8 @@ describe('ATTLOG lines that name their table, or carry key=value fields', () => 
       'Time=2026-11-30 08:06:07\tStatus=0',
       'ATTLOG\t2006\t2026-13-30 08:07:08',
       '2007\t2026-11-30 08:08:09\t0\t1',
+      // A PIN that holds "=" on a positional line is still read by position.
+      'A=1\t2026-11-30 08:09:10\t0\t1',
     ].join('\r\n');
     const { records, malformed } = parseAttlog(body);
     expect(records.map((x) => [x.line, x.pin, x.logTime, x.status, x.verify])).toEqual([
@@ -46,6 +48,7 @@ describe('ATTLOG lines that name their table, or carry key=value fields', () => 
       [5, '2004', '2026-11-30 08:04:05', 1, 2],
       [6, '2005', '2026-11-30 08:05:06', 4, 15],
       [9, '2007', '2026-11-30 08:08:09', 0, 1],
+      [10, 'A=1', '2026-11-30 08:09:10', 0, 1],
     ]);
     expect(malformed.map((m) => [m.line, m.reason])).toEqual([
       [7, 'no PIN= field'],

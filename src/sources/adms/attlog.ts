@@ -58,11 +58,17 @@ const TABLE_TAG = /^ATTLOG(?:\t| +|$)/i;
 /** A line of `key=value` fields (`PIN=1001<TAB>Time=...<TAB>Status=0<TAB>VerifyMode=1`), the form of USERINFO and tabledata rows. */
 const KEYED = /^[A-Za-z][\w~]*=/;
 
-/** The key=value form as the positional one: PIN, time, status, verify (under the names firmware gives them). */
-function keyedFields(raw: string): string[] | string {
+/**
+ * The key=value form as the positional one: PIN, time, status, verify (under the names firmware
+ * gives them). Undefined when not every field is `key=value`: then the line is read by position
+ * (a PIN may hold `=`: `A=1<TAB>2026-...` stays the punch of PIN `A=1`, as before).
+ */
+function keyedFields(raw: string): string[] | string | undefined {
+  if (!KEYED.test(raw)) return undefined;
   const f = keyValueFields(raw);
-  const pin = f?.get('pin');
-  if (!f || pin === undefined) return 'no PIN= field';
+  if (!f) return undefined;
+  const pin = f.get('pin');
+  if (pin === undefined) return 'no PIN= field';
   const first = (...keys: string[]) => keys.map((k) => f.get(k)).find((v) => v !== undefined) ?? '';
   return [pin, first('time', 'datetime'), first('status', 'state'), first('verify', 'verifymode', 'verifytype')];
 }
@@ -97,7 +103,7 @@ export function parseAttlog(body: string): ParsedAttlog {
     const tag = TABLE_TAG.exec(raw);
     const rest = tag ? raw.slice(tag[0].length) : raw;
     if (rest.trim() === '') continue;
-    const fields = KEYED.test(rest) ? keyedFields(rest) : rest.includes('\t') ? rest.split('\t') : spaceSeparated(rest);
+    const fields = keyedFields(rest) ?? (rest.includes('\t') ? rest.split('\t') : spaceSeparated(rest));
     if (!fields) {
       bad('no tab between the fields');
       continue;
