@@ -18,6 +18,21 @@ export class HikAuthError extends Error {
   }
 }
 
+/**
+ * The device asks for a login punchgate cannot answer (Basic only, or a Digest algorithm it does
+ * not know). No password was sent: it is not a refused password, and counts towards no lock.
+ */
+export class HikChallengeError extends Error {
+  constructor(
+    message: string,
+    /** What the device offered, e.g. `Digest algorithm=SHA-512-256` (no secret: the device's words). */
+    readonly offered: string,
+  ) {
+    super(message);
+    this.name = 'HikChallengeError';
+  }
+}
+
 /** The TLS handshake failed our checks: the pinned fingerprint, the CA, or the system's trust. */
 export class HikTlsError extends Error {
   constructor(

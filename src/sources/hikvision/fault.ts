@@ -2,7 +2,14 @@ import type { HikvisionTerminalConfig } from '../../config/terminals.js';
 import { addressShown } from '../../config/web-address.js';
 import type { TerminalFault } from '../poll-outcome.js';
 import { SEARCH_FAULTS } from './client.js';
-import { HikApiError, HikAuthError, HikConnectionError, HikSetupError, HikTlsError } from './errors.js';
+import {
+  HikApiError,
+  HikAuthError,
+  HikChallengeError,
+  HikConnectionError,
+  HikSetupError,
+  HikTlsError,
+} from './errors.js';
 
 /**
  * What went wrong reaching a Hikvision terminal, for a site admin: the same words in `punchgate
@@ -26,6 +33,11 @@ export function describeHikFault(e: unknown, cfg: HikvisionTerminalConfig, key: 
       fix: `put the password of the device account "${cfg.username}" in ${key}.passwordFile (or the environment variable); the account needs the rights to read events and the device's configuration (see docs/terminals-hikvision.md); each wrong try counts towards the device's lock`,
     };
   }
+  if (e instanceof HikChallengeError)
+    return {
+      cause: `${cfg.name}: ${e.message}`,
+      fix: `set the terminal's web authentication to digest (its web page: Configuration > System > Security > Web Authentication), and check that ${key}.url points at the terminal; no password was sent`,
+    };
   if (e instanceof HikTlsError)
     return {
       cause: e.message,

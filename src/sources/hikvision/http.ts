@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Client, Dispatcher } from 'undici';
 import { readCappedBody } from '../capped-body.js';
 import { digestAuthorization, parseDigestChallenge, type DigestChallenge } from '../http-digest.js';
-import { HikAuthError, HikConnectionError, HikSetupError } from './errors.js';
+import { HikAuthError, HikChallengeError, HikConnectionError, HikSetupError } from './errors.js';
 import { apiError, describeNetError, lockInfo, type HikResponse } from './http-errors.js';
 import { MAX_ANSWER_BYTES } from './limits.js';
 import { loadUndiciOr, peerOf, targetUnder, type Undici } from '../undici-http.js';
@@ -119,7 +119,14 @@ export class HikHttp {
       );
     }
     const c = parseDigestChallenge(res.headers['www-authenticate']);
-    if (!c) throw new HikAuthError(`${peer} answers 401 without a Digest challenge we can answer`, false);
+    if (!c) {
+      // Nothing was sent that the device could refuse: said as what it is, never as a refused password.
+      const offered = offeredLogins(res.headers['www-authenticate']);
+      throw new HikChallengeError(
+        `${peer} asks for a login punchgate cannot answer (${offered}; punchgate answers Digest with MD5 or SHA-256)`,
+        offered,
+      );
+    }
     const was = this.digest.challenge;
     const staleNonce = c.stale || (this.digest.proven && was !== undefined && was.nonce !== c.nonce);
     this.digest.challenge = c;
@@ -267,4 +274,15 @@ async function readCapped(
         'ANSWER_TOO_LARGE',
       ),
   );
+}
+
+/** The logins a 401 offers, in short: "Basic", "Digest algorithm=SHA-512-256" (the device's words, capped). */
+function offeredLogins(header: string | string[] | undefined): string {
+  const all = (Array.isArray(header) ? header : header ? [header] : []).map((h) => {
+    const scheme = /^\s*([A-Za-z0-9_-]+)/.exec(h)?.[1] ?? '';
+    const alg = /algorithm\s*=\s*"?([A-Za-z0-9_-]+)/i.exec(h)?.[1];
+    return alg ? `${scheme} algorithm=${alg}` : scheme;
+  });
+  const said = all.filter(Boolean).join(', ').slice(0, 80);
+  return said === '' ? 'no login named' : said;
 }

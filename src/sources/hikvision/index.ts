@@ -6,7 +6,14 @@ export {
   type EventPage,
   type EventQuery,
 } from './client.js';
-export { HikApiError, HikAuthError, HikConnectionError, HikSetupError, HikTlsError } from './errors.js';
+export {
+  HikApiError,
+  HikAuthError,
+  HikChallengeError,
+  HikConnectionError,
+  HikSetupError,
+  HikTlsError,
+} from './errors.js';
 export { describeHikFault } from './fault.js';
 export { HikvisionPoller, defaultHikClientFactory, type HikClientFactory, type HikPollResult } from './poll.js';
 export { readTerminalPassword, type TerminalPassword } from './password.js';

@@ -334,9 +334,13 @@ export class ZkClient {
   private op<T>(fn: (ex: ZkExchange) => Promise<T>): Promise<T> {
     return this.queue.run(async () => {
       const ex = this.ex;
-      if (!ex?.isOpen)
+      const closed = ex ? ex.notOpen('this request') : null;
+      // The timeout that closed it is the fault to say (see ZkExchange.notOpen).
+      if (closed instanceof ZkTimeoutError) throw closed;
+      if (!ex || closed)
         throw new ZkConnectionError(
           `the session with ${this.peer} was closed before this request (an earlier request failed)`,
+          { cause: closed ?? undefined, code: closed instanceof ZkConnectionError ? closed.code : undefined },
         );
       return fn(ex);
     });

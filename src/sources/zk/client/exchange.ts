@@ -83,6 +83,22 @@ export class ZkExchange {
     return this.closedWith === null;
   }
 
+  /**
+   * Why a request (`what`) cannot be sent, or null while the connection is open. A timeout that
+   * closed the connection is the fault to say: swallowed by a caller that could do without that
+   * answer (serial, firmware), it made the next question's "not connected" read as "the terminal
+   * closed the connection" (check the cable) in the status, for a terminal that had said nothing.
+   */
+  notOpen(what: string): Error | null {
+    const was = this.closedWith;
+    if (!was) return null;
+    if (was instanceof ZkTimeoutError) return was;
+    return new ZkConnectionError(`not connected to ${this.peer} (${what}): ${was.message}`, {
+      cause: was,
+      code: was instanceof ZkConnectionError ? was.code : undefined,
+    });
+  }
+
   /** Reply id the next request will carry. */
   get replyId(): number {
     return this.nextReplyId;
@@ -98,11 +114,8 @@ export class ZkExchange {
     collector?: Collector<T>,
     timeoutMs?: number,
   ): Promise<T> {
-    if (this.closedWith) {
-      return Promise.reject(
-        new ZkConnectionError(`not connected to ${this.peer} (${commandName(command)}): ${this.closedWith.message}`),
-      );
-    }
+    const closed = this.notOpen(commandName(command));
+    if (closed) return Promise.reject(closed);
     if (this.waiter) {
       return Promise.reject(
         new Error(`ZK exchange busy with ${commandName(this.waiter.command)}; operations must be queued`),

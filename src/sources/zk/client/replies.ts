@@ -21,8 +21,17 @@ export function replyString(data: Buffer): string {
  * as pyzk also reads it) as it is. A reply naming another option, or cut inside an option's name
  * ("~Serial"), answers nothing asked: a ZkProtocolError, never taken for the value. (Taken for the
  * serial, it made the terminal another device, and its whole log was journalled again under it.)
+ * So is a reply without the terminating NUL (cut inside the value).
  */
 export function optionValue(data: Buffer, key: string, peer: string): string {
+  // A terminal ends the value with a NUL. Without it the reply was cut on the way (a UDP datagram
+  // cut short: "~SerialNumber=FAKE" of "FAKE0001"), and a cut value is no value: taken for the
+  // serial, it made the terminal another device and its whole log was delivered a second time.
+  if (data.indexOf(0) < 0) {
+    throw new ZkProtocolError(
+      `${peer} answered OPTIONS_RRQ(${key}) with ${JSON.stringify(data.toString('latin1', 0, 40))} without the NUL that ends a value: cut short on the way, not used`,
+    );
+  }
   const s = replyString(data);
   const eq = s.indexOf('=');
   const name = (eq < 0 ? '' : s.slice(0, eq)).trim().replace(/^~/, '').toLowerCase();

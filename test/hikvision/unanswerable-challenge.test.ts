@@ -1,0 +1,53 @@
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HikvisionPoller } from '../../src/sources/hikvision/index.js';
+import { hikConfig, journalFixture, passwordEnv } from './helpers.js';
+
+/**
+ * A device whose login punchgate cannot answer (found by the socket-level trial Y2: a Digest
+ * challenge with algorithm SHA-512-256, or Basic only). No password was sent, yet the status said
+ * "reception refuses the password: set the right password", and polls waited as after a refusal.
+ * It is said as what it is, with its fix, and no refusal is counted.
+ */
+let server: net.Server | undefined;
+let asked = 0;
+let fx: ReturnType<typeof journalFixture> | undefined;
+afterEach(async () => {
+  await new Promise((r) => (server ? server.close(r) : r(undefined)));
+  fx?.cleanup();
+  server = fx = undefined;
+});
+
+async function device(challenge: string): Promise<string> {
+  server = net.createServer((sock) => {
+    sock.on('error', () => {});
+    sock.on('data', () => {
+      asked++;
+      sock.write(`HTTP/1.1 401 Unauthorized\r\nwww-authenticate: ${challenge}\r\ncontent-length: 0\r\n\r\n`);
+    });
+  });
+  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+}
+
+describe('Hikvision: a login punchgate cannot answer', () => {
+  it.each([
+    ['Digest realm="r", qop="auth", nonce="n1", algorithm=SHA-512-256', 'SHA-512-256'],
+    ['Basic realm="r"', 'Basic'],
+  ])('%s: said plainly, not as a refused password', async (challenge, named) => {
+    const url = await device(challenge);
+    fx = journalFixture();
+    const poller = new HikvisionPoller(hikConfig({ url }, { timeoutMs: 1000 }), fx.deps, undefined, passwordEnv());
+    const r = await poller.poll();
+    expect(r.ok).toBe(false);
+    expect(r.authRefused ?? false).toBe(false);
+    expect(r.error).toContain(named);
+    expect(r.error).toMatch(/cannot answer/);
+    expect(r.error).not.toMatch(/refuses the password/);
+    expect(fx.journal.terminals.get('reception')?.lastError).toBe(r.error);
+    // Nothing was refused: the next poll is not held back by a refusal's wait.
+    const before = asked;
+    expect((await poller.poll()).error).toBe(r.error);
+    expect(asked).toBeGreaterThan(before);
+  });
+});
