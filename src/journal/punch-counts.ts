@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { PUNCH_STATES, type JournalCounts, type PunchState } from './types.js';
+import type { JournalCounts, PunchState } from './types.js';
 
 /**
  * The journal's punches counted per terminal and state, kept in small tables (punch_counts, and
@@ -96,9 +96,19 @@ export class PunchCounts {
 
   /** The punches in the journal by state. */
   byState(): JournalCounts {
-    const out = Object.fromEntries(PUNCH_STATES.map((s) => [s, 0])) as unknown as JournalCounts;
-    for (const r of this.stmt.byState.all() as { state: PunchState; n: number }[])
-      if (r.state in out) out[r.state] = r.n;
+    const out: JournalCounts = {
+      pending: 0,
+      inflight: 0,
+      delivered: 0,
+      rejected: 0,
+      dead: 0,
+      quarantined: 0,
+      notRouted: 0,
+    };
+    for (const r of this.stmt.byState.all() as { state: PunchState; n: number }[]) {
+      const key = r.state === 'not_routed' ? 'notRouted' : r.state;
+      if (key in out) out[key] = r.n;
+    }
     return out;
   }
 
