@@ -1,6 +1,6 @@
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
+import { Database } from '../../src/journal/sqlite-driver.js';
 import { NOT_ROUTED_MESSAGE } from '../../src/journal/not-routed.js';
 import { recountPunches } from '../../src/journal/punch-counts.js';
 import type { Punch } from '../../src/punch.js';
@@ -58,7 +58,9 @@ describe('journal: punches never meant for the default sink', () => {
     );
     expect(j.queries.list({ state: 'delivered' })).toHaveLength(5);
     expect(j.queries.list({ state: 'not_routed' })).toHaveLength(3);
-    expect(j.queries.list({ state: 'undelivered' })).toHaveLength(0);
+    expect(j.history.list({ state: 'undelivered' })).toHaveLength(0);
+    expect(j.history.count({ state: 'undelivered' })).toBe(0);
+    expect(j.history.count({ state: 'not_routed' })).toBe(3);
     expect(j.hourly.series(clock.now()).delivered.reduce((a, b) => a + b, 0)).toBe(5);
     expect(j.queries.terminalTotals().rows).toEqual(
       expect.arrayContaining([

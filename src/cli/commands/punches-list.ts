@@ -27,7 +27,7 @@ export interface ListOptions {
 
 export const DEFAULT_LIMIT = 100;
 
-/** `--state` of the listing: a state, or `undelivered` (every state but delivered). */
+/** `--state` of the listing: a state, or `undelivered` (every state but delivered and not_routed). */
 function parseListState(s: string | undefined): PunchState | 'undelivered' | undefined {
   return s === 'undelivered' ? s : parseState(s, ['undelivered']);
 }
