@@ -216,7 +216,9 @@ export class JournalQueries {
   ): { remapped: number; kept: number } {
     const rows = this.db
       .prepare(
-        `SELECT id, biometric_code AS code FROM punches WHERE ${UNKNOWN_CARDS_TERM} AND terminal = ? AND state <> 'inflight'`,
+        // Not a punch never meant for the first sink (not_routed): left as when it counted as delivered.
+        `SELECT id, biometric_code AS code FROM punches WHERE ${UNKNOWN_CARDS_TERM} AND terminal = ? AND state <> 'inflight'
+          AND state <> 'not_routed'`,
       )
       .all(terminal) as { id: number; code: string }[];
     const update = this.db.prepare(

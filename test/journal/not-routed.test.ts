@@ -76,6 +76,17 @@ describe('journal: punches never meant for the default sink', () => {
     expect(j.sinkQueue('erp').claim(100)).toHaveLength(8);
   });
 
+  it('an unknown badge card of a terminal routed away is not said to wait for the first sink', () => {
+    j.ingest([
+      { terminal: 'gate-1', biometricCode: 'card:111', logTime: '2026-11-22 08:00:00' },
+      { terminal: 'warehouse', biometricCode: 'card:222', logTime: '2026-11-22 08:01:00' },
+    ]);
+    expect(j.queries.unknownCards().map((c) => c.terminal)).toEqual(['gate-1', 'warehouse']);
+    j.claim(100); // gate-1's goes in flight, the warehouse's is settled unsent
+    expect(j.queries.unknownCards()).toEqual([{ terminal: 'gate-1', count: 1, codes: ['card:111'] }]);
+    expect(j.queries.remapUnknownCards('warehouse', () => '222')).toEqual({ remapped: 0, kept: 0 });
+  });
+
   it('deletes them at the retention like delivered ones, once the other sink has them', () => {
     j.ingest([...punches(2, 'gate-1'), ...punches(3, 'warehouse', 9)]);
     deliverDefault();
