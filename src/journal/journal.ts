@@ -32,6 +32,7 @@ import { JournalQueries, NO_REAL_TIME } from './queries.js';
 import { PRUNE_GUARD } from './state-terms.js';
 import { NOT_ROUTED_MESSAGE } from './not-routed.js';
 import { RefusedRecordStore } from './refused-records.js';
+import { CommandRetention } from './command-retention.js';
 import { RetentionMarks, wasForgotten, type ForgottenSpan, type PrunedPunch } from './retention-marks.js';
 import {
   pruneSinkRows,
@@ -233,6 +234,7 @@ export class Journal implements PunchSink, DeliveryQueue {
   /** Records refused at the journal's door, per terminal (for the status). */
   readonly refusedRecords: RefusedRecordStore;
   private readonly retentionMarks: RetentionMarks;
+  private readonly commandRetention: CommandRetention;
   /** Punches per terminal and state, kept by every write that moves them (punch-counts.ts). */
   readonly punchCounts: PunchCounts;
   readonly isOwner: boolean;
@@ -322,6 +324,7 @@ export class Journal implements PunchSink, DeliveryQueue {
     this.hourly = new HourlyStats(db, this.gate);
     this.refusedRecords = new RefusedRecordStore(db);
     this.retentionMarks = new RetentionMarks(db);
+    this.commandRetention = new CommandRetention(db);
     this.inserts = new PunchInserts(db);
     this.future = new FutureJudge(
       opts.futureToleranceMinutes * 60_000,
@@ -1350,6 +1353,14 @@ export class Journal implements PunchSink, DeliveryQueue {
         this.wrote(n);
         yield n;
       }
+    // Settled terminal commands of that age go too, a window of rows per step (command-retention.ts).
+    for (let after: number | null = 0; after !== null;) {
+      const from: number = after;
+      const r = this.gate.attempt(() => this.commandRetention.step(cutoff, from, CHUNK_ROWS));
+      this.wrote(r.deleted);
+      after = r.next;
+      yield 0;
+    }
   }
 
   /**

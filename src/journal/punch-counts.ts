@@ -123,6 +123,26 @@ export class PunchCounts {
     }
     return [...out.values()].filter((t) => t.journaled > 0);
   }
+
+  /** Per terminal with any: its punches not delivered, by state (the kept counts: a few rows, never the punches). */
+  waitingByTerminal(): ({ terminal: string } & Omit<JournalCounts, 'delivered' | 'notRouted'>)[] {
+    const out = new Map<string, { terminal: string } & Omit<JournalCounts, 'delivered' | 'notRouted'>>();
+    for (const r of this.stmt.all.all() as { terminal: string; state: PunchState; n: number }[]) {
+      // Delivered, or never meant for the first sink (not_routed): nothing waits.
+      if (r.state === 'delivered' || r.state === 'not_routed' || r.n <= 0) continue;
+      const t = out.get(r.terminal) ?? {
+        terminal: r.terminal,
+        pending: 0,
+        inflight: 0,
+        rejected: 0,
+        dead: 0,
+        quarantined: 0,
+      };
+      if (r.state in t) t[r.state] += r.n;
+      out.set(r.terminal, t);
+    }
+    return [...out.values()];
+  }
 }
 
 /**

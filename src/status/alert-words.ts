@@ -756,6 +756,8 @@ export const ALERT = {
       held: number;
       lines: number;
       dropped: number;
+      /** Lines turned into punches later by terminals reparse (absent: none). */
+      reparsed?: number;
       lastAt: string | null;
       lastReason: string | null;
     },
@@ -770,10 +772,14 @@ export const ALERT = {
         ? `if they are passes, add their event code to punchEvents of ${t.name}, reload,`
         : 'update the terminal firmware or punchgate,';
     // Every one dropped (the bound is small, or they were many): none is left to read again.
+    // Some may have been read again by a reparse before the others were dropped: not "all" then.
+    const readAgain = k.reparsed
+      ? `, the others were read again by punchgate terminals reparse (${k.reparsed} ${k.reparsed === 1 ? 'line' : 'lines'})`
+      : '';
     if (k.held === 0)
       return {
         kind: 'push-kept',
-        cause: `${what} (${last}); all ${k.dropped} were dropped to stay within adms.keptUploads, none is kept`,
+        cause: `${what} (${last}); ${readAgain ? '' : 'all '}${k.dropped} were dropped to stay within adms.keptUploads${readAgain}, none is kept`,
         fix: `${learn} and raise adms.keptUploads to keep the next ones for punchgate terminals reparse ${t.name}`,
       };
     return {

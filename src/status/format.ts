@@ -9,6 +9,7 @@ import { notRoutedWords } from './not-routed-words.js';
 import { backupLine } from './backup.js';
 import { credentialLabel } from './credential-words.js';
 import { summaryLine, terminalShown } from './summary.js';
+import { removedTerminalWords } from './removed-terminals.js';
 
 const when = (s: string | null) => localTimeOf(s);
 
@@ -58,6 +59,8 @@ export function formatStatus(r: StatusReport): string {
   for (const t of r.terminals) {
     if (t.problem) lines.push(`    ${t.name}: ${printable(t.problem.cause, 500)}: ${printable(t.problem.fix, 500)}`);
   }
+  // Taken out of the config with punches still to deliver: said, not left out with the config's list.
+  for (const t of r.removedTerminals ?? []) lines.push(`  ${printable(removedTerminalWords(t), 800)}`);
   lines.push('');
   lines.push('Queue');
   // With punchgate run stopped, its claims hold no request (a kill -9 left them): said as they are.

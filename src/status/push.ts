@@ -221,11 +221,14 @@ export function zoneAlerts(name: string, zone: PushZoneStatus | null | undefined
 }
 
 /**
- * The alerts of one push terminal's uploads kept raw: while any is held, or one came in the last
- * day. The one rule of the status and of `punchgate check` (check passed while the status alerted).
+ * The alerts of one push terminal's uploads kept raw: while any is held, or, when some were
+ * dropped, one came in the last day. The one rule of the status and of `punchgate check` (check
+ * passed while the status alerted). Uploads that are no longer held and of which none was dropped
+ * were all read again by `punchgate terminals reparse`: nothing is missing and nothing is to do
+ * (the alert said "all 0 were dropped" and sent the admin to raise adms.keptUploads for a day).
  */
 export function keptAlerts(t: Pick<TerminalStatus, 'name'>, kept: readonly PushKeptStatus[], now: number): Alert[] {
   return kept
-    .filter((k) => k.held > 0 || (k.lastAt !== null && now - Date.parse(k.lastAt) <= KEPT_ALERT_MS))
+    .filter((k) => k.held > 0 || (k.dropped > 0 && k.lastAt !== null && now - Date.parse(k.lastAt) <= KEPT_ALERT_MS))
     .map((k) => ALERT.pushKept(t as TerminalStatus, k));
 }

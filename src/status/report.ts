@@ -14,6 +14,7 @@ import { addListenerStatus } from './listeners.js';
 import { addPushStatus, pushAlerts } from './push.js';
 import { backupAlert, backupStatus } from './backup.js';
 import { addSinkStatus, shiftSyncAlerts, sinkKeysOf } from './sinks.js';
+import { removedTerminalsOf } from './removed-terminals.js';
 import { terminalProblem } from './terminal-problem.js';
 import { unknownCardAlerts } from './unknown-cards.js';
 import { defaultCredential } from './credential.js';
@@ -77,6 +78,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
       ...directionOf(t),
     };
   });
+  const removedTerminals = removedTerminalsOf(journal, config);
   const live = probes.live ?? probes.daemon?.live;
   const report: StatusReport = {
     site: config.site,
@@ -100,6 +102,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
       ...credentialOf(defaultCredential(config)),
     },
     terminals,
+    ...(removedTerminals.length > 0 ? { removedTerminals } : {}),
     journal: {
       path: journal.path,
       busySince: iso(live?.journalBusySince),

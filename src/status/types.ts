@@ -323,6 +323,11 @@ export interface StatusReport {
    * punches: those are never sent unless the sink is put back (removed-sinks.ts). Absent: none.
    */
   removedSinks?: { name: string; owed: number }[];
+  /**
+   * Terminals the config no longer names whose punches are not all delivered yet (they still are,
+   * to every sink): removed-terminals.ts. Absent: none.
+   */
+  removedTerminals?: RemovedTerminalStatus[];
   /** Push terminals refused in the last 24 h (empty without adms.listen). */
   pushRefusals?: PushRefusalStatus[];
   journal: {
@@ -409,4 +414,14 @@ export interface BackupStatus {
   alertAfterDays: number;
   /** The record is there but cannot be read: why. */
   unreadable?: string;
+}
+
+/** A terminal taken out of the config (or renamed) with punches not delivered yet, by state. */
+export interface RemovedTerminalStatus {
+  name: string;
+  pending: number;
+  inflight: number;
+  rejected: number;
+  dead: number;
+  quarantined: number;
 }

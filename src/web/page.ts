@@ -4,6 +4,7 @@ import { credentialTrouble } from '../delivery/credential-trouble.js';
 import type { HourlySeries } from '../journal/hourly-stats.js';
 import { seconds, span, type Alert } from '../status/alert-words.js';
 import { credentialLabel } from '../status/credential-words.js';
+import { removedTerminalWords } from '../status/removed-terminals.js';
 import {
   failingWords,
   notAlertedYet,
@@ -429,6 +430,7 @@ export function renderPage(r: StatusReport, info: PageInfo, charts?: HourlySerie
                       : ''
                   }`
           }
+          ${(r.removedTerminals ?? []).map((t) => html`<p class="removed-terminal">${removedTerminalWords(t)}</p>`)}
         </section>
         ${
           charts

@@ -186,7 +186,11 @@ export async function startDahuaSim(o: DahuaSimOptions = {}): Promise<DahuaSim> 
       return;
     }
     const rows = log
-      .filter((r) => typeof r.CreateTime !== 'number' || (r.CreateTime >= start && r.CreateTime <= end))
+      .filter((r) => {
+        // A wall-clock text (as Intelbras firmware writes it) is searched by that wall clock; other text matches every window.
+        const t = typeof r.CreateTime === 'number' ? r.CreateTime : wallSeconds(r.CreateTime);
+        return t === undefined || (t >= start && t <= end);
+      })
       .slice(0, count);
     send(res, 200, recordLines(rows, offset));
   };
@@ -312,4 +316,10 @@ export function generateRecords(n: number, endSeconds: number, everySeconds = 7,
     ErrorCode: i % 10 === 9 ? 16 : 0,
     AttendanceState: i % 4 === 0 ? 0 : (i % 2) + 1,
   }));
+}
+
+/** `2026-05-15 10:14:27` as seconds read as UTC (the device's wall clock), else undefined. */
+function wallSeconds(text: string): number | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(text);
+  return m ? Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) / 1000 : undefined;
 }

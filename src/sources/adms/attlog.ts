@@ -2,6 +2,7 @@ import { malformedLine, type MalformedLine } from './malformed.js';
 import { isLogTime } from '../../punch.js';
 import { codeProblem, unpadded } from '../../punch.js';
 import { printable } from '../../util/terminal-text.js';
+import { keyValueFields } from './key-values.js';
 
 /**
  * The body of `POST /iclock/cdata?table=ATTLOG`: one punch per line, tab-separated fields
@@ -47,6 +48,31 @@ function spaceSeparated(raw: string): string[] | undefined {
   return [m[1]!, m[2]!, ...m[3]!.split(/ +/).filter((f) => f !== '')];
 }
 
+/**
+ * A line that names its table first (`ATTLOG<TAB>1001<TAB>...`, `ATTLOG 1001<TAB>...`), as OPERLOG
+ * lines name theirs (`USER `, `OPLOG `) and tabledata rows theirs: the parsers of several public
+ * push servers read this "tagged" form beside the plain one. The tag is taken off; a line that is
+ * the tag alone is the body's header, not a punch (it holds nothing to keep).
+ */
+const TABLE_TAG = /^ATTLOG(?:\t| +|$)/i;
+/** A line of `key=value` fields (`PIN=1001<TAB>Time=...<TAB>Status=0<TAB>VerifyMode=1`), the form of USERINFO and tabledata rows. */
+const KEYED = /^[A-Za-z][\w~]*=/;
+
+/**
+ * The key=value form as the positional one: PIN, time, status, verify (under the names firmware
+ * gives them). Undefined when not every field is `key=value`: then the line is read by position
+ * (a PIN may hold `=`: `A=1<TAB>2026-...` stays the punch of PIN `A=1`, as before).
+ */
+function keyedFields(raw: string): string[] | string | undefined {
+  if (!KEYED.test(raw)) return undefined;
+  const f = keyValueFields(raw);
+  if (!f) return undefined;
+  const pin = f.get('pin');
+  if (pin === undefined) return 'no PIN= field';
+  const first = (...keys: string[]) => keys.map((k) => f.get(k)).find((v) => v !== undefined) ?? '';
+  return [pin, first('time', 'datetime'), first('status', 'state'), first('verify', 'verifymode', 'verifytype')];
+}
+
 const optionalInt = (field: string | undefined): number | null => {
   const f = field?.trim() ?? '';
   return SMALL_INT.test(f) ? Number(f) : null;
@@ -74,9 +100,16 @@ export function parseAttlog(body: string): ParsedAttlog {
       bad('control character in the line');
       continue;
     }
-    const fields = raw.includes('\t') ? raw.split('\t') : spaceSeparated(raw);
+    const tag = TABLE_TAG.exec(raw);
+    const rest = tag ? raw.slice(tag[0].length) : raw;
+    if (rest.trim() === '') continue;
+    const fields = keyedFields(rest) ?? (rest.includes('\t') ? rest.split('\t') : spaceSeparated(rest));
     if (!fields) {
       bad('no tab between the fields');
+      continue;
+    }
+    if (typeof fields === 'string') {
+      bad(fields);
       continue;
     }
     const pin = unpadded(fields[0]!);

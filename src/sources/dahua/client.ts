@@ -104,6 +104,8 @@ export class DahuaClient {
     form: TimeCondition,
     signal?: AbortSignal,
     end = LATEST_SECONDS,
+    /** How the device writes CreateTime (the terminal's recordClock): how a wall-clock text is read. */
+    clock: 'local' | 'utc' = 'local',
   ): Promise<RecordPage> {
     const p = form === 'condition' ? 'condition.' : '';
     const path =
@@ -111,7 +113,7 @@ export class DahuaClient {
       `&${p}StartTime=${start}&${p}EndTime=${end}&count=${count}`;
     const res = await this.get(path, signal);
     const answer = parseRecordAnswer(res.text, count + 1);
-    const records = answer.records.map(fromFields);
+    const records = answer.records.map((f) => fromFields(f, clock));
     const said = answer.found;
     const found = said !== undefined && /^\s*\d+\s*$/.test(said) ? Number(said) : records.length;
     if (said === undefined && records.length === 0 && res.text.trim() !== '')

@@ -1,4 +1,4 @@
-import { UNKNOWN_CARD_PREFIX, unpadded, utcWallClock, wallClockAt, type Punch } from '../../punch.js';
+import { isLogTime, UNKNOWN_CARD_PREFIX, unpadded, utcWallClock, wallClockAt, type Punch } from '../../punch.js';
 
 /**
  * Which Dahua access records are punches, and what a punch carries.
@@ -28,10 +28,34 @@ export interface DahuaRecord {
 const int = (v: string | undefined): number | undefined =>
   v !== undefined && /^\s*-?\d{1,15}\s*$/.test(v) ? Number(v) : undefined;
 
-export function fromFields(f: ReadonlyMap<string, string>): DahuaRecord {
+/**
+ * CreateTime as the device wrote it: seconds, or (Intelbras and other Dahua-made firmware, as the
+ * fixtures of several public clients show: `records[0].CreateTime=2026-05-15 10:14:27`) its wall
+ * clock as text. The text is the wall clock itself: with `recordClock: local` it is that wall
+ * clock in seconds read as UTC, which is what the cursor and the search window hold. With `utc`
+ * the zone would be needed to turn it into real seconds: left unread there, as before (the punch
+ * keeps its text; the record never moves the cursor).
+ */
+function createTimeOf(v: string | undefined, clock: 'local' | 'utc'): number | undefined {
+  const n = int(v);
+  if (n !== undefined || v === undefined || clock !== 'local') return n;
+  const t = v.trim();
+  return isLogTime(t)
+    ? Date.UTC(
+        +t.slice(0, 4),
+        +t.slice(5, 7) - 1,
+        +t.slice(8, 10),
+        +t.slice(11, 13),
+        +t.slice(14, 16),
+        +t.slice(17, 19),
+      ) / 1000
+    : undefined;
+}
+
+export function fromFields(f: ReadonlyMap<string, string>, clock: 'local' | 'utc' = 'local'): DahuaRecord {
   return {
     recNo: int(f.get('RecNo')),
-    createTime: int(f.get('CreateTime')),
+    createTime: createTimeOf(f.get('CreateTime'), clock),
     rawTime: f.get('CreateTime') ?? '',
     userId: unpadded(f.get('UserID') ?? ''),
     cardNo: unpadded(f.get('CardNo') ?? ''),

@@ -1,0 +1,36 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startDahuaSim, type NewRecord } from '../../src/sim/dahua/index.js';
+import { DahuaPoller } from '../../src/sources/dahua/index.js';
+import { dahuaConfig, journalFixture, journalKeys, OFFSET_MIN, PASSWORD } from './helpers.js';
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/**
+ * Firmware that writes CreateTime as its wall clock in text, `records[0].CreateTime=2026-05-15
+ * 10:14:27`: an Intelbras (Dahua-made) terminal's answer in a public client's test fixture, and
+ * the form two other public Dahua clients parse (rebuilt here, not copied). Read as no time, every
+ * record was "dated implausibly" and never moved the cursor: a log longer than a page stopped at
+ * "a full page that does not move on" at every poll, and the records past it were never read.
+ */
+describe('Dahua records whose CreateTime is wall-clock text', () => {
+  it('reads every record once, with its wall clock, moving the cursor; the next poll adds nothing', async () => {
+    const f = journalFixture();
+    cleanups.push(f.cleanup);
+    const wall = (i: number) =>
+      `2026-11-30 ${String(8 + Math.floor(i / 3600)).padStart(2, '0')}:${String(Math.floor((i % 3600) / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}`;
+    const records: NewRecord[] = Array.from({ length: 1500 }, (_, i) => ({ UserID: `T${i}`, CreateTime: wall(i) }));
+    const sim = await startDahuaSim({ password: PASSWORD, utcOffsetMinutes: OFFSET_MIN, records });
+    cleanups.push(() => sim.stop());
+    const poller = new DahuaPoller(dahuaConfig(sim, { passwordFile: f.passwordFile }), f.deps);
+    cleanups.push(() => poller.destroy());
+    const r = await poller.poll();
+    expect(r).toMatchObject({ ok: true, added: 1500, implausible: 0 });
+    expect(journalKeys(f.journal)).toEqual(records.map((x, i) => `${x.UserID}@${wall(i)}`).sort());
+    expect(await poller.poll()).toMatchObject({ ok: true, added: 0 });
+    sim.addRecords([{ UserID: 'LATER', CreateTime: '2026-11-30 09:00:00' }]);
+    expect(await poller.poll()).toMatchObject({ ok: true, added: 1 });
+  });
+});

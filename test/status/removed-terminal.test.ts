@@ -1,0 +1,68 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseConfigText } from '../../src/config/load.js';
+import { Journal } from '../../src/journal/index.js';
+import { formatStatus } from '../../src/status/format.js';
+import { buildStatus } from '../../src/status/report.js';
+import { renderPage } from '../../src/web/page.js';
+import { fakeClock, tempDir } from '../helpers/tmp.js';
+
+/**
+ * A terminal taken out of the config during an HRMS outage (a long-life trial): its 6 punches
+ * waited, then went, but the status and the page listed only the configured terminals and said
+ * nothing of it while they waited. They say it now, and that its punches are still delivered.
+ */
+describe('a terminal taken out of the config with punches not delivered', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let clock: ReturnType<typeof fakeClock>;
+  let j: Journal;
+  beforeEach(() => {
+    tmp = tempDir();
+    clock = fakeClock();
+    j = Journal.open({ path: tmp.path('j.db'), site: 'plant-a', clock, mode: 'owner' });
+  });
+  afterEach(() => {
+    j.close();
+    tmp.cleanup();
+  });
+  const config = () =>
+    parseConfigText(
+      `site: plant-a\njournal:\n  path: ${tmp.path('j.db')}\nhrms:\n  baseUrl: https://hr.example.com\n` +
+        `terminals:\n  - name: gate-1\n    kind: zk\n    host: 127.0.0.1\n`,
+      tmp.path('p.yaml'),
+      tmp.path(''),
+    );
+  const punch = (terminal: string, i: number) => ({
+    terminal,
+    biometricCode: String(100 + i),
+    logTime: `2026-11-22 08:${String(i).padStart(2, '0')}:00`,
+  });
+
+  it('says its punches not delivered by state, in the status text, status.json and the page', () => {
+    j.ingest([0, 1, 2].map((i) => punch('gate-1', i)));
+    j.ingest([3, 4, 5, 6, 7, 8].map((i) => punch('lobby-old', i)));
+    // One of them refused for now by the HRMS.
+    const claimed = j.claim(100).filter((p) => p.terminal === 'lobby-old');
+    j.settle([{ id: claimed[0]!.id, kind: 'rejected', message: 'Employee not found' }]);
+    j.settle(claimed.slice(1).map((p) => ({ id: p.id, kind: 'unknown' as const })));
+    const r = buildStatus(j, config(), clock.now(), { freeBytes: 1e12 });
+    expect(r.terminals.map((t) => t.name)).toEqual(['gate-1']);
+    expect(r.removedTerminals).toEqual([
+      { name: 'lobby-old', pending: 5, inflight: 0, rejected: 1, dead: 0, quarantined: 0 },
+    ]);
+    const words =
+      'lobby-old: not in the config, and 6 of its punches are not delivered yet (pending 5, rejected 1): they are delivered as any other terminal';
+    expect(formatStatus(r)).toContain(words);
+    expect(renderPage(r, { version: '0', uptimeSeconds: 1, zone: 'UTC', refreshSeconds: 10 })).toContain(
+      words.replace("terminal's", 'terminal&#39;s'),
+    );
+  });
+
+  it('says nothing once they are all delivered, nor of a terminal in the config', () => {
+    j.ingest([0, 1].map((i) => punch('gate-1', i)));
+    j.ingest([3].map((i) => punch('lobby-old', i)));
+    j.settle(j.claim(100).map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    const r = buildStatus(j, config(), clock.now(), { freeBytes: 1e12 });
+    expect(r.removedTerminals).toBeUndefined();
+    expect(formatStatus(r)).not.toContain('lobby-old');
+  });
+});
