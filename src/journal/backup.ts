@@ -74,7 +74,7 @@ export function summarize(db: Database, path: string): JournalSummary {
       `SELECT count(*) AS punches, coalesce(sum(owed), 0) AS waiting, coalesce(sum(dead AND NOT owed), 0) AS dead,
           coalesce(sum(state = 'inflight'), 0) AS inflight,
           max(log_time) AS newest, min(site) AS first, max(site) AS last
-        FROM (SELECT p.state, p.log_time, p.site, p.state NOT IN ('delivered', 'dead') OR ${other.owed} AS owed,
+        FROM (SELECT p.state, p.log_time, p.site, p.state NOT IN ('delivered', 'dead', 'not_routed') OR ${other.owed} AS owed,
             p.state = 'dead' OR ${other.dead} AS dead
           FROM punches p)`,
     )

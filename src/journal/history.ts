@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { PunchIds } from './punch-id.js';
 import { toStored } from './queries.js';
+import { DONE_TERM } from './not-routed.js';
 import type { PunchState, StoredPunch } from './types.js';
 
 /**
@@ -44,7 +45,7 @@ export interface PunchAttempt {
 
 /** What `punchgate punches` lists: newest first, by log time (or by delivery time: `byDelivery`). */
 export interface PunchListFilter {
-  /** A state, or 'undelivered': every state but delivered (what a journal still owes the HRMS). */
+  /** A state, or 'undelivered': every state but delivered and not_routed (what a journal still owes the HRMS). */
   state?: PunchState | 'undelivered';
   terminal?: string;
   /** Biometric codes (any of them). */
@@ -67,7 +68,8 @@ function whereOf(f: PunchListFilter): { sql: string; params: unknown[] } {
   };
   // By delivery: the literal lets SQLite use the partial index punches_delivered_at.
   if (f.byDelivery) parts.push(`state = 'delivered'`);
-  else if (f.state === 'undelivered') add('state <> ?', 'delivered');
+  // Undelivered: still owed to the HRMS; a punch never meant for it (not_routed) is not.
+  else if (f.state === 'undelivered') parts.push(`NOT ${DONE_TERM}`);
   else if (f.state) add('state = ?', f.state);
   if (f.terminal) add('terminal = ?', f.terminal);
   if (f.codes && f.codes.length > 0) add('biometric_code IN (SELECT value FROM json_each(?))', JSON.stringify(f.codes));

@@ -30,6 +30,7 @@ import { ShiftProgressQueries, type TerminalReadProgress } from './shift-progres
 import { HourlyStats } from './hourly-stats.js';
 import { JournalQueries, NO_REAL_TIME } from './queries.js';
 import { PRUNE_GUARD } from './state-terms.js';
+import { NOT_ROUTED_MESSAGE } from './not-routed.js';
 import { RefusedRecordStore } from './refused-records.js';
 import { CommandRetention } from './command-retention.js';
 import { RetentionMarks, wasForgotten, type ForgottenSpan, type PrunedPunch } from './retention-marks.js';
@@ -415,10 +416,9 @@ export class Journal implements PunchSink, DeliveryQueue {
       // is within the retention (@logCutoff): delivered while the box's clock was far behind (a dead
       // RTC before NTP), its delivered_at looks old once the clock is right, yet the terminal still
       // holds it and would hand it in again as new.
-      prune: db.prepare(`DELETE FROM punches WHERE id IN (SELECT id FROM punches
-            WHERE state = 'delivered' AND delivered_at < @cutoff AND log_time < @logCutoff AND ${PRUNE_GUARD}
-            ORDER BY delivered_at LIMIT @limit)
-          AND id < (SELECT max(id) FROM punches) RETURNING id, terminal, device, log_time`),
+      prune: db.prepare(pruneSql('delivered')),
+      // The same for punches never meant for the default sink (not-routed.ts): done for it too.
+      pruneNotRouted: db.prepare(pruneSql('not_routed')),
       // The newest own time among the punches journalled last (not quarantined): the terminals'
       // clocks, a second opinion on the box's for the retention (pruneSteps).
       // The newest punch a device journalled that is not quarantined: the push terminals' floor (ingest).
@@ -429,9 +429,10 @@ export class Journal implements PunchSink, DeliveryQueue {
         .pluck(),
       newestLogTime: db.prepare(`SELECT max(log_time) AS t FROM (SELECT log_time FROM punches
           WHERE state <> 'quarantined' ORDER BY id DESC LIMIT 1000)`),
-      // A punch of a terminal that does not deliver to the default sink: settled for it, never sent.
+      // A punch of a terminal that does not deliver to the default sink: done for it, never sent, and
+      // never counted as delivered to it (not-routed.ts). delivered_at: when, for the retention.
       notForDefault:
-        db.prepare(`UPDATE punches SET state = 'delivered', claimed_from = NULL, claimed_by = NULL, last_message = @message,
+        db.prepare(`UPDATE punches SET state = 'not_routed', claimed_from = NULL, claimed_by = NULL, last_message = @message,
           delivered_at = @now, updated_at = @now, next_attempt_at = NULL
           WHERE id IN (SELECT value FROM json_each(@ids)) AND state IN ('pending', 'rejected')`),
     };
@@ -1044,10 +1045,10 @@ export class Journal implements PunchSink, DeliveryQueue {
             this.stmt.notForDefault.run({
               now,
               ids: JSON.stringify(skip.map((r) => r.id)),
-              message: 'not sent: its terminal delivers to other sinks (its sinks: setting)',
+              message: NOT_ROUTED_MESSAGE,
             });
             const skipped = new CountMoves();
-            for (const r of skip) skipped.move(r.terminal, r.previousState, 'delivered');
+            for (const r of skip) skipped.move(r.terminal, r.previousState, 'not_routed');
             this.punchCounts.apply(skipped);
             const full = rows.length === limit;
             rows = rows.filter((r) => !this.defaultNotFor.has(r.terminal));
@@ -1346,11 +1347,12 @@ export class Journal implements PunchSink, DeliveryQueue {
       this.wrote(n);
       yield 0;
     }
-    for (let n = CHUNK_ROWS; n === CHUNK_ROWS;) {
-      n = this.gate.attempt(() => this.pruneChunk(cutoff, logCutoff));
-      this.wrote(n);
-      yield n;
-    }
+    for (const state of ['delivered', 'not_routed'] as const)
+      for (let n = CHUNK_ROWS; n === CHUNK_ROWS;) {
+        n = this.gate.attempt(() => this.pruneChunk(cutoff, logCutoff, state));
+        this.wrote(n);
+        yield n;
+      }
     // Settled terminal commands of that age go too, a window of rows per step (command-retention.ts).
     for (let after: number | null = 0; after !== null;) {
       const from: number = after;
@@ -1381,12 +1383,13 @@ export class Journal implements PunchSink, DeliveryQueue {
   }
 
   /** One chunk of prune, with its counts, in one transaction. */
-  private pruneChunk(cutoff: number, logCutoff: string): number {
+  private pruneChunk(cutoff: number, logCutoff: string, state: 'delivered' | 'not_routed'): number {
     return this.db.transaction(() => {
-      const rows = this.stmt.prune.all({ cutoff, logCutoff, limit: CHUNK_ROWS }) as (PrunedPunch & { id: number })[];
+      const stmt = state === 'delivered' ? this.stmt.prune : this.stmt.pruneNotRouted;
+      const rows = stmt.all({ cutoff, logCutoff, limit: CHUNK_ROWS }) as (PrunedPunch & { id: number })[];
       this.retentionMarks.record(rows);
       const moves = new CountMoves();
-      for (const r of rows) moves.add(r.terminal, 'delivered', -1);
+      for (const r of rows) moves.add(r.terminal, state, -1);
       this.punchCounts.apply(moves);
       pruneSinkRows(
         this.db,
@@ -1632,4 +1635,15 @@ const fileStamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, ''
  */
 function logTimeCutoff(cutoffMs: number): string {
   return new Date(cutoffMs - DAY_MS).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/**
+ * The retention's delete of one chunk of punches done for the default sink in `state`, through that
+ * state's partial index on delivered_at (punches_delivered_at, punches_not_routed_at).
+ */
+function pruneSql(state: 'delivered' | 'not_routed'): string {
+  return `DELETE FROM punches WHERE id IN (SELECT id FROM punches
+            WHERE state = '${state}' AND delivered_at < @cutoff AND log_time < @logCutoff AND ${PRUNE_GUARD}
+            ORDER BY delivered_at LIMIT @limit)
+          AND id < (SELECT max(id) FROM punches) RETURNING id, terminal, device, log_time`;
 }

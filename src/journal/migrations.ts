@@ -13,6 +13,7 @@ import { rewriteStateChecks } from './state-check.js';
 import { STATE_TERMS_MIGRATION } from './state-terms.js';
 import { TERMINAL_DEVICES_MIGRATION } from './terminal-devices.js';
 import { CARD_CODES_MIGRATION } from './unknown-cards.js';
+import { notRoutedMigration } from './not-routed.js';
 import { USER_BACKUP_CARDS_MIGRATION, USER_BACKUPS_MIGRATION } from './user-backups.js';
 
 /**
@@ -358,6 +359,9 @@ export const MIGRATIONS: readonly Migration[] = [
   // 23: every punch of an unknown badge card by the time it was journalled, delivered ones too: an
   //     HRMS that takes any code took them and the status said nothing (unknown-cards.ts).
   CARD_CODES_MIGRATION,
+  // 24: punches of a terminal whose sinks: leaves the default sink out get a state of their own,
+  //     not_routed, instead of counting as delivered to a sink that never received them (not-routed.ts).
+  notRoutedMigration,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { PUNCH_STATES, type JournalCounts, type PunchState } from './types.js';
+import type { JournalCounts, PunchState } from './types.js';
 
 /**
  * The journal's punches counted per terminal and state, kept in small tables (punch_counts, and
@@ -96,9 +96,19 @@ export class PunchCounts {
 
   /** The punches in the journal by state. */
   byState(): JournalCounts {
-    const out = Object.fromEntries(PUNCH_STATES.map((s) => [s, 0])) as unknown as JournalCounts;
-    for (const r of this.stmt.byState.all() as { state: PunchState; n: number }[])
-      if (r.state in out) out[r.state] = r.n;
+    const out: JournalCounts = {
+      pending: 0,
+      inflight: 0,
+      delivered: 0,
+      rejected: 0,
+      dead: 0,
+      quarantined: 0,
+      notRouted: 0,
+    };
+    for (const r of this.stmt.byState.all() as { state: PunchState; n: number }[]) {
+      const key = r.state === 'not_routed' ? 'notRouted' : r.state;
+      if (key in out) out[key] = r.n;
+    }
     return out;
   }
 
@@ -115,10 +125,11 @@ export class PunchCounts {
   }
 
   /** Per terminal with any: its punches not delivered, by state (the kept counts: a few rows, never the punches). */
-  waitingByTerminal(): ({ terminal: string } & Omit<JournalCounts, 'delivered'>)[] {
-    const out = new Map<string, { terminal: string } & Omit<JournalCounts, 'delivered'>>();
+  waitingByTerminal(): ({ terminal: string } & Omit<JournalCounts, 'delivered' | 'notRouted'>)[] {
+    const out = new Map<string, { terminal: string } & Omit<JournalCounts, 'delivered' | 'notRouted'>>();
     for (const r of this.stmt.all.all() as { terminal: string; state: PunchState; n: number }[]) {
-      if (r.state === 'delivered' || r.n <= 0) continue;
+      // Delivered, or never meant for the first sink (not_routed): nothing waits.
+      if (r.state === 'delivered' || r.state === 'not_routed' || r.n <= 0) continue;
       const t = out.get(r.terminal) ?? {
         terminal: r.terminal,
         pending: 0,

@@ -4,6 +4,7 @@ import { deviceIdentity, UNKNOWN_CARD_PREFIX } from '../punch.js';
 import type { Clock } from '../util/clock.js';
 import { CountMoves, UNKNOWN_CARDS_TERM, type PunchCounts } from './punch-counts.js';
 import { PRUNE_GUARD, REFUSED_TERM } from './state-terms.js';
+import { DONE_TERM } from './not-routed.js';
 import type { PunchIds } from './punch-id.js';
 import { RetentionMarks, wasForgotten } from './retention-marks.js';
 import { waitingUnknownCards } from './unknown-cards.js';
@@ -215,7 +216,9 @@ export class JournalQueries {
   ): { remapped: number; kept: number } {
     const rows = this.db
       .prepare(
-        `SELECT id, biometric_code AS code FROM punches WHERE ${UNKNOWN_CARDS_TERM} AND terminal = ? AND state <> 'inflight'`,
+        // Not a punch never meant for the first sink (not_routed): left as when it counted as delivered.
+        `SELECT id, biometric_code AS code FROM punches WHERE ${UNKNOWN_CARDS_TERM} AND terminal = ? AND state <> 'inflight'
+          AND state <> 'not_routed'`,
       )
       .all(terminal) as { id: number; code: string }[];
     const update = this.db.prepare(
@@ -326,9 +329,9 @@ export class JournalQueries {
     const device = serial ? deviceIdentity(serial) : serial;
     const r = device
       ? this.db
-          .prepare(`SELECT count(*) AS n FROM punches WHERE device = ? AND device <> '' AND state <> 'delivered'`)
+          .prepare(`SELECT count(*) AS n FROM punches WHERE device = ? AND device <> '' AND NOT ${DONE_TERM}`)
           .get(device)
-      : this.db.prepare(`SELECT count(*) AS n FROM punches WHERE terminal = ? AND state <> 'delivered'`).get(terminal);
+      : this.db.prepare(`SELECT count(*) AS n FROM punches WHERE terminal = ? AND NOT ${DONE_TERM}`).get(terminal);
     return (r as { n: number }).n;
   }
 
@@ -345,7 +348,8 @@ export class JournalQueries {
     // Delivered to every sink, not only the first: the log of a terminal is its last copy of the
     // punches another sink still owes (found by a new-user trial: Odoo refused them all, and the
     // log was cleared). The same rule as retention's (PRUNE_GUARD).
-    const everySink = `state = 'delivered' AND ${PRUNE_GUARD}`;
+    // A punch never meant for the first sink (not-routed.ts) is done for it.
+    const everySink = `${DONE_TERM} AND ${PRUNE_GUARD}`;
     const stmt = device
       ? this.db.prepare(
           `SELECT ${everySink} AS done FROM punches WHERE device = ? AND device <> '' AND log_time = ? AND biometric_code = ?`,

@@ -94,7 +94,7 @@ export const SINK_DELIVERIES_MIGRATION = `
   ) WITHOUT ROWID;
 `;
 
-type SinkState = Exclude<PunchState, 'quarantined'>;
+type SinkState = Exclude<PunchState, 'quarantined' | 'not_routed'>;
 /**
  * Punch ids one transaction takes in at most: after a long outage of a sink (its cursor stood
  * still while punches came in), a claim catches up a few thousand rows a transaction, never in
@@ -546,7 +546,15 @@ export class SinkQueue implements DeliveryQueue {
    * is released, so counting it as pending showed punches waiting that nothing would send.
    */
   counts(): JournalCounts {
-    const out: JournalCounts = { pending: 0, inflight: 0, delivered: 0, rejected: 0, dead: 0, quarantined: 0 };
+    const out: JournalCounts = {
+      pending: 0,
+      inflight: 0,
+      delivered: 0,
+      rejected: 0,
+      dead: 0,
+      quarantined: 0,
+      notRouted: 0,
+    };
     for (const r of this.stmt.counts!.all(this.sink) as { state: SinkState; n: number }[])
       if (r.state in out) out[r.state] = r.n;
     const cursor = this.cursor();

@@ -6,7 +6,12 @@ import type { PushZone } from './push-zones.js';
  * `DeliveryQueue`; the CLI and status see `JournalQueries` and the admin operations.
  */
 
-export type PunchState = 'pending' | 'inflight' | 'delivered' | 'rejected' | 'dead' | 'quarantined';
+/**
+ * A punch's state for a sink. `not_routed` is the default sink's alone: its terminal's `sinks:`
+ * leaves that sink out, so the punch is done for it without being sent (never counted as
+ * delivered to it: not-routed.ts).
+ */
+export type PunchState = 'pending' | 'inflight' | 'delivered' | 'rejected' | 'dead' | 'quarantined' | 'not_routed';
 export const PUNCH_STATES: readonly PunchState[] = [
   'pending',
   'inflight',
@@ -14,6 +19,7 @@ export const PUNCH_STATES: readonly PunchState[] = [
   'rejected',
   'dead',
   'quarantined',
+  'not_routed',
 ];
 
 export interface IngestOptions {
@@ -282,10 +288,17 @@ export interface OldestClaim {
 export interface JournalCounts {
   pending: number;
   inflight: number;
+  /** Sent to the sink and taken by it (never a punch it was not meant to get: notRouted). */
   delivered: number;
   rejected: number;
   dead: number;
   quarantined: number;
+  /**
+   * Punches never meant for this sink: their terminal's `sinks:` leaves it out, so they were not
+   * sent to it (the default sink's state `not_routed`; always 0 for the other sinks, which never
+   * take such a punch in).
+   */
+  notRouted: number;
 }
 
 /** Persistent record of what each terminal last reported (read by one-shot commands and status). */

@@ -81,13 +81,14 @@ export function recentUnknownCards(db: Database, since: number): RecentUnknownCa
 
 /**
  * Undelivered punches of unknown badge cards, per terminal, whatever their age: read through
- * their own partial index (punches_unknown_cards), whatever the journal holds besides.
+ * their own partial index (punches_unknown_cards), whatever the journal holds besides. Not one
+ * never meant for the first sink (not_routed, not-routed.ts): nothing waits for it.
  */
 export function waitingUnknownCards(db: Database): { terminal: string; count: number; codes: string[] }[] {
   const rows = db
     .prepare(
       `SELECT terminal, count(*) AS count, group_concat(DISTINCT biometric_code) AS codes FROM punches
-        WHERE ${UNKNOWN_CARDS_TERM} GROUP BY terminal`,
+        WHERE ${UNKNOWN_CARDS_TERM} AND state <> 'not_routed' GROUP BY terminal`,
     )
     .all() as { terminal: string; count: number; codes: string | null }[];
   return rows.map((r) => ({

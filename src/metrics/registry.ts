@@ -80,7 +80,7 @@ export class PunchgateMetrics {
 
     new Gauge({
       name: 'punchgate_journal_punches',
-      help: 'Punches in the journal by state: pending (waiting or being sent), refused (by the HRMS, retried later), dead, quarantined.',
+      help: "Punches in the journal by state: pending (waiting or being sent), refused (by the HRMS, retried later), dead, quarantined, not_routed (never meant for the first sink: their terminal's sinks: leaves it out; not sent to it).",
       labelNames: ['state'],
       registers,
       collect() {
@@ -89,11 +89,12 @@ export class PunchgateMetrics {
         this.set({ state: 'refused' }, p.rejected);
         this.set({ state: 'dead' }, p.dead);
         this.set({ state: 'quarantined' }, p.quarantined);
+        this.set({ state: 'not_routed' }, p.notRouted);
       },
     });
     new Gauge({
       name: 'punchgate_sink_punches',
-      help: "Each sink's punches by state: pending (waiting for it or being sent), refused (by that HRMS, retried later), dead, quarantined.",
+      help: "Each sink's punches by state: pending (waiting for it or being sent), refused (by that HRMS, retried later), dead, quarantined, not_routed (never meant for that sink, not sent to it).",
       labelNames: ['sink', 'state'],
       registers,
       collect() {
@@ -105,6 +106,7 @@ export class PunchgateMetrics {
           this.set({ sink, state: 'refused' }, p.rejected);
           this.set({ sink, state: 'dead' }, p.dead);
           this.set({ sink, state: 'quarantined' }, p.quarantined);
+          this.set({ sink, state: 'not_routed' }, p.notRouted);
         }
       },
     });

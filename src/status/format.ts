@@ -5,6 +5,7 @@ import { localTimeOf, localTime } from '../util/local-time.js';
 import type { StatusReport, TerminalStatus } from './report.js';
 import { deliveryTroubleWords } from './alert-words.js';
 import { sinkLines } from './sinks.js';
+import { notRoutedWords } from './not-routed-words.js';
 import { backupLine } from './backup.js';
 import { credentialLabel } from './credential-words.js';
 import { summaryLine, terminalShown } from './summary.js';
@@ -67,7 +68,9 @@ export function formatStatus(r: StatusReport): string {
     r.daemon?.running === false && p.inflight > 0
       ? ' (punchgate run is stopped: back in the queue at its next start, unless a punchgate flush is sending them)'
       : '';
-  lines.push(`  pending ${p.pending}   in flight ${p.inflight}${stranded}   delivered ${p.delivered}`);
+  lines.push(
+    `  pending ${p.pending}   in flight ${p.inflight}${stranded}   delivered ${p.delivered}${notRoutedWords(p)}`,
+  );
   lines.push(`  rejected ${p.rejected}   dead ${p.dead}   quarantined ${p.quarantined}`);
   if (r.oldestPending)
     lines.push(`  oldest waiting punch: ${r.oldestPending.logTime} (terminal clock) from ${r.oldestPending.terminal}`);

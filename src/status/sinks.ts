@@ -10,6 +10,7 @@ import { localTimeOf } from '../util/local-time.js';
 import { ALERT, deliveryTrouble, type Alert } from './alert-words.js';
 import { daemonStoppedAt } from './alerts.js';
 import { sinkCredential } from './credential.js';
+import { notRoutedWords } from './not-routed-words.js';
 import { heldBehindRefusedAlert, heldBehindRefusedCount, refusalAlerts } from './refusals.js';
 import type { LiveFacts, SinkStatus, StatusReport } from './types.js';
 
@@ -162,7 +163,7 @@ export function sinkLines(r: StatusReport): string[] {
               : 'not tried yet';
     const p = s.punches;
     lines.push(
-      `  ${s.name.padEnd(16)} ${s.kind.padEnd(6)} ${state}  pending ${p.pending}  in flight ${p.inflight}  delivered ${p.delivered}  rejected ${p.rejected}  dead ${p.dead}  quarantined ${p.quarantined}  last success ${localTimeOf(d.lastSuccessAt)}`,
+      `  ${s.name.padEnd(16)} ${s.kind.padEnd(6)} ${state}  pending ${p.pending}  in flight ${p.inflight}  delivered ${p.delivered}${notRoutedWords(p)}  rejected ${p.rejected}  dead ${p.dead}  quarantined ${p.quarantined}  last success ${localTimeOf(d.lastSuccessAt)}`,
     );
     if (d.lastError && (d.failingSince || d.auth === 'failed'))
       lines.push(`    ${s.name}: last error ${localTimeOf(d.lastErrorAt)}: ${printable(d.lastError, 300)}`);

@@ -211,6 +211,18 @@ function count(n: number, alarming: boolean): Html {
   return alarming && n > 0 ? html`<span class="bad">${n}</span>` : html`${n}`;
 }
 
+/**
+ * Punches never meant for this sink (their terminal's sinks: leaves it out), said apart from the
+ * delivered ones, which they are not (journal's not-routed.ts). Nothing when there are none.
+ */
+function notRoutedRows(p: { notRouted?: number }, id: string): Html | string {
+  const n = p.notRouted ?? 0;
+  return n > 0
+    ? html`<dt>not for this sink (not sent: their terminal's sinks: leaves it out)</dt>
+        <dd id="${id}">${n}</dd>`
+    : '';
+}
+
 function alertItem(a: Alert): Html {
   return html`<li data-kind="${a.kind}">
     <span class="cause">${a.cause}</span><span class="fix">Fix: ${a.fix}</span>
@@ -235,7 +247,7 @@ function sinkSection(s: NonNullable<StatusReport['sinks']>[number], now: number)
       <dd id="sink-${s.name}-quarantined">${count(p.quarantined, true)}</dd>
       <dt>delivered (kept in the journal)</dt>
       <dd>${p.delivered}</dd>
-      ${deliveryRows(s.delivery, now, s.name)}
+      ${notRoutedRows(p, `sink-${s.name}-not-routed`)} ${deliveryRows(s.delivery, now, s.name)}
     </dl>
   </section>`;
 }
@@ -452,6 +464,7 @@ export function renderPage(r: StatusReport, info: PageInfo, charts?: HourlySerie
             <dd id="quarantined">${count(p.quarantined, true)}</dd>
             <dt>delivered (kept in the journal)</dt>
             <dd id="delivered">${p.delivered}</dd>
+            ${notRoutedRows(p, 'not-routed')}
           </dl>
         </section>
         <section id="delivery">

@@ -43,7 +43,7 @@ const delivery = (lastError: string | null): StatusReport['delivery'] => ({
   probing: false,
 });
 
-const counts = { pending: 3, inflight: 0, delivered: 48211, rejected: 0, dead: 0, quarantined: 0 };
+const counts = { pending: 3, inflight: 0, delivered: 48211, rejected: 0, dead: 0, quarantined: 0, notRouted: 0 };
 
 /**
  * A report whose texts from outside quote the token in disguise, in fields of every depth: a

@@ -199,7 +199,11 @@ describe('journal: a punch per sink', () => {
     expect(b.claim(10).map((p) => p.biometricCode)).toEqual(['100', '101', '102']);
     const a = j.claim(10);
     expect(a.map((p) => p.biometricCode)).toEqual(['100', '101']);
-    expect(j.queries.list({ terminal: 'gate-b' }).map((p) => p.state)).toEqual(['delivered', 'delivered', 'delivered']);
+    expect(j.queries.list({ terminal: 'gate-b' }).map((p) => p.state)).toEqual([
+      'not_routed',
+      'not_routed',
+      'not_routed',
+    ]);
   });
 
   it('holds a quarantined punch back from every sink until it is released', async () => {

@@ -132,7 +132,8 @@ describe('status report queries stay on indexes', () => {
       tmp.dir,
     );
     journal = Journal.open({ path: tmp.path('j.db'), site: 'plant-a', clock, mode: 'owner', deadAfterAttempts: 2 });
-    journal.useSinks({ defaultSink: 'hrms', others: ['erp'] });
+    // The warehouse delivers to erp only: its punches are not_routed for hrms (not-routed.ts).
+    journal.useSinks({ defaultSink: 'hrms', others: ['erp'], defaultNotFor: ['warehouse'] });
     const at = (i: number) => {
       const m = i % 1440;
       return `2026-11-${String(1 + Math.floor(i / 1440)).padStart(2, '0')} ${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}:00`;
@@ -144,7 +145,10 @@ describe('status report queries stay on indexes', () => {
       biometricCode: i % 50 === 0 ? `${UNKNOWN_CARD_PREFIX}${i}` : String(1000 + (i % 40)),
       logTime: at(i),
     }));
-    journal.ingest(punches);
+    journal.ingest([
+      ...punches,
+      ...Array.from({ length: 30 }, (_, i) => ({ terminal: 'warehouse', biometricCode: '42', logTime: at(i) })),
+    ]);
     for (let c = journal.claim(1000); c.length > 0; c = journal.claim(1000))
       journal.settle(c.map((p) => ({ id: p.id, kind: 'delivered' as const })));
     journal.ingest(punches.map((p, i) => ({ ...p, logTime: at(i + 20_000) })));
@@ -175,8 +179,17 @@ describe('status report queries stay on indexes', () => {
         }[]
       ).map((r) => [r.state, r.n]),
     );
-    expect(journal.counts()).toEqual({ pending: 0, rejected: 0, dead: 0, quarantined: 0, inflight: 0, ...table });
-    for (const s of ['pending', 'inflight', 'delivered', 'rejected', 'dead', 'quarantined'])
+    const { not_routed: notRouted, ...rest } = table;
+    expect(journal.counts()).toEqual({
+      pending: 0,
+      rejected: 0,
+      dead: 0,
+      quarantined: 0,
+      inflight: 0,
+      notRouted,
+      ...rest,
+    });
+    for (const s of ['pending', 'inflight', 'delivered', 'rejected', 'dead', 'quarantined', 'not_routed'])
       expect(table[s], s).toBeGreaterThan(0);
   });
 

@@ -64,7 +64,7 @@ function report(alertItems: Alert[], over: Partial<StatusReport> = {}): StatusRe
     site: 'plant-a',
     version: '1.2.3',
     generatedAt: new Date(NOW).toISOString(),
-    punches: { pending: 0, inflight: 0, delivered: 48211, rejected: 0, dead: 0, quarantined: 0 },
+    punches: { pending: 0, inflight: 0, delivered: 48211, rejected: 0, dead: 0, quarantined: 0, notRouted: 0 },
     oldestPending: null,
     delivery: {
       auth: 'ok',
@@ -366,7 +366,7 @@ function everyAlert(): StatusReport {
   ];
   expect(new Set(items.map((a) => a.kind)).size).toBeGreaterThanOrEqual(Object.keys(ALERT).length);
   return report(items, {
-    punches: { pending: 231, inflight: 20, delivered: 48211, rejected: 14, dead: 3, quarantined: 6 },
+    punches: { pending: 231, inflight: 20, delivered: 48211, rejected: 14, dead: 3, quarantined: 6, notRouted: 0 },
     oldestPending: { logTime: '2026-11-22 09:11:42', terminal: 'gate-1', queuedAt: iso(3) },
     delivery: {
       auth: 'ok',

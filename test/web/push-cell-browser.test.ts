@@ -65,7 +65,7 @@ const report: StatusReport = {
   site: 'hq',
   version: '1.2.3',
   generatedAt: new Date(NOW).toISOString(),
-  punches: { pending: 0, inflight: 0, delivered: 240, rejected: 0, dead: 0, quarantined: 0 },
+  punches: { pending: 0, inflight: 0, delivered: 240, rejected: 0, dead: 0, quarantined: 0, notRouted: 0 },
   oldestPending: null,
   delivery: {
     auth: 'ok',

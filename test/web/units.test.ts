@@ -174,7 +174,7 @@ describe('the status page', () => {
     site: 'plant-a',
     version: '1.2.3',
     generatedAt: '2026-11-22T09:14:00.000Z',
-    punches: { pending: 231, inflight: 0, delivered: 48211, rejected: 14, dead: 0, quarantined: 0 },
+    punches: { pending: 231, inflight: 0, delivered: 48211, rejected: 14, dead: 0, quarantined: 0, notRouted: 0 },
     oldestPending: { logTime: '2026-11-22 09:11:42', terminal: 'gate-1', queuedAt: '2026-11-22T09:11:43.000Z' },
     delivery: {
       auth: 'failed',

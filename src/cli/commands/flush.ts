@@ -147,6 +147,7 @@ function summaryLine(r: DrainReport, c: JournalCounts, label = 'flush'): string 
     `${c.rejected} rejected`,
     `${c.dead} dead`,
     `${c.quarantined} quarantined`,
+    ...(c.notRouted > 0 ? [`${c.notRouted} not for this sink (not sent: their terminal's sinks: leaves it out)`] : []),
   ].join(', ');
   return `${label}: ${sent} (${r.requests} request${r.requests === 1 ? '' : 's'}); left: ${left}`;
 }

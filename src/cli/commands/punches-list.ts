@@ -27,7 +27,7 @@ export interface ListOptions {
 
 export const DEFAULT_LIMIT = 100;
 
-/** `--state` of the listing: a state, or `undelivered` (every state but delivered). */
+/** `--state` of the listing: a state, or `undelivered` (every state but delivered and not_routed). */
 function parseListState(s: string | undefined): PunchState | 'undelivered' | undefined {
   return s === 'undelivered' ? s : parseState(s, ['undelivered']);
 }
@@ -95,7 +95,10 @@ export const collectCodes = (v: string, prev: string[] = []) => [
 
 export function addListOptions(cmd: Command): Command {
   return cmd
-    .option('--state <state>', `only this state (${PUNCH_STATES.join(', ')}), or undelivered (all but delivered)`)
+    .option(
+      '--state <state>',
+      `only this state (${PUNCH_STATES.join(', ')}), or undelivered (all but delivered and not_routed)`,
+    )
     .option('--terminal <name>', 'only this terminal')
     .option('--sink <name>', "this sink's state of each punch (default: the first sink's)")
     .option('--code <code>', 'only this biometric code (repeat it, or 1042,1043, for several)', collectCodes)
