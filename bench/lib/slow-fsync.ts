@@ -4,6 +4,9 @@
  * A shim of two functions (fsync, fdatasync: sleep, then the real call), built with the
  * machine's C compiler and preloaded into the daemon alone (LD_PRELOAD), not into the bench or
  * its simulators. It shows what waits for the disk on the event loop and what does not.
+ * With `whileFile`, the syncs are slow only while that file exists: a test lets the daemon start
+ * at the machine's pace (its start makes a few dozen syncs, half a minute at 600 ms each) and
+ * makes the disk slow before what it measures.
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -13,7 +16,10 @@ const SHIM = `#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 static void slow(void) {
+  const char *when = getenv("SLOW_FSYNC_WHILE");
+  if (when && *when && access(when, F_OK) != 0) return;
   const char *v = getenv("SLOW_FSYNC_MS");
   long ms = v ? atol(v) : 0;
   struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
@@ -23,8 +29,15 @@ int fsync(int fd) { static int (*real)(int); if (!real) real = (int (*)(int))dls
 int fdatasync(int fd) { static int (*real)(int); if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync"); slow(); return real(fd); }
 `;
 
-/** The daemon's environment for BENCH_SLOW_FSYNC_MS (none when it is unset), the shim built in `dir`. */
-export function slowFsyncEnv(dir: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+/**
+ * The daemon's environment for BENCH_SLOW_FSYNC_MS (none when it is unset), the shim built in
+ * `dir`; with `whileFile`, slow only while that file exists.
+ */
+export function slowFsyncEnv(
+  dir: string,
+  env: NodeJS.ProcessEnv = process.env,
+  whileFile?: string,
+): Record<string, string> {
   const raw = env.BENCH_SLOW_FSYNC_MS;
   if (raw === undefined || raw.trim() === '') return {};
   const ms = Number(raw);
@@ -33,5 +46,9 @@ export function slowFsyncEnv(dir: string, env: NodeJS.ProcessEnv = process.env):
   const shim = join(dir, 'slow-fsync.so');
   writeFileSync(source, SHIM);
   execFileSync('cc', ['-shared', '-fPIC', '-O2', '-o', shim, source, '-ldl']);
-  return { LD_PRELOAD: shim, SLOW_FSYNC_MS: String(ms) };
+  return {
+    LD_PRELOAD: shim,
+    SLOW_FSYNC_MS: String(ms),
+    ...(whileFile === undefined ? {} : { SLOW_FSYNC_WHILE: whileFile }),
+  };
 }
