@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { Database } from './sqlite-driver.js';
 import { ensurePrivateFile, makeExistingFilePrivate } from '../util/private-file.js';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
+import { removeLeftoverNewFiles } from './leftover-new-files.js';
 import {
   describeJournalFailure,
   isBusyJournalError,
@@ -78,6 +79,8 @@ export function openJournalDb(path: string, opts: OpenDbOptions): Database {
     size = statSync(path).size;
   }
   if (size === 0) throw emptyJournalError(path);
+  // The daemon's open: what an earlier start killed while it made the journal left beside it.
+  if (opts.create && !opts.readonly) removeLeftoverNewFiles(path);
 
   let db: Database;
   try {

@@ -1,0 +1,62 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openJournalDb } from '../../src/journal/open-db.js';
+import { tempDir } from '../helpers/tmp.js';
+
+/**
+ * A start killed while it made a new journal (a SIGTERM or a power cut in its first seconds) left
+ * `journal.db.new-<pid>` (and SQLite's -journal beside it); every later start removed only the
+ * file named after its own process id, so those stayed for ever (found by a CI-time trial that
+ * stopped a daemon in the middle of making its journal). The daemon's open removes a gone
+ * process's files, and leaves a running one's.
+ */
+describe('files left by a start killed while it made the journal', () => {
+  const dirs: { cleanup: () => void }[] = [];
+  afterEach(() => dirs.splice(0).forEach((d) => d.cleanup()));
+  const folder = () => {
+    const t = tempDir();
+    dirs.push(t);
+    return t.dir;
+  };
+  const open = (path: string) =>
+    openJournalDb(path, { create: true, migrate: true, readonly: false, openTimeoutMs: 1000, busyTimeoutMs: 1000 });
+
+  it("are removed at the daemon's next open, a running process's kept, other files untouched", () => {
+    const dir = folder();
+    const path = join(dir, 'journal.db');
+    const gone = spawnSync('true').pid!; // exited: its id names no running process (barring reuse)
+    const running = process.ppid; // the runner of this test: runs
+    const left = [`journal.db.new-${gone}`, `journal.db.new-${gone}-journal`, `journal.db.new-${gone}-wal`];
+    for (const f of [...left, `journal.db.new-${running}`, 'journal.db.new-notes.txt', 'other.db.new-1'])
+      writeFileSync(join(dir, f), 'x');
+
+    open(path).close(); // a first start: made, then swept
+    expect(left.filter((f) => existsSync(join(dir, f)))).toEqual([]);
+    expect(readdirSync(dir).sort()).toEqual(
+      expect.arrayContaining([`journal.db.new-${running}`, 'journal.db.new-notes.txt', 'other.db.new-1']),
+    );
+
+    writeFileSync(join(dir, `journal.db.new-${gone}`), 'x'); // killed after the link: the journal exists
+    open(path).close();
+    expect(existsSync(join(dir, `journal.db.new-${gone}`))).toBe(false);
+    expect(existsSync(path)).toBe(true);
+  });
+
+  it('are left alone by a read-only open (status, check)', () => {
+    const dir = folder();
+    const path = join(dir, 'journal.db');
+    open(path).close();
+    const gone = spawnSync('true').pid!;
+    writeFileSync(join(dir, `journal.db.new-${gone}`), 'x');
+    openJournalDb(path, {
+      create: false,
+      migrate: false,
+      readonly: true,
+      openTimeoutMs: 1000,
+      busyTimeoutMs: 1000,
+    }).close();
+    expect(existsSync(join(dir, `journal.db.new-${gone}`))).toBe(true);
+  });
+});
