@@ -216,7 +216,7 @@ describe('a newcomer’s first commands', () => {
     const list = await runPunchgate(['--config', file, 'punches', '--state', 'undeliverd']);
     expect(list.status).toBe(78);
     expect(list.stderr).toContain(
-      '--state: must be one of pending, inflight, delivered, rejected, dead, quarantined, undelivered, found "undeliverd" (did you mean undelivered?)',
+      '--state: must be one of pending, inflight, delivered, rejected, dead, quarantined, not_routed, undelivered, found "undeliverd" (did you mean undelivered?)',
     );
     const exported = await runPunchgate(['--config', file, 'punches', 'export', '--state', 'pendng']);
     expect(exported.status).toBe(78);

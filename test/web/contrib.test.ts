@@ -84,7 +84,7 @@ describe('contrib: alert rules and dashboard use only what /metrics serves', () 
 
   it('a rule with an unknown metric, label or label value is caught', () => {
     expect(problemsOf('punchgate_journal_punches{state="rejected"} > 0')).toEqual([
-      'punchgate_journal_punches{state="rejected"} > 0: punchgate_journal_punches{state} is never "rejected" (only pending, refused, dead, quarantined)',
+      'punchgate_journal_punches{state="rejected"} > 0: punchgate_journal_punches{state} is never "rejected" (only pending, refused, dead, quarantined, not_routed)',
     ]);
     expect(problemsOf('punchgate_terminals_up == 0')).toEqual([
       'punchgate_terminals_up == 0: punchgate_terminals_up is not served on /metrics',
