@@ -18,12 +18,13 @@ afterEach(async () => {
   server = fx = undefined;
 });
 
-async function device(challenge: string): Promise<string> {
+async function device(challenge: string | ((n: number) => string)): Promise<string> {
   server = net.createServer((sock) => {
     sock.on('error', () => {});
     sock.on('data', () => {
       asked++;
-      sock.write(`HTTP/1.1 401 Unauthorized\r\nwww-authenticate: ${challenge}\r\ncontent-length: 0\r\n\r\n`);
+      const said = typeof challenge === 'string' ? challenge : challenge(asked);
+      sock.write(`HTTP/1.1 401 Unauthorized\r\nwww-authenticate: ${said}\r\ncontent-length: 0\r\n\r\n`);
     });
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
@@ -49,5 +50,27 @@ describe('Hikvision: a login punchgate cannot answer', () => {
     const before = asked;
     expect((await poller.poll()).error).toBe(r.error);
     expect(asked).toBeGreaterThan(before);
+  });
+});
+
+describe('Hikvision: a device that answers every try with a new stale nonce (trial Y6)', () => {
+  it('is said as what it is, not as a refused password, and keeps the refusal wait', async () => {
+    const url = await device((n) => `Digest realm="r", qop="auth", nonce="n${n}", stale=true`);
+    fx = journalFixture();
+    const poller = new HikvisionPoller(hikConfig({ url }, { timeoutMs: 1000 }), fx.deps, undefined, passwordEnv());
+    const r = await poller.poll();
+    expect(r.authRefused).toBe(true);
+    expect(r.error).toMatch(/^reception kept asking again with a new nonce at every login try/);
+    expect(r.error).toMatch(/the password may be right/);
+    expect(r.error).not.toMatch(/refuses the password/);
+    const t = fx.journal.terminals.get('reception');
+    expect(t?.lastError).toMatch(/^reception kept asking again with a new nonce at every login try and never said/);
+    expect(t?.lastErrorFix).toMatch(/check the terminal's clock.*next try at/);
+    // The same wait as a refusal (a password was sent): the next poll sends nothing, and says the same.
+    const before = asked;
+    const again = await poller.poll();
+    expect(again.authRefused).toBe(true);
+    expect(again.error).toMatch(/^reception kept asking again with a new nonce/);
+    expect(asked).toBe(before);
   });
 });

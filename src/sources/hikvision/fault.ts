@@ -1,5 +1,6 @@
 import type { HikvisionTerminalConfig } from '../../config/terminals.js';
 import { addressShown } from '../../config/web-address.js';
+import { cannotAnswerFix, staleNonceFix } from '../digest-login.js';
 import type { TerminalFault } from '../poll-outcome.js';
 import { SEARCH_FAULTS } from './client.js';
 import {
@@ -8,6 +9,7 @@ import {
   HikChallengeError,
   HikConnectionError,
   HikSetupError,
+  HikStaleNonceError,
   HikTlsError,
 } from './errors.js';
 
@@ -21,6 +23,11 @@ export function describeHikFault(e: unknown, cfg: HikvisionTerminalConfig, key: 
     return {
       cause: e.message,
       fix: `set ${key}.passwordFile (readable by punchgate) or the environment variable it names`,
+    };
+  if (e instanceof HikStaleNonceError)
+    return {
+      cause: e.message,
+      fix: staleNonceFix(`put the right password in ${key}.passwordFile (or the environment variable)`),
     };
   if (e instanceof HikAuthError) {
     if (e.locked)
@@ -36,7 +43,7 @@ export function describeHikFault(e: unknown, cfg: HikvisionTerminalConfig, key: 
   if (e instanceof HikChallengeError)
     return {
       cause: `${cfg.name}: ${e.message}`,
-      fix: `set the terminal's web authentication to digest (its web page: Configuration > System > Security > Web Authentication), and check that ${key}.url points at the terminal; no password was sent`,
+      fix: cannotAnswerFix('Configuration > System > Security > Web Authentication', `${key}.url`),
     };
   if (e instanceof HikTlsError)
     return {
