@@ -1,5 +1,7 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { checkHikvisionTerminal } from '../../src/check/hikvision-check.js';
+import { readRefusal } from '../../src/sources/hikvision/auth-gate.js';
 import { HikvisionPoller } from '../../src/sources/hikvision/index.js';
 import { hikConfig, journalFixture, passwordEnv } from './helpers.js';
 
@@ -72,5 +74,16 @@ describe('Hikvision: a device that answers every try with a new stale nonce (tri
     expect(again.authRefused).toBe(true);
     expect(again.error).toMatch(/^reception kept asking again with a new nonce/);
     expect(asked).toBe(before);
+    // `check` keeps to the wait and says the same; with no wait recorded it meets the loop itself.
+    const cfg = hikConfig({ url }, { timeoutMs: 1000 });
+    const clock = { now: () => Date.now() };
+    const env = passwordEnv();
+    const held = await checkHikvisionTerminal(cfg, 0, { clock, env, refusal: readRefusal(fx.deps.state, 'reception') });
+    expect(held.detail).toMatch(/^reception kept asking again with a new nonce.*not tried again by check/);
+    expect(held.fix).toMatch(/^check the terminal's clock/);
+    expect(asked).toBe(before);
+    const met = await checkHikvisionTerminal(cfg, 0, { clock, env });
+    expect(met.detail).toMatch(/kept asking again with a new nonce at every login try/);
+    expect(met.fix).toMatch(/^check the terminal's clock/);
   });
 });
