@@ -48,7 +48,7 @@ describe('Dahua: a login punchgate cannot answer', () => {
     expect(r.ok).toBe(false);
     expect(r.authRefused).toBe(false);
     expect(r.error).toContain(named);
-    expect(r.error).toMatch(/^front-door: 127\.0\.0\.1:\d+ asks for a login punchgate cannot answer/);
+    expect(r.error).toMatch(/^127\.0\.0\.1:\d+ asks for a login punchgate cannot answer/);
     expect(r.error).not.toMatch(/refuses the password/);
     const t = fx.journal.terminals.get('front-door');
     expect(t?.lastError).toBe(r.error);

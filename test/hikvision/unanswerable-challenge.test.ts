@@ -45,7 +45,8 @@ describe('Hikvision: a login punchgate cannot answer', () => {
     expect(r.ok).toBe(false);
     expect(r.authRefused ?? false).toBe(false);
     expect(r.error).toContain(named);
-    expect(r.error).toMatch(/cannot answer/);
+    // Led by the address: the status and check put the terminal's name before it (not twice).
+    expect(r.error).toMatch(/^127\.0\.0\.1:\d+ asks for a login punchgate cannot answer/);
     expect(r.error).not.toMatch(/refuses the password/);
     expect(fx.journal.terminals.get('reception')?.lastError).toBe(r.error);
     // Nothing was refused: the next poll is not held back by a refusal's wait.

@@ -36,10 +36,11 @@ export function describeDahuaFault(e: unknown, cfg: DahuaTerminalConfig, key: st
         ? `wait until the device unlocks the account (30 min on most firmware), then put the right password in ${key}.passwordFile`
         : `put the password of the device account "${cfg.username}" in ${key}.passwordFile (or the environment variable); each wrong try counts towards the device's lock`,
     };
+  // The address leads, not the name: the status and check put the terminal's name before it already.
   if (e instanceof DahuaChallengeError)
     return {
-      cause: `${cfg.name}: ${e.message}`,
-      fix: cannotAnswerFix('Settings > Network > Web Service, or System > Safety', `${key}.host, port and tls`),
+      cause: e.message,
+      fix: cannotAnswerFix('Settings > Network > Web Service, or System > Safety', `${key}.host`),
     };
   if (e instanceof DahuaConnectionError) {
     if (e.code === 'TLS_PIN')

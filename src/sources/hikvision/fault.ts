@@ -40,9 +40,10 @@ export function describeHikFault(e: unknown, cfg: HikvisionTerminalConfig, key: 
       fix: `put the password of the device account "${cfg.username}" in ${key}.passwordFile (or the environment variable); the account needs the rights to read events and the device's configuration (see docs/terminals-hikvision.md); each wrong try counts towards the device's lock`,
     };
   }
+  // The address leads, not the name: the status and check put the terminal's name before it already.
   if (e instanceof HikChallengeError)
     return {
-      cause: `${cfg.name}: ${e.message}`,
+      cause: e.message,
       fix: cannotAnswerFix('Configuration > System > Security > Web Authentication', `${key}.url`),
     };
   if (e instanceof HikTlsError)
