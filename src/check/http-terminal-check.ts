@@ -5,6 +5,7 @@
  * off by more than the threshold is a warning. What is asked of a terminal, and the fixes, are
  * each kind's own.
  */
+import { STALE_NONCE_FIRST, staleNonceCause } from '../sources/digest-login.js';
 import { refusedCause } from '../sources/password-refusals.js';
 import { localTime } from '../util/local-time.js';
 import { fail, pass, warn, type CheckResult } from './types.js';
@@ -17,14 +18,14 @@ import { describeSkew } from './zk-check.js';
 export function refusalStopsCheck(
   name: string,
   terminal: string,
-  refusal: { at: number; locked: boolean },
+  refusal: { at: number; locked: boolean; staleNonce?: boolean },
   next: number,
   fix: string,
 ): CheckResult {
   return fail(
     name,
-    `${refusedCause(terminal, refusal.locked)} (met by punchgate at ${localTime(refusal.at)}; next try at ${localTime(next)}); not tried again by check, so as not to lock the account`,
-    fix,
+    `${refusal.staleNonce ? staleNonceCause(terminal) : refusedCause(terminal, refusal.locked)} (met by punchgate at ${localTime(refusal.at)}; next try at ${localTime(next)}); not tried again by check, so as not to lock the account`,
+    refusal.staleNonce ? `${STALE_NONCE_FIRST}; ${fix}` : fix,
   );
 }
 

@@ -7,6 +7,7 @@ import {
   storeRefusal,
   WHY_IT_WAITS,
 } from '../password-refusals.js';
+import { staleNonceCause, staleNonceFix } from '../digest-login.js';
 
 export { clearRefusal } from '../password-refusals.js';
 
@@ -23,15 +24,26 @@ export interface Refusal {
   at: number;
   refusals: number;
   locked: boolean;
+  /** Not a word of refusal from the device: every try met a new nonce marked stale (digest-login.ts). */
+  staleNonce?: boolean;
 }
 
 export function readRefusal(state: Pick<SourceStateStore, 'get'>, terminal: string): Refusal | undefined {
   const o = readStoredRefusal(state, terminal);
-  return o && { at: o.at, refusals: o.refusals, locked: o.locked };
+  return (
+    o && { at: o.at, refusals: o.refusals, locked: o.locked, ...(o.staleNonce === true ? { staleNonce: true } : {}) }
+  );
 }
 
-export function recordRefusal(state: SourceStateStore, terminal: string, locked: boolean, now: number): Refusal {
-  return storeRefusal(state, terminal, now, { locked });
+/** Records one more refusal (`staleNonce`: the device kept asking with a new nonce instead). */
+export function recordRefusal(
+  state: SourceStateStore,
+  terminal: string,
+  locked: boolean,
+  now: number,
+  staleNonce = false,
+): Refusal {
+  return storeRefusal(state, terminal, now, { locked, ...(staleNonce ? { staleNonce: true } : {}) });
 }
 
 /** When the password may be tried again (undefined: now). */
@@ -48,6 +60,11 @@ export function refusalWords(
   next: number | undefined,
   from: string,
 ): { cause: string; fix: string } {
+  if (r.staleNonce)
+    return {
+      cause: staleNonceCause(terminal),
+      fix: staleNonceFix(`put the right password in ${from} (${nextTryWords(next)}, or as soon as the file changes)`),
+    };
   return {
     cause: refusedCause(terminal, r.locked),
     fix: `put the right password in ${from} (${nextTryWords(next)}, or as soon as the file changes); ${WHY_IT_WAITS}`,

@@ -14,6 +14,33 @@ export class DahuaAuthError extends Error {
   }
 }
 
+/**
+ * The device answered every login try with a new nonce marked stale: it never said the password
+ * was wrong, yet none got in (its clock, its session table). A password was sent, so it is kept
+ * as a refusal (the same wait); only the words differ.
+ */
+export class DahuaStaleNonceError extends DahuaAuthError {
+  constructor(message: string) {
+    super(message, false);
+    this.name = 'DahuaStaleNonceError';
+  }
+}
+
+/**
+ * The device asks for a login punchgate cannot answer (Basic only, a Digest algorithm it does not
+ * know). No password was sent: not a refused password, and it counts towards no wait.
+ */
+export class DahuaChallengeError extends Error {
+  constructor(
+    message: string,
+    /** What the device offered, e.g. `Digest algorithm=SHA-512-256` (the device's words, no secret). */
+    readonly offered: string,
+  ) {
+    super(message);
+    this.name = 'DahuaChallengeError';
+  }
+}
+
 /** The device could not be reached, stopped answering, or sent more than an answer may hold. */
 export class DahuaConnectionError extends Error {
   constructor(

@@ -1,6 +1,14 @@
 import type { DahuaTerminalConfig } from '../../config/terminals.js';
 import type { TerminalFault } from '../poll-outcome.js';
-import { DahuaApiError, DahuaAuthError, DahuaConnectionError, DahuaSetupError } from './errors.js';
+import { cannotAnswerFix, staleNonceFix } from '../digest-login.js';
+import {
+  DahuaApiError,
+  DahuaAuthError,
+  DahuaChallengeError,
+  DahuaConnectionError,
+  DahuaSetupError,
+  DahuaStaleNonceError,
+} from './errors.js';
 
 /** The device's address as the admin wrote it: `http://10.0.0.7:80`. */
 export const dahuaUrl = (cfg: DahuaTerminalConfig) =>
@@ -16,12 +24,23 @@ export function describeDahuaFault(e: unknown, cfg: DahuaTerminalConfig, key: st
       cause: e.message,
       fix: `set ${key}.passwordFile (readable by punchgate) or the environment variable it names`,
     };
+  if (e instanceof DahuaStaleNonceError)
+    return {
+      cause: e.message,
+      fix: staleNonceFix(`put the right password in ${key}.passwordFile (or the environment variable)`),
+    };
   if (e instanceof DahuaAuthError)
     return {
       cause: e.message,
       fix: e.locked
         ? `wait until the device unlocks the account (30 min on most firmware), then put the right password in ${key}.passwordFile`
         : `put the password of the device account "${cfg.username}" in ${key}.passwordFile (or the environment variable); each wrong try counts towards the device's lock`,
+    };
+  // The address leads, not the name: the status and check put the terminal's name before it already.
+  if (e instanceof DahuaChallengeError)
+    return {
+      cause: e.message,
+      fix: cannotAnswerFix('Settings > Network > Web Service, or System > Safety', `${key}.host`),
     };
   if (e instanceof DahuaConnectionError) {
     if (e.code === 'TLS_PIN')

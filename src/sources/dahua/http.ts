@@ -2,8 +2,9 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { digestAuthorization, parseDigestChallenge, type DigestChallenge } from '../http-digest.js';
+import { cannotAnswerWords, offeredLogins, staleNonceCause } from '../digest-login.js';
 import { netErrorText, routeWords } from '../net-error-words.js';
-import { DahuaAuthError, DahuaConnectionError } from './errors.js';
+import { DahuaAuthError, DahuaChallengeError, DahuaConnectionError, DahuaStaleNonceError } from './errors.js';
 import { ANSWER_DEADLINE_TIMEOUTS, MAX_ANSWER_BYTES } from './limits.js';
 
 /**
@@ -77,7 +78,11 @@ export class DahuaHttp {
    */
   private onUnauthorized(res: DahuaResponse, sentAuth: boolean): void {
     const c = parseDigestChallenge(res.headers['www-authenticate']);
-    if (!c) throw new DahuaAuthError(`${this.peer} answers 401 without a Digest challenge we can answer`);
+    if (!c) {
+      // Nothing was sent that the device could refuse: said as what it is, never as a refused password.
+      const offered = offeredLogins(res.headers['www-authenticate']);
+      throw new DahuaChallengeError(cannotAnswerWords(this.peer, offered), offered);
+    }
     const staleNonce = c.stale || (this.proven && this.challenge !== undefined && this.challenge.nonce !== c.nonce);
     this.challenge = c;
     this.nc = 0;
@@ -235,7 +240,7 @@ export class DahuaHttp {
         return answer;
       }
       this.onUnauthorized(answer, auth !== undefined);
-      if (attempt >= 2) throw new DahuaAuthError(`${this.peer} keeps answering 401`);
+      if (attempt >= 2) throw staleAgain(this.peer);
     }
   }
 
@@ -254,7 +259,7 @@ export class DahuaHttp {
       }
       if (status !== 401) throw new DahuaConnectionError(`${path.split('?')[0]}: HTTP ${status}`, `HTTP_${status}`);
       this.onUnauthorized({ status, headers: res.headers, text }, auth !== undefined);
-      if (attempt >= 2) throw new DahuaAuthError(`${this.peer} keeps answering 401`);
+      if (attempt >= 2) throw staleAgain(this.peer);
     }
   }
 
@@ -266,11 +271,17 @@ export class DahuaHttp {
   }
 }
 
+/**
+ * The third 401 in a row: the two before were answered, and each was a new nonce marked stale
+ * (a refusal throws in onUnauthorized). Kept as a refusal (a password was sent), said as it is.
+ */
+const staleAgain = (peer: string) => new DahuaStaleNonceError(staleNonceCause(peer));
+
 const abortError = () => Object.assign(new Error('aborted'), { name: 'AbortError' });
 
 /** What Node says about a failed connection, in words. */
 function describeNetError(e: unknown, peer: string, timeoutMs: number): Error {
-  if (e instanceof DahuaConnectionError || e instanceof DahuaAuthError) return e;
+  if (e instanceof DahuaConnectionError || e instanceof DahuaAuthError || e instanceof DahuaChallengeError) return e;
   const { text, code } = netErrorText(e, peer, {
     ECONNREFUSED: `${peer} refused the connection (nothing listens there: check host and port)`,
     ...routeWords(peer),

@@ -1,5 +1,12 @@
 export { DahuaClient, type DahuaIdentity, type TimeCondition } from './client.js';
-export { DahuaApiError, DahuaAuthError, DahuaConnectionError, DahuaSetupError } from './errors.js';
+export {
+  DahuaApiError,
+  DahuaAuthError,
+  DahuaChallengeError,
+  DahuaConnectionError,
+  DahuaSetupError,
+  DahuaStaleNonceError,
+} from './errors.js';
 export { describeDahuaFault, dahuaUrl } from './fault.js';
 export { activeDahuaNotes, type DahuaNote } from './notes.js';
 export { readDahuaPassword } from './password.js';

@@ -18,7 +18,7 @@ import { logPolled } from '../punch-log.js';
 import type { SourceDeps } from '../types.js';
 import { nextTry, readRefusal, recordRefusal, refusalWords } from './auth-gate.js';
 import { DahuaClient, type TimeCondition } from './client.js';
-import { DahuaAuthError } from './errors.js';
+import { DahuaAuthError, DahuaStaleNonceError } from './errors.js';
 import { describeDahuaFault } from './fault.js';
 import { writeDahuaNote, type DahuaNoteTopic } from './notes.js';
 import { readDahuaPassword, type DahuaPassword } from './password.js';
@@ -112,7 +112,7 @@ export class DahuaPoller {
     const { cfg, deps } = this;
     this.accepted.refused();
     const now = deps.clock.now();
-    const r = recordRefusal(deps.state, cfg.name, e.locked, now);
+    const r = recordRefusal(deps.state, cfg.name, e.locked, now, e instanceof DahuaStaleNonceError);
     const pw = passwordIfReadable(() => readDahuaPassword(cfg, this.env));
     const words = refusalWords(cfg.name, r, nextTry(r, pw?.changedAt ?? null, now), pw?.from ?? 'the password file');
     deps.logger.child({ terminal: cfg.name }).error({ refusals: r.refusals }, `${words.cause}: ${words.fix}`);
@@ -133,7 +133,10 @@ export class DahuaPoller {
     } catch (e) {
       if (e instanceof DahuaAuthError) {
         const w = this.refused(e);
-        throw new DahuaAuthError(`${w.cause}: ${w.fix}`, e.locked);
+        // The kind is kept: `sync-users` says a stale-nonce loop as such (describeDahuaFault).
+        throw e instanceof DahuaStaleNonceError
+          ? new DahuaStaleNonceError(`${w.cause}: ${w.fix}`)
+          : new DahuaAuthError(`${w.cause}: ${w.fix}`, e.locked);
       }
       throw e;
     } finally {

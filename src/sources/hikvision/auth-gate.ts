@@ -1,5 +1,5 @@
 import type { SourceStateStore } from '../../journal/types.js';
-import type { HikAuthError } from './errors.js';
+import { HikStaleNonceError, type HikAuthError } from './errors.js';
 import { localTime } from '../../util/local-time.js';
 import {
   nextTryWords,
@@ -10,6 +10,7 @@ import {
   storeRefusal,
   WHY_IT_WAITS,
 } from '../password-refusals.js';
+import { staleNonceCause, staleNonceFix } from '../digest-login.js';
 
 export { clearRefusal } from '../password-refusals.js';
 
@@ -33,6 +34,8 @@ export interface AuthRefusal {
   unlockAt?: number;
   /** The refusal in words. */
   message: string;
+  /** Not a word of refusal from the device: every try met a new nonce marked stale (digest-login.ts). */
+  staleNonce?: boolean;
 }
 
 export function readRefusal(state: Pick<SourceStateStore, 'get'>, terminal: string): AuthRefusal | undefined {
@@ -44,6 +47,7 @@ export function readRefusal(state: Pick<SourceStateStore, 'get'>, terminal: stri
     locked: o.locked,
     unlockAt: o.unlockAt as number | undefined,
     message: (o.message as string | undefined) ?? '',
+    ...(o.staleNonce === true ? { staleNonce: true } : {}),
   };
 }
 
@@ -53,6 +57,7 @@ export function recordRefusal(state: SourceStateStore, terminal: string, err: Hi
     locked: err.locked,
     ...(err.unlockSeconds !== undefined ? { unlockAt: now + err.unlockSeconds * 1000 } : {}),
     message: err.message,
+    ...(err instanceof HikStaleNonceError ? { staleNonce: true } : {}),
   });
 }
 
@@ -80,8 +85,15 @@ export function refusalText(
   /** Where the password comes from: a file (changes are noticed) or an environment variable. */
   from?: { file: string } | { env: string },
 ): string {
-  const what = refusedCause(terminal, r.locked, r.unlockAt ? ` (until ${localTime(r.unlockAt)})` : '');
   const when = nextTryWords(next);
+  if (r.staleNonce) {
+    const put =
+      from && 'env' in from
+        ? `set the right password in ${from.env} and restart punchgate (${when})`
+        : `put the right password in ${from ? from.file : 'the password file'} (${when}, or as soon as the file changes)`;
+    return `${staleNonceCause(terminal)}: ${staleNonceFix(put)}`;
+  }
+  const what = refusedCause(terminal, r.locked, r.unlockAt ? ` (until ${localTime(r.unlockAt)})` : '');
   const fix =
     from && 'env' in from
       ? `set the right password in ${from.env} and restart punchgate (${when}`

@@ -19,6 +19,18 @@ export class HikAuthError extends Error {
 }
 
 /**
+ * The device answered every login try with a new nonce marked stale: it never said the password
+ * was wrong, yet none got in (its clock, its session table). A password was sent, so it is kept
+ * as a refusal (the same wait); only the words differ.
+ */
+export class HikStaleNonceError extends HikAuthError {
+  constructor(message: string) {
+    super(message, false);
+    this.name = 'HikStaleNonceError';
+  }
+}
+
+/**
  * The device asks for a login punchgate cannot answer (Basic only, or a Digest algorithm it does
  * not know). No password was sent: it is not a refused password, and counts towards no lock.
  */

@@ -1,5 +1,6 @@
 import type { HikvisionTerminalConfig } from '../../config/terminals.js';
 import { addressShown } from '../../config/web-address.js';
+import { cannotAnswerFix, staleNonceFix } from '../digest-login.js';
 import type { TerminalFault } from '../poll-outcome.js';
 import { SEARCH_FAULTS } from './client.js';
 import {
@@ -8,6 +9,7 @@ import {
   HikChallengeError,
   HikConnectionError,
   HikSetupError,
+  HikStaleNonceError,
   HikTlsError,
 } from './errors.js';
 
@@ -22,6 +24,11 @@ export function describeHikFault(e: unknown, cfg: HikvisionTerminalConfig, key: 
       cause: e.message,
       fix: `set ${key}.passwordFile (readable by punchgate) or the environment variable it names`,
     };
+  if (e instanceof HikStaleNonceError)
+    return {
+      cause: e.message,
+      fix: staleNonceFix(`put the right password in ${key}.passwordFile (or the environment variable)`),
+    };
   if (e instanceof HikAuthError) {
     if (e.locked)
       return {
@@ -33,10 +40,11 @@ export function describeHikFault(e: unknown, cfg: HikvisionTerminalConfig, key: 
       fix: `put the password of the device account "${cfg.username}" in ${key}.passwordFile (or the environment variable); the account needs the rights to read events and the device's configuration (see docs/terminals-hikvision.md); each wrong try counts towards the device's lock`,
     };
   }
+  // The address leads, not the name: the status and check put the terminal's name before it already.
   if (e instanceof HikChallengeError)
     return {
-      cause: `${cfg.name}: ${e.message}`,
-      fix: `set the terminal's web authentication to digest (its web page: Configuration > System > Security > Web Authentication), and check that ${key}.url points at the terminal; no password was sent`,
+      cause: e.message,
+      fix: cannotAnswerFix('Configuration > System > Security > Web Authentication', `${key}.url`),
     };
   if (e instanceof HikTlsError)
     return {

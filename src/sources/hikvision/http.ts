@@ -1,8 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { Client, Dispatcher } from 'undici';
 import { readCappedBody } from '../capped-body.js';
+import { cannotAnswerWords, offeredLogins, staleNonceCause } from '../digest-login.js';
 import { digestAuthorization, parseDigestChallenge, type DigestChallenge } from '../http-digest.js';
-import { HikAuthError, HikChallengeError, HikConnectionError, HikSetupError } from './errors.js';
+import { HikAuthError, HikChallengeError, HikConnectionError, HikSetupError, HikStaleNonceError } from './errors.js';
 import { apiError, describeNetError, lockInfo, type HikResponse } from './http-errors.js';
 import { MAX_ANSWER_BYTES } from './limits.js';
 import { loadUndiciOr, peerOf, targetUnder, type Undici } from '../undici-http.js';
@@ -122,10 +123,7 @@ export class HikHttp {
     if (!c) {
       // Nothing was sent that the device could refuse: said as what it is, never as a refused password.
       const offered = offeredLogins(res.headers['www-authenticate']);
-      throw new HikChallengeError(
-        `${peer} asks for a login punchgate cannot answer (${offered}; punchgate answers Digest with MD5 or SHA-256)`,
-        offered,
-      );
+      throw new HikChallengeError(cannotAnswerWords(peer, offered), offered);
     }
     const was = this.digest.challenge;
     const staleNonce = c.stale || (this.digest.proven && was !== undefined && was.nonce !== c.nonce);
@@ -154,7 +152,7 @@ export class HikHttp {
         return res;
       }
       this.onUnauthorized(res, auth !== undefined);
-      if (attempt >= 2) throw new HikAuthError(`${this.peer} keeps answering 401`, false);
+      if (attempt >= 2) throw staleAgain(this.peer);
     }
   }
 
@@ -228,7 +226,7 @@ export class HikHttp {
         const text = await readCapped(res.body, 64 * 1024, this.peer, uri).catch(() => '');
         if (res.statusCode !== 401) throw apiError({ status: res.statusCode, headers: res.headers, text }, path);
         this.onUnauthorized({ status: 401, headers: res.headers, text }, auth !== undefined);
-        if (attempt >= 2) throw new HikAuthError(`${this.peer} keeps answering 401`, false);
+        if (attempt >= 2) throw staleAgain(this.peer);
       }
     } catch (e) {
       close();
@@ -276,13 +274,8 @@ async function readCapped(
   );
 }
 
-/** The logins a 401 offers, in short: "Basic", "Digest algorithm=SHA-512-256" (the device's words, capped). */
-function offeredLogins(header: string | string[] | undefined): string {
-  const all = (Array.isArray(header) ? header : header ? [header] : []).map((h) => {
-    const scheme = /^\s*([A-Za-z0-9_-]+)/.exec(h)?.[1] ?? '';
-    const alg = /algorithm\s*=\s*"?([A-Za-z0-9_-]+)/i.exec(h)?.[1];
-    return alg ? `${scheme} algorithm=${alg}` : scheme;
-  });
-  const said = all.filter(Boolean).join(', ').slice(0, 80);
-  return said === '' ? 'no login named' : said;
-}
+/**
+ * The third 401 in a row: the two before were answered, and each was a new nonce marked stale
+ * (a refusal throws in onUnauthorized). Kept as a refusal (a password was sent), said as it is.
+ */
+const staleAgain = (peer: string) => new HikStaleNonceError(staleNonceCause(peer));

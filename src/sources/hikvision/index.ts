@@ -12,6 +12,7 @@ export {
   HikChallengeError,
   HikConnectionError,
   HikSetupError,
+  HikStaleNonceError,
   HikTlsError,
 } from './errors.js';
 export { describeHikFault } from './fault.js';

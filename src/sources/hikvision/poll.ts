@@ -21,7 +21,7 @@ import { agreesBeforeBoxStep, BOX_STEPPED_NOT_SET, type SourceDeps } from '../ty
 import type { Logger } from '../../util/logger.js';
 import { nextAuthTry, readRefusal, recordRefusal, refusalText } from './auth-gate.js';
 import { HikvisionClient } from './client.js';
-import { HikAuthError, HikConnectionError, HikSetupError } from './errors.js';
+import { HikAuthError, HikConnectionError, HikSetupError, HikStaleNonceError } from './errors.js';
 import {
   cursorKey,
   END_SERIAL,
@@ -171,6 +171,7 @@ export class HikvisionPoller {
       return result;
     } catch (e) {
       this.destroy();
+      if (e instanceof HikStaleNonceError) throw new HikStaleNonceError(this.refused(e));
       if (e instanceof HikAuthError) throw new HikAuthError(this.refused(e), e.locked, e.unlockSeconds, e.triesLeft);
       throw e;
     }
