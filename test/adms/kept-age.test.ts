@@ -45,7 +45,7 @@ describe('kept push uploads: the age bound without new uploads', () => {
     expect(r.log.lines().find((l) => String(l.msg).includes('older than'))).toMatchObject({
       dropped: 1,
       maxAgeDays: 1,
-      msg: '1 kept push upload(s) older than adms.keptUploads.maxAgeDays (1 days) dropped, counted as dropped in the status',
+      msg: '1 kept push upload(s) older than adms.keptUploads.maxAgeDays (1 day) dropped, counted as dropped in the status',
     });
 
     // The status says so.

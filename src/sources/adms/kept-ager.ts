@@ -66,7 +66,7 @@ export class KeptAger {
       const days = this.settings().keptUploads.maxAgeDays;
       this.logger.info(
         { dropped, maxAgeDays: days },
-        `${dropped} kept push upload(s) older than adms.keptUploads.maxAgeDays (${days} days) dropped, counted as dropped in the status`,
+        `${dropped} kept push upload(s) older than adms.keptUploads.maxAgeDays (${days} ${days === 1 ? 'day' : 'days'}) dropped, counted as dropped in the status`,
       );
     }
   }
