@@ -27,6 +27,9 @@ export function createPushReceiver(
     commitPunchesSyncedLater: (...a) => guard(() => journal.syncedLater(() => store.commitPunches(...a))),
     commitUsers: (...a) => guard(() => store.commitUsers(...a)),
     commitRecords: (...a) => guard(() => store.commitRecords(...a)),
+    // Through this store, the one that keeps the running total of kept bytes: another store on
+    // the same connection would leave that total stale (data_version sees other connections only).
+    pruneKeptByAge: (...a) => guard(() => store.pruneKeptByAge(...a)),
     registration: (...a) => guard(() => store.registration(...a)),
     saveRegistration: (...a) => guard(() => store.saveRegistration(...a)),
     saveRegistrations: (...a) => guard(() => store.saveRegistrations(...a)),

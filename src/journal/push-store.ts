@@ -407,11 +407,56 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
         .get(`DELETE FROM push_kept WHERE id IN (SELECT value FROM json_each(?))`)
         .run(JSON.stringify(ids));
     }
+    return this.countDropped(dropped.values());
+  }
+
+  /**
+   * Drops at most `limit` kept uploads older than `maxAgeMs` (the oldest first), counted, in one
+   * short transaction: the age bound held while no upload arrives to run pruneKept (a terminal
+   * taken out of the config, its firmware fixed). `more`: older ones remain for the next step.
+   * Found by a read first: nothing old, no write transaction (this runs every few seconds).
+   */
+  pruneKeptByAge(maxAgeMs: number, now: number, limit: number): { dropped: number; more: boolean } {
+    const ids = (
+      this.statements
+        .get(`SELECT id FROM push_kept WHERE received_at < ? ORDER BY received_at, id LIMIT ?`)
+        .all(now - maxAgeMs, limit + 1) as { id: number }[]
+    ).map((r) => r.id);
+    if (ids.length === 0) return { dropped: 0, more: false };
+    const dropped = this.db
+      .transaction(() => {
+        const kept = this.keptNow();
+        const rows = this.statements
+          .get(
+            `DELETE FROM push_kept WHERE id IN (SELECT value FROM json_each(?)) AND received_at < ?
+             RETURNING terminal, tbl, bytes`,
+          )
+          .all(JSON.stringify(ids.slice(0, limit)), now - maxAgeMs) as {
+          terminal: string;
+          tbl: string;
+          bytes: number;
+        }[];
+        const byTable = new Map<string, { terminal: string; tbl: string; n: number }>();
+        for (const r of rows) {
+          keptTaken(kept, r.terminal, r.bytes);
+          const key = `${r.terminal}\u0000${r.tbl}`;
+          const d = byTable.get(key) ?? { terminal: r.terminal, tbl: r.tbl, n: 0 };
+          d.n++;
+          byTable.set(key, d);
+        }
+        return this.countDropped(byTable.values());
+      })
+      .immediate();
+    return { dropped, more: ids.length > limit };
+  }
+
+  /** Kept uploads dropped, added to their terminal and table's count (the status, /metrics). */
+  private countDropped(dropped: Iterable<{ terminal: string; tbl: string; n: number }>): number {
     const count = this.statements.get(
       `UPDATE push_kept_counts SET dropped = dropped + ? WHERE terminal = ? AND tbl = ?`,
     );
     let n = 0;
-    for (const d of dropped.values()) {
+    for (const d of dropped) {
       count.run(d.n, d.terminal, d.tbl);
       n += d.n;
     }

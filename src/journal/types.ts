@@ -633,6 +633,11 @@ export interface PushJournal {
   commitUsers(upload: PushUpload, users: readonly PushUser[], malformed: PushMalformed, extra?: PushExtra): void;
   /** Saves what an upload without punches or users carried (kept lines, event counts) and its stamp. */
   commitRecords(upload: PushUpload, extra: PushExtra): void;
+  /**
+   * Drops at most `limit` kept uploads older than `maxAgeMs`, counted as dropped; `more`: older
+   * ones remain (PushStore.pruneKeptByAge): the age bound held while no upload comes.
+   */
+  pruneKeptByAge(maxAgeMs: number, now: number, limit: number): { dropped: number; more: boolean };
   /** A push terminal's registration and protocol, for its current serial. */
   registration(terminal: string, serial: string): PushRegistration | undefined;
   /** Writes several registrations (as kept in memory) in one transaction. */

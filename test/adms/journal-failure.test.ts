@@ -25,6 +25,7 @@ function refusingWhile(refusing: () => boolean) {
     settleCommands: (...a) => store.settleCommands(...a),
     commitUsers: (...a) => store.commitUsers(...a),
     commitRecords: (...a) => store.commitRecords(...a),
+    pruneKeptByAge: (...a) => store.pruneKeptByAge(...a),
     registration: (...a) => store.registration(...a),
     saveRegistration: (...a) => store.saveRegistration(...a),
     saveRegistrations: (...a) => store.saveRegistrations(...a),

@@ -14,6 +14,7 @@ import type { PushTerminalRegistry } from '../types.js';
 import { ContactBook } from './contacts.js';
 import { normalizeAddress, TerminalDirectory } from './directory.js';
 import { GroupCommit } from './group-commit.js';
+import { KeptAger } from './kept-ager.js';
 import { answer, BodyBudget } from './http-body.js';
 import { RegistrationBook } from './handler-kit.js';
 import {
@@ -120,6 +121,8 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
   private readonly listened = new Map<string, ListenEndpoint>();
   private readonly unknownPaths: UnknownPaths;
   private readonly contacts: ContactBook;
+  /** The age bound of kept uploads, held between uploads too. */
+  private readonly keptAger: KeptAger;
   private readonly ctx: ReceiverContext;
   /** Every request of a configured serial passes here before any handler: only its terminal changes its state. */
   private readonly gate: TrustGate;
@@ -160,6 +163,7 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
       ...(opts.notes ? { notes: opts.notes, tooLarge: new Map<string, string | null>() } : {}),
     };
     this.gate = new TrustGate(this.ctx.registrations, opts.clock, opts.logger);
+    this.keptAger = new KeptAger(opts.journal, opts.clock, opts.logger, () => this.settings);
     this.unknownPaths = new UnknownPaths(opts.logger);
   }
 
@@ -197,6 +201,7 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
     this.flushTimer = setInterval(() => {
       this.contacts.flush();
       this.ctx.registrations.flush();
+      this.keptAger.tick();
     }, this.opts.flushMs ?? FLUSH_MS);
     this.flushTimer.unref();
     await this.listen();
@@ -455,6 +460,7 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
     this.stopped = true;
     clearTimeout(this.retryTimer);
     clearInterval(this.flushTimer);
+    this.keptAger.stop();
     const server = this.server;
     if (server) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
