@@ -1,4 +1,5 @@
 import type { YAMLError } from 'yaml';
+import { slipLine, type SlipLine } from './yaml-slip-line.js';
 
 /**
  * A config file that is not valid YAML, in the words of the person who wrote it: one line per
@@ -15,7 +16,9 @@ export function yamlProblems(errors: readonly YAMLError[], text: string, file: s
   // slip of the structure is said; the lines it drags along are named in it, not as problems.
   let slip: { at: number; line: number; after: number[] } | undefined;
   for (const e of errors) {
-    const line = e.linePos?.[0]?.line;
+    // The line to edit, which for some slips is not the one where the parser stopped.
+    const where = slipLine(e, lines);
+    const line = where?.line;
     if (line !== undefined) {
       if (seen.has(line)) continue;
       seen.add(line);
@@ -29,7 +32,7 @@ export function yamlProblems(errors: readonly YAMLError[], text: string, file: s
       }
       slip ??= { at: out.length, line, after: [] };
     }
-    out.push(`${file}${line ? `:${line}` : ''}: ${plainWords(e, text, lines, line)}`);
+    out.push(`${file}${line ? `:${line}` : ''}: ${plainWords(e, text, lines, where)}`);
   }
   if (slip && slip.after.length > 0) out[slip.at] += `; ${dragged(slip.after)}`;
   return out;
@@ -67,14 +70,25 @@ function dragged(after: readonly number[]): string {
 const TAB =
   'expected spaces before the text, found a tab: YAML indents with spaces only (replace the tab with spaces, as many as the lines around it have)';
 
-function plainWords(e: YAMLError, text: string, lines: readonly string[], line: number | undefined): string {
+function plainWords(e: YAMLError, text: string, lines: readonly string[], where: SlipLine | undefined): string {
+  const line = where?.line;
   const said = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
   // A tab among the spaces before a key (`  \t  port: 4370`) reads as "another column": say the tab.
   if (line !== undefined && isStructural(e) && /^[ ]*\t/.test(lines[line - 1] ?? '')) return TAB;
+  if (line !== undefined && where?.under) return deeperUnder(lines[line - 1] ?? '', where.under);
+  if (where?.quote && where.parser !== undefined)
+    return `expected the ${where.quote} quote opened on this line to be closed, found none (the parser read on to line ${where.parser} looking for its end): close it on this line`;
   switch (e.code) {
     case 'TAB_AS_INDENT':
       return TAB;
     case 'BLOCK_AS_IMPLICIT_KEY':
+      // `    - kind: zk` among the keys of a list item: the "- " is the slip, on this very line.
+      if (/^A block sequence/.test(said))
+        return 'expected a key of the list item above, found "- " starting a list inside it (a new list item starts with "- " at the column of the one above; otherwise remove the "- ")';
+      // The next line is not deeper (that is said at the deeper line), so the value itself holds ": ".
+      if (/^Nested mappings/.test(said))
+        return 'expected one "key: value" here, found a second ": " in the value (put the value in quotes, e.g. key: "a: b")';
+      return 'expected one "key: value" here, found more: the next line is indented deeper than this one, or a value holds ": " (line up the keys of one block at one column; put such a value in quotes)';
     case 'MULTILINE_IMPLICIT_KEY':
       return 'expected one "key: value" here, found more: the next line is indented deeper than this one, or a value holds ": " (line up the keys of one block at one column; put such a value in quotes)';
     case 'DUPLICATE_KEY': {
@@ -85,6 +99,8 @@ function plainWords(e: YAMLError, text: string, lines: readonly string[], line: 
       if (/^Flow map/.test(said)) return 'expected the "{" opened above to be closed with "}" on its line, found none';
       if (/^Flow sequence/.test(said))
         return 'expected the "[" opened above to be closed with "]" on its line, found none';
+      if (/^All sequence items/.test(said))
+        return 'expected this "- " to line up with the "- " of the list items above it, found it at another column (indent it like them)';
       return 'expected this key to line up with the keys above it, found it at another column (indent it like them; a new list item starts with "- ")';
     case 'MISSING_CHAR':
       if (/^Sequence item without - indicator/.test(said))
@@ -97,6 +113,13 @@ function plainWords(e: YAMLError, text: string, lines: readonly string[], line: 
     default:
       return `${said} (check the indentation and quotes of this line and the one before)`;
   }
+}
+
+/** A key indented deeper than the line above, whose value is already on that line (`host: 10.0.0.5`). */
+function deeperUnder(text: string, under: { line: number; key: string }): string {
+  const key = /^[\s-]*([^\s#:][^:#]*?):/.exec(text)?.[1]?.trim();
+  const what = key ? `"${key}"` : 'this line';
+  return `expected ${what} to line up with "${under.key}" on line ${under.line}, found it indented deeper, under "${under.key}", which already has its value on line ${under.line} (the parser stopped at line ${under.line}): indent ${what} like "${under.key}"`;
 }
 
 /** The last line before `line` (1-based) with an odd number of double quotes: where one was opened and not closed. */

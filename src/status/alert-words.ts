@@ -5,6 +5,7 @@ import { humanBytes } from '../util/disk.js';
 import { NO_SERIAL, REFUSALS_BEYOND } from '../journal/types.js';
 import { offsetLabel } from '../sources/adms/options.js';
 import { credentialFix, refusesWords } from './credential-words.js';
+import { lastActivityLabel } from './activity-words.js';
 import type {
   Alert,
   ConfigStatus,
@@ -401,7 +402,7 @@ export const ALERT = {
       kind: 'terminal-unreachable',
       cause:
         lastPollAt !== null
-          ? `terminal ${t.name} was unreachable for ${span(forMs)} at its last poll, ${localTime(lastPollAt)} (${problem.cause}); nobody polls it while punchgate run is stopped: ${meanwhile}`
+          ? `terminal ${t.name} was unreachable for ${span(forMs)} at its ${lastActivityLabel(t.kind)}, ${localTime(lastPollAt)} (${problem.cause}); ${t.kind === 'serial' ? 'nobody reads it' : 'nobody polls it'} while punchgate run is stopped: ${meanwhile}`
           : `terminal ${t.name} unreachable for ${span(forMs)} (${problem.cause}): ${meanwhile}`,
       fix: problem.fix,
     };

@@ -10,6 +10,7 @@ import { backupLine } from './backup.js';
 import { credentialLabel } from './credential-words.js';
 import { summaryLine, terminalShown } from './summary.js';
 import { removedTerminalWords } from './removed-terminals.js';
+import { lastActivityLabel, notYetLabel } from './activity-words.js';
 
 const when = (s: string | null) => localTimeOf(s);
 
@@ -44,12 +45,14 @@ export function formatStatus(r: StatusReport): string {
       continue;
     }
     const shown = terminalShown(t);
-    const state = shown === 'not contacted yet' ? 'not polled yet' : shown === 'online' ? 'online ' : 'OFFLINE';
+    const state = shown === 'not contacted yet' ? notYetLabel(t.kind) : shown === 'online' ? 'online ' : 'OFFLINE';
     const skew = t.skewSeconds === null ? '' : `  clock ${t.skewSeconds >= 0 ? '+' : ''}${Math.round(t.skewSeconds)} s`;
     const counts = `${t.records === null ? '' : `  records ${t.records}`}${t.users === null ? '' : `  users ${t.users}`}`;
     // Offline: the figures are those of its last answer, said so.
     const asOf = t.stale && (skew || counts) ? `  (as of ${when(t.lastSuccessAt)})` : '';
-    lines.push(`  ${t.name.padEnd(16)} ${state}  last poll ${when(t.lastPollAt)}${skew}${counts}${asOf}`);
+    lines.push(
+      `  ${t.name.padEnd(16)} ${state}  ${lastActivityLabel(t.kind)} ${when(t.lastPollAt)}${skew}${counts}${asOf}`,
+    );
     // A BioTime server: the terminals behind it, each a device of its own.
     for (const d of t.devices ?? [])
       lines.push(

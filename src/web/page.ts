@@ -19,6 +19,7 @@ import {
 import { deliveryChart, queueChart, terminalSparkline } from './charts.js';
 import { Html, html } from './html.js';
 import { localTime } from '../util/local-time.js';
+import { lastActivityHeading, lastActivityLabel } from '../status/activity-words.js';
 
 export interface PageInfo {
   version: string;
@@ -163,7 +164,7 @@ function terminalRow(t: TerminalStatus, now: number, charts: HourlySeries | unde
     </td>
     <td data-label="state">${state}</td>
     <td data-label="last contact">${when(t.lastSuccessAt, now)}</td>
-    <td data-label="last poll">${t.lastPollAt === null ? '' : when(t.lastPollAt, now)}</td>
+    <td data-label="${lastActivityLabel(t.kind)}">${t.lastPollAt === null ? '' : when(t.lastPollAt, now)}</td>
     <td data-label="last result">${result}</td>
     <td data-label="clock" class="num">${figure(skew)}</td>
     <td data-label="records" class="num">${figure(t.records)}</td>
@@ -410,7 +411,7 @@ export function renderPage(r: StatusReport, info: PageInfo, charts?: HourlySerie
                         <th>terminal</th>
                         <th>state</th>
                         <th>last contact</th>
-                        <th>last poll</th>
+                        <th>${lastActivityHeading(r.terminals.map((t) => t.kind))}</th>
                         <th>last result</th>
                         <th class="num">clock</th>
                         <th class="num">records</th>

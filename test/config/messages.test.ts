@@ -227,7 +227,7 @@ terminals:
       ],
       [
         `${head}${terminals}      port: 4370\n`,
-        ':9: expected one "key: value" here, found more: the next line is indented deeper',
+        ':10: expected "port" to line up with "kind" on line 9, found it indented deeper',
       ],
       [
         `${head}${terminals}   port: 4370\n`,
@@ -239,7 +239,7 @@ terminals:
       ],
       [
         `site: "plant-a\n${head.slice(head.indexOf('journal'))}`,
-        ':7: expected the quote opened at line 1 to be closed, found none',
+        ':1: expected the " quote opened on this line to be closed, found none (the parser read on to line 7',
       ],
     ];
     for (const [yaml, said] of slips) {
