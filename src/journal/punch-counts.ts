@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import type { JournalCounts, PunchState } from './types.js';
+import { noPunchCounts, type JournalCounts, type PunchState } from './types.js';
 
 /**
  * The journal's punches counted per terminal and state, kept in small tables (punch_counts, and
@@ -96,15 +96,7 @@ export class PunchCounts {
 
   /** The punches in the journal by state. */
   byState(): JournalCounts {
-    const out: JournalCounts = {
-      pending: 0,
-      inflight: 0,
-      delivered: 0,
-      rejected: 0,
-      dead: 0,
-      quarantined: 0,
-      notRouted: 0,
-    };
+    const out = noPunchCounts();
     for (const r of this.stmt.byState.all() as { state: PunchState; n: number }[]) {
       const key = r.state === 'not_routed' ? 'notRouted' : r.state;
       if (key in out) out[key] = r.n;

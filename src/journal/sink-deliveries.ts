@@ -17,6 +17,7 @@ import type {
   RefusedPunches,
   StoredPunch,
 } from './types.js';
+import { noPunchCounts } from './types.js';
 import type { WriteGate } from './write-gate.js';
 
 /**
@@ -546,15 +547,7 @@ export class SinkQueue implements DeliveryQueue {
    * is released, so counting it as pending showed punches waiting that nothing would send.
    */
   counts(): JournalCounts {
-    const out: JournalCounts = {
-      pending: 0,
-      inflight: 0,
-      delivered: 0,
-      rejected: 0,
-      dead: 0,
-      quarantined: 0,
-      notRouted: 0,
-    };
+    const out = noPunchCounts();
     for (const r of this.stmt.counts!.all(this.sink) as { state: SinkState; n: number }[])
       if (r.state in out) out[r.state] = r.n;
     const cursor = this.cursor();

@@ -301,6 +301,11 @@ export interface JournalCounts {
   notRouted: number;
 }
 
+/** Counts of no punch at all, to fill in from the kept counts. */
+export function noPunchCounts(): JournalCounts {
+  return { pending: 0, inflight: 0, delivered: 0, rejected: 0, dead: 0, quarantined: 0, notRouted: 0 };
+}
+
 /** Persistent record of what each terminal last reported (read by one-shot commands and status). */
 export interface TerminalRecord {
   name: string;
