@@ -105,10 +105,11 @@ function plainWords(e: YAMLError, text: string, lines: readonly string[], where:
     case 'MISSING_CHAR':
       if (/^Sequence item without - indicator/.test(said))
         return 'expected this line to line up with the keys above it, or to start a new list item with "- ", found it indented in between';
-      if (/quote/i.test(said)) {
-        const opened = line === undefined ? undefined : lineOfOpenQuote(lines, line);
-        return `expected the quote ${opened ? `opened at line ${opened} ` : ''}to be closed, found none (close it on the line it opens)`;
-      }
+      // Where it was opened is found by slipLine (the line said, with the parser's when they differ).
+      if (/quote/i.test(said))
+        return where?.quote
+          ? `expected the ${where.quote} quote opened on this line to be closed, found none: close it on this line`
+          : 'expected the quote to be closed, found none (close it on the line it opens)';
       return `${said} (check the indentation and quotes of this line and the one before)`;
     default:
       return `${said} (check the indentation and quotes of this line and the one before)`;
@@ -120,13 +121,4 @@ function deeperUnder(text: string, under: { line: number; key: string }): string
   const key = /^[\s-]*([^\s#:][^:#]*?):/.exec(text)?.[1]?.trim();
   const what = key ? `"${key}"` : 'this line';
   return `expected ${what} to line up with "${under.key}" on line ${under.line}, found it indented deeper, under "${under.key}", which already has its value on line ${under.line} (the parser stopped at line ${under.line}): indent ${what} like "${under.key}"`;
-}
-
-/** The last line before `line` (1-based) with an odd number of double quotes: where one was opened and not closed. */
-function lineOfOpenQuote(lines: readonly string[], line: number): number | undefined {
-  for (let n = line - 1; n >= 1; n--) {
-    const quotes = (lines[n - 1]!.replace(/\\"/g, '').match(/"/g) ?? []).length;
-    if (quotes % 2 === 1) return n;
-  }
-  return undefined;
 }

@@ -31,7 +31,8 @@ export function slipLine(e: YAMLError, lines: readonly string[]): SlipLine | und
   if (e.code === 'MISSING_CHAR' && quote) {
     const opened = lineOfOpenQuote(lines, line, quote);
     if (opened !== undefined && opened !== line) return { line: opened, parser: line, quote };
-    return { line, quote };
+    // Opened on the line the parser named, or nowhere this search can tell: that line.
+    return opened === line ? { line, quote } : { line };
   }
   // A blank or comment-only line has nothing to edit (the parser may stop on one after a comment
   // at the column of the block): the slip is the next line with text on it.
