@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { UNKNOWN_CARDS_TERM } from './punch-counts.js';
 import { orCheck, rewriteTableText, SchemaTextError, tableText } from './state-check.js';
 
 /**
@@ -25,6 +26,14 @@ export const NOT_ROUTED_MESSAGE = 'not sent: its terminal delivers to other sink
 /** A punch done for the default sink: delivered to it, or never meant for it. */
 export const DONE_TERM = `(state = 'delivered' OR state = 'not_routed')`;
 
+/**
+ * The WHERE of punches_unknown_cards from migration 24 on: an unknown badge card's punch still to
+ * deliver to the default sink, not one never meant for it (nothing waits for it). Left in the
+ * index, those would have grown the status's read of waiting cards with the days the journal
+ * keeps. Part of migration 24: never change.
+ */
+export const WAITING_CARDS_TERM = `${UNKNOWN_CARDS_TERM} AND state <> 'not_routed'`;
+
 /** The states the punches table allowed before migration 24 (after 18), in its CHECK's order. Part of it: never change. */
 export const PUNCH_STATES_23 = ['pending', 'inflight', 'delivered', 'rejected', 'dead', 'quarantined'] as const;
 /** ...and from 24 on. */
@@ -33,8 +42,8 @@ export const PUNCH_STATES_24 = [...PUNCH_STATES_23, 'not_routed'] as const;
 /**
  * Migration 24, inside the migration's transaction: the punches table's CHECK allows `not_routed`
  * (the text edited as migration 18 did, state-check.ts: every stored row stays valid), the
- * retention's index of them, and the punches already settled so moved to it, their counts with
- * them. One pass over the punches (the UPDATE's), like any migration that reads every row.
+ * retention's index of them, the punches already settled so moved to it, their counts with
+ * them, and the index of waiting unknown cards without them (WAITING_CARDS_TERM). One pass over the punches (the UPDATE's), like any migration that reads every row.
  */
 export function notRoutedMigration(db: Database): void {
   const sql = tableText(db, 'punches');
@@ -49,6 +58,8 @@ export function notRoutedMigration(db: Database): void {
     )
     .pluck()
     .all(NOT_ROUTED_MESSAGE) as string[];
+  db.exec(`DROP INDEX punches_unknown_cards;
+    CREATE INDEX punches_unknown_cards ON punches (terminal, biometric_code) WHERE ${WAITING_CARDS_TERM};`);
   const perTerminal = new Map<string, number>();
   for (const t of moved) perTerminal.set(t, (perTerminal.get(t) ?? 0) + 1);
   const count = db.prepare(`INSERT INTO punch_counts (terminal, state, n) VALUES (?, ?, ?)

@@ -2,9 +2,9 @@ import type { Database, Statement } from 'better-sqlite3';
 import { PreparedStatements } from './prepared.js';
 import { deviceIdentity, UNKNOWN_CARD_PREFIX } from '../punch.js';
 import type { Clock } from '../util/clock.js';
-import { CountMoves, UNKNOWN_CARDS_TERM, type PunchCounts } from './punch-counts.js';
+import { CountMoves, type PunchCounts } from './punch-counts.js';
 import { PRUNE_GUARD, REFUSED_TERM } from './state-terms.js';
-import { DONE_TERM } from './not-routed.js';
+import { DONE_TERM, WAITING_CARDS_TERM } from './not-routed.js';
 import type { PunchIds } from './punch-id.js';
 import { RetentionMarks, wasForgotten } from './retention-marks.js';
 import { waitingUnknownCards } from './unknown-cards.js';
@@ -217,8 +217,7 @@ export class JournalQueries {
     const rows = this.db
       .prepare(
         // Not a punch never meant for the first sink (not_routed): left as when it counted as delivered.
-        `SELECT id, biometric_code AS code FROM punches WHERE ${UNKNOWN_CARDS_TERM} AND terminal = ? AND state <> 'inflight'
-          AND state <> 'not_routed'`,
+        `SELECT id, biometric_code AS code FROM punches WHERE ${WAITING_CARDS_TERM} AND terminal = ? AND state <> 'inflight'`,
       )
       .all(terminal) as { id: number; code: string }[];
     const update = this.db.prepare(

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { UNKNOWN_CARDS_TERM } from './punch-counts.js';
+import { WAITING_CARDS_TERM } from './not-routed.js';
 
 /**
  * The punches of unknown badge cards (codes `card:<number>`, UNKNOWN_CARD_PREFIX) journalled
@@ -88,7 +88,7 @@ export function waitingUnknownCards(db: Database): { terminal: string; count: nu
   const rows = db
     .prepare(
       `SELECT terminal, count(*) AS count, group_concat(DISTINCT biometric_code) AS codes FROM punches
-        WHERE ${UNKNOWN_CARDS_TERM} AND state <> 'not_routed' GROUP BY terminal`,
+        WHERE ${WAITING_CARDS_TERM} GROUP BY terminal`,
     )
     .all() as { terminal: string; count: number; codes: string | null }[];
   return rows.map((r) => ({

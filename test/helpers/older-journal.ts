@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { PUNCH_STATES_23, PUNCH_STATES_24 } from '../../src/journal/not-routed.js';
+import { UNKNOWN_CARDS_TERM } from '../../src/journal/punch-counts.js';
 import { listCheckText, orCheck, rewriteTableText, STATE_CHECKS, tableText } from '../../src/journal/state-check.js';
 
 /**
@@ -13,7 +14,7 @@ export function backBeforeStateChecks(db: Database): void {
   db.exec('ALTER TABLE user_backups DROP COLUMN cards');
   db.exec('DROP TABLE push_zones');
   db.exec('DROP INDEX punches_card_codes');
-  db.exec('DROP INDEX punches_not_routed_at');
+  dropNotRoutedIndexes(db);
   rewriteTableText(
     db,
     STATE_CHECKS.map(({ table, states }) => {
@@ -22,6 +23,12 @@ export function backBeforeStateChecks(db: Database): void {
       return { table, sql: sql.replace(orCheck(states), listCheckText(states)) };
     }),
   );
+}
+
+/** Migration 24's indexes undone: its own goes, the waiting cards' index is made as migration 13 made it. */
+function dropNotRoutedIndexes(db: Database): void {
+  db.exec(`DROP INDEX punches_not_routed_at; DROP INDEX punches_unknown_cards;
+    CREATE INDEX punches_unknown_cards ON punches (terminal, biometric_code) WHERE ${UNKNOWN_CARDS_TERM};`);
 }
 
 /** The punches table's text as migration 23 left it: its CHECK without not_routed (migration 24). */
@@ -37,7 +44,7 @@ function backBeforeNotRouted(table: string, sql: string): string {
  * The journal must hold no not_routed punch (the CHECK would no longer hold for it).
  */
 export function backBeforeNotRoutedState(db: Database): void {
-  db.exec('DROP INDEX punches_not_routed_at');
+  dropNotRoutedIndexes(db);
   rewriteTableText(db, [{ table: 'punches', sql: backBeforeNotRouted('punches', tableText(db, 'punches') ?? '') }]);
   db.pragma('user_version = 23');
 }

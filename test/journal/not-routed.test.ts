@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
 import { Database } from '../../src/journal/sqlite-driver.js';
-import { NOT_ROUTED_MESSAGE } from '../../src/journal/not-routed.js';
+import { NOT_ROUTED_MESSAGE, WAITING_CARDS_TERM } from '../../src/journal/not-routed.js';
 import { recountPunches } from '../../src/journal/punch-counts.js';
 import type { Punch } from '../../src/punch.js';
 import { backBeforeNotRoutedState } from '../helpers/older-journal.js';
@@ -87,6 +87,36 @@ describe('journal: punches never meant for the default sink', () => {
     j.claim(100); // gate-1's goes in flight, the warehouse's is settled unsent
     expect(j.queries.unknownCards()).toEqual([{ terminal: 'gate-1', count: 1, codes: ['card:111'] }]);
     expect(j.queries.remapUnknownCards('warehouse', () => '222')).toEqual({ remapped: 0, kept: 0 });
+  });
+
+  it("leaves them out of the waiting cards' index, so the status's read of it does not grow with the days kept", () => {
+    j.ingest([
+      { terminal: 'gate-1', biometricCode: 'card:111', logTime: '2026-11-22 08:00:00' },
+      ...Array.from({ length: 50 }, (_, i) => ({
+        terminal: 'warehouse',
+        biometricCode: `card:${200 + i}`,
+        logTime: `2026-11-22 09:${String(i).padStart(2, '0')}:00`,
+      })),
+    ]);
+    j.claim(100); // the warehouse's 50 are settled unsent: not_routed
+    // The index's own WHERE leaves them out (a partial index holds only the rows its WHERE takes).
+    const indexSql = () =>
+      j.db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'punches_unknown_cards'`).pluck().get() as string;
+    expect(indexSql()).toContain(WAITING_CARDS_TERM);
+    const plan = j.db
+      .prepare(
+        `EXPLAIN QUERY PLAN SELECT terminal, count(*) FROM punches WHERE ${WAITING_CARDS_TERM} GROUP BY terminal`,
+      )
+      .all() as { detail: string }[];
+    expect(plan.map((r) => r.detail).join('\n')).toMatch(/USING (COVERING )?INDEX punches_unknown_cards/);
+    // A journal migrated from 23 has the same index.
+    j.db.exec(`UPDATE punches SET state = 'delivered' WHERE state = 'not_routed'`);
+    recountPunches(j.db);
+    backBeforeNotRoutedState(j.db);
+    j.close();
+    j = open();
+    expect(indexSql()).toContain(WAITING_CARDS_TERM);
+    expect(j.queries.unknownCards()).toEqual([{ terminal: 'gate-1', count: 1, codes: ['card:111'] }]);
   });
 
   it('deletes them at the retention like delivered ones, once the other sink has them', () => {
