@@ -217,8 +217,13 @@ export const serialTerminalSchema = z.strictObject({
   reconnectMaxMs: z.number().int().min(10).default(30_000),
 });
 
-/** The major-5 minors that are authentication passes (hikvision-isapi.md): card, fingerprint, face, ... */
-export const DEFAULT_HIKVISION_MINORS = [1, 38, 75, 69, 77, 101, 2, 40, 43, 46, 72, 16] as const;
+/**
+ * The major-5 minors that are authentication passes (hikvision-isapi.md): card, fingerprint, face, ...
+ * and face combined with fingerprint, password or card (54, 57, 60, 63, 66: the HCNetSDK
+ * MINOR_FACE_AND_*_VERIFY_PASS codes): a terminal set to "face and card" writes 5/60 for every
+ * pass, which without them were taken for door noise and never became punches.
+ */
+export const DEFAULT_HIKVISION_MINORS = [1, 38, 75, 69, 77, 101, 2, 40, 43, 46, 72, 16, 54, 57, 60, 63, 66] as const;
 
 /** `sha256:AB:CD:...` (64 hex digits, colons and letter case free), as `openssl x509 -fingerprint -sha256` prints it. */
 const tlsFingerprint = z

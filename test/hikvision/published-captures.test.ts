@@ -1,0 +1,105 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { HikvisionPoller } from '../../src/sources/hikvision/index.js';
+import { startHikvisionSim, type HikvisionSim, type NewSimEvent } from '../../src/sim/hikvision/index.js';
+import { hikConfig, journalFixture, journalKeys, PASSWORD, passwordEnv } from './helpers.js';
+
+/**
+ * AcsEvent search answers shaped as published captures from real terminals show them, each row
+ * rebuilt here (our own names and numbers), its source named. Every row goes through the real
+ * poll against the simulator into a real journal: the passes must all be journalled with the
+ * device's wall clock, and nothing else (door events, failures, time-outs) may become a punch.
+ */
+let sim: HikvisionSim | undefined;
+let fx: ReturnType<typeof journalFixture> | undefined;
+const pollers: HikvisionPoller[] = [];
+afterEach(async () => {
+  for (const p of pollers.splice(0)) await p.close();
+  await sim?.stop();
+  fx?.cleanup();
+  sim = fx = undefined;
+});
+
+async function pollRows(rows: NewSimEvent[], utcOffset = '+07:00') {
+  sim = await startHikvisionSim({ password: PASSWORD, utcOffset, events: rows });
+  fx = journalFixture();
+  const p = new HikvisionPoller(hikConfig(sim), fx.deps, undefined, passwordEnv());
+  pollers.push(p);
+  return { result: await p.poll(), keys: journalKeys(fx.journal) };
+}
+
+describe('AcsEvent rows as published captures show them', () => {
+  it('card passes with string card numbers and +07:00 (creatorsgarten/garden-gate HIKVISION.md, "Fetch logs")', async () => {
+    const card = (time: string, cardNo: string): NewSimEvent => ({
+      major: 5,
+      minor: 1,
+      time,
+      cardNo,
+      employeeNoString: '200071',
+      name: 'Visitor',
+      doorNo: 1,
+      currentVerifyMode: 'cardOrFaceOrFp',
+      extra: { cardType: 1, cardReaderNo: 1, type: 0, userType: 'normal' },
+    });
+    const { result, keys } = await pollRows([
+      card('2023-06-09T19:05:47+07:00', 'gate-AAAA0001'),
+      card('2023-06-09T19:29:42+07:00', 'gate-AAAA0002'),
+      card('2023-06-09T19:53:33+07:00', 'gate-AAAA0003'),
+    ]);
+    expect(result).toMatchObject({ ok: true, added: 3 });
+    expect(keys).toEqual(['200071@2023-06-09 19:05:47', '200071@2023-06-09 19:29:42', '200071@2023-06-09 19:53:33']);
+  });
+
+  it('a fingerprint pass at "-00:00" and its door-closed event (pergolafabio/Hikvision-Addons#177, DS-K1T502DBFWX-C)', async () => {
+    const { result, keys } = await pollRows(
+      [
+        { major: 5, minor: 38, time: '2024-01-09T16:51:51-00:00', employeeNoString: '7', currentVerifyMode: 'fp' },
+        { major: 5, minor: 22, time: '2024-01-09T16:51:56-00:00', doorNo: 1, currentVerifyMode: 'invalid' },
+      ],
+      '+00:00',
+    );
+    expect(result).toMatchObject({ ok: true, added: 1 });
+    expect(keys).toEqual(['7@2024-01-09 16:51:51']);
+  });
+
+  it('face combined with card, fingerprint or password (minors 54, 57, 60, 63, 66: the HCNetSDK MINOR_FACE_AND_*_VERIFY_PASS codes) are punches; their failures and time-outs are not', async () => {
+    // The codes as the HCNetSDK headers publish them (ports of them in pergolafabio/Hikvision-Addons
+    // and many SDK wrappers): a terminal set to "face and card" writes 5/60 for every pass.
+    const at = (s: number) => `2026-11-02T08:00:${String(s).padStart(2, '0')}+07:00`;
+    const rows: NewSimEvent[] = [
+      { major: 5, minor: 54, time: at(1), employeeNoString: 'F54', currentVerifyMode: 'faceAndFp' },
+      { major: 5, minor: 57, time: at(2), employeeNoString: 'F57', currentVerifyMode: 'faceAndPw' },
+      { major: 5, minor: 60, time: at(3), employeeNoString: 'F60', cardNo: '3170588421', currentVerifyMode: 'cardAndFace' },
+      { major: 5, minor: 63, time: at(4), employeeNoString: 'F63', currentVerifyMode: 'faceAndFpAndPw' },
+      { major: 5, minor: 66, time: at(5), employeeNoString: 'F66', currentVerifyMode: 'faceAndFpAndCard' },
+      // Failures and time-outs of the same methods (55, 56, 58, 59, 61, 62, 64, 65, 67, 68).
+      ...[55, 56, 58, 59, 61, 62, 64, 65, 67, 68].map(
+        (minor, i): NewSimEvent => ({ major: 5, minor, time: at(10 + i), employeeNoString: `X${minor}` }),
+      ),
+    ];
+    const { result, keys } = await pollRows(rows);
+    expect(result).toMatchObject({ ok: true, added: 5 });
+    expect(keys).toEqual(['F54', 'F57', 'F60', 'F63', 'F66'].map((c, i) => `${c}@2026-11-02 08:00:0${i + 1}`));
+  });
+
+  it('time forms: +08:00, Z, no offset, a numeric employeeNo of old firmware, a card of nobody: one punch each at its wall clock', async () => {
+    const { result, keys } = await pollRows([
+      { major: 5, minor: 75, time: '2024-05-01T08:00:00+08:00', employeeNoString: 'A1', attendanceStatus: 'checkIn' },
+      { major: 5, minor: 75, time: '2024-05-01T08:01:00Z', employeeNoString: 'A2', attendanceStatus: 'checkOut' },
+      { major: 5, minor: 38, time: '2024-05-01T08:02:00', employeeNoString: 'A3' },
+      { major: 5, minor: 1, time: '2024-05-01T08:03:00+08:00', extra: { employeeNo: 1042 } },
+      { major: 5, minor: 1, time: '2024-05-01T08:04:00+08:00', cardNo: '0004521236' },
+      // Access denied: card without right (5/9), fingerprint mismatch (5/39), face failed (5/76).
+      { major: 5, minor: 9, time: '2024-05-01T08:05:00+08:00', cardNo: '0004521237' },
+      { major: 5, minor: 39, time: '2024-05-01T08:06:00+08:00' },
+      { major: 5, minor: 76, time: '2024-05-01T08:07:00+08:00', employeeNoString: 'A1' },
+    ]);
+    expect(result).toMatchObject({ ok: true, added: 5 });
+    expect(keys).toEqual([
+      '1042@2024-05-01 08:03:00',
+      'A1@2024-05-01 08:00:00',
+      'A2@2024-05-01 08:01:00',
+      'A3@2024-05-01 08:02:00',
+      'card:0004521236@2024-05-01 08:04:00',
+    ]);
+  });
+});
