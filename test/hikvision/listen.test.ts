@@ -118,6 +118,39 @@ describe('the HTTP Listening endpoint of a Hikvision terminal', () => {
     expect(journalKeys(f.journal)).toEqual(['000015@2026-09-19 18:02:38']);
   });
 
+  it('journals a face-and-card pass (5/60) posted as a DS-K1T502 posts, and keeps nothing of its door event (pergolafabio/Hikvision-Addons#177)', async () => {
+    const f = await endpointFixture();
+    // The post's layout as published in that thread (reportChannel, cardReaderKind, frontSerialNo,
+    // hasRecord), our own values; the pass as a terminal set to "face and card" writes it.
+    const alert = (serialNo: number, inner: Record<string, unknown>) =>
+      JSON.stringify({
+        ipAddress: '127.0.0.1',
+        portNo: 80,
+        protocol: 'HTTP',
+        dateTime: '2024-08-26T12:32:28+01:00',
+        activePostCount: 1,
+        eventType: 'AccessControllerEvent',
+        eventState: 'active',
+        eventDescription: 'Access Controller Event',
+        AccessControllerEvent: {
+          deviceName: 'DS-K1T502DBFWX-C',
+          majorEventType: 5,
+          reportChannel: 5,
+          cardReaderKind: 1,
+          doorNo: 1,
+          serialNo,
+          currentEvent: true,
+          frontSerialNo: serialNo - 1,
+          hasRecord: false,
+          ...inner,
+        },
+      });
+    const pass = alert(258, { subEventType: 60, employeeNoString: '31', cardNo: '3170588421' });
+    expect((await post(f.port, pass, 'application/json')).status).toBe(200);
+    expect((await post(f.port, alert(259, { subEventType: 21 }), 'application/json')).status).toBe(200);
+    expect(journalKeys(f.journal)).toEqual(['31@2024-08-26 12:32:28']);
+  });
+
   it('journals a JSON event wrapped in EventNotificationAlert, as the XML form is', async () => {
     const f = await endpointFixture();
     const body = JSON.stringify({
