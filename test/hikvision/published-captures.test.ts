@@ -68,13 +68,23 @@ describe('AcsEvent rows as published captures show them', () => {
     const rows: NewSimEvent[] = [
       { major: 5, minor: 54, time: at(1), employeeNoString: 'F54', currentVerifyMode: 'faceAndFp' },
       { major: 5, minor: 57, time: at(2), employeeNoString: 'F57', currentVerifyMode: 'faceAndPw' },
-      { major: 5, minor: 60, time: at(3), employeeNoString: 'F60', cardNo: '3170588421', currentVerifyMode: 'cardAndFace' },
+      {
+        major: 5,
+        minor: 60,
+        time: at(3),
+        employeeNoString: 'F60',
+        cardNo: '3170588421',
+        currentVerifyMode: 'cardAndFace',
+      },
       { major: 5, minor: 63, time: at(4), employeeNoString: 'F63', currentVerifyMode: 'faceAndFpAndPw' },
       { major: 5, minor: 66, time: at(5), employeeNoString: 'F66', currentVerifyMode: 'faceAndFpAndCard' },
       // Failures and time-outs of the same methods (55, 56, 58, 59, 61, 62, 64, 65, 67, 68).
-      ...[55, 56, 58, 59, 61, 62, 64, 65, 67, 68].map(
-        (minor, i): NewSimEvent => ({ major: 5, minor, time: at(10 + i), employeeNoString: `X${minor}` }),
-      ),
+      ...[55, 56, 58, 59, 61, 62, 64, 65, 67, 68].map((minor, i): NewSimEvent => ({
+        major: 5,
+        minor,
+        time: at(10 + i),
+        employeeNoString: `X${minor}`,
+      })),
     ];
     const { result, keys } = await pollRows(rows);
     expect(result).toMatchObject({ ok: true, added: 5 });
