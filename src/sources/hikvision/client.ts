@@ -58,7 +58,13 @@ export interface EventSearchCapabilities {
   endSerialMax: number | undefined;
 }
 
-/** `2026-11-02T07:58:01+01:00` -> wall clock and offset; undefined when it is not such a time. */
+/**
+ * `2026-11-02T07:58:01+01:00` -> wall clock and offset; undefined when it is not such a time.
+ * The forms real terminals write: `+07:00`, `-00:00`, `Z`, `+0530`, no offset (published captures:
+ * creatorsgarten/garden-gate HIKVISION.md, pergolafabio/Hikvision-Addons#177, the Hikvision
+ * listening samples). An offset of hours only (`+05`) is in none of them, nor in the ISAPI guides'
+ * examples: such a time is not guessed at, its punch is quarantined, visibly (see classify).
+ */
 export function splitIsoTime(s: unknown): { wallClock: string; offset: string } | undefined {
   if (typeof s !== 'string') return undefined;
   const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.\d+)?\s*(Z|[+-]\d{2}:?\d{2})?$/.exec(s.trim());
