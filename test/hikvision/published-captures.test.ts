@@ -91,6 +91,15 @@ describe('AcsEvent rows as published captures show them', () => {
     expect(keys).toEqual(['F54', 'F57', 'F60', 'F63', 'F66'].map((c, i) => `${c}@2026-11-02 08:00:0${i + 1}`));
   });
 
+  it('an hours-only offset (+05, in no capture found) is not guessed at: the pass is kept, quarantined, never lost', async () => {
+    const { result, keys } = await pollRows([
+      { major: 5, minor: 75, time: '2024-05-01T08:00:00+05', employeeNoString: 'H1' },
+      { major: 5, minor: 75, time: '2024-05-01T08:01:00+05:00', employeeNoString: 'H2' },
+    ]);
+    expect(result).toMatchObject({ ok: true, added: 1, quarantined: 1 });
+    expect(keys).toEqual(['H1@2024-05-01T08:00:00+05', 'H2@2024-05-01 08:01:00']);
+  });
+
   it('time forms: +08:00, Z, no offset, a numeric employeeNo of old firmware, a card of nobody: one punch each at its wall clock', async () => {
     const { result, keys } = await pollRows([
       { major: 5, minor: 75, time: '2024-05-01T08:00:00+08:00', employeeNoString: 'A1', attendanceStatus: 'checkIn' },
