@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { HikvisionPoller } from '../../src/sources/hikvision/index.js';
+import { createLogger } from '../../src/util/logger.js';
 import { startHikvisionSim, type HikvisionSim, type NewSimEvent } from '../../src/sim/hikvision/index.js';
 import { hikConfig, journalFixture, journalKeys, PASSWORD, passwordEnv } from './helpers.js';
 
@@ -19,12 +20,19 @@ afterEach(async () => {
   sim = fx = undefined;
 });
 
-async function pollRows(rows: NewSimEvent[], utcOffset = '+07:00') {
+async function pollRows(rows: NewSimEvent[], utcOffset = '+07:00', minors?: number[]) {
   sim = await startHikvisionSim({ password: PASSWORD, utcOffset, events: rows });
   fx = journalFixture();
-  const p = new HikvisionPoller(hikConfig(sim), fx.deps, undefined, passwordEnv());
+  const lines: string[] = [];
+  const logger = createLogger({ level: 'info', destination: { write: (s) => void lines.push(s) } });
+  const p = new HikvisionPoller(
+    hikConfig(sim, minors ? { minors } : {}),
+    { ...fx.deps, logger },
+    undefined,
+    passwordEnv(),
+  );
   pollers.push(p);
-  return { result: await p.poll(), keys: journalKeys(fx.journal) };
+  return { result: await p.poll(), keys: journalKeys(fx.journal), lines };
 }
 
 describe('AcsEvent rows as published captures show them', () => {
@@ -89,6 +97,29 @@ describe('AcsEvent rows as published captures show them', () => {
     const { result, keys } = await pollRows(rows);
     expect(result).toMatchObject({ ok: true, added: 5 });
     expect(keys).toEqual(['F54', 'F57', 'F60', 'F63', 'F66'].map((c, i) => `${c}@2026-11-02 08:00:0${i + 1}`));
+  });
+
+  it('passes a `minors` list written before face and card was used leaves out are said, never dropped in silence', async () => {
+    const at = (s: number) => `2026-11-02T08:00:0${s}+07:00`;
+    const { result, keys, lines } = await pollRows(
+      [
+        { major: 5, minor: 75, time: at(1), employeeNoString: 'F75' },
+        { major: 5, minor: 60, time: at(2), employeeNoString: 'F60' },
+        { major: 5, minor: 60, time: at(3), employeeNoString: 'G60' },
+        { major: 5, minor: 61, time: at(4), employeeNoString: 'X61' },
+        { major: 5, minor: 22, time: at(5) },
+      ],
+      '+07:00',
+      [1, 38, 75],
+    );
+    // As the site chose: only its listed passes are punches...
+    expect(result).toMatchObject({ ok: true, added: 1, unlisted: { 60: 2 } });
+    expect(keys).toEqual(['F75@2026-11-02 08:00:01']);
+    // ...and the two face-and-card passes left out are told, with the fix; the failure (61) and the door event are not.
+    const warned = lines.filter((l) => l.includes('leaves out'));
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toContain('2 of 5/60');
+    expect(warned[0]).toContain('add them to `minors`');
   });
 
   it('an hours-only offset (+05, in no capture found) is not guessed at: the pass is kept, quarantined, never lost', async () => {

@@ -5,7 +5,7 @@ import type { ReadCounts } from '../http-poll.js';
 import type { DeviceTime, EventQuery, HikvisionClient } from './client.js';
 import { SEARCH_FAULTS, splitIsoTime } from './client.js';
 import { HikApiError, HikConnectionError } from './errors.js';
-import { classify, fromSearchRow } from './events.js';
+import { classify, fromSearchRow, unlistedPass } from './events.js';
 import { MAX_POLL_PAGES, monotonicNow, POLL_DEADLINE_MS } from './limits.js';
 import { END_SERIAL, refusesSerialRange, smallerEndSerial } from './serial-range.js';
 
@@ -110,6 +110,8 @@ export interface ReadResult extends ReadCounts {
   cursor: EventCursor;
   /** Authentication passes among the events read. */
   passes: number;
+  /** Authentication passes whose minor the terminal's `minors` leaves out (not punches), by minor. */
+  unlisted?: Record<number, number>;
   /** The cursor was found past every event the device holds and set back: in words. */
   cursorLost?: string;
 }
@@ -383,6 +385,10 @@ async function search(
         if (odd.length)
           implausible(`event ${e.serialNo ?? '?'} of ${wall ?? String(e.time).slice(0, 40)}: ${odd.join(' and ')}`);
         const c = classify(e, o.terminal, o.device, o.minors);
+        if (unlistedPass(e, o.minors)) {
+          r.unlisted ??= {};
+          r.unlisted[e.minor] = (r.unlisted[e.minor] ?? 0) + 1;
+        }
         if (c.kind === 'punch') {
           r.passes++;
           batch.punches.push(c.punch);

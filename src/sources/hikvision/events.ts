@@ -1,3 +1,4 @@
+import { DEFAULT_HIKVISION_MINORS } from '../../config/terminals.js';
 import { UNKNOWN_CARD_PREFIX, unpadded, type Punch } from '../../punch.js';
 import { attendanceStatusState } from '../../punch/states.js';
 import { splitIsoTime } from './client.js';
@@ -85,6 +86,27 @@ export function fromAlert(alert: Json, inner: Json): AccessEvent {
     ...(inner.currentEvent === false || inner.currentEvent === 'false' ? { currentEvent: false } : {}),
     ...unreadableOf(inner, ['majorEventType', 'subEventType']),
   };
+}
+
+/** The authentication passes by their HCNetSDK codes: what `minors` lists unless the site set it. */
+const KNOWN_PASSES: ReadonlySet<number> = new Set(DEFAULT_HIKVISION_MINORS);
+
+/**
+ * An authentication pass (a known pass code) that the terminal's `minors` leaves out: not a punch,
+ * as the site chose, but said, so that a list written before a verification mode was used (face
+ * and card, 5/60...) does not drop that mode's punches in silence.
+ */
+export function unlistedPass(e: AccessEvent, minors: ReadonlySet<number>): boolean {
+  return !e.unreadable && e.major === 5 && KNOWN_PASSES.has(e.minor) && !minors.has(e.minor);
+}
+
+/** The admin's words for passes `minors` leaves out (see unlistedPass), counted by minor. */
+export function unlistedWords(unlisted: Readonly<Record<number, number>>): string {
+  const which = Object.entries(unlisted).map(([minor, n]) => `${n} of 5/${minor}`);
+  return (
+    `${which.join(', ')}: authentication passes that this terminal's \`minors\` setting leaves out, so not punches; ` +
+    'add them to `minors` (or remove the setting for the default list) if they are attendance'
+  );
 }
 
 export type Classified =

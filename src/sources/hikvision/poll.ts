@@ -33,6 +33,7 @@ import {
   type ReadLimits,
   type ReadResult,
 } from './event-reader.js';
+import { unlistedWords } from './events.js';
 import { MAX_POLL_PAGES, monotonicNow, POLL_DEADLINE_MS } from './limits.js';
 import { rememberMac } from './listen-state.js';
 import { writeNote, type NoteWords } from './notes.js';
@@ -65,6 +66,8 @@ export interface HikPollResult {
   stopped?: string;
   /** Events numbered or dated implausibly (read, never the cursor's). */
   implausible: number;
+  /** Authentication passes whose minor `minors` leaves out (not punches), by minor. */
+  unlisted?: Record<number, number>;
 }
 
 /** Builds the client of a terminal (tests point it at the simulator with their own options). */
@@ -271,6 +274,10 @@ export class HikvisionPoller {
         pages: read.pages,
         implausible: read.implausible,
       });
+      if (read.unlisted) {
+        result.unlisted = read.unlisted;
+        log.warn({ unlisted: read.unlisted }, unlistedWords(read.unlisted));
+      }
       this.noteEvents(read, log);
       settleRead(result, read, known, log, cfg.name, clock.now());
       this.note('poll', read.stopped ? pollNote(read.stopped, read.deviceFault === true) : null);
