@@ -1,5 +1,5 @@
 import type { FrappeFaults } from './faults.js';
-import { MSG, validation, type FrappeReply } from './messages.js';
+import { MSG, validation, type FrappeLanguage, type FrappeReply, type FrappeVersion } from './messages.js';
 import { readTimestamp, STRICT_LOG_TYPE, type FrappeStore } from './store.js';
 
 /**
@@ -14,6 +14,7 @@ export function addCheckin(
   store: FrappeStore,
   faults: FrappeFaults,
   now: Date,
+  site: { version: FrappeVersion; language: FrappeLanguage } = { version: 15, language: 'en' },
 ): FrappeReply {
   const str = (k: string): string | undefined => {
     const v = args[k];
@@ -36,7 +37,7 @@ export function addCheckin(
   const skip = Number(str('skip_auto_attendance') ?? 0) === 1 ? 1 : 0;
   if (employee.status === 'Inactive') return validation(MSG.inactive(employee.name), 'InactiveEmployeeStatusError');
   const dup = store.findDuplicate(employee.name, time, logType);
-  if (dup) return validation(MSG.duplicate(dup.name));
+  if (dup) return validation(MSG.duplicate(dup.name, site.version, site.language));
   const shift = employee.default_shift ? store.shiftTypes.get(employee.default_shift) : undefined;
   if (shift && shift.determine_check_in_and_check_out === STRICT_LOG_TYPE && !logType && !skip)
     return validation(MSG.logTypeRequired(shift.name));

@@ -3,7 +3,15 @@ import { BodyTooLargeError, isJsonType, parseForm, readBody, tryJson } from '../
 import { createLoggedServer } from '../http-server.js';
 import { addCheckin } from './checkin.js';
 import type { FrappeFaultState } from './faults.js';
-import { BAD_GATEWAY_PAGE, lockTimeout, MSG, thrown, type FrappeReply } from './messages.js';
+import {
+  BAD_GATEWAY_PAGE,
+  lockTimeout,
+  MSG,
+  thrown,
+  type FrappeLanguage,
+  type FrappeReply,
+  type FrappeVersion,
+} from './messages.js';
 import type { FrappeStore } from './store.js';
 
 /** The API key pairs the simulator accepts (an API user's key and secret). */
@@ -15,6 +23,9 @@ export interface ApiKeyPair {
 export interface FrappeServerState {
   /** Which apps' paths answer: `hrms` (v14+), `erpnext` (v13 and older), or both. */
   apps: ReadonlyArray<'hrms' | 'erpnext'>;
+  /** The Frappe version and language whose answers are sent (the duplicate's desk link and words). */
+  version: FrappeVersion;
+  language: FrappeLanguage;
   keys: ApiKeyPair[];
   store: FrappeStore;
   faults: FrappeFaultState;
@@ -141,7 +152,10 @@ function route(
     if (s.faults.drawLock()) return lockTimeout(faults.lockStatus);
     if (s.faults.drawError())
       return { httpStatus: 500, body: { exc_type: 'InternalError' }, summary: '500 InternalError (fault)' };
-    return addCheckin(argsOf(url, req, body), s.store, faults, new Date(s.now()));
+    return addCheckin(argsOf(url, req, body), s.store, faults, new Date(s.now()), {
+      version: s.version,
+      language: s.language,
+    });
   }
   const name = decodeURIComponent(shift![1]!);
   const doc = s.store.shiftTypes.get(name);

@@ -22,10 +22,12 @@ export const DUPLICATE_SAID = /already has a log with the same timestamp/i;
  * The same refusal in any language: its words are translated into the site's (or the API user's)
  * language, "Dieser Mitarbeiter hat bereits ein Protokoll...", but the desk link it ends with is not:
  * frappe.get_desk_link("Employee Checkin", name) is `/app/Form/Employee Checkin/<name>` (v14, v15),
- * `#Form/Employee Checkin/<name>` (v12, v13) or `/app/employee-checkin/<name>` (newer). In
- * add_log_based_on_employee_field no other refusal links to an existing check-in.
+ * `#Form/Employee Checkin/<name>` (v12, v13) or, since v16 moved the desk to /desk and dropped
+ * `Form` from its routes (frappe/frappe PR #36731), `/desk/employee-checkin/<name>` (`/app/...`
+ * where a site still links there). In add_log_based_on_employee_field no other refusal links to
+ * an existing check-in.
  */
-const DUPLICATE_LINK = /(?:^|[#/])Form\/Employee(?: |%20|\+)Checkin\/|\/app\/employee-checkin\/[^/?#]/i;
+const DUPLICATE_LINK = /(?:^|[#/])Form\/Employee(?: |%20|\+)Checkin\/|\/(?:app|desk)\/employee-checkin\/[^/?#]/i;
 /**
  * A duplicate's result message. The result is marked `duplicate` itself (the punch counts as
  * delivered, never as refused), whatever delivery.patterns.duplicate says.
