@@ -294,6 +294,18 @@ describe('Odoo sink failures', () => {
     expect(results(await sender.send([punch('1001', '2026-07-01 08:00:00')], { token: KEY }))[0]!.status).toBe(true);
   });
 
+  it('a database Odoo 16-18 does not have is a failed request naming it, not a server error retried for ever', async () => {
+    // JSON-RPC opens the named database before it checks the login (odoo/service/common.py
+    // exp_authenticate: odoo.registry(db)): PostgreSQL's 'database "prod" does not exist' comes
+    // back as psycopg2.OperationalError, where the simulator used to answer false like a wrong key.
+    const { sim, sender } = await setup({ version: 17 }, { database: 'prod' });
+    const a = await sender.send([punch('1001', '2026-07-01 08:00:00')], { token: KEY });
+    expect(a.kind).toBe('request-failed');
+    expect('message' in a && a.message).toContain('Odoo has no database "prod"');
+    expect('message' in a && a.message).toContain("check the sink's database");
+    expect(sim.store.attendances).toHaveLength(0);
+  });
+
   it('no server at all is transient, sent nowhere', async () => {
     const sim = await startOdooSim();
     const url = sim.url;

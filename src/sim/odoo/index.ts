@@ -95,6 +95,21 @@ const page = (status: number, title: string): Reply => ({
   body: `<html><head><title>${status} ${title}</title></head><body><h1>${title}</h1></body></html>`,
 });
 
+/**
+ * A database the server does not have: common.authenticate and execute_kw open its registry first
+ * (odoo/service/common.py exp_authenticate: `odoo.registry(db)`; service/model.py dispatch:
+ * security.check), and PostgreSQL refuses the connection. The error is psycopg2's, not an
+ * AccessDenied: authenticate does not answer false for it (its words are PostgreSQL's, here
+ * in the English of a server whose lc_messages is C or en_US).
+ */
+function noDatabase(db: unknown): OdooError {
+  return new OdooError(
+    'psycopg2.OperationalError',
+    `connection to server at "localhost" (::1), port 5432 failed: FATAL:  database "${String(db)}" does not exist\n`,
+    500,
+  );
+}
+
 function serializeException(e: OdooError): Record<string, unknown> {
   return {
     name: e.odooName,
@@ -213,11 +228,13 @@ export async function startOdooSim(opts: OdooSimOptions = {}): Promise<OdooSim> 
       if (service === 'common' && method === 'authenticate') {
         count('common.authenticate');
         const [db, user, key] = args;
-        return ok(db === database && user === login && typeof key === 'string' && keys.has(key) ? UID : false);
+        if (db !== database) throw noDatabase(db);
+        return ok(user === login && typeof key === 'string' && keys.has(key) ? UID : false);
       }
       if (service === 'object' && method === 'execute_kw') {
         const [db, uid, key, model, m, pos, kw] = args;
-        if (db !== database || uid !== UID || typeof key !== 'string' || !keys.has(key))
+        if (db !== database) throw noDatabase(db);
+        if (uid !== UID || typeof key !== 'string' || !keys.has(key))
           throw new OdooError('odoo.exceptions.AccessDenied', 'Access Denied', 403);
         const positional = Array.isArray(pos) ? pos : [];
         const named = kw && typeof kw === 'object' ? { ...(kw as Record<string, unknown>) } : {};

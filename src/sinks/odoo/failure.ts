@@ -27,9 +27,26 @@ export class OdooCallError extends Error {
 const CONCURRENCY =
   /SerializationFailure|TransactionRollbackError|LockNotAvailable|concurrent update|could not serialize/i;
 
+/**
+ * PostgreSQL's refusal of a database the server does not have. JSON-RPC's common.authenticate and
+ * object.execute_kw open the named database's registry before anything else (odoo/service/common.py
+ * exp_authenticate, odoo/service/model.py dispatch -> security.check, Odoo 16-19), so a wrong
+ * `database` comes back as psycopg2.OperationalError 'FATAL:  database "x" does not exist', never
+ * as authenticate's false: no retry cures it. (A PostgreSQL that speaks another language says it
+ * in its words: that one stays a server error, retried.)
+ */
+const NO_DATABASE = /database "([^"]{0,200})" does not exist/;
+
 /** An Odoo exception (its dotted `name`, its `message`) as a failure. */
 export function odooException(name: string, message: string, httpStatus?: number): OdooFailure {
   const status = httpStatus !== undefined ? { httpStatus } : {};
+  const noDb = /OperationalError/.test(name) ? NO_DATABASE.exec(message) : null;
+  if (noDb)
+    return {
+      kind: 'request-failed',
+      ...status,
+      message: `Odoo has no database "${noDb[1]}" (${message.replace(/\s+/g, ' ').trim()}): check the sink's database, the name Odoo's database manager (/web/database/manager) lists`,
+    };
   if (/AccessDenied|SessionExpired|Unauthorized/.test(name) || httpStatus === 401)
     return {
       kind: 'auth',
