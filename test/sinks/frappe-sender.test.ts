@@ -246,6 +246,21 @@ describe('FrappeSender', () => {
     }
   });
 
+  it('an employeeFieldname the Employee table lacks: request-failed naming the field, not a server error retried for ever', async () => {
+    // Frappe looks the employee up with frappe.db.get_values("Employee", {employee_fieldname: ...}):
+    // MariaDB's 1054 "Unknown column" comes back as HTTP 500 pymysql OperationalError, the exc_type
+    // of a lost database connection too; only its text tells that no retry cures it.
+    const s = sender({ employeeFieldname: 'biometric_code', concurrency: 1 });
+    const a = await s.send([punch('101'), punch('102'), punch('103')], { token: TOKEN });
+    expect(a.kind).toBe('request-failed');
+    const said = a.kind === 'request-failed' ? a.message : '';
+    expect(said).toContain("'biometric_code'");
+    expect(said).toContain('employeeFieldname of sink frappe-hr');
+    // The rest is not sent: each call would fail alike.
+    expect(sim.stats().checkinCalls).toBe(1);
+    expect(sim.checkins()).toHaveLength(0);
+  });
+
   it('never more calls in flight than the concurrency setting', async () => {
     sim.setFaults({ latencyMs: 20 });
     for (const c of [1, 4]) {

@@ -1,5 +1,12 @@
 import type { FrappeFaults } from './faults.js';
-import { MSG, validation, type FrappeLanguage, type FrappeReply, type FrappeVersion } from './messages.js';
+import {
+  MSG,
+  unknownColumn,
+  validation,
+  type FrappeLanguage,
+  type FrappeReply,
+  type FrappeVersion,
+} from './messages.js';
 import { readTimestamp, STRICT_LOG_TYPE, type FrappeStore } from './store.js';
 
 /**
@@ -25,6 +32,7 @@ export function addCheckin(
   const timestamp = str('timestamp');
   if (!value || !timestamp) return validation(MSG.required);
   const field = str('employee_fieldname') ?? 'attendance_device_id';
+  if (!store.hasEmployeeField(field)) return unknownColumn(field);
   const employee = store.findEmployee(field, value);
   if (!employee) return validation(MSG.noEmployee(field, value));
   if (faults.refuseCodes.includes(value)) return validation(MSG.refusedBySim(value));

@@ -88,6 +88,25 @@ export function thrown(
 
 export const validation = (message: string, excType = 'ValidationError') => thrown(417, excType, message);
 
+/**
+ * A column the Employee table lacks, as add_log_based_on_employee_field meets it: its
+ * frappe.db.get_values("Employee", {employee_fieldname: value}, [..., employee_fieldname]) runs the
+ * query and frappe/database/database.py get_values re-raises MariaDB's 1054 (only `ignore=True`
+ * swallows it): pymysql.err.OperationalError, not a frappe exception, so HTTP 500 (handle_exception's
+ * default), `exception` the traceback's last line (sent while System Settings allow_error_traceback
+ * is on, its default).
+ */
+export function unknownColumn(column: string): FrappeReply {
+  return {
+    httpStatus: 500,
+    body: {
+      exc_type: 'OperationalError',
+      exception: `pymysql.err.OperationalError: (1054, "Unknown column '${column}' in 'field list'")`,
+    },
+    summary: `500 OperationalError: unknown column ${column}`,
+  };
+}
+
 /** A QueryTimeoutError: frappe/database/database.py turns MariaDB's 1205 into it. */
 export function lockTimeout(status: number): FrappeReply {
   return {

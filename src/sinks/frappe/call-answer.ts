@@ -65,6 +65,16 @@ const AUTH_TYPES = new Set(['AuthenticationError', 'SessionExpired', 'Permission
 const NO_METHOD_SAID =
   /failed to get method|no module named|has no attribute 'add_log_based_on_employee_field'|not whitelisted/i;
 const NO_METHOD_TYPES = new Set(['ModuleNotFoundError', 'ImportError', 'AttributeError', 'DoesNotExistError']);
+/**
+ * A column the site's database lacks: MariaDB's 1054 "Unknown column 'x' in ..." (pymysql
+ * OperationalError, HTTP 500) or PostgreSQL's 'column "x" does not exist' (UndefinedColumn). In
+ * add_log_based_on_employee_field it is the sink's employee field when Employee has none of that
+ * name (frappe.db.get_values re-raises it: frappe/database/database.py, v14-v15), else a site whose
+ * apps were updated without `bench migrate`. Its exc_type is that of a lost connection too, so
+ * only the text (sent while allow_error_traceback is on, Frappe's default) tells that no retry
+ * cures it.
+ */
+const NO_COLUMN_SAID = /\(1054, ["']Unknown column '([^']{1,200})'|column "([^"]{1,200})" does not exist/i;
 
 export interface CallContext {
   url: string;
@@ -122,6 +132,13 @@ export function classifyCall(
       ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     });
   }
+  const column = body ? missingColumn(body) : undefined;
+  if (column !== undefined)
+    return failure({
+      kind: 'request-failed',
+      httpStatus: status,
+      message: `the site's database has no column '${clean(column)}' (HTTP ${status}${quoted}): if that is employeeFieldname of ${ctx.where}, set it to the Employee field that holds the terminals' codes (attendance_device_id by default); otherwise the site needs bench migrate`,
+    });
   if (isTransient(body)) return unknown(`HTTP ${status} ${body?.excType ?? ''}`.trim() + quoted, status, res.headers);
   if (status === 404 || (body && isNoMethod(body)))
     return failure({
@@ -148,6 +165,12 @@ function isTransient(b: FrappeBody | undefined): boolean {
   if (b.excType !== undefined && TRANSIENT_TYPES.has(b.excType)) return true;
   const said = [...b.messages, b.exception ?? '', b.messageText ?? ''].join(' ');
   return TRANSIENT_SAID.test(said);
+}
+
+/** The column named in a "no such column" error of the database, if that is what `b` says. */
+function missingColumn(b: FrappeBody): string | undefined {
+  const m = NO_COLUMN_SAID.exec([...b.messages, b.exception ?? '', b.messageText ?? ''].join(' '));
+  return m ? (m[1] ?? m[2]) : undefined;
 }
 
 function isNoMethod(b: FrappeBody): boolean {
