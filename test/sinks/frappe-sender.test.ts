@@ -261,6 +261,24 @@ describe('FrappeSender', () => {
     expect(sim.checkins()).toHaveLength(0);
   });
 
+  it('a site that asks every check-in for its location (HR Settings, v15+): request-failed naming the setting, no punch refused', async () => {
+    // hrms EmployeeCheckin.validate_distance_from_shift_location: with Allow Geolocation Tracking on,
+    // every check-in without latitude and longitude is refused, whoever and whenever: a setting of
+    // the site, not a verdict on the punch (refused, each would go dead while the setting stays).
+    sim.setFaults({ geolocationTracking: true });
+    const s = sender({ concurrency: 1 });
+    const a = await s.send([punch('101'), punch('102'), punch('103')], { token: TOKEN });
+    expect(a.kind).toBe('request-failed');
+    expect(a.kind === 'request-failed' && a.message).toContain('Allow Geolocation Tracking');
+    expect(sim.stats().checkinCalls).toBe(1);
+    // A duplicate is still told apart first (validate_duplicate_log runs before).
+    sim.setFaults({ geolocationTracking: false });
+    const p = punch('104');
+    expect(results(await s.send([p], { token: TOKEN }))[0]!.status).toBe(true);
+    sim.setFaults({ geolocationTracking: true });
+    expect(results(await s.send([p], { token: TOKEN }))[0]).toMatchObject({ status: false, duplicate: true });
+  });
+
   it('never more calls in flight than the concurrency setting', async () => {
     sim.setFaults({ latencyMs: 20 });
     for (const c of [1, 4]) {

@@ -105,7 +105,10 @@ describe('punchgate sim frappe', () => {
         errorRate: '0.1',
         refuse: ['7,8'],
         forbidCheckins: true,
+        geolocationTracking: true,
         app: 'erpnext',
+        frappeVersion: '16',
+        language: 'de',
       },
       () => {},
     );
@@ -116,8 +119,14 @@ describe('punchgate sim frappe', () => {
       errorRate: 0.1,
       refuseCodes: ['7', '8'],
       noPermission: true,
+      geolocationTracking: true,
     });
     expect(o.apps).toEqual(['erpnext']);
+    expect([o.version, o.language]).toEqual([16, 'de']);
+    expect(() => buildFrappeSimOptions({ ...base, key: ['a:b'], frappeVersion: '12' }, () => {})).toThrow(
+      /--frappe-version/,
+    );
+    expect(() => buildFrappeSimOptions({ ...base, key: ['a:b'], language: 'fr' }, () => {})).toThrow(/--language/);
     expect(() => buildFrappeSimOptions({ ...base, key: ['a:b'], lockRate: '2' }, () => {})).toThrow(/--lock-rate/);
   });
 });

@@ -13,7 +13,8 @@ import { readTimestamp, STRICT_LOG_TYPE, type FrappeStore } from './store.js';
  * add_log_based_on_employee_field as frappe/hrms runs it (employee_checkin.py): the required
  * arguments, the employee looked up by `employee_fieldname`, then the new document's validate():
  * validate_active_employee, validate_duplicate_log (same employee, time and log_type), fetch_shift
- * (a shift "Strictly based on Log Type" needs log_type unless skip_auto_attendance). Every refusal is
+ * (a shift "Strictly based on Log Type" needs log_type unless skip_auto_attendance),
+ * validate_distance_from_shift_location (v15+: a location, when HR Settings track it). Every refusal is
  * frappe.throw: a ValidationError, HTTP 417.
  */
 export function addCheckin(
@@ -49,6 +50,8 @@ export function addCheckin(
   const shift = employee.default_shift ? store.shiftTypes.get(employee.default_shift) : undefined;
   if (shift && shift.determine_check_in_and_check_out === STRICT_LOG_TYPE && !logType && !skip)
     return validation(MSG.logTypeRequired(shift.name));
+  // validate() goes on with set_geolocation and validate_distance_from_shift_location.
+  if (faults.geolocationTracking && !str('latitude') && !str('longitude')) return validation(MSG.noLocation);
   const doc = store.addCheckin(
     {
       employee: employee.name,

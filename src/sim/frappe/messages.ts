@@ -33,6 +33,8 @@ export const MSG = {
   duplicate: (checkin: string, version: FrappeVersion = 15, language: FrappeLanguage = 'en') =>
     `${DUPLICATE_WORDS[language]}<Br>${deskLink('Employee Checkin', checkin, version)}`,
   logTypeRequired: (shift: string) => `Log Type is required for check-ins falling in the shift: ${shift}.`,
+  /** hrms employee_checkin.py validate_distance_from_shift_location (v15+). */
+  noLocation: 'Latitude and longitude values are required for checking in.',
   notPermitted: 'Not permitted',
   noPermission: (doctype: string) => `Insufficient Permission for ${doctype}`,
   notFound: (doctype: string, name: string) => `${doctype} ${name} not found`,

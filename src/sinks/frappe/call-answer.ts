@@ -66,6 +66,13 @@ const NO_METHOD_SAID =
   /failed to get method|no module named|has no attribute 'add_log_based_on_employee_field'|not whitelisted/i;
 const NO_METHOD_TYPES = new Set(['ModuleNotFoundError', 'ImportError', 'AttributeError', 'DoesNotExistError']);
 /**
+ * hrms EmployeeCheckin.validate_distance_from_shift_location (v15+): with HR Settings → Allow
+ * Geolocation Tracking on (for the mobile app), every check-in without latitude and longitude is
+ * refused with these words. It is the site's setting, not a verdict on the punch: refused, each
+ * punch would go `dead` while the setting stays. (Said in another language, it stays a refusal.)
+ */
+const NO_LOCATION_SAID = /Latitude and longitude values are required for checking in/i;
+/**
  * A column the site's database lacks: MariaDB's 1054 "Unknown column 'x' in ..." (pymysql
  * OperationalError, HTTP 500) or PostgreSQL's 'column "x" does not exist' (UndefinedColumn). In
  * add_log_based_on_employee_field it is the sink's employee field when Employee has none of that
@@ -151,6 +158,12 @@ export function classifyCall(
   if (!body) return failure(notFrappe(status, res.text, ctx, clean));
   // 409 DuplicateEntryError: a clash of the document's name (its naming series), not of the punch.
   if (status === 409) return unknown(`HTTP 409 ${body.excType ?? ''}`.trim() + quoted, status, res.headers);
+  if (said !== undefined && NO_LOCATION_SAID.test(said))
+    return failure({
+      kind: 'request-failed',
+      httpStatus: status,
+      message: `Frappe HR asks every check-in for its location (HR Settings → Allow Geolocation Tracking is on) and terminals have none: turn that setting off for ${ctx.where} to deliver (it applies to the mobile app's check-ins too)${quoted}`,
+    });
   if ((said !== undefined && DUPLICATE_SAID.test(said)) || body.links.some((l) => DUPLICATE_LINK.test(l)))
     return { kind: 'result', result: { status: false, duplicate: true, message: clean(DUPLICATE_PREFIX + said) } };
   // Any other refusal of this punch (417 ValidationError and its kin): Frappe's own words.
