@@ -306,6 +306,14 @@ describe('Odoo sink failures', () => {
     expect(sim.store.attendances).toHaveLength(0);
   });
 
+  it('a database Odoo 19 does not have (JSON-2: a plain 404) is a failed request whose fix names the database', async () => {
+    const { sim, sender } = await setup({ version: 19 }, { database: 'prod' });
+    const a = await sender.send([punch('1001', '2026-07-01 08:00:00')], { token: KEY });
+    expect(a.kind).toBe('request-failed');
+    expect('message' in a && a.message).toMatch(/check the sink's baseUrl, database "prod"/);
+    expect(sim.store.attendances).toHaveLength(0);
+  });
+
   it('no server at all is transient, sent nowhere', async () => {
     const sim = await startOdooSim();
     const url = sim.url;

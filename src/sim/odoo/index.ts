@@ -180,14 +180,11 @@ export async function startOdooSim(opts: OdooSimOptions = {}): Promise<OdooSim> 
         status: 401,
         body: serializeException(new OdooError('werkzeug.exceptions.Unauthorized', 'Invalid apikey', 401)),
       };
+    // A database the server lacks passes db_filter (no dbfilter set), then its registry fails to
+    // open and Request._serve_db falls back to _serve_nodb, where no bearer route exists: werkzeug's
+    // plain 404 page (odoo/http.py _get_session_and_dbname, _serve_db).
     const db = headers['x-odoo-database'];
-    if (db !== undefined && db !== database)
-      return {
-        status: 404,
-        body: serializeException(
-          new OdooError('werkzeug.exceptions.NotFound', `database ${String(db)} not found`, 404),
-        ),
-      };
+    if (db !== undefined && db !== database) return page(404, 'Not Found');
     const kw = body && typeof body === 'object' && !Array.isArray(body) ? { ...(body as Record<string, unknown>) } : {};
     const ids = Array.isArray(kw.ids) ? (kw.ids as number[]) : [];
     delete kw.ids;
