@@ -279,6 +279,15 @@ describe('FrappeSender', () => {
     expect(results(await s.send([p], { token: TOKEN }))[0]).toMatchObject({ status: false, duplicate: true });
   });
 
+  it("over the site's rate limit (429 with Retry-After): transient before sending, the rest not sent, the wait Frappe names", async () => {
+    sim.setFaults({ rateLimited: 1, rateLimitResetSeconds: 42 });
+    const s = sender({ concurrency: 1 });
+    const a = await s.send([punch('101'), punch('102')], { token: TOKEN });
+    expect(a).toMatchObject({ kind: 'transient', afterSending: false, httpStatus: 429, retryAfterMs: 42_000 });
+    expect(sim.stats().checkinCalls).toBe(0);
+    expect(results(await s.send([punch('101')], { token: TOKEN }))[0]!.status).toBe(true);
+  });
+
   it('never more calls in flight than the concurrency setting', async () => {
     sim.setFaults({ latencyMs: 20 });
     for (const c of [1, 4]) {

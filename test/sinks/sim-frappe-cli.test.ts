@@ -101,6 +101,7 @@ describe('punchgate sim frappe', () => {
         key: ['a:b'],
         down: true,
         lockTimeouts: '2',
+        rateLimited: '3',
         lockStatus: '500',
         errorRate: '0.1',
         refuse: ['7,8'],
@@ -114,6 +115,7 @@ describe('punchgate sim frappe', () => {
     );
     expect(o.faults).toEqual({
       down: true,
+      rateLimited: 3,
       lockTimeouts: 2,
       lockStatus: 500,
       errorRate: 0.1,

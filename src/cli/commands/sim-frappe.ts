@@ -24,6 +24,7 @@ export interface SimFrappeCliOptions {
   frappeVersion?: string;
   language?: string;
   latency?: string;
+  rateLimited?: string;
   lockTimeouts?: string;
   lockRate?: string;
   lockStatus?: string;
@@ -107,6 +108,7 @@ export function buildFrappeSimOptions(o: SimFrappeCliOptions, warn: (line: strin
     if (v !== undefined) faults[k] = v;
   };
   set('latencyMs', int('--latency', o.latency, 0));
+  set('rateLimited', int('--rate-limited', o.rateLimited, 0));
   set('lockTimeouts', int('--lock-timeouts', o.lockTimeouts, 0));
   set('lockRate', rate('--lock-rate', o.lockRate));
   set('lockStatus', int('--lock-status', o.lockStatus, 400, 599));
@@ -170,6 +172,7 @@ export function registerSimFrappe(program: Command): void {
     .option('--frappe-version <n>', "the Frappe version answered like, 13 to 16 (the duplicate's desk link)", '15')
     .option('--language <lang>', "the site's language, en or de (the duplicate's words)", 'en')
     .option('--latency <ms>', 'delay before each answer')
+    .option('--rate-limited <n>', "the next N requests are over the site's rate limit (429, Retry-After)")
     .option('--lock-timeouts <n>', 'the next N check-in calls meet a lock wait timeout')
     .option('--lock-rate <r>', 'probability 0..1 of a lock wait timeout on a check-in call')
     .option('--lock-status <code>', 'HTTP status of the lock wait timeout', '417')

@@ -6,6 +6,13 @@ export interface FrappeFaults {
   down: boolean;
   /** Delay before each API answer, ms. */
   latencyMs: number;
+  /**
+   * The next N API requests are over the site's rate limit (site_config `rate_limit`): 429, as
+   * frappe/rate_limiter.py and app.py answer it (after the window's rest, Retry-After).
+   */
+  rateLimited: number;
+  /** Seconds left in the rate limit's window (Retry-After, X-RateLimit-Reset). */
+  rateLimitResetSeconds: number;
   /** The next N check-in calls fail with a lock wait timeout (QueryTimeoutError) before writing. */
   lockTimeouts: number;
   /** Probability 0..1 of that lock wait timeout on any check-in call. */
@@ -32,6 +39,8 @@ export function defaultFrappeFaults(): FrappeFaults {
   return {
     down: false,
     latencyMs: 0,
+    rateLimited: 0,
+    rateLimitResetSeconds: 30,
     lockTimeouts: 0,
     lockRate: 0,
     lockStatus: 417,
@@ -47,7 +56,7 @@ function check(f: FrappeFaults): void {
   const p: string[] = [];
   for (const k of ['lockRate', 'errorRate'] as const)
     if (!(typeof f[k] === 'number' && f[k] >= 0 && f[k] <= 1)) p.push(`${k}: must be a number from 0 to 1`);
-  for (const k of ['latencyMs', 'lockTimeouts'] as const)
+  for (const k of ['latencyMs', 'lockTimeouts', 'rateLimited', 'rateLimitResetSeconds'] as const)
     if (!(Number.isInteger(f[k]) && f[k] >= 0)) p.push(`${k}: must be an integer >= 0`);
   if (!(Number.isInteger(f.lockStatus) && f.lockStatus >= 400 && f.lockStatus <= 599))
     p.push('lockStatus: must be an HTTP status from 400 to 599');
@@ -94,6 +103,13 @@ export class FrappeFaultState {
       return true;
     }
     return this.f.lockRate > 0 && this.random() < this.f.lockRate;
+  }
+
+  /** Whether this request is over the rate limit (counting down rateLimited). */
+  drawRateLimit(): boolean {
+    if (this.f.rateLimited <= 0) return false;
+    this.f.rateLimited--;
+    return true;
   }
 
   drawError(): boolean {

@@ -109,6 +109,26 @@ export function unknownColumn(column: string): FrappeReply {
   };
 }
 
+/**
+ * Over the site's rate limit: frappe/rate_limiter.py RateLimiter.apply raises TooManyRequestsError
+ * (429) before the request runs; app.py handle_exception answers an /api/ request with
+ * report_error's JSON, and the limiter's headers go on the answer (Retry-After: the rest of the
+ * window, with X-RateLimit-Reset, -Limit, -Remaining; frappe's test_rate_limiter).
+ */
+export function rateLimited(resetSeconds: number): FrappeReply {
+  return {
+    httpStatus: 429,
+    body: { exc_type: 'TooManyRequestsError' },
+    headers: {
+      'retry-after': String(resetSeconds),
+      'x-ratelimit-reset': String(resetSeconds),
+      'x-ratelimit-limit': '1000000',
+      'x-ratelimit-remaining': '0',
+    },
+    summary: '429 TooManyRequestsError',
+  };
+}
+
 /** A QueryTimeoutError: frappe/database/database.py turns MariaDB's 1205 into it. */
 export function lockTimeout(status: number): FrappeReply {
   return {

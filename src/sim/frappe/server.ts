@@ -7,6 +7,7 @@ import {
   BAD_GATEWAY_PAGE,
   lockTimeout,
   MSG,
+  rateLimited,
   thrown,
   type FrappeLanguage,
   type FrappeReply,
@@ -103,6 +104,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, s: FrappeServer
   if (faults.down) {
     send(res, { httpStatus: 502, body: BAD_GATEWAY_PAGE, raw: 'text/html', summary: '502 (down)' });
     return '502 (down)';
+  }
+  if (s.faults.drawRateLimit()) {
+    const r = rateLimited(faults.rateLimitResetSeconds);
+    send(res, r);
+    return r.summary;
   }
   const method = path.startsWith('/api/method/') ? path.slice('/api/method/'.length) : undefined;
   const isCheckin = method !== undefined && s.apps.some((a) => method === a + METHOD_SUFFIX);
