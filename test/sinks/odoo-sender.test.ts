@@ -314,6 +314,19 @@ describe('Odoo sink failures', () => {
     expect(sim.store.attendances).toHaveLength(0);
   });
 
+  it('an employeeField hr.employee lacks is a failed request naming it, not a server error retried for ever', async () => {
+    // Odoo checks the search's domain before it runs it (odoo/osv/expression.py: ValueError
+    // "Invalid field hr.employee.x in leaf (...)", Odoo 16 "Invalid field 'x' in leaf ..."): a
+    // builtins.ValueError, HTTP 500 with JSON-2, that no retry cures.
+    for (const version of [17, 19]) {
+      const { sim, sender } = await setup({ version }, { employeeField: 'x_no_such_field' });
+      const a = await sender.send([punch('1001', '2026-07-01 08:00:00')], { token: KEY });
+      expect(a.kind).toBe('request-failed');
+      expect('message' in a && a.message).toMatch(/Odoo has no field .*x_no_such_field.*employeeField/);
+      expect(sim.store.attendances).toHaveLength(0);
+    }
+  });
+
   it('no server at all is transient, sent nowhere', async () => {
     const sim = await startOdooSim();
     const url = sim.url;

@@ -37,6 +37,15 @@ const CONCURRENCY =
  */
 const NO_DATABASE = /database "([^"]{0,200})" does not exist/;
 
+/**
+ * A field the model does not have, named in a search's domain or its fields: Odoo checks them
+ * before it runs the search (odoo/osv/expression.py: "Invalid field hr.employee.x in leaf (...)",
+ * 17; "Invalid field 'x' in leaf ...", 16; models.py: "Invalid field 'x' on model 'hr.employee'"),
+ * a builtins.ValueError (HTTP 500 with JSON-2). The sink's own fields are Odoo's; the one it is
+ * told is `employeeField`: no retry cures a wrong one.
+ */
+const NO_FIELD = /Invalid field (?:'([^']{1,200})'|([\w.]{1,200})) (?:in leaf|in condition|on model)/;
+
 /** An Odoo exception (its dotted `name`, its `message`) as a failure. */
 export function odooException(name: string, message: string, httpStatus?: number): OdooFailure {
   const status = httpStatus !== undefined ? { httpStatus } : {};
@@ -46,6 +55,13 @@ export function odooException(name: string, message: string, httpStatus?: number
       kind: 'request-failed',
       ...status,
       message: `Odoo has no database "${noDb[1]}" (${message.replace(/\s+/g, ' ').trim()}): check the sink's database, the name Odoo's database manager (/web/database/manager) lists`,
+    };
+  const noField = /ValueError/.test(name) ? NO_FIELD.exec(message) : null;
+  if (noField)
+    return {
+      kind: 'request-failed',
+      ...status,
+      message: `Odoo has no field ${noField[1] ?? noField[2]} (${message.replace(/\s+/g, ' ').trim().slice(0, 300)}): check the sink's employeeField, the hr.employee field that holds the terminals' codes (barcode, pin or a custom field)`,
     };
   if (/AccessDenied|SessionExpired|Unauthorized/.test(name) || httpStatus === 401)
     return {
