@@ -327,6 +327,19 @@ describe('Odoo sink failures', () => {
     }
   });
 
+  it('Attendances not installed is a failed request naming the app, not a refusal of each punch', async () => {
+    // JSON-RPC: odoo/service/model.py execute_cr raises UserError("Object hr.attendance doesn't
+    // exist"); JSON-2 answers 404 NotFound "the model 'hr.attendance' does not exist".
+    for (const version of [17, 19]) {
+      const { sender } = await setup({ version, withoutAttendances: true });
+      const a = await sender.send([punch('1001', '2026-07-01 08:00:00'), punch('1002', '2026-07-01 08:00:00')], {
+        token: KEY,
+      });
+      expect(a.kind, `Odoo ${version}`).toBe('request-failed');
+      expect('message' in a && a.message).toContain('hr_attendance');
+    }
+  });
+
   it('no server at all is transient, sent nowhere', async () => {
     const sim = await startOdooSim();
     const url = sim.url;

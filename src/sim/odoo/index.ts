@@ -43,6 +43,8 @@ export interface OdooSimOptions {
   /** Accepted API keys (default: 'sim-odoo-key'). */
   apiKeys?: string[];
   employees?: Array<Partial<SimEmployee> & { name: string }>;
+  /** The Attendances app (hr_attendance) is not installed: no hr.attendance model (default: it is). */
+  withoutAttendances?: boolean;
   faults?: Partial<OdooFaults>;
   log?: (line: string) => void;
 }
@@ -134,6 +136,7 @@ export async function startOdooSim(opts: OdooSimOptions = {}): Promise<OdooSim> 
   const versionInfo = [version, 0, 0, 'final', 0, ''];
 
   const count = (k: string) => (stats.calls[k] = (stats.calls[k] ?? 0) + 1);
+  const models = new Set(opts.withoutAttendances ? ['hr.employee'] : ['hr.employee', 'hr.attendance']);
 
   const codesOf = (employeeId: unknown) => {
     const e = store.employees.find((x) => x.id === employeeId);
@@ -143,6 +146,9 @@ export async function startOdooSim(opts: OdooSimOptions = {}): Promise<OdooSim> 
   /** One model method with the write faults; throws OdooError. Says whether the answer is to be dropped. */
   const runMethod = (model: string, method: string, ids: number[], kw: Record<string, unknown>) => {
     count(`${model}.${method}`);
+    // JSON-2 (addons/rpc/controllers/json2.py): NotFound "the model 'x' does not exist".
+    if (!models.has(model))
+      throw new OdooError('werkzeug.exceptions.NotFound', `the model '${model}' does not exist`, 404);
     const writes = model === 'hr.attendance' && (method === 'create' || method === 'write');
     if (writes) {
       if (faults.noWriteAccess)
@@ -243,6 +249,9 @@ export async function startOdooSim(opts: OdooSimOptions = {}): Promise<OdooSim> 
           named.vals_list = positional[0];
         }
         const ids = m !== 'create' && Array.isArray(positional[0]) ? (positional[0] as number[]) : [];
+        // odoo/service/model.py execute_cr: a model the registry lacks is a UserError.
+        if (!models.has(String(model)))
+          throw new OdooError('odoo.exceptions.UserError', `Object ${String(model)} doesn't exist`, 422);
         const { result, drop } = runMethod(String(model), String(m), ids, named);
         return ok(result, drop);
       }

@@ -46,6 +46,13 @@ const NO_DATABASE = /database "([^"]{0,200})" does not exist/;
  */
 const NO_FIELD = /Invalid field (?:'([^']{1,200})'|([\w.]{1,200})) (?:in leaf|in condition|on model)/;
 
+/**
+ * A model the server does not have: JSON-RPC's execute_cr raises UserError("Object %s doesn't
+ * exist") (odoo/service/model.py, 16-19), a UserError like a refusal of the punch; JSON-2 answers
+ * 404 "the model 'x' does not exist" (NotFound below). The app is not installed: no punch is at fault.
+ */
+const NO_MODEL = /^Object (\S{1,100}) doesn't exist/;
+
 /** An Odoo exception (its dotted `name`, its `message`) as a failure. */
 export function odooException(name: string, message: string, httpStatus?: number): OdooFailure {
   const status = httpStatus !== undefined ? { httpStatus } : {};
@@ -62,6 +69,13 @@ export function odooException(name: string, message: string, httpStatus?: number
       kind: 'request-failed',
       ...status,
       message: `Odoo has no field ${noField[1] ?? noField[2]} (${message.replace(/\s+/g, ' ').trim().slice(0, 300)}): check the sink's employeeField, the hr.employee field that holds the terminals' codes (barcode, pin or a custom field)`,
+    };
+  const noModel = /UserError/.test(name) ? NO_MODEL.exec(message.trim()) : null;
+  if (noModel)
+    return {
+      kind: 'request-failed',
+      ...status,
+      message: `Odoo has no model ${noModel[1]} (${message.trim()}): is the Attendances app (hr_attendance) installed in the sink's database?`,
     };
   if (/AccessDenied|SessionExpired|Unauthorized/.test(name) || httpStatus === 401)
     return {
