@@ -227,9 +227,11 @@ export function credentialPlace(sink: { name: string; kind: string }, fromHrmsBl
 }
 
 /**
- * What else an Odoo refusal can mean: Odoo answers a wrong database or login the way it answers a
- * wrong key (authenticate answers false), so the fix names all three. "Put a valid credential in
- * the key file" alone sent a new-user trial to replace a right key when the login was wrong.
+ * What else an Odoo refusal can mean: Odoo answers a wrong login the way it answers a wrong key
+ * (authenticate answers false), and a key may belong to another database's user, so the fix names
+ * all three. (A database the server lacks is PostgreSQL's error, said apart: sinks/odoo/failure.ts.)
+ * "Put a valid credential in the key file" alone sent a new-user trial to replace a right key when
+ * the login was wrong.
  */
 export function odooAccountHint(sinkName: string): string {
   return `check sinks[${sinkName}].database and, for Odoo 16-18 (JSON-RPC), sinks[${sinkName}].login: the database and the user the API key belongs to`;

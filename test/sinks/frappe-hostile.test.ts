@@ -112,6 +112,25 @@ describe('FrappeSender against a hostile or misconfigured site', () => {
     expect(b).toMatchObject({ kind: 'transient', afterSending: true });
   });
 
+  it('a column the database lacks (MariaDB 1054, PostgreSQL UndefinedColumn) is request-failed; a bare OperationalError stays transient', async () => {
+    for (const exception of [
+      `pymysql.err.OperationalError: (1054, "Unknown column 'tabEmployee.badge' in 'where clause'")`,
+      'psycopg2.errors.UndefinedColumn: column "badge" does not exist',
+    ]) {
+      const a = await answer(() => ({
+        status: 500,
+        body: { exc_type: exception.split(':')[0]!.split('.').pop(), exception },
+      }));
+      expect(a.kind).toBe('request-failed');
+      expect(a.kind === 'request-failed' && a.message).toMatch(
+        /no column '(tabEmployee\.)?badge'.*employeeFieldname of sink frappe-hr/,
+      );
+    }
+    // Without the text (allow_error_traceback off) it cannot be told from a lost connection.
+    const bare = await answer(() => ({ status: 500, body: { exc_type: 'OperationalError' } }));
+    expect(bare).toMatchObject({ kind: 'transient', afterSending: true });
+  });
+
   it('an answer larger than the cap is refused unread', async () => {
     const a = await answer(() => ({ body: { message: { name: 'x'.repeat(200_000) } } }));
     expect(a).toMatchObject({ kind: 'transient', afterSending: true });

@@ -246,6 +246,48 @@ describe('FrappeSender', () => {
     }
   });
 
+  it('an employeeFieldname the Employee table lacks: request-failed naming the field, not a server error retried for ever', async () => {
+    // Frappe looks the employee up with frappe.db.get_values("Employee", {employee_fieldname: ...}):
+    // MariaDB's 1054 "Unknown column" comes back as HTTP 500 pymysql OperationalError, the exc_type
+    // of a lost database connection too; only its text tells that no retry cures it.
+    const s = sender({ employeeFieldname: 'biometric_code', concurrency: 1 });
+    const a = await s.send([punch('101'), punch('102'), punch('103')], { token: TOKEN });
+    expect(a.kind).toBe('request-failed');
+    const said = a.kind === 'request-failed' ? a.message : '';
+    expect(said).toContain("'biometric_code'");
+    expect(said).toContain('employeeFieldname of sink frappe-hr');
+    // The rest is not sent: each call would fail alike.
+    expect(sim.stats().checkinCalls).toBe(1);
+    expect(sim.checkins()).toHaveLength(0);
+  });
+
+  it('a site that asks every check-in for its location (HR Settings, v15+): request-failed naming the setting, no punch refused', async () => {
+    // hrms EmployeeCheckin.validate_distance_from_shift_location: with Allow Geolocation Tracking on,
+    // every check-in without latitude and longitude is refused, whoever and whenever: a setting of
+    // the site, not a verdict on the punch (refused, each would go dead while the setting stays).
+    sim.setFaults({ geolocationTracking: true });
+    const s = sender({ concurrency: 1 });
+    const a = await s.send([punch('101'), punch('102'), punch('103')], { token: TOKEN });
+    expect(a.kind).toBe('request-failed');
+    expect(a.kind === 'request-failed' && a.message).toContain('Allow Geolocation Tracking');
+    expect(sim.stats().checkinCalls).toBe(1);
+    // A duplicate is still told apart first (validate_duplicate_log runs before).
+    sim.setFaults({ geolocationTracking: false });
+    const p = punch('104');
+    expect(results(await s.send([p], { token: TOKEN }))[0]!.status).toBe(true);
+    sim.setFaults({ geolocationTracking: true });
+    expect(results(await s.send([p], { token: TOKEN }))[0]).toMatchObject({ status: false, duplicate: true });
+  });
+
+  it("over the site's rate limit (429 with Retry-After): transient before sending, the rest not sent, the wait Frappe names", async () => {
+    sim.setFaults({ rateLimited: 1, rateLimitResetSeconds: 42 });
+    const s = sender({ concurrency: 1 });
+    const a = await s.send([punch('101'), punch('102')], { token: TOKEN });
+    expect(a).toMatchObject({ kind: 'transient', afterSending: false, httpStatus: 429, retryAfterMs: 42_000 });
+    expect(sim.stats().checkinCalls).toBe(0);
+    expect(results(await s.send([punch('101')], { token: TOKEN }))[0]!.status).toBe(true);
+  });
+
   it('never more calls in flight than the concurrency setting', async () => {
     sim.setFaults({ latencyMs: 20 });
     for (const c of [1, 4]) {

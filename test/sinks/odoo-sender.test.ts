@@ -294,6 +294,52 @@ describe('Odoo sink failures', () => {
     expect(results(await sender.send([punch('1001', '2026-07-01 08:00:00')], { token: KEY }))[0]!.status).toBe(true);
   });
 
+  it('a database Odoo 16-18 does not have is a failed request naming it, not a server error retried for ever', async () => {
+    // JSON-RPC opens the named database before it checks the login (odoo/service/common.py
+    // exp_authenticate: odoo.registry(db)): PostgreSQL's 'database "prod" does not exist' comes
+    // back as psycopg2.OperationalError, where the simulator used to answer false like a wrong key.
+    const { sim, sender } = await setup({ version: 17 }, { database: 'prod' });
+    const a = await sender.send([punch('1001', '2026-07-01 08:00:00')], { token: KEY });
+    expect(a.kind).toBe('request-failed');
+    expect('message' in a && a.message).toContain('Odoo has no database "prod"');
+    expect('message' in a && a.message).toContain("check the sink's database");
+    expect(sim.store.attendances).toHaveLength(0);
+  });
+
+  it('a database Odoo 19 does not have (JSON-2: a plain 404) is a failed request whose fix names the database', async () => {
+    const { sim, sender } = await setup({ version: 19 }, { database: 'prod' });
+    const a = await sender.send([punch('1001', '2026-07-01 08:00:00')], { token: KEY });
+    expect(a.kind).toBe('request-failed');
+    expect('message' in a && a.message).toMatch(/check the sink's baseUrl, database "prod"/);
+    expect(sim.store.attendances).toHaveLength(0);
+  });
+
+  it('an employeeField hr.employee lacks is a failed request naming it, not a server error retried for ever', async () => {
+    // Odoo checks the search's domain before it runs it (odoo/osv/expression.py: ValueError
+    // "Invalid field hr.employee.x in leaf (...)", Odoo 16 "Invalid field 'x' in leaf ..."): a
+    // builtins.ValueError, HTTP 500 with JSON-2, that no retry cures.
+    for (const version of [17, 19]) {
+      const { sim, sender } = await setup({ version }, { employeeField: 'x_no_such_field' });
+      const a = await sender.send([punch('1001', '2026-07-01 08:00:00')], { token: KEY });
+      expect(a.kind).toBe('request-failed');
+      expect('message' in a && a.message).toMatch(/Odoo has no field .*x_no_such_field.*employeeField/);
+      expect(sim.store.attendances).toHaveLength(0);
+    }
+  });
+
+  it('Attendances not installed is a failed request naming the app, not a refusal of each punch', async () => {
+    // JSON-RPC: odoo/service/model.py execute_cr raises UserError("Object hr.attendance doesn't
+    // exist"); JSON-2 answers 404 NotFound "the model 'hr.attendance' does not exist".
+    for (const version of [17, 19]) {
+      const { sender } = await setup({ version, withoutAttendances: true });
+      const a = await sender.send([punch('1001', '2026-07-01 08:00:00'), punch('1002', '2026-07-01 08:00:00')], {
+        token: KEY,
+      });
+      expect(a.kind, `Odoo ${version}`).toBe('request-failed');
+      expect('message' in a && a.message).toContain('hr_attendance');
+    }
+  });
+
   it('no server at all is transient, sent nowhere', async () => {
     const sim = await startOdooSim();
     const url = sim.url;

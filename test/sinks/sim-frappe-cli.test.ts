@@ -101,23 +101,34 @@ describe('punchgate sim frappe', () => {
         key: ['a:b'],
         down: true,
         lockTimeouts: '2',
+        rateLimited: '3',
         lockStatus: '500',
         errorRate: '0.1',
         refuse: ['7,8'],
         forbidCheckins: true,
+        geolocationTracking: true,
         app: 'erpnext',
+        frappeVersion: '16',
+        language: 'de',
       },
       () => {},
     );
     expect(o.faults).toEqual({
       down: true,
+      rateLimited: 3,
       lockTimeouts: 2,
       lockStatus: 500,
       errorRate: 0.1,
       refuseCodes: ['7', '8'],
       noPermission: true,
+      geolocationTracking: true,
     });
     expect(o.apps).toEqual(['erpnext']);
+    expect([o.version, o.language]).toEqual([16, 'de']);
+    expect(() => buildFrappeSimOptions({ ...base, key: ['a:b'], frappeVersion: '12' }, () => {})).toThrow(
+      /--frappe-version/,
+    );
+    expect(() => buildFrappeSimOptions({ ...base, key: ['a:b'], language: 'fr' }, () => {})).toThrow(/--language/);
     expect(() => buildFrappeSimOptions({ ...base, key: ['a:b'], lockRate: '2' }, () => {})).toThrow(/--lock-rate/);
   });
 });

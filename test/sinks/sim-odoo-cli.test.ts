@@ -129,6 +129,8 @@ describe('punchgate sim odoo (a real process)', () => {
     } finally {
       await sender.close();
     }
+    expect(buildOdooSimOptions({ ...base, withoutAttendances: true }).withoutAttendances).toBe(true);
+    expect(buildOdooSimOptions(base).withoutAttendances).toBeUndefined();
     expect(() => buildOdooSimOptions({ ...base, errorRate: '2' })).toThrow(
       /--error-rate: must be a number from 0 to 1/,
     );

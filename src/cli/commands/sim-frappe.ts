@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { startFrappeSim, STRICT_LOG_TYPE, type FrappeFaults, type FrappeSimOptions } from '../../sim/frappe/index.js';
+import {
+  startFrappeSim,
+  STRICT_LOG_TYPE,
+  type FrappeFaults,
+  type FrappeSimOptions,
+  type FrappeVersion,
+} from '../../sim/frappe/index.js';
 import type { ApiKeyPair, SimEmployee } from '../../sim/frappe/index.js';
 import { readCsvTable } from '../../util/csv.js';
 import { action, simCommand, withConsoleIo, type ConsoleIo } from '../common.js';
@@ -15,7 +21,10 @@ export interface SimFrappeCliOptions {
   employees?: string;
   shiftType: string[];
   app?: string;
+  frappeVersion?: string;
+  language?: string;
   latency?: string;
+  rateLimited?: string;
   lockTimeouts?: string;
   lockRate?: string;
   lockStatus?: string;
@@ -23,6 +32,7 @@ export interface SimFrappeCliOptions {
   refuse: string[];
   down?: boolean;
   forbidCheckins?: boolean;
+  geolocationTracking?: boolean;
   seed?: string;
 }
 
@@ -98,6 +108,7 @@ export function buildFrappeSimOptions(o: SimFrappeCliOptions, warn: (line: strin
     if (v !== undefined) faults[k] = v;
   };
   set('latencyMs', int('--latency', o.latency, 0));
+  set('rateLimited', int('--rate-limited', o.rateLimited, 0));
   set('lockTimeouts', int('--lock-timeouts', o.lockTimeouts, 0));
   set('lockRate', rate('--lock-rate', o.lockRate));
   set('lockStatus', int('--lock-status', o.lockStatus, 400, 599));
@@ -105,11 +116,17 @@ export function buildFrappeSimOptions(o: SimFrappeCliOptions, warn: (line: strin
   set('seed', int('--seed', o.seed, 0));
   if (o.down) faults.down = true;
   if (o.forbidCheckins) faults.noPermission = true;
+  if (o.geolocationTracking) faults.geolocationTracking = true;
   const refuse = o.refuse.flatMap((r) => r.split(',').map((s) => s.trim())).filter(Boolean);
   if (refuse.length) faults.refuseCodes = refuse;
   const app = o.app ?? 'both';
   if (app !== 'hrms' && app !== 'erpnext' && app !== 'both') throw bad('--app: must be hrms, erpnext or both');
+  const version = int('--frappe-version', o.frappeVersion, 13, 16) ?? 15;
+  const language = o.language ?? 'en';
+  if (language !== 'en' && language !== 'de') throw bad('--language: must be en or de');
   return {
+    version: version as FrappeVersion,
+    language,
     host: o.host,
     port: int('--port', o.port, 0, 65535) ?? 0,
     keys,
@@ -152,7 +169,10 @@ export function registerSimFrappe(program: Command): void {
       [],
     )
     .option('--app <app>', 'method paths answered: hrms (v14+), erpnext (v13 and older) or both', 'both')
+    .option('--frappe-version <n>', "the Frappe version answered like, 13 to 16 (the duplicate's desk link)", '15')
+    .option('--language <lang>', "the site's language, en or de (the duplicate's words)", 'en')
     .option('--latency <ms>', 'delay before each answer')
+    .option('--rate-limited <n>', "the next N requests are over the site's rate limit (429, Retry-After)")
     .option('--lock-timeouts <n>', 'the next N check-in calls meet a lock wait timeout')
     .option('--lock-rate <r>', 'probability 0..1 of a lock wait timeout on a check-in call')
     .option('--lock-status <code>', 'HTTP status of the lock wait timeout', '417')
@@ -165,6 +185,10 @@ export function registerSimFrappe(program: Command): void {
     )
     .option('--down', 'answer every request 502 Bad Gateway (the site down behind nginx)')
     .option('--forbid-checkins', 'the API user may not create Employee Checkins (403 PermissionError)')
+    .option(
+      '--geolocation-tracking',
+      'HR Settings → Allow Geolocation Tracking on: check-ins without latitude and longitude are refused',
+    )
     .option('--seed <n>', 'seed of the fault rates')
     .action(action((o: SimFrappeCliOptions) => withConsoleIo((io) => runSimFrappe(o, io))));
 }

@@ -26,6 +26,7 @@ export interface SimOdooCliOptions {
   demoEmployees?: string;
   down?: boolean;
   denyWrites?: boolean;
+  withoutAttendances?: boolean;
   latency?: string;
   errorRate?: string;
   serializationRate?: string;
@@ -104,6 +105,7 @@ export function buildOdooSimOptions(o: SimOdooCliOptions): OdooSimOptions {
     ...(keys.length ? { apiKeys: keys } : {}),
     employees,
     faults,
+    ...(o.withoutAttendances ? { withoutAttendances: true } : {}),
   };
 }
 
@@ -137,6 +139,7 @@ export function registerSimOdoo(program: Command): void {
     )
     .option('--down', 'every API request answers 503 (Odoo down behind its proxy)')
     .option('--deny-writes', "the API user may not write attendances (Odoo's AccessError)")
+    .option('--without-attendances', 'the Attendances app (hr_attendance) is not installed: no hr.attendance')
     .option('--latency <ms>', 'delay before each answer (slow)')
     .option('--error-rate <r>', 'probability 0..1 of an HTTP 502 page')
     .option('--serialization-rate <r>', 'probability 0..1 that a write fails as a concurrent update')

@@ -1,12 +1,20 @@
 import type { FrappeFaults } from './faults.js';
-import { MSG, validation, type FrappeReply } from './messages.js';
+import {
+  MSG,
+  unknownColumn,
+  validation,
+  type FrappeLanguage,
+  type FrappeReply,
+  type FrappeVersion,
+} from './messages.js';
 import { readTimestamp, STRICT_LOG_TYPE, type FrappeStore } from './store.js';
 
 /**
  * add_log_based_on_employee_field as frappe/hrms runs it (employee_checkin.py): the required
  * arguments, the employee looked up by `employee_fieldname`, then the new document's validate():
  * validate_active_employee, validate_duplicate_log (same employee, time and log_type), fetch_shift
- * (a shift "Strictly based on Log Type" needs log_type unless skip_auto_attendance). Every refusal is
+ * (a shift "Strictly based on Log Type" needs log_type unless skip_auto_attendance),
+ * validate_distance_from_shift_location (v15+: a location, when HR Settings track it). Every refusal is
  * frappe.throw: a ValidationError, HTTP 417.
  */
 export function addCheckin(
@@ -14,6 +22,7 @@ export function addCheckin(
   store: FrappeStore,
   faults: FrappeFaults,
   now: Date,
+  site: { version: FrappeVersion; language: FrappeLanguage } = { version: 15, language: 'en' },
 ): FrappeReply {
   const str = (k: string): string | undefined => {
     const v = args[k];
@@ -24,6 +33,7 @@ export function addCheckin(
   const timestamp = str('timestamp');
   if (!value || !timestamp) return validation(MSG.required);
   const field = str('employee_fieldname') ?? 'attendance_device_id';
+  if (!store.hasEmployeeField(field)) return unknownColumn(field);
   const employee = store.findEmployee(field, value);
   if (!employee) return validation(MSG.noEmployee(field, value));
   if (faults.refuseCodes.includes(value)) return validation(MSG.refusedBySim(value));
@@ -36,10 +46,12 @@ export function addCheckin(
   const skip = Number(str('skip_auto_attendance') ?? 0) === 1 ? 1 : 0;
   if (employee.status === 'Inactive') return validation(MSG.inactive(employee.name), 'InactiveEmployeeStatusError');
   const dup = store.findDuplicate(employee.name, time, logType);
-  if (dup) return validation(MSG.duplicate(dup.name));
+  if (dup) return validation(MSG.duplicate(dup.name, site.version, site.language));
   const shift = employee.default_shift ? store.shiftTypes.get(employee.default_shift) : undefined;
   if (shift && shift.determine_check_in_and_check_out === STRICT_LOG_TYPE && !logType && !skip)
     return validation(MSG.logTypeRequired(shift.name));
+  // validate() goes on with set_geolocation and validate_distance_from_shift_location.
+  if (faults.geolocationTracking && !str('latitude') && !str('longitude')) return validation(MSG.noLocation);
   const doc = store.addCheckin(
     {
       employee: employee.name,

@@ -6,6 +6,13 @@ export interface FrappeFaults {
   down: boolean;
   /** Delay before each API answer, ms. */
   latencyMs: number;
+  /**
+   * The next N API requests are over the site's rate limit (site_config `rate_limit`): 429, as
+   * frappe/rate_limiter.py and app.py answer it (after the window's rest, Retry-After).
+   */
+  rateLimited: number;
+  /** Seconds left in the rate limit's window (Retry-After, X-RateLimit-Reset). */
+  rateLimitResetSeconds: number;
   /** The next N check-in calls fail with a lock wait timeout (QueryTimeoutError) before writing. */
   lockTimeouts: number;
   /** Probability 0..1 of that lock wait timeout on any check-in call. */
@@ -18,6 +25,12 @@ export interface FrappeFaults {
   refuseCodes: string[];
   /** The API user lacks the right to create Employee Checkins (403 PermissionError). */
   noPermission: boolean;
+  /**
+   * HR Settings → Allow Geolocation Tracking is on (hrms v15+, for the mobile app's check-ins):
+   * EmployeeCheckin.validate_distance_from_shift_location then refuses every check-in that has
+   * neither latitude nor longitude.
+   */
+  geolocationTracking: boolean;
   /** Seed of the rates. */
   seed: number;
 }
@@ -26,12 +39,15 @@ export function defaultFrappeFaults(): FrappeFaults {
   return {
     down: false,
     latencyMs: 0,
+    rateLimited: 0,
+    rateLimitResetSeconds: 30,
     lockTimeouts: 0,
     lockRate: 0,
     lockStatus: 417,
     errorRate: 0,
     refuseCodes: [],
     noPermission: false,
+    geolocationTracking: false,
     seed: 1,
   };
 }
@@ -40,11 +56,12 @@ function check(f: FrappeFaults): void {
   const p: string[] = [];
   for (const k of ['lockRate', 'errorRate'] as const)
     if (!(typeof f[k] === 'number' && f[k] >= 0 && f[k] <= 1)) p.push(`${k}: must be a number from 0 to 1`);
-  for (const k of ['latencyMs', 'lockTimeouts'] as const)
+  for (const k of ['latencyMs', 'lockTimeouts', 'rateLimited', 'rateLimitResetSeconds'] as const)
     if (!(Number.isInteger(f[k]) && f[k] >= 0)) p.push(`${k}: must be an integer >= 0`);
   if (!(Number.isInteger(f.lockStatus) && f.lockStatus >= 400 && f.lockStatus <= 599))
     p.push('lockStatus: must be an HTTP status from 400 to 599');
-  for (const k of ['down', 'noPermission'] as const) if (typeof f[k] !== 'boolean') p.push(`${k}: must be a boolean`);
+  for (const k of ['down', 'noPermission', 'geolocationTracking'] as const)
+    if (typeof f[k] !== 'boolean') p.push(`${k}: must be a boolean`);
   if (!Array.isArray(f.refuseCodes) || f.refuseCodes.some((c) => typeof c !== 'string'))
     p.push('refuseCodes: must be an array of strings');
   if (!Number.isInteger(f.seed)) p.push('seed: must be an integer');
@@ -86,6 +103,13 @@ export class FrappeFaultState {
       return true;
     }
     return this.f.lockRate > 0 && this.random() < this.f.lockRate;
+  }
+
+  /** Whether this request is over the rate limit (counting down rateLimited). */
+  drawRateLimit(): boolean {
+    if (this.f.rateLimited <= 0) return false;
+    this.f.rateLimited--;
+    return true;
   }
 
   drawError(): boolean {

@@ -7,7 +7,7 @@ import type { FrappeSim, FrappeSimAdmin, FrappeSimOptions } from './types.js';
 
 export type * from './types.js';
 export { defaultFrappeFaults, type FrappeFaults } from './faults.js';
-export { MSG as FRAPPE_MSG } from './messages.js';
+export { MSG as FRAPPE_MSG, FRAPPE_VERSIONS, type FrappeLanguage, type FrappeVersion } from './messages.js';
 export { ALTERNATING, STRICT_LOG_TYPE, type SimCheckin, type SimEmployee, type SimShiftType } from './store.js';
 export type { ApiKeyPair } from './server.js';
 
@@ -44,6 +44,8 @@ export async function startFrappeSim(opts: FrappeSimOptions): Promise<FrappeSim>
   };
   const state: FrappeServerState = {
     apps: opts.apps ?? ['hrms', 'erpnext'],
+    version: opts.version ?? 15,
+    language: opts.language ?? 'en',
     keys: opts.keys,
     store,
     faults,

@@ -3,7 +3,16 @@ import { BodyTooLargeError, isJsonType, parseForm, readBody, tryJson } from '../
 import { createLoggedServer } from '../http-server.js';
 import { addCheckin } from './checkin.js';
 import type { FrappeFaultState } from './faults.js';
-import { BAD_GATEWAY_PAGE, lockTimeout, MSG, thrown, type FrappeReply } from './messages.js';
+import {
+  BAD_GATEWAY_PAGE,
+  lockTimeout,
+  MSG,
+  rateLimited,
+  thrown,
+  type FrappeLanguage,
+  type FrappeReply,
+  type FrappeVersion,
+} from './messages.js';
 import type { FrappeStore } from './store.js';
 
 /** The API key pairs the simulator accepts (an API user's key and secret). */
@@ -15,6 +24,9 @@ export interface ApiKeyPair {
 export interface FrappeServerState {
   /** Which apps' paths answer: `hrms` (v14+), `erpnext` (v13 and older), or both. */
   apps: ReadonlyArray<'hrms' | 'erpnext'>;
+  /** The Frappe version and language whose answers are sent (the duplicate's desk link and words). */
+  version: FrappeVersion;
+  language: FrappeLanguage;
   keys: ApiKeyPair[];
   store: FrappeStore;
   faults: FrappeFaultState;
@@ -93,6 +105,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, s: FrappeServer
     send(res, { httpStatus: 502, body: BAD_GATEWAY_PAGE, raw: 'text/html', summary: '502 (down)' });
     return '502 (down)';
   }
+  if (s.faults.drawRateLimit()) {
+    const r = rateLimited(faults.rateLimitResetSeconds);
+    send(res, r);
+    return r.summary;
+  }
   const method = path.startsWith('/api/method/') ? path.slice('/api/method/'.length) : undefined;
   const isCheckin = method !== undefined && s.apps.some((a) => method === a + METHOD_SUFFIX);
   if (isCheckin) {
@@ -141,7 +158,10 @@ function route(
     if (s.faults.drawLock()) return lockTimeout(faults.lockStatus);
     if (s.faults.drawError())
       return { httpStatus: 500, body: { exc_type: 'InternalError' }, summary: '500 InternalError (fault)' };
-    return addCheckin(argsOf(url, req, body), s.store, faults, new Date(s.now()));
+    return addCheckin(argsOf(url, req, body), s.store, faults, new Date(s.now()), {
+      version: s.version,
+      language: s.language,
+    });
   }
   const name = decodeURIComponent(shift![1]!);
   const doc = s.store.shiftTypes.get(name);

@@ -34,6 +34,27 @@ export interface SimShiftType {
   last_sync_of_checkin: string | null;
 }
 
+/** Some of the Employee doctype's own fields (erpnext setup/doctype/employee/employee.json). */
+const STANDARD_EMPLOYEE_FIELDS = new Set([
+  'name',
+  'employee',
+  'employee_name',
+  'first_name',
+  'middle_name',
+  'last_name',
+  'status',
+  'attendance_device_id',
+  'employee_number',
+  'user_id',
+  'company',
+  'department',
+  'designation',
+  'cell_number',
+  'company_email',
+  'personal_email',
+  'default_shift',
+]);
+
 export const STRICT_LOG_TYPE = 'Strictly based on Log Type in Employee Checkin';
 export const ALTERNATING = 'Alternating entries as IN and OUT during the same shift';
 
@@ -62,6 +83,16 @@ export class FrappeStore {
     };
     this.employees.set(name, rec);
     return rec;
+  }
+
+  /**
+   * Whether the Employee table has the column `field`: its standard fields (erpnext/hrms
+   * employee.json), and any field an employee of the simulator was given (a custom field).
+   */
+  hasEmployeeField(field: string): boolean {
+    if (STANDARD_EMPLOYEE_FIELDS.has(field)) return true;
+    for (const e of this.employees.values()) if (field in e.fields) return true;
+    return false;
   }
 
   /** frappe.db.get_values("Employee", {field: value}): the first match, in creation order. */

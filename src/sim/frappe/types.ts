@@ -1,4 +1,5 @@
 import type { FrappeFaults } from './faults.js';
+import type { FrappeLanguage, FrappeVersion } from './messages.js';
 import type { ApiKeyPair } from './server.js';
 import type { SimCheckin, SimEmployee, SimShiftType } from './store.js';
 
@@ -10,6 +11,10 @@ export interface FrappeSimOptions {
   keys: ApiKeyPair[];
   /** Which method paths answer (default both: `hrms` for v14+, `erpnext` for v13 and older). */
   apps?: ReadonlyArray<'hrms' | 'erpnext'>;
+  /** The Frappe major version answered like (default 15): the duplicate refusal's desk link. */
+  version?: FrappeVersion;
+  /** The site's language (default en): the duplicate refusal's words. */
+  language?: FrappeLanguage;
   /** Employees at start: the employee field (attendance_device_id) in `fields`. */
   employees?: Array<Partial<SimEmployee>>;
   shiftTypes?: Array<Partial<SimShiftType> & { name: string }>;

@@ -43,6 +43,8 @@ export interface OdooSimOptions {
   /** Accepted API keys (default: 'sim-odoo-key'). */
   apiKeys?: string[];
   employees?: Array<Partial<SimEmployee> & { name: string }>;
+  /** The Attendances app (hr_attendance) is not installed: no hr.attendance model (default: it is). */
+  withoutAttendances?: boolean;
   faults?: Partial<OdooFaults>;
   log?: (line: string) => void;
 }
@@ -95,6 +97,21 @@ const page = (status: number, title: string): Reply => ({
   body: `<html><head><title>${status} ${title}</title></head><body><h1>${title}</h1></body></html>`,
 });
 
+/**
+ * A database the server does not have: common.authenticate and execute_kw open its registry first
+ * (odoo/service/common.py exp_authenticate: `odoo.registry(db)`; service/model.py dispatch:
+ * security.check), and PostgreSQL refuses the connection. The error is psycopg2's, not an
+ * AccessDenied: authenticate does not answer false for it (its words are PostgreSQL's, here
+ * in the English of a server whose lc_messages is C or en_US).
+ */
+function noDatabase(db: unknown): OdooError {
+  return new OdooError(
+    'psycopg2.OperationalError',
+    `connection to server at "localhost" (::1), port 5432 failed: FATAL:  database "${String(db)}" does not exist\n`,
+    500,
+  );
+}
+
 function serializeException(e: OdooError): Record<string, unknown> {
   return {
     name: e.odooName,
@@ -119,6 +136,7 @@ export async function startOdooSim(opts: OdooSimOptions = {}): Promise<OdooSim> 
   const versionInfo = [version, 0, 0, 'final', 0, ''];
 
   const count = (k: string) => (stats.calls[k] = (stats.calls[k] ?? 0) + 1);
+  const models = new Set(opts.withoutAttendances ? ['hr.employee'] : ['hr.employee', 'hr.attendance']);
 
   const codesOf = (employeeId: unknown) => {
     const e = store.employees.find((x) => x.id === employeeId);
@@ -128,6 +146,9 @@ export async function startOdooSim(opts: OdooSimOptions = {}): Promise<OdooSim> 
   /** One model method with the write faults; throws OdooError. Says whether the answer is to be dropped. */
   const runMethod = (model: string, method: string, ids: number[], kw: Record<string, unknown>) => {
     count(`${model}.${method}`);
+    // JSON-2 (addons/rpc/controllers/json2.py): NotFound "the model 'x' does not exist".
+    if (!models.has(model))
+      throw new OdooError('werkzeug.exceptions.NotFound', `the model '${model}' does not exist`, 404);
     const writes = model === 'hr.attendance' && (method === 'create' || method === 'write');
     if (writes) {
       if (faults.noWriteAccess)
@@ -165,14 +186,11 @@ export async function startOdooSim(opts: OdooSimOptions = {}): Promise<OdooSim> 
         status: 401,
         body: serializeException(new OdooError('werkzeug.exceptions.Unauthorized', 'Invalid apikey', 401)),
       };
+    // A database the server lacks passes db_filter (no dbfilter set), then its registry fails to
+    // open and Request._serve_db falls back to _serve_nodb, where no bearer route exists: werkzeug's
+    // plain 404 page (odoo/http.py _get_session_and_dbname, _serve_db).
     const db = headers['x-odoo-database'];
-    if (db !== undefined && db !== database)
-      return {
-        status: 404,
-        body: serializeException(
-          new OdooError('werkzeug.exceptions.NotFound', `database ${String(db)} not found`, 404),
-        ),
-      };
+    if (db !== undefined && db !== database) return page(404, 'Not Found');
     const kw = body && typeof body === 'object' && !Array.isArray(body) ? { ...(body as Record<string, unknown>) } : {};
     const ids = Array.isArray(kw.ids) ? (kw.ids as number[]) : [];
     delete kw.ids;
@@ -213,11 +231,13 @@ export async function startOdooSim(opts: OdooSimOptions = {}): Promise<OdooSim> 
       if (service === 'common' && method === 'authenticate') {
         count('common.authenticate');
         const [db, user, key] = args;
-        return ok(db === database && user === login && typeof key === 'string' && keys.has(key) ? UID : false);
+        if (db !== database) throw noDatabase(db);
+        return ok(user === login && typeof key === 'string' && keys.has(key) ? UID : false);
       }
       if (service === 'object' && method === 'execute_kw') {
         const [db, uid, key, model, m, pos, kw] = args;
-        if (db !== database || uid !== UID || typeof key !== 'string' || !keys.has(key))
+        if (db !== database) throw noDatabase(db);
+        if (uid !== UID || typeof key !== 'string' || !keys.has(key))
           throw new OdooError('odoo.exceptions.AccessDenied', 'Access Denied', 403);
         const positional = Array.isArray(pos) ? pos : [];
         const named = kw && typeof kw === 'object' ? { ...(kw as Record<string, unknown>) } : {};
@@ -229,6 +249,9 @@ export async function startOdooSim(opts: OdooSimOptions = {}): Promise<OdooSim> 
           named.vals_list = positional[0];
         }
         const ids = m !== 'create' && Array.isArray(positional[0]) ? (positional[0] as number[]) : [];
+        // odoo/service/model.py execute_cr: a model the registry lacks is a UserError.
+        if (!models.has(String(model)))
+          throw new OdooError('odoo.exceptions.UserError', `Object ${String(model)} doesn't exist`, 422);
         const { result, drop } = runMethod(String(model), String(m), ids, named);
         return ok(result, drop);
       }

@@ -22,10 +22,12 @@ export const DUPLICATE_SAID = /already has a log with the same timestamp/i;
  * The same refusal in any language: its words are translated into the site's (or the API user's)
  * language, "Dieser Mitarbeiter hat bereits ein Protokoll...", but the desk link it ends with is not:
  * frappe.get_desk_link("Employee Checkin", name) is `/app/Form/Employee Checkin/<name>` (v14, v15),
- * `#Form/Employee Checkin/<name>` (v12, v13) or `/app/employee-checkin/<name>` (newer). In
- * add_log_based_on_employee_field no other refusal links to an existing check-in.
+ * `#Form/Employee Checkin/<name>` (v12, v13) or, since v16 moved the desk to /desk and dropped
+ * `Form` from its routes (frappe/frappe PR #36731), `/desk/employee-checkin/<name>` (`/app/...`
+ * where a site still links there). In add_log_based_on_employee_field no other refusal links to
+ * an existing check-in.
  */
-const DUPLICATE_LINK = /(?:^|[#/])Form\/Employee(?: |%20|\+)Checkin\/|\/app\/employee-checkin\/[^/?#]/i;
+const DUPLICATE_LINK = /(?:^|[#/])Form\/Employee(?: |%20|\+)Checkin\/|\/(?:app|desk)\/employee-checkin\/[^/?#]/i;
 /**
  * A duplicate's result message. The result is marked `duplicate` itself (the punch counts as
  * delivered, never as refused), whatever delivery.patterns.duplicate says.
@@ -63,6 +65,23 @@ const AUTH_TYPES = new Set(['AuthenticationError', 'SessionExpired', 'Permission
 const NO_METHOD_SAID =
   /failed to get method|no module named|has no attribute 'add_log_based_on_employee_field'|not whitelisted/i;
 const NO_METHOD_TYPES = new Set(['ModuleNotFoundError', 'ImportError', 'AttributeError', 'DoesNotExistError']);
+/**
+ * hrms EmployeeCheckin.validate_distance_from_shift_location (v15+): with HR Settings → Allow
+ * Geolocation Tracking on (for the mobile app), every check-in without latitude and longitude is
+ * refused with these words. It is the site's setting, not a verdict on the punch: refused, each
+ * punch would go `dead` while the setting stays. (Said in another language, it stays a refusal.)
+ */
+const NO_LOCATION_SAID = /Latitude and longitude values are required for checking in/i;
+/**
+ * A column the site's database lacks: MariaDB's 1054 "Unknown column 'x' in ..." (pymysql
+ * OperationalError, HTTP 500) or PostgreSQL's 'column "x" does not exist' (UndefinedColumn). In
+ * add_log_based_on_employee_field it is the sink's employee field when Employee has none of that
+ * name (frappe.db.get_values re-raises it: frappe/database/database.py, v14-v15), else a site whose
+ * apps were updated without `bench migrate`. Its exc_type is that of a lost connection too, so
+ * only the text (sent while allow_error_traceback is on, Frappe's default) tells that no retry
+ * cures it.
+ */
+const NO_COLUMN_SAID = /\(1054, ["']Unknown column '([^']{1,200})'|column "([^"]{1,200})" does not exist/i;
 
 export interface CallContext {
   url: string;
@@ -120,6 +139,13 @@ export function classifyCall(
       ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     });
   }
+  const column = body ? missingColumn(body) : undefined;
+  if (column !== undefined)
+    return failure({
+      kind: 'request-failed',
+      httpStatus: status,
+      message: `the site's database has no column '${clean(column)}' (HTTP ${status}${quoted}): if that is employeeFieldname of ${ctx.where}, set it to the Employee field that holds the terminals' codes (attendance_device_id by default); otherwise the site needs bench migrate`,
+    });
   if (isTransient(body)) return unknown(`HTTP ${status} ${body?.excType ?? ''}`.trim() + quoted, status, res.headers);
   if (status === 404 || (body && isNoMethod(body)))
     return failure({
@@ -132,6 +158,12 @@ export function classifyCall(
   if (!body) return failure(notFrappe(status, res.text, ctx, clean));
   // 409 DuplicateEntryError: a clash of the document's name (its naming series), not of the punch.
   if (status === 409) return unknown(`HTTP 409 ${body.excType ?? ''}`.trim() + quoted, status, res.headers);
+  if (said !== undefined && NO_LOCATION_SAID.test(said))
+    return failure({
+      kind: 'request-failed',
+      httpStatus: status,
+      message: `Frappe HR asks every check-in for its location (HR Settings → Allow Geolocation Tracking is on) and terminals have none: turn that setting off for ${ctx.where} to deliver (it applies to the mobile app's check-ins too)${quoted}`,
+    });
   if ((said !== undefined && DUPLICATE_SAID.test(said)) || body.links.some((l) => DUPLICATE_LINK.test(l)))
     return { kind: 'result', result: { status: false, duplicate: true, message: clean(DUPLICATE_PREFIX + said) } };
   // Any other refusal of this punch (417 ValidationError and its kin): Frappe's own words.
@@ -146,6 +178,12 @@ function isTransient(b: FrappeBody | undefined): boolean {
   if (b.excType !== undefined && TRANSIENT_TYPES.has(b.excType)) return true;
   const said = [...b.messages, b.exception ?? '', b.messageText ?? ''].join(' ');
   return TRANSIENT_SAID.test(said);
+}
+
+/** The column named in a "no such column" error of the database, if that is what `b` says. */
+function missingColumn(b: FrappeBody): string | undefined {
+  const m = NO_COLUMN_SAID.exec([...b.messages, b.exception ?? '', b.messageText ?? ''].join(' '));
+  return m ? (m[1] ?? m[2]) : undefined;
 }
 
 function isNoMethod(b: FrappeBody): boolean {

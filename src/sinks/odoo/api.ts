@@ -120,8 +120,12 @@ function field(o: unknown, k: string): unknown {
 
 const text = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
 
-/** A 5xx or an answer that is not Odoo's JSON. */
-function notOdoo(res: HttpResponse, path: string, clean: (s: string) => string): OdooFailure {
+/**
+ * A 5xx or an answer that is not Odoo's JSON. `database`: the X-Odoo-Database sent (JSON-2), named
+ * in a 404's fix: Odoo 19 opens a database it does not have, fails, and serves the request without
+ * one (odoo/http.py Request._serve_db falls back to _serve_nodb), where no JSON-2 route exists.
+ */
+function notOdoo(res: HttpResponse, path: string, clean: (s: string) => string, database?: string): OdooFailure {
   if (res.status >= 500 || res.status === 408 || res.status === 429) {
     const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
     return {
@@ -136,7 +140,10 @@ function notOdoo(res: HttpResponse, path: string, clean: (s: string) => string):
     return {
       kind: 'request-failed',
       httpStatus: res.status,
-      message: `Odoo does not know ${path} (HTTP ${res.status}): check the sink's baseUrl and api (json2 needs Odoo 19 or later)`,
+      message:
+        database !== undefined && res.status === 404
+          ? `Odoo does not know ${path} (HTTP 404): check the sink's baseUrl, database "${clean(database)}" (Odoo answers a database it does not have with this 404) and api (json2 needs Odoo 19 or later)`
+          : `Odoo does not know ${path} (HTTP ${res.status}): check the sink's baseUrl and api (json2 needs Odoo 19 or later)`,
     };
   if (res.status >= 200 && res.status < 300)
     return {
@@ -169,7 +176,7 @@ export class Json2Api implements OdooApi {
       const message = clean(body.ok ? text(field(body.value, 'message')) : `HTTP ${res.status}`);
       throw new OdooCallError(odooException(name, message || `HTTP ${res.status}`, res.status));
     }
-    throw new OdooCallError(notOdoo(res, path, clean));
+    throw new OdooCallError(notOdoo(res, path, clean, this.database || undefined));
   }
 }
 

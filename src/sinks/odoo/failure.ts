@@ -27,9 +27,56 @@ export class OdooCallError extends Error {
 const CONCURRENCY =
   /SerializationFailure|TransactionRollbackError|LockNotAvailable|concurrent update|could not serialize/i;
 
+/**
+ * PostgreSQL's refusal of a database the server does not have. JSON-RPC's common.authenticate and
+ * object.execute_kw open the named database's registry before anything else (odoo/service/common.py
+ * exp_authenticate, odoo/service/model.py dispatch -> security.check, Odoo 16-19), so a wrong
+ * `database` comes back as psycopg2.OperationalError 'FATAL:  database "x" does not exist', never
+ * as authenticate's false: no retry cures it. (A PostgreSQL that speaks another language says it
+ * in its words: that one stays a server error, retried.)
+ */
+const NO_DATABASE = /database "([^"]{0,200})" does not exist/;
+
+/**
+ * A field the model does not have, named in a search's domain or its fields: Odoo checks them
+ * before it runs the search (odoo/osv/expression.py: "Invalid field hr.employee.x in leaf (...)",
+ * 17; "Invalid field 'x' in leaf ...", 16; models.py: "Invalid field 'x' on model 'hr.employee'"),
+ * a builtins.ValueError (HTTP 500 with JSON-2). The sink's own fields are Odoo's; the one it is
+ * told is `employeeField`: no retry cures a wrong one.
+ */
+const NO_FIELD = /Invalid field (?:'([^']{1,200})'|([\w.]{1,200})) (?:in leaf|in condition|on model)/;
+
+/**
+ * A model the server does not have: JSON-RPC's execute_cr raises UserError("Object %s doesn't
+ * exist") (odoo/service/model.py, 16-19), a UserError like a refusal of the punch; JSON-2 answers
+ * 404 "the model 'x' does not exist" (NotFound below). The app is not installed: no punch is at fault.
+ */
+const NO_MODEL = /^Object (\S{1,100}) doesn't exist/;
+
 /** An Odoo exception (its dotted `name`, its `message`) as a failure. */
 export function odooException(name: string, message: string, httpStatus?: number): OdooFailure {
   const status = httpStatus !== undefined ? { httpStatus } : {};
+  const noDb = /OperationalError/.test(name) ? NO_DATABASE.exec(message) : null;
+  if (noDb)
+    return {
+      kind: 'request-failed',
+      ...status,
+      message: `Odoo has no database "${noDb[1]}" (${message.replace(/\s+/g, ' ').trim()}): check the sink's database, the name Odoo's database manager (/web/database/manager) lists`,
+    };
+  const noField = /ValueError/.test(name) ? NO_FIELD.exec(message) : null;
+  if (noField)
+    return {
+      kind: 'request-failed',
+      ...status,
+      message: `Odoo has no field ${noField[1] ?? noField[2]} (${message.replace(/\s+/g, ' ').trim().slice(0, 300)}): check the sink's employeeField, the hr.employee field that holds the terminals' codes (barcode, pin or a custom field)`,
+    };
+  const noModel = /UserError/.test(name) ? NO_MODEL.exec(message.trim()) : null;
+  if (noModel)
+    return {
+      kind: 'request-failed',
+      ...status,
+      message: `Odoo has no model ${noModel[1]} (${message.trim()}): is the Attendances app (hr_attendance) installed in the sink's database?`,
+    };
   if (/AccessDenied|SessionExpired|Unauthorized/.test(name) || httpStatus === 401)
     return {
       kind: 'auth',
