@@ -1,6 +1,7 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { describeJournalFailure, journalAccessProblem, plantedLink } from '../journal/errors.js';
+import { lostJournalProblem } from '../journal/lost-journal.js';
 import { recoverFix } from '../journal/recover-recipe.js';
 import { journalOpeners, otherNamesProblem } from '../journal/journal-file.js';
 import { foreignSchemaFix, schemaProblems } from '../journal/schema-check.js';
@@ -68,6 +69,9 @@ export function checkJournal(
 ): CheckResult {
   const dir = dirname(path);
   if (!existsSync(path)) {
+    // A journal that was here and is gone: never "run creates it" (run refuses it, lost-journal.ts).
+    const lost = lostJournalProblem(path);
+    if (lost) return fail(NAME, `${path} ${lost.problem}`, lost.fix);
     const base = existingAncestor(dir);
     if (opts.quick)
       return fail(
