@@ -1,4 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, readdirSync, writeSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
 import { Database } from '../../src/journal/sqlite-driver.js';
@@ -85,6 +87,29 @@ describe('a damaged journal, mended as punchgate says (found by a damaged-journa
       expect((await s.cli('check')).stdout).toMatch(
         /^PASS journal: \S+journal\.db: quick_check ok, queue 600 pending/m,
       );
+    },
+  );
+
+  it.each(['zeroed', 'torn'] as const)(
+    'a nightly backup of it (a page %s) is refused in one line that names the journal and the way on, and no backup is left (74)',
+    async (how) => {
+      const s = sandbox();
+      const page = zeroOldPunchPage(s.journal);
+      // Torn: the page's first half as it was (zeroed here), its second half garbage.
+      if (how === 'torn') {
+        const fd = openSync(s.journal, 'r+');
+        writeSync(fd, randomBytes(2048), 0, 2048, (page - 1) * 4096 + 2048);
+        closeSync(fd);
+      }
+      mkdirSync(s.tmp.path('backups'));
+      const r = await s.cli('backup', s.tmp.path('backups'));
+      expect(r.status).toBe(74);
+      expect(r.stderr.trimEnd().split('\n')).toEqual([
+        expect.stringMatching(
+          /^punchgate: the journal \S+journal\.db is damaged: the backup just made of it \(\S+, not kept\) fails SQLite's check with \d+ problems? \(.*\): keep the backups you have .*punchgate check says how$/,
+        ),
+      ]);
+      expect(readdirSync(s.tmp.path('backups'))).toEqual([]);
     },
   );
 
