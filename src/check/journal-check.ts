@@ -1,6 +1,8 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { journalAccessProblem, plantedLink } from '../journal/errors.js';
+import { describeJournalFailure, journalAccessProblem, plantedLink } from '../journal/errors.js';
+import { lostJournalProblem } from '../journal/lost-journal.js';
+import { recoverFix } from '../journal/recover-recipe.js';
 import { journalOpeners, otherNamesProblem } from '../journal/journal-file.js';
 import { foreignSchemaFix, schemaProblems } from '../journal/schema-check.js';
 import { schemaVersionProblem } from '../journal/schema-version.js';
@@ -67,6 +69,9 @@ export function checkJournal(
 ): CheckResult {
   const dir = dirname(path);
   if (!existsSync(path)) {
+    // A journal that was here and is gone: never "run creates it" (run refuses it, lost-journal.ts).
+    const lost = lostJournalProblem(path);
+    if (lost) return fail(NAME, `${path} ${lost.problem}`, lost.fix);
     const base = existingAncestor(dir);
     if (opts.quick)
       return fail(
@@ -121,7 +126,7 @@ export function checkJournal(
         return fail(
           NAME,
           `${path} is damaged: quick_check found ${problems.length} problem${problems.length === 1 ? '' : 's'} (${problems.slice(0, 2).join('; ')})`,
-          `stop punchgate, keep a copy of ${path} (it may hold punches not yet delivered), and recover it with: sqlite3 ${path} .recover | sqlite3 recovered.db (apt-get install sqlite3); or restore the newest backup: punchgate restore --force FILE`,
+          recoverFix(path),
         );
       }
       integrity = 'quick_check ok, ';
@@ -170,12 +175,11 @@ export function checkJournal(
     return pass(NAME, `${path}: ${integrity}${pending.text}`);
   } catch (e) {
     const code = errorCode(e) ?? '';
+    // Said as run says it: a damaged page is SQLITE_CORRUPT ("is damaged"), never "not a readable
+    // SQLite database ... point journal.path at the punchgate journal" (found by a damaged-journal trial).
     if (/^SQLITE_(NOTADB|CORRUPT)/.test(code)) {
-      return fail(
-        NAME,
-        `${path} is not a readable SQLite database (${code})`,
-        `point journal.path at the punchgate journal; if this is it, stop punchgate, keep a copy, and recover it with: sqlite3 ${path} .recover | sqlite3 recovered.db (apt-get install sqlite3); or restore the newest backup: punchgate restore --force FILE`,
-      );
+      const failure = describeJournalFailure(path, e);
+      return fail(NAME, `${path} ${failure.problem}`, failure.fix);
     }
     if (/no such table/i.test(errorText(e))) {
       return fail(

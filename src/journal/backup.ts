@@ -211,14 +211,14 @@ async function writeCopy(src: Database, journalPath: string, target: string, par
   } finally {
     closeSync(fd);
   }
-  const summary = sealCopy(partial, target);
+  const summary = sealCopy(partial, target, journalPath);
   renameSync(partial, target);
   syncFolder(dirname(target));
   return summary;
 }
 
 /** Makes the copy a single file (no -wal), checks it, seals it (backup-seal.ts) and counts what it holds. */
-function sealCopy(partial: string, target: string): JournalSummary {
+function sealCopy(partial: string, target: string, journalPath: string): JournalSummary {
   let db: Database | undefined;
   try {
     db = new Database(partial, { fileMustExist: true });
@@ -226,12 +226,16 @@ function sealCopy(partial: string, target: string): JournalSummary {
     db.pragma('cache_size = -2000');
     db.pragma('journal_mode = DELETE');
     db.pragma(`application_id = ${BACKUP_APPLICATION_ID}`);
-    const check = db.pragma('quick_check', { simple: true }) as string;
-    if (check !== 'ok')
+    const problems = copyProblems(db);
+    // One line, as every refusal (the nightly timer's journal shows it): SQLite's check lists a
+    // problem per cell, twenty lines for one torn page (found by a damaged-journal trial). The
+    // copy is page for page: what it found is in the journal, which the line names.
+    if (problems.length > 0)
       throw new JournalUnusableError(
-        target,
-        `(the backup just made) fails SQLite's check: ${check}`,
-        'the journal itself is probably damaged: run punchgate check, and keep the backups you have',
+        journalPath,
+        `is damaged: the backup just made of it (${target}, not kept) fails SQLite's check with ${problems.length} problem${problems.length === 1 ? '' : 's'} (${problems.slice(0, 2).join('; ')})`,
+        'keep the backups you have (an older one is the way back), and mend the journal: punchgate check says how',
+        'SQLITE_CORRUPT',
       );
     // A digest of what it holds, checked by restore: a byte changed inside a row later is found.
     sealBackup(db);
@@ -241,6 +245,23 @@ function sealCopy(partial: string, target: string): JournalSummary {
     throw targetFailure(target, e);
   } finally {
     db?.close();
+  }
+}
+
+/**
+ * What SQLite's check finds in the copy, one problem a line. A page it cannot even read (zeroed)
+ * stops the check with SQLITE_CORRUPT: a problem of the copy too, so of the journal it was copied
+ * from page for page, never "cannot write the backup" (found by a damaged-journal trial).
+ */
+function copyProblems(db: Database): string[] {
+  try {
+    return (db.pragma('quick_check') as { quick_check: string }[])
+      .flatMap((r) => r.quick_check.split('\n'))
+      .filter((l) => l !== 'ok' && !/^\*\*\* in database/.test(l));
+  } catch (e) {
+    const code = (e as { code?: string }).code ?? '';
+    if (!/^SQLITE_(CORRUPT|NOTADB)/.test(code)) throw e;
+    return [`${code}: ${e instanceof Error ? e.message : String(e)}`];
   }
 }
 

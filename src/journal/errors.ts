@@ -1,6 +1,7 @@
 import { accessSync, constants, lstatSync, readlinkSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { freeBytesAt } from '../util/disk.js';
+import { recoverFix } from './recover-recipe.js';
 
 const codeOf = (e: unknown): string | undefined => {
   const code = (e as { code?: unknown } | null)?.code;
@@ -69,9 +70,6 @@ export class JournalBusyError extends Error {
     this.name = 'JournalBusyError';
   }
 }
-
-const recoverFix = (path: string) =>
-  `stop punchgate, keep a copy of the file (it may hold punches not yet delivered), recover it with: sqlite3 ${path} .recover | sqlite3 ${path}.recovered (apt-get install sqlite3), and put the recovered file in its place; or restore the newest backup: punchgate restore --force FILE`;
 
 const ownerFix = (path: string) =>
   `make ${dirname(path)} and the journal files writable for the user punchgate runs as (under systemd keep journal.path in /var/lib/punchgate; by hand: chown -R punchgate: ${dirname(path)} && chmod -R u+rwX ${dirname(path)}), or run the command as that user: sudo -u punchgate punchgate ...`;

@@ -13,6 +13,7 @@ import {
 } from '../punch.js';
 import { backoffDelay } from '../util/backoff.js';
 import { elapsedMs, systemClock, type Clock } from '../util/clock.js';
+import { damagedWalWords, keepDamagedWal, type DamagedWal } from './damaged-wal.js';
 import type { Logger } from '../util/logger.js';
 import { printable } from '../util/terminal-text.js';
 import { ClaimHolder } from './claim-holder.js';
@@ -453,7 +454,10 @@ export class Journal implements PunchSink, DeliveryQueue {
       }
     }
     let journal: Journal;
+    let damagedWal: DamagedWal | undefined;
     try {
+      // Before SQLite's open reads the log (and drops what follows a damaged frame): only the owner's.
+      if (mode === 'owner') damagedWal = keepDamagedWal(options.path, new Date(clock.now()));
       const db = openJournalDb(options.path, {
         create: options.create ?? mode === 'owner',
         migrate: mode === 'owner',
@@ -489,6 +493,11 @@ export class Journal implements PunchSink, DeliveryQueue {
       lock?.release();
       throw e;
     }
+    if (damagedWal)
+      options.logger?.error(
+        { keptAs: damagedWal.keptAs, droppedWrites: damagedWal.droppedCommits },
+        damagedWalWords(options.path, damagedWal),
+      );
     if (mode === 'owner') {
       // Claims left by a crash (this daemon's previous life, a killed flush) go back to the queue,
       // and their holders' files are removed. Waits up to openTimeoutMs for a busy journal.

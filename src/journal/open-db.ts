@@ -4,6 +4,7 @@ import { Database } from './sqlite-driver.js';
 import { ensurePrivateFile, makeExistingFilePrivate } from '../util/private-file.js';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
 import { removeLeftoverNewFiles } from './leftover-new-files.js';
+import { lostJournalProblem } from './lost-journal.js';
 import {
   describeJournalFailure,
   isBusyJournalError,
@@ -69,6 +70,9 @@ export function openJournalDb(path: string, opts: OpenDbOptions): Database {
   } catch (e) {
     if (e instanceof JournalUnusableError) throw e;
     if ((e as { code?: string }).code !== 'ENOENT') throw describeJournalFailure(path, e);
+    // A journal that was here and is gone: said by every command, never "run creates it".
+    const lost = lostJournalProblem(path);
+    if (lost) throw lost;
     if (!opts.create)
       throw new JournalUnusableError(
         path,

@@ -54,6 +54,8 @@ export interface RestoreResult {
   seal: SealCheck;
   /** The replaced journal, and where it is kept (null: there was none). */
   replaced: { summary: JournalSummary | null; keptAs: string } | null;
+  /** The write-ahead log of a journal that was gone, found beside its name: where it is kept. */
+  lostLogKeptAs?: string;
 }
 
 /**
@@ -109,11 +111,12 @@ async function restoreFrom(src: Database, o: RestoreOptions): Promise<RestoreRes
     matchOwner(copy, journalPath);
     let replaced: RestoreResult['replaced'] = null;
     if (current) replaced = { summary: current.summary, keptAs: keepAside(journalPath, o.now) };
+    const lostLogKeptAs = current ? undefined : keepLostLog(journalPath, o.now);
     // The one step that changes what punchgate run opens: the checked copy takes the journal's name.
     renameSync(copy, journalPath);
     syncFolder(dirname(journalPath));
     for (const id of ClaimHolder.list(journalPath)) ClaimHolder.forget(journalPath, id);
-    return { restored, returnedClaims, seal, replaced };
+    return { restored, returnedClaims, seal, replaced, ...(lostLogKeptAs ? { lostLogKeptAs } : {}) };
   } finally {
     for (const f of [copy, `${copy}-journal`, `${copy}-wal`, `${copy}-shm`]) rmSync(f, { force: true });
     lock.release();
@@ -255,8 +258,11 @@ function checkCopy(
       )
       .run().changes;
     if (returnedClaims > 0 && schema >= 3) db.exec(`UPDATE punches SET claimed_by = NULL WHERE claimed_by IS NOT NULL`);
-    // The kept counts (punch-counts.ts) follow the claims just returned.
-    if (returnedClaims > 0) recountPunches(db);
+    // The kept counts (punch-counts.ts) are counted again from the rows, always: they follow the
+    // claims just returned, and a file recovered from a damaged journal (recover-recipe.ts) keeps
+    // the damaged journal's counts while rows on its damaged pages are gone (the status said 2,000
+    // delivered of 1,977 rows; found by a damaged-journal trial). One pass, once per restore.
+    recountPunches(db);
     const summary = summarize(db, copy);
     const otherSite = summary.sites.length > 0 && !summary.sites.includes(o.site);
     if (otherSite && !o.force)
@@ -335,11 +341,7 @@ function refuseToReplace(journalPath: string, current: Current): void {
  */
 function keepAside(journalPath: string, now: Date): string {
   const folded = foldLog(journalPath);
-  const stamp = now
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, 'Z');
-  const kept = `${journalPath}.before-restore-${stamp}`;
+  const kept = `${journalPath}.before-restore-${stampOf(now)}`;
   try {
     linkSync(journalPath, kept);
   } catch (e) {
@@ -357,6 +359,36 @@ function keepAside(journalPath: string, now: Date): string {
   rmSync(`${journalPath}-shm`, { force: true });
   return kept;
 }
+
+/**
+ * The journal is gone but its write-ahead log is beside its name (lost-journal.ts): SQLite would
+ * lay that log's pages over the restored file at its first open, a file they were never written
+ * for (found by a damaged-journal trial: the restore "succeeded" on top of a stale log). Kept
+ * aside under a name SQLite pairs with no file: it holds the lost journal's last writes.
+ */
+function keepLostLog(journalPath: string, now: Date): string | undefined {
+  const wal = `${journalPath}-wal`;
+  let bytes = 0;
+  try {
+    bytes = statSync(wal).size;
+  } catch {
+    return undefined;
+  }
+  rmSync(`${journalPath}-shm`, { force: true });
+  if (bytes === 0) {
+    rmSync(wal, { force: true });
+    return undefined;
+  }
+  const kept = `${journalPath}.lost-wal-${stampOf(now)}`;
+  renameSync(wal, kept);
+  return kept;
+}
+
+const stampOf = (now: Date) =>
+  now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
 
 const runAsRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
 

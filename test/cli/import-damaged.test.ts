@@ -27,7 +27,7 @@ describe('punchgate import into a damaged journal (found by a resource trial)', 
     expect(r.stdout).not.toContain('new,');
     expect(r.stderr).toMatch(
       new RegExp(
-        `^punchgate: the journal ${journal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is damaged \\((quick_check found|SQLITE_CORRUPT).*\\): stop punchgate, keep a copy of the file .*sqlite3 .*\\.recover.*punchgate restore --force FILE\\n$`,
+        `^punchgate: the journal ${journal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is damaged \\((quick_check found|SQLITE_CORRUPT).*\\): stop punchgate, keep a copy of the file .*sqlite3 .*\\.dump.*punchgate restore --force FILE\\n$`,
       ),
     );
   });

@@ -116,7 +116,7 @@ describe('a journal that cannot be used', () => {
     for (const args of [['run'], ['status']]) {
       const r = await runPunchgate(['--config', config, ...args]);
       expect(r.status, args.join(' ')).toBe(74);
-      expect(oneLine(r.stderr, journal)).toMatch(/SQLITE_NOTADB.*\.recover/);
+      expect(oneLine(r.stderr, journal)).toMatch(/SQLITE_NOTADB.*\.dump.*punchgate restore --force/);
     }
   });
 
@@ -366,7 +366,7 @@ describe('every journal refusal, for every command', () => {
       journal,
       [...writers(importFile).filter(([c]) => c !== 'poll'), ['status'], ['punches'], ['punches', 'export']],
       /is damaged \(SQLITE_CORRUPT|SQLITE_NOTADB/,
-      /\.recover/,
+      /sqlite3 \S+ \.dump/,
     );
   }, 120_000);
 

@@ -441,7 +441,7 @@ describe('journal, disk, serial and notify checks', () => {
     const damaged = await check(s);
     expect(damaged.report.exitCode).toBe(1);
     expect(line(damaged.text, 'journal')).toMatch(
-      /^FAIL journal: .*journal\.db is not a readable SQLite database \(SQLITE_NOTADB\) — /,
+      /^FAIL journal: .*journal\.db is not a SQLite database \(SQLITE_NOTADB\) — point journal\.path at the punchgate journal; if this is it, it is damaged: /,
     );
   });
 

@@ -197,6 +197,10 @@ export function registerBackup(program: Command): void {
           lines.push(
             `the journal it replaced is kept as ${r.replaced.keptAs}${r.replaced.summary ? `, with ${contents(r.replaced.summary)}` : ''}: remove it once punchgate runs well`,
           );
+        if (r.lostLogKeptAs)
+          lines.push(
+            `the write-ahead log of the journal that was gone is kept as ${r.lostLogKeptAs}: it holds that journal's last writes, so punches since the backup may be only there: import the terminals' logs since the backup (punchgate import)`,
+          );
         lines.push('next: start punchgate (sudo systemctl start punchgate), then punchgate status');
         process.stdout.write(`${lines.join('\n')}\n`);
         const unsure = sealWarning(file, r.seal);

@@ -1,0 +1,96 @@
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeSync,
+} from 'node:fs';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Journal } from '../../src/journal/index.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const cleanups: (() => unknown)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+const PAGE = 4096;
+const FRAME = 24 + PAGE;
+
+/**
+ * A journal as a power cut leaves it: three ingests of 200 owed punches each, all three only in
+ * the write-ahead log (copied with the journal file while the owner had it open).
+ */
+function afterPowerCut() {
+  const tmp = tempDir('punchgate-wal-');
+  cleanups.push(tmp.cleanup);
+  const path = tmp.path('journal.db');
+  const j = Journal.open({ path, site: 'plant-a', mode: 'owner' });
+  for (let b = 0; b < 3; b++)
+    j.ingest(
+      Array.from({ length: 200 }, (_, i) => ({
+        terminal: 'gate-1',
+        biometricCode: String(1000 + i),
+        logTime: `2026-11-0${b + 1} 08:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}`,
+      })),
+    );
+  copyFileSync(path, tmp.path('db.copy'));
+  copyFileSync(`${path}-wal`, tmp.path('wal.copy'));
+  j.close();
+  copyFileSync(tmp.path('db.copy'), path);
+  copyFileSync(tmp.path('wal.copy'), `${path}-wal`);
+  rmSync(`${path}-shm`, { force: true });
+  return { tmp, path, wal: `${path}-wal` };
+}
+
+function openOwner(path: string) {
+  const lines: { level: number; msg: string; keptAs?: string }[] = [];
+  const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s)) });
+  const j = Journal.open({ path, site: 'plant-a', mode: 'owner', logger });
+  const owed = j.counts().pending;
+  j.close();
+  return { lines, owed };
+}
+
+describe("the daemon's open of a journal whose write-ahead log was damaged (found by a damaged-journal trial)", () => {
+  it('a frame changed before later commits: says what SQLite drops, at error, and keeps the log as it was', () => {
+    const { path, wal } = afterPowerCut();
+    expect(statSync(wal).size).toBeGreaterThan(32 + 3 * FRAME);
+    // A byte of the second frame changed (a failing card): its checksum, and every later one, fail.
+    const fd = openSync(wal, 'r+');
+    writeSync(fd, Buffer.from('garbage!'), 0, 8, 32 + FRAME + 24 + 100);
+    closeSync(fd);
+    const damaged = readFileSync(wal);
+    const { lines, owed } = openOwner(path);
+    // SQLite reads the log up to the damaged frame: the later ingests are gone from the journal...
+    expect(owed).toBeLessThan(600);
+    // ... and that is said, once, with where the log is kept.
+    const said = lines.filter((l) => l.level === 50 && /write-ahead log/.test(l.msg));
+    expect(said).toHaveLength(1);
+    expect(said[0]!.msg).toMatch(
+      /was damaged .*: \d+ writes? after its damaged part, the last at \S+, could not be read/,
+    );
+    expect(said[0]!.msg).toContain('punchgate import');
+    expect(readFileSync(said[0]!.keptAs!).equals(damaged)).toBe(true);
+  });
+
+  it('a whole log, or one whose last frame was torn by the power cut, opens without a word: nothing was dropped that was written whole', () => {
+    const whole = afterPowerCut();
+    const a = openOwner(whole.path);
+    expect(a.owed).toBe(600);
+    expect(a.lines.filter((l) => l.level >= 50)).toEqual([]);
+
+    const torn = afterPowerCut();
+    const frames = Math.floor((statSync(torn.wal).size - 32) / FRAME);
+    truncateSync(torn.wal, 32 + (frames - 1) * FRAME + 24 + PAGE / 2);
+    const b = openOwner(torn.path);
+    expect(b.owed).toBe(400);
+    expect(b.lines.filter((l) => l.level >= 50)).toEqual([]);
+    expect(existsSync(torn.path)).toBe(true);
+  });
+});
