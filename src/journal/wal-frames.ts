@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
 /** What a write-ahead log holds past the point where SQLite stops reading it. */
 export interface DroppedWalCommits {
@@ -22,41 +22,57 @@ const FRAME_HEADER = 24;
  * Undefined when nothing is dropped, or the file is no log SQLite would read at all.
  */
 export function droppedWalCommits(walPath: string): DroppedWalCommits | undefined {
-  let buf: Buffer;
+  let fd: number;
   try {
-    buf = readFileSync(walPath);
+    fd = openSync(walPath, 'r');
   } catch {
     return undefined;
   }
-  if (buf.length < HEADER) return undefined;
-  const magic = buf.readUInt32BE(0);
+  try {
+    return readLog(fd, fstatSync(fd).size);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Frame by frame through one buffer the size of a frame: a log can grow far past its size limit
+ * while a reader holds it (a backup, a long status read), and reading it whole at the daemon's
+ * start would take that much memory on a box budgeted at 128 MB.
+ */
+function readLog(fd: number, size: number): DroppedWalCommits | undefined {
+  if (size < HEADER) return undefined;
+  const header = Buffer.alloc(HEADER);
+  if (readSync(fd, header, 0, HEADER, 0) !== HEADER) return undefined;
+  const magic = header.readUInt32BE(0);
   if (magic !== 0x377f0682 && magic !== 0x377f0683) return undefined;
   const bigEndian = magic === 0x377f0683;
-  const pageSize = buf.readUInt32BE(8) === 1 ? 65536 : buf.readUInt32BE(8);
+  const pageSize = header.readUInt32BE(8) === 1 ? 65536 : header.readUInt32BE(8);
   if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) return undefined;
-  const salt1 = buf.readUInt32BE(16);
-  const salt2 = buf.readUInt32BE(20);
-  let [s1, s2] = checksum(buf, 0, 24, 0, 0, bigEndian);
-  if (s1 !== buf.readUInt32BE(24) || s2 !== buf.readUInt32BE(28)) return undefined;
+  const salt1 = header.readUInt32BE(16);
+  const salt2 = header.readUInt32BE(20);
+  let [s1, s2] = checksum(header, 0, 24, 0, 0, bigEndian);
+  if (s1 !== header.readUInt32BE(24) || s2 !== header.readUInt32BE(28)) return undefined;
   const frameSize = FRAME_HEADER + pageSize;
-  const frames = Math.floor((buf.length - HEADER) / frameSize);
+  const frames = Math.floor((size - HEADER) / frameSize);
+  const frame = Buffer.alloc(frameSize);
+  const readFrame = (k: number): boolean => readSync(fd, frame, 0, frameSize, HEADER + k * frameSize) === frameSize;
+  const ofThisLog = () => frame.readUInt32BE(8) === salt1 && frame.readUInt32BE(12) === salt2;
   let readFrames = 0;
   let i = 0;
   for (; i < frames; i++) {
-    const at = HEADER + i * frameSize;
-    if (buf.readUInt32BE(at + 8) !== salt1 || buf.readUInt32BE(at + 12) !== salt2 || buf.readUInt32BE(at) === 0) break;
-    [s1, s2] = checksum(buf, at, 8, s1, s2, bigEndian);
-    [s1, s2] = checksum(buf, at + FRAME_HEADER, pageSize, s1, s2, bigEndian);
-    if (s1 !== buf.readUInt32BE(at + 16) || s2 !== buf.readUInt32BE(at + 20)) break;
-    if (buf.readUInt32BE(at + 4) !== 0) readFrames = i + 1;
+    if (!readFrame(i) || !ofThisLog() || frame.readUInt32BE(0) === 0) break;
+    [s1, s2] = checksum(frame, 0, 8, s1, s2, bigEndian);
+    [s1, s2] = checksum(frame, FRAME_HEADER, pageSize, s1, s2, bigEndian);
+    if (s1 !== frame.readUInt32BE(16) || s2 !== frame.readUInt32BE(20)) break;
+    if (frame.readUInt32BE(4) !== 0) readFrames = i + 1;
   }
   let droppedFrames = 0;
   let droppedCommits = 0;
   for (let k = i + 1; k < frames; k++) {
-    const at = HEADER + k * frameSize;
-    if (buf.readUInt32BE(at + 8) !== salt1 || buf.readUInt32BE(at + 12) !== salt2) continue;
+    if (!readFrame(k) || !ofThisLog()) continue;
     droppedFrames++;
-    if (buf.readUInt32BE(at + 4) !== 0) droppedCommits++;
+    if (frame.readUInt32BE(4) !== 0) droppedCommits++;
   }
   return droppedCommits > 0 ? { readFrames, droppedFrames, droppedCommits } : undefined;
 }
