@@ -577,22 +577,29 @@ export const ALERT = {
   /**
    * Punches of badge cards not in a terminal's code map (codes `card:<number>`), delivered or not:
    * an HRMS that takes any code takes them, and the alert once went with their delivery.
-   * `recent`: those journalled in the last `days` days; `waiting`: those not delivered (any age).
+   * `recent`: those journalled in the last `days` days; `waiting`: those not delivered (any age),
+   * `waiting.mapped` of them of cards the code map holds now (still under `card:<number>` until a
+   * retry remaps them). A card the code map holds now is in neither `recent` nor `waiting.count`.
    */
   unknownCards: (u: {
     terminal: string;
     days: number;
     recent?: { punches: number; cards: number; delivered: number; newestCode: string; newestLogTime: string };
-    waiting?: { count: number; codes: readonly string[] };
+    waiting?: { count: number; codes: readonly string[]; mapped?: number };
     /** The code map file of a serial terminal; none: a terminal that sends the card of a user with no number. */
     codeMap?: string;
   }): Alert => {
     const r = u.recent;
     const waiting = u.waiting?.count ?? 0;
+    const mapped = u.waiting?.mapped ?? 0;
     const delivered = r?.delivered ?? 0;
+    const unknown = r !== undefined || waiting > 0;
+    const mappedWords = `${punches(mapped)} of cards now in the code map ${mapped === 1 ? 'waits' : 'wait'} under card:<number>`;
     const head = r
       ? `${punches(r.punches)} from ${r.cards === 1 ? '1 card' : `${r.cards} cards`} not in the code map in the last ${u.days} days (newest ${r.newestCode} at ${r.newestLogTime.slice(0, 16)})`
-      : `${punches(waiting)} from cards not in the code map (${(u.waiting?.codes ?? []).join(', ')})`;
+      : waiting > 0
+        ? `${punches(waiting)} from cards not in the code map (${(u.waiting?.codes ?? []).join(', ')})`
+        : mappedWords;
     const parts = [
       ...(delivered > 0
         ? [
@@ -600,6 +607,7 @@ export const ALERT = {
           ]
         : []),
       ...(waiting > 0 ? [`${waiting === 1 ? '1 waits' : `${waiting} wait`} in the journal`] : []),
+      ...(mapped > 0 && unknown ? [mappedWords] : []),
     ];
     const add = u.codeMap
       ? `add the cards to the code map file ${u.codeMap} (card,biometriccode) and reload`
@@ -608,13 +616,18 @@ export const ALERT = {
       kind: 'unknown-cards',
       cause: `terminal ${u.terminal}: ${head}${parts.length ? `: ${parts.join('; ')}` : ''}`,
       fix: [
-        add,
+        ...(unknown ? [add] : []),
         // Only a code map gives a journalled punch another code (remap-cards.ts): elsewhere it keeps card:<number>.
         ...(waiting > 0
           ? [
               u.codeMap
                 ? 'then punchgate punches retry sends the waiting ones under the mapped codes'
                 : 'the waiting ones keep card:<number> (the HRMS takes them only under that code)',
+            ]
+          : []),
+        ...(mapped > 0
+          ? [
+              `punchgate punches retry --terminal ${u.terminal} sends the waiting ones of cards now in the code map under their mapped codes`,
             ]
           : []),
         ...(delivered > 0

@@ -86,6 +86,50 @@ describe('punches of cards not in the code map, delivered to an HRMS that took t
     }
   });
 
+  it('a card the admin adds to the code map leaves the alert at once (it stayed 7 days)', () => {
+    const { config, journal, clock } = setUp();
+    try {
+      // One more read of a card, refused by the HRMS: it waits under card:<number>.
+      journal.ingest([{ terminal: 'door', biometricCode: 'card:0004521300', logTime: '2026-11-29 08:02:00' }]);
+      journal.settle(journal.claim(10).map((p) => ({ id: p.id, kind: 'rejected' as const, message: 'unknown code' })));
+      const alertOf = () =>
+        buildStatus(journal, config, clock.now(), { freeBytes: 1e12 }).alertItems.filter(
+          (a) => a.kind === 'unknown-cards',
+        );
+
+      // The admin maps two of the three cards: only the third is said as unknown.
+      writeFileSync(tmp.path('cards.csv'), 'card,biometriccode\n0004521000,1042\n0004521299,1299\n0004521300,1300\n');
+      const [one] = alertOf();
+      expect(one?.cause).toBe(
+        "terminal door: 1 punch from 1 card not in the code map in the last 7 days (newest card:0004521200 at 2026-11-29 07:59): 1 was delivered: the HRMS holds it under card:<number>, not under an employee's code; 1 punch of cards now in the code map waits under card:<number>",
+      );
+      expect(one?.fix).toContain(
+        'punchgate punches retry --terminal door sends the waiting ones of cards now in the code map under their mapped codes',
+      );
+      const check = checkJournal(tmp.path('journal.db'), {
+        quick: true,
+        terminals: config.terminals,
+        now: clock.now(),
+      });
+      expect(check.detail).toContain('1 punch from 1 card not in the code map');
+      expect(check.detail).not.toContain('card:0004521299');
+
+      // All mapped: only the waiting punch of a mapped card is left to say, for the retry.
+      writeFileSync(tmp.path('cards.csv'), 'card,biometriccode\n0004521200,1200\n0004521299,1299\n0004521300,1300\n');
+      const [left] = alertOf();
+      expect(left?.cause).toBe('terminal door: 1 punch of cards now in the code map waits under card:<number>');
+      expect(left?.fix).toBe(
+        'punchgate punches retry --terminal door sends the waiting ones of cards now in the code map under their mapped codes',
+      );
+
+      // The retry remaps it (remap-cards.ts): nothing is left to say.
+      journal.queries.remapUnknownCards('door', (card) => (card === '0004521300' ? '1300' : undefined));
+      expect(alertOf()).toEqual([]);
+    } finally {
+      journal.close();
+    }
+  });
+
   it('punches retry says the delivered ones exist and that it does not send them again', async () => {
     const { journal } = setUp();
     journal.close();
