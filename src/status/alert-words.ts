@@ -112,19 +112,39 @@ const CONFIG_FIX = (file: string) =>
 /** Tables of user records (attendance OPERLOG and USERINFO, Security PUSH tabledata of the user table). */
 const USER_TABLES = /^(OPERLOG|USERINFO|tabledata:user)$/i;
 
+/**
+ * Why kept uploads were dropped, after "N dropped": for their age, for room, or both (counted
+ * apart, kept-drops.ts). Every drop was said "to stay within adms.keptUploads", and an admin whose
+ * uploads had aged out raised the size bound.
+ */
+function droppedWhy(k: { dropped: number; droppedOld?: number }): string {
+  const old = Math.min(k.droppedOld ?? 0, k.dropped);
+  const room = k.dropped - old;
+  if (old === 0) return ' to stay within adms.keptUploads.maxBytes';
+  if (room === 0) return ' for their age (older than adms.keptUploads.maxAgeDays)';
+  return `: ${old} older than adms.keptUploads.maxAgeDays, ${room} to stay within adms.keptUploads.maxBytes`;
+}
+
+/** The bound to raise to keep the next ones: the one that dropped them. */
+function keptBoundToRaise(k: { dropped: number; droppedOld?: number }): string {
+  const old = Math.min(k.droppedOld ?? 0, k.dropped);
+  if (old === 0) return 'adms.keptUploads.maxBytes';
+  return old === k.dropped ? 'adms.keptUploads.maxAgeDays' : 'adms.keptUploads.maxAgeDays and maxBytes';
+}
+
 /** Lines of user uploads kept raw: no punch is in them, and reparse does not read them. */
 function pushKeptUsers(
   t: { name: string },
-  k: { table: string; held: number; lines: number; dropped: number },
+  k: { table: string; held: number; lines: number; dropped: number; droppedOld?: number },
   last: string,
 ): Alert {
   const what = `terminal ${t.name}: ${k.held + k.dropped} ${k.table} upload(s) answered OK held user records punchgate could not read`;
   const noPunch = 'user records carry no punch: no attendance is missing';
   const cause =
     k.held === 0
-      ? `${what} (${last}); all ${k.dropped} were dropped to stay within adms.keptUploads, none is kept; ${noPunch}`
+      ? `${what} (${last}); all ${k.dropped} were dropped${droppedWhy(k)}, none is kept; ${noPunch}`
       : `${what} (${k.lines} ${k.lines === 1 ? 'line' : 'lines'} in all, ${last}): ${k.held} kept raw in the journal` +
-        `${k.dropped > 0 ? `, ${k.dropped} more dropped to stay within adms.keptUploads` : ''}; ${noPunch}`;
+        `${k.dropped > 0 ? `, ${k.dropped} more dropped${droppedWhy(k)}` : ''}; ${noPunch}`;
   return {
     kind: 'push-kept',
     cause,
@@ -770,6 +790,8 @@ export const ALERT = {
       held: number;
       lines: number;
       dropped: number;
+      /** Of the dropped, those dropped for their age (absent: none). */
+      droppedOld?: number;
       /** Lines turned into punches later by terminals reparse (absent: none). */
       reparsed?: number;
       lastAt: string | null;
@@ -793,12 +815,12 @@ export const ALERT = {
     if (k.held === 0)
       return {
         kind: 'push-kept',
-        cause: `${what} (${last}); ${readAgain ? '' : 'all '}${k.dropped} were dropped to stay within adms.keptUploads${readAgain}, none is kept`,
-        fix: `${learn} and raise adms.keptUploads to keep the next ones for punchgate terminals reparse ${t.name}`,
+        cause: `${what} (${last}); ${readAgain ? '' : 'all '}${k.dropped} were dropped${droppedWhy(k)}${readAgain}, none is kept`,
+        fix: `${learn} and raise ${keptBoundToRaise(k)} to keep the next ones for punchgate terminals reparse ${t.name}`,
       };
     return {
       kind: 'push-kept',
-      cause: `${what} (${k.lines} ${k.lines === 1 ? 'line' : 'lines'} in all, ${last}): ${k.held} kept raw in the journal${k.dropped > 0 ? `, ${k.dropped} more dropped to stay within adms.keptUploads` : ''}`,
+      cause: `${what} (${k.lines} ${k.lines === 1 ? 'line' : 'lines'} in all, ${last}): ${k.held} kept raw in the journal${k.dropped > 0 ? `, ${k.dropped} more dropped${droppedWhy(k)}` : ''}`,
       fix:
         `${learn} then run punchgate terminals reparse ${t.name}; lines it still cannot read are no punches this punchgate reads: ` +
         'they stay kept as evidence (adms.keptUploads.maxAgeDays), and this alert ends a day after the last such upload',

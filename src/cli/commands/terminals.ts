@@ -93,7 +93,7 @@ export function registerTerminals(program: Command): void {
                 for (const k of p.kept ?? [])
                   if (k.held > 0 || k.dropped > 0)
                     process.stdout.write(
-                      `  kept raw: ${k.held} ${k.table} upload(s) (${k.lines} lines in all, ${k.dropped} dropped): ${printable(k.lastReason ?? '-', 200)}\n`,
+                      `  kept raw: ${k.held} ${k.table} upload(s) (${k.lines} lines in all, ${k.dropped} dropped${k.droppedOld > 0 ? `, ${k.droppedOld} of them for their age` : ''}): ${printable(k.lastReason ?? '-', 200)}\n`,
                     );
                 const other = (p.notPunches ?? []).map((e) => `${e.table} ${e.code} ×${e.count}`);
                 if (other.length > 0)
