@@ -87,6 +87,23 @@ export function recentUnknownCards(db: Database, since: number, known?: KnownCar
   }));
 }
 
+/**
+ * The codes of unknown cards (`card:<number>`) of which a punch journalled since `since` was
+ * delivered to the default sink, per terminal, through punches_card_codes. For an HRMS that takes
+ * a punch only under a code one of its employees holds, such a card is known there.
+ */
+export function deliveredCardCodes(db: Database, since: number): { terminal: string; code: string }[] {
+  const has = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'punches_card_codes'`).get();
+  if (!has) return [];
+  return db
+    .prepare(
+      `SELECT DISTINCT terminal, biometric_code AS code
+         FROM punches INDEXED BY punches_card_codes
+        WHERE biometric_code >= 'card:' AND biometric_code < 'card;' AND created_at >= ? AND state = 'delivered'`,
+    )
+    .all(since) as { terminal: string; code: string }[];
+}
+
 export interface WaitingUnknownCards {
   terminal: string;
   /** Waiting punches of cards still unknown, and up to 10 of their codes. */

@@ -130,6 +130,43 @@ describe('punches of cards not in the code map, delivered to an HRMS that took t
     }
   });
 
+  it("an HRMS that takes a punch only under an employee's code took them: the admin mapped the cards there, no alert", () => {
+    const { journal, clock } = setUp();
+    try {
+      // The same journal, delivered to Frappe HR (its employee field holds card:0004521200 and card:0004521299).
+      const frappe = parseConfig(
+        {
+          site: 'plant-a',
+          journal: { path: tmp.path('journal.db') },
+          sinks: [
+            { name: 'erp', kind: 'frappe', baseUrl: 'https://erp.example.com', apiKeyFile: 'k', apiSecretFile: 's' },
+          ],
+          terminals: [{ name: 'door', kind: 'serial', path: '/dev/ttyUSB9', format: 'card' }],
+        },
+        tmp.dir,
+      );
+      const report = buildStatus(journal, frappe, clock.now(), { freeBytes: 1e12 });
+      expect(report.alertItems.filter((a) => a.kind === 'unknown-cards')).toEqual([]);
+      const check = checkJournal(tmp.path('journal.db'), {
+        quick: true,
+        terminals: frappe.terminals,
+        now: clock.now(),
+        defaultSink: 'frappe',
+      });
+      expect(check.detail ?? '').not.toContain('not in the code map');
+      // A new card read after: still unknown, said.
+      journal.ingest([{ terminal: 'door', biometricCode: 'card:0004521400', logTime: '2026-11-29 08:05:00' }]);
+      const [later] = buildStatus(journal, frappe, clock.now(), { freeBytes: 1e12 }).alertItems.filter(
+        (a) => a.kind === 'unknown-cards',
+      );
+      expect(later?.cause).toContain(
+        '1 punch from 1 card not in the code map in the last 7 days (newest card:0004521400',
+      );
+    } finally {
+      journal.close();
+    }
+  });
+
   it('punches retry says the delivered ones exist and that it does not send them again', async () => {
     const { journal } = setUp();
     journal.close();
