@@ -2,13 +2,14 @@
  * What a terminal's `lastPollAt` is, in the words of its kind. A serial reader is not polled: it
  * sends lines (or card frames) when someone badges, so its time is that of its last read (before
  * the first read, when its device was opened or tried). A push terminal is not polled either: it
- * calls this box, so its time is that of its last contact (push.ts). Every other kind is polled.
+ * calls this box, so its time is that of its last call (push.ts: "no call since ..."; not "contact",
+ * the page's column of every kind's last success). Every other kind is polled.
  */
-function activityWord(kind: string): 'read' | 'contact' | 'poll' {
-  return kind === 'serial' ? 'read' : kind === 'adms' ? 'contact' : 'poll';
+function activityWord(kind: string): 'read' | 'call' | 'poll' {
+  return kind === 'serial' ? 'read' : kind === 'adms' ? 'call' : 'poll';
 }
 
-/** "last read", "last contact" or "last poll". */
+/** "last read", "last call" or "last poll". */
 export function lastActivityLabel(kind: string): string {
   return `last ${activityWord(kind)}`;
 }
@@ -16,7 +17,7 @@ export function lastActivityLabel(kind: string): string {
 /** A terminal with no `lastPollAt` yet: a serial reader's device has not been opened yet, a push terminal has not called. */
 export function notYetLabel(kind: string): string {
   const word = activityWord(kind);
-  return word === 'read' ? 'not opened yet' : word === 'contact' ? 'no contact yet' : 'not polled yet';
+  return word === 'read' ? 'not opened yet' : word === 'call' ? 'no call yet' : 'not polled yet';
 }
 
 /** The column heading over terminals of these kinds ("last poll / read" over both). */

@@ -38,7 +38,7 @@ describe('punchgate terminals: the time column of readers and push terminals', (
     expect(r.stdout).toMatch(/canteen +serial +not opened yet +never/);
   });
 
-  it('mixed kinds: each time says what it is (poll, read, contact)', async () => {
+  it('mixed kinds: each time says what it is (poll, read, call)', async () => {
     const s = sandbox([
       { name: 'gate-1', kind: 'zk', host: '10.0.0.1' },
       { name: 'door', kind: 'serial', path: '/dev/ttyUSB0', format: 'card' },
@@ -51,9 +51,9 @@ describe('punchgate terminals: the time column of readers and push terminals', (
     j.close();
     const r = await s.cli('terminals');
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^NAME +KIND +STATE +LAST POLL \/ READ \/ CONTACT +SKEW/);
+    expect(r.stdout).toMatch(/^NAME +KIND +STATE +LAST POLL \/ READ \/ CALL +SKEW/);
     expect(r.stdout).toMatch(/gate-1 +zk +online +poll \d{4}-/);
     expect(r.stdout).toMatch(/door +serial +online +read \d{4}-/);
-    expect(r.stdout).toMatch(/lobby +adms +no contact yet +contact never/);
+    expect(r.stdout).toMatch(/lobby +adms +no call yet +call never/);
   });
 });
