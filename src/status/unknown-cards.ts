@@ -48,7 +48,9 @@ export function unknownCardAlerts(
   const known: KnownCard = (terminal, code) => inMap(terminal, code) || inHrms.has(`${terminal}\u0000${code}`);
   const recent = new Map(recentUnknownCards(db, since, known).map((r) => [r.terminal, r]));
   const waiting = new Map(
-    waitingUnknownCards(db, known)
+    // Only the code map remaps a waiting punch (remap-cards.ts): one of a card the HRMS knows waits
+    // under card:<number> still, said as waiting, not as "now in the code map".
+    waitingUnknownCards(db, inMap)
       .filter((w) => w.count + w.mapped > 0)
       .map((w) => [w.terminal, w]),
   );

@@ -176,7 +176,7 @@ describe('punches of cards not in the code map, delivered to an HRMS that took t
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('0 rejected punches queued again');
     expect(r.stdout).toContain(
-      'door: 3 punches of cards not in the code map were delivered before (newest card:0004521299 at 2026-11-29 08:01): the HRMS holds them under card:<number>; retry does not send delivered punches again',
+      'door: 3 punches of cards not in the code map when read were delivered before (newest card:0004521299 at 2026-11-29 08:01): the HRMS holds them under card:<number>; retry does not send delivered punches again',
     );
     const after = Journal.open({ path: tmp.path('journal.db'), site: 'plant-a', mode: 'shared' });
     try {
