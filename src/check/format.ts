@@ -1,7 +1,17 @@
+import { namedCause } from '../sources/poll-outcome.js';
 import { escapeControls, safeJson } from '../util/terminal-text.js';
 import type { CheckReport } from './types.js';
 
 const LABEL = { pass: 'PASS', warn: 'WARN', fail: 'FAIL' } as const;
+
+/**
+ * "terminal gate: no answer ...", or "terminal gate refuses the password ..." where the detail
+ * leads with the terminal's name (it said "terminal gate: gate refuses the password").
+ */
+function nameAndDetail(c: { name: string; detail: string }): string {
+  const terminal = /^terminal (.+)$/.exec(c.name)?.[1];
+  return terminal === undefined ? `${c.name}: ${c.detail}` : `terminal ${namedCause(terminal, c.detail)}`;
+}
 
 /**
  * One line per check: `FAIL hrms: the HRMS refused the token — put a valid token in ...`.
@@ -12,7 +22,7 @@ export function formatReport(report: CheckReport): string {
   for (const c of report.checks) {
     // Details and fixes quote terminals and the HRMS (a serial, an address, a device's words): each
     // line is written whole with its control characters escaped, whatever part of it they came in.
-    lines.push(escapeControls(`${LABEL[c.status]} ${c.name}: ${c.detail}${c.fix ? ` — ${c.fix}` : ''}`));
+    lines.push(escapeControls(`${LABEL[c.status]} ${nameAndDetail(c)}${c.fix ? ` — ${c.fix}` : ''}`));
     for (const p of c.problems ?? []) lines.push(`  ${escapeControls(p)}`);
   }
   const count = (s: 'pass' | 'warn' | 'fail') => report.checks.filter((c) => c.status === s).length;

@@ -65,7 +65,7 @@ function existingAncestor(dir: string): string {
  */
 export function checkJournal(
   path: string,
-  opts: { quick: boolean; terminals?: Config['terminals']; now?: number },
+  opts: { quick: boolean; terminals?: Config['terminals']; now?: number; defaultSink?: string },
 ): CheckResult {
   const dir = dirname(path);
   if (!existsSync(path)) {
@@ -155,7 +155,7 @@ export function checkJournal(
       );
     // Punches the HRMS refused wait for a person: a PASS would say all is well (a new-user trial
     // saw "all checks passed" with 25 punches refused for codes the HRMS did not know).
-    const cards = opts.now === undefined ? [] : unknownCardAlerts(db, opts.terminals ?? [], opts.now);
+    const cards = opts.now === undefined ? [] : unknownCardAlerts(db, opts.terminals ?? [], opts.now, opts.defaultSink);
     const refused =
       pending.refused > 0 || pending.dead > 0
         ? [

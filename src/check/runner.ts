@@ -4,6 +4,7 @@ import type { ClientFactory } from '../sources/zk/poll.js';
 import type { HikClientFactory } from '../sources/hikvision/index.js';
 import type { BioClientFactory } from '../sources/biotime/index.js';
 import { findLastGood, type LastGood } from '../config/last-good.js';
+import { sinksOf } from '../config/sinks.js';
 import { checkTerminalConfig, terminalSecrets } from '../sources/build.js';
 import { localTime } from '../util/local-time.js';
 import { systemClock, type Clock } from '../util/clock.js';
@@ -88,7 +89,12 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
     if (quick) {
       checks[0] = { ...checks[0]!, status: 'warn' };
       checks.push(
-        checkJournal(copy.config.journal.path, { quick, terminals: copy.config.terminals, now: clock.now() }),
+        checkJournal(copy.config.journal.path, {
+          quick,
+          terminals: copy.config.terminals,
+          now: clock.now(),
+          defaultSink: sinksOf(copy.config)[0]?.kind,
+        }),
       );
       checks.push(checkDaemon(copy.config, clock, { required: true }));
       return finish(checks, secrets, quick);
@@ -99,7 +105,14 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
   const env = opts.env ?? process.env;
   for (const s of terminalSecrets(config.terminals, env)) secrets.add(s, { runs: false });
 
-  checks.push(checkJournal(config.journal.path, { quick, terminals: config.terminals, now: clock.now() }));
+  checks.push(
+    checkJournal(config.journal.path, {
+      quick,
+      terminals: config.terminals,
+      now: clock.now(),
+      defaultSink: sinksOf(config)[0]?.kind,
+    }),
+  );
   if (quick) {
     checks.push(checkDaemon(config, clock, { required: true }));
     return finish(checks, secrets, quick);

@@ -1,3 +1,4 @@
+import { KEPT_DROPPED_OLD_MIGRATION } from './kept-drops.js';
 import type { Database } from 'better-sqlite3';
 import { COMMAND_ADDRESS_MIGRATION } from './command-address.js';
 import { PUNCH_REFUSALS_MIGRATION } from './history.js';
@@ -362,6 +363,9 @@ export const MIGRATIONS: readonly Migration[] = [
   // 24: punches of a terminal whose sinks: leaves the default sink out get a state of their own,
   //     not_routed, instead of counting as delivered to a sink that never received them (not-routed.ts).
   notRoutedMigration,
+  // 25: kept push uploads dropped for their age counted apart from those dropped for room: the
+  //     status said both were dropped "to stay within adms.keptUploads" (kept-drops.ts).
+  KEPT_DROPPED_OLD_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -376,8 +376,14 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
     const old = this.statements
       .get(`DELETE FROM push_kept WHERE received_at < ? RETURNING terminal, tbl, bytes`)
       .all(now - bounds.maxAgeMs) as { terminal: string; tbl: string; bytes: number }[];
-    old.forEach(note);
-    for (const r of old) keptTaken(kept, r.terminal, r.bytes);
+    const droppedOld = new Map<string, { terminal: string; tbl: string; n: number }>();
+    for (const r of old) {
+      keptTaken(kept, r.terminal, r.bytes);
+      const key = `${r.terminal}\u0000${r.tbl}`;
+      const d = droppedOld.get(key) ?? { terminal: r.terminal, tbl: r.tbl, n: 0 };
+      d.n++;
+      droppedOld.set(key, d);
+    }
     if (kept.total > bounds.maxBytes) {
       // The terminal holding the most gives up its oldest first: one terminal's flood of odd
       // uploads cannot push another terminal's kept lines out of the shared bound.
@@ -407,7 +413,7 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
         .get(`DELETE FROM push_kept WHERE id IN (SELECT value FROM json_each(?))`)
         .run(JSON.stringify(ids));
     }
-    return this.countDropped(dropped.values());
+    return this.countDropped(droppedOld.values(), 'age') + this.countDropped(dropped.values(), 'room');
   }
 
   /**
@@ -444,20 +450,23 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
           d.n++;
           byTable.set(key, d);
         }
-        return this.countDropped(byTable.values());
+        return this.countDropped(byTable.values(), 'age');
       })
       .immediate();
     return { dropped, more: ids.length > limit };
   }
 
-  /** Kept uploads dropped, added to their terminal and table's count (the status, /metrics). */
-  private countDropped(dropped: Iterable<{ terminal: string; tbl: string; n: number }>): number {
+  /**
+   * Kept uploads dropped, added to their terminal and table's count (the status, /metrics); those
+   * dropped for their age (`why`) to their own count too, so that the status says why.
+   */
+  private countDropped(dropped: Iterable<{ terminal: string; tbl: string; n: number }>, why: 'age' | 'room'): number {
     const count = this.statements.get(
-      `UPDATE push_kept_counts SET dropped = dropped + ? WHERE terminal = ? AND tbl = ?`,
+      `UPDATE push_kept_counts SET dropped = dropped + ?, dropped_old = dropped_old + ? WHERE terminal = ? AND tbl = ?`,
     );
     let n = 0;
     for (const d of dropped) {
-      count.run(d.n, d.terminal, d.tbl);
+      count.run(d.n, why === 'age' ? d.n : 0, d.terminal, d.tbl);
       n += d.n;
     }
     return n;
@@ -514,6 +523,7 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
       uploads: r.uploads as number,
       lines: r.lines as number,
       dropped: r.dropped as number,
+      droppedOld: r.dropped_old as number,
       reparsed: r.reparsed as number,
       held: r.held as number,
       lastAt: r.last_at as number | null,

@@ -372,7 +372,7 @@ export class JournalQueries {
    * read through their own partial index, whatever the journal holds besides.
    */
   unknownCards(): { terminal: string; count: number; codes: string[] }[] {
-    return waitingUnknownCards(this.db);
+    return waitingUnknownCards(this.db).map(({ terminal, count, codes }) => ({ terminal, count, codes }));
   }
 
   /**

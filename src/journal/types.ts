@@ -468,7 +468,10 @@ export interface KeptCount {
   table: string;
   uploads: number;
   lines: number;
+  /** Kept uploads dropped, for their age or for room... */
   dropped: number;
+  /** ...of them, for their age (adms.keptUploads.maxAgeDays). */
+  droppedOld: number;
   reparsed: number;
   /** Kept uploads still held for this terminal and table. */
   held: number;

@@ -32,11 +32,18 @@ export interface RecentUnknownCards {
 }
 
 /**
- * Per terminal, the punches of unknown cards journalled since `since` (epoch ms), through
- * punches_card_codes (a range of its first column). A journal older than that index answers
- * nothing rather than read the whole table.
+ * Whether a terminal now knows a card journalled as `code` (`card:<number>`): its code map gives it
+ * an employee's code. Such a card is no longer unknown, whatever its punches were journalled as.
  */
-export function recentUnknownCards(db: Database, since: number): RecentUnknownCards[] {
+export type KnownCard = (terminal: string, code: string) => boolean;
+
+/**
+ * Per terminal, the punches of unknown cards journalled since `since` (epoch ms), through
+ * punches_card_codes (a range of its first column), leaving out the cards `known` holds now (an
+ * admin who mapped a card was told about it for days after). A journal older than that index
+ * answers nothing rather than read the whole table.
+ */
+export function recentUnknownCards(db: Database, since: number, known?: KnownCard): RecentUnknownCards[] {
   const has = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'punches_card_codes'`).get();
   if (!has) return [];
   const rows = db
@@ -50,6 +57,7 @@ export function recentUnknownCards(db: Database, since: number): RecentUnknownCa
     .all(since) as { terminal: string; code: string; n: number; delivered: number; newest: string }[];
   const out = new Map<string, RecentUnknownCards & { byTime: { code: string; newest: string }[] }>();
   for (const r of rows) {
+    if (known?.(r.terminal, r.code)) continue;
     const t = out.get(r.terminal) ?? {
       terminal: r.terminal,
       punches: 0,
@@ -80,20 +88,53 @@ export function recentUnknownCards(db: Database, since: number): RecentUnknownCa
 }
 
 /**
+ * The codes of unknown cards (`card:<number>`) of which a punch journalled since `since` was
+ * delivered to the default sink, per terminal, through punches_card_codes. For an HRMS that takes
+ * a punch only under a code one of its employees holds, such a card is known there.
+ */
+export function deliveredCardCodes(db: Database, since: number): { terminal: string; code: string }[] {
+  const has = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'punches_card_codes'`).get();
+  if (!has) return [];
+  return db
+    .prepare(
+      `SELECT DISTINCT terminal, biometric_code AS code
+         FROM punches INDEXED BY punches_card_codes
+        WHERE biometric_code >= 'card:' AND biometric_code < 'card;' AND created_at >= ? AND state = 'delivered'`,
+    )
+    .all(since) as { terminal: string; code: string }[];
+}
+
+export interface WaitingUnknownCards {
+  terminal: string;
+  /** Waiting punches of cards still unknown, and up to 10 of their codes. */
+  count: number;
+  codes: string[];
+  /** Waiting punches of cards `known` holds now: still under `card:<number>` until a retry remaps them. */
+  mapped: number;
+}
+
+/**
  * Undelivered punches of unknown badge cards, per terminal, whatever their age: read through
  * their own partial index (punches_unknown_cards), whatever the journal holds besides. Not one
- * never meant for the first sink (not_routed, not-routed.ts): nothing waits for it.
+ * never meant for the first sink (not_routed, not-routed.ts): nothing waits for it. Those of cards
+ * `known` holds now are counted apart (`mapped`): their card is known, their code not yet.
  */
-export function waitingUnknownCards(db: Database): { terminal: string; count: number; codes: string[] }[] {
+export function waitingUnknownCards(db: Database, known?: KnownCard): WaitingUnknownCards[] {
   const rows = db
     .prepare(
-      `SELECT terminal, count(*) AS count, group_concat(DISTINCT biometric_code) AS codes FROM punches
-        WHERE ${WAITING_CARDS_TERM} GROUP BY terminal`,
+      `SELECT terminal, biometric_code AS code, count(*) AS n FROM punches
+        WHERE ${WAITING_CARDS_TERM} GROUP BY terminal, biometric_code`,
     )
-    .all() as { terminal: string; count: number; codes: string | null }[];
-  return rows.map((r) => ({
-    terminal: r.terminal,
-    count: r.count,
-    codes: (r.codes ?? '').split(',').filter(Boolean).slice(0, 10),
-  }));
+    .all() as { terminal: string; code: string; n: number }[];
+  const out = new Map<string, WaitingUnknownCards>();
+  for (const r of rows) {
+    const t = out.get(r.terminal) ?? { terminal: r.terminal, count: 0, codes: [], mapped: 0 };
+    if (known?.(r.terminal, r.code)) t.mapped += r.n;
+    else {
+      t.count += r.n;
+      if (t.codes.length < 10) t.codes.push(r.code);
+    }
+    out.set(r.terminal, t);
+  }
+  return [...out.values()];
 }

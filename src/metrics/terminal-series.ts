@@ -72,7 +72,7 @@ const HEADS = {
   },
   keptDropped: {
     name: 'punchgate_push_kept_dropped_total',
-    help: 'Kept push uploads dropped to stay within adms.keptUploads (oldest first), per terminal and table.',
+    help: 'Kept push uploads dropped, older than adms.keptUploads.maxAgeDays or to stay within its maxBytes (oldest first), per terminal and table.',
     type: 'counter',
   },
 } satisfies Record<string, FamilyHead>;

@@ -23,6 +23,24 @@ export interface TerminalFault {
 export const BUSY_JOURNAL_POLL_ERROR =
   'journal busy (another process holds it): the log is read again at the next poll';
 
+/**
+ * Whether a fault's cause leads with its terminal's own name ("reception refuses the password",
+ * "gate cannot be polled: no password ..."): trouble only the admin can fix (the status's alerts
+ * say it at once), and words that must not get the name put before them again.
+ */
+export function causeNamesTerminal(terminal: string, cause: string): boolean {
+  return cause.startsWith(`${terminal} `);
+}
+
+/**
+ * A cause after its terminal's name, as the log and the status's terminal lines say it: "gate-1:
+ * no answer from ...", or as it is where it leads with the name (it said "front-door: front-door
+ * refuses the password").
+ */
+export function namedCause(terminal: string, cause: string): string {
+  return causeNamesTerminal(terminal, cause) ? cause : `${terminal}: ${cause}`;
+}
+
 /** How the fixes name a terminal's settings: `terminals[2]` (its place in the config), else by name. */
 export function configKeyOf(deps: Pick<SourceDeps, 'configKey'>, terminal: string): string {
   return deps.configKey?.(terminal) ?? `terminals[${terminal}]`;
@@ -50,8 +68,8 @@ export function recordFailedPoll(
     });
     const detail = poll.detail && poll.detail !== poll.fault.cause ? { detail: poll.detail } : {};
     if (prev?.lastError !== poll.fault.cause)
-      log.warn(detail, `terminal ${terminal}: ${poll.fault.cause}: ${poll.fault.fix}`);
-    else log.debug(detail, `terminal ${terminal}: still ${poll.fault.cause}`);
+      log.warn(detail, `terminal ${namedCause(terminal, poll.fault.cause)}: ${poll.fault.fix}`);
+    else log.debug(detail, `still: terminal ${namedCause(terminal, poll.fault.cause)}`);
   } catch (ledgerError) {
     log.error({ err: String(ledgerError) }, 'could not record the failed poll in the journal');
   }

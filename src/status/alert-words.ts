@@ -112,19 +112,39 @@ const CONFIG_FIX = (file: string) =>
 /** Tables of user records (attendance OPERLOG and USERINFO, Security PUSH tabledata of the user table). */
 const USER_TABLES = /^(OPERLOG|USERINFO|tabledata:user)$/i;
 
+/**
+ * Why kept uploads were dropped, after "N dropped": for their age, for room, or both (counted
+ * apart, kept-drops.ts). Every drop was said "to stay within adms.keptUploads", and an admin whose
+ * uploads had aged out raised the size bound.
+ */
+function droppedWhy(k: { dropped: number; droppedOld?: number }): string {
+  const old = Math.min(k.droppedOld ?? 0, k.dropped);
+  const room = k.dropped - old;
+  if (old === 0) return ' to stay within adms.keptUploads.maxBytes';
+  if (room === 0) return ' for their age (older than adms.keptUploads.maxAgeDays)';
+  return `: ${old} older than adms.keptUploads.maxAgeDays, ${room} to stay within adms.keptUploads.maxBytes`;
+}
+
+/** The bound to raise to keep the next ones: the one that dropped them. */
+function keptBoundToRaise(k: { dropped: number; droppedOld?: number }): string {
+  const old = Math.min(k.droppedOld ?? 0, k.dropped);
+  if (old === 0) return 'adms.keptUploads.maxBytes';
+  return old === k.dropped ? 'adms.keptUploads.maxAgeDays' : 'adms.keptUploads.maxAgeDays and maxBytes';
+}
+
 /** Lines of user uploads kept raw: no punch is in them, and reparse does not read them. */
 function pushKeptUsers(
   t: { name: string },
-  k: { table: string; held: number; lines: number; dropped: number },
+  k: { table: string; held: number; lines: number; dropped: number; droppedOld?: number },
   last: string,
 ): Alert {
   const what = `terminal ${t.name}: ${k.held + k.dropped} ${k.table} upload(s) answered OK held user records punchgate could not read`;
   const noPunch = 'user records carry no punch: no attendance is missing';
   const cause =
     k.held === 0
-      ? `${what} (${last}); all ${k.dropped} were dropped to stay within adms.keptUploads, none is kept; ${noPunch}`
+      ? `${what} (${last}); all ${k.dropped} were dropped${droppedWhy(k)}, none is kept; ${noPunch}`
       : `${what} (${k.lines} ${k.lines === 1 ? 'line' : 'lines'} in all, ${last}): ${k.held} kept raw in the journal` +
-        `${k.dropped > 0 ? `, ${k.dropped} more dropped to stay within adms.keptUploads` : ''}; ${noPunch}`;
+        `${k.dropped > 0 ? `, ${k.dropped} more dropped${droppedWhy(k)}` : ''}; ${noPunch}`;
   return {
     kind: 'push-kept',
     cause,
@@ -577,22 +597,29 @@ export const ALERT = {
   /**
    * Punches of badge cards not in a terminal's code map (codes `card:<number>`), delivered or not:
    * an HRMS that takes any code takes them, and the alert once went with their delivery.
-   * `recent`: those journalled in the last `days` days; `waiting`: those not delivered (any age).
+   * `recent`: those journalled in the last `days` days; `waiting`: those not delivered (any age),
+   * `waiting.mapped` of them of cards the code map holds now (still under `card:<number>` until a
+   * retry remaps them). A card the code map holds now is in neither `recent` nor `waiting.count`.
    */
   unknownCards: (u: {
     terminal: string;
     days: number;
     recent?: { punches: number; cards: number; delivered: number; newestCode: string; newestLogTime: string };
-    waiting?: { count: number; codes: readonly string[] };
+    waiting?: { count: number; codes: readonly string[]; mapped?: number };
     /** The code map file of a serial terminal; none: a terminal that sends the card of a user with no number. */
     codeMap?: string;
   }): Alert => {
     const r = u.recent;
     const waiting = u.waiting?.count ?? 0;
+    const mapped = u.waiting?.mapped ?? 0;
     const delivered = r?.delivered ?? 0;
+    const unknown = r !== undefined || waiting > 0;
+    const mappedWords = `${punches(mapped)} of cards now in the code map ${mapped === 1 ? 'waits' : 'wait'} under card:<number>`;
     const head = r
       ? `${punches(r.punches)} from ${r.cards === 1 ? '1 card' : `${r.cards} cards`} not in the code map in the last ${u.days} days (newest ${r.newestCode} at ${r.newestLogTime.slice(0, 16)})`
-      : `${punches(waiting)} from cards not in the code map (${(u.waiting?.codes ?? []).join(', ')})`;
+      : waiting > 0
+        ? `${punches(waiting)} from cards not in the code map (${(u.waiting?.codes ?? []).join(', ')})`
+        : mappedWords;
     const parts = [
       ...(delivered > 0
         ? [
@@ -600,6 +627,7 @@ export const ALERT = {
           ]
         : []),
       ...(waiting > 0 ? [`${waiting === 1 ? '1 waits' : `${waiting} wait`} in the journal`] : []),
+      ...(mapped > 0 && unknown ? [mappedWords] : []),
     ];
     const add = u.codeMap
       ? `add the cards to the code map file ${u.codeMap} (card,biometriccode) and reload`
@@ -608,13 +636,18 @@ export const ALERT = {
       kind: 'unknown-cards',
       cause: `terminal ${u.terminal}: ${head}${parts.length ? `: ${parts.join('; ')}` : ''}`,
       fix: [
-        add,
+        ...(unknown ? [add] : []),
         // Only a code map gives a journalled punch another code (remap-cards.ts): elsewhere it keeps card:<number>.
         ...(waiting > 0
           ? [
               u.codeMap
                 ? 'then punchgate punches retry sends the waiting ones under the mapped codes'
                 : 'the waiting ones keep card:<number> (the HRMS takes them only under that code)',
+            ]
+          : []),
+        ...(mapped > 0
+          ? [
+              `punchgate punches retry --terminal ${u.terminal} sends the waiting ones of cards now in the code map under their mapped codes`,
             ]
           : []),
         ...(delivered > 0
@@ -757,6 +790,8 @@ export const ALERT = {
       held: number;
       lines: number;
       dropped: number;
+      /** Of the dropped, those dropped for their age (absent: none). */
+      droppedOld?: number;
       /** Lines turned into punches later by terminals reparse (absent: none). */
       reparsed?: number;
       lastAt: string | null;
@@ -780,12 +815,12 @@ export const ALERT = {
     if (k.held === 0)
       return {
         kind: 'push-kept',
-        cause: `${what} (${last}); ${readAgain ? '' : 'all '}${k.dropped} were dropped to stay within adms.keptUploads${readAgain}, none is kept`,
-        fix: `${learn} and raise adms.keptUploads to keep the next ones for punchgate terminals reparse ${t.name}`,
+        cause: `${what} (${last}); ${readAgain ? '' : 'all '}${k.dropped} were dropped${droppedWhy(k)}${readAgain}, none is kept`,
+        fix: `${learn} and raise ${keptBoundToRaise(k)} to keep the next ones for punchgate terminals reparse ${t.name}`,
       };
     return {
       kind: 'push-kept',
-      cause: `${what} (${k.lines} ${k.lines === 1 ? 'line' : 'lines'} in all, ${last}): ${k.held} kept raw in the journal${k.dropped > 0 ? `, ${k.dropped} more dropped to stay within adms.keptUploads` : ''}`,
+      cause: `${what} (${k.lines} ${k.lines === 1 ? 'line' : 'lines'} in all, ${last}): ${k.held} kept raw in the journal${k.dropped > 0 ? `, ${k.dropped} more dropped${droppedWhy(k)}` : ''}`,
       fix:
         `${learn} then run punchgate terminals reparse ${t.name}; lines it still cannot read are no punches this punchgate reads: ` +
         'they stay kept as evidence (adms.keptUploads.maxAgeDays), and this alert ends a day after the last such upload',

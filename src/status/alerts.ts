@@ -1,6 +1,7 @@
 import { cannotStart } from '../delivery/cannot-start.js';
 import type { OldestClaim, RefusedPunches, RefusedRecords } from '../journal/types.js';
 import { STAND_IN_SERIAL } from '../punch.js';
+import { causeNamesTerminal } from '../sources/poll-outcome.js';
 import { describeStep, stepSize, type ClockStep } from '../util/clock-steps.js';
 import { DISK_FAIL_BYTES, DISK_WARN_BYTES } from '../util/disk.js';
 import { ALERT, deliveryTrouble, type Alert } from './alert-words.js';
@@ -33,7 +34,8 @@ export const diskIsSlow = (d: DiskSyncFigures): boolean =>
  * password: ...", "reception cannot be polled: no password ..."): its last error begins with its
  * own name. Said at once and as it is, not as "unreachable" after five minutes.
  */
-const needsAdmin = (t: { name: string; lastError: string | null }) => t.lastError?.startsWith(`${t.name} `) === true;
+const needsAdmin = (t: { name: string; lastError: string | null }) =>
+  t.lastError !== null && causeNamesTerminal(t.name, t.lastError);
 
 /** What the alerts need from the journal and the config besides the report. */
 export interface AlertFacts {

@@ -11,6 +11,7 @@ import { credentialLabel } from './credential-words.js';
 import { summaryLine, terminalShown } from './summary.js';
 import { removedTerminalWords } from './removed-terminals.js';
 import { lastActivityLabel, notYetLabel } from './activity-words.js';
+import { namedCause } from '../sources/poll-outcome.js';
 
 const when = (s: string | null) => localTimeOf(s);
 
@@ -60,7 +61,8 @@ export function formatStatus(r: StatusReport): string {
       );
   }
   for (const t of r.terminals) {
-    if (t.problem) lines.push(`    ${t.name}: ${printable(t.problem.cause, 500)}: ${printable(t.problem.fix, 500)}`);
+    if (t.problem)
+      lines.push(`    ${printable(namedCause(t.name, t.problem.cause), 500)}: ${printable(t.problem.fix, 500)}`);
   }
   // Taken out of the config with punches still to deliver: said, not left out with the config's list.
   for (const t of r.removedTerminals ?? []) lines.push(`  ${printable(removedTerminalWords(t), 800)}`);

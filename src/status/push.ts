@@ -118,6 +118,7 @@ function pushDetails(
         lines: k.lines,
         held: k.held,
         dropped: k.dropped,
+        droppedOld: k.droppedOld,
         reparsed: k.reparsed,
         lastAt: iso(k.lastAt),
         lastReason: k.lastReason,

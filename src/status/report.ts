@@ -150,7 +150,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
   alerts.push(...hikvisionAlerts(journal, config, now));
   alerts.push(...deviceNoteAlerts(journal, config, now));
   alerts.push(...biotimeAlerts(journal, config, now));
-  alerts.push(...unknownCardAlerts(journal.db, config.terminals, now));
+  alerts.push(...unknownCardAlerts(journal.db, config.terminals, now, sinksOf(config)[0]?.kind));
   alerts.push(...addSinkStatus(report, journal, config, live, now));
   alerts.push(...shiftSyncAlerts(config, live, now));
   const backupOld = backupAlert(report.backup!, now);

@@ -133,8 +133,10 @@ export interface PushKeptStatus {
   lines: number;
   /** Kept uploads still held in the journal (the others were turned into punches or dropped). */
   held: number;
-  /** Dropped to stay within adms.keptUploads (oldest first). */
+  /** Dropped, for their age (adms.keptUploads.maxAgeDays) or for room (maxBytes, oldest first)... */
   dropped: number;
+  /** ...of them, for their age. */
+  droppedOld: number;
   /** Lines turned into punches later (terminals reparse). */
   reparsed: number;
   lastAt: string | null;

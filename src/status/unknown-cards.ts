@@ -1,22 +1,58 @@
 import type { Database } from 'better-sqlite3';
 import type { Config } from '../config/schema.js';
-import { recentUnknownCards, UNKNOWN_CARDS_DAYS, waitingUnknownCards } from '../journal/unknown-cards.js';
+import type { KnownCard } from '../journal/unknown-cards.js';
+import {
+  deliveredCardCodes,
+  recentUnknownCards,
+  UNKNOWN_CARDS_DAYS,
+  waitingUnknownCards,
+} from '../journal/unknown-cards.js';
+import { readCodeMap, UNKNOWN_CARD_PREFIX } from '../sources/serial/index.js';
 import { ALERT } from './alert-words.js';
 import type { Alert } from './types.js';
 
 const DAY_MS = 86_400_000;
 
 /**
+ * Sinks that take a punch only under a code one of their employees holds (Frappe HR's employee
+ * field, Odoo's barcode or PIN): one that took a `card:<number>` punch has an employee with that
+ * code, so the admin mapped the card there. The seed HRMS takes any code: its delivery says nothing.
+ */
+const MATCHES_EMPLOYEES: ReadonlySet<string> = new Set(['frappe', 'odoo']);
+
+/**
  * One alert per terminal whose punches carried badge cards not in its code map: those journalled
  * in the last days whatever their state (an HRMS that takes any code delivered them, and the
- * status said nothing), and those still waiting whatever their age. The status and `check` say it
- * in these words (a read-only journal file will do).
+ * status said nothing), and those still waiting whatever their age. A card the code map holds now,
+ * or one an HRMS that matches codes to employees took lately, is not said as unknown (the alert
+ * once stayed 7 days after the admin mapped it, in the map or in the HRMS); its punches
+ * still waiting under `card:<number>` are said apart, for the retry that remaps them. The status
+ * and `check` say it in these words (a read-only journal file will do).
  */
-export function unknownCardAlerts(db: Database, terminals: Config['terminals'], now: number): Alert[] {
-  const recent = new Map(recentUnknownCards(db, now - UNKNOWN_CARDS_DAYS * DAY_MS).map((r) => [r.terminal, r]));
-  const waiting = new Map(waitingUnknownCards(db).map((w) => [w.terminal, w]));
+export function unknownCardAlerts(
+  db: Database,
+  terminals: Config['terminals'],
+  now: number,
+  /** The kind of the default sink (the one whose delivery the punches table holds). */
+  defaultSink?: string,
+): Alert[] {
   const codeMaps = new Map(
     terminals.flatMap((t) => (t.kind === 'serial' && t.codeMap ? [[t.name, t.codeMap] as const] : [])),
+  );
+  const since = now - UNKNOWN_CARDS_DAYS * DAY_MS;
+  const inHrms =
+    defaultSink !== undefined && MATCHES_EMPLOYEES.has(defaultSink)
+      ? new Set(deliveredCardCodes(db, since).map((c) => `${c.terminal}\u0000${c.code}`))
+      : new Set<string>();
+  const inMap = knownCards(codeMaps);
+  const known: KnownCard = (terminal, code) => inMap(terminal, code) || inHrms.has(`${terminal}\u0000${code}`);
+  const recent = new Map(recentUnknownCards(db, since, known).map((r) => [r.terminal, r]));
+  const waiting = new Map(
+    // Only the code map remaps a waiting punch (remap-cards.ts): one of a card the HRMS knows waits
+    // under card:<number> still, said as waiting, not as "now in the code map".
+    waitingUnknownCards(db, inMap)
+      .filter((w) => w.count + w.mapped > 0)
+      .map((w) => [w.terminal, w]),
   );
   const names = [...new Set([...recent.keys(), ...waiting.keys()])].sort();
   return names.map((terminal) => {
@@ -31,4 +67,15 @@ export function unknownCardAlerts(db: Database, terminals: Config['terminals'], 
       ...(codeMap ? { codeMap } : {}),
     });
   });
+}
+
+/**
+ * The cards each terminal's code map holds now, read from its file as the running source reads it
+ * (a file that cannot be read knows no card: its punches stay said, and check says why).
+ */
+function knownCards(codeMaps: ReadonlyMap<string, string>): KnownCard {
+  const maps = new Map([...codeMaps].map(([terminal, file]) => [terminal, readCodeMap(file).map]));
+  return (terminal, code) =>
+    code.startsWith(UNKNOWN_CARD_PREFIX) &&
+    maps.get(terminal)?.lookup(code.slice(UNKNOWN_CARD_PREFIX.length)) !== undefined;
 }

@@ -69,6 +69,20 @@ describe('kept push uploads: the age bound without new uploads', () => {
     expect(await post(3)).toEqual({ status: 200, body: 'OK' });
     expect(r.store.keptUploads('gate').map((k) => k.body)).toEqual([body(2), body(3)]);
     expect(r.store.keptCounts()[0]).toMatchObject({ held: 2, dropped: 1 });
+
+    // The status says why it was dropped: its age (it said "to stay within adms.keptUploads", as
+    // for a drop for room, and the admin raised maxBytes).
+    const kept = () => buildStatus(r!.journal, config, clock.now()).alertItems.find((a) => a.kind === 'push-kept');
+    expect(kept()?.cause).toContain(
+      '2 kept raw in the journal, 1 more dropped for their age (older than adms.keptUploads.maxAgeDays)',
+    );
+    expect(kept()?.cause).not.toContain('to stay within');
+    // A fourth body is past 64 KiB with the others: the oldest goes for room, said apart.
+    expect(await post(4)).toEqual({ status: 200, body: 'OK' });
+    expect(r.store.keptCounts()[0]).toMatchObject({ held: 2, dropped: 2, droppedOld: 1 });
+    expect(kept()?.cause).toContain(
+      '2 kept raw in the journal, 2 more dropped: 1 older than adms.keptUploads.maxAgeDays, 1 to stay within adms.keptUploads.maxBytes',
+    );
   });
 
   it('drops many old bodies in bounded steps, all of them, and says it once', async () => {

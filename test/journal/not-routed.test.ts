@@ -1,3 +1,4 @@
+import { SCHEMA_VERSION } from '../../src/journal/migrations.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
 import { Database } from '../../src/journal/sqlite-driver.js';
@@ -142,7 +143,7 @@ describe('journal: punches never meant for the default sink', () => {
     j.close();
 
     j = open();
-    expect(j.db.pragma('user_version', { simple: true })).toBe(24);
+    expect(j.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     expect(j.counts()).toMatchObject({ delivered: 4, notRouted: 3 });
     expect(j.queries.list({ terminal: 'warehouse' }).map((p) => p.state)).toEqual([
       'not_routed',

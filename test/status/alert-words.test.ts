@@ -27,13 +27,19 @@ describe('uploads kept raw, said as they are', () => {
 
   it('says how many are kept and how many were dropped, and never "they are kept" when none is', () => {
     expect(ALERT.pushKept(t, { ...k, held: 2, dropped: 1 }).cause).toBe(
-      'terminal door: 3 ATTLOG upload(s) answered OK could not be turned into punches (4 lines in all, last -: line 1: no tab between the fields): 2 kept raw in the journal, 1 more dropped to stay within adms.keptUploads',
+      'terminal door: 3 ATTLOG upload(s) answered OK could not be turned into punches (4 lines in all, last -: line 1: no tab between the fields): 2 kept raw in the journal, 1 more dropped to stay within adms.keptUploads.maxBytes',
     );
     const none = ALERT.pushKept(t, { ...k, held: 0, lines: 0, dropped: 2 });
     expect(none.cause).toBe(
-      'terminal door: 2 ATTLOG upload(s) answered OK could not be turned into punches (last -: line 1: no tab between the fields); all 2 were dropped to stay within adms.keptUploads, none is kept',
+      'terminal door: 2 ATTLOG upload(s) answered OK could not be turned into punches (last -: line 1: no tab between the fields); all 2 were dropped to stay within adms.keptUploads.maxBytes, none is kept',
     );
-    expect(none.fix).toContain('raise adms.keptUploads');
+    expect(none.fix).toContain('raise adms.keptUploads.maxBytes');
+    // Dropped for their age: said so, with the bound that dropped them (not "to stay within").
+    const aged = ALERT.pushKept(t, { ...k, held: 0, lines: 0, dropped: 2, droppedOld: 2 });
+    expect(aged.cause).toContain(
+      'all 2 were dropped for their age (older than adms.keptUploads.maxAgeDays), none is kept',
+    );
+    expect(aged.fix).toContain('raise adms.keptUploads.maxAgeDays to keep the next ones');
   });
 
   it('says user uploads carry no punch and sends no one to a reparse that does not read them', () => {

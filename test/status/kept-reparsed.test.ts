@@ -17,6 +17,7 @@ describe('kept uploads that reparse turned into punches', () => {
     lines: 42,
     held: 0,
     dropped: 0,
+    droppedOld: 0,
     reparsed: 40,
     lastAt: '2026-12-01T14:22:21.000Z',
     lastReason: 'line 1: no tab between the fields',
@@ -30,7 +31,7 @@ describe('kept uploads that reparse turned into punches', () => {
     expect(keptAlerts({ name: 'gate' }, [{ ...base, held: 1 }], now)).toHaveLength(1);
     const [a] = keptAlerts({ name: 'gate' }, [{ ...base, dropped: 3 }], now);
     expect(a!.cause).toBe(
-      'terminal gate: 3 ATTLOG upload(s) answered OK could not be turned into punches (last 2026-12-01 14:22:21 +00:00: line 1: no tab between the fields); 3 were dropped to stay within adms.keptUploads, the others were read again by punchgate terminals reparse (40 lines), none is kept',
+      'terminal gate: 3 ATTLOG upload(s) answered OK could not be turned into punches (last 2026-12-01 14:22:21 +00:00: line 1: no tab between the fields); 3 were dropped to stay within adms.keptUploads.maxBytes, the others were read again by punchgate terminals reparse (40 lines), none is kept',
     );
   });
 });

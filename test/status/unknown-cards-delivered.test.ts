@@ -86,6 +86,87 @@ describe('punches of cards not in the code map, delivered to an HRMS that took t
     }
   });
 
+  it('a card the admin adds to the code map leaves the alert at once (it stayed 7 days)', () => {
+    const { config, journal, clock } = setUp();
+    try {
+      // One more read of a card, refused by the HRMS: it waits under card:<number>.
+      journal.ingest([{ terminal: 'door', biometricCode: 'card:0004521300', logTime: '2026-11-29 08:02:00' }]);
+      journal.settle(journal.claim(10).map((p) => ({ id: p.id, kind: 'rejected' as const, message: 'unknown code' })));
+      const alertOf = () =>
+        buildStatus(journal, config, clock.now(), { freeBytes: 1e12 }).alertItems.filter(
+          (a) => a.kind === 'unknown-cards',
+        );
+
+      // The admin maps two of the three cards: only the third is said as unknown.
+      writeFileSync(tmp.path('cards.csv'), 'card,biometriccode\n0004521000,1042\n0004521299,1299\n0004521300,1300\n');
+      const [one] = alertOf();
+      expect(one?.cause).toBe(
+        "terminal door: 1 punch from 1 card not in the code map in the last 7 days (newest card:0004521200 at 2026-11-29 07:59): 1 was delivered: the HRMS holds it under card:<number>, not under an employee's code; 1 punch of cards now in the code map waits under card:<number>",
+      );
+      expect(one?.fix).toContain(
+        'punchgate punches retry --terminal door sends the waiting ones of cards now in the code map under their mapped codes',
+      );
+      const check = checkJournal(tmp.path('journal.db'), {
+        quick: true,
+        terminals: config.terminals,
+        now: clock.now(),
+      });
+      expect(check.detail).toContain('1 punch from 1 card not in the code map');
+      expect(check.detail).not.toContain('card:0004521299');
+
+      // All mapped: only the waiting punch of a mapped card is left to say, for the retry.
+      writeFileSync(tmp.path('cards.csv'), 'card,biometriccode\n0004521200,1200\n0004521299,1299\n0004521300,1300\n');
+      const [left] = alertOf();
+      expect(left?.cause).toBe('terminal door: 1 punch of cards now in the code map waits under card:<number>');
+      expect(left?.fix).toBe(
+        'punchgate punches retry --terminal door sends the waiting ones of cards now in the code map under their mapped codes',
+      );
+
+      // The retry remaps it (remap-cards.ts): nothing is left to say.
+      journal.queries.remapUnknownCards('door', (card) => (card === '0004521300' ? '1300' : undefined));
+      expect(alertOf()).toEqual([]);
+    } finally {
+      journal.close();
+    }
+  });
+
+  it("an HRMS that takes a punch only under an employee's code took them: the admin mapped the cards there, no alert", () => {
+    const { journal, clock } = setUp();
+    try {
+      // The same journal, delivered to Frappe HR (its employee field holds card:0004521200 and card:0004521299).
+      const frappe = parseConfig(
+        {
+          site: 'plant-a',
+          journal: { path: tmp.path('journal.db') },
+          sinks: [
+            { name: 'erp', kind: 'frappe', baseUrl: 'https://erp.example.com', apiKeyFile: 'k', apiSecretFile: 's' },
+          ],
+          terminals: [{ name: 'door', kind: 'serial', path: '/dev/ttyUSB9', format: 'card' }],
+        },
+        tmp.dir,
+      );
+      const report = buildStatus(journal, frappe, clock.now(), { freeBytes: 1e12 });
+      expect(report.alertItems.filter((a) => a.kind === 'unknown-cards')).toEqual([]);
+      const check = checkJournal(tmp.path('journal.db'), {
+        quick: true,
+        terminals: frappe.terminals,
+        now: clock.now(),
+        defaultSink: 'frappe',
+      });
+      expect(check.detail ?? '').not.toContain('not in the code map');
+      // A new card read after: still unknown, said.
+      journal.ingest([{ terminal: 'door', biometricCode: 'card:0004521400', logTime: '2026-11-29 08:05:00' }]);
+      const [later] = buildStatus(journal, frappe, clock.now(), { freeBytes: 1e12 }).alertItems.filter(
+        (a) => a.kind === 'unknown-cards',
+      );
+      expect(later?.cause).toContain(
+        '1 punch from 1 card not in the code map in the last 7 days (newest card:0004521400',
+      );
+    } finally {
+      journal.close();
+    }
+  });
+
   it('punches retry says the delivered ones exist and that it does not send them again', async () => {
     const { journal } = setUp();
     journal.close();
@@ -95,7 +176,7 @@ describe('punches of cards not in the code map, delivered to an HRMS that took t
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('0 rejected punches queued again');
     expect(r.stdout).toContain(
-      'door: 3 punches of cards not in the code map were delivered before (newest card:0004521299 at 2026-11-29 08:01): the HRMS holds them under card:<number>; retry does not send delivered punches again',
+      'door: 3 punches of cards not in the code map when read were delivered before (newest card:0004521299 at 2026-11-29 08:01): the HRMS holds them under card:<number>; retry does not send delivered punches again',
     );
     const after = Journal.open({ path: tmp.path('journal.db'), site: 'plant-a', mode: 'shared' });
     try {

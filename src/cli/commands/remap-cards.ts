@@ -34,6 +34,6 @@ export function deliveredCardLines(journal: Journal, terminal?: string): string[
     .filter((r) => r.delivered > 0 && (terminal === undefined || r.terminal === terminal))
     .map(
       (r) =>
-        `${r.terminal}: ${r.delivered === 1 ? '1 punch of a card not in the code map was' : `${r.delivered} punches of cards not in the code map were`} delivered before (newest ${r.newestCode} at ${r.newestLogTime.slice(0, 16)}): the HRMS holds ${r.delivered === 1 ? 'it' : 'them'} under card:<number>; retry does not send delivered punches again (the HRMS would then hold both): correct ${r.delivered === 1 ? 'it' : 'them'} in the HRMS (punchgate punches --terminal ${r.terminal} --code ${r.newestCode} lists them)`,
+        `${r.terminal}: ${r.delivered === 1 ? '1 punch of a card not in the code map when read was' : `${r.delivered} punches of cards not in the code map when read were`} delivered before (newest ${r.newestCode} at ${r.newestLogTime.slice(0, 16)}): the HRMS holds ${r.delivered === 1 ? 'it' : 'them'} under card:<number>; retry does not send delivered punches again (the HRMS would then hold both): correct ${r.delivered === 1 ? 'it' : 'them'} in the HRMS (punchgate punches --terminal ${r.terminal} --code ${r.newestCode} lists them)`,
     );
 }

@@ -22,13 +22,14 @@ import { terminalNamesHint } from '../terminal-names.js';
 import { terminalFaultError } from '../terminal-fault.js';
 import { configKeyIn } from '../../config/terminals.js';
 import { padWidth } from '../../util/display-width.js';
+import { lastActivityHeading, lastActivityValue, notYetLabel } from '../../status/activity-words.js';
 
 const when = (iso: string | null) => localTimeOf(iso);
 
 export function registerTerminals(program: Command): void {
   const terminals = program
     .command('terminals')
-    .description('list terminals: online or offline, last poll, clock skew, record and user counts')
+    .description('list terminals: online or offline, last poll (read, contact), clock skew, record and user counts')
     .option('--json', 'machine-readable output')
     .action(
       action((opts: { json?: boolean }, cmd: Command) =>
@@ -37,13 +38,15 @@ export function registerTerminals(program: Command): void {
           (ctx, journal) => {
             const list = buildStatus(journal, ctx.config, ctx.clock.now()).terminals;
             if (opts.json) return void process.stdout.write(statusJson(list));
+            // Serial readers are read and push terminals call: their column says so (activity-words.ts).
+            const kinds = list.map((t) => t.kind);
             const lines = textTableLines(
-              ['NAME', 'KIND', 'STATE', 'LAST POLL', 'SKEW', 'RECORDS', 'USERS', 'SERIAL'],
+              ['NAME', 'KIND', 'STATE', lastActivityHeading(kinds).toUpperCase(), 'SKEW', 'RECORDS', 'USERS', 'SERIAL'],
               list.map((t) => [
                 t.name,
                 t.kind,
-                t.lastPollAt === null ? 'unknown' : t.online ? 'online' : 'offline',
-                when(t.lastPollAt),
+                t.lastPollAt === null ? notYetLabel(t.kind) : t.online ? 'online' : 'offline',
+                lastActivityValue(t.kind, kinds, when(t.lastPollAt)),
                 fmtSkew(t.skewSeconds),
                 String(t.records ?? '-'),
                 String(t.users ?? '-'),
@@ -90,7 +93,7 @@ export function registerTerminals(program: Command): void {
                 for (const k of p.kept ?? [])
                   if (k.held > 0 || k.dropped > 0)
                     process.stdout.write(
-                      `  kept raw: ${k.held} ${k.table} upload(s) (${k.lines} lines in all, ${k.dropped} dropped): ${printable(k.lastReason ?? '-', 200)}\n`,
+                      `  kept raw: ${k.held} ${k.table} upload(s) (${k.lines} lines in all, ${k.dropped} dropped${k.droppedOld > 0 ? `, ${k.droppedOld} of them for their age` : ''}): ${printable(k.lastReason ?? '-', 200)}\n`,
                     );
                 const other = (p.notPunches ?? []).map((e) => `${e.table} ${e.code} ×${e.count}`);
                 if (other.length > 0)

@@ -50,7 +50,7 @@ export function describeDahuaFault(e: unknown, cfg: DahuaTerminalConfig, key: st
       };
     if (e.code === 'ANSWER_TOO_LARGE' || e.code === 'DEADLINE')
       return {
-        cause: `${cfg.name}: ${e.message}`,
+        cause: e.message,
         fix: 'restart the terminal, and update its firmware if it goes on; what was read before is kept',
       };
     return { cause: e.message, fix: `check the power and cable of the terminal and ${key}.host, port and tls` };
