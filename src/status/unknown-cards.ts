@@ -7,7 +7,7 @@ import {
   UNKNOWN_CARDS_DAYS,
   waitingUnknownCards,
 } from '../journal/unknown-cards.js';
-import { readCodeMap, UNKNOWN_CARD_PREFIX } from '../sources/serial/index.js';
+import { readCodeMap, UNKNOWN_CARD_PREFIX, type CodeMap } from '../sources/serial/index.js';
 import { ALERT } from './alert-words.js';
 import type { Alert } from './types.js';
 
@@ -74,8 +74,17 @@ export function unknownCardAlerts(
  * (a file that cannot be read knows no card: its punches stay said, and check says why).
  */
 function knownCards(codeMaps: ReadonlyMap<string, string>): KnownCard {
-  const maps = new Map([...codeMaps].map(([terminal, file]) => [terminal, readCodeMap(file).map]));
+  // Each file is read at the first card asked of its terminal: a status built with no unknown card
+  // (each minute, each scrape of /metrics) reads none.
+  const maps = new Map<string, CodeMap | undefined>();
+  const mapOf = (terminal: string): CodeMap | undefined => {
+    if (!maps.has(terminal)) {
+      const file = codeMaps.get(terminal);
+      maps.set(terminal, file === undefined ? undefined : readCodeMap(file).map);
+    }
+    return maps.get(terminal);
+  };
   return (terminal, code) =>
     code.startsWith(UNKNOWN_CARD_PREFIX) &&
-    maps.get(terminal)?.lookup(code.slice(UNKNOWN_CARD_PREFIX.length)) !== undefined;
+    mapOf(terminal)?.lookup(code.slice(UNKNOWN_CARD_PREFIX.length)) !== undefined;
 }
