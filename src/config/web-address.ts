@@ -18,14 +18,17 @@ export function webAddress(shape: string, opts: { httpOnly?: boolean } = {}) {
     z
       .string()
       .refine(
-        (s) => URL.canParse(s) && (!opts.httpOnly || /^https?:$/.test(new URL(s).protocol)),
+        (s) =>
+          (!opts.httpOnly && !hasScheme(s)) ||
+          (URL.canParse(s) && (!opts.httpOnly || /^https?:$/.test(new URL(s).protocol))),
         opts.httpOnly ? 'must be an http:// or https:// URL' : `must be a URL such as ${shape}`,
       )
       // `hr.example.com:443` and `localhost:8080` parse as URLs of the schemes `hr.example.com:` and
-      // `localhost:`: said as a missing scheme with what was written (it was a bare "must be an
-      // https:// URL", the value not shown; found by a new-user trial).
+      // `localhost:`, `192.168.1.10:8080` and `hr.example.com` parse as none: each is said as a
+      // missing scheme with what was written (it was a bare "must be an https:// URL", the value not
+      // shown, and then "must be a URL" for an address alone; found by new-user trials).
       .refine(
-        (s) => !URL.canParse(s) || (opts.httpOnly === true && !/^https?:$/.test(new URL(s).protocol)) || hasScheme(s),
+        (s) => opts.httpOnly === true || hasScheme(s),
         `must begin with its scheme and two slashes, such as ${shape}`,
       )
       .refine(
