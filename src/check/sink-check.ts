@@ -8,6 +8,7 @@ import type { Secrets } from '../util/secrets.js';
 import { errorText, fail, pass, warn, type CheckResult } from './types.js';
 import { addressShown } from '../config/web-address.js';
 import { boxIanaZone } from '../util/box-zone.js';
+import { noTlsFix, speaksNoTls } from '../hrms/no-tls.js';
 
 /**
  * The sinks beyond the seed HRMS (issue 32; that one is checked as `hrms`, hrms-check.ts): each gets
@@ -166,6 +167,7 @@ const UNREACHABLE =
 
 /** A certificate the sink's server shows that is not trusted: whether its caFile is the wrong CA, or one is needed. */
 function tlsFix(message: string, sink: SinkConfig): string | undefined {
+  if (speaksNoTls(message)) return noTlsFix(`sinks[${sink.name}].baseUrl`);
   if (!/CERT|certificate|self[- ]signed|\bTLS\b|\bSSL\b/i.test(message)) return undefined;
   const key = `sinks[${sink.name}].caFile`;
   return sink.caFile

@@ -6,6 +6,7 @@ import { NO_SERIAL, REFUSALS_BEYOND } from '../journal/types.js';
 import { offsetLabel } from '../sources/adms/options.js';
 import { credentialFix, refusesWords } from './credential-words.js';
 import { lastActivityLabel } from './activity-words.js';
+import { speaksNoTls } from '../hrms/no-tls.js';
 import type {
   Alert,
   ConfigStatus,
@@ -912,11 +913,13 @@ export function deliveryTroubleWords(e: string, keys = 'hrms'): string | undefin
             ? 'the HRMS closes the connection without an answer'
             : /EHOSTUNREACH|ENETUNREACH/.test(e)
               ? 'no route from this box to the HRMS (network)'
-              : /CERT|certificate|self[- ]signed|\bTLS\b|\bSSL\b/i.test(e)
-                ? `the HRMS's certificate is not trusted (${keys}.caFile, or the box's clock)`
-                : /^HTTP 5\d\d/.test(e)
-                  ? 'the HRMS is up but failing'
-                  : undefined;
+              : speaksNoTls(e)
+                ? `the HRMS answers plain HTTP, not HTTPS, at ${keys}.baseUrl (its port or its https:// is wrong)`
+                : /CERT|certificate|self[- ]signed|\bTLS\b|\bSSL\b/i.test(e)
+                  ? `the HRMS's certificate is not trusted (${keys}.caFile, or the box's clock)`
+                  : /^HTTP 5\d\d/.test(e)
+                    ? 'the HRMS is up but failing'
+                    : undefined;
 }
 
 /** "what happened: put the token ..." into its two halves at the first instruction (check does the same). */
