@@ -863,7 +863,9 @@ export const ALERT = {
     }
     const waiting =
       names.push.length > 0
-        ? `${names.push.length === 1 ? 'push terminal' : 'push terminals'} ${names.push.join(', ')} cannot send their punches (they wait on the ${names.push.length === 1 ? 'terminal' : 'terminals'})`
+        ? names.push.length === 1
+          ? `push terminal ${names.push[0]} cannot send its punches (they wait on the terminal)`
+          : `push terminals ${names.push.join(', ')} cannot send their punches (they wait on the terminals)`
         : 'push terminals cannot send their punches (they wait on the terminals)';
     const posting = names.posting.length;
     const polled =
