@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { validate as validCron } from 'node-cron';
 import { nearMiss } from './near-miss.js';
 import { webAddress } from './web-address.js';
+import { notFourNumbers } from './ip-words.js';
 import { ATTENDANCE_STATUS_STATES } from '../punch/states.js';
 import { canonicalEncoding, unusableEncoding } from '../util/name-codec.js';
 
@@ -112,21 +113,6 @@ export type StateDirection = 'in' | 'out' | 'none';
  * (`http://192.168.1.201`) or with its port (`192.168.1.201:4370`): neither resolves, and the
  * terminal would only be said unreachable at its first poll.
  */
-/**
- * An address of digits and dots that is not four numbers of 0-255 written plainly. The system's
- * resolver does not refuse all of them: it reads `192.168.001.020` (as a terminal's own menu shows
- * its address) as octal, 192.168.1.16, and `192.168.1` as 192.168.0.1, so punchgate would poll
- * another device; `192.168.1.256` was said only at the first poll, as a host name not found.
- */
-function notFourNumbers(host: string): string {
-  const parts = host.split('.');
-  const plain = parts.map((p) => String(Number(p)));
-  const zeros = parts.length === 4 && parts.every((p) => p !== '' && Number(p) <= 255);
-  return zeros
-    ? `must be written without leading zeros (a number with a leading zero is read as octal: 020 as 16, another device), got the text "${host}": write ${plain.join('.')}`
-    : `must be an IP address of four numbers from 0 to 255 (e.g. 192.168.1.201), or a host name, got the text "${host}"`;
-}
-
 const terminalHost = z
   .string()
   .min(1, 'must name a host or address')
@@ -141,7 +127,10 @@ const terminalHost = z
         code: 'custom',
         message: `must be the address alone, got the text "${host}": write the port in port: (host: ${host.slice(0, host.lastIndexOf(':'))}, port: ${host.slice(host.lastIndexOf(':') + 1)})`,
       });
-    else if (/^[\d.]+$/.test(host) && isIP(host) !== 4) ctx.addIssue({ code: 'custom', message: notFourNumbers(host) });
+    else {
+      const said = notFourNumbers(host);
+      if (said) ctx.addIssue({ code: 'custom', message: said });
+    }
   })
   .describe("the terminal's IP address or host name (e.g. 192.168.1.201)");
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { notFourNumbers } from './ip-words.js';
 
 /**
  * The address of a server punchgate talks to (the HRMS, a sink, a Hikvision terminal, a BioTime
@@ -31,11 +32,22 @@ export function webAddress(shape: string, opts: { httpOnly?: boolean } = {}) {
         (s) => opts.httpOnly === true || hasScheme(s),
         `must begin with its scheme and two slashes, such as ${shape}`,
       )
+      // The host as written, before the URL parser reads `192.168.001.064` as 192.168.1.52.
+      .superRefine((s, ctx) => {
+        const said = hasScheme(s) ? notFourNumbers(writtenHost(s), s) : undefined;
+        if (said) ctx.addIssue({ code: 'custom', message: said });
+      })
       .refine(
         (s) => !URL.canParse(s) || (new URL(s).username === '' && new URL(s).password === ''),
         'must not hold a user name or password (user:password@): punchgate does not send them; put the secret in the file its setting names (tokenFile, passwordFile...) and write the address without it',
       )
   );
+}
+
+/** The host of `scheme://[user@]host[:port]/...` as written (no IPv6 literal: none is digits and dots). */
+function writtenHost(address: string): string {
+  const authority = address.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split(/[/?#]/)[0]!;
+  return authority.slice(authority.lastIndexOf('@') + 1).replace(/:\d*$/, '');
 }
 
 /**

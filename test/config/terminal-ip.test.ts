@@ -43,6 +43,29 @@ describe("a terminal's IP address written wrong", () => {
     }
   });
 
+  it('in a server address (the HRMS, a Hikvision terminal): the same, as written, before the URL parser reads it', () => {
+    expect(new URL('https://192.168.001.064').host).toBe('192.168.1.52');
+    const said = (raw: object) => {
+      try {
+        parseConfig({ site: 'plant-a', journal: { path: 'j.db' }, ...raw }, '/etc/punchgate');
+        return [];
+      } catch (e) {
+        return (e as ConfigError).problems;
+      }
+    };
+    expect(said({ hrms: { baseUrl: 'https://192.168.001.064:8443/hr', tokenFile: 't' } })).toEqual([
+      'hrms.baseUrl: must be written without leading zeros (a number with a leading zero is read as octal: 020 as 16, another device), got the text "https://192.168.001.064:8443/hr": write https://192.168.1.64:8443/hr',
+    ]);
+    expect(
+      said({
+        hrms: { baseUrl: 'https://hr.example.com', tokenFile: 't' },
+        terminals: [{ name: 'reception', kind: 'hikvision', url: 'http://192.168.1', passwordFile: 'p' }],
+      }),
+    ).toEqual([
+      'terminals[0] (reception).url: must be an IP address of four numbers from 0 to 255 (e.g. 192.168.1.201), or a host name, got the text "http://192.168.1"',
+    ]);
+  });
+
   it('takes a plain address and a host name as they are', () => {
     for (const host of ['192.168.1.201', '10.0.0.5', 'gate-1.plant.lan', 'localhost', '::1', 'fe80::1'])
       expect(problems(host), host).toEqual([]);
