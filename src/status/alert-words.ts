@@ -628,12 +628,23 @@ export const ALERT = {
   },
 
   /** `stopped`: punchgate run is not running (the status read from its journal): said in the past, with when. */
-  pushUnknownSerial: (r: { serial: string; address: string; lastSeenAt: string }, stopped = false): Alert => ({
+  /**
+   * `near`: a push terminal of the config whose serial is nearly this one: most likely this very
+   * device with its serial mistyped (a new-user trial's terminal stayed "not called yet" beside
+   * this alert, which said only to add another terminal).
+   */
+  pushUnknownSerial: (
+    r: { serial: string; address: string; lastSeenAt: string },
+    stopped = false,
+    near?: { name: string; serial: string },
+  ): Alert => ({
     kind: 'push-unknown',
     cause: stopped
       ? `terminal SN=${r.serial} was pushing but is not configured (from ${r.address}, last seen ${localTime(Date.parse(r.lastSeenAt))}, before punchgate run stopped)`
       : `terminal SN=${r.serial} is pushing but is not configured (from ${r.address}, last ${localTime(Date.parse(r.lastSeenAt))})`,
-    fix: `add it to terminals with kind: adms and serial: ${r.serial}, then reload`,
+    fix: near
+      ? `if it is terminal ${near.name}, configured with the serial ${near.serial} (nearly the same: a typo?), correct that serial to ${r.serial} (System Info on the terminal shows it), then reload; otherwise add it to terminals with kind: adms and serial: ${r.serial}, then reload`
+      : `add it to terminals with kind: adms and serial: ${r.serial}, then reload`,
   }),
 
   /** Requests that named no usable serial (no SN=, or not a serial number): answered 400. */
