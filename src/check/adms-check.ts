@@ -186,7 +186,7 @@ export function checkPushRefusals(
   const shown = refusals
     .filter((r) => r.reason === 'address' || !known.has(r.serial.toUpperCase()))
     .map((r) => ({ ...r, firstSeenAt: iso(r.firstSeenAt), lastSeenAt: iso(r.lastSeenAt) }));
-  return refusalAlerts(shown, stopped).map(({ serial, alert }) =>
+  return refusalAlerts(shown, stopped, configured).map(({ serial, alert }) =>
     warn(
       serial === null ? 'unknown serials' : serial === NO_SERIAL ? 'push without SN=' : `terminal SN=${serial}`,
       alert.cause,

@@ -16,8 +16,9 @@ export interface ZkCheckDeps {
   factory?: ClientFactory;
   /**
    * The address punchgate run polls this terminal at (from the config it loaded: its last good
-   * copy), when it runs. Check judges the address in the file; the daemon's words ("reached it
-   * just now") are about the address it runs, which differs while an edit waits for a reload.
+   * copy), when it runs; undefined when it does not run (or does not poll this terminal). Check
+   * judges the address in the file; the daemon's words ("reached it just now") are about the
+   * address it runs, which differs while an edit waits for a reload.
    */
   runningAt?: { host: string; port: number };
 }
@@ -112,6 +113,10 @@ const RECENT_MS = 10 * 60_000;
 function withDaemonHint(result: CheckResult, cfg: ZkTerminalConfig, key: string, deps: ZkCheckDeps): CheckResult {
   const last = deps.lastSeen?.lastSuccessAt;
   if (result.status !== 'fail' || !cfg.realtime || last == null || /comm key/.test(result.detail)) return result;
+  // Only while punchgate run runs, polling this address: stopped, it holds no session, and "if
+  // punchgate status shows it online, nothing is wrong" sent a new admin's port typo (or a dead
+  // terminal) past the status log it left (found by a new-user trial).
+  if (!deps.runningAt) return result;
   const ago = deps.clock.now() - last;
   if (ago < 0 || ago > RECENT_MS) return result;
   return {

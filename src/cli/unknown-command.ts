@@ -1,3 +1,4 @@
+import { nearMiss } from '../config/near-miss.js';
 import type { Command } from 'commander';
 
 /**
@@ -32,7 +33,9 @@ export function unknownCommandOf(program: Command, args: readonly string[]): str
     const path = [];
     for (let p: Command | null = cmd; p; p = p.parent) path.unshift(p.name());
     const names = cmd.commands.map((c) => c.name());
-    return `error: unknown command '${a}' for '${path.join(' ')}': the commands there are ${names.join(', ')}`;
+    // A typo (`stauts`, `sim hrsm`) names the command meant, as a typo in a config key does.
+    const meant = nearMiss(a, names);
+    return `error: unknown command '${a}' for '${path.join(' ')}': the commands there are ${names.join(', ')}${meant ? `; did you mean ${meant}?` : ''}`;
   }
   return undefined;
 }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { LISTEN_FORMAT, parseListen } from './listen.js';
+import { parseListen } from './listen.js';
+
+const ADMS_LISTEN_FORMAT = 'must be HOST:PORT such as 0.0.0.0:8081 or [::]:8081';
 
 /** Host and port of `adms.listen` (validated with the config). */
 export function admsListenAddress(adms: Pick<AdmsConfig, 'listen'>): { host: string; port: number } {
@@ -18,12 +20,8 @@ export const admsSchema = z.strictObject({
   listen: z
     .string({ error: 'must be HOST:PORT such as 0.0.0.0:8081 or [::]:8081 (a port alone is not enough)' })
     .superRefine((s, ctx) => {
-      const at = parseListen(s);
-      if (typeof at === 'string')
-        ctx.addIssue({
-          code: 'custom',
-          message: at === LISTEN_FORMAT ? 'must be HOST:PORT such as 0.0.0.0:8081 or [::]:8081' : at,
-        });
+      const at = parseListen(s, ADMS_LISTEN_FORMAT);
+      if (typeof at === 'string') ctx.addIssue({ code: 'custom', message: at });
     })
     // What it expects, said when it is missing (issues.ts).
     .describe('HOST:PORT where push terminals send their punches (e.g. 0.0.0.0:8081)'),

@@ -12,16 +12,20 @@ export interface ListenAddress {
 export const DEFAULT_STATUS_LISTEN = '127.0.0.1:9330';
 export const LISTEN_FORMAT = 'must be HOST:PORT such as 127.0.0.1:9330, 0.0.0.0:9330 or [::]:9330, or false';
 
-/** Parses `HOST:PORT` (IPv4, `[IPv6]` or `localhost`); a string is the problem when it cannot. */
-export function parseListen(text: string): ListenAddress | string {
+/**
+ * Parses `HOST:PORT` (IPv4, `[IPv6]` or `localhost`); a string is the problem when it cannot.
+ * `format`: the words of the key's form, with its own examples (`adms.listen` was told of 9330,
+ * the status page's port, and of `false`, which it does not take: a new-user trial).
+ */
+export function parseListen(text: string, format = LISTEN_FORMAT): ListenAddress | string {
   const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text.trim());
-  if (!m) return LISTEN_FORMAT;
+  if (!m) return format;
   const port = Number(m[3]);
   if (port > 65535) return `port ${port} is out of range (0-65535)`;
   const v6 = m[1];
   const host = v6 ?? m[2]!;
   if (v6 !== undefined ? !isIPv6(host) : !isIPv4(host) && host !== 'localhost') {
-    return `"${host}" is not an IP address: ${LISTEN_FORMAT}`;
+    return `"${host}" is not an IP address: ${format}`;
   }
   const loopback = host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
   return { host, port, loopback };

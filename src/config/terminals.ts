@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { validate as validCron } from 'node-cron';
 import { nearMiss } from './near-miss.js';
 import { webAddress } from './web-address.js';
+import { notFourNumbers } from './ip-words.js';
 import { ATTENDANCE_STATUS_STATES } from '../punch/states.js';
 import { canonicalEncoding, unusableEncoding } from '../util/name-codec.js';
 
@@ -126,6 +127,10 @@ const terminalHost = z
         code: 'custom',
         message: `must be the address alone, got the text "${host}": write the port in port: (host: ${host.slice(0, host.lastIndexOf(':'))}, port: ${host.slice(host.lastIndexOf(':') + 1)})`,
       });
+    else {
+      const said = notFourNumbers(host);
+      if (said) ctx.addIssue({ code: 'custom', message: said });
+    }
   })
   .describe("the terminal's IP address or host name (e.g. 192.168.1.201)");
 

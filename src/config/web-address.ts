@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { notFourNumbers } from './ip-words.js';
 
 /**
  * The address of a server punchgate talks to (the HRMS, a sink, a Hikvision terminal, a BioTime
@@ -18,21 +19,35 @@ export function webAddress(shape: string, opts: { httpOnly?: boolean } = {}) {
     z
       .string()
       .refine(
-        (s) => URL.canParse(s) && (!opts.httpOnly || /^https?:$/.test(new URL(s).protocol)),
+        (s) =>
+          (!opts.httpOnly && !hasScheme(s)) ||
+          (URL.canParse(s) && (!opts.httpOnly || /^https?:$/.test(new URL(s).protocol))),
         opts.httpOnly ? 'must be an http:// or https:// URL' : `must be a URL such as ${shape}`,
       )
       // `hr.example.com:443` and `localhost:8080` parse as URLs of the schemes `hr.example.com:` and
-      // `localhost:`: said as a missing scheme with what was written (it was a bare "must be an
-      // https:// URL", the value not shown; found by a new-user trial).
+      // `localhost:`, `192.168.1.10:8080` and `hr.example.com` parse as none: each is said as a
+      // missing scheme with what was written (it was a bare "must be an https:// URL", the value not
+      // shown, and then "must be a URL" for an address alone; found by new-user trials).
       .refine(
-        (s) => !URL.canParse(s) || (opts.httpOnly === true && !/^https?:$/.test(new URL(s).protocol)) || hasScheme(s),
+        (s) => opts.httpOnly === true || hasScheme(s),
         `must begin with its scheme and two slashes, such as ${shape}`,
       )
+      // The host as written, before the URL parser reads `192.168.001.064` as 192.168.1.52.
+      .superRefine((s, ctx) => {
+        const said = hasScheme(s) ? notFourNumbers(writtenHost(s), s) : undefined;
+        if (said) ctx.addIssue({ code: 'custom', message: said });
+      })
       .refine(
         (s) => !URL.canParse(s) || (new URL(s).username === '' && new URL(s).password === ''),
         'must not hold a user name or password (user:password@): punchgate does not send them; put the secret in the file its setting names (tokenFile, passwordFile...) and write the address without it',
       )
   );
+}
+
+/** The host of `scheme://[user@]host[:port]/...` as written (no IPv6 literal: none is digits and dots). */
+function writtenHost(address: string): string {
+  const authority = address.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split(/[/?#]/)[0]!;
+  return authority.slice(authority.lastIndexOf('@') + 1).replace(/:\d*$/, '');
 }
 
 /**

@@ -67,6 +67,24 @@ function dragged(after: readonly number[]): string {
   return `the parser also stumbled on ${list} after it, most likely only because of this one: correct this line first, then run punchgate check again`;
 }
 
+const LIST_COLUMN =
+  'expected this "- " to line up with the "- " of the list items above it, found it at another column (indent it like them)';
+
+/**
+ * Whether the "- " on this 1-based line stands left of the nearest list item above it: a new item
+ * (a terminal added at the end) indented less than the others, which the parser reads as a list
+ * used as a key. A "- " right of it starts a list inside that item.
+ */
+function leftOfListAbove(lines: readonly string[], line: number): boolean {
+  const dash = /^( *)- /.exec(lines[line - 1] ?? '')?.[1]?.length;
+  if (dash === undefined) return false;
+  for (let n = line - 1; n >= 1; n--) {
+    const above = /^( *)- /.exec(lines[n - 1]!)?.[1]?.length;
+    if (above !== undefined) return dash < above;
+  }
+  return false;
+}
+
 const TAB =
   'expected spaces before the text, found a tab: YAML indents with spaces only (replace the tab with spaces, as many as the lines around it have)';
 
@@ -84,7 +102,9 @@ function plainWords(e: YAMLError, text: string, lines: readonly string[], where:
     case 'BLOCK_AS_IMPLICIT_KEY':
       // `    - kind: zk` among the keys of a list item: the "- " is the slip, on this very line.
       if (/^A block sequence/.test(said))
-        return 'expected a key of the list item above, found "- " starting a list inside it (a new list item starts with "- " at the column of the one above; otherwise remove the "- ")';
+        return line !== undefined && leftOfListAbove(lines, line)
+          ? LIST_COLUMN
+          : 'expected a key of the list item above, found "- " starting a list inside it (a new list item starts with "- " at the column of the one above; otherwise remove the "- ")';
       // The next line is not deeper (that is said at the deeper line), so the value itself holds ": ".
       if (/^Nested mappings/.test(said))
         return 'expected one "key: value" here, found a second ": " in the value (put the value in quotes, e.g. key: "a: b")';
@@ -99,8 +119,7 @@ function plainWords(e: YAMLError, text: string, lines: readonly string[], where:
       if (/^Flow map/.test(said)) return 'expected the "{" opened above to be closed with "}" on its line, found none';
       if (/^Flow sequence/.test(said))
         return 'expected the "[" opened above to be closed with "]" on its line, found none';
-      if (/^All sequence items/.test(said))
-        return 'expected this "- " to line up with the "- " of the list items above it, found it at another column (indent it like them)';
+      if (/^All sequence items/.test(said)) return LIST_COLUMN;
       return 'expected this key to line up with the keys above it, found it at another column (indent it like them; a new list item starts with "- ")';
     case 'MISSING_CHAR':
       if (/^Sequence item without - indicator/.test(said))

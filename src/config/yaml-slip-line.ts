@@ -23,7 +23,11 @@ export interface SlipLine {
 export function slipLine(e: YAMLError, lines: readonly string[]): SlipLine | undefined {
   const line = e.linePos?.[0]?.line;
   if (line === undefined) return undefined;
-  if (e.code === 'BLOCK_AS_IMPLICIT_KEY' || e.code === 'MULTILINE_IMPLICIT_KEY') {
+  // "A block sequence may not be used as an implicit map key": the "- " on this line is the slip
+  // (left of the list items above it, or starting a list among an item's keys), not the deeper
+  // key under it (a terminal added one space left of the others was said as "indent kind like name").
+  const listMark = /^A block sequence/.test(e.message);
+  if ((e.code === 'BLOCK_AS_IMPLICIT_KEY' && !listMark) || e.code === 'MULTILINE_IMPLICIT_KEY') {
     const deeper = deeperLineUnder(lines, line);
     if (deeper) return { line: deeper.line, parser: line, under: { line, key: deeper.key } };
   }

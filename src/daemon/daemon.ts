@@ -33,6 +33,7 @@ import type { Notifier } from './sd-notify.js';
 import { boundByFileHandles } from './file-handles.js';
 import { openFilesLimit } from '../util/file-limit.js';
 import { fileHandlesShort } from '../status/file-handle-words.js';
+import { leftBehind } from './left-behind.js';
 
 const DAY_MS = 86_400_000;
 /**
@@ -352,9 +353,11 @@ export class Daemon {
       await this.stopDelivery();
       this.statusLog.stop();
       this.statusLog.write();
+      // Read before the journal closes: what a stop leaves behind, said with the stop itself.
+      const left = leftBehind(this.journal);
       this.journal.close();
       this.loop.stop();
-      this.ctx.logger.info('punchgate stopped');
+      this.ctx.logger.info(left.counts, `punchgate stopped: ${left.words}`);
     })();
     return this.stopping;
   }

@@ -13,6 +13,7 @@ import type { HrmsConfig } from '../config/schema.js';
 import { errorCode } from '../util/errors.js';
 import { describeRoute, proxySettings, type ProxySettings } from './proxy.js';
 import { readCaFile } from './setting-file.js';
+import { NO_TLS_CODE, NO_TLS_WORDS, speaksNoTls } from './no-tls.js';
 
 /**
  * The HTTP client of the HRMS calls, on undici: one keep-alive dispatcher per HRMS (an Agent,
@@ -250,6 +251,7 @@ function translate(e: unknown, connectTimeoutMs: number, deadline: number, statu
       ? new HttpError('the proxy refused the credentials (HTTP 407)', 'PROXY_AUTH', 407)
       : new HttpError(`the proxy refused to connect to the HRMS (HTTP ${proxyStatus})`, 'PROXY_REFUSED', proxyStatus);
   }
+  if (code === NO_TLS_CODE || speaksNoTls(message)) return new HttpError(NO_TLS_WORDS, NO_TLS_CODE);
   if (code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED')
     return new HttpError(
       status === undefined

@@ -1,8 +1,12 @@
+import { noTlsFix, speaksNoTls } from './no-tls.js';
+
 /**
  * What to try when the HRMS could not be reached, from the error's words: one helper for
  * `check`, the employee commands and the roster's fetch, so that they give the same advice.
  */
 export function hrmsReachFix(message: string, ca?: { key: string; file: string }): string {
+  // Before the certificate's advice: its words hold "SSL", and no CA mends an address.
+  if (speaksNoTls(message)) return noTlsFix('hrms.baseUrl');
   if (/CERT|certificate|self[- ]signed|TLS|SSL/i.test(message)) {
     // With a caFile set, "set caFile" is no help: the CA in it is not the one that signed the server.
     if (ca)

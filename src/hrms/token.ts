@@ -110,6 +110,12 @@ function usable(text: string, where: string): string {
   if (!token) throw new TokenUnavailableError(`${where} is empty`);
   const lines = token.split(/\r?\n|\r/).filter((l) => l.trim() !== '').length;
   if (lines > 1) throw new TokenUnavailableError(`${where} has ${lines} lines: put the token alone on one line`);
+  // The whole header value pasted from an HRMS's API page or a curl line: punchgate writes
+  // "Bearer " itself (a new-user trial was told only "a space ... inside the token").
+  if (/^bearer\s+[\x21-\x7e]+$/i.test(token))
+    throw new TokenUnavailableError(
+      `${where} starts with the word "Bearer": put the token alone on its line, without "Bearer " (punchgate sends that word itself)`,
+    );
   if (/[^\x21-\x7e]/.test(token)) {
     throw new TokenUnavailableError(
       `${where} holds a space, a control character or a non-ASCII character inside the token: a token is one word of printable ASCII`,

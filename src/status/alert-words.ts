@@ -6,6 +6,7 @@ import { NO_SERIAL, REFUSALS_BEYOND } from '../journal/types.js';
 import { offsetLabel } from '../sources/adms/options.js';
 import { credentialFix, refusesWords } from './credential-words.js';
 import { lastActivityLabel } from './activity-words.js';
+import { speaksNoTls } from '../hrms/no-tls.js';
 import type {
   Alert,
   ConfigStatus,
@@ -660,12 +661,23 @@ export const ALERT = {
   },
 
   /** `stopped`: punchgate run is not running (the status read from its journal): said in the past, with when. */
-  pushUnknownSerial: (r: { serial: string; address: string; lastSeenAt: string }, stopped = false): Alert => ({
+  /**
+   * `near`: a push terminal of the config whose serial is nearly this one: most likely this very
+   * device with its serial mistyped (a new-user trial's terminal stayed "not called yet" beside
+   * this alert, which said only to add another terminal).
+   */
+  pushUnknownSerial: (
+    r: { serial: string; address: string; lastSeenAt: string },
+    stopped = false,
+    near?: { name: string; serial: string },
+  ): Alert => ({
     kind: 'push-unknown',
     cause: stopped
       ? `terminal SN=${r.serial} was pushing but is not configured (from ${r.address}, last seen ${localTime(Date.parse(r.lastSeenAt))}, before punchgate run stopped)`
       : `terminal SN=${r.serial} is pushing but is not configured (from ${r.address}, last ${localTime(Date.parse(r.lastSeenAt))})`,
-    fix: `add it to terminals with kind: adms and serial: ${r.serial}, then reload`,
+    fix: near
+      ? `if it is terminal ${near.name}, configured with the serial ${near.serial} (nearly the same: a typo?), correct that serial to ${r.serial} (System Info on the terminal shows it), then reload; otherwise add it to terminals with kind: adms and serial: ${r.serial}, then reload`
+      : `add it to terminals with kind: adms and serial: ${r.serial}, then reload`,
   }),
 
   /** Requests that named no usable serial (no SN=, or not a serial number): answered 400. */
@@ -897,7 +909,9 @@ export const ALERT = {
     }
     const waiting =
       names.push.length > 0
-        ? `${names.push.length === 1 ? 'push terminal' : 'push terminals'} ${names.push.join(', ')} cannot send their punches (they wait on the ${names.push.length === 1 ? 'terminal' : 'terminals'})`
+        ? names.push.length === 1
+          ? `push terminal ${names.push[0]} cannot send its punches (they wait on the terminal)`
+          : `push terminals ${names.push.join(', ')} cannot send their punches (they wait on the terminals)`
         : 'push terminals cannot send their punches (they wait on the terminals)';
     const posting = names.posting.length;
     const polled =
@@ -947,11 +961,13 @@ export function deliveryTroubleWords(e: string, keys = 'hrms'): string | undefin
             ? 'the HRMS closes the connection without an answer'
             : /EHOSTUNREACH|ENETUNREACH/.test(e)
               ? 'no route from this box to the HRMS (network)'
-              : /CERT|certificate|self[- ]signed|\bTLS\b|\bSSL\b/i.test(e)
-                ? `the HRMS's certificate is not trusted (${keys}.caFile, or the box's clock)`
-                : /^HTTP 5\d\d/.test(e)
-                  ? 'the HRMS is up but failing'
-                  : undefined;
+              : speaksNoTls(e)
+                ? `the HRMS answers plain HTTP, not HTTPS, at ${keys}.baseUrl (its port or its https:// is wrong)`
+                : /CERT|certificate|self[- ]signed|\bTLS\b|\bSSL\b/i.test(e)
+                  ? `the HRMS's certificate is not trusted (${keys}.caFile, or the box's clock)`
+                  : /^HTTP 5\d\d/.test(e)
+                    ? 'the HRMS is up but failing'
+                    : undefined;
 }
 
 /** "what happened: put the token ..." into its two halves at the first instruction (check does the same). */

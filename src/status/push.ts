@@ -8,6 +8,7 @@ import { localTime } from '../util/local-time.js';
 import { shownFacts } from '../sources/adms/security.js';
 import { otherAddressesOf } from '../sources/adms/trust-gate.js';
 import { pushZoneOf, zoneIsStale } from './push-zone.js';
+import { nearMiss } from '../config/near-miss.js';
 import type {
   PushDeviceFacts,
   PushKeptStatus,
@@ -171,7 +172,12 @@ export interface RefusalAlert {
  * are one alert each for a few, one summary for many, so a device inventing serials cannot flood
  * the alerts (nor `check`, which listed each of the 200 kept serials and addresses on a line).
  */
-export function refusalAlerts(refusals: readonly PushRefusalStatus[], stopped = false): RefusalAlert[] {
+export function refusalAlerts(
+  refusals: readonly PushRefusalStatus[],
+  stopped = false,
+  /** The push terminals of the config (name, serial): an unknown serial nearly one of theirs is named with it. */
+  configured: readonly { name: string; serial: string }[] = [],
+): RefusalAlert[] {
   const out: RefusalAlert[] = [];
   const outside = new Map<string, PushRefusalStatus[]>();
   for (const r of refusals.filter((x) => x.reason === 'address'))
@@ -192,10 +198,25 @@ export function refusalAlerts(refusals: readonly PushRefusalStatus[], stopped = 
     for (const r of unknown)
       out.push({
         serial: r.serial,
-        alert: r.serial === NO_SERIAL ? ALERT.pushNoSerial(r, stopped) : ALERT.pushUnknownSerial(r, stopped),
+        alert:
+          r.serial === NO_SERIAL
+            ? ALERT.pushNoSerial(r, stopped)
+            : ALERT.pushUnknownSerial(r, stopped, nearSerial(r.serial, configured)),
       });
   else out.push({ serial: null, alert: ALERT.pushUnknownSerials(unknown, stopped) });
   return out;
+}
+
+/** The configured push terminal whose serial is a near miss of `serial` (one or two characters off), if one. */
+function nearSerial(
+  serial: string,
+  configured: readonly { name: string; serial: string }[],
+): { name: string; serial: string } | undefined {
+  const meant = nearMiss(
+    serial,
+    configured.map((t) => t.serial),
+  );
+  return meant === undefined ? undefined : configured.find((t) => t.serial === meant);
 }
 
 /**
@@ -205,7 +226,8 @@ export function refusalAlerts(refusals: readonly PushRefusalStatus[], stopped = 
 export function pushAlerts(report: StatusReport, now: number): Alert[] {
   // Read from the journal of a stopped daemon: nothing is pushing now; said in the past, with when.
   const stopped = report.daemon !== undefined && report.daemon !== null && !report.daemon.running;
-  const out: Alert[] = refusalAlerts(report.pushRefusals ?? [], stopped).map((r) => r.alert);
+  const configured = report.terminals.flatMap((t) => (t.push && t.serial ? [{ name: t.name, serial: t.serial }] : []));
+  const out: Alert[] = refusalAlerts(report.pushRefusals ?? [], stopped, configured).map((r) => r.alert);
   for (const t of report.terminals) {
     const other = t.push?.otherAddress;
     if (other?.lastAt && now - Date.parse(other.lastAt) <= KEPT_ALERT_MS)

@@ -1,6 +1,7 @@
 import type { Config } from '../config/schema.js';
 import type { Journal } from '../journal/journal.js';
 import type { RemovedTerminalStatus } from './types.js';
+import { IMPORT_SOURCE } from '../sources/import/import-files.js';
 
 /**
  * Terminals the config no longer names (taken out, or renamed) whose punches are not all
@@ -38,8 +39,10 @@ export function removedTerminalWords(t: RemovedTerminalStatus): string {
     stuck > 0
       ? `; ${t.dead > 0 ? `the dead ones are sent again by punchgate punches retry --state dead --terminal ${t.name}` : ''}${t.dead > 0 && t.quarantined > 0 ? ', ' : ''}${t.quarantined > 0 ? `the quarantined ones are listed by punchgate punches --state quarantined --terminal ${t.name} (release them if their times are right)` : ''}`
       : '';
-  return (
-    `${t.name}: not in the config, and ${total} of its ${total === 1 ? 'punch is' : 'punches are'} not delivered yet (${parts}): ` +
-    `they are delivered as any other terminal's (to every sink), nothing is lost by taking it out${fix}`
-  );
+  const notYet = `${total} of its punches ${total === 1 ? 'is' : 'are'} not delivered yet (${parts})`;
+  // Punches imported apart from every terminal (docs/import.md) were never a terminal of the
+  // config: "nothing is lost by taking it out" told a new admin of a terminal they never had.
+  if (t.name === IMPORT_SOURCE)
+    return `${t.name}: the punches imported apart from every terminal (punchgate import without --terminal), and ${notYet}: they are delivered as any terminal's (to every sink)${fix}`;
+  return `${t.name}: not in the config, and ${notYet}: they are delivered as any other terminal's (to every sink), nothing is lost by taking it out${fix}`;
 }

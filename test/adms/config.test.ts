@@ -87,6 +87,11 @@ describe('config of push terminals', () => {
         ],
       }),
     ).toEqual(['terminals[1] (b).serial: serial CQZ1 is already the serial of terminal "a"']);
+    // A host that is no address: told in adms.listen's own form, not the status page's 9330 and
+    // false (which adms.listen does not take), as a new-user trial was.
+    expect(problems({ ...base, adms: { listen: 'box.plant.lan:8081' } })).toEqual([
+      'adms.listen: "box.plant.lan" is not an IP address: must be HOST:PORT such as 0.0.0.0:8081 or [::]:8081, got the text "box.plant.lan:8081"',
+    ]);
     expect(
       problems({
         ...base,

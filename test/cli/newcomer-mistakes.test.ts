@@ -113,6 +113,16 @@ describe('a newcomer’s first commands', () => {
       );
       expect(r.stderr).toContain(one);
     }
+    // A typo names the command meant (a new-user trial typed `stauts` and read the whole list).
+    for (const [args, meant] of [
+      [['stauts'], 'status'],
+      [['sim', 'hrsm'], 'hrms'],
+      [['terminals', 'usres'], 'users'],
+    ] as const) {
+      const r = await runPunchgate(['--config', tmp.path('punchgate.yaml'), ...args]);
+      expect(r.status).toBe(64);
+      expect(r.stderr).toMatch(new RegExp(`^error: unknown command '${args.at(-1)}' .*; did you mean ${meant}\\?\n`));
+    }
     const known = await runPunchgate(['sim', 'hrms', '--help']);
     expect(known.status).toBe(0);
     expect(known.stdout).toContain('Usage: punchgate sim hrms');

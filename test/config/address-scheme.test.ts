@@ -14,7 +14,15 @@ const problems = (raw: object) => {
 
 describe('a server address without its scheme', () => {
   it('is said as such, with what was written, for the HRMS, a sink and a terminal', () => {
-    for (const written of ['localhost:38080', 'hr.example.com:443']) {
+    // Another trial wrote the box's own address, `192.168.1.10:8080`, and the host alone: neither
+    // parses as a URL at all, and the config said only "must be a URL such as ...".
+    for (const written of [
+      'localhost:38080',
+      'hr.example.com:443',
+      '192.168.1.10:8080',
+      'hr.example.com',
+      '127.0.0.1',
+    ]) {
       expect(problems({ hrms: { baseUrl: written, tokenFile: 't' } })).toEqual([
         `hrms.baseUrl: must begin with its scheme and two slashes, such as https://hr.example.com, got the text "${written}"`,
       ]);

@@ -63,6 +63,18 @@ describe('punchgate check --config on a YAML slip', () => {
       `${head}- name: gate-1\n  kind: zk\n - name: gate-2\n`,
       /^7: expected this "- " to line up with the "- " of the list items above it/,
     ],
+    // A new-user trial added a second terminal one space (and no space) left of the first: it was
+    // said on the next line as "indent kind like name", and with the parser's own words beside it.
+    [
+      'a list item one space left of the ones above',
+      `${head}  - name: gate-1\n    kind: zk\n - name: gate-2\n    kind: adms\n    serial: X1\n`,
+      /^7: expected this "- " to line up with the "- " of the list items above it, found it at another column \(indent it like them\); the parser also stumbled on line 8/,
+    ],
+    [
+      'a list item at the first column below indented ones',
+      `${head}  - name: gate-1\n    kind: zk\n- name: gate-2\n    kind: adms\n    serial: X1\n`,
+      /^7: expected this "- " to line up with the "- " of the list items above it/,
+    ],
     [
       'a double quote left open',
       `${head}  - name: "gate-1\n    kind: zk\n    host: 10.0.0.5\n`,

@@ -36,6 +36,8 @@ describe('punchgate run (child process)', () => {
     expect((await d.exited).code).toBe(0);
     // Not a hang: a loaded CI box may take seconds to close the journal and exit.
     expect(Date.now() - started).toBeLessThan(15_000);
+    // The stop says what it leaves (it said only "punchgate stopped": a new-user trial).
+    expect(d.output()).toContain('punchgate stopped: no punch waits to be delivered');
     // Secrets never appear in the output.
     expect(d.output()).not.toContain(TOKEN);
     expectNoSecret(d.output(), String(COMM_KEY));
@@ -56,6 +58,10 @@ describe('punchgate run (child process)', () => {
     d.child.kill('SIGTERM');
     expect((await d.exited).code).toBe(0);
     expect(Date.now() - started).toBeLessThan(10_000);
+    // The batch in flight went back to the queue, and the last line says so.
+    expect(d.output()).toContain(
+      'punchgate stopped: 50 punches wait in the journal to be delivered (pending 50): kept, and sent when punchgate run starts again',
+    );
     stack.hrms.setFaults({ latencyMs: 0 });
     const d2 = daemon(stack.configPath);
     await waitFor(() => stack.hrms.attendance().length === 50, 15_000, 'everything delivered after restart');

@@ -60,6 +60,12 @@ describe('TokenSource', () => {
     expect(src.get()).toBe('the-token');
     writeFileSync(tmp.path('token'), 'two words');
     expect(() => src.get()).toThrow(/holds a space, a control character/);
+    // The header's value pasted whole (from an API page, a curl line): said as such, never quoted.
+    writeFileSync(tmp.path('token'), 'Bearer eyJhbGciOiJIUzI1NiJ9.e30.Zk9xQ2mT7vR4pL8\n');
+    expect(() => src.get()).toThrow(
+      `the token file ${tmp.path('token')} starts with the word "Bearer": put the token alone on its line, without "Bearer " (punchgate sends that word itself)`,
+    );
+    expect(() => src.get()).not.toThrow(/eyJ|Zk9x/);
     expect(() => new TokenSource({ env: { PUNCHGATE_HRMS_TOKEN: 'a\nb' }, secrets: new Secrets() }).get()).toThrow(
       'PUNCHGATE_HRMS_TOKEN has 2 lines: put the token alone on one line',
     );

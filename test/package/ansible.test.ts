@@ -390,7 +390,7 @@ describe.skipIf(!ROOT)('the Ansible role, applied to this machine with ansible-p
     {
       what: 'an HRMS address that is not a URL',
       override: () => ({ punchgate_hrms: { baseUrl: 'hr.example.com' } }),
-      says: /hrms\.baseUrl: must be a URL such as https:\/\/hr\.example\.com/,
+      says: /hrms\.baseUrl: must begin with its scheme and two slashes, such as https:\/\/hr\.example\.com/,
     },
     {
       what: 'an unknown terminal kind',

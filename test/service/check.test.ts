@@ -266,7 +266,7 @@ describe('punchgate check against the simulators', () => {
     }
   });
 
-  it('a real-time terminal that punchgate run reached a minute ago: the failure says the daemon may hold its only session', async () => {
+  it('a real-time terminal that the running punchgate run reached a minute ago: the failure says the daemon may hold its only session; stopped, it does not', async () => {
     const s = await site();
     const silent = await silentServer();
     cleanups.push(() => silent.close());
@@ -297,7 +297,15 @@ describe('punchgate check against the simulators', () => {
       });
       ts.push({ ...ts[ts.length - 1], name: 'gate-4' });
     });
-    const { text } = await check(s);
+    // punchgate run runs on this config: it holds the journal's lock and the copy it loaded.
+    saveLastGood(s.journalPath, s.configPath, readFileSync(s.configPath, 'utf8'), Date.now());
+    const lock = OwnerLock.acquire(s.journalPath);
+    let text: string;
+    try {
+      text = (await check(s)).text;
+    } finally {
+      lock.release();
+    }
     // Reached 20 s ago: "just now", as the page says it, never "0 min ago" (a new-admin trial).
     expect(line(text, 'terminal gate-4')).toContain('; punchgate run reached it just now — ');
     expect(line(text, 'terminal gate-2')).toBe(
@@ -307,6 +315,19 @@ describe('punchgate check against the simulators', () => {
     expect(line(text, 'terminal gate-3')).toBe(
       `FAIL terminal gate-3: no answer from 127.0.0.1:${silent.port} within 0.3 s — check the cable/power, the IP address (terminals[2].host), and that nothing else holds the terminal's single TCP session`,
     );
+
+    // punchgate run stopped a minute ago: it holds no session, and the status log it left still
+    // says online: the plain failure, never "nothing is wrong" (a new admin's port typo was
+    // excused so, found by a new-user trial).
+    const stopped = (await check(s)).text;
+    for (const [name, i] of [
+      ['gate-2', 1],
+      ['gate-4', 3],
+    ] as const) {
+      expect(line(stopped, `terminal ${name}`)).toBe(
+        `FAIL terminal ${name}: no answer from 127.0.0.1:${silent.port} within 0.3 s — check the cable/power, the IP address (terminals[${i}].host), and that nothing else holds the terminal's single TCP session`,
+      );
+    }
   });
 
   it("reads the box clock in the terminal's time zone, and warns (not fails) about a skewed clock", async () => {

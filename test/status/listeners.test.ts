@@ -148,11 +148,11 @@ describe('a port the daemon cannot take, in the status', () => {
 });
 
 describe('the push receiver alert, one terminal', () => {
-  it('says "push terminal lobby ... the terminal" for one, not the plural (found by a new-user trial)', () => {
+  it('says "push terminal lobby cannot send its punches ... the terminal" for one, not the plural (found by new-user trials)', () => {
     const a = ALERT.listenerDown(
       { listener: 'push', listen: '0.0.0.0:8081', up: false, downSince: null, code: 'EADDRINUSE', nextTryAt: null },
       { push: ['lobby'], posting: [] },
     );
-    expect(a.cause).toContain('push terminal lobby cannot send their punches (they wait on the terminal)');
+    expect(a.cause).toContain('push terminal lobby cannot send its punches (they wait on the terminal)');
   });
 });

@@ -57,6 +57,19 @@ describe('a terminal taken out of the config with punches not delivered', () => 
     );
   });
 
+  // A new-user trial imported a CSV without --terminal: its one punch waited under "import", said as
+  // "not in the config, and 1 of its punch is not delivered yet ... nothing is lost by taking it out".
+  it('says punches imported apart as imported, never as a terminal taken out; one punch in the singular', () => {
+    j.ingest([punch('import', 1)]);
+    j.ingest([punch('lobby-old', 2)]);
+    const text = formatStatus(buildStatus(j, config(), clock.now(), { freeBytes: 1e12 }));
+    expect(text).toContain(
+      "import: the punches imported apart from every terminal (punchgate import without --terminal), and 1 of its punches is not delivered yet (pending 1): they are delivered as any terminal's (to every sink)",
+    );
+    expect(text).not.toContain('import: not in the config');
+    expect(text).toContain('lobby-old: not in the config, and 1 of its punches is not delivered yet (pending 1)');
+  });
+
   it('says nothing once they are all delivered, nor of a terminal in the config', () => {
     j.ingest([0, 1].map((i) => punch('gate-1', i)));
     j.ingest([3].map((i) => punch('lobby-old', i)));
