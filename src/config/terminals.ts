@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { validate as validCron } from 'node-cron';
 import { nearMiss } from './near-miss.js';
 import { webAddress } from './web-address.js';
-import { notFourNumbers } from './ip-words.js';
+import { notFourNumbers, zeroPaddedIPv4 } from './ip-words.js';
 import { ATTENDANCE_STATUS_STATES } from '../punch/states.js';
 import { canonicalEncoding, unusableEncoding } from '../util/name-codec.js';
 
@@ -132,6 +132,7 @@ const terminalHost = z
       if (said) ctx.addIssue({ code: 'custom', message: said });
     }
   })
+  .transform((host) => zeroPaddedIPv4(host) ?? host)
   .describe("the terminal's IP address or host name (e.g. 192.168.1.201)");
 
 export const zkTerminalSchema = z.strictObject({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { notFourNumbers } from './ip-words.js';
+import { notFourNumbers, zeroPaddedIPv4 } from './ip-words.js';
 
 /**
  * The address of a server punchgate talks to (the HRMS, a sink, a Hikvision terminal, a BioTime
@@ -18,6 +18,10 @@ export function webAddress(shape: string, opts: { httpOnly?: boolean } = {}) {
   return (
     z
       .string()
+      // `https://192.168.001.064` means 192.168.1.64, which the URL parser reads as octal (and
+      // `...009` as no address at all): read as the menu means it before anything else.
+      .transform(withPlainHost)
+      .pipe(z.string())
       .refine(
         (s) =>
           (!opts.httpOnly && !hasScheme(s)) ||
@@ -42,6 +46,13 @@ export function webAddress(shape: string, opts: { httpOnly?: boolean } = {}) {
         'must not hold a user name or password (user:password@): punchgate does not send them; put the secret in the file its setting names (tokenFile, passwordFile...) and write the address without it',
       )
   );
+}
+
+/** The address with a zero-padded IPv4 host (zeroPaddedIPv4) written plainly. */
+function withPlainHost(address: string): string {
+  const host = hasScheme(address) ? writtenHost(address) : '';
+  const plain = zeroPaddedIPv4(host);
+  return plain === undefined ? address : address.replace(host, plain);
 }
 
 /** The host of `scheme://[user@]host[:port]/...` as written (no IPv6 literal: none is digits and dots). */
