@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import { importAgainWords, keptDamagedWals } from '../journal/damaged-wal.js';
 import { localTimeOf } from '../util/local-time.js';
 import type { Alert } from './types.js';
@@ -13,7 +14,7 @@ export function damagedWalAlerts(journalPath: string): Alert[] {
     const at = localTimeOf(k.lastWritten);
     return {
       kind: 'journal-damaged-wal',
-      cause: `the journal's write-ahead log was found damaged at a start of punchgate run and is kept as ${k.path}: the writes after its damaged part (the last at ${at}) could not be read, and their punches are not in the journal, nor delivered`,
+      cause: `the journal's write-ahead log was found damaged at a start of punchgate run and is kept beside the journal as ${basename(k.path)}: the writes after its damaged part (the last at ${at}) could not be read, and their punches are not in the journal, nor delivered`,
       fix: `${importAgainWords(at)}, and check the card (journalctl -k for I/O errors); then remove the kept copy: rm ${k.path}`,
     };
   });
