@@ -22,6 +22,7 @@ import { OwnerLock } from '../journal/lock.js';
 import { parseListen } from '../config/listen.js';
 import { checkDisk } from './disk-check.js';
 import { checkBackup } from './backup-check.js';
+import { checkDamagedWals } from './damaged-wal-check.js';
 import { checkHrms } from './hrms-check.js';
 import { checkOtherSinks } from './sink-check.js';
 import { checkJournal } from './journal-check.js';
@@ -122,6 +123,7 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
   checks.push(checkDaemon(config, clock, { required: false }));
   checks.push(checkDisk(config.journal.path, undefined, runningDiskSync(config)));
   checks.push(checkBackup(config.journal.path, config.journal.backupAlertAfterDays, clock.now()));
+  checks.push(...checkDamagedWals(config.journal.path));
   const zone = containerZoneWarning(config.terminals, opts.zoneFacts);
   if (zone) checks.push(warn('time zone', zone.detail, zone.fix));
   checks.push(checkNotify(opts.notify));

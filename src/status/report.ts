@@ -13,6 +13,7 @@ import { hikvisionAlerts } from './hikvision.js';
 import { addListenerStatus } from './listeners.js';
 import { addPushStatus, pushAlerts } from './push.js';
 import { backupAlert, backupStatus } from './backup.js';
+import { damagedWalAlerts } from './damaged-wal.js';
 import { addSinkStatus, shiftSyncAlerts, sinkKeysOf } from './sinks.js';
 import { removedTerminalsOf } from './removed-terminals.js';
 import { terminalProblem } from './terminal-problem.js';
@@ -155,6 +156,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
   alerts.push(...shiftSyncAlerts(config, live, now));
   const backupOld = backupAlert(report.backup!, now);
   if (backupOld) alerts.push(backupOld);
+  alerts.push(...damagedWalAlerts(journal.path));
   const shiftSync = Object.entries(live?.sinks ?? {}).filter(([, l]) => l.shiftSync !== undefined);
   if (shiftSync.length > 0) report.shiftSync = Object.fromEntries(shiftSync.map(([name, l]) => [name, l.shiftSync!]));
   report.alertItems = alerts;

@@ -1,17 +1,8 @@
-import {
-  closeSync,
-  copyFileSync,
-  existsSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  truncateSync,
-  writeSync,
-} from 'node:fs';
+import { existsSync, readFileSync, statSync, truncateSync } from 'node:fs';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
+import { damageWalFrame, walAfterPowerCut, WAL_FRAME as FRAME } from '../helpers/damaged-journal.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const cleanups: (() => unknown)[] = [];
@@ -20,32 +11,12 @@ afterEach(() => {
 });
 
 const PAGE = 4096;
-const FRAME = 24 + PAGE;
 
-/**
- * A journal as a power cut leaves it: three ingests of 200 owed punches each, all three only in
- * the write-ahead log (copied with the journal file while the owner had it open).
- */
 function afterPowerCut() {
   const tmp = tempDir('punchgate-wal-');
   cleanups.push(tmp.cleanup);
   const path = tmp.path('journal.db');
-  const j = Journal.open({ path, site: 'plant-a', mode: 'owner' });
-  for (let b = 0; b < 3; b++)
-    j.ingest(
-      Array.from({ length: 200 }, (_, i) => ({
-        terminal: 'gate-1',
-        biometricCode: String(1000 + i),
-        logTime: `2026-11-0${b + 1} 08:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}`,
-      })),
-    );
-  copyFileSync(path, tmp.path('db.copy'));
-  copyFileSync(`${path}-wal`, tmp.path('wal.copy'));
-  j.close();
-  copyFileSync(tmp.path('db.copy'), path);
-  copyFileSync(tmp.path('wal.copy'), `${path}-wal`);
-  rmSync(`${path}-shm`, { force: true });
-  return { tmp, path, wal: `${path}-wal` };
+  return { tmp, path, wal: walAfterPowerCut(path) };
 }
 
 function openOwner(path: string) {
@@ -62,9 +33,7 @@ describe("the daemon's open of a journal whose write-ahead log was damaged (foun
     const { path, wal } = afterPowerCut();
     expect(statSync(wal).size).toBeGreaterThan(32 + 3 * FRAME);
     // A byte of the second frame changed (a failing card): its checksum, and every later one, fail.
-    const fd = openSync(wal, 'r+');
-    writeSync(fd, Buffer.from('garbage!'), 0, 8, 32 + FRAME + 24 + 100);
-    closeSync(fd);
+    damageWalFrame(wal);
     const damaged = readFileSync(wal);
     const { lines, owed } = openOwner(path);
     // SQLite reads the log up to the damaged frame: the later ingests are gone from the journal...
