@@ -132,6 +132,15 @@ export type FrappeSinkConfig = z.infer<typeof frappeSinkSchema>;
 export type OdooSinkConfig = z.infer<typeof odooSinkSchema>;
 export type SinkConfig = z.infer<typeof sinkSchema>;
 
+/**
+ * Whether a sink of this kind takes a punch only under a code one of its employees holds (Frappe
+ * HR's employee field, Odoo's barcode, PIN or another field): a `card:<number>` punch it took is
+ * held under the employee the admin gave that code there. The seed HRMS takes any code.
+ */
+export function matchesEmployees(kind: string | undefined): boolean {
+  return kind === 'frappe' || kind === 'odoo';
+}
+
 /** The config's parts the sinks are read from. */
 interface WithSinks {
   hrms?: HrmsConfig | undefined;

@@ -41,6 +41,14 @@ export function namedCause(terminal: string, cause: string): string {
   return causeNamesTerminal(terminal, cause) ? cause : `${terminal}: ${cause}`;
 }
 
+/**
+ * A cause after a line that already names its terminal ("reception: FAILED: ..."): without the
+ * name where it leads with it (`punchgate poll` said "reception: FAILED: reception refuses the password").
+ */
+export function causeAfterName(terminal: string, cause: string): string {
+  return causeNamesTerminal(terminal, cause) ? cause.slice(terminal.length + 1) : cause;
+}
+
 /** How the fixes name a terminal's settings: `terminals[2]` (its place in the config), else by name. */
 export function configKeyOf(deps: Pick<SourceDeps, 'configKey'>, terminal: string): string {
   return deps.configKey?.(terminal) ?? `terminals[${terminal}]`;

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { Config } from '../config/schema.js';
+import { matchesEmployees } from '../config/sinks.js';
 import type { KnownCard } from '../journal/unknown-cards.js';
 import {
   deliveredCardCodes,
@@ -12,13 +13,6 @@ import { ALERT } from './alert-words.js';
 import type { Alert } from './types.js';
 
 const DAY_MS = 86_400_000;
-
-/**
- * Sinks that take a punch only under a code one of their employees holds (Frappe HR's employee
- * field, Odoo's barcode or PIN): one that took a `card:<number>` punch has an employee with that
- * code, so the admin mapped the card there. The seed HRMS takes any code: its delivery says nothing.
- */
-const MATCHES_EMPLOYEES: ReadonlySet<string> = new Set(['frappe', 'odoo']);
 
 /**
  * One alert per terminal whose punches carried badge cards not in its code map: those journalled
@@ -41,7 +35,9 @@ export function unknownCardAlerts(
   );
   const since = now - UNKNOWN_CARDS_DAYS * DAY_MS;
   const inHrms =
-    defaultSink !== undefined && MATCHES_EMPLOYEES.has(defaultSink)
+    // An HRMS that matches codes to employees took a card:<number> punch only under an employee's code:
+    // the admin mapped the card there. The seed HRMS takes any code: its delivery says nothing.
+    matchesEmployees(defaultSink)
       ? new Set(deliveredCardCodes(db, since).map((c) => `${c.terminal}\u0000${c.code}`))
       : new Set<string>();
   const inMap = knownCards(codeMaps);

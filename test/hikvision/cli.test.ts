@@ -130,7 +130,7 @@ describe('punchgate sim hikvision and the Hikvision commands', () => {
     const poll = await punchgate(['poll', ...cfg]);
     expect(poll.status).toBe(75);
     expect(poll.stdout).toMatch(
-      /^reception: FAILED: reception refuses the password: put the right password in \S+\/reception\.pass \(next try at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d,/,
+      /^reception: FAILED: refuses the password: put the right password in \S+\/reception\.pass \(next try at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d,/,
     );
     const check = await punchgate(['check', ...cfg]);
     expect(check.stdout).toMatch(/not tried again by check, so as not to lock the account/);

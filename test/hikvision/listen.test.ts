@@ -22,16 +22,22 @@ afterEach(async () => {
 });
 
 /** The endpoint of terminal `reception` (url 127.0.0.1) on a plain HTTP server, as the receiver hands posts over. */
-async function endpointFixture(opts: { serial?: string; deps?: (d: SourceDeps) => SourceDeps } = {}) {
+async function endpointFixture(
+  opts: { serial?: string; deps?: (d: SourceDeps) => SourceDeps; minors?: number[] } = {},
+) {
   const f = journalFixture();
   cleanups.push(f.cleanup);
   if (opts.serial !== '') f.journal.terminals.update('reception', { serial: opts.serial ?? SERIAL });
   let backfills = 0;
   const deps = opts.deps ? opts.deps(f.deps) : f.deps;
-  const endpoint = new HikvisionListenEndpoint(hikConfig({ url: 'http://127.0.0.1:1' }, { listen: true }), deps, {
-    serial: () => f.journal.terminals.get('reception')?.serial ?? '',
-    backfill: () => void backfills++,
-  });
+  const endpoint = new HikvisionListenEndpoint(
+    hikConfig({ url: 'http://127.0.0.1:1' }, { listen: true, ...(opts.minors ? { minors: opts.minors } : {}) }),
+    deps,
+    {
+      serial: () => f.journal.terminals.get('reception')?.serial ?? '',
+      backfill: () => void backfills++,
+    },
+  );
   const server: Server = createServer((req, res) => {
     void endpoint.handle({ req, res, address: req.socket.remoteAddress!.replace(/^::ffff:/, '') });
   });
@@ -406,6 +412,41 @@ describe('event codes sent as strings (firmware that quotes majorEventType/subEv
     expect((await post(f.port, quoted('"5"', '"7five"', '100056', '10'), 'application/json')).status).toBe(200);
     expect(f.journal.queries.list()).toHaveLength(2);
     expect(lines.join('')).toContain('subEventType \\"7five\\" is not a number');
+  });
+
+  it('says the passes its minors leave out (face and card, 5/60), a line per 10 minutes at most however busy the door', async () => {
+    const lines: string[] = [];
+    let now = Date.UTC(2026, 10, 2, 2, 30);
+    const f = await endpointFixture({
+      deps: (d) => ({
+        ...d,
+        clock: { now: () => now },
+        logger: createLogger({ level: 'info', destination: { write: (s) => lines.push(s) } }),
+      }),
+      minors: [75],
+    });
+    const faceAndCard = (n: number) =>
+      postBody(event(n, { major: 5, minor: 60, employeeNoString: '100054' }), {
+        format: 'json',
+        pictureBytes: 0,
+        device,
+      });
+    const said = () => lines.filter((l) => l.includes('leaves out'));
+    for (let n = 1; n <= 30; n++) {
+      const { type, body } = faceAndCard(n);
+      expect((await post(f.port, body, type)).status).toBe(200);
+    }
+    expect(f.journal.queries.list()).toHaveLength(0);
+    expect(said()).toHaveLength(1);
+    expect(said()[0]).toContain(
+      "terminal reception, HTTP Listening: 1 of 5/60: authentication passes that this terminal's `minors` setting leaves out, so not punches",
+    );
+    // Ten minutes on, the next one says those held back with it.
+    now += 10 * 60_000;
+    const { type, body } = faceAndCard(31);
+    expect((await post(f.port, body, type)).status).toBe(200);
+    expect(said()).toHaveLength(2);
+    expect(said()[1]).toContain('HTTP Listening: 30 of 5/60: ');
   });
 
   it('reads them in the event search rows too (the poll)', () => {

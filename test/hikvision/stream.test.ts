@@ -4,6 +4,7 @@ import type { IngestOptions } from '../../src/journal/types.js';
 import { HikvisionSource } from '../../src/sources/hikvision/index.js';
 import { readNotes } from '../../src/sources/hikvision/notes.js';
 import type { HikvisionSim } from '../../src/sim/hikvision/index.js';
+import { createLogger } from '../../src/util/logger.js';
 import { waitFor } from '../helpers/wait.js';
 import { expectedPunches, hikConfig, journalFixture, journalKeys, passwordEnv, startSim } from './helpers.js';
 
@@ -78,6 +79,39 @@ describe('the alert stream', () => {
     expect(writes.filter((n) => n > 0).length).toBeLessThanOrEqual(12);
     expect(journalKeys(fx.journal)).toEqual(expectedPunches(sim.events()));
   }, 180_000);
+
+  it('says the passes its minors leave out (face and card, 5/60), a line per 10 minutes at most however busy the door', async () => {
+    sim = await startSim(3);
+    fx = journalFixture();
+    const lines: string[] = [];
+    let mono = 1_000_000;
+    source = new HikvisionSource(
+      hikConfig(sim, { realtime: true, minors: [75] }),
+      { ...fx.deps, logger: createLogger({ level: 'info', destination: { write: (l) => lines.push(l) } }) },
+      { scheduler: noTicks, env: passwordEnv(), stream: { monotonic: () => mono } },
+    );
+    await source.start();
+    await waitFor(() => sim!.streams() === 1 && !source!.polling, 30_000, 'log read, stream open');
+    const said = () => lines.filter((l) => l.includes('alert stream: '));
+    const live = (code: string) => {
+      sim!.addEvents([
+        ...Array.from({ length: 20 }, () => ({ major: 5, minor: 60, employeeNoString: '100054' })),
+        { major: 5, minor: 75, employeeNoString: code },
+      ]);
+      // The pass after them is journalled once the stream brought them all.
+      return waitFor(() => journalKeys(fx!.journal).some((k) => k.startsWith(`${code}@`)), 30_000, code);
+    };
+    await live('LIVE1');
+    expect(said()).toHaveLength(1);
+    expect(said()[0]).toContain(
+      "terminal reception, alert stream: 1 of 5/60: authentication passes that this terminal's `minors` setting leaves out, so not punches",
+    );
+    // Ten minutes on, the next one says those held back with it.
+    mono += 10 * 60_000;
+    await live('LIVE2');
+    expect(said()).toHaveLength(2);
+    expect(said()[1]).toContain('alert stream: 20 of 5/60: ');
+  }, 60_000);
 
   it('a part that never ends: the stream is dropped, reconnected less and less often, said in the status; polls go on', async () => {
     sim = await startSim(5, { firmware: { streamFault: 'endless-part' }, heartbeatMs: 50 });

@@ -178,11 +178,40 @@ describe('punches of cards not in the code map, delivered to an HRMS that took t
     expect(r.stdout).toContain(
       'door: 3 punches of cards not in the code map when read were delivered before (newest card:0004521299 at 2026-11-29 08:01): the HRMS holds them under card:<number>; retry does not send delivered punches again',
     );
+    expect(r.stdout).toContain('correct them in the HRMS');
     const after = Journal.open({ path: tmp.path('journal.db'), site: 'plant-a', mode: 'shared' });
     try {
       expect(after.counts()).toMatchObject({ delivered: 4, pending: 0 });
     } finally {
       after.close();
+    }
+  });
+
+  it("punches retry with Frappe HR or Odoo first: the HRMS holds them under its employee's code, nothing to correct", async () => {
+    const { journal } = setUp();
+    journal.close();
+    writeFileSync(tmp.path('k'), 'key\n');
+    writeFileSync(tmp.path('s'), 'secret\n');
+    const sinks = {
+      frappe:
+        '  - name: erp\n    kind: frappe\n    baseUrl: https://erp.example.com\n    apiKeyFile: k\n    apiSecretFile: s',
+      odoo: '  - name: erp\n    kind: odoo\n    baseUrl: https://odoo.example.com\n    database: odoo\n    apiKeyFile: k',
+    };
+    for (const [kind, sink] of Object.entries(sinks)) {
+      const yaml = [
+        'site: plant-a',
+        'journal:\n  path: journal.db',
+        `sinks:\n${sink}`,
+        'terminals:',
+        '  - name: door\n    kind: serial\n    path: /dev/ttyUSB9\n    format: card\n    codeMap: cards.csv',
+      ].join('\n');
+      writeFileSync(tmp.path(`${kind}.yaml`), `${yaml}\n`);
+      const r = await runPunchgate(['--config', tmp.path(`${kind}.yaml`), 'punches', 'retry']);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout, kind).toContain(
+        'door: 3 punches of cards not in the code map when read were delivered before (newest card:0004521299 at 2026-11-29 08:01): the HRMS holds them under the employee who holds each card:<number> code there (it takes a punch only under a code one of its employees holds); retry does not send delivered punches again (the HRMS would then hold both)\n',
+      );
+      expect(r.stdout, kind).not.toContain('correct them in the HRMS');
     }
   });
 });

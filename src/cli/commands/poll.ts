@@ -10,6 +10,7 @@ import { DahuaPoller, type DahuaPollResult } from '../../sources/dahua/index.js'
 import { sourceDepsFor } from '../../sources/deps.js';
 import { configKeyIn } from '../../config/terminals.js';
 import { HikvisionPoller, type HikPollResult } from '../../sources/hikvision/index.js';
+import { causeAfterName } from '../../sources/poll-outcome.js';
 import { pollTerminal } from '../../sources/zk/poll.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { escapeControls } from '../../util/terminal-text.js';
@@ -115,7 +116,7 @@ type FixOf = (terminal: string, error: string) => string | undefined;
 function failedLine(terminal: string, error: string | undefined, scrub: (s: string) => string, fixOf: FixOf): string {
   const cause = error ?? 'unknown error';
   const fix = fixOf(terminal, cause);
-  return `${terminal}: FAILED: ${escapeControls(scrub(cause))}${fix ? ` — ${escapeControls(scrub(fix))}` : ''}\n`;
+  return `${terminal}: FAILED: ${escapeControls(scrub(causeAfterName(terminal, cause)))}${fix ? ` — ${escapeControls(scrub(fix))}` : ''}\n`;
 }
 
 export function fmtSkew(s: number | null): string {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { StoredPunch } from '../../journal/types.js';
 import { directionShower } from '../../punch/direction.js';
+import { sinksOf } from '../../config/sinks.js';
 import { csvRecord } from '../../util/csv.js';
 import { escapeControls } from '../../util/terminal-text.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
@@ -135,7 +136,8 @@ export function registerPunches(program: Command): void {
           process.stdout.write(
             `${n} ${state} ${punchWord(n)} ${of.length > 0 ? `${of.join(' ')} ` : ''}queued again\n`,
           );
-          for (const line of deliveredCardLines(journal, opts.terminal)) process.stdout.write(`${line}\n`);
+          for (const line of deliveredCardLines(journal, opts.terminal, sinksOf(ctx.config)[0]?.kind))
+            process.stdout.write(`${line}\n`);
         });
       }),
     );

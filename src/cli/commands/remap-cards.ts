@@ -1,4 +1,5 @@
 import type { Config } from '../../config/schema.js';
+import { matchesEmployees } from '../../config/sinks.js';
 import type { Journal } from '../../journal/journal.js';
 import { recentUnknownCards } from '../../journal/unknown-cards.js';
 import { readCodeMap } from '../../sources/serial/index.js';
@@ -24,16 +25,26 @@ export function remapCards(config: Config, journal: Journal, terminal?: string):
 }
 
 /**
- * After `punches retry`: the punches of unknown cards already delivered (an HRMS that takes any
- * code took them under `card:<number>`). The retry leaves them: sent again under the mapped code,
- * the HRMS would hold both. Said, so that "0 rejected punches queued again" does not read as if
- * nothing had been sent (a new-user trial expected them sent again).
+ * After `punches retry`: the punches of unknown cards already delivered to the default sink. The
+ * retry leaves them: sent again under the mapped code, the HRMS would hold both. Said, so that "0
+ * rejected punches queued again" does not read as if nothing had been sent (a new-user trial
+ * expected them sent again). What the HRMS holds depends on its kind (`defaultSink`): one that
+ * takes any code holds them under card:<number>, for the admin to correct there; Frappe HR and
+ * Odoo took them only under the employee the admin gave that code (nothing to correct: it once
+ * said there was).
  */
-export function deliveredCardLines(journal: Journal, terminal?: string): string[] {
+export function deliveredCardLines(journal: Journal, terminal?: string, defaultSink?: string): string[] {
+  const byEmployee = matchesEmployees(defaultSink);
   return recentUnknownCards(journal.db, 0)
     .filter((r) => r.delivered > 0 && (terminal === undefined || r.terminal === terminal))
-    .map(
-      (r) =>
-        `${r.terminal}: ${r.delivered === 1 ? '1 punch of a card not in the code map when read was' : `${r.delivered} punches of cards not in the code map when read were`} delivered before (newest ${r.newestCode} at ${r.newestLogTime.slice(0, 16)}): the HRMS holds ${r.delivered === 1 ? 'it' : 'them'} under card:<number>; retry does not send delivered punches again (the HRMS would then hold both): correct ${r.delivered === 1 ? 'it' : 'them'} in the HRMS (punchgate punches --terminal ${r.terminal} --code ${r.newestCode} lists them)`,
-    );
+    .map((r) => {
+      const them = r.delivered === 1 ? 'it' : 'them';
+      const held = byEmployee
+        ? `the HRMS holds ${them} under the employee who holds ${r.delivered === 1 ? 'that' : 'each'} card:<number> code there (it takes a punch only under a code one of its employees holds)`
+        : `the HRMS holds ${them} under card:<number>`;
+      const fix = byEmployee
+        ? ''
+        : `: correct ${them} in the HRMS (punchgate punches --terminal ${r.terminal} --code ${r.newestCode} lists ${them})`;
+      return `${r.terminal}: ${r.delivered === 1 ? '1 punch of a card not in the code map when read was' : `${r.delivered} punches of cards not in the code map when read were`} delivered before (newest ${r.newestCode} at ${r.newestLogTime.slice(0, 16)}): ${held}; retry does not send delivered punches again (the HRMS would then hold both)${fix}`;
+    });
 }

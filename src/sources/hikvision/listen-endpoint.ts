@@ -10,6 +10,7 @@ import type { SourceDeps } from '../types.js';
 import { classify } from './events.js';
 import { eventJsonOf, xmlField } from './isapi.js';
 import { readPost } from './listen-post.js';
+import { UnlistedPassLog } from './unlisted-log.js';
 import { LISTEN_KEY, LISTEN_REFUSED_KEY, MAC_KEY, macShown, sameMac, type ListenRefusals } from './listen-state.js';
 import { accessEventOf } from './realtime.js';
 
@@ -52,6 +53,8 @@ export class HikvisionListenEndpoint implements ListenEndpoint {
   private readonly minors: ReadonlySet<number>;
   private readonly strangerLog = new LogBudget(LOG_MAX, LOG_WINDOW_MS);
   private readonly malformedLog = new LogBudget(LOG_MAX, LOG_WINDOW_MS);
+  /** Passes `minors` leaves out: said, a line per 10 minutes at most. */
+  private readonly unlistedLog: UnlistedPassLog;
   private refusals: ListenRefusals | undefined;
   private refusalsWrittenAt = 0;
   private refusalsTimer: NodeJS.Timeout | undefined;
@@ -66,6 +69,7 @@ export class HikvisionListenEndpoint implements ListenEndpoint {
     const own = urlAddress(cfg.url);
     this.allow = allowList(cfg.allowFrom ?? (own ? [own] : []));
     this.minors = new Set(cfg.minors);
+    this.unlistedLog = new UnlistedPassLog(this.minors, `terminal ${cfg.name}, HTTP Listening`);
   }
 
   private log() {
@@ -124,6 +128,7 @@ export class HikvisionListenEndpoint implements ListenEndpoint {
       return answer(req, res, 200, 'OK');
     }
     if (c.kind === 'other') {
+      this.unlistedLog.note(e, this.deps.clock.now(), log);
       this.contact();
       return answer(req, res, 200, 'OK');
     }

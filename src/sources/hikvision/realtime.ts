@@ -10,6 +10,7 @@ import { splitIsoTime, type HikvisionClient } from './client.js';
 import { HikAuthError } from './errors.js';
 import { cursorKey, parseCursor, type EventCursor } from './event-reader.js';
 import { classify, fromAlert, type AccessEvent } from './events.js';
+import { UnlistedPassLog } from './unlisted-log.js';
 import { eventJsonOf, isObject, xmlField, type Json } from './isapi.js';
 import { monotonicNow, STREAM_HEALTHY_MS } from './limits.js';
 import { boundaryOf, MultipartStreamParser, StreamBoundError, type StreamPart } from './multipart.js';
@@ -106,6 +107,8 @@ export class AlertStreamLink {
   private readonly minors: ReadonlySet<number>;
   /** Events the stream brought that cannot be read (a code that is not a number): a few log lines per 10 minutes. */
   private readonly unreadableLog = new LogBudget(5, 10 * 60_000);
+  /** Passes `minors` leaves out: said, a line per 10 minutes at most. */
+  private readonly unlistedLog: UnlistedPassLog;
   private readonly reconnect: BackoffBounds;
   private readonly healthyMs: number;
   private readonly mono: () => number;
@@ -131,6 +134,7 @@ export class AlertStreamLink {
     opts: AlertStreamOptions = {},
   ) {
     this.minors = new Set(cfg.minors);
+    this.unlistedLog = new UnlistedPassLog(this.minors, `terminal ${cfg.name}, alert stream`);
     this.reconnect = opts.reconnect ?? RECONNECT;
     this.healthyMs = opts.healthyMs ?? STREAM_HEALTHY_MS;
     this.mono = opts.monotonic ?? monotonicNow;
@@ -343,12 +347,16 @@ export class AlertStreamLink {
     for (const e of events) {
       const c = classify(e, this.cfg.name, device, this.minors);
       if (c.kind === 'malformed') this.unreadable(c.reason, e.serialNo);
-      if (c.kind !== 'punch') continue;
-      if (e.serialNo !== undefined && cursor.serialNo !== undefined && e.serialNo <= cursor.serialNo) {
+      const numbered = e.serialNo !== undefined && cursor.serialNo !== undefined && e.serialNo <= cursor.serialNo;
+      if (numbered && cursor.time !== undefined) {
         const wall = splitIsoTime(e.time)?.wallClock;
-        if (cursor.time !== undefined && (wall === undefined || wall <= cursor.time)) continue; // read already
-        behind = true;
+        if (wall === undefined || wall <= cursor.time) continue; // read already (and said, by the poll)
       }
+      if (c.kind !== 'punch') {
+        this.unlistedLog.note(e, this.mono(), this.log());
+        continue;
+      }
+      if (numbered) behind = true;
       punches.push(c.punch);
     }
     if (behind) this.backfill();
