@@ -104,6 +104,8 @@ export class Daemon {
   private failedRequests = 0;
   private busyTimer: NodeJS.Timeout | undefined;
   private started = false;
+  /** When start() began (epoch ms): push terminals have their first interval from then to call (status/push.ts). */
+  private startedAt: number | undefined;
   private stopping: Promise<void> | undefined;
 
   private readonly opts: DaemonOptions;
@@ -265,6 +267,7 @@ export class Daemon {
             eventLoop: this.loop.figures(),
             diskSync: this.diskSyncs.figures(),
             listeners: [this.pushReceiver?.listenerFact(), this.web.listenerFact()].filter((l) => l !== undefined),
+            ...(this.startedAt !== undefined ? { startedAt: this.startedAt } : {}),
           },
         }),
       ),
@@ -273,6 +276,7 @@ export class Daemon {
 
   async start(): Promise<void> {
     const { logger } = this.ctx;
+    this.startedAt = this.ctx.clock.now();
     this.loop.start();
     this.prune();
     this.startDelivery();

@@ -52,7 +52,9 @@ function readLive(path: string): LiveFacts | undefined {
     const disk: unknown = r.journal?.diskSync;
     const cp = r.journal?.checkpoints;
     const cpAt = cp?.failedAt ? Date.parse(cp.failedAt) : NaN;
+    const startedAt = typeof r.runningSince === 'string' ? Date.parse(r.runningSince) : NaN;
     return {
+      ...(Number.isFinite(startedAt) ? { startedAt } : {}),
       ...(listeners ? { listeners } : {}),
       journalBusySince: Number.isFinite(busy) ? busy : null,
       heldPunches: r.journal?.heldPunches ?? 0,

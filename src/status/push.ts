@@ -26,8 +26,16 @@ const iso = (ms: number | null | undefined) => (ms === null || ms === undefined 
 /**
  * Push terminals (kind adms) in the status: online means a contact within a few Delay periods,
  * judged now (the daemon may have stopped since it last wrote), and what the receiver saw.
+ * `startedAt`: when the running punchgate run started (null: not known, or not running); a
+ * terminal that never called is waiting for its first call, not a fault, until its interval passed since.
  */
-export function addPushStatus(report: StatusReport, journal: Journal, config: Config, now: number): void {
+export function addPushStatus(
+  report: StatusReport,
+  journal: Journal,
+  config: Config,
+  now: number,
+  startedAt: number | null = null,
+): void {
   const push = config.terminals.filter((t) => t.kind === 'adms');
   if (push.length === 0 && !config.adms) return;
   const store = new PushStore(journal.db, journal, { now: () => now });
@@ -54,10 +62,15 @@ export function addPushStatus(report: StatusReport, journal: Journal, config: Co
       offlineSince: online ? null : iso(last),
       problem: online
         ? staleZone && { cause: staleZone.cause, fix: staleZone.fix }
-        : {
-            cause: last === null ? 'it has not called this box yet' : `no call since ${localTime(last)}`,
-            fix: "check its power and network, and that its Cloud Server Setting names this box's address and adms.listen port",
-          },
+        : last === null && startedAt !== null && now - startedAt < limit
+          ? {
+              cause: `waiting for its first call (punchgate run started at ${localTime(startedAt)})`,
+              fix: `nothing to do yet: it should call by ${localTime(startedAt + limit)}`,
+            }
+          : {
+              cause: last === null ? 'it has not called this box yet' : `no call since ${localTime(last)}`,
+              fix: "check its power and network, and that its Cloud Server Setting names this box's address and adms.listen port",
+            },
       stale: !online && last !== null,
       push: {
         lastContactAt: iso(last),

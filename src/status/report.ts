@@ -130,7 +130,8 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
     };
   }
   if (live?.eventLoop) report.eventLoop = { ...live.eventLoop, since: iso(live.eventLoop.since)! };
-  addPushStatus(report, journal, config, now);
+  if (live?.startedAt !== undefined) report.runningSince = iso(live.startedAt)!;
+  addPushStatus(report, journal, config, now, live?.startedAt ?? null);
   addBiotimeDevices(report, journal, config);
   const facts: AlertFacts = {
     refused: journal.queries.refusedPunches(),

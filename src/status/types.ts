@@ -231,6 +231,8 @@ export interface LiveFacts {
   diskSync?: DiskSyncFigures;
   /** The ports it listens on (push terminal receiver, status page) and whether it does (src/status/listeners.ts). */
   listeners?: readonly ListenerFact[];
+  /** When it started (epoch ms): a push terminal that has not called within its interval since then is not yet a fault. */
+  startedAt?: number;
 }
 
 /** A port the daemon listens on, as the status shows it (ListenerFact with times as ISO text). */
@@ -380,6 +382,8 @@ export interface StatusReport {
   };
   /** The ports the daemon listens on and whether it does; absent where the daemon does not run. */
   listeners?: ListenerStatus[];
+  /** When the running punchgate run started (LiveFacts.startedAt); absent where it does not run. */
+  runningSince?: string;
   /** Null inside the daemon (it is running); `punchgate status` fills it in. */
   daemon: { running: boolean; statusLogAt: string | null; stale: boolean } | null;
   /** Each alert as one line, `cause: fix` (alertItems, joined). */
