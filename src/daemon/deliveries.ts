@@ -1,5 +1,6 @@
 import type { Config } from '../config/schema.js';
 import { credentialPlace, sinksOf, terminalsNotFor, type SinkConfig } from '../config/sinks.js';
+import { addressShown } from '../config/web-address.js';
 import { holdOption } from '../sinks/hold-policy.js';
 import type { AppContext } from '../context.js';
 import { clearCannotStart, markCannotStart } from '../delivery/cannot-start.js';
@@ -117,6 +118,7 @@ export class SinkDeliveries {
         logger: isDefault ? ctx.logger : ctx.logger.child({ sink: sink.name }),
         clock: ctx.clock,
         sinkSender: sender,
+        address: addressShown(sink.baseUrl),
         credential: credentialWords(sink.kind, credentialPlace(sink, fromHrmsBlock)),
         ...(isDefault ? {} : { sink: sink.name }),
         ...punchContext,

@@ -1,4 +1,5 @@
 import type { DeliveryConfig, HrmsConfig } from '../config/schema.js';
+import { addressShown } from '../config/web-address.js';
 import { AttendanceClient, type AttendanceSender } from '../hrms/attendance.js';
 import { isBusyJournalError, isFatalJournalError } from '../journal/errors.js';
 import type { DeliveryQueue, OutboundPunch, PunchOutcome } from '../journal/types.js';
@@ -63,6 +64,8 @@ export interface DelivererOptions {
   credential?: CredentialWords;
   /** The sink's name, for the log lines; undefined: the default sink, said "the HRMS" as ever. */
   sink?: string;
+  /** The sink's address as shown (addressShown), for the failure line; default that of `hrms`, when given. */
+  address?: string;
   /** A terminal's IANA time zone (its `timezone`), for sinks that store UTC; default the box's. */
   timezoneOf?: (terminal: string) => string | undefined;
   /** A punch's direction where its terminal's `direction` setting gives one (src/punch/direction.ts). */
@@ -159,7 +162,9 @@ export class Deliverer {
     this.duplicatePatterns = compilePatterns(o.delivery.patterns.duplicate);
     this.backoff = new Backoff(o.delivery.retry, o.random);
     this.sizer = new BatchSizer(o.delivery.batchSize);
-    this.health = new DeliveryHealth(o.state, o.logger, o.clock, o.credential);
+    // The failure line names the address delivery calls: the admin sees which one is away.
+    const address = o.address ?? (o.hrms ? addressShown(o.hrms.baseUrl) : undefined);
+    this.health = new DeliveryHealth(o.state, o.logger, o.clock, o.credential, address);
     this.sleep = o.sleep ?? abortableSleep;
   }
 

@@ -58,6 +58,8 @@ export class DeliveryHealth {
     private readonly logger: Logger,
     private readonly clock: Clock,
     private readonly credential: CredentialWords = credentialWords('hrms'),
+    /** The address delivery calls, as shown (addressShown: no query, no key); named in the failure line. */
+    private readonly address?: string,
   ) {}
 
   /** "HRMS refused the token", "Frappe refused the API key and secret": how the log and state say it. */
@@ -177,7 +179,10 @@ export class DeliveryHealth {
   transient(message: string, lastResult: string, retryMs: number): void {
     this.note('transient', () =>
       // "in N s": the backoff's wait or the one the HRMS asked for (Retry-After), not always a backoff.
-      this.logger.warn({ retryInMs: retryMs }, `HRMS delivery failed, will retry in ${stepSize(retryMs)}: ${message}`),
+      this.logger.warn(
+        { retryInMs: retryMs },
+        `HRMS delivery${this.address ? ` to ${this.address}` : ''} failed, will retry in ${stepSize(retryMs)}: ${message}`,
+      ),
     );
     this.failed(message, lastResult);
   }

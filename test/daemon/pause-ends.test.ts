@@ -79,7 +79,7 @@ describe('a paused delivery ends when its cause is gone', () => {
     const t = stack.terminals[0]!;
     const at = punchTimes('2026-11-28', 8);
     for (let i = 0; i < 20; i++) t.addPunch({ userId: String(4000 + i), logTime: at() });
-    await waitFor(() => /HRMS delivery failed, will retry/.test(d.output()), 20_000, 'the failure');
+    await waitFor(() => /HRMS delivery to \S+ failed, will retry/.test(d.output()), 20_000, 'the failure');
     await waitFor(
       async () => {
         const r = await runPunchgate(['--config', stack.configPath, 'punches', '--state', 'undelivered', '--count']);

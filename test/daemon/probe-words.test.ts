@@ -33,7 +33,7 @@ describe('punchgate run when the HRMS answers again', () => {
 
     await stack.hrms.stop();
     t.addPunch({ userId: '1002', logTime: '2026-11-22 08:01:00' });
-    await waitFor(() => /HRMS delivery failed, will retry/.test(d.output()), 20_000, 'the HRMS away');
+    await waitFor(() => /HRMS delivery to \S+ failed, will retry/.test(d.output()), 20_000, 'the HRMS away');
     writeFileSync(stack.tmp.path('token'), 'a-wrong-token\n');
     const back = await startHrmsSim({ tokens: [TOKEN], port });
     cleanups.push(() => back.stop());

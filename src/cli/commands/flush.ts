@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { credentialWords, Deliverer, type DrainReport } from '../../delivery/index.js';
 import { NO_TOKEN } from '../../delivery/health.js';
 import { credentialPlace, sinksOf, terminalsNotFor } from '../../config/sinks.js';
+import { addressShown } from '../../config/web-address.js';
 import { holdOption, holdPolicy } from '../../sinks/hold-policy.js';
 import { heldBehindRefusedAlert, heldBehindRefusedCount } from '../../status/refusals.js';
 import { compilePatterns } from '../../delivery/outcomes.js';
@@ -99,6 +100,7 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
         logger: ctx.logger,
         clock: ctx.clock,
         sinkSender: sender,
+        address: addressShown(sink.baseUrl),
         credential: credentialWords(sink.kind, place),
         ...(isDefault ? {} : { sink: sink.name }),
         ...punchContext,
