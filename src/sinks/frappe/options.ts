@@ -1,3 +1,5 @@
+import { hrmsUrl } from '../../hrms/http.js';
+
 /**
  * The settings of one Frappe HR / ERPNext sink (`kind: frappe`), as the sender takes them. The
  * config (src/config) reads the same names from a `sinks:` entry; the API key and secret are not
@@ -45,14 +47,14 @@ export function checkinMethod(method: FrappeSinkOptions['method']): string {
   return `${method}.hr.doctype.employee_checkin.employee_checkin.add_log_based_on_employee_field`;
 }
 
-/** `{baseUrl}/api/method/<dotted path>`. */
+/** `{baseUrl}/api/method/<dotted path>` (any query of baseUrl after the path: hrmsUrl). */
 export function checkinUrl(o: Pick<FrappeSinkOptions, 'baseUrl' | 'method'>): string {
-  return `${o.baseUrl.replace(/\/+$/, '')}/api/method/${checkinMethod(o.method)}`;
+  return hrmsUrl(o.baseUrl, `/api/method/${checkinMethod(o.method)}`);
 }
 
 /** `{baseUrl}/api/resource/Shift Type/<name>`, the name encoded (it may hold spaces or a slash). */
 export function shiftTypeUrl(baseUrl: string, name: string): string {
-  return `${baseUrl.replace(/\/+$/, '')}/api/resource/Shift%20Type/${encodeURIComponent(name)}`;
+  return hrmsUrl(baseUrl, `/api/resource/Shift%20Type/${encodeURIComponent(name)}`);
 }
 
 /** The key and secret of `api_key:api_secret` (the secret may itself hold no colon; the key never does). */

@@ -1,6 +1,6 @@
 import { answerBudgetBytes, type AttendanceAnswer, type PunchResult } from '../../hrms/answer.js';
 import { BEFORE_SENDING } from '../../hrms/attendance.js';
-import { HrmsHttp } from '../../hrms/http.js';
+import { HrmsHttp, hrmsUrl } from '../../hrms/http.js';
 import { outsideText } from '../../hrms/text.js';
 import { wallClockInZone } from '../../punch/wall-clock-utc.js';
 import { errorCode } from '../../util/errors.js';
@@ -111,7 +111,7 @@ export class FrappeSender implements SinkSender {
    * site answers and takes the key. `answered` with no result when it does.
    */
   private async probe(token: string, ctx: CallContext, signal?: AbortSignal): Promise<AttendanceAnswer> {
-    const url = `${this.o.baseUrl.replace(/\/+$/, '')}/api/method/frappe.auth.get_logged_user`;
+    const url = hrmsUrl(this.o.baseUrl, '/api/method/frappe.auth.get_logged_user');
     let res;
     try {
       res = await this.http.request({
