@@ -1,4 +1,4 @@
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
 import { lastStopPath } from '../../src/status/last-stop.js';
@@ -46,6 +46,14 @@ describe('why punchgate run last stopped, said by the status', () => {
     expect(json.daemon?.lastStop?.exitCode).toBe(74);
     expect(json.daemon?.lastStop?.reason).toContain('A restart does not mend a damaged journal');
     expect(json.alertItems.find((a) => a.kind === 'daemon-down')?.cause).toContain('with exit code 74');
+    // The status log's last state, the first file an admin opens, says it stopped and why.
+    expect(readFileSync(s.tmp.path('status.txt'), 'utf8')).toMatch(
+      /^punchgate run STOPPED at .+ with exit code 74: .*is damaged \(SQLITE_CORRUPT.*A restart does not mend/,
+    );
+    const last = JSON.parse(readFileSync(s.tmp.path('status.json'), 'utf8')) as StatusReport;
+    expect(last.daemon?.lastStop?.exitCode).toBe(74);
+    for (const f of ['status.txt', 'status.json', 'journal.db.last-stop.json'])
+      expect(readFileSync(s.tmp.path(f), 'utf8')).not.toContain('last-stop-token-7c1e9a');
 
     // The journal restored (here: a new one): the next start succeeds, and the reason is gone.
     for (const f of [journal, `${journal}-wal`, `${journal}-shm`]) rmSync(f, { force: true });

@@ -18,6 +18,7 @@ import { createLogger } from '../../util/logger.js';
 import { DEFAULT_CONFIG_PATH } from '../../config/schema.js';
 import { ConfigError } from '../../config/load.js';
 import { clearLastStop, recordLastStop } from '../../status/last-stop.js';
+import { markStatusLog } from '../../status/last-stop-mark.js';
 
 /** A start that failed with an error the CLI reports (reportError): its exit code and words, for the record. */
 function rememberThrown(e: unknown, remember: (exitCode: number, reason: string) => void): void {
@@ -71,12 +72,12 @@ export function registerRun(program: Command): void {
         const notifier = createNotifier(process.env, logger);
         let daemon: Daemon;
         // Why it stopped, kept for `punchgate status` until a later start succeeds (status/last-stop.ts).
-        const remember = (exitCode: number, reason: string) =>
-          recordLastStop(ctx.config.journal.path, {
-            at: new Date(ctx.clock.now()).toISOString(),
-            exitCode,
-            reason: ctx.secrets.scrub(reason),
-          });
+        // The status log's files are marked too: they went on saying it ran (status/last-stop-mark.ts).
+        const remember = (exitCode: number, reason: string) => {
+          const stop = { at: new Date(ctx.clock.now()).toISOString(), exitCode, reason: ctx.secrets.scrub(reason) };
+          recordLastStop(ctx.config.journal.path, stop);
+          markStatusLog(ctx.config.status.path, stop);
+        };
         const fatal = (err: unknown): never => {
           const e = describeJournalFailure(ctx.config.journal.path, err);
           const line = fatalLine(e);
