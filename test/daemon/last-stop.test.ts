@@ -60,7 +60,11 @@ describe('why punchgate run last stopped, said by the status', () => {
     Journal.open({ path: journal, site: 'plant-a', mode: 'owner' }).close();
     const d = spawnDaemon(s.config);
     cleanups.push(() => d.child.exitCode === null && d.child.kill('SIGKILL'));
-    await waitFor(() => !existsSync(lastStopPath(journal)), 20_000, 'the record of the last stop removed by a good start');
+    await waitFor(
+      () => !existsSync(lastStopPath(journal)),
+      20_000,
+      'the record of the last stop removed by a good start',
+    );
     d.child.kill('SIGTERM');
     expect((await d.exited).code).toBe(0);
 

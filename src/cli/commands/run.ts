@@ -88,7 +88,10 @@ export function registerRun(program: Command): void {
         const crashed = (e: unknown): never => {
           if (isFatalJournalError(e)) fatal(e);
           logger.fatal({ err: e }, 'unexpected error; exiting so that systemd restarts punchgate');
-          remember(70, `unexpected error: ${e instanceof Error ? e.message : String(e)}; exiting so that systemd restarts punchgate`);
+          remember(
+            70,
+            `unexpected error: ${e instanceof Error ? e.message : String(e)}; exiting so that systemd restarts punchgate`,
+          );
           process.exit(70);
         };
         try {
