@@ -74,4 +74,24 @@ describe('why punchgate run last stopped, said by the status', () => {
     expect(report.daemon?.lastStop).toBeUndefined();
     expect(report.alertItems.find((a) => a.kind === 'daemon-down')?.cause).not.toContain('last stopped');
   }, 90_000);
+
+  it('after an unexpected crash (exit 70): its error, without the HRMS token it quoted', async () => {
+    const s = cliSandbox({ hrms: { baseUrl: 'http://127.0.0.1:9', tokenFile: 'token' }, status: { listen: false } });
+    cleanups.push(s.tmp.cleanup);
+    const token = 'crash-token-4b8d2f6a91';
+    writeFileSync(s.tmp.path('token'), `${token}\n`, { mode: 0o600 });
+    // A defect nobody caught, on cue: thrown from a signal handler the daemon does not own.
+    const bug = `process.on('SIGUSR2', () => { throw new Error('bug: sent ${token} nowhere'); });`;
+    const d = spawnDaemon(s.config, [], { NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(bug)}` });
+    cleanups.push(() => d.child.exitCode === null && d.child.kill('SIGKILL'));
+    await waitFor(() => d.output().includes('"version"'), 20_000, 'the daemon started');
+    d.child.kill('SIGUSR2');
+    expect((await d.exited).code).toBe(70);
+
+    const json = JSON.parse((await s.cli('status', '--json')).stdout) as StatusReport;
+    expect(json.daemon?.lastStop?.exitCode).toBe(70);
+    expect(json.daemon?.lastStop?.reason).toMatch(/^unexpected error: bug: sent \[REDACTED\] nowhere; exiting/);
+    for (const f of ['status.txt', 'status.json', 'journal.db.last-stop.json'])
+      expect(readFileSync(s.tmp.path(f), 'utf8')).not.toContain(token);
+  }, 60_000);
 });
