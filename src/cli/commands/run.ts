@@ -5,7 +5,13 @@ import { NO_TOKEN } from '../../delivery/health.js';
 import { TokenSource, TokenUnavailableError } from '../../hrms/token.js';
 import { createNotifier } from '../../daemon/sd-notify.js';
 import { JournalLockedError } from '../../journal/lock.js';
-import { describeJournalFailure, isFatalJournalError, JournalUnusableError } from '../../journal/errors.js';
+import {
+  describeJournalFailure,
+  isBusyJournalError,
+  isFatalJournalError,
+  JournalBusyError,
+  JournalUnusableError,
+} from '../../journal/errors.js';
 import { containerZoneWarning } from '../../util/container-zone.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { handleSignals } from '../../util/signals.js';
@@ -25,6 +31,11 @@ function rememberThrown(e: unknown, remember: (exitCode: number, reason: string)
   if (e instanceof ConfigError) remember(e.exitCode, e.problems.join('; '));
   else if (e instanceof ExitError) remember(e.exitCode, e.message);
   else if (e instanceof JournalUnusableError) remember(EXIT.IOERR, e.message);
+  else if (e instanceof JournalBusyError || isBusyJournalError(e))
+    remember(
+      EXIT.TEMPFAIL,
+      e instanceof JournalBusyError ? e.message : 'the journal is busy: another process holds its write lock',
+    );
   else remember(EXIT.FAILURE, e instanceof Error ? e.message : String(e));
 }
 
