@@ -46,6 +46,11 @@ describe('why punchgate run last stopped, said by the status', () => {
     expect(json.daemon?.lastStop?.exitCode).toBe(74);
     expect(json.daemon?.lastStop?.reason).toContain('A restart does not mend a damaged journal');
     expect(json.alertItems.find((a) => a.kind === 'daemon-down')?.cause).toContain('with exit code 74');
+    // check --quick (the container health check) says it too.
+    const quick = await s.cli('check', '--quick');
+    expect(quick.stdout + quick.stderr).toMatch(
+      /FAIL daemon: .*it last stopped at .+ with exit code 74, saying: .*is damaged/,
+    );
     // The status log's last state, the first file an admin opens, says it stopped and why.
     expect(readFileSync(s.tmp.path('status.txt'), 'utf8')).toMatch(
       /^punchgate run STOPPED at .+ with exit code 74: .*is damaged \(SQLITE_CORRUPT.*A restart does not mend/,
