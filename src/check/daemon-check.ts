@@ -4,6 +4,8 @@ import { OwnerLock } from '../journal/lock.js';
 import { ALERT } from '../status/alert-words.js';
 import { BUSY_ALERT_MS } from '../status/alerts.js';
 import { statusJsonPath } from '../status/daemon-probe.js';
+import { readLastStop } from '../status/last-stop.js';
+import { escapeControls } from '../util/terminal-text.js';
 import type { Alert, ConfigStatus, StatusReport } from '../status/types.js';
 import type { Clock } from '../util/clock.js';
 import { localTimeOf } from '../util/local-time.js';
@@ -37,8 +39,15 @@ export function checkDaemon(config: Config, clock: Clock, opts: { required: bool
       ? 'no status log yet'
       : `status log written ${Math.max(0, Math.round((clock.now() - statusAt) / 1000))} s ago`;
   if (!running) {
-    const detail = `punchgate run is not running: nothing holds the journal lock ${lock} (${written})`;
-    const fix = 'start it: sudo systemctl start punchgate (journalctl -u punchgate -n 50 says why it stopped)';
+    // Why it last stopped on its own, kept until a later start succeeds: the status's words.
+    const stop = readLastStop(config.journal.path);
+    const said = stop
+      ? `; it last stopped at ${localTimeOf(stop.at)} with exit code ${stop.exitCode}, saying: ${escapeControls(stop.reason)}`
+      : '';
+    const detail = `punchgate run is not running: nothing holds the journal lock ${lock} (${written})${said}`;
+    const fix = stop
+      ? 'do what its last line says above, then start it: sudo systemctl start punchgate'
+      : 'start it: sudo systemctl start punchgate (journalctl -u punchgate -n 50 says why it stopped)';
     return opts.required ? fail('daemon', detail, fix) : warn('daemon', detail, fix);
   }
   const checked = Boolean(path) && intervalMs > 0;

@@ -1,5 +1,6 @@
 import { localTime } from '../util/local-time.js';
-import { printable } from '../util/terminal-text.js';
+import { escapeControls, printable } from '../util/terminal-text.js';
+import type { LastStop } from './last-stop.js';
 import { MAX_CLOCK_AHEAD_SECONDS } from '../journal/future-judge.js';
 import { humanBytes } from '../util/disk.js';
 import { NO_SERIAL, REFUSALS_BEYOND } from '../journal/types.js';
@@ -158,10 +159,13 @@ function pushKeptUsers(
 export const ALERT = {
   /** `lastLogAt`: when it last wrote its status log (about when it stopped), if it ever did. */
   /** `diskFull`: the journal's disk is almost full, which stops it (exit 74) however often it is started. */
-  daemonDown: (lastLogAt: number | null = null, diskFull = false): Alert => ({
+  /** `lastStop`: why it last stopped on its own (its last line, with the fix), until a later start succeeds. */
+  daemonDown: (lastLogAt: number | null = null, diskFull = false, lastStop?: LastStop): Alert => ({
     kind: 'daemon-down',
-    cause: `punchgate run is not running (nothing holds the journal lock${lastLogAt === null ? '' : `; its status log was last written at ${localTime(lastLogAt)}, and what follows is as it saw it then`}): no punch is collected or delivered${diskFull ? "; the journal's disk is almost full, which stops it" : ''}`,
-    fix: `${diskFull ? "free space on the journal's disk first (the disk alert below), then " : ''}start it: sudo systemctl start punchgate (journalctl -u punchgate -n 50 says why it stopped)`,
+    cause: `punchgate run is not running (nothing holds the journal lock${lastLogAt === null ? '' : `; its status log was last written at ${localTime(lastLogAt)}, and what follows is as it saw it then`}): no punch is collected or delivered${diskFull ? "; the journal's disk is almost full, which stops it" : ''}${lastStop ? `; it last stopped at ${localTime(Date.parse(lastStop.at))} with exit code ${lastStop.exitCode}, saying: ${escapeControls(lastStop.reason)}` : ''}`,
+    fix: lastStop
+      ? `${diskFull ? "free space on the journal's disk first (the disk alert below), then " : ''}do what its last line says above, then start it: sudo systemctl start punchgate (this stays said until a start succeeds)`
+      : `${diskFull ? "free space on the journal's disk first (the disk alert below), then " : ''}start it: sudo systemctl start punchgate (journalctl -u punchgate -n 50 says why it stopped)`,
   }),
 
   daemonStuck: (statusLogAt: number | null): Alert => ({

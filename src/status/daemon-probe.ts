@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import { OwnerLock } from '../journal/lock.js';
+import { readLastStop } from './last-stop.js';
 import { listenerFacts } from './listeners.js';
 import type { DaemonLiveness, DiskSyncFigures, ListenerStatus, LiveFacts, SinkStatus, StatusReport } from './types.js';
 
@@ -31,6 +32,10 @@ export function probeDaemon(config: Config, now: number): DaemonLiveness {
   const fresh = statusLogAt !== null && now - statusLogAt <= 3 * intervalMs + SLACK_MS;
   const stale = running && checked && !fresh;
   const out: DaemonLiveness = { running, statusLogAt, stale };
+  if (!running) {
+    const lastStop = readLastStop(config.journal.path);
+    if (lastStop) out.lastStop = lastStop;
+  }
   if (running && fresh && path) {
     const live = readLive(statusJsonPath(path));
     if (live) out.live = live;

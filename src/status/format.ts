@@ -36,7 +36,9 @@ export function formatStatus(r: StatusReport): string {
   // Never "No alerts." above a row that says OFFLINE or FAILING (summary.ts).
   lines.push(summaryLine(r));
   // Alerts and errors quote terminals and the HRMS: shown escaped, never as raw control characters.
-  for (const a of r.alerts) lines.push(`  ! ${printable(a, 1000)}`);
+  // Bounded, but above the longest of our own: the daemon's last line for a damaged journal, with
+  // its recovery steps (about 1,500 characters), was cut before the fix at 1,000.
+  for (const a of r.alerts) lines.push(`  ! ${printable(a, 4000)}`);
   lines.push('');
   lines.push('Terminals');
   if (r.terminals.length === 0) lines.push('  (none configured)');

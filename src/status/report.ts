@@ -116,7 +116,12 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
     config: live?.config ?? probes.config ?? null,
     backup: backupStatus(journal.path, config.journal.backupAlertAfterDays),
     daemon: probes.daemon
-      ? { running: probes.daemon.running, statusLogAt: iso(probes.daemon.statusLogAt), stale: probes.daemon.stale }
+      ? {
+          running: probes.daemon.running,
+          statusLogAt: iso(probes.daemon.statusLogAt),
+          stale: probes.daemon.stale,
+          ...(probes.daemon.lastStop ? { lastStop: probes.daemon.lastStop } : {}),
+        }
       : null,
     alerts: [],
     alertItems: [],

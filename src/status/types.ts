@@ -1,3 +1,4 @@
+import type { LastStop } from './last-stop.js';
 import type { CheckpointState } from '../journal/checkpoint-worker.js';
 import type { JournalCounts } from '../journal/types.js';
 import type { ClockStep } from '../util/clock-steps.js';
@@ -257,6 +258,8 @@ export interface DaemonLiveness {
   statusLogAt: number | null;
   /** The status log is older than three of its intervals (a stopped or stuck daemon). */
   stale: boolean;
+  /** Why it last stopped on its own (a fatal exit), when it does not run and a later start has not succeeded. */
+  lastStop?: LastStop;
   /** The daemon's live facts from its status file, when it is running and the file is fresh. */
   live?: LiveFacts;
 }
@@ -385,7 +388,7 @@ export interface StatusReport {
   /** When the running punchgate run started (LiveFacts.startedAt); absent where it does not run. */
   runningSince?: string;
   /** Null inside the daemon (it is running); `punchgate status` fills it in. */
-  daemon: { running: boolean; statusLogAt: string | null; stale: boolean } | null;
+  daemon: { running: boolean; statusLogAt: string | null; stale: boolean; lastStop?: LastStop } | null;
   /** Each alert as one line, `cause: fix` (alertItems, joined). */
   alerts: string[];
   /** The alerts with their cause and fix apart (the page shows the fix below the cause). */

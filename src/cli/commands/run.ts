@@ -5,7 +5,13 @@ import { NO_TOKEN } from '../../delivery/health.js';
 import { TokenSource, TokenUnavailableError } from '../../hrms/token.js';
 import { createNotifier } from '../../daemon/sd-notify.js';
 import { JournalLockedError } from '../../journal/lock.js';
-import { describeJournalFailure, isFatalJournalError } from '../../journal/errors.js';
+import {
+  describeJournalFailure,
+  isBusyJournalError,
+  isFatalJournalError,
+  JournalBusyError,
+  JournalUnusableError,
+} from '../../journal/errors.js';
 import { containerZoneWarning } from '../../util/container-zone.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { handleSignals } from '../../util/signals.js';
@@ -16,6 +22,22 @@ import { checkTerminalConfig } from '../../sources/build.js';
 import { systemClock } from '../../util/clock.js';
 import { createLogger } from '../../util/logger.js';
 import { DEFAULT_CONFIG_PATH } from '../../config/schema.js';
+import { ConfigError } from '../../config/load.js';
+import { clearLastStop, recordLastStop } from '../../status/last-stop.js';
+import { markStatusLog } from '../../status/last-stop-mark.js';
+
+/** A start that failed with an error the CLI reports (reportError): its exit code and words, for the record. */
+function rememberThrown(e: unknown, remember: (exitCode: number, reason: string) => void): void {
+  if (e instanceof ConfigError) remember(e.exitCode, e.problems.join('; '));
+  else if (e instanceof ExitError) remember(e.exitCode, e.message);
+  else if (e instanceof JournalUnusableError) remember(EXIT.IOERR, e.message);
+  else if (e instanceof JournalBusyError || isBusyJournalError(e))
+    remember(
+      EXIT.TEMPFAIL,
+      e instanceof JournalBusyError ? e.message : 'the journal is busy: another process holds its write lock',
+    );
+  else remember(EXIT.FAILURE, e instanceof Error ? e.message : String(e));
+}
 
 /** The daemon's own stop bound: shorter than the unit's TimeoutStopSec (30 s). */
 export const STOP_BOUND_MS = 20_000;
@@ -60,10 +82,28 @@ export function registerRun(program: Command): void {
         if (zone) logger.warn(`${zone.detail}: ${zone.fix}`);
         const notifier = createNotifier(process.env, logger);
         let daemon: Daemon;
+        // Why it stopped, kept for `punchgate status` until a later start succeeds (status/last-stop.ts).
+        // The status log's files are marked too: they went on saying it ran (status/last-stop-mark.ts).
+        const remember = (exitCode: number, reason: string) => {
+          const stop = { at: new Date(ctx.clock.now()).toISOString(), exitCode, reason: ctx.secrets.scrub(reason) };
+          recordLastStop(ctx.config.journal.path, stop);
+          markStatusLog(ctx.config.status.path, stop);
+        };
         const fatal = (err: unknown): never => {
           const e = describeJournalFailure(ctx.config.journal.path, err);
-          logger.fatal({ code: e.code }, fatalLine(e));
+          const line = fatalLine(e);
+          logger.fatal({ code: e.code }, line);
+          remember(EXIT.IOERR, line.replace(/^fatal: /, ''));
           process.exit(EXIT.IOERR);
+        };
+        const crashed = (e: unknown): never => {
+          if (isFatalJournalError(e)) fatal(e);
+          logger.fatal({ err: e }, 'unexpected error; exiting so that systemd restarts punchgate');
+          remember(
+            70,
+            `unexpected error: ${e instanceof Error ? e.message : String(e)}; exiting so that systemd restarts punchgate`,
+          );
+          process.exit(70);
         };
         try {
           daemon = new Daemon(ctx, {
@@ -73,22 +113,16 @@ export function registerRun(program: Command): void {
             onFatal: fatal,
           });
         } catch (e) {
+          // Another punchgate run holds the journal: that one runs, and this is no stop of it.
           if (e instanceof JournalLockedError) throw new ExitError(e.message, EXIT.TEMPFAIL);
+          rememberThrown(e, remember);
           throw e;
         }
         // A journal that cannot be written, met anywhere (the start's first write, a timer's), is
         // said as every such failure is: one line with the path and the fix, exit 74. Thrown raw,
         // it ended the process with exit 1 and SQLite's bare "database or disk is full".
-        process.on('uncaughtException', (e) => {
-          if (isFatalJournalError(e)) fatal(e);
-          logger.fatal({ err: e }, 'unexpected error; exiting so that systemd restarts punchgate');
-          process.exit(70);
-        });
-        process.on('unhandledRejection', (e) => {
-          if (isFatalJournalError(e)) fatal(e);
-          logger.fatal({ err: e }, 'unexpected error; exiting so that systemd restarts punchgate');
-          process.exit(70);
-        });
+        process.on('uncaughtException', crashed);
+        process.on('unhandledRejection', crashed);
 
         handleSignals({
           stop: (signal, count) => {
@@ -121,8 +155,10 @@ export function registerRun(program: Command): void {
           await daemon.start();
         } catch (e) {
           if (isFatalJournalError(e)) fatal(e);
+          rememberThrown(e, remember);
           throw e;
         }
+        clearLastStop(ctx.config.journal.path);
       }),
     );
 }
