@@ -37,6 +37,13 @@ export interface RecentUnknownCards {
  */
 export type KnownCard = (terminal: string, code: string) => boolean;
 
+/** Whether the journal has punches_card_codes (migration 23): older ones answer no card rather than scan the table. */
+function hasCardCodesIndex(db: Database): boolean {
+  return (
+    db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'punches_card_codes'`).get() !== undefined
+  );
+}
+
 /**
  * Per terminal, the punches of unknown cards journalled since `since` (epoch ms), through
  * punches_card_codes (a range of its first column), leaving out the cards `known` holds now (an
@@ -44,8 +51,7 @@ export type KnownCard = (terminal: string, code: string) => boolean;
  * answers nothing rather than read the whole table.
  */
 export function recentUnknownCards(db: Database, since: number, known?: KnownCard): RecentUnknownCards[] {
-  const has = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'punches_card_codes'`).get();
-  if (!has) return [];
+  if (!hasCardCodesIndex(db)) return [];
   const rows = db
     .prepare(
       `SELECT terminal, biometric_code AS code, count(*) AS n, sum(state = 'delivered') AS delivered,
@@ -93,8 +99,7 @@ export function recentUnknownCards(db: Database, since: number, known?: KnownCar
  * a punch only under a code one of its employees holds, such a card is known there.
  */
 export function deliveredCardCodes(db: Database, since: number): { terminal: string; code: string }[] {
-  const has = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'punches_card_codes'`).get();
-  if (!has) return [];
+  if (!hasCardCodesIndex(db)) return [];
   return db
     .prepare(
       `SELECT DISTINCT terminal, biometric_code AS code
