@@ -98,7 +98,8 @@ describe('ATTLOG line parser (property)', () => {
       [
         '1001 2026-11-01 08:00:00',
         '1001\t2026-02-29 08:00:00',
-        '1001\t2026-11-01T08:00:00',
+        // A zoned time names another instant than the wall clock (the T form alone is read: wall-time.ts).
+        '1001\t2026-11-01T08:00:00Z',
         '1001\t1700000000',
         '\u202e1001\t2026-11-01 08:00:00',
         '\ufffd1\t2026-11-01 08:00:00',
@@ -110,7 +111,7 @@ describe('ATTLOG line parser (property)', () => {
     expect(malformed.map((m) => [m.line, m.reason])).toEqual([
       [1, 'no tab between the fields'],
       [2, 'bad date "2026-02-29 08:00:00" (expected YYYY-MM-DD HH:MM:SS)'],
-      [3, 'bad date "2026-11-01T08:00:00" (expected YYYY-MM-DD HH:MM:SS)'],
+      [3, 'bad date "2026-11-01T08:00:00Z" (expected YYYY-MM-DD HH:MM:SS)'],
       [4, 'bad date "1700000000" (expected YYYY-MM-DD HH:MM:SS)'],
       [5, 'biometric code has a bidirectional control (U+202E)'],
       [6, 'biometric code has bytes that are not UTF-8 (U+FFFD)'],

@@ -3,11 +3,13 @@ import { isLogTime } from '../../punch.js';
 import { codeProblem, unpadded } from '../../punch.js';
 import { printable } from '../../util/terminal-text.js';
 import { keyValueFields } from './key-values.js';
+import { wallTimeOf } from './wall-time.js';
 
 /**
  * The body of `POST /iclock/cdata?table=ATTLOG`: one punch per line, tab-separated fields
  * `PIN, time, status, verify, workcode, reserved...` (ADMS push protocol §9.1). The time is
- * the terminal's wall clock `YYYY-MM-DD HH:MM:SS`, kept as written.
+ * the terminal's wall clock `YYYY-MM-DD HH:MM:SS`, kept as written (firmware that writes it
+ * `2024-05-06T08:01:02` or without seconds is read alike: wall-time.ts).
  */
 export interface AttlogRecord {
   /** 1-based line number in the body. */
@@ -118,7 +120,7 @@ export function parseAttlog(body: string): ParsedAttlog {
       bad(problem);
       continue;
     }
-    const logTime = fields[1]!.trim();
+    const logTime = wallTimeOf(fields[1]!.trim());
     if (!isLogTime(logTime)) {
       bad(`bad date "${printable(logTime, 30)}" (expected YYYY-MM-DD HH:MM:SS)`);
       continue;

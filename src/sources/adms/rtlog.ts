@@ -3,6 +3,7 @@ import { codeProblem, isLogTime } from '../../punch.js';
 import { printable } from '../../util/terminal-text.js';
 import type { MalformedLine } from './attlog.js';
 import { keyValueFields } from './key-values.js';
+import { wallTimeOf } from './wall-time.js';
 
 /**
  * The body of `POST /iclock/cdata?table=rtlog` (ZKTeco Security PUSH: SpeedFace, SenseFace,
@@ -87,9 +88,8 @@ export interface AccessFields {
  */
 export function accessRow(line: number, f: AccessFields, missing: { time: string; event: string }): RtlogRow | string {
   // `2026-11-30T01:02:03` is the same wall clock written as ISO 8601 does (no zone: a zone would
-  // make it another time, and stays an unreadable one).
-  const time =
-    f.time !== undefined && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/.test(f.time) ? f.time.replace('T', ' ') : f.time;
+  // make it another time, and stays an unreadable one); see wall-time.ts.
+  const time = f.time === undefined ? undefined : wallTimeOf(f.time);
   if (time === undefined) return missing.time;
   if (f.event === null) return missing.event;
   if (!isNobody(f.pin)) {
