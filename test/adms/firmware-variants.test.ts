@@ -42,4 +42,31 @@ describe('ADMS receiver: push firmware variants', () => {
     // The zoned line is no wall clock: kept raw and said, never counted in OK:<n>.
     expect(r.store.keptUploads('lobby').map((k) => k.body)).toEqual([zoned]);
   });
+
+  /**
+   * A serial number with blanks around it (`SN=CQZ7232160007%20`, `SN=+CQZ...`) and in another
+   * case (`sn=cqz...`): the public push servers written against deployed terminals read the
+   * serial as `request.GET.get('SN', '').strip()` (several Django ADMS views) and compare it
+   * without regard to case, so such firmware works there. It was answered 400 here, and its
+   * punches waited on the terminal for ever.
+   */
+  it('reads a serial number with blanks around it or in another case as the terminal it names', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+    const forms = [`SN=${SN}%20`, `SN=+${SN}`, `sn=${SN.toLowerCase()}`, `SN=${SN}%09`, `SN=%20${SN}%0D%0A`];
+    for (const [i, form] of forms.entries()) {
+      const up = await http(
+        r.url,
+        'POST',
+        `/iclock/cdata?${form}&table=ATTLOG&Stamp=${100 + i}`,
+        attlog([`${2000 + i}\t2024-05-06 09:00:0${i}\t0\t1`]),
+      );
+      expect([form, up]).toEqual([form, { status: 200, body: 'OK:1' }]);
+    }
+    expect(r.journal.queries.list().map((p) => [p.terminal, p.device])).toEqual(forms.map(() => ['lobby', SN]));
+    const hs = await http(r.url, 'GET', `/iclock/cdata?SN=${SN}%20&options=all&pushver=2.4.1`);
+    expect(hs.body).toContain(`GET OPTION FROM: ${SN}\n`);
+    // Blanks inside the serial are no serial number: refused, as before.
+    const inside = await http(r.url, 'GET', `/iclock/getrequest?SN=CQZ%20723`);
+    expect(inside.status).toBe(400);
+  });
 });

@@ -377,7 +377,9 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
     }
     if (!route.methods.includes(req.method ?? '')) return answer(req, res, 405, '');
     const query = protocolQuery(url.searchParams);
-    const serial = query.get('SN') ?? '';
+    // Blanks around it are firmware's padding, not the serial (`SN=CQZ7232160007%20`): the servers
+    // push firmware was made against strip them, and the case is not compared (directory.ts).
+    const serial = (query.get('SN') ?? '').trim();
     const address = normalizeAddress(req.socket.remoteAddress);
     if (!SERIAL.test(serial)) {
       // Said in the log and the status as an unknown terminal is: a 400 alone left its admin nothing to see.
