@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { reparseKept } from '../../src/sources/adms/reparse.js';
+import { keptBody } from '../../src/sources/adms/kept.js';
 import { attlog, http, startReceiver, terminal } from './harness.js';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
@@ -68,5 +70,92 @@ describe('ADMS receiver: push firmware variants', () => {
     // Blanks inside the serial are no serial number: refused, as before.
     const inside = await http(r.url, 'GET', `/iclock/getrequest?SN=CQZ%20723`);
     expect(inside.status).toBe(400);
+  });
+
+  /**
+   * Punches as table rows: `table=tabledata&tablename=ATTLOG` (newer push firmware uploading its
+   * attendance table the way it uploads its users), the answer to `DATA QUERY tablename=ATTLOG`
+   * on /iclock/querydata (public push servers queue `DATA QUERY tablename=ATTLOG,fielddesc=*,filter=*`
+   * to recover a terminal's history), and `tablename=rtlog` on access panels. Vendor servers answer
+   * each `<tablename>=<rows received>` in the device's own spelling (ZKTeco's Java and C# push
+   * demos: `table + "=" + count`). These were kept raw as "a table punchgate does not read": the
+   * terminal was told they were stored, and no punch reached the HRMS.
+   */
+  it('journals punches of tabledata ATTLOG and rtlog uploads and of an ATTLOG query answer, answered <tablename>=<rows>', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+    const bad = 'ATTLOG\t1104\t2024-05-06 25:00:00\t0\t1';
+    const rows = [
+      'ATTLOG\t1101\t2024-05-06 08:01:02\t0\t1\t0',
+      'attlog pin=1102\ttime=2024-05-06 08:02:03\tstatus=1\tverify=15\tworkcode=0',
+      '1103\t2024-05-06T08:03:04\t0\t1',
+      bad,
+    ];
+    const up = await http(
+      r.url,
+      'POST',
+      `/iclock/cdata?SN=${SN}&table=tabledata&tablename=ATTLOG&count=4`,
+      rows.join('\r\n'),
+    );
+    expect(up).toEqual({ status: 200, body: 'ATTLOG=4' });
+    expect(punches(r)).toEqual([
+      ['1101', '2024-05-06 08:01:02', 0],
+      ['1102', '2024-05-06 08:02:03', 1],
+      ['1103', '2024-05-06 08:03:04', 0],
+    ]);
+    // The unreadable row is kept raw and said, never dropped.
+    expect(r.store.keptUploads('lobby').map((k) => [k.table, k.body])).toEqual([['tabledata:attlog', bad]]);
+
+    const q = await http(
+      r.url,
+      'POST',
+      `/iclock/querydata?SN=${SN}&type=tabledata&cmdid=7&tablename=ATTLOG&count=2&packcnt=1&packidx=1`,
+      [rows[0], '1105\t2024-05-06 08:05:06\t1\t1'].join('\n') + '\n',
+    );
+    expect(q).toEqual({ status: 200, body: 'ATTLOG=2' });
+    // Each punch once: the one sent again is not a second punch.
+    expect(punches(r).map((p) => p[0])).toEqual(['1101', '1102', '1103', '1105']);
+
+    const rt = await http(
+      r.url,
+      'POST',
+      `/iclock/cdata?SN=${SN}&table=tabledata&tablename=rtlog&count=2`,
+      [
+        'rtlog time=2024-05-06 08:06:07\tpin=1106\tcardno=0\teventaddr=1\tevent=0\tinoutstatus=1\tverifytype=15',
+        'rtlog time=2024-05-06 08:07:08\tpin=0\tcardno=4521234\teventaddr=1\tevent=27\tinoutstatus=0\tverifytype=4',
+      ].join('\n'),
+    );
+    expect(rt).toEqual({ status: 200, body: 'rtlog=2' });
+    expect(punches(r).find((p) => p[0] === '1106')).toEqual(['1106', '2024-05-06 08:06:07', 1]);
+    expect(r.journal.queries.list()).toHaveLength(5);
+  });
+
+  it('reparse turns tabledata ATTLOG and rtlog uploads an earlier punchgate kept raw into punches', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+    // As the earlier receiver kept them: the whole body, "a table punchgate does not read".
+    const old = [
+      keptBody('tabledata:ATTLOG', 'a table punchgate does not read', 'ATTLOG\t1201\t2024-05-06 08:01:02\t0\t1\n'),
+      keptBody(
+        'tabledata:rtlog',
+        'a table punchgate does not read',
+        'rtlog time=2024-05-06 08:02:03\tpin=1202\tcardno=0\teventaddr=1\tevent=0\tinoutstatus=0\tverifytype=15',
+      ),
+      keptBody('ATTLOG', 'line 1: bad date', '1203\t2024-05-06T08:03:04\t1\t1'),
+    ];
+    for (const kept of old)
+      r.store.commitRecords(
+        { terminal: 'lobby', serial: SN, table: kept.table, stamp: null, at: Date.now() },
+        { kept: [kept], keptBounds: { maxBytes: 1_000_000, maxAgeMs: 86_400_000 } },
+      );
+    expect(reparseKept(r.store, terminal('lobby', SN))).toMatchObject({
+      uploads: 3,
+      added: 3,
+      stillKept: 0,
+      unread: 0,
+    });
+    expect(punches(r)).toEqual([
+      ['1201', '2024-05-06 08:01:02', 0],
+      ['1202', '2024-05-06 08:02:03', 0],
+      ['1203', '2024-05-06 08:03:04', 1],
+    ]);
   });
 });

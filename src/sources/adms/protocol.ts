@@ -28,9 +28,17 @@ import { handshakeDialect, uploadDialect } from './dialect.js';
 import { settleQueryAnswer } from './querydata.js';
 import { settleFrom } from './command-results.js';
 import { optionBlock, registeredBlock, timeZoneOption, timeZoneOptionOf, uploadAnswer } from './options.js';
-import { checkCookie, handleRtlog, handleRtstate, handleTabledata, handleTransactions } from './security-handlers.js';
+import {
+  answerOf,
+  checkCookie,
+  handleRtlog,
+  handleRtstate,
+  handleTabledata,
+  handleTransactions,
+  type TableHow,
+} from './security-handlers.js';
 import { declaredProtocol, protocolOf } from './security.js';
-import { BIOMETRIC_TABLES } from './tabledata.js';
+import { BIOMETRIC_TABLES, tableName, tableSpelling } from './tabledata.js';
 import { askIfZoneStale, noteZoneTold, zoneNow } from './zone-check.js';
 
 export type { PushRequest, ReceiverContext } from './handler-kit.js';
@@ -107,7 +115,7 @@ export async function handleUpload(ctx: ReceiverContext, p: PushRequest): Promis
   if (table === 'RTLOG') return handleRtlog(ctx, p);
   if (table === 'TRANSACTION') return handleTransactions(ctx, p, { label: 'transaction', answer: 'OK', query: false });
   if (table === 'RTSTATE') return handleRtstate(ctx, p);
-  if (table === 'TABLEDATA') return handleTabledata(ctx, p, p.query.get('tablename'));
+  if (table === 'TABLEDATA') return handleTable(ctx, p, 'upload');
   if (table === 'OPTIONS') {
     const body = await bodyOf(ctx, p);
     if (body === undefined) return;
@@ -118,16 +126,36 @@ export async function handleUpload(ctx: ReceiverContext, p: PushRequest): Promis
   return handleUnknownTable(ctx, p, raw);
 }
 
-async function handleAttlog(ctx: ReceiverContext, p: PushRequest): Promise<void> {
+/**
+ * `table=tabledata&tablename=<t>` and the answers to `DATA QUERY` (querydata): rows of ATTLOG are
+ * punches, read as an ATTLOG upload is (newer push firmware uploads its attendance table so, and
+ * answers a query of it so); the other tables: security-handlers.ts.
+ */
+function handleTable(ctx: ReceiverContext, p: PushRequest, how: 'upload' | 'query answer'): Promise<void> {
+  const raw = p.query.get('tablename');
+  if (tableName(raw) !== 'attlog') return handleTabledata(ctx, p, raw, how);
+  return handleAttlog(ctx, p, {
+    label: 'tabledata:attlog',
+    answer: { table: tableSpelling(raw)! },
+    query: how !== 'upload',
+  });
+}
+
+/**
+ * Punches: `table=ATTLOG` (its Stamp kept, answered `OK:<punches>`), or ATTLOG rows as tabledata
+ * (`how`: no stamp, answered `<tablename>=<rows received>`, unreadable rows kept raw).
+ */
+async function handleAttlog(ctx: ReceiverContext, p: PushRequest, how?: TableHow): Promise<void> {
   const body = await bodyOf(ctx, p);
   if (body === undefined) return;
   const t = stillAccepted(ctx, p);
   if (!t) return retryLater(ctx, p);
   const { cfg } = t;
+  const label = how?.label ?? 'ATTLOG';
   const text = body.toString('utf8');
   const parsed = parseAttlog(text);
   await pauseIfLarge(text);
-  reportMalformed(ctx, t, 'ATTLOG', parsed.malformed);
+  reportMalformed(ctx, t, label, parsed.malformed);
   const punches: Punch[] = parsed.records.map((r) => ({
     terminal: cfg.name,
     device: cfg.serial,
@@ -138,14 +166,14 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest): Promise<void>
   }));
   const malformed = malformedSummary(parsed.malformed);
   const kept = keptOf(
-    'ATTLOG',
+    label,
     malformed.first ?? '',
     linesOf(
       text,
       parsed.malformed.map((m) => m.line),
     ),
   );
-  const upload = { terminal: cfg.name, serial: cfg.serial, table: 'ATTLOG', stamp: stampOf(ctx, p) };
+  const upload = { terminal: cfg.name, serial: cfg.serial, table: label, stamp: how ? null : stampOf(ctx, p) };
   await pauseIfLarge(text);
   try {
     const r = await ctx.commits.submit({
@@ -165,7 +193,7 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest): Promise<void>
   }
   noteContact(ctx, t, p.address);
   // Only now: the punches, the lines kept raw and the stamp are on disk.
-  answer(p.req, p.res, 200, uploadAnswer(uploadDialect(ctx, t), punches.length));
+  answer(p.req, p.res, 200, how ? answerOf(how, text) : uploadAnswer(uploadDialect(ctx, t), punches.length));
 }
 
 async function handleOperlog(ctx: ReceiverContext, p: PushRequest, table: string): Promise<void> {
@@ -369,8 +397,7 @@ export function handlePing(ctx: ReceiverContext, p: PushRequest): void {
  * files counted. An answer naming its command (`cmdid=`) settles that command (querydata.ts).
  */
 export async function handleQueryData(ctx: ReceiverContext, p: PushRequest): Promise<void> {
-  if ((p.query.get('type') ?? '').toLowerCase() === 'tabledata')
-    await handleTabledata(ctx, p, p.query.get('tablename'), 'query answer');
+  if ((p.query.get('type') ?? '').toLowerCase() === 'tabledata') await handleTable(ctx, p, 'query answer');
   else await handleCounted(ctx, p, p.query.get('tablename') ?? 'file');
   settleQueryAnswer(ctx, p);
 }

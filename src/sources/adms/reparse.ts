@@ -11,6 +11,13 @@ import { parseTransactions } from './transaction.js';
 
 /** The access events of the `transaction` table, as they are kept (by table name, upper case). */
 const TRANSACTION_TABLES = new Set(['TRANSACTION', 'TABLEDATA:TRANSACTION']);
+/**
+ * Punches and access events as they are kept (upper case). Their tabledata forms were kept whole
+ * as "a table punchgate does not read" before this punchgate read them: reparse turns them into
+ * punches now.
+ */
+const ATTLOG_TABLES = new Set(['ATTLOG', 'TABLEDATA:ATTLOG']);
+const RTLOG_TABLES = new Set(['RTLOG', 'TABLEDATA:RTLOG']);
 
 /** What `punchgate terminals reparse` did. */
 export interface ReparseResult {
@@ -65,12 +72,12 @@ export function reparseKept(store: KeptStore, cfg: AdmsTerminalConfig): ReparseR
     let punches: Punch[];
     let rest: number[];
     const table = kept.table.toUpperCase();
-    if (table === 'ATTLOG') {
+    if (ATTLOG_TABLES.has(table)) {
       const parsed = parseAttlog(kept.body);
       punches = parsed.records.map((r) => punch(r.pin, r.logTime, r.verify, r.status));
       rest = parsed.malformed.map((m) => m.line);
-    } else if (table === 'RTLOG' || TRANSACTION_TABLES.has(table)) {
-      const parsed = table === 'RTLOG' ? parseRtlog(kept.body) : parseTransactions(kept.body);
+    } else if (RTLOG_TABLES.has(table) || TRANSACTION_TABLES.has(table)) {
+      const parsed = RTLOG_TABLES.has(table) ? parseRtlog(kept.body) : parseTransactions(kept.body);
       punches = [];
       rest = parsed.malformed.map((m) => m.line);
       for (const row of parsed.rows) {

@@ -38,6 +38,9 @@ export const int = (s: string | undefined): number | null => (s !== undefined &&
 /** The longest time text journalled for a row whose time is not valid (quarantined, shown to the admin). */
 const MAX_BAD_TIME = 32;
 
+/** `rtlog ` before the fields: the row of a `tabledata&tablename=rtlog` upload. */
+const RTLOG_TAG = /^rtlog[ \t]+/i;
+
 /** Reads every line; a line that is not an event is reported with its number and never stops the others. Never throws. */
 export function parseRtlog(body: string): ParsedRtlog {
   const rows: RtlogRow[] = [];
@@ -49,7 +52,8 @@ export function parseRtlog(body: string): ParsedRtlog {
     if (raw.trim() === '') continue;
     const line = i + 1;
     const bad = (reason: string) => malformed.push(malformedLine(line, reason, raw));
-    const kv = keyValueFields(raw);
+    // As a tabledata row, the line names its table first (`rtlog time=...`): the tag is no field.
+    const kv = keyValueFields(raw.replace(RTLOG_TAG, ''));
     if (kv === undefined) {
       bad('not TAB-separated key=value fields');
       continue;

@@ -27,7 +27,7 @@ import { parseRtlog, type ParsedRtlog } from './rtlog.js';
 import { parseTransactions } from './transaction.js';
 import { classifyRtlog, punchEventsOf } from './rtlog-events.js';
 import { cookieToken, mintCode, parseRegistryBody, sameSecret, sessionToken } from './security.js';
-import { BIOMETRIC_TABLES, parseTableRows, tableName, userOfRow } from './tabledata.js';
+import { BIOMETRIC_TABLES, parseTableRows, tableName, tableSpelling, userOfRow } from './tabledata.js';
 import { keyValueFields } from './key-values.js';
 
 /**
@@ -171,28 +171,7 @@ const countEvents = (m: Map<string, number>, table: string): PushEventCount[] =>
  * cannot read, and events of a person the vendor's table does not name, are kept raw. All in one
  * transaction before the OK.
  */
-export async function handleRtlog(ctx: ReceiverContext, p: PushRequest): Promise<void> {
-  const body = await bodyOf(ctx, p);
-  if (body === undefined) return;
-  const t = stillAccepted(ctx, p);
-  if (!t) return retryLater(ctx, p);
-  checkCookie(ctx, p);
-  noteSecurity(ctx, t);
-  const text = body.toString('utf8');
-  await journalAccessEvents(ctx, p, t, { table: 'rtlog', text, parsed: parseRtlog(text), ok: 'OK' });
-}
-
-/**
- * The stored access events of the `transaction` table (transaction.ts): `table=transaction`
- * (answered `OK`), `table=tabledata&tablename=transaction` and the answer to a `DATA QUERY` of
- * it (answered `transaction=<rows received>`). Read as rtlog is: the same events, under the
- * access-control SDK's field names; which are punches is decided alike (punchEvents).
- */
-export async function handleTransactions(
-  ctx: ReceiverContext,
-  p: PushRequest,
-  how: { label: string; answer: 'OK' | 'count'; query: boolean },
-): Promise<void> {
+export async function handleRtlog(ctx: ReceiverContext, p: PushRequest, how: TableHow = RTLOG): Promise<void> {
   const body = await bodyOf(ctx, p);
   if (body === undefined) return;
   const t = stillAccepted(ctx, p);
@@ -201,13 +180,50 @@ export async function handleTransactions(
   // An answer to a query is no sign of the protocol (as for tabledata, below).
   if (!how.query) noteSecurity(ctx, t);
   const text = body.toString('utf8');
-  const parsed = parseTransactions(text);
-  const received = text.split('\n').filter((l) => l.trim() !== '').length;
+  await journalAccessEvents(ctx, p, t, { table: how.label, text, parsed: parseRtlog(text), ok: answerOf(how, text) });
+}
+
+/**
+ * How an upload of access events is labelled and answered: `table=rtlog` and `table=transaction`
+ * with `OK`; as tabledata (`tablename=rtlog|transaction`, or a query's answer) with
+ * `<tablename>=<rows received>`, the name as the device spelled it.
+ */
+export interface TableHow {
+  label: string;
+  /** 'OK', or the table name to answer `<name>=<rows>` with. */
+  answer: 'OK' | { table: string };
+  query: boolean;
+}
+
+const RTLOG: TableHow = { label: 'rtlog', answer: 'OK', query: false };
+
+/** The rows received: the body's non-empty lines. */
+export const receivedRows = (text: string) => text.split('\n').filter((l) => l.trim() !== '').length;
+
+/** What an upload is answered once stored: `OK`, or `<tablename>=<rows received>`. */
+export const answerOf = (how: TableHow, text: string) =>
+  how.answer === 'OK' ? 'OK' : `${how.answer.table}=${receivedRows(text)}`;
+
+/**
+ * The stored access events of the `transaction` table (transaction.ts): `table=transaction`
+ * (answered `OK`), `table=tabledata&tablename=transaction` and the answer to a `DATA QUERY` of
+ * it (answered `transaction=<rows received>`). Read as rtlog is: the same events, under the
+ * access-control SDK's field names; which are punches is decided alike (punchEvents).
+ */
+export async function handleTransactions(ctx: ReceiverContext, p: PushRequest, how: TableHow): Promise<void> {
+  const body = await bodyOf(ctx, p);
+  if (body === undefined) return;
+  const t = stillAccepted(ctx, p);
+  if (!t) return retryLater(ctx, p);
+  checkCookie(ctx, p);
+  // An answer to a query is no sign of the protocol (as for tabledata, below).
+  if (!how.query) noteSecurity(ctx, t);
+  const text = body.toString('utf8');
   await journalAccessEvents(ctx, p, t, {
     table: how.label,
     text,
-    parsed,
-    ok: how.answer === 'OK' ? 'OK' : `transaction=${received}`,
+    parsed: parseTransactions(text),
+    ok: answerOf(how, text),
   });
 }
 
@@ -336,8 +352,11 @@ export async function handleTabledata(
   how: 'upload' | 'query answer' = 'upload',
 ): Promise<void> {
   const name = tableName(rawName);
-  if (name === 'transaction')
-    return handleTransactions(ctx, p, { label: 'tabledata:transaction', answer: 'count', query: how !== 'upload' });
+  const spelled = tableSpelling(rawName) ?? 'table';
+  // Access events as table rows: read as rtlog and transaction uploads are (punches journalled).
+  const access = { label: `tabledata:${name}`, answer: { table: spelled }, query: how !== 'upload' };
+  if (name === 'transaction') return handleTransactions(ctx, p, access);
+  if (name === 'rtlog') return handleRtlog(ctx, p, access);
   const biometric = name !== undefined && BIOMETRIC_TABLES.has(name);
   const body = await bodyOf(ctx, p, biometric);
   if (body === undefined) return;
@@ -411,5 +430,5 @@ export async function handleTabledata(
   }
   reportKept(ctx, t, kept);
   noteContact(ctx, t, p.address);
-  answer(p.req, p.res, 200, `${name ?? 'table'}=${received}`);
+  answer(p.req, p.res, 200, `${spelled}=${received}`);
 }

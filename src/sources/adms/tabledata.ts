@@ -44,6 +44,17 @@ export function tableName(raw: string | null): string | undefined {
   return /^[a-z0-9_]{1,40}$/.test(t) ? t : undefined;
 }
 
+/**
+ * The table's name as the device spelled it (`ATTLOG`, `user`), for the answer `<name>=<rows>`:
+ * vendor servers echo the query's own text (ZKTeco's push demos: `table + "=" + count`), so
+ * firmware that compares the answer with what it sent finds its own spelling. Undefined when
+ * the name is no table name.
+ */
+export function tableSpelling(raw: string | null): string | undefined {
+  const t = (raw ?? '').trim();
+  return tableName(t) === undefined ? undefined : t;
+}
+
 export function parseTableRows(body: string, table: string): ParsedTable {
   const rows: TableRow[] = [];
   const malformed: MalformedLine[] = [];
