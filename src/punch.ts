@@ -272,6 +272,24 @@ function wallClockToEpochish(s: string): number {
   return Date.UTC(y, mo - 1, d, h, mi, se);
 }
 
+/**
+ * The instant (epoch ms) whose wall clock in `timeZone` (default: the process zone) is `wall`,
+ * the inverse of wallClockAt. A wall clock a zone shows twice (the hour the clocks go back) is
+ * its earlier instant; one it never shows (the hour they go forward) the instant before the
+ * jump: never later than the truth, so that a read position built on it never passes a record.
+ * Undefined when `wall` is no log time.
+ */
+export function instantOfWall(wall: string, timeZone?: string): number | undefined {
+  if (!isLogTime(wall)) return undefined;
+  const asUtc = wallClockToEpochish(wall);
+  // The zone's offset (wall minus instant) a day either side covers both sides of any transition.
+  const offsetAt = (ms: number) => wallClockToEpochish(wallClockAt(ms, timeZone)) - ms;
+  const candidates = [...new Set([offsetAt(asUtc - 86_400_000), offsetAt(asUtc + 86_400_000)])]
+    .map((off) => asUtc - off)
+    .sort((a, b) => a - b);
+  return candidates.find((t) => wallClockAt(t, timeZone) === wall) ?? candidates[0];
+}
+
 /** The wall-clock time `seconds` later (earlier when negative), in the same zone-less calendar. */
 export function shiftWallClock(s: string, seconds: number): string {
   return utcWallClock(wallClockToEpochish(s) + seconds * 1000);

@@ -77,6 +77,22 @@ describe('Dahua answers and records', () => {
         timezone: 'Asia/Kolkata',
       }),
     ).toMatchObject({ punch: { logTime: '2026-11-02 13:28:01' } });
+    // recordClock utc, CreateTime as wall-clock text: the read position in real seconds of the
+    // terminal's zone; the punch keeps the text, even where the zone skips it (clocks going forward).
+    const utc = { ...ctx, recordClock: 'utc' as const, timezone: 'Europe/Berlin' };
+    const text = (v: string) =>
+      fromFields(
+        new Map([
+          ['CreateTime', v],
+          ['UserID', '7'],
+          ['Status', '1'],
+        ]),
+        'utc',
+        'Europe/Berlin',
+      );
+    expect(text('2026-11-02 08:00:00').createTime).toBe(Date.UTC(2026, 10, 2, 7) / 1000);
+    expect(classify(text('2026-11-02 08:00:00'), utc)).toMatchObject({ punch: { logTime: '2026-11-02 08:00:00' } });
+    expect(classify(text('2026-03-29 02:30:00'), utc)).toMatchObject({ punch: { logTime: '2026-03-29 02:30:00' } });
     expect(punchStateOf({ attendanceState: 0, type: 'Exit' })).toBe(1);
     expect(punchStateOf({ attendanceState: null, type: 'Entry' })).toBe(0);
     expect(punchStateOf({ attendanceState: 5, type: 'Entry' })).toBe(4);

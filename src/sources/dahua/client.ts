@@ -106,6 +106,8 @@ export class DahuaClient {
     end = LATEST_SECONDS,
     /** How the device writes CreateTime (the terminal's recordClock): how a wall-clock text is read. */
     clock: 'local' | 'utc' = 'local',
+    /** The terminal's timezone: where a wall-clock text is turned into real seconds (`utc`). */
+    timezone?: string,
   ): Promise<RecordPage> {
     const p = form === 'condition' ? 'condition.' : '';
     const path =
@@ -113,7 +115,7 @@ export class DahuaClient {
       `&${p}StartTime=${start}&${p}EndTime=${end}&count=${count}`;
     const res = await this.get(path, signal);
     const answer = parseRecordAnswer(res.text, count + 1);
-    const records = answer.records.map((f) => fromFields(f, clock));
+    const records = answer.records.map((f) => fromFields(f, clock, timezone));
     const said = answer.found;
     const found = said !== undefined && /^\s*\d+\s*$/.test(said) ? Number(said) : records.length;
     if (said === undefined && records.length === 0 && res.text.trim() !== '')

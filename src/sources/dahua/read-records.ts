@@ -190,7 +190,7 @@ async function pages(o: ReadOptions, r: ReadResult, deadline: number, maxPages: 
       try {
         page = await (next?.start === start && next.count === count && next.form === r.form
           ? next.page
-          : o.client.recordPage(start, count, r.form, o.signal, end, o.recordClock));
+          : o.client.recordPage(start, count, r.form, o.signal, end, o.recordClock, o.timezone));
         next = undefined;
       } catch (e) {
         next = undefined;
@@ -224,7 +224,7 @@ async function pages(o: ReadOptions, r: ReadResult, deadline: number, maxPages: 
       // this one moves the cursor to: its newest plausible record's second.
       const ahead = nextStart(page, start, inWindow);
       if (page.records.length > 0 && ahead > start && r.pages < maxPages) {
-        const p = o.client.recordPage(ahead, count, r.form, o.signal, end, o.recordClock);
+        const p = o.client.recordPage(ahead, count, r.form, o.signal, end, o.recordClock, o.timezone);
         p.catch(() => undefined); // awaited at the next turn; a poll that stops here must not leave it unhandled
         next = { start: ahead, count, form: r.form, page: p };
       }

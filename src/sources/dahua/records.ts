@@ -1,4 +1,12 @@
-import { isLogTime, UNKNOWN_CARD_PREFIX, unpadded, utcWallClock, wallClockAt, type Punch } from '../../punch.js';
+import {
+  instantOfWall,
+  isLogTime,
+  UNKNOWN_CARD_PREFIX,
+  unpadded,
+  utcWallClock,
+  wallClockAt,
+  type Punch,
+} from '../../punch.js';
 
 /**
  * Which Dahua access records are punches, and what a punch carries.
@@ -33,13 +41,18 @@ const int = (v: string | undefined): number | undefined =>
  * fixtures of several public clients show: `records[0].CreateTime=2026-05-15 10:14:27`) its wall
  * clock as text. The text is the wall clock itself: with `recordClock: local` it is that wall
  * clock in seconds read as UTC, which is what the cursor and the search window hold. With `utc`
- * the zone would be needed to turn it into real seconds: left unread there, as before (the punch
- * keeps its text; the record never moves the cursor).
+ * they hold real UTC seconds: the text is the instant its wall clock is in the terminal's
+ * `timezone` (the zone punchgate shows the seconds form in, the other way round), the earlier
+ * one in the hour the clocks go back (instantOfWall). The punch keeps the text as its time.
  */
-function createTimeOf(v: string | undefined, clock: 'local' | 'utc'): number | undefined {
+function createTimeOf(v: string | undefined, clock: 'local' | 'utc', timezone: string | undefined): number | undefined {
   const n = int(v);
-  if (n !== undefined || v === undefined || clock !== 'local') return n;
+  if (n !== undefined || v === undefined) return n;
   const t = v.trim();
+  if (clock === 'utc') {
+    const ms = instantOfWall(t, timezone);
+    return ms === undefined ? undefined : ms / 1000;
+  }
   return isLogTime(t)
     ? Date.UTC(
         +t.slice(0, 4),
@@ -52,10 +65,14 @@ function createTimeOf(v: string | undefined, clock: 'local' | 'utc'): number | u
     : undefined;
 }
 
-export function fromFields(f: ReadonlyMap<string, string>, clock: 'local' | 'utc' = 'local'): DahuaRecord {
+export function fromFields(
+  f: ReadonlyMap<string, string>,
+  clock: 'local' | 'utc' = 'local',
+  timezone?: string,
+): DahuaRecord {
   return {
     recNo: int(f.get('RecNo')),
-    createTime: createTimeOf(f.get('CreateTime'), clock),
+    createTime: createTimeOf(f.get('CreateTime'), clock, timezone),
     rawTime: f.get('CreateTime') ?? '',
     userId: unpadded(f.get('UserID') ?? ''),
     cardNo: unpadded(f.get('CardNo') ?? ''),
@@ -93,6 +110,19 @@ export function wallClockOf(seconds: number, recordClock: 'local' | 'utc', timez
   if (!(Math.abs(seconds * 1000) <= MAX_DATE_MS)) return String(seconds).slice(0, MAX_RAW_TIME);
   if (recordClock === 'utc') return wallClockAt(seconds * 1000, timezone);
   return utcWallClock(seconds * 1000);
+}
+
+/**
+ * The punch's time: a CreateTime written as wall-clock text is that text, as written (turned into
+ * seconds and back, an hour the zone skips would come back another hour); seconds as the
+ * terminal's wall clock; anything else kept as sent (the journal quarantines it).
+ */
+function logTimeOf(r: DahuaRecord, ctx: { recordClock: 'local' | 'utc'; timezone?: string }): string {
+  const text = r.rawTime.trim();
+  if (isLogTime(text)) return text;
+  return r.createTime !== undefined
+    ? wallClockOf(r.createTime, ctx.recordClock, ctx.timezone)
+    : r.rawTime.slice(0, MAX_RAW_TIME);
 }
 
 /** The longest time text kept from a device that sends something that is not a time. */
@@ -135,10 +165,7 @@ export function classify(
       terminal: ctx.terminal,
       device: ctx.device,
       biometricCode: code,
-      logTime:
-        r.createTime !== undefined
-          ? wallClockOf(r.createTime, ctx.recordClock, ctx.timezone)
-          : r.rawTime.slice(0, MAX_RAW_TIME),
+      logTime: logTimeOf(r, ctx),
       verifyType: r.method,
       punchState: punchStateOf(r),
     },
