@@ -16,10 +16,11 @@ describe('ADMS receiver: push firmware variants', () => {
   });
 
   /**
-   * ATTLOG times in ISO 8601's `T` form and without seconds. Public push servers written against
-   * deployed terminals (a Node iclock parser "SenseFace 3A compatible" matching
-   * `^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}$`; Python ADMS views trying `%Y-%m-%d %H:%M`) read both;
-   * rebuilt here, not copied. They were quarantined as "bad date": the punch never reached the HRMS.
+   * ATTLOG times in ISO 8601's `T` form and without seconds, named by this round's acceptance
+   * brief as forms real push firmware sends. Published: a public Node iclock parser
+   * written for SenseFace 3A terminals ("ATTLOG formats vary by firmware") matches times with
+   * `^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}$`; for the form without seconds no public capture was
+   * found (rebuilt here, not copied). Both were quarantined as "bad date": no punch reached the HRMS.
    */
   it('reads ATTLOG times written YYYY-MM-DDTHH:MM:SS or without seconds; a zoned time stays unread', async () => {
     r = await startReceiver({ terminals: [terminal('lobby', SN)] });
