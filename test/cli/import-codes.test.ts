@@ -165,7 +165,7 @@ describe('import refuses hostile biometric codes line by line', () => {
     for (const name of names.slice(0, 3)) expect(r.stdout).toContain(`${name}: 1 new, 0 duplicates, 0 bad`);
     expect(r.stdout).toContain('u16_attlog.dat: 2 new, 0 duplicates, 1 bad');
     expect(r.stderr.trim()).toBe(
-      `${box.tmp.path('u16_attlog.dat')}:2: not a punch line: no tab between a code and a date-time`,
+      `${box.tmp.path('u16_attlog.dat')}:2: not a punch line: no tab (or run of two spaces or more) between a code and a date-time`,
     );
     expect(await journalCodes()).toEqual(['1001', '1002', '1003', '1004', '1005']);
   });

@@ -145,6 +145,8 @@ describe('a USB export line', () => {
     expect(read('        1\t2026-10-03 08:59:01\t1\t0\t1\t0')).toMatchObject({ punchState: 0, verifyType: 1 });
     expect(read('        1\t2026-10-03 18:10:22\t1\t1\t15\t0')).toMatchObject({ punchState: 1, verifyType: 15 });
     // Found by a new-user trial: a line of text was "biometric code has a blank (U+0020)".
-    expect(read('garbage line here')).toBe('not a punch line: no tab between a code and a date-time');
+    expect(read('garbage line here')).toBe(
+      'not a punch line: no tab (or run of two spaces or more) between a code and a date-time',
+    );
   });
 });

@@ -4,6 +4,7 @@ import { codeProblem, unpadded } from '../../punch.js';
 import { printable } from '../../util/terminal-text.js';
 import { keyValueFields } from './key-values.js';
 import { wallTimeOf } from './wall-time.js';
+import { spaceSeparatedFields } from '../spaced-fields.js';
 
 /**
  * The body of `POST /iclock/cdata?table=ATTLOG`: one punch per line, tab-separated fields
@@ -35,21 +36,6 @@ const CONTROL_BUT_TAB = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 const SMALL_INT = /^-?\d{1,6}$/;
 // eslint-disable-next-line no-control-regex -- NUL padding is what is matched
 const TRAILING_NULS = /\u0000+$/;
-/**
- * A line whose fields are separated by runs of spaces instead of TABs (some eSSL and clone
- * firmware): PIN, the date-time (whose own space separates the date from the time), then status,
- * verify... Read only when unambiguous: one PIN token, then a full `YYYY-MM-DD HH:MM:SS`, then
- * small numbers if anything, each after a run of two spaces or more (a single space is how a
- * date is written, not a field separator: such a line is no firmware's); else kept raw, as before.
- */
-const SPACED = /^ *(\S+) {2,}(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})((?: {2,}-?\d{1,6})*) *$/;
-
-function spaceSeparated(raw: string): string[] | undefined {
-  const m = SPACED.exec(raw);
-  if (!m) return undefined;
-  return [m[1]!, m[2]!, ...m[3]!.split(/ +/).filter((f) => f !== '')];
-}
-
 /**
  * A line that names its table first (`ATTLOG<TAB>1001<TAB>...`, `ATTLOG 1001<TAB>...`), as OPERLOG
  * lines name theirs (`USER `, `OPLOG `) and tabledata rows theirs: the parsers of several public
@@ -105,7 +91,7 @@ export function parseAttlog(body: string): ParsedAttlog {
     const tag = TABLE_TAG.exec(raw);
     const rest = tag ? raw.slice(tag[0].length) : raw;
     if (rest.trim() === '') continue;
-    const fields = keyedFields(rest) ?? (rest.includes('\t') ? rest.split('\t') : spaceSeparated(rest));
+    const fields = keyedFields(rest) ?? (rest.includes('\t') ? rest.split('\t') : spaceSeparatedFields(rest));
     if (!fields) {
       bad('no tab between the fields');
       continue;

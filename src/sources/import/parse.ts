@@ -3,6 +3,7 @@ import type { CsvRecord } from '../../util/csv.js';
 import { escapeControls } from '../../util/terminal-text.js';
 import { CHECK_THE_CLOCK, impossibleLogTime } from '../../util/impossible-date.js';
 import { FORMULA_FIX, spreadsheetValue } from './spreadsheet-cell.js';
+import { spaceSeparatedFields } from '../spaced-fields.js';
 
 /** A line that could not be read, with its 1-based line number. */
 export interface BadLine {
@@ -51,16 +52,18 @@ function punchOf(at: { terminal: string; device: string }, code: string, time: s
 
 /**
  * ZKTeco USB export (`*_attlog.dat`): tab-separated PIN, date-time, machine number, punch state,
- * verify type, work code...; the PIN is often padded with spaces. Read with quotes off: a quote is
+ * verify type, work code...; the PIN is often padded with spaces. eSSL and clone firmware
+ * separates the same columns by runs of spaces instead. Read with quotes off: a quote is
  * text. (Published exports: `1\t2026-10-03 08:59:01\t1\t0\t1\t0` and, later that day, `...\t1\t1\t1\t0`
  * from a `1_attlog.dat`, machine 1: the fourth column is the state, in then out.)
  */
 export function attlogPunch(rec: CsvRecord, at: { terminal: string; device: string }): Punch | string {
   if (rec.error) return rec.error;
-  const f = rec.cells;
-  // One cell: no tab between a code and a time, not a punch line at all (a note, a header, a
-  // line of another file): said so, not as a code with a blank in it.
-  if (f.length < 2) return 'not a punch line: no tab between a code and a date-time';
+  // One cell: no tab in the line. eSSL and clone firmware separates the columns by runs of
+  // spaces (src/sources/spaced-fields.ts); anything else is not a punch line at all (a note, a
+  // header, a line of another file): said so, not as a code with a blank in it.
+  const f = rec.cells.length < 2 ? (spaceSeparatedFields(rec.cells[0] ?? '') ?? rec.cells) : rec.cells;
+  if (f.length < 2) return 'not a punch line: no tab (or run of two spaces or more) between a code and a date-time';
   const p = punchOf(at, unpad(f[0]), unpad(f[1]), 'date-time');
   if (typeof p === 'string') return p;
   p.verifyType = small(unpad(f[4]));

@@ -1,0 +1,17 @@
+/**
+ * An ATTLOG line whose fields are separated by runs of spaces instead of TABs: some eSSL and clone
+ * firmware writes its punches so, in its push uploads and in its USB stick exports alike. The
+ * fields are the PIN, the date-time (whose own space separates the date from the time), then
+ * small numbers if anything (the push form: status, verify...; the stick form: machine, state,
+ * verify...), each after a run of two spaces or more. Read only when unambiguous: a single space
+ * is how a date is written, not a field separator (such a line is no firmware's), so a line of
+ * single spaces, or one without a full `YYYY-MM-DD HH:MM:SS`, gives undefined.
+ */
+const SPACED = /^ *(\S+) {2,}(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})((?: {2,}-?\d{1,6})*) *$/;
+
+/** The fields of a space-separated ATTLOG line, as a tab-separated one gives them; else undefined. */
+export function spaceSeparatedFields(raw: string): string[] | undefined {
+  const m = SPACED.exec(raw);
+  if (!m) return undefined;
+  return [m[1]!, m[2]!, ...m[3]!.split(/ +/).filter((f) => f !== '')];
+}
