@@ -4,6 +4,7 @@ import type { Logger } from '../../util/logger.js';
 import { codeProblem } from '../../punch.js';
 import { readCsv } from '../../util/csv.js';
 import { escapeControls } from '../../util/terminal-text.js';
+import { cardCode } from './card-code.js';
 
 /**
  * Card number -> biometric code, for readers that print card numbers.
@@ -72,7 +73,8 @@ export function parseCodeMap(text: string, file: string): ParsedCodeMap {
       problems.push(`${where}: ${bad}`);
       continue;
     }
-    const key = normaliseCard(card);
+    // A card written as its reader prints it in a comma format ("111,27706") is the card it journals.
+    const key = normaliseCard(cardCode(card) ?? card);
     const previous = entries.get(key);
     if (previous !== undefined && previous !== code) {
       problems.push(`${where}: card ${escapeControls(card)} is already mapped to ${previous}`);

@@ -3,6 +3,7 @@ import { codeProblem, wallClockAt } from '../../punch.js';
 import type { Clock } from '../../util/clock.js';
 import { compileTimeFormat, type TimeFormat } from './time-format.js';
 import { CHECK_THE_CLOCK } from '../../util/impossible-date.js';
+import { CARD_CODE_EXPRESSION, cardCode } from './card-code.js';
 
 /**
  * Turns one serial line into a punch's code and time.
@@ -33,8 +34,6 @@ export function defaultSerialPattern(time: TimeFormat): string {
  * in a code is line noise (a wrong baud rate or parity), not a letter.
  */
 const ASCII = /^[\x21-\x7e]*$/;
-/** A card number as card readers print it. */
-const CARD_CHARS = /^[0-9A-Za-z]{1,32}$/;
 /**
  * What a `format: card` terminal with no `pattern` reads: a card number alone, or after one of the
  * labels readers and converters print before it, then `:`, `=` or `#` (blanks around it allowed):
@@ -43,7 +42,8 @@ const CARD_CHARS = /^[0-9A-Za-z]{1,32}$/;
  * layout (several numbers on a line, another label) is read with a `pattern` naming the `code`.
  */
 export const DEFAULT_CARD_PATTERN =
-  '^(?:(?:card(?: ?(?:no\\.?|number|id))?|id|uid|tag|rfid|badge|em ?4100|em|w ?26|w ?34|wiegand ?(?:26|34)?)\\s*[:=#]\\s*)?(?<code>[0-9A-Za-z]{1,32})$';
+  '^(?:(?:card(?: ?(?:no\\.?|number|id))?|id|uid|tag|rfid|badge|em ?4100|em|w ?26|w ?34|wiegand ?(?:26|34)?)\\s*[:=#]\\s*)?' +
+  `(?<code>${CARD_CODE_EXPRESSION})$`;
 /** Blanks and control characters around a line (STX/ETX framing, stray NULs). */
 // eslint-disable-next-line no-control-regex -- matching control bytes is the point here
 const EDGE_JUNK = /^[\x00-\x20\x7f]+|[\x00-\x20\x7f]+$/g;
@@ -142,6 +142,9 @@ function regexMismatch(text: string, regex: RegExp, format: TimeFormat): string 
     : 'does not match the pattern';
 }
 
+const NOT_A_CARD =
+  'not a card number (1-32 letters or digits, alone or after a label such as "Card:", "ID=", "W26:"; other layouts need a pattern)';
+
 function parseCardLine(
   line: string,
   regex: RegExp,
@@ -156,13 +159,16 @@ function parseCardLine(
   if (!m)
     return {
       kind: 'malformed',
-      reason: custom
-        ? 'does not match the pattern'
-        : 'not a card number (1-32 letters or digits, alone or after a label such as "Card:", "ID=", "W26:"; other layouts need a pattern)',
+      reason: custom ? 'does not match the pattern' : NOT_A_CARD,
     };
-  const code = m.groups?.code?.trim() ?? '';
-  if (!CARD_CHARS.test(code))
-    return { kind: 'malformed', reason: "the pattern's code is not a card number (1-32 letters or digits)" };
+  const code = cardCode(m.groups?.code?.trim() ?? '');
+  if (code === null)
+    return {
+      kind: 'malformed',
+      reason: custom
+        ? "the pattern's code is not a card number (1-32 letters or digits, digits in groups of three, or facility,card)"
+        : NOT_A_CARD,
+    };
   return { kind: 'punch', code, logTime: wallClockAt(clock.now(), timezone) };
 }
 
