@@ -46,6 +46,27 @@ describe('card readers whose output format holds a comma', () => {
     ]);
   });
 
+  it('a UID printed as hex bytes with a blank or colon between them is the card those bytes make', () => {
+    // MFRC522 (13.56 MHz) reader sketches print the UID byte by byte: the library's examples as
+    // "Card UID:" then " 0" or " " before each byte in hex ("Card UID: 04 A1 B2 C3"), others with
+    // a colon ("%02X:"). A UID is 4, 7 or 10 bytes (ISO 14443 single, double, triple size).
+    const parse = card();
+    expect(
+      codes(parse, ['Card UID: 04 A1 B2 C3', '04 a1 b2 c3', '04:A1:B2:C3', 'UID: 04 A1 B2 C3 D4 E5 F6', '04A1B2C3']),
+    ).toEqual(['04A1B2C3', '04a1b2c3', '04A1B2C3', '04A1B2C3D4E5F6', '04A1B2C3']);
+    // Not a UID: another count of bytes, mixed separators, a byte of one digit, the sketch's other lines.
+    expect(
+      codes(parse, [
+        '04 A1 B2',
+        '04 A1 B2 C3 D4',
+        '04 A1:B2 C3',
+        '4 A1 B2 C3',
+        'Card SAK: 08',
+        'PICC type: MIFARE 1KB',
+      ]),
+    ).toEqual(Array(6).fill('malformed'));
+  });
+
   it('through a pty: journalled under the mapped code, the map written either way', async () => {
     const dir = tempDir('punchgate-grouped-');
     cleanups.push(() => dir.cleanup());

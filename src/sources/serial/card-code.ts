@@ -13,18 +13,25 @@
  *   10 digits printed on a tag whose fourth byte is 0, so one card map serves every reader.
  *   A comma never reaches a code: `punches --code` takes `1042,1043` as two codes, and a card
  *   map's cell would need quotes.
+ * 13.56 MHz reader sketches print a UID byte by byte, two hex digits each with a blank or a colon
+ * between them (the MFRC522 library's examples: "Card UID: 04 A1 B2 C3"; others "04:A1:B2:C3").
+ * A UID is 4, 7 or 10 bytes (ISO 14443 single, double, triple size): journalled as its digits
+ * ("04A1B2C3"), what readers that print it whole send.
  */
 
 const CARD_CHARS = /^[0-9A-Za-z]{1,32}$/;
 const DIGIT_GROUPS = /^\d{1,3}(?:,\d{3})+$/;
 const FACILITY_AND_CARD = /^(\d{3}|\d{5}),(\d{5})$/;
+const UID_BYTES = /^[0-9A-Fa-f]{2}(?:( |:)[0-9A-Fa-f]{2})(?:\1[0-9A-Fa-f]{2}){2}(?:(?:\1[0-9A-Fa-f]{2}){3}){0,2}$/;
 
-/** What a pattern's `code` group may take to be read by `cardCode` (letters and digits, or digits and commas). */
-export const CARD_CODE_EXPRESSION = '[0-9A-Za-z]{1,32}|\\d{1,5}(?:,\\d{3,5})+';
+/** What the default pattern's `code` group takes for `cardCode` to judge (letters and digits, digits and commas, hex bytes). */
+export const CARD_CODE_EXPRESSION =
+  '[0-9A-Za-z]{1,32}|\\d{1,5}(?:,\\d{3,5})+|[0-9A-Fa-f]{2}(?:[ :][0-9A-Fa-f]{2}){3,9}';
 
 /** The card as journalled, or null when `text` is no card number in any of these forms. */
 export function cardCode(text: string): string | null {
   if (CARD_CHARS.test(text)) return text;
+  if (UID_BYTES.test(text)) return text.replace(/[ :]/g, '');
   const pair = FACILITY_AND_CARD.exec(text);
   if (pair) {
     const facility = Number(pair[1]);

@@ -42,7 +42,7 @@ const ASCII = /^[\x21-\x7e]*$/;
  * layout (several numbers on a line, another label) is read with a `pattern` naming the `code`.
  */
 export const DEFAULT_CARD_PATTERN =
-  '^(?:(?:card(?: ?(?:no\\.?|number|id))?|id|uid|tag|rfid|badge|em ?4100|em|w ?26|w ?34|wiegand ?(?:26|34)?)\\s*[:=#]\\s*)?' +
+  '^(?:(?:card(?: ?(?:no\\.?|number|id|uid))?|id|uid|tag|rfid|badge|em ?4100|em|w ?26|w ?34|wiegand ?(?:26|34)?)\\s*[:=#]\\s*)?' +
   `(?<code>${CARD_CODE_EXPRESSION})$`;
 /** Blanks and control characters around a line (STX/ETX framing, stray NULs). */
 // eslint-disable-next-line no-control-regex -- matching control bytes is the point here
