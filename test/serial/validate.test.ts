@@ -74,4 +74,13 @@ describe('code map', () => {
     ]);
     expect(parseCodeMap('', 'e.csv').problems).toEqual(['e.csv: empty file: expected the header "card,biometriccode"']);
   });
+
+  it('a card written with its comma (facility,card as the tag prints it) is mapped quoted, and said plainly unquoted', () => {
+    const { map, problems } = parseCodeMap('card,biometriccode\n"111,27706",1042\n197,53737,1044\n', 'm.csv');
+    expect(problems).toEqual([
+      'm.csv:3: the card 197,53737 needs double quotes, its comma ends a CSV cell: write "197,53737",1044',
+    ]);
+    // The reader's 2H+4H line 111,27706 is journalled as 0007302202 (card-code.ts): the same card.
+    expect(map.lookup('0007302202')).toBe('1042');
+  });
 });

@@ -64,6 +64,14 @@ export function parseCodeMap(text: string, file: string): ParsedCodeMap {
       continue;
     }
     const [card = '', code = ''] = fields;
+    const comma = fields.length === 3 ? `${card},${code}` : '';
+    if (comma !== '' && comma !== cardCode(comma) && cardCode(comma) !== null && fields[2] !== '') {
+      // The tag's facility,card written as it is printed: the comma cut the card in two cells.
+      problems.push(
+        `${where}: the card ${comma} needs double quotes, its comma ends a CSV cell: write "${comma}",${escapeControls(fields[2]!.slice(0, 40))}`,
+      );
+      continue;
+    }
     if (fields.length !== 2 || card === '' || code === '') {
       problems.push(`${where}: expected "card,biometriccode", got "${escapeControls(fields.join(',').slice(0, 60))}"`);
       continue;
