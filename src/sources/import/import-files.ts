@@ -29,6 +29,13 @@ export interface FileReport extends IngestResult {
 
 export const IMPORT_SOURCE = 'import';
 
+/**
+ * A ZKTeco stick holds `user.dat` beside the punch log: the terminal's users as binary records (an
+ * admin importing the whole stick names it too). Said as what it is, whatever its bytes look like.
+ */
+const STICK_USERS = /^(?:\d{1,3}_)?user\.dat$/i;
+const USERS_FILE = "a stick's user.dat holds the terminal's users, not punches (the punches are in its *_attlog.dat)";
+
 /** The serial number in a ZKTeco USB export's name (`<serial>_attlog.dat`), if it has one. */
 export function serialOfExportName(file: string): string | undefined {
   // A copy keeps its serial: file managers and browsers name a second copy "X_attlog (1).dat",
@@ -111,10 +118,11 @@ export async function importFile(
   const csv = new CsvPunchReader((name) =>
     target.terminal !== undefined || name === undefined ? attlogTarget : (target.refuse?.(name) ?? place(name)),
   );
-  if (head.notText) {
+  const notPunches = head.notText ?? (STICK_USERS.test(basename(file)) ? USERS_FILE : undefined);
+  if (notPunches) {
     // Read as UTF-8 every line would be bad, each with a reason that hides the cause.
     report.bad++;
-    onBad({ line: 1, reason: head.notText });
+    onBad({ line: 1, reason: notPunches });
     return report;
   }
   if (head.empty) {
@@ -184,7 +192,7 @@ async function sniff(
         firstLine: '',
         empty: false,
         encoding,
-        notText: 'the file is not text (NUL bytes all through it): not a USB export or a CSV',
+        notText: notTextWords(file),
       };
     const text = new TextDecoder(encoding).decode(head);
     const firstLine = text.split(/\r\n|\n|\r/, 1)[0] ?? '';
@@ -192,6 +200,12 @@ async function sniff(
   } finally {
     await fh.close();
   }
+}
+
+/** Why a binary file is no punch file: a stick's user.dat said as what it is, not as "not a USB export". */
+function notTextWords(file: string): string {
+  if (STICK_USERS.test(basename(file))) return `the file is not text: ${USERS_FILE}`;
+  return 'the file is not text (NUL bytes all through it): not a USB export or a CSV';
 }
 
 /**
