@@ -291,8 +291,27 @@ describe('SerialSource framing problems (fake device, fake timers)', () => {
     // Its log line names the terminal once (the JSON had the key twice).
     const line = log.raw.find((l) => l.includes('malformed line from serial terminal'))!;
     expect(line.match(/"terminal":/g)).toHaveLength(1);
+    // Noise that keeps coming for noFrameAlertSeconds is one.
     device.send('\x81\xfe\x13\x7f\r\n');
     await vi.advanceTimersByTimeAsync(61_000);
+    device.send('\x81\xfe\x13\x7f\r\n');
+    expect(source.status().framingProblem?.cause).toMatch(/sends bytes that make no card read or line/);
+    await source.stop();
+  });
+
+  it('one burst of noise (a reader powering up, a cable plugged in) is no framing problem however long the quiet after it', async () => {
+    // The alert said "its reads are lost" from 60 s after a single glitch until the next card was
+    // shown, a whole night on a quiet door; the docs promise it when bytes keep arriving for 60 s.
+    const { device, source } = make({ format: 'card', noFrameAlertSeconds: 60 });
+    device.failOpen = null;
+    await source.start();
+    device.send('\xff\xfe');
+    await vi.advanceTimersByTimeAsync(50);
+    device.send('\x81\xfe\x13\x7f\r\n');
+    await vi.advanceTimersByTimeAsync(8 * 3600_000);
+    expect(source.status()).toMatchObject({ malformed: 1, framingProblem: null });
+    // Bytes again after the quiet: still no read, now for longer than 60 s: the alert.
+    device.send('\x81\xfe\x13\x7f\r\n');
     expect(source.status().framingProblem?.cause).toMatch(/sends bytes that make no card read or line/);
     await source.stop();
   });
@@ -307,10 +326,13 @@ describe('SerialSource framing problems (fake device, fake timers)', () => {
     await vi.advanceTimersByTimeAsync(59_000);
     device.send(frame);
     expect(source.status().framingProblem).toBeNull();
+    // Bytes that keep arriving for 60 s: the next read 60 s after the first.
     await vi.advanceTimersByTimeAsync(1_000);
+    expect(source.status().framingProblem).toBeNull();
+    device.send(frame);
     const p = source.status().framingProblem!;
     expect(p.cause).toMatch(
-      /^clock1 sends bytes that make no card read or line \(28 bytes since .*; framing: line\): its reads are lost$/,
+      /^clock1 sends bytes that make no card read or line \(42 bytes since .*; framing: line\): its reads are lost$/,
     );
     expect(p.fix).toMatch(/^set framing: auto for it/);
     // A line end makes the held bytes one malformed line: still no read. A card line is one.

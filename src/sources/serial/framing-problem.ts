@@ -5,18 +5,21 @@ import type { SerialSourceStatus } from './status.js';
 /**
  * A reader that sends bytes but never a read punchgate can cut out (an RDM6300 on a config that
  * waits for line ends, a wrong baud rate) loses every card while the port looks fine. Said as a
- * problem of the terminal once bytes have come for `noFrameAlertSeconds` without making one card,
- * key or line, or at once when a read grew past the bound: the cause begins with the terminal's
+ * problem of the terminal once bytes have kept coming for `noFrameAlertSeconds` without making one
+ * card, key or line (the first and the last of them that far apart), or at once when a read grew past the bound: the cause begins with the terminal's
  * name (the status raises it as an alert) and the fix names the framing to try.
  */
 export function framingProblem(
   s: SerialSourceStatus,
   cfg: SerialTerminalConfig,
-  now: number,
   maxBytes: number,
 ): { cause: string; fix: string } | null {
   const since = s.unframedSince;
-  const long = since !== null && now - since >= cfg.noFrameAlertSeconds * 1000;
+  // Bytes that keep arriving for the whole time, not one burst and a quiet after it: a reader
+  // powering up or a cable plugged in sends a few bytes once, and no read of it was lost (the
+  // alert stood from one such burst until the next card, a whole night on a quiet door).
+  const long =
+    since !== null && s.unframedLastAt !== null && s.unframedLastAt - since >= cfg.noFrameAlertSeconds * 1000;
   if (!long && s.unframedOverflows === 0) return null;
   const what = [
     since !== null ? `${s.unframedBytes} bytes since ${localTime(since)}` : null,

@@ -156,7 +156,7 @@ export class SerialSource {
 
   status(): SerialSourceStatus {
     const s = this.stats.snapshot(this.journal.pending);
-    return { ...s, framingProblem: framingProblem(s, this.cfg, this.clock.now(), this.splitter.maxBytes) };
+    return { ...s, framingProblem: framingProblem(s, this.cfg, this.splitter.maxBytes) };
   }
 
   private async connect(): Promise<void> {

@@ -32,6 +32,8 @@ export interface SerialSourceStatus {
   unframedBytes: number;
   /** When the first of `unframedBytes` arrived (epoch ms); null when there are none. */
   unframedSince: number | null;
+  /** When the last of `unframedBytes` arrived (epoch ms): they keep arriving, or came in one burst. */
+  unframedLastAt: number | null;
   /** Reads dropped for their length since the last read that made a card, key or line. */
   unframedOverflows: number;
   /**
@@ -81,6 +83,7 @@ export class SerialStats {
       overflows: 0,
       unframedBytes: 0,
       unframedSince: null,
+      unframedLastAt: null,
       unframedOverflows: 0,
       framingProblem: null,
       unknownCards: [],
@@ -176,12 +179,14 @@ export class SerialStats {
     if (framed) {
       this.s.unframedBytes = 0;
       this.s.unframedSince = null;
+      this.s.unframedLastAt = null;
       this.s.unframedOverflows = 0;
       return;
     }
     if (bytes === 0) return;
     this.s.unframedBytes += bytes;
     this.s.unframedSince ??= at;
+    this.s.unframedLastAt = at;
   }
 
   markJournalled(punches: number, r: { duplicates: number; quarantined: number }): void {
