@@ -67,6 +67,17 @@ describe('card readers whose output format holds a comma', () => {
     ).toEqual(Array(6).fill('malformed'));
   });
 
+  it('a break on the line (read as a NUL byte) is said as one, not as control characters', () => {
+    // The serialport binding sets c_iflag to IGNPAR alone: no IGNBRK, BRKINT or PARMRK, so a break
+    // reads as one NUL byte (termios(3)). A reader powering up or a cable plugged in sends one.
+    for (const parse of [card(), card({ format: 'regex' })])
+      expect(parse('\x00')).toEqual({
+        kind: 'malformed',
+        reason: 'NUL bytes only: a break on the line (a reader powering up, a cable plugged in or loose) reads so',
+      });
+    expect(card()('\x01\x00')).toEqual({ kind: 'malformed', reason: 'control characters only' });
+  });
+
   it('through a pty: journalled under the mapped code, the map written either way', async () => {
     const dir = tempDir('punchgate-grouped-');
     cleanups.push(() => dir.cleanup());

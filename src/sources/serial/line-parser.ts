@@ -101,10 +101,15 @@ export function createLineParser(cfg: SerialTerminalConfig, clock: Clock): LineP
   return (line) => parseRegexLine(line, regex, format);
 }
 
+const BREAK_READ = 'NUL bytes only: a break on the line (a reader powering up, a cable plugged in or loose) reads so';
+
 function clean(line: string): ParsedLine | string {
   const text = line.replace(EDGE_JUNK, '');
   if (text !== '') return text;
-  return line.trim() === '' ? { kind: 'blank' } : { kind: 'malformed', reason: 'control characters only' };
+  if (line.trim() === '') return { kind: 'blank' };
+  // A break reads as a NUL byte: the serialport binding sets no IGNBRK, BRKINT or PARMRK (termios(3)).
+  if (/^\0+$/.test(line.replace(/[\r\n]/g, ''))) return { kind: 'malformed', reason: BREAK_READ };
+  return { kind: 'malformed', reason: 'control characters only' };
 }
 
 function parseRegexLine(line: string, regex: RegExp, format: TimeFormat): ParsedLine {
