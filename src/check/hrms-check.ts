@@ -3,7 +3,7 @@ import { seedHrmsOf } from '../config/sinks.js';
 import { compilePatterns } from '../delivery/outcomes.js';
 import { AttendanceClient, type AttendanceAnswer, type AttendanceSender } from '../hrms/attendance.js';
 import { TokenSource } from '../hrms/token.js';
-import { isStartCopy, serviceCanRead, tokenPickup } from '../hrms/token-pickup.js';
+import { isStartCopy, readFromStartCopy, tokenPickup } from '../hrms/token-pickup.js';
 import { hrmsReachFix } from '../hrms/reach-fix.js';
 import type { Secrets } from '../util/secrets.js';
 import { errorText, fail, pass, warn, type CheckResult } from './types.js';
@@ -75,7 +75,7 @@ export async function checkHrms(config: Config, deps: HrmsCheckDeps): Promise<Ch
     const answer = await sender.send([], { token });
     // Re-read without a restart, unless the service can only read systemd's copy made at its start.
     const file = tokens.file();
-    const fromCopy = isStartCopy(file, deps.env) || (file !== undefined && serviceCanRead(file) === false);
+    const fromCopy = readFromStartCopy(file, deps.env);
     const pickup = tokenPickup(fromCopy, fromCopy && !isStartCopy(file, deps.env) ? file : undefined);
     return describeAnswer(answer, addressShown(hrms.baseUrl), route, Date.now() - started, where, ca, pickup);
   } catch (e) {

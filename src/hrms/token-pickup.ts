@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { localUser, SERVICE_USER } from '../util/service-user.js';
 
 /*
@@ -33,6 +33,26 @@ export function serviceCanRead(file: string, passwd?: string): boolean | undefin
   } catch {
     return undefined;
   }
+}
+
+/** The file the shipped unit's `LoadCredential=token:` copies at start (systemd/punchgate.service). */
+export const UNIT_TOKEN_FILE = '/etc/punchgate/token';
+
+/**
+ * Whether a new token in `file` takes a restart: it is systemd's copy made at start, or the file that
+ * copy is made of and the service account cannot read it. Any other file is no copy's source:
+ * `check` told a rehearsal's own token file (root 0600, on a box where the package made the service
+ * account) "systemctl restart punchgate, as the service reads the copy LoadCredential= made", which
+ * was of another file, and the rehearsal's `punchgate run` re-read it (found by a rehearsal).
+ */
+export function readFromStartCopy(
+  file: string | undefined,
+  env: NodeJS.ProcessEnv,
+  o: { passwd?: string; unitTokenFile?: string } = {},
+): boolean {
+  if (file === undefined) return false;
+  if (isStartCopy(file, env)) return true;
+  return resolve(file) === (o.unitTokenFile ?? UNIT_TOKEN_FILE) && serviceCanRead(file, o.passwd) === false;
 }
 
 /** What follows "put a valid token in ...": re-read without a restart, or, read from systemd's copy, a restart. */

@@ -53,3 +53,59 @@ export function heldParam(rows: readonly RefusedFirst[]): string {
 export function freeParam(opts: { holdNothing?: readonly string[] }): string {
   return JSON.stringify(opts.holdNothing ?? []);
 }
+
+/**
+ * Refusals that hold nothing (an unknown code) still go before the person's later punches.
+ *
+ * Why: while the code names nobody, each of its punches is refused on its own (held-nothing). Once
+ * the employee is added, the next punch of that code would go in at once, ahead of the earlier
+ * ones still waiting for their slow retry, and these would then be refused for good as out of
+ * order (Odoo: "hasn't checked out since" the later one): found by a rehearsal in which a person
+ * punched between the employee being added and `punches retry`. So a claim that takes a pending
+ * punch of such a code takes the code's earlier refusals along, due or not, and the batch keeps
+ * time order. A code still unknown has them all refused again, each once more, and nothing of it
+ * goes until its retry is due or another punch of it comes: no loop.
+ */
+export interface QueuedRow {
+  id: number;
+  biometricCode: string;
+  logTime: string;
+  previousState: 'pending' | 'rejected';
+}
+
+/** The @codes parameter of the pulled-refusals statements: the codes of the claim's pending rows. */
+export function pendingCodesParam(rows: readonly QueuedRow[]): string {
+  return JSON.stringify([...new Set(rows.filter((r) => r.previousState === 'pending').map((r) => r.biometricCode))]);
+}
+
+/** Is there a pending row in the claim (only then can a refusal be pulled along)? */
+export function anyPending(rows: readonly QueuedRow[]): boolean {
+  return rows.some((r) => r.previousState === 'pending');
+}
+
+/** The WHERE term of the pulled-refusals statements (codes in @codes, refusals LIKE one of @free). */
+export function pulledTerm(code: string, message: string): string {
+  return `${code} IN (SELECT value FROM json_each(@codes))
+    AND EXISTS (SELECT 1 FROM json_each(@free) f WHERE ${message} LIKE f.value)`;
+}
+
+/**
+ * The claim's rows with the pulled refusals that come before a pending row of their code, in queue
+ * order (log time, then id), cut to `limit` from the end: a later punch is never taken without the
+ * earlier ones.
+ */
+export function withRefusalsAhead<T extends QueuedRow>(rows: T[], pulled: readonly T[], limit: number): T[] {
+  if (pulled.length === 0) return rows;
+  const latestPending = new Map<string, string>();
+  for (const r of rows) {
+    if (r.previousState !== 'pending') continue;
+    const t = latestPending.get(r.biometricCode);
+    if (t === undefined || r.logTime > t) latestPending.set(r.biometricCode, r.logTime);
+  }
+  const taken = new Set(rows.map((r) => r.id));
+  const ahead = pulled.filter((p) => !taken.has(p.id) && p.logTime < (latestPending.get(p.biometricCode) ?? ''));
+  if (ahead.length === 0) return rows;
+  const all = [...rows, ...ahead];
+  all.sort((a, b) => (a.logTime < b.logTime ? -1 : a.logTime > b.logTime ? 1 : a.id - b.id));
+  return all.slice(0, limit);
+}

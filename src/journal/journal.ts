@@ -17,7 +17,17 @@ import { damagedWalWords, keepDamagedWal, type DamagedWal } from './damaged-wal.
 import type { Logger } from '../util/logger.js';
 import { printable } from '../util/terminal-text.js';
 import { ClaimHolder } from './claim-holder.js';
-import { DEFAULT_REFUSED_FIRST, freeParam, heldParam, notHeldTerm, type RefusedFirst } from './held-behind-refused.js';
+import {
+  anyPending,
+  DEFAULT_REFUSED_FIRST,
+  freeParam,
+  heldParam,
+  notHeldTerm,
+  pendingCodesParam,
+  pulledTerm,
+  type RefusedFirst,
+  withRefusalsAhead,
+} from './held-behind-refused.js';
 import { describeJournalFailure, isBusyJournalError, JournalBusyError } from './errors.js';
 import { JournalFileGoneError, JournalFileIdentity } from './file-identity.js';
 import { canonicalJournalPath } from './journal-file.js';
@@ -369,6 +379,15 @@ export class Journal implements PunchSink, DeliveryQueue {
         )
         .raw(),
       refusedFirst: db.prepare(DEFAULT_REFUSED_FIRST),
+      // The refusals that hold nothing, of the codes a claim takes a pending punch of (held-behind-refused.ts).
+      pickPulled: db
+        .prepare(
+          `SELECT id, site, terminal, device, biometric_code, log_time, punch_state, sent_as, attempts, state
+          FROM punches
+          WHERE state IN ('pending', 'rejected') AND state = 'rejected' AND ${pulledTerm('biometric_code', 'last_message')}
+          ORDER BY log_time, id`,
+        )
+        .raw(),
       markInflight:
         db.prepare(`UPDATE punches SET claimed_from = state, claimed_by = @holder, state = 'inflight', updated_at = @now
           WHERE id IN (SELECT value FROM json_each(@ids))`),
@@ -1088,6 +1107,15 @@ export class Journal implements PunchSink, DeliveryQueue {
         ? this.stmt.pickHeld.all({ now, limit, all, held: this.heldCodes(opts) })
         : this.stmt.pick.all({ now, limit, all })
     ) as PickedTuple[];
+    const out = this.outbound(raw);
+    if (!opts.holdBehindRefused || !opts.holdNothing?.length || !anyPending(out) || this.refusedWaiting() === 0)
+      return out;
+    const pulled = this.stmt.pickPulled.all({ codes: pendingCodesParam(out), free: freeParam(opts) }) as PickedTuple[];
+    return withRefusalsAhead(out, this.outbound(pulled), limit);
+  }
+
+  /** Picked rows as the punches delivery sends. */
+  private outbound(raw: readonly PickedTuple[]): OutboundPunch[] {
     const out = new Array<OutboundPunch>(raw.length);
     for (let i = 0; i < raw.length; i++) {
       const [id, site, terminal, device, biometricCode, logTime, punchState, sentAs, attempts, previousState] = raw[i]!;

@@ -1,7 +1,17 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { backoffDelay } from '../util/backoff.js';
 import type { Clock } from '../util/clock.js';
-import { freeParam, heldParam, notHeldTerm, SINK_REFUSED_FIRST, type RefusedFirst } from './held-behind-refused.js';
+import {
+  anyPending,
+  freeParam,
+  heldParam,
+  notHeldTerm,
+  pendingCodesParam,
+  pulledTerm,
+  SINK_REFUSED_FIRST,
+  type RefusedFirst,
+  withRefusalsAhead,
+} from './held-behind-refused.js';
 import type { PunchIds } from './punch-id.js';
 import { toStored } from './queries.js';
 import { scrubEachOnce, type Scrub } from './state-stores.js';
@@ -271,6 +281,13 @@ export class SinkQueue implements DeliveryQueue {
             AND ${notHeldTerm('p.biometric_code', 'd.log_time')}
           ORDER BY d.log_time, d.punch_id LIMIT @limit`),
       refusedFirst: db.prepare(SINK_REFUSED_FIRST),
+      // The refusals that hold nothing, of the codes a claim takes a pending punch of (held-behind-refused.ts).
+      pickPulled: db.prepare(`SELECT d.punch_id AS id, p.site, p.terminal, p.device, p.biometric_code AS biometricCode,
+            p.log_time AS logTime, p.punch_state AS punchState, p.sent_as AS sentAs, d.attempts, d.state AS previousState
+          FROM sink_deliveries d JOIN punches p ON p.id = d.punch_id
+          WHERE d.sink = @sink AND d.state IN ('pending', 'rejected') AND d.state = 'rejected' AND p.state <> 'quarantined'
+            AND ${pulledTerm('p.biometric_code', 'd.last_message')}
+          ORDER BY d.log_time, d.punch_id`),
       markInflight:
         db.prepare(`UPDATE sink_deliveries SET claimed_from = state, claimed_by = @holder, state = 'inflight',
           updated_at = @now WHERE sink = @sink AND punch_id IN (SELECT value FROM json_each(@ids))`),
@@ -343,6 +360,14 @@ export class SinkQueue implements DeliveryQueue {
     return this.kept('rejected');
   }
 
+  /** The claim's rows with the refusals that hold nothing pulled along ahead of them (held-behind-refused.ts). */
+  private withRefusalsAhead(rows: PickedRow[], limit: number, opts: ClaimOptions): PickedRow[] {
+    if (!opts.holdBehindRefused || !opts.holdNothing?.length || !anyPending(rows) || this.refusedWaiting() === 0)
+      return rows;
+    const args = { sink: this.sink, codes: pendingCodesParam(rows), free: freeParam(opts) };
+    return withRefusalsAhead(rows, this.stmt.pickPulled!.all(args) as PickedRow[], limit);
+  }
+
   /** The codes with a refused punch waiting here, and the earliest such punch's log time (held-behind-refused.ts). */
   private heldCodes(opts: ClaimOptions): string {
     // None refused (the kept counts): none held, without reading the backlog for refused rows.
@@ -408,11 +433,12 @@ export class SinkQueue implements DeliveryQueue {
           .transaction(() => {
             this.takeIn(now);
             const args = { sink: this.sink, now, limit, all: opts.ignoreBackoff ? 1 : 0 };
-            const rows = (
+            const picked = (
               opts.holdBehindRefused
                 ? this.stmt.pickHeld!.all({ ...args, held: this.heldCodes(opts) })
                 : this.stmt.pick!.all(args)
             ) as PickedRow[];
+            const rows = this.withRefusalsAhead(picked, limit, opts);
             if (rows.length > 0) {
               this.stmt.markInflight!.run({ sink: this.sink, now, holder, ids: JSON.stringify(rows.map((r) => r.id)) });
               const moves = new SinkMoves();

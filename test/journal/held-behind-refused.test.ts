@@ -72,4 +72,44 @@ describe.each(['default', 'other'] as const)('held behind a refused punch (%s si
     q.settle([{ id: first7.id, kind: 'delivered' }]);
     expect(codesTimes(q, true)).toEqual(['7 12', '7 17']);
   });
+
+  it("a code's refusals that hold nothing (an unknown code) go along ahead of its next punch, in order", () => {
+    // The rehearsal that found it: code 1019 refused at Odoo as unknown; the employee added; a new
+    // punch of 1019 sent (nothing held it) before `punches retry` re-queued the old one, which Odoo
+    // then refused for good ("hasn't checked out since" the new one).
+    const { j, clock, at } = journal();
+    const q: DeliveryQueue = which === 'default' ? j : j.sinkQueue('odoo');
+    const unknown = 'no employee in Odoo has barcode "7" (or that employee is archived)';
+    const free = { holdBehindRefused: true, holdNothing: ['no employee in Odoo has %'] };
+    const codes = (ps: { biometricCode: string; logTime: string }[]) =>
+      ps.map((p) => `${p.biometricCode} ${p.logTime.slice(11, 13)}`);
+    const all = q.claim(100);
+    q.settle(
+      all
+        .filter((p) => p.biometricCode === '7')
+        .map((p) => ({ id: p.id, kind: 'rejected' as const, message: unknown })),
+    );
+    q.release(all.filter((p) => p.biometricCode !== '7').map((p) => p.id));
+    // Their retry is not due and no later punch of 7 waits: they are not sent.
+    expect(codes(q.claim(100, free))).toEqual(['8 09', '__proto__ 13', '__proto__ 18']);
+    j.ingest([{ terminal: 'gate', biometricCode: '7', logTime: at(19) }]);
+    // The new punch of 7 takes the three refused ones along, before it, in time order; a limit
+    // cuts from the end, never a later punch without the earlier ones.
+    const two = q.claim(2, free);
+    expect(codes(two)).toEqual(['7 08', '7 12']);
+    q.settle(two.map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    const [third, fourth] = q.claim(100, free);
+    expect(codes([third!, fourth!])).toEqual(['7 17', '7 19']);
+    q.release([third!.id, fourth!.id]);
+    j.ingest([{ terminal: 'gate', biometricCode: '7', logTime: at(20) }]);
+    const refusedAgain = q.claim(100, free);
+    expect(codes(refusedAgain)).toEqual(['7 17', '7 19', '7 20']);
+    q.settle(refusedAgain.map((p) => ({ id: p.id, kind: 'rejected' as const, message: unknown })));
+    expect(q.claim(100, free)).toEqual([]);
+    clock.advance(3 * 3600_000);
+    j.ingest([{ terminal: 'gate', biometricCode: '7', logTime: at(21) }]);
+    const batch = q.claim(100, free);
+    expect(codes(batch)).toEqual(['7 17', '7 19', '7 20', '7 21']);
+    expect(batch.map((p) => p.previousState)).toEqual(['rejected', 'rejected', 'rejected', 'pending']);
+  });
 });

@@ -190,6 +190,22 @@ describe('punchgate sim serial', () => {
     expect(c.err.join('')).toMatch(/wrote \d+ punch lines/);
   });
 
+  it('refuses card numbers an RDM6300 cannot send at once, before any device is made or a reader waited for', async () => {
+    // Found by a rehearsal: --codes 4500C5D1E9 (the frame's hex, not the printed number) was said
+    // only once a reader had connected, as a failed write (exit 75, "temporary").
+    const dir = tempDir();
+    cleanups.push(dir.cleanup);
+    const link = dir.path('ttySIM');
+    const c = io();
+    const o = { ...base, link, format: 'card' as const, reader: 'rdm6300-held' as const, codes: ['4500C5D1E9'] };
+    await expect(runSimSerial(o, c.io)).rejects.toMatchObject({
+      exitCode: EXIT.USAGE,
+      message: expect.stringMatching(/^--codes 4500C5D1E9: an rdm6300-held reader sends the number printed on the tag/),
+    });
+    expect(existsSync(link)).toBe(false);
+    expect(c.err.join('')).not.toMatch(/waiting for a reader/);
+  });
+
   it('refuses --link with --device, and says clearly when socat is missing', async () => {
     await expect(runSimSerial({ ...base, link: '/tmp/a', device: '/tmp/b' }, io().io)).rejects.toMatchObject({
       exitCode: EXIT.CONFIG,

@@ -105,7 +105,11 @@ describe('punchgate sim hrms', () => {
 
   it('loads a roster CSV, turning the check on and warning about bad lines by number', async () => {
     const file = dir.path('roster.csv');
-    writeFileSync(file, 'username,name,email,biometriccode\nann,Ann,ann@example.com,42\nbad,Bad,not-an-email,43\n');
+    // Line 4: one cell under a header of four (found by a rehearsal: said only "Employee not found: cut short").
+    writeFileSync(
+      file,
+      'username,name,email,biometriccode\nann,Ann,ann@example.com,42\nbad,Bad,not-an-email,43\ncut short\nbo,Bo,bo@example.com\n',
+    );
     const warnings: string[] = [];
     const o = buildSimOptions({ ...base, roster: file }, (w) => warnings.push(w));
     expect(o.roster).toBe('employees');
@@ -120,10 +124,14 @@ describe('punchgate sim hrms', () => {
     const emps = (await (await request(`${url}/__sim/employees`)).body.json()) as Array<{
       fields: { username: string };
     }>;
-    expect(emps.map((e) => e.fields.username)).toEqual(['ann']);
+    expect(emps.map((e) => e.fields.username)).toEqual(['ann', 'bo']);
     stop();
     await run;
     expect(warnings.join('')).toContain(`${file}:3: skipped: Validation failed: email: data type must match email`);
+    expect(warnings.join('')).toContain(
+      `${file}:4: skipped: Employee not found: cut short (the line has 1 of the header's 4 cells: cut short, or a comma missing?)`,
+    );
+    expect(warnings.join('')).not.toContain(`${file}:5:`);
   });
 
   it('registers `sim hrms` beside other sim commands', () => {

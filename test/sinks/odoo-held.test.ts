@@ -139,4 +139,25 @@ describe('Odoo: a refused punch holds the same person’s later punches', () => 
     expect([c.rejected, c.pending]).toEqual([3, 0]);
     expect(r.records()).toEqual([]);
   });
+
+  it('a code added in Odoo after its punches were refused: its next punch takes them along, in order', async () => {
+    // Found by a rehearsal: the employee added, a new punch went in at once, ahead of the earlier
+    // ones still waiting for their retry, and these were then refused for good ("hasn't checked out since").
+    const r = await rig();
+    const hire = (logTime: string, punchState: number): Punch => ({
+      terminal: 'gate',
+      biometricCode: '9010',
+      logTime,
+      punchState,
+    });
+    r.journal.ingest([hire('2026-11-03 08:00:00', 0), hire('2026-11-03 17:00:00', 1)]);
+    await r.deliverer.deliverBatch();
+    expect(r.journal.queries.counts().rejected).toBe(2);
+    r.sim.store.addEmployee({ name: 'New Hire', barcode: '9010' });
+    r.journal.ingest([hire('2026-11-04 08:00:00', 0)]);
+    await r.deliverer.deliverBatch();
+    expect(r.records()).toEqual(['2026-11-03 08:00:00 -> 2026-11-03 17:00:00', '2026-11-04 08:00:00 -> open']);
+    const c = r.journal.queries.counts();
+    expect([c.delivered, c.rejected, c.pending]).toEqual([3, 0, 0]);
+  });
 });

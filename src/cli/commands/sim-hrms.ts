@@ -103,6 +103,7 @@ export function buildSimOptions(o: SimHrmsCliOptions, warn: (line: string) => vo
   const roster: RosterMode = check === 'on' ? 'employees' : (check ?? (o.roster ? 'employees' : 'auto'));
   let employees: Array<Record<string, unknown>> | undefined;
   let lines: number[] = [];
+  let shortNotes: Array<string | undefined> = [];
   if (o.roster) {
     try {
       const rows = loadRosterFile(o.roster, mapping).filter((r) => {
@@ -111,6 +112,7 @@ export function buildSimOptions(o: SimHrmsCliOptions, warn: (line: string) => vo
       });
       employees = rows.map((r) => r.record);
       lines = rows.map((r) => r.line);
+      shortNotes = rows.map((r) => r.short);
     } catch (e) {
       throw bad(`--roster: cannot read ${o.roster}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
     }
@@ -131,7 +133,12 @@ export function buildSimOptions(o: SimHrmsCliOptions, warn: (line: string) => vo
     authHttpStatus: int('--auth-status', o.authStatus, 400, 599),
     roster,
     employees,
-    onInvalidEmployee: (i, message) => warn(`${o.roster}:${lines[i] ?? '?'}: skipped: ${message}`),
+    onInvalidEmployee: (i, message) => {
+      const short = shortNotes[i];
+      warn(
+        `${o.roster}:${lines[i] ?? '?'}: skipped: ${message}${short ? ` (${short}: cut short, or a comma missing?)` : ''}`,
+      );
+    },
     faults,
   };
 }

@@ -8,6 +8,7 @@ import {
   startSerialSim,
   type LineEnding,
   type PtyPair,
+  readerCodesProblem,
   SIM_READERS,
   type SimReader,
 } from '../../sim/serial/index.js';
@@ -44,6 +45,8 @@ const STOPPED = Symbol('stopped');
 export async function runSimSerial(o: SimSerialCliOptions, io: ConsoleIo): Promise<number> {
   if (o.link !== undefined && o.device !== undefined)
     throw new ExitError('use --link or --device, not both', EXIT.CONFIG);
+  const codesProblem = o.reader ? readerCodesProblem(o.reader, o.codes) : undefined;
+  if (codesProblem) throw new ExitError(codesProblem, EXIT.USAGE);
   const stopped = io.until.then((): typeof STOPPED => STOPPED);
   let pair: PtyPair | null = null;
   try {

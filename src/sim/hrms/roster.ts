@@ -9,6 +9,11 @@ export interface RosterRow {
   record: Record<string, unknown>;
   /** Why the line cannot be read (then `record` is empty and the row is skipped). */
   error?: string;
+  /**
+   * A line with fewer cells than the header (allowed: optional trailing columns), said beside the
+   * HRMS's refusal of it: a one-cell line was told only "Employee not found: <the whole line>".
+   */
+  short?: string;
 }
 
 /**
@@ -27,7 +32,9 @@ export function rosterFromCsv(text: string, mapping: FieldMapping): RosterRow[] 
       const value = coerceText(type, cell);
       if (value !== undefined) record[name] = value;
     });
-    return { line, record };
+    return cells.length < table.header.length
+      ? { line, record, short: `the line has ${cells.length} of the header's ${table.header.length} cells` }
+      : { line, record };
   });
 }
 

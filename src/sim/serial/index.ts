@@ -8,4 +8,4 @@ export {
   type LineEnding,
 } from './writer.js';
 export { SimLines, DEFAULT_REGEX_CODES, type SimFormat, type SimLineOptions } from './lines.js';
-export { ReaderSteps, SIM_READERS, type SimReader, type ReaderStep } from './readers.js';
+export { ReaderSteps, readerCodesProblem, SIM_READERS, type SimReader, type ReaderStep } from './readers.js';

@@ -59,6 +59,20 @@ const KEY_PAUSE_MS = 500;
 /** The next person's tag comes this long after the last frame of the one before (cardRepeatMs is 1 s). */
 const HELD_AWAY_MS = 1500;
 
+/**
+ * Why `codes` cannot be sent by this reader, else undefined. An RDM6300 sends the number printed
+ * on the tag as 8 hex digits: a code that is no such number made a frame of "nan" that was read as
+ * a card (found by a new-user trial). The command checks it before it waits for a reader, so a
+ * mistyped --codes is said at once, not once a reader connects (found by a rehearsal).
+ */
+export function readerCodesProblem(reader: SimReader, codes: readonly string[] | undefined): string | undefined {
+  if (reader !== 'rdm6300' && reader !== 'rdm6300-held') return undefined;
+  const bad = (codes ?? []).find((code) => !/^\d{1,10}$/.test(code) || Number(code) > 0xffffffff);
+  return bad === undefined
+    ? undefined
+    : `--codes ${bad}: an ${reader} reader sends the number printed on the tag: up to 10 decimal digits, at most 4294967295`;
+}
+
 export class ReaderSteps {
   private readonly random: () => number;
   private index = 0;
@@ -68,14 +82,8 @@ export class ReaderSteps {
     private readonly opts: { codes?: readonly string[]; noise?: number; seed?: number },
   ) {
     this.random = seededRandom(opts.seed ?? 1);
-    // An RDM6300 sends the number printed on the tag as 8 hex digits: a code that is no such
-    // number made a frame of "nan" that was read as a card (found by a new-user trial).
-    if (reader === 'rdm6300' || reader === 'rdm6300-held')
-      for (const code of opts.codes ?? [])
-        if (!/^\d{1,10}$/.test(code) || Number(code) > 0xffffffff)
-          throw new Error(
-            `--codes ${code}: an ${reader} reader sends the number printed on the tag: up to 10 decimal digits, at most 4294967295`,
-          );
+    const problem = readerCodesProblem(reader, opts.codes);
+    if (problem) throw new Error(problem);
   }
 
   /** The steps of the next read (and what may go with it). */
