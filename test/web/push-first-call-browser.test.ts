@@ -33,6 +33,9 @@ describe('a push terminal waiting for its first call, on the status page', () =>
     tmp.cleanup();
   });
 
+  /** The browser's getComputedStyle (the tests' types have no DOM library). */
+  type Computed = { getComputedStyle(e: unknown): { color: string; fontWeight: string } };
+
   /** The "last result" cell's text and its computed style, and a muted text's colour for comparison. */
   const resultCellAt = async (now: number) => {
     const config = parseConfig(
@@ -54,13 +57,13 @@ describe('a push terminal waiting for its first call, on the status page', () =>
     const text = (await cell.innerText()).replace(/\s+/g, ' ').trim();
     const style = await cell.evaluate((td) => {
       const first = td.firstElementChild!;
-      const s = getComputedStyle(first);
+      const s = (globalThis as unknown as Computed).getComputedStyle(first);
       return { color: s.color, weight: Number(s.fontWeight), className: first.className };
     });
     const muted = await page
       .locator('span.muted')
       .first()
-      .evaluate((e) => getComputedStyle(e).color);
+      .evaluate((e) => (globalThis as unknown as Computed).getComputedStyle(e).color);
     await page.close();
     return { text, style, muted };
   };
