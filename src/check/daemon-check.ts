@@ -6,7 +6,6 @@ import { BUSY_ALERT_MS } from '../status/alerts.js';
 import { statusJsonPath } from '../status/daemon-probe.js';
 import { readLastStop } from '../status/last-stop.js';
 import { lastStopFix, lastStopWords } from '../status/last-stop-words.js';
-import { escapeControls } from '../util/terminal-text.js';
 import type { Alert, ConfigStatus, StatusReport } from '../status/types.js';
 import type { Clock } from '../util/clock.js';
 import { localTimeOf } from '../util/local-time.js';

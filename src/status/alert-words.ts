@@ -1,5 +1,5 @@
 import { localTime } from '../util/local-time.js';
-import { escapeControls, printable } from '../util/terminal-text.js';
+import { printable } from '../util/terminal-text.js';
 import type { LastStop } from './last-stop.js';
 import { lastStopFix, lastStopWords } from './last-stop-words.js';
 import { MAX_CLOCK_AHEAD_SECONDS } from '../journal/future-judge.js';
