@@ -5,7 +5,7 @@ import { ALERT } from '../status/alert-words.js';
 import { BUSY_ALERT_MS } from '../status/alerts.js';
 import { statusJsonPath } from '../status/daemon-probe.js';
 import { readLastStop } from '../status/last-stop.js';
-import { escapeControls } from '../util/terminal-text.js';
+import { lastStopFix, lastStopWords } from '../status/last-stop-words.js';
 import type { Alert, ConfigStatus, StatusReport } from '../status/types.js';
 import type { Clock } from '../util/clock.js';
 import { localTimeOf } from '../util/local-time.js';
@@ -24,7 +24,12 @@ const SLACK_MS = 30_000;
  * `required` (check --quick, the container health check): a daemon that is not running fails;
  * otherwise (plain check, often run before the first start) it is a warning.
  */
-export function checkDaemon(config: Config, clock: Clock, opts: { required: boolean }): CheckResult {
+export function checkDaemon(
+  config: Config,
+  clock: Clock,
+  /** `configFails`: the config file does not load now, and `config` is its last good copy. */
+  opts: { required: boolean; configFails?: boolean },
+): CheckResult {
   const { path, intervalMs } = config.status;
   const lock = OwnerLock.pathFor(config.journal.path);
   const running = OwnerLock.isHeld(config.journal.path);
@@ -41,12 +46,10 @@ export function checkDaemon(config: Config, clock: Clock, opts: { required: bool
   if (!running) {
     // Why it last stopped on its own, kept until a later start succeeds: the status's words.
     const stop = readLastStop(config.journal.path);
-    const said = stop
-      ? `; it last stopped at ${localTimeOf(stop.at)} with exit code ${stop.exitCode}, saying: ${escapeControls(stop.reason)}`
-      : '';
+    const said = stop ? `; ${lastStopWords(stop)}` : '';
     const detail = `punchgate run is not running: nothing holds the journal lock ${lock} (${written})${said}`;
     const fix = stop
-      ? 'do what its last line says above, then start it: sudo systemctl start punchgate'
+      ? lastStopFix(opts.configFails ?? false)
       : 'start it: sudo systemctl start punchgate (journalctl -u punchgate -n 50 says why it stopped)';
     return opts.required ? fail('daemon', detail, fix) : warn('daemon', detail, fix);
   }

@@ -97,10 +97,10 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
           defaultSink: sinksOf(copy.config)[0]?.kind,
         }),
       );
-      checks.push(checkDaemon(copy.config, clock, { required: true }));
+      checks.push(checkDaemon(copy.config, clock, { required: true, configFails: true }));
       return finish(checks, secrets, quick);
     }
-    checks.push(checkDaemon(copy.config, clock, { required: false }));
+    checks.push(checkDaemon(copy.config, clock, { required: false, configFails: true }));
     return finish(checks, secrets, quick, EXIT.CONFIG);
   }
   const env = opts.env ?? process.env;

@@ -281,15 +281,7 @@ export const hikvisionTerminalSchema = z
      */
     listen: z.boolean().optional(),
     /** Addresses (or CIDR networks) the terminal may post from; default the address of its url. */
-    allowFrom: z
-      .array(
-        z
-          .string()
-          .refine((s) => validAddressOrCidr(s), 'must be an address or a network such as 192.168.10.0/24')
-          .transform((s) => s.trim()),
-      )
-      .min(1, 'must list at least one address or network (leave allowFrom out for the address of url)')
-      .optional(),
+    allowFrom: allowFromList('leave allowFrom out for the address of url'),
   })
   .superRefine((t, ctx) => {
     if (!URL.canParse(t.url)) return;
@@ -393,6 +385,32 @@ export const biotimeTerminalSchema = z.strictObject({
 });
 
 /** An address (`192.168.10.7`, `fd00::7`) or a network in CIDR form (`192.168.10.0/24`, `fd00::/64`). */
+/**
+ * An `allowFrom` list: addresses and CIDR networks, trimmed, an IPv4 address written with
+ * zero-padded numbers (`192.168.001.020`, as the terminal's menu shows it) read as the decimal it
+ * means, as a terminal's host and a server's address are (zeroPaddedIPv4): it was refused, and the
+ * whole config with it. `leaveOut`: what leaving the list out means, for an empty list's words.
+ */
+function allowFromList(leaveOut: string) {
+  return z
+    .array(
+      z
+        .string()
+        .transform((s) => plainAllowEntry(s.trim()))
+        .refine(validAddressOrCidr, 'must be an address or a network such as 192.168.10.0/24'),
+    )
+    .min(1, `must list at least one address or network (${leaveOut})`)
+    .optional();
+}
+
+/** `192.168.001.020` as 192.168.1.20, `010.000.000.000/8` as 10.0.0.0/8; anything else as written. */
+function plainAllowEntry(entry: string): string {
+  const slash = entry.indexOf('/');
+  const addr = slash < 0 ? entry : entry.slice(0, slash);
+  const plain = zeroPaddedIPv4(addr);
+  return plain === undefined ? entry : plain + (slash < 0 ? '' : entry.slice(slash));
+}
+
 export function validAddressOrCidr(s: string): boolean {
   const [addr, prefix, ...rest] = s.trim().split('/');
   const family = isIP(addr ?? '');
@@ -415,15 +433,7 @@ export const admsTerminalSchema = z.strictObject({
     .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be the serial number the terminal sends, e.g. CQZ7232160001')
     .describe("the terminal's serial number, as its System Info shows it and the SN= it sends (e.g. CQZ7232160001)"),
   /** Addresses (or CIDR networks) this serial may push from; default anywhere. */
-  allowFrom: z
-    .array(
-      z
-        .string()
-        .refine(validAddressOrCidr, 'must be an address or a network such as 192.168.10.0/24')
-        .transform((s) => s.trim()),
-    )
-    .min(1, 'must list at least one address or network (leave allowFrom out to accept any)')
-    .optional(),
+  allowFrom: allowFromList('leave allowFrom out to accept any'),
   /**
    * Security PUSH terminals (rtlog): the event codes that are punches. Default: the vendor's
    * successful verifications (DEFAULT_PUNCH_EVENTS); refusals, door and alarm events never are.

@@ -41,6 +41,16 @@ export function credentialWords(kind: string, place?: string): CredentialWords {
 }
 
 /**
+ * "HRMS delivery to https://hr.example.com", "Odoo delivery to https://...": how every delivery log
+ * line that speaks of the HRMS names it (`who`: credentialWords) and the address delivery calls
+ * (addressShown: no query, no key), so an admin tells a wrong baseUrl from an HRMS that is down,
+ * and one sink from another. Without an address: "HRMS delivery".
+ */
+export function deliveryTo(who: string, address: string | undefined): string {
+  return `${who} delivery${address ? ` to ${address}` : ''}`;
+}
+
+/**
  * Keeps the persisted delivery state (read by `status`) and decides what is worth a log line.
  * A problem is logged loudly once when it starts and once when it ends; the retries in between
  * go to debug, so a HRMS that is down for a weekend does not fill the disk.
@@ -58,9 +68,14 @@ export class DeliveryHealth {
     private readonly logger: Logger,
     private readonly clock: Clock,
     private readonly credential: CredentialWords = credentialWords('hrms'),
-    /** The address delivery calls, as shown (addressShown: no query, no key); named in the failure line. */
+    /** The address delivery calls, as shown (addressShown: no query, no key); named in every line (deliveryTo). */
     private readonly address?: string,
   ) {}
+
+  /** "HRMS delivery to https://hr.example.com": the start of each line of this delivery's trouble. */
+  private get delivery(): string {
+    return deliveryTo(this.credential.who, this.address);
+  }
 
   /** "HRMS refused the token", "Frappe refused the API key and secret": how the log and state say it. */
   get refusedWords(): string {
@@ -79,9 +94,9 @@ export class DeliveryHealth {
     const now = this.clock.now();
     const previous = this.state.get();
     if (this.trouble === 'auth' || this.trouble === 'no-token' || previous.auth === 'failed') {
-      this.logger.info(`${this.credential.who} accepts the ${this.credential.what} again: delivery resumed`);
+      this.logger.info(`${this.delivery} resumed: ${this.credential.who} accepts the ${this.credential.what} again`);
     } else if (this.trouble) {
-      this.logger.info({ failedAttempts: this.failures }, 'HRMS answering again: delivery resumed');
+      this.logger.info({ failedAttempts: this.failures }, `${this.delivery} resumed: the HRMS answers again`);
     }
     this.trouble = undefined;
     this.failures = 0;
@@ -112,7 +127,7 @@ export class DeliveryHealth {
     this.note('auth', () =>
       this.logger.error(
         { retryInSeconds: Math.round(retryMs / 1000), ...(tokenFile ? { tokenFile } : {}) },
-        `AUTH FAILED: ${refused} (${message}). Delivery is paused, punches keep accumulating; ` +
+        `AUTH FAILED: ${this.delivery}: ${refused} (${message}). Delivery is paused, punches keep accumulating; ` +
           `no attempt is charged. Put a valid ${what} in place${place ? ` (${place})` : ''}; ${this.pickup(tokenFile)}.`,
       ),
     );
@@ -161,7 +176,7 @@ export class DeliveryHealth {
     this.note('request', () =>
       this.logger.error(
         { retryInMs: retryMs },
-        `HRMS request failed: ${message}. No punch is charged; delivery retries with backoff`,
+        `${this.delivery}: request failed: ${message}. No punch is charged; delivery retries with backoff`,
       ),
     );
     this.failed(message, lastResult);
@@ -170,7 +185,10 @@ export class DeliveryHealth {
   /** A 2xx answer that does not fit the batch: nothing it says is taken (or only its clear refusals). */
   badReply(message: string, lastResult: string, retryMs: number): void {
     this.note('bad-reply', () =>
-      this.logger.warn({ retryInMs: retryMs }, `HRMS answer not usable, will retry with backoff: ${message}`),
+      this.logger.warn(
+        { retryInMs: retryMs },
+        `${this.delivery}: answer not usable, will retry with backoff: ${message}`,
+      ),
     );
     this.failed(message, lastResult);
   }
@@ -181,7 +199,7 @@ export class DeliveryHealth {
       // "in N s": the backoff's wait or the one the HRMS asked for (Retry-After), not always a backoff.
       this.logger.warn(
         { retryInMs: retryMs },
-        `HRMS delivery${this.address ? ` to ${this.address}` : ''} failed, will retry in ${stepSize(retryMs)}: ${message}`,
+        `${this.delivery} failed, will retry in ${stepSize(retryMs)}: ${message}`,
       ),
     );
     this.failed(message, lastResult);
@@ -211,7 +229,10 @@ export class DeliveryHealth {
    */
   reachable(answer: AttendanceAnswer): void {
     if (this.trouble !== 'transient') return;
-    this.logger.info({ failedAttempts: this.failures }, `the HRMS answers again${this.probeWords(answer)}`);
+    this.logger.info(
+      { failedAttempts: this.failures },
+      `${this.delivery}: the HRMS answers again${this.probeWords(answer)}`,
+    );
     this.trouble = undefined;
   }
 
@@ -236,7 +257,7 @@ export class DeliveryHealth {
   private note(kind: Trouble, loud: () => void): void {
     this.failures++;
     if (this.trouble !== kind) loud();
-    else this.logger.debug({ failures: this.failures }, `HRMS delivery still failing (${kind})`);
+    else this.logger.debug({ failures: this.failures }, `${this.delivery} still failing (${kind})`);
     this.trouble = kind;
   }
 }

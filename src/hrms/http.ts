@@ -1,3 +1,4 @@
+import { withApiPath } from '../util/api-address.js';
 import {
   Agent,
   buildConnector,
@@ -262,16 +263,7 @@ function translate(e: unknown, connectTimeoutMs: number, deadline: number, statu
   return e;
 }
 
-/**
- * `{base_url}` + path, keeping any path prefix of the base URL, and its query after the path (an
- * address may carry a key as `?access_token=...`: appended after it, the path went into the query
- * and every request asked for `/`, a 404). A fragment is never sent.
- */
+/** `{base_url}` + path: its path prefix kept, its query after the path (withApiPath, shared with the terminals). */
 export function hrmsUrl(baseUrl: string, path: string): string {
-  const at = baseUrl.search(/[?#]/);
-  const base = at < 0 ? baseUrl : baseUrl.slice(0, at);
-  const query = at < 0 ? '' : baseUrl.slice(at).replace(/#.*$/s, '').slice(1);
-  const joined = base.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`);
-  if (query === '') return joined;
-  return `${joined}${joined.includes('?') ? '&' : '?'}${query}`;
+  return withApiPath(baseUrl, path);
 }

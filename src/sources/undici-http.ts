@@ -1,3 +1,5 @@
+import { withApiPath } from '../util/api-address.js';
+
 /**
  * What the HTTP clients on undici of the sources (Hikvision ISAPI: hikvision/http.ts, the BioTime
  * API: biotime/http.ts) share: undici loaded on first use only (a box without such a source
@@ -21,7 +23,10 @@ export function peerOf(base: URL): string {
   return `${base.hostname}:${port}`;
 }
 
-/** The request target: the base URL's path prefix (if any) and the API path. */
+/**
+ * The request target: the base URL's path prefix (if any), the API path, and the base URL's query
+ * after it (withApiPath, as the HRMS's address): a query was dropped without a word.
+ */
 export function targetUnder(base: URL, path: string): string {
-  return `${base.pathname.replace(/\/+$/, '')}${path}`;
+  return withApiPath(`${base.pathname}${base.search}`, path);
 }

@@ -1,6 +1,7 @@
 import { localTime } from '../util/local-time.js';
-import { escapeControls, printable } from '../util/terminal-text.js';
+import { printable } from '../util/terminal-text.js';
 import type { LastStop } from './last-stop.js';
+import { lastStopFix, lastStopWords } from './last-stop-words.js';
 import { MAX_CLOCK_AHEAD_SECONDS } from '../journal/future-judge.js';
 import { humanBytes } from '../util/disk.js';
 import { NO_SERIAL, REFUSALS_BEYOND } from '../journal/types.js';
@@ -160,11 +161,12 @@ export const ALERT = {
   /** `lastLogAt`: when it last wrote its status log (about when it stopped), if it ever did. */
   /** `diskFull`: the journal's disk is almost full, which stops it (exit 74) however often it is started. */
   /** `lastStop`: why it last stopped on its own (its last line, with the fix), until a later start succeeds. */
-  daemonDown: (lastLogAt: number | null = null, diskFull = false, lastStop?: LastStop): Alert => ({
+  /** `configFails`: the config file does not load now (a stop on it is not recorded: lastStopFix). */
+  daemonDown: (lastLogAt: number | null = null, diskFull = false, lastStop?: LastStop, configFails = false): Alert => ({
     kind: 'daemon-down',
-    cause: `punchgate run is not running (nothing holds the journal lock${lastLogAt === null ? '' : `; its status log was last written at ${localTime(lastLogAt)}, and what follows is as it saw it then`}): no punch is collected or delivered${diskFull ? "; the journal's disk is almost full, which stops it" : ''}${lastStop ? `; it last stopped at ${localTime(Date.parse(lastStop.at))} with exit code ${lastStop.exitCode}, saying: ${escapeControls(lastStop.reason)}` : ''}`,
+    cause: `punchgate run is not running (nothing holds the journal lock${lastLogAt === null ? '' : `; its status log was last written at ${localTime(lastLogAt)}, and what follows is as it saw it then`}): no punch is collected or delivered${diskFull ? "; the journal's disk is almost full, which stops it" : ''}${lastStop ? `; ${lastStopWords(lastStop)}` : ''}`,
     fix: lastStop
-      ? `${diskFull ? "free space on the journal's disk first (the disk alert below), then " : ''}do what its last line says above, then start it: sudo systemctl start punchgate (this stays said until a start succeeds)`
+      ? `${diskFull ? "free space on the journal's disk first (the disk alert below), then " : ''}${lastStopFix(configFails)} (this stays said until a start succeeds)`
       : `${diskFull ? "free space on the journal's disk first (the disk alert below), then " : ''}start it: sudo systemctl start punchgate (journalctl -u punchgate -n 50 says why it stopped)`,
   }),
 

@@ -83,7 +83,8 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
   const free = r.journal.freeBytes;
   // A daemon stopped by a full disk only stops again when started: the fix is the space first.
   const diskFull = free !== null && free < DISK_FAIL_BYTES;
-  if (r.daemon && !r.daemon.running) out.push(ALERT.daemonDown(ms(r.daemon.statusLogAt), diskFull, r.daemon.lastStop));
+  if (r.daemon && !r.daemon.running)
+    out.push(ALERT.daemonDown(ms(r.daemon.statusLogAt), diskFull, r.daemon.lastStop, Boolean(r.config?.failure)));
   else if (r.daemon?.stale) out.push(ALERT.daemonStuck(ms(r.daemon.statusLogAt)));
   const c = r.config;
   if (c?.runningOn === 'last-good') out.push(ALERT.configOnCopy(c));

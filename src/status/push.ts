@@ -66,6 +66,7 @@ export function addPushStatus(
           ? {
               cause: `waiting for its first call (punchgate run started at ${localTime(startedAt)})`,
               fix: `nothing to do yet: it should call by ${localTime(startedAt + limit)}`,
+              waiting: true as const,
             }
           : {
               cause: last === null ? 'it has not called this box yet' : `no call since ${localTime(last)}`,

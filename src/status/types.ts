@@ -29,9 +29,11 @@ export interface TerminalStatus {
   lastError: string | null;
   /**
    * What is wrong with the terminal now, in plain words, and what to try (null: nothing). The
-   * alerts say it once it lasts; the page and `terminals` show it at once.
+   * alerts say it once it lasts; the page and `terminals` show it at once. `waiting`: not a
+   * fault but a state to wait out (a push terminal that has not had the time to make its first
+   * call): the page shows it plainly, not in the style of an error.
    */
-  problem: { cause: string; fix: string } | null;
+  problem: { cause: string; fix: string; waiting?: true } | null;
   /**
    * The figures (clock, records, users, firmware) are those of `lastSuccessAt`, not of now: the
    * terminal is offline. Shown "as of" that time.

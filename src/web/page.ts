@@ -55,7 +55,7 @@ th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid var(--line);v
 td.name{overflow-wrap:anywhere;min-width:9rem}
 td.num,th.num{text-align:right}
 .online{color:var(--ok);font-weight:600}.offline{color:var(--bad);font-weight:600}.unknown{color:var(--muted)}
-.stale{color:var(--muted)}
+.stale,.waiting{color:var(--muted)}
 .err{overflow-wrap:anywhere}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:0}dt{color:var(--muted)}dd{margin:0;overflow-wrap:anywhere}
 .bad{color:var(--bad);font-weight:600}
@@ -139,13 +139,16 @@ function terminalRow(t: TerminalStatus, now: number, charts: HourlySeries | unde
       : shown === 'online'
         ? html`<span class="online">online</span>`
         : html`<span class="offline">OFFLINE</span>`;
-  // A problem in words with what to try; the protocol detail is in the log.
+  // A problem in words with what to try; the protocol detail is in the log. A state to wait out
+  // (a push terminal's first call) is no error: said plainly, without the error's weight or "Fix:".
   const result =
     t.lastPollAt === null && !t.problem
       ? ''
-      : t.problem
-        ? html`<span class="err cause">${t.problem.cause}</span><span class="fix">Fix: ${t.problem.fix}</span>`
-        : html`ok`;
+      : t.problem?.waiting
+        ? html`<span class="waiting">${t.problem.cause}: ${t.problem.fix}</span>`
+        : t.problem
+          ? html`<span class="err cause">${t.problem.cause}</span><span class="fix">Fix: ${t.problem.fix}</span>`
+          : html`ok`;
   const skew = t.skewSeconds === null ? '' : `${t.skewSeconds >= 0 ? '+' : ''}${Math.round(t.skewSeconds)} s`;
   // Offline: its figures are those of its last answer, shown as such.
   const figure = (v: string | number | null) =>

@@ -1,9 +1,10 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/index.js';
 import { lastStopPath } from '../../src/status/last-stop.js';
 import type { StatusReport } from '../../src/status/index.js';
-import { cliSandbox } from '../helpers/cli.js';
+import { cliSandbox, runPunchgate } from '../helpers/cli.js';
 import { zeroOldPunchPage } from '../helpers/damaged-journal.js';
 import { waitFor } from '../helpers/wait.js';
 import { spawnDaemon } from './stack.js';
@@ -36,7 +37,7 @@ describe('why punchgate run last stopped, said by the status', () => {
 
     const text = await s.cli('status');
     const down = text.stdout.split('\n').find((l) => l.includes('punchgate run is not running'));
-    expect(down).toMatch(/it last stopped at .+ with exit code 74, saying: .*is damaged \(SQLITE_CORRUPT/);
+    expect(down).toMatch(/the last stop recorded, at .+: exit code 74, saying: .*is damaged \(SQLITE_CORRUPT/);
     expect(down).toContain('A restart does not mend a damaged journal');
     expect(down).toContain('sudo systemctl stop punchgate first');
     expect(text.stdout).toContain('do what its last line says above');
@@ -45,11 +46,11 @@ describe('why punchgate run last stopped, said by the status', () => {
     expect(json.daemon?.running).toBe(false);
     expect(json.daemon?.lastStop?.exitCode).toBe(74);
     expect(json.daemon?.lastStop?.reason).toContain('A restart does not mend a damaged journal');
-    expect(json.alertItems.find((a) => a.kind === 'daemon-down')?.cause).toContain('with exit code 74');
+    expect(json.alertItems.find((a) => a.kind === 'daemon-down')?.cause).toContain(': exit code 74, saying: ');
     // check --quick (the container health check) says it too.
     const quick = await s.cli('check', '--quick');
     expect(quick.stdout + quick.stderr).toMatch(
-      /FAIL daemon: .*it last stopped at .+ with exit code 74, saying: .*is damaged/,
+      /FAIL daemon: .*the last stop recorded, at .+: exit code 74, saying: .*is damaged/,
     );
     // The status log's last state, the first file an admin opens, says it stopped and why.
     expect(readFileSync(s.tmp.path('status.txt'), 'utf8')).toMatch(
@@ -77,8 +78,40 @@ describe('why punchgate run last stopped, said by the status', () => {
     const report = JSON.parse(after.stdout) as StatusReport;
     expect(report.daemon?.running).toBe(false);
     expect(report.daemon?.lastStop).toBeUndefined();
-    expect(report.alertItems.find((a) => a.kind === 'daemon-down')?.cause).not.toContain('last stopped');
+    expect(report.alertItems.find((a) => a.kind === 'daemon-down')?.cause).not.toContain('last stop');
   }, 90_000);
+
+  it('after a start kept out by another process holding the journal (exit 75): busy, and who to look for', async () => {
+    const s = cliSandbox({ hrms: { baseUrl: 'http://127.0.0.1:9', tokenFile: 'token' }, status: { listen: false } });
+    cleanups.push(s.tmp.cleanup);
+    writeFileSync(s.tmp.path('token'), 'busy-token-19ce04\n', { mode: 0o600 });
+    const journal = s.tmp.path('journal.db');
+    // Another writer (an import, a backup, an sqlite3 shell) holds the write lock past the start's
+    // own wait for it (30 s): the start gives up with 75 (temporary), which systemd retries.
+    const holder = spawn(process.execPath, ['test/fixtures/hold-write-lock.mjs', journal, '120000'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    cleanups.push(() => holder.exitCode === null && holder.kill('SIGKILL'));
+    let held = '';
+    holder.stdout.on('data', (b: Buffer) => (held += b.toString()));
+    await waitFor(() => held.includes('held'), 10_000, 'the other process holds the write lock');
+
+    // Its open and its first write each wait 30 s for the lock before it gives up.
+    const run = await runPunchgate(['--config', s.config, 'run'], { timeoutMs: 150_000 });
+    expect(run.status).toBe(75);
+    holder.kill('SIGKILL');
+
+    const json = JSON.parse((await s.cli('status', '--json')).stdout) as StatusReport;
+    expect(json.daemon?.running).toBe(false);
+    expect(json.daemon?.lastStop?.exitCode).toBe(75);
+    expect(json.daemon?.lastStop?.reason).toMatch(
+      /^the journal .*journal\.db is busy: another process holds its write lock/,
+    );
+    expect(json.daemon?.lastStop?.reason).toContain(`fuser -v ${journal}`);
+    const quick = await s.cli('check', '--quick');
+    expect(quick.stdout).toMatch(/FAIL daemon: .*exit code 75.*is busy: another process holds its write lock/);
+    expect(readFileSync(lastStopPath(journal), 'utf8')).not.toContain('busy-token-19ce04');
+  }, 200_000);
 
   it('after an unexpected crash (exit 70): its error, without the HRMS token it quoted', async () => {
     const s = cliSandbox({ hrms: { baseUrl: 'http://127.0.0.1:9', tokenFile: 'token' }, status: { listen: false } });
@@ -98,5 +131,16 @@ describe('why punchgate run last stopped, said by the status', () => {
     expect(json.daemon?.lastStop?.reason).toMatch(/^unexpected error: bug: sent \[REDACTED\] nowhere; exiting/);
     for (const f of ['status.txt', 'status.json', 'journal.db.last-stop.json'])
       expect(readFileSync(s.tmp.path(f), 'utf8')).not.toContain(token);
+
+    // Then the config file is broken. A start that stops on it (exit 78, before it knows the
+    // journal) records nothing: the record is not given as the reason, the file is the fix.
+    appendFileSync(s.config, 'terminals: [\n');
+    const broken = JSON.parse((await s.cli('status', '--json')).stdout) as StatusReport;
+    const down = broken.alertItems.find((a) => a.kind === 'daemon-down')!;
+    expect(down.cause).toMatch(/; the last stop recorded, at .+: exit code 70, saying: unexpected error/);
+    expect(down.fix).toMatch(/^the config file does not load now: correct it first .*records no stop/);
+    expect(down.fix).not.toContain('do what its last line says');
+    const quick = await s.cli('check', '--quick');
+    expect(quick.stdout).toMatch(/FAIL daemon: .*exit code 70.* — the config file does not load now: correct it first/);
   }, 60_000);
 });

@@ -76,7 +76,11 @@ describe('delivery when the HRMS refuses the token', () => {
       rig.journal.ingest(makePunches(3, { start: kind === 'frappe' ? 0 : 100 }));
       expect((await d.deliverBatch()).result).toBe('auth');
       const error = log.lines.find((l) => l.level === 50);
-      expect(String(error?.msg)).toContain(`AUTH FAILED: ${who} (Bearer token is not correct)`);
+      const kindWho = kind === 'frappe' ? 'Frappe' : 'Odoo';
+      expect(String(error?.msg)).toMatch(
+        new RegExp(`^AUTH FAILED: ${kindWho} delivery to http://127\\.0\\.0\\.1:\\d+/?: `),
+      );
+      expect(String(error?.msg)).toContain(`: ${who} (Bearer token is not correct)`);
       expect(String(error?.msg)).toContain(`(${place})`);
       expect(String(error?.msg)).not.toMatch(/HRMS|token in place/);
       expect(rig.journal.deliveryState.get().lastError).toBe(`${who}: Bearer token is not correct`);

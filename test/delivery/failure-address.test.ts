@@ -39,6 +39,30 @@ describe('the delivery failure line', () => {
     );
   });
 
+  it('names it in the other lines of trouble too: a request that goes astray, an answer not usable (real simulator)', async () => {
+    // A wrong attendancePath: the HRMS answers 404, a person must look.
+    rig = await startRig({ hrms: { attendancePath: '/api/no-such-endpoint' } });
+    const address = rig.sim.url.replace(/\/$/, '');
+    const astray = warnLines();
+    rig.journal.ingest(makePunches(3));
+    await rig.makeDeliverer({ logger: astray.logger }).drain({ maxWaitMs: 0 });
+    expect(astray.lines.map((l) => l.msg)).toContainEqual(
+      expect.stringMatching(new RegExp(`^HRMS delivery to ${address.replace(/[.]/g, '\\.')}/?: request failed: `)),
+    );
+    await rig.close();
+
+    // An answer for fewer punches than were sent: nothing it says is taken.
+    rig = await startRig({ sim: { faults: { shortPayload: 1 } } });
+    const short = warnLines();
+    rig.journal.ingest(makePunches(3));
+    await rig.makeDeliverer({ logger: short.logger }).deliverBatch();
+    expect(short.lines.map((l) => l.msg)).toContainEqual(
+      expect.stringMatching(
+        new RegExp(`^HRMS delivery to ${rig.sim.url.replace(/\/$/, '').replace(/[.]/g, '\\.')}/?: answer not usable, `),
+      ),
+    );
+  });
+
   it('never the query of the address, which may hold a key', async () => {
     const config = parseConfig({
       site: 's',
