@@ -130,7 +130,7 @@ describe('ADMS receiver: push firmware variants', () => {
     expect(r.journal.queries.list()).toHaveLength(5);
   });
 
-  it('a tabledata upload headed by its table name alone (ATTLOG, user) answers the rows only, the header is no row', async () => {
+  it('a tabledata upload headed by its table name alone (ATTLOG, user, rtlog) answers the rows only, the header is no row', async () => {
     r = await startReceiver({ terminals: [terminal('lobby', SN)] });
     const up = await http(
       r.url,
@@ -151,6 +151,18 @@ describe('ADMS receiver: push firmware variants', () => {
       ['user', 'user uid=1\tcardno=\tpin=1301\tpassword=\tgroup=1\tname=Ana\tprivilege=0'].join('\n'),
     );
     expect(users).toEqual({ status: 200, body: 'user=1' });
+    // And rtlog: its header is no unreadable event.
+    const rt = await http(
+      r.url,
+      'POST',
+      `/iclock/cdata?SN=${SN}&table=tabledata&tablename=rtlog&count=1`,
+      [
+        'rtlog',
+        'rtlog time=2024-05-06 08:06:07\tpin=1303\tcardno=0\teventaddr=1\tevent=0\tinoutstatus=1\tverifytype=15',
+      ].join('\n'),
+    );
+    expect(rt).toEqual({ status: 200, body: 'rtlog=1' });
+    expect(punches(r).map((p) => p[0])).toEqual(['1301', '1302', '1303']);
     expect(r.store.keptUploads('lobby')).toEqual([]);
   });
 
