@@ -89,11 +89,19 @@ async function checkSink(
   const started = Date.now();
   try {
     const a = await sender.send([], { token, signal: AbortSignal.timeout(sink.timeoutMs) });
-    const ms = Date.now() - started;
     switch (a.kind) {
       case 'answered': {
         const probed = PROBED[sink.kind] ?? PROBED.hrms!;
-        const said = `${addressShown(sink.baseUrl)} (${sink.kind}) ${probed.done} in ${ms} ms${probed.later ? `; ${probed.later}` : ''}`;
+        // Settings the empty batch cannot prove (a Frappe sink's employeeFieldname): read once, nothing written.
+        const v = await sender.checkSettings?.({ token, signal: AbortSignal.timeout(sink.timeoutMs) });
+        const took = `${probed.done}${v && v.kind !== 'wrong' ? ` and ${v.said}` : ''} in ${Date.now() - started} ms`;
+        const said = `${addressShown(sink.baseUrl)} (${sink.kind}) ${took}${probed.later ? `; ${probed.later}` : ''}`;
+        if (v?.kind === 'wrong')
+          return fail(
+            name,
+            `${addressShown(sink.baseUrl)} (${sink.kind}) ${probed.done}; but ${v.problem}`,
+            `set sinks[${sink.name}].${v.setting} to ${v.value}`,
+          );
         const zones = sink.kind === 'frappe' && !sink.timezone ? zonesOfTerminals(config, sink.name) : [];
         if (zones.length > 1)
           return warn(

@@ -36,10 +36,24 @@ export interface SinkSendOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * What a sink's settings check found, each in words for the admin: right (what was found), wrong
+ * (`setting`: the sink's setting, `value`: what to set it to), or not known (and why).
+ */
+export type SettingsVerdict =
+  | { kind: 'right'; said: string }
+  | { kind: 'wrong'; setting: string; problem: string; value: string }
+  | { kind: 'unchecked'; said: string };
+
 /** Anything that delivers a batch to one sink. */
 export interface SinkSender {
   send(punches: readonly SinkPunch[], opts: SinkSendOptions): Promise<AttendanceAnswer>;
   close?(): Promise<void>;
   /** How requests travel (directly or through which proxy), without credentials. */
   route?(): string;
+  /**
+   * For `check` only: read-only questions about settings that an empty batch cannot prove (a
+   * Frappe sink's employeeFieldname), asked once. Never writes to the server; never throws.
+   */
+  checkSettings?(opts: SinkSendOptions): Promise<SettingsVerdict>;
 }

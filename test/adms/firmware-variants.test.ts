@@ -130,6 +130,42 @@ describe('ADMS receiver: push firmware variants', () => {
     expect(r.journal.queries.list()).toHaveLength(5);
   });
 
+  it('a tabledata upload headed by its table name alone (ATTLOG, user, rtlog) answers the rows only, the header is no row', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+    const up = await http(
+      r.url,
+      'POST',
+      `/iclock/cdata?SN=${SN}&table=tabledata&tablename=ATTLOG&count=2`,
+      ['ATTLOG', 'ATTLOG\t1301\t2024-05-06 08:01:02\t0\t1', '1302\t2024-05-06 08:02:03\t1\t1', ''].join('\r\n'),
+    );
+    expect(up).toEqual({ status: 200, body: 'ATTLOG=2' });
+    expect(punches(r)).toEqual([
+      ['1301', '2024-05-06 08:01:02', 0],
+      ['1302', '2024-05-06 08:02:03', 1],
+    ]);
+    // The users table alike: the header is neither counted nor kept raw as an unreadable row.
+    const users = await http(
+      r.url,
+      'POST',
+      `/iclock/cdata?SN=${SN}&table=tabledata&tablename=user&count=1`,
+      ['user', 'user uid=1\tcardno=\tpin=1301\tpassword=\tgroup=1\tname=Ana\tprivilege=0'].join('\n'),
+    );
+    expect(users).toEqual({ status: 200, body: 'user=1' });
+    // And rtlog: its header is no unreadable event.
+    const rt = await http(
+      r.url,
+      'POST',
+      `/iclock/cdata?SN=${SN}&table=tabledata&tablename=rtlog&count=1`,
+      [
+        'rtlog',
+        'rtlog time=2024-05-06 08:06:07\tpin=1303\tcardno=0\teventaddr=1\tevent=0\tinoutstatus=1\tverifytype=15',
+      ].join('\n'),
+    );
+    expect(rt).toEqual({ status: 200, body: 'rtlog=1' });
+    expect(punches(r).map((p) => p[0])).toEqual(['1301', '1302', '1303']);
+    expect(r.store.keptUploads('lobby')).toEqual([]);
+  });
+
   it('reparse turns tabledata ATTLOG and rtlog uploads an earlier punchgate kept raw into punches', async () => {
     r = await startReceiver({ terminals: [terminal('lobby', SN)] });
     // As the earlier receiver kept them: the whole body, "a table punchgate does not read".

@@ -95,6 +95,21 @@ describe('the HTTP Listening endpoint of a Hikvision terminal', () => {
     },
   );
 
+  it.each(['json', 'xml'] as const)(
+    'journals a %s post whose time has an offset of hours only (+05, -03) at its wall clock, not quarantined',
+    async (format) => {
+      const f = await endpointFixture();
+      for (const [n, time] of [
+        [1, '2026-11-02T07:58:01+05'],
+        [2, '2026-11-02T07:59:01-03'],
+      ] as const) {
+        const { type, body } = postBody({ ...event(n), time }, { format, pictureBytes: 0, device });
+        expect((await post(f.port, body, type)).status).toBe(200);
+      }
+      expect(journalKeys(f.journal)).toEqual(['100054@2026-11-02 07:58:01', '100054@2026-11-02 07:59:01']);
+    },
+  );
+
   it('journals the post of a DS-K1T323 whose body writes the boundary in another case than its header (a published capture)', async () => {
     const f = await endpointFixture();
     // As captured from a production terminal: `boundary=mime_boundary` in the header,

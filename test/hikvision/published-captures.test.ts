@@ -122,13 +122,25 @@ describe('AcsEvent rows as published captures show them', () => {
     expect(warned[0]).toContain('add them to `minors`');
   });
 
-  it('an hours-only offset (+05, in no capture found) is not guessed at: the pass is kept, quarantined, never lost', async () => {
-    const { result, keys } = await pollRows([
-      { major: 5, minor: 75, time: '2024-05-01T08:00:00+05', employeeNoString: 'H1' },
-      { major: 5, minor: 75, time: '2024-05-01T08:01:00+05:00', employeeNoString: 'H2' },
+  it('an hours-only offset (+05, -03: ISO 8601 allows it) is that offset on the hour: each pass a punch at its wall clock', async () => {
+    // The device's own clock reads hours only too (its localTime at -03): the searches still run.
+    const { result, keys } = await pollRows(
+      [
+        { major: 5, minor: 75, time: '2024-05-01T08:00:00+05', employeeNoString: 'H1' },
+        { major: 5, minor: 75, time: '2024-05-01T08:01:00-03', employeeNoString: 'H2' },
+        { major: 5, minor: 75, time: '2024-05-01T08:02:00+05:00', employeeNoString: 'H3' },
+        { major: 5, minor: 75, time: '2024-05-01T08:03:00+0530', employeeNoString: 'H4' },
+      ],
+      '-03',
+    );
+    expect(result).toMatchObject({ ok: true, added: 4 });
+    expect(result).toMatchObject({ quarantined: 0 });
+    expect(keys).toEqual([
+      'H1@2024-05-01 08:00:00',
+      'H2@2024-05-01 08:01:00',
+      'H3@2024-05-01 08:02:00',
+      'H4@2024-05-01 08:03:00',
     ]);
-    expect(result).toMatchObject({ ok: true, added: 1, quarantined: 1 });
-    expect(keys).toEqual(['H1@2024-05-01T08:00:00+05', 'H2@2024-05-01 08:01:00']);
   });
 
   it('time forms: +08:00, Z, no offset, a numeric employeeNo of old firmware, a card of nobody: one punch each at its wall clock', async () => {

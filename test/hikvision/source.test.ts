@@ -75,6 +75,20 @@ describe('Hikvision source', () => {
     expect(journalKeys(fx.journal)).toEqual(expectedPunches(sim.events()));
   });
 
+  it('journals a pass from the alert stream whose time has an offset of hours only (+05) at its wall clock', async () => {
+    sim = await startSim(0, { utcOffset: '+05' });
+    fx = journalFixture();
+    source = new HikvisionSource(hikConfig(sim, { realtime: true }), fx.deps, {
+      scheduler: manualSchedule().scheduler,
+      env: passwordEnv(),
+    });
+    await source.start();
+    await waitFor(() => sim!.streams() === 1 && !source!.polling, 20_000, 'stream open, log read');
+    sim.addEvents([{ major: 5, minor: 38, employeeNoString: 'HOURS', time: '2026-11-02T08:05:00+05' }]);
+    await waitFor(() => journalKeys(fx!.journal).length === 1, 20_000, 'the live punch');
+    expect(journalKeys(fx.journal)).toEqual(['HOURS@2026-11-02 08:05:00']);
+  });
+
   it('with a wrong password, the alert stream never tries it: one try per wait, from the poll only', async () => {
     sim = await startSim(0);
     fx = journalFixture();

@@ -25,6 +25,8 @@ export interface FrappeFaults {
   refuseCodes: string[];
   /** The API user lacks the right to create Employee Checkins (403 PermissionError). */
   noPermission: boolean;
+  /** The API user may not read Employee (403 PermissionError on /api/resource/Employee); check-ins still pass. */
+  noEmployeeRead: boolean;
   /**
    * HR Settings → Allow Geolocation Tracking is on (hrms v15+, for the mobile app's check-ins):
    * EmployeeCheckin.validate_distance_from_shift_location then refuses every check-in that has
@@ -47,6 +49,7 @@ export function defaultFrappeFaults(): FrappeFaults {
     errorRate: 0,
     refuseCodes: [],
     noPermission: false,
+    noEmployeeRead: false,
     geolocationTracking: false,
     seed: 1,
   };
@@ -60,7 +63,7 @@ function check(f: FrappeFaults): void {
     if (!(Number.isInteger(f[k]) && f[k] >= 0)) p.push(`${k}: must be an integer >= 0`);
   if (!(Number.isInteger(f.lockStatus) && f.lockStatus >= 400 && f.lockStatus <= 599))
     p.push('lockStatus: must be an HTTP status from 400 to 599');
-  for (const k of ['down', 'noPermission', 'geolocationTracking'] as const)
+  for (const k of ['down', 'noPermission', 'noEmployeeRead', 'geolocationTracking'] as const)
     if (typeof f[k] !== 'boolean') p.push(`${k}: must be a boolean`);
   if (!Array.isArray(f.refuseCodes) || f.refuseCodes.some((c) => typeof c !== 'string'))
     p.push('refuseCodes: must be an array of strings');

@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { BodyTooLargeError, isJsonType, parseForm, readBody, tryJson } from '../hrms/body.js';
 import { createLoggedServer } from '../http-server.js';
 import { addCheckin } from './checkin.js';
+import { EMPLOYEE_LIST, employeeList } from './employee-list.js';
 import type { FrappeFaultState } from './faults.js';
 import {
   BAD_GATEWAY_PAGE,
@@ -138,8 +139,14 @@ function route(
   const auth = authenticate(req.headers.authorization, s.keys);
   if (auth === 'refused') return thrown(401, 'AuthenticationError');
   const shift = SHIFT_TYPE.exec(url.pathname);
-  if (method === undefined && !shift) return notFoundPage();
+  const employees = EMPLOYEE_LIST.test(url.pathname);
+  if (method === undefined && !shift && !employees) return notFoundPage();
   if (auth === 'guest') return thrown(403, 'PermissionError', MSG.notPermitted);
+  if (employees) {
+    if (req.method !== 'GET') return thrown(405, 'MethodNotAllowed', undefined, 'werkzeug.exceptions');
+    if (s.faults.get().noEmployeeRead) return thrown(403, 'PermissionError', MSG.noPermission('Employee'));
+    return employeeList(url, s.store, s.version);
+  }
   const faults = s.faults.get();
   if (method !== undefined) {
     if (method === 'frappe.auth.get_logged_user')

@@ -1,11 +1,11 @@
 import type { HikFirmware, NewSimEvent, SimEvent } from './types.js';
 
-/** A UTC offset as minutes: `+05:30` -> 330, `Z` -> 0. */
+/** A UTC offset as minutes: `+05:30` -> 330, `+05` (hours only, as ISO 8601 allows) -> 300, `Z` -> 0. */
 export function offsetMinutes(offset: string): number {
   if (offset === 'Z' || offset === '') return 0;
-  const m = /^([+-])(\d{2}):?(\d{2})$/.exec(offset);
+  const m = /^([+-])(\d{2})(?::?(\d{2}))?$/.exec(offset);
   if (!m) throw new RangeError(`not a UTC offset: ${offset}`);
-  return (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]));
+  return (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3] ?? 0));
 }
 
 /** Instant `ms` as the device writes it: wall clock at `offset`, with the offset. */
@@ -16,7 +16,7 @@ export function isoAtOffset(ms: number, offset: string): string {
 
 /** Epoch ms of a device time with an offset (a time without one is read at `fallbackOffset`). */
 export function epochOf(time: string, fallbackOffset: string): number {
-  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(Z|[+-]\d{2}:?\d{2})?$/.exec(time.trim());
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(time.trim());
   if (!m) return NaN;
   return Date.parse(`${m[1]}Z`) - offsetMinutes(m[2] ?? fallbackOffset) * 60_000;
 }

@@ -104,9 +104,9 @@ const notFound: Answer = {
 
 /** POSIX-style zone text of a UTC offset, as devices show it: +05:30 -> CST-5:30:00. */
 export function deviceTimeZone(offset: string): string {
-  const m = /^([+-])(\d{2}):?(\d{2})$/.exec(offset);
+  const m = /^([+-])(\d{2})(?::?(\d{2}))?$/.exec(offset);
   if (!m) return 'CST+0:00:00';
-  return `CST${m[1] === '+' ? '-' : '+'}${Number(m[2])}:${m[3]}:00`;
+  return `CST${m[1] === '+' ? '-' : '+'}${Number(m[2])}:${m[3] ?? '00'}:00`;
 }
 
 function eventRow(e: SimEvent): Json {

@@ -5,8 +5,9 @@ import { outsideText } from '../../hrms/text.js';
 import { wallClockInZone } from '../../punch/wall-clock-utc.js';
 import { errorCode } from '../../util/errors.js';
 import { scrubberFor } from '../../util/secrets.js';
-import type { SinkPunch, SinkSender, SinkSendOptions } from '../types.js';
+import type { SettingsVerdict, SinkPunch, SinkSender, SinkSendOptions } from '../types.js';
 import { classifyCall, type CallAnswer, type CallContext, type FailureAnswer } from './call-answer.js';
+import { checkEmployeeField } from './employee-field.js';
 import { readFrappeBody } from './frappe-json.js';
 import { checkinUrl, optionsProblem, splitToken, type FrappeSinkOptions } from './options.js';
 
@@ -99,6 +100,12 @@ export class FrappeSender implements SinkSender {
     const workers = Math.min(this.o.concurrency, punches.length);
     await Promise.all(Array.from({ length: workers }, worker));
     return combine(answers, stop, signal);
+  }
+
+  /** `check`: whether Employee has employeeFieldname, read once (employee-field.ts); nothing written. */
+  async checkSettings({ token, signal }: SinkSendOptions): Promise<SettingsVerdict> {
+    const ctx = { url: this.url, where: this.where, scrub: this.scrubberFor(token) };
+    return checkEmployeeField(this.http, this.o, token, ctx, signal);
   }
 
   async close(): Promise<void> {

@@ -3,6 +3,7 @@ import { codeProblem, isLogTime } from '../../punch.js';
 import { printable } from '../../util/terminal-text.js';
 import type { MalformedLine } from './attlog.js';
 import { keyValueFields } from './key-values.js';
+import { isTableHeader } from './tabledata.js';
 import { wallTimeOf } from './wall-time.js';
 
 /**
@@ -49,7 +50,8 @@ export function parseRtlog(body: string): ParsedRtlog {
   for (let i = 0; i < lines.length; i++) {
     let raw = lines[i]!;
     if (raw.endsWith('\r')) raw = raw.slice(0, -1);
-    if (raw.trim() === '') continue;
+    // A line of the table's name alone is a header, as for every table (tabledata.ts): no row.
+    if (raw.trim() === '' || isTableHeader(raw, 'rtlog')) continue;
     const line = i + 1;
     const bad = (reason: string) => malformed.push(malformedLine(line, reason, raw));
     // As a tabledata row, the line names its table first (`rtlog time=...`): the tag is no field.

@@ -27,7 +27,7 @@ import { parseRtlog, type ParsedRtlog } from './rtlog.js';
 import { parseTransactions } from './transaction.js';
 import { classifyRtlog, punchEventsOf } from './rtlog-events.js';
 import { cookieToken, mintCode, parseRegistryBody, sameSecret, sessionToken } from './security.js';
-import { BIOMETRIC_TABLES, parseTableRows, tableName, tableSpelling, userOfRow } from './tabledata.js';
+import { BIOMETRIC_TABLES, parseTableRows, tableName, tableRowCount, tableSpelling, userOfRow } from './tabledata.js';
 import { keyValueFields } from './key-values.js';
 
 /**
@@ -197,12 +197,12 @@ export interface TableHow {
 
 const RTLOG: TableHow = { label: 'rtlog', answer: 'OK', query: false };
 
-/** The rows received: the body's non-empty lines. */
-export const receivedRows = (text: string) => text.split('\n').filter((l) => l.trim() !== '').length;
-
-/** What an upload is answered once stored: `OK`, or `<tablename>=<rows received>`. */
+/**
+ * What an upload is answered once stored: `OK`, or `<tablename>=<rows received>`, the rows counted
+ * as every tabledata answer counts them (a bare `ATTLOG` header line is no row).
+ */
 export const answerOf = (how: TableHow, text: string) =>
-  how.answer === 'OK' ? 'OK' : `${how.answer.table}=${receivedRows(text)}`;
+  how.answer === 'OK' ? 'OK' : `${how.answer.table}=${tableRowCount(text, how.answer.table)}`;
 
 /**
  * The stored access events of the `transaction` table (transaction.ts): `table=transaction`

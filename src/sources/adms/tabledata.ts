@@ -33,7 +33,7 @@ export interface TableRow {
 
 export interface ParsedTable {
   rows: TableRow[];
-  /** Non-empty lines (the count answered). */
+  /** Rows: non-empty lines but a header (the count answered, see tableRowCount). */
   received: number;
   malformed: MalformedLine[];
 }
@@ -55,6 +55,19 @@ export function tableSpelling(raw: string | null): string | undefined {
   return tableName(t) === undefined ? undefined : t;
 }
 
+/**
+ * Whether a line is the table's name alone (`ATTLOG`, `user`): the header some firmware writes
+ * before its rows (attlog.ts reads it so). It holds nothing: no row, neither counted nor kept.
+ */
+export function isTableHeader(line: string, table: string): boolean {
+  return table !== '' && line.trim().toLowerCase() === table.toLowerCase();
+}
+
+/** The rows of a table upload, as its answer `<t>=<rows>` counts them: non-empty lines but a header (isTableHeader). */
+export function tableRowCount(body: string, table: string): number {
+  return body.split('\n').filter((l) => l.trim() !== '' && !isTableHeader(l, table)).length;
+}
+
 export function parseTableRows(body: string, table: string): ParsedTable {
   const rows: TableRow[] = [];
   const malformed: MalformedLine[] = [];
@@ -64,7 +77,7 @@ export function parseTableRows(body: string, table: string): ParsedTable {
   for (let i = 0; i < lines.length; i++) {
     let raw = lines[i]!;
     if (raw.endsWith('\r')) raw = raw.slice(0, -1);
-    if (raw.trim() === '') continue;
+    if (raw.trim() === '' || isTableHeader(raw, table)) continue;
     received++;
     const fields = keyValueFields(raw.replace(prefix, ''));
     if (fields === undefined) malformed.push(malformedLine(i + 1, 'not key=value fields', raw));

@@ -62,13 +62,19 @@ export interface EventSearchCapabilities {
  * `2026-11-02T07:58:01+01:00` -> wall clock and offset; undefined when it is not such a time.
  * The forms real terminals write: `+07:00`, `-00:00`, `Z`, `+0530`, no offset (published captures:
  * creatorsgarten/garden-gate HIKVISION.md, pergolafabio/Hikvision-Addons#177, the Hikvision
- * listening samples). An offset of hours only (`+05`) is in none of them, nor in the ISAPI guides'
- * examples: such a time is not guessed at, its punch is quarantined, visibly (see classify).
+ * listening samples). ISO 8601 also allows an offset of hours only (`+05`): it is the same
+ * offset as `+05:00` and is read as that, so a firmware writing it is not quarantined; the
+ * one place every Hikvision time is read (search, alert stream, HTTP listening, the clock).
  */
 export function splitIsoTime(s: unknown): { wallClock: string; offset: string } | undefined {
   if (typeof s !== 'string') return undefined;
-  const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.\d+)?\s*(Z|[+-]\d{2}:?\d{2})?$/.exec(s.trim());
-  return m ? { wallClock: `${m[1]} ${m[2]}`, offset: m[3] ?? '' } : undefined;
+  const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.\d+)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(s.trim());
+  return m ? { wallClock: `${m[1]} ${m[2]}`, offset: extendedOffset(m[3] ?? '') } : undefined;
+}
+
+/** `+05` -> `+05:00` (ISO 8601's hours-only offset); every other offset as the device wrote it. */
+function extendedOffset(offset: string): string {
+  return /^[+-]\d{2}$/.test(offset) ? `${offset}:00` : offset;
 }
 
 /**

@@ -1,0 +1,35 @@
+import { thrown, unknownColumn, type FrappeReply, type FrappeVersion } from './messages.js';
+import type { FrappeStore } from './store.js';
+
+/** `/api/resource/Employee` (the list of Employee documents, frappe/api: frappe.client.get_list). */
+export const EMPLOYEE_LIST = /^\/api\/resource\/Employee\/?$/;
+
+/**
+ * GET /api/resource/Employee?fields=[...]&limit_page_length=n: frappe.get_list's DatabaseQuery
+ * selects the fields asked. A field Employee lacks: on v13 the query runs and MariaDB's 1054
+ * comes back (HTTP 500, as add_log_based_on_employee_field meets it); from v14 the fields the API
+ * user may not read (apply_fieldlevel_read_permissions: only Employee's own fields are
+ * permitted) are taken out of the query first, so the rows come back without it. Other fields
+ * than Employee's are read from the simulator's employees as given.
+ */
+export function employeeList(url: URL, store: FrappeStore, version: FrappeVersion): FrappeReply {
+  let fields: unknown = ['name'];
+  const raw = url.searchParams.get('fields');
+  if (raw !== null) {
+    try {
+      fields = JSON.parse(raw);
+    } catch {
+      fields = raw.split(',').map((f) => f.trim());
+    }
+  }
+  if (!Array.isArray(fields) || !fields.every((f): f is string => typeof f === 'string'))
+    return thrown(417, 'ValidationError', 'Invalid request arguments');
+  const missing = fields.find((f) => !store.hasEmployeeField(f));
+  if (missing !== undefined && version <= 13) return unknownColumn(missing);
+  const asked = fields.filter((f) => store.hasEmployeeField(f));
+  const limit = Number(url.searchParams.get('limit_page_length') ?? 20);
+  const rows = [...store.employees.values()]
+    .slice(0, Number.isInteger(limit) && limit > 0 ? limit : undefined)
+    .map((e) => Object.fromEntries(asked.map((f) => [f, f === 'name' ? e.name : (e.fields[f] ?? null)])));
+  return { httpStatus: 200, body: { data: rows }, summary: `200 Employee list (${rows.length})` };
+}
