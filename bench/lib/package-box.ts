@@ -125,10 +125,34 @@ export function start(cmd: string, args: string[], as?: { uid: number; gid: numb
   return p;
 }
 
-/** SIGTERM, as systemd stops the service, and its exit code. */
-export async function stop(p: Proc): Promise<number | null> {
+/**
+ * How long a stop may take: the unit's TimeoutStopSec= (30 s, then systemd kills it), twice over
+ * for a loaded CI box.
+ */
+export const STOP_MS = 60_000;
+
+/**
+ * SIGTERM, as systemd stops the service, and its exit code. Bounded: a process still running
+ * `ms` later is killed and the error says so with its last output (not a bare test timeout).
+ */
+export async function stop(p: Proc, ms = STOP_MS): Promise<number | null> {
   if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
-  return p.exited;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      p.child.kill('SIGKILL');
+      reject(
+        new Error(
+          `${p.child.spawnargs.join(' ')} (pid ${p.child.pid}) still ran ${ms / 1000} s after SIGTERM (killed now); its last output:\n${p.output().slice(-4000)}`,
+        ),
+      );
+    }, ms);
+  });
+  try {
+    return await Promise.race([p.exited, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The service user's ids, once the package created it. */
