@@ -26,7 +26,10 @@ import {
   aptInstall,
   asService,
   cleanMachine,
+  CLI_STEP_MS,
   demoFirstDelivery,
+  dpkg,
+  DPKG_STEP_MS,
   isRoot,
   leftovers,
   packageStatus,
@@ -326,7 +329,10 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
     // shell launcher here), as its user, beside the running daemon, into the folder the package made.
     const [cmd, ...args] = backupCommand();
     expect(cmd).toBe('/usr/bin/punchgate');
-    const backup = sh('runuser', ['-u', 'punchgate', '--', cmd!, ...args], { env: SERVICE_ENV });
+    const backup = sh('runuser', ['-u', 'punchgate', '--', cmd!, ...args], {
+      env: SERVICE_ENV,
+      timeoutMs: CLI_STEP_MS,
+    });
     expect(backup.status, backup.all).toBe(0);
     const written = readdirSync(`${STATE}/backups`);
     expect(written).toHaveLength(1);
@@ -352,7 +358,7 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
         await new Promise((r) => setTimeout(r, 50));
       }
     })();
-    const upgrade = await shAsync('dpkg', ['-i', bumpedDeb]);
+    const upgrade = await shAsync('dpkg', ['-i', bumpedDeb], { timeoutMs: DPKG_STEP_MS });
     expect(upgrade.status, upgrade.all).toBe(0);
     expect(upgrade.all).toContain(
       `punchgate: upgraded from ${VERSION}. A punchgate run started by hand still runs the old version: restart it.`,
@@ -395,7 +401,7 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
   };
   /** As the service user (who owns /var/lib/punchgate): what an attacker with its rights can do there. */
   const plant = (cmd: string, args: string[]) => {
-    const r = sh('runuser', ['-u', 'punchgate', '--', cmd, ...args], { env: SERVICE_ENV });
+    const r = sh('runuser', ['-u', 'punchgate', '--', cmd, ...args], { env: SERVICE_ENV, timeoutMs: CLI_STEP_MS });
     expect(r.status, r.all).toBe(0);
   };
 
@@ -416,7 +422,7 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
     plant('ln', ['-s', victim(), `${STATE}/journal.db.before-restore-20261101T000000Z`]);
     plant('ln', ['-s', victim(), `${STATE}/status.txt.tmp`]);
     plant('mkfifo', [`${STATE}/journal.db.before-restore-20261102T000000Z`]);
-    const r = sh('dpkg', ['--purge', 'punchgate']);
+    const r = dpkg(['--purge', 'punchgate']);
     expect(r.status, r.all).toBe(0);
     expect(r.all).toContain(
       `punchgate: the journal ${STATE}/journal.db holds 20 undelivered punches: ${STATE} is kept, also on purge.`,
@@ -432,7 +438,7 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
   });
 
   it('a purge keeps a kept-aside journal that holds undelivered punches and every backup, though journal.db holds none, and says where', async () => {
-    const r = sh('dpkg', ['-i', debOf('amd64')]);
+    const r = dpkg(['-i', debOf('amd64')]);
     expect(r.status, r.all).toBe(0);
     // The config was purged: the package's example is back; the test's is written again.
     writeFileSync(CONFIG, siteConfig());
@@ -454,7 +460,7 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
     // And a link to a root file again, where the old prerm wrote.
     plant('ln', ['-sf', victim(), `${STATE}/undelivered-at-removal`]);
 
-    const purge = sh('dpkg', ['--purge', 'punchgate']);
+    const purge = dpkg(['--purge', 'punchgate']);
     expect(purge.status, purge.all).toBe(0);
     expect(purge.all).toContain(`punchgate: kept ${STATE}, which holds attendance records:`);
     expect(purge.all).toContain(`  ${keptAside}: a journal holding 20 undelivered punches`);
@@ -474,7 +480,7 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
         .filter((f) => f.includes('before-restore'))
         .map((f) => `${STATE}/${f}`),
     ]);
-    const r = sh('dpkg', ['-i', debOf('amd64')]);
+    const r = dpkg(['-i', debOf('amd64')]);
     expect(r.status, r.all).toBe(0);
     expect(statSync(`${STATE}/backups`).uid).toBe(user.uid);
     // backups/ replaced by a link to a root folder holding a root file.
@@ -483,7 +489,7 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
     writeFileSync(join(rootDir, 'keep.txt'), VICTIM_TEXT);
     plant('rm', ['-rf', `${STATE}/backups`]);
     plant('ln', ['-s', rootDir, `${STATE}/backups`]);
-    const purge = sh('dpkg', ['--purge', 'punchgate']);
+    const purge = dpkg(['--purge', 'punchgate']);
     expect(purge.status, purge.all).toBe(0);
     expect(purge.all).not.toContain('kept');
     expect(existsSync(STATE)).toBe(false);
@@ -496,7 +502,7 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
     mkdirSync(dir);
     expect(sh('tar', ['-xzf', tarballOf('amd64'), '-C', dir]).status).toBe(0);
     const install = join(dir, `punchgate-${VERSION}-linux-amd64`, 'install.sh');
-    const r = sh(install, []);
+    const r = sh(install, [], { timeoutMs: DPKG_STEP_MS });
     expect(r.status, r.all).toBe(0);
     expect(r.all).toContain('punchgate is installed. Next:');
     expect(sh('punchgate', ['--version'], { env: SERVICE_ENV }).out).toBe(`punchgate ${VERSION} (Node v${RUNTIME})\n`);
@@ -505,7 +511,7 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
     expect(statSync(`${STATE}/backups`).mode & 0o777).toBe(0o750);
     expect(existsSync('/usr/lib/systemd/system/punchgate.service')).toBe(true);
     expect(existsSync('/usr/lib/systemd/system/punchgate-backup.timer')).toBe(true);
-    const purge = sh(install, ['--purge']);
+    const purge = sh(install, ['--purge'], { timeoutMs: DPKG_STEP_MS });
     expect(purge.status, purge.all).toBe(0);
     for (const gone of [
       '/usr/bin/punchgate',
