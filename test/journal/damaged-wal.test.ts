@@ -1,6 +1,8 @@
-import { existsSync, readFileSync, statSync, truncateSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, lstatSync, readFileSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { keepDamagedWal } from '../../src/journal/damaged-wal.js';
 import { Journal } from '../../src/journal/index.js';
 import { damageWalFrame, walAfterPowerCut, WAL_FRAME as FRAME } from '../helpers/damaged-journal.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -61,5 +63,32 @@ describe("the daemon's open of a journal whose write-ahead log was damaged (foun
     expect(b.owed).toBe(400);
     expect(b.lines.filter((l) => l.level >= 50)).toEqual([]);
     expect(existsSync(torn.path)).toBe(true);
+  });
+});
+
+/**
+ * The kept copy's name is known to the second (`<journal>.damaged-wal-<time>`), in the service
+ * user's folder, and `punchgate run` may be started by hand as root. A link put at that name was
+ * written through (copyFileSync follows it): the file it named was overwritten with the log,
+ * whose bytes whoever wrote the log chose (found by an adversarial trial). Tested by calling the
+ * copy directly, without root: the link's target is a file of this user.
+ */
+describe("the damaged log's kept copy, where something was put at its name", () => {
+  it('never writes through a link or into a FIFO there: the copy takes the next name', () => {
+    const { tmp, path, wal } = afterPowerCut();
+    damageWalFrame(wal);
+    const damaged = readFileSync(wal);
+    const now = new Date('2026-12-01T21:40:00.000Z');
+    const name = `${path}.damaged-wal-20261201T214000Z`;
+    const victim = tmp.path('victim.conf');
+    writeFileSync(victim, 'root: keep me\n');
+    symlinkSync(victim, name);
+    execFileSync('mkfifo', [`${name}-2`]);
+    const kept = keepDamagedWal(path, now);
+    expect(readFileSync(victim, 'utf8')).toBe('root: keep me\n');
+    expect(kept?.keptAs).toBe(`${name}-3`);
+    expect(readFileSync(kept!.keptAs).equals(damaged)).toBe(true);
+    expect(lstatSync(kept!.keptAs).mode & 0o777).toBe(0o600);
+    expect(lstatSync(name).isSymbolicLink()).toBe(true);
   });
 });
