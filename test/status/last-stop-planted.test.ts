@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readLastStop } from '../../src/status/last-stop.js';
 import type { StatusReport } from '../../src/status/index.js';
@@ -63,5 +63,21 @@ describe('a thing planted at the last-stop record’s name', () => {
     const down = text.stdout.split('\n').find((l) => l.includes('punchgate run is not running'));
     expect(down).toContain('saying: damaged\\x1b[2J\\x1b[31m forged\\x0dline\\u202e');
     expect(text.stdout).not.toMatch(/[\u001b\r\u202e]/);
+  }, 60_000);
+
+  /**
+   * punchgate run, stopping (here: its journal is no database, exit 74), puts why on top of its
+   * status log. A FIFO at status.txt's name held it at that exit for good, deaf to systemd's
+   * SIGTERM until its SIGKILL (found by an adversarial trial): it now exits, the FIFO unread.
+   */
+  it('a FIFO at status.txt: punchgate run stopping on a damaged journal still exits, and says why in the record', async () => {
+    const s = cliSandbox({ status: { listen: false } });
+    cleanups.push(s.tmp.cleanup);
+    for (const f of ['journal.db-wal', 'journal.db-shm']) rmSync(s.tmp.path(f), { force: true });
+    writeFileSync(s.tmp.path('journal.db'), Buffer.alloc(8192, 0x5a));
+    execFileSync('mkfifo', [s.tmp.path('status.txt')]);
+    const run = await runPunchgate(['--config', s.config, 'run'], { timeoutMs: 20_000 });
+    expect(run.status).toBe(74);
+    expect(readLastStop(s.tmp.path('journal.db'))?.exitCode).toBe(74);
   }, 60_000);
 });
