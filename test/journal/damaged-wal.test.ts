@@ -1,8 +1,19 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, readFileSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { keepDamagedWal } from '../../src/journal/damaged-wal.js';
+import { cliSandbox, runPunchgate } from '../helpers/cli.js';
 import { Journal } from '../../src/journal/index.js';
 import { damageWalFrame, walAfterPowerCut, WAL_FRAME as FRAME } from '../helpers/damaged-journal.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -91,4 +102,25 @@ describe("the damaged log's kept copy, where something was put at its name", () 
     expect(lstatSync(kept!.keptAs).mode & 0o777).toBe(0o600);
     expect(lstatSync(name).isSymbolicLink()).toBe(true);
   });
+});
+
+/**
+ * The kept copy is as large as the log; on a disk too full for it the copy failed, and punchgate
+ * run stopped with exit 1 and only "EFBIG: file too large, write", no fix and no exit code
+ * systemd's unit knows (found by an adversarial trial). A file size limit stands in for the full disk.
+ */
+describe("the damaged log's kept copy on a full disk", () => {
+  it('punchgate run stops with exit 74 and says the disk is full, no half copy left', async () => {
+    const s = cliSandbox({ status: { listen: false } });
+    cleanups.push(s.tmp.cleanup);
+    const path = s.tmp.path('journal.db');
+    for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
+    const wal = walAfterPowerCut(path);
+    damageWalFrame(wal);
+    const blocks = Math.floor(statSync(wal).size / 512) - 4;
+    const r = await runPunchgate(['--config', s.config, 'run'], { shell: `trap '' XFSZ; ulimit -f ${blocks};` });
+    expect(r.status, r.stderr).toBe(74);
+    expect(r.stderr).toMatch(/disk is full|I\/O error/);
+    expect(readdirSync(s.tmp.dir).filter((f) => f.includes('damaged-wal'))).toEqual([]);
+  }, 60_000);
 });
