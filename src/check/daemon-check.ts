@@ -1,12 +1,12 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import { OwnerLock } from '../journal/lock.js';
 import { ALERT } from '../status/alert-words.js';
 import { BUSY_ALERT_MS } from '../status/alerts.js';
-import { statusJsonPath } from '../status/daemon-probe.js';
+import { readStatusJson } from '../status/daemon-probe.js';
 import { readLastStop } from '../status/last-stop.js';
 import { lastStopFix, lastStopWords } from '../status/last-stop-words.js';
-import type { Alert, ConfigStatus, StatusReport } from '../status/types.js';
+import type { Alert, ConfigStatus } from '../status/types.js';
 import type { Clock } from '../util/clock.js';
 import { localTimeOf } from '../util/local-time.js';
 import { fail, pass, warn, type CheckResult } from './types.js';
@@ -90,7 +90,7 @@ const alertOf = (c: ConfigStatus) => ALERT.restartPending(c.file, c.restartPendi
 function journalBusy(statusPath: string | undefined, clock: Clock): Alert | undefined {
   if (!statusPath) return undefined;
   try {
-    const r = JSON.parse(readFileSync(statusJsonPath(statusPath), 'utf8')) as Partial<StatusReport>;
+    const r = readStatusJson(statusPath);
     const j = r.journal;
     const since = j?.busySince ? Date.parse(j.busySince) : NaN;
     if (!j || !Number.isFinite(since) || clock.now() - since < BUSY_ALERT_MS) return undefined;
@@ -104,8 +104,7 @@ function journalBusy(statusPath: string | undefined, clock: Clock): Alert | unde
 function checkpointsFailed(statusPath: string | undefined): Alert | undefined {
   if (!statusPath) return undefined;
   try {
-    const c = (JSON.parse(readFileSync(statusJsonPath(statusPath), 'utf8')) as Partial<StatusReport>).journal
-      ?.checkpoints;
+    const c = readStatusJson(statusPath).journal?.checkpoints;
     if (c?.thread !== 'failed') return undefined;
     const at = c.failedAt ? Date.parse(c.failedAt) : NaN;
     return ALERT.checkpointsOnMainThread(Number.isFinite(at) ? at : null, c.error ?? null, c.failures ?? 1);
@@ -118,7 +117,7 @@ function checkpointsFailed(statusPath: string | undefined): Alert | undefined {
 export function runningConfig(statusPath: string | undefined): ConfigStatus | undefined {
   if (!statusPath) return undefined;
   try {
-    return (JSON.parse(readFileSync(statusJsonPath(statusPath), 'utf8')) as Partial<StatusReport>).config ?? undefined;
+    return readStatusJson(statusPath).config ?? undefined;
   } catch {
     return undefined;
   }

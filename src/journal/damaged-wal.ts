@@ -1,4 +1,15 @@
-import { copyFileSync, readdirSync, statSync, utimesSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  futimesSync,
+  openSync,
+  readdirSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { droppedWalCommits } from './wal-frames.js';
 
@@ -25,13 +36,65 @@ export function keepDamagedWal(journalPath: string, now: Date): DamagedWal | und
     .toISOString()
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z');
-  const keptAs = `${journalPath}.damaged-wal-${stamp}`;
-  const { atime, mtime } = statSync(wal);
-  copyFileSync(wal, keptAs);
-  // The copy keeps the log's time: the status and check (keptDamagedWals) name the hours to import from it.
-  utimesSync(keptAs, atime, mtime);
-  const lastWritten = mtime.toISOString();
-  return { keptAs, droppedCommits: dropped.droppedCommits, lastWritten };
+  const { keptAs, mtime } = keepCopy(wal, `${journalPath}.damaged-wal-${stamp}`);
+  return { keptAs, droppedCommits: dropped.droppedCommits, lastWritten: mtime.toISOString() };
+}
+
+/** Copies written in one second before every name is taken (a start a second: systemd's is every 5 s). */
+const NAMES_PER_STAMP = 9;
+
+/**
+ * The log copied to a new file at `name` (or `name-2` ... when taken), 0600, with the log's times.
+ * The folder is the service user's, and a `punchgate run` started by hand as root copies too: the
+ * copy is made new (O_EXCL | O_NOFOLLOW) and its times set on the open file, so a link put at the
+ * name beforehand is never written through (copyFileSync followed it and overwrote its target
+ * with the log's bytes, which whoever wrote the log chose: found by an adversarial trial), and a
+ * FIFO there is never opened. A copy that fails half-way (a full disk) is removed.
+ */
+function keepCopy(wal: string, name: string): { keptAs: string; mtime: Date } {
+  const from = openSync(wal, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const { atime, mtime } = fstatSync(from);
+    for (let n = 1; n <= NAMES_PER_STAMP; n++) {
+      const keptAs = n === 1 ? name : `${name}-${n}`;
+      let to: number;
+      try {
+        to = openSync(
+          keptAs,
+          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+          0o600,
+        );
+      } catch (e) {
+        if ((e as { code?: string }).code === 'EEXIST') continue;
+        throw e;
+      }
+      try {
+        copyAll(from, to);
+        // The copy keeps the log's time: the status and check (keptDamagedWals) name the hours to import from it.
+        futimesSync(to, atime, mtime);
+      } catch (e) {
+        closeSync(to);
+        rmSync(keptAs, { force: true });
+        throw e;
+      }
+      closeSync(to);
+      return { keptAs, mtime };
+    }
+    throw new Error(`${name} and ${NAMES_PER_STAMP - 1} names after it are taken: the damaged log could not be kept`);
+  } finally {
+    closeSync(from);
+  }
+}
+
+/** The whole of `from` into `to`, a megabyte at a time (a log may be far larger than the box's memory budget). */
+function copyAll(from: number, to: number): void {
+  const buf = Buffer.alloc(1 << 20);
+  for (let at = 0; ;) {
+    const got = readSync(from, buf, 0, buf.length, at);
+    if (got === 0) return;
+    for (let done = 0; done < got;) done += writeSync(to, buf, done, got - done);
+    at += got;
+  }
 }
 
 /** What brings the dropped punches back, said by the daemon's line, the status and check alike. */

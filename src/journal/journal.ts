@@ -476,7 +476,14 @@ export class Journal implements PunchSink, DeliveryQueue {
     let damagedWal: DamagedWal | undefined;
     try {
       // Before SQLite's open reads the log (and drops what follows a damaged frame): only the owner's.
-      if (mode === 'owner') damagedWal = keepDamagedWal(options.path, new Date(clock.now()));
+      if (mode === 'owner') {
+        try {
+          damagedWal = keepDamagedWal(options.path, new Date(clock.now()));
+        } catch (e) {
+          // Its copy could not be written (a full disk): said as the journal's trouble, with its fix.
+          throw describeJournalFailure(options.path, e);
+        }
+      }
       const db = openJournalDb(options.path, {
         create: options.create ?? mode === 'owner',
         migrate: mode === 'owner',

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { asFolderWriter } from '../util/folder-writer.js';
 import { writePrivateFile } from '../util/private-file.js';
+import { readSmallPlainFile, SmallFileRefused } from '../util/small-file.js';
 
 /**
  * The last backup `punchgate backup` wrote, kept in a small file beside the journal
@@ -40,12 +40,18 @@ export async function recordBackup(journalPath: string, b: LastBackup): Promise<
 export type LastBackupRecord =
   { kind: 'none' } | { kind: 'made'; backup: LastBackup } | { kind: 'unreadable'; why: string };
 
+/** A record is a few hundred bytes: anything far larger is no record punchgate wrote. */
+const MAX_RECORD_BYTES = 64 * 1024;
+
 export function readLastBackup(journalPath: string): LastBackupRecord {
   const file = lastBackupFile(journalPath);
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    // Root reads it (status, check, restore) from the service user's folder: a link, a FIFO or a
+    // huge file at its name is said as not a record, never followed, waited on or read whole.
+    text = readSmallPlainFile(file, MAX_RECORD_BYTES);
   } catch (e) {
+    if (e instanceof SmallFileRefused) return { kind: 'unreadable', why: e.message };
     const code = (e as { code?: string }).code ?? String(e);
     return code === 'ENOENT' ? { kind: 'none' } : { kind: 'unreadable', why: `${file}: ${code}` };
   }

@@ -13,13 +13,18 @@
  * command copies. `punchgate restore --force` then puts it in place only if it passes SQLite's
  * integrity check and holds exactly punchgate's schema, keeps the damaged journal aside and
  * recounts the punches, where a plain `mv` would leave the damaged journal's -wal beside it.
+ *
+ * `-nofollow` (sqlite3 3.31 and later: Debian 11, Ubuntu 20.04 on) on every open: the commands
+ * are run as root in the service user's folder, which may put a link at the new file's name after
+ * the `rm` (the later commands open it again by name). Followed, root's sqlite3 made a database at
+ * the path the link named, or wrote into a root database there (found by an adversarial trial).
  */
 export function recoverFix(path: string): string {
   const recovered = `${path}.recovered`;
   return (
     `stop punchgate, keep a copy of the file (it may hold punches not yet delivered), recover what it holds into a new file (apt-get install sqlite3): ` +
-    `rm -f ${recovered}; sqlite3 ${path} .dump | sed '$s/^ROLLBACK; -- due to errors$/COMMIT;/' | sqlite3 ${recovered}; ` +
-    `sqlite3 ${recovered} "PRAGMA user_version = $(sqlite3 ${path} 'PRAGMA user_version')", ` +
+    `rm -f ${recovered}; sqlite3 -nofollow ${path} .dump | sed '$s/^ROLLBACK; -- due to errors$/COMMIT;/' | sqlite3 -nofollow ${recovered}; ` +
+    `sqlite3 -nofollow ${recovered} "PRAGMA user_version = $(sqlite3 -nofollow ${path} 'PRAGMA user_version')", ` +
     `then put it in place: punchgate restore --force ${recovered} (it checks the file first); ` +
     `or restore the newest backup: punchgate restore --force FILE`
   );

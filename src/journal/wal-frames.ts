@@ -12,6 +12,8 @@ export interface DroppedWalCommits {
 
 const HEADER = 32;
 const FRAME_HEADER = 24;
+/** SQLite's largest page size (the header's field says 1 for it): a larger field is no log SQLite reads. */
+const MAX_PAGE_SIZE = 65536;
 
 /**
  * Reads a journal's write-ahead log as SQLite's recovery does (its checksums chained from the
@@ -48,7 +50,9 @@ function readLog(fd: number, size: number): DroppedWalCommits | undefined {
   if (magic !== 0x377f0682 && magic !== 0x377f0683) return undefined;
   const bigEndian = magic === 0x377f0683;
   const pageSize = header.readUInt32BE(8) === 1 ? 65536 : header.readUInt32BE(8);
-  if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) return undefined;
+  // Bounded above before a frame buffer is made: a crafted header's 2^31 (its checksum right)
+  // had a 2 GB buffer allocated at the daemon's start (found by an adversarial trial).
+  if (pageSize < 512 || pageSize > MAX_PAGE_SIZE || (pageSize & (pageSize - 1)) !== 0) return undefined;
   const salt1 = header.readUInt32BE(16);
   const salt2 = header.readUInt32BE(20);
   let [s1, s2] = checksum(header, 0, 24, 0, 0, bigEndian);

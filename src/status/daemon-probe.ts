@@ -1,7 +1,8 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import { OwnerLock } from '../journal/lock.js';
 import { readLastStop } from './last-stop.js';
+import { readSmallPlainFile } from '../util/small-file.js';
 import { listenerFacts } from './listeners.js';
 import type { DaemonLiveness, DiskSyncFigures, ListenerStatus, LiveFacts, SinkStatus, StatusReport } from './types.js';
 
@@ -11,6 +12,21 @@ const SLACK_MS = 30_000;
 /** The machine-readable twin of the status log, written beside it (`status.txt` -> `status.json`). */
 export function statusJsonPath(statusPath: string): string {
   return /\.txt$/.test(statusPath) ? statusPath.replace(/\.txt$/, '.json') : `${statusPath}.json`;
+}
+
+/**
+ * The largest status.json read: a few KB per terminal, so a fleet of hundreds stays far below;
+ * a file far larger is no report the daemon wrote.
+ */
+const MAX_STATUS_JSON_BYTES = 32 * 1024 * 1024;
+
+/**
+ * What the daemon last wrote in the status log's JSON twin (`statusPath`'s status.json); throws
+ * when it is not there or is no JSON. Read as root by status and check from the service user's
+ * folder: a link, a FIFO or a huge file at its name is not read (small-file.ts).
+ */
+export function readStatusJson(statusPath: string): Partial<StatusReport> {
+  return JSON.parse(readSmallPlainFile(statusJsonPath(statusPath), MAX_STATUS_JSON_BYTES)) as Partial<StatusReport>;
 }
 
 /**
@@ -37,15 +53,15 @@ export function probeDaemon(config: Config, now: number): DaemonLiveness {
     if (lastStop) out.lastStop = lastStop;
   }
   if (running && fresh && path) {
-    const live = readLive(statusJsonPath(path));
+    const live = readLive(path);
     if (live) out.live = live;
   }
   return out;
 }
 
-function readLive(path: string): LiveFacts | undefined {
+function readLive(statusPath: string): LiveFacts | undefined {
   try {
-    const r = JSON.parse(readFileSync(path, 'utf8')) as Partial<StatusReport>;
+    const r = readStatusJson(statusPath);
     const busy = r.journal?.busySince ? Date.parse(r.journal.busySince) : null;
     const clockSteps = (r.boxClock?.steps ?? [])
       .map((s) => ({ at: Date.parse(s.at), deltaMs: s.seconds * 1000 }))
@@ -128,7 +144,7 @@ function runningReport(config: Config): Partial<StatusReport> | undefined {
   const path = config.status.path;
   if (!path || !OwnerLock.isHeld(config.journal.path)) return undefined;
   try {
-    return JSON.parse(readFileSync(statusJsonPath(path), 'utf8')) as Partial<StatusReport>;
+    return readStatusJson(path);
   } catch {
     return undefined;
   }

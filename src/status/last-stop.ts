@@ -1,5 +1,6 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { writePrivateFile } from '../util/private-file.js';
+import { readSmallPlainFile } from '../util/small-file.js';
 
 /**
  * Why `punchgate run` last stopped on its own (a fatal exit: 74, 75, 78, or an unexpected crash),
@@ -41,10 +42,19 @@ export function clearLastStop(journalPath: string): void {
   }
 }
 
-/** The record, or none when there is none or it is not one (a hand-edited or torn file is not trusted). */
+/**
+ * The largest record read: the daemon's last line is a few hundred bytes, a few KB with a long
+ * path in it; anything far larger is no record the daemon wrote.
+ */
+const MAX_RECORD_BYTES = 64 * 1024;
+
+/**
+ * The record, or none when there is none or it is not one (a hand-edited or torn file is not
+ * trusted; a link, a FIFO or a huge file put at its name is not read: small-file.ts).
+ */
 export function readLastStop(journalPath: string): LastStop | undefined {
   try {
-    const r = JSON.parse(readFileSync(lastStopPath(journalPath), 'utf8')) as Partial<LastStop>;
+    const r = JSON.parse(readSmallPlainFile(lastStopPath(journalPath), MAX_RECORD_BYTES)) as Partial<LastStop>;
     if (typeof r.at !== 'string' || !Number.isFinite(Date.parse(r.at))) return undefined;
     if (typeof r.exitCode !== 'number' || typeof r.reason !== 'string') return undefined;
     return { at: r.at, exitCode: r.exitCode, reason: r.reason };
