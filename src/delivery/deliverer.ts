@@ -11,7 +11,7 @@ import { Backoff } from '../util/backoff.js';
 import { BatchSizer } from './batch-size.js';
 import { emptyCounters, type DeliveryCounters } from './counters.js';
 import { drainQueue, type DrainOptions, type DrainReport } from './drain.js';
-import { DeliveryHealth, NO_TOKEN, type CredentialWords, type DeliveryStateAccess } from './health.js';
+import { DeliveryHealth, deliveryTo, NO_TOKEN, type CredentialWords, type DeliveryStateAccess } from './health.js';
 import { compilePatterns, describeTally, type OutcomeTally } from './outcomes.js';
 import { countingQueue, PendingCount } from './pending.js';
 import { retryAfterWait, retryAfterWords } from './retry-after.js';
@@ -152,6 +152,8 @@ export class Deliverer {
 
   /** How the log names the sink: "the HRMS" (the default sink, as ever) or "sink erp". */
   private readonly where: string;
+  /** The words of the refusal lines (SendDeps: who, delivery, listRefused). */
+  private readonly refusalWords: { who: string; delivery: string; listRefused: string };
 
   constructor(private readonly o: DelivererOptions) {
     this.where = o.sink === undefined ? 'the HRMS' : `sink ${o.sink}`;
@@ -165,6 +167,13 @@ export class Deliverer {
     // The failure line names the address delivery calls: the admin sees which one is away.
     const address = o.address ?? (o.hrms ? addressShown(o.hrms.baseUrl) : undefined);
     this.health = new DeliveryHealth(o.state, o.logger, o.clock, o.credential, address);
+    // The refusal lines name the sink and its address as the trouble lines do, and where all refused are listed.
+    const who = o.credential?.who ?? 'HRMS';
+    this.refusalWords = {
+      who,
+      delivery: deliveryTo(who, address),
+      listRefused: `punchgate punches${o.sink === undefined ? '' : ` --sink ${o.sink}`} --state rejected`,
+    };
     this.sleep = o.sleep ?? abortableSleep;
   }
 
@@ -269,7 +278,7 @@ export class Deliverer {
       stats: this.stats,
       logger: this.o.logger,
       toSink: (p: OutboundPunch) => sinkPunchOf(p, this.o),
-      where: this.where,
+      ...this.refusalWords,
       // A clean answer is written with the next claim when a next batch is already claimed (a
       // burst: the next deliverBatch follows at once); otherwise at once, as ever.
       holdSettle: () => this.ahead !== undefined,

@@ -2,10 +2,12 @@ import type { AttendanceAnswer } from '../hrms/attendance.js';
 import type { SinkPunch, SinkSender } from '../sinks/types.js';
 import type { DeliveryQueue, OutboundPunch, PunchOutcome } from '../journal/types.js';
 import type { Logger } from '../util/logger.js';
+import { firstFew } from '../util/first-few.js';
 import { isFatalJournalError } from '../journal/errors.js';
 import { SplitQueue } from './batch-split.js';
 import type { DeliveryCounters } from './counters.js';
 import { classifyOutcomes, tally, type OutcomeTally } from './outcomes.js';
+import { deliveryTo } from './health.js';
 
 /** Why a batch stopped before every punch got an answer (`no-token`: none could be read, nothing sent). */
 export type Failure =
@@ -25,8 +27,12 @@ export interface SendDeps {
   logger: Logger;
   /** A claimed punch as the sink takes it. */
   toSink: (p: OutboundPunch) => SinkPunch;
-  /** How the log names the sink ("the HRMS", "sink erp"). */
-  where?: string;
+  /** Who answers, in the log's words ("HRMS", "Frappe", "Odoo": credentialWords). */
+  who?: string;
+  /** How each refusal line begins ("HRMS delivery to https://hr.example.com": deliveryTo); default deliveryTo(who). */
+  delivery?: string;
+  /** The command that lists this sink's refused punches (a line names only a few); default the default sink's. */
+  listRefused?: string;
   /**
    * Asked when the whole batch is answered cleanly: true hands the outcomes back unwritten
    * (SendResult.held), for the caller to settle in one transaction with the next claim.
@@ -133,9 +139,10 @@ export async function sendClaimed(
       const [only] = part;
       if (part.length > 1 || !only) {
         stats.splits++;
+        const { who, delivery } = wordsOf(deps);
         deps.logger.info(
           { punches: part.length, httpStatus: answer.httpStatus },
-          `HRMS refused the whole batch (${answer.message}); splitting it to find the punch that causes it`,
+          `${delivery}: ${who} refused the whole batch (${answer.message}); splitting it to find the punch that causes it`,
         );
         work.split(part);
         continue;
@@ -226,12 +233,23 @@ async function sendOne(
   return sender.send(part.map(toSink), { token, ...(signal ? { signal } : {}) });
 }
 
+/** The words of the refusal lines: who refused, and the start naming the sink and its address (deliveryTo). */
+function wordsOf(deps: SendDeps): { who: string; delivery: string; listRefused: string } {
+  const who = deps.who ?? 'HRMS';
+  return {
+    who,
+    delivery: deps.delivery ?? deliveryTo(who, undefined),
+    listRefused: deps.listRefused ?? 'punchgate punches --state rejected',
+  };
+}
+
 function count(
   outcomes: readonly PunchOutcome[],
   t: SendTally,
-  { stats, logger, where = 'the HRMS' }: SendDeps,
+  deps: SendDeps,
   idOf: ReadonlyMap<number, string>,
 ): void {
+  const { stats, logger } = deps;
   const n = tally(outcomes);
   t.delivered += n.delivered;
   t.duplicates += n.duplicates;
@@ -243,11 +261,14 @@ function count(
   stats.unknown += n.unknown;
   const refused = outcomes.filter((o) => o.kind === 'rejected');
   for (const o of refused) t.rejectedIds.push(o.id);
-  logRefused(refused, logger, where === 'the HRMS' ? 'HRMS' : where, idOf);
+  logRefused(refused, logger, wordsOf(deps), idOf);
 }
 
-/** Ids a refusal line names at most (a batch of 1,000 refused would make a 30 KB line). */
-const REFUSED_IDS_SHOWN = 100;
+/**
+ * Ids a refusal line names at most: 100 made a line no admin could read (a trial of a Frappe sink
+ * refusing 200 punches of unknown employees); the rest are listed by the command the line names.
+ */
+const REFUSED_IDS_SHOWN = 5;
 /** Distinct answers a refusal line's fields keep at most. */
 const REFUSED_ANSWERS_KEPT = 10;
 
@@ -260,7 +281,7 @@ const REFUSED_ANSWERS_KEPT = 10;
 function logRefused(
   refused: readonly PunchOutcome[],
   logger: Logger,
-  who: string,
+  { who, delivery, listRefused }: { who: string; delivery: string; listRefused: string },
   idOf: ReadonlyMap<number, string>,
 ): void {
   const only = refused.length === 1 ? refused[0] : undefined;
@@ -268,19 +289,19 @@ function logRefused(
     const devicelogId = idOf.get(only.id);
     logger.warn(
       { devicelogId, message: only.message },
-      `${who} refused punch ${devicelogId}; it is retried on the slow schedule`,
+      `${delivery}: ${who} refused punch ${devicelogId}; it is retried on the slow schedule`,
     );
     return;
   }
   if (refused.length === 0) return;
   const ids = refused.map((o) => idOf.get(o.id) ?? String(o.id));
-  const shown = ids.slice(0, REFUSED_IDS_SHOWN);
-  const more = ids.length - shown.length;
   const messages = [...new Set(refused.map((o) => o.message ?? ''))].slice(0, REFUSED_ANSWERS_KEPT);
   logger.warn(
-    { refused: ids.length, devicelogIds: shown, messages },
-    `${who} refused ${ids.length} punches; they are retried on the slow schedule: ${shown.join(', ')}${
-      more > 0 ? ` and ${more} more (punchgate punches --state rejected lists them)` : ''
-    }`,
+    { refused: ids.length, devicelogIds: ids.slice(0, REFUSED_IDS_SHOWN), messages },
+    `${delivery}: ${who} refused ${ids.length} punches; they are retried on the slow schedule: ${firstFew(
+      ids,
+      REFUSED_IDS_SHOWN,
+      `${listRefused} lists them all`,
+    )}`,
   );
 }

@@ -106,9 +106,9 @@ describe('the log tells a site admin where each punch went (info level, plain wo
     expect((await d.exited).code).toBe(0);
     // One warning for the answer's refusals (not a line each: a batch of 200 made 200 lines at
     // each retry), naming each punch by the id its listing shows (the devicelogId sent).
-    const refusalLines = logLines(d).filter((l) => /^HRMS refused /.test(l.msg));
+    const refusalLines = logLines(d).filter((l) => /^HRMS delivery to \S+: HRMS refused /.test(l.msg));
     expect(refusalLines).toHaveLength(1);
-    const warned = /^HRMS refused 3 punches; they are retried on the slow schedule: (.+)$/
+    const warned = /^HRMS delivery to \S+: HRMS refused 3 punches; they are retried on the slow schedule: (.+)$/
       .exec(refusalLines[0]!.msg)![1]!
       .split(', ')
       .sort();
