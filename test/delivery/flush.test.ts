@@ -111,7 +111,11 @@ describe('punchgate flush', () => {
     expect(await flush(cfg, '--max-wait', '0.2')).toBe(75);
     // Its 0.2 s, not the 60 s default; room for a loaded CI box.
     expect(Date.now() - t).toBeLessThan(20_000);
-    expect(err.join('')).toMatch(/HRMS not reachable within --max-wait: .*ECONNREFUSED/);
+    // It names the address it could not reach, as the daemon's lines do: a wrong baseUrl is seen at once.
+    const address = sim.url.replace(/\/$/, '').replace(/[.]/g, '\\.');
+    expect(err.join('')).toMatch(
+      new RegExp(`^HRMS delivery to ${address}/?: not reachable within --max-wait: .*ECONNREFUSED`, 'm'),
+    );
     expect(out.join('')).toMatch(/left: 4 pending/);
   });
 

@@ -91,7 +91,7 @@ describe('flush against a hostile HRMS (real process)', () => {
     const r = await flush();
     expect(r.code).toBe(75);
     expect(r.err).toContain(
-      `HRMS request failed: the HRMS redirects to ${new URL(login.url).host} (HTTP 302, not followed): check hrms.baseUrl`,
+      `HRMS delivery to ${hrms.url}: request failed: the HRMS redirects to ${new URL(login.url).host} (HTTP 302, not followed): check hrms.baseUrl`,
     );
     expect(hrms.seen).toHaveLength(1);
     expect(login.seen).toHaveLength(0);
@@ -108,6 +108,11 @@ describe('flush against a hostile HRMS (real process)', () => {
       [{ status: 400, body: '<html>Bad Request</html>' }, /HTTP 400 with/],
       [{ status: 407, body: '<html>proxy</html>' }, /the proxy refused the credentials \(HTTP 407\)/],
       [{ status: 404, body: { status: false, message: 'nope' } }, /does not know \/api.php\/hrm/],
+      // A page echoing the token: the line quotes the page, never the token (the message is scrubbed).
+      [
+        { status: 403, body: `<html><title>Denied ${TOKEN}</title></html>` },
+        /^HRMS delivery to \S+: request failed: the HRMS address answers HTTP 403 with "Denied \[REDACTED\]"/m,
+      ],
     ];
     for (const [reply, line] of pages) {
       hrms.seen.length = 0;
@@ -115,6 +120,7 @@ describe('flush against a hostile HRMS (real process)', () => {
       const r = await flush();
       expect(r.code, r.err).toBe(75);
       expect(r.err).toMatch(line);
+      expect(r.out + r.err).not.toContain(TOKEN);
       expect(hrms.seen).toHaveLength(1);
       expect(untouched()).toBe(true);
     }

@@ -208,7 +208,7 @@ describe('check and flush through a proxy (real processes)', () => {
     );
     const flushed = await run(['--config', bad, 'flush', '--max-wait', '1'], {});
     expect(flushed.code).toBe(75);
-    expect(flushed.out).toMatch(/HRMS request failed: the proxy refused the credentials \(HTTP 407\)/);
+    expect(flushed.out).toMatch(/HRMS delivery to \S+: request failed: the proxy refused the credentials \(HTTP 407\)/);
 
     const viaEnv = site('');
     const envCheck = await run(['--config', viaEnv, 'check'], {

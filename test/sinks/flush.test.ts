@@ -84,7 +84,7 @@ ${bExtra}`,
     expect(r.code, r.out).toBe(75);
     expect(a.attendance()).toHaveLength(12);
     expect(b.attendance()).toHaveLength(0);
-    expect(r.out).toMatch(/sink b: HRMS not reachable within --max-wait/);
+    expect(r.out).toMatch(/sink b: HRMS delivery to \S+: not reachable within --max-wait/);
     expect(r.out).not.toContain('tok-b');
   });
 

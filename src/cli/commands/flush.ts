@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { AppContext } from '../../context.js';
 import { credentialWords, Deliverer, type DrainReport } from '../../delivery/index.js';
-import { NO_TOKEN } from '../../delivery/health.js';
+import { deliveryTo, NO_TOKEN } from '../../delivery/health.js';
 import { credentialPlace, sinksOf, terminalsNotFor } from '../../config/sinks.js';
 import { addressShown } from '../../config/web-address.js';
 import { holdOption, holdPolicy } from '../../sinks/hold-policy.js';
@@ -115,12 +115,12 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
         const counts = isDefault ? journal.queries.counts() : (queue as ReturnType<typeof journal.sinkQueue>).counts();
         const label = isDefault ? 'flush' : `flush (sink ${sink.name})`;
         out(summaryLine(report, counts, label));
-        const problem = problemLine(
-          report,
-          place,
-          sink.kind === 'hrms' ? 'HRMS' : sink.kind === 'frappe' ? 'Frappe' : 'Odoo',
-        );
-        if (problem) err(ctx.secrets.scrub(isDefault ? problem : `sink ${sink.name}: ${problem}`));
+        // Only the message came from outside: it is what is scrubbed, not our own words around it
+        // (a token holding a run of "HRMS delivery to" redacted the line's own words, found by a test).
+        const said = report.message === undefined ? {} : { message: ctx.secrets.scrub(report.message) };
+        const { who } = credentialWords(sink.kind);
+        const problem = problemLine({ ...report, ...said }, place, who, deliveryTo(who, addressShown(sink.baseUrl)));
+        if (problem) err(isDefault ? problem : `sink ${sink.name}: ${problem}`);
         // Pending punches left behind a refused one of the same person (Odoo): say why they stayed.
         const held = heldBehindRefusedCount(queue, holdPolicy(sink));
         for (const a of heldBehindRefusedAlert(held, isDefault ? undefined : sink.name))
@@ -154,8 +154,11 @@ function summaryLine(r: DrainReport, c: JournalCounts, label = 'flush'): string 
   return `${label}: ${sent} (${r.requests} request${r.requests === 1 ? '' : 's'}); left: ${left}`;
 }
 
-/** `credential`: where the sink's credential is set (credentialPlace). */
-function problemLine(r: DrainReport, credential: string, what: string): string | undefined {
+/**
+ * `credential`: where the sink's credential is set (credentialPlace); `delivery`: the sink and the
+ * address delivery calls (deliveryTo), as the daemon's lines name them: a wrong baseUrl is seen at once.
+ */
+function problemLine(r: DrainReport, credential: string, what: string, delivery: string): string | undefined {
   switch (r.stoppedBy) {
     case 'auth':
       if (r.message?.startsWith(NO_TOKEN)) return `${r.message} (then run flush again)`;
@@ -163,9 +166,9 @@ function problemLine(r: DrainReport, credential: string, what: string): string |
         ? `HRMS refused the token: ${r.message ?? 'no reason given'} (write a valid token to ${credential} and run flush again)`
         : `${what} refused the credential: ${r.message ?? 'no reason given'} (put a valid one in ${credential} and run flush again)`;
     case 'request-failed':
-      return `HRMS request failed: ${r.message ?? 'no reason given'}`;
+      return `${delivery}: request failed: ${r.message ?? 'no reason given'}`;
     case 'max-wait':
-      return `HRMS not reachable within --max-wait: ${r.message ?? 'temporary failure'}`;
+      return `${delivery}: not reachable within --max-wait: ${r.message ?? 'temporary failure'}`;
     case 'aborted':
       return 'flush interrupted: unsent punches stay in the journal';
     default:
