@@ -133,9 +133,11 @@ export function formatStatus(r: StatusReport): string {
     lines.push('');
     lines.push('Config');
     lines.push(
-      c.runningOn === 'last-good'
-        ? `  running on the LAST GOOD COPY ${c.lastGood ?? ''} (loaded ${when(c.loadedAt)} from ${c.file})`
-        : `  running on ${c.file} as loaded ${when(c.loadedAt)}${c.lastGood ? ` (a copy is kept at ${c.lastGood})` : ''}`,
+      c.runningOn === 'last-good' && r.daemon?.running === false
+        ? `  punchgate run is stopped: a start would run on the LAST GOOD COPY ${c.lastGood ?? ''} (loaded ${when(c.loadedAt)} from ${c.file})`
+        : c.runningOn === 'last-good'
+          ? `  running on the LAST GOOD COPY ${c.lastGood ?? ''} (loaded ${when(c.loadedAt)} from ${c.file})`
+          : `  running on ${c.file} as loaded ${when(c.loadedAt)}${c.lastGood ? ` (a copy is kept at ${c.lastGood})` : ''}`,
     );
     if (c.restartPending?.length)
       lines.push(
