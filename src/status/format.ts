@@ -105,7 +105,7 @@ export function formatStatus(r: StatusReport): string {
   const place = resultPlace(d);
   lines.push(`  last success: ${when(d.lastSuccessAt)}${place === 'success' ? result : ''}`);
   // A later batch that was neither (the HRMS refused every punch, or it was stopped): its own line.
-  if (place === 'attempt') lines.push(`  last attempt: ${when(d.lastAttemptAt)}${result}`);
+  if (place === 'attempt' && d.lastResult) lines.push(`  last attempt: ${when(d.lastAttemptAt)}${result}`);
   if (d.lastError)
     lines.push(
       `  last error: ${when(d.lastErrorAt)}: ${printable(d.lastError, 500)}${place === 'error' ? result : ''}`,

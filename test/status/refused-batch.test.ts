@@ -34,6 +34,10 @@ describe('a batch the HRMS refused wholly', () => {
   it('is no success when none came before: last success never, the refusal said as the last attempt', async () => {
     process.env.TZ = 'UTC';
     rig = await startRig({ sim: { faults: { poisonCodes: ['666'] } } });
+    // Nothing tried yet: no attempt line at all.
+    const untried = formatStatus(buildStatus(rig.journal, rig.config, rig.clock.now(), { freeBytes: null }));
+    expect(untried).toContain('last success: never');
+    expect(untried).not.toContain('last attempt');
     rig.journal.ingest([poison(5)]);
     expect(await rig.deliverer.deliverBatch()).toMatchObject({ result: 'ok', rejected: 1, delivered: 0 });
     const report = buildStatus(rig.journal, rig.config, rig.clock.now(), { freeBytes: null });
