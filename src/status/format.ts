@@ -48,7 +48,7 @@ export function formatStatus(r: StatusReport): string {
       continue;
     }
     const shown = terminalShown(t);
-    const state = shown === 'not contacted yet' ? notYetLabel(t.kind) : shown === 'online' ? 'online ' : 'OFFLINE';
+    const state = shown === 'not contacted yet' ? notYetLabel(t.kind) : shown === 'online' ? 'online ' : shown;
     const skew = t.skewSeconds === null ? '' : `  clock ${t.skewSeconds >= 0 ? '+' : ''}${Math.round(t.skewSeconds)} s`;
     const counts = `${t.records === null ? '' : `  records ${t.records}`}${t.users === null ? '' : `  users ${t.users}`}`;
     // Offline: the figures are those of its last answer, said so.

@@ -138,7 +138,7 @@ function terminalRow(t: TerminalStatus, now: number, charts: HourlySeries | unde
       ? html`<span class="unknown">not contacted yet</span>`
       : shown === 'online'
         ? html`<span class="online">online</span>`
-        : html`<span class="offline">OFFLINE</span>`;
+        : html`<span class="offline">${shown}</span>`;
   // A problem in words with what to try; the protocol detail is in the log. A state to wait out
   // (a push terminal's first call) is no error: said plainly, without the error's weight or "Fix:".
   const result =
