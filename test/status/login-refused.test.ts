@@ -1,7 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.js';
+import { Journal } from '../../src/journal/index.js';
 import { startDahuaSim } from '../../src/sim/dahua/index.js';
-import type { StatusReport } from '../../src/status/index.js';
+import { checkTerminalConfig } from '../../src/sources/build.js';
+import { buildStatus, type StatusReport } from '../../src/status/index.js';
+import { renderPage } from '../../src/web/page.js';
 import { startSim, ZONE } from '../biotime/helpers.js';
 import { cliSandbox } from '../helpers/cli.js';
 
@@ -65,5 +69,13 @@ describe('a server and a terminal that refuse the password', () => {
       ['hq', true],
       ['front-door', true],
     ]);
+
+    // The page (punchgate run's) says the same of both rows.
+    const journal = Journal.open({ path: s.tmp.path('journal.db'), site: 'plant-a', mode: 'readonly' });
+    const report = buildStatus(journal, loadConfig(s.config, checkTerminalConfig), Date.now(), { freeBytes: null });
+    journal.close();
+    const page = renderPage(report, { version: '0', uptimeSeconds: 60, zone: 'UTC', refreshSeconds: 10 });
+    expect(page.match(/<span class="offline">LOGIN REFUSED<\/span>/g)).toHaveLength(2);
+    expect(page).not.toContain('>OFFLINE<');
   }, 60_000);
 });
