@@ -605,7 +605,7 @@ export class Deliverer {
       report.result = 'ok';
       this.backoff.reset();
       this.sizer.succeeded(claimed >= this.sizer.current);
-      this.health.answered(summary, held);
+      this.health.answered(summary, held, report.delivered + report.duplicates > 0);
     } else if (!failure) {
       // Answered, but some punches stayed unknown: what it settled stays settled; back off for the rest.
       report.result = 'bad-reply';

@@ -89,8 +89,11 @@ export class DeliveryHealth {
   /**
    * The HRMS answered (the token was accepted). `hold`: the batch's settle is held for the next
    * transaction, and this state is written in it too (writeHeld), not in a commit of its own.
+   * `deliveredSome`: the HRMS took at least one punch (delivered, or had it already); a batch it
+   * refused wholly is no success, so lastSuccessAt keeps the last batch that delivered something
+   * (the status said "last success ... (1 sent: 1 rejected)" over a batch only refused).
    */
-  answered(lastResult: string, hold = false): void {
+  answered(lastResult: string, hold = false, deliveredSome = true): void {
     const now = this.clock.now();
     const previous = this.state.get();
     if (this.trouble === 'auth' || this.trouble === 'no-token' || previous.auth === 'failed') {
@@ -105,7 +108,14 @@ export class DeliveryHealth {
     // What it was stays in the log, which said when it began and when delivery resumed.
     const cleared = { lastError: null, lastErrorAt: null };
     this.write(
-      { auth: 'ok', authFailedSince: null, failingSince: null, lastSuccessAt: now, lastResult, ...cleared },
+      {
+        auth: 'ok',
+        authFailedSince: null,
+        failingSince: null,
+        ...(deliveredSome ? { lastSuccessAt: now } : {}),
+        lastResult,
+        ...cleared,
+      },
       hold,
     );
   }

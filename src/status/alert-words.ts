@@ -194,11 +194,14 @@ export const ALERT = {
     fix: 'sudo systemctl restart punchgate (punches are kept; terminals are polled again at start)',
   }),
 
-  /** The daemon started on the kept copy because the file did not load. */
-  configOnCopy: (c: ConfigStatus): Alert => ({
+  /**
+   * The daemon started on the kept copy because the file did not load. `stopped`: punchgate run is
+   * not running (`punchgate status` itself read the copy): what a start would do, not what runs.
+   */
+  configOnCopy: (c: ConfigStatus, stopped = false): Alert => ({
     kind: 'config-last-good',
     cause:
-      `punchgate run runs on the last good config (loaded ${localTime(Date.parse(c.loadedAt))}, kept at ${c.lastGood ?? 'unknown'}) ` +
+      `${stopped ? 'punchgate run is not running; a start would run' : 'punchgate run runs'} on the last good config (loaded ${localTime(Date.parse(c.loadedAt))}, kept at ${c.lastGood ?? 'unknown'}) ` +
       (c.failure
         ? `because ${c.file} does not load since ${localTime(Date.parse(c.failure.since))}: ${problemsOf(c)}`
         : `although ${c.file} loads again`) +
@@ -209,7 +212,11 @@ export const ALERT = {
       (c.fallback?.onlyInFile.length
         ? `; named only by the broken file, not collected from: ${c.fallback.onlyInFile.join(', ')}`
         : ''),
-    fix: c.failure ? CONFIG_FIX(c.file) : 'apply the file: sudo systemctl reload punchgate',
+    fix: stopped
+      ? `correct ${c.file}, check it with punchgate check --config-only, then start it: sudo systemctl start punchgate`
+      : c.failure
+        ? CONFIG_FIX(c.file)
+        : 'apply the file: sudo systemctl reload punchgate',
   }),
 
   /** Running on the last good copy while the broken file names another HRMS (or none that can be read). */

@@ -87,7 +87,8 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
     out.push(ALERT.daemonDown(ms(r.daemon.statusLogAt), diskFull, r.daemon.lastStop, Boolean(r.config?.failure)));
   else if (r.daemon?.stale) out.push(ALERT.daemonStuck(ms(r.daemon.statusLogAt)));
   const c = r.config;
-  if (c?.runningOn === 'last-good') out.push(ALERT.configOnCopy(c));
+  // Stopped, the copy is what `punchgate status` read itself: what a start would run on.
+  if (c?.runningOn === 'last-good') out.push(ALERT.configOnCopy(c, stoppedAt !== null));
   if (c?.runningOn === 'last-good' && c.fallback?.deliveryHeld) out.push(ALERT.configHoldsDelivery(c));
   // Running on the copy, that alert says the file does not load; "would start on its last good
   // copy" is for a daemon that still runs on what it loaded.

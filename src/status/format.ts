@@ -48,7 +48,7 @@ export function formatStatus(r: StatusReport): string {
       continue;
     }
     const shown = terminalShown(t);
-    const state = shown === 'not contacted yet' ? notYetLabel(t.kind) : shown === 'online' ? 'online ' : 'OFFLINE';
+    const state = shown === 'not contacted yet' ? notYetLabel(t.kind) : shown === 'online' ? 'online ' : shown;
     const skew = t.skewSeconds === null ? '' : `  clock ${t.skewSeconds >= 0 ? '+' : ''}${Math.round(t.skewSeconds)} s`;
     const counts = `${t.records === null ? '' : `  records ${t.records}`}${t.users === null ? '' : `  users ${t.users}`}`;
     // Offline: the figures are those of its last answer, said so.
@@ -102,10 +102,14 @@ export function formatStatus(r: StatusReport): string {
   // The last attempt's result goes with the line of what that attempt was: a success or an error.
   const d = r.delivery;
   const result = d.lastResult ? ` (${printable(d.lastResult, 300)})` : '';
-  const ofError = resultOfError(d);
-  lines.push(`  last success: ${when(d.lastSuccessAt)}${ofError ? '' : result}`);
+  const place = resultPlace(d);
+  lines.push(`  last success: ${when(d.lastSuccessAt)}${place === 'success' ? result : ''}`);
+  // A later batch that was neither (the HRMS refused every punch, or it was stopped): its own line.
+  if (place === 'attempt' && d.lastResult) lines.push(`  last attempt: ${when(d.lastAttemptAt)}${result}`);
   if (d.lastError)
-    lines.push(`  last error: ${when(d.lastErrorAt)}: ${printable(d.lastError, 500)}${ofError ? result : ''}`);
+    lines.push(
+      `  last error: ${when(d.lastErrorAt)}: ${printable(d.lastError, 500)}${place === 'error' ? result : ''}`,
+    );
   if (unbuilt && r.delivery.failingSince) {
     // No loop runs for it: nothing tries again until the file or the config is put right.
     lines.push(
@@ -129,9 +133,11 @@ export function formatStatus(r: StatusReport): string {
     lines.push('');
     lines.push('Config');
     lines.push(
-      c.runningOn === 'last-good'
-        ? `  running on the LAST GOOD COPY ${c.lastGood ?? ''} (loaded ${when(c.loadedAt)} from ${c.file})`
-        : `  running on ${c.file} as loaded ${when(c.loadedAt)}${c.lastGood ? ` (a copy is kept at ${c.lastGood})` : ''}`,
+      c.runningOn === 'last-good' && r.daemon?.running === false
+        ? `  punchgate run is stopped: a start would run on the LAST GOOD COPY ${c.lastGood ?? ''} (loaded ${when(c.loadedAt)} from ${c.file})`
+        : c.runningOn === 'last-good'
+          ? `  running on the LAST GOOD COPY ${c.lastGood ?? ''} (loaded ${when(c.loadedAt)} from ${c.file})`
+          : `  running on ${c.file} as loaded ${when(c.loadedAt)}${c.lastGood ? ` (a copy is kept at ${c.lastGood})` : ''}`,
     );
     if (c.restartPending?.length)
       lines.push(
@@ -157,6 +163,22 @@ export function formatStatus(r: StatusReport): string {
  */
 export function resultOfError(d: { lastErrorAt: string | null; lastSuccessAt: string | null }): boolean {
   return d.lastErrorAt !== null && (d.lastSuccessAt === null || d.lastErrorAt > d.lastSuccessAt);
+}
+
+/**
+ * Which line the last attempt's result (`lastResult`) goes with: the last error's, the last
+ * success's, or a line of its own for a later attempt that was neither, such as a batch the HRMS
+ * refused wholly (no success: "last success ... (1 sent: 1 rejected)" was said over one).
+ */
+export function resultPlace(d: {
+  lastErrorAt: string | null;
+  lastSuccessAt: string | null;
+  lastAttemptAt: string | null;
+}): 'error' | 'success' | 'attempt' {
+  if (resultOfError(d)) return 'error';
+  // A success's attempt began before it was written: a later attempt is a later batch.
+  if (d.lastSuccessAt !== null && (d.lastAttemptAt === null || d.lastAttemptAt <= d.lastSuccessAt)) return 'success';
+  return 'attempt';
 }
 
 /** ": the HRMS refuses connections: ..." for a failing delivery whose error has plain words. */

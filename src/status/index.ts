@@ -8,7 +8,7 @@ export {
   type StatusReport,
   type TerminalStatus,
 } from './report.js';
-export { failingWords, formatStatus, resultOfError } from './format.js';
+export { failingWords, formatStatus, resultPlace } from './format.js';
 export { statusJson } from './json.js';
 export { notAlertedYet, notWellYet, summaryLine, terminalShown } from './summary.js';
 export { probeDaemon, statusJsonPath } from './daemon-probe.js';

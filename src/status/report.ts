@@ -16,6 +16,7 @@ import { backupAlert, backupStatus } from './backup.js';
 import { damagedWalAlerts } from './damaged-wal.js';
 import { addSinkStatus, shiftSyncAlerts, sinkKeysOf } from './sinks.js';
 import { removedTerminalsOf } from './removed-terminals.js';
+import { loginRefused } from './login-refused.js';
 import { terminalProblem } from './terminal-problem.js';
 import { unknownCardAlerts } from './unknown-cards.js';
 import { defaultCredential } from './credential.js';
@@ -76,6 +77,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
       stale: !online && r?.lastSuccessAt != null,
       previousSerial: r?.previousSerial ? r.previousSerial : null,
       firmware: r?.firmware ?? null,
+      ...(loginRefused(t, journal.sourceState, now) ? { loginRefused: true as const } : {}),
       ...directionOf(t),
     };
   });

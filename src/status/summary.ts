@@ -14,11 +14,13 @@ import type { StatusReport, TerminalStatus } from './types.js';
  */
 
 /** How a terminal's row shows its state; the summary and every row (text, page) use this. */
-export type TerminalShown = 'not contacted yet' | 'online' | 'OFFLINE';
+export type TerminalShown = 'not contacted yet' | 'online' | 'OFFLINE' | 'LOGIN REFUSED';
 
 export function terminalShown(t: TerminalStatus): TerminalShown {
   const contacted = t.push ? t.push.lastContactAt !== null : t.lastPollAt !== null;
   if (!contacted) return 'not contacted yet';
+  // Reached, but refusing the login: neither online (nothing is read) nor offline (it answers).
+  if (t.loginRefused) return 'LOGIN REFUSED';
   return t.online ? 'online' : 'OFFLINE';
 }
 

@@ -39,6 +39,11 @@ export interface TerminalStatus {
    * terminal is offline. Shown "as of" that time.
    */
   stale: boolean;
+  /**
+   * Set while the terminal (or BioTime server) answers but refuses punchgate's login (password):
+   * reached, nothing read. Every row says LOGIN REFUSED (login-refused.ts), whatever `online` says.
+   */
+  loginRefused?: true;
   /** Set when the address answered with another serial than before. */
   previousSerial: string | null;
   /** Firmware the terminal reported, if known. */

@@ -9,7 +9,7 @@ import {
   failingWords,
   notAlertedYet,
   notWellYet,
-  resultOfError,
+  resultPlace,
   terminalShown,
   type BackupStatus,
   type ConfigStatus,
@@ -138,7 +138,7 @@ function terminalRow(t: TerminalStatus, now: number, charts: HourlySeries | unde
       ? html`<span class="unknown">not contacted yet</span>`
       : shown === 'online'
         ? html`<span class="online">online</span>`
-        : html`<span class="offline">OFFLINE</span>`;
+        : html`<span class="offline">${shown}</span>`;
   // A problem in words with what to try; the protocol detail is in the log. A state to wait out
   // (a push terminal's first call) is no error: said plainly, without the error's weight or "Fix:".
   const result =
@@ -258,7 +258,7 @@ function sinkSection(s: NonNullable<StatusReport['sinks']>[number], now: number)
 
 function deliveryRows(d: StatusReport['delivery'], now: number, sink?: string): Html {
   const noToken = credentialTrouble(d) === 'none';
-  const ofError = resultOfError(d);
+  const place = resultPlace(d);
   // No loop runs for a sink that cannot start: no next try, and a flush would not build it either.
   const unbuilt = cannotStart({
     failingSince: d.failingSince ? Date.parse(d.failingSince) : null,
@@ -286,17 +286,19 @@ function deliveryRows(d: StatusReport['delivery'], now: number, sink?: string): 
     <dd id="${sink === undefined ? 'hrms' : `sink-${sink}-state`}">${auth}</dd>
     <dt>last success</dt>
     <dd>
-      ${when(d.lastSuccessAt, now)}${d.lastResult && !ofError ? html` <span class="muted">${d.lastResult}</span>` : ''}
+      ${when(d.lastSuccessAt, now)}${d.lastResult && place === 'success' ? html` <span class="muted">${d.lastResult}</span>` : ''}
     </dd>
     <dt>last attempt</dt>
-    <dd>${when(d.lastAttemptAt, now)}</dd>
+    <dd>
+      ${when(d.lastAttemptAt, now)}${d.lastResult && place === 'attempt' ? html` <span class="muted">${d.lastResult}</span>` : ''}
+    </dd>
     ${
       d.lastError
         ? html`<dt>last error</dt>
             <dd>
               ${when(d.lastErrorAt, now)}:
               <span class="err">${d.lastError}</span
-              >${d.lastResult && ofError ? html` <span class="muted">${d.lastResult}</span>` : ''}
+              >${d.lastResult && place === 'error' ? html` <span class="muted">${d.lastResult}</span>` : ''}
             </dd>`
         : ''
     }

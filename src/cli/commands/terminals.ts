@@ -45,7 +45,13 @@ export function registerTerminals(program: Command): void {
               list.map((t) => [
                 t.name,
                 t.kind,
-                t.lastPollAt === null ? notYetLabel(t.kind) : t.online ? 'online' : 'offline',
+                t.lastPollAt === null
+                  ? notYetLabel(t.kind)
+                  : t.loginRefused
+                    ? 'login refused'
+                    : t.online
+                      ? 'online'
+                      : 'offline',
                 lastActivityValue(t.kind, kinds, when(t.lastPollAt)),
                 fmtSkew(t.skewSeconds),
                 String(t.records ?? '-'),
@@ -58,7 +64,10 @@ export function registerTerminals(program: Command): void {
             for (const [i, t] of list.entries()) {
               process.stdout.write(`${lines[i + 1]}\n`);
               // Offline: its clock, records and users are what it said at its last answer.
-              if (t.stale) process.stdout.write(`  figures as of ${when(t.lastSuccessAt)} (offline)\n`);
+              if (t.stale)
+                process.stdout.write(
+                  `  figures as of ${when(t.lastSuccessAt)} (${t.loginRefused ? 'login refused' : 'offline'})\n`,
+                );
               // A problem here means the last poll failed: the terminal is unreachable, or reached but the poll did not finish.
               if (t.problem)
                 process.stdout.write(
