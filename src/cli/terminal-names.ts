@@ -1,5 +1,6 @@
 import { nearMiss } from '../config/near-miss.js';
 import { escapeControls } from '../util/terminal-text.js';
+import { firstFew } from '../util/first-few.js';
 
 /** At most this many names are listed: a site with 300 terminals gets the near miss and a count. */
 const LISTED = 12;
@@ -13,7 +14,6 @@ export function terminalNamesHint(name: string, terminals: readonly { name: stri
   if (terminals.length === 0) return ` (the config has no ${what})`;
   const names = terminals.map((t) => t.name);
   const meant = nearMiss(name, names);
-  const shown = names.slice(0, LISTED).map(escapeControls).join(', ');
-  const more = names.length > LISTED ? ` and ${names.length - LISTED} more` : '';
-  return ` (the ${what} are: ${shown}${more}${meant ? `; did you mean ${escapeControls(meant)}?` : ''})`;
+  const shown = firstFew(names.map(escapeControls), LISTED);
+  return ` (the ${what} are: ${shown}${meant ? `; did you mean ${escapeControls(meant)}?` : ''})`;
 }

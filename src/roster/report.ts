@@ -7,6 +7,7 @@ import { EXIT } from '../util/exit-codes.js';
 import type { TerminalSyncReport } from './sync-users.js';
 import { cardTextOf } from './http-terminal-sync.js';
 import { OTHER_CARDS, type Change, type ChangeResult, type Plan, type Roster } from './types.js';
+import { firstFew } from '../util/first-few.js';
 
 export interface SyncCounts {
   added: number;
@@ -164,14 +165,13 @@ export function formatText(
 /** Removals held back by the limit, in plain words with the way on. */
 function heldText(held: NonNullable<Plan['heldRemovals']>, dryRun: boolean): string {
   const n = held.removals.length;
-  const sample = held.removals
-    .slice(0, 5)
-    .map((c) => c.code)
-    .join(', ');
-  const more = n > 5 ? ` and ${n - 5} more` : '';
+  const sample = firstFew(
+    held.removals.map((c) => c.code),
+    5,
+  );
   return (
     `  ! REMOVALS HELD BACK: the roster ${dryRun ? 'would remove' : 'would have removed'} ${n} of the ${held.users} users on this terminal ` +
-    `(${sample}${more}), more than the limit of ${held.limit} a run may remove; nobody was removed. ` +
+    `(${sample}), more than the limit of ${held.limit} a run may remove; nobody was removed. ` +
     `A roster that suddenly lost people (an HRMS answering part of its list, everyone blocked, a cut file) must not empty the terminals. ` +
     `Check the roster; if these removals are right, run again with --max-removals ${n} (or set terminalUsers.maxRemovals)`
   );

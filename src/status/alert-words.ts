@@ -18,6 +18,7 @@ import type {
   SinkCredential,
   TerminalStatus,
 } from './types.js';
+import { firstFew } from '../util/first-few.js';
 
 export type { Alert } from './types.js';
 
@@ -241,7 +242,7 @@ export const ALERT = {
     const pushed =
       push.length === 0
         ? ''
-        : `; push ${push.length === 1 ? 'terminal' : 'terminals'} ${push.slice(0, 5).join(', ')}${push.length > 5 ? ` and ${push.length - 5} more` : ''} ` +
+        : `; push ${push.length === 1 ? 'terminal' : 'terminals'} ${firstFew(push, 5)} ` +
           `${push.length === 1 ? 'keeps its' : 'keep their'} punches (each upload is answered "try later") and ${push.length === 1 ? 'sends them' : 'send them'} again once it is free`;
     return {
       kind: 'journal-busy',

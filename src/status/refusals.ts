@@ -2,6 +2,7 @@ import type { DeliveryQueue, RefusedPunches } from '../journal/types.js';
 import type { HoldPolicy } from '../sinks/hold-policy.js';
 import type { Alert } from './alert-words.js';
 import { escapeControls, printable } from '../util/terminal-text.js';
+import { firstFew } from '../util/first-few.js';
 
 /** Codes named in one alert line; beyond them, "and N more". */
 const CODES_SHOWN = 5;
@@ -88,11 +89,8 @@ function causeOf(message: string, code: string): { key: string; cause: Cause } {
 function codeList(codes: Map<string, number>): string {
   const sorted = [...codes].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([c]) => escapeControls(c));
   if (sorted.length === 1) return `code ${sorted[0]}`;
-  const shown = sorted.slice(0, CODES_SHOWN);
-  const more = sorted.length - shown.length;
-  return more > 0
-    ? `codes ${shown.join(', ')} and ${more} more`
-    : `codes ${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}`;
+  if (sorted.length > CODES_SHOWN) return `codes ${firstFew(sorted, CODES_SHOWN)}`;
+  return `codes ${sorted.slice(0, -1).join(', ')} and ${sorted.at(-1)}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { isUtcName, zoneName } from './box-zone.js';
+import { firstFew } from './first-few.js';
 
 /** What the warning looks at; the defaults read this machine. */
 export interface ZoneFacts {
@@ -42,7 +43,7 @@ export function containerZoneWarning(
 ): { detail: string; fix: string } | undefined {
   const names = terminals.filter((t) => t.enabled !== false && !t.timezone).map((t) => t.name);
   if (names.length === 0 || !containerInDefaultUtc(f)) return undefined;
-  const shown = names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
+  const shown = firstFew(names, 3);
   const which = names.length === 1 ? `terminal ${shown} has` : `terminals ${shown} have`;
   return {
     detail: `${which} no timezone and this container runs in UTC, so ${names.length === 1 ? 'its clock is' : 'their clocks are'} read as UTC`,
