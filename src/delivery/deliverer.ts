@@ -11,7 +11,7 @@ import { Backoff } from '../util/backoff.js';
 import { BatchSizer } from './batch-size.js';
 import { emptyCounters, type DeliveryCounters } from './counters.js';
 import { drainQueue, type DrainOptions, type DrainReport } from './drain.js';
-import { DeliveryHealth, deliveryTo, NO_TOKEN, type CredentialWords, type DeliveryStateAccess } from './health.js';
+import { DeliveryHealth, NO_TOKEN, type CredentialWords, type DeliveryStateAccess } from './health.js';
 import { compilePatterns, describeTally, type OutcomeTally } from './outcomes.js';
 import { countingQueue, PendingCount } from './pending.js';
 import { retryAfterWait, retryAfterWords } from './retry-after.js';
@@ -168,10 +168,9 @@ export class Deliverer {
     const address = o.address ?? (o.hrms ? addressShown(o.hrms.baseUrl) : undefined);
     this.health = new DeliveryHealth(o.state, o.logger, o.clock, o.credential, address);
     // The refusal lines name the sink and its address as the trouble lines do, and where all refused are listed.
-    const who = o.credential?.who ?? 'HRMS';
     this.refusalWords = {
-      who,
-      delivery: deliveryTo(who, address),
+      who: this.health.who,
+      delivery: this.health.delivery,
       listRefused: `punchgate punches${o.sink === undefined ? '' : ` --sink ${o.sink}`} --state rejected`,
     };
     this.sleep = o.sleep ?? abortableSleep;

@@ -72,8 +72,13 @@ export class DeliveryHealth {
     private readonly address?: string,
   ) {}
 
-  /** "HRMS delivery to https://hr.example.com": the start of each line of this delivery's trouble. */
-  private get delivery(): string {
+  /** Who answers, in the log's words ("HRMS", "Frappe", "Odoo"). */
+  get who(): string {
+    return this.credential.who;
+  }
+
+  /** "HRMS delivery to https://hr.example.com": the start of each line of this delivery's trouble (and its refusals: send-claimed.ts). */
+  get delivery(): string {
     return deliveryTo(this.credential.who, this.address);
   }
 
