@@ -1,21 +1,18 @@
+import { escapeControlsAsJson } from '../util/terminal-text.js';
+
 /** Longest text from outside (an HRMS message, a page snippet) kept in a message. */
 const MAX_MESSAGE = 300;
 
 /**
- * A text that came from outside, made safe to store and show: secrets scrubbed, control
- * characters and bidirectional overrides written as visible escapes (a message must not move
- * the cursor of the terminal that prints it, nor reorder what follows it), at most 300 characters.
+ * A text that came from outside, made safe to store and show: secrets scrubbed, tabs and line
+ * ends as blanks, every other control or invisible character (bidirectional overrides, line
+ * separators, zero-width and tag characters...) and a tower of combining marks written as visible
+ * `\uXXXX` escapes, by the terminal's rule (escapeControlsAsJson): a message must not move the
+ * cursor of the terminal that prints it, nor reorder or hide what follows it, also where it is
+ * written as it is kept (`punches export`). At most 300 characters.
  */
-// eslint-disable-next-line no-control-regex
-const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-// eslint-disable-next-line no-control-regex
-const UNUSUAL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
-
 export function outsideText(s: string, scrub: (s: string) => string): string {
-  let out = scrub(s);
-  // Most messages are plain: checked once, changed only when they need it.
-  if (UNUSUAL.test(out))
-    out = out.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).replace(/[\t\n]+/g, ' ');
+  const out = escapeControlsAsJson(scrub(s).replace(/[\t\n]+/g, ' '));
   return out.length > MAX_MESSAGE ? `${out.slice(0, MAX_MESSAGE)}...` : out;
 }
 

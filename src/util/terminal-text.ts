@@ -37,6 +37,15 @@ export function escapeControls(text: string): string {
   return text.replace(HIDDEN, escapeOne).replace(MARK_TOWER, escapeOne);
 }
 
+/**
+ * `text` with the same characters as escapeControls written as JSON's `\uXXXX` escapes (a pair
+ * of them beyond the BMP): the form of outside text kept in the journal (an HRMS's message), which
+ * `punches export` writes as it is, and which a JSON reader reads back.
+ */
+export function escapeControlsAsJson(text: string): string {
+  return text.replace(HIDDEN, jsonEscape).replace(MARK_TOWER, jsonEscape);
+}
+
 /** A sample of outside text for a log line: escaped (see escapeControls), at most `max` characters shown. */
 export function printable(text: string, max = 80): string {
   const shown = escapeControls(text.length > max ? text.slice(0, max) : text);
