@@ -1,6 +1,7 @@
 import { writePrivateFile } from '../util/private-file.js';
 import { readSmallPlainFile } from '../util/small-file.js';
 import { escapeControls } from '../util/terminal-text.js';
+import { statusJson } from './json.js';
 import { readStatusJson, statusJsonPath } from './daemon-probe.js';
 import type { LastStop } from './last-stop.js';
 
@@ -27,7 +28,8 @@ export function markStatusLog(statusPath: string | undefined, stop: LastStop): v
   try {
     const report = readStatusJson(statusPath) as Record<string, unknown>;
     const daemon = { running: false, statusLogAt: stop.at, stale: false, lastStop: stop };
-    writePrivateFile(jsonPath, `${JSON.stringify({ ...report, daemon }, null, 2)}\n`);
+    // As the daemon writes it (statusJson): the reason may quote outside text, a crash's message.
+    writePrivateFile(jsonPath, statusJson({ ...report, daemon }));
   } catch {
     // As above.
   }

@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { writePrivateFile } from '../util/private-file.js';
 import { readSmallPlainFile } from '../util/small-file.js';
+import { safeJson } from '../util/terminal-text.js';
 
 /**
  * Why `punchgate run` last stopped on its own (a fatal exit: 74, 75, 78, or an unexpected crash),
@@ -27,7 +28,9 @@ export function lastStopPath(journalPath: string): string {
 /** Writes the record; never throws (the process is exiting, and the journal's disk may be the trouble). */
 export function recordLastStop(journalPath: string, stop: LastStop): void {
   try {
-    writePrivateFile(lastStopPath(journalPath), `${JSON.stringify(stop, null, 2)}\n`);
+    // safeJson: an unexpected crash's reason is an error's message, which may quote outside text
+    // (raw C1 controls, bidi overrides): JSON's escapes, read back as the same reason.
+    writePrivateFile(lastStopPath(journalPath), `${safeJson(stop, 2)}\n`);
   } catch {
     // A full or read-only disk: the daemon's last line (journalctl) still says it.
   }
