@@ -2,7 +2,7 @@
  * What `sync-users` prints: per terminal, the counts and each change with its result (text for a
  * person, JSON for a script), and the exit code. Names are shown; fingerprint templates never are.
  */
-import { printable } from '../util/terminal-text.js';
+import { quoted } from '../util/terminal-text.js';
 import { EXIT } from '../util/exit-codes.js';
 import type { TerminalSyncReport } from './sync-users.js';
 import { cardTextOf } from './http-terminal-sync.js';
@@ -67,9 +67,6 @@ export function syncExitCode(roster: Roster | null, reports: readonly TerminalSy
   return EXIT.OK;
 }
 
-/** A name or code from a terminal or the HRMS, quoted: escaped and bounded (a bidi override is not escaped by JSON). */
-const q = (s: string) => `"${printable(s, 64)}"`;
-
 /**
  * The card as the terminal is given it: Hikvision and Dahua keep a card as text, so `0012345678`
  * is written with its zeros and said so (the report said `12345678` for a card written as
@@ -80,10 +77,10 @@ const TEXT_CARD_KINDS = new Set(['hikvision', 'dahua']);
 function describe(c: Change, kind: string): string {
   const uid = c.uid === null ? '' : `uid ${c.uid}`;
   const card = !c.card ? '' : TEXT_CARD_KINDS.has(kind) ? cardTextOf(c) : String(c.card);
-  if (c.action === 'add') return `${q(c.name)}${card ? ` card ${card}` : ''} (${uid || 'new'})`;
+  if (c.action === 'add') return `${quoted(c.name)}${card ? ` card ${card}` : ''} (${uid || 'new'})`;
   if (c.action === 'update') {
     const parts: string[] = [];
-    if (c.fields.includes('name')) parts.push(`name ${q(c.before.name)} -> ${q(c.name)}`);
+    if (c.fields.includes('name')) parts.push(`name ${quoted(c.before.name)} -> ${quoted(c.name)}`);
     if (c.fields.includes('card'))
       parts.push(
         `card ${c.before.card === OTHER_CARDS ? 'other card(s)' : c.before.card || 'none'} -> ${card || 'none'}`,
@@ -91,7 +88,7 @@ function describe(c: Change, kind: string): string {
     return `${parts.join(', ')}${uid ? ` (${uid})` : ''}`;
   }
   const why = c.reason === 'inactive' ? 'inactive in the roster' : 'not in the roster';
-  return `${q(c.name)} (${why}${uid ? `, ${uid}` : ''})`;
+  return `${quoted(c.name)} (${why}${uid ? `, ${uid}` : ''})`;
 }
 
 function outcome(r: ChangeResult): string {
@@ -149,7 +146,7 @@ export function formatText(
     for (const a of r.plan?.protectedAdmins ?? []) {
       const why = a.reason === 'inactive' ? 'inactive in the roster' : 'not in the roster';
       out.push(
-        `  ! keep   ${a.code.padEnd(12)} ${q(a.name)}: administrator, ${why}; not removed (--include-admins ${a.code} removes it)`,
+        `  ! keep   ${a.code.padEnd(12)} ${quoted(a.name)}: administrator, ${why}; not removed (--include-admins ${a.code} removes it)`,
       );
     }
     for (const f of r.plan?.refused ?? []) out.push(`  ! refuse ${f.code.padEnd(12)} ${f.where}: ${f.reason}`);

@@ -52,6 +52,15 @@ export function printable(text: string, max = 80): string {
   return text.length > max ? `${shown}... (${text.length} chars)` : shown;
 }
 
+/**
+ * A name or code from a terminal or the HRMS in double quotes, for a line of a command's output:
+ * escaped and bounded as printable does (JSON.stringify, the quotes it would give, escapes C0
+ * controls only: a bidi override, a C1 CSI or a line separator would reach the screen raw).
+ */
+export function quoted(text: string, max = 64): string {
+  return `"${printable(text, max)}"`;
+}
+
 /** What escapeControls writes out, less the line breaks and tabs JSON.stringify itself lays out with. */
 const HIDDEN_IN_JSON =
   /(?![\n\t])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}\p{Noncharacter_Code_Point}]/gu;

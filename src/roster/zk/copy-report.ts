@@ -1,5 +1,6 @@
 /** What `copy-templates` prints per target: which users and which fingers, never the template bytes. */
 import type { ChangeResult } from '../types.js';
+import { escapeControls, quoted } from '../../util/terminal-text.js';
 
 export interface CopyOptions {
   from: string;
@@ -67,8 +68,8 @@ export function formatCopyText(
     for (const c of r.changes) {
       const what =
         c.action === 'add'
-          ? `+ add     ${c.code.padEnd(12)} ${JSON.stringify(c.name)} (uid ${c.uid})`
-          : `~ fingers ${c.code.padEnd(12)} ${JSON.stringify(c.name)} (uid ${c.uid})`;
+          ? `+ add     ${c.code.padEnd(12)} ${quoted(c.name)} (uid ${c.uid})`
+          : `~ fingers ${c.code.padEnd(12)} ${quoted(c.name)} (uid ${c.uid})`;
       const status =
         c.result.status === 'planned'
           ? 'dry run'
@@ -82,7 +83,8 @@ export function formatCopyText(
     for (const w of r.warnings) out.push(`  warning: ${scrub(w)}`);
     if (r.error) out.push(`  ERROR: ${scrub(r.error)}`);
   }
-  return out.join('\n') + '\n';
+  // Errors, warnings and notes quote what the terminals said: each line shown as the terminal does.
+  return out.map(escapeControls).join('\n') + '\n';
 }
 
 export function copyJson(

@@ -15,6 +15,7 @@ import { messageOf } from '../../util/errors.js';
 import { faultText, isConnectionLoss, ZkUserTerminal } from './zk-terminal.js';
 import { configKeyIn } from '../../config/terminals.js';
 import { localTime } from '../../util/local-time.js';
+import { quoted } from '../../util/terminal-text.js';
 
 export async function runRestoreUser(terminalName: string, code: string, deps: UserCommandDeps): Promise<number> {
   const cfg = zkTerminal(deps.config, terminalName, 'restore-user');
@@ -101,7 +102,7 @@ export async function runRestoreUser(terminalName: string, code: string, deps: U
     }
     store.markRestored(backup.id);
     deps.out.write(
-      `${terminalName}: ${present ? 'fingerprints restored to' : 'restored'} ${backup.code} ${JSON.stringify(present ? present.user.name : restoredName)} (uid ${uid}) with ${entry.templates.length} fingerprint(s) from the backup of ${localTime(backup.takenAt)}${nameNote ? ' (without its name: see above)' : ''}\n`,
+      `${terminalName}: ${present ? 'fingerprints restored to' : 'restored'} ${backup.code} ${quoted(present ? present.user.name : restoredName)} (uid ${uid}) with ${entry.templates.length} fingerprint(s) from the backup of ${localTime(backup.takenAt)}${nameNote ? ' (without its name: see above)' : ''}\n`,
     );
     if (warnings.length > 0) return EXIT.TEMPFAIL;
     return nameNote ? EXIT.FAILURE : EXIT.OK;
