@@ -1,3 +1,4 @@
+import { boundedText } from '../util/bounded-text.js';
 import { escapeControlsAsJson } from '../util/terminal-text.js';
 
 /** Longest text from outside (an HRMS message, a page snippet) kept in a message. */
@@ -13,7 +14,8 @@ const MAX_MESSAGE = 300;
  */
 export function outsideText(s: string, scrub: (s: string) => string): string {
   const out = escapeControlsAsJson(scrub(s).replace(/[\t\n]+/g, ' '));
-  return out.length > MAX_MESSAGE ? `${out.slice(0, MAX_MESSAGE)}...` : out;
+  // Cut by code points: a slice of UTF-16 units kept half of an emoji, a lone surrogate.
+  return out.length > MAX_MESSAGE ? `${boundedText(out, MAX_MESSAGE)}...` : out;
 }
 
 /**

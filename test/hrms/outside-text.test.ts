@@ -40,3 +40,11 @@ describe('an HRMS message as it is kept in the journal and written by punches ex
     expect(outsideText('x\u{E0001}y', asIs)).toBe('x\\udb40\\udc01y');
   });
 });
+
+describe('a long HRMS message cut to 300 characters', () => {
+  it('is cut between characters, never inside one beyond the BMP (no lone surrogate kept)', () => {
+    const kept = outsideText(`${'x'.repeat(299)}😀 and more`, asIs);
+    expect(kept).toBe(`${'x'.repeat(299)}😀...`);
+    expect(kept).not.toMatch(/\p{Cs}/u);
+  });
+});
