@@ -50,5 +50,5 @@ export function pageExcerpt(text: string, clean: (s: string) => string, max = 80
     .slice(0, max + EXCERPT_MARGIN)
     .trim()
     .replace(/\s+/g, ' ');
-  return clean(part).slice(0, max);
+  return boundedText(clean(part), max);
 }

@@ -27,4 +27,10 @@ describe('an excerpt of a body from outside', () => {
     expect(pageExcerpt('<html><title>502 Bad   Gateway</title></html>', clean)).toBe('502 Bad Gateway');
     expect(pageExcerpt('  Service\n\nunavailable  ', clean)).toBe('Service unavailable');
   });
+
+  it('is cut between characters, never inside one beyond the BMP (no lone surrogate)', () => {
+    const shown = pageExcerpt(`${'E'.repeat(79)}😀 and the rest of the page`, clean);
+    expect(shown).toBe(`${'E'.repeat(79)}😀`);
+    expect(shown).not.toMatch(/\p{Cs}/u);
+  });
 });
