@@ -22,6 +22,7 @@ import { EXIT, ExitError } from '../util/exit-codes.js';
 import { createLogger, logFormatFor, type LogFormat, type Logger } from '../util/logger.js';
 import { isJournalStream, PRIORITY, withPriority } from '../util/journald.js';
 import { Secrets } from '../util/secrets.js';
+import { escapeControls } from '../util/terminal-text.js';
 import { aborted, abortOnStopSignal } from '../util/signals.js';
 
 /** Options every command inherits from the root program. */
@@ -180,8 +181,12 @@ function withOptionsGivenToParents(args: unknown[]): void {
 
 export function reportError(e: unknown, command?: string): void {
   // Under systemd each line carries its priority, so that `journalctl -p err` shows why it stopped.
-  const write = (text: string) =>
+  // A message quotes what terminals and servers said: each of its lines shown as the terminal does
+  // (escapeControls), whatever the code that built it did, its own line breaks kept.
+  const write = (message: string) => {
+    const text = message.split('\n').map(escapeControls).join('\n');
     process.stderr.write(isJournalStream(2) ? withPriority(PRIORITY.err, text) : `${text}\n`);
+  };
   if (e instanceof ConfigError) {
     // One problem per line, each starting with `file:line:` as compilers do (editors jump to it).
     for (const p of e.problems) write(p);
