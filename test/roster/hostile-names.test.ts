@@ -6,6 +6,7 @@
  * and a line separator reached the admin's terminal raw.
  */
 import { describe, expect, it } from 'vitest';
+import { UserBackupStore } from '../../src/journal/user-backups.js';
 import { runCopyTemplates } from '../../src/roster/zk/copy-templates.js';
 import { runRestoreUser } from '../../src/roster/zk/restore-user.js';
 import type { SimTemplate } from '../../src/sim/terminal/index.js';
@@ -46,4 +47,26 @@ describe('a terminal user’s name with hidden characters', () => {
     expect(d.output.out).not.toMatch(RAW);
     expect(d.output.out).toMatch(/^gate: restored 1005 "Ev\\u202eil\\x9b2J\\u2028X" \(uid 5\)/);
   });
+
+  it('restore-user says why a name kept with U+FFFD is left out with the name escaped', async () => {
+    await env.start({ gate: { users: [] } });
+    new UserBackupStore(env.journal.db).save({
+      terminal: 'gate',
+      serial: 'S',
+      fpVersion: '10',
+      code: '1002',
+      uid: 2,
+      name: 'a\ufffd\u202eb\u009b2J',
+      card: 42,
+      privilege: 0,
+      reason: 'test',
+      templates: [{ finger: 3, valid: 1, template: Buffer.alloc(300, 7) }],
+    });
+    const d = env.deps();
+    d.output.code = await runRestoreUser('gate', '1002', d);
+    expect(d.output.code).toBe(1);
+    expect(d.output.err).not.toMatch(RAW);
+    expect(d.output.err).toContain('1002: name "a\ufffd\\u202eb\\x9b2J" was no text when it was read');
+  });
 });
+

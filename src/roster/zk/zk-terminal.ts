@@ -22,6 +22,7 @@ import type { TerminalFault } from '../../sources/poll-outcome.js';
 import type { TerminalProfile, TerminalUser } from '../types.js';
 import { messageOf } from '../../util/errors.js';
 import { nameProblem, storedName } from '../plan.js';
+import { quoted } from '../../util/terminal-text.js';
 
 export interface ZkUserRow {
   /** The user, its name read in the terminal's character set (`encoding`). */
@@ -122,7 +123,7 @@ export class ZkUserTerminal {
   nameForRecord(name: string): { name: string; bytes?: Buffer } | { refused: string } {
     if (name.includes('\ufffd')) {
       return {
-        refused: `name ${JSON.stringify(name)} was no text when it was read (kept with U+FFFD); written without a name rather than as garbage. Set the name again with sync-users, or set the terminal's encoding to the one its firmware uses`,
+        refused: `name ${quoted(name)} was no text when it was read (kept with U+FFFD); written without a name rather than as garbage. Set the name again with sync-users, or set the terminal's encoding to the one its firmware uses`,
       };
     }
     const profile = this.profile();
