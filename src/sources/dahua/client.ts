@@ -1,5 +1,5 @@
 import { DahuaApiError } from './errors.js';
-import { DahuaHttp, type DahuaHttpOptions, type DahuaResponse } from './http.js';
+import { DahuaHttp, wordsOf, type DahuaHttpOptions, type DahuaResponse } from './http.js';
 import { errorText, parseLines, parseRecordAnswer } from './kv.js';
 import { fromFields, type DahuaRecord } from './records.js';
 import { DahuaUsers } from './users.js';
@@ -56,7 +56,7 @@ export class DahuaClient {
     const v = parseLines(res.text).get(key);
     if (v === undefined)
       throw new DahuaApiError(
-        `${path.split('?')[0]}: the answer has no ${key}= (${JSON.stringify(res.text.slice(0, 80))})`,
+        `${path.split('?')[0]}: the answer has no ${key}= (${JSON.stringify(wordsOf(res, res.text.slice(0, 4096)).slice(0, 80))})`,
         res.status,
       );
     return v.trim();
@@ -138,5 +138,5 @@ export function expectOk(res: DahuaResponse, path: string): DahuaResponse {
   const err = errorText(res.text);
   if (res.status >= 200 && res.status <= 299 && err === undefined) return res;
   const status = res.status >= 200 && res.status <= 299 ? 400 : res.status;
-  throw new DahuaApiError(`${path.split('?')[0]}: HTTP ${res.status}${err ? ` (${err})` : ''}`, status);
+  throw new DahuaApiError(`${path.split('?')[0]}: HTTP ${res.status}${err ? ` (${wordsOf(res, err)})` : ''}`, status);
 }

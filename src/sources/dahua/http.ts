@@ -6,6 +6,7 @@ import { cannotAnswerWords, offeredLogins, staleNonceCause } from '../digest-log
 import { netErrorText, routeWords } from '../net-error-words.js';
 import { DahuaAuthError, DahuaChallengeError, DahuaConnectionError, DahuaStaleNonceError } from './errors.js';
 import { ANSWER_DEADLINE_TIMEOUTS, MAX_ANSWER_BYTES } from './limits.js';
+import { HeldSecrets } from '../held-secrets.js';
 
 /**
  * HTTP to one Dahua device with Digest authentication (MD5 or SHA-256, whichever is the
@@ -29,6 +30,16 @@ export interface DahuaResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
   text: string;
+  /**
+   * Takes the secrets the client holds (the password it sent) out of the device's words before
+   * they become a message (HeldSecrets#scrub): a device may quote back what it was sent.
+   */
+  scrub?: (text: string) => string;
+}
+
+/** The device's words in a message: the secrets its client holds taken out (DahuaResponse#scrub). */
+export function wordsOf(res: DahuaResponse, words: string): string {
+  return res.scrub ? res.scrub(words) : words;
 }
 
 export interface DahuaRequest {
@@ -47,9 +58,13 @@ export class DahuaHttp {
   /** The current challenge has been answered successfully at least once. */
   private proven = false;
   private readonly streams = new Set<IncomingMessage>();
+  /** The password, taken out of the device's words before they become a message. */
+  private readonly held: HeldSecrets;
+  private readonly scrub = (text: string) => this.held.scrub(text);
 
   constructor(private readonly o: DahuaHttpOptions) {
     this.peer = `${o.host}:${o.port}`;
+    this.held = new HeldSecrets(o.password);
     const agentOpts = { keepAlive: true, maxSockets: 1, keepAliveMsecs: 10_000 };
     this.agent = o.tls
       ? new https.Agent({
@@ -234,7 +249,7 @@ export class DahuaHttp {
       const { res, text = '' } = sent;
       const status = res.statusCode ?? 0;
       this.o.onRequest?.(method, path, status);
-      const answer = { status, headers: res.headers, text };
+      const answer = { status, headers: res.headers, text, scrub: this.scrub };
       if (status !== 401) {
         if (auth) this.proven = true;
         return answer;

@@ -1,5 +1,5 @@
 import { DahuaApiError } from './errors.js';
-import type { DahuaHttp } from './http.js';
+import { wordsOf, type DahuaHttp } from './http.js';
 import { errorText, parseLines, parseRecords } from './kv.js';
 import { MAX_USERS } from './limits.js';
 
@@ -42,7 +42,7 @@ export class DahuaUsers {
     const err = errorText(res.text);
     if (res.status < 200 || res.status > 299 || err !== undefined)
       throw new DahuaApiError(
-        `${path.split('?')[0]} ${/action=(\w+)/.exec(path)?.[1] ?? ''}: HTTP ${res.status}${err ? ` (${err})` : ''}`,
+        `${path.split('?')[0]} ${/action=(\w+)/.exec(path)?.[1] ?? ''}: HTTP ${res.status}${err ? ` (${wordsOf(res, err)})` : ''}`,
         res.status >= 200 && res.status <= 299 ? 400 : res.status,
       );
     return res.text;

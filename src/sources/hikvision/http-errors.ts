@@ -7,6 +7,11 @@ export interface HikResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /**
+   * Takes the secrets the client holds (the password it sent) out of the device's words before
+   * they become a message (HeldSecrets#scrub): a device may quote back what it was sent.
+   */
+  scrub?: (text: string) => string;
 }
 
 /**
@@ -50,8 +55,9 @@ export function apiError(res: HikResponse, path: string): HikApiError {
   const sub = field('subStatusCode');
   const msg = field('errorMsg');
   const what = [statusString, sub, msg && msg !== sub ? msg : undefined].filter(Boolean).join(', ');
+  const scrub = res.scrub ?? ((t: string) => t);
   return new HikApiError(
-    `${path.split('?')[0]}: HTTP ${res.status}${what ? ` (${what})` : ''}`.slice(0, 300),
+    `${path.split('?')[0]}: HTTP ${res.status}${what ? ` (${scrub(what)})` : ''}`.slice(0, 300),
     res.status,
     sub,
   );

@@ -8,6 +8,7 @@ import { apiError, describeNetError, lockInfo, type HikResponse } from './http-e
 import { MAX_ANSWER_BYTES } from './limits.js';
 import { loadUndiciOr, peerOf, targetUnder, type Undici } from '../undici-http.js';
 import { trustingConnector, type TlsTrust } from './tls.js';
+import { HeldSecrets } from '../held-secrets.js';
 
 /**
  * HTTP to one Hikvision device on undici, with Digest authentication.
@@ -58,6 +59,9 @@ export class HikHttp {
   readonly peer: string;
   private readonly base: URL;
   private readonly digest = new DigestState();
+  /** The password, taken out of the device's words before they become a message. */
+  private readonly held: HeldSecrets;
+  private readonly scrub = (text: string) => this.held.scrub(text);
   private client: Client | undefined;
   private streams = new Set<Client>();
 
@@ -67,6 +71,7 @@ export class HikHttp {
   ) {
     this.base = new URL(opts.url);
     this.peer = peerOf(this.base);
+    this.held = new HeldSecrets(opts.password);
   }
 
   static async open(opts: HikHttpOptions): Promise<HikHttp> {
@@ -180,7 +185,7 @@ export class HikHttp {
       });
       status = res.statusCode;
       const text = await readCapped(res.body, MAX_ANSWER_BYTES, this.peer, uri, res.headers['content-length']);
-      return { status, headers: res.headers, text };
+      return { status, headers: res.headers, text, scrub: this.scrub };
     } catch (e) {
       if (deadline.aborted && !req.signal?.aborted) {
         throw new HikConnectionError(
@@ -224,7 +229,8 @@ export class HikHttp {
           return { contentType: Array.isArray(ct) ? (ct[0] ?? '') : (ct ?? ''), body: res.body, close };
         }
         const text = await readCapped(res.body, 64 * 1024, this.peer, uri).catch(() => '');
-        if (res.statusCode !== 401) throw apiError({ status: res.statusCode, headers: res.headers, text }, path);
+        if (res.statusCode !== 401)
+          throw apiError({ status: res.statusCode, headers: res.headers, text, scrub: this.scrub }, path);
         this.onUnauthorized({ status: 401, headers: res.headers, text }, auth !== undefined);
         if (attempt >= 2) throw staleAgain(this.peer);
       }
