@@ -3,6 +3,7 @@ import { reportError } from '../../src/cli/common.js';
 import { EXIT, ExitError } from '../../src/util/exit-codes.js';
 
 /** Raw characters a screen acts on or hides: C0 but tab and line feed, DEL, C1, bidi controls, separators, zero-width. */
+// eslint-disable-next-line no-control-regex -- raw control characters are what the test looks for
 const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200b]/u;
 
 /**
@@ -27,7 +28,10 @@ describe('the error line a command prints', () => {
   };
 
   it.each([
-    ['an ExitError', new ExitError('gate: the terminal said "\u001b[2J\u009b31m\u202eLIVE\u2028FORGED\u200b"', EXIT.FAILURE)],
+    [
+      'an ExitError',
+      new ExitError('gate: the terminal said "\u001b[2J\u009b31m\u202eLIVE\u2028FORGED\u200b"', EXIT.FAILURE),
+    ],
     ['any other error', new Error('gate: the terminal said "\u001b[2J\u009b31m\u202eLIVE\u2028FORGED\u200b"')],
   ])('%s: no raw control or invisible character, each written as a visible escape', (_what, e) => {
     const text = printed(e);

@@ -69,4 +69,3 @@ describe('a terminal user’s name with hidden characters', () => {
     expect(d.output.err).toContain('1002: name "a\ufffd\\u202eb\\x9b2J" was no text when it was read');
   });
 });
-

@@ -16,7 +16,8 @@ const RAW = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200b]/u;
  * An unexpected crash's reason is the error's message, which may quote outside text (Node's JSON
  * and URL errors quote the input they choked on): a C1 CSI, a bidi override, a line separator.
  */
-const REASON = 'unexpected error: Unexpected token \u009b[2J\u202e in "\u2028FORGED\u200b"; exiting so that systemd restarts punchgate';
+const REASON =
+  'unexpected error: Unexpected token \u009b[2J\u202e in "\u2028FORGED\u200b"; exiting so that systemd restarts punchgate';
 
 describe('why punchgate run stopped, written to its record and the status log’s status.json', () => {
   it('the record (journal.db.last-stop.json) holds no raw control or invisible character, and reads back the same reason', () => {
