@@ -5,6 +5,7 @@
  * finally FREE_DATA. Chunks are requested one at a time and every byte count is verified.
  */
 import { CMD, commandName, MAX_CHUNK, ZkProtocolError, type ZkPacket } from '../protocol/index.js';
+import { ChunkPackets } from './chunk-packets.js';
 import type { Collector, ZkExchange } from './exchange.js';
 import { expectOk } from './replies.js';
 
@@ -101,6 +102,14 @@ async function readChunkTrying(
 /** A chunk's ACK_OK came before all its bytes (datagrams lost): worth asking again. */
 class ShortChunkError extends ZkProtocolError {}
 
+/**
+ * How long a chunk whose ACK_OK came before all its bytes waits for the rest. Over UDP the ACK_OK
+ * (8 bytes) can overtake the last CMD_DATA (coding-libs/zkteco-php#9, SC800 terminals): the chunk
+ * was asked again at once, and failed the same way each time the network kept that habit. A
+ * datagram truly lost is asked again after this wait.
+ */
+export const OVERTAKEN_ACK_WAIT_MS = 300;
+
 function readChunk(ex: ZkExchange, start: number, length: number, progress: (got: number) => void): Promise<Buffer> {
   const req = Buffer.alloc(8);
   req.writeUInt32LE(start, 0);
@@ -115,19 +124,23 @@ function chunkCollector(
   length: number,
   progress: (got: number) => void,
 ): Collector<Buffer> {
-  const parts: Buffer[] = [];
-  let got = 0;
+  const packets = new ChunkPackets();
   let prepared = false;
+  let acked = false;
   /** Bytes this chunk carries: as asked, or fewer when PREPARE_DATA says the terminal serves less. */
   let expected = length;
   const where = `chunk at ${start} (${length} bytes) from ${peer}`;
+  const short = () => ({
+    ms: OVERTAKEN_ACK_WAIT_MS,
+    error: () => new ShortChunkError(`chunk ended after ${packets.bytes} of ${expected} bytes for the ${where}`),
+  });
   return (p) => {
     switch (p.command) {
       case CMD.PREPARE_DATA: {
         const announced = p.data.length >= 4 ? p.data.readUInt32LE(0) : -1;
         // Fewer bytes than asked is a terminal with a smaller chunk limit (the caller asks for the
         // rest next); more, none, or a second PREPARE_DATA is not a chunk of this request.
-        if (prepared || got > 0 || announced <= 0 || announced > length) {
+        if (prepared || packets.bytes > 0 || acked || announced <= 0 || announced > length) {
           throw new ZkProtocolError(`PREPARE_DATA announced ${announced} bytes for the ${where}`);
         }
         expected = announced;
@@ -135,19 +148,22 @@ function chunkCollector(
         return { done: false };
       }
       case CMD.DATA: {
-        parts.push(Buffer.from(p.data));
-        got += p.data.length;
+        // The session field numbers the packets of a chunk (see ChunkPackets).
+        packets.add(p.sessionId, p.data);
+        const got = packets.bytes;
         if (got > expected) throw new ZkProtocolError(`received ${got} bytes for the ${where}`);
         // Some firmware answers DATA_RDY with one CMD_DATA and no PREPARE_DATA/ACK_OK.
-        if (!prepared && got === length) return { done: true, value: Buffer.concat(parts, got) };
+        if (!prepared && got === length) return { done: true, value: packets.join() };
+        // The ACK_OK overtaken by this packet (UDP): the chunk is whole now.
+        if (acked && got === expected) return { done: true, value: packets.join() };
         progress(got);
-        return { done: false };
+        return acked ? { done: false, orElse: short() } : { done: false };
       }
       case CMD.ACK_OK: {
-        if (got !== expected) {
-          throw new ShortChunkError(`chunk ended after ${got} of ${expected} bytes for the ${where}`);
-        }
-        return { done: true, value: Buffer.concat(parts, got) };
+        // A second ACK_OK (a duplicated datagram) changes nothing.
+        acked = true;
+        if (packets.bytes !== expected) return { done: false, orElse: short() };
+        return { done: true, value: packets.join() };
       }
       default:
         throw new ZkProtocolError(`unexpected ${commandName(p.command)} during the ${where}`);
