@@ -72,6 +72,20 @@ describe('ZK over UDP: the datagrams of a chunk arrive out of order', () => {
     expect(fake.requests.filter((r) => r.command === CMD.DATA_RDY)).toHaveLength(1);
   });
 
+  it('a CMD_DATA datagram duplicated on the way (once): the chunk is asked again and every punch journalled', async () => {
+    let duplicated = false;
+    const twice: Hook = (req, replies) => {
+      if (req.command !== CMD.DATA_RDY || duplicated) return replies;
+      duplicated = true;
+      return [...replies.slice(0, 3), replies[2] as Buffer, ...replies.slice(3)];
+    };
+    const { result, keys, journalled, fake } = await poll(twice);
+    expect(duplicated).toBe(true);
+    expect(result).toMatchObject({ ok: true, records: COUNT, added: COUNT });
+    expect(journalled).toEqual(keys);
+    expect(fake.requests.filter((r) => r.command === CMD.DATA_RDY)).toHaveLength(2);
+  });
+
   it('a terminal that does not number its packets (its session id in each): read as they come, whole', async () => {
     const sameField: Hook = (req, replies) =>
       req.command !== CMD.DATA_RDY

@@ -78,8 +78,8 @@ export async function freeData(ex: ZkExchange): Promise<void> {
 const CHUNK_TRIES = 3;
 
 /**
- * One chunk, asked again when it came short: over UDP a datagram lost on the way (Wi-Fi, a busy
- * switch) leaves the chunk short when the terminal's ACK_OK arrives. A log of 4 MB is about 4,000
+ * One chunk, asked again when it came short (or long): over UDP a datagram lost on the way (Wi-Fi,
+ * a busy switch) leaves the chunk short when the terminal's ACK_OK arrives; one delivered twice, long. A log of 4 MB is about 4,000
  * datagrams; without a second try a loss of one in a thousand failed nearly every poll of it,
  * whole, for good. The terminal keeps its prepared buffer, so the same range is served again;
  * packets of the short try carry the old reply id and are not taken for the new one.
@@ -94,13 +94,16 @@ async function readChunkTrying(
     try {
       return await readChunk(ex, start, length, progress);
     } catch (e) {
-      if (!(e instanceof ShortChunkError) || tried >= CHUNK_TRIES) throw e;
+      if (!(e instanceof ChunkNotWholeError) || tried >= CHUNK_TRIES) throw e;
     }
   }
 }
 
-/** A chunk's ACK_OK came before all its bytes (datagrams lost): worth asking again. */
-class ShortChunkError extends ZkProtocolError {}
+/**
+ * A chunk not as announced, as a lossy link leaves it: its ACK_OK came before all its bytes (a
+ * datagram lost), or it carried more bytes (a datagram delivered twice). Worth asking again.
+ */
+class ChunkNotWholeError extends ZkProtocolError {}
 
 /**
  * How long a chunk whose ACK_OK came before all its bytes waits for the rest. Over UDP the ACK_OK
@@ -132,7 +135,7 @@ function chunkCollector(
   const where = `chunk at ${start} (${length} bytes) from ${peer}`;
   const short = () => ({
     ms: OVERTAKEN_ACK_WAIT_MS,
-    error: () => new ShortChunkError(`chunk ended after ${packets.bytes} of ${expected} bytes for the ${where}`),
+    error: () => new ChunkNotWholeError(`chunk ended after ${packets.bytes} of ${expected} bytes for the ${where}`),
   });
   return (p) => {
     switch (p.command) {
@@ -151,7 +154,7 @@ function chunkCollector(
         // The session field numbers the packets of a chunk (see ChunkPackets).
         packets.add(p.sessionId, p.data);
         const got = packets.bytes;
-        if (got > expected) throw new ZkProtocolError(`received ${got} bytes for the ${where}`);
+        if (got > expected) throw new ChunkNotWholeError(`received ${got} bytes for the ${where}`);
         // Some firmware answers DATA_RDY with one CMD_DATA and no PREPARE_DATA/ACK_OK.
         if (!prepared && got === length) return { done: true, value: packets.join() };
         // The ACK_OK overtaken by this packet (UDP): the chunk is whole now.
