@@ -86,6 +86,17 @@ describe('ZK over UDP: the datagrams of a chunk arrive out of order', () => {
     expect(fake.requests.filter((r) => r.command === CMD.DATA_RDY)).toHaveLength(2);
   });
 
+  it('a datagram lost at every try: the poll fails saying data was lost on the way, not "not a ZK terminal"', async () => {
+    const lossy: Hook = (req, replies) => (req.command === CMD.DATA_RDY ? replies.filter((_, i) => i !== 3) : replies);
+    const { result, journalled, fake } = await poll(lossy);
+    expect(result).toMatchObject({ ok: false, added: 0 });
+    expect(journalled).toEqual([]);
+    expect(fake.requests.filter((r) => r.command === CMD.DATA_RDY)).toHaveLength(3);
+    expect(result.error).toBe(
+      `127.0.0.1:${fake.port} answered, but a piece of its log did not come whole at 3 tries: data lost on the way`,
+    );
+  });
+
   it('a terminal that does not number its packets (its session id in each): read as they come, whole', async () => {
     const sameField: Hook = (req, replies) =>
       req.command !== CMD.DATA_RDY

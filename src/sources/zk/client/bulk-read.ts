@@ -4,7 +4,14 @@
  * each answered by PREPARE_DATA, one or more CMD_DATA and ACK_OK (all with the request's reply id);
  * finally FREE_DATA. Chunks are requested one at a time and every byte count is verified.
  */
-import { CMD, commandName, MAX_CHUNK, ZkProtocolError, type ZkPacket } from '../protocol/index.js';
+import {
+  CMD,
+  commandName,
+  MAX_CHUNK,
+  ZkChunkNotWholeError,
+  ZkProtocolError,
+  type ZkPacket,
+} from '../protocol/index.js';
 import { ChunkPackets } from './chunk-packets.js';
 import type { Collector, ZkExchange } from './exchange.js';
 import { expectOk } from './replies.js';
@@ -94,16 +101,12 @@ async function readChunkTrying(
     try {
       return await readChunk(ex, start, length, progress);
     } catch (e) {
-      if (!(e instanceof ChunkNotWholeError) || tried >= CHUNK_TRIES) throw e;
+      if (!(e instanceof ZkChunkNotWholeError)) throw e;
+      e.tries = tried;
+      if (tried >= CHUNK_TRIES) throw e;
     }
   }
 }
-
-/**
- * A chunk not as announced, as a lossy link leaves it: its ACK_OK came before all its bytes (a
- * datagram lost), or it carried more bytes (a datagram delivered twice). Worth asking again.
- */
-class ChunkNotWholeError extends ZkProtocolError {}
 
 /**
  * How long a chunk whose ACK_OK came before all its bytes waits for the rest. Over UDP the ACK_OK
@@ -135,7 +138,7 @@ function chunkCollector(
   const where = `chunk at ${start} (${length} bytes) from ${peer}`;
   const short = () => ({
     ms: OVERTAKEN_ACK_WAIT_MS,
-    error: () => new ChunkNotWholeError(`chunk ended after ${packets.bytes} of ${expected} bytes for the ${where}`),
+    error: () => new ZkChunkNotWholeError(`chunk ended after ${packets.bytes} of ${expected} bytes for the ${where}`),
   });
   return (p) => {
     switch (p.command) {
@@ -154,7 +157,7 @@ function chunkCollector(
         // The session field numbers the packets of a chunk (see ChunkPackets).
         packets.add(p.sessionId, p.data);
         const got = packets.bytes;
-        if (got > expected) throw new ChunkNotWholeError(`received ${got} bytes for the ${where}`);
+        if (got > expected) throw new ZkChunkNotWholeError(`received ${got} bytes for the ${where}`);
         // Some firmware answers DATA_RDY with one CMD_DATA and no PREPARE_DATA/ACK_OK.
         if (!prepared && got === length) return { done: true, value: packets.join() };
         // The ACK_OK overtaken by this packet (UDP): the chunk is whole now.
