@@ -14,6 +14,7 @@ import { ChunkPackets } from '../../src/sources/zk/client/chunk-packets.js';
 import { CMD, decodePacket, encodeAttendance40, encodePacket } from '../../src/sources/zk/protocol/index.js';
 import { pollTerminal } from '../../src/sources/zk/poll.js';
 import { FakeTerminal, type Hook } from '../zk-client/fake-terminal.js';
+import { captureLogger } from '../serial/helpers.js';
 import { journalFixture, journalKeys, zkConfig } from './helpers.js';
 
 const COUNT = 120; // 4 + 120 x 40 = 4804 bytes: five datagrams of 1024 bytes or fewer
@@ -52,9 +53,12 @@ describe('ZK over UDP: the datagrams of a chunk arrive out of order', () => {
     const { data, keys } = attendance();
     const fake = new FakeTerminal({ transport: 'udp', attendance: data, hook });
     const fx = journalFixture();
+    const log = captureLogger('info');
     cleanups.push(() => fake.stop(), fx.cleanup);
-    const result = await pollTerminal(zkConfig(await fake.start(), { transport: 'udp' }), fx.deps);
-    return { result, keys, journalled: journalKeys(fx.journal), fake };
+    const cfg = zkConfig(await fake.start(), { transport: 'udp' });
+    const result = await pollTerminal(cfg, { ...fx.deps, logger: log.logger });
+    const askedAgain = log.entries.filter((e) => e.piecesAskedAgain !== undefined).map((e) => e.msg);
+    return { result, keys, journalled: journalKeys(fx.journal), fake, askedAgain };
   }
 
   it('two CMD_DATA datagrams swapped: every punch journalled as it is on the terminal, none garbled', async () => {
@@ -65,9 +69,10 @@ describe('ZK over UDP: the datagrams of a chunk arrive out of order', () => {
   });
 
   it('the trailing ACK_OK overtaking the last CMD_DATA every time: the chunk is still read whole', async () => {
-    const { result, keys, journalled, fake } = await poll(swap(5, 6));
+    const { result, keys, journalled, fake, askedAgain } = await poll(swap(5, 6));
     expect(result).toMatchObject({ ok: true, records: COUNT, added: COUNT });
     expect(journalled).toEqual(keys);
+    expect(askedAgain).toEqual([]);
     // Read once: not asked again and again.
     expect(fake.requests.filter((r) => r.command === CMD.DATA_RDY)).toHaveLength(1);
   });
@@ -79,11 +84,15 @@ describe('ZK over UDP: the datagrams of a chunk arrive out of order', () => {
       duplicated = true;
       return [...replies.slice(0, 3), replies[2] as Buffer, ...replies.slice(3)];
     };
-    const { result, keys, journalled, fake } = await poll(twice);
+    const { result, keys, journalled, fake, askedAgain } = await poll(twice);
     expect(duplicated).toBe(true);
     expect(result).toMatchObject({ ok: true, records: COUNT, added: COUNT });
     expect(journalled).toEqual(keys);
     expect(fake.requests.filter((r) => r.command === CMD.DATA_RDY)).toHaveLength(2);
+    // Said, so that a link that loses data is seen before it fails a poll.
+    expect(askedAgain).toEqual([
+      'terminal gate-1: 1 piece of its log did not come whole and was asked again (data lost or doubled on the way)',
+    ]);
   });
 
   it('a datagram lost at every try: the poll fails saying data was lost on the way, not "not a ZK terminal"', async () => {

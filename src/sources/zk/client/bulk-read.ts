@@ -27,6 +27,8 @@ export interface BulkReadOptions {
   chunkSize?: number;
   /** Called as bytes arrive: (bytes so far, total bytes). */
   onProgress?: (received: number, total: number) => void;
+  /** Called each time a piece that did not come whole is asked for again. */
+  onAskedAgain?: () => void;
 }
 
 /** Refuse to allocate for an absurd announced size (a corrupt stat): 64 MiB is ~1.6 M attendance records. */
@@ -64,7 +66,13 @@ export async function readDataset(ex: ZkExchange, req: BulkReadRequest, opts: Bu
   // starts where the served bytes end, so nothing is skipped and nothing read twice.
   for (let start = 0; start < total;) {
     const length = Math.min(chunkSize, total - start);
-    const chunk = await readChunkTrying(ex, start, length, (got) => opts.onProgress?.(start + got, total));
+    const chunk = await readChunkTrying(
+      ex,
+      start,
+      length,
+      (got) => opts.onProgress?.(start + got, total),
+      opts.onAskedAgain,
+    );
     chunk.copy(out, start);
     start += chunk.length;
     opts.onProgress?.(start, total);
@@ -96,8 +104,10 @@ async function readChunkTrying(
   start: number,
   length: number,
   progress: (got: number) => void,
+  onAskedAgain?: () => void,
 ): Promise<Buffer> {
   for (let tried = 1; ; tried++) {
+    if (tried > 1) onAskedAgain?.();
     try {
       return await readChunk(ex, start, length, progress);
     } catch (e) {
