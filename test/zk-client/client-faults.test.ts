@@ -176,6 +176,25 @@ describe('ZkClient faults', () => {
     expect(events).toEqual([e1, e2, { ...e2, logTime: '2026-11-20 08:00:03' }]);
   });
 
+  it.each([32, 36, 37])(
+    'a packet carrying two %i-byte events delivers both; zero padding after one event is no second',
+    async (size) => {
+      const t = await setup({ transport: 'tcp', seed: 23 });
+      cleanup = t.cleanup;
+      await t.zk.connect();
+      const events: ZkRealtimeAttlog[] = [];
+      await t.zk.subscribeRealtime((e) => events.push(e));
+      const e1 = { userId: '3001', verifyType: 1, state: 0, logTime: '2026-12-01 08:00:00' };
+      const e2 = { userId: '3002', verifyType: 15, state: 1, logTime: '2026-12-01 08:00:01' };
+      t.terminal.pushEvent(EF.ATTLOG, Buffer.concat([encodeRealtimeTcp(e1, size), encodeRealtimeTcp(e2, size)]));
+      t.terminal.pushEvent(EF.ATTLOG, Buffer.concat([encodeRealtimeTcp(e1, size), Buffer.alloc(size)]));
+      const last = { userId: '3003', verifyType: 1, state: 0, logTime: '2026-12-01 08:00:02' };
+      t.terminal.pushEvent(EF.ATTLOG, encodeRealtimeTcp(last, size));
+      await waitFor(() => events.at(-1)?.userId === '3003');
+      expect(events).toEqual([e1, e2, e1, last]);
+    },
+  );
+
   it('auto transport falls back to UDP when TCP is refused', async () => {
     const t = await setup({ transport: 'udp' });
     cleanup = t.cleanup;

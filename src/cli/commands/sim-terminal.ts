@@ -36,6 +36,7 @@ interface SimTerminalOptions {
   dropReply: number[];
   dropOnce?: boolean;
   separateAck?: boolean;
+  reorderDatagrams?: boolean;
   closeAfterExit?: boolean;
   maxSessions?: number;
   slowLink?: number;
@@ -102,6 +103,7 @@ export function registerSimTerminal(program: Command): void {
     .option('--drop-reply <cmd>', 'never answer this command (code or name, repeatable)', commandCode, [])
     .option('--drop-once', 'drop only the first matching reply')
     .option('--separate-ack', "send a chunk's trailing ACK_OK in its own write")
+    .option('--reorder-datagrams', "UDP: send each chunk's datagrams out of order (a reordering link)")
     .option('--close-after-exit', 'close the TCP connection after answering EXIT')
     .option('--max-sessions <n>', 'refuse TCP connections beyond N open ones', int(0))
     .option('--slow-link <bps>', 'throttle writes to BPS bytes per second', int(1))
@@ -192,6 +194,7 @@ async function runSimTerminal(opts: SimTerminalOptions, cmd: Command): Promise<n
     dropReplyTo: opts.dropReply,
     dropReplyOnce: Boolean(opts.dropOnce),
     separateTrailingAck: Boolean(opts.separateAck),
+    reorderDatagrams: Boolean(opts.reorderDatagrams),
     closeAfterExit: Boolean(opts.closeAfterExit),
     maxSessions: opts.maxSessions ?? null,
     slowLinkBytesPerSecond: opts.slowLink ?? null,

@@ -80,10 +80,19 @@ export function serveChunk(s: ZkSession, req: ZkPacket): WriteUnit[] {
     });
   }
   const ack = s.reply(req, CMD.ACK_OK);
+  if (s.transport === 'udp' && s.ctx.faults.current.reorderDatagrams) return [...units, ...outOfOrder(packets, ack)];
   for (const p of packets.slice(0, -1)) units.push([p]);
   const last = packets[packets.length - 1] as OutPacket;
   // The trailing ACK glued to the last CMD_DATA: node-zklib would otherwise take it as its next reply.
   if (s.ctx.faults.current.separateTrailingAck) units.push([last], [ack]);
   else units.push([last, ack]);
   return units;
+}
+
+/** A chunk's datagrams as a reordering link delivers them: CMD_DATA #0 and #1 swapped, ACK_OK before the last. */
+function outOfOrder(packets: OutPacket[], ack: OutPacket): WriteUnit[] {
+  const order = [...packets];
+  if (order.length >= 2) [order[0], order[1]] = [order[1] as OutPacket, order[0] as OutPacket];
+  const last = order.pop() as OutPacket;
+  return [...order.map((p) => [p]), [ack], [last]];
 }

@@ -10,6 +10,7 @@ export const DEFAULT_FAULTS: TerminalFaults = {
   splitPackets: null,
   pacingMs: 0,
   separateTrailingAck: false,
+  reorderDatagrams: false,
   closeAfterExit: false,
   maxSessions: null,
   slowLinkBytesPerSecond: null,

@@ -59,6 +59,11 @@ export interface TerminalFaults {
   pacingMs: number;
   /** Send a chunk's trailing ACK_OK in its own write (desyncs node-zklib). */
   separateTrailingAck: boolean;
+  /**
+   * UDP: send each chunk's datagrams out of order, as a Wi-Fi bridge or a bonded link delivers
+   * them: the first two CMD_DATA swapped, and the trailing ACK_OK before the last CMD_DATA.
+   */
+  reorderDatagrams: boolean;
   /** Close the TCP connection right after replying to EXIT. */
   closeAfterExit: boolean;
   /** Refuse (close) TCP connections beyond this many concurrent ones. */

@@ -1,6 +1,12 @@
 import type { ZkTerminalConfig } from '../../config/terminals.js';
 import type { TerminalFault } from '../poll-outcome.js';
-import { ZkAuthError, ZkConnectionError, ZkProtocolError, ZkTimeoutError } from './client/index.js';
+import {
+  ZkAuthError,
+  ZkChunkNotWholeError,
+  ZkConnectionError,
+  ZkProtocolError,
+  ZkTimeoutError,
+} from './client/index.js';
 import { ZkConnectRefusedError } from './protocol/index.js';
 
 /**
@@ -71,6 +77,16 @@ export function describeZkFault(
       return { cause: `${peer} closed the connection`, fix: reachFix };
     return { cause: `no answer from ${peer}${code ? ` (${code})` : ''}`, fix: reachFix };
   }
+  if (e instanceof ZkChunkNotWholeError)
+    // A ZK terminal on a link that loses data (UDP over Wi-Fi): not "no ZK terminal", whose fix
+    // (check host and port) sent the admin to settings that were right.
+    return {
+      cause: `${peer} answered, but a piece of its log did not come whole at ${e.tries} tries: data lost on the way`,
+      fix:
+        cfg.transport === 'tcp'
+          ? `check the network between this box and the terminal; nothing is lost, the log is read again at the next poll`
+          : `check the network between this box and the terminal (Wi-Fi, a busy switch), or set ${key}.transport: tcp if the terminal takes TCP; nothing is lost, the log is read again at the next poll`,
+    };
   if (e instanceof ZkProtocolError) return { cause: `${peer} answered, but not as a ZK terminal does`, fix: notZkFix };
   return { cause: `${peer}: ${e instanceof Error ? e.message : String(e)}`, fix: reachFix };
 }

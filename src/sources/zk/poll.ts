@@ -163,6 +163,13 @@ export async function pollTerminal(
     } else {
       const records = await client.getAttendances((got, total) => deadline.progress(got, total));
       result.records = records.length;
+      const askedAgain = client.lastDownload?.piecesAskedAgain ?? 0;
+      // Read whole in the end, but the link loses (or doubles) data: said before it fails a poll.
+      if (askedAgain > 0)
+        log.info(
+          { piecesAskedAgain: askedAgain },
+          `terminal ${cfg.name}: ${askedAgain} ${askedAgain === 1 ? 'piece' : 'pieces'} of its log did not come whole and ${askedAgain === 1 ? 'was' : 'were'} asked again (data lost or doubled on the way)`,
+        );
       const punches = usablePunches(records, cfg.name, serial, result, log);
       // The clock's evidence: this poll's skew, or the previous one's if it was further behind
       // (a clock set right just now still has the punches it recorded while wrong in its log).

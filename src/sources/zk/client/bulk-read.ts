@@ -4,7 +4,15 @@
  * each answered by PREPARE_DATA, one or more CMD_DATA and ACK_OK (all with the request's reply id);
  * finally FREE_DATA. Chunks are requested one at a time and every byte count is verified.
  */
-import { CMD, commandName, MAX_CHUNK, ZkProtocolError, type ZkPacket } from '../protocol/index.js';
+import {
+  CMD,
+  commandName,
+  MAX_CHUNK,
+  ZkChunkNotWholeError,
+  ZkProtocolError,
+  type ZkPacket,
+} from '../protocol/index.js';
+import { ChunkPackets } from './chunk-packets.js';
 import type { Collector, ZkExchange } from './exchange.js';
 import { expectOk } from './replies.js';
 
@@ -19,6 +27,8 @@ export interface BulkReadOptions {
   chunkSize?: number;
   /** Called as bytes arrive: (bytes so far, total bytes). */
   onProgress?: (received: number, total: number) => void;
+  /** Called each time a piece that did not come whole is asked for again. */
+  onAskedAgain?: () => void;
 }
 
 /** Refuse to allocate for an absurd announced size (a corrupt stat): 64 MiB is ~1.6 M attendance records. */
@@ -56,7 +66,13 @@ export async function readDataset(ex: ZkExchange, req: BulkReadRequest, opts: Bu
   // starts where the served bytes end, so nothing is skipped and nothing read twice.
   for (let start = 0; start < total;) {
     const length = Math.min(chunkSize, total - start);
-    const chunk = await readChunkTrying(ex, start, length, (got) => opts.onProgress?.(start + got, total));
+    const chunk = await readChunkTrying(
+      ex,
+      start,
+      length,
+      (got) => opts.onProgress?.(start + got, total),
+      opts.onAskedAgain,
+    );
     chunk.copy(out, start);
     start += chunk.length;
     opts.onProgress?.(start, total);
@@ -77,8 +93,8 @@ export async function freeData(ex: ZkExchange): Promise<void> {
 const CHUNK_TRIES = 3;
 
 /**
- * One chunk, asked again when it came short: over UDP a datagram lost on the way (Wi-Fi, a busy
- * switch) leaves the chunk short when the terminal's ACK_OK arrives. A log of 4 MB is about 4,000
+ * One chunk, asked again when it came short (or long): over UDP a datagram lost on the way (Wi-Fi,
+ * a busy switch) leaves the chunk short when the terminal's ACK_OK arrives; one delivered twice, long. A log of 4 MB is about 4,000
  * datagrams; without a second try a loss of one in a thousand failed nearly every poll of it,
  * whole, for good. The terminal keeps its prepared buffer, so the same range is served again;
  * packets of the short try carry the old reply id and are not taken for the new one.
@@ -88,18 +104,27 @@ async function readChunkTrying(
   start: number,
   length: number,
   progress: (got: number) => void,
+  onAskedAgain?: () => void,
 ): Promise<Buffer> {
   for (let tried = 1; ; tried++) {
+    if (tried > 1) onAskedAgain?.();
     try {
       return await readChunk(ex, start, length, progress);
     } catch (e) {
-      if (!(e instanceof ShortChunkError) || tried >= CHUNK_TRIES) throw e;
+      if (!(e instanceof ZkChunkNotWholeError)) throw e;
+      e.tries = tried;
+      if (tried >= CHUNK_TRIES) throw e;
     }
   }
 }
 
-/** A chunk's ACK_OK came before all its bytes (datagrams lost): worth asking again. */
-class ShortChunkError extends ZkProtocolError {}
+/**
+ * How long a chunk whose ACK_OK came before all its bytes waits for the rest. Over UDP the ACK_OK
+ * (8 bytes) can overtake the last CMD_DATA (coding-libs/zkteco-php#9, SC800 terminals): the chunk
+ * was asked again at once, and failed the same way each time the network kept that habit. A
+ * datagram truly lost is asked again after this wait.
+ */
+export const OVERTAKEN_ACK_WAIT_MS = 300;
 
 function readChunk(ex: ZkExchange, start: number, length: number, progress: (got: number) => void): Promise<Buffer> {
   const req = Buffer.alloc(8);
@@ -115,19 +140,23 @@ function chunkCollector(
   length: number,
   progress: (got: number) => void,
 ): Collector<Buffer> {
-  const parts: Buffer[] = [];
-  let got = 0;
+  const packets = new ChunkPackets();
   let prepared = false;
+  let acked = false;
   /** Bytes this chunk carries: as asked, or fewer when PREPARE_DATA says the terminal serves less. */
   let expected = length;
   const where = `chunk at ${start} (${length} bytes) from ${peer}`;
+  const short = () => ({
+    ms: OVERTAKEN_ACK_WAIT_MS,
+    error: () => new ZkChunkNotWholeError(`chunk ended after ${packets.bytes} of ${expected} bytes for the ${where}`),
+  });
   return (p) => {
     switch (p.command) {
       case CMD.PREPARE_DATA: {
         const announced = p.data.length >= 4 ? p.data.readUInt32LE(0) : -1;
         // Fewer bytes than asked is a terminal with a smaller chunk limit (the caller asks for the
         // rest next); more, none, or a second PREPARE_DATA is not a chunk of this request.
-        if (prepared || got > 0 || announced <= 0 || announced > length) {
+        if (prepared || packets.bytes > 0 || acked || announced <= 0 || announced > length) {
           throw new ZkProtocolError(`PREPARE_DATA announced ${announced} bytes for the ${where}`);
         }
         expected = announced;
@@ -135,19 +164,22 @@ function chunkCollector(
         return { done: false };
       }
       case CMD.DATA: {
-        parts.push(Buffer.from(p.data));
-        got += p.data.length;
-        if (got > expected) throw new ZkProtocolError(`received ${got} bytes for the ${where}`);
+        // The session field numbers the packets of a chunk (see ChunkPackets).
+        packets.add(p.sessionId, p.data);
+        const got = packets.bytes;
+        if (got > expected) throw new ZkChunkNotWholeError(`received ${got} bytes for the ${where}`);
         // Some firmware answers DATA_RDY with one CMD_DATA and no PREPARE_DATA/ACK_OK.
-        if (!prepared && got === length) return { done: true, value: Buffer.concat(parts, got) };
+        if (!prepared && got === length) return { done: true, value: packets.join() };
+        // The ACK_OK overtaken by this packet (UDP): the chunk is whole now.
+        if (acked && got === expected) return { done: true, value: packets.join() };
         progress(got);
-        return { done: false };
+        return acked ? { done: false, orElse: short() } : { done: false };
       }
       case CMD.ACK_OK: {
-        if (got !== expected) {
-          throw new ShortChunkError(`chunk ended after ${got} of ${expected} bytes for the ${where}`);
-        }
-        return { done: true, value: Buffer.concat(parts, got) };
+        // A second ACK_OK (a duplicated datagram) changes nothing.
+        acked = true;
+        if (packets.bytes !== expected) return { done: false, orElse: short() };
+        return { done: true, value: packets.join() };
       }
       default:
         throw new ZkProtocolError(`unexpected ${commandName(p.command)} during the ${where}`);

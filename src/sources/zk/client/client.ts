@@ -71,7 +71,10 @@ export interface ZkClientOptions {
 export type ZkProgress = (received: number, total: number) => void;
 
 /** What the attendance download found besides the records (for logging by the caller). */
-export type ZkDownloadStats = Omit<DecodedDataset<unknown>, 'records'>;
+export type ZkDownloadStats = Omit<DecodedDataset<unknown>, 'records'> & {
+  /** Pieces of the download that did not come whole and were asked for again (a lossy link). */
+  piecesAskedAgain: number;
+};
 
 export class ZkClient {
   readonly host: string;
@@ -171,9 +174,14 @@ export class ZkClient {
   /** All users (72-byte or 28-byte records). */
   getUsers(onProgress?: ZkProgress, hint?: DecodeDatasetOptions): Promise<ZkUser[]> {
     return this.op(async (ex) => {
-      const data = await readDataset(ex, { command: CMD.USERTEMP_RRQ, fct: FCT_USER }, this.readOptions(onProgress));
+      const again = { pieces: 0 };
+      const data = await readDataset(
+        ex,
+        { command: CMD.USERTEMP_RRQ, fct: FCT_USER },
+        this.readOptions(onProgress, again),
+      );
       const decoded = decodeUsers(data, hint);
-      const users = this.keepStats('users', decoded);
+      const users = this.keepStats('users', decoded, again.pieces);
       if (this.names.isUtf8) return users;
       // Names in the terminal's own character set, from each record's name bytes.
       const size = decoded.recordSize;
@@ -191,13 +199,14 @@ export class ZkClient {
    */
   getAttendances(onProgress?: ZkProgress, hint?: DecodeDatasetOptions): Promise<ZkAttendance[]> {
     return this.op(async (ex) => {
-      const data = await readDataset(ex, { command: CMD.ATTLOG_RRQ }, this.readOptions(onProgress));
+      const again = { pieces: 0 };
+      const data = await readDataset(ex, { command: CMD.ATTLOG_RRQ }, this.readOptions(onProgress, again));
       const decoded = decodeAttendances(data, {
         count: this.announcedRecords,
         stateByte: this.opts.stateByte,
         ...hint,
       });
-      const records = this.keepStats('attendance', decoded);
+      const records = this.keepStats('attendance', decoded, again.pieces);
       if (decoded.recordSize !== 8 || records.length === 0) return records;
       const users = await readDataset(ex, { command: CMD.USERTEMP_RRQ, fct: FCT_USER }, this.readOptions());
       return withUserIds(records, decodeUsers(users).records);
@@ -361,14 +370,19 @@ export class ZkClient {
     }
   }
 
-  private readOptions(onProgress?: ZkProgress) {
+  private readOptions(onProgress?: ZkProgress, again?: { pieces: number }) {
     const progress =
       onProgress && ((n: number, total: number) => safeCall(() => onProgress(n, total), this.logger, this.peer));
-    return { chunkSize: this.opts.chunkSize, onProgress: progress };
+    return {
+      chunkSize: this.opts.chunkSize,
+      onProgress: progress,
+      onAskedAgain: again && (() => void again.pieces++),
+    };
   }
 
-  private keepStats<T>(what: string, d: DecodedDataset<T>): T[] {
-    const { records, ...stats } = d;
+  private keepStats<T>(what: string, d: DecodedDataset<T>, piecesAskedAgain: number): T[] {
+    const { records, ...decoded } = d;
+    const stats = { ...decoded, piecesAskedAgain };
     this.lastStats = stats;
     if (stats.malformedBytes > 0)
       this.logger.warn({ peer: this.peer, what, ...stats }, 'skipped bytes that make no whole record');

@@ -17,8 +17,15 @@ import {
 } from '../protocol/index.js';
 import type { ZkLogger, ZkTransport } from './transport.js';
 
-/** Looks at each reply packet of one request; returns `{ done: true, value }` when it has all it needs. Throw to fail. */
-export type Collector<T> = (packet: ZkPacket) => { done: true; value: T } | { done: false };
+/**
+ * Looks at each reply packet of one request; returns `{ done: true, value }` when it has all it
+ * needs. Throw to fail. `{ done: false, orElse }` waits only `orElse.ms` for the next packet, then
+ * fails the request with `orElse.error()` and leaves the connection open: the terminal did answer,
+ * a datagram of the answer may still be on its way (UDP delivers out of order).
+ */
+export type Collector<T> = (
+  packet: ZkPacket,
+) => { done: true; value: T } | { done: false; orElse?: { ms: number; error: () => Error } };
 
 /** The default collector: the first reply packet is the whole reply. */
 export const firstPacket: Collector<ZkPacket> = (p) => ({ done: true, value: p });
@@ -220,6 +227,15 @@ export class ZkExchange {
       if (result.done) {
         this.settle(w);
         w.resolve(result.value);
+      } else if (result.orElse) {
+        const { ms, error } = result.orElse;
+        w.timer = setTimeout(
+          () => {
+            this.settle(w);
+            w.reject(error());
+          },
+          Math.min(ms, w.timeoutMs),
+        );
       } else {
         w.timer = this.startTimer(w.timeoutMs);
       }

@@ -6,6 +6,7 @@ export { ZkExchange, SerialQueue, type Collector } from './exchange.js';
 export { readDataset, type BulkReadRequest, type BulkReadOptions } from './bulk-read.js';
 export {
   ZkProtocolError,
+  ZkChunkNotWholeError,
   ZkTimeoutError,
   ZkAuthError,
   ZkConnectionError,

@@ -11,6 +11,20 @@ export class ZkProtocolError extends Error {
   }
 }
 
+/**
+ * A piece (chunk) of a download not as the terminal announced it, as a lossy link leaves it: its
+ * ACK_OK came before all its bytes (a datagram lost), or it carried more (one delivered twice).
+ * The client asks for it again; this is thrown when it came so at every try (`tries`).
+ */
+export class ZkChunkNotWholeError extends ZkProtocolError {
+  /** Times the piece was asked for when the error was thrown (1 while still trying). */
+  tries = 1;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ZkChunkNotWholeError';
+  }
+}
+
 /** An exchange got no (complete) reply in time; the connection has been torn down. */
 export class ZkTimeoutError extends Error {
   /** Packets the terminal sent meanwhile that answered no request of ours (another reply id). */

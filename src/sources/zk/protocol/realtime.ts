@@ -2,7 +2,8 @@
  * Real-time attendance events (A7): cmd REG_EVENT(500), session field = EF_ATTLOG, reply id 0.
  */
 import { ZkProtocolError } from './errors.js';
-import { readCString, writeCString } from './strings.js';
+import { isLogTime } from '../../../punch.js';
+import { isPrintable, readCString, writeCString } from './strings.js';
 import { decodeZkTime6, encodeZkTime6 } from './time.js';
 
 export interface ZkRealtimeAttlog {
@@ -45,22 +46,31 @@ export function decodeRealtimeAttlog(data: Buffer): ZkRealtimeAttlog {
   throw new ZkProtocolError(`real-time attendance event of ${data.length} bytes (expected 10, 12, 14 or >= 32)`);
 }
 
-/** Size of the padded TCP event (24-char user id, verify, state, 6-byte time, 20 bytes). */
-const PADDED_EVENT = 52;
+/**
+ * The sizes of one TCP event as terminals pad it (fananimi/pyzk zk/base.py live_capture: 52, 37,
+ * 36 and 32 bytes: 24-char user id, verify, state, 6-byte time, then padding).
+ */
+const TCP_EVENT_SIZES = [52, 37, 36, 32];
 
 /**
- * Every EF_ATTLOG event in one packet's data. Firmware that pads events to 52 bytes may send
- * several in one packet: pyzk's live_capture reads them 52 bytes at a time (fananimi/pyzk
- * zk/base.py). Reading only the first would drop the others from the real-time feed.
+ * Every EF_ATTLOG event in one packet's data. A terminal may send several events in one packet:
+ * pyzk's live_capture loops over the data for that reason (52 bytes at a time). Reading only the
+ * first left the others to the next poll, minutes later. The data is taken as events of one size
+ * only when it is a whole number of them and each slice is an event (a user id of printable
+ * characters, a real time): zero padding after a single event is no second one.
  */
 export function decodeRealtimeAttlogs(data: Buffer): ZkRealtimeAttlog[] {
-  if (data.length > PADDED_EVENT && data.length % PADDED_EVENT === 0) {
-    const out: ZkRealtimeAttlog[] = [];
-    for (let o = 0; o < data.length; o += PADDED_EVENT)
-      out.push(decodeRealtimeAttlog(data.subarray(o, o + PADDED_EVENT)));
-    return out;
+  for (const size of TCP_EVENT_SIZES) {
+    if (data.length <= size || data.length % size !== 0) continue;
+    const events: ZkRealtimeAttlog[] = [];
+    for (let o = 0; o < data.length; o += size) events.push(decodeRealtimeAttlog(data.subarray(o, o + size)));
+    if (events.every(looksLikeEvent)) return events;
   }
   return [decodeRealtimeAttlog(data)];
+}
+
+function looksLikeEvent(e: ZkRealtimeAttlog): boolean {
+  return e.userId !== '' && isPrintable(e.userId) && isLogTime(e.logTime);
 }
 
 /** TCP form: 32 bytes, or more with zero padding (`size` 36, 37, 52 are seen on devices). */
