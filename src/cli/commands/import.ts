@@ -77,9 +77,24 @@ export function registerImport(program: Command): void {
           };
           for (const file of files) {
             const shown = escapeControls(file);
-            const serial = opts.terminal === undefined ? serialOfExportName(file) : undefined;
-            const terminal = serial === undefined ? opts.terminal : terminalOfSerial(serial);
-            if (serial !== undefined && terminal !== undefined)
+            const named = serialOfExportName(file);
+            // The export of a device a terminal was before (a replaced terminal's stick): its punches
+            // are that device's, never the new device's nor "import"'s (either sent them twice).
+            const past = named === undefined ? undefined : journal.pastDeviceOf(named);
+            const pastDevice =
+              past &&
+              (opts.terminal === undefined || opts.terminal === past.terminal) &&
+              unusable(past.terminal) === undefined
+                ? past
+                : undefined;
+            const serial = opts.terminal === undefined && pastDevice === undefined ? named : undefined;
+            const terminal = pastDevice?.terminal ?? (serial === undefined ? opts.terminal : terminalOfSerial(serial));
+            if (pastDevice !== undefined) {
+              const now = journal.knownDevices().get(pastDevice.terminal);
+              process.stdout.write(
+                `${shown}: the serial ${escapeControls(named!)} in its name is the device terminal ${escapeControls(pastDevice.terminal)} was before${now ? ` ${escapeControls(now)}` : ''}: its punches are counted as that device's\n`,
+              );
+            } else if (serial !== undefined && terminal !== undefined)
               process.stdout.write(
                 `${shown}: the serial ${escapeControls(serial)} in its name is terminal ${escapeControls(terminal)}'s: its punches are counted as that terminal's\n`,
               );
@@ -102,8 +117,11 @@ export function registerImport(program: Command): void {
             }
             let r;
             try {
-              r = await importFile(file, journal, { terminal, deviceOf, refuse: unusable }, (b) =>
-                process.stderr.write(`${shown}:${b.line}: ${escapeControls(b.reason)}\n`),
+              r = await importFile(
+                file,
+                journal,
+                { terminal, deviceOf, refuse: unusable, pastDevice: pastDevice?.device },
+                (b) => process.stderr.write(`${shown}:${b.line}: ${escapeControls(b.reason)}\n`),
               );
             } catch (e) {
               if (e instanceof ImportStoppedError) {
