@@ -91,6 +91,24 @@ describe('import names the terminal of the serial in a USB export’s name', () 
     }
   });
 
+  it('a replaced push terminal’s export (its serial changed in the config): filed under the old device, before the new one ever called', async () => {
+    box = cliSandbox({
+      adms: { listen: '127.0.0.1:0' },
+      terminals: [{ name: 'lobby', kind: 'adms', serial: 'NEWPUSH02' }],
+    });
+    const j = Journal.open({ path: box.tmp.path('journal.db'), site: 'plant-a', mode: 'owner' });
+    j.ingest([{ terminal: 'lobby', device: 'OLDPUSH01', biometricCode: '1001', logTime: '2026-11-20 08:00:00' }]);
+    j.close();
+    writeFileSync(box.tmp.path('OLDPUSH01_attlog.dat'), lines('1001', '1002'));
+    const r = await box.cli('import', box.tmp.path('OLDPUSH01_attlog.dat'));
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      "the serial OLDPUSH01 in its name is the device terminal lobby was before NEWPUSH02: its punches are counted as that device's",
+    );
+    expect(r.stdout).toContain('OLDPUSH01_attlog.dat: 1 new, 1 duplicates, 0 bad');
+    expect(rows()).toEqual(['lobby/OLDPUSH01/1001', 'lobby/OLDPUSH01/1002']);
+  });
+
   it('a copy of an export keeps its serial: "(1)" and "- Copy" that file managers and browsers add find the same terminal', async () => {
     // Found by a capture trial: the stick copied twice to a laptop, "BJ2C201460456_attlog (1).dat"
     // named no serial, its punches were counted under "import" beside gate-2's and sent again.

@@ -162,7 +162,8 @@ describe('status report and status log', () => {
       previousSerial: 'OLD',
       serialChangedAt: clock.now(),
     });
-    const swapped = (r: ReturnType<typeof buildStatus>) => r.alerts.filter((a) => a.includes('now answers with serial'));
+    const swapped = (r: ReturnType<typeof buildStatus>) =>
+      r.alerts.filter((a) => a.includes('now answers with serial'));
     expect(swapped(buildStatus(journal, config(), clock.now()))).toEqual([
       'terminal gate-1 now answers with serial NEW instead of OLD since 2026-11-22 12:00:00 +00:00: device swapped or address changed (its punches are kept apart): if the device was replaced on purpose, nothing is lost, and this alert ends a day after the swap; otherwise check its host in the config (two terminals may have swapped addresses)',
     ]);

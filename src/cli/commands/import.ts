@@ -67,6 +67,17 @@ export function registerImport(program: Command): void {
               if (device.toUpperCase() === s && unusable(terminal) === undefined) return terminal;
             return undefined;
           };
+          // A push terminal given a new serial in the config (a replaced device) that has not called
+          // yet: the journal still knows it as the old device, whose export this is.
+          const pushedBefore = (serial: string): { terminal: string; device: string } | undefined => {
+            const s = serial.toUpperCase();
+            for (const [terminal, device] of known) {
+              const t = ctx.config.terminals.find((x) => x.name === terminal);
+              if (t?.kind === 'adms' && device.toUpperCase() === s && t.serial.toUpperCase() !== s)
+                return { terminal, device };
+            }
+            return undefined;
+          };
           let anyBad = false;
           // A file that cannot be read is said and skipped: the files after it are still imported
           // (an unreadable one among several stopped the rest, with no word about them).
@@ -80,7 +91,7 @@ export function registerImport(program: Command): void {
             const named = serialOfExportName(file);
             // The export of a device a terminal was before (a replaced terminal's stick): its punches
             // are that device's, never the new device's nor "import"'s (either sent them twice).
-            const past = named === undefined ? undefined : journal.pastDeviceOf(named);
+            const past = named === undefined ? undefined : (journal.pastDeviceOf(named) ?? pushedBefore(named));
             const pastDevice =
               past &&
               (opts.terminal === undefined || opts.terminal === past.terminal) &&
@@ -90,7 +101,7 @@ export function registerImport(program: Command): void {
             const serial = opts.terminal === undefined && pastDevice === undefined ? named : undefined;
             const terminal = pastDevice?.terminal ?? (serial === undefined ? opts.terminal : terminalOfSerial(serial));
             if (pastDevice !== undefined) {
-              const now = journal.knownDevices().get(pastDevice.terminal);
+              const now = deviceOf(pastDevice.terminal) || known.get(pastDevice.terminal);
               process.stdout.write(
                 `${shown}: the serial ${escapeControls(named!)} in its name is the device terminal ${escapeControls(pastDevice.terminal)} was before${now ? ` ${escapeControls(now)}` : ''}: its punches are counted as that device's\n`,
               );
