@@ -109,6 +109,23 @@ describe('import names the terminal of the serial in a USB export’s name', () 
     expect(rows()).toEqual(['lobby/OLDPUSH01/1001', 'lobby/OLDPUSH01/1002']);
   });
 
+  it('the export of a terminal taken out of the config: filed under its device, not under "import" (sent again)', async () => {
+    // Found by a site admin's trial: gate-2 taken out of the config, its stick imported later: its
+    // 82 punches, all delivered, went in again under "import", each to be sent a second time.
+    box = cliSandbox({ terminals: [{ name: 'gate-1', kind: 'zk', host: '127.0.0.1' }] });
+    const j = Journal.open({ path: box.tmp.path('journal.db'), site: 'plant-a', mode: 'owner' });
+    j.ingest([{ terminal: 'gate-2', device: 'GONE0002', biometricCode: '2001', logTime: '2026-11-20 08:00:00' }]);
+    j.close();
+    writeFileSync(box.tmp.path('GONE0002_attlog.dat'), lines('2001', '2002'));
+    const r = await box.cli('import', box.tmp.path('GONE0002_attlog.dat'));
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      "the serial GONE0002 in its name is the device of terminal gate-2, which is no longer in the config: its punches are counted as that device's",
+    );
+    expect(r.stdout).toContain('GONE0002_attlog.dat: 1 new, 1 duplicates, 0 bad');
+    expect(rows()).toEqual(['gate-2/GONE0002/2001', 'gate-2/GONE0002/2002']);
+  });
+
   it('a copy of an export keeps its serial: "(1)" and "- Copy" that file managers and browsers add find the same terminal', async () => {
     // Found by a capture trial: the stick copied twice to a laptop, "BJ2C201460456_attlog (1).dat"
     // named no serial, its punches were counted under "import" beside gate-2's and sent again.

@@ -78,6 +78,18 @@ export function registerImport(program: Command): void {
             }
             return undefined;
           };
+          // A terminal taken out of the config whose stick comes later: its punches are still its
+          // device's (the ones not journalled yet are delivered as any removed terminal's are).
+          const inConfig = (name: string) => ctx.config.terminals.some((t) => t.name === name);
+          const removedDevice = (serial: string): { terminal: string; device: string } | undefined => {
+            // A terminal renamed keeps its device: the configured name has it (terminalOfSerial).
+            if (terminalOfSerial(serial) !== undefined) return undefined;
+            const s = serial.toUpperCase();
+            for (const [terminal, device] of known)
+              if (!inConfig(terminal) && device.toUpperCase() === s) return { terminal, device };
+            return undefined;
+          };
+          const fileable = (name: string) => (inConfig(name) ? unusable(name) === undefined : name !== IMPORT_SOURCE);
           let anyBad = false;
           // A file that cannot be read is said and skipped: the files after it are still imported
           // (an unreadable one among several stopped the rest, with no word about them).
@@ -91,16 +103,21 @@ export function registerImport(program: Command): void {
             const named = serialOfExportName(file);
             // The export of a device a terminal was before (a replaced terminal's stick): its punches
             // are that device's, never the new device's nor "import"'s (either sent them twice).
-            const past = named === undefined ? undefined : (journal.pastDeviceOf(named) ?? pushedBefore(named));
+            const past =
+              named === undefined
+                ? undefined
+                : (journal.pastDeviceOf(named) ?? pushedBefore(named) ?? removedDevice(named));
             const pastDevice =
-              past &&
-              (opts.terminal === undefined || opts.terminal === past.terminal) &&
-              unusable(past.terminal) === undefined
+              past && (opts.terminal === undefined || opts.terminal === past.terminal) && fileable(past.terminal)
                 ? past
                 : undefined;
             const serial = opts.terminal === undefined && pastDevice === undefined ? named : undefined;
             const terminal = pastDevice?.terminal ?? (serial === undefined ? opts.terminal : terminalOfSerial(serial));
-            if (pastDevice !== undefined) {
+            if (pastDevice !== undefined && !inConfig(pastDevice.terminal)) {
+              process.stdout.write(
+                `${shown}: the serial ${escapeControls(named!)} in its name is the device of terminal ${escapeControls(pastDevice.terminal)}, which is no longer in the config: its punches are counted as that device's\n`,
+              );
+            } else if (pastDevice !== undefined) {
               const now = deviceOf(pastDevice.terminal) || known.get(pastDevice.terminal);
               process.stdout.write(
                 `${shown}: the serial ${escapeControls(named!)} in its name is the device terminal ${escapeControls(pastDevice.terminal)} was before${now ? ` ${escapeControls(now)}` : ''}: its punches are counted as that device's\n`,
