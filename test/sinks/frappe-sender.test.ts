@@ -213,6 +213,8 @@ describe('FrappeSender', () => {
     const msg = (JSON.parse(lines[0]!) as { msg: string }).msg;
     expect(msg.match(/refused the API key and secret/g)).toHaveLength(1);
     expect(msg).toContain(': Frappe refused the API key and secret (HTTP 401 AuthenticationError)');
+    // Nor its exception's name twice: "(HTTP 401 AuthenticationError): AuthenticationError: check ...".
+    expect(msg).toContain('(HTTP 401 AuthenticationError): check the key and secret files of');
     expect(state.lastError!.match(/refused the API key and secret/g)).toHaveLength(1);
     expect(state.lastError).toMatch(/^Frappe refused the API key and secret \(HTTP 401 AuthenticationError\)/);
   });
