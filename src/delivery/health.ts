@@ -137,12 +137,14 @@ export class DeliveryHealth {
     const now = this.clock.now();
     const previous = this.state.get();
     const refused = this.refusedWords;
+    // A sender whose words say the refusal already (Frappe's, Odoo's) is not said twice.
+    const saysIt = message.toLowerCase().startsWith(refused.toLowerCase());
     const { what } = this.credential;
     const place = this.credential.place ?? tokenFile;
     this.note('auth', () =>
       this.logger.error(
         { retryInSeconds: Math.round(retryMs / 1000), ...(tokenFile ? { tokenFile } : {}) },
-        `AUTH FAILED: ${this.delivery}: ${refused} (${message}). Delivery is paused, punches keep accumulating; ` +
+        `AUTH FAILED: ${this.delivery}: ${saysIt ? message : `${refused} (${message})`}. Delivery is paused, punches keep accumulating; ` +
           `no attempt is charged. Put a valid ${what} in place${place ? ` (${place})` : ''}; ${this.pickup(tokenFile)}.`,
       ),
     );
@@ -150,7 +152,7 @@ export class DeliveryHealth {
       auth: 'failed',
       authFailedSince: previous.auth === 'failed' && previous.authFailedSince !== null ? previous.authFailedSince : now,
       failingSince: previous.failingSince ?? now,
-      lastError: `${refused}: ${message}`,
+      lastError: saysIt ? message : `${refused}: ${message}`,
       lastErrorAt: now,
       lastResult,
     });

@@ -447,6 +447,8 @@ export class Journal implements PunchSink, DeliveryQueue {
           `SELECT log_time FROM punches WHERE device = ? AND device <> '' AND state <> 'quarantined' ORDER BY log_time DESC LIMIT 1`,
         )
         .pluck(),
+      // The terminal a device's punches were journalled under (punches_by_device finds one at once).
+      terminalOfDevice: db.prepare(`SELECT terminal, device FROM punches WHERE device = ? AND device <> '' LIMIT 1`),
       newestLogTime: db.prepare(`SELECT max(log_time) AS t FROM (SELECT log_time FROM punches
           WHERE state <> 'quarantined' ORDER BY id DESC LIMIT 1000)`),
       // A punch of a terminal that does not deliver to the default sink: done for it, never sent, and
@@ -669,6 +671,9 @@ export class Journal implements PunchSink, DeliveryQueue {
                 // The serial the terminal is known by in other letter case (a push terminal's serial
                 // retyped in the config: the receiver matches serials so): one device, one spelling.
                 deviceOf.set(p.terminal, device);
+              } else if (opts.pastDevice) {
+                // A replaced device's log: its own identity, and the terminal stays its new device.
+                deviceOf.set(p.terminal, (device = reported));
               } else {
                 // Learning a device may move punches filed by name: the ones gathered go in first.
                 inserts.flush();
@@ -1272,6 +1277,26 @@ export class Journal implements PunchSink, DeliveryQueue {
   /** Each terminal whose device (serial) the journal knows, with it (terminal-devices.ts). */
   knownDevices(): Map<string, string> {
     return this.devices.known();
+  }
+
+  /**
+   * The terminal that was device `serial` (any letter case) before the one it is now, with the
+   * serial as the journal keeps it: a replaced device, named by its status (previous serial) or by
+   * punches journalled under it. Undefined when no terminal was that device, or it still is.
+   */
+  pastDeviceOf(serial: string): { terminal: string; device: string } | undefined {
+    const current = this.devices.known();
+    const isPast = (terminal: string, device: string) =>
+      !sameSerial(current.get(terminal) ?? '', device) &&
+      !sameSerial(this.terminals.get(terminal)?.serial ?? '', device);
+    for (const t of this.terminals.list())
+      if (sameSerial(t.previousSerial, serial) && isPast(t.name, t.previousSerial))
+        return { terminal: t.name, device: t.previousSerial };
+    for (const spelling of new Set([deviceIdentity(serial), deviceIdentity(serial.toUpperCase())])) {
+      const row = this.stmt.terminalOfDevice.get(spelling) as { terminal: string; device: string } | undefined;
+      if (row && isPast(row.terminal, row.device)) return row;
+    }
+    return undefined;
   }
 
   /**

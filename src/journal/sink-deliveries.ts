@@ -629,9 +629,9 @@ export class SinkQueue implements DeliveryQueue {
   /**
    * Re-queues the sink's rejected or dead punches now, with a fresh schedule. With `all`, also
    * the punches journalled before the sink was first seen (older than its rows): they are taken in
-   * as pending. Returns how many.
+   * as pending. Returns how many of each: queued again, and older ones queued for the first time.
    */
-  retry(filter: { state: 'rejected' | 'dead'; terminal?: string; all?: boolean }): number {
+  retry(filter: { state: 'rejected' | 'dead'; terminal?: string; all?: boolean }): { again: number; older: number } {
     const now = this.d.clock.now();
     const { db } = this.d;
     return db
@@ -658,7 +658,7 @@ export class SinkQueue implements DeliveryQueue {
           moves.add(this.sink, 'pending', older);
         }
         moves.apply(db);
-        return rows + older;
+        return { again: rows, older };
       })
       .immediate();
   }

@@ -67,6 +67,12 @@ export interface IngestOptions {
    */
   boxStepMs?: number;
   /**
+   * The punches' device is one their terminal was before its current one (a replaced device's USB
+   * export): they are filed under it, where its punches already journalled are, and the terminal
+   * is not taken to be that device again (its current one stays the one its polls read).
+   */
+  pastDevice?: boolean;
+  /**
    * Source state to write in the same transaction as the punches (e.g. an event cursor): it is
    * durable exactly when they are, so a crash can never leave it ahead of them.
    */

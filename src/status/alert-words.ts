@@ -477,8 +477,8 @@ export const ALERT = {
 
   serialChanged: (t: TerminalStatus): Alert => ({
     kind: 'serial-changed',
-    cause: `terminal ${t.name} now answers with serial ${t.serial} instead of ${t.previousSerial}: device swapped or address changed (its punches are kept apart)`,
-    fix: `if the device was replaced on purpose, nothing is lost; otherwise check its host in the config (two terminals may have swapped addresses)`,
+    cause: `terminal ${t.name} now answers with serial ${t.serial} instead of ${t.previousSerial}${t.serialChangedAt ? ` since ${localTime(Date.parse(t.serialChangedAt))}` : ''}: device swapped or address changed (its punches are kept apart)`,
+    fix: `if the device was replaced on purpose, nothing is lost, and this alert ends a day after the swap; otherwise check its host in the config (two terminals may have swapped addresses)`,
   }),
 
   /**

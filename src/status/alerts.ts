@@ -20,6 +20,12 @@ const INFLIGHT_ALERT_MS = 15 * MIN;
 export const OFFLINE_ALERT_MS = 5 * MIN;
 const SKEW_ALERT_SECONDS = 120;
 /**
+ * A device swapped at a terminal's address is an alert this long: long enough to see a swap that was
+ * not meant (two terminals' addresses crossed), not for ever for one that was (a broken terminal
+ * replaced); `punchgate terminals` keeps the old serial beside the new one.
+ */
+export const SERIAL_CHANGED_ALERT_MS = 24 * 60 * MIN;
+/**
  * The journal's disk is slow when one sync in ten takes this long or more (a healthy SD card takes
  * 5 to 50 ms, an SSD under 1), over enough syncs that one hiccup is not the disk.
  */
@@ -219,7 +225,9 @@ function terminalAlerts(
   // A serial reader that is open but whose bytes make no reads (framing-problem.ts).
   if (t.kind === 'serial' && t.online && needsAdmin(t) && t.problem) out.push(ALERT.serialUnframed(t.problem));
   if (STAND_IN_SERIAL.test(t.serial)) out.push(ALERT.standInSerial(t));
-  if (t.previousSerial) out.push(ALERT.serialChanged(t));
+  const swappedAt = t.serialChangedAt ? Date.parse(t.serialChangedAt) : null;
+  if (t.previousSerial && (swappedAt === null || now - swappedAt < SERIAL_CHANGED_ALERT_MS))
+    out.push(ALERT.serialChanged(t));
   if (
     !t.stale &&
     t.skewSeconds !== null &&

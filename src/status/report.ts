@@ -76,6 +76,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
       // Offline: what it last reported is as of its last answer, not now.
       stale: !online && r?.lastSuccessAt != null,
       previousSerial: r?.previousSerial ? r.previousSerial : null,
+      serialChangedAt: r?.previousSerial ? iso(r.serialChangedAt) : null,
       firmware: r?.firmware ?? null,
       ...(loginRefused(t, journal.sourceState, now) ? { loginRefused: true as const } : {}),
       ...directionOf(t),

@@ -46,6 +46,8 @@ export interface TerminalStatus {
   loginRefused?: true;
   /** Set when the address answered with another serial than before. */
   previousSerial: string | null;
+  /** When it did (ISO): the alert lasts a day from then (SERIAL_CHANGED_ALERT_MS). */
+  serialChangedAt?: string | null;
   /** Firmware the terminal reported, if known. */
   firmware?: string | null;
   /** Set while the listener it sends to (`push`: the push terminal receiver) cannot listen: the listener's alert says it. */

@@ -255,6 +255,20 @@ describe('punchgate restore', () => {
     expect(readdirSync(fresh.tmp.dir).filter((f) => /\.restore-\d+|claim-|-wal$/.test(f))).toEqual([]);
     // punchgate run opens it as its own.
     Journal.open({ path: target, site: 'plant-a', mode: 'owner' }).close();
+    // A journal was there: this box's service is set up, it only needs starting.
+    expect(r.stdout).toContain('next: start punchgate (sudo systemctl start punchgate), then punchgate status');
+
+    // A new box (no journal yet): the service and its nightly backup are switched on. Found by a
+    // site admin's trial: "start" left a replacing box with neither enabled, and no backup ever.
+    const newBox = cliSandbox();
+    cleanups.push(newBox.tmp.cleanup);
+    for (const f of readdirSync(newBox.tmp.dir).filter((x) => x.startsWith('journal.db')))
+      rmSync(newBox.tmp.path(f), { force: true });
+    const n = await newBox.cli('restore', s.tmp.path('b.db'));
+    expect(n.status, n.stderr).toBe(0);
+    expect(n.stdout).toContain(
+      'next: start punchgate and its nightly backup (sudo systemctl enable --now punchgate punchgate-backup.timer), then punchgate status',
+    );
   });
 
   it('refuses while punchgate run holds the journal (75), and a journal with undelivered punches unless --force (75); nothing changes', async () => {

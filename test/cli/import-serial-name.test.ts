@@ -59,6 +59,73 @@ describe('import names the terminal of the serial in a USB export’s name', () 
     ]);
   });
 
+  it('a replaced device’s export: filed under that device (its punches duplicates), with or without --terminal; the terminal stays its new device', async () => {
+    // Found by a site admin's trial: gate-1's broken terminal was replaced by a new one (a new
+    // serial at a new address); its USB export, imported as import.md says, named "no terminal of
+    // the config", and its 45 punches already delivered were journalled again under "import" and
+    // recorded twice by an HRMS that knows resends by devicelogId. With --terminal gate-1 they went
+    // under the new device: twice as well.
+    box = cliSandbox({ terminals: [{ name: 'gate-1', kind: 'zk', host: '127.0.0.1' }] });
+    const j = Journal.open({ path: box.tmp.path('journal.db'), site: 'plant-a', mode: 'owner' });
+    j.ingest([{ terminal: 'gate-1', device: 'OLD0001', biometricCode: '2001', logTime: '2026-11-20 08:00:00' }]);
+    j.terminals.update('gate-1', { serial: 'OLD0001' });
+    j.ingest([{ terminal: 'gate-1', device: 'NEW0002', biometricCode: '3001', logTime: '2026-11-21 08:00:00' }]);
+    j.terminals.update('gate-1', { serial: 'NEW0002', previousSerial: 'OLD0001', serialChangedAt: Date.now() });
+    j.close();
+    writeFileSync(box.tmp.path('OLD0001_attlog.dat'), lines('2001', '2002'));
+    const r = await box.cli('import', box.tmp.path('OLD0001_attlog.dat'));
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      "the serial OLD0001 in its name is the device terminal gate-1 was before NEW0002: its punches are counted as that device's",
+    );
+    expect(r.stdout).toContain('OLD0001_attlog.dat: 1 new, 1 duplicates, 0 bad');
+    const again = await box.cli('import', '--terminal', 'gate-1', box.tmp.path('OLD0001_attlog.dat'));
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout).toContain('OLD0001_attlog.dat: 0 new, 2 duplicates, 0 bad');
+    expect(rows()).toEqual(['gate-1/NEW0002/3001', 'gate-1/OLD0001/2001', 'gate-1/OLD0001/2002']);
+    const k = Journal.open({ path: box.tmp.path('journal.db'), site: 'plant-a', mode: 'readonly' });
+    try {
+      expect(k.knownDevices().get('gate-1')).toBe('NEW0002');
+    } finally {
+      k.close();
+    }
+  });
+
+  it('a replaced push terminal’s export (its serial changed in the config): filed under the old device, before the new one ever called', async () => {
+    box = cliSandbox({
+      adms: { listen: '127.0.0.1:0' },
+      terminals: [{ name: 'lobby', kind: 'adms', serial: 'NEWPUSH02' }],
+    });
+    const j = Journal.open({ path: box.tmp.path('journal.db'), site: 'plant-a', mode: 'owner' });
+    j.ingest([{ terminal: 'lobby', device: 'OLDPUSH01', biometricCode: '1001', logTime: '2026-11-20 08:00:00' }]);
+    j.close();
+    writeFileSync(box.tmp.path('OLDPUSH01_attlog.dat'), lines('1001', '1002'));
+    const r = await box.cli('import', box.tmp.path('OLDPUSH01_attlog.dat'));
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      "the serial OLDPUSH01 in its name is the device terminal lobby was before NEWPUSH02: its punches are counted as that device's",
+    );
+    expect(r.stdout).toContain('OLDPUSH01_attlog.dat: 1 new, 1 duplicates, 0 bad');
+    expect(rows()).toEqual(['lobby/OLDPUSH01/1001', 'lobby/OLDPUSH01/1002']);
+  });
+
+  it('the export of a terminal taken out of the config: filed under its device, not under "import" (sent again)', async () => {
+    // Found by a site admin's trial: gate-2 taken out of the config, its stick imported later: its
+    // 82 punches, all delivered, went in again under "import", each to be sent a second time.
+    box = cliSandbox({ terminals: [{ name: 'gate-1', kind: 'zk', host: '127.0.0.1' }] });
+    const j = Journal.open({ path: box.tmp.path('journal.db'), site: 'plant-a', mode: 'owner' });
+    j.ingest([{ terminal: 'gate-2', device: 'GONE0002', biometricCode: '2001', logTime: '2026-11-20 08:00:00' }]);
+    j.close();
+    writeFileSync(box.tmp.path('GONE0002_attlog.dat'), lines('2001', '2002'));
+    const r = await box.cli('import', box.tmp.path('GONE0002_attlog.dat'));
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      "the serial GONE0002 in its name is the device of terminal gate-2, which is no longer in the config: its punches are counted as that device's",
+    );
+    expect(r.stdout).toContain('GONE0002_attlog.dat: 1 new, 1 duplicates, 0 bad');
+    expect(rows()).toEqual(['gate-2/GONE0002/2001', 'gate-2/GONE0002/2002']);
+  });
+
   it('a copy of an export keeps its serial: "(1)" and "- Copy" that file managers and browsers add find the same terminal', async () => {
     // Found by a capture trial: the stick copied twice to a laptop, "BJ2C201460456_attlog (1).dat"
     // named no serial, its punches were counted under "import" beside gate-2's and sent again.

@@ -17,6 +17,37 @@ describe('punches --sink', () => {
     return { status: r.status, out: r.stdout, err: r.stderr };
   };
 
+  it('retry --older says how many older punches it queued for a sink added later, not that they were queued "again"', () => {
+    // Found by a site admin's trial: a second HRMS added beside the first, its history sent as
+    // sinks.md says: "253 punches of sink hr-new queued again", of punches never queued for it.
+    writeFileSync(
+      tmp.path('p.yaml'),
+      `site: plant-a
+journal:
+  path: j.db
+hrms:
+  baseUrl: https://hr.example.com
+sinks:
+  - name: late
+    kind: hrms
+    baseUrl: https://late.example.com
+`,
+    );
+    const j = Journal.open({ path: tmp.path('j.db'), site: 'plant-a', mode: 'owner' });
+    j.useSinks({ defaultSink: 'hrms', others: [] });
+    j.ingest(
+      ['1', '2', '3'].map((c, i) => ({ terminal: 'gate-1', biometricCode: c, logTime: `2026-11-22 08:0${i}:00` })),
+    );
+    j.useSinks({ defaultSink: 'hrms', others: ['late'] });
+    j.close();
+    const r = cli('punches', 'retry', '--sink', 'late', '--older');
+    expect(r.status, r.err).toBe(0);
+    expect(r.out).toBe(
+      '0 rejected punches of sink late queued again; 3 punches journalled before sink late was added queued for it\n',
+    );
+    expect(cli('punches', '--sink', 'late', '--state', 'pending', '--count').out.trim()).toBe('3');
+  });
+
   it("lists a sink's own state of each punch, and queues its refused ones again", () => {
     writeFileSync(
       tmp.path('p.yaml'),

@@ -1,4 +1,9 @@
+import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { credentialWords, DeliveryHealth } from '../../src/delivery/health.js';
+import type { DeliveryRecord } from '../../src/journal/types.js';
+import { createLogger } from '../../src/util/logger.js';
+import { fakeClock } from '../helpers/tmp.js';
 import { compilePatterns } from '../../src/delivery/outcomes.js';
 import type { AttendanceAnswer } from '../../src/hrms/answer.js';
 import { startFrappeSim, STRICT_LOG_TYPE, type FrappeSim } from '../../src/sim/frappe/index.js';
@@ -176,6 +181,42 @@ describe('FrappeSender', () => {
     // At most one call per worker went out before the refusal stopped the others.
     expect(sim.stats().checkinCalls).toBeLessThanOrEqual(4);
     expect(sim.checkins()).toHaveLength(0);
+  });
+
+  it('a refused key is said once in the log and the status, not "Frappe refused the API key and secret (Frappe refused ...)"', async () => {
+    // Found by a site admin's trial (the Frappe key rotated while punches waited): the AUTH FAILED
+    // line and the status's last error said the refusal twice, once in punchgate's words and once
+    // more inside the sender's own.
+    const a = await sender().send([punch('101')], { token: `${KEY}:wrong-secret-123` });
+    expect(a.kind).toBe('auth');
+    const lines: string[] = [];
+    const destination = new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) });
+    const logger = createLogger({ level: 'info', destination });
+    let state: DeliveryRecord = {
+      auth: 'ok',
+      authFailedSince: null,
+      lastAttemptAt: null,
+      lastSuccessAt: null,
+      lastError: null,
+      lastErrorAt: null,
+      lastResult: null,
+      failingSince: null,
+    };
+    const health = new DeliveryHealth(
+      { get: () => state, update: (p) => void (state = { ...state, ...p }) },
+      logger,
+      fakeClock(Date.UTC(2026, 10, 22, 12)),
+      credentialWords('frappe', 'sinks[erp].apiKeyFile and apiSecretFile'),
+      sim.url,
+    );
+    health.authFailed(a.kind === 'auth' ? a.message : '', 'refused', 180_000, undefined);
+    const msg = (JSON.parse(lines[0]!) as { msg: string }).msg;
+    expect(msg.match(/refused the API key and secret/g)).toHaveLength(1);
+    expect(msg).toContain(': Frappe refused the API key and secret (HTTP 401 AuthenticationError)');
+    // Nor its exception's name twice: "(HTTP 401 AuthenticationError): AuthenticationError: check ...".
+    expect(msg).toContain('(HTTP 401 AuthenticationError): check the key and secret files of');
+    expect(state.lastError!.match(/refused the API key and secret/g)).toHaveLength(1);
+    expect(state.lastError).toMatch(/^Frappe refused the API key and secret \(HTTP 401 AuthenticationError\)/);
   });
 
   it('an API user without the right to create check-ins is an auth failure (403 PermissionError)', async () => {

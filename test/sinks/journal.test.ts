@@ -81,7 +81,7 @@ describe('journal: a punch per sink', () => {
     expect(b.counts()).toMatchObject({ delivered: 4, rejected: 1 });
     expect(b.list({ state: 'rejected' }).map((p) => p.lastMessage)).toEqual(['No Employee found']);
     // punches retry --sink b
-    expect(b.retry({ state: 'rejected' })).toBe(1);
+    expect(b.retry({ state: 'rejected' })).toEqual({ again: 1, older: 0 });
     expect(b.claim(10)).toHaveLength(1);
   });
 
@@ -165,7 +165,7 @@ describe('journal: a punch per sink', () => {
     const c = j.sinkQueue('c');
     expect(c.counts().pending).toBe(1);
     expect(c.claim(10).map((p) => p.biometricCode)).toEqual(['9']);
-    expect(c.retry({ state: 'dead', all: true })).toBe(3);
+    expect(c.retry({ state: 'dead', all: true })).toEqual({ again: 0, older: 3 });
     expect(c.claim(10)).toHaveLength(3);
   });
 

@@ -152,6 +152,31 @@ describe('status report and status log', () => {
     expect(running.alerts.join('\n')).toMatch(/terminal gate-2 unreachable for 3 h \(no reply/);
   });
 
+  it('a swapped device is an alert for a day after the swap, then only the terminals list says it', () => {
+    // Found by a site admin's trial: a broken terminal replaced on purpose (the docs: "nothing to
+    // do") kept its "now answers with serial" alert for ever; nothing could end it.
+    journal.terminals.update('gate-1', {
+      online: true,
+      lastPollAt: clock.now(),
+      serial: 'NEW',
+      previousSerial: 'OLD',
+      serialChangedAt: clock.now(),
+    });
+    const swapped = (r: ReturnType<typeof buildStatus>) =>
+      r.alerts.filter((a) => a.includes('now answers with serial'));
+    expect(swapped(buildStatus(journal, config(), clock.now()))).toEqual([
+      'terminal gate-1 now answers with serial NEW instead of OLD since 2026-11-22 12:00:00 +00:00: device swapped or address changed (its punches are kept apart): if the device was replaced on purpose, nothing is lost, and this alert ends a day after the swap; otherwise check its host in the config (two terminals may have swapped addresses)',
+    ]);
+    clock.advance(24 * HOUR - 1000);
+    journal.terminals.update('gate-1', { lastPollAt: clock.now() });
+    expect(swapped(buildStatus(journal, config(), clock.now()))).toHaveLength(1);
+    clock.advance(2000);
+    journal.terminals.update('gate-1', { lastPollAt: clock.now() });
+    const later = buildStatus(journal, config(), clock.now());
+    expect(swapped(later)).toEqual([]);
+    expect(later.terminals.find((t) => t.name === 'gate-1')?.previousSerial).toBe('OLD');
+  });
+
   it('says what is wrong in plain words', () => {
     journal.deliveryState.update({
       auth: 'failed',
@@ -188,7 +213,7 @@ describe('status report and status log', () => {
     expect(r.alerts).toEqual([
       // The key and the file it names, as `punchgate check` says (never the token).
       `HRMS refuses the token since 2026-11-22 09:12:00 +00:00: put a valid token in the file hrms.tokenFile names (${tmp.path('token')}), or in PUNCHGATE_HRMS_TOKEN (the file is re-read without a restart)`,
-      'terminal gate-1 now answers with serial NEW instead of OLD: device swapped or address changed (its punches are kept apart): if the device was replaced on purpose, nothing is lost; otherwise check its host in the config (two terminals may have swapped addresses)',
+      'terminal gate-1 now answers with serial NEW instead of OLD: device swapped or address changed (its punches are kept apart): if the device was replaced on purpose, nothing is lost, and this alert ends a day after the swap; otherwise check its host in the config (two terminals may have swapped addresses)',
       'terminal gate-1: its clock is 10 min behind the box (-600 s); likely it drifted or was set by hand. Its punches are delivered with the times it recorded: set syncClock: true for gate-1 so that punchgate sets its clock at each poll, or set it by hand; if it shows the right time for another zone, set timezone for gate-1 in the config to the zone it runs in',
       // A cause recorded without a fix (an older punchgate): the fix for its kind.
       "terminal gate-2 unreachable for 3 h (no reply from 10.0.0.2:4370): its punches wait on the terminal: check the terminal's power and cable and its host (10.0.0.2) in the config; punchgate check tests it and says more",

@@ -201,7 +201,13 @@ export function registerBackup(program: Command): void {
           lines.push(
             `the write-ahead log of the journal that was gone is kept as ${r.lostLogKeptAs}: it holds that journal's last writes, so punches since the backup may be only there: import the terminals' logs since the backup (punchgate import)`,
           );
-        lines.push('next: start punchgate (sudo systemctl start punchgate), then punchgate status');
+        // No journal was there: a new box (backup.md, replacing a box), whose service and nightly
+        // backup were never switched on; a box without the timer would go without backups unsaid.
+        lines.push(
+          r.replaced
+            ? 'next: start punchgate (sudo systemctl start punchgate), then punchgate status'
+            : 'next: start punchgate and its nightly backup (sudo systemctl enable --now punchgate punchgate-backup.timer), then punchgate status',
+        );
         process.stdout.write(`${lines.join('\n')}\n`);
         const unsure = sealWarning(file, r.seal);
         if (unsure) process.stderr.write(`${unsure}\n`);

@@ -67,6 +67,29 @@ export function registerImport(program: Command): void {
               if (device.toUpperCase() === s && unusable(terminal) === undefined) return terminal;
             return undefined;
           };
+          // A push terminal given a new serial in the config (a replaced device) that has not called
+          // yet: the journal still knows it as the old device, whose export this is.
+          const pushedBefore = (serial: string): { terminal: string; device: string } | undefined => {
+            const s = serial.toUpperCase();
+            for (const [terminal, device] of known) {
+              const t = ctx.config.terminals.find((x) => x.name === terminal);
+              if (t?.kind === 'adms' && device.toUpperCase() === s && t.serial.toUpperCase() !== s)
+                return { terminal, device };
+            }
+            return undefined;
+          };
+          // A terminal taken out of the config whose stick comes later: its punches are still its
+          // device's (the ones not journalled yet are delivered as any removed terminal's are).
+          const inConfig = (name: string) => ctx.config.terminals.some((t) => t.name === name);
+          const removedDevice = (serial: string): { terminal: string; device: string } | undefined => {
+            // A terminal renamed keeps its device: the configured name has it (terminalOfSerial).
+            if (terminalOfSerial(serial) !== undefined) return undefined;
+            const s = serial.toUpperCase();
+            for (const [terminal, device] of known)
+              if (!inConfig(terminal) && device.toUpperCase() === s) return { terminal, device };
+            return undefined;
+          };
+          const fileable = (name: string) => (inConfig(name) ? unusable(name) === undefined : name !== IMPORT_SOURCE);
           let anyBad = false;
           // A file that cannot be read is said and skipped: the files after it are still imported
           // (an unreadable one among several stopped the rest, with no word about them).
@@ -77,9 +100,29 @@ export function registerImport(program: Command): void {
           };
           for (const file of files) {
             const shown = escapeControls(file);
-            const serial = opts.terminal === undefined ? serialOfExportName(file) : undefined;
-            const terminal = serial === undefined ? opts.terminal : terminalOfSerial(serial);
-            if (serial !== undefined && terminal !== undefined)
+            const named = serialOfExportName(file);
+            // The export of a device a terminal was before (a replaced terminal's stick): its punches
+            // are that device's, never the new device's nor "import"'s (either sent them twice).
+            const past =
+              named === undefined
+                ? undefined
+                : (journal.pastDeviceOf(named) ?? pushedBefore(named) ?? removedDevice(named));
+            const pastDevice =
+              past && (opts.terminal === undefined || opts.terminal === past.terminal) && fileable(past.terminal)
+                ? past
+                : undefined;
+            const serial = opts.terminal === undefined && pastDevice === undefined ? named : undefined;
+            const terminal = pastDevice?.terminal ?? (serial === undefined ? opts.terminal : terminalOfSerial(serial));
+            if (pastDevice !== undefined && !inConfig(pastDevice.terminal)) {
+              process.stdout.write(
+                `${shown}: the serial ${escapeControls(named!)} in its name is the device of terminal ${escapeControls(pastDevice.terminal)}, which is no longer in the config: its punches are counted as that device's\n`,
+              );
+            } else if (pastDevice !== undefined) {
+              const now = deviceOf(pastDevice.terminal) || known.get(pastDevice.terminal);
+              process.stdout.write(
+                `${shown}: the serial ${escapeControls(named!)} in its name is the device terminal ${escapeControls(pastDevice.terminal)} was before${now ? ` ${escapeControls(now)}` : ''}: its punches are counted as that device's\n`,
+              );
+            } else if (serial !== undefined && terminal !== undefined)
               process.stdout.write(
                 `${shown}: the serial ${escapeControls(serial)} in its name is terminal ${escapeControls(terminal)}'s: its punches are counted as that terminal's\n`,
               );
@@ -102,8 +145,11 @@ export function registerImport(program: Command): void {
             }
             let r;
             try {
-              r = await importFile(file, journal, { terminal, deviceOf, refuse: unusable }, (b) =>
-                process.stderr.write(`${shown}:${b.line}: ${escapeControls(b.reason)}\n`),
+              r = await importFile(
+                file,
+                journal,
+                { terminal, deviceOf, refuse: unusable, pastDevice: pastDevice?.device },
+                (b) => process.stderr.write(`${shown}:${b.line}: ${escapeControls(b.reason)}\n`),
               );
             } catch (e) {
               if (e instanceof ImportStoppedError) {

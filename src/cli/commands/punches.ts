@@ -116,12 +116,17 @@ export function registerPunches(program: Command): void {
           const q = opts.sink === undefined ? undefined : sinkQueueOf(ctx.config, journal, opts.sink);
           if (q) {
             if (opts.code?.length) throw new ExitError('--code is not available with --sink', EXIT.CONFIG);
-            const n = q.retry({
+            const { again, older } = q.retry({
               state,
               ...(opts.terminal ? { terminal: opts.terminal } : {}),
               all: opts.older ?? false,
             });
-            process.stdout.write(`${n} ${punchWord(n)} of sink ${q.sink} queued again\n`);
+            // Older punches were never queued for this sink: "queued again" would be untrue of them.
+            process.stdout.write(
+              opts.older
+                ? `${again} ${state} ${punchWord(again)} of sink ${q.sink} queued again; ${older} ${punchWord(older)} journalled before sink ${q.sink} was added queued for it\n`
+                : `${again} ${punchWord(again)} of sink ${q.sink} queued again\n`,
+            );
             return;
           }
           if (opts.older) throw new ExitError('--older goes with --sink NAME', EXIT.CONFIG);

@@ -121,12 +121,14 @@ export function classifyCall(
   }
   if (status === 401 || (body?.excType !== undefined && AUTH_TYPES.has(body.excType)) || (status === 403 && body)) {
     const rights = status === 403 || body?.excType === 'PermissionError';
+    // Frappe often says no more than the exception's name, which the parentheses already give.
+    const more = said !== undefined && said !== body?.excType ? quoted : '';
     return failure({
       kind: 'auth',
       httpStatus: status,
       message: rights
-        ? `Frappe refused the API user the right (HTTP ${status}${body?.excType ? ` ${body.excType}` : ''})${quoted}: give the API user the HR User role (create Employee Checkin, read Employee, write Shift Type)`
-        : `Frappe refused the API key and secret (HTTP ${status}${body?.excType ? ` ${body.excType}` : ''})${quoted}: check the key and secret files of ${ctx.where}`,
+        ? `Frappe refused the API user the right (HTTP ${status}${body?.excType ? ` ${body.excType}` : ''})${more}: give the API user the HR User role (create Employee Checkin, read Employee, write Shift Type)`
+        : `Frappe refused the API key and secret (HTTP ${status}${body?.excType ? ` ${body.excType}` : ''})${more}: check the key and secret files of ${ctx.where}`,
     });
   }
   if (status === 408 || status === 429) {

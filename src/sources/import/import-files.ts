@@ -13,6 +13,11 @@ export interface ImportTarget {
   /** The serial number last seen for a terminal name, so imported punches match polled ones. */
   deviceOf: (terminal: string) => string;
   /**
+   * The device `terminal` was before its current one, when the file is that device's export (a
+   * replaced terminal's stick): the punches are filed under it, where the ones it sent already are.
+   */
+  pastDevice?: string;
+  /**
    * Why a name from the file's `terminal` column cannot be used (undefined: it can): a name that
    * is not a terminal of the config would give the same punch a second identity beside its
    * terminal's (a typo, `gate2` for `gate-2`), so such a line is bad, not filed under the typo.
@@ -91,9 +96,10 @@ export async function importFile(
 ): Promise<FileReport> {
   const head = await sniff(file);
   const format = detectFormat(basename(file), head.firstLine);
+  const pastDevice = target.terminal !== undefined ? target.pastDevice : undefined;
   const place = (terminal: string) => ({
     terminal,
-    device: terminal === IMPORT_SOURCE ? '' : target.deviceOf(terminal),
+    device: terminal === IMPORT_SOURCE ? '' : (pastDevice ?? target.deviceOf(terminal)),
   });
   const report: FileReport = { file, format, bad: 0, added: 0, duplicates: 0, quarantined: 0 };
   let chunk: Punch[] = [];
@@ -103,7 +109,7 @@ export async function importFile(
     if (chunk.length === 0) return;
     let r;
     try {
-      r = sink.ingest(chunk);
+      r = sink.ingest(chunk, pastDevice !== undefined ? { pastDevice: true } : undefined);
     } catch (e) {
       throw new ImportStoppedError(file, { ...report }, journalledThrough, e);
     }
