@@ -6,7 +6,7 @@ import { BUSY_ALERT_MS } from '../status/alerts.js';
 import { readStatusJson } from '../status/daemon-probe.js';
 import { readLastStop } from '../status/last-stop.js';
 import { lastStopFix, lastStopWords } from '../status/last-stop-words.js';
-import type { Alert, ConfigStatus } from '../status/types.js';
+import type { Alert, ConfigStatus, StatusReport } from '../status/types.js';
 import type { Clock } from '../util/clock.js';
 import { localTimeOf } from '../util/local-time.js';
 import { fail, pass, warn, type CheckResult } from './types.js';
@@ -61,14 +61,17 @@ export function checkDaemon(
       'look at journalctl -u punchgate -n 50, then sudo systemctl restart punchgate',
     );
   }
+  // What the daemon last wrote, read once: it replaces the file every few seconds, and the
+  // answers below are of one moment (read three times, they could be of three).
+  const report = statusJsonOf(path);
   // Running, yet kept from writing by another process: journal-check's quick_check only reads
   // and passed (found by an adversarial trial: PASS while a BEGIN IMMEDIATE held it 20 s).
-  const busy = journalBusy(path, clock);
+  const busy = journalBusy(report, clock);
   if (busy) return warn('daemon', `punchgate run is running, but ${busy.cause}`, busy.fix);
   // Running, with its checkpoints on its main thread since the checkpoint thread failed: the status's words.
-  const checkpoints = checkpointsFailed(path);
+  const checkpoints = checkpointsFailed(report);
   if (checkpoints) return warn('daemon', `punchgate run is running, but ${checkpoints.cause}`, checkpoints.fix);
-  const running_ = runningConfig(path);
+  const running_ = report?.config ?? undefined;
   const on = running_ ? `; ${describeRunningConfig(running_)}` : '';
   const pid = OwnerLock.holderPid(config.journal.path);
   const result = `punchgate run is running (${pid ? `pid ${pid} ` : ''}holds the journal lock)${checked ? `, ${written}` : ''}${on}`;
@@ -86,40 +89,37 @@ export function checkDaemon(
 
 const alertOf = (c: ConfigStatus) => ALERT.restartPending(c.file, c.restartPending ?? [], c.loadedAt);
 
-/** The journal-busy alert of the daemon's status.json, when it says another process has held the journal long enough. */
-function journalBusy(statusPath: string | undefined, clock: Clock): Alert | undefined {
+/** The daemon's status.json (readStatusJson), or undefined: no status log configured, or none readable. */
+function statusJsonOf(statusPath: string | undefined): Partial<StatusReport> | undefined {
   if (!statusPath) return undefined;
   try {
-    const r = readStatusJson(statusPath);
-    const j = r.journal;
+    return readStatusJson(statusPath);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The journal-busy alert of the daemon's status.json, when it says another process has held the journal long enough. */
+function journalBusy(r: Partial<StatusReport> | undefined, clock: Clock): Alert | undefined {
+  try {
+    const j = r?.journal;
     const since = j?.busySince ? Date.parse(j.busySince) : NaN;
     if (!j || !Number.isFinite(since) || clock.now() - since < BUSY_ALERT_MS) return undefined;
     return ALERT.journalBusy(clock.now() - since, j.heldPunches, j.path, Array.isArray(r.terminals) ? r.terminals : []);
   } catch {
-    return undefined;
+    return undefined; // a file of another shape than punchgate writes: nothing said of it
   }
 }
 
 /** The checkpoint alert of the daemon's status.json, while it says its checkpoint thread failed. */
-function checkpointsFailed(statusPath: string | undefined): Alert | undefined {
-  if (!statusPath) return undefined;
+function checkpointsFailed(r: Partial<StatusReport> | undefined): Alert | undefined {
   try {
-    const c = readStatusJson(statusPath).journal?.checkpoints;
+    const c = r?.journal?.checkpoints;
     if (c?.thread !== 'failed') return undefined;
     const at = c.failedAt ? Date.parse(c.failedAt) : NaN;
     return ALERT.checkpointsOnMainThread(Number.isFinite(at) ? at : null, c.error ?? null, c.failures ?? 1);
   } catch {
-    return undefined;
-  }
-}
-
-/** Which config the daemon says it runs on (its status.json), if it says. */
-export function runningConfig(statusPath: string | undefined): ConfigStatus | undefined {
-  if (!statusPath) return undefined;
-  try {
-    return readStatusJson(statusPath).config ?? undefined;
-  } catch {
-    return undefined;
+    return undefined; // a file of another shape than punchgate writes: nothing said of it
   }
 }
 
