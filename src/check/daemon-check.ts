@@ -3,7 +3,6 @@ import type { Config } from '../config/schema.js';
 import { OwnerLock } from '../journal/lock.js';
 import { ALERT } from '../status/alert-words.js';
 import { BUSY_ALERT_MS } from '../status/alerts.js';
-import { readStatusJson } from '../status/daemon-probe.js';
 import { readLastStop } from '../status/last-stop.js';
 import { lastStopFix, lastStopWords } from '../status/last-stop-words.js';
 import type { Alert, ConfigStatus, StatusReport } from '../status/types.js';
@@ -27,8 +26,12 @@ const SLACK_MS = 30_000;
 export function checkDaemon(
   config: Config,
   clock: Clock,
-  /** `configFails`: the config file does not load now, and `config` is its last good copy. */
-  opts: { required: boolean; configFails?: boolean },
+  /**
+   * `configFails`: the config file does not load now, and `config` is its last good copy.
+   * `report`: what the running daemon last wrote in its status.json (runningReport), read once
+   * by the caller for all its checks.
+   */
+  opts: { required: boolean; configFails?: boolean; report: Partial<StatusReport> | undefined },
 ): CheckResult {
   const { path, intervalMs } = config.status;
   const lock = OwnerLock.pathFor(config.journal.path);
@@ -61,9 +64,9 @@ export function checkDaemon(
       'look at journalctl -u punchgate -n 50, then sudo systemctl restart punchgate',
     );
   }
-  // What the daemon last wrote, read once: it replaces the file every few seconds, and the
-  // answers below are of one moment (read three times, they could be of three).
-  const report = statusJsonOf(path);
+  // What the daemon last wrote, read once (by the caller): it replaces the file every few seconds,
+  // and the answers below are of one moment (read three times, they could be of three).
+  const { report } = opts;
   // Running, yet kept from writing by another process: journal-check's quick_check only reads
   // and passed (found by an adversarial trial: PASS while a BEGIN IMMEDIATE held it 20 s).
   const busy = journalBusy(report, clock);
@@ -88,16 +91,6 @@ export function checkDaemon(
 }
 
 const alertOf = (c: ConfigStatus) => ALERT.restartPending(c.file, c.restartPending ?? [], c.loadedAt);
-
-/** The daemon's status.json (readStatusJson), or undefined: no status log configured, or none readable. */
-function statusJsonOf(statusPath: string | undefined): Partial<StatusReport> | undefined {
-  if (!statusPath) return undefined;
-  try {
-    return readStatusJson(statusPath);
-  } catch {
-    return undefined;
-  }
-}
 
 /** The journal-busy alert of the daemon's status.json, when it says another process has held the journal long enough. */
 function journalBusy(r: Partial<StatusReport> | undefined, clock: Clock): Alert | undefined {

@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { checkDaemon } from '../../src/check/daemon-check.js';
-import type { Config } from '../../src/config/schema.js';
+import { stringify } from 'yaml';
+import { runChecks } from '../../src/check/index.js';
+import { startHrmsSim } from '../../src/sim/hrms/index.js';
 import { Journal } from '../../src/journal/index.js';
 import { OwnerLock } from '../../src/journal/lock.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -18,41 +19,52 @@ vi.mock('node:fs', async (original) => {
 });
 
 const cleanups: (() => unknown)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0).reverse()) c();
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
 });
 
 /**
  * `punchgate check` read the daemon's status.json once for the journal's busy state, once for its
- * checkpoints and once for the config it runs on: three reads of a file the daemon replaces every
- * few seconds, so one check could say things of three different moments. Read once.
+ * checkpoints, once for the config it runs on, once for its disk's syncs and once per listener: a
+ * file the daemon replaces every few seconds, so one check could say things of several moments.
+ * Read once.
  */
-describe('punchgate check of a running daemon', () => {
-  it("reads the daemon's status.json once, and says what it holds", () => {
-    const t = tempDir('punchgate-once-');
+describe('punchgate check as a whole, beside a running daemon', () => {
+  it("reads the daemon's status.json once for all its checks (daemon, disk, listeners)", async () => {
+    const t = tempDir('punchgate-once-all-');
     cleanups.push(t.cleanup);
+    const hrms = await startHrmsSim({ tokens: ['once-token-4d1c'] });
+    cleanups.push(() => hrms.stop());
+    fs.writeFileSync(t.path('token'), 'once-token-4d1c\n', { mode: 0o600 });
     const journal = t.path('journal.db');
+    const configPath = t.path('punchgate.yaml');
+    fs.writeFileSync(
+      configPath,
+      stringify({
+        site: 'plant-a',
+        journal: { path: journal },
+        hrms: { baseUrl: hrms.url, tokenFile: t.path('token') },
+        status: { path: t.path('status.txt'), intervalMs: 10_000, listen: '127.0.0.1:0' },
+        adms: { listen: '127.0.0.1:0' },
+        terminals: [{ name: 'door', kind: 'adms', serial: 'SN-ONCE-1' }],
+      }),
+    );
     Journal.open({ path: journal, site: 'plant-a', mode: 'owner' }).close();
     const lock = OwnerLock.acquire(journal);
     cleanups.push(() => lock.release());
-    const now = Date.now();
     fs.writeFileSync(t.path('status.txt'), 'status\n');
     fs.writeFileSync(
       t.path('status.json'),
       JSON.stringify({
         journal: { path: journal, busySince: null, heldPunches: 0, freeBytes: null },
-        config: { file: t.path('punchgate.yaml'), runningOn: 'file', loadedAt: new Date(now).toISOString() },
+        config: { file: configPath, runningOn: 'file', loadedAt: new Date().toISOString() },
+        listeners: [{ listener: 'push', listen: '127.0.0.1:0', listening: true }],
       }),
     );
-    const config = {
-      journal: { path: journal },
-      status: { path: t.path('status.txt'), intervalMs: 10_000 },
-    } as unknown as Config;
 
     opened.length = 0;
-    const r = checkDaemon(config, { now: () => now }, { required: false });
-    expect(r.status).toBe('pass');
-    expect(r.detail).toContain(`it runs on ${t.path('punchgate.yaml')} as loaded at`);
+    const report = await runChecks({ configPath, env: {} });
+    expect(report.checks.find((c) => c.name === 'daemon')?.status).toBe('pass');
     expect(opened.filter((p) => p === t.path('status.json'))).toHaveLength(1);
   });
 });
