@@ -3,10 +3,9 @@ import type { Config } from '../config/schema.js';
 import { OwnerLock } from '../journal/lock.js';
 import { ALERT } from '../status/alert-words.js';
 import { BUSY_ALERT_MS } from '../status/alerts.js';
-import { readStatusJson } from '../status/daemon-probe.js';
 import { readLastStop } from '../status/last-stop.js';
 import { lastStopFix, lastStopWords } from '../status/last-stop-words.js';
-import type { Alert, ConfigStatus } from '../status/types.js';
+import type { Alert, ConfigStatus, StatusReport } from '../status/types.js';
 import type { Clock } from '../util/clock.js';
 import { localTimeOf } from '../util/local-time.js';
 import { fail, pass, warn, type CheckResult } from './types.js';
@@ -27,8 +26,12 @@ const SLACK_MS = 30_000;
 export function checkDaemon(
   config: Config,
   clock: Clock,
-  /** `configFails`: the config file does not load now, and `config` is its last good copy. */
-  opts: { required: boolean; configFails?: boolean },
+  /**
+   * `configFails`: the config file does not load now, and `config` is its last good copy.
+   * `report`: what the running daemon last wrote in its status.json (runningReport), read once
+   * by the caller for all its checks.
+   */
+  opts: { required: boolean; configFails?: boolean; report: Partial<StatusReport> | undefined },
 ): CheckResult {
   const { path, intervalMs } = config.status;
   const lock = OwnerLock.pathFor(config.journal.path);
@@ -61,14 +64,17 @@ export function checkDaemon(
       'look at journalctl -u punchgate -n 50, then sudo systemctl restart punchgate',
     );
   }
+  // What the daemon last wrote, read once (by the caller): it replaces the file every few seconds,
+  // and the answers below are of one moment (read three times, they could be of three).
+  const { report } = opts;
   // Running, yet kept from writing by another process: journal-check's quick_check only reads
   // and passed (found by an adversarial trial: PASS while a BEGIN IMMEDIATE held it 20 s).
-  const busy = journalBusy(path, clock);
+  const busy = journalBusy(report, clock);
   if (busy) return warn('daemon', `punchgate run is running, but ${busy.cause}`, busy.fix);
   // Running, with its checkpoints on its main thread since the checkpoint thread failed: the status's words.
-  const checkpoints = checkpointsFailed(path);
+  const checkpoints = checkpointsFailed(report);
   if (checkpoints) return warn('daemon', `punchgate run is running, but ${checkpoints.cause}`, checkpoints.fix);
-  const running_ = runningConfig(path);
+  const running_ = report?.config ?? undefined;
   const on = running_ ? `; ${describeRunningConfig(running_)}` : '';
   const pid = OwnerLock.holderPid(config.journal.path);
   const result = `punchgate run is running (${pid ? `pid ${pid} ` : ''}holds the journal lock)${checked ? `, ${written}` : ''}${on}`;
@@ -87,39 +93,26 @@ export function checkDaemon(
 const alertOf = (c: ConfigStatus) => ALERT.restartPending(c.file, c.restartPending ?? [], c.loadedAt);
 
 /** The journal-busy alert of the daemon's status.json, when it says another process has held the journal long enough. */
-function journalBusy(statusPath: string | undefined, clock: Clock): Alert | undefined {
-  if (!statusPath) return undefined;
+function journalBusy(r: Partial<StatusReport> | undefined, clock: Clock): Alert | undefined {
   try {
-    const r = readStatusJson(statusPath);
-    const j = r.journal;
+    const j = r?.journal;
     const since = j?.busySince ? Date.parse(j.busySince) : NaN;
     if (!j || !Number.isFinite(since) || clock.now() - since < BUSY_ALERT_MS) return undefined;
     return ALERT.journalBusy(clock.now() - since, j.heldPunches, j.path, Array.isArray(r.terminals) ? r.terminals : []);
   } catch {
-    return undefined;
+    return undefined; // a file of another shape than punchgate writes: nothing said of it
   }
 }
 
 /** The checkpoint alert of the daemon's status.json, while it says its checkpoint thread failed. */
-function checkpointsFailed(statusPath: string | undefined): Alert | undefined {
-  if (!statusPath) return undefined;
+function checkpointsFailed(r: Partial<StatusReport> | undefined): Alert | undefined {
   try {
-    const c = readStatusJson(statusPath).journal?.checkpoints;
+    const c = r?.journal?.checkpoints;
     if (c?.thread !== 'failed') return undefined;
     const at = c.failedAt ? Date.parse(c.failedAt) : NaN;
     return ALERT.checkpointsOnMainThread(Number.isFinite(at) ? at : null, c.error ?? null, c.failures ?? 1);
   } catch {
-    return undefined;
-  }
-}
-
-/** Which config the daemon says it runs on (its status.json), if it says. */
-export function runningConfig(statusPath: string | undefined): ConfigStatus | undefined {
-  if (!statusPath) return undefined;
-  try {
-    return readStatusJson(statusPath).config ?? undefined;
-  } catch {
-    return undefined;
+    return undefined; // a file of another shape than punchgate writes: nothing said of it
   }
 }
 

@@ -10,6 +10,7 @@ import { Database } from '../journal/sqlite-driver.js';
 import type { Config } from '../config/schema.js';
 import { unknownCardAlerts } from '../status/unknown-cards.js';
 import { errorCode, errorText, fail, pass, warn, type CheckResult } from './types.js';
+import { firstFew } from '../util/first-few.js';
 
 const NAME = 'journal';
 
@@ -115,7 +116,7 @@ export function checkJournal(
     if (foreign.length > 0)
       return fail(
         NAME,
-        `${path} holds a schema that is not punchgate's: ${foreign.slice(0, 4).join('; ')}${foreign.length > 4 ? `; and ${foreign.length - 4} more` : ''} (another program's objects can change or drop punches)`,
+        `${path} holds a schema that is not punchgate's: ${firstFew(foreign, 4, undefined, '; ')} (another program's objects can change or drop punches)`,
         foreignSchemaFix(path),
       );
     let integrity = '';

@@ -12,7 +12,7 @@ import { EXIT } from '../util/exit-codes.js';
 import { containerZoneWarning, type ZoneFacts } from '../util/container-zone.js';
 import { Secrets } from '../util/secrets.js';
 import { punchgateVersion } from '../util/version.js';
-import { runningDiskSync, runningListener } from '../status/daemon-probe.js';
+import { runningDiskSync, runningListener, runningReport } from '../status/daemon-probe.js';
 import { checkAdmsReceiver, checkAdmsTerminal, checkPushRefusals, readPushState } from './adms-check.js';
 import { checkConfig } from './config-check.js';
 import { secretFilesReadableByAll } from '../config/secret-files.js';
@@ -97,10 +97,14 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
           defaultSink: sinksOf(copy.config)[0]?.kind,
         }),
       );
-      checks.push(checkDaemon(copy.config, clock, { required: true, configFails: true }));
+      checks.push(
+        checkDaemon(copy.config, clock, { required: true, configFails: true, report: runningReport(copy.config) }),
+      );
       return finish(checks, secrets, quick);
     }
-    checks.push(checkDaemon(copy.config, clock, { required: false, configFails: true }));
+    checks.push(
+      checkDaemon(copy.config, clock, { required: false, configFails: true, report: runningReport(copy.config) }),
+    );
     return finish(checks, secrets, quick, EXIT.CONFIG);
   }
   const env = opts.env ?? process.env;
@@ -114,14 +118,16 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
       defaultSink: sinksOf(config)[0]?.kind,
     }),
   );
+  // What the running daemon last wrote (status.json), read once for every check that asks it.
+  const daemonReport = runningReport(config);
   if (quick) {
-    checks.push(checkDaemon(config, clock, { required: true }));
+    checks.push(checkDaemon(config, clock, { required: true, report: daemonReport }));
     return finish(checks, secrets, quick);
   }
   // A secret file any user may read: said, not refused (the daemon says it at start and reload too).
   for (const f of secretFilesReadableByAll(opts.configPath, config)) checks.push(warn('secret file', f.detail, f.fix));
-  checks.push(checkDaemon(config, clock, { required: false }));
-  checks.push(checkDisk(config.journal.path, undefined, runningDiskSync(config)));
+  checks.push(checkDaemon(config, clock, { required: false, report: daemonReport }));
+  checks.push(checkDisk(config.journal.path, undefined, runningDiskSync(daemonReport)));
   checks.push(checkBackup(config.journal.path, config.journal.backupAlertAfterDays, clock.now()));
   checks.push(...checkDamagedWals(config.journal.path));
   const zone = containerZoneWarning(config.terminals, opts.zoneFacts);
@@ -192,7 +198,7 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
   const page = config.status.listen === false ? undefined : parseListen(config.status.listen);
   const [hrms, receiver, statusPage, ...terminals] = await Promise.all([
     checkHrms(config, { env, secrets, sender: opts.hrmsSender }),
-    config.adms ? checkAdmsReceiver(config.adms, runningListener(config, 'push'), running) : null,
+    config.adms ? checkAdmsReceiver(config.adms, runningListener(daemonReport, 'push'), running) : null,
     // Port 0 (tests, a throwaway run) is any free port: nothing to check before the daemon has one.
     page && typeof page !== 'string' && page.port !== 0
       ? checkListener({
@@ -201,7 +207,7 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
           listen: config.status.listen as string,
           host: page.host,
           port: page.port,
-          daemon: runningListener(config, 'status'),
+          daemon: runningListener(daemonReport, 'status'),
           running,
         })
       : null,

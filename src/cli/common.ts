@@ -24,6 +24,7 @@ import { isJournalStream, PRIORITY, withPriority } from '../util/journald.js';
 import { Secrets } from '../util/secrets.js';
 import { escapeControls } from '../util/terminal-text.js';
 import { aborted, abortOnStopSignal } from '../util/signals.js';
+import { firstFew } from '../util/first-few.js';
 
 /** Options every command inherits from the root program. */
 export interface GlobalOptions {
@@ -66,9 +67,8 @@ export function loadReadingContext(cmd: Command): { ctx: AppContext; fallback?: 
       copy = undefined;
     }
     if (!copy) throw e;
-    const more = e.problems.length > 1 ? `; and ${e.problems.length - 1} more` : '';
     process.stderr.write(
-      `punchgate: ${e.problems[0] ?? file}${more} -- shown with the last good config (loaded ${localTime(copy.loadedAt)}, kept at ${copy.path})\n`,
+      `punchgate: ${e.problems.length > 0 ? firstFew(e.problems, 1) : file} -- shown with the last good config (loaded ${localTime(copy.loadedAt)}, kept at ${copy.path})\n`,
     );
     const failure = { problems: e.problems, since: new Date(changedAt(file)).toISOString() };
     return {

@@ -9,6 +9,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { messageOf } from '../util/errors.js';
 import { localTime } from '../util/local-time.js';
+import { firstFew } from '../util/first-few.js';
 
 /** What the config file looked like when last read: a change is seen without reading it. */
 interface FileMark {
@@ -151,7 +152,7 @@ export class ConfigWatch {
     if (before === null || before.problems.join('\n') !== problems.join('\n')) {
       this.deps.logger.error(
         { problems },
-        `${this.named} does not load (${problems[0] ?? 'unknown problem'}${problems.length > 1 ? `; and ${problems.length - 1} more` : ''}): ` +
+        `${this.named} does not load (${problems.length > 0 ? firstFew(problems, 1) : 'unknown problem'}): ` +
           `punchgate keeps running on ${this.runningOn === 'file' ? 'the config it loaded' : 'the last good config'}; correct the file, check it with punchgate check --config-only, then systemctl reload punchgate`,
       );
     }
@@ -210,7 +211,7 @@ export class ConfigWatch {
     this.mark = markOf(this.file);
     this.deps.logger.error(
       { problems, lastGood: copy.path },
-      `${this.named} does not load (${problems[0] ?? 'unknown problem'}${problems.length > 1 ? `; and ${problems.length - 1} more` : ''}): ` +
+      `${this.named} does not load (${problems.length > 0 ? firstFew(problems, 1) : 'unknown problem'}): ` +
         `punchgate runs on the last good config, loaded ${localTime(copy.loadedAt)} and kept at ${copy.path}` +
         `${copy.secretsMissing.length ? `, without ${copy.secretsMissing.join(' and ')}` : ''}; correct the file, check it with punchgate check --config-only, then systemctl reload punchgate`,
     );

@@ -185,6 +185,12 @@ export class Daemon {
         update: (name, patch) => this.guard(() => this.journal.syncedApart(() => ledger.update(name, patch))),
       },
       deliveryCheck: this.journal.queries,
+      cards: {
+        remapUnknownCards: (terminal, lookup) =>
+          this.loop.run(`code map remap (${terminal})`, () =>
+            this.guard(() => this.journal.queries.remapUnknownCards(terminal, lookup)),
+          ),
+      },
       state: this.journal.sourceState,
       logger: ctx.logger,
       clock: ctx.clock,

@@ -2,7 +2,7 @@ import type { DeliveryConfig, HrmsConfig } from '../config/schema.js';
 import { addressShown } from '../config/web-address.js';
 import { AttendanceClient, type AttendanceSender } from '../hrms/attendance.js';
 import { isBusyJournalError, isFatalJournalError } from '../journal/errors.js';
-import type { DeliveryQueue, OutboundPunch, PunchOutcome } from '../journal/types.js';
+import type { DeliveryQueue, DeliveryRecord, OutboundPunch, PunchOutcome } from '../journal/types.js';
 import { SeedSinkSender } from '../sinks/seed.js';
 import type { Direction, SinkPunch, SinkSender } from '../sinks/types.js';
 import { elapsedMs, type Clock } from '../util/clock.js';
@@ -11,7 +11,7 @@ import { Backoff } from '../util/backoff.js';
 import { BatchSizer } from './batch-size.js';
 import { emptyCounters, type DeliveryCounters } from './counters.js';
 import { drainQueue, type DrainOptions, type DrainReport } from './drain.js';
-import { DeliveryHealth, NO_TOKEN, type CredentialWords, type DeliveryStateAccess } from './health.js';
+import { answeredState, DeliveryHealth, NO_TOKEN, type CredentialWords, type DeliveryStateAccess } from './health.js';
 import { compilePatterns, describeTally, type OutcomeTally } from './outcomes.js';
 import { countingQueue, PendingCount } from './pending.js';
 import { retryAfterWait, retryAfterWords } from './retry-after.js';
@@ -32,10 +32,16 @@ const BURST_LINE_EVERY_MS = 60_000;
 const PROBE_DEADLINE_MS = 5000;
 /**
  * During a pause, this often delivery looks whether it is over before its time: the token file
- * holds another token (after a refused one), or another process (`punchgate flush`) delivered
- * since the pause began. A stat of one file and one row read.
+ * holds another token (after a refused one), or another process (`punchgate flush`) got an
+ * answer since the pause began. A stat of one file and one row read.
  */
 export const PAUSE_WATCH_MS = 1000;
+
+/** What the delivery state held of the last success and attempt when a pause began (pauseOver). */
+interface AnswerSeen {
+  success: number | null;
+  attempt: number | null;
+}
 
 /** Where the bearer token comes from (TokenSource); `file` names it in the auth-failure log line. */
 export interface TokenProvider {
@@ -127,11 +133,11 @@ export class Deliverer {
   /** When the next probe goes out (epoch ms), while one is planned. */
   private probeAt: number | null = null;
   /**
-   * The pause under way (see PAUSE_WATCH_MS): the last success the state held when it began
-   * (undefined: unreadable then), and for a refused or missing token, the token that was refused
+   * The pause under way (see PAUSE_WATCH_MS): the last success and attempt the state held when it
+   * began (undefined: unreadable then), and for a refused or missing token, the token that was refused
    * ('' for none), so that another one ends it at once. Its length is retryAt's (monotonic).
    */
-  private pause: { successSeen: number | null | undefined; refusedToken?: string } | undefined;
+  private pause: { seen: AnswerSeen | undefined; refusedToken?: string } | undefined;
   /** The token the last request was sent with. */
   private lastToken = '';
   private wakeIdle: (() => void) | undefined;
@@ -420,20 +426,33 @@ export class Deliverer {
         return true;
       }
     }
-    let lastSuccessAt: number | null = null;
+    let now: DeliveryRecord;
     try {
-      lastSuccessAt = this.o.state.get().lastSuccessAt;
+      now = this.o.state.get();
     } catch {
       return false; // a busy journal: looked at again in a moment
     }
-    // A success written since the pause began (only another process writes one meanwhile: this
-    // one sends nothing) is told by the value changing, not by comparing it with the wall clock:
-    // after a step back of the box clock the older success read as new, ending every pause at
-    // once (the refused token sent every second for the length of the step), and a flush's success
-    // after a step back read as old (the pause held on after the flush got through).
-    if (pause.successSeen !== undefined && lastSuccessAt !== null && lastSuccessAt !== pause.successSeen) {
+    // Only another process writes the state meanwhile (this one sends nothing). What it wrote is
+    // told by the values changing, not by comparing them with the wall clock: after a step back of
+    // the box clock an older success read as new, ending every pause at once (the refused token
+    // sent every second for the length of the step), and a flush's success after a step back read
+    // as old (the pause held on after the flush got through).
+    const seen = pause.seen;
+    if (seen === undefined) return false;
+    if (now.lastSuccessAt !== null && now.lastSuccessAt !== seen.success) {
       this.o.logger.info(
         'punches were delivered by another process (punchgate flush) during the pause: delivery resumes now',
+      );
+      this.pause = undefined;
+      return true;
+    }
+    // An attempt the HRMS answered, accepting the credential, without taking a punch (a flush whose
+    // punches it all refused): no success (lastSuccessAt kept), but the HRMS answers and takes the
+    // token, which is what the pause waits for. An attempt that failed leaves its error written.
+    if (now.lastAttemptAt !== null && now.lastAttemptAt !== seen.attempt && answeredState(now)) {
+      const who = this.o.credential?.who ?? 'HRMS';
+      this.o.logger.info(
+        `the ${who} answered another process (punchgate flush) during the pause: delivery resumes now`,
       );
       this.pause = undefined;
       return true;
@@ -441,10 +460,11 @@ export class Deliverer {
     return false;
   }
 
-  /** The last success the delivery state holds (undefined: the journal could not be read now). */
-  private successSeen(): number | null | undefined {
+  /** The last success and attempt the delivery state holds (undefined: the journal could not be read now). */
+  private answerSeen(): AnswerSeen | undefined {
     try {
-      return this.o.state.get().lastSuccessAt;
+      const r = this.o.state.get();
+      return { success: r.lastSuccessAt, attempt: r.lastAttemptAt };
     } catch {
       return undefined;
     }
@@ -667,7 +687,7 @@ export class Deliverer {
     this.pause =
       report.waitMs > 0
         ? {
-            successSeen: this.successSeen(),
+            seen: this.answerSeen(),
             ...(tokenTrouble ? { refusedToken: failure.kind === 'auth' ? this.lastToken : '' } : {}),
           }
         : undefined;

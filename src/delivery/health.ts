@@ -51,6 +51,15 @@ export function deliveryTo(who: string, address: string | undefined): string {
 }
 
 /**
+ * Whether the delivery state is as an answer of the HRMS left it (DeliveryHealth.answered: the
+ * credential accepted, no error since), a punch taken or not: a batch it refused wholly is no
+ * success, but an answer all the same (a pause waiting for the HRMS is over: deliverer.ts).
+ */
+export function answeredState(r: Pick<DeliveryRecord, 'auth' | 'lastError' | 'failingSince'>): boolean {
+  return r.auth === 'ok' && r.lastError === null && r.failingSince === null;
+}
+
+/**
  * Keeps the persisted delivery state (read by `status`) and decides what is worth a log line.
  * A problem is logged loudly once when it starts and once when it ends; the retries in between
  * go to debug, so a HRMS that is down for a weekend does not fill the disk.

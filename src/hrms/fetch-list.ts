@@ -5,6 +5,7 @@
  * page taken for the whole list would make every employee on later pages look gone: the roster
  * would then remove them from the terminals. Such an answer is named, never used.
  */
+import { firstFew } from '../util/first-few.js';
 
 /** Where the list may be: the data itself, or an array under one of these keys of it. */
 const LIST_KEYS = ['employees', 'records', 'rows', 'items', 'data'] as const;
@@ -88,9 +89,9 @@ export function listNotFound(
   const where = `data itself, or ${LIST_KEYS.map((k) => `data.${k}`).join(', ')}`;
   const found =
     lists.length > 0
-      ? lists.slice(0, 3).join(', ')
+      ? firstFew(lists, 3)
       : data === undefined || data === null
-        ? `no data and no list (top-level keys: ${Object.keys(envelope).slice(0, 8).join(', ') || 'none'})`
+        ? `no data and no list (top-level keys: ${firstFew(Object.keys(envelope), 8) || 'none'})`
         : `data is ${Array.isArray(data) ? 'a list' : typeof data === 'object' ? 'an object with no list in it' : `a ${typeof data}`}`;
   return { expected: where, found };
 }

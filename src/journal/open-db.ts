@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { Database } from './sqlite-driver.js';
 import { ensurePrivateFile, makeExistingFilePrivate } from '../util/private-file.js';
 import { migrate, SCHEMA_VERSION } from './migrations.js';
+import { firstFew } from '../util/first-few.js';
 import { removeLeftoverNewFiles } from './leftover-new-files.js';
 import { lostJournalProblem } from './lost-journal.js';
 import {
@@ -142,7 +143,7 @@ export function refuseForeign(db: Database, path: string): void {
   if (version === 0 || !OWN_TABLES.every((t) => tables.has(t))) {
     throw new JournalUnusableError(
       path,
-      `is not a punchgate journal (a SQLite file without punchgate's tables${tables.size > 0 ? `; it has ${[...tables].slice(0, 3).join(', ')}` : ''})`,
+      `is not a punchgate journal (a SQLite file without punchgate's tables${tables.size > 0 ? `; it has ${firstFew([...tables], 3)}` : ''})`,
       'point journal.path at the punchgate journal, or move this file away so that punchgate run can make a new journal there',
     );
   }

@@ -27,6 +27,7 @@ import { SCHEMA_VERSION } from './migrations.js';
 import { refuseForeign } from './open-db.js';
 import { foreignSchemaFix } from './schema-check.js';
 import { Database } from './sqlite-driver.js';
+import { firstFew } from '../util/first-few.js';
 
 export interface RestoreOptions {
   journalPath: string;
@@ -237,7 +238,7 @@ function checkCopy(
     if (found.kind === 'foreign-schema') {
       const foreign = found.problems;
       throw new ExitError(
-        `${backupPath} cannot be restored: it holds a schema that is not punchgate's (${foreign.slice(0, 4).join('; ')}${foreign.length > 4 ? `; and ${foreign.length - 4} more` : ''}), and another program's objects can change or drop punches; nothing was changed: ${foreignSchemaFix(backupPath)}`,
+        `${backupPath} cannot be restored: it holds a schema that is not punchgate's (${firstFew(foreign, 4, undefined, '; ')}), and another program's objects can change or drop punches; nothing was changed: ${foreignSchemaFix(backupPath)}`,
         EXIT.IOERR,
       );
     }

@@ -4,6 +4,7 @@ import { SEAL_TABLE, SEAL_TABLE_SQL } from './backup-seal.js';
 import { JournalUnusableError } from './errors.js';
 import { applyMigration, MIGRATIONS } from './migrations.js';
 import { Database } from './sqlite-driver.js';
+import { firstFew } from '../util/first-few.js';
 
 /**
  * Whether a journal holds exactly the schema punchgate makes, and nothing of anyone else's
@@ -155,7 +156,7 @@ export function refuseForeignSchema(db: Db, path: string): void {
   if (problems.length === 0) return;
   throw new JournalUnusableError(
     path,
-    `holds a schema that is not punchgate's: ${problems.slice(0, 4).join('; ')}${problems.length > 4 ? `; and ${problems.length - 4} more` : ''} (another program's objects can change or drop punches)`,
+    `holds a schema that is not punchgate's: ${firstFew(problems, 4, undefined, '; ')} (another program's objects can change or drop punches)`,
     foreignSchemaFix(path),
     'SCHEMA',
   );

@@ -52,7 +52,7 @@ const HEADS = {
   },
   up: {
     name: 'punchgate_terminal_up',
-    help: 'Whether the terminal answered at its last contact (1) or not (0), per enabled terminal.',
+    help: 'Whether the terminal answered at its last contact and let punchgate read (1) or not (0: no answer, or its login refused), per enabled terminal.',
     type: 'gauge',
   },
   lastSuccess: {
@@ -89,8 +89,10 @@ export class TerminalSeries {
 
   /** Pushes each family's lines onto `lines`, a blank line between two families. */
   write(lines: string[], s: TerminalFigures): void {
-    // A push terminal cannot reach a receiver that does not listen, whatever the ledger last recorded.
-    const cut = new Set(s.report.terminals.filter((t) => t.listenerDown).map((t) => t.name));
+    // A push terminal cannot reach a receiver that does not listen, whatever the ledger last recorded;
+    // a terminal (or BioTime server) that refuses the login is reached but nothing can be read from
+    // it: not up, as its row says LOGIN REFUSED and not online (a BioTime ledger said online).
+    const cut = new Set(s.report.terminals.filter((t) => t.listenerDown || t.loginRefused).map((t) => t.name));
     this.counts(lines, HEADS.journaled, s.journaled);
     lines.push('');
     this.counts(lines, HEADS.delivered, s.delivered);

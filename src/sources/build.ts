@@ -41,13 +41,18 @@ class SerialTerminalSource implements Source {
       logger: deps.logger,
       clock: deps.clock,
       handover: deps.serialHandover,
+      ...(deps.cards ? { cards: deps.cards } : {}),
     });
   }
 
   async start(): Promise<void> {
     await this.reader.start();
     this.record();
-    this.timer = setInterval(() => this.record(), SERIAL_LEDGER_MS);
+    this.timer = setInterval(() => {
+      // A code map changed while no card is read: the punches waiting under its cards take their codes.
+      this.reader.checkCodeMap();
+      this.record();
+    }, SERIAL_LEDGER_MS);
     this.timer.unref();
   }
 

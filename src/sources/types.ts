@@ -13,6 +13,15 @@ export interface TerminalLedger {
 }
 
 /** What the clear policy asks of the journal before a terminal's log may be erased. */
+/**
+ * Gives the waiting punches of a terminal's unknown cards (`card:<number>`) the code a code map
+ * holds for them now (JournalQueries.remapUnknownCards): a punch goes out under the map in force
+ * when it is delivered, not the one when it was read.
+ */
+export interface UnknownCardRemap {
+  remapUnknownCards(terminal: string, lookup: (card: string) => string | undefined): { remapped: number; kept: number };
+}
+
 export interface DeliveryCheck {
   undeliveredCount(terminal: string, device?: string): number;
   deliveredAmong(
@@ -61,6 +70,8 @@ export interface SourceDeps {
   sink: PunchSink;
   ledger: TerminalLedger;
   deliveryCheck: DeliveryCheck;
+  /** Where a serial reader's code map, loaded or reloaded, remaps the waiting punches of its unknown cards (absent: never). */
+  cards?: UnknownCardRemap;
   /** What a source keeps between runs (an event cursor...); written with punches through `sink.ingest`. */
   state: SourceStateStore;
   logger: Logger;

@@ -107,7 +107,7 @@ const noteAlert =
 /** A config file's problems, the first one whole: `file:12: hrms.baseUrl: ... (and 2 more)`. */
 function problemsOf(c: ConfigStatus): string {
   const p = c.failure?.problems ?? [];
-  return `${p[0] ?? 'unknown problem'}${p.length > 1 ? ` (and ${p.length - 1} more: punchgate check --config-only lists them)` : ''}`;
+  return p.length > 0 ? firstFew(p, 1, 'punchgate check --config-only lists them') : 'unknown problem';
 }
 
 const CONFIG_FIX = (file: string) =>
@@ -747,15 +747,15 @@ export const ALERT = {
     const addresses = [...new Set(named.map((r) => r.address))];
     const requests = unknown.reduce((n, r) => n + r.count, 0);
     const last = Math.max(...unknown.map((r) => Date.parse(r.lastSeenAt)));
-    const more =
-      addresses.length > 5 ? ` and ${addresses.length - 5} more addresses` : beyond ? ' and other addresses' : '';
+    // Beyond the kept bound, more addresses than those named pushed too.
+    const from = `${firstFew(addresses, 5)}${beyond && addresses.length <= 5 ? ' and other addresses' : ''}`;
     const examples = serials
       .slice(0, 3)
       .map((s) => (s === NO_SERIAL ? 'no SN=' : `SN=${s}`))
       .join(', ');
     return {
       kind: 'push-unknown-many',
-      cause: `${beyond ? 'more than ' : ''}${serials.length} unknown serials ${stopped ? 'were' : 'are'} pushing (${requests} requests refused, from ${addresses.slice(0, 5).join(', ')}${more}; e.g. ${examples}; ${lastSeen(last, stopped)}): a device on the LAN is inventing serials, or many terminals are not configured`,
+      cause: `${beyond ? 'more than ' : ''}${serials.length} unknown serials ${stopped ? 'were' : 'are'} pushing (${requests} requests refused, from ${from}; e.g. ${examples}; ${lastSeen(last, stopped)}): a device on the LAN is inventing serials, or many terminals are not configured`,
       fix: "add the genuine ones to terminals with kind: adms, and keep the receiver's port to the terminals' network",
     };
   },

@@ -139,8 +139,12 @@ function isDiskSync(d: unknown): d is DiskSyncFigures {
   );
 }
 
-/** What a running `punchgate run` last wrote in its status.json; none when it does not run or the file cannot be read. */
-function runningReport(config: Config): Partial<StatusReport> | undefined {
+/**
+ * What a running `punchgate run` last wrote in its status.json; none when it does not run or the
+ * file cannot be read. Read once by `punchgate check` for all it says of the daemon (the daemon
+ * replaces the file every few seconds: read once, the checks speak of one moment).
+ */
+export function runningReport(config: Config): Partial<StatusReport> | undefined {
   const path = config.status.path;
   if (!path || !OwnerLock.isHeld(config.journal.path)) return undefined;
   try {
@@ -150,17 +154,20 @@ function runningReport(config: Config): Partial<StatusReport> | undefined {
   }
 }
 
-/** What a running `punchgate run` last said of one of its listeners (its status.json); none when it does not run or did not say. */
-export function runningListener(config: Config, which: ListenerStatus['listener']): ListenerStatus | undefined {
-  const shown: unknown = runningReport(config)?.listeners;
+/** What a running `punchgate run` last said of one of its listeners (`report`: runningReport); none when it did not say. */
+export function runningListener(
+  report: Partial<StatusReport> | undefined,
+  which: ListenerStatus['listener'],
+): ListenerStatus | undefined {
+  const shown: unknown = report?.listeners;
   return Array.isArray(shown) ? (shown as ListenerStatus[]).find((l) => l.listener === which) : undefined;
 }
 
 /**
- * How long a running `punchgate run` said its journal's disk took to sync (its status.json);
- * none when it does not run, did not say, or made no sync.
+ * How long a running `punchgate run` said its journal's disk took to sync (`report`:
+ * runningReport); none when it does not run, did not say, or made no sync.
  */
-export function runningDiskSync(config: Config): DiskSyncFigures | undefined {
-  const shown: unknown = runningReport(config)?.journal?.diskSync;
+export function runningDiskSync(report: Partial<StatusReport> | undefined): DiskSyncFigures | undefined {
+  const shown: unknown = report?.journal?.diskSync;
   return isDiskSync(shown) ? shown : undefined;
 }

@@ -4,6 +4,7 @@ import { checkDaemon } from '../../src/check/daemon-check.js';
 import type { Config } from '../../src/config/schema.js';
 import { Journal } from '../../src/journal/index.js';
 import { OwnerLock } from '../../src/journal/lock.js';
+import { runningReport } from '../../src/status/daemon-probe.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const cleanups: (() => unknown)[] = [];
@@ -46,7 +47,7 @@ function runningDaemon(busyFor: number | null, checkpoints?: object) {
 describe('punchgate check: a running daemon kept from its journal (found by an adversarial trial)', () => {
   it('warns with the status words and who to look for while another process has held the journal 2 s or more', () => {
     const d = runningDaemon(20_000);
-    const r = checkDaemon(d.config, d.clock, { required: false });
+    const r = checkDaemon(d.config, d.clock, { required: false, report: runningReport(d.config) });
     expect(r.status).toBe('warn');
     expect(r.detail).toContain(
       'punchgate run is running, but journal busy for 20 s (another process holds it): 3 punches held in memory',
@@ -61,20 +62,22 @@ describe('punchgate check: a running daemon kept from its journal (found by an a
       error: 'SQLITE_FULL: database or disk is full',
       failures: 1,
     });
-    const r = checkDaemon(failed.config, failed.clock, { required: false });
+    const r = checkDaemon(failed.config, failed.clock, { required: false, report: runningReport(failed.config) });
     expect(r.status).toBe('warn');
     expect(r.detail).toMatch(
       /^punchgate run is running, but the journal's checkpoint thread failed at .*: SQLITE_FULL: database or disk is full; punches are kept/,
     );
     expect(r.fix).toContain('df -h');
     const back = runningDaemon(null, { thread: 'running', failedAt: null, error: null, failures: 0 });
-    expect(checkDaemon(back.config, back.clock, { required: false }).status).toBe('pass');
+    expect(checkDaemon(back.config, back.clock, { required: false, report: runningReport(back.config) }).status).toBe(
+      'pass',
+    );
   });
 
   it('passes when the journal is free, or busy only for an ordinary moment', () => {
     for (const busy of [null, 500]) {
       const d = runningDaemon(busy);
-      expect(checkDaemon(d.config, d.clock, { required: false }).status).toBe('pass');
+      expect(checkDaemon(d.config, d.clock, { required: false, report: runningReport(d.config) }).status).toBe('pass');
     }
   });
 });

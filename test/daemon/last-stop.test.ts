@@ -132,15 +132,32 @@ describe('why punchgate run last stopped, said by the status', () => {
     for (const f of ['status.txt', 'status.json', 'journal.db.last-stop.json'])
       expect(readFileSync(s.tmp.path(f), 'utf8')).not.toContain(token);
 
-    // Then the config file is broken. A start that stops on it (exit 78, before it knows the
-    // journal) records nothing: the record is not given as the reason, the file is the fix.
+    // Then the config file is broken. The daemon kept a copy of the last config that loaded: a
+    // start runs on it (no exit 78), as the fix says; the fix said a start would stop with 78.
     appendFileSync(s.config, 'terminals: [\n');
     const broken = JSON.parse((await s.cli('status', '--json')).stdout) as StatusReport;
     const down = broken.alertItems.find((a) => a.kind === 'daemon-down')!;
     expect(down.cause).toMatch(/; the last stop recorded, at .+: exit code 70, saying: unexpected error/);
-    expect(down.fix).toMatch(/^the config file does not load now: correct it first .*records no stop/);
-    expect(down.fix).not.toContain('do what its last line says');
+    expect(down.fix).toMatch(
+      /^the config file does not load now, so a start would run on its last good copy .*correct the file/,
+    );
+    expect(down.fix).not.toContain('78');
     const quick = await s.cli('check', '--quick');
-    expect(quick.stdout).toMatch(/FAIL daemon: .*exit code 70.* — the config file does not load now: correct it first/);
+    expect(quick.stdout).toMatch(
+      /FAIL daemon: .*exit code 70.* — the config file does not load now, so a start would run on its last good copy/,
+    );
+    // What a start really does: it runs, on the copy.
+    const again = spawnDaemon(s.config);
+    cleanups.push(() => again.child.exitCode === null && again.child.kill('SIGKILL'));
+    await waitFor(
+      () =>
+        (again.output().includes('punchgate runs on the last good config') && again.output().includes('"version"')) ||
+        again.child.exitCode !== null,
+      20_000,
+      'the start on the copy',
+    );
+    expect(again.child.exitCode).toBeNull();
+    again.child.kill('SIGTERM');
+    expect((await again.exited).code).toBe(0);
   }, 60_000);
 });

@@ -1,5 +1,6 @@
 import { renameSync, statSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { HrmsSimOptions } from '../../src/sim/hrms/index.js';
 import { runPunchgate } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 import { keys, punchTimes, spawnDaemon, startStack, TOKEN } from './stack.js';
@@ -16,8 +17,8 @@ describe('a paused delivery ends when its cause is gone', () => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
 
-  const setup = async (delivery: Record<string, unknown>, token: string) => {
-    const stack = await startStack({ delivery });
+  const setup = async (delivery: Record<string, unknown>, token: string, hrms?: HrmsSimOptions) => {
+    const stack = await startStack({ delivery, ...(hrms ? { hrms } : {}) });
     cleanups.push(() => stack.stop());
     writeFileSync(stack.tmp.path('token'), `${token}\n`);
     const d = spawnDaemon(stack.configPath);
@@ -101,6 +102,52 @@ describe('a paused delivery ends when its cause is gone', () => {
     expect(Date.now() - after).toBeLessThan(40_000);
     expect(d.output()).toContain('punches were delivered by another process (punchgate flush) during the pause');
     expect(keys(stack.hrms.attendance())).toHaveLength(30);
+  }, 120_000);
+
+  it('a flush whose punches the HRMS all refused ends the backoff too: the HRMS answers again', async () => {
+    // Since a batch refused wholly is no success (lastSuccessAt kept), such a flush left the
+    // daemon's backoff running for its 4 minutes: the HRMS answered it, so the pause is over.
+    const known = Array.from({ length: 10 }, (_, i) => String(5100 + i));
+    const { stack, d } = await setup(
+      { retry: { baseMs: 240_000, maxMs: 240_000 }, probeIntervalMs: 0, alertAfterMinutes: 1 },
+      TOKEN,
+      {
+        roster: 'employees',
+        employees: known.map((code) => ({
+          username: `u${code}`,
+          name: `U ${code}`,
+          email: `u${code}@example.com`,
+          biometriccode: code,
+        })),
+      },
+    );
+    stack.hrms.setFaults({ errorRate: 1 });
+    const t = stack.terminals[0]!;
+    const at = punchTimes('2026-11-28', 9);
+    // Codes the HRMS does not know: each punch is refused once it answers.
+    for (let i = 0; i < 20; i++) t.addPunch({ userId: String(5000 + i), logTime: at() });
+    await waitFor(() => /HRMS delivery to \S+ failed, will retry/.test(d.output()), 20_000, 'the failure');
+    await waitFor(
+      async () => {
+        const r = await runPunchgate(['--config', stack.configPath, 'punches', '--state', 'undelivered', '--count']);
+        return r.stdout.trim() === '20';
+      },
+      20_000,
+      '20 punches journalled',
+    );
+
+    stack.hrms.setFaults({ errorRate: 0 });
+    const flush = await runPunchgate(['--config', stack.configPath, 'flush']);
+    expect(flush.stdout).toContain('flush: 0 delivered, 0 already recorded, 20 rejected');
+    expect(stack.hrms.attendance()).toHaveLength(0);
+
+    const after = Date.now();
+    for (const code of known) t.addPunch({ userId: code, logTime: at() });
+    // Far sooner than the 4 min backoff; the bound leaves room for a loaded CI box.
+    await waitFor(() => stack.hrms.attendance().length === 10, 40_000, 'the punches after the flush');
+    expect(Date.now() - after).toBeLessThan(40_000);
+    expect(d.output()).toContain('the HRMS answered another process (punchgate flush) during the pause');
+    expect(keys(stack.hrms.attendance())).toHaveLength(10);
   }, 120_000);
 });
 

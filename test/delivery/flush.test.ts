@@ -98,7 +98,11 @@ describe('punchgate flush', () => {
   it('exits 75 with a clear line when the HRMS refuses the token, charging nothing', async () => {
     const cfg = await setup(recentPunches(5), {}, 'wrong-token-9999');
     expect(await flush(cfg)).toBe(75);
-    expect(err.join('')).toMatch(/^HRMS refused the token: Bearer token is not correct/m);
+    // It names the address that refused, as its other lines and the daemon's AUTH FAILED line do.
+    const address = sim.url.replace(/\/$/, '').replace(/[.]/g, '\\.');
+    expect(err.join('')).toMatch(
+      new RegExp(`^HRMS delivery to ${address}/?: HRMS refused the token: Bearer token is not correct`, 'm'),
+    );
     expect(err.join('')).not.toContain('wrong-token-9999');
     expect(inspect((j) => j.queries.list().map((p) => [p.state, p.attempts]))).toEqual(Array(5).fill(['pending', 0]));
     expect(inspect((j) => j.deliveryState.get().auth)).toBe('failed');

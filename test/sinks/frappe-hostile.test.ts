@@ -131,6 +131,60 @@ describe('FrappeSender against a hostile or misconfigured site', () => {
     expect(bare).toMatchObject({ kind: 'transient', afterSending: true });
   });
 
+  it("a database's errors in the server's own language are told by their type or code, not by English words", async () => {
+    // The database's messages follow its own language setting (MariaDB lc_messages, PostgreSQL
+    // lc_messages): these are MariaDB's ER_BAD_FIELD_ERROR in German (sql/share/errmsg-utf8.txt)
+    // and PostgreSQL's undefined_column in German and French (its po files), as Frappe's JSON
+    // carries them: exc_type is the class's name (frappe/utils/response.py report_error), which
+    // a language does not change; MariaDB's code is in the pymysql error's text.
+    for (const [excType, exception, column] of [
+      [
+        'OperationalError',
+        `pymysql.err.OperationalError: (1054, "Unbekanntes Tabellenfeld 'tabEmployee.badge' in where clause")`,
+        'tabEmployee.badge',
+      ],
+      ['UndefinedColumn', 'psycopg2.errors.UndefinedColumn: Spalte »badge« existiert nicht', 'badge'],
+      ['UndefinedColumn', "psycopg2.errors.UndefinedColumn: la colonne « badge » n'existe pas", 'badge'],
+      // The column as PostgreSQL names a qualified one, unquoted.
+      [
+        'UndefinedColumn',
+        'psycopg2.errors.UndefinedColumn: column tabEmployee.badge does not exist',
+        'tabEmployee.badge',
+      ],
+    ] as const) {
+      const a = await answer(() => ({ status: 500, body: { exc_type: excType, exception } }));
+      expect(a.kind, exception).toBe('request-failed');
+      expect(a.kind === 'request-failed' && a.message).toContain(`no column '${column}'`);
+    }
+    // The type alone (the site sends no traceback): still no retry that could cure it.
+    const typeOnly = await answer(() => ({ status: 500, body: { exc_type: 'UndefinedColumn' } }));
+    expect(typeOnly.kind).toBe('request-failed');
+    expect(typeOnly.kind === 'request-failed' && typeOnly.message).toMatch(
+      /the site's database lacks a column the call names/,
+    );
+
+    // A lock wait or a serialization failure worth the same call later, whatever the words.
+    for (const body of [
+      {
+        exc_type: 'SerializationFailure',
+        exception: 'psycopg2.errors.SerializationFailure: konnte Zugriff nicht serialisieren',
+      },
+      { exc_type: 'LockNotAvailable', exception: 'psycopg2.errors.LockNotAvailable: konnte Sperre nicht setzen' },
+      // An app that wraps the database's error in frappe.throw (417 ValidationError): its code tells.
+      {
+        exc_type: 'ValidationError',
+        _server_messages: JSON.stringify([
+          JSON.stringify({
+            message: "(1205, 'Beim Warten auf eine Sperre wurde die zulässige Wartezeit überschritten')",
+          }),
+        ]),
+      },
+    ]) {
+      const t = await answer(() => ({ status: 417, body }));
+      expect(t, JSON.stringify(body)).toMatchObject({ kind: 'transient', afterSending: true });
+    }
+  });
+
   it('an answer larger than the cap is refused unread', async () => {
     const a = await answer(() => ({ body: { message: { name: 'x'.repeat(200_000) } } }));
     expect(a).toMatchObject({ kind: 'transient', afterSending: true });

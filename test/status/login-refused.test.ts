@@ -2,9 +2,12 @@ import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { Journal } from '../../src/journal/index.js';
+import { JournalTotals } from '../../src/metrics/journal-totals.js';
+import { PunchgateMetrics } from '../../src/metrics/registry.js';
 import { startDahuaSim } from '../../src/sim/dahua/index.js';
 import { checkTerminalConfig } from '../../src/sources/build.js';
 import { buildStatus, type StatusReport } from '../../src/status/index.js';
+import { LatestReport } from '../../src/status/latest.js';
 import { renderPage } from '../../src/web/page.js';
 import { startSim, ZONE } from '../biotime/helpers.js';
 import { cliSandbox } from '../helpers/cli.js';
@@ -72,10 +75,25 @@ describe('a server and a terminal that refuse the password', () => {
 
     // The page (punchgate run's) says the same of both rows.
     const journal = Journal.open({ path: s.tmp.path('journal.db'), site: 'plant-a', mode: 'readonly' });
-    const report = buildStatus(journal, loadConfig(s.config, checkTerminalConfig), Date.now(), { freeBytes: null });
-    journal.close();
+    const config = loadConfig(s.config, checkTerminalConfig);
+    const report = buildStatus(journal, config, Date.now(), { freeBytes: null });
     const page = renderPage(report, { version: '0', uptimeSeconds: 60, zone: 'UTC', refreshSeconds: 10 });
     expect(page.match(/<span class="offline">LOGIN REFUSED<\/span>/g)).toHaveLength(2);
     expect(page).not.toContain('>OFFLINE<');
+
+    // And /metrics: punchgate_terminal_up read 1 for the server (its ledger said online) and 0 for
+    // the terminal. Both are 0, as the rows say: nothing can be read from either (docs/operate.md).
+    const clock = { now: () => Date.now() };
+    const metrics = new PunchgateMetrics({
+      journal,
+      config: () => config,
+      reports: new LatestReport(() => buildStatus(journal, config, clock.now(), { freeBytes: null }), clock.now),
+      totals: new JournalTotals(journal.queries),
+      clock,
+      version: 't',
+    });
+    const up = (await metrics.text()).split('\n').filter((l) => l.startsWith('punchgate_terminal_up{'));
+    journal.close();
+    expect(up).toEqual(['punchgate_terminal_up{terminal="hq"} 0', 'punchgate_terminal_up{terminal="front-door"} 0']);
   }, 60_000);
 });

@@ -14,6 +14,7 @@ import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { foreignLinkOnPath } from '../../util/private-file.js';
 import { action, loadContext } from '../common.js';
 import { int } from '../option-values.js';
+import { firstFew } from '../../util/first-few.js';
 
 const count = (n: number) => n.toLocaleString('en-US');
 const megabytes = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
@@ -147,7 +148,7 @@ export function registerBackup(program: Command): void {
             );
           if (p.notBackups.length > 0)
             process.stdout.write(
-              `left alone ${p.notBackups.length} ${p.notBackups.length === 1 ? 'file' : 'files'} named like a backup that punchgate did not make: ${p.notBackups.slice(0, 3).join(', ')}${p.notBackups.length > 3 ? ', ...' : ''}\n`,
+              `left alone ${p.notBackups.length} ${p.notBackups.length === 1 ? 'file' : 'files'} named like a backup that punchgate did not make: ${firstFew(p.notBackups, 3)}\n`,
             );
         }
       }),

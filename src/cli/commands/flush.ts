@@ -162,9 +162,10 @@ function problemLine(r: DrainReport, credential: string, what: string, delivery:
   switch (r.stoppedBy) {
     case 'auth':
       if (r.message?.startsWith(NO_TOKEN)) return `${r.message} (then run flush again)`;
+      // Named with the address, as the other lines: a token meant for another HRMS is seen at once.
       return what === 'HRMS'
-        ? `HRMS refused the token: ${r.message ?? 'no reason given'} (write a valid token to ${credential} and run flush again)`
-        : `${what} refused the credential: ${r.message ?? 'no reason given'} (put a valid one in ${credential} and run flush again)`;
+        ? `${delivery}: HRMS refused the token: ${r.message ?? 'no reason given'} (write a valid token to ${credential} and run flush again)`
+        : `${delivery}: ${what} refused the credential: ${r.message ?? 'no reason given'} (put a valid one in ${credential} and run flush again)`;
     case 'request-failed':
       return `${delivery}: request failed: ${r.message ?? 'no reason given'}`;
     case 'max-wait':

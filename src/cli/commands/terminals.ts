@@ -23,6 +23,7 @@ import { terminalFaultError } from '../terminal-fault.js';
 import { configKeyIn } from '../../config/terminals.js';
 import { padWidth } from '../../util/display-width.js';
 import { lastActivityHeading, lastActivityValue, notYetLabel } from '../../status/activity-words.js';
+import { firstFew } from '../../util/first-few.js';
 
 const when = (iso: string | null) => localTimeOf(iso);
 
@@ -105,8 +106,7 @@ export function registerTerminals(program: Command): void {
                       `  kept raw: ${k.held} ${k.table} upload(s) (${k.lines} lines in all, ${k.dropped} dropped${k.droppedOld > 0 ? `, ${k.droppedOld} of them for their age` : ''}): ${printable(k.lastReason ?? '-', 200)}\n`,
                     );
                 const other = (p.notPunches ?? []).map((e) => `${e.table} ${e.code} ×${e.count}`);
-                if (other.length > 0)
-                  process.stdout.write(`  not punches: ${printable(other.slice(0, 8).join(', '), 300)}\n`);
+                if (other.length > 0) process.stdout.write(`  not punches: ${printable(firstFew(other, 8), 300)}\n`);
               }
             }
           },

@@ -51,9 +51,28 @@ const TRANSIENT_TYPES = new Set([
   'OperationalError',
   'InterfaceError',
   'SessionStopped',
+  // PostgreSQL's, by psycopg's class names (SQLSTATE 40001, 40P01, 55P03, 57014), where Frappe does
+  // not turn them into its own (frappe/database/postgres/database.py is_deadlocked, is_timedout).
+  'SerializationFailure',
+  'DeadlockDetected',
+  'LockNotAvailable',
+  'QueryCanceled',
+  'QueryCanceledError',
 ]);
+/**
+ * The same in words. Frappe's own messages and the database's are in the site's language (or the
+ * database's: MariaDB and PostgreSQL lc_messages), so the words are English only; the type above
+ * (exc_type: the exception class's name, frappe/utils/response.py report_error) and MariaDB's
+ * code (TRANSIENT_CODE) tell them in any language.
+ */
 const TRANSIENT_SAID =
   /lock wait timeout|deadlock|try restarting transaction|has been modified after you have opened it|currently locked|TimestampMismatch|QueryTimeout|too many writes|server has gone away|lost connection to (mysql|mariadb)/i;
+/**
+ * MariaDB's codes, as pymysql's error prints them in any language, `(1205, '...')`, where an app
+ * wrapped the error in frappe.throw (a 417 ValidationError): 1205 lock wait timeout, 1213 deadlock,
+ * 2006 server gone away, 2013 connection lost during the query.
+ */
+const TRANSIENT_CODE = /\((?:1205|1213|2006|2013),\s*["']/;
 /** frappe/exceptions.py: AuthenticationError and SessionExpired are 401, PermissionError 403. */
 const AUTH_TYPES = new Set(['AuthenticationError', 'SessionExpired', 'PermissionError', 'InvalidAuthorizationToken']);
 /**
@@ -77,11 +96,21 @@ const NO_LOCATION_SAID = /Latitude and longitude values are required for checkin
  * OperationalError, HTTP 500) or PostgreSQL's 'column "x" does not exist' (UndefinedColumn). In
  * add_log_based_on_employee_field it is the sink's employee field when Employee has none of that
  * name (frappe.db.get_values re-raises it: frappe/database/database.py, v14-v15), else a site whose
- * apps were updated without `bench migrate`. Its exc_type is that of a lost connection too, so
- * only the text (sent while allow_error_traceback is on, Frappe's default) tells that no retry
- * cures it.
+ * apps were updated without `bench migrate`. On MariaDB its exc_type is that of a lost connection
+ * too, so only the text (sent while allow_error_traceback is on, Frappe's default) tells that no
+ * retry cures it: its code (NO_COLUMN_CODE) in any language, these English words otherwise.
  */
 const NO_COLUMN_SAID = /\(1054, ["']Unknown column '([^']{1,200})'|column "([^"]{1,200})" does not exist/i;
+/**
+ * The same in any language: MariaDB's code 1054 before its message, whose first quoted name is the
+ * column ("Unbekanntes Tabellenfeld 'x' in where clause"); PostgreSQL's UndefinedColumn (psycopg's
+ * class for SQLSTATE 42703) as exc_type, with the column the first name its message quotes, in
+ * any of the quotes its translations use (»x«, « x », "x"), or unquoted as English names a
+ * qualified one (column tabEmployee.x does not exist).
+ */
+const NO_COLUMN_CODE = /\(1054,\s*["'][^']*'([^']{1,200})'/;
+const NO_COLUMN_TYPES = new Set(['UndefinedColumn']);
+const QUOTED_NAME = /["»«„“”]\s?([^"»«„“”\s]{1,200})\s?["»«„“”]|column (\S{1,200}) does not exist/i;
 
 export interface CallContext {
   url: string;
@@ -146,7 +175,7 @@ export function classifyCall(
     return failure({
       kind: 'request-failed',
       httpStatus: status,
-      message: `the site's database has no column '${clean(column)}' (HTTP ${status}${quoted}): if that is employeeFieldname of ${ctx.where}, set it to the Employee field that holds the terminals' codes (attendance_device_id by default); otherwise the site needs bench migrate`,
+      message: `${column === '' ? "the site's database lacks a column the call names" : `the site's database has no column '${clean(column)}'`} (HTTP ${status}${quoted}): if that is employeeFieldname of ${ctx.where}, set it to the Employee field that holds the terminals' codes (attendance_device_id by default); otherwise the site needs bench migrate`,
     });
   if (isTransient(body)) return unknown(`HTTP ${status} ${body?.excType ?? ''}`.trim() + quoted, status, res.headers);
   if (status === 404 || (body && isNoMethod(body)))
@@ -175,23 +204,32 @@ export function classifyCall(
   };
 }
 
+/** Everything the body says in words: its messages, the exception's line, the message text. */
+const allSaid = (b: FrappeBody) => [...b.messages, b.exception ?? '', b.messageText ?? ''].join(' ');
+
 function isTransient(b: FrappeBody | undefined): boolean {
   if (!b) return false;
   if (b.excType !== undefined && TRANSIENT_TYPES.has(b.excType)) return true;
-  const said = [...b.messages, b.exception ?? '', b.messageText ?? ''].join(' ');
-  return TRANSIENT_SAID.test(said);
+  const said = allSaid(b);
+  return TRANSIENT_CODE.test(said) || TRANSIENT_SAID.test(said);
 }
 
-/** The column named in a "no such column" error of the database, if that is what `b` says. */
+/**
+ * The column named in a "no such column" error of the database, if that is what `b` says ('':
+ * it is, by its type, but no column could be read from its words, or none came with it).
+ */
 function missingColumn(b: FrappeBody): string | undefined {
-  const m = NO_COLUMN_SAID.exec([...b.messages, b.exception ?? '', b.messageText ?? ''].join(' '));
-  return m ? (m[1] ?? m[2]) : undefined;
+  const said = allSaid(b);
+  const m = NO_COLUMN_CODE.exec(said) ?? NO_COLUMN_SAID.exec(said);
+  if (m) return m[1] ?? m[2];
+  if (b.excType === undefined || !NO_COLUMN_TYPES.has(b.excType)) return undefined;
+  const named = QUOTED_NAME.exec(said);
+  return named ? (named[1] ?? named[2] ?? '') : '';
 }
 
 function isNoMethod(b: FrappeBody): boolean {
   if (b.excType !== undefined && NO_METHOD_TYPES.has(b.excType)) return true;
-  const said = [...b.messages, b.exception ?? '', b.messageText ?? ''].join(' ');
-  return NO_METHOD_SAID.test(said);
+  return NO_METHOD_SAID.test(allSaid(b));
 }
 
 const failure = (answer: FailureAnswer): CallAnswer => ({ kind: 'failure', answer });

@@ -5,6 +5,7 @@
 import type { AdmsTerminalConfig } from '../../config/terminals.js';
 import type { PushUser } from '../../journal/types.js';
 import type { ReceiverContext } from './handler-kit.js';
+import { firstFew } from '../../util/first-few.js';
 
 /**
  * Names that are no text in the terminal's character set (kept with U+FFFD): said once per upload,
@@ -16,6 +17,6 @@ export function reportUnreadableNames(ctx: ReceiverContext, cfg: AdmsTerminalCon
   const encoding = cfg.encoding ?? 'utf-8';
   ctx.logger.warn(
     { terminal: cfg.name, pins: pins.slice(0, 20), count: pins.length, encoding },
-    `${cfg.name}: ${pins.length} user name(s) are no text in ${encoding} (PIN ${pins.slice(0, 5).join(', ')}${pins.length > 5 ? ', ...' : ''}): kept as unknown and never sent back to the terminal. If it shows names in another character set (GBK, Big5, windows-1256...), set encoding: for it in the config`,
+    `${cfg.name}: ${pins.length} user name(s) are no text in ${encoding} (PIN ${firstFew(pins, 5)}): kept as unknown and never sent back to the terminal. If it shows names in another character set (GBK, Big5, windows-1256...), set encoding: for it in the config`,
   );
 }

@@ -121,7 +121,8 @@ export class ReloadingCodeMap {
 
   constructor(
     private readonly file: string,
-    private readonly deps: { clock: Clock; logger: Logger },
+    /** `onReload`: called with each map loaded after the first (the file changed and is good). */
+    private readonly deps: { clock: Clock; logger: Logger; onReload?: (map: CodeMap) => void },
     private readonly checkEveryMs = 10_000,
   ) {
     const first = readCodeMap(file);
@@ -138,6 +139,19 @@ export class ReloadingCodeMap {
   lookup(card: string): string | undefined {
     this.maybeReload();
     return this.map.lookup(card);
+  }
+
+  /** The map in force now, without looking at the file. */
+  get current(): CodeMap {
+    return this.map;
+  }
+
+  /**
+   * Looks at the file (at most every `checkEveryMs`) without a card read: a card added while the
+   * reader is quiet is mapped then, and the punches waiting under its card:<number> with it.
+   */
+  check(): void {
+    this.maybeReload();
   }
 
   private fileStamp(): string {
@@ -166,5 +180,6 @@ export class ReloadingCodeMap {
     }
     this.map = next.map;
     this.deps.logger.info({ codeMap: this.file, cards: next.map.size }, 'code map reloaded');
+    this.deps.onReload?.(next.map);
   }
 }

@@ -6,6 +6,8 @@ import type { Logger } from '../../util/logger.js';
 import { backoffDelay } from '../../util/backoff.js';
 import { UNKNOWN_CARD_PREFIX } from '../../punch.js';
 import { ReloadingCodeMap } from './code-map.js';
+import { WaitingCardRemap } from './card-remap.js';
+import type { UnknownCardRemap } from '../types.js';
 import { cardPunch, createLineParser, EDGE_CONTROL, type LineParser, type ParsedLine } from './line-parser.js';
 import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
 import { FrameSplitter, type Frame, type FrameResult } from './frame-splitter.js';
@@ -52,6 +54,8 @@ export interface SerialSourceOptions {
   bufferCapacity?: number;
   /** Keeps the device open from this reader to the one that replaces it (a reload). */
   handover?: SerialPortHandover;
+  /** Where the code map, at the start and each reload, remaps the waiting punches of unknown cards (WaitingCardRemap). */
+  cards?: UnknownCardRemap;
 }
 
 export interface SerialStopOptions {
@@ -75,6 +79,7 @@ export class SerialSource {
   private readonly presenceCheckMs: number;
   private readonly parse: LineParser;
   private readonly codeMap: ReloadingCodeMap | null;
+  private readonly remap: WaitingCardRemap;
   private readonly splitter: FrameSplitter;
   private gapTimer: NodeJS.Timeout | null = null;
   private readonly noise: NoiseLog;
@@ -101,8 +106,13 @@ export class SerialSource {
     this.presenceCheckMs = opts.presenceCheckMs ?? 1000;
     this.handover = opts.handover;
     this.parse = createLineParser(this.cfg, this.clock);
+    this.remap = new WaitingCardRemap(opts.cards, this.cfg.name, this.log);
     this.codeMap = this.cfg.codeMap
-      ? new ReloadingCodeMap(this.cfg.codeMap, { clock: this.clock, logger: this.log })
+      ? new ReloadingCodeMap(this.cfg.codeMap, {
+          clock: this.clock,
+          logger: this.log,
+          onReload: (map) => this.remap.loaded(map),
+        })
       : null;
     this.splitter = new FrameSplitter({
       framing: this.cfg.framing,
@@ -133,7 +143,19 @@ export class SerialSource {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
+    // The map this reader starts with (at the daemon's start, or a reload of the config) is the
+    // one in force: the punches waiting under card:<number> of the cards it holds take their codes.
+    if (this.codeMap) this.remap.loaded(this.codeMap.current);
     await this.connect();
+  }
+
+  /**
+   * Looks whether the code map file changed (at most every 10 s) while no card is read, and applies
+   * a map a busy journal kept from being applied. Called every few seconds by the terminal's source.
+   */
+  checkCodeMap(): void {
+    this.codeMap?.check();
+    this.remap.retry();
   }
 
   async stop(opts: SerialStopOptions = {}): Promise<void> {
