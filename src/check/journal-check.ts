@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { describeJournalFailure, journalAccessProblem, plantedLink } from '../journal/errors.js';
+import { describeJournalFailure, journalAccessProblem, oddSideFile, plantedLink } from '../journal/errors.js';
 import { lostJournalProblem } from '../journal/lost-journal.js';
 import { recoverFix } from '../journal/recover-recipe.js';
 import { journalOpeners, otherNamesProblem } from '../journal/journal-file.js';
@@ -94,6 +94,10 @@ export function checkJournal(
       `${path} is empty (0 bytes): not a punchgate journal, and punchgate never replaces it`,
       `restore the journal from a backup; if you are sure it held nothing, remove it (rm ${path}) and punchgate run makes a new one`,
     );
+
+  // A FIFO at the log's name would be opened by SQLite (and is refused by every other command).
+  const odd = oddSideFile(path);
+  if (odd) return fail(NAME, `${path} ${odd.problem}`, odd.fix);
 
   let db: Database | undefined;
   try {

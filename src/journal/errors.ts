@@ -127,6 +127,47 @@ export function plantedLink(path: string, code: string): JournalUnusableError | 
   return undefined;
 }
 
+/** What lstat says a node is, in words, for a side file that is no file SQLite made. */
+function kindOf(st: {
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isDirectory(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+}): string {
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isDirectory()) return 'a folder';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  return 'not a plain file';
+}
+
+/**
+ * A FIFO, socket, folder or device where SQLite keeps the journal's side files (`-wal`, `-shm`,
+ * `-journal`): SQLite makes plain files there and nothing else. A FIFO at the log's name blocked
+ * the daemon's start for good (its read of the log waited for a writer: no line, deaf to
+ * SIGTERM), so every open asks first, and refuses without opening it. As with a planted link,
+ * whoever may write the journal's folder put it there: remove it and find out who.
+ */
+export function oddSideFile(path: string): JournalUnusableError | undefined {
+  for (const side of [`${path}-wal`, `${path}-shm`, `${path}-journal`]) {
+    let st;
+    try {
+      st = lstatSync(side);
+    } catch {
+      continue;
+    }
+    if (st.isFile() || st.isSymbolicLink()) continue;
+    return new JournalUnusableError(
+      path,
+      `cannot be opened: ${side} is ${kindOf(st)} (made by uid ${st.uid}), not a file SQLite made, and punchgate never opens it`,
+      `remove it (rm ${side}) and find out who made it: SQLite keeps only plain files beside the journal; then start punchgate again`,
+      'ENOTFILE',
+    );
+  }
+  return undefined;
+}
+
 /**
  * Why this process cannot read or write the journal, asked of the file system itself
  * (access(2) answers for this user, and says EROFS for a read-only file system), so that the one
