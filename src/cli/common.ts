@@ -12,7 +12,10 @@ import {
   isBusyJournalError,
   isFatalJournalError,
   JournalBusyError,
+  isJournalDamage,
+  JOURNAL_DAMAGED_RUN_EXIT,
   JournalUnusableError,
+  NOT_RESTARTED_WORDS,
   oneShotMessage,
 } from '../journal/errors.js';
 import { DEFAULT_CONFIG_PATH, type Config } from '../config/schema.js';
@@ -191,8 +194,12 @@ export function reportError(e: unknown, command?: string): void {
     process.exitCode = e.exitCode;
   } else if (e instanceof JournalUnusableError) {
     // Only the daemon is started again by systemd; any other command is run again by the admin.
-    write(`punchgate: ${command === 'run' ? e.message : oneShotMessage(e)}`);
-    process.exitCode = EXIT.IOERR;
+    // A damaged journal ends the daemon with 65, which the unit does not restart: its line says so.
+    const notRestarted = command === 'run' && isJournalDamage(e);
+    write(
+      `punchgate: ${command !== 'run' ? oneShotMessage(e) : notRestarted ? `${e.message}. ${NOT_RESTARTED_WORDS}` : e.message}`,
+    );
+    process.exitCode = notRestarted ? JOURNAL_DAMAGED_RUN_EXIT : EXIT.IOERR;
   } else if (e instanceof JournalBusyError || isBusyJournalError(e)) {
     const text =
       e instanceof JournalBusyError

@@ -229,6 +229,21 @@ function nearlyNoRoom(path: string): boolean {
   }
 }
 
+/** Damage no restart mends: the file must be recovered or restored by hand (damagedJournal's fix). */
+export function isJournalDamage(e: JournalUnusableError): boolean {
+  return e.code !== undefined && /^SQLITE_(CORRUPT|NOTADB)/.test(e.code);
+}
+
+/**
+ * `punchgate run`'s exit for a damaged journal (sysexits EX_DATAERR, as for a damaged backup): the
+ * unit's RestartPreventExitStatus= lists it, so systemd does not start it again every 5 s to stop
+ * again on the same file. Every other journal problem stays 74, restarted (a full disk frees up).
+ */
+export const JOURNAL_DAMAGED_RUN_EXIT = 65;
+
+/** What `punchgate run` adds to a damaged journal's line: no restart comes, and what starts it. */
+export const NOT_RESTARTED_WORDS = `A restart does not mend a damaged journal: systemd does not start punchgate again (exit ${JOURNAL_DAMAGED_RUN_EXIT}) until the file is recovered or restored; then sudo systemctl start punchgate`;
+
 /** The journal's pages are damaged (`detail` says how it was found): recover or restore it. */
 export function damagedJournal(path: string, detail: string, code = 'SQLITE_CORRUPT'): JournalUnusableError {
   return new JournalUnusableError(path, `is damaged (${detail})`, recoverFix(path), code);

@@ -4,7 +4,10 @@ export const EXIT = {
   FAILURE: 1,
   /** A command typed wrong: an unknown option, a missing or bad argument (sysexits EX_USAGE). */
   USAGE: 64,
-  /** Bad input lines (some were skipped). */
+  /**
+   * Bad input lines (some were skipped), a damaged backup; and `punchgate run` stopped by a damaged
+   * journal, which the unit does not restart (daemon/fatal-line.ts).
+   */
   DATAERR: 65,
   /** An input file cannot be read. */
   NOINPUT: 66,

@@ -18,13 +18,13 @@ const csv = (n: number) =>
   `biometriccode,logDate\n${Array.from({ length: n }, (_, i) => `${1000 + (i % 50)},2026-10-01 ${String(6 + Math.floor(i / 3600)).padStart(2, '0')}:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}`).join('\n')}\n`;
 
 /**
- * Stopped by a damaged journal (exit 74 at its first claim), and started again by systemd every
- * 5 s to stop again, the daemon kept no record of why: `punchgate status` said only "not running
+ * Stopped by a damaged journal (exit 74 then, 65 now, at its first claim), and started again by
+ * systemd every 5 s to stop again, the daemon kept no record of why: `punchgate status` said only "not running
  * ... start it" (found by a damaged-journal trial). Its last line is now kept beside the journal
  * and said by the status (text and --json) until a later start succeeds.
  */
 describe('why punchgate run last stopped, said by the status', () => {
-  it('names the damaged journal and the fix after exit 74, and no longer once a start succeeds', async () => {
+  it('names the damaged journal and the fix after exit 65, and no longer once a start succeeds', async () => {
     const s = cliSandbox({ hrms: { baseUrl: 'http://127.0.0.1:9', tokenFile: 'token' }, status: { listen: false } });
     cleanups.push(s.tmp.cleanup);
     writeFileSync(s.tmp.path('token'), 'last-stop-token-7c1e9a\n', { mode: 0o600 });
@@ -33,31 +33,31 @@ describe('why punchgate run last stopped, said by the status', () => {
     const journal = s.tmp.path('journal.db');
     zeroOldPunchPage(journal);
 
-    expect((await s.cli('run')).status).toBe(74);
+    expect((await s.cli('run')).status).toBe(65);
 
     const text = await s.cli('status');
     const down = text.stdout.split('\n').find((l) => l.includes('punchgate run is not running'));
-    expect(down).toMatch(/the last stop recorded, at .+: exit code 74, saying: .*is damaged \(SQLITE_CORRUPT/);
+    expect(down).toMatch(/the last stop recorded, at .+: exit code 65, saying: .*is damaged \(SQLITE_CORRUPT/);
     expect(down).toContain('A restart does not mend a damaged journal');
-    expect(down).toContain('sudo systemctl stop punchgate first');
+    expect(down).toContain('systemd does not start punchgate again (exit 65)');
     expect(text.stdout).toContain('do what its last line says above');
     expect(text.stdout).not.toContain('last-stop-token-7c1e9a');
     const json = JSON.parse((await s.cli('status', '--json')).stdout) as StatusReport;
     expect(json.daemon?.running).toBe(false);
-    expect(json.daemon?.lastStop?.exitCode).toBe(74);
+    expect(json.daemon?.lastStop?.exitCode).toBe(65);
     expect(json.daemon?.lastStop?.reason).toContain('A restart does not mend a damaged journal');
-    expect(json.alertItems.find((a) => a.kind === 'daemon-down')?.cause).toContain(': exit code 74, saying: ');
+    expect(json.alertItems.find((a) => a.kind === 'daemon-down')?.cause).toContain(': exit code 65, saying: ');
     // check --quick (the container health check) says it too.
     const quick = await s.cli('check', '--quick');
     expect(quick.stdout + quick.stderr).toMatch(
-      /FAIL daemon: .*the last stop recorded, at .+: exit code 74, saying: .*is damaged/,
+      /FAIL daemon: .*the last stop recorded, at .+: exit code 65, saying: .*is damaged/,
     );
     // The status log's last state, the first file an admin opens, says it stopped and why.
     expect(readFileSync(s.tmp.path('status.txt'), 'utf8')).toMatch(
-      /^punchgate run STOPPED at .+ with exit code 74: .*is damaged \(SQLITE_CORRUPT.*A restart does not mend/,
+      /^punchgate run STOPPED at .+ with exit code 65: .*is damaged \(SQLITE_CORRUPT.*A restart does not mend/,
     );
     const last = JSON.parse(readFileSync(s.tmp.path('status.json'), 'utf8')) as StatusReport;
-    expect(last.daemon?.lastStop?.exitCode).toBe(74);
+    expect(last.daemon?.lastStop?.exitCode).toBe(65);
     for (const f of ['status.txt', 'status.json', 'journal.db.last-stop.json'])
       expect(readFileSync(s.tmp.path(f), 'utf8')).not.toContain('last-stop-token-7c1e9a');
 

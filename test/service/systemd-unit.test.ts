@@ -89,6 +89,10 @@ describe('systemd/punchgate.service', () => {
     expect(Number.parseInt(value('WatchdogSec'), 10)).toBeGreaterThanOrEqual(30);
   });
 
+  it('a bad config (78) and a damaged journal (65) are not restarted; a full disk or a read-only mount (74) is', () => {
+    expect(value('RestartPreventExitStatus').split(/\s+/).sort()).toEqual(['65', '78']);
+  });
+
   it('systemctl reload fails on a config that does not load, before the daemon is signalled, with file:line', () => {
     const dir = tempDir('punchgate-reload-');
     cleanups.push(dir.cleanup);
