@@ -1,5 +1,5 @@
-import { accessSync, constants, lstatSync, readlinkSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { accessSync, closeSync, constants, lstatSync, openSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { freeBytesAt } from '../util/disk.js';
 import { recoverFix } from './recover-recipe.js';
 
@@ -220,6 +220,25 @@ export function journalAccessProblem(path: string, code: string): JournalUnusabl
   return undefined;
 }
 
+/**
+ * The journal's file system is read-only now (access(2) says EROFS): after an I/O error of a write,
+ * the kernel made it so under the running daemon (ext4's errors=remount-ro), which SQLite reports
+ * only as a write error. Said as what it is, found by a trial with a disk gone read-only.
+ */
+function wentReadOnly(path: string): boolean {
+  if (denied(path, constants.W_OK) === 'EROFS' || denied(dirname(path), constants.W_OK) === 'EROFS') return true;
+  // Newer kernels mark ext4 `emergency_ro` without making the mount read-only: access(2) allows
+  // the write, and only a write says EROFS. A file made new (never through a link) and removed.
+  const probe = join(dirname(path), `.${basename(path)}.write-probe-${process.pid}`);
+  try {
+    closeSync(openSync(probe, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600));
+  } catch (e) {
+    return codeOf(e) === 'EROFS';
+  }
+  rmSync(probe, { force: true });
+  return false;
+}
+
 /** Less than a megabyte free where the journal lives: an I/O error there is the disk being full. */
 function nearlyNoRoom(path: string): boolean {
   try {
@@ -286,6 +305,13 @@ export function describeJournalFailure(path: string, e: unknown): JournalUnusabl
     );
   if (/^SQLITE_(CANTOPEN|PERM|AUTH)/.test(code) || /^E(ACCES|PERM|ROFS)$/.test(code))
     return new JournalUnusableError(path, `cannot be opened or written by this user (${code})`, ownerFix(path), code);
+  if (/^SQLITE_IOERR/.test(code) && wentReadOnly(path))
+    return new JournalUnusableError(
+      path,
+      `cannot be written: its file system went read-only while punchgate wrote (${code}: ${text}); the kernel does that after a disk error (errors=remount-ro)`,
+      `check the disk (journalctl -k or dmesg names the error; fsck it), then remount it read-write (mount -o remount,rw on the file system of ${dirname(path)}) or move journal.path to a sound disk; ${RESTARTS_ITSELF}`,
+      code,
+    );
   if (/^SQLITE_IOERR/.test(code))
     return new JournalUnusableError(
       path,
