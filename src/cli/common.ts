@@ -7,6 +7,7 @@ import type { ConfigStatus } from '../status/types.js';
 import { localTime } from '../util/local-time.js';
 import { checkTerminalConfig, terminalSecrets } from '../sources/build.js';
 import { Journal, type JournalOptions } from '../journal/journal.js';
+import { journalPlaceProblem } from '../daemon/journal-place.js';
 import {
   describeJournalFailure,
   isBusyJournalError,
@@ -223,6 +224,10 @@ export function openJournal(
   extra: Partial<JournalOptions> = {},
 ): Journal {
   const { config } = ctx;
+  // A disk that did not come up, a journal that ran here and is gone: said as run says it, never
+  // "run creates it" (nor the journal made on the file system below an empty mount point read).
+  const place = journalPlaceProblem(config.journal.path, config.status.path);
+  if (place) throw place;
   return Journal.open({
     path: config.journal.path,
     site: config.site,

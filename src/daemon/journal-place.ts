@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { JournalUnusableError } from '../journal/errors.js';
+import { lostJournalProblem } from '../journal/lost-journal.js';
 import { readStatusJson, statusJsonPath } from '../status/daemon-probe.js';
 import { SYSTEM_MOUNT_TABLES, unmountedMountPointOf, type MountTables } from '../util/mount-table.js';
 
@@ -21,7 +22,8 @@ const waitForDisk = (folder: string) =>
  * - no journal file, and the status log's JSON twin (status.json, beside the status log, which
  *   may be elsewhere than the journal) says punchgate run kept this very journal: it ran here.
  *
- * A first start has neither, and makes the journal (and its folder) as before. Refused with 74,
+ * A journal's own write-ahead log or backup record left beside it is said first (lost-journal.ts).
+ * A first start has none of these, and makes the journal (and its folder) as before. Refused with 74,
  * the path and the ways on: mount the disk, restore, or start empty on purpose by moving the
  * status log's record away. Nothing is made or changed.
  */
@@ -40,6 +42,9 @@ export function journalPlaceProblem(
       'ENOTMOUNTED',
     );
   if (existsSync(journalPath)) return undefined;
+  // Its write-ahead log or a backup record beside it: said in their more precise words.
+  const lost = lostJournalProblem(journalPath);
+  if (lost) return lost;
   const ran = statusPath === undefined ? undefined : ranHere(journalPath, statusPath);
   if (!ran) return undefined;
   const then = `${ran.at}${ran.pending === undefined ? '' : `, ${ran.pending.toLocaleString('en-US')} punch${ran.pending === 1 ? '' : 'es'} waiting then`}`;

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runPunchgate } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -86,6 +87,10 @@ describe('a journal that ran here and is gone at the start', () => {
     expect(again.out()).toContain(statusJson);
     expect(again.out()).toContain('mount');
     expect(existsSync(tmp.path('disk'))).toBe(false);
+    // The status says the same, not "punchgate run creates it at its first start".
+    const status = await runPunchgate(['--config', config, 'status']);
+    expect(status.status).toBe(74);
+    expect(status.stderr).toContain(`its folder ${tmp.path('disk')} is gone, while the status log ${statusJson}`);
   }, 60_000);
 
   it('the journal file alone gone, its status log beside it: refused with 74 too', async () => {

@@ -79,7 +79,11 @@ describe.skipIf(!asRoot || !tools)('the journal disk goes read-only under the ru
       }),
     );
     const daemon = child(['run', '--config', config]);
-    await waitFor(() => daemon.out().includes('push terminal receiver listening'), 20_000, `the start:\n${daemon.out()}`);
+    await waitFor(
+      () => daemon.out().includes('push terminal receiver listening'),
+      20_000,
+      `the start:\n${daemon.out()}`,
+    );
     const sim = child([
       'sim',
       'push-terminal',

@@ -66,7 +66,7 @@ describe('a thing planted at the last-stop record’s name', () => {
   }, 60_000);
 
   /**
-   * punchgate run, stopping (here: its journal is no database, exit 74), puts why on top of its
+   * punchgate run, stopping (here: its journal is no database, exit 65), puts why on top of its
    * status log. A FIFO at status.txt's name held it at that exit for good, deaf to systemd's
    * SIGTERM until its SIGKILL (found by an adversarial trial): it now exits, the FIFO unread.
    */
@@ -77,7 +77,7 @@ describe('a thing planted at the last-stop record’s name', () => {
     writeFileSync(s.tmp.path('journal.db'), Buffer.alloc(8192, 0x5a));
     execFileSync('mkfifo', [s.tmp.path('status.txt')]);
     const run = await runPunchgate(['--config', s.config, 'run'], { timeoutMs: 20_000 });
-    expect(run.status).toBe(74);
-    expect(readLastStop(s.tmp.path('journal.db'))?.exitCode).toBe(74);
+    expect(run.status).toBe(65);
+    expect(readLastStop(s.tmp.path('journal.db'))?.exitCode).toBe(65);
   }, 60_000);
 });
