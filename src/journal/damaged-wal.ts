@@ -122,7 +122,8 @@ export interface KeptDamagedWal {
  * found: measured 20 µs with the dozen files punchgate keeps there, 1 ms with 2,000 files, so it
  * is done at every status build (each minute; the page and /metrics share the last one). Each copy
  * found is read again for its count of lost writes (the daemon's line said it once, and status,
- * page and check did not): a frame at a time, as at the start, only while a copy is kept.
+ * page and check did not): a frame at a time, as at the start, only while a copy is kept
+ * (measured: 6 to 15 ms for a 10 MB log of 80,000 punches, once a minute).
  */
 export function keptDamagedWals(journalPath: string): KeptDamagedWal[] {
   const prefix = `${basename(journalPath)}.damaged-wal-`;
