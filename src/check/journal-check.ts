@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { describeJournalFailure, journalAccessProblem, plantedLink } from '../journal/errors.js';
-import { lostJournalProblem } from '../journal/lost-journal.js';
+import { describeJournalFailure, journalAccessProblem, oddSideFile, plantedLink } from '../journal/errors.js';
+import { journalPlaceProblem } from '../daemon/journal-place.js';
 import { recoverFix } from '../journal/recover-recipe.js';
 import { journalOpeners, otherNamesProblem } from '../journal/journal-file.js';
 import { foreignSchemaFix, schemaProblems } from '../journal/schema-check.js';
@@ -66,13 +66,13 @@ function existingAncestor(dir: string): string {
  */
 export function checkJournal(
   path: string,
-  opts: { quick: boolean; terminals?: Config['terminals']; now?: number; defaultSink?: string },
+  opts: { quick: boolean; terminals?: Config['terminals']; now?: number; defaultSink?: string; statusPath?: string },
 ): CheckResult {
   const dir = dirname(path);
+  // A disk that did not come up, a journal that ran here and is gone: run refuses it (journal-place.ts).
+  const place = journalPlaceProblem(path, opts.statusPath);
+  if (place) return fail(NAME, `${path} ${place.problem}`, place.fix);
   if (!existsSync(path)) {
-    // A journal that was here and is gone: never "run creates it" (run refuses it, lost-journal.ts).
-    const lost = lostJournalProblem(path);
-    if (lost) return fail(NAME, `${path} ${lost.problem}`, lost.fix);
     const base = existingAncestor(dir);
     if (opts.quick)
       return fail(
@@ -95,6 +95,10 @@ export function checkJournal(
       `${path} is empty (0 bytes): not a punchgate journal, and punchgate never replaces it`,
       `restore the journal from a backup; if you are sure it held nothing, remove it (rm ${path}) and punchgate run makes a new one`,
     );
+
+  // A FIFO at the log's name would be opened by SQLite (and is refused by every other command).
+  const odd = oddSideFile(path);
+  if (odd) return fail(NAME, `${path} ${odd.problem}`, odd.fix);
 
   let db: Database | undefined;
   try {

@@ -92,6 +92,7 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
       checks.push(
         checkJournal(copy.config.journal.path, {
           quick,
+          statusPath: copy.config.status.path,
           terminals: copy.config.terminals,
           now: clock.now(),
           defaultSink: sinksOf(copy.config)[0]?.kind,
@@ -113,6 +114,7 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
   checks.push(
     checkJournal(config.journal.path, {
       quick,
+      statusPath: config.status.path,
       terminals: config.terminals,
       now: clock.now(),
       defaultSink: sinksOf(config)[0]?.kind,

@@ -7,6 +7,7 @@ import type { ConfigStatus } from '../status/types.js';
 import { localTime } from '../util/local-time.js';
 import { checkTerminalConfig, terminalSecrets } from '../sources/build.js';
 import { Journal, type JournalOptions } from '../journal/journal.js';
+import { journalPlaceProblem } from '../daemon/journal-place.js';
 import {
   describeJournalFailure,
   isBusyJournalError,
@@ -19,6 +20,7 @@ import { DEFAULT_CONFIG_PATH, type Config } from '../config/schema.js';
 import type { AppContext } from '../context.js';
 import { systemClock } from '../util/clock.js';
 import { EXIT, ExitError } from '../util/exit-codes.js';
+import { fatalLine, runExitCode } from '../daemon/fatal-line.js';
 import { createLogger, logFormatFor, type LogFormat, type Logger } from '../util/logger.js';
 import { isJournalStream, PRIORITY, withPriority } from '../util/journald.js';
 import { Secrets } from '../util/secrets.js';
@@ -196,8 +198,9 @@ export function reportError(e: unknown, command?: string): void {
     process.exitCode = e.exitCode;
   } else if (e instanceof JournalUnusableError) {
     // Only the daemon is started again by systemd; any other command is run again by the admin.
-    write(`punchgate: ${command === 'run' ? e.message : oneShotMessage(e)}`);
-    process.exitCode = EXIT.IOERR;
+    // The daemon's line says whether systemd starts it again (runExitCode: 75 restarted, 74 not).
+    write(`punchgate: ${command !== 'run' ? oneShotMessage(e) : fatalLine(e).replace(/^fatal: /, '')}`);
+    process.exitCode = command === 'run' ? runExitCode(e) : EXIT.IOERR;
   } else if (e instanceof JournalBusyError || isBusyJournalError(e)) {
     const text =
       e instanceof JournalBusyError
@@ -221,6 +224,10 @@ export function openJournal(
   extra: Partial<JournalOptions> = {},
 ): Journal {
   const { config } = ctx;
+  // A disk that did not come up, a journal that ran here and is gone: said as run says it, never
+  // "run creates it" (nor the journal made on the file system below an empty mount point read).
+  const place = journalPlaceProblem(config.journal.path, config.status.path);
+  if (place) throw place;
   return Journal.open({
     path: config.journal.path,
     site: config.site,

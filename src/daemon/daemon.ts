@@ -21,6 +21,7 @@ import { punchgateVersion } from '../util/version.js';
 import { StatusWeb } from '../web/index.js';
 import { DiskSyncWatch } from './disk-sync-watch.js';
 import { warnLowDiskAtStart } from './disk-at-start.js';
+import { journalPlaceProblem } from './journal-place.js';
 import { EventLoopWatch, labelledQueue } from './event-loop-watch.js';
 import { createPushReceiver } from './push-receiver.js';
 import { StatusLog } from './status-log.js';
@@ -129,6 +130,9 @@ export class Daemon {
         logger: ctx.logger,
         checkTerminal: checkTerminalConfig,
       });
+    // A journal that ran here and is gone, or a disk that did not come up: never a new, empty one.
+    const place = journalPlaceProblem(c.journal.path, c.status.path);
+    if (place) throw place;
     this.journal = Journal.open({
       path: c.journal.path,
       site: c.site,

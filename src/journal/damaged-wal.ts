@@ -111,6 +111,8 @@ export interface KeptDamagedWal {
   path: string;
   /** The log's last write (the copy keeps its time): the punches of the hours before it are to be imported. */
   lastWritten: string;
+  /** The writes past its damaged part, read again from the copy; undefined when it cannot be read. */
+  lostWrites?: number;
 }
 
 /**
@@ -118,7 +120,10 @@ export interface KeptDamagedWal {
  * are to be imported again (the daemon's one line at its start scrolls away), so the status and
  * check say it while it is there. One listing of the journal's folder and a stat of each copy
  * found: measured 20 µs with the dozen files punchgate keeps there, 1 ms with 2,000 files, so it
- * is done at every status build (each minute; the page and /metrics share the last one).
+ * is done at every status build (each minute; the page and /metrics share the last one). Each copy
+ * found is read again for its count of lost writes (the daemon's line said it once, and status,
+ * page and check did not): a frame at a time, as at the start, only while a copy is kept
+ * (measured: 6 to 15 ms for a 10 MB log of 80,000 punches, once a minute).
  */
 export function keptDamagedWals(journalPath: string): KeptDamagedWal[] {
   const prefix = `${basename(journalPath)}.damaged-wal-`;
@@ -132,7 +137,8 @@ export function keptDamagedWals(journalPath: string): KeptDamagedWal[] {
   return names.sort().flatMap((n) => {
     const path = join(dirname(journalPath), n);
     try {
-      return [{ path, lastWritten: statSync(path).mtime.toISOString() }];
+      const lastWritten = statSync(path).mtime.toISOString();
+      return [{ path, lastWritten, lostWrites: droppedWalCommits(path)?.droppedCommits }];
     } catch {
       // Removed between the listing and the stat: gone, as the admin meant.
       return [];

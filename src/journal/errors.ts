@@ -1,5 +1,5 @@
-import { accessSync, constants, lstatSync, readlinkSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { accessSync, closeSync, constants, lstatSync, openSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { freeBytesAt } from '../util/disk.js';
 import { recoverFix } from './recover-recipe.js';
 
@@ -127,6 +127,47 @@ export function plantedLink(path: string, code: string): JournalUnusableError | 
   return undefined;
 }
 
+/** What lstat says a node is, in words, for a side file that is no file SQLite made. */
+function kindOf(st: {
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isDirectory(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+}): string {
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isDirectory()) return 'a folder';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  return 'not a plain file';
+}
+
+/**
+ * A FIFO, socket, folder or device where SQLite keeps the journal's side files (`-wal`, `-shm`,
+ * `-journal`): SQLite makes plain files there and nothing else. A FIFO at the log's name blocked
+ * the daemon's start for good (its read of the log waited for a writer: no line, deaf to
+ * SIGTERM), so every open asks first, and refuses without opening it. As with a planted link,
+ * whoever may write the journal's folder put it there: remove it and find out who.
+ */
+export function oddSideFile(path: string): JournalUnusableError | undefined {
+  for (const side of [`${path}-wal`, `${path}-shm`, `${path}-journal`]) {
+    let st;
+    try {
+      st = lstatSync(side);
+    } catch {
+      continue;
+    }
+    if (st.isFile() || st.isSymbolicLink()) continue;
+    return new JournalUnusableError(
+      path,
+      `cannot be opened: ${side} is ${kindOf(st)} (made by uid ${st.uid}), not a file SQLite made, and punchgate never opens it`,
+      `remove it (rm ${side}) and find out who made it: SQLite keeps only plain files beside the journal; then start punchgate again`,
+      'ENOTFILE',
+    );
+  }
+  return undefined;
+}
+
 /**
  * Why this process cannot read or write the journal, asked of the file system itself
  * (access(2) answers for this user, and says EROFS for a read-only file system), so that the one
@@ -179,6 +220,25 @@ export function journalAccessProblem(path: string, code: string): JournalUnusabl
   return undefined;
 }
 
+/**
+ * The journal's file system is read-only now (access(2) says EROFS): after an I/O error of a write,
+ * the kernel made it so under the running daemon (ext4's errors=remount-ro), which SQLite reports
+ * only as a write error. Said as what it is, found by a trial with a disk gone read-only.
+ */
+function wentReadOnly(path: string): boolean {
+  if (denied(path, constants.W_OK) === 'EROFS' || denied(dirname(path), constants.W_OK) === 'EROFS') return true;
+  // Newer kernels mark ext4 `emergency_ro` without making the mount read-only: access(2) allows
+  // the write, and only a write says EROFS. A file made new (never through a link) and removed.
+  const probe = join(dirname(path), `.${basename(path)}.write-probe-${process.pid}`);
+  try {
+    closeSync(openSync(probe, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600));
+  } catch (e) {
+    return codeOf(e) === 'EROFS';
+  }
+  rmSync(probe, { force: true });
+  return false;
+}
+
 /** Less than a megabyte free where the journal lives: an I/O error there is the disk being full. */
 function nearlyNoRoom(path: string): boolean {
   try {
@@ -187,6 +247,25 @@ function nearlyNoRoom(path: string): boolean {
     return false;
   }
 }
+
+/** Damage no restart mends: the file must be recovered or restored by hand (damagedJournal's fix). */
+export function isJournalDamage(e: JournalUnusableError): boolean {
+  return e.code !== undefined && /^SQLITE_(CORRUPT|NOTADB)/.test(e.code);
+}
+
+/**
+ * A journal problem mended outside punchgate that needs no one to start it again (room freed on a
+ * full disk, a file system remounted read-write, a disk's error gone): its fix ends with
+ * RESTARTS_ITSELF. `punchgate run` ends on it with 75, which the unit restarts; on any other (a
+ * damaged file, another program's file, a file of another user, a FIFO at its side files, its disk
+ * not mounted) with 74, which the unit does not restart, as each restart would stop again on it.
+ */
+export function restartsItself(e: JournalUnusableError): boolean {
+  return e.message.endsWith(`; ${RESTARTS_ITSELF}`);
+}
+
+/** What `punchgate run` adds to a journal problem's line that no restart mends, and what starts it. */
+export const NOT_RESTARTED_WORDS = `A restart does not mend this: systemd does not start punchgate again (exit ${JOURNAL_UNUSABLE_EXIT}) until it is mended; then sudo systemctl start punchgate`;
 
 /** The journal's pages are damaged (`detail` says how it was found): recover or restore it. */
 export function damagedJournal(path: string, detail: string, code = 'SQLITE_CORRUPT'): JournalUnusableError {
@@ -230,6 +309,13 @@ export function describeJournalFailure(path: string, e: unknown): JournalUnusabl
     );
   if (/^SQLITE_(CANTOPEN|PERM|AUTH)/.test(code) || /^E(ACCES|PERM|ROFS)$/.test(code))
     return new JournalUnusableError(path, `cannot be opened or written by this user (${code})`, ownerFix(path), code);
+  if (/^SQLITE_IOERR/.test(code) && wentReadOnly(path))
+    return new JournalUnusableError(
+      path,
+      `cannot be written: its file system went read-only while punchgate wrote (${code}: ${text}); the kernel does that after a disk error (errors=remount-ro)`,
+      `check the disk (journalctl -k or dmesg names the error; fsck it), then remount it read-write (mount -o remount,rw on the file system of ${dirname(path)}) or move journal.path to a sound disk; ${RESTARTS_ITSELF}`,
+      code,
+    );
   if (/^SQLITE_IOERR/.test(code))
     return new JournalUnusableError(
       path,

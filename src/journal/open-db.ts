@@ -12,6 +12,7 @@ import {
   journalAccessProblem,
   JournalBusyError,
   JournalUnusableError,
+  oddSideFile,
 } from './errors.js';
 import { refuseOpenElsewhere, refuseOtherNames } from './journal-file.js';
 import { refuseForeignSchema } from './schema-check.js';
@@ -86,6 +87,10 @@ export function openJournalDb(path: string, opts: OpenDbOptions): Database {
   if (size === 0) throw emptyJournalError(path);
   // The daemon's open: what an earlier start killed while it made the journal left beside it.
   if (opts.create && !opts.readonly) removeLeftoverNewFiles(path);
+
+  // A FIFO or the like at a side file's name: SQLite (and the daemon's log check) would open it.
+  const odd = oddSideFile(path);
+  if (odd) throw odd;
 
   let db: Database;
   try {

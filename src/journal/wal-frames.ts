@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 
 /** What a write-ahead log holds past the point where SQLite stops reading it. */
 export interface DroppedWalCommits {
@@ -26,12 +26,17 @@ const MAX_PAGE_SIZE = 65536;
 export function droppedWalCommits(walPath: string): DroppedWalCommits | undefined {
   let fd: number;
   try {
-    fd = openSync(walPath, 'r');
+    // Never follows a link, never waits on a FIFO (a FIFO at the log's name blocked the daemon's
+    // start for good): a log SQLite reads is a plain file, and only that is read (open-db.ts
+    // refuses anything else at the name with its path and fix).
+    fd = openSync(walPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     return undefined;
   }
   try {
-    return readLog(fd, fstatSync(fd).size);
+    const st = fstatSync(fd);
+    if (!st.isFile()) return undefined;
+    return readLog(fd, st.size);
   } finally {
     closeSync(fd);
   }

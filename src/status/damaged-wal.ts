@@ -12,9 +12,11 @@ import type { Alert } from './types.js';
 export function damagedWalAlerts(journalPath: string): Alert[] {
   return keptDamagedWals(journalPath).map((k) => {
     const at = localTimeOf(k.lastWritten);
+    const writes =
+      k.lostWrites === undefined ? 'the writes' : `the ${k.lostWrites} write${k.lostWrites === 1 ? '' : 's'}`;
     return {
       kind: 'journal-damaged-wal',
-      cause: `the journal's write-ahead log was found damaged at a start of punchgate run and is kept beside the journal as ${basename(k.path)}: the writes after its damaged part (the last at ${at}) could not be read, and their punches are not in the journal, nor delivered`,
+      cause: `the journal's write-ahead log was found damaged at a start of punchgate run and is kept beside the journal as ${basename(k.path)}: ${writes} after its damaged part (the last at ${at}) could not be read, and their punches are not in the journal, nor delivered`,
       fix: `${importAgainWords(at)}, and check the card (journalctl -k for I/O errors); then remove the kept copy: rm ${k.path}`,
     };
   });

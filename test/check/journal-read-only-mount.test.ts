@@ -72,7 +72,7 @@ describe('check of a journal on a read-only mount', () => {
       const before = readFileSync(site.journal);
 
       const run = await runPunchgate(['--config', site.config, 'run']);
-      expect(run.status).toBe(74);
+      expect(run.status).toBe(75);
       expect(run.stderr).toContain('is on a read-only file system');
 
       const check = await runPunchgate(['--config', site.config, 'check']);

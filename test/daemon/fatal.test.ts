@@ -11,7 +11,7 @@ import { waitFor } from '../helpers/wait.js';
  * end with one clear line and a non-zero exit, so that systemd restarts it, and never spin.
  */
 describe('fatal journal conditions', () => {
-  it('exits 74 with one clear line when the journal cannot be written', async () => {
+  it('exits 75 (restarted) with one clear line when the journal cannot be written', async () => {
     const stack = await startStack();
     try {
       const t = stack.terminals[0]!;
@@ -30,7 +30,7 @@ describe('fatal journal conditions', () => {
       await stack.stop();
     }
   });
-  it('exits 74 with one clear line when the journal fails at its first write of the start', async () => {
+  it('exits 75 (restarted) with one clear line when the journal fails at its first write of the start', async () => {
     // A journal left by a crash on a full disk (a trial: "punchgate: database or disk is full",
     // exit 1, no path, no fix): its WAL holds commits not yet copied into the file, so the
     // start's first write (delivery's sinks) must grow the WAL, which the disk refuses.
@@ -48,7 +48,7 @@ describe('fatal journal conditions', () => {
       await stack.stop();
     }
   });
-  it('exits 74 with one clear line when the start cannot return a dead process claims (found by a resource trial)', async () => {
+  it('exits 75 (restarted) with one clear line when the start cannot return a dead process claims (found by a resource trial)', async () => {
     // A daemon ended by a full disk while it delivered leaves a claim: the next start returns it
     // to the queue first, which the full disk refuses; the journal is then closed, and that
     // close's checkpoint failed too and hid the first failure ("punchgate: database or disk is
@@ -62,7 +62,7 @@ describe('fatal journal conditions', () => {
       );
       const { code, out } = await runWithFileLimit(stack.configPath, 64);
       // Said before the daemon's log starts: one line on stderr, as every failed start says it.
-      expect(code, out).toBe(74);
+      expect(code, out).toBe(75);
       expect(out).toMatch(
         /^punchgate: the journal \S+journal\.db cannot (grow|be written)[^\n]*\(SQLITE_(FULL|IOERR)[^\n]*: (free space|check the disk)/m,
       );
@@ -95,9 +95,9 @@ async function runWithFileLimit(configPath: string, blocks: number): Promise<{ c
   return { code: await exited, out };
 }
 
-/** Exit 74 and one fatal line: the journal's path, what is wrong (it cannot grow), and what to do. */
+/** Exit 75 (the unit restarts it) and one fatal line: the journal's path, what is wrong (it cannot grow), and what to do. */
 function expectOneFullDiskLine(code: number | null, out: string): void {
-  expect(code).toBe(74);
+  expect(code).toBe(75);
   const fatalLines = out.split('\n').filter((l) => /"level":60/.test(l));
   expect(fatalLines).toHaveLength(1);
   expect(fatalLines[0]).toMatch(

@@ -18,8 +18,8 @@ const csv = (n: number) =>
   `biometriccode,logDate\n${Array.from({ length: n }, (_, i) => `${1000 + (i % 50)},2026-10-01 ${String(6 + Math.floor(i / 3600)).padStart(2, '0')}:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}`).join('\n')}\n`;
 
 /**
- * Stopped by a damaged journal (exit 74 at its first claim), and started again by systemd every
- * 5 s to stop again, the daemon kept no record of why: `punchgate status` said only "not running
+ * Stopped by a damaged journal (exit 74, not restarted, at its first claim), and started again by
+ * systemd every 5 s to stop again, the daemon kept no record of why: `punchgate status` said only "not running
  * ... start it" (found by a damaged-journal trial). Its last line is now kept beside the journal
  * and said by the status (text and --json) until a later start succeeds.
  */
@@ -38,14 +38,14 @@ describe('why punchgate run last stopped, said by the status', () => {
     const text = await s.cli('status');
     const down = text.stdout.split('\n').find((l) => l.includes('punchgate run is not running'));
     expect(down).toMatch(/the last stop recorded, at .+: exit code 74, saying: .*is damaged \(SQLITE_CORRUPT/);
-    expect(down).toContain('A restart does not mend a damaged journal');
-    expect(down).toContain('sudo systemctl stop punchgate first');
+    expect(down).toContain('A restart does not mend this');
+    expect(down).toContain('systemd does not start punchgate again (exit 74)');
     expect(text.stdout).toContain('do what its last line says above');
     expect(text.stdout).not.toContain('last-stop-token-7c1e9a');
     const json = JSON.parse((await s.cli('status', '--json')).stdout) as StatusReport;
     expect(json.daemon?.running).toBe(false);
     expect(json.daemon?.lastStop?.exitCode).toBe(74);
-    expect(json.daemon?.lastStop?.reason).toContain('A restart does not mend a damaged journal');
+    expect(json.daemon?.lastStop?.reason).toContain('A restart does not mend this');
     expect(json.alertItems.find((a) => a.kind === 'daemon-down')?.cause).toContain(': exit code 74, saying: ');
     // check --quick (the container health check) says it too.
     const quick = await s.cli('check', '--quick');

@@ -89,6 +89,10 @@ describe('systemd/punchgate.service', () => {
     expect(Number.parseInt(value('WatchdogSec'), 10)).toBeGreaterThanOrEqual(30);
   });
 
+  it('a bad config (78) and a journal no restart mends (74) are not restarted; a full disk or a file system gone read-only (75) is', () => {
+    expect(value('RestartPreventExitStatus').split(/\s+/).sort()).toEqual(['74', '78']);
+  });
+
   it('systemctl reload fails on a config that does not load, before the daemon is signalled, with file:line', () => {
     const dir = tempDir('punchgate-reload-');
     cleanups.push(dir.cleanup);

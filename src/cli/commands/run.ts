@@ -17,7 +17,7 @@ import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { handleSignals } from '../../util/signals.js';
 import { action, commandLogFormat, contextWith, globalOptions } from '../common.js';
 import { ConfigWatch } from '../../daemon/config-watch.js';
-import { fatalLine } from '../../daemon/fatal-line.js';
+import { fatalLine, runExitCode } from '../../daemon/fatal-line.js';
 import { checkTerminalConfig } from '../../sources/build.js';
 import { systemClock } from '../../util/clock.js';
 import { createLogger } from '../../util/logger.js';
@@ -30,7 +30,7 @@ import { markStatusLog } from '../../status/last-stop-mark.js';
 function rememberThrown(e: unknown, remember: (exitCode: number, reason: string) => void): void {
   if (e instanceof ConfigError) remember(e.exitCode, e.problems.join('; '));
   else if (e instanceof ExitError) remember(e.exitCode, e.message);
-  else if (e instanceof JournalUnusableError) remember(EXIT.IOERR, e.message);
+  else if (e instanceof JournalUnusableError) remember(runExitCode(e), fatalLine(e).replace(/^fatal: /, ''));
   else if (e instanceof JournalBusyError || isBusyJournalError(e))
     remember(
       EXIT.TEMPFAIL,
@@ -93,8 +93,8 @@ export function registerRun(program: Command): void {
           const e = describeJournalFailure(ctx.config.journal.path, err);
           const line = fatalLine(e);
           logger.fatal({ code: e.code }, line);
-          remember(EXIT.IOERR, line.replace(/^fatal: /, ''));
-          process.exit(EXIT.IOERR);
+          remember(runExitCode(e), line.replace(/^fatal: /, ''));
+          process.exit(runExitCode(e));
         };
         const crashed = (e: unknown): never => {
           if (isFatalJournalError(e)) fatal(e);

@@ -1,0 +1,126 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Database } from '../../src/journal/sqlite-driver.js';
+import { tempDir } from '../helpers/tmp.js';
+import { waitFor } from '../helpers/wait.js';
+
+/**
+ * The journal's disk goes read-only under a running daemon: ext4 mounted errors=remount-ro after a
+ * disk error (raised here through ext4's own trigger_fs_error, on a loop device). SQLite reports
+ * it as a write error, and the daemon said "the disk reports an I/O error". It must stop with 74,
+ * say the file system went read-only and what to do, and no push terminal may have been told OK
+ * for a punch the journal does not hold. Needs root, a loop device and ext4 (skipped otherwise).
+ */
+const asRoot = process.getuid?.() === 0;
+const tools = ['mkfs.ext4', 'losetup', 'e2fsck'].every((t) => spawnSync('sh', ['-c', `command -v ${t}`]).status === 0);
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function child(args: string[]) {
+  const { PUNCHGATE_HRMS_TOKEN: _t, NOTIFY_SOCKET: _n, ...env } = process.env;
+  const c = spawn(process.execPath, [join(process.cwd(), 'dist/punchgate.js'), ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+  });
+  let out = '';
+  c.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  c.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((r) => c.on('exit', (code) => r(code)));
+  cleanups.push(async () => {
+    if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    await exited;
+  });
+  return { c, exited, out: () => out };
+}
+
+const sh = (cmd: string) => spawnSync('sh', ['-c', cmd], { encoding: 'utf8' });
+
+describe.skipIf(!asRoot || !tools)('the journal disk goes read-only under the running daemon', () => {
+  it('stops with 74 saying the file system went read-only; every punch a terminal was told OK for is kept', async () => {
+    const tmp = tempDir('punchgate-rofs-');
+    cleanups.push(tmp.cleanup);
+    const img = tmp.path('disk.img');
+    const disk = tmp.path('disk');
+    mkdirSync(disk);
+    expect(sh(`truncate -s 64M ${img} && mkfs.ext4 -q -F ${img}`).status).toBe(0);
+    const mounted = sh(`mount -o loop,errors=remount-ro ${img} ${disk}`);
+    if (mounted.status !== 0) return; // no loop devices in this container
+    cleanups.push(() => sh(`umount ${disk}`));
+    const loop = sh(`findmnt -no SOURCE ${disk}`).stdout.trim().replace('/dev/', '');
+    const trigger = `/sys/fs/ext4/${loop}/trigger_fs_error`;
+    if (!existsSync(trigger)) return;
+
+    const port = await freePort();
+    const config = tmp.path('punchgate.yaml');
+    writeFileSync(
+      config,
+      stringify({
+        site: 'plant-a',
+        journal: { path: join(disk, 'journal.db') },
+        hrms: { baseUrl: 'http://127.0.0.1:9' },
+        status: { listen: false, path: tmp.path('status.txt') },
+        adms: { listen: `127.0.0.1:${port}` },
+        terminals: [{ name: 'lobby', kind: 'adms', serial: 'CQZ7232160001', timezone: 'UTC' }],
+      }),
+    );
+    const daemon = child(['run', '--config', config]);
+    await waitFor(
+      () => daemon.out().includes('push terminal receiver listening'),
+      20_000,
+      `the start:\n${daemon.out()}`,
+    );
+    const sim = child([
+      'sim',
+      'push-terminal',
+      '--server',
+      `http://127.0.0.1:${port}`,
+      '--serial',
+      'CQZ7232160001',
+      '--users',
+      '20',
+      '--punches',
+      '100',
+      '--punch-every',
+      '0.2',
+      '--batch',
+      '10',
+    ]);
+    await waitFor(() => (sim.out().match(/OK:\d+/g) ?? []).length >= 3, 30_000, `acknowledged uploads:\n${sim.out()}`);
+    writeFileSync(trigger, 'x');
+
+    expect(await daemon.exited, daemon.out()).toBe(75);
+    const fatal =
+      daemon
+        .out()
+        .split('\n')
+        .find((l) => l.includes('"level":60')) ?? '';
+    expect(fatal).toContain(join(disk, 'journal.db'));
+    expect(fatal).toContain('went read-only while punchgate wrote');
+    expect(fatal).toContain('fsck');
+    sim.c.kill('SIGINT');
+    await sim.exited;
+    const acked = Number(/(\d+) acknowledged/.exec(sim.out())?.[1]);
+    expect(acked).toBeGreaterThan(0);
+
+    expect(sh(`umount ${disk} && e2fsck -fy ${img}; mount -o loop ${img} ${disk}`).status).toBe(0);
+    const db = new Database(join(disk, 'journal.db'), { readonly: true, fileMustExist: true });
+    const kept = (db.prepare('SELECT count(*) AS n FROM punches').get() as { n: number }).n;
+    db.close();
+    expect(kept).toBeGreaterThanOrEqual(acked);
+  }, 120_000);
+});
