@@ -12,6 +12,7 @@ import type { DeliveryQueue } from '../journal/types.js';
 import { BUILT_IN_MAKERS, buildSinkSender, sinkPunchContext, sinkTokens, type SinkMakers } from '../sinks/build.js';
 import { buildProblem, sinkKeyPrefix } from '../sinks/build-problem.js';
 import { renamedTerminals } from '../sinks/renamed.js';
+import { boxIanaZone } from '../util/box-zone.js';
 import { elapsedMs } from '../util/clock.js';
 import { messageOf } from '../util/errors.js';
 import { ShiftSyncRunner } from './shift-sync-runner.js';
@@ -82,6 +83,7 @@ export class SinkDeliveries {
         () => journal.terminalDevices(),
         () => elapsedMs(ctx.clock),
       ),
+      rememberedZones(journal, config, ctx),
     );
     this.unbuilt = [];
     for (const sink of sinks) {
@@ -189,4 +191,30 @@ export class SinkDeliveries {
   hung(now: number): boolean {
     return this.runs.some((r) => r.sender.inflightSince !== null && now - r.sender.inflightSince >= r.boundMs);
   }
+}
+
+/**
+ * Records the configured terminals' zones in the journal and returns the zone each terminal had,
+ * so that a terminal taken out of the config keeps its zone for its waiting punches (terminal-zones.ts).
+ */
+function rememberedZones(journal: Journal, config: Config, ctx: AppContext): (terminal: string) => string | undefined {
+  try {
+    journal.rememberTerminalZones(
+      config.terminals.map((t) => ({ terminal: t.name, timezone: t.timezone ?? boxIanaZone() })),
+      ctx.clock.now(),
+    );
+  } catch (e) {
+    if (isFatalJournalError(e)) throw e;
+    ctx.logger.warn(
+      { err: messageOf(e) },
+      'could not record the terminals’ zones in the journal (busy): retried at reload',
+    );
+  }
+  let zones = new Map<string, string>();
+  try {
+    zones = journal.terminalZones();
+  } catch (e) {
+    if (isFatalJournalError(e)) throw e;
+  }
+  return (t) => zones.get(t);
 }

@@ -715,7 +715,7 @@ export class Deliverer {
   }
 
   /**
-   * `delivered 200 punches to the HRMS (3 refused), 41 pending`: one info line per burst of
+   * `sent 200 punches to the HRMS: 197 delivered, 3 refused; 41 pending`: one info line per burst of
    * batches the HRMS answered (a backlog of 100,000 is one line, or one a minute while it lasts),
    * so that a site admin can follow punches through the log. Pending: what still waits after it
    * (the batch claimed ahead included). Codes are never listed here.
@@ -742,7 +742,7 @@ export class Deliverer {
         pending: waiting,
         ...(pending.exact ? {} : { pendingEstimated: true }),
       },
-      deliveredLine(answered, r, waiting, pending.exact, this.where),
+      deliveredLine(r, waiting, pending.exact, this.where),
     );
   }
 
@@ -768,20 +768,20 @@ export class Deliverer {
   }
 }
 
-/** `delivered 200 punches to the HRMS (3 refused, 1 already there), 41 pending`; `sent 20 ... (20 refused)` when none was taken. */
-export function deliveredLine(
-  answered: number,
-  t: OutcomeTally,
-  pending: number,
-  exact = true,
-  where = 'the HRMS',
-): string {
-  const notes: string[] = [];
-  if (t.rejected) notes.push(`${t.rejected} refused`);
-  if (t.duplicates) notes.push(`${t.duplicates} already there`);
-  if (t.unknown) notes.push(`${t.unknown} unanswered, back in the queue`);
-  const noun = answered === 1 ? 'punch' : 'punches';
-  // All refused: "delivered 20 punches (20 refused)" read as if the HRMS had them.
-  const verb = t.delivered + t.duplicates === 0 ? 'sent' : 'delivered';
-  return `${verb} ${answered} ${noun} to ${where}${notes.length ? ` (${notes.join(', ')})` : ''}, ${exact ? '' : 'about '}${pending} pending`;
+/**
+ * `delivered 95 punches to the HRMS, 41 pending` when the HRMS took every one; otherwise what it did
+ * with each: `sent 21 punches to the HRMS: 14 delivered, 7 refused; 41 pending`. The sent count is
+ * every punch of the burst, the delivered count only those the HRMS took ("delivered 21 (7 refused)"
+ * once read as 21 taken).
+ */
+export function deliveredLine(t: OutcomeTally, pending: number, exact = true, where = 'the HRMS'): string {
+  const waiting = `${exact ? '' : 'about '}${pending} pending`;
+  const sent = t.delivered + t.duplicates + t.rejected + t.unknown;
+  const noun = sent === 1 ? 'punch' : 'punches';
+  if (sent === t.delivered) return `delivered ${sent} ${noun} to ${where}, ${waiting}`;
+  const parts = [`${t.delivered} delivered`];
+  if (t.rejected) parts.push(`${t.rejected} refused`);
+  if (t.duplicates) parts.push(`${t.duplicates} already there`);
+  if (t.unknown) parts.push(`${t.unknown} unanswered, back in the queue`);
+  return `sent ${sent} ${noun} to ${where}: ${parts.join(', ')}; ${waiting}`;
 }

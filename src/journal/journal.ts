@@ -55,6 +55,7 @@ import {
   type SinkRoster,
 } from './sink-deliveries.js';
 import { TerminalDevices, type Adopted } from './terminal-devices.js';
+import { TerminalZones } from './terminal-zones.js';
 import { DeliveryStateStore, scrubEachOnce, SourceStateTable, TerminalStateStore, type Scrub } from './state-stores.js';
 import type {
   ClaimOptions,
@@ -255,6 +256,7 @@ export class Journal implements PunchSink, DeliveryQueue {
   private readonly ids: PunchIds;
   /** The device each terminal is known to be: one identity for a punch whatever its route. */
   private readonly devices: TerminalDevices;
+  private readonly zones: TerminalZones;
   private readonly gate: WriteGate;
   private readonly stmt;
   /** The INSERT of ingest, many punches per statement (punch-inserts.ts). */
@@ -330,6 +332,7 @@ export class Journal implements PunchSink, DeliveryQueue {
     this.ids = PunchIds.of(db);
     this.punchCounts = new PunchCounts(db);
     this.devices = new TerminalDevices(db, this.ids.firstHashed, this.punchCounts);
+    this.zones = new TerminalZones(db);
     this.queries = new JournalQueries(db, clock, this.ids, this.punchCounts, (rows) => this.wrote(rows));
     this.history = new PunchHistory(db, this.ids);
     this.hourly = new HourlyStats(db, this.gate);
@@ -1272,6 +1275,20 @@ export class Journal implements PunchSink, DeliveryQueue {
    */
   assertIntact(): void {
     assertIntact(this.db, this.opts.path);
+  }
+
+  /**
+   * Records the zone of each configured terminal (its `timezone`, else the box's): kept once it is
+   * taken out of the config, for its punches still waiting (terminal-zones.ts). Throws when busy.
+   */
+  rememberTerminalZones(zones: readonly { terminal: string; timezone: string }[], at: number): void {
+    if (this.readonly) return;
+    this.gate.attempt(() => this.zones.remember(zones, at));
+  }
+
+  /** The zone each terminal had when last in the config (terminal-zones.ts). */
+  terminalZones(): Map<string, string> {
+    return this.zones.all();
   }
 
   /** Each terminal whose device (serial) the journal knows, with it (terminal-devices.ts). */

@@ -13,6 +13,7 @@ import { SINK_DELIVERIES_MIGRATION } from './sink-deliveries.js';
 import { rewriteStateChecks } from './state-check.js';
 import { STATE_TERMS_MIGRATION } from './state-terms.js';
 import { TERMINAL_DEVICES_MIGRATION } from './terminal-devices.js';
+import { TERMINAL_ZONES_MIGRATION } from './terminal-zones.js';
 import { CARD_CODES_MIGRATION } from './unknown-cards.js';
 import { notRoutedMigration } from './not-routed.js';
 import { USER_BACKUP_CARDS_MIGRATION, USER_BACKUPS_MIGRATION } from './user-backups.js';
@@ -366,6 +367,9 @@ export const MIGRATIONS: readonly Migration[] = [
   // 25: kept push uploads dropped for their age counted apart from those dropped for room: the
   //     status said both were dropped "to stay within adms.keptUploads" (kept-drops.ts).
   KEPT_DROPPED_OLD_MIGRATION,
+  // 26: the zone each configured terminal had: a terminal taken out of the config keeps it for its
+  //     punches still waiting, not the box's (terminal-zones.ts).
+  TERMINAL_ZONES_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

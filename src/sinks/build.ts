@@ -43,6 +43,8 @@ export function sinkPunchContext(
   terminals: readonly TerminalConfig[],
   /** The configured terminal an old name stands for (renamed.ts); none by default. */
   renamedTo: (terminal: string) => string | undefined = () => undefined,
+  /** The zone a terminal had when it was last in the config (the journal's terminal_zones); none by default. */
+  rememberedZone: (terminal: string) => string | undefined = () => undefined,
 ): {
   timezoneOf: (terminal: string) => string | undefined;
   directionOf: DirectionOf;
@@ -51,7 +53,11 @@ export function sinkPunchContext(
   const direction = directionResolver(terminals);
   const current = (t: string) => renamedTo(t) ?? t;
   return {
-    timezoneOf: (t) => zones.get(current(t)),
+    // A terminal taken out keeps the zone it had: its waiting punches are wall-clock times of it.
+    timezoneOf: (t) => {
+      const name = current(t);
+      return zones.has(name) ? zones.get(name) : rememberedZone(t);
+    },
     directionOf: (p) => direction({ terminal: current(p.terminal), punchState: p.punchState }),
   };
 }

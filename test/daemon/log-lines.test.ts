@@ -64,10 +64,10 @@ describe('the log tells a site admin where each punch went (info level, plain wo
     const d = spawnDaemon(stack.configPath);
     cleanups.push(() => d.child.exitCode === null && d.child.kill('SIGKILL'));
     await waitFor(() => stack.hrms.received().length === 35, 15_000, 'the polled punches sent');
-    await waitFor(() => infoMessages(d).some((m) => m.startsWith('delivered')), 20_000, 'the delivery line');
+    await waitFor(() => infoMessages(d).some((m) => /^(delivered|sent) /.test(m)), 20_000, 'the delivery line');
     const afterPoll = infoMessages(d);
     expect(afterPoll).toContain('terminal gate-1: 35 new punches (2 already journalled)');
-    expect(afterPoll).toContain('delivered 35 punches to the HRMS (3 refused), 0 pending');
+    expect(afterPoll).toContain('sent 35 punches to the HRMS: 32 delivered, 3 refused; 0 pending');
 
     // A real-time punch: received, then delivered.
     t.addPunch({ userId: '1003', logTime: time(50) });
@@ -93,8 +93,8 @@ describe('the log tells a site admin where each punch went (info level, plain wo
     expect(info.filter((m) => /^terminal gate-1: \d+ new punch/.test(m))).toEqual([
       'terminal gate-1: 35 new punches (2 already journalled)',
     ]);
-    expect(info.filter((m) => m.startsWith('delivered '))).toEqual([
-      'delivered 35 punches to the HRMS (3 refused), 0 pending',
+    expect(info.filter((m) => /^(delivered|sent) /.test(m))).toEqual([
+      'sent 35 punches to the HRMS: 32 delivered, 3 refused; 0 pending',
       'delivered 1 punch to the HRMS, 0 pending',
     ]);
     expect(info.some((m) => m.includes('no new punches'))).toBe(false);
@@ -173,7 +173,7 @@ describe('the log tells a site admin where each punch went (info level, plain wo
     });
     cleanups.push(() => lobby.stop());
     await waitFor(() => stack.hrms.attendance().length === 12, 15_000, 'the pushed punches delivered');
-    await waitFor(() => infoMessages(d).some((m) => m.startsWith('delivered')), 20_000, 'the delivery line');
+    await waitFor(() => infoMessages(d).some((m) => /^(delivered|sent) /.test(m)), 20_000, 'the delivery line');
     const info = infoMessages(d);
     expect(info).toContain('terminal lobby pushed 12 punches (12 new)');
     expect(info).toContain('delivered 12 punches to the HRMS, 0 pending');

@@ -40,7 +40,7 @@ function rig(n: number, batchSize: number, msPerRequest: number, hrms = acceptAl
       },
     ]),
   });
-  const info = () => lines.filter((l) => l.level === 30 && l.msg.startsWith('delivered ')).map((l) => l.msg);
+  const info = () => lines.filter((l) => l.level === 30 && /^(delivered|sent) /.test(l.msg)).map((l) => l.msg);
   return { deliverer, info, lines, clock };
 }
 

@@ -64,17 +64,27 @@ describe('the pending figure of the delivery log line', () => {
 
   it('says what the HRMS did with the batch in plain words', () => {
     const t = { delivered: 197, duplicates: 0, rejected: 3, unknown: 0 };
-    expect(deliveredLine(200, t, 41)).toBe('delivered 200 punches to the HRMS (3 refused), 41 pending');
-    expect(deliveredLine(1, { ...t, delivered: 1, rejected: 0 }, 0)).toBe('delivered 1 punch to the HRMS, 0 pending');
-    expect(deliveredLine(10, { delivered: 7, duplicates: 1, rejected: 2, unknown: 4 }, 5000, false)).toBe(
-      'delivered 10 punches to the HRMS (2 refused, 1 already there, 4 unanswered, back in the queue), about 5000 pending',
+    // The line once read "delivered 200 punches (3 refused)" when 197 were taken.
+    expect(deliveredLine(t, 41)).toBe('sent 200 punches to the HRMS: 197 delivered, 3 refused; 41 pending');
+    expect(deliveredLine({ ...t, delivered: 1, rejected: 0 }, 0)).toBe('delivered 1 punch to the HRMS, 0 pending');
+    expect(deliveredLine({ ...t, rejected: 0 }, 3, true, 'sink odoo')).toBe(
+      'delivered 197 punches to sink odoo, 3 pending',
     );
-    // None taken (an HRMS that knows none of the codes yet): sent, not delivered.
-    expect(deliveredLine(20, { delivered: 0, duplicates: 0, rejected: 20, unknown: 0 }, 0)).toBe(
-      'sent 20 punches to the HRMS (20 refused), 0 pending',
+    expect(deliveredLine({ delivered: 7, duplicates: 1, rejected: 2, unknown: 4 }, 5000, false)).toBe(
+      'sent 14 punches to the HRMS: 7 delivered, 2 refused, 1 already there, 4 unanswered, back in the queue; about 5000 pending',
     );
-    expect(deliveredLine(2, { delivered: 0, duplicates: 1, rejected: 1, unknown: 0 }, 0)).toBe(
-      'delivered 2 punches to the HRMS (1 refused, 1 already there), 0 pending',
+    // None taken (an HRMS that knows none of the codes yet): sent, 0 delivered.
+    expect(deliveredLine({ delivered: 0, duplicates: 0, rejected: 20, unknown: 0 }, 0)).toBe(
+      'sent 20 punches to the HRMS: 0 delivered, 20 refused; 0 pending',
+    );
+    expect(deliveredLine({ delivered: 0, duplicates: 0, rejected: 1, unknown: 0 }, 0)).toBe(
+      'sent 1 punch to the HRMS: 0 delivered, 1 refused; 0 pending',
+    );
+    expect(deliveredLine({ delivered: 0, duplicates: 1, rejected: 1, unknown: 0 }, 0)).toBe(
+      'sent 2 punches to the HRMS: 0 delivered, 1 refused, 1 already there; 0 pending',
+    );
+    expect(deliveredLine({ delivered: 14, duplicates: 1, rejected: 7, unknown: 0 }, 41)).toBe(
+      'sent 22 punches to the HRMS: 14 delivered, 7 refused, 1 already there; 41 pending',
     );
   });
 });

@@ -51,5 +51,14 @@ describe('a renamed terminal’s owed punches', () => {
     expect(reads).toBe(before + 1);
     // Without the journal's devices (the old behaviour), the old name has no zone.
     expect(sinkPunchContext(config.terminals).timezoneOf('gate-1')).toBeUndefined();
+    // A terminal taken out keeps the zone the journal remembers for it; the config's zone wins for one configured.
+    const remembered = new Map([
+      ['gone', 'America/Chicago'],
+      ['gate-a', 'Asia/Tokyo'],
+    ]);
+    const kept = sinkPunchContext(config.terminals, renamed, (t) => remembered.get(t));
+    expect(kept.timezoneOf('gone')).toBe('America/Chicago');
+    expect(kept.timezoneOf('gate-a')).toBe('Europe/Berlin');
+    expect(kept.timezoneOf('gate-1')).toBe('Europe/Berlin');
   });
 });

@@ -63,9 +63,12 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
         others: others.map((s) => s.name),
         defaultNotFor: terminalsNotFor(config, first.name),
       });
+    const zones = journal.terminalZones();
     const punchContext = sinkPunchContext(
       config.terminals,
       renamedTerminals(config.terminals, () => journal.terminalDevices(), Date.now),
+      // A terminal taken out keeps the zone it had (the daemon records it; terminal-zones.ts).
+      (t) => zones.get(t),
     );
     for (const sink of sinks) {
       if (opts.sink !== undefined && sink.name !== opts.sink) continue;
