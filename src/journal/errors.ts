@@ -1,4 +1,14 @@
-import { accessSync, closeSync, constants, lstatSync, openSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  type Stats,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { freeBytesAt } from '../util/disk.js';
 import { recoverFix } from './recover-recipe.js';
@@ -103,13 +113,7 @@ function ownerOf(path: string): string {
  * fix is to remove it and find out who made it. The journal file itself may be a link.
  */
 export function plantedLink(path: string, code: string): JournalUnusableError | undefined {
-  for (const side of [`${path}-wal`, `${path}-shm`, `${path}-journal`]) {
-    let st;
-    try {
-      st = lstatSync(side);
-    } catch {
-      continue;
-    }
+  for (const { side, st } of sideFilesPresent(path)) {
     if (!st.isSymbolicLink()) continue;
     let target = '?';
     try {
@@ -125,6 +129,19 @@ export function plantedLink(path: string, code: string): JournalUnusableError | 
     );
   }
   return undefined;
+}
+
+/** The journal's side files (`-wal`, `-shm`, `-journal`) that exist, each as lstat sees it (no link followed). */
+function* sideFilesPresent(path: string): Generator<{ side: string; st: Stats }> {
+  for (const side of [`${path}-wal`, `${path}-shm`, `${path}-journal`]) {
+    let st: Stats;
+    try {
+      st = lstatSync(side);
+    } catch {
+      continue; // not there: nothing to say of it
+    }
+    yield { side, st };
+  }
 }
 
 /** What lstat says a node is, in words, for a side file that is no file SQLite made. */
@@ -150,13 +167,7 @@ function kindOf(st: {
  * whoever may write the journal's folder put it there: remove it and find out who.
  */
 export function oddSideFile(path: string): JournalUnusableError | undefined {
-  for (const side of [`${path}-wal`, `${path}-shm`, `${path}-journal`]) {
-    let st;
-    try {
-      st = lstatSync(side);
-    } catch {
-      continue;
-    }
+  for (const { side, st } of sideFilesPresent(path)) {
     if (st.isFile() || st.isSymbolicLink()) continue;
     return new JournalUnusableError(
       path,
