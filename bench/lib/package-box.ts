@@ -196,7 +196,9 @@ export async function demoFirstDelivery(
   writeFileSync(join(dir, 'demo-token'), readFileSync(join(libDir, 'config/demo-token')));
   const run = start(bin, ['demo', '--demo-config', join(dir, 'demo.yaml'), '--punch-every', '1']);
   const deadline = Date.now() + 120_000;
-  while (!/delivered \d+ punch(es)? to the HRMS/.test(run.output())) {
+  while (
+    !/delivered \d+ punch(es)? to the HRMS|sent \d+ punch(es)? to the HRMS: [1-9]\d* delivered/.test(run.output())
+  ) {
     if (Date.now() > deadline || run.child.exitCode !== null) {
       run.child.kill('SIGKILL');
       throw new Error(`the demo delivered nothing within 120 s:\n${run.output().slice(-3000)}`);

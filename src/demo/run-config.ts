@@ -1,3 +1,4 @@
+import { statusJsonPath } from '../status/daemon-probe.js';
 import { writePrivateFile } from '../util/private-file.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -40,10 +41,13 @@ export interface DemoRunConfig {
  * remembers the last run's servers (a BioTime table read up to id 40, another HRMS first) would
  * warn about them, which reads like a fault to someone trying the demo.
  */
-function removeLastDemoJournal(dir: string, journal: string): boolean {
+function removeLastDemoJournal(dir: string, journal: string, statusPath: string | undefined): boolean {
   if (!existsSync(join(dir, 'demo-run.yaml')) || !existsSync(journal) || FileLock.isHeld(`${journal}.lock`))
     return false;
   for (const f of [journal, `${journal}-wal`, `${journal}-shm`]) rmSync(f, { force: true });
+  // Its status log's record too: it says punchgate run kept that journal, and a journal gone that a
+  // status log says was kept is refused (a lost journal or a disk not mounted: journal-place.ts).
+  if (statusPath !== undefined) rmSync(statusJsonPath(statusPath), { force: true });
   return true;
 }
 
@@ -112,7 +116,7 @@ export function writeDemoRunConfig(baseConfig: string, hrms: DemoHrms, kinds: re
   if (doc.status.path) doc.status.path = at(doc.status.path);
   const dir = dirname(doc.journal.path);
   mkdirSync(dir, { recursive: true });
-  const freshJournal = removeLastDemoJournal(dir, doc.journal.path);
+  const freshJournal = removeLastDemoJournal(dir, doc.journal.path, doc.status.path);
   const secrets: DemoSecrets = {};
 
   if (!doc.hrms) throw new ExitError(`${baseConfig}: the demo config needs an hrms: block (its address)`, EXIT.CONFIG);

@@ -155,7 +155,7 @@ describe('punchgate demo --hrms', () => {
         () =>
           /terminal office: \d+ new punch/.test(demo.io.out) &&
           /terminal side-door: \d+ new punch/.test(demo.io.out) &&
-          /delivered \d+ punch(es)? to the HRMS/.test(demo.io.out),
+          /delivered \d+ punch(es)? to the HRMS|sent \d+ punch(es)? to the HRMS: [1-9]\d* delivered/.test(demo.io.out),
         40_000,
         `BioTime and Dahua punches journalled (output so far:\n${demo.io.out.slice(-2000)})`,
       );
@@ -198,7 +198,7 @@ describe('punchgate demo --hrms', () => {
         () =>
           /terminal office: \d+ new punch/.test(demo.io.out) &&
           /terminal side-door: \d+ new punch/.test(demo.io.out) &&
-          /delivered \d+ punch(es)? to the HRMS/.test(demo.io.out),
+          /delivered \d+ punch(es)? to the HRMS|sent \d+ punch(es)? to the HRMS: [1-9]\d* delivered/.test(demo.io.out),
         40_000,
         `BioTime and Dahua punches delivered (output so far:\n${demo.io.out.slice(-2000)})`,
       );

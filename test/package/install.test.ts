@@ -265,7 +265,10 @@ describe.skipIf(!ROOT)('the amd64 package installed on this machine', () => {
     } else {
       const plain = start('/usr/bin/punchgate', ['demo', '--punch-every', '1'], user);
       await waitFor(
-        () => /delivered \d+ punch(es)? to the HRMS/.test(plain.output()),
+        () =>
+          /delivered \d+ punch(es)? to the HRMS|sent \d+ punch(es)? to the HRMS: [1-9]\d* delivered/.test(
+            plain.output(),
+          ),
         60_000,
         `the shipped demo:\n${plain.output()}`,
       );
