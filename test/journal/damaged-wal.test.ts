@@ -110,7 +110,7 @@ describe("the damaged log's kept copy, where something was put at its name", () 
  * systemd's unit knows (found by an adversarial trial). A file size limit stands in for the full disk.
  */
 describe("the damaged log's kept copy on a full disk", () => {
-  it('punchgate run stops with exit 74 and says the disk is full, no half copy left', async () => {
+  it('punchgate run stops with exit 75 (restarted) and says the disk is full, no half copy left', async () => {
     const s = cliSandbox({ status: { listen: false } });
     cleanups.push(s.tmp.cleanup);
     const path = s.tmp.path('journal.db');
@@ -119,7 +119,7 @@ describe("the damaged log's kept copy on a full disk", () => {
     damageWalFrame(wal);
     const blocks = Math.floor(statSync(wal).size / 512) - 4;
     const r = await runPunchgate(['--config', s.config, 'run'], { shell: `trap '' XFSZ; ulimit -f ${blocks};` });
-    expect(r.status, r.stderr).toBe(74);
+    expect(r.status, r.stderr).toBe(75);
     expect(r.stderr).toMatch(/disk is full|I\/O error/);
     expect(readdirSync(s.tmp.dir).filter((f) => f.includes('damaged-wal'))).toEqual([]);
   }, 60_000);
