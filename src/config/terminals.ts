@@ -230,7 +230,7 @@ export const serialTerminalSchema = z.strictObject({
  * pass, which without them were taken for door noise and never became punches. And the other
  * passes of the HCNetSDK tables, each an identified person let through: person + ID card matched
  * (105, MINOR_PEOPLE_AND_ID_CARD_COMPARE_PASS 0x69), combined authentication (153, 0x99),
- * Bluetooth (159, 0x9f), dynamic (QR) code (179, 0xb3), password (181, 0xb5). A terminal set
+ * Bluetooth (159, 0x9f), dynamic code (179, 0xb3: a one-time code shown by an app), password (181, 0xb5). A terminal set
  * to one of these methods writes nothing else for a pass: left out, its punches were dropped.
  */
 export const DEFAULT_HIKVISION_MINORS = [

@@ -99,7 +99,7 @@ describe('AcsEvent rows as published captures show them', () => {
     expect(keys).toEqual(['F54', 'F57', 'F60', 'F63', 'F66'].map((c, i) => `${c}@2026-11-02 08:00:0${i + 1}`));
   });
 
-  it('the other passes of the HCNetSDK tables are punches by default: person + ID card (105), combined (153), Bluetooth (159), dynamic/QR code (179), password (181); their failures and time-outs are not', async () => {
+  it('the other passes of the HCNetSDK tables are punches by default: person + ID card (105), combined (153), Bluetooth (159), dynamic code (179), password (181); their failures and time-outs are not', async () => {
     // The codes as the HCNetSDK headers publish them (MINOR_PEOPLE_AND_ID_CARD_COMPARE_PASS 0x69,
     // MINOR_COMBINED_VERIFY_PASS 0x99, MINOR_BLUETOOTH_VERIFY_PASS 0x9f, MINOR_DYNAMICCODE_VERIFY_PASS
     // 0xb3, MINOR_PASSWD_VERIFY_PASS 0xb5, in the SDK ports of many public connectors).
