@@ -296,7 +296,7 @@ describe('a Hikvision terminal that posts its events (HTTP Listening) to punchga
     }
   }, 120_000);
 
-  it('events a terminal re-sends after being offline (currentEvent false, multipart with a picture, JSON or XML) are punches at their own time, once each', async () => {
+  it('events a terminal re-sends after being offline (currentEvent false, multipart with a picture, JSON or XML) are punches at their own time, once each; a person + ID card pass (5/105) among them', async () => {
     // The shape of a re-sent event as published captures show it: the outer dateTime is the
     // event's own time (days before the post), currentEvent false, frontSerialNo the one before;
     // multipart with a JPEG part (creatorsgarten/garden-gate HIKVISION.md; pergolafabio/Hikvision-Addons#177).
@@ -346,7 +346,7 @@ describe('a Hikvision terminal that posts its events (HTTP Listening) to punchga
       expect(await post(s.port, multipart(old), mp)).toBe(200);
       expect(await post(s.port, multipart(old), mp)).toBe(200);
       expect(
-        await post(s.port, JSON.stringify(resent('R2', '2026-10-28T18:02:33+05:30', 501)), {
+        await post(s.port, JSON.stringify(resent('R2', '2026-10-28T18:02:33+05:30', 501, 105)), {
           'content-type': 'application/json',
         }),
       ).toBe(200);
