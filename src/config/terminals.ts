@@ -227,9 +227,15 @@ export const serialTerminalSchema = z.strictObject({
  * The major-5 minors that are authentication passes (hikvision-isapi.md): card, fingerprint, face, ...
  * and face combined with fingerprint, password or card (54, 57, 60, 63, 66: the HCNetSDK
  * MINOR_FACE_AND_*_VERIFY_PASS codes): a terminal set to "face and card" writes 5/60 for every
- * pass, which without them were taken for door noise and never became punches.
+ * pass, which without them were taken for door noise and never became punches. And the other
+ * passes of the HCNetSDK tables, each an identified person let through: person + ID card matched
+ * (105, MINOR_PEOPLE_AND_ID_CARD_COMPARE_PASS 0x69), combined authentication (153, 0x99),
+ * Bluetooth (159, 0x9f), dynamic code (179, 0xb3: a one-time code shown by an app), password (181, 0xb5). A terminal set
+ * to one of these methods writes nothing else for a pass: left out, its punches were dropped.
  */
-export const DEFAULT_HIKVISION_MINORS = [1, 38, 75, 69, 77, 101, 2, 40, 43, 46, 72, 16, 54, 57, 60, 63, 66] as const;
+export const DEFAULT_HIKVISION_MINORS = [
+  1, 38, 75, 69, 77, 101, 2, 40, 43, 46, 72, 16, 54, 57, 60, 63, 66, 105, 153, 159, 179, 181,
+] as const;
 
 /** `sha256:AB:CD:...` (64 hex digits, colons and letter case free), as `openssl x509 -fingerprint -sha256` prints it. */
 const tlsFingerprint = z

@@ -22,7 +22,9 @@ export const PASSWORD = 'Right-passw0rd';
  * The authentication passes, written out here rather than taken from the source, so that the
  * tests check the source's list against the notes (hikvision-isapi.md) independently.
  */
-export const PASS_MINORS = new Set([1, 38, 75, 69, 77, 101, 2, 40, 43, 46, 72, 16, 54, 57, 60, 63, 66]);
+export const PASS_MINORS = new Set([
+  1, 38, 75, 69, 77, 101, 2, 40, 43, 46, 72, 16, 54, 57, 60, 63, 66, 105, 153, 159, 179, 181,
+]);
 
 /** "code@wall clock" of every pass in a simulator's log: what the HRMS must end up with. */
 export function expectedPunches(events: readonly SimEvent[]): string[] {

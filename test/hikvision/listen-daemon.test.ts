@@ -9,7 +9,7 @@ import { keys, spawnDaemon, type DaemonProcess } from '../daemon/stack.js';
 import { runPunchgate } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 import { hikDaemonStack } from './daemon-stack.js';
-import { expectedPunches, searches, startSim } from './helpers.js';
+import { expectedPunches, PASS_MINORS, searches, startSim } from './helpers.js';
 
 const PATH = '/listen/hikvision/reception';
 
@@ -288,6 +288,90 @@ describe('a Hikvision terminal that posts its events (HTTP Listening) to punchga
         'the alert in the status',
       );
       expect(d.child.exitCode).toBeNull();
+    } finally {
+      d.child.kill('SIGTERM');
+      await d.exited;
+      await sim.stop();
+      await s.stop();
+    }
+  }, 120_000);
+
+  it('events a terminal re-sends after being offline (currentEvent false, multipart with a picture, JSON or XML) are punches at their own time, once each; a person + ID card pass (5/105) among them', async () => {
+    // The shape of a re-sent event as published captures show it: the outer dateTime is the
+    // event's own time (days before the post), currentEvent false, frontSerialNo the one before;
+    // multipart with a JPEG part (creatorsgarten/garden-gate HIKVISION.md; pergolafabio/Hikvision-Addons#177).
+    const sim = await startSim(3, { listenFormat: 'json', listenRetryMs: 100 });
+    const s = await listenStack(sim, { schedule: '0 0 * * * *' });
+    const d = spawnDaemon(s.configPath);
+    try {
+      await running(d);
+      await waitFor(() => s.hrms.attendance().length >= 3, 20_000, 'the first poll delivered');
+      const resent = (code: string, dateTime: string, serialNo: number, minor = 75) => ({
+        ipAddress: '127.0.0.1',
+        portNo: 80,
+        protocol: 'HTTP',
+        dateTime,
+        activePostCount: 1,
+        eventType: 'AccessControllerEvent',
+        eventState: 'active',
+        eventDescription: 'Access Controller Event',
+        AccessControllerEvent: {
+          deviceName: 'Access Controller',
+          majorEventType: 5,
+          subEventType: minor,
+          employeeNoString: code,
+          serialNo,
+          currentVerifyMode: 'cardOrFace',
+          currentEvent: false,
+          frontSerialNo: serialNo - 1,
+          attendanceStatus: 'checkIn',
+          picturesNumber: 1,
+        },
+      });
+      const boundary = 'MIME_boundary';
+      const multipart = (event: unknown) =>
+        Buffer.concat([
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="AccessControllerEvent"\r\n` +
+              `Content-Type: application/json\r\n\r\n${JSON.stringify(event)}\r\n` +
+              `--${boundary}\r\nContent-Disposition: form-data; name="Picture"; filename="Picture.jpg"\r\n` +
+              'Content-Type: image/jpeg\r\n\r\n',
+          ),
+          Buffer.from([0xff, 0xd8, 0xff, 0xe0, ...Buffer.alloc(2048, 7), 0xff, 0xd9]),
+          Buffer.from(`\r\n--${boundary}--\r\n`),
+        ]);
+      const mp = { 'content-type': `multipart/form-data; boundary=${boundary}` };
+      // Stored while offline three days ago, posted now; twice (the first answer lost); one in XML.
+      const old = resent('R1', '2026-10-28T07:58:01+05:30', 500);
+      expect(await post(s.port, multipart(old), mp)).toBe(200);
+      expect(await post(s.port, multipart(old), mp)).toBe(200);
+      expect(
+        await post(s.port, JSON.stringify(resent('R2', '2026-10-28T18:02:33+05:30', 501, 105)), {
+          'content-type': 'application/json',
+        }),
+      ).toBe(200);
+      const xml =
+        '<?xml version="1.0" encoding="UTF-8"?><EventNotificationAlert version="2.0" xmlns="http://www.isapi.org/ver20/XMLSchema">' +
+        '<ipAddress>127.0.0.1</ipAddress><dateTime>2026-10-29T08:10:00+05:30</dateTime><eventType>AccessControllerEvent</eventType>' +
+        '<AccessControllerEvent><majorEventType>5</majorEventType><subEventType>1</subEventType><employeeNoString>R3</employeeNoString>' +
+        '<serialNo>502</serialNo><currentEvent>false</currentEvent></AccessControllerEvent></EventNotificationAlert>';
+      expect(await post(s.port, xml, { 'content-type': 'application/xml' })).toBe(200);
+      // A pass the poll read already, re-sent: the same punch, not a second one.
+      const first = sim.events().find((e) => e.major === 5 && PASS_MINORS.has(e.minor) && e.employeeNoString)!;
+      expect(
+        await post(s.port, multipart(resent(first.employeeNoString!, first.time, first.serialNo, first.minor)), mp),
+      ).toBe(200);
+      await waitFor(() => s.hrms.attendance().length >= 6, 20_000, 'the re-sent punches delivered');
+      const got = keys(s.hrms.attendance());
+      expect(got).toEqual(
+        [
+          ...expectedPunches(sim.events()),
+          'R1@2026-10-28 07:58:01',
+          'R2@2026-10-28 18:02:33',
+          'R3@2026-10-29 08:10:00',
+        ].sort(),
+      );
+      expect(s.hrms.attendance().length).toBe(6);
     } finally {
       d.child.kill('SIGTERM');
       await d.exited;

@@ -99,6 +99,28 @@ describe('AcsEvent rows as published captures show them', () => {
     expect(keys).toEqual(['F54', 'F57', 'F60', 'F63', 'F66'].map((c, i) => `${c}@2026-11-02 08:00:0${i + 1}`));
   });
 
+  it('the other passes of the HCNetSDK tables are punches by default: person + ID card (105), combined (153), Bluetooth (159), dynamic code (179), password (181); their failures and time-outs are not', async () => {
+    // The codes as the HCNetSDK headers publish them (MINOR_PEOPLE_AND_ID_CARD_COMPARE_PASS 0x69,
+    // MINOR_COMBINED_VERIFY_PASS 0x99, MINOR_BLUETOOTH_VERIFY_PASS 0x9f, MINOR_DYNAMICCODE_VERIFY_PASS
+    // 0xb3, MINOR_PASSWD_VERIFY_PASS 0xb5, in the SDK ports of many public connectors).
+    const at = (s: number) => `2026-11-02T08:00:${String(s).padStart(2, '0')}+07:00`;
+    const passes = [105, 153, 159, 179, 181];
+    const rows: NewSimEvent[] = [
+      ...passes.map((minor, i): NewSimEvent => ({ major: 5, minor, time: at(i + 1), employeeNoString: `P${minor}` })),
+      // Their failures and time-outs: 112 person + ID card failed, 154 combined timed out,
+      // 155 verify mode mismatch, 160 Bluetooth failed, 180 dynamic code failed, 151 password mismatch.
+      ...[112, 154, 155, 160, 180, 151].map((minor, i): NewSimEvent => ({
+        major: 5,
+        minor,
+        time: at(20 + i),
+        employeeNoString: `X${minor}`,
+      })),
+    ];
+    const { result, keys } = await pollRows(rows);
+    expect(result).toMatchObject({ ok: true, added: 5 });
+    expect(keys).toEqual(passes.map((m, i) => `P${m}@2026-11-02 08:00:0${i + 1}`));
+  });
+
   it('passes a `minors` list written before face and card was used leaves out are said, never dropped in silence', async () => {
     const at = (s: number) => `2026-11-02T08:00:0${s}+07:00`;
     const { result, keys, lines } = await pollRows(
