@@ -176,6 +176,11 @@ export class BioTimeClient {
     const res = await this.get(path, signal);
     const peer = this.http.peer;
     if (res.status === 403) throw refusal(res, 'the API', peer, this.scrub);
+    // Django REST Framework answers a page past the end 404 ("Invalid page."): the list got shorter
+    // since its first page (transactions deleted, a clean-up of old ones), and it ends before this
+    // page. Page 1 never does (an empty list is a page): its 404 is a wrong address.
+    if (res.status === 404 && Number(query.get('page') ?? '1') > 1)
+      return { rows: [], count: null, hasNext: false, notRows: 0 };
     if (res.status === 404)
       throw new BioApiError(
         `${peer} has no ${TRANSACTIONS_PATH} (HTTP 404): is baseUrl the BioTime server's address?`,

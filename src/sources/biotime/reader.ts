@@ -33,6 +33,13 @@ export interface BioCursor {
   time?: string;
   /** Re-reading after a renumbered table: only transactions punched from then (start_time). */
   from?: string;
+  /**
+   * Time mode: a window read only in part (the poll stopped at a bound, a page failed), and the
+   * next page of it to read (`start` '' for a window without start_time). A server that lists
+   * newest first has moved `time` to the top of the table at the first page: the window's older
+   * pages are read by the next polls from here, not left below the next window.
+   */
+  resume?: { start: string; next: number };
 }
 
 export type ReadMode = 'id' | 'time';
@@ -47,7 +54,22 @@ export function parseCursor(s: string | undefined): BioCursor {
     const id = typeof o.id === 'number' && Number.isSafeInteger(o.id) && o.id >= 0 ? o.id : undefined;
     const time = wall(o.time);
     const from = wall(o.from);
-    return { ...(id !== undefined ? { id } : {}), ...(time ? { time } : {}), ...(from ? { from } : {}) };
+    const rs = o.resume as Record<string, unknown> | null | undefined;
+    const resume =
+      typeof rs === 'object' &&
+      rs !== null &&
+      (rs.start === '' || wall(rs.start)) &&
+      typeof rs.next === 'number' &&
+      Number.isSafeInteger(rs.next) &&
+      rs.next >= 1
+        ? { start: rs.start as string, next: rs.next }
+        : undefined;
+    return {
+      ...(id !== undefined ? { id } : {}),
+      ...(time ? { time } : {}),
+      ...(from ? { from } : {}),
+      ...(resume ? { resume } : {}),
+    };
   } catch {
     return {};
   }
@@ -344,10 +366,21 @@ async function readAll(
     }
   }
 
-  // Time mode: every page of the window from overlapMinutes before the newest punch read.
+  // Time mode: every page of the window from overlapMinutes before the newest punch read, or the
+  // rest of a window a poll read only in part (resume), from one page before where it stopped:
+  // rows that moved up a page meanwhile (transactions deleted) are read too; what is read again
+  // is deduplicated. Every page's cursor says where the window goes on, so a poll that stops or
+  // fails at any page leaves the rest to the next one.
+  const resume = r.cursor.resume;
   const newest = r.cursor.time && r.cursor.time < o.nowWall ? r.cursor.time : o.nowWall;
-  const start = r.cursor.time ? shiftWallClock(newest, -o.overlapMinutes * 60) : undefined;
-  for (let n = 1; ; n++) {
+  const start = resume
+    ? resume.start || undefined
+    : r.cursor.time
+      ? shiftWallClock(newest, -o.overlapMinutes * 60)
+      : undefined;
+  // Not one page back when a poll may read only one page: it would read that page for ever.
+  const first = resume ? Math.max(1, resume.next - (o.limits.maxPages > 1 ? 1 : 0)) : 1;
+  for (let n = first; ; n++) {
     const q = new URLSearchParams({ page_size: String(o.pageSize), page: String(n) });
     if (start) q.set('start_time', start);
     const page = await fetchPage(q);
@@ -356,8 +389,11 @@ async function readAll(
     const cursor = { ...r.cursor };
     for (const f of facts)
       if (f.id !== undefined && f.id > (cursor.id ?? 0) && f.id - (cursor.id ?? 0) <= MAX_ID_STEP) cursor.id = f.id;
+    const last = !page.hasNext || page.rows.length === 0;
+    if (last) delete cursor.resume;
+    else cursor.resume = { start: start ?? '', next: n + 1 };
     take(facts, cursor);
-    if (!page.hasNext || page.rows.length === 0) return r;
+    if (last) return r;
   }
 }
 
