@@ -48,6 +48,13 @@ export interface BioServerVariant {
   tokenTtlMs: number;
   /** A JWT is refused after this many reads (as if it expired: for tests that must not depend on time); 0: never; -1: at once. */
   tokenUses: number;
+  /**
+   * The status of a refused token (expired, unknown): 401 (JWT or Token authentication first), or 403 as
+   * Django REST Framework answers when the view's first authentication class gives no
+   * WWW-Authenticate header (SessionAuthentication first: DRF's "Unauthorized and Forbidden
+   * responses"), with the same words ("Signature has expired.").
+   */
+  refusedTokenStatus: 401 | 403;
   /** The licence has no API module: every read answers 403 (the IsNotOpenAPI permission). */
   licenceRefuses: boolean;
   /** Answers wait this long. */
@@ -103,6 +110,7 @@ export async function startBiotimeSim(o: BioSimOptions = {}): Promise<BiotimeSim
     maxPageSize: 1000,
     tokenTtlMs: 0,
     tokenUses: 0,
+    refusedTokenStatus: 401,
     licenceRefuses: false,
     delayMs: 0,
     fault: null,
@@ -171,7 +179,9 @@ export async function startBiotimeSim(o: BioSimOptions = {}): Promise<BiotimeSim
       return false;
     }
     if (!t || t.scheme !== m[1]) {
-      json(res, 401, { detail: m[1] === 'JWT' ? 'Error decoding signature.' : 'Invalid token.' });
+      json(res, variant.refusedTokenStatus, {
+        detail: m[1] === 'JWT' ? 'Error decoding signature.' : 'Invalid token.',
+      });
       return false;
     }
     const expired =
@@ -179,7 +189,7 @@ export async function startBiotimeSim(o: BioSimOptions = {}): Promise<BiotimeSim
       (variant.tokenUses !== 0 && t.uses >= variant.tokenUses);
     t.uses++;
     if (t.scheme === 'JWT' && expired) {
-      json(res, 401, { detail: 'Signature has expired.' });
+      json(res, variant.refusedTokenStatus, { detail: 'Signature has expired.' });
       return false;
     }
     return true;
