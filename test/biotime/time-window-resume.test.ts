@@ -85,4 +85,18 @@ describe('BioTime read by time window, newest first', () => {
     expect(q.get('page')).toBe('1');
     expect(journalKeys(j.journal).length).toBe(before);
   });
+
+  it('transactions deleted between two pages (the count falls) move older ones onto a page read already: those are read too', async () => {
+    const { sim, j, poller } = await setup(500, 100);
+    // After page 2 of the time window, the 30 newest transactions are deleted on the server: the
+    // 30 rows that opened page 3 move up onto page 2, read already.
+    sim.setVariant({ churn: { afterPage: 2, remove: 30 } });
+    const expected = expectedKeys(sim.table.all().slice(0, -30));
+    const r = await poller.poll();
+    expect(r.ok).toBe(true);
+    const keys = journalKeys(j.journal);
+    // Every transaction still on the server is journalled (and the 30 deleted ones, read before).
+    expect(keys.filter((k) => expected.includes(k))).toEqual(expected);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
 });

@@ -55,6 +55,12 @@ export interface BioServerVariant {
    * responses"), with the same words ("Signature has expired.").
    */
   refusedTokenStatus: 401 | 403;
+  /**
+   * Transactions deleted while a client pages through the list: once a `page=` query for page
+   * `afterPage` is answered, the `remove` newest transactions are deleted (once). The rows after
+   * them move up, some onto pages the client has read already. null: never.
+   */
+  churn: null | { afterPage: number; remove: number };
   /** The licence has no API module: every read answers 403 (the IsNotOpenAPI permission). */
   licenceRefuses: boolean;
   /** Answers wait this long. */
@@ -111,6 +117,7 @@ export async function startBiotimeSim(o: BioSimOptions = {}): Promise<BiotimeSim
     tokenTtlMs: 0,
     tokenUses: 0,
     refusedTokenStatus: 401,
+    churn: null,
     licenceRefuses: false,
     delayMs: 0,
     fault: null,
@@ -261,6 +268,16 @@ export async function startBiotimeSim(o: BioSimOptions = {}): Promise<BiotimeSim
       return;
     }
     json(res, 200, envelope);
+    const churn = variant.churn;
+    if (churn && q.get('page') === String(churn.afterPage)) {
+      variant = { ...variant, churn: null };
+      table.remove(
+        table
+          .all()
+          .slice(-churn.remove)
+          .map((r) => r.id),
+      );
+    }
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {

@@ -380,7 +380,8 @@ async function readAll(
       : undefined;
   // Not one page back when a poll may read only one page: it would read that page for ever.
   const first = resume ? Math.max(1, resume.next - (o.limits.maxPages > 1 ? 1 : 0)) : 1;
-  for (let n = first; ; n++) {
+  let before: number | null = null;
+  for (let n = first; ;) {
     const q = new URLSearchParams({ page_size: String(o.pageSize), page: String(n) });
     if (start) q.set('start_time', start);
     const page = await fetchPage(q);
@@ -389,11 +390,18 @@ async function readAll(
     const cursor = { ...r.cursor };
     for (const f of facts)
       if (f.id !== undefined && f.id > (cursor.id ?? 0) && f.id - (cursor.id ?? 0) <= MAX_ID_STEP) cursor.id = f.id;
-    const last = !page.hasNext || page.rows.length === 0;
+    // The list got shorter since the page before (transactions deleted on the server): the rows
+    // after the deleted ones moved up by as many, some onto pages read already; those pages are
+    // read again (deduplicated) before going on.
+    const fell = page.count !== null && before !== null && page.count < before ? before - page.count : 0;
+    before = page.count;
+    const next = fell > 0 ? Math.max(1, n - Math.ceil(fell / o.pageSize)) : n + 1;
+    const last = fell === 0 && (!page.hasNext || page.rows.length === 0);
     if (last) delete cursor.resume;
-    else cursor.resume = { start: start ?? '', next: n + 1 };
+    else cursor.resume = { start: start ?? '', next };
     take(facts, cursor);
     if (last) return r;
+    n = next;
   }
 }
 
