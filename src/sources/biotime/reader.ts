@@ -39,7 +39,7 @@ export interface BioCursor {
    * newest first has moved `time` to the top of the table at the first page: the window's older
    * pages are read by the next polls from here, not left below the next window.
    */
-  resume?: { start: string; next: number };
+  resume?: { start: string; next: number; size: number };
 }
 
 export type ReadMode = 'id' | 'time';
@@ -61,8 +61,10 @@ export function parseCursor(s: string | undefined): BioCursor {
       (rs.start === '' || wall(rs.start)) &&
       typeof rs.next === 'number' &&
       Number.isSafeInteger(rs.next) &&
-      rs.next >= 1
-        ? { start: rs.start as string, next: rs.next }
+      rs.next >= 1 &&
+      typeof rs.size === 'number' &&
+      Number.isSafeInteger(rs.size)
+        ? { start: rs.start as string, next: rs.next, size: rs.size }
         : undefined;
     return {
       ...(id !== undefined ? { id } : {}),
@@ -378,9 +380,12 @@ async function readAll(
     : r.cursor.time
       ? shiftWallClock(newest, -o.overlapMinutes * 60)
       : undefined;
-  // Not one page back when a poll may read only one page: it would read that page for ever.
-  const first = resume ? Math.max(1, resume.next - (o.limits.maxPages > 1 ? 1 : 0)) : 1;
+  // Not one page back when a poll may read only one page: it would read that page for ever. Pages
+  // of another size (pageSize changed since) number other rows: the window is read from its start.
+  const first = resume && resume.size === o.pageSize ? Math.max(1, resume.next - (o.limits.maxPages > 1 ? 1 : 0)) : 1;
   let before: number | null = null;
+  /** The server's page size: what a page with more after it holds (a server may cap page_size below what is asked). */
+  let served = o.pageSize;
   for (let n = first; ;) {
     const q = new URLSearchParams({ page_size: String(o.pageSize), page: String(n) });
     if (start) q.set('start_time', start);
@@ -395,10 +400,11 @@ async function readAll(
     // read again (deduplicated) before going on.
     const fell = page.count !== null && before !== null && page.count < before ? before - page.count : 0;
     before = page.count;
-    const next = fell > 0 ? Math.max(1, n - Math.ceil(fell / o.pageSize)) : n + 1;
+    if (page.hasNext && page.rows.length + page.notRows > 0) served = page.rows.length + page.notRows;
+    const next = fell > 0 ? Math.max(1, n - Math.ceil(fell / served)) : n + 1;
     const last = fell === 0 && (!page.hasNext || page.rows.length === 0);
     if (last) delete cursor.resume;
-    else cursor.resume = { start: start ?? '', next };
+    else cursor.resume = { start: start ?? '', next, size: o.pageSize };
     take(facts, cursor);
     if (last) return r;
     n = next;
