@@ -34,6 +34,7 @@ interface SimBiotimeOptions {
   idOrder: boolean;
   maxPageSize: number;
   tokenTtl: number;
+  tokenRefused403?: boolean;
   licenceRefuses?: boolean;
   delayMs: number;
   fault?: NonNullable<BioServerVariant['fault']>;
@@ -73,6 +74,10 @@ export function registerSimBiotime(program: Command): void {
     .option('--no-id-order', 'a version that ignores ordering and id__gt (newest first)')
     .option('--max-page-size <n>', 'rows per page at most, whatever is asked', int(1, 100_000), 1000)
     .option('--token-ttl <seconds>', 'a JWT expires this long after it was given (0: never)', int(0), 0)
+    .option(
+      '--token-refused-403',
+      'a refused or expired token is answered 403, not 401 (Django REST Framework with session authentication first)',
+    )
     .option('--licence-refuses', 'the licence has no API module: reads answer 403 (the IsNotOpenAPI permission)')
     .option('--delay-ms <ms>', 'every answer waits this long', int(0), 0)
     .option(
@@ -115,6 +120,7 @@ async function runSim(o: SimBiotimeOptions): Promise<number> {
         idOrder: o.idOrder,
         maxPageSize: o.maxPageSize,
         tokenTtlMs: o.tokenTtl * 1000,
+        refusedTokenStatus: o.tokenRefused403 === true ? 403 : 401,
         licenceRefuses: o.licenceRefuses === true,
         delayMs: o.delayMs,
         fault: o.fault ?? null,
@@ -129,6 +135,7 @@ async function runSim(o: SimBiotimeOptions): Promise<number> {
       v.envelope === 'drf' ? 'DRF pages' : '',
       v.idOrder ? '' : 'no id order',
       v.tokenTtlMs ? `tokens expire after ${v.tokenTtlMs / 1000} s` : '',
+      v.refusedTokenStatus === 403 ? 'refused tokens answered 403' : '',
       v.licenceRefuses ? 'licence refuses the API' : '',
       v.fault ? `fault ${v.fault}` : '',
       o.hostile ? 'hostile rows' : '',

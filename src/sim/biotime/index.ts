@@ -48,6 +48,19 @@ export interface BioServerVariant {
   tokenTtlMs: number;
   /** A JWT is refused after this many reads (as if it expired: for tests that must not depend on time); 0: never; -1: at once. */
   tokenUses: number;
+  /**
+   * The status of a refused token (expired, unknown): 401 (JWT or Token authentication first), or 403 as
+   * Django REST Framework answers when the view's first authentication class gives no
+   * WWW-Authenticate header (SessionAuthentication first: DRF's "Unauthorized and Forbidden
+   * responses"), with the same words ("Signature has expired.").
+   */
+  refusedTokenStatus: 401 | 403;
+  /**
+   * Transactions deleted while a client pages through the list: once a `page=` query for page
+   * `afterPage` is answered, the `remove` newest transactions are deleted (once). The rows after
+   * them move up, some onto pages the client has read already. null: never.
+   */
+  churn: null | { afterPage: number; remove: number };
   /** The licence has no API module: every read answers 403 (the IsNotOpenAPI permission). */
   licenceRefuses: boolean;
   /** Answers wait this long. */
@@ -103,6 +116,8 @@ export async function startBiotimeSim(o: BioSimOptions = {}): Promise<BiotimeSim
     maxPageSize: 1000,
     tokenTtlMs: 0,
     tokenUses: 0,
+    refusedTokenStatus: 401,
+    churn: null,
     licenceRefuses: false,
     delayMs: 0,
     fault: null,
@@ -171,7 +186,9 @@ export async function startBiotimeSim(o: BioSimOptions = {}): Promise<BiotimeSim
       return false;
     }
     if (!t || t.scheme !== m[1]) {
-      json(res, 401, { detail: m[1] === 'JWT' ? 'Error decoding signature.' : 'Invalid token.' });
+      json(res, variant.refusedTokenStatus, {
+        detail: m[1] === 'JWT' ? 'Error decoding signature.' : 'Invalid token.',
+      });
       return false;
     }
     const expired =
@@ -179,7 +196,7 @@ export async function startBiotimeSim(o: BioSimOptions = {}): Promise<BiotimeSim
       (variant.tokenUses !== 0 && t.uses >= variant.tokenUses);
     t.uses++;
     if (t.scheme === 'JWT' && expired) {
-      json(res, 401, { detail: 'Signature has expired.' });
+      json(res, variant.refusedTokenStatus, { detail: 'Signature has expired.' });
       return false;
     }
     return true;
@@ -251,6 +268,16 @@ export async function startBiotimeSim(o: BioSimOptions = {}): Promise<BiotimeSim
       return;
     }
     json(res, 200, envelope);
+    const churn = variant.churn;
+    if (churn && q.get('page') === String(churn.afterPage)) {
+      variant = { ...variant, churn: null };
+      table.remove(
+        table
+          .all()
+          .slice(-churn.remove)
+          .map((r) => r.id),
+      );
+    }
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {

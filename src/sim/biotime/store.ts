@@ -66,6 +66,15 @@ export class TransactionTable {
     for (const r of this.rows) r.id = this.nextId++;
   }
 
+  /**
+   * Transactions deleted (BioTime's data clean-up of old records, or an admin deleting some): the
+   * others keep their ids, and the pages of a list shift under a client reading it.
+   */
+  remove(ids: readonly number[]): void {
+    const gone = new Set(ids);
+    this.rows = this.rows.filter((r) => !gone.has(r.id));
+  }
+
   /** The table emptied (transactions deleted, a new database): numbering starts again from 1. */
   clear(): void {
     this.rows = [];

@@ -30,6 +30,12 @@ export class DahuaDigest {
     this.o.password = p;
   }
 
+  /** Another realm (a firmware update, a reset): the nonces given under the old one are forgotten. */
+  setRealm(realm: string): void {
+    this.o.realm = realm;
+    this.nonces.clear();
+  }
+
   challenge(): string[] {
     const nonce = randomBytes(16).toString('hex');
     this.nonces.add(nonce);

@@ -72,6 +72,8 @@ export interface DahuaSim {
   restart(): void;
   /** The log cleared (numbering from 1). */
   clear(): void;
+  /** Digest answered under another realm from now on, the nonces given before forgotten (a firmware update, a reset). */
+  setRealm(realm: string): void;
   /** The device's wall clock now, as its records' seconds. */
   nowSeconds(): number;
   auth(): DahuaAuthStats;
@@ -292,6 +294,7 @@ export async function startDahuaSim(o: DahuaSimOptions = {}): Promise<DahuaSim> 
       log = [];
       nextRecNo = 1;
     },
+    setRealm: (realm) => digest.setRealm(realm),
     nowSeconds: () => deviceSeconds(offset, faults.clockOffsetSeconds),
     auth: () => ({ ...digest.stats }),
     counts: () => ({ ...counts, streams: streams.size }),

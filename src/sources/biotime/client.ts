@@ -155,13 +155,13 @@ export class BioTimeClient {
     return token;
   }
 
-  /** A GET with the token, renewed once on 401. */
+  /** A GET with the token, renewed once when refused (401, or 403 in the words of a refused token). */
   async get(path: string, signal?: AbortSignal): Promise<BioResponse> {
     for (let attempt = 0; ; attempt++) {
       if (!this.token) await this.login(signal);
       const t = this.token!;
       const res = await this.http.request('GET', path, { authorization: `${t.scheme} ${t.value}`, signal });
-      if (res.status !== 401) return res;
+      if (res.status !== 401 && !(res.status === 403 && tokenRefused(res.text))) return res;
       this.token = undefined;
       if (attempt >= 1) {
         // A token given a moment ago and refused at once: not the password, the account's rights (or the licence).
@@ -176,6 +176,11 @@ export class BioTimeClient {
     const res = await this.get(path, signal);
     const peer = this.http.peer;
     if (res.status === 403) throw refusal(res, 'the API', peer, this.scrub);
+    // Django REST Framework answers a page past the end 404 ("Invalid page."): the list got shorter
+    // since its first page (transactions deleted, a clean-up of old ones), and it ends before this
+    // page. Page 1 never does (an empty list is a page): its 404 is a wrong address.
+    if (res.status === 404 && Number(query.get('page') ?? '1') > 1)
+      return { rows: [], count: null, hasNext: false, notRows: 0 };
     if (res.status === 404)
       throw new BioApiError(
         `${peer} has no ${TRANSACTIONS_PATH} (HTTP 404): is baseUrl the BioTime server's address?`,
@@ -190,6 +195,26 @@ export class BioTimeClient {
     }
     return parsePage(res.text, peer, this.scrub);
   }
+}
+
+/**
+ * A 403 that refuses the token, not the account or the licence: Django REST Framework answers an
+ * authentication failure 403 instead of 401 when the view's first authentication class gives no
+ * WWW-Authenticate header (SessionAuthentication listed first; DRF's guide, "Unauthorized and
+ * Forbidden responses"), in the words of the token's class: djangorestframework-jwt's "Signature
+ * has expired." / "Error decoding signature.", TokenAuthentication's "Invalid token.", "Authentication
+ * credentials were not provided.". The licence's and the account's refusal says "permission".
+ */
+function tokenRefused(text: string): boolean {
+  let detail: unknown;
+  try {
+    detail = (JSON.parse(text) as Record<string, unknown> | null)?.detail;
+  } catch {
+    return false;
+  }
+  return (
+    typeof detail === 'string' && /signature|token|credentials|authenticat/i.test(detail) && !/permission/i.test(detail)
+  );
 }
 
 /** A page in any of the envelopes (see above); anything else is the server's fault (BioApiError). */

@@ -33,6 +33,13 @@ export interface BioCursor {
   time?: string;
   /** Re-reading after a renumbered table: only transactions punched from then (start_time). */
   from?: string;
+  /**
+   * Time mode: a window read only in part (the poll stopped at a bound, a page failed), and the
+   * next page of it to read (`start` '' for a window without start_time). A server that lists
+   * newest first has moved `time` to the top of the table at the first page: the window's older
+   * pages are read by the next polls from here, not left below the next window.
+   */
+  resume?: { start: string; next: number; size: number };
 }
 
 export type ReadMode = 'id' | 'time';
@@ -47,7 +54,24 @@ export function parseCursor(s: string | undefined): BioCursor {
     const id = typeof o.id === 'number' && Number.isSafeInteger(o.id) && o.id >= 0 ? o.id : undefined;
     const time = wall(o.time);
     const from = wall(o.from);
-    return { ...(id !== undefined ? { id } : {}), ...(time ? { time } : {}), ...(from ? { from } : {}) };
+    const rs = o.resume as Record<string, unknown> | null | undefined;
+    const resume =
+      typeof rs === 'object' &&
+      rs !== null &&
+      (rs.start === '' || wall(rs.start)) &&
+      typeof rs.next === 'number' &&
+      Number.isSafeInteger(rs.next) &&
+      rs.next >= 1 &&
+      typeof rs.size === 'number' &&
+      Number.isSafeInteger(rs.size)
+        ? { start: rs.start as string, next: rs.next, size: rs.size }
+        : undefined;
+    return {
+      ...(id !== undefined ? { id } : {}),
+      ...(time ? { time } : {}),
+      ...(from ? { from } : {}),
+      ...(resume ? { resume } : {}),
+    };
   } catch {
     return {};
   }
@@ -344,10 +368,25 @@ async function readAll(
     }
   }
 
-  // Time mode: every page of the window from overlapMinutes before the newest punch read.
+  // Time mode: every page of the window from overlapMinutes before the newest punch read, or the
+  // rest of a window a poll read only in part (resume), from one page before where it stopped:
+  // rows that moved up a page meanwhile (transactions deleted) are read too; what is read again
+  // is deduplicated. Every page's cursor says where the window goes on, so a poll that stops or
+  // fails at any page leaves the rest to the next one.
+  const resume = r.cursor.resume;
   const newest = r.cursor.time && r.cursor.time < o.nowWall ? r.cursor.time : o.nowWall;
-  const start = r.cursor.time ? shiftWallClock(newest, -o.overlapMinutes * 60) : undefined;
-  for (let n = 1; ; n++) {
+  const start = resume
+    ? resume.start || undefined
+    : r.cursor.time
+      ? shiftWallClock(newest, -o.overlapMinutes * 60)
+      : undefined;
+  // Not one page back when a poll may read only one page: it would read that page for ever. Pages
+  // of another size (pageSize changed since) number other rows: the window is read from its start.
+  const first = resume && resume.size === o.pageSize ? Math.max(1, resume.next - (o.limits.maxPages > 1 ? 1 : 0)) : 1;
+  let before: number | null = null;
+  /** The server's page size: what a page with more after it holds (a server may cap page_size below what is asked). */
+  let served = o.pageSize;
+  for (let n = first; ;) {
     const q = new URLSearchParams({ page_size: String(o.pageSize), page: String(n) });
     if (start) q.set('start_time', start);
     const page = await fetchPage(q);
@@ -356,8 +395,19 @@ async function readAll(
     const cursor = { ...r.cursor };
     for (const f of facts)
       if (f.id !== undefined && f.id > (cursor.id ?? 0) && f.id - (cursor.id ?? 0) <= MAX_ID_STEP) cursor.id = f.id;
+    // The list got shorter since the page before (transactions deleted on the server): the rows
+    // after the deleted ones moved up by as many, some onto pages read already; those pages are
+    // read again (deduplicated) before going on.
+    const fell = page.count !== null && before !== null && page.count < before ? before - page.count : 0;
+    before = page.count;
+    if (page.hasNext && page.rows.length + page.notRows > 0) served = page.rows.length + page.notRows;
+    const next = fell > 0 ? Math.max(1, n - Math.ceil(fell / served)) : n + 1;
+    const last = fell === 0 && (!page.hasNext || page.rows.length === 0);
+    if (last) delete cursor.resume;
+    else cursor.resume = { start: start ?? '', next, size: o.pageSize };
     take(facts, cursor);
-    if (!page.hasNext || page.rows.length === 0) return r;
+    if (last) return r;
+    n = next;
   }
 }
 
