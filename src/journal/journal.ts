@@ -30,6 +30,7 @@ import {
 } from './held-behind-refused.js';
 import { describeJournalFailure, isBusyJournalError, JournalBusyError } from './errors.js';
 import { JournalFileGoneError, JournalFileIdentity } from './file-identity.js';
+import { fileSystemStillWrites } from './file-system-probe.js';
 import { canonicalJournalPath } from './journal-file.js';
 import { JournalLockedError, OwnerLock } from './lock.js';
 import { openJournalDb, WAL_SIZE_LIMIT_BYTES } from './open-db.js';
@@ -984,11 +985,18 @@ export class Journal implements PunchSink, DeliveryQueue {
    * Runs `fn` (transactions of its own, such as a group of push uploads) committed without a
    * disk sync on the event loop; `synced` resolves once the WAL is synced off it (wal-sync.ts),
    * and only then may a terminal be told its punches are kept. Inside another transaction, or
-   * where the WAL cannot be synced apart, `fn`'s commits sync themselves and `synced` is resolved.
+   * where the WAL cannot be synced apart, `fn`'s commits sync themselves and `synced` resolves
+   * once the file system still takes writes after them.
    */
   syncedLater<T>(fn: () => T): { value: T; synced: Promise<void> } {
     const { value, apart } = this.withoutSync(fn);
-    return { value, synced: apart ? this.walSync.synced() : Promise.resolve() };
+    if (apart) return { value, synced: this.walSync.synced() };
+    // Synced by SQLite within the commit: trusted, as WalSync's own, only while the file system
+    // still takes writes after it (file-system-probe.ts).
+    return {
+      value,
+      synced: this.readonly ? Promise.resolve() : fileSystemStillWrites(canonicalJournalPath(this.opts.path)),
+    };
   }
 
   /**

@@ -1,4 +1,5 @@
 import { closeSync, fsync, fsyncSync, openSync } from 'node:fs';
+import { probeFileSystem, probeFileSystemNow } from './file-system-probe.js';
 import { canonicalJournalPath } from './journal-file.js';
 
 /**
@@ -22,6 +23,10 @@ import { canonicalJournalPath } from './journal-file.js';
  * When the WAL file cannot be opened, `available` says no and the transaction commits with its
  * own sync (synchronous FULL), as before. When a sync fails, its waiters are refused (a terminal
  * is told to retry, never OK) and from then on every transaction syncs itself.
+ *
+ * A sync with waiters is trusted only when the file system still takes a new file after it
+ * (file-system-probe.ts): ext4 can end an fsync with success for data it then drops, when a disk
+ * error aborts it during that fsync. A failed probe counts as a failed sync.
  */
 interface Waiter {
   resolve: () => void;
@@ -53,6 +58,14 @@ export class WalSync {
      * longer the journal's (deleted under it, file-identity.ts). The waiters are then refused.
      */
     private readonly stillKept: () => unknown = () => undefined,
+    /**
+     * Asked after a sync that waiters wait for, before they are answered: the file system's
+     * failure, or null (file-system-probe.ts; a stand-in in tests).
+     */
+    private readonly confirm: (done: (failed: NodeJS.ErrnoException | null) => void) => void = (done) =>
+      probeFileSystem(canonicalJournalPath(journalPath), done),
+    private readonly confirmNow: () => NodeJS.ErrnoException | null = () =>
+      probeFileSystemNow(canonicalJournalPath(journalPath)),
   ) {}
 
   /** Whether a transaction may commit without its own sync (the WAL file can be synced here). */
@@ -84,26 +97,43 @@ export class WalSync {
     this.waiting = [];
     const began = performance.now();
     this.syncFile(fd, (err) => {
-      this.running = false;
-      if (this.closed) return; // close() synced and answered them
-      const covered = this.covered;
-      this.covered = [];
+      if (this.closed) return void (this.running = false); // close() synced and answered them
       err ??= (this.stillKept() as NodeJS.ErrnoException | undefined) ?? null;
-      if (err) {
-        this.fd = null; // from now on each commit syncs itself
-        this.onError(err);
-        for (const w of covered) w.reject(err);
-        this.refuseAll(err);
-        return;
-      }
-      this.done++;
-      for (const w of covered) w.resolve();
-      this.tell((performance.now() - began) / 1000);
-      if (this.again || this.waiting.length > 0) {
-        this.again = false;
-        this.request();
-      }
+      if (err) return this.failed(err);
+      const seconds = (performance.now() - began) / 1000;
+      // Nobody to answer (delivery's writes): the probe's cost is spared, as a loss costs a resend.
+      if (this.covered.length === 0) return this.succeeded(seconds);
+      this.confirm((failed) => {
+        if (this.closed) return void (this.running = false);
+        if (failed) this.failed(failed);
+        else this.succeeded(seconds);
+      });
     });
+  }
+
+  /** The sync under way ended well: its waiters are answered, and the next one begins if any wait. */
+  private succeeded(seconds: number): void {
+    this.running = false;
+    this.done++;
+    const covered = this.covered;
+    this.covered = [];
+    for (const w of covered) w.resolve();
+    this.tell(seconds);
+    if (this.again || this.waiting.length > 0) {
+      this.again = false;
+      this.request();
+    }
+  }
+
+  /** The sync under way failed: its waiters and all who wait are refused, and each commit syncs itself from now on. */
+  private failed(err: unknown): void {
+    this.running = false;
+    this.fd = null;
+    const covered = this.covered;
+    this.covered = [];
+    this.onError(err);
+    for (const w of covered) w.reject(err);
+    this.refuseAll(err);
   }
 
   /** Tells `listener` how long each completed sync took (seconds, thread pool wait included); returns how to stop. */
@@ -159,6 +189,7 @@ export class WalSync {
         failure = e;
       }
       closeSync(fd);
+      if (failure === undefined && waiters.length > 0) failure = this.confirmNow() ?? undefined;
     } else failure = new Error('the journal cannot sync its write-ahead log');
     for (const w of waiters)
       if (failure === undefined) w.resolve();

@@ -50,82 +50,90 @@ function child(args: string[]) {
 
 const sh = (cmd: string) => spawnSync('sh', ['-c', cmd], { encoding: 'utf8' });
 
+/**
+ * One disk, one daemon, one push terminal streaming 2,000 punches in uploads of 10; the disk's error
+ * raised `delayMs` after the first upload was answered, so that it falls among uploads, syncs and
+ * their answers. Returns nothing when this machine cannot loop-mount (skipped quietly).
+ */
+async function oneRound(delayMs: number): Promise<void> {
+  const tmp = tempDir('punchgate-rofs-');
+  cleanups.push(tmp.cleanup);
+  const img = tmp.path('disk.img');
+  const disk = tmp.path('disk');
+  mkdirSync(disk);
+  expect(sh(`truncate -s 64M ${img} && mkfs.ext4 -q -F ${img}`).status).toBe(0);
+  const mounted = sh(`mount -o loop,errors=remount-ro ${img} ${disk}`);
+  if (mounted.status !== 0) return; // no loop devices in this container
+  cleanups.push(() => sh(`umount ${disk}`));
+  const loop = sh(`findmnt -no SOURCE ${disk}`).stdout.trim().replace('/dev/', '');
+  const trigger = `/sys/fs/ext4/${loop}/trigger_fs_error`;
+  if (!existsSync(trigger)) return;
+
+  const port = await freePort();
+  const config = tmp.path('punchgate.yaml');
+  writeFileSync(
+    config,
+    stringify({
+      site: 'plant-a',
+      journal: { path: join(disk, 'journal.db') },
+      hrms: { baseUrl: 'http://127.0.0.1:9' },
+      status: { listen: false, path: tmp.path('status.txt') },
+      adms: { listen: `127.0.0.1:${port}` },
+      terminals: [{ name: 'lobby', kind: 'adms', serial: 'CQZ7232160001', timezone: 'UTC' }],
+    }),
+  );
+  const daemon = child(['run', '--config', config]);
+  await waitFor(() => daemon.out().includes('push terminal receiver listening'), 20_000, `the start:\n${daemon.out()}`);
+  const sim = child([
+    'sim',
+    'push-terminal',
+    '--server',
+    `http://127.0.0.1:${port}`,
+    '--serial',
+    'CQZ7232160001',
+    '--users',
+    '20',
+    '--punches',
+    '2000',
+    '--batch',
+    '10',
+  ]);
+  await waitFor(() => /OK:\d+/.test(sim.out()), 30_000, `acknowledged uploads:\n${sim.out()}`);
+  // The error raised at a moment among the uploads, which go on in the other processes meanwhile.
+  const until = performance.now() + delayMs;
+  while (performance.now() < until) await new Promise((r) => setImmediate(r));
+  writeFileSync(trigger, 'x');
+
+  expect(await daemon.exited, daemon.out()).toBe(75);
+  const fatal =
+    daemon
+      .out()
+      .split('\n')
+      .find((l) => l.includes('"level":60')) ?? '';
+  expect(fatal).toContain(join(disk, 'journal.db'));
+  expect(fatal).toContain('went read-only while punchgate wrote');
+  expect(fatal).toContain('fsck');
+  sim.c.kill('SIGINT');
+  await sim.exited;
+  const acked = Number(/(\d+) acknowledged/.exec(sim.out())?.[1]);
+  expect(acked).toBeGreaterThan(0);
+
+  expect(sh(`umount ${disk} && e2fsck -fy ${img}; mount -o loop ${img} ${disk}`).status).toBe(0);
+  const db = new Database(join(disk, 'journal.db'), { readonly: true, fileMustExist: true });
+  const kept = (db.prepare('SELECT count(*) AS n FROM punches').get() as { n: number }).n;
+  db.close();
+  expect(kept, `round with the error ${delayMs} ms after the first OK`).toBeGreaterThanOrEqual(acked);
+}
+
 describe.skipIf(!asRoot || !tools)('the journal disk goes read-only under the running daemon', () => {
-  // Skipped, not removed: in about 1 run in 6 (CI rehearsal 2026-12-02, then 1 of 6 by hand) one
-  // upload of 10 punches the terminal was told OK for was not in the journal after e2fsck (40
-  // acknowledged, 30 kept): a punch answered OK and lost when the kernel makes the disk read-only
-  // between the WAL's commit and its sync, or an artefact of the abort and e2fsck's replay. Open,
-  // named in the round's closing note; it stays out of CI until the cause is known, not weakened.
-  it.skip('stops with 74 saying the file system went read-only; every punch a terminal was told OK for is kept', async () => {
-    const tmp = tempDir('punchgate-rofs-');
-    cleanups.push(tmp.cleanup);
-    const img = tmp.path('disk.img');
-    const disk = tmp.path('disk');
-    mkdirSync(disk);
-    expect(sh(`truncate -s 64M ${img} && mkfs.ext4 -q -F ${img}`).status).toBe(0);
-    const mounted = sh(`mount -o loop,errors=remount-ro ${img} ${disk}`);
-    if (mounted.status !== 0) return; // no loop devices in this container
-    cleanups.push(() => sh(`umount ${disk}`));
-    const loop = sh(`findmnt -no SOURCE ${disk}`).stdout.trim().replace('/dev/', '');
-    const trigger = `/sys/fs/ext4/${loop}/trigger_fs_error`;
-    if (!existsSync(trigger)) return;
-
-    const port = await freePort();
-    const config = tmp.path('punchgate.yaml');
-    writeFileSync(
-      config,
-      stringify({
-        site: 'plant-a',
-        journal: { path: join(disk, 'journal.db') },
-        hrms: { baseUrl: 'http://127.0.0.1:9' },
-        status: { listen: false, path: tmp.path('status.txt') },
-        adms: { listen: `127.0.0.1:${port}` },
-        terminals: [{ name: 'lobby', kind: 'adms', serial: 'CQZ7232160001', timezone: 'UTC' }],
-      }),
-    );
-    const daemon = child(['run', '--config', config]);
-    await waitFor(
-      () => daemon.out().includes('push terminal receiver listening'),
-      20_000,
-      `the start:\n${daemon.out()}`,
-    );
-    const sim = child([
-      'sim',
-      'push-terminal',
-      '--server',
-      `http://127.0.0.1:${port}`,
-      '--serial',
-      'CQZ7232160001',
-      '--users',
-      '20',
-      '--punches',
-      '100',
-      '--punch-every',
-      '0.2',
-      '--batch',
-      '10',
-    ]);
-    await waitFor(() => (sim.out().match(/OK:\d+/g) ?? []).length >= 3, 30_000, `acknowledged uploads:\n${sim.out()}`);
-    writeFileSync(trigger, 'x');
-
-    expect(await daemon.exited, daemon.out()).toBe(75);
-    const fatal =
-      daemon
-        .out()
-        .split('\n')
-        .find((l) => l.includes('"level":60')) ?? '';
-    expect(fatal).toContain(join(disk, 'journal.db'));
-    expect(fatal).toContain('went read-only while punchgate wrote');
-    expect(fatal).toContain('fsck');
-    sim.c.kill('SIGINT');
-    await sim.exited;
-    const acked = Number(/(\d+) acknowledged/.exec(sim.out())?.[1]);
-    expect(acked).toBeGreaterThan(0);
-
-    expect(sh(`umount ${disk} && e2fsck -fy ${img}; mount -o loop ${img} ${disk}`).status).toBe(0);
-    const db = new Database(join(disk, 'journal.db'), { readonly: true, fileMustExist: true });
-    const kept = (db.prepare('SELECT count(*) AS n FROM punches').get() as { n: number }).n;
-    db.close();
-    expect(kept).toBeGreaterThanOrEqual(acked);
-  }, 120_000);
+  // Three rounds, the disk's error at three moments among the uploads. Before the file system
+  // probe after each sync (file-system-probe.ts), about 1 run in 30 of this kind (1 in 6 of this
+  // test's CI runs) ended with one upload of 10 answered OK and not in the journal after e2fsck:
+  // ext4 had ended the fsync covering it with success as the disk's error aborted it.
+  it('stops with 75 saying the file system went read-only; every punch a terminal was told OK for is kept', async () => {
+    for (const delayMs of [0, 40, 120]) {
+      await oneRound(delayMs);
+      for (const c of cleanups.splice(0).reverse()) await c();
+    }
+  }, 180_000);
 });

@@ -24,7 +24,14 @@ describe('WalSync: syncs of the write-ahead log in the thread pool', () => {
     writeFileSync(tmp.path('j.db-wal'), '');
     pending = [];
     errors = [];
-    sync = new WalSync(tmp.path('j.db'), (e) => errors.push(e), heldSync);
+    // The file system's probe after a sync answers at once here (its own tests are below).
+    sync = new WalSync(
+      tmp.path('j.db'),
+      (e) => errors.push(e),
+      heldSync,
+      undefined,
+      (done) => done(null),
+    );
     expect(sync.available()).toBe(true);
   });
   afterEach(() => {
@@ -126,5 +133,102 @@ describe('WalSync: syncs of the write-ahead log in the thread pool', () => {
     expect(pending).toHaveLength(1); // one more, for the commits made meanwhile
     pending.shift()!(null);
     expect(pending).toHaveLength(0);
+  });
+});
+
+/**
+ * After a sync that waiters wait for, the file system must still take a new file before they are
+ * told OK: ext4 can end an fsync with success for data it drops when a disk error aborts it during
+ * that fsync (file-system-probe.ts; the read-only-disk test shows it on a real disk).
+ */
+describe('WalSync: a sync is trusted only while the file system still takes writes after it', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let pending: Done[];
+  let probes: Done[];
+  let errors: unknown[];
+  let sync: WalSync;
+  const heldSync = ((_fd: number, cb: Done) => void pending.push(cb)) as unknown as typeof fsync;
+  const erofs = () => Object.assign(new Error('EROFS: read-only file system'), { code: 'EROFS' });
+
+  beforeEach(() => {
+    tmp = tempDir();
+    writeFileSync(tmp.path('j.db-wal'), '');
+    pending = [];
+    probes = [];
+    errors = [];
+    sync = new WalSync(
+      tmp.path('j.db'),
+      (e) => errors.push(e),
+      heldSync,
+      undefined,
+      (done) => void probes.push(done),
+      () => null,
+    );
+    expect(sync.available()).toBe(true);
+  });
+  afterEach(() => {
+    sync.close();
+    tmp.cleanup();
+  });
+
+  async function state(p: Promise<void>): Promise<string> {
+    let out = 'waiting';
+    p.then(
+      () => (out = 'synced'),
+      () => (out = 'refused'),
+    );
+    await new Promise((r) => setImmediate(r));
+    return out;
+  }
+
+  it('answers no waiter before the probe after its sync has ended well', async () => {
+    const waiter = sync.synced();
+    pending.shift()!(null);
+    expect(probes).toHaveLength(1);
+    expect(await state(waiter)).toBe('waiting');
+    const later = sync.synced(); // committed while the probe runs: the next sync covers it
+    expect(pending).toHaveLength(0); // still one sync at a time, its probe included
+    probes.shift()!(null);
+    expect(await state(waiter)).toBe('synced');
+    expect(pending).toHaveLength(1);
+    pending.shift()!(null);
+    probes.shift()!(null);
+    expect(await state(later)).toBe('synced');
+    expect(errors).toEqual([]);
+  });
+
+  it('a sync that ended well on a file system that then refuses a new file refuses its waiters, as a failed sync', async () => {
+    const waiter = sync.synced();
+    pending.shift()!(null);
+    const meanwhile = sync.synced();
+    const answers = Promise.all([state(waiter), state(meanwhile)]);
+    probes.shift()!(erofs());
+    expect(await answers).toEqual(['refused', 'refused']);
+    expect(errors).toHaveLength(1);
+    expect((errors[0] as NodeJS.ErrnoException).code).toBe('EROFS');
+    expect(sync.available()).toBe(false); // each commit syncs itself from now on
+    expect(sync.done).toBe(0);
+  });
+
+  it('a sync nobody waits for (delivery) spares the probe', () => {
+    sync.request();
+    pending.shift()!(null);
+    expect(probes).toHaveLength(0);
+    expect(sync.done).toBe(1);
+  });
+
+  it('closing asks the probe at once before answering those still waiting', async () => {
+    const closing = new WalSync(
+      tmp.path('j.db'),
+      (e) => errors.push(e),
+      heldSync,
+      undefined,
+      (done) => void probes.push(done),
+      erofs,
+    );
+    expect(closing.available()).toBe(true);
+    const waiter = closing.synced();
+    closing.close();
+    expect(await state(waiter)).toBe('refused');
   });
 });
