@@ -30,7 +30,7 @@ import {
 } from './held-behind-refused.js';
 import { describeJournalFailure, isBusyJournalError, JournalBusyError } from './errors.js';
 import { JournalFileGoneError, JournalFileIdentity } from './file-identity.js';
-import { fileSystemStillWrites } from './file-system-probe.js';
+import { fileSystemStillWrites, probeFileSystemNow } from './file-system-probe.js';
 import { canonicalJournalPath } from './journal-file.js';
 import { JournalLockedError, OwnerLock } from './lock.js';
 import { openJournalDb, WAL_SIZE_LIMIT_BYTES } from './open-db.js';
@@ -997,6 +997,21 @@ export class Journal implements PunchSink, DeliveryQueue {
       value,
       synced: this.readonly ? Promise.resolve() : fileSystemStillWrites(canonicalJournalPath(this.opts.path)),
     };
+  }
+
+  /**
+   * Throws the journal's failure (describeJournalFailure: the file system went read-only, or an
+   * I/O error) when its file system no longer takes writes (file-system-probe.ts). A command that
+   * journalled with SQLite's own sync asks it before saying what it kept: ext4 can report a sync
+   * as done for data it drops when a disk error strikes during it.
+   */
+  confirmWritable(): void {
+    const failed = probeFileSystemNow(canonicalJournalPath(this.opts.path));
+    if (failed)
+      throw describeJournalFailure(
+        this.opts.path,
+        Object.assign(new Error(`disk I/O error after its sync (${failed.message})`), { code: 'SQLITE_IOERR_FSYNC' }),
+      );
   }
 
   /**

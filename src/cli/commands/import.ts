@@ -169,6 +169,16 @@ export function registerImport(program: Command): void {
               }
               throw e;
             }
+            if (r.added > 0)
+              try {
+                // SQLite's sync said done; the file system must still take writes after it (file-system-probe.ts).
+                journal.confirmWritable();
+              } catch (e) {
+                process.stderr.write(
+                  `${shown}: read, but the journal's disk failed as its punches were written: keep the file, and once the disk is mended run the same import again (what is already journalled counts as a duplicate, never twice)\n`,
+                );
+                throw e;
+              }
             anyBad ||= r.bad > 0;
             const q = r.quarantined ? `, ${r.quarantined} quarantined (implausible time)` : '';
             process.stdout.write(`${shown}: ${r.added} new, ${r.duplicates} duplicates, ${r.bad} bad${q}\n`);
