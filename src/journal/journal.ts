@@ -350,7 +350,7 @@ export class Journal implements PunchSink, DeliveryQueue {
       (e) =>
         extra.logger?.error(
           { err: e instanceof Error ? e.message : String(e) },
-          'the journal could not sync its write-ahead log; delivery writes sync themselves from now on',
+          'the journal could not sync its write-ahead log, or its disk refused a new file right after the sync: the terminals waiting for it are told to send again; delivery writes sync themselves from now on',
         ),
       undefined,
       // A sync ends before its waiters (a push terminal) are told OK: the file it synced must still be the journal's.
