@@ -195,14 +195,50 @@ describe('import names the terminal of the serial in a USB export’s name', () 
     const r = await box.cli('import', box.tmp.path('OTHER0009_attlog.dat'), box.tmp.path('1_attlog.dat'));
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain(
-      'OTHER0009_attlog.dat: no terminal of the config is known by the serial OTHER0009 in its name: its punches are counted under "import"',
+      'OTHER0009_attlog.dat: no terminal of the config is known by the serial OTHER0009 in its name yet: its punches are counted under "import" as the device OTHER0009\'s',
     );
-    expect(r.stderr).toContain('import it with --terminal NAME instead');
+    expect(r.stderr).toContain('name the terminal a stick is from with --terminal NAME at once');
     expect(r.stderr).not.toContain('1_attlog.dat');
     const meant = await box.cli('import', '--terminal', 'import', box.tmp.path('ADVSIM0005_attlog.dat'));
     expect(meant.status, meant.stderr).toBe(0);
     expect(meant.stdout + meant.stderr).not.toContain('in its name');
-    expect(rows()).toEqual(['import//3001', 'import//4001', 'import//5001']);
+    expect(rows()).toEqual(['import//4001', 'import//5001', 'import/OTHER0009/3001']);
+  });
+
+  it('a stick of a terminal never reached yet, imported without --terminal: its first poll reads those punches as duplicates, never sent twice', async () => {
+    // Found by a new site admin's first day: warehouse's address was wrong, its stick was imported
+    // as import.md says, without --terminal: its 5 punches went under "import" by name alone. Once
+    // the address was mended, warehouse's first poll read the same 5 from the device and journalled
+    // them again, each sent a second time under a second devicelogId. The name of the file says
+    // the device: the punches are that device's, whichever terminal turns out to be it.
+    box = cliSandbox({ terminals: [{ name: 'warehouse', kind: 'zk', host: '127.0.0.1', port: 24371 }] });
+    writeFileSync(box.tmp.path('A1ZK00000002_attlog.dat'), lines('2001', '2002'));
+    writeFileSync(box.tmp.path('later.csv'), 'biometriccode,logDate\n2003,2026-11-20 09:00:00\n');
+    const r = await box.cli('import', box.tmp.path('A1ZK00000002_attlog.dat'));
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('A1ZK00000002_attlog.dat: 2 new, 0 duplicates, 0 bad');
+    // A CSV under "import" names no device: it stays filed by name, not under the stick's device.
+    const csv = await box.cli('import', box.tmp.path('later.csv'));
+    expect(csv.status, csv.stderr).toBe(0);
+    // The terminal's first poll, as its source journals it: the same punches, with its serial.
+    const j = Journal.open({ path: box.tmp.path('journal.db'), site: 'plant-a', mode: 'owner' });
+    try {
+      const polled = j.ingest(
+        ['2001', '2002'].map((c, i) => ({
+          terminal: 'warehouse',
+          device: 'A1ZK00000002',
+          biometricCode: c,
+          logTime: `2026-11-20 08:0${i}:00`,
+        })),
+      );
+      expect(polled).toMatchObject({ added: 0, duplicates: 2 });
+    } finally {
+      j.close();
+    }
+    expect(rows()).toEqual(['import//2003', 'import/A1ZK00000002/2001', 'import/A1ZK00000002/2002']);
+    expect(r.stderr).toContain(
+      'A1ZK00000002_attlog.dat: no terminal of the config is known by the serial A1ZK00000002 in its name yet: its punches are counted under "import" as the device A1ZK00000002\'s: the terminal found to be that device (at its first poll) reads them again as duplicates, never sent twice; do not import this file again with --terminal',
+    );
   });
 });
 

@@ -127,10 +127,15 @@ export function registerImport(program: Command): void {
                 `${shown}: the serial ${escapeControls(serial)} in its name is terminal ${escapeControls(terminal)}'s: its punches are counted as that terminal's\n`,
               );
             else if (serial !== undefined)
+              // Said after the punches are in: the fix must not be to import them again under a
+              // terminal's name (the old words said so, and the same punches went in twice).
               process.stderr.write(
-                `${shown}: no terminal of the config is known by the serial ${escapeControls(serial)} in its name: its punches are counted under "${IMPORT_SOURCE}", apart from any terminal's. ` +
-                  `If the file is a terminal's, import it with --terminal NAME instead (punches counted under "${IMPORT_SOURCE}" would be counted again under the terminal); --terminal ${IMPORT_SOURCE} says this is meant\n`,
+                `${shown}: no terminal of the config is known by the serial ${escapeControls(serial)} in its name yet: its punches are counted under "${IMPORT_SOURCE}" as the device ${escapeControls(serial)}'s: ` +
+                  `the terminal found to be that device (at its first poll) reads them again as duplicates, never sent twice; do not import this file again with --terminal ` +
+                  `(its punches would be counted a second time under that terminal's name). Next time, name the terminal a stick is from with --terminal NAME at once; --terminal ${IMPORT_SOURCE} says a file is meant to be apart\n`,
               );
+            // The device the file's name says, for punches filed under "import" (import-files.ts).
+            const apartDevice = serial !== undefined && terminal === undefined ? serial : undefined;
             // A device or a pipe (/dev/zero, a FIFO) never ends: only files are read.
             let kind: string | undefined;
             try {
@@ -148,7 +153,7 @@ export function registerImport(program: Command): void {
               r = await importFile(
                 file,
                 journal,
-                { terminal, deviceOf, refuse: unusable, pastDevice: pastDevice?.device },
+                { terminal, deviceOf, refuse: unusable, pastDevice: pastDevice?.device, apartDevice },
                 (b) => process.stderr.write(`${shown}:${b.line}: ${escapeControls(b.reason)}\n`),
               );
             } catch (e) {
