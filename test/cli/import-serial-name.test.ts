@@ -91,6 +91,25 @@ describe('import names the terminal of the serial in a USB export’s name', () 
     }
   });
 
+  it('a device first imported apart, then polled as a terminal that was replaced since: its stick is still found to be that terminal’s old device', async () => {
+    // The punches filed under "import" by a stick's serial are that device's; they must not hide
+    // the terminal the device was (the journal's answer was any one row of the device).
+    box = cliSandbox({ terminals: [{ name: 'gate-2', kind: 'zk', host: '127.0.0.1' }] });
+    writeFileSync(box.tmp.path('OLD0007_attlog.dat'), lines('2001'));
+    expect((await box.cli('import', box.tmp.path('OLD0007_attlog.dat'))).status).toBe(0);
+    const j = Journal.open({ path: box.tmp.path('journal.db'), site: 'plant-a', mode: 'owner' });
+    j.ingest([{ terminal: 'gate-2', device: 'OLD0007', biometricCode: '2009', logTime: '2026-11-20 09:00:00' }]);
+    j.ingest([{ terminal: 'gate-2', device: 'NEW0008', biometricCode: '3001', logTime: '2026-11-21 08:00:00' }]);
+    j.close();
+    writeFileSync(box.tmp.path('OLD0007_attlog.dat'), lines('2001', '2002'));
+    const r = await box.cli('import', box.tmp.path('OLD0007_attlog.dat'));
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      "the serial OLD0007 in its name is the device terminal gate-2 was before NEW0008: its punches are counted as that device's",
+    );
+    expect(r.stdout).toContain('OLD0007_attlog.dat: 1 new, 1 duplicates, 0 bad');
+  });
+
   it('a replaced push terminal’s export (its serial changed in the config): filed under the old device, before the new one ever called', async () => {
     box = cliSandbox({
       adms: { listen: '127.0.0.1:0' },

@@ -106,7 +106,7 @@ export function registerImport(program: Command): void {
             const past =
               named === undefined
                 ? undefined
-                : (journal.pastDeviceOf(named) ?? pushedBefore(named) ?? removedDevice(named));
+                : (journal.pastDeviceOf(named, IMPORT_SOURCE) ?? pushedBefore(named) ?? removedDevice(named));
             const pastDevice =
               past && (opts.terminal === undefined || opts.terminal === past.terminal) && fileable(past.terminal)
                 ? past
