@@ -91,6 +91,38 @@ describe('import names the terminal of the serial in a USB export’s name', () 
     }
   });
 
+  it('a stick imported apart, then again with --terminal of a terminal never reached: duplicates, not a second identity', async () => {
+    // The old words after an import apart said "import it with --terminal NAME instead"; done after
+    // the fact, the same punches went in again under the terminal's name, each sent twice.
+    box = cliSandbox({ terminals: [{ name: 'warehouse', kind: 'zk', host: '127.0.0.1', port: 24371 }] });
+    writeFileSync(box.tmp.path('A1ZK00000002_attlog.dat'), lines('2001', '2002'));
+    expect((await box.cli('import', box.tmp.path('A1ZK00000002_attlog.dat'))).status).toBe(0);
+    writeFileSync(box.tmp.path('A1ZK00000002_attlog.dat'), lines('2001', '2002', '2003'));
+    const again = await box.cli('import', '--terminal', 'warehouse', box.tmp.path('A1ZK00000002_attlog.dat'));
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout).toContain('A1ZK00000002_attlog.dat: 1 new, 2 duplicates, 0 bad');
+    expect(again.stdout).toContain(
+      'the serial A1ZK00000002 in its name is a device whose punches were imported before under "import": its punches are counted as that device\'s, under terminal warehouse',
+    );
+    expect(rows()).toEqual(['import/A1ZK00000002/2001', 'import/A1ZK00000002/2002', 'warehouse/A1ZK00000002/2003']);
+    // Its first poll: every punch a duplicate; the terminal is then known as that device.
+    const j = Journal.open({ path: box.tmp.path('journal.db'), site: 'plant-a', mode: 'owner' });
+    try {
+      const polled = j.ingest(
+        ['2001', '2002', '2003'].map((c, i) => ({
+          terminal: 'warehouse',
+          device: 'A1ZK00000002',
+          biometricCode: c,
+          logTime: `2026-11-20 08:0${i}:00`,
+        })),
+      );
+      expect(polled).toMatchObject({ added: 0, duplicates: 3 });
+      expect(j.knownDevices().get('warehouse')).toBe('A1ZK00000002');
+    } finally {
+      j.close();
+    }
+  });
+
   it('a device first imported apart, then polled as a terminal that was replaced since: its stick is still found to be that terminal’s old device', async () => {
     // The punches filed under "import" by a stick's serial are that device's; they must not hide
     // the terminal the device was (the journal's answer was any one row of the device).
@@ -216,7 +248,7 @@ describe('import names the terminal of the serial in a USB export’s name', () 
     expect(r.stderr).toContain(
       'OTHER0009_attlog.dat: no terminal of the config is known by the serial OTHER0009 in its name yet: its punches are counted under "import" as the device OTHER0009\'s',
     );
-    expect(r.stderr).toContain('name the terminal a stick is from with --terminal NAME at once');
+    expect(r.stderr).toContain('--terminal NAME names the terminal a stick is from at once');
     expect(r.stderr).not.toContain('1_attlog.dat');
     const meant = await box.cli('import', '--terminal', 'import', box.tmp.path('ADVSIM0005_attlog.dat'));
     expect(meant.status, meant.stderr).toBe(0);
@@ -256,7 +288,7 @@ describe('import names the terminal of the serial in a USB export’s name', () 
     }
     expect(rows()).toEqual(['import//2003', 'import/A1ZK00000002/2001', 'import/A1ZK00000002/2002']);
     expect(r.stderr).toContain(
-      'A1ZK00000002_attlog.dat: no terminal of the config is known by the serial A1ZK00000002 in its name yet: its punches are counted under "import" as the device A1ZK00000002\'s: the terminal found to be that device (at its first poll) reads them again as duplicates, never sent twice; do not import this file again with --terminal',
+      'A1ZK00000002_attlog.dat: no terminal of the config is known by the serial A1ZK00000002 in its name yet: its punches are counted under "import" as the device A1ZK00000002\'s: the terminal found to be that device (at its first poll) reads them again as duplicates, never sent twice, and so does an import of this file with --terminal NAME',
     );
   });
 });
