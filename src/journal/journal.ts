@@ -452,7 +452,9 @@ export class Journal implements PunchSink, DeliveryQueue {
         )
         .pluck(),
       // The terminal a device's punches were journalled under (punches_by_device finds one at once).
-      terminalOfDevice: db.prepare(`SELECT terminal, device FROM punches WHERE device = ? AND device <> '' LIMIT 1`),
+      terminalOfDevice: db.prepare(
+        `SELECT terminal, device FROM punches WHERE device = ? AND device <> '' AND terminal <> ? LIMIT 1`,
+      ),
       newestLogTime: db.prepare(`SELECT max(log_time) AS t FROM (SELECT log_time FROM punches
           WHERE state <> 'quarantined' ORDER BY id DESC LIMIT 1000)`),
       // A punch of a terminal that does not deliver to the default sink: done for it, never sent, and
@@ -1323,8 +1325,9 @@ export class Journal implements PunchSink, DeliveryQueue {
    * The terminal that was device `serial` (any letter case) before the one it is now, with the
    * serial as the journal keeps it: a replaced device, named by its status (previous serial) or by
    * punches journalled under it. Undefined when no terminal was that device, or it still is.
+   * `apart`: a name punches are filed under that is no terminal (an import's), never the answer.
    */
-  pastDeviceOf(serial: string): { terminal: string; device: string } | undefined {
+  pastDeviceOf(serial: string, apart = ''): { terminal: string; device: string } | undefined {
     const current = this.devices.known();
     const isPast = (terminal: string, device: string) =>
       !sameSerial(current.get(terminal) ?? '', device) &&
@@ -1333,7 +1336,7 @@ export class Journal implements PunchSink, DeliveryQueue {
       if (sameSerial(t.previousSerial, serial) && isPast(t.name, t.previousSerial))
         return { terminal: t.name, device: t.previousSerial };
     for (const spelling of new Set([deviceIdentity(serial), deviceIdentity(serial.toUpperCase())])) {
-      const row = this.stmt.terminalOfDevice.get(spelling) as { terminal: string; device: string } | undefined;
+      const row = this.stmt.terminalOfDevice.get(spelling, apart) as { terminal: string; device: string } | undefined;
       if (row && isPast(row.terminal, row.device)) return row;
     }
     return undefined;

@@ -69,7 +69,8 @@ export interface IngestOptions {
   /**
    * The punches' device is one their terminal was before its current one (a replaced device's USB
    * export): they are filed under it, where its punches already journalled are, and the terminal
-   * is not taken to be that device again (its current one stays the one its polls read).
+   * is not taken to be that device again (its current one stays the one its polls read). Also a
+   * USB export filed under "import" by the serial in its name: "import" is no device.
    */
   pastDevice?: boolean;
   /**

@@ -87,6 +87,12 @@ export function recordFailedPoll(
 export function noteWorking(prev: TerminalRecord | undefined, log: Logger, terminal: string, now: number): void {
   if (!prev || (prev.lastError === null && prev.online)) return;
   if (prev.lastPollAt === null) return; // its first poll: nothing to be back from
+  // Never reached before (a wrong address mended): not "again", nothing it was back from.
+  if (prev.lastSuccessAt === null) {
+    const trying = prev.offlineSince !== null ? `, after ${minutes(now - prev.offlineSince)} of failed polls` : '';
+    log.info(`terminal ${terminal} answers for the first time${trying}: its polls work`);
+    return;
+  }
   const away = prev.offlineSince !== null ? ` after ${minutes(now - prev.offlineSince)} away` : '';
   log.info(`terminal ${terminal} answers again${away}: its polls work`);
 }

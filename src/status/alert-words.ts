@@ -498,6 +498,14 @@ export const ALERT = {
           : 'it drifted or was set by hand';
     const seen = t.push ? 'its punches arrive dated' : 'its clock is';
     const zoneFix = `if it shows the right time for another zone, set timezone for ${t.name} in the config to the zone it runs in`;
+    // Off by whole (half) hours, the config's zone may be the wrong one: syncClock sets the
+    // terminal to that zone's time, so it is looked at first (a trial's terminal showed the right
+    // time, its zone mistyped: syncClock, the first advice, would have put every punch hours off).
+    const setIt = `set syncClock: true for ${t.name} so that punchgate sets its clock at each poll, or set it by hand`;
+    const zoneFirst =
+      likely !== 'it drifted or was set by hand'
+        ? `look at the terminal's own display first: if it shows the right local time, the config's zone is wrong: set timezone for ${t.name} in the config to the zone it runs in (syncClock: true would set the terminal to the wrong zone's time); if its time is wrong, ${setIt}`
+        : `${setIt}; ${zoneFix}`;
     return {
       kind: 'clock-skew',
       cause: `terminal ${t.name}: ${seen} ${clockSpan(s)} ${s > 0 ? 'ahead of' : 'behind'} the box (${s > 0 ? '+' : ''}${s} s); likely ${likely}. Its punches are delivered with the times it recorded${s > 0 ? ' (judged against its own clock, not held as in the future)' : ''}`,
@@ -505,7 +513,7 @@ export const ALERT = {
         ? `set the terminal's date, time and time zone (its menu: System > Date/Time); ${zoneFix}`
         : syncClock
           ? "punchgate sets it at each poll (syncClock is on); if it keeps drifting, check the terminal's clock battery"
-          : `set syncClock: true for ${t.name} so that punchgate sets its clock at each poll, or set it by hand; ${zoneFix}`,
+          : zoneFirst,
     };
   },
 

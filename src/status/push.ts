@@ -44,6 +44,20 @@ export function addPushStatus(
   const kept = store.keptCounts();
   const events = store.pushEvents();
   const limit = pushOfflineAfterMs(config.adms);
+  const known = new Set(push.map((t) => t.serial.toUpperCase()));
+  report.pushRefusals = store
+    .refusals(now - REFUSALS_SHOWN_MS)
+    .filter((r) => r.reason === 'address' || !known.has(r.serial.toUpperCase()))
+    .map((r): PushRefusalStatus => ({
+      ...r,
+      firstSeenAt: iso(r.firstSeenAt)!,
+      lastSeenAt: iso(r.lastSeenAt)!,
+    }));
+  // A serial pushing that is nearly this terminal's: most likely it, its serial mistyped in the config.
+  const callsAsNear = (serial: string) =>
+    report.pushRefusals!.find(
+      (r) => r.reason === 'unknown' && r.serial !== NO_SERIAL && nearMiss(r.serial, [serial]) !== undefined,
+    );
   for (const t of report.terminals) {
     const cfg = push.find((p) => p.name === t.name);
     if (!cfg) continue;
@@ -54,6 +68,8 @@ export function addPushStatus(
     // Told another offset than today's and it did not read its options again when asked (push-zone.ts).
     const zone = sameDevice ? pushZoneOf(store, cfg, now) : null;
     const staleZone = zone && zoneIsStale(zone, now) ? ALERT.pushZoneStale(cfg.name, zone) : null;
+    // Its line said "check its power and network" beside the alert naming the typo (a trial).
+    const near = last === null ? callsAsNear(cfg.serial) : undefined;
     Object.assign(t, {
       serial: cfg.serial,
       online,
@@ -62,16 +78,21 @@ export function addPushStatus(
       offlineSince: online ? null : iso(last),
       problem: online
         ? staleZone && { cause: staleZone.cause, fix: staleZone.fix }
-        : last === null && startedAt !== null && now - startedAt < limit
+        : near
           ? {
-              cause: `waiting for its first call (punchgate run started at ${localTime(startedAt)})`,
-              fix: `nothing to do yet: it should call by ${localTime(startedAt + limit)}`,
-              waiting: true as const,
+              cause: `it has not called this box as ${cfg.serial}, but SN=${near.serial} calls from ${near.address} (nearly the same: a typo?)`,
+              fix: `if that is this terminal, correct its serial in the config to ${near.serial} (System Info on the terminal shows it), then reload`,
             }
-          : {
-              cause: last === null ? 'it has not called this box yet' : `no call since ${localTime(last)}`,
-              fix: "check its power and network, and that its Cloud Server Setting names this box's address and adms.listen port",
-            },
+          : last === null && startedAt !== null && now - startedAt < limit
+            ? {
+                cause: `waiting for its first call (punchgate run started at ${localTime(startedAt)})`,
+                fix: `nothing to do yet: it should call by ${localTime(startedAt + limit)}`,
+                waiting: true as const,
+              }
+            : {
+                cause: last === null ? 'it has not called this box yet' : `no call since ${localTime(last)}`,
+                fix: "check its power and network, and that its Cloud Server Setting names this box's address and adms.listen port",
+              },
       stale: !online && last !== null,
       push: {
         lastContactAt: iso(last),
@@ -88,15 +109,6 @@ export function addPushStatus(
     } satisfies Partial<TerminalStatus>);
     if (t.push?.device?.firmware) t.firmware = t.push.device.firmware;
   }
-  const known = new Set(push.map((t) => t.serial.toUpperCase()));
-  report.pushRefusals = store
-    .refusals(now - REFUSALS_SHOWN_MS)
-    .filter((r) => r.reason === 'address' || !known.has(r.serial.toUpperCase()))
-    .map((r): PushRefusalStatus => ({
-      ...r,
-      firstSeenAt: iso(r.firstSeenAt)!,
-      lastSeenAt: iso(r.lastSeenAt)!,
-    }));
 }
 
 /** The protocol, device facts, kept uploads and non-punch counts of one push terminal. */

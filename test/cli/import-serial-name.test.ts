@@ -91,6 +91,57 @@ describe('import names the terminal of the serial in a USB export’s name', () 
     }
   });
 
+  it('a stick imported apart, then again with --terminal of a terminal never reached: duplicates, not a second identity', async () => {
+    // The old words after an import apart said "import it with --terminal NAME instead"; done after
+    // the fact, the same punches went in again under the terminal's name, each sent twice.
+    box = cliSandbox({ terminals: [{ name: 'warehouse', kind: 'zk', host: '127.0.0.1', port: 24371 }] });
+    writeFileSync(box.tmp.path('A1ZK00000002_attlog.dat'), lines('2001', '2002'));
+    expect((await box.cli('import', box.tmp.path('A1ZK00000002_attlog.dat'))).status).toBe(0);
+    writeFileSync(box.tmp.path('A1ZK00000002_attlog.dat'), lines('2001', '2002', '2003'));
+    const again = await box.cli('import', '--terminal', 'warehouse', box.tmp.path('A1ZK00000002_attlog.dat'));
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout).toContain('A1ZK00000002_attlog.dat: 1 new, 2 duplicates, 0 bad');
+    expect(again.stdout).toContain(
+      'the serial A1ZK00000002 in its name is a device whose punches were imported before under "import": its punches are counted as that device\'s, under terminal warehouse',
+    );
+    expect(rows()).toEqual(['import/A1ZK00000002/2001', 'import/A1ZK00000002/2002', 'warehouse/A1ZK00000002/2003']);
+    // Its first poll: every punch a duplicate; the terminal is then known as that device.
+    const j = Journal.open({ path: box.tmp.path('journal.db'), site: 'plant-a', mode: 'owner' });
+    try {
+      const polled = j.ingest(
+        ['2001', '2002', '2003'].map((c, i) => ({
+          terminal: 'warehouse',
+          device: 'A1ZK00000002',
+          biometricCode: c,
+          logTime: `2026-11-20 08:0${i}:00`,
+        })),
+      );
+      expect(polled).toMatchObject({ added: 0, duplicates: 3 });
+      expect(j.knownDevices().get('warehouse')).toBe('A1ZK00000002');
+    } finally {
+      j.close();
+    }
+  });
+
+  it('a device first imported apart, then polled as a terminal that was replaced since: its stick is still found to be that terminal’s old device', async () => {
+    // The punches filed under "import" by a stick's serial are that device's; they must not hide
+    // the terminal the device was (the journal's answer was any one row of the device).
+    box = cliSandbox({ terminals: [{ name: 'gate-2', kind: 'zk', host: '127.0.0.1' }] });
+    writeFileSync(box.tmp.path('OLD0007_attlog.dat'), lines('2001'));
+    expect((await box.cli('import', box.tmp.path('OLD0007_attlog.dat'))).status).toBe(0);
+    const j = Journal.open({ path: box.tmp.path('journal.db'), site: 'plant-a', mode: 'owner' });
+    j.ingest([{ terminal: 'gate-2', device: 'OLD0007', biometricCode: '2009', logTime: '2026-11-20 09:00:00' }]);
+    j.ingest([{ terminal: 'gate-2', device: 'NEW0008', biometricCode: '3001', logTime: '2026-11-21 08:00:00' }]);
+    j.close();
+    writeFileSync(box.tmp.path('OLD0007_attlog.dat'), lines('2001', '2002'));
+    const r = await box.cli('import', box.tmp.path('OLD0007_attlog.dat'));
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      "the serial OLD0007 in its name is the device terminal gate-2 was before NEW0008: its punches are counted as that device's",
+    );
+    expect(r.stdout).toContain('OLD0007_attlog.dat: 1 new, 1 duplicates, 0 bad');
+  });
+
   it('a replaced push terminal’s export (its serial changed in the config): filed under the old device, before the new one ever called', async () => {
     box = cliSandbox({
       adms: { listen: '127.0.0.1:0' },
@@ -195,14 +246,50 @@ describe('import names the terminal of the serial in a USB export’s name', () 
     const r = await box.cli('import', box.tmp.path('OTHER0009_attlog.dat'), box.tmp.path('1_attlog.dat'));
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toContain(
-      'OTHER0009_attlog.dat: no terminal of the config is known by the serial OTHER0009 in its name: its punches are counted under "import"',
+      'OTHER0009_attlog.dat: no terminal of the config is known by the serial OTHER0009 in its name yet: its punches are counted under "import" as the device OTHER0009\'s',
     );
-    expect(r.stderr).toContain('import it with --terminal NAME instead');
+    expect(r.stderr).toContain('--terminal NAME names the terminal a stick is from at once');
     expect(r.stderr).not.toContain('1_attlog.dat');
     const meant = await box.cli('import', '--terminal', 'import', box.tmp.path('ADVSIM0005_attlog.dat'));
     expect(meant.status, meant.stderr).toBe(0);
     expect(meant.stdout + meant.stderr).not.toContain('in its name');
-    expect(rows()).toEqual(['import//3001', 'import//4001', 'import//5001']);
+    expect(rows()).toEqual(['import//4001', 'import//5001', 'import/OTHER0009/3001']);
+  });
+
+  it('a stick of a terminal never reached yet, imported without --terminal: its first poll reads those punches as duplicates, never sent twice', async () => {
+    // Found by a new site admin's first day: warehouse's address was wrong, its stick was imported
+    // as import.md says, without --terminal: its 5 punches went under "import" by name alone. Once
+    // the address was mended, warehouse's first poll read the same 5 from the device and journalled
+    // them again, each sent a second time under a second devicelogId. The name of the file says
+    // the device: the punches are that device's, whichever terminal turns out to be it.
+    box = cliSandbox({ terminals: [{ name: 'warehouse', kind: 'zk', host: '127.0.0.1', port: 24371 }] });
+    writeFileSync(box.tmp.path('A1ZK00000002_attlog.dat'), lines('2001', '2002'));
+    writeFileSync(box.tmp.path('later.csv'), 'biometriccode,logDate\n2003,2026-11-20 09:00:00\n');
+    const r = await box.cli('import', box.tmp.path('A1ZK00000002_attlog.dat'));
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('A1ZK00000002_attlog.dat: 2 new, 0 duplicates, 0 bad');
+    // A CSV under "import" names no device: it stays filed by name, not under the stick's device.
+    const csv = await box.cli('import', box.tmp.path('later.csv'));
+    expect(csv.status, csv.stderr).toBe(0);
+    // The terminal's first poll, as its source journals it: the same punches, with its serial.
+    const j = Journal.open({ path: box.tmp.path('journal.db'), site: 'plant-a', mode: 'owner' });
+    try {
+      const polled = j.ingest(
+        ['2001', '2002'].map((c, i) => ({
+          terminal: 'warehouse',
+          device: 'A1ZK00000002',
+          biometricCode: c,
+          logTime: `2026-11-20 08:0${i}:00`,
+        })),
+      );
+      expect(polled).toMatchObject({ added: 0, duplicates: 2 });
+    } finally {
+      j.close();
+    }
+    expect(rows()).toEqual(['import//2003', 'import/A1ZK00000002/2001', 'import/A1ZK00000002/2002']);
+    expect(r.stderr).toContain(
+      'A1ZK00000002_attlog.dat: no terminal of the config is known by the serial A1ZK00000002 in its name yet: its punches are counted under "import" as the device A1ZK00000002\'s: the terminal found to be that device (at its first poll) reads them again as duplicates, never sent twice, and so does an import of this file with --terminal NAME',
+    );
   });
 });
 

@@ -109,3 +109,28 @@ describe('punches recorded while a clock was behind', () => {
     expect(ALERT.quarantinedFuture({ ...future, syncClock: true }).fix).toContain('(or syncClock: true)');
   });
 });
+
+/**
+ * Found by a new site admin's first day: a ZK terminal showing the right time, its zone in the
+ * config mistyped as Asia/Kolkata. The alert's first advice was `syncClock: true`, which sets the
+ * terminal's clock to the config's zone: every punch after it 5 h 30 min off. Off by whole hours
+ * (or half hours), the zone is looked at first, and syncClock is said to follow the config's zone.
+ */
+describe('a terminal clock off by whole hours', () => {
+  const t = (skewSeconds: number) => ({ name: 'gate-1', skewSeconds }) as Parameters<typeof ALERT.clockSkew>[0];
+
+  it('names the zone in the config first, and what syncClock would do with a wrong one', () => {
+    for (const skew of [-19_800, 7_200]) {
+      expect(ALERT.clockSkew(t(skew), false).fix).toBe(
+        "look at the terminal's own display first: if it shows the right local time, the config's zone is wrong: set timezone for gate-1 in the config to the zone it runs in (syncClock: true would set the terminal to the wrong zone's time); " +
+          'if its time is wrong, set syncClock: true for gate-1 so that punchgate sets its clock at each poll, or set it by hand',
+      );
+    }
+  });
+
+  it('a clock that drifted (not whole hours) keeps the advice to set it', () => {
+    expect(ALERT.clockSkew(t(-600), false).fix).toBe(
+      'set syncClock: true for gate-1 so that punchgate sets its clock at each poll, or set it by hand; if it shows the right time for another zone, set timezone for gate-1 in the config to the zone it runs in',
+    );
+  });
+});

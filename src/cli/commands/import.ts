@@ -106,14 +106,32 @@ export function registerImport(program: Command): void {
             const past =
               named === undefined
                 ? undefined
-                : (journal.pastDeviceOf(named) ?? pushedBefore(named) ?? removedDevice(named));
+                : (journal.pastDeviceOf(named, IMPORT_SOURCE) ?? pushedBefore(named) ?? removedDevice(named));
+            // A stick imported apart before (its serial then known by no terminal: its punches under
+            // "import" as its device's), now named a terminal whose device is not known yet: the
+            // device is the same, so are its punches (under the terminal's name they went in twice).
+            const apartBefore =
+              named !== undefined &&
+              opts.terminal !== undefined &&
+              opts.terminal !== IMPORT_SOURCE &&
+              fileable(opts.terminal) &&
+              deviceOf(opts.terminal) === '' &&
+              !known.has(opts.terminal)
+                ? journal.pastDeviceOf(named)
+                : undefined;
             const pastDevice =
               past && (opts.terminal === undefined || opts.terminal === past.terminal) && fileable(past.terminal)
                 ? past
-                : undefined;
+                : apartBefore?.terminal === IMPORT_SOURCE
+                  ? { terminal: opts.terminal!, device: apartBefore.device }
+                  : undefined;
             const serial = opts.terminal === undefined && pastDevice === undefined ? named : undefined;
             const terminal = pastDevice?.terminal ?? (serial === undefined ? opts.terminal : terminalOfSerial(serial));
-            if (pastDevice !== undefined && !inConfig(pastDevice.terminal)) {
+            if (pastDevice !== undefined && apartBefore?.terminal === IMPORT_SOURCE) {
+              process.stdout.write(
+                `${shown}: the serial ${escapeControls(named!)} in its name is a device whose punches were imported before under "${IMPORT_SOURCE}": its punches are counted as that device's, under terminal ${escapeControls(pastDevice.terminal)}\n`,
+              );
+            } else if (pastDevice !== undefined && !inConfig(pastDevice.terminal)) {
               process.stdout.write(
                 `${shown}: the serial ${escapeControls(named!)} in its name is the device of terminal ${escapeControls(pastDevice.terminal)}, which is no longer in the config: its punches are counted as that device's\n`,
               );
@@ -127,10 +145,15 @@ export function registerImport(program: Command): void {
                 `${shown}: the serial ${escapeControls(serial)} in its name is terminal ${escapeControls(terminal)}'s: its punches are counted as that terminal's\n`,
               );
             else if (serial !== undefined)
+              // Said after the punches are in: the old words' fix, "import it with --terminal NAME
+              // instead", put the same punches in twice (now their device makes them duplicates).
               process.stderr.write(
-                `${shown}: no terminal of the config is known by the serial ${escapeControls(serial)} in its name: its punches are counted under "${IMPORT_SOURCE}", apart from any terminal's. ` +
-                  `If the file is a terminal's, import it with --terminal NAME instead (punches counted under "${IMPORT_SOURCE}" would be counted again under the terminal); --terminal ${IMPORT_SOURCE} says this is meant\n`,
+                `${shown}: no terminal of the config is known by the serial ${escapeControls(serial)} in its name yet: its punches are counted under "${IMPORT_SOURCE}" as the device ${escapeControls(serial)}'s: ` +
+                  `the terminal found to be that device (at its first poll) reads them again as duplicates, never sent twice, and so does an import of this file with --terminal NAME. ` +
+                  `--terminal NAME names the terminal a stick is from at once; --terminal ${IMPORT_SOURCE} says a file is meant to be apart\n`,
               );
+            // The device the file's name says, for punches filed under "import" (import-files.ts).
+            const apartDevice = serial !== undefined && terminal === undefined ? serial : undefined;
             // A device or a pipe (/dev/zero, a FIFO) never ends: only files are read.
             let kind: string | undefined;
             try {
@@ -148,7 +171,7 @@ export function registerImport(program: Command): void {
               r = await importFile(
                 file,
                 journal,
-                { terminal, deviceOf, refuse: unusable, pastDevice: pastDevice?.device },
+                { terminal, deviceOf, refuse: unusable, pastDevice: pastDevice?.device, apartDevice },
                 (b) => process.stderr.write(`${shown}:${b.line}: ${escapeControls(b.reason)}\n`),
               );
             } catch (e) {

@@ -18,6 +18,13 @@ export interface ImportTarget {
    */
   pastDevice?: string;
   /**
+   * The device a file filed under "import" is from: the serial in its name, when no terminal of
+   * the config is known by it yet. Its punches are that device's, so the terminal found to be it
+   * later (its first poll) reads them again as duplicates, never a second identity sent twice;
+   * "import" is not taken to be that device (a CSV filed there later names none).
+   */
+  apartDevice?: string;
+  /**
    * Why a name from the file's `terminal` column cannot be used (undefined: it can): a name that
    * is not a terminal of the config would give the same punch a second identity beside its
    * terminal's (a typo, `gate2` for `gate-2`), so such a line is bad, not filed under the typo.
@@ -97,10 +104,13 @@ export async function importFile(
   const head = await sniff(file);
   const format = detectFormat(basename(file), head.firstLine);
   const pastDevice = target.terminal !== undefined ? target.pastDevice : undefined;
+  const apartDevice = target.terminal === undefined ? target.apartDevice : undefined;
   const place = (terminal: string) => ({
     terminal,
-    device: terminal === IMPORT_SOURCE ? '' : (pastDevice ?? target.deviceOf(terminal)),
+    device: terminal === IMPORT_SOURCE ? (apartDevice ?? '') : (pastDevice ?? target.deviceOf(terminal)),
   });
+  // Filed under a device its terminal is not (now) taken to be: no terminal learns it from them.
+  const notLearnt = pastDevice !== undefined || apartDevice !== undefined;
   const report: FileReport = { file, format, bad: 0, added: 0, duplicates: 0, quarantined: 0 };
   let chunk: Punch[] = [];
   let lastLine = 0;
@@ -109,7 +119,7 @@ export async function importFile(
     if (chunk.length === 0) return;
     let r;
     try {
-      r = sink.ingest(chunk, pastDevice !== undefined ? { pastDevice: true } : undefined);
+      r = sink.ingest(chunk, notLearnt ? { pastDevice: true } : undefined);
     } catch (e) {
       throw new ImportStoppedError(file, { ...report }, journalledThrough, e);
     }
