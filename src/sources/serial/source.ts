@@ -12,6 +12,7 @@ import { cardPunch, createLineParser, EDGE_CONTROL, type LineParser, type Parsed
 import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
 import { FrameSplitter, type Frame, type FrameResult } from './frame-splitter.js';
 import { decodeRdm6300, RDM6300_TEXT_LENGTH } from './rdm6300.js';
+import { decodeCardPacket } from './card-packet.js';
 import { CardRepeats } from './card-repeats.js';
 import { keypadKey } from './keypad.js';
 import { elapsedMs } from '../../util/clock.js';
@@ -24,6 +25,8 @@ import { SerialStats, type SerialSourceStatus } from './status.js';
 
 /** A frame of printable ASCII only: text a person or a reader wrote, not line noise. */
 const PRINTABLE = /^[\x20-\x7e]+$/;
+/** An RDM6300's frame text alone, as EM-18-type modules send it: no STX, ETX or line end around it. */
+const BARE_EM4100 = /^[0-9A-Fa-f]{12}$/;
 /**
  * How long a key of `keypadStates` waits for its card: a person presses "check-out", then shows the
  * card within seconds. A key left pressed alone chooses nothing for a card shown later.
@@ -361,6 +364,30 @@ export class SerialSource {
   private parseFrame(
     frame: Frame,
   ): ParsedLine | { kind: 'key'; key: string } | { kind: 'malformed'; reason: string; badChecksum?: true } {
+    if (frame.packet) {
+      if (this.cfg.format !== 'card')
+        return {
+          kind: 'malformed',
+          reason: 'a binary card packet (STX, length, type, card, BCC, ETX): set format: card',
+        };
+      const read = decodeCardPacket(frame.text, frame.end === 'etx', this.cfg.cardNumber);
+      if (read.kind === 'card') return cardPunch(read.card, this.clock, this.cfg.timezone);
+      return { kind: 'malformed', reason: read.reason, ...(read.badChecksum ? { badChecksum: true } : {}) };
+    }
+    // An EM-18-type module's read (framing gap or length): checked by its checksum like an RDM6300
+    // frame. Read as a printed card, its 12 digits were journalled, checksum included, and a read
+    // at the edge of the field became a card nobody holds (found by a device trial).
+    if (
+      this.cfg.format === 'card' &&
+      !frame.stx &&
+      (frame.end === 'gap' || frame.end === 'length') &&
+      BARE_EM4100.test(frame.text)
+    ) {
+      const read = decodeRdm6300(frame.text, this.cfg.cardNumber)!;
+      if (read.kind === 'bad-checksum')
+        return { kind: 'malformed', reason: read.reason.replace('RDM6300', 'EM4100'), badChecksum: true };
+      return cardPunch(read.card, this.clock, this.cfg.timezone);
+    }
     const text = frame.text.replace(EDGE_CONTROL, '');
     const key = keypadKey(text, this.cfg.keypadMaxBytes);
     if (key !== null) return { kind: 'key', key };

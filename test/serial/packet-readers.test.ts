@@ -1,0 +1,80 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createPtyPair, startSerialSim } from '../../src/sim/serial/index.js';
+import { SerialSource } from '../../src/sources/serial/index.js';
+import { captureLogger, MemorySink, requireSocat, serialConfig } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
+import { tempDir } from '../helpers/tmp.js';
+
+/**
+ * Two 125 kHz reader modules whose reads are no printed frame, on a real pseudo-terminal: an
+ * EM-18 (the RDM6300's 12 hex digits with no STX, ETX or line end, read with `framing: gap`) and a
+ * 7941E (binary packets whose bytes hold ETX, CR and LF, read with the default framing). Each good
+ * read once, as the number printed on the tag; each read with a wrong checksum skipped and said.
+ */
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function readerOn(over: Record<string, unknown>) {
+  const dir = tempDir();
+  const pair = await createPtyPair(dir.path('tty'));
+  const sink = new MemorySink();
+  const log = captureLogger();
+  const config = serialConfig({ path: pair.devicePath, format: 'card', ...over });
+  const source = new SerialSource({ config, sink, logger: log.logger, clock: { now: () => Date.now() } });
+  cleanups.push(
+    dir.cleanup,
+    () => pair.close(),
+    () => source.stop(),
+  );
+  await source.start();
+  return { pair, sink, log, source };
+}
+
+describe('card reader modules that frame nothing or send binary packets', () => {
+  beforeAll(requireSocat);
+
+  it.each([
+    ['em18', { framing: 'gap' }],
+    ['7941e', {}],
+  ] as const)('%s: every card once as printed on the tag, bad checksums skipped', async (reader, over) => {
+    const { pair, sink, source, log } = await readerOn(over);
+    const cards: string[] = [];
+    const bad: string[] = [];
+    // 0x0A0D0203 puts LF, CR, STX and ETX in the card's own bytes.
+    // Twelve cards: the journal folds one card's reads of one second (these come milliseconds apart).
+    const codes = [
+      '0168624643',
+      '0004521000',
+      '0012964329',
+      '0000000010',
+      '0004521001',
+      '0000003338',
+      '0000000013',
+      '0000656387',
+      '4294967295',
+      '0000000000',
+      '0033752069',
+      '0004521002',
+    ];
+    const r = await startSerialSim({
+      path: pair.peerPath,
+      format: 'card',
+      reader,
+      rate: 0,
+      count: 12,
+      noise: 0.5,
+      seed: 5,
+      codes,
+      onLine: (l, kind) => (kind === 'punch' ? cards : bad).push(l),
+    }).done;
+    expect(r.punches).toBe(12);
+    expect(bad.length).toBeGreaterThan(2);
+    await waitFor(() => source.status().lines === 12 + bad.length, 10_000, 'every read');
+    expect(sink.punches.map((p) => p.biometricCode)).toEqual(cards);
+    expect(cards).toEqual(codes);
+    expect(source.status()).toMatchObject({ accepted: 12, malformed: bad.length, badChecksums: bad.length });
+    expect(log.raw.join('')).toMatch(/checksum wrong|BCC wrong/);
+  });
+});
