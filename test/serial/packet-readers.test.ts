@@ -1,6 +1,8 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyPair, startSerialSim } from '../../src/sim/serial/index.js';
 import { SerialSource } from '../../src/sources/serial/index.js';
+import { encodeRdm6300 } from '../../src/sources/serial/rdm6300.js';
 import { captureLogger, MemorySink, requireSocat, serialConfig } from './helpers.js';
 import { waitFor } from '../helpers/wait.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -76,5 +78,17 @@ describe('card reader modules that frame nothing or send binary packets', () => 
     expect(cards).toEqual(codes);
     expect(source.status()).toMatchObject({ accepted: 12, malformed: bad.length, badChecksums: bad.length });
     expect(log.raw.join('')).toMatch(/checksum wrong|BCC wrong/);
+  });
+
+  it('em18: reads that arrive together (a busy box) are each a card, never one long card', async () => {
+    const { pair, sink, source } = await readerOn({ framing: 'gap' });
+    const read = (data: string, bad?: boolean) => encodeRdm6300(data, { badChecksum: bad }).slice(1, -1);
+    const fd = openSync(pair.peerPath, 'w');
+    // One write: however the box reads it, no pause is left between these reads.
+    writeSync(fd, read('1A0A15A424') + read('1A0A0F0405') + read('1A00000001', true) + read('1A00000002'));
+    closeSync(fd);
+    await waitFor(() => source.status().lines === 4, 10_000, 'four reads');
+    expect(sink.punches.map((p) => p.biometricCode)).toEqual(['0169190436', '0168756229', '0000000002']);
+    expect(source.status()).toMatchObject({ accepted: 3, malformed: 1, badChecksums: 1 });
   });
 });

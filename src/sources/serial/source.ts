@@ -27,6 +27,8 @@ import { SerialStats, type SerialSourceStatus } from './status.js';
 const PRINTABLE = /^[\x20-\x7e]+$/;
 /** An RDM6300's frame text alone, as EM-18-type modules send it: no STX, ETX or line end around it. */
 const BARE_EM4100 = /^[0-9A-Fa-f]{12}$/;
+/** Several of them with no pause between (a busy box read them in one go). */
+const BARE_EM4100_RUN = /^(?:[0-9A-Fa-f]{12}){2,}$/;
 /**
  * How long a key of `keypadStates` waits for its card: a person presses "check-out", then shows the
  * card within seconds. A key left pressed alone chooses nothing for a card shown later.
@@ -318,7 +320,7 @@ export class SerialSource {
     }
     const punches: QueuedPunch[] = [];
     let framed = false;
-    for (const frame of frames) {
+    for (const frame of frames.flatMap((f) => this.bareEm4100Reads(f))) {
       const parsed = this.parseFrame(frame);
       if (parsed.kind === 'blank') continue;
       this.stats.markLine(now);
@@ -358,6 +360,18 @@ export class SerialSource {
     this.stats.markBytes(now, bytes, framed);
     // The lines of this read are in the journal before the next read is looked at.
     this.journal.add(punches);
+  }
+
+  /**
+   * A frame that a silence ended holding several EM-18 reads: each read on its own. A silence is
+   * seen when the box reads, not when the bytes came: a box busy for longer than the pause between
+   * two reads gets both at once, and the 24 digits were journalled as one card nobody holds (found
+   * by a device trial through the daemon). Each read is then checked by its own checksum.
+   */
+  private bareEm4100Reads(frame: Frame): Frame[] {
+    if (this.cfg.format !== 'card' || frame.stx || (frame.end !== 'gap' && frame.end !== 'length')) return [frame];
+    if (!BARE_EM4100_RUN.test(frame.text)) return [frame];
+    return (frame.text.match(/.{12}/g) ?? []).map((text) => ({ ...frame, text }));
   }
 
   /** A frame as a key, a punch, noise or nothing. */
