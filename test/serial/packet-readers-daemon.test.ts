@@ -7,7 +7,7 @@ import { waitFor } from '../helpers/wait.js';
 import { requireSocat } from './helpers.js';
 
 /**
- * An EM-18 (12 hex digits framed by a pause: `framing: gap`) and a 7941E (binary packets holding
+ * An EM-18 (12 hex digits and a pause: `framing: length`, `frameBytes: 12`) and a 7941E (binary packets holding
  * ETX in every card's bytes: the default framing) through the real daemon (dist/punchgate.js) into
  * its journal and on to the HRMS simulator: every good read delivered once as the number printed
  * on the tag, no read with a wrong checksum delivered, and no framing alert.
@@ -28,7 +28,7 @@ describe('EM-18 and 7941E readers through the daemon', () => {
     const stack = await startStack({
       terminals: 0,
       extraTerminals: [
-        { name: 'em18-door', kind: 'serial', path: em18.devicePath, format: 'card', framing: 'gap' },
+        { name: 'em18-door', kind: 'serial', path: em18.devicePath, format: 'card', framing: 'length', frameBytes: 12 },
         { name: 'desk-7941', kind: 'serial', path: p7941.devicePath, format: 'card' },
       ],
     });

@@ -39,6 +39,7 @@ describe('card reader modules that frame nothing or send binary packets', () => 
 
   it.each([
     ['em18', { framing: 'gap' }],
+    ['em18', { framing: 'length', frameBytes: 12 }],
     ['7941e', {}],
   ] as const)('%s: every card once as printed on the tag, bad checksums skipped', async (reader, over) => {
     const { pair, sink, source, log } = await readerOn(over);
@@ -80,7 +81,7 @@ describe('card reader modules that frame nothing or send binary packets', () => 
     expect(log.raw.join('')).toMatch(/checksum wrong|BCC wrong/);
   });
 
-  it('em18: reads that arrive together (a busy box) are each a card, never one long card', async () => {
+  it('em18 on framing gap: reads that arrive together (a busy box) are each a card, never one long card', async () => {
     const { pair, sink, source } = await readerOn({ framing: 'gap' });
     const read = (data: string, bad?: boolean) => encodeRdm6300(data, { badChecksum: bad }).slice(1, -1);
     const fd = openSync(pair.peerPath, 'w');
