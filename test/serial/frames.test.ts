@@ -159,5 +159,10 @@ describe('binary card packets (7941E-type modules)', () => {
     expect(texts(push(s, '\x02\n0004521000\r\n'))).toEqual(['0004521000']);
     expect(texts(push(s, '\x02\x0a\x02\x03'))).toEqual([]);
     expect(s.unfinished().toString('latin1')).toBe('\x02\x0a\x02\x03');
+    // Unplugged in the middle of a packet, or right after its length byte: a read cut off, said.
+    expect(s.reset()).toBe(true);
+    push(s, '\x02\x0a');
+    expect(s.reset()).toBe(true);
+    expect(s.reset()).toBe(false);
   });
 });

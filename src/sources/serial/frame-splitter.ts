@@ -139,7 +139,7 @@ export class FrameSplitter {
   /** Forgets a partial frame (the device went away); true when there was one. */
   reset(): boolean {
     if (this.lines) return this.lines.reset();
-    const had = this.bytes.length > 0 || this.discarding;
+    const had = this.bytes.length > 0 || this.discarding || this.maybeLength > 0;
     this.bytes = [];
     this.stx = this.discarding = this.afterCR = false;
     this.lastByteAt = null;
