@@ -25,8 +25,9 @@ import { mayBePacketLength, opensCardPacket } from './card-packet.js';
  * In `auto` and `etx`, an STX followed by a length (6 to 31) and a card type that are control
  * bytes opens a binary card packet (card-packet.ts: a 7941E-type module's STX, length, type,
  * serial bytes, BCC, ETX): its bytes are binary (a card's byte may be 0x03, 0x0A or 0x0D), so it
- * is cut by its length byte alone. A printed frame never has two control bytes after its STX. Read as printed frames, every
- * packet was malformed and every card of such a reader lost (found by a device trial).
+ * is cut by its length byte alone. A printed frame never has two control bytes after its STX.
+ * Read as printed frames, every packet was malformed and every card of such a reader lost (found
+ * by a device trial).
  * Everything unambiguous is found in `auto`; a fixed length is not (any stream can be cut in
  * N-byte pieces), nor is a reader that frames only by silence: those are set by `framing:`.
  *
