@@ -152,6 +152,10 @@ describe('binary card packets (7941E-type modules)', () => {
     ]);
     // A MIFARE card: 4 serial bytes, its UID in hex.
     expect(cards(push(s, encodeCardPacket(0x01, '6B3D12D6')))).toEqual([{ kind: 'card', card: '6B3D12D6' }]);
+    // Keyboard data (type 0xFF) is no card: said as what it is.
+    expect(cards(push(s, encodeCardPacket(0xff, '31')))).toEqual([
+      { kind: 'bad', reason: 'a binary packet of keyboard data (type 0xFF), not a card' },
+    ]);
   });
 
   it('a stray STX before a line end and a printed line opens no packet', () => {

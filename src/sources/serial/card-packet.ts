@@ -19,10 +19,11 @@ export const PACKET_MIN_LENGTH = 6;
 export const PACKET_MAX_LENGTH = 0x1f;
 
 /**
- * The card types (the module's manual) that are control bytes: MIFARE 1K, EM4100, MIFARE 4K, HID,
- * T5567. The others (0x20 and up) are printable and could be the start of a line.
+ * The packet types (the module's manual) that are no printable text: MIFARE 1K, EM4100, MIFARE 4K,
+ * HID, T5567 and keyboard data (0xFF). The others (0x20 to 0x51) are printable and could be the
+ * start of a line.
  */
-const CONTROL_TYPES = new Set([0x01, 0x02, 0x03, 0x10, 0x11]);
+const CONTROL_TYPES = new Set([0x01, 0x02, 0x03, 0x10, 0x11, 0xff]);
 
 /**
  * An STX followed by these two bytes opens a binary packet: a length and a card type, both control
