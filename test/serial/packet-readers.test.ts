@@ -92,4 +92,16 @@ describe('card reader modules that frame nothing or send binary packets', () => 
     expect(sink.punches.map((p) => p.biometricCode)).toEqual(['0169190436', '0168756229', '0000000002']);
     expect(source.status()).toMatchObject({ accepted: 3, malformed: 1, badChecksums: 1 });
   });
+
+  it('framing gap: a reader printing a 12- or 24-digit decimal number with no line end keeps its number (no EM-18 checksum asked of it)', async () => {
+    const { pair, sink, source } = await readerOn({ framing: 'gap' });
+    const fd = openSync(pair.peerPath, 'w');
+    writeSync(fd, '123456789012');
+    await waitFor(() => source.status().lines === 1, 10_000, 'the first read');
+    writeSync(fd, '123456789012345678901234');
+    closeSync(fd);
+    await waitFor(() => source.status().lines === 2, 10_000, 'the second read');
+    expect(sink.punches.map((p) => p.biometricCode)).toEqual(['123456789012', '123456789012345678901234']);
+    expect(source.status()).toMatchObject({ accepted: 2, badChecksums: 0 });
+  });
 });

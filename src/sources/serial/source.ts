@@ -29,6 +29,7 @@ const PRINTABLE = /^[\x20-\x7e]+$/;
 const BARE_EM4100 = /^[0-9A-Fa-f]{12}$/;
 /** Several of them with no pause between (a busy box read them in one go). */
 const BARE_EM4100_RUN = /^(?:[0-9A-Fa-f]{12}){2,}$/;
+const HEX_LETTER = /[A-Fa-f]/;
 /**
  * How long a key of `keypadStates` waits for its card: a person presses "check-out", then shows the
  * card within seconds. A key left pressed alone chooses nothing for a card shown later.
@@ -371,7 +372,12 @@ export class SerialSource {
   private bareEm4100Reads(frame: Frame): Frame[] {
     if (this.cfg.format !== 'card' || frame.stx || (frame.end !== 'gap' && frame.end !== 'length')) return [frame];
     if (!BARE_EM4100_RUN.test(frame.text)) return [frame];
-    return (frame.text.match(/.{12}/g) ?? []).map((text) => ({ ...frame, text }));
+    const reads = frame.text.match(/.{12}/g) ?? [];
+    // Digits alone may be one long number a reader printed (no EM-18's): split only when each
+    // piece checks, or when hex letters show the digits are no decimal number.
+    const checks = reads.every((text) => decodeRdm6300(text, this.cfg.cardNumber)?.kind === 'card');
+    if (!checks && !HEX_LETTER.test(frame.text)) return [frame];
+    return reads.map((text) => ({ ...frame, text }));
   }
 
   /** A frame as a key, a punch, noise or nothing. */
@@ -398,9 +404,12 @@ export class SerialSource {
       BARE_EM4100.test(frame.text)
     ) {
       const read = decodeRdm6300(frame.text, this.cfg.cardNumber)!;
-      if (read.kind === 'bad-checksum')
+      if (read.kind === 'card') return cardPunch(read.card, this.clock, this.cfg.timezone);
+      // Twelve decimal digits that do not check are more likely a reader that prints a 12-digit
+      // number with no line end than an EM-18 misread (whose hex shows a letter in all but 0.4 % of
+      // tags): read as printed, as before.
+      if (HEX_LETTER.test(frame.text))
         return { kind: 'malformed', reason: read.reason.replace('RDM6300', 'EM4100'), badChecksum: true };
-      return cardPunch(read.card, this.clock, this.cfg.timezone);
     }
     const text = frame.text.replace(EDGE_CONTROL, '');
     const key = keypadKey(text, this.cfg.keypadMaxBytes);
