@@ -47,6 +47,12 @@ export interface CsvRecord {
   cells: string[];
   /** Why the record cannot be read as it stands (its cells are then empty). */
   error?: string;
+  /**
+   * With the error that the record is not UTF-8: its cells as decoded, U+FFFD where bytes were
+   * not UTF-8, for a reader that uses only some cells and can check those (a punch import does
+   * not read a name column a spreadsheet saved in GBK or Windows-1252).
+   */
+  undecodedCells?: string[];
 }
 
 /** Longest record (or line) read; a longer one is reported and skipped. */
@@ -269,9 +275,13 @@ function parseOne(text: string, options: CsvParseOptions, relaxed = false): stri
   }
 }
 
+/** What a decoder makes of bytes that are not UTF-8. */
+export const NOT_UTF8 = '\uFFFD';
+export const NOT_UTF8_TEXT = 'is not valid UTF-8 text (save the file as UTF-8, e.g. "CSV UTF-8")';
+
 function checked(line: number, cells: string[]): CsvRecord {
-  return cells.some((c) => c.includes('\uFFFD'))
-    ? { line, cells: [], error: 'is not valid UTF-8 text (save the file as UTF-8, e.g. "CSV UTF-8")' }
+  return cells.some((c) => c.includes(NOT_UTF8))
+    ? { line, cells: [], error: NOT_UTF8_TEXT, undecodedCells: cells }
     : { line, cells };
 }
 

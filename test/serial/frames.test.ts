@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FrameSplitter, type Framing } from '../../src/sources/serial/frame-splitter.js';
+import { FrameSplitter, type FrameResult, type Framing } from '../../src/sources/serial/frame-splitter.js';
+import { decodeCardPacket, encodeCardPacket } from '../../src/sources/serial/card-packet.js';
 import { decodeRdm6300, encodeRdm6300 } from '../../src/sources/serial/rdm6300.js';
 
 const splitter = (framing: Framing, over: { frameBytes?: number; maxBytes?: number } = {}) =>
@@ -113,5 +114,59 @@ describe('RDM6300 frames', () => {
       card: '0000123478',
     });
     expect(encodeRdm6300('4500C5D1E9')).toBe('\x024500C5D1E9B8\x03');
+  });
+});
+
+describe('binary card packets (7941E-type modules)', () => {
+  const packet = (hex: string) => Buffer.from(hex.replace(/ /g, ''), 'hex').toString('latin1');
+  // The module manual's examples, as sellers and projects reprint them.
+  const a = packet('02 0A 02 2E 00 B6 D7 B5 F2 03');
+  const b = packet('02 0A 02 06 00 8E 6D 5D B0 03');
+  const cards = (r: FrameResult) =>
+    r.frames.map((f) => (f.packet ? decodeCardPacket(f.text, f.end === 'etx', 'printed') : f.text));
+
+  it('are cut by their length byte, whatever bytes they hold, split across reads or back to back', () => {
+    const s = splitter('auto');
+    expect(cards(push(s, a + b))).toEqual([
+      { kind: 'card', card: '0011982773' },
+      { kind: 'card', card: '0009334109' },
+    ]);
+    // ETX, LF, CR and STX inside a card's bytes are the card's.
+    const nasty = encodeCardPacket(0x02, '030A0D0203');
+    for (const cut of [1, 2, 3, 5, 9]) {
+      expect(texts(push(s, nasty.slice(0, cut)))).toEqual([]);
+      expect(cards(push(s, nasty.slice(cut)))).toEqual([{ kind: 'card', card: '0168624643' }]);
+    }
+    expect(cards(splitter('etx').push(Buffer.from(b, 'latin1'), 0))).toEqual([{ kind: 'card', card: '0009334109' }]);
+  });
+
+  it('a packet that lost a byte is said and the next one is read; a wrong BCC is a bad checksum', () => {
+    const s = splitter('auto');
+    const lost = a.slice(0, 4) + a.slice(5);
+    expect(cards(push(s, lost + b))).toEqual([
+      { kind: 'bad', reason: expect.stringMatching(/cut short or without its ETX/) },
+      { kind: 'card', card: '0009334109' },
+    ]);
+    expect(cards(push(s, encodeCardPacket(0x02, '2E00B6D7B5', { badChecksum: true })))).toEqual([
+      { kind: 'bad', badChecksum: true, reason: 'binary card packet BCC wrong (sent A8, data gives F2)' },
+    ]);
+    // A MIFARE card: 4 serial bytes, its UID in hex.
+    expect(cards(push(s, encodeCardPacket(0x01, '6B3D12D6')))).toEqual([{ kind: 'card', card: '6B3D12D6' }]);
+    // Keyboard data (type 0xFF) is no card: said as what it is.
+    expect(cards(push(s, encodeCardPacket(0xff, '31')))).toEqual([
+      { kind: 'bad', reason: 'a binary packet of keyboard data (type 0xFF), not a card' },
+    ]);
+  });
+
+  it('a stray STX before a line end and a printed line opens no packet', () => {
+    const s = splitter('auto');
+    expect(texts(push(s, '\x02\n0004521000\r\n'))).toEqual(['0004521000']);
+    expect(texts(push(s, '\x02\x0a\x02\x03'))).toEqual([]);
+    expect(s.unfinished().toString('latin1')).toBe('\x02\x0a\x02\x03');
+    // Unplugged in the middle of a packet, or right after its length byte: a read cut off, said.
+    expect(s.reset()).toBe(true);
+    push(s, '\x02\x0a');
+    expect(s.reset()).toBe(true);
+    expect(s.reset()).toBe(false);
   });
 });

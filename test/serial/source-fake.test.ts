@@ -344,6 +344,22 @@ describe('SerialSource framing problems (fake device, fake timers)', () => {
     await source.stop();
   });
 
+  it('an EM-18 on the default framing: the alert names framing: length with frameBytes: 12', async () => {
+    const { device, source } = make({ format: 'card', noFrameAlertSeconds: 60 });
+    device.failOpen = null;
+    await source.start();
+    // 12 hex digits a read, no STX, ETX or line end: nothing ends a read on framing: auto.
+    for (let i = 0; i < 7; i++) {
+      device.send('1A0044FC288A');
+      await vi.advanceTimersByTimeAsync(10_000);
+    }
+    const p = source.status().framingProblem!;
+    expect(p.fix).toMatch(
+      /^set framing: gap for it .*; an EM-18-type reader \(12 hex digits a read\): framing: length with frameBytes: 12;/,
+    );
+    await source.stop();
+  });
+
   it('a read longer than the bound is a problem at once, not only a warning', async () => {
     const { device, source } = make({ format: 'card' });
     device.failOpen = null;

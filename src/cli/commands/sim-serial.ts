@@ -24,7 +24,7 @@ export interface SimSerialCliOptions {
   link?: string;
   device?: string;
   format: 'regex' | 'card';
-  /** A reader that does not print lines (rdm6300, rdm6300-held, wiegand-keypad, wiegand-keypad-8bit, noise). */
+  /** A reader that does not print lines (rdm6300, rdm6300-held, wiegand-keypad, wiegand-keypad-8bit, noise, em18, 7941e). */
   reader?: SimReader;
   rate: number;
   count?: number;
@@ -172,7 +172,7 @@ export function registerSimSerial(program: Command): void {
     )
     .option(
       '--reader <reader>',
-      'a card reader that does not print lines: rdm6300 (STX/ETX frames with checksum; --noise: bad checksums), rdm6300-held (each tag held on the antenna: its frame 20 times, 65 ms apart, lower-case hex), wiegand-keypad (a bare key byte, then the card line), wiegand-keypad-8bit (the key as an 8-bit burst byte) or noise (bytes that never make a read)',
+      "a card reader that does not print lines: rdm6300 (STX/ETX frames with checksum; --noise: bad checksums), rdm6300-held (each tag held on the antenna: its frame 20 times, 65 ms apart, lower-case hex), wiegand-keypad (a bare key byte, then the card line), wiegand-keypad-8bit (the key as an 8-bit burst byte), noise (bytes that never make a read), em18 (the RDM6300's 12 hex digits with no STX, ETX or line end: framing: length, frameBytes: 12) or 7941e (binary packets: STX, length, card type, serial bytes, BCC, ETX)",
       choice(SIM_READERS),
     )
     .option('--rate <n>', 'punch lines per second (0: as fast as possible)', number(0, 1_000_000, false), 1)

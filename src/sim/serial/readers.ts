@@ -1,4 +1,5 @@
 import { encodeRdm6300 } from '../../sources/serial/rdm6300.js';
+import { encodeCardPacket } from '../../sources/serial/card-packet.js';
 import { seededRandom } from '../../util/seeded-random.js';
 
 /**
@@ -19,10 +20,17 @@ import { seededRandom } from '../../util/seeded-random.js';
  * - `wiegand-keypad-8bit`: the same converter behind a keypad that sends 8-bit bursts (the key in
  *   the low nibble, its complement in the high one: key 1 is 0xE1, `*` 0x5A, `#` 0x4B), which the
  *   converter passes on as they are ("receives an 8bit 45 (hex), it sends 45 (hex) as it is");
- * - `noise`: a reader on the wrong framing or baud rate: bursts of bytes with no STX, ETX, CR or LF.
+ * - `noise`: a reader on the wrong framing or baud rate: bursts of bytes with no STX, ETX, CR or LF;
+ * - `em18`: an EM-18-type module: the RDM6300's 10 hex digits and 2 of checksum with no STX, ETX or
+ *   line end at all, a pause between reads (the module's datasheet: "10 ASCII DATA (card no.) + 2
+ *   ASCII DATA (XOR result)"); with `noise` > 0 a read with a wrong checksum now and then;
+ * - `7941e`: a Gwiot 7941E-type module on its UART: binary packets (STX, length, card type, 5
+ *   serial bytes, BCC, ETX; sources/serial/card-packet.ts) whose version byte is 0x03, an ETX,
+ *   so that every packet holds a byte that would end a printed frame; `noise`: a wrong BCC.
  * Each step is what the reader writes at once, then the pause before the next one.
  */
-export type SimReader = 'rdm6300' | 'rdm6300-held' | 'wiegand-keypad' | 'wiegand-keypad-8bit' | 'noise';
+export type SimReader =
+  'rdm6300' | 'rdm6300-held' | 'wiegand-keypad' | 'wiegand-keypad-8bit' | 'noise' | 'em18' | '7941e';
 
 export const SIM_READERS: readonly SimReader[] = [
   'rdm6300',
@@ -30,6 +38,8 @@ export const SIM_READERS: readonly SimReader[] = [
   'wiegand-keypad',
   'wiegand-keypad-8bit',
   'noise',
+  'em18',
+  '7941e',
 ];
 
 /** Frames of one held tag, and the module's pause between them. */
@@ -58,6 +68,12 @@ const FIRST_CARD = 4_521_000;
 const KEY_PAUSE_MS = 500;
 /** The next person's tag comes this long after the last frame of the one before (cardRepeatMs is 1 s). */
 const HELD_AWAY_MS = 1500;
+/** Between two reads of a reader that frames nothing: longer than the gapMs (30) that ends a read. */
+const UNFRAMED_PAUSE_MS = 150;
+/** The version byte of the simulated 7941E's tags: an ETX, which a printed frame would end at. */
+const PACKET_TAG_VERSION = '03';
+/** The readers that send the number printed on an EM4100 tag. */
+const TAG_READERS: readonly SimReader[] = ['rdm6300', 'rdm6300-held', 'em18', '7941e'];
 
 /**
  * Why `codes` cannot be sent by this reader, else undefined. An RDM6300 sends the number printed
@@ -66,7 +82,7 @@ const HELD_AWAY_MS = 1500;
  * mistyped --codes is said at once, not once a reader connects (found by a rehearsal).
  */
 export function readerCodesProblem(reader: SimReader, codes: readonly string[] | undefined): string | undefined {
-  if (reader !== 'rdm6300' && reader !== 'rdm6300-held') return undefined;
+  if (!TAG_READERS.includes(reader)) return undefined;
   const bad = (codes ?? []).find((code) => !/^\d{1,10}$/.test(code) || Number(code) > 0xffffffff);
   return bad === undefined
     ? undefined
@@ -122,6 +138,34 @@ export class ReaderSteps {
           { bytes, kind: 'key', shown: key, pauseMs: KEY_PAUSE_MS },
           { bytes: `${card}\r\n`, kind: 'punch', shown: card, pauseMs: 0 },
         ];
+      }
+      case 'em18': {
+        const frame = (n: number, bad?: boolean) =>
+          encodeRdm6300(TAG_VERSION + n.toString(16).toUpperCase().padStart(8, '0'), { badChecksum: bad }).slice(1, -1);
+        const steps: ReaderStep[] = [
+          { bytes: frame(Number(card)), kind: 'punch', shown: card, pauseMs: UNFRAMED_PAUSE_MS },
+        ];
+        if (this.random() < (this.opts.noise ?? 0)) {
+          const bad = frame(Number(card) + 500_000, true);
+          steps.push({ bytes: bad, kind: 'noise', shown: bad, pauseMs: UNFRAMED_PAUSE_MS });
+        }
+        return steps;
+      }
+      case '7941e': {
+        const serial = (n: number) => PACKET_TAG_VERSION + n.toString(16).padStart(8, '0');
+        const steps: ReaderStep[] = [
+          { bytes: encodeCardPacket(0x02, serial(Number(card))), kind: 'punch', shown: card, pauseMs: 0 },
+        ];
+        if (this.random() < (this.opts.noise ?? 0)) {
+          const bad = serial(Number(card) + 500_000);
+          steps.push({
+            bytes: encodeCardPacket(0x02, bad, { badChecksum: true }),
+            kind: 'noise',
+            shown: bad,
+            pauseMs: 0,
+          });
+        }
+        return steps;
       }
       case 'noise': {
         let s = '';

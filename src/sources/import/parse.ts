@@ -1,5 +1,5 @@
 import { codeProblem, isLogTime, type Punch } from '../../punch.js';
-import type { CsvRecord } from '../../util/csv.js';
+import { NOT_UTF8, type CsvRecord } from '../../util/csv.js';
 import { escapeControls } from '../../util/terminal-text.js';
 import { CHECK_THE_CLOCK, impossibleLogTime } from '../../util/impossible-date.js';
 import { FORMULA_FIX, spreadsheetValue } from './spreadsheet-cell.js';
@@ -76,6 +76,18 @@ function small(s: string): number | null {
   return /^\d{1,3}$/.test(s) ? Number(s) : null;
 }
 
+/**
+ * The cells of a record whose `used` cells are readable: a record with bytes that are not UTF-8
+ * only in cells not used (a name column saved in GBK or Windows-1252 by a spreadsheet) is read.
+ * Refused whole, every line of such a file was bad though its codes and times were plain ASCII.
+ */
+function usableCells(rec: CsvRecord, used: readonly number[]): string[] | string {
+  if (!rec.error) return rec.cells;
+  const cells = rec.undecodedCells;
+  if (!cells) return rec.error;
+  return used.some((i) => cells[i]?.includes(NOT_UTF8)) ? rec.error : cells;
+}
+
 export const CSV_HEADER_PROBLEM = 'the header must name the columns biometriccode and logDate';
 
 /** CSV with a header `biometriccode,logDate[,terminal]` (any column order, case-insensitive). */
@@ -88,18 +100,23 @@ export class CsvPunchReader {
 
   /** Reads the header record; returns why it is unusable (then every row is refused). */
   header(rec: CsvRecord): string | undefined {
-    const names = rec.cells.map((h) => h.trim().toLowerCase());
+    // The names of the columns read are ASCII: another column's name may be in any encoding.
+    const cells = usableCells(rec, []);
+    if (typeof cells === 'string') return CSV_HEADER_PROBLEM;
+    const names = cells.map((h) => h.trim().toLowerCase());
     const code = names.indexOf('biometriccode');
     const time = names.indexOf('logdate');
-    if (rec.error || code < 0 || time < 0) return CSV_HEADER_PROBLEM;
+    if (code < 0 || time < 0) return CSV_HEADER_PROBLEM;
     this.columns = { code, time, terminal: names.indexOf('terminal'), count: names.length };
     return undefined;
   }
 
-  row(rec: CsvRecord): Punch | string {
-    if (rec.error) return rec.error;
+  row(record: CsvRecord): Punch | string {
     const c = this.columns;
-    if (!c) return CSV_HEADER_PROBLEM;
+    if (!c) return record.error ?? CSV_HEADER_PROBLEM;
+    const cells = usableCells(record, [c.code, c.time, c.terminal]);
+    if (typeof cells === 'string') return cells;
+    const rec = { ...record, cells };
     // More filled cells than the header names: a comma in an unquoted cell moved the columns, so
     // the code or the time may be another column's. (Empty cells beyond it, a trailing comma, are fine.)
     if (rec.cells.length > c.count && rec.cells.slice(c.count).some((cell) => cell.trim() !== ''))

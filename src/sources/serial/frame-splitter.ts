@@ -1,5 +1,6 @@
 import { LineSplitter } from './line-splitter.js';
 import { isBurstKeyByte } from './keypad.js';
+import { mayBePacketLength, opensCardPacket } from './card-packet.js';
 
 /**
  * Cuts a serial byte stream into frames: what one read of the reader (a card, a key, a line) is.
@@ -21,6 +22,12 @@ import { isBurstKeyByte } from './keypad.js';
  *   (a loaded daemon read `*` (0x5A, "Z") and card 0000123479 in one read as "Z0000123479").
  *   The four burst bytes that are printable (x, i, Z, K: keys 8, 9, `*`, `#`) are cut off only
  *   when a digit or another burst byte follows (a label such as "id=..." stays whole).
+ * In `auto` and `etx`, an STX followed by a length (6 to 31) and a card type that are control
+ * bytes opens a binary card packet (card-packet.ts: a 7941E-type module's STX, length, type,
+ * serial bytes, BCC, ETX): its bytes are binary (a card's byte may be 0x03, 0x0A or 0x0D), so it
+ * is cut by its length byte alone. A printed frame never has two control bytes after its STX.
+ * Read as printed frames, every packet was malformed and every card of such a reader lost (found
+ * by a device trial).
  * Everything unambiguous is found in `auto`; a fixed length is not (any stream can be cut in
  * N-byte pieces), nor is a reader that frames only by silence: those are set by `framing:`.
  *
@@ -39,6 +46,8 @@ export interface Frame {
   end: FrameEnd;
   /** It began with STX. */
   stx: boolean;
+  /** A binary card packet: `text` is its bytes from the length to the BCC; `end` 'etx' when whole. */
+  packet?: true;
 }
 
 export interface FrameResult {
@@ -73,6 +82,10 @@ export class FrameSplitter {
   private discarding = false;
   private afterCR = false;
   private lastByteAt: number | null = null;
+  /** Inside a binary card packet: the bytes its length byte says it has (STX and ETX included); 0 outside. */
+  private packetLength = 0;
+  /** The byte after an STX that may be a packet's length, held until the next byte says (0: none). */
+  private maybeLength = 0;
 
   constructor(private readonly o: FrameSplitterOptions) {
     this.lines = o.framing === 'line' ? new LineSplitter(o.maxBytes) : null;
@@ -119,16 +132,19 @@ export class FrameSplitter {
   unfinished(): Buffer {
     if (this.lines) return this.lines.unfinished();
     if (this.discarding || (this.bytes.length === 0 && !this.stx)) return Buffer.alloc(0);
-    return Buffer.from(this.stx ? [STX, ...this.bytes] : this.bytes);
+    if (this.packetLength > 0) return Buffer.from([STX, ...this.bytes]);
+    const held = this.maybeLength > 0 ? [this.maybeLength] : [];
+    return Buffer.from(this.stx ? [STX, ...this.bytes, ...held] : this.bytes);
   }
 
   /** Forgets a partial frame (the device went away); true when there was one. */
   reset(): boolean {
     if (this.lines) return this.lines.reset();
-    const had = this.bytes.length > 0 || this.discarding;
+    const had = this.bytes.length > 0 || this.discarding || this.maybeLength > 0;
     this.bytes = [];
     this.stx = this.discarding = this.afterCR = false;
     this.lastByteAt = null;
+    this.packetLength = this.maybeLength = 0;
     return had;
   }
 
@@ -150,13 +166,26 @@ export class FrameSplitter {
     }
   }
 
-  private byte(b: number, out: FrameResult): void {
+  private byte(b: number, out: FrameResult, mayOpenPacket = true): void {
     const f = this.o.framing;
     if (f === 'gap') return this.keep(b, out);
     if (f === 'length') {
       this.keep(b, out);
       if (this.bytes.length === this.o.frameBytes) this.end('length', out);
       return;
+    }
+    if (this.packetLength > 0) return this.packetByte(b, out);
+    if (this.maybeLength > 0) {
+      const length = this.maybeLength;
+      this.maybeLength = 0;
+      if (opensCardPacket(length, b)) {
+        this.packetLength = length;
+        this.bytes = [length, b];
+        return;
+      }
+      // A printed frame after all: the held byte is read as any other, then this one.
+      this.byte(length, out, false);
+      return this.byte(b, out);
     }
     if (b === STX) {
       // Bytes before an STX are a frame of their own (a key, or noise): never glued to the card.
@@ -165,6 +194,10 @@ export class FrameSplitter {
       this.discarding = false;
       this.stx = true;
       this.afterCR = false;
+      return;
+    }
+    if (mayOpenPacket && this.stx && this.bytes.length === 0 && !this.discarding && mayBePacketLength(b)) {
+      this.maybeLength = b;
       return;
     }
     if (b === ETX) {
@@ -209,6 +242,28 @@ export class FrameSplitter {
       }
     }
     return false;
+  }
+
+  /**
+   * A byte of a binary card packet. Where its length puts the ETX, any other byte ends the packet
+   * cut short (a byte was lost) and is read anew: it may be the STX of the next packet.
+   */
+  private packetByte(b: number, out: FrameResult): void {
+    if (this.bytes.length < this.packetLength - 2) {
+      this.bytes.push(b);
+      return;
+    }
+    const whole = b === ETX;
+    out.frames.push({
+      text: Buffer.from(this.bytes).toString('latin1'),
+      end: whole ? 'etx' : 'length',
+      stx: true,
+      packet: true,
+    });
+    this.bytes = [];
+    this.stx = false;
+    this.packetLength = 0;
+    if (!whole) this.byte(b, out);
   }
 
   private keep(b: number, out: FrameResult): void {

@@ -41,7 +41,9 @@ function framingToTry(cfg: SerialTerminalConfig): string {
       return 'set framing: auto for it (STX/ETX frames such as RDM6300 readers send), or framing: gap if the reader only pauses between reads';
     case 'auto':
     case 'etx':
-      return 'set framing: gap for it (a silence ends each read), or framing: length with frameBytes: N if each read has N bytes';
+      // EM-18-type modules send an RDM6300's 12 hex digits with nothing around them: the reader
+      // most likely to land here, and the one setting that reads it safely (docs/terminals-serial.md).
+      return 'set framing: gap for it (a silence ends each read), or framing: length with frameBytes: N if each read has N bytes; an EM-18-type reader (12 hex digits a read): framing: length with frameBytes: 12';
     case 'length':
       return `check frameBytes (now ${cfg.frameBytes ?? '?'}) against one read of the reader, or set framing: gap`;
     case 'gap':

@@ -32,10 +32,15 @@ export function decodeRdm6300(text: string, style: CardNumberStyle): Rdm6300Read
       kind: 'bad-checksum',
       reason: `RDM6300 checksum wrong (sent ${text.slice(10).toUpperCase()}, data gives ${sum.toString(16).toUpperCase().padStart(2, '0')})`,
     };
-  const data = text.slice(0, 10).toUpperCase();
-  if (style === 'hex') return { kind: 'card', card: data };
-  const number = style === 'wiegand26' ? data.slice(4) : data.slice(2);
-  return { kind: 'card', card: String(parseInt(number, 16)).padStart(10, '0') };
+  return { kind: 'card', card: em4100Card(text.slice(0, 10), style) };
+}
+
+/** An EM4100 tag's 5 data bytes (10 hex digits: version byte and number) as `style` numbers it. */
+export function em4100Card(data: string, style: CardNumberStyle): string {
+  const hex = data.toUpperCase();
+  if (style === 'hex') return hex;
+  const number = style === 'wiegand26' ? hex.slice(4) : hex.slice(2);
+  return String(parseInt(number, 16)).padStart(10, '0');
 }
 
 /** The frame an RDM6300 sends for `data` (10 hex digits): for the simulator and tests. */

@@ -12,6 +12,7 @@ import { cardPunch, createLineParser, EDGE_CONTROL, type LineParser, type Parsed
 import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
 import { FrameSplitter, type Frame, type FrameResult } from './frame-splitter.js';
 import { decodeRdm6300, RDM6300_TEXT_LENGTH } from './rdm6300.js';
+import { decodeCardPacket } from './card-packet.js';
 import { CardRepeats } from './card-repeats.js';
 import { keypadKey } from './keypad.js';
 import { elapsedMs } from '../../util/clock.js';
@@ -24,6 +25,11 @@ import { SerialStats, type SerialSourceStatus } from './status.js';
 
 /** A frame of printable ASCII only: text a person or a reader wrote, not line noise. */
 const PRINTABLE = /^[\x20-\x7e]+$/;
+/** An RDM6300's frame text alone, as EM-18-type modules send it: no STX, ETX or line end around it. */
+const BARE_EM4100 = /^[0-9A-Fa-f]{12}$/;
+/** Several of them with no pause between (a busy box read them in one go). */
+const BARE_EM4100_RUN = /^(?:[0-9A-Fa-f]{12}){2,}$/;
+const HEX_LETTER = /[A-Fa-f]/;
 /**
  * How long a key of `keypadStates` waits for its card: a person presses "check-out", then shows the
  * card within seconds. A key left pressed alone chooses nothing for a card shown later.
@@ -315,7 +321,7 @@ export class SerialSource {
     }
     const punches: QueuedPunch[] = [];
     let framed = false;
-    for (const frame of frames) {
+    for (const frame of frames.flatMap((f) => this.bareEm4100Reads(f))) {
       const parsed = this.parseFrame(frame);
       if (parsed.kind === 'blank') continue;
       this.stats.markLine(now);
@@ -357,10 +363,54 @@ export class SerialSource {
     this.journal.add(punches);
   }
 
+  /**
+   * A frame that a silence ended holding several EM-18 reads: each read on its own. A silence is
+   * seen when the box reads, not when the bytes came: a box busy for longer than the pause between
+   * two reads gets both at once, and the 24 digits were journalled as one card nobody holds (found
+   * by a device trial through the daemon). Each read is then checked by its own checksum.
+   */
+  private bareEm4100Reads(frame: Frame): Frame[] {
+    if (this.cfg.format !== 'card' || frame.stx || (frame.end !== 'gap' && frame.end !== 'length')) return [frame];
+    if (!BARE_EM4100_RUN.test(frame.text)) return [frame];
+    const reads = frame.text.match(/.{12}/g) ?? [];
+    // Digits alone may be one long number a reader printed (no EM-18's): split only when each
+    // piece checks, or when hex letters show the digits are no decimal number.
+    const checks = reads.every((text) => decodeRdm6300(text, this.cfg.cardNumber)?.kind === 'card');
+    if (!checks && !HEX_LETTER.test(frame.text)) return [frame];
+    return reads.map((text) => ({ ...frame, text }));
+  }
+
   /** A frame as a key, a punch, noise or nothing. */
   private parseFrame(
     frame: Frame,
   ): ParsedLine | { kind: 'key'; key: string } | { kind: 'malformed'; reason: string; badChecksum?: true } {
+    if (frame.packet) {
+      if (this.cfg.format !== 'card')
+        return {
+          kind: 'malformed',
+          reason: 'a binary card packet (STX, length, type, card, BCC, ETX): set format: card',
+        };
+      const read = decodeCardPacket(frame.text, frame.end === 'etx', this.cfg.cardNumber);
+      if (read.kind === 'card') return cardPunch(read.card, this.clock, this.cfg.timezone);
+      return { kind: 'malformed', reason: read.reason, ...(read.badChecksum ? { badChecksum: true } : {}) };
+    }
+    // An EM-18-type module's read (framing gap or length): checked by its checksum like an RDM6300
+    // frame. Read as a printed card, its 12 digits were journalled, checksum included, and a read
+    // at the edge of the field became a card nobody holds (found by a device trial).
+    if (
+      this.cfg.format === 'card' &&
+      !frame.stx &&
+      (frame.end === 'gap' || frame.end === 'length') &&
+      BARE_EM4100.test(frame.text)
+    ) {
+      const read = decodeRdm6300(frame.text, this.cfg.cardNumber)!;
+      if (read.kind === 'card') return cardPunch(read.card, this.clock, this.cfg.timezone);
+      // Twelve decimal digits that do not check are more likely a reader that prints a 12-digit
+      // number with no line end than an EM-18 misread (whose hex shows a letter in all but 0.4 % of
+      // tags): read as printed, as before.
+      if (HEX_LETTER.test(frame.text))
+        return { kind: 'malformed', reason: read.reason.replace('RDM6300', 'EM4100'), badChecksum: true };
+    }
     const text = frame.text.replace(EDGE_CONTROL, '');
     const key = keypadKey(text, this.cfg.keypadMaxBytes);
     if (key !== null) return { kind: 'key', key };
