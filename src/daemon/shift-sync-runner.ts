@@ -163,7 +163,9 @@ export class ShiftSyncRunner {
   private failed(message: string): void {
     const now = this.d.clock.now();
     const first = this.failingSince === null;
-    this.failingSince ??= now;
+    // Never after now: a box clock stepped back left it ahead, and the shift-sync alert (after
+    // delivery.alertAfterMinutes of failing) away for the step's length (an adversarial trial).
+    this.failingSince = Math.min(this.failingSince ?? now, now);
     this.lastError = message;
     if (first || now - this.lastLoggedAt >= SHIFT_SYNC_LOG_EVERY_MS) {
       this.lastLoggedAt = now;

@@ -60,6 +60,17 @@ export function answeredState(r: Pick<DeliveryRecord, 'auth' | 'lastError' | 'fa
 }
 
 /**
+ * Since when a trouble lasts, kept from `since` (null: it starts now), but never after now. It is
+ * a wall-clock time kept across restarts: a box clock stepped back (or set back while punchgate
+ * was stopped) left it ahead of the box, and the "delivery failing" alert, which comes once
+ * `now - since` passes delivery.alertAfterMinutes, stayed away for the step's length, a year for a
+ * clock that was a year ahead, while the HRMS refused every batch (found by an adversarial trial).
+ */
+function sinceNoLaterThan(since: number | null, now: number): number {
+  return since === null ? now : Math.min(since, now);
+}
+
+/**
  * Keeps the persisted delivery state (read by `status`) and decides what is worth a log line.
  * A problem is logged loudly once when it starts and once when it ends; the retries in between
  * go to debug, so a HRMS that is down for a weekend does not fill the disk.
@@ -159,8 +170,8 @@ export class DeliveryHealth {
     );
     this.write({
       auth: 'failed',
-      authFailedSince: previous.auth === 'failed' && previous.authFailedSince !== null ? previous.authFailedSince : now,
-      failingSince: previous.failingSince ?? now,
+      authFailedSince: previous.auth === 'failed' ? sinceNoLaterThan(previous.authFailedSince, now) : now,
+      failingSince: sinceNoLaterThan(previous.failingSince, now),
       lastError: saysIt ? message : `${refused}: ${message}`,
       lastErrorAt: now,
       lastResult,
@@ -186,8 +197,8 @@ export class DeliveryHealth {
     );
     this.write({
       auth: 'failed',
-      authFailedSince: previous.auth === 'failed' && previous.authFailedSince !== null ? previous.authFailedSince : now,
-      failingSince: previous.failingSince ?? now,
+      authFailedSince: previous.auth === 'failed' ? sinceNoLaterThan(previous.authFailedSince, now) : now,
+      failingSince: sinceNoLaterThan(previous.failingSince, now),
       lastError: `${NO_TOKEN}: ${message}`,
       lastErrorAt: now,
       lastResult,
@@ -241,7 +252,7 @@ export class DeliveryHealth {
     const now = this.clock.now();
     // Since when delivery fails (kept across restarts): the alert comes after delivery.alertAfterMinutes.
     const previous = this.state.get();
-    const failingSince = previous.failingSince ?? now;
+    const failingSince = sinceNoLaterThan(previous.failingSince, now);
     // The last answer was no refusal of the credential: a status still saying "refuses the token"
     // would send the admin to a token already put right. Whether it is accepted shows at the next answer.
     const authCleared = previous.auth === 'failed' ? { auth: 'unknown' as const, authFailedSince: null } : {};

@@ -45,6 +45,7 @@ import { PRUNE_GUARD } from './state-terms.js';
 import { NOT_ROUTED_MESSAGE } from './not-routed.js';
 import { RefusedRecordStore } from './refused-records.js';
 import { CommandRetention } from './command-retention.js';
+import { bringRetryTimesWithinReach } from './retry-times-ahead.js';
 import { RetentionMarks, wasForgotten, type ForgottenSpan, type PrunedPunch } from './retention-marks.js';
 import {
   pruneSinkRows,
@@ -538,6 +539,7 @@ export class Journal implements PunchSink, DeliveryQueue {
       try {
         journal.db.pragma(`busy_timeout = ${openTimeoutMs}`);
         journal.recoverStaleClaims({ sweepFiles: true });
+        journal.bringRetryTimesWithinReach();
         journal.adoptKnownDevices();
         journal.db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       } catch (e) {
@@ -553,6 +555,18 @@ export class Journal implements PunchSink, DeliveryQueue {
 
   get path(): string {
     return this.opts.path;
+  }
+
+  /** Refused punches' retry times left ahead by a box clock set back while no punchgate ran (retry-times-ahead.ts), said in the log. */
+  bringRetryTimesWithinReach(): number {
+    const { maxMs } = this.opts.rejectedRetry;
+    const moved = bringRetryTimesWithinReach(this.db, this.clock.now(), maxMs);
+    if (moved > 0)
+      this.extra.logger?.warn(
+        { punches: moved },
+        `${moved === 1 ? '1 refused punch was' : `${moved} refused punches were`} to be tried again more than delivery.rejectedRetry.maxMs (${Math.round(maxMs / 60_000)} min) from now: the box clock was ahead when the HRMS refused them and was set back while punchgate was stopped; tried again within that time now`,
+      );
+    return moved;
   }
 
   /**

@@ -72,7 +72,10 @@ export function recordFailedPoll(
       lastPollAt: poll.startedAt,
       lastError: poll.fault.cause,
       lastErrorFix: poll.fault.fix,
-      offlineSince: poll.reached ? null : (prev?.offlineSince ?? poll.startedAt),
+      // Since the first failure, but never after this one: a wall-clock time kept across restarts,
+      // left ahead by a box clock set back (while running or stopped) it held the "cannot be
+      // reached" alert away for the step's length (found by an adversarial trial).
+      offlineSince: poll.reached ? null : Math.min(prev?.offlineSince ?? poll.startedAt, poll.startedAt),
     });
     const detail = poll.detail && poll.detail !== poll.fault.cause ? { detail: poll.detail } : {};
     if (prev?.lastError !== poll.fault.cause)

@@ -99,6 +99,16 @@ describe('shift sync runner', () => {
     await r.stop();
   });
 
+  it('failing since no later than now after a step back of the box clock (its alert comes after the usual minutes)', async () => {
+    j.terminals.update('gate', { readUpTo: '2026-11-22 09:58:00' });
+    const r = runner();
+    await r.kick();
+    clock.advance(MIN);
+    clock.step(-60 * MIN);
+    await r.kick();
+    expect(r.facts().failingSince).toBe(Date.UTC(2026, 10, 22, 9, 1, 0));
+  });
+
   it('a punch Frappe refused holds the shift type: logged once, kept with since when, gone once it is delivered', async () => {
     token = 'k:s';
     j.terminals.update('gate', { readUpTo: '2026-11-22 09:58:00' });

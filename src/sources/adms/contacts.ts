@@ -6,6 +6,7 @@ import {
   type PushRefusal,
 } from '../../journal/types.js';
 import { elapsedMs, type Clock } from '../../util/clock.js';
+import { STEP_THRESHOLD_MS } from '../../util/clock-steps.js';
 import type { Logger } from '../../util/logger.js';
 import type { DeviceInfo } from './device-info.js';
 import type { PushTerminal } from './directory.js';
@@ -68,17 +69,23 @@ export class ContactBook {
     const now = this.clock.now();
     for (const r of this.journal.pushTerminals()) {
       if (r.lastContactAt === null) continue;
-      const online = now - r.lastContactAt <= this.offlineAfterMs();
+      // A contact dated after now: the box clock stepped back while punchgate was stopped. It was
+      // before this start, by how much is unknown: said as now ("no call since" holds for it), its
+      // silence counted from here on the monotonic clock. Kept as it was, it read as a call still
+      // to come: online in the status, and never "stopped calling", for as long as the step.
+      const ahead = r.lastContactAt > now;
+      const lastContactAt = ahead ? now : r.lastContactAt;
+      const online = now - lastContactAt <= this.offlineAfterMs();
       this.contacts.set(r.terminal, {
         serial: r.serial,
-        lastContactAt: r.lastContactAt,
-        lastContactElapsed: null,
+        lastContactAt,
+        lastContactElapsed: ahead ? elapsedMs(this.clock) : null,
         address: r.address ?? '',
         online,
-        offlineSince: online ? null : r.lastContactAt,
+        offlineSince: online ? null : lastContactAt,
         pushVersion: r.pushVersion ?? undefined,
         info: {},
-        dirty: false,
+        dirty: ahead,
       });
     }
   }
@@ -120,6 +127,21 @@ export class ContactBook {
     return c.lastContactElapsed !== null
       ? elapsedMs(this.clock) - c.lastContactElapsed
       : this.clock.now() - c.lastContactAt;
+  }
+
+  /**
+   * A contact's time in the wall clock's terms of now: moved with a step of the box clock since it
+   * was seen. The status and the journal judge silence by `now - lastContactAt`: a contact made
+   * before a step back of an hour, kept as it was, was an hour ahead of the box, and a terminal
+   * gone silent stayed online in the status for that hour while the log said it stopped calling.
+   */
+  private restate(c: Contact, now: number): void {
+    if (c.lastContactElapsed === null) return;
+    const delta = now - (elapsedMs(this.clock) - c.lastContactElapsed) - c.lastContactAt;
+    if (Math.abs(delta) < STEP_THRESHOLD_MS) return;
+    c.lastContactAt += delta;
+    if (c.offlineSince !== null) c.offlineSince += delta;
+    c.dirty = true;
   }
 
   lastContactAt(name: string): number | null {
@@ -191,6 +213,7 @@ export class ContactBook {
     const limit = this.offlineAfterMs();
     const changed: [string, Contact][] = [];
     for (const [name, c] of this.contacts) {
+      this.restate(c, now);
       const silence = this.silenceMs(c);
       if (c.online && silence > limit) {
         c.online = false;

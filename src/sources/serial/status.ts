@@ -127,15 +127,24 @@ export class SerialStats {
       if (this.s.gaps.length > RECENT_GAPS) this.s.gaps.shift();
     }
     this.s.online = false;
-    this.s.offlineSince ??= at;
+    this.offlineFrom(at);
     this.s.lastError = error;
   }
 
   markOpenFailed(at: number, error: string, nextAttemptAt: number | null): void {
     this.s.lastOpenFailedAt = at;
-    this.s.offlineSince ??= at;
+    this.offlineFrom(at);
     this.s.lastError = error;
     this.s.nextAttemptAt = nextAttemptAt;
+  }
+
+  /**
+   * Offline since the first failure, but never after the latest: a box clock stepped back left
+   * that time ahead, and the "cannot be read" alert, which comes once it is minutes old, stayed
+   * away for the step's length while the reader was gone (found by an adversarial trial).
+   */
+  private offlineFrom(at: number): void {
+    this.s.offlineSince = Math.min(this.s.offlineSince ?? at, at);
   }
 
   markNextAttempt(at: number | null): void {
@@ -144,7 +153,7 @@ export class SerialStats {
 
   markStopped(at: number): void {
     this.s.online = false;
-    this.s.offlineSince ??= at;
+    this.offlineFrom(at);
     this.s.nextAttemptAt = null;
   }
 
