@@ -12,6 +12,8 @@ import type { DeliveryQueue } from '../journal/types.js';
 import { BUILT_IN_MAKERS, buildSinkSender, sinkPunchContext, sinkTokens, type SinkMakers } from '../sinks/build.js';
 import { buildProblem, sinkKeyPrefix } from '../sinks/build-problem.js';
 import { renamedTerminals } from '../sinks/renamed.js';
+import type { DirectionRule } from '../punch/direction.js';
+import { keptDirectionOf, keptRules, type KeptDirectionText } from '../punch/kept-direction.js';
 import { boxIanaZone } from '../util/box-zone.js';
 import { elapsedMs } from '../util/clock.js';
 import { messageOf } from '../util/errors.js';
@@ -84,6 +86,7 @@ export class SinkDeliveries {
         () => elapsedMs(ctx.clock),
       ),
       rememberedZones(journal, config, ctx),
+      rememberedDirections(journal, config, ctx),
     );
     this.unbuilt = [];
     for (const sink of sinks) {
@@ -217,4 +220,35 @@ function rememberedZones(journal: Journal, config: Config, ctx: AppContext): (te
     if (isFatalJournalError(e)) throw e;
   }
   return (t) => zones.get(t);
+}
+
+/**
+ * Records the configured terminals' direction settings in the journal and returns the rule each
+ * terminal had, so that a terminal taken out of the config keeps its direction for its waiting
+ * punches (terminal-directions.ts).
+ */
+function rememberedDirections(
+  journal: Journal,
+  config: Config,
+  ctx: AppContext,
+): (terminal: string) => DirectionRule | undefined {
+  try {
+    journal.rememberTerminalDirections(
+      config.terminals.map((t) => ({ terminal: t.name, ...keptDirectionOf(t) })),
+      ctx.clock.now(),
+    );
+  } catch (e) {
+    if (isFatalJournalError(e)) throw e;
+    ctx.logger.warn(
+      { err: messageOf(e) },
+      'could not record the terminals’ direction settings in the journal (busy): retried at reload',
+    );
+  }
+  let kept = new Map<string, KeptDirectionText>();
+  try {
+    kept = journal.terminalDirections();
+  } catch (e) {
+    if (isFatalJournalError(e)) throw e;
+  }
+  return keptRules(kept);
 }

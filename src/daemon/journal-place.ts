@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { JournalUnusableError } from '../journal/errors.js';
 import { lostJournalProblem } from '../journal/lost-journal.js';
 import { readStatusJson, statusJsonPath } from '../status/daemon-probe.js';
-import { SYSTEM_MOUNT_TABLES, unmountedMountPointOf, type MountTables } from '../util/mount-table.js';
+import { linkedPath, systemMountTables, unmountedMountPointOf, type MountTables } from '../util/mount-table.js';
 
 /** What makes punchgate wait for the journal's disk under systemd: said by both refusals. */
 const waitForDisk = (folder: string) =>
@@ -17,8 +17,9 @@ const waitForDisk = (folder: string) =>
  * came up, the old journal reappeared over the new one, with what was journalled meanwhile
  * hidden under it. Two signs are asked, both files an admin can see and move:
  *
- * - /etc/fstab mounts a file system above the journal and nothing is mounted there now (also
- *   when a journal file is there: it is one made on the file system below, hidden by the disk);
+ * - /etc/fstab or a systemd mount unit mounts a file system above the journal, or above where a
+ *   link in its path leads, and nothing is mounted there now (also when a journal file is there:
+ *   it is one made on the file system below, hidden by the disk);
  * - no journal file, and the status log's JSON twin (status.json, beside the status log, which
  *   may be elsewhere than the journal) says punchgate run kept this very journal: it ran here.
  *
@@ -30,17 +31,23 @@ const waitForDisk = (folder: string) =>
 export function journalPlaceProblem(
   journalPath: string,
   statusPath: string | undefined,
-  tables: MountTables = SYSTEM_MOUNT_TABLES,
+  tables: MountTables = systemMountTables(),
 ): JournalUnusableError | undefined {
   const folder = dirname(resolve(journalPath));
   const unmounted = unmountedMountPointOf(resolve(journalPath), tables);
-  if (unmounted)
+  if (unmounted) {
+    const { point, by } = unmounted;
+    const real = linkedPath(journalPath);
+    const through = real === resolve(journalPath) ? '' : ` (through a link: it is ${real})`;
+    const mounter = by.endsWith('.mount') ? `the systemd unit ${by}` : by;
+    const mountIt = by.endsWith('.mount') ? `sudo systemctl start ${basename(by)}` : `sudo mount ${point}`;
     return new JournalUnusableError(
       journalPath,
-      `lies under ${unmounted}, which /etc/fstab mounts, but nothing is mounted there now: its disk did not come up, and a journal used or made now would be on the file system below, hidden once the disk is mounted`,
-      `mount it (sudo mount ${unmounted}; dmesg and journalctl -b say why it did not come up), then start punchgate; ${waitForDisk(unmounted)}`,
+      `${through ? `${through.slice(1)} ` : ''}lies under ${point}, which ${mounter} mounts, but nothing is mounted there now: its disk did not come up, and a journal used or made now would be on the file system below, hidden once the disk is mounted`,
+      `mount it (${mountIt}; dmesg and journalctl -b say why it did not come up), then start punchgate; ${waitForDisk(point)}`,
       'ENOTMOUNTED',
     );
+  }
   if (existsSync(journalPath)) return undefined;
   // Its write-ahead log or a backup record beside it: said in their more precise words.
   const lost = lostJournalProblem(journalPath);

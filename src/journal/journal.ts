@@ -57,6 +57,7 @@ import {
   type SinkRoster,
 } from './sink-deliveries.js';
 import { TerminalDevices, type Adopted } from './terminal-devices.js';
+import { TerminalDirections, type KeptDirection } from './terminal-directions.js';
 import { TerminalZones } from './terminal-zones.js';
 import { DeliveryStateStore, scrubEachOnce, SourceStateTable, TerminalStateStore, type Scrub } from './state-stores.js';
 import type {
@@ -259,6 +260,7 @@ export class Journal implements PunchSink, DeliveryQueue {
   /** The device each terminal is known to be: one identity for a punch whatever its route. */
   private readonly devices: TerminalDevices;
   private readonly zones: TerminalZones;
+  private readonly directions: TerminalDirections;
   private readonly gate: WriteGate;
   private readonly stmt;
   /** The INSERT of ingest, many punches per statement (punch-inserts.ts). */
@@ -335,6 +337,7 @@ export class Journal implements PunchSink, DeliveryQueue {
     this.punchCounts = new PunchCounts(db);
     this.devices = new TerminalDevices(db, this.ids.firstHashed, this.punchCounts);
     this.zones = new TerminalZones(db);
+    this.directions = new TerminalDirections(db);
     this.queries = new JournalQueries(db, clock, this.ids, this.punchCounts, (rows) => this.wrote(rows));
     this.history = new PunchHistory(db, this.ids);
     this.hourly = new HourlyStats(db, this.gate);
@@ -1328,6 +1331,20 @@ export class Journal implements PunchSink, DeliveryQueue {
   /** The zone each terminal had when last in the config (terminal-zones.ts). */
   terminalZones(): Map<string, string> {
     return this.zones.all();
+  }
+
+  /**
+   * Records the direction setting of each configured terminal: kept once it is taken out of the
+   * config, for its punches still waiting (terminal-directions.ts). Throws when busy.
+   */
+  rememberTerminalDirections(rows: readonly KeptDirection[], at: number): void {
+    if (this.readonly) return;
+    this.gate.attempt(() => this.directions.remember(rows, at));
+  }
+
+  /** The direction setting each terminal had when last in the config (terminal-directions.ts). */
+  terminalDirections(): Map<string, KeptDirection> {
+    return this.directions.all();
   }
 
   /** Each terminal whose device (serial) the journal knows, with it (terminal-devices.ts). */

@@ -13,6 +13,7 @@ import { SINK_DELIVERIES_MIGRATION } from './sink-deliveries.js';
 import { rewriteStateChecks } from './state-check.js';
 import { STATE_TERMS_MIGRATION } from './state-terms.js';
 import { TERMINAL_DEVICES_MIGRATION } from './terminal-devices.js';
+import { TERMINAL_DIRECTIONS_MIGRATION } from './terminal-directions.js';
 import { TERMINAL_ZONES_MIGRATION } from './terminal-zones.js';
 import { CARD_CODES_MIGRATION } from './unknown-cards.js';
 import { notRoutedMigration } from './not-routed.js';
@@ -370,6 +371,9 @@ export const MIGRATIONS: readonly Migration[] = [
   // 26: the zone each configured terminal had: a terminal taken out of the config keeps it for its
   //     punches still waiting, not the box's (terminal-zones.ts).
   TERMINAL_ZONES_MIGRATION,
+  // 27: ...and the direction setting it had: its waiting punches no longer go out with the device's
+  //     state read the usual way (terminal-directions.ts).
+  TERMINAL_DIRECTIONS_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -102,10 +102,12 @@ export interface ShownDirection {
 /** How to show punches' directions: per terminal of `terminals`, made once. */
 export function directionShower(
   terminals: readonly DirectionTerminal[],
+  /** The rule a terminal taken out of the config had (the journal's terminal_directions); none by default. */
+  kept: (terminal: string) => DirectionRule | undefined = () => undefined,
 ): (p: { terminal: string; punchState: number | null }) => ShownDirection {
   const rules = new Map(terminals.map((t) => [t.name, directionRuleOf(t)]));
   return (p) => {
-    const rule = rules.get(p.terminal) ?? DEFAULT_DIRECTION_RULE;
+    const rule = rules.get(p.terminal) ?? kept(p.terminal) ?? DEFAULT_DIRECTION_RULE;
     return {
       stateName: stateLabel(p.punchState),
       direction: resolveDirection(rule, p.punchState) ?? null,

@@ -3,7 +3,7 @@ import { AttendanceClient } from '../hrms/attendance.js';
 import { TokenSource, TokenUnavailableError } from '../hrms/token.js';
 import type { Secrets } from '../util/secrets.js';
 import type { TerminalConfig } from '../config/terminals.js';
-import { directionResolver, type DirectionOf } from '../punch/direction.js';
+import { directionResolver, resolveDirection, type DirectionOf, type DirectionRule } from '../punch/direction.js';
 import { FrappeSender } from './frappe/index.js';
 import { OdooSender } from './odoo/index.js';
 import { SeedSinkSender } from './seed.js';
@@ -45,6 +45,8 @@ export function sinkPunchContext(
   renamedTo: (terminal: string) => string | undefined = () => undefined,
   /** The zone a terminal had when it was last in the config (the journal's terminal_zones); none by default. */
   rememberedZone: (terminal: string) => string | undefined = () => undefined,
+  /** The direction rule a terminal had when it was last in the config (the journal's terminal_directions); none by default. */
+  rememberedDirection: (terminal: string) => DirectionRule | undefined = () => undefined,
 ): {
   timezoneOf: (terminal: string) => string | undefined;
   directionOf: DirectionOf;
@@ -58,7 +60,12 @@ export function sinkPunchContext(
       const name = current(t);
       return zones.has(name) ? zones.get(name) : rememberedZone(t);
     },
-    directionOf: (p) => direction({ terminal: current(p.terminal), punchState: p.punchState }),
+    // ...and the direction it was set to: an exit's waiting punches stay outs (terminal-directions.ts).
+    directionOf: (p) => {
+      const name = current(p.terminal);
+      const kept = zones.has(name) ? undefined : rememberedDirection(p.terminal);
+      return kept ? resolveDirection(kept, p.punchState) : direction({ terminal: name, punchState: p.punchState });
+    },
   };
 }
 

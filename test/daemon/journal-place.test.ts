@@ -32,7 +32,9 @@ describe('journalPlaceProblem: the journal on a disk that did not come up', () =
       if (made) writeFileSync(journal, 'a journal made on the file system below');
       const p = journalPlaceProblem(journal, undefined, tables);
       expect(p?.exitCode).toBe(74);
-      expect(p?.message).toContain(`the journal ${journal} lies under ${tmp.path('usb')}, which /etc/fstab mounts`);
+      expect(p?.message).toContain(
+        `the journal ${journal} lies under ${tmp.path('usb')}, which ${tables.fstab} mounts`,
+      );
       expect(p?.message).toContain(`RequiresMountsFor=${tmp.path('usb')}`);
     }
   });

@@ -6,7 +6,7 @@ import { listCheckText, orCheck, rewriteTableText, STATE_CHECKS, tableText } fro
 /**
  * Turns a journal back into one of the version before migration 18, for tests of the migrations up
  * to it: the objects of later migrations go (retention-marks.ts, 19; user-backups.ts's cards, 21; push-zones.ts, 22;
- * unknown-cards.ts, 23; not-routed.ts's index, 24; kept-drops.ts, 25; terminal-zones.ts, 26), and the tables' CHECK on state goes back to the
+ * unknown-cards.ts, 23; not-routed.ts's index, 24; kept-drops.ts, 25; terminal-zones.ts, 26; terminal-directions.ts, 27), and the tables' CHECK on state goes back to the
  * list it had (state-check.ts; the punches' without 24's not_routed), by the same edit of sqlite_schema.
  */
 export function backBeforeStateChecks(db: Database): void {
@@ -26,10 +26,14 @@ export function backBeforeStateChecks(db: Database): void {
   );
 }
 
-/** Migrations 25 and 26 undone (kept-drops.ts, terminal-zones.ts): kept uploads dropped for their age no longer counted apart, no terminal zones. */
+/**
+ * Migrations 25 to 27 undone (kept-drops.ts, terminal-zones.ts, terminal-directions.ts): kept uploads dropped for their
+ * age no longer counted apart, no terminal zones nor direction settings.
+ */
 function dropKeptDroppedOld(db: Database): void {
   db.exec('ALTER TABLE push_kept_counts DROP COLUMN dropped_old');
   db.exec('DROP TABLE terminal_zones');
+  db.exec('DROP TABLE terminal_directions');
 }
 
 /** Migration 24's indexes undone: its own goes, the waiting cards' index is made as migration 13 made it. */
@@ -47,7 +51,7 @@ function backBeforeNotRouted(table: string, sql: string): string {
 
 /**
  * Turns a journal back into one of version 23, for tests of migration 24 (not-routed.ts): its index
- * goes (and migration 25's column, 26's table), and the punches' CHECK no longer allows not_routed (by the same edit of sqlite_schema).
+ * goes (and migration 25's column, 26's and 27's tables), and the punches' CHECK no longer allows not_routed (by the same edit of sqlite_schema).
  * The journal must hold no not_routed punch (the CHECK would no longer hold for it).
  */
 export function backBeforeNotRoutedState(db: Database): void {

@@ -13,6 +13,8 @@ import type { SourceDeps } from '../../src/sources/types.js';
 import { waitFor } from '../helpers/wait.js';
 import { createLogger } from '../../src/util/logger.js';
 import { classify, fromSearchRow } from '../../src/sources/hikvision/events.js';
+import { UnknownMinorLog } from '../../src/sources/hikvision/unknown-minors.js';
+import { DEFAULT_HIKVISION_MINORS } from '../../src/config/terminals.js';
 import { hikConfig, journalFixture, journalKeys, openClient, PASSWORD } from './helpers.js';
 
 const SERIAL = 'DS-K1T502-TEST';
@@ -23,7 +25,12 @@ afterEach(async () => {
 
 /** The endpoint of terminal `reception` (url 127.0.0.1) on a plain HTTP server, as the receiver hands posts over. */
 async function endpointFixture(
-  opts: { serial?: string; deps?: (d: SourceDeps) => SourceDeps; minors?: number[] } = {},
+  opts: {
+    serial?: string;
+    deps?: (d: SourceDeps) => SourceDeps;
+    minors?: number[];
+    unknownMinors?: UnknownMinorLog;
+  } = {},
 ) {
   const f = journalFixture();
   cleanups.push(f.cleanup);
@@ -36,6 +43,7 @@ async function endpointFixture(
     {
       serial: () => f.journal.terminals.get('reception')?.serial ?? '',
       backfill: () => void backfills++,
+      ...(opts.unknownMinors ? { unknownMinors: opts.unknownMinors } : {}),
     },
   );
   const server: Server = createServer((req, res) => {
@@ -462,6 +470,26 @@ describe('event codes sent as strings (firmware that quotes majorEventType/subEv
     expect((await post(f.port, body, type)).status).toBe(200);
     expect(said()).toHaveLength(2);
     expect(said()[1]).toContain('HTTP Listening: 30 of 5/60: ');
+  });
+
+  it('says a person’s event under a minor in neither list (a newer firmware’s pass?) once per code', async () => {
+    const lines: string[] = [];
+    const f = await endpointFixture({
+      deps: (d) => ({ ...d, logger: createLogger({ level: 'info', destination: { write: (s) => lines.push(s) } }) }),
+      unknownMinors: new UnknownMinorLog('reception', new Set(DEFAULT_HIKVISION_MINORS)),
+    });
+    const said = () => lines.filter((l) => l.includes('neither an authentication pass'));
+    for (const [n, minor] of [190, 190, 21, 39].entries()) {
+      const { type, body } = postBody(event(n + 1, { major: 5, minor, employeeNoString: '100054' }), {
+        format: 'json',
+        pictureBytes: 0,
+        device,
+      });
+      expect((await post(f.port, body, type)).status).toBe(200);
+    }
+    expect(f.journal.queries.list()).toHaveLength(0);
+    expect(said()).toHaveLength(1);
+    expect(said()[0]).toContain('terminal reception: events 5/190 carry an employee number');
   });
 
   it('reads them in the event search rows too (the poll)', () => {

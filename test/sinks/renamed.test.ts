@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
+import { DEFAULT_DIRECTION_RULE } from '../../src/punch/direction.js';
 import { sinkPunchContext } from '../../src/sinks/build.js';
 import { renamedTerminals } from '../../src/sinks/renamed.js';
 
@@ -60,5 +61,12 @@ describe('a renamed terminal’s owed punches', () => {
     expect(kept.timezoneOf('gone')).toBe('America/Chicago');
     expect(kept.timezoneOf('gate-a')).toBe('Europe/Berlin');
     expect(kept.timezoneOf('gate-1')).toBe('Europe/Berlin');
+    // ...and the direction rule it had; the config's rule wins for one configured, or renamed.
+    const exit = { setting: 'out' as const, states: DEFAULT_DIRECTION_RULE.states };
+    const directed = sinkPunchContext(config.terminals, renamed, undefined, () => exit);
+    expect(directed.directionOf({ terminal: 'gone', punchState: 0 })).toBe('out');
+    expect(directed.directionOf({ terminal: 'gate-a', punchState: 1 })).toBe('in');
+    expect(directed.directionOf({ terminal: 'gate-1', punchState: 1 })).toBe('in');
+    expect(kept.directionOf({ terminal: 'gone', punchState: 0 })).toBe('in');
   });
 });

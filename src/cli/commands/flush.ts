@@ -9,6 +9,7 @@ import { heldBehindRefusedAlert, heldBehindRefusedCount } from '../../status/ref
 import { compilePatterns } from '../../delivery/outcomes.js';
 import type { AttendanceSender } from '../../hrms/attendance.js';
 import { BUILT_IN_MAKERS, buildSinkSender, sinkPunchContext, sinkTokens } from '../../sinks/build.js';
+import { keptRules } from '../../punch/kept-direction.js';
 import { buildProblem, sinkKeyPrefix } from '../../sinks/build-problem.js';
 import { renamedTerminals } from '../../sinks/renamed.js';
 import { SeedSinkSender } from '../../sinks/seed.js';
@@ -64,11 +65,14 @@ export async function runFlush(ctx: AppContext, opts: FlushOptions): Promise<num
         defaultNotFor: terminalsNotFor(config, first.name),
       });
     const zones = journal.terminalZones();
+    const directions = journal.terminalDirections();
     const punchContext = sinkPunchContext(
       config.terminals,
       renamedTerminals(config.terminals, () => journal.terminalDevices(), Date.now),
       // A terminal taken out keeps the zone it had (the daemon records it; terminal-zones.ts).
       (t) => zones.get(t),
+      // ...and the direction it was set to (terminal-directions.ts).
+      keptRules(directions),
     );
     for (const sink of sinks) {
       if (opts.sink !== undefined && sink.name !== opts.sink) continue;

@@ -182,8 +182,10 @@ export function listPunches(
   out: Out = stdoutLine,
   err = stderrLine,
   terminals: Parameters<typeof directionShower>[0] = [],
+  /** The rule of a terminal taken out of the config, as the journal kept it (kept-direction.ts). */
+  kept: Parameters<typeof directionShower>[1] = undefined,
 ): void {
-  const show = directionShower(terminals);
+  const show = directionShower(terminals, kept);
   const state = parseListState(opts.state);
   const byDelivery = opts.byDelivery ?? false;
   if (byDelivery && state !== undefined && state !== 'delivered')

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { StoredPunch } from '../../journal/types.js';
 import { directionShower } from '../../punch/direction.js';
+import { keptRules } from '../../punch/kept-direction.js';
 import { sinksOf } from '../../config/sinks.js';
 import { csvRecord } from '../../util/csv.js';
 import { escapeControls } from '../../util/terminal-text.js';
@@ -90,7 +91,15 @@ export function registerPunches(program: Command): void {
           checkTerminalFilter(opts.terminal, ctx.config.terminals, journal);
           const q = opts.sink === undefined ? undefined : sinkQueueOf(ctx.config, journal, opts.sink);
           if (q) listSinkPunches(q, opts, (l) => process.stdout.write(`${l}\n`));
-          else listPunches(journal, opts, undefined, undefined, ctx.config.terminals);
+          else
+            listPunches(
+              journal,
+              opts,
+              undefined,
+              undefined,
+              ctx.config.terminals,
+              keptRules(journal.terminalDirections()),
+            );
         },
         { readonly: true },
       ),
@@ -185,7 +194,7 @@ export function registerPunches(program: Command): void {
           cmd,
           async (ctx, journal) => {
             const opts = subOptions(cmd);
-            const show = directionShower(ctx.config.terminals);
+            const show = directionShower(ctx.config.terminals, keptRules(journal.terminalDirections()));
             // Read before the header: a wrong --state must not leave a header-only file behind.
             const state = parseState(opts.state);
             checkTerminalFilter(opts.terminal, ctx.config.terminals, journal);

@@ -4,6 +4,7 @@ import type { Logger } from '../../util/logger.js';
 import type { ReadCounts } from '../http-poll.js';
 import type { DeviceTime, EventQuery, HikvisionClient } from './client.js';
 import { SEARCH_FAULTS, splitIsoTime } from './client.js';
+import type { UnknownMinorLog } from './unknown-minors.js';
 import { HikApiError, HikConnectionError } from './errors.js';
 import { classify, fromSearchRow, unlistedPass } from './events.js';
 import { MAX_POLL_PAGES, monotonicNow, POLL_DEADLINE_MS } from './limits.js';
@@ -83,6 +84,8 @@ export interface ReadOptions {
   terminal: string;
   device: string;
   minors: ReadonlySet<number>;
+  /** Minors in neither the passes nor the known non-passes: said once per code (unknown-minors.ts). */
+  unknownMinors?: UnknownMinorLog;
   cursor: EventCursor;
   mode: FilterMode;
   /** The endSerialNo the firmware accepted before (END_SERIAL until one was refused). */
@@ -385,6 +388,7 @@ async function search(
         if (odd.length)
           implausible(`event ${e.serialNo ?? '?'} of ${wall ?? String(e.time).slice(0, 40)}: ${odd.join(' and ')}`);
         const c = classify(e, o.terminal, o.device, o.minors);
+        if (c.kind === 'other') o.unknownMinors?.note(e, o.log);
         if (unlistedPass(e, o.minors)) {
           r.unlisted ??= {};
           r.unlisted[e.minor] = (r.unlisted[e.minor] ?? 0) + 1;

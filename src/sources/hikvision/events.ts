@@ -89,7 +89,7 @@ export function fromAlert(alert: Json, inner: Json): AccessEvent {
 }
 
 /** The authentication passes by their HCNetSDK codes: what `minors` lists unless the site set it. */
-const KNOWN_PASSES: ReadonlySet<number> = new Set(DEFAULT_HIKVISION_MINORS);
+export const KNOWN_PASSES: ReadonlySet<number> = new Set(DEFAULT_HIKVISION_MINORS);
 
 /**
  * An authentication pass (a known pass code) that the terminal's `minors` leaves out: not a punch,

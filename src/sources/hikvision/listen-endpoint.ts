@@ -13,12 +13,15 @@ import { readPost } from './listen-post.js';
 import { UnlistedPassLog } from './unlisted-log.js';
 import { LISTEN_KEY, LISTEN_REFUSED_KEY, MAC_KEY, macShown, sameMac, type ListenRefusals } from './listen-state.js';
 import { accessEventOf } from './realtime.js';
+import type { UnknownMinorLog } from './unknown-minors.js';
 
 export interface ListenHooks {
   /** The device serial punches are filed under (learnt by polling): the same identity as the poll's. */
   serial: () => string;
   /** Ask a poll (the backstop) now: the serial is not known yet, or the journal could not take a post. */
   backfill: () => void;
+  /** Minors of a newer firmware, said once per code for the terminal (the poller's: unknown-minors.ts). */
+  unknownMinors?: UnknownMinorLog;
 }
 
 /** Log lines about strangers, and about malformed posts: at most 5 in 10 minutes each. */
@@ -129,6 +132,7 @@ export class HikvisionListenEndpoint implements ListenEndpoint {
     }
     if (c.kind === 'other') {
       this.unlistedLog.note(e, this.deps.clock.now(), log);
+      this.hooks.unknownMinors?.note(e, log);
       this.contact();
       return answer(req, res, 200, 'OK');
     }

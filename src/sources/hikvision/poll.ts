@@ -34,6 +34,7 @@ import {
   type ReadResult,
 } from './event-reader.js';
 import { unlistedWords } from './events.js';
+import { UnknownMinorLog } from './unknown-minors.js';
 import { MAX_POLL_PAGES, monotonicNow, POLL_DEADLINE_MS } from './limits.js';
 import { rememberMac } from './listen-state.js';
 import { writeNote, type NoteWords } from './notes.js';
@@ -106,6 +107,8 @@ export class HikvisionPoller {
   private endSerial = END_SERIAL;
   /** The password the terminal last accepted (in memory only). */
   private readonly accepted = new AcceptedPassword(() => readTerminalPassword(this.cfg, this.env));
+  /** Minors of a newer firmware, said once per code: shared with the alert stream and HTTP Listening. */
+  readonly unknownMinors: UnknownMinorLog;
 
   constructor(
     private readonly cfg: HikvisionTerminalConfig,
@@ -114,7 +117,9 @@ export class HikvisionPoller {
     private readonly env: NodeJS.ProcessEnv = process.env,
     /** Tests commit more often than every 10,000 events, or bound a poll tighter. */
     private readonly tuning: { commitRows?: number; maxPages?: number; deadlineMs?: number } = {},
-  ) {}
+  ) {
+    this.unknownMinors = new UnknownMinorLog(cfg.name, new Set(cfg.minors));
+  }
 
   /** The client for the current password (a new one when the password changed). */
   async clientFor(pw: TerminalPassword): Promise<HikvisionClient> {
@@ -251,6 +256,7 @@ export class HikvisionPoller {
         terminal: cfg.name,
         device: serial,
         minors: new Set(cfg.minors),
+        unknownMinors: this.unknownMinors,
         cursor: parseCursor(deps.state.get(cfg.name, key)),
         mode: this.mode,
         endSerial: this.endSerial,

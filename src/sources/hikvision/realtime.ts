@@ -10,6 +10,7 @@ import { splitIsoTime, type HikvisionClient } from './client.js';
 import { HikAuthError } from './errors.js';
 import { cursorKey, parseCursor, type EventCursor } from './event-reader.js';
 import { classify, fromAlert, type AccessEvent } from './events.js';
+import type { UnknownMinorLog } from './unknown-minors.js';
 import { UnlistedPassLog } from './unlisted-log.js';
 import { eventJsonOf, isObject, xmlField, type Json } from './isapi.js';
 import { monotonicNow, STREAM_HEALTHY_MS } from './limits.js';
@@ -73,6 +74,8 @@ export interface AlertStreamHooks {
    * while it was down), and when it tells of events the journal does not have yet.
    */
   backfill: () => void;
+  /** Minors of a newer firmware, said once per code for the terminal (the poller's: unknown-minors.ts). */
+  unknownMinors?: UnknownMinorLog;
 }
 
 export interface AlertStreamOptions {
@@ -354,6 +357,7 @@ export class AlertStreamLink {
       }
       if (c.kind !== 'punch') {
         this.unlistedLog.note(e, this.mono(), this.log());
+        if (c.kind === 'other') this.hooks.unknownMinors?.note(e, this.log());
         continue;
       }
       if (numbered) behind = true;

@@ -57,6 +57,7 @@ export class HikvisionSource implements Source {
       const endpoint = new HikvisionListenEndpoint(this.cfg, this.deps, {
         serial: () => this.deps.ledger.get(this.cfg.name)?.serial ?? '',
         backfill: () => this.loop.pollAgain(),
+        unknownMinors: this.poller.unknownMinors,
       });
       this.listening = { path: listenPath('hikvision', this.cfg.name), endpoint };
       this.deps.listeners.addListened(this.listening.path, endpoint);
@@ -74,6 +75,7 @@ export class HikvisionSource implements Source {
           // After every (re)connect, and when the stream tells of events not journalled yet, a
           // backfill by serial number: right after a running poll if need be (never two at once).
           backfill: () => this.loop.pollAgain(),
+          unknownMinors: this.poller.unknownMinors,
         },
         this.opts.stream,
       );
