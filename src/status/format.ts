@@ -10,6 +10,7 @@ import { backupLine } from './backup.js';
 import { credentialLabel } from './credential-words.js';
 import { summaryLine, terminalShown } from './summary.js';
 import { removedTerminalWords } from './removed-terminals.js';
+import { importedApartWords } from './imported-apart.js';
 import { lastActivityLabel, notYetLabel } from './activity-words.js';
 import { namedCause } from '../sources/poll-outcome.js';
 
@@ -53,8 +54,12 @@ export function formatStatus(r: StatusReport): string {
     const counts = `${t.records === null ? '' : `  records ${t.records}`}${t.users === null ? '' : `  users ${t.users}`}`;
     // Offline: the figures are those of its last answer, said so.
     const asOf = t.stale && (skew || counts) ? `  (as of ${when(t.lastSuccessAt)})` : '';
+    // Offline: when it last answered, "never" for one never reached, as the page's column says;
+    // "OFFLINE  last poll <time>" alone read as a terminal that once answered. Not beside LOGIN
+    // REFUSED: that one answers (its refusal is the cause under the rows).
+    const contact = shown === 'OFFLINE' ? `  last contact ${when(t.lastSuccessAt)}` : '';
     lines.push(
-      `  ${t.name.padEnd(16)} ${state}  ${lastActivityLabel(t.kind)} ${when(t.lastPollAt)}${skew}${counts}${asOf}`,
+      `  ${t.name.padEnd(16)} ${state}${contact}  ${lastActivityLabel(t.kind)} ${when(t.lastPollAt)}${skew}${counts}${asOf}`,
     );
     // A BioTime server: the terminals behind it, each a device of its own.
     for (const d of t.devices ?? [])
@@ -68,6 +73,7 @@ export function formatStatus(r: StatusReport): string {
   }
   // Taken out of the config with punches still to deliver: said, not left out with the config's list.
   for (const t of r.removedTerminals ?? []) lines.push(`  ${printable(removedTerminalWords(t), 800)}`);
+  if (r.importedApart) lines.push(`  ${importedApartWords(r.importedApart)}`);
   lines.push('');
   lines.push('Queue');
   // With punchgate run stopped, its claims hold no request (a kill -9 left them): said as they are.

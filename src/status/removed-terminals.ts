@@ -13,15 +13,18 @@ import { IMPORT_SOURCE } from '../sources/import/import-files.js';
  */
 export function removedTerminalsOf(journal: Journal, config: Config): RemovedTerminalStatus[] {
   const named = new Set(config.terminals.map((t) => t.name));
-  return journal.punchCounts
-    .waitingByTerminal()
-    .filter((t) => !named.has(t.terminal))
-    .map(({ terminal, ...counts }) => ({ name: terminal, ...counts }))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return (
+    journal.punchCounts
+      .waitingByTerminal()
+      // Punches imported apart were never a terminal of the config: said on their own (imported-apart.ts).
+      .filter((t) => !named.has(t.terminal) && t.terminal !== IMPORT_SOURCE)
+      .map(({ terminal, ...counts }) => ({ name: terminal, ...counts }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  );
 }
 
 /** Its punches not delivered, in words: "6 punches not delivered yet (pending 6)". */
-function waiting(t: RemovedTerminalStatus): { total: number; parts: string } {
+export function waiting(t: RemovedTerminalStatus): { total: number; parts: string } {
   const states = ['pending', 'inflight', 'rejected', 'dead', 'quarantined'] as const;
   const total = states.reduce((n, s) => n + t[s], 0);
   const parts = states
@@ -34,15 +37,15 @@ function waiting(t: RemovedTerminalStatus): { total: number; parts: string } {
 /** The line under the status's terminals: what waits, that it is still delivered, and the fix where there is one. */
 export function removedTerminalWords(t: RemovedTerminalStatus): string {
   const { total, parts } = waiting(t);
-  const stuck = t.dead + t.quarantined;
-  const fix =
-    stuck > 0
-      ? `; ${t.dead > 0 ? `the dead ones are sent again by punchgate punches retry --state dead --terminal ${t.name}` : ''}${t.dead > 0 && t.quarantined > 0 ? ', ' : ''}${t.quarantined > 0 ? `the quarantined ones are listed by punchgate punches --state quarantined --terminal ${t.name} (release them if their times are right)` : ''}`
-      : '';
+  const fix = stuckFix(t);
   const notYet = `${total} of its punches ${total === 1 ? 'is' : 'are'} not delivered yet (${parts})`;
-  // Punches imported apart from every terminal (docs/import.md) were never a terminal of the
-  // config: "nothing is lost by taking it out" told a new admin of a terminal they never had.
-  if (t.name === IMPORT_SOURCE)
-    return `${t.name}: the punches imported apart from every terminal (punchgate import without --terminal), and ${notYet}: they are delivered as any terminal's (to every sink)${fix}`;
   return `${t.name}: not in the config, and ${notYet}: they are delivered as any other terminal's (to every sink), nothing is lost by taking it out${fix}`;
+}
+
+/** What sends its dead punches again and lists its quarantined ones ("" when it has neither). */
+export function stuckFix(t: RemovedTerminalStatus): string {
+  const stuck = t.dead + t.quarantined;
+  return stuck > 0
+    ? `; ${t.dead > 0 ? `the dead ones are sent again by punchgate punches retry --state dead --terminal ${t.name}` : ''}${t.dead > 0 && t.quarantined > 0 ? ', ' : ''}${t.quarantined > 0 ? `the quarantined ones are listed by punchgate punches --state quarantined --terminal ${t.name} (release them if their times are right)` : ''}`
+    : '';
 }

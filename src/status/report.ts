@@ -16,6 +16,7 @@ import { backupAlert, backupStatus } from './backup.js';
 import { damagedWalAlerts } from './damaged-wal.js';
 import { addSinkStatus, shiftSyncAlerts, sinkKeysOf } from './sinks.js';
 import { removedTerminalsOf } from './removed-terminals.js';
+import { importedApartOf } from './imported-apart.js';
 import { loginRefused } from './login-refused.js';
 import { terminalProblem } from './terminal-problem.js';
 import { unknownCardAlerts } from './unknown-cards.js';
@@ -83,6 +84,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
     };
   });
   const removedTerminals = removedTerminalsOf(journal, config);
+  const importedApart = importedApartOf(journal, config);
   const live = probes.live ?? probes.daemon?.live;
   const report: StatusReport = {
     site: config.site,
@@ -107,6 +109,7 @@ export function buildStatus(journal: Journal, config: Config, now: number, probe
     },
     terminals,
     ...(removedTerminals.length > 0 ? { removedTerminals } : {}),
+    ...(importedApart ? { importedApart } : {}),
     journal: {
       path: journal.path,
       busySince: iso(live?.journalBusySince),

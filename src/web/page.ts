@@ -5,6 +5,8 @@ import type { HourlySeries } from '../journal/hourly-stats.js';
 import { seconds, span, type Alert } from '../status/alert-words.js';
 import { credentialLabel } from '../status/credential-words.js';
 import { removedTerminalWords } from '../status/removed-terminals.js';
+import { importedApartFacts, importedApartWords } from '../status/imported-apart.js';
+import type { ImportedApartStatus } from '../status/types.js';
 import {
   failingWords,
   notAlertedYet,
@@ -172,6 +174,21 @@ function terminalRow(t: TerminalStatus, now: number, charts: HourlySeries | unde
     <td data-label="clock" class="num">${figure(skew)}</td>
     <td data-label="records" class="num">${figure(t.records)}</td>
     <td data-label="users" class="num">${figure(t.users)}</td>
+    <td data-label="punches, 24 h">${charts ? terminalSparkline(t.name, charts) : ''}</td>
+  </tr>`;
+}
+
+/**
+ * The punches imported apart from every terminal, a row of their own under the terminals': no
+ * terminal's row counts them, and the column of punches in 24 h fell short of what was delivered.
+ */
+function importedApartRow(t: ImportedApartStatus, charts: HourlySeries | undefined): Html {
+  return html`<tr class="imported-apart">
+    <td data-label="terminal" class="name">
+      <strong>${t.name}</strong>
+      <span class="muted">imported apart</span>
+    </td>
+    <td data-label="punches" colspan="7">${importedApartFacts(t)}</td>
     <td data-label="punches, 24 h">${charts ? terminalSparkline(t.name, charts) : ''}</td>
   </tr>`;
 }
@@ -426,6 +443,7 @@ export function renderPage(r: StatusReport, info: PageInfo, charts?: HourlySerie
                     </thead>
                     <tbody>
                       ${r.terminals.map((t) => terminalRow(t, now, charts))}
+                      ${r.importedApart ? importedApartRow(r.importedApart, charts) : ''}
                     </tbody>
                   </table>
                   ${
@@ -437,6 +455,7 @@ export function renderPage(r: StatusReport, info: PageInfo, charts?: HourlySerie
                   }`
           }
           ${(r.removedTerminals ?? []).map((t) => html`<p class="removed-terminal">${removedTerminalWords(t)}</p>`)}
+          ${r.terminals.length === 0 && r.importedApart ? html`<p class="imported-apart">${importedApartWords(r.importedApart)}</p>` : ''}
         </section>
         ${
           charts

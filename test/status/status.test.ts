@@ -233,6 +233,32 @@ describe('status report and status log', () => {
     expect(r.terminals.map((t) => t.name)).toEqual(['gate-1', 'gate-2', 'door']);
   });
 
+  // A new-user trial: a terminal never reached showed "OFFLINE  last poll <time>" in punchgate
+  // status, read as one that once answered, while the page said "last contact: never".
+  it('a terminal never reached says "last contact never", as the page does; one reached before, when', () => {
+    journal.terminals.update('gate-2', {
+      online: false,
+      lastPollAt: clock.now(),
+      offlineSince: clock.now() - HOUR,
+      lastError: 'no reply from 10.0.0.2:4370',
+    });
+    journal.terminals.update('gate-1', {
+      online: false,
+      lastPollAt: clock.now(),
+      lastSuccessAt: clock.now() - 2 * HOUR,
+      offlineSince: clock.now() - HOUR,
+      lastError: 'no reply from 10.0.0.1:4370',
+    });
+    const r = buildStatus(journal, config(), clock.now());
+    const text = formatStatus(r);
+    expect(text).toContain('gate-2           OFFLINE  last contact never  last poll 2026-11-22 12:00:00 +00:00');
+    expect(text).toContain(
+      'gate-1           OFFLINE  last contact 2026-11-22 10:00:00 +00:00  last poll 2026-11-22 12:00:00 +00:00',
+    );
+    const page = renderPage(r, { version: '0', uptimeSeconds: 1, zone: 'UTC', refreshSeconds: 10 });
+    expect(page).toMatch(/<td data-label="last contact"><span class="muted">never<\/span><\/td>/);
+  });
+
   it('the status log is rewritten in place and never shows a secret', () => {
     const secrets = new Secrets();
     secrets.add('s3cret-token-value');
