@@ -13,9 +13,10 @@ const HOUR = 3_600_000;
 /**
  * A ScriptedSender whose answers come a turn of the event loop later, as from a network. With
  * `outFor`, the n-th answer waits (up to 2 s) until `outFor[n]` holds: a test that looks at what is
- * done while a request is out does not race the deliverer's setImmediate against a 5 ms timer (on
- * a loaded box the timer came first; Node runs a due timer before an immediate queued in the same
- * phase). Should the condition never hold, the answer still comes and the test's check says so.
+ * done while a request is out does not race the deliverer's setImmediate against a 5 ms timer
+ * (their order depends on the event loop's phase: in plain Node, after a 20 ms stall, the timer
+ * came first; a loaded CI box saw the test fail once that way). Should the condition never hold,
+ * the answer still comes and the test's check says so.
  */
 class NetworkSender extends ScriptedSender {
   private calls = 0;
