@@ -53,6 +53,8 @@ export async function startReceiver(
     dir?: ReturnType<typeof tempDir>;
     /** Keep the notes for the status in the journal, as punchgate run does. */
     notes?: boolean;
+    /** How often contacts and registrations are written (100 ms unless told). */
+    flushMs?: number;
   } = {},
 ) {
   const tmp = opts.dir ?? tempDir('punchgate-adms-');
@@ -66,7 +68,7 @@ export async function startReceiver(
     journal: opts.wrap ? opts.wrap(store) : store,
     logger,
     clock,
-    flushMs: 100,
+    flushMs: opts.flushMs ?? 100,
     onPunches: (n) => (woken += n),
     ...(opts.notes ? { notes: journal.sourceState } : {}),
   });

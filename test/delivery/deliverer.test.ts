@@ -5,17 +5,34 @@ import type { AttendanceAnswer, AttendancePunch } from '../../src/hrms/attendanc
 import { Journal } from '../../src/journal/index.js';
 import { silentLogger } from '../../src/util/logger.js';
 import { fakeClock, tempDir } from '../helpers/tmp.js';
+import { waitFor } from '../helpers/wait.js';
 import { acceptAll, fakeSleep, makePunches, ScriptedSender } from './helpers.js';
 
 const HOUR = 3_600_000;
 
-/** A ScriptedSender whose answers come a turn of the event loop later, as from a network. */
+/**
+ * A ScriptedSender whose answers come a turn of the event loop later, as from a network. With
+ * `outFor`, the n-th answer waits (up to 2 s) until `outFor[n]` holds: a test that looks at what is
+ * done while a request is out does not race the deliverer's setImmediate against a 5 ms timer
+ * (their order depends on the event loop's phase: in plain Node, after a 20 ms stall, the timer
+ * came first; a loaded CI box saw the test fail once that way). Should the condition never hold,
+ * the answer still comes and the test's check says so.
+ */
 class NetworkSender extends ScriptedSender {
+  private calls = 0;
+  constructor(
+    script: ConstructorParameters<typeof ScriptedSender>[0],
+    private readonly outFor: readonly (() => boolean)[] = [],
+  ) {
+    super(script);
+  }
   override async send(
     punches: readonly AttendancePunch[],
     opts: Parameters<ScriptedSender['send']>[1],
   ): Promise<AttendanceAnswer> {
+    const until = this.outFor[this.calls++];
     await new Promise((r) => setTimeout(r, 5));
+    if (until) await waitFor(until, 2_000).catch(() => undefined);
     return super.send(punches, opts);
   }
 }
@@ -290,12 +307,17 @@ describe('Deliverer (scripted HRMS answers, real journal)', () => {
     // after it (one transaction). The answers come a turn of the event loop later, as from a network.
     let inflightDuringSend = -1;
     let duringSecond: ReturnType<typeof journal.queries.counts> | undefined;
-    const sender = new NetworkSender([
-      (b) => ((inflightDuringSend = journal.queries.counts().inflight), acceptAll(b)),
-      (b) => ((duringSecond = journal.queries.counts()), acceptAll(b)),
-      transient,
-      acceptAll,
-    ]);
+    const counts = () => journal.queries.counts();
+    const sender = new NetworkSender(
+      [
+        (b) => ((inflightDuringSend = counts().inflight), acceptAll(b)),
+        (b) => ((duringSecond = counts()), acceptAll(b)),
+        transient,
+        acceptAll,
+      ],
+      // The first two answers come once the journal work meant to happen while they are out is seen.
+      [() => counts().inflight === 10, () => counts().delivered === 5],
+    );
     const d = make(sender, { batchSize: 5 });
     const punches = makePunches(23);
     journal.ingest(punches);
