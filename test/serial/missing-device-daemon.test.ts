@@ -37,7 +37,7 @@ describe('a serial reader whose device never opened', () => {
       expect(t?.online).toBe(false);
       expect(t?.problem?.cause).toBe(`no such device ${missing} (the adapter is unplugged, or its name changed)`);
       const text = (await runPunchgate(['--config', stack.configPath, 'status'])).stdout;
-      expect(text).toMatch(/door-reader\s+OFFLINE\s+last read 20\d\d-/);
+      expect(text).toMatch(/door-reader\s+OFFLINE\s+last contact never\s+last read 20\d\d-/);
       expect(text).not.toContain('not polled yet');
       expect(text).toMatch(/door-reader OFFLINE for \d+ s \(an alert at 5 min\)/);
       const list = (await runPunchgate(['--config', stack.configPath, 'terminals'])).stdout;
