@@ -8,11 +8,15 @@ import { basename, dirname, join } from 'node:path';
  * file named after its own process id, so a killed one's stayed for ever. They hold an empty
  * journal's schema, never a punch: removed at the next open once the process that made them is
  * gone. A running one's (another `punchgate run` making the journal at the same moment) stay.
+ *
+ * Likewise the empty probe file a disk sync's check makes and removes at once
+ * (`.journal.db.sync-probe-<pid>`, file-system-probe.ts), left by a process killed between the
+ * two: a later probe of the same process id removed it, any other stayed.
  */
 export function removeLeftoverNewFiles(path: string, isRunning: (pid: number) => boolean = processRuns): string[] {
   const folder = dirname(path);
   const name = basename(path).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const made = new RegExp(`^${name}\\.new-(\\d+)(?:-journal|-wal|-shm)?$`);
+  const made = new RegExp(`^(?:${name}\\.new-(\\d+)(?:-journal|-wal|-shm)?|\\.${name}\\.sync-probe-(\\d+))$`);
   let entries: string[];
   try {
     entries = readdirSync(folder);
@@ -21,7 +25,8 @@ export function removeLeftoverNewFiles(path: string, isRunning: (pid: number) =>
   }
   const removed: string[] = [];
   for (const f of entries) {
-    const pid = Number(made.exec(f)?.[1] ?? NaN);
+    const match = made.exec(f);
+    const pid = Number(match?.[1] ?? match?.[2] ?? NaN);
     if (!Number.isSafeInteger(pid) || pid === process.pid || isRunning(pid)) continue;
     try {
       rmSync(join(folder, f), { force: true });

@@ -14,7 +14,7 @@ import {
   JournalUnusableError,
   oddSideFile,
 } from './errors.js';
-import { refuseOpenElsewhere, refuseOtherNames } from './journal-file.js';
+import { canonicalJournalPath, refuseOpenElsewhere, refuseOtherNames } from './journal-file.js';
 import { refuseForeignSchema } from './schema-check.js';
 import { schemaVersionProblem } from './schema-version.js';
 import { SchemaTextError } from './state-check.js';
@@ -85,8 +85,13 @@ export function openJournalDb(path: string, opts: OpenDbOptions): Database {
     size = statSync(path).size;
   }
   if (size === 0) throw emptyJournalError(path);
-  // The daemon's open: what an earlier start killed while it made the journal left beside it.
-  if (opts.create && !opts.readonly) removeLeftoverNewFiles(path);
+  // The daemon's open: what an earlier start killed while it made the journal left beside it (and
+  // beside the real file, where the probe files are made, when the journal's path is a link).
+  if (opts.create && !opts.readonly) {
+    removeLeftoverNewFiles(path);
+    const real = canonicalJournalPath(path);
+    if (real !== path) removeLeftoverNewFiles(real);
+  }
 
   // A FIFO or the like at a side file's name: SQLite (and the daemon's log check) would open it.
   const odd = oddSideFile(path);

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openJournalDb } from '../../src/journal/open-db.js';
@@ -42,6 +42,28 @@ describe('files left by a start killed while it made the journal', () => {
     open(path).close();
     expect(existsSync(join(dir, `journal.db.new-${gone}`))).toBe(false);
     expect(existsSync(path)).toBe(true);
+  });
+
+  // The probe a disk sync's check makes and removes at once (file-system-probe.ts), left by a
+  // process killed between the two: only a later probe of the same process id removed it.
+  it("a disk sync's probe file left by a killed process is removed, beside the real file when the path is a link", () => {
+    const dir = folder();
+    mkdirSync(join(dir, 'real'));
+    const real = join(dir, 'real', 'journal.db');
+    const link = join(dir, 'journal.db');
+    open(real).close();
+    symlinkSync(real, link);
+    const gone = spawnSync('true').pid!;
+    const running = process.ppid;
+    for (const f of [`.journal.db.sync-probe-${gone}`, `.journal.db.sync-probe-${running}`, '.journal.db.sync-probe-x'])
+      writeFileSync(join(dir, 'real', f), '');
+
+    open(link).close();
+    expect(
+      readdirSync(join(dir, 'real'))
+        .filter((f) => f.includes('sync-probe'))
+        .sort(),
+    ).toEqual([`.journal.db.sync-probe-${running}`, '.journal.db.sync-probe-x'].sort());
   });
 
   it('are left alone by a read-only open (status, check)', () => {
