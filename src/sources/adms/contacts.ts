@@ -191,7 +191,7 @@ export class ContactBook {
     if (serial === SPEAKS_TLS)
       this.logger.warn(
         { address, ...extra },
-        `a device at ${address} speaks HTTPS (TLS) to the push receiver, which speaks plain HTTP: nothing it sends can be read (answered 400); if it is a terminal, turn HTTPS off in its Cloud Server Setting (ADMS) menu`,
+        `a device at ${address} speaks HTTPS (TLS) to the push receiver, which speaks plain HTTP: nothing it sends can be read (answered 400); if it is a terminal, turn HTTPS off in its Cloud Server Setting (ADMS) menu (a Hikvision terminal posting by HTTP Listening: its listening host's protocol HTTP)`,
       );
     else if (serial === NO_SERIAL)
       this.logger.warn(
