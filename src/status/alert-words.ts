@@ -712,7 +712,7 @@ export const ALERT = {
   /** A device speaking TLS (HTTPS) to the receiver, which speaks plain HTTP: a terminal with HTTPS on. */
   pushSpeaksTls: (r: { address: string; count: number; lastSeenAt: string }, stopped = false): Alert => ({
     kind: 'push-https',
-    cause: `a device ${stopped ? 'was' : 'is'} connecting with HTTPS (TLS) from ${r.address} (${r.count} connections answered 400, last${stopped ? ' seen' : ''} ${localTime(Date.parse(r.lastSeenAt))}${stopped ? ', before punchgate run stopped' : ''}): the push receiver speaks plain HTTP, so nothing it sends can be read and its punches stay on it`,
+    cause: `a device ${stopped ? 'was' : 'is'} connecting with HTTPS (TLS) from ${r.address} (${r.count} ${r.count === 1 ? 'connection' : 'connections'} answered 400, last${stopped ? ' seen' : ''} ${localTime(Date.parse(r.lastSeenAt))}${stopped ? ', before punchgate run stopped' : ''}): the push receiver speaks plain HTTP, so nothing it sends can be read and its punches stay on it`,
     fix: "if it is a terminal, turn HTTPS off in its Cloud Server Setting (ADMS) menu, its Server Port the port of adms.listen (a Hikvision terminal posting by HTTP Listening: set its listening host's protocol to HTTP); if it is not a terminal, keep it off the receiver's port",
   }),
 
