@@ -9,6 +9,7 @@
  * of the same fields' MaskFlag and Temperature (the document's §11.2) and of an eSSL capture
  * (zeroes there, `shreyasubale/epush-docker`).
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseAttlog } from '../../src/sources/adms/attlog.js';
 import { Journal } from '../../src/journal/journal.js';
@@ -16,7 +17,7 @@ import { PushStore } from '../../src/journal/push-store.js';
 import { systemClock } from '../../src/util/clock.js';
 import { spawnDaemon } from '../daemon/stack.js';
 import { waitFor } from '../helpers/wait.js';
-import { http } from './harness.js';
+import { http, startReceiver, terminal } from './harness.js';
 import { startPushStack } from './daemon-stack.js';
 
 const SN = 'IDC2401000777';
@@ -36,6 +37,24 @@ const body = [
 ].join('\n');
 
 describe('ATTLOG of terminals with an ID card reader', () => {
+  it("their ID card records (table=IDCARD, with the card's photo and fingerprints) are counted, never kept", async () => {
+    const r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+    try {
+      // The document's §11.6 layout; our values (base64-looking stand-ins).
+      const card =
+        'IDCARD PIN=2\tSNNum=7777\tIDNum=110101199001010011\tDNNum=\tName=Test Person\tGender=1\tNation=1\tBirthday=19900101\tValidInfo=2017091520270915\tAddress=Street 1\tAdditionalInfo=\tIssuer=Office\tPhoto=V0xmAH4AMgAAQUJD\tFPTemplate1=QwGIEgELUQQAQUJD\tFPTemplate2=QwGIEgEQUAAAQUJD\tReserve=\tNotice=';
+      const path = `/iclock/cdata?SN=${SN}&table=IDCARD&Stamp=9999`;
+      expect(await http(r.url, 'POST', path, card)).toEqual({ status: 200, body: 'OK' });
+      expect(r.store.keptUploads()).toEqual([]);
+      expect(r.store.pushEvents().map((e) => [e.table, e.code, e.count])).toEqual([['IDCARD', 'template', 1]]);
+      r.journal.db.pragma('wal_checkpoint(TRUNCATE)');
+      const bytes = readFileSync(r.journal.path).toString('latin1');
+      for (const value of ['V0xmAH4AMgAA', 'QwGIEgELUQQA', 'QwGIEgEQUAAA']) expect(bytes).not.toContain(value);
+    } finally {
+      await r.stop();
+    }
+  });
+
   it('a check against the ID card (type 1) is counted apart, never a punch; attendance with a card number is one', () => {
     const parsed = parseAttlog(body);
     expect(parsed.malformed).toEqual([]);
