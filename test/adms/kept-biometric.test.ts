@@ -35,10 +35,12 @@ describe('lines kept raw', () => {
     const card =
       'IDCARD PIN=2\tIDNum=110101199001010011\tName=Test\tPhoto=V0xmAH4AMgAA\tFPTemplate1=QwGIEgELUQQA\tFPTemplate2=QwGIEgEQUAAA\tNotice=';
     const enrol = 'TYPE=9\tPIN=1\tNO=0\tINDEX=0\tTMP=ZZZZYYYY\tBIOPHOTO=/9j/4BBQ';
-    expect(linesOf([card, enrol, 'PhotoFunOn=1,FaceFunOn=1'].join('\n'), [1, 2, 3])).toEqual([
+    const secCard = 'identitycard pin=1\tPhoto=V0xmAH4A\tPhotoJPG=Y0tKqWNP\tFP_Template1=QwGIEgEL\tReserve=';
+    expect(linesOf([card, enrol, 'PhotoFunOn=1,FaceFunOn=1', secCard].join('\n'), [1, 2, 3, 4])).toEqual([
       'IDCARD PIN=2\tIDNum=110101199001010011\tName=Test\tPhoto=***\tFPTemplate1=***\tFPTemplate2=***\tNotice=',
       'TYPE=9\tPIN=1\tNO=0\tINDEX=0\tTMP=***\tBIOPHOTO=***',
       'PhotoFunOn=1,FaceFunOn=1',
+      'identitycard pin=1\tPhoto=***\tPhotoJPG=***\tFP_Template1=***\tReserve=',
     ]);
   });
 
