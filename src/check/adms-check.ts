@@ -5,6 +5,7 @@ import { PushStore } from '../journal/push-store.js';
 import { Database } from '../journal/sqlite-driver.js';
 import {
   NO_SERIAL,
+  SPEAKS_TLS,
   type PushRefusal,
   type PushRegistration,
   type PushTerminalRecord,
@@ -188,7 +189,13 @@ export function checkPushRefusals(
     .map((r) => ({ ...r, firstSeenAt: iso(r.firstSeenAt), lastSeenAt: iso(r.lastSeenAt) }));
   return refusalAlerts(shown, stopped, configured).map(({ serial, alert }) =>
     warn(
-      serial === null ? 'unknown serials' : serial === NO_SERIAL ? 'push without SN=' : `terminal SN=${serial}`,
+      serial === null
+        ? 'unknown serials'
+        : serial === NO_SERIAL
+          ? 'push without SN='
+          : serial === SPEAKS_TLS
+            ? 'push over HTTPS'
+            : `terminal SN=${serial}`,
       alert.cause,
       alert.fix,
     ),

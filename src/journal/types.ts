@@ -549,6 +549,14 @@ export const REFUSALS_BEYOND = '*';
  */
 export const NO_SERIAL = '';
 
+/**
+ * The serial of a refusal row of connections that spoke TLS (HTTPS) to the receiver, which speaks
+ * plain HTTP: a terminal whose *HTTPS* switch is on. Nothing it sends can be read, its serial
+ * neither; kept with the unknown serials, so its admin is told what to switch off. Never a real
+ * serial (a serial has no `~`).
+ */
+export const SPEAKS_TLS = '~tls';
+
 export interface PushRefusal {
   /** REFUSALS_BEYOND for the sum of the unknown serials beyond the bound. */
   serial: string;

@@ -4,7 +4,7 @@ import type { LastStop } from './last-stop.js';
 import { lastStopFix, lastStopWords } from './last-stop-words.js';
 import { MAX_CLOCK_AHEAD_SECONDS } from '../journal/future-judge.js';
 import { humanBytes } from '../util/disk.js';
-import { NO_SERIAL, REFUSALS_BEYOND } from '../journal/types.js';
+import { NO_SERIAL, REFUSALS_BEYOND, SPEAKS_TLS } from '../journal/types.js';
 import { offsetLabel } from '../sources/adms/options.js';
 import { credentialFix, refusesWords } from './credential-words.js';
 import { lastActivityLabel } from './activity-words.js';
@@ -709,6 +709,13 @@ export const ALERT = {
     fix: "if it is a terminal, check that nothing between it and this box (a proxy) drops the query string, and that its firmware sends SN= (update it); if it is not a terminal, keep it off the receiver's port",
   }),
 
+  /** A device speaking TLS (HTTPS) to the receiver, which speaks plain HTTP: a terminal with HTTPS on. */
+  pushSpeaksTls: (r: { address: string; count: number; lastSeenAt: string }, stopped = false): Alert => ({
+    kind: 'push-https',
+    cause: `a device ${stopped ? 'was' : 'is'} connecting with HTTPS (TLS) from ${r.address} (${r.count} ${r.count === 1 ? 'connection' : 'connections'} answered 400, last${stopped ? ' seen' : ''} ${localTime(Date.parse(r.lastSeenAt))}${stopped ? ', before punchgate run stopped' : ''}): the push receiver speaks plain HTTP, so nothing it sends can be read and its punches stay on it`,
+    fix: "if it is a terminal, turn HTTPS off in its Cloud Server Setting (ADMS) menu, its Server Port the port of adms.listen (a Hikvision terminal posting by HTTP Listening: set its listening host's protocol to HTTP); if it is not a terminal, keep it off the receiver's port",
+  }),
+
   pushOutsideAllowFrom: (
     r: {
       serial: string;
@@ -759,7 +766,7 @@ export const ALERT = {
     const from = `${firstFew(addresses, 5)}${beyond && addresses.length <= 5 ? ' and other addresses' : ''}`;
     const examples = serials
       .slice(0, 3)
-      .map((s) => (s === NO_SERIAL ? 'no SN=' : `SN=${s}`))
+      .map((s) => (s === NO_SERIAL ? 'no SN=' : s === SPEAKS_TLS ? 'HTTPS' : `SN=${s}`))
       .join(', ');
     return {
       kind: 'push-unknown-many',

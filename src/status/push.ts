@@ -2,7 +2,7 @@ import { pushOfflineAfterMs } from '../config/adms.js';
 import type { Config } from '../config/schema.js';
 import type { Journal } from '../journal/journal.js';
 import { PushStore } from '../journal/push-store.js';
-import { NO_SERIAL, REFUSALS_BEYOND, type PushRegistration } from '../journal/types.js';
+import { NO_SERIAL, REFUSALS_BEYOND, SPEAKS_TLS, type PushRegistration } from '../journal/types.js';
 import { ALERT, type Alert } from './alert-words.js';
 import { localTime } from '../util/local-time.js';
 import { shownFacts } from '../sources/adms/security.js';
@@ -56,7 +56,11 @@ export function addPushStatus(
   // A serial pushing that is nearly this terminal's: most likely it, its serial mistyped in the config.
   const callsAsNear = (serial: string) =>
     report.pushRefusals!.find(
-      (r) => r.reason === 'unknown' && r.serial !== NO_SERIAL && nearMiss(r.serial, [serial]) !== undefined,
+      (r) =>
+        r.reason === 'unknown' &&
+        r.serial !== NO_SERIAL &&
+        r.serial !== SPEAKS_TLS &&
+        nearMiss(r.serial, [serial]) !== undefined,
     );
   for (const t of report.terminals) {
     const cfg = push.find((p) => p.name === t.name);
@@ -227,7 +231,9 @@ export function refusalAlerts(
         alert:
           r.serial === NO_SERIAL
             ? ALERT.pushNoSerial(r, stopped)
-            : ALERT.pushUnknownSerial(r, stopped, nearSerial(r.serial, configured)),
+            : r.serial === SPEAKS_TLS
+              ? ALERT.pushSpeaksTls(r, stopped)
+              : ALERT.pushUnknownSerial(r, stopped, nearSerial(r.serial, configured)),
       });
   else out.push({ serial: null, alert: ALERT.pushUnknownSerials(unknown, stopped) });
   return out;

@@ -30,6 +30,20 @@ describe('lines kept raw', () => {
     }
   });
 
+  it('leave out the fingerprints and photos of ID card records and enrolment uploads; a photo feature switch stays', () => {
+    // The attendance PUSH document's layouts (V4.0 §11.6 IDCARD, §12.9.3 ENROLL_BIO uploads); our values.
+    const card =
+      'IDCARD PIN=2\tIDNum=110101199001010011\tName=Test\tPhoto=V0xmAH4AMgAA\tFPTemplate1=QwGIEgELUQQA\tFPTemplate2=QwGIEgEQUAAA\tNotice=';
+    const enrol = 'TYPE=9\tPIN=1\tNO=0\tINDEX=0\tTMP=ZZZZYYYY\tBIOPHOTO=/9j/4BBQ';
+    const secCard = 'identitycard pin=1\tPhoto=V0xmAH4A\tPhotoJPG=Y0tKqWNP\tFP_Template1=QwGIEgEL\tReserve=';
+    expect(linesOf([card, enrol, 'PhotoFunOn=1,FaceFunOn=1', secCard].join('\n'), [1, 2, 3, 4])).toEqual([
+      'IDCARD PIN=2\tIDNum=110101199001010011\tName=Test\tPhoto=***\tFPTemplate1=***\tFPTemplate2=***\tNotice=',
+      'TYPE=9\tPIN=1\tNO=0\tINDEX=0\tTMP=***\tBIOPHOTO=***',
+      'PhotoFunOn=1,FaceFunOn=1',
+      'identitycard pin=1\tPhoto=***\tPhotoJPG=***\tFP_Template1=***\tReserve=',
+    ]);
+  });
+
   it('leave a punch line as it is', () => {
     const line = '1\t2026-11-01 11:34:17\t0\t1\t0\t\t\t0\t0\t';
     expect(linesOf(line, [1])).toEqual([line]);

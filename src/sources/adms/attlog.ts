@@ -28,6 +28,24 @@ export type { MalformedLine } from './malformed.js';
 export interface ParsedAttlog {
   records: AttlogRecord[];
   malformed: MalformedLine[];
+  /** Line numbers of ID card checks (not punches: see `isIdCardCheck`). */
+  idCardChecks: number[];
+}
+
+/** A resident ID card number as the vendor's ID card records carry it: 18 characters (the last may be X), or the older 15 digits. */
+const ID_CARD_NUMBER = /^(?:\d{17}[\dXx]|\d{15})$/;
+
+/**
+ * Whether an ATTLOG line is an ID card check rather than a punch. Terminals with an ID card reader
+ * (attendance PUSH 2.4.0 and later, vendor document V4.0 §11.7 "上传身份证考勤记录") add two fields
+ * after Reserved2: the card's ID number and the record's type, `0` attendance, `1` a check of the
+ * person against their ID card. A type 1 record's Status is that check's outcome (0 passed, 1
+ * failed, 2 blacklisted), not a direction: read as a punch, a failed check became a check-out.
+ * Only an ID number in the eighth field makes the ninth the type: in other firmware those fields
+ * are MaskFlag (0, 1 or 255) and Temperature (`36.5`), never an ID number.
+ */
+export function isIdCardCheck(fields: readonly string[]): boolean {
+  return fields.length >= 9 && fields[8]!.trim() === '1' && ID_CARD_NUMBER.test(fields[7]!.trim());
 }
 
 /** C0 control characters other than the tab that separates fields. */
@@ -69,11 +87,12 @@ const optionalInt = (field: string | undefined): number | null => {
 /**
  * Reads every line; a line that cannot be a punch (no tab, bad date, empty PIN, control
  * characters) is reported with its line number and never stops the others. Blank lines are
- * skipped silently. Never throws.
+ * skipped silently; an ID card check is counted apart, never a punch. Never throws.
  */
 export function parseAttlog(body: string): ParsedAttlog {
   const records: AttlogRecord[] = [];
   const malformed: MalformedLine[] = [];
+  const idCardChecks: number[] = [];
   const lines = body.split('\n');
   for (let i = 0; i < lines.length; i++) {
     let raw = lines[i]!;
@@ -111,7 +130,11 @@ export function parseAttlog(body: string): ParsedAttlog {
       bad(`bad date "${printable(logTime, 30)}" (expected YYYY-MM-DD HH:MM:SS)`);
       continue;
     }
+    if (isIdCardCheck(fields)) {
+      idCardChecks.push(line);
+      continue;
+    }
     records.push({ line, pin, logTime, status: optionalInt(fields[2]), verify: optionalInt(fields[3]) });
   }
-  return { records, malformed };
+  return { records, malformed, idCardChecks };
 }

@@ -1,5 +1,6 @@
 import {
   NO_SERIAL,
+  SPEAKS_TLS,
   REFUSALS_BEYOND,
   type PushContact,
   type PushJournal,
@@ -187,7 +188,12 @@ export class ContactBook {
     if (this.refusalLogged.size >= MAX_PENDING_REFUSALS) this.refusalLogged.clear();
     this.refusalLogged.set(key, now);
     const extra = held > 0 ? { refusalsNotLogged: held } : {};
-    if (serial === NO_SERIAL)
+    if (serial === SPEAKS_TLS)
+      this.logger.warn(
+        { address, ...extra },
+        `a device at ${address} speaks HTTPS (TLS) to the push receiver, which speaks plain HTTP: nothing it sends can be read (answered 400); if it is a terminal, turn HTTPS off in its Cloud Server Setting (ADMS) menu (a Hikvision terminal posting by HTTP Listening: its listening host's protocol HTTP)`,
+      );
+    else if (serial === NO_SERIAL)
       this.logger.warn(
         { address, ...(sent ? { sent: sent.slice(0, 80) } : {}), ...extra },
         `a device at ${address} is pushing without a serial number (SN= ${sent ? 'is not a serial number' : 'missing'}): answered 400; if it is a terminal, check that nothing between it and this box (a proxy) drops the query string, and that its firmware sends SN=`,

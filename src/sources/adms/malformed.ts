@@ -22,13 +22,16 @@ const SECRET_NAME = /passw(?:or)?d|pwd|commkey|comkey|secret/i;
 
 /**
  * A fingerprint, face or palm template or a photo in a terminal's line: `TMP=` (FP, FACE), `Tmp=`
- * (BIODATA), `Content=` (USERPIC, BIOPHOTO), Security PUSH's `template=`, `tmp=`, `content=`.
- * punchgate keeps no biometric data, not even in a line kept raw because it could not be read
- * (a record type it does not know, a separator it did not expect): the value (base64, so
- * without TAB, `&`, `,` or space) is left out.
+ * (BIODATA), `Content=` (USERPIC, BIOPHOTO), Security PUSH's `template=`, `tmp=`, `content=`,
+ * and what the attendance PUSH document (V4.0, §11.6 ID card records, §12.9.3 enrolment
+ * uploads) puts beside them: `FPTemplate1=`, `FPTemplate2=` (the card's fingerprints; Security
+ * PUSH: `FP_Template1=`), `Photo=`, `PhotoJPG=` (its photo), `BIOPHOTO=` (the enrolment's photo). punchgate keeps no biometric data, not even in
+ * a line kept raw because it could not be read (a record type it does not know, a separator it did
+ * not expect): the value (base64, so without TAB, `&`, `,` or space) is left out. Keys that only
+ * name a photo feature (`PhotoFunOn=`) are no photo.
  */
-const BIOMETRIC_FIELD = /((?:^|[\t ,&])(?:tmp|template\w*|content)[ \t]*=[ \t]*)[^\t&,\n ]+/gi;
-const BIOMETRIC_NAME = /tmp|template|content/i;
+const BIOMETRIC_FIELD = /((?:^|[\t ,&])(?:tmp|\w*template\w*|content|(?:bio)?photo(?:jpg)?)[ \t]*=[ \t]*)[^\t&,\n ]+/gi;
+const BIOMETRIC_NAME = /tmp|template|content|photo/i;
 
 /**
  * `line` with the value of every password or key field, and every biometric template or photo,

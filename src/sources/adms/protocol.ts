@@ -1,4 +1,4 @@
-import type { PushMalformed, TerminalCommand } from '../../journal/types.js';
+import type { KeptUpload, PushExtra, PushMalformed, TerminalCommand } from '../../journal/types.js';
 import type { Punch } from '../../punch.js';
 import { parseAttlog } from './attlog.js';
 import { isLastInAnswer, mayResend } from './commands.js';
@@ -181,7 +181,7 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest, how?: TableHow
       punches,
       timezone: cfg.timezone,
       malformed,
-      extra: kept ? { kept: [kept], keptBounds: keptBounds(ctx.settings()) } : undefined,
+      extra: attlogExtra(label, kept, parsed.idCardChecks.length, ctx),
     });
     reportJournalled(ctx, cfg.name, punches.length, r, 'punches');
   } catch (e) {
@@ -193,7 +193,26 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest, how?: TableHow
   }
   noteContact(ctx, t, p.address);
   // Only now: the punches, the lines kept raw and the stamp are on disk.
-  answer(p.req, p.res, 200, how ? answerOf(how, text) : uploadAnswer(uploadDialect(ctx, t), punches.length));
+  // ID card checks were read and recorded too: processed, as the protocol's `OK:<n>` counts.
+  const processed = punches.length + parsed.idCardChecks.length;
+  answer(p.req, p.res, 200, how ? answerOf(how, text) : uploadAnswer(uploadDialect(ctx, t), processed));
+}
+
+/**
+ * What an ATTLOG upload carries beside its punches: the lines kept raw, and the ID card checks
+ * (attlog.ts), counted as a record that is not a punch (the status lists them, `ATTLOG id-card-check`).
+ */
+function attlogExtra(
+  label: string,
+  kept: KeptUpload | undefined,
+  idCardChecks: number,
+  ctx: ReceiverContext,
+): PushExtra | undefined {
+  if (!kept && idCardChecks === 0) return undefined;
+  return {
+    ...(kept ? { kept: [kept], keptBounds: keptBounds(ctx.settings()) } : {}),
+    ...(idCardChecks > 0 ? { events: [{ table: label, code: 'id-card-check', count: idCardChecks }] } : {}),
+  };
 }
 
 async function handleOperlog(ctx: ReceiverContext, p: PushRequest, table: string): Promise<void> {

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { admsListenAddress, pushOfflineAfterMs, type AdmsConfig } from '../../config/adms.js';
 import type { AdmsTerminalConfig } from '../../config/terminals.js';
-import { NO_SERIAL, type PushJournal, type SourceStateStore } from '../../journal/types.js';
+import { NO_SERIAL, SPEAKS_TLS, type PushJournal, type SourceStateStore } from '../../journal/types.js';
 import { Backoff } from '../../util/backoff.js';
 import type { Clock } from '../../util/clock.js';
 import { errorCode } from '../../util/errors.js';
@@ -31,6 +31,7 @@ import { checkCookie, handlePushConfig, handleRegistry } from './security-handle
 import { handleRtdata } from './server-time.js';
 import { TrustGate } from './trust-gate.js';
 import { UnknownPaths } from './unknown-paths.js';
+import { isTlsHandshake, UnreadableRequests, type ParserError } from './unreadable-requests.js';
 import { protocolQuery } from './query-keys.js';
 
 export interface AdmsReceiverOptions {
@@ -120,6 +121,7 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
   /** Terminals that post in their own format (Hikvision HTTP Listening), by path: each checks its own sender. */
   private readonly listened = new Map<string, ListenEndpoint>();
   private readonly unknownPaths: UnknownPaths;
+  private readonly unreadable: UnreadableRequests;
   private readonly contacts: ContactBook;
   /** The age bound of kept uploads, held between uploads too. */
   private readonly keptAger: KeptAger;
@@ -165,6 +167,7 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
     this.gate = new TrustGate(this.ctx.registrations, opts.clock, opts.logger);
     this.keptAger = new KeptAger(opts.journal, opts.clock, opts.logger, () => this.settings);
     this.unknownPaths = new UnknownPaths(opts.logger);
+    this.unreadable = new UnreadableRequests(opts.logger);
   }
 
   /** No contact for this long: offline. */
@@ -270,7 +273,8 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
     // A connection that goes completely quiet (not even keep-alive traffic) is closed.
     server.timeout = Math.max(s.requestTimeoutMs, 2 * s.delay * 1000 + 10_000);
     server.on('connection', (socket: Socket) => this.onConnection(socket));
-    server.on('clientError', (_e, socket: Socket) => {
+    server.on('clientError', (e, socket: Socket) => {
+      this.onUnreadable(e as ParserError, socket);
       if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       socket.destroy();
     });
@@ -330,6 +334,18 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
       }
     }
     return oldest?.socket;
+  }
+
+  /**
+   * A request Node's HTTP parser gave up on (answered 400 below): said, not dropped in silence.
+   * A TLS handshake is a terminal with HTTPS on, kept with the refusals (the status says what to
+   * switch off); other unreadable requests are logged. Timeouts and resets are not parse errors.
+   */
+  private onUnreadable(e: ParserError, socket: Socket): void {
+    if (!e.code?.startsWith('HPE_')) return;
+    const address = this.addressOf.get(socket) ?? normalizeAddress(socket.remoteAddress);
+    if (isTlsHandshake(e.rawPacket)) this.contacts.refused(SPEAKS_TLS, address, 'unknown', null);
+    else this.unreadable.seen(address, e, this.opts.clock.now());
   }
 
   private forget(socket: Socket): void {

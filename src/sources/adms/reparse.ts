@@ -75,7 +75,8 @@ export function reparseKept(store: KeptStore, cfg: AdmsTerminalConfig): ReparseR
     if (ATTLOG_TABLES.has(table)) {
       const parsed = parseAttlog(kept.body);
       punches = parsed.records.map((r) => punch(r.pin, r.logTime, r.verify, r.status));
-      rest = parsed.malformed.map((m) => m.line);
+      // ID card checks are no punches: they stay kept as they were.
+      rest = [...parsed.malformed.map((m) => m.line), ...parsed.idCardChecks].sort((a, b) => a - b);
     } else if (RTLOG_TABLES.has(table) || TRANSACTION_TABLES.has(table)) {
       const parsed = RTLOG_TABLES.has(table) ? parseRtlog(kept.body) : parseTransactions(kept.body);
       punches = [];

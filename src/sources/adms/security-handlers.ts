@@ -273,7 +273,7 @@ async function journalAccessEvents(
   );
   const unnamed = keptOf(
     table,
-    `event ${firstUnknown?.event} of a user is not in the vendor's event table (nor in punchEvents)`,
+    `event ${firstUnknown?.event} of a user is not known as a pass (not one of the vendor's passes, nor in punchEvents)`,
     linesOf(text, unknown),
   );
   const kept = [unreadable, unnamed].filter((k): k is KeptUpload => k !== undefined);

@@ -24,6 +24,9 @@ export const BIOMETRIC_TABLES = new Set([
   'userpic',
   'attphoto',
   'identitycard',
+  // The attendance protocol's ID card records (`table=IDCARD`, PUSH 2.3.0 and later): the card's
+  // photo and fingerprints beside its holder's identity. Counted, never kept.
+  'idcard',
 ]);
 
 export interface TableRow {
