@@ -58,17 +58,47 @@ function punchOf(at: { terminal: string; device: string }, code: string, time: s
  * from a `1_attlog.dat`, machine 1: the fourth column is the state, in then out.)
  */
 export function attlogPunch(rec: CsvRecord, at: { terminal: string; device: string }): Punch | string {
-  if (rec.error) return rec.error;
-  // One cell: no tab in the line. eSSL and clone firmware separates the columns by runs of
-  // spaces (src/sources/spaced-fields.ts); anything else is not a punch line at all (a note, a
-  // header, a line of another file): said so, not as a code with a blank in it.
-  const f = rec.cells.length < 2 ? (spaceSeparatedFields(rec.cells[0] ?? '') ?? rec.cells) : rec.cells;
+  const f = attlogFields(rec);
+  if (typeof f === 'string') return f;
   if (f.length < 2) return 'not a punch line: no tab (or run of two spaces or more) between a code and a date-time';
   const p = punchOf(at, unpad(f[0]), unpad(f[1]), 'date-time');
   if (typeof p === 'string') return p;
   p.verifyType = small(unpad(f[4]));
   p.punchState = small(unpad(f[3]));
   return p;
+}
+
+/** The PIN, date-time and state columns of a USB export line: what a punch is read from. */
+const ATTLOG_KEY_FIELDS = [0, 1, 3];
+
+/**
+ * The fields of a USB export line, or why it cannot be read. Bytes that are not UTF-8 cost the
+ * line only in its PIN, date-time or state: in another column (a work code or a name some
+ * firmware appends, written in the terminal's code page, GBK or Windows-1252) the punch is
+ * read, that column not; refused whole, it was a punch lost for a column punchgate never reads.
+ */
+function attlogFields(rec: CsvRecord): string[] | string {
+  const cells = rec.error ? rec.undecodedCells : rec.cells;
+  if (!cells) return rec.error ?? NOT_UTF8;
+  if (cells.length >= 2) return usableCells(rec, ATTLOG_KEY_FIELDS);
+  // One cell: no tab in the line. eSSL and clone firmware separates the columns by runs of
+  // spaces (src/sources/spaced-fields.ts); anything else is not a punch line at all (a note, a
+  // header, a line of another file): said so, not as a code with a blank in it.
+  const line = cells[0] ?? '';
+  if (!line.includes(NOT_UTF8)) return spaceSeparatedFields(line) ?? cells;
+  // Spaced, with such bytes: each run of them stands in as a number while the columns are
+  // found, then counts as an odd (unread) column, or refuses the line if it is a key one.
+  const odd = new Set<number>();
+  let column = 0;
+  const stand = line.replace(/(^ *| {2,})(\S+(?: \S+)?)/g, (all, gap: string, field: string) => {
+    const at = column++;
+    if (!field.includes(NOT_UTF8)) return all;
+    odd.add(at);
+    return `${gap}0`;
+  });
+  const f = spaceSeparatedFields(stand);
+  if (!f || ATTLOG_KEY_FIELDS.some((i) => odd.has(i))) return rec.error ?? NOT_UTF8;
+  return f.map((field, i) => (odd.has(i) ? '' : field));
 }
 
 /** A verify type or punch state: a small number, or null when the column is absent or odd. */
