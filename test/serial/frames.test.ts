@@ -150,8 +150,16 @@ describe('binary card packets (7941E-type modules)', () => {
     expect(cards(push(s, encodeCardPacket(0x02, '2E00B6D7B5', { badChecksum: true })))).toEqual([
       { kind: 'bad', badChecksum: true, reason: 'binary card packet BCC wrong (sent A8, data gives F2)' },
     ]);
-    // A MIFARE card: 4 serial bytes, its UID in hex.
-    expect(cards(push(s, encodeCardPacket(0x01, '6B3D12D6')))).toEqual([{ kind: 'card', card: '6B3D12D6' }]);
+    // A MIFARE card: 4 serial bytes, numbered as `cardNumber` says (the module manual's card 6B 3D 12 D6).
+    const mifare = push(s, encodeCardPacket(0x01, '6B3D12D6')).frames[0]!;
+    const uid = (style?: 'printed' | 'hex' | 'wiegand26') => decodeCardPacket(mifare.text, true, style);
+    expect(uid()).toEqual({ kind: 'card', card: '6B3D12D6' });
+    expect(uid('hex')).toEqual({ kind: 'card', card: '6B3D12D6' });
+    expect(uid('printed')).toEqual({ kind: 'card', card: '1799164630' });
+    expect(uid('wiegand26')).toEqual({ kind: 'card', card: '0004002518' });
+    // A 7-byte UID: every digit of its decimal kept (beyond a double's exact integers).
+    const long = push(s, encodeCardPacket(0x01, '04A1B2C3D4E5F6')).frames[0]!;
+    expect(decodeCardPacket(long.text, true, 'printed')).toEqual({ kind: 'card', card: '1303689068602870' });
     // Keyboard data (type 0xFF) is no card: said as what it is.
     expect(cards(push(s, encodeCardPacket(0xff, '31')))).toEqual([
       { kind: 'bad', reason: 'a binary packet of keyboard data (type 0xFF), not a card' },

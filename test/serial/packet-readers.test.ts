@@ -3,6 +3,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyPair, startSerialSim } from '../../src/sim/serial/index.js';
 import { SerialSource } from '../../src/sources/serial/index.js';
 import { encodeRdm6300 } from '../../src/sources/serial/rdm6300.js';
+import { encodeCardPacket } from '../../src/sources/serial/card-packet.js';
 import { captureLogger, MemorySink, requireSocat, serialConfig } from './helpers.js';
 import { waitFor } from '../helpers/wait.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -91,6 +92,21 @@ describe('card reader modules that frame nothing or send binary packets', () => 
     await waitFor(() => source.status().lines === 4, 10_000, 'four reads');
     expect(sink.punches.map((p) => p.biometricCode)).toEqual(['0169190436', '0168756229', '0000000002']);
     expect(source.status()).toMatchObject({ accepted: 3, malformed: 1, badChecksums: 1 });
+  });
+
+  it.each([
+    ['unset', ['6B3D12D6', '0A0D0203']],
+    ['hex', ['6B3D12D6', '0A0D0203']],
+    ['printed', ['1799164630', '0168624643']],
+    ['wiegand26', ['0004002518', '0000852483']],
+  ] as const)('7941e: a MIFARE card numbered as cardNumber %s says', async (cardNumber, expected) => {
+    const { pair, sink, source } = await readerOn(cardNumber === 'unset' ? {} : { cardNumber });
+    const fd = openSync(pair.peerPath, 'w');
+    // The module manual's card, then one whose UID holds LF, CR, STX and ETX.
+    writeSync(fd, encodeCardPacket(0x01, '6B3D12D6') + encodeCardPacket(0x01, '0A0D0203'), null, 'latin1');
+    closeSync(fd);
+    await waitFor(() => source.status().lines === 2, 10_000, 'two reads');
+    expect(sink.punches.map((p) => p.biometricCode)).toEqual(expected);
   });
 
   it('framing gap: a reader printing a 12- or 24-digit decimal number with no line end keeps its number (no EM-18 checksum asked of it)', async () => {
