@@ -88,6 +88,55 @@ describe('FrameSplitter', () => {
     expect(texts(push(etx, 'abc\r\ndef\x03'))).toEqual(['abc\r\ndef']);
   });
 
+  it('gap: a read a busy box cut in two is one read again once the read length is known; two reads are never made one', () => {
+    const gap = splitter('gap');
+    // Before the read length is known, a silence is a silence, sure or not: as it always was.
+    push(gap, '00045', 0);
+    expect(texts(gap.idle(200))).toEqual(['00045']);
+    // Five reads of 10 ended by a timer on time: the reader's read length.
+    let t = 1000;
+    const read = (card: string) => {
+      push(gap, card, t);
+      expect(texts(gap.idle(t + 31))).toEqual([card]);
+      t += 1000;
+    };
+    for (const card of ['0004521000', '0004521001', '0004521002', '0004521003', '0004521004']) read(card);
+    // The timer fired late (the box was busy 200 ms): the half waits for its rest.
+    push(gap, '00045', t);
+    expect(texts(gap.idle(t + 200))).toEqual([]);
+    push(gap, '21005', t + 201);
+    expect(texts(gap.idle(t + 232))).toEqual(['0004521005']);
+    t += 1000;
+    // The timer never ran: the rest came in a read after the busy spell.
+    push(gap, '00045', t);
+    expect(texts(push(gap, '21006', t + 150))).toEqual([]);
+    expect(texts(gap.idle(t + 181))).toEqual(['0004521006']);
+    t += 1000;
+    // A whole read, then the next after the busy spell: two reads, as before.
+    push(gap, '0004521007', t);
+    expect(texts(push(gap, '0004521008', t + 150))).toEqual(['0004521007']);
+    expect(texts(gap.idle(t + 181))).toEqual(['0004521008']);
+    t += 1000;
+    // A half, then its rest and the next read in one piece: two reads of the read length.
+    push(gap, '00045', t);
+    push(gap, '210090004521010', t + 150);
+    expect(texts(gap.idle(t + 181))).toEqual(['0004521009', '0004521010']);
+    t += 1000;
+    // A short read of another kind is late, never lost; glued to the next read, cut where it was.
+    push(gap, '12345678', t);
+    expect(texts(gap.idle(t + 200))).toEqual([]);
+    expect(texts(gap.idle(t + 231))).toEqual(['12345678']);
+    t += 1000;
+    push(gap, '1234', t);
+    push(gap, '0004521011', t + 150);
+    expect(texts(gap.idle(t + 181))).toEqual(['1234', '0004521011']);
+    t += 1000;
+    // A box busy for ever: the half ends after a few tries, as before.
+    push(gap, '00045', t);
+    for (let i = 1; i <= 3; i++) expect(texts(gap.idle(t + 200 * i))).toEqual([]);
+    expect(texts(gap.idle(t + 800))).toEqual(['00045']);
+  });
+
   it('drops a frame that grows past the bound once, and reads on after its end', () => {
     const s = splitter('auto', { maxBytes: 16 });
     const r = push(s, 'x'.repeat(40));
