@@ -33,6 +33,18 @@ function normaliseTime(s: string): string {
   return s.replace(/^(\d{4})\/(\d{2})\/(\d{2})/, '$1-$2-$3').replace(/^(.{10})T/, '$1 ');
 }
 
+/**
+ * A time to the minute. No terminal firmware is known to write its punches so (published USB
+ * exports and push uploads all carry seconds); a spreadsheet does, when the file was opened and
+ * saved in it (a spreadsheet writes each cell as it shows it: a column formatted without seconds
+ * saves `2026-11-28 08:05` for 08:05:37). The seconds are lost, not
+ * zero: read as :00, the punch would be another than the one polled from the terminal, and sent
+ * twice. Refused, with the cause and the fix.
+ */
+const NO_SECONDS = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/;
+const SECONDS_MISSING =
+  "the seconds are missing (a spreadsheet saves a time so when its column shows no seconds: they are lost, not :00, and the punch would not match the one read from the terminal): export the file from the terminal again, or set the column's format to yyyy-mm-dd hh:mm:ss before saving";
+
 const quoted = (s: string) => `"${escapeControls(s.slice(0, 40))}${s.length > 40 ? '...' : ''}"`;
 
 /** A punch from a code and a time cell, or why the line is bad. */
@@ -45,6 +57,7 @@ function punchOf(at: { terminal: string; device: string }, code: string, time: s
     // The right form, a date that cannot be: the terminal's clock is wrong, not the file's layout.
     const impossible = impossibleLogTime(logTime);
     if (impossible) return `impossible ${what} ${quoted(time)}: ${impossible}: ${CHECK_THE_CLOCK}`;
+    if (NO_SECONDS.test(logTime)) return `bad ${what} ${quoted(time)}: ${SECONDS_MISSING}`;
     return `bad ${what} ${quoted(time)}: expected a real date and time as YYYY-MM-DD HH:mm:ss`;
   }
   return { terminal: at.terminal, device: at.device, biometricCode: code, logTime };
