@@ -209,8 +209,11 @@ export const serialTerminalSchema = z.strictObject({
   /**
    * RDM6300-type frames: the number printed on the tag (decimal of the last 4 data bytes), all 10
    * hex digits, or wiegand26 (decimal of the last 3, as a Wiegand 26 reader of the tag sends it).
+   * 7941E-type packets of a MIFARE (or other) card: the decimal of its UID, its UID in hex, or the
+   * decimal of its last 3 bytes. Unset: `printed` for EM4100 tags, the UID in hex for the others
+   * (what punchgate journalled before the setting applied to them, so no card map has to change).
    */
-  cardNumber: z.enum(['printed', 'hex', 'wiegand26']).default('printed'),
+  cardNumber: z.enum(['printed', 'hex', 'wiegand26']).optional(),
   /**
    * format card: the same card read again while its last frame is less than this old is the card
    * still on the reader (RDM6300-type readers repeat their frame every ~65 ms): one read. 0 = off.

@@ -1,4 +1,5 @@
 import { localTime } from '../util/local-time.js';
+import { clockSpan, wholeHalfHours, wholeHours } from '../util/clock-offset.js';
 import { printable } from '../util/terminal-text.js';
 import type { LastStop } from './last-stop.js';
 import { lastStopFix, lastStopWords } from './last-stop-words.js';
@@ -69,27 +70,6 @@ export function span(ms: number): string {
   if (ms >= 48 * 60 * MIN) return `${Math.floor(ms / (24 * 60 * MIN))} d`;
   if (ms >= 60 * MIN) return `${Math.floor(ms / (60 * MIN))} h`;
   return `${Math.max(1, Math.floor(ms / MIN))} min`;
-}
-
-/** A clock's difference: "45 s", "10 min", "2 h", "1 h 30 min" (to the nearest minute from 2 min). */
-function clockSpan(seconds: number): string {
-  const abs = Math.abs(Math.round(seconds));
-  if (abs < 120) return `${abs} s`;
-  const m = Math.round(abs / 60);
-  if (m < 60) return `${m} min`;
-  return `${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ''}`;
-}
-
-/** A skew within a minute of a whole number of hours (not 0): the hours, else null. */
-function wholeHours(seconds: number): number | null {
-  const h = Math.round(seconds / 3600);
-  return h !== 0 && Math.abs(seconds - h * 3600) <= 60 ? h : null;
-}
-
-/** The same for half hours (zones such as +05:30 against +05:00): the half hours, else null. */
-function wholeHalfHours(seconds: number): number | null {
-  const h = Math.round(seconds / 1800);
-  return h !== 0 && Math.abs(seconds - h * 1800) <= 60 ? h : null;
 }
 
 /** "1 punch", "14 punches". */

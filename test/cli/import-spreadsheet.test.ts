@@ -23,6 +23,25 @@ describe('import reads CSVs made by spreadsheets', () => {
       })
       .sort();
 
+  it('a time saved without its seconds is refused with the cause and the fix, never read as :00', async () => {
+    box = cliSandbox();
+    const file = box.tmp.path('minutes.csv');
+    writeFileSync(
+      file,
+      'biometriccode,logDate\r\n501,2026-11-28 08:05\r\n502,2026/11/28 08:06\r\n503,2026-11-28 08:07:09\r\n',
+    );
+    const r = await box.cli('import', file);
+    expect(r.status).toBe(65);
+    expect(r.stdout).toContain('minutes.csv: 1 new, 0 duplicates, 2 bad');
+    const said = r.stderr.trim().split('\n');
+    expect(said).toEqual([
+      expect.stringContaining('minutes.csv:2: bad logDate "2026-11-28 08:05": the seconds are missing'),
+      expect.stringContaining('minutes.csv:3: bad logDate "2026/11/28 08:06": the seconds are missing'),
+    ]);
+    expect(said[0]).toContain("set the column's format to yyyy-mm-dd hh:mm:ss before saving");
+    expect(await journalled()).toEqual(['503 2026-11-28 08:07:09']);
+  });
+
   it('a semicolon-separated CSV (Excel, European locales) with quoted cells is read', async () => {
     box = cliSandbox();
     const file = box.tmp.path('excel.csv');

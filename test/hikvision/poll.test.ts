@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { HikvisionPoller } from '../../src/sources/hikvision/index.js';
 import { DEFAULT_HIK_SERIAL, type HikvisionSim } from '../../src/sim/hikvision/index.js';
+import { activeNotes } from '../../src/sources/hikvision/notes.js';
 import { fakeClock } from '../helpers/tmp.js';
 import { expectedPunches, hikConfig, journalFixture, journalKeys, passwordEnv, searches, startSim } from './helpers.js';
 
@@ -194,6 +195,20 @@ describe('Hikvision poll', () => {
     expect(synced.ok).toBe(true);
     const again = await poller(sim).poll();
     expect(Math.abs(again.skewSeconds!)).toBeLessThan(20); // set: not 600 s off (20: room for a loaded box)
+  });
+
+  it('syncClock across a time zone difference: a clock set from 2 whole hours off is said in the status', async () => {
+    sim = await startSim(0, { clockOffsetSeconds: 7200 });
+    fx = journalFixture();
+    expect((await poller(sim, { syncClock: true }).poll()).ok).toBe(true);
+    expect(Math.abs((await poller(sim).poll()).skewSeconds!)).toBeLessThan(20);
+    const [note, ...more] = activeNotes(fx.journal.sourceState, 'reception', Date.now());
+    expect(more).toEqual([]);
+    expect(note).toMatchObject({
+      topic: 'clock',
+      cause: expect.stringMatching(/^its clock was 2 h ahead of the box's time in .*, a time zone's difference/),
+      fix: expect.stringMatching(/set timezone for reception in the config to the zone it runs in/),
+    });
   });
 
   it('a wrong password backs off for minutes and never locks the account; a fixed password file is tried at once', async () => {

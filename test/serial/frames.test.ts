@@ -88,6 +88,55 @@ describe('FrameSplitter', () => {
     expect(texts(push(etx, 'abc\r\ndef\x03'))).toEqual(['abc\r\ndef']);
   });
 
+  it('gap: a read a busy box cut in two is one read again once the read length is known; two reads are never made one', () => {
+    const gap = splitter('gap');
+    // Before the read length is known, a silence is a silence, sure or not: as it always was.
+    push(gap, '00045', 0);
+    expect(texts(gap.idle(200))).toEqual(['00045']);
+    // Five reads of 10 ended by a timer on time: the reader's read length.
+    let t = 1000;
+    const read = (card: string) => {
+      push(gap, card, t);
+      expect(texts(gap.idle(t + 31))).toEqual([card]);
+      t += 1000;
+    };
+    for (const card of ['0004521000', '0004521001', '0004521002', '0004521003', '0004521004']) read(card);
+    // The timer fired late (the box was busy 200 ms): the half waits for its rest.
+    push(gap, '00045', t);
+    expect(texts(gap.idle(t + 200))).toEqual([]);
+    push(gap, '21005', t + 201);
+    expect(texts(gap.idle(t + 232))).toEqual(['0004521005']);
+    t += 1000;
+    // The timer never ran: the rest came in a read after the busy spell.
+    push(gap, '00045', t);
+    expect(texts(push(gap, '21006', t + 150))).toEqual([]);
+    expect(texts(gap.idle(t + 181))).toEqual(['0004521006']);
+    t += 1000;
+    // A whole read, then the next after the busy spell: two reads, as before.
+    push(gap, '0004521007', t);
+    expect(texts(push(gap, '0004521008', t + 150))).toEqual(['0004521007']);
+    expect(texts(gap.idle(t + 181))).toEqual(['0004521008']);
+    t += 1000;
+    // A half, then its rest and the next read in one piece: two reads of the read length.
+    push(gap, '00045', t);
+    push(gap, '210090004521010', t + 150);
+    expect(texts(gap.idle(t + 181))).toEqual(['0004521009', '0004521010']);
+    t += 1000;
+    // A short read of another kind is late, never lost; glued to the next read, cut where it was.
+    push(gap, '12345678', t);
+    expect(texts(gap.idle(t + 200))).toEqual([]);
+    expect(texts(gap.idle(t + 231))).toEqual(['12345678']);
+    t += 1000;
+    push(gap, '1234', t);
+    push(gap, '0004521011', t + 150);
+    expect(texts(gap.idle(t + 181))).toEqual(['1234', '0004521011']);
+    t += 1000;
+    // A box busy for ever: the half ends after a few tries, as before.
+    push(gap, '00045', t);
+    for (let i = 1; i <= 3; i++) expect(texts(gap.idle(t + 200 * i))).toEqual([]);
+    expect(texts(gap.idle(t + 800))).toEqual(['00045']);
+  });
+
   it('drops a frame that grows past the bound once, and reads on after its end', () => {
     const s = splitter('auto', { maxBytes: 16 });
     const r = push(s, 'x'.repeat(40));
@@ -150,8 +199,16 @@ describe('binary card packets (7941E-type modules)', () => {
     expect(cards(push(s, encodeCardPacket(0x02, '2E00B6D7B5', { badChecksum: true })))).toEqual([
       { kind: 'bad', badChecksum: true, reason: 'binary card packet BCC wrong (sent A8, data gives F2)' },
     ]);
-    // A MIFARE card: 4 serial bytes, its UID in hex.
-    expect(cards(push(s, encodeCardPacket(0x01, '6B3D12D6')))).toEqual([{ kind: 'card', card: '6B3D12D6' }]);
+    // A MIFARE card: 4 serial bytes, numbered as `cardNumber` says (the module manual's card 6B 3D 12 D6).
+    const mifare = push(s, encodeCardPacket(0x01, '6B3D12D6')).frames[0]!;
+    const uid = (style?: 'printed' | 'hex' | 'wiegand26') => decodeCardPacket(mifare.text, true, style);
+    expect(uid()).toEqual({ kind: 'card', card: '6B3D12D6' });
+    expect(uid('hex')).toEqual({ kind: 'card', card: '6B3D12D6' });
+    expect(uid('printed')).toEqual({ kind: 'card', card: '1799164630' });
+    expect(uid('wiegand26')).toEqual({ kind: 'card', card: '0004002518' });
+    // A 7-byte UID: every digit of its decimal kept (beyond a double's exact integers).
+    const long = push(s, encodeCardPacket(0x01, '04A1B2C3D4E5F6')).frames[0]!;
+    expect(decodeCardPacket(long.text, true, 'printed')).toEqual({ kind: 'card', card: '1303689068602870' });
     // Keyboard data (type 0xFF) is no card: said as what it is.
     expect(cards(push(s, encodeCardPacket(0xff, '31')))).toEqual([
       { kind: 'bad', reason: 'a binary packet of keyboard data (type 0xFF), not a card' },

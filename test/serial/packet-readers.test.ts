@@ -3,6 +3,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPtyPair, startSerialSim } from '../../src/sim/serial/index.js';
 import { SerialSource } from '../../src/sources/serial/index.js';
 import { encodeRdm6300 } from '../../src/sources/serial/rdm6300.js';
+import { encodeCardPacket } from '../../src/sources/serial/card-packet.js';
 import { captureLogger, MemorySink, requireSocat, serialConfig } from './helpers.js';
 import { waitFor } from '../helpers/wait.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -91,6 +92,46 @@ describe('card reader modules that frame nothing or send binary packets', () => 
     await waitFor(() => source.status().lines === 4, 10_000, 'four reads');
     expect(sink.punches.map((p) => p.biometricCode)).toEqual(['0169190436', '0168756229', '0000000002']);
     expect(source.status()).toMatchObject({ accepted: 3, malformed: 1, badChecksums: 1 });
+  });
+
+  it.each([
+    ['unset', ['6B3D12D6', '0A0D0203']],
+    ['hex', ['6B3D12D6', '0A0D0203']],
+    ['printed', ['1799164630', '0168624643']],
+    ['wiegand26', ['0004002518', '0000852483']],
+  ] as const)('7941e: a MIFARE card numbered as cardNumber %s says', async (cardNumber, expected) => {
+    const { pair, sink, source } = await readerOn(cardNumber === 'unset' ? {} : { cardNumber });
+    const fd = openSync(pair.peerPath, 'w');
+    // The module manual's card, then one whose UID holds LF, CR, STX and ETX.
+    writeSync(fd, encodeCardPacket(0x01, '6B3D12D6') + encodeCardPacket(0x01, '0A0D0203'), null, 'latin1');
+    closeSync(fd);
+    await waitFor(() => source.status().lines === 2, 10_000, 'two reads');
+    expect(sink.punches.map((p) => p.biometricCode)).toEqual(expected);
+  });
+
+  it('framing gap: a box stalled in the middle of a read still reads the card whole, never its halves as cards', async () => {
+    const { pair, sink, source } = await readerOn({ framing: 'gap', gapMs: 100 });
+    const fd = openSync(pair.peerPath, 'w');
+    cleanups.push(() => closeSync(fd));
+    // A reader that prints 10 digits with no line end: five reads, each ended by a silence.
+    const cards = ['0004521000', '0004521001', '0004521002', '0004521003', '0004521004'];
+    for (const [i, card] of cards.entries()) {
+      writeSync(fd, card);
+      await waitFor(() => source.status().lines === i + 1, 10_000, `read ${i + 1}`);
+    }
+    // Half a card, read by the box; then the box is busy (a disk sync, a large import: simulated
+    // here by holding the event loop, which is the fault itself, not a wait) while the rest comes.
+    writeSync(fd, '00045');
+    await waitFor(() => source.status().unframedBytes === 5, 10_000, 'the first half read');
+    writeSync(fd, '21005');
+    const busyUntil = Date.now() + 600;
+    while (Date.now() < busyUntil);
+    await waitFor(() => source.status().lines === 6, 10_000, 'the sixth read');
+    // Whatever comes next is read as usual.
+    writeSync(fd, '0004521006');
+    await waitFor(() => source.status().lines === 7, 10_000, 'the seventh read');
+    expect(sink.punches.map((p) => p.biometricCode)).toEqual([...cards, '0004521005', '0004521006']);
+    expect(source.status()).toMatchObject({ accepted: 7, malformed: 0 });
   });
 
   it('framing gap: a reader printing a 12- or 24-digit decimal number with no line end keeps its number (no EM-18 checksum asked of it)', async () => {

@@ -8,11 +8,11 @@ import type { NoteShelf, NoteWords, StoredNote } from '../device-notes.js';
  * status (of the daemon and of `punchgate status`) raises an alert naming it: a poll that
  * reached a bound (a search the device does not end, an answer too large), an alert stream that
  * broke one, events numbered or dated implausibly, a read position found past the device's
- * events. One note per topic, in words (a cause and the fix to try); a condition that lasts
+ * events, a clock set by syncClock across a time zone's difference. One note per topic, in words (a cause and the fix to try); a condition that lasts
  * rewrites its note at each occurrence and clears it once over; every note is shown for
  * NOTE_SHOWN_MS after it was last written. The reading and writing is src/sources/device-notes.ts.
  */
-export type NoteTopic = 'poll' | 'stream' | 'events' | 'cursor';
+export type NoteTopic = 'poll' | 'stream' | 'events' | 'cursor' | 'clock';
 
 export type { NoteWords };
 
@@ -23,7 +23,7 @@ export interface DeviceNote extends StoredNote<NoteTopic> {
 
 export { NOTE_SHOWN_MS } from '../device-notes.js';
 
-const SHELF: NoteShelf<NoteTopic> = { key: 'notes', topics: ['poll', 'stream', 'events', 'cursor'] };
+const SHELF: NoteShelf<NoteTopic> = { key: 'notes', topics: ['poll', 'stream', 'events', 'cursor', 'clock'] };
 
 const withMessage = (n: StoredNote<NoteTopic>): DeviceNote => ({ ...n, message: `${n.cause}: ${n.fix}` });
 

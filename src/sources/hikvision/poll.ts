@@ -38,6 +38,7 @@ import { UnknownMinorLog } from './unknown-minors.js';
 import { MAX_POLL_PAGES, monotonicNow, POLL_DEADLINE_MS } from './limits.js';
 import { rememberMac } from './listen-state.js';
 import { writeNote, type NoteWords } from './notes.js';
+import { clockSetAcrossZone } from '../clock-zone-note.js';
 import { passwordPlace, readTerminalPassword, type TerminalPassword } from './password.js';
 
 export interface HikPollResult {
@@ -240,7 +241,14 @@ export class HikvisionPoller {
           log.warn({ skewSeconds: result.skewSeconds }, BOX_STEPPED_NOT_SET);
         } else {
           await client.setTime(wallClockAt(clock.now(), cfg.timezone), deviceNow, signal);
-          log.info({ skewSeconds: result.skewSeconds }, 'terminal clock set to the box clock');
+          const acrossZone = clockSetAcrossZone(cfg.name, result.skewSeconds, cfg.timezone);
+          if (acrossZone) {
+            log.warn(
+              { skewSeconds: result.skewSeconds },
+              `terminal ${cfg.name}: ${acrossZone.cause}: ${acrossZone.fix}`,
+            );
+            this.note('clock', acrossZone);
+          } else log.info({ skewSeconds: result.skewSeconds }, 'terminal clock set to the box clock');
         }
       }
       result.users = await client.users.count(signal).catch(() => null);

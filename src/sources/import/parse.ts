@@ -33,6 +33,18 @@ function normaliseTime(s: string): string {
   return s.replace(/^(\d{4})\/(\d{2})\/(\d{2})/, '$1-$2-$3').replace(/^(.{10})T/, '$1 ');
 }
 
+/**
+ * A time to the minute. No terminal firmware is known to write its punches so (published USB
+ * exports and push uploads all carry seconds); a spreadsheet does, when the file was opened and
+ * saved in it (a spreadsheet writes each cell as it shows it: a column formatted without seconds
+ * saves `2026-11-28 08:05` for 08:05:37). The seconds are lost, not
+ * zero: read as :00, the punch would be another than the one polled from the terminal, and sent
+ * twice. Refused, with the cause and the fix.
+ */
+const NO_SECONDS = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/;
+const SECONDS_MISSING =
+  "the seconds are missing (a spreadsheet saves a time so when its column shows no seconds: they are lost, not :00, and the punch would not match the one read from the terminal): export the file from the terminal again, or set the column's format to yyyy-mm-dd hh:mm:ss before saving";
+
 const quoted = (s: string) => `"${escapeControls(s.slice(0, 40))}${s.length > 40 ? '...' : ''}"`;
 
 /** A punch from a code and a time cell, or why the line is bad. */
@@ -45,6 +57,7 @@ function punchOf(at: { terminal: string; device: string }, code: string, time: s
     // The right form, a date that cannot be: the terminal's clock is wrong, not the file's layout.
     const impossible = impossibleLogTime(logTime);
     if (impossible) return `impossible ${what} ${quoted(time)}: ${impossible}: ${CHECK_THE_CLOCK}`;
+    if (NO_SECONDS.test(logTime)) return `bad ${what} ${quoted(time)}: ${SECONDS_MISSING}`;
     return `bad ${what} ${quoted(time)}: expected a real date and time as YYYY-MM-DD HH:mm:ss`;
   }
   return { terminal: at.terminal, device: at.device, biometricCode: code, logTime };
@@ -58,17 +71,47 @@ function punchOf(at: { terminal: string; device: string }, code: string, time: s
  * from a `1_attlog.dat`, machine 1: the fourth column is the state, in then out.)
  */
 export function attlogPunch(rec: CsvRecord, at: { terminal: string; device: string }): Punch | string {
-  if (rec.error) return rec.error;
-  // One cell: no tab in the line. eSSL and clone firmware separates the columns by runs of
-  // spaces (src/sources/spaced-fields.ts); anything else is not a punch line at all (a note, a
-  // header, a line of another file): said so, not as a code with a blank in it.
-  const f = rec.cells.length < 2 ? (spaceSeparatedFields(rec.cells[0] ?? '') ?? rec.cells) : rec.cells;
+  const f = attlogFields(rec);
+  if (typeof f === 'string') return f;
   if (f.length < 2) return 'not a punch line: no tab (or run of two spaces or more) between a code and a date-time';
   const p = punchOf(at, unpad(f[0]), unpad(f[1]), 'date-time');
   if (typeof p === 'string') return p;
   p.verifyType = small(unpad(f[4]));
   p.punchState = small(unpad(f[3]));
   return p;
+}
+
+/** The PIN, date-time and state columns of a USB export line: what a punch is read from. */
+const ATTLOG_KEY_FIELDS = [0, 1, 3];
+
+/**
+ * The fields of a USB export line, or why it cannot be read. Bytes that are not UTF-8 cost the
+ * line only in its PIN, date-time or state: in another column (a work code or a name some
+ * firmware appends, written in the terminal's code page, GBK or Windows-1252) the punch is
+ * read, that column not; refused whole, it was a punch lost for a column punchgate never reads.
+ */
+function attlogFields(rec: CsvRecord): string[] | string {
+  const cells = rec.error ? rec.undecodedCells : rec.cells;
+  if (!cells) return rec.error ?? NOT_UTF8;
+  if (cells.length >= 2) return usableCells(rec, ATTLOG_KEY_FIELDS);
+  // One cell: no tab in the line. eSSL and clone firmware separates the columns by runs of
+  // spaces (src/sources/spaced-fields.ts); anything else is not a punch line at all (a note, a
+  // header, a line of another file): said so, not as a code with a blank in it.
+  const line = cells[0] ?? '';
+  if (!line.includes(NOT_UTF8)) return spaceSeparatedFields(line) ?? cells;
+  // Spaced, with such bytes: each run of them stands in as a number while the columns are
+  // found, then counts as an odd (unread) column, or refuses the line if it is a key one.
+  const odd = new Set<number>();
+  let column = 0;
+  const stand = line.replace(/(^ *| {2,})(\S+(?: \S+)?)/g, (all, gap: string, field: string) => {
+    const at = column++;
+    if (!field.includes(NOT_UTF8)) return all;
+    odd.add(at);
+    return `${gap}0`;
+  });
+  const f = spaceSeparatedFields(stand);
+  if (!f || ATTLOG_KEY_FIELDS.some((i) => odd.has(i))) return rec.error ?? NOT_UTF8;
+  return f.map((field, i) => (odd.has(i) ? '' : field));
 }
 
 /** A verify type or punch state: a small number, or null when the column is absent or odd. */

@@ -44,11 +44,28 @@ export type CardPacketRead = { kind: 'card'; card: string } | { kind: 'bad'; rea
 const hex = (bytes: readonly number[]) => bytes.map((b) => b.toString(16).toUpperCase().padStart(2, '0')).join('');
 
 /**
+ * A MIFARE (or other non-EM) card's serial bytes, in the order the module sends them (its manual:
+ * card `6B 3D 12 D6` is sent SN0 to SN3 so, and its Wiegand outputs are those 4 bytes, W34, or
+ * their last 3, `3D 12 D6`, W26), as `cardNumber` numbers them: `printed`, the decimal of the UID
+ * (10 digits at least: `1799164630`, what a Wiegand 34 reader of the card gives); `wiegand26`, the
+ * decimal of the last 3 bytes (`0004002518`, a Wiegand 26 reader's); `hex` or unset, the UID in
+ * hex (`6B3D12D6`, as readers that print a UID whole send it, and what punchgate journalled before).
+ */
+function uidCard(serial: readonly number[], style: CardNumberStyle | undefined): string {
+  if (style === undefined || style === 'hex') return hex(serial);
+  const bytes = style === 'wiegand26' ? serial.slice(-3) : serial;
+  // A 7- or 10-byte UID is beyond a double's exact integers: BigInt keeps every digit.
+  return BigInt(`0x${hex(bytes)}`)
+    .toString()
+    .padStart(10, '0');
+}
+
+/**
  * The card of a packet's bytes from its length byte to its BCC (latin1), as `whole` says whether its
  * ETX came where its length put it. EM4100 cards are numbered as RDM6300 frames (`cardNumber`); other
- * cards (MIFARE and the rest) by their serial bytes in hex, as readers that print a UID whole send it.
+ * cards (MIFARE and the rest) by their serial bytes as `uidCard` says.
  */
-export function decodeCardPacket(text: string, whole: boolean, style: CardNumberStyle): CardPacketRead {
+export function decodeCardPacket(text: string, whole: boolean, style: CardNumberStyle | undefined): CardPacketRead {
   const bytes = [...Buffer.from(text, 'latin1')];
   const length = bytes[0] ?? 0;
   if (!whole || bytes.length !== length - 2)
@@ -67,7 +84,7 @@ export function decodeCardPacket(text: string, whole: boolean, style: CardNumber
   const serial = bytes.slice(2, -1);
   if (type === EM4100 && serial.length === 5) return { kind: 'card', card: em4100Card(hex(serial), style) };
   if (type === 0xff) return { kind: 'bad', reason: 'a binary packet of keyboard data (type 0xFF), not a card' };
-  return { kind: 'card', card: hex(serial) };
+  return { kind: 'card', card: uidCard(serial, style) };
 }
 
 /** The packet a 7941E-type module sends for a card (`serial` in hex): for the simulator and tests. */

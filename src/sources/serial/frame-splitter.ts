@@ -31,6 +31,17 @@ import { mayBePacketLength, opensCardPacket } from './card-packet.js';
  * Everything unambiguous is found in `auto`; a fixed length is not (any stream can be cut in
  * N-byte pieces), nor is a reader that frames only by silence: those are set by `framing:`.
  *
+ * In `gap`, a silence is seen when the box reads, not when the bytes came: a box stalled in the
+ * middle of a read (a disk sync, a busy event loop) saw a silence there, and the two halves were
+ * two reads, a 6-digit half of a 10-digit card a card nobody holds. A silence is sure only when
+ * the silence timer fires on time (`idle(at)` within GAP_SLACK of its due time); one seen late,
+ * or by a read that came after it (the timer never got to run), is unsure. The splitter learns the
+ * reader's read length from sure reads (LEARN_READS in a row of one length), and across an unsure
+ * silence a frame shorter than it waits for its rest (at most MAX_HOLDS times) instead of ending:
+ * the halves are one read again. A frame that an unsure silence touched is cut into reads of the
+ * learned length when its length is a multiple of it, else where the unsure silences were (as
+ * before): never a read lost, never one made up of two.
+ *
  * Bytes are kept as latin1 (one char per byte). A frame longer than `maxBytes` is dropped up to
  * its next end and counted, so memory stays bounded.
  */
@@ -69,6 +80,13 @@ export interface FrameSplitterOptions {
   burstKeys?: boolean;
 }
 
+/** How late past `gapMs` the silence timer may fire for the silence to count as seen (ms). */
+const GAP_SLACK = (gapMs: number) => 10 + Math.floor(gapMs / 2);
+/** Sure reads of one length in a row that make it the reader's read length (framing gap). */
+export const LEARN_READS = 5;
+/** Unsure silences a short frame waits across before it ends as it is. */
+const MAX_HOLDS = 3;
+
 const STX = 0x02;
 const ETX = 0x03;
 const LF = 0x0a;
@@ -86,6 +104,13 @@ export class FrameSplitter {
   private packetLength = 0;
   /** The byte after an STX that may be a packet's length, held until the next byte says (0: none). */
   private maybeLength = 0;
+  /** framing gap: the lengths of the last sure reads, and the read length they agree on (null: none yet). */
+  private sureLengths: number[] = [];
+  private readLength: number | null = null;
+  /** framing gap: where in the frame unsure silences were waited across, and whether one touched it. */
+  private joins: number[] = [];
+  private holds = 0;
+  private unsure = false;
 
   constructor(private readonly o: FrameSplitterOptions) {
     this.lines = o.framing === 'line' ? new LineSplitter(o.maxBytes) : null;
@@ -112,16 +137,32 @@ export class FrameSplitter {
       return { frames: r.lines.map((text) => ({ text, end: 'line', stx: false })), overflows: r.overflows };
     }
     const out: FrameResult = { frames: [], overflows: 0 };
-    if (this.lastByteAt !== null && at - this.lastByteAt >= this.o.gapMs) this.silence(out);
+    // Bytes held over a silence the timer did not end: the box was busy, the silence is unsure.
+    if (this.lastByteAt !== null && at - this.lastByteAt >= this.o.gapMs) {
+      const held = this.bytes.length > 0;
+      this.silence(out, false);
+      // A frame ended so: this read came after the busy spell too, and may hold more than one read.
+      if (held && this.o.framing === 'gap' && this.bytes.length === 0) this.unsure = true;
+    }
     this.lastByteAt = at;
     for (const b of chunk) this.byte(b, out);
     return out;
   }
 
-  /** A silence of at least `gapMs` has passed since the last read. */
-  idle(): FrameResult {
+  /**
+   * A silence of at least `gapMs` has passed since the last read, as the timer saw it at `at`
+   * (the push clock): fired late, the box was busy and bytes may be waiting unread. Without `at`,
+   * the silence is sure.
+   */
+  idle(at?: number): FrameResult {
     const out: FrameResult = { frames: [], overflows: 0 };
-    if (!this.lines) this.silence(out);
+    if (this.lines) return out;
+    const late =
+      at !== undefined && this.lastByteAt !== null && at - this.lastByteAt > this.o.gapMs + GAP_SLACK(this.o.gapMs);
+    this.silence(out, !late);
+    // Waited across: the silence is looked for again from now.
+    if (late && this.bytes.length > 0 && (this.o.framing === 'gap' || this.o.framing === 'length'))
+      this.lastByteAt = at;
     return out;
   }
 
@@ -145,15 +186,18 @@ export class FrameSplitter {
     this.stx = this.discarding = this.afterCR = false;
     this.lastByteAt = null;
     this.packetLength = this.maybeLength = 0;
+    this.joins = [];
+    this.holds = 0;
+    this.unsure = false;
     return had;
   }
 
-  private silence(out: FrameResult): void {
+  private silence(out: FrameResult, sure: boolean): void {
     this.afterCR = false;
     switch (this.o.framing) {
       case 'gap':
         if (this.discarding) this.discarding = false;
-        else this.end('gap', out);
+        else this.endGap(out, sure);
         return;
       case 'length':
         // A partial record: the reader paused mid-record or a byte was lost. Drop it to resync.
@@ -266,10 +310,52 @@ export class FrameSplitter {
     if (!whole) this.byte(b, out);
   }
 
+  /** framing gap: a silence ends the frame, or (unsure, and short of the read length) is waited across. */
+  private endGap(out: FrameResult, sure: boolean): void {
+    const n = this.bytes.length;
+    if (n === 0) return;
+    if (!sure) {
+      this.unsure = true;
+      if (this.readLength !== null && n < this.readLength && this.holds < MAX_HOLDS) {
+        this.holds++;
+        if (this.joins.at(-1) !== n) this.joins.push(n);
+        return;
+      }
+    }
+    const text = Buffer.from(this.bytes).toString('latin1');
+    if (sure && !this.unsure) this.learn(n);
+    const len = this.readLength;
+    const cuts =
+      this.unsure && len !== null && n > len && n % len === 0
+        ? Array.from({ length: n / len - 1 }, (_, i) => (i + 1) * len)
+        : len !== null && n === len
+          ? []
+          : this.joins;
+    let from = 0;
+    for (const cut of [...cuts, n]) {
+      if (cut > from) out.frames.push({ text: text.slice(from, cut), end: 'gap', stx: false });
+      from = cut;
+    }
+    this.bytes = [];
+    this.stx = false;
+    this.joins = [];
+    this.holds = 0;
+    this.unsure = false;
+  }
+
+  /** A sure read's length: the read length once LEARN_READS in a row agree; a read of another forgets it. */
+  private learn(n: number): void {
+    this.sureLengths = [...this.sureLengths, n].slice(-LEARN_READS);
+    const agree = this.sureLengths.length === LEARN_READS && this.sureLengths.every((l) => l === n);
+    this.readLength = agree ? n : null;
+  }
+
   private keep(b: number, out: FrameResult): void {
     if (this.discarding) return;
     if (this.bytes.length >= this.o.maxBytes) {
       this.bytes = [];
+      this.joins = [];
+      this.holds = 0;
       this.stx = false;
       this.discarding = true;
       out.overflows++;
@@ -282,6 +368,8 @@ export class FrameSplitter {
     const text = Buffer.from(this.bytes).toString('latin1');
     const stx = this.stx;
     this.bytes = [];
+    this.joins = [];
+    this.holds = 0;
     this.stx = false;
     if (text.length > 0) out.frames.push({ text, end, stx });
   }

@@ -23,7 +23,7 @@ export const RDM6300_TEXT_LENGTH = 12;
 const FRAME = /^[0-9A-Fa-f]{12}$/;
 
 /** The frame's text between STX and ETX, when it has the RDM6300 shape; null when it has not. */
-export function decodeRdm6300(text: string, style: CardNumberStyle): Rdm6300Read | null {
+export function decodeRdm6300(text: string, style: CardNumberStyle | undefined): Rdm6300Read | null {
   if (!FRAME.test(text)) return null;
   const bytes = [0, 2, 4, 6, 8, 10].map((i) => parseInt(text.slice(i, i + 2), 16));
   const sum = bytes.slice(0, 5).reduce((x, b) => x ^ b, 0);
@@ -35,8 +35,8 @@ export function decodeRdm6300(text: string, style: CardNumberStyle): Rdm6300Read
   return { kind: 'card', card: em4100Card(text.slice(0, 10), style) };
 }
 
-/** An EM4100 tag's 5 data bytes (10 hex digits: version byte and number) as `style` numbers it. */
-export function em4100Card(data: string, style: CardNumberStyle): string {
+/** An EM4100 tag's 5 data bytes (10 hex digits: version byte and number) as `style` numbers it (unset: printed). */
+export function em4100Card(data: string, style: CardNumberStyle | undefined): string {
   const hex = data.toUpperCase();
   if (style === 'hex') return hex;
   const number = style === 'wiegand26' ? hex.slice(4) : hex.slice(2);

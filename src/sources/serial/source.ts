@@ -300,14 +300,22 @@ export class SerialSource {
     if (this.gapTimer) clearTimeout(this.gapTimer);
     this.gapTimer = null;
     this.onFrames(this.splitter.push(chunk, elapsedMs(this.clock)), chunk.length);
-    if (this.splitter.waitsForSilence) {
-      // A lone key byte (or a read framed by silence) ends when nothing follows it for gapMs.
-      this.gapTimer = setTimeout(() => {
-        this.gapTimer = null;
-        this.onFrames(this.splitter.idle(), 0);
-      }, this.cfg.gapMs);
-      this.gapTimer.unref();
-    }
+    this.armGapTimer();
+  }
+
+  /**
+   * A lone key byte (or a read framed by silence) ends when nothing follows it for gapMs. The
+   * timer tells the splitter when it fired: late, the box was busy and the silence unsure, and a
+   * short read the splitter holds over it is waited for again.
+   */
+  private armGapTimer(): void {
+    if (!this.splitter.waitsForSilence) return;
+    this.gapTimer = setTimeout(() => {
+      this.gapTimer = null;
+      this.onFrames(this.splitter.idle(elapsedMs(this.clock)), 0);
+      this.armGapTimer();
+    }, this.cfg.gapMs);
+    this.gapTimer.unref();
   }
 
   private onFrames({ frames, overflows }: FrameResult, bytes: number): void {

@@ -11,6 +11,8 @@ import {
   type TerminalFault,
 } from '../poll-outcome.js';
 import { describeZkFault } from './fault.js';
+import { clockSetAcrossZone } from '../clock-zone-note.js';
+import { writeZkNote } from './notes.js';
 import { agreesBeforeBoxStep, BOX_STEPPED_NOT_SET, type SourceDeps } from '../types.js';
 import { ZkAuthError, ZkClient, ZkConnectionError, ZkProtocolError, ZkTimeoutError } from './client/index.js';
 import { decideClear, type ClearDecision } from './clear-policy.js';
@@ -145,7 +147,11 @@ export async function pollTerminal(
         log.warn({ skewSeconds: result.skewSeconds }, BOX_STEPPED_NOT_SET);
       } else {
         await client.setTime(wallClockAt(clock.now(), cfg.timezone));
-        log.info({ skewSeconds: result.skewSeconds }, 'terminal clock set to the box clock');
+        const acrossZone = clockSetAcrossZone(cfg.name, result.skewSeconds, cfg.timezone);
+        if (acrossZone) {
+          log.warn({ skewSeconds: result.skewSeconds }, `terminal ${cfg.name}: ${acrossZone.cause}: ${acrossZone.fix}`);
+          writeZkNote(deps.state, cfg.name, 'clock', acrossZone, clock.now(), log);
+        } else log.info({ skewSeconds: result.skewSeconds }, 'terminal clock set to the box clock');
       }
     }
 
