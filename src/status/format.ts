@@ -131,7 +131,7 @@ export function formatStatus(r: StatusReport): string {
     const next =
       Number.isNaN(nextAt) || r.daemon?.running === false
         ? ''
-        : `next try ${nextAt > now ? when(r.delivery.nextTryAt) : 'due now'}${probed}; `;
+        : `next try ${nextAt >= now ? when(r.delivery.nextTryAt) : 'due now'}${probed}; `;
     lines.push(
       `  failing since ${when(r.delivery.failingSince)}: ${next}to try now: sudo -u punchgate punchgate flush`,
     );
