@@ -36,6 +36,14 @@ export interface PayloadInput {
   changelog: string;
 }
 
+/**
+ * The folders of contrib/ the package brings, in usr/share/doc/punchgate/contrib/: what
+ * docs/fleet.md installs on each box from there (the Prometheus agent and alert rules, the
+ * dashboards, the log uploader's settings). The Ansible role runs from a checkout, not the box.
+ */
+export const SHIPPED_CONTRIB = ['grafana', 'journald', 'prometheus'] as const;
+export const SHIPPED_CONTRIB_PATH = '/usr/share/doc/punchgate/contrib';
+
 /** The config: it may hold credentials, so it is not world-readable. */
 const CONFIG = CONFFILES[0]!;
 
@@ -102,9 +110,9 @@ export function assemblePayload(p: PayloadInput): void {
       writeFile(join(doc, 'docs', `${f}.gz`), gz(readFileSync(join(docs, f))));
     }
   }
-  for (const dir of ['grafana', 'prometheus']) {
+  for (const dir of SHIPPED_CONTRIB) {
     for (const f of readdirSync(join(repo, 'contrib', dir)))
-      copy(join(repo, 'contrib', dir, f), join(doc, 'contrib', dir, f));
+      copy(join(repo, 'contrib', dir, f), join(root, SHIPPED_CONTRIB_PATH.slice(1), dir, f));
   }
   normaliseModes(
     root,

@@ -122,8 +122,16 @@ export function formatStatus(r: StatusReport): string {
       `  cannot start since ${when(r.delivery.failingSince)}: put right what the last error says, then systemctl reload punchgate`,
     );
   } else if (r.delivery.failingSince) {
-    // A next try only a running daemon makes.
-    const next = r.delivery.nextTryAt && r.daemon?.running !== false ? `next try ${when(r.delivery.nextTryAt)}; ` : '';
+    // A next try only a running daemon makes. `punchgate status` reads it from the daemon's
+    // status.json, written every status.intervalMs: while the HRMS is probed every few seconds, the
+    // time written there has often passed by the time it is read ("next try 06:22:50" at 06:22:57),
+    // so a time gone by is said as due now, and probing as the page says it.
+    const probed = r.delivery.probing ? ' (the HRMS is asked every few seconds meanwhile)' : '';
+    const nextAt = r.delivery.nextTryAt ? Date.parse(r.delivery.nextTryAt) : NaN;
+    const next =
+      Number.isNaN(nextAt) || r.daemon?.running === false
+        ? ''
+        : `next try ${nextAt >= now ? when(r.delivery.nextTryAt) : 'due now'}${probed}; `;
     lines.push(
       `  failing since ${when(r.delivery.failingSince)}: ${next}to try now: sudo -u punchgate punchgate flush`,
     );

@@ -116,8 +116,8 @@ describe.skipIf(!ROOT)('the Ansible role, applied to this machine with ansible-p
     punchgate_sink_secrets: '{{ vault_sink_secrets }}',
     ...override,
   });
-  /** One ansible-playbook run of the role on this machine (-v, or `verbosity`); returns its output and the recap's counts. */
-  const play = async (override: Record<string, unknown> = {}, verbosity = '-v') => {
+  /** One ansible-playbook run of the role on this machine (-v, or `verbosity`; `flags` such as --check); returns its output and the recap's counts. */
+  const play = async (override: Record<string, unknown> = {}, verbosity = '-v', flags: string[] = []) => {
     writeFileSync(
       join(tmp.dir, 'inventory.json'),
       JSON.stringify({ punchgate: { hosts: { localhost: hostVars(override) } } }),
@@ -127,6 +127,7 @@ describe.skipIf(!ROOT)('the Ansible role, applied to this machine with ansible-p
       'ansible-playbook',
       [
         verbosity,
+        ...flags,
         '-i',
         join(tmp.dir, 'inventory.json'),
         '-e',
@@ -434,6 +435,21 @@ describe.skipIf(!ROOT)('the Ansible role, applied to this machine with ansible-p
     const n = hrms.attendance().length;
     terminal.addPunch({ userId: '1001', logTime: new Date().toISOString().slice(0, 19).replace('T', ' ') });
     await waitFor(() => hrms.attendance().length === n + 1, 30_000, 'the punch after the failed runs');
+    expect(daemonSaid('SIGHUP')).toBe(1);
+  });
+
+  it('a --check --diff run of the .deb route before the file was ever copied (fleet.md: what would change) fails nothing, changes nothing and says the install would happen', async () => {
+    const before = [CONFIG, '/etc/punchgate/token'].map(sha);
+    const r = await play(
+      { punchgate_install_from: 'deb', punchgate_deb: debOf('amd64'), punchgate_delivery: CHANGED_DELIVERY },
+      '-v',
+      ['--check', '--diff'],
+    );
+    expect(r.status, r.all).toBe(0);
+    expect(r.failed).toBe(0);
+    expect(r.out).toContain(`punchgate_${VERSION}_amd64.deb would be installed`);
+    expect(existsSync('/var/cache/punchgate-ansible')).toBe(false);
+    expect([CONFIG, '/etc/punchgate/token'].map(sha)).toEqual(before);
     expect(daemonSaid('SIGHUP')).toBe(1);
   });
 

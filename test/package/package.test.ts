@@ -128,6 +128,12 @@ describe('the packages npm run package built', () => {
         'usr/share/man/man1/punchgate.1.gz',
         'usr/share/doc/punchgate/copyright',
         'usr/share/doc/punchgate/changelog.gz',
+        // docs/fleet.md installs these on each box from the package's copy.
+        'usr/share/doc/punchgate/contrib/prometheus/agent.yml',
+        'usr/share/doc/punchgate/contrib/prometheus/alerts.yml',
+        'usr/share/doc/punchgate/contrib/journald/journal-upload.conf',
+        'usr/share/doc/punchgate/contrib/journald/journal-remote.conf',
+        'usr/share/doc/punchgate/contrib/grafana/punchgate-fleet.json',
       ]) {
         expect(all, f).toContain(f);
       }

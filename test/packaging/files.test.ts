@@ -4,7 +4,7 @@
  * native modules' closure. Quick, no package built (test/package checks the built packages).
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { debianChangelog } from '../../packaging/lib/changelog.js';
 import { referToCommonLicences } from '../../packaging/lib/copyright.js';
 import { manPage, roff } from '../../packaging/lib/man-page.js';
 import { closure } from '../../packaging/lib/modules.js';
+import { SHIPPED_CONTRIB, SHIPPED_CONTRIB_PATH } from '../../packaging/lib/payload.js';
 import { launcher, packagedUnit } from '../../packaging/lib/unit.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -209,5 +210,29 @@ describe("the native modules' closure", () => {
       ]),
     );
     expect(dirs.filter((d) => /\/(nan|node-addon-api|better-sqlite3|zod|pino)$/.test(d))).toEqual([]);
+  });
+});
+
+describe('the contrib files docs/fleet.md installs on each box', () => {
+  const fleet = readFileSync('docs/fleet.md', 'utf8');
+  const installLine = (file: string) =>
+    fleet.split('\n').filter((l) => /^sudo install /.test(l) && l.includes(`/${file} `));
+
+  it("are installed from the package's copy: a box has the package, not a checkout of this repository", () => {
+    // The Prometheus agent and the log uploader run on every box: their files come from the package.
+    for (const file of ['agent.yml', 'journal-upload.conf']) {
+      const lines = installLine(file);
+      expect(lines, file).toHaveLength(1);
+      expect(lines[0], file).toContain(`${SHIPPED_CONTRIB_PATH}/`);
+    }
+  });
+
+  it('that the docs name under the package path are shipped by the package and exist in contrib/', () => {
+    const named = [...fleet.matchAll(/\/usr\/share\/doc\/punchgate\/contrib\/([\w-]+)\/([\w.-]+)/g)];
+    expect(named.length).toBeGreaterThanOrEqual(2);
+    for (const [path, dir, file] of named) {
+      expect(SHIPPED_CONTRIB as readonly string[], path).toContain(dir);
+      expect(existsSync(join('contrib', dir!, file!)), path).toBe(true);
+    }
   });
 });

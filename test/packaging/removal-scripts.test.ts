@@ -149,3 +149,43 @@ describe('a command of the removal scripts run as the service user (as_service_f
     await waitFor(() => !running(child), 10_000, "the command's own child to be ended with it");
   });
 });
+
+describe("the purge's last words when it keeps the state folder (postrm's purge_state)", () => {
+  const purgeState = /^purge_state\(\) \{[\s\S]*?^\}$/m.exec(text('postrm'))?.[0];
+  /** purge_state with what_to_keep saying `keep`, in a folder of the test's. */
+  const purge = (name: string, keep: string[]) => {
+    const dir = tmp.path(name);
+    mkdirSync(dir, { recursive: true });
+    const lines = keep.map((l) => `  ${dir}/${l}`);
+    return sh(
+      'sh',
+      [
+        '-c',
+        `STATE='${dir}'\nwhat_to_keep() { printf '%s\\n' ${lines.map((l) => `'${l}'`).join(' ')}; }\n${purgeState}\npurge_state`,
+      ],
+      { timeoutMs: BOUND_MS },
+    );
+  };
+
+  it('with backups only (a new admin purged a box whose journal owed nothing): no word of undelivered punches', () => {
+    expect(purgeState).toBeDefined();
+    const r = purge('backups-only', ['backups: 2 backup file(s) of the journal']);
+    expect(r.status, r.all).toBe(0);
+    expect(r.out).toContain('which holds attendance records:');
+    expect(r.out).toContain('backups: 2 backup file(s) of the journal');
+    expect(r.out).not.toContain('Undelivered punches');
+    expect(r.out).toContain('No journal there owes the HRMS a punch');
+  });
+
+  it('with a journal that owes punches (or could not be counted): says how they reach the HRMS', () => {
+    for (const line of [
+      'journal.db: a journal holding 20 undelivered punches',
+      'journal.db: a journal whose undelivered punches could not be counted',
+    ]) {
+      const r = purge(`owed-${line.length}`, [line, 'backups: 2 backup file(s) of the journal']);
+      expect(r.status, r.all).toBe(0);
+      expect(r.out, line).toContain('Undelivered punches reach the HRMS once punchgate runs on that journal again');
+      expect(r.out, line).not.toContain('No journal there owes');
+    }
+  });
+});

@@ -79,6 +79,38 @@ describe('ZK source', () => {
     expect(fx.journal.counts().pending).toBe(1);
   });
 
+  it('a terminal back after its polls failed is polled as soon as its real-time link hears it, not after the backoff', async () => {
+    // A new admin's trial: a terminal unplugged for 10 minutes and plugged in again sent its
+    // punches live at once, but stayed OFFLINE ("unreachable for 10 min", its polls backing off to
+    // every 16th tick) while they arrived: what it recorded while away was not read meanwhile.
+    const sim = await startTerminalSim({ users: [{ uid: 1, userId: '1042', name: 'A' }], punches: [] });
+    const fx = journalFixture();
+    cleanups.push(() => sim.stop(), fx.cleanup);
+    const sched = manualScheduler();
+    const src = new ZkSource(zkConfig(sim.port, { realtime: true, timeoutMs: 1500 }), fx.deps, {
+      scheduler: sched.scheduler,
+    });
+    cleanups.push(() => src.stop());
+    await src.start();
+    await waitFor(() => fx.journal.terminals.get('gate-1')?.online === true);
+    await waitFor(() => sim.sessions() === 1); // the real-time link's session
+    // Away: new connections get no answer (the real-time link's connection stays open).
+    sim.setFaults({ dropReplyTo: [1000] });
+    sched.tick();
+    await waitFor(() => fx.journal.terminals.get('gate-1')?.online === false, 10_000, 'the failed poll');
+    const failedAt = fx.journal.terminals.get('gate-1')!.lastPollAt;
+    // Back: a punch arrives on the real-time link; no tick comes (the schedule is backing off).
+    sim.setFaults({ dropReplyTo: [] });
+    sim.addPunch({ userId: '1042', logTime: '2026-11-22 09:15:00', state: 0 });
+    await waitFor(() => fx.journal.counts().pending === 1, 10_000, 'the real-time punch');
+    await waitFor(
+      () => fx.journal.terminals.get('gate-1')?.online === true,
+      10_000,
+      'the terminal polled and online again without a tick',
+    );
+    expect(fx.journal.terminals.get('gate-1')!.lastPollAt).toBeGreaterThan(failedAt ?? 0);
+  });
+
   it('a scheduled poll of an unchanged terminal does not download its log again; a new punch is read on the next tick', async () => {
     const sim = await startTerminalSim({
       generate: { users: 3, punches: 50, startTime: '2026-01-05 08:00:00', seed: 1 },

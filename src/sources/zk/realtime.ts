@@ -24,6 +24,8 @@ import type { ClientFactory } from './poll.js';
 export interface RealtimeOptions {
   reconnect?: BackoffBounds;
   healthyMs?: number;
+  /** The terminal was heard: the link connected, or a punch came on it (the source's polls may be backing off). */
+  onContact?: () => void;
 }
 
 export class RealtimeLink {
@@ -42,6 +44,7 @@ export class RealtimeLink {
   private skew: number | undefined;
   private readonly buffer: PunchBuffer<{ punch: Punch }>;
   private readonly log: SourceDeps['logger'];
+  private readonly onContact: (() => void) | undefined;
 
   constructor(
     private readonly cfg: ZkTerminalConfig,
@@ -52,6 +55,7 @@ export class RealtimeLink {
     opts: RealtimeOptions = {},
   ) {
     this.log = deps.logger.child({ terminal: cfg.name, link: 'realtime' });
+    this.onContact = opts.onContact;
     this.health = new LinkHealth({ ...opts, onHealthy: () => this.healthy() });
     this.drops = new LinkDrops({
       terminal: cfg.name,
@@ -138,6 +142,7 @@ export class RealtimeLink {
           ]);
           if (refused > 0)
             log.warn({ code: e.userId, logTime: e.logTime }, 'real-time punch not held; the next poll reads it');
+          this.onContact?.();
         },
         (err) => this.retry(log, err),
       );
@@ -149,6 +154,7 @@ export class RealtimeLink {
       else log.debug('real-time link reconnected');
       this.subscribedOnce = true;
       if (this.saidPaused) this.saidBack = true;
+      this.onContact?.();
     } catch (err) {
       client.destroy();
       this.retry(log, err);

@@ -16,6 +16,8 @@ export class ZkSource implements Source {
   private lastDownload: DownloadMark | undefined;
   private realtime: RealtimeLink | undefined;
   private readonly abort = new AbortController();
+  /** A poll was asked for because the real-time link heard the terminal during this run of failed polls. */
+  private heardWhileFailing = false;
 
   constructor(
     private readonly cfg: ZkTerminalConfig,
@@ -29,6 +31,7 @@ export class ZkSource implements Source {
       poll: () =>
         pollTerminal(this.cfg, this.deps, this.opts.clientFactory, this.abort.signal, this.lastDownload).then((r) => {
           if (r.ok && r.download) this.lastDownload = r.download;
+          if (r.ok) this.heardWhileFailing = false;
           return r;
         }),
       // pollTerminal reports trouble in its result; only a journal that cannot record it lands here.
@@ -43,11 +46,25 @@ export class ZkSource implements Source {
         this.deps,
         this.opts.clientFactory ?? defaultClientFactory,
         () => this.deps.ledger.get(this.cfg.name)?.serial ?? '',
-        this.opts.realtime,
+        { ...this.opts.realtime, onContact: () => this.heard() },
       );
       this.realtime.start();
     }
     this.loop.start();
+  }
+
+  /**
+   * The real-time link heard the terminal (it connected, or a punch came) while its polls fail:
+   * it is back (a cable plugged in again), so poll now instead of waiting out the backoff (up to 16
+   * ticks: a quarter of an hour on a one-minute schedule, with the terminal shown OFFLINE while its
+   * punches arrive live, and what it recorded while away not read). Once per run of failed polls:
+   * a terminal that takes one session, held by the link, fails that poll, and is not polled at
+   * each of its punches.
+   */
+  private heard(): void {
+    if (this.loop.failures === 0 || this.heardWhileFailing) return;
+    this.heardWhileFailing = true;
+    this.loop.pollAgain();
   }
 
   /** Polls now unless a poll is already running (then returns that one). */
