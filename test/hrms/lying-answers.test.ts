@@ -37,7 +37,7 @@ async function answer(reply: ScriptedReply, sent = punches): Promise<AttendanceA
   }
 }
 
-describe("the failure object with an empty payload (a server that always writes one) is about the whole request", () => {
+describe('the failure object with an empty payload (a server that always writes one) is about the whole request', () => {
   it('a refused token is a token refusal, for a batch and for the empty batch of check and the probes', async () => {
     const revoked = { body: { status: false, message: 'Bearer token is not correct', payload: [] } };
     expect(await answer(revoked)).toMatchObject({ kind: 'auth', message: 'Bearer token is not correct' });
@@ -49,7 +49,9 @@ describe("the failure object with an empty payload (a server that always writes 
     expect(
       await answer({ body: { Status: false, Message: 'Batch exceeds the maximum of 1 punches', Payload: [] } }),
     ).toMatchObject({ kind: 'too-large' });
-    expect(await answer({ status: 400, body: { status: false, message: 'Invalid logDate', payload: [] } })).toMatchObject({
+    expect(
+      await answer({ status: 400, body: { status: false, message: 'Invalid logDate', payload: [] } }),
+    ).toMatchObject({
       kind: 'refused',
       message: 'Invalid logDate',
     });
@@ -88,7 +90,11 @@ describe('one status given twice, spelled two ways, with two values, confirms no
 
   it('two spellings that agree (the same value, or its same text) are read as one', async () => {
     const a = await answer({
-      body: { Status: true, status: 'true', Payload: punches.map(() => ({ status: 1, Status: '1', message: 'added' })) },
+      body: {
+        Status: true,
+        status: 'true',
+        Payload: punches.map(() => ({ status: 1, Status: '1', message: 'added' })),
+      },
     });
     expect(a).toMatchObject({ kind: 'answered', overall: true, results: [{ status: true }, { status: true }] });
     // A true beside a 1 is not the same word: not read.
