@@ -146,7 +146,9 @@ export function classifyResponse(
   // "payload": []}`): about the whole request, not a list of results. Read as a list, a revoked
   // token was a bad reply instead of AUTH FAILED, a size refusal never shrank the batch (delivery
   // stuck for good), and `check`'s empty batch passed with a refused token (found by a trial).
-  const failureObject = overall === false && Array.isArray(payload) && payload.length === 0;
+  // So is `status: false` saying the token is refused, whatever payload it carries: results
+  // written beside it ("Bearer token is not correct" for each punch) are no refusal of a punch.
+  const failureObject = overall === false && Array.isArray(payload) && (payload.length === 0 || isAuthMessage);
   if (ok && Array.isArray(payload) && !failureObject) return readPayload(status, body, payload, sent, clean);
   if (isAuthMessage) return { kind: 'auth', httpStatus: status, message: message('token refused') };
   if (overall === false) {

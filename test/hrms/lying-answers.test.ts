@@ -43,6 +43,11 @@ describe('the failure object with an empty payload (a server that always writes 
     expect(await answer(revoked)).toMatchObject({ kind: 'auth', message: 'Bearer token is not correct' });
     // Before, the empty batch read it as an answer with no results: check said the token was accepted.
     expect(await answer(revoked, [])).toMatchObject({ kind: 'auth' });
+    // Results written beside it, each saying the same: no punch is refused for it.
+    const each = punches.map(() => ({ status: false, message: 'Bearer token is not correct' }));
+    expect(
+      await answer({ body: { status: false, message: 'Bearer token is not correct', payload: each } }),
+    ).toMatchObject({ kind: 'auth' });
   });
 
   it('a refusal for the size shrinks the batch; any other is a refusal of the request (split), not a bad reply', async () => {
