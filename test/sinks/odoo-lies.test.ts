@@ -139,3 +139,27 @@ describe("Odoo's reads answered with something that is not their records (HTTP 2
     expect(a.kind, JSON.stringify(a)).not.toBe('answered');
   });
 });
+
+describe('JSON-RPC answers without a result or an error (HTTP 200)', () => {
+  it("a proxy's JSON to authenticate is no refusal of the login and key: tried again, no auth alert", async () => {
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, status: 'queued' }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    open.push(() => new Promise<void>((r) => server.close(() => r())));
+    const sender = new OdooSender({
+      baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      database: 'odoo',
+      login: 'punchgate',
+      api: 'jsonrpc',
+    });
+    open.push(() => sender.close());
+    const a = await sender.send([punch('2026-11-02 08:00:00', 'in')], { token: DEFAULT_SIM_KEY });
+    expect(a.kind, JSON.stringify(a)).toBe('transient');
+    expect(a.kind === 'transient' && a.message).toMatch(/not what Odoo answers/);
+  });
+});
