@@ -273,3 +273,35 @@ describe('FrappeSender when calls hang or drop', () => {
     }
   });
 });
+
+describe("a refusal that is not Frappe's (a firewall's or gateway's JSON) charges no punch", () => {
+  it.each([
+    ['400 from a firewall', 400, { message: 'Request blocked by policy' }],
+    ['422 from a gateway', 422, { error: 'unprocessable' }],
+    ['417 with an empty object', 417, {}],
+  ])('%s: request-failed, no punch refused', async (_what, status, body) => {
+    const a = await answer(() => ({ status, body }));
+    // Before, each punch was refused with those words (retried slowly, then dead).
+    expect(a.kind, JSON.stringify(a)).toBe('request-failed');
+    expect(a.kind === 'request-failed' && a.message).toMatch(
+      /not Frappe's (JSON|answer).*check baseUrl of sink frappe-hr/,
+    );
+  });
+
+  it("Frappe's own refusal, with only the exception line or only its messages, still refuses the punch", async () => {
+    const a = await answer(() => ({
+      status: 417,
+      body: { exception: 'frappe.exceptions.ValidationError: No Employee found for the given employee field value.' },
+    }));
+    expect(a).toMatchObject({ kind: 'answered', results: [{ status: false }, { status: false }] });
+    const b = await answer(() => ({
+      status: 417,
+      body: {
+        _server_messages: JSON.stringify([
+          JSON.stringify({ message: 'Transactions cannot be created for an Inactive Employee' }),
+        ]),
+      },
+    }));
+    expect(b).toMatchObject({ kind: 'answered', results: [{ status: false }, { status: false }] });
+  });
+});

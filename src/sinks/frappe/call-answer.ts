@@ -189,6 +189,16 @@ export function classifyCall(
   if (!body) return failure(notFrappe(status, res.text, ctx, clean));
   // 409 DuplicateEntryError: a clash of the document's name (its naming series), not of the punch.
   if (status === 409) return unknown(`HTTP 409 ${body.excType ?? ''}`.trim() + quoted, status, res.headers);
+  // Frappe's refusals carry its marks: the exception's type, its line, or what frappe.throw said
+  // (`_server_messages`). JSON without any (a firewall's `{"message": "Request blocked"}`, a
+  // gateway's 422) is no word of Frappe's on the punch: read as one, every punch was refused with
+  // the firewall's words and went dead (found by an adversarial trial).
+  if (body.excType === undefined && body.exception === undefined && body.messages.length === 0)
+    return failure({
+      kind: 'request-failed',
+      httpStatus: status,
+      message: `the Frappe address answers HTTP ${status} with JSON that is not Frappe's answer${quoted}: check baseUrl of ${ctx.where} and the way from this box to the site (a firewall, a proxy or a gateway in front of it)`,
+    });
   if (said !== undefined && NO_LOCATION_SAID.test(said))
     return failure({
       kind: 'request-failed',
