@@ -90,8 +90,13 @@ describe('punchgate run against a seed HRMS that lies in its own shapes', () => 
     const waiting = (await rows()).filter((r) => r.state !== 'delivered');
     expect(waiting).toHaveLength(3);
     expect(waiting.every((r) => r.state === 'pending' && r.attempts === 0)).toBe(true);
-    const status = await cli('status');
-    expect(status.stdout).toContain('AUTH FAILED');
+    // The status file is written every status.intervalMs: it says so at its next writing.
+    let status = await cli('status');
+    await waitFor(
+      async () => (status = await cli('status')).stdout.includes('AUTH FAILED'),
+      20_000,
+      'punchgate status saying AUTH FAILED',
+    );
     const check = await cli('check');
     expect(check.stdout + check.stderr).toMatch(/FAIL.*refused the token/);
 
