@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configSchema } from '../../src/config/schema.js';
 import { compilePatterns } from '../../src/delivery/outcomes.js';
 import { AttendanceClient, type AttendanceAnswer } from '../../src/hrms/attendance.js';
 import { startScriptedHrms, type ScriptedHrms, type ScriptedReply } from '../helpers/scripted-hrms.js';
@@ -9,7 +10,9 @@ import { startScriptedHrms, type ScriptedHrms, type ScriptedReply } from '../hel
  * one status twice, spelled two ways (the contract shows both spellings), with two values.
  */
 const TOKEN = 'lying-token-4c1d9e';
-const AUTH = compilePatterns(['bearer token', 'token (is )?(not correct|invalid|expired)', 'unauthori[sz]ed']);
+/** The config's default patterns, as the daemon has them. */
+const DEFAULTS = configSchema.shape.delivery.parse({}).patterns;
+const AUTH = compilePatterns(DEFAULTS.authFailure);
 const punches = [
   { biometriccode: '101', logDate: '2026-11-01 08:00:00', devicelogId: 's-1' },
   { biometriccode: '102', logDate: '2026-11-01 08:01:00', devicelogId: 's-2' },
@@ -107,5 +110,19 @@ describe('one status given twice, spelled two ways, with two values, confirms no
       body: { Status: true, Payload: punches.map(() => ({ status: true, STATUS: 1, message: 'added' })) },
     });
     expect(b).toMatchObject({ kind: 'bad-reply' });
+  });
+});
+
+describe("a token refused in an API's usual words is a token refusal by the default patterns", () => {
+  it.each(['Invalid token', 'Token has expired', 'Unauthenticated.', 'Invalid API token', 'Token is invalid'])(
+    '"%s": AUTH FAILED, not a refusal of the request',
+    async (message) => {
+      expect(await answer({ status: 200, body: { status: false, message } })).toMatchObject({ kind: 'auth' });
+    },
+  );
+
+  it('words about a punch are no token refusal', async () => {
+    const a = await answer({ status: 400, body: { status: false, message: 'Invalid biometric code 101' } });
+    expect(a).toMatchObject({ kind: 'refused' });
   });
 });
