@@ -128,9 +128,15 @@ export function classifyResponse(
   }
   if (!body) {
     if (ok) {
+      // punchgate asks for no compression: a compressed answer is bytes, and the admin is told
+      // why rather than shown them (a server that compresses whatever it is asked).
+      const encoding = headers['content-encoding'];
+      const compressed = typeof encoding === 'string' && !/^\s*(identity)?\s*$/i.test(encoding);
       const why = oversized
         ? `far more elements than the ${sent.length} punches sent warrant (refused unread)`
-        : `a body that is not a JSON object: ${snippet(res.text, clean)}`;
+        : compressed
+          ? `a body compressed as "${clean(encoding).slice(0, 40)}" (Content-Encoding), though none was asked for: ask the HRMS administrator to send this endpoint's answers uncompressed`
+          : `a body that is not a JSON object: ${snippet(res.text, clean)}`;
       return { kind: 'bad-reply', httpStatus: status, message: `HTTP ${status} with ${why}` };
     }
     return requestFailure.notTheHrms(status, res.text, clean);

@@ -126,3 +126,16 @@ describe("a token refused in an API's usual words is a token refusal by the defa
     expect(a).toMatchObject({ kind: 'refused' });
   });
 });
+
+describe('an answer compressed though none was asked for', () => {
+  it('confirms nothing and says why, not its bytes', async () => {
+    const a = await answer({
+      headers: { 'content-encoding': 'gzip' },
+      body: '\u001f\u008b\u0008\u0000 compressed bytes',
+    });
+    expect(a).toMatchObject({ kind: 'bad-reply' });
+    expect(a.kind === 'bad-reply' && a.message).toContain(
+      'a body compressed as "gzip" (Content-Encoding), though none was asked for',
+    );
+  });
+});
