@@ -61,7 +61,14 @@ const deliverySchema = z
           ]),
         authFailure: z
           .array(z.string())
-          .default(['bearer token', 'token (is )?(not correct|invalid|expired)', 'unauthori[sz]ed']),
+          // "Invalid token", "Token has expired", "Unauthenticated." (common API wordings) were read
+          // as a refusal of the request: split, probed, and a punch refused before was charged for it.
+          .default([
+            'bearer token',
+            'token (is |has )?(not correct|invalid|expired|been revoked|revoked)',
+            '(invalid|expired|revoked|wrong) (api |access |auth |bearer )?token',
+            'unauthori[sz]ed|unauthenticated',
+          ]),
       })
       .prefault({}),
   })

@@ -128,9 +128,15 @@ export function classifyResponse(
   }
   if (!body) {
     if (ok) {
+      // punchgate asks for no compression: a compressed answer is bytes, and the admin is told
+      // why rather than shown them (a server that compresses whatever it is asked).
+      const encoding = headers['content-encoding'];
+      const compressed = typeof encoding === 'string' && !/^\s*(identity)?\s*$/i.test(encoding);
       const why = oversized
         ? `far more elements than the ${sent.length} punches sent warrant (refused unread)`
-        : `a body that is not a JSON object: ${snippet(res.text, clean)}`;
+        : compressed
+          ? `a body compressed as "${clean(encoding).slice(0, 40)}" (Content-Encoding), though none was asked for: ask the HRMS administrator to send this endpoint's answers uncompressed`
+          : `a body that is not a JSON object: ${snippet(res.text, clean)}`;
       return { kind: 'bad-reply', httpStatus: status, message: `HTTP ${status} with ${why}` };
     }
     return requestFailure.notTheHrms(status, res.text, clean);
@@ -141,7 +147,15 @@ export function classifyResponse(
   if (status === 403) return { kind: 'auth', httpStatus: status, message: message('HTTP 403') };
   if (bodyMessage !== undefined && ENDPOINT_PROBLEM.test(bodyMessage))
     return requestFailure.unknownPath(status, o.url, clean(bodyMessage));
-  if (ok && Array.isArray(payload)) return readPayload(status, overall, payload, sent, clean);
+  // `status: false` with an empty payload is the contract's failure object from a server that
+  // always writes its payload (`{"status": false, "message": "Bearer token is not correct",
+  // "payload": []}`): about the whole request, not a list of results. Read as a list, a revoked
+  // token was a bad reply instead of AUTH FAILED, a size refusal never shrank the batch (delivery
+  // stuck for good), and `check`'s empty batch passed with a refused token (found by a trial).
+  // So is `status: false` saying the token is refused, whatever payload it carries: results
+  // written beside it ("Bearer token is not correct" for each punch) are no refusal of a punch.
+  const failureObject = overall === false && Array.isArray(payload) && (payload.length === 0 || isAuthMessage);
+  if (ok && Array.isArray(payload) && !failureObject) return readPayload(status, body, payload, sent, clean);
   if (isAuthMessage) return { kind: 'auth', httpStatus: status, message: message('token refused') };
   if (overall === false) {
     const sizePatterns = o.sizePatterns ?? SIZE_REFUSAL;
@@ -173,17 +187,18 @@ export function classifyResponse(
  */
 function readPayload(
   httpStatus: number,
-  overall: boolean | undefined | 'unreadable',
+  body: Record<string, unknown>,
   payload: unknown[],
   sent: readonly AttendancePunch[],
   clean: (s: string) => string,
 ): AttendanceAnswer {
+  const overall = readStatus(pick(body, 'status'));
   const bad = (why: string): AttendanceAnswer => ({
     kind: 'bad-reply',
     httpStatus,
     message: `the HRMS's answer does not match the batch (${why}): nothing confirmed`,
   });
-  if (overall === 'unreadable') return bad('its overall Status is neither true nor false');
+  if (overall === 'unreadable') return bad(`its overall Status ${statusWords(body)}`);
   if (payload.length !== sent.length) return bad(`${payload.length} results for ${sent.length} punches sent`);
   // Matched by devicelogId when every result names one, else by position (each name checked).
   // One pass, few allocations: a drain reads a thousand of these per request.
@@ -211,7 +226,7 @@ function readPayload(
     if (!el || typeof el !== 'object' || Array.isArray(el)) return bad(`result ${i + 1} is not an object`);
     const o = el as Record<string, unknown>;
     const status = readStatus(pick(o, 'status'));
-    if (typeof status !== 'boolean') return bad(`result ${i + 1} has a status that is neither true nor false`);
+    if (typeof status !== 'boolean') return bad(`result ${i + 1}'s status ${statusWords(o)}`);
     const id = pick(o, 'devicelogId');
     let at = i;
     if (order) {
@@ -232,16 +247,49 @@ function readPayload(
   return { kind: 'answered', httpStatus, overall: overall ?? true, results };
 }
 
-/** `status`, `Status`, `STATUS`...: the seed uses two spellings; accept any case. */
+/** Two spellings of one key with different values (`"status": true, "Status": false`): the answer says both. */
+const SAID_BOTH = Symbol('two spellings, two values');
+
+/**
+ * `status`, `Status`, `STATUS`...: the seed uses two spellings; accept any case. Where an object
+ * has two spellings that disagree, SAID_BOTH: neither is taken (the first one found decided before,
+ * so `{"status": true, "Status": false}` was a delivered punch: found by an adversarial trial).
+ */
 function pick(o: Record<string, unknown>, key: string): unknown {
-  if (key in o) return o[key];
   const lower = key.toLowerCase();
-  for (const k in o) if (Object.hasOwn(o, k) && k.toLowerCase() === lower) return o[k];
-  return undefined;
+  let found: unknown;
+  let seen = false;
+  for (const k in o) {
+    if (!Object.hasOwn(o, k) || k.toLowerCase() !== lower) continue;
+    const v = o[k];
+    if (!seen) {
+      found = v;
+      seen = true;
+    } else if (!sameWord(v, found)) return SAID_BOTH;
+  }
+  return found;
+}
+
+/** Why a status could not be read, in words. */
+function statusWords(o: Record<string, unknown>): string {
+  return pick(o, 'status') === SAID_BOTH
+    ? 'is given twice, spelled two ways, with two values'
+    : 'is neither true nor false';
+}
+
+/** The same value, or its same text (`true` and `"true"`, `1` and `"1"`). */
+function sameWord(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' && typeof b !== 'object') return String(a) === String(b);
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 function messageOf(o: Record<string, unknown>): string | undefined {
-  const m = pick(o, 'message') ?? pick(o, 'msg') ?? pick(o, 'error');
+  const said = (k: string) => {
+    const v = pick(o, k);
+    return v === SAID_BOTH ? undefined : v;
+  };
+  const m = said('message') ?? said('msg') ?? said('error');
   if (typeof m === 'string') return m;
   if (m !== undefined && m !== null) return JSON.stringify(m);
   return undefined;

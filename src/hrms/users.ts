@@ -78,7 +78,13 @@ export interface HrmsUsersOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-const DEFAULT_AUTH = ['bearer token', 'token (is )?(not correct|invalid|expired)', 'unauthori[sz]ed'];
+/** As delivery.patterns.authFailure's default (src/config/schema.ts). */
+const DEFAULT_AUTH = [
+  'bearer token',
+  'token (is |has )?(not correct|invalid|expired|been revoked|revoked)',
+  '(invalid|expired|revoked|wrong) (api |access |auth |bearer )?token',
+  'unauthori[sz]ed|unauthenticated',
+];
 const NOT_FOUND = /not found|does not exist|doesn't exist|no such|unknown (employee|user)/i;
 const VALIDATION = /validat|invalid|required|mandatory|must |missing|not mapped|unmapped|mismatch|type/i;
 const RAW_LIMIT = 4000;

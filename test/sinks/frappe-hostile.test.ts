@@ -273,3 +273,62 @@ describe('FrappeSender when calls hang or drop', () => {
     }
   });
 });
+
+describe("a refusal that is not Frappe's (a firewall's or gateway's JSON) charges no punch", () => {
+  it.each([
+    ['400 from a firewall', 400, { message: 'Request blocked by policy' }],
+    ['422 from a gateway', 422, { error: 'unprocessable' }],
+    ['417 with an empty object', 417, {}],
+  ])('%s: request-failed, no punch refused', async (_what, status, body) => {
+    const a = await answer(() => ({ status, body }));
+    // Before, each punch was refused with those words (retried slowly, then dead).
+    expect(a.kind, JSON.stringify(a)).toBe('request-failed');
+    expect(a.kind === 'request-failed' && a.message).toMatch(
+      /not Frappe's (JSON|answer).*check baseUrl of sink frappe-hr/,
+    );
+  });
+
+  it("Frappe's own refusal, with only the exception line or only its messages, still refuses the punch", async () => {
+    const a = await answer(() => ({
+      status: 417,
+      body: { exception: 'frappe.exceptions.ValidationError: No Employee found for the given employee field value.' },
+    }));
+    expect(a).toMatchObject({ kind: 'answered', results: [{ status: false }, { status: false }] });
+    const b = await answer(() => ({
+      status: 417,
+      body: {
+        _server_messages: JSON.stringify([
+          JSON.stringify({ message: 'Transactions cannot be created for an Inactive Employee' }),
+        ]),
+      },
+    }));
+    expect(b).toMatchObject({ kind: 'answered', results: [{ status: false }, { status: false }] });
+  });
+});
+
+describe('a success that is not about the punch sent confirms nothing', () => {
+  it('a new Employee Checkin at another time (a cache answering every call alike): not delivered', async () => {
+    const a = await answer(() => ({ body: { message: { name: 'EMP-CKIN-9', time: '2026-01-01 00:00:00' } } }), 1);
+    expect(a.kind, JSON.stringify(a)).toBe('bad-reply');
+    expect(a.kind === 'bad-reply' && a.message).toMatch(/not the check-in sent \(2026-11-02 08:00:00\)/);
+  });
+
+  it('its own time, written another way (T, microseconds), is the punch', async () => {
+    const a = await answer(
+      () => ({ body: { message: { name: 'EMP-CKIN-9', time: '2026-11-02T08:00:00.000000' } } }),
+      1,
+    );
+    expect(a).toMatchObject({ kind: 'answered', results: [{ status: true }] });
+  });
+
+  it('one new document named for two punches of a batch: neither taken as recorded', async () => {
+    const a = await answer(() => ({ body: { message: { name: 'EMP-CKIN-1' } } }), 3);
+    expect(a.kind).toBe('answered');
+    const results = a.kind === 'answered' ? a.results : [];
+    expect(
+      results.every((r) => r.unknown === true && !r.status),
+      JSON.stringify(a),
+    ).toBe(true);
+    expect(results[0]!.message).toMatch(/EMP-CKIN-1 for more than one punch/);
+  });
+});

@@ -8,7 +8,9 @@ import { frappeSaid, readFrappeBody, type FrappeBody } from './frappe-json.js';
  * call that says nothing about the punch (`failure`, an AttendanceAnswer other than `answered`:
  * the sender answers the whole batch with it when every call failed the same way).
  */
-export type CallAnswer = { kind: 'result'; result: PunchResult } | { kind: 'failure'; answer: FailureAnswer };
+export type CallAnswer =
+  | { kind: 'result'; result: PunchResult; /** The new document's name, when one was made. */ docName?: string }
+  | { kind: 'failure'; answer: FailureAnswer };
 /* A failure that is transient after sending becomes, beside punches that passed, that punch's `unknown` result. */
 export type FailureAnswer = Exclude<AttendanceAnswer, { kind: 'answered' }>;
 
@@ -114,6 +116,8 @@ const QUOTED_NAME = /["»«„“”]\s?([^"»«„“”\s]{1,200})\s?["»«„
 
 export interface CallContext {
   url: string;
+  /** The `timestamp` the call sent (a check-in's): the new document must have it. */
+  sentTime?: string;
   /** What the sink is called in messages ("sink frappe-hr"). */
   where: string;
   scrub: (s: string) => string;
@@ -138,8 +142,22 @@ export function classifyCall(
       message: `the proxy refused the credentials (HTTP 407): check the proxy settings of ${ctx.where}`,
     });
   if (status >= 200 && status < 300) {
+    // The document made must be this punch's: a `time` that is another (a cache in front of the
+    // site answering every call with one document) confirms nothing.
+    if (body?.docName !== undefined && body.docTime !== undefined && ctx.sentTime !== undefined) {
+      if (secondsOf(body.docTime) !== secondsOf(ctx.sentTime))
+        return failure({
+          kind: 'bad-reply',
+          httpStatus: status,
+          message: `HTTP ${status} with Employee Checkin ${clean(body.docName)} at ${clean(body.docTime)}, not the check-in sent (${ctx.sentTime}): not taken as recorded`,
+        });
+    }
     if (body?.docName !== undefined)
-      return { kind: 'result', result: { status: true, message: `Employee Checkin ${clean(body.docName)}` } };
+      return {
+        kind: 'result',
+        result: { status: true, message: `Employee Checkin ${clean(body.docName)}` },
+        docName: body.docName,
+      };
     if (!body) return failure(notFrappe(status, res.text, ctx, clean));
     // JSON without the new document: the call may or may not have recorded it.
     return failure({
@@ -189,6 +207,16 @@ export function classifyCall(
   if (!body) return failure(notFrappe(status, res.text, ctx, clean));
   // 409 DuplicateEntryError: a clash of the document's name (its naming series), not of the punch.
   if (status === 409) return unknown(`HTTP 409 ${body.excType ?? ''}`.trim() + quoted, status, res.headers);
+  // Frappe's refusals carry its marks: the exception's type, its line, or what frappe.throw said
+  // (`_server_messages`). JSON without any (a firewall's `{"message": "Request blocked"}`, a
+  // gateway's 422) is no word of Frappe's on the punch: read as one, every punch was refused with
+  // the firewall's words and went dead (found by an adversarial trial).
+  if (body.excType === undefined && body.exception === undefined && body.messages.length === 0)
+    return failure({
+      kind: 'request-failed',
+      httpStatus: status,
+      message: `the Frappe address answers HTTP ${status} with JSON that is not Frappe's answer${quoted}: check baseUrl of ${ctx.where} and the way from this box to the site (a firewall, a proxy or a gateway in front of it)`,
+    });
   if (said !== undefined && NO_LOCATION_SAID.test(said))
     return failure({
       kind: 'request-failed',
@@ -202,6 +230,11 @@ export function classifyCall(
     kind: 'result',
     result: { status: false, message: clean(said ?? `HTTP ${status} without a message`) },
   };
+}
+
+/** A date-time's digits to the second ('2026-11-02 08:00:01', '2026-11-02T08:00:01.000000' alike). */
+function secondsOf(t: string): string {
+  return t.replace(/\D/g, '').slice(0, 14);
 }
 
 /** Everything the body says in words: its messages, the exception's line, the message text. */

@@ -23,6 +23,8 @@ export interface FrappeBody {
   exception?: string;
   /** `message` of a success: the returned document's name, when it is one. */
   docName?: string;
+  /** Its `time`, when it says one (an Employee Checkin's). */
+  docTime?: string;
   /** `message` as plain text when it is a string (older sites, a guest page's JSON). */
   messageText?: string;
 }
@@ -49,8 +51,9 @@ export function readFrappeBody(text: string): FrappeBody | undefined {
   }
   const m = obj.message;
   if (m && typeof m === 'object' && !Array.isArray(m)) {
-    const name = (m as Record<string, unknown>).name;
+    const { name, time } = m as Record<string, unknown>;
     if (typeof name === 'string' && name !== '') out.docName = name;
+    if (typeof time === 'string') out.docTime = time;
   } else if (typeof m === 'string') out.messageText = plainText(m);
   return out;
 }

@@ -162,7 +162,7 @@ export class FrappeSender implements SinkSender {
         maxBytes: CALL_ANSWER_BYTES,
         ...(signal ? { signal } : {}),
       });
-      return classifyCall(res, ctx);
+      return classifyCall(res, { ...ctx, sentTime: body.timestamp! });
     } catch (e) {
       return this.failure(e, ctx);
     } finally {
@@ -261,7 +261,17 @@ function combine(
       return { ...first, afterSending };
     }
   }
+  // One new document named for two punches: at most one of them made it (a cache answering every
+  // call alike), so neither is taken as recorded; the next try's duplicate answer tells.
+  const named = new Map<string, number>();
+  for (const a of answers) if (a?.kind === 'result' && a.docName) named.set(a.docName, (named.get(a.docName) ?? 0) + 1);
   const results: PunchResult[] = answers.map((a) => {
+    if (a?.kind === 'result' && a.docName && named.get(a.docName)! > 1)
+      return {
+        status: false,
+        unknown: true,
+        message: `Frappe named Employee Checkin ${a.result.message.replace(/^Employee Checkin /, '')} for more than one punch: not taken as recorded`,
+      };
     if (a?.kind === 'result') return a.result;
     const f = a ? a.answer : untried;
     return { status: false, unknown: true, message: f.message };

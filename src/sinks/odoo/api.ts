@@ -3,7 +3,7 @@ import { HrmsHttp, hrmsUrl, type HttpResponse } from '../../hrms/http.js';
 import { requestFailure } from '../../hrms/request-failure.js';
 import { outsideText, pageExcerpt, parseRetryAfter } from '../../hrms/text.js';
 import { errorCode } from '../../util/errors.js';
-import { OdooCallError, odooException, type OdooFailure } from './failure.js';
+import { notAnAnswer, OdooCallError, odooException, type OdooFailure } from './failure.js';
 
 /**
  * The two ways to call an Odoo model method. Sources (github:odoo/odoo):
@@ -224,7 +224,10 @@ export class JsonRpcApi implements OdooApi {
         message: "the sink has no login: JSON-RPC (Odoo 16-18) needs the API user's login beside the API key",
       });
     const uid = await rpc(this.t, 'common', 'authenticate', [this.database, this.login, ctx.key, {}], ctx, this.next++);
-    if (typeof uid !== 'number' || uid <= 0)
+    // authenticate answers a user id or false (odoo/service/common.py exp_authenticate).
+    if (uid !== false && uid !== null && !(typeof uid === 'number' && uid > 0))
+      throw notAnAnswer('common.authenticate', uid, ctx.scrub);
+    if (typeof uid !== 'number')
       throw new OdooCallError({
         kind: 'auth',
         message: `Odoo refused the login "${outsideText(this.login, ctx.scrub)}" with this API key (authenticate answered false): check the login, the key and the database "${outsideText(this.database, ctx.scrub)}"`,
@@ -261,6 +264,9 @@ export async function rpc(
     const code = field(error, 'code');
     throw new OdooCallError(odooException(name, message, code === 404 ? 404 : undefined));
   }
+  // Odoo's answer always has `result` (null for a method that returns nothing): without it, the
+  // JSON is a proxy's or another app's, no word of Odoo's (authenticate read it as a refused login).
+  if (!Object.hasOwn(body.value, 'result')) throw notAnAnswer(`${service}.${method}`, body.value, ctx.scrub);
   return field(body.value, 'result');
 }
 

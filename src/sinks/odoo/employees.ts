@@ -1,5 +1,6 @@
 import { elapsedMs, type Clock } from '../../util/clock.js';
 import type { CallContext, OdooApi } from './api.js';
+import { recordsOf } from './failure.js';
 
 /** What the code on a terminal names in Odoo. */
 export type EmployeeMatch =
@@ -43,9 +44,7 @@ export class EmployeeDirectory {
       ctx,
     );
     const found = new Map<string, Array<{ id: number; name: string }>>();
-    for (const r of Array.isArray(rows) ? rows : []) {
-      if (!r || typeof r !== 'object') continue;
-      const row = r as Record<string, unknown>;
+    for (const row of recordsOf('the employee lookup', rows, ctx.scrub)) {
       const code = row[this.field];
       if (typeof row.id !== 'number' || (typeof code !== 'string' && typeof code !== 'number')) continue;
       const list = found.get(String(code)) ?? [];

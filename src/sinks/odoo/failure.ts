@@ -16,6 +16,8 @@ export type OdooFailure =
   /** The request did not reach Odoo's API as it should (a redirect, a missing app, not Odoo). */
   | { kind: 'request-failed'; message: string; httpStatus?: number };
 
+import { outsideText } from '../../hrms/text.js';
+
 export class OdooCallError extends Error {
   constructor(readonly failure: OdooFailure) {
     super(failure.message);
@@ -107,4 +109,34 @@ export function odooException(name: string, message: string, httpStatus?: number
   if (httpStatus !== undefined && httpStatus >= 400 && httpStatus < 500)
     return { kind: 'request-failed', ...status, message: `Odoo refused the request (HTTP ${httpStatus}): ${message}` };
   return { kind: 'unknown', afterSending: true, ...status, message: `Odoo server error: ${message}` };
+}
+
+/**
+ * An answer of HTTP 200 that is not what Odoo answers to the call (an error inside it, a proxy's
+ * or another app's JSON): the call may or may not have written, so the punch is tried again
+ * uncharged, never counted as delivered nor refused; the next try's read finds it if it was written.
+ */
+export function notAnAnswer(what: string, value: unknown, scrub: (s: string) => string): OdooCallError {
+  const shown = outsideText(JSON.stringify(value) ?? String(value), scrub).slice(0, 160);
+  return new OdooCallError({
+    kind: 'unknown',
+    afterSending: true,
+    message: `Odoo's answer to ${what} is not what Odoo answers (${shown}): not taken as done, tried again`,
+  });
+}
+
+/**
+ * The records of a search_read, each an object with a numeric id: anything else is no list of
+ * records. Read as one (a proxy's `{"status": "ok"}`, a record whose id is text, skipped), it said
+ * "no employee has this code" or "nothing open to close", and the punch was refused on a lie
+ * (found by an adversarial trial).
+ */
+export function recordsOf(what: string, value: unknown, scrub: (s: string) => string): Record<string, unknown>[] {
+  const ok =
+    Array.isArray(value) &&
+    value.every(
+      (r) => r !== null && typeof r === 'object' && !Array.isArray(r) && Number.isInteger((r as { id?: unknown }).id),
+    );
+  if (!ok) throw notAnAnswer(what, value, scrub);
+  return value as Record<string, unknown>[];
 }

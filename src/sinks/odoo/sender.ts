@@ -6,7 +6,7 @@ import { scrubberFor } from '../../util/secrets.js';
 import type { SinkPunch, SinkSendOptions, SinkSender } from '../types.js';
 import { Json2Api, JsonRpcApi, OdooTransport, serverMajor, type CallContext, type OdooApi } from './api.js';
 import { EmployeeDirectory, type EmployeeMatch } from './employees.js';
-import { OdooCallError, type OdooFailure } from './failure.js';
+import { notAnAnswer, OdooCallError, recordsOf, type OdooFailure } from './failure.js';
 import { odooDefaults, type OdooSinkOptions, type ResolvedOdooOptions } from './options.js';
 import { pairStep, type Attendance } from './pairing.js';
 import { EMPLOYEES_HAVE, NO_EMPLOYEE } from './refusal-words.js';
@@ -221,8 +221,7 @@ export class OdooSender implements SinkSender {
       },
       ctx,
     );
-    if (!Array.isArray(rows)) throw notAnAnswer('the attendance read', rows, ctx);
-    const records = readAttendances(rows);
+    const records = readAttendances(recordsOf('the attendance read', rows, ctx.scrub), ctx);
     const step = pairStep(records, at, p.direction, longest);
     switch (step.kind) {
       case 'already':
@@ -242,7 +241,8 @@ export class OdooSender implements SinkSender {
         const id = Array.isArray(ids) && ids.length === 1 ? ids[0] : ids;
         // Only a new record's id says it was written; anything else may or may not have been (the
         // punch goes back to the queue, and the read before the next write finds it if it was).
-        if (typeof id !== 'number' || !Number.isInteger(id) || id <= 0) throw notAnAnswer('the check-in', ids, ctx);
+        if (typeof id !== 'number' || !Number.isInteger(id) || id <= 0)
+          throw notAnAnswer('the check-in', ids, ctx.scrub);
         return { status: true, message: `checked in: attendance ${id} opened at ${at} UTC` };
       }
       case 'close': {
@@ -251,7 +251,7 @@ export class OdooSender implements SinkSender {
           ctx,
         );
         // Odoo's write answers true; anything else (an error inside a 200, a proxy's JSON) is no proof.
-        if (done !== true) throw notAnAnswer('the check-out', done, ctx);
+        if (done !== true) throw notAnAnswer('the check-out', done, ctx.scrub);
         return { status: true, message: `checked out: attendance ${step.id} closed at ${at} UTC` };
       }
     }
@@ -266,7 +266,7 @@ export class OdooSender implements SinkSender {
   private async probe(ctx: CallContext): Promise<AttendanceAnswer> {
     try {
       const api = await this.api(ctx);
-      await api.call(
+      const rows = await api.call(
         {
           model: 'hr.employee',
           method: 'search_read',
@@ -274,6 +274,8 @@ export class OdooSender implements SinkSender {
         },
         ctx,
       );
+      // Whatever answered must answer as Odoo: a proxy's JSON passed `check` and ended the probes.
+      recordsOf('the employee read', rows, ctx.scrub);
     } catch (e) {
       return wholeBatch(failureOf(e));
     }
@@ -297,28 +299,13 @@ export class OdooSender implements SinkSender {
   }
 }
 
-function readAttendances(rows: unknown): Attendance[] {
-  const out: Attendance[] = [];
-  for (const r of Array.isArray(rows) ? rows : []) {
-    if (!r || typeof r !== 'object') continue;
-    const o = r as Record<string, unknown>;
-    if (typeof o.id !== 'number' || typeof o.check_in !== 'string') continue;
-    out.push({ id: o.id, checkIn: o.check_in, checkOut: typeof o.check_out === 'string' ? o.check_out : null });
-  }
-  return out;
-}
-
-/**
- * An answer of HTTP 200 that is not what Odoo answers to the call (an error inside it, a proxy's
- * or another app's JSON): the call may or may not have written, so the punch is tried again
- * uncharged, never counted as delivered; the next try's read finds it if it was written.
- */
-function notAnAnswer(what: string, value: unknown, ctx: CallContext): OdooCallError {
-  const shown = outsideText(JSON.stringify(value) ?? String(value), ctx.scrub).slice(0, 160);
-  return new OdooCallError({
-    kind: 'unknown',
-    afterSending: true,
-    message: `Odoo's answer to ${what} is not what Odoo answers (${shown}): not taken as done, tried again`,
+/** The attendances read, each with its check-in and its check-out (Odoo's `false`: still open); a record that says neither is no answer. */
+function readAttendances(rows: Record<string, unknown>[], ctx: CallContext): Attendance[] {
+  return rows.map((o) => {
+    const out = o.check_out;
+    if (typeof o.check_in !== 'string' || (typeof out !== 'string' && out !== false && out !== null))
+      throw notAnAnswer('the attendance read', o, ctx.scrub);
+    return { id: o.id as number, checkIn: o.check_in, checkOut: typeof out === 'string' ? out : null };
   });
 }
 
