@@ -1,3 +1,5 @@
+import { outsideText } from '../../hrms/text.js';
+
 /**
  * What can go wrong with one call to Odoo, in the four ways the sender treats differently.
  * Odoo's exceptions arrive by name (odoo/http.py serialize_exception: `name`, `message`,
@@ -15,8 +17,6 @@ export type OdooFailure =
   | { kind: 'unknown'; message: string; afterSending: boolean; httpStatus?: number; retryAfterMs?: number }
   /** The request did not reach Odoo's API as it should (a redirect, a missing app, not Odoo). */
   | { kind: 'request-failed'; message: string; httpStatus?: number };
-
-import { outsideText } from '../../hrms/text.js';
 
 export class OdooCallError extends Error {
   constructor(readonly failure: OdooFailure) {
