@@ -82,6 +82,8 @@ export class TerminalState {
   /** Enrolled users and their fingerprint templates. */
   readonly people: UserStore;
   private punchLog: SimPunch[];
+  /** Records the log holds at most: see TerminalSimOptions.logCapacity. */
+  readonly logCapacity: number;
   private readonly listeners = new Set<PunchListener>();
 
   constructor(opts: TerminalSimOptions) {
@@ -103,6 +105,9 @@ export class TerminalState {
       generatedTemplates = generateTemplates(more, gen.fingersPerUser ?? 0, gen.seed);
     }
     this.people = new UserStore(users, opts.userCapacity, opts.fingerprintCapacity);
+    this.logCapacity = opts.logCapacity ?? LOG_CAPACITY;
+    if (!Number.isSafeInteger(this.logCapacity) || this.logCapacity < 1)
+      throw new RangeError(`log capacity must be a whole number of at least 1: ${this.logCapacity}`);
     for (const t of [...(opts.templates ?? []), ...generatedTemplates]) this.loadTemplate(t);
   }
 
@@ -142,6 +147,8 @@ export class TerminalState {
 
   addPunch(p: SimPunch): SimPunch {
     const punch = normalizePunch(p);
+    // A full log writes over its oldest record (cyclic deletion): the count stays the same.
+    if (this.punchLog.length >= this.logCapacity) this.punchLog.shift();
     this.punchLog.push(punch);
     this.version += 1;
     for (const l of this.listeners) l(punch);

@@ -135,6 +135,11 @@ export interface TerminalSimOptions {
   userCapacity?: number;
   /** Fingerprint templates it holds at most (default 3000). */
   fingerprintCapacity?: number;
+  /**
+   * Attendance records it holds at most (default 100,000). A full log overwrites its oldest record
+   * with each new punch (the "delete attendance records cyclically" setting), so its count stays.
+   */
+  logCapacity?: number;
   /** `~ZKFPVersion`, the fingerprint algorithm version (default '10'). */
   fpVersion?: string;
   /** Deterministic generated data, added after `users` / `punches`. */

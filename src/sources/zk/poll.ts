@@ -44,8 +44,9 @@ export interface PollResult {
 }
 
 /**
- * What a complete download saw. A ZK log only grows until it is cleared, so a later poll that
- * finds the same device with the same record count has nothing new and skips the download:
+ * What a complete download saw. A ZK log only grows until it is cleared (or is full: then it is
+ * read every time), so a later poll that finds the same device with the same record count has
+ * nothing new and skips the download:
  * reading 10,000 records every minute keeps a terminal busy (slow to answer the people
  * punching) and the box's memory churning for nothing. The skip lasts at most an hour, so even
  * a log cleared at the terminal and refilled to the same count is read within the hour.
@@ -155,9 +156,11 @@ export async function pollTerminal(
       }
     }
 
-    // An unknown serial (the terminal did not say) never counts as the same device.
+    // An unknown serial (the terminal did not say) never counts as the same device. A full log
+    // keeps its count while new punches write over its oldest records (cyclic deletion): read.
     result.unchanged =
       info !== null &&
+      !logFull(info) &&
       previous !== undefined &&
       serial !== '' &&
       previous.serial === serial &&
@@ -250,6 +253,7 @@ export async function pollTerminal(
       result.readUpTo = readUpTo && readUpTo > upTo ? readUpTo : upTo;
     }
 
+    if (info) noteFullLog(deps, cfg, logFull(info) && !result.cleared ? info.recordCapacity : null, log);
     await client.disconnect();
     result.ok = true;
     noteWorking(known, log, cfg.name, clock.now());
@@ -307,6 +311,29 @@ export async function pollTerminal(
  * log, the short-download check, clearing) is left out, so nothing is cleared on a guess. Warned
  * about once (`saidBefore`: the last complete download of this device had no counts either).
  */
+/** The log holds as many records as it can: a new punch writes over the oldest, or is refused. */
+const logFull = (info: ZkFreeSizes): boolean => info.recordCapacity > 0 && info.records >= info.recordCapacity;
+
+/**
+ * A full log is an alert for as long as it lasts: the terminal either writes new punches over
+ * its oldest records (any not read by then are gone) or refuses them at the door, as it is set.
+ * `capacity` null: there is room (the note goes).
+ */
+function noteFullLog(deps: SourceDeps, cfg: ZkTerminalConfig, capacity: number | null, log: SourceDeps['logger']) {
+  const key = configKeyOf(deps, cfg.name);
+  const words =
+    capacity === null
+      ? null
+      : {
+          cause: `its log is full (${capacity} records): each new punch writes over its oldest record, or is refused at the terminal, as it is set`,
+          fix: cfg.clearAfterDays
+            ? `punchgate clears it once every record on it is delivered and older than ${cfg.clearAfterDays} days: lower ${key}.clearAfterDays, or see why punches wait (punchgate status)`
+            : `set ${key}.clearAfterDays (say 30): punchgate then clears its log once every record on it is delivered`,
+        };
+  if (words) log.debug({ capacity }, words.cause);
+  writeZkNote(deps.state, cfg.name, 'full', words, deps.clock.now(), log);
+}
+
 async function readCounts(
   client: ZkClient,
   log: SourceDeps['logger'],
