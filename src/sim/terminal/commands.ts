@@ -44,7 +44,7 @@ export function runCommand(s: ZkSession, req: ZkPacket): WriteUnit[] {
   switch (req.command) {
     case CMD.DISABLEDEVICE:
     case CMD.ENABLEDEVICE:
-      state.enabled = req.command === CMD.ENABLEDEVICE;
+      state.setEnabled(req.command === CMD.ENABLEDEVICE);
       return one(CMD.ACK_OK);
     case CMD.REFRESHDATA:
       state.refreshCount += 1;
@@ -70,6 +70,8 @@ export function runCommand(s: ZkSession, req: ZkPacket): WriteUnit[] {
         usersFree: Math.max(0, userCapacity - users),
         recordsFree: Math.max(0, state.logCapacity - records),
       });
+      // Between this answer and the next command (the count just said is one short now).
+      if (s.ctx.faults.shouldPunchAtDoor()) state.punchAtDoor({ userId: '424242', logTime: state.clock.read() });
       return one(CMD.ACK_OK, data);
     }
     case CMD.GET_TIME: {

@@ -77,6 +77,8 @@ export class TerminalState {
   writeCount = 0;
   /** False between DISABLEDEVICE and ENABLEDEVICE, whoever sent them and whether they are still connected. */
   enabled = true;
+  /** Punches refused at the door while disabled: made again once the terminal is enabled. */
+  private readonly heldAtDoor: SimPunch[] = [];
   /** Bumped on every change of the log or the users, so prepared datasets can be reused until then. */
   version = 0;
   /** Enrolled users and their fingerprint templates. */
@@ -153,6 +155,18 @@ export class TerminalState {
     this.version += 1;
     for (const l of this.listeners) l(punch);
     return punch;
+  }
+
+  /** A punch at the door: made now, or (disabled) once the terminal is enabled again. */
+  punchAtDoor(p: SimPunch): void {
+    if (this.enabled) this.addPunch(p);
+    else this.heldAtDoor.push(p);
+  }
+
+  /** DISABLEDEVICE / ENABLEDEVICE: enabled again, the people refused at the door punch again. */
+  setEnabled(enabled: boolean): void {
+    this.enabled = enabled;
+    if (enabled) for (const p of this.heldAtDoor.splice(0)) this.addPunch(p);
   }
 
   clearAttlog(): void {

@@ -87,6 +87,13 @@ export interface TerminalFaults {
    * download, as a busy terminal's log grows.
    */
   recordCountOffset: number;
+  /**
+   * Someone punches at the door just after the terminal answered GET_FREE_SIZES this many times
+   * more (0: the next answer), once: the log then holds one record more than the count just said.
+   * A disabled terminal (DISABLEDEVICE) refuses the punch at the door; the person punches again
+   * once it is enabled. null: off.
+   */
+  doorPunchAfterCounts: number | null;
 }
 
 /** Firmware switches of the simulated terminal (`punchgate sim terminal --att-record ...`). */

@@ -226,17 +226,7 @@ export async function pollTerminal(
               check: deps.deliveryCheck,
             });
       if (decision.clear) {
-        const again = await client.getInfo();
-        if (again.records === records.length) {
-          await client.clearAttendanceLog();
-          result.cleared = true;
-          log.info({ records: records.length, reason: decision.reason }, 'terminal log cleared');
-        } else {
-          log.info(
-            { before: records.length, now: again.records },
-            'not clearing: the record count changed since the download',
-          );
-        }
+        result.cleared = await clearUnlessGrown(client, records.length, log, decision.reason);
       } else if (cfg.clearAfterDays) {
         // Said as a warning when the log itself is in doubt, not at every poll of a young log.
         log[stray > 0 ? 'warn' : 'debug']({ reason: decision.reason }, 'not clearing the terminal log');
@@ -311,6 +301,42 @@ export async function pollTerminal(
  * log, the short-download check, clearing) is left out, so nothing is cleared on a guess. Warned
  * about once (`saidBefore`: the last complete download of this device had no counts either).
  */
+/**
+ * Clears the log if it still holds the records read. The terminal is disabled from the last count
+ * to the clear: a punch made between them would be wiped unread. Disabled, it refuses punches at
+ * the door for those few milliseconds (the person punches again), and is enabled again whatever
+ * happens. A terminal that refuses to be disabled is not cleared.
+ */
+async function clearUnlessGrown(client: ZkClient, read: number, log: SourceDeps['logger'], reason: string) {
+  try {
+    await client.disableDevice();
+  } catch (e) {
+    if (!(e instanceof ZkProtocolError)) throw e;
+    log.warn(
+      { err: e.message },
+      'not clearing: the terminal refuses to be disabled for the clear (a punch made meanwhile would be lost)',
+    );
+    return false;
+  }
+  try {
+    const again = await client.getInfo();
+    if (again.records !== read) {
+      log.info({ before: read, now: again.records }, 'not clearing: the record count changed since the download');
+      return false;
+    }
+    await client.clearAttendanceLog();
+    log.info({ records: read, reason }, 'terminal log cleared');
+    return true;
+  } finally {
+    await client.enableDevice().catch((e: unknown) => {
+      log.error(
+        { err: e instanceof Error ? e.message : String(e) },
+        'could not enable the terminal again after clearing its log: if it shows "working" and refuses punches, restart it',
+      );
+    });
+  }
+}
+
 /** The log holds as many records as it can: a new punch writes over the oldest, or is refused. */
 const logFull = (info: ZkFreeSizes): boolean => info.recordCapacity > 0 && info.records >= info.recordCapacity;
 
