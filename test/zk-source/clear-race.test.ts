@@ -31,4 +31,24 @@ describe('ZK log cleared while someone punches', () => {
     expect(onTerminal + journalled).toBe(1);
     expect(sim.deviceEnabled()).toBe(true);
   });
+
+  it('a download holding one record twice (in place of another) never clears the log', async () => {
+    const sim = await startTerminalSim({
+      punches: [
+        { userId: '1', logTime: '2025-01-01 08:00:00' },
+        { userId: '2', logTime: '2025-01-01 09:00:00' },
+        { userId: '3', logTime: '2025-01-01 10:00:00' },
+      ],
+      firmwareQuirks: { doublesRecord: true },
+    });
+    const fx = journalFixture();
+    cleanups.push(() => sim.stop(), fx.cleanup);
+    const cfg = zkConfig(sim.port, { clearAfterDays: 30 });
+    // The terminal sends 1, 2, 2: user 3's punch never comes, yet the count (3) matches.
+    expect(await pollTerminal(cfg, fx.deps)).toMatchObject({ ok: true, added: 2, records: 3 });
+    fx.journal.settle(fx.journal.claim(10).map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    expect(await pollTerminal(cfg, fx.deps)).toMatchObject({ ok: true, cleared: false });
+    expect(sim.clearCount()).toBe(0);
+    expect(sim.punches().map((p) => p.userId)).toEqual(['1', '2', '3']);
+  });
 });

@@ -105,6 +105,11 @@ export interface SimFirmware {
    * over TCP, 16 over UDP.
    */
   attendanceRecord?: 40 | 49 | 16 | 8;
+  /**
+   * Its download sends the record before the last one again in place of the last: the count it
+   * says is right, and one punch is never sent (a firmware fault; punchgate must not clear such a log).
+   */
+  doublesRecord?: boolean;
   /** 8-byte records: the byte their time starts at (3 as `TAttLog`; 4 on MA300-BT, ZEM500, Mini TA). Default 3. */
   timeByte8?: 3 | 4;
   /** 16-byte records: the byte holding the in/out state (8 as ZKTeco's struct; 9 the other way round). Default 8. */

@@ -209,6 +209,9 @@ export async function pollTerminal(
       // Bytes of the log that made no whole record may be part of a punch not read: a log read so
       // is never cleared (its whole records are journalled; the terminal keeps the rest).
       const stray = client.lastDownload?.malformedBytes ?? 0;
+      // The same record twice in one download may have come in place of another, never sent: the
+      // count then matches a log that holds a punch not read.
+      const doubled = records.length - new Set(records.map(recordKey)).size;
       const decision: ClearDecision = !info
         ? { clear: false, reason: 'the terminal does not report its record count, which clearing needs' }
         : stray > 0
@@ -216,20 +219,25 @@ export async function pollTerminal(
               clear: false,
               reason: `its log held ${stray} bytes that make no whole record (part of a punch not read?)`,
             }
-          : decideClear({
-              terminal: cfg.name,
-              device: serial,
-              records,
-              clearAfterDays: cfg.clearAfterDays,
-              timezone: cfg.timezone,
-              now: clock.now(),
-              check: deps.deliveryCheck,
-            });
+          : doubled > 0
+            ? {
+                clear: false,
+                reason: `its download held ${doubled} ${doubled === 1 ? 'record' : 'records'} twice (sent in place of another not read?)`,
+              }
+            : decideClear({
+                terminal: cfg.name,
+                device: serial,
+                records,
+                clearAfterDays: cfg.clearAfterDays,
+                timezone: cfg.timezone,
+                now: clock.now(),
+                check: deps.deliveryCheck,
+              });
       if (decision.clear) {
         result.cleared = await clearUnlessGrown(client, records.length, log, decision.reason);
       } else if (cfg.clearAfterDays) {
         // Said as a warning when the log itself is in doubt, not at every poll of a young log.
-        log[stray > 0 ? 'warn' : 'debug']({ reason: decision.reason }, 'not clearing the terminal log');
+        log[stray > 0 || doubled > 0 ? 'warn' : 'debug']({ reason: decision.reason }, 'not clearing the terminal log');
       }
       result.download = {
         serial,
@@ -336,6 +344,10 @@ async function clearUnlessGrown(client: ZkClient, read: number, log: SourceDeps[
     });
   }
 }
+
+/** A record's every field: two records alike in all are the same record sent twice. */
+const recordKey = (r: ZkAttendance): string =>
+  JSON.stringify([r.uid, r.userId, r.logTime, r.state, r.verifyType, r.workCode ?? null]);
 
 /** The log holds as many records as it can: a new punch writes over the oldest, or is refused. */
 const logFull = (info: ZkFreeSizes): boolean => info.recordCapacity > 0 && info.records >= info.recordCapacity;
