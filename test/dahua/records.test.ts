@@ -31,6 +31,29 @@ describe('Dahua answers and records', () => {
     expect(a.records[0]!.get('CardName')).toBe('A=B');
   });
 
+  it('an answer cut short (fewer records than found= says) leaves out its last record where it shows the cut', () => {
+    const rec = (i: number, user: string) => [`records[${i}].RecNo=${i + 1}`, `records[${i}].UserID=${user}`];
+    const whole = ['found=2', ...rec(0, '1000120'), ...rec(1, '1000121')];
+    // A whole answer without its last line end: read as it is.
+    expect(parseRecordAnswer(whole.join('\r\n'), 10)).toMatchObject({ records: [{}, {}] });
+    expect(parseRecordAnswer(whole.join('\r\n'), 10).cut).toBeUndefined();
+    // Cut inside a value (found=4, the third record's id half sent): never read as user 1000.
+    const mid = parseRecordAnswer(
+      ['found=4', ...rec(0, '1000120'), ...rec(1, '1000121'), 'records[2].RecNo=3', 'records[2].UserID=1000'].join(
+        '\r\n',
+      ),
+      10,
+    );
+    expect(mid.records.map((r) => r.get('UserID'))).toEqual(['1000120', '1000121']);
+    expect(mid.cut).toBe(true);
+    // Cut at a line end (found=4): the last record lacks fields the first has.
+    const atEnd = parseRecordAnswer(
+      ['found=4', ...rec(0, '1000120'), ...rec(1, '1000121'), 'records[2].RecNo=3', ''].join('\r\n'),
+      10,
+    );
+    expect(atEnd.records.map((r) => r.get('UserID'))).toEqual(['1000120', '1000121']);
+  });
+
   it('a record the door accepted is a punch at the wall clock; a refused try is none; direction from the state or entry/exit', () => {
     const rec = (f: Record<string, string>) => fromFields(new Map(Object.entries(f)));
     // 2026-11-02 07:58:01 written as seconds read as UTC (the ASI firmware's CreateTime).

@@ -75,12 +75,13 @@ describe('Hikvision poll', () => {
     sim.clearRequests();
     const r = await poller(sim).poll();
     expect(r).toMatchObject({ ok: true, added: 1, rows: 2 });
+    // From the last event read, asked for again: its time says the numbering did not start again.
     expect(searches(sim).map((c) => [c.beginSerialNo, c.endSerialNo, c.searchResultPosition])).toEqual([
-      [last + 1, 3_000_000_000, 0],
+      [last, 3_000_000_000, 0],
     ]);
     sim.clearRequests();
     await poller(sim).poll();
-    expect(searches(sim)[0]!.beginSerialNo).toBe(last + 3);
+    expect(searches(sim)[0]!.beginSerialNo).toBe(last + 2);
   });
 
   it('the cursor moves past door events too (committed without a punch)', async () => {

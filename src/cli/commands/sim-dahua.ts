@@ -31,7 +31,7 @@ interface SimDahuaOptions {
   utcOffset?: number;
   slowMs: number;
   clockOffset: number;
-  searchFault?: 'endless' | 'huge';
+  searchFault?: 'endless' | 'huge' | 'cut';
   hugeMb: number;
   hostile?: boolean;
 }
@@ -75,8 +75,8 @@ export function registerSimDahua(program: Command): void {
     .option('--clock-offset <seconds>', 'device clock minus the box clock', int(-100_000_000), 0)
     .option(
       '--search-fault <fault>',
-      'the record search answers for ever (endless) or with --huge-mb of lines (huge)',
-      oneOf(['endless', 'huge'] as const),
+      'the record search answers for ever (endless), with --huge-mb of lines (huge), or cut in its middle record (cut)',
+      oneOf(['endless', 'huge', 'cut'] as const),
     )
     .option('--huge-mb <n>', 'size of the huge answer', int(1, 1024), 16)
     .option(

@@ -47,6 +47,8 @@ interface SimTerminalOptions {
   recordCountOffset: number;
   seed: number;
   userCapacity?: number;
+  logCapacity?: number;
+  doublesRecord?: boolean;
   fingers?: number;
   fpVersion?: string;
   tcp: boolean;
@@ -123,6 +125,15 @@ export function registerSimTerminal(program: Command): void {
       0,
     )
     .option('--user-capacity <n>', 'users the terminal holds at most (default 3000)', int(1, 65535))
+    .option(
+      '--log-capacity <n>',
+      'attendance records the log holds at most (default 100000); a full log writes each new punch over its oldest',
+      int(1, 10_000_000),
+    )
+    .option(
+      '--doubles-record',
+      'downloads send the record before the last again in place of the last (a firmware fault)',
+    )
     .option('--fingers <n>', 'give each generated user N stand-in fingerprint templates', int(0, 10))
     .option('--fp-version <v>', 'fingerprint algorithm version (~ZKFPVersion), default 10')
     .option(
@@ -220,11 +231,13 @@ async function runSimTerminal(opts: SimTerminalOptions, cmd: Command): Promise<n
         stateByte: opts.stateByte,
         connectReply: opts.connectReply,
         connectAuth: opts.connectAuth,
+        ...(opts.doublesRecord ? { doublesRecord: true } : {}),
       },
       users,
       punches,
       templates,
       userCapacity: opts.userCapacity,
+      logCapacity: opts.logCapacity,
       fpVersion: opts.fpVersion,
       generate:
         genUsers > 0 || genPunches > 0

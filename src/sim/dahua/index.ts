@@ -18,7 +18,7 @@ import { createServer as createHttp, type IncomingMessage, type Server, type Ser
 import { createServer as createHttps } from 'node:https';
 import { listenPort, openSockets } from '../http-server.js';
 import { DahuaDigest, type DahuaAuthStats, type DigestOffer } from './digest.js';
-import { recordLines, type NewRecord, type SimRecord } from './records.js';
+import { cutInMiddleUserId, recordLines, type NewRecord, type SimRecord } from './records.js';
 import { SimUsers, type SimUser } from './users.js';
 
 export { HOSTILE_RECORDS, type NewRecord, type SimRecord } from './records.js';
@@ -32,8 +32,11 @@ const BOUNDARY = 'myboundary';
 export interface DahuaFaults {
   /** Every answer waits this long first. */
   slowMs: number;
-  /** The record search answers for ever (endless) or with `hugeMb` of lines (huge). */
-  search: 'endless' | 'huge' | null;
+  /**
+   * The record search answers for ever (endless), with `hugeMb` of lines (huge), or with its text
+   * cut in the middle of its middle record's UserID (cut: firmware whose answer buffer is smaller than the page).
+   */
+  search: 'endless' | 'huge' | 'cut' | null;
   hugeMb: number;
   /** The device clock minus the true time, in seconds (a clock set back: negative). */
   clockOffsetSeconds: number;
@@ -194,7 +197,8 @@ export async function startDahuaSim(o: DahuaSimOptions = {}): Promise<DahuaSim> 
         return t === undefined || (t >= start && t <= end);
       })
       .slice(0, count);
-    send(res, 200, recordLines(rows, offset));
+    const text = recordLines(rows, offset);
+    send(res, 200, faults.search === 'cut' ? cutInMiddleUserId(text, rows.length) : text);
   };
 
   const attach = (res: ServerResponse, q: URLSearchParams) => {

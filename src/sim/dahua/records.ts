@@ -58,3 +58,16 @@ export const HOSTILE_RECORDS: NewRecord[] = [
   { UserID: '', CardNo: '' },
   { UserID: 'H-3', CardName: 'bad date', CreateTime: 2145000000 },
 ];
+
+/**
+ * The answer cut halfway through the UserID of its middle record, as firmware whose answer buffer
+ * is smaller than the page sends it: `found=` still counts the whole page, no line end after the cut.
+ */
+export function cutInMiddleUserId(text: string, records: number): string {
+  const at = text.indexOf(`records[${Math.floor(records / 2)}].UserID=`);
+  if (at < 0) return text;
+  const from = text.indexOf('=', at) + 1;
+  const end = text.indexOf('\r\n', from);
+  const value = text.slice(from, end < 0 ? text.length : end);
+  return text.slice(0, from + Math.ceil(value.length / 2));
+}

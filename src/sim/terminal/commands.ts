@@ -10,7 +10,6 @@ import { decodeZkTime, encodeZkTime } from '../../sources/zk/protocol/time.js';
 import { serveChunk, startDownload } from './download.js';
 import { deviceOption } from './device-options.js';
 import type { SessionState as ZkSession, WriteUnit } from './session-state.js';
-import { LOG_CAPACITY } from './terminal-state.js';
 import { runUserCommand } from './user-commands.js';
 
 /** Commands that simply succeed (the simulator has nothing to do for them). */
@@ -45,7 +44,7 @@ export function runCommand(s: ZkSession, req: ZkPacket): WriteUnit[] {
   switch (req.command) {
     case CMD.DISABLEDEVICE:
     case CMD.ENABLEDEVICE:
-      state.enabled = req.command === CMD.ENABLEDEVICE;
+      state.setEnabled(req.command === CMD.ENABLEDEVICE);
       return one(CMD.ACK_OK);
     case CMD.REFRESHDATA:
       state.refreshCount += 1;
@@ -66,11 +65,13 @@ export function runCommand(s: ZkSession, req: ZkPacket): WriteUnit[] {
         admins: state.userView().filter((u) => (u.privilege ?? 0) >= 14).length,
         fingerprintCapacity,
         userCapacity,
-        recordCapacity: LOG_CAPACITY,
+        recordCapacity: state.logCapacity,
         fingerprintsFree: Math.max(0, fingerprintCapacity - fingerprints),
         usersFree: Math.max(0, userCapacity - users),
-        recordsFree: Math.max(0, LOG_CAPACITY - records),
+        recordsFree: Math.max(0, state.logCapacity - records),
       });
+      // Between this answer and the next command (the count just said is one short now).
+      if (s.ctx.faults.shouldPunchAtDoor()) state.punchAtDoor({ userId: '424242', logTime: state.clock.read() });
       return one(CMD.ACK_OK, data);
     }
     case CMD.GET_TIME: {

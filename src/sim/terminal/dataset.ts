@@ -76,6 +76,7 @@ export function buildDataset(kind: DatasetKind, transport: Transport, state: Ter
     if (size === 49) return Buffer.concat([encodeAttendance40(a), WIDE_TAIL]);
     return size === 40 ? encodeAttendance40(a) : encodeAttendance16(a, stateByte);
   });
+  if (state.quirks.doublesRecord && records.length >= 2) records[records.length - 1] = records[records.length - 2]!;
   return encodeDataset(records);
 }
 

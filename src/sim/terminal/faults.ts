@@ -19,6 +19,7 @@ export const DEFAULT_FAULTS: TerminalFaults = {
   failWriteAfter: null,
   failWriteMode: 'disconnect',
   recordCountOffset: 0,
+  doorPunchAfterCounts: null,
 };
 
 function positiveOrNull(v: number | null | undefined, what: string, min = 1): number | null {
@@ -57,6 +58,8 @@ export function checkFaults(f: Partial<TerminalFaults>): Partial<TerminalFaults>
   if (f.recordCountOffset !== undefined && !Number.isInteger(f.recordCountOffset)) {
     throw new RangeError(`fault recordCountOffset must be an integer: ${String(f.recordCountOffset)}`);
   }
+  if ('doorPunchAfterCounts' in f)
+    out.doorPunchAfterCounts = positiveOrNull(f.doorPunchAfterCounts, 'doorPunchAfterCounts', 0);
   return out;
 }
 
@@ -77,6 +80,14 @@ export class FaultSwitches {
     // A new drop rule starts fresh: its first match is dropped again.
     if (checked.dropReplyTo !== undefined || checked.dropReplyOnce !== undefined) this.droppedOnce = false;
     if ('failWriteAfter' in checked) this.writesSinceArmed = 0;
+  }
+
+  /** Called for every GET_FREE_SIZES answer: true when someone punches at the door right after it (once). */
+  shouldPunchAtDoor(): boolean {
+    const n = this.current.doorPunchAfterCounts;
+    if (n === null) return false;
+    this.current = { ...this.current, doorPunchAfterCounts: n === 0 ? null : n - 1 };
+    return n === 0;
   }
 
   /** Called for every user write: true when this one must fail (then the switch is off again). */

@@ -77,11 +77,15 @@ export class TerminalState {
   writeCount = 0;
   /** False between DISABLEDEVICE and ENABLEDEVICE, whoever sent them and whether they are still connected. */
   enabled = true;
+  /** Punches refused at the door while disabled: made again once the terminal is enabled. */
+  private readonly heldAtDoor: SimPunch[] = [];
   /** Bumped on every change of the log or the users, so prepared datasets can be reused until then. */
   version = 0;
   /** Enrolled users and their fingerprint templates. */
   readonly people: UserStore;
   private punchLog: SimPunch[];
+  /** Records the log holds at most: see TerminalSimOptions.logCapacity. */
+  readonly logCapacity: number;
   private readonly listeners = new Set<PunchListener>();
 
   constructor(opts: TerminalSimOptions) {
@@ -103,6 +107,9 @@ export class TerminalState {
       generatedTemplates = generateTemplates(more, gen.fingersPerUser ?? 0, gen.seed);
     }
     this.people = new UserStore(users, opts.userCapacity, opts.fingerprintCapacity);
+    this.logCapacity = opts.logCapacity ?? LOG_CAPACITY;
+    if (!Number.isSafeInteger(this.logCapacity) || this.logCapacity < 1)
+      throw new RangeError(`log capacity must be a whole number of at least 1: ${this.logCapacity}`);
     for (const t of [...(opts.templates ?? []), ...generatedTemplates]) this.loadTemplate(t);
   }
 
@@ -142,10 +149,24 @@ export class TerminalState {
 
   addPunch(p: SimPunch): SimPunch {
     const punch = normalizePunch(p);
+    // A full log writes over its oldest record (cyclic deletion): the count stays the same.
+    if (this.punchLog.length >= this.logCapacity) this.punchLog.shift();
     this.punchLog.push(punch);
     this.version += 1;
     for (const l of this.listeners) l(punch);
     return punch;
+  }
+
+  /** A punch at the door: made now, or (disabled) once the terminal is enabled again. */
+  punchAtDoor(p: SimPunch): void {
+    if (this.enabled) this.addPunch(p);
+    else this.heldAtDoor.push(p);
+  }
+
+  /** DISABLEDEVICE / ENABLEDEVICE: enabled again, the people refused at the door punch again. */
+  setEnabled(enabled: boolean): void {
+    this.enabled = enabled;
+    if (enabled) for (const p of this.heldAtDoor.splice(0)) this.addPunch(p);
   }
 
   clearAttlog(): void {

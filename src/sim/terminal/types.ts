@@ -87,6 +87,13 @@ export interface TerminalFaults {
    * download, as a busy terminal's log grows.
    */
   recordCountOffset: number;
+  /**
+   * Someone punches at the door just after the terminal answered GET_FREE_SIZES this many times
+   * more (0: the next answer), once: the log then holds one record more than the count just said.
+   * A disabled terminal (DISABLEDEVICE) refuses the punch at the door; the person punches again
+   * once it is enabled. null: off.
+   */
+  doorPunchAfterCounts: number | null;
 }
 
 /** Firmware switches of the simulated terminal (`punchgate sim terminal --att-record ...`). */
@@ -98,6 +105,11 @@ export interface SimFirmware {
    * over TCP, 16 over UDP.
    */
   attendanceRecord?: 40 | 49 | 16 | 8;
+  /**
+   * Its download sends the record before the last one again in place of the last: the count it
+   * says is right, and one punch is never sent (a firmware fault; punchgate must not clear such a log).
+   */
+  doublesRecord?: boolean;
   /** 8-byte records: the byte their time starts at (3 as `TAttLog`; 4 on MA300-BT, ZEM500, Mini TA). Default 3. */
   timeByte8?: 3 | 4;
   /** 16-byte records: the byte holding the in/out state (8 as ZKTeco's struct; 9 the other way round). Default 8. */
@@ -135,6 +147,11 @@ export interface TerminalSimOptions {
   userCapacity?: number;
   /** Fingerprint templates it holds at most (default 3000). */
   fingerprintCapacity?: number;
+  /**
+   * Attendance records it holds at most (default 100,000). A full log overwrites its oldest record
+   * with each new punch (the "delete attendance records cyclically" setting), so its count stays.
+   */
+  logCapacity?: number;
   /** `~ZKFPVersion`, the fingerprint algorithm version (default '10'). */
   fpVersion?: string;
   /** Deterministic generated data, added after `users` / `punches`. */

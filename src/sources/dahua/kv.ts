@@ -48,16 +48,25 @@ export function parseRecords(
 /**
  * A record search's answer in one pass over its text: `found=` and the records, without a map of
  * every line first (a page of 500 records is 7,000 lines, and a poll reads hundreds of pages).
+ *
+ * An answer cut short (firmware whose answer buffer is smaller than the page: fewer records than
+ * its `found=` says) has its last record left out (`cut`) when that record shows the cut: its line
+ * has no line end (its value may be cut short: UserID=1000 of 1000120, another person's code), or
+ * it has fewer fields than the first record. The next page, which starts at the newest record
+ * read, brings it whole. A whole answer whose last line merely lacks its line end is read as it is.
  */
 export function parseRecordAnswer(
   text: string,
   maxRecords: number,
-): { found?: string; records: Map<string, string>[] } {
+): { found?: string; records: Map<string, string>[]; cut?: boolean } {
   const byIndex = new Map<number, Map<string, string>>();
   let found: string | undefined;
   let at = 0;
+  /** The record the text's last line belongs to, when that line has no line end. */
+  let unendedIndex: number | undefined;
   while (at < text.length) {
     let end = text.indexOf('\n', at);
+    const unended = end < 0;
     if (end < 0) end = text.length;
     const line = text.charCodeAt(end - 1) === 13 ? text.slice(at, end - 1) : text.slice(at, end);
     at = end + 1;
@@ -70,11 +79,21 @@ export function parseRecordAnswer(
       let r = byIndex.get(i);
       if (!r) byIndex.set(i, (r = new Map()));
       r.set(line.slice(close + 2, eq), line.slice(eq + 1));
+      if (unended) unendedIndex = i;
     } else if (line.startsWith('found=')) found = line.slice(6);
   }
   const records =
     byIndex.size > 0 && [...byIndex.keys()].every((k, n) => k === n)
       ? [...byIndex.values()]
       : [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
-  return { found, records };
+  const said = found !== undefined && /^\s*\d+\s*$/.test(found) ? Number(found) : undefined;
+  const last = records.at(-1);
+  const fewerFields = last !== undefined && records.length >= 2 && last.size < records[0]!.size;
+  const cut =
+    last !== undefined &&
+    said !== undefined &&
+    said > records.length &&
+    (fewerFields || (unendedIndex !== undefined && byIndex.get(unendedIndex) === last));
+  if (cut) records.pop();
+  return { found, records, ...(cut ? { cut: true } : {}) };
 }

@@ -17,7 +17,8 @@ import { END_SERIAL, refusesSerialRange, smallerEndSerial } from './serial-range
  * device in the journal and written in the same transaction as the punches read with it: a crash
  * can leave it behind the punches (they are read again and deduplicated), never ahead of them.
  *
- * - serial mode (the normal case): `beginSerialNo = last + 1` with a large `endSerialNo` (the
+ * - serial mode (the normal case): `beginSerialNo = last` (the last event read, asked for again to
+ *   see that the numbering did not start again) with a large `endSerialNo` (the
  *   largest the firmware accepts: see serial-range.ts).
  * - time mode, for firmware that refuses or ignores serial filters: a `startTime` window opening
  *   `overlapMinutes` before the newest event read (or before the device's clock, if that is
@@ -33,6 +34,12 @@ export interface EventCursor {
   serialNo?: number;
   /** Wall clock of the newest event read, `YYYY-MM-DD HH:mm:ss`. */
   time?: string;
+  /**
+   * The time the event numbered `serialNo` carries (its wall clock, or its text when it has none):
+   * the next search asks for that event again, and a device that numbers from 1 again after a reset
+   * has given the number to another event (see `search`).
+   */
+  at?: string;
 }
 
 export type FilterMode = 'serial' | 'time';
@@ -42,10 +49,11 @@ export const cursorKey = (device: string) => `events:${device}`;
 export function parseCursor(s: string | undefined): EventCursor {
   if (!s) return {};
   try {
-    const o = JSON.parse(s) as { serialNo?: unknown; time?: unknown };
+    const o = JSON.parse(s) as { serialNo?: unknown; time?: unknown; at?: unknown };
     return {
       ...(typeof o.serialNo === 'number' && Number.isSafeInteger(o.serialNo) ? { serialNo: o.serialNo } : {}),
       ...(typeof o.time === 'string' ? { time: o.time } : {}),
+      ...(typeof o.at === 'string' ? { at: o.at } : {}),
     };
   } catch {
     return {};
@@ -135,6 +143,16 @@ export const latestPlausible = (deviceNow: DeviceTime) => wallClockMinus(deviceN
 /** The device ignores the serial filter: it sent events below the beginSerialNo asked for. */
 class SerialFilterIgnored extends Error {}
 
+/** The time an event is known by in the cursor: its wall clock, or its text (bounded) when it has none. */
+const eventAt = (time: unknown, wall: string | undefined): string => wall ?? String(time).slice(0, 64);
+
+/**
+ * What a serial search found of the event the cursor stands on: `held` (still there, with its
+ * time), `restarted` (the number now carries another event: the device numbers from 1 again), or
+ * nothing said (not asked for, or gone from the device's log).
+ */
+type AnchorFound = { held: true } | { restarted: string } | undefined;
+
 class Batch {
   punches: Punch[] = [];
   /** Events read since the last commit (door events and failures move the cursor too). */
@@ -174,8 +192,13 @@ export async function readEvents(o: ReadOptions): Promise<ReadResult> {
   if (o.mode === 'serial') {
     for (;;) {
       try {
-        await run('serial');
-        if (r.rows === 0 && !r.stopped) {
+        const anchor = await run('serial');
+        if (anchor && 'restarted' in anchor) {
+          // Before anything of this search was stored: read the new numbering from its start.
+          o.log.warn({ was: r.cursor }, anchor.restarted);
+          r.cursor = {};
+          await run('serial');
+        } else if (r.rows === 0 && !r.stopped && !anchor) {
           const lost = await cursorPastDevice(o, r);
           if (lost) {
             o.log.warn({ was: r.cursor }, lost.message);
@@ -283,15 +306,19 @@ class SerialGuard {
   constructor(
     /** The highest plausible serial number read (the cursor's, to begin with). */
     public good: number | undefined,
+    /** The time of the event numbered `good` (EventCursor.at). */
+    public goodAt: string | undefined,
   ) {}
 
-  /** Takes one event's number; returns true when it is (for now) implausible. */
-  take(s: number): boolean {
+  /** Takes one event's number and time; returns true when it is (for now) implausible. */
+  take(s: number, at: string): boolean {
     const last = this.suspects.at(-1);
     if (last !== undefined && s > last && s - last <= MAX_SERIAL_STEP) {
       this.suspects.push(s);
       if (this.suspects.length >= JUMP_CONFIRMED) {
-        this.good = Math.max(this.good ?? s, last, s);
+        // s is above every suspect, and the first suspect is above good: s is the new good.
+        this.good = s;
+        this.goodAt = at;
         this.suspects = [];
         return false;
       }
@@ -301,7 +328,10 @@ class SerialGuard {
       this.suspects = [s];
       return true;
     }
-    if (this.good === undefined || s > this.good) this.good = s;
+    if (this.good === undefined || s > this.good) {
+      this.good = s;
+      this.goodAt = at;
+    }
     return false;
   }
 
@@ -316,11 +346,20 @@ async function search(
   mode: FilterMode,
   limits: ReadLimits,
   mono: () => number,
-): Promise<void> {
+): Promise<AnchorFound> {
   const begin = (r.cursor.serialNo ?? 0) + 1;
+  /**
+   * A serial search starts at the event the cursor stands on, not after it: still there with the
+   * same time, the numbering goes on; another time under its number, the device numbers from 1
+   * again (a reset, a log cleared) and has passed the cursor's number already, so the events
+   * after it are not the ones after the cursor's (their first numbers would be taken as read).
+   */
+  const anchor = mode === 'serial' ? r.cursor.serialNo : undefined;
+  let found: AnchorFound;
   let q: EventQuery;
   if (mode === 'serial') {
-    q = { major: 5, minor: 0, beginSerialNo: begin, endSerialNo: Math.max(r.endSerial, begin) };
+    const from = anchor ?? begin;
+    q = { major: 5, minor: 0, beginSerialNo: from, endSerialNo: Math.max(r.endSerial, from) };
   } else {
     const newest = r.cursor.time && r.cursor.time < o.deviceNow.wallClock ? r.cursor.time : o.deviceNow.wallClock;
     const start = r.cursor.time ? wallClockMinus(newest, o.overlapMinutes) : EARLIEST;
@@ -328,10 +367,12 @@ async function search(
   }
   const latest = latestPlausible(o.deviceNow);
   const batch = new Batch(mono, o.commitRows ?? COMMIT_ROWS);
-  const guard = new SerialGuard(r.cursor.serialNo);
+  const guard = new SerialGuard(r.cursor.serialNo, r.cursor.at);
   let ordered = true;
   /** Where the cursor may go once the serial numbers went out of order: the end of the in-order part. */
   let inOrder: EventCursor = r.cursor;
+  let first = true;
+  const rowsBefore = r.rows;
   let lastSerial = -1;
   let newest = r.cursor.time;
   const implausible = (what: string) => {
@@ -346,8 +387,10 @@ async function search(
     const clean: EventCursor = {};
     const serialNo = moves ? guard.good : inOrder.serialNo;
     const time = moves ? newest : inOrder.time;
+    const at = moves ? guard.goodAt : inOrder.at;
     if (serialNo !== undefined && serialNo > 0) clean.serialNo = serialNo;
     if (time !== undefined) clean.time = time;
+    if (clean.serialNo !== undefined && at !== undefined) clean.at = at;
     const changed = formatCursor(clean) !== formatCursor(r.cursor);
     if (batch.punches.length === 0 && !changed) return;
     const res = o.commit(batch.punches, clean);
@@ -364,23 +407,37 @@ async function search(
       r.pages++;
       for (const row of page.rows) {
         const e = fromSearchRow(row);
+        const wall = splitIsoTime(e.time)?.wallClock;
         if (mode === 'serial') {
           if (e.serialNo === undefined) throw new SerialFilterIgnored('the events carry no serialNo');
+          const isFirst = first;
+          first = false;
+          if (isFirst && e.serialNo === anchor) {
+            // Read already: only its time is looked at (an older cursor without one takes it now).
+            const at = eventAt(e.time, wall);
+            if (guard.goodAt === undefined) guard.goodAt = at;
+            else if (guard.goodAt !== at) {
+              return {
+                restarted: `the device's event numbers started again (its log was cleared or reset: event ${anchor} was of ${guard.goodAt}, now of ${at}): reading it from the start`,
+              };
+            }
+            found = { held: true };
+            continue;
+          }
           if (e.serialNo < begin) {
-            throw new SerialFilterIgnored(`asked for serialNo >= ${begin}, the device sent ${e.serialNo}`);
+            throw new SerialFilterIgnored(`asked for serialNo >= ${anchor ?? begin}, the device sent ${e.serialNo}`);
           }
         }
         r.rows++;
         batch.rows++;
-        const wall = splitIsoTime(e.time)?.wallClock;
         const odd: string[] = [];
         if (e.serialNo !== undefined) {
           if (e.serialNo < lastSerial && ordered) {
             ordered = false;
-            inOrder = { serialNo: guard.good, time: newest };
+            inOrder = { serialNo: guard.good, time: newest, at: guard.goodAt };
           }
           lastSerial = e.serialNo;
-          if (guard.take(e.serialNo)) odd.push('numbered far beyond the events before it');
+          if (guard.take(e.serialNo, eventAt(e.time, wall))) odd.push('numbered far beyond the events before it');
         }
         if (wall !== undefined && wall > latest)
           odd.push(`dated after the terminal's own clock (${o.deviceNow.wallClock})`);
@@ -411,8 +468,14 @@ async function search(
   } catch (e) {
     const fault = deviceFault(e);
     if (!fault) throw e;
-    r.stopped = fault;
-    r.deviceFault = true;
+    // The event asked for again was the search's only match: firmware that ends no search (MORE
+    // for ever, its last page again) said nothing new, as a search from after it would have.
+    const anchorOnly = found !== undefined && r.rows === rowsBefore && e instanceof HikApiError;
+    if (!anchorOnly) {
+      r.stopped = fault;
+      r.deviceFault = true;
+    }
   }
   flush(!r.stopped);
+  return found;
 }

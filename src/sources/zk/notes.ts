@@ -7,16 +7,20 @@ import type { NoteShelf, NoteWords, StoredNote } from '../device-notes.js';
  * What a ZK terminal did wrong lately that no poll result says, kept in the journal so that the
  * status raises an alert naming it (src/status/dahua.ts): a real-time connection that keeps
  * dropping soon after it opens (cleared once a real-time connection stays up); a clock set by
- * syncClock across a time zone's difference (src/sources/clock-zone-note.ts). The reading and
- * writing is src/sources/device-notes.ts.
+ * syncClock across a time zone's difference (src/sources/clock-zone-note.ts); a full log (cleared
+ * by the first poll that finds room). The reading and writing is src/sources/device-notes.ts.
  */
-export type ZkNoteTopic = 'realtime' | 'clock';
+export type ZkNoteTopic = 'realtime' | 'clock' | 'full';
 
 export type ZkNote = StoredNote<ZkNoteTopic>;
 
 // Rewritten at most once a minute while the same words hold: a link dropping every few seconds
 // does not cost the journal a write each time.
-const SHELF: NoteShelf<ZkNoteTopic> = { key: 'zk-notes', topics: ['realtime', 'clock'], keepSameForMs: 60_000 };
+const SHELF: NoteShelf<ZkNoteTopic> = {
+  key: 'zk-notes',
+  topics: ['realtime', 'clock', 'full'],
+  keepSameForMs: 60_000,
+};
 
 /** The notes to show now. */
 export function activeZkNotes(state: Pick<SourceStateStore, 'get'>, terminal: string, now: number): ZkNote[] {

@@ -44,8 +44,9 @@ export interface PollResult {
 }
 
 /**
- * What a complete download saw. A ZK log only grows until it is cleared, so a later poll that
- * finds the same device with the same record count has nothing new and skips the download:
+ * What a complete download saw. A ZK log only grows until it is cleared (or is full: then it is
+ * read every time), so a later poll that finds the same device with the same record count has
+ * nothing new and skips the download:
  * reading 10,000 records every minute keeps a terminal busy (slow to answer the people
  * punching) and the box's memory churning for nothing. The skip lasts at most an hour, so even
  * a log cleared at the terminal and refilled to the same count is read within the hour.
@@ -155,9 +156,11 @@ export async function pollTerminal(
       }
     }
 
-    // An unknown serial (the terminal did not say) never counts as the same device.
+    // An unknown serial (the terminal did not say) never counts as the same device. A full log
+    // keeps its count while new punches write over its oldest records (cyclic deletion): read.
     result.unchanged =
       info !== null &&
+      !logFull(info) &&
       previous !== undefined &&
       serial !== '' &&
       previous.serial === serial &&
@@ -206,6 +209,9 @@ export async function pollTerminal(
       // Bytes of the log that made no whole record may be part of a punch not read: a log read so
       // is never cleared (its whole records are journalled; the terminal keeps the rest).
       const stray = client.lastDownload?.malformedBytes ?? 0;
+      // The same record twice in one download may have come in place of another, never sent: the
+      // count then matches a log that holds a punch not read.
+      const doubled = records.length - new Set(records.map(recordKey)).size;
       const decision: ClearDecision = !info
         ? { clear: false, reason: 'the terminal does not report its record count, which clearing needs' }
         : stray > 0
@@ -213,30 +219,25 @@ export async function pollTerminal(
               clear: false,
               reason: `its log held ${stray} bytes that make no whole record (part of a punch not read?)`,
             }
-          : decideClear({
-              terminal: cfg.name,
-              device: serial,
-              records,
-              clearAfterDays: cfg.clearAfterDays,
-              timezone: cfg.timezone,
-              now: clock.now(),
-              check: deps.deliveryCheck,
-            });
+          : doubled > 0
+            ? {
+                clear: false,
+                reason: `its download held ${doubled} ${doubled === 1 ? 'record' : 'records'} twice (sent in place of another not read?)`,
+              }
+            : decideClear({
+                terminal: cfg.name,
+                device: serial,
+                records,
+                clearAfterDays: cfg.clearAfterDays,
+                timezone: cfg.timezone,
+                now: clock.now(),
+                check: deps.deliveryCheck,
+              });
       if (decision.clear) {
-        const again = await client.getInfo();
-        if (again.records === records.length) {
-          await client.clearAttendanceLog();
-          result.cleared = true;
-          log.info({ records: records.length, reason: decision.reason }, 'terminal log cleared');
-        } else {
-          log.info(
-            { before: records.length, now: again.records },
-            'not clearing: the record count changed since the download',
-          );
-        }
+        result.cleared = await clearUnlessGrown(client, records.length, log, decision.reason);
       } else if (cfg.clearAfterDays) {
         // Said as a warning when the log itself is in doubt, not at every poll of a young log.
-        log[stray > 0 ? 'warn' : 'debug']({ reason: decision.reason }, 'not clearing the terminal log');
+        log[stray > 0 || doubled > 0 ? 'warn' : 'debug']({ reason: decision.reason }, 'not clearing the terminal log');
       }
       result.download = {
         serial,
@@ -250,6 +251,7 @@ export async function pollTerminal(
       result.readUpTo = readUpTo && readUpTo > upTo ? readUpTo : upTo;
     }
 
+    if (info) noteFullLog(deps, cfg, logFull(info) && !result.cleared ? info.recordCapacity : null, log);
     await client.disconnect();
     result.ok = true;
     noteWorking(known, log, cfg.name, clock.now());
@@ -307,6 +309,69 @@ export async function pollTerminal(
  * log, the short-download check, clearing) is left out, so nothing is cleared on a guess. Warned
  * about once (`saidBefore`: the last complete download of this device had no counts either).
  */
+/**
+ * Clears the log if it still holds the records read. The terminal is disabled from the last count
+ * to the clear: a punch made between them would be wiped unread. Disabled, it refuses punches at
+ * the door for those few milliseconds (the person punches again), and is enabled again whatever
+ * happens. A terminal that refuses to be disabled is not cleared.
+ */
+async function clearUnlessGrown(client: ZkClient, read: number, log: SourceDeps['logger'], reason: string) {
+  try {
+    await client.disableDevice();
+  } catch (e) {
+    if (!(e instanceof ZkProtocolError)) throw e;
+    log.warn(
+      { err: e.message },
+      'not clearing: the terminal refuses to be disabled for the clear (a punch made meanwhile would be lost)',
+    );
+    return false;
+  }
+  try {
+    const again = await client.getInfo();
+    if (again.records !== read) {
+      log.info({ before: read, now: again.records }, 'not clearing: the record count changed since the download');
+      return false;
+    }
+    await client.clearAttendanceLog();
+    log.info({ records: read, reason }, 'terminal log cleared');
+    return true;
+  } finally {
+    await client.enableDevice().catch((e: unknown) => {
+      log.error(
+        { err: e instanceof Error ? e.message : String(e) },
+        'could not enable the terminal again after clearing its log: if it shows "working" and refuses punches, restart it',
+      );
+    });
+  }
+}
+
+/** A record's every field: two records alike in all are the same record sent twice. */
+const recordKey = (r: ZkAttendance): string =>
+  JSON.stringify([r.uid, r.userId, r.logTime, r.state, r.verifyType, r.workCode ?? null]);
+
+/** The log holds as many records as it can: a new punch writes over the oldest, or is refused. */
+const logFull = (info: ZkFreeSizes): boolean => info.recordCapacity > 0 && info.records >= info.recordCapacity;
+
+/**
+ * A full log is an alert for as long as it lasts: the terminal either writes new punches over
+ * its oldest records (any not read by then are gone) or refuses them at the door, as it is set.
+ * `capacity` null: there is room (the note goes).
+ */
+function noteFullLog(deps: SourceDeps, cfg: ZkTerminalConfig, capacity: number | null, log: SourceDeps['logger']) {
+  const key = configKeyOf(deps, cfg.name);
+  const words =
+    capacity === null
+      ? null
+      : {
+          cause: `its log is full (${capacity} records): each new punch writes over its oldest record, or is refused at the terminal, as it is set`,
+          fix: cfg.clearAfterDays
+            ? `punchgate clears it once every record on it is delivered and older than ${cfg.clearAfterDays} days: lower ${key}.clearAfterDays, or see why punches wait (punchgate status)`
+            : `set ${key}.clearAfterDays (say 30): punchgate then clears its log once every record on it is delivered`,
+        };
+  if (words) log.debug({ capacity }, words.cause);
+  writeZkNote(deps.state, cfg.name, 'full', words, deps.clock.now(), log);
+}
+
 async function readCounts(
   client: ZkClient,
   log: SourceDeps['logger'],

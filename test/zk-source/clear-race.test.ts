@@ -1,0 +1,54 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { pollTerminal } from '../../src/sources/zk/poll.js';
+import { startTerminalSim } from '../../src/sim/terminal/index.js';
+import { journalFixture, journalKeys, zkConfig } from './helpers.js';
+
+describe('ZK log cleared while someone punches', () => {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  it('a punch made between the last count and the clear is never wiped unread', async () => {
+    const sim = await startTerminalSim({
+      punches: [
+        { userId: '1', logTime: '2025-01-01 08:00:00' },
+        { userId: '2', logTime: '2025-01-01 09:00:00' },
+      ],
+    });
+    const fx = journalFixture();
+    cleanups.push(() => sim.stop(), fx.cleanup);
+    const cfg = zkConfig(sim.port, { clearAfterDays: 30 });
+    expect(await pollTerminal(cfg, fx.deps)).toMatchObject({ ok: true, added: 2, cleared: false });
+    fx.journal.settle(fx.journal.claim(2).map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    // The poll's first count, then the count just before the clear: someone punches right after it.
+    sim.setFaults({ doorPunchAfterCounts: 1 });
+    const r = await pollTerminal(cfg, fx.deps);
+    expect(r).toMatchObject({ ok: true, cleared: true });
+    // Disabled from the count to the clear, the terminal refused the punch; made again once enabled.
+    const onTerminal = sim.punches().filter((p) => p.userId === '424242').length;
+    const journalled = journalKeys(fx.journal).filter((k) => k.startsWith('424242@')).length;
+    expect(onTerminal + journalled).toBe(1);
+    expect(sim.deviceEnabled()).toBe(true);
+  });
+
+  it('a download holding one record twice (in place of another) never clears the log', async () => {
+    const sim = await startTerminalSim({
+      punches: [
+        { userId: '1', logTime: '2025-01-01 08:00:00' },
+        { userId: '2', logTime: '2025-01-01 09:00:00' },
+        { userId: '3', logTime: '2025-01-01 10:00:00' },
+      ],
+      firmwareQuirks: { doublesRecord: true },
+    });
+    const fx = journalFixture();
+    cleanups.push(() => sim.stop(), fx.cleanup);
+    const cfg = zkConfig(sim.port, { clearAfterDays: 30 });
+    // The terminal sends 1, 2, 2: user 3's punch never comes, yet the count (3) matches.
+    expect(await pollTerminal(cfg, fx.deps)).toMatchObject({ ok: true, added: 2, records: 3 });
+    fx.journal.settle(fx.journal.claim(10).map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    expect(await pollTerminal(cfg, fx.deps)).toMatchObject({ ok: true, cleared: false });
+    expect(sim.clearCount()).toBe(0);
+    expect(sim.punches().map((p) => p.userId)).toEqual(['1', '2', '3']);
+  });
+});
