@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { pollTerminal } from '../../src/sources/zk/poll.js';
-import { CMD, encodeFreeSizes } from '../../src/sources/zk/protocol/index.js';
+import { CMD, encodeAttendance8, encodeDataset, encodeFreeSizes } from '../../src/sources/zk/protocol/index.js';
 import { FakeTerminal, reply } from '../zk-client/fake-terminal.js';
 import { dataset40, makeAttendances } from '../zk-client/helpers.js';
 import { journalFixture, zkConfig } from './helpers.js';
@@ -59,4 +59,34 @@ describe('a ZK terminal that refuses to hand over its attendance log', () => {
       expect(fx.journal.queries.list()).toEqual([]);
     },
   );
+});
+
+describe('a ZK terminal that refuses its user list where its 8-byte log needs it', () => {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  it('is said as a refusal of the user list; nothing journalled under an index taken for a code', async () => {
+    const log = [1, 2].map((uid) =>
+      encodeAttendance8({ uid, userId: String(uid), verifyType: 1, state: 0, logTime: `2025-11-20 08:0${uid}:00` }),
+    );
+    const terminal = new FakeTerminal({
+      transport: 'tcp',
+      attendance: encodeDataset(log),
+      hook: (req, replies, conn) =>
+        req.command === CMD.DATA_WRRQ && req.data.readUInt16LE(1) === CMD.USERTEMP_RRQ
+          ? [reply(req, CMD.ACK_ERROR, conn.sessionId)]
+          : replies,
+    });
+    const port = await terminal.start();
+    const fx = journalFixture(() => Date.parse('2030-01-01T12:00:00Z'));
+    cleanups.push(() => terminal.stop(), fx.cleanup);
+    const r = await pollTerminal(zkConfig(port), fx.deps);
+    expect(r).toMatchObject({ ok: false, added: 0, cleared: false });
+    expect(r.error).toBe(
+      `gate-1 (127.0.0.1:${port}) answers as a ZK terminal but refused to hand over its user list (answered code 2001); nothing is lost, its punches wait on the terminal`,
+    );
+    expect(fx.journal.queries.list()).toEqual([]);
+  });
 });

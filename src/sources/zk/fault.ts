@@ -33,10 +33,11 @@ export function describeZkFault(
     // It is a ZK terminal (it opened the session and answered before): "not as a ZK terminal does"
     // sent the admin to check a host and port that were right.
     const refused = `${cfg.name} (${peer}) answers as a ZK terminal but refused to hand over its`;
+    // The user list (and fingerprints) are read to name the users of 8-byte logs and to back up users.
     if (e.readCommand !== CMD.ATTLOG_RRQ)
       return {
-        cause: `${refused} user list (answered code ${e.replyCode})`,
-        fix: `manage this terminal's users on the terminal itself`,
+        cause: `${refused} ${e.readCommand === CMD.USERTEMP_RRQ ? 'user list' : 'fingerprint templates'} (answered code ${e.replyCode}); nothing is lost, its punches wait on the terminal`,
+        fix: pushFix,
       };
     return {
       cause: `${refused} attendance log (answered code ${e.replyCode}): its firmware does not let punchgate read the log over port ${cfg.port} (push-only firmware such as SpeedFace-H5L ZAM180 Ver 3.3.x does so); nothing is lost, its punches wait on the terminal`,
