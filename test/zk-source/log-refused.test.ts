@@ -7,6 +7,7 @@
  * terminal refuses its log and to let it push, not to check a host and port that are right.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { startTerminalSim } from '../../src/sim/terminal/index.js';
 import { pollTerminal } from '../../src/sources/zk/poll.js';
 import { CMD, encodeAttendance8, encodeDataset, encodeFreeSizes } from '../../src/sources/zk/protocol/index.js';
 import { FakeTerminal, reply } from '../zk-client/fake-terminal.js';
@@ -87,6 +88,27 @@ describe('a ZK terminal that refuses its user list where its 8-byte log needs it
     expect(r.error).toBe(
       `gate-1 (127.0.0.1:${port}) answers as a ZK terminal but refused to hand over its user list (answered code 2001); nothing is lost, its punches wait on the terminal`,
     );
+    expect(fx.journal.queries.list()).toEqual([]);
+  });
+});
+
+describe('the simulator with push-only firmware (attendanceRefusal)', () => {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  it('answers the session and the counts, refuses the log: the poll says so and keeps nothing', async () => {
+    const sim = await startTerminalSim({
+      generate: { users: 4, punches: 20, startTime: '2026-01-05 08:00:00', seed: 3 },
+      firmwareQuirks: { attendanceRefusal: 4989 },
+    });
+    const fx = journalFixture();
+    cleanups.push(() => sim.stop(), fx.cleanup);
+    const r = await pollTerminal(zkConfig(sim.port), fx.deps);
+    expect(r).toMatchObject({ ok: false, users: 4, added: 0, cleared: false });
+    expect(r.error).toContain('refused to hand over its attendance log (answered code 4989)');
+    expect(sim.punches()).toHaveLength(20);
     expect(fx.journal.queries.list()).toEqual([]);
   });
 });
