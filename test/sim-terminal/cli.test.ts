@@ -6,7 +6,7 @@ import { makeCommKey } from '../../src/sources/zk/protocol/commkey.js';
 import { CMD } from '../../src/sources/zk/protocol/constants.js';
 import { decodeFreeSizes } from '../../src/sources/zk/protocol/free-sizes.js';
 import { decodeUsers } from '../../src/sources/zk/protocol/records.js';
-import { RawTcp, waitFor, WRRQ_USERS } from './raw-client.js';
+import { RawTcp, waitFor, WRRQ_ATTLOG, WRRQ_USERS } from './raw-client.js';
 import { tempDir } from '../helpers/tmp.js';
 import { expectNoSecret } from '../helpers/secret.js';
 
@@ -131,6 +131,17 @@ describe('punchgate sim terminal', () => {
     const one = await usersOf('1');
     expect(await usersOf('1')).toEqual(one);
     expect(await usersOf('2')).not.toEqual(one);
+  });
+
+  it('--refuse-log 4989: the attendance log download is answered with that code, the users still come', async () => {
+    const r = run(['--port', '0', '--no-udp', '--users', '3', '--punches', '5', '--refuse-log', '4989']);
+    const c = await RawTcp.open(await listening(r));
+    await c.connect();
+    expect((await c.request(CMD.DATA_WRRQ, WRRQ_ATTLOG)).command).toBe(4989);
+    expect(decodeUsers((await c.request(CMD.DATA_WRRQ, WRRQ_USERS)).data, { recordSize: 72 }).records).toHaveLength(3);
+    c.close();
+    r.child.kill('SIGTERM');
+    await r.exit;
   });
 
   it('exits 65 on a file it cannot read', async () => {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ZkAuthError, ZkConnectionError } from '../../src/sources/zk/client/index.js';
-import { CMD, MAX_CHUNK } from '../../src/sources/zk/protocol/index.js';
+import { CMD, makeCommKey, MAX_CHUNK } from '../../src/sources/zk/protocol/index.js';
+import { reply } from './fake-terminal.js';
 import { dataset40, makeAttendances, setup, USERS, users72 } from './helpers.js';
 
 let cleanup: (() => Promise<void>) | undefined;
@@ -50,6 +51,20 @@ describe('ZkClient over TCP', () => {
     const t = await setup({ transport: 'tcp', commKey: 5 });
     cleanup = t.cleanup;
     await expect(t.zk.connect()).rejects.toThrow(/requires a comm key/);
+  });
+
+  it('logs in with key 0 when a terminal with no Comm Key set still asks for the login (as pyzk does)', async () => {
+    // The terminal's key is 0; it answers CONNECT with ACK_UNAUTH all the same.
+    const t = await setup({
+      transport: 'tcp',
+      hook: (req, replies, conn) =>
+        req.command === CMD.CONNECT ? [reply(req, CMD.ACK_UNAUTH, conn.sessionId)] : replies,
+    });
+    cleanup = t.cleanup;
+    await t.zk.connect();
+    expect(await t.zk.getTime()).toBe('2018-06-25 17:41:05');
+    const auth = t.terminal.requests.find((r) => r.command === CMD.AUTH);
+    expect(auth?.data).toEqual(makeCommKey(0, 0x45cf));
   });
 
   it('reads users (72-byte records, full ids, UTF-8 names) via the direct CMD_DATA path', async () => {

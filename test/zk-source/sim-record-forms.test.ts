@@ -1,4 +1,7 @@
-/** The simulator speaks the record forms of real firmware (49 bytes; 8 bytes with the time at byte 4), and a poll reads them. */
+/**
+ * The simulator speaks the record forms and logins of real firmware (49 bytes; 8 bytes with the time at
+ * byte 4; a login asked for with no Comm Key set), and a poll reads them.
+ */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTerminalSim, type TerminalSim } from '../../src/sim/terminal/index.js';
 import type { SimFirmware } from '../../src/sim/terminal/types.js';
@@ -17,6 +20,8 @@ describe('simulated firmware record forms', () => {
     ['49-byte records', { attendanceRecord: 49 }],
     ['8-byte records, time at byte 4', { attendanceRecord: 8, timeByte8: 4 }],
     ['8-byte records, time at byte 3', { attendanceRecord: 8 }],
+    // No Comm Key set, and still "comm key required" (2005) to the connect: key 0 is taken (see handshake.ts).
+    ['a login asked for with no Comm Key set', { connectReply: 2005, connectAuth: 'accept' }],
   ];
   for (const [what, firmwareQuirks] of forms) {
     it(`${what}: every punch journalled under its user id and time`, async () => {

@@ -60,6 +60,7 @@ interface SimTerminalOptions {
   stateByte?: 8 | 9;
   connectReply?: number;
   connectAuth: 'accept' | 'refuse';
+  refuseLog?: number;
 }
 
 /** A command code by number (1503) or name (DATA_WRRQ); repeatable. */
@@ -166,6 +167,11 @@ export function registerSimTerminal(program: Command): void {
       connectAuthMode,
       'accept',
     )
+    .option(
+      '--refuse-log <code>',
+      'firmware: answer the attendance log download with this code (push-only firmware: 4989)',
+      int(0, 0xffff),
+    )
     .action(action(async (opts: SimTerminalOptions, cmd: Command) => runSimTerminal(opts, cmd)));
 }
 
@@ -232,6 +238,7 @@ async function runSimTerminal(opts: SimTerminalOptions, cmd: Command): Promise<n
         connectReply: opts.connectReply,
         connectAuth: opts.connectAuth,
         ...(opts.doublesRecord ? { doublesRecord: true } : {}),
+        attendanceRefusal: opts.refuseLog,
       },
       users,
       punches,

@@ -32,6 +32,9 @@ export function startDownload(s: ZkSession, req: ZkPacket): WriteUnit[] {
       logger.debug({ session: s.id, data: req.data.toString('hex') }, 'DATA_WRRQ for an unknown dataset');
     return [[s.reply(req, CMD.ACK_ERROR)]];
   }
+  if (kind === 'attendance' && state.quirks.attendanceRefusal !== undefined) {
+    return [[s.reply(req, state.quirks.attendanceRefusal)]];
+  }
   const dataset = datasets.get(kind, s.transport, state);
   logger.debug({ session: s.id, transport: s.transport, kind, bytes: dataset.length }, 'dataset prepared');
   // Small datasets go direct over TCP; over UDP node-zklib mis-decodes a direct reply, so always chunk.

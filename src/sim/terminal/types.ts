@@ -121,6 +121,12 @@ export interface SimFirmware {
   connectReply?: number;
   /** After `connectReply`: 'accept' takes AUTH with the comm key (any, when none is set); 'refuse' refuses every AUTH. */
   connectAuth?: 'accept' | 'refuse';
+  /**
+   * The code the attendance log download (DATA_WRRQ of ATTLOG_RRQ) is answered with in place of
+   * the log: push-only firmware refuses it so (a SpeedFace-H5L with ZAM180 Ver 3.3.2 answered 4989:
+   * fananimi/pyzk issue #170), while it answers every other command.
+   */
+  attendanceRefusal?: number;
 }
 
 export interface TerminalSimOptions {

@@ -4,10 +4,11 @@ import {
   ZkAuthError,
   ZkChunkNotWholeError,
   ZkConnectionError,
+  ZkDownloadRefusedError,
   ZkProtocolError,
   ZkTimeoutError,
 } from './client/index.js';
-import { ZkConnectRefusedError } from './protocol/index.js';
+import { CMD, ZkConnectRefusedError } from './protocol/index.js';
 
 /**
  * What went wrong reaching a ZK terminal, for a site admin: `key` names the terminal in the
@@ -20,13 +21,29 @@ export function describeZkFault(
   key: string,
   peer = `${cfg.host}:${cfg.port}`,
 ): TerminalFault {
+  const pushFix = `let the terminal push its punches instead: add it as kind: adms with its serial number, and set its Cloud Server Setting to this box's adms.listen address (docs/terminals-push.md)`;
   const commKeyFix = `set ${key}.commKey to the Comm Key in the terminal's communication settings (0 when none is set there)`;
   if (e instanceof ZkConnectRefusedError)
     return {
       // Begins with the terminal's name: only the admin can fix it, so the status says it at once.
       cause: `${cfg.name} (${peer}) answered the ZK connect with code ${e.connectReply} and refused the comm key login: its firmware (2025 and later, e.g. MB10-VL, MB460 Plus, SenseFace 3A) does not let punchgate read its log over port 4370, and what it expects instead is not published; its punches wait on the terminal`,
-      fix: `let the terminal push its punches instead: add it as kind: adms with its serial number, and set its Cloud Server Setting to this box's adms.listen address (docs/terminals-push.md); if it has a Comm Key, check that ${key}.commKey matches it`,
+      fix: `${pushFix}; if it has a Comm Key, check that ${key}.commKey matches it`,
     };
+  if (e instanceof ZkDownloadRefusedError) {
+    // It is a ZK terminal (it opened the session and answered before): "not as a ZK terminal does"
+    // sent the admin to check a host and port that were right.
+    const refused = `${cfg.name} (${peer}) answers as a ZK terminal but refused to hand over its`;
+    // The user list (and fingerprints) are read to name the users of 8-byte logs and to back up users.
+    if (e.readCommand !== CMD.ATTLOG_RRQ)
+      return {
+        cause: `${refused} ${e.readCommand === CMD.USERTEMP_RRQ ? 'user list' : 'fingerprint templates'} (answered code ${e.replyCode}); nothing is lost, its punches wait on the terminal`,
+        fix: pushFix,
+      };
+    return {
+      cause: `${refused} attendance log (answered code ${e.replyCode}): its firmware does not let punchgate read the log over port ${cfg.port} (push-only firmware such as SpeedFace-H5L ZAM180 Ver 3.3.x does so); nothing is lost, its punches wait on the terminal`,
+      fix: pushFix,
+    };
+  }
   if (e instanceof ZkAuthError) {
     if (/requires a comm key/.test(e.message))
       return { cause: `${peer} requires a comm key and none is configured`, fix: commKeyFix };

@@ -9,12 +9,13 @@ import {
   commandName,
   MAX_CHUNK,
   ZkChunkNotWholeError,
+  ZkDownloadRefusedError,
   ZkProtocolError,
   type ZkPacket,
 } from '../protocol/index.js';
 import { ChunkPackets } from './chunk-packets.js';
 import type { Collector, ZkExchange } from './exchange.js';
-import { expectOk } from './replies.js';
+import { expectOk, isRefusal } from './replies.js';
 
 export interface BulkReadRequest {
   /** The read command wrapped in DATA_WRRQ: USERTEMP_RRQ (9) or ATTLOG_RRQ (13). */
@@ -50,6 +51,15 @@ export async function readDataset(ex: ZkExchange, req: BulkReadRequest, opts: Bu
     const data = Buffer.from(first.data);
     await freeData(ex);
     return data;
+  }
+  // An error code or one of the terminal's own is its refusal of this dataset (see
+  // ZkDownloadRefusedError), said as such: not "not a ZK terminal", which sent the admin to the address.
+  if (isRefusal(first.command)) {
+    throw new ZkDownloadRefusedError(
+      `${ex.peer} refused ${what}: answered ${commandName(first.command)}`,
+      first.command,
+      req.command,
+    );
   }
   expectOk(first, what, ex.peer);
   if (first.data.length < 5) {

@@ -17,10 +17,15 @@ export async function openSession(ex: ZkExchange, commKey: number): Promise<void
   ex.sessionId = reply.sessionId;
   if (reply.command === CMD.ACK_OK) return;
   if (reply.command === CMD.ACK_UNAUTH) {
-    if (commKey === 0) throw new ZkAuthError(`${ex.peer} requires a comm key and none is configured`);
+    // With no key configured, the login is still tried with key 0, as pyzk does (its password
+    // defaults to 0 and it answers every ACK_UNAUTH with AUTH): firmware that asks for the login
+    // with no Comm Key set takes key 0 (pyzk issue #170: a SpeedFace-H5L answered "try auth" and
+    // then its users). Refused without trying, such a terminal could never be read, and the fix
+    // said (set the Comm Key the terminal shows: 0) was the setting already there.
     const auth = await ex.request<ZkPacket>(CMD.AUTH, makeCommKey(commKey, ex.sessionId));
-    if (auth.command !== CMD.ACK_OK) throw new ZkAuthError(`comm key refused by ${ex.peer}`);
-    return;
+    if (auth.command === CMD.ACK_OK) return;
+    if (commKey === 0) throw new ZkAuthError(`${ex.peer} requires a comm key and none is configured`);
+    throw new ZkAuthError(`comm key refused by ${ex.peer}`);
   }
   const code = reply.command;
   const auth = await ex.request<ZkPacket>(CMD.AUTH, makeCommKey(commKey, ex.sessionId));

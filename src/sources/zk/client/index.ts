@@ -7,6 +7,7 @@ export { readDataset, type BulkReadRequest, type BulkReadOptions } from './bulk-
 export {
   ZkProtocolError,
   ZkChunkNotWholeError,
+  ZkDownloadRefusedError,
   ZkTimeoutError,
   ZkAuthError,
   ZkConnectionError,

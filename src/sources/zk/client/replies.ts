@@ -10,6 +10,23 @@ export function expectOk(reply: ZkPacket, what: string, peer: string): ZkPacket 
   throw new ZkProtocolError(`${peer} answered ${what} with ${commandName(reply.command)}`);
 }
 
+const REFUSALS: ReadonlySet<number> = new Set([
+  CMD.ACK_ERROR,
+  CMD.ACK_UNKNOWN,
+  CMD.ACK_ERROR_CMD,
+  CMD.ACK_ERROR_INIT,
+  CMD.ACK_ERROR_DATA,
+]);
+
+/**
+ * A reply code that says no to a request: the error answers, or a code of the terminal's own that
+ * the protocol does not name (4989 to a log download: fananimi/pyzk issue #170). A code the
+ * protocol names for something else (PREPARE_DATA, an event...) is a confusion, not a refusal.
+ */
+export function isRefusal(command: number): boolean {
+  return REFUSALS.has(command) || commandName(command).startsWith('CMD(');
+}
+
 /** A NUL-terminated string in reply data ("Ver 6.60 Apr 28 2015\0"). */
 export function replyString(data: Buffer): string {
   const end = data.indexOf(0);

@@ -25,6 +25,25 @@ export class ZkChunkNotWholeError extends ZkProtocolError {
   }
 }
 
+/**
+ * The terminal answered the download request (DATA_WRRQ) with a code that hands nothing over
+ * (ACK_ERROR, or one of its own): it speaks ZK, it just will not give that dataset. Push-only
+ * firmware does so for its attendance log (a SpeedFace-H5L with ZAM180 Ver 3.3.2 answered
+ * DATA_WRRQ(ATTLOG_RRQ) with 4989 while it gave its counts and users: fananimi/pyzk issue #170).
+ */
+export class ZkDownloadRefusedError extends ZkProtocolError {
+  /** The code the terminal answered DATA_WRRQ with. */
+  readonly replyCode: number;
+  /** The read command refused (ATTLOG_RRQ 13, USERTEMP_RRQ 9...). */
+  readonly readCommand: number;
+  constructor(message: string, replyCode: number, readCommand: number, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ZkDownloadRefusedError';
+    this.replyCode = replyCode;
+    this.readCommand = readCommand;
+  }
+}
+
 /** An exchange got no (complete) reply in time; the connection has been torn down. */
 export class ZkTimeoutError extends Error {
   /** Packets the terminal sent meanwhile that answered no request of ours (another reply id). */
