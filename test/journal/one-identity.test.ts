@@ -15,6 +15,8 @@ const SITE = 'plant-t';
  * As test/daemon's tests, they get room; their waits are for conditions, not for time.
  */
 const DAEMON_TEST_MS = 120_000;
+/** A wait on a daemon's start and first rounds (a poll, deliveries of 40 punches). */
+const DAEMON_WAIT_MS = 60_000;
 /** A wait on a CLI child process's answer: a node start and a journal open, seconds on a loaded box. */
 const CLI_WAIT_MS = 30_000;
 
@@ -79,7 +81,7 @@ describe('one identity for a punch from every route', { timeout: DAEMON_TEST_MS 
     const poll = await s.cli('poll', '--terminal', 'gate-1');
     expect(poll.status, poll.stderr).toBe(0);
     const d = s.daemon();
-    await waitFor(() => s.received().length >= PUNCHES, 20_000, 'every punch delivered');
+    await waitFor(() => s.received().length >= PUNCHES, DAEMON_WAIT_MS, 'every punch delivered');
     await waitFor(async () => JSON.parse((await s.cli('status', '--json')).stdout).punches.pending === 0, CLI_WAIT_MS);
     await s.stop(d);
     const got = s.received();
@@ -98,7 +100,7 @@ describe('one identity for a punch from every route', { timeout: DAEMON_TEST_MS 
     Journal.open({ path: s.stack.tmp.path('journal.db'), site: SITE, mode: 'owner' }).close();
     expect((await s.cli('import', '--terminal', 'gate-1', s.attlog)).status).toBe(0);
     let d = s.daemon();
-    await waitFor(() => s.received().length >= PUNCHES, 20_000, 'the imported punches delivered');
+    await waitFor(() => s.received().length >= PUNCHES, DAEMON_WAIT_MS, 'the imported punches delivered');
     await s.stop(d);
     const first = s.received().map((r) => r.devicelogId);
     // Sent under the terminal's name (the serial was not known): these ids are the ones the HRMS has.
@@ -108,7 +110,7 @@ describe('one identity for a punch from every route', { timeout: DAEMON_TEST_MS 
     d = s.daemon();
     await waitFor(
       async () => JSON.parse((await s.cli('status', '--json')).stdout).terminals?.[0]?.lastSuccessAt != null,
-      20_000,
+      DAEMON_WAIT_MS,
       'the poll',
     );
     const again = await s.cli('import', '--terminal', 'gate-1', s.attlog);
@@ -129,7 +131,7 @@ describe('one identity for a punch from every route', { timeout: DAEMON_TEST_MS 
   it('poll first, then import (daemon running): every imported punch is a duplicate', async () => {
     const s = await setup('SN-POLL-FIRST', 8);
     const d = s.daemon();
-    await waitFor(() => s.received().length >= PUNCHES, 20_000, 'every polled punch delivered');
+    await waitFor(() => s.received().length >= PUNCHES, DAEMON_WAIT_MS, 'every polled punch delivered');
     const imp = await s.cli('import', '--terminal', 'gate-1', s.attlog);
     expect(imp.stdout).toContain(`0 new, ${PUNCHES} duplicates`);
     await s.stop(d);
