@@ -34,6 +34,9 @@ describe('punchgate sim push-terminal', () => {
       const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
       await waitFor(() => r.journal.counts().pending === 250, 20_000, 'punches journalled');
       await waitFor(() => (r.store.pushTerminal('lobby')?.malformed ?? 0) >= 5, 20_000, 'malformed lines counted');
+      // The receiver journals a batch before it answers: the simulator (another process, slow on a
+      // loaded box) may not have read the last OK yet, and Ctrl-C then would cut that upload.
+      await waitFor(() => out.includes('(Stamp=250): OK'), 20_000, 'the last upload answered');
       child.kill('SIGINT');
       expect(await exited).toBe(0);
       expect(out).toContain('push terminal simulator SN=CLI0001 (attendance protocol) pushing to');

@@ -9,6 +9,16 @@ import { waitFor } from '../helpers/wait.js';
 
 const PUNCHES = 40;
 const SITE = 'plant-t';
+/**
+ * Each daemon test below runs two daemons and up to nine CLI child processes: about 20 s of the
+ * 30 s default on a box loaded by other test runs (measured 2026-12-02), and now and then over it.
+ * As test/daemon's tests, they get room; their waits are for conditions, not for time.
+ */
+const DAEMON_TEST_MS = 120_000;
+/** A wait on a daemon's start and first rounds (a poll, deliveries of 40 punches). */
+const DAEMON_WAIT_MS = 60_000;
+/** A wait on a CLI child process's answer: a node start and a journal open, seconds on a loaded box. */
+const CLI_WAIT_MS = 30_000;
 
 /**
  * One identity for a punch whatever the route it came by (issue 30): `import --terminal X` before
@@ -17,7 +27,7 @@ const SITE = 'plant-t';
  * was known, under the id it was sent with. Real daemon, real terminal and HRMS simulators, the
  * import run by the built CLI.
  */
-describe('one identity for a punch from every route', () => {
+describe('one identity for a punch from every route', { timeout: DAEMON_TEST_MS }, () => {
   const cleanups: (() => Promise<unknown> | unknown)[] = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c();
@@ -71,8 +81,8 @@ describe('one identity for a punch from every route', () => {
     const poll = await s.cli('poll', '--terminal', 'gate-1');
     expect(poll.status, poll.stderr).toBe(0);
     const d = s.daemon();
-    await waitFor(() => s.received().length >= PUNCHES, 20_000, 'every punch delivered');
-    await waitFor(async () => JSON.parse((await s.cli('status', '--json')).stdout).punches.pending === 0, 10_000);
+    await waitFor(() => s.received().length >= PUNCHES, DAEMON_WAIT_MS, 'every punch delivered');
+    await waitFor(async () => JSON.parse((await s.cli('status', '--json')).stdout).punches.pending === 0, CLI_WAIT_MS);
     await s.stop(d);
     const got = s.received();
     expect(got).toHaveLength(PUNCHES);
@@ -90,7 +100,7 @@ describe('one identity for a punch from every route', () => {
     Journal.open({ path: s.stack.tmp.path('journal.db'), site: SITE, mode: 'owner' }).close();
     expect((await s.cli('import', '--terminal', 'gate-1', s.attlog)).status).toBe(0);
     let d = s.daemon();
-    await waitFor(() => s.received().length >= PUNCHES, 20_000, 'the imported punches delivered');
+    await waitFor(() => s.received().length >= PUNCHES, DAEMON_WAIT_MS, 'the imported punches delivered');
     await s.stop(d);
     const first = s.received().map((r) => r.devicelogId);
     // Sent under the terminal's name (the serial was not known): these ids are the ones the HRMS has.
@@ -100,14 +110,14 @@ describe('one identity for a punch from every route', () => {
     d = s.daemon();
     await waitFor(
       async () => JSON.parse((await s.cli('status', '--json')).stdout).terminals?.[0]?.lastSuccessAt != null,
-      20_000,
+      DAEMON_WAIT_MS,
       'the poll',
     );
     const again = await s.cli('import', '--terminal', 'gate-1', s.attlog);
     expect(again.stdout).toContain(`0 new, ${PUNCHES} duplicates`);
     // A few delivery rounds: nothing more is sent.
     const requests = s.stack.hrms.requests();
-    await waitFor(async () => (await s.cli('flush', '--max-wait', '1')).status === 0, 10_000);
+    await waitFor(async () => (await s.cli('flush', '--max-wait', '1')).status === 0, CLI_WAIT_MS);
     await s.stop(d);
     expect(s.received()).toHaveLength(PUNCHES);
     expect(s.stack.hrms.requests()).toBe(requests);
@@ -121,7 +131,7 @@ describe('one identity for a punch from every route', () => {
   it('poll first, then import (daemon running): every imported punch is a duplicate', async () => {
     const s = await setup('SN-POLL-FIRST', 8);
     const d = s.daemon();
-    await waitFor(() => s.received().length >= PUNCHES, 20_000, 'every polled punch delivered');
+    await waitFor(() => s.received().length >= PUNCHES, DAEMON_WAIT_MS, 'every polled punch delivered');
     const imp = await s.cli('import', '--terminal', 'gate-1', s.attlog);
     expect(imp.stdout).toContain(`0 new, ${PUNCHES} duplicates`);
     await s.stop(d);
