@@ -26,9 +26,18 @@ import { namesOf, rowFacts, rowId, uploadOf, type RowFacts } from './rows.js';
  * finds nothing while the server's newest id is below it (the table was cleared, or restored and
  * renumbered) is noticed: the table is read again from `overlapMinutes` before the newest punch
  * read, by time window and id (deduplicated: nothing doubles), and the cursor follows the new ids.
+ * A renumbered table whose new ids passed the cursor before the poll is noticed by the window,
+ * which reads the cursor's own id again: another transaction under it (BioCursor.at) sends the
+ * read back to the table's first id.
  */
 export interface BioCursor {
   id?: number;
+  /**
+   * What the transaction numbered `id` says (its punch_time and emp_code): id mode asks for that
+   * id again at each poll, and another transaction under it says the table was renumbered (its
+   * new ids may have passed the cursor already: those up to it would be taken as read).
+   */
+  at?: string;
   /** The newest plausible punch_time read (`YYYY-MM-DD HH:mm:ss`). */
   time?: string;
   /** Re-reading after a renumbered table: only transactions punched from then (start_time). */
@@ -54,6 +63,7 @@ export function parseCursor(s: string | undefined): BioCursor {
     const id = typeof o.id === 'number' && Number.isSafeInteger(o.id) && o.id >= 0 ? o.id : undefined;
     const time = wall(o.time);
     const from = wall(o.from);
+    const at = typeof o.at === 'string' ? o.at.slice(0, AT_MAX) : undefined;
     const rs = o.resume as Record<string, unknown> | null | undefined;
     const resume =
       typeof rs === 'object' &&
@@ -68,6 +78,7 @@ export function parseCursor(s: string | undefined): BioCursor {
         : undefined;
     return {
       ...(id !== undefined ? { id } : {}),
+      ...(at !== undefined && id !== undefined ? { at } : {}),
       ...(time ? { time } : {}),
       ...(from ? { from } : {}),
       ...(resume ? { resume } : {}),
@@ -78,6 +89,11 @@ export function parseCursor(s: string | undefined): BioCursor {
 }
 
 export const formatCursor = (c: BioCursor): string => JSON.stringify(c);
+
+/** A bound on BioCursor.at: a hostile row's long fields are not kept in the journal's state. */
+const AT_MAX = 128;
+/** BioCursor.at of a transaction: its punch_time and employee code (bounded). */
+const atOf = (f: RowFacts): string => `${f.punch.logTime} ${f.punch.biometricCode}`.slice(0, AT_MAX);
 
 /**
  * Ids below the cursor read again at each poll in id mode, at most: BioTime gives ids when an
@@ -313,7 +329,17 @@ async function readAll(
         break;
       }
       highest = Math.max(highest, ids[ids.length - 1]!);
+      // The transaction at the cursor, read again by the window: another one under its id says the
+      // table was renumbered, and its new ids may have passed the cursor before this poll (those
+      // up to it were never read). Nothing of this page is journalled yet: read from the start.
+      const anchor = startId > 0 && !r.cursor.from ? facts.find((f) => f.id === startId) : undefined;
+      if (anchor && r.cursor.at !== undefined && atOf(anchor) !== r.cursor.at) {
+        renumberedUnder(o, r, startId, r.cursor.at, atOf(anchor), take);
+        return readAll(o, r, fetchPage, take);
+      }
       const cursor = { ...r.cursor };
+      // A cursor kept by an older punchgate learns what its transaction says.
+      if (anchor && cursor.at === undefined) cursor.at = atOf(anchor);
       const top = cursor.id ?? 0;
       let last = asked;
       for (let i = 0; i < facts.length; i++) {
@@ -330,7 +356,11 @@ async function readAll(
         last = id;
       }
       // The cursor never goes back within a poll: the window's ids are below it.
-      if (last > top) cursor.id = last;
+      if (last > top) {
+        cursor.id = last;
+        const f = facts.find((x) => x.id === last)!;
+        cursor.at = atOf(f);
+      }
       // No progress possible (an implausible id): the next poll tries again. The last page: done.
       const stuck = last <= asked || last < ids[ids.length - 1]!;
       const done = stuck || (page.rows.length < o.pageSize && !page.hasNext);
@@ -349,7 +379,7 @@ async function readAll(
       // would find them duplicates: a disk sync and a count of doubles at every idle poll for nothing).
       const fresh = facts.filter((f) => f.id === undefined || f.id > top || !seen.has(seenKey(f)));
       // Rows past an implausible id are journalled too; the cursor stays below it.
-      if (fresh.length > 0 || cursor.id !== r.cursor.id) take(fresh, cursor);
+      if (fresh.length > 0 || cursor.id !== r.cursor.id || cursor.at !== r.cursor.at) take(fresh, cursor);
       for (const f of fresh) if (f.id !== undefined) seen.add(seenKey(f));
       const floor = (r.cursor.id ?? 0) - window;
       for (const k of seen) if (Number(k.slice(0, k.indexOf(' '))) <= floor) seen.delete(k);
@@ -394,7 +424,10 @@ async function readAll(
     const facts = page.rows.map((row) => rowFacts(row, o.source));
     const cursor = { ...r.cursor };
     for (const f of facts)
-      if (f.id !== undefined && f.id > (cursor.id ?? 0) && f.id - (cursor.id ?? 0) <= MAX_ID_STEP) cursor.id = f.id;
+      if (f.id !== undefined && f.id > (cursor.id ?? 0) && f.id - (cursor.id ?? 0) <= MAX_ID_STEP) {
+        cursor.id = f.id;
+        cursor.at = atOf(f);
+      }
     // The list got shorter since the page before (transactions deleted on the server): the rows
     // after the deleted ones moved up by as many, some onto pages read already; those pages are
     // read again (deduplicated) before going on.
@@ -458,4 +491,24 @@ async function checkRenumbered(
   );
   // The cursor is set back now (with no punches): the next read goes on from there, also after a crash.
   take([], cursor);
+}
+
+/**
+ * The transaction at the cursor's id is another one than the cursor's (renumbered: restored from a
+ * backup, truncated, migrated), with new ids up to or past the cursor. The cursor goes back to
+ * the start, with no punches, before anything of the new numbering is journalled: the table is
+ * read again from its first id (what the journal holds already is not doubled).
+ */
+function renumberedUnder(
+  o: ReadOptions,
+  r: ReadResult,
+  id: number,
+  was: string,
+  now: string,
+  take: (rows: readonly RowFacts[], cursor: BioCursor) => void,
+): void {
+  r.renumbered = `the server's transaction ${id} is another one than punchgate read under that id (${was}, now ${now}): its transaction table was renumbered (restored or replaced)`;
+  o.log.warn({ id }, `${r.renumbered}: read again from its first transaction`);
+  o.seen?.clear();
+  take([], { id: 0, ...(r.cursor.time ? { time: r.cursor.time } : {}) });
 }
