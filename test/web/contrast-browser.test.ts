@@ -247,6 +247,7 @@ function everyAlert(): StatusReport {
     }),
     ALERT.pushUnknownSerial({ serial: 'SN-NEW', address: '192.168.1.90', lastSeenAt: iso(2) }),
     ALERT.pushNoSerial({ address: '192.168.1.91', count: 12, lastSeenAt: iso(2) }),
+    ALERT.pushSpeaksTls({ address: '192.168.1.92', count: 3, lastSeenAt: iso(2) }),
     ALERT.pushOutsideAllowFrom({ serial: 'SN-L', address: '10.9.9.9', terminal: 'lobby', lastSeenAt: iso(3) }),
     ALERT.pushUnknownSerials([
       { serial: 'X1', address: '192.168.1.91', count: 40, lastSeenAt: iso(2) },
