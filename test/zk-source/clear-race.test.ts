@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { pollTerminal } from '../../src/sources/zk/poll.js';
 import { startTerminalSim } from '../../src/sim/terminal/index.js';
+import { ZkClient } from '../../src/sources/zk/client/index.js';
+import { CMD } from '../../src/sources/zk/protocol/index.js';
 import { journalFixture, journalKeys, zkConfig } from './helpers.js';
 
 describe('ZK log cleared while someone punches', () => {
@@ -50,5 +52,31 @@ describe('ZK log cleared while someone punches', () => {
     expect(await pollTerminal(cfg, fx.deps)).toMatchObject({ ok: true, cleared: false });
     expect(sim.clearCount()).toBe(0);
     expect(sim.punches().map((p) => p.userId)).toEqual(['1', '2', '3']);
+  });
+
+  // A ZK terminal stays disabled when the session that disabled it ends without enabling it: a
+  // daemon killed between the two (or an enable not answered) left nobody able to punch, and no
+  // later poll enabled it. The mark written before the disable makes the next poll enable it first.
+  it('a terminal left disabled by a poll stopped between its disable and enable is enabled by the next poll', async () => {
+    const sim = await startTerminalSim({ punches: [{ userId: '1', logTime: '2025-01-01 08:00:00' }] });
+    const fx = journalFixture();
+    cleanups.push(() => sim.stop(), fx.cleanup);
+    const cfg = zkConfig(sim.port, { clearAfterDays: 30 });
+    expect(await pollTerminal(cfg, fx.deps)).toMatchObject({ ok: true, added: 1, cleared: false });
+    fx.journal.settle(fx.journal.claim(1).map((p) => ({ id: p.id, kind: 'delivered' as const })));
+    // The clear's enable is answered by no reply (it times out): the poll ends with its mark kept.
+    sim.setFaults({ dropReplyTo: [CMD.ENABLEDEVICE], dropReplyOnce: true });
+    await pollTerminal({ ...cfg, timeoutMs: 500 }, fx.deps);
+    expect(fx.deps.state.get(cfg.name, 'zk-left-disabled')).toMatch(/^\d{4}-/);
+    // A process killed at that moment: the terminal disabled, as another session leaves it.
+    const other = new ZkClient({ host: '127.0.0.1', port: sim.port, transport: 'tcp', timeoutMs: 5000 });
+    await other.connect();
+    await other.disableDevice();
+    await other.disconnect();
+    expect(sim.deviceEnabled()).toBe(false);
+
+    expect(await pollTerminal(cfg, fx.deps)).toMatchObject({ ok: true });
+    expect(sim.deviceEnabled()).toBe(true);
+    expect(fx.deps.state.get(cfg.name, 'zk-left-disabled') ?? '').toBe('');
   });
 });

@@ -16,6 +16,7 @@ import { writeZkNote } from './notes.js';
 import { agreesBeforeBoxStep, BOX_STEPPED_NOT_SET, type SourceDeps } from '../types.js';
 import { ZkAuthError, ZkClient, ZkConnectionError, ZkProtocolError, ZkTimeoutError } from './client/index.js';
 import { decideClear, type ClearDecision } from './clear-policy.js';
+import { clearUnlessGrown, enableIfLeftDisabled } from './clear-log.js';
 import { PollDeadline } from './poll-deadline.js';
 import type { ZkAttendance, ZkFreeSizes } from './protocol/index.js';
 
@@ -121,6 +122,7 @@ export async function pollTerminal(
   try {
     await client.connect();
     reached = true;
+    await enableIfLeftDisabled(client, deps.state, cfg.name, log);
     // Under the identity the journal keeps it under (a bounded stand-in for a serial that breaks the text rule).
     const serial = deviceIdentity((await client.getSerialNumber().catch(() => '')).trim());
     const firmware = await client.getFirmware().catch(() => null);
@@ -234,7 +236,15 @@ export async function pollTerminal(
                 check: deps.deliveryCheck,
               });
       if (decision.clear) {
-        result.cleared = await clearUnlessGrown(client, records.length, log, decision.reason);
+        result.cleared = await clearUnlessGrown(
+          client,
+          deps.state,
+          cfg.name,
+          records.length,
+          log,
+          decision.reason,
+          clock.now(),
+        );
       } else if (cfg.clearAfterDays) {
         // Said as a warning when the log itself is in doubt, not at every poll of a young log.
         log[stray > 0 || doubled > 0 ? 'warn' : 'debug']({ reason: decision.reason }, 'not clearing the terminal log');
@@ -302,49 +312,6 @@ export async function pollTerminal(
   return result;
 }
 
-/**
- * GET_FREE_SIZES, or null when the terminal gives no usable counts: a WL20 answers it with a single
- * 4-byte 0 (fananimi/pyzk issue #76), newer firmware with other layouts (pyzk #126). Its log is still
- * read (the record size then comes from the data); what needs the count (skipping an unchanged
- * log, the short-download check, clearing) is left out, so nothing is cleared on a guess. Warned
- * about once (`saidBefore`: the last complete download of this device had no counts either).
- */
-/**
- * Clears the log if it still holds the records read. The terminal is disabled from the last count
- * to the clear: a punch made between them would be wiped unread. Disabled, it refuses punches at
- * the door for those few milliseconds (the person punches again), and is enabled again whatever
- * happens. A terminal that refuses to be disabled is not cleared.
- */
-async function clearUnlessGrown(client: ZkClient, read: number, log: SourceDeps['logger'], reason: string) {
-  try {
-    await client.disableDevice();
-  } catch (e) {
-    if (!(e instanceof ZkProtocolError)) throw e;
-    log.warn(
-      { err: e.message },
-      'not clearing: the terminal refuses to be disabled for the clear (a punch made meanwhile would be lost)',
-    );
-    return false;
-  }
-  try {
-    const again = await client.getInfo();
-    if (again.records !== read) {
-      log.info({ before: read, now: again.records }, 'not clearing: the record count changed since the download');
-      return false;
-    }
-    await client.clearAttendanceLog();
-    log.info({ records: read, reason }, 'terminal log cleared');
-    return true;
-  } finally {
-    await client.enableDevice().catch((e: unknown) => {
-      log.error(
-        { err: e instanceof Error ? e.message : String(e) },
-        'could not enable the terminal again after clearing its log: if it shows "working" and refuses punches, restart it',
-      );
-    });
-  }
-}
-
 /** A record's every field: two records alike in all are the same record sent twice. */
 const recordKey = (r: ZkAttendance): string =>
   JSON.stringify([r.uid, r.userId, r.logTime, r.state, r.verifyType, r.workCode ?? null]);
@@ -372,6 +339,13 @@ function noteFullLog(deps: SourceDeps, cfg: ZkTerminalConfig, capacity: number |
   writeZkNote(deps.state, cfg.name, 'full', words, deps.clock.now(), log);
 }
 
+/**
+ * GET_FREE_SIZES, or null when the terminal gives no usable counts: a WL20 answers it with a single
+ * 4-byte 0 (fananimi/pyzk issue #76), newer firmware with other layouts (pyzk #126). Its log is still
+ * read (the record size then comes from the data); what needs the count (skipping an unchanged
+ * log, the short-download check, clearing) is left out, so nothing is cleared on a guess. Warned
+ * about once (`saidBefore`: the last complete download of this device had no counts either).
+ */
 async function readCounts(
   client: ZkClient,
   log: SourceDeps['logger'],

@@ -1,0 +1,93 @@
+import type { SourceStateStore } from '../../journal/types.js';
+import type { SourceDeps } from '../types.js';
+import { ZkProtocolError, type ZkClient } from './client/index.js';
+
+/**
+ * The source-state key that says punchgate disabled this terminal for a clear and has not yet
+ * enabled it again. Written before the disable, removed once the enable is answered: a process
+ * killed between the two (SIGKILL, an OOM kill, the box's power) or an enable the terminal did not
+ * answer leaves it, and the next poll enables the terminal first. A ZK terminal stays disabled
+ * when the session that disabled it ends without enabling it (fingerprint, keypad and card
+ * refused, "working" on its screen), until it is restarted: nobody could punch.
+ */
+const LEFT_DISABLED = 'zk-left-disabled';
+
+type Log = SourceDeps['logger'];
+
+/** Enables the terminal when an earlier poll left it disabled (its mark is set). Never throws for the mark. */
+export async function enableIfLeftDisabled(client: ZkClient, state: SourceStateStore, terminal: string, log: Log) {
+  const since = state.get(terminal, LEFT_DISABLED);
+  if (!since) return;
+  await client.enableDevice();
+  log.warn(
+    { disabledAt: since },
+    'terminal enabled again: an earlier poll was stopped between disabling it for a clear and enabling it (it refused punches meanwhile)',
+  );
+  mark(state, terminal, '', log);
+}
+
+/**
+ * Clears the log if it still holds the records read. The terminal is disabled from the last count
+ * to the clear: a punch made between them would be wiped unread. Disabled, it refuses punches at
+ * the door for those few milliseconds (the person punches again), and is enabled again whatever
+ * happens, by this poll or (its mark kept) the next one. A terminal that refuses to be disabled,
+ * or whose mark cannot be written, is not cleared.
+ */
+export async function clearUnlessGrown(
+  client: ZkClient,
+  state: SourceStateStore,
+  terminal: string,
+  read: number,
+  log: Log,
+  reason: string,
+  now: number,
+): Promise<boolean> {
+  if (!mark(state, terminal, new Date(now).toISOString(), log)) return false;
+  try {
+    await client.disableDevice();
+  } catch (e) {
+    mark(state, terminal, '', log);
+    if (!(e instanceof ZkProtocolError)) throw e;
+    log.warn(
+      { err: e.message },
+      'not clearing: the terminal refuses to be disabled for the clear (a punch made meanwhile would be lost)',
+    );
+    return false;
+  }
+  try {
+    const again = await client.getInfo();
+    if (again.records !== read) {
+      log.info({ before: read, now: again.records }, 'not clearing: the record count changed since the download');
+      return false;
+    }
+    await client.clearAttendanceLog();
+    log.info({ records: read, reason }, 'terminal log cleared');
+    return true;
+  } finally {
+    await client.enableDevice().then(
+      () => mark(state, terminal, '', log),
+      (e: unknown) => {
+        log.error(
+          { err: e instanceof Error ? e.message : String(e) },
+          'could not enable the terminal again after clearing its log: the next poll enables it first; if it shows "working" and refuses punches meanwhile, restart it',
+        );
+      },
+    );
+  }
+}
+
+/** Sets (or, with '', removes) the mark; false when the journal would not take it (logged). */
+function mark(state: SourceStateStore, terminal: string, value: string, log: Log): boolean {
+  try {
+    state.set({ terminal, key: LEFT_DISABLED, value });
+    return true;
+  } catch (e) {
+    log.warn(
+      { err: e instanceof Error ? e.message : String(e) },
+      value
+        ? 'not clearing: the journal did not take the note that the terminal is disabled for the clear'
+        : 'the note that the terminal was disabled for a clear could not be removed: the next poll enables it again (harmless)',
+    );
+    return false;
+  }
+}
