@@ -85,4 +85,30 @@ describe('a BioTime table renumbered whose new ids pass the read position before
     expect(readNotes(j.journal.sourceState, 'hq').map((n) => n.topic)).not.toContain('table');
     expect(journalKeys(j.journal)).toEqual(expectedKeys(sim.table.all()));
   });
+
+  // The older path (the newest id below the read position) read again only from overlapMinutes
+  // before the newest punch read: a restored table's transaction with an older punch time (a
+  // terminal that was offline uploading since the restore) was never read.
+  it('a table restored below the read position is read again from its first id: a late upload of an older punch is read', async () => {
+    const { sim, j, poller } = await setup(400);
+    await poller.poll(); // cursor at id 400
+    const before = [...sim.table.all()];
+    sim.table.clear();
+    sim.table.add(before.slice(0, 200)); // restored from a backup: ids 1..200
+    // Uploaded since by a terminal that was offline for 10 days: id 201.
+    sim.add([
+      transaction(
+        { emp: '991', atMs: Date.now() - 10 * 86_400_000, terminal: SIM_TERMINALS[0], state: 0, verify: 1 },
+        2000,
+        ZONE,
+      ),
+    ]);
+    // Then 150 punches of today (ids 202..351, still below the 400 read): the window below the
+    // cursor (a page less one) no longer reaches id 201 once they are read.
+    punchesSince(sim, 150, '66');
+    for (let i = 0; i < 4; i++) expect((await poller.poll()).ok).toBe(true);
+    expect(journalKeys(j.journal).filter((k) => k.startsWith('991@'))).toHaveLength(1);
+    expect(journalKeys(j.journal)).toEqual(expectedKeys([...before, ...sim.table.all()]));
+    expect(readNotes(j.journal.sourceState, 'hq').map((n) => n.topic)).toContain('table');
+  });
 });

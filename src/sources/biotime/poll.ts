@@ -74,7 +74,7 @@ export const WORDS = {
     fix: `put the account's current password in ${place} (punchgate tries it at once), or set the username; punchgate check tests it`,
   }),
   table: (what: string, from: string | undefined): NoteWords => ({
-    cause: `${what}; punchgate read it again${from ? ` from ${from}` : ''} (punches already journalled are not doubled)`,
+    cause: `${what}; punchgate read it again ${from ? `from ${from}` : 'from its first transaction'} (punches already journalled are not doubled)`,
     fix: 'nothing to do if the BioTime database was restored or replaced on purpose; if transactions were deleted there, punches made while they were missing may need a check in the HRMS',
   }),
   lag: (minutes: number, device: string): NoteWords => ({

@@ -24,11 +24,10 @@ import { namesOf, rowFacts, rowId, uploadOf, type RowFacts } from './rows.js';
  * an id far beyond the ones before it is journalled but moves the cursor only when rows after it
  * carry on from it; a punch_time in the future never moves the time window. And a cursor that
  * finds nothing while the server's newest id is below it (the table was cleared, or restored and
- * renumbered) is noticed: the table is read again from `overlapMinutes` before the newest punch
- * read, by time window and id (deduplicated: nothing doubles), and the cursor follows the new ids.
- * A renumbered table whose new ids passed the cursor before the poll is noticed by the window,
- * which reads the cursor's own id again: another transaction under it (BioCursor.at) sends the
- * read back to the table's first id.
+ * renumbered) is noticed: the table is read again from its first id (deduplicated: nothing
+ * doubles), and the cursor follows the new ids. A renumbered table whose new ids passed the cursor
+ * before the poll is noticed by the window, which reads the cursor's own id again: another
+ * transaction under it (BioCursor.at) sends the read back to the table's first id too.
  */
 export interface BioCursor {
   id?: number;
@@ -447,8 +446,10 @@ async function readAll(
 /**
  * An id-mode read that found nothing newer than the cursor: is the transaction at the cursor gone,
  * the server's newest id below it? Then its table was cleared or renumbered (restored from a
- * backup, a new database): the cursor goes back, and the table is read again from overlapMinutes
- * before the newest punch read.
+ * backup, a new database): the cursor goes back, and the table is read again from its first
+ * transaction (what the journal holds is not doubled). Read again only from overlapMinutes before
+ * the newest punch read, as before, a transaction the restored table holds with an older punch
+ * time (a terminal's late upload since the restore) was never read.
  *
  * Decided by the id filter, which id mode has shown the server obeys, never by `ordering=-id`
  * alone: a server that ignores the ordering answers its oldest transaction to "the newest", and
@@ -479,16 +480,13 @@ async function checkRenumbered(
     );
     newest = undefined;
   }
-  const from = r.cursor.time ? shiftWallClock(r.cursor.time, -o.overlapMinutes * 60) : undefined;
   r.renumbered =
     page.rows.length === 0
       ? `the server's transaction table is empty, but punchgate had read up to id ${after}: it was cleared or replaced`
       : `the server's newest transaction is ${newest !== undefined ? `id ${newest}, ` : ''}below the ${after} punchgate had read up to: its transaction table was renumbered (restored or replaced)`;
-  const cursor: BioCursor = { id: 0, ...(r.cursor.time ? { time: r.cursor.time } : {}), ...(from ? { from } : {}) };
-  o.log.warn(
-    { after, newest: newest ?? null, from: from ?? null },
-    `${r.renumbered}: read again${from ? ` from ${from}` : ''}`,
-  );
+  const cursor: BioCursor = { id: 0, ...(r.cursor.time ? { time: r.cursor.time } : {}) };
+  o.log.warn({ after, newest: newest ?? null }, `${r.renumbered}: read again from its first transaction`);
+  o.seen?.clear();
   // The cursor is set back now (with no punches): the next read goes on from there, also after a crash.
   take([], cursor);
 }
