@@ -81,6 +81,7 @@ export class PunchCounts {
           ON CONFLICT (state) DO UPDATE SET n = n + excluded.n`),
       byState: db.prepare(`SELECT state, n FROM punch_totals`),
       all: db.prepare(`SELECT terminal, state, n FROM punch_counts WHERE n <> 0`),
+      ofTerminal: db.prepare(`SELECT state, n FROM punch_counts WHERE terminal = ? AND n <> 0`),
     };
   }
 
@@ -100,6 +101,19 @@ export class PunchCounts {
     for (const r of this.stmt.byState.all() as { state: PunchState; n: number }[]) {
       const key = r.state === 'not_routed' ? 'notRouted' : r.state;
       if (key in out) out[key] = r.n;
+    }
+    return out;
+  }
+
+  /**
+   * One terminal's punches by state: its few kept rows, found by the table's key. For one
+   * terminal's figures, never a read of every terminal's rows (200 terminals: 600 rows a read).
+   */
+  ofTerminal(terminal: string): JournalCounts {
+    const out = noPunchCounts();
+    for (const r of this.stmt.ofTerminal.all(terminal) as { state: PunchState; n: number }[]) {
+      const key = r.state === 'not_routed' ? 'notRouted' : r.state;
+      if (key in out) out[key] += r.n;
     }
     return out;
   }

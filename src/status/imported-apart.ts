@@ -9,23 +9,26 @@ import { stuckFix, waiting } from './removed-terminals.js';
  * is known for: filed under "import", docs/import.md), delivered or not. No terminal's row counts
  * them, so the status and the page said nothing once they were delivered, and the terminals' sums
  * fell short of the queue's delivered (a new-user trial: 76 on the page, 81 delivered). Read from
- * the kept counts per terminal and state (punch_counts): a few rows. None when there are none, or
- * when the config itself names a terminal "import" (its row counts them).
+ * the kept counts of "import" alone (punch_counts, by its key: a few rows; reading every
+ * terminal's rows twice more made the status build over a year of punches 2.2 times the empty
+ * journal's, against 1.6 before). None when there are none, or when the config itself names a
+ * terminal "import" (its row counts them).
  */
 export function importedApartOf(journal: Journal, config: Config): ImportedApartStatus | undefined {
   if (config.terminals.some((t) => t.name === IMPORT_SOURCE)) return undefined;
-  const all = journal.punchCounts.byTerminal().find((t) => t.terminal === IMPORT_SOURCE);
-  if (!all) return undefined;
-  const w = journal.punchCounts.waitingByTerminal().find((t) => t.terminal === IMPORT_SOURCE);
+  const c = journal.punchCounts.ofTerminal(IMPORT_SOURCE);
+  const journaled = Object.values(c).reduce((sum, n) => sum + n, 0);
+  if (journaled <= 0) return undefined;
+  const atLeast0 = (n: number) => Math.max(0, n);
   return {
     name: IMPORT_SOURCE,
-    journaled: all.journaled,
-    delivered: all.delivered,
-    pending: w?.pending ?? 0,
-    inflight: w?.inflight ?? 0,
-    rejected: w?.rejected ?? 0,
-    dead: w?.dead ?? 0,
-    quarantined: w?.quarantined ?? 0,
+    journaled,
+    delivered: c.delivered,
+    pending: atLeast0(c.pending),
+    inflight: atLeast0(c.inflight),
+    rejected: atLeast0(c.rejected),
+    dead: atLeast0(c.dead),
+    quarantined: atLeast0(c.quarantined),
   };
 }
 
