@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { pollTerminal } from '../../src/sources/zk/poll.js';
 import { startTerminalSim } from '../../src/sim/terminal/index.js';
 import { ZkClient } from '../../src/sources/zk/client/index.js';
-import { CMD } from '../../src/sources/zk/protocol/index.js';
+import { CMD, encodeFreeSizes } from '../../src/sources/zk/protocol/index.js';
+import { FakeTerminal, reply } from '../zk-client/fake-terminal.js';
+import { dataset40, makeAttendances } from '../zk-client/helpers.js';
 import { journalFixture, journalKeys, zkConfig } from './helpers.js';
 
 describe('ZK log cleared while someone punches', () => {
@@ -78,5 +80,26 @@ describe('ZK log cleared while someone punches', () => {
     expect(await pollTerminal(cfg, fx.deps)).toMatchObject({ ok: true });
     expect(sim.deviceEnabled()).toBe(true);
     expect(fx.deps.state.get(cfg.name, 'zk-left-disabled') ?? '').toBe('');
+  });
+
+  it('a terminal that refuses the enable after such a stop is still read, and the enable tried again at the next poll', async () => {
+    const terminal = new FakeTerminal({
+      transport: 'tcp',
+      attendance: dataset40(makeAttendances(3)),
+      hook: (req, replies, conn) =>
+        req.command === CMD.ENABLEDEVICE
+          ? [reply(req, CMD.ACK_ERROR, conn.sessionId)]
+          : req.command === CMD.GET_FREE_SIZES
+            ? [reply(req, CMD.ACK_OK, conn.sessionId, encodeFreeSizes({ users: 3, records: 3, recordCapacity: 1000 }))]
+            : replies,
+    });
+    const port = await terminal.start();
+    const fx = journalFixture();
+    cleanups.push(() => terminal.stop(), fx.cleanup);
+    const cfg = zkConfig(port);
+    fx.deps.state.set({ terminal: cfg.name, key: 'zk-left-disabled', value: '2026-12-02T08:00:00.000Z' });
+    expect(await pollTerminal(cfg, fx.deps)).toMatchObject({ ok: true, added: 3 });
+    expect(fx.deps.state.get(cfg.name, 'zk-left-disabled')).toBe('2026-12-02T08:00:00.000Z');
+    expect(terminal.requests.filter((p) => p.command === CMD.ENABLEDEVICE)).toHaveLength(1);
   });
 });

@@ -14,11 +14,22 @@ const LEFT_DISABLED = 'zk-left-disabled';
 
 type Log = SourceDeps['logger'];
 
-/** Enables the terminal when an earlier poll left it disabled (its mark is set). Never throws for the mark. */
+/** Enables the terminal when an earlier poll left it disabled (its mark is set); a refusal is logged, never the poll's end. */
 export async function enableIfLeftDisabled(client: ZkClient, state: SourceStateStore, terminal: string, log: Log) {
   const since = state.get(terminal, LEFT_DISABLED);
   if (!since) return;
-  await client.enableDevice();
+  try {
+    await client.enableDevice();
+  } catch (e) {
+    if (!(e instanceof ZkProtocolError)) throw e;
+    // Refused (firmware that answers ENABLEDEVICE with an error): its log is still read; the mark
+    // stays and the next poll tries again.
+    log.warn(
+      { disabledAt: since, err: e.message },
+      'the terminal refused to be enabled again after an earlier clear was stopped: if it shows "working" and refuses punches, restart it',
+    );
+    return;
+  }
   log.warn(
     { disabledAt: since },
     'terminal enabled again: an earlier poll was stopped between disabling it for a clear and enabling it (it refused punches meanwhile)',
