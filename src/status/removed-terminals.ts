@@ -9,18 +9,16 @@ import { IMPORT_SOURCE } from '../sources/import/import-files.js';
  * sink), but the status listed only the configured terminals: a terminal taken out with a
  * backlog, during an HRMS outage, vanished from the status and the page while its punches
  * waited, were refused or were given up (a long-life trial). Read from the kept counts per
- * terminal and state (punch_counts): a few rows, whatever the journal's size.
+ * terminal and state (punch_counts): a few rows, whatever the journal's size, the configured
+ * terminals' left out by SQLite.
  */
 export function removedTerminalsOf(journal: Journal, config: Config): RemovedTerminalStatus[] {
-  const named = new Set(config.terminals.map((t) => t.name));
-  return (
-    journal.punchCounts
-      .waitingByTerminal()
-      // Punches imported apart were never a terminal of the config: said on their own (imported-apart.ts).
-      .filter((t) => !named.has(t.terminal) && t.terminal !== IMPORT_SOURCE)
-      .map(({ terminal, ...counts }) => ({ name: terminal, ...counts }))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  );
+  // Punches imported apart were never a terminal of the config: said on their own (imported-apart.ts).
+  const named = [...config.terminals.map((t) => t.name), IMPORT_SOURCE];
+  return journal.punchCounts
+    .waitingByTerminal(named)
+    .map(({ terminal, ...counts }) => ({ name: terminal, ...counts }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** Its punches not delivered, in words: "6 punches not delivered yet (pending 6)". */
