@@ -28,8 +28,9 @@ const NEARLY_FULL = 0.9;
 
 /**
  * Reaches one ZK terminal as a poll would, without downloading or changing anything:
- * connect (and comm key), serial number, GET_FREE_SIZES, and the clock compared with the
- * box clock read in the terminal's time zone.
+ * connect (and comm key), serial number, GET_FREE_SIZES, the clock compared with the box clock
+ * read in the terminal's time zone, and the attendance log's download asked for (its size read,
+ * the log itself not: DATA_WRRQ, then FREE_DATA), which push-only firmware refuses.
  */
 export async function checkZkTerminal(cfg: ZkTerminalConfig, index: number, deps: ZkCheckDeps): Promise<CheckResult> {
   const name = `terminal ${cfg.name}`;
@@ -48,6 +49,9 @@ export async function checkZkTerminal(cfg: ZkTerminalConfig, index: number, deps
     });
     const terminalTime = await client.getTime();
     const skew = wallClockDiffSeconds(terminalTime, wallClockAt(deps.clock.now(), cfg.timezone));
+    // The log's download asked and let go unread: a terminal that refuses it (push-only firmware)
+    // passed every step above and failed every poll. Its refusal fails the check below.
+    await client.attendanceLogSize();
     await client.disconnect();
 
     const facts = [
