@@ -192,7 +192,8 @@ export class FrappeSender implements SinkSender {
     ctx: CallContext,
     signal?: AbortSignal,
   ): Promise<CallAnswer> {
-    const name = takenName(text);
+    // Only Frappe's own DuplicateEntryError names a check-in (a proxy's 409 page names none).
+    const name = readFrappeBody(text)?.excType === 'DuplicateEntryError' ? takenName(text) : undefined;
     if (name === undefined || a.kind !== 'failure' || a.answer.kind !== 'request-failed') return a;
     const v = await clashIsThisPunch(
       this.http,
@@ -212,7 +213,10 @@ export class FrappeSender implements SinkSender {
           ),
         },
       };
-    return { kind: 'failure', answer: { ...a.answer, message: `${a.answer.message}; ${v.why}` } };
+    return {
+      kind: 'failure',
+      answer: { ...a.answer, message: `${a.answer.message}; ${outsideText(v.why, ctx.scrub)}` },
+    };
   }
 
   /** A call that got no answer to classify: the seed client's rules for what may have reached the server. */
