@@ -335,7 +335,7 @@ describe('FrappeSender', () => {
     expect(a).toMatchObject({ kind: 'request-failed', httpStatus: 409 });
     const said = a.kind === 'request-failed' ? a.message : '';
     expect(said).toContain(taken);
-    expect(said).toMatch(/naming series of Employee Checkin is behind/);
+    expect(said).toMatch(/Employee Checkin naming series is behind its check-ins/);
     expect(said).toMatch(/Update Series Counter/);
     expect(said).toMatch(/is another punch \(another time\)/);
     expect(said).not.toContain(SECRET);

@@ -277,10 +277,11 @@ function nameRefused(
 ): FailureAnswer {
   const type = body.excType ?? 'NameError';
   const name = takenName(raw);
+  // Short, the fix first: the status shows a sink's last error cut at 300 characters.
   const message =
     type === 'DuplicateEntryError'
-      ? `Frappe cannot name new check-ins: the name it gives the next one${name ? `, ${clean(name)},` : ''} is taken already (HTTP 409 ${type}${quoted}); the naming series of Employee Checkin is behind its documents (after a restore or an import). In Frappe, Document Naming Settings → Update Series Counter (Naming Series in v13): set the Employee Checkin series' current number above its highest check-in; punches wait in the journal meanwhile (${ctx.where})`
-      : `Frappe refused to name the new check-in (HTTP 409 ${type}${quoted}): check the naming of Employee Checkin on the site; punches wait in the journal meanwhile (${ctx.where})`;
+      ? `Frappe cannot name new check-ins: its Employee Checkin naming series is behind its check-ins (HTTP 409${name ? `: ${clean(name)} is taken` : quoted}). In Frappe, Document Naming Settings → Update Series Counter: set that series above its highest check-in; punches wait meanwhile`
+      : `Frappe refused to name the new check-in (HTTP 409 ${type}${quoted}): check how the site names Employee Checkins; punches wait meanwhile (${ctx.where})`;
   return { kind: 'request-failed', httpStatus: 409, message };
 }
 /**
