@@ -9,6 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTerminalSim } from '../../src/sim/terminal/index.js';
 import { checkZkTerminal } from '../../src/check/zk-check.js';
+import type { TerminalRecord } from '../../src/journal/types.js';
 import { pollTerminal } from '../../src/sources/zk/poll.js';
 import { CMD, encodeAttendance8, encodeDataset, encodeFreeSizes } from '../../src/sources/zk/protocol/index.js';
 import { FakeTerminal, reply } from '../zk-client/fake-terminal.js';
@@ -160,4 +161,19 @@ describe('punchgate check of a ZK terminal asks for its log without reading it',
       expect(asked).not.toContain(CMD.CLEAR_ATTLOG);
     },
   );
+
+  it('not while punchgate run reads the terminal (its poll, whole, minutes ago): its download may be under way', async () => {
+    const terminal = new FakeTerminal({ transport: 'tcp', attendance: dataset40(makeAttendances(3000)) });
+    const port = await terminal.start();
+    cleanups.push(() => terminal.stop());
+    const now = Date.now();
+    const cfg = zkConfig(port, { skewThresholdSeconds: 1e9 });
+    const r = await checkZkTerminal(cfg, 0, {
+      clock: { now: () => now },
+      runningAt: { host: cfg.host, port: cfg.port },
+      lastSeen: { name: cfg.name, lastSuccessAt: now - 60_000 } as TerminalRecord,
+    });
+    expect(r.status, r.detail).toBe('pass');
+    expect(terminal.requests.map((p) => p.command)).not.toContain(CMD.DATA_WRRQ);
+  });
 });
