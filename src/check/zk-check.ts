@@ -28,8 +28,9 @@ const NEARLY_FULL = 0.9;
 
 /**
  * Reaches one ZK terminal as a poll would, without downloading or changing anything:
- * connect (and comm key), serial number, GET_FREE_SIZES, and the clock compared with the
- * box clock read in the terminal's time zone.
+ * connect (and comm key), serial number, GET_FREE_SIZES, the clock compared with the box clock
+ * read in the terminal's time zone, and the attendance log's download asked for (its size read,
+ * the log itself not: DATA_WRRQ, then FREE_DATA), which push-only firmware refuses.
  */
 export async function checkZkTerminal(cfg: ZkTerminalConfig, index: number, deps: ZkCheckDeps): Promise<CheckResult> {
   const name = `terminal ${cfg.name}`;
@@ -48,6 +49,11 @@ export async function checkZkTerminal(cfg: ZkTerminalConfig, index: number, deps
     });
     const terminalTime = await client.getTime();
     const skew = wallClockDiffSeconds(terminalTime, wallClockAt(deps.clock.now(), cfg.timezone));
+    // The log's download asked and let go unread: a terminal that refuses it (push-only firmware)
+    // passed every step above and failed every poll. Its refusal fails the check below. Not while
+    // punchgate run reads this terminal at this address (its last poll, whole, minutes ago): its
+    // download may be under way, and a second session's FREE_DATA is no business of it.
+    if (!readByRunLately(cfg, deps)) await client.attendanceLogSize();
     await client.disconnect();
 
     const facts = [
@@ -105,6 +111,14 @@ function movedFrom(cfg: ZkTerminalConfig, deps: ZkCheckDeps): string | undefined
 
 /** Reached by punchgate run in the last 10 minutes. */
 const RECENT_MS = 10 * 60_000;
+
+/** punchgate run polls this terminal at this address and its last poll succeeded (its log read) within RECENT_MS. */
+function readByRunLately(cfg: ZkTerminalConfig, deps: ZkCheckDeps): boolean {
+  const last = deps.lastSeen?.lastSuccessAt;
+  if (!deps.runningAt || movedFrom(cfg, deps) || last == null) return false;
+  const ago = deps.clock.now() - last;
+  return ago >= 0 && ago <= RECENT_MS;
+}
 
 /**
  * A terminal that allows one TCP session refuses a second one while punchgate run holds its

@@ -46,4 +46,28 @@ describe('ATTLOG lines of eSSL and clone firmware: runs of spaces, NUL padding',
       ['ATTLOG', 2, '1004    2026-11-30 08:05\nAna Lima    2026-11-30 08:06:07    0    1'],
     ]);
   });
+
+  // No published capture or firmware shows these forms (searched: push servers' parsers, pyzk and
+  // ADMS issues): a single space between fields, a date written 2026/11/30, fractional seconds.
+  // Read by a guess they could be another punch than the terminal's; kept raw, counted, with the
+  // line and the reason the alert shows, never dropped (reparse reads them once punchgate does).
+  it('keeps raw, with the reason, single-spaced lines, slashed dates and fractional seconds', async () => {
+    r = await startReceiver({ terminals: [terminal('gate', SN)] });
+    const body = [
+      '1001 2026-11-30 08:01:02 0 1',
+      '1002\t2026/11/30 08:02:03\t0\t1',
+      '1003\t2026-11-30 08:03:04.250\t0\t1',
+    ];
+    const res = await http(
+      r.url,
+      'POST',
+      `/iclock/cdata?SN=${SN}&table=ATTLOG&Stamp=9999`,
+      Buffer.from(body.join('\n')),
+    );
+    expect(res).toEqual({ status: 200, body: 'OK:0' });
+    expect(r.journal.queries.list()).toEqual([]);
+    const kept = r.store.keptUploads();
+    expect(kept.map((k) => [k.table, k.lines, k.body])).toEqual([['ATTLOG', 3, body.join('\n')]]);
+    expect(kept[0]!.reason).toMatch(/line 1: no tab between the fields/);
+  });
 });

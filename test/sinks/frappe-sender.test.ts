@@ -320,6 +320,53 @@ describe('FrappeSender', () => {
     expect(results(await s.send([p], { token: TOKEN }))[0]).toMatchObject({ status: false, duplicate: true });
   });
 
+  // frappe/model/base_document.py db_insert raises DuplicateEntryError (HTTP 409) when the new
+  // check-in's name is taken: a naming series behind its documents, met by every call alike until
+  // someone moves it on. Read as unknown, each punch went back to the queue uncharged, for ever,
+  // with no word of the fix.
+  it('a naming series behind its check-ins (409 DuplicateEntryError): request-failed naming the fix, nothing charged or doubled', async () => {
+    const s = sender({ concurrency: 1 });
+    expect(results(await s.send([punch('101', '2026-11-02 08:00:00')], { token: TOKEN }))[0]!.status).toBe(true);
+    const taken = sim.checkins()[0]!.name;
+    sim.setFaults({ seriesBehind: true });
+    const a = await s.send([punch('102', '2026-11-02 09:00:00'), punch('103', '2026-11-02 09:01:00')], {
+      token: TOKEN,
+    });
+    expect(a).toMatchObject({ kind: 'request-failed', httpStatus: 409 });
+    const said = a.kind === 'request-failed' ? a.message : '';
+    expect(said).toContain(taken);
+    expect(said).toMatch(/Employee Checkin naming series is behind its check-ins/);
+    expect(said).toMatch(/Update Series Counter/);
+    expect(said).toMatch(/is another punch \(another time\)/);
+    expect(said).not.toContain(SECRET);
+    // The rest of the batch is not sent: each call would meet the same name.
+    expect(sim.stats().checkinCalls).toBe(2);
+    expect(sim.checkins()).toHaveLength(1);
+    // The series moved on: the same punches pass, once each.
+    sim.setFaults({ seriesBehind: false });
+    const r = results(
+      await s.send([punch('102', '2026-11-02 09:00:00'), punch('103', '2026-11-02 09:01:00')], { token: TOKEN }),
+    );
+    expect(r.map((x) => x.status)).toEqual([true, true]);
+    expect(sim.checkins()).toHaveLength(3);
+  });
+
+  it('a 409 whose named check-in is this punch (its employee and time, another log type) is a duplicate, not sent again', async () => {
+    const s = sender({ concurrency: 1 });
+    // Delivered once without a direction; sent again with one, validate_duplicate_log (same
+    // log type) lets it through, and the insert meets the name of the check-in that is this punch.
+    expect(results(await s.send([punch('105', '2026-11-02 10:00:00')], { token: TOKEN }))[0]!.status).toBe(true);
+    sim.setFaults({ seriesBehind: true });
+    const r = results(await s.send([punch('105', '2026-11-02 10:00:00', { direction: 'in' })], { token: TOKEN }));
+    expect(r[0]).toMatchObject({ status: false, duplicate: true });
+    expect(r[0]!.message).toContain(sim.checkins()[0]!.name);
+    expect(sim.checkins()).toHaveLength(1);
+    // Same time, another employee: not this punch.
+    const other = await s.send([punch('106', '2026-11-02 10:00:00', { direction: 'in' })], { token: TOKEN });
+    expect(other).toMatchObject({ kind: 'request-failed', httpStatus: 409 });
+    expect(other.kind === 'request-failed' && other.message).toMatch(/another punch \(another employee\)/);
+  });
+
   it("over the site's rate limit (429 with Retry-After): transient before sending, the rest not sent, the wait Frappe names", async () => {
     sim.setFaults({ rateLimited: 1, rateLimitResetSeconds: 42 });
     const s = sender({ concurrency: 1 });

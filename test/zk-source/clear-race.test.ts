@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { pollTerminal } from '../../src/sources/zk/poll.js';
+import { activeZkNotes } from '../../src/sources/zk/notes.js';
 import { startTerminalSim } from '../../src/sim/terminal/index.js';
 import { ZkClient } from '../../src/sources/zk/client/index.js';
 import { CMD, encodeFreeSizes } from '../../src/sources/zk/protocol/index.js';
@@ -54,6 +55,19 @@ describe('ZK log cleared while someone punches', () => {
     expect(await pollTerminal(cfg, fx.deps)).toMatchObject({ ok: true, cleared: false });
     expect(sim.clearCount()).toBe(0);
     expect(sim.punches().map((p) => p.userId)).toEqual(['1', '2', '3']);
+    // Said in the status, not only in the log: user 3's punch is never read over the network, and
+    // the log fills; the terminal's own USB export is the way to it.
+    const [note] = activeZkNotes(fx.journal.sourceState, cfg.name, Date.now());
+    expect(note).toMatchObject({ topic: 'doubled' });
+    expect(note!.cause).toMatch(
+      /^its log downloads hold 1 record twice \(user 2 at 2025-01-01 09:00:00\): a record sent twice may stand in place of a punch .*, so punchgate does not clear its log$/,
+    );
+    expect(note!.fix).toMatch(/punchgate import --terminal gate-1 \/media\/usb\/\S+_attlog\.dat/);
+    // Its firmware updated: a download without doubles takes the note away.
+    const fixed = await startTerminalSim({ punches: sim.punches() });
+    cleanups.push(() => fixed.stop());
+    expect(await pollTerminal({ ...cfg, port: fixed.port }, fx.deps)).toMatchObject({ ok: true, added: 1 });
+    expect(activeZkNotes(fx.journal.sourceState, cfg.name, Date.now())).toEqual([]);
   });
 
   // A ZK terminal stays disabled when the session that disabled it ends without enabling it: a

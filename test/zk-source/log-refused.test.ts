@@ -8,6 +8,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTerminalSim } from '../../src/sim/terminal/index.js';
+import { checkZkTerminal } from '../../src/check/zk-check.js';
+import type { TerminalRecord } from '../../src/journal/types.js';
 import { pollTerminal } from '../../src/sources/zk/poll.js';
 import { CMD, encodeAttendance8, encodeDataset, encodeFreeSizes } from '../../src/sources/zk/protocol/index.js';
 import { FakeTerminal, reply } from '../zk-client/fake-terminal.js';
@@ -110,5 +112,68 @@ describe('the simulator with push-only firmware (attendanceRefusal)', () => {
     expect(r.error).toContain('refused to hand over its attendance log (answered code 4989)');
     expect(sim.punches()).toHaveLength(20);
     expect(fx.journal.queries.list()).toEqual([]);
+  });
+});
+
+/**
+ * `punchgate check` did not ask for the log, so a terminal refusing it passed check and failed
+ * every poll. Check asks for the download and lets it go unread (DATA_WRRQ, FREE_DATA): a refusal
+ * fails it with the poll's words; a terminal that hands its log over is not read whole.
+ */
+describe('punchgate check of a ZK terminal asks for its log without reading it', () => {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  it.each(['tcp', 'udp'] as const)(
+    'over %s, a refused log download fails the check with the push route',
+    async (transport) => {
+      const sim = await startTerminalSim({
+        punches: [{ userId: '1', logTime: '2025-01-01 08:00:00' }],
+        firmwareQuirks: { attendanceRefusal: 4989 },
+      });
+      cleanups.push(() => sim.stop());
+      const r = await checkZkTerminal(zkConfig(sim.port, { transport, skewThresholdSeconds: 1e9 }), 0, {
+        clock: { now: () => Date.now() },
+      });
+      expect(r.status).toBe('fail');
+      expect(r.detail).toMatch(/refused to hand over its attendance log \(answered code 4989\)/);
+      expect(r.fix).toMatch(/add it as kind: adms with its serial number/);
+    },
+  );
+
+  it.each(['tcp', 'udp'] as const)(
+    'over %s, a log handed over is not downloaded by check: asked, then let go',
+    async (transport) => {
+      const terminal = new FakeTerminal({ transport, attendance: dataset40(makeAttendances(3000)) });
+      const port = await terminal.start();
+      cleanups.push(() => terminal.stop());
+      const r = await checkZkTerminal(zkConfig(port, { transport, skewThresholdSeconds: 1e9 }), 0, {
+        clock: { now: () => Date.now() },
+      });
+      expect(r.status, r.detail).toBe('pass');
+      const asked = terminal.requests.map((p) => p.command);
+      expect(asked).toContain(CMD.DATA_WRRQ);
+      expect(asked).toContain(CMD.FREE_DATA);
+      // The log is some 120 kB: none of it was asked for piece by piece, nothing cleared.
+      expect(asked).not.toContain(CMD.DATA_RDY);
+      expect(asked).not.toContain(CMD.CLEAR_ATTLOG);
+    },
+  );
+
+  it('not while punchgate run reads the terminal (its poll, whole, minutes ago): its download may be under way', async () => {
+    const terminal = new FakeTerminal({ transport: 'tcp', attendance: dataset40(makeAttendances(3000)) });
+    const port = await terminal.start();
+    cleanups.push(() => terminal.stop());
+    const now = Date.now();
+    const cfg = zkConfig(port, { skewThresholdSeconds: 1e9 });
+    const r = await checkZkTerminal(cfg, 0, {
+      clock: { now: () => now },
+      runningAt: { host: cfg.host, port: cfg.port },
+      lastSeen: { name: cfg.name, lastSuccessAt: now - 60_000 } as TerminalRecord,
+    });
+    expect(r.status, r.detail).toBe('pass');
+    expect(terminal.requests.map((p) => p.command)).not.toContain(CMD.DATA_WRRQ);
   });
 });

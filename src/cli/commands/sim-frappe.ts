@@ -33,6 +33,7 @@ export interface SimFrappeCliOptions {
   down?: boolean;
   forbidCheckins?: boolean;
   geolocationTracking?: boolean;
+  seriesBehind?: boolean;
   seed?: string;
 }
 
@@ -117,6 +118,7 @@ export function buildFrappeSimOptions(o: SimFrappeCliOptions, warn: (line: strin
   if (o.down) faults.down = true;
   if (o.forbidCheckins) faults.noPermission = true;
   if (o.geolocationTracking) faults.geolocationTracking = true;
+  if (o.seriesBehind) faults.seriesBehind = true;
   const refuse = o.refuse.flatMap((r) => r.split(',').map((s) => s.trim())).filter(Boolean);
   if (refuse.length) faults.refuseCodes = refuse;
   const app = o.app ?? 'both';
@@ -188,6 +190,10 @@ export function registerSimFrappe(program: Command): void {
     .option(
       '--geolocation-tracking',
       'HR Settings → Allow Geolocation Tracking on: check-ins without latitude and longitude are refused',
+    )
+    .option(
+      '--series-behind',
+      "the Employee Checkin naming series is behind its documents: each new check-in meets the newest one's name (409 DuplicateEntryError)",
     )
     .option('--seed <n>', 'seed of the fault rates')
     .action(action((o: SimFrappeCliOptions) => withConsoleIo((io) => runSimFrappe(o, io))));

@@ -1,6 +1,7 @@
 import type { FrappeFaults } from './faults.js';
 import {
   MSG,
+  nameTaken,
   unknownColumn,
   validation,
   type FrappeLanguage,
@@ -52,6 +53,9 @@ export function addCheckin(
     return validation(MSG.logTypeRequired(shift.name));
   // validate() goes on with set_geolocation and validate_distance_from_shift_location.
   if (faults.geolocationTracking && !str('latitude') && !str('longitude')) return validation(MSG.noLocation);
+  // db_insert: a series behind its documents names the new one as the newest existing one.
+  const taken = faults.seriesBehind ? store.checkins.at(-1) : undefined;
+  if (taken) return nameTaken('Employee Checkin', taken.name);
   const doc = store.addCheckin(
     {
       employee: employee.name,

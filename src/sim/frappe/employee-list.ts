@@ -27,9 +27,40 @@ export function employeeList(url: URL, store: FrappeStore, version: FrappeVersio
   const missing = fields.find((f) => !store.hasEmployeeField(f));
   if (missing !== undefined && version <= 13) return unknownColumn(missing);
   const asked = fields.filter((f) => store.hasEmployeeField(f));
+  const filters = readFilters(url.searchParams.get('filters'));
+  if (!filters) return thrown(417, 'ValidationError', 'Invalid request arguments');
   const limit = Number(url.searchParams.get('limit_page_length') ?? 20);
   const rows = [...store.employees.values()]
+    .filter((e) => filters.every(([f, v]) => (f === 'name' ? e.name : e.fields[f]) === v))
     .slice(0, Number.isInteger(limit) && limit > 0 ? limit : undefined)
     .map((e) => Object.fromEntries(asked.map((f) => [f, f === 'name' ? e.name : (e.fields[f] ?? null)])));
   return { httpStatus: 200, body: { data: rows }, summary: `200 Employee list (${rows.length})` };
+}
+
+/**
+ * `filters` as frappe.get_list takes the equalities: [["field", "=", "value"], ...] or
+ * {"field": "value"}. Undefined when they are not those (the simulator reads no other operator).
+ */
+function readFilters(raw: string | null): Array<[string, string]> | undefined {
+  if (raw === null) return [];
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  if (Array.isArray(v)) {
+    const out: Array<[string, string]> = [];
+    for (const f of v) {
+      const [field, op, value] = Array.isArray(f) ? (f as unknown[]) : [];
+      if (typeof field !== 'string' || op !== '=' || typeof value !== 'string') return undefined;
+      out.push([field, value]);
+    }
+    return out;
+  }
+  if (v && typeof v === 'object')
+    return Object.entries(v).every(([, x]) => typeof x === 'string')
+      ? (Object.entries(v) as Array<[string, string]>)
+      : undefined;
+  return undefined;
 }

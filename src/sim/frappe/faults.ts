@@ -33,6 +33,14 @@ export interface FrappeFaults {
    * neither latitude nor longitude.
    */
   geolocationTracking: boolean;
+  /**
+   * The naming series of Employee Checkin is behind its documents (a restore, an import of
+   * check-ins with their names): each new check-in is given the newest existing one's name, and
+   * BaseDocument.db_insert meets the primary key and raises DuplicateEntryError (HTTP 409). The
+   * failed request's rollback takes the series' step back too, so every call after meets it alike.
+   * With no check-in yet, the name is free and the call passes.
+   */
+  seriesBehind: boolean;
   /** Seed of the rates. */
   seed: number;
 }
@@ -51,6 +59,7 @@ export function defaultFrappeFaults(): FrappeFaults {
     noPermission: false,
     noEmployeeRead: false,
     geolocationTracking: false,
+    seriesBehind: false,
     seed: 1,
   };
 }
@@ -63,7 +72,7 @@ function check(f: FrappeFaults): void {
     if (!(Number.isInteger(f[k]) && f[k] >= 0)) p.push(`${k}: must be an integer >= 0`);
   if (!(Number.isInteger(f.lockStatus) && f.lockStatus >= 400 && f.lockStatus <= 599))
     p.push('lockStatus: must be an HTTP status from 400 to 599');
-  for (const k of ['down', 'noPermission', 'noEmployeeRead', 'geolocationTracking'] as const)
+  for (const k of ['down', 'noPermission', 'noEmployeeRead', 'geolocationTracking', 'seriesBehind'] as const)
     if (typeof f[k] !== 'boolean') p.push(`${k}: must be a boolean`);
   if (!Array.isArray(f.refuseCodes) || f.refuseCodes.some((c) => typeof c !== 'string'))
     p.push('refuseCodes: must be an array of strings');

@@ -141,6 +141,30 @@ export function lockTimeout(status: number): FrappeReply {
   };
 }
 
+/**
+ * A name already taken: frappe/model/base_document.py db_insert, on the database's primary-key
+ * violation (a naming series behind its documents), msgprints _("{0} {1} already exists") with the
+ * name in frappe.bold (<strong>), titled "Duplicate Name", and raises
+ * DuplicateEntryError(doctype, name, e): a NameError, HTTP 409 (frappe/exceptions.py).
+ */
+export function nameTaken(doctype: string, name: string): FrappeReply {
+  return {
+    httpStatus: 409,
+    body: {
+      exc_type: 'DuplicateEntryError',
+      exception: `frappe.exceptions.DuplicateEntryError: ('${doctype}', '${name}', IntegrityError(1062, "Duplicate entry '${name}' for key 'PRIMARY'"))`,
+      _server_messages: JSON.stringify([
+        JSON.stringify({
+          message: `${doctype} <strong>${name}</strong> already exists`,
+          title: 'Duplicate Name',
+          indicator: 'red',
+        }),
+      ]),
+    },
+    summary: `409 DuplicateEntryError ${name}`,
+  };
+}
+
 /** What nginx in front of bench answers while gunicorn is down. */
 export const BAD_GATEWAY_PAGE =
   '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';

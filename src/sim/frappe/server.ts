@@ -39,6 +39,8 @@ export interface FrappeServerState {
 
 const METHOD_SUFFIX = '.hr.doctype.employee_checkin.employee_checkin.add_log_based_on_employee_field';
 const SHIFT_TYPE = /^\/api\/resource\/Shift(?:%20| |\+)Type\/(.+)$/;
+/** One Employee Checkin by its name (frappe.client.get): read only. */
+const CHECKIN_DOC = /^\/api\/resource\/Employee(?:%20| |\+)Checkin\/(.+)$/;
 
 function send(res: ServerResponse, r: FrappeReply): void {
   if (res.destroyed) return;
@@ -140,8 +142,16 @@ function route(
   if (auth === 'refused') return thrown(401, 'AuthenticationError');
   const shift = SHIFT_TYPE.exec(url.pathname);
   const employees = EMPLOYEE_LIST.test(url.pathname);
-  if (method === undefined && !shift && !employees) return notFoundPage();
+  const checkin = CHECKIN_DOC.exec(url.pathname);
+  if (method === undefined && !shift && !employees && !checkin) return notFoundPage();
   if (auth === 'guest') return thrown(403, 'PermissionError', MSG.notPermitted);
+  if (checkin) {
+    if (req.method !== 'GET') return thrown(405, 'MethodNotAllowed', undefined, 'werkzeug.exceptions');
+    const name = decodeURIComponent(checkin[1]!);
+    const doc = s.store.checkins.find((c) => c.name === name);
+    if (!doc) return thrown(404, 'DoesNotExistError', MSG.notFound('Employee Checkin', name));
+    return { httpStatus: 200, body: { data: { ...doc } }, summary: `200 Employee Checkin ${name}` };
+  }
   if (employees) {
     if (req.method !== 'GET') return thrown(405, 'MethodNotAllowed', undefined, 'werkzeug.exceptions');
     if (s.faults.get().noEmployeeRead) return thrown(403, 'PermissionError', MSG.noPermission('Employee'));

@@ -1,7 +1,8 @@
 import type { AttendanceAnswer, PunchResult } from '../../hrms/answer.js';
 import type { HttpHeaders } from '../../hrms/http.js';
 import { outsideText, pageExcerpt, parseRetryAfter } from '../../hrms/text.js';
-import { frappeSaid, readFrappeBody, type FrappeBody } from './frappe-json.js';
+import { frappeSaid, readFrappeBody, secondsOf, type FrappeBody } from './frappe-json.js';
+import { takenName } from './name-clash.js';
 
 /**
  * What one call about one punch came to: a verdict on the punch (`result`), or a failure of the
@@ -205,8 +206,8 @@ export function classifyCall(
   if (status >= 500)
     return unknown(`HTTP ${status}${body?.excType ? ` ${body.excType}` : ''}${quoted}`, status, res.headers);
   if (!body) return failure(notFrappe(status, res.text, ctx, clean));
-  // 409 DuplicateEntryError: a clash of the document's name (its naming series), not of the punch.
-  if (status === 409) return unknown(`HTTP 409 ${body.excType ?? ''}`.trim() + quoted, status, res.headers);
+  // 409: the new document's name is taken (name-clash.ts): no retry of the punch cures it.
+  if (status === 409) return failure(nameRefused(body, res.text, ctx, clean, quoted));
   // Frappe's refusals carry its marks: the exception's type, its line, or what frappe.throw said
   // (`_server_messages`). JSON without any (a firewall's `{"message": "Request blocked"}`, a
   // gateway's 422) is no word of Frappe's on the punch: read as one, every punch was refused with
@@ -230,11 +231,6 @@ export function classifyCall(
     kind: 'result',
     result: { status: false, message: clean(said ?? `HTTP ${status} without a message`) },
   };
-}
-
-/** A date-time's digits to the second ('2026-11-02 08:00:01', '2026-11-02T08:00:01.000000' alike). */
-function secondsOf(t: string): string {
-  return t.replace(/\D/g, '').slice(0, 14);
 }
 
 /** Everything the body says in words: its messages, the exception's line, the message text. */
@@ -266,6 +262,28 @@ function isNoMethod(b: FrappeBody): boolean {
 }
 
 const failure = (answer: FailureAnswer): CallAnswer => ({ kind: 'failure', answer });
+
+/**
+ * A 409 as the sink's failure: the site cannot name a new Employee Checkin, whatever the punch
+ * (name-clash.ts), so punches wait in the journal, uncharged, and the admin is told the fix. The
+ * sender first reads whether the named check-in is this punch (then a duplicate).
+ */
+function nameRefused(
+  body: FrappeBody,
+  raw: string,
+  ctx: Pick<CallContext, 'where'>,
+  clean: (s: string) => string,
+  quoted: string,
+): FailureAnswer {
+  const type = body.excType ?? 'NameError';
+  const name = takenName(raw);
+  // Short, the fix first: the status shows a sink's last error cut at 300 characters.
+  const message =
+    type === 'DuplicateEntryError'
+      ? `Frappe cannot name new check-ins: its Employee Checkin naming series is behind its check-ins (HTTP 409${name ? `: ${clean(name)} is taken` : quoted}). In Frappe, Document Naming Settings → Update Series Counter: set that series above its highest check-in; punches wait meanwhile`
+      : `Frappe refused to name the new check-in (HTTP 409 ${type}${quoted}): check how the site names Employee Checkins; punches wait meanwhile (${ctx.where})`;
+  return { kind: 'request-failed', httpStatus: 409, message };
+}
 /**
  * The call may have reached the database before it failed (5xx, a lock timeout): a transient
  * failure after sending. Alone in a batch with others that passed, it is that punch's `unknown`.

@@ -131,3 +131,8 @@ function parseObject(text: string): Record<string, unknown> | undefined {
     return undefined;
   }
 }
+
+/** A date-time's digits to the second ('2026-11-02 08:00:01', '2026-11-02T08:00:01.000000' alike). */
+export function secondsOf(t: string): string {
+  return t.replace(/\D/g, '').slice(0, 14);
+}

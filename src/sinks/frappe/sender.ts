@@ -6,9 +6,16 @@ import { wallClockInZone } from '../../punch/wall-clock-utc.js';
 import { errorCode } from '../../util/errors.js';
 import { scrubberFor } from '../../util/secrets.js';
 import type { SettingsVerdict, SinkPunch, SinkSender, SinkSendOptions } from '../types.js';
-import { classifyCall, type CallAnswer, type CallContext, type FailureAnswer } from './call-answer.js';
+import {
+  classifyCall,
+  DUPLICATE_PREFIX,
+  type CallAnswer,
+  type CallContext,
+  type FailureAnswer,
+} from './call-answer.js';
 import { checkEmployeeField } from './employee-field.js';
 import { readFrappeBody } from './frappe-json.js';
+import { clashIsThisPunch, takenName } from './name-clash.js';
 import { checkinUrl, optionsProblem, splitToken, type FrappeSinkOptions } from './options.js';
 
 export interface FrappeSenderDeps {
@@ -162,12 +169,54 @@ export class FrappeSender implements SinkSender {
         maxBytes: CALL_ANSWER_BYTES,
         ...(signal ? { signal } : {}),
       });
-      return classifyCall(res, { ...ctx, sentTime: body.timestamp! });
+      const a = classifyCall(res, { ...ctx, sentTime: body.timestamp! });
+      return res.status === 409 ? await this.nameTaken(a, res.text, p, body.timestamp!, token, ctx, signal) : a;
     } catch (e) {
       return this.failure(e, ctx);
     } finally {
       this.inFlight--;
     }
+  }
+
+  /**
+   * A 409 (name-clash.ts): the check-in Frappe says holds the name is read; if it is this punch
+   * (its employee and time), the punch is there already, a duplicate. Otherwise the sink's failure
+   * stands, with what the read found.
+   */
+  private async nameTaken(
+    a: CallAnswer,
+    text: string,
+    p: SinkPunch,
+    sentTime: string,
+    token: string,
+    ctx: CallContext,
+    signal?: AbortSignal,
+  ): Promise<CallAnswer> {
+    // Only Frappe's own DuplicateEntryError names a check-in (a proxy's 409 page names none).
+    const name = readFrappeBody(text)?.excType === 'DuplicateEntryError' ? takenName(text) : undefined;
+    if (name === undefined || a.kind !== 'failure' || a.answer.kind !== 'request-failed') return a;
+    const v = await clashIsThisPunch(
+      this.http,
+      this.o,
+      { name, code: p.biometricCode, sentTime, token, scrub: ctx.scrub },
+      signal,
+    );
+    if (v.same)
+      return {
+        kind: 'result',
+        result: {
+          status: false,
+          duplicate: true,
+          message: outsideText(
+            `${DUPLICATE_PREFIX}Employee Checkin ${name}, same employee and time (Frappe answered HTTP 409: the name taken)`,
+            ctx.scrub,
+          ),
+        },
+      };
+    return {
+      kind: 'failure',
+      answer: { ...a.answer, message: `${a.answer.message}; ${outsideText(v.why, ctx.scrub)}` },
+    };
   }
 
   /** A call that got no answer to classify: the seed client's rules for what may have reached the server. */

@@ -214,6 +214,7 @@ export async function pollTerminal(
       // The same record twice in one download may have come in place of another, never sent: the
       // count then matches a log that holds a punch not read.
       const doubled = records.length - new Set(records.map(recordKey)).size;
+      noteDoubled(deps, cfg, doubled > 0 ? { doubled, example: firstRepeated(records)!, serial } : null, log);
       const decision: ClearDecision = !info
         ? { clear: false, reason: 'the terminal does not report its record count, which clearing needs' }
         : stray > 0
@@ -315,6 +316,42 @@ export async function pollTerminal(
 /** A record's every field: two records alike in all are the same record sent twice. */
 const recordKey = (r: ZkAttendance): string =>
   JSON.stringify([r.uid, r.userId, r.logTime, r.state, r.verifyType, r.workCode ?? null]);
+
+/** The first record a download holds twice (in the terminal's order). */
+function firstRepeated(records: readonly ZkAttendance[]): ZkAttendance | undefined {
+  const seen = new Set<string>();
+  for (const r of records) {
+    const k = recordKey(r);
+    if (seen.has(k)) return r;
+    seen.add(k);
+  }
+  return undefined;
+}
+
+/**
+ * A download holding a record twice is an alert for as long as downloads do: the record sent twice
+ * may stand in place of a punch the terminal never sent (its count then matches), which no
+ * download over the network shows. Whether the log truly holds it twice can only be told from the
+ * terminal's own export: its USB stick file, which `punchgate import` reads (a punch the downloads
+ * missed is journalled, the rest are duplicates). So the log is never cleared by punchgate (a
+ * clear would wipe that punch unread), and the admin is told how to recover and clear it.
+ * `found` null: a whole download without (the note goes).
+ */
+function noteDoubled(
+  deps: SourceDeps,
+  cfg: ZkTerminalConfig,
+  found: { doubled: number; example: ZkAttendance; serial: string } | null,
+  log: SourceDeps['logger'],
+) {
+  const words =
+    found === null
+      ? null
+      : {
+          cause: `its log downloads hold ${found.doubled} ${found.doubled === 1 ? 'record' : 'records'} twice (user ${found.example.userId} at ${found.example.logTime}): a record sent twice may stand in place of a punch the terminal did not send, which no download shows${cfg.clearAfterDays ? ', so punchgate does not clear its log' : ''}`,
+          fix: `export its attendance log to a USB stick at the terminal and read it in: punchgate import --terminal ${cfg.name} /media/usb/${found.serial || '<serial>'}_attlog.dat (a punch the downloads missed is journalled, the others count as duplicates); then clear the log at the terminal, and update its firmware`,
+        };
+  writeZkNote(deps.state, cfg.name, 'doubled', words, deps.clock.now(), log);
+}
 
 /** The log holds as many records as it can: a new punch writes over the oldest, or is refused. */
 const logFull = (info: ZkFreeSizes): boolean => info.recordCapacity > 0 && info.records >= info.recordCapacity;

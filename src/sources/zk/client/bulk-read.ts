@@ -38,6 +38,49 @@ export const MAX_DATASET = 64 * 1024 * 1024;
 /** Downloads one whole dataset (u32 size prefix + records) and frees it on the terminal. */
 export async function readDataset(ex: ZkExchange, req: BulkReadRequest, opts: BulkReadOptions = {}): Promise<Buffer> {
   const chunkSize = Math.min(opts.chunkSize ?? MAX_CHUNK, MAX_CHUNK);
+  const prepared = await prepareDataset(ex, req);
+  if (typeof prepared !== 'number') {
+    opts.onProgress?.(prepared.length, prepared.length);
+    await freeData(ex);
+    return prepared;
+  }
+  const total = prepared;
+  const out = Buffer.alloc(total);
+  // A terminal may serve fewer bytes than asked (PREPARE_DATA says how many): the next request
+  // starts where the served bytes end, so nothing is skipped and nothing read twice.
+  for (let start = 0; start < total;) {
+    const length = Math.min(chunkSize, total - start);
+    const chunk = await readChunkTrying(
+      ex,
+      start,
+      length,
+      (got) => opts.onProgress?.(start + got, total),
+      opts.onAskedAgain,
+    );
+    chunk.copy(out, start);
+    start += chunk.length;
+    opts.onProgress?.(start, total);
+  }
+  await freeData(ex);
+  return out;
+}
+
+/**
+ * How many bytes the terminal would hand over for a dataset, without reading it (`check`): the
+ * download asked (DATA_WRRQ), its size read from the answer, the terminal's buffer freed. A refusal
+ * is the download's (ZkDownloadRefusedError). A small dataset comes whole in the answer itself.
+ */
+export async function datasetSize(ex: ZkExchange, req: BulkReadRequest): Promise<number> {
+  const prepared = await prepareDataset(ex, req);
+  await freeData(ex);
+  return typeof prepared === 'number' ? prepared : prepared.length;
+}
+
+/**
+ * DATA_WRRQ: the dataset whole (a small one, in the answer) or its size (read by DATA_RDY pieces).
+ * The terminal keeps a buffer prepared until FREE_DATA.
+ */
+async function prepareDataset(ex: ZkExchange, req: BulkReadRequest): Promise<Buffer | number> {
   const wrrq = Buffer.alloc(11);
   wrrq.writeUInt8(1, 0);
   wrrq.writeUInt16LE(req.command, 1);
@@ -46,12 +89,7 @@ export async function readDataset(ex: ZkExchange, req: BulkReadRequest, opts: Bu
   const what = `DATA_WRRQ(${commandName(req.command)})`;
   const first = await ex.request<ZkPacket>(CMD.DATA_WRRQ, wrrq);
 
-  if (first.command === CMD.DATA) {
-    opts.onProgress?.(first.data.length, first.data.length);
-    const data = Buffer.from(first.data);
-    await freeData(ex);
-    return data;
-  }
+  if (first.command === CMD.DATA) return Buffer.from(first.data);
   // An error code or one of the terminal's own is its refusal of this dataset (see
   // ZkDownloadRefusedError), said as such: not "not a ZK terminal", which sent the admin to the address.
   if (isRefusal(first.command)) {
@@ -71,24 +109,7 @@ export async function readDataset(ex: ZkExchange, req: BulkReadRequest, opts: Bu
       `${ex.peer} announced a ${total}-byte dataset for ${what}; refusing more than ${MAX_DATASET}`,
     );
   }
-  const out = Buffer.alloc(total);
-  // A terminal may serve fewer bytes than asked (PREPARE_DATA says how many): the next request
-  // starts where the served bytes end, so nothing is skipped and nothing read twice.
-  for (let start = 0; start < total;) {
-    const length = Math.min(chunkSize, total - start);
-    const chunk = await readChunkTrying(
-      ex,
-      start,
-      length,
-      (got) => opts.onProgress?.(start + got, total),
-      opts.onAskedAgain,
-    );
-    chunk.copy(out, start);
-    start += chunk.length;
-    opts.onProgress?.(start, total);
-  }
-  await freeData(ex);
-  return out;
+  return total;
 }
 
 /** FREE_DATA: release the terminal's prepared buffer. */

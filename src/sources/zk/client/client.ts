@@ -29,7 +29,7 @@ import {
   userNameBytes,
 } from '../protocol/index.js';
 import { NameCodec } from '../../../util/name-codec.js';
-import { readDataset } from './bulk-read.js';
+import { datasetSize, readDataset } from './bulk-read.js';
 import {
   deleteUserAt,
   readTemplates,
@@ -211,6 +211,14 @@ export class ZkClient {
       const users = await readDataset(ex, { command: CMD.USERTEMP_RRQ, fct: FCT_USER }, this.readOptions());
       return withUserIds(records, decodeUsers(users).records);
     });
+  }
+
+  /**
+   * Whether the terminal hands over its attendance log, without reading it (`check`): the bytes it
+   * would send. Throws ZkDownloadRefusedError when it refuses (push-only firmware).
+   */
+  attendanceLogSize(): Promise<number> {
+    return this.op((ex) => datasetSize(ex, { command: CMD.ATTLOG_RRQ }));
   }
 
   /** The terminal's wall clock, `YYYY-MM-DD HH:mm:ss`. */
