@@ -22,7 +22,7 @@ describe('punchgate run with a Dahua terminal', () => {
     const add = () => {
       n++;
       sim.addRecords([
-        { UserID: `L${n}`, AttendanceState: (n % 2) + 1 },
+        { UserID: `L${n}`, AttendanceState: n % 2 ? 1 : 4 },
         ...(n % 5 === 0 ? [{ UserID: `F${n}`, Status: 0 as const }] : []),
       ]);
     };

@@ -38,7 +38,7 @@ describe('Dahua poll against the simulator', () => {
     expect(r).toMatchObject({ ok: true, serial: s.sim.serial, reached: true });
     expect(journalKeys(s.journal)).toEqual(passes(s.sim));
     expect(passes(s.sim).length).toBeGreaterThan(1000);
-    // Direction: AttendanceState 1 check-in -> 0, 2 check-out -> 1; none chosen -> Type Entry 0 / Exit 1.
+    // Direction: AttendanceState 1 sign in -> 0, 4 sign out -> 1; none chosen -> Type Entry 0 / Exit 1.
     const p = s.journal.queries.list();
     expect(new Set(p.map((x) => x.device))).toEqual(new Set([s.sim.serial]));
     // Nothing new: a second poll asks one page and adds nothing.

@@ -60,7 +60,7 @@ describe('Dahua answers and records', () => {
     const t = String(Date.UTC(2026, 10, 2, 7, 58, 1) / 1000);
     expect(
       classify(
-        rec({ RecNo: '5', CreateTime: t, UserID: '1042', Status: '1', Method: '15', AttendanceState: '2' }),
+        rec({ RecNo: '5', CreateTime: t, UserID: '1042', Status: '1', Method: '15', AttendanceState: '4' }),
         ctx,
       ),
     ).toEqual({

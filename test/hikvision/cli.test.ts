@@ -186,4 +186,17 @@ describe('punchgate sim hikvision and the Hikvision commands', () => {
       /! terminal reception: a poll ended early: .*\(last at .*\): restart the terminal, and update its firmware if it goes on/,
     );
   });
+
+  it('a terminal without an event search (sim --no-event-search) is said to lack it, with listen: true as the fix', async () => {
+    const sim = await startCliSim(['--events', '5', '--no-event-search']);
+    expect(sim.out()).toMatch(/no event search\)/);
+    const tmp = configFor(sim.url);
+    const poll = await punchgate(['poll', '--terminal', 'reception', '--config', tmp.path('pg.yaml')]);
+    expect(poll.status).not.toBe(0);
+    expect(poll.stdout + poll.stderr).toMatch(/does not search its event log \(.*notSupport.*\)/);
+    expect(poll.stdout + poll.stderr).toMatch(
+      /set terminals\[0\]\.listen: true .*punchgate terminals listen reception/,
+    );
+    expect(poll.stdout + poll.stderr).not.toMatch(/not as a Hikvision access-control terminal/);
+  });
 });

@@ -135,6 +135,15 @@ describe('HTTP Listening posts as real firmware sends them', () => {
     expect(journalKeys(f.journal)).toEqual(ONE);
   });
 
+  it('a dateTime whose zero offset lost its sign (`...T08:15:3000:00`, Supergiovane/node-red-contrib-hikvision-ultimate#59) is a punch at its wall clock, not quarantined', async () => {
+    const f = await endpoint();
+    const body = JSON.parse(punchJson()) as Record<string, unknown>;
+    body.dateTime = '2026-11-02T08:15:3000:00';
+    expect(await post(f.port, JSON.stringify(body), 'application/json')).toBe(200);
+    expect(f.journal.queries.quarantineSummary()).toEqual([]);
+    expect(journalKeys(f.journal)).toEqual(ONE);
+  });
+
   it('a heartbeat and a door event without a person are answered 200 and keep nothing', async () => {
     const f = await endpoint();
     const heartbeat = JSON.stringify({

@@ -186,4 +186,14 @@ describe('AcsEvent rows as published captures show them', () => {
       'card:0004521236@2024-05-01 08:04:00',
     ]);
   });
+
+  it('a zero offset written without its sign ("...T11:46:3100:00", as a Hikvision firmware wrote its dateTime: Supergiovane/node-red-contrib-hikvision-ultimate#59) is UTC: a punch at its wall clock, not quarantined', async () => {
+    const { result, keys } = await pollRows([
+      { major: 5, minor: 75, time: '2024-01-22T11:46:3100:00', employeeNoString: 'Z1' },
+      { major: 5, minor: 38, time: '2024-01-22T11:47:0500:00', employeeNoString: 'Z2' },
+    ]);
+    expect(result).toMatchObject({ ok: true, added: 2 });
+    expect(fx!.journal.queries.quarantineSummary()).toEqual([]);
+    expect(keys).toEqual(['Z1@2024-01-22 11:46:31', 'Z2@2024-01-22 11:47:05']);
+  });
 });

@@ -130,7 +130,7 @@ async function runSim(o: SimDahuaOptions): Promise<number> {
     let n = 0;
     return tickUntilStopped(io, sim, o.recordEvery, () => {
       const who = `${1000 + (n++ % o.users)}`;
-      const [r] = sim.addRecords([{ UserID: who, CardName: `Person ${who}`, AttendanceState: (n % 2) + 1 }]);
+      const [r] = sim.addRecords([{ UserID: who, CardName: `Person ${who}`, AttendanceState: n % 2 ? 1 : 4 }]);
       io.err(`record ${r!.RecNo}: ${who}\n`);
     });
   });

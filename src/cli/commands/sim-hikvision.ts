@@ -58,6 +58,8 @@ interface SimHikvisionOptions {
   searchFault?: SearchFault;
   hugePageMb: number;
   endlessUserSearch?: boolean;
+  /** false with --no-event-search: the event search is refused (notSupport), as on terminals that only post. */
+  eventSearch: boolean;
   streamFault?: StreamFault;
   badEvent?: boolean;
   httpHost?: string;
@@ -142,6 +144,10 @@ export function registerSimHikvision(program: Command): void {
       'the user search says MORE for ever (same page, numOfMatches larger than the rows sent)',
     )
     .option(
+      '--no-event-search',
+      'the event search is refused (Invalid Operation, notSupport), as on terminals that only post their events (use with --http-host)',
+    )
+    .option(
       '--stream-fault <fault>',
       'an alert stream that breaks its bounds: endless-part (a part that never ends) or huge-part (a part of 100 MB announced)',
       oneOf(['endless-part', 'huge-part'] as const),
@@ -181,6 +187,7 @@ async function runSim(o: SimHikvisionOptions): Promise<number> {
     hugePageBytes: o.hugePageMb * 1024 * 1024,
     endlessUserSearch: o.endlessUserSearch ?? false,
     streamFault: o.streamFault ?? null,
+    eventSearch: o.eventSearch,
   };
   const events = generateEvents({
     passes,
@@ -230,6 +237,7 @@ async function runSim(o: SimHikvisionOptions): Promise<number> {
       real ? 'real-firmware rows' : '',
       fw.searchFault ? `search fault ${fw.searchFault}` : '',
       fw.endlessUserSearch ? 'endless user search' : '',
+      fw.eventSearch ? '' : 'no event search',
       fw.streamFault ? `stream fault ${fw.streamFault}` : '',
       o.badEvent ? 'a bad event' : '',
       o.httpHost ? `posts events to ${o.httpHost} (${o.listenFormat ?? 'multipart'})` : '',

@@ -321,7 +321,8 @@ export function generateRecords(n: number, endSeconds: number, everySeconds = 7,
     Method: i % 3 === 0 ? 1 : 15,
     Status: i % 10 === 9 ? 0 : 1,
     ErrorCode: i % 10 === 9 ? 16 : 0,
-    AttendanceState: i % 4 === 0 ? 0 : (i % 2) + 1,
+    // Sign in (1) and sign out (4), as the device numbers them; now and then none pressed.
+    AttendanceState: i % 4 === 0 ? 0 : i % 2 ? 4 : 1,
   }));
 }
 

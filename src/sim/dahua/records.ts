@@ -18,7 +18,7 @@ export interface SimRecord {
   /** 1 opened, 0 refused. */
   Status: 0 | 1;
   ErrorCode: number;
-  /** 0 none chosen, 1 check in .. 6 overtime out. */
+  /** 0 none chosen; 1 sign in, 2 go out, 3 back, 4 sign out, 5 overtime in, 6 overtime out (NetSDK's order). */
   AttendanceState: number;
   Door: number;
 }

@@ -16,9 +16,10 @@ export function isoAtOffset(ms: number, offset: string): string {
 
 /** Epoch ms of a device time with an offset (a time without one is read at `fallbackOffset`). */
 export function epochOf(time: string, fallbackOffset: string): number {
-  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(time.trim());
+  // `00:00`: a zero offset written without its sign, as some firmware writes it (see splitIsoTime).
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(Z|[+-]\d{2}(?::?\d{2})?|00:00)?$/.exec(time.trim());
   if (!m) return NaN;
-  return Date.parse(`${m[1]}Z`) - offsetMinutes(m[2] ?? fallbackOffset) * 60_000;
+  return Date.parse(`${m[1]}Z`) - (m[2] === '00:00' ? 0 : offsetMinutes(m[2] ?? fallbackOffset)) * 60_000;
 }
 
 export interface SearchCond {

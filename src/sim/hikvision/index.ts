@@ -122,6 +122,7 @@ export async function startHikvisionSim(o: HikvisionSimOptions = {}): Promise<Hi
     hugePageBytes: 15 * 1024 * 1024,
     endlessUserSearch: false,
     streamFault: null,
+    eventSearch: true,
     ...o.firmware,
   };
   const device = {

@@ -327,6 +327,10 @@ export async function handle(s: SimState, req: IncomingMessage, res: ServerRespo
       };
       break;
     case 'POST /ISAPI/AccessControl/AcsEvent':
+      if (!s.firmware.eventSearch) {
+        answer = notFound;
+        break;
+      }
       ({ answer, cond } = eventSearch(s, json()));
       if (s.firmware.searchFault === 'huge' && answer.status === 200) {
         s.record({ method, path, status: 200, auth: 'ok', ...(cond ? { cond } : {}) });

@@ -97,6 +97,13 @@ export interface HikFirmware {
   /** The user search answers MORE for ever with the same page, claiming more rows than it sends. */
   endlessUserSearch: boolean;
   streamFault: StreamFault | null;
+  /**
+   * false: the event search is refused (`POST /ISAPI/AccessControl/AcsEvent` answers 404 Invalid
+   * Operation, notSupport), as on terminals that only post their events (HTTP Listening): a
+   * connector's notes on DS-K1T terminals (ERPNEXT-PAKISTAN/Hikvision-Frappe README, "Invalid
+   * Operation" / "notSupport"), and the DS-K1T502 of pergolafabio/Hikvision-Addons#177.
+   */
+  eventSearch: boolean;
 }
 
 /** What the simulator logs of each request (the `/__sim/requests` admin call). */

@@ -37,6 +37,13 @@ export interface BioCursor {
    * new ids may have passed the cursor already: those up to it would be taken as read).
    */
   at?: string;
+  /**
+   * What the last transactions read in id mode say, by id (ascending, at most RECENT_KEPT): when
+   * the one at the cursor is gone and the server's newest is one of these, saying the same, the
+   * transactions after it were deleted there (an admin deleting test or wrong punches): the table
+   * was not renumbered, and nothing needs reading again (see checkRenumbered).
+   */
+  recent?: [number, string][];
   /** The newest plausible punch_time read (`YYYY-MM-DD HH:mm:ss`). */
   time?: string;
   /** Re-reading after a renumbered table: only transactions punched from then (start_time). */
@@ -63,6 +70,19 @@ export function parseCursor(s: string | undefined): BioCursor {
     const time = wall(o.time);
     const from = wall(o.from);
     const at = typeof o.at === 'string' ? o.at.slice(0, AT_MAX) : undefined;
+    const recent = Array.isArray(o.recent)
+      ? o.recent
+          .filter(
+            (e): e is [number, string] =>
+              Array.isArray(e) &&
+              typeof e[0] === 'number' &&
+              Number.isSafeInteger(e[0]) &&
+              e[0] > 0 &&
+              typeof e[1] === 'string',
+          )
+          .slice(-RECENT_KEPT)
+          .map(([i, a]): [number, string] => [i, a.slice(0, AT_MAX)])
+      : [];
     const rs = o.resume as Record<string, unknown> | null | undefined;
     const resume =
       typeof rs === 'object' &&
@@ -78,6 +98,7 @@ export function parseCursor(s: string | undefined): BioCursor {
     return {
       ...(id !== undefined ? { id } : {}),
       ...(at !== undefined && id !== undefined ? { at } : {}),
+      ...(recent.length > 0 && id !== undefined ? { recent } : {}),
       ...(time ? { time } : {}),
       ...(from ? { from } : {}),
       ...(resume ? { resume } : {}),
@@ -93,6 +114,17 @@ export const formatCursor = (c: BioCursor): string => JSON.stringify(c);
 const AT_MAX = 128;
 /** BioCursor.at of a transaction: its punch_time and employee code (bounded). */
 const atOf = (f: RowFacts): string => `${f.punch.logTime} ${f.punch.biometricCode}`.slice(0, AT_MAX);
+/** Transactions BioCursor.recent remembers: an admin deleting more of the newest at once is taken for a renumbering (read again, nothing doubled). */
+const RECENT_KEPT = 16;
+
+/** BioCursor.recent with the transactions of `facts` up to id `upTo` (ids above the ones it holds). */
+function withRecent(recent: BioCursor['recent'], facts: readonly RowFacts[], upTo: number): [number, string][] {
+  const out = [...(recent ?? [])];
+  for (const f of facts)
+    if (f.id !== undefined && f.id <= upTo && (out.length === 0 || f.id > out[out.length - 1]![0]))
+      out.push([f.id, atOf(f)]);
+  return out.slice(-RECENT_KEPT);
+}
 
 /**
  * Ids below the cursor read again at each poll in id mode, at most: BioTime gives ids when an
@@ -359,6 +391,7 @@ async function readAll(
         cursor.id = last;
         const f = facts.find((x) => x.id === last)!;
         cursor.at = atOf(f);
+        cursor.recent = withRecent(cursor.recent, facts, last);
       }
       // No progress possible (an implausible id): the next poll tries again. The last page: done.
       const stuck = last <= asked || last < ids[ids.length - 1]!;
@@ -479,6 +512,19 @@ async function checkRenumbered(
       'the BioTime server ignores ordering=-id (its "newest" transaction has newer ones): the newest id is not named',
     );
     newest = undefined;
+  }
+  // The newest is a transaction read under its id, and says what it said then: the ones after it
+  // were deleted on the server, the rest of the table is as it was. Not a renumbered table (its
+  // alert, and the whole table read again): the cursor goes back to it, and new ones are read from there.
+  const known = newest !== undefined ? r.cursor.recent?.find(([id]) => id === newest) : undefined;
+  if (known && page.rows[0] && atOf(rowFacts(page.rows[0], o.source)) === known[1]) {
+    o.log.warn(
+      { after: newest, readUpTo: after },
+      `the BioTime server no longer has its transactions after id ${newest} (punchgate had read up to ${after}): deleted there; punches already read are kept (and delivered), and punchgate reads on from id ${newest}`,
+    );
+    const recent = r.cursor.recent!.filter(([id]) => id <= known[0]);
+    take([], { ...r.cursor, id: known[0], at: known[1], recent });
+    return;
   }
   r.renumbered =
     page.rows.length === 0

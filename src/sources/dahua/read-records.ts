@@ -5,7 +5,7 @@ import type { ReadCounts } from '../http-poll.js';
 import { LATEST_SECONDS, type DahuaClient, type RecordPage, type TimeCondition } from './client.js';
 import { DahuaApiError } from './errors.js';
 import { COMMIT_ROWS, FUTURE_SECONDS, MAX_POLL_PAGES, monotonicNow, POLL_DEADLINE_MS } from './limits.js';
-import { classify } from './records.js';
+import { classify, type DahuaRecord } from './records.js';
 
 /**
  * Reading a Dahua terminal's new access records from where the journal left off.
@@ -79,6 +79,9 @@ export interface ReadResult extends ReadCounts {
   cursorReset?: string;
   /** A record at or after the cursor numbered below it was met. */
   renumbered?: boolean;
+  /** The records without a user or a card counted this poll (noteMalformed), and the first of them. */
+  malformedSeen?: Set<string>;
+  malformedExample?: string;
 }
 
 /** How far before a device clock that is behind the cursor the window opens. */
@@ -130,12 +133,16 @@ export async function readRecords(o: ReadOptions): Promise<ReadResult> {
   }
   if (r.cursorReset)
     o.log.warn({ was: o.cursor, held }, 'the terminal log was renumbered or cleared: reading it again from the start');
-  await pages(o, r, deadline, maxPages, latest);
-  if (!r.stopped && r.renumbered && !r.cursorReset) {
-    r.cursorReset = `it numbers its records from 1 again (a restart or a reset): its log is read again from the start (nothing lost)`;
-    o.log.warn({ was: o.cursor }, 'the terminal numbers its records anew: reading its log again from the start');
-    r.cursor = {};
+  try {
     await pages(o, r, deadline, maxPages, latest);
+    if (!r.stopped && r.renumbered && !r.cursorReset) {
+      r.cursorReset = `it numbers its records from 1 again (a restart or a reset): its log is read again from the start (nothing lost)`;
+      o.log.warn({ was: o.cursor }, 'the terminal numbers its records anew: reading its log again from the start');
+      r.cursor = {};
+      await pages(o, r, deadline, maxPages, latest);
+    }
+  } finally {
+    sayMalformed(o, r);
   }
   if (!r.stopped) {
     // What the device holds now, beside the cursor: the next poll compares with it.
@@ -146,6 +153,41 @@ export async function readRecords(o: ReadOptions): Promise<ReadResult> {
     }
   }
   return r;
+}
+
+/**
+ * A record the door accepted with neither UserID nor CardNo: no punch (nobody to file it under).
+ * A door opened by its exit button or remotely (from the platform or an app) is stored so: Dahua's
+ * NetSDK lists REMOTE and BUTTON among the opening methods of the access record set
+ * (NET_ACCESS_DOOROPEN_METHOD, the emMethod of NET_RECORDSET_ACCESS_CTL_CARDREC). Counted once
+ * each: every poll reads the cursor's own second again, and every page the second the one before
+ * ended on, so a record read by an earlier poll (or page) is not counted again; said in one line
+ * per poll (sayMalformed), never a line per record (a first read of a long log) nor the same
+ * record at every poll (a line a minute while the door saw nothing else).
+ */
+function noteMalformed(o: ReadOptions, r: ReadResult, rec: DahuaRecord): void {
+  const from = o.cursor;
+  const t = rec.createTime;
+  const readBefore =
+    !r.cursorReset &&
+    from.time !== undefined &&
+    t !== undefined &&
+    (t < from.time ||
+      (t === from.time && rec.recNo !== undefined && from.recNo !== undefined && rec.recNo <= from.recNo));
+  const key = `${rec.recNo ?? ''} ${rec.rawTime}`;
+  if (readBefore || r.malformedSeen?.has(key)) return;
+  (r.malformedSeen ??= new Set()).add(key);
+  r.malformed++;
+  r.malformedExample ??= `record ${rec.recNo ?? '?'}${t !== undefined ? ` of ${rec.rawTime}` : ''}`;
+}
+
+/** The poll's records without a user or a card (noteMalformed), in one line. */
+function sayMalformed(o: ReadOptions, r: ReadResult): void {
+  if (r.malformed === 0) return;
+  o.log.warn(
+    { records: r.malformed, first: r.malformedExample },
+    `${r.malformed} ${r.malformed === 1 ? 'record' : 'records'} the door accepted without a user or a card (the first: ${r.malformedExample}): not punches; a door opened by its exit button or remotely is stored so`,
+  );
 }
 
 function tally(r: ReadResult, i: IngestResult): void {
@@ -239,10 +281,7 @@ async function pages(o: ReadOptions, r: ReadResult, deadline: number, maxPages: 
           timezone: o.timezone,
         });
         if (k.kind === 'punch') batch.push(k.punch);
-        else if (k.kind === 'malformed') {
-          r.malformed++;
-          o.log.warn({ recNo: rec.recNo }, k.reason);
-        }
+        else if (k.kind === 'malformed') noteMalformed(o, r, rec);
         if (rec.createTime === undefined || rec.createTime > latest) {
           r.implausible++;
           r.implausibleExample ??= `record ${rec.recNo ?? '?'} dated ${k.kind === 'punch' ? k.punch.logTime : JSON.stringify(rec.rawTime.slice(0, 40))}`;

@@ -85,13 +85,28 @@ export function fromFields(
 }
 
 /**
- * AttendanceState as the punch state punchgate keeps (ZK's numbers: 0 in, 1 out, 2 break-out,
- * 3 break-in, 4 overtime-in, 5 overtime-out): the device numbers them 1..6 (0: none chosen).
- * Without one, the record's Type: Entry is in, Exit is out. Else unknown (null).
+ * AttendanceState as the device numbers it (0: none chosen), and the punch state punchgate keeps
+ * for it (ZK's numbers: 0 in, 1 out, 2 break-out, 3 break-in, 4 overtime-in, 5 overtime-out).
+ * Dahua's order is its NetSDK enum NET_ATTENDANCESTATE, the type of the access record's
+ * emAttendanceState: 1 sign in, 2 go out, 3 back from going out, 4 sign out, 5 overtime sign in,
+ * 6 overtime sign out. Not ZK's order shifted by one: read so, a sign-out was kept as a break-in.
+ */
+const ATTENDANCE_STATES: ReadonlyMap<number, number> = new Map([
+  [1, 0],
+  [2, 2],
+  [3, 3],
+  [4, 1],
+  [5, 4],
+  [6, 5],
+]);
+
+/**
+ * The punch state of a record: its AttendanceState (see ATTENDANCE_STATES); without one, the
+ * record's Type: Entry is in, Exit is out. Else unknown (null).
  */
 export function punchStateOf(r: Pick<DahuaRecord, 'attendanceState' | 'type'>): number | null {
-  const s = r.attendanceState;
-  if (s !== null && s >= 1 && s <= 6) return s - 1;
+  const s = r.attendanceState === null ? undefined : ATTENDANCE_STATES.get(r.attendanceState);
+  if (s !== undefined) return s;
   const t = r.type.trim().toLowerCase();
   if (t === 'entry') return 0;
   if (t === 'exit') return 1;

@@ -60,7 +60,8 @@ export interface EventSearchCapabilities {
 
 /**
  * `2026-11-02T07:58:01+01:00` -> wall clock and offset; undefined when it is not such a time.
- * The forms real terminals write: `+07:00`, `-00:00`, `Z`, `+0530`, no offset (published captures:
+ * The forms real terminals write: `+07:00`, `-00:00`, `Z`, `+0530`, `00:00` (a zero offset without
+ * its sign, see extendedOffset), no offset (published captures:
  * creatorsgarten/garden-gate HIKVISION.md, pergolafabio/Hikvision-Addons#177, the Hikvision
  * listening samples). ISO 8601 also allows an offset of hours only (`+05`): it is the same
  * offset as `+05:00` and is read as that, so a firmware writing it is not quarantined; the
@@ -68,12 +69,18 @@ export interface EventSearchCapabilities {
  */
 export function splitIsoTime(s: unknown): { wallClock: string; offset: string } | undefined {
   if (typeof s !== 'string') return undefined;
-  const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.\d+)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(s.trim());
+  const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.\d+)?\s*(Z|[+-]\d{2}(?::?\d{2})?|00:00)?$/.exec(s.trim());
   return m ? { wallClock: `${m[1]} ${m[2]}`, offset: extendedOffset(m[3] ?? '') } : undefined;
 }
 
-/** `+05` -> `+05:00` (ISO 8601's hours-only offset); every other offset as the device wrote it. */
+/**
+ * `+05` -> `+05:00` (ISO 8601's hours-only offset); `00:00` (a zero offset that lost its sign:
+ * `2024-01-22T11:46:3100:00`, as a Hikvision firmware wrote its dateTime in
+ * Supergiovane/node-red-contrib-hikvision-ultimate#59) -> `+00:00`; every other offset as the
+ * device wrote it. Only the zero offset is read without a sign: any other would be a guess.
+ */
 function extendedOffset(offset: string): string {
+  if (offset === '00:00') return '+00:00';
   return /^[+-]\d{2}$/.test(offset) ? `${offset}:00` : offset;
 }
 

@@ -2,7 +2,7 @@ import type { HikvisionTerminalConfig } from '../../config/terminals.js';
 import { addressShown } from '../../config/web-address.js';
 import { cannotAnswerFix, staleNonceFix } from '../digest-login.js';
 import type { TerminalFault } from '../poll-outcome.js';
-import { SEARCH_FAULTS } from './client.js';
+import { EVENTS_PATH, SEARCH_FAULTS } from './client.js';
 import {
   HikApiError,
   HikAuthError,
@@ -62,6 +62,18 @@ export function describeHikFault(e: unknown, cfg: HikvisionTerminalConfig, key: 
   // terminal, answering wrongly, not another device.
   if (e instanceof HikApiError && (SEARCH_FAULTS.has(e.subStatusCode ?? '') || e.subStatusCode === 'tooMany'))
     return { cause: e.message, fix: 'restart the terminal, and update its firmware if it goes on' };
+  // A terminal whose firmware has no event search (DS-K1T502s and other models that only post
+  // their events): its identity and clock were read, so it is the terminal, not another device.
+  if (e instanceof HikApiError && e.unsupported && e.message.startsWith(EVENTS_PATH.split('?')[0]!))
+    return cfg.listen
+      ? {
+          cause: `${addressShown(cfg.url)} does not search its event log (${e.message}): its punches come by HTTP Listening alone, and no poll reads what a missed post held`,
+          fix: `keep HTTP Listening set on the terminal (punchgate terminals listen ${cfg.name}) and watch its last post in the status; a newer firmware may search its log`,
+        }
+      : {
+          cause: `${addressShown(cfg.url)} does not search its event log (${e.message}): a terminal that only posts its events`,
+          fix: `set ${key}.listen: true (and adms.listen), then run punchgate terminals listen ${cfg.name} (docs/terminals-hikvision.md, HTTP Listening)`,
+        };
   if (e instanceof HikApiError)
     return {
       cause: `${addressShown(cfg.url)} answered, but not as a Hikvision access-control terminal does: ${e.message}`,

@@ -233,6 +233,11 @@ export class HikvisionPoller {
       // A terminal that posts its events: its posts must carry this MAC address (listen-endpoint.ts).
       if (cfg.listen && info.macAddress) rememberMac(deps.state, cfg.name, info.macAddress);
       const known = checkSerial(deps, log, cfg.name, serial);
+      // The identity is known from here, whatever the rest of the poll does: HTTP Listening files
+      // posts under it, and refuses them (503) until it is known. Written only at the end of a
+      // whole poll, it was never written for a terminal whose firmware has no event search (one
+      // that only posts its events): every post was refused, and its punches were never kept.
+      if (serial && serial !== known?.serial) ledger.update(cfg.name, { serial });
 
       const deviceNow = await client.getTime(signal);
       result.skewSeconds = wallClockDiffSeconds(deviceNow.wallClock, wallClockAt(clock.now(), cfg.timezone));
