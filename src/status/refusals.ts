@@ -97,6 +97,16 @@ function codeList(codes: Map<string, number>): string {
  * What to run once the cause is fixed: rejected punches and given-up (dead) ones are retried apart,
  * a sink's other than the first with `--sink` (its own copy of each punch).
  */
+/**
+ * The command that lists a sink's refused punches with the refusals' words: `--history` (each
+ * attempt's answer) is kept for the first sink alone; another sink's list shows its last answer.
+ */
+function refusedList(sinkFlag: string): string {
+  return sinkFlag === ''
+    ? '`punchgate punches --state rejected --history`'
+    : `\`punchgate punches${sinkFlag} --state rejected\` (its LAST ANSWER column)`;
+}
+
 function retryAdvice(g: Group, sinkFlag: string): string {
   const retry = `punchgate punches retry${sinkFlag}`;
   if (g.dead === 0) return `then \`${retry}\``;
@@ -139,7 +149,7 @@ export function refusalAlerts(rows: readonly RefusedPunches[], sink?: string): A
     lines.push({
       kind: 'refused',
       cause: `${of}${punches(n)} refused for ${rest.length} other ${rest.length === 1 ? 'reason' : 'reasons'}`,
-      fix: `see \`punchgate punches${sinkFlag} --state rejected --history\``,
+      fix: `see ${refusedList(sinkFlag)}`,
     });
   }
   return lines;
@@ -159,7 +169,7 @@ export function heldBehindRefusedAlert(held: number, sink?: string): Alert[] {
     {
       kind: 'held-behind-refused',
       cause: `${of}${punches(held)} ${held === 1 ? 'waits' : 'wait'} behind a refused punch of the same person (Odoo pairs each person's punches in time order)`,
-      fix: `correct the refusal in Odoo, then \`punchgate punches retry${sinkFlag}\`: the refused punch goes in, then these; or \`punchgate punches${sinkFlag} --state rejected --history\` to see it`,
+      fix: `correct the refusal in Odoo, then \`punchgate punches retry${sinkFlag}\`: the refused punch goes in, then these; or ${refusedList(sinkFlag)} to see it`,
     },
   ];
 }
