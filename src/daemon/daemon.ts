@@ -375,7 +375,7 @@ export class Daemon {
       this.statusLog.stop();
       this.statusLog.write();
       // Read before the journal closes: what a stop leaves behind, said with the stop itself.
-      const left = leftBehind(this.journal);
+      const left = leftBehind(this.journal, this.config);
       this.journal.close();
       this.loop.stop();
       this.ctx.logger.info(left.counts, `punchgate stopped: ${left.words}`);
