@@ -24,6 +24,26 @@ interface Cause {
  * grouped by the message itself, with the punch's code taken out of it.
  */
 const KNOWN: { test: RegExp; key: string; cause: Cause }[] = [
+  // Odoo's own refusals name the employee and a time in its locale's words ("Cannot create new
+  // attendance record for Ann Lee, the employee hasn't checked out since Dec 2, 2026, 9:03:50 AM"):
+  // grouped by the message, each person was a cause of their own (sinks-odoo.md says what to do).
+  {
+    key: 'odoo-open-record',
+    test: /hasn't checked out since/i,
+    cause: {
+      words: `Odoo still has an attendance of the employee open ("hasn't checked out since")`,
+      fix: (one) =>
+        `close ${one ? "the employee's" : 'their'} open attendance in Odoo (a forgotten check-out); where people do not press the check-in and check-out keys, set the terminal's direction: alternate (docs/direction.md)`,
+    },
+  },
+  {
+    key: 'odoo-inside-record',
+    test: /was already checked in on/i,
+    cause: {
+      words: 'the punch falls inside an attendance Odoo already has ("was already checked in on")',
+      fix: () => 'correct that attendance in Odoo',
+    },
+  },
   {
     key: 'employee-not-found',
     test: /unknown (biometric ?)?code|unknown employee|employee not found|no (such )?employee|not registered|(code|employee)\b.*\b(not found|does not exist)/i,
