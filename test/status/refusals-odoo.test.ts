@@ -32,14 +32,12 @@ describe('refusal alerts of Odoo’s own words', () => {
         state: 'rejected' as const,
         count: 2,
       })),
-      ...people
-        .slice(0, 3)
-        .map((name, i) => ({
-          message: inside(name, `11/25/2026 08:0${i}:00`),
-          code: `10${i}`,
-          state: 'rejected' as const,
-          count: 1,
-        })),
+      ...people.slice(0, 3).map((name, i) => ({
+        message: inside(name, `11/25/2026 08:0${i}:00`),
+        code: `10${i}`,
+        state: 'rejected' as const,
+        count: 1,
+      })),
     ];
     const alerts = refusalAlerts(rows, 'odoo');
     expect(alerts.map((a) => a.cause)).toEqual([
