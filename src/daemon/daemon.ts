@@ -331,8 +331,15 @@ export class Daemon {
     const later = restartOnlyChanges(this.config, next);
     next = keepRestartOnly(this.config, next);
     for (const s of terminalSecrets(next.terminals)) this.ctx.secrets.add(s, { runs: false });
-    // The sinks, delivery's settings, and which terminal goes to which sink.
-    const routes = (c: Config) => [c.hrms, c.sinks, c.delivery, c.terminals.map((t) => [t.name, t.sinks, t.timezone])];
+    // The sinks, delivery's settings, which terminal goes to which sink, and what each sink is told
+    // of a terminal's punches (its zone, its direction: a changed direction applies to every punch
+    // still waiting, docs/direction.md; the sinks read it from the config of their last start).
+    const routes = (c: Config) => [
+      c.hrms,
+      c.sinks,
+      c.delivery,
+      c.terminals.map((t) => [t.name, t.sinks, t.timezone, t.direction, t.directionStates]),
+    ];
     const hrmsChanged = JSON.stringify(routes(next)) !== JSON.stringify(routes(this.config));
     this.config = next;
     this.ctx.config = next;
@@ -368,7 +375,7 @@ export class Daemon {
       this.statusLog.stop();
       this.statusLog.write();
       // Read before the journal closes: what a stop leaves behind, said with the stop itself.
-      const left = leftBehind(this.journal);
+      const left = leftBehind(this.journal, this.config);
       this.journal.close();
       this.loop.stop();
       this.ctx.logger.info(left.counts, `punchgate stopped: ${left.words}`);

@@ -101,6 +101,15 @@ function writeSecret(dir: string, name: string, value: string): string {
 
 const made = () => randomBytes(12).toString('hex');
 
+/** Why a folder could not be made, in words. */
+function whyNoFolder(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EEXIST' || code === 'ENOTDIR') return 'a file that is not a folder is in the way';
+  if (code === 'EROFS') return 'its file system is read-only';
+  return code ?? (e instanceof Error ? e.message : String(e));
+}
+
 /**
  * The config the demo's daemon runs, written from the demo config (config/demo.yaml) as a site
  * admin would write theirs: the chosen HRMS as the `hrms:` block (seed) or a sink of kind frappe
@@ -112,10 +121,20 @@ export function writeDemoRunConfig(baseConfig: string, hrms: DemoHrms, kinds: re
   const baseDir = dirname(resolve(baseConfig));
   const doc = parse(readFileSync(baseConfig, 'utf8')) as DemoDoc;
   const at = (p: string) => resolve(baseDir, p);
-  doc.journal.path = at(doc.journal.path);
+  const journalPath = doc.journal.path;
+  doc.journal.path = at(journalPath);
   if (doc.status.path) doc.status.path = at(doc.status.path);
   const dir = dirname(doc.journal.path);
-  mkdirSync(dir, { recursive: true });
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    // A copy (demo.md: to move the ports) keeps ../.demo/journal.db: the folder above the copy's,
+    // which a user may not write (~/demo.yaml: /home/.demo). It ended with a bare EACCES, exit 1.
+    throw new ExitError(
+      `${baseConfig}: journal.path: the demo cannot make the folder ${dir} for its journal (${journalPath}, relative to the copy's folder ${baseDir}): ${whyNoFolder(e)}: set journal.path and status.path in ${baseConfig} to a folder you can write (journal.path: .demo/journal.db puts it beside the copy)`,
+      EXIT.CONFIG,
+    );
+  }
   const freshJournal = removeLastDemoJournal(dir, doc.journal.path, doc.status.path);
   const secrets: DemoSecrets = {};
 

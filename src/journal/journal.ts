@@ -1300,6 +1300,17 @@ export class Journal implements PunchSink, DeliveryQueue {
     return this.counts().rejected;
   }
 
+  /**
+   * Each code with a refused punch waiting (but those whose refusal holds nothing), and the earliest
+   * such punch's log time: a holding sink's later punches of that code wait behind it
+   * (held-behind-refused.ts). For `punchgate punches`, which says so beside each.
+   */
+  refusedFirstByCode(holdNothing: readonly string[]): Map<string, string> {
+    if (this.refusedWaiting() === 0) return new Map();
+    const rows = this.stmt.refusedFirst.all({ free: freeParam({ holdNothing }) }) as RefusedFirst[];
+    return new Map(rows.map((r) => [r.code, r.t]));
+  }
+
   /** The codes with a refused punch waiting, and the earliest such punch's log time (held-behind-refused.ts). */
   private heldCodes(opts: ClaimOptions): string {
     // None refused (the kept counts): none held, without reading the backlog for refused rows.

@@ -360,6 +360,13 @@ export class SinkQueue implements DeliveryQueue {
     return this.kept('rejected');
   }
 
+  /** As Journal.refusedFirstByCode, for this sink: the codes whose later punches wait behind a refused one. */
+  refusedFirstByCode(holdNothing: readonly string[]): Map<string, string> {
+    if (this.refusedWaiting() === 0) return new Map();
+    const rows = this.stmt.refusedFirst!.all({ sink: this.sink, free: freeParam({ holdNothing }) }) as RefusedFirst[];
+    return new Map(rows.map((r) => [r.code, r.t]));
+  }
+
   /** The claim's rows with the refusals that hold nothing pulled along ahead of them (held-behind-refused.ts). */
   private withRefusalsAhead(rows: PickedRow[], limit: number, opts: ClaimOptions): PickedRow[] {
     if (!opts.holdBehindRefused || !opts.holdNothing?.length || !anyPending(rows) || this.refusedWaiting() === 0)

@@ -24,6 +24,26 @@ interface Cause {
  * grouped by the message itself, with the punch's code taken out of it.
  */
 const KNOWN: { test: RegExp; key: string; cause: Cause }[] = [
+  // Odoo's own refusals name the employee and a time in its locale's words ("Cannot create new
+  // attendance record for Ann Lee, the employee hasn't checked out since Dec 2, 2026, 9:03:50 AM"):
+  // grouped by the message, each person was a cause of their own (sinks-odoo.md says what to do).
+  {
+    key: 'odoo-open-record',
+    test: /hasn't checked out since/i,
+    cause: {
+      words: `Odoo still has an attendance of the employee open ("hasn't checked out since")`,
+      fix: (one) =>
+        `close ${one ? "the employee's" : 'their'} open attendance in Odoo (a forgotten check-out); where people do not press the check-in and check-out keys, set the terminal's direction: alternate (docs/direction.md)`,
+    },
+  },
+  {
+    key: 'odoo-inside-record',
+    test: /was already checked in on/i,
+    cause: {
+      words: 'the punch falls inside an attendance Odoo already has ("was already checked in on")',
+      fix: () => 'correct that attendance in Odoo',
+    },
+  },
   {
     key: 'employee-not-found',
     test: /unknown (biometric ?)?code|unknown employee|employee not found|no (such )?employee|not registered|(code|employee)\b.*\b(not found|does not exist)/i,
@@ -97,6 +117,16 @@ function codeList(codes: Map<string, number>): string {
  * What to run once the cause is fixed: rejected punches and given-up (dead) ones are retried apart,
  * a sink's other than the first with `--sink` (its own copy of each punch).
  */
+/**
+ * The command that lists a sink's refused punches with the refusals' words: `--history` (each
+ * attempt's answer) is kept for the first sink alone; another sink's list shows its last answer.
+ */
+function refusedList(sinkFlag: string): string {
+  return sinkFlag === ''
+    ? '`punchgate punches --state rejected --history`'
+    : `\`punchgate punches${sinkFlag} --state rejected\` (its LAST ANSWER column)`;
+}
+
 function retryAdvice(g: Group, sinkFlag: string): string {
   const retry = `punchgate punches retry${sinkFlag}`;
   if (g.dead === 0) return `then \`${retry}\``;
@@ -139,7 +169,7 @@ export function refusalAlerts(rows: readonly RefusedPunches[], sink?: string): A
     lines.push({
       kind: 'refused',
       cause: `${of}${punches(n)} refused for ${rest.length} other ${rest.length === 1 ? 'reason' : 'reasons'}`,
-      fix: `see \`punchgate punches${sinkFlag} --state rejected --history\``,
+      fix: `see ${refusedList(sinkFlag)}`,
     });
   }
   return lines;
@@ -159,7 +189,7 @@ export function heldBehindRefusedAlert(held: number, sink?: string): Alert[] {
     {
       kind: 'held-behind-refused',
       cause: `${of}${punches(held)} ${held === 1 ? 'waits' : 'wait'} behind a refused punch of the same person (Odoo pairs each person's punches in time order)`,
-      fix: `correct the refusal in Odoo, then \`punchgate punches retry${sinkFlag}\`: the refused punch goes in, then these; or \`punchgate punches${sinkFlag} --state rejected --history\` to see it`,
+      fix: `correct the refusal in Odoo, then \`punchgate punches retry${sinkFlag}\`: the refused punch goes in, then these; or ${refusedList(sinkFlag)} to see it`,
     },
   ];
 }

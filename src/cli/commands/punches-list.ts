@@ -184,6 +184,8 @@ export function listPunches(
   terminals: Parameters<typeof directionShower>[0] = [],
   /** The rule of a terminal taken out of the config, as the journal kept it (kept-direction.ts). */
   kept: Parameters<typeof directionShower>[1] = undefined,
+  /** What the listed rows need beside the journal's columns (punches-held.ts: why a punch waits). */
+  annotate: (rows: StoredPunch[]) => StoredPunch[] = (rows) => rows,
 ): void {
   const show = directionShower(terminals, kept);
   const state = parseListState(opts.state);
@@ -208,7 +210,7 @@ export function listPunches(
     out(String(journal.history.count(unlimited)));
     return;
   }
-  const rows = journal.history.list(filter);
+  const rows = annotate(journal.history.list(filter));
   const history = opts.history ? journal.history.attemptsOf(rows) : undefined;
   if (opts.json) {
     for (const r of rows) {

@@ -2,6 +2,7 @@ import type { Config } from '../../config/schema.js';
 import { sinksOf, terminalsNotFor } from '../../config/sinks.js';
 import type { Journal } from '../../journal/journal.js';
 import type { SinkQueue } from '../../journal/sink-deliveries.js';
+import type { StoredPunch } from '../../journal/types.js';
 import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { escapeControls, safeJson } from '../../util/terminal-text.js';
 import { textTableLines } from '../../util/text-table.js';
@@ -26,7 +27,13 @@ export function sinkQueueOf(config: Config, journal: Journal, name: string): Sin
 const HEADER = ['DEVICELOG ID', 'TERMINAL', 'CODE', 'LOG TIME', 'STATE', 'ATTEMPTS', 'LAST ANSWER'] as const;
 
 /** Lists a sink's punches, newest first (state, terminal and code filters; the others belong to the default sink). */
-export function listSinkPunches(q: SinkQueue, opts: ListOptions, out: (line: string) => void): void {
+export function listSinkPunches(
+  q: SinkQueue,
+  opts: ListOptions,
+  out: (line: string) => void,
+  /** What the listed rows need beside the sink's columns (punches-held.ts: why a punch waits). */
+  annotate: (rows: StoredPunch[]) => StoredPunch[] = (rows) => rows,
+): void {
   for (const [flag, set] of [
     ['--since', opts.since],
     ['--until', opts.until],
@@ -48,7 +55,7 @@ export function listSinkPunches(q: SinkQueue, opts: ListOptions, out: (line: str
     out(String(q.list(filter).length));
     return;
   }
-  const shown = q.list({ ...filter, limit: opts.limit });
+  const shown = annotate(q.list({ ...filter, limit: opts.limit }));
   if (opts.json) {
     for (const r of shown) out(safeJson({ ...r, sink: q.sink }));
     return;

@@ -9,6 +9,7 @@ import { EXIT, ExitError } from '../../util/exit-codes.js';
 import { action, withJournal } from '../common.js';
 import { checkTerminalFilter } from '../punch-terminal-filter.js';
 import { addListOptions, collectCodes, listPunches, logTime, parseState, type ListOptions } from './punches-list.js';
+import { withHeldReasons } from './punches-held.js';
 import { listSinkPunches, sinkQueueOf } from './punches-sink.js';
 import { deliveredCardLines, remapCards } from './remap-cards.js';
 
@@ -90,8 +91,16 @@ export function registerPunches(program: Command): void {
         (ctx, journal) => {
           checkTerminalFilter(opts.terminal, ctx.config.terminals, journal);
           const q = opts.sink === undefined ? undefined : sinkQueueOf(ctx.config, journal, opts.sink);
-          if (q) listSinkPunches(q, opts, (l) => process.stdout.write(`${l}\n`));
-          else
+          const sinks = sinksOf(ctx.config);
+          if (q) {
+            const sink = sinks.find((s) => s.name === q.sink);
+            listSinkPunches(
+              q,
+              opts,
+              (l) => process.stdout.write(`${l}\n`),
+              (rows) => withHeldReasons(rows, sink, q),
+            );
+          } else
             listPunches(
               journal,
               opts,
@@ -99,6 +108,7 @@ export function registerPunches(program: Command): void {
               undefined,
               ctx.config.terminals,
               keptRules(journal.terminalDirections()),
+              (rows) => withHeldReasons(rows, sinks[0], journal),
             );
         },
         { readonly: true },

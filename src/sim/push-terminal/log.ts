@@ -38,13 +38,18 @@ export class AttendanceLog {
     this.sequenceStart = opts.sequenceStart ?? wallClockAt(now() - 30 * 86_400_000, opts.timezone);
   }
 
-  /** Adds `n` records of the past, 7 s apart, ending a minute ago (a log the terminal had before). */
+  /**
+   * Adds `n` records of the past, 7 s apart, ending a minute ago (a log the terminal had before).
+   * The seed also picks the second of the 7 the grid falls on: two simulators of seeds 1 to 7 never
+   * punch the same code at the same second, which an HRMS would count once (docs/simulators.md).
+   */
   addPast(n: number): void {
     if (this.opts.timeMode === 'sequence') {
       for (let i = 0; i < n; i++) this.add();
       return;
     }
-    const start = wallClockAt(this.now() - (n * 7 + 60) * 1000, this.opts.timezone);
+    const phase = (((this.opts.seed % 7) + 7) % 7) + 1;
+    const start = wallClockAt(this.now() - (n * 7 + 60 + phase) * 1000, this.opts.timezone);
     for (let i = 0; i < n; i++) this.add(undefined, addSeconds(start, i * 7));
   }
 
