@@ -114,10 +114,6 @@ function codeList(codes: Map<string, number>): string {
 }
 
 /**
- * What to run once the cause is fixed: rejected punches and given-up (dead) ones are retried apart,
- * a sink's other than the first with `--sink` (its own copy of each punch).
- */
-/**
  * The command that lists a sink's refused punches with the refusals' words: `--history` (each
  * attempt's answer) is kept for the first sink alone; another sink's list shows its last answer.
  */
@@ -127,6 +123,10 @@ function refusedList(sinkFlag: string): string {
     : `\`punchgate punches${sinkFlag} --state rejected\` (its LAST ANSWER column)`;
 }
 
+/**
+ * What to run once the cause is fixed: rejected punches and given-up (dead) ones are retried apart,
+ * a sink's other than the first with `--sink` (its own copy of each punch).
+ */
 function retryAdvice(g: Group, sinkFlag: string): string {
   const retry = `punchgate punches retry${sinkFlag}`;
   if (g.dead === 0) return `then \`${retry}\``;
