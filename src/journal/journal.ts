@@ -204,11 +204,6 @@ function pushedBehind(f: { newest: string; floor: string } | undefined, logTime:
   const words = behind >= 2 * 86_400 ? `${Math.floor(behind / 86_400)} days` : `${Math.floor(behind / 3600)} h`;
   return `recorded while the terminal clock was behind: dated ${words} before the newest punch it sent before (${f.newest.slice(0, 16)}): its clock was reset or set back`;
 }
-/**
- * How far the box's clock may run ahead of the newest punch journalled before the retention goes
- * by the punches' own times instead (logTimeCutoffFor).
- */
-const BOX_AHEAD_OF_PUNCHES_MS = 30 * DAY_MS;
 /** Rows per transaction of the journal's own bulk work (prune), so other processes never wait long. */
 const CHUNK_ROWS = 5000;
 /**
@@ -1507,20 +1502,22 @@ export class Journal implements PunchSink, DeliveryQueue {
   }
 
   /**
-   * The retention's cutoff as a punch's own time. The box's clock may be far ahead (set to the
-   * wrong year, a bad NTP answer, a wrong RTC at boot): the terminals' clocks, as the punches
-   * journalled last show them, then say where the retention ends. Without this a box clock a year
-   * ahead deleted the delivered punches of the last months that terminals still hold, and their
-   * logs, read again, enqueued them as new (sent twice). A box ahead of the newest punch by less
-   * than BOX_AHEAD_OF_PUNCHES_MS (a quiet month: holidays) is taken as it is; a quiet month only delays
-   * the retention by that long.
+   * The retention's cutoff as a punch's own time: the earlier of the box's clock and the terminals'
+   * clocks (the newest punch journalled), each a retention back. The box's clock may be ahead (set to
+   * the wrong year, a bad NTP answer, a wrong RTC at boot, a VM restored): without the terminals'
+   * bound a box clock a year ahead deleted the delivered punches of the last months that terminals
+   * still hold (their logs, read again, enqueued them as new: sent twice), and one a few days ahead
+   * with a retention of a few days deleted the punches delivered minutes before (found by a trial
+   * with faketime: 145 punches of the last minute deleted at a start 3 days ahead with
+   * retentionDays 2), their history gone and the retention marks then at the present, where a late
+   * punch of that terminal (one a poll reads after the real-time events missed it) was taken as one
+   * of those deleted and never journalled. A quiet spell (holidays, no punch) only delays the
+   * retention by its length: nothing goes early.
    */
   private logTimeCutoffFor(cutoff: number): string {
     const byBox = logTimeCutoff(cutoff);
     const newest = (this.stmt.newestLogTime.get() as { t: string | null }).t;
     if (newest === null || !isLogTime(newest)) return byBox;
-    const boxNow = logTimeCutoff(this.clock.now() + DAY_MS);
-    if (newest >= shiftWallClock(boxNow, -BOX_AHEAD_OF_PUNCHES_MS / 1000)) return byBox;
     const byTerminals = shiftWallClock(newest, -(this.opts.retentionDays + 1) * 86_400);
     return byTerminals < byBox ? byTerminals : byBox;
   }
