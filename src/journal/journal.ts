@@ -32,6 +32,8 @@ import { describeJournalFailure, isBusyJournalError, JournalBusyError } from './
 import { JournalFileGoneError, JournalFileIdentity } from './file-identity.js';
 import { fileSystemStillWrites, probeFileSystemNow } from './file-system-probe.js';
 import { canonicalJournalPath } from './journal-file.js';
+import { ensurePrivateFile } from '../util/private-file.js';
+import { saveOverwrittenJournal } from './overwritten-journal.js';
 import { JournalLockedError, OwnerLock } from './lock.js';
 import { openJournalDb, WAL_SIZE_LIMIT_BYTES } from './open-db.js';
 import { PunchHistory } from './history.js';
@@ -278,6 +280,8 @@ export class Journal implements PunchSink, DeliveryQueue {
   private gone: JournalFileGoneError | undefined;
   /** ... and what the connection holds is not saved yet (saveBeforeExit). */
   private savePending = false;
+  /** Closed but its connection left open: the journal file was written over in place (close). */
+  private leftOpen = false;
   /** The disk sync of `together`, off the event loop (wal-sync.ts). */
   private readonly walSync: WalSync;
   /** The daemon's checkpoints, off the event loop (checkpoint-worker.ts). */
@@ -1682,6 +1686,8 @@ export class Journal implements PunchSink, DeliveryQueue {
     if (!problem) return undefined;
     this.gone = problem;
     this.savePending = true;
+    // A journal file written over in place: no checkpoint may lay the log's pages over it now.
+    if (problem.gone === 'overwritten') this.checkpointer?.close();
     if (this.db.inTransaction) return problem;
     // The daemon exits now (74) and starts again on the file now under the name.
     this.extra.onFatal?.(this.saveBeforeExit());
@@ -1704,6 +1710,7 @@ export class Journal implements PunchSink, DeliveryQueue {
   /** Saves what the open connection holds after a file was found gone; says what it did. */
   private saveFrom(problem: JournalFileGoneError): string {
     const path = canonicalJournalPath(this.opts.path);
+    if (problem.gone === 'overwritten') return saveOverwrittenJournal(this.db, path, fileStamp(this.clock.now()));
     try {
       if (problem.gone === 'wal') {
         const r = (this.db.pragma('wal_checkpoint(FULL)') as { busy: number; log: number; checkpointed: number }[])[0];
@@ -1711,6 +1718,7 @@ export class Journal implements PunchSink, DeliveryQueue {
         return `only part of it could be copied into ${path} (another process reads the journal)`;
       }
       const aside = `${path}.saved-${fileStamp(this.clock.now())}`;
+      ensurePrivateFile(aside); // a copy of the journal, private as the journal is (it was 0644)
       this.db.prepare('VACUUM INTO ?').run(aside);
       if (existsSync(path))
         return `what it held is saved as ${aside}: stop punchgate and put that file in place of the new one if it is the journal to keep`;
@@ -1725,7 +1733,7 @@ export class Journal implements PunchSink, DeliveryQueue {
   }
 
   close(): void {
-    if (!this.db.open) return;
+    if (!this.db.open || this.leftOpen) return;
     try {
       if (this.gate.keptWrites > 0) {
         // Give a busy journal a last chance to take the returned claims and the state.
@@ -1740,7 +1748,7 @@ export class Journal implements PunchSink, DeliveryQueue {
       }
       this.gate.stop();
       this.checkpointer?.close();
-      if (this.isOwner) {
+      if (this.isOwner && this.gone?.gone !== 'overwritten') {
         // Only a tidy-up: the write-ahead log keeps every commit, and the next open copies it.
         // So a checkpoint the disk refuses (full, failing) is said, never thrown: thrown, it hid
         // the failure that made a start close the journal ("database or disk is full", exit 1).
@@ -1759,7 +1767,13 @@ export class Journal implements PunchSink, DeliveryQueue {
     } finally {
       this.checkpointer?.close();
       this.walSync.close();
-      this.db.close();
+      // SQLite's close (the last connection's) would checkpoint the log into a journal file written
+      // over in place: that connection stays open until the process ends (overwritten-journal.ts).
+      if (this.gone?.gone === 'overwritten') this.leftOpen = true;
+      else {
+        this.db.close();
+        this.files?.close();
+      }
       this.holder?.release(this.opts.path);
       this.lock?.release();
     }
