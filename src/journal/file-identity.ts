@@ -76,12 +76,17 @@ export class JournalFileIdentity {
   private fd: number | undefined;
   private readonly header = Buffer.alloc(HEADER_BYTES);
 
-  constructor(path: string) {
+  /**
+   * `readHeader`: the process holds the journal for good (the daemon, its owner) and reads the
+   * header too. A one-shot command does not: two journals of one file open in a process (a test,
+   * a command) would have the close of one drop the other's locks with this descriptor.
+   */
+  constructor(path: string, readHeader = false) {
     this.file = canonicalJournalPath(path);
     this.journal = identityOf(this.file);
     this.journalBytes = this.journal?.size ?? 0;
     try {
-      this.fd = openSync(this.file, 'r');
+      this.fd = readHeader ? openSync(this.file, 'r') : undefined;
     } catch {
       this.fd = undefined;
     }

@@ -321,7 +321,7 @@ export class Journal implements PunchSink, DeliveryQueue {
     this.clock = clock;
     this.isOwner = lock !== undefined;
     this.readonly = extra.mode === 'readonly';
-    this.files = extra.mode === 'readonly' ? undefined : new JournalFileIdentity(opts.path);
+    this.files = extra.mode === 'readonly' ? undefined : new JournalFileIdentity(opts.path, extra.mode === 'owner');
     this.gate = new WriteGate({
       clock,
       logger: extra.logger,
