@@ -32,6 +32,8 @@ import { describeJournalFailure, isBusyJournalError, JournalBusyError } from './
 import { JournalFileGoneError, JournalFileIdentity } from './file-identity.js';
 import { fileSystemStillWrites, probeFileSystemNow } from './file-system-probe.js';
 import { canonicalJournalPath } from './journal-file.js';
+import { ensurePrivateFile } from '../util/private-file.js';
+import { saveOverwrittenJournal } from './overwritten-journal.js';
 import { JournalLockedError, OwnerLock } from './lock.js';
 import { openJournalDb, WAL_SIZE_LIMIT_BYTES } from './open-db.js';
 import { PunchHistory } from './history.js';
@@ -204,11 +206,6 @@ function pushedBehind(f: { newest: string; floor: string } | undefined, logTime:
   const words = behind >= 2 * 86_400 ? `${Math.floor(behind / 86_400)} days` : `${Math.floor(behind / 3600)} h`;
   return `recorded while the terminal clock was behind: dated ${words} before the newest punch it sent before (${f.newest.slice(0, 16)}): its clock was reset or set back`;
 }
-/**
- * How far the box's clock may run ahead of the newest punch journalled before the retention goes
- * by the punches' own times instead (logTimeCutoffFor).
- */
-const BOX_AHEAD_OF_PUNCHES_MS = 30 * DAY_MS;
 /** Rows per transaction of the journal's own bulk work (prune), so other processes never wait long. */
 const CHUNK_ROWS = 5000;
 /**
@@ -283,6 +280,8 @@ export class Journal implements PunchSink, DeliveryQueue {
   private gone: JournalFileGoneError | undefined;
   /** ... and what the connection holds is not saved yet (saveBeforeExit). */
   private savePending = false;
+  /** Closed but its connection left open: the journal file was written over in place (close). */
+  private leftOpen = false;
   /** The disk sync of `together`, off the event loop (wal-sync.ts). */
   private readonly walSync: WalSync;
   /** The daemon's checkpoints, off the event loop (checkpoint-worker.ts). */
@@ -322,7 +321,7 @@ export class Journal implements PunchSink, DeliveryQueue {
     this.clock = clock;
     this.isOwner = lock !== undefined;
     this.readonly = extra.mode === 'readonly';
-    this.files = extra.mode === 'readonly' ? undefined : new JournalFileIdentity(opts.path);
+    this.files = extra.mode === 'readonly' ? undefined : new JournalFileIdentity(opts.path, extra.mode === 'owner');
     this.gate = new WriteGate({
       clock,
       logger: extra.logger,
@@ -1518,20 +1517,22 @@ export class Journal implements PunchSink, DeliveryQueue {
   }
 
   /**
-   * The retention's cutoff as a punch's own time. The box's clock may be far ahead (set to the
-   * wrong year, a bad NTP answer, a wrong RTC at boot): the terminals' clocks, as the punches
-   * journalled last show them, then say where the retention ends. Without this a box clock a year
-   * ahead deleted the delivered punches of the last months that terminals still hold, and their
-   * logs, read again, enqueued them as new (sent twice). A box ahead of the newest punch by less
-   * than BOX_AHEAD_OF_PUNCHES_MS (a quiet month: holidays) is taken as it is; a quiet month only delays
-   * the retention by that long.
+   * The retention's cutoff as a punch's own time: the earlier of the box's clock and the terminals'
+   * clocks (the newest punch journalled), each a retention back. The box's clock may be ahead (set to
+   * the wrong year, a bad NTP answer, a wrong RTC at boot, a VM restored): without the terminals'
+   * bound a box clock a year ahead deleted the delivered punches of the last months that terminals
+   * still hold (their logs, read again, enqueued them as new: sent twice), and one a few days ahead
+   * with a retention of a few days deleted the punches delivered minutes before (found by a trial
+   * with faketime: 145 punches of the last minute deleted at a start 3 days ahead with
+   * retentionDays 2), their history gone and the retention marks then at the present, where a late
+   * punch of that terminal (one a poll reads after the real-time events missed it) was taken as one
+   * of those deleted and never journalled. A quiet spell (holidays, no punch) only delays the
+   * retention by its length: nothing goes early.
    */
   private logTimeCutoffFor(cutoff: number): string {
     const byBox = logTimeCutoff(cutoff);
     const newest = (this.stmt.newestLogTime.get() as { t: string | null }).t;
     if (newest === null || !isLogTime(newest)) return byBox;
-    const boxNow = logTimeCutoff(this.clock.now() + DAY_MS);
-    if (newest >= shiftWallClock(boxNow, -BOX_AHEAD_OF_PUNCHES_MS / 1000)) return byBox;
     const byTerminals = shiftWallClock(newest, -(this.opts.retentionDays + 1) * 86_400);
     return byTerminals < byBox ? byTerminals : byBox;
   }
@@ -1696,6 +1697,8 @@ export class Journal implements PunchSink, DeliveryQueue {
     if (!problem) return undefined;
     this.gone = problem;
     this.savePending = true;
+    // A journal file written over in place: no checkpoint may lay the log's pages over it now.
+    if (problem.gone === 'overwritten') this.checkpointer?.close();
     if (this.db.inTransaction) return problem;
     // The daemon exits now (74) and starts again on the file now under the name.
     this.extra.onFatal?.(this.saveBeforeExit());
@@ -1718,6 +1721,7 @@ export class Journal implements PunchSink, DeliveryQueue {
   /** Saves what the open connection holds after a file was found gone; says what it did. */
   private saveFrom(problem: JournalFileGoneError): string {
     const path = canonicalJournalPath(this.opts.path);
+    if (problem.gone === 'overwritten') return saveOverwrittenJournal(this.db, path, fileStamp(this.clock.now()));
     try {
       if (problem.gone === 'wal') {
         const r = (this.db.pragma('wal_checkpoint(FULL)') as { busy: number; log: number; checkpointed: number }[])[0];
@@ -1725,6 +1729,7 @@ export class Journal implements PunchSink, DeliveryQueue {
         return `only part of it could be copied into ${path} (another process reads the journal)`;
       }
       const aside = `${path}.saved-${fileStamp(this.clock.now())}`;
+      ensurePrivateFile(aside); // a copy of the journal, private as the journal is (it was 0644)
       this.db.prepare('VACUUM INTO ?').run(aside);
       if (existsSync(path))
         return `what it held is saved as ${aside}: stop punchgate and put that file in place of the new one if it is the journal to keep`;
@@ -1739,7 +1744,7 @@ export class Journal implements PunchSink, DeliveryQueue {
   }
 
   close(): void {
-    if (!this.db.open) return;
+    if (!this.db.open || this.leftOpen) return;
     try {
       if (this.gate.keptWrites > 0) {
         // Give a busy journal a last chance to take the returned claims and the state.
@@ -1754,7 +1759,7 @@ export class Journal implements PunchSink, DeliveryQueue {
       }
       this.gate.stop();
       this.checkpointer?.close();
-      if (this.isOwner) {
+      if (this.isOwner && this.gone?.gone !== 'overwritten') {
         // Only a tidy-up: the write-ahead log keeps every commit, and the next open copies it.
         // So a checkpoint the disk refuses (full, failing) is said, never thrown: thrown, it hid
         // the failure that made a start close the journal ("database or disk is full", exit 1).
@@ -1773,7 +1778,13 @@ export class Journal implements PunchSink, DeliveryQueue {
     } finally {
       this.checkpointer?.close();
       this.walSync.close();
-      this.db.close();
+      // SQLite's close (the last connection's) would checkpoint the log into a journal file written
+      // over in place: that connection stays open until the process ends (overwritten-journal.ts).
+      if (this.gone?.gone === 'overwritten') this.leftOpen = true;
+      else {
+        this.db.close();
+        this.files?.close();
+      }
       this.holder?.release(this.opts.path);
       this.lock?.release();
     }

@@ -45,6 +45,10 @@ export interface ClockSteps {
   onStep(listener: (s: ClockStep) => void): () => void;
   /** The net step of the box clock lately (ms; negative: back; 0: none, or undone). */
   netStepMs(): number;
+  /** punchgate set terminal `name`'s clock to the box's now (syncClock). */
+  terminalClockSet(name: string): void;
+  /** Whether punchgate set that terminal's clock from the box's before one of the recent steps. */
+  terminalSetBeforeStep(name: string): boolean;
 }
 
 /** Logged instead of setting a terminal's clock that agreesBeforeBoxStep. */
@@ -54,15 +58,19 @@ export const BOX_STEPPED_NOT_SET =
 /**
  * Whether a terminal `skewSeconds` off the box's clock agrees with the box's clock as it ran
  * before its recent steps: then the box stepped, not the terminal, and the terminal's clock is
- * neither blamed nor set from the box's.
+ * neither blamed nor set from the box's. Not so for a terminal whose clock punchgate itself set
+ * from the box's before the step (`terminal`, its name): it agrees by punchgate's doing, and the
+ * box's clock of now is taken as syncClock always takes it.
  */
 export function agreesBeforeBoxStep(
   skewSeconds: number,
   steps: ClockSteps | undefined,
   toleranceSeconds: number,
+  terminal?: string,
 ): boolean {
   const step = steps?.netStepMs() ?? 0;
-  return step !== 0 && Math.abs(skewSeconds + step / 1000) <= toleranceSeconds;
+  if (step === 0 || Math.abs(skewSeconds + step / 1000) > toleranceSeconds) return false;
+  return terminal === undefined || !steps?.terminalSetBeforeStep(terminal);
 }
 
 /** Everything a source needs from around it: nothing reaches past the journal. */

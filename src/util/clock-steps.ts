@@ -28,8 +28,11 @@ const MAX_STEPS = 20;
  */
 export class ClockStepWatch {
   private last: { wall: number; mono: number };
-  private readonly kept: ClockStep[] = [];
+  /** With the monotonic time each was found at. */
+  private readonly kept: (ClockStep & { mono: number })[] = [];
   private readonly listeners = new Set<(s: ClockStep) => void>();
+  /** Terminal name: the monotonic time punchgate last set its clock to the box's (terminalClockSet). */
+  private readonly setFromBox = new Map<string, number>();
 
   constructor(private readonly clock: Clock) {
     this.last = { wall: clock.now(), mono: elapsedMs(clock) };
@@ -43,7 +46,7 @@ export class ClockStepWatch {
     this.last = { wall, mono };
     if (Math.abs(deltaMs) < STEP_THRESHOLD_MS) return undefined;
     const step = { at: wall, deltaMs };
-    this.kept.push(step);
+    this.kept.push({ ...step, mono });
     if (this.kept.length > MAX_STEPS) this.kept.shift();
     for (const l of this.listeners) l(step);
     return step;
@@ -70,9 +73,31 @@ export class ClockStepWatch {
       const s = this.kept[i]!;
       const age = wall - later - s.at;
       later += s.deltaMs;
-      if (age <= STEPS_KEPT_MS) out.unshift(s);
+      if (age <= STEPS_KEPT_MS) out.unshift({ at: s.at, deltaMs: s.deltaMs });
     }
     return out;
+  }
+
+  /** punchgate set terminal `name`'s clock to the box's now (syncClock). */
+  terminalClockSet(name: string): void {
+    this.setFromBox.set(name, elapsedMs(this.clock));
+  }
+
+  /**
+   * Whether punchgate set terminal `name`'s clock from the box's before one of the recent steps:
+   * then that terminal agreeing with the box's clock of before the step is punchgate's own doing,
+   * no sign that the box stepped wrong. Found by a trial under faketime: started on a box clock 3
+   * days behind (a box without a real-time clock, before NTP), syncClock set the terminal 3 days
+   * back; once NTP set the box right, the terminal was never set right again for a day ("it agrees
+   * with the box's clock from before the box clock stepped"), and every punch went to the HRMS
+   * dated 3 days back.
+   */
+  terminalSetBeforeStep(name: string): boolean {
+    const at = this.setFromBox.get(name);
+    if (at === undefined) return false;
+    this.check();
+    const since = elapsedMs(this.clock) - STEPS_KEPT_MS;
+    return this.kept.some((s) => s.mono > at && s.mono >= since);
   }
 
   /**

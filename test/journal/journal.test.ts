@@ -217,7 +217,8 @@ describe('journal', () => {
     clock.advance(2 * 24 * HOUR);
     // The newest row always stays, so that row ids (and the ids "<site>-<n>" of older journals) are never reused.
     expect(j.prune()).toBe(0);
-    j.ingest([punch('2', '2027-12-27 09:00:00')]);
+    // The terminals' newest punch a retention (and a day, for their zones) past it too.
+    j.ingest([punch('2', '2027-12-28 10:00:00')]);
     expect(j.prune()).toBe(1);
     const [newer] = j.claim(1);
     expect(newer!.id).toBe(2);

@@ -123,10 +123,11 @@ describe('journal: punches never meant for the default sink', () => {
   it('deletes them at the retention like delivered ones, once the other sink has them', () => {
     j.ingest([...punches(2, 'gate-1'), ...punches(3, 'warehouse', 9)]);
     deliverDefault();
-    j.ingest(punches(1, 'gate-1', 10)); // the newest row always stays
     const erp = j.sinkQueue('erp');
     erp.settle(erp.claim(5).map((p) => ({ id: p.id, kind: 'delivered' as const })));
     clock.advance(11 * DAY);
+    // The newest row always stays; and the terminals' clocks too say the retention is past.
+    j.ingest([{ terminal: 'gate-1', biometricCode: '110', logTime: '2026-12-03 10:00:00' }]);
     expect(j.prune()).toBe(5);
     expect(j.counts()).toMatchObject({ delivered: 0, notRouted: 0, pending: 1 });
   });

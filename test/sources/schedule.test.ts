@@ -102,6 +102,8 @@ describe('cronScheduler (node-cron) runs a schedule in the terminal time zone', 
     const steps = {
       onStep: (l: (s: ClockStep) => void) => (listeners.add(l), () => void listeners.delete(l)),
       netStepMs: () => 0,
+      terminalClockSet: () => undefined,
+      terminalSetBeforeStep: () => false,
     };
     const step = (to: number) => {
       vi.setSystemTime(to);

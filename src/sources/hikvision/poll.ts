@@ -242,10 +242,11 @@ export class HikvisionPoller {
       const deviceNow = await client.getTime(signal);
       result.skewSeconds = wallClockDiffSeconds(deviceNow.wallClock, wallClockAt(clock.now(), cfg.timezone));
       if (cfg.syncClock && Math.abs(result.skewSeconds) > cfg.skewThresholdSeconds) {
-        if (agreesBeforeBoxStep(result.skewSeconds, deps.clockSteps, cfg.skewThresholdSeconds)) {
+        if (agreesBeforeBoxStep(result.skewSeconds, deps.clockSteps, cfg.skewThresholdSeconds, cfg.name)) {
           log.warn({ skewSeconds: result.skewSeconds }, BOX_STEPPED_NOT_SET);
         } else {
           await client.setTime(wallClockAt(clock.now(), cfg.timezone), deviceNow, signal);
+          deps.clockSteps?.terminalClockSet(cfg.name);
           const acrossZone = clockSetAcrossZone(cfg.name, result.skewSeconds, cfg.timezone);
           if (acrossZone) {
             log.warn(

@@ -146,10 +146,11 @@ export async function pollTerminal(
     const readUpTo = known && known.serial === serial && known.readUpTo ? known.readUpTo : undefined;
     result.skewSeconds = wallClockDiffSeconds(terminalTime, boxTime);
     if (cfg.syncClock && Math.abs(result.skewSeconds) > cfg.skewThresholdSeconds) {
-      if (agreesBeforeBoxStep(result.skewSeconds, deps.clockSteps, cfg.skewThresholdSeconds)) {
+      if (agreesBeforeBoxStep(result.skewSeconds, deps.clockSteps, cfg.skewThresholdSeconds, cfg.name)) {
         log.warn({ skewSeconds: result.skewSeconds }, BOX_STEPPED_NOT_SET);
       } else {
         await client.setTime(wallClockAt(clock.now(), cfg.timezone));
+        deps.clockSteps?.terminalClockSet(cfg.name);
         const acrossZone = clockSetAcrossZone(cfg.name, result.skewSeconds, cfg.timezone);
         if (acrossZone) {
           log.warn({ skewSeconds: result.skewSeconds }, `terminal ${cfg.name}: ${acrossZone.cause}: ${acrossZone.fix}`);
