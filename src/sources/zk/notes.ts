@@ -8,9 +8,10 @@ import type { NoteShelf, NoteWords, StoredNote } from '../device-notes.js';
  * status raises an alert naming it (src/status/dahua.ts): a real-time connection that keeps
  * dropping soon after it opens (cleared once a real-time connection stays up); a clock set by
  * syncClock across a time zone's difference (src/sources/clock-zone-note.ts); a full log (cleared
- * by the first poll that finds room). The reading and writing is src/sources/device-notes.ts.
+ * by the first poll that finds room); a disable for a clear left unanswered (cleared by a clear
+ * that works). The reading and writing is src/sources/device-notes.ts.
  */
-export type ZkNoteTopic = 'realtime' | 'clock' | 'full';
+export type ZkNoteTopic = 'realtime' | 'clock' | 'full' | 'clear';
 
 export type ZkNote = StoredNote<ZkNoteTopic>;
 
@@ -18,7 +19,7 @@ export type ZkNote = StoredNote<ZkNoteTopic>;
 // does not cost the journal a write each time.
 const SHELF: NoteShelf<ZkNoteTopic> = {
   key: 'zk-notes',
-  topics: ['realtime', 'clock', 'full'],
+  topics: ['realtime', 'clock', 'full', 'clear'],
   keepSameForMs: 60_000,
 };
 
