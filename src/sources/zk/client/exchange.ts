@@ -40,6 +40,8 @@ interface Waiter {
   timer: NodeJS.Timeout;
   /** Packets received while waiting that carried another reply id (dropped). */
   strays: number;
+  /** performance.now() when bytes of a packet not yet whole last arrived (see onPartial). */
+  partialAt: number;
 }
 
 export interface ExchangeOptions {
@@ -68,6 +70,13 @@ export class ZkExchange {
     this.logger = opts.logger;
     this.nextReplyId = (opts.initialReplyId ?? 0) & 0xffff;
     transport.onPacket = (p) => this.receive(p);
+    // A packet arriving in pieces (a slow link, a byte at a time) is the terminal answering: the
+    // inactivity limit counts from its last byte, not from the last whole packet. A 64 kB piece
+    // of a log on a link slower than 64 kB per timeoutMs (a VPN, a radio link) failed every poll
+    // with "no answer, check the cable" while its bytes were still coming.
+    transport.onPartial = () => {
+      if (this.waiter) this.waiter.partialAt = performance.now();
+    };
     transport.onClose = (err) => {
       const code = (err as NodeJS.ErrnoException | undefined)?.code;
       const during = this.waiter ? ` during ${commandName(this.waiter.command)}` : '';
@@ -141,6 +150,7 @@ export class ZkExchange {
         reject,
         timer: this.startTimer(limit),
         strays: 0,
+        partialAt: 0,
       };
       this.waiter = waiter;
       try {
@@ -178,9 +188,16 @@ export class ZkExchange {
     this.finish(this.closedWith);
   }
 
-  private startTimer(ms: number): NodeJS.Timeout {
+  /** The inactivity limit `ms` (said in the error), first checked after `delay`. */
+  private startTimer(ms: number, delay = ms): NodeJS.Timeout {
+    const armedAt = performance.now();
     return setTimeout(() => {
       const w = this.waiter;
+      // Bytes of a packet came meanwhile: wait on, `ms` from the last of them.
+      if (w && w.partialAt > armedAt) {
+        w.timer = this.startTimer(ms, Math.max(1, Math.ceil(w.partialAt + ms - performance.now())));
+        return;
+      }
       const what = w ? commandName(w.command) : 'a request';
       const strays = w?.strays ?? 0;
       const noise = this.transport.noise ?? 0;
@@ -196,7 +213,7 @@ export class ZkExchange {
           noise,
         }),
       );
-    }, ms);
+    }, delay);
   }
 
   private receive(p: ZkPacket): void {
