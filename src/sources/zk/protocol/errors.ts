@@ -78,6 +78,22 @@ export class ZkConnectionError extends Error {
 }
 
 /**
+ * A request answered ACK_UNAUTH ("connection not authorized") in a session the terminal had opened:
+ * not a comm key refused (no key was refused: the login, when asked, was accepted). Firmware that
+ * opens the session without asking for the login but wants it before it hands anything over is
+ * logged in then and asked again (see ZkClient); `loggedIn` says the session had logged in, so the
+ * terminal ended it: another program took it over, or the terminal restarted.
+ */
+export class ZkUnauthorizedError extends ZkAuthError {
+  /** The session had logged in (AUTH accepted) when the terminal said so. */
+  loggedIn = false;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ZkUnauthorizedError';
+  }
+}
+
+/**
  * The terminal answered CONNECT with a code of neither the old protocol's answers (ACK_OK, or
  * ACK_UNAUTH asking for the comm key), as 2025+ firmware does (6001: MB10-VL, MB460 Plus,
  * SenseFace 3A ZAM70 Ver3.3.12; pyzk issue #253), and then refused the comm key login too.
