@@ -121,4 +121,23 @@ describe('ZkClient over UDP', () => {
     await waitFor(() => events.length > 0, 20_000, 'the real-time event');
     expect(events).toEqual([e]);
   });
+
+  // A terminal that sends the punches made while it was busy together: each 10-byte event in one
+  // datagram is a punch. Before, the datagram was dropped as malformed: none of them came live.
+  it('a datagram carrying several 10-byte events delivers each one', async () => {
+    const t = await setup({ transport: 'udp' });
+    cleanup = t.cleanup;
+    await t.zk.connect();
+    const events: ZkRealtimeAttlog[] = [];
+    await t.zk.subscribeRealtime((e) => events.push(e));
+    const sent = [1005, 1006, 1007].map((id, i) => ({
+      userId: String(id),
+      verifyType: 1,
+      state: i % 2,
+      logTime: `2026-12-02 08:0${i}:00`,
+    }));
+    t.terminal.pushEvent(EF.ATTLOG, Buffer.concat(sent.map(encodeRealtimeUdp)));
+    await waitFor(() => events.length >= 3, 5000, 'the real-time events');
+    expect(events).toEqual(sent);
+  });
 });

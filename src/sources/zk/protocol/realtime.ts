@@ -52,15 +52,19 @@ export function decodeRealtimeAttlog(data: Buffer): ZkRealtimeAttlog {
  */
 const TCP_EVENT_SIZES = [52, 37, 36, 32];
 
+/** The sizes of one UDP event (10, 12, 14 bytes: a numeric user id), tried after the TCP sizes. */
+const UDP_EVENT_SIZES = [10, 12, 14];
+
 /**
  * Every EF_ATTLOG event in one packet's data. A terminal may send several events in one packet:
  * pyzk's live_capture loops over the data for that reason (52 bytes at a time). Reading only the
- * first left the others to the next poll, minutes later. The data is taken as events of one size
- * only when it is a whole number of them and each slice is an event (a user id of printable
- * characters, a real time): zero padding after a single event is no second one.
+ * first left the others to the next poll, minutes later; several UDP events in one datagram were
+ * dropped as malformed, none read. The data is taken as events of one size only when it is a
+ * whole number of them and each slice is an event (a user id of printable characters, a real
+ * time): zero padding after a single event is no second one.
  */
 export function decodeRealtimeAttlogs(data: Buffer): ZkRealtimeAttlog[] {
-  for (const size of TCP_EVENT_SIZES) {
+  for (const size of [...TCP_EVENT_SIZES, ...UDP_EVENT_SIZES]) {
     if (data.length <= size || data.length % size !== 0) continue;
     const events: ZkRealtimeAttlog[] = [];
     for (let o = 0; o < data.length; o += size) events.push(decodeRealtimeAttlog(data.subarray(o, o + size)));
