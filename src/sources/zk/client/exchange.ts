@@ -42,7 +42,31 @@ interface Waiter {
   strays: number;
   /** performance.now() when bytes of a packet not yet whole last arrived (see onPartial). */
   partialAt: number;
+  /** UDP: sends the request again while nothing of its reply came (see REPEATABLE_OVER_UDP). */
+  resend: NodeJS.Timeout | undefined;
 }
+
+/**
+ * Requests sent again over UDP while nothing of their reply came: a datagram lost on the way
+ * (either way) failed the whole poll as "no answer, check the cable". Only requests that change
+ * nothing when the terminal gets them twice, and whose reply is one packet (a second reply has the
+ * same reply id and is dropped as answering no pending request): not CONNECT (a second session),
+ * AUTH, SET_TIME, CLEAR_ATTLOG, EXIT, user writes, nor DATA_RDY (its reply is several packets).
+ */
+const REPEATABLE_OVER_UDP: ReadonlySet<number> = new Set([
+  CMD.GET_FREE_SIZES,
+  CMD.GET_TIME,
+  CMD.GET_VERSION,
+  CMD.OPTIONS_RRQ,
+  CMD.FREE_DATA,
+  CMD.DATA_WRRQ,
+  CMD.DISABLEDEVICE,
+  CMD.ENABLEDEVICE,
+  CMD.REG_EVENT,
+]);
+
+/** Times such a request is sent again within its timeoutMs (a third of it apart). */
+const UDP_RESENDS = 2;
 
 export interface ExchangeOptions {
   timeoutMs: number;
@@ -151,15 +175,36 @@ export class ZkExchange {
         timer: this.startTimer(limit),
         strays: 0,
         partialAt: 0,
+        resend: undefined,
       };
       this.waiter = waiter;
       try {
-        this.transport.send(encodePacket({ command, sessionId: this.sessionId, replyId, data }));
+        const packet = encodePacket({ command, sessionId: this.sessionId, replyId, data });
+        this.transport.send(packet);
+        if (this.transport.kind === 'udp' && REPEATABLE_OVER_UDP.has(command)) this.resendLater(waiter, packet, 1);
       } catch (err) {
         this.settle(waiter);
         reject(err instanceof Error ? err : new Error(String(err)));
       }
     });
+  }
+
+  /** Sends `packet` again a third of the timeout on, unless a reply came (or the request ended). */
+  private resendLater(w: Waiter, packet: Buffer, n: number): void {
+    if (n > UDP_RESENDS) return;
+    w.resend = setTimeout(
+      () => {
+        if (this.waiter !== w || this.closedWith) return;
+        this.logger.debug({ peer: this.peer, command: commandName(w.command), time: n }, 'no reply yet: asked again');
+        try {
+          this.transport.send(packet);
+        } catch {
+          return; // closed meanwhile: the request ends with the connection
+        }
+        this.resendLater(w, packet, n + 1);
+      },
+      Math.max(1, Math.floor(w.timeoutMs / (UDP_RESENDS + 1))),
+    );
   }
 
   /** Sends a packet that expects no reply (ACK of a real-time event). */
@@ -233,6 +278,7 @@ export class ZkExchange {
         return;
       }
       clearTimeout(w.timer);
+      clearTimeout(w.resend);
       let result: ReturnType<Collector<unknown>>;
       try {
         result = w.collector(p);
@@ -264,6 +310,7 @@ export class ZkExchange {
 
   private settle(w: Waiter): void {
     clearTimeout(w.timer);
+    clearTimeout(w.resend);
     if (this.waiter === w) this.waiter = null;
   }
 
