@@ -17,7 +17,7 @@ describe('ZK over UDP: a short question whose answer is lost', () => {
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
-  const ASKED = [CMD.OPTIONS_RRQ, CMD.GET_FREE_SIZES, CMD.GET_TIME, CMD.DATA_WRRQ];
+  const ASKED: number[] = [CMD.OPTIONS_RRQ, CMD.GET_FREE_SIZES, CMD.GET_TIME, CMD.DATA_WRRQ];
 
   it('is asked again: the poll reads every punch once', async () => {
     const lost = new Set<number>();
