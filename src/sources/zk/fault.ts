@@ -79,6 +79,13 @@ export function describeZkFault(
       cause: `${peer} answered, but not as a ZK terminal does (${e.noise} bytes within ${seconds}, none a ZK packet)`,
       fix: notZkFix,
     };
+  if (e instanceof ZkTimeoutError && e.partWay)
+    // It answered, then stopped in the middle of that answer (a stalled download): "no answer" sent
+    // the admin to the cable and the IP address of a terminal that had just sent part of its log.
+    return {
+      cause: `${peer} stopped part-way through an answer and sent nothing more within ${seconds}`,
+      fix: `check the network between this box and the terminal (a link that drops out, Wi-Fi); if the terminal pauses while it sends its log, raise ${key}.timeoutMs; nothing is lost, the log is read again at the next poll`,
+    };
   if (e instanceof ZkTimeoutError) return { cause: `no answer from ${peer} within ${seconds}`, fix: reachFix };
   if (e instanceof ZkConnectionError) {
     const code = e.code ?? '';

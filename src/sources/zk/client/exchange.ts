@@ -42,6 +42,8 @@ interface Waiter {
   strays: number;
   /** performance.now() when bytes of a packet not yet whole last arrived (see onPartial). */
   partialAt: number;
+  /** Packets of the reply received so far. */
+  packets: number;
   /** UDP: sends the request again while nothing of its reply came (see REPEATABLE_OVER_UDP). */
   resend: NodeJS.Timeout | undefined;
 }
@@ -175,6 +177,7 @@ export class ZkExchange {
         timer: this.startTimer(limit),
         strays: 0,
         partialAt: 0,
+        packets: 0,
         resend: undefined,
       };
       this.waiter = waiter;
@@ -246,18 +249,18 @@ export class ZkExchange {
       const what = w ? commandName(w.command) : 'a request';
       const strays = w?.strays ?? 0;
       const noise = this.transport.noise ?? 0;
+      // The answer had begun: the terminal was reached, and stopped part-way (a link that drops out).
+      const partWay = w !== null && (w.packets > 0 || w.partialAt > 0);
       const others =
         strays > 0
           ? ` (it sent ${strays} packet${strays === 1 ? '' : 's'} with another reply id)`
           : noise > 0
             ? ` (it sent ${noise} bytes that are no ZK packet)`
             : '';
-      this.fail(
-        new ZkTimeoutError(`no reply from ${this.peer} to ${what} within ${ms} ms${others}; connection closed`, {
-          strays,
-          noise,
-        }),
-      );
+      const message = partWay
+        ? `the reply from ${this.peer} to ${what} stopped part-way: nothing more within ${ms} ms${others}; connection closed`
+        : `no reply from ${this.peer} to ${what} within ${ms} ms${others}; connection closed`;
+      this.fail(new ZkTimeoutError(message, { strays, noise, partWay }));
     }, delay);
   }
 
@@ -279,6 +282,7 @@ export class ZkExchange {
       }
       clearTimeout(w.timer);
       clearTimeout(w.resend);
+      w.packets++;
       let result: ReturnType<Collector<unknown>>;
       try {
         result = w.collector(p);

@@ -50,11 +50,14 @@ export class ZkTimeoutError extends Error {
   readonly strays: number;
   /** Bytes the peer sent meanwhile that were no ZK packet, none being one (see ZkTransport.noise). */
   readonly noise: number;
-  constructor(message: string, options?: { cause?: unknown; strays?: number; noise?: number }) {
+  /** Part of the answer had come (a packet of it, or bytes of one) before it stopped. */
+  readonly partWay: boolean;
+  constructor(message: string, options?: { cause?: unknown; strays?: number; noise?: number; partWay?: boolean }) {
     super(message, options);
     this.name = 'ZkTimeoutError';
     this.strays = options?.strays ?? 0;
     this.noise = options?.noise ?? 0;
+    this.partWay = options?.partWay ?? false;
   }
 }
 
