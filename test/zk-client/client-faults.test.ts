@@ -176,6 +176,24 @@ describe('ZkClient faults', () => {
     expect(events).toEqual([e1, e2, { ...e2, logTime: '2026-11-20 08:00:03' }]);
   });
 
+  // Padded differently in one packet: before, the first was read live and the second dropped
+  // without a word (it came with the next poll).
+  it('a packet carrying a 32-byte event and then a 52-byte one delivers both', async () => {
+    const t = await setup({ transport: 'tcp', seed: 29 });
+    cleanup = t.cleanup;
+    await t.zk.connect();
+    const events: ZkRealtimeAttlog[] = [];
+    await t.zk.subscribeRealtime((e) => events.push(e));
+    const e1 = { userId: '4001', verifyType: 1, state: 0, logTime: '2026-12-02 08:00:00' };
+    const e2 = { userId: 'A-000000000000000000000002', verifyType: 15, state: 1, logTime: '2026-12-02 08:00:01' };
+    const e2sent = { ...e2, userId: e2.userId.slice(0, 24) };
+    t.terminal.pushEvent(EF.ATTLOG, Buffer.concat([encodeRealtimeTcp(e1, 32), encodeRealtimeTcp(e2sent, 52)]));
+    const last = { userId: '4003', verifyType: 1, state: 0, logTime: '2026-12-02 08:00:02' };
+    t.terminal.pushEvent(EF.ATTLOG, encodeRealtimeTcp(last, 52));
+    await waitFor(() => events.at(-1)?.userId === '4003');
+    expect(events).toEqual([e1, e2sent, last]);
+  });
+
   it.each([32, 36, 37])(
     'a packet carrying two %i-byte events delivers both; zero padding after one event is no second',
     async (size) => {

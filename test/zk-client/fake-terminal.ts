@@ -64,6 +64,7 @@ export class FakeTerminal {
   private readonly sockets = new Set<net.Socket>();
   private readonly rand: () => number;
   private readonly emitters: ((packet: Buffer) => void)[] = [];
+  private stopped = false;
 
   constructor(readonly opts: FakeTerminalOptions) {
     this.rand = prng(opts.seed ?? 1);
@@ -83,6 +84,7 @@ export class FakeTerminal {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     for (const s of this.sockets) s.destroy();
     if (this.opts.transport === 'tcp') await new Promise((r) => this.tcp.close(r));
     else await new Promise<void>((r) => this.udp.close(() => r()));
@@ -151,7 +153,11 @@ export class FakeTerminal {
       const key = `${rinfo.address}:${rinfo.port}`;
       let conn = conns.get(key);
       if (!conn) {
-        const sendOne = (p: Buffer) => this.udp.send(p, rinfo.port, rinfo.address);
+        const sendOne = (p: Buffer) => {
+          // A reply sent late (sendLater) may come after the terminal stopped: dropped, as on the wire.
+          if (this.stopped) return;
+          this.udp.send(p, rinfo.port, rinfo.address);
+        };
         // Pace datagrams a little so loopback receive buffers never overflow.
         conn = this.makeConn(
           (packets) => packets.forEach((p, i) => setTimeout(() => sendOne(p), i >> 4)),

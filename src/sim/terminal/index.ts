@@ -91,6 +91,7 @@ export async function startTerminalSim(opts: TerminalSimOptions = {}): Promise<T
       state.serialNumber = sn;
     },
     clearCount: () => state.clearAttlogCount,
+    disableCount: () => state.disableCount,
     sessions: () => tcp?.count() ?? 0,
     async stop() {
       stopPunching();

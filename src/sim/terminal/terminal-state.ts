@@ -73,6 +73,8 @@ export class TerminalState {
   /** `~ZKFPVersion`: the fingerprint algorithm version. */
   readonly fpVersion: string;
   clearAttlogCount = 0;
+  /** Times DISABLEDEVICE was received. */
+  disableCount = 0;
   refreshCount = 0;
   writeCount = 0;
   /** False between DISABLEDEVICE and ENABLEDEVICE, whoever sent them and whether they are still connected. */
@@ -166,6 +168,7 @@ export class TerminalState {
   /** DISABLEDEVICE / ENABLEDEVICE: enabled again, the people refused at the door punch again. */
   setEnabled(enabled: boolean): void {
     this.enabled = enabled;
+    if (!enabled) this.disableCount += 1;
     if (enabled) for (const p of this.heldAtDoor.splice(0)) this.addPunch(p);
   }
 

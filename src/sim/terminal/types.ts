@@ -199,6 +199,8 @@ export interface TerminalSim {
   setSerialNumber(sn: string): void;
   /** Times CLEAR_ATTLOG was received. */
   clearCount(): number;
+  /** Times DISABLEDEVICE was received. */
+  disableCount(): number;
   /** Open TCP sessions. */
   sessions(): number;
   stop(): Promise<void>;

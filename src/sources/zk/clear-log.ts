@@ -1,6 +1,6 @@
 import type { SourceStateStore } from '../../journal/types.js';
 import type { SourceDeps } from '../types.js';
-import { ZkProtocolError, type ZkClient } from './client/index.js';
+import { ZkProtocolError, ZkTimeoutError, type ZkClient } from './client/index.js';
 
 /**
  * The source-state key that says punchgate disabled this terminal for a clear and has not yet
@@ -21,6 +21,16 @@ export async function enableIfLeftDisabled(client: ZkClient, state: SourceStateS
   try {
     await client.enableDevice();
   } catch (e) {
+    if (e instanceof ZkTimeoutError) {
+      // Unanswered (the timeout closed the session): its log is read on a new session all the
+      // same, rather than left unread at every poll; the mark stays for the next poll.
+      log.warn(
+        { disabledAt: since, err: e.message },
+        'the terminal did not answer the enable after an earlier clear was stopped: if it shows "working" and refuses punches, restart it',
+      );
+      await client.connect();
+      return;
+    }
     if (!(e instanceof ZkProtocolError)) throw e;
     // Refused (firmware that answers ENABLEDEVICE with an error): its log is still read; the mark
     // stays and the next poll tries again.
@@ -38,11 +48,24 @@ export async function enableIfLeftDisabled(client: ZkClient, state: SourceStateS
 }
 
 /**
+ * What became of a clear: done, not done, or not done because the terminal never answered the
+ * disable (its punches are read all the same; the poll says so in the status and does not try
+ * again for a day, see poll.ts).
+ */
+export type ClearOutcome = 'cleared' | 'kept' | 'disable-unanswered';
+
+/**
  * Clears the log if it still holds the records read. The terminal is disabled from the last count
  * to the clear: a punch made between them would be wiped unread. Disabled, it refuses punches at
  * the door for those few milliseconds (the person punches again), and is enabled again whatever
  * happens, by this poll or (its mark kept) the next one. A terminal that refuses to be disabled,
  * or whose mark cannot be written, is not cleared.
+ *
+ * A disable left unanswered (the timeout closed the session) may still have disabled the terminal
+ * (its reply lost on the way): the mark stays and the terminal is enabled on a new session at once.
+ * Before, the mark was removed and the poll failed: the terminal stayed disabled, refusing every
+ * punch, until someone restarted it, and its status said "no answer, check the cable" although its
+ * whole log had just been read.
  */
 export async function clearUnlessGrown(
   client: ZkClient,
@@ -52,28 +75,38 @@ export async function clearUnlessGrown(
   log: Log,
   reason: string,
   now: number,
-): Promise<boolean> {
-  if (!mark(state, terminal, new Date(now).toISOString(), log)) return false;
+): Promise<ClearOutcome> {
+  if (!mark(state, terminal, new Date(now).toISOString(), log)) return 'kept';
   try {
     await client.disableDevice();
   } catch (e) {
-    mark(state, terminal, '', log);
+    if (e instanceof ZkTimeoutError) {
+      log.warn(
+        { err: e.message },
+        'not clearing: the terminal did not answer the request to disable it for the clear; its punches were read and journalled',
+      );
+      await enableOnNewSession(client, state, terminal, log);
+      return 'disable-unanswered';
+    }
+    // Refused (answered): it is not disabled. Anything else (the connection cut) leaves the mark:
+    // the terminal may have taken the disable, and the next poll enables it first.
     if (!(e instanceof ZkProtocolError)) throw e;
+    mark(state, terminal, '', log);
     log.warn(
       { err: e.message },
       'not clearing: the terminal refuses to be disabled for the clear (a punch made meanwhile would be lost)',
     );
-    return false;
+    return 'kept';
   }
   try {
     const again = await client.getInfo();
     if (again.records !== read) {
       log.info({ before: read, now: again.records }, 'not clearing: the record count changed since the download');
-      return false;
+      return 'kept';
     }
     await client.clearAttendanceLog();
     log.info({ records: read, reason }, 'terminal log cleared');
-    return true;
+    return 'cleared';
   } finally {
     await client.enableDevice().then(
       () => mark(state, terminal, '', log),
@@ -83,6 +116,25 @@ export async function clearUnlessGrown(
           'could not enable the terminal again after clearing its log: the next poll enables it first; if it shows "working" and refuses punches meanwhile, restart it',
         );
       },
+    );
+  }
+}
+
+/**
+ * After a disable that got no answer (its timeout closed the session): a new session and the
+ * enable, so that a terminal that did take the disable takes punches again now, not at the next
+ * poll. Never throws: a terminal that does not answer this either keeps its mark, and the next
+ * poll enables it first.
+ */
+async function enableOnNewSession(client: ZkClient, state: SourceStateStore, terminal: string, log: Log) {
+  try {
+    await client.connect();
+    await client.enableDevice();
+    mark(state, terminal, '', log);
+  } catch (e) {
+    log.warn(
+      { err: e instanceof Error ? e.message : String(e) },
+      'could not enable the terminal again after its disable went unanswered: the next poll enables it first; if it shows "working" and refuses punches meanwhile, restart it',
     );
   }
 }

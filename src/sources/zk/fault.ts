@@ -7,6 +7,7 @@ import {
   ZkDownloadRefusedError,
   ZkProtocolError,
   ZkTimeoutError,
+  ZkUnauthorizedError,
 } from './client/index.js';
 import { CMD, ZkConnectRefusedError } from './protocol/index.js';
 
@@ -44,18 +45,25 @@ export function describeZkFault(
       fix: pushFix,
     };
   }
-  if (e instanceof ZkAuthError) {
-    if (/requires a comm key/.test(e.message))
-      return { cause: `${peer} requires a comm key and none is configured`, fix: commKeyFix };
-    return { cause: `comm key refused by ${peer}`, fix: commKeyFix };
-  }
-  const seconds = `${Math.round(cfg.timeoutMs / 100) / 10} s`;
   // With realtime on, punchgate's own real-time connection may be what holds a terminal's only
   // session (a new-user trial: punches flowed in real time while every poll was refused).
   const ownSession =
     'realtime' in cfg && cfg.realtime
       ? `; if its punches still arrive in real time, the terminal takes one session and punchgate's real-time connection holds it: set ${key}.realtime: false`
       : '';
+  if (e instanceof ZkUnauthorizedError)
+    // Said as "comm key refused" before, with the comm key to check, although the terminal had
+    // accepted the session (and its login, when it asked for one): no key was refused.
+    return {
+      cause: `${peer} accepted punchgate's session, then answered "not authorized" to a request: the terminal ended the session (another program connected to it, or it restarted); nothing is lost, its punches wait on the terminal`,
+      fix: `check that no other program talks to the terminal at the same time (attendance software, another gateway)${ownSession}; if it keeps happening, restart the terminal`,
+    };
+  if (e instanceof ZkAuthError) {
+    if (/requires a comm key/.test(e.message))
+      return { cause: `${peer} requires a comm key and none is configured`, fix: commKeyFix };
+    return { cause: `comm key refused by ${peer}`, fix: commKeyFix };
+  }
+  const seconds = `${Math.round(cfg.timeoutMs / 100) / 10} s`;
   const reachFix = `check the cable/power, the IP address (${key}.host), and that nothing else holds the terminal's single TCP session${ownSession}`;
   const notZkFix = `check that ${key}.host and ${key}.port point at the terminal, and try ${key}.transport: tcp or udp`;
   if (e instanceof ZkTimeoutError && e.strays > 0)
@@ -70,6 +78,13 @@ export function describeZkFault(
     return {
       cause: `${peer} answered, but not as a ZK terminal does (${e.noise} bytes within ${seconds}, none a ZK packet)`,
       fix: notZkFix,
+    };
+  if (e instanceof ZkTimeoutError && e.partWay)
+    // It answered, then stopped in the middle of that answer (a stalled download): "no answer" sent
+    // the admin to the cable and the IP address of a terminal that had just sent part of its log.
+    return {
+      cause: `${peer} stopped part-way through an answer and sent nothing more within ${seconds}`,
+      fix: `check the network between this box and the terminal (a link that drops out, Wi-Fi); if the terminal pauses while it sends its log, raise ${key}.timeoutMs; nothing is lost, the log is read again at the next poll`,
     };
   if (e instanceof ZkTimeoutError) return { cause: `no answer from ${peer} within ${seconds}`, fix: reachFix };
   if (e instanceof ZkConnectionError) {

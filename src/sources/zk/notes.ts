@@ -9,9 +9,10 @@ import type { NoteShelf, NoteWords, StoredNote } from '../device-notes.js';
  * dropping soon after it opens (cleared once a real-time connection stays up); a clock set by
  * syncClock across a time zone's difference (src/sources/clock-zone-note.ts); a full log (cleared
  * by the first poll that finds room); a download holding a record twice (cleared by the first
- * download without). The reading and writing is src/sources/device-notes.ts.
+ * download without); a disable for a clear left unanswered (cleared by a clear that works). The
+ * reading and writing is src/sources/device-notes.ts.
  */
-export type ZkNoteTopic = 'realtime' | 'clock' | 'full' | 'doubled';
+export type ZkNoteTopic = 'realtime' | 'clock' | 'full' | 'doubled' | 'clear';
 
 export type ZkNote = StoredNote<ZkNoteTopic>;
 
@@ -19,7 +20,7 @@ export type ZkNote = StoredNote<ZkNoteTopic>;
 // does not cost the journal a write each time.
 const SHELF: NoteShelf<ZkNoteTopic> = {
   key: 'zk-notes',
-  topics: ['realtime', 'clock', 'full', 'doubled'],
+  topics: ['realtime', 'clock', 'full', 'doubled', 'clear'],
   keepSameForMs: 60_000,
 };
 

@@ -12,7 +12,7 @@ import {
 } from '../poll-outcome.js';
 import { describeZkFault } from './fault.js';
 import { clockSetAcrossZone } from '../clock-zone-note.js';
-import { writeZkNote } from './notes.js';
+import { activeZkNotes, writeZkNote } from './notes.js';
 import { agreesBeforeBoxStep, BOX_STEPPED_NOT_SET, type SourceDeps } from '../types.js';
 import { ZkAuthError, ZkClient, ZkConnectionError, ZkProtocolError, ZkTimeoutError } from './client/index.js';
 import { decideClear, type ClearDecision } from './clear-policy.js';
@@ -237,8 +237,11 @@ export async function pollTerminal(
                 now: clock.now(),
                 check: deps.deliveryCheck,
               });
-      if (decision.clear) {
-        result.cleared = await clearUnlessGrown(
+      // A terminal that left the disable unanswered is not disabled again for a day: each try
+      // leaves it unable to take punches for as long as the wait for that answer lasts.
+      const unanswered = decision.clear && disableUnansweredLately(deps, cfg.name);
+      if (decision.clear && !unanswered) {
+        const outcome = await clearUnlessGrown(
           client,
           deps.state,
           cfg.name,
@@ -247,6 +250,10 @@ export async function pollTerminal(
           decision.reason,
           clock.now(),
         );
+        result.cleared = outcome === 'cleared';
+        if (outcome !== 'kept') noteDisableUnanswered(deps, cfg, outcome === 'disable-unanswered', log);
+      } else if (unanswered) {
+        log.debug({ reason: decision.reason }, 'not clearing: the terminal left the disable unanswered within a day');
       } else if (cfg.clearAfterDays) {
         // Said as a warning when the log itself is in doubt, not at every poll of a young log.
         log[stray > 0 || doubled > 0 ? 'warn' : 'debug']({ reason: decision.reason }, 'not clearing the terminal log');
@@ -375,6 +382,30 @@ function noteFullLog(deps: SourceDeps, cfg: ZkTerminalConfig, capacity: number |
         };
   if (words) log.debug({ capacity }, words.cause);
   writeZkNote(deps.state, cfg.name, 'full', words, deps.clock.now(), log);
+}
+
+/** The terminal left the disable a clear needs unanswered within the last day (its note is shown). */
+const disableUnansweredLately = (deps: SourceDeps, terminal: string): boolean =>
+  activeZkNotes(deps.state, terminal, deps.clock.now()).some((n) => n.topic === 'clear');
+
+/**
+ * Said in the status while a terminal leaves DISABLEDEVICE unanswered (firmware that ignores it):
+ * its punches are read and delivered, only its log is not cleared. Removed by a clear that works.
+ */
+function noteDisableUnanswered(
+  deps: SourceDeps,
+  cfg: ZkTerminalConfig,
+  unanswered: boolean,
+  log: SourceDeps['logger'],
+) {
+  const key = configKeyOf(deps, cfg.name);
+  const words = unanswered
+    ? {
+        cause: `it does not answer the request to pause punching (DISABLEDEVICE) that clearing its log needs, so punchgate does not clear its log (it tries again in a day); its punches are read and delivered as before`,
+        fix: `nothing is lost; restart the terminal or update its firmware, or clear its log at the terminal once punchgate status shows every punch delivered; remove ${key}.clearAfterDays to stop the attempts`,
+      }
+    : null;
+  writeZkNote(deps.state, cfg.name, 'clear', words, deps.clock.now(), log);
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   ZkConnectionError,
   ZkProtocolError,
   ZkTimeoutError,
+  ZkUnauthorizedError,
   type DecodeDatasetOptions,
   type StateByte16,
   withUserIds,
@@ -41,7 +42,7 @@ import {
 } from './user-writes.js';
 import { SerialQueue, ZkExchange } from './exchange.js';
 import { attlogEventHandler, safeCall } from './events.js';
-import { openSession } from './handshake.js';
+import { logIn, openSession } from './handshake.js';
 import { expectOk, optionValue, replyString } from './replies.js';
 import { formatPeer, nullLogger, type ZkLogger, type ZkTransport, type ZkTransportKind } from './transport.js';
 import { openTcpTransport } from './transport-tcp.js';
@@ -93,6 +94,8 @@ export class ZkClient {
   private ex: ZkExchange | null = null;
   private transport: ZkTransport | null = null;
   private lastStats: ZkDownloadStats | null = null;
+  /** The open session logged in with the comm key (AUTH accepted). */
+  private loggedIn = false;
 
   constructor(options: ZkClientOptions) {
     this.host = options.host;
@@ -140,7 +143,7 @@ export class ZkClient {
       this.transport = transport;
       this.ex = ex;
       try {
-        await openSession(ex, this.opts.commKey);
+        this.loggedIn = await openSession(ex, this.opts.commKey);
       } catch (err) {
         ex.fail(err instanceof Error ? err : new Error(String(err)));
         throw err;
@@ -359,7 +362,28 @@ export class ZkClient {
           `the session with ${this.peer} was closed before this request (an earlier request failed)`,
           { cause: closed ?? undefined, code: closed instanceof ZkConnectionError ? closed.code : undefined },
         );
-      return fn(ex);
+      try {
+        return await fn(ex);
+      } catch (e) {
+        if (!(e instanceof ZkUnauthorizedError)) throw e;
+        if (this.loggedIn || !ex.isOpen) {
+          e.loggedIn = this.loggedIn;
+          throw e;
+        }
+      }
+      // "Not authorized" in a session opened without a login: firmware that wants the comm key
+      // login before it hands anything over, though its CONNECT did not ask (a K50 with a
+      // Communication Password: raihanafroz/zkteco issue #21). Logged in (key 0 too, as pyzk
+      // does) and asked once more; a refused login is said as such, not before.
+      await logIn(ex, this.opts.commKey);
+      this.loggedIn = true;
+      this.logger.info({ peer: this.peer }, 'the terminal asked for the comm key login after the session opened');
+      try {
+        return await fn(ex);
+      } catch (e) {
+        if (e instanceof ZkUnauthorizedError) e.loggedIn = true;
+        throw e;
+      }
     });
   }
 

@@ -40,7 +40,35 @@ interface Waiter {
   timer: NodeJS.Timeout;
   /** Packets received while waiting that carried another reply id (dropped). */
   strays: number;
+  /** performance.now() when bytes of a packet not yet whole last arrived (see onPartial). */
+  partialAt: number;
+  /** Packets of the reply received so far. */
+  packets: number;
+  /** UDP: sends the request again while nothing of its reply came (see REPEATABLE_OVER_UDP). */
+  resend: NodeJS.Timeout | undefined;
 }
+
+/**
+ * Requests sent again over UDP while nothing of their reply came: a datagram lost on the way
+ * (either way) failed the whole poll as "no answer, check the cable". Only requests that change
+ * nothing when the terminal gets them twice, and whose reply is one packet (a second reply has the
+ * same reply id and is dropped as answering no pending request): not CONNECT (a second session),
+ * AUTH, SET_TIME, CLEAR_ATTLOG, EXIT, user writes, nor DATA_RDY (its reply is several packets).
+ */
+const REPEATABLE_OVER_UDP: ReadonlySet<number> = new Set([
+  CMD.GET_FREE_SIZES,
+  CMD.GET_TIME,
+  CMD.GET_VERSION,
+  CMD.OPTIONS_RRQ,
+  CMD.FREE_DATA,
+  CMD.DATA_WRRQ,
+  CMD.DISABLEDEVICE,
+  CMD.ENABLEDEVICE,
+  CMD.REG_EVENT,
+]);
+
+/** Times such a request is sent again within its timeoutMs (a third of it apart). */
+const UDP_RESENDS = 2;
 
 export interface ExchangeOptions {
   timeoutMs: number;
@@ -68,6 +96,13 @@ export class ZkExchange {
     this.logger = opts.logger;
     this.nextReplyId = (opts.initialReplyId ?? 0) & 0xffff;
     transport.onPacket = (p) => this.receive(p);
+    // A packet arriving in pieces (a slow link, a byte at a time) is the terminal answering: the
+    // inactivity limit counts from its last byte, not from the last whole packet. A 64 kB piece
+    // of a log on a link slower than 64 kB per timeoutMs (a VPN, a radio link) failed every poll
+    // with "no answer, check the cable" while its bytes were still coming.
+    transport.onPartial = () => {
+      if (this.waiter) this.waiter.partialAt = performance.now();
+    };
     transport.onClose = (err) => {
       const code = (err as NodeJS.ErrnoException | undefined)?.code;
       const during = this.waiter ? ` during ${commandName(this.waiter.command)}` : '';
@@ -141,15 +176,38 @@ export class ZkExchange {
         reject,
         timer: this.startTimer(limit),
         strays: 0,
+        partialAt: 0,
+        packets: 0,
+        resend: undefined,
       };
       this.waiter = waiter;
       try {
-        this.transport.send(encodePacket({ command, sessionId: this.sessionId, replyId, data }));
+        const packet = encodePacket({ command, sessionId: this.sessionId, replyId, data });
+        this.transport.send(packet);
+        if (this.transport.kind === 'udp' && REPEATABLE_OVER_UDP.has(command)) this.resendLater(waiter, packet, 1);
       } catch (err) {
         this.settle(waiter);
         reject(err instanceof Error ? err : new Error(String(err)));
       }
     });
+  }
+
+  /** Sends `packet` again a third of the timeout on, unless a reply came (or the request ended). */
+  private resendLater(w: Waiter, packet: Buffer, n: number): void {
+    if (n > UDP_RESENDS) return;
+    w.resend = setTimeout(
+      () => {
+        if (this.waiter !== w || this.closedWith) return;
+        this.logger.debug({ peer: this.peer, command: commandName(w.command), time: n }, 'no reply yet: asked again');
+        try {
+          this.transport.send(packet);
+        } catch {
+          return; // closed meanwhile: the request ends with the connection
+        }
+        this.resendLater(w, packet, n + 1);
+      },
+      Math.max(1, Math.floor(w.timeoutMs / (UDP_RESENDS + 1))),
+    );
   }
 
   /** Sends a packet that expects no reply (ACK of a real-time event). */
@@ -178,25 +236,32 @@ export class ZkExchange {
     this.finish(this.closedWith);
   }
 
-  private startTimer(ms: number): NodeJS.Timeout {
+  /** The inactivity limit `ms` (said in the error), first checked after `delay`. */
+  private startTimer(ms: number, delay = ms): NodeJS.Timeout {
+    const armedAt = performance.now();
     return setTimeout(() => {
       const w = this.waiter;
+      // Bytes of a packet came meanwhile: wait on, `ms` from the last of them.
+      if (w && w.partialAt > armedAt) {
+        w.timer = this.startTimer(ms, Math.max(1, Math.ceil(w.partialAt + ms - performance.now())));
+        return;
+      }
       const what = w ? commandName(w.command) : 'a request';
       const strays = w?.strays ?? 0;
       const noise = this.transport.noise ?? 0;
+      // The answer had begun: the terminal was reached, and stopped part-way (a link that drops out).
+      const partWay = w !== null && (w.packets > 0 || w.partialAt > 0);
       const others =
         strays > 0
           ? ` (it sent ${strays} packet${strays === 1 ? '' : 's'} with another reply id)`
           : noise > 0
             ? ` (it sent ${noise} bytes that are no ZK packet)`
             : '';
-      this.fail(
-        new ZkTimeoutError(`no reply from ${this.peer} to ${what} within ${ms} ms${others}; connection closed`, {
-          strays,
-          noise,
-        }),
-      );
-    }, ms);
+      const message = partWay
+        ? `the reply from ${this.peer} to ${what} stopped part-way: nothing more within ${ms} ms${others}; connection closed`
+        : `no reply from ${this.peer} to ${what} within ${ms} ms${others}; connection closed`;
+      this.fail(new ZkTimeoutError(message, { strays, noise, partWay }));
+    }, delay);
   }
 
   private receive(p: ZkPacket): void {
@@ -216,6 +281,8 @@ export class ZkExchange {
         return;
       }
       clearTimeout(w.timer);
+      clearTimeout(w.resend);
+      w.packets++;
       let result: ReturnType<Collector<unknown>>;
       try {
         result = w.collector(p);
@@ -247,6 +314,7 @@ export class ZkExchange {
 
   private settle(w: Waiter): void {
     clearTimeout(w.timer);
+    clearTimeout(w.resend);
     if (this.waiter === w) this.waiter = null;
   }
 

@@ -10,6 +10,7 @@ export {
   ZkDownloadRefusedError,
   ZkTimeoutError,
   ZkAuthError,
+  ZkUnauthorizedError,
   ZkConnectionError,
   type ZkUser,
   type ZkAttendance,

@@ -1,11 +1,12 @@
 /** Turning reply codes into results or clear errors. */
-import { CMD, commandName, ZkAuthError, ZkProtocolError, type ZkPacket } from '../protocol/index.js';
+import { CMD, commandName, ZkProtocolError, ZkUnauthorizedError, type ZkPacket } from '../protocol/index.js';
 
-/** Throws unless `reply` is ACK_OK: ZkAuthError for ACK_UNAUTH, ZkProtocolError otherwise. */
+/** Throws unless `reply` is ACK_OK: ZkUnauthorizedError for ACK_UNAUTH, ZkProtocolError otherwise. */
 export function expectOk(reply: ZkPacket, what: string, peer: string): ZkPacket {
   if (reply.command === CMD.ACK_OK) return reply;
   if (reply.command === CMD.ACK_UNAUTH) {
-    throw new ZkAuthError(`${peer} refused ${what}: not authenticated (comm key required)`);
+    // The session is open (CONNECT was answered): whether a login would help is ZkClient's to try.
+    throw new ZkUnauthorizedError(`${peer} answered ${what} with ACK_UNAUTH (connection not authorized)`);
   }
   throw new ZkProtocolError(`${peer} answered ${what} with ${commandName(reply.command)}`);
 }

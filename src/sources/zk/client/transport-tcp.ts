@@ -25,6 +25,7 @@ class TcpTransport implements ZkTransport {
   readonly kind = 'tcp' as const;
   onPacket: (packet: ZkPacket) => void = () => {};
   onClose: (err?: Error) => void = () => {};
+  onPartial: () => void = () => {};
   private readonly framer = new TcpFramer();
   private lastError: Error | undefined;
   private reportedSkipped = 0;
@@ -84,6 +85,9 @@ class TcpTransport implements ZkTransport {
       this.packets++;
       this.onPacket(decodePacket(raw));
     }
+    // Bytes that begin a packet (a valid header) and do not end it yet: only those count, so a
+    // peer that floods bytes that are no ZK packet is still timed out as it was.
+    if (this.framer.midPacket) this.onPartial();
     if (this.framer.skippedBytes !== this.reportedSkipped) {
       this.logger.warn(
         { peer: this.peer, skippedBytes: this.framer.skippedBytes - this.reportedSkipped },

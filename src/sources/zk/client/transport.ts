@@ -14,6 +14,11 @@ export interface ZkTransport {
   send(packet: Buffer): void;
   /** Called with every whole packet received. */
   onPacket: (packet: ZkPacket) => void;
+  /**
+   * Called when bytes of a packet not yet whole arrive (TCP: a large packet on a slow link, or one
+   * written a byte at a time). The terminal is answering: see ZkExchange's inactivity limit.
+   */
+  onPartial?: () => void;
   /** Called once when the connection is gone (with the socket error, if one caused it). */
   onClose: (err?: Error) => void;
   /** Graceful close (TCP: FIN, then destroy after a grace period). */

@@ -50,11 +50,14 @@ export class ZkTimeoutError extends Error {
   readonly strays: number;
   /** Bytes the peer sent meanwhile that were no ZK packet, none being one (see ZkTransport.noise). */
   readonly noise: number;
-  constructor(message: string, options?: { cause?: unknown; strays?: number; noise?: number }) {
+  /** Part of the answer had come (a packet of it, or bytes of one) before it stopped. */
+  readonly partWay: boolean;
+  constructor(message: string, options?: { cause?: unknown; strays?: number; noise?: number; partWay?: boolean }) {
     super(message, options);
     this.name = 'ZkTimeoutError';
     this.strays = options?.strays ?? 0;
     this.noise = options?.noise ?? 0;
+    this.partWay = options?.partWay ?? false;
   }
 }
 
@@ -74,6 +77,22 @@ export class ZkConnectionError extends Error {
     super(message, options);
     this.name = 'ZkConnectionError';
     this.code = options?.code;
+  }
+}
+
+/**
+ * A request answered ACK_UNAUTH ("connection not authorized") in a session the terminal had opened:
+ * not a comm key refused (no key was refused: the login, when asked, was accepted). Firmware that
+ * opens the session without asking for the login but wants it before it hands anything over is
+ * logged in then and asked again (see ZkClient); `loggedIn` says the session had logged in, so the
+ * terminal ended it: another program took it over, or the terminal restarted.
+ */
+export class ZkUnauthorizedError extends ZkAuthError {
+  /** The session had logged in (AUTH accepted) when the terminal said so. */
+  loggedIn = false;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ZkUnauthorizedError';
   }
 }
 

@@ -85,6 +85,11 @@ export class TcpFramer {
     return this.pendingLen;
   }
 
+  /** True while the bytes held begin with a valid packet header and the rest of that packet is awaited. */
+  get midPacket(): boolean {
+    return this.need > TCP_PREFIX_SIZE;
+  }
+
   push(chunk: Buffer): Buffer[] {
     if (chunk.length > 0) {
       this.pending.push(chunk);

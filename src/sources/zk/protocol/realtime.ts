@@ -52,21 +52,54 @@ export function decodeRealtimeAttlog(data: Buffer): ZkRealtimeAttlog {
  */
 const TCP_EVENT_SIZES = [52, 37, 36, 32];
 
+/** The sizes of one UDP event (10, 12, 14 bytes: a numeric user id), tried after the TCP sizes. */
+const UDP_EVENT_SIZES = [10, 12, 14];
+
 /**
  * Every EF_ATTLOG event in one packet's data. A terminal may send several events in one packet:
  * pyzk's live_capture loops over the data for that reason (52 bytes at a time). Reading only the
- * first left the others to the next poll, minutes later. The data is taken as events of one size
- * only when it is a whole number of them and each slice is an event (a user id of printable
- * characters, a real time): zero padding after a single event is no second one.
+ * first left the others to the next poll, minutes later; several UDP events in one datagram were
+ * dropped as malformed, none read. The data is taken as events of one size only when it is a
+ * whole number of them and each slice is an event (a user id of printable characters, a real
+ * time): zero padding after a single event is no second one.
  */
 export function decodeRealtimeAttlogs(data: Buffer): ZkRealtimeAttlog[] {
-  for (const size of TCP_EVENT_SIZES) {
+  for (const size of [...TCP_EVENT_SIZES, ...UDP_EVENT_SIZES]) {
     if (data.length <= size || data.length % size !== 0) continue;
     const events: ZkRealtimeAttlog[] = [];
     for (let o = 0; o < data.length; o += size) events.push(decodeRealtimeAttlog(data.subarray(o, o + size)));
     if (events.every(looksLikeEvent)) return events;
   }
+  // Events padded differently in one packet (a 32-byte one, then a 52-byte one): before, only the
+  // first was read live and the rest dropped without a word until the next poll.
+  if (data.length > TCP_EVENT_SIZES[0]!) {
+    const mixed = tcpEventsFrom(data, 0, MAX_EVENTS_PER_PACKET, new Set());
+    if (mixed && mixed.length > 1) return mixed;
+  }
   return [decodeRealtimeAttlog(data)];
+}
+
+/** A packet holds at most ~1 kB of events (pyzk reads 1032 bytes): 32 of the smallest. */
+const MAX_EVENTS_PER_PACKET = 32;
+
+/**
+ * The TCP events from `o` to the end, each of any padded size, each slice an event, and nothing
+ * after the last but zero bytes; null when the bytes make no such sequence. Tries the largest size
+ * first (as pyzk does), then the others. `failed` remembers offsets that led nowhere, so that
+ * bytes a hostile device shaped to look like events at every size cost linear time, not 4^n.
+ */
+function tcpEventsFrom(data: Buffer, o: number, budget: number, failed: Set<number>): ZkRealtimeAttlog[] | null {
+  if (o >= data.length || data.subarray(o).every((b) => b === 0)) return [];
+  if (budget === 0 || failed.has(o)) return null;
+  for (const size of TCP_EVENT_SIZES) {
+    if (o + size > data.length) continue;
+    const event = decodeRealtimeAttlog(data.subarray(o, o + size));
+    if (!looksLikeEvent(event)) continue;
+    const rest = tcpEventsFrom(data, o + size, budget - 1, failed);
+    if (rest) return [event, ...rest];
+  }
+  failed.add(o);
+  return null;
 }
 
 function looksLikeEvent(e: ZkRealtimeAttlog): boolean {
