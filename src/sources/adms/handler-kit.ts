@@ -19,7 +19,15 @@ import type { GroupCommit } from './group-commit.js';
 import { answer, readBody, type BodyBudget, type BodyOutcome } from './http-body.js';
 import { LogBudget } from './log-budget.js';
 import { tableLabel } from './kept.js';
-import { hasPushNote, tooLargeWords, writePushNote } from './notes.js';
+import {
+  hasPushNote,
+  PUSH_NOTE_TOPICS,
+  tooLargeWords,
+  unreadableCodingWords,
+  writePushNote,
+  type PushNoteTopic,
+} from './notes.js';
+import type { NoteWords } from '../device-notes.js';
 
 /**
  * What every protocol handler of the push receiver works with, and the steps they share:
@@ -39,8 +47,11 @@ export interface ReceiverContext {
   onPunches?: (added: number) => void;
   /** Where notes for the status are kept (notes.ts); absent: refusals are logged only. */
   notes?: SourceStateStore;
-  /** Per terminal, the table of its upload refused as too large (null: none), as far as known since start. */
-  tooLarge?: Map<string, string | null>;
+  /**
+   * Per kind of refusal, per terminal, the table of its upload refused so (null: none), as far as
+   * known since start: the upload of that table that goes through ends the note.
+   */
+  refused?: Record<PushNoteTopic, Map<string, string | null>>;
 }
 
 /** One request of a known terminal, from an allowed address. */
@@ -123,7 +134,7 @@ export async function bodyOf(ctx: ReceiverContext, p: PushRequest, discard = fal
   const outcome: BodyOutcome = await readBody(p.req, { maxBytes, budget: ctx.budget, discard });
   switch (outcome.kind) {
     case 'body':
-      tooLargeOver(ctx, p);
+      for (const topic of PUSH_NOTE_TOPICS) refusalOver(ctx, p, topic);
       // A UTF-8 byte order mark (firmware or a proxy that writes text files so) is not the first
       // line's text: with it, line 1 of an ATTLOG upload read as malformed.
       return loneCrToLf(hasBom(outcome.data) ? outcome.data.subarray(3) : outcome.data);
@@ -132,20 +143,25 @@ export async function bodyOf(ctx: ReceiverContext, p: PushRequest, discard = fal
         { terminal: p.terminal.cfg.name, bytes: outcome.bytes, maxBodyBytes: maxBytes },
         'push terminal sent a body larger than adms.maxBodyBytes: refused (raise adms.maxBodyBytes if this terminal is genuine)',
       );
-      // The terminal called: it is there, and its trouble is this refusal, not silence.
-      noteContact(ctx, p.terminal, p.address);
-      const table = tableOf(p);
-      ctx.tooLarge?.set(p.terminal.cfg.name, table);
-      if (ctx.notes)
-        writePushNote(
-          ctx.notes,
-          p.terminal.cfg.name,
-          'too-large',
-          tooLargeWords(outcome.bytes, maxBytes, table),
-          ctx.clock.now(),
-          ctx.logger,
-        );
+      noteRefusal(ctx, p, 'too-large', (table) => tooLargeWords(outcome.bytes, maxBytes, table));
       answer(p.req, p.res, 413, 'ERROR: body too large');
+      return undefined;
+    }
+    case 'unreadable-coding': {
+      const words = noteRefusal(ctx, p, 'unreadable-coding', (table) =>
+        unreadableCodingWords(outcome.coding, outcome.why, table),
+      );
+      ctx.logger.warn(
+        { terminal: p.terminal.cfg.name, coding: outcome.coding },
+        `push terminal ${p.terminal.cfg.name}: ${words.cause}: ${words.fix}`,
+      );
+      // Never OK: a terminal told OK forgets the batch, and nothing of this one could be read.
+      answer(
+        p.req,
+        p.res,
+        415,
+        `ERROR: body compressed as ${outcome.coding}, which the gateway cannot read; send it uncompressed`,
+      );
       return undefined;
     }
     case 'busy':
@@ -165,22 +181,42 @@ const tableOf = (p: PushRequest) => {
 };
 
 /**
- * An upload of the table refused as too large went through: its note is over. After a start the
- * receiver does not know which table a note was about: the first upload that goes through ends it.
+ * An upload refused whole (the terminal sends it again and again): a contact, and a note for the
+ * status in `words` of its table. Returns the words.
  */
-function tooLargeOver(ctx: ReceiverContext, p: PushRequest): void {
-  if (!ctx.notes || !ctx.tooLarge || p.req.method !== 'POST') return;
+function noteRefusal(
+  ctx: ReceiverContext,
+  p: PushRequest,
+  topic: PushNoteTopic,
+  wordsOf: (table: string) => NoteWords,
+): NoteWords {
+  // The terminal called: it is there, and its trouble is this refusal, not silence.
+  noteContact(ctx, p.terminal, p.address);
+  const table = tableOf(p);
+  const words = wordsOf(table);
+  ctx.refused?.[topic].set(p.terminal.cfg.name, table);
+  if (ctx.notes) writePushNote(ctx.notes, p.terminal.cfg.name, topic, words, ctx.clock.now(), ctx.logger);
+  return words;
+}
+
+/**
+ * An upload of the table refused so went through: its note is over. After a start the receiver
+ * does not know which table a note was about: the first upload that goes through ends it.
+ */
+function refusalOver(ctx: ReceiverContext, p: PushRequest, topic: PushNoteTopic): void {
+  const refused = ctx.refused?.[topic];
+  if (!ctx.notes || !refused || p.req.method !== 'POST') return;
   const name = p.terminal.cfg.name;
-  let table = ctx.tooLarge.get(name);
+  let table = refused.get(name);
   if (table === undefined) {
     // Only an upload of a table says uploads go through (a command's result does not).
     if (p.query.get('table') === null && p.query.get('tablename') === null) return;
-    table = hasPushNote(ctx.notes, name, 'too-large') ? tableOf(p) : null;
-    ctx.tooLarge.set(name, table);
+    table = hasPushNote(ctx.notes, name, topic) ? tableOf(p) : null;
+    refused.set(name, table);
   }
   if (table === null || table !== tableOf(p)) return;
-  ctx.tooLarge.set(name, null);
-  writePushNote(ctx.notes, name, 'too-large', null, ctx.clock.now(), ctx.logger);
+  refused.set(name, null);
+  writePushNote(ctx.notes, name, topic, null, ctx.clock.now(), ctx.logger);
 }
 
 const hasBom = (b: Buffer) => b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;

@@ -162,7 +162,7 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
       clock: opts.clock,
       settings: () => this.settings,
       onPunches: opts.onPunches,
-      ...(opts.notes ? { notes: opts.notes, tooLarge: new Map<string, string | null>() } : {}),
+      ...(opts.notes ? { notes: opts.notes, refused: { 'too-large': new Map(), 'unreadable-coding': new Map() } } : {}),
     };
     this.gate = new TrustGate(this.ctx.registrations, opts.clock, opts.logger);
     this.keptAger = new KeptAger(opts.journal, opts.clock, opts.logger, () => this.settings);
