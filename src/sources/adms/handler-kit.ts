@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { setImmediate as nextCheckPhase } from 'node:timers/promises';
 import type { AdmsConfig } from '../../config/adms.js';
 import type {
@@ -21,6 +22,7 @@ import { LogBudget } from './log-budget.js';
 import { tableLabel } from './kept.js';
 import {
   hasPushNote,
+  noLengthWords,
   PUSH_NOTE_TOPICS,
   tooLargeWords,
   unreadableCodingWords,
@@ -52,6 +54,11 @@ export interface ReceiverContext {
    * known since start: the upload of that table that goes through ends the note.
    */
   refused?: Record<PushNoteTopic, Map<string, string | null>>;
+  /**
+   * Connections whose next bytes are the rest of an upload refused before its body (no length
+   * told): they are no request, and not said as one the receiver cannot read.
+   */
+  bodyFollows: WeakSet<Socket>;
 }
 
 /** One request of a known terminal, from an allowed address. */
@@ -131,6 +138,17 @@ export async function pauseIfLarge(text: string): Promise<void> {
 export async function bodyOf(ctx: ReceiverContext, p: PushRequest, discard = false): Promise<Buffer | undefined> {
   const s = ctx.settings();
   const maxBytes = discard ? s.maxBodyBytes * DISCARD_FACTOR : s.maxBodyBytes;
+  if (lengthUntold(p)) {
+    const words = noteRefusal(ctx, p, 'no-length', noLengthWords);
+    ctx.logger.warn(
+      { terminal: p.terminal.cfg.name },
+      `push terminal ${p.terminal.cfg.name}: ${words.cause}: ${words.fix}`,
+    );
+    // Closed after the answer: the body that follows is not read as the next request.
+    ctx.bodyFollows.add(p.req.socket);
+    answer(p.req, p.res, 411, 'ERROR: Content-Length required', { Connection: 'close' });
+    return undefined;
+  }
   const outcome: BodyOutcome = await readBody(p.req, { maxBytes, budget: ctx.budget, discard });
   switch (outcome.kind) {
     case 'body':
@@ -172,6 +190,18 @@ export async function bodyOf(ctx: ReceiverContext, p: PushRequest, discard = fal
       ctx.logger.debug({ terminal: p.terminal.cfg.name }, 'push terminal dropped the connection mid-body');
       return undefined;
   }
+}
+
+/**
+ * An upload of a table (`table=`, `tablename=`) with neither a Content-Length nor chunks: for
+ * HTTP its body is empty, and whatever the terminal sends after the headers is read as the next
+ * request. It was answered `OK:0` at once (the terminal, told OK, forgot its punches) and its
+ * lines refused as a request punchgate cannot read. Other posts keep an empty body, as before.
+ */
+function lengthUntold(p: PushRequest): boolean {
+  const h = p.req.headers;
+  if (h['content-length'] !== undefined || h['transfer-encoding'] !== undefined) return false;
+  return p.query.get('table') !== null || p.query.get('tablename') !== null;
 }
 
 /** The table an upload names (`table=`, `tablename=`), as kept uploads show it; else its path's last part. */

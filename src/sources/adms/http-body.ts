@@ -66,6 +66,10 @@ export function readBody(
     };
     req.on('data', onData);
     const ended = async () => {
+      // The connection is gone before its answer (the bytes after the body were no request: a
+      // Content-Length shorter than the body cut its last line): the terminal is never told OK and
+      // sends it again, so nothing of a body that may be cut short is journalled.
+      if (req.socket.destroyed) return finish({ kind: 'aborted' });
       if (opts.discard) return finish({ kind: 'body', data: Buffer.alloc(0) });
       const data = Buffer.concat(chunks);
       const codings = codingsOf(req.headers);

@@ -5,11 +5,12 @@ import type { NoteShelf, NoteWords, StoredNote } from '../device-notes.js';
 
 /**
  * What a push terminal did that the receiver had to refuse, kept in the journal so that the status
- * raises an alert naming it (src/status/dahua.ts): an upload larger than adms.maxBodyBytes, or one
- * compressed in a way punchgate cannot read, which the terminal sends again and again while its
+ * raises an alert naming it (src/status/dahua.ts): an upload larger than adms.maxBodyBytes, one
+ * compressed in a way punchgate cannot read, or one sent without its length, which the terminal
+ * sends again and again while its
  * later punches wait behind it. Cleared by the next upload of the terminal that goes through. The reading and writing is src/sources/device-notes.ts.
  */
-export const PUSH_NOTE_TOPICS = ['too-large', 'unreadable-coding'] as const;
+export const PUSH_NOTE_TOPICS = ['too-large', 'unreadable-coding', 'no-length'] as const;
 export type PushNoteTopic = (typeof PUSH_NOTE_TOPICS)[number];
 
 export type PushNote = StoredNote<PushNoteTopic>;
@@ -53,5 +54,13 @@ export function unreadableCodingWords(coding: string, why: string, table: string
   return {
     cause: `an upload (${table}) compressed as "${coding}" (Content-Encoding) was refused: ${why}; the terminal keeps it and sends it again, and its later punches wait on the terminal behind it`,
     fix: `switch compression off on the terminal, or on the proxy between it and this box if there is one; if the terminal compresses on its own, note its model and firmware version and update the firmware: its next upload punchgate can read goes through`,
+  };
+}
+
+/** The words of an upload refused as sent without its length (handler-kit.ts). */
+export function noLengthWords(table: string): NoteWords {
+  return {
+    cause: `an upload (${table}) came without a Content-Length (and not chunked), so its body cannot be told from what follows it on the connection: refused (411), never answered OK; the terminal keeps it and sends it again, and its later punches wait on the terminal behind it`,
+    fix: `if a proxy sits between the terminal and this box, make it pass the upload's Content-Length on (or send it chunked), or let the terminal reach the box directly; else note the terminal's model and firmware version and update the firmware: its next upload with a length goes through`,
   };
 }
