@@ -79,6 +79,26 @@ describe('ADMS receiver: an upload whose body has no length HTTP can read', () =
     },
   );
 
+  it('a terminal that shuts its sending side once its upload is sent still gets its OK', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+    // Large (read in steps, so its answer comes after the connection's end was read): 12,000 punches.
+    const lines = Array.from({ length: 12_000 }, (_, i) => `${10_000 + i}\t2026-11-09 08:00:01\t0\t1\t0`);
+    const body = attlog(lines);
+    const got = await new Promise<string>((resolve) => {
+      const s = connect({ host: '127.0.0.1', port: r!.port }, () =>
+        s.end(
+          `POST ${UPLOAD} HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+        ),
+      );
+      let out = '';
+      s.on('data', (d) => (out += d.toString()));
+      s.on('error', () => undefined);
+      s.on('close', () => resolve(out));
+    });
+    expect(got).toMatch(/^HTTP\/1\.1 200 [\s\S]*\r\n\r\nOK:12000$/);
+    expect(r.journal.queries.list({ limit: 20_000 })).toHaveLength(12_000);
+  });
+
   it('a command result or a handshake without Content-Length is answered as before', async () => {
     r = await startReceiver({ terminals: [terminal('lobby', SN)], notes: true });
     const got = await raw(r.port, [`POST /iclock/devicecmd?SN=${SN} HTTP/1.1\r\nHost: gw\r\n\r\n`]);
