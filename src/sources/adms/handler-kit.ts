@@ -19,15 +19,16 @@ import type { PushTerminal, TerminalDirectory } from './directory.js';
 import type { GroupCommit } from './group-commit.js';
 import { answer, readBody, type BodyBudget, type BodyOutcome } from './http-body.js';
 import { LogBudget } from './log-budget.js';
+import type { RepeatedUploads } from './repeats.js';
 import { tableLabel } from './kept.js';
 import {
   hasPushNote,
   noLengthWords,
-  PUSH_NOTE_TOPICS,
+  REFUSAL_TOPICS,
   tooLargeWords,
   unreadableCodingWords,
   writePushNote,
-  type PushNoteTopic,
+  type RefusalTopic,
 } from './notes.js';
 import type { NoteWords } from '../device-notes.js';
 
@@ -53,12 +54,14 @@ export interface ReceiverContext {
    * Per kind of refusal, per terminal, the table of its upload refused so (null: none), as far as
    * known since start: the upload of that table that goes through ends the note.
    */
-  refused?: Record<PushNoteTopic, Map<string, string | null>>;
+  refused?: Record<RefusalTopic, Map<string, string | null>>;
   /**
    * Connections whose next bytes are the rest of an upload refused before its body (no length
    * told): they are no request, and not said as one the receiver cannot read.
    */
   bodyFollows: WeakSet<Socket>;
+  /** Terminals sending the same upload again and again (repeats.ts). */
+  repeats: RepeatedUploads;
 }
 
 /** One request of a known terminal, from an allowed address. */
@@ -152,7 +155,7 @@ export async function bodyOf(ctx: ReceiverContext, p: PushRequest, discard = fal
   const outcome: BodyOutcome = await readBody(p.req, { maxBytes, budget: ctx.budget, discard });
   switch (outcome.kind) {
     case 'body':
-      for (const topic of PUSH_NOTE_TOPICS) refusalOver(ctx, p, topic);
+      for (const topic of REFUSAL_TOPICS) refusalOver(ctx, p, topic);
       // A UTF-8 byte order mark (firmware or a proxy that writes text files so) is not the first
       // line's text: with it, line 1 of an ATTLOG upload read as malformed.
       return loneCrToLf(hasBom(outcome.data) ? outcome.data.subarray(3) : outcome.data);
@@ -217,7 +220,7 @@ const tableOf = (p: PushRequest) => {
 function noteRefusal(
   ctx: ReceiverContext,
   p: PushRequest,
-  topic: PushNoteTopic,
+  topic: RefusalTopic,
   wordsOf: (table: string) => NoteWords,
 ): NoteWords {
   // The terminal called: it is there, and its trouble is this refusal, not silence.
@@ -233,7 +236,7 @@ function noteRefusal(
  * An upload of the table refused so went through: its note is over. After a start the receiver
  * does not know which table a note was about: the first upload that goes through ends it.
  */
-function refusalOver(ctx: ReceiverContext, p: PushRequest, topic: PushNoteTopic): void {
+function refusalOver(ctx: ReceiverContext, p: PushRequest, topic: RefusalTopic): void {
   const refused = ctx.refused?.[topic];
   if (!ctx.notes || !refused || p.req.method !== 'POST') return;
   const name = p.terminal.cfg.name;

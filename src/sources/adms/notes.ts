@@ -7,10 +7,14 @@ import type { NoteShelf, NoteWords, StoredNote } from '../device-notes.js';
  * What a push terminal did that the receiver had to refuse, kept in the journal so that the status
  * raises an alert naming it (src/status/dahua.ts): an upload larger than adms.maxBodyBytes, one
  * compressed in a way punchgate cannot read, or one sent without its length, which the terminal
- * sends again and again while its
- * later punches wait behind it. Cleared by the next upload of the terminal that goes through. The reading and writing is src/sources/device-notes.ts.
+ * sends again and again while its later punches wait behind it; or the same upload taken again
+ * and again (repeats.ts). Cleared by the next upload of the terminal that goes through. The
+ * reading and writing is src/sources/device-notes.ts.
  */
-export const PUSH_NOTE_TOPICS = ['too-large', 'unreadable-coding', 'no-length'] as const;
+/** Uploads refused whole: each note ends when an upload of that table goes through (handler-kit.ts). */
+export const REFUSAL_TOPICS = ['too-large', 'unreadable-coding', 'no-length'] as const;
+export type RefusalTopic = (typeof REFUSAL_TOPICS)[number];
+export const PUSH_NOTE_TOPICS = [...REFUSAL_TOPICS, 'repeats'] as const;
 export type PushNoteTopic = (typeof PUSH_NOTE_TOPICS)[number];
 
 export type PushNote = StoredNote<PushNoteTopic>;

@@ -15,7 +15,8 @@ import { ContactBook } from './contacts.js';
 import { normalizeAddress, TerminalDirectory } from './directory.js';
 import { GroupCommit } from './group-commit.js';
 import { KeptAger } from './kept-ager.js';
-import { PUSH_NOTE_TOPICS } from './notes.js';
+import { REFUSAL_TOPICS } from './notes.js';
+import { RepeatedUploads } from './repeats.js';
 import { answer, BodyBudget } from './http-body.js';
 import { RegistrationBook } from './handler-kit.js';
 import {
@@ -160,6 +161,7 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
       registrations: new RegistrationBook(opts.journal, opts.clock),
       budget: new BodyBudget(opts.settings.maxBodyBytes * BODY_BUDGET_FACTOR),
       bodyFollows: new WeakSet(),
+      repeats: new RepeatedUploads(),
       logger: opts.logger,
       clock: opts.clock,
       settings: () => this.settings,
@@ -167,7 +169,7 @@ export class AdmsReceiver implements PushTerminalRegistry, ListenRegistry {
       ...(opts.notes
         ? {
             notes: opts.notes,
-            refused: Object.fromEntries(PUSH_NOTE_TOPICS.map((t) => [t, new Map()])) as ReceiverContext['refused'],
+            refused: Object.fromEntries(REFUSAL_TOPICS.map((t) => [t, new Map()])) as ReceiverContext['refused'],
           }
         : {}),
     };
