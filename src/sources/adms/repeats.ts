@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { localTime } from '../../util/local-time.js';
 import type { PushTerminal } from './directory.js';
-import type { ReceiverContext } from './handler-kit.js';
+import type { SourceStateStore } from '../../journal/types.js';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
 import { hasPushNote, writePushNote } from './notes.js';
 
 /**
@@ -22,6 +24,13 @@ interface Run {
   noted: boolean | undefined;
 }
 
+/** What it needs of the receiver's context (handler-kit.ts's, which holds it). */
+export interface RepeatsContext {
+  notes?: SourceStateStore;
+  clock: Clock;
+  logger: Logger;
+}
+
 /** Per terminal, its last ATTLOG upload and how many times in a row it came. Bounded by the configured terminals. */
 export class RepeatedUploads {
   private readonly runs = new Map<string, Run>();
@@ -30,7 +39,7 @@ export class RepeatedUploads {
    * After an upload was journalled: `added` of its `punches` were new. Says (and, once the
    * terminal sends another upload, unsays) a terminal stuck on one upload. Never throws.
    */
-  seen(ctx: ReceiverContext, t: PushTerminal, body: Buffer, punches: number, added: number, answer: string): void {
+  seen(ctx: RepeatsContext, t: PushTerminal, body: Buffer, punches: number, added: number, answer: string): void {
     const name = t.cfg.name;
     const now = ctx.clock.now();
     const digest = createHash('sha256').update(body).digest('base64');
