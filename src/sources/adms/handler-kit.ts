@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { setImmediate as nextCheckPhase } from 'node:timers/promises';
 import type { AdmsConfig } from '../../config/adms.js';
 import type {
@@ -18,8 +19,18 @@ import type { PushTerminal, TerminalDirectory } from './directory.js';
 import type { GroupCommit } from './group-commit.js';
 import { answer, readBody, type BodyBudget, type BodyOutcome } from './http-body.js';
 import { LogBudget } from './log-budget.js';
+import type { RepeatedUploads } from './repeats.js';
 import { tableLabel } from './kept.js';
-import { hasPushNote, tooLargeWords, writePushNote } from './notes.js';
+import {
+  hasPushNote,
+  noLengthWords,
+  REFUSAL_TOPICS,
+  tooLargeWords,
+  unreadableCodingWords,
+  writePushNote,
+  type RefusalTopic,
+} from './notes.js';
+import type { NoteWords } from '../device-notes.js';
 
 /**
  * What every protocol handler of the push receiver works with, and the steps they share:
@@ -39,8 +50,18 @@ export interface ReceiverContext {
   onPunches?: (added: number) => void;
   /** Where notes for the status are kept (notes.ts); absent: refusals are logged only. */
   notes?: SourceStateStore;
-  /** Per terminal, the table of its upload refused as too large (null: none), as far as known since start. */
-  tooLarge?: Map<string, string | null>;
+  /**
+   * Per kind of refusal, per terminal, the table of its upload refused so (null: none), as far as
+   * known since start: the upload of that table that goes through ends the note.
+   */
+  refused?: Record<RefusalTopic, Map<string, string | null>>;
+  /**
+   * Connections whose next bytes are the rest of an upload refused before its body (no length
+   * told): they are no request, and not said as one the receiver cannot read.
+   */
+  bodyFollows: WeakSet<Socket>;
+  /** Terminals sending the same upload again and again (repeats.ts). */
+  repeats: RepeatedUploads;
 }
 
 /** One request of a known terminal, from an allowed address. */
@@ -120,10 +141,21 @@ export async function pauseIfLarge(text: string): Promise<void> {
 export async function bodyOf(ctx: ReceiverContext, p: PushRequest, discard = false): Promise<Buffer | undefined> {
   const s = ctx.settings();
   const maxBytes = discard ? s.maxBodyBytes * DISCARD_FACTOR : s.maxBodyBytes;
+  if (lengthUntold(p)) {
+    const words = noteRefusal(ctx, p, 'no-length', noLengthWords);
+    ctx.logger.warn(
+      { terminal: p.terminal.cfg.name },
+      `push terminal ${p.terminal.cfg.name}: ${words.cause}: ${words.fix}`,
+    );
+    // Closed after the answer: the body that follows is not read as the next request.
+    ctx.bodyFollows.add(p.req.socket);
+    answer(p.req, p.res, 411, 'ERROR: Content-Length required', { Connection: 'close' });
+    return undefined;
+  }
   const outcome: BodyOutcome = await readBody(p.req, { maxBytes, budget: ctx.budget, discard });
   switch (outcome.kind) {
     case 'body':
-      tooLargeOver(ctx, p);
+      for (const topic of REFUSAL_TOPICS) refusalOver(ctx, p, topic);
       // A UTF-8 byte order mark (firmware or a proxy that writes text files so) is not the first
       // line's text: with it, line 1 of an ATTLOG upload read as malformed.
       return loneCrToLf(hasBom(outcome.data) ? outcome.data.subarray(3) : outcome.data);
@@ -132,20 +164,25 @@ export async function bodyOf(ctx: ReceiverContext, p: PushRequest, discard = fal
         { terminal: p.terminal.cfg.name, bytes: outcome.bytes, maxBodyBytes: maxBytes },
         'push terminal sent a body larger than adms.maxBodyBytes: refused (raise adms.maxBodyBytes if this terminal is genuine)',
       );
-      // The terminal called: it is there, and its trouble is this refusal, not silence.
-      noteContact(ctx, p.terminal, p.address);
-      const table = tableOf(p);
-      ctx.tooLarge?.set(p.terminal.cfg.name, table);
-      if (ctx.notes)
-        writePushNote(
-          ctx.notes,
-          p.terminal.cfg.name,
-          'too-large',
-          tooLargeWords(outcome.bytes, maxBytes, table),
-          ctx.clock.now(),
-          ctx.logger,
-        );
+      noteRefusal(ctx, p, 'too-large', (table) => tooLargeWords(outcome.bytes, maxBytes, table));
       answer(p.req, p.res, 413, 'ERROR: body too large');
+      return undefined;
+    }
+    case 'unreadable-coding': {
+      const words = noteRefusal(ctx, p, 'unreadable-coding', (table) =>
+        unreadableCodingWords(outcome.coding, outcome.why, table),
+      );
+      ctx.logger.warn(
+        { terminal: p.terminal.cfg.name, coding: outcome.coding },
+        `push terminal ${p.terminal.cfg.name}: ${words.cause}: ${words.fix}`,
+      );
+      // Never OK: a terminal told OK forgets the batch, and nothing of this one could be read.
+      answer(
+        p.req,
+        p.res,
+        415,
+        `ERROR: body compressed as ${outcome.coding}, which the gateway cannot read; send it uncompressed`,
+      );
       return undefined;
     }
     case 'busy':
@@ -158,6 +195,18 @@ export async function bodyOf(ctx: ReceiverContext, p: PushRequest, discard = fal
   }
 }
 
+/**
+ * An upload of a table (`table=`, `tablename=`) with neither a Content-Length nor chunks: for
+ * HTTP its body is empty, and whatever the terminal sends after the headers is read as the next
+ * request. It was answered `OK:0` at once (the terminal, told OK, forgot its punches) and its
+ * lines refused as a request punchgate cannot read. Other posts keep an empty body, as before.
+ */
+function lengthUntold(p: PushRequest): boolean {
+  const h = p.req.headers;
+  if (h['content-length'] !== undefined || h['transfer-encoding'] !== undefined) return false;
+  return p.query.get('table') !== null || p.query.get('tablename') !== null;
+}
+
 /** The table an upload names (`table=`, `tablename=`), as kept uploads show it; else its path's last part. */
 const tableOf = (p: PushRequest) => {
   const named = p.query.get('table') ?? p.query.get('tablename');
@@ -165,22 +214,42 @@ const tableOf = (p: PushRequest) => {
 };
 
 /**
- * An upload of the table refused as too large went through: its note is over. After a start the
- * receiver does not know which table a note was about: the first upload that goes through ends it.
+ * An upload refused whole (the terminal sends it again and again): a contact, and a note for the
+ * status in `words` of its table. Returns the words.
  */
-function tooLargeOver(ctx: ReceiverContext, p: PushRequest): void {
-  if (!ctx.notes || !ctx.tooLarge || p.req.method !== 'POST') return;
+function noteRefusal(
+  ctx: ReceiverContext,
+  p: PushRequest,
+  topic: RefusalTopic,
+  wordsOf: (table: string) => NoteWords,
+): NoteWords {
+  // The terminal called: it is there, and its trouble is this refusal, not silence.
+  noteContact(ctx, p.terminal, p.address);
+  const table = tableOf(p);
+  const words = wordsOf(table);
+  ctx.refused?.[topic].set(p.terminal.cfg.name, table);
+  if (ctx.notes) writePushNote(ctx.notes, p.terminal.cfg.name, topic, words, ctx.clock.now(), ctx.logger);
+  return words;
+}
+
+/**
+ * An upload of the table refused so went through: its note is over. After a start the receiver
+ * does not know which table a note was about: the first upload that goes through ends it.
+ */
+function refusalOver(ctx: ReceiverContext, p: PushRequest, topic: RefusalTopic): void {
+  const refused = ctx.refused?.[topic];
+  if (!ctx.notes || !refused || p.req.method !== 'POST') return;
   const name = p.terminal.cfg.name;
-  let table = ctx.tooLarge.get(name);
+  let table = refused.get(name);
   if (table === undefined) {
     // Only an upload of a table says uploads go through (a command's result does not).
     if (p.query.get('table') === null && p.query.get('tablename') === null) return;
-    table = hasPushNote(ctx.notes, name, 'too-large') ? tableOf(p) : null;
-    ctx.tooLarge.set(name, table);
+    table = hasPushNote(ctx.notes, name, topic) ? tableOf(p) : null;
+    refused.set(name, table);
   }
   if (table === null || table !== tableOf(p)) return;
-  ctx.tooLarge.set(name, null);
-  writePushNote(ctx.notes, name, 'too-large', null, ctx.clock.now(), ctx.logger);
+  refused.set(name, null);
+  writePushNote(ctx.notes, name, topic, null, ctx.clock.now(), ctx.logger);
 }
 
 const hasBom = (b: Buffer) => b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;

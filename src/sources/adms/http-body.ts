@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { codingsOf, decodeBody } from './content-coding.js';
 
 /**
  * Reading request bodies on the one port open to the LAN: every body is capped, and all the
@@ -25,10 +26,15 @@ export type BodyOutcome =
   | { kind: 'body'; data: Buffer }
   | { kind: 'too-large'; bytes: number }
   | { kind: 'busy' }
+  /** Compressed in a coding not read here, or not in the coding it names (content-coding.ts). */
+  | { kind: 'unreadable-coding'; coding: string; why: string }
   /** The client went away before the body was complete (dropped connection mid-body). */
   | { kind: 'aborted' };
 
-/** The whole body, or why not. Never rejects. `discard`: count the bytes, keep none (photos). */
+/**
+ * The whole body, uncompressed (content-coding.ts), or why not. Never rejects. `discard`: count
+ * the bytes, keep none (photos).
+ */
 export function readBody(
   req: IncomingMessage,
   opts: { maxBytes: number; budget: BodyBudget; discard?: boolean },
@@ -59,7 +65,24 @@ export function readBody(
       chunks.push(chunk);
     };
     req.on('data', onData);
-    req.once('end', () => finish({ kind: 'body', data: opts.discard ? Buffer.alloc(0) : Buffer.concat(chunks) }));
+    const ended = async () => {
+      // The connection is gone before its answer (the bytes after the body were no request: a
+      // Content-Length shorter than the body cut its last line): the terminal is never told OK and
+      // sends it again, so nothing of a body that may be cut short is journalled.
+      if (req.socket.destroyed) return finish({ kind: 'aborted' });
+      if (opts.discard) return finish({ kind: 'body', data: Buffer.alloc(0) });
+      const data = Buffer.concat(chunks);
+      const codings = codingsOf(req.headers);
+      if (codings.length === 0) return finish({ kind: 'body', data });
+      // What it may grow to while it is uncompressed is held from the shared budget too.
+      if (!opts.budget.take(opts.maxBytes)) return finish({ kind: 'busy' });
+      held += opts.maxBytes;
+      const decoded = await decodeBody(data, codings, opts.maxBytes);
+      if (decoded.kind === 'body') return finish(decoded);
+      if (decoded.kind === 'too-large') return finish({ kind: 'too-large', bytes: opts.maxBytes + 1 });
+      finish({ kind: 'unreadable-coding', coding: decoded.coding, why: decoded.why });
+    };
+    req.once('end', () => void ended());
     req.once('aborted', () => finish({ kind: 'aborted' }));
     req.once('error', () => finish({ kind: 'aborted' }));
     req.once('close', () => {

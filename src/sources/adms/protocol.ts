@@ -175,6 +175,7 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest, how?: TableHow
   );
   const upload = { terminal: cfg.name, serial: cfg.serial, table: label, stamp: how ? null : stampOf(ctx, p) };
   await pauseIfLarge(text);
+  let added = 0;
   try {
     const r = await ctx.commits.submit({
       upload: { ...upload, at: ctx.clock.now() },
@@ -184,6 +185,7 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest, how?: TableHow
       extra: attlogExtra(label, kept, parsed.idCardChecks.length, ctx),
     });
     reportJournalled(ctx, cfg.name, punches.length, r, 'punches');
+    added = r.added;
   } catch (e) {
     ctx.logger.warn(
       { terminal: cfg.name, punches: punches.length, err: errText(e) },
@@ -195,7 +197,9 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest, how?: TableHow
   // Only now: the punches, the lines kept raw and the stamp are on disk.
   // ID card checks were read and recorded too: processed, as the protocol's `OK:<n>` counts.
   const processed = punches.length + parsed.idCardChecks.length;
-  answer(p.req, p.res, 200, how ? answerOf(how, text) : uploadAnswer(uploadDialect(ctx, t), processed));
+  const said = how ? answerOf(how, text) : uploadAnswer(uploadDialect(ctx, t), processed);
+  if (!how) ctx.repeats.seen(ctx, t, body, punches.length, added, said);
+  answer(p.req, p.res, 200, said);
 }
 
 /**

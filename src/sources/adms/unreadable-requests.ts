@@ -38,7 +38,8 @@ export class UnreadableRequests {
 
   constructor(private readonly logger: Logger) {}
 
-  seen(address: string, e: ParserError, now: number): void {
+  /** `afterRequest`: the connection carried a request before these bytes (they follow its body). */
+  seen(address: string, e: ParserError, now: number, afterRequest = false): void {
     const last = this.logged.get(address);
     if (last !== undefined && now - last < ADDRESS_LOG_MS) return;
     const held = this.budget.take(now);
@@ -47,8 +48,22 @@ export class UnreadableRequests {
     this.logged.set(address, now);
     const request = requestLineOf(e.rawPacket);
     const why = `${e.reason ?? 'unreadable'} (${e.code ?? 'HPE'})`;
+    const fields = {
+      address,
+      parser: e.code,
+      ...(request ? { request } : {}),
+      ...(held > 0 ? { notLogged: held } : {}),
+    };
+    if (afterRequest) {
+      // The packet starts with the request these bytes followed: quoting it would blame that one.
+      this.logger.warn(
+        { ...fields, afterRequest },
+        `a device at ${address} sent bytes the push receiver cannot read as HTTP right after the body of a request${request ? ` ("${request}")` : ''} on the same connection: ${why}; most likely its Content-Length was shorter than the body it sent. Answered 400, nothing of them kept, and an upload whose answer was lost so is not journalled (the terminal sends it again). If it is a terminal, or a proxy between it and this box, it miscounts its bodies: note its model and firmware version, and update the firmware`,
+      );
+      return;
+    }
     this.logger.warn(
-      { address, parser: e.code, ...(request ? { request } : {}), ...(held > 0 ? { notLogged: held } : {}) },
+      fields,
       `a device at ${address} sent a request the push receiver cannot read as HTTP: ${why}${request ? ` in "${request}"` : ''}; answered 400 and nothing of it kept. If it is a terminal, its firmware writes HTTP punchgate does not accept: note its model and firmware version, and update the firmware`,
     );
   }
