@@ -667,10 +667,18 @@ export class Journal implements PunchSink, DeliveryQueue {
           result.added = result.duplicates = result.quarantined = refusedCount = forgotten = 0;
           marks.clear();
           const moves = new CountMoves();
+          // The device each run was filed under, as the punches named it (countByDevice).
+          const named = new Map<string, string>();
+          const newByDevice = opts.countByDevice ? new Map<string, number>() : undefined;
+          if (newByDevice) result.newByDevice = newByDevice;
           // Written a run of punches at a time (punch-inserts.ts): how many of each run were new.
-          const inserts = this.inserts.begin((terminal, state, added, offered) => {
+          const inserts = this.inserts.begin((terminal, state, added, offered, device) => {
             result.duplicates += offered - added;
             if (added === 0) return;
+            if (newByDevice) {
+              const name = named.get(device) ?? device;
+              newByDevice.set(name, (newByDevice.get(name) ?? 0) + added);
+            }
             if (state === 'quarantined') result.quarantined += added;
             else result.added += added;
             moves.add(terminal, state, added);
@@ -720,6 +728,7 @@ export class Journal implements PunchSink, DeliveryQueue {
                     : readFloor !== undefined && p.logTime < readFloor
                       ? `recorded while the terminal clock was behind: new after its log was read up to ${opts.readUpTo!.slice(0, 16)}`
                       : pushedBehind(pushedFloorOf(device), p.logTime)));
+            if (newByDevice) named.set(device, p.device ?? '');
             inserts.add(
               p.terminal,
               device,

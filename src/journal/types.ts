@@ -78,6 +78,12 @@ export interface IngestOptions {
    * durable exactly when they are, so a crash can never leave it ahead of them.
    */
   state?: SourceStateEntry;
+  /**
+   * Count the new punches per device as the punches name it (IngestResult.newByDevice): a source
+   * that reads a server's transactions again (BioTime's id window after a restart) counts per
+   * terminal only what was new, not what it read twice.
+   */
+  countByDevice?: boolean;
 }
 
 /** One value a source keeps between runs, per terminal and key. */
@@ -118,6 +124,11 @@ export interface IngestResult {
    * terminal's offset became steady (its clock explains them). Set only when some were.
    */
   released?: number;
+  /**
+   * With IngestOptions.countByDevice: of the punches given, how many were new to the journal
+   * (waiting or quarantined), per device as the punches name it ('' for none).
+   */
+  newByDevice?: Map<string, number>;
 }
 
 /** One record the journal refused. */

@@ -73,7 +73,7 @@ export interface BehindServerDevice {
   area: string;
   /** Its newest punch read (its own wall clock). */
   lastPunch: string;
-  /** Punches read from it. */
+  /** Its punches read and new to the journal (read again: not counted twice). */
   read: number;
 }
 

@@ -61,6 +61,34 @@ describe('punchgate terminals listen', () => {
     expect(sim.requests().filter((r) => r.method === 'PUT')).toEqual([]);
   });
 
+  it('refuses to point a terminal on the network at a loopback address, and says what to set', async () => {
+    const sim = await startHikvisionSim({ password: PASSWORD });
+    cleanups.push(() => sim.stop());
+    // A terminal elsewhere (TEST-NET address: never contacted, the command stops before).
+    const loopback = configFor(sim, '127.0.0.1:8081', { url: 'http://192.0.2.64', listen: true });
+    for (const extra of [['--print'], []]) {
+      const r = await runPunchgate(['--config', loopback, 'terminals', 'listen', 'reception', ...extra]);
+      expect(r.status).toBe(78);
+      expect(r.stderr).toMatch(
+        /127\.0\.0\.1 is this box's loopback address: terminal reception \(192\.0\.2\.64\) cannot reach it\. Set adms\.listen to 0\.0\.0\.0:8081 .*--address 192\.168\.1\.10/,
+      );
+      expect(r.stdout).toBe('');
+    }
+    const wildcard = configFor(sim, '0.0.0.0:8081', { url: 'http://192.0.2.64', listen: true });
+    const r = await runPunchgate([
+      '--config',
+      wildcard,
+      'terminals',
+      'listen',
+      'reception',
+      '--print',
+      '--address',
+      '::1',
+    ]);
+    expect(r.status).toBe(78);
+    expect(r.stderr).toMatch(/::1 is this box's loopback address: .*Run again with the address the terminal reaches/);
+  });
+
   it('keeps the other hosts of the terminal, says which one it replaced, and reminds to set listen: true', async () => {
     const sim = await startHikvisionSim({ password: PASSWORD, httpHost: 'http://10.0.0.9:8080/other' });
     cleanups.push(() => sim.stop());
@@ -75,6 +103,9 @@ describe('punchgate terminals listen', () => {
     expect(sim.httpHosts()).toMatchObject([
       { id: '1', url: '/listen/hikvision/reception', ipAddress: '127.0.0.1', portNo: 8081 },
     ]);
+    // The simulator is on this box: no firewall to open, and no "open port ... to 127.0.0.1".
+    expect(r.stdout).not.toMatch(/open port/);
+    expect(r.stdout).toMatch(/punchgate check says when it has posted/);
     // Again: the same slot, nothing replaced.
     const again = await runPunchgate(['--config', cfg, 'terminals', 'listen', 'reception']);
     expect(again.status).toBe(0);

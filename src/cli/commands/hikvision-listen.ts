@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import type { Command } from 'commander';
 import { admsListenAddress } from '../../config/adms.js';
+import { isLoopbackHost } from '../../config/hrms.js';
 import { sourceDepsFor } from '../../sources/deps.js';
 import {
   boxHttpHost,
@@ -70,6 +71,18 @@ async function runListen(cmd: Command, name: string, opts: ListenOptions): Promi
       `give the box's address as the terminal reaches it: --address 192.168.1.10 (adms.listen is ${ctx.config.adms.listen})`,
       EXIT.CONFIG,
     );
+  // A terminal on this box (a simulator) reaches a loopback address; one on the network never does.
+  const terminalHost = new URL(t.url).hostname;
+  const terminalHere = isLoopbackHost(terminalHost);
+  if (!terminalHere && isLoopbackHost(address))
+    throw new ExitError(
+      `${address} is this box's loopback address: terminal ${t.name} (${terminalHost}) cannot reach it. ` +
+        (isLoopbackHost(at.host)
+          ? `Set adms.listen to 0.0.0.0:${at.port} (or this box's network address), reload, and run again with `
+          : 'Run again with ') +
+        `the address the terminal reaches the box at: --address 192.168.1.10`,
+      EXIT.CONFIG,
+    );
   const path = listenPath('hikvision', t.name);
   const out = (s: string) => process.stdout.write(s);
   if (!t.listen)
@@ -124,13 +137,29 @@ async function runListen(cmd: Command, name: string, opts: ListenOptions): Promi
         EXIT.TEMPFAIL,
       );
     out(`terminal ${t.name} now posts its events to ${printable(describe(ours), 300)}\n`);
-    out(
-      `open port ${at.port}/tcp on this box to ${new URL(t.url).hostname}; punchgate check says when it has posted\n`,
-    );
+    out(`${reachNote(at.host, at.port, t.name, terminalHost, terminalHere)}punchgate check says when it has posted\n`);
     return EXIT.OK;
   } catch (e) {
     throw e instanceof ExitError ? e : journalErrorOf(journal.path, e);
   } finally {
     journal.close();
   }
+}
+
+/**
+ * What the admin still does for the terminal's posts to arrive: open the port to it, or, with the
+ * receiver bound to loopback, make it listen where the terminal reaches it. Nothing for a terminal
+ * on this box (a simulator): no firewall stands between them.
+ */
+function reachNote(
+  listenHost: string,
+  port: number,
+  name: string,
+  terminalHost: string,
+  terminalHere: boolean,
+): string {
+  if (terminalHere) return '';
+  if (isLoopbackHost(listenHost))
+    return `adms.listen is ${listenHost}:${port}, this box's loopback address: terminal ${name} (${terminalHost}) cannot reach it unless a proxy on this box passes its posts on; otherwise set adms.listen to 0.0.0.0:${port} and reload. `;
+  return `open port ${port}/tcp on this box to ${terminalHost}; `;
 }

@@ -13,7 +13,7 @@ export interface SeenDevice {
   area: string;
   /** The newest punch_time read (the terminal's wall clock). */
   lastPunch: string;
-  /** Punches read from it so far. */
+  /** Its punches read and new to the journal so far (a window read again is not counted twice). */
   read: number;
   /** When punchgate last read a transaction of it (epoch ms). */
   seenAt: number;

@@ -162,6 +162,7 @@ export class BiotimePoller {
         const res = journalReadAgain(deps.sink, punches, {
           timezone: cfg.timezone,
           state: { terminal: cfg.name, key: CURSOR_KEY, value: formatCursor(cursor) },
+          countByDevice: true,
         });
         if (res.added > 0) deps.onPunches?.(res.added);
         return res;

@@ -247,6 +247,13 @@ export async function readTransactions(o: ReadOptions): Promise<ReadResult> {
     r.duplicates += res.duplicates;
     r.quarantined += res.quarantined;
     r.refused += res.refused ?? 0;
+    // Per device, what was new to the journal: a window read again (after a restart, a reload, in
+    // time mode at every poll) is read, not counted twice.
+    for (const [key, n] of res.newByDevice ?? []) {
+      let d = r.devices.get(key);
+      if (!d) r.devices.set(key, (d = { serial: key, alias: '', area: '', lastPunch: '', read: 0 }));
+      d.read += n;
+    }
   };
 
   /** Takes one page's rows (journalled at the next flush, with the cursor after them). */
@@ -268,7 +275,6 @@ export async function readTransactions(o: ReadOptions): Promise<ReadResult> {
       const key = f.punch.device!;
       let d = r.devices.get(key);
       if (!d) r.devices.set(key, (d = { serial: key, alias: '', area: '', lastPunch: '', read: 0 }));
-      d.read++;
       if (plausible && t > d.lastPunch) d.lastPunch = t;
       lastOf.set(key, f);
     }

@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SerialTerminalConfig } from '../../config/terminals.js';
+import { printable } from '../../util/terminal-text.js';
 
 /**
  * The one thing the source needs from a serial device: bytes in, and a word when it goes
@@ -90,13 +91,17 @@ export function openFailureHint(err: unknown): string | undefined {
 
 export interface SerialPortListing {
   paths: string[];
-  /** Set when the full listing (udev) failed and only the /dev fallback answered. */
-  listError?: string;
+  /**
+   * Set when the full listing (udev) failed and only the /dev fallback answered: why, in words
+   * (not the raw `spawn udevadm ENOENT`), and that the configured path is used as it is.
+   */
+  listNote?: string;
 }
 
 /**
- * Serial devices on this box, for diagnostics only. `SerialPort.list()` needs udevadm,
- * which small boxes and containers lack; then /dev is read directly.
+ * Serial devices on this box, for diagnostics only (the warning of a device that does not open
+ * names them): nothing opens a device from this list. `SerialPort.list()` needs udevadm, which
+ * small boxes and containers lack; then /dev is read directly.
  */
 export async function listSerialPorts(timeoutMs = 3000): Promise<SerialPortListing> {
   let timer: NodeJS.Timeout | undefined;
@@ -110,10 +115,20 @@ export async function listSerialPorts(timeoutMs = 3000): Promise<SerialPortListi
     const ports = await Promise.race([SerialPort.list(), timeout]);
     return { paths: ports.map((p) => p.path) };
   } catch (e) {
-    return { paths: await scanDev(), listError: e instanceof Error ? e.message : String(e) };
+    return { paths: await scanDev(), listNote: listFailureWords(e instanceof Error ? e.message : String(e)) };
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Why the udev listing failed, in words for the admin. */
+export function listFailureWords(error: string): string {
+  const after = 'the serial devices listed are those found in /dev; the configured path is used as it is';
+  // serialport's list() runs `udevadm info -e`: a box without udev (a container, a minimal image) has none.
+  if (/udevadm/i.test(error) && /ENOENT|not found/i.test(error))
+    return `the port list is not available without udev (udevadm is not installed): ${after}`;
+  if (/^no answer within/.test(error)) return `the port list (udev) gave ${error}: ${after}`;
+  return `the port list (udev) could not be read (${printable(error, 200)}): ${after}`;
 }
 
 async function scanDev(): Promise<string[]> {

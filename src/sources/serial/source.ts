@@ -101,6 +101,8 @@ export class SerialSource {
   private readonly handover: SerialPortHandover | undefined;
   private attempt = 0;
   private lastOpenError: string | null = null;
+  /** The port list's note last said (udev missing): said once, not with every warning. */
+  private listNoteSaid: string | undefined;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private presenceTimer: NodeJS.Timeout | null = null;
 
@@ -241,12 +243,15 @@ export class SerialSource {
       // Say it once per kind of failure; the retries every few seconds go to debug.
       this.lastOpenError = message;
       const hint = openFailureHint(e);
-      void listSerialPorts().then(({ paths, listError }) =>
+      void listSerialPorts().then(({ paths, listNote }) => {
+        // Why the list is only /dev's: said with the first warning, not with every one after.
+        const said = listNote !== undefined && listNote === this.listNoteSaid;
+        if (listNote !== undefined) this.listNoteSaid = listNote;
         this.log.warn(
-          { path: this.cfg.path, error: message, hint, available: paths, listError },
+          { path: this.cfg.path, error: message, hint, available: paths, ...(said ? {} : { listNote }) },
           'cannot open serial device; retrying',
-        ),
-      );
+        );
+      });
     } else {
       this.log.debug({ path: this.cfg.path, error: message, retryInMs: delay }, 'cannot open serial device');
     }
