@@ -1,12 +1,10 @@
-import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Database } from '../../src/journal/sqlite-driver.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
+import { freePort, spawnPunchgate } from '../helpers/daemon-child.js';
 
 /**
  * A backup copied over the running daemon's journal with cp (a restore by hand, the daemon left
@@ -21,31 +19,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function child(args: string[]) {
-  const { PUNCHGATE_HRMS_TOKEN: _t, NOTIFY_SOCKET: _n, ...env } = process.env;
-  const c = spawn(process.execPath, [join(process.cwd(), 'dist/punchgate.js'), ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env,
-  });
-  let out = '';
-  c.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  c.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((r) => c.on('exit', (code) => r(code)));
-  cleanups.push(async () => {
-    if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    await exited;
-  });
-  return { c, exited, out: () => out };
-}
+const child = (args: string[]) => spawnPunchgate(args, cleanups);
 
 function punchesIn(file: string): number {
   const db = new Database(file, { readonly: true, fileMustExist: true });
