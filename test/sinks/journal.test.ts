@@ -101,8 +101,9 @@ describe('journal: a punch per sink', () => {
     j.ingest(punches(3));
     const a = j.claim(10);
     j.settle(a.map((p) => ({ id: p.id, kind: 'delivered' as const })));
-    j.ingest([punch('9', '2026-11-22 09:00:00')]); // the newest row always stays
     clock.advance(11 * DAY);
+    // The newest row always stays; and the terminals' clocks too say the retention is past.
+    j.ingest([punch('9', '2026-12-03 10:00:00')]);
     expect(j.prune()).toBe(0);
     const b = j.sinkQueue('b');
     const got = b.claim(2);
