@@ -4,7 +4,7 @@ import type { HikvisionTerminalConfig } from '../config/terminals.js';
 import { wallClockAt, wallClockDiffSeconds } from '../punch.js';
 import { nextAuthTry, type AuthRefusal } from '../sources/hikvision/auth-gate.js';
 import { END_SERIAL, refusesSerialRange, smallerEndSerial } from '../sources/hikvision/serial-range.js';
-import { describeHikFault } from '../sources/hikvision/fault.js';
+import { describeHikFault, noEventSearchFault } from '../sources/hikvision/fault.js';
 import {
   defaultHikClientFactory,
   HikApiError,
@@ -15,7 +15,7 @@ import {
 } from '../sources/hikvision/index.js';
 import type { Clock } from '../util/clock.js';
 import { clockVerdict, deviceWords, refusalStopsCheck, transportWords } from './http-terminal-check.js';
-import { fail, type CheckResult } from './types.js';
+import { fail, warn, type CheckResult } from './types.js';
 import { describeSkew } from './zk-check.js';
 import { localTime } from '../util/local-time.js';
 import { boxIanaZone } from '../util/box-zone.js';
@@ -87,6 +87,16 @@ export async function checkHikvisionTerminal(
     const users = await client.users.count().catch(() => null);
     const search = await eventSearch(client);
     await client.http.close();
+    if (typeof search === 'object') {
+      // The poll reads such a terminal by its posts alone (listen: true), or cannot read it at all.
+      const f = noEventSearchFault(cfg, key, search.none);
+      if (!cfg.listen) return fail(name, f.cause, f.fix);
+      const facts = [
+        deviceWords(info.serialNumber, info.model, info.firmwareVersion),
+        `clock ${describeSkew(skew)} (${zone})`,
+      ];
+      return warn(name, `${facts.join(', ')}; ${f.cause}`, f.fix);
+    }
 
     const facts = [
       `${client.peer}${transportWords(cfg.url.startsWith('https:'), Boolean(cfg.tlsFingerprint), Boolean(cfg.caFile))}`,
@@ -115,7 +125,7 @@ export async function checkHikvisionTerminal(
  * serial numbers no terminal reaches tells the two apart: firmware that honours the filter finds
  * nothing, firmware that ignores it sends its log anyway (and one that refuses it says so).
  */
-async function eventSearch(client: HikvisionClient): Promise<'serial' | 'time'> {
+async function eventSearch(client: HikvisionClient): Promise<'serial' | 'time' | { none: string }> {
   // A refused range is tried again with a smaller end, as the poll does (serial-range.ts).
   for (let end = END_SERIAL; ;) {
     try {
@@ -144,6 +154,8 @@ async function eventSearch(client: HikvisionClient): Promise<'serial' | 'time'> 
     );
     return 'time';
   } catch (e) {
+    // Firmware that only posts its events: no search at all (the caller says what that means).
+    if (e instanceof HikApiError && e.unsupported) return { none: e.message };
     if (e instanceof HikApiError) {
       throw new HikApiError(
         `the device does not answer the event search (${e.message})`,

@@ -1,6 +1,7 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { checkHikvisionTerminal } from '../../src/check/hikvision-check.js';
 import { startHikvisionSim } from '../../src/sim/hikvision/index.js';
 import { HikvisionPoller } from '../../src/sources/hikvision/index.js';
 import { HikvisionListenEndpoint } from '../../src/sources/hikvision/listen-endpoint.js';
@@ -17,7 +18,8 @@ import { hikConfig, journalFixture, journalKeys, PASSWORD, passwordEnv } from '.
  * terminal's record only at the end of a whole poll, so it never was, and the endpoint, which
  * files posts under it, answered every post 503 ("not ready; retry") for ever: not one of the
  * terminal's punches was kept. And the status blamed the address ("not as a Hikvision
- * access-control terminal does: check that url points at the terminal, not a camera").
+ * access-control terminal does: check that url points at the terminal, not a camera"); then it
+ * called the terminal failing at every poll, and `check` blamed the address still.
  */
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -68,16 +70,24 @@ describe('a Hikvision terminal that only posts its events (no event search)', ()
 
     // Before any poll: not ready, the terminal posts again.
     expect(await post(port, pass('100054', 7, '2026-11-02T07:58:01+05:30'))).toBe(503);
+    // The poll reads what such a terminal offers (identity, clock, users) and is a good poll: it
+    // failed each interval, so the status called a working terminal broken. `check` warns once
+    // of what listening alone means.
     const r = await poller.poll();
-    expect(r.ok).toBe(false);
+    expect(r).toMatchObject({ ok: true, listeningOnly: true, reached: true });
     expect(f.deps.ledger.get(cfg.name)?.serial).toBe(r.serial);
     expect(r.serial).not.toBe('');
     const rec = f.deps.ledger.get(cfg.name)!;
-    expect(rec.lastError).toMatch(
+    expect(rec).toMatchObject({ online: true, lastError: null, offlineSince: null });
+    expect(rec.lastSuccessAt).not.toBeNull();
+    expect((await poller.poll()).ok).toBe(true);
+    const checked = await checkHikvisionTerminal(cfg, 0, { clock: { now: Date.now }, env: passwordEnv() });
+    expect(checked.status).toBe('warn');
+    expect(checked.detail).toMatch(
       /does not search its event log .*notSupport.*: its punches come by HTTP Listening alone/,
     );
-    expect(rec.lastErrorFix).toMatch(/punchgate terminals listen reception/);
-    expect(rec.lastError).not.toMatch(/not as a Hikvision access-control terminal/);
+    expect(checked.fix).toMatch(/punchgate terminals listen reception/);
+    expect(checked.detail).not.toMatch(/not as a Hikvision access-control terminal/);
 
     // The post again, and the next ones: journalled, once each.
     expect(await post(port, pass('100054', 7, '2026-11-02T07:58:01+05:30'))).toBe(200);
@@ -91,7 +101,15 @@ describe('a Hikvision terminal that only posts its events (no event search)', ()
       PUNCHGATE_TERMINAL_GATE_PASSWORD: PASSWORD,
     });
     cleanups.push(() => plain.close());
-    await plain.poll();
+    expect((await plain.poll()).ok).toBe(false);
+    expect(f.deps.ledger.get('gate')?.lastError).toMatch(/does not search its event log .*notSupport/);
     expect(f.deps.ledger.get('gate')?.lastErrorFix).toMatch(/listen: true .*punchgate terminals listen gate/);
+    const plainCheck = await checkHikvisionTerminal(hikConfig(sim, { name: 'gate' }), 0, {
+      clock: { now: Date.now },
+      env: { PUNCHGATE_TERMINAL_GATE_PASSWORD: PASSWORD },
+    });
+    expect(plainCheck.status).toBe('fail');
+    expect(plainCheck.fix).toMatch(/set terminals\[0\]\.listen: true .*punchgate terminals listen gate/);
+    expect(plainCheck.detail).not.toMatch(/not as a Hikvision access-control terminal/);
   });
 });

@@ -131,7 +131,10 @@ function hikLine(r: HikPollResult, scrub: (s: string) => string, fixOf: FixOf): 
   // Stopped at a bound: what it read is journalled, and said with the reason.
   if (r.stopped) return `${r.terminal}: STOPPED EARLY: ${escapeControls(scrub(r.stopped))}; ${read}\n`;
   if (!r.ok) return failedLine(r.terminal, r.error, scrub, fixOf);
-  return `${r.terminal}: ok, ${read}, ${r.users ?? '?'} users, clock ${fmtSkew(r.skewSeconds)}\n`;
+  const people = `${r.users ?? '?'} users, clock ${fmtSkew(r.skewSeconds)}`;
+  if (r.listeningOnly)
+    return `${r.terminal}: ok, listening only (this firmware has no event search: its punches come by HTTP Listening alone), ${people}\n`;
+  return `${r.terminal}: ok, ${read}, ${people}\n`;
 }
 
 function dahuaLine(r: DahuaPollResult, scrub: (s: string) => string, fixOf: FixOf): string {

@@ -64,16 +64,7 @@ export function describeHikFault(e: unknown, cfg: HikvisionTerminalConfig, key: 
     return { cause: e.message, fix: 'restart the terminal, and update its firmware if it goes on' };
   // A terminal whose firmware has no event search (DS-K1T502s and other models that only post
   // their events): its identity and clock were read, so it is the terminal, not another device.
-  if (e instanceof HikApiError && e.unsupported && e.message.startsWith(EVENTS_PATH.split('?')[0]!))
-    return cfg.listen
-      ? {
-          cause: `${addressShown(cfg.url)} does not search its event log (${e.message}): its punches come by HTTP Listening alone, and no poll reads what a missed post held`,
-          fix: `keep HTTP Listening set on the terminal (punchgate terminals listen ${cfg.name}) and watch its last post in the status; a newer firmware may search its log`,
-        }
-      : {
-          cause: `${addressShown(cfg.url)} does not search its event log (${e.message}): a terminal that only posts its events`,
-          fix: `set ${key}.listen: true (and adms.listen), then run punchgate terminals listen ${cfg.name} (docs/terminals-hikvision.md, HTTP Listening)`,
-        };
+  if (lacksEventSearch(e)) return noEventSearchFault(cfg, key, e.message);
   if (e instanceof HikApiError)
     return {
       cause: `${addressShown(cfg.url)} answered, but not as a Hikvision access-control terminal does: ${e.message}`,
@@ -83,4 +74,22 @@ export function describeHikFault(e: unknown, cfg: HikvisionTerminalConfig, key: 
     cause: `${addressShown(cfg.url)}: ${e instanceof Error ? e.message : String(e)}`,
     fix: `check ${key}.url and the terminal`,
   };
+}
+
+/** The poll's event search answered that the device does not know it (firmware that only posts its events). */
+export function lacksEventSearch(e: unknown): e is HikApiError {
+  return e instanceof HikApiError && e.unsupported && e.message.startsWith(EVENTS_PATH.split('?')[0]!);
+}
+
+/** The words for a terminal without an event search (`answer`: what it answered the search). */
+export function noEventSearchFault(cfg: HikvisionTerminalConfig, key: string, answer: string): TerminalFault {
+  return cfg.listen
+    ? {
+        cause: `${addressShown(cfg.url)} does not search its event log (${answer}): its punches come by HTTP Listening alone, and no poll reads what a missed post held`,
+        fix: `keep HTTP Listening set on the terminal (punchgate terminals listen ${cfg.name}) and watch its last post in the status; a newer firmware may search its log`,
+      }
+    : {
+        cause: `${addressShown(cfg.url)} does not search its event log (${answer}): a terminal that only posts its events`,
+        fix: `set ${key}.listen: true (and adms.listen), then run punchgate terminals listen ${cfg.name} (docs/terminals-hikvision.md, HTTP Listening)`,
+      };
 }

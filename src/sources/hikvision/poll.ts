@@ -15,8 +15,8 @@ import {
   recordPollFault,
   settleRead,
 } from '../http-poll.js';
-import { configKeyOf, type TerminalFault } from '../poll-outcome.js';
-import { describeHikFault } from './fault.js';
+import { configKeyOf, noteWorking, type TerminalFault } from '../poll-outcome.js';
+import { describeHikFault, lacksEventSearch } from './fault.js';
 import { agreesBeforeBoxStep, BOX_STEPPED_NOT_SET, type SourceDeps } from '../types.js';
 import type { Logger } from '../../util/logger.js';
 import { nextAuthTry, readRefusal, recordRefusal, refusalText } from './auth-gate.js';
@@ -68,6 +68,8 @@ export interface HikPollResult {
   stopped?: string;
   /** Events numbered or dated implausibly (read, never the cursor's). */
   implausible: number;
+  /** The firmware has no event search and the terminal posts its events (listen: true): read by its posts alone. */
+  listeningOnly?: boolean;
   /** Authentication passes whose minor `minors` leaves out (not punches), by minor. */
   unlisted?: Record<number, number>;
 }
@@ -106,6 +108,8 @@ export class HikvisionPoller {
   private mode: FilterMode = 'serial';
   /** Learned per process: the end of the serial range the firmware accepts. */
   private endSerial = END_SERIAL;
+  /** Learned per process: the firmware has no event search (listening only), said once. */
+  private noSearch = false;
   /** The password the terminal last accepted (in memory only). */
   private readonly accepted = new AcceptedPassword(() => readTerminalPassword(this.cfg, this.env));
   /** Minors of a newer firmware, said once per code: shared with the alert stream and HTTP Listening. */
@@ -265,23 +269,47 @@ export class HikvisionPoller {
         { terminal: cfg.name, timezone: cfg.timezone, key, skewSeconds: result.skewSeconds },
         formatCursor,
       );
-      const read = await readEvents({
-        client,
-        terminal: cfg.name,
-        device: serial,
-        minors: new Set(cfg.minors),
-        unknownMinors: this.unknownMinors,
-        cursor: parseCursor(deps.state.get(cfg.name, key)),
-        mode: this.mode,
-        endSerial: this.endSerial,
-        overlapMinutes: cfg.overlapMinutes,
-        deviceNow,
-        commit,
-        log,
-        signal,
-        commitRows: this.tuning.commitRows,
-        limits,
-      });
+      let read: ReadResult;
+      try {
+        read = await readEvents({
+          client,
+          terminal: cfg.name,
+          device: serial,
+          minors: new Set(cfg.minors),
+          unknownMinors: this.unknownMinors,
+          cursor: parseCursor(deps.state.get(cfg.name, key)),
+          mode: this.mode,
+          endSerial: this.endSerial,
+          overlapMinutes: cfg.overlapMinutes,
+          deviceNow,
+          commit,
+          log,
+          signal,
+          commitRows: this.tuning.commitRows,
+          limits,
+        });
+      } catch (e) {
+        // Firmware without an event search (it only posts its events), set to post to us: its
+        // punches come by HTTP Listening, and a poll that read its identity and clock did all
+        // such a terminal offers. Not a failed poll each interval: that told the admin a working
+        // terminal was broken. The search is asked again at each poll (a firmware update adds it).
+        if (!(cfg.listen && lacksEventSearch(e))) throw e;
+        this.listeningOnly(e, log);
+        result.ok = true;
+        result.listeningOnly = true;
+        noteWorking(known, log, cfg.name, clock.now());
+        ledger.update(cfg.name, {
+          ...reachedFields(serial, known, startedAt, undefined, clock.now()),
+          skewSeconds: result.skewSeconds,
+          users: result.users ?? undefined,
+          firmware: [info.model, info.firmwareVersion].filter(Boolean).join(' ') || null,
+        });
+        return result;
+      }
+      if (this.noSearch) {
+        log.info(`terminal ${cfg.name} answers the event search now: its log is read by the poll again`);
+        this.noSearch = false;
+      }
       this.mode = read.mode;
       this.endSerial = read.endSerial;
       Object.assign(result, {
@@ -332,6 +360,16 @@ export class HikvisionPoller {
       if (!result.noBackoff) recordPollFault(ledger, log, cfg.name, { reached, startedAt, fault }, e);
     }
     return result;
+  }
+
+  /** Said once (and again after the search came and went): the terminal is read by its posts alone. */
+  private listeningOnly(e: Error, log: Logger): void {
+    if (this.noSearch) return;
+    this.noSearch = true;
+    log.warn(
+      { err: e.message },
+      `terminal ${this.cfg.name} has no event search (firmware that only posts its events): its punches come by HTTP Listening alone, and a post the terminal could not deliver is not read back by a poll`,
+    );
   }
 
   /** Writes (or clears) a note for the status alerts: see notes.ts. */
