@@ -17,7 +17,7 @@ import {
 } from '../http-poll.js';
 import { configKeyOf, noteWorking, type TerminalFault } from '../poll-outcome.js';
 import { describeHikFault, lacksEventSearch } from './fault.js';
-import { agreesBeforeBoxStep, BOX_STEPPED_NOT_SET, type SourceDeps } from '../types.js';
+import type { SourceDeps } from '../types.js';
 import type { Logger } from '../../util/logger.js';
 import { nextAuthTry, readRefusal, recordRefusal, refusalText } from './auth-gate.js';
 import { HikvisionClient } from './client.js';
@@ -38,7 +38,7 @@ import { UnknownMinorLog } from './unknown-minors.js';
 import { MAX_POLL_PAGES, monotonicNow, POLL_DEADLINE_MS } from './limits.js';
 import { rememberMac } from './listen-state.js';
 import { writeNote, type NoteWords } from './notes.js';
-import { clockSetAcrossZone } from '../clock-zone-note.js';
+import { syncTerminalClock } from '../clock-sync.js';
 import { passwordPlace, readTerminalPassword, type TerminalPassword } from './password.js';
 
 export interface HikPollResult {
@@ -245,22 +245,13 @@ export class HikvisionPoller {
 
       const deviceNow = await client.getTime(signal);
       result.skewSeconds = wallClockDiffSeconds(deviceNow.wallClock, wallClockAt(clock.now(), cfg.timezone));
-      if (cfg.syncClock && Math.abs(result.skewSeconds) > cfg.skewThresholdSeconds) {
-        if (agreesBeforeBoxStep(result.skewSeconds, deps.clockSteps, cfg.skewThresholdSeconds, cfg.name)) {
-          log.warn({ skewSeconds: result.skewSeconds }, BOX_STEPPED_NOT_SET);
-        } else {
-          await client.setTime(wallClockAt(clock.now(), cfg.timezone), deviceNow, signal);
-          deps.clockSteps?.terminalClockSet(cfg.name);
-          const acrossZone = clockSetAcrossZone(cfg.name, result.skewSeconds, cfg.timezone);
-          if (acrossZone) {
-            log.warn(
-              { skewSeconds: result.skewSeconds },
-              `terminal ${cfg.name}: ${acrossZone.cause}: ${acrossZone.fix}`,
-            );
-            this.note('clock', acrossZone);
-          } else log.info({ skewSeconds: result.skewSeconds }, 'terminal clock set to the box clock');
-        }
-      }
+      await syncTerminalClock(
+        cfg,
+        result.skewSeconds,
+        { clockSteps: deps.clockSteps, log },
+        () => client.setTime(wallClockAt(clock.now(), cfg.timezone), deviceNow, signal),
+        (words) => this.note('clock', words),
+      );
       result.users = await client.users.count(signal).catch(() => null);
 
       const key = cursorKey(serial);

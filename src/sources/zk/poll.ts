@@ -11,9 +11,9 @@ import {
   type TerminalFault,
 } from '../poll-outcome.js';
 import { describeZkFault } from './fault.js';
-import { clockSetAcrossZone } from '../clock-zone-note.js';
+import { syncTerminalClock } from '../clock-sync.js';
 import { activeZkNotes, writeZkNote } from './notes.js';
-import { agreesBeforeBoxStep, BOX_STEPPED_NOT_SET, type SourceDeps } from '../types.js';
+import type { SourceDeps } from '../types.js';
 import { ZkAuthError, ZkClient, ZkConnectionError, ZkProtocolError, ZkTimeoutError } from './client/index.js';
 import { decideClear, type ClearDecision } from './clear-policy.js';
 import { clearUnlessGrown, enableIfLeftDisabled } from './clear-log.js';
@@ -145,19 +145,13 @@ export async function pollTerminal(
     // dated well before that was recorded while the clock was behind (see IngestOptions.readUpTo).
     const readUpTo = known && known.serial === serial && known.readUpTo ? known.readUpTo : undefined;
     result.skewSeconds = wallClockDiffSeconds(terminalTime, boxTime);
-    if (cfg.syncClock && Math.abs(result.skewSeconds) > cfg.skewThresholdSeconds) {
-      if (agreesBeforeBoxStep(result.skewSeconds, deps.clockSteps, cfg.skewThresholdSeconds, cfg.name)) {
-        log.warn({ skewSeconds: result.skewSeconds }, BOX_STEPPED_NOT_SET);
-      } else {
-        await client.setTime(wallClockAt(clock.now(), cfg.timezone));
-        deps.clockSteps?.terminalClockSet(cfg.name);
-        const acrossZone = clockSetAcrossZone(cfg.name, result.skewSeconds, cfg.timezone);
-        if (acrossZone) {
-          log.warn({ skewSeconds: result.skewSeconds }, `terminal ${cfg.name}: ${acrossZone.cause}: ${acrossZone.fix}`);
-          writeZkNote(deps.state, cfg.name, 'clock', acrossZone, clock.now(), log);
-        } else log.info({ skewSeconds: result.skewSeconds }, 'terminal clock set to the box clock');
-      }
-    }
+    await syncTerminalClock(
+      cfg,
+      result.skewSeconds,
+      { clockSteps: deps.clockSteps, log },
+      () => client.setTime(wallClockAt(clock.now(), cfg.timezone)),
+      (words) => writeZkNote(deps.state, cfg.name, 'clock', words, clock.now(), log),
+    );
 
     // An unknown serial (the terminal did not say) never counts as the same device. A full log
     // keeps its count while new punches write over its oldest records (cyclic deletion): read.
