@@ -92,4 +92,26 @@ describe('import: glog USB exports (GLG_001.TXT, AGL_001.TXT)', () => {
       ['yard', '50014', '2026-11-25 12:15:44', null],
     ]);
   });
+  it('reads an export with # notes above its header and words in its Mode and In/Out columns', async () => {
+    box = cliSandbox({ terminals: [{ name: 'yard', kind: 'zk', host: '127.0.0.1' }] });
+    const file = box.tmp.path('AttendLog.txt');
+    writeFileSync(
+      file,
+      [
+        '# DeviceModel = X200 Excel',
+        '# DataType = AttendLog',
+        'No\tTMNo\tEnNo\tName\tGMNo\tMode\tIn/Out\tAntipass\tProxyWork\tDateTime\tTR',
+        '1\t1\t00000008\tNoor Haddad\t1\tFP\tDutyOn\t0\t0\t2026-11-26 08:10:09\t0',
+        '2\t1\t00000008\tNoor Haddad\t1\tFP\tDutyOff\t0\t0\t2026-11-26 16:40:09\t0',
+        '',
+      ].join('\r\n'),
+    );
+    const r = await box.cli('import', '--terminal', 'yard', file);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('AttendLog.txt: 2 new, 0 duplicates, 0 bad');
+    expect(await punches()).toEqual([
+      ['yard', '8', '2026-11-26 08:10:09', null],
+      ['yard', '8', '2026-11-26 16:40:09', null],
+    ]);
+  });
 });

@@ -7,7 +7,8 @@ import { punchOf, usableCells } from './parse.js';
  * Reads the punch lines of a glog USB export (`GLG_001.TXT`, `AGL_001.TXT`: glog-header.ts) by the
  * names its header gives the columns. Published exports of this family (shapes quoted by the
  * projects that read them, e.g. github.com/joaquin-osorio/prosoft-reader docs/attendance.md and
- * the EDGEFOLIO notes on an `AGL_001.TXT` of 653 punches) differ in three ways, all read here:
+ * the EDGEFOLIO notes on an `AGL_001.TXT` of 653 punches) differ in four ways, all read here:
+ * - some begin with notes (`# DeviceModel = ...`, `# DataType = AttendLog`) above the header;
  * - the header may hold empty columns (`No\tMchn\tEnNo\t\tName\t\tMode\tIOMd\tDateTime\t`) that
  *   the punch lines have, or do not have: a line is read by the header's columns when it has as
  *   many, else by its named columns alone; a line with neither count is bad, never guessed;

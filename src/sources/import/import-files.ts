@@ -103,7 +103,7 @@ export async function importFile(
   chunkSize = IMPORT_CHUNK,
 ): Promise<FileReport> {
   const head = await sniff(file);
-  const format = detectFormat(basename(file), head.firstLine);
+  const format = detectFormat(basename(file), head.firstLine, head.afterNotes);
   const pastDevice = target.terminal !== undefined ? target.pastDevice : undefined;
   const apartDevice = target.terminal === undefined ? target.apartDevice : undefined;
   const place = (terminal: string) => ({
@@ -158,6 +158,8 @@ export async function importFile(
   };
   for await (const records of streamCsv(createReadStream(file, { highWaterMark: READ_CHUNK }), options)) {
     for (const rec of records) {
+      // The `# DeviceModel = ...` notes some glog exports write above their header: no punches.
+      if (format === 'glog' && !headerSeen && rec.cells[0]?.startsWith('#')) continue;
       if (format !== 'attlog' && !headerSeen) {
         headerSeen = true;
         const problem = format === 'csv' ? csv.header(rec) : glog.header(rec);
@@ -189,7 +191,7 @@ export async function importFile(
  */
 async function sniff(
   file: string,
-): Promise<{ firstLine: string; empty: boolean; encoding: CsvEncoding; notText?: string }> {
+): Promise<{ firstLine: string; afterNotes: string; empty: boolean; encoding: CsvEncoding; notText?: string }> {
   const fh = await open(file, 'r');
   try {
     const buf = Buffer.alloc(4096);
@@ -209,13 +211,17 @@ async function sniff(
     if (encoding === 'utf-8' && bytesRead >= 8 && (end === 0 || nulShare(body).all * 3 >= end))
       return {
         firstLine: '',
+        afterNotes: '',
         empty: false,
         encoding,
         notText: notTextWords(file),
       };
     const text = new TextDecoder(encoding).decode(head);
-    const firstLine = text.split(/\r\n|\n|\r/, 1)[0] ?? '';
-    return { firstLine, encoding, empty: bytesRead < buf.length && text.trim() === '' };
+    const lines = text.split(/\r\n|\n|\r/);
+    const firstLine = lines[0] ?? '';
+    // The first line after `#` notes (glog exports of some firmware begin with `# DeviceModel = ...`).
+    const afterNotes = lines.find((l) => !l.startsWith('#')) ?? '';
+    return { firstLine, afterNotes, encoding, empty: bytesRead < buf.length && text.trim() === '' };
   } finally {
     await fh.close();
   }

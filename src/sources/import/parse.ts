@@ -203,9 +203,12 @@ export function csvDelimiter(headerLine: string): ',' | ';' | '\t' {
   return ',';
 }
 
-/** Picks the format from the name, then from the first line; a glog header names its format whatever the name. */
-export function detectFormat(fileName: string, firstLine: string): 'attlog' | 'csv' | 'glog' {
-  if (isGlogHeader(firstLine)) return 'glog';
+/**
+ * Picks the format from the name, then from the first line; a glog header (the first line after
+ * any `#` notes: `afterNotes`) names its format whatever the name.
+ */
+export function detectFormat(fileName: string, firstLine: string, afterNotes = firstLine): 'attlog' | 'csv' | 'glog' {
+  if (isGlogHeader(afterNotes)) return 'glog';
   if (/\.dat$/i.test(fileName)) return 'attlog';
   if (/\.csv$/i.test(fileName)) return 'csv';
   return /biometriccode/i.test(firstLine) ? 'csv' : 'attlog';
