@@ -90,11 +90,19 @@ describe('card readers that print a label before the card', () => {
       'Error 3 4',
     ];
     writeSync(fd, lines.map((l) => `${l}\r\n`).join(''));
+    // The Parallax reader itself, on the line: LF, the 10 characters, CR.
+    writeSync(fd, '\n0415AB3C7E\r');
     closeSync(fd);
-    await waitFor(() => source.status().lines === lines.length, 5000, 'every line read');
+    await waitFor(() => source.status().lines === lines.length + 1, 5000, 'every line read');
     await source.stop();
-    expect(sink.punches.map((p) => p.biometricCode)).toEqual(['0415AB3C7D', '0012345678', '0004521234', '0A00123456']);
-    expect(source.status()).toMatchObject({ accepted: 4, malformed: 4 });
+    expect(sink.punches.map((p) => p.biometricCode)).toEqual([
+      '0415AB3C7D',
+      '0012345678',
+      '0004521234',
+      '0A00123456',
+      '0415AB3C7E',
+    ]);
+    expect(source.status()).toMatchObject({ accepted: 5, malformed: 4 });
     // The log says the first of them with its text (then a count, at most one line per 10 s).
     expect(JSON.stringify(log.entries)).toContain('Door controller initialized.');
   });
