@@ -103,15 +103,20 @@ describe('import: glog USB exports (GLG_001.TXT, AGL_001.TXT)', () => {
         'No\tTMNo\tEnNo\tName\tGMNo\tMode\tIn/Out\tAntipass\tProxyWork\tDateTime\tTR',
         '1\t1\t00000008\tNoor Haddad\t1\tFP\tDutyOn\t0\t0\t2026-11-26 08:10:09\t0',
         '2\t1\t00000008\tNoor Haddad\t1\tFP\tDutyOff\t0\t0\t2026-11-26 16:40:09\t0',
+        // The last column empty, then not written at all.
+        '3\t1\t00000009\tIvo Petrov\t1\tFP\tDutyOn\t0\t0\t2026-11-26 08:11:00\t',
+        '4\t1\t00000009\tIvo Petrov\t1\tFP\tDutyOff\t0\t0\t2026-11-26 16:41:00',
         '',
       ].join('\r\n'),
     );
     const r = await box.cli('import', '--terminal', 'yard', file);
     expect(r.stderr).toBe('');
-    expect(r.stdout).toContain('AttendLog.txt: 2 new, 0 duplicates, 0 bad');
+    expect(r.stdout).toContain('AttendLog.txt: 4 new, 0 duplicates, 0 bad');
     expect(await punches()).toEqual([
       ['yard', '8', '2026-11-26 08:10:09', null],
+      ['yard', '9', '2026-11-26 08:11:00', null],
       ['yard', '8', '2026-11-26 16:40:09', null],
+      ['yard', '9', '2026-11-26 16:41:00', null],
     ]);
   });
 });

@@ -20,9 +20,16 @@ import { punchOf, usableCells } from './parse.js';
  * (one terminal writes `IOMd` 0 and 1 for in and out, another 1 for every punch, a third `DutyOff`),
  * so a punch state read from them could turn every punch of a file into a check-out.
  */
+/** Where a line's EnNo and DateTime are, and how many columns such a line has. */
+interface Layout {
+  code: number;
+  time: number;
+  count: number;
+}
+
 export class GlogPunchReader {
-  private columns: { code: number; time: number; count: number } | undefined;
-  private named: { code: number; time: number; count: number } | undefined;
+  private columns: Layout | undefined;
+  private named: Layout | undefined;
 
   constructor(private readonly at: { terminal: string; device: string }) {}
 
@@ -41,10 +48,16 @@ export class GlogPunchReader {
     const all = this.columns;
     const named = this.named;
     if (!all || !named) return record.error ?? 'a glog export line before its header';
-    // Cells past the header's (a line that ends in a tab) count only when filled.
-    const raw = record.error ? record.undecodedCells : record.cells;
-    const count = raw ? withoutTrailingBlanks(raw).length : 0;
-    const c = count === all.count ? all : count === named.count ? named : undefined;
+    const raw = (record.error ? record.undecodedCells : record.cells) ?? [];
+    // Empty cells at the end of a line (an empty last column, or none written for it) count only
+    // as far as the header reaches: the line is read by the header's columns or by its named ones,
+    // whichever has its EnNo and DateTime filled; when both do at different places, by the one
+    // whose column count the line has. Anything else is not guessed.
+    const count = withoutTrailingBlanks(raw).length;
+    const filled = (l: Layout) => count <= l.count && [l.code, l.time].every((i) => (raw[i] ?? '').trim() !== '');
+    const fits = [all, named].filter(filled);
+    const same = fits.length === 2 && all.code === named.code && all.time === named.time;
+    const c = fits.length === 1 || same ? fits[0] : fits.find((l) => l.count === count || l.count === raw.length);
     if (!c) {
       const counts = all.count === named.count ? `${all.count}` : `${named.count} (${all.count} with its empty ones)`;
       return `${count} columns, the header names ${counts}: the EnNo and DateTime columns cannot be told`;
