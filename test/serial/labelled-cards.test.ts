@@ -106,4 +106,34 @@ describe('card readers that print a label before the card', () => {
     // The log says the first of them with its text (then a count, at most one line per 10 s).
     expect(JSON.stringify(log.entries)).toContain('Door controller initialized.');
   });
+  /**
+   * Magnetic-stripe badge readers send a badge's track 2 between its sentinels: `;`, the digits,
+   * `?` (ID TECH Omni RS-232 manual, appendix B: `<SS2><T2 data><ES><CR>`), framed by STX ... CR
+   * ETX when the switches say so (MagTek MT-211232 RS-232 manual, figure 3-1). Each badge was a
+   * malformed line, lost; a 10-digit badge in STX/ETX was even taken for an RDM6300 frame's noise.
+   * A bad read (`;E?`) and track 1 (`%B...^NAME^...?`) are no badge. Our own badges below.
+   */
+  it("through a pty: a mag-stripe badge's track 2 (;digits?) is the card", async () => {
+    const dir = tempDir('punchgate-labels-');
+    cleanups.push(() => dir.cleanup());
+    const pair = await createPtyPair(dir.path('tty'));
+    cleanups.push(() => pair.close());
+    const sink = new MemorySink();
+    const log = captureLogger();
+    const config = serialConfig({ path: pair.devicePath, format: 'card' });
+    const source = new SerialSource({ config, sink, logger: log.logger, clock: { now: () => Date.now() } });
+    cleanups.push(() => source.stop());
+    await source.start();
+    const fd = openSync(pair.peerPath, 'w');
+    writeSync(fd, ';0012345678?\r');
+    writeSync(fd, '\x02;0004521234?\r\x03');
+    writeSync(fd, ';E?\r');
+    writeSync(fd, '%B0004521235^OKAFOR/RUTH^?\r');
+    writeSync(fd, ';00451?\r\n');
+    closeSync(fd);
+    await waitFor(() => source.status().lines === 5, 5000, 'five reads');
+    await source.stop();
+    expect(sink.punches.map((p) => p.biometricCode)).toEqual(['0012345678', '0004521234', '00451']);
+    expect(source.status()).toMatchObject({ accepted: 3, malformed: 2 });
+  });
 });

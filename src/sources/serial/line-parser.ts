@@ -3,7 +3,7 @@ import { codeProblem, wallClockAt } from '../../punch.js';
 import type { Clock } from '../../util/clock.js';
 import { compileTimeFormat, type TimeFormat } from './time-format.js';
 import { CHECK_THE_CLOCK } from '../../util/impossible-date.js';
-import { CARD_CODE_EXPRESSION, cardCode } from './card-code.js';
+import { CARD_CODE_EXPRESSION, cardCode, trackTwoDigits } from './card-code.js';
 
 /**
  * Turns one serial line into a punch's code and time.
@@ -162,6 +162,9 @@ function parseCardLine(
 ): ParsedLine {
   const text = clean(line);
   if (typeof text !== 'string') return text;
+  // A mag-stripe badge's track 2 (`;0012345678?`): its digits, as a reader without sentinels sends them.
+  const badge = custom ? null : trackTwoDigits(text);
+  if (badge !== null) return { kind: 'punch', code: badge, logTime: wallClockAt(clock.now(), timezone) };
   const m = regex.exec(text);
   // Never the line itself as a card: a label stays out of the code (the line goes to the log).
   if (!m)
