@@ -32,7 +32,9 @@ function terminalProblem(name: string, terminals: readonly TerminalConfig[]): st
 export function registerImport(program: Command): void {
   program
     .command('import')
-    .description('load punches from ZKTeco USB exports (*_attlog.dat) or CSV (biometriccode,logDate[,terminal])')
+    .description(
+      'load punches from USB exports (*_attlog.dat, GLG_001.TXT, AGL_001.TXT) or CSV (biometriccode,logDate[,terminal])',
+    )
     .argument('<files...>', 'files to import')
     .option(
       '--terminal <name>',

@@ -5,6 +5,7 @@ import type { IngestResult, PunchSink } from '../../journal/types.js';
 import type { Punch } from '../../punch.js';
 import { streamCsv, type CsvEncoding } from '../../util/csv.js';
 import { attlogPunch, CSV_HEADER_PROBLEM, csvDelimiter, CsvPunchReader, detectFormat, type BadLine } from './parse.js';
+import { GlogPunchReader } from './glog.js';
 
 /** Where punches of an import count: a named terminal (so they deduplicate with polling) or "import". */
 export interface ImportTarget {
@@ -34,7 +35,7 @@ export interface ImportTarget {
 
 export interface FileReport extends IngestResult {
   file: string;
-  format: 'attlog' | 'csv';
+  format: 'attlog' | 'csv' | 'glog';
   /** Lines reported as bad (each one went to `onBad`). */
   bad: number;
 }
@@ -102,7 +103,7 @@ export async function importFile(
   chunkSize = IMPORT_CHUNK,
 ): Promise<FileReport> {
   const head = await sniff(file);
-  const format = detectFormat(basename(file), head.firstLine);
+  const format = detectFormat(basename(file), head.firstLine, head.afterNotes);
   const pastDevice = target.terminal !== undefined ? target.pastDevice : undefined;
   const apartDevice = target.terminal === undefined ? target.apartDevice : undefined;
   const place = (terminal: string) => ({
@@ -134,6 +135,7 @@ export async function importFile(
   const csv = new CsvPunchReader((name) =>
     target.terminal !== undefined || name === undefined ? attlogTarget : (target.refuse?.(name) ?? place(name)),
   );
+  const glog = new GlogPunchReader(attlogTarget);
   const notPunches = head.notText ?? (STICK_USERS.test(basename(file)) ? USERS_FILE : undefined);
   if (notPunches) {
     // Read as UTF-8 every line would be bad, each with a reason that hides the cause.
@@ -156,16 +158,19 @@ export async function importFile(
   };
   for await (const records of streamCsv(createReadStream(file, { highWaterMark: READ_CHUNK }), options)) {
     for (const rec of records) {
-      if (format === 'csv' && !headerSeen) {
+      // The `# DeviceModel = ...` notes some glog exports write above their header: no punches.
+      if (format === 'glog' && !headerSeen && rec.cells[0]?.startsWith('#')) continue;
+      if (format !== 'attlog' && !headerSeen) {
         headerSeen = true;
-        const problem = csv.header(rec);
+        const problem = format === 'csv' ? csv.header(rec) : glog.header(rec);
         if (problem === undefined) continue;
         // Without its header no line of the file can be read: one report, nothing imported.
         report.bad++;
         onBad({ line: rec.line, reason: problem });
         return report;
       }
-      const outcome = format === 'csv' ? csv.row(rec) : attlogPunch(rec, attlogTarget);
+      const outcome =
+        format === 'csv' ? csv.row(rec) : format === 'glog' ? glog.row(rec) : attlogPunch(rec, attlogTarget);
       if (typeof outcome === 'string') {
         report.bad++;
         onBad({ line: rec.line, reason: outcome });
@@ -186,7 +191,7 @@ export async function importFile(
  */
 async function sniff(
   file: string,
-): Promise<{ firstLine: string; empty: boolean; encoding: CsvEncoding; notText?: string }> {
+): Promise<{ firstLine: string; afterNotes: string; empty: boolean; encoding: CsvEncoding; notText?: string }> {
   const fh = await open(file, 'r');
   try {
     const buf = Buffer.alloc(4096);
@@ -206,13 +211,17 @@ async function sniff(
     if (encoding === 'utf-8' && bytesRead >= 8 && (end === 0 || nulShare(body).all * 3 >= end))
       return {
         firstLine: '',
+        afterNotes: '',
         empty: false,
         encoding,
         notText: notTextWords(file),
       };
     const text = new TextDecoder(encoding).decode(head);
-    const firstLine = text.split(/\r\n|\n|\r/, 1)[0] ?? '';
-    return { firstLine, encoding, empty: bytesRead < buf.length && text.trim() === '' };
+    const lines = text.split(/\r\n|\n|\r/);
+    const firstLine = lines[0] ?? '';
+    // The first line after `#` notes (glog exports of some firmware begin with `# DeviceModel = ...`).
+    const afterNotes = lines.find((l) => !l.startsWith('#')) ?? '';
+    return { firstLine, afterNotes, encoding, empty: bytesRead < buf.length && text.trim() === '' };
   } finally {
     await fh.close();
   }

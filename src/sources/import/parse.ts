@@ -4,6 +4,7 @@ import { escapeControls } from '../../util/terminal-text.js';
 import { CHECK_THE_CLOCK, impossibleLogTime } from '../../util/impossible-date.js';
 import { FORMULA_FIX, spreadsheetValue } from './spreadsheet-cell.js';
 import { spaceSeparatedFields } from '../spaced-fields.js';
+import { isGlogHeader } from './glog-header.js';
 
 /** A line that could not be read, with its 1-based line number. */
 export interface BadLine {
@@ -48,7 +49,12 @@ const SECONDS_MISSING =
 const quoted = (s: string) => `"${escapeControls(s.slice(0, 40))}${s.length > 40 ? '...' : ''}"`;
 
 /** A punch from a code and a time cell, or why the line is bad. */
-function punchOf(at: { terminal: string; device: string }, code: string, time: string, what: string): Punch | string {
+export function punchOf(
+  at: { terminal: string; device: string },
+  code: string,
+  time: string,
+  what: string,
+): Punch | string {
   const problem = codeProblem(code);
   if (problem) return problem;
   const logTime = normaliseTime(time);
@@ -124,7 +130,7 @@ function small(s: string): number | null {
  * only in cells not used (a name column saved in GBK or Windows-1252 by a spreadsheet) is read.
  * Refused whole, every line of such a file was bad though its codes and times were plain ASCII.
  */
-function usableCells(rec: CsvRecord, used: readonly number[]): string[] | string {
+export function usableCells(rec: CsvRecord, used: readonly number[]): string[] | string {
   if (!rec.error) return rec.cells;
   const cells = rec.undecodedCells;
   if (!cells) return rec.error;
@@ -197,8 +203,12 @@ export function csvDelimiter(headerLine: string): ',' | ';' | '\t' {
   return ',';
 }
 
-/** Picks the format from the name, then from the first line. */
-export function detectFormat(fileName: string, firstLine: string): 'attlog' | 'csv' {
+/**
+ * Picks the format from the name, then from the first line; a glog header (the first line after
+ * any `#` notes: `afterNotes`) names its format whatever the name.
+ */
+export function detectFormat(fileName: string, firstLine: string, afterNotes = firstLine): 'attlog' | 'csv' | 'glog' {
+  if (isGlogHeader(afterNotes)) return 'glog';
   if (/\.dat$/i.test(fileName)) return 'attlog';
   if (/\.csv$/i.test(fileName)) return 'csv';
   return /biometriccode/i.test(firstLine) ? 'csv' : 'attlog';

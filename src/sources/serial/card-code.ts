@@ -44,3 +44,16 @@ export function cardCode(text: string): string | null {
   const digits = text.replace(/,/g, '');
   return digits.length <= 32 ? digits : null;
 }
+
+/**
+ * A magnetic-stripe badge reader sends a badge's track 2 between its sentinels: `;`, the digits,
+ * `?` (ID TECH Omni and MagTek RS-232 readers, their manuals' host message formats), with a CR
+ * and, set so, STX/ETX around it. A badge's track holds its number alone; a track with field
+ * separators (`=`, a bank card's) or a bad read (`;E?`) is no badge: null.
+ */
+const TRACK_TWO = /^;(\d{1,32})\?$/;
+
+/** The badge number of a track 2 read, or null when `text` is none. */
+export function trackTwoDigits(text: string): string | null {
+  return TRACK_TWO.exec(text)?.[1] ?? null;
+}

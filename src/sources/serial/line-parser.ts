@@ -3,7 +3,7 @@ import { codeProblem, wallClockAt } from '../../punch.js';
 import type { Clock } from '../../util/clock.js';
 import { compileTimeFormat, type TimeFormat } from './time-format.js';
 import { CHECK_THE_CLOCK } from '../../util/impossible-date.js';
-import { CARD_CODE_EXPRESSION, cardCode } from './card-code.js';
+import { CARD_CODE_EXPRESSION, cardCode, trackTwoDigits } from './card-code.js';
 
 /**
  * Turns one serial line into a punch's code and time.
@@ -36,13 +36,16 @@ export function defaultSerialPattern(time: TimeFormat): string {
 const ASCII = /^[\x21-\x7e]*$/;
 /**
  * What a `format: card` terminal with no `pattern` reads: a card number alone, or after one of the
- * labels readers and converters print before it, then `:`, `=` or `#` (blanks around it allowed):
- * `W26:0012345678`, `EM4100: 0A00123456`, `Card: 12345`, `ID=12345`, `UID: 04A1B2C3`, `Tag = 1E256`.
- * Only these labels: a line such as `Error: 3` or `Ready=1` is never a card 3 or 1; any other
- * layout (several numbers on a line, another label) is read with a `pattern` naming the `code`.
+ * labels readers and converters print before it, then `:`, `=` or `#` (blanks around it allowed),
+ * or only blanks: `W26:0012345678`, `EM4100: 0A00123456`, `Card: 12345`, `ID=12345`,
+ * `UID: 04A1B2C3`, `Tag = 1E256`, `CARD 0415AB3C7D` (a published door-controller board prints its
+ * cards so; read only after a colon, every card of it was a malformed line, lost).
+ * Only these labels: a line such as `Error: 3`, `Error 3` or `Ready=1` is never a card 3 or 1, and a
+ * label with more text after the card (`Card 3 Invalid`) is no card; any other layout (several
+ * numbers on a line, another label) is read with a `pattern` naming the `code`.
  */
 export const DEFAULT_CARD_PATTERN =
-  '^(?:(?:card(?: ?(?:no\\.?|number|id|uid))?|id|uid|tag|rfid|badge|em ?4100|em|w ?26|w ?34|wiegand ?(?:26|34)?)\\s*[:=#]\\s*)?' +
+  '^(?:(?:card(?: ?(?:no\\.?|number|id|uid))?|id|uid|tag|rfid|badge|em ?4100|em|w ?26|w ?34|wiegand ?(?:26|34)?)(?:\\s*[:=#]\\s*|\\s+))?' +
   `(?<code>${CARD_CODE_EXPRESSION})$`;
 /** Blanks and control characters around a line (STX/ETX framing, stray NULs). */
 // eslint-disable-next-line no-control-regex -- matching control bytes is the point here
@@ -148,7 +151,7 @@ function regexMismatch(text: string, regex: RegExp, format: TimeFormat): string 
 }
 
 const NOT_A_CARD =
-  'not a card number (1-32 letters or digits, alone or after a label such as "Card:", "ID=", "W26:"; other layouts need a pattern)';
+  'not a card number (1-32 letters or digits, alone or after a label such as "Card:", "ID=", "W26:" or "CARD "; other layouts need a pattern)';
 
 function parseCardLine(
   line: string,
@@ -159,6 +162,9 @@ function parseCardLine(
 ): ParsedLine {
   const text = clean(line);
   if (typeof text !== 'string') return text;
+  // A mag-stripe badge's track 2 (`;0012345678?`): its digits, as a reader without sentinels sends them.
+  const badge = custom ? null : trackTwoDigits(text);
+  if (badge !== null) return { kind: 'punch', code: badge, logTime: wallClockAt(clock.now(), timezone) };
   const m = regex.exec(text);
   // Never the line itself as a card: a label stays out of the code (the line goes to the log).
   if (!m)

@@ -15,6 +15,7 @@ import { decodeRdm6300, RDM6300_TEXT_LENGTH } from './rdm6300.js';
 import { decodeCardPacket } from './card-packet.js';
 import { CardRepeats } from './card-repeats.js';
 import { keypadKey } from './keypad.js';
+import { trackTwoDigits } from './card-code.js';
 import { elapsedMs } from '../../util/clock.js';
 import { JournalWriter, type QueuedPunch } from './journal-writer.js';
 import { NoiseLog } from './noise-log.js';
@@ -438,7 +439,8 @@ export class SerialSource {
       if (read) return cardPunch(read.card, this.clock, this.cfg.timezone);
       // An RDM6300 frame's length with bytes that are no hex digits: line noise in a read, never
       // a card (found by a new-user trial: "ZZ000000QQ10" was journalled and delivered).
-      if (text.length === RDM6300_TEXT_LENGTH)
+      // (A 10-digit mag-stripe badge, `;0012345678?`, has that length too: it is read as a badge.)
+      if (text.length === RDM6300_TEXT_LENGTH && trackTwoDigits(text) === null)
         return { kind: 'malformed', reason: 'an RDM6300 frame with bytes that are not hex digits (line noise?)' };
     }
     return this.parse(frame.text);
