@@ -102,6 +102,7 @@ async function checkSink(
             `${addressShown(sink.baseUrl)} (${sink.kind}) ${probed.done}; but ${v.problem}`,
             `set sinks[${sink.name}].${v.setting} to ${v.value}`,
           );
+        if (v?.kind === 'doubtful') return warn(name, `${said}; but ${v.problem}`, v.fix);
         const zones = sink.kind === 'frappe' && !sink.timezone ? zonesOfTerminals(config, sink.name) : [];
         if (zones.length > 1)
           return warn(

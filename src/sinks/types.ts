@@ -43,6 +43,8 @@ export interface SinkSendOptions {
 export type SettingsVerdict =
   | { kind: 'right'; said: string }
   | { kind: 'wrong'; setting: string; problem: string; value: string }
+  /** The settings are right, but the HRMS's data will misplace punches: said with its fix. */
+  | { kind: 'doubtful'; said: string; problem: string; fix: string }
   | { kind: 'unchecked'; said: string };
 
 /** Anything that delivers a batch to one sink. */

@@ -54,6 +54,29 @@ describe('punchgate check of a Frappe sink employeeFieldname', () => {
     return line;
   };
 
+  it("warns, naming them, of codes that more than one Employee holds (a leaver's code given again): Frappe gives their check-ins to one of them", async () => {
+    const line = await check(
+      {},
+      {
+        employees: [
+          ANA,
+          { name: 'HR-EMP-00002', employee_name: 'Ben', status: 'Left', fields: { attendance_device_id: '1042' } },
+          { name: 'HR-EMP-00003', employee_name: 'Cy', fields: { attendance_device_id: '1042' } },
+          { name: 'HR-EMP-00004', employee_name: 'Di', fields: { attendance_device_id: '' } },
+          { name: 'HR-EMP-00005', employee_name: 'Ed', fields: { attendance_device_id: '' } },
+        ],
+      },
+    );
+    expect(line.status, line.detail).toBe('warn');
+    expect(line.detail).toContain(
+      '1 code is in attendance_device_id of more than one Employee (1042: HR-EMP-00002 (Left), HR-EMP-00003)',
+    );
+    expect(line.detail).not.toContain('Ben');
+    expect(line.fix).toBe(
+      'give each Employee a code of its own in attendance_device_id (clear it on Employees who have left), then check again',
+    );
+  });
+
   it('passes with the field found on an Employee', async () => {
     const line = await check({});
     expect(line.status, line.detail).toBe('pass');

@@ -38,17 +38,31 @@ async function verdict(
 }
 
 describe('the Frappe employeeFieldname check against hostile answers', () => {
-  it('asks one GET of one Employee, the field beside name', async () => {
+  it('asks one GET of one Employee, the field beside name, then one GET of the Employees holding a code', async () => {
     site.seen.length = 0;
     expect(await verdict(() => ({ body: { data: [{ name: 'E1', custom_badge: null }] } }), 'custom_badge')).toEqual({
       kind: 'right',
-      said: "found Employee's field custom_badge (one Employee read)",
+      said: "found Employee's field custom_badge (one Employee read); no code on two Employees",
     });
-    expect(site.seen).toHaveLength(1);
-    expect(site.seen[0]).toMatchObject({ method: 'GET' });
+    expect(site.seen).toHaveLength(2);
+    expect(site.seen.map((s) => s.method)).toEqual(['GET', 'GET']);
     expect(decodeURIComponent(site.seen[0]!.url)).toBe(
       '/api/resource/Employee?fields=["name","custom_badge"]&limit_page_length=1',
     );
+    expect(decodeURIComponent(site.seen[1]!.url)).toBe(
+      '/api/resource/Employee?fields=["name","status","custom_badge"]&filters=[["custom_badge","is","set"]]&limit_page_length=0',
+    );
+  });
+
+  it('a list that cannot be read leaves the shared codes unchecked, never the field', async () => {
+    let n = 0;
+    const v = await verdict(() =>
+      ++n === 1 ? { body: { data: [{ name: 'E1', attendance_device_id: '7' }] } } : { status: 403, body: {} },
+    );
+    expect(v).toEqual({
+      kind: 'right',
+      said: "found Employee's field attendance_device_id (one Employee read); codes shared by Employees not checked (HTTP 403)",
+    });
   });
 
   it.each<[string, ScriptedReply, RegExp]>([

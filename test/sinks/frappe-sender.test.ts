@@ -226,6 +226,19 @@ describe('FrappeSender', () => {
     expect(a.kind === 'auth' && a.message).toMatch(/Insufficient Permission for Employee Checkin/);
   });
 
+  it("without that right, a code no Employee has is still refused with Frappe's words (the lookup comes before insert checks the right); the others wait uncharged", async () => {
+    sim.setFaults({ noPermission: true });
+    const r = results(await sender({ concurrency: 1 }).send([punch('999'), punch('101')], { token: TOKEN }));
+    expect(r[0]).toMatchObject({ status: false });
+    expect(r[0]!.unknown).toBeUndefined();
+    expect(r[0]!.message).toContain(
+      "No Employee found for the given employee field value. 'attendance_device_id': 999",
+    );
+    expect(r[1]).toMatchObject({ status: false, unknown: true });
+    expect(r[1]!.message).toMatch(/Frappe refused the API user the right \(HTTP 403 PermissionError\)/);
+    expect(sim.checkins()).toEqual([]);
+  });
+
   it('a 417 lock wait timeout leaves the punch unknown (uncharged) and the next send delivers it', async () => {
     sim.setFaults({ lockTimeouts: 1 });
     const s = sender({ concurrency: 1 });

@@ -2,6 +2,7 @@ import type { FrappeFaults } from './faults.js';
 import {
   MSG,
   nameTaken,
+  thrown,
   unknownColumn,
   validation,
   type FrappeLanguage,
@@ -37,6 +38,10 @@ export function addCheckin(
   if (!store.hasEmployeeField(field)) return unknownColumn(field);
   const employee = store.findEmployee(field, value);
   if (!employee) return validation(MSG.noEmployee(field, value));
+  // doc.insert() checks the right to create (frappe/model/document.py insert: check_permission
+  // "create") after the lookup above and before validate(): a code no Employee has is refused
+  // with Frappe's words even for a user without that right.
+  if (faults.noPermission) return thrown(403, 'PermissionError', MSG.noPermission('Employee Checkin'));
   if (faults.refuseCodes.includes(value)) return validation(MSG.refusedBySim(value));
   const time = readTimestamp(timestamp);
   if (!time) return validation(MSG.badTimestamp(timestamp));

@@ -1,5 +1,5 @@
 import { thrown, unknownColumn, type FrappeReply, type FrappeVersion } from './messages.js';
-import type { FrappeStore } from './store.js';
+import type { FrappeStore, SimEmployee } from './store.js';
 
 /** `/api/resource/Employee` (the list of Employee documents, frappe/api: frappe.client.get_list). */
 export const EMPLOYEE_LIST = /^\/api\/resource\/Employee\/?$/;
@@ -30,18 +30,24 @@ export function employeeList(url: URL, store: FrappeStore, version: FrappeVersio
   const filters = readFilters(url.searchParams.get('filters'));
   if (!filters) return thrown(417, 'ValidationError', 'Invalid request arguments');
   const limit = Number(url.searchParams.get('limit_page_length') ?? 20);
+  const value = (e: SimEmployee, f: string) =>
+    f === 'name' ? e.name : f === 'status' ? e.status : f === 'employee_name' ? e.employee_name : e.fields[f];
   const rows = [...store.employees.values()]
-    .filter((e) => filters.every(([f, v]) => (f === 'name' ? e.name : e.fields[f]) === v))
+    .filter((e) => filters.every(([f, v]) => (v === IS_SET ? !!value(e, f) : value(e, f) === v)))
     .slice(0, Number.isInteger(limit) && limit > 0 ? limit : undefined)
-    .map((e) => Object.fromEntries(asked.map((f) => [f, f === 'name' ? e.name : (e.fields[f] ?? null)])));
+    .map((e) => Object.fromEntries(asked.map((f) => [f, value(e, f) ?? null])));
   return { httpStatus: 200, body: { data: rows }, summary: `200 Employee list (${rows.length})` };
 }
 
+/** A filter [field, "is", "set"]: the field holds a value (frappe's "is set" operator). */
+const IS_SET = Symbol('is set');
+
 /**
- * `filters` as frappe.get_list takes the equalities: [["field", "=", "value"], ...] or
- * {"field": "value"}. Undefined when they are not those (the simulator reads no other operator).
+ * `filters` as frappe.get_list takes the equalities: [["field", "=", "value"], ...],
+ * [["field", "is", "set"]] or {"field": "value"}. Undefined when they are not those (the
+ * simulator reads no other operator).
  */
-function readFilters(raw: string | null): Array<[string, string]> | undefined {
+function readFilters(raw: string | null): Array<[string, string | typeof IS_SET]> | undefined {
   if (raw === null) return [];
   let v: unknown;
   try {
@@ -50,11 +56,12 @@ function readFilters(raw: string | null): Array<[string, string]> | undefined {
     return undefined;
   }
   if (Array.isArray(v)) {
-    const out: Array<[string, string]> = [];
+    const out: Array<[string, string | typeof IS_SET]> = [];
     for (const f of v) {
       const [field, op, value] = Array.isArray(f) ? (f as unknown[]) : [];
-      if (typeof field !== 'string' || op !== '=' || typeof value !== 'string') return undefined;
-      out.push([field, value]);
+      if (typeof field === 'string' && op === 'is' && value === 'set') out.push([field, IS_SET]);
+      else if (typeof field !== 'string' || op !== '=' || typeof value !== 'string') return undefined;
+      else out.push([field, value]);
     }
     return out;
   }

@@ -171,7 +171,6 @@ function route(
       );
     }
     if (req.method !== 'POST') return thrown(403, 'PermissionError', MSG.notPermitted);
-    if (faults.noPermission) return thrown(403, 'PermissionError', MSG.noPermission('Employee Checkin'));
     if (s.faults.drawLock()) return lockTimeout(faults.lockStatus);
     if (s.faults.drawError())
       return { httpStatus: 500, body: { exc_type: 'InternalError' }, summary: '500 InternalError (fault)' };

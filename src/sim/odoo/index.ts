@@ -128,6 +128,7 @@ export async function startOdooSim(opts: OdooSimOptions = {}): Promise<OdooSim> 
   const login = opts.login ?? 'punchgate';
   const keys = new Set(opts.apiKeys?.length ? opts.apiKeys : [DEFAULT_SIM_KEY]);
   const store = new OdooStore();
+  store.hasModes = version >= 17;
   for (const e of opts.employees ?? []) store.addEmployee(e);
   const faults: OdooFaults = { ...defaultOdooFaults(), ...opts.faults };
   let random = seededRandom(faults.seed);
@@ -320,6 +321,11 @@ export async function startOdooSim(opts: OdooSimOptions = {}): Promise<OdooSim> 
       typeof (body as { name?: unknown }).name === 'string'
     )
       return { status: 200, body: store.addEmployee(body as SimEmployee) };
+    // Odoo 18's automatic check-out cron, run now for one employee: {employee_id, check_out (UTC)}.
+    if (key === 'POST auto-check-out' && body && typeof body === 'object') {
+      const { employee_id: id, check_out: at } = body as { employee_id?: unknown; check_out?: unknown };
+      if (typeof id === 'number' && typeof at === 'string') return { status: 200, body: store.autoCheckOut(id, at) };
+    }
     if (key === 'POST reset') {
       store.reset();
       stats.calls = {};

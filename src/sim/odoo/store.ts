@@ -20,6 +20,11 @@ export interface SimAttendance {
   employee_id: number;
   check_in: string;
   check_out: string | false;
+  /**
+   * How the record was closed (hr.attendance out_mode, Odoo 17+: kiosk, systray, manual; 18+ also
+   * auto_check_out, written by _cron_auto_check_out). Records made through the API are 'manual'.
+   */
+  out_mode: string;
 }
 
 /** An Odoo exception as the simulator raises it: its dotted name and its message. */
@@ -50,6 +55,8 @@ export function odooDateTime(utc: string): string {
 const DATETIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
 export class OdooStore {
+  /** Whether hr.attendance has in_mode / out_mode (Odoo 17 and later; 16 answers "Invalid field"). */
+  hasModes = true;
   employees: SimEmployee[] = [];
   attendances: SimAttendance[] = [];
   private nextEmployee = 1;
@@ -94,10 +101,28 @@ export class OdooStore {
 
   private rows(model: string): Row[] {
     if (model === 'hr.employee') return this.employees.filter((e) => e.active) as unknown as Row[];
-    return this.attendances.map((a) => ({
+    return this.attendances.map(({ out_mode, ...a }) => ({
       ...a,
+      ...(this.hasModes ? { out_mode } : {}),
       employee_id: [a.employee_id, this.employeeName(a.employee_id)],
     }));
+  }
+
+  /**
+   * Odoo 18's automatic check-out (addons/hr_attendance/models/hr_attendance.py
+   * _cron_auto_check_out_tolerance / _cron_auto_check_out_specific_time): the cron closes every
+   * open attendance of `employeeId` at `checkOut` (UTC) and marks it out_mode 'auto_check_out'.
+   * Answers the records closed.
+   */
+  autoCheckOut(employeeId: number, checkOut: string): SimAttendance[] {
+    const closed: SimAttendance[] = [];
+    this.attendances = this.attendances.map((a) => {
+      if (a.employee_id !== employeeId || a.check_out) return a;
+      const next = { ...a, check_out: checkOut < a.check_in ? a.check_in : checkOut, out_mode: 'auto_check_out' };
+      closed.push(next);
+      return next;
+    });
+    return closed;
   }
 
   private employeeName(id: number): string {
@@ -147,6 +172,7 @@ export class OdooStore {
           employee_id: employee.id,
           check_in: this.datetime(vals.check_in, 'check_in'),
           check_out: vals.check_out ? this.datetime(vals.check_out, 'check_out') : false,
+          out_mode: typeof vals.out_mode === 'string' ? vals.out_mode : 'manual',
         };
         this.attendances = [...this.attendances, a];
         created.push(a);
@@ -174,6 +200,11 @@ export class OdooStore {
         const next: SimAttendance = { ...old };
         if ('check_in' in v) next.check_in = this.datetime(v.check_in, 'check_in');
         if ('check_out' in v) next.check_out = v.check_out ? this.datetime(v.check_out, 'check_out') : false;
+        if ('out_mode' in v) {
+          if (!this.hasModes)
+            throw new OdooError('builtins.ValueError', `Invalid field 'out_mode' on model 'hr.attendance'`, 500);
+          next.out_mode = String(v.out_mode);
+        }
         this.attendances = this.attendances.map((a) => (a.id === id ? next : a));
         this.checkValidity(next);
       }

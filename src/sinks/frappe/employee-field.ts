@@ -2,6 +2,7 @@ import { hrmsUrl, type HrmsHttp } from '../../hrms/http.js';
 import { outsideText } from '../../hrms/text.js';
 import type { SettingsVerdict } from '../types.js';
 import { classifyCall, type CallContext } from './call-answer.js';
+import { sharedCodes, sharedCodesProblem } from './shared-codes.js';
 import type { FrappeSinkOptions } from './options.js';
 
 /** One Employee row of two fields: a small answer. */
@@ -21,7 +22,8 @@ export function employeeFieldUrl(o: Pick<FrappeSinkOptions, 'baseUrl' | 'employe
  * read) out of the query first, and the row comes back without it. Either way every check-in
  * would fail, so `check` says the setting and the fix. A site with no Employee yet, or an API
  * user that may not read Employee (add_log_based_on_employee_field needs no such right), cannot
- * tell: said as not checked. Never throws.
+ * tell: said as not checked. With the field found, a second read lists the codes that more than
+ * one Employee holds (shared-codes.ts): said as doubtful, with the fix. Never throws.
  */
 export async function checkEmployeeField(
   http: HrmsHttp,
@@ -59,8 +61,19 @@ export async function checkEmployeeField(
     if (rows === undefined) return unchecked(`HTTP ${res.status} without Employee rows in "data"`);
     const row = rows[0];
     if (row === undefined) return unchecked('the site has no Employee yet to read it from');
-    if (Object.hasOwn(row, field))
-      return { kind: 'right', said: `found Employee's field ${field} (one Employee read)` };
+    if (Object.hasOwn(row, field)) {
+      const found = `found Employee's field ${field} (one Employee read)`;
+      const codes = await sharedCodes(http, o, token, ctx.scrub, signal);
+      if ('unread' in codes)
+        return { kind: 'right', said: `${found}; codes shared by Employees not checked (${codes.unread})` };
+      if (codes.shared.length === 0) return { kind: 'right', said: `${found}; no code on two Employees` };
+      return {
+        kind: 'doubtful',
+        said: found,
+        problem: sharedCodesProblem(field, codes.shared),
+        fix: `give each Employee a code of its own in ${field} (clear it on Employees who have left), then check again`,
+      };
+    }
     // Frappe 14+ leaves out of the read a field Employee lacks, and one above the API user's
     // permission level (apply_fieldlevel_read_permissions): the second is rare, and said.
     return missing(

@@ -6,6 +6,12 @@ export interface Attendance {
   id: number;
   checkIn: string;
   checkOut: string | null;
+  /**
+   * Closed by Odoo's automatic check-out (out_mode 'auto_check_out', Odoo 18+: the
+   * _cron_auto_check_out of addons/hr_attendance/models/hr_attendance.py closes a record open past
+   * the schedule and its tolerance, or at a company's set time): Odoo's guess, not a punch.
+   */
+  autoCheckOut?: boolean;
 }
 
 /** What one punch does to an employee's attendances. */
@@ -13,7 +19,8 @@ export type PairStep =
   /** Already in Odoo (a punch sent again after a crash, or by a replaced box): nothing to write. */
   | { kind: 'already'; id: number; as: 'check-in' | 'check-out' }
   | { kind: 'open' }
-  | { kind: 'close'; id: number }
+  /** `replaces`: the check-out Odoo's automatic check-out wrote, which this punch corrects. */
+  | { kind: 'close'; id: number; replaces?: string }
   /** Nothing sensible to write; our words, the punch is refused. */
   | { kind: 'refuse'; message: string };
 
@@ -47,6 +54,18 @@ export function pairStep(
     .sort((a, b) => parseUtc(b.checkIn) - parseUtc(a.checkIn))[0];
   const openBefore = open && parseUtc(open.checkIn) < t ? open : undefined;
   if (direction === 'in') return { kind: 'open' };
+  // Odoo 18+ closes a record left open past the schedule itself (automatic check-out) at a time
+  // of its own. The employee's real check-out, delivered after the cron ran (a terminal offline,
+  // a backlog, or simply a long day), is that record's check-out: it replaces Odoo's guess. Sent
+  // as before, an alternating punch opened a record of its own (closed by the next morning's
+  // punch: a night of attendance, every later pair shifted) and an `out` punch was refused.
+  if (!openBefore) {
+    const latest = [...records]
+      .filter((r) => parseUtc(r.checkIn) < t)
+      .sort((a, b) => parseUtc(b.checkIn) - parseUtc(a.checkIn))[0];
+    if (latest?.autoCheckOut && latest.checkOut !== null && t - parseUtc(latest.checkIn) <= longestShiftMs)
+      return { kind: 'close', id: latest.id, replaces: latest.checkOut };
+  }
   if (direction === 'out') {
     if (openBefore && t - parseUtc(openBefore.checkIn) <= longestShiftMs) return { kind: 'close', id: openBefore.id };
     // Closed, a record left open days ago (a forgotten check-out, and this shift's check-in never

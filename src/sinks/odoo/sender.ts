@@ -39,6 +39,8 @@ export class OdooSender implements SinkSender {
   private readonly transport: OdooTransport;
   private readonly employees: EmployeeDirectory;
   private chosen: OdooApi | undefined;
+  /** hr.attendance has no out_mode (Odoo 16): learnt from its refusal of a read naming it. */
+  private noOutMode = false;
   private scrubbing: { token: string; scrub: (s: string) => string } | undefined;
 
   constructor(opts: OdooSinkOptions, deps: OdooSenderDeps = {}) {
@@ -201,26 +203,7 @@ export class OdooSender implements SinkSender {
     const longest = this.options.longestShiftHours * 3600_000;
     const from = formatUtc(t - longest);
     const to = formatUtc(t + longest);
-    const rows = await api.call(
-      {
-        model: 'hr.attendance',
-        method: 'search_read',
-        kwargs: {
-          domain: [
-            ['employee_id', '=', employeeId],
-            ['check_in', '<=', to],
-            '|',
-            '|',
-            ['check_out', '=', false],
-            ['check_out', '>=', from],
-            ['check_in', '>=', from],
-          ],
-          fields: ['id', 'check_in', 'check_out'],
-          order: 'check_in asc',
-        },
-      },
-      ctx,
-    );
+    const rows = await this.readAround(api, employeeId, from, to, ctx);
     const records = readAttendances(recordsOf('the attendance read', rows, ctx.scrub), ctx);
     const step = pairStep(records, at, p.direction, longest);
     switch (step.kind) {
@@ -246,14 +229,62 @@ export class OdooSender implements SinkSender {
         return { status: true, message: `checked in: attendance ${id} opened at ${at} UTC` };
       }
       case 'close': {
-        const done = await api.call(
-          { model: 'hr.attendance', method: 'write', ids: [step.id], kwargs: { vals: { check_out: at } } },
-          ctx,
-        );
+        // A check-out that replaces Odoo's automatic one is marked as no longer Odoo's guess
+        // ('manual', the mode of a record written through the API): read again, it is a punch's.
+        const vals = step.replaces !== undefined ? { check_out: at, out_mode: 'manual' } : { check_out: at };
+        const done = await api.call({ model: 'hr.attendance', method: 'write', ids: [step.id], kwargs: { vals } }, ctx);
         // Odoo's write answers true; anything else (an error inside a 200, a proxy's JSON) is no proof.
         if (done !== true) throw notAnAnswer('the check-out', done, ctx.scrub);
-        return { status: true, message: `checked out: attendance ${step.id} closed at ${at} UTC` };
+        return {
+          status: true,
+          message:
+            step.replaces !== undefined
+              ? `checked out: attendance ${step.id} closed at ${at} UTC, in place of Odoo's automatic check-out at ${step.replaces} UTC`
+              : `checked out: attendance ${step.id} closed at ${at} UTC`,
+        };
       }
+    }
+  }
+
+  /**
+   * The employee's records around a punch, with out_mode where Odoo has it (17+; an automatic
+   * check-out is 18+). Odoo 16 has no out_mode and refuses a read naming it ("Invalid field
+   * 'out_mode' on model 'hr.attendance'"): read again without it, and never asked for again.
+   */
+  private async readAround(api: OdooApi, employeeId: number, from: string, to: string, ctx: CallContext) {
+    const read = (fields: string[]) =>
+      api.call(
+        {
+          model: 'hr.attendance',
+          method: 'search_read',
+          kwargs: {
+            domain: [
+              ['employee_id', '=', employeeId],
+              ['check_in', '<=', to],
+              '|',
+              '|',
+              ['check_out', '=', false],
+              ['check_out', '>=', from],
+              ['check_in', '>=', from],
+            ],
+            fields,
+            order: 'check_in asc',
+          },
+        },
+        ctx,
+      );
+    if (this.noOutMode) return read(['id', 'check_in', 'check_out']);
+    try {
+      return await read(['id', 'check_in', 'check_out', 'out_mode']);
+    } catch (e) {
+      if (
+        !(e instanceof OdooCallError) ||
+        e.failure.kind !== 'request-failed' ||
+        !/no field out_mode\b/.test(e.message)
+      )
+        throw e;
+      this.noOutMode = true;
+      return read(['id', 'check_in', 'check_out']);
     }
   }
 
@@ -305,7 +336,12 @@ function readAttendances(rows: Record<string, unknown>[], ctx: CallContext): Att
     const out = o.check_out;
     if (typeof o.check_in !== 'string' || (typeof out !== 'string' && out !== false && out !== null))
       throw notAnAnswer('the attendance read', o, ctx.scrub);
-    return { id: o.id as number, checkIn: o.check_in, checkOut: typeof out === 'string' ? out : null };
+    return {
+      id: o.id as number,
+      checkIn: o.check_in,
+      checkOut: typeof out === 'string' ? out : null,
+      ...(o.out_mode === 'auto_check_out' ? { autoCheckOut: true } : {}),
+    };
   });
 }
 
