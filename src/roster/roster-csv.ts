@@ -7,6 +7,7 @@
 import { readCsv } from '../util/csv.js';
 import type { Roster, RosterEntry, RosterProblem } from './types.js';
 import { CodeRegister } from './duplicate-codes.js';
+import { withoutSharedCards } from './duplicate-cards.js';
 import { cardSpelling, parseActive, parseCard, parseCode, parseName } from './values.js';
 
 /** A file that cannot be a roster at all (no header, a required column missing). */
@@ -77,5 +78,6 @@ export function readRosterCsv(text: string, file: string): Roster {
       });
   }
   const used = codes.settle(entries, problems, (code, later) => `code ${code} is also on ${later}`);
-  return { entries: used, problems, rows: records.length, skipped: 0 };
+  const usable = withoutSharedCards(used, problems);
+  return { entries: usable, problems, rows: records.length, skipped: 0 };
 }

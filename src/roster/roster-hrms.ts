@@ -8,6 +8,7 @@
 import type { EmployeeRecord } from '../hrms/users.js';
 import type { Roster, RosterEntry, RosterProblem } from './types.js';
 import { CodeRegister } from './duplicate-codes.js';
+import { withoutSharedCards } from './duplicate-cards.js';
 import { cardSpelling, parseActive, parseCard, parseCode, parseName, type Parsed } from './values.js';
 
 export interface RosterFields {
@@ -98,7 +99,8 @@ export function rosterFromEmployees(
     });
   });
   const used = codes.settle(entries, problems, (code, later) => `code ${code} is also ${later}'s`);
-  return { entries: used, problems, rows: records.length + unreadable.length, skipped };
+  const usable = withoutSharedCards(used, problems);
+  return { entries: usable, problems, rows: records.length + unreadable.length, skipped };
 }
 
 function then<T>(text: Parsed<string>, parse: (t: string) => Parsed<T>): Parsed<T> {
