@@ -122,3 +122,45 @@ describe('an HRMS that answers status true to a change it did not make', () => {
     expect(code).toBe(0);
   });
 });
+
+describe('text that would act instead of read, before it reaches the HRMS', () => {
+  it('a control or bidirectional character in a value is an invalid row (its line), never sent; the rest go, exit 65', async () => {
+    const { client: c, posts } = await lyingHrms([]);
+    tmp = tempDir('punchgate-hostile-');
+    const file = tmp.path('staff.csv');
+    writeFileSync(
+      file,
+      [
+        'username,name,email',
+        'ann,Ann Lee,ann@example.com',
+        'evil,"Evil\u001b]0;owned\u0007",evil@example.com',
+        'rlo,"Invoice\u202Egpj.exe",rlo@example.com',
+        'nul,"Nul\u0000Byte",nul@example.com',
+        '"multi","Two\nLines",multi@example.com',
+      ].join('\n') + '\n',
+    );
+    const out = new Sink();
+    const err = new Sink();
+    const code = await importEmployees(file, {}, { client: c, out, err, identifyBy: 'username', columns: {} });
+    expect(code).toBe(65);
+    // Ann, and the name whose line break is a blank between words, are sent; the others never are.
+    expect(posts.map((p) => (JSON.parse(p) as { username: string }).username)).toEqual(['ann', 'multi']);
+    expect(out.text).toMatch(/2\s+3\s+evil\s+invalid\s+name holds a control character \(U\+001B\)/);
+    expect(out.text).toMatch(/3\s+4\s+rlo\s+invalid\s+name holds a bidirectional control \(U\+202E\)/);
+    expect(out.text).toMatch(/4\s+5\s+nul\s+invalid\s+name holds a control character \(U\+0000\)/);
+    expect([...out.text].some((ch) => ch === '\u001b' || ch === '\u0007' || ch === '\u202e')).toBe(false);
+  });
+
+  it('employees create with such a name sends nothing, exit 65', async () => {
+    const { client: c, posts } = await lyingHrms([]);
+    const out = new Sink();
+    const err = new Sink();
+    const code = await createEmployee(
+      { username: 'x', name: 'Bad\u001b[2JName', email: 'x@example.com' },
+      { client: c, out, err, identifyBy: 'username' },
+    );
+    expect(code).toBe(65);
+    expect(posts).toHaveLength(0);
+    expect(err.text).toContain('name holds a control character (U+001B)');
+  });
+});
