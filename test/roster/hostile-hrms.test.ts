@@ -61,6 +61,12 @@ describe('sync-users --from-hrms against an HRMS answer that is not the whole li
       { employees: [1, 2, 3].map((i) => person(i)), page: 1, per_page: 3 },
       'fills a page of per_page 3',
     ],
+    // `count` may be the page's own length: it does not end the list.
+    [
+      'a full page and a count as long as it',
+      { employees: [1, 2, 3].map((i) => person(i)), count: 3, per_page: 3 },
+      'fills a page of per_page 3',
+    ],
     ['a page after the first', { employees: [1, 2, 3].map((i) => person(i)), page: 2 }, 'is page 2'],
     ['an offset', { employees: [1, 2, 3].map((i) => person(i)), offset: 100, limit: 50 }, 'starts at offset 100'],
   ])('one page (%s) is refused whole: nobody removed, exit 1, said in plain words', async (_, data, why) => {
@@ -92,6 +98,21 @@ describe('sync-users --from-hrms against an HRMS answer that is not the whole li
       data: [1, 2, 3].map((i) => person(i)),
     });
     const run = await env.sync({ fromHrms: true, removeAbsent: true }, { hrms: () => c });
+    expect(run.code).toBe(0);
+    expect(gate.users()).toHaveLength(3);
+  });
+
+  it('a full page whose total says it is the whole list is fine (the total ends it)', async () => {
+    const { gate } = await env.start({ gate: { users: staff(3) } });
+    const c = await hrmsAnswering({
+      status: true,
+      total: 3,
+      page: 1,
+      per_page: 3,
+      data: [1, 2, 3].map((i) => person(i)),
+    });
+    const run = await env.sync({ fromHrms: true, removeAbsent: true }, { hrms: () => c });
+    expect(run.err).toBe('');
     expect(run.code).toBe(0);
     expect(gate.users()).toHaveLength(3);
   });
