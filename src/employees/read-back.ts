@@ -41,6 +41,13 @@ export async function readBack(
   }
   const types = opts.types ?? {};
   const held = indexRecords(answer.records, opts.identifyBy, types);
+  // A list under other field names (the master fields, not the payload's) cannot say who is in it.
+  if (answer.records.length > 0 && held.size === 0) {
+    return {
+      problems: changes.map(() => undefined),
+      unchecked: `the HRMS's employee list carries no "${opts.identifyBy}" field to find the employees sent by`,
+    };
+  }
   const said = 'the HRMS answered status true, but its employee list';
   const problems = changes.map((c) => {
     const who = `${opts.identifyBy} ${c.id}`;

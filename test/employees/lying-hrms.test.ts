@@ -108,6 +108,20 @@ describe('an HRMS that answers status true to a change it did not make', () => {
     expect(code).toBe(1);
   });
 
+  it('a list under other field names is not taken for a lie: not checked, said, exit 0', async () => {
+    const { client: c } = await lyingHrms([{ Username: 'ann', 'Employee Name': 'Ann Lee' }]);
+    const out = new Sink();
+    const err = new Sink();
+    const code = await createEmployee(
+      { username: 'jdoe', name: 'John Doe', email: 'jdoe@example.com' },
+      { client: c, out, err, identifyBy: 'username' },
+    );
+    expect(err.text).toBe(
+      'punchgate: not checked: the HRMS\'s employee list carries no "username" field to find the employees sent by\n',
+    );
+    expect(code).toBe(0);
+  });
+
   it('an honest HRMS is not doubted: nothing more is said, exit 0', async () => {
     const list: Record<string, unknown>[] = [ann];
     const { client: c } = await lyingHrms(list);
