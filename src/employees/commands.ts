@@ -6,6 +6,8 @@ import { textTable } from '../util/text-table.js';
 import { cutToWidth } from '../util/display-width.js';
 import { exitCodeOfAnswer } from './report.js';
 import { escapeControls, safeJson } from '../util/terminal-text.js';
+import { readBack } from './read-back.js';
+import type { Payload } from './payload.js';
 
 /**
  * The bodies of `employees create|update|disable|fetch`, apart from commander so that tests call
@@ -82,7 +84,8 @@ export async function createEmployee(opts: FieldOptions, deps: EmployeeDeps): Pr
     required: [...new Set([identifyBy, ...(deps.required ?? [])])],
   });
   if (problems.length > 0 || built.errors.length > 0) return invalid(deps, [...problems, formatErrors(built.errors)]);
-  return report(await deps.client.send(built.payload), deps, opts.json);
+  const id = String(built.payload[identifyBy] ?? '');
+  return checked(await deps.client.send(built.payload), { id, payload: built.payload, action: 'created' }, deps, opts);
 }
 
 export async function updateEmployee(id: string, opts: FieldOptions, deps: EmployeeDeps): Promise<number> {
@@ -96,7 +99,32 @@ export async function updateEmployee(id: string, opts: FieldOptions, deps: Emplo
   if (Object.keys(built.payload).length === 0)
     return invalid(deps, ['nothing to update: give at least one field to change']);
   // Identifier first, then only the fields given: the HRMS leaves every other field as it is.
-  return report(await deps.client.send({ [identifyBy]: id.trim(), ...built.payload }), deps, opts.json);
+  const payload = { [identifyBy]: id.trim(), ...built.payload };
+  return checked(await deps.client.send(payload), { id: id.trim(), payload, action: 'updated' }, deps, opts);
+}
+
+/**
+ * The answer reported, then, when it says status true, the HRMS's employee list read back: a
+ * change it does not show is said (exit 1), never taken as done on the HRMS's word alone.
+ */
+async function checked(
+  answer: UserAnswer,
+  sent: { id: string; payload: Payload; action: 'created' | 'updated' },
+  deps: EmployeeDeps,
+  opts: { json?: boolean },
+): Promise<number> {
+  const code = report(answer, deps, opts.json);
+  if (!answer.ok) return code;
+  const back = await readBack([sent], {
+    fetch: () => deps.client.fetch({}),
+    identifyBy: deps.identifyBy ?? 'username',
+    ...(deps.types ? { types: deps.types } : {}),
+  });
+  if (back.unchecked) deps.err.write(`punchgate: not checked: ${escapeControls(back.unchecked)}\n`);
+  const problem = back.problems[0];
+  if (problem === undefined) return code;
+  deps.err.write(`punchgate: ${escapeControls(problem)}\n`);
+  return EXIT.FAILURE;
 }
 
 export async function disableEmployee(id: string, opts: { json?: boolean }, deps: EmployeeDeps): Promise<number> {

@@ -58,6 +58,7 @@ export async function importEmployees(file: string, opts: ImportCommandOptions, 
     ...deps.retry,
   });
   if (outcome.fetchProblem && !outcome.stopped) deps.err.write(`punchgate: ${escapeControls(outcome.fetchProblem)}\n`);
+  if (outcome.unchecked) deps.err.write(`punchgate: not checked: ${escapeControls(outcome.unchecked)}\n`);
 
   const shown = opts.quiet
     ? outcome.rows.filter((r) => r.action === 'failed' || r.action === 'invalid' || r.action === 'skipped')
@@ -81,6 +82,7 @@ export async function importEmployees(file: string, opts: ImportCommandOptions, 
       rows: outcome.rows,
     };
     if (outcome.fetchProblem) report.fetchProblem = outcome.fetchProblem;
+    if (outcome.unchecked) report.unchecked = outcome.unchecked;
     if (outcome.stopped) report.stopped = outcome.stopped;
     writeReport(opts.report, report);
   }

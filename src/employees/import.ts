@@ -4,6 +4,7 @@ import { changedFields, idKey, indexRecords } from './diff.js';
 import type { ImportPlan, ValidRow } from './import-plan.js';
 import type { FieldType, Payload } from './payload.js';
 import { noProgress, type Progress } from './progress.js';
+import { readBack } from './read-back.js';
 import { exitCodeOf, type RowAction, type RowResult } from './report.js';
 
 /**
@@ -45,6 +46,8 @@ export interface ImportOutcome {
   mode: ImportMode;
   /** Why the import could not compare with the HRMS's employees, when it could not. */
   fetchProblem?: string;
+  /** Why the rows sent could not be checked against the HRMS's list afterwards, when they could not. */
+  unchecked?: string;
   /** Why the import stopped before the last row, when it did. */
   stopped?: { kind: UserAnswerKind; message: string };
   rows: RowResult[];
@@ -70,6 +73,7 @@ export async function runImport(plan: ImportPlan, opts: RunOptions): Promise<Imp
   if (existing.problem) outcome.fetchProblem = existing.problem;
   if (existing.stop) outcome.stopped = existing.stop;
 
+  const sent: { row: ValidRow; result: RowResult }[] = [];
   for (const row of plan.valid) {
     if (outcome.stopped) {
       results.push(result(row, 'skipped', `not sent: ${outcome.stopped.message}`));
@@ -79,12 +83,39 @@ export async function runImport(plan: ImportPlan, opts: RunOptions): Promise<Imp
     if (r.stop) outcome.stopped = r.stop;
     results.push(r.result);
     if (r.result.action in counts) counts[r.result.action] = (counts[r.result.action] ?? 0) + 1;
+    if (!opts.dryRun && (r.result.action === 'created' || r.result.action === 'updated'))
+      sent.push({ row, result: r.result });
     progress.tick(counts);
   }
   progress.done();
+  // The HRMS's word checked against its list, where the list could be read before.
+  if (existing.map && outcome.stopped?.kind !== 'auth') await checkSent(sent, opts, outcome);
   results.sort((a, b) => a.row - b.row);
   outcome.exitCode = exitCodeOf(results, outcome.stopped?.kind);
   return outcome;
+}
+
+/**
+ * Rows the HRMS said it created or updated and its list does not show afterwards become `failed`
+ * with what the list shows (see read-back.ts).
+ */
+async function checkSent(
+  sent: readonly { row: ValidRow; result: RowResult }[],
+  opts: RunOptions,
+  outcome: ImportOutcome,
+): Promise<void> {
+  const back = await readBack(
+    sent.map(({ row, result: r }) => ({ id: row.id, payload: row.payload, action: r.action as 'created' | 'updated' })),
+    { fetch: () => opts.client.fetch({}), identifyBy: opts.identifyBy, ...(opts.types ? { types: opts.types } : {}) },
+  );
+  if (back.unchecked) outcome.unchecked = back.unchecked;
+  back.problems.forEach((problem, i) => {
+    if (problem === undefined) return;
+    const r = sent[i]!.result;
+    r.action = 'failed';
+    r.message = problem;
+    delete r.fields;
+  });
 }
 
 interface Existing {

@@ -98,6 +98,23 @@ export function coerce(type: FieldType, raw: string): Coerced {
   }
 }
 
+/**
+ * Control characters other than a tab or a line break (ESC, BEL, NUL, the C1 ones), and the
+ * bidirectional controls (U+202E shows "exe.gpj" as "jpg.exe"): text that acts instead of reading
+ * as what it says, on the admin's screen, in the HRMS and on the terminals the roster writes to.
+ * Found by a trial: `employees import` sent such names to the HRMS as they were.
+ */
+const ACTING = /(?![\t\n\r])\p{Cc}|[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+
+/** Why a text value is refused (plain words, the character as U+XXXX), or undefined. */
+function actingCharacter(text: string): string | undefined {
+  const m = ACTING.exec(text);
+  if (!m) return undefined;
+  const cp = m[0].codePointAt(0)!;
+  const what = cp < 0xa0 ? 'a control character' : 'a bidirectional control';
+  return `holds ${what} (U+${cp.toString(16).toUpperCase().padStart(4, '0')})`;
+}
+
 export interface BuildOptions {
   /** Per-field type hints for custom fields (config `employees.types`, when present). */
   types?: Readonly<Record<string, FieldType>>;
@@ -125,7 +142,9 @@ export function buildPayload(raw: Readonly<Record<string, string | undefined>>, 
       continue;
     }
     const c = coerce(fieldType(field, opts.types), value);
-    if (c.ok) payload[field] = c.value;
+    const acts = c.ok && typeof c.value === 'string' ? actingCharacter(c.value) : undefined;
+    if (acts) errors.push({ field, message: acts });
+    else if (c.ok) payload[field] = c.value;
     else errors.push({ field, message: c.message });
   }
   for (const field of opts.required ?? []) {

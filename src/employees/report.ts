@@ -119,6 +119,8 @@ export interface ImportReport {
   dryRun: boolean;
   mode: string;
   fetchProblem?: string;
+  /** Why the rows sent could not be read back from the HRMS's list. */
+  unchecked?: string;
   stopped?: { kind: string; message: string };
   startedAt: string;
   finishedAt: string;

@@ -121,9 +121,14 @@ function partialOf(o: Record<string, unknown>, got: number): string | undefined 
     const n = count(all[k]);
     if (n !== undefined && n > 0) return `it holds ${got} and starts at ${k} ${n}`;
   }
+  // A total that says this is everyone ends the list, however full the page (found by a trial:
+  // 100 employees at per_page 100 with total 100 were refused as "more may follow").
+  // `count` is left out: some answers use it for the page's own length, which says nothing of the rest.
+  const whole = TOTAL_KEYS.some((k) => k !== 'count' && count(all[k]) === got);
   for (const k of PAGE_SIZE_KEYS) {
     const n = count(all[k]);
-    if (n !== undefined && n > 0 && n === got) return `it holds ${got} and fills a page of ${k} ${n}: more may follow`;
+    if (!whole && n !== undefined && n > 0 && n === got)
+      return `it holds ${got} and fills a page of ${k} ${n}: more may follow`;
   }
   return undefined;
 }

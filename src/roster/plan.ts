@@ -21,6 +21,7 @@ import type {
   TerminalUser,
   UpdateChange,
 } from './types.js';
+import { withoutTakenCards } from './card-holders.js';
 
 /** Privilege levels 2 (enroller), 6 (manager), 14 (administrator), with or without the disabled bit. */
 export function isAdministrator(privilege: number): boolean {
@@ -279,8 +280,9 @@ export function planTerminal(
     // blocked. Nobody is removed; the additions and updates still go.
     plan.heldRemovals = { removals: removes, limit, users: current.length };
   }
-  const fitting = withinCapacity(adds, current.length - (held ? 0 : removes.length), profile, plan);
-  plan.changes = held ? [...updates, ...fitting] : [...removes, ...updates, ...fitting];
+  const cards = withoutTakenCards(updates, adds, current, held ? [] : removes, plan);
+  const fitting = withinCapacity(cards.adds, current.length - (held ? 0 : removes.length), profile, plan);
+  plan.changes = held ? [...cards.updates, ...fitting] : [...removes, ...cards.updates, ...fitting];
   return plan;
 }
 

@@ -6,6 +6,8 @@
  */
 import { readCsv } from '../util/csv.js';
 import type { Roster, RosterEntry, RosterProblem } from './types.js';
+import { CodeRegister } from './duplicate-codes.js';
+import { withoutSharedCards } from './duplicate-cards.js';
 import { cardSpelling, parseActive, parseCard, parseCode, parseName } from './values.js';
 
 /** A file that cannot be a roster at all (no header, a required column missing). */
@@ -36,7 +38,7 @@ export function readRosterCsv(text: string, file: string): Roster {
 
   const entries: RosterEntry[] = [];
   const problems: RosterProblem[] = [];
-  const seen = new Map<string, string>();
+  const codes = new CodeRegister();
   for (const r of records) {
     const where = `${file}:${r.line}`;
     if (r.error) {
@@ -53,12 +55,11 @@ export function readRosterCsv(text: string, file: string): Roster {
       continue;
     }
     const fail = (message: string) => problems.push({ where, message, code: code.value });
-    const earlier = seen.get(code.value);
-    if (earlier !== undefined) {
-      fail(`code ${code.value} is already on ${earlier}`);
+    const twice = codes.check(code.value, where, (earlier) => `code ${code.value} is already on ${earlier}`);
+    if (twice) {
+      problems.push(twice);
       continue;
     }
-    seen.set(code.value, where);
     const name = parseName(cell('name'));
     const card = parseCard(cell('card'));
     const active = parseActive(cell('active'));
@@ -76,5 +77,7 @@ export function readRosterCsv(text: string, file: string): Roster {
         where,
       });
   }
-  return { entries, problems, rows: records.length, skipped: 0 };
+  const used = codes.settle(entries, problems, (code, later) => `code ${code} is also on ${later}`);
+  const usable = withoutSharedCards(used, problems);
+  return { entries: usable, problems, rows: records.length, skipped: 0 };
 }

@@ -7,6 +7,8 @@
  */
 import type { EmployeeRecord } from '../hrms/users.js';
 import type { Roster, RosterEntry, RosterProblem } from './types.js';
+import { CodeRegister } from './duplicate-codes.js';
+import { withoutSharedCards } from './duplicate-cards.js';
 import { cardSpelling, parseActive, parseCard, parseCode, parseName, type Parsed } from './values.js';
 
 export interface RosterFields {
@@ -57,7 +59,7 @@ export function rosterFromEmployees(
   // A code or name field no employee has is a mapping mistake, not a roster where nobody punches:
   // every employee would be "skipped" or "empty" and the run would say nothing about why.
   if (held.length > 0) return { entries: [], problems, rows: records.length + unreadable.length, skipped: 0 };
-  const seen = new Map<string, string>();
+  const codes = new CodeRegister();
   let skipped = 0;
   const invert = fields.active?.startsWith('!') ?? false;
   const activeField = fields.active?.replace(/^!/, '');
@@ -74,9 +76,8 @@ export function rosterFromEmployees(
     const code = parseCode(rawCode);
     if (!code.ok) return void problems.push({ where, message: `${fields.code}: ${code.message}` });
     const fail = (message: string) => problems.push({ where, message, code: code.value });
-    const earlier = seen.get(code.value);
-    if (earlier !== undefined) return void fail(`code ${code.value} is also ${earlier}'s`);
-    seen.set(code.value, where);
+    const twice = codes.check(code.value, where, (earlier) => `code ${code.value} is also ${earlier}'s`);
+    if (twice) return void problems.push(twice);
     const name = then(fieldText(r[fields.name]), parseName);
     const cardText: Parsed<string> = fields.card ? fieldText(r[fields.card]) : { ok: true, value: '' };
     const card = then(cardText, parseCard);
@@ -97,7 +98,9 @@ export function rosterFromEmployees(
       where,
     });
   });
-  return { entries, problems, rows: records.length + unreadable.length, skipped };
+  const used = codes.settle(entries, problems, (code, later) => `code ${code} is also ${later}'s`);
+  const usable = withoutSharedCards(used, problems);
+  return { entries: usable, problems, rows: records.length + unreadable.length, skipped };
 }
 
 function then<T>(text: Parsed<string>, parse: (t: string) => Parsed<T>): Parsed<T> {

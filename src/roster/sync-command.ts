@@ -50,10 +50,11 @@ export async function runSyncUsers(opts: SyncCommandOptions, deps: UserCommandDe
   const { sink, store } = journalBackups(deps.journal, deps.now);
   store.prune(deps.config.terminalUsers.backupRetentionDays);
   const dryRun = Boolean(opts.dryRun);
+  const guard = protectedCodes(roster);
   const reports = await syncAll(
     terminals.map((t) => syncAdapterFor(t, deps)),
     roster.entries,
-    protectedCodes(roster),
+    guard,
     {
       dryRun,
       removeAbsent: Boolean(opts.removeAbsent),
@@ -72,10 +73,8 @@ export async function runSyncUsers(opts: SyncCommandOptions, deps: UserCommandDe
     deps.out.write(`roster ${source}: ${roster.entries.length} people${bad}${skipped}\n`);
     deps.out.write(formatText(reports, dryRun, deps.scrub));
   }
-  if (roster.problems.length > 0 && guardUnknown(roster) && opts.removeAbsent) {
-    deps.err.write(
-      'punchgate: --remove-absent: nobody was removed as absent, because a bad row has no readable code\n',
-    );
+  if (guard.why !== undefined && opts.removeAbsent) {
+    deps.err.write(`punchgate: --remove-absent: nobody was removed as absent, because ${guard.why}\n`);
   }
   return code;
 }
@@ -98,8 +97,4 @@ function adminsOption(v: boolean | string | undefined): boolean | ReadonlySet<st
       .map((c) => c.trim())
       .filter(Boolean),
   );
-}
-
-function guardUnknown(roster: { problems: { code?: string }[] }): boolean {
-  return roster.problems.some((p) => p.code === undefined);
 }

@@ -29,6 +29,11 @@ export interface RosterProblem {
   message: string;
   /** The row's code when it could be read: that user is left alone on every terminal. */
   code?: string;
+  /**
+   * The row shows that the roster itself cannot be trusted to name everyone (a code given twice:
+   * a page served again stands where other people should be): nobody is removed as absent.
+   */
+  listInDoubt?: boolean;
 }
 
 export interface Roster {
@@ -184,13 +189,17 @@ export interface ChangeResult {
   backedUpFingers?: number;
 }
 
-/** The codes a roster row problem protects, and whether any bad row had no readable code. */
-export function protectedCodes(roster: Roster): { codes: Set<string>; unknown: boolean } {
+/**
+ * The codes a roster row problem protects, and whether nobody may be removed as absent (a bad
+ * row had no readable code, or the roster gave a code twice), with the reason in words.
+ */
+export function protectedCodes(roster: Roster): { codes: Set<string>; unknown: boolean; why?: string } {
   const codes = new Set<string>();
-  let unknown = false;
+  let why: string | undefined;
   for (const p of roster.problems) {
-    if (p.code === undefined) unknown = true;
+    if (p.code === undefined) why ??= 'a bad row has no readable code';
     else codes.add(p.code);
+    if (p.listInDoubt) why ??= 'the roster lists a code twice (who is missing from it is not certain)';
   }
-  return { codes, unknown };
+  return why === undefined ? { codes, unknown: false } : { codes, unknown: true, why };
 }

@@ -61,6 +61,12 @@ describe('sync-users --from-hrms against an HRMS answer that is not the whole li
       { employees: [1, 2, 3].map((i) => person(i)), page: 1, per_page: 3 },
       'fills a page of per_page 3',
     ],
+    // `count` may be the page's own length: it does not end the list.
+    [
+      'a full page and a count as long as it',
+      { employees: [1, 2, 3].map((i) => person(i)), count: 3, per_page: 3 },
+      'fills a page of per_page 3',
+    ],
     ['a page after the first', { employees: [1, 2, 3].map((i) => person(i)), page: 2 }, 'is page 2'],
     ['an offset', { employees: [1, 2, 3].map((i) => person(i)), offset: 100, limit: 50 }, 'starts at offset 100'],
   ])('one page (%s) is refused whole: nobody removed, exit 1, said in plain words', async (_, data, why) => {
@@ -92,6 +98,21 @@ describe('sync-users --from-hrms against an HRMS answer that is not the whole li
       data: [1, 2, 3].map((i) => person(i)),
     });
     const run = await env.sync({ fromHrms: true, removeAbsent: true }, { hrms: () => c });
+    expect(run.code).toBe(0);
+    expect(gate.users()).toHaveLength(3);
+  });
+
+  it('a full page whose total says it is the whole list is fine (the total ends it)', async () => {
+    const { gate } = await env.start({ gate: { users: staff(3) } });
+    const c = await hrmsAnswering({
+      status: true,
+      total: 3,
+      page: 1,
+      per_page: 3,
+      data: [1, 2, 3].map((i) => person(i)),
+    });
+    const run = await env.sync({ fromHrms: true, removeAbsent: true }, { hrms: () => c });
+    expect(run.err).toBe('');
     expect(run.code).toBe(0);
     expect(gate.users()).toHaveLength(3);
   });
@@ -134,5 +155,36 @@ describe('sync-users --from-hrms against an HRMS answer that is not the whole li
     );
     expect([...run.err].some((ch) => ch === '\u001b' || ch === '\u0007')).toBe(false);
     expect(usersOf(gate)).toEqual(['1 5 Worker 5 0 0']);
+  });
+});
+
+describe('sync-users --from-hrms against an HRMS that lists a person twice', () => {
+  it('the same code with two cards: neither card is written, the person is left alone, exit 65', async () => {
+    const { gate } = await env.start({
+      gate: { users: [{ uid: 1, userId: '1', name: 'Worker 1', card: 999 }] },
+    });
+    const c = await hrmsAnswering({
+      status: true,
+      data: [person(1, { badge: '111' }), person(2, { badge: '' }), person(1, { badge: '222' })],
+    });
+    env.config.terminalUsers.fields.card = 'badge';
+    const run = await env.sync({ fromHrms: true }, { hrms: () => c });
+    // Not the first one's card, nor the second's: the terminal keeps what it had.
+    expect(usersOf(gate)).toEqual(['1 1 Worker 1 999 0', '2 2 Worker 2 0 0']);
+    expect(run.code).toBe(65);
+    expect(run.err).toContain(
+      "HRMS employee 3 (w1): code 1 is also HRMS employee 1 (w1)'s: which of the two is right is not known; neither is used and the user is left alone (row skipped)",
+    );
+    expect(run.err).toContain("HRMS employee 1 (w1): code 1 is also HRMS employee 3 (w1)'s");
+  });
+
+  it('a page that repeats people: nobody is removed as absent (the list cannot say who is missing)', async () => {
+    const { gate } = await env.start({ gate: { users: staff(6) } });
+    // People 1-3 twice, 4 and 5 missing: a page served again in place of the next one.
+    const c = await hrmsAnswering({ status: true, data: [1, 2, 3, 1, 2, 3, 6].map((i) => person(i)) });
+    const run = await env.sync({ fromHrms: true, removeAbsent: true, maxRemovals: '1000' }, { hrms: () => c });
+    expect(gate.users()).toHaveLength(6);
+    expect(run.code).toBe(65);
+    expect(run.err).toContain('nobody was removed as absent, because the roster lists a code twice');
   });
 });

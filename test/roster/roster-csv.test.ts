@@ -33,10 +33,16 @@ describe('readRosterCsv', () => {
       '8,Eight',
     ].join('\n');
     const r = readRosterCsv(text, 'r.csv');
-    expect(r.entries.map((e) => `${e.where} ${e.code}`)).toEqual(['r.csv:2 1', 'r.csv:9 7', 'r.csv:11 8']);
+    expect(r.entries.map((e) => `${e.where} ${e.code}`)).toEqual(['r.csv:9 7', 'r.csv:11 8']);
     expect(r.problems).toEqual([
       { where: 'r.csv:3', code: '2', message: 'card "12x" is not a decimal number' },
-      { where: 'r.csv:4', code: '1', message: 'code 1 is already on r.csv:2' },
+      {
+        where: 'r.csv:4',
+        code: '1',
+        message:
+          'code 1 is already on r.csv:2: which of the two is right is not known; neither is used and the user is left alone',
+        listInDoubt: true,
+      },
       { where: 'r.csv:5', code: '3', message: 'code 3: name is empty' },
       { where: 'r.csv:6', message: 'a quoted cell (cell 2) is never closed' },
       { where: 'r.csv:7', code: '5', message: 'card 99999999999 is larger than 4294967295' },
@@ -46,6 +52,14 @@ describe('readRosterCsv', () => {
         message: 'active "perhaps" is not one of 1/0, true/false, yes/no, active/blocked',
       },
       { where: 'r.csv:10', message: 'code "a-very-long-code-of-more-than-24-bytes" is 38 bytes; a terminal holds 24' },
+      // Row 2 gave the same code as row 4: neither is used (which is right is not known).
+      {
+        where: 'r.csv:2',
+        code: '1',
+        message:
+          'code 1 is also on r.csv:4: which of the two is right is not known; neither is used and the user is left alone',
+        listInDoubt: true,
+      },
     ]);
   });
 });

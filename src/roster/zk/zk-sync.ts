@@ -59,11 +59,20 @@ export class ZkSyncAdapter implements UserSyncAdapter {
     let broken: string | null = null;
     warnings.push(
       ...(await this.t.withDeviceDisabled(async () => {
+        // The table as it is now that nobody can enrol at the keypad: a uid taken or changed since
+        // the plan's read is never written over (USER_WRQ writes whoever holds the uid).
+        const now = new Map((await this.t.readUsers()).map((r) => [r.user.uid, r]));
+        for (const [uid, row] of now) rawByUid.set(uid, row.raw);
         for (const [i, c] of changes.entries()) {
           // Interrupted: stop writing, so that the terminal is enabled again at once.
           const skip = broken ?? (isStopped(stop) ? INTERRUPTED : null);
           if (skip) {
             results[i] = { status: 'not-attempted', error: skip };
+            continue;
+          }
+          const stale = changedSinceRead(c, now);
+          if (stale) {
+            results[i] = { status: 'failed', error: stale };
             continue;
           }
           try {
@@ -155,4 +164,21 @@ export class ZkSyncAdapter implements UserSyncAdapter {
   close(): Promise<void> {
     return this.t.close();
   }
+}
+
+/**
+ * Why a change planned from the users read before no longer fits the table as it is (a person
+ * enrolled at the keypad at the uid an addition was given, another user at an update's or a
+ * removal's uid), or null. Found by a trial: the addition was written over the person enrolled
+ * meanwhile, whose fingerprints then opened as the new code.
+ */
+function changedSinceRead(c: Change, now: ReadonlyMap<number, ZkUserRow>): string | null {
+  const row = now.get(c.uid as number);
+  if (c.action === 'add') {
+    return row
+      ? `uid ${c.uid} was taken on the terminal after its users were read (now user ${row.user.userId}, enrolled meanwhile?): not written over it; run sync-users again`
+      : null;
+  }
+  if (row?.user.userId === c.code) return null;
+  return `uid ${c.uid} holds ${row ? `user ${row.user.userId}` : 'nobody'} now, not ${c.code} as when the terminal's users were read: not ${c.action === 'remove' ? 'removed' : 'changed'}; run sync-users again`;
 }
