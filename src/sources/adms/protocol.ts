@@ -1,6 +1,6 @@
 import type { KeptUpload, PushExtra, PushMalformed, TerminalCommand } from '../../journal/types.js';
 import type { Punch } from '../../punch.js';
-import { parseAttlog } from './attlog.js';
+import { cutLastLine, parseAttlog } from './attlog.js';
 import { isLastInAnswer, mayResend } from './commands.js';
 import { parseDeviceCmd } from './devicecmd.js';
 import { parseInfoPairs, parseInfoParam } from './device-info.js';
@@ -12,6 +12,7 @@ import {
   pauseIfLarge,
   reportKept,
   reportJournalled,
+  refuseCutBody,
   reportMalformed,
   retryLater,
   stampOf,
@@ -153,6 +154,10 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest, how?: TableHow
   const { cfg } = t;
   const label = how?.label ?? 'ATTLOG';
   const text = body.toString('utf8');
+  // An upload of punches is never empty (a terminal with none sends none): an empty one is a
+  // `Content-Length: 0` before a body that came on its own, and its OK would lose that body.
+  const cut = how || text !== '' ? cutLastLine(text) : 'it came empty (Content-Length: 0)';
+  if (cut !== undefined) return refuseCutBody(ctx, p, cut);
   const parsed = parseAttlog(text);
   await pauseIfLarge(text);
   reportMalformed(ctx, t, label, parsed.malformed);
