@@ -21,7 +21,7 @@ import {
   type ReceiverContext,
 } from './handler-kit.js';
 import { answer } from './http-body.js';
-import { keptBody, keptBounds, keptOf, linesOf, tableLabel } from './kept.js';
+import { byteLinesOf, keptBody, keptBounds, keptOfBytes, tableLabel } from './kept.js';
 import type { NameCodec } from '../../util/name-codec.js';
 import { reportUnreadableNames } from './unreadable-names.js';
 import { parseOperlog } from './operlog.js';
@@ -170,11 +170,11 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest, how?: TableHow
     punchState: r.status,
   }));
   const malformed = malformedSummary(parsed.malformed);
-  const kept = keptOf(
+  const kept = keptOfBytes(
     label,
     malformed.first ?? '',
-    linesOf(
-      text,
+    byteLinesOf(
+      body,
       parsed.malformed.map((m) => m.line),
     ),
   );
@@ -236,11 +236,11 @@ async function handleOperlog(ctx: ReceiverContext, p: PushRequest, table: string
   reportMalformed(ctx, t, table, parsed.malformed);
   reportUnreadableNames(ctx, t.cfg, parsed.users);
   const malformed: PushMalformed = malformedSummary(parsed.malformed);
-  const kept = keptOf(
+  const kept = keptOfBytes(
     table,
     malformed.first ?? '',
-    linesOf(
-      text,
+    byteLinesOf(
+      body,
       parsed.malformed.map((m) => m.line),
     ),
   );
@@ -315,7 +315,7 @@ async function handleUnknownTable(ctx: ReceiverContext, p: PushRequest, raw: str
   if (!t) return retryLater(ctx, p);
   const table = tableLabel(raw);
   const text = body.toString('utf8');
-  const kept = text.trim() === '' ? undefined : keptBody(table, 'a table punchgate does not read', text);
+  const kept = text.trim() === '' ? undefined : keptBody(table, 'a table punchgate does not read', body);
   try {
     ctx.journal.commitRecords(
       {
