@@ -37,4 +37,10 @@ describe('cutLastLine', () => {
   ])('%s: cut', (_, body, why) => {
     expect(cutLastLine(body)).toMatch(why);
   });
+
+  it('quotes the cut line with its secrets left out', () => {
+    const why = cutLastLine(`${A}\nPIN=7002\tPasswd=hunter22\tTime=2026-11-09 08:0`);
+    expect(why).toMatch(/no whole time/);
+    expect(why).not.toContain('hunter22');
+  });
 });

@@ -1,4 +1,4 @@
-import { malformedLine, type MalformedLine } from './malformed.js';
+import { malformedLine, redactSecrets, type MalformedLine } from './malformed.js';
 import { isLogTime } from '../../punch.js';
 import { codeProblem, unpadded } from '../../punch.js';
 import { printable, quoted } from '../../util/terminal-text.js';
@@ -169,7 +169,8 @@ export function cutLastLine(body: string): string | undefined {
     .split('\n')
     .map((l) => l.replace(/\r$/, ''))
     .filter((l) => l.trim() !== '' && l.includes('\t') === last.includes('\t'));
-  const shown = quoted(last, 40);
+  // Shown in the log and the status: its secrets left out first, as a malformed line's are.
+  const shown = quoted(redactSecrets(last), 40);
   // Minute-only firmware writes all its times so: a last line like its others is whole.
   const othersWhole = others.length === 0 || others.some((l) => WHOLE_TIME.test(l));
   if (!WHOLE_TIME.test(last) && othersWhole) return `its last line ${shown} has no line end and no whole time`;

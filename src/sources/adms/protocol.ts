@@ -156,7 +156,7 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest, how?: TableHow
   const text = body.toString('utf8');
   // An upload of punches is never empty (a terminal with none sends none): an empty one is a
   // `Content-Length: 0` before a body that came on its own, and its OK would lose that body.
-  const cut = how || text !== '' ? cutLastLine(text) : 'it came empty (Content-Length: 0)';
+  const cut = how || text !== '' ? cutLastLine(text) : `it came empty${emptyHow(p)}`;
   if (cut !== undefined) return refuseCutBody(ctx, p, cut);
   const parsed = parseAttlog(text);
   await pauseIfLarge(text);
@@ -206,6 +206,9 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest, how?: TableHow
   if (!how) ctx.repeats.seen(ctx, t, body, punches.length, added, said);
   answer(p.req, p.res, 200, said);
 }
+
+/** How an upload came empty, for the admin's words: a `Content-Length: 0`, or chunks of nothing. */
+const emptyHow = (p: PushRequest) => (p.req.headers['content-length'] === '0' ? ' (Content-Length: 0)' : '');
 
 /**
  * What an ATTLOG upload carries beside its punches: the lines kept raw, and the ID card checks
