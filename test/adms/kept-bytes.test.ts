@@ -68,6 +68,20 @@ describe('lines kept raw keep the bytes the terminal sent', () => {
     expect(r.journal.queries.list().map((p) => p.biometricCode)).toEqual(['1203']);
   });
 
+  it('an rtlog (Security PUSH) row that cannot be read, with a GBK PIN: kept byte for byte', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)] });
+    const bad = Buffer.concat([
+      Buffer.from('time=2026-11-30 09:00:07\tpin='),
+      GBK.subarray(0, 4),
+      Buffer.from('\tevent='),
+    ]);
+    const body = lines(Buffer.from('time=2026-11-30 09:00:05\tpin=701\tevent=0\tverifytype=3\tinoutstatus=1'), bad);
+    expect(await http(r.url, 'POST', `/iclock/cdata?SN=${SN}&table=rtlog`, body)).toEqual({ status: 200, body: 'OK' });
+    const kept = r.store.keptUploads();
+    expect(kept).toHaveLength(1);
+    expect(bytesOf(kept[0]!).equals(bad)).toBe(true);
+  });
+
   it('UTF-8 lines are kept as text, as before', async () => {
     r = await startReceiver({ terminals: [terminal('lobby', SN)] });
     await http(r.url, 'POST', `/iclock/cdata?SN=${SN}&table=NEWTABLE&Stamp=1`, UTF8);
