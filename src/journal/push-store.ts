@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { isLatin1Kept, keptBytesCount } from './kept-bytes.js';
 import { codeProblem, userText } from '../punch.js';
 import type { Clock } from '../util/clock.js';
 import type { Punch } from '../punch.js';
@@ -82,6 +83,7 @@ function toKept(r: Row): KeptUploadRecord {
     lines: r.lines as number,
     bytes: r.bytes as number,
     body: r.body as string,
+    ...(isLatin1Kept(r.body as string, r.bytes as number) ? { latin1: true as const } : {}),
   };
 }
 
@@ -340,7 +342,7 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
         const table = this.fileUnder(terminal, k.table, 'push_kept_counts');
         // Filed under OTHER_TABLES: the reason keeps the table's own name.
         const reason = clip(table === k.table ? k.reason : `table ${k.table}: ${k.reason}`);
-        const bytes = Buffer.byteLength(k.body);
+        const bytes = keptBytesCount(k.body, k.latin1);
         insert.run(terminal, serial, table, reason, at, k.lines, bytes, k.body);
         count.run(terminal, table, k.lines, at, reason);
         this.keptAdded(terminal, bytes);
@@ -551,7 +553,7 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
   reparseKept(
     kept: KeptUploadRecord,
     punches: readonly Punch[],
-    rest: { body: string; lines: number } | null,
+    rest: { body: string; lines: number; latin1?: true } | null,
     timezone: string | undefined,
   ): IngestResult {
     return this.db
@@ -561,7 +563,7 @@ export class PushStore implements PushJournal, TerminalCommandQueue {
         else
           this.statements
             .get(`UPDATE push_kept SET body = ?, lines = ?, bytes = ? WHERE id = ?`)
-            .run(rest.body, rest.lines, Buffer.byteLength(rest.body), kept.id);
+            .run(rest.body, rest.lines, keptBytesCount(rest.body, rest.latin1), kept.id);
         this.statements
           .get(`UPDATE push_kept_counts SET reparsed = reparsed + ? WHERE terminal = ? AND tbl = ?`)
           .run(kept.lines - (rest?.lines ?? 0), kept.terminal, kept.table);

@@ -437,6 +437,14 @@ export interface KeptUpload {
   /** The lines kept (LF-separated), as received. */
   body: string;
   lines: number;
+  /**
+   * The lines were not UTF-8: `body` holds their bytes one character per byte (latin1), so a
+   * reparse reads the very bytes the terminal sent (decoded as UTF-8, they were U+FFFD for good).
+   * Marked without a column of its own: such a row's `bytes` is the bytes' count, its body's
+   * length, where a UTF-8 body's is its UTF-8 length, which differs once a character is not ASCII
+   * (kept-bytes.ts).
+   */
+  latin1?: true;
 }
 
 /** Bounds of the kept uploads, all terminals together: the oldest go first, counted. */
@@ -475,7 +483,7 @@ export interface KeptStore {
   reparseKept(
     kept: KeptUploadRecord,
     punches: readonly Punch[],
-    rest: { body: string; lines: number } | null,
+    rest: { body: string; lines: number; latin1?: true } | null,
     timezone: string | undefined,
   ): IngestResult;
 }

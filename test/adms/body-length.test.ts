@@ -46,6 +46,30 @@ function raw(port: number, parts: string[]): Promise<string> {
   });
 }
 
+/**
+ * Sends `first`, waits until the server answered it (its read and its answer went before), then
+ * `rest` on the same connection if it is still open: the bytes a short Content-Length left out
+ * arrive in a later TCP packet, after the answer. What came back once it closed.
+ */
+function answeredThenRest(port: number, first: string, rest: string): Promise<string> {
+  return new Promise((resolve) => {
+    const s = connect({ host: '127.0.0.1', port });
+    let got = '';
+    let sent = false;
+    s.on('error', () => undefined);
+    s.on('close', () => resolve(got));
+    s.on('data', (d) => {
+      got += d.toString();
+      const m = /\r\nContent-Length: (\d+)\r\n[\s\S]*?\r\n\r\n([\s\S]*)$/i.exec(got);
+      if (sent || !m || Buffer.byteLength(m[2]!) < Number(m[1])) return;
+      sent = true;
+      if (s.writable && !s.destroyed) s.write(rest, () => s.end());
+      else s.end();
+    });
+    s.on('connect', () => s.write(first));
+  });
+}
+
 describe('ADMS receiver: an upload whose body has no length HTTP can read', () => {
   let r: Receiver | undefined;
   afterEach(async () => {
@@ -123,5 +147,57 @@ describe('ADMS receiver: an upload whose body has no length HTTP can read', () =
     // The terminal sends it again with its length right: every punch, once.
     expect(await http(r.url, 'POST', UPLOAD, BODY)).toEqual({ status: 200, body: 'OK:2' });
     expect(punches().sort()).toEqual(['7001@2026-11-09 08:00:01', '7002@2026-11-09 08:00:02']);
+  });
+
+  it('a Content-Length shorter than the body, the rest in a later packet: the cut last line is no punch, no OK, the admin told', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)], notes: true });
+    // The body as told ends at "7002<TAB>2026-11-09 08:00", a time without seconds punchgate reads.
+    const told = BODY.indexOf(':02\t');
+    const head = `POST ${UPLOAD} HTTP/1.1\r\nHost: gw\r\nContent-Length: ${told}\r\n\r\n`;
+    const got = await answeredThenRest(r.port, head + BODY.slice(0, told), BODY.slice(told));
+    expect(got).toMatch(/^HTTP\/1\.1 400 /);
+    expect(got).not.toMatch(/OK:/);
+    expect(got).toMatch(/Connection: close/i);
+    expect(punches()).toEqual([]);
+    expect(r.store.stamps('lobby', SN)).toEqual({});
+    const notes = activePushNotes(r.journal.sourceState, 'lobby', Date.now());
+    expect(notes).toHaveLength(1);
+    const alert = ALERT.pushNote('lobby', notes[0]!);
+    expect(alert.kind).toBe('push-cut-body');
+    expect(alert.cause).toMatch(
+      /^terminal lobby: an upload \(ATTLOG\) was refused as cut short: its last line "7002\\x092026-11-09 08:00" has no line end and no whole time/,
+    );
+    expect(alert.fix).toMatch(/Content-Length/);
+    // The terminal sends it again with its length right: every punch, once, and the alert ends.
+    expect(await http(r.url, 'POST', UPLOAD, BODY)).toEqual({ status: 200, body: 'OK:2' });
+    expect(punches().sort()).toEqual(['7001@2026-11-09 08:00:01', '7002@2026-11-09 08:00:02']);
+    expect(activePushNotes(r.journal.sourceState, 'lobby', Date.now())).toEqual([]);
+  });
+
+  it('a Content-Length shorter than the body, cut in a later field: no punch with its status cut, no OK', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)], notes: true });
+    // eSSL's form: every line ends with a TAB after its nine fields (the cut one has eight).
+    const body = attlog([
+      '7001\t2026-11-09 08:00:01\t0\t1\t0\t\t\t0\t0\t',
+      '7002\t2026-11-09 08:00:02\t1\t1\t0\t\t\t0\t0\t',
+    ]);
+    const told = body.length - 2;
+    const head = `POST ${UPLOAD} HTTP/1.1\r\nHost: gw\r\nContent-Length: ${told}\r\n\r\n`;
+    const got = await answeredThenRest(r.port, head + body.slice(0, told), body.slice(told));
+    expect(got).toMatch(/^HTTP\/1\.1 400 /);
+    expect(punches()).toEqual([]);
+    expect(await http(r.url, 'POST', UPLOAD, body)).toEqual({ status: 200, body: 'OK:2' });
+  });
+
+  it('an explicit Content-Length: 0, the body in a later packet: never answered OK, nothing journalled', async () => {
+    r = await startReceiver({ terminals: [terminal('lobby', SN)], notes: true });
+    const head = `POST ${UPLOAD} HTTP/1.1\r\nHost: gw\r\nContent-Length: 0\r\n\r\n`;
+    const got = await answeredThenRest(r.port, head, BODY);
+    expect(got).toMatch(/^HTTP\/1\.1 400 /);
+    expect(got).not.toMatch(/OK:/);
+    expect(r.store.stamps('lobby', SN)).toEqual({});
+    const notes = activePushNotes(r.journal.sourceState, 'lobby', Date.now());
+    expect(ALERT.pushNote('lobby', notes[0]!).cause).toMatch(/it came empty \(Content-Length: 0\)/);
+    expect(await http(r.url, 'POST', UPLOAD, BODY)).toEqual({ status: 200, body: 'OK:2' });
   });
 });

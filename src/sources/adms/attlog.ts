@@ -1,7 +1,7 @@
-import { malformedLine, type MalformedLine } from './malformed.js';
+import { malformedLine, redactSecrets, type MalformedLine } from './malformed.js';
 import { isLogTime } from '../../punch.js';
 import { codeProblem, unpadded } from '../../punch.js';
-import { printable } from '../../util/terminal-text.js';
+import { printable, quoted } from '../../util/terminal-text.js';
 import { keyValueFields } from './key-values.js';
 import { wallTimeOf } from './wall-time.js';
 import { spaceSeparatedFields } from '../spaced-fields.js';
@@ -137,4 +137,46 @@ export function parseAttlog(body: string): ParsedAttlog {
     records.push({ line, pin, logTime, status: optionalInt(fields[2]), verify: optionalInt(fields[3]) });
   }
   return { records, malformed, idCardChecks };
+}
+
+/** A whole date and time with its seconds, in any of the forms read (wall-time.ts). */
+const WHOLE_TIME = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}/;
+/** PIN, time, status, verify: the fewest fields of a whole positional record (ADMS push protocol §9.1). */
+const FEWEST_FIELDS = 4;
+
+/** A line's fields as its form separates them: TABs, else runs of spaces (the date and time count as two). */
+const fieldCount = (line: string) => (line.includes('\t') ? line.split('\t') : line.trim().split(/ +/)).length;
+
+/**
+ * Why the body's last line looks cut short, or undefined. A Content-Length shorter than the body
+ * ends the body mid-line; when the rest comes in a later TCP packet, HTTP cannot tell, and the
+ * cut line read as a punch: `08:00` of `08:00:31` is a punch at 08:00:00 (wall-time.ts reads
+ * minute-only times). Every line of the captured uploads ends with LF (eSSL's E-Push Server's
+ * stored bodies, shreyasubale/epush-docker, DeviceInfo/Device_Processed/stamp_9999_*.txt), but
+ * no document says all firmware ends its last line so: a last line without its line end is
+ * judged by its shape, cut when it is short of a whole record (its time without seconds, or fewer
+ * fields than every other line of its form in the body, or, alone, than PIN, time, status and verify).
+ * NUL padding at the end is no cut (parseAttlog drops it). Never throws.
+ */
+export function cutLastLine(body: string): string | undefined {
+  const text = body.replace(TRAILING_NULS, '');
+  if (text.endsWith('\n')) return undefined;
+  const end = text.lastIndexOf('\n');
+  const last = text.slice(end + 1);
+  if (last.trim() === '') return undefined;
+  const others = text
+    .slice(0, Math.max(0, end))
+    .split('\n')
+    .map((l) => l.replace(/\r$/, ''))
+    .filter((l) => l.trim() !== '' && l.includes('\t') === last.includes('\t'));
+  // Shown in the log and the status: its secrets left out first, as a malformed line's are.
+  const shown = quoted(redactSecrets(last), 40);
+  // Minute-only firmware writes all its times so: a last line like its others is whole.
+  const othersWhole = others.length === 0 || others.some((l) => WHOLE_TIME.test(l));
+  if (!WHOLE_TIME.test(last) && othersWhole) return `its last line ${shown} has no line end and no whole time`;
+  // The fewest of the others: firmware writes each line alike, but a body may mix forms (tagged, keyed).
+  const fewest = others.length > 0 ? Math.min(...others.map(fieldCount)) : last.includes('\t') ? FEWEST_FIELDS : 0;
+  if (fieldCount(last) < fewest)
+    return `its last line ${shown} has no line end and ${fieldCount(last)} fields where a whole one has ${fewest}`;
+  return undefined;
 }

@@ -22,6 +22,7 @@ import { LogBudget } from './log-budget.js';
 import type { RepeatedUploads } from './repeats.js';
 import { tableLabel } from './kept.js';
 import {
+  cutBodyWords,
   hasPushNote,
   noLengthWords,
   REFUSAL_TOPICS,
@@ -193,6 +194,21 @@ export async function bodyOf(ctx: ReceiverContext, p: PushRequest, discard = fal
       ctx.logger.debug({ terminal: p.terminal.cfg.name }, 'push terminal dropped the connection mid-body');
       return undefined;
   }
+}
+
+/**
+ * An upload whose body ends short of a whole record (`why`): refused whole, never journalled nor
+ * answered OK, and the connection closed after the answer, so the rest of a body its
+ * Content-Length left out is not read as the next request. The terminal sends it again.
+ */
+export function refuseCutBody(ctx: ReceiverContext, p: PushRequest, why: string): void {
+  const words = noteRefusal(ctx, p, 'cut-body', (table) => cutBodyWords(why, table));
+  ctx.logger.warn(
+    { terminal: p.terminal.cfg.name },
+    `push terminal ${p.terminal.cfg.name}: ${words.cause}: ${words.fix}`,
+  );
+  ctx.bodyFollows.add(p.req.socket);
+  answer(p.req, p.res, 400, 'ERROR: body cut short; send it again', { Connection: 'close' });
 }
 
 /**

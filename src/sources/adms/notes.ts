@@ -6,13 +6,14 @@ import type { NoteShelf, NoteWords, StoredNote } from '../device-notes.js';
 /**
  * What a push terminal did that the receiver had to refuse, kept in the journal so that the status
  * raises an alert naming it (src/status/dahua.ts): an upload larger than adms.maxBodyBytes, one
- * compressed in a way punchgate cannot read, or one sent without its length, which the terminal
+ * compressed in a way punchgate cannot read, one sent without its length, or one whose body ends
+ * short of a whole record (its Content-Length too short), which the terminal
  * sends again and again while its later punches wait behind it; or the same upload taken again
  * and again (repeats.ts). Cleared by the next upload of the terminal that goes through. The
  * reading and writing is src/sources/device-notes.ts.
  */
 /** Uploads refused whole: each note ends when an upload of that table goes through (handler-kit.ts). */
-export const REFUSAL_TOPICS = ['too-large', 'unreadable-coding', 'no-length'] as const;
+export const REFUSAL_TOPICS = ['too-large', 'unreadable-coding', 'no-length', 'cut-body'] as const;
 export type RefusalTopic = (typeof REFUSAL_TOPICS)[number];
 export const PUSH_NOTE_TOPICS = [...REFUSAL_TOPICS, 'repeats'] as const;
 export type PushNoteTopic = (typeof PUSH_NOTE_TOPICS)[number];
@@ -66,5 +67,13 @@ export function noLengthWords(table: string): NoteWords {
   return {
     cause: `an upload (${table}) came without a Content-Length (and not chunked), so its body cannot be told from what follows it on the connection: refused (411), never answered OK; the terminal keeps it and sends it again, and its later punches wait on the terminal behind it`,
     fix: `if a proxy sits between the terminal and this box, make it pass the upload's Content-Length on (or send it chunked), or let the terminal reach the box directly; else note the terminal's model and firmware version and update the firmware: its next upload with a length goes through`,
+  };
+}
+
+/** The words of an upload refused as cut short, `why` (attlog.ts's cutLastLine, or an empty body) (handler-kit.ts). */
+export function cutBodyWords(why: string, table: string): NoteWords {
+  return {
+    cause: `an upload (${table}) was refused as cut short: ${why}; most likely its Content-Length was shorter than the body it sent. Nothing of it was journalled or answered OK: the terminal keeps it and sends it again, and its later punches wait on the terminal behind it`,
+    fix: `if a proxy sits between the terminal and this box, make it pass the upload's Content-Length on unchanged, or let the terminal reach the box directly; else note the terminal's model and firmware version and update the firmware: its next whole upload goes through`,
   };
 }

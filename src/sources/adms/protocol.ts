@@ -1,6 +1,6 @@
 import type { KeptUpload, PushExtra, PushMalformed, TerminalCommand } from '../../journal/types.js';
 import type { Punch } from '../../punch.js';
-import { parseAttlog } from './attlog.js';
+import { cutLastLine, parseAttlog } from './attlog.js';
 import { isLastInAnswer, mayResend } from './commands.js';
 import { parseDeviceCmd } from './devicecmd.js';
 import { parseInfoPairs, parseInfoParam } from './device-info.js';
@@ -12,6 +12,7 @@ import {
   pauseIfLarge,
   reportKept,
   reportJournalled,
+  refuseCutBody,
   reportMalformed,
   retryLater,
   stampOf,
@@ -20,7 +21,7 @@ import {
   type ReceiverContext,
 } from './handler-kit.js';
 import { answer } from './http-body.js';
-import { keptBody, keptBounds, keptOf, linesOf, tableLabel } from './kept.js';
+import { byteLinesOf, keptBody, keptBounds, keptOfBytes, tableLabel } from './kept.js';
 import type { NameCodec } from '../../util/name-codec.js';
 import { reportUnreadableNames } from './unreadable-names.js';
 import { parseOperlog } from './operlog.js';
@@ -153,6 +154,10 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest, how?: TableHow
   const { cfg } = t;
   const label = how?.label ?? 'ATTLOG';
   const text = body.toString('utf8');
+  // An upload of punches is never empty (a terminal with none sends none): an empty one is a
+  // `Content-Length: 0` before a body that came on its own, and its OK would lose that body.
+  const cut = how || text !== '' ? cutLastLine(text) : `it came empty${emptyHow(p)}`;
+  if (cut !== undefined) return refuseCutBody(ctx, p, cut);
   const parsed = parseAttlog(text);
   await pauseIfLarge(text);
   reportMalformed(ctx, t, label, parsed.malformed);
@@ -165,11 +170,11 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest, how?: TableHow
     punchState: r.status,
   }));
   const malformed = malformedSummary(parsed.malformed);
-  const kept = keptOf(
+  const kept = keptOfBytes(
     label,
     malformed.first ?? '',
-    linesOf(
-      text,
+    byteLinesOf(
+      body,
       parsed.malformed.map((m) => m.line),
     ),
   );
@@ -202,6 +207,9 @@ async function handleAttlog(ctx: ReceiverContext, p: PushRequest, how?: TableHow
   answer(p.req, p.res, 200, said);
 }
 
+/** How an upload came empty, for the admin's words: a `Content-Length: 0`, or chunks of nothing. */
+const emptyHow = (p: PushRequest) => (p.req.headers['content-length'] === '0' ? ' (Content-Length: 0)' : '');
+
 /**
  * What an ATTLOG upload carries beside its punches: the lines kept raw, and the ID card checks
  * (attlog.ts), counted as a record that is not a punch (the status lists them, `ATTLOG id-card-check`).
@@ -231,11 +239,11 @@ async function handleOperlog(ctx: ReceiverContext, p: PushRequest, table: string
   reportMalformed(ctx, t, table, parsed.malformed);
   reportUnreadableNames(ctx, t.cfg, parsed.users);
   const malformed: PushMalformed = malformedSummary(parsed.malformed);
-  const kept = keptOf(
+  const kept = keptOfBytes(
     table,
     malformed.first ?? '',
-    linesOf(
-      text,
+    byteLinesOf(
+      body,
       parsed.malformed.map((m) => m.line),
     ),
   );
@@ -310,7 +318,7 @@ async function handleUnknownTable(ctx: ReceiverContext, p: PushRequest, raw: str
   if (!t) return retryLater(ctx, p);
   const table = tableLabel(raw);
   const text = body.toString('utf8');
-  const kept = text.trim() === '' ? undefined : keptBody(table, 'a table punchgate does not read', text);
+  const kept = text.trim() === '' ? undefined : keptBody(table, 'a table punchgate does not read', body);
   try {
     ctx.journal.commitRecords(
       {

@@ -4,7 +4,7 @@ import type { Punch } from '../../punch.js';
 import { inoutStatusState } from '../../punch/states.js';
 import { parseAttlog } from './attlog.js';
 import { loneCrToLf } from './handler-kit.js';
-import { linesOf } from './kept.js';
+import { byteLinesOf, keptBytes, keptOfBytes } from './kept.js';
 import { parseRtlog } from './rtlog.js';
 import { classifyRtlog, punchEventsOf } from './rtlog-events.js';
 import { parseTransactions } from './transaction.js';
@@ -59,8 +59,10 @@ export function reparseKept(store: KeptStore, cfg: AdmsTerminalConfig): ReparseR
   };
   const punchEvents = punchEventsOf(cfg);
   for (const stored of store.keptUploads(cfg.name)) {
-    // Kept before lone CRs were read as line ends: read with the receiver's line ends now.
-    const kept = { ...stored, body: loneCrToLf(Buffer.from(stored.body)).toString() };
+    // Kept before lone CRs were read as line ends: read with the receiver's line ends now. The
+    // bytes as the terminal sent them (kept.ts), read as the receiver reads them.
+    const bytes = loneCrToLf(keptBytes(stored));
+    const kept = { ...stored, body: bytes.toString('utf8') };
     const punch = (pin: string, logTime: string, verify: number | null, state: number | null): Punch => ({
       terminal: cfg.name,
       device: kept.serial,
@@ -94,13 +96,8 @@ export function reparseKept(store: KeptStore, cfg: AdmsTerminalConfig): ReparseR
       out.unread++;
       continue;
     }
-    const restLines = linesOf(kept.body, rest);
-    const r = store.reparseKept(
-      kept,
-      punches,
-      restLines.length === 0 ? null : { body: restLines.join('\n'), lines: restLines.length },
-      cfg.timezone,
-    );
+    const restLines = byteLinesOf(bytes, rest);
+    const r = store.reparseKept(kept, punches, keptOfBytes(kept.table, kept.reason, restLines) ?? null, cfg.timezone);
     out.uploads++;
     out.added += r.added;
     out.duplicates += r.duplicates;

@@ -20,7 +20,7 @@ import {
   type ReceiverContext,
 } from './handler-kit.js';
 import { answer } from './http-body.js';
-import { keptBounds, keptOf, linesOf, tableLabel } from './kept.js';
+import { byteLinesOf, keptBounds, keptOfBytes, tableLabel } from './kept.js';
 import { LogBudget } from './log-budget.js';
 import { pushBlock, timeZoneOption } from './options.js';
 import { parseRtlog, type ParsedRtlog } from './rtlog.js';
@@ -180,7 +180,13 @@ export async function handleRtlog(ctx: ReceiverContext, p: PushRequest, how: Tab
   // An answer to a query is no sign of the protocol (as for tabledata, below).
   if (!how.query) noteSecurity(ctx, t);
   const text = body.toString('utf8');
-  await journalAccessEvents(ctx, p, t, { table: how.label, text, parsed: parseRtlog(text), ok: answerOf(how, text) });
+  await journalAccessEvents(ctx, p, t, {
+    table: how.label,
+    text,
+    bytes: body,
+    parsed: parseRtlog(text),
+    ok: answerOf(how, text),
+  });
 }
 
 /**
@@ -222,6 +228,7 @@ export async function handleTransactions(ctx: ReceiverContext, p: PushRequest, h
   await journalAccessEvents(ctx, p, t, {
     table: how.label,
     text,
+    bytes: body,
     parsed: parseTransactions(text),
     ok: answerOf(how, text),
   });
@@ -237,7 +244,7 @@ async function journalAccessEvents(
   ctx: ReceiverContext,
   p: PushRequest,
   t: PushTerminal,
-  u: { table: string; text: string; parsed: ParsedRtlog; ok: string },
+  u: { table: string; text: string; bytes: Buffer; parsed: ParsedRtlog; ok: string },
 ): Promise<void> {
   const { cfg } = t;
   const { table, text, parsed } = u;
@@ -263,18 +270,18 @@ async function journalAccessEvents(
     else unknown.push(row.line);
   }
   const firstUnknown = parsed.rows.find((r) => r.line === unknown[0]);
-  const unreadable = keptOf(
+  const unreadable = keptOfBytes(
     table,
     malformedSummary(parsed.malformed).first ?? '',
-    linesOf(
-      text,
+    byteLinesOf(
+      u.bytes,
       parsed.malformed.map((m) => m.line),
     ),
   );
-  const unnamed = keptOf(
+  const unnamed = keptOfBytes(
     table,
     `event ${firstUnknown?.event} of a user is not known as a pass (not one of the vendor's passes, nor in punchEvents)`,
-    linesOf(text, unknown),
+    byteLinesOf(u.bytes, unknown),
   );
   const kept = [unreadable, unnamed].filter((k): k is KeptUpload => k !== undefined);
   await pauseIfLarge(text);
@@ -317,7 +324,7 @@ export async function handleRtstate(ctx: ReceiverContext, p: PushRequest): Promi
     if (keyValueFields(line)?.has('time')) states++;
     else bad.push(i + 1);
   });
-  const kept = keptOf('rtstate', `line ${bad[0]}: not key=value fields with a time`, linesOf(text, bad));
+  const kept = keptOfBytes('rtstate', `line ${bad[0]}: not key=value fields with a time`, byteLinesOf(body, bad));
   try {
     ctx.journal.commitRecords(
       { terminal: t.cfg.name, serial: t.cfg.serial, table: 'rtstate', stamp: null, at: ctx.clock.now() },
@@ -394,21 +401,21 @@ export async function handleTabledata(
       }
       reportMalformed(ctx, t, label, parsed.malformed);
       reportUnreadableNames(ctx, t.cfg, users);
-      const k = keptOf(
+      const k = keptOfBytes(
         label,
         firstProblem,
-        linesOf(
-          text,
+        byteLinesOf(
+          body,
           bad.sort((a, b) => a - b),
         ),
       );
       if (k) kept.push(k);
     } else if (parsed.received > 0) {
-      const k = keptOf(
+      const k = keptOfBytes(
         label,
         'a table punchgate does not read',
-        linesOf(
-          text,
+        byteLinesOf(
+          body,
           [...parsed.rows.map((r) => r.line), ...bad].sort((a, b) => a - b),
         ),
       );

@@ -92,6 +92,17 @@ export class HikvisionListenEndpoint implements ListenEndpoint {
       case 'malformed':
         this.malformed(got.reason);
         return answer(req, res, 400, 'malformed');
+      case 'unreadable-coding':
+        // Never OK: nothing of it could be read; the terminal posts it again, the poll reads the log.
+        this.malformed(
+          `a post compressed as "${got.coding}" (Content-Encoding): ${got.why}; switch compression off on the proxy between the terminal and this box, if there is one`,
+        );
+        return answer(
+          req,
+          res,
+          415,
+          `compressed as ${got.coding}, which the gateway cannot read; send it uncompressed`,
+        );
       case 'no-event':
         this.malformed('a multipart post without an event part');
         return answer(req, res, 400, 'no event part');

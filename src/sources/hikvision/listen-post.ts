@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { codingsOf, decodeBody } from '../content-coding.js';
 import { MultipartStreamParser, StreamBoundError, boundaryOf, type StreamPart } from './multipart.js';
 
 /**
@@ -9,7 +10,10 @@ import { MultipartStreamParser, StreamBoundError, boundaryOf, type StreamPart } 
  *
  * The receiver's port is open to the LAN: a post is bounded in size (MAX_POST_BYTES with its
  * picture, MAX_EVENT_BYTES for the event itself) and in time (the receiver's request timeout),
- * and anything else is an outcome, never an exception.
+ * and anything else is an outcome, never an exception. A post sent compressed (gzip, deflate or
+ * br, by the terminal or a proxy) is uncompressed within the same bound before it is read: read
+ * as it came, its event was "malformed" (400) and its pass waited for the poll. One in a coding
+ * punchgate cannot read is said as such (415), never answered as kept.
  */
 
 /** A whole post, picture included (a face picture is 50-300 kB; a scene snapshot up to about 1 MB). */
@@ -23,6 +27,8 @@ export type PostOutcome =
   | { kind: 'no-event'; pictureBytes: number }
   | { kind: 'too-large'; bytes: number }
   | { kind: 'malformed'; reason: string }
+  /** Compressed in a coding not read here, or not in the coding it names (content-coding.ts). */
+  | { kind: 'unreadable-coding'; coding: string; why: string }
   /** The sender went away before the post was complete. */
   | { kind: 'aborted' };
 
@@ -71,7 +77,8 @@ export function readPost(req: IncomingMessage, maxPostBytes = MAX_POST_BYTES): P
       req.off('data', onData);
       resolve(o);
     };
-    const onData = (chunk: Buffer) => {
+    /** The post's bytes as sent, read (a compressed post: once uncompressed). */
+    const consume = (chunk: Buffer) => {
       bytes += chunk.length;
       if (bytes > maxPostBytes) return finish({ kind: 'too-large', bytes });
       if (parser) {
@@ -86,13 +93,32 @@ export function readPost(req: IncomingMessage, maxPostBytes = MAX_POST_BYTES): P
       if (bytes > MAX_EVENT_BYTES) return finish({ kind: 'too-large', bytes });
       chunks.push(chunk);
     };
+    const codings = codingsOf(req.headers);
+    /** A compressed post, held as it came (within the same bound) until its end. */
+    const coded: Buffer[] = [];
+    let codedBytes = 0;
+    const onData = (chunk: Buffer) => {
+      if (codings.length === 0) return consume(chunk);
+      codedBytes += chunk.length;
+      if (codedBytes > maxPostBytes) return finish({ kind: 'too-large', bytes: codedBytes });
+      coded.push(chunk);
+    };
     req.on('data', onData);
-    req.once('end', () => {
+    const ended = async () => {
+      if (codings.length > 0) {
+        const decoded = await decodeBody(Buffer.concat(coded), codings, maxPostBytes);
+        if (decoded.kind === 'too-large') return finish({ kind: 'too-large', bytes: maxPostBytes + 1 });
+        if (decoded.kind === 'unreadable')
+          return finish({ kind: 'unreadable-coding', coding: decoded.coding, why: decoded.why });
+        consume(decoded.data);
+        if (settled) return;
+      }
       if (!parser)
         return finish({ kind: 'event', part: { contentType: type, body: Buffer.concat(chunks) }, pictureBytes: 0 });
       // A last part whose closing boundary never came is not a whole part: nothing is guessed.
       finish(event ? { kind: 'event', part: event, pictureBytes } : { kind: 'no-event', pictureBytes });
-    });
+    };
+    req.once('end', () => void ended());
     req.once('aborted', () => finish({ kind: 'aborted' }));
     req.once('error', () => finish({ kind: 'aborted' }));
     req.once('close', () => {

@@ -1,10 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate, inflateRaw, type ZlibOptions } from 'node:zlib';
-import { printable } from '../../util/terminal-text.js';
+import { printable } from '../util/terminal-text.js';
 
 /**
- * A push body sent compressed (`Content-Encoding: gzip`, or a coding in `Transfer-Encoding`
+ * A request body sent compressed, to the push receiver (an ADMS upload: adms/http-body.ts) or to
+ * a Hikvision terminal's HTTP Listening path (hikvision/listen-post.ts). A push body sent compressed (`Content-Encoding: gzip`, or a coding in `Transfer-Encoding`
  * before `chunked`): Node takes the chunks apart but uncompresses nothing. Read as text, a gzip
  * upload was a line of binary "kept raw" (its bytes already mangled into U+FFFD, so no reparse
  * could bring it back) and answered `OK:0`; the terminal, told OK, forgot the batch. Now the
