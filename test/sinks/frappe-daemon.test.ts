@@ -1,9 +1,9 @@
-import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startFrappeSim, type SimCheckin } from '../../src/sim/frappe/index.js';
 import { checkinUrl } from '../../src/sinks/frappe/options.js';
 import { everythingWritten, keys, punchTimes, spawnDaemon, startStack } from '../daemon/stack.js';
 import { runPunchgate } from '../helpers/cli.js';
+import { frappeSink } from '../helpers/frappe-sink.js';
 import { waitFor } from '../helpers/wait.js';
 
 const API_KEY = 'frappe-key-3e91ab';
@@ -47,21 +47,9 @@ describe('Frappe sink through the daemon', () => {
       employees: CODES.map((c) => ({ employee_name: `E${c}`, fields: { attendance_device_id: c } })),
     });
     const codeOf = new Map(frappe.employees().map((e) => [e.name, e.fields.attendance_device_id!]));
-    writeFileSync(stack.tmp.path('erp.key'), `${API_KEY}\n`);
-    writeFileSync(stack.tmp.path('erp.secret'), `${API_SECRET}\n`);
     stack.writeConfig(undefined, (c) => {
       Object.assign(c, {
-        sinks: [
-          {
-            name: 'erp',
-            kind: 'frappe',
-            baseUrl: frappe.url,
-            apiKeyFile: stack.tmp.path('erp.key'),
-            apiSecretFile: stack.tmp.path('erp.secret'),
-            concurrency: 4,
-            timeoutMs: 20_000,
-          },
-        ],
+        sinks: [frappeSink(stack.tmp, frappe.url, { key: API_KEY, secret: API_SECRET }, { concurrency: 4 })],
       });
       Object.assign(c.terminals[1]!, { direction: 'in' });
     });
