@@ -2,31 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { startFrappeSim, type SimCheckin } from '../../src/sim/frappe/index.js';
 import { checkinUrl } from '../../src/sinks/frappe/options.js';
 import { everythingWritten, keys, punchTimes, spawnDaemon, startStack } from '../daemon/stack.js';
-import { runPunchgate } from '../helpers/cli.js';
 import { frappeSink } from '../helpers/frappe-sink.js';
+import { sinkPunches } from '../helpers/sink-punches.js';
 import { waitFor } from '../helpers/wait.js';
 
 const API_KEY = 'frappe-key-3e91ab';
 const API_SECRET = 'frappe-secret-c47d20';
 const CODES = ['3001', '3002', '3003', '3004', '3005'];
 const UNKNOWN = '3999';
-
-interface SinkRow {
-  biometricCode: string;
-  logTime: string;
-  state: string;
-  lastMessage?: string | null;
-}
-
-/** `punchgate punches --sink NAME --json`: the sink's state of each punch (async: the simulators in this process keep answering). */
-const sinkPunches = async (configPath: string, sink: string): Promise<SinkRow[]> => {
-  const r = await runPunchgate(['--config', configPath, 'punches', '--sink', sink, '--json', '--limit', '1000']);
-  if (r.status !== 0) throw new Error(`punches --sink ${sink}: ${r.status} ${r.stderr}`);
-  return r.stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as SinkRow);
-};
 
 const checkinKeys = (cs: SimCheckin[], codeOf: Map<string, string>) =>
   cs.map((c) => `${codeOf.get(c.employee)}@${c.time}`).sort();

@@ -3,6 +3,7 @@ import { startFrappeSim } from '../../src/sim/frappe/index.js';
 import { keys, punchTimes, spawnDaemon, startStack } from '../daemon/stack.js';
 import { runPunchgate } from '../helpers/cli.js';
 import { frappeSink } from '../helpers/frappe-sink.js';
+import { sinkPunches } from '../helpers/sink-punches.js';
 import { waitFor } from '../helpers/wait.js';
 
 const API_KEY = 'frappe-key-77a1c0';
@@ -10,14 +11,8 @@ const API_SECRET = 'frappe-secret-19be42';
 const CODES = ['3001', '3002', '3003'];
 
 /** `punchgate punches --sink erp --json`: each punch's state for the sink. */
-const sinkStates = async (configPath: string): Promise<string[]> => {
-  const r = await runPunchgate(['--config', configPath, 'punches', '--sink', 'erp', '--json', '--limit', '100']);
-  if (r.status !== 0) throw new Error(`punches --sink erp: ${r.status} ${r.stderr}`);
-  return r.stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => (JSON.parse(l) as { state: string }).state);
-};
+const sinkStates = async (configPath: string): Promise<string[]> =>
+  (await sinkPunches(configPath, 'erp', 100)).map((r) => r.state);
 
 /**
  * Frappe's naming series of Employee Checkin behind its check-ins (a restore, an import): every
