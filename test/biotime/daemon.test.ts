@@ -12,24 +12,9 @@ import {
 } from '../../src/sim/biotime/index.js';
 import { freePort } from '../../bench/lib/ports.js';
 import { everythingWritten, keys, spawnDaemon, statusUrl } from '../daemon/stack.js';
-import { polledDaemonStack } from '../helpers/polled-daemon-stack.js';
 import { waitFor } from '../helpers/wait.js';
+import { bioDaemonStack } from './daemon-stack.js';
 import { PASSWORD, ZONE } from './helpers.js';
-
-/** An HRMS simulator and a config for `punchgate run` reading the BioTime server at `url` every second. */
-async function bioDaemonStack(url: string, terminal: Record<string, unknown> = {}) {
-  const stack = await polledDaemonStack({
-    tmpPrefix: 'punchgate-bio-daemon-',
-    token: 'bio-stack-token',
-    site: 'plant-b',
-    name: 'hq',
-    password: PASSWORD,
-    terminal: { kind: 'biotime', baseUrl: url, timezone: ZONE, pageSize: 200, ...terminal },
-  });
-  /** The journalled cursor id (read while no daemon runs). */
-  const cursor = (): number | undefined => stack.sourceState<{ id?: number }>('cursor')?.id;
-  return { ...stack, cursor };
-}
 
 const expected = (rows: readonly SimTransaction[]) =>
   [...new Set(rows.map((r) => `${r.emp_code}@${r.punch_time}`))].sort();
