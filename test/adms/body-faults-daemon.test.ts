@@ -1,9 +1,9 @@
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnDaemon, statusUrl, type DaemonProcess } from '../daemon/stack.js';
+import { statusUrl } from '../daemon/stack.js';
 import { waitFor } from '../helpers/wait.js';
-import { startPushStack } from './daemon-stack.js';
+import { startPushDaemon } from './daemon-stack.js';
 import { attlog, http } from './harness.js';
 
 /**
@@ -24,14 +24,8 @@ describe('compressed, unlengthed and repeated uploads, through punchgate run', (
   });
 
   it('every punch delivered once, none answered OK unread, and the status says what the terminal does', async () => {
-    const stack = await startPushStack({ terminals: [{ name: 'lobby', serial: SN }] });
-    const d: DaemonProcess = spawnDaemon(stack.configPath);
-    stop = async () => {
-      d.child.kill('SIGTERM');
-      await d.exited;
-      await stack.stop();
-    };
-    await waitFor(() => /push terminal receiver listening/.test(d.output()), 15_000, 'the receiver');
+    const { stack, d, stop: stopAll } = await startPushDaemon({ terminals: [{ name: 'lobby', serial: SN }] });
+    stop = stopAll;
     const upload = (stamp: number) => `/iclock/cdata?SN=${SN}&table=ATTLOG&Stamp=${stamp}`;
     // Compressed: read.
     expect(await http(stack.url, 'POST', upload(1), gzipSync(lines(1000, 3)), { 'Content-Encoding': 'gzip' })).toEqual({

@@ -4,6 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { spawnDaemon, statusUrl, type DaemonProcess } from '../daemon/stack.js';
 import { runPunchgate } from '../helpers/cli.js';
+import { pool } from '../helpers/pool.js';
 import { waitFor } from '../helpers/wait.js';
 import { startPushStack } from './daemon-stack.js';
 import { http } from './harness.js';
@@ -39,21 +40,6 @@ function get(url: string, path: string, from?: string, timeoutMs = 3000): Promis
     req.on('error', reject);
     req.end();
   });
-}
-
-/** Runs `jobs` with at most `n` at once. */
-async function pool<T>(n: number, jobs: (() => Promise<T>)[]): Promise<T[]> {
-  const out: T[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: n }, async () => {
-      while (next < jobs.length) {
-        const i = next++;
-        out[i] = await jobs[i]!();
-      }
-    }),
-  );
-  return out;
 }
 
 describe('nothing the LAN sends is unbounded, through punchgate run', () => {

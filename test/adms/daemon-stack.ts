@@ -3,7 +3,8 @@ import { stringify } from 'yaml';
 import { freePort } from '../../bench/lib/ports.js';
 import { startHrmsSim } from '../../src/sim/hrms/index.js';
 import { tempDir } from '../helpers/tmp.js';
-import { TOKEN } from '../daemon/stack.js';
+import { spawnDaemon, TOKEN, type DaemonProcess } from '../daemon/stack.js';
+import { waitFor } from '../helpers/wait.js';
 
 export interface PushTerminalEntry {
   name: string;
@@ -53,4 +54,25 @@ export async function startPushStack(opts: {
       tmp.cleanup();
     },
   };
+}
+
+/**
+ * startPushStack with `punchgate run` on it, its push receiver listening. `stop` ends the daemon
+ * (SIGTERM, waited for) and then the stack; if the receiver never comes, both are ended here.
+ */
+export async function startPushDaemon(opts: Parameters<typeof startPushStack>[0]) {
+  const stack = await startPushStack(opts);
+  const d: DaemonProcess = spawnDaemon(stack.configPath);
+  const stop = async () => {
+    d.child.kill('SIGTERM');
+    await d.exited;
+    await stack.stop();
+  };
+  try {
+    await waitFor(() => /push terminal receiver listening/.test(d.output()), 15_000, 'the receiver');
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { stack, d, stop };
 }

@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnDaemon, statusUrl, type DaemonProcess } from '../daemon/stack.js';
 import { runPunchgate } from '../helpers/cli.js';
+import { pool } from '../helpers/pool.js';
 import { waitFor } from '../helpers/wait.js';
 import { startPushStack } from './daemon-stack.js';
 import { attlog, http } from './harness.js';
@@ -28,21 +29,6 @@ function get(url: string, path: string): Promise<string> {
     req.on('error', reject);
     req.end();
   });
-}
-
-/** Runs `jobs` with at most `n` at once. */
-async function pool<T>(n: number, jobs: (() => Promise<T>)[]): Promise<T[]> {
-  const out: T[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: n }, async () => {
-      while (next < jobs.length) {
-        const i = next++;
-        out[i] = await jobs[i]!();
-      }
-    }),
-  );
-  return out;
 }
 
 /** Every kind of request a terminal sends, with the stamps of each table. */

@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnDaemon, type DaemonProcess } from '../daemon/stack.js';
 import { runPunchgate } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
-import { startPushStack } from './daemon-stack.js';
+import { startPushDaemon } from './daemon-stack.js';
 import { attlog, http } from './harness.js';
 
 /**
@@ -23,14 +22,8 @@ describe('a stamp moves only with what its upload stored, through punchgate run'
   });
 
   it('uploads of refused lines only (OPERLOG, USERINFO, ATTLOG), a stranger’s good ones, then good ones', async () => {
-    const stack = await startPushStack({ terminals: [{ name: 'lobby', serial: SN }] });
-    const d: DaemonProcess = spawnDaemon(stack.configPath);
-    stop = async () => {
-      d.child.kill('SIGTERM');
-      await d.exited;
-      await stack.stop();
-    };
-    await waitFor(() => /push terminal receiver listening/.test(d.output()), 15_000, 'the receiver');
+    const { stack, stop: stopAll } = await startPushDaemon({ terminals: [{ name: 'lobby', serial: SN }] });
+    stop = stopAll;
     const stamps = async () =>
       (await http(stack.url, 'GET', `/iclock/cdata?SN=${SN}&options=all&pushver=2.4.1`)).body
         .split('\n')

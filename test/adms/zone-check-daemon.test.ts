@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startPushTerminalSim, type PushTerminalSim } from '../../src/sim/push-terminal/index.js';
-import { spawnDaemon, type DaemonProcess } from '../daemon/stack.js';
 import { waitFor } from '../helpers/wait.js';
-import { startPushStack } from './daemon-stack.js';
+import { startPushDaemon } from './daemon-stack.js';
 
 /**
  * A push terminal learns its zone (`TimeZone=`) only from the option block it reads at start.
@@ -20,14 +19,12 @@ describe('a push terminal told a zone that is no longer today’s', () => {
   });
 
   it('is sent CHECK once, learns the new offset, and no punch is delivered twice', async () => {
-    const stack = await startPushStack({ terminals: [{ name: 'lobby', serial: SN, timezone: 'Asia/Kolkata' }] });
-    const d: DaemonProcess = spawnDaemon(stack.configPath);
-    stop = async () => {
-      d.child.kill('SIGTERM');
-      await d.exited;
-      await stack.stop();
-    };
-    await waitFor(() => /push terminal receiver listening/.test(d.output()), 15_000, 'the receiver');
+    const {
+      stack,
+      d,
+      stop: stopAll,
+    } = await startPushDaemon({ terminals: [{ name: 'lobby', serial: SN, timezone: 'Asia/Kolkata' }] });
+    stop = stopAll;
     const sim: PushTerminalSim = startPushTerminalSim({
       server: stack.url,
       serial: SN,

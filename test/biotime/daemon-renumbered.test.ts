@@ -1,6 +1,4 @@
-import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import {
   generateTransactions,
   SIM_TERMINALS,
@@ -9,13 +7,11 @@ import {
   TransactionTable,
   type SimTransaction,
 } from '../../src/sim/biotime/index.js';
-import { startHrmsSim } from '../../src/sim/hrms/index.js';
 import { keys, spawnDaemon } from '../daemon/stack.js';
-import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
+import { bioDaemonStack } from './daemon-stack.js';
 import { PASSWORD, ZONE } from './helpers.js';
 
-const TOKEN = 'bio-renumber-token';
 const expected = (rows: readonly SimTransaction[]) =>
   [...new Set(rows.map((r) => `${r.emp_code}@${r.punch_time}`))].sort();
 
@@ -25,34 +21,8 @@ describe('punchgate run and a BioTime table renumbered while it was stopped', ()
       generateTransactions({ count: 1000, users: 40, startMs: Date.now() - 6 * 3_600_000, timeZone: ZONE, seed: 11 }),
     );
     const sim = await startBiotimeSim({ password: PASSWORD, table });
-    const hrms = await startHrmsSim({ tokens: [TOKEN] });
-    const tmp = tempDir('punchgate-bio-renumber-');
-    writeFileSync(tmp.path('token'), TOKEN + '\n');
-    writeFileSync(tmp.path('hq.pass'), PASSWORD + '\n');
-    const configPath = tmp.path('punchgate.yaml');
-    writeFileSync(
-      configPath,
-      stringify({
-        site: 'plant-b',
-        journal: { path: tmp.path('journal.db') },
-        hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 20_000, connectTimeoutMs: 5000 },
-        delivery: { batchSize: 200, pollIntervalMs: 100, retry: { baseMs: 50, maxMs: 500 } },
-        status: { intervalMs: 300 },
-        terminals: [
-          {
-            name: 'hq',
-            kind: 'biotime',
-            baseUrl: sim.url,
-            username: 'admin',
-            passwordFile: 'hq.pass',
-            schedule: '* * * * * *',
-            timezone: ZONE,
-            timeoutMs: 5000,
-            pageSize: 200,
-          },
-        ],
-      }),
-    );
+    const stack = await bioDaemonStack(sim.url);
+    const { hrms, configPath } = stack;
     const all: SimTransaction[] = [...table.all()];
     try {
       let d = spawnDaemon(configPath);
@@ -94,8 +64,7 @@ describe('punchgate run and a BioTime table renumbered while it was stopped', ()
       expect(await d.exited).toEqual({ code: 0, signal: null });
     } finally {
       await sim.stop();
-      await hrms.stop();
-      tmp.cleanup();
+      await stack.stop();
     }
   }, 180_000);
 });

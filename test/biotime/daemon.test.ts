@@ -1,7 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
-import { Database } from '../../src/journal/sqlite-driver.js';
 import {
   generateTransactions,
   hostileTransactions,
@@ -13,61 +11,10 @@ import {
   type SimTransaction,
 } from '../../src/sim/biotime/index.js';
 import { freePort } from '../../bench/lib/ports.js';
-import { startHrmsSim } from '../../src/sim/hrms/index.js';
 import { everythingWritten, keys, spawnDaemon, statusUrl } from '../daemon/stack.js';
-import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
+import { bioDaemonStack } from './daemon-stack.js';
 import { PASSWORD, ZONE } from './helpers.js';
-
-const TOKEN = 'bio-stack-token';
-
-/** An HRMS simulator and a config for `punchgate run` reading the BioTime server at `url` every second. */
-async function bioDaemonStack(url: string, terminal: Record<string, unknown> = {}) {
-  const tmp = tempDir('punchgate-bio-daemon-');
-  const hrms = await startHrmsSim({ tokens: [TOKEN] });
-  writeFileSync(tmp.path('token'), TOKEN + '\n');
-  writeFileSync(tmp.path('hq.pass'), PASSWORD + '\n');
-  const configPath = tmp.path('punchgate.yaml');
-  writeFileSync(
-    configPath,
-    stringify({
-      site: 'plant-b',
-      journal: { path: tmp.path('journal.db') },
-      hrms: { baseUrl: hrms.url, tokenFile: tmp.path('token'), timeoutMs: 20_000, connectTimeoutMs: 5000 },
-      delivery: { batchSize: 200, pollIntervalMs: 100, retry: { baseMs: 50, maxMs: 500 } },
-      status: { intervalMs: 300, listen: '127.0.0.1:0' },
-      terminals: [
-        {
-          name: 'hq',
-          kind: 'biotime',
-          baseUrl: url,
-          username: 'admin',
-          passwordFile: 'hq.pass',
-          schedule: '* * * * * *',
-          timezone: ZONE,
-          timeoutMs: 5000,
-          pageSize: 200,
-          ...terminal,
-        },
-      ],
-    }),
-  );
-  /** The journalled cursor id (read while no daemon runs). */
-  const cursor = (): number | undefined => {
-    if (!existsSync(tmp.path('journal.db'))) return undefined;
-    const db = new Database(tmp.path('journal.db'), { readonly: true });
-    try {
-      const row = db.prepare(`SELECT value FROM source_state WHERE terminal = 'hq' AND key = 'cursor'`).get() as
-        { value: string } | undefined;
-      return row ? (JSON.parse(row.value) as { id?: number }).id : undefined;
-    } catch {
-      return undefined;
-    } finally {
-      db.close();
-    }
-  };
-  return { tmp, hrms, configPath, cursor, stop: async () => (await hrms.stop(), tmp.cleanup()) };
-}
 
 const expected = (rows: readonly SimTransaction[]) =>
   [...new Set(rows.map((r) => `${r.emp_code}@${r.punch_time}`))].sort();

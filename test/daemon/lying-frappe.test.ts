@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runPunchgate } from '../helpers/cli.js';
+import { frappeSink } from '../helpers/frappe-sink.js';
 import { waitFor } from '../helpers/wait.js';
 import { everythingWritten, keys, punchTimes, spawnDaemon, startStack } from './stack.js';
 
@@ -80,21 +80,9 @@ describe('punchgate run against a Frappe site that lies', () => {
       delivery: { batchSize: 10, probeIntervalMs: 200, authRetryMs: 300, retry: { baseMs: 50, maxMs: 300 } },
     });
     cleanups.push(() => stack.stop());
-    writeFileSync(stack.tmp.path('erp.key'), `${API_KEY}\n`);
-    writeFileSync(stack.tmp.path('erp.secret'), `${API_SECRET}\n`);
     stack.writeConfig(undefined, (c) => {
       Object.assign(c, {
-        sinks: [
-          {
-            name: 'erp',
-            kind: 'frappe',
-            baseUrl: siteUrl,
-            apiKeyFile: stack.tmp.path('erp.key'),
-            apiSecretFile: stack.tmp.path('erp.secret'),
-            concurrency: 2,
-            timeoutMs: 20_000,
-          },
-        ],
+        sinks: [frappeSink(stack.tmp, siteUrl, { key: API_KEY, secret: API_SECRET }, { concurrency: 2 })],
       });
     });
     const t = stack.terminals[0]!;

@@ -1,12 +1,10 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/journal/sqlite-driver.js';
-import { createPtyPair, startSerialSim } from '../../src/sim/serial/index.js';
+import { startSerialSim } from '../../src/sim/serial/index.js';
 import { HELD_FRAMES } from '../../src/sim/serial/readers.js';
-import type { StatusReport } from '../../src/status/types.js';
-import { spawnDaemon, startStack, statusUrl } from '../daemon/stack.js';
-import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
 import { requireSocat } from './helpers.js';
+import { startReadersDaemon } from './readers-daemon-stack.js';
 
 /**
  * Readers as they behave on a real desk, through the real daemon (dist/punchgate.js as a child
@@ -33,32 +31,18 @@ describe('held tags and 8-bit keypad keys through the daemon', () => {
   });
 
   it('a tag held on an RDM6300 is one punch; 8-bit keypad keys are keys; Wiegand 26 numbers; keys choosing the state', async () => {
-    const dir = tempDir('punchgate-held-');
-    cleanups.push(() => dir.cleanup());
-    const pairs = await Promise.all(['rdm', 'kp8', 'w26', 'kps'].map((n) => createPtyPair(dir.path(n))));
-    cleanups.push(() => Promise.all(pairs.map((p) => p.close())));
-    const [rdm, kp8, w26, kps] = pairs as [(typeof pairs)[0], (typeof pairs)[0], (typeof pairs)[0], (typeof pairs)[0]];
-    const stack = await startStack({
-      terminals: 0,
-      extraTerminals: [
-        { name: 'rfid-held', kind: 'serial', path: rdm.devicePath, format: 'card' },
-        { name: 'door-kp8', kind: 'serial', path: kp8.devicePath, format: 'card' },
-        // Cards enrolled on Wiegand 26 readers: the number such a reader gives the tag.
-        { name: 'rfid-w26', kind: 'serial', path: w26.devicePath, format: 'card', cardNumber: 'wiegand26' },
-        // Keys that choose check-in (3) and check-out (*, the 8-bit burst 0x5A, a printable "Z").
-        { name: 'door-kps', kind: 'serial', path: kps.devicePath, format: 'card', keypadStates: { '3': 0, '*': 1 } },
-      ],
-    });
-    cleanups.push(() => stack.stop());
-    const d = spawnDaemon(stack.configPath);
-    cleanups.push(() => d.child.exitCode === null && d.child.kill('SIGKILL'));
-    const url = await statusUrl(d);
-    const status = async () => (await (await fetch(`${url}status.json`)).json()) as StatusReport;
-    await waitFor(
-      async () => (await status()).terminals.filter((t) => t.online).length === 4,
-      20_000,
-      'the four readers open',
-    );
+    const {
+      pairs: [rdm, kp8, w26, kps],
+      stack,
+      d,
+    } = await startReadersDaemon(cleanups, [
+      { name: 'rfid-held' },
+      { name: 'door-kp8' },
+      // Cards enrolled on Wiegand 26 readers: the number such a reader gives the tag.
+      { name: 'rfid-w26', cardNumber: 'wiegand26' },
+      // Keys that choose check-in (3) and check-out (*, the 8-bit burst 0x5A, a printable "Z").
+      { name: 'door-kps', keypadStates: { '3': 0, '*': 1 } },
+    ]);
 
     const held: string[] = [];
     const [r1, r2, r3, r4] = await Promise.all([

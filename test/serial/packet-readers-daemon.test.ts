@@ -1,10 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createPtyPair, startSerialSim } from '../../src/sim/serial/index.js';
-import type { StatusReport } from '../../src/status/types.js';
-import { spawnDaemon, startStack, statusUrl } from '../daemon/stack.js';
-import { tempDir } from '../helpers/tmp.js';
+import { startSerialSim } from '../../src/sim/serial/index.js';
 import { waitFor } from '../helpers/wait.js';
 import { requireSocat } from './helpers.js';
+import { startReadersDaemon } from './readers-daemon-stack.js';
 
 /**
  * An EM-18 (12 hex digits and a pause: `framing: length`, `frameBytes: 12`) and a 7941E (binary packets holding
@@ -20,28 +18,15 @@ describe('EM-18 and 7941E readers through the daemon', () => {
   });
 
   it('journals and delivers each card once, checksums checked', async () => {
-    const dir = tempDir('punchgate-packets-');
-    cleanups.push(() => dir.cleanup());
-    const pairs = await Promise.all(['em18', 'p7941'].map((n) => createPtyPair(dir.path(n))));
-    cleanups.push(() => Promise.all(pairs.map((p) => p.close())));
-    const [em18, p7941] = pairs as [(typeof pairs)[0], (typeof pairs)[0]];
-    const stack = await startStack({
-      terminals: 0,
-      extraTerminals: [
-        { name: 'em18-door', kind: 'serial', path: em18.devicePath, format: 'card', framing: 'length', frameBytes: 12 },
-        { name: 'desk-7941', kind: 'serial', path: p7941.devicePath, format: 'card' },
-      ],
-    });
-    cleanups.push(() => stack.stop());
-    const d = spawnDaemon(stack.configPath);
-    cleanups.push(() => d.child.exitCode === null && d.child.kill('SIGKILL'));
-    const url = await statusUrl(d);
-    const status = async () => (await (await fetch(`${url}status.json`)).json()) as StatusReport;
-    await waitFor(
-      async () => (await status()).terminals.filter((t) => t.online).length === 2,
-      20_000,
-      'the two readers open',
-    );
+    const {
+      pairs: [em18, p7941],
+      stack,
+      d,
+      status,
+    } = await startReadersDaemon(cleanups, [
+      { name: 'em18-door', framing: 'length', frameBytes: 12 },
+      { name: 'desk-7941' },
+    ]);
 
     const cards: string[] = [];
     const bad: string[] = [];

@@ -1,10 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createPtyPair, startSerialSim } from '../../src/sim/serial/index.js';
-import type { StatusReport } from '../../src/status/types.js';
-import { spawnDaemon, startStack, statusUrl } from '../daemon/stack.js';
-import { tempDir } from '../helpers/tmp.js';
+import { startSerialSim } from '../../src/sim/serial/index.js';
 import { waitFor } from '../helpers/wait.js';
 import { requireSocat } from './helpers.js';
+import { startReadersDaemon } from './readers-daemon-stack.js';
 
 /**
  * Card readers that frame, not line, through the real daemon (dist/punchgate.js as a child
@@ -21,29 +19,16 @@ describe('serial readers that frame, not line, through the daemon', () => {
   });
 
   it('journals and delivers RDM6300 cards (bad checksums skipped), keeps keypad keys off the cards, and alerts on noise', async () => {
-    const dir = tempDir('punchgate-readers-');
-    cleanups.push(() => dir.cleanup());
-    const pairs = await Promise.all(['rdm', 'wg', 'noise'].map((n) => createPtyPair(dir.path(n))));
-    cleanups.push(() => Promise.all(pairs.map((p) => p.close())));
-    const [rdm, wg, noisy] = pairs as [(typeof pairs)[0], (typeof pairs)[0], (typeof pairs)[0]];
-    const stack = await startStack({
-      terminals: 0,
-      extraTerminals: [
-        { name: 'rfid-1', kind: 'serial', path: rdm.devicePath, format: 'card' },
-        { name: 'door-kp', kind: 'serial', path: wg.devicePath, format: 'card' },
-        { name: 'noisy', kind: 'serial', path: noisy.devicePath, format: 'card', noFrameAlertSeconds: 2 },
-      ],
-    });
-    cleanups.push(() => stack.stop());
-    const d = spawnDaemon(stack.configPath);
-    cleanups.push(() => d.child.exitCode === null && d.child.kill('SIGKILL'));
-    const url = await statusUrl(d);
-    const status = async () => (await (await fetch(`${url}status.json`)).json()) as StatusReport;
-    await waitFor(
-      async () => (await status()).terminals.filter((t) => t.online).length === 3,
-      20_000,
-      'the three readers open',
-    );
+    const {
+      pairs: [rdm, wg, noisy],
+      stack,
+      d,
+      status,
+    } = await startReadersDaemon(cleanups, [
+      { name: 'rfid-1' },
+      { name: 'door-kp' },
+      { name: 'noisy', noFrameAlertSeconds: 2 },
+    ]);
 
     const cards: string[] = [];
     const bad: string[] = [];

@@ -1,7 +1,7 @@
-import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startFrappeSim } from '../../src/sim/frappe/index.js';
 import { punchTimes, spawnDaemon, startStack } from '../daemon/stack.js';
+import { frappeSink } from '../helpers/frappe-sink.js';
 import { waitFor } from '../helpers/wait.js';
 
 const API_KEY = 'frappe-key-71d0c2';
@@ -24,22 +24,9 @@ describe('a direction changed by a reload', () => {
       keys: [{ key: API_KEY, secret: API_SECRET }],
       employees: CODES.map((c) => ({ employee_name: `E${c}`, fields: { attendance_device_id: c } })),
     });
-    writeFileSync(stack.tmp.path('erp.key'), `${API_KEY}\n`);
-    writeFileSync(stack.tmp.path('erp.secret'), `${API_SECRET}\n`);
     const withSink = (direction?: string) =>
       stack.writeConfig(undefined, (c) => {
-        Object.assign(c, {
-          sinks: [
-            {
-              name: 'erp',
-              kind: 'frappe',
-              baseUrl: frappe.url,
-              apiKeyFile: stack.tmp.path('erp.key'),
-              apiSecretFile: stack.tmp.path('erp.secret'),
-              timeoutMs: 20_000,
-            },
-          ],
-        });
+        Object.assign(c, { sinks: [frappeSink(stack.tmp, frappe.url, { key: API_KEY, secret: API_SECRET })] });
         if (direction) Object.assign(c.terminals[0]!, { direction });
       });
     withSink();

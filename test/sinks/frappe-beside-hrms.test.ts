@@ -1,9 +1,9 @@
-import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startFrappeSim } from '../../src/sim/frappe/index.js';
 import type { StatusReport } from '../../src/status/types.js';
 import { keys, punchTimes, spawnDaemon, startStack } from '../daemon/stack.js';
 import { runPunchgate } from '../helpers/cli.js';
+import { frappeSink } from '../helpers/frappe-sink.js';
 import { waitFor } from '../helpers/wait.js';
 
 const API_KEY = 'frappe-key-51d0c2';
@@ -39,21 +39,8 @@ describe('a Frappe sink beside the seed HRMS', () => {
         .checkins()
         .map((c) => `${codeOf.get(c.employee)}@${c.time}`)
         .sort();
-    writeFileSync(stack.tmp.path('erp.key'), `${API_KEY}\n`);
-    writeFileSync(stack.tmp.path('erp.secret'), `${API_SECRET}\n`);
     stack.writeConfig(undefined, (c) => {
-      Object.assign(c, {
-        sinks: [
-          {
-            name: 'erp',
-            kind: 'frappe',
-            baseUrl: frappe.url,
-            apiKeyFile: stack.tmp.path('erp.key'),
-            apiSecretFile: stack.tmp.path('erp.secret'),
-            timeoutMs: 20_000,
-          },
-        ],
-      });
+      Object.assign(c, { sinks: [frappeSink(stack.tmp, frappe.url, { key: API_KEY, secret: API_SECRET })] });
     });
     const [t1, t2] = stack.terminals as [(typeof stack.terminals)[0], (typeof stack.terminals)[0]];
     const time = punchTimes('2026-11-25', 13);

@@ -1,32 +1,15 @@
-import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startFrappeSim, type SimCheckin } from '../../src/sim/frappe/index.js';
 import { checkinUrl } from '../../src/sinks/frappe/options.js';
 import { everythingWritten, keys, punchTimes, spawnDaemon, startStack } from '../daemon/stack.js';
-import { runPunchgate } from '../helpers/cli.js';
+import { frappeSink } from '../helpers/frappe-sink.js';
+import { sinkPunches } from '../helpers/sink-punches.js';
 import { waitFor } from '../helpers/wait.js';
 
 const API_KEY = 'frappe-key-3e91ab';
 const API_SECRET = 'frappe-secret-c47d20';
 const CODES = ['3001', '3002', '3003', '3004', '3005'];
 const UNKNOWN = '3999';
-
-interface SinkRow {
-  biometricCode: string;
-  logTime: string;
-  state: string;
-  lastMessage?: string | null;
-}
-
-/** `punchgate punches --sink NAME --json`: the sink's state of each punch (async: the simulators in this process keep answering). */
-const sinkPunches = async (configPath: string, sink: string): Promise<SinkRow[]> => {
-  const r = await runPunchgate(['--config', configPath, 'punches', '--sink', sink, '--json', '--limit', '1000']);
-  if (r.status !== 0) throw new Error(`punches --sink ${sink}: ${r.status} ${r.stderr}`);
-  return r.stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as SinkRow);
-};
 
 const checkinKeys = (cs: SimCheckin[], codeOf: Map<string, string>) =>
   cs.map((c) => `${codeOf.get(c.employee)}@${c.time}`).sort();
@@ -47,21 +30,9 @@ describe('Frappe sink through the daemon', () => {
       employees: CODES.map((c) => ({ employee_name: `E${c}`, fields: { attendance_device_id: c } })),
     });
     const codeOf = new Map(frappe.employees().map((e) => [e.name, e.fields.attendance_device_id!]));
-    writeFileSync(stack.tmp.path('erp.key'), `${API_KEY}\n`);
-    writeFileSync(stack.tmp.path('erp.secret'), `${API_SECRET}\n`);
     stack.writeConfig(undefined, (c) => {
       Object.assign(c, {
-        sinks: [
-          {
-            name: 'erp',
-            kind: 'frappe',
-            baseUrl: frappe.url,
-            apiKeyFile: stack.tmp.path('erp.key'),
-            apiSecretFile: stack.tmp.path('erp.secret'),
-            concurrency: 4,
-            timeoutMs: 20_000,
-          },
-        ],
+        sinks: [frappeSink(stack.tmp, frappe.url, { key: API_KEY, secret: API_SECRET }, { concurrency: 4 })],
       });
       Object.assign(c.terminals[1]!, { direction: 'in' });
     });

@@ -1,8 +1,9 @@
-import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startFrappeSim } from '../../src/sim/frappe/index.js';
 import { keys, punchTimes, spawnDaemon, startStack } from '../daemon/stack.js';
 import { runPunchgate } from '../helpers/cli.js';
+import { frappeSink } from '../helpers/frappe-sink.js';
+import { sinkPunches } from '../helpers/sink-punches.js';
 import { waitFor } from '../helpers/wait.js';
 
 const API_KEY = 'frappe-key-77a1c0';
@@ -10,14 +11,8 @@ const API_SECRET = 'frappe-secret-19be42';
 const CODES = ['3001', '3002', '3003'];
 
 /** `punchgate punches --sink erp --json`: each punch's state for the sink. */
-const sinkStates = async (configPath: string): Promise<string[]> => {
-  const r = await runPunchgate(['--config', configPath, 'punches', '--sink', 'erp', '--json', '--limit', '100']);
-  if (r.status !== 0) throw new Error(`punches --sink erp: ${r.status} ${r.stderr}`);
-  return r.stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => (JSON.parse(l) as { state: string }).state);
-};
+const sinkStates = async (configPath: string): Promise<string[]> =>
+  (await sinkPunches(configPath, 'erp', 100)).map((r) => r.state);
 
 /**
  * Frappe's naming series of Employee Checkin behind its check-ins (a restore, an import): every
@@ -32,21 +27,9 @@ describe('Frappe sink through the daemon, the naming series behind', () => {
       keys: [{ key: API_KEY, secret: API_SECRET }],
       employees: CODES.map((c) => ({ employee_name: `E${c}`, fields: { attendance_device_id: c } })),
     });
-    writeFileSync(stack.tmp.path('erp.key'), `${API_KEY}\n`);
-    writeFileSync(stack.tmp.path('erp.secret'), `${API_SECRET}\n`);
     stack.writeConfig(undefined, (c) => {
       Object.assign(c, {
-        sinks: [
-          {
-            name: 'erp',
-            kind: 'frappe',
-            baseUrl: frappe.url,
-            apiKeyFile: stack.tmp.path('erp.key'),
-            apiSecretFile: stack.tmp.path('erp.secret'),
-            concurrency: 2,
-            timeoutMs: 20_000,
-          },
-        ],
+        sinks: [frappeSink(stack.tmp, frappe.url, { key: API_KEY, secret: API_SECRET }, { concurrency: 2 })],
       });
     });
     const t = stack.terminals[0]!;

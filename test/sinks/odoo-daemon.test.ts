@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startOdooSim, type OdooSim } from '../../src/sim/odoo/index.js';
 import { everythingWritten, keys, spawnDaemon, startStack } from '../daemon/stack.js';
-import { runPunchgate } from '../helpers/cli.js';
+import { sinkPunches } from '../helpers/sink-punches.js';
 import { waitFor } from '../helpers/wait.js';
 
 const API_KEY = 'odoo-key-9b27f5e1';
@@ -10,22 +10,6 @@ const CODES = ['4001', '4002', '4003', '4004'];
 const REFUSED = '4005';
 /** Punching on gate-2, which sends no direction: Odoo's records alternate within the longest shift. */
 const UNDIRECTED = ['4011', '4012'];
-
-interface SinkRow {
-  biometricCode: string;
-  logTime: string;
-  state: string;
-  lastMessage?: string | null;
-}
-
-const sinkPunches = async (configPath: string, sink: string): Promise<SinkRow[]> => {
-  const r = await runPunchgate(['--config', configPath, 'punches', '--sink', sink, '--json', '--limit', '1000']);
-  if (r.status !== 0) throw new Error(`punches --sink ${sink}: ${r.status} ${r.stderr}`);
-  return r.stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as SinkRow);
-};
 
 const p2 = (n: number) => String(n).padStart(2, '0');
 /** A Berlin wall time, `minutes` later (never across a DST change: the shifts start on the hour). */

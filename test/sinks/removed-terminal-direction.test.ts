@@ -1,8 +1,8 @@
-import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startFrappeSim } from '../../src/sim/frappe/index.js';
 import { keys, spawnDaemon, startStack } from '../daemon/stack.js';
 import { runPunchgate } from '../helpers/cli.js';
+import { frappeSink } from '../helpers/frappe-sink.js';
 import { waitFor } from '../helpers/wait.js';
 
 const API_KEY = 'frappe-key-8d20c1';
@@ -24,16 +24,7 @@ describe('a terminal taken out of the config', () => {
       employees: ['4001', '4002'].map((c) => ({ employee_name: `E${c}`, fields: { attendance_device_id: c } })),
     });
     const codeOf = new Map(frappe.employees().map((e) => [e.name, e.fields.attendance_device_id!]));
-    writeFileSync(stack.tmp.path('erp.key'), `${API_KEY}\n`);
-    writeFileSync(stack.tmp.path('erp.secret'), `${API_SECRET}\n`);
-    const erp = {
-      name: 'erp',
-      kind: 'frappe',
-      baseUrl: frappe.url,
-      apiKeyFile: stack.tmp.path('erp.key'),
-      apiSecretFile: stack.tmp.path('erp.secret'),
-      timeoutMs: 20_000,
-    };
+    const erp = frappeSink(stack.tmp, frappe.url, { key: API_KEY, secret: API_SECRET });
     stack.writeConfig(undefined, (c) => {
       Object.assign(c, { sinks: [erp] });
       // gate-1 is an exit; gate-2 records check-in (state 0) where its site means going out.
