@@ -147,10 +147,6 @@ export function checkJournal(
       // and a journal with zeroed pages passed: the line now says what was not looked at.
       integrity = `pages not checked (--quick; punchgate check without --quick checks them), `;
     }
-    // A file system that refuses only a write tried (ext4's emergency_ro after a disk error) passes
-    // access(2): check said PASS while every start of punchgate run stopped on it (a new-user trial).
-    const refusing = readOnlyFileSystemProblem(path, 'EROFS');
-    if (refusing) return fail(NAME, `${path} ${refusing.problem}`, refusing.fix);
     if (!canWrite(path) || !canWrite(dir)) {
       const readOnly = readOnlyMount(path, 'EROFS');
       if (readOnly) return readOnly;
@@ -160,6 +156,10 @@ export function checkJournal(
         writableFix(dir),
       );
     }
+    // A file system that refuses only a write tried (ext4's emergency_ro after a disk error) passes
+    // access(2): check said PASS while every start of punchgate run stopped on it (a new-user trial).
+    const refusing = readOnlyFileSystemProblem(path, 'EROFS');
+    if (refusing) return fail(NAME, `${path} ${refusing.problem}`, refusing.fix);
     // An older journal is what an upgrade leaves until the daemon restarts: run upgrades it, the
     // other commands refuse it meanwhile.
     if (version?.kind === 'older')

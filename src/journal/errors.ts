@@ -259,7 +259,7 @@ export function readOnlyFileSystemProblem(path: string, code: string): JournalUn
   if (!wentReadOnly(path)) return undefined;
   return new JournalUnusableError(
     path,
-    `is on a file system that refuses writes: read-only (${code}); the kernel makes a disk read-only after a disk error (errors=remount-ro)`,
+    `is on a read-only file system (${code}): the kernel refuses writes to it, as it does after a disk error (errors=remount-ro)`,
     `check the disk (journalctl -k or dmesg names the error; fsck it), then remount it read-write (mount -o remount,rw on the file system of ${dirname(path)}) or move journal.path to a sound disk; ${RESTARTS_ITSELF}`,
     code,
   );
