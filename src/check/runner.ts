@@ -18,6 +18,7 @@ import { checkConfig } from './config-check.js';
 import { secretFilesReadableByAll } from '../config/secret-files.js';
 import { checkDaemon } from './daemon-check.js';
 import { checkListener } from './listen-check.js';
+import { checkStatusToken } from './status-token-check.js';
 import { OwnerLock } from '../journal/lock.js';
 import { parseListen } from '../config/listen.js';
 import { checkDisk } from './disk-check.js';
@@ -217,6 +218,8 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
   ]);
   if (receiver) checks.push(receiver);
   if (statusPage) checks.push(statusPage);
+  const statusToken = config.status.listen === false ? undefined : checkStatusToken(config.status.authTokenFile);
+  if (statusToken) checks.push(statusToken);
   for (const t of terminals) if (t) checks.push(t);
   const listening = config.terminals.filter((t) => t.kind === 'hikvision' && t.enabled && t.listen);
   const heard = readListenStates(
