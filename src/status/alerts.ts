@@ -200,19 +200,30 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
  * Two or more terminals with a known clock, every one of them off the box beyond the alert and
  * all by the same amount (within the alert's threshold of each other): the box's clock is the
  * likelier one to be wrong. One terminal alone cannot tell, nor can terminals of which one is in
- * step. Null when the box's own step explains them (clockStepAlerts says that).
+ * step. Null when the box's own step explains them (clockStepAlerts says that). `punchgate check`
+ * asks it of the clocks it reads.
  */
-function boxClockOff(
-  terminals: readonly TerminalStatus[],
-  boxStepExplains: (skewSeconds: number) => boolean,
+export function sameClockOffset(
+  known: ReadonlyArray<{ name: string; skewSeconds: number }>,
+  boxStepExplains: (skewSeconds: number) => boolean = () => false,
 ): { names: string[]; skewSeconds: number } | null {
-  const known = terminals.filter((t) => !t.stale && t.skewSeconds !== null);
   if (known.length < 2) return null;
-  const skews = known.map((t) => t.skewSeconds!);
+  const skews = known.map((t) => t.skewSeconds);
   if (skews.some((s) => Math.abs(s) < SKEW_ALERT_SECONDS || boxStepExplains(s))) return null;
   if (Math.max(...skews) - Math.min(...skews) >= SKEW_ALERT_SECONDS) return null;
   const sorted = [...skews].sort((a, b) => a - b);
   return { names: known.map((t) => t.name), skewSeconds: sorted[Math.floor(sorted.length / 2)]! };
+}
+
+/** sameClockOffset of the terminals whose clock the status knows (not stale). */
+function boxClockOff(
+  terminals: readonly TerminalStatus[],
+  boxStepExplains: (skewSeconds: number) => boolean,
+): { names: string[]; skewSeconds: number } | null {
+  const known = terminals.flatMap((t) =>
+    !t.stale && t.skewSeconds !== null ? [{ name: t.name, skewSeconds: t.skewSeconds }] : [],
+  );
+  return sameClockOffset(known, boxStepExplains);
 }
 
 /** `stoppedAt`: when punchgate run stopped, if it is not running (its last status log). */
