@@ -1,6 +1,12 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { describeJournalFailure, journalAccessProblem, oddSideFile, plantedLink } from '../journal/errors.js';
+import {
+  describeJournalFailure,
+  journalAccessProblem,
+  oddSideFile,
+  plantedLink,
+  readOnlyFileSystemProblem,
+} from '../journal/errors.js';
 import { journalPlaceProblem } from '../daemon/journal-place.js';
 import { recoverFix } from '../journal/recover-recipe.js';
 import { journalOpeners, otherNamesProblem } from '../journal/journal-file.js';
@@ -150,6 +156,10 @@ export function checkJournal(
         writableFix(dir),
       );
     }
+    // A file system that refuses only a write tried (ext4's emergency_ro after a disk error) passes
+    // access(2): check said PASS while every start of punchgate run stopped on it (a new-user trial).
+    const refusing = readOnlyFileSystemProblem(path, 'EROFS');
+    if (refusing) return fail(NAME, `${path} ${refusing.problem}`, refusing.fix);
     // An older journal is what an upgrade leaves until the daemon restarts: run upgrades it, the
     // other commands refuse it meanwhile.
     if (version?.kind === 'older')
@@ -198,6 +208,8 @@ export function checkJournal(
       if (planted) return fail(NAME, `${path} ${planted.problem}`, planted.fix);
       const readOnly = readOnlyMount(path, code);
       if (readOnly) return readOnly;
+      const refusing = readOnlyFileSystemProblem(path, code);
+      if (refusing) return fail(NAME, `${path} ${refusing.problem}`, refusing.fix);
       return fail(NAME, `${path} cannot be opened by this user (${code})`, writableFix(dir));
     }
     if (code === 'SQLITE_BUSY')

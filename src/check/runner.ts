@@ -18,6 +18,9 @@ import { checkConfig } from './config-check.js';
 import { secretFilesReadableByAll } from '../config/secret-files.js';
 import { checkDaemon } from './daemon-check.js';
 import { checkListener } from './listen-check.js';
+import { checkStatusToken } from './status-token-check.js';
+import { sameClockOffset } from '../status/alerts.js';
+import { ALERT } from '../status/alert-words.js';
 import { OwnerLock } from '../journal/lock.js';
 import { parseListen } from '../config/listen.js';
 import { checkDisk } from './disk-check.js';
@@ -217,6 +220,8 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
   ]);
   if (receiver) checks.push(receiver);
   if (statusPage) checks.push(statusPage);
+  const statusToken = config.status.listen === false ? undefined : checkStatusToken(config.status.authTokenFile);
+  if (statusToken) checks.push(statusToken);
   for (const t of terminals) if (t) checks.push(t);
   const listening = config.terminals.filter((t) => t.kind === 'hikvision' && t.enabled && t.listen);
   const heard = readListenStates(
@@ -227,6 +232,7 @@ export async function runChecks(opts: CheckOptions): Promise<CheckReport> {
     if (t.kind === 'hikvision')
       checks.push(checkHikvisionListen(t, config.terminals.indexOf(t), config.adms, heard.get(t.name), clock.now()));
   checks.push(...sameSerialWarnings(checks));
+  checks.push(...boxClockWarning(checks));
   if (config.adms)
     checks.push(
       ...checkPushRefusals(
@@ -247,6 +253,21 @@ function lastGoodOf(configPath: string): LastGood | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Every terminal clock read off this box by the same amount: the box's clock is more likely the
+ * wrong one (the status's alert, in its words). Each terminal's own line still says its offset;
+ * this one says to look at the box first, before setting any terminal to its time.
+ */
+function boxClockWarning(checks: readonly CheckResult[]): CheckResult[] {
+  const known = checks.flatMap((c) =>
+    c.skewSeconds !== undefined ? [{ name: c.name.replace(/^terminal /, ''), skewSeconds: c.skewSeconds }] : [],
+  );
+  const off = sameClockOffset(known);
+  if (!off) return [];
+  const a = ALERT.boxClockOff(off.names, off.skewSeconds);
+  return [warn('box clock', a.cause, a.fix)];
 }
 
 /**

@@ -13,6 +13,8 @@ export interface CheckResult {
   problems?: string[];
   /** A terminal check: the serial number the device answered with. */
   serial?: string;
+  /** A terminal check: how far its clock is off this box's (seconds, + ahead), where it was read. */
+  skewSeconds?: number;
 }
 
 export interface CheckReport {

@@ -88,7 +88,7 @@ export async function checkZkTerminal(cfg: ZkTerminalConfig, index: number, deps
     }
     const result =
       problems.length > 0 ? warn(name, `${facts}; ${problems.join('; ')}`, fixes.join('; ')) : pass(name, facts);
-    return serial ? { ...result, serial } : result;
+    return { ...result, ...(serial ? { serial } : {}), skewSeconds: skew };
   } catch (e) {
     client.destroy();
     const failed = describeFailure(e, name, key, client.peer, cfg);

@@ -63,6 +63,24 @@ function got(issue: { input?: unknown; path: readonly PropertyKey[] }, message: 
   return `, got ${foundValue(input, secret)}`;
 }
 
+/**
+ * A number or true/false written in quotes (`port: "4370"`) is text in YAML: the fix is to drop
+ * the quotes, said with the line to write, since `got the text "4370"` alone left a new admin
+ * looking at a value that seemed right (a new-user trial). Empty for any other value.
+ */
+function unquoteFix(issue: { expected: string; input?: unknown; path: readonly PropertyKey[] }): string {
+  if (typeof issue.input !== 'string') return '';
+  const value = issue.input.trim();
+  const fits =
+    (issue.expected === 'number' && /^-?\d+(\.\d+)?$/.test(value)) ||
+    (issue.expected === 'boolean' && /^(true|false)$/.test(value));
+  if (!fits) return '';
+  const key = issue.path[issue.path.length - 1];
+  // A secret (a comm key) is never repeated, not even as the line to write.
+  if (typeof key !== 'string' || isSecretKey(key)) return ' (write it without quotes)';
+  return ` (write it without quotes: ${key}: ${value})`;
+}
+
 /** `must be one of "tcp", "udp", "auto", got the text "tcpp" (did you mean "tcp"?)`. */
 function oneOf(values: readonly unknown[], issue: { input?: unknown; path: readonly PropertyKey[] }): string {
   const expected =
@@ -124,7 +142,7 @@ function describe(issue: Issue): string {
       // A key that says its form itself (adms.listen: HOST:PORT, not the number 8081).
       if (custom) return `${issue.message}${got(issue, issue.message, true)}`;
       const expected = `must be ${expectedType(issue.expected)}`;
-      return `${expected}${got(issue, expected, true)}`;
+      return `${expected}${got(issue, expected, true)}${unquoteFix(issue)}`;
     }
     case 'invalid_value':
       return custom ? `${issue.message}${got(issue, issue.message)}` : oneOf(issue.values, issue);

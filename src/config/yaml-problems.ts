@@ -85,6 +85,13 @@ function leftOfListAbove(lines: readonly string[], line: number): boolean {
   return false;
 }
 
+/** The key on this 1-based line, quoted (`"port"`), or "this key" where the line holds none. */
+function keyOn(lines: readonly string[], line: number | undefined): string {
+  const key =
+    line === undefined ? undefined : /^\s*(?:-\s+)?([^\s:#"'][^:#]*?)\s*:(?:\s|$)/.exec(lines[line - 1] ?? '')?.[1];
+  return key ? `"${key}"` : 'this key';
+}
+
 const TAB =
   'expected spaces before the text, found a tab: YAML indents with spaces only (replace the tab with spaces, as many as the lines around it have)';
 
@@ -120,7 +127,8 @@ function plainWords(e: YAMLError, text: string, lines: readonly string[], where:
       if (/^Flow sequence/.test(said))
         return 'expected the "[" opened above to be closed with "]" on its line, found none';
       if (/^All sequence items/.test(said)) return LIST_COLUMN;
-      return 'expected this key to line up with the keys above it, found it at another column (indent it like them; a new list item starts with "- ")';
+      // The key named, as the other slips name theirs: "this key" left the admin to find it on the line.
+      return `expected ${keyOn(lines, line)} to line up with the keys above it, found it at another column (indent it like them; a new list item starts with "- ")`;
     case 'MISSING_CHAR':
       if (/^Sequence item without - indicator/.test(said))
         return 'expected this line to line up with the keys above it, or to start a new list item with "- ", found it indented in between';

@@ -250,6 +250,21 @@ function wentReadOnly(path: string): boolean {
   return false;
 }
 
+/**
+ * The journal's file system refuses writes as a whole (mounted read-only, or ext4's emergency_ro,
+ * which only a write reveals), in words that name it and a fix that ends with RESTARTS_ITSELF:
+ * mended outside, the next start goes on. Undefined when a write beside the journal works.
+ */
+export function readOnlyFileSystemProblem(path: string, code: string): JournalUnusableError | undefined {
+  if (!wentReadOnly(path)) return undefined;
+  return new JournalUnusableError(
+    path,
+    `is on a read-only file system (${code}): the kernel refuses writes to it, as it does after a disk error (errors=remount-ro)`,
+    `check the disk (journalctl -k or dmesg names the error; fsck it), then remount it read-write (mount -o remount,rw on the file system of ${dirname(path)}) or move journal.path to a sound disk; ${RESTARTS_ITSELF}`,
+    code,
+  );
+}
+
 /** Less than a megabyte free where the journal lives: an I/O error there is the disk being full. */
 function nearlyNoRoom(path: string): boolean {
   try {
@@ -310,6 +325,13 @@ export function describeJournalFailure(path: string, e: unknown): JournalUnusabl
   if (/^SQLITE_(READONLY|CANTOPEN|PERM|AUTH)/.test(code) || /^E(ACCES|PERM|ROFS)$/.test(code)) {
     const access = journalAccessProblem(path, code);
     if (access) return access;
+    // access(2) allowed the write, yet SQLite could not open or write: a file system that refuses
+    // only a write tried (ext4's emergency_ro after a disk error). The same temporary trouble as
+    // under the running daemon, not a matter of owners: a restart found it so and ended with 74,
+    // which systemd does not restart, after the first stop had said "starts again by itself"
+    // (a new-user trial).
+    const readOnly = readOnlyFileSystemProblem(path, code);
+    if (readOnly) return readOnly;
   }
   if (/^SQLITE_READONLY/.test(code))
     return new JournalUnusableError(

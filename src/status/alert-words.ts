@@ -569,6 +569,21 @@ export const ALERT = {
     fix: 'nothing to do for punchgate; find what set the box clock (timedatectl status; NTP: timedatectl set-ntp true)',
   }),
 
+  /**
+   * Every terminal whose clock punchgate knows is off the box by the same amount: one box clock
+   * off explains them all, and syncClock (the fix a single terminal's alert gives) would set each
+   * of them to the box's wrong time. Found by a trial with the box an hour ahead and its two
+   * terminals right: each was blamed, with "set syncClock: true".
+   */
+  boxClockOff: (names: readonly string[], skewSeconds: number): Alert => {
+    const s = Math.round(skewSeconds);
+    return {
+      kind: 'box-clock-off',
+      cause: `the box's clock is likely ${clockSpan(-s)} ${s < 0 ? 'ahead' : 'behind'}: every terminal whose clock punchgate knows (${names.join(', ')}) is ${clockSpan(s)} ${s > 0 ? 'ahead of' : 'behind'} it by the same amount (${s > 0 ? '+' : ''}${s} s). Punches are delivered with the times the terminals recorded`,
+      fix: `check the box's clock first: timedatectl status (its time, its time zone, "System clock synchronized: yes"); sudo timedatectl set-ntp true, or set the zone with sudo timedatectl set-timezone. Do not set syncClock on the terminals before: it would set them to the box's wrong time. If the box's clock is right, the terminals are all off: set their clocks`,
+    };
+  },
+
   /** After a step back: terminal times up to that far ahead are taken as right. */
   boxClockBehind: (size: string): Alert => ({
     kind: 'box-clock-behind',

@@ -145,7 +145,11 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
     );
   }
   out.push(...clockStepAlerts(steps, behindS));
-  for (const t of r.terminals) out.push(...terminalAlerts(t, facts, now, stoppedAt, boxStepExplains));
+  const boxOff = boxClockOff(r.terminals, boxStepExplains);
+  if (boxOff) out.push(ALERT.boxClockOff(boxOff.names, boxOff.skewSeconds));
+  // The box's own clock explains the terminals' offsets: no alert of each saying to set its clock.
+  const skewExplained = (skew: number) => boxStepExplains(skew) || boxOff !== null;
+  for (const t of r.terminals) out.push(...terminalAlerts(t, facts, now, stoppedAt, skewExplained));
   const bySerial = new Map<string, string[]>();
   for (const t of r.terminals) if (t.serial) bySerial.set(t.serial, [...(bySerial.get(t.serial) ?? []), t.name]);
   for (const [serial, names] of bySerial) if (names.length > 1) out.push(ALERT.sameSerial(serial, names));
@@ -190,6 +194,36 @@ export function alertsFor(r: StatusReport, facts: AlertFacts, now: number): Aler
   const other = r.punches.quarantined - behind;
   if (other > 0) out.push(ALERT.quarantined(other));
   return out;
+}
+
+/**
+ * Two or more terminals with a known clock, every one of them off the box beyond the alert and
+ * all by the same amount (within the alert's threshold of each other): the box's clock is the
+ * likelier one to be wrong. One terminal alone cannot tell, nor can terminals of which one is in
+ * step. Null when the box's own step explains them (clockStepAlerts says that). `punchgate check`
+ * asks it of the clocks it reads.
+ */
+export function sameClockOffset(
+  known: ReadonlyArray<{ name: string; skewSeconds: number }>,
+  boxStepExplains: (skewSeconds: number) => boolean = () => false,
+): { names: string[]; skewSeconds: number } | null {
+  if (known.length < 2) return null;
+  const skews = known.map((t) => t.skewSeconds);
+  if (skews.some((s) => Math.abs(s) < SKEW_ALERT_SECONDS || boxStepExplains(s))) return null;
+  if (Math.max(...skews) - Math.min(...skews) >= SKEW_ALERT_SECONDS) return null;
+  const sorted = [...skews].sort((a, b) => a - b);
+  return { names: known.map((t) => t.name), skewSeconds: sorted[Math.floor(sorted.length / 2)]! };
+}
+
+/** sameClockOffset of the terminals whose clock the status knows (not stale). */
+function boxClockOff(
+  terminals: readonly TerminalStatus[],
+  boxStepExplains: (skewSeconds: number) => boolean,
+): { names: string[]; skewSeconds: number } | null {
+  const known = terminals.flatMap((t) =>
+    !t.stale && t.skewSeconds !== null ? [{ name: t.name, skewSeconds: t.skewSeconds }] : [],
+  );
+  return sameClockOffset(known, boxStepExplains);
 }
 
 /** `stoppedAt`: when punchgate run stopped, if it is not running (its last status log). */

@@ -19,6 +19,11 @@ export class StatusAuth {
     private readonly deps: { secrets: Secrets; logger: Logger },
   ) {}
 
+  /** Reads the file now, so that a file that lets nobody in is said in the log at the start. */
+  look(): void {
+    this.digest();
+  }
+
   /** Whether the Authorization header carries the token. */
   allows(header: string | undefined): boolean {
     const expected = this.digest();
@@ -44,7 +49,7 @@ export class StatusAuth {
     if (problem && problem !== this.lastProblem) {
       this.deps.logger.error(
         { file: this.file },
-        `status.authTokenFile ${this.file} ${problem}: nobody can open the status page or /metrics until it holds a token`,
+        `status.authTokenFile ${this.file} ${problem}: nobody can open the status page or /metrics until it holds a token: put a token on one line in it, readable by the user punchgate runs as (it is read again without a restart), or remove status.authTokenFile`,
       );
     }
     this.lastProblem = problem;

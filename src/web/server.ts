@@ -86,6 +86,7 @@ export class StatusServer {
     const at = parseListen(cfg.listen);
     if (typeof at === 'string') return; // the config check refused it already
     const auth = cfg.authTokenFile ? new StatusAuth(cfg.authTokenFile, this.d) : undefined;
+    auth?.look();
     const routes: RouteDeps = {
       ...this.d,
       ...(auth ? { allows: (h) => auth.allows(h) } : { hostAllowed: hostGuard(at, cfg.allowedHosts, this.d.logger) }),

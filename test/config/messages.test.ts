@@ -58,10 +58,10 @@ terminals:
     expect(r.status).toBe(78);
     expect(r.lines).toEqual([
       `${r.file}:6: hrms.tokenFile: must be text, got the number 42`,
-      `${r.file}:8: delivery.batchSize: must be a number, got the text "200"`,
-      `${r.file}:13: terminals[0] (gate-1).port: must be a number, got the text "24370"`,
+      `${r.file}:8: delivery.batchSize: must be a number, got the text "200" (write it without quotes: batchSize: 200)`,
+      `${r.file}:13: terminals[0] (gate-1).port: must be a number, got the text "24370" (write it without quotes: port: 24370)`,
       `${r.file}:14: terminals[0] (gate-1).realtime: must be true or false, got the text "yes"`,
-      `${r.file}:15: terminals[0] (gate-1).commKey: must be a number, got text (not shown: it is a secret)`,
+      `${r.file}:15: terminals[0] (gate-1).commKey: must be a number, got text (not shown: it is a secret) (write it without quotes)`,
       `${r.file}:19: terminals[1] (gate-2).port: must be at most 65535, got the number 70000`,
       `${r.file}:20: terminals[1] (gate-2).transport: must be one of "tcp", "udp", "auto", got the text "tcpp" (did you mean "tcp"?)`,
     ]);
@@ -154,9 +154,9 @@ terminals:
     expect(r.lines).toEqual([
       // The whole first terminal again (*gate): its name is a duplicate, written at the anchor.
       `${r.file}:9: terminals[2] (gate-1).name: duplicate terminal name "gate-1": terminals[0] has it already; give each terminal its own name`,
-      `${r.file}:12: terminals[0] (gate-1).port: must be a number, got the text "4370"`,
-      `${r.file}:12: terminals[1] (gate-2).port: must be a number, got the text "4370"`,
-      `${r.file}:12: terminals[2] (gate-1).port: must be a number, got the text "4370"`,
+      `${r.file}:12: terminals[0] (gate-1).port: must be a number, got the text "4370" (write it without quotes: port: 4370)`,
+      `${r.file}:12: terminals[1] (gate-2).port: must be a number, got the text "4370" (write it without quotes: port: 4370)`,
+      `${r.file}:12: terminals[2] (gate-1).port: must be a number, got the text "4370" (write it without quotes: port: 4370)`,
     ]);
   });
 
@@ -310,7 +310,7 @@ terminals:
     expect(r.status).toBe(78);
     expect(r.lines).toEqual(
       expect.arrayContaining([
-        `${r.file}:8: delivery.batchSize: must be a number, got the text "200"`,
+        `${r.file}:8: delivery.batchSize: must be a number, got the text "200" (write it without quotes: batchSize: 200)`,
         `${r.file}:13: terminals[1] (gate-1).name: duplicate terminal name "gate-1": terminals[0] has it already; give each terminal its own name`,
       ]),
     );
@@ -346,7 +346,9 @@ terminals:
   it('check shows the same lines and exits 78', () => {
     const r = run(`${head}delivery:\n  batchSize: "200"\n`, 'check');
     expect(r.status).toBe(78);
-    expect(r.stdout).toContain(`  ${r.file}:8: delivery.batchSize: must be a number, got the text "200"\n`);
+    expect(r.stdout).toContain(
+      `  ${r.file}:8: delivery.batchSize: must be a number, got the text "200" (write it without quotes: batchSize: 200)\n`,
+    );
   });
 });
 

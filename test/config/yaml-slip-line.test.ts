@@ -36,7 +36,7 @@ describe('punchgate check --config on a YAML slip', () => {
     [
       'a key one step too deep, with a comment and a blank line between',
       `${head}  - name: gate-1\n    kind: zk\n    host: 10.0.0.5 # main door\n\n    # port\n      port: 4370\n    timezone: UTC\n`,
-      /^10: expected this key to line up with the keys above it, found it at another column/,
+      /^10: expected "port" to line up with the keys above it, found it at another column/,
     ],
     [
       'a key too deep under a top-level block',

@@ -113,3 +113,53 @@ describe.skipIf(!asRoot || !tools)('the journal disk goes read-only under the ru
     }
   }, 180_000);
 });
+
+describe.skipIf(!asRoot || !tools)('a start on a journal disk that went read-only', () => {
+  // A new-user trial: the disk's error under the daemon ended it with 75 ("punchgate starts again
+  // by itself"), but the restart systemd makes found the file system refusing writes only when
+  // one is tried (ext4's emergency_ro: access(2) allows them) and ended with 74, "A restart does
+  // not mend this", so systemd stopped restarting; and punchgate check said "PASS journal".
+  it('ends with 75 again, naming the read-only file system, and check fails the journal with the same words', async () => {
+    const tmp = tempDir('punchgate-rofs-start-');
+    cleanups.push(tmp.cleanup);
+    const img = tmp.path('disk.img');
+    const disk = tmp.path('disk');
+    mkdirSync(disk);
+    expect(sh(`truncate -s 64M ${img} && mkfs.ext4 -q -F ${img}`).status).toBe(0);
+    if (sh(`mount -o loop,errors=remount-ro ${img} ${disk}`).status !== 0) return; // no loop devices here
+    cleanups.push(() => sh(`umount ${disk}`));
+    const loop = sh(`findmnt -no SOURCE ${disk}`).stdout.trim().replace('/dev/', '');
+    const trigger = `/sys/fs/ext4/${loop}/trigger_fs_error`;
+    if (!existsSync(trigger)) return;
+    const config = tmp.path('punchgate.yaml');
+    writeFileSync(
+      config,
+      stringify({
+        site: 'plant-a',
+        journal: { path: join(disk, 'journal.db') },
+        hrms: { baseUrl: 'http://127.0.0.1:9' },
+        status: { listen: false, path: tmp.path('status.txt') },
+        terminals: [],
+      }),
+    );
+    const first = child(['run', '--config', config]);
+    await waitFor(() => first.out().includes('punchgate running'), 20_000, `the start:\n${first.out()}`);
+    first.c.kill('SIGTERM');
+    expect(await first.exited, first.out()).toBe(0);
+
+    writeFileSync(trigger, 'x');
+    const again = child(['run', '--config', config]);
+    expect(await again.exited, again.out()).toBe(75);
+    expect(again.out()).toContain('read-only');
+    expect(again.out()).toContain('punchgate starts again by itself');
+    expect(again.out()).not.toContain('A restart does not mend this');
+
+    const check = child(['check', '--config', config]);
+    await check.exited;
+    const line = check
+      .out()
+      .split('\n')
+      .find((l) => /^(PASS|WARN|FAIL) journal/.test(l));
+    expect(line, check.out()).toMatch(/^FAIL journal: .*read-only/);
+  }, 60_000);
+});

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { makeCommKey } from '../../src/sources/zk/protocol/commkey.js';
 import { CMD, EF } from '../../src/sources/zk/protocol/constants.js';
 import { encodePacket, wrapTcp } from '../../src/sources/zk/protocol/packet.js';
-import type { TerminalSim, TerminalSimOptions } from '../../src/sim/terminal/index.js';
+import { startTerminalSim, type TerminalSim, type TerminalSimOptions } from '../../src/sim/terminal/index.js';
 import { createLogger } from '../../src/util/logger.js';
 import { useTerminalSim } from './harness.js';
 import { RawTcp, waitFor, WRRQ_ATTLOG } from './raw-client.js';
@@ -137,6 +137,32 @@ describe('real-time events', () => {
     expect(made.slice(0, 3).map((p) => p.userId)).toEqual(['1', '2', '3']);
     expect(made.every((p) => p.logTime.startsWith('2030-01-01 09:00:0'))).toBe(true);
     await waitFor(() => c.packets.filter((p) => p.command === CMD.REG_EVENT).length === made.length, 20_000, 'events');
+  });
+});
+
+describe('live punches of simulators with their own seeds', () => {
+  it('two simulators started together punch other codes at each tick', async () => {
+    // A new-user rehearsal: seeds 1 and 2, a punch every 20 s each, started in the same second:
+    // every live punch of one was "already exists" at the HRMS (same code, same second).
+    const sims = await Promise.all(
+      [1, 2].map((seed) =>
+        startTerminalSim({ generate: { users: 20, punches: 0, seed }, clock: '2030-01-01 09:00:00' }),
+      ),
+    );
+    try {
+      for (const sim of sims) sim.startPunching(20);
+      await waitFor(() => sims.every((sim) => sim.punches().length >= 3), 20_000, 'three punches each');
+      for (const sim of sims) sim.stopPunching();
+      const [a, b] = sims.map((sim) =>
+        sim
+          .punches()
+          .slice(0, 3)
+          .map((p) => p.userId),
+      );
+      for (let k = 0; k < 3; k++) expect(a![k], `tick ${k}`).not.toBe(b![k]);
+    } finally {
+      await Promise.all(sims.map((sim) => sim.stop()));
+    }
   });
 });
 

@@ -281,6 +281,7 @@ function everyAlert(): StatusReport {
     }),
     ALERT.clockStep('the box clock stepped back 1 h at 2026-11-22 09:00:00 +01:00', true, 1),
     ALERT.boxClockBehind('1 h'),
+    ALERT.boxClockOff(['gate-1', 'gate-2', 'gate-3'], -3600),
     ALERT.standInSerial({ ...offline, serial: 'DS-K1T341AMF0123456789ab~4f1c2a9be07d3c55' }),
     ALERT.refusedRecords({
       terminal: 'gate-1',

@@ -104,6 +104,15 @@ describe('status page server', () => {
     expect(logs).toMatch(/status-token is empty: nobody can open the status page/);
   });
 
+  it('says a token file that lets nobody in at the start, with the fix, before anyone visits', async () => {
+    // A new-user trial: a misspelt status.authTokenFile was said only at the first visit (which
+    // the log of a box nobody visits never showed), and without what to do.
+    await start({ authTokenFile: 'no-such-token' });
+    expect(logs).toMatch(
+      /no-such-token cannot be read \(ENOENT\): nobody can open the status page or \/metrics until it holds a token: put a token on one line in it/,
+    );
+  });
+
   it('serves nothing that carries a secret, and escapes outside text on the page', async () => {
     writeFileSync(tmp.path('status-token'), `${STATUS_TOKEN}\n`);
     await start({ authTokenFile: 'status-token' });

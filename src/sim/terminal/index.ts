@@ -74,7 +74,7 @@ export async function startTerminalSim(opts: TerminalSimOptions = {}): Promise<T
     addPunch: (p) => void state.addPunch(p),
     startPunching(everyMs, pick) {
       if (!Number.isFinite(everyMs) || everyMs <= 0) throw new RangeError(`punch interval must be > 0 ms: ${everyMs}`);
-      const next = pick ?? defaultPicker(state);
+      const next = pick ?? defaultPicker(state, opts.generate?.seed ?? 1);
       stopPunching();
       timer = setInterval(() => {
         try {
@@ -101,9 +101,15 @@ export async function startTerminalSim(opts: TerminalSimOptions = {}): Promise<T
   };
 }
 
-/** Users in turn, at the terminal's clock, each alternating in and out. */
-function defaultPicker(state: TerminalState): () => SimPunch {
-  let i = 0;
+/**
+ * Users in turn, at the terminal's clock, each alternating in and out, from the user the seed
+ * names: two simulators started together with their own
+ * seeds (as the docs ask) punch different codes at each tick. From the first user for every seed,
+ * they punched the same code in the same second, and the HRMS answered "already exists" for every
+ * live punch of one of them (a new-user rehearsal with seeds 1 and 2).
+ */
+function defaultPicker(state: TerminalState, seed: number): () => SimPunch {
+  let i = Math.max(0, seed - 1);
   const last = new Map<string, number>();
   return () => {
     const users = state.userView();
