@@ -253,6 +253,7 @@ function translate(e: unknown, connectTimeoutMs: number, deadline: number, statu
       : new HttpError(`the proxy refused to connect to the HRMS (HTTP ${proxyStatus})`, 'PROXY_REFUSED', proxyStatus);
   }
   if (code === NO_TLS_CODE || speaksNoTls(message)) return new HttpError(NO_TLS_WORDS, NO_TLS_CODE);
+  if (code === ALTNAME_CODE) return new HttpError(altnameWords(e, message), ALTNAME_CODE);
   if (code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED')
     return new HttpError(
       status === undefined
@@ -261,6 +262,21 @@ function translate(e: unknown, connectTimeoutMs: number, deadline: number, statu
       'ECONNRESET',
     );
   return e;
+}
+
+const ALTNAME_CODE = 'ERR_TLS_CERT_ALTNAME_INVALID';
+
+/**
+ * A certificate for another name, with the names it holds: node's words name only the certificate's
+ * IP addresses when the address is one ("IP: 127.0.0.1 is not in the cert's list: "), and the
+ * admin who wrote the IP address needs the host name to write instead.
+ */
+function altnameWords(e: unknown, message: string): string {
+  const { cert, host } = e as { cert?: { subjectaltname?: unknown; subject?: { CN?: unknown } }; host?: unknown };
+  const names = typeof cert?.subjectaltname === 'string' ? cert.subjectaltname : cert?.subject?.CN;
+  if (typeof names !== 'string' || names === '') return message;
+  const asked = typeof host === 'string' ? `, not for ${host}` : '';
+  return `the certificate is made for ${names.slice(0, 200)}${asked} (${ALTNAME_CODE})`;
 }
 
 /** `{base_url}` + path: its path prefix kept, its query after the path (withApiPath, shared with the terminals). */
