@@ -77,12 +77,21 @@ export async function checkHrms(config: Config, deps: HrmsCheckDeps): Promise<Ch
     const file = tokens.file();
     const fromCopy = readFromStartCopy(file, deps.env);
     const pickup = tokenPickup(fromCopy, fromCopy && !isStartCopy(file, deps.env) ? file : undefined);
-    return describeAnswer(answer, addressShown(hrms.baseUrl), route, Date.now() - started, where, ca, pickup);
+    return describeAnswer(
+      answer,
+      addressShown(hrms.baseUrl),
+      route,
+      Date.now() - started,
+      where,
+      ca,
+      pickup,
+      `${prefix}.baseUrl`,
+    );
   } catch (e) {
     return fail(
       NAME,
       `cannot reach the HRMS at ${addressShown(hrms.baseUrl)}: ${errorText(e)}${route}`,
-      hrmsReachFix(errorText(e), ca),
+      hrmsReachFix(errorText(e), ca, `${prefix}.baseUrl`),
     );
   } finally {
     if (!deps.sender) await sender.close?.();
@@ -98,6 +107,8 @@ function describeAnswer(
   ca: { key: string; file: string } | undefined,
   /** How a new token takes effect (token-pickup.ts). */
   pickup: string,
+  /** Where the HRMS's address is in the config (`hrms.baseUrl`, `sinks[x].baseUrl`). */
+  baseUrlKey: string,
 ): CheckResult {
   switch (answer.kind) {
     case 'answered':
@@ -119,7 +130,7 @@ function describeAnswer(
       return fail(
         NAME,
         `cannot reach the HRMS at ${url}: ${answer.message}${answer.message.includes(route.slice(10)) ? '' : route}`,
-        hrmsReachFix(answer.message, ca),
+        hrmsReachFix(answer.message, ca, baseUrlKey),
       );
     case 'request-failed':
       if (answer.httpStatus === 407)

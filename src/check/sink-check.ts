@@ -9,6 +9,7 @@ import { errorText, fail, pass, warn, type CheckResult } from './types.js';
 import { addressShown } from '../config/web-address.js';
 import { boxIanaZone } from '../util/box-zone.js';
 import { noTlsFix, speaksNoTls } from '../hrms/no-tls.js';
+import { certificateFix, certificateTrouble } from '../hrms/certificate-trouble.js';
 
 /**
  * The sinks beyond the seed HRMS (issue 32; that one is checked as `hrms`, hrms-check.ts): each gets
@@ -187,7 +188,9 @@ const UNREACHABLE =
 /** A certificate the sink's server shows that is not trusted: whether its caFile is the wrong CA, or one is needed. */
 function tlsFix(message: string, sink: SinkConfig): string | undefined {
   if (speaksNoTls(message)) return noTlsFix(`sinks[${sink.name}].baseUrl`);
-  if (!/CERT|certificate|self[- ]signed|\bTLS\b|\bSSL\b/i.test(message)) return undefined;
+  const trusted = certificateFix(message, `sinks[${sink.name}].baseUrl`);
+  if (trusted) return trusted;
+  if (certificateTrouble(message) !== 'untrusted') return undefined;
   const key = `sinks[${sink.name}].caFile`;
   return sink.caFile
     ? `the CA in ${key} (${sink.caFile}) does not sign the server's certificate: put in that file the PEM certificate of the CA that issued it; check the box's clock too`

@@ -128,8 +128,9 @@ export function classifyResponse(
   }
   if (!body) {
     if (ok) {
-      // punchgate asks for no compression: a compressed answer is bytes, and the admin is told
-      // why rather than shown them (a server that compresses whatever it is asked).
+      // punchgate asks for no compression, and decodes gzip, deflate and br all the same
+      // (decode-body.ts): one still compressed here did not decode, or is in another encoding,
+      // and the admin is told why rather than shown its bytes.
       const encoding = headers['content-encoding'];
       const compressed = typeof encoding === 'string' && !/^\s*(identity)?\s*$/i.test(encoding);
       const why = oversized

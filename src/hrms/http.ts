@@ -15,13 +15,15 @@ import { errorCode } from '../util/errors.js';
 import { describeRoute, proxySettings, type ProxySettings } from './proxy.js';
 import { readCaFile } from './setting-file.js';
 import { NO_TLS_CODE, NO_TLS_WORDS, speaksNoTls } from './no-tls.js';
+import { decodeBody } from './decode-body.js';
 
 /**
  * The HTTP client of the HRMS calls, on undici: one keep-alive dispatcher per HRMS (an Agent,
  * or a ProxyAgent / EnvHttpProxyAgent when a proxy is set, see proxy.ts), the private CA of
  * `hrms.caFile`, a connect timeout that covers the TLS handshake, one deadline for the whole
  * exchange, and a cap on the answer's size (a global one, and a lower one per request).
- * Redirects are never followed: the token is only ever sent to `hrms.baseUrl`.
+ * Redirects are never followed: the token is only ever sent to `hrms.baseUrl`. An answer compressed
+ * though not asked to be is decoded (decode-body.ts).
  */
 
 export type HttpHeaders = Record<string, string | string[] | undefined>;
@@ -131,8 +133,11 @@ export class HrmsHttp {
       });
       status = res.statusCode;
       const limit = Math.min(call.maxBytes ?? MAX_RESPONSE_BYTES, MAX_RESPONSE_BYTES);
-      const text = await readCapped(res.body, limit, res.headers, status);
-      return { status, headers: res.headers, text };
+      const raw = await readCapped(res.body, limit, res.headers, status);
+      const tooLarge = () =>
+        new HttpError(`answer larger than ${limit} bytes`, 'RESPONSE_TOO_LARGE', status, res.headers);
+      const { body, headers } = decodeBody(raw, res.headers, limit, tooLarge);
+      return { status, headers, text: body.toString('utf8') };
     } catch (e) {
       if (e instanceof HttpError) throw e;
       if (call.signal?.aborted) throw new HttpError('request aborted', 'ABORTED');
@@ -209,13 +214,13 @@ function withToken(proxy: ProxySettings): { token?: string } {
   return proxy.token ? { token: proxy.token } : {};
 }
 
-/** The body as text, refused as soon as it passes `limit` bytes (or says it will). */
+/** The body's bytes, refused as soon as they pass `limit` (or say they will). */
 async function readCapped(
   body: AsyncIterable<Buffer> & { destroy(): unknown },
   limit: number,
   headers: HttpHeaders,
   status: number,
-): Promise<string> {
+): Promise<Buffer> {
   const tooLarge = () => new HttpError(`answer larger than ${limit} bytes`, 'RESPONSE_TOO_LARGE', status, headers);
   const declared = headers['content-length'];
   if (typeof declared === 'string' && Number(declared) > limit) {
@@ -232,7 +237,7 @@ async function readCapped(
     }
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks, size).toString('utf8');
+  return Buffer.concat(chunks, size);
 }
 
 /** undici's errors in the words and codes the callers know. */
@@ -253,6 +258,7 @@ function translate(e: unknown, connectTimeoutMs: number, deadline: number, statu
       : new HttpError(`the proxy refused to connect to the HRMS (HTTP ${proxyStatus})`, 'PROXY_REFUSED', proxyStatus);
   }
   if (code === NO_TLS_CODE || speaksNoTls(message)) return new HttpError(NO_TLS_WORDS, NO_TLS_CODE);
+  if (code === ALTNAME_CODE) return new HttpError(altnameWords(e, message), ALTNAME_CODE);
   if (code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED')
     return new HttpError(
       status === undefined
@@ -261,6 +267,21 @@ function translate(e: unknown, connectTimeoutMs: number, deadline: number, statu
       'ECONNRESET',
     );
   return e;
+}
+
+const ALTNAME_CODE = 'ERR_TLS_CERT_ALTNAME_INVALID';
+
+/**
+ * A certificate for another name, with the names it holds: node's words name only the certificate's
+ * IP addresses when the address is one ("IP: 127.0.0.1 is not in the cert's list: "), and the
+ * admin who wrote the IP address needs the host name to write instead.
+ */
+function altnameWords(e: unknown, message: string): string {
+  const { cert, host } = e as { cert?: { subjectaltname?: unknown; subject?: { CN?: unknown } }; host?: unknown };
+  const names = typeof cert?.subjectaltname === 'string' ? cert.subjectaltname : cert?.subject?.CN;
+  if (typeof names !== 'string' || names === '') return message;
+  const asked = typeof host === 'string' ? `, not for ${host}` : '';
+  return `the certificate is made for ${names.slice(0, 200)}${asked} (${ALTNAME_CODE})`;
 }
 
 /** `{base_url}` + path: its path prefix kept, its query after the path (withApiPath, shared with the terminals). */

@@ -1,12 +1,21 @@
+import { certificateFix } from './certificate-trouble.js';
 import { noTlsFix, speaksNoTls } from './no-tls.js';
 
 /**
  * What to try when the HRMS could not be reached, from the error's words: one helper for
  * `check`, the employee commands and the roster's fetch, so that they give the same advice.
  */
-export function hrmsReachFix(message: string, ca?: { key: string; file: string }): string {
+export function hrmsReachFix(
+  message: string,
+  ca?: { key: string; file: string },
+  /** Where the HRMS's address is (`hrms.baseUrl`, or a seed sink's `sinks[x].baseUrl`). */
+  baseUrlKey = 'hrms.baseUrl',
+): string {
   // Before the certificate's advice: its words hold "SSL", and no CA mends an address.
-  if (speaksNoTls(message)) return noTlsFix('hrms.baseUrl');
+  if (speaksNoTls(message)) return noTlsFix(baseUrlKey);
+  // Expired, or made for another name: trusted all the same, so no CA file mends it.
+  const trusted = certificateFix(message, baseUrlKey);
+  if (trusted) return trusted;
   if (/CERT|certificate|self[- ]signed|TLS|SSL/i.test(message)) {
     // With a caFile set, "set caFile" is no help: the CA in it is not the one that signed the server.
     if (ca)

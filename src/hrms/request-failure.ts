@@ -6,6 +6,9 @@ import { pageExcerpt } from './text.js';
  * these is a verdict on the punches: they go back to the queue uncharged and are sent again after
  * a backoff. Each message says what happened and what to check.
  */
+/** A redirect's path that is a sign-in page (a single sign-on, a captive portal). */
+const SIGN_IN = /login|log-in|signin|sign-in|\bsso\b|saml|oauth|openid|adfs|\bauth/i;
+
 type Failure = { kind: 'request-failed'; httpStatus?: number; message: string };
 
 export const requestFailure = {
@@ -19,6 +22,9 @@ export const requestFailure = {
     if (!to) message = `the HRMS answers with a redirect that says no place ${how}: check hrms.baseUrl`;
     else if (from && to.host === from.host && to.protocol !== from.protocol)
       message = `the HRMS redirects to ${to.protocol}//${clean(to.host)} ${how}: check hrms.baseUrl (it should use ${to.protocol.slice(0, -1)})`;
+    else if (SIGN_IN.test(to.pathname))
+      // A single sign-on or portal in front of the HRMS: no baseUrl mends it, the API path must pass.
+      message = `the HRMS redirects to a sign-in page at ${clean(to.host)} ${how}: the HRMS's API is behind a single sign-on or portal; ask its administrator to let ${from ? clean(from.pathname) : 'the attendance path'} through with the token alone, and check hrms.baseUrl`;
     else message = `the HRMS redirects to ${clean(to.host)} ${how}: check hrms.baseUrl`;
     return { kind: 'request-failed', httpStatus: status, message };
   },

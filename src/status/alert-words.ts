@@ -10,6 +10,7 @@ import { offsetLabel } from '../sources/adms/options.js';
 import { credentialFix, refusesWords } from './credential-words.js';
 import { lastActivityLabel } from './activity-words.js';
 import { speaksNoTls } from '../hrms/no-tls.js';
+import { certificateTrouble, certificateWords } from '../hrms/certificate-trouble.js';
 import type {
   Alert,
   ConfigStatus,
@@ -987,8 +988,8 @@ export function deliveryTroubleWords(e: string, keys = 'hrms'): string | undefin
               ? 'no route from this box to the HRMS (network)'
               : speaksNoTls(e)
                 ? `the HRMS answers plain HTTP, not HTTPS, at ${keys}.baseUrl (its port or its https:// is wrong)`
-                : /CERT|certificate|self[- ]signed|\bTLS\b|\bSSL\b/i.test(e)
-                  ? `the HRMS's certificate is not trusted (${keys}.caFile, or the box's clock)`
+                : certificateTrouble(e)
+                  ? certificateWords(e, keys)
                   : /^HTTP 5\d\d/.test(e)
                     ? 'the HRMS is up but failing'
                     : undefined;

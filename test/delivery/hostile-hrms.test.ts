@@ -91,7 +91,7 @@ describe('flush against a hostile HRMS (real process)', () => {
     const r = await flush();
     expect(r.code).toBe(75);
     expect(r.err).toContain(
-      `HRMS delivery to ${hrms.url}: request failed: the HRMS redirects to ${new URL(login.url).host} (HTTP 302, not followed): check hrms.baseUrl`,
+      `HRMS delivery to ${hrms.url}: request failed: the HRMS redirects to a sign-in page at ${new URL(login.url).host} (HTTP 302, not followed): the HRMS's API is behind a single sign-on or portal; ask its administrator to let /api.php/hrm/syncattendanceshiftwise/fetchBulkAttendanceFromAttendanceServer through with the token alone, and check hrms.baseUrl`,
     );
     expect(hrms.seen).toHaveLength(1);
     expect(login.seen).toHaveLength(0);

@@ -52,7 +52,17 @@ describe('transport problems are failures of the request, in plain words', () =>
     expect(a).toEqual({
       kind: 'request-failed',
       httpStatus: 302,
-      message: `the HRMS redirects to ${new URL(elsewhere.url).host} (HTTP 302, not followed): check hrms.baseUrl`,
+      // A single sign-on's login page: said as one, with the fix (no baseUrl passes a sign-in page).
+      message: expect.stringMatching(
+        new RegExp(
+          `^the HRMS redirects to a sign-in page at ${new URL(elsewhere.url).host} \\(HTTP 302, not followed\\): the HRMS's API is behind a single sign-on or portal; ask its administrator to let /\\S* through with the token alone, and check hrms\\.baseUrl$`,
+        ),
+      ),
+    });
+    expect(elsewhere.seen).toEqual([]);
+    const away = await answer(() => ({ status: 307, headers: { location: `${elsewhere.url}/att` } }));
+    expect(away).toMatchObject({
+      message: `the HRMS redirects to ${new URL(elsewhere.url).host} (HTTP 307, not followed): check hrms.baseUrl`,
     });
     expect(elsewhere.seen).toEqual([]);
     const hop = await answer(() => ({
