@@ -80,6 +80,22 @@ describe('a Dahua user without a card on recordUpdater firmware', () => {
     expect(run.status).not.toBe(0);
   });
 
+  it('a card taken away by the roster (`0`) is not replaced by the code: FAILED, the card stays', async () => {
+    const t = await setUp([{ UserID: '1008', UserName: 'Card Lost', Authority: 2, cards: ['8008'] }]);
+    writeFileSync(t.path('roster.csv'), ['code,name,card', '1008,Card Lost,0'].join('\n') + '\n');
+    const run = await runPunchgate([
+      '--config',
+      t.path('punchgate.yaml'),
+      'terminals',
+      'sync-users',
+      '--roster',
+      t.path('roster.csv'),
+    ]);
+    expect(run.stdout).toMatch(/1008 .*FAILED: not written: user 1008 has no card/);
+    expect(run.stdout).toContain('give them a card in the HRMS');
+    expect(people()).toEqual(['1008 Card Lost [8008]']);
+  });
+
   it('a record an earlier version wrote with the code as card: terminals users shows it, the clash check sees it', async () => {
     const t = await setUp([{ UserID: '1007', UserName: 'Old Write', Authority: 2, cards: ['1007'] }]);
     const listed = await runPunchgate(['--config', t.path('punchgate.yaml'), 'terminals', 'users', 'gate']);

@@ -158,7 +158,8 @@ export class DahuaSyncAdapter implements UserSyncAdapter {
 export function noCardOnRecordFirmware(code: string): string {
   return (
     `not written: user ${code} has no card, and this terminal's firmware (recordUpdater.cgi) keeps a user only ` +
-    `as a card record, so no card number would be made up for them; give them a card in the HRMS, ` +
+    `as a card record (a card number made up for them would open the door for that badge as them); ` +
+    `give them a card in the HRMS, ` +
     `or update the terminal's firmware to one with AccessUser.cgi`
   );
 }
