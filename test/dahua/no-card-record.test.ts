@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { Journal } from '../../src/journal/journal.js';
-import { startDahuaSim, type DahuaSim } from '../../src/sim/dahua/index.js';
+import { startDahuaSim, type DahuaSim, type SimUser } from '../../src/sim/dahua/index.js';
 import { runPunchgate } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { PASSWORD } from './helpers.js';
@@ -25,7 +25,7 @@ describe('a Dahua user without a card on recordUpdater firmware', () => {
     sim = tmp = undefined;
   });
 
-  async function setUp(users: Parameters<typeof startDahuaSim>[0] extends infer O ? (O & object)['users'] : never) {
+  async function setUp(users: SimUser[]) {
     sim = await startDahuaSim({ password: PASSWORD, userApi: 'recordUpdater', users });
     tmp = tempDir('punchgate-dahua-nocard-');
     writeFileSync(tmp.path('gate.pass'), PASSWORD + '\n');
