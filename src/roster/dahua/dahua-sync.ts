@@ -14,6 +14,7 @@ import {
   DahuaPoller,
   describeDahuaFault,
   dahuaUrl,
+  NoCardForRecordError,
   type DahuaClientFactory,
   type DahuaUser,
   type UserApi,
@@ -94,7 +95,7 @@ export class DahuaSyncAdapter implements UserSyncAdapter {
   apply(changes: readonly Change[], backups: BackupSink, stop?: AbortSignal): Promise<ApplyOutcome> {
     return applyInOrder<{ c: DahuaClient; api: UserApi }>(changes, {
       withClient: (fn) => this.poller.withClient(async (c) => fn({ c, api: await this.apiOf(c) })),
-      isRefusal: (e) => e instanceof DahuaApiError,
+      isRefusal: (e) => e instanceof DahuaApiError || e instanceof NoCardForRecordError,
       applyOne: ({ c, api }, change) => this.applyOne(c, api, change, backups),
       verify: (results, warnings) => this.verify(changes, results, warnings),
       stop,
@@ -130,6 +131,10 @@ export class DahuaSyncAdapter implements UserSyncAdapter {
     // of older firmware rewrites it, and `0012` is the same card as `12`: nothing to respell).
     const keepsCard = change.action === 'update' && !change.fields.includes('card') && had?.cards[0] !== undefined;
     const card = keepsCard ? had.cards[0]! : cardTextOf(change);
+    // Older firmware keeps a user only as a card record: a user without a card is not written
+    // there at all, rather than given a made-up card (the badge with that number would open the
+    // door and punch as them).
+    if (api === 'recordUpdater' && !card) return { status: 'failed', error: noCardOnRecordFirmware(change.code) };
     if (change.action === 'add') {
       await c.users.add(api, { userId: change.code, name: change.name, card });
       return { status: 'applied' };
@@ -147,4 +152,14 @@ export class DahuaSyncAdapter implements UserSyncAdapter {
   close(): Promise<void> {
     return Promise.resolve();
   }
+}
+
+/** Why a cardless user is not written to recordUpdater firmware, and the two fixes. */
+export function noCardOnRecordFirmware(code: string): string {
+  return (
+    `not written: user ${code} has no card, and this terminal's firmware (recordUpdater.cgi) keeps a user only ` +
+    `as a card record (a card number made up for them would open the door for that badge as them); ` +
+    `give them a card in the HRMS, ` +
+    `or update the terminal's firmware to one with AccessUser.cgi`
+  );
 }

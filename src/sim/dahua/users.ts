@@ -3,7 +3,8 @@
  * - accessUser: AccessUser.cgi (startFind/doFind/stopFind, insertMulti/updateMulti/removeMulti,
  *   JSON `UserList`, `UserIDList[i]`) and AccessCard.cgi (`CardList`, `CardNoList[i]`);
  * - recordUpdater: `AccessControlCard` records (recordFinder.cgi find, recordUpdater.cgi
- *   insert/update/remove with `recno`), a card number each.
+ *   insert/update/remove with `recno`), a card number each: an insert or update without CardNo is
+ *   refused (the record is the card), and the card is kept as written, even when equal to the UserID.
  * A firmware answers the other API with 400 (`Error\r\nBad Request!`), as a device without it does.
  */
 export interface SimUser {
@@ -148,14 +149,14 @@ export class SimUsers {
     const byRecNo = (n: number) => [...this.users.values()].find((u) => u.recNo === n);
     if (action === 'insert') {
       const id = q.get('UserID') ?? '';
-      if (!id || this.users.has(id)) return BAD;
-      const recNo = this.nextRecNo++;
       const card = q.get('CardNo') ?? '';
+      if (!id || !card || this.users.has(id)) return BAD;
+      const recNo = this.nextRecNo++;
       this.users.set(id, {
         UserID: id,
         UserName: q.get('CardName') ?? '',
         Authority: 2,
-        cards: card && card !== id ? [card] : [],
+        cards: [card],
         recNo,
       });
       return { status: 200, text: `RecNo=${recNo}\r\n` };
@@ -163,11 +164,9 @@ export class SimUsers {
     const u = byRecNo(Number(q.get('recno')));
     if (!u) return BAD;
     if (action === 'update') {
+      if (q.has('CardNo') && !q.get('CardNo')) return BAD;
       if (q.has('CardName')) u.UserName = q.get('CardName')!;
-      if (q.has('CardNo')) {
-        const card = q.get('CardNo')!;
-        u.cards = card && card !== u.UserID ? [card] : [];
-      }
+      if (q.has('CardNo')) u.cards = [q.get('CardNo')!];
       return OK;
     }
     if (action === 'remove') {

@@ -12,4 +12,4 @@ export { activeDahuaNotes, type DahuaNote } from './notes.js';
 export { readDahuaPassword } from './password.js';
 export { DahuaPoller, defaultDahuaClientFactory, type DahuaClientFactory, type DahuaPollResult } from './poll.js';
 export { DahuaSource, type DahuaSourceOptions } from './source.js';
-export { type DahuaUser, type UserApi } from './users.js';
+export { NoCardForRecordError, type DahuaUser, type UserApi } from './users.js';

@@ -10,7 +10,9 @@ import { MAX_USERS } from './limits.js';
  *   them; their cards by AccessCard.cgi the same way (`CardList`, `CardNoList`).
  * - recordUpdater.cgi (older firmware): a user is an `AccessControlCard` record (CardName, CardNo,
  *   UserID) listed by recordFinder.cgi and written by `insert` / `update` / `remove` with its RecNo.
- *   Such a record needs a card number: a user without a card gets the user id as card number.
+ *   Such a record needs a card number (every published insert carries CardNo; the record is the
+ *   card). A user without a card is never written there: a card number made up from the user id
+ *   would open the door for the badge with that number (see NoCardForRecordError).
  * Sources: Dahua's HTTP API for access control; horilla-opensource/horilla biometric/dahua.py
  * (enroll_new_user); the insertMulti bodies of several open clients (UserID, UserName, UserType,
  * Authority, Doors, ValidFrom, ValidTo).
@@ -26,6 +28,20 @@ export interface DahuaUser {
   admin: boolean;
   /** recordUpdater firmware: the record's RecNo (needed to change or remove it). */
   recNo?: number;
+}
+
+/**
+ * A user without a card cannot be written to recordUpdater firmware: its user record is a card
+ * record. Callers check first (the roster reports such a user as failed with the fix); this guards
+ * against a caller that did not, so that no card is ever invented.
+ */
+export class NoCardForRecordError extends Error {
+  constructor(readonly userId: string) {
+    super(
+      `user ${userId} has no card, and this terminal's firmware (recordUpdater.cgi) keeps a user only as a card record: not written`,
+    );
+    this.name = 'NoCardForRecordError';
+  }
 }
 
 const PAGE = 100;
@@ -106,7 +122,9 @@ export class DahuaUsers {
       out.push({
         userId,
         name: r.get('CardName') ?? '',
-        cards: card && card !== userId ? [card] : [],
+        // Shown as the terminal holds it, even when equal to the user id (earlier versions wrote
+        // cardless users so): that badge opens the door, and the card-clash check must see it.
+        cards: card ? [card] : [],
         admin: false,
         recNo: Number(r.get('RecNo')),
       });
@@ -120,9 +138,10 @@ export class DahuaUsers {
       if (u.card) await this.setCard(u.userId, u.card, []);
       return;
     }
+    if (!u.card) throw new NoCardForRecordError(u.userId);
     await this.call(
       'GET',
-      `/cgi-bin/recordUpdater.cgi?action=insert&name=AccessControlCard&CardName=${enc(u.name)}&CardNo=${enc(u.card || u.userId)}&UserID=${enc(u.userId)}&CardStatus=0&CardType=0&Doors[0]=0`,
+      `/cgi-bin/recordUpdater.cgi?action=insert&name=AccessControlCard&CardName=${enc(u.name)}&CardNo=${enc(u.card)}&UserID=${enc(u.userId)}&CardStatus=0&CardType=0&Doors[0]=0`,
     );
   }
 
@@ -137,9 +156,10 @@ export class DahuaUsers {
     }
     if (u.recNo === undefined || !Number.isSafeInteger(u.recNo))
       throw new DahuaApiError(`user ${u.userId}: the device gave no RecNo for it`, 400);
+    if (!u.card) throw new NoCardForRecordError(u.userId);
     await this.call(
       'GET',
-      `/cgi-bin/recordUpdater.cgi?action=update&name=AccessControlCard&recno=${u.recNo}&CardName=${enc(u.name)}&CardNo=${enc(u.card || u.userId)}&UserID=${enc(u.userId)}`,
+      `/cgi-bin/recordUpdater.cgi?action=update&name=AccessControlCard&recno=${u.recNo}&CardName=${enc(u.name)}&CardNo=${enc(u.card)}&UserID=${enc(u.userId)}`,
     );
   }
 
