@@ -15,7 +15,7 @@ import { errorCode } from '../util/errors.js';
 import { describeRoute, proxySettings, type ProxySettings } from './proxy.js';
 import { readCaFile } from './setting-file.js';
 import { NO_TLS_CODE, NO_TLS_WORDS, speaksNoTls } from './no-tls.js';
-import { decodeBody } from './decode-body.js';
+import { decodeAnswer } from './decode-body.js';
 
 /**
  * The HTTP client of the HRMS calls, on undici: one keep-alive dispatcher per HRMS (an Agent,
@@ -136,7 +136,7 @@ export class HrmsHttp {
       const raw = await readCapped(res.body, limit, res.headers, status);
       const tooLarge = () =>
         new HttpError(`answer larger than ${limit} bytes`, 'RESPONSE_TOO_LARGE', status, res.headers);
-      const { body, headers } = decodeBody(raw, res.headers, limit, tooLarge);
+      const { body, headers } = await decodeAnswer(raw, res.headers, limit, tooLarge);
       return { status, headers, text: body.toString('utf8') };
     } catch (e) {
       if (e instanceof HttpError) throw e;

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { codingsOf, decodeBody } from '../content-coding.js';
+import { codingsOf, decodeBody } from '../../util/content-coding.js';
 
 /**
  * Reading request bodies on the one port open to the LAN: every body is capped, and all the

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { codingsOf, decodeBody } from '../content-coding.js';
+import { codingsOf, decodeBody } from '../../util/content-coding.js';
 import { MultipartStreamParser, StreamBoundError, boundaryOf, type StreamPart } from './multipart.js';
 
 /**

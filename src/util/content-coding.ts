@@ -1,16 +1,17 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip, inflate, inflateRaw, type ZlibOptions } from 'node:zlib';
-import { printable } from '../util/terminal-text.js';
+import { printable } from './terminal-text.js';
 
 /**
- * A request body sent compressed, to the push receiver (an ADMS upload: adms/http-body.ts) or to
- * a Hikvision terminal's HTTP Listening path (hikvision/listen-post.ts). A push body sent compressed (`Content-Encoding: gzip`, or a coding in `Transfer-Encoding`
- * before `chunked`): Node takes the chunks apart but uncompresses nothing. Read as text, a gzip
- * upload was a line of binary "kept raw" (its bytes already mangled into U+FFFD, so no reparse
- * could bring it back) and answered `OK:0`; the terminal, told OK, forgot the batch. Now the
- * body is uncompressed within `adms.maxBodyBytes`, or, in a coding punchgate cannot read, refused
- * (the terminal keeps it and sends it again) and said.
+ * A body sent compressed: a request to the push receiver (an ADMS upload: adms/http-body.ts) or
+ * to a Hikvision terminal's HTTP Listening path (hikvision/listen-post.ts), or an HRMS's answer
+ * (hrms/decode-body.ts). A push body sent compressed (`Content-Encoding: gzip`, or a coding in
+ * `Transfer-Encoding` before `chunked`): Node takes the chunks apart but uncompresses nothing.
+ * Read as text, a gzip upload was a line of binary "kept raw" (its bytes already mangled into
+ * U+FFFD, so no reparse could bring it back) and answered `OK:0`; the terminal, told OK, forgot
+ * the batch. Now the body is uncompressed within its bound, or, in a coding punchgate cannot read,
+ * refused (the terminal keeps it and sends it again) and said.
  */
 
 export type Decoded =
@@ -51,7 +52,7 @@ const MAX_CODINGS = 2;
  * then `Transfer-Encoding`'s but `chunked` (which Node has already taken off). Lower case;
  * `identity` and blanks left out. Empty: a plain body.
  */
-export function codingsOf(headers: IncomingHttpHeaders): string[] {
+export function codingsOf(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): string[] {
   const list = (h: string | string[] | undefined) =>
     (Array.isArray(h) ? h.join(',') : (h ?? ''))
       .split(',')
