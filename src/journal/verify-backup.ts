@@ -3,7 +3,8 @@ import { summarize, type JournalSummary } from './backup.js';
 import { inspectBackup } from './backup-checks.js';
 import type { SealCheck } from './backup-seal.js';
 import { SCHEMA_VERSION } from './migrations.js';
-import { checkBackupFile, openBackup } from './restore.js';
+import { openBackupSource } from './backup-source.js';
+import { checkBackupFile } from './restore.js';
 
 export interface VerifiedBackup {
   summary: JournalSummary;
@@ -20,7 +21,7 @@ export interface VerifiedBackup {
  */
 export function verifyBackup(path: string, journalPath: string): VerifiedBackup {
   checkBackupFile(path, journalPath);
-  const db = openBackup(path);
+  const db = openBackupSource(path);
   const refuse = (problem: string, code: number = EXIT.DATAERR) =>
     new ExitError(`${path} would not be restored: ${problem}`, code);
   try {
