@@ -14,14 +14,7 @@ import { Database } from './sqlite-driver.js';
  * SQLite keeps the file open: what it reads later comes from the file opened here.
  */
 export function openBackupSource(backupPath: string): Database {
-  const link = foreignLinkOnPath(backupPath);
-  if (link)
-    throw new ExitError(
-      `${backupPath}: ${link.link} is a symbolic link (to ${link.target}) owned by uid ${link.owner}, not root: ` +
-        "root does not read a backup through another user's link (it may lead to a file only root may read); " +
-        'name the real file if it is meant, or remove the link; nothing was changed',
-      EXIT.IOERR,
-    );
+  refuseForeignBackupLink(backupPath);
   const folder = dirname(resolve(backupPath));
   return asFolderReader(folder, (actingUid) => {
     try {
@@ -38,6 +31,21 @@ export function openBackupSource(backupPath: string): Database {
       throw badBackup(backupPath, e);
     }
   });
+}
+
+/**
+ * Run as root: a symbolic link another user owns on the backup's path is refused (74), before
+ * anything of what it points at is looked at (its type and size included).
+ */
+export function refuseForeignBackupLink(backupPath: string): void {
+  const link = foreignLinkOnPath(backupPath);
+  if (link)
+    throw new ExitError(
+      `${backupPath}: ${link.link} is a symbolic link (to ${link.target}) owned by uid ${link.owner}, not root: ` +
+        "root does not read a backup through another user's link (it may lead to a file only root may read); " +
+        'name the real file if it is meant, or remove the link; nothing was changed',
+      EXIT.IOERR,
+    );
 }
 
 /** A backup SQLite cannot open or read as a database: said as a bad backup (65), nothing changed. */

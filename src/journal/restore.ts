@@ -1,5 +1,5 @@
 import { asFolderWriter } from '../util/folder-writer.js';
-import { badBackup, openBackupSource } from './backup-source.js';
+import { badBackup, openBackupSource, refuseForeignBackupLink } from './backup-source.js';
 import {
   chmodSync,
   closeSync,
@@ -72,6 +72,7 @@ export interface RestoreResult {
  * and claim files of processes that are gone are removed, so `punchgate run` starts clean.
  */
 export async function restoreJournal(o: RestoreOptions): Promise<RestoreResult> {
+  refuseForeignBackupLink(o.backupPath);
   checkBackupFile(o.backupPath, o.journalPath);
   // Read as the caller (root may restore a backup only root can read), or as the owner of the
   // backup's folder (backup-source.ts); the journal's folder is written as its owner when root

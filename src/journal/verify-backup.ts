@@ -3,7 +3,7 @@ import { summarize, type JournalSummary } from './backup.js';
 import { inspectBackup } from './backup-checks.js';
 import type { SealCheck } from './backup-seal.js';
 import { SCHEMA_VERSION } from './migrations.js';
-import { openBackupSource } from './backup-source.js';
+import { openBackupSource, refuseForeignBackupLink } from './backup-source.js';
 import { checkBackupFile } from './restore.js';
 
 export interface VerifiedBackup {
@@ -20,6 +20,7 @@ export interface VerifiedBackup {
  * passes with `seal.state` none, for the caller to say it could not be verified.
  */
 export function verifyBackup(path: string, journalPath: string): VerifiedBackup {
+  refuseForeignBackupLink(path);
   checkBackupFile(path, journalPath);
   const db = openBackupSource(path);
   const refuse = (problem: string, code: number = EXIT.DATAERR) =>

@@ -439,9 +439,14 @@ describe('punchgate restore', () => {
     const folderLink = box.tmp.path('state/old');
     symlinkSync(box.tmp.path('rootonly'), folderLink);
     lchownSync(folderLink, 4321, 4321);
+    // And a link to a folder of root's: refused as a link, before its type is looked at.
+    const toFolder = box.tmp.path('state/backups/folder.db');
+    symlinkSync(box.tmp.path('rootonly'), toFolder);
+    lchownSync(toFolder, 4321, 4321);
     for (const [file, link, target] of [
       [planted, planted, box.tmp.path('rootonly/secret.db')],
       [`${folderLink}/secret.db`, folderLink, box.tmp.path('rootonly')],
+      [toFolder, toFolder, box.tmp.path('rootonly')],
     ] as const)
       for (const check of [[], ['--check']]) {
         const r = await box.cli('restore', ...check, file);
