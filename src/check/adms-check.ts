@@ -17,6 +17,7 @@ import { pushZoneOf } from '../status/push-zone.js';
 import type { ListenerStatus, PushZoneStatus, TerminalStatus } from '../status/types.js';
 import { checkListener } from './listen-check.js';
 import { pass, warn, type CheckResult } from './types.js';
+import { foreignLinkToJournal } from '../journal/journal-file.js';
 
 /** Refused pushers seen this recently are shown. */
 export const REFUSALS_SHOWN_MS = 24 * 3_600_000;
@@ -46,7 +47,7 @@ export function readPushState(
     zones: new Map<string, PushZoneStatus>(),
     unreadable: false,
   };
-  if (!existsSync(journalPath)) return empty;
+  if (!existsSync(journalPath) || foreignLinkToJournal(journalPath)) return empty;
   let db: Database | undefined;
   try {
     db = new Database(journalPath, { readonly: true, fileMustExist: true, timeout: 2000 });

@@ -9,7 +9,7 @@ import {
 } from '../journal/errors.js';
 import { journalPlaceProblem } from '../daemon/journal-place.js';
 import { recoverFix } from '../journal/recover-recipe.js';
-import { journalOpeners, otherNamesProblem } from '../journal/journal-file.js';
+import { foreignLinkToJournal, journalOpeners, otherNamesProblem } from '../journal/journal-file.js';
 import { foreignSchemaFix, schemaProblems } from '../journal/schema-check.js';
 import { schemaVersionProblem } from '../journal/schema-version.js';
 import { Database } from '../journal/sqlite-driver.js';
@@ -78,6 +78,9 @@ export function checkJournal(
   // A disk that did not come up, a journal that ran here and is gone: run refuses it (journal-place.ts).
   const place = journalPlaceProblem(path, opts.statusPath);
   if (place) return fail(NAME, `${path} ${place.problem}`, place.fix);
+  // Run as root: refused by every command, so said here too, before the file is opened.
+  const foreignLink = foreignLinkToJournal(path);
+  if (foreignLink) return fail(NAME, `${path} ${foreignLink.problem}`, foreignLink.fix);
   if (!existsSync(path)) {
     const base = existingAncestor(dir);
     if (opts.quick)

@@ -5,13 +5,15 @@ import type { TerminalRecord } from '../journal/types.js';
 import { readRefusal, type AuthRefusal } from '../sources/hikvision/auth-gate.js';
 import { WriteGate } from '../journal/write-gate.js';
 import { systemClock } from '../util/clock.js';
+import { foreignLinkToJournal } from '../journal/journal-file.js';
 
 /**
  * What `punchgate run` last recorded about each terminal, read from the journal read-only.
- * Empty when there is no journal or it cannot be read (the journal check reports that).
+ * Empty when there is no journal or it cannot be read, or (run as root) it is reached through another
+ * user's link: the journal check reports each.
  */
 export function readTerminalLedger(journalPath: string): Map<string, TerminalRecord> {
-  if (!existsSync(journalPath)) return new Map();
+  if (!existsSync(journalPath) || foreignLinkToJournal(journalPath)) return new Map();
   let db: Database | undefined;
   try {
     db = new Database(journalPath, { readonly: true, fileMustExist: true, timeout: 2000 });
@@ -34,7 +36,7 @@ export function readSourceStates<T>(
   read: (state: { get: (terminal: string, key: string) => string | undefined }, terminal: string) => T | undefined,
 ): Map<string, T> {
   const out = new Map<string, T>();
-  if (!existsSync(journalPath) || terminals.length === 0) return out;
+  if (!existsSync(journalPath) || foreignLinkToJournal(journalPath) || terminals.length === 0) return out;
   let db: Database | undefined;
   try {
     db = new Database(journalPath, { readonly: true, fileMustExist: true, timeout: 2000 });

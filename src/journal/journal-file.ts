@@ -1,5 +1,6 @@
 import { lstatSync, readFileSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { foreignLinkOnPath } from '../util/private-file.js';
 import { JournalUnusableError } from './errors.js';
 
 /** Symbolic links followed at most (as the kernel's own limit, ELOOP). */
@@ -65,6 +66,24 @@ export function otherNamesProblem(path: string, st: Stats): { problem: string; f
     problem: `has ${st.nlink} names (hard links to the same file): SQLite keeps the journal's write-ahead log beside the name it is opened by, so each name would be a journal of its own, punches in flight could be sent twice and the file damaged`,
     fix: `remove every other name and keep only journal.path (list them: find / -xdev -samefile ${path}); to keep a copy, use sqlite3 ${path} ".backup copy.db" or cp, never ln`,
   };
+}
+
+/**
+ * Run as root, a journal reached through a symbolic link another user owns (the service user's
+ * `journal.db` made a link, or a folder of its on the way) is refused: root would open, write,
+ * lock and deliver from whatever the link points at (a journal or backup of root's elsewhere: found
+ * by a trial of the service user's links, where `sudo punchgate flush` wrote the -wal, -shm and
+ * settled punches of a root-only journal). Links root owns are followed (a moved /var/lib).
+ */
+export function foreignLinkToJournal(path: string): JournalUnusableError | undefined {
+  const link = foreignLinkOnPath(path);
+  if (!link) return undefined;
+  return new JournalUnusableError(
+    path,
+    `is reached through ${link.link}, a symbolic link (to ${link.target}) owned by uid ${link.owner}, not root`,
+    `root does not open a journal through another user's link (it may lead to any file root may write); point journal.path at the real file if it is meant, or remove the link (rm ${link.link}) and restore the journal from a backup (punchgate restore)`,
+    'ELOOP',
+  );
 }
 
 /** A file's identity as /proc/locks writes it: `major:minor:inode` (hex device numbers). */

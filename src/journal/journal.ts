@@ -31,7 +31,7 @@ import {
 import { describeJournalFailure, isBusyJournalError, JournalBusyError } from './errors.js';
 import { JournalFileGoneError, JournalFileIdentity } from './file-identity.js';
 import { fileSystemStillWrites, probeFileSystemNow } from './file-system-probe.js';
-import { canonicalJournalPath } from './journal-file.js';
+import { canonicalJournalPath, foreignLinkToJournal } from './journal-file.js';
 import { ensurePrivateFile } from '../util/private-file.js';
 import { saveOverwrittenJournal } from './overwritten-journal.js';
 import { JournalLockedError, OwnerLock } from './lock.js';
@@ -474,6 +474,8 @@ export class Journal implements PunchSink, DeliveryQueue {
     const mode = options.mode ?? 'shared';
     const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     const openTimeoutMs = options.openTimeoutMs ?? (mode === 'owner' ? Math.max(busyTimeoutMs, 30_000) : busyTimeoutMs);
+    const foreignLink = foreignLinkToJournal(options.path);
+    if (foreignLink) throw foreignLink;
     let lock: OwnerLock | undefined;
     if (mode === 'owner') {
       try {

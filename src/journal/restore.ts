@@ -1,4 +1,5 @@
 import { asFolderWriter } from '../util/folder-writer.js';
+import { badBackup, openBackupSource, refuseForeignBackupLink } from './backup-source.js';
 import {
   chmodSync,
   closeSync,
@@ -71,10 +72,12 @@ export interface RestoreResult {
  * and claim files of processes that are gone are removed, so `punchgate run` starts clean.
  */
 export async function restoreJournal(o: RestoreOptions): Promise<RestoreResult> {
+  refuseForeignBackupLink(o.backupPath);
   checkBackupFile(o.backupPath, o.journalPath);
-  // Read as the caller (root may restore a backup only root can read); the journal's folder is
-  // written as its owner when root runs this (folder-writer.ts).
-  const src = openBackup(o.backupPath);
+  // Read as the caller (root may restore a backup only root can read), or as the owner of the
+  // backup's folder (backup-source.ts); the journal's folder is written as its owner when root
+  // runs this (folder-writer.ts).
+  const src = openBackupSource(o.backupPath);
   try {
     return await asFolderWriter(dirname(o.journalPath), () => restoreFrom(src, o));
   } finally {
@@ -182,14 +185,6 @@ export function emptyBackupWords(path: string): string {
   );
 }
 
-export function openBackup(backupPath: string): Database {
-  try {
-    return new Database(backupPath, { readonly: true, fileMustExist: true });
-  } catch (e) {
-    throw badBackup(backupPath, e);
-  }
-}
-
 /** Copies the backup beside the journal through SQLite (mode 0600, as the service's journal). */
 async function copyBackup(src: Database, backupPath: string, copy: string, journalPath: string): Promise<void> {
   try {
@@ -202,15 +197,6 @@ async function copyBackup(src: Database, backupPath: string, copy: string, journ
     if (/^SQLITE_(NOTADB|CORRUPT)/.test(code)) throw badBackup(backupPath, e);
     throw describeJournalFailure(journalPath, e);
   }
-}
-
-function badBackup(path: string, e: unknown): ExitError {
-  const code = (e as { code?: string }).code;
-  const text = e instanceof Error ? e.message : String(e);
-  return new ExitError(
-    `${path} cannot be restored: it is not a readable SQLite file (${code ?? 'error'}: ${text}); nothing was changed: use another backup`,
-    EXIT.DATAERR,
-  );
 }
 
 /**

@@ -3,7 +3,8 @@ import { summarize, type JournalSummary } from './backup.js';
 import { inspectBackup } from './backup-checks.js';
 import type { SealCheck } from './backup-seal.js';
 import { SCHEMA_VERSION } from './migrations.js';
-import { checkBackupFile, openBackup } from './restore.js';
+import { openBackupSource, refuseForeignBackupLink } from './backup-source.js';
+import { checkBackupFile } from './restore.js';
 
 export interface VerifiedBackup {
   summary: JournalSummary;
@@ -19,8 +20,9 @@ export interface VerifiedBackup {
  * passes with `seal.state` none, for the caller to say it could not be verified.
  */
 export function verifyBackup(path: string, journalPath: string): VerifiedBackup {
+  refuseForeignBackupLink(path);
   checkBackupFile(path, journalPath);
-  const db = openBackup(path);
+  const db = openBackupSource(path);
   const refuse = (problem: string, code: number = EXIT.DATAERR) =>
     new ExitError(`${path} would not be restored: ${problem}`, code);
   try {

@@ -5,6 +5,7 @@ import {
   chownSync,
   existsSync,
   lchownSync,
+  linkSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -418,6 +419,78 @@ describe('punchgate restore', () => {
     // The link removed, the restore goes through.
     rmSync(box.tmp.path('state/journal.db.lock'));
     expect((await box.cli('restore', s.tmp.path('b.db'))).status).toBe(0);
+  });
+
+  it("run as root, never reads a backup through a link the service user planted at its name or on its way (74); root's own link is followed", async () => {
+    // A known left-out until now: the service user put a link in its backups folder to a file only
+    // root may read, and root's restore copied that file into the journal folder, the service
+    // user's (and --check told what it holds).
+    if (process.getuid?.() !== 0) return; // only root can own links for another user
+    const { s, box } = await backupAndNewBox();
+    mkdirSync(box.tmp.path('rootonly'), { mode: 0o700 });
+    writeFileSync(box.tmp.path('rootonly/secret.db'), readFileSync(s.tmp.path('b.db')), { mode: 0o600 });
+    giveStateTo(box, 4321);
+    mkdirSync(box.tmp.path('state/backups'));
+    chownSync(box.tmp.path('state/backups'), 4321, 4321);
+    const planted = box.tmp.path('state/backups/latest.db');
+    symlinkSync(box.tmp.path('rootonly/secret.db'), planted);
+    lchownSync(planted, 4321, 4321);
+    // And the whole folder swapped for a link (the service user owns state/).
+    const folderLink = box.tmp.path('state/old');
+    symlinkSync(box.tmp.path('rootonly'), folderLink);
+    lchownSync(folderLink, 4321, 4321);
+    // And a link to a folder of root's: refused as a link, before its type is looked at.
+    const toFolder = box.tmp.path('state/backups/folder.db');
+    symlinkSync(box.tmp.path('rootonly'), toFolder);
+    lchownSync(toFolder, 4321, 4321);
+    for (const [file, link, target] of [
+      [planted, planted, box.tmp.path('rootonly/secret.db')],
+      [`${folderLink}/secret.db`, folderLink, box.tmp.path('rootonly')],
+      [toFolder, toFolder, box.tmp.path('rootonly')],
+    ] as const)
+      for (const check of [[], ['--check']]) {
+        const r = await box.cli('restore', ...check, file);
+        expect(r.status, r.stderr).toBe(74);
+        expect(r.stderr).toContain(
+          `${file}: ${link} is a symbolic link (to ${target}) owned by uid 4321, not root: root does not read a backup through another user's link`,
+        );
+        expect(r.stdout).not.toContain('can be restored');
+        expect(existsSync(box.tmp.path('state/journal.db'))).toBe(false);
+      }
+    // Root's own link in a folder of root's (an admin's /backup -> /mnt/usb): followed.
+    symlinkSync(box.tmp.path('rootonly'), box.tmp.path('usb'));
+    const r = await box.cli('restore', box.tmp.path('usb/secret.db'));
+    expect(r.status, r.stderr).toBe(0);
+  });
+
+  it('run as root, a backup in a folder the service user owns is read as that user: a file only root may read there is refused with the fix (74)', async () => {
+    // That user may swap the file for a link at any moment between root's look and SQLite's open
+    // (a hard link stands for the swap here): read as that user, a link leads only where it may read anyway.
+    if (process.getuid?.() !== 0) return; // only root can act as another user
+    const { s, box } = await backupAndNewBox();
+    mkdirSync(box.tmp.path('rootonly'), { mode: 0o700 });
+    writeFileSync(box.tmp.path('rootonly/secret.db'), readFileSync(s.tmp.path('b.db')), { mode: 0o600 });
+    giveStateTo(box, 4321);
+    mkdirSync(box.tmp.path('state/backups'));
+    chownSync(box.tmp.path('state/backups'), 4321, 4321);
+    const inThere = box.tmp.path('state/backups/latest.db');
+    linkSync(box.tmp.path('rootonly/secret.db'), inThere);
+    for (const check of [[], ['--check']]) {
+      const r = await box.cli('restore', ...check, inThere);
+      expect(r.status, r.stderr).toBe(74);
+      expect(r.stderr).toContain(
+        `${inThere} cannot be read by uid 4321, the owner of its folder ${box.tmp.path('state/backups')}: root reads a backup there as that user`,
+      );
+      expect(r.stderr).toContain(`chown 4321 ${inThere}`);
+      expect(existsSync(box.tmp.path('state/journal.db'))).toBe(false);
+    }
+    // Its own copy, that user's: restored (and root's backup outside the folder too).
+    rmSync(inThere);
+    writeFileSync(inThere, readFileSync(s.tmp.path('b.db')), { mode: 0o600 });
+    chownSync(inThere, 4321, 4321);
+    const r = await box.cli('restore', inThere);
+    expect(r.status, r.stderr).toBe(0);
+    expect((await box.cli('restore', '--check', box.tmp.path('rootonly/secret.db'))).status).toBe(0);
   });
 
   it('run as root, a backup in a folder the service user owns is made as that user; a root folder others may write is refused (found by an adversarial trial)', async () => {
