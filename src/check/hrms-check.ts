@@ -51,6 +51,13 @@ export async function checkHrms(config: Config, deps: HrmsCheckDeps): Promise<Ch
       return fail(NAME, 'no token configured', `put the token in ${where}`);
     // "... has 2 lines: put the token alone on one line": the problem carries its own fix.
     const [what, fix] = problem.split(/: (?=put )/);
+    // No file at all: a name mistyped in the config as likely as a token never put there.
+    if (/\(ENOENT\)/.test(what!))
+      return fail(
+        NAME,
+        `no HRMS token: ${what}`,
+        `put the token in ${where}, or correct hrms.tokenFile if that name is mistyped`,
+      );
     return fail(NAME, fix ? what! : `no HRMS token: ${what}`, fix ?? `put the token in ${where}`);
   }
 

@@ -49,7 +49,7 @@ export class TokenSource {
     try {
       st = statSync(file);
     } catch (e) {
-      throw new TokenUnavailableError(`cannot read ${file} ${readProblem(e)}`);
+      throw new TokenUnavailableError(unreadableTokenFile(file, e));
     }
     const c = this.cached;
     const stamp = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
@@ -58,7 +58,7 @@ export class TokenSource {
     try {
       text = readFileSync(file, 'utf8');
     } catch (e) {
-      throw new TokenUnavailableError(`cannot read ${file} ${readProblem(e)}`);
+      throw new TokenUnavailableError(unreadableTokenFile(file, e));
     }
     // The unit's SetCredential=token:\n stands in when LoadCredential= found no file: no token.
     if (file === credentialPath(env) && !text.trim()) throw new TokenUnavailableError(this.noCredential());
@@ -88,6 +88,12 @@ const credentialPath = (env: NodeJS.ProcessEnv) =>
   env.CREDENTIALS_DIRECTORY ? join(env.CREDENTIALS_DIRECTORY, 'token') : undefined;
 
 const NO_TOKEN = 'no token configured: put the token in hrms.tokenFile or PUNCHGATE_HRMS_TOKEN';
+
+/** The token file cannot be read: no file at all is as likely a mistyped name in the config as a token never put there. */
+function unreadableTokenFile(file: string, e: unknown): string {
+  const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
+  return `cannot read ${file} ${readProblem(e)}${missing ? `: put the token in ${file}, or correct hrms.tokenFile if that name is mistyped` : ''}`;
+}
 
 /**
  * No token can be had: none is configured, or its file cannot be read or does not hold one

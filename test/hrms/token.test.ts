@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TokenSource } from '../../src/hrms/token.js';
+import { ALERT } from '../../src/status/alert-words.js';
 import { Secrets } from '../../src/util/secrets.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -69,6 +70,24 @@ describe('TokenSource', () => {
     expect(() => new TokenSource({ env: { PUNCHGATE_HRMS_TOKEN: 'a\nb' }, secrets: new Secrets() }).get()).toThrow(
       'PUNCHGATE_HRMS_TOKEN has 2 lines: put the token alone on one line',
     );
+  });
+
+  it('a token file that is not there: the fix names a mistyped hrms.tokenFile too, and the status alert carries it', () => {
+    const missing = new TokenSource({ tokenFile: tmp.path('tokn'), env: {}, secrets: new Secrets() });
+    let message = '';
+    try {
+      missing.get();
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toBe(
+      `cannot read ${tmp.path('tokn')} (ENOENT): no such file: put the token in ${tmp.path('tokn')}, or correct hrms.tokenFile if that name is mistyped`,
+    );
+    const alert = ALERT.noToken(`no usable HRMS token: ${message}`, null);
+    expect(alert.cause).toMatch(
+      /^no usable HRMS token: cannot read .*tokn \(ENOENT\): no such file: nothing is delivered/,
+    );
+    expect(alert.fix).toBe(`put the token in ${tmp.path('tokn')}, or correct hrms.tokenFile if that name is mistyped`);
   });
 
   it("under systemd: the unit's empty default credential (SetCredential=token:\\n) means no token configured", () => {

@@ -138,7 +138,7 @@ describe('punchgate check against the simulators', () => {
     });
     const { text } = await check(s);
     expect(line(text, 'hrms')).toBe(
-      `FAIL hrms: no HRMS token: cannot read ${join(s.dir, 'missing-token')} (ENOENT): no such file — put the token in ${join(s.dir, 'missing-token')} (or PUNCHGATE_HRMS_TOKEN)`,
+      `FAIL hrms: no HRMS token: cannot read ${join(s.dir, 'missing-token')} (ENOENT): no such file — put the token in ${join(s.dir, 'missing-token')} (or PUNCHGATE_HRMS_TOKEN), or correct hrms.tokenFile if that name is mistyped`,
     );
     expect(s.hrms.requests()).toBe(0);
   });
