@@ -111,6 +111,30 @@ describe('ZK source', () => {
     expect(fx.journal.terminals.get('gate-1')!.lastPollAt).toBeGreaterThan(failedAt ?? 0);
   });
 
+  it('a terminal unplugged under its real-time link is shown offline at once, not at its next scheduled poll', async () => {
+    // A new admin's trial: the log said the link dropped, while the status and check went on
+    // calling the terminal online until the next tick (a minute or more).
+    const sim = await startTerminalSim({ users: [{ uid: 1, userId: '1042', name: 'A' }], punches: [] });
+    const fx = journalFixture();
+    cleanups.push(() => sim.stop(), fx.cleanup);
+    const sched = manualScheduler();
+    const src = new ZkSource(zkConfig(sim.port, { realtime: true, timeoutMs: 1500 }), fx.deps, {
+      scheduler: sched.scheduler,
+    });
+    cleanups.push(() => src.stop());
+    await src.start();
+    await waitFor(() => fx.journal.terminals.get('gate-1')?.online === true);
+    await waitFor(() => sim.sessions() === 1); // the real-time link's session
+    const polledAt = fx.journal.terminals.get('gate-1')!.lastPollAt;
+    await sim.stop(); // unplugged: its connections close, and no new one is answered
+    await waitFor(
+      () => fx.journal.terminals.get('gate-1')?.online === false,
+      10_000,
+      'the terminal offline without a tick',
+    );
+    expect(fx.journal.terminals.get('gate-1')!.lastPollAt).toBeGreaterThan(polledAt ?? 0);
+  });
+
   it('a scheduled poll of an unchanged terminal does not download its log again; a new punch is read on the next tick', async () => {
     const sim = await startTerminalSim({
       generate: { users: 3, punches: 50, startTime: '2026-01-05 08:00:00', seed: 1 },

@@ -26,6 +26,8 @@ export interface RealtimeOptions {
   healthyMs?: number;
   /** The terminal was heard: the link connected, or a punch came on it (the source's polls may be backing off). */
   onContact?: () => void;
+  /** A link that was up dropped (once per run of trouble): the terminal may be gone, which only a poll tells. */
+  onDrop?: () => void;
 }
 
 export class RealtimeLink {
@@ -45,6 +47,9 @@ export class RealtimeLink {
   private readonly buffer: PunchBuffer<{ punch: Punch }>;
   private readonly log: SourceDeps['logger'];
   private readonly onContact: (() => void) | undefined;
+  private readonly onDrop: (() => void) | undefined;
+  /** A subscription is up (set when it starts, cleared at its drop). */
+  private up = false;
 
   constructor(
     private readonly cfg: ZkTerminalConfig,
@@ -56,6 +61,7 @@ export class RealtimeLink {
   ) {
     this.log = deps.logger.child({ terminal: cfg.name, link: 'realtime' });
     this.onContact = opts.onContact;
+    this.onDrop = opts.onDrop;
     this.health = new LinkHealth({ ...opts, onHealthy: () => this.healthy() });
     this.drops = new LinkDrops({
       terminal: cfg.name,
@@ -147,6 +153,7 @@ export class RealtimeLink {
         (err) => this.retry(log, err),
       );
       this.health.opened();
+      this.up = true;
       // Said at info when it starts and when it is back after a pause; the reconnects of a link
       // that keeps dropping at debug (said in words by keepsDropping).
       if (!this.subscribedOnce) log.info(`terminal ${this.cfg.name}: real-time events subscribed`);
@@ -165,8 +172,14 @@ export class RealtimeLink {
     if (this.stopped) return;
     const down = this.health.down();
     const detail = { err: err instanceof Error ? err.message : String(err), retryInMs: down.delay };
-    if (!this.saidPaused)
+    const wasUp = this.up;
+    this.up = false;
+    if (!this.saidPaused) {
       log.info(`terminal ${this.cfg.name}: real-time events paused (the link dropped): polls go on, nothing is missed`);
+      // An unplugged terminal stayed "online" in the status until its next scheduled poll (a
+      // minute or more) while the log said the link dropped: a poll now tells which it is.
+      if (wasUp) this.onDrop?.();
+    }
     // Paused and back are said once per run of trouble; what follows, by LinkDrops.
     this.saidPaused = true;
     log.debug(detail, 'real-time link down, reconnecting');
