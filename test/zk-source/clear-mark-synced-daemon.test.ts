@@ -64,11 +64,12 @@ describe('ZK clear: the left-disabled mark is on the disk before the terminal is
       const lines = readFileSync(trace, 'utf8').split('\n');
       const disable = lines.findIndex((l) => DISABLE_PACKET.test(l));
       expect(disable, 'DISABLEDEVICE in the trace').toBeGreaterThan(0);
-      const walWrite = lines.findLastIndex((l, i) => i < disable && /^\d+ pwrite64\(/.test(l) && l.includes(WAL));
+      // strace pads a pid shorter than five digits with a blank ("8052  pwrite64("): \s+, not one blank.
+      const walWrite = lines.findLastIndex((l, i) => i < disable && /^\d+\s+pwrite64\(/.test(l) && l.includes(WAL));
       expect(walWrite, `the mark written to the WAL:\n${lines.slice(0, disable + 1).join('\n')}`).toBeGreaterThan(0);
       const between = lines.slice(walWrite + 1, disable);
       expect(
-        between.some((l) => /^\d+ f(?:data)?sync\(/.test(l) && l.includes(WAL)),
+        between.some((l) => /^\d+\s+f(?:data)?sync\(/.test(l) && l.includes(WAL)),
         lines.slice(Math.max(0, walWrite - 3), disable + 1).join('\n'),
       ).toBe(true);
     } finally {
