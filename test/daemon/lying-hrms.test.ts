@@ -87,7 +87,15 @@ describe('punchgate run against a seed HRMS that lies in its own shapes', () => 
     for (let i = 0; i < 3; i++) t.addPunch({ userId: '4009', logTime: time() });
     await waitFor(() => /AUTH FAILED/.test(d.output()), 20_000, 'the refused token said');
     await waitFor(async () => (await rows()).length === 16, 20_000, 'the new punches journalled');
-    const waiting = (await rows()).filter((r) => r.state !== 'delivered');
+    // Waiting, uncharged: read once no claim of them is in flight (delivery tries again meanwhile,
+    // and a read under load could meet one); attempts only grow, so a charged one never gets here.
+    let waiting: Row[] = [];
+    await waitFor(
+      async () =>
+        (waiting = (await rows()).filter((r) => r.state !== 'delivered')).every((r) => r.state !== 'inflight'),
+      20_000,
+      'no claim in flight',
+    );
     expect(waiting).toHaveLength(3);
     expect(waiting.every((r) => r.state === 'pending' && r.attempts === 0)).toBe(true);
     // The status file is written every status.intervalMs: it says so at its next writing.
