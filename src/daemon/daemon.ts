@@ -108,6 +108,9 @@ export class Daemon {
   /** When start() began (epoch ms): push terminals have their first interval from then to call (status/push.ts). */
   private startedAt: number | undefined;
   private stopping: Promise<void> | undefined;
+  /** The reload under way (SIGHUP), and whether another SIGHUP came during it. */
+  private reloading: Promise<void> | undefined;
+  private reloadAgain = false;
 
   private readonly opts: DaemonOptions;
 
@@ -313,8 +316,37 @@ export class Daemon {
     warnLowDiskAtStart(this.config.journal.path, logger);
   }
 
-  /** SIGHUP: re-read the config and the token file; keep the running config if the new one is invalid. */
-  async reload(): Promise<void> {
+  /**
+   * SIGHUP: re-read the config and the token file; keep the running config if the new one is invalid.
+   * One reload at a time: a SIGHUP during a reload reads the file again once that one is done (a
+   * file changed back within a second ends as the file says). Two reloads side by side each applied
+   * their own file, the slower one last: a terminal removed again went on being collected while the
+   * status named the file in force (an adversarial trial). None once the daemon stops.
+   */
+  reload(): Promise<void> {
+    if (this.stopping) {
+      this.ctx.logger.info('SIGHUP while stopping: not reloaded (the next start reads the config)');
+      return Promise.resolve();
+    }
+    if (this.reloading) {
+      this.reloadAgain = true;
+      return this.reloading;
+    }
+    const run = async () => {
+      try {
+        do {
+          this.reloadAgain = false;
+          await this.reloadOnce();
+        } while (this.reloadAgain && !this.stopping);
+      } finally {
+        this.reloading = undefined;
+      }
+    };
+    this.reloading = run();
+    return this.reloading;
+  }
+
+  private async reloadOnce(): Promise<void> {
     const { logger } = this.ctx;
     let loaded: LoadedConfig;
     try {
@@ -364,6 +396,8 @@ export class Daemon {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.opts.notifier.stopping();
+      // A reload under way finishes first: it must not start a source or a sink after the stop.
+      await this.reloading?.catch(() => undefined);
       for (const t of this.timers) clearInterval(t);
       this.timers = [];
       clearInterval(this.busyTimer);
