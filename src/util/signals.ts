@@ -1,15 +1,24 @@
 /**
  * The one place punchgate listens to process signals. SIGTERM (systemd, docker stop) and
  * SIGINT (Ctrl-C) ask to stop; a second one asks to hurry. SIGHUP asks to reload (only where
- * a handler is given; otherwise Node's default applies).
+ * a handler is given; otherwise Node's default applies). SIGUSR1 and SIGUSR2 are taken and ignored.
  */
 const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
+/**
+ * Signals punchgate has no use for, taken so that Node's defaults do not apply: SIGUSR1 opened
+ * Node's debugger on 127.0.0.1:9229, where any user of the box could run code inside the daemon
+ * (its HRMS token, the comm keys); SIGUSR2 ended the daemon at once, without its clean stop (an
+ * adversarial trial sent them as a "reopen logs" or "dump" habit of other daemons).
+ */
+const UNUSED_SIGNALS: readonly NodeJS.Signals[] = ['SIGUSR1', 'SIGUSR2'];
 
 export interface SignalHandlers {
   /** A stop signal; `count` is 1 for the first, 2 and more when the operator insists. */
   stop(signal: NodeJS.Signals, count: number): void;
   /** SIGHUP. */
   reload?(): void;
+  /** SIGUSR1 or SIGUSR2: taken and ignored (UNUSED_SIGNALS); this says so where there is a log. */
+  unused?(signal: NodeJS.Signals): void;
 }
 
 /**
@@ -63,12 +72,15 @@ export function handleSignals(handlers: SignalHandlers): () => void {
   let count = 0;
   const onStop = (signal: NodeJS.Signals) => handlers.stop(signal, ++count);
   const onHup = () => handlers.reload?.();
+  const onUnused = (signal: NodeJS.Signals) => handlers.unused?.(signal);
   for (const s of STOP_SIGNALS) process.on(s, onStop);
+  for (const s of UNUSED_SIGNALS) process.on(s, onUnused);
   if (handlers.reload) process.on('SIGHUP', onHup);
   // Stop signals held while a simulator loaded are its own, in order, now that it listens.
   for (const s of takeEarly()) process.nextTick(onStop, s);
   return () => {
     for (const s of STOP_SIGNALS) process.off(s, onStop);
+    for (const s of UNUSED_SIGNALS) process.off(s, onUnused);
     process.off('SIGHUP', onHup);
   };
 }

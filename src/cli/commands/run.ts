@@ -150,6 +150,11 @@ export function registerRun(program: Command): void {
             logger.info('SIGHUP: reloading the config');
             void daemon.reload();
           },
+          unused: (signal) =>
+            logger.warn(
+              { signal },
+              `${signal}: punchgate does nothing on this signal and keeps running (systemctl reload punchgate reloads the config, systemctl stop punchgate stops it)`,
+            ),
         });
         try {
           await daemon.start();
