@@ -4,9 +4,10 @@
  * they listen, so that it is a clean stop (exit 0) rather than death by the signal (exit 143).
  * Decided from the command line here, never by a hook of the program: every other command, and
  * `run` above all, keeps Node's default until it installs its own handlers (a hold for every
- * command once made the daemon ignore SIGTERM while it started).
+ * command once made the daemon ignore SIGTERM while it started). SIGUSR1 and SIGUSR2, which
+ * punchgate never uses, are taken here for every command (util/signals.ts).
  */
-import { holdEarlyStopSignals } from '../util/signals.js';
+import { holdEarlyStopSignals, ignoreUnusedSignals } from '../util/signals.js';
 
 /** Global options that take a value (program.ts): their value is not the command. */
 const VALUED = new Set(['-c', '--config', '--log-format', '--log-level']);
@@ -22,3 +23,5 @@ export function commandWord(args: readonly string[]): string | undefined {
 }
 
 if (commandWord(process.argv.slice(2)) === 'sim') holdEarlyStopSignals();
+// Every command, from its first moment: SIGUSR1 would open Node's debugger to every user of the box.
+ignoreUnusedSignals();

@@ -67,6 +67,19 @@ function takeEarly(): NodeJS.Signals[] {
   return pending;
 }
 
+let unusedTaken = false;
+
+/**
+ * Takes SIGUSR1 and SIGUSR2 for the whole life of the process, from its first moment (main.ts,
+ * through early-signals.ts): a daemon upgrading its journal for minutes, or any other command,
+ * never opens Node's debugger nor dies of them. handleSignals adds what to say about them.
+ */
+export function ignoreUnusedSignals(): void {
+  if (unusedTaken) return;
+  unusedTaken = true;
+  for (const s of UNUSED_SIGNALS) process.on(s, () => undefined);
+}
+
 /** Routes the process's signals to `handlers` until the returned function is called. */
 export function handleSignals(handlers: SignalHandlers): () => void {
   let count = 0;

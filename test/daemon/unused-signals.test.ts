@@ -19,7 +19,10 @@ describe('punchgate run sent SIGUSR1 and SIGUSR2', () => {
     cleanups.push(() => stack.stop());
     const d = spawnDaemon(stack.configPath);
     cleanups.push(() => d.child.exitCode === null && d.child.kill('SIGKILL'));
-    await statusUrl(d);
+    // While it starts too (its first line is the config's: the journal is not open yet).
+    await waitFor(() => d.output().length > 0, 20_000, 'the first log line');
+    const early = setInterval(() => d.child.kill('SIGUSR1'), 10);
+    await statusUrl(d).finally(() => clearInterval(early));
     const t = stack.terminals[0]!;
 
     for (const [i, signal] of (['SIGUSR1', 'SIGUSR2'] as const).entries()) {
