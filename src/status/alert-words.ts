@@ -578,10 +578,17 @@ export const ALERT = {
    */
   boxClockOff: (names: readonly string[], skewSeconds: number): Alert => {
     const s = Math.round(skewSeconds);
+    // Whole (half) hours are also what one wrong timezone in the config gives every terminal that
+    // shares it (a trial copied the manual's Europe/Berlin onto a site on UTC): setting their
+    // clocks, the advice for a drift, would put right clocks hours wrong.
+    const lastly =
+      wholeHalfHours(s) !== null
+        ? "If the box's clock is right, look at a terminal's own display: if it shows the right local time, the timezone these terminals have in the config is not the zone they run in: set it there (punchgate check names each); if their time is wrong, set their clocks"
+        : "If the box's clock is right, the terminals are all off: set their clocks";
     return {
       kind: 'box-clock-off',
       cause: `the box's clock is likely ${clockSpan(-s)} ${s < 0 ? 'ahead' : 'behind'}: every terminal whose clock punchgate knows (${names.join(', ')}) is ${clockSpan(s)} ${s > 0 ? 'ahead of' : 'behind'} it by the same amount (${s > 0 ? '+' : ''}${s} s). Punches are delivered with the times the terminals recorded`,
-      fix: `check the box's clock first: timedatectl status (its time, its time zone, "System clock synchronized: yes"); sudo timedatectl set-ntp true, or set the zone with sudo timedatectl set-timezone. Do not set syncClock on the terminals before: it would set them to the box's wrong time. If the box's clock is right, the terminals are all off: set their clocks`,
+      fix: `check the box's clock first: timedatectl status (its time, its time zone, "System clock synchronized: yes"); sudo timedatectl set-ntp true, or set the zone with sudo timedatectl set-timezone. Do not set syncClock on the terminals before: it would set them to the box's wrong time. ${lastly}`,
     };
   },
 

@@ -44,6 +44,17 @@ const KNOWN: { test: RegExp; key: string; cause: Cause }[] = [
       fix: () => 'correct that attendance in Odoo',
     },
   },
+  // The Odoo sink's own refusal of an out with nothing to close (sinks/odoo/pairing.ts): an in
+  // never punched, or people who press out at random (direction: alternate pairs them in turn).
+  {
+    key: 'odoo-no-open-record',
+    test: /has no open attendance in Odoo to close/i,
+    cause: {
+      words: 'a check-out with no open attendance in Odoo to close (its check-in never punched, or refused)',
+      fix: (one) =>
+        `add the missing check-in${one ? '' : 's'} in Odoo; where people do not press the check-in and check-out keys, set the terminal's direction: alternate (docs/direction.md)`,
+    },
+  },
   {
     key: 'employee-not-found',
     test: /unknown (biometric ?)?code|unknown employee|employee not found|no (such )?employee|not registered|(code|employee)\b.*\b(not found|does not exist)/i,

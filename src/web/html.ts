@@ -37,3 +37,14 @@ export function html(strings: TemplateStringsArray, ...values: Value[]): Html {
   values.forEach((v, i) => (out += render(v) + strings[i + 1]!));
   return new Html(out);
 }
+
+/**
+ * Words that quote commands between backticks, as the status log writes them ("then `punchgate
+ * punches retry`"), with each quoted command set as code: a new-user trial saw the backticks
+ * themselves on the page. Unpaired backticks (a device's text may hold one) are shown as they are.
+ */
+export function withCommands(words: string): Html {
+  const parts = words.split('`');
+  if (parts.length < 3 || parts.length % 2 === 0) return html`${words}`;
+  return html`${parts.map((part, i) => (i % 2 === 1 ? html`<code>${part}</code>` : part))}`;
+}

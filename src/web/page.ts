@@ -19,7 +19,7 @@ import {
   type TerminalStatus,
 } from '../status/index.js';
 import { deliveryChart, queueChart, terminalSparkline } from './charts.js';
-import { Html, html } from './html.js';
+import { Html, html, withCommands } from './html.js';
 import { localTime } from '../util/local-time.js';
 import { lastActivityHeading, lastActivityLabel } from '../status/activity-words.js';
 
@@ -246,7 +246,7 @@ function notRoutedRows(p: { notRouted?: number }, id: string): Html | string {
 
 function alertItem(a: Alert): Html {
   return html`<li data-kind="${a.kind}">
-    <span class="cause">${a.cause}</span><span class="fix">Fix: ${a.fix}</span>
+    <span class="cause">${withCommands(a.cause)}</span><span class="fix">Fix: ${withCommands(a.fix)}</span>
   </li>`;
 }
 

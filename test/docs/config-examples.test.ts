@@ -226,6 +226,22 @@ describe('the command lines of the manual', () => {
     expect(bad).toEqual([]);
   });
 
+  /**
+   * A new-user trial (F6) copied the Security PUSH simulator's example: it registered, polled and
+   * never uploaded a punch (it makes none without --punches or --punch-every), and the rehearsal
+   * showed "received 0" with no word why. A push terminal simulator of the manual punches.
+   */
+  it('start push terminal simulators that punch', () => {
+    const rehearsals = manual
+      .flatMap(commandLines)
+      .filter((l) => l.words[0] === 'sim' && l.words[1] === 'push-terminal' && isServer(l.words));
+    expect(rehearsals.length).toBeGreaterThanOrEqual(2);
+    expect(rehearsals.filter((l) => !punches(l.words)).map((l) => `${l.file}:${l.line}: ${l.words.join(' ')}`)).toEqual(
+      [],
+    );
+    expect(punches(['sim', 'push-terminal', '--server', 'http://127.0.0.1:8081', '--serial', 'SF5L0001'])).toBe(false);
+  });
+
   it('catches an option a command does not have, and leaves other programs alone', () => {
     const program = buildProgram();
     expect(unknownOptions(program, ['punches', 'export', '--limit', '10'])).toEqual([
@@ -236,3 +252,13 @@ describe('the command lines of the manual', () => {
     expect(unknownOptions(program, ['-f', '-p', 'warning'])).toEqual([]);
   });
 });
+
+/** A simulator line that names a real address (not the synopsis's `--server URL`). */
+function isServer(words: string[]): boolean {
+  return /^https?:\/\//.test(words[words.indexOf('--server') + 1] ?? '');
+}
+
+/** A push terminal simulator's line that makes punches: records at the start, or one every N s. */
+function punches(words: string[]): boolean {
+  return words.includes('--punch-every') || words.some((w, i) => w === '--punches' && Number(words[i + 1]) > 0);
+}

@@ -42,7 +42,7 @@ describe('the Frappe employeeFieldname check against hostile answers', () => {
     site.seen.length = 0;
     expect(await verdict(() => ({ body: { data: [{ name: 'E1', custom_badge: null }] } }), 'custom_badge')).toEqual({
       kind: 'right',
-      said: "found Employee's field custom_badge (one Employee read); no code on two Employees",
+      said: "found Employee's field custom_badge (one Employee read); no two Employees share a code",
     });
     expect(site.seen).toHaveLength(2);
     expect(site.seen.map((s) => s.method)).toEqual(['GET', 'GET']);

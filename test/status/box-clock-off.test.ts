@@ -58,6 +58,24 @@ describe("terminals all off the box by the same amount: the box's clock is named
     expect(text).not.toContain('set syncClock: true for gate-1');
   });
 
+  /**
+   * A second trial: terminals set up from the manual's example (timezone: Europe/Berlin) on a site
+   * whose terminals and box run on UTC: all an hour "behind", the box blamed, and the last advice,
+   * "the terminals are all off: set their clocks", would have set two right clocks an hour wrong.
+   * Whole hours name the config's timezone before the terminals' clocks.
+   */
+  it("whole hours: the terminals' timezone in the config is named before setting their clocks", () => {
+    const fix = skews(-3601, -3600).alertItems[0]!.fix;
+    expect(fix).toContain(
+      "If the box's clock is right, look at a terminal's own display: if it shows the right local time, the timezone these terminals have in the config is not the zone they run in: set it there (punchgate check names each); if their time is wrong, set their clocks",
+    );
+    expect(fix).not.toContain('the terminals are all off: set their clocks');
+    // Not whole hours: no time zone explains it, the clocks are set.
+    const drifted = skews(-1500, -1490).alertItems[0]!.fix;
+    expect(drifted).toContain("If the box's clock is right, the terminals are all off: set their clocks");
+    expect(drifted).not.toContain('in the config');
+  });
+
   it('each terminal its own alert when one is in step, or they differ', () => {
     expect(skews(-3600, 0).alertItems.map((a) => a.kind)).toEqual(['clock-skew']);
     expect(skews(-3600, 7200).alertItems.map((a) => a.kind)).toEqual(['clock-skew', 'clock-skew']);

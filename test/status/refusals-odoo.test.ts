@@ -46,4 +46,27 @@ describe('refusal alerts of Odoo’s own words', () => {
     ]);
     expect(alerts[0]!.fix).toMatch(/^close their open attendance in Odoo/);
   });
+
+  /**
+   * A new-user trial (F6) followed sinks-odoo.md's rehearsal with a Security PUSH simulator: its
+   * people press out with no in before it, and Odoo's "no open attendance in Odoo to close" came as
+   * 'the HRMS said "..."', fix "correct what it says in the HRMS": no word of what to correct, nor
+   * of direction: alternate, which its sister refusal names.
+   */
+  it('say what to do about a check-out with no open attendance', () => {
+    const rows = ['1002', '1003'].map((code, i) => ({
+      message: `a check-out at 2026-12-02 15:5${i}:27 UTC, but the employee has no open attendance in Odoo to close`,
+      code,
+      state: 'rejected' as const,
+      count: 1,
+    }));
+    const [alert, ...more] = refusalAlerts(rows);
+    expect(more).toEqual([]);
+    expect(alert!.cause).toBe(
+      '2 punches refused: a check-out with no open attendance in Odoo to close (its check-in never punched, or refused) for codes 1002 and 1003',
+    );
+    expect(alert!.fix).toMatch(
+      /^add the missing check-ins in Odoo; where people do not press the check-in and check-out keys, set the terminal's direction: alternate \(docs\/direction\.md\), then `punchgate punches retry`$/,
+    );
+  });
 });

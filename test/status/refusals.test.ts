@@ -107,14 +107,14 @@ describe('refusal alerts', () => {
   });
 
   it('the same refusal of punches at other times is one cause (an Odoo sink names each punch time; found by a new-user trial)', () => {
-    const odoo = (at: string) => () =>
-      `a check-out at ${at} UTC, but the employee has no open attendance in Odoo to close`;
+    // (Odoo's own "no open attendance" refusal is a known cause now: refusals-odoo.test.ts.)
+    const odoo = (at: string) => () => `no shift of the employee covers a check-out at ${at} UTC`;
     refuse('1', 1, odoo('2026-11-29 22:09:04'));
     refuse('2', 1, odoo('2026-11-29 23:10:05'));
     refuse('3', 1, odoo('2026-11-30T06:00:00Z'));
     const r = buildStatus(journal, config(), clock.now());
     expect(r.alerts).toEqual([
-      '3 punches refused: the HRMS said "a check-out at <time> UTC, but the employee has no open attendance in Odoo to close" for codes 1, 2 and 3: correct what it says in the HRMS, then `punchgate punches retry`',
+      '3 punches refused: the HRMS said "no shift of the employee covers a check-out at <time> UTC" for codes 1, 2 and 3: correct what it says in the HRMS, then `punchgate punches retry`',
     ]);
   });
 

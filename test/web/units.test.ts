@@ -282,6 +282,26 @@ describe('the status page', () => {
     expect(renderPage(well, info)).toContain('All good: no alerts');
   });
 
+  it('sets the commands an alert quotes between backticks as code, never as markup (a new-user trial saw the backticks)', () => {
+    const page = renderPage(
+      report({
+        alertItems: [
+          {
+            kind: 'refused',
+            cause: '3 punches refused: employee not found for code 1`<b>',
+            fix: 'add them in the HRMS, then `punchgate punches retry` or `punchgate punches --state rejected <x>`',
+          },
+        ],
+      }),
+      info,
+    );
+    expect(page).toContain(
+      '<span class="fix">Fix: add them in the HRMS, then <code>punchgate punches retry</code> or <code>punchgate punches --state rejected &lt;x&gt;</code></span>',
+    );
+    // A lone backtick (a device's code) stays as it is, its text escaped.
+    expect(page).toContain('<span class="cause">3 punches refused: employee not found for code 1`&lt;b&gt;</span>');
+  });
+
   it('shows the last backup as punchgate status says it: when, where, how many; none; or why not known', () => {
     const base = { path: null, punches: null, alertAfterDays: 2 };
     expect(renderPage(report(), info)).not.toContain('id="backup"');

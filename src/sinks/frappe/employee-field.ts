@@ -66,7 +66,7 @@ export async function checkEmployeeField(
       const codes = await sharedCodes(http, o, token, ctx.scrub, signal);
       if ('unread' in codes)
         return { kind: 'right', said: `${found}; codes shared by Employees not checked (${codes.unread})` };
-      if (codes.shared.length === 0) return { kind: 'right', said: `${found}; no code on two Employees` };
+      if (codes.shared.length === 0) return { kind: 'right', said: `${found}; no two Employees share a code` };
       return {
         kind: 'doubtful',
         said: found,
