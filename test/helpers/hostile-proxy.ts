@@ -4,9 +4,10 @@ import type { AddressInfo } from 'node:net';
 /**
  * An HTTP proxy that misbehaves at the CONNECT, one connection at a time as the test scripts:
  * `close` drops the connection before answering, `silent` takes it and never answers, `pass`
- * answers 200 and opens a real tunnel to the host asked for. The last step of the script repeats.
+ * answers 200 and opens a real tunnel to the host asked for, a number answers the CONNECT with that
+ * HTTP status (502: the proxy cannot reach the host). The last step of the script repeats.
  */
-export type ProxyStep = 'close' | 'silent' | 'pass';
+export type ProxyStep = 'close' | 'silent' | 'pass' | number;
 
 export interface HostileProxy {
   url: string;
@@ -37,6 +38,7 @@ export async function startHostileProxy(script: ProxyStep[]): Promise<HostilePro
       const auth = /^proxy-authorization: *(.*)$/im.exec(head.slice(0, end));
       if (auth) credentials.push(auth[1]!.trim());
       if (step === 'close') client.destroy();
+      if (typeof step === 'number') client.end(`HTTP/1.1 ${step} Proxy Says No\r\ncontent-length: 0\r\n\r\n`);
       if (step !== 'pass') return;
       const target = /^CONNECT ([^ ]+)/.exec(head)![1]!;
       const colon = target.lastIndexOf(':');

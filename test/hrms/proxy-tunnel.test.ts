@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { compilePatterns } from '../../src/delivery/outcomes.js';
 import { AttendanceClient } from '../../src/hrms/attendance.js';
+import { hrmsReachFix } from '../../src/hrms/reach-fix.js';
 import { startHostileProxy, type HostileProxy } from '../helpers/hostile-proxy.js';
 import { acceptEvery, startScriptedHrms, type ScriptedHrms } from '../helpers/scripted-hrms.js';
 
@@ -54,6 +55,7 @@ describe('a proxy that fails at the CONNECT', () => {
     expect(JSON.stringify(answer)).not.toContain(PASSWORD);
     expect(proxy.connections()).toBe(1);
     expect(hrms.seen).toEqual([]);
+    expect(hrmsReachFix(message)).toMatch(/^check the proxy's address and port \(hrms\.proxy or HTTPS_PROXY\)/);
   }, 10_000);
 
   it('never answers: a connect timeout after connectTimeoutMs, not a request held for minutes', async () => {
@@ -64,6 +66,24 @@ describe('a proxy that fails at the CONNECT', () => {
     expect((answer as { message: string }).message).toMatch(/connect timeout.*through the proxy/);
     expect(ms).toBeLessThan(5000);
     expect(proxy.connections()).toBe(1);
+  }, 10_000);
+
+  it('502, 503 and 504 say the proxy could not reach the HRMS; 403 that it refused', async () => {
+    hrms = await startScriptedHrms(acceptEvery);
+    for (const status of [502, 503, 504, 403]) {
+      proxy = await startHostileProxy([status]);
+      const { answer } = await sendThrough(proxy, hrms);
+      expect(answer, String(status)).toMatchObject({ kind: 'request-failed', httpStatus: status });
+      expect((answer as { message: string }).message, String(status)).toMatch(
+        status === 403
+          ? /^the proxy refused to connect to the HRMS \(HTTP 403 from the proxy\): ask the proxy's administrator/
+          : new RegExp(
+              `^the proxy could not reach the HRMS \\(HTTP ${status} from the proxy\\): check that the HRMS is up`,
+            ),
+      );
+      await proxy.stop();
+    }
+    proxy = undefined;
   }, 10_000);
 
   it('the tunnel that opens next time carries the batch', async () => {
