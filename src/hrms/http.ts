@@ -264,7 +264,11 @@ function translate(e: unknown, connectTimeoutMs: number, deadline: number, statu
     const proxyStatus = Number(proxied[1] ?? proxied[2]);
     return proxyStatus === 407
       ? new HttpError('the proxy refused the credentials (HTTP 407)', 'PROXY_AUTH', 407)
-      : new HttpError(`the proxy would not open a tunnel to the HRMS (HTTP ${proxyStatus})`, 'PROXY_REFUSED', proxyStatus);
+      : new HttpError(
+          `the proxy would not open a tunnel to the HRMS (HTTP ${proxyStatus})`,
+          'PROXY_REFUSED',
+          proxyStatus,
+        );
   }
   if (code === PROXY_CLOSED) return new HttpError(PROXY_CLOSED_WORDS, PROXY_CLOSED);
   if (code === NO_TLS_CODE || speaksNoTls(message)) return new HttpError(NO_TLS_WORDS, NO_TLS_CODE);
