@@ -16,6 +16,7 @@ import { describeRoute, proxySettings, type ProxySettings } from './proxy.js';
 import { readCaFile } from './setting-file.js';
 import { NO_TLS_CODE, NO_TLS_WORDS, speaksNoTls } from './no-tls.js';
 import { decodeAnswer } from './decode-body.js';
+import { PROXY_CLOSED, PROXY_CLOSED_WORDS, punctualTunnelFactory } from './proxy-tunnel.js';
 
 /**
  * The HTTP client of the HRMS calls, on undici: one keep-alive dispatcher per HRMS (an Agent,
@@ -50,7 +51,8 @@ export interface HttpCall {
  * DEADLINE: no complete answer within connectTimeoutMs + timeoutMs;
  * ABORTED: the caller's signal; RESPONSE_TOO_LARGE: an answer over the cap (`httpStatus` says
  * what it was); ECONNRESET: the connection closed before the answer was complete;
- * PROXY_AUTH: the proxy answered 407 to CONNECT; PROXY_REFUSED: any other refusal of the tunnel.
+ * PROXY_AUTH: the proxy answered 407 to CONNECT; PROXY_REFUSED: any other refusal of the tunnel;
+ * PROXY_CLOSED: the proxy closed the connection before answering the CONNECT.
  */
 export class HttpError extends Error {
   constructor(
@@ -171,9 +173,16 @@ function createDispatcher(cfg: HrmsHttpConfig, proxy: ProxySettings): Dispatcher
     bodyTimeout: backstop,
     maxResponseSize: MAX_RESPONSE_BYTES,
   };
-  // Through a proxy, the HRMS's TLS is set up inside the CONNECT tunnel (requestTls), and the
-  // proxy's own connection has the same connect timeout (proxyTls).
-  const tunnel = { ...agent, requestTls: tls, proxyTls: { timeout: cfg.connectTimeoutMs }, ...withToken(proxy) };
+  // Through a proxy, the HRMS's TLS is set up inside the CONNECT tunnel (requestTls), the proxy's
+  // own connection has the same connect timeout (proxyTls), and so has the whole tunnel (CONNECT
+  // and TLS), which also fails at once when the proxy closes before answering (proxy-tunnel.ts).
+  const tunnel = {
+    ...agent,
+    requestTls: tls,
+    proxyTls: { timeout: cfg.connectTimeoutMs },
+    factory: punctualTunnelFactory(cfg.connectTimeoutMs),
+    ...withToken(proxy),
+  };
   if (proxy.mode === 'config') return new ProxyAgent({ ...tunnel, uri: proxy.uri! });
   if (proxy.mode === 'env') return new EnvHttpProxyAgent({ ...tunnel, ...proxy.env! });
   return new Agent(agent);
@@ -255,8 +264,13 @@ function translate(e: unknown, connectTimeoutMs: number, deadline: number, statu
     const proxyStatus = Number(proxied[1] ?? proxied[2]);
     return proxyStatus === 407
       ? new HttpError('the proxy refused the credentials (HTTP 407)', 'PROXY_AUTH', 407)
-      : new HttpError(`the proxy refused to connect to the HRMS (HTTP ${proxyStatus})`, 'PROXY_REFUSED', proxyStatus);
+      : new HttpError(
+          `the proxy would not open a tunnel to the HRMS (HTTP ${proxyStatus})`,
+          'PROXY_REFUSED',
+          proxyStatus,
+        );
   }
+  if (code === PROXY_CLOSED) return new HttpError(PROXY_CLOSED_WORDS, PROXY_CLOSED);
   if (code === NO_TLS_CODE || speaksNoTls(message)) return new HttpError(NO_TLS_WORDS, NO_TLS_CODE);
   if (code === ALTNAME_CODE) return new HttpError(altnameWords(e, message), ALTNAME_CODE);
   if (code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED')

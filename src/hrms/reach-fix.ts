@@ -24,6 +24,8 @@ export function hrmsReachFix(
   }
   if (/\(DEADLINE\)/.test(message))
     return 'the HRMS is slow to answer (a whole employee list can take it long): raise hrms.timeoutMs (e.g. 120000), or try again when it is less busy';
+  if (/PROXY_CLOSED/.test(message))
+    return "check the proxy's address and port (hrms.proxy or HTTPS_PROXY), and ask its administrator to let this box open tunnels (CONNECT) to the HRMS host";
   if (/ENOTFOUND|EAI_AGAIN/.test(message))
     return 'check the host name in hrms.baseUrl and the DNS settings of this box';
   return 'check hrms.baseUrl, the network route and firewall or proxy between this box and the HRMS, and that the HRMS is up';

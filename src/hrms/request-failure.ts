@@ -50,12 +50,19 @@ export const requestFailure = {
     };
   },
 
-  /** The proxy would not open a tunnel to the HRMS (403, 502...). */
+  /**
+   * The proxy would not open a tunnel to the HRMS. A 502, 503 or 504 is the proxy saying it could
+   * not reach the HRMS itself (down, or no route from the proxy): no rule of the proxy is at fault.
+   */
   proxyRefused(status: number | undefined): Failure {
+    const how = status !== undefined ? ` (HTTP ${status} from the proxy)` : '';
+    const upstream = status === 502 || status === 503 || status === 504;
     return {
       kind: 'request-failed',
       ...(status !== undefined ? { httpStatus: status } : {}),
-      message: `the proxy refused to connect to the HRMS${status !== undefined ? ` (HTTP ${status})` : ''}: ask the proxy's administrator to let this box reach the HRMS host`,
+      message: upstream
+        ? `the proxy could not reach the HRMS${how}: check that the HRMS is up and that the proxy can reach its host (hrms.baseUrl)`
+        : `the proxy refused to connect to the HRMS${how}: ask the proxy's administrator to let this box reach the HRMS host`,
     };
   },
 

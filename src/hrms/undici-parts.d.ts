@@ -4,6 +4,16 @@ declare module 'undici/lib/dispatcher/agent.js' {
   const AgentImpl: typeof Agent;
   export default AgentImpl;
 }
+declare module 'undici/lib/dispatcher/client.js' {
+  import type { Client } from 'undici';
+  const ClientImpl: typeof Client;
+  export default ClientImpl;
+}
+declare module 'undici/lib/dispatcher/pool.js' {
+  import type { Pool } from 'undici';
+  const PoolImpl: typeof Pool;
+  export default PoolImpl;
+}
 declare module 'undici/lib/dispatcher/proxy-agent.js' {
   import type { ProxyAgent } from 'undici';
   const ProxyAgentImpl: typeof ProxyAgent;

@@ -6,6 +6,8 @@
  * unchanged; the versions are pinned by package-lock.json, and the tests exercise each one.
  */
 import AgentImpl from 'undici/lib/dispatcher/agent.js';
+import ClientImpl from 'undici/lib/dispatcher/client.js';
+import PoolImpl from 'undici/lib/dispatcher/pool.js';
 import buildConnectorImpl from 'undici/lib/core/connect.js';
 import EnvHttpProxyAgentImpl from 'undici/lib/dispatcher/env-http-proxy-agent.js';
 import ProxyAgentImpl from 'undici/lib/dispatcher/proxy-agent.js';
@@ -20,6 +22,8 @@ Object.assign(DispatcherImpl.prototype, api);
 
 export type { Dispatcher } from 'undici';
 export const Agent: typeof Undici.Agent = AgentImpl;
+export const Client: typeof Undici.Client = ClientImpl;
+export const Pool: typeof Undici.Pool = PoolImpl;
 export const ProxyAgent: typeof Undici.ProxyAgent = ProxyAgentImpl;
 export const EnvHttpProxyAgent: typeof Undici.EnvHttpProxyAgent = EnvHttpProxyAgentImpl;
 export const FormData: typeof Undici.FormData = formData.FormData;

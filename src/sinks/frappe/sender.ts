@@ -235,7 +235,7 @@ export class FrappeSender implements SinkSender {
       return fail({
         kind: 'request-failed',
         ...(err.httpStatus !== undefined ? { httpStatus: err.httpStatus } : {}),
-        message: `the proxy refused ${code === 'PROXY_AUTH' ? 'the credentials' : 'to connect to the Frappe site'}${err.httpStatus ? ` (HTTP ${err.httpStatus})` : ''}: check the proxy settings of ${ctx.where}`,
+        message: `${proxyWords(code, err.httpStatus)}${err.httpStatus ? ` (HTTP ${err.httpStatus})` : ''}: check the proxy settings of ${ctx.where}`,
       });
     if (code === 'RESPONSE_TOO_LARGE' && err.httpStatus !== undefined) {
       const status = err.httpStatus;
@@ -327,4 +327,12 @@ function combine(
   });
   const status = answers.find((a) => a?.kind === 'result') ? 200 : 0;
   return { kind: 'answered', httpStatus: status, overall: true, results };
+}
+
+/** A 502, 503 or 504 to the CONNECT is the proxy failing to reach the site, not a refusal of its rules. */
+function proxyWords(code: string, status: number | undefined): string {
+  if (code === 'PROXY_AUTH') return 'the proxy refused the credentials';
+  if (status === 502 || status === 503 || status === 504)
+    return 'the proxy could not reach the Frappe site (is it up?)';
+  return 'the proxy refused to connect to the Frappe site';
 }
