@@ -28,7 +28,7 @@ describe('push times in other date forms', () => {
     r = undefined;
   });
 
-  it('reads ATTLOG times written 2024/05/06, 2024.05.06, 2024-5-6 8:01 and 08:01:02.250 as the same wall clock', async () => {
+  it('reads ATTLOG times written 2024/05/06, 2024.05.06, 2024-5-6 8:01, 08:01:02.250 or with two spaces as the same wall clock', async () => {
     r = await startReceiver({ terminals: [terminal('lobby', SN)] });
     const yearLast = '1009\t06/05/2024 08:09:00\t0\t1';
     const body = [
@@ -38,12 +38,15 @@ describe('push times in other date forms', () => {
       '1004\t2024-05-06 08:04:05.250\t0\t1',
       '1005\t2024/05/06T08:05\t0\t1',
       '1006    2024/05/06 08:06:07    0    1',
+      // Two spaces between the date and the time, as ZKTeco's GLG export writes it.
+      '1008\t2024/05/06  08:08:09\t0\t1',
+      '1010    2024/05/06  08:10:11    1    1',
       yearLast,
       // The last line without its line end: a whole slashed time is no cut.
       '1007\t2024/05/06 08:07:08\t0\t1',
     ].join('\r\n');
     const up = await http(r.url, 'POST', `/iclock/cdata?SN=${SN}&table=ATTLOG&Stamp=9999`, body);
-    expect(up).toEqual({ status: 200, body: 'OK:7' });
+    expect(up).toEqual({ status: 200, body: 'OK:9' });
     expect(punches(r)).toEqual([
       ['1001', '2024-05-06 08:01:02', 'pending'],
       ['1002', '2024-05-06 08:02:03', 'pending'],
@@ -52,6 +55,8 @@ describe('push times in other date forms', () => {
       ['1005', '2024-05-06 08:05:00', 'pending'],
       ['1006', '2024-05-06 08:06:07', 'pending'],
       ['1007', '2024-05-06 08:07:08', 'pending'],
+      ['1008', '2024-05-06 08:08:09', 'pending'],
+      ['1010', '2024-05-06 08:10:11', 'pending'],
     ]);
     // Year last is month first in one country and day first in another: kept raw, said, not guessed.
     const kept = r.store.keptUploads('lobby');
@@ -65,7 +70,7 @@ describe('push times in other date forms', () => {
       '1001\t2024-05-06 08:01:02\t0\t1\n1003\t2024-05-06 08:03:04\t0\t1\n',
     );
     expect(again).toEqual({ status: 200, body: 'OK:2' });
-    expect(r.journal.queries.list()).toHaveLength(7);
+    expect(r.journal.queries.list()).toHaveLength(9);
   });
 
   it('an upload of one slashed line without its line end is whole; one cut short is still refused as cut', async () => {
