@@ -3,6 +3,7 @@ import { isLogTime } from '../../punch.js';
 import { codeProblem, unpadded } from '../../punch.js';
 import { printable, quoted } from '../../util/terminal-text.js';
 import { keyValueFields } from './key-values.js';
+import { uploadLine } from './upload-line.js';
 import { hasWholeTime, wallTimeOf } from './wall-time.js';
 import { spaceSeparatedFields } from '../spaced-fields.js';
 
@@ -95,11 +96,8 @@ export function parseAttlog(body: string): ParsedAttlog {
   const idCardChecks: number[] = [];
   const lines = body.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    let raw = lines[i]!;
-    if (raw.endsWith('\r')) raw = raw.slice(0, -1);
-    // Some eSSL and clone firmware pads its lines (or the body's end) with NUL bytes, as a C
-    // buffer would be: padding, not data. A NUL anywhere else still makes the line unreadable.
-    raw = raw.replace(TRAILING_NULS, '');
+    // Without its CR and NUL padding (upload-line.ts); a NUL anywhere else makes the line unreadable.
+    const raw = uploadLine(lines[i]!);
     if (raw.trim() === '') continue;
     const line = i + 1;
     const bad = (reason: string) => malformed.push(malformedLine(line, reason, raw));
