@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { keptBody } from '../../src/sources/adms/kept.js';
+import { reparseKept } from '../../src/sources/adms/reparse.js';
 import { http, startReceiver, terminal } from './harness.js';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
@@ -72,5 +74,22 @@ describe('NUL padding in every table of a push upload', () => {
     expect(r.store.users('door', ACC).map((u) => [u.pin, u.name, u.privilege])).toEqual([['2001', 'Ana', 0]]);
     expect(r.store.users('lobby', ATT).map((u) => [u.pin, u.name])).toEqual([['1001', 'Bo']]);
     expect([...r.store.keptUploads('door'), ...r.store.keptUploads('lobby')]).toEqual([]);
+  });
+
+  it('reparse reads a padded rtlog row an earlier punchgate kept raw', async () => {
+    r = await startReceiver({ terminals: [terminal('door', ACC)] });
+    const kept = keptBody(
+      'rtlog',
+      'line 1: no event= code',
+      `time=2024-05-06 09:00:05\tpin=2005\tcardno=0\teventaddr=1\tevent=0\tinoutstatus=0\tverifytype=15${NULS}`,
+    );
+    r.store.commitRecords(
+      { terminal: 'door', serial: ACC, table: 'rtlog', stamp: null, at: Date.now() },
+      { kept: [kept], keptBounds: { maxBytes: 1_000_000, maxAgeMs: 86_400_000 } },
+    );
+    expect(reparseKept(r.store, terminal('door', ACC))).toMatchObject({ added: 1, stillKept: 0 });
+    expect(r.journal.queries.list().map((p) => [p.biometricCode, p.logTime])).toEqual([
+      ['2005', '2024-05-06 09:00:05'],
+    ]);
   });
 });
