@@ -47,11 +47,11 @@ describe('ATTLOG lines of eSSL and clone firmware: runs of spaces, NUL padding',
     ]);
   });
 
-  // No published capture or firmware shows these forms (searched: push servers' parsers, pyzk and
-  // ADMS issues): a single space between fields, a date written 2026/11/30, fractional seconds.
-  // Read by a guess they could be another punch than the terminal's; kept raw, counted, with the
-  // line and the reason the alert shows, never dropped (reparse reads them once punchgate does).
-  it('keeps raw, with the reason, single-spaced lines, slashed dates and fractional seconds', async () => {
+  // No published capture or firmware shows a single space between fields (searched: push servers'
+  // parsers, pyzk and ADMS issues); `punchgate import` refuses it too. Kept raw, counted, with the
+  // line and the reason the alert shows, never dropped (reparse reads it once punchgate does). A
+  // date written 2026/11/30 and fractional seconds have one reading each: read (push-date-forms.test.ts).
+  it('keeps raw, with the reason, single-spaced lines; reads slashed dates and fractional seconds', async () => {
     r = await startReceiver({ terminals: [terminal('gate', SN)] });
     const body = [
       '1001 2026-11-30 08:01:02 0 1',
@@ -64,10 +64,13 @@ describe('ATTLOG lines of eSSL and clone firmware: runs of spaces, NUL padding',
       `/iclock/cdata?SN=${SN}&table=ATTLOG&Stamp=9999`,
       Buffer.from(body.join('\n')),
     );
-    expect(res).toEqual({ status: 200, body: 'OK:0' });
-    expect(r.journal.queries.list()).toEqual([]);
+    expect(res).toEqual({ status: 200, body: 'OK:2' });
+    expect(r.journal.queries.list().map((p) => [p.biometricCode, p.logTime])).toEqual([
+      ['1002', '2026-11-30 08:02:03'],
+      ['1003', '2026-11-30 08:03:04'],
+    ]);
     const kept = r.store.keptUploads();
-    expect(kept.map((k) => [k.table, k.lines, k.body])).toEqual([['ATTLOG', 3, body.join('\n')]]);
+    expect(kept.map((k) => [k.table, k.lines, k.body])).toEqual([['ATTLOG', 1, body[0]]]);
     expect(kept[0]!.reason).toMatch(/line 1: no tab between the fields/);
   });
 });

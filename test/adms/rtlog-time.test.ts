@@ -7,7 +7,7 @@ import { parseRtlog } from '../../src/sources/adms/rtlog.js';
  * `punchgate import` takes that form. With a zone it is another time, and stays unreadable.
  */
 describe('rtlog times', () => {
-  it('reads 2026-11-30T01:02:03 as 2026-11-30 01:02:03; a zone or a fraction is not read as a wall clock', () => {
+  it('reads 2026-11-30T01:02:03 as 2026-11-30 01:02:03; a zone is not read as a wall clock', () => {
     const rows = parseRtlog(
       [
         'time=2026-11-30T01:02:03\tpin=7\tevent=0',

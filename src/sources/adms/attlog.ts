@@ -3,7 +3,8 @@ import { isLogTime } from '../../punch.js';
 import { codeProblem, unpadded } from '../../punch.js';
 import { printable, quoted } from '../../util/terminal-text.js';
 import { keyValueFields } from './key-values.js';
-import { wallTimeOf } from './wall-time.js';
+import { uploadLine } from './upload-line.js';
+import { hasWholeTime, wallTimeOf } from './wall-time.js';
 import { spaceSeparatedFields } from '../spaced-fields.js';
 
 /**
@@ -95,11 +96,8 @@ export function parseAttlog(body: string): ParsedAttlog {
   const idCardChecks: number[] = [];
   const lines = body.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    let raw = lines[i]!;
-    if (raw.endsWith('\r')) raw = raw.slice(0, -1);
-    // Some eSSL and clone firmware pads its lines (or the body's end) with NUL bytes, as a C
-    // buffer would be: padding, not data. A NUL anywhere else still makes the line unreadable.
-    raw = raw.replace(TRAILING_NULS, '');
+    // Without its CR and NUL padding (upload-line.ts); a NUL anywhere else makes the line unreadable.
+    const raw = uploadLine(lines[i]!);
     if (raw.trim() === '') continue;
     const line = i + 1;
     const bad = (reason: string) => malformed.push(malformedLine(line, reason, raw));
@@ -139,8 +137,6 @@ export function parseAttlog(body: string): ParsedAttlog {
   return { records, malformed, idCardChecks };
 }
 
-/** A whole date and time with its seconds, in any of the forms read (wall-time.ts). */
-const WHOLE_TIME = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}/;
 /** PIN, time, status, verify: the fewest fields of a whole positional record (ADMS push protocol §9.1). */
 const FEWEST_FIELDS = 4;
 
@@ -172,8 +168,8 @@ export function cutLastLine(body: string): string | undefined {
   // Shown in the log and the status: its secrets left out first, as a malformed line's are.
   const shown = quoted(redactSecrets(last), 40);
   // Minute-only firmware writes all its times so: a last line like its others is whole.
-  const othersWhole = others.length === 0 || others.some((l) => WHOLE_TIME.test(l));
-  if (!WHOLE_TIME.test(last) && othersWhole) return `its last line ${shown} has no line end and no whole time`;
+  const othersWhole = others.length === 0 || others.some(hasWholeTime);
+  if (!hasWholeTime(last) && othersWhole) return `its last line ${shown} has no line end and no whole time`;
   // The fewest of the others: firmware writes each line alike, but a body may mix forms (tagged, keyed).
   const fewest = others.length > 0 ? Math.min(...others.map(fieldCount)) : last.includes('\t') ? FEWEST_FIELDS : 0;
   if (fieldCount(last) < fewest)

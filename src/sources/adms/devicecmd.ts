@@ -1,4 +1,5 @@
 import type { TerminalCommandResult } from '../../journal/types.js';
+import { uploadLine } from './upload-line.js';
 import { keepableInfo } from './device-info.js';
 
 /**
@@ -19,7 +20,7 @@ export function parseDeviceCmd(body: string): TerminalCommandResult[] {
     spread = undefined;
   };
   for (const raw of body.split('\n')) {
-    const line = raw.replace(/\r$/, '');
+    const line = uploadLine(raw);
     if (line.startsWith('ID=')) {
       closeSpread();
       if (!line.includes('&')) {

@@ -1,4 +1,5 @@
 import { malformedLine } from './malformed.js';
+import { uploadLine } from './upload-line.js';
 import type { PushUser } from '../../journal/types.js';
 import { codeProblem } from '../../punch.js';
 import { boundedText } from '../../util/bounded-text.js';
@@ -70,8 +71,7 @@ export function parseOperlog(body: string): ParsedOperlog {
   let processed = 0;
   const lines = body.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    let raw = lines[i]!;
-    if (raw.endsWith('\r')) raw = raw.slice(0, -1);
+    const raw = uploadLine(lines[i]!);
     if (raw.trim() === '') continue;
     processed++;
     // The record type ends at a space (ZKTeco's document: `USER PIN=..`) or a TAB (`USER\tPIN=..`,

@@ -5,6 +5,7 @@ import type { MalformedLine } from './attlog.js';
 import { keyValueFields } from './key-values.js';
 import { isTableHeader } from './tabledata.js';
 import { wallTimeOf } from './wall-time.js';
+import { uploadLine } from './upload-line.js';
 
 /**
  * The body of `POST /iclock/cdata?table=rtlog` (ZKTeco Security PUSH: SpeedFace, SenseFace,
@@ -48,8 +49,7 @@ export function parseRtlog(body: string): ParsedRtlog {
   const malformed: MalformedLine[] = [];
   const lines = body.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    let raw = lines[i]!;
-    if (raw.endsWith('\r')) raw = raw.slice(0, -1);
+    const raw = uploadLine(lines[i]!);
     // A line of the table's name alone is a header, as for every table (tabledata.ts): no row.
     if (raw.trim() === '' || isTableHeader(raw, 'rtlog')) continue;
     const line = i + 1;

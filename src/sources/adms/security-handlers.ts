@@ -1,4 +1,5 @@
 import type { KeptUpload, PushEventCount, PushUser } from '../../journal/types.js';
+import { uploadLine } from './upload-line.js';
 import type { Punch } from '../../punch.js';
 import { inoutStatusState } from '../../punch/states.js';
 import { printable } from '../../util/terminal-text.js';
@@ -319,7 +320,7 @@ export async function handleRtstate(ctx: ReceiverContext, p: PushRequest): Promi
   let states = 0;
   const bad: number[] = [];
   text.split('\n').forEach((raw, i) => {
-    const line = raw.replace(/\r$/, '');
+    const line = uploadLine(raw);
     if (line.trim() === '') return;
     if (keyValueFields(line)?.has('time')) states++;
     else bad.push(i + 1);

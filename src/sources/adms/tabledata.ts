@@ -1,4 +1,5 @@
 import { malformedLine } from './malformed.js';
+import { uploadLine } from './upload-line.js';
 import type { PushUser } from '../../journal/types.js';
 import { codeProblem } from '../../punch.js';
 import { boundedText } from '../../util/bounded-text.js';
@@ -68,7 +69,10 @@ export function isTableHeader(line: string, table: string): boolean {
 
 /** The rows of a table upload, as its answer `<t>=<rows>` counts them: non-empty lines but a header (isTableHeader). */
 export function tableRowCount(body: string, table: string): number {
-  return body.split('\n').filter((l) => l.trim() !== '' && !isTableHeader(l, table)).length;
+  return body
+    .split('\n')
+    .map(uploadLine)
+    .filter((l) => l.trim() !== '' && !isTableHeader(l, table)).length;
 }
 
 export function parseTableRows(body: string, table: string): ParsedTable {
@@ -78,8 +82,7 @@ export function parseTableRows(body: string, table: string): ParsedTable {
   const lines = body.split('\n');
   const prefix = new RegExp(`^${table}[ \\t]+`, 'i');
   for (let i = 0; i < lines.length; i++) {
-    let raw = lines[i]!;
-    if (raw.endsWith('\r')) raw = raw.slice(0, -1);
+    const raw = uploadLine(lines[i]!);
     if (raw.trim() === '' || isTableHeader(raw, table)) continue;
     received++;
     const fields = keyValueFields(raw.replace(prefix, ''));

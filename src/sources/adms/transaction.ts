@@ -1,4 +1,5 @@
 import { formatLogTime, isLogTime } from '../../punch.js';
+import { uploadLine } from './upload-line.js';
 import { printable } from '../../util/terminal-text.js';
 import { malformedLine } from './malformed.js';
 import { accessRow, int, type ParsedRtlog, type RtlogRow } from './rtlog.js';
@@ -44,7 +45,7 @@ export function parseTransactions(body: string): ParsedRtlog {
   const malformed = [...table.malformed];
   const lines = body.split('\n');
   for (const { line, fields } of table.rows) {
-    const bad = (reason: string) => malformed.push(malformedLine(line, reason, lines[line - 1]!.replace(/\r$/, '')));
+    const bad = (reason: string) => malformed.push(malformedLine(line, reason, uploadLine(lines[line - 1]!)));
     const packed = fields.get('time_second');
     const time = fields.get('time') ?? (packed === undefined ? undefined : unpackTime(packed));
     const row = accessRow(
