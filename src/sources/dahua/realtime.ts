@@ -31,6 +31,11 @@ export interface EventLinkHooks {
   client: () => DahuaClient;
   /** Reads the records now (after the running poll, if one runs). */
   backfill: () => void;
+  /**
+   * A stream that had opened dropped (the first drop of a run of trouble): the source polls at
+   * once (src/sources/poll-on-drop.ts), for the records whose events the stream missed.
+   */
+  onDrop?: () => void;
   /** When the stream may (re)connect: after a poll proved the password, outside a refusal's wait. */
   authWaitUntil: () => number | undefined;
   onAuthRefused: (e: DahuaAuthError) => void;
@@ -114,6 +119,7 @@ export class EventLink {
   private async runOnce(): Promise<void> {
     let broke: string | undefined;
     let boundBroken = false;
+    let opened = false;
     try {
       const client = this.hooks.client();
       const { contentType, body } = await client.http.stream(
@@ -121,6 +127,7 @@ export class EventLink {
         this.abort.signal,
       );
       this.health.opened();
+      opened = true;
       if (this.saidPaused) this.log.info(`terminal ${this.cfg.name}: event stream open again`);
       else this.log.info(`terminal ${this.cfg.name}: event stream open`);
       // Whatever happened while it was closed is read now.
@@ -140,12 +147,15 @@ export class EventLink {
     const down = this.health.down();
     // The first drop of a run of trouble is said; the reconnects after it at debug, and a stream
     // that keeps dropping young in words (LinkDrops) and the status, not a warning a minute.
-    if (!this.saidPaused)
+    if (!this.saidPaused) {
       this.log.warn(
         { err: broke, retryInMs: down.delay },
         `terminal ${this.cfg.name}: event stream closed (${broke}): polls go on, nothing is missed`,
       );
-    else this.log.debug({ err: broke, retryInMs: down.delay }, 'event stream down, reconnecting');
+      // The records whose events the stream missed before it dropped (a connection gone silent
+      // first) are read now, not after the reconnect's wait (or never, while it cannot open again).
+      if (opened) this.hooks.onDrop?.();
+    } else this.log.debug({ err: broke, retryInMs: down.delay }, 'event stream down, reconnecting');
     this.saidPaused = true;
     // A bound broken has its own note (onFault's words); a try that failed is the poll's to say.
     if (down.diedYoung && !boundBroken) this.drops.diedYoung(down.delay);
