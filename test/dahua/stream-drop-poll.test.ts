@@ -72,5 +72,39 @@ describe('an event stream that drops', () => {
       'the missed records read at once',
     );
     expect(journalKeys(fx.journal)).toEqual(expectedPunches(sim.records()));
+    // No reconnect read them: the stream attached once (its reconnect waits ten minutes).
+    expect(sim.counts().attaches).toBe(1);
+  });
+});
+
+describe('an event stream waiting out its reconnect backoff', () => {
+  it('is not opened again by every poll that reaches the terminal (found while testing the drop poll)', async () => {
+    sim = await startDahuaSim({ password: PASSWORD, utcOffsetMinutes: OFFSET_MIN });
+    proxy = await stallingProxy(sim.port);
+    fx = journalFixture();
+    const log = captureLogger('info');
+    const cfg = dahuaConfig(proxy, { realtime: true, passwordFile: fx.passwordFile });
+    source = new DahuaSource(
+      cfg,
+      { ...fx.deps, logger: log.logger },
+      {
+        scheduler: noTicks,
+        stream: { retryBaseMs: 600_000, retryMaxMs: 600_000 },
+      },
+    );
+    await source.start();
+    await waitFor(
+      () => log.entries.some((e) => e.msg === 'terminal front-door: event stream open') && !source!.polling,
+      30_000,
+      'stream open, its backfill done',
+    );
+    expect(proxy.stall('eventManager.cgi?action=attach')).toBe(1);
+    proxy.cut();
+    await waitFor(() => log.entries.some((e) => /event stream closed/.test(e.msg)), 10_000, 'the stream closed');
+    await waitFor(() => !source!.polling, 10_000, 'the drop poll done');
+    // Polls on a one-second schedule: each reached the terminal and opened the stream again,
+    // whatever the backoff said (ten minutes here).
+    for (let i = 0; i < 3; i++) expect(await source.pollNow()).toMatchObject({ ok: true, reached: true });
+    expect(sim.counts().attaches).toBe(1);
   });
 });

@@ -62,6 +62,8 @@ export class EventLink {
   /** Said once per run of trouble: "paused" (the first drop), then LinkDrops. */
   private saidPaused = false;
   private running: Promise<void> | undefined;
+  /** Waiting for a poll to prove the password (or for a refusal's wait): a nudge connects at once. */
+  private waitingForPassword = false;
   /** Events seen on the stream (tests). */
   events = 0;
 
@@ -95,9 +97,14 @@ export class EventLink {
     this.schedule(0);
   }
 
-  /** A poll proved the password: connect now if waiting for it. */
+  /**
+   * A poll proved the password: connect now if the link is waiting for that, and only then. A
+   * link waiting out its reconnect backoff keeps waiting: every poll that reached the terminal
+   * reconnected it, so a stream that keeps dropping was opened again at every poll (every second
+   * on a one-second schedule), whatever its backoff said.
+   */
   nudge(): void {
-    if (this.stopped || this.running) return;
+    if (this.stopped || this.running || !this.waitingForPassword) return;
     this.schedule(0);
   }
 
@@ -107,6 +114,7 @@ export class EventLink {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       const wait = this.hooks.authWaitUntil();
+      this.waitingForPassword = wait !== undefined;
       if (wait !== undefined) {
         this.schedule(Math.max(1000, wait - Date.now()));
         return;
