@@ -204,6 +204,8 @@ export async function startDahuaSim(o: DahuaSimOptions = {}): Promise<DahuaSim> 
   const attach = (res: ServerResponse, q: URLSearchParams) => {
     counts.attaches++;
     res.writeHead(200, { 'content-type': `multipart/x-mixed-replace; boundary=${BOUNDARY}` });
+    // The head goes at once, as a device sends it, not with the first heartbeat seconds later.
+    res.flushHeaders();
     streams.add(res);
     const hb = Math.max(1, Number(q.get('heartbeat') ?? 5)) * 1000;
     const timer = setInterval(() => {

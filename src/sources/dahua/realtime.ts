@@ -31,6 +31,11 @@ export interface EventLinkHooks {
   client: () => DahuaClient;
   /** Reads the records now (after the running poll, if one runs). */
   backfill: () => void;
+  /**
+   * A stream that had opened dropped (the first drop of a run of trouble): the source polls at
+   * once (src/sources/poll-on-drop.ts), for the records whose events the stream missed.
+   */
+  onDrop?: () => void;
   /** When the stream may (re)connect: after a poll proved the password, outside a refusal's wait. */
   authWaitUntil: () => number | undefined;
   onAuthRefused: (e: DahuaAuthError) => void;
@@ -57,6 +62,8 @@ export class EventLink {
   /** Said once per run of trouble: "paused" (the first drop), then LinkDrops. */
   private saidPaused = false;
   private running: Promise<void> | undefined;
+  /** Waiting for a poll to prove the password (or for a refusal's wait): a nudge connects at once. */
+  private waitingForPassword = false;
   /** Events seen on the stream (tests). */
   events = 0;
 
@@ -90,9 +97,14 @@ export class EventLink {
     this.schedule(0);
   }
 
-  /** A poll proved the password: connect now if waiting for it. */
+  /**
+   * A poll proved the password: connect now if the link is waiting for that, and only then. A
+   * link waiting out its reconnect backoff keeps waiting: every poll that reached the terminal
+   * reconnected it, so a stream that keeps dropping was opened again at every poll (every second
+   * on a one-second schedule), whatever its backoff said.
+   */
   nudge(): void {
-    if (this.stopped || this.running) return;
+    if (this.stopped || this.running || !this.waitingForPassword) return;
     this.schedule(0);
   }
 
@@ -102,6 +114,7 @@ export class EventLink {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       const wait = this.hooks.authWaitUntil();
+      this.waitingForPassword = wait !== undefined;
       if (wait !== undefined) {
         this.schedule(Math.max(1000, wait - Date.now()));
         return;
@@ -114,6 +127,7 @@ export class EventLink {
   private async runOnce(): Promise<void> {
     let broke: string | undefined;
     let boundBroken = false;
+    let opened = false;
     try {
       const client = this.hooks.client();
       const { contentType, body } = await client.http.stream(
@@ -121,6 +135,7 @@ export class EventLink {
         this.abort.signal,
       );
       this.health.opened();
+      opened = true;
       if (this.saidPaused) this.log.info(`terminal ${this.cfg.name}: event stream open again`);
       else this.log.info(`terminal ${this.cfg.name}: event stream open`);
       // Whatever happened while it was closed is read now.
@@ -140,12 +155,15 @@ export class EventLink {
     const down = this.health.down();
     // The first drop of a run of trouble is said; the reconnects after it at debug, and a stream
     // that keeps dropping young in words (LinkDrops) and the status, not a warning a minute.
-    if (!this.saidPaused)
+    if (!this.saidPaused) {
       this.log.warn(
         { err: broke, retryInMs: down.delay },
         `terminal ${this.cfg.name}: event stream closed (${broke}): polls go on, nothing is missed`,
       );
-    else this.log.debug({ err: broke, retryInMs: down.delay }, 'event stream down, reconnecting');
+      // The records whose events the stream missed before it dropped (a connection gone silent
+      // first) are read now, not after the reconnect's wait (or never, while it cannot open again).
+      if (opened) this.hooks.onDrop?.();
+    } else this.log.debug({ err: broke, retryInMs: down.delay }, 'event stream down, reconnecting');
     this.saidPaused = true;
     // A bound broken has its own note (onFault's words); a try that failed is the poll's to say.
     if (down.diedYoung && !boundBroken) this.drops.diedYoung(down.delay);

@@ -1,5 +1,6 @@
 import type { DahuaTerminalConfig } from '../../config/terminals.js';
 import { streamMayConnectAt } from '../http-poll.js';
+import { pollOnDrop } from '../poll-on-drop.js';
 import { terminalPollLoop, type PollLoop, type Scheduler } from '../schedule.js';
 import type { Source, SourceDeps } from '../types.js';
 import { writeDahuaNote } from './notes.js';
@@ -49,6 +50,7 @@ export class DahuaSource implements Source {
         {
           client: () => this.poller.clientFor(readDahuaPassword(this.cfg, this.opts.env)),
           backfill: () => this.loop.pollAgain(),
+          onDrop: pollOnDrop(this.loop),
           authWaitUntil: () => streamMayConnectAt(this.deps.clock.now(), this.poller),
           onAuthRefused: (e) => this.poller.refused(e),
           note: (words) => writeDahuaNote(this.deps.state, this.cfg.name, 'stream', words, this.deps.clock.now(), log),

@@ -74,6 +74,11 @@ export interface AlertStreamHooks {
    * while it was down), and when it tells of events the journal does not have yet.
    */
   backfill: () => void;
+  /**
+   * A stream that had opened dropped (the first drop of a run of trouble): the source polls at
+   * once (src/sources/poll-on-drop.ts), for what the stream missed before it dropped.
+   */
+  onDrop?: () => void;
   /** Minors of a newer firmware, said once per code for the terminal (the poller's: unknown-minors.ts). */
   unknownMinors?: UnknownMinorLog;
 }
@@ -245,6 +250,9 @@ export class AlertStreamLink {
     if (this.stopped) return;
     this.failures++;
     const delay = backoffDelay(this.failures - 1, this.reconnect);
+    // What the stream missed before it dropped (a connection gone silent first) is read now, not
+    // after the reconnect's wait (or never, while it cannot open again): once per run of trouble.
+    if (opened && this.failures === 1) this.hooks.onDrop?.();
     if (broke) {
       this.log().warn({ err: broke.message, retryInMs: delay }, 'alert stream dropped: the device broke a bound');
       this.note({

@@ -1,5 +1,6 @@
 import type { HikvisionTerminalConfig } from '../../config/terminals.js';
 import { listenPath } from '../listen.js';
+import { pollOnDrop } from '../poll-on-drop.js';
 import { streamMayConnectAt } from '../http-poll.js';
 import { terminalPollLoop, type PollLoop, type Scheduler } from '../schedule.js';
 import type { Source, SourceDeps } from '../types.js';
@@ -75,6 +76,7 @@ export class HikvisionSource implements Source {
           // After every (re)connect, and when the stream tells of events not journalled yet, a
           // backfill by serial number: right after a running poll if need be (never two at once).
           backfill: () => this.loop.pollAgain(),
+          onDrop: pollOnDrop(this.loop),
           unknownMinors: this.poller.unknownMinors,
         },
         this.opts.stream,

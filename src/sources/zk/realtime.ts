@@ -26,7 +26,7 @@ export interface RealtimeOptions {
   healthyMs?: number;
   /** The terminal was heard: the link connected, or a punch came on it (the source's polls may be backing off). */
   onContact?: () => void;
-  /** A link that was up dropped (once per run of trouble): the terminal may be gone, which only a poll tells. */
+  /** A link that was up dropped (once per run of trouble): the source polls at once (src/sources/poll-on-drop.ts). */
   onDrop?: () => void;
 }
 

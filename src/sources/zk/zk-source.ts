@@ -1,4 +1,5 @@
 import type { ZkTerminalConfig } from '../../config/terminals.js';
+import { pollOnDrop } from '../poll-on-drop.js';
 import { cronScheduler, PollLoop, spreadOffsetMs, type Scheduler } from '../schedule.js';
 import type { Source, SourceDeps } from '../types.js';
 import { defaultClientFactory, pollTerminal, type ClientFactory, type DownloadMark, type PollResult } from './poll.js';
@@ -46,7 +47,7 @@ export class ZkSource implements Source {
         this.deps,
         this.opts.clientFactory ?? defaultClientFactory,
         () => this.deps.ledger.get(this.cfg.name)?.serial ?? '',
-        { ...this.opts.realtime, onContact: () => this.heard(), onDrop: () => this.dropped() },
+        { ...this.opts.realtime, onContact: () => this.heard(), onDrop: pollOnDrop(this.loop) },
       );
       this.realtime.start();
     }
@@ -65,16 +66,6 @@ export class ZkSource implements Source {
     if (this.loop.failures === 0 || this.heardWhileFailing) return;
     this.heardWhileFailing = true;
     this.loop.pollAgain();
-  }
-
-  /**
-   * The real-time link of a terminal whose polls work dropped: poll now, so that a terminal that
-   * is gone (a cable pulled, the power off) is shown offline at once, as the log already says the
-   * link dropped, not at its next scheduled poll; one still there is read (nothing missed either
-   * way). Once per run of link trouble (RealtimeLink), so a link that keeps dropping polls no more.
-   */
-  private dropped(): void {
-    if (this.loop.failures === 0) this.loop.pollAgain();
   }
 
   /** Polls now unless a poll is already running (then returns that one). */
