@@ -40,7 +40,10 @@ describe('replies forged in a terminal name', () => {
     const fx = journalFixture();
     cleanups.push(() => terminal.stop(), fx.cleanup);
     const lines: { level: number; msg: string; terminal?: string }[] = [];
-    const logger = createLogger({ level: 'debug', destination: { write: (s: string) => void lines.push(JSON.parse(s)) } });
+    const logger = createLogger({
+      level: 'debug',
+      destination: { write: (s: string) => void lines.push(JSON.parse(s)) },
+    });
     const deps = sourceDepsFor(fx.journal, logger, { now: () => Date.now() }, () => {});
     const cfg = zkConfig(port);
 
@@ -52,6 +55,8 @@ describe('replies forged in a terminal name', () => {
     expect(journalKeys(fx.journal)).toEqual(REAL.map((r) => `${r.userId}@${r.logTime}`).sort());
     const said = lines.filter((l) => l.msg.includes('came in its name from another session'));
     expect(said.map((l) => l.level)).toEqual([40, 20]);
-    expect(said[0]!.msg).toMatch(/^terminal gate-1: 2 replies .* not taken: another device .* Nothing those replies held was journalled/);
+    expect(said[0]!.msg).toMatch(
+      /^terminal gate-1: 2 replies .* not taken: another device .* Nothing those replies held was journalled/,
+    );
   });
 });
