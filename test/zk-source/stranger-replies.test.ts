@@ -6,7 +6,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { pollTerminal } from '../../src/sources/zk/poll.js';
 import { sourceDepsFor } from '../../src/sources/deps.js';
-import { CMD, encodeAttendance40, encodeDataset, encodePacket } from '../../src/sources/zk/protocol/index.js';
+import {
+  CMD,
+  decodePacket,
+  encodeAttendance40,
+  encodeDataset,
+  encodePacket,
+} from '../../src/sources/zk/protocol/index.js';
 import { createLogger } from '../../src/util/logger.js';
 import { FakeTerminal, type Hook } from '../zk-client/fake-terminal.js';
 import { dataset40, makeAttendances } from '../zk-client/helpers.js';
@@ -58,5 +64,29 @@ describe('replies forged in a terminal name', () => {
     expect(said[0]!.msg).toMatch(
       /^terminal gate-1: 2 replies .* not taken: another device .* Nothing those replies held was journalled/,
     );
+  });
+
+  it('a poll answered only from another session fails saying so, with nothing journalled', async () => {
+    // Every answer after the CONNECT names another session than the one it opened.
+    const terminal = new FakeTerminal({
+      transport: 'tcp',
+      attendance: dataset40(REAL),
+      hook: (req, replies) =>
+        req.command === CMD.CONNECT
+          ? undefined
+          : replies.map((r) => {
+              const p = decodePacket(r);
+              return encodePacket({ ...p, sessionId: (p.sessionId + 1) & 0xffff });
+            }),
+    });
+    const port = await terminal.start();
+    const fx = journalFixture();
+    cleanups.push(() => terminal.stop(), fx.cleanup);
+    const r = await pollTerminal(zkConfig(port, { timeoutMs: 300 }), fx.deps);
+    expect(r.ok).toBe(false);
+    expect(r.error).toMatch(
+      /no answer from .* within 0.3 s; 1 reply came in its name from another session and was not taken: another device/,
+    );
+    expect(fx.journal.queries.list()).toEqual([]);
   });
 });

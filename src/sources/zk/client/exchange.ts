@@ -270,7 +270,7 @@ export class ZkExchange {
       const message = partWay
         ? `the reply from ${this.peer} to ${what} stopped part-way: nothing more within ${ms} ms${others}; connection closed`
         : `no reply from ${this.peer} to ${what} within ${ms} ms${others}; connection closed`;
-      this.fail(new ZkTimeoutError(message, { strays, noise, partWay }));
+      this.fail(new ZkTimeoutError(message, { strays, noise, partWay, foreign }));
     }, delay);
   }
 
