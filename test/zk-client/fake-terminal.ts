@@ -25,6 +25,8 @@ export interface Conn {
   sendLater(ms: number, packets: Buffer[]): void;
   /** Flushes what is queued, then closes (TCP). */
   close(): void;
+  /** UDP: the client's address and port (a stranger on the LAN sends there). */
+  readonly peer?: { address: string; port: number };
 }
 
 export type Hook = (req: ZkPacket, replies: Buffer[], conn: Conn) => Buffer[] | void;
@@ -162,6 +164,7 @@ export class FakeTerminal {
         conn = this.makeConn(
           (packets) => packets.forEach((p, i) => setTimeout(() => sendOne(p), i >> 4)),
           () => conns.delete(key),
+          { address: rinfo.address, port: rinfo.port },
         );
         conns.set(key, conn);
       }
@@ -169,10 +172,15 @@ export class FakeTerminal {
     });
   }
 
-  private makeConn(out: (packets: Buffer[]) => void, close: () => void): Conn & { session: Session } {
+  private makeConn(
+    out: (packets: Buffer[]) => void,
+    close: () => void,
+    peer?: { address: string; port: number },
+  ): Conn & { session: Session } {
     const session: Session = { id: 0, authed: false, prepared: null, events: 0 };
     const conn = {
       session,
+      peer,
       get sessionId() {
         return session.id;
       },

@@ -66,6 +66,13 @@ export function describeZkFault(
   const seconds = `${Math.round(cfg.timeoutMs / 100) / 10} s`;
   const reachFix = `check the cable/power, the IP address (${key}.host), and that nothing else holds the terminal's single TCP session${ownSession}`;
   const notZkFix = `check that ${key}.host and ${key}.port point at the terminal, and try ${key}.transport: tcp or udp`;
+  if (e instanceof ZkTimeoutError && e.foreign > 0)
+    // Answers came for punchgate's request, but in another session's name: not taken (a device
+    // forging the terminal's address would have its made-up punches journalled).
+    return {
+      cause: `no answer from ${peer} within ${seconds}; ${e.foreign === 1 ? '1 reply' : `${e.foreign} replies`} came in its name from another session and ${e.foreign === 1 ? 'was' : 'were'} not taken: another device on the network answering as the terminal (its address forged)?`,
+      fix: `find the device answering in the terminal's name (nothing it sent was journalled); if there is none, the terminal's firmware names its session its own way: restart the terminal, and report its firmware version (its menu, System Info) with a capture of the traffic`,
+    };
   if (e instanceof ZkTimeoutError && e.strays > 0)
     // It answered, just never this request: the cable is fine (an adversarial trial was told to check it).
     return {

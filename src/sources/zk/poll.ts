@@ -58,6 +58,8 @@ export interface DownloadMark {
   at: number;
   /** The terminal gave no record counts (readCounts): said once as a warning, then at debug. */
   countless?: boolean;
+  /** Replies of another session came in its name (noteForeign): said once as a warning, then at debug. */
+  foreign?: boolean;
 }
 
 export const REDOWNLOAD_AFTER_MS = 3_600_000;
@@ -257,6 +259,7 @@ export async function pollTerminal(
         records: result.cleared ? 0 : records.length,
         at: startedAt,
         ...(info === null ? { countless: true } : {}),
+        ...(client.foreignPackets > 0 ? { foreign: true } : {}),
       };
       // Read up to the terminal's clock at the start, unless it runs ahead of the box's (a punch
       // of a clock set back from the future is genuine); never back.
@@ -311,8 +314,23 @@ export async function pollTerminal(
   } finally {
     deadline.clear();
     signal?.removeEventListener('abort', onAbort);
+    noteForeign(client.foreignPackets, cfg.name, previous?.foreign === true, log);
   }
   return result;
+}
+
+/**
+ * Packets that answered punchgate's requests in the terminal's name but from another session were
+ * not taken (nothing they held is journalled): said once per poll however many came, as a warning
+ * the first time (`saidBefore`: the last complete download met them too), then at debug, so a
+ * device that keeps at it does not flood the log.
+ */
+function noteForeign(count: number, terminal: string, saidBefore: boolean, log: SourceDeps['logger']): void {
+  if (count === 0) return;
+  log[saidBefore ? 'debug' : 'warn'](
+    { foreignPackets: count },
+    `terminal ${terminal}: ${count} ${count === 1 ? 'reply' : 'replies'} came in its name from another session and ${count === 1 ? 'was' : 'were'} not taken: another device on the network answering as the terminal, its address forged? Nothing those replies held was journalled; find that device`,
+  );
 }
 
 /** A record's every field: two records alike in all are the same record sent twice. */

@@ -161,7 +161,7 @@ function readChunk(ex: ZkExchange, start: number, length: number, progress: (got
   const req = Buffer.alloc(8);
   req.writeUInt32LE(start, 0);
   req.writeUInt32LE(length, 4);
-  return ex.request(CMD.DATA_RDY, req, chunkCollector(ex.peer, start, length, progress));
+  return ex.request(CMD.DATA_RDY, req, chunkCollector(ex.peer, start, length, progress, ex.sessionId));
 }
 
 /** Consumes exactly PREPARE_DATA, CMD_DATA..., ACK_OK for one DATA_RDY request. */
@@ -170,6 +170,7 @@ function chunkCollector(
   start: number,
   length: number,
   progress: (got: number) => void,
+  sessionId: number,
 ): Collector<Buffer> {
   const packets = new ChunkPackets();
   let prepared = false;
@@ -199,8 +200,11 @@ function chunkCollector(
         packets.add(p.sessionId, p.data);
         const got = packets.bytes;
         if (got > expected) throw new ZkChunkNotWholeError(`received ${got} bytes for the ${where}`);
-        // Some firmware answers DATA_RDY with one CMD_DATA and no PREPARE_DATA/ACK_OK.
-        if (!prepared && got === length) return { done: true, value: packets.join() };
+        // Some firmware answers DATA_RDY with one CMD_DATA and no PREPARE_DATA/ACK_OK: numbered 0,
+        // or with the session id as a dataset sent whole is. Another number there is no such answer
+        // but a packet of another session (see ZkExchange.fromSession), never taken for the piece.
+        const lone = p.sessionId === 0 || p.sessionId === sessionId;
+        if (!prepared && got === length && lone) return { done: true, value: packets.join() };
         // The ACK_OK overtaken by this packet (UDP): the chunk is whole now.
         if (acked && got === expected) return { done: true, value: packets.join() };
         progress(got);

@@ -96,6 +96,8 @@ export class ZkClient {
   private lastStats: ZkDownloadStats | null = null;
   /** The open session logged in with the comm key (AUTH accepted). */
   private loggedIn = false;
+  /** Replies dropped as another session's, over every connection of this client (see foreignPackets). */
+  private foreign = 0;
 
   constructor(options: ZkClientOptions) {
     this.host = options.host;
@@ -125,6 +127,14 @@ export class ZkClient {
     return this.connected ? (this.transport?.kind ?? null) : null;
   }
 
+  /**
+   * Packets that came with a reply id awaited but another session's id, and were not taken: another
+   * device answering in the terminal's name (ZkExchange.fromSession). The caller says so once.
+   */
+  get foreignPackets(): number {
+    return this.foreign;
+  }
+
   /** Record size, malformed bytes and suspect records of the last getUsers/getAttendances. */
   get lastDownload(): ZkDownloadStats | null {
     return this.lastStats;
@@ -139,6 +149,7 @@ export class ZkClient {
         timeoutMs: this.opts.timeoutMs,
         logger: this.logger,
         initialReplyId: this.opts.initialReplyId,
+        onForeign: () => void this.foreign++,
       });
       this.transport = transport;
       this.ex = ex;

@@ -5,6 +5,8 @@
  * A packet is taken as a reply only if a request is waiting and the packet carries that
  * request's reply id. Everything else (a late reply after a timeout, a separate trailing ACK,
  * an unsolicited packet) is logged and dropped. Real-time events (cmd REG_EVENT) go to `onEvent`.
+ * A reply must also carry the session id where terminals put it (see fromSession): one that does
+ * not is another device answering in the terminal's name, counted and dropped.
  */
 import {
   CMD,
@@ -40,6 +42,8 @@ interface Waiter {
   timer: NodeJS.Timeout;
   /** Packets received while waiting that carried another reply id (dropped). */
   strays: number;
+  /** Packets with this request's reply id but another session's id (dropped: see fromSession). */
+  foreign: number;
   /** performance.now() when bytes of a packet not yet whole last arrived (see onPartial). */
   partialAt: number;
   /** Packets of the reply received so far. */
@@ -75,6 +79,8 @@ export interface ExchangeOptions {
   logger: ZkLogger;
   /** Reply id of the first request (tests use values near 65535 to exercise wrap-around). */
   initialReplyId?: number;
+  /** Called for each packet dropped as another session's (see fromSession). */
+  onForeign?: () => void;
 }
 
 export class ZkExchange {
@@ -176,6 +182,7 @@ export class ZkExchange {
         reject,
         timer: this.startTimer(limit),
         strays: 0,
+        foreign: 0,
         partialAt: 0,
         packets: 0,
         resend: undefined,
@@ -248,19 +255,22 @@ export class ZkExchange {
       }
       const what = w ? commandName(w.command) : 'a request';
       const strays = w?.strays ?? 0;
+      const foreign = w?.foreign ?? 0;
       const noise = this.transport.noise ?? 0;
       // The answer had begun: the terminal was reached, and stopped part-way (a link that drops out).
       const partWay = w !== null && (w.packets > 0 || w.partialAt > 0);
       const others =
-        strays > 0
-          ? ` (it sent ${strays} packet${strays === 1 ? '' : 's'} with another reply id)`
-          : noise > 0
-            ? ` (it sent ${noise} bytes that are no ZK packet)`
-            : '';
+        foreign > 0
+          ? ` (${foreign} packet${foreign === 1 ? '' : 's'} of another session came in its name, not taken)`
+          : strays > 0
+            ? ` (it sent ${strays} packet${strays === 1 ? '' : 's'} with another reply id)`
+            : noise > 0
+              ? ` (it sent ${noise} bytes that are no ZK packet)`
+              : '';
       const message = partWay
         ? `the reply from ${this.peer} to ${what} stopped part-way: nothing more within ${ms} ms${others}; connection closed`
         : `no reply from ${this.peer} to ${what} within ${ms} ms${others}; connection closed`;
-      this.fail(new ZkTimeoutError(message, { strays, noise, partWay }));
+      this.fail(new ZkTimeoutError(message, { strays, noise, partWay, foreign }));
     }, delay);
   }
 
@@ -277,6 +287,15 @@ export class ZkExchange {
         this.logger.debug(
           { peer: this.peer, command: commandName(p.command), replyId: p.replyId, expected: w?.replyId ?? null },
           'ignored a packet that answers no pending request',
+        );
+        return;
+      }
+      if (!this.fromSession(p, w)) {
+        w.foreign++;
+        this.opts.onForeign?.();
+        this.logger.debug(
+          { peer: this.peer, command: commandName(p.command), session: p.sessionId, expected: this.sessionId },
+          'ignored a reply of another session (another device answering as the terminal?)',
         );
         return;
       }
@@ -310,6 +329,23 @@ export class ZkExchange {
       // A bug in a handler must not become an uncaught exception in a socket callback.
       this.logger.warn({ peer: this.peer, err: String(err) }, 'error while handling a ZK packet');
     }
+  }
+
+  /**
+   * Whether a reply packet comes from this session. A terminal puts the session id its CONNECT
+   * reply gave in the header of every reply (ACK_OK, ACK_ERROR, a dataset sent whole as CMD_DATA)
+   * and of a piece's PREPARE_DATA: so in every published capture (pyzk's test.py, the K40 stream
+   * of bulentv/js_zklib#53). Not in the packets that follow PREPARE_DATA: a piece's CMD_DATA
+   * packets carry their number (0, 1, 2...) and its closing ACK_OK the last number or the piece's
+   * length (0x7c after a 124-byte piece in that K40 stream), so those are not checked; bytes
+   * forged among them make the piece too long, and it is asked again. Before, a packet with the
+   * reply id awaited was taken whatever its session: another device on the LAN answering in the
+   * terminal's name (its address forged) had a log it made up journalled as punches.
+   */
+  private fromSession(p: ZkPacket, w: Waiter): boolean {
+    if (w.command === CMD.CONNECT || p.sessionId === this.sessionId) return true;
+    if (w.command === CMD.DATA_RDY) return p.command === CMD.DATA || p.command === CMD.ACK_OK;
+    return w.packets > 0;
   }
 
   private settle(w: Waiter): void {

@@ -52,9 +52,15 @@ export class ZkTimeoutError extends Error {
   readonly noise: number;
   /** Part of the answer had come (a packet of it, or bytes of one) before it stopped. */
   readonly partWay: boolean;
-  constructor(message: string, options?: { cause?: unknown; strays?: number; noise?: number; partWay?: boolean }) {
+  /** Packets with the reply id awaited but another session's id (not taken: ZkExchange.fromSession). */
+  readonly foreign: number;
+  constructor(
+    message: string,
+    options?: { cause?: unknown; strays?: number; noise?: number; partWay?: boolean; foreign?: number },
+  ) {
     super(message, options);
     this.name = 'ZkTimeoutError';
+    this.foreign = options?.foreign ?? 0;
     this.strays = options?.strays ?? 0;
     this.noise = options?.noise ?? 0;
     this.partWay = options?.partWay ?? false;
