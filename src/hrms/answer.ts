@@ -102,7 +102,7 @@ export function classifyResponse(
   const clean = (s: string) => outsideText(s, scrub);
   const ok = status >= 200 && status < 300;
 
-  if (status >= 300 && status < 400) return requestFailure.redirect(status, headers, o.url, clean);
+  if (status >= 300 && status < 400) return requestFailure.redirect(status, headers, o.url, clean, 'hrms.baseUrl');
   if (status === 407) return requestFailure.proxyAuth(status);
   if (status === 404 || status === 405) return requestFailure.unknownPath(status, o.url);
 
@@ -140,7 +140,7 @@ export function classifyResponse(
           : `a body that is not a JSON object: ${snippet(res.text, clean)}`;
       return { kind: 'bad-reply', httpStatus: status, message: `HTTP ${status} with ${why}` };
     }
-    return requestFailure.notTheHrms(status, res.text, clean);
+    return requestFailure.notTheHrms(status, res.text, clean, 'hrms.baseUrl');
   }
 
   const overall = readStatus(pick(body, 'status'));
@@ -169,7 +169,7 @@ export function classifyResponse(
       ...(bodyMessage === undefined ? { wordless: true } : {}),
     };
   }
-  if (!ok) return requestFailure.notTheHrms(status, res.text, clean);
+  if (!ok) return requestFailure.notTheHrms(status, res.text, clean, 'hrms.baseUrl');
   if (overall === true && sent.length === 0) return { kind: 'answered', httpStatus: status, overall, results: [] };
   return {
     kind: 'bad-reply',

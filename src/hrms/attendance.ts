@@ -120,7 +120,7 @@ export class AttendanceClient implements AttendanceSender {
     if (code === 'DEADLINE') return { kind: 'transient', message: (e as Error).message, afterSending: true };
     if (code === 'ABORTED') return { kind: 'transient', message: 'request aborted (stopping)', afterSending: true };
     if (code === 'PROXY_AUTH') return requestFailure.proxyAuth();
-    if (code === 'PROXY_REFUSED') return requestFailure.proxyRefused(err.httpStatus);
+    if (code === 'PROXY_REFUSED') return requestFailure.proxyRefused(err.httpStatus, 'hrms.baseUrl');
     if (code === 'RESPONSE_TOO_LARGE' && err.httpStatus !== undefined) {
       const status = err.httpStatus;
       if (status >= 200 && status < 300) {
@@ -134,7 +134,7 @@ export class AttendanceClient implements AttendanceSender {
       return classifyResponse({ status, headers: err.headers ?? {}, text: '' }, [], classify);
     }
     const detail = e instanceof Error ? e.message : String(e);
-    const via = this.http.proxy.mode === 'config' || this.http.proxy.mode === 'env' ? ` (${this.route()})` : '';
+    const via = this.http.viaProxy(this.url);
     return {
       kind: 'transient',
       message: outsideText(`${code && !detail.includes(code) ? `${code}: ${detail}` : detail}${via}`, scrub),

@@ -99,6 +99,14 @@ export class HrmsHttp {
     return describeRoute(this.proxy, url);
   }
 
+  /**
+   * After a network error's words: " (through the proxy http://host:3128 (HTTPS_PROXY))" when a
+   * proxy is set, else nothing, so the admin sees which address failed. Never with credentials.
+   */
+  viaProxy(url: string): string {
+    return this.proxy.mode === 'config' || this.proxy.mode === 'env' ? ` (${this.route(url)})` : '';
+  }
+
   /** Values to scrub from any text this client passes on (the proxy's credentials). */
   secretValues(): string[] {
     return this.proxy.secrets;

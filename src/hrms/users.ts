@@ -190,7 +190,7 @@ export class HrmsUsers {
       text = res.text;
       // Never followed (the token would go with it), and said in plain words.
       if (status >= 300 && status < 400) {
-        const r = requestFailure.redirect(status, res.headers, url, (t) => outsideText(t, scrub));
+        const r = requestFailure.redirect(status, res.headers, url, (t) => outsideText(t, scrub), 'hrms.baseUrl');
         return { answer: { ok: false, kind: 'refused', httpStatus: status, message: r.message } };
       }
     } catch (e) {

@@ -30,8 +30,8 @@ export interface SinkMakers {
  * with SinkKindUnavailableError (its punches wait in the journal); tests pass their own makers.
  */
 export const BUILT_IN_MAKERS: SinkMakers = {
-  frappe: (s) => new FrappeSender(s),
-  odoo: (s) => new OdooSender(s),
+  frappe: (s) => new FrappeSender(s, { name: s.name }),
+  odoo: (s) => new OdooSender(s, { name: s.name }),
 };
 
 /**

@@ -310,7 +310,7 @@ describe('Odoo sink failures', () => {
     const { sim, sender } = await setup({ version: 19 }, { database: 'prod' });
     const a = await sender.send([punch('1001', '2026-07-01 08:00:00')], { token: KEY });
     expect(a.kind).toBe('request-failed');
-    expect('message' in a && a.message).toMatch(/check the sink's baseUrl, database "prod"/);
+    expect('message' in a && a.message).toMatch(/check the Odoo sink's baseUrl, database "prod"/);
     expect(sim.store.attendances).toHaveLength(0);
   });
 

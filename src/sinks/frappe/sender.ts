@@ -249,8 +249,7 @@ export class FrappeSender implements SinkSender {
       return classifyCall({ status, headers: err.headers ?? {}, text: '' }, ctx);
     }
     const detail = e instanceof Error ? e.message : String(e);
-    const mode = this.http.proxy.mode;
-    const via = mode === 'config' || mode === 'env' ? ` (${this.route()})` : '';
+    const via = this.http.viaProxy(this.url);
     return fail({
       kind: 'transient',
       message: outsideText(`${code && !detail.includes(code) ? `${code}: ${detail}` : detail}${via}`, ctx.scrub),

@@ -47,6 +47,8 @@ export class OdooTransport {
   constructor(
     readonly http: HrmsHttp,
     readonly baseUrl: string,
+    /** Where this sink's address is set, named in the fixes (`sinks[erp].baseUrl`). */
+    readonly baseUrlKey: string,
   ) {}
 
   url(path: string): string {
@@ -83,26 +85,28 @@ export class OdooTransport {
         ...(ctx.signal ? { signal: ctx.signal } : {}),
       });
     } catch (e) {
-      throw new OdooCallError(networkFailure(e, ctx.scrub));
+      throw new OdooCallError(networkFailure(e, ctx.scrub, this.http.viaProxy(url), this.baseUrlKey));
     }
     const clean = (s: string) => outsideText(s, ctx.scrub);
     if (res.status >= 300 && res.status < 400)
-      throw new OdooCallError(requestFailure.redirect(res.status, res.headers, url, clean));
+      throw new OdooCallError(requestFailure.redirect(res.status, res.headers, url, clean, this.baseUrlKey));
     if (res.status === 407) throw new OdooCallError(requestFailure.proxyAuth(407));
     return res;
   }
 }
 
-function networkFailure(e: unknown, scrub: (s: string) => string): OdooFailure {
+/** `via`: the proxy the request went through (HrmsHttp.viaProxy), named as the seed's and Frappe's failures name it. */
+function networkFailure(e: unknown, scrub: (s: string) => string, via: string, baseUrlKey: string): OdooFailure {
   const code = errorCode(e);
   const detail = e instanceof Error ? e.message : String(e);
   if (code === 'ABORTED') return { kind: 'unknown', afterSending: true, message: 'request aborted (stopping)' };
   if (code === 'PROXY_AUTH') return requestFailure.proxyAuth();
-  if (code === 'PROXY_REFUSED') return requestFailure.proxyRefused((e as { httpStatus?: number }).httpStatus);
+  if (code === 'PROXY_REFUSED')
+    return requestFailure.proxyRefused((e as { httpStatus?: number }).httpStatus, baseUrlKey);
   return {
     kind: 'unknown',
     afterSending: code === 'DEADLINE' || !(code && BEFORE_SENDING.has(code)),
-    message: outsideText(`${code && !detail.includes(code) ? `${code}: ${detail}` : detail}`, scrub),
+    message: outsideText(`${code && !detail.includes(code) ? `${code}: ${detail}` : detail}${via}`, scrub),
   };
 }
 
@@ -125,7 +129,13 @@ const text = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v =
  * in a 404's fix: Odoo 19 opens a database it does not have, fails, and serves the request without
  * one (odoo/http.py Request._serve_db falls back to _serve_nodb), where no JSON-2 route exists.
  */
-function notOdoo(res: HttpResponse, path: string, clean: (s: string) => string, database?: string): OdooFailure {
+function notOdoo(
+  res: HttpResponse,
+  path: string,
+  clean: (s: string) => string,
+  baseUrlKey: string,
+  database?: string,
+): OdooFailure {
   if (res.status >= 500 || res.status === 408 || res.status === 429) {
     const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
     return {
@@ -142,8 +152,8 @@ function notOdoo(res: HttpResponse, path: string, clean: (s: string) => string, 
       httpStatus: res.status,
       message:
         database !== undefined && res.status === 404
-          ? `Odoo does not know ${path} (HTTP 404): check the sink's baseUrl, database "${clean(database)}" (Odoo answers a database it does not have with this 404) and api (json2 needs Odoo 19 or later)`
-          : `Odoo does not know ${path} (HTTP ${res.status}): check the sink's baseUrl and api (json2 needs Odoo 19 or later)`,
+          ? `Odoo does not know ${path} (HTTP 404): check ${baseUrlKey}, database "${clean(database)}" (Odoo answers a database it does not have with this 404) and api (json2 needs Odoo 19 or later)`
+          : `Odoo does not know ${path} (HTTP ${res.status}): check ${baseUrlKey} and api (json2 needs Odoo 19 or later)`,
     };
   if (res.status >= 200 && res.status < 300)
     return {
@@ -152,7 +162,7 @@ function notOdoo(res: HttpResponse, path: string, clean: (s: string) => string, 
       httpStatus: res.status,
       message: `HTTP ${res.status} with an answer that is not Odoo's JSON: "${pageExcerpt(res.text, clean)}"`,
     };
-  return requestFailure.notTheHrms(res.status, res.text, clean);
+  return requestFailure.notTheHrms(res.status, res.text, clean, baseUrlKey);
 }
 
 /** Odoo 19+: one POST per method call, the key as a bearer token. */
@@ -176,7 +186,7 @@ export class Json2Api implements OdooApi {
       const message = clean(body.ok ? text(field(body.value, 'message')) : `HTTP ${res.status}`);
       throw new OdooCallError(odooException(name, message || `HTTP ${res.status}`, res.status));
     }
-    throw new OdooCallError(notOdoo(res, path, clean, this.database || undefined));
+    throw new OdooCallError(notOdoo(res, path, clean, this.t.baseUrlKey, this.database || undefined));
   }
 }
 
@@ -255,7 +265,7 @@ export async function rpc(
   const clean = (s: string) => outsideText(s, ctx.scrub);
   const body = parseJson(res.text);
   if (res.status !== 200 || !body.ok || !body.value || typeof body.value !== 'object')
-    throw new OdooCallError(notOdoo(res, '/jsonrpc', clean));
+    throw new OdooCallError(notOdoo(res, '/jsonrpc', clean, t.baseUrlKey));
   const error = field(body.value, 'error');
   if (error !== undefined && error !== null) {
     const data = field(error, 'data');
@@ -284,7 +294,7 @@ export async function serverMajor(t: OdooTransport, ctx: CallContext): Promise<n
     const res = await t.get('/web/version', ctx);
     const body = parseJson(res.text);
     if (res.status !== 200 || !body.ok)
-      throw new OdooCallError(notOdoo(res, '/web/version', (s) => outsideText(s, ctx.scrub)));
+      throw new OdooCallError(notOdoo(res, '/web/version', (s) => outsideText(s, ctx.scrub), t.baseUrlKey));
     info = field(body.value, 'version_info');
   }
   const first = Array.isArray(info) ? info[0] : undefined;

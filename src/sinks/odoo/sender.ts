@@ -13,6 +13,8 @@ import { EMPLOYEES_HAVE, NO_EMPLOYEE } from './refusal-words.js';
 import { formatUtc, parseUtc, wallClockToUtc } from '../../punch/wall-clock-utc.js';
 
 export interface OdooSenderDeps {
+  /** The sink's name in the config, for the keys its failures name (`sinks[erp].baseUrl`). */
+  name?: string;
   clock?: Clock;
   /** Where proxy variables are read; default process.env. */
   env?: NodeJS.ProcessEnv;
@@ -63,7 +65,8 @@ export class OdooSender implements SinkSender {
       },
       deps.env ? { env: deps.env } : {},
     );
-    this.transport = new OdooTransport(this.http, o.baseUrl);
+    const baseUrlKey = deps.name !== undefined ? `sinks[${deps.name}].baseUrl` : "the Odoo sink's baseUrl";
+    this.transport = new OdooTransport(this.http, o.baseUrl, baseUrlKey);
     this.employees = new EmployeeDirectory(o.employeeField, o.employeeCacheSeconds, deps.clock ?? systemClock);
     if (o.api === 'json2') this.chosen = new Json2Api(this.transport, o.database);
     if (o.api === 'jsonrpc') this.chosen = new JsonRpcApi(this.transport, o.database, o.login);
